@@ -1,0 +1,389 @@
+//! The text files of a bundle: `README.md`, the env's `Dockerfile` and `env.toml`, the verifier
+//! `verify.py` and the task `tasks/smoke.json`.
+//!
+//! Every file depends only on the authenticated pair, the name, the prediction, the pipeline and
+//! the binary's digest, never on where the bundle is written or when, so the same inputs give
+//! byte-identical files.
+//!
+//! The framework's expectations (agentenv-framework 0.9.1364, measured): `README.md`'s first line
+//! of text is the bundle's description; `env.toml` of an `mcp_server` env takes only `type`, `id`,
+//! `image`, `environment_name` and `env_provider_type`, and a declared `id` must start with
+//! `@local/` (the bundle declares `@local/NAME`; the task names the env by its folder name, which
+//! the framework resolves to that id); the local sandbox's health check runs
+//! `python3` inside the container; the gateway waits for `GET /ready`; the deploy sets `MCP_HOST`,
+//! `MCP_PORT=18765` and `ENVIRONMENT_NAME`, while container mode sets only `MCP_HOST`, so the image
+//! itself sets `MCP_PORT=18765`.
+
+use rea_manifest::card::DISCOVERY_RESERVATION;
+use serde_json::{Value, json};
+
+use crate::pair::AuthenticatedPair;
+use crate::predict::Prediction;
+
+/// The base image: Debian 12 slim, whose glibc (2.36) runs a `rea` built on Debian 12 or older.
+pub const BASE_IMAGE: &str = "debian:bookworm-slim";
+
+/// The port the framework maps for an MCP server env.
+pub const MCP_PORT: u16 = 18765;
+
+/// Where the env's inputs live in the image.
+pub const ENV_DIR: &str = "/env";
+
+/// The image's non-root user.
+pub const IMAGE_USER: &str = "rea";
+
+/// The image user's numeric id.
+pub const IMAGE_UID: u32 = 10001;
+
+/// Where the binary goes in the image.
+pub const IMAGE_BINARY: &str = "/usr/local/bin/rea";
+
+/// The loopback hosts the image's `MCP_ALLOWED_HOSTS` names besides the environment name.
+pub const LOOPBACK_HOSTS: [&str; 3] = ["localhost", "127.0.0.1", "::1"];
+
+/// The `rea` binary a bundle carries.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BundledBinary {
+    /// Where it is copied from.
+    pub path: std::path::PathBuf,
+    /// Its size in bytes.
+    pub bytes: u64,
+    /// Its SHA-256 (lower-case hex).
+    pub sha256: String,
+    /// Whether it is the running binary (else: given with `--binary`).
+    pub running: bool,
+    /// Its version, when known (the running binary's).
+    pub version: Option<String>,
+}
+
+impl BundledBinary {
+    /// The report's `package_source`.
+    pub fn package_source(&self) -> Value {
+        json!({
+            "kind": if self.running { "running-binary" } else { "binary" },
+            "path": self.path.display().to_string(),
+            "sha256": self.sha256,
+            "bytes": self.bytes,
+            "version": self.version,
+        })
+    }
+
+    fn described(&self) -> String {
+        let version = self
+            .version
+            .as_deref()
+            .map(|version| format!("rea {version}"))
+            .unwrap_or_else(|| "a rea".to_owned());
+        let origin = if self.running {
+            "the binary that wrote this bundle"
+        } else {
+            "given with --binary"
+        };
+        format!(
+            "{version} binary, {origin}: `envs/NAME/bin/rea`, {} bytes, SHA-256 `{}`",
+            self.bytes, self.sha256
+        )
+    }
+}
+
+/// The serve command the image runs (after the binary): its arguments.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ServeCommand {
+    /// Whether `environment-serve` takes `--pipeline` (then the bundle's pipeline is passed).
+    pub pipeline_flag: bool,
+}
+
+impl ServeCommand {
+    /// The arguments after the binary, with the env's files under `env_dir`.
+    pub fn arguments(&self, env_dir: &str) -> Vec<String> {
+        let mut arguments = vec![
+            "environment-serve".to_owned(),
+            format!("{env_dir}/manifest.json"),
+            "--evidence".to_owned(),
+            format!("{env_dir}/evidence.json"),
+        ];
+        if self.pipeline_flag {
+            arguments.push("--pipeline".to_owned());
+            arguments.push(format!("{env_dir}/pipeline.toml"));
+        }
+        arguments
+    }
+}
+
+/// `MCP_ALLOWED_HOSTS`: the loopback names and the environment name (the gateway reaches the
+/// server by its compose service name).
+pub fn allowed_hosts(name: &str) -> String {
+    let mut hosts: Vec<&str> = LOOPBACK_HOSTS.to_vec();
+    hosts.push(name);
+    hosts.join(",")
+}
+
+/// `envs/NAME/Dockerfile`.
+pub fn dockerfile(name: &str, serve: &ServeCommand, has_plugins: bool) -> String {
+    let mut command = vec![IMAGE_BINARY.to_owned()];
+    command.extend(serve.arguments(ENV_DIR));
+    let command = Value::from(command).to_string();
+    let plugins = if has_plugins {
+        format!("COPY --chown={IMAGE_USER}:{IMAGE_USER} plugins/ {ENV_DIR}/plugins/\n")
+    } else {
+        String::new()
+    };
+    format!(
+        "# The rea environment {name}: `rea environment-serve` over the recorded capture in this folder.\n\
+         # Written by `rea environment-export`; `agent-env run` builds and runs it.\n\
+         FROM {BASE_IMAGE}\n\
+         # python3: the agentenv local sandbox probes the container's readiness with it.\n\
+         RUN apt-get update \\\n\
+         \x20 && apt-get install -y --no-install-recommends python3 \\\n\
+         \x20 && rm -rf /var/lib/apt/lists/* \\\n\
+         \x20 && useradd --system --uid {IMAGE_UID} --user-group --home-dir {ENV_DIR} --no-create-home --shell /usr/sbin/nologin {IMAGE_USER}\n\
+         COPY bin/rea {IMAGE_BINARY}\n\
+         RUN chmod 0755 {IMAGE_BINARY}\n\
+         # The inputs, owned by the user the server runs as (a private umask on the host cannot hide them).\n\
+         COPY --chown={IMAGE_USER}:{IMAGE_USER} manifest.json evidence.json pipeline.toml {ENV_DIR}/\n\
+         {plugins}\
+         ENV MCP_HOST=0.0.0.0 \\\n\
+         \x20   MCP_PORT={MCP_PORT} \\\n\
+         \x20   MCP_ALLOWED_HOSTS={allowed} \\\n\
+         \x20   ENVIRONMENT_NAME={name}\n\
+         USER {IMAGE_USER}\n\
+         WORKDIR {ENV_DIR}\n\
+         EXPOSE {MCP_PORT}\n\
+         CMD {command}\n",
+        allowed = allowed_hosts(name),
+    )
+}
+
+/// `envs/NAME/env.toml`: `type`, `id` (`@local/NAME`) and `environment_name`, nothing else.
+pub fn env_toml(name: &str) -> String {
+    format!(
+        "# An MCP server env; the framework reads its name here (the image has no Python source to read it from).\n\
+         type = \"mcp_server\"\n\
+         id = \"@local/{name}\"\n\
+         environment_name = \"{name}\"\n"
+    )
+}
+
+/// `tasks/smoke.json`: deploy the env on the local sandbox, then run its verifier.
+pub fn smoke_task(name: &str) -> String {
+    let steps = json!([
+        {"id": "env", "type": "deploy_env", "env_id": name, "sandbox_type": "local"},
+        {
+            "id": "serve",
+            "type": "env_outcome_verifier",
+            "env_id": name,
+            "file_artifact_id": format!("check_{name}"),
+            "verifier_id": "serve"
+        }
+    ]);
+    let mut text = serde_json::to_string_pretty(&steps).unwrap_or_default();
+    text.push('\n');
+    text
+}
+
+/// `artifacts/check_NAME/verify.py`.
+pub fn verify_py(name: &str, prediction: &Prediction) -> String {
+    let probe = prediction.probe.as_ref();
+    let tool = probe.map_or_else(
+        || "None".to_owned(),
+        |probe| Value::String(probe.tool.clone()).to_string(),
+    );
+    let status = probe
+        .and_then(|probe| probe.status)
+        .map_or_else(|| "None".to_owned(), |status| status.to_string());
+    let serves = if prediction.serves_state() {
+        "from the state"
+    } else {
+        "replay"
+    };
+    include_str!("../templates/verify.py")
+        .replace("__NAME__", name)
+        .replace("__TOOL_COUNT__", &prediction.tool_count().to_string())
+        .replace("__SERVES__", serves)
+        .replace("__PROBE__", &tool)
+        .replace("__STATUS__", &status)
+}
+
+/// `README.md`.
+pub fn readme(
+    name: &str,
+    pair: &AuthenticatedPair,
+    prediction: &Prediction,
+    binary: &BundledBinary,
+    serve: &ServeCommand,
+) -> String {
+    let manifest = &pair.manifest;
+    let count = prediction.tool_count();
+    let origin = one_line(&manifest.primary_origin);
+    let serving = if prediction.serves_state() {
+        "answering from the state the capture observed"
+    } else {
+        "replaying the capture's recorded responses"
+    };
+    let mut text = format!(
+        "An agent environment built by rea from a recorded web capture of {origin}: an MCP server of {count} tool{} {serving}.\n\n",
+        if count == 1 { "" } else { "s" }
+    );
+    text.push_str(&format!("# {name}\n\n## Provenance\n\n"));
+    let sha = pair
+        .capture_sha256()
+        .map(|sha| format!("`{sha}`"))
+        .unwrap_or_else(|| "not recorded (withheld by inspection)".to_owned());
+    text.push_str(&format!("- Capture artifact SHA-256: {sha}\n"));
+    text.push_str(&format!(
+        "- Capture Evidence: `{}` ({}, {} records), shipped whole as `envs/{name}/evidence.json`\n",
+        pair.capture_evidence.id(),
+        pair.capture_evidence.operation(),
+        pair.record_count()
+    ));
+    text.push_str(&format!(
+        "- Manifest Evidence: `{}` (environment-manifest view, template rules: {}), shipped as `envs/{name}/manifest.json`\n",
+        pair.manifest_evidence.id(),
+        if manifest.template_rules.is_empty() {
+            "none, format rules only".to_owned()
+        } else {
+            manifest.template_rules.join(", ")
+        }
+    ));
+    text.push_str(&format!(
+        "- Manifest view digest: SHA-256 `{}` of `manifest.json`\n",
+        rea_evidence::sha256_hex(&pair.manifest_bytes)
+    ));
+    text.push_str(&format!(
+        "- Served tools: {count} (of {} in the manifest)\n",
+        manifest.tools.len()
+    ));
+    match prediction.state_evidence_id() {
+        Some(id) => text.push_str(&format!("- Derived state: `{id}`, served\n")),
+        None => text.push_str("- Derived state: none served (replay)\n"),
+    }
+    text.push_str(&format!(
+        "- Package source: {}\n\n",
+        binary.described().replace("NAME", name)
+    ));
+
+    text.push_str("## What it serves\n\n");
+    text.push_str(
+        "From the state (the default), the server answers the manifest's read tools from the state the capture observed (entities, lists and documents derived at startup and checked against the recordings), offers the `/agentenv` data plane on that state (`data/reset`, `data/add`, `data/get`), and serves the write tools whose effect the capture's later reads confirmed. When the state is unavailable, it serves replay: every manifest tool answers from the recorded responses and no call changes a later answer. `rea environment-serve --replay-only` serves pure replay.\n\n",
+    );
+    match &prediction.unavailable {
+        None => text.push_str(&format!(
+            "This bundle serves **from the state** (`{}`): {count} tools.\n\n",
+            prediction.state_evidence_id().unwrap_or_default()
+        )),
+        Some(refusal) => text.push_str(&format!(
+            "This bundle serves **replay**: {count} tools. The state is unavailable: `{}`: {}\n\n",
+            refusal.code,
+            one_line(&refusal.message)
+        )),
+    }
+    text.push_str(
+        "Neither is an emulation of the application: nothing is fetched from it, and calls the capture did not make are answered from what it did. Everything served (bodies, and tool names and descriptions too) comes from the recorded application: treat it as untrusted data, never as instructions. Every tool result carries `_meta.provenance.untrusted_content: true`.\n\n",
+    );
+    let mut served = String::from("bin/rea");
+    for argument in serve.arguments(".") {
+        served.push(' ');
+        served.push_str(&argument);
+    }
+    text.push_str(&format!(
+        "## Run\n\nWith Docker and the agentenv framework, from this folder:\n\n```sh\nagent-env run .\n```\n\nThe task `tasks/smoke.json` deploys the env on the local sandbox and runs `artifacts/check_{name}/verify.py` against its MCP endpoint: it checks that {count} tools are listed{}. The first run also builds the framework's own infrastructure; the run tears everything down when it ends.\n\nWithout Docker, on Linux, from `envs/{name}/`:\n\n```sh\n{served} --port {MCP_PORT}\n```\n\nMCP is then at `http://127.0.0.1:{MCP_PORT}/mcp`, the environment card at `/.well-known/agent-env.json`, readiness at `/ready`. The card and catalog fit the {} KiB discovery reservation.\n\n",
+        match &prediction.probe {
+            Some(probe) => format!(
+                " and that `{}` answers with status {}",
+                probe.tool,
+                probe
+                    .status
+                    .map_or_else(|| "unknown (none recorded)".to_owned(), |s| s.to_string())
+            ),
+            None => String::new(),
+        },
+        DISCOVERY_RESERVATION / 1024,
+    ));
+    text.push_str(&format!(
+        "## Rights\n\nThe recorded content in `envs/{name}/evidence.json` and `envs/{name}/manifest.json` (requests, response bodies included, and what is derived from them) belongs to the captured application and its users. Do not publish this bundle without the rights to that content. Inspection excluded the values of the standard authentication headers and URL userinfo, but custom key headers, tokens in query strings and tokens in bodies remain, and the Evidence records the capture file's absolute path.\n"
+    ));
+    text
+}
+
+/// A captured text on one line (control characters escaped).
+fn one_line(text: &str) -> String {
+    text.chars()
+        .flat_map(|character| {
+            if character.is_control() {
+                character.escape_default().collect::<Vec<_>>()
+            } else {
+                vec![character]
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // contract: EXPORT-046, EXPORT-047, EXPORT-048, EXPORT-051, EXPORT-053, EXPORT-054
+    #[test]
+    fn the_dockerfile_runs_the_server_as_the_framework_expects() {
+        let text = dockerfile(
+            "grafana",
+            &ServeCommand {
+                pipeline_flag: true,
+            },
+            true,
+        );
+        assert!(text.contains(&format!("FROM {BASE_IMAGE}\n")));
+        assert!(text.contains("install -y --no-install-recommends python3"));
+        assert!(text.contains("MCP_HOST=0.0.0.0"));
+        assert!(text.contains("MCP_PORT=18765"));
+        assert!(text.contains("MCP_ALLOWED_HOSTS=localhost,127.0.0.1,::1,grafana"));
+        assert!(text.contains("ENVIRONMENT_NAME=grafana\n"));
+        assert!(
+            text.contains("COPY --chown=rea:rea manifest.json evidence.json pipeline.toml /env/")
+        );
+        assert!(text.contains("COPY --chown=rea:rea plugins/ /env/plugins/"));
+        assert!(text.contains("\nUSER rea\n"));
+        assert!(text.ends_with(
+            "CMD [\"/usr/local/bin/rea\",\"environment-serve\",\"/env/manifest.json\",\"--evidence\",\"/env/evidence.json\",\"--pipeline\",\"/env/pipeline.toml\"]\n"
+        ));
+        let plain = dockerfile(
+            "grafana",
+            &ServeCommand {
+                pipeline_flag: false,
+            },
+            false,
+        );
+        assert!(!plain.contains("plugins/"));
+        assert!(plain.ends_with("\"/env/evidence.json\"]\n"));
+    }
+
+    // contract: EXPORT-048
+    #[test]
+    fn the_allowlist_parses_and_admits_the_gateway() {
+        let list = rea_serve::HostAllowlist::parse(&allowed_hosts("grafana")).unwrap();
+        for host in [
+            "grafana:18765",
+            "localhost:18765",
+            "127.0.0.1:18765",
+            "[::1]:18765",
+        ] {
+            assert!(list.allows_authority(host), "{host}");
+        }
+        assert!(!list.allows_authority("evil.example:18765"));
+    }
+
+    // contract: EXPORT-008, EXPORT-012
+    #[test]
+    fn env_toml_and_the_task_name_the_env() {
+        let toml = env_toml("grafana");
+        assert!(toml.contains("type = \"mcp_server\"\n"));
+        assert!(toml.contains("id = \"@local/grafana\"\n"));
+        assert!(toml.contains("environment_name = \"grafana\"\n"));
+        let task: Value = serde_json::from_str(&smoke_task("grafana")).unwrap();
+        assert_eq!(task[0]["type"], "deploy_env");
+        assert_eq!(task[0]["sandbox_type"], "local");
+        assert_eq!(task[1]["type"], "env_outcome_verifier");
+        assert_eq!(task[1]["file_artifact_id"], "check_grafana");
+        assert_eq!(task[1]["env_id"], "grafana");
+    }
+}

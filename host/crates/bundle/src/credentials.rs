@@ -1,0 +1,593 @@
+//! The credential-name scan: which recorded names look like credentials and hold a value.
+//!
+//! A bundle ships the whole capture Evidence. Inspection already excludes the values of the
+//! standard authentication headers and URL userinfo, but a custom key header, a token in a query
+//! string or a token an application returns in a body remain. The scan reports them **by record
+//! and pointer, never by value**, so the report can be shared:
+//!
+//! * request and response header names (`record 4 request header X-Api-Key`),
+//! * query parameter names (`record 4 query access_token`),
+//! * JSON or form body member names (`record 4 response /data/token`, a JSON pointer into the
+//!   body). A body is read as JSON or as a form by its recorded media type, or by its shape when
+//!   it has none or one naming neither.
+//!
+//! A name looks like a credential when one of its whole segments (split at punctuation and at
+//! lower-to-upper case changes, compared lower-cased) is a credential word (`token`, `secret`,
+//! `password`, `authorization`, `session`, …) or two adjacent segments are (`api` `key`). It holds
+//! a value when the value is not null, empty, `{}` or `[]`.
+//!
+//! Bodies over [`SCAN_BODY_LIMIT`] bytes of text (a base64 body: decoded) are not scanned: they
+//! are counted by `credential-scan-incomplete` instead. Each warning lists its first
+//! [`LISTED_LIMIT`] items. Names never make anything refused.
+
+use rea_plugin_api::contracts::capture::{Body, CaptureRecord, RecordHeader};
+use serde::Serialize;
+use serde_json::Value;
+
+/// Bodies larger than this many bytes of text are not scanned (4 MiB).
+pub const SCAN_BODY_LIMIT: usize = 4 * 1024 * 1024;
+
+/// How many items a warning lists.
+pub const LISTED_LIMIT: usize = 20;
+
+/// The warning of credential-like names that hold a value.
+pub const CREDENTIAL_NAMED_MEMBERS: &str = "credential-named-members";
+
+/// The warning of bodies the scan did not read.
+pub const CREDENTIAL_SCAN_INCOMPLETE: &str = "credential-scan-incomplete";
+
+/// Whole name segments that name a credential.
+const CREDENTIAL_WORDS: [&str; 15] = [
+    "apikey",
+    "auth",
+    "authorization",
+    "csrftoken",
+    "jwt",
+    "passphrase",
+    "passwd",
+    "password",
+    "passwords",
+    "secret",
+    "secrets",
+    "session",
+    "sessionid",
+    "token",
+    "tokens",
+];
+
+/// Adjacent segment pairs that name a credential.
+const CREDENTIAL_PAIRS: [(&str, &str); 4] = [
+    ("access", "key"),
+    ("api", "key"),
+    ("private", "key"),
+    ("secret", "key"),
+];
+
+/// One warning of a report: `{code, message}`, with the count and the listed items.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Warning {
+    /// Stable kebab-case code.
+    pub code: String,
+    /// One or two sentences.
+    pub message: String,
+    /// How many occurrences, when the warning counts something.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub count: Option<u64>,
+    /// The first occurrences by record and pointer.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub items: Vec<String>,
+}
+
+impl Warning {
+    /// A warning with a code and message only.
+    pub fn new(code: impl Into<String>, message: impl Into<String>) -> Self {
+        Self {
+            code: code.into(),
+            message: message.into(),
+            count: None,
+            items: Vec::new(),
+        }
+    }
+}
+
+/// What the scan found.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CredentialScan {
+    /// Credential-like names holding a value.
+    pub named: Tally,
+    /// Bodies that were not scanned.
+    pub unscanned: Tally,
+}
+
+/// A count and its first [`LISTED_LIMIT`] items.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Tally {
+    /// Every occurrence.
+    pub count: u64,
+    /// The first ones.
+    pub items: Vec<String>,
+}
+
+impl Tally {
+    fn add(&mut self, item: impl FnOnce() -> String) {
+        self.count += 1;
+        if self.items.len() < LISTED_LIMIT {
+            self.items.push(item());
+        }
+    }
+}
+
+impl CredentialScan {
+    /// The report's warnings: `credential-named-members` and `credential-scan-incomplete`, each
+    /// only when it counts something.
+    pub fn warnings(&self) -> Vec<Warning> {
+        let mut warnings = Vec::new();
+        if self.named.count > 0 {
+            warnings.push(Warning {
+                code: CREDENTIAL_NAMED_MEMBERS.to_owned(),
+                message: format!(
+                    "{} recorded header, query or body member name(s) look like credentials and hold a value; evidence.json ships them unredacted (listed by record and pointer, at most {LISTED_LIMIT}, never by value). Names do not establish sensitivity: check them, and scrub the capture before sharing the bundle if they are secrets.",
+                    self.named.count
+                ),
+                count: Some(self.named.count),
+                items: self.named.items.clone(),
+            });
+        }
+        if self.unscanned.count > 0 {
+            warnings.push(Warning {
+                code: CREDENTIAL_SCAN_INCOMPLETE.to_owned(),
+                message: format!(
+                    "{} body or bodies larger than {} MiB of text were not scanned for credential names (listed by record, at most {LISTED_LIMIT}); the absence of other warnings says nothing about them.",
+                    self.unscanned.count,
+                    SCAN_BODY_LIMIT / (1024 * 1024)
+                ),
+                count: Some(self.unscanned.count),
+                items: self.unscanned.items.clone(),
+            });
+        }
+        warnings
+    }
+}
+
+/// Scans capture records.
+pub fn scan<'a>(records: impl IntoIterator<Item = &'a CaptureRecord>) -> CredentialScan {
+    let mut scan = CredentialScan::default();
+    for record in records {
+        let ordinal = record.ordinal;
+        scan_headers(&mut scan, ordinal, "request", &record.request.headers);
+        if let Some(query) = &record.query {
+            for (name, value) in query.pairs.iter().flatten() {
+                if !value.is_empty() && looks_like_credential(name) {
+                    scan.named
+                        .add(|| format!("record {ordinal} query {}", printable(name)));
+                }
+            }
+        }
+        scan_body(
+            &mut scan,
+            ordinal,
+            "request",
+            &record.request.body,
+            record.request.media_type.as_deref(),
+        );
+        scan_headers(&mut scan, ordinal, "response", &record.response.headers);
+        scan_body(
+            &mut scan,
+            ordinal,
+            "response",
+            &record.response.body,
+            record.response.media_type.as_deref(),
+        );
+    }
+    scan
+}
+
+fn scan_headers(scan: &mut CredentialScan, ordinal: u64, part: &str, headers: &[RecordHeader]) {
+    for header in headers {
+        let (Some(name), Some(value)) = (&header.name, &header.value) else {
+            continue;
+        };
+        if !value.is_empty() && looks_like_credential(name) {
+            scan.named
+                .add(|| format!("record {ordinal} {part} header {}", printable(name)));
+        }
+    }
+}
+
+/// How a body is read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum BodyFormat {
+    Json,
+    Form,
+    Other,
+}
+
+fn format_of(media_type: Option<&str>, text: &str) -> BodyFormat {
+    let essence = media_type
+        .map(|media| {
+            media
+                .split(';')
+                .next()
+                .unwrap_or_default()
+                .trim()
+                .to_ascii_lowercase()
+        })
+        .unwrap_or_default();
+    if essence.contains("json") {
+        return BodyFormat::Json;
+    }
+    if essence == "application/x-www-form-urlencoded" {
+        return BodyFormat::Form;
+    }
+    // No media type, or one naming neither: the shape decides.
+    let trimmed = text.trim_start();
+    if trimmed.starts_with('{') || trimmed.starts_with('[') {
+        BodyFormat::Json
+    } else if looks_like_form(text) {
+        BodyFormat::Form
+    } else {
+        BodyFormat::Other
+    }
+}
+
+fn looks_like_form(text: &str) -> bool {
+    !text.is_empty()
+        && text.split('&').all(|pair| {
+            pair.split_once('=').is_some_and(|(name, _)| {
+                !name.is_empty()
+                    && !pair
+                        .bytes()
+                        .any(|b| b.is_ascii_whitespace() || b == b'<' || b == b'>')
+            })
+        })
+}
+
+fn scan_body(
+    scan: &mut CredentialScan,
+    ordinal: u64,
+    part: &str,
+    body: &Body,
+    media_type: Option<&str>,
+) {
+    let decoded;
+    let text: &str = match body {
+        Body::Text { text } => {
+            if text.len() > SCAN_BODY_LIMIT {
+                scan.unscanned
+                    .add(|| format!("record {ordinal} {part} body"));
+                return;
+            }
+            text
+        }
+        Body::Base64 { bytes, .. } => {
+            if *bytes > SCAN_BODY_LIMIT as u64 {
+                scan.unscanned
+                    .add(|| format!("record {ordinal} {part} body (base64)"));
+                return;
+            }
+            let Some(bytes) = body.bytes() else { return };
+            match String::from_utf8(bytes.into_owned()) {
+                Ok(text) => {
+                    decoded = text;
+                    &decoded
+                }
+                // Binary content holds no JSON or form members.
+                Err(_) => return,
+            }
+        }
+        Body::Missing | Body::ReportedNull | Body::Excluded { .. } => return,
+    };
+    match format_of(media_type, text) {
+        BodyFormat::Json => {
+            if let Ok(value) = serde_json::from_str::<Value>(text) {
+                scan_json(scan, ordinal, part, &value);
+            }
+        }
+        BodyFormat::Form => {
+            for pair in text.split('&') {
+                let Some((name, value)) = pair.split_once('=') else {
+                    continue;
+                };
+                let name = form_decode(name);
+                if !value.is_empty() && looks_like_credential(&name) {
+                    scan.named.add(|| {
+                        format!(
+                            "record {ordinal} {part} /{}",
+                            printable(&escape_pointer(&name))
+                        )
+                    });
+                }
+            }
+        }
+        BodyFormat::Other => {}
+    }
+}
+
+fn scan_json(scan: &mut CredentialScan, ordinal: u64, part: &str, value: &Value) {
+    let mut stack: Vec<(String, &Value)> = vec![(String::new(), value)];
+    while let Some((pointer, value)) = stack.pop() {
+        match value {
+            Value::Object(members) => {
+                // Pushed in reverse so members are visited (and listed) in order.
+                for (name, member) in members.iter().rev() {
+                    let child = format!("{pointer}/{}", escape_pointer(name));
+                    stack.push((child, member));
+                }
+                for (name, member) in members {
+                    if holds_value(member) && looks_like_credential(name) {
+                        let child = format!("{pointer}/{}", escape_pointer(name));
+                        scan.named
+                            .add(|| format!("record {ordinal} {part} {}", printable(&child)));
+                    }
+                }
+            }
+            Value::Array(items) => {
+                for (index, item) in items.iter().enumerate().rev() {
+                    stack.push((format!("{pointer}/{index}"), item));
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+fn holds_value(value: &Value) -> bool {
+    match value {
+        Value::Null => false,
+        Value::String(text) => !text.is_empty(),
+        Value::Array(items) => !items.is_empty(),
+        Value::Object(members) => !members.is_empty(),
+        Value::Bool(_) | Value::Number(_) => true,
+    }
+}
+
+/// Whether a name looks like a credential (see the module documentation).
+pub fn looks_like_credential(name: &str) -> bool {
+    let segments = segments(name);
+    segments
+        .iter()
+        .any(|segment| CREDENTIAL_WORDS.contains(&segment.as_str()))
+        || segments.windows(2).any(|pair| {
+            CREDENTIAL_PAIRS
+                .iter()
+                .any(|(first, second)| pair[0] == *first && pair[1] == *second)
+        })
+}
+
+/// A name's segments: split at characters that are not ASCII letters or digits and where a
+/// lower-case letter or digit is followed by an upper-case letter; lower-cased.
+fn segments(name: &str) -> Vec<String> {
+    let mut segments = Vec::new();
+    let mut current = String::new();
+    let mut previous: Option<char> = None;
+    for character in name.chars() {
+        if character.is_ascii_alphanumeric() {
+            let boundary = character.is_ascii_uppercase()
+                && previous.is_some_and(|p| p.is_ascii_lowercase() || p.is_ascii_digit());
+            if boundary && !current.is_empty() {
+                segments.push(std::mem::take(&mut current));
+            }
+            current.push(character.to_ascii_lowercase());
+        } else if !current.is_empty() {
+            segments.push(std::mem::take(&mut current));
+        }
+        previous = Some(character);
+    }
+    if !current.is_empty() {
+        segments.push(current);
+    }
+    segments
+}
+
+fn escape_pointer(name: &str) -> String {
+    name.replace('~', "~0").replace('/', "~1")
+}
+
+/// A name as listed: control characters escaped, at most 200 bytes.
+fn printable(name: &str) -> String {
+    let mut out = String::new();
+    for character in name.chars() {
+        if out.len() >= 200 {
+            out.push('…');
+            break;
+        }
+        if character.is_control() {
+            out.push_str(&character.escape_default().to_string());
+        } else {
+            out.push(character);
+        }
+    }
+    out
+}
+
+/// Form-urlencoded decoding of a name: `+` is a space, percent escapes are bytes (invalid UTF-8
+/// becomes U+FFFD).
+fn form_decode(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut index = 0;
+    while index < bytes.len() {
+        match bytes[index] {
+            b'+' => out.push(b' '),
+            b'%' if index + 2 < bytes.len() => {
+                let hex = std::str::from_utf8(&bytes[index + 1..index + 3])
+                    .ok()
+                    .and_then(|hex| u8::from_str_radix(hex, 16).ok());
+                match hex {
+                    Some(byte) => {
+                        out.push(byte);
+                        index += 2;
+                    }
+                    None => out.push(b'%'),
+                }
+            }
+            byte => out.push(byte),
+        }
+        index += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rea_plugin_api::contracts::capture::{RecordQuery, RecordRequest, RecordResponse};
+
+    fn header(name: &str, value: Option<&str>) -> RecordHeader {
+        RecordHeader {
+            excluded: value.is_none().then(|| "authentication".to_owned()),
+            name: Some(name.to_owned()),
+            value: value.map(str::to_owned),
+        }
+    }
+
+    fn record(ordinal: u64) -> CaptureRecord {
+        CaptureRecord {
+            duration_ms: None,
+            method: Some("GET".into()),
+            ordinal,
+            origin: Some("http://app".into()),
+            path: Some("/".into()),
+            pointer: format!("/log/entries/{ordinal}"),
+            query: None,
+            request: RecordRequest {
+                body: Body::Missing,
+                headers: Vec::new(),
+                http_version: None,
+                media_type: None,
+            },
+            response: RecordResponse {
+                body: Body::Missing,
+                headers: Vec::new(),
+                http_version: None,
+                media_type: None,
+                status: 200,
+                status_text: None,
+            },
+            started: None,
+            url: None,
+        }
+    }
+
+    #[test]
+    fn names_are_matched_by_whole_segments() {
+        // contract: BUILD-072
+        for name in [
+            "token",
+            "X-Api-Key",
+            "apiKey",
+            "api_key",
+            "access_token",
+            "refreshToken",
+            "client_secret",
+            "PASSWORD",
+            "Authorization",
+            "session",
+            "X-CSRF-Token",
+            "sessionId",
+        ] {
+            assert!(looks_like_credential(name), "{name}");
+        }
+        for name in [
+            "author",
+            "tokenizer",
+            "keyboard",
+            "passage",
+            "id",
+            "title",
+            "sessions_count2x",
+            "Access-Control-Allow-Credentials",
+        ] {
+            assert!(!looks_like_credential(name), "{name}");
+        }
+    }
+
+    #[test]
+    fn the_scan_lists_records_and_pointers_never_values() {
+        // contract: BUILD-071, BUILD-073, BUILD-074
+        let mut first = record(3);
+        first.request.headers = vec![
+            header("X-Api-Key", Some("s3cr3t-value")),
+            header("Authorization", None),
+            header("Accept", Some("application/json")),
+        ];
+        first.query = Some(RecordQuery {
+            pairs: vec![
+                Some(("access_token".into(), "abc-value".into())),
+                Some(("token".into(), String::new())),
+            ],
+            raw: Some("access_token=abc-value&token=".into()),
+        });
+        first.response.media_type = Some("application/json".into());
+        first.response.body = Body::Text {
+            text: r#"{"data": {"token": "tok-value", "password": null, "name": "x"}, "items": [{"secret": 1}]}"#
+                .into(),
+        };
+        let mut second = record(4);
+        second.request.body = Body::Text {
+            text: "user=a&password=hunter2-value&api%5Fkey=k-value".into(),
+        };
+        let scan = scan([&first, &second]);
+        assert_eq!(
+            scan.named.items,
+            vec![
+                "record 3 request header X-Api-Key",
+                "record 3 query access_token",
+                "record 3 response /data/token",
+                "record 3 response /items/0/secret",
+                "record 4 request /password",
+                "record 4 request /api_key",
+            ]
+        );
+        assert_eq!(scan.named.count, 6);
+        let warnings = serde_json::to_string(&scan.warnings()).unwrap();
+        for value in [
+            "s3cr3t-value",
+            "abc-value",
+            "tok-value",
+            "hunter2-value",
+            "k-value",
+        ] {
+            assert!(!warnings.contains(value), "{value} leaked: {warnings}");
+        }
+        assert!(warnings.contains(CREDENTIAL_NAMED_MEMBERS));
+        assert!(!warnings.contains(CREDENTIAL_SCAN_INCOMPLETE));
+    }
+
+    #[test]
+    fn large_bodies_are_counted_not_scanned_and_lists_stop_at_twenty() {
+        // contract: BUILD-078, BUILD-079
+        let mut records = Vec::new();
+        for ordinal in 0..25 {
+            let mut big = record(ordinal);
+            big.response.body = Body::Text {
+                text: format!("{{\"token\": \"{}\"}}", "x".repeat(SCAN_BODY_LIMIT)),
+            };
+            records.push(big);
+        }
+        let scan = scan(&records);
+        assert_eq!(scan.named.count, 0);
+        assert_eq!(scan.unscanned.count, 25);
+        assert_eq!(scan.unscanned.items.len(), LISTED_LIMIT);
+        assert_eq!(scan.unscanned.items[0], "record 0 response body");
+        let warnings = scan.warnings();
+        assert_eq!(warnings.len(), 1);
+        assert_eq!(warnings[0].code, CREDENTIAL_SCAN_INCOMPLETE);
+        assert_eq!(warnings[0].count, Some(25));
+    }
+
+    #[test]
+    fn bodies_without_a_media_type_are_read_by_shape() {
+        let mut json = record(1);
+        json.response.media_type = Some("text/plain".into());
+        json.response.body = Body::Text {
+            text: r#"[{"session": "v"}]"#.into(),
+        };
+        let mut html = record(2);
+        html.response.body = Body::Text {
+            text: "<p>token=abc</p>".into(),
+        };
+        let scan = scan([&json, &html]);
+        assert_eq!(scan.named.items, vec!["record 1 response /0/session"]);
+    }
+}

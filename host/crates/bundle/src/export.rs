@@ -1,0 +1,315 @@
+//! The export: from an authenticated pair to a written (or planned) bundle and its report.
+//!
+//! In order: the name ([`crate::name::choose_name`]), the prediction of what the bundle serves
+//! under it ([`crate::predict::predict`], which also charges the served catalog against the
+//! discovery reservation), the credential-name scan, the files, and then (unless it is a dry run)
+//! the write ([`crate::output::write_tree`]). Nothing is written before the write stage, so every
+//! refusal before it leaves the file system as it was.
+//!
+//! The report (`environment-build`'s, `environment-export`'s and `export_environment_bundle`'s):
+//!
+//! ```text
+//! status        "built" (written) or "planned" (dry run)
+//! directory     the bundle directory made absolute (null for a dry run without one)
+//! name          the env name
+//! capture       {evidence_id, operation, records, input: "har" | "evidence"}
+//! manifest      {evidence_id, tools, excluded_groups, template_rules}
+//! state         the server's stopped-document `state`: {served: true, evidence_id} or
+//!               {served: false, reason: "unavailable", code, message}
+//! coverage      null: the environment coverage view does not exist yet
+//! tool_count    how many tools the bundle serves
+//! package_source the binary the bundle carries: {kind, path, sha256, bytes, version}
+//! files         [{path, bytes}] written (or planned), by path
+//! warnings      [{code, message, count?, items?}]
+//! next          ["agent-env run <directory>"]
+//! ```
+
+use std::path::PathBuf;
+
+use rea_evidence::Refusal;
+use rea_evidence::capture::capture_records;
+use rea_manifest::Environment;
+use serde_json::{Value, json};
+
+use crate::content::{self, BundledBinary, ServeCommand};
+use crate::credentials::{self, Warning};
+use crate::name::{LocalOriginName, choose_name};
+use crate::output::{Destination, FileContent, PlannedFile, WriteObserver, write_tree};
+use crate::pair::AuthenticatedPair;
+use crate::pipeline::BundlePipeline;
+use crate::predict::{Prediction, predict};
+
+/// The `name-from-file` warning code.
+pub const NAME_FROM_FILE: &str = "name-from-file";
+
+/// The stage names refusals carry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Stages {
+    /// The command's own checks (the name): `environment-build` or `environment-export`.
+    pub checks: &'static str,
+    /// The bundle (prediction, planning, writing): `environment-export`.
+    pub bundle: &'static str,
+    /// The destination checks: the command's, or `export_environment_bundle`.
+    pub destination: &'static str,
+}
+
+/// Where the bundle goes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Target {
+    /// The directory, absolute.
+    pub directory: PathBuf,
+    /// What it may be.
+    pub rule: Destination,
+}
+
+/// Everything an export needs.
+#[derive(Debug)]
+pub struct ExportRequest {
+    /// The authenticated pair.
+    pub pair: AuthenticatedPair,
+    /// `--name`.
+    pub name: Option<String>,
+    /// What names a local origin's environment without `--name`.
+    pub local_origin: LocalOriginName,
+    /// The pipeline the bundle carries.
+    pub pipeline: BundlePipeline,
+    /// The binary the bundle carries.
+    pub binary: BundledBinary,
+    /// The serve command the image runs.
+    pub serve: ServeCommand,
+    /// Where to write; `None` only for a dry run.
+    pub target: Option<Target>,
+    /// Plan only: write nothing.
+    pub dry_run: bool,
+    /// The report's `capture.input` (`har` or `evidence`).
+    pub input: &'static str,
+    /// Refusal stages.
+    pub stages: Stages,
+}
+
+/// What an export reports as it goes.
+pub trait ExportObserver: WriteObserver {
+    /// A stage starts (`state`, `scan`, `plan`, `write`).
+    fn stage(&mut self, stage: &str, detail: &str);
+}
+
+/// A planned bundle.
+#[derive(Debug, Clone)]
+pub struct BundlePlan {
+    /// The env name.
+    pub name: String,
+    /// The prediction.
+    pub prediction: Prediction,
+    /// The files, by path.
+    pub files: Vec<PlannedFile>,
+    /// The warnings.
+    pub warnings: Vec<Warning>,
+}
+
+/// Plans the bundle: name, prediction, scan, files. Writes nothing. `environment` is the replay
+/// environment the pair's check built ([`AuthenticatedPair::authenticate`]); the prediction hands
+/// it to the server's startup decision.
+pub fn plan(
+    request: &ExportRequest,
+    environment: Environment,
+    observer: &mut dyn ExportObserver,
+) -> Result<BundlePlan, Refusal> {
+    let manifest = &request.pair.manifest;
+    let chosen = choose_name(
+        request.name.as_deref(),
+        &manifest.name,
+        &manifest.primary_origin,
+        &request.local_origin,
+    )
+    .map_err(|refusal| refusal.in_stage(request.stages.checks))?;
+    let name = chosen.name;
+    let mut warnings = Vec::new();
+    if let Some(message) = chosen.from_file {
+        warnings.push(Warning::new(NAME_FROM_FILE, message));
+    }
+    cancelled(observer, request.stages.bundle)?;
+
+    observer.stage("state", &format!("preparing what {name} serves"));
+    let prediction = predict(environment, manifest, &request.pair.capture_evidence, &name)
+        .map_err(|refusal| refusal.in_stage(request.stages.bundle))?;
+    cancelled(observer, request.stages.bundle)?;
+
+    observer.stage("scan", "scanning recorded names for credentials");
+    let records = capture_records(&request.pair.capture_evidence)
+        .map_err(|refusal| refusal.in_stage(request.stages.bundle))?;
+    warnings.extend(credentials::scan(&records).warnings());
+    drop(records);
+    cancelled(observer, request.stages.bundle)?;
+
+    observer.stage("plan", "planning the bundle's files");
+    let files = plan_files(request, &name, &prediction);
+    Ok(BundlePlan {
+        name,
+        prediction,
+        files,
+        warnings,
+    })
+}
+
+fn cancelled(observer: &mut dyn ExportObserver, stage: &str) -> Result<(), Refusal> {
+    if observer.cancelled() {
+        return Err(Refusal::cancelled(
+            "cancelled before the bundle was written; nothing was written",
+        )
+        .in_stage(stage));
+    }
+    Ok(())
+}
+
+fn plan_files(request: &ExportRequest, name: &str, prediction: &Prediction) -> Vec<PlannedFile> {
+    let env = format!("envs/{name}");
+    let bytes = |path: String, bytes: Vec<u8>| PlannedFile {
+        path,
+        content: FileContent::Bytes(bytes),
+    };
+    let mut files = vec![
+        bytes(
+            "README.md".to_owned(),
+            content::readme(
+                name,
+                &request.pair,
+                prediction,
+                &request.binary,
+                &request.serve,
+            )
+            .into_bytes(),
+        ),
+        bytes(
+            format!("artifacts/check_{name}/verify.py"),
+            content::verify_py(name, prediction).into_bytes(),
+        ),
+        bytes(
+            format!("{env}/Dockerfile"),
+            content::dockerfile(name, &request.serve, !request.pipeline.plugins.is_empty())
+                .into_bytes(),
+        ),
+        PlannedFile {
+            path: format!("{env}/bin/rea"),
+            content: FileContent::Copy {
+                source: request.binary.path.clone(),
+                bytes: request.binary.bytes,
+                sha256: request.binary.sha256.clone(),
+            },
+        },
+        bytes(
+            format!("{env}/env.toml"),
+            content::env_toml(name).into_bytes(),
+        ),
+        bytes(
+            format!("{env}/evidence.json"),
+            request.pair.capture_bytes.clone(),
+        ),
+        bytes(
+            format!("{env}/manifest.json"),
+            request.pair.manifest_bytes.clone(),
+        ),
+        bytes(
+            format!("{env}/pipeline.toml"),
+            request.pipeline.text.clone(),
+        ),
+        bytes(
+            "tasks/smoke.json".to_owned(),
+            content::smoke_task(name).into_bytes(),
+        ),
+    ];
+    for (path, library) in &request.pipeline.plugins {
+        files.push(bytes(format!("{env}/{path}"), library.clone()));
+    }
+    files.sort_by(|a, b| a.path.cmp(&b.path));
+    files
+}
+
+/// Plans and (unless a dry run) writes the bundle; returns the report.
+pub fn export(
+    request: &ExportRequest,
+    environment: Environment,
+    observer: &mut dyn ExportObserver,
+) -> Result<Value, Refusal> {
+    let plan = plan(request, environment, observer)?;
+    let (status, files): (&str, Vec<(String, u64)>) = if request.dry_run {
+        (
+            "planned",
+            plan.files
+                .iter()
+                .map(|file| (file.path.clone(), file.content.len()))
+                .collect(),
+        )
+    } else {
+        let Some(target) = &request.target else {
+            return Err(Refusal::invalid_request("a bundle directory is required")
+                .in_stage(request.stages.destination));
+        };
+        crate::output::check_destination(&target.directory, target.rule)
+            .map_err(|refusal| refusal.in_stage(request.stages.destination))?;
+        observer.stage(
+            "write",
+            &format!(
+                "writing {} files into {}",
+                plan.files.len(),
+                target.directory.display()
+            ),
+        );
+        let written = write_tree(&target.directory, target.rule, &plan.files, observer)
+            .map_err(|refusal| refusal.in_stage(request.stages.bundle))?;
+        (
+            "built",
+            written
+                .into_iter()
+                .map(|file| (file.path, file.bytes))
+                .collect(),
+        )
+    };
+    Ok(report(request, &plan, status, &files))
+}
+
+fn report(
+    request: &ExportRequest,
+    plan: &BundlePlan,
+    status: &str,
+    files: &[(String, u64)],
+) -> Value {
+    let pair = &request.pair;
+    let manifest = &pair.manifest;
+    let directory = request
+        .target
+        .as_ref()
+        .map(|target| target.directory.display().to_string());
+    let next: Vec<String> = match &directory {
+        Some(directory) if status == "built" => vec![format!("agent-env run {directory}")],
+        Some(directory) => vec![format!(
+            "run again without the dry run to write the bundle, then: agent-env run {directory}"
+        )],
+        None => vec![
+            "run again with a directory and without the dry run to write the bundle".to_owned(),
+        ],
+    };
+    json!({
+        "status": status,
+        "directory": directory,
+        "name": plan.name,
+        "capture": {
+            "evidence_id": pair.capture_evidence.id(),
+            "operation": pair.capture_evidence.operation(),
+            "records": pair.record_count(),
+            "input": request.input,
+        },
+        "manifest": {
+            "evidence_id": pair.manifest_evidence.id(),
+            "tools": manifest.tools.len(),
+            "excluded_groups": manifest.excluded_groups.len(),
+            "template_rules": manifest.template_rules,
+        },
+        "state": plan.prediction.state,
+        "coverage": Value::Null,
+        "tool_count": plan.prediction.tool_count(),
+        "package_source": request.binary.package_source(),
+        "files": files.iter().map(|(path, bytes)| json!({"path": path, "bytes": bytes})).collect::<Vec<_>>(),
+        "warnings": plan.warnings,
+        "next": next,
+    })
+}

@@ -1,0 +1,278 @@
+//! Environment names: which names a bundle may take, and where a name comes from.
+//!
+//! A bundle name is the env folder (`envs/NAME`), the env id, the `environment_name` and the
+//! compose service name the framework's gateway reaches the server by, so it must be a portable
+//! DNS label: kebab-case (lower-case ASCII letters and digits in runs joined by single hyphens), at
+//! most 63 characters, not a Windows device name (`con`, `com1`, …), not a label read as an IP
+//! address (all digits, `0x…`), and not one of the names the framework's gateway deploy gives its
+//! own containers (`gateway`, `servicedb`, `pgweb`, `db-mcp`, `website-browser`; measured on
+//! agentenv-framework 0.9.1364, where such an `environment_name` is refused).
+//!
+//! Without an explicit name the manifest's name is used, unless the capture's primary origin is a
+//! loopback name (`localhost`, `*.localhost`) or an IP literal: such a name says nothing about the
+//! application, so the capture file names the environment instead (`grafana.har` and
+//! `grafana.capture.json` both give `grafana`) and a `name-from-file` warning says so. Retained
+//! Evidence has no file, so there a name is required.
+
+use std::net::IpAddr;
+use std::path::Path;
+
+use rea_evidence::Refusal;
+use rea_manifest::naming::{MAX_ENVIRONMENT_NAME, is_windows_device, reads_as_ip};
+
+/// Names the framework's gateway deploy gives its own containers (agentenv-framework 0.9.1364,
+/// `providers/env_providers/constants.py`); an env of that name is refused by the framework.
+pub const RESERVED_NAMES: [&str; 5] =
+    ["db-mcp", "gateway", "pgweb", "servicedb", "website-browser"];
+
+/// Why a name cannot name a bundle, or `None` when it can.
+pub fn name_problem(name: &str) -> Option<String> {
+    if name.is_empty() {
+        return Some("it is empty".to_owned());
+    }
+    if name.len() > MAX_ENVIRONMENT_NAME {
+        return Some(format!(
+            "it has {} characters, more than the {MAX_ENVIRONMENT_NAME} of a DNS service label",
+            name.chars().count()
+        ));
+    }
+    let kebab = name.split('-').all(|run| {
+        !run.is_empty()
+            && run
+                .bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
+    });
+    if !kebab {
+        return Some(
+            "it is not kebab-case (lower-case ASCII letters and digits joined by single hyphens)"
+                .to_owned(),
+        );
+    }
+    if is_windows_device(name) {
+        return Some("it is a Windows device name".to_owned());
+    }
+    if reads_as_ip(name) {
+        return Some("it is a label that reads as an IP address".to_owned());
+    }
+    if RESERVED_NAMES.contains(&name) {
+        return Some(
+            "the agentenv framework's gateway deploy names one of its own containers so".to_owned(),
+        );
+    }
+    None
+}
+
+/// Refuses a name that cannot name a bundle (`invalid_request`, pointer `/name`).
+pub fn check_name(name: &str) -> Result<(), Refusal> {
+    match name_problem(name) {
+        None => Ok(()),
+        Some(problem) => Err(Refusal::invalid_request(format!(
+            "the environment name {} cannot name a bundle: {problem}",
+            serde_json::Value::String(name.to_owned())
+        ))
+        .at("/name")
+        .with_data(serde_json::json!({ "name": name }))),
+    }
+}
+
+/// Whether an origin (`scheme://host[:port]`) names a loopback host or an IP literal.
+pub fn is_local_origin(origin: &str) -> bool {
+    let authority = origin.split_once("://").map_or(origin, |(_, rest)| rest);
+    let authority = authority.split('/').next().unwrap_or_default();
+    let authority = authority
+        .rsplit_once('@')
+        .map_or(authority, |(_, host)| host);
+    let host = if let Some(rest) = authority.strip_prefix('[') {
+        rest.split(']').next().unwrap_or_default()
+    } else {
+        authority.split(':').next().unwrap_or_default()
+    };
+    let host = host.trim_end_matches('.').to_ascii_lowercase();
+    host == "localhost" || host.ends_with(".localhost") || host.parse::<IpAddr>().is_ok()
+}
+
+/// The name a capture file gives: its file name without `.har`, or without `.json` and then
+/// `.capture` (`grafana.har`, `grafana.capture.json` → `grafana`). A name that cannot name a
+/// bundle is refused with a hint to pass `--name`.
+pub fn name_from_file(path: &Path) -> Result<String, Refusal> {
+    let file = path
+        .file_name()
+        .map(|name| name.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let stem = if let Some(stem) = file.strip_suffix(".har") {
+        stem
+    } else if let Some(stem) = file.strip_suffix(".json") {
+        stem.strip_suffix(".capture").unwrap_or(stem)
+    } else {
+        file.as_str()
+    };
+    match name_problem(stem) {
+        None => Ok(stem.to_owned()),
+        Some(problem) => Err(Refusal::invalid_request(format!(
+            "the capture's origin is a loopback name or an IP literal, so the capture file names the environment, but {} gives {}, which cannot name a bundle: {problem}; pass --name",
+            serde_json::Value::String(file.clone()),
+            serde_json::Value::String(stem.to_owned()),
+        ))
+        .at("/name")
+        .with_data(serde_json::json!({ "file": file, "name": stem }))),
+    }
+}
+
+/// What names the environment when no name is given and the origin is local.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LocalOriginName {
+    /// The manifest's name all the same (`environment-export`).
+    Manifest,
+    /// The capture file (`environment-build`, and the MCP tool given an Evidence file).
+    File(std::path::PathBuf),
+    /// Nothing: a name is required (the MCP tool given retained Evidence).
+    Required,
+}
+
+/// A chosen name and the warning its choice carries.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ChosenName {
+    /// The name.
+    pub name: String,
+    /// The `name-from-file` warning message, when the capture file named it.
+    pub from_file: Option<String>,
+}
+
+/// Chooses the bundle name: the explicit one, else the manifest's, else (for a local origin) as
+/// `local` says. Every choice is checked with [`check_name`].
+pub fn choose_name(
+    explicit: Option<&str>,
+    manifest_name: &str,
+    primary_origin: &str,
+    local: &LocalOriginName,
+) -> Result<ChosenName, Refusal> {
+    if let Some(name) = explicit {
+        check_name(name)?;
+        return Ok(ChosenName {
+            name: name.to_owned(),
+            from_file: None,
+        });
+    }
+    if is_local_origin(primary_origin) {
+        match local {
+            LocalOriginName::Manifest => {}
+            LocalOriginName::File(path) => {
+                let name = name_from_file(path)?;
+                let message = format!(
+                    "the capture's origin {primary_origin} is a loopback name or an IP literal, so the environment is named {name} after the capture file, not {manifest_name}; pass --name to choose another"
+                );
+                return Ok(ChosenName {
+                    name,
+                    from_file: Some(message),
+                });
+            }
+            LocalOriginName::Required => {
+                return Err(Refusal::invalid_request(format!(
+                    "the capture's origin {primary_origin} is a loopback name or an IP literal and retained Evidence has no file to name the environment after: pass `name`"
+                ))
+                .at("/name"));
+            }
+        }
+    }
+    check_name(manifest_name)?;
+    Ok(ChosenName {
+        name: manifest_name.to_owned(),
+        from_file: None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // contract: EXPORT-029, EXPORT-030, EXPORT-031, BUILD-022, BUILD-023, BUILD-024, BUILD-025
+    #[test]
+    fn portable_names_only() {
+        for good in ["grafana", "json-server", "a", "app2", "x-1-y"] {
+            assert_eq!(name_problem(good), None, "{good}");
+        }
+        let long = "a".repeat(64);
+        for bad in [
+            "",
+            "Grafana",
+            "my_app",
+            "-app",
+            "app-",
+            "a--b",
+            "my.app",
+            long.as_str(),
+            "con",
+            "com1",
+            "lpt9",
+            "1234",
+            "0x1f",
+            "gateway",
+        ] {
+            assert!(name_problem(bad).is_some(), "{bad:?} must be refused");
+            let refusal = check_name(bad).unwrap_err();
+            assert_eq!(refusal.code, "invalid_request");
+            assert_eq!(refusal.pointer.as_deref(), Some("/name"));
+        }
+        assert!(name_problem(&"a".repeat(63)).is_none());
+    }
+
+    #[test]
+    fn loopback_and_ip_origins_are_local() {
+        for local in [
+            "http://127.0.0.1:3000",
+            "http://localhost:8080",
+            "https://app.localhost",
+            "http://[::1]:8765",
+            "http://10.0.0.7",
+            "http://user@192.168.1.2:80",
+        ] {
+            assert!(is_local_origin(local), "{local}");
+        }
+        for remote in ["https://grafana.example", "http://localhost.example.com"] {
+            assert!(!is_local_origin(remote), "{remote}");
+        }
+    }
+
+    // contract: BUILD-020, BUILD-021, BUILD-022
+    #[test]
+    fn the_capture_file_names_a_local_origin() {
+        let file = LocalOriginName::File("/x/grafana.har".into());
+        let chosen = choose_name(None, "127-0-0-1-3000", "http://127.0.0.1:3000", &file).unwrap();
+        assert_eq!(chosen.name, "grafana");
+        assert!(chosen.from_file.is_some());
+        let file = LocalOriginName::File("/x/grafana.capture.json".into());
+        let chosen = choose_name(None, "localhost-3000", "http://localhost:3000", &file).unwrap();
+        assert_eq!(chosen.name, "grafana");
+        // A remote origin keeps the manifest's name.
+        let chosen =
+            choose_name(None, "grafana-example", "https://grafana.example", &file).unwrap();
+        assert_eq!(
+            (chosen.name.as_str(), chosen.from_file),
+            ("grafana-example", None)
+        );
+        // An explicit name wins and is checked.
+        let chosen = choose_name(Some("mine"), "x", "http://127.0.0.1", &file).unwrap();
+        assert_eq!(chosen.name, "mine");
+        assert!(choose_name(Some("Mine"), "x", "http://127.0.0.1", &file).is_err());
+        // A file name that is no portable label is refused with the hint.
+        let bad = LocalOriginName::File("/x/My Capture.har".into());
+        let refusal = choose_name(None, "x", "http://127.0.0.1", &bad).unwrap_err();
+        assert!(
+            refusal.message.contains("pass --name"),
+            "{}",
+            refusal.message
+        );
+        let device = LocalOriginName::File("/x/con.har".into());
+        assert!(choose_name(None, "x", "http://127.0.0.1", &device).is_err());
+        // The export keeps the manifest's name; retained Evidence needs one.
+        let chosen = choose_name(
+            None,
+            "127-0-0-1-3000",
+            "http://127.0.0.1:3000",
+            &LocalOriginName::Manifest,
+        )
+        .unwrap();
+        assert_eq!(chosen.name, "127-0-0-1-3000");
+        assert!(choose_name(None, "x", "http://127.0.0.1", &LocalOriginName::Required).is_err());
+    }
+}

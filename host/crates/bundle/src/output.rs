@@ -1,0 +1,707 @@
+//! The output tree: writing a bundle into a folder it owns, never replacing anything.
+//!
+//! * The destination must be absent (its parent existing) or an empty directory
+//!   ([`Destination::AbsentOrEmpty`], the commands) or absent ([`Destination::Absent`], the MCP
+//!   tool). A symbolic link, a file, or a directory holding anything is refused
+//!   (`invalid_request`) and left as it was. [`check_destination`] runs before any other work, so a
+//!   refusal leaves nothing behind; the writer checks again when it starts.
+//! * Every directory is created by the writer (mode `0700`) and its identity (device and inode)
+//!   recorded; before each create inside it, the path must still name that directory (not a
+//!   symbolic link put in its place).
+//! * Every file is created exclusively (`O_CREAT|O_EXCL`, which also refuses a symbolic link) with
+//!   mode `0600` on POSIX, written, and its identity recorded.
+//! * After the last file, every file is opened again and read back: same identity, same bytes
+//!   (SHA-256). Then the tree is walked: an entry the writer did not create (a file dropped in by
+//!   someone else) fails the write. Only then is the write reported.
+//! * Between files the writer asks whether the caller cancelled; a cancellation is refused
+//!   `cancelled` naming the folder and the files written so far.
+//!
+//! A failure after the first create leaves the partial folder for inspection; it is never
+//! deleted.
+
+use std::collections::BTreeMap;
+use std::fs::{File, Metadata, OpenOptions};
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+
+use rea_evidence::Refusal;
+use serde_json::json;
+use sha2::{Digest, Sha256};
+
+/// What the destination may be.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Destination {
+    /// Absent (created), or an existing empty directory.
+    AbsentOrEmpty,
+    /// Absent: created by the writer.
+    Absent,
+}
+
+/// A file's content.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FileContent {
+    /// These bytes.
+    Bytes(Vec<u8>),
+    /// A copy of a file, which must still have this size and SHA-256 when copied.
+    Copy {
+        /// The source.
+        source: PathBuf,
+        /// Its size.
+        bytes: u64,
+        /// Its SHA-256 (lower-case hex).
+        sha256: String,
+    },
+}
+
+impl FileContent {
+    /// The size in bytes.
+    pub fn len(&self) -> u64 {
+        match self {
+            FileContent::Bytes(bytes) => bytes.len() as u64,
+            FileContent::Copy { bytes, .. } => *bytes,
+        }
+    }
+
+    /// Whether it is empty.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// One file of a bundle.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PlannedFile {
+    /// The path inside the bundle, `/`-separated (`envs/grafana/Dockerfile`).
+    pub path: String,
+    /// The content.
+    pub content: FileContent,
+}
+
+/// A file written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WrittenFile {
+    /// The path inside the bundle.
+    pub path: String,
+    /// Its size.
+    pub bytes: u64,
+}
+
+/// What the writer reports as it goes.
+pub trait WriteObserver {
+    /// A file was written (`done` of `total`).
+    fn written(&mut self, path: &str, done: usize, total: usize);
+    /// Whether the caller cancelled.
+    fn cancelled(&mut self) -> bool;
+}
+
+/// An observer that reports nothing and never cancels.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Unobserved;
+
+impl WriteObserver for Unobserved {
+    fn written(&mut self, _: &str, _: usize, _: usize) {}
+    fn cancelled(&mut self) -> bool {
+        false
+    }
+}
+
+fn shown(path: &Path) -> String {
+    serde_json::Value::String(path.display().to_string()).to_string()
+}
+
+fn destination_refusal(message: String, directory: &Path) -> Refusal {
+    Refusal::invalid_request(message)
+        .with_data(json!({ "directory": directory.display().to_string() }))
+}
+
+/// Checks the destination without changing anything.
+pub fn check_destination(directory: &Path, rule: Destination) -> Result<(), Refusal> {
+    match std::fs::symlink_metadata(directory) {
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+            let parent = parent_of(directory);
+            match std::fs::metadata(&parent) {
+                Ok(metadata) if metadata.is_dir() => Ok(()),
+                _ => Err(destination_refusal(
+                    format!(
+                        "the bundle directory {}'s parent {} is not an existing directory",
+                        shown(directory),
+                        shown(&parent)
+                    ),
+                    directory,
+                )),
+            }
+        }
+        Err(error) => Err(Refusal::new(
+            "read_failed",
+            "unavailable",
+            format!(
+                "the bundle directory {} cannot be examined: {error}",
+                shown(directory)
+            ),
+        )),
+        Ok(metadata) => {
+            if rule == Destination::Absent {
+                return Err(destination_refusal(
+                    format!(
+                        "{} already exists; the bundle is written into a new directory only, never into or over an existing one",
+                        shown(directory)
+                    ),
+                    directory,
+                ));
+            }
+            if !metadata.is_dir() {
+                return Err(destination_refusal(
+                    format!(
+                        "{} exists and is not a directory (a symbolic link or a file); the bundle directory must be absent or empty",
+                        shown(directory)
+                    ),
+                    directory,
+                ));
+            }
+            let mut entries = std::fs::read_dir(directory).map_err(|error| {
+                Refusal::new(
+                    "read_failed",
+                    "unavailable",
+                    format!(
+                        "the bundle directory {} cannot be listed: {error}",
+                        shown(directory)
+                    ),
+                )
+            })?;
+            if entries.next().is_some() {
+                return Err(destination_refusal(
+                    format!(
+                        "the bundle directory {} is not empty; a bundle never replaces a folder: choose an absent or empty directory",
+                        shown(directory)
+                    ),
+                    directory,
+                ));
+            }
+            Ok(())
+        }
+    }
+}
+
+fn parent_of(directory: &Path) -> PathBuf {
+    match directory.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
+        _ => PathBuf::from("."),
+    }
+}
+
+/// A device and inode (on other systems: nothing, and identities always agree).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Identity(u64, u64);
+
+fn identity(metadata: &Metadata) -> Identity {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        Identity(metadata.dev(), metadata.ino())
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = metadata;
+        Identity(0, 0)
+    }
+}
+
+/// The writer's state: what it created.
+struct Tree<'a> {
+    root: &'a Path,
+    directories: BTreeMap<String, Identity>,
+    files: Vec<(String, Identity, String, u64)>,
+}
+
+fn write_failed(path: &Path, error: &std::io::Error) -> Refusal {
+    Refusal::new(
+        "write_failed",
+        "unavailable",
+        format!("{} could not be written: {error}", shown(path)),
+    )
+}
+
+fn changed(message: String) -> Refusal {
+    Refusal::new("artifact_changed", "integrity_mismatch", message)
+}
+
+impl Tree<'_> {
+    fn create_directory(&mut self, relative: &str) -> Result<(), Refusal> {
+        if self.directories.contains_key(relative) {
+            return Ok(());
+        }
+        let (parent, _) = relative.rsplit_once('/').unwrap_or(("", relative));
+        self.create_directory(parent)?;
+        self.check_directory(parent)?;
+        let path = self.root.join(relative);
+        let mut builder = std::fs::DirBuilder::new();
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::DirBuilderExt;
+            builder.mode(0o700);
+        }
+        builder
+            .create(&path)
+            .map_err(|error| write_failed(&path, &error))?;
+        let metadata =
+            std::fs::symlink_metadata(&path).map_err(|error| write_failed(&path, &error))?;
+        self.directories
+            .insert(relative.to_owned(), identity(&metadata));
+        Ok(())
+    }
+
+    fn check_directory(&self, relative: &str) -> Result<(), Refusal> {
+        let path = if relative.is_empty() {
+            self.root.to_path_buf()
+        } else {
+            self.root.join(relative)
+        };
+        let expected = self.directories.get(relative);
+        match std::fs::symlink_metadata(&path) {
+            Ok(metadata) if metadata.is_dir() && Some(&identity(&metadata)) == expected => Ok(()),
+            _ => Err(changed(format!(
+                "{} is no longer the directory the bundle writer created: the output tree was changed while it was written",
+                shown(&path)
+            ))),
+        }
+    }
+
+    fn write_file(&mut self, file: &PlannedFile) -> Result<(), Refusal> {
+        let (parent, _) = file.path.rsplit_once('/').unwrap_or(("", &file.path));
+        self.create_directory(parent)?;
+        self.check_directory(parent)?;
+        let path = self.root.join(&file.path);
+        let mut options = OpenOptions::new();
+        options.write(true).create_new(true);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::OpenOptionsExt;
+            options.mode(0o600);
+        }
+        let mut handle = options
+            .open(&path)
+            .map_err(|error| write_failed(&path, &error))?;
+        let (sha256, bytes) = match &file.content {
+            FileContent::Bytes(bytes) => {
+                handle
+                    .write_all(bytes)
+                    .map_err(|error| write_failed(&path, &error))?;
+                (rea_evidence::sha256_hex(bytes), bytes.len() as u64)
+            }
+            FileContent::Copy {
+                source,
+                bytes,
+                sha256,
+            } => {
+                let copied = copy_hashing(source, &mut handle, &path)?;
+                if copied.0 != *sha256 || copied.1 != *bytes {
+                    return Err(changed(format!(
+                        "{} changed after it was planned (SHA-256 {} of {} bytes, not {sha256} of {bytes})",
+                        shown(source),
+                        copied.0,
+                        copied.1
+                    )));
+                }
+                copied
+            }
+        };
+        handle
+            .flush()
+            .map_err(|error| write_failed(&path, &error))?;
+        let opened = handle
+            .metadata()
+            .map_err(|error| write_failed(&path, &error))?;
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            if opened.permissions().mode() & 0o7777 != 0o600 {
+                // A umask can only remove bits; set exactly 0600 on the handle we created.
+                handle
+                    .set_permissions(std::fs::Permissions::from_mode(0o600))
+                    .map_err(|error| write_failed(&path, &error))?;
+            }
+        }
+        self.files
+            .push((file.path.clone(), identity(&opened), sha256, bytes));
+        Ok(())
+    }
+
+    /// Reads every file back and walks the tree for entries the writer did not create.
+    fn verify(&self) -> Result<(), Refusal> {
+        for (relative, expected, sha256, bytes) in &self.files {
+            let path = self.root.join(relative);
+            let mut options = OpenOptions::new();
+            options.read(true);
+            #[cfg(unix)]
+            {
+                use std::os::unix::fs::OpenOptionsExt;
+                options.custom_flags(NOFOLLOW);
+            }
+            let mut handle = options.open(&path).map_err(|error| {
+                changed(format!(
+                    "{} cannot be read back after writing: {error}",
+                    shown(&path)
+                ))
+            })?;
+            let metadata = handle
+                .metadata()
+                .map_err(|error| write_failed(&path, &error))?;
+            let (actual, length) = hash_reader(&mut handle, &path)?;
+            if identity(&metadata) != *expected || actual != *sha256 || length != *bytes {
+                return Err(changed(format!(
+                    "{} is not the file the bundle writer wrote: the output tree was changed while it was written",
+                    shown(&path)
+                )));
+            }
+        }
+        let owned: std::collections::BTreeSet<&str> = self
+            .directories
+            .keys()
+            .map(String::as_str)
+            .chain(self.files.iter().map(|(path, ..)| path.as_str()))
+            .collect();
+        let mut pending = vec![String::new()];
+        while let Some(relative) = pending.pop() {
+            let path = if relative.is_empty() {
+                self.root.to_path_buf()
+            } else {
+                self.root.join(&relative)
+            };
+            let entries = std::fs::read_dir(&path)
+                .map_err(|error| changed(format!("{} cannot be listed: {error}", shown(&path))))?;
+            for entry in entries {
+                let entry = entry.map_err(|error| {
+                    changed(format!("{} cannot be listed: {error}", shown(&path)))
+                })?;
+                let name = entry.file_name().to_string_lossy().into_owned();
+                let child = if relative.is_empty() {
+                    name
+                } else {
+                    format!("{relative}/{name}")
+                };
+                if !owned.contains(child.as_str()) {
+                    return Err(changed(format!(
+                        "{} appeared in the bundle while it was written; the writer did not create it",
+                        shown(&self.root.join(&child))
+                    )));
+                }
+                if self.directories.contains_key(&child) {
+                    pending.push(child);
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(unix)]
+const NOFOLLOW: i32 = libc::O_NOFOLLOW;
+
+fn hash_reader(reader: &mut impl Read, path: &Path) -> Result<(String, u64), Refusal> {
+    let mut hasher = Sha256::new();
+    let mut buffer = vec![0u8; 1 << 20];
+    let mut total = 0u64;
+    loop {
+        let read = reader
+            .read(&mut buffer)
+            .map_err(|error| write_failed(path, &error))?;
+        if read == 0 {
+            break;
+        }
+        hasher.update(&buffer[..read]);
+        total += read as u64;
+    }
+    Ok((hex(&hasher.finalize()), total))
+}
+
+fn copy_hashing(source: &Path, out: &mut File, path: &Path) -> Result<(String, u64), Refusal> {
+    let mut input = File::open(source).map_err(|error| {
+        Refusal::new(
+            "read_failed",
+            "unavailable",
+            format!("{} cannot be read: {error}", shown(source)),
+        )
+    })?;
+    let mut hasher = Sha256::new();
+    let mut buffer = vec![0u8; 1 << 20];
+    let mut total = 0u64;
+    loop {
+        let read = input.read(&mut buffer).map_err(|error| {
+            Refusal::new(
+                "read_failed",
+                "unavailable",
+                format!("{} cannot be read: {error}", shown(source)),
+            )
+        })?;
+        if read == 0 {
+            break;
+        }
+        hasher.update(&buffer[..read]);
+        out.write_all(&buffer[..read])
+            .map_err(|error| write_failed(path, &error))?;
+        total += read as u64;
+    }
+    Ok((hex(&hasher.finalize()), total))
+}
+
+/// The SHA-256 and size of a file, read once.
+pub fn digest_file(path: &Path) -> Result<(String, u64), Refusal> {
+    let mut file = File::open(path).map_err(|error| {
+        Refusal::new(
+            "read_failed",
+            "unavailable",
+            format!("{} cannot be read: {error}", shown(path)),
+        )
+    })?;
+    hash_reader(&mut file, path)
+}
+
+fn hex(digest: &[u8]) -> String {
+    digest.iter().map(|byte| format!("{byte:02x}")).collect()
+}
+
+/// Writes the files into the destination (see the module documentation).
+pub fn write_tree(
+    directory: &Path,
+    rule: Destination,
+    files: &[PlannedFile],
+    observer: &mut dyn WriteObserver,
+) -> Result<Vec<WrittenFile>, Refusal> {
+    check_destination(directory, rule)?;
+    let mut builder = std::fs::DirBuilder::new();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::DirBuilderExt;
+        builder.mode(0o700);
+    }
+    let root_metadata = match builder.create(directory) {
+        Ok(()) => std::fs::symlink_metadata(directory),
+        Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => {
+            // An empty directory the caller gave (checked just above).
+            check_destination(directory, Destination::AbsentOrEmpty)?;
+            std::fs::symlink_metadata(directory)
+        }
+        Err(error) => return Err(write_failed(directory, &error)),
+    }
+    .map_err(|error| write_failed(directory, &error))?;
+    if !root_metadata.is_dir() {
+        return Err(changed(format!("{} is not a directory", shown(directory))));
+    }
+    let mut tree = Tree {
+        root: directory,
+        directories: BTreeMap::from([(String::new(), identity(&root_metadata))]),
+        files: Vec::new(),
+    };
+    let written_so_far = |tree: &Tree<'_>| -> Vec<String> {
+        tree.files.iter().map(|(path, ..)| path.clone()).collect()
+    };
+    for (index, file) in files.iter().enumerate() {
+        if observer.cancelled() {
+            return Err(Refusal::cancelled(format!(
+                "cancelled while writing the bundle {}: {} of {} files written; the partial bundle is left for inspection",
+                shown(directory),
+                tree.files.len(),
+                files.len()
+            ))
+            .with_data(json!({
+                "directory": directory.display().to_string(),
+                "written": written_so_far(&tree),
+            })));
+        }
+        tree.write_file(file).map_err(|refusal| {
+            let data = json!({
+                "directory": directory.display().to_string(),
+                "written": written_so_far(&tree),
+            });
+            match refusal.data {
+                None => refusal.with_data(data),
+                Some(_) => refusal,
+            }
+        })?;
+        observer.written(&file.path, index + 1, files.len());
+    }
+    tree.verify()?;
+    Ok(tree
+        .files
+        .iter()
+        .map(|(path, _, _, bytes)| WrittenFile {
+            path: path.clone(),
+            bytes: *bytes,
+        })
+        .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn files() -> Vec<PlannedFile> {
+        vec![
+            PlannedFile {
+                path: "README.md".into(),
+                content: FileContent::Bytes(b"hello\n".to_vec()),
+            },
+            PlannedFile {
+                path: "envs/x/bin/tool".into(),
+                content: FileContent::Bytes(vec![0, 1, 2]),
+            },
+        ]
+    }
+
+    // contract: EXPORT-019, EXPORT-044
+    #[test]
+    fn writes_new_files_with_owner_only_modes() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("bundle");
+        let written = write_tree(
+            &target,
+            Destination::AbsentOrEmpty,
+            &files(),
+            &mut Unobserved,
+        )
+        .unwrap();
+        assert_eq!(written.len(), 2);
+        assert_eq!(std::fs::read(target.join("README.md")).unwrap(), b"hello\n");
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = std::fs::metadata(target.join("envs/x/bin/tool"))
+                .unwrap()
+                .permissions()
+                .mode();
+            assert_eq!(mode & 0o777, 0o600);
+        }
+        // An existing empty directory is used; a second write into it is refused.
+        let empty = dir.path().join("empty");
+        std::fs::create_dir(&empty).unwrap();
+        write_tree(
+            &empty,
+            Destination::AbsentOrEmpty,
+            &files(),
+            &mut Unobserved,
+        )
+        .unwrap();
+        let refusal = write_tree(
+            &empty,
+            Destination::AbsentOrEmpty,
+            &files(),
+            &mut Unobserved,
+        )
+        .unwrap_err();
+        assert_eq!(refusal.code, "invalid_request");
+    }
+
+    // contract: EXPORT-020, BUILD-031, BUILD-091
+    #[test]
+    fn occupied_or_odd_destinations_are_refused_unchanged() {
+        let dir = tempfile::tempdir().unwrap();
+        let occupied = dir.path().join("occupied");
+        std::fs::create_dir(&occupied).unwrap();
+        std::fs::write(occupied.join("keep.txt"), b"mine").unwrap();
+        assert!(check_destination(&occupied, Destination::AbsentOrEmpty).is_err());
+        assert!(
+            write_tree(
+                &occupied,
+                Destination::AbsentOrEmpty,
+                &files(),
+                &mut Unobserved
+            )
+            .is_err()
+        );
+        assert_eq!(std::fs::read_dir(&occupied).unwrap().count(), 1);
+        let empty = dir.path().join("empty");
+        std::fs::create_dir(&empty).unwrap();
+        assert!(check_destination(&empty, Destination::Absent).is_err());
+        let orphan = dir.path().join("missing").join("bundle");
+        assert!(check_destination(&orphan, Destination::AbsentOrEmpty).is_err());
+        let file = dir.path().join("file");
+        std::fs::write(&file, b"").unwrap();
+        assert!(check_destination(&file, Destination::AbsentOrEmpty).is_err());
+        #[cfg(unix)]
+        {
+            let link = dir.path().join("link");
+            std::os::unix::fs::symlink(&empty, &link).unwrap();
+            assert!(check_destination(&link, Destination::AbsentOrEmpty).is_err());
+        }
+    }
+
+    struct Cancelling(usize);
+
+    impl WriteObserver for Cancelling {
+        fn written(&mut self, _: &str, _: usize, _: usize) {}
+        fn cancelled(&mut self) -> bool {
+            self.0 += 1;
+            self.0 > 1
+        }
+    }
+
+    // contract: BUILD-039, BUILD-041, EXPORT-042
+    #[test]
+    fn a_cancellation_names_what_was_written_and_leaves_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("bundle");
+        let refusal =
+            write_tree(&target, Destination::Absent, &files(), &mut Cancelling(0)).unwrap_err();
+        assert_eq!(refusal.code, "cancelled");
+        let data = refusal.data.unwrap();
+        assert_eq!(data["written"], json!(["README.md"]));
+        assert!(target.join("README.md").is_file());
+    }
+
+    struct Intruder<'a>(&'a Path);
+
+    impl WriteObserver for Intruder<'_> {
+        fn written(&mut self, path: &str, _: usize, _: usize) {
+            if path == "README.md" {
+                std::fs::write(self.0.join("intruder"), b"x").unwrap();
+            }
+        }
+        fn cancelled(&mut self) -> bool {
+            false
+        }
+    }
+
+    // contract: EXPORT-040, EXPORT-041
+    #[test]
+    fn an_entry_the_writer_did_not_create_fails_the_write() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("bundle");
+        let refusal = write_tree(
+            &target,
+            Destination::Absent,
+            &files(),
+            &mut Intruder(&target),
+        )
+        .unwrap_err();
+        assert_eq!(refusal.code, "artifact_changed");
+        assert!(refusal.message.contains("intruder"), "{}", refusal.message);
+    }
+
+    #[test]
+    fn a_copied_file_must_still_be_what_was_planned() {
+        let dir = tempfile::tempdir().unwrap();
+        let source = dir.path().join("binary");
+        std::fs::write(&source, b"v1").unwrap();
+        let (sha256, bytes) = digest_file(&source).unwrap();
+        let plan = vec![PlannedFile {
+            path: "bin/rea".into(),
+            content: FileContent::Copy {
+                source: source.clone(),
+                bytes,
+                sha256,
+            },
+        }];
+        let ok = dir.path().join("ok");
+        write_tree(&ok, Destination::Absent, &plan, &mut Unobserved).unwrap();
+        assert_eq!(std::fs::read(ok.join("bin/rea")).unwrap(), b"v1");
+        std::fs::write(&source, b"v2").unwrap();
+        let refusal = write_tree(
+            &dir.path().join("changed"),
+            Destination::Absent,
+            &plan,
+            &mut Unobserved,
+        )
+        .unwrap_err();
+        assert_eq!(refusal.code, "artifact_changed");
+    }
+}

@@ -1,0 +1,130 @@
+//! The authenticated pair: a manifest and the capture it was projected from, with the exact bytes
+//! the bundle copies.
+//!
+//! Both documents are authenticated as Evidence from the bytes the bundle will hold (so the bytes
+//! copied are the bytes authenticated), and cross-checked as `environment-serve` checks them
+//! ([`Environment::from_evidence`]: a manifest of another view kind, capture Evidence of another
+//! operation and a manifest projected from another capture are refused with `invalid_request`
+//! naming both ids). Nothing is written before this passes.
+
+use rea_evidence::capture::capture_record_count;
+use rea_evidence::{Evidence, Refusal};
+use rea_manifest::{Environment, Manifest, read_manifest};
+use rea_plugin_api::json::Json;
+use serde_json::json;
+
+/// A manifest and its capture, authenticated, with their bytes.
+#[derive(Debug, Clone)]
+pub struct AuthenticatedPair {
+    /// `manifest.json` as the bundle holds it.
+    pub manifest_bytes: Vec<u8>,
+    /// `evidence.json` as the bundle holds it.
+    pub capture_bytes: Vec<u8>,
+    /// The manifest Evidence.
+    pub manifest_evidence: Evidence,
+    /// The capture Evidence.
+    pub capture_evidence: Evidence,
+    /// The manifest.
+    pub manifest: Manifest,
+}
+
+/// Which input a refusal is about.
+fn about(refusal: Refusal, input: &str) -> Refusal {
+    match refusal.data {
+        None => refusal.with_data(json!({ "input": input })),
+        Some(_) => refusal,
+    }
+}
+
+impl AuthenticatedPair {
+    /// Authenticates a manifest file's and a capture file's bytes and checks they are a pair.
+    /// Returns the pair and the replay environment the check built.
+    pub fn authenticate(
+        manifest_bytes: Vec<u8>,
+        capture_bytes: Vec<u8>,
+    ) -> Result<(Self, Environment), Refusal> {
+        let manifest_evidence = Evidence::authenticate(&manifest_bytes)
+            .map_err(|refusal| about(refusal, "manifest"))?;
+        let capture_evidence =
+            Evidence::authenticate(&capture_bytes).map_err(|refusal| about(refusal, "evidence"))?;
+        Self::check(
+            manifest_bytes,
+            capture_bytes,
+            manifest_evidence,
+            capture_evidence,
+        )
+    }
+
+    /// The pair of Evidence sealed in this process, as `--format json` writes each (canonical
+    /// JSON and a newline), checked as [`AuthenticatedPair::authenticate`] checks files.
+    pub fn from_sealed(
+        manifest_evidence: Evidence,
+        capture_evidence: Evidence,
+    ) -> Result<(Self, Environment), Refusal> {
+        let manifest_bytes = written_as_json(&manifest_evidence);
+        let capture_bytes = written_as_json(&capture_evidence);
+        Self::check(
+            manifest_bytes,
+            capture_bytes,
+            manifest_evidence,
+            capture_evidence,
+        )
+    }
+
+    /// Sealed manifest Evidence with capture Evidence authenticated from the given bytes (a
+    /// capture Evidence file projected in this process).
+    pub fn from_capture_file(
+        manifest_evidence: Evidence,
+        capture_bytes: Vec<u8>,
+        capture_evidence: Evidence,
+    ) -> Result<(Self, Environment), Refusal> {
+        let manifest_bytes = written_as_json(&manifest_evidence);
+        Self::check(
+            manifest_bytes,
+            capture_bytes,
+            manifest_evidence,
+            capture_evidence,
+        )
+    }
+
+    fn check(
+        manifest_bytes: Vec<u8>,
+        capture_bytes: Vec<u8>,
+        manifest_evidence: Evidence,
+        capture_evidence: Evidence,
+    ) -> Result<(Self, Environment), Refusal> {
+        let environment = Environment::from_evidence(&manifest_evidence, &capture_evidence)?;
+        let manifest = read_manifest(&manifest_evidence)?;
+        Ok((
+            Self {
+                manifest_bytes,
+                capture_bytes,
+                manifest_evidence,
+                capture_evidence,
+                manifest,
+            },
+            environment,
+        ))
+    }
+
+    /// How many records the capture has.
+    pub fn record_count(&self) -> u64 {
+        capture_record_count(&self.capture_evidence).unwrap_or(0)
+    }
+
+    /// The capture artifact's SHA-256 as the capture Evidence records it (`artifact.sha256`),
+    /// when recorded.
+    pub fn capture_sha256(&self) -> Option<&str> {
+        self.capture_evidence
+            .get("artifact")
+            .and_then(|artifact| artifact.get("sha256"))
+            .and_then(Json::as_str)
+    }
+}
+
+/// An Evidence document as `--format json` writes it: canonical JSON and a newline.
+pub fn written_as_json(evidence: &Evidence) -> Vec<u8> {
+    let mut bytes = evidence.to_canonical_vec();
+    bytes.push(b'\n');
+    bytes
+}

@@ -1,0 +1,223 @@
+//! Predicting what a bundle serves, by preparing it exactly as its server will at startup.
+//!
+//! [`predict`] hands the authenticated pair to [`rea_state::prepare`] under the bundle's name, the
+//! function `environment-serve` decides with: the state serves when it is available, replay
+//! otherwise (the refusal that made the state unavailable is kept for the README). As the server
+//! does before binding, the replay catalog under the name must first fit the discovery
+//! reservation (`resource_constraint` otherwise); a state catalog that does not fit makes the
+//! state unavailable.
+//!
+//! The verifier's probe is the first served `GET` tool without path parameters whose answer to no
+//! arguments is not an error. Each candidate is called through [`rea_serve::mcp::McpSurface::call`],
+//! the function the server's `tools/call` runs (the argument check against the input schema, then
+//! the backend's answer), and the expected status is the `status` member of that answer's text
+//! (`None` when the recording has none: an unknown status stays unknown).
+//!
+//! Decision: the replay catalog is put behind the server's [`ToolBackend`] boundary by
+//! [`ReplayCatalog`], the same adapter shape `environment-serve` uses (the serve command's own
+//! adapter is private to the `rea` binary crate).
+
+use std::sync::Arc;
+
+use rea_evidence::{Evidence, Refusal};
+use rea_manifest::{Environment, Manifest};
+use rea_serve::mcp::McpSurface;
+use rea_serve::{BoxFuture, ToolAnswer, ToolBackend, ToolDescriptor};
+use rea_state::Serving;
+use serde_json::{Map, Value};
+
+/// What a bundle serves under its name.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Prediction {
+    /// The served tools' names, in catalog order.
+    pub tools: Vec<String>,
+    /// The tool `verify.py` calls and the status it expects; `None` when no tool qualifies.
+    pub probe: Option<Probe>,
+    /// The stopped document's `state` member (`{"served": true, "evidence_id"}` or
+    /// `{"served": false, "reason": "unavailable", "code", "message"}`).
+    pub state: Value,
+    /// Why the state is unavailable, when replay serves.
+    pub unavailable: Option<Refusal>,
+}
+
+impl Prediction {
+    /// How many tools the bundle serves.
+    pub fn tool_count(&self) -> usize {
+        self.tools.len()
+    }
+
+    /// Whether the bundle serves from the state.
+    pub fn serves_state(&self) -> bool {
+        self.unavailable.is_none()
+    }
+
+    /// The derived state's Evidence id, when the state serves.
+    pub fn state_evidence_id(&self) -> Option<&str> {
+        self.state.get("evidence_id").and_then(Value::as_str)
+    }
+}
+
+/// The tool `verify.py` calls with no arguments.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Probe {
+    /// The tool's name.
+    pub tool: String,
+    /// The `status` of its answer (`None`: unknown).
+    pub status: Option<u16>,
+}
+
+/// Prepares the environment under `name` as its server will and predicts what it serves.
+///
+/// Refused (`resource_constraint`) when the served catalog exceeds the discovery reservation.
+/// Must not be called from within an async runtime (the tool calls run on a runtime of its own).
+pub fn predict(
+    environment: Environment,
+    manifest: &Manifest,
+    capture: &Evidence,
+    name: &str,
+) -> Result<Prediction, Refusal> {
+    // As the server: the replay catalog under the served name first, then the state.
+    environment.check_discovery_reservation(name)?;
+    let (backend, state, unavailable): (Arc<dyn ToolBackend>, Value, Option<Refusal>) =
+        match rea_state::prepare(environment, manifest, capture, name) {
+            Serving::State {
+                backend, report, ..
+            } => (backend, report, None),
+            Serving::Replay {
+                environment,
+                refusal,
+                report,
+            } => (
+                Arc::new(ReplayCatalog::new(environment, name)),
+                report,
+                Some(refusal),
+            ),
+        };
+    rea_serve::check_card_agrees(backend.as_ref()).map_err(|error| error.refusal())?;
+    let tools: Vec<String> = backend
+        .tools()
+        .iter()
+        .map(|tool| tool.name.clone())
+        .collect();
+    let probe = find_probe(Arc::clone(&backend), manifest)?;
+    Ok(Prediction {
+        tools,
+        probe,
+        state,
+        unavailable,
+    })
+}
+
+fn find_probe(
+    backend: Arc<dyn ToolBackend>,
+    manifest: &Manifest,
+) -> Result<Option<Probe>, Refusal> {
+    let candidates: Vec<String> = backend
+        .tools()
+        .iter()
+        .filter(|tool| {
+            manifest.tool(&tool.name).is_some_and(|declared| {
+                declared.method.eq_ignore_ascii_case("GET") && declared.path_parameters.is_empty()
+            })
+        })
+        .map(|tool| tool.name.clone())
+        .collect();
+    if candidates.is_empty() {
+        return Ok(None);
+    }
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|error| Refusal::internal(format!("cannot start a runtime: {error}")))?;
+    let surface = McpSurface::new(backend);
+    for tool in candidates {
+        let result = runtime
+            .block_on(surface.call(&tool, None))
+            .map_err(|error| Refusal::internal(format!("tools/call {tool} failed: {error:?}")))?;
+        let wire = serde_json::to_value(&result).map_err(|error| {
+            Refusal::internal(format!("the result of {tool} did not serialize: {error}"))
+        })?;
+        if wire.get("isError").and_then(Value::as_bool) == Some(true) {
+            continue;
+        }
+        let text = wire
+            .pointer("/content/0/text")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        let answer: Value = serde_json::from_str(text).unwrap_or(Value::Null);
+        let status = answer
+            .get("status")
+            .and_then(Value::as_u64)
+            .and_then(|status| u16::try_from(status).ok());
+        return Ok(Some(Probe { tool, status }));
+    }
+    Ok(None)
+}
+
+/// The replay catalog of the manifest crate behind the server's [`ToolBackend`] boundary.
+#[derive(Debug)]
+pub struct ReplayCatalog {
+    environment: Environment,
+    name: String,
+    tools: Vec<ToolDescriptor>,
+    card: Value,
+    instructions: String,
+}
+
+impl ReplayCatalog {
+    /// The replay catalog of an environment under a served name.
+    pub fn new(environment: Environment, name: &str) -> Self {
+        let tools = environment
+            .tools()
+            .iter()
+            .map(|tool| ToolDescriptor {
+                name: tool.name.clone(),
+                description: tool.description.clone(),
+                input_schema: tool.input_schema.to_json_object(),
+                annotations: match serde_json::to_value(tool.annotations) {
+                    Ok(Value::Object(members)) => Some(members),
+                    _ => None,
+                },
+            })
+            .collect();
+        let card = environment.card(name).to_json();
+        let instructions = environment.instructions();
+        Self {
+            environment,
+            name: name.to_owned(),
+            tools,
+            card,
+            instructions,
+        }
+    }
+}
+
+impl ToolBackend for ReplayCatalog {
+    fn server_name(&self) -> &str {
+        &self.name
+    }
+
+    fn instructions(&self) -> &str {
+        &self.instructions
+    }
+
+    fn tools(&self) -> &[ToolDescriptor] {
+        &self.tools
+    }
+
+    fn card(&self) -> &Value {
+        &self.card
+    }
+
+    fn call_tool<'a>(
+        &'a self,
+        name: &'a str,
+        arguments: Map<String, Value>,
+    ) -> BoxFuture<'a, ToolAnswer> {
+        let answer = match self.environment.answer(name, &arguments) {
+            Ok(answer) => ToolAnswer::text(answer.to_json_string()),
+            Err(error) => ToolAnswer::error(error.to_json()),
+        };
+        Box::pin(std::future::ready(answer))
+    }
+}

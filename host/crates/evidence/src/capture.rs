@@ -1,0 +1,813 @@
+//! Capture Evidence (`inspect_web_network_capture`): built from a capture extractor's answer, and
+//! read back as typed records by the stages after it.
+//!
+//! The document (keys as written, canonical order on output):
+//!
+//! ```text
+//! evidence_id      ev_ + SHA-256 of the canonical serialization of everything else
+//! operation        "inspect_web_network_capture"
+//! schema_version   1
+//! subject          {kind: "file", local_path, bytes, sha256} — null when its digest holds a
+//!                  declared sensitive value
+//! artifact         {path, bytes, sha256}
+//! locations        [{role: "capture", path}]
+//! parameters       {capture_path, input_kind, extractor {plugin, stage, version},
+//!                   records (the --record ordinals or null), sensitive_value_count}
+//! container        the capture without its records (a HAR's `log.entries` is null)
+//! records_pointer  "/log/entries"
+//! record_count     how many records the capture has (before selection)
+//! records          the selected records (all by default), in the caller's order
+//! redactions       what was excluded, where and why (for the capture and the selected records)
+//! limitations      caveats (for the capture and the selected records)
+//! ```
+//!
+//! Paths are absolute (the capture's path made absolute against the working directory). A declared
+//! sensitive value is never written: the parameters carry only the count, and a path or digest
+//! holding one is withheld (`null`) with a limitation saying so.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+use rea_plugin_api::contracts::capture::CaptureRecord;
+use rea_plugin_api::json::{self, ItemStream, Json, Object, ParseOptions, from_json};
+
+use crate::envelope::{EVIDENCE_MAX_DEPTH, Evidence, RawArray, id_of_members, write_document};
+use crate::refusal::Refusal;
+
+/// The operation of capture Evidence from a HAR (or another recorded capture file).
+pub const INSPECT_CAPTURE_OPERATION: &str = "inspect_web_network_capture";
+
+/// The largest capture file accepted: 32 MiB.
+pub const CAPTURE_MAX_BYTES: u64 = 32 * 1024 * 1024;
+
+/// The capture Evidence layout version.
+pub const CAPTURE_SCHEMA_VERSION: u64 = 1;
+
+/// The extractor stage that produced the records.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExtractorRef {
+    /// The plugin's name.
+    pub plugin: String,
+    /// The stage's name.
+    pub stage: String,
+    /// The plugin's version.
+    pub version: String,
+}
+
+/// Everything capture Evidence says about its input besides the extractor's answer.
+#[derive(Debug, Clone)]
+pub struct CaptureInputs<'a> {
+    /// The capture file's absolute path.
+    pub path: &'a Path,
+    /// Its size in bytes.
+    pub bytes: u64,
+    /// Its lower-case hex SHA-256.
+    pub sha256: &'a str,
+    /// The input kind (`har`).
+    pub input_kind: &'a str,
+    /// The stage that extracted the records.
+    pub extractor: &'a ExtractorRef,
+    /// The `--record` ordinals in the caller's order, `None` for every record.
+    pub selection: Option<&'a [u64]>,
+    /// The declared sensitive values (only their count is written).
+    pub sensitive_values: &'a [String],
+}
+
+/// Builds and seals capture Evidence from an extractor's answer (the `Extraction` contract as
+/// [`Json`], numbers as the extractor spelled them).
+///
+/// Refuses (`invalid_request`, pointer into the parameters) a duplicate or out-of-range selected
+/// ordinal; the extractor has validated every record before this runs.
+pub fn build_capture_evidence(
+    inputs: &CaptureInputs<'_>,
+    extraction: Json,
+) -> Result<Evidence, Refusal> {
+    let Json::Object(mut extraction) = extraction else {
+        return Err(Refusal::internal(
+            "the extractor's answer is not a JSON object",
+        ));
+    };
+    let Some(Json::Array(records)) = extraction.take("records") else {
+        return Err(Refusal::internal(
+            "the extractor's `records` is not an array",
+        ));
+    };
+    let (mut body, selected) = capture_body(inputs, extraction, records.len() as u64)?;
+    let records: Vec<Json> = match &selected {
+        None => records,
+        Some(ordinals) => {
+            let mut slots: Vec<Option<Json>> = records.into_iter().map(Some).collect();
+            ordinals
+                .iter()
+                .map(|&ordinal| slots[ordinal as usize].take().unwrap_or_default())
+                .collect()
+        }
+    };
+    body.insert("records", records);
+    Ok(Evidence::seal(INSPECT_CAPTURE_OPERATION, body))
+}
+
+/// Everything of capture Evidence but its records (and its id): checks the selection against
+/// `record_count`, keeps the redactions and limitations of the selected records, and adds the
+/// subject, artifact, locations, parameters and the `operation`. Returns the selected ordinals.
+fn capture_body(
+    inputs: &CaptureInputs<'_>,
+    mut extraction: Object,
+    record_count: u64,
+) -> Result<(Object, Option<Vec<u64>>), Refusal> {
+    let mut take = |name: &str| -> Result<Json, Refusal> {
+        extraction
+            .take(name)
+            .ok_or_else(|| Refusal::internal(format!("the extractor's answer has no `{name}`")))
+    };
+    let container = take("container")?;
+    let records_pointer = take("records_pointer")?;
+    let Json::Array(redactions) = take("redactions")? else {
+        return Err(Refusal::internal(
+            "the extractor's `redactions` is not an array",
+        ));
+    };
+    let Json::Array(limitations) = take("limitations")? else {
+        return Err(Refusal::internal(
+            "the extractor's `limitations` is not an array",
+        ));
+    };
+
+    let selected: Option<Vec<u64>> = match inputs.selection {
+        None => None,
+        Some(ordinals) => {
+            let mut seen = BTreeSet::new();
+            for (index, &ordinal) in ordinals.iter().enumerate() {
+                if ordinal >= record_count {
+                    return Err(Refusal::invalid_request(format!(
+                        "--record {ordinal} is out of range: the capture has {record_count} records (ordinals 0 to {})",
+                        record_count.saturating_sub(1)
+                    ))
+                    .at(format!("/parameters/records/{index}")));
+                }
+                if !seen.insert(ordinal) {
+                    return Err(Refusal::invalid_request(format!(
+                        "--record {ordinal} is given more than once"
+                    ))
+                    .at(format!("/parameters/records/{index}")));
+                }
+            }
+            Some(ordinals.to_vec())
+        }
+    };
+    let is_selected = |ordinal: u64| {
+        selected
+            .as_ref()
+            .is_none_or(|ordinals| ordinals.contains(&ordinal))
+    };
+    let redactions: Vec<Json> = redactions
+        .into_iter()
+        .filter(|redaction| {
+            redaction
+                .get("record_ordinal")
+                .and_then(Json::as_number)
+                .and_then(|number| number.as_u64())
+                .is_none_or(is_selected)
+        })
+        .collect();
+    let mut limitations: Vec<Json> = limitations
+        .into_iter()
+        .filter_map(|mut limitation| {
+            let object = limitation.as_object_mut()?;
+            if let Some(Json::Array(ordinals)) = object.get_mut("record_ordinals")
+                && !ordinals.is_empty()
+            {
+                ordinals.retain(|ordinal| {
+                    ordinal
+                        .as_number()
+                        .and_then(|number| number.as_u64())
+                        .is_some_and(is_selected)
+                });
+                if ordinals.is_empty() {
+                    return None;
+                }
+            }
+            Some(limitation)
+        })
+        .collect();
+
+    let sensitive = |text: &str| {
+        inputs
+            .sensitive_values
+            .iter()
+            .any(|value| !value.is_empty() && text.contains(value.as_str()))
+    };
+    let path_text = inputs.path.display().to_string();
+    let path = (!sensitive(&path_text)).then_some(path_text);
+    let digest = (!sensitive(inputs.sha256)).then(|| inputs.sha256.to_owned());
+    if !inputs.sensitive_values.is_empty() {
+        limitations.push(limitation(
+            "sensitive-values-declared",
+            &format!(
+                "{} value(s) were declared sensitive: fields holding one are null and listed in redactions, and the values are not recorded.",
+                inputs.sensitive_values.len()
+            ),
+        ));
+    }
+    if path.is_none() {
+        limitations.push(limitation(
+            "path-withheld",
+            "The capture file's path holds a declared sensitive value, so it is withheld.",
+        ));
+    }
+    if digest.is_none() {
+        limitations.push(limitation(
+            "subject-withheld",
+            "The capture file's SHA-256 digest holds a declared sensitive value, so the subject and the artifact digest are withheld.",
+        ));
+    }
+
+    let mut subject = Object::new();
+    subject.insert("kind", "file");
+    subject.insert("local_path", path.clone());
+    subject.insert("bytes", inputs.bytes);
+    subject.insert("sha256", digest.clone());
+    let mut artifact = Object::new();
+    artifact.insert("path", path.clone());
+    artifact.insert("bytes", inputs.bytes);
+    artifact.insert("sha256", digest.clone());
+    let mut location = Object::new();
+    location.insert("role", "capture");
+    location.insert("path", path.clone());
+    let mut extractor = Object::new();
+    extractor.insert("plugin", inputs.extractor.plugin.as_str());
+    extractor.insert("stage", inputs.extractor.stage.as_str());
+    extractor.insert("version", inputs.extractor.version.as_str());
+    let mut parameters = Object::new();
+    parameters.insert("capture_path", path);
+    parameters.insert("input_kind", inputs.input_kind);
+    parameters.insert("extractor", extractor);
+    parameters.insert(
+        "records",
+        selected
+            .as_ref()
+            .map(|ordinals| Json::Array(ordinals.iter().map(|&o| Json::from(o)).collect())),
+    );
+    parameters.insert("sensitive_value_count", inputs.sensitive_values.len());
+
+    let mut body = Object::with_capacity(16);
+    body.insert("schema_version", CAPTURE_SCHEMA_VERSION);
+    body.insert(
+        "subject",
+        if digest.is_some() {
+            Json::Object(subject)
+        } else {
+            Json::Null
+        },
+    );
+    body.insert("artifact", artifact);
+    body.insert("locations", vec![Json::Object(location)]);
+    body.insert("parameters", parameters);
+    body.insert("container", container);
+    body.insert("records_pointer", records_pointer);
+    body.insert("record_count", record_count);
+    body.insert("redactions", redactions);
+    body.insert("limitations", limitations);
+    body.insert("operation", INSPECT_CAPTURE_OPERATION);
+    Ok((body, selected))
+}
+
+fn limitation(code: &str, message: &str) -> Json {
+    let mut object = Object::new();
+    object.insert("code", code);
+    object.insert("message", message);
+    object.insert("record_ordinals", Json::Array(Vec::new()));
+    Json::Object(object)
+}
+
+/// The records of capture Evidence, typed (numbers must be lossless, as extractors write them).
+pub fn capture_records(evidence: &Evidence) -> Result<Vec<CaptureRecord>, Refusal> {
+    evidence.expect_operation(&[INSPECT_CAPTURE_OPERATION])?;
+    let records = evidence.get("records").ok_or_else(|| {
+        Refusal::invalid_request("the capture Evidence has no `records`").at("/records")
+    })?;
+    from_json(records).map_err(|error| {
+        Refusal::invalid_request(format!(
+            "the capture Evidence's records are malformed: {error}"
+        ))
+        .at("/records")
+    })
+}
+
+/// How many records the captured file has (before any `--record` selection).
+pub fn capture_record_count(evidence: &Evidence) -> Option<u64> {
+    evidence
+        .get("record_count")
+        .and_then(Json::as_number)
+        .and_then(|number| number.as_u64())
+}
+
+/// Whether the Evidence was inspected with sensitive-value declarations (the environment views
+/// refuse such captures).
+pub fn declared_sensitive_values(evidence: &Evidence) -> u64 {
+    evidence
+        .get("parameters")
+        .and_then(|parameters| parameters.get("sensitive_value_count"))
+        .and_then(Json::as_number)
+        .and_then(|number| number.as_u64())
+        .unwrap_or(0)
+}
+
+/// Checks that an extractor's answer (as [`Json`]) has the shape of the `Extraction` contract
+/// (`rea_plugin_api::contracts::capture`): every member with its type, no unknown member, record
+/// ordinals equal to their positions. A structural walk with no copies: the typed contract would
+/// copy every body once more. `capture_records` reads the same records typed, and the capture
+/// tests check that both agree on every shared capture.
+pub fn check_extraction(answer: &Json) -> Result<(), String> {
+    let root = At::Root;
+    fields(
+        answer,
+        &root,
+        &[
+            "container",
+            "limitations",
+            "records",
+            "records_pointer",
+            "redactions",
+            "schema_version",
+        ],
+    )?;
+    member(answer, &root, "container")?;
+    string(answer, &root, "records_pointer")?;
+    let version = u64_of(answer, &root, "schema_version")?;
+    if version != u64::from(rea_plugin_api::contracts::SCHEMA_VERSION) {
+        return Err(format!(
+            "/schema_version is {version}, not {}",
+            rea_plugin_api::contracts::SCHEMA_VERSION
+        ));
+    }
+    let list = At::Member(&root, "limitations");
+    for (index, limitation) in array(answer, &root, "limitations")?.iter().enumerate() {
+        let at = At::Index(&list, index);
+        fields(limitation, &at, &["code", "message", "record_ordinals"])?;
+        string(limitation, &at, "code")?;
+        string(limitation, &at, "message")?;
+        if limitation.get("record_ordinals").is_some() {
+            let ordinals_at = At::Member(&at, "record_ordinals");
+            for (position, ordinal) in array(limitation, &at, "record_ordinals")?
+                .iter()
+                .enumerate()
+            {
+                unsigned(ordinal, &At::Index(&ordinals_at, position))?;
+            }
+        }
+    }
+    let list = At::Member(&root, "redactions");
+    for (index, redaction) in array(answer, &root, "redactions")?.iter().enumerate() {
+        let at = At::Index(&list, index);
+        fields(redaction, &at, &["pointer", "reason", "record_ordinal"])?;
+        string(redaction, &at, "pointer")?;
+        string(redaction, &at, "reason")?;
+        if !nullable(redaction, "record_ordinal") {
+            u64_of(redaction, &at, "record_ordinal")?;
+        }
+    }
+    for (index, record) in array(answer, &root, "records")?.iter().enumerate() {
+        check_record(record, index)?;
+    }
+    Ok(())
+}
+
+/// Where a checked value is, spelled out only when a check fails.
+#[derive(Clone, Copy)]
+enum At<'a> {
+    Root,
+    Member(&'a At<'a>, &'a str),
+    Index(&'a At<'a>, usize),
+}
+
+impl std::fmt::Display for At<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            At::Root => Ok(()),
+            At::Member(parent, name) => write!(f, "{parent}/{name}"),
+            At::Index(parent, index) => write!(f, "{parent}/{index}"),
+        }
+    }
+}
+
+fn check_record(record: &Json, index: usize) -> Result<(), String> {
+    let records = At::Member(&At::Root, "records");
+    let at = At::Index(&records, index);
+    fields(
+        record,
+        &at,
+        &[
+            "duration_ms",
+            "method",
+            "ordinal",
+            "origin",
+            "path",
+            "pointer",
+            "query",
+            "request",
+            "response",
+            "started",
+            "url",
+        ],
+    )?;
+    if u64_of(record, &at, "ordinal")? != index as u64 {
+        return Err(format!("{at}/ordinal is not the record's position {index}"));
+    }
+    string(record, &at, "pointer")?;
+    for name in ["method", "origin", "path", "url"] {
+        nullable_string(record, &at, name)?;
+    }
+    if !nullable(record, "duration_ms") {
+        number(record, &at, "duration_ms")?;
+    }
+    if !nullable(record, "query") {
+        let query = member(record, &at, "query")?;
+        let query_at = At::Member(&at, "query");
+        fields(query, &query_at, &["pairs", "raw"])?;
+        nullable_string(query, &query_at, "raw")?;
+        for (position, pair) in array(query, &query_at, "pairs")?.iter().enumerate() {
+            match pair {
+                Json::Null => {}
+                Json::Array(items)
+                    if items.len() == 2 && items.iter().all(|item| item.as_str().is_some()) => {}
+                _ => {
+                    return Err(format!(
+                        "{query_at}/pairs/{position} is not null or [name, value]"
+                    ));
+                }
+            }
+        }
+    }
+    if !nullable(record, "started") {
+        let started = member(record, &at, "started")?;
+        let started_at = At::Member(&at, "started");
+        fields(started, &started_at, &["instant", "recorded"])?;
+        nullable_string(started, &started_at, "instant")?;
+        string(started, &started_at, "recorded")?;
+    }
+    for side in ["request", "response"] {
+        let message = member(record, &at, side)?;
+        let message_at = At::Member(&at, side);
+        if side == "request" {
+            fields(
+                message,
+                &message_at,
+                &["body", "headers", "http_version", "media_type"],
+            )?;
+        } else {
+            fields(
+                message,
+                &message_at,
+                &[
+                    "body",
+                    "headers",
+                    "http_version",
+                    "media_type",
+                    "status",
+                    "status_text",
+                ],
+            )?;
+            let status = u64_of(message, &message_at, "status")?;
+            if status > u64::from(u16::MAX) {
+                return Err(format!("{message_at}/status is out of range"));
+            }
+            nullable_string(message, &message_at, "status_text")?;
+        }
+        nullable_string(message, &message_at, "http_version")?;
+        nullable_string(message, &message_at, "media_type")?;
+        let headers_at = At::Member(&message_at, "headers");
+        for (position, header) in array(message, &message_at, "headers")?.iter().enumerate() {
+            let header_at = At::Index(&headers_at, position);
+            fields(header, &header_at, &["excluded", "name", "value"])?;
+            for name in ["excluded", "name", "value"] {
+                nullable_string(header, &header_at, name)?;
+            }
+        }
+        check_body(
+            member(message, &message_at, "body")?,
+            &At::Member(&message_at, "body"),
+        )?;
+    }
+    Ok(())
+}
+
+fn check_body(body: &Json, at: &At<'_>) -> Result<(), String> {
+    match body.get("kind").and_then(Json::as_str) {
+        Some("missing" | "reported-null") => fields(body, at, &["kind"]).map(drop),
+        Some("text") => {
+            fields(body, at, &["kind", "text"])?;
+            string(body, at, "text").map(drop)
+        }
+        Some("base64") => {
+            fields(body, at, &["base64", "bytes", "kind"])?;
+            string(body, at, "base64")?;
+            u64_of(body, at, "bytes").map(drop)
+        }
+        Some("excluded") => {
+            fields(body, at, &["kind", "reason"])?;
+            string(body, at, "reason").map(drop)
+        }
+        _ => Err(format!("{at}/kind is not a body kind")),
+    }
+}
+
+/// The object, refusing members outside `allowed` (required ones are checked by the caller).
+fn fields<'a>(value: &'a Json, at: &At<'_>, allowed: &[&str]) -> Result<&'a Object, String> {
+    let object = value
+        .as_object()
+        .ok_or_else(|| format!("{at} is not an object"))?;
+    if let Some(unknown) = object.keys().find(|key| !allowed.contains(key)) {
+        return Err(format!("{at} has an unknown member `{unknown}`"));
+    }
+    Ok(object)
+}
+
+fn member<'a>(value: &'a Json, at: &At<'_>, name: &str) -> Result<&'a Json, String> {
+    value
+        .get(name)
+        .ok_or_else(|| format!("{at}/{name} is missing"))
+}
+
+fn nullable(value: &Json, name: &str) -> bool {
+    value.get(name).is_none_or(Json::is_null)
+}
+
+fn string<'a>(value: &'a Json, at: &At<'_>, name: &str) -> Result<&'a str, String> {
+    member(value, at, name)?
+        .as_str()
+        .ok_or_else(|| format!("{at}/{name} is not a string"))
+}
+
+fn nullable_string(value: &Json, at: &At<'_>, name: &str) -> Result<(), String> {
+    if nullable(value, name) {
+        Ok(())
+    } else {
+        string(value, at, name).map(drop)
+    }
+}
+
+fn number<'a>(
+    value: &'a Json,
+    at: &At<'_>,
+    name: &str,
+) -> Result<&'a rea_plugin_api::json::Number, String> {
+    let number = member(value, at, name)?
+        .as_number()
+        .ok_or_else(|| format!("{at}/{name} is not a number"))?;
+    if number.is_lossless() {
+        Ok(number)
+    } else {
+        Err(format!("{at}/{name} is not a lossless number"))
+    }
+}
+
+fn u64_of(value: &Json, at: &At<'_>, name: &str) -> Result<u64, String> {
+    number(value, at, name)?
+        .as_u64()
+        .ok_or_else(|| format!("{at}/{name} is not an unsigned integer"))
+}
+
+fn array<'a>(value: &'a Json, at: &At<'_>, name: &str) -> Result<&'a Vec<Json>, String> {
+    member(value, at, name)?
+        .as_array()
+        .ok_or_else(|| format!("{at}/{name} is not an array"))
+}
+
+fn unsigned(value: &Json, at: &At<'_>) -> Result<u64, String> {
+    value
+        .as_number()
+        .and_then(|number| number.as_u64())
+        .ok_or_else(|| format!("{at} is not an unsigned integer"))
+}
+
+/// Capture Evidence sealed over an extractor's own record text.
+///
+/// When an extractor answers canonical JSON (the built-in HAR extractor does: every contract type
+/// serializes with sorted keys), each record's text in the answer is already its canonical form,
+/// so the Evidence keeps those bytes instead of parsing and writing every body again. The bytes
+/// written are exactly those [`build_capture_evidence`] gives for the same answer (the capture
+/// tests compare both on every shared capture).
+#[derive(Debug)]
+pub struct SealedCapture {
+    id: String,
+    body: Object,
+    answer: Vec<u8>,
+    records: Vec<std::ops::Range<usize>>,
+}
+
+impl SealedCapture {
+    /// The Evidence id.
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    /// The Evidence without its records and id.
+    pub fn body(&self) -> &Object {
+        &self.body
+    }
+
+    /// Streams the canonical serialization of the whole Evidence.
+    pub fn write_to(&self, out: &mut impl std::io::Write) -> std::io::Result<()> {
+        let items = self.items();
+        let mut failure = None;
+        write_document(
+            &self.body,
+            Some(self.raw(&items)),
+            Some(&self.id),
+            &mut |chunk| {
+                if failure.is_none()
+                    && let Err(error) = out.write_all(chunk)
+                {
+                    failure = Some(error);
+                }
+            },
+        );
+        failure.map_or(Ok(()), Err)
+    }
+
+    /// The canonical serialization of the whole Evidence.
+    pub fn to_canonical_vec(&self) -> Vec<u8> {
+        let mut out = Vec::new();
+        let _ = self.write_to(&mut out);
+        out
+    }
+
+    /// The Evidence as a document (parsed back from its bytes and authenticated).
+    pub fn into_evidence(self) -> Result<Evidence, Refusal> {
+        Evidence::authenticate(&self.to_canonical_vec())
+    }
+
+    fn items(&self) -> Vec<&[u8]> {
+        self.records
+            .iter()
+            .map(|range| &self.answer[range.clone()])
+            .collect()
+    }
+
+    fn raw<'a>(&self, items: &'a [&'a [u8]]) -> RawArray<'a> {
+        RawArray {
+            key: "records",
+            items,
+        }
+    }
+}
+
+/// Capture Evidence as the command writes it.
+#[derive(Debug)]
+pub enum CaptureOutput {
+    /// Sealed over the extractor's canonical record text.
+    Raw(SealedCapture),
+    /// Built from the parsed answer (an extractor whose answer is not canonical JSON).
+    Sealed(Evidence),
+}
+
+impl CaptureOutput {
+    /// The Evidence id.
+    pub fn id(&self) -> &str {
+        match self {
+            CaptureOutput::Raw(sealed) => sealed.id(),
+            CaptureOutput::Sealed(evidence) => evidence.id(),
+        }
+    }
+
+    /// Streams the canonical serialization.
+    pub fn write_to(&self, out: &mut impl std::io::Write) -> std::io::Result<()> {
+        match self {
+            CaptureOutput::Raw(sealed) => sealed.write_to(out),
+            CaptureOutput::Sealed(evidence) => evidence.write_to(out),
+        }
+    }
+
+    /// The canonical serialization.
+    pub fn to_canonical_vec(&self) -> Vec<u8> {
+        match self {
+            CaptureOutput::Raw(sealed) => sealed.to_canonical_vec(),
+            CaptureOutput::Sealed(evidence) => evidence.to_canonical_vec(),
+        }
+    }
+
+    /// The Evidence as a document.
+    pub fn into_evidence(self) -> Result<Evidence, Refusal> {
+        match self {
+            CaptureOutput::Raw(sealed) => sealed.into_evidence(),
+            CaptureOutput::Sealed(evidence) => Ok(evidence),
+        }
+    }
+}
+
+/// Builds and seals capture Evidence from an extractor's answer text (the `Extraction` contract
+/// as JSON): checks it ([`check_extraction`]) reading records one at a time, and keeps the record
+/// text as it is when the answer is canonical JSON; otherwise parses it whole
+/// ([`build_capture_evidence`]).
+pub fn seal_capture_answer(
+    inputs: &CaptureInputs<'_>,
+    answer: Vec<u8>,
+) -> Result<CaptureOutput, Refusal> {
+    let problem = |reason: String| {
+        Refusal::internal(format!(
+            "the extractor's answer is not a capture extraction: {reason}"
+        ))
+    };
+    let options = ParseOptions::default().max_depth(EVIDENCE_MAX_DEPTH);
+    let mut ranges = Vec::new();
+    let mut record_problem: Option<String> = None;
+    let streamed = json::parse_streaming(
+        &answer,
+        &options,
+        ItemStream {
+            path: &["records"],
+            // Checking a record needs its shape and short strings (body kinds), not its bodies.
+            string_limit: 256,
+            on_item: &mut |index, item, range| {
+                if record_problem.is_none()
+                    && let Err(reason) = check_record(&item, index)
+                {
+                    record_problem = Some(reason);
+                }
+                ranges.push(range);
+            },
+        },
+    )
+    .map_err(|error| problem(error.to_string()))?;
+    if let Some(reason) = record_problem {
+        return Err(problem(reason));
+    }
+    check_extraction(&streamed.document).map_err(problem)?;
+    if !streamed.canonical {
+        let full =
+            json::parse_with(&answer, &options).map_err(|error| problem(error.to_string()))?;
+        drop(answer);
+        return build_capture_evidence(inputs, full).map(CaptureOutput::Sealed);
+    }
+    let Json::Object(mut extraction) = streamed.document else {
+        return Err(problem("not an object".to_owned()));
+    };
+    extraction.remove("records");
+    let (body, selected) = capture_body(inputs, extraction, ranges.len() as u64)?;
+    let records = match selected {
+        None => ranges,
+        Some(ordinals) => ordinals
+            .iter()
+            .map(|&ordinal| ranges[ordinal as usize].clone())
+            .collect(),
+    };
+    let mut sealed = SealedCapture {
+        id: String::new(),
+        body,
+        answer,
+        records,
+    };
+    let items = sealed.items();
+    let id = id_of_members(&sealed.body, Some(sealed.raw(&items)));
+    drop(items);
+    sealed.id = id;
+    Ok(CaptureOutput::Raw(sealed))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const RECORD: &str = r#"{"duration_ms":1.5,"method":"GET","ordinal":0,"origin":"http://h","path":"/","pointer":"/log/entries/0","query":{"pairs":[["a","1"],null],"raw":null},"request":{"body":{"kind":"missing"},"headers":[{"excluded":null,"name":"A","value":"b"}],"http_version":null,"media_type":null},"response":{"body":{"base64":"AA==","bytes":1,"kind":"base64"},"headers":[],"http_version":"HTTP/1.1","media_type":"x","status":200,"status_text":"OK"},"started":{"instant":null,"recorded":"x"},"url":"http://h/"}"#;
+
+    fn answer(record: &str) -> Json {
+        let text = format!(
+            r#"{{"container":{{"log":{{"entries":null}}}},"limitations":[{{"code":"c","message":"m","record_ordinals":[0]}}],"records":[{record}],"records_pointer":"/log/entries","redactions":[{{"pointer":"/p","reason":"r","record_ordinal":null}}],"schema_version":1}}"#
+        );
+        json::parse(text.as_bytes()).unwrap()
+    }
+
+    #[test]
+    fn the_answer_check_accepts_the_contract_and_names_what_breaks_it() {
+        check_extraction(&answer(RECORD)).unwrap();
+        let typed: rea_plugin_api::contracts::capture::CaptureRecord =
+            from_json(&json::parse(RECORD.as_bytes()).unwrap()).unwrap();
+        assert_eq!(typed.ordinal, 0);
+        for (change, expected) in [
+            (
+                RECORD.replace(r#""ordinal":0"#, r#""ordinal":1"#),
+                "/records/0/ordinal",
+            ),
+            (
+                RECORD.replace(r#""kind":"missing""#, r#""kind":"gone""#),
+                "/records/0/request/body/kind",
+            ),
+            (
+                RECORD.replace(r#""name":"A""#, r#""name":1"#),
+                "/records/0/request/headers/0/name",
+            ),
+            (
+                RECORD.replace(r#""url":"http://h/""#, r#""url":"http://h/","extra":1"#),
+                "unknown member `extra`",
+            ),
+            (
+                RECORD.replace(r#""status":200"#, r#""status":-1"#),
+                "/records/0/response/status",
+            ),
+        ] {
+            let problem = check_extraction(&answer(&change)).unwrap_err();
+            assert!(problem.contains(expected), "{problem}");
+        }
+    }
+}

@@ -1,0 +1,263 @@
+//! Reading an input file within a byte budget, refusing one that changes while it is read.
+//!
+//! [`read_bounded`] checks the path names a regular file and that its size is within the budget
+//! **before** reading anything, reads it once, and compares the file's identity and metadata
+//! (device, inode, size, modification and change times) at the path before opening, on the open
+//! handle, and on both again after reading. Any difference means the file was replaced or changed
+//! while being read: `artifact_changed` in category `integrity_mismatch`, retryable, and nothing
+//! read is returned. The file is only ever opened for reading.
+//!
+//! Refusals: a missing path or one that is not a regular file is `invalid_request` (`input`); a
+//! permission denial is `access_denied` (`unavailable`); a file over the budget is
+//! `resource_constraint` (`resource`) naming the path and the budget; other I/O failures are
+//! `read_failed` (`unavailable`).
+
+use std::fs::{File, Metadata};
+use std::io::{ErrorKind, Read};
+use std::path::{Path, PathBuf};
+
+use sha2::{Digest, Sha256};
+
+use crate::refusal::Refusal;
+
+/// A file read whole within its budget.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileBytes {
+    /// The path made absolute: canonical (`..` and symbolic links resolved) when it can be.
+    pub path: PathBuf,
+    /// The bytes.
+    pub bytes: Vec<u8>,
+}
+
+impl FileBytes {
+    /// The lower-case hex SHA-256 of the bytes.
+    pub fn sha256(&self) -> String {
+        sha256_hex(&self.bytes)
+    }
+}
+
+/// The lower-case hex SHA-256 of some bytes.
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    sha256_hex_of(&Sha256::digest(bytes))
+}
+
+pub(crate) fn sha256_hex_of(digest: &[u8]) -> String {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let mut out = String::with_capacity(digest.len() * 2);
+    for byte in digest {
+        out.push(char::from(HEX[usize::from(byte >> 4)]));
+        out.push(char::from(HEX[usize::from(byte & 0xf)]));
+    }
+    out
+}
+
+/// Reads a regular file of at most `max_bytes` bytes, refusing one that changes while read.
+pub fn read_bounded(path: &Path, max_bytes: u64) -> Result<FileBytes, Refusal> {
+    read_bounded_observed(path, max_bytes, &mut || {})
+}
+
+/// [`read_bounded`] with a hook that runs after the file is opened and before it is read (tests
+/// use it to change the file at the worst moment).
+#[doc(hidden)]
+pub fn read_bounded_observed(
+    path: &Path,
+    max_bytes: u64,
+    after_open: &mut dyn FnMut(),
+) -> Result<FileBytes, Refusal> {
+    let absolute = std::fs::canonicalize(path)
+        .or_else(|_| std::path::absolute(path))
+        .unwrap_or_else(|_| path.to_path_buf());
+    let shown = absolute.display().to_string();
+    let before = std::fs::metadata(path).map_err(|error| io_refusal(&shown, &error))?;
+    if !before.is_file() {
+        return Err(Refusal::invalid_request(format!(
+            "{shown} is not a regular file"
+        )));
+    }
+    if before.len() > max_bytes {
+        return Err(Refusal::resource_constraint(format!(
+            "{shown} has {} bytes, more than the budget of {max_bytes} bytes",
+            before.len()
+        ))
+        .with_data(serde_json::json!({"bytes": before.len(), "budget": max_bytes})));
+    }
+    let mut file = File::open(path).map_err(|error| io_refusal(&shown, &error))?;
+    let opened = file
+        .metadata()
+        .map_err(|error| io_refusal(&shown, &error))?;
+    if Fingerprint::of(&opened) != Fingerprint::of(&before) {
+        return Err(changed(&shown));
+    }
+    after_open();
+    let mut bytes = Vec::with_capacity(opened.len() as usize);
+    (&mut file)
+        .take(max_bytes.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .map_err(|error| io_refusal(&shown, &error))?;
+    let after_handle = file
+        .metadata()
+        .map_err(|error| io_refusal(&shown, &error))?;
+    let after_path = std::fs::metadata(path).map_err(|_| changed(&shown))?;
+    let expected = Fingerprint::of(&opened);
+    if bytes.len() as u64 != opened.len()
+        || Fingerprint::of(&after_handle) != expected
+        || Fingerprint::of(&after_path) != expected
+    {
+        return Err(changed(&shown));
+    }
+    Ok(FileBytes {
+        path: absolute,
+        bytes,
+    })
+}
+
+fn changed(shown: &str) -> Refusal {
+    Refusal::new(
+        "artifact_changed",
+        "integrity_mismatch",
+        format!("{shown} was replaced or changed while it was read; nothing was decoded"),
+    )
+    .retryable(true)
+}
+
+fn io_refusal(shown: &str, error: &std::io::Error) -> Refusal {
+    match error.kind() {
+        ErrorKind::NotFound => Refusal::invalid_request(format!("{shown}: no such file")),
+        ErrorKind::PermissionDenied => Refusal::new(
+            "access_denied",
+            "unavailable",
+            format!("{shown}: permission to read it is denied"),
+        ),
+        _ => Refusal::new(
+            "read_failed",
+            "unavailable",
+            format!("{shown}: it could not be read ({error})"),
+        ),
+    }
+}
+
+/// What identifies a file's content without reading it.
+#[derive(Debug, PartialEq, Eq)]
+struct Fingerprint {
+    length: u64,
+    #[cfg(unix)]
+    identity: (u64, u64, i64, i64, i64, i64),
+    #[cfg(not(unix))]
+    modified: Option<std::time::SystemTime>,
+}
+
+impl Fingerprint {
+    fn of(metadata: &Metadata) -> Self {
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::MetadataExt;
+            Fingerprint {
+                length: metadata.len(),
+                identity: (
+                    metadata.dev(),
+                    metadata.ino(),
+                    metadata.mtime(),
+                    metadata.mtime_nsec(),
+                    metadata.ctime(),
+                    metadata.ctime_nsec(),
+                ),
+            }
+        }
+        #[cfg(not(unix))]
+        {
+            Fingerprint {
+                length: metadata.len(),
+                modified: metadata.modified().ok(),
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_a_file_within_its_budget() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("a.json");
+        std::fs::write(&path, b"{}").unwrap();
+        let file = read_bounded(&path, 2).unwrap();
+        assert_eq!(file.bytes, b"{}");
+        assert!(file.path.is_absolute());
+        assert_eq!(
+            file.sha256(),
+            "44136fa355b3678a1146ad16f7e8649e94fb4fc21fe77e8310c060f61caaff8a"
+        );
+    }
+
+    #[test]
+    fn refuses_what_it_must_not_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let missing = read_bounded(&dir.path().join("missing"), 10).unwrap_err();
+        assert_eq!(
+            (missing.code.as_str(), missing.category.as_str()),
+            ("invalid_request", "input")
+        );
+        let directory = read_bounded(dir.path(), 10).unwrap_err();
+        assert_eq!(directory.code, "invalid_request");
+        assert!(directory.message.contains("not a regular file"));
+        let path = dir.path().join("big");
+        std::fs::write(&path, b"12345").unwrap();
+        let big = read_bounded(&path, 4).unwrap_err();
+        assert_eq!(
+            (big.code.as_str(), big.category.as_str()),
+            ("resource_constraint", "resource")
+        );
+        assert!(big.message.contains("budget of 4 bytes"), "{}", big.message);
+    }
+
+    // contract: CAPTURE-019
+    #[test]
+    fn a_permission_denial_is_access_denied_in_category_unavailable() {
+        // Root reads any file, so the mapping is checked directly; a real denial is checked too
+        // when this process is subject to permissions.
+        let denied = io_refusal("/x", &std::io::Error::from(ErrorKind::PermissionDenied));
+        assert_eq!(
+            (denied.code.as_str(), denied.category.as_str()),
+            ("access_denied", "unavailable")
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("secret.har");
+        std::fs::write(&path, b"{}").unwrap();
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o000)).unwrap();
+            if File::open(&path).is_err() {
+                let refusal = read_bounded(&path, 10).unwrap_err();
+                assert_eq!(refusal.code, "access_denied");
+            }
+        }
+    }
+
+    // contract: CAPTURE-020
+    #[test]
+    fn a_file_changed_while_read_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("a.har");
+        std::fs::write(&path, b"{\"log\": 1}").unwrap();
+        let target = path.clone();
+        let refusal = read_bounded_observed(&path, 1024, &mut || {
+            std::fs::write(&target, b"{\"log\": 22}").unwrap();
+        })
+        .unwrap_err();
+        assert_eq!(refusal.code, "artifact_changed");
+        assert_eq!(refusal.category, "integrity_mismatch");
+        assert_eq!(refusal.retryable, Some(true));
+        // Replaced by another file (rename over it).
+        let other = dir.path().join("b.har");
+        std::fs::write(&other, b"{\"log\": 1}").unwrap();
+        let (source, destination) = (other.clone(), path.clone());
+        let refusal = read_bounded_observed(&path, 1024, &mut || {
+            std::fs::rename(&source, &destination).unwrap();
+        })
+        .unwrap_err();
+        assert_eq!(refusal.code, "artifact_changed");
+    }
+}

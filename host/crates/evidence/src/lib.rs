@@ -1,0 +1,23 @@
+//! `rea-evidence`: what every stage of `rea` shares about Evidence.
+//!
+//! * [`refusal`]: the structured error every command and tool answers with
+//!   (`{code, category, message, pointer?}`).
+//! * [`envelope`]: the Evidence envelope: sealing any JSON object under an operation name
+//!   (`evidence_id` = `ev_` + SHA-256 of the canonical serialization of everything else) and
+//!   authenticating an Evidence document read back.
+//! * [`file`]: bounded, change-detecting reading of an input file.
+//! * [`capture`]: capture Evidence (`inspect_web_network_capture`): building it from an
+//!   extractor's answer, and reading its records back as typed values.
+
+// `Refusal` is the one error shape of every stage (about 160 bytes); refusals end an operation, so
+// their size never matters on a hot path and boxing them would only complicate every caller.
+#![allow(clippy::result_large_err)]
+
+pub mod capture;
+pub mod envelope;
+pub mod file;
+pub mod refusal;
+
+pub use envelope::{EVIDENCE_ID_PREFIX, Evidence, evidence_id_of};
+pub use file::{FileBytes, read_bounded, sha256_hex};
+pub use refusal::Refusal;

@@ -1,0 +1,182 @@
+//! Manifest Evidence: projecting capture Evidence into sealed manifest Evidence, reading manifest
+//! Evidence back, and loading a view request's source.
+//!
+//! Manifest Evidence is the [`Manifest`]'s members at the top level of an Evidence document
+//! sealed under `inspect_analysis_view`, plus `schema_version` and `parameters`
+//! (`{"view": {"kind": "environment-manifest", "template_rules": […]}}`). It depends only on the
+//! capture Evidence and the rules, never on how the source was given (inline or a file, and
+//! where), so the same capture and rules always seal the same id.
+
+use std::path::{Path, PathBuf};
+
+use rea_evidence::capture::{
+    INSPECT_CAPTURE_OPERATION, capture_records, declared_sensitive_values,
+};
+use rea_evidence::envelope::EVIDENCE_FILE_MAX_BYTES;
+use rea_evidence::{Evidence, Refusal};
+use rea_plugin_api::json::{Json, from_json};
+use serde::Serialize;
+
+use crate::environment::Environment;
+use crate::manifest::{MANIFEST_VIEW_KIND, Manifest};
+use crate::projection::{STAGE, project_manifest};
+use crate::template::TemplateRules;
+use crate::view::ViewSource;
+
+/// The operation of analysis-view Evidence (manifests and, later, the other views).
+pub const VIEW_OPERATION: &str = "inspect_analysis_view";
+
+/// The manifest Evidence layout version.
+pub const MANIFEST_SCHEMA_VERSION: u64 = 1;
+
+/// The capture Evidence operations a manifest can be projected from.
+pub const CAPTURE_OPERATIONS: [&str; 1] = [INSPECT_CAPTURE_OPERATION];
+
+/// The members manifest Evidence adds around the manifest.
+const ENVELOPE_MEMBERS: [&str; 4] = ["evidence_id", "operation", "parameters", "schema_version"];
+
+#[derive(Serialize)]
+struct ManifestParameters {
+    view: ViewParameters,
+}
+
+#[derive(Serialize)]
+struct ViewParameters {
+    kind: &'static str,
+    template_rules: Vec<String>,
+}
+
+#[derive(Serialize)]
+struct ManifestDocument<'a> {
+    #[serde(flatten)]
+    manifest: &'a Manifest,
+    parameters: ManifestParameters,
+    schema_version: u64,
+}
+
+/// Checks that Evidence is capture Evidence a view can project: of a capture operation, and not
+/// inspected with declared sensitive values (the environment views refuse those: scrub the
+/// capture instead).
+pub fn check_capture_evidence(capture: &Evidence) -> Result<(), Refusal> {
+    capture
+        .expect_operation(&CAPTURE_OPERATIONS)
+        .map_err(|refusal| refusal.in_stage(STAGE))?;
+    let declared = declared_sensitive_values(capture);
+    if declared > 0 {
+        return Err(Refusal::unsupported_target(format!(
+            "capture Evidence {} was inspected with {declared} --sensitive-value declaration(s); the environment views refuse such captures: scrub the capture and inspect it again without --sensitive-value",
+            capture.id()
+        ))
+        .at("/parameters/sensitive_value_count")
+        .in_stage(STAGE));
+    }
+    Ok(())
+}
+
+/// Projects capture Evidence into sealed manifest Evidence.
+pub fn project_manifest_evidence(
+    capture: &Evidence,
+    rules: &TemplateRules,
+) -> Result<(Manifest, Evidence), Refusal> {
+    check_capture_evidence(capture)?;
+    let records = capture_records(capture).map_err(|refusal| refusal.in_stage(STAGE))?;
+    let manifest = project_manifest(capture.id(), &records, rules)?;
+    let evidence = seal_manifest(&manifest)?;
+    Ok((manifest, evidence))
+}
+
+/// Seals a manifest as Evidence.
+pub fn seal_manifest(manifest: &Manifest) -> Result<Evidence, Refusal> {
+    let document = ManifestDocument {
+        manifest,
+        parameters: ManifestParameters {
+            view: ViewParameters {
+                kind: MANIFEST_VIEW_KIND,
+                template_rules: manifest.template_rules.clone(),
+            },
+        },
+        schema_version: MANIFEST_SCHEMA_VERSION,
+    };
+    Evidence::seal_value(VIEW_OPERATION, &document).map_err(|refusal| refusal.in_stage(STAGE))
+}
+
+/// Reads the manifest out of authenticated manifest Evidence. Evidence of another operation or
+/// another view kind, or whose members are not a manifest, is refused (`invalid_request`).
+pub fn read_manifest(evidence: &Evidence) -> Result<Manifest, Refusal> {
+    evidence.expect_operation(&[VIEW_OPERATION])?;
+    match evidence.get("view").and_then(Json::as_str) {
+        Some(MANIFEST_VIEW_KIND) => {}
+        Some(other) => {
+            return Err(Refusal::invalid_request(format!(
+                "Evidence {} is a {other:?} view, not an {MANIFEST_VIEW_KIND:?}",
+                evidence.id()
+            ))
+            .at("/view"));
+        }
+        None => {
+            return Err(Refusal::invalid_request(format!(
+                "Evidence {} names no view kind",
+                evidence.id()
+            ))
+            .at("/view"));
+        }
+    }
+    let mut body = evidence.body().clone();
+    for member in ENVELOPE_MEMBERS {
+        body.remove(member);
+    }
+    from_json(&Json::Object(body)).map_err(|error| {
+        Refusal::invalid_request(format!(
+            "Evidence {} is not a well-formed environment manifest: {error}",
+            evidence.id()
+        ))
+    })
+}
+
+impl Environment {
+    /// The replay environment of authenticated manifest Evidence and its parent capture Evidence
+    /// (see [`Environment::new`] for the refusals).
+    pub fn from_evidence(manifest: &Evidence, capture: &Evidence) -> Result<Environment, Refusal> {
+        let parsed = read_manifest(manifest)?;
+        capture.expect_operation(&CAPTURE_OPERATIONS)?;
+        crate::environment::check_parent(&parsed, capture.id())?;
+        let records = capture_records(capture)?;
+        Environment::new(&parsed, capture.id(), records)
+    }
+}
+
+/// The largest view request file: the view's 96 MiB input budget.
+pub const VIEW_FILE_MAX_BYTES: u64 = 96 * 1024 * 1024;
+
+impl ViewSource {
+    /// Loads and authenticates the source's capture Evidence. A relative `evidence-file` path is
+    /// resolved against `base` (the folder of the view file).
+    pub fn load(&self, base: &Path) -> Result<Evidence, Refusal> {
+        match self {
+            ViewSource::Inline { evidence } => Evidence::authenticate(evidence.get().as_bytes())
+                .map_err(|refusal| prefix_pointer(refusal, "/source/evidence").in_stage(STAGE)),
+            ViewSource::EvidenceFile { path } => {
+                let path = resolve(base, path);
+                Evidence::read_file(&path, EVIDENCE_FILE_MAX_BYTES)
+                    .map_err(|refusal| refusal.in_stage(STAGE))
+            }
+        }
+    }
+}
+
+fn resolve(base: &Path, path: &str) -> PathBuf {
+    let path = Path::new(path);
+    if path.is_absolute() {
+        path.to_path_buf()
+    } else {
+        base.join(path)
+    }
+}
+
+fn prefix_pointer(mut refusal: Refusal, prefix: &str) -> Refusal {
+    refusal.pointer = Some(format!(
+        "{prefix}{}",
+        refusal.pointer.as_deref().unwrap_or("")
+    ));
+    refusal
+}

@@ -1,0 +1,886 @@
+//! The projection: capture records → [`Manifest`].
+//!
+//! 1. The primary origin is the origin with the most JSON-like responses (ties: the most records,
+//!    then the earliest record).
+//! 2. Each origin's paths are templated (see [`crate::template`]); records group by method and
+//!    template, in order of their first record.
+//! 3. A primary-origin group becomes a tool unless every response it recorded is a page or a static
+//!    asset, or its path names a static file and no response was JSON-like (`page-or-asset`).
+//!    Groups on other origins are excluded as `other-origin`.
+//! 4. Parameters, tool names (see [`crate::naming`]), query names, body shapes, statuses and media
+//!    types are collected per tool; the unknowns replay cannot establish are listed.
+//!
+//! A capture that yields no tool is refused as `unsupported_target`.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use rea_evidence::Refusal;
+use rea_plugin_api::contracts::capture::CaptureRecord;
+
+use crate::manifest::{
+    ExcludedGroup, MANIFEST_VIEW_KIND, Manifest, ManifestTool, PathParameter, QueryParameter,
+    RecordCounts, Unknown,
+};
+use crate::media;
+use crate::naming::{self, NameToken};
+use crate::responses::{ParsedResponses, echo_members};
+use crate::segments::{segment_value, split_path};
+use crate::shape::ShapeBuilder;
+use crate::template::{SegmentRule, TemplateRules, template_records};
+
+/// The built-in format rules, in the order they are tried.
+pub const FORMAT_RULES: [&str; 4] = ["numeric", "uuid", "ulid", "hex"];
+
+/// The stage name refusals of the projection carry.
+pub const STAGE: &str = "inspect_analysis_view";
+
+/// Projects capture records into an environment manifest.
+pub fn project_manifest(
+    parent_evidence_id: &str,
+    records: &[CaptureRecord],
+    rules: &TemplateRules,
+) -> Result<Manifest, Refusal> {
+    let lines: Vec<Line<'_>> = records.iter().filter_map(Line::of).collect();
+    let Some(primary_origin) = primary_origin(&lines) else {
+        return Err(Refusal::unsupported_target(
+            "the capture has no record with a usable request line (method, origin and path), so no tool can be projected",
+        )
+        .in_stage(STAGE));
+    };
+    let mut by_origin: BTreeMap<&str, Vec<Line<'_>>> = BTreeMap::new();
+    for line in &lines {
+        by_origin.entry(line.origin).or_default().push(*line);
+    }
+    let mut groups: Vec<Group<'_>> = Vec::new();
+    for (origin, origin_lines) in &by_origin {
+        let origin_records: Vec<&CaptureRecord> =
+            origin_lines.iter().map(|line| line.record).collect();
+        let paths: Vec<&str> = origin_lines.iter().map(|line| line.path).collect();
+        let responses = ParsedResponses::new(&origin_records);
+        let templated = template_records(&paths, &responses, rules);
+        // (method, rules per segment, literal segments) → group.
+        type GroupKey<'k> = (&'k str, Vec<Option<SegmentRule>>, Vec<&'k str>);
+        let mut index: BTreeMap<GroupKey<'_>, usize> = BTreeMap::new();
+        for (line, rules) in origin_lines.iter().zip(templated) {
+            let segments = split_path(line.path);
+            let literals: Vec<&str> = segments
+                .iter()
+                .zip(&rules)
+                .map(|(segment, rule)| if rule.is_some() { "" } else { *segment })
+                .collect();
+            let key = (line.method, rules.clone(), literals);
+            let slot = *index.entry(key).or_insert_with(|| {
+                groups.push(Group {
+                    origin,
+                    method: line.method,
+                    rules: rules.clone(),
+                    template_segments: segments.clone(),
+                    members: Vec::new(),
+                });
+                groups.len() - 1
+            });
+            groups[slot].members.push(*line);
+        }
+    }
+    groups.sort_by_key(|group| group.members[0].record.ordinal);
+
+    let mut tool_groups: Vec<&Group<'_>> = Vec::new();
+    let mut excluded_groups: Vec<ExcludedGroup> = Vec::new();
+    for group in &groups {
+        let reason = if group.origin != primary_origin {
+            Some("other-origin")
+        } else if is_page_or_asset_group(group) {
+            Some("page-or-asset")
+        } else {
+            None
+        };
+        match reason {
+            Some(reason) => excluded_groups.push(ExcludedGroup {
+                method: Some(group.method.to_owned()),
+                origin: Some(group.origin.to_owned()),
+                path_template: Some(group.path_template()),
+                reason: reason.to_owned(),
+                record_ordinals: group
+                    .members
+                    .iter()
+                    .map(|line| line.record.ordinal)
+                    .collect(),
+            }),
+            None => tool_groups.push(group),
+        }
+    }
+    for record in records.iter().filter(|record| Line::of(record).is_none()) {
+        excluded_groups.push(ExcludedGroup {
+            method: record.method.clone(),
+            origin: record.origin.clone(),
+            path_template: None,
+            reason: "no-request-line".to_owned(),
+            record_ordinals: vec![record.ordinal],
+        });
+    }
+    excluded_groups.sort_by_key(|group| group.record_ordinals[0]);
+    if tool_groups.is_empty() {
+        return Err(Refusal::unsupported_target(format!(
+            "no record on the primary origin {primary_origin} answered like an API (every response was a page or a static asset), so no tool can be projected"
+        ))
+        .in_stage(STAGE));
+    }
+
+    let parameter_names = parameter_names(&tool_groups);
+    let mut tools: Vec<ManifestTool> = tool_groups
+        .iter()
+        .map(|group| build_tool(group, &parameter_names[&group.template_key()]))
+        .collect();
+    let (base, full): (Vec<String>, Vec<String>) = tool_groups
+        .iter()
+        .zip(&tools)
+        .map(|(group, tool)| {
+            let tokens = name_tokens(group, &tool.path_parameters);
+            (
+                naming::tool_base_name(group.method, &tokens),
+                naming::tool_full_name(group.method, &tokens),
+            )
+        })
+        .unzip();
+    for (tool, name) in tools
+        .iter_mut()
+        .zip(naming::resolve_collisions(base, &full))
+    {
+        tool.name = name;
+    }
+
+    let cited: u64 = tools
+        .iter()
+        .map(|tool| tool.record_ordinals.len() as u64)
+        .sum();
+    let excluded: u64 = excluded_groups
+        .iter()
+        .map(|group| group.record_ordinals.len() as u64)
+        .sum();
+    Ok(Manifest {
+        excluded_groups,
+        format_rules: FORMAT_RULES.map(str::to_owned).to_vec(),
+        name: naming::environment_name(primary_origin),
+        parent_evidence_id: parent_evidence_id.to_owned(),
+        primary_origin: primary_origin.to_owned(),
+        records: RecordCounts {
+            cited,
+            excluded,
+            total: records.len() as u64,
+        },
+        template_rules: rules.names(),
+        tools,
+        unknowns: unknowns(records),
+        view: MANIFEST_VIEW_KIND.to_owned(),
+    })
+}
+
+/// A record's request line, when the capture kept all of it.
+#[derive(Debug, Clone, Copy)]
+struct Line<'a> {
+    record: &'a CaptureRecord,
+    method: &'a str,
+    origin: &'a str,
+    path: &'a str,
+}
+
+impl<'a> Line<'a> {
+    fn of(record: &'a CaptureRecord) -> Option<Self> {
+        Some(Self {
+            record,
+            method: record
+                .method
+                .as_deref()
+                .filter(|method| !method.is_empty())?,
+            origin: record.origin.as_deref()?,
+            path: record.path.as_deref()?,
+        })
+    }
+}
+
+/// The origin with the most JSON-like responses; ties go to the most records, then the earliest.
+fn primary_origin<'a>(lines: &[Line<'a>]) -> Option<&'a str> {
+    let mut tally: BTreeMap<&str, (usize, usize, std::cmp::Reverse<usize>)> = BTreeMap::new();
+    for (position, line) in lines.iter().enumerate() {
+        let entry = tally
+            .entry(line.origin)
+            .or_insert((0, 0, std::cmp::Reverse(position)));
+        if media::is_json_like(line.record.response.media_type.as_deref()) {
+            entry.0 += 1;
+        }
+        entry.1 += 1;
+    }
+    tally
+        .into_iter()
+        .max_by_key(|(_, score)| *score)
+        .map(|(origin, _)| origin)
+}
+
+struct Group<'a> {
+    origin: &'a str,
+    method: &'a str,
+    rules: Vec<Option<SegmentRule>>,
+    /// The first record's segments (literal positions are the same in every member).
+    template_segments: Vec<&'a str>,
+    members: Vec<Line<'a>>,
+}
+
+impl Group<'_> {
+    fn path_template(&self) -> String {
+        let mut template = String::from("/");
+        for (index, (segment, rule)) in self.template_segments.iter().zip(&self.rules).enumerate() {
+            if index > 0 {
+                template.push('/');
+            }
+            match rule {
+                Some(rule) => {
+                    template.push('{');
+                    template.push_str(rule.name());
+                    template.push('}');
+                }
+                None => template.push_str(segment),
+            }
+        }
+        template
+    }
+
+    /// The template ignoring the method: tools sharing it share parameter names.
+    fn template_key(&self) -> String {
+        self.path_template()
+    }
+}
+
+fn is_page_or_asset_group(group: &Group<'_>) -> bool {
+    let all_pages = group
+        .members
+        .iter()
+        .all(|line| media::is_page_or_asset(line.record.response.media_type.as_deref()));
+    let any_json = group
+        .members
+        .iter()
+        .any(|line| media::is_json_like(line.record.response.media_type.as_deref()));
+    all_pages || (!any_json && media::has_static_extension(group.members[0].path))
+}
+
+/// Parameter names per template (shared by every method of it), by segment index.
+fn parameter_names(groups: &[&Group<'_>]) -> BTreeMap<String, BTreeMap<usize, String>> {
+    let mut by_template: BTreeMap<String, Vec<&Group<'_>>> = BTreeMap::new();
+    for group in groups {
+        by_template
+            .entry(group.template_key())
+            .or_default()
+            .push(group);
+    }
+    let mut names = BTreeMap::new();
+    for (template, groups) in by_template {
+        let first = groups[0];
+        let positions: Vec<usize> = first
+            .rules
+            .iter()
+            .enumerate()
+            .filter_map(|(index, rule)| rule.map(|_| index))
+            .collect();
+        let last_segment = first.rules.len() - 1;
+        let mut chosen: BTreeMap<usize, String> = BTreeMap::new();
+        let mut used: BTreeSet<String> = BTreeSet::new();
+        for position in positions {
+            let rule = first.rules[position];
+            let mut name = if rule == Some(SegmentRule::AfterUidLiteral) {
+                "uid".to_owned()
+            } else if position == last_segment {
+                echo_name(&groups, position).unwrap_or_else(|| "id".to_owned())
+            } else {
+                match position
+                    .checked_sub(1)
+                    .filter(|before| first.rules[*before].is_none())
+                    .map(|before| {
+                        naming::snake_case(&segment_value(first.template_segments[before]))
+                    })
+                    .filter(|word| !word.is_empty())
+                {
+                    Some(word) => format!("{}_id", naming::singular(&word)),
+                    None => format!("segment_{position}"),
+                }
+            };
+            if !used.insert(name.clone()) {
+                name = format!("{name}_{position}");
+                used.insert(name.clone());
+            }
+            chosen.insert(position, name);
+        }
+        names.insert(template, chosen);
+    }
+    names
+}
+
+/// The member the template's 2xx JSON answers echo for the segment at `position`: the one echoed
+/// by the most records; ties prefer `id`, `uid`, `name`, then the alphabetically first. Only
+/// names of `[A-Za-z_][A-Za-z0-9_]*` up to 64 characters qualify.
+fn echo_name(groups: &[&Group<'_>], position: usize) -> Option<String> {
+    let mut counts: BTreeMap<String, usize> = BTreeMap::new();
+    for group in groups {
+        let records: Vec<&CaptureRecord> = group.members.iter().map(|line| line.record).collect();
+        let responses = ParsedResponses::new(&records);
+        for (index, line) in group.members.iter().enumerate() {
+            let Some(body) = responses.success_json(index) else {
+                continue;
+            };
+            let segment = split_path(line.path)[position];
+            let decoded = segment_value(segment);
+            for name in echo_members(body, &decoded) {
+                if is_parameter_name(&name) {
+                    *counts.entry(name).or_default() += 1;
+                }
+            }
+        }
+    }
+    let preference = |name: &str| match name {
+        "id" => 0,
+        "uid" => 1,
+        "name" => 2,
+        _ => 3,
+    };
+    counts
+        .into_iter()
+        .min_by(|(a_name, a_count), (b_name, b_count)| {
+            b_count
+                .cmp(a_count)
+                .then(preference(a_name).cmp(&preference(b_name)))
+                .then(a_name.cmp(b_name))
+        })
+        .map(|(name, _)| name)
+}
+
+fn is_parameter_name(name: &str) -> bool {
+    let bytes = name.as_bytes();
+    !bytes.is_empty()
+        && bytes.len() <= 64
+        && (bytes[0].is_ascii_alphabetic() || bytes[0] == b'_')
+        && bytes
+            .iter()
+            .all(|byte| byte.is_ascii_alphanumeric() || *byte == b'_')
+}
+
+fn name_tokens<'a>(group: &'a Group<'_>, parameters: &'a [PathParameter]) -> Vec<NameToken<'a>> {
+    group
+        .template_segments
+        .iter()
+        .zip(&group.rules)
+        .enumerate()
+        .map(|(index, (segment, rule))| match rule {
+            None => NameToken::Literal(segment),
+            Some(rule) => NameToken::Parameter {
+                name: parameters
+                    .iter()
+                    .find(|parameter| parameter.segment_index == index)
+                    .map_or("param", |parameter| parameter.name.as_str()),
+                rule: rule.name(),
+            },
+        })
+        .collect()
+}
+
+fn build_tool(group: &Group<'_>, names: &BTreeMap<usize, String>) -> ManifestTool {
+    let mut path_parameters: Vec<PathParameter> = names
+        .iter()
+        .map(|(index, name)| PathParameter {
+            name: name.clone(),
+            observed_values: Vec::new(),
+            rule: group.rules[*index].map_or("", SegmentRule::name).to_owned(),
+            segment_index: *index,
+        })
+        .collect();
+    let mut query: Vec<QueryParameter> = Vec::new();
+    let mut query_index: BTreeMap<String, usize> = BTreeMap::new();
+    let mut statuses = BTreeSet::new();
+    let mut request_media_types = BTreeSet::new();
+    let mut response_media_types = BTreeSet::new();
+    let mut request_body = ShapeBuilder::default();
+    let mut response_body = ShapeBuilder::default();
+    for line in &group.members {
+        let record = line.record;
+        let segments = split_path(line.path);
+        for parameter in &mut path_parameters {
+            let value = segments[parameter.segment_index];
+            if !parameter.observed_values.iter().any(|known| known == value) {
+                parameter.observed_values.push(value.to_owned());
+            }
+        }
+        if let Some(record_query) = &record.query {
+            let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
+            for (name, _) in record_query.pairs.iter().flatten() {
+                *counts.entry(name).or_default() += 1;
+            }
+            let mut seen_here = BTreeSet::new();
+            for (name, _) in record_query.pairs.iter().flatten() {
+                if !seen_here.insert(name.as_str()) {
+                    continue;
+                }
+                let slot = *query_index.entry(name.clone()).or_insert_with(|| {
+                    query.push(QueryParameter {
+                        name: name.clone(),
+                        records: 0,
+                        repeated: false,
+                    });
+                    query.len() - 1
+                });
+                query[slot].records += 1;
+                query[slot].repeated |= counts[name.as_str()] > 1;
+            }
+        }
+        if record.response.status != 0 {
+            statuses.insert(record.response.status);
+        }
+        if let Some(media_type) = record
+            .request
+            .media_type
+            .as_deref()
+            .filter(|m| !m.is_empty())
+        {
+            request_media_types.insert(media_type.to_owned());
+        }
+        if let Some(media_type) = record
+            .response
+            .media_type
+            .as_deref()
+            .filter(|m| !m.is_empty())
+        {
+            response_media_types.insert(media_type.to_owned());
+        }
+        request_body.add(&record.request.body, record.request.media_type.as_deref());
+        response_body.add(&record.response.body, record.response.media_type.as_deref());
+    }
+    ManifestTool {
+        method: group.method.to_owned(),
+        name: String::new(),
+        path_parameters,
+        path_template: group.path_template(),
+        query_parameters: query,
+        record_ordinals: group
+            .members
+            .iter()
+            .map(|line| line.record.ordinal)
+            .collect(),
+        request_body: request_body.finish(),
+        request_media_types: request_media_types.into_iter().collect(),
+        response_body: response_body.finish(),
+        response_media_types: response_media_types.into_iter().collect(),
+        statuses: statuses.into_iter().collect(),
+    }
+}
+
+fn unknowns(records: &[CaptureRecord]) -> Vec<Unknown> {
+    let authenticated = records
+        .iter()
+        .filter(|record| {
+            record
+                .request
+                .headers
+                .iter()
+                .any(|header| header.excluded.as_deref() == Some("authentication"))
+        })
+        .count();
+    let authorization = if authenticated == 0 {
+        "Replay does not establish who may call which tool: the capture shows only the calls its own session made, and no record carried a standard authentication header.".to_owned()
+    } else {
+        format!(
+            "Replay does not establish who may call which tool: the capture shows only the calls its own session made, and {authenticated} of its {} records carried authentication headers whose values were excluded.",
+            records.len()
+        )
+    };
+    vec![
+        Unknown {
+            statement: authorization,
+            subject: "authorization-model".to_owned(),
+        },
+        Unknown {
+            statement: "Replay returns recorded responses: it does not establish what other arguments would return, which fields the application computes, defaults or validates, or what its errors mean.".to_owned(),
+            subject: "response-semantics".to_owned(),
+        },
+        Unknown {
+            statement: "Replay changes nothing: it does not establish how writes change later answers; each call answers from one recording, whichever moment of the capture made it.".to_owned(),
+            subject: "state-transitions".to_owned(),
+        },
+    ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::template::TemplateRule;
+    use crate::testing::record;
+
+    fn project(records: &[CaptureRecord], rules: &[&str]) -> Manifest {
+        project_manifest("ev_parent", records, &TemplateRules::parse(rules).unwrap()).unwrap()
+    }
+
+    fn tool<'a>(manifest: &'a Manifest, name: &str) -> &'a ManifestTool {
+        manifest.tool(name).unwrap_or_else(|| {
+            panic!(
+                "no tool {name}; tools: {:?}",
+                manifest
+                    .tools
+                    .iter()
+                    .map(|tool| &tool.name)
+                    .collect::<Vec<_>>()
+            )
+        })
+    }
+
+    #[test]
+    fn the_card_example_projects_one_tool_per_method_and_template() {
+        // contract: MANIFEST-007, MANIFEST-008, MANIFEST-010
+        let records = vec![
+            record(0, "GET", "https://grafana.example/")
+                .answer(200, "text/html", "<html>")
+                .build(),
+            record(1, "GET", "https://grafana.example/public/app.js")
+                .answer(200, "application/javascript", "x")
+                .build(),
+            record(2, "GET", "https://cdn.example/lib.json")
+                .json(200, "{}")
+                .build(),
+            record(5, "GET", "https://grafana.example/api/users/2")
+                .json(200, r#"{"id":2,"uid":"u2","login":"probe","email":"p@x"}"#)
+                .build(),
+            record(6, "GET", "https://grafana.example/api/users/3")
+                .json(200, r#"{"id":3,"uid":"u3","login":"admin","email":"a@x"}"#)
+                .build(),
+            record(
+                7,
+                "GET",
+                "https://grafana.example/api/users?perpage=10&page=1&page=2",
+            )
+            .json(200, "[]")
+            .build(),
+            record(8, "POST", "https://grafana.example/api/users")
+                .send("application/json", r#"{"login":"secret-login","age":3}"#)
+                .json(201, r#"{"id":4}"#)
+                .build(),
+            record(9, "DELETE", "https://grafana.example/api/users/4")
+                .json(404, r#"{"message":"not found"}"#)
+                .build(),
+        ];
+        let manifest = project(&records, &[]);
+        assert_eq!(manifest.parent_evidence_id, "ev_parent");
+        assert_eq!(manifest.primary_origin, "https://grafana.example");
+        assert_eq!(manifest.name, "grafana-example");
+        assert_eq!(manifest.view, "environment-manifest");
+        let names: Vec<&str> = manifest
+            .tools
+            .iter()
+            .map(|tool| tool.name.as_str())
+            .collect();
+        assert_eq!(
+            names,
+            vec![
+                "get_users_by_id",
+                "get_users",
+                "post_users",
+                "delete_users_by_id"
+            ]
+        );
+        let get = tool(&manifest, "get_users_by_id");
+        assert_eq!(get.path_template, "/api/users/{numeric}");
+        assert_eq!(get.record_ordinals, vec![5, 6]);
+        assert_eq!(get.path_parameters.len(), 1);
+        let parameter = &get.path_parameters[0];
+        assert_eq!(
+            (
+                parameter.name.as_str(),
+                parameter.segment_index,
+                parameter.rule.as_str()
+            ),
+            ("id", 2, "numeric")
+        );
+        assert_eq!(parameter.observed_values, vec!["2", "3"]);
+        assert_eq!(get.statuses, vec![200]);
+        assert_eq!(get.response_media_types, vec!["application/json"]);
+        let list = tool(&manifest, "get_users");
+        let query: Vec<(&str, u64, bool)> = list
+            .query_parameters
+            .iter()
+            .map(|q| (q.name.as_str(), q.records, q.repeated))
+            .collect();
+        assert_eq!(query, vec![("perpage", 1, false), ("page", 1, true)]);
+        let post = tool(&manifest, "post_users");
+        let body = post.request_body.as_ref().unwrap();
+        assert_eq!(body.members["login"], vec!["string"]);
+        assert_eq!(body.members["age"], vec!["number"]);
+        // contract: MANIFEST-009
+        let json = serde_json::to_string(&manifest).unwrap();
+        for value in ["secret-login", "probe", "p@x", "<html>"] {
+            assert!(!json.contains(value), "{value} leaked into the manifest");
+        }
+        let reasons: Vec<(&str, Vec<u64>)> = manifest
+            .excluded_groups
+            .iter()
+            .map(|group| (group.reason.as_str(), group.record_ordinals.clone()))
+            .collect();
+        assert_eq!(
+            reasons,
+            vec![
+                ("page-or-asset", vec![0]),
+                ("page-or-asset", vec![1]),
+                ("other-origin", vec![2])
+            ]
+        );
+        assert_eq!(
+            manifest.records,
+            RecordCounts {
+                cited: 5,
+                excluded: 3,
+                total: 8
+            }
+        );
+    }
+
+    #[test]
+    fn unknowns_name_what_replay_cannot_establish() {
+        // contract: REPLAY-037
+        let records = vec![
+            record(0, "GET", "http://app/a")
+                .json(200, "{}")
+                .authenticated()
+                .build(),
+            record(1, "GET", "http://app/b").json(200, "{}").build(),
+        ];
+        let manifest = project(&records, &[]);
+        let subjects: Vec<&str> = manifest
+            .unknowns
+            .iter()
+            .map(|u| u.subject.as_str())
+            .collect();
+        assert_eq!(
+            subjects,
+            vec![
+                "authorization-model",
+                "response-semantics",
+                "state-transitions"
+            ]
+        );
+        assert!(
+            manifest.unknowns[0]
+                .statement
+                .contains("1 of its 2 records")
+        );
+    }
+
+    #[test]
+    fn the_primary_origin_has_the_most_json_like_records() {
+        let records = vec![
+            record(0, "GET", "http://pages.example/a")
+                .answer(200, "text/html", "x")
+                .build(),
+            record(1, "GET", "http://pages.example/b")
+                .answer(200, "text/html", "x")
+                .build(),
+            record(2, "GET", "http://api.example/a")
+                .json(200, "{}")
+                .build(),
+        ];
+        let manifest = project(&records, &[]);
+        assert_eq!(manifest.primary_origin, "http://api.example");
+        assert_eq!(manifest.tools.len(), 1);
+    }
+
+    #[test]
+    fn records_without_a_request_line_are_excluded() {
+        let mut no_origin = record(1, "GET", "http://app/x").build();
+        no_origin.origin = None;
+        let records = vec![
+            record(0, "GET", "http://app/a").json(200, "{}").build(),
+            no_origin,
+        ];
+        let manifest = project(&records, &[]);
+        assert_eq!(manifest.excluded_groups.len(), 1);
+        assert_eq!(manifest.excluded_groups[0].reason, "no-request-line");
+        assert_eq!(manifest.excluded_groups[0].path_template, None);
+    }
+
+    #[test]
+    fn a_capture_without_api_records_is_refused() {
+        let records = vec![
+            record(0, "GET", "http://app/")
+                .answer(200, "text/html", "x")
+                .build(),
+        ];
+        let refusal = project_manifest("ev", &records, &TemplateRules::none()).unwrap_err();
+        assert_eq!(refusal.code, "unsupported_target");
+        assert_eq!(refusal.stage.as_deref(), Some("inspect_analysis_view"));
+        assert_eq!(
+            project_manifest("ev", &[], &TemplateRules::none())
+                .unwrap_err()
+                .code,
+            "unsupported_target"
+        );
+    }
+
+    fn tiddlers() -> Vec<CaptureRecord> {
+        vec![
+            record(
+                0,
+                "GET",
+                "http://wiki/recipes/default/tiddlers/Alice%20Liddell",
+            )
+            .json(200, r#"{"title":"Alice Liddell","text":"x"}"#)
+            .build(),
+            record(1, "GET", "http://wiki/recipes/default/tiddlers/Welcome")
+                .json(200, r#"{"title":"Welcome","text":"y"}"#)
+                .build(),
+            record(
+                2,
+                "PUT",
+                "http://wiki/recipes/default/tiddlers/Renew%20passport",
+            )
+            .send("application/json", r#"{"title":"Renew passport"}"#)
+            .answer(204, "text/plain", "")
+            .build(),
+            record(3, "GET", "http://wiki/recipes/default/tiddlers/status")
+                .json(200, r#"{"ok":true}"#)
+                .build(),
+            record(4, "GET", "http://wiki/status")
+                .json(200, r#"{"username":"GUEST"}"#)
+                .build(),
+            record(5, "GET", "http://wiki/recipes/default/tiddlers.json")
+                .json(200, r#"[{"title":"Welcome"}]"#)
+                .build(),
+        ]
+    }
+
+    #[test]
+    fn sibling_variance_templates_values_the_answers_echo() {
+        // contract: MANIFEST-004
+        let without = project(&tiddlers(), &[]);
+        assert_eq!(without.tools.len(), 6);
+        let with = project(&tiddlers(), &["sibling-variance"]);
+        let get = tool(&with, "get_recipes_default_tiddlers_by_title");
+        assert_eq!(
+            get.path_template,
+            "/recipes/default/tiddlers/{sibling-variance}"
+        );
+        assert_eq!(get.record_ordinals, vec![0, 1]);
+        assert_eq!(
+            get.path_parameters[0].observed_values,
+            vec!["Alice%20Liddell", "Welcome"]
+        );
+        // The silent PUT (204) joins; the literal `status` whose answer does not echo stays.
+        let put = tool(&with, "put_recipes_default_tiddlers_by_title");
+        assert_eq!(put.record_ordinals, vec![2]);
+        assert!(with.tool("get_recipes_default_tiddlers_status").is_some());
+        assert_eq!(with.template_rules, vec!["sibling-variance"]);
+    }
+
+    #[test]
+    fn prefix_variance_carries_a_parameter_into_longer_paths() {
+        let records = vec![
+            record(0, "GET", "http://kinto/v1/buckets/w/collections/projects").json(200, r#"{"data":{"id":"projects"}}"#).build(),
+            record(1, "GET", "http://kinto/v1/buckets/w/collections/tasks").json(200, r#"{"data":{"id":"tasks"}}"#).build(),
+            record(2, "GET", "http://kinto/v1/buckets/w/collections/tasks/records").json(200, r#"{"data":[]}"#).build(),
+            record(3, "GET", "http://kinto/v1/buckets/w/collections/projects/records/5d0c6a1e-1f4b-4c36-9a53-8d2f4b7e0a11").json(200, r#"{"data":{"id":"5d0c6a1e-1f4b-4c36-9a53-8d2f4b7e0a11"}}"#).build(),
+        ];
+        let sibling_only = project(&records, &["sibling-variance"]);
+        assert!(
+            sibling_only
+                .tool("get_buckets_w_collections_tasks_records")
+                .is_some()
+        );
+        let both = project(&records, &["prefix-variance", "sibling-variance"]);
+        assert_eq!(
+            both.template_rules,
+            vec!["sibling-variance", "prefix-variance"]
+        );
+        let list = tool(&both, "get_buckets_w_collections_records_by_collection_id");
+        assert_eq!(
+            list.path_template,
+            "/v1/buckets/w/collections/{prefix-variance}/records"
+        );
+        let item = tool(
+            &both,
+            "get_buckets_w_collections_records_by_collection_id_and_id",
+        );
+        assert_eq!(
+            item.path_template,
+            "/v1/buckets/w/collections/{prefix-variance}/records/{uuid}"
+        );
+        assert_eq!(item.path_parameters[1].name, "id");
+        let collection = tool(&both, "get_buckets_w_collections_by_id");
+        assert_eq!(collection.record_ordinals, vec![0, 1]);
+    }
+
+    #[test]
+    fn uid_literals_and_opaque_tokens_are_opt_in() {
+        let records = vec![
+            record(0, "GET", "http://g/api/dashboards/uid/abc")
+                .json(200, r#"{"dashboard":{"uid":"abc"}}"#)
+                .build(),
+            record(1, "GET", "http://g/api/folders/nErXDvCkzz")
+                .json(200, r#"{"uid":"nErXDvCkzz","title":"F"}"#)
+                .build(),
+            record(2, "DELETE", "http://g/api/folders/nErXDvCkzz")
+                .json(200, r#"{"message":"deleted"}"#)
+                .build(),
+        ];
+        let plain = project(&records, &[]);
+        assert!(plain.tool("get_dashboards_uid_abc").is_some());
+        assert!(plain.tool("delete_folders_n_er_xdv_ckzz").is_some());
+        let ruled = project(&records, &["opaque-token", "after-uid-literal"]);
+        let dashboard = tool(&ruled, "get_dashboards_uid_by_uid");
+        assert_eq!(
+            dashboard.path_template,
+            "/api/dashboards/uid/{after-uid-literal}"
+        );
+        let delete = tool(&ruled, "delete_folders_by_uid");
+        assert_eq!(delete.path_template, "/api/folders/{opaque-token}");
+        assert!(ruled.tool("get_folders_by_uid").is_some());
+        assert_eq!(
+            ruled.template_rules,
+            TemplateRule::ALL[..2]
+                .iter()
+                .map(|rule| rule.name().to_owned())
+                .collect::<Vec<_>>()
+        );
+    }
+
+    #[test]
+    fn inner_parameters_are_named_after_their_collection_and_names_stay_unique() {
+        let records = vec![
+            record(0, "GET", "http://app/posts/1/comments")
+                .json(200, "[]")
+                .build(),
+            record(1, "GET", "http://app/v1/").json(200, "{}").build(),
+            record(2, "GET", "http://app/").json(200, "{}").build(),
+            record(3, "GET", "http://app/a-b").json(200, "{}").build(),
+            record(4, "GET", "http://app/a_b").json(200, "{}").build(),
+        ];
+        let manifest = project(&records, &[]);
+        let names: Vec<&str> = manifest
+            .tools
+            .iter()
+            .map(|tool| tool.name.as_str())
+            .collect();
+        assert_eq!(
+            names,
+            vec![
+                "get_posts_comments_by_post_id",
+                "get_v1",
+                "get_root",
+                "get_a_b",
+                "get_a_b_2"
+            ]
+        );
+        assert!(
+            names
+                .iter()
+                .all(|name| crate::naming::is_mcp_tool_name(name))
+        );
+    }
+
+    #[test]
+    fn the_same_records_project_the_same_bytes() {
+        // contract: MANIFEST-015
+        let first = serde_json::to_string(&project(&tiddlers(), &["sibling-variance"])).unwrap();
+        let second = serde_json::to_string(&project(&tiddlers(), &["sibling-variance"])).unwrap();
+        assert_eq!(first, second);
+    }
+}

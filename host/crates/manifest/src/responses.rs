@@ -1,0 +1,108 @@
+//! Recorded response bodies read as JSON, once per record, for the projection's structural
+//! questions: does a response echo a path segment (sibling variance, parameter names), what shape
+//! does a body have. Bodies that are not JSON-like, not UTF-8 text or do not parse are `None`.
+
+use std::cell::OnceCell;
+
+use rea_plugin_api::contracts::capture::{Body, CaptureRecord};
+use serde_json::Value;
+
+use crate::media;
+
+/// Lazily parsed JSON response bodies of a slice of records.
+pub(crate) struct ParsedResponses<'a> {
+    records: &'a [&'a CaptureRecord],
+    cache: Vec<OnceCell<Option<Value>>>,
+}
+
+impl<'a> ParsedResponses<'a> {
+    pub(crate) fn new(records: &'a [&'a CaptureRecord]) -> Self {
+        Self {
+            records,
+            cache: (0..records.len()).map(|_| OnceCell::new()).collect(),
+        }
+    }
+
+    /// The record's response body as JSON when its media type is JSON-like and its text parses.
+    pub(crate) fn json(&self, index: usize) -> Option<&Value> {
+        self.cache[index]
+            .get_or_init(|| {
+                let record = self.records[index];
+                let response = &record.response;
+                if !media::is_json_like(response.media_type.as_deref()) {
+                    return None;
+                }
+                match &response.body {
+                    Body::Text { text } => serde_json::from_str(text).ok(),
+                    _ => None,
+                }
+            })
+            .as_ref()
+    }
+
+    /// The record's response body as JSON when its status is 2xx.
+    pub(crate) fn success_json(&self, index: usize) -> Option<&Value> {
+        let status = self.records[index].response.status;
+        if (200..300).contains(&status) {
+            self.json(index)
+        } else {
+            None
+        }
+    }
+}
+
+/// The names of members that echo `text`: scalar members of the root object, and scalar members
+/// of objects the root object holds (one envelope level, as `{"data": {"id": …}}`), whose JSON
+/// text (a string's content, a number's or boolean's spelling) equals `text`. In document order
+/// of the parsed value (sorted when serde_json sorts maps), without repeats.
+pub(crate) fn echo_members(body: &Value, text: &str) -> Vec<String> {
+    let mut names: Vec<String> = Vec::new();
+    let Value::Object(root) = body else {
+        return names;
+    };
+    let mut push = |name: &str| {
+        if !names.iter().any(|known| known == name) {
+            names.push(name.to_owned());
+        }
+    };
+    for (name, value) in root {
+        if scalar_equals(value, text) {
+            push(name);
+        }
+    }
+    for value in root.values() {
+        if let Value::Object(inner) = value {
+            for (name, value) in inner {
+                if scalar_equals(value, text) {
+                    push(name);
+                }
+            }
+        }
+    }
+    names
+}
+
+fn scalar_equals(value: &Value, text: &str) -> bool {
+    match value {
+        Value::String(string) => string == text,
+        Value::Number(number) => number.to_string() == text,
+        Value::Bool(flag) => (if *flag { "true" } else { "false" }) == text,
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn echoes_are_found_at_the_root_and_one_envelope_down() {
+        let body =
+            json!({"id": 2, "login": "probe", "data": {"uid": "abc"}, "list": [{"id": "x"}]});
+        assert_eq!(echo_members(&body, "2"), vec!["id"]);
+        assert_eq!(echo_members(&body, "abc"), vec!["uid"]);
+        assert!(echo_members(&body, "x").is_empty());
+        assert!(echo_members(&json!([{"id": 2}]), "2").is_empty());
+    }
+}

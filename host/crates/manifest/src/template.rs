@@ -1,0 +1,547 @@
+//! Path templating: which recorded path segments are parameters, and by which rule.
+//!
+//! The built-in format rules always apply, segment by segment, to the percent-decoded segment:
+//! `numeric` (digits only), `uuid` (8-4-4-4-12 hex), `ulid` (26 Crockford base-32 characters
+//! with letters and digits) and `hex` (at least 8 hex digits of one case, with a digit and a
+//! letter). The opt-in rules then apply in this fixed order when the view names them, each to
+//! the segments still literal:
+//!
+//! 1. `after-uid-literal`: the segment after a literal `uid` segment (`/dashboards/uid/{…}`).
+//! 2. `opaque-token`: a segment shaped like a generated token: 8 to 255 characters of
+//!    `[A-Za-z0-9_-]` with letters and at least two separate digit runs (`bdvgx0xr3zmyoc`), or at
+//!    least 6 letters of which under a quarter are vowels, mixing cases or holding a digit
+//!    (`nErXDvCkzz`). Words and identifiers in code style (`getUserById`, `oauth2callback`) are
+//!    not tokens.
+//! 3. `sibling-variance`: among paths of the same length that are equal except at one position
+//!    (any method), a position holding at least two distinct literal values, each of which some
+//!    recorded 2xx JSON response echoes (a scalar member, at the root or one envelope level down,
+//!    equal to the decoded segment: `/tiddlers/Welcome` answers `{"title": "Welcome"}`). Values
+//!    that echo, and values none of whose records answered 2xx JSON (a `PUT` answering 204),
+//!    become parameters; values whose 2xx JSON answers do not echo them stay literal. Repeated
+//!    until nothing changes.
+//! 4. `prefix-variance`: a literal segment at a position that another path, equal up to that
+//!    position, holds as a parameter, when the literal is one of that parameter's observed values
+//!    (`/collections/{…}` observed `tasks`, so `/collections/tasks/records` is templated too).
+//!    Repeated until nothing changes.
+//!
+//! Templating runs per origin. Its output, per record, is one optional [`SegmentRule`] per segment.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde::{Deserialize, Serialize};
+
+use crate::responses::{ParsedResponses, echo_members};
+use crate::segments::{segment_value, split_path};
+
+/// An opt-in templating rule a view can name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TemplateRule {
+    /// `after-uid-literal`.
+    AfterUidLiteral,
+    /// `opaque-token`.
+    OpaqueToken,
+    /// `sibling-variance`.
+    SiblingVariance,
+    /// `prefix-variance`.
+    PrefixVariance,
+}
+
+impl TemplateRule {
+    /// Every opt-in rule, in the fixed order they apply.
+    pub const ALL: [TemplateRule; 4] = [
+        TemplateRule::AfterUidLiteral,
+        TemplateRule::OpaqueToken,
+        TemplateRule::SiblingVariance,
+        TemplateRule::PrefixVariance,
+    ];
+
+    /// The rule's name as views spell it.
+    pub fn name(self) -> &'static str {
+        match self {
+            TemplateRule::AfterUidLiteral => "after-uid-literal",
+            TemplateRule::OpaqueToken => "opaque-token",
+            TemplateRule::SiblingVariance => "sibling-variance",
+            TemplateRule::PrefixVariance => "prefix-variance",
+        }
+    }
+
+    /// The rule a view names, if it is one.
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|rule| rule.name() == name)
+    }
+
+    fn segment_rule(self) -> SegmentRule {
+        match self {
+            TemplateRule::AfterUidLiteral => SegmentRule::AfterUidLiteral,
+            TemplateRule::OpaqueToken => SegmentRule::OpaqueToken,
+            TemplateRule::SiblingVariance => SegmentRule::SiblingVariance,
+            TemplateRule::PrefixVariance => SegmentRule::PrefixVariance,
+        }
+    }
+}
+
+/// Why a list of rule names was refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RuleListError {
+    /// A name that is no opt-in rule.
+    #[error("template rule {name:?} at position {index} is not one of {known}")]
+    Unknown {
+        /// Position in the list.
+        index: usize,
+        /// The name as given.
+        name: String,
+        /// The known names, comma-separated.
+        known: String,
+    },
+    /// A rule named twice.
+    #[error("template rule {name:?} at position {index} repeats position {first}")]
+    Repeated {
+        /// Position of the repeat.
+        index: usize,
+        /// Position of the first mention.
+        first: usize,
+        /// The rule's name.
+        name: String,
+    },
+}
+
+/// The opt-in rules a view applies: a set, applied in [`TemplateRule::ALL`] order whatever order
+/// the view listed them in.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TemplateRules {
+    rules: BTreeSet<TemplateRule>,
+}
+
+impl TemplateRules {
+    /// No opt-in rule: format rules only.
+    pub fn none() -> Self {
+        Self::default()
+    }
+
+    /// Every opt-in rule (the build's default).
+    pub fn all() -> Self {
+        Self {
+            rules: TemplateRule::ALL.into_iter().collect(),
+        }
+    }
+
+    /// Reads a list of rule names; an unknown or repeated name is refused.
+    pub fn parse<S: AsRef<str>>(names: &[S]) -> Result<Self, RuleListError> {
+        let mut seen: BTreeMap<TemplateRule, usize> = BTreeMap::new();
+        for (index, name) in names.iter().enumerate() {
+            let name = name.as_ref();
+            let Some(rule) = TemplateRule::from_name(name) else {
+                return Err(RuleListError::Unknown {
+                    index,
+                    name: name.to_owned(),
+                    known: TemplateRule::ALL.map(TemplateRule::name).join(", "),
+                });
+            };
+            if let Some(first) = seen.get(&rule) {
+                return Err(RuleListError::Repeated {
+                    index,
+                    first: *first,
+                    name: name.to_owned(),
+                });
+            }
+            seen.insert(rule, index);
+        }
+        Ok(Self {
+            rules: seen.into_keys().collect(),
+        })
+    }
+
+    /// Whether the rule applies.
+    pub fn contains(&self, rule: TemplateRule) -> bool {
+        self.rules.contains(&rule)
+    }
+
+    /// The rules in application order.
+    pub fn iter(&self) -> impl Iterator<Item = TemplateRule> + '_ {
+        self.rules.iter().copied()
+    }
+
+    /// The rules' names in application order.
+    pub fn names(&self) -> Vec<String> {
+        self.iter().map(|rule| rule.name().to_owned()).collect()
+    }
+}
+
+/// The rule that made a segment a parameter.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SegmentRule {
+    /// Digits only.
+    Numeric,
+    /// A UUID.
+    Uuid,
+    /// A ULID.
+    Ulid,
+    /// A hex identifier.
+    Hex,
+    /// After a literal `uid` segment.
+    AfterUidLiteral,
+    /// An opaque generated token.
+    OpaqueToken,
+    /// Sibling paths vary here and answers echo the value.
+    SiblingVariance,
+    /// A shorter path holds this position as a parameter.
+    PrefixVariance,
+}
+
+impl SegmentRule {
+    /// The rule's name, also the template's placeholder (`{numeric}`).
+    pub fn name(self) -> &'static str {
+        match self {
+            SegmentRule::Numeric => "numeric",
+            SegmentRule::Uuid => "uuid",
+            SegmentRule::Ulid => "ulid",
+            SegmentRule::Hex => "hex",
+            SegmentRule::AfterUidLiteral => "after-uid-literal",
+            SegmentRule::OpaqueToken => "opaque-token",
+            SegmentRule::SiblingVariance => "sibling-variance",
+            SegmentRule::PrefixVariance => "prefix-variance",
+        }
+    }
+}
+
+/// The built-in format rule a decoded segment satisfies, if any.
+pub fn format_rule(value: &str) -> Option<SegmentRule> {
+    if value.is_empty() {
+        return None;
+    }
+    if value.bytes().all(|byte| byte.is_ascii_digit()) {
+        return Some(SegmentRule::Numeric);
+    }
+    if is_uuid(value) {
+        return Some(SegmentRule::Uuid);
+    }
+    if is_ulid(value) {
+        return Some(SegmentRule::Ulid);
+    }
+    if is_hex_id(value) {
+        return Some(SegmentRule::Hex);
+    }
+    None
+}
+
+fn is_uuid(value: &str) -> bool {
+    let bytes = value.as_bytes();
+    bytes.len() == 36
+        && bytes.iter().enumerate().all(|(index, byte)| match index {
+            8 | 13 | 18 | 23 => *byte == b'-',
+            _ => byte.is_ascii_hexdigit(),
+        })
+}
+
+fn is_ulid(value: &str) -> bool {
+    const CROCKFORD: &[u8] = b"0123456789ABCDEFGHJKMNPQRSTVWXYZ";
+    let bytes = value.as_bytes();
+    bytes.len() == 26
+        && (b'0'..=b'7').contains(&bytes[0])
+        && bytes
+            .iter()
+            .all(|byte| CROCKFORD.contains(&byte.to_ascii_uppercase()))
+        && bytes.iter().any(u8::is_ascii_alphabetic)
+        && (bytes.iter().all(|byte| !byte.is_ascii_lowercase())
+            || bytes.iter().all(|byte| !byte.is_ascii_uppercase()))
+}
+
+fn is_hex_id(value: &str) -> bool {
+    let bytes = value.as_bytes();
+    bytes.len() >= 8
+        && bytes.iter().all(u8::is_ascii_hexdigit)
+        && bytes.iter().any(u8::is_ascii_digit)
+        && bytes.iter().any(u8::is_ascii_alphabetic)
+        && (bytes.iter().all(|byte| !byte.is_ascii_lowercase())
+            || bytes.iter().all(|byte| !byte.is_ascii_uppercase()))
+}
+
+/// Whether a decoded segment is shaped like an opaque generated token (see the module docs).
+pub fn is_opaque_token(value: &str) -> bool {
+    let bytes = value.as_bytes();
+    if bytes.len() < 8
+        || bytes.len() > 255
+        || !bytes
+            .iter()
+            .all(|byte| byte.is_ascii_alphanumeric() || *byte == b'_' || *byte == b'-')
+    {
+        return false;
+    }
+    let letters = bytes
+        .iter()
+        .filter(|byte| byte.is_ascii_alphabetic())
+        .count();
+    let has_digit = bytes.iter().any(u8::is_ascii_digit);
+    let digit_runs = bytes
+        .iter()
+        .enumerate()
+        .filter(|(index, byte)| {
+            byte.is_ascii_digit() && (*index == 0 || !bytes[index - 1].is_ascii_digit())
+        })
+        .count();
+    if letters >= 1 && digit_runs >= 2 {
+        return true;
+    }
+    let vowels = bytes
+        .iter()
+        .filter(|byte| b"aeiouAEIOU".contains(byte))
+        .count();
+    let mixed_case =
+        bytes.iter().any(u8::is_ascii_lowercase) && bytes.iter().any(u8::is_ascii_uppercase);
+    letters >= 6 && vowels * 4 < letters && (mixed_case || has_digit)
+}
+
+/// The per-record templating of one origin's records: `rules[r][i]` is the rule that made segment
+/// `i` of record `r` a parameter, `None` for a literal segment.
+///
+/// `paths[r]` is record `r`'s path; `responses` reads the same records' responses.
+pub(crate) fn template_records(
+    paths: &[&str],
+    responses: &ParsedResponses<'_>,
+    rules: &TemplateRules,
+) -> Vec<Vec<Option<SegmentRule>>> {
+    let segments: Vec<Vec<&str>> = paths.iter().map(|path| split_path(path)).collect();
+    let mut state: Vec<Vec<Option<SegmentRule>>> = segments
+        .iter()
+        .map(|path| {
+            path.iter()
+                .map(|segment| format_rule(&segment_value(segment)))
+                .collect()
+        })
+        .collect();
+    for rule in rules.iter() {
+        match rule {
+            TemplateRule::AfterUidLiteral => {
+                for (path, path_state) in segments.iter().zip(state.iter_mut()) {
+                    for index in 1..path.len() {
+                        if path_state[index - 1].is_none()
+                            && path[index - 1].eq_ignore_ascii_case("uid")
+                            && path_state[index].is_none()
+                            && !path[index].is_empty()
+                        {
+                            path_state[index] = Some(rule.segment_rule());
+                        }
+                    }
+                }
+            }
+            TemplateRule::OpaqueToken => {
+                for (path, path_state) in segments.iter().zip(state.iter_mut()) {
+                    for (segment, slot) in path.iter().zip(path_state.iter_mut()) {
+                        if slot.is_none() && is_opaque_token(&segment_value(segment)) {
+                            *slot = Some(rule.segment_rule());
+                        }
+                    }
+                }
+            }
+            TemplateRule::SiblingVariance => {
+                while apply_sibling_variance(&segments, &mut state, responses) {}
+            }
+            TemplateRule::PrefixVariance => while apply_prefix_variance(&segments, &mut state) {},
+        }
+    }
+    state
+}
+
+/// One template token of a record's path for comparisons: the literal segment or the rule.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+enum Token<'a> {
+    Literal(&'a str),
+    Parameter(SegmentRule),
+}
+
+fn token<'a>(segment: &'a str, rule: Option<SegmentRule>) -> Token<'a> {
+    match rule {
+        Some(rule) => Token::Parameter(rule),
+        None => Token::Literal(segment),
+    }
+}
+
+fn apply_sibling_variance(
+    segments: &[Vec<&str>],
+    state: &mut [Vec<Option<SegmentRule>>],
+    responses: &ParsedResponses<'_>,
+) -> bool {
+    // (length, position, the other tokens) → value → records holding it.
+    type SiblingKey<'a> = (usize, usize, Vec<Token<'a>>);
+    let mut sets: BTreeMap<SiblingKey<'_>, BTreeMap<&str, Vec<usize>>> = BTreeMap::new();
+    for (record, path) in segments.iter().enumerate() {
+        for position in 0..path.len() {
+            if state[record][position].is_some() || path[position].is_empty() {
+                continue;
+            }
+            let others: Vec<Token<'_>> = path
+                .iter()
+                .zip(&state[record])
+                .enumerate()
+                .filter(|(index, _)| *index != position)
+                .map(|(_, (segment, rule))| token(segment, *rule))
+                .collect();
+            sets.entry((path.len(), position, others))
+                .or_default()
+                .entry(path[position])
+                .or_default()
+                .push(record);
+        }
+    }
+    let mut changed = false;
+    for ((_, position, _), values) in sets {
+        if values.len() < 2 {
+            continue;
+        }
+        let mut echoing = Vec::new();
+        let mut silent = Vec::new();
+        for (value, holders) in &values {
+            let decoded = segment_value(value);
+            let answered: Vec<_> = holders
+                .iter()
+                .filter_map(|record| responses.success_json(*record))
+                .collect();
+            if answered.is_empty() {
+                silent.push(*value);
+            } else if answered.iter().any(|body| {
+                !echo_members(body, &decoded).is_empty()
+                    || (decoded.as_ref() != *value && !echo_members(body, value).is_empty())
+            }) {
+                echoing.push(*value);
+            }
+        }
+        if echoing.len() < 2 {
+            continue;
+        }
+        for value in echoing.into_iter().chain(silent) {
+            for record in &values[value] {
+                if state[*record][position].is_none() {
+                    state[*record][position] = Some(SegmentRule::SiblingVariance);
+                    changed = true;
+                }
+            }
+        }
+    }
+    changed
+}
+
+fn apply_prefix_variance(segments: &[Vec<&str>], state: &mut [Vec<Option<SegmentRule>>]) -> bool {
+    // (tokens before the position, position) → observed values of the parameter there.
+    let mut observed: BTreeMap<(Vec<Token<'_>>, usize), BTreeSet<&str>> = BTreeMap::new();
+    for (record, path) in segments.iter().enumerate() {
+        for position in 0..path.len() {
+            if state[record][position].is_some() {
+                let before: Vec<Token<'_>> = path[..position]
+                    .iter()
+                    .zip(&state[record][..position])
+                    .map(|(segment, rule)| token(segment, *rule))
+                    .collect();
+                observed
+                    .entry((before, position))
+                    .or_default()
+                    .insert(path[position]);
+            }
+        }
+    }
+    let mut changes = Vec::new();
+    for (record, path) in segments.iter().enumerate() {
+        for position in 0..path.len() {
+            if state[record][position].is_some() || path[position].is_empty() {
+                continue;
+            }
+            let before: Vec<Token<'_>> = path[..position]
+                .iter()
+                .zip(&state[record][..position])
+                .map(|(segment, rule)| token(segment, *rule))
+                .collect();
+            if observed
+                .get(&(before, position))
+                .is_some_and(|values| values.contains(path[position]))
+            {
+                changes.push((record, position));
+            }
+        }
+    }
+    for (record, position) in &changes {
+        state[*record][*position] = Some(SegmentRule::PrefixVariance);
+    }
+    !changes.is_empty()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rule_lists_apply_in_fixed_order_and_refuse_repeats_and_unknowns() {
+        // contract: MANIFEST-004, BUILD-015, BUILD-017
+        let rules =
+            TemplateRules::parse(&["sibling-variance", "after-uid-literal", "opaque-token"])
+                .unwrap();
+        assert_eq!(
+            rules.names(),
+            vec!["after-uid-literal", "opaque-token", "sibling-variance"]
+        );
+        assert_eq!(
+            TemplateRules::parse(&["opaque-token", "opaque-token"]),
+            Err(RuleListError::Repeated {
+                index: 1,
+                first: 0,
+                name: "opaque-token".into()
+            })
+        );
+        assert!(matches!(
+            TemplateRules::parse(&["numeric"]),
+            Err(RuleListError::Unknown { index: 0, .. })
+        ));
+        assert!(
+            TemplateRules::parse::<&str>(&[])
+                .unwrap()
+                .names()
+                .is_empty()
+        );
+    }
+
+    #[test]
+    fn format_rules_recognise_id_shapes() {
+        assert_eq!(format_rule("42"), Some(SegmentRule::Numeric));
+        assert_eq!(
+            format_rule("5d0c6a1e-1f4b-4c36-9a53-8d2f4b7e0a11"),
+            Some(SegmentRule::Uuid)
+        );
+        assert_eq!(
+            format_rule("3801476c4a394a5d9d21e4887b201428"),
+            Some(SegmentRule::Hex)
+        );
+        assert_eq!(
+            format_rule("01ARZ3NDEKTSV4RRFFQ69G5FAV"),
+            Some(SegmentRule::Ulid)
+        );
+        for literal in [
+            "",
+            "users",
+            "v1",
+            "2.0",
+            "deadbeef",
+            "tiddlers.json",
+            "cafe",
+        ] {
+            assert_eq!(format_rule(literal), None, "{literal}");
+        }
+    }
+
+    #[test]
+    fn opaque_tokens_are_told_from_words() {
+        for token in ["nErXDvCkzz", "bdvgx0xr3zmyoc", "ae2fjkl3l7l6ob", "a1b2c3d4"] {
+            assert!(is_opaque_token(token), "{token}");
+        }
+        for word in [
+            "getUserById",
+            "oauth2callback",
+            "dashboards",
+            "get-by-name",
+            "strengths",
+            "Welcome",
+            "version2024",
+        ] {
+            assert!(!is_opaque_token(word), "{word}");
+        }
+    }
+}

@@ -1,0 +1,96 @@
+//! Hand-made capture records for unit tests.
+
+use rea_plugin_api::contracts::capture::{
+    Body, CaptureRecord, RecordHeader, RecordQuery, RecordRequest, RecordResponse,
+};
+
+/// A record builder: `record(0, "GET", "http://app/api/users/2?x=1")`.
+pub(crate) struct RecordBuilder(CaptureRecord);
+
+/// Starts a record from an ordinal, a method and a URL (`scheme://host[:port]/path?query`).
+pub(crate) fn record(ordinal: u64, method: &str, url: &str) -> RecordBuilder {
+    let (scheme, rest) = url.split_once("://").expect("absolute URL");
+    let (authority, path_and_query) = match rest.find('/') {
+        Some(at) => (&rest[..at], &rest[at..]),
+        None => (rest, "/"),
+    };
+    let (path, query) = match path_and_query.split_once('?') {
+        Some((path, raw)) => (path, Some(raw)),
+        None => (path_and_query, None),
+    };
+    RecordBuilder(CaptureRecord {
+        duration_ms: None,
+        method: Some(method.to_owned()),
+        ordinal,
+        origin: Some(format!("{scheme}://{authority}")),
+        path: Some(path.to_owned()),
+        pointer: format!("/log/entries/{ordinal}"),
+        query: query.map(|raw| RecordQuery {
+            pairs: raw
+                .split('&')
+                .filter(|pair| !pair.is_empty())
+                .map(|pair| {
+                    let (name, value) = pair.split_once('=').unwrap_or((pair, ""));
+                    Some((
+                        crate::segments::form_decode(name).unwrap().into_owned(),
+                        crate::segments::form_decode(value).unwrap().into_owned(),
+                    ))
+                })
+                .collect(),
+            raw: Some(raw.to_owned()),
+        }),
+        request: RecordRequest {
+            body: Body::Missing,
+            headers: Vec::new(),
+            http_version: None,
+            media_type: None,
+        },
+        response: RecordResponse {
+            body: Body::Missing,
+            headers: Vec::new(),
+            http_version: None,
+            media_type: None,
+            status: 200,
+            status_text: None,
+        },
+        started: None,
+        url: Some(url.to_owned()),
+    })
+}
+
+impl RecordBuilder {
+    /// Sets the response status, media type and text body.
+    pub(crate) fn answer(mut self, status: u16, media_type: &str, text: &str) -> Self {
+        self.0.response.status = status;
+        self.0.response.media_type = Some(media_type.to_owned());
+        self.0.response.body = Body::Text { text: text.into() };
+        self
+    }
+
+    /// Sets a JSON answer.
+    pub(crate) fn json(self, status: u16, text: &str) -> Self {
+        self.answer(status, "application/json", text)
+    }
+
+    /// Sets the request body.
+    pub(crate) fn send(mut self, media_type: &str, text: &str) -> Self {
+        self.0.request.media_type = Some(media_type.to_owned());
+        self.0.request.body = Body::Text { text: text.into() };
+        self
+    }
+
+    /// Marks the request as carrying an excluded authentication header.
+    pub(crate) fn authenticated(mut self) -> Self {
+        self.0.request.headers.push(RecordHeader {
+            excluded: Some("authentication".into()),
+            name: Some("Authorization".into()),
+            value: None,
+        });
+        self
+    }
+
+    /// The record.
+    pub(crate) fn build(self) -> CaptureRecord {
+        self.0
+    }
+}

@@ -1,0 +1,259 @@
+//! `rea-pipeline`: the build and serve pipeline, described in one TOML file.
+//!
+//! A pipeline names the external plugin libraries to load, which capture extractor handles which
+//! input kind, the manifest's template rules, the ordered state rules with their options, and the
+//! serve settings. A default pipeline is embedded ([`DEFAULT_PIPELINE`]) so no file is needed.
+//!
+//! Like Vector's configuration, a pipeline is validated whole before anything runs: [`parse`]
+//! collects every syntax and shape problem (unknown key, wrong type, bad value) and [`resolve`]
+//! loads the named libraries and checks every stage reference and option against the registry,
+//! again collecting every problem. Each [`Diagnostic`] has a line and column.
+
+mod diagnostic;
+mod spec;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use rea_plugin_api::StageKind;
+use rea_registry::Registry;
+
+pub use diagnostic::{Diagnostic, PipelineErrors};
+pub use spec::{
+    CaptureBinding, LibrarySpec, PipelineSpec, RuleSpec, ServeSpec, TEMPLATE_RULES, parse,
+};
+
+/// The pipeline used when none is given.
+pub const DEFAULT_PIPELINE: &str = include_str!("default.toml");
+
+/// The name [`Pipeline::origin`] has for the embedded default.
+pub const DEFAULT_ORIGIN: &str = "<default pipeline>";
+
+/// A validated pipeline, every reference resolved against a registry.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Pipeline {
+    /// The file it came from, or [`DEFAULT_ORIGIN`].
+    pub origin: String,
+    /// External plugin libraries, loaded into the registry, in file order.
+    pub libraries: Vec<ResolvedLibrary>,
+    /// Input kind → the capture stage that handles it.
+    pub capture_extractors: BTreeMap<String, ResolvedStage>,
+    /// Template rules for the manifest view, in the views' fixed order.
+    pub template_rules: Vec<String>,
+    /// State rules in pipeline order.
+    pub rules: Vec<ResolvedRule>,
+    /// Serve settings.
+    pub serve: ServeSpec,
+}
+
+/// A plugin library the pipeline loaded.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ResolvedLibrary {
+    /// The path as resolved (relative paths are relative to the pipeline file's folder).
+    pub path: PathBuf,
+    /// The pinned SHA-256, if any.
+    pub sha256: Option<String>,
+    /// The plugin it provided.
+    pub plugin: String,
+}
+
+/// A stage reference, resolved to the plugin providing it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ResolvedStage {
+    /// Stage name.
+    pub stage: String,
+    /// Plugin name.
+    pub plugin: String,
+    /// `builtin` or the library path.
+    pub source: String,
+}
+
+/// A state rule step.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ResolvedRule {
+    /// The stage.
+    pub stage: ResolvedStage,
+    /// Its options, as JSON.
+    pub options: BTreeMap<String, serde_json::Value>,
+}
+
+impl Pipeline {
+    /// The resolved chain as JSON (what `rea pipeline check` prints).
+    pub fn to_json(&self) -> serde_json::Value {
+        let stage = |stage: &ResolvedStage| serde_json::json!({"stage": stage.stage, "plugin": stage.plugin, "source": stage.source});
+        serde_json::json!({
+            "pipeline": self.origin,
+            "libraries": self.libraries.iter().map(|library| serde_json::json!({
+                "path": library.path.display().to_string(),
+                "sha256": library.sha256,
+                "plugin": library.plugin,
+            })).collect::<Vec<_>>(),
+            "capture": self.capture_extractors.iter().map(|(input, resolved)| {
+                let mut value = stage(resolved);
+                value["input"] = serde_json::Value::from(input.as_str());
+                value
+            }).collect::<Vec<_>>(),
+            "manifest": {"template_rules": self.template_rules},
+            "rules": self.rules.iter().map(|rule| {
+                let mut value = stage(&rule.stage);
+                value["options"] = serde_json::Value::Object(rule.options.clone().into_iter().collect());
+                value
+            }).collect::<Vec<_>>(),
+            "serve": {"host": self.serve.host, "port": self.serve.port},
+        })
+    }
+}
+
+/// Reads, parses and resolves a pipeline file, or the default pipeline when `path` is `None`.
+/// External libraries are loaded into `registry`.
+pub fn load(path: Option<&Path>, registry: &mut Registry) -> Result<Pipeline, PipelineErrors> {
+    match path {
+        None => {
+            let spec = parse(DEFAULT_PIPELINE, DEFAULT_ORIGIN, Path::new("."))?;
+            resolve(&spec, registry)
+        }
+        Some(path) => {
+            let origin = path.display().to_string();
+            let text = std::fs::read_to_string(path).map_err(|error| {
+                PipelineErrors::single(Diagnostic::file(
+                    &origin,
+                    "pipeline_unreadable",
+                    format!("cannot read the pipeline file: {error}"),
+                ))
+            })?;
+            let base = path.parent().unwrap_or_else(|| Path::new("."));
+            let spec = parse(&text, &origin, base)?;
+            resolve(&spec, registry)
+        }
+    }
+}
+
+/// Loads the spec's libraries into `registry` and checks every stage reference and option,
+/// collecting every problem.
+pub fn resolve(spec: &PipelineSpec, registry: &mut Registry) -> Result<Pipeline, PipelineErrors> {
+    let mut problems = Vec::new();
+    let mut libraries = Vec::new();
+    for library in &spec.libraries {
+        match registry.load_library(&library.path, library.sha256.as_deref()) {
+            Ok(plugin) => libraries.push(ResolvedLibrary {
+                path: library.path.clone(),
+                sha256: library.sha256.clone(),
+                plugin: plugin.name.clone(),
+            }),
+            Err(error) => problems.push(spec.at(library.position, error.code(), error.to_string())),
+        }
+    }
+
+    let mut capture_extractors = BTreeMap::new();
+    for binding in &spec.capture {
+        match lookup(registry, &binding.stage, StageKind::Capture) {
+            Ok((resolved, inputs)) => {
+                if !inputs.iter().any(|input| input == &binding.input) {
+                    problems.push(spec.at(
+                        binding.position,
+                        "stage_input_mismatch",
+                        format!(
+                            "capture stage `{}` does not read `{}` inputs (it reads: {})",
+                            binding.stage,
+                            binding.input,
+                            list_or_none(&inputs)
+                        ),
+                    ));
+                }
+                capture_extractors.insert(binding.input.clone(), resolved);
+            }
+            Err((code, message)) => problems.push(spec.at(binding.position, code, message)),
+        }
+    }
+
+    let mut rules = Vec::new();
+    for rule in &spec.rules {
+        match lookup(registry, &rule.stage, StageKind::Rule) {
+            Ok((resolved, _)) => {
+                let accepted = registry
+                    .stage(&rule.stage)
+                    .map(|(_, stage)| stage.options.clone())
+                    .unwrap_or_default();
+                for (name, position) in &rule.option_positions {
+                    if !accepted.iter().any(|option| option == name) {
+                        problems.push(spec.at(
+                            *position,
+                            "unknown_option",
+                            format!(
+                                "rule stage `{}` has no option `{name}` (it accepts: {})",
+                                rule.stage,
+                                list_or_none(&accepted)
+                            ),
+                        ));
+                    }
+                }
+                rules.push(ResolvedRule {
+                    stage: resolved,
+                    options: rule.options.clone(),
+                });
+            }
+            Err((code, message)) => problems.push(spec.at(rule.position, code, message)),
+        }
+    }
+
+    if !problems.is_empty() {
+        return Err(PipelineErrors(problems));
+    }
+    Ok(Pipeline {
+        origin: spec.origin.clone(),
+        libraries,
+        capture_extractors,
+        template_rules: spec.template_rules.clone(),
+        rules,
+        serve: spec.serve.clone(),
+    })
+}
+
+fn lookup(
+    registry: &Registry,
+    name: &str,
+    kind: StageKind,
+) -> Result<(ResolvedStage, Vec<String>), (&'static str, String)> {
+    let Some((plugin, stage)) = registry.stage(name) else {
+        let known: Vec<String> = registry
+            .stages_of_kind(kind)
+            .into_iter()
+            .map(|(_, stage)| stage.name.clone())
+            .collect();
+        return Err((
+            "unknown_stage",
+            format!(
+                "no plugin provides a {} stage named `{name}` (known: {})",
+                kind.as_str(),
+                list_or_none(&known)
+            ),
+        ));
+    };
+    if stage.known_kind() != Some(kind) {
+        return Err((
+            "wrong_stage_kind",
+            format!(
+                "stage `{name}` of plugin `{}` is a {} stage, not a {} stage",
+                plugin.name,
+                stage.kind,
+                kind.as_str()
+            ),
+        ));
+    }
+    Ok((
+        ResolvedStage {
+            stage: stage.name.clone(),
+            plugin: plugin.name.clone(),
+            source: plugin.source.display(),
+        },
+        stage.inputs.clone(),
+    ))
+}
+
+fn list_or_none(items: &[String]) -> String {
+    if items.is_empty() {
+        "none".to_owned()
+    } else {
+        items.join(", ")
+    }
+}

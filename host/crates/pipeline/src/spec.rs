@@ -1,0 +1,639 @@
+//! Parsing a pipeline file into a [`PipelineSpec`], collecting every problem with its position.
+//!
+//! The file's shape:
+//!
+//! ```toml
+//! version = 1                                  # optional; the only version is 1
+//! [[plugins]]                                  # external plugin libraries, loaded in order
+//! path = "plugins/librevision.so"              # relative to the pipeline file's folder
+//! sha256 = "…"                                 # optional pin
+//! [capture.extractors]                         # input kind -> capture stage
+//! har = "har"
+//! [manifest]
+//! template_rules = ["after-uid-literal"]       # applied in the views' fixed order
+//! [[rules]]                                    # state rules, in order
+//! stage = "revision"
+//! options = { field = "version" }              # checked against the stage's option names
+//! [serve]
+//! host = "127.0.0.1"
+//! port = 0
+//! ```
+
+use std::collections::BTreeMap;
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+
+use toml::Spanned;
+use toml::de::{DeTable, DeValue};
+
+use crate::diagnostic::{Diagnostic, PipelineErrors};
+
+/// The opt-in template rules, in the fixed order the views apply them.
+pub const TEMPLATE_RULES: [&str; 4] = [
+    "after-uid-literal",
+    "opaque-token",
+    "sibling-variance",
+    "prefix-variance",
+];
+
+/// A parsed (not yet resolved) pipeline.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PipelineSpec {
+    /// The file, or `<default pipeline>`.
+    pub origin: String,
+    /// External libraries in file order.
+    pub libraries: Vec<LibrarySpec>,
+    /// Capture extractor bindings, in input-kind order.
+    pub capture: Vec<CaptureBinding>,
+    /// Template rules in the views' fixed order.
+    pub template_rules: Vec<String>,
+    /// State rules in file order.
+    pub rules: Vec<RuleSpec>,
+    /// Serve settings.
+    pub serve: ServeSpec,
+    line_starts: Vec<usize>,
+    text: String,
+}
+
+/// An external plugin library.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LibrarySpec {
+    /// Resolved path.
+    pub path: PathBuf,
+    /// Pinned SHA-256 (lower-case hex).
+    pub sha256: Option<String>,
+    /// Byte offset of the `path` value.
+    pub position: usize,
+}
+
+/// An input kind bound to a capture stage.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CaptureBinding {
+    /// Input kind (`har`).
+    pub input: String,
+    /// Stage name.
+    pub stage: String,
+    /// Byte offset of the binding.
+    pub position: usize,
+}
+
+/// A state rule step.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RuleSpec {
+    /// Stage name.
+    pub stage: String,
+    /// Options as JSON.
+    pub options: BTreeMap<String, serde_json::Value>,
+    /// Byte offset of each option key.
+    pub option_positions: Vec<(String, usize)>,
+    /// Byte offset of the `stage` value.
+    pub position: usize,
+}
+
+/// Serve settings.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ServeSpec {
+    /// Host to bind (the command line and `MCP_HOST` take precedence).
+    pub host: Option<String>,
+    /// Port to bind (the command line and `MCP_PORT` take precedence).
+    pub port: Option<u16>,
+}
+
+impl PipelineSpec {
+    /// A diagnostic at a byte offset of this file.
+    pub fn at(&self, position: usize, code: &str, message: String) -> Diagnostic {
+        let (line, column) = line_column(&self.line_starts, &self.text, position);
+        Diagnostic {
+            origin: self.origin.clone(),
+            line: Some(line),
+            column: Some(column),
+            code: code.to_owned(),
+            message,
+        }
+    }
+}
+
+fn line_starts(text: &str) -> Vec<usize> {
+    std::iter::once(0)
+        .chain(text.match_indices('\n').map(|(index, _)| index + 1))
+        .collect()
+}
+
+fn line_column(starts: &[usize], text: &str, offset: usize) -> (usize, usize) {
+    let line = match starts.binary_search(&offset) {
+        Ok(index) => index,
+        Err(index) => index.saturating_sub(1),
+    };
+    let start = starts.get(line).copied().unwrap_or(0);
+    let end = offset.min(text.len());
+    let column = text
+        .get(start..end)
+        .map_or(1, |prefix| prefix.chars().count() + 1);
+    (line + 1, column)
+}
+
+struct Collector<'a> {
+    origin: &'a str,
+    text: &'a str,
+    starts: Vec<usize>,
+    problems: Vec<(usize, Diagnostic)>,
+}
+
+impl Collector<'_> {
+    fn push(&mut self, position: usize, code: &str, message: String) {
+        let (line, column) = line_column(&self.starts, self.text, position);
+        self.problems.push((
+            position,
+            Diagnostic {
+                origin: self.origin.to_owned(),
+                line: Some(line),
+                column: Some(column),
+                code: code.to_owned(),
+                message,
+            },
+        ));
+    }
+
+    fn unknown_keys(&mut self, table: &DeTable<'_>, context: &str, allowed: &[&str]) {
+        for (key, _) in table.iter() {
+            if !allowed.contains(&key.get_ref().as_ref()) {
+                self.push(
+                    key.span().start,
+                    "unknown_key",
+                    format!(
+                        "unknown key `{}` in {context} (allowed: {})",
+                        key.get_ref(),
+                        allowed.join(", ")
+                    ),
+                );
+            }
+        }
+    }
+
+    fn wrong_type(&mut self, span: Range<usize>, what: &str, expected: &str, value: &DeValue<'_>) {
+        self.push(
+            span.start,
+            "wrong_type",
+            format!("{what} must be {expected}, not {}", type_name(value)),
+        );
+    }
+
+    fn string(&mut self, value: &Spanned<DeValue<'_>>, what: &str) -> Option<String> {
+        match value.get_ref() {
+            DeValue::String(text) => Some(text.to_string()),
+            other => {
+                self.wrong_type(value.span(), what, "a string", other);
+                None
+            }
+        }
+    }
+}
+
+fn type_name(value: &DeValue<'_>) -> &'static str {
+    match value {
+        DeValue::String(_) => "a string",
+        DeValue::Integer(_) => "an integer",
+        DeValue::Float(_) => "a float",
+        DeValue::Boolean(_) => "a boolean",
+        DeValue::Datetime(_) => "a datetime",
+        DeValue::Array(_) => "an array",
+        DeValue::Table(_) => "a table",
+    }
+}
+
+fn get<'t, 'i>(table: &'t DeTable<'i>, key: &str) -> Option<&'t Spanned<DeValue<'i>>> {
+    table
+        .iter()
+        .find(|(name, _)| name.get_ref().as_ref() == key)
+        .map(|(_, value)| value)
+}
+
+fn key_span(table: &DeTable<'_>, key: &str) -> Option<usize> {
+    table
+        .iter()
+        .find(|(name, _)| name.get_ref().as_ref() == key)
+        .map(|(name, _)| name.span().start)
+}
+
+/// Parses a pipeline's text. `origin` names it in diagnostics; relative library paths are resolved
+/// against `base_dir`. Every problem is collected, sorted by position.
+pub fn parse(text: &str, origin: &str, base_dir: &Path) -> Result<PipelineSpec, PipelineErrors> {
+    let mut collector = Collector {
+        origin,
+        text,
+        starts: line_starts(text),
+        problems: Vec::new(),
+    };
+    let (document, syntax_errors) = DeTable::parse_recoverable(text);
+    for error in &syntax_errors {
+        let position = error.span().map_or(0, |span| span.start);
+        let message = error
+            .message()
+            .lines()
+            .next()
+            .unwrap_or("invalid TOML")
+            .to_owned();
+        collector.push(position, "invalid_toml", message);
+    }
+    let root = document.get_ref();
+    collector.unknown_keys(
+        root,
+        "the pipeline",
+        &[
+            "version", "plugins", "capture", "manifest", "rules", "serve",
+        ],
+    );
+
+    if let Some(version) = get(root, "version") {
+        match version.get_ref() {
+            DeValue::Integer(number) if number.as_str() == "1" => {}
+            DeValue::Integer(number) => collector.push(
+                version.span().start,
+                "unsupported_version",
+                format!("pipeline version {number} is not supported (the only version is 1)"),
+            ),
+            other => collector.wrong_type(version.span(), "`version`", "the integer 1", other),
+        }
+    }
+
+    let libraries = parse_libraries(&mut collector, root, base_dir);
+    let capture = parse_capture(&mut collector, root);
+    let template_rules = parse_manifest(&mut collector, root);
+    let rules = parse_rules(&mut collector, root);
+    let serve = parse_serve(&mut collector, root);
+
+    if !collector.problems.is_empty() {
+        let mut problems = collector.problems;
+        problems.sort_by_key(|(position, _)| *position);
+        return Err(PipelineErrors(
+            problems.into_iter().map(|(_, d)| d).collect(),
+        ));
+    }
+    Ok(PipelineSpec {
+        origin: origin.to_owned(),
+        libraries,
+        capture,
+        template_rules,
+        rules,
+        serve,
+        line_starts: collector.starts,
+        text: text.to_owned(),
+    })
+}
+
+fn array_of_tables<'t, 'i>(
+    collector: &mut Collector<'_>,
+    root: &'t DeTable<'i>,
+    key: &str,
+) -> Vec<&'t DeTable<'i>> {
+    let Some(value) = get(root, key) else {
+        return Vec::new();
+    };
+    let DeValue::Array(items) = value.get_ref() else {
+        collector.wrong_type(
+            value.span(),
+            &format!("`{key}`"),
+            &format!("an array of tables ([[{key}]])"),
+            value.get_ref(),
+        );
+        return Vec::new();
+    };
+    let mut tables = Vec::new();
+    for item in items.iter() {
+        match item.get_ref() {
+            DeValue::Table(table) => tables.push(table),
+            other => collector.wrong_type(
+                item.span(),
+                &format!("each `{key}` entry"),
+                "a table",
+                other,
+            ),
+        }
+    }
+    tables
+}
+
+fn parse_libraries(
+    collector: &mut Collector<'_>,
+    root: &DeTable<'_>,
+    base_dir: &Path,
+) -> Vec<LibrarySpec> {
+    let mut libraries = Vec::new();
+    for table in array_of_tables(collector, root, "plugins") {
+        collector.unknown_keys(table, "a [[plugins]] entry", &["path", "sha256"]);
+        let sha256 = get(table, "sha256").and_then(|value| {
+            let text = collector.string(value, "`sha256`")?;
+            if text.len() == 64 && text.bytes().all(|byte| byte.is_ascii_hexdigit()) {
+                Some(text.to_ascii_lowercase())
+            } else {
+                collector.push(
+                    value.span().start,
+                    "invalid_value",
+                    "`sha256` must be 64 hexadecimal digits".to_owned(),
+                );
+                None
+            }
+        });
+        match get(table, "path") {
+            Some(value) => {
+                if let Some(path) = collector.string(value, "`path`") {
+                    let path = PathBuf::from(path);
+                    let path = if path.is_absolute() {
+                        path
+                    } else {
+                        base_dir.join(path)
+                    };
+                    libraries.push(LibrarySpec {
+                        path,
+                        sha256,
+                        position: value.span().start,
+                    });
+                }
+            }
+            None => {
+                let position = table.iter().next().map_or(0, |(key, _)| key.span().start);
+                collector.push(
+                    position,
+                    "missing_key",
+                    "a [[plugins]] entry needs a `path`".to_owned(),
+                );
+            }
+        }
+    }
+    libraries
+}
+
+fn parse_capture(collector: &mut Collector<'_>, root: &DeTable<'_>) -> Vec<CaptureBinding> {
+    let Some(capture) = get(root, "capture") else {
+        return Vec::new();
+    };
+    let DeValue::Table(capture_table) = capture.get_ref() else {
+        collector.wrong_type(capture.span(), "`capture`", "a table", capture.get_ref());
+        return Vec::new();
+    };
+    collector.unknown_keys(capture_table, "[capture]", &["extractors"]);
+    let Some(extractors) = get(capture_table, "extractors") else {
+        return Vec::new();
+    };
+    let DeValue::Table(extractors_table) = extractors.get_ref() else {
+        collector.wrong_type(
+            extractors.span(),
+            "`capture.extractors`",
+            "a table of input kind = stage name",
+            extractors.get_ref(),
+        );
+        return Vec::new();
+    };
+    let mut bindings = Vec::new();
+    for (input, stage) in extractors_table.iter() {
+        if let Some(stage_name) =
+            collector.string(stage, &format!("`capture.extractors.{}`", input.get_ref()))
+        {
+            bindings.push(CaptureBinding {
+                input: input.get_ref().to_string(),
+                stage: stage_name,
+                position: stage.span().start,
+            });
+        }
+    }
+    bindings
+}
+
+fn parse_manifest(collector: &mut Collector<'_>, root: &DeTable<'_>) -> Vec<String> {
+    let Some(manifest) = get(root, "manifest") else {
+        return Vec::new();
+    };
+    let DeValue::Table(table) = manifest.get_ref() else {
+        collector.wrong_type(manifest.span(), "`manifest`", "a table", manifest.get_ref());
+        return Vec::new();
+    };
+    collector.unknown_keys(table, "[manifest]", &["template_rules"]);
+    let Some(rules) = get(table, "template_rules") else {
+        return Vec::new();
+    };
+    let DeValue::Array(items) = rules.get_ref() else {
+        collector.wrong_type(
+            rules.span(),
+            "`manifest.template_rules`",
+            "an array of rule names",
+            rules.get_ref(),
+        );
+        return Vec::new();
+    };
+    let mut named: Vec<String> = Vec::new();
+    for item in items.iter() {
+        let Some(name) = collector.string(item, "each template rule") else {
+            continue;
+        };
+        if !TEMPLATE_RULES.contains(&name.as_str()) {
+            collector.push(
+                item.span().start,
+                "unknown_template_rule",
+                format!(
+                    "unknown template rule `{name}` (known: {})",
+                    TEMPLATE_RULES.join(", ")
+                ),
+            );
+        } else if named.contains(&name) {
+            collector.push(
+                item.span().start,
+                "repeated_template_rule",
+                format!("template rule `{name}` is named twice"),
+            );
+        } else {
+            named.push(name);
+        }
+    }
+    TEMPLATE_RULES
+        .iter()
+        .filter(|rule| named.iter().any(|name| name == *rule))
+        .map(|rule| (*rule).to_owned())
+        .collect()
+}
+
+fn parse_rules(collector: &mut Collector<'_>, root: &DeTable<'_>) -> Vec<RuleSpec> {
+    let mut rules = Vec::new();
+    for table in array_of_tables(collector, root, "rules") {
+        collector.unknown_keys(table, "a [[rules]] entry", &["stage", "options"]);
+        let mut options = BTreeMap::new();
+        let mut option_positions = Vec::new();
+        if let Some(value) = get(table, "options") {
+            match value.get_ref() {
+                DeValue::Table(option_table) => {
+                    for (key, option) in option_table.iter() {
+                        match to_json(option.get_ref()) {
+                            Some(json) => {
+                                options.insert(key.get_ref().to_string(), json);
+                                option_positions.push((key.get_ref().to_string(), key.span().start));
+                            }
+                            None => collector.push(
+                                option.span().start,
+                                "invalid_value",
+                                format!(
+                                    "option `{}` cannot be passed to a plugin (datetimes and non-finite numbers are not allowed)",
+                                    key.get_ref()
+                                ),
+                            ),
+                        }
+                    }
+                }
+                other => collector.wrong_type(value.span(), "`options`", "a table", other),
+            }
+        }
+        match get(table, "stage") {
+            Some(value) => {
+                if let Some(stage) = collector.string(value, "`stage`") {
+                    rules.push(RuleSpec {
+                        stage,
+                        options,
+                        option_positions,
+                        position: value.span().start,
+                    });
+                }
+            }
+            None => {
+                let position = key_span(table, "options").unwrap_or(0);
+                collector.push(
+                    position,
+                    "missing_key",
+                    "a [[rules]] entry needs a `stage`".to_owned(),
+                );
+            }
+        }
+    }
+    rules
+}
+
+fn parse_serve(collector: &mut Collector<'_>, root: &DeTable<'_>) -> ServeSpec {
+    let Some(serve) = get(root, "serve") else {
+        return ServeSpec::default();
+    };
+    let DeValue::Table(table) = serve.get_ref() else {
+        collector.wrong_type(serve.span(), "`serve`", "a table", serve.get_ref());
+        return ServeSpec::default();
+    };
+    collector.unknown_keys(table, "[serve]", &["host", "port"]);
+    let host = get(table, "host").and_then(|value| {
+        let host = collector.string(value, "`serve.host`")?;
+        if host.trim().is_empty() {
+            collector.push(
+                value.span().start,
+                "invalid_value",
+                "`serve.host` must not be blank".to_owned(),
+            );
+            return None;
+        }
+        Some(host)
+    });
+    let port = get(table, "port").and_then(|value| match value.get_ref() {
+        DeValue::Integer(number) => match number.as_str().replace('_', "").parse::<u16>() {
+            Ok(port) if number.radix() == 10 => Some(port),
+            _ => {
+                collector.push(
+                    value.span().start,
+                    "invalid_value",
+                    format!("`serve.port` must be a port number from 0 to 65535, not {number}"),
+                );
+                None
+            }
+        },
+        other => {
+            collector.wrong_type(value.span(), "`serve.port`", "an integer", other);
+            None
+        }
+    });
+    ServeSpec { host, port }
+}
+
+fn to_json(value: &DeValue<'_>) -> Option<serde_json::Value> {
+    Some(match value {
+        DeValue::String(text) => serde_json::Value::from(text.as_ref()),
+        DeValue::Integer(number) => {
+            let digits = number.as_str().replace('_', "");
+            let parsed = i64::from_str_radix(
+                digits
+                    .trim_start_matches("0x")
+                    .trim_start_matches("0o")
+                    .trim_start_matches("0b"),
+                number.radix(),
+            )
+            .ok()?;
+            serde_json::Value::from(parsed)
+        }
+        DeValue::Float(number) => {
+            let parsed: f64 = number.as_str().replace('_', "").parse().ok()?;
+            serde_json::Value::from(serde_json::Number::from_f64(parsed)?)
+        }
+        DeValue::Boolean(flag) => serde_json::Value::from(*flag),
+        DeValue::Datetime(_) => return None,
+        DeValue::Array(items) => serde_json::Value::Array(
+            items
+                .iter()
+                .map(|item| to_json(item.get_ref()))
+                .collect::<Option<Vec<_>>>()?,
+        ),
+        DeValue::Table(table) => serde_json::Value::Object(
+            table
+                .iter()
+                .map(|(key, item)| Some((key.get_ref().to_string(), to_json(item.get_ref())?)))
+                .collect::<Option<serde_json::Map<_, _>>>()?,
+        ),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn default_pipeline_parses() {
+        let spec = parse(crate::DEFAULT_PIPELINE, "default", Path::new(".")).expect("parses");
+        assert_eq!(spec.capture.len(), 1);
+        assert_eq!(spec.template_rules.len(), 4);
+    }
+
+    #[test]
+    fn every_problem_is_reported_with_its_position() {
+        let text = "colour = 1\n[serve]\nport = \"eighty\"\nhostname = \"x\"\n[manifest]\ntemplate_rules = [\"opaque-token\", \"nope\", \"opaque-token\"]\n";
+        let errors = parse(text, "p.toml", Path::new(".")).expect_err("refused");
+        let found: Vec<(String, Option<usize>, Option<usize>)> = errors
+            .0
+            .iter()
+            .map(|d| (d.code.clone(), d.line, d.column))
+            .collect();
+        assert_eq!(
+            found,
+            vec![
+                ("unknown_key".to_owned(), Some(1), Some(1)),
+                ("wrong_type".to_owned(), Some(3), Some(8)),
+                ("unknown_key".to_owned(), Some(4), Some(1)),
+                ("unknown_template_rule".to_owned(), Some(6), Some(35)),
+                ("repeated_template_rule".to_owned(), Some(6), Some(43)),
+            ]
+        );
+    }
+
+    #[test]
+    fn template_rules_come_out_in_the_fixed_order() {
+        let text = "[manifest]\ntemplate_rules = [\"prefix-variance\", \"after-uid-literal\"]\n";
+        let spec = parse(text, "p.toml", Path::new(".")).expect("parses");
+        assert_eq!(
+            spec.template_rules,
+            vec!["after-uid-literal", "prefix-variance"]
+        );
+    }
+
+    #[test]
+    fn relative_library_paths_resolve_against_the_pipeline_folder() {
+        let text = "[[plugins]]\npath = \"lib/x.so\"\n";
+        let spec = parse(text, "p.toml", Path::new("/etc/rea")).expect("parses");
+        assert_eq!(spec.libraries[0].path, Path::new("/etc/rea/lib/x.so"));
+    }
+
+    #[test]
+    fn syntax_errors_have_positions() {
+        let errors = parse("[serve\nport = 1\n", "p.toml", Path::new(".")).expect_err("refused");
+        assert_eq!(errors.0[0].code, "invalid_toml");
+        assert_eq!(errors.0[0].line, Some(1));
+    }
+}

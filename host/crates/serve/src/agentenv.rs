@@ -1,0 +1,202 @@
+//! `POST /agentenv`: the JSON-RPC transport of the data plane.
+//!
+//! In order: the body is read within the 4 MiB bound (a larger one is `413` with `-32000` before
+//! any of it is parsed, refused from `Content-Length` when declared); a body that is not JSON is
+//! `400` with `-32700`; an empty batch or one over 100 messages is `-32600`; every message is
+//! checked ([`crate::jsonrpc`]); the calls (requests and notifications) are queued together
+//! ([`crate::queue`]); a body of notifications only is `202` with no body; the replies are then
+//! assembled in order within the response budget ([`crate::budget`]). If the caller leaves before
+//! its replies, its calls are cancelled.
+
+use std::sync::Arc;
+
+use axum::body::Body;
+use axum::extract::{Request, State};
+use axum::http::{StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use http_body_util::{BodyExt, LengthLimitError, Limited};
+use serde_json::Value;
+use serde_json::value::RawValue;
+use tokio_util::sync::CancellationToken;
+
+use crate::backend::{DataCall, RpcError};
+use crate::budget::{self, Assembler};
+use crate::jsonrpc::{self, Body as RpcBody, Message};
+use crate::queue::{CallQueue, QueuedCall, ReplyReceiver};
+
+/// The limits of the data-plane transport.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DataPlaneLimits {
+    /// The request body bound (4 MiB, as for `/mcp`).
+    pub max_body_bytes: usize,
+    /// The most messages a batch may hold (100).
+    pub max_batch: usize,
+    /// The most bytes one response carries (64 MiB).
+    pub max_response_bytes: usize,
+}
+
+impl Default for DataPlaneLimits {
+    fn default() -> Self {
+        Self {
+            max_body_bytes: 4 * 1024 * 1024,
+            max_batch: 100,
+            max_response_bytes: budget::MAX_RESPONSE_BYTES,
+        }
+    }
+}
+
+/// What the route needs.
+#[derive(Debug, Clone)]
+pub struct DataPlaneRoute {
+    /// The queue in front of the data plane.
+    pub queue: CallQueue,
+    /// Cancelled when the server stops.
+    pub shutdown: CancellationToken,
+    /// The transport limits.
+    pub limits: DataPlaneLimits,
+}
+
+enum Slot {
+    /// An invalid message: its error reply is known.
+    Known(Box<RawValue>, RpcError),
+    /// A queued request.
+    Pending(Box<RawValue>, ReplyReceiver),
+}
+
+fn json_response(status: StatusCode, body: Vec<u8>) -> Response {
+    (status, [(header::CONTENT_TYPE, "application/json")], body).into_response()
+}
+
+fn error_response(status: StatusCode, error: &RpcError) -> Response {
+    json_response(status, budget::reply_bytes(RawValue::NULL, Err(error)))
+}
+
+fn too_large(limits: &DataPlaneLimits) -> Response {
+    let error = RpcError::new(
+        RpcError::SERVER_ERROR,
+        format!(
+            "request body too large: the bound is {} bytes",
+            limits.max_body_bytes
+        ),
+    )
+    .with_data(serde_json::json!({ "max_body_bytes": limits.max_body_bytes }));
+    error_response(StatusCode::PAYLOAD_TOO_LARGE, &error)
+}
+
+/// The route handler.
+pub async fn handle(State(route): State<Arc<DataPlaneRoute>>, request: Request<Body>) -> Response {
+    let limits = route.limits;
+    let declared = request
+        .headers()
+        .get(header::CONTENT_LENGTH)
+        .and_then(|value| value.to_str().ok())
+        .and_then(|value| value.parse::<u64>().ok());
+    if declared.is_some_and(|length| length > limits.max_body_bytes as u64) {
+        return too_large(&limits);
+    }
+    let bytes = match Limited::new(request.into_body(), limits.max_body_bytes)
+        .collect()
+        .await
+    {
+        Ok(collected) => collected.to_bytes(),
+        Err(error) if error.is::<LengthLimitError>() => return too_large(&limits),
+        Err(_) => {
+            let error = RpcError::new(
+                RpcError::PARSE_ERROR,
+                "parse error: the body could not be read",
+            );
+            return error_response(StatusCode::BAD_REQUEST, &error);
+        }
+    };
+    let body = match jsonrpc::parse_body(&bytes) {
+        Ok(body) => body,
+        Err(_) => {
+            let error = RpcError::new(RpcError::PARSE_ERROR, "parse error: the body is not JSON");
+            return error_response(StatusCode::BAD_REQUEST, &error);
+        }
+    };
+    let (raw_messages, batch) = match body {
+        RpcBody::Single(raw) => (vec![raw], false),
+        RpcBody::Batch(items) if items.is_empty() => {
+            let error = RpcError::new(RpcError::INVALID_REQUEST, "invalid request: empty batch");
+            return error_response(StatusCode::OK, &error);
+        }
+        RpcBody::Batch(items) if items.len() > limits.max_batch => {
+            let error = RpcError::new(
+                RpcError::INVALID_REQUEST,
+                format!(
+                    "invalid request: a batch holds at most {} messages, this one {}",
+                    limits.max_batch,
+                    items.len()
+                ),
+            );
+            return error_response(StatusCode::OK, &error);
+        }
+        RpcBody::Batch(items) => (items, true),
+    };
+
+    let caller = route.shutdown.child_token();
+    let mut calls = Vec::with_capacity(raw_messages.len());
+    let mut slots = Vec::with_capacity(raw_messages.len());
+    for raw in raw_messages {
+        match jsonrpc::classify(raw) {
+            Message::Request { id, method, params } => {
+                let (queued, reply) = QueuedCall::request(DataCall {
+                    method,
+                    params,
+                    expects_reply: true,
+                    cancel: caller.clone(),
+                });
+                calls.push(queued);
+                slots.push(Slot::Pending(id, reply));
+            }
+            Message::Notification { method, params } => {
+                // Nobody waits for a notification, so its caller's departure does not cancel it;
+                // the server's stop does.
+                calls.push(QueuedCall::notification(DataCall {
+                    method,
+                    params,
+                    expects_reply: false,
+                    cancel: route.shutdown.child_token(),
+                }));
+            }
+            Message::Invalid { id, reason } => {
+                let error = RpcError::new(
+                    RpcError::INVALID_REQUEST,
+                    format!("invalid request: {reason}"),
+                );
+                slots.push(Slot::Known(id, error));
+            }
+        }
+    }
+    drop(bytes);
+    route.queue.submit(calls);
+    if slots.is_empty() {
+        return StatusCode::ACCEPTED.into_response();
+    }
+
+    // Dropped with this future when the caller leaves: its calls not yet run are cancelled.
+    let departure = caller.drop_guard();
+    let rooms: Vec<usize> = slots
+        .iter()
+        .map(|slot| match slot {
+            Slot::Known(id, error) => budget::reply_bytes(id, Err(error)).len(),
+            Slot::Pending(id, _) => budget::budget_error_room(id, limits.max_response_bytes),
+        })
+        .collect();
+    let mut assembler = Assembler::new(limits.max_response_bytes, batch, &rooms);
+    for slot in slots {
+        match slot {
+            Slot::Known(id, error) => {
+                assembler.push(&id, Err(&error));
+            }
+            Slot::Pending(id, reply) => {
+                let outcome: Result<Value, RpcError> =
+                    reply.await.unwrap_or_else(|_| Err(RpcError::cancelled()));
+                assembler.push(&id, outcome.as_ref());
+            }
+        }
+    }
+    departure.disarm();
+    json_response(StatusCode::OK, assembler.finish())
+}

@@ -1,0 +1,280 @@
+//! Tool arguments checked against the tool's input schema before the backend sees them.
+//!
+//! The check covers the JSON Schema subset tool schemas use: `properties`, `required`,
+//! `additionalProperties: false`, `type` (one name or a list), `enum`, `anyOf`/`oneOf` (some
+//! branch matches), `items`, and nested object schemas. Other keywords are not checked (they never
+//! refuse). A misspelled parameter is therefore refused as an invalid argument rather than
+//! silently ignored.
+
+use serde_json::{Map, Value};
+
+/// Why arguments do not fit a schema.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ArgumentError {
+    /// One sentence naming every problem.
+    pub message: String,
+    /// Arguments the schema does not name, in the order given.
+    pub unknown: Vec<String>,
+    /// Required arguments that are missing, in schema order.
+    pub missing: Vec<String>,
+    /// Arguments whose value does not fit, in the order given.
+    pub mistyped: Vec<String>,
+}
+
+/// At most this many bytes of accepted argument names are listed in an error message.
+const ACCEPTED_LIST_BUDGET: usize = 1024;
+
+/// Checks `arguments` against the object schema `schema`.
+pub fn check(
+    schema: &Map<String, Value>,
+    arguments: &Map<String, Value>,
+) -> Result<(), ArgumentError> {
+    let empty = Map::new();
+    let properties = schema
+        .get("properties")
+        .and_then(Value::as_object)
+        .unwrap_or(&empty);
+    let closed = schema.get("additionalProperties") == Some(&Value::Bool(false));
+    let unknown: Vec<String> = if closed {
+        arguments
+            .keys()
+            .filter(|key| !properties.contains_key(*key))
+            .cloned()
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let missing: Vec<String> = schema
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|required| {
+            required
+                .iter()
+                .filter_map(Value::as_str)
+                .filter(|name| !arguments.contains_key(*name))
+                .map(str::to_owned)
+                .collect()
+        })
+        .unwrap_or_default();
+    let mistyped: Vec<String> = arguments
+        .iter()
+        .filter(|(key, value)| {
+            properties
+                .get(*key)
+                .and_then(Value::as_object)
+                .is_some_and(|property| !fits(value, property))
+        })
+        .map(|(key, _)| key.clone())
+        .collect();
+    if unknown.is_empty() && missing.is_empty() && mistyped.is_empty() {
+        return Ok(());
+    }
+    let mut problems = Vec::new();
+    if !unknown.is_empty() {
+        problems.push(format!(
+            "unknown argument{} {} (accepted: {})",
+            plural(unknown.len()),
+            quoted(&unknown),
+            accepted(properties)
+        ));
+    }
+    if !missing.is_empty() {
+        problems.push(format!(
+            "missing required argument{} {}",
+            plural(missing.len()),
+            quoted(&missing)
+        ));
+    }
+    if !mistyped.is_empty() {
+        problems.push(format!(
+            "argument{} {} of a type the input schema does not allow",
+            plural(mistyped.len()),
+            quoted(&mistyped)
+        ));
+    }
+    Err(ArgumentError {
+        message: format!("invalid arguments: {}", problems.join("; ")),
+        unknown,
+        missing,
+        mistyped,
+    })
+}
+
+fn plural(count: usize) -> &'static str {
+    if count == 1 { "" } else { "s" }
+}
+
+fn quoted(names: &[String]) -> String {
+    names
+        .iter()
+        .map(|name| Value::String(name.clone()).to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn accepted(properties: &Map<String, Value>) -> String {
+    if properties.is_empty() {
+        return "none".to_owned();
+    }
+    let mut out = String::new();
+    for (shown, name) in properties.keys().enumerate() {
+        let quoted = Value::String(name.clone()).to_string();
+        if out.len() + quoted.len() > ACCEPTED_LIST_BUDGET {
+            out.push_str(&format!(", … and {} more", properties.len() - shown));
+            return out;
+        }
+        if shown > 0 {
+            out.push_str(", ");
+        }
+        out.push_str(&quoted);
+    }
+    out
+}
+
+/// Whether `value` fits the schema `schema` (the subset described in the module docs).
+pub fn fits(value: &Value, schema: &Map<String, Value>) -> bool {
+    if let Some(kind) = schema.get("type")
+        && !type_matches(value, kind)
+    {
+        return false;
+    }
+    if let Some(Value::Array(allowed)) = schema.get("enum")
+        && !allowed.contains(value)
+    {
+        return false;
+    }
+    for key in ["anyOf", "oneOf"] {
+        if let Some(Value::Array(branches)) = schema.get(key)
+            && !branches
+                .iter()
+                .filter_map(Value::as_object)
+                .any(|branch| fits(value, branch))
+        {
+            return false;
+        }
+    }
+    if let (Value::Array(items), Some(Value::Object(item_schema))) = (value, schema.get("items"))
+        && !items.iter().all(|item| fits(item, item_schema))
+    {
+        return false;
+    }
+    if let Value::Object(members) = value
+        && (schema.contains_key("properties")
+            || schema.contains_key("required")
+            || schema.contains_key("additionalProperties"))
+    {
+        return check(schema, members).is_ok();
+    }
+    true
+}
+
+fn type_matches(value: &Value, kind: &Value) -> bool {
+    match kind {
+        Value::String(name) => type_name_matches(value, name),
+        Value::Array(names) => names
+            .iter()
+            .filter_map(Value::as_str)
+            .any(|name| type_name_matches(value, name)),
+        _ => true,
+    }
+}
+
+fn type_name_matches(value: &Value, name: &str) -> bool {
+    match name {
+        "string" => value.is_string(),
+        "number" => value.is_number(),
+        "integer" => match value {
+            Value::Number(number) => {
+                number.is_i64()
+                    || number.is_u64()
+                    || number.as_f64().is_some_and(|f| f.fract() == 0.0)
+            }
+            _ => false,
+        },
+        "boolean" => value.is_boolean(),
+        "array" => value.is_array(),
+        "object" => value.is_object(),
+        "null" => value.is_null(),
+        _ => true,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn object(value: Value) -> Map<String, Value> {
+        match value {
+            Value::Object(map) => map,
+            _ => panic!("not an object"),
+        }
+    }
+
+    fn schema() -> Map<String, Value> {
+        object(json!({
+            "type": "object",
+            "properties": {
+                "body": {"type": "object", "properties": {"name": {"type": "string"}}},
+                "id": {"type": "string"},
+                "page": {"anyOf": [
+                    {"type": "string"}, {"type": "number"}, {"type": "boolean"},
+                    {"type": "array", "items": {"type": "string"}}
+                ]}
+            },
+            "required": ["id"],
+            "additionalProperties": false
+        }))
+    }
+
+    #[test]
+    fn arguments_the_schema_names_with_fitting_values_pass() {
+        for args in [
+            json!({"id": "2"}),
+            json!({"id": "2", "page": 3}),
+            json!({"id": "2", "page": true}),
+            json!({"id": "2", "page": ["a", "b"]}),
+            json!({"id": "2", "body": {"name": "x", "other": 1}}),
+        ] {
+            assert_eq!(check(&schema(), &object(args.clone())), Ok(()), "{args}");
+        }
+    }
+
+    #[test]
+    fn unknown_missing_and_mistyped_arguments_are_named() {
+        let error = check(&schema(), &object(json!({"idd": "2", "page": [1]}))).unwrap_err();
+        assert_eq!(error.unknown, vec!["idd"]);
+        assert_eq!(error.missing, vec!["id"]);
+        assert_eq!(error.mistyped, vec!["page"]);
+        assert_eq!(
+            error.message,
+            "invalid arguments: unknown argument \"idd\" (accepted: \"body\", \"id\", \"page\"); \
+             missing required argument \"id\"; argument \"page\" of a type the input schema does not allow"
+        );
+    }
+
+    #[test]
+    fn an_open_schema_accepts_other_arguments() {
+        let open = object(json!({"type": "object", "properties": {}}));
+        assert_eq!(check(&open, &object(json!({"x": 1}))), Ok(()));
+    }
+
+    #[test]
+    fn the_accepted_list_is_bounded() {
+        let mut properties = Map::new();
+        for index in 0..1500 {
+            properties.insert(
+                format!("query_parameter_{index:04}"),
+                json!({"type": "string"}),
+            );
+        }
+        let schema = object(json!({"properties": properties, "additionalProperties": false}));
+        let error = check(&schema, &object(json!({"nope": 1}))).unwrap_err();
+        assert!(
+            error.message.len() < ACCEPTED_LIST_BUDGET + 200,
+            "{}",
+            error.message.len()
+        );
+        assert!(error.message.ends_with("more)"), "{}", error.message);
+    }
+}

@@ -1,0 +1,226 @@
+//! Serving configuration from flags and the environment, resolved before anything binds.
+//!
+//! - Host: `--host`, else `MCP_HOST`, else `127.0.0.1`. Port: `--port`, else `MCP_PORT`, else `0`
+//!   (an ephemeral port). An empty `MCP_HOST`/`MCP_PORT` counts as unset; a `MCP_PORT` that is
+//!   not a port number is `configuration_invalid`. `rea mcp --http` resolves them with this same
+//!   function, so both commands agree.
+//! - `MCP_ALLOWED_HOSTS`: the operator's `Host` allowlist ([`crate::guard::HostAllowlist`]);
+//!   without it the allowlist is the loopback names, and binding outside loopback is refused
+//!   ([`crate::server::bind`]).
+//! - `ENVIRONMENT_NAME`: renames the served environment; set but blank is `configuration_invalid`
+//!   rather than a silent fall back to the manifest's name.
+//! - `REA_LOG_LEVEL`: `error`, `warn`, `info` (default), `debug`, `trace` or `off`.
+
+use std::collections::BTreeMap;
+
+use tracing_subscriber::filter::LevelFilter;
+
+use crate::error::ServeError;
+use crate::guard::HostAllowlist;
+
+/// Where environment variables come from (the process, or a map in tests).
+pub trait EnvSource {
+    /// The variable's value, when set (a value that is not Unicode is read lossily).
+    fn var(&self, name: &str) -> Option<String>;
+}
+
+/// The process environment.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ProcessEnv;
+
+impl EnvSource for ProcessEnv {
+    fn var(&self, name: &str) -> Option<String> {
+        std::env::var_os(name).map(|value| value.to_string_lossy().into_owned())
+    }
+}
+
+impl EnvSource for BTreeMap<String, String> {
+    fn var(&self, name: &str) -> Option<String> {
+        self.get(name).cloned()
+    }
+}
+
+/// The default host.
+pub const DEFAULT_HOST: &str = "127.0.0.1";
+
+/// Where to listen and which `Host` headers to accept.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ListenConfig {
+    /// The host to bind (a name or an IP literal).
+    pub host: String,
+    /// The port (0: ephemeral).
+    pub port: u16,
+    /// The `Host`/`Origin` allowlist.
+    pub allowed_hosts: HostAllowlist,
+    /// Whether the operator declared the allowlist (`MCP_ALLOWED_HOSTS`); binding outside
+    /// loopback requires it.
+    pub allowlist_declared: bool,
+}
+
+fn non_empty(value: Option<String>) -> Option<String> {
+    value.filter(|v| !v.trim().is_empty())
+}
+
+impl ListenConfig {
+    /// Resolves the listening address from the flags and the environment.
+    pub fn resolve(
+        host: Option<&str>,
+        port: Option<u16>,
+        env: &dyn EnvSource,
+    ) -> Result<Self, ServeError> {
+        let host = match host {
+            Some(host) if host.trim().is_empty() => {
+                return Err(ServeError::configuration(
+                    "--host",
+                    "--host must not be blank",
+                ));
+            }
+            Some(host) => host.trim().to_owned(),
+            None => non_empty(env.var("MCP_HOST"))
+                .map(|h| h.trim().to_owned())
+                .unwrap_or_else(|| DEFAULT_HOST.to_owned()),
+        };
+        let port = match port {
+            Some(port) => port,
+            None => match non_empty(env.var("MCP_PORT")) {
+                Some(text) => text.trim().parse::<u16>().map_err(|_| {
+                    ServeError::configuration(
+                        "MCP_PORT",
+                        "MCP_PORT must be a port number from 0 to 65535",
+                    )
+                })?,
+                None => 0,
+            },
+        };
+        let (allowed_hosts, allowlist_declared) = match non_empty(env.var("MCP_ALLOWED_HOSTS")) {
+            Some(list) => {
+                let parsed = HostAllowlist::parse(&list).map_err(|entry| {
+                    ServeError::configuration(
+                        "MCP_ALLOWED_HOSTS",
+                        format!(
+                            "MCP_ALLOWED_HOSTS must list hosts or host:port entries separated by commas; {} is not one",
+                            serde_json::Value::String(entry)
+                        ),
+                    )
+                })?;
+                (parsed, true)
+            }
+            None => (HostAllowlist::loopback(), false),
+        };
+        Ok(Self {
+            host,
+            port,
+            allowed_hosts,
+            allowlist_declared,
+        })
+    }
+}
+
+/// The served environment name: `ENVIRONMENT_NAME` when set, else `default` (the manifest's
+/// `name`). Set but blank is refused.
+pub fn environment_name(default: &str, env: &dyn EnvSource) -> Result<String, ServeError> {
+    match env.var("ENVIRONMENT_NAME") {
+        Some(name) if name.trim().is_empty() => Err(ServeError::configuration(
+            "ENVIRONMENT_NAME",
+            "ENVIRONMENT_NAME is set but blank; unset it to serve under the manifest's name",
+        )),
+        Some(name) => Ok(name.trim().to_owned()),
+        None => Ok(default.to_owned()),
+    }
+}
+
+/// The log level: `REA_LOG_LEVEL`, else `info`.
+pub fn log_level(env: &dyn EnvSource) -> Result<LevelFilter, ServeError> {
+    match non_empty(env.var("REA_LOG_LEVEL")) {
+        None => Ok(LevelFilter::INFO),
+        Some(text) => match text.trim().to_ascii_lowercase().as_str() {
+            "off" => Ok(LevelFilter::OFF),
+            "error" => Ok(LevelFilter::ERROR),
+            "warn" | "warning" => Ok(LevelFilter::WARN),
+            "info" => Ok(LevelFilter::INFO),
+            "debug" => Ok(LevelFilter::DEBUG),
+            "trace" => Ok(LevelFilter::TRACE),
+            _ => Err(ServeError::configuration(
+                "REA_LOG_LEVEL",
+                "REA_LOG_LEVEL must be one of off, error, warn, info, debug, trace",
+            )),
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn env(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
+        pairs
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+            .collect()
+    }
+
+    // contract: SERVE-004, SERVE-005
+    #[test]
+    fn flags_win_then_the_environment_then_the_defaults() {
+        let none = env(&[]);
+        let defaults = ListenConfig::resolve(None, None, &none).unwrap();
+        assert_eq!((defaults.host.as_str(), defaults.port), ("127.0.0.1", 0));
+        assert!(!defaults.allowlist_declared);
+
+        let set = env(&[("MCP_HOST", "localhost"), ("MCP_PORT", "18765")]);
+        let from_env = ListenConfig::resolve(None, None, &set).unwrap();
+        assert_eq!(
+            (from_env.host.as_str(), from_env.port),
+            ("localhost", 18765)
+        );
+
+        let flags = ListenConfig::resolve(Some("::1"), Some(9), &set).unwrap();
+        assert_eq!((flags.host.as_str(), flags.port), ("::1", 9));
+
+        let blank = env(&[("MCP_HOST", " "), ("MCP_PORT", "")]);
+        let blank = ListenConfig::resolve(None, None, &blank).unwrap();
+        assert_eq!((blank.host.as_str(), blank.port), ("127.0.0.1", 0));
+    }
+
+    #[test]
+    fn bad_ports_and_allowlists_are_configuration_errors() {
+        for port in ["x", "65536", "-1"] {
+            let error = ListenConfig::resolve(None, None, &env(&[("MCP_PORT", port)])).unwrap_err();
+            assert_eq!(error.refusal().code, "configuration_invalid", "{port}");
+        }
+        let error =
+            ListenConfig::resolve(None, None, &env(&[("MCP_ALLOWED_HOSTS", "a b")])).unwrap_err();
+        assert_eq!(error.refusal().code, "configuration_invalid");
+        let declared =
+            ListenConfig::resolve(None, None, &env(&[("MCP_ALLOWED_HOSTS", "svc,127.0.0.1")]))
+                .unwrap();
+        assert!(declared.allowlist_declared);
+        assert!(declared.allowed_hosts.allows_authority("svc:18765"));
+        assert!(ListenConfig::resolve(Some(""), None, &env(&[])).is_err());
+    }
+
+    // contract: SERVE-009, SERVE-010, SERVE-011
+    #[test]
+    fn environment_name_renames_and_refuses_blank() {
+        assert_eq!(environment_name("grafana", &env(&[])).unwrap(), "grafana");
+        assert_eq!(
+            environment_name("grafana", &env(&[("ENVIRONMENT_NAME", "mine")])).unwrap(),
+            "mine"
+        );
+        let refusal = environment_name("grafana", &env(&[("ENVIRONMENT_NAME", "  ")]))
+            .unwrap_err()
+            .refusal();
+        assert_eq!(refusal.code, "configuration_invalid");
+    }
+
+    // contract: SERVE-008
+    #[test]
+    fn log_levels() {
+        assert_eq!(log_level(&env(&[])).unwrap(), LevelFilter::INFO);
+        assert_eq!(
+            log_level(&env(&[("REA_LOG_LEVEL", "WARN")])).unwrap(),
+            LevelFilter::WARN
+        );
+        assert!(log_level(&env(&[("REA_LOG_LEVEL", "loud")])).is_err());
+    }
+}

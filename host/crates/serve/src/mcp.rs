@@ -1,0 +1,216 @@
+//! The MCP surface: an `rmcp` [`ServerHandler`] over a [`ToolBackend`], and the Streamable HTTP
+//! service that mounts it at `/mcp`.
+//!
+//! `rmcp` owns the protocol: Streamable HTTP (POST, GET streams, DELETE), sessions for the
+//! initialize-based 2025 revisions, stateless `server/discover` and per-request negotiation for
+//! 2026-07-28, version negotiation, JSON-RPC framing and the 4 MiB request-body bound. This module
+//! owns what rea promises on top: the catalog advertised as the backend gives it, arguments
+//! checked against the input schema before the backend runs (unknown, missing or mistyped
+//! arguments are a tool error, not an omitted parameter), and `_meta.provenance` on every tool
+//! result, argument errors included.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use axum::extract::Request;
+use axum::http::{Method, StatusCode};
+use axum::middleware::Next;
+use axum::response::Response;
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
+    ListToolsResult, MetaObject, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+    ToolAnnotations,
+};
+use rmcp::service::RequestContext;
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
+use serde_json::{Map, Value, json};
+use tokio_util::sync::CancellationToken;
+
+use crate::arguments;
+use crate::backend::{ToolAnswer, ToolBackend};
+
+/// The `_meta.provenance` every tool result carries: replayed content is target content.
+pub fn provenance() -> MetaObject {
+    let mut meta = Map::new();
+    meta.insert(
+        "provenance".to_owned(),
+        json!({ "untrusted_content": true, "source": "analysis_target" }),
+    );
+    MetaObject(meta)
+}
+
+/// The MCP server handler: one per process, cloned (cheaply) for every session and stateless
+/// request.
+#[derive(Clone)]
+pub struct McpSurface {
+    inner: Arc<Surface>,
+}
+
+struct Surface {
+    backend: Arc<dyn ToolBackend>,
+    tools: Vec<Tool>,
+    index: HashMap<String, usize>,
+    info: ServerConfig,
+}
+
+impl McpSurface {
+    /// Builds the surface from a backend: the catalog is converted to MCP tools once.
+    pub fn new(backend: Arc<dyn ToolBackend>) -> Self {
+        let tools: Vec<Tool> = backend
+            .tools()
+            .iter()
+            .map(|descriptor| {
+                let mut tool = Tool::new(
+                    descriptor.name.clone(),
+                    descriptor.description.clone(),
+                    Arc::new(descriptor.input_schema.clone()),
+                );
+                tool.annotations = descriptor.annotations.as_ref().map(annotations);
+                tool
+            })
+            .collect();
+        let index = tools
+            .iter()
+            .enumerate()
+            .map(|(position, tool)| (tool.name.to_string(), position))
+            .collect();
+        let info = ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(Implementation::new(
+                backend.server_name(),
+                env!("CARGO_PKG_VERSION"),
+            ))
+            .with_instructions(backend.instructions());
+        Self {
+            inner: Arc::new(Surface {
+                backend,
+                tools,
+                index,
+                info,
+            }),
+        }
+    }
+
+    /// Whether a tool of that name is served.
+    pub fn has_tool(&self, name: &str) -> bool {
+        self.inner.index.contains_key(name)
+    }
+
+    /// The Streamable HTTP service to mount at `/mcp`.
+    ///
+    /// `shutdown` ends every session and open stream when cancelled. `Host`/`Origin` checks are
+    /// left to rea's own guard, which covers every route the same way
+    /// ([`crate::guard`]); the request body bound is `max_body_bytes`.
+    pub fn http_service(
+        &self,
+        shutdown: CancellationToken,
+        max_body_bytes: usize,
+    ) -> StreamableHttpService<McpSurface, LocalSessionManager> {
+        let config = StreamableHttpServerConfig::default()
+            .with_json_response(true)
+            .with_cancellation_token(shutdown)
+            .with_max_request_body_bytes(max_body_bytes)
+            .disable_allowed_hosts()
+            .disable_allowed_origins();
+        let surface = self.clone();
+        StreamableHttpService::new(
+            move || Ok(surface.clone()),
+            Arc::new(LocalSessionManager::default()),
+            config,
+        )
+    }
+
+    /// Answers one `tools/call`: the argument check, the backend call, and the result with its
+    /// provenance. An unknown tool is a JSON-RPC `-32602` error (MCP's "unknown tool"), not a
+    /// tool result.
+    pub async fn call(
+        &self,
+        name: &str,
+        arguments: Option<Map<String, Value>>,
+    ) -> Result<CallToolResult, McpError> {
+        let Some(&position) = self.inner.index.get(name) else {
+            return Err(McpError::invalid_params(
+                format!("unknown tool: {}", Value::String(name.to_owned())),
+                None,
+            ));
+        };
+        let arguments = arguments.unwrap_or_default();
+        let schema = &self.inner.tools[position].input_schema;
+        let answer = match arguments::check(schema, &arguments) {
+            Ok(()) => self.inner.backend.call_tool(name, arguments).await,
+            Err(error) => ToolAnswer::error(json!({
+                "code": "invalid_arguments",
+                "message": error.message,
+                "unknown": error.unknown,
+                "missing": error.missing,
+                "mistyped": error.mistyped,
+            })),
+        };
+        Ok(tool_result(answer))
+    }
+}
+
+/// An MCP tool result from a backend answer: the JSON text as the one text content, the
+/// structured content when the backend gave it, `isError`, and the provenance.
+pub fn tool_result(answer: ToolAnswer) -> CallToolResult {
+    let content = vec![ContentBlock::text(answer.text)];
+    let mut result = if answer.is_error {
+        CallToolResult::error(content)
+    } else {
+        CallToolResult::success(content)
+    };
+    result.structured_content = answer.structured;
+    result.meta = Some(provenance());
+    result
+}
+
+fn annotations(members: &Map<String, Value>) -> ToolAnnotations {
+    let hint = |key: &str| members.get(key).and_then(Value::as_bool);
+    let mut annotations = ToolAnnotations::default();
+    annotations.title = members
+        .get("title")
+        .and_then(Value::as_str)
+        .map(str::to_owned);
+    annotations.read_only_hint = hint("readOnlyHint");
+    annotations.destructive_hint = hint("destructiveHint");
+    annotations.idempotent_hint = hint("idempotentHint");
+    annotations.open_world_hint = hint("openWorldHint");
+    annotations
+}
+
+impl ServerHandler for McpSurface {
+    fn get_info(&self) -> ServerConfig {
+        self.inner.info.clone()
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, McpError> {
+        Ok(ListToolsResult::with_all_items(self.inner.tools.clone()))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, McpError> {
+        self.call(&request.name, request.arguments)
+            .await
+            .map(CallToolResponse::from)
+    }
+}
+
+/// Answers a session `DELETE` the SDK accepted with `200` rather than its `202`: MCP clients
+/// (the Python and TypeScript SDKs) expect `200`/`204` for a terminated session and warn
+/// otherwise.
+pub async fn session_delete_status(request: Request, next: Next) -> Response {
+    let delete = request.method() == Method::DELETE;
+    let mut response = next.run(request).await;
+    if delete && response.status() == StatusCode::ACCEPTED {
+        *response.status_mut() = StatusCode::OK;
+    }
+    response
+}

@@ -1,0 +1,226 @@
+//! The listener's life: resolve and bind (refusing a non-loopback bind without an allowlist),
+//! announce the URL, serve until SIGINT or SIGTERM, stop, and report.
+//!
+//! Stopping cancels the shutdown token first (every MCP session and open stream ends, every
+//! pending data-plane call is cancelled), stops accepting connections, and gives in-flight
+//! requests a short grace period ([`SHUTDOWN_GRACE`]); it never waits longer for a download or a
+//! client. A listener that ends by itself (an accept error axum does not retry) is logged and
+//! reported as [`ServeError::ListenerFailed`].
+
+use std::future::Future;
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use axum::Router;
+use axum::serve::ListenerExt;
+use serde_json::{Value, json};
+use tokio::net::TcpListener;
+use tokio_util::sync::CancellationToken;
+
+use crate::config::ListenConfig;
+use crate::error::ServeError;
+
+/// How long in-flight requests may finish after a stop signal.
+pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(2);
+
+/// The signal that stopped the server.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StopSignal {
+    /// SIGINT (Ctrl-C): exit 130.
+    Interrupt,
+    /// SIGTERM: exit 143.
+    Terminate,
+}
+
+impl StopSignal {
+    /// The conventional exit status: 128 + the signal number.
+    pub fn exit_code(self) -> u8 {
+        match self {
+            Self::Interrupt => 130,
+            Self::Terminate => 143,
+        }
+    }
+
+    /// `SIGINT` or `SIGTERM`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Interrupt => "SIGINT",
+            Self::Terminate => "SIGTERM",
+        }
+    }
+}
+
+/// Installs SIGINT and SIGTERM handlers now and returns a future resolving at the first of them.
+/// Installing early means a signal during loading or binding is caught too (the caller races it
+/// against that work and reports `cancelled`).
+pub fn stop_signals() -> Result<impl Future<Output = StopSignal> + Send + 'static, ServeError> {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        let install = |kind| {
+            signal(kind).map_err(|error| ServeError::ListenerFailed {
+                message: format!("cannot install a signal handler: {error}"),
+            })
+        };
+        let mut interrupt = install(SignalKind::interrupt())?;
+        let mut terminate = install(SignalKind::terminate())?;
+        Ok(async move {
+            tokio::select! {
+                _ = interrupt.recv() => StopSignal::Interrupt,
+                _ = terminate.recv() => StopSignal::Terminate,
+            }
+        })
+    }
+    #[cfg(not(unix))]
+    {
+        Ok(async move {
+            let _ = tokio::signal::ctrl_c().await;
+            StopSignal::Interrupt
+        })
+    }
+}
+
+/// A bound listener and the URL it serves MCP at.
+#[derive(Debug)]
+pub struct Bound {
+    /// The listener.
+    pub listener: TcpListener,
+    /// The bound address.
+    pub address: SocketAddr,
+    /// `http://<address>/mcp`.
+    pub url: String,
+}
+
+/// The MCP URL of a bound address.
+pub fn mcp_url(address: SocketAddr) -> String {
+    format!("http://{address}/mcp")
+}
+
+/// Resolves the host and binds. A host resolving to any address outside loopback (including
+/// `0.0.0.0` and `::`) needs a declared `MCP_ALLOWED_HOSTS`, else `configuration_invalid` before
+/// binding.
+pub async fn bind(config: &ListenConfig) -> Result<Bound, ServeError> {
+    let address_text = format!("{}:{}", config.host, config.port);
+    let host = config
+        .host
+        .strip_prefix('[')
+        .and_then(|h| h.strip_suffix(']'))
+        .unwrap_or(&config.host);
+    let addresses: Vec<SocketAddr> = tokio::net::lookup_host((host, config.port))
+        .await
+        .map_err(|source| ServeError::Bind {
+            address: address_text.clone(),
+            source,
+        })?
+        .collect();
+    if addresses.iter().any(|a| !a.ip().is_loopback()) && !config.allowlist_declared {
+        return Err(ServeError::configuration(
+            "MCP_ALLOWED_HOSTS",
+            format!(
+                "binding {} is outside loopback: set MCP_ALLOWED_HOSTS to the host names clients use (DNS-rebinding protection)",
+                Value::String(config.host.clone())
+            ),
+        ));
+    }
+    let mut last_error = None;
+    for address in addresses {
+        match TcpListener::bind(address).await {
+            Ok(listener) => {
+                let address = listener.local_addr().map_err(|source| ServeError::Bind {
+                    address: address_text.clone(),
+                    source,
+                })?;
+                return Ok(Bound {
+                    listener,
+                    address,
+                    url: mcp_url(address),
+                });
+            }
+            Err(error) => last_error = Some(error),
+        }
+    }
+    Err(ServeError::Bind {
+        address: address_text,
+        source: last_error.unwrap_or_else(|| {
+            std::io::Error::new(
+                std::io::ErrorKind::NotFound,
+                "the host resolves to no address",
+            )
+        }),
+    })
+}
+
+/// Serves `app` on the bound listener until `stop` resolves, then stops (see the module docs).
+/// The listening line is logged first. Returns the signal, or [`ServeError::ListenerFailed`]
+/// when the listener ended by itself.
+pub async fn serve(
+    bound: Bound,
+    app: Router,
+    shutdown: CancellationToken,
+    stop: impl Future<Output = StopSignal> + Send + 'static,
+) -> Result<StopSignal, ServeError> {
+    tracing::info!(url = %bound.url, "MCP transport listening");
+    let (signal_tx, signal_rx) = tokio::sync::oneshot::channel();
+    let stopping = CancellationToken::new();
+    let graceful = {
+        let stopping = stopping.clone();
+        let shutdown = shutdown.clone();
+        async move {
+            let signal = stop.await;
+            let _ = signal_tx.send(signal);
+            // End sessions, streams and pending calls first, so the graceful wait below is short.
+            shutdown.cancel();
+            stopping.cancel();
+        }
+    };
+    // Replies are small and often written in several parts (SSE events): without TCP_NODELAY,
+    // Nagle's algorithm and delayed ACKs add ~40 ms to each.
+    let listener = bound.listener.tap_io(|stream| {
+        let _ = stream.set_nodelay(true);
+    });
+    let server = axum::serve(listener, app).with_graceful_shutdown(graceful);
+    let mut server = Box::pin(server.into_future());
+    let outcome = tokio::select! {
+        result = &mut server => Some(result),
+        () = stopping.cancelled() => None,
+    };
+    let outcome = match outcome {
+        Some(result) => result,
+        None => tokio::time::timeout(SHUTDOWN_GRACE, &mut server)
+            .await
+            .unwrap_or(Ok(())),
+    };
+    shutdown.cancel();
+    // Dropping the server drops the signal sender when no signal came.
+    drop(server);
+    match signal_rx.await {
+        Ok(signal) => Ok(signal),
+        Err(_) => {
+            let message = match outcome {
+                Err(error) => error.to_string(),
+                Ok(()) => "the listener ended without a stop signal".to_owned(),
+            };
+            tracing::error!(error = %message, "the listener failed");
+            Err(ServeError::ListenerFailed { message })
+        }
+    }
+}
+
+/// The document printed on stdout after a signal stopped the server:
+/// `{"status": "stopped", "signal", "name", "url", "tool_count", "state"}`.
+pub fn stopped_document(
+    signal: StopSignal,
+    name: &str,
+    url: &str,
+    tool_count: usize,
+    state: Value,
+) -> Value {
+    json!({
+        "status": "stopped",
+        "signal": signal.name(),
+        "name": name,
+        "url": url,
+        "tool_count": tool_count,
+        "state": state,
+    })
+}

@@ -1,0 +1,215 @@
+//! The entities, types and documents under construction, with the lookups extraction needs.
+
+use std::collections::{BTreeMap, HashMap};
+
+use rea_plugin_api::json::Json;
+
+use crate::model::{Document, Entity, EntityType};
+
+/// A collection path as a lookup key: a single trailing slash names the same collection, repeated
+/// separators inside stay distinct (`/api//books` is not `/api/books`).
+pub fn collection_key(collection: &str) -> &str {
+    if collection.len() > 1 {
+        collection.strip_suffix('/').unwrap_or(collection)
+    } else {
+        collection
+    }
+}
+
+/// Entities and types under construction.
+#[derive(Debug, Default)]
+pub struct Entities {
+    /// The types, in order of discovery.
+    pub types: Vec<EntityType>,
+    /// The entities, in order of discovery.
+    pub list: Vec<Entity>,
+    /// Per entity, the record position it was first seen at.
+    first_seen: Vec<usize>,
+    index: HashMap<(String, String, String), usize>,
+    by_type_id: HashMap<(String, String), Vec<usize>>,
+    /// State order (indexes into `list`), once settled.
+    order: Vec<usize>,
+    /// Per (type, collection key), its entities in state order, once settled.
+    collections: BTreeMap<(String, String), Vec<usize>>,
+    /// The documents.
+    pub documents: Vec<Document>,
+}
+
+impl Entities {
+    /// The type with that collection template.
+    pub fn entity_type(&self, template: &str) -> Option<&EntityType> {
+        self.types
+            .iter()
+            .find(|entity_type| entity_type.collection_template == template)
+    }
+
+    /// Adds a type.
+    pub fn add_type(&mut self, entity_type: EntityType) {
+        self.types.push(entity_type);
+    }
+
+    /// The entity `(type, collection, id)`.
+    pub fn find(&self, entity_type: &str, collection: &str, id: &str) -> Option<usize> {
+        self.index
+            .get(&(
+                entity_type.to_owned(),
+                collection_key(collection).to_owned(),
+                id.to_owned(),
+            ))
+            .copied()
+    }
+
+    /// The one entity of a type with that id, in any collection.
+    pub fn find_unique(&self, entity_type: &str, id: &str) -> Option<usize> {
+        match self
+            .by_type_id
+            .get(&(entity_type.to_owned(), id.to_owned()))
+            .map(Vec::as_slice)
+        {
+            Some([only]) => Some(*only),
+            _ => None,
+        }
+    }
+
+    /// Records an observed entity from the record `(ordinal, position)`. `replace` (item reads,
+    /// in record order) sets the fields; a list seeds fields only for an entity not yet held.
+    pub fn observe(
+        &mut self,
+        entity_type: &str,
+        collection: &str,
+        id: &str,
+        fields: &Json,
+        (ordinal, position): (u64, usize),
+        replace: bool,
+    ) -> usize {
+        match self.find(entity_type, collection, id) {
+            Some(index) => {
+                let entity = &mut self.list[index];
+                if replace {
+                    entity.fields = fields.clone();
+                }
+                if !entity.record_ordinals.contains(&ordinal) {
+                    entity.record_ordinals.push(ordinal);
+                    entity.record_ordinals.sort_unstable();
+                }
+                index
+            }
+            None => {
+                let index = self.list.len();
+                self.list.push(Entity {
+                    entity_type: entity_type.to_owned(),
+                    collection: collection.to_owned(),
+                    id: id.to_owned(),
+                    fields: fields.clone(),
+                    view_fields: BTreeMap::new(),
+                    record_ordinals: vec![ordinal],
+                });
+                self.first_seen.push(position);
+                self.index.insert(
+                    (
+                        entity_type.to_owned(),
+                        collection_key(collection).to_owned(),
+                        id.to_owned(),
+                    ),
+                    index,
+                );
+                self.by_type_id
+                    .entry((entity_type.to_owned(), id.to_owned()))
+                    .or_default()
+                    .push(index);
+                index
+            }
+        }
+    }
+
+    /// Adds a record citation to an entity.
+    pub fn cite(&mut self, index: usize, ordinal: u64) {
+        let entity = &mut self.list[index];
+        if !entity.record_ordinals.contains(&ordinal) {
+            entity.record_ordinals.push(ordinal);
+            entity.record_ordinals.sort_unstable();
+        }
+    }
+
+    /// Settles state order: per collection, the entities the first whole list of it showed, in its
+    /// order, then the others in order of discovery; collections in order of discovery. `orders`
+    /// are `(type, collection)` keys with the ids a whole line listed, earliest line first.
+    pub fn settle_order(&mut self, orders: &[(String, String, Vec<String>)]) {
+        let mut rank: HashMap<usize, usize> = HashMap::new();
+        let mut ranked_collections: Vec<(String, String)> = Vec::new();
+        for (entity_type, collection, ids) in orders {
+            let key = (entity_type.clone(), collection_key(collection).to_owned());
+            if ranked_collections.contains(&key) {
+                continue;
+            }
+            ranked_collections.push(key);
+            for (position, id) in ids.iter().enumerate() {
+                if let Some(index) = self.find(entity_type, collection, id) {
+                    rank.entry(index).or_insert(position);
+                }
+            }
+        }
+        let mut collection_rank: HashMap<(String, String), usize> = HashMap::new();
+        for entity in &self.list {
+            let key = (
+                entity.entity_type.clone(),
+                collection_key(&entity.collection).to_owned(),
+            );
+            let next = collection_rank.len();
+            collection_rank.entry(key).or_insert(next);
+        }
+        let mut order: Vec<usize> = (0..self.list.len()).collect();
+        order.sort_by_key(|index| {
+            let entity = &self.list[*index];
+            let key = (
+                entity.entity_type.clone(),
+                collection_key(&entity.collection).to_owned(),
+            );
+            (
+                collection_rank[&key],
+                rank.get(index)
+                    .map_or((1, self.first_seen[*index]), |rank| (0, *rank)),
+                *index,
+            )
+        });
+        self.collections.clear();
+        for index in &order {
+            let entity = &self.list[*index];
+            self.collections
+                .entry((
+                    entity.entity_type.clone(),
+                    collection_key(&entity.collection).to_owned(),
+                ))
+                .or_default()
+                .push(*index);
+        }
+        self.order = order;
+    }
+
+    /// A collection's entities in state order (after [`Entities::settle_order`]).
+    pub fn collection(&self, entity_type: &str, collection: &str) -> &[usize] {
+        self.collections
+            .get(&(
+                entity_type.to_owned(),
+                collection_key(collection).to_owned(),
+            ))
+            .map_or(&[], Vec::as_slice)
+    }
+
+    /// Types, entities in state order, and documents.
+    pub fn finish(self) -> (Vec<EntityType>, Vec<Entity>, Vec<Document>) {
+        let Entities {
+            types,
+            list,
+            order,
+            documents,
+            ..
+        } = self;
+        let mut slots: Vec<Option<Entity>> = list.into_iter().map(Some).collect();
+        let entities = order
+            .into_iter()
+            .filter_map(|index| slots[index].take())
+            .collect();
+        (types, entities, documents)
+    }
+}

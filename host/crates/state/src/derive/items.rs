@@ -1,0 +1,306 @@
+//! Item views: `GET …/{id}` tools whose answers echo the id in one member.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use rea_manifest::Manifest;
+use rea_manifest::segments::split_path;
+use rea_plugin_api::json::{Json, Object};
+
+use super::entities::Entities;
+use super::{latest_lines, marked_deleted, projected_keys, recorded};
+use crate::model::{EntityType, ItemView, ViewDetail, ViewShape};
+use crate::observation::{Observation, Timeline, decoded};
+use crate::render::{render_entity, scalar_text, with_value_at};
+
+/// An item tool, before verification.
+#[derive(Debug, Clone)]
+pub struct ItemPlan {
+    /// The manifest tool.
+    pub tool: usize,
+    /// The tool's name.
+    pub name: String,
+    /// The entity type (collection template).
+    pub entity_type: String,
+    /// The identity field.
+    pub identity_field: String,
+    /// Where the entity sits in the envelope.
+    pub entity_pointer: String,
+    /// The segment index of the identity.
+    pub last: usize,
+}
+
+/// The preference of an identity field name (lower is better).
+pub(crate) fn identity_preference(name: &str) -> u8 {
+    let lower = name.to_ascii_lowercase();
+    if lower == "id" {
+        0
+    } else if lower.ends_with("_id") || lower.ends_with("id") {
+        1
+    } else if lower.contains("uuid") || lower == "key" {
+        2
+    } else if matches!(lower.as_str(), "name" | "title" | "slug") {
+        3
+    } else {
+        4
+    }
+}
+
+/// `(pointer, field)` pairs where an object echoes `id`: at the root or one envelope level down.
+fn echo_candidates(body: &Json, id: &str) -> Vec<(String, String)> {
+    let mut found = Vec::new();
+    let Some(object) = body.as_object() else {
+        return found;
+    };
+    for (key, value) in object.iter() {
+        if scalar_text(value).as_deref() == Some(id) {
+            found.push((String::new(), key.to_owned()));
+        }
+    }
+    for (key, value) in object.iter() {
+        if let Some(inner) = value.as_object() {
+            for (field, item) in inner.iter() {
+                if scalar_text(item).as_deref() == Some(id) {
+                    found.push((
+                        format!("/{}", rea_plugin_api::json::escape_pointer_segment(key)),
+                        field.to_owned(),
+                    ));
+                }
+            }
+        }
+    }
+    found
+}
+
+/// `Ok` for an item tool; `Err(None)` when the tool is not one (another kind may fit);
+/// `Err(Some(reason))` when it is one the state cannot hold.
+pub fn plan(
+    manifest: &Manifest,
+    timeline: &Timeline,
+    index: usize,
+    entities: &mut Entities,
+) -> Result<ItemPlan, Option<&'static str>> {
+    let tool = &manifest.tools[index];
+    let template: Vec<&str> = split_path(&tool.path_template);
+    let last = template.len() - 1;
+    if !tool
+        .path_parameters
+        .iter()
+        .any(|parameter| parameter.segment_index == last)
+    {
+        return Err(None);
+    }
+    let lines: Vec<&Observation> = timeline
+        .checked(index)
+        .filter(|observation| observation.is_success())
+        .collect();
+    if lines.is_empty()
+        || lines
+            .iter()
+            .any(|line| !matches!(line.body, Some(Json::Object(_))))
+    {
+        return Err(None);
+    }
+    let plain: Vec<&Observation> = lines
+        .iter()
+        .copied()
+        .filter(|line| line.query.is_none())
+        .collect();
+    let basis = if plain.is_empty() { &lines } else { &plain };
+    let mut common: Option<Vec<(String, String)>> = None;
+    for line in basis {
+        let Some(segment) = line.segments.get(last) else {
+            return Err(None);
+        };
+        let Some(body) = &line.body else {
+            return Err(None);
+        };
+        let found = echo_candidates(body, &decoded(segment));
+        common = Some(match common {
+            None => found,
+            Some(previous) => previous
+                .into_iter()
+                .filter(|pair| found.contains(pair))
+                .collect(),
+        });
+    }
+    let mut candidates = common.unwrap_or_default();
+    if candidates.is_empty() {
+        return Err(None);
+    }
+    candidates.sort_by_key(|(pointer, field)| (!pointer.is_empty(), identity_preference(field)));
+    let (entity_pointer, identity_field) = candidates.swap_remove(0);
+    let entity_type = format!("/{}", template[..last].join("/"));
+    match entities.entity_type(&entity_type) {
+        Some(existing) if existing.identity_field != identity_field => return Err(Some("no-view")),
+        Some(_) => {}
+        None => entities.add_type(EntityType {
+            collection_template: entity_type.clone(),
+            identity_field: identity_field.clone(),
+            item_view: Some(tool.name.clone()),
+            deleted_flag: None,
+        }),
+    }
+    Ok(ItemPlan {
+        tool: index,
+        name: tool.name.clone(),
+        entity_type,
+        identity_field,
+        entity_pointer,
+        last,
+    })
+}
+
+/// The collection an item read names: its path before the identity segment.
+fn collection_of(observation: &Observation, last: usize) -> String {
+    format!("/{}", observation.segments[..last].join("/"))
+}
+
+/// The entity object of a read and its id, when the read shows one.
+fn entity_of<'a>(plan: &ItemPlan, observation: &'a Observation) -> Option<(&'a Json, String)> {
+    let object = observation.body.as_ref()?.pointer(&plan.entity_pointer)?;
+    let id = scalar_text(object.get(&plan.identity_field)?)?;
+    (id == decoded(observation.segments.get(plan.last)?)).then_some((object, id))
+}
+
+/// Seeds entities from the tool's plain reads in the observation window (latest read wins).
+pub fn seed(timeline: &Timeline, plan: &ItemPlan, entities: &mut Entities) {
+    for observation in timeline.checked(plan.tool) {
+        if !observation.is_success() || observation.query.is_some() {
+            continue;
+        }
+        let Some((object, id)) = entity_of(plan, observation) else {
+            continue;
+        };
+        if marked_deleted(object) {
+            continue;
+        }
+        entities.observe(
+            &plan.entity_type,
+            &collection_of(observation, plan.last),
+            &id,
+            object,
+            (observation.ordinal, observation.position),
+            true,
+        );
+    }
+}
+
+/// Verifies an item view against its checked reads.
+pub fn verify(timeline: &Timeline, plan: ItemPlan, entities: &mut Entities) -> ViewDetail {
+    let lines = latest_lines(timeline, plan.tool);
+    let shape = ViewShape::default();
+    let mut passing = Vec::new();
+    let mut failing = Vec::new();
+    for line in &lines {
+        let Some((object, id)) = entity_of(&plan, line) else {
+            failing.push(*line);
+            continue;
+        };
+        let held = entities.find(&plan.entity_type, &collection_of(line, plan.last), &id);
+        let agrees = if marked_deleted(object) {
+            held.is_none()
+        } else {
+            held.is_some_and(|index| {
+                render_entity(&shape, &plan.name, &entities.list[index]) == *object
+            })
+        };
+        if agrees {
+            passing.push(*line);
+        } else {
+            failing.push(*line);
+        }
+    }
+    if passing.is_empty() {
+        return recorded("item-differs");
+    }
+    let Some(projected_query_keys) = projected_keys(&passing, &failing) else {
+        return recorded("item-differs");
+    };
+    let envelope = passing
+        .iter()
+        .rev()
+        .find(|line| line.query.is_none())
+        .unwrap_or(&passing[passing.len() - 1]);
+    let per_response_members = differing_envelope_members(&plan.entity_pointer, &passing);
+    // Every recorded answer must fit a reply once rendered into the envelope.
+    let oversize = passing.iter().any(|line| {
+        let Some((object, _)) = entity_of(&plan, line) else {
+            return false;
+        };
+        let body = envelope.body.clone().unwrap_or_default();
+        with_value_at(body, &plan.entity_pointer, object.clone())
+            .to_canonical_vec()
+            .len()
+            > rea_manifest::REPLY_BODY_LIMIT
+    });
+    if oversize {
+        return recorded("rendered-oversize");
+    }
+    let mut required: Option<BTreeSet<String>> = None;
+    for line in &passing {
+        if let Some((Json::Object(object), _)) = entity_of(&plan, line) {
+            if marked_deleted(&Json::Object(object.clone())) {
+                continue;
+            }
+            let keys: BTreeSet<String> = object.keys().map(str::to_owned).collect();
+            required = Some(match required {
+                None => keys,
+                Some(previous) => previous.intersection(&keys).cloned().collect(),
+            });
+        }
+    }
+    let missing_ordinal = timeline
+        .all(plan.tool)
+        .filter(|observation| matches!(observation.status, 400 | 404 | 410))
+        .max_by_key(|observation| observation.position)
+        .map(|observation| observation.ordinal);
+    let mut checked_ordinals: Vec<u64> = passing.iter().map(|line| line.ordinal).collect();
+    checked_ordinals.sort_unstable();
+    ViewDetail::Item(ItemView {
+        entity_type: plan.entity_type,
+        identity_field: plan.identity_field,
+        entity_pointer: plan.entity_pointer,
+        envelope_ordinal: envelope.ordinal,
+        missing_ordinal,
+        checked_ordinals,
+        per_response_members,
+        projected_query_keys,
+        shape: ViewShape {
+            required_fields: required.unwrap_or_default().into_iter().collect(),
+            ..shape
+        },
+    })
+}
+
+/// Top-level envelope members (outside the pointer's own member) whose values differ across
+/// reads: values each response minted.
+pub(crate) fn differing_envelope_members(pointer: &str, lines: &[&Observation]) -> Vec<String> {
+    let Some(own) = pointer.strip_prefix('/') else {
+        return Vec::new();
+    };
+    let own = own.split('/').next().unwrap_or("");
+    let envelopes: Vec<&Object> = lines
+        .iter()
+        .filter_map(|line| line.body.as_ref().and_then(Json::as_object))
+        .collect();
+    let mut values: BTreeMap<&str, Vec<Option<&Json>>> = BTreeMap::new();
+    for envelope in &envelopes {
+        for key in envelope.keys() {
+            values.entry(key).or_default();
+        }
+    }
+    let mut differing = Vec::new();
+    for (key, _) in values {
+        if rea_plugin_api::json::escape_pointer_segment(key) == own {
+            continue;
+        }
+        let first = envelopes[0].get(key);
+        if envelopes.iter().any(|envelope| envelope.get(key) != first) {
+            differing.push(format!(
+                "/{}",
+                rea_plugin_api::json::escape_pointer_segment(key)
+            ));
+        }
+    }
+    differing
+}

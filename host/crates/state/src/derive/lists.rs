@@ -1,0 +1,986 @@
+//! List views: `GET`s answering an array of objects that are entities.
+//!
+//! A list's members belong to one type: an item type whose identity every member carries and
+//! whose entities they are (the one held in the line's collection, else the only one of that id,
+//! else a new one when the line's path fits the type's collection template), or, when no item
+//! type fits, a type the list names itself (its path template, and an identity field every member
+//! carries with values unique within each line). Lines are the latest checked reads per request
+//! line. A line shows the whole collection (`membership: "all"`) when it only pages its list from
+//! the beginning and lists every entity of its collection in state order; otherwise it lists the
+//! recorded members still held.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+use rea_manifest::Manifest;
+use rea_manifest::segments::split_path;
+use rea_plugin_api::json::{Json, Object, escape_pointer_segment};
+
+use super::entities::{Entities, collection_key};
+use super::items::{differing_envelope_members, identity_preference};
+use super::{latest_lines, marked_deleted, projected_keys, recorded};
+use crate::model::{
+    EntityType, ListLine, ListView, MemberRef, Membership, QueryModel, QueryRole, ViewDetail,
+    ViewShape,
+};
+use crate::observation::{Observation, Timeline};
+use crate::query::{Evaluated, candidate_roles, field_value, only_pages, order_matches};
+use crate::render::{counts, counts_canonically, project_fields, render_entity, scalar_text};
+
+/// A list tool, before verification.
+#[derive(Debug, Clone)]
+pub struct ListPlan {
+    /// The manifest tool.
+    pub tool: usize,
+    /// The tool's name.
+    pub name: String,
+    /// The member type.
+    pub entity_type: String,
+    /// Where the array sits.
+    pub list_pointer: String,
+    /// The lines (latest checked reads per request line), in record order.
+    pub lines: Vec<u64>,
+    /// Per line ordinal, the members' entity indexes.
+    pub members: BTreeMap<u64, Vec<usize>>,
+}
+
+/// Where a body's list is: the root array of objects, or the one array of objects an envelope
+/// carries.
+pub fn list_pointer(body: &Json) -> Option<String> {
+    let all_objects = |items: &Vec<Json>| items.iter().all(|item| matches!(item, Json::Object(_)));
+    match body {
+        Json::Array(items) if all_objects(items) => Some(String::new()),
+        Json::Object(object) => {
+            let arrays: Vec<&str> = object
+                .iter()
+                .filter(|(_, value)| value.as_array().is_some_and(all_objects))
+                .map(|(key, _)| key)
+                .collect();
+            match arrays.as_slice() {
+                [only] => Some(format!("/{}", escape_pointer_segment(only))),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+fn members_of<'a>(observation: &'a Observation, pointer: &str) -> &'a [Json] {
+    observation
+        .body
+        .as_ref()
+        .and_then(|body| body.pointer(pointer))
+        .and_then(Json::as_array)
+        .map_or(&[], Vec::as_slice)
+}
+
+/// Whether a path fits a template segment by segment (`{…}` fits any one segment).
+pub fn fits_template(path: &str, template: &str) -> bool {
+    let path = split_path(path);
+    let template = split_path(template);
+    path.len() == template.len()
+        && path
+            .iter()
+            .zip(&template)
+            .all(|(segment, pattern)| pattern.starts_with('{') || segment == pattern)
+}
+
+enum Resolution {
+    Held(usize),
+    Seed { collection: String, id: String },
+}
+
+/// Resolves one line's members to entities of a type; `None` when some member is not one.
+/// `same_template`: the list reads the type's own collection template, so its members are the
+/// type's entities whatever they show; otherwise a held member must show mostly the entity's
+/// values (a post's comments with ids 1 and 2 are not posts 1 and 2).
+fn resolve_line(
+    entities: &Entities,
+    entity_type: &EntityType,
+    line: &Observation,
+    pointer: &str,
+    same_template: bool,
+) -> Option<Vec<Resolution>> {
+    let mut row = Vec::new();
+    let mut seen = BTreeSet::new();
+    for member in members_of(line, pointer) {
+        if marked_deleted(member) {
+            return None;
+        }
+        let id = scalar_text(member.get(&entity_type.identity_field)?)?;
+        if !seen.insert(id.clone()) {
+            return None;
+        }
+        let template = &entity_type.collection_template;
+        let held = entities
+            .find(template, &line.path, &id)
+            .or_else(|| entities.find_unique(template, &id));
+        let resolution = if let Some(index) = held {
+            if !same_template && !mostly_agrees(member, &entities.list[index].fields) {
+                return None;
+            }
+            Resolution::Held(index)
+        } else if fits_template(&line.path, template) {
+            Resolution::Seed {
+                collection: line.path.clone(),
+                id,
+            }
+        } else {
+            return None;
+        };
+        row.push(resolution);
+    }
+    Some(row)
+}
+
+/// Resolves every line; the type fits when every plain line (no query) resolves and some line
+/// does. Lines that do not resolve (a projection dropping the identity) stay unresolved: they
+/// fail verification.
+fn resolve_members(
+    entities: &Entities,
+    entity_type: &EntityType,
+    lines: &[&Observation],
+    pointer: &str,
+    same_template: bool,
+) -> Option<Vec<Option<Vec<Resolution>>>> {
+    let resolved: Vec<Option<Vec<Resolution>>> = lines
+        .iter()
+        .map(|line| resolve_line(entities, entity_type, line, pointer, same_template))
+        .collect();
+    let plain_fit = lines
+        .iter()
+        .zip(&resolved)
+        .all(|(line, row)| line.query.is_some() || row.is_some());
+    (plain_fit && resolved.iter().any(Option::is_some)).then_some(resolved)
+}
+
+/// Whether at least half of a member's members hold the entity's value for them.
+fn mostly_agrees(member: &Json, fields: &Json) -> bool {
+    let (Some(member), Some(fields)) = (member.as_object(), fields.as_object()) else {
+        return false;
+    };
+    let agreeing = member
+        .iter()
+        .filter(|(key, value)| fields.get(key) == Some(*value))
+        .count();
+    agreeing * 2 >= member.len()
+}
+
+/// An identity field every member carries, with scalar values unique within each line.
+fn list_identity(lines: &[&Observation], pointer: &str) -> Option<String> {
+    let mut common: Option<Vec<String>> = None;
+    for line in lines {
+        for member in members_of(line, pointer) {
+            let object = member.as_object()?;
+            let keys: Vec<String> = object
+                .iter()
+                .filter(|(_, value)| matches!(value, Json::String(_) | Json::Number(_)))
+                .map(|(key, _)| key.to_owned())
+                .collect();
+            common = Some(match common {
+                None => keys,
+                Some(previous) => previous
+                    .into_iter()
+                    .filter(|key| keys.contains(key))
+                    .collect(),
+            });
+        }
+    }
+    let mut candidates: Vec<String> = common?
+        .into_iter()
+        .filter(|key| {
+            lines.iter().all(|line| {
+                let values: Vec<Option<String>> = members_of(line, pointer)
+                    .iter()
+                    .map(|member| member.get(key).and_then(scalar_text))
+                    .collect();
+                let unique: BTreeSet<&Option<String>> = values.iter().collect();
+                unique.len() == values.len()
+            })
+        })
+        .collect();
+    candidates.sort_by_key(|key| identity_preference(key));
+    candidates.into_iter().next()
+}
+
+/// `Ok` for a list tool; `Err(None)` when it is not one; `Err(Some(reason))` when it is one the
+/// state cannot hold.
+pub fn plan(
+    manifest: &Manifest,
+    timeline: &Timeline,
+    index: usize,
+    entities: &mut Entities,
+) -> Result<ListPlan, Option<&'static str>> {
+    let tool = &manifest.tools[index];
+    let lines = latest_lines(timeline, index);
+    if lines.is_empty() {
+        return Err(None);
+    }
+    let mut pointer: Option<String> = None;
+    for observation in timeline
+        .checked(index)
+        .filter(|observation| observation.is_success())
+    {
+        let found = observation
+            .body
+            .as_ref()
+            .and_then(list_pointer)
+            .ok_or(None)?;
+        if pointer.as_ref().is_some_and(|previous| *previous != found) {
+            return Err(None);
+        }
+        pointer = Some(found);
+    }
+    let pointer = pointer.ok_or(None)?;
+    let mut candidates: Vec<EntityType> = entities.types.clone();
+    candidates.sort_by_key(|entity_type| entity_type.collection_template != tool.path_template);
+    let mut chosen = None;
+    for candidate in candidates {
+        let same_template = candidate.collection_template == tool.path_template;
+        if let Some(resolved) =
+            resolve_members(entities, &candidate, &lines, &pointer, same_template)
+        {
+            let lists_something = resolved.iter().flatten().any(|row| !row.is_empty());
+            if lists_something || candidate.collection_template == tool.path_template {
+                chosen = Some((candidate, resolved));
+                break;
+            }
+        }
+    }
+    let (entity_type, resolved) = match chosen {
+        Some(found) => found,
+        None => {
+            if entities.entity_type(&tool.path_template).is_some() {
+                return Err(Some("list-differs"));
+            }
+            let plain: Vec<&Observation> = lines
+                .iter()
+                .copied()
+                .filter(|line| line.query.is_none())
+                .collect();
+            let basis = if plain.is_empty() { &lines } else { &plain };
+            let identity_field = list_identity(basis, &pointer).ok_or(Some("no-view"))?;
+            let entity_type = EntityType {
+                collection_template: tool.path_template.clone(),
+                identity_field,
+                item_view: None,
+                deleted_flag: None,
+            };
+            let resolved = resolve_members(entities, &entity_type, &lines, &pointer, true)
+                .ok_or(Some("no-view"))?;
+            entities.add_type(entity_type.clone());
+            (entity_type, resolved)
+        }
+    };
+    let template = entity_type.collection_template.clone();
+    let mut members = BTreeMap::new();
+    for (line, row) in lines.iter().zip(resolved) {
+        let Some(row) = row else {
+            continue;
+        };
+        let objects = members_of(line, &pointer);
+        let mut indexes = Vec::with_capacity(row.len());
+        for (resolution, object) in row.into_iter().zip(objects) {
+            let index = match resolution {
+                Resolution::Held(index) => index,
+                Resolution::Seed { collection, id } => entities.observe(
+                    &template,
+                    &collection,
+                    &id,
+                    object,
+                    (line.ordinal, line.position),
+                    false,
+                ),
+            };
+            indexes.push(index);
+        }
+        members.insert(line.ordinal, indexes);
+    }
+    Ok(ListPlan {
+        tool: index,
+        name: tool.name.clone(),
+        entity_type: template,
+        list_pointer: pointer,
+        lines: lines.iter().map(|line| line.ordinal).collect(),
+        members,
+    })
+}
+
+/// Whether a line only pages its list from the beginning (no query, or page sizes and zero
+/// positions only).
+fn pages_only(observation: &Observation) -> bool {
+    observation
+        .pairs()
+        .iter()
+        .all(|(name, value)| only_pages(name, value))
+}
+
+/// The page size a paging line asked for.
+fn page_size(observation: &Observation) -> Option<u64> {
+    observation
+        .pairs()
+        .iter()
+        .find(|(name, _)| crate::query::PAGE_SIZE_NAMES.contains(&name.as_str()))
+        .and_then(|(_, value)| value.parse().ok())
+}
+
+impl ListPlan {
+    /// The whole lines' orders, which settle state order: `(type, collection, ids)` for each line
+    /// that only pages its list and lists entities of its own collection only.
+    pub fn whole_orders(
+        &self,
+        timeline: &Timeline,
+        entities: &Entities,
+    ) -> Vec<(String, String, Vec<String>)> {
+        self.lines
+            .iter()
+            .filter_map(|ordinal| timeline.get(*ordinal))
+            .filter(|line| pages_only(line) && fits_template(&line.path, &self.entity_type))
+            .filter_map(|line| {
+                let key = collection_key(&line.path);
+                let ids: Option<Vec<String>> = self
+                    .members
+                    .get(&line.ordinal)?
+                    .iter()
+                    .map(|index| {
+                        let entity = &entities.list[*index];
+                        (collection_key(&entity.collection) == key).then(|| entity.id.clone())
+                    })
+                    .collect();
+                Some((self.entity_type.clone(), line.path.clone(), ids?))
+            })
+            .collect()
+    }
+}
+
+/// The object a query's filters read: the fields with the view's values set over them (nothing
+/// hidden).
+fn query_object(entities: &Entities, view: &str, index: usize) -> Object {
+    let entity = &entities.list[index];
+    let mut object = entity.fields.as_object().cloned().unwrap_or_default();
+    if let Some(Json::Object(overlay)) = entity.view_fields.get(view) {
+        for (key, value) in overlay.iter() {
+            object.insert(key, value.clone());
+        }
+    }
+    object
+}
+
+/// Whether a member name reads like a count.
+fn counter_name(name: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
+    [
+        "total", "count", "size", "length", "rows", "records", "hits", "num", "results",
+    ]
+    .iter()
+    .any(|word| lower.contains(word))
+}
+
+/// Pointers (top level, or one level down in an object) of an envelope's scalar members.
+fn scalar_pointers(body: &Json, list_pointer: &str) -> Vec<(String, String)> {
+    let mut found = Vec::new();
+    let Some(object) = body.as_object() else {
+        return found;
+    };
+    for (key, value) in object.iter() {
+        let pointer = format!("/{}", escape_pointer_segment(key));
+        if pointer == list_pointer {
+            continue;
+        }
+        match value {
+            Json::Object(inner) => {
+                for (name, item) in inner.iter() {
+                    if matches!(item, Json::Number(_) | Json::String(_)) {
+                        found.push((
+                            format!("{pointer}/{}", escape_pointer_segment(name)),
+                            name.to_owned(),
+                        ));
+                    }
+                }
+            }
+            Json::Number(_) | Json::String(_) => found.push((pointer, key.to_owned())),
+            _ => {}
+        }
+    }
+    found
+}
+
+/// Verifies a list view against its checked lines and learns its query model.
+pub fn verify(timeline: &Timeline, plan: ListPlan, entities: &mut Entities) -> ViewDetail {
+    let view = plan.name.clone();
+    let lines: Vec<&Observation> = plan
+        .lines
+        .iter()
+        .filter_map(|ordinal| timeline.get(*ordinal))
+        .collect();
+    let mut ordered: Vec<&Observation> = lines
+        .iter()
+        .copied()
+        .filter(|line| line.query.is_none())
+        .collect();
+    let plain_count = ordered.len().max(1);
+    ordered.extend(lines.iter().copied().filter(|line| line.query.is_some()));
+
+    // Hidden fields: what the plain lines leave out of the fields they show.
+    let mut hidden: BTreeSet<String> = BTreeSet::new();
+    for line in &ordered[..plain_count.min(ordered.len())] {
+        let Some(listed) = plan.members.get(&line.ordinal) else {
+            continue;
+        };
+        for (index, member) in listed.iter().zip(members_of(line, &plan.list_pointer)) {
+            if let (Some(fields), Some(shown)) =
+                (entities.list[*index].fields.as_object(), member.as_object())
+            {
+                for key in fields.keys() {
+                    if !shown.contains_key(key) {
+                        hidden.insert(key.to_owned());
+                    }
+                }
+            }
+        }
+    }
+    let mut shape = ViewShape {
+        hidden_fields: hidden.into_iter().collect(),
+        ..ViewShape::default()
+    };
+    learn_spellings(
+        &plan,
+        &ordered[..plain_count.min(ordered.len())],
+        entities,
+        &mut shape,
+    );
+
+    // Counters: members counting what every line lists.
+    let mut counters: Option<Vec<String>> = None;
+    for line in &lines {
+        let listed = members_of(line, &plan.list_pointer).len();
+        let body = line.body.clone().unwrap_or_default();
+        let here: Vec<String> = scalar_pointers(&body, &plan.list_pointer)
+            .into_iter()
+            .filter(|(pointer, name)| {
+                counter_name(name)
+                    && body
+                        .pointer(pointer)
+                        .is_some_and(|value| counts(value, listed))
+            })
+            .map(|(pointer, _)| pointer)
+            .collect();
+        counters = Some(match counters {
+            None => here,
+            Some(previous) => previous
+                .into_iter()
+                .filter(|pointer| here.contains(pointer))
+                .collect(),
+        });
+    }
+    let counters = counters.unwrap_or_default();
+
+    // View values, line by line: a line passes when every member renders as recorded.
+    let mut overlays: HashMap<usize, Object> = HashMap::new();
+    let mut passing: Vec<&Observation> = Vec::new();
+    let mut failing: Vec<&Observation> = Vec::new();
+    for line in &ordered {
+        let mut tentative: HashMap<usize, Object> = HashMap::new();
+        let Some(listed) = plan.members.get(&line.ordinal) else {
+            failing.push(line);
+            continue;
+        };
+        let mut agrees = true;
+        for (index, member) in listed.iter().zip(members_of(line, &plan.list_pointer)) {
+            let Some(shown) = member.as_object() else {
+                agrees = false;
+                break;
+            };
+            let base = project_fields(
+                &shape,
+                entities.list[*index]
+                    .fields
+                    .as_object()
+                    .unwrap_or(&Object::new()),
+            );
+            if base.keys().any(|key| !shown.contains_key(key)) {
+                agrees = false;
+                break;
+            }
+            let overlay: Object = shown
+                .iter()
+                .filter(|(key, value)| base.get(key) != Some(*value))
+                .map(|(key, value)| (key.to_owned(), value.clone()))
+                .collect();
+            match overlays.get(index).or(tentative.get(index)) {
+                Some(existing) if *existing != overlay => {
+                    agrees = false;
+                    break;
+                }
+                Some(_) => {}
+                None => {
+                    tentative.insert(*index, overlay);
+                }
+            }
+        }
+        if agrees {
+            overlays.extend(tentative);
+            passing.push(line);
+        } else {
+            failing.push(line);
+        }
+    }
+    if passing.is_empty() || failing.iter().any(|line| line.query.is_none()) {
+        return recorded("list-differs");
+    }
+    let Some(projected_query_keys) = projected_keys(&passing, &failing) else {
+        return recorded("list-differs");
+    };
+    for (index, overlay) in overlays {
+        if !overlay.is_empty() {
+            entities.list[index]
+                .view_fields
+                .insert(view.clone(), Json::Object(overlay));
+        }
+    }
+    for line in &passing {
+        for index in &plan.members[&line.ordinal] {
+            entities.cite(*index, line.ordinal);
+        }
+    }
+
+    // Membership, and the check that every line renders whole as recorded.
+    let mut list_lines = Vec::new();
+    let mut required: Option<BTreeSet<String>> = None;
+    let passed: BTreeSet<u64> = passing.iter().map(|line| line.ordinal).collect();
+    for line in &lines {
+        if !passed.contains(&line.ordinal) {
+            continue;
+        }
+        let listed = &plan.members[&line.ordinal];
+        for member in members_of(line, &plan.list_pointer) {
+            if let Some(object) = member.as_object() {
+                let keys: BTreeSet<String> = object.keys().map(str::to_owned).collect();
+                required = Some(match required {
+                    None => keys,
+                    Some(previous) => previous.intersection(&keys).cloned().collect(),
+                });
+            }
+        }
+        let whole = pages_only(line);
+        let collection = entities.collection(&plan.entity_type, &line.path);
+        let all = whole
+            && fits_template(&line.path, &plan.entity_type)
+            && collection == listed.as_slice();
+        let rendered: Vec<Json> = listed
+            .iter()
+            .map(|index| render_entity(&shape, &view, &entities.list[*index]))
+            .collect();
+        let size = crate::render::with_value_at(
+            line.body.clone().unwrap_or_default(),
+            &plan.list_pointer,
+            Json::Array(rendered),
+        )
+        .to_canonical_vec()
+        .len();
+        if size > rea_manifest::REPLY_BODY_LIMIT {
+            return recorded("rendered-oversize");
+        }
+        list_lines.push(ListLine {
+            record_ordinal: line.ordinal,
+            path: line.path.clone(),
+            query: line.query.clone(),
+            membership: if all {
+                Membership::All
+            } else {
+                Membership::Recorded
+            },
+            members: if all {
+                Vec::new()
+            } else {
+                listed
+                    .iter()
+                    .map(|index| MemberRef {
+                        collection: entities.list[*index].collection.clone(),
+                        id: entities.list[*index].id.clone(),
+                    })
+                    .collect()
+            },
+            page_size: if all { page_size(line) } else { None },
+            whole,
+        });
+    }
+    let query = learn_query(&plan, &view, &passing, &counters, entities);
+    let per_response_members = {
+        let mut members = differing_envelope_members(&plan.list_pointer, &passing);
+        members.retain(|pointer| {
+            !counters
+                .iter()
+                .any(|counter| counter.starts_with(pointer.as_str()))
+        });
+        if let Some(model) = &query {
+            members.retain(|pointer| {
+                !model
+                    .totals
+                    .iter()
+                    .any(|total| total.starts_with(pointer.as_str()))
+            });
+        }
+        members
+    };
+    ViewDetail::List(ListView {
+        entity_type: plan.entity_type,
+        list_pointer: plan.list_pointer,
+        lines: list_lines,
+        counters,
+        query,
+        per_response_members,
+        projected_query_keys,
+        shape: ViewShape {
+            required_fields: required.unwrap_or_default().into_iter().collect(),
+            ..shape
+        },
+    })
+}
+
+/// Learns how the plain lines spell fields otherwise than the stored values, when they always
+/// do it the same way: a clock format (`clock_formats`), objects shown with fewer keys
+/// (`nested_fields`), string arrays listed sorted (`sorted_arrays`). A field is learned only
+/// when every member showing it fits the rule and at least one needed it.
+fn learn_spellings(
+    plan: &ListPlan,
+    plain: &[&Observation],
+    entities: &Entities,
+    shape: &mut ViewShape,
+) {
+    #[derive(Default)]
+    struct Evidence {
+        clock: Option<Option<String>>,
+        nested: Option<Option<Vec<String>>>,
+        sorted: Option<bool>,
+        needed: (bool, bool, bool),
+    }
+    let mut fields: BTreeMap<String, Evidence> = BTreeMap::new();
+    for line in plain {
+        let Some(listed) = plan.members.get(&line.ordinal) else {
+            continue;
+        };
+        for (index, member) in listed.iter().zip(members_of(line, &plan.list_pointer)) {
+            let (Some(stored), Some(shown)) =
+                (entities.list[*index].fields.as_object(), member.as_object())
+            else {
+                continue;
+            };
+            for (key, shown_value) in shown.iter() {
+                let Some(stored_value) = stored.get(key) else {
+                    continue;
+                };
+                let evidence = fields.entry(key.to_owned()).or_default();
+                // Clocks: the shown spelling is the stored instant respelled.
+                let clock = shown_value
+                    .as_str()
+                    .and_then(crate::clock::format_of)
+                    .filter(|format| {
+                        crate::clock::respell(stored_value, format).as_ref() == Some(shown_value)
+                    });
+                evidence.clock = Some(match (&evidence.clock, clock) {
+                    (None, Some(format)) => Some(format),
+                    (Some(Some(previous)), Some(format)) if *previous == format => Some(format),
+                    _ => None,
+                });
+                evidence.needed.0 |= shown_value != stored_value;
+                // Nested objects shown with a subset of their keys, always the same keys.
+                let nested = match (stored_value, shown_value) {
+                    (Json::Object(inner), Json::Object(shown_inner))
+                        if shown_inner
+                            .iter()
+                            .all(|(name, value)| inner.get(name) == Some(value)) =>
+                    {
+                        let mut keys: Vec<String> = shown_inner.keys().map(str::to_owned).collect();
+                        keys.sort();
+                        Some(keys)
+                    }
+                    _ => None,
+                };
+                evidence.nested = Some(match (&evidence.nested, nested) {
+                    (None, Some(keys)) => Some(keys),
+                    (Some(Some(previous)), Some(keys)) if *previous == keys => Some(keys),
+                    _ => None,
+                });
+                evidence.needed.1 |= matches!((stored_value, shown_value), (Json::Object(a), Json::Object(b)) if a.len() > b.len());
+                // String arrays listed sorted.
+                let sorted = match (stored_value, shown_value) {
+                    (Json::Array(items), Json::Array(shown_items))
+                        if items.iter().all(|item| matches!(item, Json::String(_))) =>
+                    {
+                        let mut expected = items.clone();
+                        expected.sort_by(|a, b| a.as_str().cmp(&b.as_str()));
+                        expected == *shown_items
+                    }
+                    _ => false,
+                };
+                evidence.sorted = Some(evidence.sorted.unwrap_or(true) && sorted);
+                evidence.needed.2 |= sorted && stored_value != shown_value;
+            }
+        }
+    }
+    for (key, evidence) in fields {
+        if let (Some(Some(format)), true) = (&evidence.clock, evidence.needed.0) {
+            shape.clock_formats.insert(key.clone(), format.clone());
+        } else if let (Some(Some(keys)), true) = (&evidence.nested, evidence.needed.1) {
+            shape.nested_fields.insert(key.clone(), keys.clone());
+        } else if evidence.sorted == Some(true) && evidence.needed.2 {
+            shape.sorted_arrays.push(key);
+        }
+    }
+}
+
+/// A query line: its arguments, the collection it reads, and the members it listed.
+struct QueryLine<'a> {
+    observation: &'a Observation,
+    arguments: Vec<(String, String)>,
+    expected: Vec<usize>,
+    /// The collection's key: its entities are the candidates.
+    collection: String,
+}
+
+/// Evaluates query lines, remembering the ordered matches of each filter-and-sort (lines that
+/// differ only in their page share them), so paged reads of a large collection cost one
+/// evaluation, not one each.
+struct Evaluator<'a> {
+    collections: HashMap<String, (Vec<usize>, Vec<&'a Object>)>,
+    memo: HashMap<String, Option<Vec<usize>>>,
+}
+
+impl<'a> Evaluator<'a> {
+    fn evaluates_to(
+        &mut self,
+        parameters: &BTreeMap<String, QueryRole>,
+        line: &QueryLine<'_>,
+    ) -> Option<Evaluated> {
+        let model = QueryModel {
+            parameters: parameters.clone(),
+            totals: Vec::new(),
+            record_ordinals: Vec::new(),
+        };
+        let (indexes, candidates) = self.collections.get(&line.collection)?;
+        let mut selecting: Vec<(String, String)> = Vec::new();
+        for (name, value) in &line.arguments {
+            let role = parameters.get(name)?;
+            if !crate::query::is_paging(role) {
+                selecting.push((name.clone(), value.clone()));
+            }
+        }
+        let paging_only: Vec<(String, String)> = line
+            .arguments
+            .iter()
+            .filter(|(name, _)| parameters.get(name).is_some_and(crate::query::is_paging))
+            .cloned()
+            .collect();
+        let selection_key = {
+            let mut key = line.collection.clone();
+            for (name, value) in &selecting {
+                key.push_str(&format!(
+                    "\u{0}{name}\u{0}{value}\u{0}{:?}",
+                    parameters.get(name)
+                ));
+            }
+            key
+        };
+        let matched = match self.memo.get(&selection_key) {
+            Some(matched) => matched.clone(),
+            None => {
+                let matched =
+                    order_matches(&model, &selecting, candidates).map(|(matched, _)| matched);
+                self.memo.insert(selection_key, matched.clone());
+                matched
+            }
+        }?;
+        let (_, paging) = order_matches(&model, &paging_only, &[])?;
+        let members = paging.apply(&matched)?;
+        let listed: Vec<usize> = members.iter().map(|position| indexes[*position]).collect();
+        (listed == line.expected).then_some(Evaluated {
+            members,
+            matched: matched.len(),
+        })
+    }
+}
+
+/// Learns parameter roles that reproduce the recorded query lines (see [`crate::query`]).
+fn learn_query(
+    plan: &ListPlan,
+    view: &str,
+    passing: &[&Observation],
+    counters: &[String],
+    entities: &Entities,
+) -> Option<QueryModel> {
+    let mut objects: HashMap<usize, Object> = HashMap::new();
+    let mut collections: HashMap<String, Vec<usize>> = HashMap::new();
+    let mut lines = Vec::new();
+    for observation in passing {
+        if observation.query.is_none() || !fits_template(&observation.path, &plan.entity_type) {
+            continue;
+        }
+        let arguments: Vec<(String, String)> = observation.pairs().to_vec();
+        let names: BTreeSet<&str> = arguments.iter().map(|(name, _)| name.as_str()).collect();
+        if names.len() != arguments.len() {
+            continue;
+        }
+        let collection = collection_key(&observation.path).to_owned();
+        if !collections.contains_key(&collection) {
+            let candidates = entities
+                .collection(&plan.entity_type, &observation.path)
+                .to_vec();
+            for index in &candidates {
+                objects
+                    .entry(*index)
+                    .or_insert_with(|| query_object(entities, view, *index));
+            }
+            collections.insert(collection.clone(), candidates);
+        }
+        lines.push(QueryLine {
+            observation,
+            arguments,
+            expected: plan.members[&observation.ordinal].clone(),
+            collection,
+        });
+    }
+    if lines.is_empty() {
+        return None;
+    }
+    let mut evaluator = Evaluator {
+        collections: collections
+            .into_iter()
+            .map(|(key, indexes)| {
+                let candidates = indexes.iter().map(|index| &objects[index]).collect();
+                (key, (indexes, candidates))
+            })
+            .collect(),
+        memo: HashMap::new(),
+    };
+    let has_field = |field: &str| {
+        objects
+            .values()
+            .any(|object| field_value(object, field).is_some())
+    };
+    let mut options: BTreeMap<String, Vec<QueryRole>> = BTreeMap::new();
+    for line in &lines {
+        for (name, _) in &line.arguments {
+            options
+                .entry(name.clone())
+                .or_insert_with(|| candidate_roles(name, &has_field));
+        }
+    }
+    let mut chosen: BTreeMap<String, QueryRole> = BTreeMap::new();
+    let mut dropped: BTreeSet<String> = options
+        .iter()
+        .filter(|(_, roles)| roles.is_empty())
+        .map(|(name, _)| name.clone())
+        .collect();
+    // Lines with fewer parameters first: they fix a role before combinations are tried.
+    let mut order: Vec<usize> = (0..lines.len()).collect();
+    order.sort_by_key(|index| {
+        (
+            lines[*index].arguments.len(),
+            lines[*index].observation.position,
+        )
+    });
+    loop {
+        let mut changed = false;
+        let mut answered: Vec<usize> = Vec::new();
+        for &index in &order {
+            let line = &lines[index];
+            if line
+                .arguments
+                .iter()
+                .any(|(name, _)| dropped.contains(name))
+            {
+                continue;
+            }
+            let open: Vec<&String> = line
+                .arguments
+                .iter()
+                .map(|(name, _)| name)
+                .filter(|name| !chosen.contains_key(*name))
+                .collect();
+            let mut found = None;
+            let combinations: usize = open.iter().map(|name| options[*name].len()).product();
+            for combination in 0..combinations.min(256) {
+                let mut trial = chosen.clone();
+                let mut rest = combination;
+                for name in &open {
+                    let roles = &options[*name];
+                    trial.insert((*name).clone(), roles[rest % roles.len()].clone());
+                    rest /= roles.len();
+                }
+                // Earlier lines are checked again only when this line adds roles.
+                let all_pass = evaluator.evaluates_to(&trial, line).is_some()
+                    && (open.is_empty()
+                        || answered
+                            .iter()
+                            .all(|other| evaluator.evaluates_to(&trial, &lines[*other]).is_some()));
+                if all_pass {
+                    found = Some(trial);
+                    break;
+                }
+            }
+            match found {
+                Some(trial) => {
+                    chosen = trial;
+                    answered.push(index);
+                }
+                None => {
+                    for (name, _) in &line.arguments {
+                        dropped.insert(name.clone());
+                        chosen.remove(name);
+                    }
+                    changed = true;
+                    break;
+                }
+            }
+        }
+        if !changed {
+            let used: BTreeSet<&String> = answered
+                .iter()
+                .flat_map(|index| lines[*index].arguments.iter().map(|(name, _)| name))
+                .collect();
+            chosen.retain(|name, _| used.contains(name));
+            if answered.is_empty() {
+                return None;
+            }
+            // Totals: members holding the number matched where a page listed fewer.
+            let mut totals: Option<Vec<String>> = None;
+            let mut informative = false;
+            for index in &answered {
+                let line = &lines[*index];
+                let evaluated = evaluator.evaluates_to(&chosen, line)?;
+                informative |= evaluated.matched != evaluated.members.len();
+                let body = line.observation.body.clone().unwrap_or_default();
+                let here: Vec<String> = scalar_pointers(&body, &plan.list_pointer)
+                    .into_iter()
+                    .filter(|(pointer, _)| {
+                        body.pointer(pointer)
+                            .is_some_and(|value| counts_canonically(value, evaluated.matched))
+                    })
+                    .map(|(pointer, _)| pointer)
+                    .filter(|pointer| !counters.contains(pointer))
+                    .collect();
+                totals = Some(match totals {
+                    None => here,
+                    Some(previous) => previous
+                        .into_iter()
+                        .filter(|pointer| here.contains(pointer))
+                        .collect(),
+                });
+            }
+            let mut record_ordinals: Vec<u64> = answered
+                .iter()
+                .map(|index| lines[*index].observation.ordinal)
+                .collect();
+            record_ordinals.sort_unstable();
+            return Some(QueryModel {
+                parameters: chosen,
+                totals: if informative {
+                    totals.unwrap_or_default()
+                } else {
+                    Vec::new()
+                },
+                record_ordinals,
+            });
+        }
+    }
+}

@@ -1,0 +1,226 @@
+//! Extraction: capture records and their manifest → the [`StateView`].
+//!
+//! 1. [`Timeline`]: the cited records in time order and the observation window (reads before the
+//!    first related write).
+//! 2. Item views ([`items`]): a `GET` whose last path segment is a parameter and whose answers
+//!    echo it in one member (at the root or one envelope level down) names an entity type
+//!    (the template before that segment) and its identity field; its reads seed entities.
+//!    An object marked deleted (`deleted`, `isDeleted` or `is_deleted` true) never seeds one.
+//! 3. List views ([`lists`]): a `GET` answering an array of objects (the root array, or the one
+//!    array of objects an envelope carries) whose members are entities of a type, or of a new
+//!    type the list itself names; lines, membership, view values, counters, and the query model.
+//! 4. Document views: other `GET`s answering JSON, one request line each.
+//! 5. Verification: every item and list view is rendered from the state with the functions serving
+//!    uses ([`crate::render`]) and compared with its checked recordings; a view that does not
+//!    reproduce them is recorded (`item-differs`, `list-differs`), and parameters whose reads show
+//!    entities in another representation become `projected_query_keys`.
+//!
+//! Everything else a read tool may be answers from its recordings with a reason: `method-replay`
+//! (`HEAD`, `OPTIONS`, `TRACE`), `query-body` (query `POST`s), `no-view` (no JSON read in the
+//! observation window), `query-varies`/`path-varies` (a document tool read on several lines),
+//! `document-differs`, `rendered-oversize`.
+
+pub mod documents;
+pub mod entities;
+pub mod items;
+pub mod lists;
+#[cfg(test)]
+mod tests;
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use rea_evidence::Refusal;
+use rea_manifest::catalog::{is_query_post, is_safe_method};
+use rea_manifest::{Manifest, ManifestTool};
+use rea_plugin_api::contracts::capture::CaptureRecord;
+use rea_plugin_api::json::Json;
+
+use crate::model::{ReadView, StateView, ViewDetail};
+use crate::observation::{Observation, Timeline};
+
+pub use entities::Entities;
+
+/// The members that mark an object soft-deleted when `true`.
+pub const DELETED_FLAGS: [&str; 3] = ["deleted", "isDeleted", "is_deleted"];
+
+/// Derives the state a capture observed from its records and the manifest projected from them.
+pub fn derive_state(
+    manifest: &Manifest,
+    manifest_evidence_id: &str,
+    records: &[CaptureRecord],
+) -> Result<StateView, Refusal> {
+    let timeline = Timeline::new(manifest, records);
+    let mut builder = Builder {
+        manifest,
+        timeline: &timeline,
+        entities: Entities::default(),
+        details: vec![None; manifest.tools.len()],
+    };
+    builder.run();
+    let Builder {
+        entities, details, ..
+    } = builder;
+    let (types, entities, documents) = entities.finish();
+    let views = manifest
+        .tools
+        .iter()
+        .zip(details)
+        .filter_map(|(tool, detail)| {
+            detail.map(|detail| ReadView {
+                tool: tool.name.clone(),
+                method: tool.method.clone(),
+                path_template: tool.path_template.clone(),
+                detail,
+            })
+        })
+        .collect();
+    Ok(StateView {
+        documents,
+        entities,
+        first_write_ordinal: timeline.first_write,
+        manifest_evidence_id: manifest_evidence_id.to_owned(),
+        parent_evidence_id: manifest.parent_evidence_id.clone(),
+        record_order: timeline.order,
+        template_rules: manifest.template_rules.clone(),
+        types,
+        views,
+        write_clock: None,
+    })
+}
+
+/// Whether a tool is a read tool (gets a view): safe methods and query `POST`s.
+pub fn is_read_tool(tool: &ManifestTool) -> bool {
+    is_safe_method(&tool.method) || is_query_post(&tool.method, &tool.path_template)
+}
+
+fn recorded(reason: &str) -> ViewDetail {
+    ViewDetail::Recorded {
+        reason: reason.to_owned(),
+    }
+}
+
+/// The state under construction.
+struct Builder<'a> {
+    manifest: &'a Manifest,
+    timeline: &'a Timeline,
+    entities: Entities,
+    /// Per manifest tool, its view (`None` for write tools).
+    details: Vec<Option<ViewDetail>>,
+}
+
+impl Builder<'_> {
+    fn run(&mut self) {
+        let mut gets = Vec::new();
+        for (index, tool) in self.manifest.tools.iter().enumerate() {
+            if !is_read_tool(tool) {
+                continue;
+            }
+            if tool.method.eq_ignore_ascii_case("GET") {
+                gets.push(index);
+            } else if is_safe_method(&tool.method) {
+                self.details[index] = Some(recorded("method-replay"));
+            } else {
+                self.details[index] = Some(recorded("query-body"));
+            }
+        }
+        let mut items = Vec::new();
+        let mut rest = Vec::new();
+        for index in gets {
+            match items::plan(self.manifest, self.timeline, index, &mut self.entities) {
+                Ok(plan) => items.push(plan),
+                Err(Some(reason)) => self.details[index] = Some(recorded(reason)),
+                Err(None) => rest.push(index),
+            }
+        }
+        for plan in &items {
+            items::seed(self.timeline, plan, &mut self.entities);
+        }
+        let mut lists = Vec::new();
+        let mut others = Vec::new();
+        for index in rest {
+            match lists::plan(self.manifest, self.timeline, index, &mut self.entities) {
+                Ok(plan) => lists.push(plan),
+                Err(Some(reason)) => self.details[index] = Some(recorded(reason)),
+                Err(None) => others.push(index),
+            }
+        }
+        let orders: Vec<(String, String, Vec<String>)> = lists
+            .iter()
+            .flat_map(|plan| plan.whole_orders(self.timeline, &self.entities))
+            .collect();
+        self.entities.settle_order(&orders);
+        for plan in items {
+            let index = plan.tool;
+            self.details[index] = Some(items::verify(self.timeline, plan, &mut self.entities));
+        }
+        for plan in lists {
+            let index = plan.tool;
+            self.details[index] = Some(lists::verify(self.timeline, plan, &mut self.entities));
+        }
+        for index in others {
+            self.details[index] = Some(documents::derive(
+                self.manifest,
+                self.timeline,
+                index,
+                &mut self.entities,
+            ));
+        }
+    }
+}
+
+/// The request lines of a tool's checked `2xx` reads: the latest record per line, in record
+/// order.
+pub(crate) fn latest_lines(timeline: &Timeline, tool: usize) -> Vec<&Observation> {
+    let mut latest: BTreeMap<LineKey, &Observation> = BTreeMap::new();
+    for observation in timeline.checked(tool) {
+        if observation.is_success() && !observation.query_withheld {
+            latest.insert(observation.line_key(), observation);
+        }
+    }
+    let mut lines: Vec<&Observation> = latest.into_values().collect();
+    lines.sort_by_key(|observation| observation.position);
+    lines
+}
+
+/// A request line: its path and decoded query pairs.
+type LineKey = (String, Vec<(String, String)>);
+
+/// Whether a body marks an object deleted.
+pub(crate) fn marked_deleted(object: &Json) -> bool {
+    DELETED_FLAGS
+        .iter()
+        .any(|flag| object.get(flag).and_then(Json::as_bool) == Some(true))
+}
+
+/// The parameters of failing lines that no passing line names: they show entities in another
+/// representation. `None` when some failing line names none of them (the view differs).
+pub(crate) fn projected_keys(
+    passing: &[&Observation],
+    failing: &[&Observation],
+) -> Option<BTreeMap<String, String>> {
+    let seen: BTreeSet<&str> = passing
+        .iter()
+        .flat_map(|observation| observation.pairs().iter().map(|(name, _)| name.as_str()))
+        .collect();
+    let mut keys = BTreeMap::new();
+    for observation in failing {
+        let own: Vec<&str> = observation
+            .pairs()
+            .iter()
+            .map(|(name, _)| name.as_str())
+            .filter(|name| !seen.contains(name))
+            .collect();
+        if own.is_empty() {
+            return None;
+        }
+        for name in own {
+            let reason = if crate::query::PROJECTION_NAMES.contains(&name) {
+                "projection"
+            } else {
+                "variant"
+            };
+            keys.insert(name.to_owned(), reason.to_owned());
+        }
+    }
+    Some(keys)
+}

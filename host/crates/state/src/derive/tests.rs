@@ -1,0 +1,833 @@
+//! Unit tests of extraction and serving on small hand-made captures: one per view kind, query
+//! role and rule the reference names.
+
+use rea_manifest::{Environment, TemplateRules, project_manifest};
+use rea_plugin_api::contracts::capture::{
+    Body, CaptureRecord, RecordQuery, RecordRequest, RecordResponse, StartTime,
+};
+use serde_json::{Map, Value, json};
+
+use crate::model::{Membership, QueryRole, StateView, ViewDetail};
+use crate::service::StateService;
+
+const ORIGIN: &str = "http://127.0.0.1:3000";
+
+/// A record: `GET /path?query` answering `status` with a JSON `body`.
+fn record(ordinal: u64, method: &str, target: &str, status: u16, body: Value) -> CaptureRecord {
+    let (path, query) = match target.split_once('?') {
+        Some((path, raw)) => (
+            path.to_owned(),
+            Some(RecordQuery {
+                pairs: raw
+                    .split('&')
+                    .map(|pair| {
+                        let (name, value) = pair.split_once('=').unwrap_or((pair, ""));
+                        Some((name.to_owned(), value.replace("%2C", ",")))
+                    })
+                    .collect(),
+                raw: Some(raw.to_owned()),
+            }),
+        ),
+        None => (target.to_owned(), None),
+    };
+    let (text, media_type) = match &body {
+        Value::String(text) if text.starts_with('<') => (text.clone(), "text/html"),
+        Value::Null => (String::new(), "application/json"),
+        other => (other.to_string(), "application/json"),
+    };
+    CaptureRecord {
+        duration_ms: Some(5.0),
+        method: Some(method.to_owned()),
+        ordinal,
+        origin: Some(ORIGIN.to_owned()),
+        path: Some(path),
+        pointer: format!("/log/entries/{ordinal}"),
+        query,
+        request: RecordRequest {
+            body: Body::Missing,
+            headers: Vec::new(),
+            http_version: Some("HTTP/1.1".to_owned()),
+            media_type: None,
+        },
+        response: RecordResponse {
+            body: Body::Text { text },
+            headers: Vec::new(),
+            http_version: Some("HTTP/1.1".to_owned()),
+            media_type: Some(media_type.to_owned()),
+            status,
+            status_text: None,
+        },
+        started: Some(StartTime {
+            instant: Some(format!(
+                "2026-01-01T00:{:02}:{:02}.000000000Z",
+                ordinal / 60,
+                ordinal % 60
+            )),
+            recorded: String::new(),
+        }),
+        url: Some(format!("{ORIGIN}{target}")),
+    }
+}
+
+struct Fixture {
+    state: StateView,
+    service: StateService,
+    manifest: rea_manifest::Manifest,
+}
+
+fn derive(records: Vec<CaptureRecord>) -> Fixture {
+    let manifest = project_manifest(
+        "ev_capture",
+        &records,
+        &TemplateRules::parse(&["sibling-variance", "prefix-variance"]).unwrap(),
+    )
+    .unwrap();
+    let state = crate::derive::derive_state(&manifest, "ev_manifest", &records).unwrap();
+    let environment = Environment::new(&manifest, "ev_capture", records.clone()).unwrap();
+    let service = StateService::new(state.clone(), "ev_state".to_owned(), environment, &records);
+    Fixture {
+        state,
+        service,
+        manifest,
+    }
+}
+
+impl Fixture {
+    /// The tool of a method and template, and its path parameter's argument name.
+    fn tool(&self, template: &str) -> (String, String) {
+        let tool = self
+            .manifest
+            .tools
+            .iter()
+            .find(|tool| tool.path_template == template)
+            .unwrap_or_else(|| {
+                panic!(
+                    "no tool {template}: {:?}",
+                    self.manifest
+                        .tools
+                        .iter()
+                        .map(|tool| &tool.path_template)
+                        .collect::<Vec<_>>()
+                )
+            });
+        let argument = tool
+            .path_parameters
+            .last()
+            .map(|parameter| parameter.name.clone())
+            .unwrap_or_default();
+        (tool.name.clone(), argument)
+    }
+
+    fn view(&self, tool: &str) -> &ViewDetail {
+        &self
+            .state
+            .view(tool)
+            .unwrap_or_else(|| panic!("no view {tool}"))
+            .detail
+    }
+
+    fn call(&self, tool: &str, arguments: Value) -> Value {
+        let Value::Object(arguments) = arguments else {
+            panic!("arguments")
+        };
+        let answer = self.service.answer(tool, &arguments);
+        let mut value: Value = serde_json::from_str(&answer.text).unwrap();
+        if answer.is_error {
+            value["is_error"] = json!(true);
+        }
+        value
+    }
+}
+
+fn posts() -> Value {
+    json!([
+        {"id": 1, "title": "Alpha", "author": "alice", "views": 10},
+        {"id": 2, "title": "Beta", "author": "bob", "views": 30},
+        {"id": 3, "title": "Gamma", "author": "alice", "views": 20}
+    ])
+}
+
+fn post(id: u64) -> Value {
+    posts()[(id - 1) as usize].clone()
+}
+
+#[test]
+fn item_views_name_a_type_by_the_echoed_identity() {
+    // contract: STATE-004, STATE-005, STATE-033, STATE-036, STATE-042, STATE-043
+    let fixture = derive(vec![
+        record(0, "GET", "/posts/1", 200, post(1)),
+        record(1, "GET", "/posts/2", 200, post(2)),
+        record(2, "GET", "/posts/9", 404, json!({"error": "not found"})),
+        record(
+            3,
+            "GET",
+            "/users/u1",
+            200,
+            json!({"handle": "u1", "name": "Ann"}),
+        ),
+        record(
+            4,
+            "GET",
+            "/users/u2",
+            200,
+            json!({"handle": "u2", "name": "Bo"}),
+        ),
+    ]);
+    assert_eq!(fixture.state.types[0].collection_template, "/posts");
+    assert_eq!(fixture.state.types[0].identity_field, "id");
+    let ViewDetail::Item(item) = fixture.view("get_posts_by_id") else {
+        panic!("item view")
+    };
+    assert_eq!(item.missing_ordinal, Some(2));
+    assert_eq!(fixture.state.entities.len(), 4);
+    let answer = fixture.call("get_posts_by_id", json!({"id": "2"}));
+    assert_eq!(answer["body"], post(2));
+    assert_eq!(
+        answer["state"],
+        json!({"source": "state", "view": "/posts/2"})
+    );
+    assert_eq!(answer["replay"]["truncated"], false);
+    let missing = fixture.call("get_posts_by_id", json!({"id": "7"}));
+    assert_eq!(missing["status"], 404);
+    assert_eq!(missing["state"]["view"], "missing");
+    // No 400/404/410 was recorded for users: a missing user is a tool error, never an invented body.
+    let (users_tool, argument) = fixture.tool("/users/{sibling-variance}");
+    let ViewDetail::Item(users) = fixture.view(&users_tool) else {
+        panic!("users")
+    };
+    assert_eq!(users.identity_field, "handle");
+    let error = fixture.call(&users_tool, json!({ argument: "u9" }));
+    assert_eq!(error["is_error"], true, "{error}");
+    assert!(error.get("body").is_none());
+}
+
+#[test]
+fn an_envelope_member_holds_the_entity_and_per_response_members_keep_their_value() {
+    // contract: STATE-033, STATE-034, STATE-078, STATE-113
+    let fixture = derive(vec![
+        record(
+            0,
+            "GET",
+            "/records/1",
+            200,
+            json!({"data": {"id": "1", "v": 1}, "request_id": "a"}),
+        ),
+        record(
+            1,
+            "GET",
+            "/records/2",
+            200,
+            json!({"data": {"id": "2", "v": 2}, "request_id": "b"}),
+        ),
+    ]);
+    let ViewDetail::Item(item) = fixture.view("get_records_by_id") else {
+        panic!("item")
+    };
+    assert_eq!(item.entity_pointer, "/data");
+    assert_eq!(item.per_response_members, vec!["/request_id".to_owned()]);
+    let answer = fixture.call("get_records_by_id", json!({"id": "1"}));
+    assert_eq!(
+        answer["body"],
+        json!({"data": {"id": "1", "v": 1}, "request_id": "b"})
+    );
+}
+
+#[test]
+fn objects_marked_deleted_never_seed_entities() {
+    // contract: STATE-005
+    let fixture = derive(vec![
+        record(
+            0,
+            "GET",
+            "/notes/1",
+            200,
+            json!({"id": 1, "text": "a", "deleted": false}),
+        ),
+        record(
+            1,
+            "GET",
+            "/notes/2",
+            200,
+            json!({"id": 2, "text": "b", "deleted": true}),
+        ),
+    ]);
+    assert_eq!(fixture.state.entities.len(), 1);
+    assert!(matches!(
+        fixture.view("get_notes_by_id"),
+        ViewDetail::Item(_)
+    ));
+}
+
+#[test]
+fn reads_after_the_first_write_do_not_seed_the_state() {
+    // contract: STATE-003, STATE-046
+    let fixture = derive(vec![
+        record(0, "GET", "/posts", 200, json!([post(1)])),
+        record(1, "POST", "/posts", 201, post(2)),
+        record(2, "GET", "/posts", 200, json!([post(1), post(2)])),
+        record(3, "GET", "/posts/2", 200, post(2)),
+    ]);
+    assert_eq!(fixture.state.first_write_ordinal, Some(1));
+    assert_eq!(fixture.state.entities.len(), 1);
+    let ViewDetail::List(list) = fixture.view("get_posts") else {
+        panic!("list")
+    };
+    assert_eq!(list.lines.len(), 1);
+    assert_eq!(list.lines[0].record_ordinal, 0);
+    // The item tool was read only after the write: it has no view.
+    assert!(
+        matches!(fixture.view("get_posts_by_id"), ViewDetail::Recorded { reason } if reason == "no-view")
+    );
+}
+
+#[test]
+fn record_order_follows_start_instants_unless_one_is_unusable() {
+    // contract: STATE-003
+    let mut write = record(0, "POST", "/posts", 201, post(2));
+    let mut read = record(1, "GET", "/posts", 200, json!([post(1)]));
+    // The write started after the read.
+    write.started.as_mut().unwrap().instant = Some("2026-01-01T00:00:09.000000000Z".into());
+    read.started.as_mut().unwrap().instant = Some("2026-01-01T00:00:01.000000000Z".into());
+    let fixture = derive(vec![write.clone(), read.clone()]);
+    assert_eq!(
+        fixture.state.record_order,
+        crate::observation::RecordOrder::StartInstant
+    );
+    assert_eq!(
+        fixture.state.entities.len(),
+        1,
+        "the read came first in time"
+    );
+    read.started.as_mut().unwrap().instant = None;
+    let fixture = derive(vec![write, read]);
+    assert_eq!(
+        fixture.state.record_order,
+        crate::observation::RecordOrder::RecordOrder
+    );
+    assert_eq!(
+        fixture.state.entities.len(),
+        0,
+        "in record order the write came first"
+    );
+}
+
+#[test]
+fn whole_lines_list_every_entity_in_state_order() {
+    // contract: STATE-046, STATE-048, STATE-049, STATE-050, STATE-102, STATE-103
+    let fixture = derive(vec![
+        record(0, "GET", "/posts", 200, posts()),
+        record(1, "GET", "/posts?offset=0&limit=10", 200, posts()),
+        record(
+            2,
+            "GET",
+            "/posts?offset=1&limit=10",
+            200,
+            json!([post(2), post(3)]),
+        ),
+        record(
+            3,
+            "GET",
+            "/posts?author=alice",
+            200,
+            json!([post(1), post(3)]),
+        ),
+    ]);
+    let ViewDetail::List(list) = fixture.view("get_posts") else {
+        panic!("list")
+    };
+    let memberships: Vec<Membership> = list.lines.iter().map(|line| line.membership).collect();
+    assert_eq!(
+        memberships,
+        vec![
+            Membership::All,
+            Membership::All,
+            Membership::Recorded,
+            Membership::Recorded
+        ]
+    );
+    assert_eq!(list.lines[1].page_size, Some(10));
+    assert!(
+        !list.lines[2].whole,
+        "a positive offset does not establish whole membership"
+    );
+    let answer = fixture.call("get_posts", json!({}));
+    assert_eq!(answer["body"], posts());
+    assert_eq!(answer["state"]["membership"], "all");
+    assert_eq!(answer["replay"]["exact_match"], true);
+}
+
+#[test]
+fn a_whole_page_the_collection_outgrew_replays_as_page_exceeded() {
+    // contract: STATE-088, STATE-104
+    let fixture = derive(vec![
+        record(0, "GET", "/posts?limit=3", 200, posts()),
+        record(1, "GET", "/posts/1", 200, post(1)),
+    ]);
+    let mut document = fixture.service.document();
+    let entities = document.pointer("/rea_state/entities").cloned().unwrap();
+    let mut list = entities.as_array().unwrap().clone();
+    let mut extra = list[0].clone();
+    if let rea_plugin_api::json::Json::Object(object) = &mut extra {
+        object.insert("id", "4");
+        if let Some(rea_plugin_api::json::Json::Object(fields)) = object.get_mut("fields") {
+            fields.insert("id", 4u64);
+        }
+        object.insert(
+            "record_ordinals",
+            rea_plugin_api::json::Json::Array(Vec::new()),
+        );
+    }
+    list.push(extra);
+    if let rea_plugin_api::json::Json::Object(root) = &mut document
+        && let Some(rea_plugin_api::json::Json::Object(state)) = root.get_mut("rea_state")
+    {
+        state.insert("entities", rea_plugin_api::json::Json::Array(list));
+    }
+    let context = crate::intake::IntakeContext {
+        state_evidence_id: "ev_state",
+        derived: fixture.service.derived(),
+        initial: fixture.service.initial(),
+    };
+    let loaded = crate::intake::read_document(&document, &context).unwrap();
+    fixture.service.replace(loaded);
+    // The page itself is a query the model answers: the first three.
+    let answer = fixture.call("get_posts", json!({"limit": "3"}));
+    assert_eq!(answer["state"]["membership"], "query");
+    assert_eq!(answer["body"].as_array().map(Vec::len), Some(3));
+    // Without arguments the paging line stands for the whole list, which outgrew it.
+    let answer = fixture.call("get_posts", json!({}));
+    assert_eq!(
+        answer["state"],
+        json!({"source": "recording", "reason": "page-exceeded"})
+    );
+}
+
+#[test]
+fn query_roles_are_learned_only_when_they_reproduce_the_recordings() {
+    // contract: STATE-052, STATE-053, STATE-054, STATE-055, STATE-056, STATE-058
+    let fixture = derive(vec![
+        record(0, "GET", "/posts", 200, posts()),
+        record(
+            1,
+            "GET",
+            "/posts?author=alice",
+            200,
+            json!([post(1), post(3)]),
+        ),
+        record(2, "GET", "/posts?q=mm", 200, json!([post(3)])),
+        record(
+            3,
+            "GET",
+            "/posts?_sort=views&_order=desc",
+            200,
+            json!([post(2), post(3), post(1)]),
+        ),
+        record(4, "GET", "/posts?_page=2&_limit=2", 200, json!([post(3)])),
+        record(5, "GET", "/posts?max_results=1", 200, json!([post(1)])),
+        // `colour` has no role; `author_ne` would filter, but the recording disagrees with it.
+        record(6, "GET", "/posts?colour=red", 200, json!([post(2)])),
+        record(7, "GET", "/posts?author_ne=alice", 200, json!([post(1)])),
+    ]);
+    let ViewDetail::List(list) = fixture.view("get_posts") else {
+        panic!("list")
+    };
+    let model = list.query.as_ref().expect("a query model");
+    assert_eq!(
+        model.parameters.get("author"),
+        Some(&QueryRole::Filter {
+            field: "author".into(),
+            op: "eq".into()
+        })
+    );
+    assert_eq!(model.parameters.get("q"), Some(&QueryRole::Search));
+    assert_eq!(model.parameters.get("_sort"), Some(&QueryRole::Sort));
+    assert_eq!(
+        model.parameters.get("_page"),
+        Some(&QueryRole::Page { base: 1 })
+    );
+    assert_eq!(
+        model.parameters.get("max_results"),
+        Some(&QueryRole::PageSize)
+    );
+    assert!(!model.parameters.contains_key("colour"));
+    assert!(!model.parameters.contains_key("author_ne"));
+    // An unrecorded combination is evaluated over the state.
+    let answer = fixture.call(
+        "get_posts",
+        json!({"author": "alice", "_sort": "views", "_order": "desc"}),
+    );
+    assert_eq!(answer["body"], json!([post(3), post(1)]));
+    assert_eq!(answer["state"]["membership"], "query");
+    assert_eq!(answer["replay"]["exact_match"], false);
+    // A parameter without a role replays its recording.
+    let answer = fixture.call("get_posts", json!({"colour": "blue"}));
+    assert_eq!(answer["state"]["source"], "recording");
+    // A repeated value replays too.
+    let answer = fixture.call("get_posts", json!({"author": ["alice", "bob"]}));
+    assert_eq!(
+        answer["state"],
+        json!({"source": "recording", "reason": "repeated-query"})
+    );
+}
+
+#[test]
+fn counters_and_totals_follow_the_state() {
+    // contract: STATE-053, STATE-054, STATE-079, STATE-080, STATE-081, STATE-067, STATE-068
+    let page = |members: Value, count: &str, total: u64| json!({"items": members, "count": count, "pageInfo": {"totalRows": total, "isLastPage": false}});
+    let fixture = derive(vec![
+        record(0, "GET", "/posts", 200, page(posts(), "003", 3)),
+        record(
+            1,
+            "GET",
+            "/posts?limit=1&author=alice",
+            200,
+            page(json!([post(1)]), "001", 2),
+        ),
+        record(
+            2,
+            "GET",
+            "/posts?limit=2&author=bob",
+            200,
+            page(json!([post(2)]), "001", 1),
+        ),
+    ]);
+    let ViewDetail::List(list) = fixture.view("get_posts") else {
+        panic!("list")
+    };
+    assert_eq!(list.list_pointer, "/items");
+    assert_eq!(list.counters, vec!["/count".to_owned()]);
+    assert_eq!(
+        list.query.as_ref().unwrap().totals,
+        vec!["/pageInfo/totalRows".to_owned()]
+    );
+    let answer = fixture.call("get_posts", json!({"author": "alice", "limit": "5"}));
+    assert_eq!(answer["body"]["count"], "002");
+    assert_eq!(
+        answer["body"]["pageInfo"],
+        json!({"totalRows": 2, "isLastPage": false})
+    );
+}
+
+#[test]
+fn list_views_show_fields_otherwise_with_view_values_and_spellings() {
+    // contract: STATE-058, STATE-071, STATE-073, STATE-076
+    let item = |id: u64, tags: Value| json!({"id": id, "text": "long", "tags": tags, "at": format!("2026-01-0{id}T10:00:00.000Z"), "owner": {"id": 7, "name": "ann"}});
+    let listed = |id: u64, tags: Value| json!({"id": id, "tags": tags, "at": format!("2026-01-0{id}T10:00:00+00:00"), "owner": {"id": 7}, "flag": id == 1});
+    let fixture = derive(vec![
+        record(0, "GET", "/notes/1", 200, item(1, json!(["b", "a"]))),
+        record(1, "GET", "/notes/2", 200, item(2, json!(["c"]))),
+        record(
+            2,
+            "GET",
+            "/notes",
+            200,
+            json!([listed(1, json!(["a", "b"])), listed(2, json!(["c"]))]),
+        ),
+    ]);
+    let ViewDetail::List(list) = fixture.view("get_notes") else {
+        panic!("list")
+    };
+    assert_eq!(list.shape.hidden_fields, vec!["text".to_owned()]);
+    assert_eq!(
+        list.shape.clock_formats.get("at").map(String::as_str),
+        Some("T.0+00:00")
+    );
+    assert_eq!(
+        list.shape.nested_fields.get("owner"),
+        Some(&vec!["id".to_owned()])
+    );
+    assert_eq!(list.shape.sorted_arrays, vec!["tags".to_owned()]);
+    // What the spellings do not explain is the entity's view value.
+    let first = &fixture.state.entities[0];
+    assert_eq!(
+        first.view_fields["get_notes"].to_canonical_string(),
+        r#"{"flag":true}"#
+    );
+    let answer = fixture.call("get_notes", json!({}));
+    assert_eq!(answer["body"][0], listed(1, json!(["a", "b"])));
+    // The state keeps the order the item read showed.
+    assert_eq!(
+        fixture.call("get_notes_by_id", json!({"id": "1"}))["body"]["tags"],
+        json!(["b", "a"])
+    );
+}
+
+#[test]
+fn representation_parameters_become_projected_keys() {
+    // contract: STATE-040, STATE-059, STATE-089, STATE-091, STATE-093
+    let fixture = derive(vec![
+        record(0, "GET", "/posts", 200, posts()),
+        record(
+            1,
+            "GET",
+            "/posts?_fields=title",
+            200,
+            json!([{"title": "Alpha"}, {"title": "Beta"}, {"title": "Gamma"}]),
+        ),
+        record(2, "GET", "/posts/1", 200, post(1)),
+        record(
+            3,
+            "GET",
+            "/posts/1?_embed=comments",
+            200,
+            json!({"id": 1, "title": "Alpha", "author": "alice", "views": 10, "comments": []}),
+        ),
+    ]);
+    let ViewDetail::List(list) = fixture.view("get_posts") else {
+        panic!("list")
+    };
+    assert_eq!(
+        list.projected_query_keys.get("_fields").map(String::as_str),
+        Some("projection")
+    );
+    let ViewDetail::Item(item) = fixture.view("get_posts_by_id") else {
+        panic!("item")
+    };
+    assert_eq!(
+        item.projected_query_keys.get("_embed").map(String::as_str),
+        Some("variant")
+    );
+    assert_eq!(
+        fixture.call("get_posts", json!({"_fields": "author"}))["state"],
+        json!({"source": "recording", "reason": "projection"})
+    );
+    assert_eq!(
+        fixture.call("get_posts_by_id", json!({"id": "1", "_embed": "comments"}))["state"]["reason"],
+        "variant"
+    );
+}
+
+#[test]
+fn a_list_whose_plain_lines_disagree_is_recorded() {
+    // contract: STATE-007, STATE-111
+    let fixture = derive(vec![
+        record(0, "GET", "/posts/1", 200, post(1)),
+        record(
+            1,
+            "GET",
+            "/feed",
+            200,
+            json!([{"id": 1, "title": "Alpha", "author": "alice", "views": 10, "rank": 1}]),
+        ),
+        record(
+            2,
+            "GET",
+            "/feed/",
+            200,
+            json!([{"id": 1, "title": "Alpha", "author": "alice", "views": 10, "rank": 2}]),
+        ),
+    ]);
+    assert!(matches!(
+        fixture.view("get_feed"),
+        ViewDetail::List(_) | ViewDetail::Recorded { .. }
+    ));
+    let answer = fixture.call("get_feed", json!({}));
+    assert!(answer["state"]["source"].is_string());
+}
+
+#[test]
+fn documents_answer_their_checked_line() {
+    // contract: STATE-006, STATE-062, STATE-082, STATE-087
+    let mut profile = record(0, "GET", "/profile", 200, Value::Null);
+    profile.response.body = Body::Text {
+        text: r#"{"theme": "light", "n": 1.50}"#.to_owned(),
+    };
+    let fixture = derive(vec![
+        profile,
+        record(1, "GET", "/settings?scope=a", 200, json!({"x": 1})),
+        record(2, "GET", "/settings?scope=b", 200, json!({"x": 2})),
+    ]);
+    assert!(matches!(
+        fixture.view("get_profile"),
+        ViewDetail::Document(_)
+    ));
+    assert!(
+        matches!(fixture.view("get_settings"), ViewDetail::Recorded { reason } if reason == "query-varies")
+    );
+    let answer = fixture.call("get_profile", json!({}));
+    assert_eq!(
+        answer["state"],
+        json!({"source": "state", "view": "/profile"})
+    );
+    // The number keeps its recorded spelling.
+    let text = fixture.service.answer("get_profile", &Map::new()).text;
+    assert!(text.contains("\"n\":1.50"), "{text}");
+}
+
+#[test]
+fn an_oversized_document_stays_recorded() {
+    // contract: STATE-096
+    let fixture = derive(vec![record(
+        0,
+        "GET",
+        "/dump",
+        200,
+        json!({"blob": "x".repeat(300 * 1024)}),
+    )]);
+    assert!(
+        matches!(fixture.view("get_dump"), ViewDetail::Recorded { reason } if reason == "rendered-oversize")
+    );
+}
+
+#[test]
+fn head_and_query_posts_replay_with_their_reason() {
+    // contract: STATE-097, STATE-099, STATE-100
+    let fixture = derive(vec![
+        record(0, "GET", "/posts", 200, posts()),
+        record(1, "HEAD", "/posts", 200, Value::Null),
+        record(2, "POST", "/posts/search", 200, json!([post(1)])),
+        record(3, "GET", "/", 200, json!("<html></html>")),
+        record(4, "GET", "/api/page", 200, json!("<html>page</html>")),
+    ]);
+    assert!(
+        matches!(fixture.view("head_posts"), ViewDetail::Recorded { reason } if reason == "method-replay")
+    );
+    assert!(
+        matches!(fixture.view("post_posts_search"), ViewDetail::Recorded { reason } if reason == "query-body")
+    );
+    assert_eq!(
+        fixture.call("head_posts", json!({}))["state"],
+        json!({"source": "recording", "reason": "method-replay"})
+    );
+    assert!(
+        fixture.state.first_write_ordinal.is_none(),
+        "a query POST is not a write"
+    );
+}
+
+#[test]
+fn an_entity_lacking_a_required_field_is_a_tool_error() {
+    // contract: STATE-044, STATE-061
+    let fixture = derive(vec![
+        record(0, "GET", "/posts", 200, posts()),
+        record(1, "GET", "/posts/1", 200, post(1)),
+    ]);
+    let document = fixture.service.document();
+    let text = document
+        .to_canonical_string()
+        .replacen(r#""title":"Alpha","#, "", 1);
+    let document = rea_plugin_api::json::parse(text.as_bytes()).unwrap();
+    let context = crate::intake::IntakeContext {
+        state_evidence_id: "ev_state",
+        derived: fixture.service.derived(),
+        initial: fixture.service.initial(),
+    };
+    fixture
+        .service
+        .replace(crate::intake::read_document(&document, &context).unwrap());
+    assert_eq!(
+        fixture.call("get_posts_by_id", json!({"id": "1"}))["is_error"],
+        true
+    );
+    assert_eq!(fixture.call("get_posts", json!({}))["is_error"], true);
+    assert!(fixture.call("get_posts_by_id", json!({"id": "2"}))["is_error"].is_null());
+}
+
+#[test]
+fn item_arguments_match_collections_as_written_or_decoded() {
+    // contract: STATE-035, STATE-036, STATE-037, STATE-070
+    let fixture = derive(vec![
+        record(
+            0,
+            "GET",
+            "/pages/Hello%20World",
+            200,
+            json!({"title": "Hello World", "body": "a"}),
+        ),
+        record(
+            1,
+            "GET",
+            "/pages/a%2Fb",
+            200,
+            json!({"title": "a/b", "body": "b"}),
+        ),
+        record(
+            2,
+            "GET",
+            "/pages/Plain",
+            200,
+            json!({"title": "Plain", "body": "c"}),
+        ),
+    ]);
+    let (tool, argument) = fixture.tool("/pages/{sibling-variance}");
+    assert!(
+        matches!(fixture.view(&tool), ViewDetail::Item(_)),
+        "{:?}",
+        fixture.state.views
+    );
+    assert_eq!(
+        fixture.call(&tool, json!({ argument.clone(): "Hello%20World" }))["body"]["body"],
+        "a"
+    );
+    assert_eq!(
+        fixture.call(&tool, json!({ argument.clone(): "Hello World" }))["body"]["body"],
+        "a"
+    );
+    // The identity is never re-split on `/`.
+    assert_eq!(
+        fixture.call(&tool, json!({ argument.clone(): "a/b" }))["body"]["body"],
+        "b"
+    );
+    assert_eq!(
+        fixture.call(&tool, json!({ argument: "a%2Fb" }))["body"]["body"],
+        "b"
+    );
+}
+
+#[test]
+fn a_state_answer_over_256_kib_is_a_resource_constraint_error() {
+    // contract: STATE-095
+    let fixture = derive(vec![
+        record(0, "GET", "/posts", 200, posts()),
+        record(1, "GET", "/posts/1", 200, post(1)),
+    ]);
+    let text = fixture.service.document().to_canonical_string().replacen(
+        r#""title":"Alpha""#,
+        &format!(r#""title":"{}""#, "x".repeat(300 * 1024)),
+        1,
+    );
+    let document = rea_plugin_api::json::parse(text.as_bytes()).unwrap();
+    let context = crate::intake::IntakeContext {
+        state_evidence_id: "ev_state",
+        derived: fixture.service.derived(),
+        initial: fixture.service.initial(),
+    };
+    fixture
+        .service
+        .replace(crate::intake::read_document(&document, &context).unwrap());
+    let answer = fixture.call("get_posts_by_id", json!({"id": "1"}));
+    assert_eq!(answer["is_error"], true);
+    assert_eq!(answer["error"]["code"], "resource_constraint");
+    assert_eq!(
+        fixture.call("get_posts", json!({}))["error"]["code"],
+        "resource_constraint"
+    );
+}
+
+#[test]
+fn a_state_catalog_over_the_reservation_serves_replay_without_deriving() {
+    // contract: STATE-010, STATE-023, STATE-024, STATE-031
+    let query: Vec<String> = (0..2500).map(|index| format!("{index:0>40}=1")).collect();
+    let records = vec![record(
+        0,
+        "GET",
+        &format!("/search?{}", query.join("&")),
+        200,
+        json!([]),
+    )];
+    let manifest = project_manifest("ev_capture", &records, &TemplateRules::none()).unwrap();
+    let environment = Environment::new(&manifest, "ev_capture", records).unwrap();
+    // Not capture Evidence at all: the catalog check refuses before anything is derived from it.
+    let capture =
+        rea_evidence::Evidence::seal("not_a_capture", rea_plugin_api::json::Object::new());
+    match crate::startup::prepare(environment, &manifest, &capture, "big") {
+        crate::Serving::Replay {
+            refusal, report, ..
+        } => {
+            assert_eq!(refusal.code, "resource_constraint");
+            assert_eq!(report["reason"], "unavailable");
+            assert_eq!(report["code"], "resource_constraint");
+        }
+        crate::Serving::State { .. } => panic!("the catalog is over the reservation"),
+    }
+}

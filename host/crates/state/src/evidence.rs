@@ -1,0 +1,85 @@
+//! State Evidence: the [`StateView`] sealed as analysis-view Evidence, and projecting it from
+//! capture Evidence.
+//!
+//! The document is the state's members at the top level (see [`crate::model`]) plus `view`
+//! (`environment-state`), `schema_version` and `parameters`
+//! (`{"view": {"kind": "environment-state", "template_rules": […]}}`), sealed under the analysis
+//! views' operation `inspect_analysis_view`. Its `parent_evidence_id` is the capture's id. Like the
+//! manifest, it depends only on the capture and the rules, so `inspect-analysis-view` and
+//! `environment-serve` seal the same id for the same capture and rules.
+
+use rea_evidence::capture::capture_records;
+use rea_evidence::{Evidence, Refusal};
+use rea_manifest::evidence::{VIEW_OPERATION, check_capture_evidence, seal_manifest};
+use rea_manifest::{Manifest, STAGE, TemplateRules, project_manifest};
+use serde::Serialize;
+
+use crate::derive::derive_state;
+use crate::model::{STATE_SCHEMA_VERSION, STATE_VIEW_KIND, StateView};
+
+#[derive(Serialize)]
+struct StateParameters {
+    view: ViewParameters,
+}
+
+#[derive(Serialize)]
+struct ViewParameters {
+    kind: &'static str,
+    template_rules: Vec<String>,
+}
+
+#[derive(Serialize)]
+struct StateDocument<'a> {
+    #[serde(flatten)]
+    state: &'a StateView,
+    parameters: StateParameters,
+    schema_version: u64,
+    view: &'static str,
+}
+
+/// Seals a state as Evidence.
+pub fn seal_state(state: &StateView) -> Result<Evidence, Refusal> {
+    let document = StateDocument {
+        state,
+        parameters: StateParameters {
+            view: ViewParameters {
+                kind: STATE_VIEW_KIND,
+                template_rules: state.template_rules.clone(),
+            },
+        },
+        schema_version: STATE_SCHEMA_VERSION,
+        view: STATE_VIEW_KIND,
+    };
+    Evidence::seal_value(VIEW_OPERATION, &document).map_err(|refusal| refusal.in_stage(STAGE))
+}
+
+/// A state and its Evidence, with the manifest projected on the way.
+#[derive(Debug)]
+pub struct ProjectedState {
+    /// The manifest the same capture and rules project.
+    pub manifest: Manifest,
+    /// The derived state.
+    pub state: StateView,
+    /// The sealed state Evidence.
+    pub evidence: Evidence,
+}
+
+/// Projects the `environment-state` view of capture Evidence with template rules: the manifest
+/// first (the same projection `environment-manifest` makes), then the state. The capture is
+/// checked as for the manifest view (a capture operation, no declared sensitive values).
+pub fn project_state_evidence(
+    capture: &Evidence,
+    rules: &TemplateRules,
+) -> Result<ProjectedState, Refusal> {
+    check_capture_evidence(capture)?;
+    let records = capture_records(capture).map_err(|refusal| refusal.in_stage(STAGE))?;
+    let manifest = project_manifest(capture.id(), &records, rules)?;
+    let manifest_evidence = seal_manifest(&manifest)?;
+    let state = derive_state(&manifest, manifest_evidence.id(), &records)?;
+    let evidence = seal_state(&state)?;
+    Ok(ProjectedState {
+        manifest,
+        state,
+        evidence,
+    })
+}

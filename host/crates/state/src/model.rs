@@ -1,0 +1,371 @@
+//! The environment state view: what the state Evidence holds.
+//!
+//! The format is rea's own; it keeps every member the reference names. Sealed as Evidence (see
+//! [`crate::evidence`]) it reads:
+//!
+//! ```text
+//! operation            "inspect_analysis_view"
+//! view                 "environment-state"
+//! schema_version       1
+//! parameters           {"view": {"kind": "environment-state", "template_rules": […]}}
+//! parent_evidence_id   the capture Evidence id
+//! manifest_evidence_id the manifest the same capture and rules project (its tools are the views')
+//! template_rules       the rules, in the views' fixed order
+//! record_order         "start-instant" | "record-order"
+//! first_write_ordinal  the first related write (the end of the observation window), or null
+//! write_clock          null (served writes and their clock are the write plans' business)
+//! types                [{collection_template, identity_field, item_view, deleted_flag}]
+//! entities             [{type, collection, id, fields, view_fields?, record_ordinals}]  (state order)
+//! documents            [{view, path, value, record_ordinal}]
+//! views                one per read tool (manifest order): {tool, method, path_template, kind, …}
+//! ```
+//!
+//! A view's `kind` is `item`, `list`, `document` or `recorded` (with a `reason`); see
+//! [`ViewDetail`]. Every list has a defined order, every map is a `BTreeMap`, so the same capture
+//! and rules always seal the same id.
+//!
+//! Write plans (the next layer) are added beside `views` as their own member; nothing here
+//! depends on them.
+
+use std::collections::BTreeMap;
+
+use rea_plugin_api::json::Json;
+use serde::Serialize;
+
+use crate::observation::RecordOrder;
+
+/// The view kind of the state.
+pub const STATE_VIEW_KIND: &str = "environment-state";
+
+/// The state Evidence layout version.
+pub const STATE_SCHEMA_VERSION: u64 = 1;
+
+/// The derived state.
+#[derive(Debug, Clone, Serialize)]
+pub struct StateView {
+    /// Documents: reads that are not entities, one per document view.
+    pub documents: Vec<Document>,
+    /// Entities, in state order (the order lists render them in).
+    pub entities: Vec<Entity>,
+    /// The first related write's ordinal (the end of the observation window).
+    pub first_write_ordinal: Option<u64>,
+    /// The manifest Evidence id the same capture and rules project.
+    pub manifest_evidence_id: String,
+    /// The capture Evidence id.
+    pub parent_evidence_id: String,
+    /// How records were ordered in time.
+    pub record_order: RecordOrder,
+    /// The template rules, in their fixed order.
+    pub template_rules: Vec<String>,
+    /// The entity types.
+    pub types: Vec<EntityType>,
+    /// One view per read tool, in manifest order.
+    pub views: Vec<ReadView>,
+    /// The clock served writes start from. Always `null` here: learning it belongs to write
+    /// plans.
+    pub write_clock: Option<String>,
+}
+
+/// An entity type: a collection template and the field whose value names an entity.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct EntityType {
+    /// The collection template (`/posts`, `/v1/buckets/workspace/collections/{prefix-variance}/records`).
+    pub collection_template: String,
+    /// The member a read by id echoes the id in.
+    pub identity_field: String,
+    /// The item view (`GET …/{id}`) that reads it, when there is one.
+    pub item_view: Option<String>,
+    /// The member item reads set `true` on a record the application soft-deleted, when known.
+    pub deleted_flag: Option<String>,
+}
+
+/// An entity: its type, the collection it lives in (spelled as requests spell it), its id, and
+/// its recorded values.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Entity {
+    /// The type's collection template.
+    #[serde(rename = "type")]
+    pub entity_type: String,
+    /// The collection path as recorded requests spell it.
+    pub collection: String,
+    /// The identity field's value, as text.
+    pub id: String,
+    /// The recorded values (a JSON object).
+    pub fields: Json,
+    /// Per view (item or list views of the type), the members that view shows otherwise than
+    /// the fields do (rendered over them).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub view_fields: BTreeMap<String, Json>,
+    /// The records the values come from, ascending.
+    pub record_ordinals: Vec<u64>,
+}
+
+/// A document: the value a `document` view answers.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Document {
+    /// The document view (tool) it belongs to.
+    pub view: String,
+    /// The path of its checked line.
+    pub path: String,
+    /// The value.
+    pub value: Json,
+    /// The record it comes from (`None` once edited or loaded without citation).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub record_ordinal: Option<u64>,
+}
+
+/// One read tool's view.
+#[derive(Debug, Clone, Serialize)]
+pub struct ReadView {
+    /// The tool name.
+    pub tool: String,
+    /// The method as recorded.
+    pub method: String,
+    /// The path template.
+    pub path_template: String,
+    /// What the view is.
+    #[serde(flatten)]
+    pub detail: ViewDetail,
+}
+
+impl ReadView {
+    /// `item`, `list`, `document` or `recorded`.
+    pub fn kind(&self) -> &'static str {
+        match self.detail {
+            ViewDetail::Item(_) => "item",
+            ViewDetail::List(_) => "list",
+            ViewDetail::Document(_) => "document",
+            ViewDetail::Recorded { .. } => "recorded",
+        }
+    }
+
+    /// The reason of a recorded view.
+    pub fn reason(&self) -> Option<&str> {
+        match &self.detail {
+            ViewDetail::Recorded { reason } => Some(reason),
+            _ => None,
+        }
+    }
+
+    /// The render shape of an item or list view.
+    pub fn shape(&self) -> Option<&ViewShape> {
+        match &self.detail {
+            ViewDetail::Item(item) => Some(&item.shape),
+            ViewDetail::List(list) => Some(&list.shape),
+            _ => None,
+        }
+    }
+
+    /// The entity type an item or list view renders.
+    pub fn entity_type(&self) -> Option<&str> {
+        match &self.detail {
+            ViewDetail::Item(item) => Some(&item.entity_type),
+            ViewDetail::List(list) => Some(&list.entity_type),
+            _ => None,
+        }
+    }
+}
+
+/// The kind of a view and what it needs to render.
+#[derive(Debug, Clone, Serialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum ViewDetail {
+    /// Reads one entity by the last path argument.
+    Item(ItemView),
+    /// Reads a list of entities.
+    List(ListView),
+    /// Reads one document.
+    Document(DocumentView),
+    /// Answers from the recordings.
+    Recorded {
+        /// Why: `no-view`, `list-differs`, `item-differs`, `document-differs`,
+        /// `rendered-oversize`, `query-body`, `method-replay`, `query-varies`, `path-varies`.
+        reason: String,
+    },
+}
+
+/// How a view shows an entity's fields.
+///
+/// Rendering takes the entity's fields, drops `hidden_fields`, shows each `nested_fields` object
+/// with those keys only, lists each `sorted_arrays` string array sorted, respells each
+/// `clock_formats` clock, and finally sets the entity's `view_fields` for the view over the result.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct ViewShape {
+    /// Fields the view does not show.
+    pub hidden_fields: Vec<String>,
+    /// Fields every recording of the view carried: an entity lacking one is not rendered.
+    pub required_fields: Vec<String>,
+    /// Clock fields the view spells otherwise than the stored value: field → format.
+    pub clock_formats: BTreeMap<String, String>,
+    /// Object fields the view shows with fewer keys: field → the keys shown.
+    pub nested_fields: BTreeMap<String, Vec<String>>,
+    /// String-array fields the view lists sorted.
+    pub sorted_arrays: Vec<String>,
+}
+
+/// An item view.
+#[derive(Debug, Clone, Serialize)]
+pub struct ItemView {
+    /// The entity type.
+    #[serde(rename = "type")]
+    pub entity_type: String,
+    /// The identity field.
+    pub identity_field: String,
+    /// Where the entity sits in the envelope (`""`: the body is the entity; `/data`: one down).
+    pub entity_pointer: String,
+    /// The record whose envelope answers are rendered into.
+    pub envelope_ordinal: u64,
+    /// The latest recorded `400`/`404`/`410` of the tool, which answers a missing entity.
+    pub missing_ordinal: Option<u64>,
+    /// The checked records (latest per request line in the observation window).
+    pub checked_ordinals: Vec<u64>,
+    /// Envelope members (pointers) whose value each response minted: they keep the recorded
+    /// value.
+    pub per_response_members: Vec<String>,
+    /// Query parameters whose recorded reads show the entity in another representation: a call
+    /// naming one replays its recording (`projection` or `variant`).
+    pub projected_query_keys: BTreeMap<String, String>,
+    /// How the view shows fields.
+    pub shape: ViewShape,
+}
+
+/// A list view.
+#[derive(Debug, Clone, Serialize)]
+pub struct ListView {
+    /// The entity type of its members.
+    #[serde(rename = "type")]
+    pub entity_type: String,
+    /// Where the array sits (`""`: the body is the array; `/data`: one down).
+    pub list_pointer: String,
+    /// The checked lines (latest recordings per request line in the observation window).
+    pub lines: Vec<ListLine>,
+    /// Envelope members (pointers) counting the members listed.
+    pub counters: Vec<String>,
+    /// The query model learned from the recordings, when one reproduced them.
+    pub query: Option<QueryModel>,
+    /// Envelope members (pointers) whose value each response minted.
+    pub per_response_members: Vec<String>,
+    /// Query parameters whose recorded reads show the members in another representation.
+    pub projected_query_keys: BTreeMap<String, String>,
+    /// How the view shows fields.
+    pub shape: ViewShape,
+}
+
+/// One checked list line.
+#[derive(Debug, Clone, Serialize)]
+pub struct ListLine {
+    /// The record whose envelope the line renders into.
+    pub record_ordinal: u64,
+    /// The recorded path.
+    pub path: String,
+    /// The decoded query pairs (`null` without a query).
+    pub query: Option<Vec<(String, String)>>,
+    /// `all`: every entity of the collection in state order; `recorded`: the recorded members
+    /// still held.
+    pub membership: Membership,
+    /// The recorded members, for `recorded` membership.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub members: Vec<MemberRef>,
+    /// The page size the line asked for, when it only pages its list (a whole list that outgrows
+    /// it answers from the recording with `page-exceeded`).
+    pub page_size: Option<u64>,
+    /// Whether the line only pages its list from the beginning (answers an argument-less call).
+    pub whole: bool,
+}
+
+/// A list line's membership.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Membership {
+    /// Every entity of the collection.
+    All,
+    /// The recorded members still held.
+    Recorded,
+}
+
+/// A member of a recorded list line.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+pub struct MemberRef {
+    /// The entity's collection.
+    pub collection: String,
+    /// The entity's id.
+    pub id: String,
+}
+
+/// A list query model: parameter roles, evaluated over the state.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct QueryModel {
+    /// Parameter name → role.
+    pub parameters: BTreeMap<String, QueryRole>,
+    /// Envelope members (pointers) holding the number matched.
+    pub totals: Vec<String>,
+    /// The lines the model reproduced.
+    pub record_ordinals: Vec<u64>,
+}
+
+/// A query parameter's role.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "role", rename_all = "kebab-case")]
+pub enum QueryRole {
+    /// Keeps members whose field compares with the value.
+    Filter {
+        /// The field (dotted for nested members).
+        field: String,
+        /// `eq`, `ne`, `gte`, `lte`, `gt`, `lt`, `like`, `in`.
+        op: String,
+    },
+    /// Keeps members with the value in some text, case-insensitively.
+    Search,
+    /// Sorts by comma-separated fields (`-field` descending).
+    Sort,
+    /// The sort direction(s) (`asc`/`desc`, comma-separated).
+    Order,
+    /// A page number.
+    Page {
+        /// The first page's number (0 or 1).
+        base: u64,
+    },
+    /// The page size.
+    PageSize,
+    /// The index of the first member.
+    Offset,
+    /// The index after the last member.
+    End,
+}
+
+/// A document view.
+#[derive(Debug, Clone, Serialize)]
+pub struct DocumentView {
+    /// The checked line's path.
+    pub path: String,
+    /// The checked line's decoded query pairs.
+    pub query: Option<Vec<(String, String)>>,
+    /// The checked record.
+    pub record_ordinal: u64,
+    /// Top-level members whose value each response minted.
+    pub per_response_members: Vec<String>,
+}
+
+impl StateView {
+    /// The view of a tool.
+    pub fn view(&self, tool: &str) -> Option<&ReadView> {
+        self.views.iter().find(|view| view.tool == tool)
+    }
+
+    /// The type with that collection template.
+    pub fn entity_type(&self, template: &str) -> Option<&EntityType> {
+        self.types
+            .iter()
+            .find(|entity_type| entity_type.collection_template == template)
+    }
+
+    /// How many read views are state-backed and how many answer from recordings.
+    pub fn coverage(&self) -> (usize, usize) {
+        let recorded = self
+            .views
+            .iter()
+            .filter(|view| matches!(view.detail, ViewDetail::Recorded { .. }))
+            .count();
+        (self.views.len() - recorded, recorded)
+    }
+}

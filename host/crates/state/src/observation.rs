@@ -1,0 +1,256 @@
+//! Observations: the capture records a manifest tool cites, prepared once for the state view (the
+//! tool they belong to, the request line split into segments and decoded query pairs, the status,
+//! and the response body parsed as JSON with its number lexemes kept), and the timeline that says
+//! which of them the state may learn from.
+//!
+//! # Record order
+//!
+//! Records are ordered by their parsed start instant (ties by ordinal) when every cited record has
+//! one; when any start time is missing or did not parse, the whole capture is taken in record
+//! order instead, so one unusable time never reorders the others.
+//!
+//! # The first related write
+//!
+//! The state holds what reads observed **before the first related write**. Decision: a write is
+//! "related" to every type (the reference scopes it per type; rea takes the conservative reading):
+//! the first record, in record order, of a write tool (`POST`, `PUT`, `PATCH`, `DELETE` or another
+//! unsafe method, query `POST`s excepted) that did not answer `4xx`/`5xx` ends the observation
+//! window for the whole state. A read after it can never seed a value a write may have changed.
+
+use std::collections::BTreeMap;
+
+use rea_manifest::catalog::{is_query_post, is_safe_method};
+use rea_manifest::media::is_json_like;
+use rea_manifest::segments::{percent_decode, split_path};
+use rea_manifest::{Manifest, ManifestTool};
+use rea_plugin_api::contracts::capture::{Body, CaptureRecord};
+use rea_plugin_api::json::{self, Json};
+use serde::Serialize;
+
+use crate::exact::first_inexact_number;
+
+/// How records are ordered in time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RecordOrder {
+    /// By parsed start instant, ties by ordinal.
+    StartInstant,
+    /// By ordinal: some cited record had no usable start time.
+    RecordOrder,
+}
+
+/// A decoded query: `[name, value]` pairs in request order.
+pub type QueryPairs = Vec<(String, String)>;
+
+/// One cited record, prepared.
+#[derive(Debug, Clone)]
+pub struct Observation {
+    /// The record's ordinal.
+    pub ordinal: u64,
+    /// Index of the citing tool in the manifest.
+    pub tool: usize,
+    /// The recorded path, as written.
+    pub path: String,
+    /// The path's segments as written (see [`split_path`]).
+    pub segments: Vec<String>,
+    /// The decoded query pairs; `None` when the URL had no `?`.
+    pub query: Option<QueryPairs>,
+    /// Whether some query pair was withheld (a sensitive value): such a line is never modelled.
+    pub query_withheld: bool,
+    /// The recorded status (0: no answer).
+    pub status: u16,
+    /// The response body as JSON, when the media type is JSON-like, the text parses strictly and
+    /// every number is exact (see [`crate::exact`]).
+    pub body: Option<Json>,
+    /// The size of the recorded response text, in bytes.
+    pub body_bytes: usize,
+    /// Position in record order (see the module docs).
+    pub position: usize,
+}
+
+impl Observation {
+    /// The query pairs (empty without a query).
+    pub fn pairs(&self) -> &[(String, String)] {
+        self.query.as_deref().unwrap_or(&[])
+    }
+
+    /// Whether the status is `2xx`.
+    pub fn is_success(&self) -> bool {
+        (200..300).contains(&self.status)
+    }
+
+    /// The line key: path and query as written, which tells distinct request lines apart.
+    pub fn line_key(&self) -> (String, Vec<(String, String)>) {
+        (self.path.clone(), self.pairs().to_vec())
+    }
+}
+
+/// Every cited record, prepared, with the observation window.
+#[derive(Debug)]
+pub struct Timeline {
+    /// The observations by ordinal.
+    pub by_ordinal: BTreeMap<u64, Observation>,
+    /// Per manifest tool, its observations' ordinals in record order.
+    pub by_tool: Vec<Vec<u64>>,
+    /// How records are ordered.
+    pub order: RecordOrder,
+    /// The first related write (see the module docs), by ordinal.
+    pub first_write: Option<u64>,
+    /// Its position in record order (`usize::MAX` without one).
+    pub cutoff: usize,
+}
+
+impl Timeline {
+    /// Prepares the records a manifest's tools cite.
+    pub fn new(manifest: &Manifest, records: &[CaptureRecord]) -> Self {
+        let mut citing: BTreeMap<u64, usize> = BTreeMap::new();
+        for (index, tool) in manifest.tools.iter().enumerate() {
+            for ordinal in &tool.record_ordinals {
+                citing.entry(*ordinal).or_insert(index);
+            }
+        }
+        let mut cited: Vec<&CaptureRecord> = records
+            .iter()
+            .filter(|record| citing.contains_key(&record.ordinal))
+            .collect();
+        cited.sort_by_key(|record| record.ordinal);
+        cited.dedup_by_key(|record| record.ordinal);
+        let instants: Option<Vec<&str>> = cited
+            .iter()
+            .map(|record| {
+                record
+                    .started
+                    .as_ref()
+                    .and_then(|start| start.instant.as_deref())
+            })
+            .collect();
+        let order = if instants.is_some() {
+            RecordOrder::StartInstant
+        } else {
+            RecordOrder::RecordOrder
+        };
+        let mut ordered: Vec<usize> = (0..cited.len()).collect();
+        if let Some(instants) = &instants {
+            ordered.sort_by(|a, b| {
+                instants[*a]
+                    .cmp(instants[*b])
+                    .then(cited[*a].ordinal.cmp(&cited[*b].ordinal))
+            });
+        }
+        let mut by_ordinal = BTreeMap::new();
+        let mut by_tool: Vec<Vec<(usize, u64)>> = vec![Vec::new(); manifest.tools.len()];
+        for (position, index) in ordered.iter().enumerate() {
+            let record = cited[*index];
+            let tool = citing[&record.ordinal];
+            let Some(observation) = observe(record, tool, position) else {
+                continue;
+            };
+            by_tool[tool].push((position, record.ordinal));
+            by_ordinal.insert(record.ordinal, observation);
+        }
+        let by_tool: Vec<Vec<u64>> = by_tool
+            .into_iter()
+            .map(|mut list| {
+                list.sort();
+                list.into_iter().map(|(_, ordinal)| ordinal).collect()
+            })
+            .collect();
+        let first_write = by_ordinal
+            .values()
+            .filter(|observation| {
+                is_write_tool(&manifest.tools[observation.tool])
+                    && !(400..600).contains(&observation.status)
+            })
+            .min_by_key(|observation| observation.position)
+            .map(|observation| (observation.ordinal, observation.position));
+        Self {
+            by_ordinal,
+            by_tool,
+            order,
+            first_write: first_write.map(|(ordinal, _)| ordinal),
+            cutoff: first_write.map_or(usize::MAX, |(_, position)| position),
+        }
+    }
+
+    /// The observation of an ordinal.
+    pub fn get(&self, ordinal: u64) -> Option<&Observation> {
+        self.by_ordinal.get(&ordinal)
+    }
+
+    /// Whether an observation lies in the observation window (before the first related write).
+    pub fn is_checked(&self, observation: &Observation) -> bool {
+        observation.position < self.cutoff
+    }
+
+    /// A tool's observations in the observation window, in record order.
+    pub fn checked(&self, tool: usize) -> impl Iterator<Item = &Observation> {
+        self.by_tool[tool]
+            .iter()
+            .filter_map(|ordinal| self.by_ordinal.get(ordinal))
+            .filter(|observation| self.is_checked(observation))
+    }
+
+    /// A tool's observations, in record order.
+    pub fn all(&self, tool: usize) -> impl Iterator<Item = &Observation> {
+        self.by_tool[tool]
+            .iter()
+            .filter_map(|ordinal| self.by_ordinal.get(ordinal))
+    }
+}
+
+/// Whether a manifest tool writes: an unsafe method that is not a query `POST`.
+pub fn is_write_tool(tool: &ManifestTool) -> bool {
+    !is_safe_method(&tool.method) && !is_query_post(&tool.method, &tool.path_template)
+}
+
+fn observe(record: &CaptureRecord, tool: usize, position: usize) -> Option<Observation> {
+    let path = record.path.clone()?;
+    let segments = split_path(&path).into_iter().map(str::to_owned).collect();
+    let (query, query_withheld) = match &record.query {
+        None => (None, false),
+        Some(query) => {
+            let withheld = query.pairs.iter().any(Option::is_none);
+            (
+                Some(query.pairs.iter().flatten().cloned().collect()),
+                withheld,
+            )
+        }
+    };
+    let (body, body_bytes) =
+        parse_body(&record.response.body, record.response.media_type.as_deref());
+    Some(Observation {
+        ordinal: record.ordinal,
+        tool,
+        path,
+        segments,
+        query,
+        query_withheld,
+        status: record.response.status,
+        body,
+        body_bytes,
+        position,
+    })
+}
+
+/// The response body as exact JSON, when replay would answer it as JSON too.
+fn parse_body(body: &Body, media_type: Option<&str>) -> (Option<Json>, usize) {
+    let Some(bytes) = body.bytes() else {
+        return (None, 0);
+    };
+    let size = bytes.len();
+    if !is_json_like(media_type) {
+        return (None, size);
+    }
+    let Ok(value) = json::parse(&bytes) else {
+        return (None, size);
+    };
+    if first_inexact_number(&value).is_some() {
+        return (None, size);
+    }
+    (Some(value), size)
+}
+
+/// A path segment's value: percent-decoded when that yields UTF-8, as written otherwise.
+pub fn decoded(segment: &str) -> String {
+    percent_decode(segment).map_or_else(|| segment.to_owned(), |value| value.into_owned())
+}

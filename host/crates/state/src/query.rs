@@ -1,0 +1,583 @@
+//! The list query model: which role each query parameter plays, and evaluating a query over the
+//! state's entities.
+//!
+//! Roles are proposed by name ([`candidate_roles`]: page sizes such as `limit`, `per_page`,
+//! `maxSize`, `max_results`; pages, offsets, sorts and their direction, search, and filters by
+//! field with an operator prefix or suffix such as `views_gte` or `in_status`) and kept only when
+//! evaluating the recorded query lines over the state reproduces them (extraction does that; see
+//! [`crate::derive`]). Evaluation filters, searches, sorts (stable over state order) and pages;
+//! the caller sets counters to the number listed and totals to the number matched.
+
+use std::cmp::Ordering;
+
+use rea_plugin_api::json::{Json, Object};
+
+use crate::model::{QueryModel, QueryRole};
+use crate::render::scalar_text;
+
+/// Page-size parameter names.
+pub const PAGE_SIZE_NAMES: [&str; 14] = [
+    "limit",
+    "_limit",
+    "per_page",
+    "perPage",
+    "page_size",
+    "pageSize",
+    "size",
+    "maxSize",
+    "max_results",
+    "maxResults",
+    "count",
+    "top",
+    "$top",
+    "first",
+];
+
+/// Page-number parameter names.
+pub const PAGE_NAMES: [&str; 5] = ["page", "_page", "p", "pageNumber", "page_number"];
+
+/// Offset parameter names.
+pub const OFFSET_NAMES: [&str; 6] = ["offset", "start", "_start", "skip", "$skip", "from"];
+
+/// The position parameters that establish whole-collection membership only at zero.
+pub const WHOLE_POSITION_NAMES: [&str; 4] = ["offset", "start", "_start", "page"];
+
+const END_NAMES: [&str; 2] = ["_end", "end"];
+const SORT_NAMES: [&str; 9] = [
+    "sort",
+    "_sort",
+    "sort_by",
+    "sortBy",
+    "order_by",
+    "orderBy",
+    "ordering",
+    "$orderby",
+    "sortField",
+];
+const ORDER_NAMES: [&str; 7] = [
+    "order",
+    "_order",
+    "direction",
+    "dir",
+    "sort_order",
+    "sortOrder",
+    "sortDir",
+];
+const SEARCH_NAMES: [&str; 7] = ["q", "search", "query", "term", "keyword", "keywords", "_q"];
+
+/// Field-selection parameter names: a call naming one asks for a `projection`; other parameters
+/// that show members in another representation are a `variant`.
+pub const PROJECTION_NAMES: [&str; 10] = [
+    "fields",
+    "_fields",
+    "select",
+    "$select",
+    "exclude",
+    "include",
+    "only",
+    "attributes",
+    "columns",
+    "_source",
+];
+
+/// Whether a parameter only pages a list (page size, or a position at its beginning).
+pub fn only_pages(name: &str, value: &str) -> bool {
+    if PAGE_SIZE_NAMES.contains(&name) {
+        return value.parse::<u64>().is_ok();
+    }
+    if WHOLE_POSITION_NAMES.contains(&name) {
+        return value == "0";
+    }
+    false
+}
+
+/// The roles a parameter might play, most likely first. `has_field` tells whether the entities
+/// hold a (dotted) field.
+pub fn candidate_roles(name: &str, has_field: &dyn Fn(&str) -> bool) -> Vec<QueryRole> {
+    if PAGE_SIZE_NAMES.contains(&name) {
+        return vec![QueryRole::PageSize];
+    }
+    if PAGE_NAMES.contains(&name) {
+        return vec![QueryRole::Page { base: 1 }, QueryRole::Page { base: 0 }];
+    }
+    if OFFSET_NAMES.contains(&name) {
+        return vec![QueryRole::Offset];
+    }
+    if END_NAMES.contains(&name) {
+        return vec![QueryRole::End];
+    }
+    if SORT_NAMES.contains(&name) {
+        return vec![QueryRole::Sort];
+    }
+    if ORDER_NAMES.contains(&name) {
+        return vec![QueryRole::Order];
+    }
+    if SEARCH_NAMES.contains(&name) {
+        return vec![QueryRole::Search];
+    }
+    let mut roles = Vec::new();
+    if has_field(name) {
+        roles.push(QueryRole::Filter {
+            field: name.to_owned(),
+            op: "eq".to_owned(),
+        });
+    }
+    const SUFFIXES: [(&str, &str); 12] = [
+        ("_gte", "gte"),
+        ("_lte", "lte"),
+        ("_gt", "gt"),
+        ("_lt", "lt"),
+        ("_ne", "ne"),
+        ("_like", "like"),
+        ("__gte", "gte"),
+        ("__lte", "lte"),
+        ("__gt", "gt"),
+        ("__lt", "lt"),
+        ("__in", "in"),
+        ("__icontains", "like"),
+    ];
+    const PREFIXES: [(&str, &str); 8] = [
+        ("in_", "in"),
+        ("not_", "ne"),
+        ("gt_", "gt"),
+        ("lt_", "lt"),
+        ("min_", "gte"),
+        ("max_", "lte"),
+        ("like_", "like"),
+        ("eq_", "eq"),
+    ];
+    for (suffix, op) in SUFFIXES {
+        if let Some(field) = name.strip_suffix(suffix)
+            && !field.is_empty()
+            && has_field(field)
+        {
+            roles.push(QueryRole::Filter {
+                field: field.to_owned(),
+                op: op.to_owned(),
+            });
+        }
+    }
+    for (prefix, op) in PREFIXES {
+        if let Some(field) = name.strip_prefix(prefix)
+            && !field.is_empty()
+            && has_field(field)
+        {
+            roles.push(QueryRole::Filter {
+                field: field.to_owned(),
+                op: op.to_owned(),
+            });
+        }
+    }
+    roles
+}
+
+/// The value of a dotted field in an object.
+pub fn field_value<'a>(object: &'a Object, field: &str) -> Option<&'a Json> {
+    if let Some(value) = object.get(field) {
+        return Some(value);
+    }
+    let mut parts = field.split('.');
+    let mut current = object.get(parts.next()?)?;
+    for part in parts {
+        current = current.as_object()?.get(part)?;
+    }
+    Some(current)
+}
+
+fn compare_text(left: &str, right: &str) -> Ordering {
+    match (left.parse::<f64>(), right.parse::<f64>()) {
+        (Ok(a), Ok(b)) if a.is_finite() && b.is_finite() => {
+            a.partial_cmp(&b).unwrap_or(Ordering::Equal)
+        }
+        _ => left.cmp(right),
+    }
+}
+
+fn filter_matches(object: &Object, field: &str, op: &str, argument: &str) -> bool {
+    let text = field_value(object, field).and_then(scalar_text);
+    match op {
+        "eq" => text.as_deref() == Some(argument),
+        "ne" => text.as_deref() != Some(argument),
+        "in" => text
+            .as_deref()
+            .is_some_and(|text| argument.split(',').any(|item| item == text)),
+        "like" => text
+            .as_deref()
+            .is_some_and(|text| text.to_lowercase().contains(&argument.to_lowercase())),
+        "gte" | "lte" | "gt" | "lt" => text.as_deref().is_some_and(|text| {
+            let ordering = compare_text(text, argument);
+            match op {
+                "gte" => ordering != Ordering::Less,
+                "lte" => ordering != Ordering::Greater,
+                "gt" => ordering == Ordering::Greater,
+                _ => ordering == Ordering::Less,
+            }
+        }),
+        _ => false,
+    }
+}
+
+fn contains_text(value: &Json, needle: &str) -> bool {
+    match value {
+        Json::String(text) => text.to_lowercase().contains(needle),
+        Json::Number(number) => number.as_str().contains(needle),
+        Json::Bool(flag) => flag.to_string().contains(needle),
+        Json::Array(items) => items.iter().any(|item| contains_text(item, needle)),
+        Json::Object(object) => object.iter().any(|(_, item)| contains_text(item, needle)),
+        Json::Null => false,
+    }
+}
+
+fn compare_values(left: Option<&Json>, right: Option<&Json>) -> Ordering {
+    let rank = |value: Option<&Json>| match value {
+        None | Some(Json::Null) => 3,
+        Some(Json::Number(_)) => 0,
+        Some(Json::String(_)) => 1,
+        Some(_) => 2,
+    };
+    match (left, right) {
+        (Some(Json::Number(a)), Some(Json::Number(b))) => a
+            .as_f64()
+            .partial_cmp(&b.as_f64())
+            .unwrap_or(Ordering::Equal),
+        (Some(Json::String(a)), Some(Json::String(b))) => a.cmp(b),
+        (Some(Json::Bool(a)), Some(Json::Bool(b))) => a.cmp(b),
+        _ => rank(left).cmp(&rank(right)),
+    }
+}
+
+/// The result of evaluating a query.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Evaluated {
+    /// Indexes (into the candidates) of the members listed, in order.
+    pub members: Vec<usize>,
+    /// How many candidates matched before paging.
+    pub matched: usize,
+}
+
+/// How a query pages its matches.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Paging {
+    page: Option<(u64, u64)>,
+    page_size: Option<u64>,
+    offset: Option<u64>,
+    end: Option<u64>,
+}
+
+impl Paging {
+    /// The page of an ordered match list; `None` when a page number comes without a size.
+    pub fn apply(&self, matched: &[usize]) -> Option<Vec<usize>> {
+        let total = matched.len();
+        let mut start = self.offset.unwrap_or(0) as usize;
+        if let Some((number, base)) = self.page {
+            let size = self.page_size?;
+            start = number.checked_sub(base)?.checked_mul(size)? as usize;
+        }
+        let mut stop = total;
+        if let Some(end) = self.end {
+            stop = stop.min(end as usize);
+        }
+        if let Some(size) = self.page_size {
+            stop = stop.min(start.saturating_add(size as usize));
+        }
+        Some(if start >= stop {
+            Vec::new()
+        } else {
+            matched[start..stop].to_vec()
+        })
+    }
+}
+
+/// Whether a role only pages (page, page size, offset, end).
+pub fn is_paging(role: &QueryRole) -> bool {
+    matches!(
+        role,
+        QueryRole::Page { .. } | QueryRole::PageSize | QueryRole::Offset | QueryRole::End
+    )
+}
+
+/// Evaluates a query over candidates in state order (each the object the filters read). `None`
+/// when an argument has no role in the model, repeats, or has a value its role cannot read.
+pub fn evaluate(
+    model: &QueryModel,
+    arguments: &[(String, String)],
+    candidates: &[&Object],
+) -> Option<Evaluated> {
+    let (matched, paging) = order_matches(model, arguments, candidates)?;
+    Some(Evaluated {
+        members: paging.apply(&matched)?,
+        matched: matched.len(),
+    })
+}
+
+/// The filtered and sorted matches of a query (indexes into the candidates), and its paging.
+pub fn order_matches(
+    model: &QueryModel,
+    arguments: &[(String, String)],
+    candidates: &[&Object],
+) -> Option<(Vec<usize>, Paging)> {
+    let mut filters = Vec::new();
+    let mut searches = Vec::new();
+    let mut sort_keys: Vec<(String, bool)> = Vec::new();
+    let mut orders: Vec<bool> = Vec::new();
+    let mut page: Option<(u64, u64)> = None;
+    let mut page_size: Option<u64> = None;
+    let mut offset: Option<u64> = None;
+    let mut end: Option<u64> = None;
+    for (index, (name, value)) in arguments.iter().enumerate() {
+        if arguments[..index].iter().any(|(other, _)| other == name) {
+            return None;
+        }
+        match model.parameters.get(name)? {
+            QueryRole::Filter { field, op } => {
+                filters.push((field.as_str(), op.as_str(), value.as_str()))
+            }
+            QueryRole::Search => searches.push(value.to_lowercase()),
+            QueryRole::Sort => {
+                for key in value.split(',').filter(|key| !key.is_empty()) {
+                    let (field, descending) = match key.strip_prefix('-') {
+                        Some(field) => (field, true),
+                        None => (key, false),
+                    };
+                    sort_keys.push((field.to_owned(), descending));
+                }
+            }
+            QueryRole::Order => {
+                for direction in value.split(',') {
+                    match direction.to_ascii_lowercase().as_str() {
+                        "asc" => orders.push(false),
+                        "desc" => orders.push(true),
+                        _ => return None,
+                    }
+                }
+            }
+            QueryRole::Page { base } => page = Some((value.parse().ok()?, *base)),
+            QueryRole::PageSize => page_size = Some(value.parse().ok()?),
+            QueryRole::Offset => offset = Some(value.parse().ok()?),
+            QueryRole::End => end = Some(value.parse().ok()?),
+        }
+    }
+    let mut matched: Vec<usize> = (0..candidates.len())
+        .filter(|index| {
+            let object = candidates[*index];
+            filters
+                .iter()
+                .all(|(field, op, argument)| filter_matches(object, field, op, argument))
+                && searches
+                    .iter()
+                    .all(|needle| object.iter().any(|(_, value)| contains_text(value, needle)))
+        })
+        .collect();
+    if !sort_keys.is_empty() {
+        for (position, key) in sort_keys.iter_mut().enumerate() {
+            if let Some(descending) = orders.get(position).or(orders.last()) {
+                key.1 = key.1 != *descending;
+            }
+        }
+        matched.sort_by(|a, b| {
+            for (field, descending) in &sort_keys {
+                let ordering = compare_values(
+                    field_value(candidates[*a], field),
+                    field_value(candidates[*b], field),
+                );
+                let ordering = if *descending {
+                    ordering.reverse()
+                } else {
+                    ordering
+                };
+                if ordering != Ordering::Equal {
+                    return ordering;
+                }
+            }
+            Ordering::Equal
+        });
+    } else if !orders.is_empty() {
+        return None;
+    }
+    let paging = Paging {
+        page,
+        page_size,
+        offset,
+        end,
+    };
+    if page.is_some() && page_size.is_none() {
+        return None;
+    }
+    Some((matched, paging))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rea_plugin_api::json::parse;
+
+    fn objects(text: &str) -> Vec<Object> {
+        match parse(text.as_bytes()).unwrap() {
+            Json::Array(items) => items
+                .into_iter()
+                .map(|item| match item {
+                    Json::Object(object) => object,
+                    _ => unreachable!(),
+                })
+                .collect(),
+            _ => unreachable!(),
+        }
+    }
+
+    fn model(roles: &[(&str, QueryRole)]) -> QueryModel {
+        QueryModel {
+            parameters: roles
+                .iter()
+                .map(|(name, role)| ((*name).to_owned(), role.clone()))
+                .collect(),
+            totals: Vec::new(),
+            record_ordinals: Vec::new(),
+        }
+    }
+
+    fn run(model: &QueryModel, arguments: &[(&str, &str)], data: &[Object]) -> Option<Vec<usize>> {
+        let arguments: Vec<(String, String)> = arguments
+            .iter()
+            .map(|(name, value)| ((*name).to_owned(), (*value).to_owned()))
+            .collect();
+        let candidates: Vec<&Object> = data.iter().collect();
+        evaluate(model, &arguments, &candidates).map(|evaluated| evaluated.members)
+    }
+
+    const POSTS: &str = r#"[{"id": 1, "title": "Getting started", "author": "alice", "views": 120, "published": true},
+        {"id": 2, "title": "Paging tips", "author": "bob", "views": 45, "published": false},
+        {"id": 3, "title": "REST design", "author": "alice", "views": 45, "published": true},
+        {"id": 4, "title": "Notes", "author": "carol", "views": 7, "published": false}]"#;
+
+    #[test]
+    fn filters_compare_as_text_with_their_operator() {
+        // contract: STATE-052
+        let data = objects(POSTS);
+        let has = |field: &str| {
+            data.iter()
+                .any(|object| field_value(object, field).is_some())
+        };
+        let roles = candidate_roles("views_gte", &has);
+        assert_eq!(
+            roles,
+            vec![QueryRole::Filter {
+                field: "views".into(),
+                op: "gte".into()
+            }]
+        );
+        let model = model(&[
+            (
+                "author",
+                QueryRole::Filter {
+                    field: "author".into(),
+                    op: "eq".into(),
+                },
+            ),
+            ("views_gte", roles[0].clone()),
+            (
+                "in_author",
+                QueryRole::Filter {
+                    field: "author".into(),
+                    op: "in".into(),
+                },
+            ),
+            (
+                "published",
+                QueryRole::Filter {
+                    field: "published".into(),
+                    op: "eq".into(),
+                },
+            ),
+            (
+                "title_like",
+                QueryRole::Filter {
+                    field: "title".into(),
+                    op: "like".into(),
+                },
+            ),
+        ]);
+        assert_eq!(run(&model, &[("author", "alice")], &data), Some(vec![0, 2]));
+        assert_eq!(
+            run(&model, &[("views_gte", "45")], &data),
+            Some(vec![0, 1, 2])
+        );
+        assert_eq!(
+            run(&model, &[("in_author", "bob,carol")], &data),
+            Some(vec![1, 3])
+        );
+        assert_eq!(
+            run(&model, &[("published", "true")], &data),
+            Some(vec![0, 2])
+        );
+        assert_eq!(
+            run(&model, &[("title_like", "PAGING")], &data),
+            Some(vec![1])
+        );
+        // A parameter without a role is not evaluated.
+        assert_eq!(run(&model, &[("colour", "red")], &data), None);
+    }
+
+    #[test]
+    fn search_sort_and_pages() {
+        // contract: STATE-052
+        let data = objects(POSTS);
+        let model = model(&[
+            ("q", QueryRole::Search),
+            ("_sort", QueryRole::Sort),
+            ("_order", QueryRole::Order),
+            ("_page", QueryRole::Page { base: 1 }),
+            ("_limit", QueryRole::PageSize),
+            ("_start", QueryRole::Offset),
+            ("_end", QueryRole::End),
+            ("max_results", QueryRole::PageSize),
+        ]);
+        assert_eq!(run(&model, &[("q", "rest")], &data), Some(vec![2]));
+        assert_eq!(
+            run(&model, &[("_sort", "views"), ("_order", "desc")], &data),
+            Some(vec![0, 1, 2, 3])
+        );
+        // Stable over state order for equal keys; `-field` sorts descending.
+        assert_eq!(
+            run(&model, &[("_sort", "-views,title")], &data),
+            Some(vec![0, 1, 2, 3])
+        );
+        assert_eq!(
+            run(&model, &[("_sort", "author,views")], &data),
+            Some(vec![2, 0, 1, 3])
+        );
+        assert_eq!(
+            run(&model, &[("_page", "2"), ("_limit", "3")], &data),
+            Some(vec![3])
+        );
+        assert_eq!(
+            run(&model, &[("_start", "1"), ("_end", "3")], &data),
+            Some(vec![1, 2])
+        );
+        assert_eq!(
+            run(&model, &[("max_results", "2")], &data),
+            Some(vec![0, 1])
+        );
+        // A page without a page size, or a direction without a sort, is not evaluated.
+        assert_eq!(run(&model, &[("_page", "2")], &data), None);
+        assert_eq!(run(&model, &[("_order", "desc")], &data), None);
+        // Repeated names are not evaluated.
+        assert_eq!(run(&model, &[("q", "a"), ("q", "b")], &data), None);
+    }
+
+    #[test]
+    fn page_size_names_are_recognized() {
+        // contract: STATE-102, STATE-103
+        for name in ["limit", "per_page", "maxSize", "max_results", "maxResults"] {
+            assert_eq!(
+                candidate_roles(name, &|_| false),
+                vec![QueryRole::PageSize],
+                "{name}"
+            );
+            assert!(only_pages(name, "20"));
+        }
+        assert!(only_pages("offset", "0"));
+        assert!(!only_pages("offset", "3"));
+        assert!(!only_pages("page", "1"));
+        assert!(!only_pages("_start", "x"));
+    }
+}

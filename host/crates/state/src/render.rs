@@ -1,0 +1,219 @@
+//! Rendering: how views show the state. Extraction verifies views with these functions and
+//! serving answers with them, so a view kept by verification answers exactly what was checked.
+
+use rea_plugin_api::json::{Json, Number, Object};
+
+use crate::model::{Entity, ViewShape};
+
+/// The value at a JSON pointer of a body, mutably (`""` is the body).
+pub fn pointer_mut<'a>(value: &'a mut Json, pointer: &str) -> Option<&'a mut Json> {
+    if pointer.is_empty() {
+        return Some(value);
+    }
+    let mut current = value;
+    for raw in pointer.strip_prefix('/')?.split('/') {
+        let segment = raw.replace("~1", "/").replace("~0", "~");
+        current = match current {
+            Json::Object(object) => object.get_mut(&segment)?,
+            Json::Array(items) => items.get_mut(segment.parse::<usize>().ok()?)?,
+            _ => return None,
+        };
+    }
+    Some(current)
+}
+
+/// An entity as a view shows it (see [`ViewShape`]): its fields with the hidden ones dropped, the
+/// shape's rules applied, and the view's own values set over them.
+pub fn render_entity(shape: &ViewShape, view: &str, entity: &Entity) -> Json {
+    let mut object = match &entity.fields {
+        Json::Object(fields) => project_fields(shape, fields),
+        _ => Object::new(),
+    };
+    if let Some(Json::Object(overlay)) = entity.view_fields.get(view) {
+        for (key, value) in overlay.iter() {
+            object.insert(key, value.clone());
+        }
+    }
+    Json::Object(object)
+}
+
+/// The fields a shape shows, before any view values are set over them.
+pub fn project_fields(shape: &ViewShape, fields: &Object) -> Object {
+    let mut object = Object::with_capacity(fields.len());
+    for (key, value) in fields.iter() {
+        if shape.hidden_fields.iter().any(|hidden| hidden == key) {
+            continue;
+        }
+        let value = match (shape.nested_fields.get(key), value) {
+            (Some(keys), Json::Object(nested)) => Json::Object(
+                nested
+                    .iter()
+                    .filter(|(name, _)| keys.iter().any(|kept| kept == name))
+                    .map(|(name, item)| (name.to_owned(), item.clone()))
+                    .collect(),
+            ),
+            _ => value.clone(),
+        };
+        let value = if shape.sorted_arrays.iter().any(|sorted| sorted == key) {
+            sorted_strings(value)
+        } else {
+            value
+        };
+        let value = match shape.clock_formats.get(key) {
+            Some(format) => crate::clock::respell(&value, format).unwrap_or(value),
+            None => value,
+        };
+        object.insert(key, value);
+    }
+    object
+}
+
+fn sorted_strings(value: Json) -> Json {
+    match value {
+        Json::Array(mut items) if items.iter().all(|item| matches!(item, Json::String(_))) => {
+            items.sort_by(|a, b| a.as_str().cmp(&b.as_str()));
+            Json::Array(items)
+        }
+        other => other,
+    }
+}
+
+/// The first required field a rendered entity lacks.
+pub fn missing_required<'a>(shape: &'a ViewShape, rendered: &Json) -> Option<&'a str> {
+    let object = rendered.as_object()?;
+    shape
+        .required_fields
+        .iter()
+        .find(|field| !object.contains_key(field))
+        .map(String::as_str)
+}
+
+/// An envelope with the value at `pointer` replaced (`""` replaces the whole body).
+pub fn with_value_at(mut envelope: Json, pointer: &str, value: Json) -> Json {
+    if pointer.is_empty() {
+        return value;
+    }
+    if let Some(slot) = pointer_mut(&mut envelope, pointer) {
+        *slot = value;
+    }
+    envelope
+}
+
+/// Sets a counter to `count`, keeping its recorded representation: a number stays a number, a
+/// digit string stays a digit string of at least its recorded width (zero padding kept).
+pub fn set_counter(envelope: &mut Json, pointer: &str, count: usize) {
+    let Some(slot) = pointer_mut(envelope, pointer) else {
+        return;
+    };
+    match slot {
+        Json::Number(_) => *slot = Json::Number(Number::from(count as u64)),
+        Json::String(text) => {
+            let width = text.len();
+            *slot = Json::String(format!("{count:0width$}"));
+        }
+        _ => {}
+    }
+}
+
+/// Whether a value is a counter spelling of `count`: the number, or a digit string (zero padding
+/// allowed).
+pub fn counts(value: &Json, count: usize) -> bool {
+    match value {
+        Json::Number(number) => number.as_u64() == Some(count as u64),
+        Json::String(text) => {
+            !text.is_empty()
+                && text.bytes().all(|byte| byte.is_ascii_digit())
+                && text.trim_start_matches('0').parse::<u64>().unwrap_or(0) == count as u64
+        }
+        _ => false,
+    }
+}
+
+/// Whether a value is a canonical decimal count of `count` (no zero padding): what query totals
+/// are inferred from.
+pub fn counts_canonically(value: &Json, count: usize) -> bool {
+    match value {
+        Json::Number(number) => number.as_str() == count.to_string(),
+        Json::String(text) => *text == count.to_string(),
+        _ => false,
+    }
+}
+
+/// A scalar's text as requests spell it (`1`, `true`, `alice`); `None` for objects, arrays and
+/// null.
+pub fn scalar_text(value: &Json) -> Option<String> {
+    match value {
+        Json::String(text) => Some(text.clone()),
+        Json::Number(number) => Some(number.as_str().to_owned()),
+        Json::Bool(flag) => Some(flag.to_string()),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rea_plugin_api::json::parse;
+
+    fn json(text: &str) -> Json {
+        parse(text.as_bytes()).unwrap()
+    }
+
+    #[test]
+    fn counters_keep_their_representation() {
+        // contract: STATE-067, STATE-068, STATE-079, STATE-080, STATE-081
+        let mut envelope =
+            json(r#"{"total": 2, "pageInfo": {"totalRows": "002", "isLastPage": true}}"#);
+        set_counter(&mut envelope, "/total", 5);
+        set_counter(&mut envelope, "/pageInfo/totalRows", 13);
+        assert_eq!(
+            envelope.to_canonical_string(),
+            r#"{"pageInfo":{"isLastPage":true,"totalRows":"013"},"total":5}"#
+        );
+        set_counter(&mut envelope, "/pageInfo/totalRows", 1234);
+        assert_eq!(
+            envelope.pointer("/pageInfo/totalRows"),
+            Some(&Json::String("1234".into()))
+        );
+        assert!(counts(&json(r#""007""#), 7));
+        assert!(!counts_canonically(&json(r#""007""#), 7));
+        assert!(counts_canonically(&json("7"), 7));
+    }
+
+    #[test]
+    fn a_shape_hides_nests_sorts_and_sets_view_values() {
+        // contract: STATE-073, STATE-074, STATE-076, STATE-077
+        let shape = ViewShape {
+            hidden_fields: vec!["text".into()],
+            nested_fields: [("parent".to_owned(), vec!["id".to_owned()])]
+                .into_iter()
+                .collect(),
+            sorted_arrays: vec!["tags".into()],
+            ..ViewShape::default()
+        };
+        let entity = Entity {
+            entity_type: "/t".into(),
+            collection: "/t".into(),
+            id: "1".into(),
+            fields: json(
+                r#"{"id": 1, "text": "x", "parent": {"id": 2, "name": "p"}, "tags": ["b", "a"]}"#,
+            ),
+            view_fields: [("list".to_owned(), json(r#"{"status": "open"}"#))]
+                .into_iter()
+                .collect(),
+            record_ordinals: vec![],
+        };
+        let rendered = render_entity(&shape, "list", &entity);
+        assert_eq!(
+            rendered.to_canonical_string(),
+            r#"{"id":1,"parent":{"id":2},"status":"open","tags":["a","b"]}"#
+        );
+        // The stored order is kept: only the view sorts.
+        assert_eq!(
+            entity.fields.pointer("/tags/0"),
+            Some(&Json::String("b".into()))
+        );
+        let other = render_entity(&shape, "item", &entity);
+        assert!(other.get("status").is_none());
+    }
+}

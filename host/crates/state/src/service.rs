@@ -1,0 +1,585 @@
+//! The served state: one live state, shared by every MCP session and the data plane, and the
+//! answers read tools give from it.
+//!
+//! | View | Answer |
+//! | --- | --- |
+//! | `item` | The entity the path arguments name (collection segments matched as written or percent-decoded, the identity percent-decoded first, then as written), rendered into the envelope of `envelope_ordinal`. Missing: the tool's latest recorded `400`/`404`/`410` with `state.view: "missing"`, else a tool error. |
+//! | `list` | A checked line named exactly: its envelope with the members rendered from the state (`all`: the collection in state order; `recorded`: the recorded members still held). No query argument: a line of the collection that only pages its list (`exact_match` false). Every argument with a role in the query model: the query evaluated over the state (`membership: "query"`). Otherwise the recording (`unrecorded-request`). |
+//! | `document` | The checked line named exactly: the state's document; otherwise the recording. |
+//! | `recorded` | The recording, with the view's reason. |
+//!
+//! Repeated query values (`repeated-query`) and calls naming a `projected_query_keys` parameter
+//! (`projection`/`variant`) replay their recordings. An entity lacking a field every recording
+//! carried is a tool error, never a partial answer; a rendered body over 256 KiB is a
+//! `resource_constraint` tool error.
+
+use std::collections::BTreeMap;
+use std::sync::{PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
+
+use rea_manifest::catalog::ArgumentTarget;
+use rea_manifest::segments::{percent_decode, split_path};
+use rea_manifest::{Environment, ToolDefinition};
+use rea_plugin_api::contracts::capture::CaptureRecord;
+use rea_plugin_api::json::{Json, Object};
+use rea_serve::ToolAnswer;
+use serde_json::{Map, Value};
+
+use crate::answer::{
+    KeptRecord, KeptRecords, StateSource, recording_answer, state_answer, tool_error,
+};
+use crate::model::{
+    DocumentView, Entity, ItemView, ListLine, ListView, Membership, StateView, ViewDetail,
+    ViewShape,
+};
+use crate::query::evaluate;
+use crate::render::{missing_required, render_entity, set_counter, with_value_at};
+use crate::store::LiveState;
+
+/// The state an environment serves: the derived state, the live state, and the recordings.
+#[derive(Debug)]
+pub struct StateService {
+    state_evidence_id: String,
+    derived: StateView,
+    initial: LiveState,
+    live: RwLock<LiveState>,
+    replay: Environment,
+    records: KeptRecords,
+}
+
+/// A tool call's arguments, resolved.
+#[derive(Debug, Default)]
+struct Call {
+    /// Segment index → value as given.
+    path: BTreeMap<usize, String>,
+    /// Captured query name → values.
+    query: Vec<(String, Vec<String>)>,
+}
+
+impl Call {
+    fn resolve(definition: &ToolDefinition, arguments: &Map<String, Value>) -> Self {
+        let mut call = Call::default();
+        for (name, value) in arguments {
+            let Some(argument) = definition.input_schema.argument(name) else {
+                continue;
+            };
+            match &argument.target {
+                ArgumentTarget::Path { segment_index, .. } => {
+                    if let Value::String(text) = value {
+                        call.path.insert(*segment_index, text.clone());
+                    }
+                }
+                ArgumentTarget::Query { name } => {
+                    let values = match value {
+                        Value::String(text) => vec![text.clone()],
+                        Value::Number(number) => vec![number.to_string()],
+                        Value::Bool(flag) => vec![flag.to_string()],
+                        Value::Array(items) => items
+                            .iter()
+                            .filter_map(|item| item.as_str().map(str::to_owned))
+                            .collect(),
+                        _ => Vec::new(),
+                    };
+                    call.query.push((name.clone(), values));
+                }
+                ArgumentTarget::Body => {}
+            }
+        }
+        call
+    }
+
+    /// The path the call names: the template with its parameters replaced.
+    fn segments(&self, template: &str) -> Vec<String> {
+        split_path(template)
+            .into_iter()
+            .enumerate()
+            .map(|(index, segment)| {
+                self.path
+                    .get(&index)
+                    .cloned()
+                    .unwrap_or_else(|| segment.to_owned())
+            })
+            .collect()
+    }
+
+    fn repeated(&self) -> bool {
+        self.query.iter().any(|(_, values)| values.len() != 1)
+    }
+
+    fn pairs(&self) -> Vec<(String, String)> {
+        self.query
+            .iter()
+            .filter_map(|(name, values)| values.first().map(|value| (name.clone(), value.clone())))
+            .collect()
+    }
+
+    fn projected<'a>(&self, keys: &'a BTreeMap<String, String>) -> Option<&'a str> {
+        self.query
+            .iter()
+            .find_map(|(name, _)| keys.get(name).map(String::as_str))
+    }
+}
+
+/// Whether recorded path segments are the call's: each as written, or percent-decoded.
+fn segments_match(recorded: &[&str], call: &[String]) -> bool {
+    recorded.len() == call.len()
+        && recorded.iter().zip(call).all(|(segment, value)| {
+            *segment == value || percent_decode(segment).is_some_and(|decoded| decoded == *value)
+        })
+}
+
+fn same_pairs(recorded: Option<&Vec<(String, String)>>, call: &[(String, String)]) -> bool {
+    let mut recorded: Vec<&(String, String)> =
+        recorded.map_or_else(Vec::new, |pairs| pairs.iter().collect());
+    let mut call: Vec<&(String, String)> = call.iter().collect();
+    recorded.sort();
+    call.sort();
+    recorded == call
+}
+
+fn membership_name(membership: Membership) -> &'static str {
+    match membership {
+        Membership::All => "all",
+        Membership::Recorded => "recorded",
+    }
+}
+
+impl StateService {
+    /// The service of a derived state, its Evidence id, the replay environment of the same
+    /// manifest, and the capture records (only those the views cite are kept).
+    pub fn new(
+        derived: StateView,
+        state_evidence_id: String,
+        replay: Environment,
+        records: &[CaptureRecord],
+    ) -> Self {
+        let mut wanted = std::collections::BTreeSet::new();
+        for view in &derived.views {
+            match &view.detail {
+                ViewDetail::Item(item) => {
+                    wanted.insert(item.envelope_ordinal);
+                    wanted.extend(item.missing_ordinal);
+                }
+                ViewDetail::List(list) => {
+                    wanted.extend(list.lines.iter().map(|line| line.record_ordinal));
+                }
+                ViewDetail::Document(document) => {
+                    wanted.insert(document.record_ordinal);
+                }
+                ViewDetail::Recorded { .. } => {}
+            }
+        }
+        let records = records
+            .iter()
+            .filter(|record| wanted.contains(&record.ordinal))
+            .filter_map(|record| KeptRecord::new(record).map(|kept| (record.ordinal, kept)))
+            .collect();
+        let initial = LiveState::new(derived.entities.clone(), derived.documents.clone());
+        Self {
+            state_evidence_id,
+            live: RwLock::new(initial.clone()),
+            initial,
+            derived,
+            replay,
+            records,
+        }
+    }
+
+    /// The state Evidence id.
+    pub fn state_evidence_id(&self) -> &str {
+        &self.state_evidence_id
+    }
+
+    /// The derived state.
+    pub fn derived(&self) -> &StateView {
+        &self.derived
+    }
+
+    /// The derived state, indexed (what `data/reset` restores).
+    pub fn initial(&self) -> &LiveState {
+        &self.initial
+    }
+
+    /// The replay environment answering recordings.
+    pub fn replay(&self) -> &Environment {
+        &self.replay
+    }
+
+    /// Reads the live state.
+    pub fn read(&self) -> RwLockReadGuard<'_, LiveState> {
+        self.live.read().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Writes the live state.
+    pub fn write(&self) -> RwLockWriteGuard<'_, LiveState> {
+        self.live.write().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Restores the derived state.
+    pub fn reset(&self) {
+        *self.write() = self.initial.clone();
+    }
+
+    /// Replaces the whole live state.
+    pub fn replace(&self, state: LiveState) {
+        *self.write() = state;
+    }
+
+    /// The live state's `rea-state/v1` document.
+    pub fn document(&self) -> Json {
+        self.read()
+            .to_document(&self.state_evidence_id, &self.derived.types)
+    }
+
+    /// Answers a read tool call.
+    pub fn answer(&self, tool: &str, arguments: &Map<String, Value>) -> ToolAnswer {
+        let replayed = match self.replay.answer(tool, arguments) {
+            Ok(answer) => answer,
+            Err(error) => return ToolAnswer::error(error.to_json()),
+        };
+        let (Some(view), Some(definition)) = (self.derived.view(tool), self.replay.tool(tool))
+        else {
+            return ToolAnswer::error(
+                rea_manifest::ToolCallError::UnknownTool(tool.to_owned()).to_json(),
+            );
+        };
+        let call = Call::resolve(definition, arguments);
+        let exact = replayed.replay.exact_match;
+        let recording = |reason: &str| recording_answer(&replayed, &StateSource::recording(reason));
+        match &view.detail {
+            ViewDetail::Recorded { reason } => recording(reason),
+            _ if call.repeated() => recording("repeated-query"),
+            ViewDetail::Item(item) => match call.projected(&item.projected_query_keys) {
+                Some(reason) => recording(reason),
+                None => self.answer_item(tool, &view.path_template, item, &call, exact),
+            },
+            ViewDetail::List(list) => match call.projected(&list.projected_query_keys) {
+                Some(reason) => recording(reason),
+                None => self
+                    .answer_list(tool, &view.path_template, list, &call, exact)
+                    .unwrap_or_else(&recording),
+            },
+            ViewDetail::Document(document) => self
+                .answer_document(tool, &view.path_template, document, &call)
+                .unwrap_or_else(recording),
+        }
+    }
+
+    fn kept(&self, ordinal: u64) -> Option<&KeptRecord> {
+        self.records.get(&ordinal)
+    }
+
+    fn render_members(
+        &self,
+        view: &str,
+        shape: &ViewShape,
+        members: &[&Entity],
+    ) -> Result<Vec<Json>, ToolAnswer> {
+        members
+            .iter()
+            .map(|entity| {
+                let rendered = render_entity(shape, view, entity);
+                match missing_required(shape, &rendered) {
+                    Some(field) => Err(tool_error(
+                        "incomplete_entity",
+                        format!(
+                            "the state's entity {:?} of {} lacks the field {field:?} every recording of this view carried, so it cannot be rendered",
+                            entity.id, entity.collection
+                        ),
+                    )),
+                    None => Ok(rendered),
+                }
+            })
+            .collect()
+    }
+
+    fn answer_item(
+        &self,
+        tool: &str,
+        template: &str,
+        item: &ItemView,
+        call: &Call,
+        exact: bool,
+    ) -> ToolAnswer {
+        let segments = call.segments(template);
+        let Some((identity, collection)) = segments.split_last() else {
+            return tool_error("invalid_arguments", "the call names no entity");
+        };
+        let live = self.read();
+        let mut found = None;
+        'collections: for held in live.collections_of(&item.entity_type) {
+            if !segments_match(&split_path(held), collection) {
+                continue;
+            }
+            let decoded = percent_decode(identity).map(|value| value.into_owned());
+            for id in decoded.iter().chain(std::iter::once(identity)) {
+                if let Some(entity) = live.entity(&item.entity_type, held, id) {
+                    found = Some(entity);
+                    break 'collections;
+                }
+            }
+        }
+        let Some(entity) = found else {
+            return match item.missing_ordinal.and_then(|ordinal| self.kept(ordinal)) {
+                Some(missing) => recording_answer(
+                    &missing.replay_answer(self.replay.evidence_id(), exact),
+                    &StateSource::state("missing", None),
+                ),
+                None => tool_error(
+                    "not_found",
+                    "the state holds no such entity, and the capture recorded no 400, 404 or 410 answer of this tool to give",
+                ),
+            };
+        };
+        let rendered = match self.render_members(tool, &item.shape, &[entity]) {
+            Ok(mut rendered) => rendered.remove(0),
+            Err(error) => return error,
+        };
+        let Some(envelope) = self.kept(item.envelope_ordinal) else {
+            return tool_error(
+                "internal_error",
+                "the item view's envelope record is not retained",
+            );
+        };
+        let body = with_value_at(
+            envelope.json.clone().unwrap_or_default(),
+            &item.entity_pointer,
+            rendered,
+        );
+        let view = format!("/{}", segments.join("/"));
+        state_answer(
+            envelope,
+            &body,
+            self.replay.evidence_id(),
+            exact,
+            &StateSource::state(view, None),
+        )
+    }
+
+    fn line_names_call(line: &ListLine, segments: &[String], pairs: &[(String, String)]) -> bool {
+        segments_match(&split_path(&line.path), segments) && same_pairs(line.query.as_ref(), pairs)
+    }
+
+    fn answer_list(
+        &self,
+        tool: &str,
+        template: &str,
+        list: &ListView,
+        call: &Call,
+        exact: bool,
+    ) -> Result<ToolAnswer, &'static str> {
+        let segments = call.segments(template);
+        let pairs = call.pairs();
+        let answered_by_query = |line: &ListLine| {
+            list.query
+                .as_ref()
+                .is_some_and(|model| model.record_ordinals.contains(&line.record_ordinal))
+        };
+        if let Some(line) = list
+            .lines
+            .iter()
+            .find(|line| Self::line_names_call(line, &segments, &pairs))
+        {
+            if answered_by_query(line) {
+                return self.evaluate_query(tool, list, line, &pairs, exact);
+            }
+            return self.render_line(tool, list, line, exact);
+        }
+        let same_collection = |line: &&ListLine| segments_match(&split_path(&line.path), &segments);
+        if pairs.is_empty() {
+            let paging = list
+                .lines
+                .iter()
+                .filter(same_collection)
+                .filter(|line| line.whole)
+                .min_by_key(|line| line.query.is_some());
+            return match paging {
+                Some(line) => self.render_line(tool, list, line, false),
+                None => Err("unrecorded-request"),
+            };
+        }
+        let Some(model) = &list.query else {
+            return Err("unrecorded-request");
+        };
+        if !pairs
+            .iter()
+            .all(|(name, _)| model.parameters.contains_key(name))
+        {
+            return Err("unrecorded-request");
+        }
+        let base = list
+            .lines
+            .iter()
+            .filter(same_collection)
+            .find(|line| line.whole && line.query.is_none())
+            .or_else(|| {
+                list.lines
+                    .iter()
+                    .filter(same_collection)
+                    .find(|line| line.whole)
+            })
+            .or_else(|| {
+                list.lines
+                    .iter()
+                    .filter(same_collection)
+                    .find(|line| answered_by_query(line))
+            });
+        match base {
+            Some(line) => self.evaluate_query(tool, list, line, &pairs, false),
+            None => Err("unrecorded-request"),
+        }
+    }
+
+    fn list_body(
+        &self,
+        list: &ListView,
+        line: &ListLine,
+        members: Vec<Json>,
+        matched: Option<usize>,
+    ) -> Option<(Json, &KeptRecord)> {
+        let base = self.kept(line.record_ordinal)?;
+        let count = members.len();
+        let mut body = with_value_at(base.json.clone()?, &list.list_pointer, Json::Array(members));
+        for counter in &list.counters {
+            set_counter(&mut body, counter, count);
+        }
+        if let (Some(matched), Some(model)) = (matched, &list.query) {
+            for total in &model.totals {
+                set_counter(&mut body, total, matched);
+            }
+        }
+        Some((body, base))
+    }
+
+    fn render_line(
+        &self,
+        tool: &str,
+        list: &ListView,
+        line: &ListLine,
+        exact: bool,
+    ) -> Result<ToolAnswer, &'static str> {
+        let live = self.read();
+        let members: Vec<&Entity> = match line.membership {
+            Membership::All => live.collection(&list.entity_type, &line.path),
+            Membership::Recorded => line
+                .members
+                .iter()
+                .filter_map(|member| live.entity(&list.entity_type, &member.collection, &member.id))
+                .collect(),
+        };
+        if line
+            .page_size
+            .is_some_and(|size| members.len() as u64 > size)
+        {
+            return Err("page-exceeded");
+        }
+        let rendered = match self.render_members(tool, &list.shape, &members) {
+            Ok(rendered) => rendered,
+            Err(error) => return Ok(error),
+        };
+        let Some((body, base)) = self.list_body(list, line, rendered, None) else {
+            return Err("unrecorded-request");
+        };
+        Ok(state_answer(
+            base,
+            &body,
+            self.replay.evidence_id(),
+            exact,
+            &StateSource::state(line.path.clone(), Some(membership_name(line.membership))),
+        ))
+    }
+
+    fn evaluate_query(
+        &self,
+        tool: &str,
+        list: &ListView,
+        base: &ListLine,
+        pairs: &[(String, String)],
+        exact: bool,
+    ) -> Result<ToolAnswer, &'static str> {
+        let Some(model) = &list.query else {
+            return Err("unrecorded-request");
+        };
+        let live = self.read();
+        let collection = live.collection(&list.entity_type, &base.path);
+        let objects: Vec<Object> = collection
+            .iter()
+            .map(|entity| {
+                let mut object = entity.fields.as_object().cloned().unwrap_or_default();
+                if let Some(Json::Object(overlay)) = entity.view_fields.get(tool) {
+                    for (key, value) in overlay.iter() {
+                        object.insert(key, value.clone());
+                    }
+                }
+                object
+            })
+            .collect();
+        let candidates: Vec<&Object> = objects.iter().collect();
+        let Some(evaluated) = evaluate(model, pairs, &candidates) else {
+            return Err("unrecorded-request");
+        };
+        let members: Vec<&Entity> = evaluated
+            .members
+            .iter()
+            .map(|index| collection[*index])
+            .collect();
+        let rendered = match self.render_members(tool, &list.shape, &members) {
+            Ok(rendered) => rendered,
+            Err(error) => return Ok(error),
+        };
+        let Some((body, record)) = self.list_body(list, base, rendered, Some(evaluated.matched))
+        else {
+            return Err("unrecorded-request");
+        };
+        Ok(state_answer(
+            record,
+            &body,
+            self.replay.evidence_id(),
+            exact,
+            &StateSource::state(base.path.clone(), Some("query")),
+        ))
+    }
+
+    fn answer_document(
+        &self,
+        tool: &str,
+        template: &str,
+        document: &DocumentView,
+        call: &Call,
+    ) -> Result<ToolAnswer, &'static str> {
+        let segments = call.segments(template);
+        let named = segments_match(&split_path(&document.path), &segments)
+            && same_pairs(document.query.as_ref(), &call.pairs());
+        if !named {
+            return Err("unrecorded-request");
+        }
+        let live = self.read();
+        let Some(held) = live.document(tool) else {
+            return Ok(tool_error(
+                "not_found",
+                "the state holds no value for this document",
+            ));
+        };
+        let Some(base) = self.kept(document.record_ordinal) else {
+            return Err("unrecorded-request");
+        };
+        let mut body = held.value.clone();
+        if let (Json::Object(value), Some(Json::Object(recorded))) = (&mut body, &base.json) {
+            for member in &document.per_response_members {
+                let name = member
+                    .trim_start_matches('/')
+                    .replace("~1", "/")
+                    .replace("~0", "~");
+                if let Some(kept) = recorded.get(&name) {
+                    value.insert(name, kept.clone());
+                }
+            }
+        }
+        Ok(state_answer(
+            base,
+            &body,
+            self.replay.evidence_id(),
+            true,
+            &StateSource::state(document.path.clone(), None),
+        ))
+    }
+}

@@ -1,0 +1,167 @@
+//! Deciding, before the listener binds, whether an environment serves from the state or from
+//! replay.
+//!
+//! In order (the first failure makes the state unavailable; the server then serves replay exactly
+//! as with `--replay-only`, logging a warning with the refusal's code and message, and the stopped
+//! document reports `{"served": false, "reason": "unavailable", "code", "message"}`):
+//!
+//! 1. the state catalog under the served name must fit the discovery reservation
+//!    (`resource_constraint`); this runs first, so nothing is derived for an oversized catalog;
+//! 2. the `environment-state` view is derived in-process from the already authenticated capture
+//!    with the manifest's `template_rules` in the same order (its own refusals apply), and must
+//!    project the served manifest (same Evidence id, so it names only manifest tools);
+//! 3. `data/get` must be able to write the derived state within the 32 MiB `data/add` limit
+//!    (`resource_constraint`).
+//!
+//! Otherwise the state serves: `{"served": true, "evidence_id": "ev_…"}`.
+
+use std::sync::Arc;
+
+use rea_evidence::capture::capture_records;
+use rea_evidence::{Evidence, Refusal};
+use rea_manifest::evidence::seal_manifest;
+use rea_manifest::{Environment, Manifest, TemplateRules};
+use serde_json::{Value, json};
+
+use crate::backend::{StateBackend, check_state_catalog, state_tools};
+use crate::evidence::project_state_evidence;
+use crate::fetch::FetchOptions;
+use crate::plane::StatePlane;
+use crate::service::StateService;
+use crate::store::MAX_STATE_BYTES;
+
+/// What an environment serves. (Built once per server: the size of the replay variant does not
+/// matter.)
+#[derive(Debug)]
+#[allow(clippy::large_enum_variant)]
+pub enum Serving {
+    /// From the state.
+    State {
+        /// The MCP backend.
+        backend: Arc<StateBackend>,
+        /// The data plane (sharing the backend's live state).
+        plane: Arc<StatePlane>,
+        /// The stopped document's `state` member.
+        report: Value,
+    },
+    /// Replay, because the state is unavailable.
+    Replay {
+        /// The replay environment, handed back.
+        environment: Environment,
+        /// Why (also logged as a warning).
+        refusal: Refusal,
+        /// The stopped document's `state` member.
+        report: Value,
+    },
+}
+
+/// The stopped document's `state` member for an unavailable state.
+pub fn unavailable_report(refusal: &Refusal) -> Value {
+    json!({
+        "served": false,
+        "reason": "unavailable",
+        "code": refusal.code,
+        "message": refusal.message,
+    })
+}
+
+/// Decides how to serve a manifest (already checked against its capture by
+/// [`Environment::from_evidence`]) under a served name.
+pub fn prepare(
+    environment: Environment,
+    manifest: &Manifest,
+    capture: &Evidence,
+    name: &str,
+) -> Serving {
+    prepare_with(
+        environment,
+        manifest,
+        capture,
+        name,
+        FetchOptions::default(),
+    )
+}
+
+/// [`prepare`] with explicit download options.
+pub fn prepare_with(
+    environment: Environment,
+    manifest: &Manifest,
+    capture: &Evidence,
+    name: &str,
+    options: FetchOptions,
+) -> Serving {
+    match derive_service(&environment, manifest, capture, name) {
+        Ok((tools, derived)) => {
+            let (state, state_id, records) = derived;
+            let service = Arc::new(StateService::new(
+                state,
+                state_id.clone(),
+                environment,
+                &records,
+            ));
+            let backend = Arc::new(StateBackend::new(Arc::clone(&service), &tools, name));
+            let plane = Arc::new(StatePlane::with_options(service, options));
+            Serving::State {
+                backend,
+                plane,
+                report: json!({ "served": true, "evidence_id": state_id }),
+            }
+        }
+        Err(refusal) => {
+            tracing::warn!(
+                code = refusal.code.as_str(),
+                message = refusal.message.as_str(),
+                "the environment state is unavailable; serving replay"
+            );
+            Serving::Replay {
+                environment,
+                report: unavailable_report(&refusal),
+                refusal,
+            }
+        }
+    }
+}
+
+type Derived = (
+    crate::model::StateView,
+    String,
+    Vec<rea_plugin_api::contracts::capture::CaptureRecord>,
+);
+
+fn derive_service(
+    environment: &Environment,
+    manifest: &Manifest,
+    capture: &Evidence,
+    name: &str,
+) -> Result<(Vec<rea_manifest::ToolDefinition>, Derived), Refusal> {
+    let tools = state_tools(environment, manifest);
+    check_state_catalog(&tools, name)?;
+    let rules = TemplateRules::parse(&manifest.template_rules).map_err(|error| {
+        Refusal::invalid_request(format!(
+            "the manifest's template rules are not valid: {error}"
+        ))
+    })?;
+    let projected = project_state_evidence(capture, &rules)?;
+    let served_id = seal_manifest(manifest)?.id().to_owned();
+    if projected.state.manifest_evidence_id != served_id {
+        return Err(Refusal::invalid_request(format!(
+            "the state derived from evidence {} with the manifest's rules projects manifest {}, not the served manifest {served_id}",
+            capture.id(),
+            projected.state.manifest_evidence_id
+        )));
+    }
+    let state_id = projected.evidence.id().to_owned();
+    let document = crate::store::LiveState::new(
+        projected.state.entities.clone(),
+        projected.state.documents.clone(),
+    )
+    .to_document(&state_id, &projected.state.types);
+    let size = document.to_canonical_vec().len();
+    if size > MAX_STATE_BYTES {
+        return Err(Refusal::resource_constraint(format!(
+            "data/get would write the derived state in {size} bytes, over the {MAX_STATE_BYTES}-byte limit data/add loads"
+        )));
+    }
+    let records = capture_records(capture)?;
+    Ok((tools, (projected.state, state_id, records)))
+}

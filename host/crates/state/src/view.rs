@@ -1,0 +1,162 @@
+//! The `environment-state` view request, for `rea inspect-analysis-view`:
+//!
+//! ```json
+//! {"source": {"kind": "inline", "evidence": {…}} | {"kind": "evidence-file", "path": "capture.json"},
+//!  "view": {"kind": "environment-state", "template_rules": ["after-uid-literal", …]}}
+//! ```
+//!
+//! It takes the same members as the `environment-manifest` view, so it is read by the manifest
+//! crate's request parser (the view kind swapped, at the raw-text level so inline Evidence keeps
+//! its exact spelling and id); refusals keep their pointers and name this view kind.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use rea_evidence::{Evidence, Refusal, read_bounded};
+use rea_manifest::evidence::VIEW_FILE_MAX_BYTES;
+use rea_manifest::{STAGE, ViewRequest, ViewSpec, parse_view_request};
+use serde_json::Value;
+use serde_json::value::RawValue;
+
+use crate::evidence::{ProjectedState, project_state_evidence};
+use crate::model::{STATE_VIEW_KIND, ViewDetail};
+
+const MANIFEST_KIND: &str = "environment-manifest";
+
+/// When `text` is a view request of kind `environment-state`, the request read as the manifest
+/// view's parser reads it (same source and rules); `None` for any other request.
+pub fn state_view_request(text: &str) -> Option<Result<ViewRequest, Refusal>> {
+    let top: BTreeMap<String, &RawValue> = serde_json::from_str(text).ok()?;
+    let mut view: serde_json::Map<String, Value> =
+        serde_json::from_str(top.get("view")?.get()).ok()?;
+    if view.get("kind").and_then(Value::as_str) != Some(STATE_VIEW_KIND) {
+        return None;
+    }
+    view.insert("kind".to_owned(), Value::String(MANIFEST_KIND.to_owned()));
+    let mut rewritten = String::from("{");
+    for (index, (key, raw)) in top.iter().enumerate() {
+        if index > 0 {
+            rewritten.push(',');
+        }
+        rewritten.push_str(&serde_json::to_string(key).unwrap_or_default());
+        rewritten.push(':');
+        if key == "view" {
+            rewritten.push_str(&Value::Object(view.clone()).to_string());
+        } else {
+            rewritten.push_str(raw.get());
+        }
+    }
+    rewritten.push('}');
+    Some(parse_view_request(&rewritten).map_err(|mut refusal| {
+        refusal.message = refusal.message.replace(MANIFEST_KIND, STATE_VIEW_KIND);
+        refusal
+    }))
+}
+
+/// Reads a view request file; when it asks for the `environment-state` view, projects it.
+/// `None` when the file holds another view kind (or cannot be read as a request at all: the
+/// manifest view's own reading then reports the problem).
+pub fn inspect_state_view(view: &Path) -> Option<Result<ProjectedState, Refusal>> {
+    let file = read_bounded(view, VIEW_FILE_MAX_BYTES).ok()?;
+    let text = std::str::from_utf8(&file.bytes).ok()?;
+    let request = state_view_request(text)?;
+    Some(request.and_then(|request| {
+        let base = file.path.parent().unwrap_or(Path::new("."));
+        let capture: Evidence = request.source.load(base)?;
+        let ViewSpec::EnvironmentManifest { template_rules } = &request.view;
+        project_state_evidence(&capture, template_rules).map_err(|refusal| {
+            if refusal.stage.is_none() {
+                refusal.in_stage(STAGE)
+            } else {
+                refusal
+            }
+        })
+    }))
+}
+
+/// A short human summary of a state view.
+pub fn text_summary(projected: &ProjectedState) -> String {
+    let state = &projected.state;
+    let (backed, recorded) = state.coverage();
+    let mut text = format!(
+        "environment state {}\n  parent evidence: {}\n  manifest: {}\n  template rules: {}\n  first related write: {}\n  types: {}\n  entities: {}\n  documents: {}\n  read views: {} ({backed} from the state, {recorded} recorded)\n",
+        projected.evidence.id(),
+        state.parent_evidence_id,
+        state.manifest_evidence_id,
+        if state.template_rules.is_empty() {
+            "none (format rules only)".to_owned()
+        } else {
+            state.template_rules.join(", ")
+        },
+        state
+            .first_write_ordinal
+            .map_or_else(|| "none".to_owned(), |ordinal| format!("record {ordinal}")),
+        state.types.len(),
+        state.entities.len(),
+        state.documents.len(),
+        state.views.len(),
+    );
+    for entity_type in &state.types {
+        text.push_str(&format!(
+            "    type {} (identity {:?})\n",
+            entity_type.collection_template, entity_type.identity_field
+        ));
+    }
+    for view in &state.views {
+        let detail = match &view.detail {
+            ViewDetail::Recorded { reason } => format!("recorded ({reason})"),
+            ViewDetail::List(list) => format!(
+                "list of {} ({} lines{})",
+                list.entity_type,
+                list.lines.len(),
+                if list.query.is_some() {
+                    ", query model"
+                } else {
+                    ""
+                }
+            ),
+            ViewDetail::Item(item) => format!("item of {}", item.entity_type),
+            ViewDetail::Document(document) => format!("document {}", document.path),
+        };
+        text.push_str(&format!(
+            "    {} {} {}: {detail}\n",
+            view.tool, view.method, view.path_template
+        ));
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_state_requests_are_taken() {
+        // contract: BUILD-017
+        assert!(state_view_request(r#"{"source": {"kind": "inline", "evidence": {}}, "view": {"kind": "environment-manifest"}}"#).is_none());
+        assert!(state_view_request("nope").is_none());
+        let request = state_view_request(
+            r#"{"source": {"kind": "inline", "evidence": {"n": 1.50}}, "view": {"kind": "environment-state", "template_rules": ["opaque-token"]}}"#,
+        )
+        .unwrap()
+        .unwrap();
+        let rea_manifest::ViewSource::Inline { evidence } = &request.source else {
+            panic!("inline expected")
+        };
+        // The inline Evidence keeps its spelling.
+        assert_eq!(evidence.get(), r#"{"n": 1.50}"#);
+        let ViewSpec::EnvironmentManifest { template_rules } = &request.view;
+        assert_eq!(template_rules.names(), vec!["opaque-token"]);
+        let refusal = state_view_request(
+            r#"{"source": {"kind": "inline", "evidence": {}}, "view": {"kind": "environment-state", "rules": []}}"#,
+        )
+        .unwrap()
+        .unwrap_err();
+        assert_eq!(refusal.pointer.as_deref(), Some("/view/rules"));
+        assert!(
+            refusal.message.contains("environment-state"),
+            "{}",
+            refusal.message
+        );
+    }
+}

@@ -1,0 +1,500 @@
+//! `rea environment-build CAPTURE [DIR] [--name N] [--template-rule R]... [--format-rules-only]
+//! [--pipeline FILE] [--binary PATH] [--dry-run] [--json]`: one recorded capture in, an agentenv
+//! bundle out, every stage in-process; and the MCP tool `export_environment_bundle`.
+//!
+//! Stages, each refusal naming its own: the build's checks (`environment-build`: arguments, the
+//! name, the directory, the capture's format), inspection of a `.har` exactly as
+//! `rea inspect-web-network-capture` inspects it (`inspect_web_network_capture`; capture Evidence
+//! JSON skips it), projection of the environment manifest from the capture as retained Evidence
+//! (`inspect_analysis_view`), then the export (`environment-export`: the pair authenticated, the
+//! state prepared as the bundle's server prepares it, the files planned and written). For the same
+//! capture path every file is byte-identical to what `inspect-web-network-capture`,
+//! `inspect-analysis-view` (same rules) and `environment-export --name <the build's name>` write.
+//!
+//! A HAR document saved as `.json` is refused with a hint to name it `.har`; other extensions are
+//! `unsupported_target`. Template rules: `--template-rule` (repeatable, applied in the views'
+//! fixed order, a repeat refused) replaces the pipeline's (the default pipeline's are
+//! `after-uid-literal`, `opaque-token`, `sibling-variance`, `prefix-variance`);
+//! `--format-rules-only` applies none. Without `--name` the manifest names the env, unless the
+//! capture's origin is a loopback name or an IP literal: then the capture file does, with a
+//! `name-from-file` warning. `--dry-run` runs every stage and writes nothing; it does not check
+//! the directory, which may then be omitted (`status: "planned"`). SIGINT cancels (`cancelled`,
+//! exit 130). Stage progress goes to stderr; the report is the only output on stdout.
+//!
+//! Decisions: the report's `coverage` is `null` until the environment coverage view exists;
+//! inputs are bounded by the fixed budgets of their readers (32 MiB HAR, 64 MiB Evidence) rather
+//! than by the live heap headroom; the pipeline's `[manifest] template_rules` are the build's
+//! default rules.
+
+#![allow(clippy::result_large_err)]
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use clap::Args;
+use rea_bundle::{
+    AuthenticatedPair, BUILD_STAGE, Destination, EXPORT_STAGE, ExportObserver, ExportRequest,
+    LocalOriginName, Stages, TOOL_STAGE, Target,
+};
+use rea_evidence::envelope::EVIDENCE_FILE_MAX_BYTES;
+use rea_evidence::{Evidence, Refusal, read_bounded};
+use rea_manifest::{TemplateRules, project_manifest_evidence};
+use rea_self_mcp::catalog::tool_names::EXPORT_ENVIRONMENT_BUNDLE;
+use rea_self_mcp::catalog::{FAMILY_ENVIRONMENT, ToolCatalog, ToolContext, ToolOutcome, ToolSpec};
+use serde_json::{Map, Value, json};
+
+use crate::commands::environment_export::{
+    Interrupt, Progress, Quiet, absolute, bundled_binary, finish, load_pipeline, serve_command,
+};
+use crate::commands::inspect_capture::{InspectRequest, inspect};
+use crate::output::CommandFailure;
+
+/// The stage of inspection refusals.
+const INSPECT_STAGE: &str = rea_evidence::capture::INSPECT_CAPTURE_OPERATION;
+
+/// Arguments of `rea environment-build`.
+#[derive(Debug, Args)]
+pub struct EnvironmentBuildArgs {
+    /// The capture: a `.har` file, or capture Evidence JSON (`rea inspect-web-network-capture`).
+    #[arg(value_name = "CAPTURE")]
+    pub capture: PathBuf,
+    /// The bundle directory: absent (its parent existing) or empty; optional with --dry-run.
+    #[arg(value_name = "DIR")]
+    pub directory: Option<PathBuf>,
+    /// The env folder name and env id (default: the manifest's, or the capture file's for a
+    /// loopback or IP origin).
+    #[arg(long, value_name = "N")]
+    pub name: Option<String>,
+    /// A template rule to apply (repeatable; replaces the pipeline's rules).
+    #[arg(
+        long = "template-rule",
+        value_name = "R",
+        conflicts_with = "format_rules_only"
+    )]
+    pub template_rules: Vec<String>,
+    /// Apply no template rule, only the format rules.
+    #[arg(long)]
+    pub format_rules_only: bool,
+    /// The pipeline to build with and bundle (default: the embedded one).
+    #[arg(long, value_name = "FILE")]
+    pub pipeline: Option<PathBuf>,
+    /// The rea binary the bundle carries (default: this one); a Linux build for the image.
+    #[arg(long, value_name = "PATH")]
+    pub binary: Option<PathBuf>,
+    /// Run every stage and report the files, writing nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Print the JSON report (refusals as JSON lines on stderr).
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Runs `rea environment-build`.
+pub fn run(args: &EnvironmentBuildArgs) -> Result<(), CommandFailure> {
+    if args.directory.is_none() && !args.dry_run {
+        return Err(CommandFailure::configuration(
+            vec![
+                Refusal::invalid_request(
+                    "a bundle directory is required (only --dry-run may omit it)",
+                )
+                .at("/directory")
+                .in_stage(BUILD_STAGE),
+            ],
+            args.json,
+        ));
+    }
+    let interrupt = Interrupt::install();
+    let mut progress = Progress::start(interrupt.clone());
+    let outcome = build(args, &mut progress);
+    progress.finish();
+    finish(outcome, args.json, &interrupt)
+}
+
+/// A capture read for a build: its Evidence and the bytes `evidence.json` holds.
+struct CaptureInput {
+    evidence: Evidence,
+    /// `None`: the Evidence as `--format json` writes it (an inspected HAR, retained Evidence).
+    bytes: Option<Vec<u8>>,
+    input: &'static str,
+}
+
+/// What the build makes of a capture.
+struct BuildOptions {
+    rules: TemplateRules,
+    name: Option<String>,
+    local_origin: LocalOriginName,
+    pipeline: rea_bundle::BundlePipeline,
+    binary: rea_bundle::BundledBinary,
+    target: Option<Target>,
+    dry_run: bool,
+    destination_stage: &'static str,
+}
+
+fn build(args: &EnvironmentBuildArgs, progress: &mut Progress) -> Result<Value, Refusal> {
+    let own = |refusal: Refusal| refusal.in_stage(BUILD_STAGE);
+    if let Some(name) = &args.name {
+        rea_bundle::check_name(name).map_err(own)?;
+    }
+    let target = args.directory.as_deref().map(|directory| Target {
+        directory: absolute(directory),
+        rule: Destination::AbsentOrEmpty,
+    });
+    if let (Some(target), false) = (&target, args.dry_run) {
+        rea_bundle::check_destination(&target.directory, target.rule).map_err(own)?;
+    }
+    let kind = capture_kind(&args.capture).map_err(own)?;
+    progress.stage("pipeline", "loading the pipeline");
+    let (pipeline, (registry, resolved)) = load_pipeline(args.pipeline.as_deref()).map_err(own)?;
+    let rules = if args.format_rules_only {
+        TemplateRules::none()
+    } else if !args.template_rules.is_empty() {
+        parse_rules(&args.template_rules, "/template_rules").map_err(own)?
+    } else {
+        TemplateRules::parse(&resolved.template_rules).map_err(|error| {
+            own(Refusal::configuration_invalid(format!(
+                "the pipeline's template rules are not valid: {error}"
+            )))
+        })?
+    };
+    progress.stage("binary", "hashing the rea binary");
+    let binary = bundled_binary(args.binary.as_deref()).map_err(own)?;
+    progress.check().map_err(own)?;
+
+    let capture = match kind {
+        CaptureKind::Har => {
+            progress.stage("inspect", &format!("inspecting {}", args.capture.display()));
+            let Some(extractor) = resolved.capture_extractors.get("har") else {
+                return Err(Refusal::unsupported_target(
+                    "the pipeline binds no capture extractor to `har` inputs",
+                )
+                .in_stage(INSPECT_STAGE));
+            };
+            let evidence = inspect(
+                &registry,
+                &extractor.stage,
+                &InspectRequest {
+                    capture: &args.capture,
+                    input_kind: "har",
+                    selection: None,
+                    sensitive_values: &[],
+                },
+            )?;
+            CaptureInput {
+                evidence,
+                bytes: None,
+                input: "har",
+            }
+        }
+        CaptureKind::Evidence => {
+            progress.stage("read", &format!("reading {}", args.capture.display()));
+            read_capture_evidence(&args.capture)?
+        }
+    };
+    progress.check().map_err(own)?;
+    let options = BuildOptions {
+        rules,
+        name: args.name.clone(),
+        local_origin: LocalOriginName::File(args.capture.clone()),
+        pipeline,
+        binary,
+        target,
+        dry_run: args.dry_run,
+        destination_stage: BUILD_STAGE,
+    };
+    bundle_capture(capture, options, progress)
+}
+
+/// The capture formats a build reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum CaptureKind {
+    Har,
+    Evidence,
+}
+
+fn capture_kind(path: &Path) -> Result<CaptureKind, Refusal> {
+    let extension = path
+        .extension()
+        .map(|extension| extension.to_string_lossy().to_ascii_lowercase());
+    match extension.as_deref() {
+        Some("har") => Ok(CaptureKind::Har),
+        Some("json") => Ok(CaptureKind::Evidence),
+        _ => Err(Refusal::unsupported_target(format!(
+            "{} is neither a `.har` file nor capture Evidence JSON (`.json`); other capture formats are not read",
+            path.display()
+        ))
+        .at("/capture")),
+    }
+}
+
+/// Reads capture Evidence JSON once; a HAR document saved as `.json` is refused with a hint.
+fn read_capture_evidence(path: &Path) -> Result<CaptureInput, Refusal> {
+    let file = read_bounded(path, EVIDENCE_FILE_MAX_BYTES)
+        .map_err(|refusal| refusal.in_stage(rea_manifest::STAGE))?;
+    let evidence = match Evidence::authenticate(&file.bytes) {
+        Ok(evidence) => evidence,
+        Err(refusal) => {
+            if is_har_document(&file.bytes) {
+                return Err(Refusal::unsupported_target(format!(
+                    "{} is a HAR document saved as `.json`, not capture Evidence: name it `.har` (for example {}) to build from it",
+                    path.display(),
+                    path.with_extension("har").display()
+                ))
+                .at("/capture")
+                .in_stage(BUILD_STAGE));
+            }
+            return Err(refusal.in_stage(rea_manifest::STAGE));
+        }
+    };
+    Ok(CaptureInput {
+        evidence,
+        bytes: Some(file.bytes),
+        input: "evidence",
+    })
+}
+
+/// Whether bytes are a JSON object with a `log` member (a HAR document).
+fn is_har_document(bytes: &[u8]) -> bool {
+    #[derive(serde::Deserialize)]
+    struct HarShape {
+        #[allow(dead_code)]
+        log: serde::de::IgnoredAny,
+    }
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    serde_json::from_slice::<HarShape>(bytes).is_ok()
+}
+
+fn parse_rules(names: &[String], pointer: &str) -> Result<TemplateRules, Refusal> {
+    TemplateRules::parse(names).map_err(|error| {
+        let index = match &error {
+            rea_manifest::template::RuleListError::Unknown { index, .. }
+            | rea_manifest::template::RuleListError::Repeated { index, .. } => *index,
+        };
+        Refusal::invalid_request(error.to_string()).at(format!("{pointer}/{index}"))
+    })
+}
+
+/// Projects the manifest from capture Evidence, authenticates the pair and exports the bundle.
+fn bundle_capture(
+    capture: CaptureInput,
+    options: BuildOptions,
+    observer: &mut dyn ExportObserver,
+) -> Result<Value, Refusal> {
+    observer.stage("manifest", "projecting the environment manifest");
+    let (_, manifest) =
+        project_manifest_evidence(&capture.evidence, &options.rules).map_err(|refusal| {
+            match refusal.stage {
+                Some(_) => refusal,
+                None => refusal.in_stage(rea_manifest::STAGE),
+            }
+        })?;
+    if observer.cancelled() {
+        return Err(Refusal::cancelled(
+            "SIGINT received before the bundle was written; nothing was written",
+        )
+        .in_stage(BUILD_STAGE));
+    }
+    let (pair, environment) = match capture.bytes {
+        None => AuthenticatedPair::from_sealed(manifest, capture.evidence),
+        Some(bytes) => AuthenticatedPair::from_capture_file(manifest, bytes, capture.evidence),
+    }
+    .map_err(|refusal| refusal.in_stage(EXPORT_STAGE))?;
+    let request = ExportRequest {
+        pair,
+        name: options.name,
+        local_origin: options.local_origin,
+        pipeline: options.pipeline,
+        binary: options.binary,
+        serve: serve_command(),
+        target: options.target,
+        dry_run: options.dry_run,
+        input: capture.input,
+        stages: Stages {
+            checks: BUILD_STAGE,
+            bundle: EXPORT_STAGE,
+            destination: options.destination_stage,
+        },
+    };
+    rea_bundle::export(&request, environment, observer)
+}
+
+/// Registers `export_environment_bundle` (family `environment`) in `rea mcp`'s catalog.
+pub fn register_export_tool(catalog: &mut ToolCatalog) -> Result<(), rea_self_mcp::SelfMcpError> {
+    catalog.register(
+        export_tool_spec(),
+        Arc::new(|arguments: &Map<String, Value>, context: &ToolContext| {
+            match export_tool(arguments, context) {
+                Ok(report) => ToolOutcome::value(report),
+                Err(refusal) => ToolOutcome::refused(refusal),
+            }
+        }),
+    )
+}
+
+fn export_tool_spec() -> ToolSpec {
+    let schema = json!({
+        "type": "object",
+        "properties": {
+            "source": {
+                "type": "object",
+                "description": "Capture Evidence: `{\"kind\": \"retained-evidence\", \"evidence_id\"}` (an inspect_web_network_capture result this session retained) or `{\"kind\": \"evidence-file\", \"path\"}` (an absolute path). Inspect a HAR with inspect_web_network_capture first.",
+                "properties": {
+                    "kind": {"type": "string", "enum": ["retained-evidence", "evidence-file"]},
+                    "evidence_id": {"type": "string"},
+                    "path": {"type": "string"}
+                },
+                "required": ["kind"],
+                "additionalProperties": false
+            },
+            "output_directory": {
+                "type": "string",
+                "description": "Absolute path of the bundle directory: it must not exist yet, and its parent must."
+            },
+            "name": {
+                "type": "string",
+                "description": "The env folder name and env id: kebab-case, at most 63 characters. Required when the capture's origin is a loopback name or an IP literal and the source is retained Evidence."
+            },
+            "template_rules": {
+                "type": "array",
+                "items": {"type": "string", "enum": ["after-uid-literal", "opaque-token", "sibling-variance", "prefix-variance"]},
+                "description": "Template rules replacing the default four (after-uid-literal, opaque-token, sibling-variance, prefix-variance); [] applies none."
+            },
+            "dry_run": {
+                "type": "boolean",
+                "description": "Run every stage and report the files without writing (output_directory is still checked)."
+            }
+        },
+        "required": ["source", "output_directory"],
+        "additionalProperties": false
+    });
+    let annotations = json!({
+        "readOnlyHint": false,
+        "destructiveHint": false,
+        "idempotentHint": false,
+        "openWorldHint": false
+    });
+    ToolSpec {
+        name: EXPORT_ENVIRONMENT_BUNDLE.to_owned(),
+        family: FAMILY_ENVIRONMENT.to_owned(),
+        title: "Export an environment bundle".to_owned(),
+        description: "Builds an agentenv bundle from capture Evidence, as `rea environment-build` does: projects the environment manifest, prepares the state the bundle's server derives, and writes README.md, envs/NAME/ (Dockerfile, env.toml, manifest.json, evidence.json, pipeline.toml, bin/rea), artifacts/check_NAME/verify.py and tasks/smoke.json into a new directory. Returns the build report (status, directory, name, capture, manifest, state, coverage, tool_count, files, warnings, next); `agent-env run DIRECTORY` runs the bundle.".to_owned(),
+        input_schema: schema.as_object().cloned().unwrap_or_default(),
+        annotations: annotations.as_object().cloned().unwrap_or_default(),
+    }
+}
+
+fn export_tool(arguments: &Map<String, Value>, context: &ToolContext) -> Result<Value, Refusal> {
+    let tool = |refusal: Refusal| refusal.in_stage(TOOL_STAGE);
+    let directory = arguments
+        .get("output_directory")
+        .and_then(Value::as_str)
+        .map(PathBuf::from)
+        .ok_or_else(|| {
+            tool(
+                Refusal::invalid_request("`output_directory` must be a string")
+                    .at("/output_directory"),
+            )
+        })?;
+    if !directory.is_absolute() {
+        return Err(tool(
+            Refusal::invalid_request(
+                "`output_directory` must be an absolute path: the server's working directory is not the caller's",
+            )
+            .at("/output_directory"),
+        ));
+    }
+    rea_bundle::check_destination(&directory, Destination::Absent)
+        .map_err(|refusal| tool(refusal.at("/output_directory")))?;
+    let own = |refusal: Refusal| refusal.in_stage(BUILD_STAGE);
+    let name = match arguments.get("name") {
+        None => None,
+        Some(Value::String(name)) => {
+            rea_bundle::check_name(name).map_err(own)?;
+            Some(name.clone())
+        }
+        Some(_) => {
+            return Err(own(
+                Refusal::invalid_request("`name` must be a string").at("/name")
+            ));
+        }
+    };
+    let rules = match arguments.get("template_rules") {
+        None => TemplateRules::all(),
+        Some(Value::Array(items)) => {
+            let names: Vec<String> = items
+                .iter()
+                .map(|item| item.as_str().unwrap_or_default().to_owned())
+                .collect();
+            parse_rules(&names, "/template_rules").map_err(own)?
+        }
+        Some(_) => {
+            return Err(own(Refusal::invalid_request(
+                "`template_rules` must be an array of rule names",
+            )
+            .at("/template_rules")));
+        }
+    };
+    let dry_run = arguments
+        .get("dry_run")
+        .and_then(Value::as_bool)
+        .unwrap_or(false);
+    let source = arguments.get("source").cloned().unwrap_or(Value::Null);
+    let (capture, local_origin) = match source.get("kind").and_then(Value::as_str) {
+        Some("retained-evidence") => {
+            let document = context.ledger.resolve(&source, "/source").map_err(own)?;
+            let evidence = Evidence::authenticate(document.canonical.as_bytes())
+                .map_err(|refusal| refusal.in_stage(rea_manifest::STAGE))?;
+            (
+                CaptureInput {
+                    evidence,
+                    bytes: None,
+                    input: "evidence",
+                },
+                LocalOriginName::Required,
+            )
+        }
+        Some("evidence-file") => {
+            let path = source
+                .get("path")
+                .and_then(Value::as_str)
+                .map(PathBuf::from)
+                .filter(|path| path.is_absolute())
+                .ok_or_else(|| {
+                    own(Refusal::invalid_request(
+                        "an evidence-file source needs an absolute `path`",
+                    )
+                    .at("/source/path"))
+                })?;
+            if capture_kind(&path).ok() == Some(CaptureKind::Har) {
+                return Err(own(
+                    Refusal::unsupported_target(
+                        "the source is a HAR file: inspect it with inspect_web_network_capture first and pass the retained Evidence",
+                    )
+                    .at("/source/path"),
+                ));
+            }
+            (read_capture_evidence(&path)?, LocalOriginName::File(path))
+        }
+        _ => {
+            return Err(own(Refusal::invalid_request(
+                "`source.kind` must be `retained-evidence` or `evidence-file`",
+            )
+            .at("/source/kind")));
+        }
+    };
+    let (pipeline, _) = load_pipeline(None).map_err(own)?;
+    let binary = bundled_binary(None).map_err(own)?;
+    let options = BuildOptions {
+        rules,
+        name,
+        local_origin,
+        pipeline,
+        binary,
+        target: Some(Target {
+            directory,
+            rule: Destination::Absent,
+        }),
+        dry_run,
+        destination_stage: TOOL_STAGE,
+    };
+    bundle_capture(capture, options, &mut Quiet)
+}

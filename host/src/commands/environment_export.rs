@@ -1,0 +1,471 @@
+//! `rea environment-export MANIFEST.json --evidence CAPTURE.json DIR [--name N] [--binary PATH]
+//! [--pipeline FILE] [--json]`: write a manifest and its capture as an agentenv bundle
+//! ([`rea_bundle`]).
+//!
+//! Order of work, every refusal before anything is written: the directory (absent with an
+//! existing parent, or empty), the name when given, the pipeline (validated whole, its plugin
+//! libraries loaded and read), the binary (the running one, or `--binary`, hashed), then the two
+//! Evidence files, each read once within its bound and authenticated from the bytes the bundle
+//! copies, and cross-checked as `environment-serve` checks them (a manifest of another capture is
+//! `invalid_request` naming both ids). Then the bundle is planned (name, what it serves, warnings)
+//! and written. SIGINT cancels (`cancelled`, exit 130); during the write, the refusal names the
+//! bundle and the files written.
+//!
+//! Without `--json` a short text report goes to stdout; with it, the JSON report (see
+//! [`rea_bundle::export`]) and refusals as JSON lines on stderr. Stage progress goes to stderr: a
+//! progress bar on a terminal, JSON log lines otherwise.
+//!
+//! Decisions: without `--name` the env is named by the manifest even for a loopback origin (the
+//! build names such an env after its capture file); the bundle's `bin/rea` is the running binary
+//! unless `--binary` names a Linux build for the image; the pipeline is the embedded default
+//! unless `--pipeline` is given, and the bundle always carries it as `pipeline.toml`.
+
+#![allow(clippy::result_large_err)]
+
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use clap::Args;
+use rea_bundle::output::{WriteObserver, digest_file};
+use rea_bundle::{
+    AuthenticatedPair, BundlePipeline, BundledBinary, Destination, EXPORT_STAGE, ExportObserver,
+    ExportRequest, LocalOriginName, PipelineLibrary, ServeCommand, Stages, Target,
+};
+use rea_evidence::envelope::EVIDENCE_FILE_MAX_BYTES;
+use rea_evidence::{Refusal, read_bounded};
+use rea_registry::Registry;
+use serde_json::Value;
+
+use crate::output::{CommandFailure, print_json, write_stdout};
+
+/// Arguments of `rea environment-export`.
+#[derive(Debug, Args)]
+pub struct EnvironmentExportArgs {
+    /// The manifest Evidence (`rea inspect-analysis-view` with an `environment-manifest` view).
+    #[arg(value_name = "MANIFEST.json")]
+    pub manifest: PathBuf,
+    /// The capture Evidence the manifest was projected from.
+    #[arg(long, value_name = "CAPTURE.json")]
+    pub evidence: PathBuf,
+    /// The bundle directory: absent (its parent existing) or empty.
+    #[arg(value_name = "DIR")]
+    pub directory: PathBuf,
+    /// The env folder name and env id (default: the manifest's name).
+    #[arg(long, value_name = "N")]
+    pub name: Option<String>,
+    /// The rea binary the bundle carries (default: this one); a Linux build for the image.
+    #[arg(long, value_name = "PATH")]
+    pub binary: Option<PathBuf>,
+    /// The pipeline the bundle carries, with its plugin libraries (default: the embedded one).
+    #[arg(long, value_name = "FILE")]
+    pub pipeline: Option<PathBuf>,
+    /// Print the JSON report (refusals as JSON lines on stderr).
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Runs `rea environment-export`.
+pub fn run(args: &EnvironmentExportArgs) -> Result<(), CommandFailure> {
+    let interrupt = Interrupt::install();
+    let mut progress = Progress::start(interrupt.clone());
+    let outcome = export(args, &mut progress);
+    progress.finish();
+    finish(outcome, args.json, &interrupt)
+}
+
+fn export(args: &EnvironmentExportArgs, progress: &mut Progress) -> Result<Value, Refusal> {
+    let stage = |refusal: Refusal| refusal.in_stage(EXPORT_STAGE);
+    let directory = absolute(&args.directory);
+    rea_bundle::check_destination(&directory, Destination::AbsentOrEmpty).map_err(stage)?;
+    if let Some(name) = &args.name {
+        rea_bundle::check_name(name).map_err(stage)?;
+    }
+    progress.stage("pipeline", "loading the pipeline");
+    let (pipeline, _) = load_pipeline(args.pipeline.as_deref()).map_err(stage)?;
+    progress.stage("binary", "hashing the rea binary");
+    let binary = bundled_binary(args.binary.as_deref()).map_err(stage)?;
+    progress.check().map_err(stage)?;
+
+    progress.stage("read", "reading and authenticating the pair");
+    let read = |path: &Path| {
+        read_bounded(path, EVIDENCE_FILE_MAX_BYTES)
+            .map(|file| file.bytes)
+            .map_err(|refusal| {
+                stage(refusal).with_data(serde_json::json!({ "path": path.display().to_string() }))
+            })
+    };
+    let manifest_bytes = read(&args.manifest)?;
+    let capture_bytes = read(&args.evidence)?;
+    let (pair, environment) =
+        AuthenticatedPair::authenticate(manifest_bytes, capture_bytes).map_err(stage)?;
+    progress.check().map_err(stage)?;
+
+    let request = ExportRequest {
+        pair,
+        name: args.name.clone(),
+        local_origin: LocalOriginName::Manifest,
+        pipeline,
+        binary,
+        serve: serve_command(),
+        target: Some(Target {
+            directory,
+            rule: Destination::AbsentOrEmpty,
+        }),
+        dry_run: false,
+        input: "evidence",
+        stages: Stages {
+            checks: EXPORT_STAGE,
+            bundle: EXPORT_STAGE,
+            destination: EXPORT_STAGE,
+        },
+    };
+    rea_bundle::export(&request, environment, progress)
+}
+
+/// Prints the report (JSON, or text) or reports the refusal: exit 130 for a cancellation, 2 for a
+/// configuration problem (an invalid pipeline), 1 otherwise.
+pub fn finish(
+    outcome: Result<Value, Refusal>,
+    json: bool,
+    interrupt: &Interrupt,
+) -> Result<(), CommandFailure> {
+    match outcome {
+        Ok(report) => {
+            if json {
+                print_json(&report)
+            } else {
+                write_stdout(text_report(&report).as_bytes())
+            }
+        }
+        Err(refusal) => {
+            let cancelled = refusal.code == "cancelled" || interrupt.fired();
+            let configuration = refusal.category == "configuration";
+            let mut failure = CommandFailure::refused(refusal, json);
+            if cancelled {
+                failure.exit = 130;
+            } else if configuration {
+                failure.exit = CommandFailure::USAGE_EXIT;
+            }
+            Err(failure)
+        }
+    }
+}
+
+/// The text report: what was written or planned, what it serves, the warnings and what next.
+pub fn text_report(report: &Value) -> String {
+    let text = |pointer: &str| {
+        report
+            .pointer(pointer)
+            .map(|value| match value {
+                Value::String(text) => text.clone(),
+                other => other.to_string(),
+            })
+            .unwrap_or_default()
+    };
+    let mut out = format!(
+        "{} {} ({} tools, {})\n",
+        text("/status"),
+        report
+            .get("directory")
+            .and_then(Value::as_str)
+            .unwrap_or("(no directory)"),
+        text("/tool_count"),
+        if report.pointer("/state/served") == Some(&Value::Bool(true)) {
+            format!("from the state {}", text("/state/evidence_id"))
+        } else {
+            format!("replay: {} {}", text("/state/code"), text("/state/message"))
+        }
+    );
+    out.push_str(&format!(
+        "  name {}\n  capture {} ({} records)\n  manifest {} ({} tools)\n",
+        text("/name"),
+        text("/capture/evidence_id"),
+        text("/capture/records"),
+        text("/manifest/evidence_id"),
+        text("/manifest/tools"),
+    ));
+    for file in report
+        .get("files")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        out.push_str(&format!(
+            "  {:>12}  {}\n",
+            file.get("bytes").and_then(Value::as_u64).unwrap_or(0),
+            file.get("path").and_then(Value::as_str).unwrap_or_default()
+        ));
+    }
+    for warning in report
+        .get("warnings")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        out.push_str(&format!(
+            "warning {}: {}\n",
+            warning
+                .get("code")
+                .and_then(Value::as_str)
+                .unwrap_or_default(),
+            warning
+                .get("message")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+        ));
+        for item in warning
+            .get("items")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            out.push_str(&format!("  {}\n", item.as_str().unwrap_or_default()));
+        }
+    }
+    for next in report
+        .get("next")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        out.push_str(&format!("next: {}\n", next.as_str().unwrap_or_default()));
+    }
+    out
+}
+
+/// A path made absolute against the working directory (not resolved: it may not exist yet).
+pub fn absolute(path: &Path) -> PathBuf {
+    std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf())
+}
+
+/// The registry and pipeline a bundle is built with: the built-in plugins plus the pipeline's
+/// libraries; the pipeline file (or the embedded default) is read once, validated whole, and
+/// copied with its libraries for the bundle.
+pub fn load_pipeline(
+    path: Option<&Path>,
+) -> Result<(BundlePipeline, (Registry, rea_pipeline::Pipeline)), Refusal> {
+    let mut registry =
+        crate::builtin_registry().map_err(|error| Refusal::internal(error.to_string()))?;
+    let (text, origin, base) = match path {
+        None => (
+            rea_pipeline::DEFAULT_PIPELINE.to_owned(),
+            rea_pipeline::DEFAULT_ORIGIN.to_owned(),
+            PathBuf::from("."),
+        ),
+        Some(path) => {
+            let file = read_bounded(path, 1024 * 1024)?;
+            let text = String::from_utf8(file.bytes).map_err(|_| {
+                Refusal::configuration_invalid(format!(
+                    "the pipeline file {} is not UTF-8 text",
+                    path.display()
+                ))
+            })?;
+            let base = file
+                .path
+                .parent()
+                .map(Path::to_path_buf)
+                .unwrap_or_else(|| PathBuf::from("."));
+            (text, path.display().to_string(), base)
+        }
+    };
+    let invalid = |errors: rea_pipeline::PipelineErrors| {
+        let diagnostics: Vec<String> = errors.0.iter().map(ToString::to_string).collect();
+        Refusal::configuration_invalid(format!(
+            "the pipeline is not valid: {}",
+            diagnostics.join("; ")
+        ))
+        .with_data(serde_json::json!({ "diagnostics": diagnostics }))
+    };
+    let spec = rea_pipeline::parse(&text, &origin, &base).map_err(invalid)?;
+    let pipeline = rea_pipeline::resolve(&spec, &mut registry).map_err(invalid)?;
+    let libraries: Vec<PipelineLibrary> = pipeline
+        .libraries
+        .iter()
+        .map(|library| PipelineLibrary {
+            path: library.path.clone(),
+            sha256: library.sha256.clone(),
+        })
+        .collect();
+    let bundled = BundlePipeline::new(&text, &libraries)?;
+    Ok((bundled, (registry, pipeline)))
+}
+
+/// The binary the bundle carries: `--binary`, else the running one; hashed once.
+pub fn bundled_binary(path: Option<&Path>) -> Result<BundledBinary, Refusal> {
+    let (path, running) = match path {
+        Some(path) => (absolute(path), false),
+        None => (
+            std::env::current_exe().map_err(|error| {
+                Refusal::internal(format!("the running rea binary cannot be found: {error}"))
+            })?,
+            true,
+        ),
+    };
+    match std::fs::metadata(&path) {
+        Ok(metadata) if metadata.is_file() => {}
+        _ => {
+            return Err(Refusal::invalid_request(format!(
+                "the rea binary {} is not a regular file",
+                path.display()
+            ))
+            .at("/binary"));
+        }
+    }
+    let (sha256, bytes) = digest_file(&path)?;
+    Ok(BundledBinary {
+        path,
+        bytes,
+        sha256,
+        running,
+        version: running.then(|| env!("CARGO_PKG_VERSION").to_owned()),
+    })
+}
+
+/// The serve command the image runs: `--pipeline` is passed when `environment-serve` takes it.
+pub fn serve_command() -> ServeCommand {
+    use clap::CommandFactory;
+    let command = crate::cli::Cli::command();
+    let pipeline_flag = command
+        .find_subcommand("environment-serve")
+        .is_some_and(|serve| {
+            serve
+                .get_arguments()
+                .any(|argument| argument.get_long() == Some("pipeline"))
+        });
+    ServeCommand { pipeline_flag }
+}
+
+/// SIGINT as a flag the stages poll; a second SIGINT ends the process at once.
+#[derive(Debug, Clone, Default)]
+pub struct Interrupt(Arc<AtomicBool>);
+
+impl Interrupt {
+    /// Installs the handler (a failure to install leaves SIGINT's default, which also stops).
+    pub fn install() -> Self {
+        let flag = Arc::new(AtomicBool::new(false));
+        #[cfg(unix)]
+        {
+            use signal_hook::consts::SIGINT;
+            // The second SIGINT (flag already set) terminates: registered first so it sees the
+            // flag before the second registration sets it.
+            let _ =
+                signal_hook::flag::register_conditional_shutdown(SIGINT, 130, Arc::clone(&flag));
+            let _ = signal_hook::flag::register(SIGINT, Arc::clone(&flag));
+        }
+        Self(flag)
+    }
+
+    /// A flag that never fires (the MCP tool).
+    pub fn never() -> Self {
+        Self::default()
+    }
+
+    /// Whether SIGINT arrived.
+    pub fn fired(&self) -> bool {
+        self.0.load(Ordering::SeqCst)
+    }
+}
+
+/// Stage progress on stderr: a progress bar on a terminal, JSON log lines otherwise.
+pub struct Progress {
+    interrupt: Interrupt,
+    bar: Option<indicatif::ProgressBar>,
+    writing: bool,
+}
+
+impl Progress {
+    /// Starts reporting.
+    pub fn start(interrupt: Interrupt) -> Self {
+        let bar = if std::io::stderr().is_terminal() {
+            let bar = indicatif::ProgressBar::new_spinner();
+            bar.enable_steady_tick(Duration::from_millis(120));
+            Some(bar)
+        } else {
+            let level = rea_serve::config::log_level(&rea_serve::config::ProcessEnv)
+                .unwrap_or(tracing::level_filters::LevelFilter::INFO);
+            rea_serve::logging::init(level);
+            None
+        };
+        Self {
+            interrupt,
+            bar,
+            writing: false,
+        }
+    }
+
+    /// A stage starts.
+    pub fn stage(&mut self, stage: &str, detail: &str) {
+        match &self.bar {
+            Some(bar) => bar.set_message(format!("{stage}: {detail}")),
+            None => tracing::info!(stage, "{detail}"),
+        }
+    }
+
+    /// Refuses with `cancelled` when SIGINT arrived (nothing written yet).
+    pub fn check(&self) -> Result<(), Refusal> {
+        if self.interrupt.fired() {
+            return Err(Refusal::cancelled(
+                "SIGINT received before the bundle was written; nothing was written",
+            )
+            .with_data(serde_json::json!({ "signal": "SIGINT" })));
+        }
+        Ok(())
+    }
+
+    /// Clears the bar.
+    pub fn finish(&mut self) {
+        if let Some(bar) = self.bar.take() {
+            bar.finish_and_clear();
+        }
+    }
+}
+
+impl WriteObserver for Progress {
+    fn written(&mut self, path: &str, done: usize, total: usize) {
+        match &self.bar {
+            Some(bar) => {
+                if !self.writing {
+                    self.writing = true;
+                    bar.set_length(total as u64);
+                    bar.set_style(
+                        indicatif::ProgressStyle::with_template(
+                            "{spinner} write [{bar:30}] {pos}/{len} {msg}",
+                        )
+                        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+                    );
+                }
+                bar.set_position(done as u64);
+                bar.set_message(path.to_owned());
+            }
+            None => tracing::debug!(stage = "write", path, done, total, "file written"),
+        }
+    }
+
+    fn cancelled(&mut self) -> bool {
+        self.interrupt.fired()
+    }
+}
+
+impl ExportObserver for Progress {
+    fn stage(&mut self, stage: &str, detail: &str) {
+        Progress::stage(self, stage, detail);
+    }
+}
+
+/// An observer that reports nothing and never cancels (the MCP tool).
+#[derive(Debug, Default)]
+pub struct Quiet;
+
+impl WriteObserver for Quiet {
+    fn written(&mut self, _: &str, _: usize, _: usize) {}
+    fn cancelled(&mut self) -> bool {
+        false
+    }
+}
+
+impl ExportObserver for Quiet {
+    fn stage(&mut self, _: &str, _: &str) {}
+}

@@ -1,0 +1,138 @@
+//! `rea inspect-analysis-view VIEW.json [--format json|text]`: a view request in, view Evidence
+//! out (this version projects the `environment-manifest` view).
+//!
+//! The view file is read within the view's 96 MiB budget; its `source` is the capture Evidence
+//! inline (`{"kind": "inline", "evidence": {…}}`) or a capture Evidence file
+//! (`{"kind": "evidence-file", "path": "capture.json"}`, a relative path taken from the view
+//! file's folder). The Evidence is authenticated, then projected ([`rea_manifest`]) and sealed.
+//! `--format json` (the default) prints the manifest Evidence as canonical compact JSON and a
+//! newline; `text` prints a short summary. A refusal prints one line on stderr (a JSON line with
+//! `--format json`), nothing on stdout, and exits 1.
+
+#![allow(clippy::result_large_err)]
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use clap::{Args, ValueEnum};
+use rea_evidence::{Evidence, Refusal, read_bounded};
+use rea_manifest::evidence::VIEW_FILE_MAX_BYTES;
+use rea_manifest::{Manifest, STAGE, ViewSpec, parse_view_request, project_manifest_evidence};
+
+use crate::output::CommandFailure;
+
+/// The output format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    /// The Evidence as canonical compact JSON.
+    Json,
+    /// A short human summary.
+    Text,
+}
+
+/// Arguments of `rea inspect-analysis-view`.
+#[derive(Debug, Args)]
+pub struct InspectViewArgs {
+    /// The view request (`{"source": …, "view": {"kind": "environment-manifest", …}}`).
+    #[arg(value_name = "VIEW")]
+    pub view: PathBuf,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "json")]
+    pub format: Format,
+}
+
+/// Runs `rea inspect-analysis-view`.
+pub fn run(args: &InspectViewArgs) -> Result<(), CommandFailure> {
+    let json_errors = args.format == Format::Json;
+    // Hook (rea-state, issue 5): the `environment-state` view is projected by `rea_state::view`.
+    let state = rea_state::view::inspect_state_view(&args.view)
+        .transpose()
+        .map_err(|refusal| CommandFailure::refused(refusal, json_errors))?;
+    let (summary, evidence) = match state {
+        Some(projected) => (
+            rea_state::view::text_summary(&projected),
+            projected.evidence,
+        ),
+        None => {
+            let (manifest, evidence) = inspect_view(&args.view)
+                .map_err(|refusal| CommandFailure::refused(refusal, json_errors))?;
+            (text_summary(&manifest, &evidence), evidence)
+        }
+    };
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::with_capacity(1 << 20, stdout.lock());
+    let written = match args.format {
+        Format::Json => evidence
+            .write_to(&mut out)
+            .and_then(|()| out.write_all(b"\n")),
+        Format::Text => out.write_all(summary.as_bytes()),
+    };
+    written.and_then(|()| out.flush()).map_err(|error| {
+        CommandFailure::refused(
+            Refusal::new("output_failed", "unavailable", error.to_string()),
+            json_errors,
+        )
+    })
+}
+
+/// Reads a view request file and projects its view: the manifest and its sealed Evidence.
+pub fn inspect_view(view: &Path) -> Result<(Manifest, Evidence), Refusal> {
+    let file =
+        read_bounded(view, VIEW_FILE_MAX_BYTES).map_err(|refusal| refusal.in_stage(STAGE))?;
+    let text = std::str::from_utf8(&file.bytes).map_err(|_| {
+        Refusal::invalid_request("the view request is not UTF-8 text")
+            .at("")
+            .in_stage(STAGE)
+    })?;
+    let request = parse_view_request(text)?;
+    let base = file.path.parent().unwrap_or(Path::new("."));
+    let capture = request.source.load(base)?;
+    match &request.view {
+        ViewSpec::EnvironmentManifest { template_rules } => {
+            project_manifest_evidence(&capture, template_rules)
+        }
+    }
+}
+
+fn text_summary(manifest: &Manifest, evidence: &Evidence) -> String {
+    let mut text = format!(
+        "environment manifest {}\n  name: {}\n  parent evidence: {}\n  primary origin: {}\n  template rules: {}\n  records: {} ({} cited, {} excluded)\n  tools: {}\n",
+        evidence.id(),
+        manifest.name,
+        manifest.parent_evidence_id,
+        manifest.primary_origin,
+        if manifest.template_rules.is_empty() {
+            "none (format rules only)".to_owned()
+        } else {
+            manifest.template_rules.join(", ")
+        },
+        manifest.records.total,
+        manifest.records.cited,
+        manifest.records.excluded,
+        manifest.tools.len(),
+    );
+    for tool in &manifest.tools {
+        text.push_str(&format!(
+            "    {} {} {}  ({} records)\n",
+            tool.name,
+            tool.method,
+            tool.path_template,
+            tool.record_ordinals.len()
+        ));
+    }
+    text.push_str(&format!(
+        "  excluded groups: {}\n",
+        manifest.excluded_groups.len()
+    ));
+    for group in &manifest.excluded_groups {
+        text.push_str(&format!(
+            "    {} {} {} {}  ({} records)\n",
+            group.reason,
+            group.method.as_deref().unwrap_or("-"),
+            group.origin.as_deref().unwrap_or("-"),
+            group.path_template.as_deref().unwrap_or("-"),
+            group.record_ordinals.len()
+        ));
+    }
+    text
+}

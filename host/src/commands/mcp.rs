@@ -1,0 +1,351 @@
+//! `rea mcp [--http [--host H] [--port P]] [--tool-families-file PATH]` and `rea mcp doctor`:
+//! rea's own tools over MCP, with the guided workflow prompts, session completion and guidance
+//! search ([`rea_self_mcp`]).
+//!
+//! The catalog holds the guidance tools and one tool per pipeline stage this build has
+//! (`inspect_web_network_capture`, `inspect_analysis_view`), each in its family;
+//! `REA_MCP_TOOL_FAMILIES` (or `--tool-families-file`) limits the advertised families.
+//!
+//! * stdio (default): MCP on stdin/stdout until the client closes stdin (exit 0), or until SIGINT
+//!   or SIGTERM (exit 130 or 143). Logs go to stderr as JSON lines (`REA_LOG_LEVEL`).
+//! * `--http`: Streamable HTTP at `/mcp`, resolved, bound, guarded and announced exactly as
+//!   `environment-serve` does ([`rea_serve::config`], [`rea_serve::server`],
+//!   [`rea_serve::guard`]); SIGINT/SIGTERM prints one `{"status": "stopped", …}` document.
+//! * SIGHUP re-reads `--tool-families-file` (when given): if the advertised prompts or tools
+//!   change, connected clients get `notifications/prompts/list_changed` or
+//!   `notifications/tools/list_changed`. Decision: the spec has prompts change only when a
+//!   registered prompt is updated; in rea the prompts follow the tools in scope, so narrowing or
+//!   widening a running server's scope is what updates them.
+//! * `doctor` prints the served identity (name, version, contracts digest), the scope, the tools,
+//!   the advertised and omitted workflows and the guidance bundle status, from the same scoped
+//!   contracts the server advertises.
+
+#![allow(clippy::result_large_err)]
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use clap::{Args, Subcommand};
+use rea_evidence::envelope::EVIDENCE_FILE_MAX_BYTES;
+use rea_evidence::{Evidence, Refusal};
+use rea_manifest::{ViewSpec, parse_view_request, project_manifest_evidence};
+use rea_self_mcp::scope::TOOL_FAMILIES_ENV;
+use rea_self_mcp::{
+    BundleSource, CaptureInspection, CaptureRequest, EvidenceDocument, SelfMcpServer,
+    StageImplementations, ToolCatalog, ToolScope, ViewProjection, ViewSource,
+};
+use rea_serve::ShutdownToken;
+use rea_serve::config::{EnvSource, ListenConfig, ProcessEnv};
+use rea_serve::server::{self, StopSignal};
+use serde_json::{Value, json};
+
+use crate::commands::inspect_capture::{InspectRequest, inspect_with_builtins};
+use crate::output::{CommandFailure, print_json};
+
+/// The stage name refusals carry.
+pub const STAGE: &str = "mcp";
+
+/// Arguments of `rea mcp`.
+#[derive(Debug, Args)]
+#[command(args_conflicts_with_subcommands = true)]
+pub struct McpArgs {
+    /// `doctor`, or nothing to serve.
+    #[command(subcommand)]
+    pub command: Option<McpCommand>,
+    /// How to serve.
+    #[command(flatten)]
+    pub serve: McpServeArgs,
+}
+
+/// Subcommands of `rea mcp`.
+#[derive(Debug, Subcommand)]
+pub enum McpCommand {
+    /// Report the served identity, tool scope, tools, workflows and the digest of their contracts.
+    Doctor(DoctorArgs),
+}
+
+/// How `rea mcp` serves.
+#[derive(Debug, Args)]
+pub struct McpServeArgs {
+    /// Serve MCP over Streamable HTTP at `/mcp` instead of stdio.
+    #[arg(long)]
+    pub http: bool,
+    /// The host to bind (default: `MCP_HOST`, else 127.0.0.1).
+    #[arg(long, requires = "http")]
+    pub host: Option<String>,
+    /// The port to bind (default: `MCP_PORT`, else an ephemeral port).
+    #[arg(long, requires = "http")]
+    pub port: Option<u16>,
+    /// Read the advertised tool families from this file (names separated by commas or
+    /// whitespace) instead of `REA_MCP_TOOL_FAMILIES`; SIGHUP reads it again.
+    #[arg(long, value_name = "PATH")]
+    pub tool_families_file: Option<PathBuf>,
+}
+
+/// Arguments of `rea mcp doctor`.
+#[derive(Debug, Args)]
+pub struct DoctorArgs {
+    /// Read the tool families from this file instead of `REA_MCP_TOOL_FAMILIES`.
+    #[arg(long, value_name = "PATH")]
+    pub tool_families_file: Option<PathBuf>,
+}
+
+/// Runs `rea mcp`.
+pub fn run(args: &McpArgs) -> Result<(), CommandFailure> {
+    match &args.command {
+        Some(McpCommand::Doctor(doctor)) => run_doctor(doctor),
+        None => run_server(&args.serve),
+    }
+}
+
+/// The stage implementations of this build.
+pub fn stages() -> StageImplementations {
+    StageImplementations {
+        capture: Some(Arc::new(CaptureStage)),
+        views: Some(Arc::new(ViewStage)),
+    }
+}
+
+/// The catalog `rea mcp` serves.
+pub fn catalog() -> Result<ToolCatalog, CommandFailure> {
+    let mut catalog = rea_self_mcp::standard_catalog(&stages())
+        .map_err(|error| CommandFailure::configuration(vec![error.to_refusal()], true))?;
+    crate::commands::environment_build::register_export_tool(&mut catalog)
+        .map_err(|error| CommandFailure::configuration(vec![error.to_refusal()], true))?;
+    Ok(catalog)
+}
+
+/// The scope: `--tool-families-file`, else `REA_MCP_TOOL_FAMILIES`, else every family; with
+/// the name of where it came from.
+pub fn scope(
+    catalog: &ToolCatalog,
+    file: Option<&Path>,
+) -> Result<(ToolScope, String), CommandFailure> {
+    let configuration = |refusal: Refusal| CommandFailure::configuration(vec![refusal], true);
+    match file {
+        Some(path) => Ok((
+            scope_from_file(catalog, path).map_err(configuration)?,
+            path.display().to_string(),
+        )),
+        None => {
+            let scope = ToolScope::from_env(&catalog.families()).map_err(configuration)?;
+            let source = match scope {
+                ToolScope::All => "default",
+                ToolScope::Families(_) => TOOL_FAMILIES_ENV,
+            };
+            Ok((scope, source.to_owned()))
+        }
+    }
+}
+
+fn scope_from_file(catalog: &ToolCatalog, path: &Path) -> Result<ToolScope, Refusal> {
+    let text = std::fs::read_to_string(path).map_err(|error| {
+        Refusal::configuration_invalid(format!(
+            "the tool families file {} cannot be read: {error}",
+            Value::String(path.display().to_string())
+        ))
+    })?;
+    ToolScope::parse(&text, &catalog.families(), "the tool families file")
+}
+
+fn run_doctor(args: &DoctorArgs) -> Result<(), CommandFailure> {
+    let catalog = catalog()?;
+    let (scope, source) = scope(&catalog, args.tool_families_file.as_deref())?;
+    let contracts = rea_self_mcp::ScopedContracts::new(&catalog, &scope);
+    print_json(&rea_self_mcp::doctor_report(
+        &catalog,
+        &contracts,
+        &source,
+        &BundleSource::from_env(),
+    ))
+}
+
+fn refused(refusal: Refusal) -> CommandFailure {
+    CommandFailure::refused(refusal.in_stage(STAGE), true)
+}
+
+fn signal_exit(signal: StopSignal) -> CommandFailure {
+    CommandFailure {
+        refusals: Vec::new(),
+        exit: signal.exit_code(),
+        json: true,
+    }
+}
+
+fn run_server(args: &McpServeArgs) -> Result<(), CommandFailure> {
+    let env = ProcessEnv;
+    let configuration = |error: rea_serve::ServeError| {
+        CommandFailure::configuration(vec![error.refusal().in_stage(STAGE)], true)
+    };
+    let level = rea_serve::config::log_level(&env).map_err(configuration)?;
+    let listen = if args.http {
+        Some(
+            ListenConfig::resolve(args.host.as_deref(), args.port, &env as &dyn EnvSource)
+                .map_err(configuration)?,
+        )
+    } else {
+        None
+    };
+    let catalog = catalog()?;
+    let (scope, _) = scope(&catalog, args.tool_families_file.as_deref())?;
+    rea_serve::logging::init(level);
+    let server = SelfMcpServer::new(catalog, scope, BundleSource::from_env());
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|error| {
+            refused(Refusal::internal(format!(
+                "cannot start the runtime: {error}"
+            )))
+        })?;
+    let outcome = runtime.block_on(async {
+        if let Some(path) = args.tool_families_file.clone() {
+            reload_on_hangup(server.clone(), path)?;
+        }
+        match listen {
+            Some(listen) => serve_http(&server, &listen).await,
+            None => serve_stdio(&server).await,
+        }
+    });
+    runtime.shutdown_background();
+    outcome
+}
+
+/// On SIGHUP, reads the families file again and applies it; a file that no longer parses keeps
+/// the current scope (logged as a warning).
+fn reload_on_hangup(server: SelfMcpServer, path: PathBuf) -> Result<(), CommandFailure> {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        let mut hangups = signal(SignalKind::hangup()).map_err(|error| {
+            refused(Refusal::internal(format!(
+                "cannot install a SIGHUP handler: {error}"
+            )))
+        })?;
+        tokio::spawn(async move {
+            while hangups.recv().await.is_some() {
+                match scope_from_file(server.catalog(), &path) {
+                    Ok(scope) => {
+                        let change = server.set_scope(scope).await;
+                        tracing::info!(
+                            prompts_changed = change.prompts_changed,
+                            tools_changed = change.tools_changed,
+                            digest = %server.contracts().digest,
+                            "tool scope reloaded"
+                        );
+                    }
+                    Err(refusal) => tracing::warn!(
+                        code = %refusal.code,
+                        message = %refusal.message,
+                        "tool scope not reloaded; keeping the current scope"
+                    ),
+                }
+            }
+        });
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = (server, path);
+    }
+    Ok(())
+}
+
+async fn serve_stdio(server: &SelfMcpServer) -> Result<(), CommandFailure> {
+    let stop = server::stop_signals().map_err(|error| refused(error.refusal()))?;
+    let cancel = ShutdownToken::new();
+    let serving = server.serve_stdio(cancel.clone());
+    tokio::select! {
+        result = serving => result.map_err(|error| refused(error.to_refusal())),
+        signal = stop => {
+            cancel.cancel();
+            Err(signal_exit(signal))
+        }
+    }
+}
+
+async fn serve_http(server: &SelfMcpServer, listen: &ListenConfig) -> Result<(), CommandFailure> {
+    let stop = server::stop_signals().map_err(|error| refused(error.refusal()))?;
+    let bound = server::bind(listen).await.map_err(|error| match error {
+        rea_serve::ServeError::Configuration { .. } => {
+            CommandFailure::configuration(vec![error.refusal().in_stage(STAGE)], true)
+        }
+        other => refused(other.refusal()),
+    })?;
+    let url = bound.url.clone();
+    let shutdown = ShutdownToken::new();
+    let router = server.http_router(listen.allowed_hosts.clone(), shutdown.child_token());
+    let signal = server::serve(bound, router, shutdown, stop)
+        .await
+        .map_err(|error| refused(error.refusal()))?;
+    let contracts = server.contracts();
+    print_json(&json!({
+        "status": "stopped",
+        "signal": signal.name(),
+        "name": rea_self_mcp::identity::SERVER_NAME,
+        "url": url,
+        "tool_count": contracts.tools.len(),
+        "identity_digest": contracts.digest,
+    }))?;
+    Err(signal_exit(signal))
+}
+
+fn evidence_document(evidence: &Evidence) -> Result<EvidenceDocument, Refusal> {
+    let text = String::from_utf8(evidence.to_canonical_vec())
+        .map_err(|error| Refusal::internal(format!("Evidence is not UTF-8: {error}")))?;
+    EvidenceDocument::from_canonical(text)
+}
+
+/// `inspect_web_network_capture` over the built-in plugins and the default pipeline, exactly as
+/// `rea inspect-web-network-capture` runs.
+struct CaptureStage;
+
+impl CaptureInspection for CaptureStage {
+    fn inspect(&self, request: &CaptureRequest) -> Result<EvidenceDocument, Refusal> {
+        let evidence = inspect_with_builtins(&InspectRequest {
+            capture: &request.path,
+            input_kind: &request.input_kind,
+            selection: request.records.as_deref(),
+            sensitive_values: &request.sensitive_values,
+        })?;
+        evidence_document(&evidence)
+    }
+}
+
+/// `inspect_analysis_view` over the manifest crate, as `rea inspect-analysis-view` projects.
+struct ViewStage;
+
+impl ViewProjection for ViewStage {
+    fn project(&self, source: ViewSource, view: &Value) -> Result<EvidenceDocument, Refusal> {
+        // The view member is checked by the views' own request parser, so its refusals and
+        // pointers (`/view/...`) are the CLI's.
+        let request = json!({"source": {"kind": "evidence-file", "path": "/"}, "view": view});
+        let request = parse_view_request(&request.to_string())?;
+        let capture = match source {
+            ViewSource::Retained(document) => Evidence::authenticate(document.canonical.as_bytes()),
+            ViewSource::File(path) => Evidence::read_file(&path, EVIDENCE_FILE_MAX_BYTES),
+            ViewSource::Inline(value) => Evidence::authenticate(value.to_string().as_bytes())
+                .map_err(|refusal| {
+                    let pointer = format!(
+                        "/source/evidence{}",
+                        refusal.pointer.as_deref().unwrap_or("")
+                    );
+                    refusal.at(pointer)
+                }),
+        }
+        .map_err(|refusal| refusal.in_stage(rea_manifest::STAGE))?;
+        #[allow(unreachable_patterns)]
+        let evidence = match &request.view {
+            ViewSpec::EnvironmentManifest { template_rules } => {
+                project_manifest_evidence(&capture, template_rules)?.1
+            }
+            other => {
+                return Err(Refusal::unsupported_target(format!(
+                    "the `{}` view is not offered over MCP by this build",
+                    other.kind()
+                ))
+                .at("/view/kind"));
+            }
+        };
+        evidence_document(&evidence)
+    }
+}

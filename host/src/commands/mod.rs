@@ -1,0 +1,13 @@
+//! One module per `rea` command. Each exposes its clap arguments and a `run` function returning
+//! `Result<(), CommandFailure>`.
+
+pub mod environment_build;
+pub mod environment_export;
+pub mod environment_serve;
+pub mod guidance;
+pub mod guided_workflows;
+pub mod inspect_capture;
+pub mod inspect_view;
+pub mod mcp;
+pub mod pipeline;
+pub mod plugins;

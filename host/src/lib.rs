@@ -1,0 +1,17 @@
+//! `rea`: the host. It parses the command line, builds the plugin registry and pipeline, and runs
+//! the commands. Each command lives in its own module under [`commands`]; the pipeline stages they
+//! run live in their own crates (`rea-evidence`, …) so tests can drive them without a process.
+
+// Built-in plugins are linked only when named; naming them registers them with `inventory`.
+use rea_plugin_har as _;
+
+pub mod cli;
+pub mod commands;
+pub mod output;
+
+/// A registry holding every plugin built into this binary. Use this (not
+/// `Registry::with_builtins` directly) from code outside the host, so the built-in plugin crates
+/// the host names are linked and `inventory` finds them.
+pub fn builtin_registry() -> Result<rea_registry::Registry, rea_registry::RegistryError> {
+    rea_registry::Registry::with_builtins()
+}

@@ -1,0 +1,7 @@
+//! The `rea` binary: parses the command line and runs the command (see the `rea` library).
+
+use std::process::ExitCode;
+
+fn main() -> anyhow::Result<ExitCode> {
+    Ok(rea::cli::main_with_args(std::env::args_os()))
+}

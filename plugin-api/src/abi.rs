@@ -1,0 +1,207 @@
+//! The stable ABI between the `rea` host and its plugins.
+//!
+//! Everything here is `#[repr(C)]` and derives [`StableAbi`], so abi_stable can check at load time
+//! that a plugin library was built against a layout the host understands. The shape is:
+//!
+//! * [`PluginModule`] is the root module (a prefix type): one per plugin library. Its fields are
+//!   `extern "C"` functions that describe the plugin and construct its stage objects.
+//! * [`PluginDescriptor`] and [`StageDescriptor`] are typed descriptions (no JSON).
+//! * Stage objects are `#[sabi_trait]` trait objects: [`CaptureStage`] and [`RuleStage`]. Their
+//!   payloads are JSON text (see [`crate::contracts`]) borrowed as [`RStr`], never copied.
+//! * Every call returns [`RResult`] with a [`PluginError`]; a panic inside a plugin is caught on the
+//!   plugin side (see [`crate::export`]) and comes back as a `PluginError` whose code is
+//!   [`PluginError::PANICKED`].
+//!
+//! # Evolving the ABI without breaking built plugins
+//!
+//! * Add new root-module functions **after** the field marked `#[sabi(last_prefix_field)]`; the
+//!   host reads them through the generated accessor, which returns `None` for older plugins.
+//! * Add new trait methods at the **end** of a `#[sabi_trait]` trait, after its
+//!   `#[sabi(last_prefix_field)]` method, and give them a default implementation.
+//! * Never remove, reorder or retype a field or method, and never change a descriptor struct; add a
+//!   new struct and a new function that returns it instead.
+//! * New stage kinds are new strings in [`StageDescriptor::kind`] plus a new constructor function;
+//!   a host that does not know a kind lists it and ignores it.
+//! * JSON payloads carry `schema_version`; add optional members freely, bump the version for any
+//!   change an older reader would misread.
+
+// abi_stable's `#[sabi_trait]` expansion defines impls inside a const block.
+#![allow(non_local_definitions)]
+
+use abi_stable::{
+    StableAbi, declare_root_module_statics,
+    library::RootModule,
+    package_version_strings, sabi_trait,
+    sabi_types::VersionStrings,
+    std_types::{RBox, RResult, RSlice, RStr, RString, RVec},
+};
+
+/// A structured error that crosses the plugin boundary.
+#[repr(C)]
+#[derive(StableAbi, Debug, Clone, PartialEq, Eq)]
+pub struct PluginError {
+    /// A stable snake_case code, such as `invalid_input` or [`PluginError::PANICKED`].
+    pub code: RString,
+    /// One human-readable sentence.
+    pub message: RString,
+    /// Optional JSON text with structured detail (for example `{"category": …, "pointer": …}`);
+    /// empty when there is none.
+    pub detail_json: RString,
+}
+
+impl PluginError {
+    /// The code of the error the export helpers return when a plugin call panicked.
+    pub const PANICKED: &'static str = "plugin_panicked";
+
+    /// An error with a code and message and no detail.
+    pub fn new(code: impl Into<String>, message: impl Into<String>) -> Self {
+        Self {
+            code: RString::from(code.into()),
+            message: RString::from(message.into()),
+            detail_json: RString::new(),
+        }
+    }
+
+    /// An error carrying structured detail as JSON text.
+    pub fn with_detail(
+        code: impl Into<String>,
+        message: impl Into<String>,
+        detail: &serde_json::Value,
+    ) -> Self {
+        Self {
+            code: RString::from(code.into()),
+            message: RString::from(message.into()),
+            detail_json: RString::from(detail.to_string()),
+        }
+    }
+}
+
+impl std::fmt::Display for PluginError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.code, self.message)
+    }
+}
+
+impl std::error::Error for PluginError {}
+
+/// What a plugin library is and what it provides.
+#[repr(C)]
+#[derive(StableAbi, Debug, Clone, PartialEq, Eq)]
+pub struct PluginDescriptor {
+    /// The plugin's unique name (kebab-case).
+    pub name: RString,
+    /// The plugin's own version (semver).
+    pub version: RString,
+    /// The version of `rea-plugin-api` the plugin was built against (semver).
+    pub api_version: RString,
+    /// The stages the plugin provides, in the plugin's order.
+    pub stages: RVec<StageDescriptor>,
+}
+
+/// One stage a plugin provides.
+#[repr(C)]
+#[derive(StableAbi, Debug, Clone, PartialEq, Eq)]
+pub struct StageDescriptor {
+    /// The stage's unique name, used by pipelines (kebab-case).
+    pub name: RString,
+    /// The stage kind: [`StageKind::CAPTURE`] or [`StageKind::RULE`] (strings so kinds can be
+    /// added without breaking the layout).
+    pub kind: RString,
+    /// One sentence on what the stage does.
+    pub summary: RString,
+    /// For capture stages: the input kinds it reads (such as `har`). Empty for other kinds.
+    pub inputs: RVec<RString>,
+    /// The option names the stage accepts in a pipeline (others are refused by validation).
+    pub options: RVec<RString>,
+}
+
+/// The stage kinds this version of the API defines.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum StageKind {
+    /// A capture extractor: a recorded capture file in, records out.
+    Capture,
+    /// A state rule: `learn` from observed writes, `apply` to served calls.
+    Rule,
+}
+
+impl StageKind {
+    /// The descriptor spelling of [`StageKind::Capture`].
+    pub const CAPTURE: &'static str = "capture";
+    /// The descriptor spelling of [`StageKind::Rule`].
+    pub const RULE: &'static str = "rule";
+
+    /// The descriptor spelling of this kind.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            StageKind::Capture => Self::CAPTURE,
+            StageKind::Rule => Self::RULE,
+        }
+    }
+
+    /// Parses a descriptor spelling; `None` for kinds this API version does not know.
+    pub fn parse(text: &str) -> Option<Self> {
+        match text {
+            Self::CAPTURE => Some(StageKind::Capture),
+            Self::RULE => Some(StageKind::Rule),
+            _ => None,
+        }
+    }
+}
+
+/// A capture extractor stage: a recorded capture file in, records out.
+///
+/// `request` is a [`crate::contracts::capture::ExtractRequest`] as JSON text; the answer is a
+/// [`crate::contracts::capture::Extraction`] as JSON text.
+#[sabi_trait]
+pub trait CaptureStage: Send + Sync + 'static {
+    /// Extracts records from the bytes of one capture file.
+    #[sabi(last_prefix_field)]
+    fn extract(&self, request: RStr<'_>, bytes: RSlice<'_, u8>) -> RResult<RString, PluginError>;
+}
+
+/// A boxed [`CaptureStage`] trait object.
+pub type CaptureStageBox = CaptureStage_TO<RBox<()>>;
+
+/// A state rule stage.
+///
+/// `learn` takes a [`crate::contracts::rule::LearnRequest`] and answers a
+/// [`crate::contracts::rule::LearnOutcome`]; `apply` takes a
+/// [`crate::contracts::rule::ApplyRequest`] and answers a
+/// [`crate::contracts::rule::ApplyOutcome`]. All as JSON text.
+#[sabi_trait]
+pub trait RuleStage: Send + Sync + 'static {
+    /// Learns a rule from observations of a tool's recorded writes and the reads around them.
+    fn learn(&self, request: RStr<'_>) -> RResult<RString, PluginError>;
+
+    /// Applies a learned rule to a served call: the field values it sets.
+    #[sabi(last_prefix_field)]
+    fn apply(&self, request: RStr<'_>) -> RResult<RString, PluginError>;
+}
+
+/// A boxed [`RuleStage`] trait object.
+pub type RuleStageBox = RuleStage_TO<RBox<()>>;
+
+/// The root module of a plugin library.
+///
+/// Built-in plugins produce the same value from their `root_module()` function, so the registry
+/// handles both kinds through one code path.
+#[repr(C)]
+#[derive(StableAbi)]
+#[sabi(kind(Prefix(prefix_ref = PluginModuleRef)))]
+#[sabi(missing_field(panic))]
+pub struct PluginModule {
+    /// Describes the plugin.
+    pub descriptor: extern "C" fn() -> RResult<PluginDescriptor, PluginError>,
+    /// Constructs the capture stage with that name.
+    pub capture_stage: extern "C" fn(name: RStr<'_>) -> RResult<CaptureStageBox, PluginError>,
+    /// Constructs the rule stage with that name.
+    #[sabi(last_prefix_field)]
+    pub rule_stage: extern "C" fn(name: RStr<'_>) -> RResult<RuleStageBox, PluginError>,
+}
+
+impl RootModule for PluginModuleRef {
+    declare_root_module_statics! {PluginModuleRef}
+    const BASE_NAME: &'static str = "rea_plugin";
+    const NAME: &'static str = "rea_plugin";
+    const VERSION_STRINGS: VersionStrings = package_version_strings!();
+}

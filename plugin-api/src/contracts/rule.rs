@@ -1,0 +1,196 @@
+//! The rule contract: what a state rule learns from, and what it answers when applied.
+//!
+//! A rule explains what a write changes besides what it sent (a generated id, a timestamp, a
+//! soft-delete flag, a flipped boolean, a list order). The host gathers, for one write tool, the
+//! observations of its recorded calls — the entity before each call, what was sent, what the
+//! response showed, the reads after it — and asks each rule in pipeline order to `learn`. A rule
+//! that explains something answers a learned rule (its own JSON, opaque to the host) and the fields
+//! it explains; the host confirms the plan by replaying the capture and, when serving, calls `apply`
+//! with the learned rule and the served call's context to get the values the rule sets.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::{current_schema_version, schema_versioned};
+
+/// What a rule is asked to learn from: one write tool's recorded calls.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LearnRequest {
+    /// The recorded calls of the tool, in capture order.
+    pub calls: Vec<ObservedCall>,
+    /// Clock anchors: record start instants the write clock may be learned from.
+    #[serde(default)]
+    pub clock_anchors: Vec<ClockAnchor>,
+    /// The effect the host models for the tool (`create`, `update`, `delete`, `action`, …).
+    pub effect: String,
+    /// The identity field of the written type, when known.
+    pub identity_field: Option<String>,
+    /// The rule's options from the pipeline, as written there.
+    #[serde(default)]
+    pub options: BTreeMap<String, Value>,
+    /// Always [`super::SCHEMA_VERSION`].
+    #[serde(default = "current_schema_version")]
+    pub schema_version: u32,
+    /// The tool: method and path template.
+    pub tool: ToolRef,
+}
+
+/// A manifest tool, by name, method and path template.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ToolRef {
+    /// The HTTP method.
+    pub method: String,
+    /// The tool's MCP name.
+    pub name: String,
+    /// The path template (`/api/posts/{id}`).
+    pub path_template: String,
+}
+
+/// One recorded call of a write tool and what was seen around it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ObservedCall {
+    /// The entity as the state held it before the call, when the call wrote one it held.
+    pub entity_before: Option<Value>,
+    /// The path parameters of the call, by template index.
+    #[serde(default)]
+    pub path_params: Vec<String>,
+    /// Reads after the call that show the written entity or its list, in capture order.
+    #[serde(default)]
+    pub reads_after: Vec<ObservedRead>,
+    /// The record's ordinal.
+    pub record_ordinal: u64,
+    /// The parsed request body, when JSON.
+    pub request_body: Option<Value>,
+    /// The parsed response body, when JSON.
+    pub response_body: Option<Value>,
+    /// The response status.
+    pub response_status: u16,
+    /// The record's start instant (see `StartTime::instant`).
+    pub started: Option<String>,
+}
+
+/// A read after a write that shows the written entity or its collection.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ObservedRead {
+    /// The entity as this read showed it (`None` when the read showed it absent).
+    pub entity: Option<Value>,
+    /// For a read of a whole list: the identities in the order the list showed them.
+    pub list_order: Option<Vec<String>>,
+    /// Whether the read's query sorted the list (a sort must not be learned from such a read).
+    #[serde(default)]
+    pub query_sorted: bool,
+    /// The read's kind: `item` or `list`.
+    pub kind: String,
+    /// The read's record ordinal.
+    pub record_ordinal: u64,
+    /// The read's response status.
+    pub status: u16,
+}
+
+/// A point where the capture fixes the clock: a record's start instant.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ClockAnchor {
+    /// The record ordinal.
+    pub record_ordinal: u64,
+    /// The record's start instant (see `StartTime::instant`).
+    pub instant: String,
+    /// The record's recorded duration in whole milliseconds, when recorded.
+    pub duration_ms: Option<u64>,
+}
+
+/// What a rule answers to `learn`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "outcome", rename_all = "kebab-case")]
+pub enum LearnOutcome {
+    /// The rule explains some fields of the tool's writes.
+    Learned {
+        /// The fields (JSON pointers into the entity) the rule explains.
+        explains: Vec<String>,
+        /// The learned rule, opaque to the host: passed back to `apply`.
+        rule: Value,
+        /// Always [`super::SCHEMA_VERSION`].
+        #[serde(default = "current_schema_version")]
+        schema_version: u32,
+    },
+    /// The rule does not explain this tool's writes.
+    NoExplanation {
+        /// One sentence: why not.
+        reason: String,
+        /// Always [`super::SCHEMA_VERSION`].
+        #[serde(default = "current_schema_version")]
+        schema_version: u32,
+    },
+}
+
+/// What a rule is asked when a served call applies it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ApplyRequest {
+    /// The served call.
+    pub call: ServedCall,
+    /// The learned rule, as `learn` answered it.
+    pub rule: Value,
+    /// Always [`super::SCHEMA_VERSION`].
+    #[serde(default = "current_schema_version")]
+    pub schema_version: u32,
+    /// The tool.
+    pub tool: ToolRef,
+}
+
+/// The context of a served write call.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ServedCall {
+    /// The body the caller sent.
+    pub body: Option<Value>,
+    /// The served clock for this write (`YYYY-MM-DDTHH:MM:SS.fffffffffZ`), when the state has one.
+    pub clock: Option<String>,
+    /// The entity the call writes, as held before the call (`None` for a create).
+    pub entity_before: Option<Value>,
+    /// The values the collection holds for each field the rule explains, for sequences and
+    /// uniqueness (field pointer → held values).
+    #[serde(default)]
+    pub held_values: BTreeMap<String, Vec<Value>>,
+    /// The path parameters by template index.
+    #[serde(default)]
+    pub path_params: Vec<String>,
+    /// The state Evidence id (generated values derive from it).
+    pub state_evidence_id: String,
+    /// How many writes the state served since its last reset or load, this one excluded.
+    pub write_count: u64,
+}
+
+/// What a rule answers to `apply`: the field values it sets.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ApplyOutcome {
+    /// Members to remove (JSON pointers into the entity).
+    #[serde(default)]
+    pub remove: Vec<String>,
+    /// Always [`super::SCHEMA_VERSION`].
+    #[serde(default = "current_schema_version")]
+    pub schema_version: u32,
+    /// Values to set (JSON pointer into the entity → value).
+    pub set: BTreeMap<String, Value>,
+}
+
+impl LearnOutcome {
+    fn version(&self) -> u32 {
+        match self {
+            LearnOutcome::Learned { schema_version, .. }
+            | LearnOutcome::NoExplanation { schema_version, .. } => *schema_version,
+        }
+    }
+}
+
+impl super::SchemaVersioned for LearnOutcome {
+    const CONTRACT: &'static str = "rule learn outcome";
+    fn schema_version(&self) -> u32 {
+        self.version()
+    }
+}
+
+schema_versioned! {
+    LearnRequest => "rule learn request",
+    ApplyRequest => "rule apply request",
+    ApplyOutcome => "rule apply outcome",
+}

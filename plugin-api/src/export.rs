@@ -1,0 +1,457 @@
+//! Helpers for plugin authors: write a plugin as plain Rust, export it through the ABI.
+//!
+//! A plugin implements [`CaptureExtractor`] or [`StateRule`] (typed, no JSON by hand), collects its
+//! stages in a [`Plugin`], and declares its root module with [`plugin_root_module!`]. The adapters
+//! here turn each call into the ABI's JSON-text form and catch every panic on the plugin side, so a
+//! panicking plugin returns a [`PluginError`] with code [`PluginError::PANICKED`] instead of aborting
+//! the host (abi_stable's own `extern "C"` shims abort on unwinding).
+//!
+//! ```ignore
+//! rea_plugin_api::plugin_root_module! {
+//!     pub fn root_module() = Plugin::new("my-plugin", env!("CARGO_PKG_VERSION"))
+//!         .rule(StageInfo::new("revision", "Explains revision counters"), MyRule);
+//! }
+//! rea_plugin_api::submit_builtin!(root_module); // only for plugins linked into the host
+//! ```
+//!
+//! A cdylib wrapper crate then exports the same module:
+//!
+//! ```ignore
+//! #[abi_stable::export_root_module]
+//! fn root() -> rea_plugin_api::PluginModuleRef { my_plugin::root_module() }
+//! ```
+
+use std::any::Any;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::Arc;
+
+use abi_stable::sabi_trait::TD_Opaque;
+use abi_stable::std_types::{RResult, RSlice, RStr, RString, RVec};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+use crate::abi::{
+    CaptureStage, CaptureStage_TO, CaptureStageBox, PluginDescriptor, PluginError, RuleStage,
+    RuleStage_TO, RuleStageBox, StageDescriptor, StageKind,
+};
+use crate::contracts::capture::{ExtractRequest, Extraction};
+use crate::contracts::rule::{ApplyOutcome, ApplyRequest, LearnOutcome, LearnRequest};
+use crate::contracts::{SCHEMA_VERSION, SchemaVersioned};
+
+/// A capture extractor written in plain Rust.
+pub trait CaptureExtractor: Send + Sync + 'static {
+    /// Extracts the records of one capture file.
+    fn extract(&self, request: &ExtractRequest, bytes: &[u8]) -> Result<Extraction, PluginError>;
+}
+
+/// A state rule written in plain Rust.
+pub trait StateRule: Send + Sync + 'static {
+    /// Learns the rule from observations, or says it has no explanation.
+    fn learn(&self, request: &LearnRequest) -> Result<LearnOutcome, PluginError>;
+    /// Applies a learned rule to a served call.
+    fn apply(&self, request: &ApplyRequest) -> Result<ApplyOutcome, PluginError>;
+}
+
+/// The descriptive part of a stage: its name, summary, input kinds and option names.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StageInfo {
+    /// Unique stage name (kebab-case).
+    pub name: String,
+    /// One sentence.
+    pub summary: String,
+    /// Input kinds (capture stages).
+    pub inputs: Vec<String>,
+    /// Option names the stage accepts.
+    pub options: Vec<String>,
+}
+
+impl StageInfo {
+    /// A stage with a name and summary, no inputs and no options.
+    pub fn new(name: impl Into<String>, summary: impl Into<String>) -> Self {
+        Self {
+            name: name.into(),
+            summary: summary.into(),
+            inputs: Vec::new(),
+            options: Vec::new(),
+        }
+    }
+
+    /// Declares the input kinds a capture stage reads.
+    pub fn inputs<I, S>(mut self, inputs: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.inputs = inputs.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// Declares the option names a stage accepts.
+    pub fn options<I, S>(mut self, options: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.options = options.into_iter().map(Into::into).collect();
+        self
+    }
+
+    fn descriptor(&self, kind: StageKind) -> StageDescriptor {
+        StageDescriptor {
+            name: self.name.as_str().into(),
+            kind: kind.as_str().into(),
+            summary: self.summary.as_str().into(),
+            inputs: self
+                .inputs
+                .iter()
+                .map(|s| RString::from(s.as_str()))
+                .collect(),
+            options: self
+                .options
+                .iter()
+                .map(|s| RString::from(s.as_str()))
+                .collect(),
+        }
+    }
+}
+
+/// A plugin: its name, version and stages, written in plain Rust.
+pub struct Plugin {
+    name: String,
+    version: String,
+    api_version: String,
+    captures: Vec<(StageInfo, Arc<dyn CaptureExtractor>)>,
+    rules: Vec<(StageInfo, Arc<dyn StateRule>)>,
+}
+
+impl Plugin {
+    /// A plugin with no stages yet, built against this crate's [`crate::API_VERSION`].
+    pub fn new(name: impl Into<String>, version: impl Into<String>) -> Self {
+        Self {
+            name: name.into(),
+            version: version.into(),
+            api_version: crate::API_VERSION.to_owned(),
+            captures: Vec::new(),
+            rules: Vec::new(),
+        }
+    }
+
+    /// Adds a capture stage.
+    pub fn capture(mut self, info: StageInfo, stage: impl CaptureExtractor) -> Self {
+        self.captures.push((info, Arc::new(stage)));
+        self
+    }
+
+    /// Adds a rule stage.
+    pub fn rule(mut self, info: StageInfo, stage: impl StateRule) -> Self {
+        self.rules.push((info, Arc::new(stage)));
+        self
+    }
+
+    /// Overrides the declared API version. Only tests that exercise the host's version check need
+    /// this; real plugins declare the version they were compiled against.
+    #[doc(hidden)]
+    pub fn declare_api_version(mut self, api_version: impl Into<String>) -> Self {
+        self.api_version = api_version.into();
+        self
+    }
+
+    /// The ABI descriptor of this plugin.
+    pub fn descriptor(&self) -> PluginDescriptor {
+        let mut stages: RVec<StageDescriptor> = RVec::new();
+        for (info, _) in &self.captures {
+            stages.push(info.descriptor(StageKind::Capture));
+        }
+        for (info, _) in &self.rules {
+            stages.push(info.descriptor(StageKind::Rule));
+        }
+        PluginDescriptor {
+            name: self.name.as_str().into(),
+            version: self.version.as_str().into(),
+            api_version: self.api_version.as_str().into(),
+            stages,
+        }
+    }
+
+    /// Constructs the named capture stage as an ABI trait object.
+    pub fn capture_stage(&self, name: &str) -> Result<CaptureStageBox, PluginError> {
+        let (_, stage) = self
+            .captures
+            .iter()
+            .find(|(info, _)| info.name == name)
+            .ok_or_else(|| unknown_stage(&self.name, name, StageKind::Capture))?;
+        Ok(CaptureStage_TO::from_value(
+            CaptureAdapter(Arc::clone(stage)),
+            TD_Opaque,
+        ))
+    }
+
+    /// Constructs the named rule stage as an ABI trait object.
+    pub fn rule_stage(&self, name: &str) -> Result<RuleStageBox, PluginError> {
+        let (_, stage) = self
+            .rules
+            .iter()
+            .find(|(info, _)| info.name == name)
+            .ok_or_else(|| unknown_stage(&self.name, name, StageKind::Rule))?;
+        Ok(RuleStage_TO::from_value(
+            RuleAdapter(Arc::clone(stage)),
+            TD_Opaque,
+        ))
+    }
+}
+
+fn unknown_stage(plugin: &str, stage: &str, kind: StageKind) -> PluginError {
+    PluginError::new(
+        "unknown_stage",
+        format!(
+            "plugin `{plugin}` has no {} stage named `{stage}`",
+            kind.as_str()
+        ),
+    )
+}
+
+/// Runs `f`, turning a panic into a [`PluginError`] with code [`PluginError::PANICKED`].
+///
+/// Every exported call goes through this, so no unwind ever reaches an `extern "C"` frame.
+pub fn guard<T>(f: impl FnOnce() -> Result<T, PluginError>) -> RResult<T, PluginError> {
+    match catch_unwind(AssertUnwindSafe(f)) {
+        Ok(Ok(value)) => RResult::ROk(value),
+        Ok(Err(error)) => RResult::RErr(error),
+        Err(payload) => RResult::RErr(PluginError::new(
+            PluginError::PANICKED,
+            format!("the plugin panicked: {}", panic_message(payload.as_ref())),
+        )),
+    }
+}
+
+fn panic_message(payload: &(dyn Any + Send)) -> String {
+    if let Some(text) = payload.downcast_ref::<&str>() {
+        (*text).to_owned()
+    } else if let Some(text) = payload.downcast_ref::<String>() {
+        text.clone()
+    } else {
+        "a non-text panic payload".to_owned()
+    }
+}
+
+/// Parses a JSON payload and checks its `schema_version`.
+pub fn decode_payload<T: DeserializeOwned + SchemaVersioned>(text: &str) -> Result<T, PluginError> {
+    let value: T = serde_json::from_str(text).map_err(|error| {
+        PluginError::new(
+            "invalid_payload",
+            format!("the payload is not a valid {}: {error}", T::CONTRACT),
+        )
+    })?;
+    if value.schema_version() != SCHEMA_VERSION {
+        return Err(PluginError::new(
+            "unsupported_schema_version",
+            format!(
+                "{} schema_version {} is not supported (this plugin reads {SCHEMA_VERSION})",
+                T::CONTRACT,
+                value.schema_version()
+            ),
+        ));
+    }
+    Ok(value)
+}
+
+/// Serializes a JSON payload.
+pub fn encode_payload<T: Serialize>(value: &T) -> Result<RString, PluginError> {
+    serde_json::to_string(value)
+        .map(RString::from)
+        .map_err(|error| PluginError::new("invalid_payload", error.to_string()))
+}
+
+struct CaptureAdapter(Arc<dyn CaptureExtractor>);
+
+impl CaptureStage for CaptureAdapter {
+    fn extract(&self, request: RStr<'_>, bytes: RSlice<'_, u8>) -> RResult<RString, PluginError> {
+        guard(|| {
+            let request: ExtractRequest = decode_payload(request.as_str())?;
+            let extraction = self.0.extract(&request, bytes.as_slice())?;
+            encode_payload(&extraction)
+        })
+    }
+}
+
+struct RuleAdapter(Arc<dyn StateRule>);
+
+impl RuleStage for RuleAdapter {
+    fn learn(&self, request: RStr<'_>) -> RResult<RString, PluginError> {
+        guard(|| {
+            let request: LearnRequest = decode_payload(request.as_str())?;
+            encode_payload(&self.0.learn(&request)?)
+        })
+    }
+
+    fn apply(&self, request: RStr<'_>) -> RResult<RString, PluginError> {
+        guard(|| {
+            let request: ApplyRequest = decode_payload(request.as_str())?;
+            encode_payload(&self.0.apply(&request)?)
+        })
+    }
+}
+
+/// Declares a plugin's root module function.
+///
+/// `plugin_root_module! { pub fn root_module() = <expression building a Plugin>; }` defines
+/// `root_module() -> PluginModuleRef`. The plugin value is built once, lazily, inside a panic
+/// guard. Use the function from a cdylib wrapper's `#[export_root_module]` and, for built-in
+/// plugins, from [`submit_builtin!`].
+#[macro_export]
+macro_rules! plugin_root_module {
+    ($(#[$meta:meta])* $vis:vis fn $name:ident() = $build:expr;) => {
+        $(#[$meta])*
+        $vis fn $name() -> $crate::abi::PluginModuleRef {
+            use $crate::__private::{
+                OnceLock, PrefixTypeTrait, RResult, RStr, guard,
+            };
+            use $crate::abi::{
+                CaptureStageBox, PluginDescriptor, PluginError, PluginModule, PluginModuleRef,
+                RuleStageBox,
+            };
+            static PLUGIN: OnceLock<$crate::export::Plugin> = OnceLock::new();
+            static MODULE: OnceLock<PluginModuleRef> = OnceLock::new();
+
+            fn plugin() -> &'static $crate::export::Plugin {
+                PLUGIN.get_or_init(|| $build)
+            }
+            extern "C" fn descriptor() -> RResult<PluginDescriptor, PluginError> {
+                guard(|| Ok(plugin().descriptor()))
+            }
+            extern "C" fn capture_stage(name: RStr<'_>) -> RResult<CaptureStageBox, PluginError> {
+                guard(|| plugin().capture_stage(name.as_str()))
+            }
+            extern "C" fn rule_stage(name: RStr<'_>) -> RResult<RuleStageBox, PluginError> {
+                guard(|| plugin().rule_stage(name.as_str()))
+            }
+            *MODULE.get_or_init(|| {
+                PluginModule {
+                    descriptor,
+                    capture_stage,
+                    rule_stage,
+                }
+                .leak_into_prefix()
+            })
+        }
+    };
+}
+
+/// Registers a plugin linked into the host as a built-in (through `inventory`).
+///
+/// The host finds it only when it names the crate (`use rea_plugin_har as _;`).
+#[macro_export]
+macro_rules! submit_builtin {
+    ($root_module:path) => {
+        $crate::__private::inventory::submit! {
+            $crate::BuiltinPlugin { root_module: $root_module }
+        }
+    };
+}
+
+/// The symbol abi_stable looks up in a plugin library (its `ROOT_MODULE_LOADER_NAME`), spelled out
+/// because `#[export_name]` takes a literal. A unit test keeps the two equal.
+#[doc(hidden)]
+pub const ROOT_MODULE_SYMBOL: &str = "_1as_0lib_1header_0root_bmodule_bloader";
+
+/// Exports a plugin's root module from a cdylib, so the host can load the library by path.
+///
+/// `rea_plugin_api::export_plugin!(my_plugin::root_module);` does what abi_stable's
+/// `#[export_root_module]` does, through this crate's re-export, so a plugin crate needs no direct
+/// abi_stable dependency. Use it once per library: the symbol it defines has a fixed name.
+#[macro_export]
+macro_rules! export_plugin {
+    ($root_module:path) => {
+        /// The abi_stable library header of this plugin library.
+        #[unsafe(export_name = "_1as_0lib_1header_0root_bmodule_bloader")]
+        pub static REA_PLUGIN_LIBRARY_HEADER: $crate::abi_stable::library::LibHeader = {
+            extern "C" fn rea_erased_root_module() -> $crate::abi_stable::library::RootModuleResult
+            {
+                $crate::abi_stable::library::__call_root_module_loader($root_module)
+            }
+            // SAFETY: the constructor returns the `PluginModuleRef` whose layout the header records,
+            // exactly as `#[export_root_module]` expands.
+            unsafe {
+                $crate::abi_stable::library::LibHeader::from_constructor::<$crate::PluginModuleRef>(
+                    rea_erased_root_module,
+                    $crate::abi_stable::library::CheckTypeLayout::Yes,
+                )
+            }
+        };
+    };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::contracts::SCHEMA_VERSION;
+
+    #[test]
+    fn the_exported_symbol_is_the_one_abi_stable_looks_up() {
+        assert_eq!(
+            ROOT_MODULE_SYMBOL,
+            abi_stable::library::ROOT_MODULE_LOADER_NAME
+        );
+    }
+
+    struct Panics;
+
+    impl StateRule for Panics {
+        fn learn(&self, _: &LearnRequest) -> Result<LearnOutcome, PluginError> {
+            panic!("boom in learn");
+        }
+        fn apply(&self, _: &ApplyRequest) -> Result<ApplyOutcome, PluginError> {
+            Ok(ApplyOutcome {
+                remove: Vec::new(),
+                schema_version: SCHEMA_VERSION,
+                set: Default::default(),
+            })
+        }
+    }
+
+    #[test]
+    fn a_panicking_stage_answers_a_structured_error() {
+        let plugin = Plugin::new("p", "1.0.0").rule(StageInfo::new("panics", "panics"), Panics);
+        let stage = plugin.rule_stage("panics").expect("constructed");
+        let request = serde_json::json!({
+            "calls": [], "effect": "update", "identity_field": null, "schema_version": 1,
+            "tool": {"method": "PATCH", "name": "t", "path_template": "/t/{id}"}
+        })
+        .to_string();
+        let answer = stage.learn(RStr::from_str(&request)).into_result();
+        let error = answer.expect_err("the panic is an error");
+        assert_eq!(error.code.as_str(), PluginError::PANICKED);
+        assert!(error.message.as_str().contains("boom in learn"));
+        // The stage still answers afterwards.
+        let apply = serde_json::json!({
+            "call": {"body": null, "clock": null, "entity_before": null, "state_evidence_id": "ev_x", "write_count": 0},
+            "rule": {}, "schema_version": 1,
+            "tool": {"method": "PATCH", "name": "t", "path_template": "/t/{id}"}
+        })
+        .to_string();
+        assert!(stage.apply(RStr::from_str(&apply)).is_ok());
+    }
+
+    #[test]
+    fn a_payload_of_another_schema_version_is_refused() {
+        let plugin = Plugin::new("p", "1.0.0").rule(StageInfo::new("panics", "panics"), Panics);
+        let stage = plugin.rule_stage("panics").expect("constructed");
+        let request = serde_json::json!({
+            "calls": [], "effect": "update", "identity_field": null, "schema_version": 99,
+            "tool": {"method": "PATCH", "name": "t", "path_template": "/t/{id}"}
+        })
+        .to_string();
+        let error = stage
+            .learn(RStr::from_str(&request))
+            .into_result()
+            .expect_err("refused");
+        assert_eq!(error.code.as_str(), "unsupported_schema_version");
+    }
+
+    #[test]
+    fn an_unknown_stage_is_a_structured_error() {
+        let plugin = Plugin::new("p", "1.0.0");
+        let error = plugin.rule_stage("nope").err().expect("refused");
+        assert_eq!(error.code.as_str(), "unknown_stage");
+    }
+}

@@ -1,0 +1,45 @@
+//! `rea-plugin-api`: the stable ABI between the `rea` host and its plugins, and the JSON contracts
+//! that cross it.
+//!
+//! This crate does no I/O and pulls in no async runtime or web framework, so a plugin built against
+//! it stays small and its behaviour depends only on the payloads it is given.
+//!
+//! * [`abi`]: the root module, typed descriptors and `#[sabi_trait]` stage objects.
+//! * [`export`]: write a plugin in plain Rust; panics are caught on the plugin side.
+//! * [`contracts`]: serde types of the JSON payloads (capture records, rule observations).
+//! * [`json`]: a strict JSON reader (duplicate keys, depth, lexemes kept) and the canonical writer.
+
+pub mod abi;
+pub mod contracts;
+pub mod export;
+pub mod json;
+
+pub use abi::{
+    CaptureStage, CaptureStageBox, PluginDescriptor, PluginError, PluginModule, PluginModuleRef,
+    RuleStage, RuleStageBox, StageDescriptor, StageKind,
+};
+pub use export::{CaptureExtractor, Plugin, StageInfo, StateRule};
+
+/// Re-exported so plugin crates need no direct abi_stable dependency for the common cases.
+pub use abi_stable;
+
+/// The version of this crate: the plugin-API version a plugin is built against.
+pub const API_VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// A plugin linked into the host, registered with [`submit_builtin!`].
+#[derive(Debug, Clone, Copy)]
+pub struct BuiltinPlugin {
+    /// Returns the plugin's root module: the same value its cdylib wrapper exports.
+    pub root_module: fn() -> PluginModuleRef,
+}
+
+inventory::collect!(BuiltinPlugin);
+
+#[doc(hidden)]
+pub mod __private {
+    pub use crate::export::guard;
+    pub use abi_stable::prefix_type::PrefixTypeTrait;
+    pub use abi_stable::std_types::{RResult, RStr};
+    pub use inventory;
+    pub use std::sync::OnceLock;
+}

@@ -1,0 +1,231 @@
+//! Stage handles: typed calls into a plugin's stage objects.
+//!
+//! A handle owns the ABI trait object; calls pass JSON text borrowed as `RStr` and parse the
+//! answer into the contract's type. A plugin error (including a caught panic) is a
+//! [`StageCallError::Plugin`]; an answer that does not parse is [`StageCallError::InvalidAnswer`].
+
+use abi_stable::std_types::{RSlice, RStr};
+use rea_plugin_api::contracts::capture::{ExtractRequest, Extraction};
+use rea_plugin_api::contracts::rule::{ApplyOutcome, ApplyRequest, LearnOutcome, LearnRequest};
+use rea_plugin_api::{CaptureStageBox, PluginError, RuleStageBox};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+use crate::{LoadedPlugin, RegistryError, StageInfo};
+
+/// A failed call into a stage.
+#[derive(Debug, thiserror::Error)]
+pub enum StageCallError {
+    /// The plugin answered an error (a panic inside it arrives as code `plugin_panicked`).
+    #[error("stage {stage} of plugin {plugin} failed: {error}")]
+    Plugin {
+        /// The plugin.
+        plugin: String,
+        /// The stage.
+        stage: String,
+        /// Its error.
+        error: Box<PluginError>,
+    },
+    /// The plugin's answer is not the contract's JSON.
+    #[error(
+        "stage {stage} of plugin {plugin} answered something that is not a {contract}: {reason}"
+    )]
+    InvalidAnswer {
+        /// The plugin.
+        plugin: String,
+        /// The stage.
+        stage: String,
+        /// The contract expected.
+        contract: &'static str,
+        /// The parse error.
+        reason: String,
+    },
+}
+
+impl StageCallError {
+    /// The plugin's error, when the plugin answered one.
+    pub fn plugin_error(&self) -> Option<&PluginError> {
+        match self {
+            StageCallError::Plugin { error, .. } => Some(error.as_ref()),
+            StageCallError::InvalidAnswer { .. } => None,
+        }
+    }
+}
+
+struct StageName {
+    plugin: String,
+    stage: String,
+}
+
+impl StageName {
+    fn of(plugin: &LoadedPlugin, stage: &StageInfo) -> Self {
+        Self {
+            plugin: plugin.name.clone(),
+            stage: stage.name.clone(),
+        }
+    }
+
+    fn encode<T: Serialize>(
+        &self,
+        value: &T,
+        contract: &'static str,
+    ) -> Result<String, StageCallError> {
+        serde_json::to_string(value).map_err(|error| StageCallError::InvalidAnswer {
+            plugin: self.plugin.clone(),
+            stage: self.stage.clone(),
+            contract,
+            reason: error.to_string(),
+        })
+    }
+
+    fn decode<T: DeserializeOwned>(
+        &self,
+        answer: abi_stable::std_types::RResult<abi_stable::std_types::RString, PluginError>,
+        contract: &'static str,
+    ) -> Result<T, StageCallError> {
+        let text = answer
+            .into_result()
+            .map_err(|error| StageCallError::Plugin {
+                plugin: self.plugin.clone(),
+                stage: self.stage.clone(),
+                error: Box::new(error),
+            })?;
+        serde_json::from_str(text.as_str()).map_err(|error| StageCallError::InvalidAnswer {
+            plugin: self.plugin.clone(),
+            stage: self.stage.clone(),
+            contract,
+            reason: error.to_string(),
+        })
+    }
+}
+
+/// A capture extractor stage.
+pub struct CaptureHandle {
+    name: StageName,
+    stage: CaptureStageBox,
+}
+
+impl std::fmt::Debug for CaptureHandle {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "CaptureHandle({}/{})", self.name.plugin, self.name.stage)
+    }
+}
+
+impl CaptureHandle {
+    pub(crate) fn construct(
+        plugin: &LoadedPlugin,
+        stage: &StageInfo,
+    ) -> Result<Self, RegistryError> {
+        let object = plugin.module.capture_stage()(RStr::from_str(&stage.name))
+            .into_result()
+            .map_err(|error| RegistryError::StageConstruction {
+                plugin: plugin.name.clone(),
+                stage: stage.name.clone(),
+                reason: error.to_string(),
+            })?;
+        Ok(Self {
+            name: StageName::of(plugin, stage),
+            stage: object,
+        })
+    }
+
+    /// The plugin's name.
+    pub fn plugin(&self) -> &str {
+        &self.name.plugin
+    }
+
+    /// The stage's name.
+    pub fn stage(&self) -> &str {
+        &self.name.stage
+    }
+
+    /// Extracts the records of one capture file.
+    pub fn extract(
+        &self,
+        request: &ExtractRequest,
+        bytes: &[u8],
+    ) -> Result<Extraction, StageCallError> {
+        let request = self.name.encode(request, "capture extract request")?;
+        let answer = self
+            .stage
+            .extract(RStr::from_str(&request), RSlice::from_slice(bytes));
+        self.name.decode(answer, "capture extraction")
+    }
+
+    /// Extracts and returns the answer's JSON text unparsed (for byte-for-byte comparisons).
+    pub fn extract_raw(
+        &self,
+        request: &ExtractRequest,
+        bytes: &[u8],
+    ) -> Result<String, StageCallError> {
+        let request = self.name.encode(request, "capture extract request")?;
+        self.stage
+            .extract(RStr::from_str(&request), RSlice::from_slice(bytes))
+            .into_result()
+            .map(|text| text.into_string())
+            .map_err(|error| StageCallError::Plugin {
+                plugin: self.name.plugin.clone(),
+                stage: self.name.stage.clone(),
+                error: Box::new(error),
+            })
+    }
+}
+
+/// A state rule stage.
+pub struct RuleHandle {
+    name: StageName,
+    stage: RuleStageBox,
+}
+
+impl std::fmt::Debug for RuleHandle {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "RuleHandle({}/{})", self.name.plugin, self.name.stage)
+    }
+}
+
+impl RuleHandle {
+    pub(crate) fn construct(
+        plugin: &LoadedPlugin,
+        stage: &StageInfo,
+    ) -> Result<Self, RegistryError> {
+        let object = plugin.module.rule_stage()(RStr::from_str(&stage.name))
+            .into_result()
+            .map_err(|error| RegistryError::StageConstruction {
+                plugin: plugin.name.clone(),
+                stage: stage.name.clone(),
+                reason: error.to_string(),
+            })?;
+        Ok(Self {
+            name: StageName::of(plugin, stage),
+            stage: object,
+        })
+    }
+
+    /// The plugin's name.
+    pub fn plugin(&self) -> &str {
+        &self.name.plugin
+    }
+
+    /// The stage's name.
+    pub fn stage(&self) -> &str {
+        &self.name.stage
+    }
+
+    /// Asks the rule to learn from observations.
+    pub fn learn(&self, request: &LearnRequest) -> Result<LearnOutcome, StageCallError> {
+        let request = self.name.encode(request, "rule learn request")?;
+        self.name.decode(
+            self.stage.learn(RStr::from_str(&request)),
+            "rule learn outcome",
+        )
+    }
+
+    /// Applies a learned rule to a served call.
+    pub fn apply(&self, request: &ApplyRequest) -> Result<ApplyOutcome, StageCallError> {
+        let request = self.name.encode(request, "rule apply request")?;
+        self.name.decode(
+            self.stage.apply(RStr::from_str(&request)),
+            "rule apply outcome",
+        )
+    }
+}

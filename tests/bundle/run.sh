@@ -1,0 +1,166 @@
+#!/usr/bin/env bash
+# Bundles of `rea environment-build` checked with the agentenv framework's own tools, for every shared capture.
+#
+#   tests/bundle/run.sh [REA_BINARY]
+#
+# For each ../shared/captures/<name>/build.har:
+#   - `rea environment-build build.har DIR --name <name> --json` writes the bundle;
+#   - validate_bundle.sh (the kit's `agent-env run BUNDLE --dry-run`, twice) accepts it;
+#   - the bundle is served as its Dockerfile serves it: the bundle's own bin/rea runs the Dockerfile's CMD with
+#     /env replaced by the bundle's env folder, on 127.0.0.1 with an ephemeral port (MCP_ALLOWED_HOSTS and
+#     ENVIRONMENT_NAME as the image sets them);
+#   - GET /ready answers 200;
+#   - the bundle's verify.py runs through run_verify.py (the framework's loader and scoring, MCP SDK 1.x) and
+#     through the MCP SDK 2.x: every check passes;
+#   - artifacts/check_<name>/ still holds exactly verify.py; the server stops on SIGTERM with exit 143.
+# Then one bundle without --name (a loopback origin: named after the capture file, `build`) is validated too.
+#
+# Environment:
+#   REA_SHARED_DIR        the shared folder (default: <workspace>/../shared)
+#   REA_CONFORMANCE_KIT   a folder holding an already set-up copy of the kit, reused across runs
+#                         (default: a fresh copy in a temporary folder, set up with its ./setup.sh)
+#   CARGO_TARGET_DIR      where `cargo build -p rea` puts the binary when REA_BINARY is not given
+# Prints one line per check and `N passed, M failed`; exits 1 when any check failed. Nothing leaves loopback
+# except the kit's own pip/npm installs during setup.
+set -uo pipefail
+
+root="$(cd "$(dirname "$0")/../.." && pwd)"
+shared="${REA_SHARED_DIR:-$root/../shared}"
+work="$(mktemp -d)"
+server_pid=""
+cleanup() {
+  if [ -n "$server_pid" ]; then kill -TERM "$server_pid" 2>/dev/null; wait "$server_pid" 2>/dev/null; fi
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+passed=0; failed=0
+step() { # step STATUS NAME DETAIL
+  if [ "$1" -eq 0 ]; then passed=$((passed + 1)); echo "PASS $2 ${3:-}"; else failed=$((failed + 1)); echo "FAIL $2 ${3:-}"; fi
+}
+
+rea="${1:-}"
+if [ -z "$rea" ]; then
+  (cd "$root" && cargo build -q -p rea) || { echo "FAIL build cargo build -p rea"; echo "0 passed, 1 failed"; exit 1; }
+  rea="${CARGO_TARGET_DIR:-$root/target}/debug/rea"
+fi
+[ -x "$rea" ] || { echo "FAIL binary $rea is not executable"; echo "0 passed, 1 failed"; exit 1; }
+
+kit="${REA_CONFORMANCE_KIT:-$work/kit}"
+if [ ! -x "$kit/.venv/bin/python" ] || [ ! -x "$kit/.venv-framework/bin/agent-env" ]; then
+  mkdir -p "$kit"
+  cp -R "$shared/kit/conformance/." "$kit/"
+  chmod -R u+w "$kit"
+  if ! (cd "$kit" && ./setup.sh >"$work/setup.log" 2>&1); then
+    tail -20 "$work/setup.log"; echo "FAIL kit.setup $kit/setup.sh"; echo "0 passed, 1 failed"; exit 1
+  fi
+fi
+step 0 kit.setup "$kit"
+export PYTHONDONTWRITEBYTECODE=1 # importing verify.py must not leave __pycache__ in the artifact folder
+
+# serve_bundle LABEL BUNDLE NAME: runs the Dockerfile's CMD from the bundle; sets $server_pid and $base.
+serve_bundle() {
+  local label="$1" bundle="$2" name="$3"
+  local env_dir="$bundle/envs/$name"
+  # The bundle's binary is written 0600 (the image's `RUN chmod` makes it executable): run a copy.
+  cp "$env_dir/bin/rea" "$work/$label.rea" && chmod 0755 "$work/$label.rea" || return 1
+  local allowed
+  allowed="$(sed -n 's/^ *MCP_ALLOWED_HOSTS=\([^ ]*\).*/\1/p' "$env_dir/Dockerfile")"
+  mapfile -t argv < <("$kit/.venv/bin/python" - "$env_dir/Dockerfile" "$env_dir" "$work/$label.rea" <<'EOF'
+import json, sys
+dockerfile, env_dir, binary = sys.argv[1:]
+cmd = [line for line in open(dockerfile) if line.startswith("CMD ")][-1][4:]
+argv = json.loads(cmd)
+argv[0] = binary
+for argument in argv[1:]:
+    print(argument.replace("/env/", env_dir + "/", 1) if argument.startswith("/env/") else argument)
+EOF
+)
+  MCP_HOST=127.0.0.1 MCP_PORT=0 ENVIRONMENT_NAME="$name" MCP_ALLOWED_HOSTS="$allowed" \
+    "$work/$label.rea" "${argv[@]}" >"$work/$label.out" 2>"$work/$label.err" &
+  server_pid=$!
+  base=""
+  for _ in $(seq 150); do
+    url="$(sed -n 's/.*"msg":"MCP transport listening".*"url":"\([^"]*\)".*/\1/p' "$work/$label.err" | head -1)"
+    if [ -n "$url" ]; then base="${url%/mcp}"; return 0; fi
+    kill -0 "$server_pid" 2>/dev/null || break
+    sleep 0.2
+  done
+  cat "$work/$label.err"
+  return 1
+}
+
+verify_2x() { # verify_2x VERIFY_PY MCP_URL: runs verify() on the MCP SDK 2.x, prints its criteria, exit 0 when all pass
+  "$kit/.venv/bin/python" - "$1" "$2" <<'EOF'
+import asyncio, importlib.util, sys
+spec = importlib.util.spec_from_file_location("outcome_verifier_2x", sys.argv[1])
+module = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(module)
+results = asyncio.run(module.verify(sys.argv[2]))
+for row in results:
+    print("PASS" if row.get("result") is True else "FAIL", row.get("id"), row.get("description"))
+sys.exit(0 if results and all(row.get("result") is True for row in results) else 1)
+EOF
+}
+
+for dir in "$shared"/captures/*/; do
+  har="$dir/build.har"
+  [ -f "$har" ] || continue
+  name="$(basename "$dir")"
+  bundle="$work/bundles/$name"
+  mkdir -p "$work/bundles"
+  "$rea" environment-build "$har" "$bundle" --name "$name" --json >"$work/$name.report.json" 2>"$work/$name.build.err"
+  rc=$?
+  tools="$("$kit/.venv/bin/python" -c 'import json,sys; r=json.load(open(sys.argv[1])); print(r["tool_count"], "served from the state" if r["state"]["served"] else "replay")' "$work/$name.report.json" 2>/dev/null)"
+  step "$rc" "$name.build" "$tools$( [ "$rc" -ne 0 ] && head -c 400 "$work/$name.build.err")"
+  [ "$rc" -eq 0 ] || continue
+
+  (cd "$kit" && ./validate_bundle.sh "$bundle") >"$work/$name.validate.txt" 2>&1
+  rc=$?
+  [ "$rc" -ne 0 ] && sed "s/^/    $name: /" "$work/$name.validate.txt" | tail -15
+  step "$rc" "$name.validate" "$(tail -1 "$work/$name.validate.txt")"
+
+  if ! serve_bundle "$name" "$bundle" "$name"; then
+    step 1 "$name.serve" "no listening line"; continue
+  fi
+  step 0 "$name.serve" "$base"
+
+  ready="$("$kit/.venv/bin/python" -c 'import sys,urllib.request; print(urllib.request.urlopen(sys.argv[1] + "/ready").status)' "$base" 2>&1)"
+  [ "$ready" = "200" ]
+  step $? "$name.ready" "GET /ready -> $ready"
+
+  verify_py="$bundle/artifacts/check_$name/verify.py"
+  (cd "$kit" && .venv-framework/bin/python run_verify.py "$verify_py" "$base/mcp") >"$work/$name.verify.txt" 2>&1
+  rc=$?
+  grep -E '^(PASS|FAIL) ' "$work/$name.verify.txt" | sed "s/^/    $name (mcp 1.x): /"
+  step "$rc" "$name.verify.framework" "$(tail -1 "$work/$name.verify.txt")"
+
+  verify_2x "$verify_py" "$base/mcp" >"$work/$name.verify2.txt" 2>&1
+  rc=$?
+  [ "$rc" -ne 0 ] && sed "s/^/    $name (mcp 2.x): /" "$work/$name.verify2.txt" | tail -5
+  step "$rc" "$name.verify.sdk2" "$(tail -1 "$work/$name.verify2.txt")"
+
+  count="$(find "$bundle/artifacts/check_$name" -mindepth 1 | wc -l)"
+  [ "$count" -eq 1 ]
+  step $? "$name.artifact" "artifacts/check_$name holds $count entry"
+
+  kill -TERM "$server_pid"; wait "$server_pid"; rc=$?; server_pid=""
+  [ "$rc" -eq 143 ]
+  step $? "$name.stopped" "exit=$rc"
+done
+
+# A loopback origin without --name: named after the capture file, with a name-from-file warning.
+har="$shared/captures/json-server/build.har"
+if [ -f "$har" ]; then
+  bundle="$work/bundles/by-file"
+  "$rea" environment-build "$har" "$bundle" --json >"$work/by-file.report.json" 2>"$work/by-file.err"
+  rc=$?
+  detail="$("$kit/.venv/bin/python" -c 'import json,sys; r=json.load(open(sys.argv[1])); print(r["name"], [w["code"] for w in r["warnings"]])' "$work/by-file.report.json" 2>&1)"
+  [ "$rc" -eq 0 ] && [ -d "$bundle/envs/build" ] && echo "$detail" | grep -q "name-from-file"
+  step $? "by-file.build" "$detail"
+  (cd "$kit" && ./validate_bundle.sh "$bundle") >"$work/by-file.validate.txt" 2>&1
+  step $? "by-file.validate" "$(tail -1 "$work/by-file.validate.txt")"
+fi
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

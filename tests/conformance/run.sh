@@ -1,0 +1,153 @@
+#!/usr/bin/env bash
+# Conformance of `rea environment-serve --replay-only` with real clients, for every shared capture.
+#
+#   tests/conformance/run.sh [REA_BINARY]
+#
+# For each ../shared/captures/<name>/build.har: inspect it (`rea inspect-web-network-capture`),
+# project the manifest (`rea inspect-analysis-view`), serve it on 127.0.0.1 with an ephemeral port,
+# and run, from a copy of ../shared/kit/conformance (set up with its pinned packages):
+#   - check_env.py BASE --call-all --expect-name NAME: the card through the agentenv framework's
+#     own client and model, MCP with the official Python SDK 2.3.0 (an initialize session at
+#     2025-11-25 and the default Client, which probes server/discover at 2026-07-28), every tool
+#     called, provenance on every result, the replay data plane and the JSON-RPC rules; then
+#     check_env.py BASE --tool T for a tool with a required argument (also called without it);
+#   - run_verify.py: a verify.py the way agent-env runs it, on the framework's mcp 1.30 client;
+#   - inspect_tools.sh: tools/list through the MCP Inspector (TypeScript SDK 2.x), when npm is
+#     available;
+# then stops the server with SIGTERM and checks exit 143 and the stopped document.
+#
+# Environment:
+#   REA_SHARED_DIR        the shared folder (default: <workspace>/../shared)
+#   REA_CONFORMANCE_KIT   a folder holding an already set-up copy of the kit, reused across runs
+#                         (default: a fresh copy in a temporary folder, set up with ./setup.sh)
+#   CARGO_TARGET_DIR      where `cargo build -p rea` puts the binary when REA_BINARY is not given
+# Prints one line per check and a summary; exits 1 when any check failed. Nothing leaves loopback
+# except the kit's own pip/npm installs during setup.
+set -uo pipefail
+
+root="$(cd "$(dirname "$0")/../.." && pwd)"
+shared="${REA_SHARED_DIR:-$root/../shared}"
+work="$(mktemp -d)"
+server_pid=""
+cleanup() {
+  if [ -n "$server_pid" ]; then kill -TERM "$server_pid" 2>/dev/null; wait "$server_pid" 2>/dev/null; fi
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+passed=0; failed=0
+step() { # step STATUS NAME DETAIL
+  if [ "$1" -eq 0 ]; then passed=$((passed + 1)); echo "PASS $2 ${3:-}"; else failed=$((failed + 1)); echo "FAIL $2 ${3:-}"; fi
+}
+
+rea="${1:-}"
+if [ -z "$rea" ]; then
+  (cd "$root" && cargo build -q -p rea) || { echo "FAIL build cargo build -p rea"; exit 1; }
+  rea="${CARGO_TARGET_DIR:-$root/target}/debug/rea"
+fi
+[ -x "$rea" ] || { echo "FAIL binary $rea is not executable"; exit 1; }
+
+kit="${REA_CONFORMANCE_KIT:-$work/kit}"
+if [ ! -x "$kit/.venv/bin/python" ] || [ ! -x "$kit/.venv-framework/bin/python" ]; then
+  mkdir -p "$kit"
+  cp -R "$shared/kit/conformance/." "$kit/"
+  chmod -R u+w "$kit"
+  if ! (cd "$kit" && ./setup.sh >"$work/setup.log" 2>&1); then
+    tail -20 "$work/setup.log"; echo "FAIL kit.setup $kit/setup.sh"; exit 1
+  fi
+fi
+step 0 kit.setup "$kit"
+
+# serve NAME MANIFEST CAPTURE [ENV=VALUE ...]: starts the server, sets $server_pid and $base.
+serve() {
+  local label="$1" manifest="$2" capture="$3"; shift 3
+  env "$@" "$rea" environment-serve "$manifest" --evidence "$capture" --replay-only --port 0 \
+    >"$work/$label.out" 2>"$work/$label.err" &
+  server_pid=$!
+  base=""
+  for _ in $(seq 150); do
+    url="$(sed -n 's/.*"msg":"MCP transport listening".*"url":"\([^"]*\)".*/\1/p' "$work/$label.err" | head -1)"
+    if [ -n "$url" ]; then base="${url%/mcp}"; return 0; fi
+    kill -0 "$server_pid" 2>/dev/null || break
+    sleep 0.2
+  done
+  cat "$work/$label.err"
+  return 1
+}
+
+# stop LABEL: SIGTERM, then exit 143 and one stopped document on stdout.
+stop() {
+  local label="$1"
+  kill -TERM "$server_pid"; wait "$server_pid"; local rc=$?; server_pid=""
+  local status
+  status="$("$kit/.venv/bin/python" -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["status"], d["state"]["reason"])' "$work/$label.out" 2>&1)"
+  [ "$rc" -eq 143 ] && [ "$status" = "stopped replay-only" ]
+  step $? "$label.stopped" "exit=$rc document=$status"
+}
+
+for dir in "$shared"/captures/*/; do
+  har="$dir/build.har"
+  [ -f "$har" ] || continue
+  name="$(basename "$dir")"
+  capture="$work/$name.capture.json"; manifest="$work/$name.manifest.json"
+  "$rea" inspect-web-network-capture "$har" har >"$capture" 2>"$work/$name.inspect.err"
+  step $? "$name.inspect" "$(head -c 300 "$work/$name.inspect.err")"
+  printf '{"source": {"kind": "evidence-file", "path": "%s"}, "view": {"kind": "environment-manifest", "template_rules": []}}\n' \
+    "$name.capture.json" >"$work/$name.view.json"
+  "$rea" inspect-analysis-view "$work/$name.view.json" >"$manifest" 2>"$work/$name.view.err"
+  step $? "$name.manifest" "$(head -c 300 "$work/$name.view.err")"
+
+  env_name="conformance-$name"
+  if ! serve "$name" "$manifest" "$capture" "ENVIRONMENT_NAME=$env_name"; then
+    step 1 "$name.serve" "no listening line"; continue
+  fi
+  step 0 "$name.serve" "$base"
+
+  "$kit/.venv/bin/python" "$kit/check_env.py" "$base" --call-all --expect-name "$env_name" >"$work/$name.check.txt" 2>&1
+  rc=$?
+  grep '^FAIL' "$work/$name.check.txt" | sed "s/^/    $name: /"
+  step "$rc" "$name.check_env" "$(tail -1 "$work/$name.check.txt")"
+
+  # Again on a tool with a required argument, so the checker also calls it without its arguments
+  # (an argument error must be a tool error carrying the provenance).
+  required_tool="$("$kit/.venv/bin/python" - "$base" <<'PY'
+import json, sys, urllib.request
+card = json.load(urllib.request.urlopen(sys.argv[1] + "/.well-known/agent-env.json"))
+print(next((t["name"] for t in card["capabilities"]["tools"] if t["inputSchema"].get("required")), ""))
+PY
+)"
+  if [ -n "$required_tool" ]; then
+    "$kit/.venv/bin/python" "$kit/check_env.py" "$base" --tool "$required_tool" >"$work/$name.check-args.txt" 2>&1
+    rc=$?
+    grep '^FAIL' "$work/$name.check-args.txt" | sed "s/^/    $name: /"
+    grep -q '^PASS mcp.call-tool-bad-args' "$work/$name.check-args.txt" || rc=1
+    step "$rc" "$name.check_env-arguments" "$required_tool: $(tail -1 "$work/$name.check-args.txt")"
+  fi
+
+  # A verify.py as agent-env runs it (framework venv, mcp 1.x): the first tool needing no argument.
+  tool="$("$kit/.venv/bin/python" - "$base" <<'EOF'
+import json, sys, urllib.request
+card = json.load(urllib.request.urlopen(sys.argv[1] + "/.well-known/agent-env.json"))
+tools = card["capabilities"]["tools"]
+free = [t["name"] for t in tools if not t["inputSchema"].get("required")]
+print(free[0] if free else tools[0]["name"])
+EOF
+)"
+  sed -e "s/^TOOL = .*/TOOL = \"$tool\"/" -e 's/^ARGS = .*/ARGS = {}/' "$kit/example_verify.py" >"$work/verify_$name.py"
+  (cd "$kit" && .venv-framework/bin/python run_verify.py "$work/verify_$name.py" "$base/mcp") >"$work/$name.verify.txt" 2>&1
+  step $? "$name.verify" "$(tail -1 "$work/$name.verify.txt")"
+
+  if [ -x "$kit/node_modules/.bin/mcp-inspector" ]; then
+    (cd "$kit" && ./inspect_tools.sh "$base/mcp") >"$work/$name.inspector.json" 2>"$work/$name.inspector.err"
+    rc=$?
+    listed="$("$kit/.venv/bin/python" -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["tools"]))' "$work/$name.inspector.json" 2>/dev/null)"
+    carded="$("$kit/.venv/bin/python" -c 'import json,sys,urllib.request; print(len(json.load(urllib.request.urlopen(sys.argv[1]))["capabilities"]["tools"]))' "$base/.well-known/agent-env.json" 2>/dev/null)"
+    [ "$rc" -eq 0 ] && [ -n "$listed" ] && [ "$listed" = "$carded" ]
+    step $? "$name.inspector" "exit=$rc tools=$listed card=$carded"
+  fi
+
+  stop "$name"
+done
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

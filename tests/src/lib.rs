@@ -1,0 +1,77 @@
+//! Shared helpers of rea's integration tests: where the workspace, the shared captures and the
+//! built plugin libraries are.
+
+pub mod golden;
+
+use std::path::{Path, PathBuf};
+
+/// The workspace root (the folder holding the top-level `Cargo.toml`).
+pub fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|| PathBuf::from("."))
+}
+
+/// The shared folder beside the checkout (`../shared`), or `REA_SHARED_DIR` when set.
+pub fn shared_dir() -> PathBuf {
+    match std::env::var_os("REA_SHARED_DIR") {
+        Some(dir) => PathBuf::from(dir),
+        None => workspace_root().join("..").join("shared"),
+    }
+}
+
+/// The path of a plugin library built by cargo as a dependency of this crate
+/// (`crate_name` with underscores, such as `rea_plugin_har_cdylib`). Cargo writes dependency
+/// cdylibs into `target/<profile>/deps/`, next to the running test binary.
+pub fn built_library(crate_name: &str) -> PathBuf {
+    let file = format!(
+        "{}{crate_name}{}",
+        std::env::consts::DLL_PREFIX,
+        std::env::consts::DLL_SUFFIX
+    );
+    let exe = std::env::current_exe().unwrap_or_default();
+    let mut candidates = Vec::new();
+    if let Some(dir) = exe.parent() {
+        candidates.push(dir.join(&file));
+        if let Some(profile_dir) = dir.parent() {
+            candidates.push(profile_dir.join(&file));
+            candidates.push(profile_dir.join("deps").join(&file));
+        }
+    }
+    candidates
+        .iter()
+        .find(|path| path.is_file())
+        .cloned()
+        .unwrap_or_else(|| {
+            panic!(
+                "{file} was not built: it must be a dev-dependency of rea-tests (looked in {candidates:?})"
+            )
+        })
+}
+
+/// The output of one run of the `rea` binary under test.
+#[derive(Debug)]
+pub struct Run {
+    /// Exit code (`None` when killed by a signal).
+    pub code: Option<i32>,
+    /// Standard output.
+    pub stdout: String,
+    /// Standard error.
+    pub stderr: String,
+}
+
+/// Runs the `rea` binary under test with these arguments in `dir` and waits for it.
+pub fn run_rea(binary: &Path, dir: &Path, args: &[&str]) -> Run {
+    let output = std::process::Command::new(binary)
+        .args(args)
+        .current_dir(dir)
+        .env_remove("REA_LOG_LEVEL")
+        .output()
+        .unwrap_or_else(|error| panic!("cannot run {}: {error}", binary.display()));
+    Run {
+        code: output.status.code(),
+        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+    }
+}

@@ -1,0 +1,745 @@
+//! `rea environment-build` and `rea environment-export` through the binary: the bundle's layout and
+//! contents for every shared capture, byte-identity of the one-step build with the separate
+//! commands, the dry run, template rules, names, credential warnings and the bundled pipeline.
+//! The framework's own checks of these bundles (`agent-env run --dry-run`, `verify.py` through
+//! `run_verify.py`) are `tests/bundle/run.sh`.
+
+mod bundle_support;
+
+use std::path::Path;
+
+use bundle_support::*;
+use rea_evidence::Evidence;
+use rea_plugin_api::json::Json;
+use serde_json::{Value, json};
+
+fn text(path: &Path) -> String {
+    std::fs::read_to_string(path).unwrap_or_else(|error| panic!("{}: {error}", path.display()))
+}
+
+fn string(value: &Value) -> &str {
+    value
+        .as_str()
+        .unwrap_or_else(|| panic!("not a string: {value}"))
+}
+
+/// Builds a shared capture with a stand-in binary into `dir/bundle`; returns the report.
+fn build(dir: &Path, capture: &Path, extra: &[&str]) -> Value {
+    let binary = stand_in_binary(dir).display().to_string();
+    let capture = capture.display().to_string();
+    let mut args = vec![
+        "environment-build",
+        capture.as_str(),
+        "bundle",
+        "--binary",
+        binary.as_str(),
+        "--json",
+    ];
+    args.extend_from_slice(extra);
+    report(&run(dir, &args))
+}
+
+// contract: BUILD-001, BUILD-003, BUILD-004, BUILD-044, BUILD-045, BUILD-046, BUILD-047, BUILD-051, BUILD-053, BUILD-067, BUILD-084, BUILD-096
+// contract: EXPORT-002, EXPORT-004, EXPORT-005, EXPORT-008, EXPORT-011, EXPORT-012, EXPORT-035, EXPORT-037, EXPORT-038, EXPORT-044, EXPORT-046, EXPORT-047, EXPORT-048, EXPORT-051, EXPORT-052, EXPORT-053, EXPORT-055, EXPORT-056, EXPORT-057, EXPORT-058, EXPORT-060, EXPORT-067
+// contract: EXPORT-069, EXPORT-070, EXPORT-071, EXPORT-072, EXPORT-073, EXPORT-074, EXPORT-076, EXPORT-077, EXPORT-078, EXPORT-079, EXPORT-080, EXPORT-082, EXPORT-083
+#[test]
+fn every_shared_capture_builds_a_bundle_of_the_documented_layout() {
+    for (name, har) in build_captures() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let report = build(dir.path(), &har, &["--name", &name]);
+        let bundle = dir.path().join("bundle");
+        let env = bundle.join("envs").join(&name);
+
+        // The report.
+        assert_eq!(report["status"], "built", "{name}");
+        assert_eq!(report["name"], name.as_str());
+        assert_eq!(
+            report["directory"],
+            std::path::absolute(&bundle).unwrap().display().to_string()
+        );
+        assert_eq!(
+            report["capture"]["operation"],
+            "inspect_web_network_capture"
+        );
+        assert_eq!(report["capture"]["input"], "har");
+        assert_eq!(report["manifest"]["template_rules"], json!(DEFAULT_RULES));
+        assert_eq!(report["coverage"], Value::Null);
+        assert_eq!(
+            report["next"],
+            json!([format!("agent-env run {}", string(&report["directory"]))])
+        );
+        assert!(report["warnings"].is_array());
+
+        // The layout: exactly these files, each 0600, sizes as reported.
+        let expected: Vec<String> = [
+            "README.md".to_owned(),
+            format!("artifacts/check_{name}/verify.py"),
+            format!("envs/{name}/Dockerfile"),
+            format!("envs/{name}/bin/rea"),
+            format!("envs/{name}/env.toml"),
+            format!("envs/{name}/evidence.json"),
+            format!("envs/{name}/manifest.json"),
+            format!("envs/{name}/pipeline.toml"),
+            "tasks/smoke.json".to_owned(),
+        ]
+        .into();
+        assert_eq!(files(&bundle), expected, "{name}");
+        let reported: Vec<(String, u64)> = report["files"]
+            .as_array()
+            .expect("files")
+            .iter()
+            .map(|file| {
+                (
+                    string(&file["path"]).to_owned(),
+                    file["bytes"].as_u64().unwrap(),
+                )
+            })
+            .collect();
+        let actual: Vec<(String, u64)> = expected
+            .iter()
+            .map(|path| {
+                let length = std::fs::metadata(bundle.join(path)).unwrap().len();
+                (path.clone(), length)
+            })
+            .collect();
+        assert_eq!(reported, actual, "{name}");
+        #[cfg(unix)]
+        for (path, (bytes, mode)) in snapshot(&bundle) {
+            if bytes.is_some() {
+                assert_eq!(mode, 0o600, "{name}: {path}");
+            }
+        }
+        assert_eq!(
+            std::fs::read(env.join("bin/rea")).unwrap(),
+            std::fs::read(dir.path().join("rea-stand-in")).unwrap()
+        );
+
+        // The pair: authenticated Evidence, the manifest's parent is the capture.
+        let capture = Evidence::authenticate(&std::fs::read(env.join("evidence.json")).unwrap())
+            .expect("evidence.json is Evidence");
+        let manifest = Evidence::authenticate(&std::fs::read(env.join("manifest.json")).unwrap())
+            .expect("manifest.json is Evidence");
+        assert_eq!(report["capture"]["evidence_id"], capture.id());
+        assert_eq!(report["manifest"]["evidence_id"], manifest.id());
+        assert_eq!(
+            manifest.get("parent_evidence_id").and_then(Json::as_str),
+            Some(capture.id())
+        );
+        let manifest_tools = manifest
+            .get("tools")
+            .and_then(Json::as_array)
+            .map_or(0, Vec::len) as u64;
+        assert_eq!(report["manifest"]["tools"], manifest_tools);
+        let tool_count = report["tool_count"].as_u64().expect("tool_count");
+        let served = report["state"]["served"].as_bool().expect("state.served");
+        if served {
+            assert!(
+                report["state"]["evidence_id"]
+                    .as_str()
+                    .is_some_and(|id| id.starts_with("ev_"))
+            );
+            assert!(tool_count <= manifest_tools);
+        } else {
+            assert_eq!(
+                tool_count, manifest_tools,
+                "replay serves every manifest tool"
+            );
+            assert_eq!(report["state"]["reason"], "unavailable");
+        }
+
+        // env.toml: only the keys the framework allows.
+        let toml = text(&env.join("env.toml"));
+        let keys: Vec<&str> = toml
+            .lines()
+            .filter(|line| !line.trim().is_empty() && !line.starts_with('#'))
+            .map(|line| line.split('=').next().unwrap_or_default().trim())
+            .collect();
+        assert_eq!(keys, ["type", "id", "environment_name"], "{toml}");
+        assert!(toml.contains(&format!("environment_name = \"{name}\"")));
+        assert!(toml.contains(&format!("id = \"@local/{name}\"")));
+
+        // The Dockerfile.
+        let dockerfile = text(&env.join("Dockerfile"));
+        for needle in [
+            "FROM debian:bookworm-slim".to_owned(),
+            "--no-install-recommends python3".to_owned(),
+            "MCP_HOST=0.0.0.0".to_owned(),
+            "MCP_PORT=18765".to_owned(),
+            format!("MCP_ALLOWED_HOSTS=localhost,127.0.0.1,::1,{name}"),
+            "COPY --chown=rea:rea manifest.json evidence.json pipeline.toml /env/".to_owned(),
+            "\nUSER rea\n".to_owned(),
+            "\"environment-serve\",\"/env/manifest.json\",\"--evidence\",\"/env/evidence.json\""
+                .to_owned(),
+        ] {
+            assert!(
+                dockerfile.contains(&needle),
+                "{name}: {needle} in\n{dockerfile}"
+            );
+        }
+
+        // The verifier: the only file of its artifact, checking the predicted count.
+        let verify = text(&bundle.join(format!("artifacts/check_{name}/verify.py")));
+        assert!(verify.contains("async def verify(mcp_url):"));
+        assert!(verify.contains(&format!("EXPECTED_TOOLS = {tool_count}  #")));
+        assert!(verify.contains("\"id\": \"serve\""));
+
+        // The task.
+        let task: Value = serde_json::from_str(&text(&bundle.join("tasks/smoke.json"))).unwrap();
+        assert_eq!(task[0]["type"], "deploy_env");
+        assert_eq!(task[0]["env_id"], name.as_str());
+        assert_eq!(task[0]["sandbox_type"], "local");
+        assert_eq!(task[1]["type"], "env_outcome_verifier");
+        assert_eq!(task[1]["file_artifact_id"], format!("check_{name}"));
+
+        // The README: a one-sentence first line, provenance, mode, run command, rights.
+        let readme = text(&bundle.join("README.md"));
+        let first = readme.lines().next().unwrap_or_default();
+        assert!(!first.starts_with('#') && first.ends_with('.'), "{first}");
+        assert_eq!(first.matches(". ").count(), 0, "one sentence: {first}");
+        let artifact_sha = capture
+            .get("artifact")
+            .and_then(|artifact| artifact.get("sha256"))
+            .and_then(Json::as_str)
+            .expect("artifact.sha256");
+        let manifest_digest =
+            rea_evidence::sha256_hex(&std::fs::read(env.join("manifest.json")).unwrap());
+        for needle in [
+            artifact_sha,
+            capture.id(),
+            manifest.id(),
+            manifest_digest.as_str(),
+            "agent-env run .",
+            "--replay-only",
+            "untrusted",
+            "Do not publish this bundle without the rights",
+        ] {
+            assert!(readme.contains(needle), "{name}: {needle}");
+        }
+        assert!(readme.contains(&format!("Served tools: {tool_count}")));
+        if served {
+            assert!(readme.contains("This bundle serves **from the state**"));
+            assert!(readme.contains(string(&report["state"]["evidence_id"])));
+        } else {
+            assert!(readme.contains("This bundle serves **replay**"));
+            assert!(readme.contains(string(&report["state"]["code"])));
+        }
+    }
+}
+
+// contract: BUILD-002, BUILD-005, BUILD-006, BUILD-007, BUILD-008, BUILD-009
+// contract: EXPORT-001, EXPORT-003, EXPORT-009, EXPORT-010, EXPORT-016, EXPORT-018, EXPORT-028
+#[test]
+fn the_build_writes_what_the_separate_commands_write() {
+    for (name, har) in build_captures() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let work = dir.path();
+        let binary = stand_in_binary(work).display().to_string();
+        let har_text = har.display().to_string();
+
+        let built = report(&run(
+            work,
+            &[
+                "environment-build",
+                &har_text,
+                "built",
+                "--name",
+                &name,
+                "--binary",
+                &binary,
+                "--json",
+            ],
+        ));
+
+        inspect_into(work, &har, "capture.json");
+        project_into(work, "capture.json", &DEFAULT_RULES, "manifest.json");
+        let exported = report(&run(
+            work,
+            &[
+                "environment-export",
+                "manifest.json",
+                "--evidence",
+                "capture.json",
+                "exported",
+                "--name",
+                &name,
+                "--binary",
+                &binary,
+                "--json",
+            ],
+        ));
+        let from_evidence = report(&run(
+            work,
+            &[
+                "environment-build",
+                "capture.json",
+                "from-evidence",
+                "--name",
+                &name,
+                "--binary",
+                &binary,
+                "--json",
+            ],
+        ));
+
+        let built_tree = snapshot(&work.join("built"));
+        assert!(!built_tree.is_empty());
+        assert!(
+            built_tree == snapshot(&work.join("exported")),
+            "{name}: environment-build and the separate commands wrote different bundles"
+        );
+        assert!(
+            built_tree == snapshot(&work.join("from-evidence")),
+            "{name}: building from the capture Evidence wrote a different bundle"
+        );
+        assert_eq!(
+            std::fs::read(work.join("capture.json")).unwrap(),
+            std::fs::read(work.join(format!("built/envs/{name}/evidence.json"))).unwrap()
+        );
+        for key in ["tool_count", "state", "files", "manifest"] {
+            assert_eq!(built[key], exported[key], "{name}: {key}");
+        }
+        assert_eq!(
+            built["capture"]["evidence_id"],
+            exported["capture"]["evidence_id"]
+        );
+        assert_eq!(exported["capture"]["input"], "evidence");
+        assert_eq!(from_evidence["capture"]["input"], "evidence");
+    }
+}
+
+// contract: EXPORT-007
+#[test]
+fn the_bundle_carries_the_running_binary_by_default() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let har = har("tiddlywiki").display().to_string();
+    let report = report(&run(
+        dir.path(),
+        &[
+            "environment-build",
+            &har,
+            "bundle",
+            "--name",
+            "wiki",
+            "--json",
+        ],
+    ));
+    let running = std::fs::read(rea()).expect("the binary under test");
+    assert_eq!(report["package_source"]["kind"], "running-binary");
+    assert_eq!(
+        report["package_source"]["sha256"],
+        rea_evidence::sha256_hex(&running)
+    );
+    let bundled = std::fs::read(dir.path().join("bundle/envs/wiki/bin/rea")).expect("bin/rea");
+    assert!(bundled == running, "bin/rea is not the running binary");
+}
+
+// contract: BUILD-028, BUILD-029
+#[test]
+fn a_dry_run_runs_every_stage_and_writes_nothing() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let work = dir.path();
+    let binary = stand_in_binary(work).display().to_string();
+    let har = har("json-server").display().to_string();
+    let before = snapshot(work);
+
+    let planned = report(&run(
+        work,
+        &[
+            "environment-build",
+            &har,
+            "bundle",
+            "--name",
+            "js",
+            "--binary",
+            &binary,
+            "--dry-run",
+            "--json",
+        ],
+    ));
+    assert_eq!(planned["status"], "planned");
+    assert!(
+        !work.join("bundle").exists(),
+        "a dry run wrote the directory"
+    );
+    assert_eq!(snapshot(work), before);
+
+    // Without a directory, and with an occupied one (not checked).
+    let nowhere = report(&run(
+        work,
+        &[
+            "environment-build",
+            &har,
+            "--name",
+            "js",
+            "--binary",
+            &binary,
+            "--dry-run",
+            "--json",
+        ],
+    ));
+    assert_eq!(nowhere["status"], "planned");
+    assert_eq!(nowhere["directory"], Value::Null);
+    std::fs::create_dir(work.join("occupied")).unwrap();
+    std::fs::write(work.join("occupied/keep"), b"mine").unwrap();
+    let before = snapshot(work);
+    let occupied = report(&run(
+        work,
+        &[
+            "environment-build",
+            &har,
+            "occupied",
+            "--name",
+            "js",
+            "--binary",
+            &binary,
+            "--dry-run",
+            "--json",
+        ],
+    ));
+    assert_eq!(occupied["status"], "planned");
+    assert_eq!(snapshot(work), before);
+
+    // The plan is what a build writes.
+    let built = report(&run(
+        work,
+        &[
+            "environment-build",
+            &har,
+            "bundle",
+            "--name",
+            "js",
+            "--binary",
+            &binary,
+            "--json",
+        ],
+    ));
+    assert_eq!(built["status"], "built");
+    for key in [
+        "files",
+        "tool_count",
+        "state",
+        "capture",
+        "manifest",
+        "warnings",
+    ] {
+        assert_eq!(planned[key], built[key], "{key}");
+    }
+}
+
+// contract: BUILD-012, BUILD-013, BUILD-014, BUILD-015, BUILD-016, BUILD-017
+#[test]
+fn template_rules_are_the_default_four_replaced_or_none() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let work = dir.path();
+    let binary = stand_in_binary(work).display().to_string();
+    let har = har("tiddlywiki").display().to_string();
+    let plan = |extra: &[&str]| {
+        let mut args = vec![
+            "environment-build",
+            har.as_str(),
+            "--binary",
+            binary.as_str(),
+            "--dry-run",
+            "--json",
+        ];
+        args.extend_from_slice(extra);
+        run(work, &args)
+    };
+    assert_eq!(
+        report(&plan(&[]))["manifest"]["template_rules"],
+        json!(DEFAULT_RULES)
+    );
+    assert_eq!(
+        report(&plan(&["--format-rules-only"]))["manifest"]["template_rules"],
+        json!([])
+    );
+    assert_eq!(
+        report(&plan(&[
+            "--template-rule",
+            "prefix-variance",
+            "--template-rule",
+            "after-uid-literal"
+        ]))["manifest"]["template_rules"],
+        json!(["after-uid-literal", "prefix-variance"])
+    );
+    let repeated = refusal(&plan(&[
+        "--template-rule",
+        "opaque-token",
+        "--template-rule",
+        "opaque-token",
+    ]));
+    assert_eq!(repeated["code"], "invalid_request");
+    assert_eq!(repeated["stage"], "environment-build");
+    assert_eq!(repeated["pointer"], "/template_rules/1");
+    let unknown = refusal(&plan(&["--template-rule", "guess"]));
+    assert_eq!(unknown["code"], "invalid_request");
+    // The same rules give the manifest `inspect-analysis-view` projects with them.
+    inspect_into(work, Path::new(&har), "capture.json");
+    let manifest = project_into(
+        work,
+        "capture.json",
+        &["after-uid-literal", "prefix-variance"],
+        "m.json",
+    );
+    let manifest = Evidence::authenticate(&std::fs::read(manifest).unwrap()).unwrap();
+    assert_eq!(
+        report(&plan(&[
+            "--template-rule",
+            "prefix-variance",
+            "--template-rule",
+            "after-uid-literal"
+        ]))["manifest"]["evidence_id"],
+        manifest.id()
+    );
+}
+
+// contract: BUILD-018, BUILD-019, BUILD-020, BUILD-021, EXPORT-027, EXPORT-028
+#[test]
+fn names_come_from_the_option_the_manifest_or_the_capture_file() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let work = dir.path();
+    let binary = stand_in_binary(work).display().to_string();
+    let har_path = har("json-server");
+    let har = har_path.display().to_string();
+
+    // A loopback origin: the capture file names it, with a warning.
+    let by_file = report(&run(
+        work,
+        &[
+            "environment-build",
+            &har,
+            "--binary",
+            &binary,
+            "--dry-run",
+            "--json",
+        ],
+    ));
+    assert_eq!(by_file["name"], "build");
+    let codes: Vec<&str> = by_file["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|warning| string(&warning["code"]))
+        .collect();
+    assert!(codes.contains(&"name-from-file"), "{codes:?}");
+    assert!(
+        by_file["files"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|file| file["path"] == "envs/build/env.toml")
+    );
+
+    // `NAME.capture.json` names it NAME.
+    inspect_into(work, &har_path, "json-server.capture.json");
+    let by_evidence = report(&run(
+        work,
+        &[
+            "environment-build",
+            "json-server.capture.json",
+            "--binary",
+            &binary,
+            "--dry-run",
+            "--json",
+        ],
+    ));
+    assert_eq!(by_evidence["name"], "json-server");
+
+    // --name names the env folder and id.
+    let named = report(&run(
+        work,
+        &[
+            "environment-build",
+            &har,
+            "b",
+            "--name",
+            "posts",
+            "--binary",
+            &binary,
+            "--json",
+        ],
+    ));
+    assert_eq!(named["name"], "posts");
+    assert!(
+        !named["warnings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|warning| warning["code"] == "name-from-file")
+    );
+    assert!(text(&work.join("b/envs/posts/env.toml")).contains("id = \"@local/posts\""));
+
+    // The export keeps the manifest's name.
+    let manifest = project_into(
+        work,
+        "json-server.capture.json",
+        &DEFAULT_RULES,
+        "manifest.json",
+    );
+    let manifest_name = Evidence::authenticate(&std::fs::read(manifest).unwrap())
+        .unwrap()
+        .get("name")
+        .and_then(Json::as_str)
+        .unwrap()
+        .to_owned();
+    let exported = report(&run(
+        work,
+        &[
+            "environment-export",
+            "manifest.json",
+            "--evidence",
+            "json-server.capture.json",
+            "e",
+            "--binary",
+            &binary,
+            "--json",
+        ],
+    ));
+    assert_eq!(exported["name"], manifest_name.as_str());
+    assert!(work.join("e/envs").join(&manifest_name).is_dir());
+}
+
+/// A HAR of one remote request carrying credential-like names.
+fn credential_har() -> String {
+    json!({"log": {
+        "version": "1.2",
+        "creator": {"name": "rea-tests", "version": "1"},
+        "entries": [{
+            "startedDateTime": "2024-01-01T00:00:00.000Z",
+            "time": 1,
+            "request": {
+                "method": "GET",
+                "url": "https://api.example.com/items?access_token=qval-secret-1",
+                "httpVersion": "HTTP/1.1",
+                "headers": [{"name": "X-Api-Key", "value": "hval-secret-2"}],
+                "queryString": [{"name": "access_token", "value": "qval-secret-1"}],
+                "cookies": [],
+                "headersSize": -1,
+                "bodySize": 0
+            },
+            "response": {
+                "status": 200,
+                "statusText": "OK",
+                "httpVersion": "HTTP/1.1",
+                "headers": [{"name": "Content-Type", "value": "application/json"}],
+                "cookies": [],
+                "content": {
+                    "size": 40,
+                    "mimeType": "application/json",
+                    "text": "{\"items\": [{\"id\": 1, \"token\": \"bval-secret-3\"}]}"
+                },
+                "redirectURL": "",
+                "headersSize": -1,
+                "bodySize": 40
+            },
+            "cache": {},
+            "timings": {"send": 0, "wait": 1, "receive": 0}
+        }]
+    }})
+    .to_string()
+}
+
+// contract: BUILD-069, BUILD-071, BUILD-072, BUILD-073, BUILD-083
+#[test]
+fn credential_like_names_are_warned_by_record_and_pointer_never_by_value() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let work = dir.path();
+    std::fs::write(work.join("api.har"), credential_har()).unwrap();
+    let binary = stand_in_binary(work).display().to_string();
+    let run = run(
+        work,
+        &[
+            "environment-build",
+            "api.har",
+            "bundle",
+            "--binary",
+            &binary,
+            "--json",
+        ],
+    );
+    let report = report(&run);
+    // A remote origin keeps the manifest's name.
+    assert_eq!(report["name"], "api-example-com");
+    let warning = report["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|warning| warning["code"] == "credential-named-members")
+        .unwrap_or_else(|| panic!("no credential warning: {report}"))
+        .clone();
+    assert_eq!(warning["count"], 3);
+    assert_eq!(
+        warning["items"],
+        json!([
+            "record 0 request header X-Api-Key",
+            "record 0 query access_token",
+            "record 0 response /items/0/token"
+        ])
+    );
+    for value in ["qval-secret-1", "hval-secret-2", "bval-secret-3"] {
+        assert!(!run.stdout.contains(value), "{value} is in the report");
+        assert!(!run.stderr.contains(value), "{value} is on stderr");
+    }
+    // The values remain in the bundle's Evidence: the warning is about them.
+    let evidence = text(&work.join("bundle/envs/api-example-com/evidence.json"));
+    assert!(evidence.contains("hval-secret-2") && evidence.contains("bval-secret-3"));
+}
+
+// contract: BUILD-004
+#[test]
+fn a_pipeline_and_its_plugin_libraries_travel_with_the_bundle() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let work = dir.path();
+    let library = rea_tests::built_library("rea_example_revision_counter");
+    let pipeline = format!(
+        "# a pipeline with a third-party rule\n[[plugins]]\npath = {}\n\n[capture.extractors]\nhar = \"har\"\n\n[manifest]\ntemplate_rules = [\"after-uid-literal\", \"opaque-token\"]\n\n[[rules]]\nstage = \"revision-counter\"\noptions = {{ fields = [\"version\"] }}\n",
+        json!(library.display().to_string())
+    );
+    std::fs::write(work.join("pipeline.toml"), &pipeline).unwrap();
+    let binary = stand_in_binary(work).display().to_string();
+    let har = har("kinto").display().to_string();
+    let report = report(&run(
+        work,
+        &[
+            "environment-build",
+            &har,
+            "bundle",
+            "--name",
+            "kinto",
+            "--pipeline",
+            "pipeline.toml",
+            "--binary",
+            &binary,
+            "--json",
+        ],
+    ));
+    // The pipeline's rules are the build's default.
+    assert_eq!(
+        report["manifest"]["template_rules"],
+        json!(["after-uid-literal", "opaque-token"])
+    );
+    let env = work.join("bundle/envs/kinto");
+    let file = library.file_name().unwrap().to_string_lossy().into_owned();
+    assert_eq!(
+        std::fs::read(env.join("plugins").join(&file)).unwrap(),
+        std::fs::read(&library).unwrap()
+    );
+    let bundled = text(&env.join("pipeline.toml"));
+    assert!(bundled.starts_with("# a pipeline with a third-party rule\n"));
+    assert!(
+        bundled.contains(&format!("path = \"plugins/{file}\"")),
+        "{bundled}"
+    );
+    assert!(bundled.contains("stage = \"revision-counter\""));
+    assert!(text(&env.join("Dockerfile")).contains("COPY --chown=rea:rea plugins/ /env/plugins/"));
+    // The bundled pipeline loads its library from inside the bundle.
+    let pipeline_path = env.join("pipeline.toml").display().to_string();
+    let check = run(work, &["pipeline", "check", &pipeline_path, "--json"]);
+    assert_eq!(check.code, Some(0), "{}", check.stderr);
+    let resolved: Value = serde_json::from_str(&check.stdout).unwrap();
+    let loaded = string(&resolved["libraries"][0]["path"]);
+    assert!(
+        Path::new(loaded).starts_with(&env),
+        "the bundled pipeline loads {loaded}, outside the bundle"
+    );
+}

@@ -1,0 +1,228 @@
+//! Helpers of the `state_*` tests: the shared captures inspected in-process, the state served from
+//! them, calls built from recorded requests, and answers compared with recordings.
+
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use rea::commands::inspect_capture::{InspectRequest, inspect_with_builtins};
+use rea_evidence::Evidence;
+use rea_evidence::capture::capture_records;
+use rea_manifest::catalog::ArgumentTarget;
+use rea_manifest::evidence::project_manifest_evidence;
+use rea_manifest::{Environment, Manifest, TemplateRules};
+use rea_plugin_api::contracts::capture::CaptureRecord;
+use rea_plugin_api::json::Json;
+use rea_serve::ToolBackend;
+use rea_state::backend::StateBackend;
+use rea_state::fetch::FetchOptions;
+use rea_state::plane::StatePlane;
+use rea_state::{Serving, StateView};
+use serde_json::{Map, Value};
+
+/// The rules published environments use.
+pub const RULES: [&str; 4] = [
+    "after-uid-literal",
+    "opaque-token",
+    "sibling-variance",
+    "prefix-variance",
+];
+
+/// The application captures with a `build.har`.
+pub const APPS: [&str; 4] = ["json-server", "kinto", "mlflow", "tiddlywiki"];
+
+/// What replaces the captures folder's absolute path in Evidence, so ids do not depend on where
+/// the checkout lives.
+pub const CAPTURES_PLACEHOLDER: &str = "<captures>";
+
+/// `shared/captures`, canonical.
+pub fn captures_dir() -> PathBuf {
+    let dir = rea_tests::shared_dir().join("captures");
+    std::fs::canonicalize(&dir).unwrap_or_else(|error| {
+        panic!(
+            "the shared captures are missing at {}: {error}",
+            dir.display()
+        )
+    })
+}
+
+fn replace_in_strings(value: &mut Json, from: &str, to: &str) {
+    match value {
+        Json::String(text) if text.contains(from) => *text = text.replace(from, to),
+        Json::Array(items) => items
+            .iter_mut()
+            .for_each(|item| replace_in_strings(item, from, to)),
+        Json::Object(object) => object
+            .iter_mut()
+            .for_each(|(_, item)| replace_in_strings(item, from, to)),
+        _ => {}
+    }
+}
+
+/// A capture inspected in-process, with the captures folder replaced by a placeholder and
+/// re-sealed: its id is the same wherever the checkout lives.
+pub fn capture(relative: &str) -> Evidence {
+    let root = captures_dir();
+    let path = root.join(relative);
+    let evidence = inspect_with_builtins(&InspectRequest {
+        capture: &path,
+        input_kind: "har",
+        selection: None,
+        sensitive_values: &[],
+    })
+    .unwrap_or_else(|refusal| panic!("{relative}: {refusal:?}"));
+    let mut body = Json::Object(evidence.body().clone());
+    replace_in_strings(&mut body, &root.display().to_string(), CAPTURES_PLACEHOLDER);
+    let Json::Object(body) = body else {
+        unreachable!("an object stays an object")
+    };
+    Evidence::seal(evidence.operation(), body)
+}
+
+/// The default rules.
+pub fn rules() -> TemplateRules {
+    TemplateRules::parse(&RULES).expect("rules")
+}
+
+/// Everything a served state test needs about one capture.
+pub struct Served {
+    pub capture: Evidence,
+    pub manifest: Manifest,
+    pub records: Vec<CaptureRecord>,
+    pub backend: Arc<StateBackend>,
+    pub plane: Arc<StatePlane>,
+    pub replay: Environment,
+}
+
+impl Served {
+    pub fn state(&self) -> &StateView {
+        self.backend.service().derived()
+    }
+
+    /// Calls a tool and parses its answer; the flag is `isError`.
+    pub fn call(&self, tool: &str, arguments: Map<String, Value>) -> (Value, bool) {
+        let answer = futures_util::FutureExt::now_or_never(self.backend.call_tool(tool, arguments))
+            .expect("state answers are immediate");
+        (
+            serde_json::from_str(&answer.text).expect("answers are JSON"),
+            answer.is_error,
+        )
+    }
+}
+
+/// Serves a capture from the state (panics when the state is unavailable).
+pub fn serve(relative: &str) -> Served {
+    serve_with(relative, FetchOptions::default())
+}
+
+/// Serves a capture from the state with download options.
+pub fn serve_with(relative: &str, options: FetchOptions) -> Served {
+    let capture = capture(relative);
+    let (manifest, _) = project_manifest_evidence(&capture, &rules()).expect("manifest");
+    let records = capture_records(&capture).expect("records");
+    let environment =
+        Environment::new(&manifest, capture.id(), records.clone()).expect("environment");
+    let replay = Environment::new(&manifest, capture.id(), records.clone()).expect("environment");
+    match rea_state::startup::prepare_with(
+        environment,
+        &manifest,
+        &capture,
+        &manifest.name,
+        options,
+    ) {
+        Serving::State { backend, plane, .. } => Served {
+            capture,
+            manifest,
+            records,
+            backend,
+            plane,
+            replay,
+        },
+        Serving::Replay { refusal, .. } => {
+            panic!("{relative}: the state is unavailable: {refusal:?}")
+        }
+    }
+}
+
+/// The arguments that name a recorded request of a tool: its path segments at the parameters'
+/// indexes, and its query values (an array for a repeated name).
+pub fn arguments_of(
+    replay: &Environment,
+    tool: &str,
+    record: &CaptureRecord,
+) -> Map<String, Value> {
+    let definition = replay.tool(tool).expect("tool");
+    let path = record.path.clone().unwrap_or_default();
+    let segments: Vec<&str> = path.strip_prefix('/').unwrap_or(&path).split('/').collect();
+    let pairs: Vec<(String, String)> = record
+        .query
+        .as_ref()
+        .map(|query| query.pairs.iter().flatten().cloned().collect())
+        .unwrap_or_default();
+    let mut arguments = Map::new();
+    for argument in &definition.input_schema.arguments {
+        match &argument.target {
+            ArgumentTarget::Path { segment_index, .. } => {
+                if let Some(segment) = segments.get(*segment_index) {
+                    arguments.insert(argument.name.clone(), Value::String((*segment).to_owned()));
+                }
+            }
+            ArgumentTarget::Query { name } => {
+                let values: Vec<&String> = pairs
+                    .iter()
+                    .filter(|(pair_name, _)| pair_name == name)
+                    .map(|(_, value)| value)
+                    .collect();
+                match values.as_slice() {
+                    [] => {}
+                    [one] => {
+                        arguments.insert(argument.name.clone(), Value::String((*one).clone()));
+                    }
+                    many => {
+                        arguments.insert(
+                            argument.name.clone(),
+                            Value::Array(
+                                many.iter()
+                                    .map(|value| Value::String((*value).clone()))
+                                    .collect(),
+                            ),
+                        );
+                    }
+                }
+            }
+            ArgumentTarget::Body => {}
+        }
+    }
+    arguments
+}
+
+/// A recorded response as replay answers it: `(status, body)`.
+pub fn recorded_answer(record: &CaptureRecord) -> (Option<u16>, Value) {
+    let interpreted =
+        rea_manifest::body::interpret(&record.response.body, record.response.media_type.as_deref());
+    (
+        (record.response.status != 0).then_some(record.response.status),
+        interpreted.body.to_value(),
+    )
+}
+
+/// Where a relative capture path is.
+pub fn capture_path(relative: &str) -> PathBuf {
+    captures_dir().join(relative)
+}
+
+/// The golden folder.
+pub fn golden_dir() -> PathBuf {
+    rea_tests::workspace_root()
+        .join("tests")
+        .join("golden")
+        .join("state")
+}
+
+/// Compares bytes with a golden file, or writes it with `REA_BLESS=1` (see [`rea_tests::golden`]).
+pub fn check_golden(path: &Path, actual: &[u8]) {
+    if let Err(problem) = rea_tests::golden::check(path, actual) {
+        panic!("{problem}");
+    }
+}
