@@ -20,6 +20,7 @@ fn call(method: &str, params: Option<Value>) -> DataCall {
     DataCall {
         method: method.to_owned(),
         params,
+        params_raw: None,
         expects_reply: true,
         cancel: CancellationToken::new(),
     }
@@ -1003,4 +1004,38 @@ fn raw_params_keep_number_lexemes_so_inexact_data_parts_are_refused() {
             .expect("loaded"),
         json!({})
     );
+}
+
+#[test]
+fn over_the_wire_an_inexact_number_in_a_data_part_is_refused() {
+    // contract: DATA-066, DATA-071
+    let served = json_server();
+    let before = get(&served);
+    let document = serde_json::to_string(&before).expect("json");
+    let inexact = document.replacen("\"views\":120", "\"views\":0.10000000000000001", 1);
+    assert_ne!(inexact, document, "the fixture holds a views member");
+    let body = format!(
+        r#"{{"jsonrpc": "2.0", "id": 9, "method": "data/add", "params": {{"parts": [{{"kind": "data", "data": {inexact}}}]}}}}"#
+    );
+    let reply: Value = runtime().block_on(async {
+        let backend: Arc<dyn rea_serve::ToolBackend> = served.backend.clone();
+        let plane: Arc<dyn rea_serve::DataPlane> = served.plane.clone();
+        let app = rea_serve::app(backend, plane, AppOptions::default());
+        let request = Request::post("/agentenv")
+            .header("content-type", "application/json")
+            .header("host", "127.0.0.1")
+            .body(Body::from(body))
+            .expect("request");
+        let response = app.oneshot(request).await.expect("response");
+        let bytes = axum::body::to_bytes(response.into_body(), usize::MAX)
+            .await
+            .expect("body");
+        serde_json::from_slice(&bytes).expect("a JSON-RPC reply")
+    });
+    assert_eq!(reply["error"]["code"], RpcError::INVALID_PARAMS, "{reply}");
+    assert_eq!(
+        reply["error"]["data"]["path"],
+        "/rea_state/entities/0/fields"
+    );
+    assert_eq!(get(&served), before, "a refused document changes nothing");
 }

@@ -140,22 +140,33 @@ pub async fn handle(State(route): State<Arc<DataPlaneRoute>>, request: Request<B
     let mut slots = Vec::with_capacity(raw_messages.len());
     for raw in raw_messages {
         match jsonrpc::classify(raw) {
-            Message::Request { id, method, params } => {
+            Message::Request {
+                id,
+                method,
+                params,
+                params_raw,
+            } => {
                 let (queued, reply) = QueuedCall::request(DataCall {
                     method,
                     params,
+                    params_raw,
                     expects_reply: true,
                     cancel: caller.clone(),
                 });
                 calls.push(queued);
                 slots.push(Slot::Pending(id, reply));
             }
-            Message::Notification { method, params } => {
+            Message::Notification {
+                method,
+                params,
+                params_raw,
+            } => {
                 // Nobody waits for a notification, so its caller's departure does not cancel it;
                 // the server's stop does.
                 calls.push(QueuedCall::notification(DataCall {
                     method,
                     params,
+                    params_raw,
                     expects_reply: false,
                     cancel: route.shutdown.child_token(),
                 }));

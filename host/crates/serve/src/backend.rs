@@ -174,6 +174,9 @@ pub struct DataCall {
     pub method: String,
     /// The params: an object or an array (validated), or `None` when the message had none.
     pub params: Option<Value>,
+    /// The same params exactly as the caller wrote them, when the call came over the wire: a
+    /// data plane that must see number spellings (exact numbers only) reads this text.
+    pub params_raw: Option<std::sync::Arc<str>>,
     /// Whether the caller expects a reply (false for a notification, whose result is dropped).
     pub expects_reply: bool,
     /// Cancelled when the server stops or the caller leaves before its reply. A long call (a

@@ -9,6 +9,8 @@
 //! is accepted and echoed as sent.
 
 use serde::Deserialize;
+use std::sync::Arc;
+
 use serde_json::Value;
 use serde_json::value::RawValue;
 
@@ -47,6 +49,8 @@ pub enum Message {
         method: String,
         /// The params (an object or array), when present.
         params: Option<Value>,
+        /// The params exactly as the caller wrote them (number spellings kept).
+        params_raw: Option<Arc<str>>,
     },
     /// A notification (no `id` member): it runs and gets no reply.
     Notification {
@@ -54,6 +58,8 @@ pub enum Message {
         method: String,
         /// The params (an object or array), when present.
         params: Option<Value>,
+        /// The params exactly as the caller wrote them (number spellings kept).
+        params_raw: Option<Arc<str>>,
     },
     /// Not a JSON-RPC request: answered `-32600 invalid request`.
     Invalid {
@@ -127,19 +133,28 @@ pub fn classify(raw: &RawValue) -> Message {
     else {
         return invalid(reply_id(), "method must be a string");
     };
-    let params = match fields.params {
-        None => None,
+    let (params, params_raw) = match fields.params {
+        None => (None, None),
         Some(p) if p.get().starts_with('{') || p.get().starts_with('[') => {
             match serde_json::from_str::<Value>(p.get()) {
-                Ok(value) => Some(value),
+                Ok(value) => (Some(value), Some(Arc::from(p.get()))),
                 Err(_) => return invalid(reply_id(), "params must be an object or an array"),
             }
         }
         Some(_) => return invalid(reply_id(), "params must be an object or an array"),
     };
     match id {
-        Some(id) => Message::Request { id, method, params },
-        None => Message::Notification { method, params },
+        Some(id) => Message::Request {
+            id,
+            method,
+            params,
+            params_raw,
+        },
+        None => Message::Notification {
+            method,
+            params,
+            params_raw,
+        },
     }
 }
 

@@ -150,6 +150,7 @@ mod tests {
         DataCall {
             method: method.to_owned(),
             params: None,
+            params_raw: None,
             expects_reply: true,
             cancel: cancel.clone(),
         }

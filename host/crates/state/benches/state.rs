@@ -277,6 +277,7 @@ fn data_plane() {
     let call = |method: &str, params: Option<serde_json::Value>| DataCall {
         method: method.to_owned(),
         params,
+        params_raw: None,
         expects_reply: true,
         cancel: ShutdownToken::new(),
     };

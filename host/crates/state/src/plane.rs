@@ -295,15 +295,16 @@ impl StatePlane {
                     Ok(json!({}))
                 }
                 "data/get" => self.get(),
-                "data/add" => {
-                    // The server hands params over as `serde_json::Value`, whose numbers are
-                    // already native: `1e20` and `9007199254740993` still arrive exact (and are
-                    // refused), but a lexeme such as `0.10000000000000001` reaches this point
-                    // as `0.1`. With the raw params text, parse it here instead (see
-                    // [`StatePlane::add_raw`]).
-                    let params = call.params.as_ref().map(Json::from_serde_value);
-                    self.add(params.as_ref()).await
-                }
+                "data/add" => match call.params_raw.as_deref() {
+                    // Over the wire the params text is read by the strict reader, so every
+                    // number spelling is checked as written.
+                    Some(raw) => self.add_raw(raw).await,
+                    // An in-process call has only the parsed value (its numbers are native).
+                    None => {
+                        let params = call.params.as_ref().map(Json::from_serde_value);
+                        self.add(params.as_ref()).await
+                    }
+                },
                 other => Err(RpcError::method_not_found(other)),
             }
         };
