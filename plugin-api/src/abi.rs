@@ -6,7 +6,8 @@
 //! * [`PluginModule`] is the root module (a prefix type): one per plugin library. Its fields are
 //!   `extern "C"` functions that describe the plugin and construct its stage objects.
 //! * [`PluginDescriptor`] and [`StageDescriptor`] are typed descriptions (no JSON).
-//! * Stage objects are `#[sabi_trait]` trait objects: [`CaptureStage`] and [`RuleStage`]. Their
+//! * Stage objects are `#[sabi_trait]` trait objects: [`CaptureStage`], [`RuleStage`] and
+//!   [`ToolStage`] (added after the first release, as the evolution rules below describe). Their
 //!   payloads are JSON text (see [`crate::contracts`]) borrowed as [`RStr`], never copied.
 //! * Every call returns [`RResult`] with a [`PluginError`]; a panic inside a plugin is caught on the
 //!   plugin side (see [`crate::export`]) and comes back as a `PluginError` whose code is
@@ -122,6 +123,8 @@ pub enum StageKind {
     Capture,
     /// A state rule: `learn` from observed writes, `apply` to served calls.
     Rule,
+    /// An MCP tool a plugin contributes to `rea mcp`'s catalog, in a family it declares.
+    Tool,
 }
 
 impl StageKind {
@@ -129,12 +132,15 @@ impl StageKind {
     pub const CAPTURE: &'static str = "capture";
     /// The descriptor spelling of [`StageKind::Rule`].
     pub const RULE: &'static str = "rule";
+    /// The descriptor spelling of [`StageKind::Tool`].
+    pub const TOOL: &'static str = "tool";
 
     /// The descriptor spelling of this kind.
     pub fn as_str(self) -> &'static str {
         match self {
             StageKind::Capture => Self::CAPTURE,
             StageKind::Rule => Self::RULE,
+            StageKind::Tool => Self::TOOL,
         }
     }
 
@@ -143,6 +149,7 @@ impl StageKind {
         match text {
             Self::CAPTURE => Some(StageKind::Capture),
             Self::RULE => Some(StageKind::Rule),
+            Self::TOOL => Some(StageKind::Tool),
             _ => None,
         }
     }
@@ -181,6 +188,24 @@ pub trait RuleStage: Send + Sync + 'static {
 /// A boxed [`RuleStage`] trait object.
 pub type RuleStageBox = RuleStage_TO<RBox<()>>;
 
+/// An MCP tool stage: a tool a plugin contributes to `rea mcp`'s catalog.
+///
+/// `describe` answers a [`crate::contracts::tool::ToolDescription`] (family, title, description,
+/// input schema, annotations); `call` takes a [`crate::contracts::tool::ToolCallRequest`] and
+/// answers a [`crate::contracts::tool::ToolCallOutcome`]. All as JSON text.
+#[sabi_trait]
+pub trait ToolStage: Send + Sync + 'static {
+    /// Describes the tool.
+    fn describe(&self) -> RResult<RString, PluginError>;
+
+    /// Answers one call whose arguments already passed the tool's input schema.
+    #[sabi(last_prefix_field)]
+    fn call(&self, request: RStr<'_>) -> RResult<RString, PluginError>;
+}
+
+/// A boxed [`ToolStage`] trait object.
+pub type ToolStageBox = ToolStage_TO<RBox<()>>;
+
 /// The root module of a plugin library.
 ///
 /// Built-in plugins produce the same value from their `root_module()` function, so the registry
@@ -197,6 +222,10 @@ pub struct PluginModule {
     /// Constructs the rule stage with that name.
     #[sabi(last_prefix_field)]
     pub rule_stage: extern "C" fn(name: RStr<'_>) -> RResult<RuleStageBox, PluginError>,
+    /// Constructs the tool stage with that name. Added after the first prefix: a plugin built
+    /// before it has none, and the generated accessor answers `None`.
+    #[sabi(missing_field(option))]
+    pub tool_stage: extern "C" fn(name: RStr<'_>) -> RResult<ToolStageBox, PluginError>,
 }
 
 impl RootModule for PluginModuleRef {

@@ -32,10 +32,11 @@ use serde::de::DeserializeOwned;
 
 use crate::abi::{
     CaptureStage, CaptureStage_TO, CaptureStageBox, PluginDescriptor, PluginError, RuleStage,
-    RuleStage_TO, RuleStageBox, StageDescriptor, StageKind,
+    RuleStage_TO, RuleStageBox, StageDescriptor, StageKind, ToolStage, ToolStage_TO, ToolStageBox,
 };
 use crate::contracts::capture::{ExtractRequest, Extraction};
 use crate::contracts::rule::{ApplyOutcome, ApplyRequest, LearnOutcome, LearnRequest};
+use crate::contracts::tool::{ToolCallOutcome, ToolCallRequest, ToolDescription};
 use crate::contracts::{SCHEMA_VERSION, SchemaVersioned};
 
 /// A capture extractor written in plain Rust.
@@ -50,6 +51,17 @@ pub trait StateRule: Send + Sync + 'static {
     fn learn(&self, request: &LearnRequest) -> Result<LearnOutcome, PluginError>;
     /// Applies a learned rule to a served call.
     fn apply(&self, request: &ApplyRequest) -> Result<ApplyOutcome, PluginError>;
+}
+
+/// An MCP tool written in plain Rust, contributed to `rea mcp`'s catalog.
+pub trait AgentTool: Send + Sync + 'static {
+    /// The tool's family, title, description, input schema and annotations.
+    fn describe(&self) -> ToolDescription;
+    /// Answers one call whose arguments already passed the input schema.
+    fn call(
+        &self,
+        arguments: &serde_json::Map<String, serde_json::Value>,
+    ) -> Result<serde_json::Value, PluginError>;
 }
 
 /// The descriptive part of a stage: its name, summary, input kinds and option names.
@@ -122,6 +134,7 @@ pub struct Plugin {
     api_version: String,
     captures: Vec<(StageInfo, Arc<dyn CaptureExtractor>)>,
     rules: Vec<(StageInfo, Arc<dyn StateRule>)>,
+    tools: Vec<(StageInfo, Arc<dyn AgentTool>)>,
 }
 
 impl Plugin {
@@ -133,6 +146,7 @@ impl Plugin {
             api_version: crate::API_VERSION.to_owned(),
             captures: Vec::new(),
             rules: Vec::new(),
+            tools: Vec::new(),
         }
     }
 
@@ -145,6 +159,12 @@ impl Plugin {
     /// Adds a rule stage.
     pub fn rule(mut self, info: StageInfo, stage: impl StateRule) -> Self {
         self.rules.push((info, Arc::new(stage)));
+        self
+    }
+
+    /// Adds a tool stage (its name is the MCP tool name).
+    pub fn tool(mut self, info: StageInfo, tool: impl AgentTool) -> Self {
+        self.tools.push((info, Arc::new(tool)));
         self
     }
 
@@ -164,6 +184,9 @@ impl Plugin {
         }
         for (info, _) in &self.rules {
             stages.push(info.descriptor(StageKind::Rule));
+        }
+        for (info, _) in &self.tools {
+            stages.push(info.descriptor(StageKind::Tool));
         }
         PluginDescriptor {
             name: self.name.as_str().into(),
@@ -195,6 +218,19 @@ impl Plugin {
             .ok_or_else(|| unknown_stage(&self.name, name, StageKind::Rule))?;
         Ok(RuleStage_TO::from_value(
             RuleAdapter(Arc::clone(stage)),
+            TD_Opaque,
+        ))
+    }
+
+    /// Constructs the named tool stage as an ABI trait object.
+    pub fn tool_stage(&self, name: &str) -> Result<ToolStageBox, PluginError> {
+        let (_, tool) = self
+            .tools
+            .iter()
+            .find(|(info, _)| info.name == name)
+            .ok_or_else(|| unknown_stage(&self.name, name, StageKind::Tool))?;
+        Ok(ToolStage_TO::from_value(
+            ToolAdapter(Arc::clone(tool)),
             TD_Opaque,
         ))
     }
@@ -274,6 +310,25 @@ impl CaptureStage for CaptureAdapter {
     }
 }
 
+struct ToolAdapter(Arc<dyn AgentTool>);
+
+impl ToolStage for ToolAdapter {
+    fn describe(&self) -> RResult<RString, PluginError> {
+        guard(|| encode_payload(&self.0.describe()))
+    }
+
+    fn call(&self, request: RStr<'_>) -> RResult<RString, PluginError> {
+        guard(|| {
+            let request: ToolCallRequest = decode_payload(request.as_str())?;
+            let result = self.0.call(&request.arguments)?;
+            encode_payload(&ToolCallOutcome {
+                result,
+                schema_version: SCHEMA_VERSION,
+            })
+        })
+    }
+}
+
 struct RuleAdapter(Arc<dyn StateRule>);
 
 impl RuleStage for RuleAdapter {
@@ -308,7 +363,7 @@ macro_rules! plugin_root_module {
             };
             use $crate::abi::{
                 CaptureStageBox, PluginDescriptor, PluginError, PluginModule, PluginModuleRef,
-                RuleStageBox,
+                RuleStageBox, ToolStageBox,
             };
             static PLUGIN: OnceLock<$crate::export::Plugin> = OnceLock::new();
             static MODULE: OnceLock<PluginModuleRef> = OnceLock::new();
@@ -325,11 +380,15 @@ macro_rules! plugin_root_module {
             extern "C" fn rule_stage(name: RStr<'_>) -> RResult<RuleStageBox, PluginError> {
                 guard(|| plugin().rule_stage(name.as_str()))
             }
+            extern "C" fn tool_stage(name: RStr<'_>) -> RResult<ToolStageBox, PluginError> {
+                guard(|| plugin().tool_stage(name.as_str()))
+            }
             *MODULE.get_or_init(|| {
                 PluginModule {
                     descriptor,
                     capture_stage,
                     rule_stage,
+                    tool_stage,
                 }
                 .leak_into_prefix()
             })

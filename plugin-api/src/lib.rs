@@ -16,9 +16,9 @@ pub mod json;
 
 pub use abi::{
     CaptureStage, CaptureStageBox, PluginDescriptor, PluginError, PluginModule, PluginModuleRef,
-    RuleStage, RuleStageBox, StageDescriptor, StageKind,
+    RuleStage, RuleStageBox, StageDescriptor, StageKind, ToolStage, ToolStageBox,
 };
-pub use export::{CaptureExtractor, Plugin, StageInfo, StateRule};
+pub use export::{AgentTool, CaptureExtractor, Plugin, StageInfo, StateRule};
 
 /// Re-exported so plugin crates need no direct abi_stable dependency for the common cases.
 pub use abi_stable;

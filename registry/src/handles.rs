@@ -5,9 +5,11 @@
 //! [`StageCallError::Plugin`]; an answer that does not parse is [`StageCallError::InvalidAnswer`].
 
 use abi_stable::std_types::{RSlice, RStr};
+use rea_plugin_api::contracts::SCHEMA_VERSION;
 use rea_plugin_api::contracts::capture::{ExtractRequest, Extraction};
 use rea_plugin_api::contracts::rule::{ApplyOutcome, ApplyRequest, LearnOutcome, LearnRequest};
-use rea_plugin_api::{CaptureStageBox, PluginError, RuleStageBox};
+use rea_plugin_api::contracts::tool::{ToolCallOutcome, ToolCallRequest, ToolDescription};
+use rea_plugin_api::{CaptureStageBox, PluginError, RuleStageBox, ToolStageBox};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
@@ -227,5 +229,80 @@ impl RuleHandle {
             self.stage.apply(RStr::from_str(&request)),
             "rule apply outcome",
         )
+    }
+}
+
+/// A tool stage: an MCP tool a plugin contributes.
+pub struct ToolHandle {
+    name: StageName,
+    stage: ToolStageBox,
+}
+
+impl std::fmt::Debug for ToolHandle {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "ToolHandle({}/{})", self.name.plugin, self.name.stage)
+    }
+}
+
+impl ToolHandle {
+    pub(crate) fn construct(
+        plugin: &LoadedPlugin,
+        stage: &StageInfo,
+    ) -> Result<Self, RegistryError> {
+        let constructor =
+            plugin
+                .module
+                .tool_stage()
+                .ok_or_else(|| RegistryError::StageConstruction {
+                    plugin: plugin.name.clone(),
+                    stage: stage.name.clone(),
+                    reason: "the plugin was built against a plugin API without tool stages"
+                        .to_owned(),
+                })?;
+        let object = constructor(RStr::from_str(&stage.name))
+            .into_result()
+            .map_err(|error| RegistryError::StageConstruction {
+                plugin: plugin.name.clone(),
+                stage: stage.name.clone(),
+                reason: error.to_string(),
+            })?;
+        Ok(Self {
+            name: StageName::of(plugin, stage),
+            stage: object,
+        })
+    }
+
+    /// The plugin's name.
+    pub fn plugin(&self) -> &str {
+        &self.name.plugin
+    }
+
+    /// The stage's name: the MCP tool name.
+    pub fn stage(&self) -> &str {
+        &self.name.stage
+    }
+
+    /// The tool's family, title, description, input schema and annotations.
+    pub fn describe(&self) -> Result<ToolDescription, StageCallError> {
+        self.name.decode(self.stage.describe(), "tool description")
+    }
+
+    /// Calls the tool with arguments that already passed its input schema.
+    pub fn call(
+        &self,
+        arguments: &serde_json::Map<String, serde_json::Value>,
+    ) -> Result<serde_json::Value, StageCallError> {
+        let request = self.name.encode(
+            &ToolCallRequest {
+                arguments: arguments.clone(),
+                schema_version: SCHEMA_VERSION,
+            },
+            "tool call request",
+        )?;
+        let outcome: ToolCallOutcome = self.name.decode(
+            self.stage.call(RStr::from_str(&request)),
+            "tool call outcome",
+        )?;
+        Ok(outcome.result)
     }
 }

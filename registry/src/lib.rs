@@ -24,7 +24,7 @@ use std::path::PathBuf;
 use rea_plugin_api::{BuiltinPlugin, PluginDescriptor, PluginModuleRef, StageKind};
 
 pub use error::RegistryError;
-pub use handles::{CaptureHandle, RuleHandle, StageCallError};
+pub use handles::{CaptureHandle, RuleHandle, StageCallError, ToolHandle};
 
 /// Where a plugin came from.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -266,6 +266,12 @@ impl Registry {
     pub fn rule_stage(&self, name: &str) -> Result<RuleHandle, RegistryError> {
         let (plugin, stage) = self.stage_of_kind(name, StageKind::Rule)?;
         RuleHandle::construct(plugin, stage)
+    }
+
+    /// A handle on the tool stage with that name.
+    pub fn tool_stage(&self, name: &str) -> Result<ToolHandle, RegistryError> {
+        let (plugin, stage) = self.stage_of_kind(name, StageKind::Tool)?;
+        ToolHandle::construct(plugin, stage)
     }
 
     fn stage_of_kind(

@@ -2,15 +2,13 @@
 //! `rea guidance`, driven through the binary. The official-SDK protocol suite is
 //! `tests/self_mcp/run.sh`.
 
-use std::io::{BufRead, BufReader, Write};
+mod self_mcp_support;
+
 use std::path::PathBuf;
-use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::process::Command;
 
+use self_mcp_support::{StdioSession, json_of, rea};
 use serde_json::{Value, json};
-
-fn rea() -> PathBuf {
-    PathBuf::from(env!("CARGO_BIN_EXE_rea-under-test"))
-}
 
 fn capture(name: &str) -> PathBuf {
     rea_tests::shared_dir()
@@ -36,85 +34,6 @@ fn run(args: &[&str], env: &[(&str, &str)]) -> (Option<i32>, String, String) {
         String::from_utf8_lossy(&output.stdout).into_owned(),
         String::from_utf8_lossy(&output.stderr).into_owned(),
     )
-}
-
-fn json_of(text: &str) -> Value {
-    serde_json::from_str(text).unwrap_or_else(|error| panic!("not JSON ({error}): {text}"))
-}
-
-/// One `rea mcp` process over stdio, spoken to in raw JSON-RPC lines.
-struct StdioSession {
-    child: Child,
-    stdin: Option<ChildStdin>,
-    stdout: BufReader<ChildStdout>,
-    next_id: u64,
-    /// The `initialize` response.
-    init: Value,
-}
-
-impl StdioSession {
-    fn start(env: &[(&str, &str)]) -> Self {
-        let mut command = Command::new(rea());
-        command
-            .arg("mcp")
-            .env_remove("REA_MCP_TOOL_FAMILIES")
-            .env("REA_LOG_LEVEL", "off")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null());
-        for (key, value) in env {
-            command.env(key, value);
-        }
-        let mut child = command.spawn().expect("rea mcp starts");
-        let stdin = child.stdin.take();
-        let stdout = BufReader::new(child.stdout.take().expect("stdout"));
-        let mut session = Self {
-            child,
-            stdin,
-            stdout,
-            next_id: 1,
-            init: Value::Null,
-        };
-        let init = session.request(
-            "initialize",
-            json!({"protocolVersion": "2025-06-18", "capabilities": {},
-                   "clientInfo": {"name": "rea-tests", "version": "1"}}),
-        );
-        assert_eq!(init["result"]["serverInfo"]["name"], "rea", "{init}");
-        session.init = init;
-        session.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
-        session
-    }
-
-    fn send(&mut self, message: &Value) {
-        let stdin = self.stdin.as_mut().expect("open stdin");
-        writeln!(stdin, "{message}").expect("write");
-        stdin.flush().expect("flush");
-    }
-
-    /// Sends a request and returns its response (skipping notifications).
-    fn request(&mut self, method: &str, params: Value) -> Value {
-        let id = self.next_id;
-        self.next_id += 1;
-        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
-        loop {
-            let mut line = String::new();
-            let read = self.stdout.read_line(&mut line).expect("read");
-            assert!(
-                read > 0,
-                "the server closed stdout before answering {method}"
-            );
-            let message = json_of(&line);
-            if message.get("id") == Some(&json!(id)) {
-                return message;
-            }
-        }
-    }
-
-    fn close(mut self) -> Option<i32> {
-        drop(self.stdin.take());
-        self.child.wait().expect("exit").code()
-    }
 }
 
 fn prompt_text(response: &Value) -> String {

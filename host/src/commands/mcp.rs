@@ -80,6 +80,20 @@ pub struct McpServeArgs {
     /// whitespace) instead of `REA_MCP_TOOL_FAMILIES`; SIGHUP reads it again.
     #[arg(long, value_name = "PATH")]
     pub tool_families_file: Option<PathBuf>,
+    /// Plugins whose tool stages join the catalog.
+    #[command(flatten)]
+    pub plugins: PluginSources,
+}
+
+/// Where plugin tool stages come from: a pipeline's libraries and extra `--plugin` libraries.
+#[derive(Debug, Args)]
+pub struct PluginSources {
+    /// A pipeline file whose plugin libraries to load (their tool stages join the catalog).
+    #[arg(long, value_name = "FILE")]
+    pub pipeline: Option<PathBuf>,
+    /// A plugin library to load (repeatable); its tool stages join the catalog.
+    #[arg(long = "plugin", value_name = "PATH")]
+    pub plugins: Vec<PathBuf>,
 }
 
 /// Arguments of `rea mcp doctor`.
@@ -88,6 +102,9 @@ pub struct DoctorArgs {
     /// Read the tool families from this file instead of `REA_MCP_TOOL_FAMILIES`.
     #[arg(long, value_name = "PATH")]
     pub tool_families_file: Option<PathBuf>,
+    /// Plugins whose tool stages join the catalog.
+    #[command(flatten)]
+    pub plugins: PluginSources,
 }
 
 /// Runs `rea mcp`.
@@ -106,12 +123,25 @@ pub fn stages() -> StageImplementations {
     }
 }
 
-/// The catalog `rea mcp` serves.
+/// The catalog `rea mcp` serves with the built-in plugins only.
 pub fn catalog() -> Result<ToolCatalog, CommandFailure> {
     let mut catalog = rea_self_mcp::standard_catalog(&stages())
         .map_err(|error| CommandFailure::configuration(vec![error.to_refusal()], true))?;
     crate::commands::environment_build::register_export_tool(&mut catalog)
         .map_err(|error| CommandFailure::configuration(vec![error.to_refusal()], true))?;
+    Ok(catalog)
+}
+
+/// The catalog with every tool stage of the plugins `sources` names (and the built-ins).
+pub fn catalog_with_plugins(sources: &PluginSources) -> Result<ToolCatalog, CommandFailure> {
+    let mut catalog = catalog()?;
+    let registry = crate::commands::plugins::build_registry(
+        sources.pipeline.as_deref(),
+        &sources.plugins,
+        true,
+    )?;
+    crate::commands::plugin_tools::register_plugin_tools(&mut catalog, &registry)
+        .map_err(|refusal| CommandFailure::configuration(vec![refusal.in_stage(STAGE)], true))?;
     Ok(catalog)
 }
 
@@ -149,7 +179,7 @@ fn scope_from_file(catalog: &ToolCatalog, path: &Path) -> Result<ToolScope, Refu
 }
 
 fn run_doctor(args: &DoctorArgs) -> Result<(), CommandFailure> {
-    let catalog = catalog()?;
+    let catalog = catalog_with_plugins(&args.plugins)?;
     let (scope, source) = scope(&catalog, args.tool_families_file.as_deref())?;
     let contracts = rea_self_mcp::ScopedContracts::new(&catalog, &scope);
     print_json(&rea_self_mcp::doctor_report(
@@ -186,7 +216,7 @@ fn run_server(args: &McpServeArgs) -> Result<(), CommandFailure> {
     } else {
         None
     };
-    let catalog = catalog()?;
+    let catalog = catalog_with_plugins(&args.plugins)?;
     let (scope, _) = scope(&catalog, args.tool_families_file.as_deref())?;
     rea_serve::logging::init(level);
     let server = SelfMcpServer::new(catalog, scope, BundleSource::from_env());

@@ -10,4 +10,5 @@ pub mod inspect_capture;
 pub mod inspect_view;
 pub mod mcp;
 pub mod pipeline;
+pub mod plugin_tools;
 pub mod plugins;

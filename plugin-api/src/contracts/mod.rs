@@ -6,6 +6,7 @@
 
 pub mod capture;
 pub mod rule;
+pub mod tool;
 
 /// The schema version of every payload this API version defines.
 pub const SCHEMA_VERSION: u32 = 1;

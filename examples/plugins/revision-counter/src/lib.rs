@@ -8,11 +8,18 @@
 //!
 //! The plugin is built outside the host: it depends only on `rea-plugin-api`, and the host loads its
 //! shared library by path (`[[plugins]] path = …` in a pipeline file).
+//!
+//! It also contributes an MCP tool to `rea mcp` (a `tool` stage in its own family, `revisions`):
+//! `revision_counter_check` says, for one entity read before and after an update, which fields the
+//! rule would explain — a quick way for an agent to see why an update is or is not served.
 
 use rea_plugin_api::contracts::SCHEMA_VERSION;
-use rea_plugin_api::contracts::rule::{ApplyOutcome, ApplyRequest, LearnOutcome, LearnRequest};
-use rea_plugin_api::{Plugin, PluginError, StageInfo, StateRule};
-use serde_json::Value;
+use rea_plugin_api::contracts::rule::{
+    ApplyOutcome, ApplyRequest, LearnOutcome, LearnRequest, ObservedCall, ObservedRead,
+};
+use rea_plugin_api::contracts::tool::ToolDescription;
+use rea_plugin_api::{AgentTool, Plugin, PluginError, StageInfo, StateRule};
+use serde_json::{Map, Value, json};
 
 /// Field names tried when the pipeline names none.
 pub const DEFAULT_FIELDS: [&str; 4] = ["version", "revision", "rev", "lock_version"];
@@ -52,7 +59,7 @@ enum Evidence {
     Silent,
 }
 
-fn evidence_for(field: &str, call: &rea_plugin_api::contracts::rule::ObservedCall) -> Evidence {
+fn evidence_for(field: &str, call: &ObservedCall) -> Evidence {
     let Some(before) = call
         .entity_before
         .as_ref()
@@ -152,6 +159,84 @@ impl StateRule for RevisionCounter {
     }
 }
 
+/// The `revision_counter_check` MCP tool.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct RevisionCounterCheck;
+
+impl AgentTool for RevisionCounterCheck {
+    fn describe(&self) -> ToolDescription {
+        let object = json!({"type": "object"});
+        ToolDescription {
+            annotations: json!({"readOnlyHint": true, "openWorldHint": false})
+                .as_object()
+                .cloned()
+                .unwrap_or_default(),
+            description: "Says which integer fields the revision-counter rule explains for one \
+                update: give the entity as read before the update, as read after it, and the body \
+                the update sent. Answers {explained: [...], contradicted: [...]}."
+                .to_owned(),
+            family: "revisions".to_owned(),
+            input_schema: json!({
+                "type": "object",
+                "properties": {
+                    "before": object,
+                    "after": object,
+                    "sent": object,
+                    "fields": {"type": "array", "items": {"type": "string"}},
+                },
+                "required": ["before", "after"],
+                "additionalProperties": false,
+            })
+            .as_object()
+            .cloned()
+            .unwrap_or_default(),
+            schema_version: SCHEMA_VERSION,
+            title: "Check a revision counter".to_owned(),
+        }
+    }
+
+    fn call(&self, arguments: &Map<String, Value>) -> Result<Value, PluginError> {
+        let call = ObservedCall {
+            entity_before: arguments.get("before").cloned(),
+            path_params: Vec::new(),
+            reads_after: vec![ObservedRead {
+                entity: arguments.get("after").cloned(),
+                list_order: None,
+                query_sorted: false,
+                kind: "item".to_owned(),
+                record_ordinal: 0,
+                status: 200,
+            }],
+            record_ordinal: 0,
+            request_body: arguments.get("sent").cloned(),
+            response_body: None,
+            response_status: 200,
+            started: None,
+        };
+        let fields: Vec<String> = match arguments.get("fields").and_then(Value::as_array) {
+            Some(items) => items
+                .iter()
+                .filter_map(Value::as_str)
+                .map(str::to_owned)
+                .collect(),
+            None => DEFAULT_FIELDS
+                .iter()
+                .map(|field| (*field).to_owned())
+                .collect(),
+        };
+        let mut explained = Vec::new();
+        let mut contradicted = Vec::new();
+        for field in fields {
+            match evidence_for(&field, &call) {
+                Evidence::Incremented => explained.push(field),
+                Evidence::Contradicted => contradicted.push(field),
+                Evidence::Silent => {}
+            }
+        }
+        Ok(json!({"explained": explained, "contradicted": contradicted}))
+    }
+}
+
 rea_plugin_api::plugin_root_module! {
     /// The plugin's root module: one rule stage, `revision-counter`.
     pub fn root_module() = Plugin::new("example-revision-counter", env!("CARGO_PKG_VERSION"))
@@ -162,6 +247,13 @@ rea_plugin_api::plugin_root_module! {
             )
             .options(["fields"]),
             RevisionCounter,
+        )
+        .tool(
+            StageInfo::new(
+                "revision_counter_check",
+                "MCP tool: which fields the revision-counter rule explains for one update",
+            ),
+            RevisionCounterCheck,
         );
 }
 
@@ -170,7 +262,7 @@ rea_plugin_api::export_plugin!(root_module);
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rea_plugin_api::contracts::rule::{ObservedCall, ObservedRead, ServedCall, ToolRef};
+    use rea_plugin_api::contracts::rule::{ServedCall, ToolRef};
 
     fn tool() -> ToolRef {
         ToolRef {
@@ -258,6 +350,18 @@ mod tests {
         assert!(
             matches!(outcome, LearnOutcome::NoExplanation { .. }),
             "{outcome:?}"
+        );
+    }
+
+    #[test]
+    fn the_check_tool_reports_explained_and_contradicted_fields() {
+        let mut arguments = Map::new();
+        arguments.insert("before".to_owned(), json!({"version": 2, "revision": 5}));
+        arguments.insert("after".to_owned(), json!({"version": 3, "revision": 9}));
+        let answer = RevisionCounterCheck.call(&arguments).expect("answers");
+        assert_eq!(
+            answer,
+            json!({"explained": ["version"], "contradicted": ["revision"]})
         );
     }
 
