@@ -4,6 +4,14 @@
 
 // Built-in plugins are linked only when named; naming them registers them with `inventory`.
 use rea_plugin_har as _;
+// The built-in state rules.
+use rea_plugin_clock as _;
+use rea_plugin_sequence as _;
+use rea_plugin_soft_delete as _;
+use rea_plugin_sort_inference as _;
+use rea_plugin_toggle as _;
+use rea_plugin_unique as _;
+use rea_plugin_uuid as _;
 
 pub mod cli;
 pub mod commands;

@@ -352,6 +352,27 @@ async def scenario(rea: Path, captures: Path, transport: str, mode: str, work: P
                 f"{tag} procedure completion offers unique tool names",
                 len(names_done.completion.values) > 0 and all(v.startswith("get_") for v in names_done.completion.values),
             )
+            # contract: COMPLETION-025
+            covered = await client.call_tool(
+                "inspect_analysis_view",
+                {
+                    "source": {"kind": "retained-evidence", "evidence_id": capture_id},
+                    "view": {"kind": "environment-coverage"},
+                },
+            )
+            coverage = evidence_of(covered)
+            withheld = {write["tool"] for write in coverage.get("writes", {}).get("withheld", [])}
+            subjects = {unknown["subject"] for unknown in manifest.get("unknowns", [])}
+            residual_ref = types.PromptReference(type="ref/prompt", name="audit_residual_unknowns")
+            residual = await client.complete(residual_ref, {"name": "unknown", "value": ""})
+            check(
+                f"{tag} residual-unknown completion offers the coverage view's withheld writes",
+                coverage.get("view") == "environment-coverage"
+                and coverage.get("parent_evidence_id") == capture_id
+                and len(subjects) > 0
+                and residual.completion.values == sorted(withheld | subjects),
+                f"{residual.completion.values} vs {sorted(withheld)}",
+            )
             missing = await client.call_tool(
                 "inspect_analysis_view",
                 {"source": {"kind": "retained-evidence", "evidence_id": "ev_missing"}, "view": {"kind": "environment-manifest"}},

@@ -63,7 +63,15 @@ fn every_shared_capture_builds_a_bundle_of_the_documented_layout() {
         );
         assert_eq!(report["capture"]["input"], "har");
         assert_eq!(report["manifest"]["template_rules"], json!(DEFAULT_RULES));
-        assert_eq!(report["coverage"], Value::Null);
+        // contract: STATE-010
+        // The state serves: coverage summarizes its read views and write plans.
+        assert!(
+            report["coverage"]["reads"]["state"].is_u64(),
+            "{}",
+            report["coverage"]
+        );
+        assert!(report["coverage"]["writes"]["served"].is_array());
+        assert!(report["coverage"]["writes"]["withheld"].is_array());
         assert_eq!(
             report["next"],
             json!([format!("agent-env run {}", string(&report["directory"]))])

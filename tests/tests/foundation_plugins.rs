@@ -49,12 +49,14 @@ fn learn_request() -> LearnRequest {
                 kind: "item".to_owned(),
                 record_ordinal: 3,
                 status: 200,
+                ..Default::default()
             }],
             record_ordinal: 2,
             request_body: Some(serde_json::json!({"title": "b"})),
             response_body: None,
             response_status: 200,
             started: None,
+            ..Default::default()
         }],
         clock_anchors: Vec::new(),
         effect: "update".to_owned(),

@@ -342,3 +342,226 @@ fn relative_capture_paths_are_refused_over_mcp() {
     assert_eq!(refusal["pointer"], "/path");
     assert_eq!(session.close(), Some(0));
 }
+
+// contract: PROMPTS-068, COMPLETION-047
+// Adapted: rea has no active target; `inspect_analysis_view` (rea's `inspect_artifact`) acts on
+// the source its own request names, whatever the session retained later, and returns the whole
+// view (tools and unknowns) inline.
+#[test]
+fn a_view_acts_on_the_source_its_request_names_and_returns_it_inline() {
+    let mut session = StdioSession::start(&[]);
+    let path = capture("json-server");
+    let mut ids = Vec::new();
+    for records in [[0, 1], [2, 3]] {
+        let called = session.request(
+            "tools/call",
+            json!({"name": "inspect_web_network_capture",
+                   "arguments": {"path": path, "records": records}}),
+        );
+        let evidence = json_of(
+            called["result"]["content"][0]["text"]
+                .as_str()
+                .expect("inline Evidence"),
+        );
+        ids.push((
+            evidence["evidence_id"].as_str().expect("id").to_owned(),
+            called["result"]["content"][0]["text"]
+                .as_str()
+                .expect("text")
+                .to_owned(),
+        ));
+    }
+    let (first_id, first_text) = ids[0].clone();
+    assert_ne!(first_id, ids[1].0);
+    // Completion offers both; the suggestion picked is the earlier capture, not the latest.
+    let offered = session.request(
+        "completion/complete",
+        json!({"ref": {"type": "ref/prompt", "name": "trace_crash"},
+               "argument": {"name": "capture", "value": ""}}),
+    );
+    let mut expected = vec![json!(first_id), json!(ids[1].0)];
+    expected.sort_by(|a, b| a.as_str().cmp(&b.as_str()));
+    assert_eq!(offered["result"]["completion"]["values"], json!(expected));
+
+    let projected = session.request(
+        "tools/call",
+        json!({"name": "inspect_analysis_view", "arguments": {
+            "source": {"kind": "retained-evidence", "evidence_id": first_id},
+            "view": {"kind": "environment-manifest", "template_rules": []}
+        }}),
+    );
+    assert_eq!(projected["result"]["isError"], false, "{projected}");
+    let inline = projected["result"]["content"][0]["text"]
+        .as_str()
+        .expect("inline view Evidence")
+        .to_owned();
+    let manifest = json_of(&inline);
+    assert_eq!(manifest["parent_evidence_id"], json!(first_id));
+    assert!(
+        manifest["tools"]
+            .as_array()
+            .is_some_and(|tools| !tools.is_empty())
+    );
+    assert!(
+        manifest["unknowns"]
+            .as_array()
+            .is_some_and(|unknowns| !unknowns.is_empty())
+    );
+    assert_eq!(session.close(), Some(0));
+
+    // Byte for byte what the CLI projects from that capture alone.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let evidence_file = dir.path().join("capture.json");
+    std::fs::write(&evidence_file, &first_text).expect("write");
+    let view_file = dir.path().join("view.json");
+    std::fs::write(
+        &view_file,
+        json!({"source": {"kind": "evidence-file", "path": evidence_file},
+               "view": {"kind": "environment-manifest", "template_rules": []}})
+        .to_string(),
+    )
+    .expect("write");
+    let view_arg = view_file.display().to_string();
+    let (code, out, err) = run(&["inspect-analysis-view", &view_arg], &[]);
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(out.trim_end_matches('\n'), inline);
+}
+
+/// Projects a view with the CLI from capture Evidence text; returns its stdout.
+fn cli_view(dir: &std::path::Path, capture_text: &str, kind: &str) -> String {
+    let evidence_file = dir.join(format!("capture-{kind}.json"));
+    std::fs::write(&evidence_file, capture_text).expect("write");
+    let view_file = dir.join(format!("view-{kind}.json"));
+    std::fs::write(
+        &view_file,
+        json!({"source": {"kind": "evidence-file", "path": evidence_file}, "view": {"kind": kind}})
+            .to_string(),
+    )
+    .expect("write");
+    let view_arg = view_file.display().to_string();
+    let (code, out, err) = run(&["inspect-analysis-view", &view_arg], &[]);
+    assert_eq!(code, Some(0), "{err}");
+    out.trim_end_matches('\n').to_owned()
+}
+
+fn call_text(session: &mut StdioSession, name: &str, arguments: Value) -> String {
+    let called = session.request("tools/call", json!({"name": name, "arguments": arguments}));
+    assert_eq!(called["result"]["isError"], false, "{called}");
+    called["result"]["content"][0]["text"]
+        .as_str()
+        .expect("inline Evidence")
+        .to_owned()
+}
+
+// contract: COMPLETION-025
+// The residual unknowns are the withheld writes of the session's `environment-coverage` view
+// (`writes.withheld[].tool`) and the unknowns of the manifest in context; the coverage view over
+// MCP is byte for byte the CLI's.
+#[test]
+fn withheld_write_completion_reads_the_coverage_view() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut session = StdioSession::start(&[]);
+    let mut expected = Vec::new();
+    let mut manifests = Vec::new();
+    let mut withheld_by_app = Vec::new();
+    for app in ["mlflow", "tiddlywiki"] {
+        let capture_text = call_text(
+            &mut session,
+            "inspect_web_network_capture",
+            json!({"path": capture(app)}),
+        );
+        let capture_id = json_of(&capture_text)["evidence_id"]
+            .as_str()
+            .expect("id")
+            .to_owned();
+        let source = json!({"kind": "retained-evidence", "evidence_id": capture_id});
+        let coverage_text = call_text(
+            &mut session,
+            "inspect_analysis_view",
+            json!({"source": source, "view": {"kind": "environment-coverage"}}),
+        );
+        let app_dir = dir.path().join(app);
+        std::fs::create_dir(&app_dir).expect("mkdir");
+        assert_eq!(
+            coverage_text,
+            cli_view(&app_dir, &capture_text, "environment-coverage")
+        );
+        let coverage = json_of(&coverage_text);
+        assert_eq!(coverage["parent_evidence_id"], json!(capture_id));
+        // Every member the `audit_residual_unknowns` workflow and the coverage guidance name.
+        for write in coverage["writes"]["withheld"]
+            .as_array()
+            .expect("withheld writes")
+        {
+            for member in [
+                "tool",
+                "effect",
+                "reason",
+                "hint",
+                "exemplar_ordinal",
+                "contradicted_by",
+            ] {
+                assert!(write.get(member).is_some(), "{member} missing in {write}");
+            }
+        }
+        let withheld: Vec<String> = coverage["writes"]["withheld"]
+            .as_array()
+            .expect("withheld writes")
+            .iter()
+            .map(|write| write["tool"].as_str().expect("tool").to_owned())
+            .collect();
+        let mut residual: std::collections::BTreeSet<String> = withheld.iter().cloned().collect();
+        withheld_by_app.push(withheld);
+        let manifest = json_of(&call_text(
+            &mut session,
+            "inspect_analysis_view",
+            json!({"source": source, "view": {"kind": "environment-manifest"}}),
+        ));
+        residual.extend(
+            manifest["unknowns"]
+                .as_array()
+                .expect("unknowns")
+                .iter()
+                .map(|unknown| unknown["subject"].as_str().expect("subject").to_owned()),
+        );
+        manifests.push(manifest["evidence_id"].as_str().expect("id").to_owned());
+        expected.push(residual.into_iter().collect::<Vec<_>>());
+    }
+    // The withheld writes of whichever recording has some (the recordings are chosen for it).
+    let (app, withheld) = withheld_by_app
+        .iter()
+        .enumerate()
+        .find(|(_, tools)| !tools.is_empty())
+        .expect("mlflow or tiddlywiki withholds a write");
+    let unknowns = |session: &mut StdioSession, value: &str, context: Value| {
+        session.request(
+            "completion/complete",
+            json!({"ref": {"type": "ref/prompt", "name": "audit_residual_unknowns"},
+                   "argument": {"name": "unknown", "value": value},
+                   "context": {"arguments": context}}),
+        )["result"]["completion"]["values"]
+            .clone()
+    };
+    // Without context: the latest manifest (tiddlywiki's) and its capture's coverage.
+    assert_eq!(unknowns(&mut session, "", json!({})), json!(expected[1]));
+    // The manifest in context selects its own capture's coverage.
+    assert_eq!(
+        unknowns(&mut session, "", json!({"manifest": manifests[0]})),
+        json!(expected[0])
+    );
+    // A prefix typed in another case selects the matching withheld writes, spelled as recorded.
+    let prefix: String = withheld[0].chars().take(6).collect();
+    let matching: std::collections::BTreeSet<&String> = expected[app]
+        .iter()
+        .filter(|value| value.to_lowercase().starts_with(&prefix.to_lowercase()))
+        .collect();
+    assert_eq!(
+        unknowns(
+            &mut session,
+            &prefix.to_uppercase(),
+            json!({"manifest": manifests[app]})
+        ),
+        json!(matching)
+    );
+    assert_eq!(session.close(), Some(0));
+}

@@ -6,186 +6,12 @@
 #[path = "serve_support/mod.rs"]
 mod support;
 
-use std::io::{BufRead, BufReader, Read};
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::sync::OnceLock;
-use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use rea_tests::{run_rea, shared_dir};
 use serde_json::{Value, json};
-
-fn binary() -> PathBuf {
-    PathBuf::from(env!("CARGO_BIN_EXE_rea-under-test"))
-}
-
-struct Inputs {
-    dir: PathBuf,
-}
-
-/// `<name>.capture.json` and `<name>.manifest.json` for json-server and kinto.
-fn inputs() -> &'static Inputs {
-    static INPUTS: OnceLock<Inputs> = OnceLock::new();
-    INPUTS.get_or_init(|| {
-        let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("serve_command");
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        for name in ["json-server", "kinto"] {
-            let har = shared_dir().join("captures").join(name).join("build.har");
-            let har = har.to_str().unwrap().to_owned();
-            let capture = run_rea(
-                &binary(),
-                &dir,
-                &["inspect-web-network-capture", &har, "har"],
-            );
-            assert_eq!(capture.code, Some(0), "{}", capture.stderr);
-            std::fs::write(dir.join(format!("{name}.capture.json")), &capture.stdout).unwrap();
-            let view = json!({
-                "source": {"kind": "evidence-file", "path": format!("{name}.capture.json")},
-                "view": {"kind": "environment-manifest", "template_rules": []}
-            });
-            std::fs::write(dir.join(format!("{name}.view.json")), view.to_string()).unwrap();
-            let view_path = format!("{name}.view.json");
-            let manifest = run_rea(&binary(), &dir, &["inspect-analysis-view", &view_path]);
-            assert_eq!(manifest.code, Some(0), "{}", manifest.stderr);
-            std::fs::write(dir.join(format!("{name}.manifest.json")), &manifest.stdout).unwrap();
-        }
-        Inputs { dir }
-    })
-}
-
-/// A running server process.
-struct Server {
-    child: Child,
-    /// Stderr lines so far.
-    lines: mpsc::Receiver<String>,
-    stderr: Vec<String>,
-}
-
-impl Server {
-    /// Starts `rea environment-serve` in the inputs folder with these arguments and environment
-    /// (`REA_LOG_LEVEL`, `MCP_*` and `ENVIRONMENT_NAME` are cleared first).
-    fn start(args: &[&str], env: &[(&str, &str)]) -> Self {
-        let mut command = Command::new(binary());
-        command
-            .arg("environment-serve")
-            .args(args)
-            .current_dir(&inputs().dir)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
-        for name in [
-            "REA_LOG_LEVEL",
-            "MCP_HOST",
-            "MCP_PORT",
-            "MCP_ALLOWED_HOSTS",
-            "ENVIRONMENT_NAME",
-        ] {
-            command.env_remove(name);
-        }
-        for (name, value) in env {
-            command.env(name, value);
-        }
-        let mut child = command.spawn().expect("spawn rea");
-        let stderr = child.stderr.take().unwrap();
-        let (sender, lines) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-                if sender.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-        Self {
-            child,
-            lines,
-            stderr: Vec::new(),
-        }
-    }
-
-    /// Waits for the listening line and returns its URL.
-    fn url(&mut self) -> String {
-        let deadline = Instant::now() + Duration::from_secs(60);
-        loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            match self.lines.recv_timeout(left) {
-                Ok(line) => {
-                    self.stderr.push(line.clone());
-                    if let Ok(value) = serde_json::from_str::<Value>(&line)
-                        && value["msg"] == "MCP transport listening"
-                    {
-                        return value["url"].as_str().unwrap().to_owned();
-                    }
-                }
-                Err(_) => panic!("no listening line; stderr: {:?}", self.stderr),
-            }
-        }
-    }
-
-    fn signal(&self, name: &str) {
-        let status = Command::new("kill")
-            .args([format!("-{name}"), self.child.id().to_string()])
-            .status()
-            .unwrap();
-        assert!(status.success());
-    }
-
-    /// Waits for the process (at most 20 s); returns the exit code, stdout and every stderr line.
-    fn finish(mut self) -> (Option<i32>, String, Vec<String>) {
-        let deadline = Instant::now() + Duration::from_secs(20);
-        let status = loop {
-            if let Some(status) = self.child.try_wait().unwrap() {
-                break status;
-            }
-            if Instant::now() > deadline {
-                let _ = self.child.kill();
-                panic!("the server did not stop");
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        };
-        let mut stdout = String::new();
-        self.child
-            .stdout
-            .take()
-            .unwrap()
-            .read_to_string(&mut stdout)
-            .unwrap();
-        while let Ok(line) = self.lines.recv_timeout(Duration::from_millis(500)) {
-            self.stderr.push(line);
-        }
-        (status.code(), stdout, std::mem::take(&mut self.stderr))
-    }
-}
-
-impl Drop for Server {
-    /// A test that fails before stopping its server must not leave it running.
-    fn drop(&mut self) {
-        if matches!(self.child.try_wait(), Ok(None)) {
-            let _ = self.child.kill();
-            let _ = self.child.wait();
-        }
-    }
-}
-
-fn address(url: &str) -> String {
-    url.trim_start_matches("http://")
-        .trim_end_matches("/mcp")
-        .to_owned()
-}
-
-fn card(url: &str) -> Value {
-    let address = address(url);
-    let (status, body) = support::http(
-        &address,
-        "GET",
-        "/.well-known/agent-env.json",
-        &address,
-        None,
-    );
-    assert_eq!(status, 200);
-    serde_json::from_str(&body).unwrap()
-}
+use support::process::{
+    Server, address, answer_of, call_tool, card, input_json, inputs, project_har, tools_list,
+};
 
 fn replay_args() -> Vec<&'static str> {
     vec![
@@ -390,9 +216,18 @@ fn rea_log_level_sets_the_level() {
     server.signal("TERM");
     let (code, _, stderr) = server.finish();
     assert_eq!(code, Some(143));
+    // At warn, no info line (the listening line is one) is written; warnings may be.
     assert!(
-        stderr.is_empty(),
+        stderr.iter().all(|line| {
+            let level = serde_json::from_str::<Value>(line).unwrap_or(Value::Null)["level"].clone();
+            level == "warn" || level == "error"
+        }),
         "at warn, the info listening line is not written: {stderr:?}"
+    );
+    assert!(
+        !stderr
+            .iter()
+            .any(|line| line.contains("MCP transport listening"))
     );
 }
 
@@ -559,32 +394,7 @@ fn wide_har(records: usize) -> String {
     json!({"log": {"version": "1.2", "creator": {"name": "rea-tests", "version": "1"}, "entries": entries}}).to_string()
 }
 
-/// Inspects and projects a HAR written into the inputs folder under `name`.
-fn project_har(name: &str, har: &str) {
-    let dir = &inputs().dir;
-    std::fs::write(dir.join(format!("{name}.har")), har).unwrap();
-    let capture = run_rea(
-        &binary(),
-        dir,
-        &["inspect-web-network-capture", &format!("{name}.har"), "har"],
-    );
-    assert_eq!(capture.code, Some(0), "{}", capture.stderr);
-    std::fs::write(dir.join(format!("{name}.capture.json")), &capture.stdout).unwrap();
-    let view = json!({
-        "source": {"kind": "evidence-file", "path": format!("{name}.capture.json")},
-        "view": {"kind": "environment-manifest", "template_rules": []}
-    });
-    std::fs::write(dir.join(format!("{name}.view.json")), view.to_string()).unwrap();
-    let manifest = run_rea(
-        &binary(),
-        dir,
-        &["inspect-analysis-view", &format!("{name}.view.json")],
-    );
-    assert_eq!(manifest.code, Some(0), "{}", manifest.stderr);
-    std::fs::write(dir.join(format!("{name}.manifest.json")), &manifest.stdout).unwrap();
-}
-
-// contract: CARD-030, LIMITS-002
+// contract: CARD-030, LIMITS-002, MANIFEST-020
 #[test]
 fn the_discovery_reservation_admits_1500_fields_and_refuses_a_larger_catalog_before_binding() {
     project_har("wide-1500", &wide_har(15));
@@ -598,13 +408,33 @@ fn the_discovery_reservation_admits_1500_fields_and_refuses_a_larger_catalog_bef
         &[],
     );
     let url = server.url();
-    let fields: usize = card(&url)["capabilities"]["tools"]
+    let card = card(&url);
+    let fields: usize = card["capabilities"]["tools"]
         .as_array()
         .unwrap()
         .iter()
         .map(|tool| tool["inputSchema"]["properties"].as_object().unwrap().len())
         .sum();
     assert_eq!(fields, 1500);
+    // The calibration case: eight concurrent discoveries (tools/list and the card) are served
+    // whole. (Their peak memory is measured by host/crates/serve/bench/load.sh.)
+    let listed = tools_list(&url);
+    let discoveries: Vec<_> = (0..8)
+        .map(|_| {
+            let url = url.clone();
+            std::thread::spawn(move || {
+                (0..3)
+                    .map(|_| (tools_list(&url), support::process::card(&url)))
+                    .collect::<Vec<_>>()
+            })
+        })
+        .collect();
+    for discovery in discoveries {
+        for (tools, again) in discovery.join().unwrap() {
+            assert_eq!(tools, listed);
+            assert_eq!(again, card);
+        }
+    }
     server.signal("TERM");
     assert_eq!(server.finish().0, Some(143));
 
@@ -620,4 +450,132 @@ fn the_discovery_reservation_admits_1500_fields_and_refuses_a_larger_catalog_bef
     );
     assert_eq!(code, 1);
     assert_eq!(refusal["code"], "resource_constraint", "{refusal}");
+}
+
+/// The recorded response of a capture record as replay answers it: `(status, body)`, the body
+/// parsed when it is JSON, else its text.
+fn recorded(record: &Value) -> (Value, Value) {
+    let response = &record["response"];
+    let text = response["body"]["text"].as_str().expect("a text body");
+    let body = serde_json::from_str(text).unwrap_or_else(|_| Value::String(text.to_owned()));
+    (response["status"].clone(), body)
+}
+
+// contract: MANIFEST-001, REPLAY-038
+#[test]
+fn every_tool_answers_over_mcp_from_what_the_capture_recorded() {
+    let capture = input_json("json-server.capture.json");
+    let manifest = input_json("json-server.manifest.json");
+    let records: std::collections::BTreeMap<u64, &Value> = capture["records"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|record| (record["ordinal"].as_u64().unwrap(), record))
+        .collect();
+    let mut server = Server::start(&replay_args(), &[]);
+    let url = server.url();
+    // The card the agentenv framework discovers lists the tools MCP serves.
+    let listed = tools_list(&url);
+    let names = |tools: &[Value]| -> Vec<String> {
+        tools
+            .iter()
+            .map(|tool| tool["name"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    let card = card(&url);
+    assert_eq!(
+        names(&listed),
+        names(card["capabilities"]["tools"].as_array().unwrap())
+    );
+    let tools = manifest["tools"].as_array().unwrap();
+    assert_eq!(names(&listed), names(tools));
+
+    let mut calls = 0;
+    for tool in tools {
+        let name = tool["name"].as_str().unwrap();
+        let cited: Vec<u64> = tool["record_ordinals"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|ordinal| ordinal.as_u64().unwrap())
+            .collect();
+        let parameters = tool["path_parameters"].as_array().unwrap();
+        // Each cited record's own arguments, then values the capture never saw.
+        let mut argument_sets = Vec::new();
+        for ordinal in &cited {
+            let record = records[ordinal];
+            let segments: Vec<&str> = record["path"]
+                .as_str()
+                .unwrap()
+                .split('/')
+                .filter(|segment| !segment.is_empty())
+                .collect();
+            let mut arguments = serde_json::Map::new();
+            for parameter in parameters {
+                let index = parameter["segment_index"].as_u64().unwrap() as usize;
+                arguments.insert(
+                    parameter["name"].as_str().unwrap().to_owned(),
+                    json!(segments[index]),
+                );
+            }
+            for pair in record["query"]["pairs"].as_array().into_iter().flatten() {
+                arguments.insert(pair[0].as_str().unwrap().to_owned(), pair[1].clone());
+            }
+            argument_sets.push((Some(*ordinal), Value::Object(arguments)));
+        }
+        let mut unseen = serde_json::Map::new();
+        for parameter in parameters {
+            unseen.insert(
+                parameter["name"].as_str().unwrap().to_owned(),
+                json!("never-recorded-value"),
+            );
+        }
+        for query in tool["query_parameters"].as_array().unwrap() {
+            unseen.insert(
+                query["name"].as_str().unwrap().to_owned(),
+                json!(["x", "y"]),
+            );
+        }
+        if !unseen.is_empty() {
+            argument_sets.push((None, Value::Object(unseen)));
+        }
+
+        for (ordinal, arguments) in argument_sets {
+            let result = call_tool(&url, name, &arguments);
+            let context = format!("{name} {arguments}: {result}");
+            assert_ne!(result["isError"], true, "{context}");
+            assert_eq!(
+                result["_meta"]["provenance"],
+                json!({"untrusted_content": true, "source": "analysis_target"})
+            );
+            let answer = answer_of(&result);
+            let answered = answer["replay"]["record_ordinal"].as_u64().unwrap();
+            // The answer is a cited record's recorded response, whatever was asked.
+            assert!(cited.contains(&answered), "{context}");
+            let (status, body) = recorded(records[&answered]);
+            assert_eq!(answer["status"], status, "{context}");
+            assert_eq!(answer["body"], body, "{context}");
+            assert_eq!(answer["replay"]["evidence_id"], capture["evidence_id"]);
+            if let Some(ordinal) = ordinal {
+                // Its own arguments name it (or an earlier recording of the same request).
+                assert!(answered <= ordinal, "{context}");
+                assert_eq!(records[&answered]["path"], records[&ordinal]["path"]);
+                assert_eq!(answer["replay"]["exact_match"], true, "{context}");
+            } else {
+                assert_eq!(answer["replay"]["exact_match"], false, "{context}");
+            }
+            calls += 1;
+        }
+    }
+    assert!(calls > tools.len());
+    // Writes changed nothing: a second pass over the reads answers the same.
+    let first = tools
+        .iter()
+        .find(|tool| tool["method"] == "GET" && tool["path_parameters"] == json!([]))
+        .unwrap();
+    let name = first["name"].as_str().unwrap();
+    let before = call_tool(&url, name, &json!({}));
+    assert_eq!(call_tool(&url, name, &json!({})), before);
+    server.signal("TERM");
+    assert_eq!(server.finish().0, Some(143));
 }

@@ -111,6 +111,36 @@ async fn a_2025_session_initializes_lists_and_calls() {
     }
 }
 
+// contract: SERVE-012
+// rea differs on purpose (host/crates/serve/CONTRACT-NOTES.md): several MCP sessions may be open
+// at once, and a second client's session neither ends nor blocks the first.
+#[tokio::test]
+async fn several_sessions_are_served_side_by_side() {
+    let version = "2025-11-25";
+    let (app, backend) = replay_app();
+    let (first, _) = legacy_session(&app, version).await;
+    let (second, _) = legacy_session(&app, version).await;
+    assert_ne!(first, second);
+    let call = |id: u64, user: &str| {
+        json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+               "params": {"name": "get_users_by_id", "arguments": {"id": user}}})
+    };
+    let (to_first, to_second) = (call(2, "2"), call(2, "3"));
+    let (a, b) = tokio::join!(
+        in_session(&app, &first, version, &to_first),
+        in_session(&app, &second, version, &to_second),
+    );
+    for (reply, user) in [(a, "2"), (b, "3")] {
+        let text: Value =
+            serde_json::from_str(reply["result"]["content"][0]["text"].as_str().unwrap()).unwrap();
+        assert_eq!(text["body"]["arguments"], json!({"id": user}));
+    }
+    // The first session goes on after the second one started and called.
+    let again = in_session(&app, &first, version, &call(3, "4")).await;
+    assert_eq!(again["result"]["isError"], false, "{again}");
+    assert_eq!(backend.calls.lock().unwrap().len(), 3);
+}
+
 trait CardTools {
     fn card_tools(&self) -> Vec<Value>;
 }
@@ -481,6 +511,34 @@ async fn calls_run_one_at_a_time_in_arrival_order_with_batches_together() {
             && position("echo:a2") + 1 == position("echo:a3")
     );
     assert_eq!(log.len(), 4);
+}
+
+// contract: LIMITS-013
+#[tokio::test]
+async fn at_most_one_data_plane_call_runs_at_once() {
+    let (app, plane) = scripted_app(AppOptions::default());
+    let callers: Vec<_> = (0..8)
+        .map(|n| {
+            let app = app.clone();
+            tokio::spawn(async move {
+                let body = format!(
+                    r#"{{"jsonrpc":"2.0","id":{n},"method":"load","params":{{"tag":"c{n}"}}}}"#
+                );
+                rpc(&app, &body).await
+            })
+        })
+        .collect();
+    for caller in callers {
+        let (status, reply) = caller.await.unwrap();
+        assert_eq!(status, StatusCode::OK);
+        assert_eq!(reply.get("result"), Some(&Value::Null), "{reply}");
+    }
+    assert_eq!(plane.log.lock().unwrap().len(), 8);
+    assert_eq!(
+        plane.most_loading.load(std::sync::atomic::Ordering::SeqCst),
+        1,
+        "two data-plane calls ran at once"
+    );
 }
 
 // contract: DATA-040, DATA-042, DATA-043

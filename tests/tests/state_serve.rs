@@ -33,7 +33,8 @@ fn inputs() -> Inputs {
     let folder = tempfile::tempdir().expect("temp");
     let capture = capture("json-server/build.har");
     let (_, manifest) = project_manifest_evidence(&capture, &rules()).expect("manifest");
-    let state = project_state_evidence(&capture, &rules()).expect("state");
+    let state =
+        project_state_evidence(&capture, &rules(), &state_support::state_rules()).expect("state");
     std::fs::write(
         folder.path().join("capture.json"),
         capture.to_canonical_vec(),
@@ -223,17 +224,30 @@ fn environment_serve_serves_from_the_state_by_default() {
         rea_state::backend::intake_extension()
     );
     let tools = card["capabilities"]["tools"].as_array().expect("tools");
-    assert!(
-        tools.iter().all(|tool| tool["name"]
-            .as_str()
-            .is_some_and(|name| name.starts_with("get_"))),
-        "write tools are withheld"
-    );
-    assert!(tools.iter().all(|tool| {
-        tool["description"]
-            .as_str()
-            .is_some_and(|text| text.contains("answers from the environment state"))
-    }));
+    // contract: STATE-106, WRITE-001
+    // Read tools answer from the state; the write tools whose plan is served apply their effect;
+    // the withheld ones (the cascading delete) are not in the catalog.
+    for tool in tools {
+        let name = tool["name"].as_str().expect("name");
+        let description = tool["description"].as_str().expect("description");
+        if name.starts_with("get_") {
+            assert!(
+                description.contains("answers from the environment state"),
+                "{name}"
+            );
+        } else {
+            assert!(
+                description.contains("served from the environment state"),
+                "{name}"
+            );
+        }
+    }
+    let names: Vec<&str> = tools
+        .iter()
+        .filter_map(|tool| tool["name"].as_str())
+        .collect();
+    assert!(names.contains(&"post_posts"), "{names:?}");
+    assert!(!names.contains(&"delete_posts_by_id"), "{names:?}");
     let (status, reply) = http(
         &address,
         "POST",
@@ -322,4 +336,64 @@ fn an_unavailable_state_is_logged_and_replay_served() {
         .position(|line| line.contains("MCP transport listening"))
         .expect("listening");
     assert!(warning < listening);
+}
+
+#[test]
+fn environment_serve_takes_its_rule_stages_from_the_pipeline() {
+    // The default pipeline serves json-server's create; a pipeline without the `sequence` rule
+    // leaves its generated id unexplained, so the create is withheld and not in the catalog; an
+    // invalid pipeline is a configuration error before anything binds.
+    let inputs = inputs();
+    let tool_names = |args: &[&str]| {
+        let mut server = Server::start(inputs.folder.path(), args);
+        let address = server.address();
+        let (_, card) = http(&address, "GET", "/.well-known/agent-env.json", None);
+        let _ = server.stop();
+        card["capabilities"]["tools"]
+            .as_array()
+            .expect("tools")
+            .iter()
+            .filter_map(|tool| tool["name"].as_str().map(str::to_owned))
+            .collect::<Vec<String>>()
+    };
+    let default = tool_names(&["manifest.json", "--evidence", "capture.json"]);
+    assert!(default.contains(&"post_posts".to_owned()), "{default:?}");
+    let without = rea_pipeline::DEFAULT_PIPELINE.replace("[[rules]]\nstage = \"sequence\"\n", "");
+    assert_ne!(without, rea_pipeline::DEFAULT_PIPELINE);
+    std::fs::write(inputs.folder.path().join("no-sequence.toml"), without).expect("pipeline");
+    let reduced = tool_names(&[
+        "manifest.json",
+        "--evidence",
+        "capture.json",
+        "--pipeline",
+        "no-sequence.toml",
+    ]);
+    assert!(!reduced.contains(&"post_posts".to_owned()), "{reduced:?}");
+    assert!(
+        reduced.contains(&"patch_posts_by_id".to_owned()),
+        "{reduced:?}"
+    );
+    std::fs::write(
+        inputs.folder.path().join("bad.toml"),
+        "[[rules]]\nstage = \"no-such-rule\"\n",
+    )
+    .expect("pipeline");
+    let run = rea_tests::run_rea(
+        &binary(),
+        inputs.folder.path(),
+        &[
+            "environment-serve",
+            "manifest.json",
+            "--evidence",
+            "capture.json",
+            "--pipeline",
+            "bad.toml",
+        ],
+    );
+    assert_eq!(run.code, Some(2), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("configuration_invalid"),
+        "{}",
+        run.stderr
+    );
 }

@@ -121,6 +121,7 @@ struct CaptureInput {
 /// What the build makes of a capture.
 struct BuildOptions {
     rules: TemplateRules,
+    state_rules: std::sync::Arc<rea_state::rules::RuleSet>,
     name: Option<String>,
     local_origin: LocalOriginName,
     pipeline: rea_bundle::BundlePipeline,
@@ -145,6 +146,7 @@ fn build(args: &EnvironmentBuildArgs, progress: &mut Progress) -> Result<Value, 
     let kind = capture_kind(&args.capture).map_err(own)?;
     progress.stage("pipeline", "loading the pipeline");
     let (pipeline, (registry, resolved)) = load_pipeline(args.pipeline.as_deref()).map_err(own)?;
+    let state_rules = super::environment_export::state_rules(&registry, &resolved).map_err(own)?;
     let rules = if args.format_rules_only {
         TemplateRules::none()
     } else if !args.template_rules.is_empty() {
@@ -193,6 +195,7 @@ fn build(args: &EnvironmentBuildArgs, progress: &mut Progress) -> Result<Value, 
     progress.check().map_err(own)?;
     let options = BuildOptions {
         rules,
+        state_rules,
         name: args.name.clone(),
         local_origin: LocalOriginName::File(args.capture.clone()),
         pipeline,
@@ -303,6 +306,7 @@ fn bundle_capture(
         name: options.name,
         local_origin: options.local_origin,
         pipeline: options.pipeline,
+        rules: options.state_rules,
         binary: options.binary,
         serve: serve_command(),
         target: options.target,
@@ -481,10 +485,12 @@ fn export_tool(arguments: &Map<String, Value>, context: &ToolContext) -> Result<
             .at("/source/kind")));
         }
     };
-    let (pipeline, _) = load_pipeline(None).map_err(own)?;
+    let (pipeline, (registry, resolved)) = load_pipeline(None).map_err(own)?;
+    let state_rules = super::environment_export::state_rules(&registry, &resolved).map_err(own)?;
     let binary = bundled_binary(None).map_err(own)?;
     let options = BuildOptions {
         rules,
+        state_rules,
         name,
         local_origin,
         pipeline,

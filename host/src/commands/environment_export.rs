@@ -84,7 +84,9 @@ fn export(args: &EnvironmentExportArgs, progress: &mut Progress) -> Result<Value
         rea_bundle::check_name(name).map_err(stage)?;
     }
     progress.stage("pipeline", "loading the pipeline");
-    let (pipeline, _) = load_pipeline(args.pipeline.as_deref()).map_err(stage)?;
+    let (pipeline, (registry, resolved)) =
+        load_pipeline(args.pipeline.as_deref()).map_err(stage)?;
+    let rules = state_rules(&registry, &resolved).map_err(stage)?;
     progress.stage("binary", "hashing the rea binary");
     let binary = bundled_binary(args.binary.as_deref()).map_err(stage)?;
     progress.check().map_err(stage)?;
@@ -108,6 +110,7 @@ fn export(args: &EnvironmentExportArgs, progress: &mut Progress) -> Result<Value
         name: args.name.clone(),
         local_origin: LocalOriginName::Manifest,
         pipeline,
+        rules,
         binary,
         serve: serve_command(),
         target: Some(Target {
@@ -291,6 +294,14 @@ pub fn load_pipeline(
         .collect();
     let bundled = BundlePipeline::new(&text, &libraries)?;
     Ok((bundled, (registry, pipeline)))
+}
+
+/// The rule stages of a resolved pipeline, which the bundle's state learns write plans with.
+pub fn state_rules(
+    registry: &Registry,
+    pipeline: &rea_pipeline::Pipeline,
+) -> Result<std::sync::Arc<rea_state::rules::RuleSet>, Refusal> {
+    rea_state::rules::RuleSet::from_pipeline(pipeline, registry).map(std::sync::Arc::new)
 }
 
 /// The binary the bundle carries: `--binary`, else the running one; hashed once.

@@ -1,10 +1,13 @@
 //! `rea environment-serve MANIFEST.json --evidence CAPTURE.json [--replay-only] [--host H]
-//! [--port P]`: serve a manifest as an agent environment (MCP at `/mcp`, the card at
-//! `/.well-known/agent-env.json`, the data plane at `/agentenv`) until SIGINT or SIGTERM.
+//! [--port P] [--pipeline FILE]`: serve a manifest as an agent environment (MCP at `/mcp`, the
+//! card at `/.well-known/agent-env.json`, the data plane at `/agentenv`) until SIGINT or SIGTERM.
 //!
 //! Order of work, every refusal before the listener binds:
-//! 1. configuration: `REA_LOG_LEVEL`, `--host`/`--port`/`MCP_HOST`/`MCP_PORT`/`MCP_ALLOWED_HOSTS`,
-//!    `ENVIRONMENT_NAME` (set but blank is `configuration_invalid`, exit 2);
+//! 1. configuration: `REA_LOG_LEVEL`; the pipeline (`--pipeline`, else the embedded default),
+//!    validated whole with its plugin libraries loaded (its rule stages learn and apply the
+//!    state's write plans; an invalid one is `configuration_invalid`, exit 2);
+//!    `--host`/`--port`/`MCP_HOST`/`MCP_PORT` (then the pipeline's `[serve]` host and port) and
+//!    `MCP_ALLOWED_HOSTS`; `ENVIRONMENT_NAME` (set but blank is `configuration_invalid`, exit 2);
 //! 2. the two Evidence files, read once within their bounds and authenticated; the manifest must
 //!    be an `environment-manifest` whose parent is the supplied capture (`invalid_request` naming
 //!    both ids); only the cited records are kept ([`rea_manifest::Environment`]);
@@ -33,10 +36,10 @@ use rea_manifest::Environment;
 use rea_serve::config::{EnvSource, ListenConfig, ProcessEnv};
 use rea_serve::server::{self, StopSignal};
 use rea_serve::{
-    AppOptions, BoxFuture, DataPlane, DataPlaneLimits, ReplayDataPlane, ShutdownToken, ToolAnswer,
-    ToolBackend, ToolDescriptor,
+    AppOptions, DataPlane, DataPlaneLimits, ReplayDataPlane, ShutdownToken, ToolBackend,
 };
-use serde_json::{Map, Value, json};
+use rea_state::replay::ReplayBackend;
+use serde_json::{Value, json};
 
 use crate::output::{CommandFailure, print_json};
 
@@ -58,9 +61,14 @@ pub struct EnvironmentServeArgs {
     /// The host to bind (default: `MCP_HOST`, else 127.0.0.1).
     #[arg(long)]
     pub host: Option<String>,
-    /// The port to bind (default: `MCP_PORT`, else an ephemeral port).
+    /// The port to bind (default: `MCP_PORT`, else the pipeline's `[serve]` port, else an
+    /// ephemeral port).
     #[arg(long)]
     pub port: Option<u16>,
+    /// The pipeline whose plugin libraries and rule stages the state's write plans use (default:
+    /// the embedded pipeline).
+    #[arg(long, value_name = "FILE")]
+    pub pipeline: Option<PathBuf>,
 }
 
 /// Runs `rea environment-serve`.
@@ -69,8 +77,22 @@ pub fn run(args: &EnvironmentServeArgs) -> Result<(), CommandFailure> {
     let configuration =
         |error: rea_serve::ServeError| CommandFailure::configuration(vec![error.refusal()], true);
     let level = rea_serve::config::log_level(&env).map_err(configuration)?;
-    let listen =
-        ListenConfig::resolve(args.host.as_deref(), args.port, &env).map_err(configuration)?;
+    let mut registry =
+        crate::builtin_registry().map_err(|error| refused(Refusal::internal(error.to_string())))?;
+    let (pipeline, rules) =
+        rea_state::rules::load_pipeline(args.pipeline.as_deref(), &mut registry).map_err(
+            |refusal| CommandFailure::configuration(vec![refusal.in_stage(STAGE)], true),
+        )?;
+    // The command line, then MCP_HOST/MCP_PORT, then the pipeline's [serve] settings.
+    let unset = |name: &str| env.var(name).is_none_or(|value| value.trim().is_empty());
+    let host = args
+        .host
+        .clone()
+        .or_else(|| pipeline.serve.host.clone().filter(|_| unset("MCP_HOST")));
+    let port = args
+        .port
+        .or_else(|| pipeline.serve.port.filter(|_| unset("MCP_PORT")));
+    let listen = ListenConfig::resolve(host.as_deref(), port, &env).map_err(configuration)?;
     // Checked before loading so a blank name never waits for the inputs.
     rea_serve::config::environment_name("", &env).map_err(configuration)?;
     rea_serve::logging::init(level);
@@ -83,7 +105,7 @@ pub fn run(args: &EnvironmentServeArgs) -> Result<(), CommandFailure> {
                 "cannot start the runtime: {error}"
             )))
         })?;
-    let outcome = runtime.block_on(serve(args, &env, listen));
+    let outcome = runtime.block_on(serve(args, &env, listen, Arc::new(rules), &pipeline));
     // Never wait for a blocking load a signal abandoned.
     runtime.shutdown_background();
     outcome
@@ -116,6 +138,8 @@ async fn serve(
     args: &EnvironmentServeArgs,
     env: &dyn EnvSource,
     listen: ListenConfig,
+    rules: Arc<rea_state::rules::RuleSet>,
+    pipeline: &rea_pipeline::Pipeline,
 ) -> Result<(), CommandFailure> {
     let mut stop = Box::pin(server::stop_signals().map_err(|error| refused(error.refusal()))?);
 
@@ -130,6 +154,15 @@ async fn serve(
         signal = &mut stop => return Err(cancelled(signal, "input loading")),
     };
 
+    // The state derives with the manifest's template rules (the spec's contract); a pipeline
+    // naming others says so once.
+    if pipeline.template_rules != manifest.template_rules {
+        tracing::warn!(
+            pipeline = pipeline.template_rules.join(",").as_str(),
+            manifest = manifest.template_rules.join(",").as_str(),
+            "the pipeline's template rules differ from the manifest's; the state derives with the manifest's"
+        );
+    }
     let name = rea_serve::config::environment_name(environment.name(), env)
         .map_err(|error| CommandFailure::configuration(vec![error.refusal()], true))?;
     environment
@@ -140,7 +173,7 @@ async fn serve(
     let (backend, data_plane, state): (Arc<dyn ToolBackend>, Arc<dyn DataPlane>, Value) =
         if args.replay_only {
             let state = json!({ "served": false, "reason": "replay-only" });
-            let backend = Arc::new(ReplayBackend::new(environment, name.clone()));
+            let backend = Arc::new(ReplayBackend::new(environment, &name));
             (
                 backend,
                 Arc::new(ReplayDataPlane::new(state.clone())),
@@ -149,7 +182,7 @@ async fn serve(
         } else {
             let served_name = name.clone();
             let preparing = tokio::task::spawn_blocking(move || {
-                rea_state::prepare(environment, &manifest, &capture, &served_name)
+                rea_state::prepare(environment, &manifest, &capture, &served_name, rules)
             });
             let serving = tokio::select! {
                 prepared = preparing => prepared.map_err(|error| {
@@ -168,7 +201,7 @@ async fn serve(
                     report,
                     ..
                 } => {
-                    let backend = Arc::new(ReplayBackend::new(environment, name.clone()));
+                    let backend = Arc::new(ReplayBackend::new(environment, &name));
                     (
                         backend,
                         Arc::new(ReplayDataPlane::new(report.clone())),
@@ -230,70 +263,4 @@ fn load(
     let environment = Environment::from_evidence(&manifest, &capture).map_err(Box::new)?;
     let manifest = rea_manifest::evidence::read_manifest(&manifest).map_err(Box::new)?;
     Ok((environment, manifest, capture))
-}
-
-/// The replay catalog of the manifest crate behind the server's [`ToolBackend`] boundary.
-struct ReplayBackend {
-    environment: Environment,
-    name: String,
-    tools: Vec<ToolDescriptor>,
-    card: Value,
-    instructions: String,
-}
-
-impl ReplayBackend {
-    fn new(environment: Environment, name: String) -> Self {
-        let tools = environment
-            .tools()
-            .iter()
-            .map(|tool| ToolDescriptor {
-                name: tool.name.clone(),
-                description: tool.description.clone(),
-                input_schema: tool.input_schema.to_json_object(),
-                annotations: match serde_json::to_value(tool.annotations) {
-                    Ok(Value::Object(members)) => Some(members),
-                    _ => None,
-                },
-            })
-            .collect();
-        let card = environment.card(&name).to_json();
-        let instructions = environment.instructions();
-        Self {
-            environment,
-            name,
-            tools,
-            card,
-            instructions,
-        }
-    }
-}
-
-impl ToolBackend for ReplayBackend {
-    fn server_name(&self) -> &str {
-        &self.name
-    }
-
-    fn instructions(&self) -> &str {
-        &self.instructions
-    }
-
-    fn tools(&self) -> &[ToolDescriptor] {
-        &self.tools
-    }
-
-    fn card(&self) -> &Value {
-        &self.card
-    }
-
-    fn call_tool<'a>(
-        &'a self,
-        name: &'a str,
-        arguments: Map<String, Value>,
-    ) -> BoxFuture<'a, ToolAnswer> {
-        let answer = match self.environment.answer(name, &arguments) {
-            Ok(answer) => ToolAnswer::text(answer.to_json_string()),
-            Err(error) => ToolAnswer::error(error.to_json()),
-        };
-        Box::pin(std::future::ready(answer))
-    }
 }

@@ -1,8 +1,8 @@
 //! `rea guided-workflows [--action list|render] [--workflow-id ID] [--arguments-json JSON]
-//! [--format json|text]`: list the guided workflows, or render one, with the contracts and
-//! renderer of the MCP prompts and the `guided_workflows` tool, scoped by
-//! `REA_MCP_TOOL_FAMILIES` like `rea mcp`. Rendering prints guidance only: it reads no capture
-//! and changes nothing.
+//! [--format json|text] [--pipeline FILE] [--plugin PATH]…`: list the guided workflows, or render
+//! one, with the contracts and renderer of the MCP prompts and the `guided_workflows` tool, over
+//! the same catalog (plugins included) and scoped by `REA_MCP_TOOL_FAMILIES` like `rea mcp`.
+//! Rendering prints guidance only: it reads no capture and changes nothing.
 
 use clap::{Args, ValueEnum};
 use rea_evidence::Refusal;
@@ -46,11 +46,15 @@ pub struct GuidedWorkflowsArgs {
     /// Output format.
     #[arg(long, value_enum, default_value = "json")]
     pub format: Format,
+    /// Plugins whose tool stages join the catalog, as for `rea mcp`, so the workflows render
+    /// the optional routes of their families.
+    #[command(flatten)]
+    pub plugins: mcp::PluginSources,
 }
 
 /// Runs `rea guided-workflows`.
 pub fn run(args: &GuidedWorkflowsArgs) -> Result<(), CommandFailure> {
-    let catalog = mcp::catalog()?;
+    let catalog = mcp::catalog_with_plugins(&args.plugins)?;
     let (scope, _) = mcp::scope(&catalog, None)?;
     let contracts = ScopedContracts::new(&catalog, &scope);
     let mut request = Map::new();

@@ -1,5 +1,7 @@
-//! `rea inspect-analysis-view VIEW.json [--format json|text]`: a view request in, view Evidence
-//! out (this version projects the `environment-manifest` view).
+//! `rea inspect-analysis-view VIEW.json [--format json|text] [--pipeline FILE]`: a view request
+//! in, view Evidence out: the `environment-manifest` view, and (through `rea_state`) the
+//! `environment-state` and `environment-coverage` views, whose write plans the pipeline's rule
+//! stages learn.
 //!
 //! The view file is read within the view's 96 MiB budget; its `source` is the capture Evidence
 //! inline (`{"kind": "inline", "evidence": {…}}`) or a capture Evidence file
@@ -39,20 +41,27 @@ pub struct InspectViewArgs {
     /// Output format.
     #[arg(long, value_enum, default_value = "json")]
     pub format: Format,
+    /// The pipeline whose rule stages the `environment-state` and `environment-coverage` views
+    /// learn write plans with (default: the embedded pipeline), as `environment-serve --pipeline`.
+    #[arg(long, value_name = "FILE")]
+    pub pipeline: Option<PathBuf>,
 }
 
 /// Runs `rea inspect-analysis-view`.
 pub fn run(args: &InspectViewArgs) -> Result<(), CommandFailure> {
     let json_errors = args.format == Format::Json;
-    // Hook (rea-state, issue 5): the `environment-state` view is projected by `rea_state::view`.
-    let state = rea_state::view::inspect_state_view(&args.view)
+    // The `environment-state` and `environment-coverage` views are projected by
+    // `rea_state::view` with the pipeline's rule stages (the same the server derives with).
+    let mut registry = crate::builtin_registry().map_err(|error| {
+        CommandFailure::refused(Refusal::internal(error.to_string()), json_errors)
+    })?;
+    let (_, rules) = rea_state::rules::load_pipeline(args.pipeline.as_deref(), &mut registry)
+        .map_err(|refusal| CommandFailure::configuration(vec![refusal], json_errors))?;
+    let state = rea_state::view::inspect_state_view(&args.view, &rules)
         .transpose()
         .map_err(|refusal| CommandFailure::refused(refusal, json_errors))?;
     let (summary, evidence) = match state {
-        Some(projected) => (
-            rea_state::view::text_summary(&projected),
-            projected.evidence,
-        ),
+        Some(projected) => (projected.summary, projected.evidence),
         None => {
             let (manifest, evidence) = inspect_view(&args.view)
                 .map_err(|refusal| CommandFailure::refused(refusal, json_errors))?;

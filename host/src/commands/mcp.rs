@@ -5,6 +5,9 @@
 //! The catalog holds the guidance tools and one tool per pipeline stage this build has
 //! (`inspect_web_network_capture`, `inspect_analysis_view`), each in its family;
 //! `REA_MCP_TOOL_FAMILIES` (or `--tool-families-file`) limits the advertised families.
+//! `inspect_analysis_view` projects the views `rea inspect-analysis-view` does: the environment
+//! manifest, and the environment state and coverage, whose write plans the rule stages of
+//! `--pipeline` (default: the embedded pipeline) learn.
 //!
 //! * stdio (default): MCP on stdin/stdout until the client closes stdin (exit 0), or until SIGINT
 //!   or SIGTERM (exit 130 or 143). Logs go to stderr as JSON lines (`REA_LOG_LEVEL`).
@@ -23,7 +26,7 @@
 #![allow(clippy::result_large_err)]
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use clap::{Args, Subcommand};
 use rea_evidence::envelope::EVIDENCE_FILE_MAX_BYTES;
@@ -88,7 +91,8 @@ pub struct McpServeArgs {
 /// Where plugin tool stages come from: a pipeline's libraries and extra `--plugin` libraries.
 #[derive(Debug, Args)]
 pub struct PluginSources {
-    /// A pipeline file whose plugin libraries to load (their tool stages join the catalog).
+    /// A pipeline file whose plugin libraries to load (their tool stages join the catalog) and
+    /// whose rule stages the state and coverage views learn write plans with.
     #[arg(long, value_name = "FILE")]
     pub pipeline: Option<PathBuf>,
     /// A plugin library to load (repeatable); its tool stages join the catalog.
@@ -115,26 +119,37 @@ pub fn run(args: &McpArgs) -> Result<(), CommandFailure> {
     }
 }
 
-/// The stage implementations of this build.
-pub fn stages() -> StageImplementations {
+/// The stage implementations of this build. The state and coverage views learn write plans with
+/// the rule stages of `pipeline` (default: the embedded pipeline), as `rea inspect-analysis-view
+/// --pipeline` does.
+pub fn stages(pipeline: Option<&Path>) -> StageImplementations {
     StageImplementations {
         capture: Some(Arc::new(CaptureStage)),
-        views: Some(Arc::new(ViewStage)),
+        views: Some(Arc::new(ViewStage {
+            pipeline: pipeline.map(Path::to_path_buf),
+            rules: OnceLock::new(),
+        })),
     }
 }
 
 /// The catalog `rea mcp` serves with the built-in plugins only.
 pub fn catalog() -> Result<ToolCatalog, CommandFailure> {
-    let mut catalog = rea_self_mcp::standard_catalog(&stages())
+    catalog_for(None)
+}
+
+/// The catalog whose state and coverage views use the rule stages of `pipeline`.
+fn catalog_for(pipeline: Option<&Path>) -> Result<ToolCatalog, CommandFailure> {
+    let mut catalog = rea_self_mcp::standard_catalog(&stages(pipeline))
         .map_err(|error| CommandFailure::configuration(vec![error.to_refusal()], true))?;
     crate::commands::environment_build::register_export_tool(&mut catalog)
         .map_err(|error| CommandFailure::configuration(vec![error.to_refusal()], true))?;
     Ok(catalog)
 }
 
-/// The catalog with every tool stage of the plugins `sources` names (and the built-ins).
+/// The catalog with every tool stage of the plugins `sources` names (and the built-ins); the
+/// state and coverage views use the rule stages of `sources.pipeline`.
 pub fn catalog_with_plugins(sources: &PluginSources) -> Result<ToolCatalog, CommandFailure> {
-    let mut catalog = catalog()?;
+    let mut catalog = catalog_for(sources.pipeline.as_deref())?;
     let registry = crate::commands::plugins::build_registry(
         sources.pipeline.as_deref(),
         &sources.plugins,
@@ -341,41 +356,76 @@ impl CaptureInspection for CaptureStage {
     }
 }
 
-/// `inspect_analysis_view` over the manifest crate, as `rea inspect-analysis-view` projects.
-struct ViewStage;
+/// `inspect_analysis_view` as `rea inspect-analysis-view` projects: the `environment-manifest`
+/// view over the manifest crate, the `environment-state` and `environment-coverage` views over
+/// [`rea_state`] with the pipeline's rule stages (loaded once, on the first such view).
+struct ViewStage {
+    pipeline: Option<PathBuf>,
+    rules: OnceLock<Result<rea_state::rules::RuleSet, Refusal>>,
+}
+
+impl ViewStage {
+    fn rules(&self) -> Result<&rea_state::rules::RuleSet, Refusal> {
+        self.rules
+            .get_or_init(|| {
+                let mut registry = crate::builtin_registry()
+                    .map_err(|error| Refusal::internal(error.to_string()))?;
+                rea_state::rules::load_pipeline(self.pipeline.as_deref(), &mut registry)
+                    .map(|(_, rules)| rules)
+            })
+            .as_ref()
+            .map_err(Clone::clone)
+    }
+}
+
+fn load_source(source: ViewSource) -> Result<Evidence, Refusal> {
+    match source {
+        ViewSource::Retained(document) => Evidence::authenticate(document.canonical.as_bytes()),
+        ViewSource::File(path) => Evidence::read_file(&path, EVIDENCE_FILE_MAX_BYTES),
+        ViewSource::Inline(value) => {
+            Evidence::authenticate(value.to_string().as_bytes()).map_err(|refusal| {
+                let pointer = format!(
+                    "/source/evidence{}",
+                    refusal.pointer.as_deref().unwrap_or("")
+                );
+                refusal.at(pointer)
+            })
+        }
+    }
+    .map_err(|refusal| refusal.in_stage(rea_manifest::STAGE))
+}
 
 impl ViewProjection for ViewStage {
     fn project(&self, source: ViewSource, view: &Value) -> Result<EvidenceDocument, Refusal> {
-        // The view member is checked by the views' own request parser, so its refusals and
+        // The view member is checked by the views' own request parsers, so its refusals and
         // pointers (`/view/...`) are the CLI's.
         let request = json!({"source": {"kind": "evidence-file", "path": "/"}, "view": view});
-        let request = parse_view_request(&request.to_string())?;
-        let capture = match source {
-            ViewSource::Retained(document) => Evidence::authenticate(document.canonical.as_bytes()),
-            ViewSource::File(path) => Evidence::read_file(&path, EVIDENCE_FILE_MAX_BYTES),
-            ViewSource::Inline(value) => Evidence::authenticate(value.to_string().as_bytes())
-                .map_err(|refusal| {
-                    let pointer = format!(
-                        "/source/evidence{}",
-                        refusal.pointer.as_deref().unwrap_or("")
-                    );
-                    refusal.at(pointer)
-                }),
+        let text = request.to_string();
+        if let Some((kind, request)) = rea_state::view::state_view_request(&text) {
+            let request = request?;
+            let capture = load_source(source)?;
+            let ViewSpec::EnvironmentManifest { template_rules } = &request.view;
+            let projected =
+                rea_state::project_state_evidence(&capture, template_rules, self.rules()?)
+                    .map_err(|refusal| {
+                        if refusal.stage.is_none() {
+                            refusal.in_stage(rea_manifest::STAGE)
+                        } else {
+                            refusal
+                        }
+                    })?;
+            let evidence = match kind {
+                rea_state::view::StateViewKind::State => projected.evidence,
+                rea_state::view::StateViewKind::Coverage => {
+                    rea_state::coverage::seal_coverage(&projected)?
+                }
+            };
+            return evidence_document(&evidence);
         }
-        .map_err(|refusal| refusal.in_stage(rea_manifest::STAGE))?;
-        #[allow(unreachable_patterns)]
-        let evidence = match &request.view {
-            ViewSpec::EnvironmentManifest { template_rules } => {
-                project_manifest_evidence(&capture, template_rules)?.1
-            }
-            other => {
-                return Err(Refusal::unsupported_target(format!(
-                    "the `{}` view is not offered over MCP by this build",
-                    other.kind()
-                ))
-                .at("/view/kind"));
-            }
-        };
+        let request = parse_view_request(&text)?;
+        let capture = load_source(source)?;
+        let ViewSpec::EnvironmentManifest { template_rules } = &request.view;
+        let (_, evidence) = project_manifest_evidence(&capture, template_rules)?;
         evidence_document(&evidence)
     }
 }

@@ -7,6 +7,15 @@
 //! that explains something answers a learned rule (its own JSON, opaque to the host) and the fields
 //! it explains; the host confirms the plan by replaying the capture and, when serving, calls `apply`
 //! with the learned rule and the served call's context to get the values the rule sets.
+//!
+//! What the host has already explained for each call (members stored as sent, members an update
+//! kept or a `PUT` removed, constants a create copies, values taken from the path) is left out of
+//! [`ObservedCall::unexplained`]: a rule explains the rest (a generated id, a clock, a counter, a
+//! flipped flag) or the placement of the written entity in its list. Rules run in pipeline order,
+//! and each sees only what the rules before it left unexplained.
+//!
+//! `effect` is one of `create`, `update`, `action` (an update through an action segment,
+//! `/{type}/{id}/archive`), `delete`, `bulk-update`, `bulk-delete` and `document`.
 
 use std::collections::BTreeMap;
 
@@ -49,10 +58,21 @@ pub struct ToolRef {
 }
 
 /// One recorded call of a write tool and what was seen around it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct ObservedCall {
+    /// The record's duration in whole milliseconds, when recorded.
+    #[serde(default)]
+    pub duration_ms: Option<u64>,
+    /// The entity as the host observed it after the call (the first read of it by id after the
+    /// call, else the entity the response showed); `None` when absent or unobserved.
+    #[serde(default)]
+    pub entity_after: Option<Value>,
     /// The entity as the state held it before the call, when the call wrote one it held.
     pub entity_before: Option<Value>,
+    /// Per top-level field, the largest integer (a number, or a string of digits) the written
+    /// collection held or had been given before the call (what a sequence continues from).
+    #[serde(default)]
+    pub held_max: BTreeMap<String, Value>,
     /// The path parameters of the call, by template index.
     #[serde(default)]
     pub path_params: Vec<String>,
@@ -69,15 +89,27 @@ pub struct ObservedCall {
     pub response_status: u16,
     /// The record's start instant (see `StartTime::instant`).
     pub started: Option<String>,
+    /// The written entity's position in its collection's order before the call (`None` for a
+    /// create, or when the state held no such entity).
+    #[serde(default)]
+    pub position_before: Option<usize>,
+    /// What the call changed that the host could not explain from what it sent: JSON pointer into
+    /// the entity → the value after the call (`null` for a member the call removed). A rule
+    /// explains some of these pointers.
+    #[serde(default)]
+    pub unexplained: BTreeMap<String, Value>,
 }
 
 /// A read after a write that shows the written entity or its collection.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct ObservedRead {
     /// The entity as this read showed it (`None` when the read showed it absent).
     pub entity: Option<Value>,
-    /// For a read of a whole list: the identities in the order the list showed them.
+    /// For a read of a list: the identities in the order the list showed them.
     pub list_order: Option<Vec<String>>,
+    /// For a list read: where the written entity appears in `list_order`, when it does.
+    #[serde(default)]
+    pub position: Option<usize>,
     /// Whether the read's query sorted the list (a sort must not be learned from such a read).
     #[serde(default)]
     pub query_sorted: bool,
@@ -85,8 +117,15 @@ pub struct ObservedRead {
     pub kind: String,
     /// The read's record ordinal.
     pub record_ordinal: u64,
+    /// For a whole list read: the top-level fields every member carries whose values the list's
+    /// order follows (`field` ascending, `-field` descending; ties allowed).
+    #[serde(default)]
+    pub sorted_by: Vec<String>,
     /// The read's response status.
     pub status: u16,
+    /// Whether the read lists the whole collection (no query other than paging from the start).
+    #[serde(default)]
+    pub whole: bool,
 }
 
 /// A point where the capture fixes the clock: a record's start instant.
@@ -108,6 +147,10 @@ pub enum LearnOutcome {
     Learned {
         /// The fields (JSON pointers into the entity) the rule explains.
         explains: Vec<String>,
+        /// Whether applying the rule needs the served clock (`ServedCall::clock`): a plan with
+        /// such a rule is withheld (`unknown-clock`) when the capture fixes no write clock.
+        #[serde(default)]
+        needs_clock: bool,
         /// The learned rule, opaque to the host: passed back to `apply`.
         rule: Value,
         /// Always [`super::SCHEMA_VERSION`].
@@ -139,7 +182,7 @@ pub struct ApplyRequest {
 }
 
 /// The context of a served write call.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct ServedCall {
     /// The body the caller sent.
     pub body: Option<Value>,
@@ -163,6 +206,12 @@ pub struct ServedCall {
 /// What a rule answers to `apply`: the field values it sets.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ApplyOutcome {
+    /// For a delete: keep the entity, marked by `set`, instead of removing it (a soft delete).
+    #[serde(default)]
+    pub keep: bool,
+    /// Where the written entity goes in its collection's order, when the rule decides it.
+    #[serde(default)]
+    pub placement: Option<Placement>,
     /// Members to remove (JSON pointers into the entity).
     #[serde(default)]
     pub remove: Vec<String>,
@@ -173,7 +222,58 @@ pub struct ApplyOutcome {
     pub set: BTreeMap<String, Value>,
 }
 
+/// Where a written entity goes in its collection's order.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum Placement {
+    /// First.
+    First,
+    /// Last.
+    Last,
+    /// Where it was (an update), or last (a create).
+    Keep,
+    /// Where a sort by a top-level field puts it: after the entities that sort before it or
+    /// equal to it (ascending), or before them (descending).
+    Sorted {
+        /// The field.
+        field: String,
+        /// Whether the order is descending.
+        descending: bool,
+    },
+}
+
+impl Default for ApplyOutcome {
+    /// Sets nothing, at the current schema version.
+    fn default() -> Self {
+        Self {
+            keep: false,
+            placement: None,
+            remove: Vec::new(),
+            schema_version: super::SCHEMA_VERSION,
+            set: BTreeMap::new(),
+        }
+    }
+}
+
 impl LearnOutcome {
+    /// A learned rule explaining `explains`, at the current schema version.
+    pub fn learned(explains: Vec<String>, rule: Value) -> Self {
+        LearnOutcome::Learned {
+            explains,
+            needs_clock: false,
+            rule,
+            schema_version: super::SCHEMA_VERSION,
+        }
+    }
+
+    /// No explanation, with its reason, at the current schema version.
+    pub fn no_explanation(reason: impl Into<String>) -> Self {
+        LearnOutcome::NoExplanation {
+            reason: reason.into(),
+            schema_version: super::SCHEMA_VERSION,
+        }
+    }
+
     fn version(&self) -> u32 {
         match self {
             LearnOutcome::Learned { schema_version, .. }

@@ -28,7 +28,9 @@ mod time;
 mod url;
 
 use rea_plugin_api::contracts::SCHEMA_VERSION;
-use rea_plugin_api::contracts::capture::{ExtractRequest, Extraction};
+use rea_plugin_api::contracts::capture::{
+    CaptureRecord, ExtractRequest, Extraction, Limitation, Redaction,
+};
 use rea_plugin_api::json::{self, ItemStream, Json, JsonErrorKind, ParseOptions};
 use rea_plugin_api::{CaptureExtractor, Plugin, PluginError, StageInfo};
 
@@ -77,21 +79,111 @@ impl CaptureExtractor for HarExtractor {
     fn extract(&self, request: &ExtractRequest, bytes: &[u8]) -> Result<Extraction, PluginError> {
         extract(request, bytes)
     }
+
+    fn extract_json(&self, request: &ExtractRequest, bytes: &[u8]) -> Result<String, PluginError> {
+        extract_json(request, bytes)
+    }
 }
 
 /// Extracts every record of a HAR file, or refuses it.
 pub fn extract(request: &ExtractRequest, bytes: &[u8]) -> Result<Extraction, PluginError> {
     let sensitive = Sensitive::new(&request.sensitive_values)
         .map_err(|refusal| refusal.into_plugin_error(&Sensitive::empty()))?;
-    extract_checked(request, bytes, &sensitive)
-        .map_err(|refusal| refusal.into_plugin_error(&sensitive))
+    let mut records = Vec::new();
+    let parts = extract_checked(request, bytes, &sensitive, &mut |record| {
+        records.push(record)
+    })
+    .map_err(|refusal| refusal.into_plugin_error(&sensitive))?;
+    Ok(parts.into_extraction(records))
+}
+
+/// [`extract`]'s answer as the contract's JSON text, byte for byte what serde_json writes for it.
+///
+/// Records are encoded on a second thread while the main thread still parses the file, so the
+/// encoding overlaps the parse instead of following it.
+pub fn extract_json(request: &ExtractRequest, bytes: &[u8]) -> Result<String, PluginError> {
+    let sensitive = Sensitive::new(&request.sensitive_values)
+        .map_err(|refusal| refusal.into_plugin_error(&Sensitive::empty()))?;
+    let (parts, records) = std::thread::scope(|scope| {
+        let (sender, receiver) = std::sync::mpsc::channel::<CaptureRecord>();
+        let encoder = scope.spawn(move || {
+            let mut text = Vec::with_capacity(bytes.len());
+            for (index, record) in receiver.into_iter().enumerate() {
+                if index > 0 {
+                    text.push(b',');
+                }
+                if let Err(error) = serde_json::to_writer(&mut text, &record) {
+                    return Err(error.to_string());
+                }
+            }
+            Ok(text)
+        });
+        let parts = extract_checked(request, bytes, &sensitive, &mut |record| {
+            // The encoder only stops early when the process is failing anyway.
+            let _ = sender.send(record);
+        });
+        drop(sender);
+        let records = encoder
+            .join()
+            .unwrap_or_else(|_| Err("the record encoder panicked".to_owned()));
+        (parts, records)
+    });
+    let parts = parts.map_err(|refusal| refusal.into_plugin_error(&sensitive))?;
+    let records = records.map_err(|reason| {
+        PluginError::new(
+            "internal_error",
+            format!("a record did not encode: {reason}"),
+        )
+    })?;
+    parts
+        .to_json_text(&records)
+        .map_err(|reason| PluginError::new("internal_error", reason))
+}
+
+/// Everything an extraction holds but its records.
+struct ExtractionParts {
+    container: Box<serde_json::value::RawValue>,
+    limitations: Vec<Limitation>,
+    redactions: Vec<Redaction>,
+}
+
+impl ExtractionParts {
+    fn into_extraction(self, records: Vec<CaptureRecord>) -> Extraction {
+        Extraction {
+            container: self.container,
+            limitations: self.limitations,
+            records,
+            records_pointer: RECORDS_POINTER.to_owned(),
+            redactions: self.redactions,
+            schema_version: SCHEMA_VERSION,
+        }
+    }
+
+    /// The extraction's JSON text around records already encoded (`record,record,…`), in the
+    /// member order and spelling serde_json gives [`Extraction`].
+    fn to_json_text(&self, records: &[u8]) -> Result<String, String> {
+        let mut text = Vec::with_capacity(records.len() + 4096);
+        text.extend_from_slice(b"{\"container\":");
+        text.extend_from_slice(self.container.get().as_bytes());
+        text.extend_from_slice(b",\"limitations\":");
+        serde_json::to_writer(&mut text, &self.limitations).map_err(|error| error.to_string())?;
+        text.extend_from_slice(b",\"records\":[");
+        text.extend_from_slice(records);
+        text.extend_from_slice(b"],\"records_pointer\":");
+        serde_json::to_writer(&mut text, RECORDS_POINTER).map_err(|error| error.to_string())?;
+        text.extend_from_slice(b",\"redactions\":");
+        serde_json::to_writer(&mut text, &self.redactions).map_err(|error| error.to_string())?;
+        text.extend_from_slice(format!(",\"schema_version\":{SCHEMA_VERSION}}}").as_bytes());
+        String::from_utf8(text).map_err(|error| error.to_string())
+    }
 }
 
 fn extract_checked(
     request: &ExtractRequest,
     bytes: &[u8],
     sensitive: &Sensitive,
-) -> Result<Extraction, Refusal> {
+    on_record: &mut dyn FnMut(CaptureRecord),
+) -> Result<ExtractionParts, Refusal> {
     if request.input_kind != INPUT_KIND {
         return Err(Refusal::unsupported(
             format!(
@@ -124,7 +216,6 @@ fn extract_checked(
     // Entries become records as they are read, so the parsed form of the whole file is never
     // held at once. Refusals keep their precedence: not JSON, then the container, then the first
     // malformed entry (later entries are still read, to find JSON errors after them).
-    let mut records = Vec::new();
     let mut redactions = Vec::new();
     let mut first_entry_error: Option<Refusal> = None;
     let streamed = json::parse_streaming(
@@ -144,7 +235,7 @@ fn extract_checked(
                     &mut redactions,
                     &mut limitations,
                 ) {
-                    Ok(record) => records.push(record),
+                    Ok(record) => on_record(record),
                     Err(refusal) => first_entry_error = Some(refusal),
                 }
             },
@@ -159,13 +250,10 @@ fn extract_checked(
     sensitive.scrub_container(&mut document, &mut redactions);
     let container = serde_json::value::RawValue::from_string(document.to_canonical_string())
         .map_err(|error| Refusal::internal(format!("the container did not serialize: {error}")))?;
-    Ok(Extraction {
+    Ok(ExtractionParts {
         container,
         limitations: limitations.into_list(),
-        records,
-        records_pointer: RECORDS_POINTER.to_owned(),
         redactions,
-        schema_version: SCHEMA_VERSION,
     })
 }
 
@@ -275,5 +363,58 @@ fn article(type_name: &str) -> String {
         "array" | "object" => format!("an {type_name}"),
         "null" => "null".to_owned(),
         other => format!("a {other}"),
+    }
+}
+
+#[cfg(test)]
+mod text_tests {
+    use super::*;
+
+    fn shared_captures() -> Vec<std::path::PathBuf> {
+        let shared = std::env::var_os("REA_SHARED_DIR").map_or_else(
+            || std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared"),
+            std::path::PathBuf::from,
+        );
+        let mut files = Vec::new();
+        for app in std::fs::read_dir(shared.join("captures")).expect("shared captures") {
+            for file in std::fs::read_dir(app.expect("entry").path()).expect("app folder") {
+                let path = file.expect("entry").path();
+                if path.extension().is_some_and(|ext| ext == "har") {
+                    files.push(path);
+                }
+            }
+        }
+        files.sort();
+        files
+    }
+
+    #[test]
+    fn the_pipelined_text_is_exactly_the_encoded_extraction() {
+        for sensitive_values in [Vec::new(), vec!["127.0.0.1".to_owned()]] {
+            let request = ExtractRequest {
+                input_kind: INPUT_KIND.to_owned(),
+                sensitive_values,
+                schema_version: SCHEMA_VERSION,
+            };
+            let mut compared = 0;
+            for path in shared_captures() {
+                let bytes = std::fs::read(&path).expect("capture");
+                match (extract(&request, &bytes), extract_json(&request, &bytes)) {
+                    (Ok(extraction), Ok(text)) => {
+                        let encoded = serde_json::to_string(&extraction).expect("encodes");
+                        assert!(encoded == text, "{} differs", path.display());
+                        compared += 1;
+                    }
+                    (Err(typed), Err(text)) => assert_eq!(typed, text, "{}", path.display()),
+                    (typed, text) => panic!(
+                        "{}: typed {:?} vs text {:?}",
+                        path.display(),
+                        typed.is_ok(),
+                        text.is_ok()
+                    ),
+                }
+            }
+            assert!(compared > 10, "only {compared} captures compared");
+        }
     }
 }

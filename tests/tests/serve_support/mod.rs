@@ -3,6 +3,8 @@
 
 #![allow(dead_code)]
 
+pub mod process;
+
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -129,9 +131,13 @@ impl ToolBackend for TestBackend {
 /// `params.size` bytes, `slow` logs `start:<tag>` and waits 30 s (or, should the queue not drop
 /// it, until its token is cancelled, logging `cancelled:<tag>`), anything else is `-32601`. Every
 /// call that completed is logged as `<method>:<params.tag>`.
+/// `load` stands for reading and parsing a loaded document: it counts the calls in progress,
+/// keeps the most seen at once, and takes 20 ms.
 #[derive(Default)]
 pub struct ScriptedPlane {
     pub log: Mutex<Vec<String>>,
+    pub loading: std::sync::atomic::AtomicUsize,
+    pub most_loading: std::sync::atomic::AtomicUsize,
 }
 
 impl DataPlane for ScriptedPlane {
@@ -154,6 +160,15 @@ impl DataPlane for ScriptedPlane {
                         }
                         () = tokio::time::sleep(Duration::from_secs(30)) => Ok(Value::Null),
                     }
+                }
+                "load" => {
+                    use std::sync::atomic::Ordering;
+                    let now = self.loading.fetch_add(1, Ordering::SeqCst) + 1;
+                    self.most_loading.fetch_max(now, Ordering::SeqCst);
+                    tokio::time::sleep(Duration::from_millis(20)).await;
+                    self.loading.fetch_sub(1, Ordering::SeqCst);
+                    self.log.lock().unwrap().push(format!("load:{tag}"));
+                    Ok(Value::Null)
                 }
                 "echo" => {
                     self.log.lock().unwrap().push(format!("echo:{tag}"));

@@ -3,6 +3,8 @@
 
 #![allow(dead_code)]
 
+pub mod agreement;
+
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -18,6 +20,7 @@ use rea_serve::ToolBackend;
 use rea_state::backend::StateBackend;
 use rea_state::fetch::FetchOptions;
 use rea_state::plane::StatePlane;
+use rea_state::rules::RuleSet;
 use rea_state::{Serving, StateView};
 use serde_json::{Map, Value};
 
@@ -85,6 +88,18 @@ pub fn rules() -> TemplateRules {
     TemplateRules::parse(&RULES).expect("rules")
 }
 
+/// The rule stages of the embedded default pipeline, from the built-in plugins.
+pub fn state_rules() -> Arc<RuleSet> {
+    pipeline_rules(None)
+}
+
+/// The rule stages of a pipeline file (`None`: the embedded default), its libraries loaded.
+pub fn pipeline_rules(path: Option<&Path>) -> Arc<RuleSet> {
+    let mut registry = rea::builtin_registry().expect("registry");
+    let (_, rules) = rea_state::rules::load_pipeline(path, &mut registry).expect("pipeline");
+    Arc::new(rules)
+}
+
 /// Everything a served state test needs about one capture.
 pub struct Served {
     pub capture: Evidence,
@@ -118,7 +133,48 @@ pub fn serve(relative: &str) -> Served {
 
 /// Serves a capture from the state with download options.
 pub fn serve_with(relative: &str, options: FetchOptions) -> Served {
-    let capture = capture(relative);
+    serve_with_rules(relative, state_rules(), options)
+}
+
+/// Serves a capture from the state with rule stages and download options.
+pub fn serve_with_rules(
+    relative: &str,
+    state_rules: Arc<RuleSet>,
+    options: FetchOptions,
+) -> Served {
+    serve_evidence(capture(relative), state_rules, options)
+}
+
+/// A capture file anywhere, inspected in-process (its folder replaced by a placeholder).
+pub fn capture_file(path: &Path) -> Evidence {
+    let evidence = inspect_with_builtins(&InspectRequest {
+        capture: path,
+        input_kind: "har",
+        selection: None,
+        sensitive_values: &[],
+    })
+    .unwrap_or_else(|refusal| panic!("{}: {refusal:?}", path.display()));
+    let mut body = Json::Object(evidence.body().clone());
+    if let Some(folder) = path.parent() {
+        replace_in_strings(
+            &mut body,
+            &folder.display().to_string(),
+            CAPTURES_PLACEHOLDER,
+        );
+    }
+    let Json::Object(body) = body else {
+        unreachable!("an object stays an object")
+    };
+    Evidence::seal(evidence.operation(), body)
+}
+
+/// Serves capture Evidence from the state with rule stages and download options.
+pub fn serve_evidence(
+    capture: Evidence,
+    state_rules: Arc<RuleSet>,
+    options: FetchOptions,
+) -> Served {
+    let relative = capture.id().to_owned();
     let (manifest, _) = project_manifest_evidence(&capture, &rules()).expect("manifest");
     let records = capture_records(&capture).expect("records");
     let environment =
@@ -129,6 +185,7 @@ pub fn serve_with(relative: &str, options: FetchOptions) -> Served {
         &manifest,
         &capture,
         &manifest.name,
+        state_rules,
         options,
     ) {
         Serving::State { backend, plane, .. } => Served {

@@ -120,11 +120,10 @@ impl StateRule for RevisionCounter {
                 schema_version: SCHEMA_VERSION,
             });
         }
-        Ok(LearnOutcome::Learned {
-            explains: explained.iter().map(|field| format!("/{field}")).collect(),
-            rule: serde_json::json!({ "fields": explained }),
-            schema_version: SCHEMA_VERSION,
-        })
+        Ok(LearnOutcome::learned(
+            explained.iter().map(|field| format!("/{field}")).collect(),
+            serde_json::json!({ "fields": explained }),
+        ))
     }
 
     fn apply(&self, request: &ApplyRequest) -> Result<ApplyOutcome, PluginError> {
@@ -139,11 +138,7 @@ impl StateRule for RevisionCounter {
                 "a revision counter needs the entity the update writes",
             )
         })?;
-        let mut outcome = ApplyOutcome {
-            remove: Vec::new(),
-            schema_version: SCHEMA_VERSION,
-            set: Default::default(),
-        };
+        let mut outcome = ApplyOutcome::default();
         for field in fields.iter().filter_map(Value::as_str) {
             let held = entity.get(field).and_then(Value::as_i64).ok_or_else(|| {
                 PluginError::new(
@@ -206,12 +201,14 @@ impl AgentTool for RevisionCounterCheck {
                 kind: "item".to_owned(),
                 record_ordinal: 0,
                 status: 200,
+                ..Default::default()
             }],
             record_ordinal: 0,
             request_body: arguments.get("sent").cloned(),
             response_body: None,
             response_status: 200,
             started: None,
+            ..Default::default()
         };
         let fields: Vec<String> = match arguments.get("fields").and_then(Value::as_array) {
             Some(items) => items
@@ -283,12 +280,14 @@ mod tests {
                 kind: "item".to_owned(),
                 record_ordinal: 9,
                 status: 200,
+                ..Default::default()
             }],
             record_ordinal: 8,
             request_body: Some(sent),
             response_body: None,
             response_status: 200,
             started: None,
+            ..Default::default()
         }
     }
 

@@ -16,7 +16,8 @@
 //! manifest      {evidence_id, tools, excluded_groups, template_rules}
 //! state         the server's stopped-document `state`: {served: true, evidence_id} or
 //!               {served: false, reason: "unavailable", code, message}
-//! coverage      null: the environment coverage view does not exist yet
+//! coverage      the state's read views and write plans summarized (as the environment-coverage
+//!               view reports them), null when the bundle serves replay
 //! tool_count    how many tools the bundle serves
 //! package_source the binary the bundle carries: {kind, path, sha256, bytes, version}
 //! files         [{path, bytes}] written (or planned), by path
@@ -73,6 +74,8 @@ pub struct ExportRequest {
     pub local_origin: LocalOriginName,
     /// The pipeline the bundle carries.
     pub pipeline: BundlePipeline,
+    /// Its rule stages (the bundle's server learns and applies write plans with them).
+    pub rules: std::sync::Arc<rea_state::rules::RuleSet>,
     /// The binary the bundle carries.
     pub binary: BundledBinary,
     /// The serve command the image runs.
@@ -130,8 +133,14 @@ pub fn plan(
     cancelled(observer, request.stages.bundle)?;
 
     observer.stage("state", &format!("preparing what {name} serves"));
-    let prediction = predict(environment, manifest, &request.pair.capture_evidence, &name)
-        .map_err(|refusal| refusal.in_stage(request.stages.bundle))?;
+    let prediction = predict(
+        environment,
+        manifest,
+        &request.pair.capture_evidence,
+        &name,
+        std::sync::Arc::clone(&request.rules),
+    )
+    .map_err(|refusal| refusal.in_stage(request.stages.bundle))?;
     cancelled(observer, request.stages.bundle)?;
 
     observer.stage("scan", "scanning recorded names for credentials");
@@ -305,7 +314,7 @@ fn report(
             "template_rules": manifest.template_rules,
         },
         "state": plan.prediction.state,
-        "coverage": Value::Null,
+        "coverage": plan.prediction.coverage.clone().unwrap_or(Value::Null),
         "tool_count": plan.prediction.tool_count(),
         "package_source": request.binary.package_source(),
         "files": files.iter().map(|(path, bytes)| json!({"path": path, "bytes": bytes})).collect::<Vec<_>>(),

@@ -13,18 +13,19 @@
 //! the backend's answer), and the expected status is the `status` member of that answer's text
 //! (`None` when the recording has none: an unknown status stays unknown).
 //!
-//! Decision: the replay catalog is put behind the server's [`ToolBackend`] boundary by
-//! [`ReplayCatalog`], the same adapter shape `environment-serve` uses (the serve command's own
-//! adapter is private to the `rea` binary crate).
+//! Replay is put behind the server's [`ToolBackend`] boundary by [`ReplayBackend`], the adapter
+//! `environment-serve` uses too.
 
 use std::sync::Arc;
 
 use rea_evidence::{Evidence, Refusal};
 use rea_manifest::{Environment, Manifest};
+use rea_serve::ToolBackend;
 use rea_serve::mcp::McpSurface;
-use rea_serve::{BoxFuture, ToolAnswer, ToolBackend, ToolDescriptor};
 use rea_state::Serving;
-use serde_json::{Map, Value};
+use rea_state::replay::ReplayBackend;
+use rea_state::rules::RuleSet;
+use serde_json::Value;
 
 /// What a bundle serves under its name.
 #[derive(Debug, Clone, PartialEq)]
@@ -38,6 +39,8 @@ pub struct Prediction {
     pub state: Value,
     /// Why the state is unavailable, when replay serves.
     pub unavailable: Option<Refusal>,
+    /// The state's coverage (read views and write plans summarized), `None` when replay serves.
+    pub coverage: Option<Value>,
 }
 
 impl Prediction {
@@ -75,24 +78,33 @@ pub fn predict(
     manifest: &Manifest,
     capture: &Evidence,
     name: &str,
+    rules: Arc<RuleSet>,
 ) -> Result<Prediction, Refusal> {
     // As the server: the replay catalog under the served name first, then the state.
     environment.check_discovery_reservation(name)?;
-    let (backend, state, unavailable): (Arc<dyn ToolBackend>, Value, Option<Refusal>) =
-        match rea_state::prepare(environment, manifest, capture, name) {
-            Serving::State {
-                backend, report, ..
-            } => (backend, report, None),
-            Serving::Replay {
-                environment,
-                refusal,
-                report,
-            } => (
-                Arc::new(ReplayCatalog::new(environment, name)),
-                report,
-                Some(refusal),
-            ),
-        };
+    let (backend, state, unavailable, coverage): (
+        Arc<dyn ToolBackend>,
+        Value,
+        Option<Refusal>,
+        Option<Value>,
+    ) = match rea_state::prepare(environment, manifest, capture, name, rules) {
+        Serving::State {
+            backend, report, ..
+        } => {
+            let coverage = Some(rea_state::coverage::summary(backend.service().derived()));
+            (backend, report, None, coverage)
+        }
+        Serving::Replay {
+            environment,
+            refusal,
+            report,
+        } => (
+            Arc::new(ReplayBackend::new(environment, name)),
+            report,
+            Some(refusal),
+            None,
+        ),
+    };
     rea_serve::check_card_agrees(backend.as_ref()).map_err(|error| error.refusal())?;
     let tools: Vec<String> = backend
         .tools()
@@ -105,6 +117,7 @@ pub fn predict(
         probe,
         state,
         unavailable,
+        coverage,
     })
 }
 
@@ -152,72 +165,4 @@ fn find_probe(
         return Ok(Some(Probe { tool, status }));
     }
     Ok(None)
-}
-
-/// The replay catalog of the manifest crate behind the server's [`ToolBackend`] boundary.
-#[derive(Debug)]
-pub struct ReplayCatalog {
-    environment: Environment,
-    name: String,
-    tools: Vec<ToolDescriptor>,
-    card: Value,
-    instructions: String,
-}
-
-impl ReplayCatalog {
-    /// The replay catalog of an environment under a served name.
-    pub fn new(environment: Environment, name: &str) -> Self {
-        let tools = environment
-            .tools()
-            .iter()
-            .map(|tool| ToolDescriptor {
-                name: tool.name.clone(),
-                description: tool.description.clone(),
-                input_schema: tool.input_schema.to_json_object(),
-                annotations: match serde_json::to_value(tool.annotations) {
-                    Ok(Value::Object(members)) => Some(members),
-                    _ => None,
-                },
-            })
-            .collect();
-        let card = environment.card(name).to_json();
-        let instructions = environment.instructions();
-        Self {
-            environment,
-            name: name.to_owned(),
-            tools,
-            card,
-            instructions,
-        }
-    }
-}
-
-impl ToolBackend for ReplayCatalog {
-    fn server_name(&self) -> &str {
-        &self.name
-    }
-
-    fn instructions(&self) -> &str {
-        &self.instructions
-    }
-
-    fn tools(&self) -> &[ToolDescriptor] {
-        &self.tools
-    }
-
-    fn card(&self) -> &Value {
-        &self.card
-    }
-
-    fn call_tool<'a>(
-        &'a self,
-        name: &'a str,
-        arguments: Map<String, Value>,
-    ) -> BoxFuture<'a, ToolAnswer> {
-        let answer = match self.environment.answer(name, &arguments) {
-            Ok(answer) => ToolAnswer::text(answer.to_json_string()),
-            Err(error) => ToolAnswer::error(error.to_json()),
-        };
-        Box::pin(std::future::ready(answer))
-    }
 }

@@ -70,17 +70,20 @@ pub fn quoted(name: &str) -> String {
     serde_json::to_string(name).unwrap_or_else(|_| format!("{name:?}"))
 }
 
-/// A quoted name, or a quoted prefix marked as truncated when its JSON spelling exceeds `max`.
+/// A quoted name, or, when its JSON spelling exceeds `max` bytes, a quoted prefix ending in `…`
+/// whose JSON spelling fits `max`, marked ` (truncated)`.
 pub fn quoted_bounded(name: &str, max: usize) -> String {
     let whole = quoted(name);
     if whole.len() <= max {
         return whole;
     }
-    let mut prefix = utf8_prefix(name, max.saturating_sub(2));
-    while quoted(prefix).len() > max.saturating_sub(1) && !prefix.is_empty() {
+    let mut prefix = utf8_prefix(name, max.saturating_sub(2 + '…'.len_utf8()));
+    let mut shown = quoted(&format!("{prefix}…"));
+    while shown.len() > max && !prefix.is_empty() {
         prefix = utf8_prefix(prefix, prefix.len() - 1);
+        shown = quoted(&format!("{prefix}…"));
     }
-    format!("{} (truncated)", quoted(&format!("{prefix}…")))
+    format!("{shown} (truncated)")
 }
 
 #[cfg(test)]
@@ -116,6 +119,13 @@ mod tests {
         assert_eq!(marked_prefix("/api/users", DISPLAY_BUDGET), "/api/users");
         let name = quoted_bounded(&"n".repeat(300), 64);
         assert!(name.starts_with("\"nnn") && name.ends_with("…\" (truncated)"));
+        assert_eq!(name.len(), 64 + " (truncated)".len());
+        // Escapes count: the JSON spelling of the prefix fits.
+        let escaped = quoted_bounded(&"\"".repeat(100), 64);
+        assert!(
+            escaped.strip_suffix(" (truncated)").unwrap().len() <= 64,
+            "{escaped}"
+        );
         assert_eq!(quoted_bounded("id", 64), "\"id\"");
     }
 }

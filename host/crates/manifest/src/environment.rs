@@ -608,4 +608,125 @@ mod tests {
             json!({"provenance": {"untrusted_content": true, "source": "analysis_target"}})
         );
     }
+
+    #[test]
+    fn supplied_values_are_not_validated() {
+        // contract: REPLAY-036
+        let environment = environment(vec![
+            record(5, "GET", "http://app/api/users/2?page=1")
+                .json(200, r#"{"id": 2}"#)
+                .build(),
+            record(6, "GET", "http://app/api/users/3")
+                .json(200, r#"{"id": 3}"#)
+                .build(),
+            record(7, "PUT", "http://app/api/users/2")
+                .send("application/json", r#"{"name": "x"}"#)
+                .json(200, r#"{"id": 2}"#)
+                .build(),
+        ]);
+        // A value the `{numeric}` template never saw, an empty one, and control characters: each
+        // is compared with the recordings, never refused.
+        for id in [
+            "not-a-number",
+            "",
+            "../../etc",
+            "\u{0}\n",
+            &"9".repeat(5000),
+        ] {
+            let answer = environment
+                .answer("get_users_by_id", &args(json!({"id": id})))
+                .unwrap_or_else(|error| panic!("{id:?} refused: {error}"));
+            assert_eq!(
+                (
+                    answer.status,
+                    answer.replay.record_ordinal,
+                    answer.replay.exact_match
+                ),
+                (Some(200), 5, false)
+            );
+        }
+        let answer = environment
+            .answer(
+                "get_users_by_id",
+                &args(json!({"id": "3", "page": -1.5e300})),
+            )
+            .unwrap();
+        assert_eq!(
+            (answer.replay.record_ordinal, answer.replay.exact_match),
+            (6, false)
+        );
+        // A body of any members and values, unlike anything recorded, is accepted and ignored.
+        let answer = environment
+            .answer(
+                "put_users_by_id",
+                &args(json!({"id": "2", "body": {"name": 7, "unknown": {"deep": [null]}}})),
+            )
+            .unwrap();
+        assert_eq!(
+            (answer.replay.record_ordinal, answer.replay.exact_match),
+            (7, true)
+        );
+    }
+
+    #[test]
+    fn the_recorded_query_plays_no_part_without_query_arguments() {
+        // contract: REPLAY-015
+        // rea decodes recorded queries once, when the capture is inspected (the records carry
+        // their pairs); replay consults them only when query arguments were supplied. Without
+        // any, records that differ only by query tie and manifest order decides, exactly.
+        let environment = environment(vec![
+            record(0, "GET", "http://app/posts/1?_embed=comments&x=%ZZ")
+                .json(200, "[0]")
+                .build(),
+            record(1, "GET", "http://app/posts/1")
+                .json(200, "[1]")
+                .build(),
+            record(2, "GET", "http://app/posts/2?_embed=comments")
+                .json(200, "[2]")
+                .build(),
+        ]);
+        let call = |value: Value| {
+            let answer = environment.answer("get_posts_by_id", &args(value)).unwrap();
+            (answer.replay.record_ordinal, answer.replay.exact_match)
+        };
+        assert_eq!(call(json!({"id": "1"})), (0, true));
+        assert_eq!(call(json!({"id": "2"})), (2, true));
+        // With a query argument, the recorded queries take part.
+        assert_eq!(call(json!({"id": "1", "_embed": "comments"})), (0, true));
+        assert_eq!(call(json!({"id": "2", "_embed": "posts"})), (2, false));
+    }
+
+    #[test]
+    fn only_the_cited_records_are_kept() {
+        // contract: LIMITS-011
+        let records = vec![
+            record(0, "GET", "http://app/api/users/2")
+                .json(200, r#"{"id": 2}"#)
+                .build(),
+            record(1, "GET", "http://cdn.example/app.js")
+                .answer(200, "text/javascript", &"x".repeat(10_000))
+                .build(),
+            record(2, "GET", "http://app/api/users/3")
+                .json(200, r#"{"id": 3}"#)
+                .build(),
+            record(3, "GET", "http://tracker.example/pixel")
+                .answer(200, "image/gif", "GIF89a")
+                .build(),
+        ];
+        let manifest =
+            crate::project_manifest("ev_capture", &records, &TemplateRules::none()).unwrap();
+        let cited: std::collections::BTreeSet<u64> = manifest
+            .tools
+            .iter()
+            .flat_map(|tool| tool.record_ordinals.iter().copied())
+            .collect();
+        assert_eq!(cited, [0, 2].into_iter().collect());
+        let environment = Environment::new(&manifest, "ev_capture", records).unwrap();
+        let kept: std::collections::BTreeSet<u64> = environment
+            .records
+            .iter()
+            .map(|record| record.ordinal)
+            .collect();
+        assert_eq!(kept, cited);
+    }
 }

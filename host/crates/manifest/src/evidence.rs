@@ -137,6 +137,7 @@ impl Environment {
     /// The replay environment of authenticated manifest Evidence and its parent capture Evidence
     /// (see [`Environment::new`] for the refusals).
     pub fn from_evidence(manifest: &Evidence, capture: &Evidence) -> Result<Environment, Refusal> {
+        crate::test_hold::hold_if_asked("loading");
         let parsed = read_manifest(manifest)?;
         capture.expect_operation(&CAPTURE_OPERATIONS)?;
         crate::environment::check_parent(&parsed, capture.id())?;

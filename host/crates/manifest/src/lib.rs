@@ -1,5 +1,6 @@
 //! `rea-manifest`: the environment manifest and replay, as a synchronous library (its only I/O is
-//! reading a view's `evidence-file` source, in [`evidence`]).
+//! reading a view's `evidence-file` source, in [`evidence`]; [`test_hold`] is a test-only hook
+//! that can hold input loading when `REA_TEST_HOLD=loading`).
 //!
 //! * Projection: [`project_manifest`] turns capture records into a [`Manifest`] (one tool per
 //!   method and path template on the primary origin; see [`projection`], [`template`],
@@ -48,6 +49,7 @@ mod responses;
 pub mod segments;
 mod shape;
 pub mod template;
+pub mod test_hold;
 #[cfg(test)]
 mod testing;
 pub mod view;

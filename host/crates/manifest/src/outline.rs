@@ -17,10 +17,44 @@ pub enum Outline {
     Scalar(&'static str),
 }
 
+/// Where a body's list is, by the environment state's list rule.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ListAt<'a> {
+    /// The body is the list: a root array of objects.
+    Root(&'a [Outline]),
+    /// The one member of an envelope object whose value is an array of objects.
+    Member(&'a str, &'a [Outline]),
+}
+
 impl Outline {
     /// The outline of a JSON text, `None` when it does not parse.
     pub fn of(json: &str) -> Option<Outline> {
         serde_json::from_str(json).ok()
+    }
+
+    /// The list a body carries, by the environment state's list rule (`rea-state`'s
+    /// `list_pointer`): the root array when every item is an object, else the one member of an
+    /// object whose value is an array of objects. An empty array counts as an array of objects,
+    /// so an envelope with two such members (one of them empty) carries no list. The returns
+    /// summary of the card names this list, so it describes the list the state serves.
+    pub fn list(&self) -> Option<ListAt<'_>> {
+        fn of_objects(items: &[Outline]) -> bool {
+            items.iter().all(|item| matches!(item, Outline::Object(_)))
+        }
+        match self {
+            Outline::Array(items) if of_objects(items) => Some(ListAt::Root(items)),
+            Outline::Object(members) => {
+                let mut lists = members.iter().filter_map(|(name, value)| match value {
+                    Outline::Array(items) if of_objects(items) => Some((name.as_str(), items)),
+                    _ => None,
+                });
+                match (lists.next(), lists.next()) {
+                    (Some((name, items)), None) => Some(ListAt::Member(name, items)),
+                    _ => None,
+                }
+            }
+            _ => None,
+        }
     }
 }
 

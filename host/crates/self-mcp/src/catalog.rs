@@ -27,6 +27,13 @@ pub const FAMILY_VIEWS: &str = "views";
 pub const FAMILY_ENVIRONMENT: &str = "environment";
 /// Guidance tools: guided workflows and guidance search.
 pub const FAMILY_GUIDANCE: &str = "guidance";
+/// The families rea itself ships; any other family is contributed (by a plugin).
+pub const BUILTIN_FAMILIES: &[&str] = &[
+    FAMILY_CAPTURE,
+    FAMILY_VIEWS,
+    FAMILY_ENVIRONMENT,
+    FAMILY_GUIDANCE,
+];
 
 /// Names of the tools `rea` itself contributes.
 pub mod tool_names {
@@ -233,6 +240,22 @@ impl ToolCatalog {
         self.in_scope(scope)
             .map(|entry| entry.spec.name.clone())
             .collect()
+    }
+
+    /// The tools the scope advertises in families rea does not ship ([`BUILTIN_FAMILIES`]),
+    /// by family.
+    pub fn contributed_in_scope(&self, scope: &ToolScope) -> BTreeMap<String, BTreeSet<String>> {
+        let mut families: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+        for entry in self
+            .in_scope(scope)
+            .filter(|entry| !BUILTIN_FAMILIES.contains(&entry.spec.family.as_str()))
+        {
+            families
+                .entry(entry.spec.family.clone())
+                .or_default()
+                .insert(entry.spec.name.clone());
+        }
+        families
     }
 }
 

@@ -67,7 +67,11 @@ pub fn candidates(
             .iter()
             .map(|entry| entry.evidence_id.clone())
             .collect(),
-        CompletionSource::Capture => ids_of(EvidenceKind::Capture),
+        CompletionSource::Capture => ledger
+            .of_kind(&EvidenceKind::Capture)
+            .filter(|entry| is_capture_result(&entry.document.value))
+            .map(|entry| entry.evidence_id.clone())
+            .collect(),
         CompletionSource::Manifest => ids_of(EvidenceKind::Manifest)
             .into_iter()
             .filter(|id| {
@@ -81,6 +85,18 @@ pub fn candidates(
             None => Vec::new(),
         },
         CompletionSource::ResidualUnknown => residual_unknowns(ledger, context),
+    }
+}
+
+/// Whether a capture Evidence document's result is a capture: a `records` array no longer than
+/// its unsigned `record_count` (the records are the selected ones). Evidence whose operation
+/// names a capture but whose result does not validate is not offered.
+pub fn is_capture_result(document: &Value) -> bool {
+    let records = document.get("records").and_then(Value::as_array);
+    let count = document.get("record_count").and_then(Value::as_u64);
+    match (records, count) {
+        (Some(records), Some(count)) => u64::try_from(records.len()).is_ok_and(|len| len <= count),
+        _ => false,
     }
 }
 
@@ -333,6 +349,111 @@ mod tests {
             candidates(CompletionSource::ManifestTool, &malformed, &BTreeMap::new()).is_empty()
         );
         assert!(candidates(CompletionSource::Manifest, &malformed, &BTreeMap::new()).is_empty());
+    }
+
+    fn retain(ledger: &mut EvidenceLedger, document: Value) {
+        ledger
+            .retain(EvidenceDocument::from_value(document))
+            .expect("retained");
+    }
+
+    // contract: COMPLETION-013, COMPLETION-022
+    // Adapted: the reference's documents and process captures are rea's capture Evidence.
+    #[test]
+    fn document_completion_offers_validated_captures_only() {
+        let mut ledger = ledger_with_manifest(json!([
+            {"name": "get_posts", "method": "GET", "path_template": "/posts"}
+        ]));
+        retain(
+            &mut ledger,
+            json!({"evidence_id": "ev_good", "operation": "inspect_web_network_capture",
+                   "record_count": 3, "records": [{}, {}]}),
+        );
+        retain(
+            &mut ledger,
+            json!({"evidence_id": "ev_scenario", "operation": "capture_browser_scenario",
+                   "record_count": 0, "records": []}),
+        );
+        // A capture operation whose result does not validate: no records, records not an
+        // array, more records than the capture holds.
+        for (id, result) in [
+            ("ev_no_records", json!({"record_count": 1})),
+            (
+                "ev_records_text",
+                json!({"record_count": 1, "records": "x"}),
+            ),
+            (
+                "ev_overfull",
+                json!({"record_count": 1, "records": [{}, {}]}),
+            ),
+            ("ev_no_count", json!({"records": []})),
+        ] {
+            let mut document = result;
+            document["evidence_id"] = json!(id);
+            document["operation"] = json!("inspect_web_network_capture");
+            retain(&mut ledger, document);
+        }
+        let mut documents = candidates(CompletionSource::Capture, &ledger, &BTreeMap::new());
+        documents.sort();
+        // `ev_cap` (the manifest's parent in the fixture) has no records either: not offered.
+        assert_eq!(documents, ["ev_good", "ev_scenario"]);
+        // Manifests and other Evidence are never documents.
+        assert!(!documents.contains(&"ev_man".to_owned()));
+    }
+
+    // contract: COMPLETION-023
+    #[test]
+    fn manifest_completion_offers_schema_valid_manifests_only() {
+        let mut ledger = ledger_with_manifest(json!([
+            {"name": "get_posts", "method": "GET", "path_template": "/posts"}
+        ]));
+        for (id, tools) in [
+            ("ev_man_empty", json!([])),
+            (
+                "ev_man_no_method",
+                json!([{"name": "x", "path_template": "/x"}]),
+            ),
+            ("ev_man_tools_object", json!({"name": "x"})),
+        ] {
+            retain(
+                &mut ledger,
+                json!({"evidence_id": id, "operation": "inspect_analysis_view",
+                       "parameters": {"view": {"kind": "environment-manifest"}},
+                       "tools": tools}),
+            );
+        }
+        let mut manifests = candidates(CompletionSource::Manifest, &ledger, &BTreeMap::new());
+        manifests.sort();
+        assert_eq!(manifests, ["ev_man", "ev_man_empty"]);
+    }
+
+    // contract: COMPLETION-014
+    #[test]
+    fn procedure_completion_reads_the_whole_manifest() {
+        let tools: Vec<Value> = (0..150)
+            .map(|n| {
+                json!({"name": format!("get_item_{n:03}"), "method": "GET",
+                            "path_template": format!("/items{n:03}/{{id}}")})
+            })
+            .collect();
+        let ledger = ledger_with_manifest(Value::Array(tools));
+        let found = complete(
+            candidates(CompletionSource::ManifestTool, &ledger, &BTreeMap::new()),
+            "",
+        );
+        // Every address and every (unique) name of all 150 tools, not a first page of them.
+        assert_eq!(found.total, 300);
+        assert!(found.has_more);
+        let last = complete(
+            candidates(CompletionSource::ManifestTool, &ledger, &BTreeMap::new()),
+            "get_item_149",
+        );
+        assert_eq!(last.values, ["get_item_149"]);
+        let last_address = complete(
+            candidates(CompletionSource::ManifestTool, &ledger, &BTreeMap::new()),
+            "get /items149",
+        );
+        assert_eq!(last_address.values, ["GET /items149/{id}"]);
     }
 
     // contract: COMPLETION-020, COMPLETION-025

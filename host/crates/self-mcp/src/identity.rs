@@ -40,7 +40,10 @@ impl ScopedContracts {
     /// Scopes a catalog.
     pub fn new(catalog: &ToolCatalog, scope: &ToolScope) -> Self {
         let tools = catalog.names_in_scope(scope);
-        let workflows = Arc::new(ScopedWorkflows::new(tools.clone()));
+        let workflows = Arc::new(ScopedWorkflows::with_contributed(
+            tools.clone(),
+            catalog.contributed_in_scope(scope),
+        ));
         let known_families = catalog.families();
         let document = json!({
             "server": {"name": SERVER_NAME, "version": SERVER_VERSION},
@@ -114,6 +117,7 @@ pub fn doctor_report(
         "prompts": contracts.workflows.advertised().iter().map(|contract| json!({
             "name": contract.id,
             "required_tools": contract.required_tools,
+            "contributed_routes": contracts.workflows.contributed_routes(contract),
             "arguments": contract.arguments.iter().map(|argument| json!({
                 "name": argument.name,
                 "required": argument.required,

@@ -438,3 +438,67 @@ fn the_shipped_bundle_answers_the_questions_it_is_for() {
         assert!(headings.contains(&heading), "{query:?} found {headings:?}");
     }
 }
+
+// contract: GUIDANCE-006
+// Adapted: the reference searches its packaged managed skill files; rea's packaged files are
+// the ones the bundle manifest (`bundle.json`) lists. Another file in the folder is not searched.
+#[test]
+fn search_reads_only_the_files_the_bundle_lists() {
+    let dir = bundle_dir(&[("listed.md", "# Listed\n\nWombats live here.\n".to_owned())]);
+    std::fs::write(
+        dir.path().join("stray.md"),
+        "# Stray\n\nNumbats live here, and wombats too.\n",
+    )
+    .expect("stray file");
+    let source = BundleSource::Directory(dir.path().to_path_buf());
+    let query = |words: &str| {
+        search::search(
+            &source,
+            &SearchRequest {
+                query: words.into(),
+                page: 1,
+            },
+        )
+        .expect("search")
+    };
+    assert_eq!(query("numbats")["total_matches"], 0);
+    let wombats = query("wombats");
+    assert_eq!(wombats["total_matches"], 1);
+    assert_eq!(wombats["matches"][0]["heading"], "Listed");
+    // Once the manifest lists the file, it is searched.
+    std::fs::write(
+        dir.path().join("bundle.json"),
+        r#"{"name":"t","version":1,"files":["listed.md","stray.md"]}"#,
+    )
+    .expect("manifest");
+    assert_eq!(query("numbats")["total_matches"], 1);
+}
+
+// contract: GUIDANCE-012
+#[test]
+fn search_and_read_results_are_marked_as_documentation() {
+    let source = BundleSource::Directory(fixture());
+    let found = search::search(
+        &source,
+        &SearchRequest {
+            query: "spacing creates".into(),
+            page: 1,
+        },
+    )
+    .expect("search");
+    assert_eq!(found["kind"], "guidance-search");
+    assert_eq!(found["content"], "documentation");
+    let nothing = search::search(
+        &source,
+        &SearchRequest {
+            query: "zzyzx".into(),
+            page: 1,
+        },
+    )
+    .expect("search");
+    assert_eq!(nothing["content"], "documentation");
+    let locator = found["matches"][0]["locator"].as_str().expect("locator");
+    let section = search::read(&source, locator).expect("read");
+    assert_eq!(section["kind"], "guidance-section");
+    assert_eq!(section["content"], "documentation");
+}

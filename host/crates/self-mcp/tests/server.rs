@@ -11,8 +11,9 @@ use rea_self_mcp::{
     StageImplementations, ToolCatalog, ToolContext, ToolOutcome, ToolScope, ToolSpec,
 };
 use serde_json::{Map, Value, json};
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, Lines};
-use tokio_util::sync::CancellationToken;
+
+mod support;
+use support::start;
 
 /// A capture stage that returns one Evidence document per call, numbered.
 struct FakeCapture;
@@ -30,6 +31,7 @@ impl CaptureInspection for FakeCapture {
         Ok(EvidenceDocument::from_value(json!({
             "evidence_id": id,
             "operation": "inspect_web_network_capture",
+            "record_count": 0,
             "records": [],
         })))
     }
@@ -60,80 +62,6 @@ fn catalog() -> ToolCatalog {
         )
         .expect("registered");
     catalog
-}
-
-struct Client {
-    writer: DuplexStream,
-    lines: Lines<BufReader<DuplexStream>>,
-    next_id: u64,
-    notifications: Vec<String>,
-}
-
-impl Client {
-    async fn send(&mut self, message: Value) {
-        let mut text = message.to_string();
-        text.push('\n');
-        self.writer.write_all(text.as_bytes()).await.expect("write");
-    }
-
-    async fn next_message(&mut self) -> Value {
-        let line = tokio::time::timeout(std::time::Duration::from_secs(10), self.lines.next_line())
-            .await
-            .expect("a message within 10 s")
-            .expect("read")
-            .expect("open stream");
-        serde_json::from_str(&line).expect("JSON")
-    }
-
-    async fn request(&mut self, method: &str, params: Value) -> Value {
-        let id = self.next_id;
-        self.next_id += 1;
-        self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}))
-            .await;
-        loop {
-            let message = self.next_message().await;
-            if message.get("id") == Some(&json!(id)) {
-                return message;
-            }
-            if let Some(method) = message.get("method").and_then(Value::as_str) {
-                self.notifications.push(method.to_owned());
-            }
-        }
-    }
-}
-
-async fn start(server: &SelfMcpServer) -> (Client, CancellationToken, tokio::task::JoinHandle<()>) {
-    // The client writes requests into one pipe and reads replies from another.
-    let (requests_writer, requests_reader) = tokio::io::duplex(1 << 20);
-    let (replies_writer, replies_reader) = tokio::io::duplex(1 << 20);
-    let cancel = CancellationToken::new();
-    let serving = {
-        let server = server.clone();
-        let cancel = cancel.clone();
-        tokio::spawn(async move {
-            let _ = server
-                .serve_lines(requests_reader, replies_writer, cancel)
-                .await;
-        })
-    };
-    let mut client = Client {
-        writer: requests_writer,
-        lines: BufReader::new(replies_reader).lines(),
-        next_id: 1,
-        notifications: Vec::new(),
-    };
-    let init = client
-        .request(
-            "initialize",
-            json!({"protocolVersion": "2025-06-18", "capabilities": {},
-                   "clientInfo": {"name": "test", "version": "1"}}),
-        )
-        .await;
-    assert_eq!(init["result"]["serverInfo"]["name"], "rea");
-    client
-        .send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
-        .await;
-    (client, cancel, serving)
 }
 
 fn families(names: &[&str]) -> ToolScope {

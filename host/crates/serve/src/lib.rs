@@ -48,7 +48,15 @@
 //! `MCP_ALLOWED_HOSTS` replaces the loopback default rather than adding to it, and an `Origin`
 //! must name an allowed host (any port); a notification is not cancelled when its caller leaves
 //! (nobody waits for it), only by the server's stop; JSON-RPC errors other than parse errors
-//! (`400`) and oversized bodies (`413`) answer HTTP `200`; accepted sockets use `TCP_NODELAY`.
+//! (`400`) and oversized bodies (`413`) answer HTTP `200`; accepted sockets use `TCP_NODELAY`;
+//! an accept error that is not one pending connection's (`EMFILE`, `ENFILE`, `ENOBUFS`, …) is the
+//! listener's failure (logged, then `resource_constraint`, exit 1; axum alone would retry it every
+//! second forever), as the reference's Node listener fails on its server's `error` event.
+//!
+//! Test-only hook: `REA_TEST_HOLD=binding` holds [`server::bind`] for 60 s after logging
+//! `{"msg":"test hold","stage":"binding"}` (`REA_TEST_HOLD=loading` holds input loading, in
+//! `rea-manifest`), so tests can signal during DNS/bind without racing it. See `CONTRACT-NOTES.md`
+//! for the checklist items this crate covers, differs on, or leaves to others.
 
 pub mod agentenv;
 pub mod arguments;

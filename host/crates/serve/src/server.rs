@@ -4,17 +4,24 @@
 //! Stopping cancels the shutdown token first (every MCP session and open stream ends, every
 //! pending data-plane call is cancelled), stops accepting connections, and gives in-flight
 //! requests a short grace period ([`SHUTDOWN_GRACE`]); it never waits longer for a download or a
-//! client. A listener that ends by itself (an accept error axum does not retry) is logged and
-//! reported as [`ServeError::ListenerFailed`].
+//! client.
+//!
+//! A listener that fails after binding is logged and reported as [`ServeError::ListenerFailed`]
+//! (`resource_constraint`, exit 1) instead of serving nothing: `WatchedListener` accepts for
+//! axum, retries the errors that belong to one pending connection (reset, aborted, the network
+//! errors Linux passes on from it), and treats any other accept error (`EMFILE`, `ENFILE`,
+//! `ENOBUFS`, `ENOMEM`, a socket that stopped listening, …) as the listener's failure, as the
+//! reference's Node listener does when its server emits `error`. (axum's own accept loop would
+//! log such an error and retry every second forever, serving nothing while it lasts.)
 
 use std::future::Future;
 use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use axum::Router;
-use axum::serve::ListenerExt;
 use serde_json::{Value, json};
-use tokio::net::TcpListener;
+use tokio::net::{TcpListener, TcpStream};
 use tokio_util::sync::CancellationToken;
 
 use crate::config::ListenConfig;
@@ -100,6 +107,7 @@ pub fn mcp_url(address: SocketAddr) -> String {
 /// `0.0.0.0` and `::`) needs a declared `MCP_ALLOWED_HOSTS`, else `configuration_invalid` before
 /// binding.
 pub async fn bind(config: &ListenConfig) -> Result<Bound, ServeError> {
+    hold_if_asked("binding").await;
     let address_text = format!("{}:{}", config.host, config.port);
     let host = config
         .host
@@ -150,9 +158,105 @@ pub async fn bind(config: &ListenConfig) -> Result<Bound, ServeError> {
     })
 }
 
+/// Whether an accept error belongs to the one pending connection it came from (retry the
+/// accept) rather than to the listener. Linux `accept(2)` passes on a pending connection's
+/// network errors, which "should be treated like EAGAIN by retrying".
+pub fn is_connection_error(error: &std::io::Error) -> bool {
+    use std::io::ErrorKind;
+    if matches!(
+        error.kind(),
+        ErrorKind::ConnectionRefused
+            | ErrorKind::ConnectionAborted
+            | ErrorKind::ConnectionReset
+            | ErrorKind::NetworkDown
+            | ErrorKind::NetworkUnreachable
+            | ErrorKind::HostUnreachable
+            | ErrorKind::TimedOut
+            | ErrorKind::Interrupted
+            | ErrorKind::WouldBlock
+    ) {
+        return true;
+    }
+    // EPROTO, ENONET, ENOPROTOOPT, EOPNOTSUPP, EHOSTDOWN (Linux numbers; their kinds are not
+    // distinguished by std).
+    #[cfg(target_os = "linux")]
+    if matches!(error.raw_os_error(), Some(71 | 64 | 92 | 95 | 112)) {
+        return true;
+    }
+    false
+}
+
+/// Why the `WatchedListener` failed, shared with [`serve`].
+#[derive(Debug, Clone, Default)]
+struct ListenerFailure {
+    failed: CancellationToken,
+    message: Arc<Mutex<Option<String>>>,
+}
+
+impl ListenerFailure {
+    fn fail(&self, message: String) {
+        if let Ok(mut slot) = self.message.lock() {
+            slot.get_or_insert(message);
+        }
+        self.failed.cancel();
+    }
+
+    fn message(&self) -> Option<String> {
+        self.message.lock().ok().and_then(|slot| slot.clone())
+    }
+}
+
+/// The bound listener as axum accepts from it: sets `TCP_NODELAY` on each connection (replies
+/// are small and often written in several parts, SSE events: without it, Nagle's algorithm and
+/// delayed ACKs add ~40 ms to each), retries connection errors, and reports any other accept
+/// error as the listener's failure, after which it accepts nothing more.
+#[derive(Debug)]
+struct WatchedListener {
+    listener: TcpListener,
+    failure: ListenerFailure,
+}
+
+impl axum::serve::Listener for WatchedListener {
+    type Io = TcpStream;
+    type Addr = SocketAddr;
+
+    async fn accept(&mut self) -> (Self::Io, Self::Addr) {
+        loop {
+            if self.failure.failed.is_cancelled() {
+                return std::future::pending().await;
+            }
+            match self.listener.accept().await {
+                Ok((stream, address)) => {
+                    let _ = stream.set_nodelay(true);
+                    return (stream, address);
+                }
+                Err(error) if is_connection_error(&error) => continue,
+                Err(error) => self
+                    .failure
+                    .fail(format!("accepting a connection failed: {error}")),
+            }
+        }
+    }
+
+    fn local_addr(&self) -> std::io::Result<Self::Addr> {
+        self.listener.local_addr()
+    }
+}
+
+/// A test-only hold of DNS/bind: with `REA_TEST_HOLD=binding`, [`bind`] logs
+/// `{"level":"warn","msg":"test hold","stage":"binding"}` and waits 60 s before resolving, so a
+/// test can deliver a signal during DNS/bind without racing it (contract SERVE-018..020; the
+/// loading stage is held by `rea_manifest::test_hold`). Nothing sets the variable but tests.
+async fn hold_if_asked(stage: &str) {
+    if std::env::var_os("REA_TEST_HOLD").is_some_and(|value| value == stage) {
+        tracing::warn!(stage, "test hold");
+        tokio::time::sleep(Duration::from_secs(60)).await;
+    }
+}
+
 /// Serves `app` on the bound listener until `stop` resolves, then stops (see the module docs).
 /// The listening line is logged first. Returns the signal, or [`ServeError::ListenerFailed`]
-/// when the listener ended by itself.
+/// when the listener failed or ended by itself (logged at `error`).
 pub async fn serve(
     bound: Bound,
     app: Router,
@@ -162,22 +266,27 @@ pub async fn serve(
     tracing::info!(url = %bound.url, "MCP transport listening");
     let (signal_tx, signal_rx) = tokio::sync::oneshot::channel();
     let stopping = CancellationToken::new();
+    let failure = ListenerFailure::default();
     let graceful = {
         let stopping = stopping.clone();
         let shutdown = shutdown.clone();
+        let failed = failure.failed.clone();
         async move {
-            let signal = stop.await;
-            let _ = signal_tx.send(signal);
+            tokio::select! {
+                signal = stop => {
+                    let _ = signal_tx.send(signal);
+                }
+                () = failed.cancelled() => {}
+            }
             // End sessions, streams and pending calls first, so the graceful wait below is short.
             shutdown.cancel();
             stopping.cancel();
         }
     };
-    // Replies are small and often written in several parts (SSE events): without TCP_NODELAY,
-    // Nagle's algorithm and delayed ACKs add ~40 ms to each.
-    let listener = bound.listener.tap_io(|stream| {
-        let _ = stream.set_nodelay(true);
-    });
+    let listener = WatchedListener {
+        listener: bound.listener,
+        failure: failure.clone(),
+    };
     let server = axum::serve(listener, app).with_graceful_shutdown(graceful);
     let mut server = Box::pin(server.into_future());
     let outcome = tokio::select! {
@@ -196,9 +305,10 @@ pub async fn serve(
     match signal_rx.await {
         Ok(signal) => Ok(signal),
         Err(_) => {
-            let message = match outcome {
-                Err(error) => error.to_string(),
-                Ok(()) => "the listener ended without a stop signal".to_owned(),
+            let message = match (failure.message(), outcome) {
+                (Some(message), _) => message,
+                (None, Err(error)) => error.to_string(),
+                (None, Ok(())) => "the listener ended without a stop signal".to_owned(),
             };
             tracing::error!(error = %message, "the listener failed");
             Err(ServeError::ListenerFailed { message })
@@ -223,4 +333,30 @@ pub fn stopped_document(
         "tool_count": tool_count,
         "state": state,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::{Error, ErrorKind};
+
+    #[test]
+    fn only_errors_of_one_pending_connection_are_retried() {
+        for kind in [
+            ErrorKind::ConnectionAborted,
+            ErrorKind::ConnectionReset,
+            ErrorKind::Interrupted,
+        ] {
+            assert!(is_connection_error(&Error::from(kind)), "{kind:?}");
+        }
+        // EMFILE, ENFILE, ENOBUFS, ENOMEM, EBADF, EINVAL: the listener itself cannot go on.
+        for errno in [24, 23, 105, 12, 9, 22] {
+            assert!(
+                !is_connection_error(&Error::from_raw_os_error(errno)),
+                "errno {errno}"
+            );
+        }
+        #[cfg(target_os = "linux")]
+        assert!(is_connection_error(&Error::from_raw_os_error(71)), "EPROTO");
+    }
 }

@@ -22,6 +22,7 @@ use rea_plugin_api::contracts::capture::{
 };
 use rea_serve::{DataCall, ShutdownToken};
 use rea_state::plane::StatePlane;
+use rea_state::rules::RuleSet;
 use rea_state::service::StateService;
 use serde_json::json;
 
@@ -81,7 +82,8 @@ fn shared_captures() {
             project_manifest(evidence.id(), &records, &rules).expect("manifest")
         });
         let (derivation, state) = time(5, || {
-            rea_state::derive_state(&manifest, "ev_manifest", &records).expect("state")
+            rea_state::derive_state(&manifest, "ev_manifest", &records, &RuleSet::empty())
+                .expect("state")
         });
         let (sealing, _) = time(5, || rea_state::seal_state(&state).expect("seal"));
         println!(
@@ -219,7 +221,8 @@ fn synthetic_scaling() {
         let records = synthetic(count);
         let manifest = project_manifest("ev_synthetic", &records, &rules).expect("manifest");
         let (derivation, state) = time(3, || {
-            rea_state::derive_state(&manifest, "ev_manifest", &records).expect("state")
+            rea_state::derive_state(&manifest, "ev_manifest", &records, &RuleSet::empty())
+                .expect("state")
         });
         let (_, recorded) = state.coverage();
         println!(
@@ -237,7 +240,8 @@ fn data_plane() {
     let rules = TemplateRules::parse(&RULES).expect("rules");
     let records = synthetic(2);
     let manifest = project_manifest("ev_synthetic", &records, &rules).expect("manifest");
-    let state = rea_state::derive_state(&manifest, "ev_manifest", &records).expect("state");
+    let state = rea_state::derive_state(&manifest, "ev_manifest", &records, &RuleSet::empty())
+        .expect("state");
     let environment =
         Environment::new(&manifest, "ev_synthetic", records.clone()).expect("environment");
     let service = Arc::new(StateService::new(
@@ -245,6 +249,7 @@ fn data_plane() {
         "ev_state".to_owned(),
         environment,
         &records,
+        Arc::new(RuleSet::empty()),
     ));
     let plane = StatePlane::new(Arc::clone(&service));
     // A document of as many tasks as fit 32 MiB with what data/get adds.

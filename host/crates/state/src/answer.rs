@@ -126,6 +126,22 @@ pub enum StateSource {
         #[serde(skip_serializing_if = "Option::is_none")]
         membership: Option<&'static str>,
     },
+    /// A served write.
+    Write {
+        /// Always `state`.
+        source: &'static str,
+        /// `create`, `update`, `delete` or `document-write`.
+        view: &'static str,
+        /// The collection (or document path) written.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        collection: Option<String>,
+        /// The entity written (the first, for a bulk write).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        id: Option<String>,
+        /// A bulk write's entities, in body order.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        ids: Option<Vec<String>>,
+    },
     /// Answered from the recording.
     Recording {
         /// Always `recording`.

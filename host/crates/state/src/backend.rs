@@ -1,9 +1,9 @@
 //! The state-mode catalog, card and MCP backend.
 //!
-//! Served from the state, the catalog holds the read tools (write tools join it only when their
-//! write plan is served, which this layer does not model yet, so none do), each described as
-//! answering from the state where the state backs it; the card declares the three data-plane
-//! operations and the `urn:agentenv:intake/v1` extension.
+//! Served from the state, the catalog holds the read tools, each described as answering from the
+//! state where the state backs it, and the write tools whose write plan is served, each described
+//! by the effect it applies and the body members it accepts; the card declares the three
+//! data-plane operations and the `urn:agentenv:intake/v1` extension.
 
 use std::sync::Arc;
 
@@ -14,6 +14,9 @@ use rea_serve::{BoxFuture, ToolAnswer, ToolBackend, ToolDescriptor};
 use serde_json::{Map, Value, json};
 
 use crate::service::StateService;
+use crate::writes::model::{Effect, WritePlan};
+use rea_manifest::catalog::ArgumentTarget;
+use rea_plugin_api::json::Json;
 
 /// The data-plane operations a state environment serves.
 pub const OPERATIONS: [&str; 3] = ["data/reset", "data/add", "data/get"];
@@ -51,32 +54,74 @@ pub fn intake_extension() -> Value {
 }
 
 /// The state-mode catalog: the read tools of the replay catalog, each described as answering
-/// from the state.
+/// from the state, and the write tools whose plan is served, each described by the effect it
+/// applies and the body members it accepts. Unserved write tools are not in it.
 pub fn state_tools(
     environment: &Environment,
     manifest: &rea_manifest::Manifest,
+    plans: &[WritePlan],
 ) -> Vec<ToolDefinition> {
     environment
         .tools()
         .iter()
-        .filter(|tool| {
-            manifest
-                .tool(&tool.name)
-                .is_some_and(crate::derive::is_read_tool)
-        })
-        .map(|tool| {
+        .filter_map(|tool| {
+            let declared = manifest.tool(&tool.name)?;
+            if crate::derive::is_read_tool(declared) {
+                let mut tool = tool.clone();
+                tool.description = with_phrase(&tool.description, STATE_PHRASE);
+                return Some(tool);
+            }
+            let plan = plans
+                .iter()
+                .find(|plan| plan.tool == tool.name && plan.served)?;
             let mut tool = tool.clone();
-            tool.description = match tool.description.find("; replays retained records [") {
-                Some(at) => format!(
-                    "{}; {STATE_PHRASE}{}",
-                    &tool.description[..at],
-                    &tool.description[at..]
-                ),
-                None => format!("{}; {STATE_PHRASE}", tool.description),
-            };
-            tool
+            tool.description = with_phrase(&tool.description, &write_phrase(plan));
+            for argument in &mut tool.input_schema.arguments {
+                if argument.target == ArgumentTarget::Body {
+                    argument.schema.description = Some(format!(
+                        "Request body, applied to the environment state; accepted members: {}",
+                        crate::writes::serve::accepted_members(plan)
+                    ));
+                }
+            }
+            Some(tool)
         })
         .collect()
+}
+
+fn with_phrase(description: &str, phrase: &str) -> String {
+    match description.find("; replays retained records [") {
+        Some(at) => format!("{}; {phrase}{}", &description[..at], &description[at..]),
+        None => format!("{description}; {phrase}"),
+    }
+}
+
+/// What a served write tool's description says about the state.
+fn write_phrase(plan: &WritePlan) -> String {
+    let target = plan.target.as_ref();
+    let what = match (plan.effect, plan.bulk, &plan.action) {
+        (Effect::Create, _, _) => format!(
+            "creates an entity in {}",
+            target
+                .and_then(|target| target.collection.clone())
+                .unwrap_or_else(|| "the collection the path names".to_owned())
+        ),
+        (Effect::Update, true, _) => "updates every entity the body names".to_owned(),
+        (Effect::Delete, true, _) => "deletes every entity the body names".to_owned(),
+        (Effect::Update, _, Some(action)) => format!(
+            "applies the {} action to the entity the path names",
+            Json::String(action.clone()).to_canonical_string()
+        ),
+        (Effect::Update, _, None) => "updates the entity the path names".to_owned(),
+        (Effect::Delete, _, None) | (Effect::Delete, _, Some(_)) => {
+            "deletes the entity the path names".to_owned()
+        }
+        (Effect::Document, _, _) => "changes the document this path reads".to_owned(),
+    };
+    format!(
+        "served from the environment state: {what} (every session and data/get see the change; each answer's `state` member names what it wrote); accepted body members: {}",
+        crate::writes::serve::accepted_members(plan)
+    )
 }
 
 /// The state-mode card.
@@ -98,18 +143,6 @@ pub fn check_state_catalog(
     check_discovery_reservation(tools, &state_card(name, tools))
 }
 
-fn descriptor(tool: &ToolDefinition) -> ToolDescriptor {
-    ToolDescriptor {
-        name: tool.name.clone(),
-        description: tool.description.clone(),
-        input_schema: tool.input_schema.to_json_object(),
-        annotations: match serde_json::to_value(tool.annotations) {
-            Ok(Value::Object(members)) => Some(members),
-            _ => None,
-        },
-    }
-}
-
 /// The MCP backend of a state environment.
 #[derive(Debug)]
 pub struct StateBackend {
@@ -126,7 +159,7 @@ impl StateBackend {
         Self {
             service,
             name: name.to_owned(),
-            tools: tools.iter().map(descriptor).collect(),
+            tools: tools.iter().map(crate::replay::descriptor).collect(),
             card: state_card(name, tools).to_json(),
             instructions: instructions(),
         }

@@ -16,6 +16,7 @@ use serde::Serialize;
 
 use crate::derive::derive_state;
 use crate::model::{STATE_SCHEMA_VERSION, STATE_VIEW_KIND, StateView};
+use crate::rules::RuleSet;
 
 #[derive(Serialize)]
 struct StateParameters {
@@ -65,17 +66,19 @@ pub struct ProjectedState {
 }
 
 /// Projects the `environment-state` view of capture Evidence with template rules: the manifest
-/// first (the same projection `environment-manifest` makes), then the state. The capture is
-/// checked as for the manifest view (a capture operation, no declared sensitive values).
+/// first (the same projection `environment-manifest` makes), then the state, with the write plans
+/// the state rules explain. The capture is checked as for the manifest view (a capture
+/// operation, no declared sensitive values).
 pub fn project_state_evidence(
     capture: &Evidence,
     rules: &TemplateRules,
+    state_rules: &RuleSet,
 ) -> Result<ProjectedState, Refusal> {
     check_capture_evidence(capture)?;
     let records = capture_records(capture).map_err(|refusal| refusal.in_stage(STAGE))?;
     let manifest = project_manifest(capture.id(), &records, rules)?;
     let manifest_evidence = seal_manifest(&manifest)?;
-    let state = derive_state(&manifest, manifest_evidence.id(), &records)?;
+    let state = derive_state(&manifest, manifest_evidence.id(), &records, state_rules)?;
     let evidence = seal_state(&state)?;
     Ok(ProjectedState {
         manifest,

@@ -14,17 +14,18 @@
 //!   before binding, whether the state serves or replay does.
 //!
 //! ```text
-//! let projected = project_state_evidence(&capture_evidence, &rules)?;   // inspect-analysis-view
-//! match startup::prepare(environment, &manifest, &capture_evidence, &name) {  // environment-serve
+//! let (_, rules) = rules::load_pipeline(pipeline_file, &mut registry)?;      // the rule stages
+//! let projected = project_state_evidence(&capture_evidence, &template_rules, &rules)?; // inspect-analysis-view
+//! match startup::prepare(environment, &manifest, &capture_evidence, &name, Arc::new(rules)) { // environment-serve
 //!     Serving::State { backend, plane, report } => …,
 //!     Serving::Replay { environment, refusal, report } => …,
 //! }
 //! ```
 //!
-//! Issue 6 (write plans) plugs in beside the views: a `write_plans` member of [`StateView`], served
-//! write tools added to the catalog by [`backend::state_tools`], and served writes changing the
-//! [`store::LiveState`] through [`service::StateService::write`] (`put_entity`, `remove_entity`,
-//! `put_document`).
+//! * Writes ([`writes`]): one write plan per write tool, learned from its recorded calls with the
+//!   pipeline's rule stages ([`rules`]) and confirmed by replaying the capture through it; a
+//!   served plan's tool joins the catalog and changes the live state
+//!   ([`writes::apply`], shared by the confirmation and serving).
 
 // `Refusal` is the house's one structured error; it is large, and the calls returning it are not
 // hot paths (tool calls answer `ToolAnswer`s, data-plane calls `RpcError`s).
@@ -33,20 +34,25 @@
 pub mod answer;
 pub mod backend;
 pub mod clock;
+pub mod coverage;
 pub mod derive;
 pub mod evidence;
 pub mod exact;
 pub mod fetch;
+pub mod instant;
 pub mod intake;
 pub mod model;
 pub mod observation;
 pub mod plane;
 pub mod query;
 pub mod render;
+pub mod replay;
+pub mod rules;
 pub mod service;
 pub mod startup;
 pub mod store;
 pub mod view;
+pub mod writes;
 
 pub use derive::derive_state;
 pub use evidence::{ProjectedState, project_state_evidence, seal_state};

@@ -13,19 +13,21 @@
 //! template_rules       the rules, in the views' fixed order
 //! record_order         "start-instant" | "record-order"
 //! first_write_ordinal  the first related write (the end of the observation window), or null
-//! write_clock          null (served writes and their clock are the write plans' business)
+//! write_clock          the served writes' clock start (`YYYY-MM-DDTHH:MM:SSZ`, the end of the
+//!                      capture rounded up to a whole second), or null (see [`crate::instant`])
+//! rule_stages          the rule stages the write plans were learned with, in pipeline order
 //! types                [{collection_template, identity_field, item_view, deleted_flag}]
 //! entities             [{type, collection, id, fields, view_fields?, record_ordinals}]  (state order)
 //! documents            [{view, path, value, record_ordinal}]
 //! views                one per read tool (manifest order): {tool, method, path_template, kind, …}
+//! write_plans          one per write tool (manifest order): served, or withheld with a reason
+//!                      (see [`crate::writes::model`])
 //! ```
 //!
 //! A view's `kind` is `item`, `list`, `document` or `recorded` (with a `reason`); see
 //! [`ViewDetail`]. Every list has a defined order, every map is a `BTreeMap`, so the same capture
 //! and rules always seal the same id.
 //!
-//! Write plans (the next layer) are added beside `views` as their own member; nothing here
-//! depends on them.
 
 use std::collections::BTreeMap;
 
@@ -61,9 +63,12 @@ pub struct StateView {
     pub types: Vec<EntityType>,
     /// One view per read tool, in manifest order.
     pub views: Vec<ReadView>,
-    /// The clock served writes start from. Always `null` here: learning it belongs to write
-    /// plans.
+    /// The clock served writes start from.
     pub write_clock: Option<String>,
+    /// The rule stages the write plans were learned with.
+    pub rule_stages: Vec<crate::rules::RuleStageRef>,
+    /// One plan per write tool, in manifest order.
+    pub write_plans: Vec<crate::writes::model::WritePlan>,
 }
 
 /// An entity type: a collection template and the field whose value names an entity.
@@ -357,6 +362,16 @@ impl StateView {
         self.types
             .iter()
             .find(|entity_type| entity_type.collection_template == template)
+    }
+
+    /// The plan of a write tool.
+    pub fn write_plan(&self, tool: &str) -> Option<&crate::writes::model::WritePlan> {
+        self.write_plans.iter().find(|plan| plan.tool == tool)
+    }
+
+    /// The served write plans.
+    pub fn served_writes(&self) -> impl Iterator<Item = &crate::writes::model::WritePlan> {
+        self.write_plans.iter().filter(|plan| plan.served)
     }
 
     /// How many read views are state-backed and how many answer from recordings.

@@ -66,6 +66,27 @@ pub struct Observation {
     pub body_bytes: usize,
     /// Position in record order (see the module docs).
     pub position: usize,
+    /// The request method as recorded.
+    pub method: String,
+    /// The request body: `Missing` when none was recorded (or it is empty), `Json` when it parses
+    /// as exact JSON, `Unusable` otherwise (another media type, invalid JSON, inexact numbers, or
+    /// a body excluded as sensitive).
+    pub request: RequestBody,
+    /// The record's start instant (`YYYY-MM-DDTHH:MM:SS.fffffffffZ`), when recorded.
+    pub started: Option<String>,
+    /// The record's duration in milliseconds, when recorded.
+    pub duration_ms: Option<f64>,
+}
+
+/// A write's request body, as the write plans read it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum RequestBody {
+    /// No body (none recorded, or an empty one).
+    Missing,
+    /// A JSON body.
+    Json(Json),
+    /// A body the plans cannot model.
+    Unusable,
 }
 
 impl Observation {
@@ -98,6 +119,8 @@ pub struct Timeline {
     pub first_write: Option<u64>,
     /// Its position in record order (`usize::MAX` without one).
     pub cutoff: usize,
+    /// The observations' ordinals in record order (index: position).
+    pub ordered: Vec<u64>,
 }
 
 impl Timeline {
@@ -163,12 +186,18 @@ impl Timeline {
             })
             .min_by_key(|observation| observation.position)
             .map(|observation| (observation.ordinal, observation.position));
+        let mut ordered: Vec<(usize, u64)> = by_ordinal
+            .values()
+            .map(|observation| (observation.position, observation.ordinal))
+            .collect();
+        ordered.sort_unstable();
         Self {
             by_ordinal,
             by_tool,
             order,
             first_write: first_write.map(|(ordinal, _)| ordinal),
             cutoff: first_write.map_or(usize::MAX, |(_, position)| position),
+            ordered: ordered.into_iter().map(|(_, ordinal)| ordinal).collect(),
         }
     }
 
@@ -229,7 +258,38 @@ fn observe(record: &CaptureRecord, tool: usize, position: usize) -> Option<Obser
         body,
         body_bytes,
         position,
+        method: record.method.clone().unwrap_or_default(),
+        request: request_body(&record.request.body, record.request.media_type.as_deref()),
+        started: record
+            .started
+            .as_ref()
+            .and_then(|start| start.instant.clone()),
+        duration_ms: record.duration_ms,
     })
+}
+
+/// A request body as JSON: read by its media type when it names JSON, by its shape when it names
+/// none (or a blank one); an empty body is no body.
+fn request_body(body: &Body, media_type: Option<&str>) -> RequestBody {
+    match body {
+        Body::Missing | Body::ReportedNull => return RequestBody::Missing,
+        Body::Excluded { .. } => return RequestBody::Unusable,
+        Body::Text { .. } | Body::Base64 { .. } => {}
+    }
+    let Some(bytes) = body.bytes() else {
+        return RequestBody::Unusable;
+    };
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        return RequestBody::Missing;
+    }
+    let named = media_type.is_some_and(|media| !media.trim().is_empty());
+    if named && !is_json_like(media_type) {
+        return RequestBody::Unusable;
+    }
+    match json::parse(&bytes) {
+        Ok(value) if first_inexact_number(&value).is_none() => RequestBody::Json(value),
+        _ => RequestBody::Unusable,
+    }
 }
 
 /// The response body as exact JSON, when replay would answer it as JSON too.

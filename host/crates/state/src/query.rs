@@ -65,6 +65,12 @@ const ORDER_NAMES: [&str; 7] = [
 ];
 const SEARCH_NAMES: [&str; 7] = ["q", "search", "query", "term", "keyword", "keywords", "_q"];
 
+/// Whether a query parameter sorts or orders a list (a read with one never teaches a collection's
+/// own order).
+pub fn is_sort_parameter(name: &str) -> bool {
+    SORT_NAMES.contains(&name) || ORDER_NAMES.contains(&name)
+}
+
 /// Field-selection parameter names: a call naming one asks for a `projection`; other parameters
 /// that show members in another representation are a `variant`.
 pub const PROJECTION_NAMES: [&str; 10] = [

@@ -14,7 +14,7 @@
 //! `resource_constraint` tool error.
 
 use std::collections::BTreeMap;
-use std::sync::{PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
+use std::sync::{Arc, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use rea_manifest::catalog::ArgumentTarget;
 use rea_manifest::segments::{percent_decode, split_path};
@@ -33,9 +33,11 @@ use crate::model::{
 };
 use crate::query::evaluate;
 use crate::render::{missing_required, render_entity, set_counter, with_value_at};
+use crate::rules::RuleSet;
 use crate::store::LiveState;
 
-/// The state an environment serves: the derived state, the live state, and the recordings.
+/// The state an environment serves: the derived state, the live state, the recordings, and the
+/// rule stages served writes apply.
 #[derive(Debug)]
 pub struct StateService {
     state_evidence_id: String,
@@ -44,19 +46,22 @@ pub struct StateService {
     live: RwLock<LiveState>,
     replay: Environment,
     records: KeptRecords,
+    rules: Arc<RuleSet>,
 }
 
 /// A tool call's arguments, resolved.
 #[derive(Debug, Default)]
-struct Call {
+pub(crate) struct Call {
     /// Segment index → value as given.
-    path: BTreeMap<usize, String>,
+    pub(crate) path: BTreeMap<usize, String>,
     /// Captured query name → values.
-    query: Vec<(String, Vec<String>)>,
+    pub(crate) query: Vec<(String, Vec<String>)>,
+    /// The body argument, when given.
+    pub(crate) body: Option<Value>,
 }
 
 impl Call {
-    fn resolve(definition: &ToolDefinition, arguments: &Map<String, Value>) -> Self {
+    pub(crate) fn resolve(definition: &ToolDefinition, arguments: &Map<String, Value>) -> Self {
         let mut call = Call::default();
         for (name, value) in arguments {
             let Some(argument) = definition.input_schema.argument(name) else {
@@ -81,14 +86,14 @@ impl Call {
                     };
                     call.query.push((name.clone(), values));
                 }
-                ArgumentTarget::Body => {}
+                ArgumentTarget::Body => call.body = Some(value.clone()),
             }
         }
         call
     }
 
     /// The path the call names: the template with its parameters replaced.
-    fn segments(&self, template: &str) -> Vec<String> {
+    pub(crate) fn segments(&self, template: &str) -> Vec<String> {
         split_path(template)
             .into_iter()
             .enumerate()
@@ -101,11 +106,11 @@ impl Call {
             .collect()
     }
 
-    fn repeated(&self) -> bool {
+    pub(crate) fn repeated(&self) -> bool {
         self.query.iter().any(|(_, values)| values.len() != 1)
     }
 
-    fn pairs(&self) -> Vec<(String, String)> {
+    pub(crate) fn pairs(&self) -> Vec<(String, String)> {
         self.query
             .iter()
             .filter_map(|(name, values)| values.first().map(|value| (name.clone(), value.clone())))
@@ -151,8 +156,13 @@ impl StateService {
         state_evidence_id: String,
         replay: Environment,
         records: &[CaptureRecord],
+        rules: Arc<RuleSet>,
     ) -> Self {
         let mut wanted = std::collections::BTreeSet::new();
+        for plan in derived.served_writes() {
+            wanted.extend(plan.response.as_ref().map(|response| response.ordinal));
+            wanted.extend(plan.missing_ordinal);
+        }
         for view in &derived.views {
             match &view.detail {
                 ViewDetail::Item(item) => {
@@ -181,7 +191,13 @@ impl StateService {
             derived,
             replay,
             records,
+            rules,
         }
+    }
+
+    /// The rule stages served writes apply.
+    pub fn rules(&self) -> &RuleSet {
+        &self.rules
     }
 
     /// The state Evidence id.
@@ -230,11 +246,33 @@ impl StateService {
             .to_document(&self.state_evidence_id, &self.derived.types)
     }
 
-    /// Answers a read tool call.
+    /// Answers a tool call: a read from the state (or its recordings), a served write by
+    /// changing the state.
     pub fn answer(&self, tool: &str, arguments: &Map<String, Value>) -> ToolAnswer {
-        let replayed = match self.replay.answer(tool, arguments) {
-            Ok(answer) => answer,
-            Err(error) => return ToolAnswer::error(error.to_json()),
+        self.answer_with(tool, arguments, true)
+    }
+
+    /// [`StateService::answer`]; without `provenance` a state answer's `replay.exact_match` is
+    /// `false` instead of replay's verdict, which spares the replay of a call answered from the
+    /// state (the write plans' confirmation compares statuses and bodies only).
+    pub(crate) fn answer_with(
+        &self,
+        tool: &str,
+        arguments: &Map<String, Value>,
+        provenance: bool,
+    ) -> ToolAnswer {
+        if let Some(plan) = self.derived.write_plan(tool)
+            && plan.served
+        {
+            return crate::writes::serve::write_call(self, plan, arguments);
+        }
+        let replayed = if provenance {
+            match self.replay.answer(tool, arguments) {
+                Ok(answer) => Some(answer),
+                Err(error) => return ToolAnswer::error(error.to_json()),
+            }
+        } else {
+            None
         };
         let (Some(view), Some(definition)) = (self.derived.view(tool), self.replay.tool(tool))
         else {
@@ -243,8 +281,16 @@ impl StateService {
             );
         };
         let call = Call::resolve(definition, arguments);
-        let exact = replayed.replay.exact_match;
-        let recording = |reason: &str| recording_answer(&replayed, &StateSource::recording(reason));
+        let exact = replayed
+            .as_ref()
+            .is_some_and(|replayed| replayed.replay.exact_match);
+        let recording = |reason: &str| match &replayed {
+            Some(replayed) => recording_answer(replayed, &StateSource::recording(reason)),
+            None => match self.replay.answer(tool, arguments) {
+                Ok(replayed) => recording_answer(&replayed, &StateSource::recording(reason)),
+                Err(error) => ToolAnswer::error(error.to_json()),
+            },
+        };
         match &view.detail {
             ViewDetail::Recorded { reason } => recording(reason),
             _ if call.repeated() => recording("repeated-query"),
@@ -264,7 +310,7 @@ impl StateService {
         }
     }
 
-    fn kept(&self, ordinal: u64) -> Option<&KeptRecord> {
+    pub(crate) fn kept(&self, ordinal: u64) -> Option<&KeptRecord> {
         self.records.get(&ordinal)
     }
 
@@ -292,6 +338,11 @@ impl StateService {
             .collect()
     }
 
+    /// The state Evidence id and the replay's evidence id, for write answers.
+    pub(crate) fn replay_evidence_id(&self) -> &str {
+        self.replay.evidence_id()
+    }
+
     fn answer_item(
         &self,
         tool: &str,
@@ -315,6 +366,21 @@ impl StateService {
                 if let Some(entity) = live.entity(&item.entity_type, held, id) {
                     found = Some(entity);
                     break 'collections;
+                }
+            }
+        }
+        if found.is_none() {
+            // A soft-deleted entity answers its last fields, marked deleted.
+            'deleted: for held in live.collections_of(&item.entity_type) {
+                if !segments_match(&split_path(held), collection) {
+                    continue;
+                }
+                let decoded = percent_decode(identity).map(|value| value.into_owned());
+                for id in decoded.iter().chain(std::iter::once(identity)) {
+                    if let Some(entity) = live.deleted_entity(&item.entity_type, held, id) {
+                        found = Some(entity);
+                        break 'deleted;
+                    }
                 }
             }
         }

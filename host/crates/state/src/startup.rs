@@ -5,11 +5,13 @@
 //! as with `--replay-only`, logging a warning with the refusal's code and message, and the stopped
 //! document reports `{"served": false, "reason": "unavailable", "code", "message"}`):
 //!
-//! 1. the state catalog under the served name must fit the discovery reservation
-//!    (`resource_constraint`); this runs first, so nothing is derived for an oversized catalog;
+//! 1. the state catalog of the read tools under the served name must fit the discovery
+//!    reservation (`resource_constraint`); this runs first, so nothing is derived for an oversized
+//!    catalog (the catalog with the served write tools is checked again once they are known);
 //! 2. the `environment-state` view is derived in-process from the already authenticated capture
-//!    with the manifest's `template_rules` in the same order (its own refusals apply), and must
-//!    project the served manifest (same Evidence id, so it names only manifest tools);
+//!    with the manifest's `template_rules` in the same order and the pipeline's rule stages (its
+//!    own refusals apply), and must project the served manifest (same Evidence id, so it names
+//!    only manifest tools);
 //! 3. `data/get` must be able to write the derived state within the 32 MiB `data/add` limit
 //!    (`resource_constraint`).
 //!
@@ -27,6 +29,7 @@ use crate::backend::{StateBackend, check_state_catalog, state_tools};
 use crate::evidence::project_state_evidence;
 use crate::fetch::FetchOptions;
 use crate::plane::StatePlane;
+use crate::rules::RuleSet;
 use crate::service::StateService;
 use crate::store::MAX_STATE_BYTES;
 
@@ -72,12 +75,14 @@ pub fn prepare(
     manifest: &Manifest,
     capture: &Evidence,
     name: &str,
+    rules: Arc<RuleSet>,
 ) -> Serving {
     prepare_with(
         environment,
         manifest,
         capture,
         name,
+        rules,
         FetchOptions::default(),
     )
 }
@@ -88,9 +93,10 @@ pub fn prepare_with(
     manifest: &Manifest,
     capture: &Evidence,
     name: &str,
+    rules: Arc<RuleSet>,
     options: FetchOptions,
 ) -> Serving {
-    match derive_service(&environment, manifest, capture, name) {
+    match derive_service(&environment, manifest, capture, name, &rules) {
         Ok((tools, derived)) => {
             let (state, state_id, records) = derived;
             let service = Arc::new(StateService::new(
@@ -98,6 +104,7 @@ pub fn prepare_with(
                 state_id.clone(),
                 environment,
                 &records,
+                rules,
             ));
             let backend = Arc::new(StateBackend::new(Arc::clone(&service), &tools, name));
             let plane = Arc::new(StatePlane::with_options(service, options));
@@ -133,15 +140,16 @@ fn derive_service(
     manifest: &Manifest,
     capture: &Evidence,
     name: &str,
+    state_rules: &RuleSet,
 ) -> Result<(Vec<rea_manifest::ToolDefinition>, Derived), Refusal> {
-    let tools = state_tools(environment, manifest);
-    check_state_catalog(&tools, name)?;
+    // The read tools first: an oversized catalog derives nothing.
+    check_state_catalog(&state_tools(environment, manifest, &[]), name)?;
     let rules = TemplateRules::parse(&manifest.template_rules).map_err(|error| {
         Refusal::invalid_request(format!(
             "the manifest's template rules are not valid: {error}"
         ))
     })?;
-    let projected = project_state_evidence(capture, &rules)?;
+    let projected = project_state_evidence(capture, &rules, state_rules)?;
     let served_id = seal_manifest(manifest)?.id().to_owned();
     if projected.state.manifest_evidence_id != served_id {
         return Err(Refusal::invalid_request(format!(
@@ -162,6 +170,9 @@ fn derive_service(
             "data/get would write the derived state in {size} bytes, over the {MAX_STATE_BYTES}-byte limit data/add loads"
         )));
     }
+    // Then the catalog with the served write tools.
+    let tools = state_tools(environment, manifest, &projected.state.write_plans);
+    check_state_catalog(&tools, name)?;
     let records = capture_records(capture)?;
     Ok((tools, (projected.state, state_id, records)))
 }

@@ -11,8 +11,21 @@
 //! `state_evidence_id` and `types` sit inside the document (decision on an ambiguity of the
 //! reference): they are members a loaded document may omit, and when present must match the
 //! served state. The order of `entities` is the state order lists use.
+//!
+//! # Layout
+//!
+//! Entities live in stable slots. State order is a rank per entity (a `u64`, spaced out when the
+//! state is built), kept in one ordered map for the whole state and one per collection, so a
+//! served write inserts, moves or removes one entity in `O(log n)` (a sorted placement also walks
+//! its collection) instead of rebuilding an index. Ranks are renumbered only when two neighbours
+//! leave no room between them.
+//!
+//! Besides the entities, the live state counts what served writes generated since the last reset
+//! or load (the write count the clock advances by, the largest sequence values, and the
+//! additional collection history with its 1 MiB budget), and keeps the entities a soft delete
+//! marked deleted. A new live state (reset, load) starts all of them again.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use rea_plugin_api::json::{Json, Object};
 
@@ -25,51 +38,158 @@ pub const STATE_FORMAT: &str = "rea-state/v1";
 /// The largest state document `data/add` loads and `data/get` may write: 32 MiB.
 pub const MAX_STATE_BYTES: usize = 32 * 1024 * 1024;
 
-/// Entities and documents, indexed.
+/// The additional collection history served creates may add since a reset or load: 1 MiB of
+/// accounting, 1/32 of [`MAX_STATE_BYTES`].
+pub const MAX_HISTORY_SCORE: usize = MAX_STATE_BYTES / 32;
+
+/// The fixed allowance the history score charges per collection and per sequence key.
+pub const HISTORY_RECORD_ALLOWANCE: usize = 64;
+
+/// The spacing of ranks when a state is built or renumbered.
+const RANK_STEP: u64 = 1 << 24;
+
+/// An entity's key: its type, its collection (as a lookup key) and its id.
+pub type EntityKey = (String, String, String);
+
+/// Where an entity goes in its collection.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Position {
+    /// First in its collection.
+    First,
+    /// Last in its collection.
+    Last,
+    /// Where a sort by a top-level field puts it.
+    Sorted {
+        /// The field.
+        field: String,
+        /// Whether the order is descending.
+        descending: bool,
+    },
+}
+
+/// Entities and documents, indexed, with what served writes generated.
 #[derive(Debug, Clone, Default)]
 pub struct LiveState {
-    entities: Vec<Entity>,
-    index: HashMap<(String, String, String), usize>,
-    collections: BTreeMap<String, BTreeMap<String, Vec<usize>>>,
+    slots: Vec<Option<Slot>>,
+    free: Vec<usize>,
+    index: HashMap<EntityKey, usize>,
+    order: BTreeMap<u64, usize>,
+    collections: HashMap<(String, String), BTreeMap<u64, usize>>,
+    /// Per type, its collection keys (sorted).
+    type_collections: BTreeMap<String, BTreeSet<String>>,
     documents: BTreeMap<String, Document>,
+    deleted: HashMap<EntityKey, Entity>,
+    /// Collection keys the Evidence or the loaded state holds (never forgotten).
+    known_collections: HashSet<(String, String)>,
+    /// Collections served creates introduced since the reset or load.
+    history_collections: HashSet<(String, String)>,
+    history_score: usize,
+    /// Served writes since the reset or load.
+    writes: u64,
+    /// The largest integer each sequence generated or was given, per (collection key, field).
+    sequences: HashMap<(String, String), i128>,
+}
+
+#[derive(Debug, Clone)]
+struct Slot {
+    entity: Entity,
+    rank: u64,
+}
+
+fn key_of(entity: &Entity) -> EntityKey {
+    (
+        entity.entity_type.clone(),
+        collection_key(&entity.collection).to_owned(),
+        entity.id.clone(),
+    )
 }
 
 impl LiveState {
     /// A state holding these entities (in state order) and documents.
     pub fn new(entities: Vec<Entity>, documents: Vec<Document>) -> Self {
         let mut state = Self {
-            entities,
             documents: documents
                 .into_iter()
                 .map(|document| (document.view.clone(), document))
                 .collect(),
             ..Self::default()
         };
-        state.reindex();
+        for (position, entity) in entities.into_iter().enumerate() {
+            let rank = (position as u64 + 1) * RANK_STEP;
+            state.known_collections.insert((
+                entity.entity_type.clone(),
+                collection_key(&entity.collection).to_owned(),
+            ));
+            state.place(entity, rank);
+        }
         state
     }
 
-    fn reindex(&mut self) {
-        self.index.clear();
-        self.collections.clear();
-        for (position, entity) in self.entities.iter().enumerate() {
-            let key = collection_key(&entity.collection).to_owned();
-            self.index.insert(
-                (entity.entity_type.clone(), key.clone(), entity.id.clone()),
-                position,
-            );
-            self.collections
-                .entry(entity.entity_type.clone())
-                .or_default()
-                .entry(key)
-                .or_default()
-                .push(position);
+    fn place(&mut self, entity: Entity, rank: u64) -> usize {
+        let key = key_of(&entity);
+        let collection = (key.0.clone(), key.1.clone());
+        let slot = Slot { entity, rank };
+        let index = match self.free.pop() {
+            Some(index) => {
+                self.slots[index] = Some(slot);
+                index
+            }
+            None => {
+                self.slots.push(Some(slot));
+                self.slots.len() - 1
+            }
+        };
+        self.index.insert(key, index);
+        self.order.insert(rank, index);
+        self.type_collections
+            .entry(collection.0.clone())
+            .or_default()
+            .insert(collection.1.clone());
+        self.collections
+            .entry(collection)
+            .or_default()
+            .insert(rank, index);
+        index
+    }
+
+    fn unplace(&mut self, index: usize) -> Option<Entity> {
+        let slot = self.slots.get_mut(index)?.take()?;
+        let key = key_of(&slot.entity);
+        self.index.remove(&key);
+        self.order.remove(&slot.rank);
+        let collection = (key.0, key.1);
+        if let Some(members) = self.collections.get_mut(&collection) {
+            members.remove(&slot.rank);
+            if members.is_empty() {
+                self.collections.remove(&collection);
+                if let Some(keys) = self.type_collections.get_mut(&collection.0) {
+                    keys.remove(&collection.1);
+                }
+            }
         }
+        self.free.push(index);
+        Some(slot.entity)
+    }
+
+    fn slot(&self, index: usize) -> &Slot {
+        self.slots[index]
+            .as_ref()
+            .unwrap_or_else(|| unreachable!("indexed slots are occupied"))
     }
 
     /// The entities, in state order.
-    pub fn entities(&self) -> &[Entity] {
-        &self.entities
+    pub fn entities(&self) -> impl Iterator<Item = &Entity> {
+        self.order.values().map(|index| &self.slot(*index).entity)
+    }
+
+    /// How many entities the state holds.
+    pub fn len(&self) -> usize {
+        self.index.len()
+    }
+
+    /// Whether the state holds no entity.
+    pub fn is_empty(&self) -> bool {
+        self.index.is_empty()
     }
 
     /// The documents, by view.
@@ -90,45 +210,197 @@ impl LiveState {
                 collection_key(collection).to_owned(),
                 id.to_owned(),
             ))
-            .map(|position| &self.entities[*position])
+            .map(|index| &self.slot(*index).entity)
+    }
+
+    /// An entity a soft delete kept, marked deleted.
+    pub fn deleted_entity(&self, entity_type: &str, collection: &str, id: &str) -> Option<&Entity> {
+        self.deleted.get(&(
+            entity_type.to_owned(),
+            collection_key(collection).to_owned(),
+            id.to_owned(),
+        ))
     }
 
     /// A collection's entities, in state order.
     pub fn collection(&self, entity_type: &str, collection: &str) -> Vec<&Entity> {
         self.collections
-            .get(entity_type)
-            .and_then(|collections| collections.get(collection_key(collection)))
-            .map(|positions| {
-                positions
-                    .iter()
-                    .map(|position| &self.entities[*position])
+            .get(&(
+                entity_type.to_owned(),
+                collection_key(collection).to_owned(),
+            ))
+            .map(|members| {
+                members
+                    .values()
+                    .map(|index| &self.slot(*index).entity)
                     .collect()
             })
             .unwrap_or_default()
     }
 
+    /// An entity's position in its collection's order.
+    pub fn position(&self, entity_type: &str, collection: &str, id: &str) -> Option<usize> {
+        let key = (
+            entity_type.to_owned(),
+            collection_key(collection).to_owned(),
+            id.to_owned(),
+        );
+        let rank = self.slot(*self.index.get(&key)?).rank;
+        let members = self.collections.get(&(key.0, key.1))?;
+        Some(members.range(..rank).count())
+    }
+
     /// The collections of a type (keys as held), sorted.
     pub fn collections_of(&self, entity_type: &str) -> Vec<&str> {
-        self.collections
+        self.type_collections
             .get(entity_type)
-            .map(|collections| collections.keys().map(String::as_str).collect())
+            .map(|collections| collections.iter().map(String::as_str).collect())
             .unwrap_or_default()
     }
 
-    /// Replaces an entity held at `(type, collection, id)`, or appends it to the state (served
-    /// writes build on this).
+    /// Replaces an entity held at `(type, collection, id)` in place, or adds it last in its
+    /// collection.
     pub fn put_entity(&mut self, entity: Entity) {
-        let key = (
-            entity.entity_type.clone(),
-            collection_key(&entity.collection).to_owned(),
-            entity.id.clone(),
-        );
+        let key = key_of(&entity);
         match self.index.get(&key) {
-            Some(position) => self.entities[*position] = entity,
-            None => {
-                self.entities.push(entity);
-                self.reindex();
+            Some(index) => {
+                if let Some(slot) = self.slots[*index].as_mut() {
+                    slot.entity = entity;
+                }
             }
+            None => self.insert_entity(entity, &Position::Last),
+        }
+    }
+
+    /// Adds an entity at a position of its collection (replacing one with the same key).
+    pub fn insert_entity(&mut self, entity: Entity, position: &Position) {
+        let key = key_of(&entity);
+        if let Some(index) = self.index.get(&key).copied() {
+            self.unplace(index);
+        }
+        self.deleted.remove(&key);
+        let rank = self.rank_for(&entity, position, None);
+        self.place(entity, rank);
+    }
+
+    /// Replaces an entity's fields and moves it to a position of its collection; `false` when the
+    /// state holds no such entity.
+    pub fn update_entity(&mut self, entity: Entity, position: Option<&Position>) -> bool {
+        let key = key_of(&entity);
+        let Some(index) = self.index.get(&key).copied() else {
+            return false;
+        };
+        match position {
+            None => {
+                if let Some(slot) = self.slots[index].as_mut() {
+                    slot.entity = entity;
+                }
+            }
+            Some(position) => {
+                let rank = self.slot(index).rank;
+                self.unplace(index);
+                let rank = self.rank_for(&entity, position, Some(rank));
+                self.place(entity, rank);
+            }
+        }
+        true
+    }
+
+    /// A rank placing `entity` at `position` of its collection (`current`: the rank it had).
+    fn rank_for(&mut self, entity: &Entity, position: &Position, current: Option<u64>) -> u64 {
+        loop {
+            let collection = (
+                entity.entity_type.clone(),
+                collection_key(&entity.collection).to_owned(),
+            );
+            let members = self.collections.get(&collection);
+            let first = members.and_then(|members| members.keys().next().copied());
+            let last = members.and_then(|members| members.keys().next_back().copied());
+            // The rank the entity goes before (None: after everything of the collection).
+            let before: Option<u64> = match position {
+                Position::First => first,
+                Position::Last => None,
+                Position::Sorted { field, descending } => {
+                    let value = entity.fields.get(field);
+                    members.and_then(|members| {
+                        members
+                            .iter()
+                            .find(|(_, index)| {
+                                let other = self.slot(**index).entity.fields.get(field);
+                                let ordering = compare_values(value, other);
+                                if *descending {
+                                    ordering == std::cmp::Ordering::Greater
+                                } else {
+                                    ordering == std::cmp::Ordering::Less
+                                }
+                            })
+                            .map(|(rank, _)| *rank)
+                    })
+                }
+            };
+            let (low, high) = match before {
+                Some(next) => {
+                    let previous = self.order.range(..next).next_back().map(|(rank, _)| *rank);
+                    (previous.unwrap_or(0), next)
+                }
+                None => {
+                    match last {
+                        None => {
+                            // A new collection: after the whole state, or where it was.
+                            if let Some(rank) = current
+                                && !self.order.contains_key(&rank)
+                            {
+                                return rank;
+                            }
+                            let end = self.order.keys().next_back().copied().unwrap_or(0);
+                            (end, end.saturating_add(2 * RANK_STEP))
+                        }
+                        Some(last) => {
+                            let next = self.order.range(last + 1..).next().map(|(rank, _)| *rank);
+                            (last, next.unwrap_or(last.saturating_add(2 * RANK_STEP)))
+                        }
+                    }
+                }
+            };
+            if high > low + 1 {
+                return low + (high - low) / 2;
+            }
+            self.renumber();
+        }
+    }
+
+    fn renumber(&mut self) {
+        let order: Vec<usize> = self.order.values().copied().collect();
+        self.order.clear();
+        for members in self.collections.values_mut() {
+            members.clear();
+        }
+        for (position, index) in order.into_iter().enumerate() {
+            let rank = (position as u64 + 1) * RANK_STEP;
+            let Some(slot) = self.slots[index].as_mut() else {
+                continue;
+            };
+            slot.rank = rank;
+            let collection = (
+                slot.entity.entity_type.clone(),
+                collection_key(&slot.entity.collection).to_owned(),
+            );
+            self.order.insert(rank, index);
+            self.collections
+                .entry(collection)
+                .or_default()
+                .insert(rank, index);
+        }
+    }
+
+    /// Puts a collection's held entities in the order of `ids` (ids it does not hold are
+    /// skipped; held entities `ids` does not name keep their places after them).
+    pub fn reorder_collection(&mut self, entity_type: &str, collection: &str, ids: &[String]) {
+        for id in ids.iter().rev() {
+            let Some(entity) = self.entity(entity_type, collection, id).cloned() else {
+                continue;
+            };
+            self.update_entity(entity, Some(&Position::First));
         }
     }
 
@@ -139,19 +411,87 @@ impl LiveState {
         collection: &str,
         id: &str,
     ) -> Option<Entity> {
-        let position = *self.index.get(&(
+        let index = *self.index.get(&(
             entity_type.to_owned(),
             collection_key(collection).to_owned(),
             id.to_owned(),
         ))?;
-        let removed = self.entities.remove(position);
-        self.reindex();
-        Some(removed)
+        self.unplace(index)
+    }
+
+    /// Keeps an entity a soft delete removed, marked deleted (read by id, never listed).
+    pub fn keep_deleted(&mut self, entity: Entity) {
+        self.deleted.insert(key_of(&entity), entity);
     }
 
     /// Sets a document's value.
     pub fn put_document(&mut self, document: Document) {
         self.documents.insert(document.view.clone(), document);
+    }
+
+    /// Served writes since the reset or load.
+    pub fn writes(&self) -> u64 {
+        self.writes
+    }
+
+    /// Counts one served write.
+    pub fn count_write(&mut self) {
+        self.writes += 1;
+    }
+
+    /// The largest integer a sequence generated or was given in a collection.
+    pub fn sequence(&self, collection: &str, field: &str) -> Option<i128> {
+        self.sequences
+            .get(&(collection_key(collection).to_owned(), field.to_owned()))
+            .copied()
+    }
+
+    /// Records a value a sequence generated or was given.
+    pub fn record_sequence(&mut self, collection: &str, field: &str, value: i128) {
+        let slot = self
+            .sequences
+            .entry((collection_key(collection).to_owned(), field.to_owned()))
+            .or_insert(value);
+        *slot = (*slot).max(value);
+    }
+
+    /// The additional history a create in `collection` would charge (its spelling when the
+    /// collection is new, and each sequence key it may keep), or `None` when it charges nothing.
+    pub fn history_charge(
+        &self,
+        entity_type: &str,
+        collection: &str,
+        sequence_fields: &[String],
+    ) -> usize {
+        let key = (
+            entity_type.to_owned(),
+            collection_key(collection).to_owned(),
+        );
+        if self.known_collections.contains(&key) || self.history_collections.contains(&key) {
+            return 0;
+        }
+        let mut charge = key.1.len() + HISTORY_RECORD_ALLOWANCE;
+        for field in sequence_fields {
+            charge += key.1.len() + field.len() + HISTORY_RECORD_ALLOWANCE;
+        }
+        charge
+    }
+
+    /// The additional history score since the reset or load.
+    pub fn history_score(&self) -> usize {
+        self.history_score
+    }
+
+    /// Charges a create's history (see [`LiveState::history_charge`]).
+    pub fn charge_history(&mut self, entity_type: &str, collection: &str, charge: usize) {
+        if charge == 0 {
+            return;
+        }
+        self.history_collections.insert((
+            entity_type.to_owned(),
+            collection_key(collection).to_owned(),
+        ));
+        self.history_score += charge;
     }
 
     /// The `rea-state/v1` document of this state.
@@ -165,7 +505,7 @@ impl LiveState {
         );
         inner.insert(
             "entities",
-            Json::Array(self.entities.iter().map(entity_json).collect()),
+            Json::Array(self.entities().map(entity_json).collect()),
         );
         inner.insert(
             "documents",
@@ -174,6 +514,33 @@ impl LiveState {
         let mut outer = Object::with_capacity(1);
         outer.insert("rea_state", inner);
         Json::Object(outer)
+    }
+}
+
+/// Orders two JSON values as a sort by a field does: absent first, then numbers by value,
+/// strings by code point, booleans (`false` first); values of different kinds by kind.
+pub fn compare_values(left: Option<&Json>, right: Option<&Json>) -> std::cmp::Ordering {
+    use std::cmp::Ordering;
+    fn kind(value: Option<&Json>) -> u8 {
+        match value {
+            None | Some(Json::Null) => 0,
+            Some(Json::Bool(_)) => 1,
+            Some(Json::Number(_)) => 2,
+            Some(Json::String(_)) => 3,
+            Some(Json::Array(_)) => 4,
+            Some(Json::Object(_)) => 5,
+        }
+    }
+    match (left, right) {
+        (Some(Json::Number(a)), Some(Json::Number(b))) => {
+            match (a.lossless_f64(), b.lossless_f64()) {
+                (Some(x), Some(y)) => x.partial_cmp(&y).unwrap_or(Ordering::Equal),
+                _ => a.as_str().cmp(b.as_str()),
+            }
+        }
+        (Some(Json::String(a)), Some(Json::String(b))) => a.cmp(b),
+        (Some(Json::Bool(a)), Some(Json::Bool(b))) => a.cmp(b),
+        _ => kind(left).cmp(&kind(right)),
     }
 }
 
@@ -238,5 +605,87 @@ pub fn same_value(left: &Json, right: &Json) -> bool {
                     .all(|(key, value)| b.get(key).is_some_and(|other| same_value(value, other)))
         }
         _ => left == right,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rea_plugin_api::json::parse;
+
+    fn entity(collection: &str, id: &str, fields: &str) -> Entity {
+        Entity {
+            entity_type: "/t".into(),
+            collection: collection.into(),
+            id: id.into(),
+            fields: parse(fields.as_bytes()).expect("json"),
+            view_fields: BTreeMap::new(),
+            record_ordinals: Vec::new(),
+        }
+    }
+
+    fn ids(state: &LiveState, collection: &str) -> Vec<String> {
+        state
+            .collection("/t", collection)
+            .iter()
+            .map(|entity| entity.id.clone())
+            .collect()
+    }
+
+    #[test]
+    fn writes_insert_move_and_remove_in_place() {
+        // contract: WRITE-004, WRITE-025
+        let mut state = LiveState::new(
+            vec![
+                entity("/t", "1", r#"{"id":1,"n":5}"#),
+                entity("/t", "2", r#"{"id":2,"n":3}"#),
+                entity("/u", "9", r#"{"id":9}"#),
+            ],
+            Vec::new(),
+        );
+        state.insert_entity(entity("/t", "3", r#"{"id":3,"n":4}"#), &Position::First);
+        assert_eq!(ids(&state, "/t"), ["3", "1", "2"]);
+        state.insert_entity(entity("/t", "4", r#"{"id":4,"n":9}"#), &Position::Last);
+        assert_eq!(ids(&state, "/t"), ["3", "1", "2", "4"]);
+        // The global order keeps collections where they were.
+        let all: Vec<&str> = state.entities().map(|entity| entity.id.as_str()).collect();
+        assert_eq!(all, ["3", "1", "2", "4", "9"]);
+        let sorted = Position::Sorted {
+            field: "n".into(),
+            descending: true,
+        };
+        state.update_entity(entity("/t", "2", r#"{"id":2,"n":10}"#), Some(&sorted));
+        assert_eq!(ids(&state, "/t")[0], "2");
+        assert_eq!(state.position("/t", "/t", "2"), Some(0));
+        assert!(state.remove_entity("/t", "/t/", "1").is_some());
+        assert_eq!(ids(&state, "/t"), ["2", "3", "4"]);
+        assert!(state.entity("/t", "/t", "1").is_none());
+        // Many inserts at the front force renumbering without losing the order.
+        for id in 100..200 {
+            state.insert_entity(
+                entity("/t", &id.to_string(), r#"{"id":0}"#),
+                &Position::First,
+            );
+        }
+        let order = ids(&state, "/t");
+        assert_eq!(order[0], "199");
+        assert_eq!(order[99], "100");
+        assert_eq!(&order[100..], ["2", "3", "4"]);
+        assert_eq!(state.len(), 104);
+    }
+
+    #[test]
+    fn history_counts_new_collections_once() {
+        // contract: DATA-029, DATA-030, DATA-031, DATA-033
+        let mut state = LiveState::new(vec![entity("/t", "1", r#"{"id":1}"#)], Vec::new());
+        assert_eq!(state.history_charge("/t", "/t", &["id".into()]), 0);
+        let charge = state.history_charge("/t", "/t2", &["id".into()]);
+        assert_eq!(charge, 3 + 64 + 3 + 2 + 64);
+        state.charge_history("/t", "/t2", charge);
+        assert_eq!(state.history_charge("/t", "/t2", &[]), 0);
+        assert_eq!(state.history_score(), charge);
+        // A known collection stays known after its entities go.
+        state.remove_entity("/t", "/t", "1");
+        assert_eq!(state.history_charge("/t", "/t", &[]), 0);
     }
 }

@@ -222,7 +222,7 @@ impl ServerHandler for McpHandler {
                 "description": contract.description,
                 "arguments": contract.arguments.iter().map(|argument| json!({
                     "name": argument.name,
-                    "description": argument.description,
+                    "description": argument.advertised_description(),
                     "required": argument.required,
                 })).collect::<Vec<_>>(),
             }))?);

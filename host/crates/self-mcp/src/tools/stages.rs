@@ -155,7 +155,7 @@ fn view_spec() -> ToolSpec {
         name: INSPECT_ANALYSIS_VIEW.into(),
         family: FAMILY_VIEWS.into(),
         title: "Inspect an analysis view".into(),
-        description: "Projects a view from capture Evidence and returns the view Evidence inline: the environment manifest (`{\"kind\": \"environment-manifest\", \"template_rules\": [...]}`, one tool per method and path template) and the other views the views stage offers. The source is Evidence this session retained (`{\"kind\": \"retained-evidence\", \"evidence_id\"}`), an Evidence file (`{\"kind\": \"evidence-file\", \"path\"}`) or inline Evidence (`{\"kind\": \"inline\", \"evidence\"}`). The session retains the result.".into(),
+        description: "Projects a view from capture Evidence and returns the view Evidence inline: the environment manifest (`{\"kind\": \"environment-manifest\", \"template_rules\": [...]}`, one tool per method and path template), the environment state (`environment-state`: entities, read views and write plans) and the environment coverage (`environment-coverage`: reads answered from the state or from recordings, and `writes.served` and `writes.withheld`, each withheld write with its `reason` and a `hint` about what to record next), when the views stage offers them. The source is Evidence this session retained (`{\"kind\": \"retained-evidence\", \"evidence_id\"}`), an Evidence file (`{\"kind\": \"evidence-file\", \"path\"}`) or inline Evidence (`{\"kind\": \"inline\", \"evidence\"}`). The session retains the result.".into(),
         input_schema: object(json!({
             "type": "object",
             "properties": {

@@ -36,6 +36,21 @@ pub struct ArgumentContract {
     pub completion: Option<CompletionSource>,
 }
 
+/// What every argument with completion adds to its description: suggestions are what the
+/// session retained, so no suggestion never means that nothing exists.
+pub const COMPLETION_CAVEAT: &str = "Completion suggests identifiers this session already retained, and reads nothing new: an empty suggestion list does not mean that none exist.";
+
+impl ArgumentContract {
+    /// The description `prompts/list` and the workflow list advertise: the description, and
+    /// for an argument with completion, [`COMPLETION_CAVEAT`].
+    pub fn advertised_description(&self) -> String {
+        match self.completion {
+            Some(_) => format!("{} {COMPLETION_CAVEAT}", self.description),
+            None => self.description.to_owned(),
+        }
+    }
+}
+
 /// One optional starting point.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Step {
@@ -62,6 +77,9 @@ pub struct WorkflowContract {
     pub required_tools: &'static [&'static str],
     /// Starting points, in order.
     pub steps: &'static [Step],
+    /// Whether the tools of families rea does not ship (plugin families) are offered as
+    /// optional routes after the steps; they never make the workflow unavailable.
+    pub contributed_routes: bool,
 }
 
 const GUIDANCE: &[&str] = &[SEARCH_GUIDANCE, READ_GUIDANCE_SECTION];
@@ -116,6 +134,7 @@ pub const WORKFLOWS: &[WorkflowContract] = &[
                 text: "When a write the feature needs is withheld, search the guidance with `search_guidance` (for example the withheld reason) and read the section with `read_guidance_section` for what to record next.",
             },
         ],
+        contributed_routes: true,
     },
     WorkflowContract {
         id: "compare_application_versions",
@@ -159,6 +178,7 @@ pub const WORKFLOWS: &[WorkflowContract] = &[
                 text: "A tool present on one side only may just be unrecorded on the other: say which differences come from what was recorded rather than from the application.",
             },
         ],
+        contributed_routes: false,
     },
     WorkflowContract {
         id: "verify_reconstruction",
@@ -204,6 +224,7 @@ pub const WORKFLOWS: &[WorkflowContract] = &[
                 text: "Read the guidance on measuring fidelity (`search_guidance` with \"fidelity probes\", then `read_guidance_section`) for what agreement does and does not establish.",
             },
         ],
+        contributed_routes: false,
     },
     WorkflowContract {
         id: "trace_crash",
@@ -243,6 +264,7 @@ pub const WORKFLOWS: &[WorkflowContract] = &[
                 text: "The recording shows requests and responses only, not the server's logs: keep what the records show apart from what you infer about the server's behaviour.",
             },
         ],
+        contributed_routes: false,
     },
     WorkflowContract {
         id: "audit_residual_unknowns",
@@ -271,7 +293,7 @@ pub const WORKFLOWS: &[WorkflowContract] = &[
             },
             Step {
                 tools: &[INSPECT_ANALYSIS_VIEW],
-                text: "Project the coverage view from the same capture: each withheld write (`unknown`, when given, names one) has a reason, a hint, the ordinal of its exemplar record and possibly the read that contradicted it.",
+                text: "Project the coverage view from the same capture (`inspect_analysis_view` with `{\"kind\": \"environment-coverage\"}`): each withheld write in `writes.withheld` (`unknown`, when given, names one by its `tool`) has a `reason`, a `hint`, the `exemplar_ordinal` of the record it was modelled on and `contradicted_by`, the read that disagreed with it, if any.",
             },
             Step {
                 tools: GUIDANCE,
@@ -282,6 +304,7 @@ pub const WORKFLOWS: &[WorkflowContract] = &[
                 text: "Classify each unknown: resolvable by another recording (name the calls and their order), not modelled by design (side effects), or needing the application's own documentation. An unknown is resolved only by Evidence that shows the answer, never by an inference.",
             },
         ],
+        contributed_routes: false,
     },
     WorkflowContract {
         id: "prepare_bounded_process_capture",
@@ -331,5 +354,6 @@ pub const WORKFLOWS: &[WorkflowContract] = &[
                 text: "After recording, inspect the capture with `inspect_web_network_capture` and project the coverage view from it with `inspect_analysis_view`; when `capture` names an earlier recording, start from its coverage and plan only the calls its withheld writes need.",
             },
         ],
+        contributed_routes: false,
     },
 ];

@@ -8,11 +8,13 @@
 
 pub mod contracts;
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::{Map, Value, json};
 
-pub use contracts::{ArgumentContract, CompletionSource, Step, WORKFLOWS, WorkflowContract};
+pub use contracts::{
+    ArgumentContract, COMPLETION_CAVEAT, CompletionSource, Step, WORKFLOWS, WorkflowContract,
+};
 
 use crate::schema::{FieldIssue, pointer_token};
 
@@ -20,6 +22,7 @@ use crate::schema::{FieldIssue, pointer_token};
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ScopedWorkflows {
     tools: BTreeSet<String>,
+    contributed: BTreeMap<String, BTreeSet<String>>,
     advertised: Vec<&'static WorkflowContract>,
     omitted: Vec<(&'static WorkflowContract, Vec<&'static str>)>,
 }
@@ -45,8 +48,32 @@ pub struct RenderedWorkflow {
 }
 
 impl ScopedWorkflows {
-    /// The workflows whose required tools are all among `tools`.
+    /// The workflows whose required tools are all among `tools`, with no contributed families.
     pub fn new(tools: BTreeSet<String>) -> Self {
+        Self::with_contributed(tools, BTreeMap::new())
+    }
+
+    /// The workflows whose required tools are all among `tools`. `contributed` holds the tools
+    /// in scope of the families rea does not ship (plugin families), by family: a workflow with
+    /// [`WorkflowContract::contributed_routes`] offers each family as an optional route. A
+    /// contributed family never makes a workflow available or unavailable: no workflow requires
+    /// one.
+    pub fn with_contributed(
+        tools: BTreeSet<String>,
+        contributed: BTreeMap<String, BTreeSet<String>>,
+    ) -> Self {
+        // Only tools in scope can be routes, and a family without one has no route.
+        let contributed = contributed
+            .into_iter()
+            .map(|(family, names)| {
+                let names: BTreeSet<String> = names
+                    .into_iter()
+                    .filter(|name| tools.contains(name))
+                    .collect();
+                (family, names)
+            })
+            .filter(|(_, names)| !names.is_empty())
+            .collect();
         let mut advertised = Vec::new();
         let mut omitted = Vec::new();
         for contract in WORKFLOWS {
@@ -64,6 +91,7 @@ impl ScopedWorkflows {
         }
         Self {
             tools,
+            contributed,
             advertised,
             omitted,
         }
@@ -72,6 +100,20 @@ impl ScopedWorkflows {
     /// The tools in scope.
     pub fn tools(&self) -> &BTreeSet<String> {
         &self.tools
+    }
+
+    /// The tools in scope of contributed (plugin) families, by family.
+    pub fn contributed(&self) -> &BTreeMap<String, BTreeSet<String>> {
+        &self.contributed
+    }
+
+    /// The contributed families a workflow offers as optional routes in this scope.
+    pub fn contributed_routes(&self, contract: &WorkflowContract) -> Vec<&str> {
+        if contract.contributed_routes {
+            self.contributed.keys().map(String::as_str).collect()
+        } else {
+            Vec::new()
+        }
     }
 
     /// The advertised workflows, in the spec's order.
@@ -106,7 +148,7 @@ impl ScopedWorkflows {
         json!({
             "advertised": self.advertised.iter().map(|contract| {
                 let mut summary = contract_summary(contract);
-                summary["steps"] = json!(self.steps_in_scope(contract).iter().map(|step| step.text).collect::<Vec<_>>());
+                summary["steps"] = json!(self.steps_in_scope(contract));
                 summary
             }).collect::<Vec<_>>(),
             "omitted": self.omitted.iter().map(|(contract, missing)| json!({
@@ -136,12 +178,27 @@ impl ScopedWorkflows {
         })
     }
 
-    fn steps_in_scope(&self, contract: &WorkflowContract) -> Vec<&'static Step> {
-        contract
+    /// The starting points a workflow renders in this scope: its steps whose tools are all in
+    /// scope, then (when it takes them) one optional route per contributed family in scope.
+    fn steps_in_scope(&self, contract: &WorkflowContract) -> Vec<String> {
+        let mut steps: Vec<String> = contract
             .steps
             .iter()
             .filter(|step| step.tools.iter().all(|tool| self.tools.contains(*tool)))
-            .collect()
+            .map(|step| step.text.to_owned())
+            .collect();
+        if contract.contributed_routes {
+            // Family and tool names are MCP-legal identifiers (`[A-Za-z0-9_.-]`), so they
+            // cannot carry markdown or instructions into the text.
+            for (family, names) in &self.contributed {
+                let names: Vec<String> = names.iter().map(|name| format!("`{name}`")).collect();
+                steps.push(format!(
+                    "Optional route through the `{family}` family, which a plugin contributes: {}. Read what these tools take and return in `tools/list`, and call them only when they bear on the feature.",
+                    names.join(", ")
+                ));
+            }
+        }
+        steps
     }
 
     fn render_text(&self, contract: &WorkflowContract, values: &[(&str, &str)]) -> String {
@@ -164,7 +221,7 @@ impl ScopedWorkflows {
             "These starting points use the tools this server offers now. You can call tools directly instead, and skip any suggestion that does not help answer the request. Inspect a capture, manifest or environment only when it helps answer the request or a tool requires it.\n\n",
         );
         for (index, step) in self.steps_in_scope(contract).iter().enumerate() {
-            text.push_str(&format!("{}. {}\n", index + 1, step.text));
+            text.push_str(&format!("{}. {}\n", index + 1, step));
         }
         text.push_str("\n## Report\n\n");
         text.push_str(
@@ -181,7 +238,7 @@ fn contract_summary(contract: &WorkflowContract) -> Value {
         "description": contract.description,
         "arguments": contract.arguments.iter().map(|argument| json!({
             "name": argument.name,
-            "description": argument.description,
+            "description": argument.advertised_description(),
             "required": argument.required,
             "completion": argument.completion.is_some(),
         })).collect::<Vec<_>>(),
@@ -446,6 +503,188 @@ mod tests {
                 contract.id
             );
         }
+    }
+
+    fn required_arguments(contract: &WorkflowContract) -> Map<String, Value> {
+        contract
+            .arguments
+            .iter()
+            .filter(|argument| argument.required)
+            .map(|argument| (argument.name.to_owned(), json!("x")))
+            .collect()
+    }
+
+    fn render_all(scope: &ScopedWorkflows) -> Vec<(&'static str, String)> {
+        scope
+            .advertised()
+            .iter()
+            .map(|contract| {
+                let text = scope
+                    .render(contract.id, &required_arguments(contract), "/arguments")
+                    .expect("renders")
+                    .text;
+                (contract.id, text)
+            })
+            .collect()
+    }
+
+    fn with_plugin_family(tools: &[&str], plugin_tools: &[&str]) -> ScopedWorkflows {
+        let in_scope: BTreeSet<String> = tools
+            .iter()
+            .chain(plugin_tools)
+            .map(|tool| (*tool).to_owned())
+            .collect();
+        ScopedWorkflows::with_contributed(
+            in_scope,
+            BTreeMap::from([(
+                "revisions".to_owned(),
+                ["revision_counter_check", "revision_counter_explain"]
+                    .into_iter()
+                    .map(str::to_owned)
+                    .collect(),
+            )]),
+        )
+    }
+
+    // contract: PROMPTS-033, PROMPTS-034, PROMPTS-035, PROMPTS-036, PROMPTS-037
+    // Adapted: rea ships no APK, managed, Apple-resource or archive tools; the optional routes of
+    // `investigate_feature` are the families plugins contribute (see CONTRACT-NOTES.md).
+    #[test]
+    fn a_plugin_family_is_an_optional_route_of_investigate_feature_only() {
+        let plain = render_all(&scoped(ALL_TOOLS));
+        let enabled = with_plugin_family(ALL_TOOLS, &["revision_counter_check"]);
+        let rendered = render_all(&enabled);
+        assert_eq!(
+            enabled.contributed_routes(WORKFLOWS.first().expect("investigate_feature")),
+            ["revisions"]
+        );
+        for ((id, with_route), (_, without)) in rendered.iter().zip(&plain) {
+            if *id == "investigate_feature" {
+                assert!(with_route.contains("`revisions` family"), "{with_route}");
+                assert!(with_route.contains("`revision_counter_check`"));
+                // Only the tool in scope is named, not every tool the family declared.
+                assert!(!with_route.contains("revision_counter_explain"));
+                // The route is one more starting point; everything else is unchanged.
+                let route = with_route
+                    .lines()
+                    .find(|line| line.contains("Optional route through"))
+                    .expect("the route line");
+                assert_eq!(&with_route.replacen(&format!("{route}\n"), "", 1), without);
+            } else {
+                assert_eq!(with_route, without, "{id} takes no contributed route");
+            }
+        }
+        // The family out of scope (its tools are not among the tools in scope): the route is
+        // left out, the workflow stays advertised and renders exactly as without the plugin.
+        let disabled = with_plugin_family(ALL_TOOLS, &[]);
+        assert!(disabled.get("investigate_feature").is_some());
+        assert_eq!(render_all(&disabled), plain);
+        // Disabling every optional route and built-in family but the one it requires keeps it.
+        let minimal = with_plugin_family(&[INSPECT_ANALYSIS_VIEW], &[]);
+        assert!(minimal.get("investigate_feature").is_some());
+    }
+
+    // contract: PROMPTS-002
+    // rea has no analysis providers; its counterpart is the plugins and the HAR producers: no
+    // workflow requires a tool a plugin contributes, and none names one producer of recordings.
+    #[test]
+    fn no_workflow_depends_on_a_plugin_or_a_recording_producer() {
+        for contract in WORKFLOWS {
+            for tool in contract.required_tools {
+                assert!(ALL_TOOLS.contains(tool), "{} requires {tool}", contract.id);
+            }
+        }
+        // A plugin family in scope or not never changes which workflows are advertised.
+        for tools in [
+            ALL_TOOLS,
+            &[INSPECT_ANALYSIS_VIEW],
+            &[SEARCH_GUIDANCE, READ_GUIDANCE_SECTION],
+        ] {
+            let ids = |scope: &ScopedWorkflows| {
+                scope.advertised().iter().map(|c| c.id).collect::<Vec<_>>()
+            };
+            assert_eq!(
+                ids(&with_plugin_family(tools, &["revision_counter_check"])),
+                ids(&scoped(tools))
+            );
+        }
+        let producers = [
+            "chrome",
+            "chromium",
+            "firefox",
+            "safari",
+            "webkit",
+            "mitmproxy",
+            "charles",
+            "insomnia",
+            "playwright",
+            "puppeteer",
+            "devtools",
+        ];
+        for (id, text) in render_all(&scoped(ALL_TOOLS)) {
+            let lower = text.to_lowercase();
+            for producer in producers {
+                assert!(!lower.contains(producer), "{id} names {producer}");
+            }
+        }
+    }
+
+    // contract: PROMPTS-067
+    // Adapted: a side of `compare_application_versions` given as a HAR path is inspected with
+    // `inspect_web_network_capture` (rea's "open") before its manifest is projected with
+    // `inspect_analysis_view` (rea's counterpart of `inspect_artifact`).
+    #[test]
+    fn compare_suggests_inspecting_each_har_side_before_projecting_it() {
+        let text = scoped(ALL_TOOLS)
+            .render(
+                "compare_application_versions",
+                &arguments(json!({"baseline": "/tmp/v1.har", "candidate": "/tmp/v2.har"})),
+                "/arguments",
+            )
+            .expect("renders")
+            .text;
+        let inspect = text
+            .find("For a side given as a HAR path, inspect it first with `inspect_web_network_capture`")
+            .expect("the inspect step");
+        let project = text
+            .find("`inspect_analysis_view`")
+            .expect("the projection step");
+        assert!(inspect < project, "{text}");
+        // Without the capture family there is nothing to open a HAR with: the step goes.
+        let views_only = scoped(&[INSPECT_ANALYSIS_VIEW])
+            .render(
+                "compare_application_versions",
+                &arguments(json!({"baseline": "a", "candidate": "b"})),
+                "/arguments",
+            )
+            .expect("renders")
+            .text;
+        assert!(!views_only.contains("For a side given as a HAR path"));
+    }
+
+    // contract: COMPLETION-003
+    #[test]
+    fn completion_is_attached_to_optional_arguments_only() {
+        let mut with_completion = 0;
+        for contract in WORKFLOWS {
+            for argument in contract.arguments {
+                if argument.completion.is_some() {
+                    with_completion += 1;
+                    assert!(!argument.required, "{}.{}", contract.id, argument.name);
+                    assert!(
+                        argument
+                            .advertised_description()
+                            .ends_with(COMPLETION_CAVEAT),
+                        "{}.{}",
+                        contract.id,
+                        argument.name
+                    );
+                } else {
+                    assert_eq!(argument.advertised_description(), argument.description);
+                }
+            }
+        }
+        assert!(with_completion > 0);
     }
 
     #[test]

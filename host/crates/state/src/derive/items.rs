@@ -249,6 +249,22 @@ pub fn verify(timeline: &Timeline, plan: ItemPlan, entities: &mut Entities) -> V
             });
         }
     }
+    // A read after the observation window that leaves a field out shows the application may
+    // leave it out (a created entity without an optional field): that field is not required.
+    for observation in timeline.all(plan.tool) {
+        if timeline.is_checked(observation)
+            || !observation.is_success()
+            || observation.query.is_some()
+        {
+            continue;
+        }
+        if let Some((Json::Object(object), _)) = entity_of(&plan, observation)
+            && !marked_deleted(&Json::Object(object.clone()))
+            && let Some(previous) = required.as_mut()
+        {
+            previous.retain(|key| object.contains_key(key));
+        }
+    }
     let missing_ordinal = timeline
         .all(plan.tool)
         .filter(|observation| matches!(observation.status, 400 | 404 | 410))

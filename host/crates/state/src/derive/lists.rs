@@ -604,6 +604,22 @@ pub fn verify(timeline: &Timeline, plan: ListPlan, entities: &mut Entities) -> V
             whole,
         });
     }
+    // Members of reads after the observation window that leave a field out show the application
+    // may leave it out: that field is not required.
+    if let Some(previous) = required.as_mut() {
+        for observation in timeline.all(plan.tool) {
+            if timeline.is_checked(observation) || !observation.is_success() {
+                continue;
+            }
+            for member in members_of(observation, &plan.list_pointer) {
+                if let Some(object) = member.as_object()
+                    && !marked_deleted(member)
+                {
+                    previous.retain(|key| object.contains_key(key));
+                }
+            }
+        }
+    }
     let query = learn_query(&plan, &view, &passing, &counters, entities);
     let per_response_members = {
         let mut members = differing_envelope_members(&plan.list_pointer, &passing);

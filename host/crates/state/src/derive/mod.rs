@@ -37,17 +37,20 @@ use rea_plugin_api::json::Json;
 
 use crate::model::{ReadView, StateView, ViewDetail};
 use crate::observation::{Observation, Timeline};
+use crate::rules::RuleSet;
 
 pub use entities::Entities;
 
 /// The members that mark an object soft-deleted when `true`.
 pub const DELETED_FLAGS: [&str; 3] = ["deleted", "isDeleted", "is_deleted"];
 
-/// Derives the state a capture observed from its records and the manifest projected from them.
+/// Derives the state a capture observed from its records and the manifest projected from them,
+/// with the write plans the rules explain.
 pub fn derive_state(
     manifest: &Manifest,
     manifest_evidence_id: &str,
     records: &[CaptureRecord],
+    rules: &RuleSet,
 ) -> Result<StateView, Refusal> {
     let timeline = Timeline::new(manifest, records);
     let mut builder = Builder {
@@ -74,7 +77,13 @@ pub fn derive_state(
             })
         })
         .collect();
-    Ok(StateView {
+    let write_clock = crate::instant::write_clock(
+        timeline
+            .by_ordinal
+            .values()
+            .map(|observation| (observation.started.as_deref(), observation.duration_ms)),
+    );
+    let mut state = StateView {
         documents,
         entities,
         first_write_ordinal: timeline.first_write,
@@ -84,8 +93,34 @@ pub fn derive_state(
         template_rules: manifest.template_rules.clone(),
         types,
         views,
-        write_clock: None,
-    })
+        write_clock,
+        rule_stages: rules.refs(),
+        write_plans: Vec::new(),
+    };
+    let plans = crate::writes::derive_write_plans(manifest, &timeline, &state, records, rules);
+    // A type whose served delete keeps its entities marked deleted names that member.
+    for plan in &plans {
+        let (Some(flag), Some(entity_type)) = (
+            plan.fields
+                .as_ref()
+                .and_then(|fields| fields.soft_delete.as_ref()),
+            plan.target
+                .as_ref()
+                .and_then(|target| target.entity_type.as_ref()),
+        ) else {
+            continue;
+        };
+        if let Some(known) = state
+            .types
+            .iter_mut()
+            .find(|known| known.collection_template == *entity_type)
+            && known.deleted_flag.is_none()
+        {
+            known.deleted_flag = Some(flag.clone());
+        }
+    }
+    state.write_plans = plans;
+    Ok(state)
 }
 
 /// Whether a tool is a read tool (gets a view): safe methods and query `POST`s.

@@ -82,9 +82,21 @@ fn derive(records: Vec<CaptureRecord>) -> Fixture {
         &TemplateRules::parse(&["sibling-variance", "prefix-variance"]).unwrap(),
     )
     .unwrap();
-    let state = crate::derive::derive_state(&manifest, "ev_manifest", &records).unwrap();
+    let state = crate::derive::derive_state(
+        &manifest,
+        "ev_manifest",
+        &records,
+        &crate::rules::RuleSet::empty(),
+    )
+    .unwrap();
     let environment = Environment::new(&manifest, "ev_capture", records.clone()).unwrap();
-    let service = StateService::new(state.clone(), "ev_state".to_owned(), environment, &records);
+    let service = StateService::new(
+        state.clone(),
+        "ev_state".to_owned(),
+        environment,
+        &records,
+        std::sync::Arc::new(crate::rules::RuleSet::empty()),
+    );
     Fixture {
         state,
         service,
@@ -820,7 +832,13 @@ fn a_state_catalog_over_the_reservation_serves_replay_without_deriving() {
     // Not capture Evidence at all: the catalog check refuses before anything is derived from it.
     let capture =
         rea_evidence::Evidence::seal("not_a_capture", rea_plugin_api::json::Object::new());
-    match crate::startup::prepare(environment, &manifest, &capture, "big") {
+    match crate::startup::prepare(
+        environment,
+        &manifest,
+        &capture,
+        "big",
+        std::sync::Arc::new(crate::rules::RuleSet::empty()),
+    ) {
         crate::Serving::Replay {
             refusal, report, ..
         } => {

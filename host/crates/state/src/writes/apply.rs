@@ -1,0 +1,944 @@
+//! Applying a write plan to a live state: the one function the confirmation replay and serving
+//! share, so what the capture confirmed is what a served call does.
+//!
+//! [`prepare`] computes the change without touching the state (every refusal happens there: an
+//! entity the state does not hold, a rule that cannot apply, a bulk id the state lacks, a created
+//! id already held); [`commit`] installs it. Values rules explain come from the rules' `apply`
+//! when serving, and from the recorded outcome when replaying (after the rules learned that
+//! every recorded value fits them), so the replay checks the plan's composition, its placement
+//! and its answer, not values an application generated at random.
+
+use std::collections::BTreeMap;
+
+use rea_plugin_api::contracts::rule::{ApplyRequest, Placement, ServedCall, ToolRef};
+use rea_plugin_api::json::{Json, Object};
+use serde_json::Value;
+
+use super::model::{Effect, PlanRule, ResponseKind, WritePlan};
+use crate::derive::entities::collection_key;
+use crate::model::{Document, Entity};
+use crate::observation::decoded;
+use crate::render::{pointer_mut, scalar_text, with_value_at};
+use crate::rules::RuleSet;
+use crate::store::{LiveState, Position, compare_values};
+
+/// A write call's inputs: the path segments as given, the body as sent, the query pairs.
+#[derive(Debug, Clone, Default)]
+pub struct WriteInput {
+    /// The path's segments.
+    pub segments: Vec<String>,
+    /// The body.
+    pub body: Option<Json>,
+}
+
+/// Where rule-explained values come from.
+#[derive(Debug, Clone)]
+pub enum Values<'a> {
+    /// Replaying a recorded call: its recorded outcome (the entity after, and the answer's entity
+    /// object) supplies them; `clock` is the record's start.
+    Observed {
+        /// The entity as recorded after the call.
+        after: Option<&'a Json>,
+        /// The answer's entity object.
+        response: Option<&'a Json>,
+        /// The record's start instant.
+        clock: Option<String>,
+    },
+    /// Serving a call.
+    Served {
+        /// The served clock of this write.
+        clock: Option<String>,
+        /// The state Evidence id.
+        state_evidence_id: &'a str,
+    },
+}
+
+impl Values<'_> {
+    fn clock(&self) -> Option<String> {
+        match self {
+            Values::Observed { clock, .. } | Values::Served { clock, .. } => clock.clone(),
+        }
+    }
+}
+
+/// A prepared change.
+#[derive(Debug, Clone)]
+pub struct Change {
+    /// `create`, `update`, `delete` or `document-write`.
+    pub view: &'static str,
+    /// The entities written, before and after (`None`: absent), in body order for bulk writes.
+    pub entities: Vec<(Option<Entity>, Option<Entity>)>,
+    /// Where each written entity goes (`None`: where it was).
+    pub positions: Vec<Option<Position>>,
+    /// Values the rules set for each entity that the entity does not keep (a delete's clock).
+    pub generated: Vec<BTreeMap<String, Json>>,
+    /// A soft delete keeps its entities, marked deleted.
+    pub keep_deleted: bool,
+    /// The document written.
+    pub document: Option<Document>,
+    /// The update or delete named an entity the state does not hold.
+    pub missing: bool,
+    /// Sequence values to record: (collection, field, value).
+    pub sequences: Vec<(String, String, i128)>,
+    /// History the create charges: (type, collection, charge).
+    pub history: Option<(String, String, usize)>,
+}
+
+/// Why a change cannot be made (a tool error when serving).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Refused {
+    /// A code (`invalid_arguments`, `not_found`, `rule_failed`, `resource_constraint`, …).
+    pub code: &'static str,
+    /// One sentence.
+    pub message: String,
+}
+
+fn refused(code: &'static str, message: impl Into<String>) -> Refused {
+    Refused {
+        code,
+        message: message.into(),
+    }
+}
+
+/// The members a call sent, unwrapped from the plan's envelope.
+pub fn sent_members<'a>(plan: &WritePlan, body: Option<&'a Json>) -> Option<&'a Object> {
+    let envelope = plan.body.as_ref().map_or("", |body| body.envelope.as_str());
+    body?.pointer(envelope)?.as_object()
+}
+
+/// The collection a call writes (as the path spells it) and, for item paths, the identity.
+pub fn call_target(plan: &WritePlan, segments: &[String]) -> Option<(String, Option<String>)> {
+    let target = plan.target.as_ref()?;
+    if let Some(tied) = &target.collection {
+        return Some((tied.clone(), None));
+    }
+    let count = target.collection_segments;
+    if segments.len() < count {
+        return None;
+    }
+    let collection = format!("/{}", segments[..count].join("/"));
+    let id = match (plan.effect, plan.bulk) {
+        (Effect::Create, _) | (_, true) | (Effect::Document, _) => None,
+        _ => Some(decoded(segments.get(count)?)),
+    };
+    Some((collection, id))
+}
+
+fn set_pointer(object: &mut Json, pointer: &str, value: Json) {
+    let Some(rest) = pointer.strip_prefix('/') else {
+        return;
+    };
+    let parts: Vec<String> = rest
+        .split('/')
+        .map(|part| part.replace("~1", "/").replace("~0", "~"))
+        .collect();
+    let mut current = object;
+    for (index, part) in parts.iter().enumerate() {
+        let last = index + 1 == parts.len();
+        let Json::Object(members) = current else {
+            return;
+        };
+        if last {
+            members.insert(part.clone(), value);
+            return;
+        }
+        if members
+            .get(part)
+            .is_none_or(|inner| !matches!(inner, Json::Object(_)))
+        {
+            members.insert(part.clone(), Json::Object(Object::new()));
+        }
+        current = match members.get_mut(part) {
+            Some(inner) => inner,
+            None => return,
+        };
+    }
+}
+
+fn remove_pointer(object: &mut Json, pointer: &str) {
+    let Some((parent, last)) = pointer.rsplit_once('/') else {
+        return;
+    };
+    let last = last.replace("~1", "/").replace("~0", "~");
+    if let Some(Json::Object(members)) = pointer_mut(object, parent) {
+        members.remove(&last);
+    }
+}
+
+fn to_value(json: &Json) -> Value {
+    json.to_serde_value().unwrap_or(Value::Null)
+}
+
+fn from_value(value: &Value) -> Json {
+    Json::from_serde_value(value)
+}
+
+/// The top-level field a pointer names.
+fn top_field(pointer: &str) -> Option<String> {
+    let first = pointer.strip_prefix('/')?.split('/').next()?;
+    Some(first.replace("~1", "/").replace("~0", "~"))
+}
+
+/// What the plan's rules set for one entity: pointer → value (`None`: removed), the placement,
+/// and whether a delete keeps the entity.
+struct Applied {
+    set: BTreeMap<String, Option<Json>>,
+    placement: Option<Placement>,
+    keep: bool,
+}
+
+#[allow(clippy::too_many_arguments)]
+fn apply_rules(
+    plan: &WritePlan,
+    rules: &RuleSet,
+    state: &LiveState,
+    collection: &str,
+    input: &WriteInput,
+    before: Option<&Json>,
+    values: &Values<'_>,
+    path_params: &[String],
+) -> Result<Applied, Refused> {
+    let mut applied = Applied {
+        set: BTreeMap::new(),
+        placement: None,
+        keep: false,
+    };
+    for learned in &plan.rules {
+        let Some(step) = rules.step(&learned.stage) else {
+            return Err(refused(
+                "rule_failed",
+                format!(
+                    "the rule stage `{}` this write's plan learned is not loaded",
+                    learned.stage
+                ),
+            ));
+        };
+        let held_values = match values {
+            Values::Served { .. } => held_values(plan, learned, state, collection),
+            Values::Observed { .. } => BTreeMap::new(),
+        };
+        let call = ServedCall {
+            body: input.body.as_ref().map(to_value),
+            clock: values.clock(),
+            entity_before: before.map(to_value),
+            held_values,
+            path_params: path_params.to_vec(),
+            state_evidence_id: match values {
+                Values::Served {
+                    state_evidence_id, ..
+                } => (*state_evidence_id).to_owned(),
+                Values::Observed { .. } => String::new(),
+            },
+            write_count: state.writes(),
+        };
+        let request = ApplyRequest {
+            call,
+            rule: to_value(&learned.rule),
+            schema_version: rea_plugin_api::contracts::SCHEMA_VERSION,
+            tool: ToolRef {
+                method: plan.method.clone(),
+                name: plan.tool.clone(),
+                path_template: plan.path_template.clone(),
+            },
+        };
+        let outcome = step.handle.apply(&request).map_err(|error| {
+            refused(
+                "rule_failed",
+                format!(
+                    "the rule `{}` cannot apply to this call: {error}",
+                    learned.stage
+                ),
+            )
+        })?;
+        // A rule sets only what it explains (what the host kept of its explanation); a delete's
+        // soft-delete flag is among them.
+        let owns =
+            |pointer: &String| learned.explains.is_empty() || learned.explains.contains(pointer);
+        for (pointer, value) in outcome.set.iter().filter(|(pointer, _)| owns(pointer)) {
+            applied.set.insert(pointer.clone(), Some(from_value(value)));
+        }
+        for pointer in outcome.remove.iter().filter(|pointer| owns(pointer)) {
+            applied.set.insert(pointer.clone(), None);
+        }
+        if outcome.placement.is_some() {
+            applied.placement = outcome.placement;
+        }
+        applied.keep |= outcome.keep;
+        if let Values::Observed {
+            after, response, ..
+        } = values
+        {
+            // Replay: what the application generated, as recorded.
+            for pointer in &learned.explains {
+                let recorded = after
+                    .and_then(|after| after.pointer(pointer))
+                    .or_else(|| response.and_then(|response| response.pointer(pointer)));
+                match recorded {
+                    Some(value) => {
+                        applied.set.insert(pointer.clone(), Some(value.clone()));
+                    }
+                    None if after.is_some() => {
+                        applied.set.insert(pointer.clone(), None);
+                    }
+                    None => {}
+                }
+            }
+        }
+    }
+    Ok(applied)
+}
+
+/// The values a collection holds for the top-level fields a rule explains, with the largest
+/// value a sequence generated there (what a sequence continues from and generated ids skip).
+fn held_values(
+    plan: &WritePlan,
+    learned: &PlanRule,
+    state: &LiveState,
+    collection: &str,
+) -> BTreeMap<String, Vec<Value>> {
+    let mut held = BTreeMap::new();
+    let Some(entity_type) = plan
+        .target
+        .as_ref()
+        .and_then(|target| target.entity_type.as_deref())
+    else {
+        return held;
+    };
+    let members = state.collection(entity_type, collection);
+    for pointer in &learned.explains {
+        let Some(field) = top_field(pointer) else {
+            continue;
+        };
+        let mut values: Vec<Value> = members
+            .iter()
+            .filter_map(|entity| entity.fields.get(&field))
+            .map(to_value)
+            .collect();
+        if let Some(largest) = state.sequence(collection, &field) {
+            values.push(Value::from(largest as i64));
+        }
+        held.insert(pointer.clone(), values);
+    }
+    held
+}
+
+fn placement_position(placement: Option<&Placement>) -> Option<Position> {
+    match placement? {
+        Placement::First => Some(Position::First),
+        Placement::Last => Some(Position::Last),
+        Placement::Keep => None,
+        Placement::Sorted { field, descending } => Some(Position::Sorted {
+            field: field.clone(),
+            descending: *descending,
+        }),
+    }
+}
+
+fn integer(value: &Json) -> Option<i128> {
+    match value {
+        Json::Number(number) => number.as_i64().map(i128::from),
+        Json::String(text) if !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit()) => {
+            text.parse().ok()
+        }
+        _ => None,
+    }
+}
+
+/// Orders an entity's members as the plan's exemplar did; members it did not show keep their
+/// order after them.
+fn ordered(plan: &WritePlan, fields: Object) -> Object {
+    let Some(model) = &plan.fields else {
+        return fields;
+    };
+    if model.order.is_empty() {
+        return fields;
+    }
+    let mut members: Vec<(String, Json)> = fields.into_iter().collect();
+    let rank = |key: &str| {
+        model
+            .order
+            .iter()
+            .position(|known| known == key)
+            .unwrap_or(usize::MAX)
+    };
+    members.sort_by_key(|(key, _)| rank(key));
+    members.into_iter().collect()
+}
+
+fn path_params(plan: &WritePlan, segments: &[String]) -> Vec<String> {
+    rea_manifest::segments::split_path(&plan.path_template)
+        .iter()
+        .zip(segments)
+        .filter(|(pattern, _)| pattern.starts_with('{'))
+        .map(|(_, segment)| decoded(segment))
+        .collect()
+}
+
+/// Computes a call's change, without touching the state.
+pub fn prepare(
+    plan: &WritePlan,
+    rules: &RuleSet,
+    state: &LiveState,
+    input: &WriteInput,
+    values: &Values<'_>,
+) -> Result<Change, Refused> {
+    let mut change = Change {
+        view: match plan.effect {
+            Effect::Create => "create",
+            Effect::Update => "update",
+            Effect::Delete => "delete",
+            Effect::Document => "document-write",
+        },
+        entities: Vec::new(),
+        positions: Vec::new(),
+        generated: Vec::new(),
+        keep_deleted: false,
+        document: None,
+        missing: false,
+        sequences: Vec::new(),
+        history: None,
+    };
+    let params = path_params(plan, &input.segments);
+    if plan.effect == Effect::Document {
+        let target = plan.target.as_ref();
+        let Some(view) = target.and_then(|target| target.document.as_deref()) else {
+            return Err(refused("internal_error", "the plan names no document"));
+        };
+        let Some(held) = state.document(view) else {
+            return Err(refused(
+                "not_found",
+                "the state holds no value for this document",
+            ));
+        };
+        let sent = sent_members(plan, input.body.as_ref())
+            .cloned()
+            .unwrap_or_default();
+        let replace = plan.fields.as_ref().is_some_and(|fields| fields.replace);
+        let mut value = if replace {
+            Json::Object(Object::new())
+        } else {
+            held.value.clone()
+        };
+        if let Json::Object(object) = &mut value {
+            for (key, member) in sent.iter() {
+                object.insert(key, member.clone());
+            }
+        }
+        change.document = Some(Document {
+            view: held.view.clone(),
+            path: held.path.clone(),
+            value,
+            record_ordinal: None,
+        });
+        return Ok(change);
+    }
+    let target = plan
+        .target
+        .as_ref()
+        .ok_or_else(|| refused("internal_error", "the plan has no target"))?;
+    let entity_type = target
+        .entity_type
+        .clone()
+        .ok_or_else(|| refused("internal_error", "the plan names no type"))?;
+    let identity = target
+        .identity_field
+        .clone()
+        .unwrap_or_else(|| "id".to_owned());
+    let (collection, id) = call_target(plan, &input.segments)
+        .ok_or_else(|| refused("invalid_arguments", "the call's path names no collection"))?;
+    let model = plan.fields.clone().unwrap_or_default();
+
+    if plan.bulk {
+        let ids = bulk_ids(plan, input.body.as_ref(), &identity)?;
+        for id in &ids {
+            if state.entity(&entity_type, &collection, id).is_none() {
+                return Err(refused(
+                    "not_found",
+                    format!(
+                        "the body names an entity the state does not hold ({} of {collection})",
+                        Json::String(id.clone()).to_canonical_string()
+                    ),
+                ));
+            }
+        }
+        for id in ids {
+            let before = state
+                .entity(&entity_type, &collection, &id)
+                .cloned()
+                .unwrap_or_else(|| unreachable!("checked above"));
+            let single = WriteInput {
+                segments: input.segments.clone(),
+                body: bulk_member_body(plan, input.body.as_ref(), &identity, &id),
+            };
+            let (after, generated, placement) = update_fields(
+                plan,
+                rules,
+                state,
+                &collection,
+                &single,
+                &before,
+                values,
+                &params,
+            )?;
+            change
+                .positions
+                .push(placement_position(placement.as_ref()));
+            change.generated.push(generated);
+            if plan.effect == Effect::Delete {
+                change.entities.push((Some(before), None));
+            } else {
+                change.entities.push((Some(before), Some(after)));
+            }
+        }
+        return Ok(change);
+    }
+
+    match plan.effect {
+        Effect::Create => {
+            let sent = sent_members(plan, input.body.as_ref())
+                .cloned()
+                .unwrap_or_default();
+            let mut fields = Json::Object(Object::new());
+            if let Json::Object(object) = &mut fields {
+                for (key, value) in sent.iter() {
+                    let fixed = plan
+                        .body
+                        .as_ref()
+                        .and_then(|body| body.members.get(key))
+                        .is_some_and(|member| member.fixed.is_some());
+                    if !fixed {
+                        object.insert(key, value.clone());
+                    }
+                }
+                for (field, path) in &model.path_fields {
+                    let Some(segment) = input.segments.get(path.segment) else {
+                        continue;
+                    };
+                    let text = decoded(segment);
+                    let value = if path.number {
+                        rea_plugin_api::json::Number::from_lexeme(&text)
+                            .map(Json::Number)
+                            .unwrap_or(Json::String(text))
+                    } else {
+                        Json::String(text)
+                    };
+                    object.insert(field.clone(), value);
+                }
+                for field in &model.collection_constants {
+                    if object.contains_key(field) {
+                        continue;
+                    }
+                    let held = state.collection(&entity_type, &collection);
+                    let shared = held
+                        .first()
+                        .and_then(|first| first.fields.get(field))
+                        .filter(|value| {
+                            held.iter()
+                                .all(|entity| entity.fields.get(field) == Some(*value))
+                        });
+                    if let Some(value) = shared.or_else(|| model.constants.get(field)) {
+                        object.insert(field.clone(), value.clone());
+                    }
+                }
+                for (key, value) in model.constants.iter() {
+                    if !object.contains_key(key) {
+                        object.insert(key, value.clone());
+                    }
+                }
+            }
+            let applied = apply_rules(
+                plan,
+                rules,
+                state,
+                &collection,
+                input,
+                None,
+                values,
+                &params,
+            )?;
+            for (pointer, value) in &applied.set {
+                match value {
+                    Some(value) => set_pointer(&mut fields, pointer, value.clone()),
+                    None => remove_pointer(&mut fields, pointer),
+                }
+            }
+            let fields = match fields {
+                Json::Object(object) => Json::Object(ordered(plan, object)),
+                other => other,
+            };
+            let Some(id) = fields.get(&identity).and_then(scalar_text) else {
+                return Err(refused(
+                    "invalid_arguments",
+                    format!(
+                        "the created entity has no identity {}",
+                        Json::String(identity.clone()).to_canonical_string()
+                    ),
+                ));
+            };
+            if state.entity(&entity_type, &collection, &id).is_some() {
+                return Err(refused(
+                    "conflict",
+                    format!(
+                        "the state already holds {} in {collection}",
+                        Json::String(id).to_canonical_string()
+                    ),
+                ));
+            }
+            for learned in &plan.rules {
+                for pointer in &learned.explains {
+                    if let Some(field) = top_field(pointer)
+                        && let Some(value) = fields.get(&field).and_then(integer)
+                    {
+                        change.sequences.push((collection.clone(), field, value));
+                    }
+                }
+            }
+            let sequence_fields: Vec<String> = change
+                .sequences
+                .iter()
+                .map(|(_, field, _)| field.clone())
+                .collect();
+            let charge = state.history_charge(&entity_type, &collection, &sequence_fields);
+            if charge > 0 {
+                if state.history_score() + charge > crate::store::MAX_HISTORY_SCORE {
+                    return Err(refused(
+                        "resource_constraint",
+                        format!(
+                            "this create would take the collection history served creates keep past its {}-byte budget; reset the state (data/reset) or write to fewer distinct collections",
+                            crate::store::MAX_HISTORY_SCORE
+                        ),
+                    ));
+                }
+                change.history = Some((entity_type.clone(), collection.clone(), charge));
+            }
+            let entity = Entity {
+                entity_type,
+                collection,
+                id,
+                fields,
+                view_fields: BTreeMap::new(),
+                record_ordinals: Vec::new(),
+            };
+            change
+                .positions
+                .push(placement_position(applied.placement.as_ref()).or(Some(Position::Last)));
+            change.generated.push(BTreeMap::new());
+            change.entities.push((None, Some(entity)));
+        }
+        Effect::Update | Effect::Delete => {
+            let id = id.ok_or_else(|| refused("invalid_arguments", "the call names no entity"))?;
+            let Some(before) = state.entity(&entity_type, &collection, &id).cloned() else {
+                change.missing = true;
+                return Ok(change);
+            };
+            let (after, generated, placement) = update_fields(
+                plan,
+                rules,
+                state,
+                &collection,
+                input,
+                &before,
+                values,
+                &params,
+            )?;
+            if plan.effect == Effect::Delete {
+                if model.soft_delete.is_some() {
+                    change.keep_deleted = true;
+                    let mut kept = before.clone();
+                    kept.fields = after.fields;
+                    change.entities.push((Some(before), Some(kept)));
+                } else {
+                    change.entities.push((Some(before), None));
+                }
+                change.positions.push(None);
+            } else {
+                change
+                    .positions
+                    .push(placement_position(placement.as_ref()));
+                change.entities.push((Some(before), Some(after)));
+            }
+            change.generated.push(generated);
+        }
+        Effect::Document => {}
+    }
+    Ok(change)
+}
+
+type Updated = (Entity, BTreeMap<String, Json>, Option<Placement>);
+
+/// The fields an update (or a delete's rules) gives an entity.
+#[allow(clippy::too_many_arguments)]
+fn update_fields(
+    plan: &WritePlan,
+    rules: &RuleSet,
+    state: &LiveState,
+    collection: &str,
+    input: &WriteInput,
+    before: &Entity,
+    values: &Values<'_>,
+    params: &[String],
+) -> Result<Updated, Refused> {
+    let model = plan.fields.clone().unwrap_or_default();
+    let identity = plan
+        .target
+        .as_ref()
+        .and_then(|target| target.identity_field.clone())
+        .unwrap_or_default();
+    let mut fields = before.fields.clone();
+    let explained: Vec<&String> = plan.rules.iter().flat_map(|rule| &rule.explains).collect();
+    if plan.effect != Effect::Delete {
+        let sent = sent_members(plan, input.body.as_ref())
+            .cloned()
+            .unwrap_or_default();
+        if let Json::Object(object) = &mut fields {
+            if model.replace {
+                let keys: Vec<String> = object.keys().map(str::to_owned).collect();
+                for key in keys {
+                    let keep = key == identity
+                        || sent.contains_key(&key)
+                        || model.kept.contains(&key)
+                        || explained
+                            .iter()
+                            .any(|pointer| top_field(pointer).as_deref() == Some(key.as_str()));
+                    if !keep {
+                        object.remove(&key);
+                    }
+                }
+            } else {
+                for key in &model.removed {
+                    if !sent.contains_key(key) {
+                        object.remove(key);
+                    }
+                }
+            }
+            for (key, value) in sent.iter() {
+                let fixed = plan
+                    .body
+                    .as_ref()
+                    .and_then(|body| body.members.get(key))
+                    .is_some_and(|member| member.fixed.is_some());
+                if fixed {
+                    continue;
+                }
+                if value.is_null() && model.null_removes {
+                    object.remove(key);
+                } else {
+                    object.insert(key, value.clone());
+                }
+            }
+        }
+    }
+    let applied = apply_rules(
+        plan,
+        rules,
+        state,
+        collection,
+        input,
+        Some(&before.fields),
+        values,
+        params,
+    )?;
+    let mut generated = BTreeMap::new();
+    for (pointer, value) in &applied.set {
+        match value {
+            Some(value) => {
+                if plan.effect == Effect::Delete && model.soft_delete.is_none() {
+                    generated.insert(pointer.clone(), value.clone());
+                } else {
+                    set_pointer(&mut fields, pointer, value.clone());
+                }
+            }
+            None => remove_pointer(&mut fields, pointer),
+        }
+    }
+    let fields = match fields {
+        Json::Object(object) if plan.effect != Effect::Delete => {
+            Json::Object(ordered(plan, object))
+        }
+        other => other,
+    };
+    let mut after = before.clone();
+    after.fields = fields;
+    after.record_ordinals = Vec::new();
+    Ok((after, generated, applied.placement))
+}
+
+/// The ids a bulk body names, in body order.
+fn bulk_ids(plan: &WritePlan, body: Option<&Json>, identity: &str) -> Result<Vec<String>, Refused> {
+    let Some(layout) = plan.body.as_ref().and_then(|body| body.bulk_ids.as_ref()) else {
+        return Err(refused("internal_error", "the bulk plan names no id array"));
+    };
+    let array = body
+        .and_then(|body| body.pointer(&layout.pointer))
+        .and_then(Json::as_array)
+        .ok_or_else(|| {
+            refused(
+                "invalid_arguments",
+                "the body does not name the entities in the array the recorded calls did",
+            )
+        })?;
+    array
+        .iter()
+        .map(|item| {
+            let value = if layout.objects {
+                item.get(identity)
+            } else {
+                Some(item)
+            };
+            value.and_then(scalar_text).ok_or_else(|| {
+                refused(
+                    "invalid_arguments",
+                    "an entry of the body's array names no entity",
+                )
+            })
+        })
+        .collect()
+}
+
+/// The members a bulk body sets on one entity: the members beside the id array (`{"IDs": […],
+/// "Read": true}`), or the entity's own object's members.
+fn bulk_member_body(
+    plan: &WritePlan,
+    body: Option<&Json>,
+    identity: &str,
+    id: &str,
+) -> Option<Json> {
+    let layout = plan.body.as_ref()?.bulk_ids.as_ref()?;
+    let body = body?;
+    if layout.objects {
+        let array = body.pointer(&layout.pointer)?.as_array()?;
+        let object = array
+            .iter()
+            .find(|item| item.get(identity).and_then(scalar_text).as_deref() == Some(id))?;
+        let mut members = object.as_object()?.clone();
+        members.remove(identity);
+        return Some(Json::Object(members));
+    }
+    let Json::Object(object) = body else {
+        return None;
+    };
+    let array_key = layout.pointer.trim_start_matches('/');
+    Some(Json::Object(
+        object
+            .iter()
+            .filter(|(key, _)| *key != array_key)
+            .map(|(key, value)| (key.to_owned(), value.clone()))
+            .collect(),
+    ))
+}
+
+/// Installs a prepared change and counts the write.
+pub fn commit(state: &mut LiveState, change: &Change) {
+    if let Some(document) = &change.document {
+        state.put_document(document.clone());
+    }
+    if let Some((entity_type, collection, charge)) = &change.history {
+        state.charge_history(entity_type, collection, *charge);
+    }
+    for (collection, field, value) in &change.sequences {
+        state.record_sequence(collection, field, *value);
+    }
+    for ((before, after), position) in change.entities.iter().zip(&change.positions) {
+        match (before, after) {
+            (Some(before), Some(kept)) if change.keep_deleted => {
+                state.remove_entity(&before.entity_type, &before.collection, &before.id);
+                state.keep_deleted(kept.clone());
+            }
+            (Some(before), None) => {
+                state.remove_entity(&before.entity_type, &before.collection, &before.id);
+            }
+            (None, Some(created)) => {
+                state.insert_entity(
+                    created.clone(),
+                    position.as_ref().unwrap_or(&Position::Last),
+                );
+            }
+            (Some(_), Some(updated)) => {
+                state.update_entity(updated.clone(), position.as_ref());
+            }
+            (None, None) => {}
+        }
+    }
+    if !change.missing {
+        state.count_write();
+    }
+}
+
+/// The body a served write answers: the recorded answer's JSON with the written entity (or its
+/// identity, or the members a projection showed) rendered in. `None` for a body that is not JSON
+/// (answered as recorded).
+pub fn render_response(plan: &WritePlan, recorded: Option<&Json>, change: &Change) -> Option<Json> {
+    let response = plan.response.as_ref()?;
+    let recorded = recorded?;
+    let pointer = response.pointer.as_deref().unwrap_or("");
+    let (before, after) = change.entities.first().cloned().unwrap_or((None, None));
+    let written = after.as_ref().or(before.as_ref());
+    let generated = change.generated.first().cloned().unwrap_or_default();
+    match response.kind {
+        ResponseKind::None | ResponseKind::Recorded => Some(recorded.clone()),
+        ResponseKind::Entity if plan.effect == Effect::Document => {
+            let document = change.document.as_ref()?;
+            Some(with_value_at(
+                recorded.clone(),
+                pointer,
+                document.value.clone(),
+            ))
+        }
+        ResponseKind::Entity => {
+            let entity = written?;
+            Some(with_value_at(
+                recorded.clone(),
+                pointer,
+                entity.fields.clone(),
+            ))
+        }
+        ResponseKind::Identity => {
+            let entity = written?;
+            let identity = plan.target.as_ref()?.identity_field.as_deref()?;
+            let value = entity.fields.get(identity)?.clone();
+            Some(with_value_at(recorded.clone(), pointer, value))
+        }
+        ResponseKind::Projection => {
+            let entity = written?;
+            let shown = recorded.pointer(pointer)?.as_object()?;
+            let mut object = Object::with_capacity(shown.len());
+            for (key, value) in shown.iter() {
+                let generated_value = generated.get(&format!(
+                    "/{}",
+                    rea_plugin_api::json::escape_pointer_segment(key)
+                ));
+                let value = generated_value
+                    .or_else(|| entity.fields.get(key))
+                    .unwrap_or(value);
+                object.insert(key, value.clone());
+            }
+            Some(with_value_at(
+                recorded.clone(),
+                pointer,
+                Json::Object(object),
+            ))
+        }
+    }
+}
+
+/// The first member every recorded answer carried (at the answer's entity) that a rendered
+/// answer lacks.
+pub fn missing_member(plan: &WritePlan, rendered: &Json) -> Option<String> {
+    let response = plan.response.as_ref()?;
+    let shown = rendered.pointer(response.pointer.as_deref().unwrap_or(""))?;
+    response
+        .required_members
+        .iter()
+        .find(|member| shown.get(member).is_none())
+        .cloned()
+}
+
+/// Compares two values for a sort (re-exported for the learners).
+pub fn order_of(left: Option<&Json>, right: Option<&Json>) -> std::cmp::Ordering {
+    compare_values(left, right)
+}
+
+/// The collection key of a collection (re-exported for the learners).
+pub fn key(collection: &str) -> &str {
+    collection_key(collection)
+}

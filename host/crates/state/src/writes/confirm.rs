@@ -1,0 +1,688 @@
+//! Pass 3: the replay that confirms write plans.
+//!
+//! From the state the reads observed, every successful write call after the first write is
+//! applied in record order: with its plan ([`super::apply`], the function serving uses, taking
+//! the values rules explain from the recorded outcome) when the plan is still a candidate, else by
+//! adopting what the call was observed to leave. Every read after the first write whose tool has
+//! a state view is answered through the state's own read path ([`StateService::answer`]) and,
+//! when that answer comes from the state, compared with the recording (status and body):
+//!
+//! * agreement confirms the last write of each entity the read shows (an item read by id; a list
+//!   read confirms the writes of the entities it lists, and a whole list also the deletes of
+//!   entities it no longer lists);
+//! * disagreement about an entity whose last write no read has confirmed yet contradicts that
+//!   write's plan (`contradicted_by` is the read); disagreement about an entity a read already
+//!   confirmed, or one no served write touched, is a side effect of the latest write;
+//! * after a disagreement the simulated state takes what the read showed, so one mistake is
+//!   blamed once.
+//!
+//! A served plan's recorded answers must also come out of the replay as recorded (else
+//! `body-unusable`), and every view of its type must render what it writes (else
+//! `incomplete-entities`).
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
+
+use rea_manifest::catalog::ArgumentTarget;
+use rea_manifest::{Environment, Manifest, ToolDefinition};
+use rea_plugin_api::contracts::capture::CaptureRecord;
+use rea_plugin_api::json::Json;
+use serde_json::{Map, Value};
+
+use super::apply::{Values, WriteInput, commit, prepare, render_response};
+use super::observe::{After, Call, members};
+use super::{Draft, Scope, Views};
+use crate::derive::entities::collection_key;
+use crate::model::{Entity, StateView, ViewDetail};
+use crate::observation::{Observation, RequestBody, Timeline, decoded, is_write_tool};
+use crate::render::{missing_required, render_entity, scalar_text};
+use crate::rules::RuleSet;
+use crate::service::StateService;
+use crate::store::Position;
+
+/// An entity key for confirmation: type, collection key, id.
+type Key = (String, String, String);
+
+/// A write replayed: its plan (`None`: adopted as observed), the entity, and which reads
+/// confirmed it (by id, or in a list).
+#[derive(Debug)]
+struct Event {
+    draft: Option<usize>,
+    key: Key,
+    delete: bool,
+    by_id: bool,
+    listed: bool,
+}
+
+/// What kind of read confirms or disagrees.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Shown {
+    ById,
+    Listed,
+}
+
+impl Event {
+    fn confirmed(&self, shown: Shown) -> bool {
+        match shown {
+            Shown::ById => self.by_id,
+            Shown::Listed => self.listed,
+        }
+    }
+}
+
+#[derive(Debug, Default, Clone)]
+struct Verdict {
+    failure: Option<&'static str>,
+    contradicted_by: Option<u64>,
+    side_effect: bool,
+    confirmed_by: Vec<u64>,
+    incomplete: bool,
+}
+
+/// The arguments that name a recorded request of a tool: its path segments at the parameters'
+/// indexes, and its query values (an array for a repeated name).
+pub fn arguments_for(
+    definition: &ToolDefinition,
+    segments: &[String],
+    pairs: &[(String, String)],
+) -> Map<String, Value> {
+    let mut arguments = Map::new();
+    for argument in &definition.input_schema.arguments {
+        match &argument.target {
+            ArgumentTarget::Path { segment_index, .. } => {
+                if let Some(segment) = segments.get(*segment_index) {
+                    arguments.insert(argument.name.clone(), Value::String(segment.clone()));
+                }
+            }
+            ArgumentTarget::Query { name } => {
+                let values: Vec<&String> = pairs
+                    .iter()
+                    .filter(|(pair_name, _)| pair_name == name)
+                    .map(|(_, value)| value)
+                    .collect();
+                match values.as_slice() {
+                    [] => {}
+                    [one] => {
+                        arguments.insert(argument.name.clone(), Value::String((*one).clone()));
+                    }
+                    many => {
+                        arguments.insert(
+                            argument.name.clone(),
+                            Value::Array(
+                                many.iter()
+                                    .map(|value| Value::String((*value).clone()))
+                                    .collect(),
+                            ),
+                        );
+                    }
+                }
+            }
+            ArgumentTarget::Body => {}
+        }
+    }
+    arguments
+}
+
+struct Replay<'a> {
+    views: &'a Views,
+    state: &'a StateView,
+    events: Vec<Event>,
+    last: HashMap<Key, usize>,
+    /// Per collection, per entity id, the writes no list read showed yet.
+    pending: HashMap<(String, String), HashMap<String, Vec<usize>>>,
+    verdicts: Vec<Verdict>,
+}
+
+impl Replay<'_> {
+    fn record_event(&mut self, draft: Option<usize>, key: Key, delete: bool) {
+        let index = self.events.len();
+        self.events.push(Event {
+            draft,
+            key: key.clone(),
+            delete,
+            by_id: false,
+            listed: false,
+        });
+        self.pending
+            .entry((key.0.clone(), key.1.clone()))
+            .or_default()
+            .entry(key.2.clone())
+            .or_default()
+            .push(index);
+        self.last.insert(key, index);
+    }
+
+    fn confirm_event(&mut self, event: usize, read: u64, shown: Shown) {
+        let event = &mut self.events[event];
+        if event.confirmed(shown) {
+            return;
+        }
+        match shown {
+            Shown::ById => event.by_id = true,
+            Shown::Listed => event.listed = true,
+        }
+        if let Some(draft) = event.draft {
+            let confirmed = &mut self.verdicts[draft].confirmed_by;
+            if !confirmed.contains(&read) {
+                confirmed.push(read);
+            }
+        }
+    }
+
+    /// Blames a disagreement about `keys` (entities the read showed otherwise): the last
+    /// unconfirmed write of one of them contradicts its plan; else the latest write is a side
+    /// effect.
+    fn blame(
+        &mut self,
+        keys: &[Key],
+        collection: Option<&(String, String)>,
+        read: u64,
+        shown: Shown,
+    ) {
+        tracing::debug!(read, keys = ?keys, "a read after a write disagrees with the replayed state");
+        let mut unconfirmed: Vec<usize> = keys
+            .iter()
+            .filter_map(|key| self.last.get(key).copied())
+            .filter(|event| !self.events[*event].confirmed(shown))
+            .collect();
+        if unconfirmed.is_empty()
+            && let Some(collection) = collection
+        {
+            unconfirmed = self
+                .pending
+                .get(collection)
+                .map(|events| {
+                    events
+                        .values()
+                        .flatten()
+                        .copied()
+                        .filter(|event| !self.events[*event].confirmed(shown))
+                        .collect()
+                })
+                .unwrap_or_default();
+        }
+        if let Some(event) = unconfirmed.into_iter().max() {
+            // The latest unconfirmed write about these entities.
+            if let Some(draft) = self.events[event].draft {
+                let verdict = &mut self.verdicts[draft];
+                verdict.contradicted_by.get_or_insert(read);
+            }
+            match shown {
+                Shown::ById => self.events[event].by_id = true,
+                Shown::Listed => self.events[event].listed = true,
+            }
+            return;
+        }
+        let touched_unmodelled = keys.iter().any(|key| {
+            self.last
+                .get(key)
+                .is_some_and(|event| self.events[*event].draft.is_none())
+        });
+        if touched_unmodelled {
+            return;
+        }
+        if let Some(draft) = self
+            .events
+            .iter()
+            .rev()
+            .find(|event| !keys.contains(&event.key))
+            .and_then(|event| event.draft)
+        {
+            self.verdicts[draft].side_effect = true;
+        }
+    }
+
+    fn check_incomplete(&mut self, draft: usize, entity: &Entity) {
+        for view in &self.state.views {
+            let (shape, entity_type) = match &view.detail {
+                ViewDetail::Item(item) => (&item.shape, &item.entity_type),
+                ViewDetail::List(list) => (&list.shape, &list.entity_type),
+                _ => continue,
+            };
+            if *entity_type != entity.entity_type {
+                continue;
+            }
+            let rendered = render_entity(shape, &view.tool, entity);
+            if missing_required(shape, &rendered).is_some() {
+                self.verdicts[draft].incomplete = true;
+            }
+        }
+    }
+}
+
+fn item_key(observation: &Observation, entity_type: &str) -> Option<Key> {
+    let (last, rest) = observation.segments.split_last()?;
+    let collection = format!("/{}", rest.join("/"));
+    Some((
+        entity_type.to_owned(),
+        collection_key(&collection).to_owned(),
+        decoded(last),
+    ))
+}
+
+fn json_of(value: &Value) -> Json {
+    Json::from_serde_value(value)
+}
+
+/// Pass 3 (see the module docs).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn confirm(
+    manifest: &Manifest,
+    timeline: &Timeline,
+    state: &StateView,
+    views: &Views,
+    drafts: &mut [Draft],
+    calls: &[Call],
+    rules: &RuleSet,
+    records: &[CaptureRecord],
+) {
+    if drafts.iter().all(|draft| !draft.open()) {
+        return;
+    }
+    let Ok(replay_environment) = Environment::new(
+        manifest,
+        &manifest.parent_evidence_id,
+        records.iter().cloned(),
+    ) else {
+        return;
+    };
+    let service = StateService::new(
+        state.clone(),
+        String::new(),
+        replay_environment,
+        records,
+        Arc::new(RuleSet::empty()),
+    );
+    let by_ordinal: HashMap<u64, &CaptureRecord> = records
+        .iter()
+        .map(|record| (record.ordinal, record))
+        .collect();
+    let call_of: HashMap<u64, usize> = calls
+        .iter()
+        .enumerate()
+        .map(|(index, call)| (call.ordinal, index))
+        .collect();
+    let mut replay = Replay {
+        views,
+        state,
+        events: Vec::new(),
+        last: HashMap::new(),
+        pending: HashMap::new(),
+        verdicts: vec![Verdict::default(); drafts.len()],
+    };
+    for ordinal in &timeline.ordered {
+        let Some(observation) = timeline.get(*ordinal) else {
+            continue;
+        };
+        if observation.position < timeline.cutoff {
+            continue;
+        }
+        let tool = &manifest.tools[observation.tool];
+        if is_write_tool(tool) {
+            if let Some(call) = call_of.get(ordinal).map(|index| &calls[*index]) {
+                replay_write(&mut replay, &service, drafts, call, rules);
+            }
+            continue;
+        }
+        let Some(scope) = views.scopes.get(&observation.tool).cloned() else {
+            continue;
+        };
+        let Some(record) = by_ordinal.get(ordinal) else {
+            continue;
+        };
+        check_read(&mut replay, &service, manifest, observation, record, &scope);
+    }
+    // Verdicts.
+    for (index, draft) in drafts.iter_mut().enumerate() {
+        if !draft.open() {
+            continue;
+        }
+        let verdict = &replay.verdicts[index];
+        draft.plan.confirmed_by = verdict.confirmed_by.clone();
+        draft.plan.confirmed_by.sort_unstable();
+        if let Some(reason) = verdict.failure {
+            draft.plan.withhold(reason);
+        } else if let Some(read) = verdict.contradicted_by {
+            draft.plan.contradicted_by = Some(read);
+            draft.plan.withhold("contradicted");
+        } else if verdict.side_effect {
+            draft.plan.withhold("side-effect");
+        } else if verdict.confirmed_by.is_empty() {
+            draft.plan.withhold("unconfirmed");
+        } else if verdict.incomplete {
+            draft.plan.withhold("incomplete-entities");
+        } else if draft.plan.needs_clock() && state.write_clock.is_none() {
+            draft.plan.withhold("unknown-clock");
+        }
+    }
+}
+
+fn replay_write(
+    replay: &mut Replay<'_>,
+    service: &StateService,
+    drafts: &[Draft],
+    call: &Call,
+    rules: &RuleSet,
+) {
+    let draft = &drafts[call.draft];
+    if draft.open() && replay.verdicts[call.draft].failure.is_none() {
+        let input = WriteInput {
+            segments: call.segments.clone(),
+            body: match &call.request {
+                RequestBody::Json(body) => Some(body.clone()),
+                _ => None,
+            },
+        };
+        let after = match &call.after {
+            After::Present(value) | After::Document(value) => Some(value),
+            _ => None,
+        };
+        let response_entity = call
+            .response
+            .as_ref()
+            .zip(call.response_pointer.as_ref())
+            .and_then(|(response, pointer)| response.pointer(pointer));
+        let values = Values::Observed {
+            after,
+            response: response_entity,
+            clock: call.started.clone(),
+        };
+        let mut live = service.write();
+        match prepare(&draft.plan, rules, &live, &input, &values) {
+            Ok(change) if !change.missing => {
+                // The recorded answer must come out as recorded.
+                if let Some(recorded) = &call.response
+                    && let Some(rendered) = render_response(&draft.plan, Some(recorded), &change)
+                    && rendered != *recorded
+                {
+                    replay.verdicts[call.draft].failure = Some("body-unusable");
+                }
+                for (before, after) in &change.entities {
+                    let written = after.as_ref().or(before.as_ref());
+                    if let Some(entity) = written {
+                        let key = (
+                            entity.entity_type.clone(),
+                            collection_key(&entity.collection).to_owned(),
+                            entity.id.clone(),
+                        );
+                        if let Some(after) = after
+                            && !change.keep_deleted
+                        {
+                            replay.check_incomplete(call.draft, after);
+                        }
+                        let deleted = after.is_none() || change.keep_deleted;
+                        replay.record_event(Some(call.draft), key, deleted);
+                    }
+                }
+                if let Some(document) = &change.document {
+                    replay.record_event(
+                        Some(call.draft),
+                        ("document".to_owned(), document.view.clone(), String::new()),
+                        false,
+                    );
+                }
+                commit(&mut live, &change);
+                return;
+            }
+            Ok(_) => {
+                replay.verdicts[call.draft].failure = Some("no-observation");
+            }
+            Err(refused) => {
+                replay.verdicts[call.draft].failure = Some(if refused.code == "not_found" {
+                    "no-observation"
+                } else {
+                    "unexplained-change"
+                });
+            }
+        }
+        drop(live);
+    }
+    // Adopt what the call was observed to leave.
+    let mut live = service.write();
+    if let Some((entity_type, collection, id)) = &call.key {
+        let key = (
+            entity_type.clone(),
+            collection_key(collection).to_owned(),
+            id.clone(),
+        );
+        match &call.after {
+            After::Present(value) => {
+                let held = live.entity(entity_type, collection, id).cloned();
+                let entity = Entity {
+                    entity_type: entity_type.clone(),
+                    collection: held
+                        .as_ref()
+                        .map_or_else(|| collection.clone(), |held| held.collection.clone()),
+                    id: id.clone(),
+                    fields: value.clone(),
+                    view_fields: held.map(|held| held.view_fields).unwrap_or_default(),
+                    record_ordinals: Vec::new(),
+                };
+                if live.entity(entity_type, collection, id).is_some() {
+                    live.update_entity(entity, None);
+                } else {
+                    live.insert_entity(entity, &Position::Last);
+                }
+                replay.record_event(None, key, false);
+            }
+            After::Absent => {
+                live.remove_entity(entity_type, collection, id);
+                replay.record_event(None, key, true);
+            }
+            _ => replay.record_event(None, key, false),
+        }
+    } else if let After::Document(value) = &call.after
+        && let super::target::TargetKind::Document { view } = &draft.classified.kind
+        && let Some(held) = live.document(view).cloned()
+    {
+        let mut document = held;
+        document.value = value.clone();
+        live.put_document(document);
+        replay.record_event(
+            None,
+            ("document".to_owned(), view.clone(), String::new()),
+            false,
+        );
+    }
+}
+
+fn check_read(
+    replay: &mut Replay<'_>,
+    service: &StateService,
+    manifest: &Manifest,
+    observation: &Observation,
+    record: &CaptureRecord,
+    scope: &Scope,
+) {
+    let tool = &manifest.tools[observation.tool];
+    let Some(definition) = service.replay().tool(&tool.name) else {
+        return;
+    };
+    let arguments = arguments_for(definition, &observation.segments, observation.pairs());
+    let answer = service.answer_with(&tool.name, &arguments, false);
+    let parsed: Value = serde_json::from_str(&answer.text).unwrap_or(Value::Null);
+    if !answer.is_error && parsed.pointer("/state/source").and_then(Value::as_str) != Some("state")
+    {
+        // Answered from a recording: not a check.
+        return;
+    }
+    let recorded_status = (record.response.status != 0).then_some(record.response.status);
+    let recorded_body =
+        rea_manifest::body::interpret(&record.response.body, record.response.media_type.as_deref())
+            .body
+            .to_value();
+    let agrees = !answer.is_error
+        && parsed
+            .get("status")
+            .and_then(Value::as_u64)
+            .map(|status| status as u16)
+            == recorded_status
+        && parsed.get("body") == Some(&recorded_body);
+    match scope {
+        Scope::Item(entity_type) => {
+            let Some(key) = item_key(observation, entity_type) else {
+                return;
+            };
+            if agrees {
+                if let Some(event) = replay.last.get(&key).copied() {
+                    replay.confirm_event(event, observation.ordinal, Shown::ById);
+                }
+                return;
+            }
+            replay.blame(
+                std::slice::from_ref(&key),
+                None,
+                observation.ordinal,
+                Shown::ById,
+            );
+            // Resync: the entity as the read showed it.
+            let pointer = replay
+                .views
+                .types
+                .get(entity_type)
+                .and_then(|info| info.item.as_ref())
+                .map(|item| item.entity_pointer.clone())
+                .unwrap_or_default();
+            let mut live = service.write();
+            let collection = key.1.clone();
+            if observation.is_success() {
+                if let Some(object) = observation
+                    .body
+                    .as_ref()
+                    .and_then(|body| body.pointer(&pointer))
+                    .filter(|object| !crate::derive::marked_deleted(object))
+                {
+                    match live.entity(entity_type, &collection, &key.2).cloned() {
+                        Some(mut held) => {
+                            held.fields = object.clone();
+                            live.update_entity(held, None);
+                        }
+                        None => live.insert_entity(
+                            Entity {
+                                entity_type: entity_type.clone(),
+                                collection: collection.clone(),
+                                id: key.2.clone(),
+                                fields: object.clone(),
+                                view_fields: BTreeMap::new(),
+                                record_ordinals: Vec::new(),
+                            },
+                            &Position::Last,
+                        ),
+                    }
+                } else {
+                    live.remove_entity(entity_type, &collection, &key.2);
+                }
+            } else if matches!(observation.status, 404 | 410) {
+                live.remove_entity(entity_type, &collection, &key.2);
+            }
+        }
+        Scope::List(entity_type, list) => {
+            let collection = collection_key(&observation.path).to_owned();
+            let identity = replay
+                .views
+                .types
+                .get(entity_type)
+                .map(|info| info.identity.clone())
+                .unwrap_or_default();
+            let recorded_ids: Vec<String> = members(observation, &list.list_pointer)
+                .iter()
+                .filter_map(|member| member.get(&identity).and_then(scalar_text))
+                .collect();
+            let membership = parsed
+                .pointer("/state/membership")
+                .and_then(Value::as_str)
+                .unwrap_or("");
+            let whole = membership == "all";
+            let group = (entity_type.clone(), collection.clone());
+            if agrees {
+                // The writes of the entities it lists; a whole list also confirms deletes.
+                let mut pending = replay.pending.remove(&group).unwrap_or_default();
+                let mut confirmed: Vec<usize> = Vec::new();
+                for id in &recorded_ids {
+                    if let Some(events) = pending.remove(id) {
+                        confirmed.extend(events);
+                    }
+                }
+                if whole {
+                    pending.retain(|_, events| {
+                        let (deletes, others): (Vec<usize>, Vec<usize>) = events
+                            .iter()
+                            .partition(|event| replay.events[**event].delete);
+                        confirmed.extend(deletes);
+                        *events = others;
+                        !events.is_empty()
+                    });
+                }
+                for event in confirmed {
+                    replay.confirm_event(event, observation.ordinal, Shown::Listed);
+                }
+                replay.pending.insert(group, pending);
+                return;
+            }
+            // Which entities the answer shows otherwise.
+            let answered = parsed
+                .get("body")
+                .map(json_of)
+                .and_then(|body| body.pointer(&list.list_pointer).cloned());
+            let answered: Vec<Json> = answered
+                .and_then(|list| list.as_array().cloned())
+                .unwrap_or_default();
+            let recorded_members = members(observation, &list.list_pointer);
+            let mut differing: Vec<Key> = Vec::new();
+            let length = answered.len().max(recorded_members.len());
+            for position in 0..length {
+                let left = answered.get(position);
+                let right = recorded_members.get(position);
+                if left != right {
+                    for member in [left, right].into_iter().flatten() {
+                        if let Some(id) = member.get(&identity).and_then(scalar_text) {
+                            let key = (entity_type.clone(), collection.clone(), id);
+                            if !differing.contains(&key) {
+                                differing.push(key);
+                            }
+                        }
+                    }
+                }
+            }
+            replay.blame(&differing, Some(&group), observation.ordinal, Shown::Listed);
+            if whole {
+                // Resync: the collection as the read listed it.
+                let mut live = service.write();
+                let held: Vec<String> = live
+                    .collection(entity_type, &collection)
+                    .iter()
+                    .map(|entity| entity.id.clone())
+                    .collect();
+                for id in held {
+                    if !recorded_ids.contains(&id) {
+                        live.remove_entity(entity_type, &collection, &id);
+                    }
+                }
+                live.reorder_collection(entity_type, &collection, &recorded_ids);
+            }
+        }
+        Scope::Document(view) => {
+            let key = ("document".to_owned(), view.clone(), String::new());
+            if agrees {
+                if let Some(event) = replay.last.get(&key).copied() {
+                    replay.confirm_event(event, observation.ordinal, Shown::ById);
+                }
+                return;
+            }
+            replay.blame(
+                std::slice::from_ref(&key),
+                None,
+                observation.ordinal,
+                Shown::ById,
+            );
+            if let Some(body) = &observation.body {
+                let mut live = service.write();
+                if let Some(held) = live.document(view).cloned() {
+                    let mut document = held;
+                    document.value = body.clone();
+                    live.put_document(document);
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,305 @@
+//! The write plans a state holds: one per write tool (`POST`, `PUT`, `PATCH`, `DELETE` and other
+//! unsafe methods, query `POST`s excepted), served or withheld with a reason.
+//!
+//! ```text
+//! tool, method, path_template
+//! effect            create | update | delete | document
+//! action            the action segment of an action update (`archive`), else null
+//! bulk              a bulk update or delete (ids named in the body)
+//! served            whether the tool is served
+//! reason, hint      why it is withheld (see [`WITHHELD_REASONS`]), and what to record next
+//! exemplar_ordinal  the call the plan's answer and body follow
+//! contradicted_by   the read that disagreed with the modelled effect
+//! record_ordinals   the calls the plan models; confirmed_by: the reads that showed their effect
+//! target            {type, identity_field, collection (a create tied to its exemplar's
+//!                   collection), collection_segments, document, item_view}
+//! body              {envelope, members: {name: {types, required, fixed?}}, query}
+//! fields            {kept, removed, replace, constants, collection_constants, path_fields,
+//!                   order, soft_delete}
+//! rules             [{stage, plugin, explains, needs_clock, rule}] in pipeline order
+//! response          {ordinal, status, media_type, kind, pointer, body}
+//! missing_ordinal   the recorded 400/404/410 an update or delete of a missing entity answers
+//! ```
+
+use std::collections::BTreeMap;
+
+use rea_plugin_api::json::Json;
+use serde::Serialize;
+
+/// The withheld reasons, in the order they are decided, with their hints.
+pub const WITHHELD_REASONS: [(&str, &str); 10] = [
+    (
+        "no-state-target",
+        "The write could not be linked to a modelled target. Check the path template and recorded views; record missing reads. Some route forms may not be supported.",
+    ),
+    (
+        "no-call",
+        "No recorded call of this tool was modelled, for example because every call failed. Record a successful call.",
+    ),
+    (
+        "body-unusable",
+        "The retained request or response cannot be modelled. Record a successful call with a complete supported request and reproducible response.",
+    ),
+    (
+        "no-observation",
+        "Nothing showed the entity or document this write changed. Read a created entity back by id right after the write; for an update or delete the state must already hold the entity, so read it before the write or record the create that made it.",
+    ),
+    (
+        "unexplained-change",
+        "The write changed fields it did not send, in a way no rule explains. A second, different call of the same tool can show the pattern.",
+    ),
+    (
+        "contradicted",
+        "A later read disagreed with the modelled effect. Check the read at contradicted_by.",
+    ),
+    (
+        "side-effect",
+        "The write changed something besides its own entity, which the environment does not model.",
+    ),
+    (
+        "unconfirmed",
+        "No later read showed the effect. Read the entity and its list after the write.",
+    ),
+    (
+        "incomplete-entities",
+        "The write is confirmed, but the views that show its entity cannot render it in full. Read the written entity through every view that lists it.",
+    ),
+    (
+        "unknown-clock",
+        "The learned rules generate timestamps, but the capture establishes no global served clock start. Record usable start times and completed durations for every request.",
+    ),
+];
+
+/// The hint of a withheld reason.
+pub fn hint(reason: &str) -> &'static str {
+    WITHHELD_REASONS
+        .iter()
+        .find(|(name, _)| *name == reason)
+        .map_or("", |(_, hint)| hint)
+}
+
+/// What a write does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Effect {
+    /// Adds an entity.
+    Create,
+    /// Changes an entity (or, in bulk, several).
+    Update,
+    /// Removes an entity (or, in bulk, several).
+    Delete,
+    /// Changes a document.
+    Document,
+}
+
+impl Effect {
+    /// Its name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Effect::Create => "create",
+            Effect::Update => "update",
+            Effect::Delete => "delete",
+            Effect::Document => "document",
+        }
+    }
+}
+
+/// One write tool's plan.
+#[derive(Debug, Clone, Serialize)]
+pub struct WritePlan {
+    /// The tool.
+    pub tool: String,
+    /// The method as recorded.
+    pub method: String,
+    /// The path template.
+    pub path_template: String,
+    /// What the write does.
+    pub effect: Effect,
+    /// The action segment of an action update.
+    pub action: Option<String>,
+    /// A bulk update or delete.
+    pub bulk: bool,
+    /// Whether the tool is served.
+    pub served: bool,
+    /// Why it is withheld.
+    pub reason: Option<String>,
+    /// What to record next.
+    pub hint: Option<String>,
+    /// The call the plan's answer and accepted body follow.
+    pub exemplar_ordinal: Option<u64>,
+    /// The read that disagreed with the modelled effect.
+    pub contradicted_by: Option<u64>,
+    /// The calls the plan models.
+    pub record_ordinals: Vec<u64>,
+    /// The reads that showed the modelled effect.
+    pub confirmed_by: Vec<u64>,
+    /// What it writes.
+    pub target: Option<WriteTarget>,
+    /// The body and query it accepts.
+    pub body: Option<BodyModel>,
+    /// How the written entity's fields follow from the call.
+    pub fields: Option<FieldModel>,
+    /// The rules that explain the rest, in pipeline order.
+    pub rules: Vec<PlanRule>,
+    /// The recorded answer it gives.
+    pub response: Option<ResponseModel>,
+    /// The recorded `400`/`404`/`410` an update or delete of a missing entity answers.
+    pub missing_ordinal: Option<u64>,
+}
+
+impl WritePlan {
+    /// Whether a rule of the plan needs the served clock.
+    pub fn needs_clock(&self) -> bool {
+        self.rules.iter().any(|rule| rule.needs_clock)
+    }
+
+    /// Withholds the plan (the first reason decided stays).
+    pub fn withhold(&mut self, reason: &str) {
+        if self.reason.is_none() {
+            self.served = false;
+            self.reason = Some(reason.to_owned());
+            self.hint = Some(hint(reason).to_owned());
+        }
+    }
+}
+
+/// What a write plan writes.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct WriteTarget {
+    /// The entity type (collection template).
+    #[serde(rename = "type")]
+    pub entity_type: Option<String>,
+    /// Its identity field.
+    pub identity_field: Option<String>,
+    /// The collection a create is tied to: its exemplar's, when the tool's path does not name
+    /// the type's collection (a nested create such as `POST /posts/{id}/comments`).
+    pub collection: Option<String>,
+    /// How many leading path segments name the collection (for item and action paths, the
+    /// identity follows them).
+    pub collection_segments: usize,
+    /// The document view a document write changes.
+    pub document: Option<String>,
+    /// The type's item view.
+    pub item_view: Option<String>,
+}
+
+/// A member the body may send.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct MemberModel {
+    /// The JSON types recorded calls sent it with (`string`, `number`, `boolean`, `array`,
+    /// `object`, `null`).
+    pub types: Vec<String>,
+    /// Whether every recorded call sent it.
+    pub required: bool,
+    /// The one value it is accepted with: a member the writes did not store.
+    pub fixed: Option<Json>,
+}
+
+/// The body and query a write accepts.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct BodyModel {
+    /// Where the members sit: `""` (the body is the object) or a pointer such as `/data`; a
+    /// one-element array at the pointer is written `/posts/0`.
+    pub envelope: String,
+    /// The members, by name.
+    pub members: BTreeMap<String, MemberModel>,
+    /// The exemplar's query pairs: a call sends exactly these, or none when the exemplar had none.
+    pub query: Vec<(String, String)>,
+    /// For a bulk write: where the ids are (`""`: the body is the array; else the one array
+    /// member's pointer), and whether the array holds ids or objects carrying the id field.
+    pub bulk_ids: Option<BulkIds>,
+    /// Whether the call sends no body at all (a delete).
+    pub none: bool,
+}
+
+/// Where a bulk write's body names its entities.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct BulkIds {
+    /// The array's pointer.
+    pub pointer: String,
+    /// `true` when the array holds objects carrying the identity field.
+    pub objects: bool,
+}
+
+/// How the written entity's fields follow from the call (besides what rules explain).
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct FieldModel {
+    /// Update: unsent members the writes kept.
+    pub kept: Vec<String>,
+    /// Update: unsent members the writes removed.
+    pub removed: Vec<String>,
+    /// Update: an unsent member no call showed is removed (a `PUT` replaces) rather than kept.
+    pub replace: bool,
+    /// Create: unsent members every create stored with one value.
+    pub constants: BTreeMap<String, Json>,
+    /// Create: unsent members every create copied from the value every held entity of the
+    /// collection shares.
+    pub collection_constants: Vec<String>,
+    /// Create: members holding a path value (field → segment index; `true` when stored as a
+    /// number).
+    pub path_fields: BTreeMap<String, PathField>,
+    /// The exemplar entity's member order.
+    pub order: Vec<String>,
+    /// Delete: the member a soft delete sets `true` (the entity is kept, marked deleted).
+    pub soft_delete: Option<String>,
+    /// Update: a member sent `null` is removed (JSON merge patch) rather than set to `null`.
+    pub null_removes: bool,
+}
+
+/// A member holding a path value.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PathField {
+    /// The path segment.
+    pub segment: usize,
+    /// Whether the member holds the value as a number.
+    pub number: bool,
+}
+
+/// A learned rule of a plan.
+#[derive(Debug, Clone, Serialize)]
+pub struct PlanRule {
+    /// The stage.
+    pub stage: String,
+    /// The plugin providing it.
+    pub plugin: String,
+    /// The pointers it explains.
+    pub explains: Vec<String>,
+    /// Whether applying it needs the served clock.
+    pub needs_clock: bool,
+    /// The learned rule, as the stage answered it.
+    pub rule: Json,
+}
+
+/// What a write's recorded answer is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ResponseKind {
+    /// The written entity, whole, at `pointer`.
+    Entity,
+    /// Some members of the written entity at `pointer`, as recorded (a delete's tombstone).
+    Projection,
+    /// The written entity's identity, at `pointer`.
+    Identity,
+    /// The recorded body, unchanged.
+    Recorded,
+    /// No body.
+    None,
+}
+
+/// A write's recorded answer, which served calls answer in.
+#[derive(Debug, Clone, Serialize)]
+pub struct ResponseModel {
+    /// The exemplar record.
+    pub ordinal: u64,
+    /// Its status.
+    pub status: u16,
+    /// Its media type.
+    pub media_type: Option<String>,
+    /// What the body is.
+    pub kind: ResponseKind,
+    /// Where the entity (or identity) sits in the body.
+    pub pointer: Option<String>,
+    /// The entity members every recorded answer carried: a rendered answer lacking one is a
+    /// tool error.
+    pub required_members: Vec<String>,
+}

@@ -1,0 +1,718 @@
+//! Pass 1: every successful write call in record order, against a simulated state that adopts
+//! what each call was observed to do.
+//!
+//! Each read after the first write belongs to the window of the latest call of its scope (the
+//! type its item or list view reads, or its document view), and to the window of the latest
+//! unlinked create until the next write of any tool. A call's entity after is the first read of
+//! the written entity by id in its window (`404`/`410`: absent), else the entity its answer
+//! showed; the simulated state then takes that value, and the first whole list read in the window
+//! gives the collection's order, so the next call's entity before is what the application held.
+//! Nothing here depends on the rules: it gathers what they learn from.
+
+use std::collections::{BTreeMap, HashMap};
+
+use rea_manifest::Manifest;
+use rea_plugin_api::contracts::rule::ObservedRead;
+use rea_plugin_api::json::Json;
+
+use super::target::TargetKind;
+use super::{Draft, Scope, Views};
+use crate::derive::entities::collection_key;
+use crate::derive::lists::fits_template;
+use crate::derive::marked_deleted;
+use crate::model::{Entity, StateView};
+use crate::observation::{Observation, RequestBody, Timeline, decoded, is_write_tool};
+use crate::query::{is_sort_parameter, only_pages};
+use crate::render::scalar_text;
+use crate::store::{LiveState, Position, compare_values};
+
+/// What a call was observed to leave.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum After {
+    /// Nothing showed it.
+    Unobserved,
+    /// The entity is absent.
+    Absent,
+    /// The entity, as a read (or the answer) showed it.
+    Present(Json),
+    /// The document's value.
+    Document(Json),
+}
+
+/// One successful write call, observed.
+#[derive(Debug, Clone)]
+pub(crate) struct Call {
+    /// The draft (plan) it belongs to.
+    pub draft: usize,
+    /// The record.
+    pub ordinal: u64,
+    /// The path's segments as recorded.
+    pub segments: Vec<String>,
+    /// The query pairs.
+    pub query: Option<Vec<(String, String)>>,
+    /// The request body.
+    pub request: RequestBody,
+    /// The answer as JSON.
+    pub response: Option<Json>,
+    /// The status.
+    pub status: u16,
+    /// The start instant.
+    pub started: Option<String>,
+    /// The duration.
+    pub duration_ms: Option<f64>,
+    /// The written entity: type, collection (as the path spells it), id.
+    pub key: Option<(String, String, String)>,
+    /// The entity before (updates and deletes).
+    pub before: Option<Entity>,
+    /// The document before (document writes).
+    pub document_before: Option<Json>,
+    /// Its position in its collection before.
+    pub before_position: Option<usize>,
+    /// What the call left.
+    pub after: After,
+    /// Where the answer showed the entity (pointer), when it did.
+    pub response_pointer: Option<String>,
+    /// The reads after it that show the entity or its collection.
+    pub reads: Vec<ObservedRead>,
+    /// Per top-level field, the largest integer the collection held before a create.
+    pub held_max: BTreeMap<String, Json>,
+    /// Per top-level field, the value every entity the collection held before a create shares.
+    pub shared: BTreeMap<String, Json>,
+    /// The read ordinals of its window.
+    pub window: Vec<u64>,
+}
+
+/// An integer value (a number, or a string of digits).
+pub(crate) fn integer(value: &Json) -> Option<i128> {
+    match value {
+        Json::Number(number) => number.as_i64().map(i128::from),
+        Json::String(text) if !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit()) => {
+            text.parse().ok()
+        }
+        _ => None,
+    }
+}
+
+/// The list array of a read.
+pub(crate) fn members<'a>(observation: &'a Observation, pointer: &str) -> &'a [Json] {
+    observation
+        .body
+        .as_ref()
+        .and_then(|body| body.pointer(pointer))
+        .and_then(Json::as_array)
+        .map_or(&[], Vec::as_slice)
+}
+
+/// Where a write's answer shows an entity carrying the identity field (with the given id, when
+/// known): the item view's pointer, the root, or one envelope member down.
+pub(crate) fn find_entity<'a>(
+    response: &'a Json,
+    identity: &str,
+    id: Option<&str>,
+    preferred: &str,
+) -> Option<(String, &'a Json)> {
+    let fits = |object: &Json| {
+        object
+            .get(identity)
+            .and_then(scalar_text)
+            .is_some_and(|found| id.is_none_or(|id| id == found))
+    };
+    let mut candidates: Vec<String> = vec![preferred.to_owned(), String::new()];
+    if let Json::Object(object) = response {
+        for (key, value) in object.iter() {
+            if matches!(value, Json::Object(_)) {
+                candidates.push(format!(
+                    "/{}",
+                    rea_plugin_api::json::escape_pointer_segment(key)
+                ));
+            }
+        }
+    }
+    candidates.into_iter().find_map(|pointer| {
+        let value = response.pointer(&pointer)?;
+        fits(value).then_some((pointer, value))
+    })
+}
+
+/// Per collection and field, the values the simulated collection holds (how many entities hold
+/// each), kept up to date as the simulation changes them and built the first time a field of a
+/// collection is asked for: the largest integer a sequence continues from, and the value every
+/// entity shares.
+#[derive(Debug, Default)]
+struct Tallies {
+    values: HashMap<(String, String), HashMap<String, (usize, Json)>>,
+    integers: HashMap<(String, String), BTreeMap<i128, usize>>,
+    tracked: HashMap<String, Vec<String>>,
+    sizes: HashMap<String, usize>,
+}
+
+impl Tallies {
+    fn ensure(&mut self, sim: &LiveState, entity_type: &str, collection: &str, field: &str) {
+        let key = (collection_key(collection).to_owned(), field.to_owned());
+        if self.values.contains_key(&key) {
+            return;
+        }
+        let mut counts: HashMap<String, (usize, Json)> = HashMap::new();
+        let mut integers: BTreeMap<i128, usize> = BTreeMap::new();
+        let held = sim.collection(entity_type, collection);
+        for entity in &held {
+            if let Some(value) = entity.fields.get(field) {
+                counts
+                    .entry(value.to_canonical_string())
+                    .or_insert_with(|| (0, value.clone()))
+                    .0 += 1;
+                if let Some(number) = integer(value) {
+                    *integers.entry(number).or_default() += 1;
+                }
+            }
+        }
+        self.sizes.insert(key.0.clone(), held.len());
+        self.values.insert(key.clone(), counts);
+        self.integers.insert(key.clone(), integers);
+        self.tracked
+            .entry(key.0)
+            .or_default()
+            .push(field.to_owned());
+    }
+
+    fn largest(
+        &mut self,
+        sim: &LiveState,
+        entity_type: &str,
+        collection: &str,
+        field: &str,
+    ) -> Option<i128> {
+        self.ensure(sim, entity_type, collection, field);
+        let key = (collection_key(collection).to_owned(), field.to_owned());
+        self.integers[&key].keys().next_back().copied()
+    }
+
+    fn shared(
+        &mut self,
+        sim: &LiveState,
+        entity_type: &str,
+        collection: &str,
+        field: &str,
+    ) -> Option<Json> {
+        self.ensure(sim, entity_type, collection, field);
+        let key = (collection_key(collection).to_owned(), field.to_owned());
+        let size = self.sizes.get(&key.0).copied().unwrap_or(0);
+        let counts = &self.values[&key];
+        match counts.values().next() {
+            Some((count, value)) if size > 0 && counts.len() == 1 && *count == size => {
+                Some(value.clone())
+            }
+            _ => None,
+        }
+    }
+
+    fn change(&mut self, collection: &str, fields: &Json, added: bool) {
+        let collection = collection_key(collection).to_owned();
+        let Some(tracked) = self.tracked.get(&collection) else {
+            return;
+        };
+        if let Some(size) = self.sizes.get_mut(&collection) {
+            if added {
+                *size += 1;
+            } else {
+                *size = size.saturating_sub(1);
+            }
+        }
+        for field in tracked {
+            let Some(value) = fields.get(field) else {
+                continue;
+            };
+            let key = (collection.clone(), field.clone());
+            if let (Some(number), Some(integers)) = (integer(value), self.integers.get_mut(&key)) {
+                if added {
+                    *integers.entry(number).or_default() += 1;
+                } else if let Some(count) = integers.get_mut(&number) {
+                    *count -= 1;
+                    if *count == 0 {
+                        integers.remove(&number);
+                    }
+                }
+            }
+            let Some(counts) = self.values.get_mut(&key) else {
+                continue;
+            };
+            let text = value.to_canonical_string();
+            if added {
+                counts.entry(text).or_insert_with(|| (0, value.clone())).0 += 1;
+            } else if let Some(entry) = counts.get_mut(&text) {
+                entry.0 -= 1;
+                if entry.0 == 0 {
+                    counts.remove(&text);
+                }
+            }
+        }
+    }
+}
+
+/// Top-level fields every member carries whose values the members' order follows.
+fn sorted_by(objects: &[&Json]) -> Vec<String> {
+    if objects.len() < 2 {
+        return Vec::new();
+    }
+    let Some(first) = objects[0].as_object() else {
+        return Vec::new();
+    };
+    let mut found = Vec::new();
+    for (field, value) in first.iter() {
+        if !matches!(value, Json::Number(_) | Json::String(_) | Json::Bool(_)) {
+            continue;
+        }
+        if !objects.iter().all(|object| object.get(field).is_some()) {
+            continue;
+        }
+        let pairs = objects
+            .windows(2)
+            .map(|pair| compare_values(pair[0].get(field), pair[1].get(field)));
+        let (mut ascending, mut descending, mut strict) = (true, true, false);
+        for ordering in pairs {
+            ascending &= ordering != std::cmp::Ordering::Greater;
+            descending &= ordering != std::cmp::Ordering::Less;
+            strict |= ordering != std::cmp::Ordering::Equal;
+        }
+        // A field every member holds alike orders nothing.
+        if !strict {
+            continue;
+        }
+        if ascending {
+            found.push(field.to_owned());
+        }
+        if descending {
+            found.push(format!("-{field}"));
+        }
+    }
+    found
+}
+
+/// Pass 1 (see the module docs): the observed calls, each assigned to its draft.
+pub(crate) fn observe(
+    manifest: &Manifest,
+    timeline: &Timeline,
+    state: &StateView,
+    views: &Views,
+    drafts: &mut [Draft],
+) -> Vec<Call> {
+    let draft_of: HashMap<usize, usize> = drafts
+        .iter()
+        .enumerate()
+        .map(|(index, draft)| (draft.tool, index))
+        .collect();
+    // Windows: which reads follow which call.
+    let mut calls: Vec<Call> = Vec::new();
+    let mut latest: HashMap<String, usize> = HashMap::new();
+    let mut unlinked: Option<usize> = None;
+    for ordinal in &timeline.ordered {
+        let Some(observation) = timeline.get(*ordinal) else {
+            continue;
+        };
+        if observation.position < timeline.cutoff {
+            continue;
+        }
+        let tool = &manifest.tools[observation.tool];
+        if is_write_tool(tool) {
+            unlinked = None;
+            let Some(draft) = draft_of.get(&observation.tool).copied() else {
+                continue;
+            };
+            if !observation.is_success() {
+                drafts[draft].failed.push(observation.ordinal);
+                continue;
+            }
+            let index = calls.len();
+            calls.push(Call {
+                draft,
+                ordinal: observation.ordinal,
+                segments: observation.segments.clone(),
+                query: observation.query.clone(),
+                request: observation.request.clone(),
+                response: observation.body.clone(),
+                status: observation.status,
+                started: observation.started.clone(),
+                duration_ms: observation.duration_ms,
+                key: None,
+                before: None,
+                document_before: None,
+                before_position: None,
+                after: After::Unobserved,
+                response_pointer: None,
+                reads: Vec::new(),
+                held_max: BTreeMap::new(),
+                shared: BTreeMap::new(),
+                window: Vec::new(),
+            });
+            drafts[draft].calls.push(index);
+            match &drafts[draft].classified.kind {
+                TargetKind::Item { entity_type, .. }
+                | TargetKind::Collection { entity_type, .. } => {
+                    latest.insert(format!("type {entity_type}"), index);
+                }
+                TargetKind::Document { view } => {
+                    latest.insert(format!("document {view}"), index);
+                }
+                TargetKind::Unlinked => unlinked = Some(index),
+                TargetKind::None => {}
+            }
+            continue;
+        }
+        let scope = match views.scopes.get(&observation.tool) {
+            Some(Scope::Item(entity_type)) | Some(Scope::List(entity_type, _)) => {
+                Some(format!("type {entity_type}"))
+            }
+            Some(Scope::Document(view)) => Some(format!("document {view}")),
+            None => None,
+        };
+        if let Some(call) = scope.and_then(|scope| latest.get(&scope)) {
+            calls[*call].window.push(observation.ordinal);
+        }
+        if let Some(call) = unlinked
+            && !calls[call].window.contains(&observation.ordinal)
+        {
+            calls[call].window.push(observation.ordinal);
+        }
+    }
+
+    // The calls in order against the simulated state.
+    let mut sim = LiveState::new(state.entities.clone(), state.documents.clone());
+    let mut tallies = Tallies::default();
+    for index in 0..calls.len() {
+        let draft = &drafts[calls[index].draft];
+        let kind = draft.classified.kind.clone();
+        let bulk = draft.plan.bulk;
+        let call = &mut calls[index];
+        match kind {
+            TargetKind::Document { view } => {
+                let document_path = sim.document(&view).map(|document| document.path.clone());
+                call.document_before = sim.document(&view).map(|document| document.value.clone());
+                call.after = call
+                    .window
+                    .iter()
+                    .filter_map(|ordinal| timeline.get(*ordinal))
+                    .find(|read| {
+                        matches!(views.scopes.get(&read.tool), Some(Scope::Document(name)) if *name == view)
+                            && read.is_success()
+                            && Some(&read.path) == document_path.as_ref()
+                    })
+                    .and_then(|read| read.body.clone())
+                    .map_or(After::Unobserved, After::Document);
+                if let (After::Document(value), Some(held)) = (&call.after, sim.document(&view)) {
+                    let mut document = held.clone();
+                    document.value = value.clone();
+                    sim.put_document(document);
+                }
+            }
+            TargetKind::Item {
+                entity_type,
+                segments,
+            } if !bulk => {
+                let Some(info) = views.types.get(&entity_type) else {
+                    continue;
+                };
+                let (Some(identity_segment), true) =
+                    (call.segments.get(segments), call.segments.len() > segments)
+                else {
+                    continue;
+                };
+                let collection = format!("/{}", call.segments[..segments].join("/"));
+                let id = decoded(identity_segment);
+                call.key = Some((entity_type.clone(), collection.clone(), id.clone()));
+                call.before = sim.entity(&entity_type, &collection, &id).cloned();
+                observe_after(timeline, views, info, call, &mut sim, &mut tallies);
+            }
+            TargetKind::Collection { entity_type, .. } if !bulk => {
+                let Some(info) = views.types.get(&entity_type) else {
+                    continue;
+                };
+                let collection = format!("/{}", call.segments.join("/"));
+                let preferred = info
+                    .item
+                    .as_ref()
+                    .map_or("", |item| item.entity_pointer.as_str());
+                let from_response = call.response.as_ref().and_then(|response| {
+                    find_entity(response, &info.identity, None, preferred).and_then(
+                        |(pointer, object)| {
+                            Some((pointer, object.get(&info.identity).and_then(scalar_text)?))
+                        },
+                    )
+                });
+                let id = match from_response {
+                    Some((pointer, id)) => {
+                        call.response_pointer = Some(pointer);
+                        Some(id)
+                    }
+                    None => first_new_read(timeline, views, info, call, &sim, &collection),
+                };
+                let Some(id) = id else {
+                    continue;
+                };
+                call.key = Some((entity_type.clone(), collection, id));
+                observe_after(timeline, views, info, call, &mut sim, &mut tallies);
+            }
+            TargetKind::Unlinked => {
+                let Some(response) = call.response.clone() else {
+                    continue;
+                };
+                // The first read by id in the window whose entity the answer shows.
+                let linked = call.window.iter().find_map(|ordinal| {
+                    let read = timeline.get(*ordinal)?;
+                    let Some(Scope::Item(entity_type)) = views.scopes.get(&read.tool) else {
+                        return None;
+                    };
+                    let info = views.types.get(entity_type)?;
+                    let id = decoded(read.segments.last()?);
+                    let (pointer, _) = find_entity(&response, &info.identity, Some(&id), "")?;
+                    let collection =
+                        format!("/{}", read.segments[..read.segments.len() - 1].join("/"));
+                    Some((entity_type.clone(), collection, id, pointer))
+                });
+                let Some((entity_type, collection, id, pointer)) = linked else {
+                    continue;
+                };
+                let Some(info) = views.types.get(&entity_type) else {
+                    continue;
+                };
+                call.response_pointer = Some(pointer);
+                call.key = Some((entity_type, collection, id));
+                observe_after(timeline, views, info, call, &mut sim, &mut tallies);
+            }
+            _ => {}
+        }
+    }
+    calls
+}
+
+/// The first read by id in a create's window of an entity the state does not hold.
+fn first_new_read(
+    timeline: &Timeline,
+    views: &Views,
+    info: &super::TypeInfo,
+    call: &Call,
+    sim: &LiveState,
+    collection: &str,
+) -> Option<String> {
+    let item = info.item.as_ref()?;
+    call.window
+        .iter()
+        .find_map(|ordinal| {
+            let read = timeline.get(*ordinal)?;
+            if read.tool != item.tool || !read.is_success() || read.segments.is_empty() {
+                return None;
+            }
+            let read_collection =
+                format!("/{}", read.segments[..read.segments.len() - 1].join("/"));
+            if collection_key(&read_collection) != collection_key(collection) {
+                return None;
+            }
+            let id = decoded(read.segments.last()?);
+            sim.entity(&info.template, collection, &id)
+                .is_none()
+                .then_some(id)
+        })
+        .filter(|_| views.types.contains_key(&info.template))
+}
+
+/// The entity after a call, the reads that show it, and the simulation's adoption of it.
+fn observe_after(
+    timeline: &Timeline,
+    views: &Views,
+    info: &super::TypeInfo,
+    call: &mut Call,
+    sim: &mut LiveState,
+    tallies: &mut Tallies,
+) {
+    let Some((entity_type, collection, id)) = call.key.clone() else {
+        return;
+    };
+    let mut after = After::Unobserved;
+    let mut reads = Vec::new();
+    let mut first_order: Option<Vec<String>> = None;
+    for ordinal in &call.window {
+        let Some(read) = timeline.get(*ordinal) else {
+            continue;
+        };
+        match views.scopes.get(&read.tool) {
+            Some(Scope::Item(read_type)) if *read_type == entity_type => {
+                let Some(item) = &info.item else {
+                    continue;
+                };
+                if read.segments.is_empty() || read.query.is_some() {
+                    continue;
+                }
+                let read_collection =
+                    format!("/{}", read.segments[..read.segments.len() - 1].join("/"));
+                let read_id = read.segments.last().map(|segment| decoded(segment));
+                if collection_key(&read_collection) != collection_key(&collection)
+                    || read_id.as_deref() != Some(id.as_str())
+                {
+                    continue;
+                }
+                let shown = if read.is_success() {
+                    read.body
+                        .as_ref()
+                        .and_then(|body| body.pointer(&item.entity_pointer))
+                        .cloned()
+                } else {
+                    None
+                };
+                if after == After::Unobserved {
+                    if read.is_success() {
+                        if let Some(object) = &shown {
+                            after = After::Present(object.clone());
+                        }
+                    } else if matches!(read.status, 404 | 410) {
+                        after = After::Absent;
+                    }
+                }
+                reads.push(ObservedRead {
+                    entity: shown
+                        .as_ref()
+                        .map(|value| value.to_serde_value().unwrap_or_default()),
+                    kind: "item".to_owned(),
+                    record_ordinal: read.ordinal,
+                    status: read.status,
+                    ..ObservedRead::default()
+                });
+            }
+            Some(Scope::List(read_type, list)) if *read_type == entity_type => {
+                if !read.is_success() || collection_key(&read.path) != collection_key(&collection) {
+                    continue;
+                }
+                let objects: Vec<&Json> = members(read, &list.list_pointer).iter().collect();
+                let order: Vec<String> = objects
+                    .iter()
+                    .filter_map(|object| object.get(&info.identity).and_then(scalar_text))
+                    .collect();
+                let query_sorted = read.pairs().iter().any(|(name, _)| is_sort_parameter(name));
+                let whole = fits_template(&read.path, &entity_type)
+                    && read
+                        .pairs()
+                        .iter()
+                        .all(|(name, value)| only_pages(name, value));
+                let position = order.iter().position(|listed| *listed == id);
+                if whole && !query_sorted && first_order.is_none() {
+                    first_order = Some(order.clone());
+                }
+                let shown = position
+                    .and_then(|position| objects.get(position))
+                    .map(|object| object.to_serde_value().unwrap_or_default());
+                reads.push(ObservedRead {
+                    entity: shown,
+                    kind: "list".to_owned(),
+                    sorted_by: if whole && !query_sorted {
+                        sorted_by(&objects)
+                    } else {
+                        Vec::new()
+                    },
+                    list_order: Some(order),
+                    position,
+                    query_sorted,
+                    record_ordinal: read.ordinal,
+                    status: read.status,
+                    whole,
+                });
+            }
+            _ => {}
+        }
+    }
+    if after == After::Unobserved
+        && let Some(response) = &call.response
+    {
+        let preferred = info
+            .item
+            .as_ref()
+            .map_or("", |item| item.entity_pointer.as_str());
+        if let Some((pointer, object)) = find_entity(response, &info.identity, Some(&id), preferred)
+        {
+            if call.response_pointer.is_none() {
+                call.response_pointer = Some(pointer);
+            }
+            if !marked_deleted(object) {
+                after = After::Present(object.clone());
+            }
+        }
+    }
+    if call.response_pointer.is_none()
+        && let Some(response) = &call.response
+    {
+        let preferred = info
+            .item
+            .as_ref()
+            .map_or("", |item| item.entity_pointer.as_str());
+        if let Some((pointer, _)) = find_entity(response, &info.identity, Some(&id), preferred) {
+            call.response_pointer = Some(pointer);
+        }
+    }
+    // What a create's collection held: the largest integer of each integer field, and the
+    // values every held entity shares.
+    if call.before.is_none()
+        && let After::Present(Json::Object(object)) = &after
+    {
+        for (field, value) in object.iter() {
+            if let Some(shared) = tallies.shared(sim, &entity_type, &collection, field) {
+                call.shared.insert(field.to_owned(), shared);
+            }
+            if integer(value).is_none() {
+                continue;
+            }
+            if let Some(largest) = tallies.largest(sim, &entity_type, &collection, field) {
+                call.held_max.insert(
+                    field.to_owned(),
+                    Json::Number(rea_plugin_api::json::Number::from(largest as i64)),
+                );
+            }
+        }
+    }
+    // Where the entity was before, when a whole list after shows where it went (what the
+    // placement learns from; walking the collection only then keeps this linear).
+    if call.before.is_some() && reads.iter().any(|read| read.whole) {
+        call.before_position = sim.position(&entity_type, &collection, &id);
+    }
+    call.reads = reads;
+    // Adopt (an entity read back marked deleted is gone from the collection).
+    match &after {
+        After::Present(object) if marked_deleted(object) => {
+            if let Some(before) = sim.remove_entity(&entity_type, &collection, &id) {
+                tallies.change(&collection, &before.fields, false);
+            }
+        }
+        After::Present(object) => {
+            if let Some(before) = &call.before {
+                tallies.change(&collection, &before.fields, false);
+            }
+            tallies.change(&collection, object, true);
+            let entity = Entity {
+                entity_type: entity_type.clone(),
+                collection: call
+                    .before
+                    .as_ref()
+                    .map_or_else(|| collection.clone(), |before| before.collection.clone()),
+                id: id.clone(),
+                fields: object.clone(),
+                view_fields: call
+                    .before
+                    .as_ref()
+                    .map(|before| before.view_fields.clone())
+                    .unwrap_or_default(),
+                record_ordinals: Vec::new(),
+            };
+            if call.before.is_some() {
+                sim.update_entity(entity, None);
+            } else {
+                sim.insert_entity(entity, &Position::Last);
+            }
+        }
+        After::Absent => {
+            if let Some(before) = sim.remove_entity(&entity_type, &collection, &id) {
+                tallies.change(&collection, &before.fields, false);
+            }
+        }
+        After::Unobserved | After::Document(_) => {}
+    }
+    if let Some(order) = first_order {
+        sim.reorder_collection(&entity_type, &collection, &order);
+    }
+    call.after = after;
+}

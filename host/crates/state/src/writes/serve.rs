@@ -1,0 +1,336 @@
+//! Serving a write tool: the call checked against what its plan accepts, applied to the live
+//! state, and answered in the plan's recorded answer.
+//!
+//! Refused (a tool error naming the accepted members; the state unchanged): repeated query
+//! values, query parameters other than the exemplar's, a body that is not an object (or a body
+//! for a write that takes none), a body outside the exemplar's envelope, an unaccepted member, a
+//! member of another JSON type than recorded, a fixed member with another value, a missing
+//! required member; then whatever applying refuses (a bulk id the state does not hold, a rule
+//! that cannot apply, a created id already held, the history budget), and an answer that would
+//! lack a member every recorded answer carried. An update or delete of an entity the state does
+//! not hold answers the recorded `400`/`404`/`410` (`state.view: "missing"`), or is a tool
+//! error when none was recorded.
+//!
+//! Values the write generates are deterministic: the served clock is the state's `write_clock`
+//! plus one second per write served since the last reset or load, and the rules derive
+//! generated ids from the state Evidence id, the tool, the field and that write count.
+
+use rea_plugin_api::json::{Json, Object};
+use rea_serve::ToolAnswer;
+use serde_json::{Map, Value};
+
+use super::apply::{Values, WriteInput, commit, missing_member, prepare, render_response};
+use super::model::{ResponseKind, WritePlan};
+use crate::answer::{StateSource, recording_answer, state_answer, tool_error};
+use crate::service::{Call, StateService};
+
+/// The accepted members of a plan, as a refusal names them.
+pub fn accepted_members(plan: &WritePlan) -> String {
+    let Some(body) = &plan.body else {
+        return "none".to_owned();
+    };
+    if body.none {
+        return "none (this write takes no body)".to_owned();
+    }
+    if body.members.is_empty() {
+        return "none".to_owned();
+    }
+    body.members
+        .iter()
+        .map(|(name, member)| {
+            let mut text = format!(
+                "{} ({}",
+                Json::String(name.clone()).to_canonical_string(),
+                member.types.join(" or ")
+            );
+            if member.required {
+                text.push_str(", required");
+            }
+            if let Some(fixed) = &member.fixed {
+                text.push_str(&format!(", only {}", fixed.to_canonical_string()));
+            }
+            text.push(')');
+            text
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn refuse(plan: &WritePlan, problem: &str) -> ToolAnswer {
+    let envelope = plan
+        .body
+        .as_ref()
+        .map(|body| body.envelope.as_str())
+        .filter(|envelope| !envelope.is_empty());
+    let wrapped = envelope.map_or_else(String::new, |envelope| {
+        format!(" inside the body at {envelope}")
+    });
+    tool_error(
+        "invalid_arguments",
+        format!(
+            "{problem}; this write accepts the members {}{wrapped}",
+            accepted_members(plan)
+        ),
+    )
+}
+
+/// Checks a call against the plan: the body as sent, or the refusal.
+fn check(plan: &WritePlan, call: &Call) -> Result<Option<Json>, ToolAnswer> {
+    let Some(model) = &plan.body else {
+        return Err(refuse(plan, "this write's body is not modelled"));
+    };
+    if call.repeated() {
+        return Err(refuse(
+            plan,
+            "a query parameter has repeated values, which the state does not model",
+        ));
+    }
+    let mut sent_query = call.pairs();
+    let mut expected = model.query.clone();
+    sent_query.sort();
+    expected.sort();
+    if sent_query != expected {
+        let named = if model.query.is_empty() {
+            "no query parameters".to_owned()
+        } else {
+            format!(
+                "exactly the query {}",
+                model
+                    .query
+                    .iter()
+                    .map(|(name, value)| format!("{name}={value}"))
+                    .collect::<Vec<_>>()
+                    .join("&")
+            )
+        };
+        return Err(refuse(
+            plan,
+            &format!(
+                "the recorded calls of this write sent {named}, which may change what the body does"
+            ),
+        ));
+    }
+    let body = call.body.as_ref().map(Json::from_serde_value);
+    if model.none {
+        if body.is_some() {
+            return Err(refuse(plan, "this write takes no body"));
+        }
+        return Ok(None);
+    }
+    if let Some(layout) = &model.bulk_ids {
+        let Some(body) = &body else {
+            return Err(refuse(plan, "the body must name the entities to write"));
+        };
+        if body
+            .pointer(&layout.pointer)
+            .and_then(Json::as_array)
+            .is_none()
+        {
+            return Err(refuse(
+                plan,
+                &format!(
+                    "the body must name the entities in an array at {:?}, as the recorded calls did",
+                    layout.pointer
+                ),
+            ));
+        }
+        return Ok(Some(body.clone()));
+    }
+    let body = body.unwrap_or_else(|| {
+        // No body: the members are sent inside the envelope, empty.
+        let mut empty = Json::Object(Object::new());
+        if !model.envelope.is_empty() {
+            empty = wrap(&model.envelope, empty);
+        }
+        empty
+    });
+    if !matches!(body, Json::Object(_)) {
+        return Err(refuse(plan, "the body must be a JSON object"));
+    }
+    let Some(members) = body.pointer(&model.envelope).and_then(Json::as_object) else {
+        return Err(refuse(
+            plan,
+            &format!(
+                "the body must be wrapped as the recorded calls wrapped it (its members at {})",
+                model.envelope
+            ),
+        ));
+    };
+    if !model.envelope.is_empty() && wrap(&model.envelope, Json::Object(members.clone())) != body {
+        return Err(refuse(
+            plan,
+            "the body must hold only the envelope the recorded calls sent",
+        ));
+    }
+    for (name, value) in members.iter() {
+        let quoted = Json::String(name.to_owned()).to_canonical_string();
+        let Some(member) = model.members.get(name) else {
+            return Err(refuse(
+                plan,
+                &format!("the member {quoted} was never shown stored by this write"),
+            ));
+        };
+        if !member.types.iter().any(|kind| kind == value.type_name()) {
+            return Err(refuse(
+                plan,
+                &format!(
+                    "the member {quoted} is a {}, but the recorded calls sent a {}",
+                    value.type_name(),
+                    member.types.join(" or ")
+                ),
+            ));
+        }
+        if let Some(fixed) = &member.fixed
+            && fixed != value
+        {
+            return Err(refuse(
+                plan,
+                &format!(
+                    "the member {quoted} is accepted only with its recorded value {}",
+                    fixed.to_canonical_string()
+                ),
+            ));
+        }
+    }
+    for (name, member) in &model.members {
+        if member.required && !members.contains_key(name) {
+            return Err(refuse(
+                plan,
+                &format!(
+                    "the member {} is required: every recorded call sent it",
+                    Json::String(name.clone()).to_canonical_string()
+                ),
+            ));
+        }
+    }
+    Ok(Some(body))
+}
+
+/// A value wrapped in an envelope pointer (`/data`, `/posts/0`).
+fn wrap(envelope: &str, value: Json) -> Json {
+    let mut parts: Vec<&str> = envelope.trim_start_matches('/').split('/').collect();
+    parts.retain(|part| !part.is_empty());
+    let mut current = value;
+    for part in parts.iter().rev() {
+        let name = part.replace("~1", "/").replace("~0", "~");
+        current = if name == "0" {
+            Json::Array(vec![current])
+        } else {
+            let mut object = Object::with_capacity(1);
+            object.insert(name, current);
+            Json::Object(object)
+        };
+    }
+    current
+}
+
+/// Serves one call of a served write tool.
+pub fn write_call(
+    service: &StateService,
+    plan: &WritePlan,
+    arguments: &Map<String, Value>,
+) -> ToolAnswer {
+    let Some(definition) = service.replay().tool(&plan.tool) else {
+        return tool_error("unknown_tool", format!("no tool named {}", plan.tool));
+    };
+    // (The server checked the arguments against the tool's input schema before this runs.)
+    let call = Call::resolve(definition, arguments);
+    let body = match check(plan, &call) {
+        Ok(body) => body,
+        Err(refusal) => return refusal,
+    };
+    let input = WriteInput {
+        segments: call.segments(&plan.path_template),
+        body,
+    };
+    let derived = service.derived();
+    let mut live = service.write();
+    let clock = derived
+        .write_clock
+        .as_deref()
+        .and_then(|start| crate::instant::served_clock(start, live.writes()));
+    let values = Values::Served {
+        clock,
+        state_evidence_id: service.state_evidence_id(),
+    };
+    let change = match prepare(plan, service.rules(), &live, &input, &values) {
+        Ok(change) => change,
+        Err(refused) => return tool_error(refused.code, refused.message),
+    };
+    if change.missing {
+        return match plan
+            .missing_ordinal
+            .and_then(|ordinal| service.kept(ordinal))
+        {
+            Some(missing) => recording_answer(
+                &missing.replay_answer(service.replay_evidence_id(), false),
+                &StateSource::state("missing", None),
+            ),
+            None => tool_error(
+                "not_found",
+                "the state holds no such entity, and the capture recorded no 400, 404 or 410 answer to give",
+            ),
+        };
+    }
+    let Some(response) = &plan.response else {
+        return tool_error("internal_error", "the write plan has no recorded answer");
+    };
+    let Some(base) = service.kept(response.ordinal) else {
+        return tool_error(
+            "internal_error",
+            "the write's recorded answer is not retained",
+        );
+    };
+    let written: Vec<String> = change
+        .entities
+        .iter()
+        .filter_map(|(before, after)| after.as_ref().or(before.as_ref()))
+        .map(|entity| entity.id.clone())
+        .collect();
+    let source = StateSource::Write {
+        source: "state",
+        view: change.view,
+        collection: change
+            .entities
+            .first()
+            .and_then(|(before, after)| after.as_ref().or(before.as_ref()))
+            .map(|entity| entity.collection.clone())
+            .or_else(|| {
+                change
+                    .document
+                    .as_ref()
+                    .map(|document| document.path.clone())
+            }),
+        id: written.first().cloned(),
+        ids: plan.bulk.then(|| written.clone()),
+    };
+    let answer = match response.kind {
+        ResponseKind::None | ResponseKind::Recorded => recording_answer(
+            &base.replay_answer(service.replay_evidence_id(), false),
+            &source,
+        ),
+        ResponseKind::Entity | ResponseKind::Projection | ResponseKind::Identity => {
+            let Some(body) = render_response(plan, base.json.as_ref(), &change) else {
+                return tool_error(
+                    "internal_error",
+                    "the write's answer cannot be rendered from its recorded answer",
+                );
+            };
+            if let Some(member) = missing_member(plan, &body) {
+                return tool_error(
+                    "incomplete_entity",
+                    format!(
+                        "the written entity lacks the member {} every recorded answer of this write carried; send it",
+                        Json::String(member).to_canonical_string()
+                    ),
+                );
+            }
+            state_answer(base, &body, service.replay_evidence_id(), false, &source)
+        }
+    };
+    if answer.is_error {
+        return answer;
+    }
+    commit(&mut live, &change);
+    answer
+}

@@ -1,0 +1,242 @@
+//! What a write tool writes, from its method and path template against the state's types and
+//! document views.
+//!
+//! | Path | Method | Effect |
+//! | --- | --- | --- |
+//! | a type's collection + `/{id}` | `PUT`, `PATCH`, `POST` | `update` |
+//! | a type's collection + `/{id}` | `DELETE` | `delete` |
+//! | a type's collection + `/{id}/action` | `POST`, `PUT`, `PATCH` | `update` (action) |
+//! | a type's collection | `POST` | `create` |
+//! | a type's collection | `DELETE` / `PUT`, `PATCH` | bulk `delete` / `update` |
+//! | a type's collection + `/delete`, `/remove`, `/destroy` | `POST` | bulk `delete` |
+//! | a document view's path | `PATCH`, `POST` / `PUT` | `document` (merge / replace) |
+//! | another path | `POST` | `create`, when a call's answer names an id that a read of a type's item view shows right after (the plan is tied to that collection) |
+//!
+//! A template segment in braces matches any one segment; literal segments match as written. The
+//! longest type template wins. Anything else has no state target.
+
+use rea_manifest::ManifestTool;
+use rea_manifest::segments::split_path;
+
+use super::model::Effect;
+use crate::model::{StateView, ViewDetail};
+
+/// What a write tool's path names.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TargetKind {
+    /// An entity of a type: the first `segments` path segments name its collection, the next
+    /// its identity (an action segment may follow).
+    Item {
+        /// The type.
+        entity_type: String,
+        /// The collection's segment count.
+        segments: usize,
+    },
+    /// A type's collection (a create, or a bulk write).
+    Collection {
+        /// The type.
+        entity_type: String,
+        /// The collection's segment count.
+        segments: usize,
+    },
+    /// A document view's document.
+    Document {
+        /// The document view.
+        view: String,
+    },
+    /// A `POST` whose type only its calls can show.
+    Unlinked,
+    /// Nothing the state models.
+    None,
+}
+
+/// A write tool, classified.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Classified {
+    /// The effect.
+    pub effect: Effect,
+    /// The action segment.
+    pub action: Option<String>,
+    /// A bulk write.
+    pub bulk: bool,
+    /// What the path names.
+    pub kind: TargetKind,
+}
+
+fn is_parameter(segment: &str) -> bool {
+    segment.starts_with('{') && segment.ends_with('}')
+}
+
+/// Whether write-template segments fit a type's collection template: equal literals, or a
+/// parameter of the type's template (matching any one segment).
+fn fits(write: &[&str], template: &[&str]) -> bool {
+    write.len() == template.len()
+        && write
+            .iter()
+            .zip(template)
+            .all(|(segment, pattern)| is_parameter(pattern) || segment == pattern)
+}
+
+const BULK_DELETE_SEGMENTS: [&str; 3] = ["delete", "remove", "destroy"];
+
+/// The effect a method has by default (for plans without a target).
+pub fn default_effect(method: &str) -> Effect {
+    match method.to_ascii_uppercase().as_str() {
+        "POST" => Effect::Create,
+        "DELETE" => Effect::Delete,
+        _ => Effect::Update,
+    }
+}
+
+/// Classifies a write tool.
+pub fn classify(tool: &ManifestTool, state: &StateView) -> Classified {
+    let method = tool.method.to_ascii_uppercase();
+    let write = split_path(&tool.path_template);
+    let plain = |effect: Effect, kind: TargetKind| Classified {
+        effect,
+        action: None,
+        bulk: false,
+        kind,
+    };
+    // Document writes: the path of a document view.
+    for view in &state.views {
+        if let ViewDetail::Document(_) = &view.detail
+            && split_path(&view.path_template) == write
+            && matches!(method.as_str(), "PATCH" | "PUT" | "POST")
+        {
+            return plain(
+                Effect::Document,
+                TargetKind::Document {
+                    view: view.tool.clone(),
+                },
+            );
+        }
+    }
+    // A POST to a list view's path that is not its type's collection (`/posts/{id}/comments`
+    // listing comments) creates into that type; its calls show where.
+    if method == "POST"
+        && state.views.iter().any(|view| {
+            matches!(&view.detail, ViewDetail::List(list)
+                if split_path(&view.path_template) == write
+                    && split_path(&list.entity_type) != write)
+        })
+    {
+        return plain(Effect::Create, TargetKind::Unlinked);
+    }
+    let mut types: Vec<(&str, Vec<&str>)> = state
+        .types
+        .iter()
+        .map(|entity_type| {
+            (
+                entity_type.collection_template.as_str(),
+                split_path(&entity_type.collection_template),
+            )
+        })
+        .collect();
+    // The longest template first; ties by name, so the choice is deterministic.
+    types.sort_by(|a, b| b.1.len().cmp(&a.1.len()).then(a.0.cmp(b.0)));
+    for (name, template) in &types {
+        let length = template.len();
+        let entity_type = (*name).to_owned();
+        // Item path: collection + /{id}.
+        if write.len() == length + 1
+            && fits(&write[..length], template)
+            && is_parameter(write[length])
+        {
+            let effect = match method.as_str() {
+                "DELETE" => Effect::Delete,
+                _ => Effect::Update,
+            };
+            return plain(
+                effect,
+                TargetKind::Item {
+                    entity_type,
+                    segments: length,
+                },
+            );
+        }
+        // Action path: collection + /{id}/action.
+        if write.len() == length + 2
+            && fits(&write[..length], template)
+            && is_parameter(write[length])
+            && !is_parameter(write[length + 1])
+        {
+            if matches!(method.as_str(), "POST" | "PUT" | "PATCH") {
+                return Classified {
+                    effect: Effect::Update,
+                    action: Some(write[length + 1].to_owned()),
+                    bulk: false,
+                    kind: TargetKind::Item {
+                        entity_type,
+                        segments: length,
+                    },
+                };
+            }
+            continue;
+        }
+        // Collection path: create or bulk.
+        if write.len() == length && fits(&write, template) {
+            let kind = TargetKind::Collection {
+                entity_type,
+                segments: length,
+            };
+            return match method.as_str() {
+                "POST" => plain(Effect::Create, kind),
+                "DELETE" => Classified {
+                    effect: Effect::Delete,
+                    action: None,
+                    bulk: true,
+                    kind,
+                },
+                "PUT" | "PATCH" => Classified {
+                    effect: Effect::Update,
+                    action: None,
+                    bulk: true,
+                    kind,
+                },
+                _ => plain(default_effect(&method), TargetKind::None),
+            };
+        }
+        // Bulk delete: POST collection + /delete|remove|destroy.
+        if method == "POST"
+            && write.len() == length + 1
+            && fits(&write[..length], template)
+            && BULK_DELETE_SEGMENTS.contains(&write[length])
+        {
+            return Classified {
+                effect: Effect::Delete,
+                action: None,
+                bulk: true,
+                kind: TargetKind::Collection {
+                    entity_type,
+                    segments: length,
+                },
+            };
+        }
+    }
+    if method == "POST" {
+        return plain(Effect::Create, TargetKind::Unlinked);
+    }
+    plain(default_effect(&method), TargetKind::None)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn templates_fit_segment_by_segment() {
+        // contract: WRITE-019, WRITE-026, WRITE-027
+        let template = split_path("/v1/c/{prefix-variance}/records");
+        assert!(fits(
+            &split_path("/v1/c/{prefix-variance}/records"),
+            &template
+        ));
+        assert!(fits(&split_path("/v1/c/tasks/records"), &template));
+        assert!(!fits(&split_path("/v1/d/tasks/records"), &template));
+        assert!(!fits(&split_path("/v1/c/tasks"), &template));
+        assert_eq!(default_effect("post"), Effect::Create);
+        assert_eq!(default_effect("DELETE"), Effect::Delete);
+        assert_eq!(default_effect("PATCH"), Effect::Update);
+    }
+}

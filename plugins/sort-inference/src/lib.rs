@@ -1,0 +1,305 @@
+//! The `sort-inference` rule: where a created entity goes in its collection's order, and how an
+//! update moves it.
+//!
+//! **Learn** (creates and updates), only from reads that listed the whole collection in its own
+//! order (`ObservedRead::whole`, never `query_sorted`: a read whose query sorts it shows the
+//! query's order, not the collection's):
+//!
+//! * a create that every such read listed first is placed `first`; last, `last`;
+//! * an update that every such read listed where it was before is kept in place (`keep`);
+//! * otherwise, a top-level field the order of every such read follows (`sorted_by`), which the
+//!   written entity holds: the collection is kept sorted by it (`sorted`), so a create goes where
+//!   the sort puts it and an update moves;
+//! * an update that every such read listed first is moved `first`.
+//!
+//! No such read, or none of these fitting every read: no explanation (the host keeps an update in
+//! place and adds a create last). The learned rule carries `placement`; applied, it returns it.
+
+use rea_plugin_api::contracts::rule::{
+    ApplyOutcome, ApplyRequest, LearnOutcome, LearnRequest, ObservedRead, Placement,
+};
+use rea_plugin_api::{Plugin, PluginError, StageInfo, StateRule};
+use serde_json::{Value, json};
+
+/// The stage name.
+pub const STAGE: &str = "sort-inference";
+
+/// The sort-inference rule.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct SortInference;
+
+fn placement_json(placement: &Placement) -> Value {
+    json!({ "placement": serde_json::to_value(placement).unwrap_or(Value::Null) })
+}
+
+impl StateRule for SortInference {
+    fn learn(&self, request: &LearnRequest) -> Result<LearnOutcome, PluginError> {
+        let create = request.effect == "create";
+        if !create && request.effect != "update" && request.effect != "action" {
+            return Ok(LearnOutcome::no_explanation(
+                "only creates and updates place an entity in its list",
+            ));
+        }
+        // (read, the position the entity had before the call)
+        let mut reads: Vec<(&ObservedRead, Option<usize>)> = Vec::new();
+        for call in &request.calls {
+            for read in &call.reads_after {
+                if read.kind == "list"
+                    && read.whole
+                    && !read.query_sorted
+                    && read.position.is_some()
+                {
+                    reads.push((read, call.position_before));
+                }
+            }
+        }
+        if reads.is_empty() {
+            return Ok(LearnOutcome::no_explanation(
+                "no read listed the whole collection in its own order after a call",
+            ));
+        }
+        let first = reads.iter().all(|(read, _)| read.position == Some(0));
+        let last = reads.iter().all(|(read, _)| {
+            let length = read.list_order.as_ref().map_or(0, Vec::len);
+            read.position.is_some_and(|position| position + 1 == length)
+        });
+        let kept = reads
+            .iter()
+            .all(|(read, before)| before.is_some() && read.position == *before);
+        let mut sorted: Option<Vec<String>> = None;
+        for (read, _) in &reads {
+            let here: Vec<String> = read.sorted_by.clone();
+            sorted = Some(match sorted {
+                None => here,
+                Some(previous) => previous
+                    .into_iter()
+                    .filter(|key| here.contains(key))
+                    .collect(),
+            });
+        }
+        let written_fields = |field: &str| {
+            request.calls.iter().all(|call| {
+                call.entity_after
+                    .as_ref()
+                    .and_then(|after| after.get(field))
+                    .is_some()
+            })
+        };
+        // Prefer a field the calls changed (a clock, a renamed title) over one they did not.
+        let changed = |field: &str| {
+            request.calls.iter().any(|call| {
+                let before = call
+                    .entity_before
+                    .as_ref()
+                    .and_then(|before| before.get(field));
+                let after = call
+                    .entity_after
+                    .as_ref()
+                    .and_then(|after| after.get(field));
+                before != after
+            })
+        };
+        let mut sorts: Vec<String> = sorted
+            .unwrap_or_default()
+            .into_iter()
+            .filter(|key| written_fields(key.trim_start_matches('-')))
+            .collect();
+        sorts.sort_by_key(|key| !changed(key.trim_start_matches('-')));
+        let sort = sorts.first().map(|key| Placement::Sorted {
+            field: key.trim_start_matches('-').to_owned(),
+            descending: key.starts_with('-'),
+        });
+        let placement = if create {
+            if first {
+                Some(Placement::First)
+            } else if last {
+                Some(Placement::Last)
+            } else {
+                sort
+            }
+        } else if kept {
+            Some(Placement::Keep)
+        } else if sort.is_some() {
+            sort
+        } else if first {
+            Some(Placement::First)
+        } else {
+            None
+        };
+        match placement {
+            Some(placement) => Ok(LearnOutcome::learned(
+                Vec::new(),
+                placement_json(&placement),
+            )),
+            None => Ok(LearnOutcome::no_explanation(
+                "the reads after the calls follow no one placement",
+            )),
+        }
+    }
+
+    fn apply(&self, request: &ApplyRequest) -> Result<ApplyOutcome, PluginError> {
+        let placement: Placement = request
+            .rule
+            .get("placement")
+            .cloned()
+            .and_then(|value| serde_json::from_value(value).ok())
+            .ok_or_else(|| {
+                PluginError::new("invalid_rule", "the learned rule names no placement")
+            })?;
+        Ok(ApplyOutcome {
+            placement: Some(placement),
+            ..ApplyOutcome::default()
+        })
+    }
+}
+
+rea_plugin_api::plugin_root_module! {
+    /// The root module of the sort-inference rule.
+    pub fn root_module() = Plugin::new("rea-sort-inference", env!("CARGO_PKG_VERSION")).rule(
+        StageInfo::new(STAGE, "Learns where creates go in their list and how updates move entities, from whole-list reads in the collection's own order"),
+        SortInference,
+    );
+}
+
+rea_plugin_api::submit_builtin!(root_module);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rea_plugin_api::contracts::rule::{ObservedCall, ServedCall, ToolRef};
+
+    fn tool() -> ToolRef {
+        ToolRef {
+            method: "POST".into(),
+            name: "post_tasks".into(),
+            path_template: "/tasks".into(),
+        }
+    }
+
+    fn list(order: &[&str], id: &str, sorted_by: &[&str], query_sorted: bool) -> ObservedRead {
+        ObservedRead {
+            kind: "list".into(),
+            list_order: Some(order.iter().map(|id| (*id).to_owned()).collect()),
+            position: order.iter().position(|listed| *listed == id),
+            sorted_by: sorted_by.iter().map(|key| (*key).to_owned()).collect(),
+            query_sorted,
+            whole: true,
+            status: 200,
+            ..ObservedRead::default()
+        }
+    }
+
+    fn learn(effect: &str, calls: Vec<ObservedCall>) -> LearnOutcome {
+        SortInference
+            .learn(&LearnRequest {
+                calls,
+                clock_anchors: Vec::new(),
+                effect: effect.into(),
+                identity_field: Some("id".into()),
+                options: Default::default(),
+                schema_version: 1,
+                tool: tool(),
+            })
+            .expect("learns")
+    }
+
+    fn placement(outcome: &LearnOutcome) -> Option<Placement> {
+        match outcome {
+            LearnOutcome::Learned { rule, .. } => {
+                serde_json::from_value(rule.get("placement")?.clone()).ok()
+            }
+            LearnOutcome::NoExplanation { .. } => None,
+        }
+    }
+
+    #[test]
+    fn creates_listed_first_go_first() {
+        // contract: WRITE-004
+        let outcome = learn(
+            "create",
+            vec![ObservedCall {
+                entity_after: Some(json!({"id": "n", "t": 9})),
+                reads_after: vec![list(&["n", "a", "b"], "n", &["-t"], false)],
+                ..ObservedCall::default()
+            }],
+        );
+        assert_eq!(placement(&outcome), Some(Placement::First));
+        let applied = SortInference
+            .apply(&ApplyRequest {
+                call: ServedCall::default(),
+                rule: match outcome {
+                    LearnOutcome::Learned { rule, .. } => rule,
+                    LearnOutcome::NoExplanation { .. } => unreachable!(),
+                },
+                schema_version: 1,
+                tool: tool(),
+            })
+            .expect("applies");
+        assert_eq!(applied.placement, Some(Placement::First));
+    }
+
+    #[test]
+    fn a_sort_is_never_learned_from_a_query_sorted_read() {
+        // The only list after the create was sorted by its query: it says nothing of the
+        // collection's own order.
+        let outcome = learn(
+            "create",
+            vec![ObservedCall {
+                entity_after: Some(json!({"id": "n", "title": "m"})),
+                reads_after: vec![list(&["a", "n", "z"], "n", &[], true)],
+                ..ObservedCall::default()
+            }],
+        );
+        assert!(
+            matches!(outcome, LearnOutcome::NoExplanation { .. }),
+            "{outcome:?}"
+        );
+    }
+
+    #[test]
+    fn updates_move_by_the_sort_whole_lists_confirmed() {
+        // The renamed entity moved from position 2 to 0 in a list sorted by title: a sort.
+        let outcome = learn(
+            "update",
+            vec![ObservedCall {
+                entity_after: Some(json!({"id": "c", "title": "Aardvark"})),
+                position_before: Some(2),
+                request_body: Some(json!({"title": "Aardvark"})),
+                reads_after: vec![list(&["c", "a", "b"], "c", &["title"], false)],
+                ..ObservedCall::default()
+            }],
+        );
+        assert_eq!(
+            placement(&outcome),
+            Some(Placement::Sorted {
+                field: "title".into(),
+                descending: false
+            })
+        );
+        // Listed where it was: kept in place, whatever sort the order also follows.
+        let kept = learn(
+            "update",
+            vec![ObservedCall {
+                entity_after: Some(json!({"id": "b", "title": "b2"})),
+                position_before: Some(1),
+                reads_after: vec![list(&["a", "b", "c"], "b", &["title", "id"], false)],
+                ..ObservedCall::default()
+            }],
+        );
+        assert_eq!(placement(&kept), Some(Placement::Keep));
+        // A read that contradicts the sort: nothing learned.
+        let contradicted = learn(
+            "update",
+            vec![ObservedCall {
+                entity_after: Some(json!({"id": "c", "title": "m"})),
+                position_before: Some(2),
+                reads_after: vec![list(&["a", "c", "b"], "c", &[], false)],
+                ..ObservedCall::default()
+            }],
+        );
+        assert!(
+            matches!(contradicted, LearnOutcome::NoExplanation { .. }),
+            "{contradicted:?}"
+        );
+    }
+}

@@ -1,0 +1,308 @@
+//! The `unique` rule: large unique integers a write generates (snowflake-style ids, random
+//! numeric keys).
+//!
+//! **Learn.** A member the host could not explain is unique when, in every recorded call that
+//! changed it, its value is an integer of 10 to 20 digits, of one JSON kind (number or digit
+//! string) and one length, different in every call and from the value held before, not one past
+//! the largest its collection held (a sequence: the `sequence` rule's), and not the call's own
+//! time as epoch seconds or milliseconds (a clock: the `clock` rule's).
+//!
+//! **Apply.** The member takes an integer of that length derived from the state Evidence id, the
+//! tool, the member and the write count (SHA-256), skipping values the collection holds.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use rea_plugin_api::contracts::rule::{ApplyOutcome, ApplyRequest, LearnOutcome, LearnRequest};
+use rea_plugin_api::{Plugin, PluginError, StageInfo, StateRule};
+use serde_json::{Value, json};
+use sha2::{Digest, Sha256};
+
+/// The stage name.
+pub const STAGE: &str = "unique";
+
+/// Whether an integer reads as epoch seconds or milliseconds within a day of the call's start.
+fn reads_as_call_time(text: &str, started: Option<&str>) -> bool {
+    let Some(started) = started else {
+        return false;
+    };
+    // The start's date and time as seconds (UTC, `YYYY-MM-DDTHH:MM:SS…Z`).
+    let seconds = (|| {
+        let digits = |range: std::ops::Range<usize>| started.get(range)?.parse::<i64>().ok();
+        let (year, month, day) = (digits(0..4)?, digits(5..7)?, digits(8..10)?);
+        let (hour, minute, second) = (digits(11..13)?, digits(14..16)?, digits(17..19)?);
+        let year = if month <= 2 { year - 1 } else { year };
+        let era = year.div_euclid(400);
+        let year_of_era = year - era * 400;
+        let day_of_year = (153 * (if month > 2 { month - 3 } else { month + 9 }) + 2) / 5 + day - 1;
+        let day_of_era = year_of_era * 365 + year_of_era / 4 - year_of_era / 100 + day_of_year;
+        let days = era * 146_097 + day_of_era - 719_468;
+        Some(days * 86_400 + hour * 3_600 + minute * 60 + second)
+    })();
+    let (Some(seconds), Ok(value)) = (seconds, text.parse::<i64>()) else {
+        return false;
+    };
+    let near = |candidate: i64| (candidate - seconds).abs() <= 86_400;
+    near(value) || near(value / 1_000)
+}
+
+/// The digits of a 10-to-20-digit integer value and whether it is a string.
+fn digits(value: &Value) -> Option<(String, bool)> {
+    let (text, string) = match value {
+        Value::Number(number) if number.is_u64() || number.is_i64() => (number.to_string(), false),
+        Value::String(text) => (text.clone(), true),
+        _ => return None,
+    };
+    let plain = !text.is_empty()
+        && text.bytes().all(|byte| byte.is_ascii_digit())
+        && !text.starts_with('0');
+    (plain && (10..=20).contains(&text.len())).then_some((text, string))
+}
+
+fn derive(
+    state: &str,
+    tool: &str,
+    pointer: &str,
+    writes: u64,
+    attempt: u64,
+    length: usize,
+) -> String {
+    let mut out = String::with_capacity(length);
+    let mut block = 0u64;
+    while out.len() < length {
+        let mut hasher = Sha256::new();
+        for part in [state, tool, pointer] {
+            hasher.update(part.as_bytes());
+            hasher.update([0]);
+        }
+        hasher.update(writes.to_be_bytes());
+        hasher.update(attempt.to_be_bytes());
+        hasher.update(block.to_be_bytes());
+        for byte in hasher.finalize() {
+            if out.len() == length {
+                break;
+            }
+            let digit = byte % 10;
+            // No leading zero.
+            let digit = if out.is_empty() && digit == 0 {
+                1
+            } else {
+                digit
+            };
+            out.push(char::from(b'0' + digit));
+        }
+        block += 1;
+    }
+    out
+}
+
+/// The unique rule.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct UniqueRule;
+
+impl StateRule for UniqueRule {
+    fn learn(&self, request: &LearnRequest) -> Result<LearnOutcome, PluginError> {
+        let mut shapes: BTreeMap<String, Option<(usize, bool)>> = BTreeMap::new();
+        let mut seen: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+        for call in &request.calls {
+            for (pointer, value) in &call.unexplained {
+                let mut found = digits(value);
+                let field = pointer.trim_start_matches('/');
+                if let Some((text, _)) = &found {
+                    let held_next = call
+                        .held_max
+                        .get(field)
+                        .and_then(|held| held.as_i64().or_else(|| held.as_str()?.parse().ok()))
+                        .map(|held| (held + 1).to_string());
+                    let before = call
+                        .entity_before
+                        .as_ref()
+                        .and_then(|before| before.pointer(pointer));
+                    if held_next.as_deref() == Some(text.as_str())
+                        || before == Some(value)
+                        || reads_as_call_time(text, call.started.as_deref())
+                        || !seen
+                            .entry(pointer.clone())
+                            .or_default()
+                            .insert(text.clone())
+                    {
+                        found = None;
+                    }
+                }
+                let shape = found.map(|(text, string)| (text.len(), string));
+                let entry = shapes.entry(pointer.clone()).or_insert(shape);
+                if *entry != shape {
+                    *entry = None;
+                }
+            }
+        }
+        let fields: BTreeMap<String, Value> = shapes
+            .into_iter()
+            .filter_map(|(pointer, shape)| {
+                let (length, string) = shape?;
+                Some((pointer, json!({"length": length, "string": string})))
+            })
+            .collect();
+        if fields.is_empty() {
+            return Ok(LearnOutcome::no_explanation(
+                "no unexplained member held a fresh 10-to-20-digit integer in every recorded call",
+            ));
+        }
+        Ok(LearnOutcome::learned(
+            fields.keys().cloned().collect(),
+            json!({ "fields": fields }),
+        ))
+    }
+
+    fn apply(&self, request: &ApplyRequest) -> Result<ApplyOutcome, PluginError> {
+        let fields = request
+            .rule
+            .get("fields")
+            .and_then(Value::as_object)
+            .ok_or_else(|| PluginError::new("invalid_rule", "the learned rule names no fields"))?;
+        let call = &request.call;
+        let mut outcome = ApplyOutcome::default();
+        for (pointer, shape) in fields {
+            let length = shape.get("length").and_then(Value::as_u64).unwrap_or(16) as usize;
+            let string = shape.get("string").and_then(Value::as_bool) == Some(true);
+            let held: BTreeSet<String> = call
+                .held_values
+                .get(pointer)
+                .into_iter()
+                .flatten()
+                .filter_map(|value| digits(value).map(|(text, _)| text))
+                .collect();
+            let mut attempt = 0;
+            let text = loop {
+                let candidate = derive(
+                    &call.state_evidence_id,
+                    &request.tool.name,
+                    pointer,
+                    call.write_count,
+                    attempt,
+                    length,
+                );
+                if !held.contains(&candidate) {
+                    break candidate;
+                }
+                attempt += 1;
+            };
+            let value = if string {
+                Value::String(text)
+            } else {
+                // Numbers beyond u64 stay strings rather than lose digits.
+                text.parse::<u64>()
+                    .map(Value::from)
+                    .unwrap_or(Value::String(text))
+            };
+            outcome.set.insert(pointer.clone(), value);
+        }
+        Ok(outcome)
+    }
+}
+
+rea_plugin_api::plugin_root_module! {
+    /// The root module of the unique rule.
+    pub fn root_module() = Plugin::new("rea-unique", env!("CARGO_PKG_VERSION")).rule(
+        StageInfo::new(STAGE, "Explains large unique integers a write generates; serves ones derived from the state, tool, field and write count"),
+        UniqueRule,
+    );
+}
+
+rea_plugin_api::submit_builtin!(root_module);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rea_plugin_api::contracts::rule::{ObservedCall, ServedCall, ToolRef};
+
+    fn tool() -> ToolRef {
+        ToolRef {
+            method: "POST".into(),
+            name: "post_orders".into(),
+            path_template: "/orders".into(),
+        }
+    }
+
+    fn learn(calls: Vec<ObservedCall>) -> LearnOutcome {
+        UniqueRule
+            .learn(&LearnRequest {
+                calls,
+                clock_anchors: Vec::new(),
+                effect: "create".into(),
+                identity_field: Some("id".into()),
+                options: BTreeMap::new(),
+                schema_version: 1,
+                tool: tool(),
+            })
+            .expect("learns")
+    }
+
+    fn call(id: Value, held: Option<Value>) -> ObservedCall {
+        ObservedCall {
+            unexplained: [("/id".to_owned(), id)].into(),
+            held_max: held
+                .map(|held| [("id".to_owned(), held)].into())
+                .unwrap_or_default(),
+            ..ObservedCall::default()
+        }
+    }
+
+    #[test]
+    fn learns_and_serves_fresh_large_integers() {
+        // contract: WRITE-059, WRITE-060
+        let outcome = learn(vec![
+            call(json!(1_795_950_607_203_114_u64), None),
+            call(json!(1_795_950_612_000_001_u64), None),
+        ]);
+        let LearnOutcome::Learned { rule, .. } = outcome else {
+            panic!("{outcome:?}")
+        };
+        let applied = UniqueRule
+            .apply(&ApplyRequest {
+                call: ServedCall {
+                    state_evidence_id: "ev_s".into(),
+                    ..ServedCall::default()
+                },
+                rule,
+                schema_version: 1,
+                tool: tool(),
+            })
+            .expect("applies");
+        let value = &applied.set["/id"];
+        assert_eq!(value.to_string().len(), 16);
+        assert!(value.is_u64());
+    }
+
+    #[test]
+    fn the_calls_own_time_is_a_clock_not_a_unique_number() {
+        // Kinto's `last_modified`: epoch milliseconds of the request.
+        let mut stamped = call(json!(1_795_950_607_203_u64), None);
+        stamped.started = Some("2026-11-29T11:10:07.197563000Z".into());
+        assert!(matches!(
+            learn(vec![stamped]),
+            LearnOutcome::NoExplanation { .. }
+        ));
+    }
+
+    #[test]
+    fn small_sequential_or_repeated_integers_are_not_unique() {
+        assert!(matches!(
+            learn(vec![call(json!(42), None)]),
+            LearnOutcome::NoExplanation { .. }
+        ));
+        assert!(matches!(
+            learn(vec![call(
+                json!(1_000_000_001_u64),
+                Some(json!(1_000_000_000_u64))
+            )]),
+            LearnOutcome::NoExplanation { .. }
+        ));
+        assert!(matches!(
+            learn(vec![
+                call(json!(1_234_567_890_u64), None),
+                call(json!(1_234_567_890_u64), None)
+            ]),
+            LearnOutcome::NoExplanation { .. }
+        ));
+    }
+}

@@ -1,0 +1,419 @@
+//! The `uuid` and `token` rules: fresh identifiers a write generates.
+//!
+//! **uuid.** Learned for a member the host could not explain whose value is, in every recorded
+//! call that changed it, a UUID (`8-4-4-4-12` hexadecimal digits) in one letter case, different
+//! from the value the entity held before. Applied, it derives a version-4 UUID from the state
+//! Evidence id, the tool, the member and the write count (SHA-256), in that case, skipping
+//! values the collection holds.
+//!
+//! **token.** Learned for a member whose value is, in every such call, an opaque string of one
+//! length (at least eight characters) from one alphabet (lower-case hex, upper-case hex,
+//! alphanumeric or base64url) holding a digit, different in every call and from the value held
+//! before (not a UUID: the `uuid` rule takes those). Applied, it derives a string of that length
+//! from that alphabet in the same way.
+//!
+//! Deterministic: the same state, tool and write count always give the same value, so the same
+//! calls after a reset give the same state.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use rea_plugin_api::contracts::rule::{ApplyOutcome, ApplyRequest, LearnOutcome, LearnRequest};
+use rea_plugin_api::{Plugin, PluginError, StageInfo, StateRule};
+use serde_json::{Value, json};
+use sha2::{Digest, Sha256};
+
+/// The uuid stage.
+pub const UUID_STAGE: &str = "uuid";
+/// The token stage.
+pub const TOKEN_STAGE: &str = "token";
+
+/// Whether a text is a UUID; `Some(true)` when its letters are upper case.
+pub fn uuid_case(text: &str) -> Option<bool> {
+    let bytes = text.as_bytes();
+    if bytes.len() != 36 {
+        return None;
+    }
+    for (index, byte) in bytes.iter().enumerate() {
+        let dash = matches!(index, 8 | 13 | 18 | 23);
+        if dash != (*byte == b'-') || (!dash && !byte.is_ascii_hexdigit()) {
+            return None;
+        }
+    }
+    let upper = bytes.iter().any(u8::is_ascii_uppercase);
+    let lower = bytes.iter().any(u8::is_ascii_lowercase);
+    match (upper, lower) {
+        (true, true) => None,
+        (upper, _) => Some(upper),
+    }
+}
+
+/// The bytes a generated value derives from: SHA-256 of the state Evidence id, the tool, the
+/// member, the write count and an attempt number.
+pub fn derive(state: &str, tool: &str, pointer: &str, writes: u64, attempt: u64) -> [u8; 32] {
+    let mut hasher = Sha256::new();
+    for part in [state, tool, pointer] {
+        hasher.update(part.as_bytes());
+        hasher.update([0]);
+    }
+    hasher.update(writes.to_be_bytes());
+    hasher.update(attempt.to_be_bytes());
+    hasher.finalize().into()
+}
+
+fn uuid_from(bytes: &[u8; 32], upper: bool) -> String {
+    let mut raw = [0u8; 16];
+    raw.copy_from_slice(&bytes[..16]);
+    raw[6] = (raw[6] & 0x0f) | 0x40;
+    raw[8] = (raw[8] & 0x3f) | 0x80;
+    let hex: String = raw.iter().map(|byte| format!("{byte:02x}")).collect();
+    let text = format!(
+        "{}-{}-{}-{}-{}",
+        &hex[..8],
+        &hex[8..12],
+        &hex[12..16],
+        &hex[16..20],
+        &hex[20..]
+    );
+    if upper {
+        text.to_ascii_uppercase()
+    } else {
+        text
+    }
+}
+
+const HEX: &[u8] = b"0123456789abcdef";
+const HEX_UPPER: &[u8] = b"0123456789ABCDEF";
+const ALNUM: &[u8] = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+const BASE64URL: &[u8] = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz-_";
+
+/// The smallest alphabet a token's characters come from.
+fn alphabet(text: &str) -> Option<&'static str> {
+    let bytes = text.as_bytes();
+    if bytes.iter().all(|byte| HEX.contains(byte)) {
+        Some("hex")
+    } else if bytes.iter().all(|byte| HEX_UPPER.contains(byte)) {
+        Some("HEX")
+    } else if bytes.iter().all(|byte| ALNUM.contains(byte)) {
+        Some("alnum")
+    } else if bytes.iter().all(|byte| BASE64URL.contains(byte)) {
+        Some("base64url")
+    } else {
+        None
+    }
+}
+
+fn alphabet_bytes(name: &str) -> Option<&'static [u8]> {
+    match name {
+        "hex" => Some(HEX),
+        "HEX" => Some(HEX_UPPER),
+        "alnum" => Some(ALNUM),
+        "base64url" => Some(BASE64URL),
+        _ => None,
+    }
+}
+
+fn token_from(
+    state: &str,
+    tool: &str,
+    pointer: &str,
+    writes: u64,
+    attempt: u64,
+    length: usize,
+    letters: &[u8],
+) -> String {
+    let mut out = String::with_capacity(length);
+    let mut block = 0u64;
+    while out.len() < length {
+        let bytes = derive(
+            state,
+            tool,
+            pointer,
+            writes,
+            attempt.wrapping_mul(1 << 20) + block,
+        );
+        for byte in bytes {
+            if out.len() == length {
+                break;
+            }
+            out.push(letters[usize::from(byte) % letters.len()] as char);
+        }
+        block += 1;
+    }
+    out
+}
+
+/// Which stage: a UUID or a token.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// UUIDs.
+    Uuid,
+    /// Opaque tokens.
+    Token,
+}
+
+/// The uuid or token rule.
+#[derive(Debug, Clone, Copy)]
+pub struct GeneratedRule(pub Kind);
+
+fn shape(kind: Kind, value: &Value) -> Option<Value> {
+    let text = value.as_str()?;
+    match kind {
+        Kind::Uuid => uuid_case(text).map(|upper| json!({"upper": upper})),
+        Kind::Token => {
+            if text.len() < 8
+                || uuid_case(text).is_some()
+                || !text.bytes().any(|b| b.is_ascii_digit())
+            {
+                return None;
+            }
+            // A token is no word: it must mix digits with letters, or be all digits in hex.
+            alphabet(text).map(|name| json!({"alphabet": name, "length": text.len()}))
+        }
+    }
+}
+
+impl StateRule for GeneratedRule {
+    fn learn(&self, request: &LearnRequest) -> Result<LearnOutcome, PluginError> {
+        let mut shapes: BTreeMap<String, Option<Value>> = BTreeMap::new();
+        let mut seen: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+        for call in &request.calls {
+            for (pointer, value) in &call.unexplained {
+                let before = call
+                    .entity_before
+                    .as_ref()
+                    .and_then(|before| before.pointer(pointer));
+                let mut found = shape(self.0, value);
+                if before == Some(value) {
+                    found = None;
+                }
+                if let Some(text) = value.as_str()
+                    && !seen
+                        .entry(pointer.clone())
+                        .or_default()
+                        .insert(text.to_owned())
+                {
+                    // The same value twice is not generated fresh.
+                    found = None;
+                }
+                let entry = shapes
+                    .entry(pointer.clone())
+                    .or_insert_with(|| found.clone());
+                if *entry != found {
+                    *entry = None;
+                }
+            }
+        }
+        let fields: BTreeMap<String, Value> = shapes
+            .into_iter()
+            .filter_map(|(pointer, shape)| Some((pointer, shape?)))
+            .collect();
+        if fields.is_empty() {
+            return Ok(LearnOutcome::no_explanation(match self.0 {
+                Kind::Uuid => "no unexplained member held a fresh UUID in every recorded call",
+                Kind::Token => {
+                    "no unexplained member held a fresh token of one shape in every recorded call"
+                }
+            }));
+        }
+        Ok(LearnOutcome::learned(
+            fields.keys().cloned().collect(),
+            json!({ "fields": fields }),
+        ))
+    }
+
+    fn apply(&self, request: &ApplyRequest) -> Result<ApplyOutcome, PluginError> {
+        let fields = request
+            .rule
+            .get("fields")
+            .and_then(Value::as_object)
+            .ok_or_else(|| PluginError::new("invalid_rule", "the learned rule names no fields"))?;
+        let mut outcome = ApplyOutcome::default();
+        let call = &request.call;
+        for (pointer, shape) in fields {
+            let held: BTreeSet<String> = call
+                .held_values
+                .get(pointer)
+                .into_iter()
+                .flatten()
+                .filter_map(|value| value.as_str().map(str::to_ascii_lowercase))
+                .collect();
+            let mut attempt = 0u64;
+            let value = loop {
+                let candidate = match self.0 {
+                    Kind::Uuid => uuid_from(
+                        &derive(
+                            &call.state_evidence_id,
+                            &request.tool.name,
+                            pointer,
+                            call.write_count,
+                            attempt,
+                        ),
+                        shape.get("upper").and_then(Value::as_bool) == Some(true),
+                    ),
+                    Kind::Token => {
+                        let letters = shape
+                            .get("alphabet")
+                            .and_then(Value::as_str)
+                            .and_then(alphabet_bytes)
+                            .ok_or_else(|| {
+                                PluginError::new("invalid_rule", "a token alphabet does not parse")
+                            })?;
+                        let length =
+                            shape.get("length").and_then(Value::as_u64).unwrap_or(16) as usize;
+                        token_from(
+                            &call.state_evidence_id,
+                            &request.tool.name,
+                            pointer,
+                            call.write_count,
+                            attempt,
+                            length,
+                            letters,
+                        )
+                    }
+                };
+                if !held.contains(&candidate.to_ascii_lowercase()) {
+                    break candidate;
+                }
+                attempt += 1;
+            };
+            outcome.set.insert(pointer.clone(), Value::String(value));
+        }
+        Ok(outcome)
+    }
+}
+
+rea_plugin_api::plugin_root_module! {
+    /// The root module of the uuid and token rules.
+    pub fn root_module() = Plugin::new("rea-uuid", env!("CARGO_PKG_VERSION"))
+        .rule(
+            StageInfo::new(UUID_STAGE, "Explains fresh UUIDs a write generates; serves ones derived from the state, tool, field and write count"),
+            GeneratedRule(Kind::Uuid),
+        )
+        .rule(
+            StageInfo::new(TOKEN_STAGE, "Explains fresh opaque tokens a write generates; serves ones of the same length and alphabet"),
+            GeneratedRule(Kind::Token),
+        );
+}
+
+rea_plugin_api::submit_builtin!(root_module);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rea_plugin_api::contracts::rule::{ObservedCall, ServedCall, ToolRef};
+
+    fn tool() -> ToolRef {
+        ToolRef {
+            method: "POST".into(),
+            name: "post_records".into(),
+            path_template: "/records".into(),
+        }
+    }
+
+    fn learn(kind: Kind, values: &[Value]) -> LearnOutcome {
+        GeneratedRule(kind)
+            .learn(&LearnRequest {
+                calls: values
+                    .iter()
+                    .map(|value| ObservedCall {
+                        unexplained: [("/id".to_owned(), value.clone())].into(),
+                        ..ObservedCall::default()
+                    })
+                    .collect(),
+                clock_anchors: Vec::new(),
+                effect: "create".into(),
+                identity_field: Some("id".into()),
+                options: BTreeMap::new(),
+                schema_version: 1,
+                tool: tool(),
+            })
+            .expect("learns")
+    }
+
+    fn apply(kind: Kind, rule: Value, held: Vec<Value>, writes: u64) -> String {
+        GeneratedRule(kind)
+            .apply(&ApplyRequest {
+                call: ServedCall {
+                    held_values: [("/id".to_owned(), held)].into(),
+                    state_evidence_id: "ev_state".into(),
+                    write_count: writes,
+                    ..ServedCall::default()
+                },
+                rule,
+                schema_version: 1,
+                tool: tool(),
+            })
+            .expect("applies")
+            .set["/id"]
+            .as_str()
+            .expect("text")
+            .to_owned()
+    }
+
+    #[test]
+    fn uuids_are_learned_and_derived_deterministically() {
+        // contract: WRITE-059, WRITE-060
+        let outcome = learn(
+            Kind::Uuid,
+            &[
+                json!("6711b84f-f1fc-453f-8ba4-5ad399ff0dc6"),
+                json!("8627afdd-12a7-43ba-81bc-015347c5a44e"),
+            ],
+        );
+        let LearnOutcome::Learned { rule, .. } = outcome else {
+            panic!("{outcome:?}")
+        };
+        let first = apply(Kind::Uuid, rule.clone(), Vec::new(), 0);
+        assert_eq!(uuid_case(&first), Some(false));
+        assert_eq!(&first[14..15], "4");
+        assert_eq!(first, apply(Kind::Uuid, rule.clone(), Vec::new(), 0));
+        assert_ne!(first, apply(Kind::Uuid, rule.clone(), Vec::new(), 1));
+        // A held value is skipped.
+        let skipped = apply(Kind::Uuid, rule, vec![json!(first.to_ascii_uppercase())], 0);
+        assert_ne!(skipped, first);
+    }
+
+    #[test]
+    fn tokens_keep_their_length_and_alphabet() {
+        let outcome = learn(
+            Kind::Token,
+            &[
+                json!("48a6aa810b594629982eaa007c519475"),
+                json!("e0263689620a40d39b0114f8f4d0214a"),
+            ],
+        );
+        let LearnOutcome::Learned { rule, .. } = outcome else {
+            panic!("{outcome:?}")
+        };
+        let token = apply(Kind::Token, rule, Vec::new(), 3);
+        assert_eq!(token.len(), 32);
+        assert_eq!(alphabet(&token), Some("hex"));
+    }
+
+    #[test]
+    fn words_repeats_and_mixed_shapes_are_not_generated() {
+        assert!(matches!(
+            learn(Kind::Token, &[json!("published")]),
+            LearnOutcome::NoExplanation { .. }
+        ));
+        assert!(matches!(
+            learn(Kind::Token, &[json!("abc12345"), json!("abc12345")]),
+            LearnOutcome::NoExplanation { .. }
+        ));
+        assert!(matches!(
+            learn(
+                Kind::Uuid,
+                &[json!("6711b84f-f1fc-453f-8ba4-5ad399ff0dc6"), json!("x")]
+            ),
+            LearnOutcome::NoExplanation { .. }
+        ));
+        // A UUID is the uuid rule's, not a token.
+        assert!(matches!(
+            learn(
+                Kind::Token,
+                &[json!("6711b84f-f1fc-453f-8ba4-5ad399ff0dc6")]
+            ),
+            LearnOutcome::NoExplanation { .. }
+        ));
+    }
+}

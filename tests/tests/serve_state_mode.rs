@@ -1,0 +1,533 @@
+//! `rea environment-serve` served from the state, as a process, from the transport's side: the
+//! card and catalog in state mode, reads answered from the state (and from recordings where the
+//! state does not back them), served writes, the data plane's three methods and the live state it
+//! holds, and the state falling back to replay when its catalog does not fit the discovery
+//! reservation. Inputs are the shared json-server and mlflow captures. Servers bind 127.0.0.1.
+
+#[path = "serve_support/mod.rs"]
+mod support;
+
+use std::collections::BTreeSet;
+
+use serde_json::{Value, json};
+use support::process::{
+    Server, address, answer_of, call_tool, card, input_json, inputs, project, request, tools_list,
+};
+
+/// `<name>.capture.json` and `<name>.manifest.json` for a shared capture (no opt-in rules).
+fn shared(name: &str) {
+    let dir = &inputs().dir;
+    if !dir.join(format!("{name}.manifest.json")).is_file() {
+        let har = rea_tests::shared_dir()
+            .join("captures")
+            .join(name)
+            .join("build.har");
+        std::fs::copy(&har, dir.join(format!("{name}.har"))).unwrap();
+        project(dir, name);
+    }
+}
+
+fn serve(name: &str, replay_only: bool) -> (Server, String) {
+    shared(name);
+    let manifest = format!("{name}.manifest.json");
+    let capture = format!("{name}.capture.json");
+    let mut args = vec![manifest.as_str(), "--evidence", capture.as_str()];
+    if replay_only {
+        args.push("--replay-only");
+    }
+    let mut server = Server::start(&args, &[]);
+    let url = server.url();
+    (server, url)
+}
+
+fn stop(server: Server) -> Value {
+    server.signal("TERM");
+    let (code, stdout, stderr) = server.finish();
+    assert_eq!(code, Some(143), "{stderr:?}");
+    serde_json::from_str(&stdout).unwrap()
+}
+
+/// One JSON-RPC call to `/agentenv`.
+fn data_call(url: &str, method: &str, params: Option<Value>) -> Value {
+    let mut message = json!({"jsonrpc": "2.0", "id": 1, "method": method});
+    if let Some(params) = params {
+        message["params"] = params;
+    }
+    let (status, body) = request(
+        &address(url),
+        "POST",
+        "/agentenv",
+        &[],
+        Some(&message.to_string()),
+    );
+    assert_eq!(status, 200, "{body}");
+    serde_json::from_str(&body).unwrap()
+}
+
+/// The held state, as `data/get` writes it.
+fn held(url: &str) -> Value {
+    let reply = data_call(url, "data/get", None);
+    reply["result"]["parts"][0]["data"].clone()
+}
+
+fn add(url: &str, document: &Value) -> Value {
+    data_call(
+        url,
+        "data/add",
+        Some(json!({"parts": [{"kind": "data", "data": document}]})),
+    )
+}
+
+/// The coverage view of a capture: which write tools the state serves and withholds.
+fn coverage(name: &str) -> Value {
+    let dir = &inputs().dir;
+    let view = json!({
+        "source": {"kind": "evidence-file", "path": format!("{name}.capture.json")},
+        "view": {"kind": "environment-coverage", "template_rules": []}
+    });
+    std::fs::write(
+        dir.join(format!("{name}.coverage-view.json")),
+        view.to_string(),
+    )
+    .unwrap();
+    let run = rea_tests::run_rea(
+        &support::process::binary(),
+        dir,
+        &[
+            "inspect-analysis-view",
+            &format!("{name}.coverage-view.json"),
+        ],
+    );
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    serde_json::from_str(&run.stdout).unwrap()
+}
+
+fn names(tools: &[Value]) -> Vec<String> {
+    tools
+        .iter()
+        .map(|tool| tool["name"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+/// Whether a manifest tool is a read: a safe method, or a query `POST` (MCP says so with
+/// `readOnlyHint`).
+fn reads(replay_tools: &[Value]) -> BTreeSet<String> {
+    replay_tools
+        .iter()
+        .filter(|tool| tool["annotations"]["readOnlyHint"] == true)
+        .map(|tool| tool["name"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+// contract: CARD-054, CARD-055, CARD-056, CARD-057, CARD-058, SERVE-023, SERVE-027, MANIFEST-023
+#[test]
+fn the_state_card_declares_the_data_plane_and_serves_reads_and_confirmed_writes() {
+    let (replay_server, replay_url) = serve("json-server", true);
+    let replay_tools = tools_list(&replay_url);
+    let replay_card = card(&replay_url);
+    stop(replay_server);
+
+    let (server, url) = serve("json-server", false);
+    let card = card(&url);
+    let capabilities = &card["capabilities"];
+    // The three data-plane operations and one intake extension.
+    assert_eq!(
+        capabilities["operations"],
+        json!(["data/reset", "data/add", "data/get"])
+    );
+    let extensions = capabilities["extensions"].as_array().expect("extensions");
+    assert_eq!(extensions.len(), 1, "{extensions:?}");
+    assert_eq!(extensions[0]["uri"], "urn:agentenv:intake/v1");
+    // The catalog: every read tool, and exactly the writes whose effect the capture confirmed.
+    let coverage = coverage("json-server");
+    let served_writes: BTreeSet<String> = coverage["writes"]["served"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|write| write["tool"].as_str().unwrap().to_owned())
+        .collect();
+    let withheld: Vec<&str> = coverage["writes"]["withheld"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|write| write["tool"].as_str().unwrap())
+        .collect();
+    assert!(!served_writes.is_empty() && !withheld.is_empty());
+    let read_tools = reads(&replay_tools);
+    let listed = tools_list(&url);
+    let state_names: BTreeSet<String> = names(&listed).into_iter().collect();
+    let expected: BTreeSet<String> = read_tools.union(&served_writes).cloned().collect();
+    assert_eq!(state_names, expected);
+    for tool in withheld {
+        assert!(!state_names.contains(tool), "{tool} is withheld");
+    }
+    assert_eq!(
+        names(capabilities["tools"].as_array().unwrap()),
+        names(&listed),
+        "the card lists the MCP catalog"
+    );
+    // Descriptions: longer than replay's; reads say where they answer from; writes name their
+    // effect and the quoted members they accept.
+    let manifest = input_json("json-server.manifest.json");
+    for tool in &listed {
+        let name = tool["name"].as_str().unwrap();
+        let description = tool["description"].as_str().unwrap();
+        let replayed = replay_tools
+            .iter()
+            .find(|replayed| replayed["name"] == name)
+            .unwrap();
+        assert!(
+            description.len() > replayed["description"].as_str().unwrap().len(),
+            "{name}"
+        );
+        if read_tools.contains(name) {
+            assert!(
+                description.contains("answers from the environment state"),
+                "{description}"
+            );
+            continue;
+        }
+        let effect = coverage["writes"]["served"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|write| write["tool"] == name)
+            .unwrap()["effect"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        let phrase = match effect.as_str() {
+            "create" => "creates an entity",
+            "update" => "updates",
+            "delete" => "deletes",
+            "document" => "changes the document",
+            other => panic!("effect {other}"),
+        };
+        assert!(description.contains(phrase), "{effect}: {description}");
+        let accepted = description
+            .split_once("accepted body members: ")
+            .map(|(_, rest)| rest)
+            .unwrap_or_else(|| panic!("{description}"));
+        let recorded = manifest["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|declared| declared["name"] == name)
+            .unwrap()["request_body"]["members"]
+            .as_object()
+            .unwrap()
+            .clone();
+        let quoted: Vec<String> = recorded
+            .keys()
+            .map(|member| Value::String(member.clone()).to_string())
+            .filter(|quoted| accepted.contains(quoted.as_str()))
+            .collect();
+        assert!(!quoted.is_empty(), "{name}: {accepted}");
+    }
+    // MANIFEST-023: served from the state, the card (with the data plane and the longer
+    // descriptions) is larger than replay's.
+    assert!(card.to_string().len() > replay_card.to_string().len());
+    // SERVE-027: the data plane serves its three methods.
+    let document = held(&url);
+    assert!(document["rea_state"].is_object(), "{document}");
+    assert_eq!(data_call(&url, "data/reset", None)["result"], json!({}));
+    assert_eq!(add(&url, &document)["result"], json!({}));
+    // SERVE-023: a read the state backs answers from it.
+    let answer = answer_of(&call_tool(&url, "get_posts_by_id", &json!({"id": "1"})));
+    assert_eq!(answer["state"]["source"], "state", "{answer}");
+    assert_eq!(answer["body"]["id"], 1);
+    let stopped = stop(server);
+    assert_eq!(stopped["state"]["served"], true);
+}
+
+/// The held state with a changed `title` for post 1.
+fn retitled(document: &Value, title: &str) -> Value {
+    let mut document = document.clone();
+    let entity = document["rea_state"]["entities"]
+        .as_array_mut()
+        .unwrap()
+        .iter_mut()
+        .find(|entity| entity["collection"] == "/posts" && entity["fields"]["id"] == 1)
+        .expect("post 1");
+    entity["fields"]["title"] = json!(title);
+    document
+}
+
+// contract: SERVE-023, SERVE-024, REPLAY-038, LIMITS-012, LIMITS-014
+#[test]
+fn reads_answer_from_the_live_state_that_writes_and_data_add_change() {
+    let (server, url) = serve("json-server", false);
+    let derived = held(&url);
+    let title = |url: &str| {
+        let answer = answer_of(&call_tool(url, "get_posts_by_id", &json!({"id": "1"})));
+        assert_eq!(answer["state"]["source"], "state", "{answer}");
+        answer["body"]["title"].clone()
+    };
+    let recorded_title = title(&url);
+    assert!(recorded_title.is_string());
+
+    // A document loaded through data/add is what reads answer from, and what data/get writes
+    // whole.
+    let retitled = retitled(&derived, "Loaded through data/add");
+    assert_eq!(add(&url, &retitled)["result"], json!({}));
+    assert_eq!(title(&url), "Loaded through data/add");
+    // data/get writes the held state whole: every entity and document (a changed entity no
+    // longer cites the recordings it left), and what it writes loads back unchanged.
+    let loaded = held(&url);
+    for member in ["entities", "documents", "types"] {
+        assert_eq!(
+            loaded["rea_state"][member].as_array().map(Vec::len),
+            derived["rea_state"][member].as_array().map(Vec::len),
+            "{member}"
+        );
+    }
+    assert!(loaded.to_string().contains("Loaded through data/add"));
+    assert_eq!(add(&url, &loaded)["result"], json!({}));
+    assert_eq!(held(&url), loaded);
+
+    // A refused document changes nothing: the live state stays the one validated document.
+    let mut invalid = loaded.clone();
+    invalid["rea_state"]["entities"] = json!("not a list");
+    let refused = add(&url, &invalid);
+    assert!(refused.get("error").is_some(), "{refused}");
+    assert_eq!(held(&url), loaded);
+    // A file over the 32 MiB document limit is refused before it is read (a sparse file).
+    let folder = tempfile::tempdir().unwrap();
+    let large = folder.path().join("large.json");
+    std::fs::File::create(&large)
+        .unwrap()
+        .set_len(33 * 1024 * 1024)
+        .unwrap();
+    let refused = data_call(
+        &url,
+        "data/add",
+        Some(
+            json!({"parts": [{"kind": "file", "file": {"uri": format!("file://{}", large.display())}}]}),
+        ),
+    );
+    assert!(refused.get("error").is_some(), "{refused}");
+    assert_eq!(held(&url), loaded);
+
+    // A served write applies its effect to the state every read and data/get see.
+    let capture = input_json("json-server.capture.json");
+    let exemplar = capture["records"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|record| record["method"] == "POST" && record["path"] == "/posts")
+        .unwrap();
+    let mut body: Value =
+        serde_json::from_str(exemplar["request"]["body"]["text"].as_str().unwrap()).unwrap();
+    body["title"] = json!("Written through MCP");
+    let created = call_tool(&url, "post_posts", &json!({"body": body}));
+    assert_ne!(created["isError"], true, "{created}");
+    let created = answer_of(&created);
+    assert_eq!(created["status"], 201, "{created}");
+    let listed = answer_of(&call_tool(&url, "get_posts", &json!({})));
+    assert!(
+        listed["body"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|post| post["title"] == "Written through MCP"),
+        "{listed}"
+    );
+    let after = held(&url);
+    assert!(after.to_string().contains("Written through MCP"));
+
+    // data/reset restores the derived state.
+    assert_eq!(data_call(&url, "data/reset", None)["result"], json!({}));
+    assert_eq!(held(&url), derived);
+    assert_eq!(title(&url), recorded_title);
+    stop(server);
+}
+
+// contract: REPLAY-003
+#[test]
+fn reads_the_state_does_not_back_replay_their_recordings() {
+    let (server, url) = serve("mlflow", false);
+    let capture = input_json("mlflow.capture.json");
+    let records: std::collections::BTreeMap<u64, &Value> = capture["records"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|record| (record["ordinal"].as_u64().unwrap(), record))
+        .collect();
+    assert_eq!(
+        card(&url)["capabilities"]["operations"]
+            .as_array()
+            .unwrap()
+            .len(),
+        3
+    );
+    // `runs/get` varies by a query the state does not model: its view is `recorded`.
+    let run = records
+        .values()
+        .find(|record| {
+            record["path"]
+                .as_str()
+                .is_some_and(|path| path.ends_with("/runs/get"))
+        })
+        .unwrap();
+    let run_id = run["query"]["pairs"][0][1].clone();
+    let answer = answer_of(&call_tool(
+        &url,
+        "get_mlflow_runs_get",
+        &json!({"run_id": run_id}),
+    ));
+    assert_eq!(answer["state"]["source"], "recording", "{answer}");
+    let ordinal = answer["replay"]["record_ordinal"].as_u64().unwrap();
+    assert_eq!(ordinal, run["ordinal"].as_u64().unwrap());
+    assert_eq!(answer["replay"]["exact_match"], true);
+    let text = records[&ordinal]["response"]["body"]["text"]
+        .as_str()
+        .unwrap();
+    assert_eq!(answer["body"], serde_json::from_str::<Value>(text).unwrap());
+    assert_eq!(answer["status"], records[&ordinal]["response"]["status"]);
+    // A read the state backs answers from it, in the same server.
+    let by_name = records
+        .values()
+        .find(|record| {
+            record["path"]
+                .as_str()
+                .is_some_and(|path| path.ends_with("/experiments/get-by-name"))
+        })
+        .unwrap();
+    let experiment = by_name["query"]["pairs"][0][1].clone();
+    let answer = answer_of(&call_tool(
+        &url,
+        "get_mlflow_experiments_get_by_name",
+        &json!({"experiment_name": experiment}),
+    ));
+    assert_eq!(answer["state"]["source"], "state", "{answer}");
+    stop(server);
+}
+
+/// A HAR of `tools` GET endpoints, one record each; query field `n` (of `fields`) goes to
+/// endpoint `n % tools`. Field names have one length, so each field charges the catalog alike.
+fn many_endpoints_har(tools: usize, fields: usize) -> String {
+    let entries: Vec<Value> = (0..tools)
+        .map(|tool| {
+            let names: Vec<String> = (tool..fields)
+                .step_by(tools)
+                .map(|n| format!("field_{n:05}_{}", "x".repeat(40)))
+                .collect();
+            let query: Vec<String> = names.iter().map(|name| format!("{name}=v")).collect();
+            let url = if query.is_empty() {
+                format!("http://127.0.0.1:8080/api/resource{tool:04}")
+            } else {
+                format!("http://127.0.0.1:8080/api/resource{tool:04}?{}", query.join("&"))
+            };
+            let body = json!({"id": tool, "name": "n"}).to_string();
+            json!({
+                "startedDateTime": "2026-01-01T00:00:00.000Z", "time": 1,
+                "request": {"method": "GET", "url": url, "httpVersion": "HTTP/1.1", "headers": [],
+                            "cookies": [], "queryString": names.iter().map(|n| json!({"name": n, "value": "v"})).collect::<Vec<_>>(),
+                            "headersSize": -1, "bodySize": 0},
+                "response": {"status": 200, "statusText": "OK", "httpVersion": "HTTP/1.1",
+                             "headers": [{"name": "Content-Type", "value": "application/json"}], "cookies": [],
+                             "content": {"size": body.len(), "mimeType": "application/json", "text": body},
+                             "redirectURL": "", "headersSize": -1, "bodySize": body.len()},
+                "cache": {}, "timings": {"send": 0, "wait": 1, "receive": 0}
+            })
+        })
+        .collect();
+    json!({"log": {"version": "1.2", "creator": {"name": "rea-tests", "version": "1"}, "entries": entries}})
+        .to_string()
+}
+
+/// What the discovery reservation charges the replay catalog and the state catalog (read tools
+/// only: these captures have no writes) of a HAR, computed in-process as the server does.
+fn catalog_charges(har: &str) -> (u64, u64) {
+    use rea::commands::inspect_capture::{InspectRequest, inspect_with_builtins};
+    let folder = tempfile::tempdir().unwrap();
+    let path = folder.path().join("capture.har");
+    std::fs::write(&path, har).unwrap();
+    let capture = inspect_with_builtins(&InspectRequest {
+        capture: &path,
+        input_kind: "har",
+        selection: None,
+        sensitive_values: &[],
+    })
+    .unwrap();
+    let (manifest, evidence) =
+        rea_manifest::project_manifest_evidence(&capture, &rea_manifest::TemplateRules::none())
+            .unwrap();
+    let environment = rea_manifest::Environment::from_evidence(&evidence, &capture).unwrap();
+    let charged =
+        |result: Result<rea_manifest::DiscoveryCharge, rea_evidence::Refusal>| match result {
+            Ok(charge) => charge.charged_bytes,
+            Err(refusal) => refusal.data.expect("charge data")["charged_bytes"]
+                .as_u64()
+                .unwrap(),
+        };
+    let replay = charged(environment.check_discovery_reservation(environment.name()));
+    let state_tools = rea_state::backend::state_tools(&environment, &manifest, &[]);
+    let state = charged(rea_state::backend::check_state_catalog(
+        &state_tools,
+        environment.name(),
+    ));
+    (replay, state)
+}
+
+// contract: MANIFEST-023, REPLAY-003, SERVE-003, CARD-059
+#[test]
+fn a_state_catalog_over_the_reservation_serves_replay_when_replay_fits() {
+    const LIMIT: u64 = rea_manifest::DISCOVERY_RESERVATION;
+    const TOOLS: usize = 200;
+    // The most query fields with which the replay catalog fits.
+    let (empty, _) = catalog_charges(&many_endpoints_har(TOOLS, 0));
+    let (one_each, _) = catalog_charges(&many_endpoints_har(TOOLS, TOOLS));
+    let per_field = (one_each - empty) / TOOLS as u64;
+    let mut fields = ((LIMIT - empty) / per_field) as usize;
+    let (replay, state) = loop {
+        let (replay, state) = catalog_charges(&many_endpoints_har(TOOLS, fields));
+        if replay > LIMIT {
+            fields -= 1;
+            continue;
+        }
+        let (next, _) = catalog_charges(&many_endpoints_har(TOOLS, fields + 1));
+        if next <= LIMIT {
+            fields += 1;
+            continue;
+        }
+        break (replay, state);
+    };
+    assert!(
+        replay <= LIMIT && state > LIMIT,
+        "replay {replay}, state {state}"
+    );
+
+    project_har_named("oversize-state", &many_endpoints_har(TOOLS, fields));
+    let mut server = Server::start(
+        &[
+            "oversize-state.manifest.json",
+            "--evidence",
+            "oversize-state.capture.json",
+        ],
+        &[],
+    );
+    let url = server.url();
+    let card = card(&url);
+    assert_eq!(card["capabilities"]["operations"], json!([]));
+    assert_eq!(card["capabilities"]["extensions"], Value::Null);
+    // Replay answers every tool.
+    let tools = tools_list(&url);
+    assert_eq!(tools.len(), TOOLS);
+    for tool in &tools {
+        let answer = answer_of(&call_tool(&url, tool["name"].as_str().unwrap(), &json!({})));
+        assert!(answer.get("state").is_none(), "{answer}");
+        assert_eq!(answer["status"], 200);
+        assert!(answer["replay"]["record_ordinal"].is_u64(), "{answer}");
+    }
+    let unavailable = data_call(&url, "data/get", None);
+    assert_eq!(unavailable["error"]["code"], -32601);
+    let stopped = stop(server);
+    assert_eq!(stopped["state"]["served"], false);
+    assert_eq!(stopped["state"]["reason"], "unavailable");
+    assert_eq!(stopped["state"]["code"], "resource_constraint");
+}
+
+fn project_har_named(name: &str, har: &str) {
+    support::process::project_har(name, har);
+}
