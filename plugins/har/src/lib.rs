@@ -107,16 +107,14 @@ pub fn extract_json(request: &ExtractRequest, bytes: &[u8]) -> Result<String, Pl
     let (parts, records) = std::thread::scope(|scope| {
         let (sender, receiver) = std::sync::mpsc::channel::<CaptureRecord>();
         let encoder = scope.spawn(move || {
-            let mut text = Vec::with_capacity(bytes.len());
+            let mut text = String::with_capacity(bytes.len());
             for (index, record) in receiver.into_iter().enumerate() {
                 if index > 0 {
-                    text.push(b',');
+                    text.push(',');
                 }
-                if let Err(error) = serde_json::to_writer(&mut text, &record) {
-                    return Err(error.to_string());
-                }
+                text.push_str(&serde_json::to_string(&record).map_err(|error| error.to_string())?);
             }
-            Ok(text)
+            Ok::<String, String>(text)
         });
         let parts = extract_checked(request, bytes, &sensitive, &mut |record| {
             // The encoder only stops early when the process is failing anyway.
@@ -161,21 +159,31 @@ impl ExtractionParts {
 
     /// The extraction's JSON text around records already encoded (`record,record,…`), in the
     /// member order and spelling serde_json gives [`Extraction`].
-    fn to_json_text(&self, records: &[u8]) -> Result<String, String> {
-        let mut text = Vec::with_capacity(records.len() + 4096);
-        text.extend_from_slice(b"{\"container\":");
-        text.extend_from_slice(self.container.get().as_bytes());
-        text.extend_from_slice(b",\"limitations\":");
-        serde_json::to_writer(&mut text, &self.limitations).map_err(|error| error.to_string())?;
-        text.extend_from_slice(b",\"records\":[");
-        text.extend_from_slice(records);
-        text.extend_from_slice(b"],\"records_pointer\":");
-        serde_json::to_writer(&mut text, RECORDS_POINTER).map_err(|error| error.to_string())?;
-        text.extend_from_slice(b",\"redactions\":");
-        serde_json::to_writer(&mut text, &self.redactions).map_err(|error| error.to_string())?;
-        text.extend_from_slice(format!(",\"schema_version\":{SCHEMA_VERSION}}}").as_bytes());
-        String::from_utf8(text).map_err(|error| error.to_string())
+    fn to_json_text(&self, records: &str) -> Result<String, String> {
+        let limitations = encode(&self.limitations)?;
+        let pointer = encode(RECORDS_POINTER)?;
+        let redactions = encode(&self.redactions)?;
+        let container = self.container.get();
+        let mut text = String::with_capacity(
+            records.len() + container.len() + limitations.len() + redactions.len() + 128,
+        );
+        text.push_str("{\"container\":");
+        text.push_str(container);
+        text.push_str(",\"limitations\":");
+        text.push_str(&limitations);
+        text.push_str(",\"records\":[");
+        text.push_str(records);
+        text.push_str("],\"records_pointer\":");
+        text.push_str(&pointer);
+        text.push_str(",\"redactions\":");
+        text.push_str(&redactions);
+        text.push_str(&format!(",\"schema_version\":{SCHEMA_VERSION}}}"));
+        Ok(text)
     }
+}
+
+fn encode<T: serde::Serialize + ?Sized>(value: &T) -> Result<String, String> {
+    serde_json::to_string(value).map_err(|error| error.to_string())
 }
 
 fn extract_checked(
