@@ -65,6 +65,16 @@ struct Server {
     stderr: Vec<String>,
 }
 
+impl Drop for Server {
+    /// A test that fails before `stop` leaves no server running.
+    fn drop(&mut self) {
+        if let Ok(None) = self.child.try_wait() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
+
 impl Server {
     fn start(dir: &Path, args: &[&str]) -> Self {
         let mut command = Command::new(binary());
@@ -153,7 +163,7 @@ impl Server {
         (
             status.code(),
             serde_json::from_str(&stdout).unwrap_or(Value::Null),
-            self.stderr,
+            std::mem::take(&mut self.stderr),
         )
     }
 }

@@ -155,8 +155,8 @@ async fn serve(
     };
 
     // The state derives with the manifest's template rules (the spec's contract); a pipeline
-    // naming others says so once.
-    if pipeline.template_rules != manifest.template_rules {
+    // naming others says so once, when a state is derived at all.
+    if !args.replay_only && pipeline.template_rules != manifest.template_rules {
         tracing::warn!(
             pipeline = pipeline.template_rules.join(",").as_str(),
             manifest = manifest.template_rules.join(",").as_str(),
