@@ -360,20 +360,21 @@ fn reads_the_state_does_not_back_replay_their_recordings() {
             .len(),
         3
     );
-    // `runs/get` varies by a query the state does not model: its view is `recorded`.
+    // `runs/search` is a query POST: its view is `recorded` (`query-body`).
     let run = records
         .values()
         .find(|record| {
             record["path"]
                 .as_str()
-                .is_some_and(|path| path.ends_with("/runs/get"))
+                .is_some_and(|path| path.ends_with("/runs/search"))
         })
         .unwrap();
-    let run_id = run["query"]["pairs"][0][1].clone();
+    let sent: Value =
+        serde_json::from_str(run["request"]["body"]["text"].as_str().unwrap()).unwrap();
     let answer = answer_of(&call_tool(
         &url,
-        "get_mlflow_runs_get",
-        &json!({"run_id": run_id}),
+        "post_mlflow_runs_search",
+        &json!({"body": sent}),
     ));
     assert_eq!(answer["state"]["source"], "recording", "{answer}");
     let ordinal = answer["replay"]["record_ordinal"].as_u64().unwrap();

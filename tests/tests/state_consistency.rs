@@ -16,7 +16,7 @@ fn every_read_before_the_first_write_answers_as_recorded() {
     let mut failures = Vec::new();
     for app in APPS {
         let served = serve(&format!("{app}/build.har"));
-        let timeline = Timeline::new(&served.manifest, &served.records);
+        let timeline = Timeline::for_state(&served.manifest, &served.records, served.state());
         let mut from_state = 0usize;
         let mut from_recording = 0usize;
         for view in &served.state().views {

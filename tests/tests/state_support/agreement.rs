@@ -1,6 +1,10 @@
 //! Replaying recorded calls against a served environment and comparing the answers with the
-//! recordings: the route of a recorded request to a tool, the arguments (body included), ids the
-//! environment generated mapped to the recorded ones, and clocks compared by kind only.
+//! recordings, as the spec's "Measure fidelity against the application" describes: the route of
+//! a recorded request to a tool, the arguments (body included), ids mapped from the live answer to
+//! the environment's (objects of two answers pair by a natural key; their identifier fields map),
+//! clocks compared by format only (ISO-8601 strings, and epoch numbers under clock-named
+//! members), and each difference classified (`status`, `missing-field`, `extra-field`, `value`,
+//! `length`, `order`, `clock-format`).
 
 use std::collections::BTreeMap;
 
@@ -86,15 +90,26 @@ pub fn request_json(record: &CaptureRecord) -> Option<Value> {
     serde_json::from_slice(&bytes).ok()
 }
 
-/// Ids the environment generated, mapped from the ones a recording holds.
+/// Ids mapped from the live application's answers to the environment's.
 #[derive(Debug, Default)]
 pub struct IdMap {
     map: BTreeMap<String, String>,
 }
 
+/// Whether a member name is an identifier field (`id`, `uuid`, `guid`, and names ending in `_id`,
+/// `Id`, `ID`, `_uuid` or `Uuid`).
 fn id_like(name: &str) -> bool {
-    let lower = name.to_ascii_lowercase();
-    lower == "id" || lower.ends_with("_id") || lower.ends_with("id") || lower.contains("uuid")
+    matches!(name, "id" | "uuid" | "guid")
+        || name.ends_with("_id")
+        || name.ends_with("Id")
+        || name.ends_with("ID")
+        || name.ends_with("_uuid")
+        || name.ends_with("Uuid")
+}
+
+/// Whether a member holds a list of ids (`ids`, `uuids`, `guids`).
+fn id_list(name: &str) -> bool {
+    matches!(name, "ids" | "uuids" | "guids")
 }
 
 fn scalar(value: &Value) -> Option<String> {
@@ -106,10 +121,11 @@ fn scalar(value: &Value) -> Option<String> {
 }
 
 impl IdMap {
-    /// Learns id pairs from a recorded answer and the environment's answer to the same call:
-    /// id-named members at the same place holding different values.
-    pub fn learn(&mut self, recorded: &Value, answered: &Value) {
-        match (recorded, answered) {
+    /// Learns id pairs from a live answer and the environment's answer to the same call:
+    /// identifier members of paired objects (at the same place, or paired by a natural key in
+    /// arrays) holding different values.
+    pub fn learn(&mut self, live: &Value, answered: &Value) {
+        match (live, answered) {
             (Value::Object(left), Value::Object(right)) => {
                 for (key, value) in left {
                     let Some(other) = right.get(key) else {
@@ -118,6 +134,7 @@ impl IdMap {
                     if id_like(key)
                         && let (Some(a), Some(b)) = (scalar(value), scalar(other))
                         && a != b
+                        && !self.map.contains_key(&a)
                     {
                         self.map.insert(a, b);
                     }
@@ -125,51 +142,59 @@ impl IdMap {
                 }
             }
             (Value::Array(left), Value::Array(right)) => {
-                for (value, other) in left.iter().zip(right) {
-                    self.learn(value, other);
+                for (a, b) in pair_items(left, right).pairs {
+                    self.learn(&left[a], &right[b]);
                 }
             }
             _ => {}
         }
     }
 
-    /// A recorded value with its mapped ids replaced.
+    /// Whether a live value is a mapped id.
+    pub fn maps(&self, live: &str) -> bool {
+        self.map.contains_key(live)
+    }
+
+    /// A live scalar with its mapped id (an identifier field's value).
     pub fn translate(&self, value: &Value) -> Value {
-        match value {
-            Value::String(text) => {
-                let mapped = self.map.get(text).cloned().unwrap_or_else(|| {
-                    // An id inside a path or text (`/records/<id>`).
-                    let mut out = text.clone();
-                    for (from, to) in &self.map {
-                        if from.len() >= 8 && out.contains(from.as_str()) {
-                            out = out.replace(from.as_str(), to);
-                        }
-                    }
-                    out
-                });
-                Value::String(mapped)
-            }
-            Value::Number(number) => match self.map.get(&number.to_string()) {
-                Some(mapped) => mapped
+        let Some(text) = scalar(value) else {
+            return value.clone();
+        };
+        match self.map.get(&text) {
+            Some(mapped) => match value {
+                Value::Number(_) => mapped
                     .parse::<serde_json::Number>()
                     .map(Value::Number)
                     .unwrap_or_else(|_| Value::String(mapped.clone())),
-                None => value.clone(),
+                _ => Value::String(mapped.clone()),
             },
-            Value::Array(items) => {
-                Value::Array(items.iter().map(|item| self.translate(item)).collect())
-            }
+            None => value.clone(),
+        }
+    }
+
+    /// A live value with the ids at its identifier fields (and in `ids`, `uuids`, `guids` lists)
+    /// mapped; other values unchanged.
+    pub fn translate_ids(&self, value: &Value, member: &str) -> Value {
+        match value {
             Value::Object(members) => Value::Object(
                 members
                     .iter()
-                    .map(|(key, item)| (key.clone(), self.translate(item)))
+                    .map(|(key, item)| (key.clone(), self.translate_ids(item, key)))
                     .collect(),
             ),
+            Value::Array(items) => Value::Array(
+                items
+                    .iter()
+                    .map(|item| self.translate_ids(item, member))
+                    .collect(),
+            ),
+            scalar if id_like(member) || id_list(member) => self.translate(scalar),
             other => other.clone(),
         }
     }
 
-    /// Arguments with mapped ids replaced (path and query values, and the body).
+    /// Arguments with mapped ids replaced: a path or query value that is a mapped id, and the
+    /// body's identifier fields.
     pub fn translate_arguments(&self, arguments: &Map<String, Value>) -> Map<String, Value> {
         arguments
             .iter()
@@ -182,10 +207,10 @@ impl IdMap {
                             .unwrap_or_else(|| text.clone());
                         match self.map.get(&decoded) {
                             Some(mapped) => Value::String(mapped.clone()),
-                            None => self.translate(value),
+                            None => value.clone(),
                         }
                     }
-                    other => self.translate(other),
+                    other => self.translate_ids(other, ""),
                 };
                 (name.clone(), translated)
             })
@@ -198,64 +223,317 @@ impl IdMap {
     }
 }
 
-/// Whether a text is an ISO-8601 date-time.
-fn is_iso(text: &str) -> bool {
+/// An ISO-8601 date-time's format: separator, seconds, fraction digits, zone spelling (`Z`,
+/// `+00:00`, `+0000`, or none). `None` when the text is not one.
+pub fn iso_format(text: &str) -> Option<(char, bool, usize, String)> {
     let bytes = text.as_bytes();
-    bytes.len() >= 19
-        && bytes[..4].iter().all(u8::is_ascii_digit)
-        && bytes[4] == b'-'
-        && bytes[7] == b'-'
-        && matches!(bytes[10], b'T' | b' ')
-        && bytes[13] == b':'
+    let digits = |range: std::ops::Range<usize>| {
+        bytes
+            .get(range.clone())
+            .is_some_and(|part| part.iter().all(u8::is_ascii_digit))
+    };
+    if !(digits(0..4)
+        && bytes.get(4) == Some(&b'-')
+        && digits(5..7)
+        && bytes.get(7) == Some(&b'-')
+        && digits(8..10)
+        && matches!(bytes.get(10), Some(b'T' | b' '))
+        && digits(11..13)
+        && bytes.get(13) == Some(&b':')
+        && digits(14..16))
+    {
+        return None;
+    }
+    let separator = bytes[10] as char;
+    let mut at = 16;
+    let seconds = bytes.get(at) == Some(&b':') && digits(at + 1..at + 3);
+    if seconds {
+        at += 3;
+    }
+    let mut fraction = 0;
+    if seconds && bytes.get(at) == Some(&b'.') {
+        at += 1;
+        while bytes.get(at).is_some_and(u8::is_ascii_digit) {
+            fraction += 1;
+            at += 1;
+        }
+        if fraction == 0 {
+            return None;
+        }
+    }
+    let zone = &text[at..];
+    let valid_zone = match zone.as_bytes() {
+        [] | [b'Z'] => true,
+        [b'+' | b'-', h1, h2, b':', m1, m2] | [b'+' | b'-', h1, h2, m1, m2] => {
+            let hours = (h1 - b'0') as u32 * 10 + (h2 - b'0') as u32;
+            let minutes = (m1 - b'0') as u32 * 10 + (m2 - b'0') as u32;
+            [h1, h2, m1, m2].iter().all(|byte| byte.is_ascii_digit())
+                && hours <= 23
+                && minutes <= 59
+        }
+        _ => false,
+    };
+    valid_zone.then(|| (separator, seconds, fraction, zone.to_owned()))
 }
 
-/// A value with clocks replaced by their kind: ISO date-times by their length, epoch numbers of
-/// seconds or milliseconds by their unit (under clock-named members).
-pub fn without_clocks(value: &Value, member: &str) -> Value {
-    let clock_name = {
-        let lower = member.to_ascii_lowercase();
-        [
-            "at",
-            "time",
-            "date",
-            "timestamp",
-            "created",
-            "updated",
-            "modified",
-        ]
-        .iter()
-        .any(|word| lower.contains(word))
-    };
+/// Whether a member name is a clock's: a word of it (snake-case or camel-case) is `at`, `time`,
+/// `date`, `timestamp`, `created`, `updated` or `modified`.
+pub fn clock_named(member: &str) -> bool {
+    let mut words: Vec<String> = Vec::new();
+    let mut word = String::new();
+    for character in member.chars() {
+        if character == '_' || character == '-' || character == '.' {
+            words.push(std::mem::take(&mut word));
+        } else if character.is_uppercase() {
+            words.push(std::mem::take(&mut word));
+            word.extend(character.to_lowercase());
+        } else {
+            word.push(character);
+        }
+    }
+    words.push(word);
+    words.iter().any(|word| {
+        matches!(
+            word.as_str(),
+            "at" | "time" | "date" | "timestamp" | "created" | "updated" | "modified"
+        )
+    })
+}
+
+/// A clock's format: ISO-8601 text, or an epoch number (seconds or milliseconds) under a
+/// clock-named member.
+fn clock_format(value: &Value, clock_context: bool) -> Option<String> {
     match value {
-        Value::String(text) if is_iso(text) => Value::String(format!("<clock {}>", text.len())),
-        Value::Number(number) if clock_name => match number.as_i64() {
-            Some(1_000_000_000..10_000_000_000) => Value::String("<epoch s>".into()),
-            Some(1_000_000_000_000..10_000_000_000_000) => Value::String("<epoch ms>".into()),
-            _ => value.clone(),
+        Value::String(text) => iso_format(text).map(|(separator, seconds, fraction, zone)| {
+            format!("iso {separator} {seconds} {fraction} {zone}")
+        }),
+        Value::Number(number) if clock_context => match number.as_i64() {
+            Some(1_000_000_000..10_000_000_000) => Some("epoch s".to_owned()),
+            Some(1_000_000_000_000..10_000_000_000_000) => Some("epoch ms".to_owned()),
+            _ => None,
         },
-        Value::Array(items) => Value::Array(
-            items
-                .iter()
-                .map(|item| without_clocks(item, member))
-                .collect(),
-        ),
-        Value::Object(members) => Value::Object(
-            members
-                .iter()
-                .map(|(key, item)| (key.clone(), without_clocks(item, key)))
-                .collect(),
-        ),
-        other => other.clone(),
+        _ => None,
     }
 }
 
-/// How an environment answer compares with a recorded one.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// Items of two arrays paired: by a natural key (a string member every object on each side
+/// carries, unique on each side, some values shared) when there is one, else by position.
+pub struct Paired {
+    /// (live index, environment index).
+    pub pairs: Vec<(usize, usize)>,
+    /// Whether every item on both sides paired.
+    pub complete: bool,
+}
+
+fn natural_key(left: &[Value], right: &[Value]) -> Option<String> {
+    if left.is_empty() || right.is_empty() {
+        return None;
+    }
+    let first = left[0].as_object()?;
+    let mut names: Vec<&String> = first
+        .iter()
+        .filter(|(name, value)| value.is_string() && !id_like(name))
+        .map(|(name, _)| name)
+        .collect();
+    let preference = |name: &str| match name {
+        "name" | "title" | "slug" | "key" | "code" | "username" | "email" => 0,
+        _ => 1,
+    };
+    names.sort_by_key(|name| (preference(name), (*name).clone()));
+    names.into_iter().find_map(|name| {
+        let values = |items: &[Value]| -> Option<Vec<String>> {
+            items
+                .iter()
+                .map(|item| item.get(name).and_then(Value::as_str).map(str::to_owned))
+                .collect()
+        };
+        let (left_values, right_values) = (values(left)?, values(right)?);
+        let unique = |values: &Vec<String>| {
+            values
+                .iter()
+                .collect::<std::collections::BTreeSet<_>>()
+                .len()
+                == values.len()
+        };
+        (unique(&left_values)
+            && unique(&right_values)
+            && left_values.iter().any(|value| right_values.contains(value)))
+        .then(|| name.clone())
+    })
+}
+
+/// Pairs two arrays' items (see [`Paired`]).
+pub fn pair_items(left: &[Value], right: &[Value]) -> Paired {
+    if let Some(key) = natural_key(left, right) {
+        let mut pairs = Vec::new();
+        for (index, item) in left.iter().enumerate() {
+            let value = item.get(&key);
+            if let Some(other) = right
+                .iter()
+                .position(|candidate| candidate.get(&key) == value)
+            {
+                pairs.push((index, other));
+            }
+        }
+        let complete = pairs.len() == left.len() && pairs.len() == right.len();
+        return Paired { pairs, complete };
+    }
+    let count = left.len().min(right.len());
+    Paired {
+        pairs: (0..count).map(|index| (index, index)).collect(),
+        complete: left.len() == right.len(),
+    }
+}
+
+/// One difference between the application's answer and the environment's.
+#[derive(Debug, Clone)]
+pub struct Difference {
+    /// `status`, `missing-field`, `extra-field`, `value`, `length`, `order`, `clock-format`.
+    pub category: &'static str,
+    /// Where (a JSON pointer into the application's answer).
+    pub pointer: String,
+    /// Both values, cut short.
+    pub live: String,
+    /// The environment's.
+    pub env: String,
+}
+
+fn short(value: Option<&Value>) -> String {
+    value
+        .map(|value| value.to_string())
+        .unwrap_or_else(|| "<absent>".to_owned())
+        .chars()
+        .take(80)
+        .collect()
+}
+
+fn escape(segment: &str) -> String {
+    segment.replace('~', "~0").replace('/', "~1")
+}
+
+/// The differences of two answer bodies (the application's first), ids mapped and clocks by
+/// format.
+pub fn differences(ids: &IdMap, live: &Value, env: &Value) -> Vec<Difference> {
+    let mut out = Vec::new();
+    walk(ids, live, env, String::new(), "", &mut out);
+    out
+}
+
+fn walk(
+    ids: &IdMap,
+    live: &Value,
+    env: &Value,
+    pointer: String,
+    member: &str,
+    out: &mut Vec<Difference>,
+) {
+    let clock_context = clock_named(member);
+    let differ = |category: &'static str, out: &mut Vec<Difference>| {
+        out.push(Difference {
+            category,
+            pointer: pointer.clone(),
+            live: short(Some(live)),
+            env: short(Some(env)),
+        });
+    };
+    if let (Some(left), Some(right)) = (
+        clock_format(live, clock_context),
+        clock_format(env, clock_context),
+    ) {
+        if left != right {
+            differ("clock-format", out);
+        }
+        return;
+    }
+    match (live, env) {
+        (Value::Object(left), Value::Object(right)) => {
+            for (key, value) in left {
+                let at = format!("{pointer}/{}", escape(key));
+                match right.get(key) {
+                    Some(other) => walk(ids, value, other, at, key, out),
+                    None => out.push(Difference {
+                        category: "missing-field",
+                        pointer: at,
+                        live: short(Some(value)),
+                        env: short(None),
+                    }),
+                }
+            }
+            for (key, value) in right {
+                if !left.contains_key(key) {
+                    out.push(Difference {
+                        category: "extra-field",
+                        pointer: format!("{pointer}/{}", escape(key)),
+                        live: short(None),
+                        env: short(Some(value)),
+                    });
+                }
+            }
+        }
+        (Value::Array(left), Value::Array(right)) => {
+            let paired = pair_items(left, right);
+            if !paired.complete {
+                differ("length", out);
+            }
+            let mut previous: Option<usize> = None;
+            let mut ordered = true;
+            for (a, b) in &paired.pairs {
+                if previous.is_some_and(|previous| *b < previous) {
+                    ordered = false;
+                }
+                previous = Some(*b);
+                walk(
+                    ids,
+                    &left[*a],
+                    &right[*b],
+                    format!("{pointer}/{a}"),
+                    member,
+                    out,
+                );
+            }
+            if !ordered {
+                differ("order", out);
+            }
+        }
+        _ => {
+            let live = if id_like(member) || id_list(member) {
+                ids.translate(live)
+            } else {
+                live.clone()
+            };
+            if live != *env {
+                differ("value", out);
+            }
+        }
+    }
+}
+
+/// Whether the environment answered this very call (ids may be learned from the answer): from
+/// its state, or from a recording of the same request line for a call without a body (a query
+/// `POST` replays a recording its arguments cannot tell from another call's).
+pub fn answered_this_call(record: &CaptureRecord, answer: &Value) -> bool {
+    if answer.get("error").is_some() {
+        return false;
+    }
+    answer.pointer("/state/source").and_then(Value::as_str) == Some("state")
+        || (answer
+            .pointer("/replay/exact_match")
+            .and_then(Value::as_bool)
+            == Some(true)
+            && request_json(record).is_none())
+}
+
+/// How an environment answer compares with a recording.
+#[derive(Debug, Clone)]
 pub struct Verdict {
     /// The statuses agree.
     pub status: bool,
-    /// The bodies agree (ids mapped, clocks by kind).
+    /// The bodies agree (ids mapped, clocks by format).
     pub body: bool,
+    /// The bodies agree but for the order of items.
+    pub body_ignoring_order: bool,
+    /// The differences (at most 20).
+    pub differences: Vec<Difference>,
 }
 
 /// Compares an environment answer (`{status, body, …}`) with a recording.
@@ -265,10 +543,43 @@ pub fn compare(ids: &IdMap, record: &CaptureRecord, answer: &Value) -> Verdict {
         .get("status")
         .and_then(Value::as_u64)
         .map(|status| status as u16);
-    let recorded_body = without_clocks(&ids.translate(&body), "");
-    let answered_body = without_clocks(answer.get("body").unwrap_or(&Value::Null), "");
+    let mut differences = differences(ids, &body, answer.get("body").unwrap_or(&Value::Null));
+    let body_agrees = differences.is_empty();
+    let body_ignoring_order = differences
+        .iter()
+        .all(|difference| difference.category == "order");
+    if answered_status != status {
+        differences.insert(
+            0,
+            Difference {
+                category: "status",
+                pointer: String::new(),
+                live: format!("{status:?}"),
+                env: format!("{answered_status:?}"),
+            },
+        );
+    }
+    differences.truncate(20);
     Verdict {
         status: answered_status == status,
-        body: recorded_body == answered_body,
+        body: body_agrees,
+        body_ignoring_order,
+        differences,
     }
+}
+
+/// A verdict's differences as one short line (the first `count`).
+pub fn describe(verdict: &Verdict, count: usize) -> String {
+    verdict
+        .differences
+        .iter()
+        .take(count)
+        .map(|difference| {
+            format!(
+                "{} at {:?} (live {}, env {})",
+                difference.category, difference.pointer, difference.live, difference.env
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
 }

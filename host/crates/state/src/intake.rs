@@ -280,8 +280,7 @@ fn read_entity(
         None => return refuse(pointer, "lacks its `fields` member"),
     };
     exact(fields, &format!("{pointer}/fields"), "`fields`")?;
-    if fields
-        .get(&entity_type.identity_field)
+    if crate::render::identity_value(fields, &entity_type.identity_field)
         .and_then(scalar_text)
         .as_deref()
         != Some(id)
@@ -309,10 +308,11 @@ fn read_entity(
                     "`view_fields` names a view that is not an item or list view of the entity's type",
                 );
             }
-            let Json::Object(members) = shown else {
+            let Json::Object(_) = shown else {
                 return refuse(at, "each view's values must be an object");
             };
-            if let Some(identity) = members.get(&entity_type.identity_field)
+            if let Some(identity) =
+                crate::render::identity_value(shown, &entity_type.identity_field)
                 && scalar_text(identity).as_deref() != Some(id)
             {
                 return refuse(

@@ -12,7 +12,12 @@
 //! manifest_evidence_id the manifest the same capture and rules project (its tools are the views')
 //! template_rules       the rules, in the views' fixed order
 //! record_order         "start-instant" | "record-order"
-//! first_write_ordinal  the first related write (the end of the observation window), or null
+//! first_write_ordinal  the first successful write of any kind (the replay of writes starts there),
+//!                      or null
+//! related_writes       every successful write from there on and what it relates to (a type, one
+//!                      collection of a type, a document, or `all`): each read's observation window
+//!                      ends at the first write related to what it shows (see
+//!                      [`crate::derive::windows`])
 //! write_clock          the served writes' clock start (`YYYY-MM-DDTHH:MM:SSZ`, the end of the
 //!                      capture rounded up to a whole second), or null (see [`crate::instant`])
 //! rule_stages          the rule stages the write plans were learned with, in pipeline order
@@ -49,8 +54,10 @@ pub struct StateView {
     pub documents: Vec<Document>,
     /// Entities, in state order (the order lists render them in).
     pub entities: Vec<Entity>,
-    /// The first related write's ordinal (the end of the observation window).
+    /// The first successful write's ordinal (the replay of writes starts there).
     pub first_write_ordinal: Option<u64>,
+    /// Every successful write from the first on, with what it relates to, in record order.
+    pub related_writes: Vec<RelatedWrite>,
     /// The manifest Evidence id the same capture and rules project.
     pub manifest_evidence_id: String,
     /// The capture Evidence id.
@@ -71,12 +78,48 @@ pub struct StateView {
     pub write_plans: Vec<crate::writes::model::WritePlan>,
 }
 
+/// A successful write and what it relates to: the reads of what it relates to end their
+/// observation window at it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RelatedWrite {
+    /// The write's record.
+    pub ordinal: u64,
+    /// Its tool.
+    pub tool: String,
+    /// What it relates to.
+    pub scope: WriteScope,
+}
+
+/// What a write relates to (or what a read shows).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum WriteScope {
+    /// Everything: a write whose effect the state does not model (no target, an unmodelled side
+    /// effect, no answer), or a read no item, list or document view explains.
+    All,
+    /// The entities of a type: those of one collection (as a key: a single trailing slash
+    /// dropped), or of every collection when `collection` is null.
+    Type {
+        /// The type's collection template.
+        #[serde(rename = "type")]
+        entity_type: String,
+        /// The collection key, when one collection.
+        collection: Option<String>,
+    },
+    /// A document view's document.
+    Document {
+        /// The document view.
+        document: String,
+    },
+}
+
 /// An entity type: a collection template and the field whose value names an entity.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct EntityType {
     /// The collection template (`/posts`, `/v1/buckets/workspace/collections/{prefix-variance}/records`).
     pub collection_template: String,
-    /// The member a read by id echoes the id in.
+    /// The member a read by id echoes the id in (or a JSON pointer, `/info/run_id`, for an
+    /// identity nested in the entity).
     pub identity_field: String,
     /// The item view (`GET …/{id}`) that reads it, when there is one.
     pub item_view: Option<String>,
@@ -208,14 +251,43 @@ pub struct ViewShape {
     pub sorted_arrays: Vec<String>,
 }
 
+/// How an item view's calls name their entity.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum ItemKey {
+    /// The last path segment holds the identity (`GET /posts/{id}`).
+    #[default]
+    Path,
+    /// A query parameter holds the value of a field: the identity
+    /// (`GET /api/2.0/mlflow/runs/get?run_id=…`), or another field the view looks the entity up
+    /// by (`…/experiments/get-by-name?experiment_name=…` names an experiment by `name`). The
+    /// path without its last segment is the collection.
+    Query {
+        /// The query parameter.
+        parameter: String,
+        /// The field it names (a member, or a JSON pointer for a nested one).
+        field: String,
+    },
+}
+
+impl ItemKey {
+    /// Whether the last path segment names the entity.
+    pub fn is_path(&self) -> bool {
+        matches!(self, ItemKey::Path)
+    }
+}
+
 /// An item view.
 #[derive(Debug, Clone, Serialize)]
 pub struct ItemView {
     /// The entity type.
     #[serde(rename = "type")]
     pub entity_type: String,
-    /// The identity field.
+    /// The identity field (a member, or a JSON pointer for an identity nested in the entity).
     pub identity_field: String,
+    /// How calls name the entity (omitted for the last path segment).
+    #[serde(skip_serializing_if = "ItemKey::is_path")]
+    pub key: ItemKey,
     /// Where the entity sits in the envelope (`""`: the body is the entity; `/data`: one down).
     pub entity_pointer: String,
     /// The record whose envelope answers are rendered into.
@@ -230,8 +302,26 @@ pub struct ItemView {
     /// Query parameters whose recorded reads show the entity in another representation: a call
     /// naming one replays its recording (`projection` or `variant`).
     pub projected_query_keys: BTreeMap<String, String>,
+    /// The checked reads that asked for some fields only (a field-selection parameter such as
+    /// `_fields`) and showed the entity with those fields.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub projected_record_ordinals: Vec<u64>,
+    /// The field selections those reads made, and the fields each showed: a call making one of
+    /// them answers the entity with those fields; one asking for another selection replays its
+    /// recording (`projection`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub projections: Vec<Projection>,
     /// How the view shows fields.
     pub shape: ViewShape,
+}
+
+/// A field selection a checked read made, and the fields it showed (in the recorded order).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Projection {
+    /// The field-selection query pairs.
+    pub query: Vec<(String, String)>,
+    /// The fields shown.
+    pub fields: Vec<String>,
 }
 
 /// A list view.
@@ -252,6 +342,9 @@ pub struct ListView {
     pub per_response_members: Vec<String>,
     /// Query parameters whose recorded reads show the members in another representation.
     pub projected_query_keys: BTreeMap<String, String>,
+    /// The checked lines that asked for some fields only (see [`ListLine::projection`]).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub projected_record_ordinals: Vec<u64>,
     /// How the view shows fields.
     pub shape: ViewShape,
 }
@@ -276,6 +369,10 @@ pub struct ListLine {
     pub page_size: Option<u64>,
     /// Whether the line only pages its list from the beginning (answers an argument-less call).
     pub whole: bool,
+    /// For a line asking for some fields only (`_fields=title,status`): the fields its members
+    /// showed, in the recorded order; its members render with those fields.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub projection: Option<Vec<String>>,
 }
 
 /// A list line's membership.
@@ -336,6 +433,12 @@ pub enum QueryRole {
     Offset,
     /// The index after the last member.
     End,
+    /// Changes nothing the list shows (a cache buster, a format flag): accepted with the values
+    /// the recordings gave it; a call giving another value replays its recording.
+    Inert {
+        /// The values the recorded lines gave it.
+        values: Vec<String>,
+    },
 }
 
 /// A document view.

@@ -11,11 +11,14 @@
 //!
 //! # The first related write
 //!
-//! The state holds what reads observed **before the first related write**. Decision: a write is
-//! "related" to every type (the reference scopes it per type; rea takes the conservative reading):
-//! the first record, in record order, of a write tool (`POST`, `PUT`, `PATCH`, `DELETE` or another
-//! unsafe method, query `POST`s excepted) that did not answer `4xx`/`5xx` ends the observation
-//! window for the whole state. A read after it can never seed a value a write may have changed.
+//! The state holds what reads observed **before the first related write**. A write is a record of
+//! a write tool (`POST`, `PUT`, `PATCH`, `DELETE` or another unsafe method, query `POST`s
+//! excepted) that did not answer `4xx`/`5xx`. [`Timeline::new`] starts conservatively: the first
+//! write of any kind ends every read's window ([`Timeline::first_write`], [`Timeline::cutoff`]).
+//! Extraction then narrows each read's window to the writes related to what the read shows
+//! ([`Timeline::with_windows`], decided in [`crate::derive::windows`]): each observation carries
+//! the position its window ends at, so a read of one type after a write of another still seeds
+//! and checks the state.
 
 use std::collections::BTreeMap;
 
@@ -76,6 +79,10 @@ pub struct Observation {
     pub started: Option<String>,
     /// The record's duration in milliseconds, when recorded.
     pub duration_ms: Option<f64>,
+    /// The position the observation window of this record ends at: the first write related to
+    /// what it shows (`usize::MAX` without one). A read is checked (the state learns from it)
+    /// before it.
+    pub window_end: usize,
 }
 
 /// A write's request body, as the write plans read it.
@@ -107,7 +114,7 @@ impl Observation {
 }
 
 /// Every cited record, prepared, with the observation window.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Timeline {
     /// The observations by ordinal.
     pub by_ordinal: BTreeMap<u64, Observation>,
@@ -115,7 +122,8 @@ pub struct Timeline {
     pub by_tool: Vec<Vec<u64>>,
     /// How records are ordered.
     pub order: RecordOrder,
-    /// The first related write (see the module docs), by ordinal.
+    /// The first write of any kind (see the module docs), by ordinal: the replay of writes
+    /// starts there.
     pub first_write: Option<u64>,
     /// Its position in record order (`usize::MAX` without one).
     pub cutoff: usize,
@@ -186,6 +194,10 @@ impl Timeline {
             })
             .min_by_key(|observation| observation.position)
             .map(|observation| (observation.ordinal, observation.position));
+        let cutoff = first_write.map_or(usize::MAX, |(_, position)| position);
+        for observation in by_ordinal.values_mut() {
+            observation.window_end = cutoff;
+        }
         let mut ordered: Vec<(usize, u64)> = by_ordinal
             .values()
             .map(|observation| (observation.position, observation.ordinal))
@@ -196,7 +208,7 @@ impl Timeline {
             by_tool,
             order,
             first_write: first_write.map(|(ordinal, _)| ordinal),
-            cutoff: first_write.map_or(usize::MAX, |(_, position)| position),
+            cutoff,
             ordered: ordered.into_iter().map(|(_, ordinal)| ordinal).collect(),
         }
     }
@@ -206,9 +218,47 @@ impl Timeline {
         self.by_ordinal.get(&ordinal)
     }
 
-    /// Whether an observation lies in the observation window (before the first related write).
+    /// Whether an observation lies in its observation window (before the first write related
+    /// to what it shows).
     pub fn is_checked(&self, observation: &Observation) -> bool {
-        observation.position < self.cutoff
+        observation.position < observation.window_end
+    }
+
+    /// The same timeline with each observation's window ending where `window_ends` says
+    /// (ordinal → position); observations it does not name keep theirs.
+    pub fn with_windows(&self, window_ends: &BTreeMap<u64, usize>) -> Self {
+        let mut timeline = self.clone();
+        for (ordinal, end) in window_ends {
+            if let Some(observation) = timeline.by_ordinal.get_mut(ordinal) {
+                observation.window_end = *end;
+            }
+        }
+        timeline
+    }
+
+    /// Each observation's window end (ordinal → position).
+    pub fn window_ends(&self) -> BTreeMap<u64, usize> {
+        self.by_ordinal
+            .iter()
+            .map(|(ordinal, observation)| (*ordinal, observation.window_end))
+            .collect()
+    }
+
+    /// The timeline of a derived state: the records a manifest's tools cite, with the windows the
+    /// state's related writes decided.
+    pub fn for_state(
+        manifest: &Manifest,
+        records: &[CaptureRecord],
+        state: &crate::model::StateView,
+    ) -> Self {
+        let timeline = Self::new(manifest, records);
+        let ends = crate::derive::windows::window_ends(
+            manifest,
+            &timeline,
+            &state.views,
+            &state.related_writes,
+        );
+        timeline.with_windows(&ends)
     }
 
     /// A tool's observations in the observation window, in record order.
@@ -265,6 +315,7 @@ fn observe(record: &CaptureRecord, tool: usize, position: usize) -> Option<Obser
             .as_ref()
             .and_then(|start| start.instant.clone()),
         duration_ms: record.duration_ms,
+        window_end: usize::MAX,
     })
 }
 

@@ -5,7 +5,10 @@
 //! `maxSize`, `max_results`; pages, offsets, sorts and their direction, search, and filters by
 //! field with an operator prefix or suffix such as `views_gte` or `in_status`) and kept only when
 //! evaluating the recorded query lines over the state reproduces them (extraction does that; see
-//! [`crate::derive`]). Evaluation filters, searches, sorts (stable over state order) and pages;
+//! [`crate::derive`]). A parameter no name proposes a role for is `inert` when every line naming
+//! it lists what the line without it would, and the view has a whole line of the collection (so
+//! "changes nothing" was seen); it is accepted only with the values the recordings gave it.
+//! Evaluation filters, searches, sorts (stable over state order) and pages;
 //! the caller sets counters to the number listed and totals to the number matched.
 
 use std::cmp::Ordering;
@@ -361,6 +364,12 @@ pub fn order_matches(
             QueryRole::PageSize => page_size = Some(value.parse().ok()?),
             QueryRole::Offset => offset = Some(value.parse().ok()?),
             QueryRole::End => end = Some(value.parse().ok()?),
+            // While a model is learned the values are not known yet (empty): any is tried.
+            QueryRole::Inert { values } => {
+                if !values.is_empty() && !values.contains(value) {
+                    return None;
+                }
+            }
         }
     }
     let mut matched: Vec<usize> = (0..candidates.len())

@@ -22,6 +22,50 @@ pub fn pointer_mut<'a>(value: &'a mut Json, pointer: &str) -> Option<&'a mut Jso
     Some(current)
 }
 
+/// The value of an entity's identity field: a member (`id`), or, for an identity nested inside
+/// the entity, a JSON pointer into it (`/info/run_id`).
+pub fn identity_value<'a>(object: &'a Json, identity: &str) -> Option<&'a Json> {
+    if identity.starts_with('/') {
+        object.pointer(identity)
+    } else {
+        object.get(identity)
+    }
+}
+
+/// The top-level member an identity field lives in (`info` for `/info/run_id`).
+pub fn identity_member(identity: &str) -> String {
+    match identity.strip_prefix('/') {
+        Some(rest) => rest
+            .split('/')
+            .next()
+            .unwrap_or("")
+            .replace("~1", "/")
+            .replace("~0", "~"),
+        None => identity.to_owned(),
+    }
+}
+
+/// A rendered entity with only the given fields, in that order (fields it lacks are left out).
+pub fn project_to(rendered: &Json, fields: &[String]) -> Json {
+    let Some(object) = rendered.as_object() else {
+        return rendered.clone();
+    };
+    let mut projected = Object::with_capacity(fields.len());
+    for field in fields {
+        if let Some(value) = object.get(field) {
+            projected.insert(field.clone(), value.clone());
+        }
+    }
+    Json::Object(projected)
+}
+
+/// Whether a read asked for some fields only: it names a field-selection parameter.
+pub fn selects_fields(pairs: &[(String, String)]) -> bool {
+    pairs
+        .iter()
+        .any(|(name, _)| crate::query::PROJECTION_NAMES.contains(&name.as_str()))
+}
+
 /// An entity as a view shows it (see [`ViewShape`]): its fields with the hidden ones dropped, the
 /// shape's rules applied, and the view's own values set over them.
 pub fn render_entity(shape: &ViewShape, view: &str, entity: &Entity) -> Json {

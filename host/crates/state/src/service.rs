@@ -3,13 +3,15 @@
 //!
 //! | View | Answer |
 //! | --- | --- |
-//! | `item` | The entity the path arguments name (collection segments matched as written or percent-decoded, the identity percent-decoded first, then as written), rendered into the envelope of `envelope_ordinal`. Missing: the tool's latest recorded `400`/`404`/`410` with `state.view: "missing"`, else a tool error. |
+//! | `item` | The entity the path arguments name (collection segments matched as written or percent-decoded, the identity percent-decoded first, then as written; for a query key, the key parameter's one value names the identity or the field the view looks the entity up by, and a call without it answers from the recording, `unrecorded-request`), rendered into the envelope of `envelope_ordinal`. Missing: the tool's latest recorded `400`/`404`/`410` with `state.view: "missing"`, else a tool error. |
 //! | `list` | A checked line named exactly: its envelope with the members rendered from the state (`all`: the collection in state order; `recorded`: the recorded members still held). No query argument: a line of the collection that only pages its list (`exact_match` false). Every argument with a role in the query model: the query evaluated over the state (`membership: "query"`). Otherwise the recording (`unrecorded-request`). |
 //! | `document` | The checked line named exactly: the state's document; otherwise the recording. |
 //! | `recorded` | The recording, with the view's reason. |
 //!
 //! Repeated query values (`repeated-query`) and calls naming a `projected_query_keys` parameter
-//! (`projection`/`variant`) replay their recordings. An entity lacking a field every recording
+//! (`projection`/`variant`) replay their recordings. A field selection (`_fields`, `exclude`, …)
+//! a checked read made renders the entity, or a checked line's members, with the fields that
+//! read showed (`projected_record_ordinals`); another selection replays (`projection`). An entity lacking a field every recording
 //! carried is a tool error, never a partial answer; a rendered body over 256 KiB is a
 //! `resource_constraint` tool error.
 
@@ -28,11 +30,14 @@ use crate::answer::{
     KeptRecord, KeptRecords, StateSource, recording_answer, state_answer, tool_error,
 };
 use crate::model::{
-    DocumentView, Entity, ItemView, ListLine, ListView, Membership, StateView, ViewDetail,
+    DocumentView, Entity, ItemKey, ItemView, ListLine, ListView, Membership, StateView, ViewDetail,
     ViewShape,
 };
 use crate::query::evaluate;
-use crate::render::{missing_required, render_entity, set_counter, with_value_at};
+use crate::render::{
+    identity_value, missing_required, project_to, render_entity, scalar_text, selects_fields,
+    set_counter, with_value_at,
+};
 use crate::rules::RuleSet;
 use crate::store::LiveState;
 
@@ -162,6 +167,12 @@ impl StateService {
         for plan in derived.served_writes() {
             wanted.extend(plan.response.as_ref().map(|response| response.ordinal));
             wanted.extend(plan.missing_ordinal);
+            wanted.extend(
+                plan.upsert
+                    .as_ref()
+                    .and_then(|upsert| upsert.response.as_ref())
+                    .map(|response| response.ordinal),
+            );
         }
         for view in &derived.views {
             match &view.detail {
@@ -296,7 +307,9 @@ impl StateService {
             _ if call.repeated() => recording("repeated-query"),
             ViewDetail::Item(item) => match call.projected(&item.projected_query_keys) {
                 Some(reason) => recording(reason),
-                None => self.answer_item(tool, &view.path_template, item, &call, exact),
+                None => self
+                    .answer_item(tool, &view.path_template, item, &call, exact)
+                    .unwrap_or_else(&recording),
             },
             ViewDetail::List(list) => match call.projected(&list.projected_query_keys) {
                 Some(reason) => recording(reason),
@@ -350,10 +363,48 @@ impl StateService {
         item: &ItemView,
         call: &Call,
         exact: bool,
-    ) -> ToolAnswer {
+    ) -> Result<ToolAnswer, &'static str> {
         let segments = call.segments(template);
-        let Some((identity, collection)) = segments.split_last() else {
-            return tool_error("invalid_arguments", "the call names no entity");
+        let Some((last, collection)) = segments.split_last() else {
+            return Ok(tool_error("invalid_arguments", "the call names no entity"));
+        };
+        // What names the entity: the last path segment (decoded first, then as written), or the
+        // key parameter's one value; and the field it names.
+        let (names, field): (Vec<String>, Option<&str>) = match &item.key {
+            ItemKey::Path => {
+                let decoded = percent_decode(last).map(|value| value.into_owned());
+                (
+                    decoded
+                        .into_iter()
+                        .chain(std::iter::once(last.clone()))
+                        .collect(),
+                    None,
+                )
+            }
+            ItemKey::Query { parameter, field } => {
+                let given: Vec<&String> = call
+                    .query
+                    .iter()
+                    .filter(|(name, _)| name == parameter)
+                    .flat_map(|(_, values)| values)
+                    .collect();
+                let [value] = given.as_slice() else {
+                    // The call names no entity the way the recordings did.
+                    return Err("unrecorded-request");
+                };
+                (
+                    vec![(*value).clone()],
+                    (*field != item.identity_field).then_some(field.as_str()),
+                )
+            }
+        };
+        let view = match &item.key {
+            ItemKey::Path => format!("/{}", segments.join("/")),
+            ItemKey::Query { parameter, .. } => format!(
+                "/{}?{parameter}={}",
+                segments.join("/"),
+                names.first().map_or("", String::as_str)
+            ),
         };
         let live = self.read();
         let mut found = None;
@@ -361,23 +412,34 @@ impl StateService {
             if !segments_match(&split_path(held), collection) {
                 continue;
             }
-            let decoded = percent_decode(identity).map(|value| value.into_owned());
-            for id in decoded.iter().chain(std::iter::once(identity)) {
-                if let Some(entity) = live.entity(&item.entity_type, held, id) {
+            for name in &names {
+                let entity = match field {
+                    None => live.entity(&item.entity_type, held, name),
+                    Some(field) => {
+                        live.collection(&item.entity_type, held)
+                            .into_iter()
+                            .find(|entity| {
+                                identity_value(&entity.fields, field)
+                                    .and_then(scalar_text)
+                                    .as_deref()
+                                    == Some(name.as_str())
+                            })
+                    }
+                };
+                if let Some(entity) = entity {
                     found = Some(entity);
                     break 'collections;
                 }
             }
         }
-        if found.is_none() {
+        if found.is_none() && field.is_none() {
             // A soft-deleted entity answers its last fields, marked deleted.
             'deleted: for held in live.collections_of(&item.entity_type) {
                 if !segments_match(&split_path(held), collection) {
                     continue;
                 }
-                let decoded = percent_decode(identity).map(|value| value.into_owned());
-                for id in decoded.iter().chain(std::iter::once(identity)) {
-                    if let Some(entity) = live.deleted_entity(&item.entity_type, held, id) {
+                for name in &names {
+                    if let Some(entity) = live.deleted_entity(&item.entity_type, held, name) {
                         found = Some(entity);
                         break 'deleted;
                     }
@@ -385,40 +447,69 @@ impl StateService {
             }
         }
         let Some(entity) = found else {
-            return match item.missing_ordinal.and_then(|ordinal| self.kept(ordinal)) {
-                Some(missing) => recording_answer(
-                    &missing.replay_answer(self.replay.evidence_id(), exact),
-                    &StateSource::state("missing", None),
-                ),
-                None => tool_error(
-                    "not_found",
-                    "the state holds no such entity, and the capture recorded no 400, 404 or 410 answer of this tool to give",
-                ),
-            };
+            return Ok(
+                match item.missing_ordinal.and_then(|ordinal| self.kept(ordinal)) {
+                    Some(missing) => recording_answer(
+                        &missing.replay_answer(self.replay.evidence_id(), exact),
+                        &StateSource::state("missing", None),
+                    ),
+                    None => tool_error(
+                        "not_found",
+                        "the state holds no such entity, and the capture recorded no 400, 404 or 410 answer of this tool to give",
+                    ),
+                },
+            );
+        };
+        // A field selection a checked read made shows those fields; another replays its
+        // recording.
+        let selection: Vec<(String, String)> = call
+            .pairs()
+            .into_iter()
+            .filter(|(name, _)| crate::query::PROJECTION_NAMES.contains(&name.as_str()))
+            .collect();
+        let projection = if selection.is_empty() {
+            None
+        } else {
+            let mut wanted = selection.clone();
+            wanted.sort();
+            let known = item.projections.iter().find(|known| {
+                let mut query = known.query.clone();
+                query.sort();
+                query == wanted
+            });
+            match known {
+                Some(known) => Some(&known.fields),
+                None => return Err("projection"),
+            }
         };
         let rendered = match self.render_members(tool, &item.shape, &[entity]) {
-            Ok(mut rendered) => rendered.remove(0),
-            Err(error) => return error,
+            Ok(mut rendered) => {
+                let rendered = rendered.remove(0);
+                match projection {
+                    Some(fields) => project_to(&rendered, fields),
+                    None => rendered,
+                }
+            }
+            Err(error) => return Ok(error),
         };
         let Some(envelope) = self.kept(item.envelope_ordinal) else {
-            return tool_error(
+            return Ok(tool_error(
                 "internal_error",
                 "the item view's envelope record is not retained",
-            );
+            ));
         };
         let body = with_value_at(
             envelope.json.clone().unwrap_or_default(),
             &item.entity_pointer,
             rendered,
         );
-        let view = format!("/{}", segments.join("/"));
-        state_answer(
+        Ok(state_answer(
             envelope,
             &body,
             self.replay.evidence_id(),
             exact,
             &StateSource::state(view, None),
-        )
+        ))
     }
 
     fn line_names_call(line: &ListLine, segments: &[String], pairs: &[(String, String)]) -> bool {
@@ -451,6 +542,10 @@ impl StateService {
             return self.render_line(tool, list, line, exact);
         }
         let same_collection = |line: &&ListLine| segments_match(&split_path(&line.path), &segments);
+        // A field selection no checked line made replays its recording.
+        if selects_fields(&pairs) {
+            return Err("projection");
+        }
         if pairs.is_empty() {
             let paging = list
                 .lines
@@ -539,7 +634,13 @@ impl StateService {
             return Err("page-exceeded");
         }
         let rendered = match self.render_members(tool, &list.shape, &members) {
-            Ok(rendered) => rendered,
+            Ok(rendered) => match &line.projection {
+                Some(fields) => rendered
+                    .iter()
+                    .map(|member| project_to(member, fields))
+                    .collect(),
+                None => rendered,
+            },
             Err(error) => return Ok(error),
         };
         let Some((body, base)) = self.list_body(list, line, rendered, None) else {

@@ -142,7 +142,7 @@ pub fn text_summary(projected: &ProjectedState) -> String {
     let state = &projected.state;
     let (backed, recorded) = state.coverage();
     let mut text = format!(
-        "environment state {}\n  parent evidence: {}\n  manifest: {}\n  template rules: {}\n  first related write: {}\n  types: {}\n  entities: {}\n  documents: {}\n  read views: {} ({backed} from the state, {recorded} recorded)\n",
+        "environment state {}\n  parent evidence: {}\n  manifest: {}\n  template rules: {}\n  first write: {}\n  related writes: {}\n  types: {}\n  entities: {}\n  documents: {}\n  read views: {} ({backed} from the state, {recorded} recorded)\n",
         projected.evidence.id(),
         state.parent_evidence_id,
         state.manifest_evidence_id,
@@ -154,6 +154,7 @@ pub fn text_summary(projected: &ProjectedState) -> String {
         state
             .first_write_ordinal
             .map_or_else(|| "none".to_owned(), |ordinal| format!("record {ordinal}")),
+        state.related_writes.len(),
         state.types.len(),
         state.entities.len(),
         state.documents.len(),

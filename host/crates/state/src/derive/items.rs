@@ -1,4 +1,6 @@
-//! Item views: `GET …/{id}` tools whose answers echo the id in one member.
+//! Item views: `GET …/{id}` tools whose answers echo the id in one member, and `GET …/get?key=…`
+//! tools (RPC-style reads) whose answers echo a query parameter's value in one member of the
+//! entity (its identity, or another field the view looks the entity up by).
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -8,9 +10,11 @@ use rea_plugin_api::json::{Json, Object};
 
 use super::entities::Entities;
 use super::{latest_lines, marked_deleted, projected_keys, recorded};
-use crate::model::{EntityType, ItemView, ViewDetail, ViewShape};
+use crate::model::{EntityType, ItemKey, ItemView, Projection, ViewDetail, ViewShape};
 use crate::observation::{Observation, Timeline, decoded};
-use crate::render::{render_entity, scalar_text, with_value_at};
+use crate::render::{
+    identity_value, project_to, render_entity, scalar_text, selects_fields, with_value_at,
+};
 
 /// An item tool, before verification.
 #[derive(Debug, Clone)]
@@ -25,8 +29,10 @@ pub struct ItemPlan {
     pub identity_field: String,
     /// Where the entity sits in the envelope.
     pub entity_pointer: String,
-    /// The segment index of the identity.
+    /// The segment index of the identity (of the last segment, for a query key).
     pub last: usize,
+    /// How calls name the entity.
+    pub key: ItemKey,
 }
 
 /// The preference of an identity field name (lower is better).
@@ -82,13 +88,10 @@ pub fn plan(
     let tool = &manifest.tools[index];
     let template: Vec<&str> = split_path(&tool.path_template);
     let last = template.len() - 1;
-    if !tool
+    let path_keyed = tool
         .path_parameters
         .iter()
-        .any(|parameter| parameter.segment_index == last)
-    {
-        return Err(None);
-    }
+        .any(|parameter| parameter.segment_index == last);
     let lines: Vec<&Observation> = timeline
         .checked(index)
         .filter(|observation| observation.is_success())
@@ -99,6 +102,9 @@ pub fn plan(
             .any(|line| !matches!(line.body, Some(Json::Object(_))))
     {
         return Err(None);
+    }
+    if !path_keyed {
+        return query_plan(tool, &template, last, &lines, index, entities);
     }
     let plain: Vec<&Observation> = lines
         .iter()
@@ -147,7 +153,202 @@ pub fn plan(
         identity_field,
         entity_pointer,
         last,
+        key: ItemKey::Path,
     })
+}
+
+/// Whether a query parameter's name reads like it names an entity (an id, a key, a name, a
+/// title, a slug).
+fn names_an_entity(name: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
+    lower == "id"
+        || lower.ends_with("_id")
+        || lower.ends_with("id")
+        || lower.contains("uuid")
+        || lower.contains("key")
+        || lower.contains("name")
+        || lower.contains("title")
+        || lower.contains("slug")
+}
+
+/// `(pointer, field)` pairs where a body holds `value` in an entity object: the entity at the
+/// root or one envelope level down, the field a member of it or one level further down (a JSON
+/// pointer, `/info/run_id`).
+fn nested_echo_candidates(body: &Json, value: &str) -> Vec<(String, String)> {
+    let mut found = Vec::new();
+    let Some(root) = body.as_object() else {
+        return found;
+    };
+    let mut entities: Vec<(String, &Object)> = vec![(String::new(), root)];
+    for (key, inner) in root.iter() {
+        if let Some(object) = inner.as_object() {
+            entities.push((
+                format!("/{}", rea_plugin_api::json::escape_pointer_segment(key)),
+                object,
+            ));
+        }
+    }
+    for (pointer, entity) in entities {
+        for (name, member) in entity.iter() {
+            if scalar_text(member).as_deref() == Some(value) {
+                found.push((pointer.clone(), name.to_owned()));
+            }
+        }
+        for (name, member) in entity.iter() {
+            let Some(inner) = member.as_object() else {
+                continue;
+            };
+            for (field, item) in inner.iter() {
+                if scalar_text(item).as_deref() == Some(value) {
+                    found.push((
+                        pointer.clone(),
+                        format!(
+                            "/{}/{}",
+                            rea_plugin_api::json::escape_pointer_segment(name),
+                            rea_plugin_api::json::escape_pointer_segment(field)
+                        ),
+                    ));
+                }
+            }
+        }
+    }
+    found
+}
+
+/// The last name of a field (a member, or a JSON pointer's last segment).
+fn field_name(field: &str) -> &str {
+    field.rsplit('/').next().unwrap_or(field)
+}
+
+/// The value of a query parameter a read gave once.
+fn query_value<'a>(observation: &'a Observation, parameter: &str) -> Option<&'a str> {
+    let mut values = observation
+        .pairs()
+        .iter()
+        .filter(|(name, _)| name == parameter)
+        .map(|(_, value)| value.as_str());
+    let first = values.next()?;
+    values.next().is_none().then_some(first)
+}
+
+/// An item tool whose reads name their entity by a query parameter (see [`ItemKey::Query`]).
+fn query_plan(
+    tool: &rea_manifest::ManifestTool,
+    template: &[&str],
+    last: usize,
+    lines: &[&Observation],
+    index: usize,
+    entities: &mut Entities,
+) -> Result<ItemPlan, Option<&'static str>> {
+    if last == 0 || template[last].starts_with('{') {
+        return Err(None);
+    }
+    // (parameter, pointer, field) every read echoes.
+    let mut common: Option<Vec<(String, String, String)>> = None;
+    for line in lines {
+        let body = line.body.as_ref().ok_or(None)?;
+        let mut found = Vec::new();
+        for (name, _) in line.pairs() {
+            if !names_an_entity(name) {
+                continue;
+            }
+            let Some(value) = query_value(line, name) else {
+                continue;
+            };
+            for (pointer, field) in nested_echo_candidates(body, value) {
+                found.push((name.clone(), pointer, field));
+            }
+        }
+        common = Some(match common {
+            None => found,
+            Some(previous) => previous
+                .into_iter()
+                .filter(|candidate| found.contains(candidate))
+                .collect(),
+        });
+    }
+    let mut candidates = common.unwrap_or_default();
+    if candidates.is_empty() {
+        return Err(None);
+    }
+    candidates.sort_by(|a, b| {
+        let rank = |(parameter, pointer, field): &(String, String, String)| {
+            (
+                pointer.is_empty(),
+                field.starts_with('/'),
+                identity_preference(field_name(field)),
+                field_name(field) != parameter,
+            )
+        };
+        rank(a).cmp(&rank(b)).then_with(|| a.cmp(b))
+    });
+    let (parameter, entity_pointer, field) = candidates.swap_remove(0);
+    let entity_type = format!("/{}", template[..last].join("/"));
+    let objects: Vec<&Json> = lines
+        .iter()
+        .filter_map(|line| line.body.as_ref()?.pointer(&entity_pointer))
+        .collect();
+    let everywhere = |identity: &str| {
+        objects
+            .iter()
+            .all(|object| identity_value(object, identity).is_some())
+    };
+    let identity_field = match entities.entity_type(&entity_type) {
+        Some(existing) if everywhere(&existing.identity_field) => existing.identity_field.clone(),
+        Some(_) => return Err(Some("no-view")),
+        None => {
+            let identity = if identity_preference(field_name(&field)) <= 2 {
+                field.clone()
+            } else {
+                // A name or title is looked up by; an id-like member every read carries names
+                // the entity.
+                let mut ids: Vec<String> = objects
+                    .first()
+                    .and_then(|object| object.as_object())
+                    .map(|object| {
+                        object
+                            .iter()
+                            .filter(|(name, value)| {
+                                identity_preference(name) <= 1
+                                    && matches!(value, Json::String(_) | Json::Number(_))
+                            })
+                            .map(|(name, _)| name.to_owned())
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                ids.retain(|name| everywhere(name));
+                ids.sort_by_key(|name| (identity_preference(name), name.clone()));
+                ids.into_iter().next().unwrap_or_else(|| field.clone())
+            };
+            entities.add_type(EntityType {
+                collection_template: entity_type.clone(),
+                identity_field: identity.clone(),
+                item_view: Some(tool.name.clone()),
+                deleted_flag: None,
+            });
+            identity
+        }
+    };
+    Ok(ItemPlan {
+        tool: index,
+        name: tool.name.clone(),
+        entity_type,
+        identity_field,
+        entity_pointer,
+        last,
+        key: ItemKey::Query { parameter, field },
+    })
+}
+
+/// Whether a read names its entity and nothing else: no query for a path key, only the key
+/// parameter for a query key (what seeds entities and picks the envelope).
+pub(crate) fn is_plain(key: &ItemKey, observation: &Observation) -> bool {
+    match key {
+        ItemKey::Path => observation.query.is_none(),
+        ItemKey::Query { parameter, .. } => {
+            observation.pairs().len() == 1 && observation.pairs()[0].0 == *parameter
+        }
+    }
 }
 
 /// The collection an item read names: its path before the identity segment.
@@ -155,17 +356,24 @@ fn collection_of(observation: &Observation, last: usize) -> String {
     format!("/{}", observation.segments[..last].join("/"))
 }
 
-/// The entity object of a read and its id, when the read shows one.
+/// The entity object of a read and its id, when the read shows the one it names.
 fn entity_of<'a>(plan: &ItemPlan, observation: &'a Observation) -> Option<(&'a Json, String)> {
     let object = observation.body.as_ref()?.pointer(&plan.entity_pointer)?;
-    let id = scalar_text(object.get(&plan.identity_field)?)?;
-    (id == decoded(observation.segments.get(plan.last)?)).then_some((object, id))
+    let id = scalar_text(identity_value(object, &plan.identity_field)?)?;
+    let (named, shown) = match &plan.key {
+        ItemKey::Path => (decoded(observation.segments.get(plan.last)?), id.clone()),
+        ItemKey::Query { parameter, field } => (
+            query_value(observation, parameter)?.to_owned(),
+            scalar_text(identity_value(object, field)?)?,
+        ),
+    };
+    (named == shown).then_some((object, id))
 }
 
 /// Seeds entities from the tool's plain reads in the observation window (latest read wins).
 pub fn seed(timeline: &Timeline, plan: &ItemPlan, entities: &mut Entities) {
     for observation in timeline.checked(plan.tool) {
-        if !observation.is_success() || observation.query.is_some() {
+        if !observation.is_success() || !is_plain(&plan.key, observation) {
             continue;
         }
         let Some((object, id)) = entity_of(plan, observation) else {
@@ -191,6 +399,8 @@ pub fn verify(timeline: &Timeline, plan: ItemPlan, entities: &mut Entities) -> V
     let shape = ViewShape::default();
     let mut passing = Vec::new();
     let mut failing = Vec::new();
+    let mut projections: Vec<Projection> = Vec::new();
+    let mut projected_record_ordinals: Vec<u64> = Vec::new();
     for line in &lines {
         let Some((object, id)) = entity_of(&plan, line) else {
             failing.push(*line);
@@ -206,10 +416,40 @@ pub fn verify(timeline: &Timeline, plan: ItemPlan, entities: &mut Entities) -> V
         };
         if agrees {
             passing.push(*line);
-        } else {
-            failing.push(*line);
+            continue;
+        }
+        // A read asking for some fields only that showed the entity with fewer of them.
+        let projected = selects_fields(line.pairs())
+            .then(|| {
+                let rendered = render_entity(&shape, &plan.name, &entities.list[held?]);
+                let fields: Vec<String> = object.as_object()?.keys().map(str::to_owned).collect();
+                let fewer = rendered.as_object()?.len() > fields.len();
+                (fewer && project_to(&rendered, &fields) == *object).then_some(fields)
+            })
+            .flatten();
+        let query: Vec<(String, String)> = line
+            .pairs()
+            .iter()
+            .filter(|(name, _)| crate::query::PROJECTION_NAMES.contains(&name.as_str()))
+            .cloned()
+            .collect();
+        let consistent = projected.as_ref().is_some_and(|fields| {
+            projections
+                .iter()
+                .all(|known| known.query != query || known.fields == *fields)
+        });
+        match projected {
+            Some(fields) if consistent => {
+                if !projections.iter().any(|known| known.query == query) {
+                    projections.push(Projection { query, fields });
+                }
+                projected_record_ordinals.push(line.ordinal);
+                passing.push(*line);
+            }
+            _ => failing.push(*line),
         }
     }
+    projected_record_ordinals.sort_unstable();
     if passing.is_empty() {
         return recorded("item-differs");
     }
@@ -219,7 +459,7 @@ pub fn verify(timeline: &Timeline, plan: ItemPlan, entities: &mut Entities) -> V
     let envelope = passing
         .iter()
         .rev()
-        .find(|line| line.query.is_none())
+        .find(|line| is_plain(&plan.key, line))
         .unwrap_or(&passing[passing.len() - 1]);
     let per_response_members = differing_envelope_members(&plan.entity_pointer, &passing);
     // Every recorded answer must fit a reply once rendered into the envelope.
@@ -238,6 +478,9 @@ pub fn verify(timeline: &Timeline, plan: ItemPlan, entities: &mut Entities) -> V
     }
     let mut required: Option<BTreeSet<String>> = None;
     for line in &passing {
+        if projected_record_ordinals.contains(&line.ordinal) {
+            continue;
+        }
         if let Some((Json::Object(object), _)) = entity_of(&plan, line) {
             if marked_deleted(&Json::Object(object.clone())) {
                 continue;
@@ -254,7 +497,7 @@ pub fn verify(timeline: &Timeline, plan: ItemPlan, entities: &mut Entities) -> V
     for observation in timeline.all(plan.tool) {
         if timeline.is_checked(observation)
             || !observation.is_success()
-            || observation.query.is_some()
+            || !is_plain(&plan.key, observation)
         {
             continue;
         }
@@ -275,12 +518,15 @@ pub fn verify(timeline: &Timeline, plan: ItemPlan, entities: &mut Entities) -> V
     ViewDetail::Item(ItemView {
         entity_type: plan.entity_type,
         identity_field: plan.identity_field,
+        key: plan.key,
         entity_pointer: plan.entity_pointer,
         envelope_ordinal: envelope.ordinal,
         missing_ordinal,
         checked_ordinals,
         per_response_members,
         projected_query_keys,
+        projected_record_ordinals,
+        projections,
         shape: ViewShape {
             required_fields: required.unwrap_or_default().into_iter().collect(),
             ..shape

@@ -24,7 +24,10 @@ use crate::model::{
 };
 use crate::observation::{Observation, Timeline};
 use crate::query::{Evaluated, candidate_roles, field_value, only_pages, order_matches};
-use crate::render::{counts, counts_canonically, project_fields, render_entity, scalar_text};
+use crate::render::{
+    counts, counts_canonically, project_fields, project_to, render_entity, scalar_text,
+    selects_fields,
+};
 
 /// A list tool, before verification.
 #[derive(Debug, Clone)]
@@ -106,7 +109,10 @@ fn resolve_line(
         if marked_deleted(member) {
             return None;
         }
-        let id = scalar_text(member.get(&entity_type.identity_field)?)?;
+        let id = scalar_text(crate::render::identity_value(
+            member,
+            &entity_type.identity_field,
+        )?)?;
         if !seen.insert(id.clone()) {
             return None;
         }
@@ -478,12 +484,21 @@ pub fn verify(timeline: &Timeline, plan: ListPlan, entities: &mut Entities) -> V
     let mut overlays: HashMap<usize, Object> = HashMap::new();
     let mut passing: Vec<&Observation> = Vec::new();
     let mut failing: Vec<&Observation> = Vec::new();
+    let mut projections: BTreeMap<u64, Vec<String>> = BTreeMap::new();
     for line in &ordered {
         let mut tentative: HashMap<usize, Object> = HashMap::new();
         let Some(listed) = plan.members.get(&line.ordinal) else {
             failing.push(line);
             continue;
         };
+        // A line asking for some fields only whose members show those fields.
+        if selects_fields(line.pairs())
+            && let Some(fields) = projected_line(&shape, entities, &overlays, listed, line, &plan)
+        {
+            projections.insert(line.ordinal, fields);
+            passing.push(line);
+            continue;
+        }
         let mut agrees = true;
         for (index, member) in listed.iter().zip(members_of(line, &plan.list_pointer)) {
             let Some(shown) = member.as_object() else {
@@ -552,7 +567,11 @@ pub fn verify(timeline: &Timeline, plan: ListPlan, entities: &mut Entities) -> V
             continue;
         }
         let listed = &plan.members[&line.ordinal];
+        let projection = projections.get(&line.ordinal).cloned();
         for member in members_of(line, &plan.list_pointer) {
+            if projection.is_some() {
+                break;
+            }
             if let Some(object) = member.as_object() {
                 let keys: BTreeSet<String> = object.keys().map(str::to_owned).collect();
                 required = Some(match required {
@@ -563,12 +582,18 @@ pub fn verify(timeline: &Timeline, plan: ListPlan, entities: &mut Entities) -> V
         }
         let whole = pages_only(line);
         let collection = entities.collection(&plan.entity_type, &line.path);
-        let all = whole
+        let all = (whole || (projection.is_some() && pages_only_but_selection(line)))
             && fits_template(&line.path, &plan.entity_type)
             && collection == listed.as_slice();
         let rendered: Vec<Json> = listed
             .iter()
-            .map(|index| render_entity(&shape, &view, &entities.list[*index]))
+            .map(|index| {
+                let rendered = render_entity(&shape, &view, &entities.list[*index]);
+                match &projection {
+                    Some(fields) => project_to(&rendered, fields),
+                    None => rendered,
+                }
+            })
             .collect();
         let size = crate::render::with_value_at(
             line.body.clone().unwrap_or_default(),
@@ -602,6 +627,7 @@ pub fn verify(timeline: &Timeline, plan: ListPlan, entities: &mut Entities) -> V
             },
             page_size: if all { page_size(line) } else { None },
             whole,
+            projection,
         });
     }
     // Members of reads after the observation window that leave a field out show the application
@@ -620,7 +646,13 @@ pub fn verify(timeline: &Timeline, plan: ListPlan, entities: &mut Entities) -> V
             }
         }
     }
-    let query = learn_query(&plan, &view, &passing, &counters, entities);
+    // Lines asking for some fields only teach no query roles.
+    let selecting: Vec<&Observation> = passing
+        .iter()
+        .copied()
+        .filter(|line| !projections.contains_key(&line.ordinal))
+        .collect();
+    let query = learn_query(&plan, &view, &selecting, &counters, entities);
     let per_response_members = {
         let mut members = differing_envelope_members(&plan.list_pointer, &passing);
         members.retain(|pointer| {
@@ -646,11 +678,62 @@ pub fn verify(timeline: &Timeline, plan: ListPlan, entities: &mut Entities) -> V
         query,
         per_response_members,
         projected_query_keys,
+        projected_record_ordinals: projections.keys().copied().collect(),
         shape: ViewShape {
             required_fields: required.unwrap_or_default().into_iter().collect(),
             ..shape
         },
     })
+}
+
+/// Whether a line only pages its list from the beginning, field selections aside.
+fn pages_only_but_selection(observation: &Observation) -> bool {
+    observation.pairs().iter().all(|(name, value)| {
+        only_pages(name, value) || crate::query::PROJECTION_NAMES.contains(&name.as_str())
+    })
+}
+
+/// The fields a line asking for some fields only showed (in the recorded order), when every
+/// member shows the same fewer fields of its entity, with the values the entity renders.
+fn projected_line(
+    shape: &ViewShape,
+    entities: &Entities,
+    overlays: &HashMap<usize, Object>,
+    listed: &[usize],
+    line: &Observation,
+    plan: &ListPlan,
+) -> Option<Vec<String>> {
+    let members = members_of(line, &plan.list_pointer);
+    let fields: Vec<String> = members
+        .first()?
+        .as_object()?
+        .keys()
+        .map(str::to_owned)
+        .collect();
+    let mut fewer = false;
+    for (index, member) in listed.iter().zip(members) {
+        let shown = member.as_object()?;
+        if shown.len() != fields.len() || fields.iter().any(|field| !shown.contains_key(field)) {
+            return None;
+        }
+        let mut rendered = project_fields(
+            shape,
+            entities.list[*index]
+                .fields
+                .as_object()
+                .unwrap_or(&Object::new()),
+        );
+        if let Some(overlay) = overlays.get(index) {
+            for (key, value) in overlay.iter() {
+                rendered.insert(key, value.clone());
+            }
+        }
+        fewer |= rendered.len() > fields.len();
+        if project_to(&Json::Object(rendered), &fields) != *member {
+            return None;
+        }
+    }
+    fewer.then_some(fields)
 }
 
 /// Learns how the plain lines spell fields otherwise than the stored values, when they always
@@ -827,6 +910,9 @@ fn learn_query(
     let mut objects: HashMap<usize, Object> = HashMap::new();
     let mut collections: HashMap<String, Vec<usize>> = HashMap::new();
     let mut lines = Vec::new();
+    let has_whole = passing.iter().any(|observation| {
+        pages_only(observation) && fits_template(&observation.path, &plan.entity_type)
+    });
     for observation in passing {
         if observation.query.is_none() || !fits_template(&observation.path, &plan.entity_type) {
             continue;
@@ -876,11 +962,24 @@ fn learn_query(
     let mut options: BTreeMap<String, Vec<QueryRole>> = BTreeMap::new();
     for line in &lines {
         for (name, _) in &line.arguments {
-            options
-                .entry(name.clone())
-                .or_insert_with(|| candidate_roles(name, &has_field));
+            options.entry(name.clone()).or_insert_with(|| {
+                let roles = candidate_roles(name, &has_field);
+                // A parameter no name proposes a role for may change nothing the list shows,
+                // when a whole line of the collection shows what "nothing" is.
+                if roles.is_empty() && has_whole {
+                    vec![QueryRole::Inert { values: Vec::new() }]
+                } else {
+                    roles
+                }
+            });
         }
     }
+    let roleless = |name: &String| {
+        matches!(
+            options.get(name).map(Vec::as_slice),
+            Some([QueryRole::Inert { .. }])
+        )
+    };
     let mut chosen: BTreeMap<String, QueryRole> = BTreeMap::new();
     let mut dropped: BTreeSet<String> = options
         .iter()
@@ -940,7 +1039,19 @@ fn learn_query(
                     answered.push(index);
                 }
                 None => {
-                    for (name, _) in &line.arguments {
+                    // A line no roles reproduce: its parameters lose their roles, except that
+                    // when it names a parameter that may be inert and is not established, only
+                    // that one is given up (the line then stays unanswered).
+                    let mut giving_up: Vec<&String> = line
+                        .arguments
+                        .iter()
+                        .map(|(name, _)| name)
+                        .filter(|name| roleless(name) && !chosen.contains_key(*name))
+                        .collect();
+                    if giving_up.is_empty() {
+                        giving_up = line.arguments.iter().map(|(name, _)| name).collect();
+                    }
+                    for name in giving_up {
                         dropped.insert(name.clone());
                         chosen.remove(name);
                     }
@@ -950,9 +1061,9 @@ fn learn_query(
             }
         }
         if !changed {
-            let used: BTreeSet<&String> = answered
+            let used: BTreeSet<String> = answered
                 .iter()
-                .flat_map(|index| lines[*index].arguments.iter().map(|(name, _)| name))
+                .flat_map(|index| lines[*index].arguments.iter().map(|(name, _)| name.clone()))
                 .collect();
             chosen.retain(|name, _| used.contains(name));
             if answered.is_empty() {
@@ -988,6 +1099,20 @@ fn learn_query(
                 .map(|index| lines[*index].observation.ordinal)
                 .collect();
             record_ordinals.sort_unstable();
+            // An inert parameter is accepted with the values the answered lines gave it.
+            for (name, role) in chosen.iter_mut() {
+                if let QueryRole::Inert { values } = role {
+                    let mut seen: Vec<String> = answered
+                        .iter()
+                        .flat_map(|index| lines[*index].arguments.iter())
+                        .filter(|(argument, _)| argument == name)
+                        .map(|(_, value)| value.clone())
+                        .collect();
+                    seen.sort();
+                    seen.dedup();
+                    *values = seen;
+                }
+            }
             return Some(QueryModel {
                 parameters: chosen,
                 totals: if informative {

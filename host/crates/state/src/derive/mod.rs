@@ -1,10 +1,14 @@
 //! Extraction: capture records and their manifest → the [`StateView`].
 //!
-//! 1. [`Timeline`]: the cited records in time order and the observation window (reads before the
-//!    first related write).
+//! 1. [`Timeline`]: the cited records in time order and the observation windows (each read's
+//!    before the first write related to what it shows, see [`windows`]).
 //! 2. Item views ([`items`]): a `GET` whose last path segment is a parameter and whose answers
 //!    echo it in one member (at the root or one envelope level down) names an entity type
-//!    (the template before that segment) and its identity field; its reads seed entities.
+//!    (the template before that segment) and its identity field; so does a `GET` ending in a
+//!    literal segment whose reads name their entity by a query parameter the answers echo
+//!    (`…/runs/get?run_id=…`, the identity possibly nested in the entity, `/info/run_id`; or a
+//!    field the view looks the entity up by, `…/get-by-name?experiment_name=…`); its reads seed
+//!    entities.
 //!    An object marked deleted (`deleted`, `isDeleted` or `is_deleted` true) never seeds one.
 //! 3. List views ([`lists`]): a `GET` answering an array of objects (the root array, or the one
 //!    array of objects an envelope carries) whose members are entities of a type, or of a new
@@ -26,6 +30,7 @@ pub mod items;
 pub mod lists;
 #[cfg(test)]
 mod tests;
+pub mod windows;
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -45,17 +50,48 @@ pub use entities::Entities;
 pub const DELETED_FLAGS: [&str; 3] = ["deleted", "isDeleted", "is_deleted"];
 
 /// Derives the state a capture observed from its records and the manifest projected from them,
-/// with the write plans the rules explain.
+/// with the write plans the rules explain. Extraction runs in passes until the observation
+/// windows are settled (see [`windows`]).
 pub fn derive_state(
     manifest: &Manifest,
     manifest_evidence_id: &str,
     records: &[CaptureRecord],
     rules: &RuleSet,
 ) -> Result<StateView, Refusal> {
-    let timeline = Timeline::new(manifest, records);
+    let base = Timeline::new(manifest, records);
+    let conservative = derive_pass(manifest, manifest_evidence_id, &base, records, rules);
+    let mut used = base.window_ends();
+    let mut current = conservative.clone();
+    for pass in 1..=windows::MAX_PASSES {
+        let ends = windows::window_ends(manifest, &base, &current.views, &current.related_writes);
+        if windows::same_checks(&base, &ends, &used) {
+            // The windows this pass ran with check the reads its views and plans give.
+            return Ok(current);
+        }
+        if pass == windows::MAX_PASSES {
+            break;
+        }
+        let timeline = base.with_windows(&ends);
+        current = derive_pass(manifest, manifest_evidence_id, &timeline, records, rules);
+        used = ends;
+    }
+    tracing::debug!("the observation windows did not settle; every write relates to everything");
+    let mut state = conservative;
+    state.related_writes = windows::all_related(manifest, &base);
+    Ok(state)
+}
+
+/// One extraction pass over a timeline whose observation windows are given.
+fn derive_pass(
+    manifest: &Manifest,
+    manifest_evidence_id: &str,
+    timeline: &Timeline,
+    records: &[CaptureRecord],
+    rules: &RuleSet,
+) -> StateView {
     let mut builder = Builder {
         manifest,
-        timeline: &timeline,
+        timeline,
         entities: Entities::default(),
         details: vec![None; manifest.tools.len()],
     };
@@ -87,6 +123,7 @@ pub fn derive_state(
         documents,
         entities,
         first_write_ordinal: timeline.first_write,
+        related_writes: Vec::new(),
         manifest_evidence_id: manifest_evidence_id.to_owned(),
         parent_evidence_id: manifest.parent_evidence_id.clone(),
         record_order: timeline.order,
@@ -97,7 +134,8 @@ pub fn derive_state(
         rule_stages: rules.refs(),
         write_plans: Vec::new(),
     };
-    let plans = crate::writes::derive_write_plans(manifest, &timeline, &state, records, rules);
+    let (plans, related) =
+        crate::writes::derive_write_plans(manifest, timeline, &state, records, rules);
     // A type whose served delete keeps its entities marked deleted names that member.
     for plan in &plans {
         let (Some(flag), Some(entity_type)) = (
@@ -120,7 +158,8 @@ pub fn derive_state(
         }
     }
     state.write_plans = plans;
-    Ok(state)
+    state.related_writes = related;
+    state
 }
 
 /// Whether a tool is a read tool (gets a view): safe methods and query `POST`s.

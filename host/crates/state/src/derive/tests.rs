@@ -293,6 +293,117 @@ fn reads_after_the_first_write_do_not_seed_the_state() {
 }
 
 #[test]
+fn a_write_ends_only_the_windows_of_what_it_relates_to() {
+    // contract: STATE-003, STATE-046
+    let user = |id: u64, name: &str| json!({"id": id, "name": name});
+    let records = vec![
+        record(0, "GET", "/users", 200, json!([user(1, "ana")])),
+        record(1, "GET", "/users/1", 200, user(1, "ana")),
+        record(2, "GET", "/posts", 200, json!([post(1)])),
+        record(3, "POST", "/posts", 201, post(2)),
+        // After a write of posts, reads of users still show what the state starts from.
+        record(4, "GET", "/users/2", 200, user(2, "bo")),
+        record(
+            5,
+            "GET",
+            "/users",
+            200,
+            json!([user(1, "ana"), user(2, "bo")]),
+        ),
+        record(6, "GET", "/posts", 200, json!([post(1), post(2)])),
+        record(7, "PATCH", "/users/1", 200, user(1, "ann")),
+        record(8, "GET", "/users/1", 200, user(1, "ann")),
+    ];
+    let fixture = derive(records.clone());
+    let state = &fixture.state;
+    assert_eq!(state.first_write_ordinal, Some(3));
+    let scopes: Vec<(u64, &crate::model::WriteScope)> = state
+        .related_writes
+        .iter()
+        .map(|write| (write.ordinal, &write.scope))
+        .collect();
+    assert_eq!(
+        scopes,
+        vec![
+            (
+                3,
+                &crate::model::WriteScope::Type {
+                    entity_type: "/posts".to_owned(),
+                    collection: Some("/posts".to_owned())
+                }
+            ),
+            (
+                7,
+                &crate::model::WriteScope::Type {
+                    entity_type: "/users".to_owned(),
+                    collection: Some("/users".to_owned())
+                }
+            ),
+        ]
+    );
+    // User 2, read only after the posts write, is held; the users list checks its later line;
+    // user 1 keeps the name it had before the users write.
+    let names: Vec<(&str, &str)> = state
+        .entities
+        .iter()
+        .map(|entity| {
+            (
+                entity.entity_type.as_str(),
+                entity
+                    .fields
+                    .get("name")
+                    .and_then(|name| name.as_str())
+                    .unwrap_or(""),
+            )
+        })
+        .collect();
+    assert_eq!(
+        names,
+        vec![("/users", "ana"), ("/users", "bo"), ("/posts", "")]
+    );
+    let ViewDetail::List(users) = fixture.view("get_users") else {
+        panic!("list")
+    };
+    assert_eq!(
+        users
+            .lines
+            .iter()
+            .map(|line| line.record_ordinal)
+            .collect::<Vec<_>>(),
+        vec![5]
+    );
+    assert_eq!(users.lines[0].membership, Membership::All);
+    let ViewDetail::List(posts) = fixture.view("get_posts") else {
+        panic!("list")
+    };
+    assert_eq!(posts.lines[0].record_ordinal, 2);
+    // The timeline of the state says the same.
+    let timeline =
+        crate::observation::Timeline::for_state(&fixture.manifest, &records, &fixture.state);
+    let checked: Vec<u64> = [4, 5, 6, 8]
+        .into_iter()
+        .filter(|ordinal| timeline.is_checked(timeline.get(*ordinal).unwrap()))
+        .collect();
+    assert_eq!(checked, vec![4, 5]);
+}
+
+#[test]
+fn a_write_the_state_cannot_link_ends_every_window() {
+    // contract: STATE-003
+    let user = |id: u64, name: &str| json!({"id": id, "name": name});
+    let fixture = derive(vec![
+        record(0, "GET", "/users/1", 200, user(1, "ana")),
+        record(1, "POST", "/rpc/rename", 200, json!({"ok": true})),
+        record(2, "GET", "/users/2", 200, user(2, "bo")),
+    ]);
+    assert_eq!(fixture.state.entities.len(), 1);
+    assert_eq!(
+        fixture.state.related_writes[0].scope,
+        crate::model::WriteScope::All
+    );
+}
+
+#[test]
 fn record_order_follows_start_instants_unless_one_is_unusable() {
     // contract: STATE-003
     let mut write = record(0, "POST", "/posts", 201, post(2));
@@ -479,6 +590,134 @@ fn query_roles_are_learned_only_when_they_reproduce_the_recordings() {
     assert_eq!(
         answer["state"],
         json!({"source": "recording", "reason": "repeated-query"})
+    );
+}
+
+#[test]
+fn an_inert_parameter_is_accepted_only_with_its_recorded_values() {
+    // contract: STATE-057
+    let fixture = derive(vec![
+        record(0, "GET", "/posts", 200, posts()),
+        // A cache buster: the list is the same with it.
+        record(1, "GET", "/posts?_=111", 200, posts()),
+        record(
+            2,
+            "GET",
+            "/posts?author=alice&_=222",
+            200,
+            json!([post(1), post(3)]),
+        ),
+        // A parameter without a role whose line lists something else stays without a role.
+        record(3, "GET", "/posts?colour=red", 200, json!([post(2)])),
+    ]);
+    let ViewDetail::List(list) = fixture.view("get_posts") else {
+        panic!("list")
+    };
+    let model = list.query.as_ref().expect("a query model");
+    assert_eq!(
+        model.parameters.get("_"),
+        Some(&QueryRole::Inert {
+            values: vec!["111".into(), "222".into()]
+        })
+    );
+    assert!(!model.parameters.contains_key("colour"));
+    // A recorded value is accepted and changes nothing: the query is evaluated.
+    let answer = fixture.call("get_posts", json!({"author": "bob", "_": "111"}));
+    assert_eq!(answer["state"]["membership"], "query", "{answer}");
+    assert_eq!(answer["body"], json!([post(2)]));
+    // A value it never recorded replays its recording.
+    let answer = fixture.call("get_posts", json!({"author": "bob", "_": "999"}));
+    assert_eq!(answer["state"]["source"], "recording", "{answer}");
+    // Without a whole line of the collection nothing shows a parameter changes nothing.
+    let without_whole = derive(vec![
+        record(
+            0,
+            "GET",
+            "/posts?author=alice",
+            200,
+            json!([post(1), post(3)]),
+        ),
+        record(1, "GET", "/posts?author=bob&_=1", 200, json!([post(2)])),
+        record(2, "GET", "/posts/1", 200, post(1)),
+        record(3, "GET", "/posts/2", 200, post(2)),
+        record(4, "GET", "/posts/3", 200, post(3)),
+    ]);
+    let ViewDetail::List(list) = without_whole.view("get_posts") else {
+        panic!("list")
+    };
+    assert!(
+        list.query
+            .as_ref()
+            .is_none_or(|model| !model.parameters.contains_key("_")),
+        "{:?}",
+        list.query
+    );
+}
+
+#[test]
+fn field_selections_the_checked_reads_made_render_from_the_state() {
+    // contract: STATE-041, STATE-060, STATE-089, STATE-093
+    let fixture = derive(vec![
+        record(0, "GET", "/posts", 200, posts()),
+        record(1, "GET", "/posts/1", 200, post(1)),
+        record(2, "GET", "/posts/2", 200, post(2)),
+        record(3, "GET", "/posts/3", 200, post(3)),
+        record(
+            4,
+            "GET",
+            "/posts?_fields=id,title",
+            200,
+            json!([
+                {"id": 1, "title": "Alpha"},
+                {"id": 2, "title": "Beta"},
+                {"id": 3, "title": "Gamma"}
+            ]),
+        ),
+        record(
+            5,
+            "GET",
+            "/posts/1?fields=title,id",
+            200,
+            json!({"title": "Alpha", "id": 1}),
+        ),
+    ]);
+    let ViewDetail::List(list) = fixture.view("get_posts") else {
+        panic!("list")
+    };
+    assert_eq!(list.projected_record_ordinals, vec![4]);
+    let line = list
+        .lines
+        .iter()
+        .find(|line| line.record_ordinal == 4)
+        .expect("the projected line");
+    assert_eq!(line.projection, Some(vec!["id".into(), "title".into()]));
+    assert_eq!(line.membership, Membership::All);
+    let (item_tool, argument) = fixture.tool("/posts/{numeric}");
+    let ViewDetail::Item(item) = fixture.view(&item_tool) else {
+        panic!("item")
+    };
+    assert_eq!(item.projected_record_ordinals, vec![5]);
+    assert_eq!(item.projections[0].fields, vec!["id", "title"]);
+    // The recorded selection renders from the state, for every entity.
+    let answer = fixture.call("get_posts", json!({"_fields": "id,title"}));
+    assert_eq!(answer["state"]["source"], "state", "{answer}");
+    assert_eq!(answer["body"][1], json!({"id": 2, "title": "Beta"}));
+    let answer = fixture.call(
+        &item_tool,
+        json!({argument.clone(): "3", "fields": "title,id"}),
+    );
+    assert_eq!(answer["state"]["source"], "state", "{answer}");
+    assert_eq!(answer["body"], json!({"title": "Gamma", "id": 3}));
+    // Another selection replays its recording.
+    let answer = fixture.call("get_posts", json!({"_fields": "author"}));
+    assert_eq!(
+        answer["state"],
+        json!({"source": "recording", "reason": "projection"})
+    );
+    let answer = fixture.call(&item_tool, json!({argument: "3", "fields": "author"}));
+    assert_eq!(
+        answer["state"],
+        json!({"source": "recording", "reason": "projection"})
     );
 }
 

@@ -43,6 +43,8 @@ pub enum Values<'a> {
         response: Option<&'a Json>,
         /// The record's start instant.
         clock: Option<String>,
+        /// For a bulk call, each entity it named (by id) as recorded after the call.
+        entities: Vec<(String, Option<&'a Json>)>,
     },
     /// Serving a call.
     Served {
@@ -106,11 +108,23 @@ pub fn sent_members<'a>(plan: &WritePlan, body: Option<&'a Json>) -> Option<&'a 
     body?.pointer(envelope)?.as_object()
 }
 
-/// The collection a call writes (as the path spells it) and, for item paths, the identity.
-pub fn call_target(plan: &WritePlan, segments: &[String]) -> Option<(String, Option<String>)> {
+/// The collection a call writes (as the path spells it) and, for item paths, the identity (the
+/// path segment after the collection, or the body member an RPC-style write names it in).
+pub fn call_target(plan: &WritePlan, input: &WriteInput) -> Option<(String, Option<String>)> {
+    let segments = &input.segments;
     let target = plan.target.as_ref()?;
     if let Some(tied) = &target.collection {
-        return Some((tied.clone(), None));
+        // A create tied to its exemplar's collection; an item write of a path no type holds
+        // names the one entity its literal names, or the one its last segment does.
+        let id = match plan.effect {
+            Effect::Create | Effect::Document => None,
+            _ if plan.bulk => None,
+            _ => target
+                .entity_id
+                .clone()
+                .or_else(|| segments.last().map(|segment| decoded(segment))),
+        };
+        return Some((tied.clone(), id));
     }
     let count = target.collection_segments;
     if segments.len() < count {
@@ -119,7 +133,10 @@ pub fn call_target(plan: &WritePlan, segments: &[String]) -> Option<(String, Opt
     let collection = format!("/{}", segments[..count].join("/"));
     let id = match (plan.effect, plan.bulk) {
         (Effect::Create, _) | (_, true) | (Effect::Document, _) => None,
-        _ => Some(decoded(segments.get(count)?)),
+        _ => match &target.key_member {
+            Some(member) => Some(scalar_text(input.body.as_ref()?.get(member)?)?),
+            None => Some(decoded(segments.get(count)?)),
+        },
     };
     Some((collection, id))
 }
@@ -444,7 +461,7 @@ pub fn prepare(
         .identity_field
         .clone()
         .unwrap_or_else(|| "id".to_owned());
-    let (collection, id) = call_target(plan, &input.segments)
+    let (collection, id) = call_target(plan, input)
         .ok_or_else(|| refused("invalid_arguments", "the call's path names no collection"))?;
     let model = plan.fields.clone().unwrap_or_default();
 
@@ -470,6 +487,21 @@ pub fn prepare(
                 segments: input.segments.clone(),
                 body: bulk_member_body(plan, input.body.as_ref(), &identity, &id),
             };
+            // Replaying, each entity's rule-explained values come from its own recorded outcome.
+            let own = match values {
+                Values::Observed {
+                    clock, entities, ..
+                } => Values::Observed {
+                    after: entities
+                        .iter()
+                        .find(|(named, _)| *named == id)
+                        .and_then(|(_, after)| *after),
+                    response: None,
+                    clock: clock.clone(),
+                    entities: Vec::new(),
+                },
+                served => served.clone(),
+            };
             let (after, generated, placement) = update_fields(
                 plan,
                 rules,
@@ -477,7 +509,7 @@ pub fn prepare(
                 &collection,
                 &single,
                 &before,
-                values,
+                &own,
                 &params,
             )?;
             change
@@ -566,7 +598,8 @@ pub fn prepare(
                 Json::Object(object) => Json::Object(ordered(plan, object)),
                 other => other,
             };
-            let Some(id) = fields.get(&identity).and_then(scalar_text) else {
+            let Some(id) = crate::render::identity_value(&fields, &identity).and_then(scalar_text)
+            else {
                 return Err(refused(
                     "invalid_arguments",
                     format!(
@@ -628,6 +661,29 @@ pub fn prepare(
         Effect::Update | Effect::Delete => {
             let id = id.ok_or_else(|| refused("invalid_arguments", "the call names no entity"))?;
             let Some(before) = state.entity(&entity_type, &collection, &id).cloned() else {
+                // An upsert creates the entity its path names.
+                if let Some(create) = plan.upsert_plan()
+                    && plan.effect == Effect::Update
+                {
+                    let created = prepare(&create, rules, state, input, values)?;
+                    let named = created
+                        .entities
+                        .first()
+                        .and_then(|(_, after)| after.as_ref())
+                        .map(|entity| entity.id.as_str());
+                    if named != Some(id.as_str()) {
+                        return Err(refused(
+                            "invalid_arguments",
+                            format!(
+                                "the entity this call creates would be named {} where its path names {}",
+                                Json::String(named.unwrap_or_default().to_owned())
+                                    .to_canonical_string(),
+                                Json::String(id).to_canonical_string()
+                            ),
+                        ));
+                    }
+                    return Ok(created);
+                }
                 change.missing = true;
                 return Ok(change);
             };
@@ -694,7 +750,7 @@ fn update_fields(
             if model.replace {
                 let keys: Vec<String> = object.keys().map(str::to_owned).collect();
                 for key in keys {
-                    let keep = key == identity
+                    let keep = key == crate::render::identity_member(&identity)
                         || sent.contains_key(&key)
                         || model.kept.contains(&key)
                         || explained
@@ -711,20 +767,30 @@ fn update_fields(
                     }
                 }
             }
+            let key_member = plan
+                .target
+                .as_ref()
+                .and_then(|target| target.key_member.as_deref());
+            let mut placed = Vec::new();
             for (key, value) in sent.iter() {
                 let fixed = plan
                     .body
                     .as_ref()
                     .and_then(|body| body.members.get(key))
                     .is_some_and(|member| member.fixed.is_some());
-                if fixed {
+                if fixed || Some(key) == key_member {
                     continue;
                 }
-                if value.is_null() && model.null_removes {
+                if let Some(pointer) = model.sent_as.get(key) {
+                    placed.push((pointer.clone(), value.clone()));
+                } else if value.is_null() && model.null_removes {
                     object.remove(key);
                 } else {
                     object.insert(key, value.clone());
                 }
+            }
+            for (pointer, value) in placed {
+                set_pointer(&mut fields, &pointer, value);
             }
         }
     }
@@ -781,7 +847,7 @@ fn bulk_ids(plan: &WritePlan, body: Option<&Json>, identity: &str) -> Result<Vec
         .iter()
         .map(|item| {
             let value = if layout.objects {
-                item.get(identity)
+                crate::render::identity_value(item, identity)
             } else {
                 Some(item)
             };
@@ -807,9 +873,12 @@ fn bulk_member_body(
     let body = body?;
     if layout.objects {
         let array = body.pointer(&layout.pointer)?.as_array()?;
-        let object = array
-            .iter()
-            .find(|item| item.get(identity).and_then(scalar_text).as_deref() == Some(id))?;
+        let object = array.iter().find(|item| {
+            crate::render::identity_value(item, identity)
+                .and_then(scalar_text)
+                .as_deref()
+                == Some(id)
+        })?;
         let mut members = object.as_object()?.clone();
         members.remove(identity);
         return Some(Json::Object(members));
@@ -895,7 +964,7 @@ pub fn render_response(plan: &WritePlan, recorded: Option<&Json>, change: &Chang
         ResponseKind::Identity => {
             let entity = written?;
             let identity = plan.target.as_ref()?.identity_field.as_deref()?;
-            let value = entity.fields.get(identity)?.clone();
+            let value = crate::render::identity_value(&entity.fields, identity)?.clone();
             Some(with_value_at(recorded.clone(), pointer, value))
         }
         ResponseKind::Projection => {

@@ -34,7 +34,7 @@ use super::observe::{After, Call, members};
 use super::{Draft, Scope, Views};
 use crate::derive::entities::collection_key;
 use crate::model::{Entity, StateView, ViewDetail};
-use crate::observation::{Observation, RequestBody, Timeline, decoded, is_write_tool};
+use crate::observation::{Observation, RequestBody, Timeline, is_write_tool};
 use crate::render::{missing_required, render_entity, scalar_text};
 use crate::rules::RuleSet;
 use crate::service::StateService;
@@ -250,16 +250,6 @@ impl Replay<'_> {
     }
 }
 
-fn item_key(observation: &Observation, entity_type: &str) -> Option<Key> {
-    let (last, rest) = observation.segments.split_last()?;
-    let collection = format!("/{}", rest.join("/"));
-    Some((
-        entity_type.to_owned(),
-        collection_key(&collection).to_owned(),
-        decoded(last),
-    ))
-}
-
 fn json_of(value: &Value) -> Json {
     Json::from_serde_value(value)
 }
@@ -314,7 +304,8 @@ pub(crate) fn confirm(
         let Some(observation) = timeline.get(*ordinal) else {
             continue;
         };
-        if observation.position < timeline.cutoff {
+        // Reads in their observation window seeded the state: they show no write.
+        if observation.position < timeline.cutoff || timeline.is_checked(observation) {
             continue;
         }
         let tool = &manifest.tools[observation.tool];
@@ -386,13 +377,32 @@ fn replay_write(
             after,
             response: response_entity,
             clock: call.started.clone(),
+            entities: call
+                .bulk
+                .iter()
+                .map(|target| {
+                    (
+                        target.id.clone(),
+                        match &target.after {
+                            After::Present(value) => Some(value),
+                            _ => None,
+                        },
+                    )
+                })
+                .collect(),
         };
         let mut live = service.write();
         match prepare(&draft.plan, rules, &live, &input, &values) {
             Ok(change) if !change.missing => {
-                // The recorded answer must come out as recorded.
+                // The recorded answer must come out as recorded (an upsert's creating call
+                // answers as the creating calls did).
+                let created = (draft.plan.effect == super::model::Effect::Update
+                    && change.view == "create")
+                    .then(|| draft.plan.upsert_plan())
+                    .flatten();
+                let answering = created.as_ref().unwrap_or(&draft.plan);
                 if let Some(recorded) = &call.response
-                    && let Some(rendered) = render_response(&draft.plan, Some(recorded), &change)
+                    && let Some(rendered) = render_response(answering, Some(recorded), &change)
                     && rendered != *recorded
                 {
                     replay.verdicts[call.draft].failure = Some("body-unusable");
@@ -439,7 +449,47 @@ fn replay_write(
     }
     // Adopt what the call was observed to leave.
     let mut live = service.write();
-    if let Some((entity_type, collection, id)) = &call.key {
+    if let (true, Some(entity_type)) = (
+        !call.bulk.is_empty(),
+        draft
+            .plan
+            .target
+            .as_ref()
+            .and_then(|target| target.entity_type.clone()),
+    ) {
+        let segments = draft
+            .plan
+            .target
+            .as_ref()
+            .map_or(0, |target| target.collection_segments);
+        let collection = format!(
+            "/{}",
+            call.segments[..segments.min(call.segments.len())].join("/")
+        );
+        for target in &call.bulk {
+            let key = (
+                entity_type.clone(),
+                collection_key(&collection).to_owned(),
+                target.id.clone(),
+            );
+            match &target.after {
+                After::Present(value) => {
+                    if let Some(mut held) =
+                        live.entity(&entity_type, &collection, &target.id).cloned()
+                    {
+                        held.fields = value.clone();
+                        live.update_entity(held, None);
+                    }
+                    replay.record_event(None, key, false);
+                }
+                After::Absent => {
+                    live.remove_entity(&entity_type, &collection, &target.id);
+                    replay.record_event(None, key, true);
+                }
+                _ => replay.record_event(None, key, false),
+            }
+        }
+    } else if let Some((entity_type, collection, id)) = &call.key {
         let key = (
             entity_type.clone(),
             collection_key(collection).to_owned(),
@@ -519,10 +569,24 @@ fn check_read(
             == recorded_status
         && parsed.get("body") == Some(&recorded_body);
     match scope {
-        Scope::Item(entity_type) => {
-            let Some(key) = item_key(observation, entity_type) else {
+        Scope::Item(item) => {
+            let entity_type = &item.entity_type;
+            let Some(identity) = replay
+                .views
+                .types
+                .get(entity_type)
+                .map(|info| info.identity.clone())
+            else {
                 return;
             };
+            let Some((collection, id)) = item.named(&identity, observation, false) else {
+                return;
+            };
+            let key: Key = (
+                entity_type.clone(),
+                collection_key(&collection).to_owned(),
+                id,
+            );
             if agrees {
                 if let Some(event) = replay.last.get(&key).copied() {
                     replay.confirm_event(event, observation.ordinal, Shown::ById);
@@ -536,13 +600,7 @@ fn check_read(
                 Shown::ById,
             );
             // Resync: the entity as the read showed it.
-            let pointer = replay
-                .views
-                .types
-                .get(entity_type)
-                .and_then(|info| info.item.as_ref())
-                .map(|item| item.entity_pointer.clone())
-                .unwrap_or_default();
+            let pointer = item.entity_pointer.clone();
             let mut live = service.write();
             let collection = key.1.clone();
             if observation.is_success() {
@@ -586,7 +644,9 @@ fn check_read(
                 .unwrap_or_default();
             let recorded_ids: Vec<String> = members(observation, &list.list_pointer)
                 .iter()
-                .filter_map(|member| member.get(&identity).and_then(scalar_text))
+                .filter_map(|member| {
+                    crate::render::identity_value(member, &identity).and_then(scalar_text)
+                })
                 .collect();
             let membership = parsed
                 .pointer("/state/membership")
@@ -594,6 +654,23 @@ fn check_read(
                 .unwrap_or("");
             let whole = membership == "all";
             let group = (entity_type.clone(), collection.clone());
+            // The collection a listed entity lives in: the list's own, or, for a list of another
+            // path (`/posts/5/comments`, `/recipes/default/tiddlers.json`), the one the state
+            // holds it in.
+            let fits = crate::derive::lists::fits_template(&observation.path, entity_type);
+            let member_collection = |id: &str| -> String {
+                if fits {
+                    return collection.clone();
+                }
+                let live = service.read();
+                live.collections_of(entity_type)
+                    .into_iter()
+                    .find(|held| live.entity(entity_type, held, id).is_some())
+                    .map_or_else(
+                        || collection.clone(),
+                        |held| collection_key(held).to_owned(),
+                    )
+            };
             if agrees {
                 // The writes of the entities it lists; a whole list also confirms deletes.
                 let mut pending = replay.pending.remove(&group).unwrap_or_default();
@@ -601,6 +678,15 @@ fn check_read(
                 for id in &recorded_ids {
                     if let Some(events) = pending.remove(id) {
                         confirmed.extend(events);
+                    } else if !fits {
+                        let elsewhere = (entity_type.clone(), member_collection(id));
+                        if let Some(events) = replay
+                            .pending
+                            .get_mut(&elsewhere)
+                            .and_then(|pending| pending.remove(id))
+                        {
+                            confirmed.extend(events);
+                        }
                     }
                 }
                 if whole {
@@ -635,8 +721,10 @@ fn check_read(
                 let right = recorded_members.get(position);
                 if left != right {
                     for member in [left, right].into_iter().flatten() {
-                        if let Some(id) = member.get(&identity).and_then(scalar_text) {
-                            let key = (entity_type.clone(), collection.clone(), id);
+                        if let Some(id) =
+                            crate::render::identity_value(member, &identity).and_then(scalar_text)
+                        {
+                            let key = (entity_type.clone(), member_collection(&id), id);
                             if !differing.contains(&key) {
                                 differing.push(key);
                             }

@@ -17,9 +17,9 @@ use rea_plugin_api::json::{Json, Object, escape_pointer_segment};
 
 use super::model::{
     BodyModel, BulkIds, Effect, FieldModel, MemberModel, PathField, PlanRule, ResponseKind,
-    ResponseModel, WriteTarget,
+    ResponseModel, UpsertModel, WritePlan, WriteTarget,
 };
-use super::observe::{After, Call};
+use super::observe::{After, Call, bulk_layout};
 use super::target::TargetKind;
 use super::{Draft, Views};
 use crate::derive::{DELETED_FLAGS, marked_deleted};
@@ -78,8 +78,117 @@ fn envelope(bodies: &[&Json], preferred: &str, entity_keys: &BTreeSet<String>) -
     }
 }
 
-/// Learns a draft's plan from its calls (pass 2).
+/// Learns a draft's plan from its calls (pass 2). A `PUT` of an item path whose calls created
+/// the entity when the state did not hold it (an upsert) learns its two halves apart: the
+/// updates as an update, the creating calls as a create (see [`UpsertModel`]).
 pub(crate) fn learn(
+    draft: &mut Draft,
+    calls: &mut [Call],
+    views: &Views,
+    rules: &RuleSet,
+    records: &[CaptureRecord],
+) {
+    let upsert = draft.plan.effect == Effect::Update
+        && !draft.plan.bulk
+        && draft.plan.action.is_none()
+        && draft.plan.method.eq_ignore_ascii_case("PUT")
+        && draft.classified.key_member.is_none()
+        && matches!(draft.classified.kind, TargetKind::Item { .. });
+    let creating: Vec<usize> = draft
+        .calls
+        .iter()
+        .copied()
+        .filter(|call| {
+            let call = &calls[*call];
+            call.before.is_none() && call.key.is_some() && matches!(call.after, After::Present(_))
+        })
+        .collect();
+    if !upsert || creating.is_empty() {
+        learn_one(draft, calls, views, rules, records);
+        return;
+    }
+    let all = draft.calls.clone();
+    let mut half = Draft {
+        tool: draft.tool,
+        classified: super::target::Classified {
+            effect: Effect::Create,
+            action: None,
+            bulk: false,
+            kind: draft.classified.kind.clone(),
+            key_member: None,
+        },
+        plan: WritePlan {
+            effect: Effect::Create,
+            ..draft.plan.clone()
+        },
+        calls: creating.clone(),
+        failed: Vec::new(),
+        as_bulk: false,
+    };
+    learn_one(&mut half, calls, views, rules, records);
+    draft.calls = all
+        .iter()
+        .copied()
+        .filter(|call| !creating.contains(call))
+        .collect();
+    if draft.calls.is_empty() {
+        // Only creating calls: what an update of a held entity does is unknown.
+        draft.plan.target = half.plan.target.clone();
+        draft.plan.body = half.plan.body.clone();
+        draft.plan.response = half.plan.response.clone();
+        draft.plan.exemplar_ordinal = half.plan.exemplar_ordinal;
+        draft.plan.withhold("no-observation");
+    } else {
+        learn_one(draft, calls, views, rules, records);
+    }
+    draft.calls = all;
+    draft.plan.record_ordinals = draft
+        .calls
+        .iter()
+        .map(|call| calls[*call].ordinal)
+        .collect();
+    draft.plan.exemplar_ordinal = draft.plan.record_ordinals.first().copied();
+    if let Some(reason) = &half.plan.reason {
+        draft.plan.withhold(reason);
+    }
+    // The body accepts what either half's calls sent; a member only some calls sent is optional.
+    if let (Some(body), Some(created)) = (draft.plan.body.as_mut(), half.plan.body.as_ref()) {
+        for (name, member) in body.members.iter_mut() {
+            match created.members.get(name) {
+                Some(other) => {
+                    member.required &= other.required;
+                    for kind in &other.types {
+                        if !member.types.contains(kind) {
+                            member.types.push(kind.clone());
+                        }
+                    }
+                    member.types.sort();
+                    if member.fixed != other.fixed {
+                        member.fixed = None;
+                    }
+                }
+                None => member.required = false,
+            }
+        }
+        for (name, member) in &created.members {
+            body.members
+                .entry(name.clone())
+                .or_insert_with(|| MemberModel {
+                    required: false,
+                    ..member.clone()
+                });
+        }
+    }
+    draft.plan.upsert = Some(UpsertModel {
+        record_ordinals: half.plan.record_ordinals,
+        fields: half.plan.fields,
+        rules: half.plan.rules,
+        response: half.plan.response,
+    });
+}
+
+/// Learns one plan from its draft's calls.
+fn learn_one(
     draft: &mut Draft,
     calls: &mut [Call],
     views: &Views,
@@ -93,21 +202,30 @@ pub(crate) fn learn(
         .map(|call| calls[*call].ordinal)
         .collect();
     draft.plan.exemplar_ordinal = draft.plan.record_ordinals.first().copied();
-    if matches!(draft.classified.kind, TargetKind::None) {
+    if matches!(
+        draft.classified.kind,
+        TargetKind::None | TargetKind::Rpc { .. }
+    ) {
         draft.plan.withhold("no-state-target");
         return;
     }
+    let linked_by_calls = matches!(
+        draft.classified.kind,
+        TargetKind::Unlinked | TargetKind::Linked { .. }
+    );
+    let literal = matches!(draft.classified.kind, TargetKind::Linked { literal: true });
     if draft.calls.is_empty() {
-        if matches!(draft.classified.kind, TargetKind::Unlinked) {
+        if linked_by_calls {
             draft.plan.withhold("no-state-target");
         } else {
             draft.plan.withhold("no-call");
         }
         return;
     }
-    // An unlinked create takes the type its calls showed, tied to its exemplar's collection.
-    if matches!(draft.classified.kind, TargetKind::Unlinked) {
-        let Some((entity_type, collection, _)) =
+    // An unlinked create takes the type its calls showed, tied to its exemplar's collection; a
+    // literal path's write, the one entity its calls showed.
+    if linked_by_calls {
+        let Some((entity_type, collection, id)) =
             draft.calls.iter().find_map(|call| calls[*call].key.clone())
         else {
             draft.plan.withhold("no-state-target");
@@ -124,16 +242,26 @@ pub(crate) fn learn(
             collection_segments: 0,
             document: None,
             item_view: info.item.as_ref().map(|item| item.name.clone()),
+            key_member: None,
+            entity_id: literal.then(|| id.clone()),
         });
-        // Calls into another collection are not this plan's.
+        // Calls into another collection (or naming another entity) are not this plan's.
         for call in &draft.calls {
-            if let Some((other_type, other, _)) = &calls[*call].key
+            if let Some((other_type, other, other_id)) = &calls[*call].key
                 && (*other_type != entity_type
                     || crate::derive::entities::collection_key(other)
-                        != crate::derive::entities::collection_key(&collection))
+                        != crate::derive::entities::collection_key(&collection)
+                    || (literal && *other_id != id))
             {
                 calls[*call].key = None;
+                calls[*call].before = None;
             }
+        }
+        if matches!(draft.classified.kind, TargetKind::Linked { .. })
+            && draft.calls.iter().any(|call| calls[*call].key.is_none())
+        {
+            draft.plan.withhold("no-observation");
+            return;
         }
     }
     let effect = draft.plan.effect;
@@ -169,19 +297,14 @@ pub(crate) fn learn(
             .iter()
             .map(|body| body.and_then(bulk_layout))
             .collect::<Vec<_>>();
-        match layout.first().cloned().flatten() {
-            Some(first) if layout.iter().all(|other| other.as_ref() == Some(&first)) => {
-                body.bulk_ids = Some(first);
-            }
+        let layout = match layout.first().cloned().flatten() {
+            Some(first) if layout.iter().all(|other| other.as_ref() == Some(&first)) => first,
             _ => {
                 draft.plan.withhold("body-unusable");
                 return;
             }
-        }
-        draft.plan.body = Some(body);
-        // Decision: bulk calls are classified and served by the same apply path, but their
-        // observation (each id's entity after) is not modelled yet, so they are withheld.
-        draft.plan.withhold("no-observation");
+        };
+        learn_bulk(draft, calls, views, rules, records, layout, body);
         return;
     }
     let all_missing = bodies.iter().all(Option::is_none);
@@ -233,6 +356,17 @@ pub(crate) fn learn(
         model.required = sent.iter().all(|members| members.contains_key(name));
         model.types.sort();
     }
+    // The member an RPC-style write names its entity in says which entity, not what it stores.
+    let key_member = draft.classified.key_member.clone();
+    let sent: Vec<Object> = sent
+        .into_iter()
+        .map(|mut members| {
+            if let Some(key) = &key_member {
+                members.remove(key);
+            }
+            members
+        })
+        .collect();
 
     // The observed calls, analysed.
     let observed: Vec<usize> = draft
@@ -325,6 +459,10 @@ pub(crate) fn learn(
             }
             (After::Present(after), Effect::Create) => {
                 let Some(after) = after.as_object() else {
+                    // An entity that is not an object cannot be modelled.
+                    residual.insert(String::new(), after.clone());
+                    residuals.push(residual);
+                    candidates.push(unsent);
                     continue;
                 };
                 for (key, value) in members.iter() {
@@ -371,6 +509,9 @@ pub(crate) fn learn(
             (After::Present(after), Effect::Update) => {
                 let before = call.before.as_ref().map(|before| &before.fields);
                 let (Some(after), Some(Json::Object(before))) = (after.as_object(), before) else {
+                    residual.insert(String::new(), after.clone());
+                    residuals.push(residual);
+                    candidates.push(unsent);
                     continue;
                 };
                 for (key, value) in members.iter() {
@@ -445,6 +586,59 @@ pub(crate) fn learn(
         residuals.push(residual);
         candidates.push(unsent);
     }
+    // Updates: a member sent under another name than the field it sets (`new_name` setting
+    // `name`): a member the entity does not store under its own name whose value one changed,
+    // unsent field took in every observed call that sent it.
+    if effect == Effect::Update {
+        let mut mapped: BTreeMap<String, Option<String>> = BTreeMap::new();
+        for (position, &index) in observed.iter().enumerate() {
+            let call = &calls[draft.calls[index]];
+            let After::Present(Json::Object(after)) = &call.after else {
+                continue;
+            };
+            for (member, value) in sent[index].iter() {
+                if after.contains_key(member) || value.is_null() {
+                    mapped.insert(member.to_owned(), None);
+                    continue;
+                }
+                let fields: Vec<String> = residuals[position]
+                    .iter()
+                    .filter(|(pointer, changed)| {
+                        let Some(field) = pointer.strip_prefix('/') else {
+                            return false;
+                        };
+                        *changed == value
+                            && !field.contains('/')
+                            && !sent[index]
+                                .contains_key(&field.replace("~1", "/").replace("~0", "~"))
+                    })
+                    .map(|(pointer, _)| pointer.clone())
+                    .collect();
+                let entry =
+                    mapped
+                        .entry(member.to_owned())
+                        .or_insert_with(|| match fields.as_slice() {
+                            [only] => Some(only.clone()),
+                            _ => None,
+                        });
+                if fields.len() != 1 || entry.as_ref() != fields.first() {
+                    *entry = None;
+                }
+            }
+        }
+        for (member, pointer) in mapped {
+            let Some(pointer) = pointer else {
+                continue;
+            };
+            for (position, &index) in observed.iter().enumerate() {
+                if sent[index].contains_key(&member) {
+                    residuals[position].remove(&pointer);
+                }
+            }
+            fixed.remove(&member);
+            model.sent_as.insert(member, pointer);
+        }
+    }
     // Creates: path values and values every held entity shares are the host's; the rest goes to
     // the rules.
     if effect == Effect::Create {
@@ -492,7 +686,11 @@ pub(crate) fn learn(
         name: draft.plan.tool.clone(),
         path_template: draft.plan.path_template.clone(),
     };
-    let effect_name = match (effect, draft.plan.action.is_some(), draft.plan.bulk) {
+    let effect_name = match (
+        effect,
+        draft.plan.action.is_some(),
+        draft.plan.bulk || draft.as_bulk,
+    ) {
         (Effect::Update, true, _) => "action",
         (Effect::Update, _, true) => "bulk-update",
         (Effect::Delete, _, true) => "bulk-delete",
@@ -680,9 +878,13 @@ pub(crate) fn learn(
             .document
             .as_ref()
             .and_then(|view| views.document_types.get(view)),
-        (Effect::Create | Effect::Update, _) if draft.plan.action.is_none() => entity_type
-            .as_ref()
-            .and_then(|name| views.field_types.get(name)),
+        (Effect::Create | Effect::Update, _)
+            if draft.plan.action.is_none() && key_member.is_none() =>
+        {
+            entity_type
+                .as_ref()
+                .and_then(|name| views.field_types.get(name))
+        }
         _ => None,
     };
     if let Some(stored) = stored {
@@ -798,33 +1000,149 @@ pub(crate) fn learn(
     }
 }
 
-fn call_document_before(call: &Call) -> Option<Json> {
-    call.document_before.clone()
+/// A bulk write's plan: each entity its calls named is learned as one call of an update or
+/// delete of that entity (what it was sent: the members beside the id array, or its object in
+/// the array), and the plan keeps the calls' id layout.
+fn learn_bulk(
+    draft: &mut Draft,
+    calls: &mut [Call],
+    views: &Views,
+    rules: &RuleSet,
+    records: &[CaptureRecord],
+    layout: BulkIds,
+    body: BodyModel,
+) {
+    let identity = draft
+        .plan
+        .target
+        .as_ref()
+        .and_then(|target| target.identity_field.clone())
+        .unwrap_or_default();
+    let mut one_by_one: Vec<Call> = Vec::new();
+    for call in &draft.calls {
+        let call = &calls[*call];
+        let RequestBody::Json(sent) = &call.request else {
+            continue;
+        };
+        for target in &call.bulk {
+            let mut one = call.clone();
+            one.key = call.key.clone().or_else(|| {
+                draft
+                    .plan
+                    .target
+                    .as_ref()
+                    .and_then(|plan_target| plan_target.entity_type.clone())
+                    .map(|entity_type| {
+                        let segments = draft
+                            .plan
+                            .target
+                            .as_ref()
+                            .map_or(0, |plan_target| plan_target.collection_segments);
+                        let collection = format!(
+                            "/{}",
+                            call.segments[..segments.min(call.segments.len())].join("/")
+                        );
+                        (entity_type, collection, target.id.clone())
+                    })
+            });
+            one.before = target.before.clone();
+            one.after = target.after.clone();
+            one.reads = target.reads.clone();
+            one.before_position = target.before_position;
+            one.request = RequestBody::Json(entity_members(&layout, sent, &identity, &target.id));
+            one.bulk = Vec::new();
+            one_by_one.push(one);
+        }
+    }
+    let mut single = Draft {
+        tool: draft.tool,
+        classified: super::target::Classified {
+            bulk: false,
+            ..draft.classified.clone()
+        },
+        plan: WritePlan {
+            bulk: false,
+            ..draft.plan.clone()
+        },
+        calls: (0..one_by_one.len()).collect(),
+        failed: draft.failed.clone(),
+        as_bulk: true,
+    };
+    if one_by_one.is_empty() {
+        draft.plan.body = Some(BodyModel {
+            bulk_ids: Some(layout),
+            ..body
+        });
+        draft.plan.withhold("no-observation");
+        return;
+    }
+    learn_one(&mut single, &mut one_by_one, views, rules, records);
+    let mut plan = single.plan;
+    plan.bulk = true;
+    plan.record_ordinals = draft
+        .calls
+        .iter()
+        .map(|call| calls[*call].ordinal)
+        .collect();
+    plan.exemplar_ordinal = plan.record_ordinals.first().copied();
+    plan.body = Some(match plan.body {
+        Some(learned) => BodyModel {
+            bulk_ids: Some(layout),
+            envelope: String::new(),
+            query: body.query,
+            none: false,
+            members: learned.members,
+        },
+        None => BodyModel {
+            bulk_ids: Some(layout),
+            ..body
+        },
+    });
+    draft.plan = plan;
 }
 
-/// Where a bulk body names its entities: the root array, or the one array member.
-fn bulk_layout(body: &Json) -> Option<BulkIds> {
-    let objects = |items: &Vec<Json>| items.iter().all(|item| matches!(item, Json::Object(_)));
-    match body {
-        Json::Array(items) => Some(BulkIds {
-            pointer: String::new(),
-            objects: !items.is_empty() && objects(items),
-        }),
-        Json::Object(object) => {
-            let arrays: Vec<(&str, &Vec<Json>)> = object
-                .iter()
-                .filter_map(|(key, value)| value.as_array().map(|items| (key, items)))
-                .collect();
-            match arrays.as_slice() {
-                [(key, items)] => Some(BulkIds {
-                    pointer: pointer_of(key),
-                    objects: !items.is_empty() && objects(items),
-                }),
-                _ => None,
-            }
-        }
-        _ => None,
+/// What a bulk body sends one entity: the members beside the id array, or the entity's own
+/// object in the array without its identity.
+fn entity_members(layout: &BulkIds, body: &Json, identity: &str, id: &str) -> Json {
+    if layout.objects {
+        let object = body
+            .pointer(&layout.pointer)
+            .and_then(Json::as_array)
+            .and_then(|items| {
+                items.iter().find(|item| {
+                    crate::render::identity_value(item, identity)
+                        .and_then(scalar_text)
+                        .as_deref()
+                        == Some(id)
+                })
+            })
+            .and_then(Json::as_object)
+            .cloned()
+            .unwrap_or_default();
+        let mut members = object;
+        members.remove(identity);
+        return Json::Object(members);
     }
+    let array_key = layout
+        .pointer
+        .trim_start_matches('/')
+        .replace("~1", "/")
+        .replace("~0", "~");
+    Json::Object(
+        body.as_object()
+            .map(|object| {
+                object
+                    .iter()
+                    .filter(|(key, _)| *key != array_key)
+                    .map(|(key, value)| (key.to_owned(), value.clone()))
+                    .collect()
+            })
+            .unwrap_or_default(),
+    )
+}
+
+fn call_document_before(call: &Call) -> Option<Json> {
+    call.document_before.clone()
 }
 
 /// What the exemplar's answer is (see [`ResponseKind`]).

@@ -5,11 +5,17 @@
 //!    view's document), hence its effect.
 //! 2. [`observe`]: the calls in record order against a simulated state that adopts what each call
 //!    was observed to do: the entity before, what the call sent, the entity after (the first read
-//!    of it by id after the call, else the entity the answer showed), and the reads after it.
+//!    of it by id after the call, else the entity the answer showed, else gone when the first
+//!    read of the whole collection no longer lists a held entity), and the reads after it; a bulk
+//!    call, each entity its body names in turn. An RPC-style write names its entity in a body
+//!    member; a write of an item path no type holds is linked by the read of the entity its last
+//!    segment names.
 //! 3. [`learn`]: per plan, the members the body sends (required, optional, fixed), how the
-//!    written entity follows from them (stored as sent, kept or removed when unsent, copied from
-//!    the path or from every held entity, constant), and what remains unexplained, which the rule
-//!    stages explain in pipeline order (or the plan is withheld as `unexplained-change`).
+//!    written entity follows from them (stored as sent, or under another name, kept or removed
+//!    when unsent, copied from the path or from every held entity, constant), and what remains
+//!    unexplained, which the rule stages explain in pipeline order (or the plan is withheld as
+//!    `unexplained-change`). A bulk plan learns each named entity as one call; a `PUT` that
+//!    created the entity its path names learns those calls as a create (its `upsert`).
 //! 4. [`confirm`]: the capture replayed from the state the reads observed, applying every
 //!    modelled call with [`apply`] (the function serving uses) and answering every later read
 //!    with the state's own read path: a read that disagrees with an unconfirmed write contradicts
@@ -40,8 +46,9 @@ use rea_plugin_api::contracts::capture::CaptureRecord;
 
 use self::model::{Effect, WritePlan, WriteTarget};
 use self::target::{Classified, TargetKind};
-use crate::model::{StateView, ViewDetail};
-use crate::observation::{Timeline, is_write_tool};
+use crate::model::{ItemKey, RelatedWrite, StateView, ViewDetail, WriteScope};
+use crate::observation::{Observation, Timeline, decoded, is_write_tool};
+use crate::render::{identity_value, scalar_text};
 use crate::rules::RuleSet;
 
 /// An item view of a type.
@@ -77,11 +84,66 @@ pub(crate) struct TypeInfo {
     pub item: Option<ItemInfo>,
 }
 
+/// An item view: the type it reads, where its answers hold the entity, and how its calls name
+/// the entity.
+#[derive(Debug, Clone)]
+pub(crate) struct ItemScope {
+    /// The type.
+    pub entity_type: String,
+    /// Where the entity sits in its answers.
+    pub entity_pointer: String,
+    /// How a read names its entity.
+    pub key: ItemKey,
+}
+
+impl ItemScope {
+    /// The entity an item read names, `(collection, id)`: the path without its last segment, and
+    /// the identity the last segment or the key parameter gives (a read looking the entity up by
+    /// another field names it only by the entity it showed). With `plain_only`, only a read
+    /// naming its entity and nothing else names one (see [`crate::derive::items::is_plain`]).
+    pub fn named(
+        &self,
+        identity: &str,
+        read: &Observation,
+        plain_only: bool,
+    ) -> Option<(String, String)> {
+        if plain_only && !crate::derive::items::is_plain(&self.key, read) {
+            return None;
+        }
+        let (last, rest) = read.segments.split_last()?;
+        let collection = format!("/{}", rest.join("/"));
+        let id = match &self.key {
+            ItemKey::Path => decoded(last),
+            ItemKey::Query { parameter, field } => {
+                let value = read
+                    .pairs()
+                    .iter()
+                    .find(|(name, _)| name == parameter)
+                    .map(|(_, value)| value.clone())?;
+                if field == identity {
+                    value
+                } else {
+                    let object = read.body.as_ref()?.pointer(&self.entity_pointer)?;
+                    if identity_value(object, field)
+                        .and_then(scalar_text)
+                        .as_deref()
+                        != Some(value.as_str())
+                    {
+                        return None;
+                    }
+                    identity_value(object, identity).and_then(scalar_text)?
+                }
+            }
+        };
+        Some((collection, id))
+    }
+}
+
 /// What a read tool reads.
 #[derive(Debug, Clone)]
 pub(crate) enum Scope {
     /// Entities of a type by id.
-    Item(String),
+    Item(ItemScope),
     /// Lists of a type.
     List(String, ListInfo),
     /// A document view's document.
@@ -100,6 +162,32 @@ pub(crate) struct Views {
 }
 
 impl Views {
+    /// The body members that can name an entity of a type in an RPC-style write, in preference
+    /// order: the identity's name (its last segment for a nested one), then the key parameters of
+    /// the type's item views.
+    pub(crate) fn key_names(&self, entity_type: &str) -> Vec<String> {
+        let mut names = Vec::new();
+        if let Some(info) = self.types.get(entity_type) {
+            let identity = info.identity.rsplit('/').next().unwrap_or(&info.identity);
+            names.push(identity.replace("~1", "/").replace("~0", "~"));
+        }
+        let mut scopes: Vec<(&usize, &Scope)> = self.scopes.iter().collect();
+        scopes.sort_by_key(|(tool, _)| **tool);
+        for (_, scope) in scopes {
+            if let Scope::Item(ItemScope {
+                entity_type: read_type,
+                key: ItemKey::Query { parameter, .. },
+                ..
+            }) = scope
+                && read_type == entity_type
+                && !names.contains(parameter)
+            {
+                names.push(parameter.clone());
+            }
+        }
+        names
+    }
+
     fn new(manifest: &Manifest, state: &StateView) -> Self {
         let mut views = Views::default();
         let index_of = |name: &str| manifest.tools.iter().position(|tool| tool.name == name);
@@ -158,9 +246,14 @@ impl Views {
                             required_fields: item.shape.required_fields.clone(),
                         });
                     }
-                    views
-                        .scopes
-                        .insert(tool, Scope::Item(item.entity_type.clone()));
+                    views.scopes.insert(
+                        tool,
+                        Scope::Item(ItemScope {
+                            entity_type: item.entity_type.clone(),
+                            entity_pointer: item.entity_pointer.clone(),
+                            key: item.key.clone(),
+                        }),
+                    );
                 }
                 ViewDetail::List(list) => {
                     views.scopes.insert(
@@ -198,6 +291,8 @@ pub(crate) struct Draft {
     pub calls: Vec<usize>,
     /// Its failed calls' ordinals.
     pub failed: Vec<u64>,
+    /// Learned one entity at a time for a bulk plan (the rules see a `bulk-…` effect).
+    pub as_bulk: bool,
 }
 
 impl Draft {
@@ -281,14 +376,15 @@ fn share_sorts(drafts: &mut [Draft]) {
     }
 }
 
-/// The write plans of a state: one per write tool, in manifest order.
+/// The write plans of a state (one per write tool, in manifest order), and every successful write
+/// from the first on with what it relates to (see [`crate::derive::windows`]).
 pub fn derive_write_plans(
     manifest: &Manifest,
     timeline: &Timeline,
     state: &StateView,
     records: &[CaptureRecord],
     rules: &RuleSet,
-) -> Vec<WritePlan> {
+) -> (Vec<WritePlan>, Vec<RelatedWrite>) {
     let views = Views::new(manifest, state);
     let mut drafts: Vec<Draft> = manifest
         .tools
@@ -297,6 +393,21 @@ pub fn derive_write_plans(
         .filter(|(_, tool)| is_write_tool(tool))
         .map(|(index, tool)| {
             let classified = target::classify(tool, state);
+            let classified = match &classified.kind {
+                TargetKind::Rpc { entity_type, .. } => {
+                    let bodies: Vec<Option<&rea_plugin_api::json::Json>> = timeline
+                        .all(index)
+                        .filter(|call| call.is_success())
+                        .map(|call| match &call.request {
+                            crate::observation::RequestBody::Json(body) => Some(body),
+                            _ => None,
+                        })
+                        .collect();
+                    let key_names = views.key_names(entity_type);
+                    target::resolve_rpc(classified.clone(), &bodies, &key_names)
+                }
+                _ => classified,
+            };
             let target = match &classified.kind {
                 TargetKind::Item {
                     entity_type,
@@ -312,12 +423,17 @@ pub fn derive_write_plans(
                     collection_segments: *segments,
                     document: None,
                     item_view: info.item.as_ref().map(|item| item.name.clone()),
+                    key_member: classified.key_member.clone(),
+                    entity_id: None,
                 }),
                 TargetKind::Document { view } => Some(WriteTarget {
                     document: Some(view.clone()),
                     ..WriteTarget::default()
                 }),
-                TargetKind::Unlinked | TargetKind::None => None,
+                TargetKind::Rpc { .. }
+                | TargetKind::Unlinked
+                | TargetKind::Linked { .. }
+                | TargetKind::None => None,
             };
             Draft {
                 tool: index,
@@ -341,15 +457,17 @@ pub fn derive_write_plans(
                     rules: Vec::new(),
                     response: None,
                     missing_ordinal: None,
+                    upsert: None,
                 },
                 classified,
                 calls: Vec::new(),
                 failed: Vec::new(),
+                as_bulk: false,
             }
         })
         .collect();
     if drafts.is_empty() {
-        return Vec::new();
+        return (Vec::new(), Vec::new());
     }
     let mut observed = observe::observe(manifest, timeline, state, &views, &mut drafts);
     for draft in &mut drafts {
@@ -366,16 +484,83 @@ pub fn derive_write_plans(
         rules,
         records,
     );
-    drafts
-        .into_iter()
-        .map(|mut draft| {
-            if draft.plan.reason.is_none() {
-                draft.plan.served = true;
-            }
-            if draft.plan.effect == Effect::Document && draft.plan.target.is_none() {
-                draft.plan.withhold("no-state-target");
-            }
-            draft.plan
-        })
-        .collect()
+    for draft in &mut drafts {
+        if draft.plan.reason.is_none() {
+            draft.plan.served = true;
+        }
+        if draft.plan.effect == Effect::Document && draft.plan.target.is_none() {
+            draft.plan.withhold("no-state-target");
+        }
+    }
+    let related = related_writes(manifest, timeline, &drafts, &observed);
+    (
+        drafts.into_iter().map(|draft| draft.plan).collect(),
+        related,
+    )
+}
+
+/// What each successful write from the first on relates to: what its plan writes (the type and
+/// the collection its call wrote, or the document), or everything when the state does not model
+/// its effect.
+fn related_writes(
+    manifest: &Manifest,
+    timeline: &Timeline,
+    drafts: &[Draft],
+    calls: &[observe::Call],
+) -> Vec<RelatedWrite> {
+    let call_of: HashMap<u64, &observe::Call> =
+        calls.iter().map(|call| (call.ordinal, call)).collect();
+    let mut related = Vec::new();
+    for ordinal in &timeline.ordered {
+        let Some(observation) = timeline.get(*ordinal) else {
+            continue;
+        };
+        if observation.position < timeline.cutoff
+            || !crate::derive::windows::closes_windows(manifest, observation)
+        {
+            continue;
+        }
+        let scope = call_of
+            .get(ordinal)
+            .and_then(|call| call_scope(&drafts[call.draft], call))
+            .unwrap_or(WriteScope::All);
+        related.push(RelatedWrite {
+            ordinal: *ordinal,
+            tool: manifest.tools[observation.tool].name.clone(),
+            scope,
+        });
+    }
+    related
+}
+
+/// What one modelled call relates to, when the state models its effect.
+fn call_scope(draft: &Draft, call: &observe::Call) -> Option<WriteScope> {
+    if draft.plan.reason.as_deref() == Some("side-effect") {
+        return None;
+    }
+    let target = draft.plan.target.as_ref()?;
+    if let Some(document) = &target.document {
+        return Some(WriteScope::Document {
+            document: document.clone(),
+        });
+    }
+    let entity_type = target.entity_type.clone()?;
+    if let Some((called_type, collection, _)) = &call.key {
+        return (*called_type == entity_type).then(|| WriteScope::Type {
+            entity_type,
+            collection: Some(crate::derive::entities::collection_key(collection).to_owned()),
+        });
+    }
+    match &draft.classified.kind {
+        TargetKind::Item { segments, .. } | TargetKind::Collection { segments, .. }
+            if call.segments.len() >= *segments =>
+        {
+            let collection = format!("/{}", call.segments[..*segments].join("/"));
+            Some(WriteScope::Type {
+                entity_type,
+                collection: Some(crate::derive::entities::collection_key(&collection).to_owned()),
+            })
+        }
+        _ => None,
+    }
 }

@@ -12,13 +12,16 @@
 //! contradicted_by   the read that disagreed with the modelled effect
 //! record_ordinals   the calls the plan models; confirmed_by: the reads that showed their effect
 //! target            {type, identity_field, collection (a create tied to its exemplar's
-//!                   collection), collection_segments, document, item_view}
+//!                   collection), collection_segments, document, item_view, key_member (the
+//!                   body member naming the entity of an RPC-style write)}
 //! body              {envelope, members: {name: {types, required, fixed?}}, query}
 //! fields            {kept, removed, replace, constants, collection_constants, path_fields,
-//!                   order, soft_delete}
+//!                   order, soft_delete, null_removes, sent_as}
 //! rules             [{stage, plugin, explains, needs_clock, rule}] in pipeline order
 //! response          {ordinal, status, media_type, kind, pointer, body}
 //! missing_ordinal   the recorded 400/404/410 an update or delete of a missing entity answers
+//! upsert            a PUT creating the entity its path names when absent: {record_ordinals,
+//!                   fields, rules, response} of the calls that created one
 //! ```
 
 use std::collections::BTreeMap;
@@ -145,12 +148,46 @@ pub struct WritePlan {
     pub response: Option<ResponseModel>,
     /// The recorded `400`/`404`/`410` an update or delete of a missing entity answers.
     pub missing_ordinal: Option<u64>,
+    /// A `PUT` that creates the entity its path names when the state does not hold it: how the
+    /// calls that created one built it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub upsert: Option<UpsertModel>,
+}
+
+/// The create half of an upsert (`PUT` of an item path creating the entity when absent).
+#[derive(Debug, Clone, Serialize)]
+pub struct UpsertModel {
+    /// The calls that created an entity.
+    pub record_ordinals: Vec<u64>,
+    /// How a created entity's fields follow from the call.
+    pub fields: Option<FieldModel>,
+    /// The rules that explain the rest of a created entity, in pipeline order.
+    pub rules: Vec<PlanRule>,
+    /// The recorded answer of a call that created one.
+    pub response: Option<ResponseModel>,
 }
 
 impl WritePlan {
-    /// Whether a rule of the plan needs the served clock.
+    /// The plan a call of an upsert that creates its entity follows: a create with the upsert's
+    /// fields, rules and answer.
+    pub fn upsert_plan(&self) -> Option<WritePlan> {
+        let upsert = self.upsert.as_ref()?;
+        let mut plan = self.clone();
+        plan.effect = Effect::Create;
+        plan.fields = upsert.fields.clone();
+        plan.rules = upsert.rules.clone();
+        plan.response = upsert.response.clone().or_else(|| self.response.clone());
+        plan.upsert = None;
+        Some(plan)
+    }
+
+    /// Whether a rule of the plan (or of its upsert's create half) needs the served clock.
     pub fn needs_clock(&self) -> bool {
         self.rules.iter().any(|rule| rule.needs_clock)
+            || self
+                .upsert
+                .as_ref()
+                .is_some_and(|upsert| upsert.rules.iter().any(|rule| rule.needs_clock))
     }
 
     /// Withholds the plan (the first reason decided stays).
@@ -181,6 +218,14 @@ pub struct WriteTarget {
     pub document: Option<String>,
     /// The type's item view.
     pub item_view: Option<String>,
+    /// The body member naming the written entity, for an RPC-style write whose path does not
+    /// (`run_id` of `POST /api/2.0/mlflow/runs/update`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub key_member: Option<String>,
+    /// The one entity a literal path writes (with its tied `collection`), for a write whose
+    /// path is no type's item path (`DELETE /bags/default/tiddlers/Call%20the%20plumber`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub entity_id: Option<String>,
 }
 
 /// A member the body may send.
@@ -244,6 +289,10 @@ pub struct FieldModel {
     pub soft_delete: Option<String>,
     /// Update: a member sent `null` is removed (JSON merge patch) rather than set to `null`.
     pub null_removes: bool,
+    /// Update: members the calls sent under another name than the field they set (member → the
+    /// field's JSON pointer): `new_name` setting `/name`.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub sent_as: BTreeMap<String, String>,
 }
 
 /// A member holding a path value.

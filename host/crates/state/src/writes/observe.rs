@@ -80,6 +80,23 @@ pub(crate) struct Call {
     pub shared: BTreeMap<String, Json>,
     /// The read ordinals of its window.
     pub window: Vec<u64>,
+    /// A bulk call: each entity its body names, in body order, as observed.
+    pub bulk: Vec<BulkTarget>,
+}
+
+/// One entity a bulk call named, observed as a single call's entity is.
+#[derive(Debug, Clone)]
+pub(crate) struct BulkTarget {
+    /// Its id.
+    pub id: String,
+    /// The entity before.
+    pub before: Option<Entity>,
+    /// What the call left.
+    pub after: After,
+    /// The reads after the call that show it or its collection.
+    pub reads: Vec<ObservedRead>,
+    /// Its position in its collection before.
+    pub before_position: Option<usize>,
 }
 
 /// An integer value (a number, or a string of digits).
@@ -112,8 +129,7 @@ pub(crate) fn find_entity<'a>(
     preferred: &str,
 ) -> Option<(String, &'a Json)> {
     let fits = |object: &Json| {
-        object
-            .get(identity)
+        crate::render::identity_value(object, identity)
             .and_then(scalar_text)
             .is_some_and(|found| id.is_none_or(|id| id == found))
     };
@@ -309,7 +325,8 @@ pub(crate) fn observe(
         let Some(observation) = timeline.get(*ordinal) else {
             continue;
         };
-        if observation.position < timeline.cutoff {
+        // Reads in their observation window seeded the state: they show no write.
+        if observation.position < timeline.cutoff || timeline.is_checked(observation) {
             continue;
         }
         let tool = &manifest.tools[observation.tool];
@@ -343,6 +360,7 @@ pub(crate) fn observe(
                 held_max: BTreeMap::new(),
                 shared: BTreeMap::new(),
                 window: Vec::new(),
+                bulk: Vec::new(),
             });
             drafts[draft].calls.push(index);
             match &drafts[draft].classified.kind {
@@ -353,15 +371,14 @@ pub(crate) fn observe(
                 TargetKind::Document { view } => {
                     latest.insert(format!("document {view}"), index);
                 }
-                TargetKind::Unlinked => unlinked = Some(index),
-                TargetKind::None => {}
+                TargetKind::Unlinked | TargetKind::Linked { .. } => unlinked = Some(index),
+                TargetKind::Rpc { .. } | TargetKind::None => {}
             }
             continue;
         }
         let scope = match views.scopes.get(&observation.tool) {
-            Some(Scope::Item(entity_type)) | Some(Scope::List(entity_type, _)) => {
-                Some(format!("type {entity_type}"))
-            }
+            Some(Scope::Item(item)) => Some(format!("type {}", item.entity_type)),
+            Some(Scope::List(entity_type, _)) => Some(format!("type {entity_type}")),
             Some(Scope::Document(view)) => Some(format!("document {view}")),
             None => None,
         };
@@ -417,16 +434,36 @@ pub(crate) fn observe(
                     continue;
                 };
                 let collection = format!("/{}", call.segments[..segments].join("/"));
-                let id = decoded(identity_segment);
+                // The identity: the path segment after the collection, or the body member an
+                // RPC-style write names the entity in.
+                let id = match &draft.classified.key_member {
+                    Some(member) => {
+                        let named = match &call.request {
+                            RequestBody::Json(body) => body.get(member).and_then(scalar_text),
+                            _ => None,
+                        };
+                        let Some(id) = named else {
+                            continue;
+                        };
+                        id
+                    }
+                    None => decoded(identity_segment),
+                };
                 call.key = Some((entity_type.clone(), collection.clone(), id.clone()));
                 call.before = sim.entity(&entity_type, &collection, &id).cloned();
                 observe_after(timeline, views, info, call, &mut sim, &mut tallies);
             }
-            TargetKind::Collection { entity_type, .. } if !bulk => {
+            TargetKind::Collection {
+                entity_type,
+                segments,
+            } if !bulk => {
                 let Some(info) = views.types.get(&entity_type) else {
                     continue;
                 };
-                let collection = format!("/{}", call.segments.join("/"));
+                let collection = format!(
+                    "/{}",
+                    call.segments[..segments.min(call.segments.len())].join("/")
+                );
                 let preferred = info
                     .item
                     .as_ref()
@@ -434,7 +471,11 @@ pub(crate) fn observe(
                 let from_response = call.response.as_ref().and_then(|response| {
                     find_entity(response, &info.identity, None, preferred).and_then(
                         |(pointer, object)| {
-                            Some((pointer, object.get(&info.identity).and_then(scalar_text)?))
+                            Some((
+                                pointer,
+                                crate::render::identity_value(object, &info.identity)
+                                    .and_then(scalar_text)?,
+                            ))
                         },
                     )
                 });
@@ -458,15 +499,13 @@ pub(crate) fn observe(
                 // The first read by id in the window whose entity the answer shows.
                 let linked = call.window.iter().find_map(|ordinal| {
                     let read = timeline.get(*ordinal)?;
-                    let Some(Scope::Item(entity_type)) = views.scopes.get(&read.tool) else {
+                    let Some(Scope::Item(item)) = views.scopes.get(&read.tool) else {
                         return None;
                     };
-                    let info = views.types.get(entity_type)?;
-                    let id = decoded(read.segments.last()?);
+                    let info = views.types.get(&item.entity_type)?;
+                    let (collection, id) = item.named(&info.identity, read, false)?;
                     let (pointer, _) = find_entity(&response, &info.identity, Some(&id), "")?;
-                    let collection =
-                        format!("/{}", read.segments[..read.segments.len() - 1].join("/"));
-                    Some((entity_type.clone(), collection, id, pointer))
+                    Some((item.entity_type.clone(), collection, id, pointer))
                 });
                 let Some((entity_type, collection, id, pointer)) = linked else {
                     continue;
@@ -475,6 +514,67 @@ pub(crate) fn observe(
                     continue;
                 };
                 call.response_pointer = Some(pointer);
+                call.key = Some((entity_type, collection, id));
+                observe_after(timeline, views, info, call, &mut sim, &mut tallies);
+            }
+            TargetKind::Collection {
+                entity_type,
+                segments,
+            } => {
+                // A bulk call: each entity its body names, observed in turn.
+                let Some(info) = views.types.get(&entity_type) else {
+                    continue;
+                };
+                let collection = format!(
+                    "/{}",
+                    call.segments[..segments.min(call.segments.len())].join("/")
+                );
+                let ids = match &call.request {
+                    RequestBody::Json(body) => bulk_layout(body)
+                        .and_then(|layout| layout_ids(&layout, body, &info.identity)),
+                    _ => None,
+                };
+                let Some(ids) = ids else {
+                    continue;
+                };
+                let mut targets = Vec::with_capacity(ids.len());
+                for id in ids {
+                    let mut one = call.clone();
+                    one.key = Some((entity_type.clone(), collection.clone(), id.clone()));
+                    one.before = sim.entity(&entity_type, &collection, &id).cloned();
+                    one.response_pointer = None;
+                    observe_after(timeline, views, info, &mut one, &mut sim, &mut tallies);
+                    targets.push(BulkTarget {
+                        id,
+                        before: one.before,
+                        after: one.after,
+                        reads: one.reads,
+                        before_position: one.before_position,
+                    });
+                }
+                call.bulk = targets;
+            }
+            TargetKind::Linked { .. } => {
+                // The first read by id in the window naming the entity the last segment names.
+                let Some(literal) = call.segments.last().map(|segment| decoded(segment)) else {
+                    continue;
+                };
+                let linked = call.window.iter().find_map(|ordinal| {
+                    let read = timeline.get(*ordinal)?;
+                    let Some(Scope::Item(item)) = views.scopes.get(&read.tool) else {
+                        return None;
+                    };
+                    let info = views.types.get(&item.entity_type)?;
+                    let (collection, id) = item.named(&info.identity, read, false)?;
+                    (id == literal).then(|| (item.entity_type.clone(), collection, id))
+                });
+                let Some((entity_type, collection, id)) = linked else {
+                    continue;
+                };
+                let Some(info) = views.types.get(&entity_type) else {
+                    continue;
+                };
+                call.before = sim.entity(&entity_type, &collection, &id).cloned();
                 call.key = Some((entity_type, collection, id));
                 observe_after(timeline, views, info, call, &mut sim, &mut tallies);
             }
@@ -494,19 +594,20 @@ fn first_new_read(
     collection: &str,
 ) -> Option<String> {
     let item = info.item.as_ref()?;
+    let Some(Scope::Item(scope)) = views.scopes.get(&item.tool) else {
+        return None;
+    };
     call.window
         .iter()
         .find_map(|ordinal| {
             let read = timeline.get(*ordinal)?;
-            if read.tool != item.tool || !read.is_success() || read.segments.is_empty() {
+            if read.tool != item.tool || !read.is_success() {
                 return None;
             }
-            let read_collection =
-                format!("/{}", read.segments[..read.segments.len() - 1].join("/"));
+            let (read_collection, id) = scope.named(&info.identity, read, false)?;
             if collection_key(&read_collection) != collection_key(collection) {
                 return None;
             }
-            let id = decoded(read.segments.last()?);
             sim.entity(&info.template, collection, &id)
                 .is_none()
                 .then_some(id)
@@ -529,23 +630,18 @@ fn observe_after(
     let mut after = After::Unobserved;
     let mut reads = Vec::new();
     let mut first_order: Option<Vec<String>> = None;
+    let mut unlisted: Option<bool> = None;
     for ordinal in &call.window {
         let Some(read) = timeline.get(*ordinal) else {
             continue;
         };
         match views.scopes.get(&read.tool) {
-            Some(Scope::Item(read_type)) if *read_type == entity_type => {
-                let Some(item) = &info.item else {
+            Some(Scope::Item(item)) if item.entity_type == entity_type => {
+                let Some((read_collection, read_id)) = item.named(&info.identity, read, true)
+                else {
                     continue;
                 };
-                if read.segments.is_empty() || read.query.is_some() {
-                    continue;
-                }
-                let read_collection =
-                    format!("/{}", read.segments[..read.segments.len() - 1].join("/"));
-                let read_id = read.segments.last().map(|segment| decoded(segment));
-                if collection_key(&read_collection) != collection_key(&collection)
-                    || read_id.as_deref() != Some(id.as_str())
+                if collection_key(&read_collection) != collection_key(&collection) || read_id != id
                 {
                     continue;
                 }
@@ -583,7 +679,9 @@ fn observe_after(
                 let objects: Vec<&Json> = members(read, &list.list_pointer).iter().collect();
                 let order: Vec<String> = objects
                     .iter()
-                    .filter_map(|object| object.get(&info.identity).and_then(scalar_text))
+                    .filter_map(|object| {
+                        crate::render::identity_value(object, &info.identity).and_then(scalar_text)
+                    })
                     .collect();
                 let query_sorted = read.pairs().iter().any(|(name, _)| is_sort_parameter(name));
                 let whole = fits_template(&read.path, &entity_type)
@@ -594,6 +692,11 @@ fn observe_after(
                 let position = order.iter().position(|listed| *listed == id);
                 if whole && !query_sorted && first_order.is_none() {
                     first_order = Some(order.clone());
+                }
+                // The first read of the whole collection (no query at all) not listing a held
+                // entity shows it gone.
+                if read.pairs().is_empty() && whole && unlisted.is_none() {
+                    unlisted = Some(position.is_none());
                 }
                 let shown = position
                     .and_then(|position| objects.get(position))
@@ -633,6 +736,9 @@ fn observe_after(
                 after = After::Present(object.clone());
             }
         }
+    }
+    if after == After::Unobserved && call.before.is_some() && unlisted == Some(true) {
+        after = After::Absent;
     }
     if call.response_pointer.is_none()
         && let Some(response) = &call.response
@@ -715,4 +821,50 @@ fn observe_after(
         sim.reorder_collection(&entity_type, &collection, &order);
     }
     call.after = after;
+}
+
+/// Where a bulk body names its entities: the root array, or the one array member.
+pub(crate) fn bulk_layout(body: &Json) -> Option<super::model::BulkIds> {
+    let objects = |items: &Vec<Json>| items.iter().all(|item| matches!(item, Json::Object(_)));
+    let pointer_of = |key: &str| format!("/{}", rea_plugin_api::json::escape_pointer_segment(key));
+    match body {
+        Json::Array(items) => Some(super::model::BulkIds {
+            pointer: String::new(),
+            objects: !items.is_empty() && objects(items),
+        }),
+        Json::Object(object) => {
+            let arrays: Vec<(&str, &Vec<Json>)> = object
+                .iter()
+                .filter_map(|(key, value)| value.as_array().map(|items| (key, items)))
+                .collect();
+            match arrays.as_slice() {
+                [(key, items)] => Some(super::model::BulkIds {
+                    pointer: pointer_of(key),
+                    objects: !items.is_empty() && objects(items),
+                }),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+/// The ids a bulk body names, in body order (`None` when an entry names none).
+pub(crate) fn layout_ids(
+    layout: &super::model::BulkIds,
+    body: &Json,
+    identity: &str,
+) -> Option<Vec<String>> {
+    body.pointer(&layout.pointer)?
+        .as_array()?
+        .iter()
+        .map(|item| {
+            let value = if layout.objects {
+                crate::render::identity_value(item, identity)?
+            } else {
+                item
+            };
+            scalar_text(value)
+        })
+        .collect()
 }

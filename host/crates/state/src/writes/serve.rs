@@ -134,6 +134,51 @@ fn check(plan: &WritePlan, call: &Call) -> Result<Option<Json>, ToolAnswer> {
                 ),
             ));
         }
+        // Each entity's members: those beside the id array, or its object in the array.
+        let entries: Vec<Object> = if layout.objects {
+            let identity = plan
+                .target
+                .as_ref()
+                .and_then(|target| target.identity_field.as_deref())
+                .unwrap_or("");
+            let items = body
+                .pointer(&layout.pointer)
+                .and_then(Json::as_array)
+                .cloned()
+                .unwrap_or_default();
+            let mut entries = Vec::with_capacity(items.len());
+            for item in items {
+                let Json::Object(mut members) = item else {
+                    return Err(refuse(
+                        plan,
+                        "each entry of the body's array must be an object naming its entity",
+                    ));
+                };
+                members.remove(identity);
+                entries.push(members);
+            }
+            entries
+        } else {
+            let array_key = layout
+                .pointer
+                .trim_start_matches('/')
+                .replace("~1", "/")
+                .replace("~0", "~");
+            vec![
+                body.as_object()
+                    .map(|object| {
+                        object
+                            .iter()
+                            .filter(|(key, _)| *key != array_key)
+                            .map(|(key, value)| (key.to_owned(), value.clone()))
+                            .collect()
+                    })
+                    .unwrap_or_default(),
+            ]
+        };
+        for members in &entries {
+            check_members(plan, model, members)?;
+        }
         return Ok(Some(body.clone()));
     }
     let body = body.unwrap_or_else(|| {
@@ -162,6 +207,17 @@ fn check(plan: &WritePlan, call: &Call) -> Result<Option<Json>, ToolAnswer> {
             "the body must hold only the envelope the recorded calls sent",
         ));
     }
+    check_members(plan, model, members)?;
+    Ok(Some(body))
+}
+
+/// Checks the members a call sends one entity: each accepted, of a recorded JSON type, a fixed
+/// member with its value; every required member sent.
+fn check_members(
+    plan: &WritePlan,
+    model: &super::model::BodyModel,
+    members: &Object,
+) -> Result<(), ToolAnswer> {
     for (name, value) in members.iter() {
         let quoted = Json::String(name.to_owned()).to_canonical_string();
         let Some(member) = model.members.get(name) else {
@@ -203,7 +259,7 @@ fn check(plan: &WritePlan, call: &Call) -> Result<Option<Json>, ToolAnswer> {
             ));
         }
     }
-    Ok(Some(body))
+    Ok(())
 }
 
 /// A value wrapped in an envelope pointer (`/data`, `/posts/0`).
@@ -272,6 +328,11 @@ pub fn write_call(
             ),
         };
     }
+    // An upsert's call that created its entity answers as the creating calls did.
+    let created = (plan.effect == super::model::Effect::Update && change.view == "create")
+        .then(|| plan.upsert_plan())
+        .flatten();
+    let plan = created.as_ref().unwrap_or(plan);
     let Some(response) = &plan.response else {
         return tool_error("internal_error", "the write plan has no recorded answer");
     };

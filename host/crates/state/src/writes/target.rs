@@ -8,9 +8,12 @@
 //! | a type's collection + `/{id}/action` | `POST`, `PUT`, `PATCH` | `update` (action) |
 //! | a type's collection | `POST` | `create` |
 //! | a type's collection | `DELETE` / `PUT`, `PATCH` | bulk `delete` / `update` |
-//! | a type's collection + `/delete`, `/remove`, `/destroy` | `POST` | bulk `delete` |
+//! | a type's collection + `/delete`, `/remove`, `/destroy` | `POST` | bulk `delete` (bodies naming an array of ids) |
+//! | a type's collection + `/verb` (RPC style) | `POST` | bodies naming the entity in a member (the identity's name, or an item view's key parameter): `delete` for `delete`, `remove`, `destroy`, else `update` (an action named by the verb, except `update`, `edit`, `modify`, `patch`, `save`); `create` for `create`, `add`, `new`, `insert`; else as another path |
 //! | a document view's path | `PATCH`, `POST` / `PUT` | `document` (merge / replace) |
+//! | a type's collection + `/literal` | `PUT`, `PATCH` / `DELETE` | `update` / `delete` of the entity the literal names |
 //! | another path | `POST` | `create`, when a call's answer names an id that a read of a type's item view shows right after (the plan is tied to that collection) |
+//! | another item path | `PUT`, `PATCH` / `DELETE` | `update` / `delete` of the entity its last segment names, when a read of a type's item view right after names it (the plan is tied to that collection, and to that one entity for a literal segment) |
 //!
 //! A template segment in braces matches any one segment; literal segments match as written. The
 //! longest type template wins. Anything else has no state target.
@@ -44,8 +47,25 @@ pub enum TargetKind {
         /// The document view.
         view: String,
     },
+    /// A `POST` to a type's collection plus a verb (`/api/2.0/mlflow/runs/update`): its calls'
+    /// bodies say what it does (see [`resolve_rpc`]).
+    Rpc {
+        /// The type.
+        entity_type: String,
+        /// The collection's segment count.
+        segments: usize,
+        /// The verb segment.
+        verb: String,
+    },
     /// A `POST` whose type only its calls can show.
     Unlinked,
+    /// A `PUT`, `PATCH` or `DELETE` of an item path no type's collection holds: its last segment
+    /// names an entity only the reads after its calls can place (a type and a collection);
+    /// `literal` when that segment is literal (the plan writes that one entity).
+    Linked {
+        /// The last segment is literal.
+        literal: bool,
+    },
     /// Nothing the state models.
     None,
 }
@@ -61,6 +81,8 @@ pub struct Classified {
     pub bulk: bool,
     /// What the path names.
     pub kind: TargetKind,
+    /// The body member naming the written entity (an RPC-style write), when the path does not.
+    pub key_member: Option<String>,
 }
 
 fn is_parameter(segment: &str) -> bool {
@@ -97,6 +119,7 @@ pub fn classify(tool: &ManifestTool, state: &StateView) -> Classified {
         action: None,
         bulk: false,
         kind,
+        key_member: None,
     };
     // Document writes: the path of a document view.
     for view in &state.views {
@@ -138,10 +161,12 @@ pub fn classify(tool: &ManifestTool, state: &StateView) -> Classified {
     for (name, template) in &types {
         let length = template.len();
         let entity_type = (*name).to_owned();
-        // Item path: collection + /{id}.
+        // Item path: collection + /{id}, or + /literal for a PUT, PATCH or DELETE of the one
+        // entity that literal names.
         if write.len() == length + 1
             && fits(&write[..length], template)
-            && is_parameter(write[length])
+            && (is_parameter(write[length])
+                || matches!(method.as_str(), "PUT" | "PATCH" | "DELETE"))
         {
             let effect = match method.as_str() {
                 "DELETE" => Effect::Delete,
@@ -170,6 +195,7 @@ pub fn classify(tool: &ManifestTool, state: &StateView) -> Classified {
                         entity_type,
                         segments: length,
                     },
+                    key_member: None,
                 };
             }
             continue;
@@ -187,37 +213,128 @@ pub fn classify(tool: &ManifestTool, state: &StateView) -> Classified {
                     action: None,
                     bulk: true,
                     kind,
+                    key_member: None,
                 },
                 "PUT" | "PATCH" => Classified {
                     effect: Effect::Update,
                     action: None,
                     bulk: true,
                     kind,
+                    key_member: None,
                 },
                 _ => plain(default_effect(&method), TargetKind::None),
             };
         }
-        // Bulk delete: POST collection + /delete|remove|destroy.
+        // RPC style (or a bulk delete): POST collection + /verb.
         if method == "POST"
             && write.len() == length + 1
             && fits(&write[..length], template)
-            && BULK_DELETE_SEGMENTS.contains(&write[length])
+            && !is_parameter(write[length])
         {
-            return Classified {
-                effect: Effect::Delete,
-                action: None,
-                bulk: true,
-                kind: TargetKind::Collection {
+            return plain(
+                default_effect(&method),
+                TargetKind::Rpc {
                     entity_type,
                     segments: length,
+                    verb: write[length].to_owned(),
                 },
-            };
+            );
         }
     }
     if method == "POST" {
         return plain(Effect::Create, TargetKind::Unlinked);
     }
+    // A PUT, PATCH or DELETE of an item path no type's collection holds
+    // (`DELETE /bags/default/tiddlers/Call%20the%20plumber` of a tiddler read under
+    // `/recipes/default/tiddlers`): its calls' reads show which entity its last segment names.
+    if matches!(method.as_str(), "PUT" | "PATCH" | "DELETE")
+        && write.len() > 1
+        && write.last().is_some_and(|last| !last.is_empty())
+    {
+        let literal = write.last().is_some_and(|last| !is_parameter(last));
+        return plain(default_effect(&method), TargetKind::Linked { literal });
+    }
     plain(default_effect(&method), TargetKind::None)
+}
+
+const CREATE_VERBS: [&str; 4] = ["create", "add", "new", "insert"];
+const PLAIN_UPDATE_VERBS: [&str; 5] = ["update", "edit", "modify", "patch", "save"];
+
+/// Decides what an RPC-style write does from its successful calls' bodies (`bodies`, JSON objects
+/// or not) and the members that can name an entity of its type (`key_names`, in preference
+/// order): a member every body names the entity in makes it an update or delete of that entity;
+/// otherwise a delete verb with array bodies is a bulk delete, a create verb a create in the
+/// type's collection, and anything else a `POST` its calls must link (`Unlinked`).
+pub fn resolve_rpc(
+    classified: Classified,
+    bodies: &[Option<&rea_plugin_api::json::Json>],
+    key_names: &[String],
+) -> Classified {
+    let TargetKind::Rpc {
+        entity_type,
+        segments,
+        verb,
+    } = &classified.kind
+    else {
+        return classified;
+    };
+    let lower = verb.to_ascii_lowercase();
+    let key = key_names.iter().find(|name| {
+        !bodies.is_empty()
+            && bodies.iter().all(|body| {
+                body.and_then(|body| body.get(name))
+                    .and_then(crate::render::scalar_text)
+                    .is_some()
+            })
+    });
+    let item = TargetKind::Item {
+        entity_type: entity_type.clone(),
+        segments: *segments,
+    };
+    let collection = TargetKind::Collection {
+        entity_type: entity_type.clone(),
+        segments: *segments,
+    };
+    if let Some(key) = key {
+        let delete = BULK_DELETE_SEGMENTS.contains(&lower.as_str());
+        return Classified {
+            effect: if delete {
+                Effect::Delete
+            } else {
+                Effect::Update
+            },
+            action: (!delete && !PLAIN_UPDATE_VERBS.contains(&lower.as_str()))
+                .then(|| verb.clone()),
+            bulk: false,
+            kind: item,
+            key_member: Some(key.clone()),
+        };
+    }
+    if BULK_DELETE_SEGMENTS.contains(&lower.as_str()) {
+        return Classified {
+            effect: Effect::Delete,
+            action: None,
+            bulk: true,
+            kind: collection,
+            key_member: None,
+        };
+    }
+    if CREATE_VERBS.contains(&lower.as_str()) {
+        return Classified {
+            effect: Effect::Create,
+            action: None,
+            bulk: false,
+            kind: collection,
+            key_member: None,
+        };
+    }
+    Classified {
+        effect: Effect::Create,
+        action: None,
+        bulk: false,
+        kind: TargetKind::Unlinked,
+        key_member: None,
+    }
 }
 
 #[cfg(test)]

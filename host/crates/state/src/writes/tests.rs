@@ -30,14 +30,30 @@ fn record(
         Value::Null => String::new(),
         other => other.to_string(),
     };
+    let (path, query) = match target.split_once('?') {
+        Some((path, raw)) => (
+            path.to_owned(),
+            Some(rea_plugin_api::contracts::capture::RecordQuery {
+                pairs: raw
+                    .split('&')
+                    .map(|pair| {
+                        let (name, value) = pair.split_once('=').unwrap_or((pair, ""));
+                        Some((name.to_owned(), value.to_owned()))
+                    })
+                    .collect(),
+                raw: Some(raw.to_owned()),
+            }),
+        ),
+        None => (target.to_owned(), None),
+    };
     CaptureRecord {
         duration_ms: Some(5.0),
         method: Some(method.to_owned()),
         ordinal,
         origin: Some(ORIGIN.to_owned()),
-        path: Some(target.to_owned()),
+        path: Some(path),
         pointer: format!("/log/entries/{ordinal}"),
-        query: None,
+        query,
         request: RecordRequest {
             body: match &request {
                 Some(body) => Body::Text {
@@ -533,4 +549,345 @@ fn a_member_sent_but_never_stored_is_accepted_only_with_its_value() {
     // The served state is the one the reads observed before the first write: note 2 was never
     // held, so the sequence gives 2.
     assert_eq!(created["body"], json!({"id": 2, "text": "c"}));
+}
+
+fn experiment(id: &str, name: &str, updated: u64) -> Value {
+    json!({"experiment": {"experiment_id": id, "name": name, "last_update_time": updated}})
+}
+
+fn run(id: &str, status: &str) -> Value {
+    json!({"run": {"info": {"run_id": id, "status": status}, "data": {"tags": []}}})
+}
+
+#[test]
+fn rpc_style_reads_and_writes_name_entities_by_query_and_body_members() {
+    // contract: STATE-033, STATE-036, STATE-042, STATE-043, WRITE-006, WRITE-041, WRITE-054
+    // MLflow-like: entities read by `GET …/get?experiment_id=…` (and looked up by name), an
+    // update `POST …/update` naming its entity in the body and renaming it through `new_name`,
+    // runs whose identity sits inside the entity (`/info/run_id`).
+    let at = |second: u64| 1_767_225_600_000 + second * 1000;
+    let fixture = derive(vec![
+        get(
+            0,
+            "/api/exp/get?experiment_id=1",
+            200,
+            experiment("1", "a", at(0)),
+        ),
+        get(
+            1,
+            "/api/exp/get?experiment_id=2",
+            200,
+            experiment("2", "b", at(0)),
+        ),
+        get(
+            2,
+            "/api/exp/get-by-name?experiment_name=a",
+            200,
+            experiment("1", "a", at(0)),
+        ),
+        get(3, "/api/runs/get?run_id=r1", 200, run("r1", "RUNNING")),
+        record(
+            4,
+            "POST",
+            "/api/exp/update",
+            Some(json!({"experiment_id": "2", "new_name": "c"})),
+            200,
+            json!({}),
+        ),
+        get(
+            5,
+            "/api/exp/get?experiment_id=2",
+            200,
+            experiment("2", "c", at(4)),
+        ),
+        get(
+            6,
+            "/api/exp/get-by-name?experiment_name=c",
+            200,
+            experiment("2", "c", at(4)),
+        ),
+    ]);
+    let view = |template: &str| {
+        fixture
+            .state
+            .views
+            .iter()
+            .find(|view| view.path_template == template)
+            .unwrap_or_else(|| panic!("no view {template}"))
+    };
+    let by_id = view("/api/exp/get");
+    let by_name = view("/api/exp/get-by-name");
+    let runs = view("/api/runs/get");
+    let crate::model::ViewDetail::Item(item) = &by_id.detail else {
+        panic!("an item view: {:?}", by_id.detail)
+    };
+    assert_eq!(item.entity_type, "/api/exp");
+    assert_eq!(item.identity_field, "experiment_id");
+    assert_eq!(
+        item.key,
+        crate::model::ItemKey::Query {
+            parameter: "experiment_id".into(),
+            field: "experiment_id".into()
+        }
+    );
+    let crate::model::ViewDetail::Item(lookup) = &by_name.detail else {
+        panic!("an item view: {:?}", by_name.detail)
+    };
+    assert_eq!(lookup.identity_field, "experiment_id");
+    assert_eq!(
+        lookup.key,
+        crate::model::ItemKey::Query {
+            parameter: "experiment_name".into(),
+            field: "name".into()
+        }
+    );
+    let crate::model::ViewDetail::Item(run_view) = &runs.detail else {
+        panic!("an item view: {:?}", runs.detail)
+    };
+    assert_eq!(run_view.identity_field, "/info/run_id");
+    assert_eq!(run_view.entity_pointer, "/run");
+    // The update names its entity in the body and is confirmed by the read after it.
+    let plan = fixture
+        .state
+        .write_plans
+        .iter()
+        .find(|plan| plan.path_template == "/api/exp/update")
+        .expect("a plan");
+    assert!(plan.served, "{:?} {:?}", plan.reason, plan);
+    assert_eq!(plan.effect, crate::writes::model::Effect::Update);
+    assert_eq!(
+        plan.target
+            .as_ref()
+            .and_then(|target| target.key_member.as_deref()),
+        Some("experiment_id")
+    );
+    assert_eq!(
+        plan.fields.as_ref().map(|fields| fields.sent_as.clone()),
+        Some(BTreeMap::from([(
+            "new_name".to_owned(),
+            "/name".to_owned()
+        )]))
+    );
+    assert_eq!(plan.confirmed_by, vec![5]);
+    // Serving: another experiment renamed, read by id and by its new name.
+    let (answer, error) = fixture.call(
+        &plan.tool,
+        json!({"body": {"experiment_id": "1", "new_name": "z"}}),
+    );
+    assert!(!error, "{answer}");
+    assert_eq!(answer["body"], json!({}));
+    let (read, _) = fixture.call(&by_id.tool, json!({"experiment_id": "1"}));
+    assert_eq!(read["body"]["experiment"]["name"], "z");
+    assert_eq!(read["state"]["source"], "state");
+    let (named, _) = fixture.call(&by_name.tool, json!({"experiment_name": "z"}));
+    assert_eq!(named["body"]["experiment"]["experiment_id"], "1");
+    // A run by its nested identity; a missing one is a tool error (no 404 was recorded).
+    let (shown, _) = fixture.call(&runs.tool, json!({"run_id": "r1"}));
+    assert_eq!(shown["body"], run("r1", "RUNNING"));
+    let (missing, error) = fixture.call(&runs.tool, json!({"run_id": "nope"}));
+    assert!(error, "{missing}");
+    // An update naming an entity the state does not hold changes nothing.
+    let (missing, error) = fixture.call(
+        &plan.tool,
+        json!({"body": {"experiment_id": "9", "new_name": "q"}}),
+    );
+    assert!(error, "{missing}");
+    // A call without the key parameter names no entity: the recording answers.
+    let (unnamed, _) = fixture.call(&by_id.tool, json!({}));
+    assert_eq!(unnamed["state"]["source"], "recording");
+}
+
+fn note_of(id: &str, text: &str) -> Value {
+    json!({"id": id, "text": text, "kind": "note"})
+}
+
+#[test]
+fn a_put_upsert_and_a_literal_path_delete_are_confirmed_and_served() {
+    // contract: WRITE-002, WRITE-006, WRITE-025, WRITE-041, WRITE-055
+    // `PUT /notes/{id}` creates a note the state does not hold and replaces one it does;
+    // `DELETE /archive/notes/beta` (a literal path under another collection) deletes the note the
+    // read after it shows gone.
+    let fixture = derive(vec![
+        get(0, "/notes", 200, json!([note_of("alpha", "a")])),
+        get(1, "/notes/alpha", 200, note_of("alpha", "a")),
+        record(
+            2,
+            "PUT",
+            "/notes/beta",
+            Some(json!({"id": "beta", "text": "b"})),
+            204,
+            Value::Null,
+        ),
+        get(3, "/notes/beta", 200, note_of("beta", "b")),
+        get(
+            4,
+            "/notes",
+            200,
+            json!([note_of("alpha", "a"), note_of("beta", "b")]),
+        ),
+        record(
+            5,
+            "PUT",
+            "/notes/alpha",
+            Some(json!({"id": "alpha", "text": "c"})),
+            204,
+            Value::Null,
+        ),
+        get(6, "/notes/alpha", 200, note_of("alpha", "c")),
+        record(7, "DELETE", "/archive/notes/beta", None, 204, Value::Null),
+        get(8, "/notes/beta", 404, json!({"error": "not found"})),
+        get(9, "/notes", 200, json!([note_of("alpha", "c")])),
+    ]);
+    let put = fixture.plan("put_notes_by_id");
+    assert!(put.served, "{:?}", put.reason);
+    let upsert = put.upsert.as_ref().expect("an upsert");
+    assert_eq!(upsert.record_ordinals, vec![2]);
+    assert_eq!(put.record_ordinals, vec![2, 5]);
+    let delete = fixture
+        .state
+        .write_plans
+        .iter()
+        .find(|plan| plan.path_template == "/archive/notes/beta")
+        .expect("the literal delete's plan");
+    assert!(delete.served, "{:?}", delete.reason);
+    let target = delete.target.as_ref().expect("a target");
+    assert_eq!(target.entity_id.as_deref(), Some("beta"));
+    assert_eq!(target.collection.as_deref(), Some("/notes"));
+    // Serving: a PUT of a note the state does not hold creates it, with the collection's kind.
+    let (created, error) = fixture.call(
+        "put_notes_by_id",
+        json!({"id": "7", "body": {"id": "7", "text": "x"}}),
+    );
+    assert!(!error, "{created}");
+    assert_eq!(created["status"], 204);
+    assert_eq!(created["state"]["view"], "create");
+    let (read, _) = fixture.call("get_notes_by_id", json!({"id": "7"}));
+    assert_eq!(read["body"], note_of("7", "x"));
+    // A PUT of a held note replaces what it sends.
+    let (_, error) = fixture.call(
+        "put_notes_by_id",
+        json!({"id": "7", "body": {"id": "7", "text": "y"}}),
+    );
+    assert!(!error);
+    let (read, _) = fixture.call("get_notes_by_id", json!({"id": "7"}));
+    assert_eq!(read["body"], note_of("7", "y"));
+    // A create whose body names another entity than its path is refused, changing nothing.
+    let (refused, error) = fixture.call(
+        "put_notes_by_id",
+        json!({"id": "8", "body": {"id": "9", "text": "z"}}),
+    );
+    assert!(error, "{refused}");
+    let (absent, _) = fixture.call("get_notes_by_id", json!({"id": "8"}));
+    assert_eq!(absent["status"], 404);
+    // The literal delete removes the one note its path names (the state starts without it: it
+    // is created through the upsert first).
+    let (put_beta, error) = fixture.call(
+        "put_notes_by_id",
+        json!({"id": "beta", "body": {"id": "beta", "text": "b"}}),
+    );
+    assert!(!error, "{put_beta}");
+    let (deleted, error) = fixture.call(&delete.tool, json!({}));
+    assert!(!error, "{deleted}");
+    assert_eq!(deleted["status"], 204);
+    let (gone, _) = fixture.call("get_notes_by_id", json!({"id": "beta"}));
+    assert_eq!(gone["status"], 404);
+}
+
+fn feed_entry(id: u64, status: &str) -> Value {
+    json!({"id": id, "title": format!("entry {id}"), "status": status})
+}
+
+#[test]
+fn bulk_updates_and_deletes_are_observed_per_entity_and_served() {
+    // contract: WRITE-026, WRITE-027, WRITE-028, WRITE-029, WRITE-030, WRITE-031
+    let fixture = derive(vec![
+        get(
+            0,
+            "/entries",
+            200,
+            json!([
+                feed_entry(1, "unread"),
+                feed_entry(2, "unread"),
+                feed_entry(3, "unread")
+            ]),
+        ),
+        get(1, "/entries/1", 200, feed_entry(1, "unread")),
+        get(2, "/entries/2", 200, feed_entry(2, "unread")),
+        get(3, "/entries/3", 200, feed_entry(3, "unread")),
+        record(
+            4,
+            "PUT",
+            "/entries",
+            Some(json!({"entry_ids": [1, 2], "status": "read"})),
+            204,
+            Value::Null,
+        ),
+        get(5, "/entries/1", 200, feed_entry(1, "read")),
+        get(6, "/entries/2", 200, feed_entry(2, "read")),
+        get(
+            7,
+            "/entries",
+            200,
+            json!([
+                feed_entry(1, "read"),
+                feed_entry(2, "read"),
+                feed_entry(3, "unread")
+            ]),
+        ),
+        record(
+            8,
+            "POST",
+            "/entries/delete",
+            Some(json!({"entry_ids": [3]})),
+            204,
+            Value::Null,
+        ),
+        get(9, "/entries/3", 404, json!({"error": "not found"})),
+        get(
+            10,
+            "/entries",
+            200,
+            json!([feed_entry(1, "read"), feed_entry(2, "read")]),
+        ),
+    ]);
+    let update = fixture.plan("put_entries");
+    assert!(update.served, "{:?}", update.reason);
+    assert!(update.bulk);
+    assert_eq!(update.confirmed_by, vec![5, 6, 7]);
+    let delete = fixture.plan("post_entries_delete");
+    assert!(delete.served, "{:?}", delete.reason);
+    assert!(delete.bulk);
+    assert_eq!(delete.effect, crate::writes::model::Effect::Delete);
+    // Served: every named entity changes, the answer names them in body order.
+    let (answer, error) = fixture.call(
+        "put_entries",
+        json!({"body": {"entry_ids": [3, 1], "status": "unread"}}),
+    );
+    assert!(!error, "{answer}");
+    assert_eq!(answer["state"]["ids"], json!(["3", "1"]));
+    assert_eq!(answer["state"]["id"], "3");
+    let (read, _) = fixture.call("get_entries_by_id", json!({"id": "3"}));
+    assert_eq!(read["body"], feed_entry(3, "unread"));
+    // A bulk call naming an entity the state does not hold changes nothing.
+    let (refused, error) = fixture.call(
+        "put_entries",
+        json!({"body": {"entry_ids": [2, 99], "status": "read"}}),
+    );
+    assert!(error, "{refused}");
+    let (read, _) = fixture.call("get_entries_by_id", json!({"id": "2"}));
+    assert_eq!(read["body"]["status"], "unread");
+    // An unaccepted member is refused.
+    let (refused, error) = fixture.call(
+        "put_entries",
+        json!({"body": {"entry_ids": [2], "color": "red"}}),
+    );
+    assert!(error, "{refused}");
+    // A bulk delete removes every named entity.
+    let (_, error) = fixture.call(
+        "post_entries_delete",
+        json!({"body": {"entry_ids": [1, 2]}}),
+    );
+    assert!(!error);
+    let (listed, _) = fixture.call("get_entries", json!({}));
+    assert_eq!(listed["body"], json!([feed_entry(3, "unread")]));
 }

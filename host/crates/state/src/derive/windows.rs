@@ -1,0 +1,226 @@
+//! Observation windows: which reads the state learns from.
+//!
+//! The state holds what reads observed before the first **related** write. A successful write
+//! relates to what its plan writes ([`WriteScope`]): the entities of its type in the collection
+//! its path (or, for a create tied to another collection, its observed entity) names; a document
+//! view's document; or everything, when the state does not model its effect (no state target, an
+//! unlinked call, a plan withheld as `side-effect`, a write that did not answer `2xx` without
+//! failing). A read shows the entities of its item or list view's type (an item read: the
+//! collection its path names; a list read: the collection its path names when the path fits the
+//! type's template, else every collection of the type), its document view's document, or, for a
+//! read no such view explains, everything. Its window ends at the first write related to what it
+//! shows.
+//!
+//! Extraction runs in passes ([`crate::derive::derive_state`]): the first with every window ending
+//! at the first write of any kind (what the plans of that pass relate to is what decides the
+//! next windows), then again with the windows the previous pass's views and plans give, until a
+//! pass's views and plans give windows checking the reads it checked (usually the first or the
+//! second pass). When no pass does within [`MAX_PASSES`], the conservative first pass stands
+//! (every write relates to everything), so the result never depends on a guess.
+
+use std::collections::{BTreeMap, HashMap};
+
+use rea_manifest::Manifest;
+
+use crate::derive::entities::collection_key;
+use crate::derive::lists::fits_template;
+use crate::model::{ReadView, RelatedWrite, ViewDetail, WriteScope};
+use crate::observation::{Observation, Timeline, is_write_tool};
+
+/// The most extraction passes run before the first pass's windows are kept.
+pub const MAX_PASSES: usize = 4;
+
+/// What a read shows, by its tool's view.
+pub fn read_scope(view: Option<&ReadView>, observation: &Observation) -> WriteScope {
+    let Some(view) = view else {
+        return WriteScope::All;
+    };
+    match &view.detail {
+        ViewDetail::Item(item) => match observation.segments.split_last() {
+            Some((_, collection)) => WriteScope::Type {
+                entity_type: item.entity_type.clone(),
+                collection: Some(collection_key(&format!("/{}", collection.join("/"))).to_owned()),
+            },
+            None => WriteScope::All,
+        },
+        ViewDetail::List(list) => WriteScope::Type {
+            entity_type: list.entity_type.clone(),
+            collection: fits_template(&observation.path, &list.entity_type)
+                .then(|| collection_key(&observation.path).to_owned()),
+        },
+        ViewDetail::Document(_) => WriteScope::Document {
+            document: view.tool.clone(),
+        },
+        ViewDetail::Recorded { .. } => WriteScope::All,
+    }
+}
+
+/// Whether a write of scope `write` relates to a read showing `read` (what [`window_ends`]
+/// decides for every read at once).
+pub fn relates(write: &WriteScope, read: &WriteScope) -> bool {
+    match (write, read) {
+        (WriteScope::All, _) | (_, WriteScope::All) => true,
+        (
+            WriteScope::Type {
+                entity_type: written,
+                collection: written_collection,
+            },
+            WriteScope::Type {
+                entity_type: shown,
+                collection: shown_collection,
+            },
+        ) => {
+            written == shown
+                && match (written_collection, shown_collection) {
+                    (Some(written), Some(shown)) => written == shown,
+                    _ => true,
+                }
+        }
+        (WriteScope::Document { document: written }, WriteScope::Document { document: shown }) => {
+            written == shown
+        }
+        _ => false,
+    }
+}
+
+/// The earliest position of the writes of each kind of scope.
+#[derive(Debug, Default)]
+struct Firsts {
+    all: Option<usize>,
+    /// Per type: the first write of any of its collections.
+    type_any: HashMap<String, usize>,
+    /// Per type: the first write of every collection of it.
+    type_wide: HashMap<String, usize>,
+    /// Per (type, collection key).
+    collection: HashMap<(String, String), usize>,
+    document: HashMap<String, usize>,
+}
+
+fn earliest(slot: &mut Option<usize>, position: usize) {
+    *slot = Some(slot.map_or(position, |held| held.min(position)));
+}
+
+fn earliest_in<K: std::hash::Hash + Eq>(map: &mut HashMap<K, usize>, key: K, position: usize) {
+    let entry = map.entry(key).or_insert(position);
+    *entry = (*entry).min(position);
+}
+
+/// Per read observation, the position its window ends at, given the views that say what each
+/// read shows and the writes with what they relate to.
+pub fn window_ends(
+    manifest: &Manifest,
+    timeline: &Timeline,
+    views: &[ReadView],
+    related: &[RelatedWrite],
+) -> BTreeMap<u64, usize> {
+    let mut firsts = Firsts::default();
+    for write in related {
+        let Some(position) = timeline.get(write.ordinal).map(|write| write.position) else {
+            continue;
+        };
+        match &write.scope {
+            WriteScope::All => earliest(&mut firsts.all, position),
+            WriteScope::Type {
+                entity_type,
+                collection,
+            } => {
+                earliest_in(&mut firsts.type_any, entity_type.clone(), position);
+                match collection {
+                    Some(collection) => earliest_in(
+                        &mut firsts.collection,
+                        (entity_type.clone(), collection.clone()),
+                        position,
+                    ),
+                    None => earliest_in(&mut firsts.type_wide, entity_type.clone(), position),
+                }
+            }
+            WriteScope::Document { document } => {
+                earliest_in(&mut firsts.document, document.clone(), position);
+            }
+        }
+    }
+    let first_any = related
+        .iter()
+        .filter_map(|write| timeline.get(write.ordinal))
+        .map(|write| write.position)
+        .min();
+    let by_tool: HashMap<&str, &ReadView> = views
+        .iter()
+        .map(|view| (view.tool.as_str(), view))
+        .collect();
+    let mut ends = BTreeMap::new();
+    for observation in timeline.by_ordinal.values() {
+        let tool = &manifest.tools[observation.tool];
+        if is_write_tool(tool) {
+            continue;
+        }
+        let scope = read_scope(by_tool.get(tool.name.as_str()).copied(), observation);
+        let mut end = firsts.all;
+        let mut consider = |position: Option<&usize>| {
+            if let Some(position) = position {
+                earliest(&mut end, *position);
+            }
+        };
+        match &scope {
+            WriteScope::All => consider(first_any.as_ref()),
+            WriteScope::Type {
+                entity_type,
+                collection: None,
+            } => consider(firsts.type_any.get(entity_type)),
+            WriteScope::Type {
+                entity_type,
+                collection: Some(collection),
+            } => {
+                consider(firsts.type_wide.get(entity_type));
+                consider(
+                    firsts
+                        .collection
+                        .get(&(entity_type.clone(), collection.clone())),
+                );
+            }
+            WriteScope::Document { document } => consider(firsts.document.get(document)),
+        }
+        ends.insert(observation.ordinal, end.unwrap_or(usize::MAX));
+    }
+    ends
+}
+
+/// Whether two sets of window ends check the same reads (extraction then learns the same).
+pub fn same_checks(
+    timeline: &Timeline,
+    left: &BTreeMap<u64, usize>,
+    right: &BTreeMap<u64, usize>,
+) -> bool {
+    timeline.by_ordinal.values().all(|observation| {
+        let checked = |ends: &BTreeMap<u64, usize>| {
+            observation.position
+                < ends
+                    .get(&observation.ordinal)
+                    .copied()
+                    .unwrap_or(observation.window_end)
+        };
+        checked(left) == checked(right)
+    })
+}
+
+/// Every write from the first on relating to everything: the conservative windows.
+pub fn all_related(manifest: &Manifest, timeline: &Timeline) -> Vec<RelatedWrite> {
+    timeline
+        .ordered
+        .iter()
+        .filter_map(|ordinal| timeline.get(*ordinal))
+        .filter(|observation| observation.position >= timeline.cutoff)
+        .filter(|observation| closes_windows(manifest, observation))
+        .map(|observation| RelatedWrite {
+            ordinal: observation.ordinal,
+            tool: manifest.tools[observation.tool].name.clone(),
+            scope: WriteScope::All,
+        })
+        .collect()
+}
+
+/// Whether an observation is a write that may have changed the application: a write tool's
+/// record that did not answer `4xx`/`5xx`.
+pub fn closes_windows(manifest: &Manifest, observation: &Observation) -> bool {
+    is_write_tool(&manifest.tools[observation.tool]) && !(400..600).contains(&observation.status)
+}
