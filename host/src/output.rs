@@ -41,6 +41,15 @@ impl CommandFailure {
         }
     }
 
+    /// A server stopped by a signal: nothing to report, the signal's exit code (`128 + n`).
+    pub fn signalled(exit: u8) -> Self {
+        Self {
+            refusals: Vec::new(),
+            exit,
+            json: true,
+        }
+    }
+
     /// Writes the refusals to stderr and returns the exit code.
     pub fn report(&self) -> ExitCode {
         let stderr = std::io::stderr();

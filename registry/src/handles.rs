@@ -67,6 +67,22 @@ impl StageName {
         }
     }
 
+    /// The stage object a plugin's constructor answered, or the construction error naming it.
+    fn constructed<T>(
+        plugin: &LoadedPlugin,
+        stage: &StageInfo,
+        answer: abi_stable::std_types::RResult<T, PluginError>,
+    ) -> Result<(Self, T), RegistryError> {
+        let object = answer
+            .into_result()
+            .map_err(|error| RegistryError::StageConstruction {
+                plugin: plugin.name.clone(),
+                stage: stage.name.clone(),
+                reason: error.to_string(),
+            })?;
+        Ok((Self::of(plugin, stage), object))
+    }
+
     fn encode<T: Serialize>(
         &self,
         value: &T,
@@ -101,44 +117,52 @@ impl StageName {
     }
 }
 
+/// `Debug` and the `plugin()` / `stage()` names every stage handle shares.
+macro_rules! stage_handle_names {
+    ($handle:ident) => {
+        impl std::fmt::Debug for $handle {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                write!(
+                    f,
+                    concat!(stringify!($handle), "({}/{})"),
+                    self.name.plugin, self.name.stage
+                )
+            }
+        }
+
+        impl $handle {
+            /// The plugin's name.
+            pub fn plugin(&self) -> &str {
+                &self.name.plugin
+            }
+
+            /// The stage's name (for a tool stage: the MCP tool name).
+            pub fn stage(&self) -> &str {
+                &self.name.stage
+            }
+        }
+    };
+}
+
 /// A capture extractor stage.
 pub struct CaptureHandle {
     name: StageName,
     stage: CaptureStageBox,
 }
 
-impl std::fmt::Debug for CaptureHandle {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "CaptureHandle({}/{})", self.name.plugin, self.name.stage)
-    }
-}
+stage_handle_names!(CaptureHandle);
 
 impl CaptureHandle {
     pub(crate) fn construct(
         plugin: &LoadedPlugin,
         stage: &StageInfo,
     ) -> Result<Self, RegistryError> {
-        let object = plugin.module.capture_stage()(RStr::from_str(&stage.name))
-            .into_result()
-            .map_err(|error| RegistryError::StageConstruction {
-                plugin: plugin.name.clone(),
-                stage: stage.name.clone(),
-                reason: error.to_string(),
-            })?;
-        Ok(Self {
-            name: StageName::of(plugin, stage),
-            stage: object,
-        })
-    }
-
-    /// The plugin's name.
-    pub fn plugin(&self) -> &str {
-        &self.name.plugin
-    }
-
-    /// The stage's name.
-    pub fn stage(&self) -> &str {
-        &self.name.stage
+        let (name, stage) = StageName::constructed(
+            plugin,
+            stage,
+            plugin.module.capture_stage()(RStr::from_str(&stage.name)),
+        )?;
+        Ok(Self { name, stage })
     }
 
     /// Extracts the records of one capture file.
@@ -179,38 +203,19 @@ pub struct RuleHandle {
     stage: RuleStageBox,
 }
 
-impl std::fmt::Debug for RuleHandle {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "RuleHandle({}/{})", self.name.plugin, self.name.stage)
-    }
-}
+stage_handle_names!(RuleHandle);
 
 impl RuleHandle {
     pub(crate) fn construct(
         plugin: &LoadedPlugin,
         stage: &StageInfo,
     ) -> Result<Self, RegistryError> {
-        let object = plugin.module.rule_stage()(RStr::from_str(&stage.name))
-            .into_result()
-            .map_err(|error| RegistryError::StageConstruction {
-                plugin: plugin.name.clone(),
-                stage: stage.name.clone(),
-                reason: error.to_string(),
-            })?;
-        Ok(Self {
-            name: StageName::of(plugin, stage),
-            stage: object,
-        })
-    }
-
-    /// The plugin's name.
-    pub fn plugin(&self) -> &str {
-        &self.name.plugin
-    }
-
-    /// The stage's name.
-    pub fn stage(&self) -> &str {
-        &self.name.stage
+        let (name, stage) = StageName::constructed(
+            plugin,
+            stage,
+            plugin.module.rule_stage()(RStr::from_str(&stage.name)),
+        )?;
+        Ok(Self { name, stage })
     }
 
     /// Asks the rule to learn from observations.
@@ -238,11 +243,7 @@ pub struct ToolHandle {
     stage: ToolStageBox,
 }
 
-impl std::fmt::Debug for ToolHandle {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "ToolHandle({}/{})", self.name.plugin, self.name.stage)
-    }
-}
+stage_handle_names!(ToolHandle);
 
 impl ToolHandle {
     pub(crate) fn construct(
@@ -259,27 +260,9 @@ impl ToolHandle {
                     reason: "the plugin was built against a plugin API without tool stages"
                         .to_owned(),
                 })?;
-        let object = constructor(RStr::from_str(&stage.name))
-            .into_result()
-            .map_err(|error| RegistryError::StageConstruction {
-                plugin: plugin.name.clone(),
-                stage: stage.name.clone(),
-                reason: error.to_string(),
-            })?;
-        Ok(Self {
-            name: StageName::of(plugin, stage),
-            stage: object,
-        })
-    }
-
-    /// The plugin's name.
-    pub fn plugin(&self) -> &str {
-        &self.name.plugin
-    }
-
-    /// The stage's name: the MCP tool name.
-    pub fn stage(&self) -> &str {
-        &self.name.stage
+        let (name, stage) =
+            StageName::constructed(plugin, stage, constructor(RStr::from_str(&stage.name)))?;
+        Ok(Self { name, stage })
     }
 
     /// The tool's family, title, description, input schema and annotations.

@@ -2,11 +2,13 @@
 //! as `rea environment-build`, from retained Evidence or an Evidence file, into a new directory.
 
 mod bundle_support;
+mod self_mcp_support;
 
 use std::collections::BTreeMap;
 use std::path::Path;
 
 use bundle_support::*;
+use self_mcp_support::StdioSession;
 use serde_json::{Value, json};
 
 /// Every file below a folder: relative path → (SHA-256, size).
@@ -27,7 +29,7 @@ fn retained_evidence_exports_the_bundle_environment_build_writes() {
     let dir = tempfile::tempdir().expect("temp dir");
     let work = std::path::absolute(dir.path()).unwrap();
     let har_path = har("tiddlywiki");
-    let mut session = McpSession::start(&work);
+    let mut session = StdioSession::start_in(&work);
     let tools = session.request("tools/list", json!({}));
     assert!(
         tools["result"]["tools"]
@@ -98,7 +100,7 @@ fn the_tool_refuses_what_it_must_and_writes_nothing_then() {
     let har_path = har("json-server");
     let evidence_file = inspect_into(&work, &har_path, "json-server.capture.json");
     std::fs::create_dir(work.join("empty")).unwrap();
-    let mut session = McpSession::start(&work);
+    let mut session = StdioSession::start_in(&work);
     let (capture, _) = session.call(
         "inspect_web_network_capture",
         json!({"path": har_path.display().to_string()}),

@@ -2,25 +2,17 @@
 //! plane over the socket, the stopped document's `state` member, `--replay-only`, and the
 //! unavailable state falling back to replay.
 
+#[path = "serve_support/mod.rs"]
+mod serve_support;
 mod state_support;
-
-use std::io::{BufRead as _, BufReader, Read as _, Write as _};
-use std::net::TcpStream;
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::sync::mpsc;
-use std::time::{Duration, Instant};
 
 use rea_evidence::Evidence;
 use rea_manifest::evidence::project_manifest_evidence;
 use rea_plugin_api::json::Json;
 use rea_state::project_state_evidence;
 use serde_json::{Value, json};
+use serve_support::process::{Server, address, binary, request};
 use state_support::{capture, rules};
-
-fn binary() -> PathBuf {
-    PathBuf::from(env!("CARGO_BIN_EXE_rea-under-test"))
-}
 
 struct Inputs {
     folder: tempfile::TempDir,
@@ -59,155 +51,20 @@ fn inputs() -> Inputs {
     }
 }
 
-struct Server {
-    child: Child,
-    lines: mpsc::Receiver<String>,
-    stderr: Vec<String>,
-}
-
-impl Drop for Server {
-    /// A test that fails before `stop` leaves no server running.
-    fn drop(&mut self) {
-        if let Ok(None) = self.child.try_wait() {
-            let _ = self.child.kill();
-            let _ = self.child.wait();
-        }
-    }
-}
-
-impl Server {
-    fn start(dir: &Path, args: &[&str]) -> Self {
-        let mut command = Command::new(binary());
-        command
-            .arg("environment-serve")
-            .args(args)
-            .args(["--port", "0"])
-            .current_dir(dir)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
-        for name in [
-            "REA_LOG_LEVEL",
-            "MCP_HOST",
-            "MCP_PORT",
-            "MCP_ALLOWED_HOSTS",
-            "ENVIRONMENT_NAME",
-        ] {
-            command.env_remove(name);
-        }
-        let mut child = command.spawn().expect("spawn rea");
-        let stderr = child.stderr.take().expect("stderr");
-        let (sender, lines) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-                if sender.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-        Self {
-            child,
-            lines,
-            stderr: Vec::new(),
-        }
-    }
-
-    fn address(&mut self) -> String {
-        let deadline = Instant::now() + Duration::from_secs(120);
-        loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            match self.lines.recv_timeout(left) {
-                Ok(line) => {
-                    self.stderr.push(line.clone());
-                    if let Ok(value) = serde_json::from_str::<Value>(&line)
-                        && value["msg"] == "MCP transport listening"
-                    {
-                        let url = value["url"].as_str().expect("url");
-                        return url
-                            .trim_start_matches("http://")
-                            .split('/')
-                            .next()
-                            .expect("authority")
-                            .to_owned();
-                    }
-                }
-                Err(_) => panic!("no listening line; stderr: {:?}", self.stderr),
-            }
-        }
-    }
-
-    fn stop(mut self) -> (Option<i32>, Value, Vec<String>) {
-        let status = Command::new("kill")
-            .args(["-TERM", &self.child.id().to_string()])
-            .status()
-            .expect("kill");
-        assert!(status.success());
-        let deadline = Instant::now() + Duration::from_secs(20);
-        let status = loop {
-            if let Some(status) = self.child.try_wait().expect("wait") {
-                break status;
-            }
-            assert!(Instant::now() < deadline, "the server did not stop");
-            std::thread::sleep(Duration::from_millis(20));
-        };
-        let mut stdout = String::new();
-        self.child
-            .stdout
-            .take()
-            .expect("stdout")
-            .read_to_string(&mut stdout)
-            .expect("read");
-        while let Ok(line) = self.lines.recv_timeout(Duration::from_millis(300)) {
-            self.stderr.push(line);
-        }
-        (
-            status.code(),
-            serde_json::from_str(&stdout).unwrap_or(Value::Null),
-            std::mem::take(&mut self.stderr),
-        )
-    }
+/// Stops the server with `SIGTERM`: its exit code, stopped document and stderr lines.
+fn stop(server: Server) -> (Option<i32>, Value, Vec<String>) {
+    server.signal("TERM");
+    let (code, stdout, stderr) = server.finish();
+    (
+        code,
+        serde_json::from_str(&stdout).unwrap_or(Value::Null),
+        stderr,
+    )
 }
 
 /// One HTTP/1.1 request over loopback; returns the status and the JSON body.
 fn http(address: &str, method: &str, path: &str, body: Option<&str>) -> (u16, Value) {
-    let mut stream = TcpStream::connect(address).expect("connect");
-    stream
-        .set_read_timeout(Some(Duration::from_secs(30)))
-        .expect("timeout");
-    let body = body.unwrap_or("");
-    write!(
-        stream,
-        "{method} {path} HTTP/1.1\r\nHost: {address}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-        body.len()
-    )
-    .expect("write");
-    let mut response = Vec::new();
-    stream.read_to_end(&mut response).expect("read");
-    let text = String::from_utf8_lossy(&response);
-    let (head, rest) = text.split_once("\r\n\r\n").expect("a response");
-    let status = head
-        .split(' ')
-        .nth(1)
-        .and_then(|code| code.parse().ok())
-        .expect("status");
-    let chunked = head
-        .to_ascii_lowercase()
-        .contains("transfer-encoding: chunked");
-    let payload = if chunked {
-        let mut out = String::new();
-        let mut rest = rest;
-        while let Some((size, after)) = rest.split_once("\r\n") {
-            let size = usize::from_str_radix(size.trim(), 16).unwrap_or(0);
-            if size == 0 {
-                break;
-            }
-            out.push_str(&after[..size]);
-            rest = &after[size + 2..];
-        }
-        out
-    } else {
-        rest.to_owned()
-    };
+    let (status, payload) = request(address, method, path, &[], body);
     (
         status,
         serde_json::from_str(&payload).unwrap_or(Value::Null),
@@ -218,11 +75,11 @@ fn http(address: &str, method: &str, path: &str, body: Option<&str>) -> (u16, Va
 fn environment_serve_serves_from_the_state_by_default() {
     // contract: STATE-001, STATE-012, STATE-014, STATE-017, STATE-027, DATA-079, DATA-080, DATA-081, DATA-082
     let inputs = inputs();
-    let mut server = Server::start(
+    let mut server = Server::start_in(
         inputs.folder.path(),
         &["manifest.json", "--evidence", "capture.json"],
     );
-    let address = server.address();
+    let address = address(&server.url());
     let (status, card) = http(&address, "GET", "/.well-known/agent-env.json", None);
     assert_eq!(status, 200);
     assert_eq!(
@@ -276,7 +133,7 @@ fn environment_serve_serves_from_the_state_by_default() {
         Some(r#"{"jsonrpc":"2.0","id":2,"method":"data/reset"}"#),
     );
     assert_eq!(reply["result"], json!({}));
-    let (code, stopped, _) = server.stop();
+    let (code, stopped, _) = stop(server);
     assert_eq!(code, Some(143));
     assert_eq!(
         stopped["state"],
@@ -288,7 +145,7 @@ fn environment_serve_serves_from_the_state_by_default() {
 fn replay_only_derives_nothing() {
     // contract: STATE-011, STATE-025, STATE-026, STATE-028
     let inputs = inputs();
-    let mut server = Server::start(
+    let mut server = Server::start_in(
         inputs.folder.path(),
         &[
             "manifest.json",
@@ -297,7 +154,7 @@ fn replay_only_derives_nothing() {
             "--replay-only",
         ],
     );
-    let address = server.address();
+    let address = address(&server.url());
     let (_, card) = http(&address, "GET", "/.well-known/agent-env.json", None);
     assert_eq!(card["capabilities"]["operations"], json!([]));
     assert_eq!(card["capabilities"]["extensions"], Value::Null);
@@ -308,7 +165,7 @@ fn replay_only_derives_nothing() {
         Some(r#"{"jsonrpc":"2.0","id":1,"method":"data/get"}"#),
     );
     assert_eq!(reply["error"]["code"], -32601);
-    let (_, stopped, _) = server.stop();
+    let (_, stopped, _) = stop(server);
     assert_eq!(
         stopped["state"],
         json!({"served": false, "reason": "replay-only"})
@@ -321,14 +178,14 @@ fn an_unavailable_state_is_logged_and_replay_served() {
     let inputs = inputs();
     // The renamed manifest cites the capture, but the capture projects another manifest: the
     // state derived with its rules would name other tools, so it is unavailable.
-    let mut server = Server::start(
+    let mut server = Server::start_in(
         inputs.folder.path(),
         &["renamed.json", "--evidence", "capture.json"],
     );
-    let address = server.address();
+    let address = address(&server.url());
     let (_, card) = http(&address, "GET", "/.well-known/agent-env.json", None);
     assert_eq!(card["capabilities"]["operations"], json!([]));
-    let (_, stopped, stderr) = server.stop();
+    let (_, stopped, stderr) = stop(server);
     assert_eq!(stopped["state"]["served"], false);
     assert_eq!(stopped["state"]["reason"], "unavailable");
     assert_eq!(stopped["state"]["code"], "invalid_request");
@@ -355,10 +212,10 @@ fn environment_serve_takes_its_rule_stages_from_the_pipeline() {
     // invalid pipeline is a configuration error before anything binds.
     let inputs = inputs();
     let tool_names = |args: &[&str]| {
-        let mut server = Server::start(inputs.folder.path(), args);
-        let address = server.address();
+        let mut server = Server::start_in(inputs.folder.path(), args);
+        let address = address(&server.url());
         let (_, card) = http(&address, "GET", "/.well-known/agent-env.json", None);
-        let _ = server.stop();
+        let _ = stop(server);
         card["capabilities"]["tools"]
             .as_array()
             .expect("tools")

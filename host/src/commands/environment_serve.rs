@@ -115,14 +115,6 @@ fn refused(refusal: Refusal) -> CommandFailure {
     CommandFailure::refused(refusal.in_stage(STAGE), true)
 }
 
-fn signal_exit(signal: StopSignal) -> CommandFailure {
-    CommandFailure {
-        refusals: Vec::new(),
-        exit: signal.exit_code(),
-        json: true,
-    }
-}
-
 fn cancelled(signal: StopSignal, during: &str) -> CommandFailure {
     let refusal = Refusal::cancelled(format!("{} received during {during}", signal.name()))
         .in_stage(STAGE)
@@ -239,7 +231,7 @@ async fn serve(
     print_json(&server::stopped_document(
         signal, &name, &url, tool_count, state,
     ))?;
-    Err(signal_exit(signal))
+    Err(CommandFailure::signalled(signal.exit_code()))
 }
 
 /// Reads both Evidence files once, authenticates them, and builds the replay environment; the

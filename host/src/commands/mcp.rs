@@ -39,7 +39,7 @@ use rea_self_mcp::{
 };
 use rea_serve::ShutdownToken;
 use rea_serve::config::{EnvSource, ListenConfig, ProcessEnv};
-use rea_serve::server::{self, StopSignal};
+use rea_serve::server;
 use serde_json::{Value, json};
 
 use crate::commands::inspect_capture::{InspectRequest, inspect_with_builtins};
@@ -209,14 +209,6 @@ fn refused(refusal: Refusal) -> CommandFailure {
     CommandFailure::refused(refusal.in_stage(STAGE), true)
 }
 
-fn signal_exit(signal: StopSignal) -> CommandFailure {
-    CommandFailure {
-        refusals: Vec::new(),
-        exit: signal.exit_code(),
-        json: true,
-    }
-}
-
 fn run_server(args: &McpServeArgs) -> Result<(), CommandFailure> {
     let env = ProcessEnv;
     let configuration = |error: rea_serve::ServeError| {
@@ -303,7 +295,7 @@ async fn serve_stdio(server: &SelfMcpServer) -> Result<(), CommandFailure> {
         result = serving => result.map_err(|error| refused(error.to_refusal())),
         signal = stop => {
             cancel.cancel();
-            Err(signal_exit(signal))
+            Err(CommandFailure::signalled(signal.exit_code()))
         }
     }
 }
@@ -331,7 +323,7 @@ async fn serve_http(server: &SelfMcpServer, listen: &ListenConfig) -> Result<(),
         "tool_count": contracts.tools.len(),
         "identity_digest": contracts.digest,
     }))?;
-    Err(signal_exit(signal))
+    Err(CommandFailure::signalled(signal.exit_code()))
 }
 
 fn evidence_document(evidence: &Evidence) -> Result<EvidenceDocument, Refusal> {

@@ -4,9 +4,7 @@
 #![allow(dead_code)]
 
 use std::collections::BTreeMap;
-use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 
 use rea_tests::{Run, run_rea, shared_dir};
 use serde_json::{Value, json};
@@ -157,90 +155,3 @@ pub const DEFAULT_RULES: [&str; 4] = [
     "sibling-variance",
     "prefix-variance",
 ];
-
-/// One `rea mcp` process over stdio, spoken to in raw JSON-RPC lines.
-pub struct McpSession {
-    child: Child,
-    stdin: Option<ChildStdin>,
-    stdout: BufReader<ChildStdout>,
-    next_id: u64,
-}
-
-impl McpSession {
-    /// Starts `rea mcp` and initializes a session.
-    pub fn start(dir: &Path) -> Self {
-        let mut child = Command::new(rea())
-            .arg("mcp")
-            .current_dir(dir)
-            .env_remove("REA_MCP_TOOL_FAMILIES")
-            .env("REA_LOG_LEVEL", "off")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("rea mcp starts");
-        let stdin = child.stdin.take();
-        let stdout = BufReader::new(child.stdout.take().expect("stdout"));
-        let mut session = Self {
-            child,
-            stdin,
-            stdout,
-            next_id: 1,
-        };
-        let init = session.request(
-            "initialize",
-            json!({"protocolVersion": "2025-06-18", "capabilities": {},
-                   "clientInfo": {"name": "rea-tests", "version": "1"}}),
-        );
-        assert!(init.get("result").is_some(), "{init}");
-        session.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
-        session
-    }
-
-    fn send(&mut self, message: &Value) {
-        let stdin = self.stdin.as_mut().expect("open stdin");
-        writeln!(stdin, "{message}").expect("write");
-        stdin.flush().expect("flush");
-    }
-
-    /// Sends a request and returns its response (skipping notifications).
-    pub fn request(&mut self, method: &str, params: Value) -> Value {
-        let id = self.next_id;
-        self.next_id += 1;
-        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
-        loop {
-            let mut line = String::new();
-            let read = self.stdout.read_line(&mut line).expect("read");
-            assert!(
-                read > 0,
-                "the server closed stdout before answering {method}"
-            );
-            let message: Value = serde_json::from_str(&line).expect("a JSON line");
-            if message.get("id") == Some(&json!(id)) {
-                return message;
-            }
-        }
-    }
-
-    /// Calls a tool; returns `(structuredContent, or the text content parsed, isError)`.
-    pub fn call(&mut self, tool: &str, arguments: Value) -> (Value, bool) {
-        let response = self.request("tools/call", json!({"name": tool, "arguments": arguments}));
-        let result = response
-            .get("result")
-            .unwrap_or_else(|| panic!("{tool} failed: {response}"));
-        let content = match &result["structuredContent"] {
-            Value::Null => result["content"][0]["text"]
-                .as_str()
-                .and_then(|text| serde_json::from_str(text).ok())
-                .unwrap_or(Value::Null),
-            structured => structured.clone(),
-        };
-        (content, result["isError"].as_bool().unwrap_or(false))
-    }
-
-    /// Closes stdin and waits.
-    pub fn close(mut self) -> Option<i32> {
-        drop(self.stdin.take());
-        self.child.wait().expect("exit").code()
-    }
-}

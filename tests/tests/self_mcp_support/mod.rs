@@ -3,7 +3,7 @@
 #![allow(dead_code)]
 
 use std::io::{BufRead, BufReader, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 
 use serde_json::{Value, json};
@@ -35,7 +35,17 @@ impl StdioSession {
 
     /// Starts `rea mcp` with extra arguments (such as `--plugin PATH`).
     pub fn start_with(args: &[&str], env: &[(&str, &str)]) -> Self {
+        Self::start_command(Command::new(rea()), args, env)
+    }
+
+    /// Starts `rea mcp` in `dir` (relative paths in tool arguments resolve there).
+    pub fn start_in(dir: &Path) -> Self {
         let mut command = Command::new(rea());
+        command.current_dir(dir);
+        Self::start_command(command, &[], &[])
+    }
+
+    fn start_command(mut command: Command, args: &[&str], env: &[(&str, &str)]) -> Self {
         command
             .arg("mcp")
             .args(args)
@@ -91,6 +101,22 @@ impl StdioSession {
                 return message;
             }
         }
+    }
+
+    /// Calls a tool; returns `(structuredContent, or the text content parsed, isError)`.
+    pub fn call(&mut self, tool: &str, arguments: Value) -> (Value, bool) {
+        let response = self.request("tools/call", json!({"name": tool, "arguments": arguments}));
+        let result = response
+            .get("result")
+            .unwrap_or_else(|| panic!("{tool} failed: {response}"));
+        let content = match &result["structuredContent"] {
+            Value::Null => result["content"][0]["text"]
+                .as_str()
+                .and_then(|text| serde_json::from_str(text).ok())
+                .unwrap_or(Value::Null),
+            structured => structured.clone(),
+        };
+        (content, result["isError"].as_bool().unwrap_or(false))
     }
 
     pub fn close(mut self) -> Option<i32> {

@@ -112,9 +112,24 @@ impl Server {
     }
 
     /// Starts a prepared command (its arguments set) in the inputs folder.
-    pub fn spawn(mut command: Command, env: &[(&str, &str)]) -> Self {
+    pub fn spawn(command: Command, env: &[(&str, &str)]) -> Self {
+        Self::spawn_in(command, &inputs().dir, env)
+    }
+
+    /// Starts `rea environment-serve` with these arguments, on an ephemeral port, in `dir`.
+    pub fn start_in(dir: &Path, args: &[&str]) -> Self {
+        let mut command = Command::new(binary());
         command
-            .current_dir(&inputs().dir)
+            .arg("environment-serve")
+            .args(args)
+            .args(["--port", "0"]);
+        Self::spawn_in(command, dir, &[])
+    }
+
+    /// Starts a prepared command (its arguments set) in `dir`.
+    pub fn spawn_in(mut command: Command, dir: &Path, env: &[(&str, &str)]) -> Self {
+        command
+            .current_dir(dir)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
