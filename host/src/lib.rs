@@ -6,9 +6,13 @@
 use rea_plugin_har as _;
 // The built-in state rules.
 use rea_plugin_clock as _;
+use rea_plugin_composed as _;
+use rea_plugin_held_clock as _;
+use rea_plugin_reference as _;
 use rea_plugin_sequence as _;
 use rea_plugin_soft_delete as _;
 use rea_plugin_sort_inference as _;
+use rea_plugin_stamp as _;
 use rea_plugin_toggle as _;
 use rea_plugin_unique as _;
 use rea_plugin_uuid as _;

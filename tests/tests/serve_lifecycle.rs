@@ -330,8 +330,9 @@ fn the_server_reads_each_input_once_launches_nothing_writes_nothing_and_connects
         lines
             .iter()
             .filter(|line| {
+                // `PID call(…)`: strace pads short pids with extra spaces.
                 line.split_once(' ')
-                    .is_some_and(|(_, call)| call.starts_with(&format!("{name}(")))
+                    .is_some_and(|(_, call)| call.trim_start().starts_with(&format!("{name}(")))
             })
             .collect()
     };

@@ -1039,3 +1039,243 @@ fn over_the_wire_an_inexact_number_in_a_data_part_is_refused() {
     );
     assert_eq!(get(&served), before, "a refused document changes nothing");
 }
+
+#[test]
+fn a_reset_sent_while_a_download_loads_applies_after_the_load() {
+    // contract: DATA-008
+    let served = serve_with(
+        "json-server/build.har",
+        loopback_options(Duration::from_secs(30)),
+    );
+    let initial = get(&served);
+    let mut small = initial.clone();
+    small["rea_state"]["entities"] = json!([initial["rea_state"]["entities"][0].clone()]);
+    let order = Arc::new(std::sync::Mutex::new(Vec::new()));
+    runtime().block_on(async {
+        let body = serde_json::to_vec(&small).expect("json");
+        let router = axum::Router::new().route(
+            "/slow.json",
+            axum::routing::get(move || {
+                let body = body.clone();
+                async move {
+                    tokio::time::sleep(Duration::from_millis(800)).await;
+                    ([("content-type", "application/json")], body)
+                }
+            }),
+        );
+        let base = document_server(router).await;
+        let backend: Arc<dyn rea_serve::ToolBackend> = served.backend.clone();
+        let plane: Arc<dyn rea_serve::DataPlane> = served.plane.clone();
+        let app = rea_serve::app(backend, plane, AppOptions::default());
+        let load = {
+            let app = app.clone();
+            let order = Arc::clone(&order);
+            tokio::spawn(async move {
+                let reply = post(&app, json!({"jsonrpc": "2.0", "id": 1, "method": "data/add", "params": {"parts": [{"kind": "file", "file": {"uri": format!("{base}/slow.json")}}]}})).await;
+                order.lock().expect("order").push("add");
+                reply
+            })
+        };
+        // The reset arrives while the download is loading.
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        let reset = {
+            let app = app.clone();
+            let order = Arc::clone(&order);
+            tokio::spawn(async move {
+                let reply = post(&app, json!({"jsonrpc": "2.0", "id": 2, "method": "data/reset"})).await;
+                order.lock().expect("order").push("reset");
+                reply
+            })
+        };
+        assert_eq!(load.await.expect("load")["result"], json!({}));
+        assert_eq!(reset.await.expect("reset")["result"], json!({}));
+    });
+    assert_eq!(*order.lock().expect("order"), vec!["add", "reset"]);
+    // Had the reset run before the load finished, the loaded state would remain.
+    assert_eq!(get(&served), initial);
+}
+
+#[test]
+fn a_data_get_of_a_loaded_state_near_32_mib_fits_one_response() {
+    // contract: DATA-046
+    let served = json_server();
+    let mut document = get(&served);
+    let state = document["rea_state"].as_object_mut().expect("state");
+    state.remove("types");
+    state.remove("state_evidence_id");
+    state["documents"] = json!([]);
+    let mut entity = state["entities"][0].clone();
+    entity
+        .as_object_mut()
+        .expect("entity")
+        .remove("record_ordinals");
+    state["entities"] = json!([]);
+    let shell = serde_json::to_vec(&document).expect("json").len()
+        + serde_json::to_vec(&entity).expect("json").len();
+    // As large as data/add loads: data/get writes it back (with the types, the state Evidence
+    // id and the citations) within 32 MiB.
+    let pad = 32 * 1024 * 1024 - shell - 4096;
+    entity["fields"]["pad"] = json!("x".repeat(pad));
+    document["rea_state"]["entities"] = json!([entity]);
+    let folder = tempfile::tempdir().expect("temp");
+    let path = folder.path().join("large.json");
+    std::fs::write(&path, serde_json::to_vec(&document).expect("json")).expect("write");
+    let uri = file_uri(&path);
+    let (reply, bytes) = runtime().block_on(async {
+        let backend: Arc<dyn rea_serve::ToolBackend> = served.backend.clone();
+        let plane: Arc<dyn rea_serve::DataPlane> = served.plane.clone();
+        let app = rea_serve::app(backend, plane, AppOptions::default());
+        let loaded = post(&app, json!({"jsonrpc": "2.0", "id": 1, "method": "data/add", "params": {"parts": [{"kind": "file", "file": {"uri": uri}}]}})).await;
+        assert_eq!(loaded["result"], json!({}), "{loaded}");
+        let request = Request::post("/agentenv")
+            .header("content-type", "application/json")
+            .header("host", "127.0.0.1")
+            .body(Body::from(
+                json!({"jsonrpc": "2.0", "id": 2, "method": "data/get"}).to_string(),
+            ))
+            .expect("request");
+        let response = app.oneshot(request).await.expect("response");
+        let bytes = axum::body::to_bytes(response.into_body(), usize::MAX)
+            .await
+            .expect("body");
+        (
+            serde_json::from_slice::<Value>(&bytes).expect("json"),
+            bytes.len(),
+        )
+    });
+    assert!(reply.get("error").is_none(), "data/get was refused");
+    assert!(bytes > 31 * 1024 * 1024, "{bytes}");
+    let pad = reply["result"]["parts"][0]["data"]["rea_state"]["entities"][0]["fields"]["pad"]
+        .as_str()
+        .map_or(0, str::len);
+    assert_eq!(pad, 32 * 1024 * 1024 - shell - 4096);
+}
+
+#[test]
+fn collections_are_spelled_as_requests_spell_them() {
+    // contract: DATA-060
+    let served = serve("kinto/build.har");
+    let tool = "get_buckets_workspace_collections_records_by_collection_id";
+    let listed = |served: &Served| -> Vec<String> {
+        let mut arguments = Map::new();
+        arguments.insert("collection_id".to_owned(), json!("tasks"));
+        let (answer, _) = served.call(tool, arguments);
+        assert_eq!(answer["state"]["source"], "state", "{answer}");
+        answer["body"]["data"]
+            .as_array()
+            .expect("data")
+            .iter()
+            .filter_map(|member| member["id"].as_str().map(str::to_owned))
+            .collect()
+    };
+    let before = listed(&served);
+    let mut document = get(&served);
+    let entities = document["rea_state"]["entities"]
+        .as_array()
+        .expect("entities")
+        .clone();
+    let task = entities
+        .iter()
+        .find(|entity| entity["collection"] == "/v1/buckets/workspace/collections/tasks/records")
+        .expect("a task")
+        .clone();
+    // data/get reports the collection as the recorded requests spelled it.
+    assert!(
+        entities
+            .iter()
+            .all(|entity| !entity["collection"].as_str().unwrap_or("").contains('{')),
+        "collections are paths, not templates"
+    );
+    let with = |collection: &str, id: &str| {
+        let mut added = task.clone();
+        added["collection"] = json!(collection);
+        added["id"] = json!(id);
+        added["fields"]["id"] = json!(id);
+        added["record_ordinals"] = json!([]);
+        added
+    };
+    let mut all = entities.clone();
+    all.push(with(
+        "/v1/buckets/workspace/collections/tasks/records",
+        "added-a",
+    ));
+    // Another spelling of the same path is another collection.
+    all.push(with(
+        "/v1/buckets/workspace/collections/task%73/records",
+        "added-b",
+    ));
+    document["rea_state"]["entities"] = json!(all);
+    add(&served, document).expect("loaded");
+    let after = listed(&served);
+    assert_eq!(after.len(), before.len() + 1, "{after:?}");
+    assert!(after.contains(&"added-a".to_owned()));
+    assert!(!after.contains(&"added-b".to_owned()));
+    let reported = get(&served);
+    let spellings: Vec<&str> = reported["rea_state"]["entities"]
+        .as_array()
+        .expect("entities")
+        .iter()
+        .filter(|entity| entity["id"] == "added-b")
+        .filter_map(|entity| entity["collection"].as_str())
+        .collect();
+    assert_eq!(
+        spellings,
+        vec!["/v1/buckets/workspace/collections/task%73/records"]
+    );
+}
+
+#[test]
+fn the_derived_state_is_what_the_environment_holds_loads_and_reports() {
+    // contract: STATE-008
+    for app in state_support::APPS {
+        let served = serve(&format!("{app}/build.har"));
+        let derived = served.state();
+        let reported = get(&served);
+        let state = &reported["rea_state"];
+        // data/get reports the derived entities (in state order) and documents, with their
+        // citations, and the derived types.
+        let entities = state["entities"].as_array().expect("entities");
+        assert_eq!(entities.len(), derived.entities.len(), "{app}");
+        for (reported, entity) in entities.iter().zip(&derived.entities) {
+            assert_eq!(reported["type"], entity.entity_type.as_str(), "{app}");
+            assert_eq!(reported["collection"], entity.collection.as_str(), "{app}");
+            assert_eq!(reported["id"], entity.id.as_str(), "{app}");
+            assert_eq!(
+                reported["fields"],
+                serde_json::to_value(&entity.fields).expect("json"),
+                "{app}"
+            );
+            assert_eq!(
+                reported["record_ordinals"],
+                json!(entity.record_ordinals),
+                "{app}"
+            );
+        }
+        let documents = state["documents"].as_array().expect("documents");
+        assert_eq!(documents.len(), derived.documents.len(), "{app}");
+        for document in &derived.documents {
+            let reported = documents
+                .iter()
+                .find(|reported| reported["path"] == document.path.as_str())
+                .unwrap_or_else(|| panic!("{app}: no document {}", document.path));
+            assert_eq!(reported["view"], document.view.as_str(), "{app}");
+            assert_eq!(
+                reported["value"],
+                serde_json::to_value(&document.value).expect("json"),
+                "{app}"
+            );
+        }
+        assert_eq!(
+            state["types"],
+            serde_json::to_value(&derived.types).expect("json"),
+            "{app}"
+        );
+        // It loads, and a reset after another load restores it.
+        assert_eq!(add(&served, reported.clone()).expect("loads"), json!({}));
+        let mut emptied = reported.clone();
+        emptied["rea_state"]["entities"] = json!([]);
+        add(&served, emptied).expect("loads");
+        run(&served, "data/reset", None).expect("reset");
+        assert_eq!(get(&served), reported, "{app}");
+    }
+}

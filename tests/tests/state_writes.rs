@@ -679,6 +679,9 @@ fn kinto_writes_generate_deterministic_ids_and_clocks() {
 
 #[test]
 fn a_third_party_rule_plugin_explains_a_write_no_built_in_rule_does() {
+    // contract: WRITE-010
+    // (The increment rule kind is this example plugin's: the issue asks for a write no built-in
+    // rule explains, so no built-in `increment` stage exists.)
     // TiddlyWiki adds one to a tiddler's `revision` on every PUT (a real recording, see
     // examples/plugins/revision-counter/captures/README.md). The built-in rules leave it
     // unexplained; the example plugin, loaded by path through a pipeline, explains it, and the

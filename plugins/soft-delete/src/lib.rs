@@ -6,8 +6,16 @@
 //! answers a deleted record. A delete whose entity read back absent (`404`) is a hard delete: the
 //! rule then explains nothing.
 //!
-//! **Apply.** The flag is set `true` and the entity is kept (`keep`), so a read of it by id
-//! answers its last fields marked deleted until a reset or load; lists no longer show it.
+//! Without such a flag, a **lifecycle state** marks the delete: a string member (at any depth,
+//! MLflow's `/info/lifecycle_stage`) that every recorded delete changed from another string to
+//! `deleted` (or one of the values the `states` option names), which the host could not
+//! explain. The spec names only boolean flags (WRITE-050); a lifecycle string is how MLflow keeps
+//! a deleted run readable by id (`runs/get` answers it with `lifecycle_stage: "deleted"`), so it
+//! is served the same way.
+//!
+//! **Apply.** The flag is set `true` (or the lifecycle member to its deleted value) and the
+//! entity is kept (`keep`), so a read of it by id answers its last fields marked deleted until a
+//! reset or load; lists no longer show it.
 
 use std::collections::BTreeSet;
 
@@ -20,6 +28,9 @@ pub const STAGE: &str = "soft-delete";
 
 /// The members that mark a record deleted when `true`.
 pub const DEFAULT_FLAGS: [&str; 3] = ["deleted", "isDeleted", "is_deleted"];
+
+/// The lifecycle values that mark a record deleted.
+pub const DEFAULT_STATES: [&str; 2] = ["deleted", "trashed"];
 
 /// The soft-delete rule.
 #[derive(Debug, Default, Clone, Copy)]
@@ -44,6 +55,59 @@ fn flags(request: &LearnRequest) -> Result<Vec<String>, PluginError> {
             "option `flags` must be an array of member names",
         )),
     }
+}
+
+fn states(request: &LearnRequest) -> Result<Vec<String>, PluginError> {
+    match request.options.get("states") {
+        None => Ok(DEFAULT_STATES
+            .iter()
+            .map(|state| (*state).to_owned())
+            .collect()),
+        Some(Value::Array(items)) => items
+            .iter()
+            .map(|item| {
+                item.as_str().map(str::to_owned).ok_or_else(|| {
+                    PluginError::new("invalid_option", "option `states` must list strings")
+                })
+            })
+            .collect(),
+        Some(_) => Err(PluginError::new(
+            "invalid_option",
+            "option `states` must be an array of strings",
+        )),
+    }
+}
+
+/// The lifecycle member every call changed from another string to one deleted value:
+/// `(pointer, value)`.
+fn lifecycle(request: &LearnRequest) -> Result<Option<(String, String)>, PluginError> {
+    let states = states(request)?;
+    let mut common: Option<BTreeSet<(String, String)>> = None;
+    for call in &request.calls {
+        let Some(after) = &call.entity_after else {
+            return Ok(None);
+        };
+        let marked: BTreeSet<(String, String)> = call
+            .unexplained
+            .iter()
+            .filter_map(|(pointer, value)| {
+                let value = value.as_str()?;
+                if !states.iter().any(|state| state == value)
+                    || after.pointer(pointer).and_then(Value::as_str) != Some(value)
+                {
+                    return None;
+                }
+                // It held another string before: a state changed, not a member made.
+                let before = call.entity_before.as_ref()?.pointer(pointer)?.as_str()?;
+                (before != value).then(|| (pointer.clone(), value.to_owned()))
+            })
+            .collect();
+        common = Some(match common {
+            None => marked,
+            Some(previous) => previous.intersection(&marked).cloned().collect(),
+        });
+    }
+    Ok(common.and_then(|marked| marked.into_iter().next()))
 }
 
 impl StateRule for SoftDeleteRule {
@@ -74,6 +138,12 @@ impl StateRule for SoftDeleteRule {
             });
         }
         let Some(flag) = common.and_then(|flags| flags.into_iter().next()) else {
+            if let Some((pointer, value)) = lifecycle(request)? {
+                return Ok(LearnOutcome::learned(
+                    vec![pointer.clone()],
+                    json!({ "pointer": pointer, "value": value }),
+                ));
+            }
             return Ok(LearnOutcome::no_explanation(
                 "no recorded delete's entity read back marked deleted",
             ));
@@ -85,6 +155,17 @@ impl StateRule for SoftDeleteRule {
     }
 
     fn apply(&self, request: &ApplyRequest) -> Result<ApplyOutcome, PluginError> {
+        if let (Some(pointer), Some(value)) = (
+            request.rule.get("pointer").and_then(Value::as_str),
+            request.rule.get("value"),
+        ) {
+            let mut outcome = ApplyOutcome {
+                keep: true,
+                ..ApplyOutcome::default()
+            };
+            outcome.set.insert(pointer.to_owned(), value.clone());
+            return Ok(outcome);
+        }
         let flag = request
             .rule
             .get("flag")
@@ -103,7 +184,7 @@ rea_plugin_api::plugin_root_module! {
     /// The root module of the soft-delete rule.
     pub fn root_module() = Plugin::new("rea-soft-delete", env!("CARGO_PKG_VERSION")).rule(
         StageInfo::new(STAGE, "Explains deletes whose entity reads back marked deleted; serves them by keeping the entity, marked")
-            .options(["flags"]),
+            .options(["flags", "states"]),
         SoftDeleteRule,
     );
 }
@@ -183,5 +264,53 @@ mod tests {
             matches!(outcome, LearnOutcome::NoExplanation { .. }),
             "{outcome:?}"
         );
+    }
+
+    #[test]
+    fn learns_a_nested_lifecycle_state_a_read_set_deleted() {
+        // contract: WRITE-050, WRITE-052
+        let run = |stage: &str| json!({"info": {"run_id": "r1", "lifecycle_stage": stage}, "data": {"tags": []}});
+        let outcome = learn(vec![ObservedCall {
+            entity_before: Some(run("active")),
+            entity_after: Some(run("deleted")),
+            unexplained: [("/info/lifecycle_stage".to_owned(), json!("deleted"))].into(),
+            ..ObservedCall::default()
+        }]);
+        let LearnOutcome::Learned { explains, rule, .. } = outcome else {
+            panic!("{outcome:?}")
+        };
+        assert_eq!(explains, ["/info/lifecycle_stage"]);
+        let applied = SoftDeleteRule
+            .apply(&ApplyRequest {
+                call: ServedCall::default(),
+                rule,
+                schema_version: 1,
+                tool: tool(),
+            })
+            .expect("applies");
+        assert!(applied.keep);
+        assert_eq!(applied.set["/info/lifecycle_stage"], json!("deleted"));
+        // A lifecycle member that was already deleted, or made by the delete, is not a state
+        // change; nor is another value than a deleted one.
+        for (before, after) in [
+            (run("deleted"), run("deleted")),
+            (json!({"info": {"run_id": "r1"}}), run("deleted")),
+            (run("active"), run("archived")),
+        ] {
+            let value = after
+                .pointer("/info/lifecycle_stage")
+                .cloned()
+                .expect("a stage");
+            let outcome = learn(vec![ObservedCall {
+                entity_before: Some(before),
+                entity_after: Some(after),
+                unexplained: [("/info/lifecycle_stage".to_owned(), value)].into(),
+                ..ObservedCall::default()
+            }]);
+            assert!(
+                matches!(outcome, LearnOutcome::NoExplanation { .. }),
+                "{outcome:?}"
+            );
+        }
     }
 }

@@ -61,12 +61,25 @@ pub fn state_tools(
     manifest: &rea_manifest::Manifest,
     plans: &[WritePlan],
 ) -> Vec<ToolDefinition> {
+    state_tools_with_views(environment, manifest, plans, &[])
+}
+
+/// [`state_tools`] of a derived state: a tool with a read view is a read tool too (a `POST` the
+/// capture shows only reading).
+pub fn state_tools_with_views(
+    environment: &Environment,
+    manifest: &rea_manifest::Manifest,
+    plans: &[WritePlan],
+    views: &[crate::model::ReadView],
+) -> Vec<ToolDefinition> {
     environment
         .tools()
         .iter()
         .filter_map(|tool| {
             let declared = manifest.tool(&tool.name)?;
-            if crate::derive::is_read_tool(declared) {
+            if crate::derive::is_read_tool(declared)
+                || views.iter().any(|view| view.tool == tool.name)
+            {
                 let mut tool = tool.clone();
                 tool.description = with_phrase(&tool.description, STATE_PHRASE);
                 return Some(tool);

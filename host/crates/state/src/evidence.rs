@@ -10,7 +10,9 @@
 
 use rea_evidence::capture::capture_records;
 use rea_evidence::{Evidence, Refusal};
-use rea_manifest::evidence::{VIEW_OPERATION, check_capture_evidence, seal_manifest};
+use rea_manifest::evidence::{
+    VIEW_FILE_MAX_BYTES, VIEW_OPERATION, check_capture_evidence, seal_manifest,
+};
 use rea_manifest::{Manifest, STAGE, TemplateRules, project_manifest};
 use serde::Serialize;
 
@@ -65,20 +67,71 @@ pub struct ProjectedState {
     pub evidence: Evidence,
 }
 
+/// The view's budget, which bounds the derivation: the state Evidence it produces is at most
+/// this many bytes of JSON (the view's 96 MiB input budget, [`VIEW_FILE_MAX_BYTES`]). The
+/// capture it reads is already bounded (an Evidence file is at most 64 MiB), but a state can
+/// outgrow its capture (list lines citing every member they show), so the output is measured,
+/// as it is written and before it is sealed.
+pub const DERIVATION_BUDGET_BYTES: u64 = VIEW_FILE_MAX_BYTES;
+
+/// Counts the bytes written through it, failing once they pass the budget.
+struct BudgetWriter {
+    written: u64,
+    budget: u64,
+}
+
+impl std::io::Write for BudgetWriter {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.written += bytes.len() as u64;
+        if self.written > self.budget {
+            return Err(std::io::Error::other("over the derivation budget"));
+        }
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Refuses a state whose Evidence would take more than `budget` bytes of JSON.
+fn check_budget(state: &StateView, budget: u64) -> Result<(), Refusal> {
+    let mut writer = BudgetWriter { written: 0, budget };
+    if serde_json::to_writer(&mut writer, state).is_err() {
+        return Err(Refusal::resource_constraint(format!(
+            "deriving the environment state went over the view's {budget}-byte budget"
+        ))
+        .in_stage(STAGE));
+    }
+    Ok(())
+}
+
 /// Projects the `environment-state` view of capture Evidence with template rules: the manifest
 /// first (the same projection `environment-manifest` makes), then the state, with the write plans
 /// the state rules explain. The capture is checked as for the manifest view (a capture
-/// operation, no declared sensitive values).
+/// operation, no declared sensitive values), and the derivation is bounded by the view's budget
+/// ([`DERIVATION_BUDGET_BYTES`]).
 pub fn project_state_evidence(
     capture: &Evidence,
     rules: &TemplateRules,
     state_rules: &RuleSet,
+) -> Result<ProjectedState, Refusal> {
+    project_state_evidence_within(capture, rules, state_rules, DERIVATION_BUDGET_BYTES)
+}
+
+/// [`project_state_evidence`] within another budget (bytes of state Evidence JSON).
+pub fn project_state_evidence_within(
+    capture: &Evidence,
+    rules: &TemplateRules,
+    state_rules: &RuleSet,
+    budget: u64,
 ) -> Result<ProjectedState, Refusal> {
     check_capture_evidence(capture)?;
     let records = capture_records(capture).map_err(|refusal| refusal.in_stage(STAGE))?;
     let manifest = project_manifest(capture.id(), &records, rules)?;
     let manifest_evidence = seal_manifest(&manifest)?;
     let state = derive_state(&manifest, manifest_evidence.id(), &records, state_rules)?;
+    check_budget(&state, budget)?;
     let evidence = seal_state(&state)?;
     Ok(ProjectedState {
         manifest,

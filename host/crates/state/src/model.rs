@@ -299,8 +299,10 @@ pub struct ItemView {
     /// Envelope members (pointers) whose value each response minted: they keep the recorded
     /// value.
     pub per_response_members: Vec<String>,
-    /// Query parameters whose recorded reads show the entity in another representation: a call
-    /// naming one replays its recording (`projection` or `variant`).
+    /// Query keys whose recorded reads show the entity in another representation, each with its
+    /// reason (`projection` or `variant`): a parameter (`name`), a value of one (`name=value`),
+    /// or a parameter every other line named (`!name`). A call naming the parameter, giving the
+    /// value, or leaving the parameter out replays its recording.
     pub projected_query_keys: BTreeMap<String, String>,
     /// The checked reads that asked for some fields only (a field-selection parameter such as
     /// `_fields`) and showed the entity with those fields.
@@ -340,7 +342,8 @@ pub struct ListView {
     pub query: Option<QueryModel>,
     /// Envelope members (pointers) whose value each response minted.
     pub per_response_members: Vec<String>,
-    /// Query parameters whose recorded reads show the members in another representation.
+    /// Query keys whose recorded reads show the members in another representation (as for
+    /// [`ItemView::projected_query_keys`]).
     pub projected_query_keys: BTreeMap<String, String>,
     /// The checked lines that asked for some fields only (see [`ListLine::projection`]).
     #[serde(skip_serializing_if = "Vec::is_empty")]

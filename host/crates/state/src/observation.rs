@@ -20,7 +20,7 @@
 //! the position its window ends at, so a read of one type after a write of another still seeds
 //! and checks the state.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use rea_manifest::catalog::{is_query_post, is_safe_method};
 use rea_manifest::media::is_json_like;
@@ -129,6 +129,9 @@ pub struct Timeline {
     pub cutoff: usize,
     /// The observations' ordinals in record order (index: position).
     pub ordered: Vec<u64>,
+    /// The `POST` tools the capture shows only reading (see [`reading_posts`]): read tools that
+    /// answer from their recordings (`query-body`), not writes.
+    pub reading_posts: BTreeSet<usize>,
 }
 
 impl Timeline {
@@ -186,10 +189,12 @@ impl Timeline {
                 list.into_iter().map(|(_, ordinal)| ordinal).collect()
             })
             .collect();
+        let reading = reading_posts(manifest, &by_ordinal, &by_tool);
         let first_write = by_ordinal
             .values()
             .filter(|observation| {
-                is_write_tool(&manifest.tools[observation.tool])
+                !reading.contains(&observation.tool)
+                    && is_write_tool(&manifest.tools[observation.tool])
                     && !(400..600).contains(&observation.status)
             })
             .min_by_key(|observation| observation.position)
@@ -210,7 +215,14 @@ impl Timeline {
             first_write: first_write.map(|(ordinal, _)| ordinal),
             cutoff,
             ordered: ordered.into_iter().map(|(_, ordinal)| ordinal).collect(),
+            reading_posts: reading,
         }
+    }
+
+    /// Whether a manifest tool (by index) writes: a write tool by its method and name
+    /// ([`is_write_tool`]) that the capture does not show only reading.
+    pub fn is_write(&self, manifest: &Manifest, tool: usize) -> bool {
+        !self.reading_posts.contains(&tool) && is_write_tool(&manifest.tools[tool])
     }
 
     /// The observation of an ordinal.
@@ -277,9 +289,159 @@ impl Timeline {
     }
 }
 
-/// Whether a manifest tool writes: an unsafe method that is not a query `POST`.
+/// Whether a manifest tool writes by its method and name: an unsafe method that is not a query
+/// `POST`. ([`Timeline::is_write`] also leaves out the `POST` tools the capture shows only
+/// reading.)
 pub fn is_write_tool(tool: &ManifestTool) -> bool {
     !is_safe_method(&tool.method) && !is_query_post(&tool.method, &tool.path_template)
+}
+
+/// Words of operation names that read.
+const READ_VERBS: [&str; 14] = [
+    "get", "list", "search", "find", "query", "read", "fetch", "describe", "count", "lookup",
+    "show", "view", "info", "check",
+];
+
+/// Words of operation names that change something.
+const WRITE_VERBS: [&str; 44] = [
+    "create", "add", "insert", "new", "update", "set", "put", "patch", "edit", "modify", "change",
+    "delete", "remove", "destroy", "drop", "clear", "reset", "write", "save", "upsert", "send",
+    "post", "move", "rename", "archive", "restore", "import", "upload", "start", "stop", "run",
+    "execute", "exec", "apply", "enable", "disable", "toggle", "mark", "assign", "approve",
+    "reject", "submit", "cancel", "sync",
+];
+
+/// Literal path words that name a session renewal by themselves.
+const KEEPALIVE_WORDS: [&str; 2] = ["keepalive", "heartbeat"];
+
+/// Literal path words that name a renewal ...
+const RENEWAL_WORDS: [&str; 2] = ["refresh", "renew"];
+
+/// ... of a session (`/auth/token/refresh`; a feed's `refresh` fetches, so it writes).
+const SESSION_WORDS: [&str; 6] = ["session", "token", "auth", "jwt", "oauth", "access"];
+
+/// Request body members that name an RPC tunnel's operation.
+const OPERATION_MEMBERS: [&str; 6] = [
+    "method",
+    "operation",
+    "operationName",
+    "action",
+    "op",
+    "procedure",
+];
+
+/// The lower-case words of a name (`getUser`, `eth_getBalance`, `users.list`).
+fn words(name: &str) -> Vec<String> {
+    rea_manifest::naming::snake_case(name)
+        .split('_')
+        .filter(|word| !word.is_empty())
+        .map(str::to_owned)
+        .collect()
+}
+
+/// Whether an operation name reads: it names a read verb and no write verb.
+fn names_a_read(name: &str) -> bool {
+    let words = words(name);
+    words.iter().any(|word| READ_VERBS.contains(&word.as_str()))
+        && !words
+            .iter()
+            .any(|word| WRITE_VERBS.contains(&word.as_str()))
+}
+
+/// Whether a member name names an identity (`id`, `uuid`, `…_id`, `…Id`).
+fn identity_named(name: &str) -> bool {
+    matches!(name, "id" | "uuid" | "guid" | "_id")
+        || name.ends_with("_id")
+        || name.ends_with("Id")
+        || name.ends_with("_uuid")
+}
+
+/// Whether a JSON body shows something a lookup finds: objects carrying an identity (at the top
+/// or one level down, as in `{"data": {…}}` or `{"items": [{…}]}`), not an acknowledgment such as
+/// `{}` or `{"ok": true}` that many writes answer too.
+fn shows_entities(body: &Json) -> bool {
+    let identified = |value: &Json| {
+        value
+            .as_object()
+            .is_some_and(|object| object.keys().any(identity_named))
+    };
+    match body {
+        Json::Object(object) => {
+            object.keys().any(identity_named)
+                || object.iter().any(|(_, value)| match value {
+                    Json::Array(items) => !items.is_empty() && items.iter().all(identified),
+                    other => identified(other),
+                })
+        }
+        Json::Array(items) => !items.is_empty() && items.iter().all(identified),
+        _ => false,
+    }
+}
+
+/// The `POST` tools the capture shows only reading (`STATE-098`), which stay read tools answering
+/// from their recordings (`query-body`) and are not writes: a session renewal (a literal path
+/// word `keepalive` or `heartbeat`, or `refresh` or `renew` with `session`, `token`, `auth`,
+/// `jwt`, `oauth` or `access`), or a tool each of whose
+/// successful calls is a lookup answering as a `GET` did (the same JSON, showing identified
+/// objects, an earlier `GET` answered) or names a read operation in an RPC tunnel (a body member `method`,
+/// `operation`, `operationName`, `action`, `op` or `procedure` whose words hold a read verb such
+/// as `get` or `list` and no write verb). A tool without a successful call shows nothing.
+pub fn reading_posts(
+    manifest: &Manifest,
+    by_ordinal: &BTreeMap<u64, Observation>,
+    by_tool: &[Vec<u64>],
+) -> BTreeSet<usize> {
+    let gets: Vec<&Observation> = by_ordinal
+        .values()
+        .filter(|observation| {
+            manifest.tools[observation.tool]
+                .method
+                .eq_ignore_ascii_case("GET")
+                && observation.is_success()
+        })
+        .collect();
+    let mut reading = BTreeSet::new();
+    for (index, tool) in manifest.tools.iter().enumerate() {
+        if !tool.method.eq_ignore_ascii_case("POST") || !is_write_tool(tool) {
+            continue;
+        }
+        let successes: Vec<&Observation> = by_tool[index]
+            .iter()
+            .filter_map(|ordinal| by_ordinal.get(ordinal))
+            .filter(|observation| observation.is_success())
+            .collect();
+        if successes.is_empty() {
+            continue;
+        }
+        let path_words: BTreeSet<String> = tool
+            .path_template
+            .split('/')
+            .filter(|segment| !segment.starts_with('{'))
+            .flat_map(words)
+            .collect();
+        let has = |list: &[&str]| list.iter().any(|word| path_words.contains(*word));
+        let renewal = has(&KEEPALIVE_WORDS) || (has(&RENEWAL_WORDS) && has(&SESSION_WORDS));
+        let reads = |call: &&Observation| {
+            let lookup = call.body.as_ref().is_some_and(|body| {
+                shows_entities(body)
+                    && gets
+                        .iter()
+                        .any(|get| get.position < call.position && get.body.as_ref() == Some(body))
+            });
+            let operation = match &call.request {
+                RequestBody::Json(Json::Object(request)) => OPERATION_MEMBERS
+                    .iter()
+                    .find_map(|member| request.get(member).and_then(Json::as_str))
+                    .is_some_and(names_a_read),
+                _ => false,
+            };
+            lookup || operation
+        };
+        if renewal || successes.iter().all(reads) {
+            reading.insert(index);
+        }
+    }
+    reading
 }
 
 fn observe(record: &CaptureRecord, tool: usize, position: usize) -> Option<Observation> {

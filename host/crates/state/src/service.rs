@@ -122,10 +122,28 @@ impl Call {
             .collect()
     }
 
+    /// The reason of the first `projected_query_keys` key the call matches: a parameter it
+    /// names (`name`), a value it gives (`name=value`), or a parameter it leaves out (`!name`).
     fn projected<'a>(&self, keys: &'a BTreeMap<String, String>) -> Option<&'a str> {
+        if keys.is_empty() {
+            return None;
+        }
         self.query
             .iter()
-            .find_map(|(name, _)| keys.get(name).map(String::as_str))
+            .find_map(|(name, values)| {
+                keys.get(name).or_else(|| {
+                    values
+                        .iter()
+                        .find_map(|value| keys.get(&format!("{name}={value}")))
+                })
+            })
+            .or_else(|| {
+                keys.iter().find_map(|(key, reason)| {
+                    let left_out = key.strip_prefix('!')?;
+                    (!self.query.iter().any(|(name, _)| name == left_out)).then_some(reason)
+                })
+            })
+            .map(String::as_str)
     }
 }
 
@@ -144,6 +162,27 @@ fn same_pairs(recorded: Option<&Vec<(String, String)>>, call: &[(String, String)
     recorded.sort();
     call.sort();
     recorded == call
+}
+
+/// Whether the checked lines all name a field-selection parameter (`_fields`, `select`, …) that
+/// the call leaves out.
+fn leaves_out_selection(lines: &[ListLine], call: &[(String, String)]) -> bool {
+    let names_of = |line: &ListLine| -> std::collections::BTreeSet<String> {
+        line.query
+            .iter()
+            .flatten()
+            .map(|(name, _)| name.clone())
+            .filter(|name| crate::query::PROJECTION_NAMES.contains(&name.as_str()))
+            .collect()
+    };
+    let common = lines
+        .iter()
+        .map(names_of)
+        .reduce(|common, names| common.intersection(&names).cloned().collect())
+        .unwrap_or_default();
+    common
+        .iter()
+        .any(|name| !call.iter().any(|(given, _)| given == name))
 }
 
 fn membership_name(membership: Membership) -> &'static str {
@@ -467,6 +506,17 @@ impl StateService {
             .into_iter()
             .filter(|(name, _)| crate::query::PROJECTION_NAMES.contains(&name.as_str()))
             .collect();
+        // A call leaving out a field selection every checked read made shows the entity in a
+        // representation no checked read showed.
+        if selection.is_empty()
+            && !item.checked_ordinals.is_empty()
+            && item
+                .checked_ordinals
+                .iter()
+                .all(|ordinal| item.projected_record_ordinals.contains(ordinal))
+        {
+            return Err("projection");
+        }
         let projection = if selection.is_empty() {
             None
         } else {
@@ -542,8 +592,9 @@ impl StateService {
             return self.render_line(tool, list, line, exact);
         }
         let same_collection = |line: &&ListLine| segments_match(&split_path(&line.path), &segments);
-        // A field selection no checked line made replays its recording.
-        if selects_fields(&pairs) {
+        // A field selection no checked line made replays its recording, and so does a call
+        // leaving out a field-selection parameter every checked line names.
+        if selects_fields(&pairs) || leaves_out_selection(&list.lines, &pairs) {
             return Err("projection");
         }
         if pairs.is_empty() {

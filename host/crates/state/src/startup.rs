@@ -10,8 +10,9 @@
 //!    catalog (the catalog with the served write tools is checked again once they are known);
 //! 2. the `environment-state` view is derived in-process from the already authenticated capture
 //!    with the manifest's `template_rules` in the same order and the pipeline's rule stages (its
-//!    own refusals apply), and must project the served manifest (same Evidence id, so it names
-//!    only manifest tools);
+//!    own refusals apply: a capture whose reads kept no response body derives no state,
+//!    `unsupported_target`; a derivation over the view's 96 MiB budget is `resource_constraint`),
+//!    and must project the served manifest (same Evidence id, so it names only manifest tools);
 //! 3. `data/get` must be able to write the derived state within the 32 MiB `data/add` limit
 //!    (`resource_constraint`).
 //!
@@ -25,8 +26,8 @@ use rea_manifest::evidence::seal_manifest;
 use rea_manifest::{Environment, Manifest, TemplateRules};
 use serde_json::{Value, json};
 
-use crate::backend::{StateBackend, check_state_catalog, state_tools};
-use crate::evidence::project_state_evidence;
+use crate::backend::{StateBackend, check_state_catalog, state_tools, state_tools_with_views};
+use crate::evidence::{DERIVATION_BUDGET_BYTES, project_state_evidence_within};
 use crate::fetch::FetchOptions;
 use crate::plane::StatePlane;
 use crate::rules::RuleSet;
@@ -96,7 +97,29 @@ pub fn prepare_with(
     rules: Arc<RuleSet>,
     options: FetchOptions,
 ) -> Serving {
-    match derive_service(&environment, manifest, capture, name, &rules) {
+    prepare_within(
+        environment,
+        manifest,
+        capture,
+        name,
+        rules,
+        options,
+        DERIVATION_BUDGET_BYTES,
+    )
+}
+
+/// [`prepare_with`] with another derivation budget (bytes of state Evidence JSON; see
+/// [`DERIVATION_BUDGET_BYTES`]).
+pub fn prepare_within(
+    environment: Environment,
+    manifest: &Manifest,
+    capture: &Evidence,
+    name: &str,
+    rules: Arc<RuleSet>,
+    options: FetchOptions,
+    budget: u64,
+) -> Serving {
+    match derive_service(&environment, manifest, capture, name, &rules, budget) {
         Ok((tools, derived)) => {
             let (state, state_id, records) = derived;
             let service = Arc::new(StateService::new(
@@ -141,6 +164,7 @@ fn derive_service(
     capture: &Evidence,
     name: &str,
     state_rules: &RuleSet,
+    budget: u64,
 ) -> Result<(Vec<rea_manifest::ToolDefinition>, Derived), Refusal> {
     // The read tools first: an oversized catalog derives nothing.
     check_state_catalog(&state_tools(environment, manifest, &[]), name)?;
@@ -149,7 +173,7 @@ fn derive_service(
             "the manifest's template rules are not valid: {error}"
         ))
     })?;
-    let projected = project_state_evidence(capture, &rules, state_rules)?;
+    let projected = project_state_evidence_within(capture, &rules, state_rules, budget)?;
     let served_id = seal_manifest(manifest)?.id().to_owned();
     if projected.state.manifest_evidence_id != served_id {
         return Err(Refusal::invalid_request(format!(
@@ -171,7 +195,12 @@ fn derive_service(
         )));
     }
     // Then the catalog with the served write tools.
-    let tools = state_tools(environment, manifest, &projected.state.write_plans);
+    let tools = state_tools_with_views(
+        environment,
+        manifest,
+        &projected.state.write_plans,
+        &projected.state.views,
+    );
     check_state_catalog(&tools, name)?;
     let records = capture_records(capture)?;
     Ok((tools, (projected.state, state_id, records)))

@@ -684,7 +684,10 @@ mod tests {
         state.charge_history("/t", "/t2", charge);
         assert_eq!(state.history_charge("/t", "/t2", &[]), 0);
         assert_eq!(state.history_score(), charge);
-        // A known collection stays known after its entities go.
+        // A known collection stays known after its entities go, so introducing it again charges
+        // nothing (DATA-038 allows a charge; rea keeps every Evidence or loaded spelling until
+        // the next reset or load).
+        // contract: DATA-034, DATA-038
         state.remove_entity("/t", "/t", "1");
         assert_eq!(state.history_charge("/t", "/t", &[]), 0);
     }

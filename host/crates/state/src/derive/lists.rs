@@ -423,8 +423,26 @@ pub fn verify(timeline: &Timeline, plan: ListPlan, entities: &mut Entities) -> V
         .copied()
         .filter(|line| line.query.is_none())
         .collect();
-    let plain_count = ordered.len().max(1);
-    ordered.extend(lines.iter().copied().filter(|line| line.query.is_some()));
+    // Without a plain line the first query line stands for one, unless it asks for some fields
+    // only (it would teach the fields it leaves out as hidden).
+    let plain_count = ordered.len();
+    ordered.extend(
+        lines
+            .iter()
+            .copied()
+            .filter(|line| line.query.is_some() && !selects_fields(line.pairs())),
+    );
+    let plain_count = if plain_count == 0 {
+        usize::from(!ordered.is_empty())
+    } else {
+        plain_count
+    };
+    ordered.extend(
+        lines
+            .iter()
+            .copied()
+            .filter(|line| line.query.is_some() && selects_fields(line.pairs())),
+    );
 
     // Hidden fields: what the plain lines leave out of the fields they show.
     let mut hidden: BTreeSet<String> = BTreeSet::new();
@@ -454,6 +472,17 @@ pub fn verify(timeline: &Timeline, plan: ListPlan, entities: &mut Entities) -> V
         entities,
         &mut shape,
     );
+    // A later read listing one of those arrays unsorted contradicts the ordering: the view stays
+    // recorded (so its reads confirm no served write).
+    if !shape.sorted_arrays.is_empty()
+        && timeline.all(plan.tool).any(|observation| {
+            !timeline.is_checked(observation)
+                && observation.is_success()
+                && lists_unsorted(members_of(observation, &plan.list_pointer), &shape)
+        })
+    {
+        return recorded("list-differs");
+    }
 
     // Counters: members counting what every line lists.
     let mut counters: Option<Vec<String>> = None;
@@ -683,6 +712,20 @@ pub fn verify(timeline: &Timeline, plan: ListPlan, entities: &mut Entities) -> V
             required_fields: required.unwrap_or_default().into_iter().collect(),
             ..shape
         },
+    })
+}
+
+/// Whether some member lists a `sorted_arrays` string array out of order.
+fn lists_unsorted(members: &[Json], shape: &ViewShape) -> bool {
+    members.iter().any(|member| {
+        shape.sorted_arrays.iter().any(|field| {
+            let Some(Json::Array(items)) = member.get(field) else {
+                return false;
+            };
+            items.windows(2).any(
+                |pair| matches!((pair[0].as_str(), pair[1].as_str()), (Some(a), Some(b)) if a > b),
+            )
+        })
     })
 }
 

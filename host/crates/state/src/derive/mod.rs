@@ -37,7 +37,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use rea_evidence::Refusal;
 use rea_manifest::catalog::{is_query_post, is_safe_method};
 use rea_manifest::{Manifest, ManifestTool};
-use rea_plugin_api::contracts::capture::CaptureRecord;
+use rea_plugin_api::contracts::capture::{Body, CaptureRecord};
 use rea_plugin_api::json::Json;
 
 use crate::model::{ReadView, StateView, ViewDetail};
@@ -58,6 +58,7 @@ pub fn derive_state(
     records: &[CaptureRecord],
     rules: &RuleSet,
 ) -> Result<StateView, Refusal> {
+    check_bodies_kept(manifest, records)?;
     let base = Timeline::new(manifest, records);
     let conservative = derive_pass(manifest, manifest_evidence_id, &base, records, rules);
     let mut used = base.window_ends();
@@ -79,6 +80,36 @@ pub fn derive_state(
     let mut state = conservative;
     state.related_writes = windows::all_related(manifest, &base);
     Ok(state)
+}
+
+/// Refuses a capture whose reads kept no response body at all (a capture that selected header
+/// values only): the state holds what reads showed, so none can be derived from it
+/// (`unsupported_target`; serving then falls back to replay). A capture without reads, or with
+/// one read that kept a body (even one withheld as sensitive), is derived.
+fn check_bodies_kept(manifest: &Manifest, records: &[CaptureRecord]) -> Result<(), Refusal> {
+    let reads: BTreeSet<u64> = manifest
+        .tools
+        .iter()
+        .filter(|tool| {
+            tool.method.eq_ignore_ascii_case("GET")
+                || is_query_post(&tool.method, &tool.path_template)
+        })
+        .flat_map(|tool| tool.record_ordinals.iter().copied())
+        .collect();
+    let mut answered = records
+        .iter()
+        .filter(|record| reads.contains(&record.ordinal) && record.response.status != 0)
+        .peekable();
+    if answered.peek().is_none() {
+        return Ok(());
+    }
+    if answered.any(|record| !matches!(record.response.body, Body::Missing | Body::ReportedNull)) {
+        return Ok(());
+    }
+    Err(Refusal::unsupported_target(
+        "the capture kept no response body of any read, so no environment state can be derived from it; record response bodies to serve from the state",
+    )
+    .in_stage(rea_manifest::STAGE))
 }
 
 /// One extraction pass over a timeline whose observation windows are given.
@@ -162,7 +193,9 @@ fn derive_pass(
     state
 }
 
-/// Whether a tool is a read tool (gets a view): safe methods and query `POST`s.
+/// Whether a tool is a read tool by its method and name: safe methods and query `POST`s. (The
+/// `POST` tools the capture shows only reading are read tools too, see
+/// [`crate::observation::reading_posts`]; every read tool of a state has a view.)
 pub fn is_read_tool(tool: &ManifestTool) -> bool {
     is_safe_method(&tool.method) || is_query_post(&tool.method, &tool.path_template)
 }
@@ -186,7 +219,7 @@ impl Builder<'_> {
     fn run(&mut self) {
         let mut gets = Vec::new();
         for (index, tool) in self.manifest.tools.iter().enumerate() {
-            if !is_read_tool(tool) {
+            if !is_read_tool(tool) && !self.timeline.reading_posts.contains(&index) {
                 continue;
             }
             if tool.method.eq_ignore_ascii_case("GET") {
@@ -266,8 +299,12 @@ pub(crate) fn marked_deleted(object: &Json) -> bool {
         .any(|flag| object.get(flag).and_then(Json::as_bool) == Some(true))
 }
 
-/// The parameters of failing lines that no passing line names: they show entities in another
-/// representation. `None` when some failing line names none of them (the view differs).
+/// The query keys of failing lines, which show entities in another representation than the
+/// passing lines do: per failing line, the parameters no passing line names (`name`); failing
+/// that, the values of parameters no passing line gave (`name=value`); failing that, the
+/// parameters every passing line names that it leaves out (`!name`, matched by a call leaving
+/// them out). `None` when some failing line differs from the passing ones in none of these ways
+/// (the view differs).
 pub(crate) fn projected_keys(
     passing: &[&Observation],
     failing: &[&Observation],
@@ -276,24 +313,69 @@ pub(crate) fn projected_keys(
         .iter()
         .flat_map(|observation| observation.pairs().iter().map(|(name, _)| name.as_str()))
         .collect();
+    let seen_values: BTreeSet<(&str, &str)> = passing
+        .iter()
+        .flat_map(|observation| {
+            observation
+                .pairs()
+                .iter()
+                .map(|(name, value)| (name.as_str(), value.as_str()))
+        })
+        .collect();
+    // The parameters every passing line names.
+    let always: BTreeSet<&str> = passing
+        .iter()
+        .map(|observation| {
+            observation
+                .pairs()
+                .iter()
+                .map(|(name, _)| name.as_str())
+                .collect::<BTreeSet<&str>>()
+        })
+        .reduce(|common, names| common.intersection(&names).copied().collect())
+        .unwrap_or_default();
+    let reason_of = |name: &str| {
+        if crate::query::PROJECTION_NAMES.contains(&name) {
+            "projection"
+        } else {
+            "variant"
+        }
+    };
     let mut keys = BTreeMap::new();
     for observation in failing {
-        let own: Vec<&str> = observation
-            .pairs()
+        let pairs = observation.pairs();
+        let own: Vec<&str> = pairs
             .iter()
             .map(|(name, _)| name.as_str())
             .filter(|name| !seen.contains(name))
             .collect();
-        if own.is_empty() {
+        if !own.is_empty() {
+            for name in own {
+                keys.insert(name.to_owned(), reason_of(name).to_owned());
+            }
+            continue;
+        }
+        let own_values: Vec<(&str, &str)> = pairs
+            .iter()
+            .map(|(name, value)| (name.as_str(), value.as_str()))
+            .filter(|pair| !seen_values.contains(pair))
+            .collect();
+        if !own_values.is_empty() {
+            for (name, value) in own_values {
+                keys.insert(format!("{name}={value}"), reason_of(name).to_owned());
+            }
+            continue;
+        }
+        let left_out: Vec<&str> = always
+            .iter()
+            .copied()
+            .filter(|name| !pairs.iter().any(|(named, _)| named == name))
+            .collect();
+        if left_out.is_empty() {
             return None;
         }
-        for name in own {
-            let reason = if crate::query::PROJECTION_NAMES.contains(&name) {
-                "projection"
-            } else {
-                "variant"
-            };
-            keys.insert(name.to_owned(), reason.to_owned());
+        for name in left_out {
+            keys.insert(format!("!{name}"), reason_of(name).to_owned());
         }
     }
     Some(keys)

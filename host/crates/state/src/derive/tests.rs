@@ -1088,3 +1088,682 @@ fn a_state_catalog_over_the_reservation_serves_replay_without_deriving() {
         crate::Serving::State { .. } => panic!("the catalog is over the reservation"),
     }
 }
+
+/// Loads the fixture's state document after an edit, as `data/add` does.
+fn load_edited(fixture: &Fixture, edit: impl FnOnce(&mut Value)) {
+    let mut document: Value =
+        serde_json::from_str(&fixture.service.document().to_canonical_string()).unwrap();
+    edit(&mut document);
+    let document = rea_plugin_api::json::parse(document.to_string().as_bytes()).unwrap();
+    let context = crate::intake::IntakeContext {
+        state_evidence_id: "ev_state",
+        derived: fixture.service.derived(),
+        initial: fixture.service.initial(),
+    };
+    fixture
+        .service
+        .replace(crate::intake::read_document(&document, &context).unwrap());
+}
+
+/// The position of the entity `(type, id)` in a state document.
+fn entity_position(document: &Value, entity_type: &str, id: &str) -> usize {
+    document["rea_state"]["entities"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .position(|entity| entity["type"] == entity_type && entity["id"] == id)
+        .unwrap_or_else(|| panic!("no entity {entity_type} {id}"))
+}
+
+#[test]
+fn item_query_arguments_decide_only_the_exact_match() {
+    // contract: STATE-039
+    let fixture = derive(vec![
+        record(0, "GET", "/posts/1", 200, post(1)),
+        record(1, "GET", "/posts/2", 200, post(2)),
+        record(2, "GET", "/posts/3", 200, post(3)),
+        record(3, "GET", "/posts/2?lang=none", 200, post(2)),
+    ]);
+    assert!(matches!(
+        fixture.view("get_posts_by_id"),
+        ViewDetail::Item(_)
+    ));
+    for (arguments, exact) in [
+        (json!({"id": "2", "lang": "none"}), true),
+        (json!({"id": "2"}), true),
+        (json!({"id": "1", "lang": "none"}), false),
+        (json!({"id": "1", "lang": "other"}), false),
+    ] {
+        let id: u64 = arguments["id"].as_str().unwrap().parse().unwrap();
+        let answer = fixture.call("get_posts_by_id", arguments.clone());
+        assert_eq!(answer["state"]["source"], "state", "{arguments}: {answer}");
+        // The entity the path names, whatever the query says.
+        assert_eq!(answer["body"], post(id), "{arguments}");
+        assert_eq!(answer["replay"]["exact_match"], exact, "{arguments}");
+    }
+}
+
+#[test]
+fn no_read_answer_invents_a_body() {
+    // contract: STATE-045, STATE-063
+    let fixture = derive(vec![
+        record(0, "GET", "/posts", 200, posts()),
+        record(1, "GET", "/posts/1", 200, post(1)),
+        record(2, "GET", "/profile", 200, json!({"theme": "light"})),
+    ]);
+    assert!(matches!(
+        fixture.view("get_profile"),
+        ViewDetail::Document(_)
+    ));
+    // The state stops holding the document and post 1.
+    load_edited(&fixture, |document| {
+        document["rea_state"]["documents"] = json!([]);
+        let position = entity_position(document, "/posts", "1");
+        document["rea_state"]["entities"]
+            .as_array_mut()
+            .unwrap()
+            .remove(position);
+    });
+    let recorded: Vec<Value> = vec![posts(), post(1), json!({"theme": "light"})];
+    for (tool, arguments) in [
+        ("get_profile", json!({})),
+        ("get_posts_by_id", json!({"id": "1"})),
+        ("get_posts", json!({"_page": "2"})),
+        ("get_posts", json!({})),
+    ] {
+        let answer = fixture.call(tool, arguments.clone());
+        match answer.get("body") {
+            // A state answer renders held entities only; a recording answers as recorded.
+            Some(body) if answer["state"]["source"] == "recording" => {
+                assert!(recorded.contains(body), "{tool} {arguments}: {answer}")
+            }
+            Some(body) => assert!(
+                !body.to_string().contains("Alpha"),
+                "{tool} {arguments} shows a post the state no longer holds: {answer}"
+            ),
+            None => assert_eq!(answer["is_error"], true, "{tool} {arguments}: {answer}"),
+        }
+    }
+    // The document the state does not hold is a tool error, not the recorded value.
+    let answer = fixture.call("get_profile", json!({}));
+    assert_eq!(answer["is_error"], true, "{answer}");
+    assert_eq!(answer["error"]["code"], "not_found", "{answer}");
+    // A missing entity with no recorded 404 is a tool error too.
+    let answer = fixture.call("get_posts_by_id", json!({"id": "1"}));
+    assert_eq!(answer["is_error"], true, "{answer}");
+    assert!(answer.get("body").is_none());
+}
+
+#[test]
+fn a_list_call_names_a_checked_line_only_with_every_recorded_value() {
+    // contract: STATE-047
+    let fixture = derive(vec![
+        record(0, "GET", "/posts", 200, posts()),
+        // Parameters that no field explains: the line is checked, but no query role is learned.
+        record(1, "GET", "/posts?shelf=x&shape=y", 200, json!([post(2)])),
+    ]);
+    let ViewDetail::List(list) = fixture.view("get_posts") else {
+        panic!("list")
+    };
+    assert!(
+        list.query
+            .as_ref()
+            .is_none_or(|model| !model.parameters.contains_key("shelf")),
+        "{:?}",
+        list.query
+    );
+    let exact = fixture.call("get_posts", json!({"shelf": "x", "shape": "y"}));
+    assert_eq!(
+        exact["state"],
+        json!({"source": "state", "view": "/posts", "membership": "recorded"}),
+        "{exact}"
+    );
+    assert_eq!(exact["body"], json!([post(2)]));
+    // Leaving out a recorded parameter, or giving another value, names no checked line.
+    for arguments in [
+        json!({"shelf": "x"}),
+        json!({"shape": "y"}),
+        json!({"shelf": "x", "shape": "z"}),
+    ] {
+        let answer = fixture.call("get_posts", arguments.clone());
+        assert_eq!(
+            answer["state"],
+            json!({"source": "recording", "reason": "unrecorded-request"}),
+            "{arguments}: {answer}"
+        );
+    }
+}
+
+#[test]
+fn an_argument_less_list_call_answers_from_a_paging_line() {
+    // contract: STATE-051
+    let fixture = derive(vec![
+        record(0, "GET", "/posts?limit=10&offset=0", 200, posts()),
+        record(1, "GET", "/posts/1", 200, post(1)),
+    ]);
+    let answer = fixture.call("get_posts", json!({}));
+    assert_eq!(
+        answer["state"],
+        json!({"source": "state", "view": "/posts", "membership": "all"}),
+        "{answer}"
+    );
+    assert_eq!(answer["body"], posts());
+    assert_eq!(answer["replay"]["exact_match"], false);
+    // The line named exactly is an exact match.
+    let answer = fixture.call("get_posts", json!({"limit": "10", "offset": "0"}));
+    assert_eq!(answer["replay"]["exact_match"], true, "{answer}");
+    // A line that filters does not stand for the whole list.
+    let filtered = derive(vec![
+        record(
+            0,
+            "GET",
+            "/posts?author=alice",
+            200,
+            json!([post(1), post(3)]),
+        ),
+        record(1, "GET", "/posts/2", 200, post(2)),
+    ]);
+    assert_eq!(
+        filtered.call("get_posts", json!({}))["state"],
+        json!({"source": "recording", "reason": "unrecorded-request"})
+    );
+}
+
+#[test]
+fn repeated_query_values_replay_for_every_view_kind() {
+    // contract: STATE-065
+    let fixture = derive(vec![
+        record(0, "GET", "/posts", 200, posts()),
+        record(
+            1,
+            "GET",
+            "/posts?author=alice",
+            200,
+            json!([post(1), post(3)]),
+        ),
+        record(2, "GET", "/posts/1?lang=none", 200, post(1)),
+        record(3, "GET", "/posts/2", 200, post(2)),
+        record(
+            4,
+            "GET",
+            "/profile?scope=me",
+            200,
+            json!({"theme": "light"}),
+        ),
+    ]);
+    for (tool, arguments) in [
+        ("get_posts", json!({"author": ["alice", "bob"]})),
+        ("get_posts", json!({"author": ["alice", "alice"]})),
+        (
+            "get_posts_by_id",
+            json!({"id": "1", "lang": ["none", "none"]}),
+        ),
+        ("get_profile", json!({"scope": ["me", "me"]})),
+    ] {
+        let answer = fixture.call(tool, arguments.clone());
+        assert_eq!(
+            answer["state"],
+            json!({"source": "recording", "reason": "repeated-query"}),
+            "{tool} {arguments}: {answer}"
+        );
+    }
+    // One value each answers from the state.
+    assert_eq!(
+        fixture.call("get_posts", json!({"author": "alice"}))["state"]["source"],
+        "state"
+    );
+}
+
+#[test]
+fn query_totals_are_inferred_only_from_canonical_decimal_counts() {
+    // contract: STATE-069
+    let page = |members: Value, total: Value| json!({"items": members, "total": total});
+    let lines = |total: fn(u64) -> Value| {
+        vec![
+            record(0, "GET", "/posts", 200, page(posts(), total(3))),
+            record(
+                1,
+                "GET",
+                "/posts?author=alice&limit=1",
+                200,
+                page(json!([post(1)]), total(2)),
+            ),
+            record(
+                2,
+                "GET",
+                "/posts?author=bob&limit=1",
+                200,
+                page(json!([post(2)]), total(1)),
+            ),
+        ]
+    };
+    let totals = |fixture: &Fixture| -> Vec<String> {
+        let ViewDetail::List(list) = fixture.view("get_posts") else {
+            panic!("list")
+        };
+        list.query.as_ref().expect("a query model").totals.clone()
+    };
+    assert_eq!(totals(&derive(lines(|n| json!(n)))), vec!["/total"]);
+    assert_eq!(
+        totals(&derive(lines(|n| json!(n.to_string())))),
+        vec!["/total"]
+    );
+    // Zero-padded, fractional or exponent spellings are not counts a total is inferred from.
+    assert!(totals(&derive(lines(|n| json!(format!("0{n}"))))).is_empty());
+    let fractional = derive(lines(|n| serde_json::from_str(&format!("{n}.0")).unwrap()));
+    assert!(totals(&fractional).is_empty());
+}
+
+#[test]
+fn a_read_tool_without_a_checked_json_read_has_no_view() {
+    // contract: STATE-086
+    let fixture = derive(vec![
+        record(0, "GET", "/posts/1", 200, post(1)),
+        record(1, "POST", "/posts", 201, post(2)),
+        record(2, "GET", "/users", 200, json!([{"id": 1, "name": "ann"}])),
+        record(3, "GET", "/posts", 200, json!([post(1), post(2)])),
+    ]);
+    // The posts list was read only after the write to posts.
+    assert!(
+        matches!(fixture.view("get_posts"), ViewDetail::Recorded { reason } if reason == "no-view"),
+        "{:?}",
+        fixture.view("get_posts")
+    );
+    let answer = fixture.call("get_posts", json!({}));
+    assert_eq!(
+        answer["state"],
+        json!({"source": "recording", "reason": "no-view"})
+    );
+    assert_eq!(answer["body"], json!([post(1), post(2)]));
+}
+
+#[test]
+fn item_calls_answer_any_entity_the_live_state_holds() {
+    // contract: STATE-112
+    let fixture = derive(vec![
+        record(0, "GET", "/posts", 200, posts()),
+        record(1, "GET", "/posts/1", 200, post(1)),
+    ]);
+    // Post 3 was only listed, never read by id: the item view answers it from the state.
+    let answer = fixture.call("get_posts_by_id", json!({"id": "3"}));
+    assert_eq!(answer["state"]["source"], "state", "{answer}");
+    assert_eq!(answer["body"], post(3));
+    // So is an entity a load adds.
+    load_edited(&fixture, |document| {
+        let mut added = document["rea_state"]["entities"][0].clone();
+        added["id"] = json!("42");
+        added["fields"] = json!({"id": 42, "title": "Added", "author": "zoe", "views": 0});
+        added["record_ordinals"] = json!([]);
+        document["rea_state"]["entities"]
+            .as_array_mut()
+            .unwrap()
+            .push(added);
+    });
+    let answer = fixture.call("get_posts_by_id", json!({"id": "42"}));
+    assert_eq!(
+        answer["body"],
+        json!({"id": 42, "title": "Added", "author": "zoe", "views": 0})
+    );
+    assert_eq!(
+        answer["state"],
+        json!({"source": "state", "view": "/posts/42"})
+    );
+}
+
+#[test]
+fn copies_derived_values_and_other_counters_stay_as_recorded() {
+    // contract: STATE-114, STATE-115, STATE-116
+    let with_comments = |id: u64, comments: u64| {
+        let mut value = post(id);
+        value["comment_count"] = json!(comments);
+        value
+    };
+    let listed = json!({
+        "items": [with_comments(1, 2), with_comments(2, 0), with_comments(3, 1)],
+        "count": 3,
+        "users_total": 5,
+        "newest_title": "Gamma"
+    });
+    let fixture = derive(vec![
+        record(0, "GET", "/posts", 200, listed),
+        record(
+            1,
+            "GET",
+            "/posts/1",
+            200,
+            json!({"data": with_comments(1, 2), "site": {"name": "Blog", "posts": 3}}),
+        ),
+        record(
+            2,
+            "GET",
+            "/posts/2",
+            200,
+            json!({"data": with_comments(2, 0), "site": {"name": "Blog", "posts": 3}}),
+        ),
+    ]);
+    let ViewDetail::List(list) = fixture.view("get_posts") else {
+        panic!("list")
+    };
+    assert_eq!(list.counters, vec!["/count".to_owned()]);
+    // Post 3 goes, post 1 is renamed.
+    load_edited(&fixture, |document| {
+        let position = entity_position(document, "/posts", "3");
+        document["rea_state"]["entities"]
+            .as_array_mut()
+            .unwrap()
+            .remove(position);
+        let position = entity_position(document, "/posts", "1");
+        document["rea_state"]["entities"][position]["fields"]["title"] = json!("Renamed");
+    });
+    let answer = fixture.call("get_posts", json!({}));
+    assert_eq!(answer["state"]["source"], "state", "{answer}");
+    let body = &answer["body"];
+    assert_eq!(body["items"].as_array().map(Vec::len), Some(2));
+    assert_eq!(body["items"][0]["title"], "Renamed");
+    // The list counter follows the state ...
+    assert_eq!(body["count"], 2);
+    // ... while another counter and a value copied from an entity stay as recorded.
+    assert_eq!(body["users_total"], 5);
+    assert_eq!(body["newest_title"], "Gamma");
+    // A derived value (a post's comment count) stays as the entity holds it.
+    assert_eq!(body["items"][0]["comment_count"], 2);
+    let answer = fixture.call("get_posts_by_id", json!({"id": "1"}));
+    assert_eq!(answer["body"]["data"]["title"], "Renamed");
+    assert_eq!(answer["body"]["site"], json!({"name": "Blog", "posts": 3}));
+}
+
+#[test]
+fn leaving_out_a_selection_every_checked_read_made_replays_as_projection() {
+    // contract: STATE-090
+    let short = |id: u64| json!({"id": id, "title": post(id)["title"]});
+    let listed = derive(vec![
+        record(0, "GET", "/posts/1", 200, post(1)),
+        record(1, "GET", "/posts/2", 200, post(2)),
+        record(2, "GET", "/posts/3", 200, post(3)),
+        record(
+            3,
+            "GET",
+            "/posts?_fields=id,title",
+            200,
+            json!([short(1), short(2), short(3)]),
+        ),
+    ]);
+    let ViewDetail::List(list) = listed.view("get_posts") else {
+        panic!("list: {:?}", listed.view("get_posts"))
+    };
+    assert_eq!(list.projected_record_ordinals, vec![3]);
+    assert_eq!(
+        listed.call("get_posts", json!({"_fields": "id,title"}))["state"]["source"],
+        "state"
+    );
+    assert_eq!(
+        listed.call("get_posts", json!({}))["state"],
+        json!({"source": "recording", "reason": "projection"})
+    );
+    let item = derive(vec![
+        record(0, "GET", "/posts", 200, posts()),
+        record(
+            1,
+            "GET",
+            "/posts/1?fields=title,id",
+            200,
+            json!({"title": "Alpha", "id": 1}),
+        ),
+    ]);
+    let (tool, argument) = item.tool("/posts/{numeric}");
+    let ViewDetail::Item(view) = item.view(&tool) else {
+        panic!("item: {:?}", item.view(&tool))
+    };
+    assert_eq!(view.projected_record_ordinals, vec![1]);
+    let answer = item.call(&tool, json!({argument.clone(): "2", "fields": "title,id"}));
+    assert_eq!(answer["state"]["source"], "state", "{answer}");
+    assert_eq!(answer["body"], json!({"title": "Beta", "id": 2}));
+    assert_eq!(
+        item.call(&tool, json!({ argument: "2" }))["state"],
+        json!({"source": "recording", "reason": "projection"})
+    );
+}
+
+#[test]
+fn leaving_out_a_parameter_every_other_line_named_replays_as_variant() {
+    // contract: STATE-092, STATE-091
+    let short = |id: u64| json!({"id": id, "title": post(id)["title"]});
+    let fixture = derive(vec![
+        record(0, "GET", "/posts/1", 200, post(1)),
+        record(1, "GET", "/posts/2", 200, post(2)),
+        record(2, "GET", "/posts/3", 200, post(3)),
+        record(3, "GET", "/posts?expand=1", 200, posts()),
+        record(
+            4,
+            "GET",
+            "/posts?expand=1&author=alice",
+            200,
+            json!([post(1), post(3)]),
+        ),
+        // Without `expand` the application shows the posts in short.
+        record(
+            5,
+            "GET",
+            "/posts?author=alice",
+            200,
+            json!([short(1), short(3)]),
+        ),
+    ]);
+    let ViewDetail::List(list) = fixture.view("get_posts") else {
+        panic!("list: {:?}", fixture.view("get_posts"))
+    };
+    assert_eq!(
+        list.projected_query_keys,
+        [("!expand".to_owned(), "variant".to_owned())]
+            .into_iter()
+            .collect()
+    );
+    for arguments in [json!({"author": "alice"}), json!({})] {
+        assert_eq!(
+            fixture.call("get_posts", arguments.clone())["state"],
+            json!({"source": "recording", "reason": "variant"}),
+            "{arguments}"
+        );
+    }
+    let answer = fixture.call("get_posts", json!({"expand": "1", "author": "alice"}));
+    assert_eq!(answer["state"]["source"], "state", "{answer}");
+    assert_eq!(answer["body"], json!([post(1), post(3)]));
+    // A value only a line showing another representation gave is a variant key too.
+    let values = derive(vec![
+        record(0, "GET", "/posts/1", 200, post(1)),
+        record(1, "GET", "/posts/2", 200, post(2)),
+        record(2, "GET", "/posts/3", 200, post(3)),
+        record(3, "GET", "/posts", 200, posts()),
+        record(4, "GET", "/posts?format=full", 200, posts()),
+        record(
+            5,
+            "GET",
+            "/posts?format=short",
+            200,
+            json!([short(1), short(2), short(3)]),
+        ),
+    ]);
+    let ViewDetail::List(list) = values.view("get_posts") else {
+        panic!("list: {:?}", values.view("get_posts"))
+    };
+    assert_eq!(
+        list.projected_query_keys,
+        [("format=short".to_owned(), "variant".to_owned())]
+            .into_iter()
+            .collect()
+    );
+    assert_eq!(
+        values.call("get_posts", json!({"format": "short"}))["state"],
+        json!({"source": "recording", "reason": "variant"})
+    );
+    assert_eq!(
+        values.call("get_posts", json!({"format": "full"}))["state"]["source"],
+        "state"
+    );
+}
+
+/// A `POST` record sending a JSON request body.
+fn post_record(
+    ordinal: u64,
+    target: &str,
+    request: Value,
+    status: u16,
+    body: Value,
+) -> CaptureRecord {
+    let mut record = record(ordinal, "POST", target, status, body);
+    record.request.body = Body::Text {
+        text: request.to_string(),
+    };
+    record.request.media_type = Some("application/json".to_owned());
+    record
+}
+
+#[test]
+fn posts_the_capture_shows_only_reading_are_read_tools() {
+    // contract: STATE-098
+    let user = |id: u64| json!({"id": id, "name": format!("user {id}")});
+    let fixture = derive(vec![
+        record(0, "GET", "/users/1", 200, user(1)),
+        // A lookup answering as the GET did.
+        post_record(1, "/users/resolve", json!({"id": 1}), 200, user(1)),
+        // An RPC tunnel naming a read operation.
+        post_record(
+            2,
+            "/rpc",
+            json!({"method": "getUser", "id": 2}),
+            200,
+            user(2),
+        ),
+        // A session renewal.
+        post_record(
+            3,
+            "/auth/token/refresh",
+            json!({}),
+            200,
+            json!({"token": "t2"}),
+        ),
+        // Reads after them still show the state the capture started from.
+        record(4, "GET", "/users/2", 200, user(2)),
+        // A create answers what a later read shows: it is no lookup.
+        post_record(5, "/users", json!({"name": "user 3"}), 201, user(3)),
+        record(6, "GET", "/users/3", 200, user(3)),
+        // An operation that writes.
+        post_record(7, "/rpc2", json!({"method": "createUser"}), 200, user(4)),
+        // An acknowledgment a GET also answered is no lookup.
+        record(8, "GET", "/health", 200, json!({"ok": true})),
+        post_record(9, "/logout", json!({}), 200, json!({"ok": true})),
+    ]);
+    let tool_of = |method: &str, template: &str| -> String {
+        fixture
+            .manifest
+            .tools
+            .iter()
+            .find(|tool| tool.method == method && tool.path_template == template)
+            .unwrap_or_else(|| panic!("no tool {method} {template}"))
+            .name
+            .clone()
+    };
+    for template in ["/users/resolve", "/rpc", "/auth/token/refresh"] {
+        let tool = tool_of("POST", template);
+        assert!(
+            matches!(fixture.view(&tool), ViewDetail::Recorded { reason } if reason == "query-body"),
+            "{tool}: {:?}",
+            fixture.view(&tool)
+        );
+        assert!(
+            fixture.state.write_plan(&tool).is_none(),
+            "{tool} is no write"
+        );
+        let answer = fixture.call(&tool, json!({}));
+        assert_eq!(
+            answer["state"],
+            json!({"source": "recording", "reason": "query-body"}),
+            "{tool}: {answer}"
+        );
+    }
+    // The first write is the create: the reads after the reading POSTs seeded the state.
+    assert_eq!(fixture.state.first_write_ordinal, Some(5));
+    let held: Vec<&str> = fixture
+        .state
+        .entities
+        .iter()
+        .map(|entity| entity.id.as_str())
+        .collect();
+    assert_eq!(held, vec!["1", "2"]);
+    for template in ["/users", "/rpc2", "/logout"] {
+        let tool = tool_of("POST", template);
+        assert!(fixture.state.view(&tool).is_none(), "{tool} is a write");
+        assert!(
+            fixture.state.write_plan(&tool).is_some(),
+            "{tool} has a plan"
+        );
+    }
+}
+
+#[test]
+fn a_later_read_contradicting_a_sorted_array_keeps_the_list_recorded() {
+    // contract: STATE-075
+    let note = |id: u64, tags: Value| json!({"id": id, "tags": tags});
+    let capture = |later: Value| {
+        vec![
+            record(0, "GET", "/notes/1", 200, note(1, json!(["b", "a"]))),
+            record(1, "GET", "/notes/2", 200, note(2, json!(["d", "c"]))),
+            record(
+                2,
+                "GET",
+                "/notes",
+                200,
+                json!([note(1, json!(["a", "b"])), note(2, json!(["c", "d"]))]),
+            ),
+            post_record(
+                3,
+                "/notes",
+                json!({"tags": ["z", "y"]}),
+                201,
+                note(3, json!(["z", "y"])),
+            ),
+            record(4, "GET", "/notes/3", 200, note(3, json!(["z", "y"]))),
+            record(
+                5,
+                "GET",
+                "/notes",
+                200,
+                json!([
+                    note(1, json!(["a", "b"])),
+                    note(2, json!(["c", "d"])),
+                    later
+                ]),
+            ),
+        ]
+    };
+    let confirmed = |fixture: &Fixture| -> Vec<u64> {
+        fixture
+            .state
+            .write_plan("post_notes")
+            .map(|plan| plan.confirmed_by.clone())
+            .unwrap_or_default()
+    };
+    // The later list shows the created note's tags sorted: the ordering holds.
+    let agreeing = derive(capture(note(3, json!(["y", "z"]))));
+    let ViewDetail::List(list) = agreeing.view("get_notes") else {
+        panic!("list: {:?}", agreeing.view("get_notes"))
+    };
+    assert_eq!(list.shape.sorted_arrays, vec!["tags".to_owned()]);
+    assert!(
+        confirmed(&agreeing).contains(&5),
+        "{:?}",
+        agreeing.state.write_plans
+    );
+    // It lists them as written: the view stays recorded, and that read confirms nothing.
+    let contradicting = derive(capture(note(3, json!(["z", "y"]))));
+    assert!(
+        matches!(contradicting.view("get_notes"), ViewDetail::Recorded { reason } if reason == "list-differs"),
+        "{:?}",
+        contradicting.view("get_notes")
+    );
+    assert!(!confirmed(&contradicting).contains(&5));
+    assert_eq!(
+        contradicting.call("get_notes", json!({}))["state"]["source"],
+        "recording"
+    );
+}

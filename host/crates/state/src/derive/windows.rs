@@ -25,7 +25,7 @@ use rea_manifest::Manifest;
 use crate::derive::entities::collection_key;
 use crate::derive::lists::fits_template;
 use crate::model::{ReadView, RelatedWrite, ViewDetail, WriteScope};
-use crate::observation::{Observation, Timeline, is_write_tool};
+use crate::observation::{Observation, Timeline};
 
 /// The most extraction passes run before the first pass's windows are kept.
 pub const MAX_PASSES: usize = 4;
@@ -150,10 +150,10 @@ pub fn window_ends(
         .collect();
     let mut ends = BTreeMap::new();
     for observation in timeline.by_ordinal.values() {
-        let tool = &manifest.tools[observation.tool];
-        if is_write_tool(tool) {
+        if timeline.is_write(manifest, observation.tool) {
             continue;
         }
+        let tool = &manifest.tools[observation.tool];
         let scope = read_scope(by_tool.get(tool.name.as_str()).copied(), observation);
         let mut end = firsts.all;
         let mut consider = |position: Option<&usize>| {
@@ -210,7 +210,7 @@ pub fn all_related(manifest: &Manifest, timeline: &Timeline) -> Vec<RelatedWrite
         .iter()
         .filter_map(|ordinal| timeline.get(*ordinal))
         .filter(|observation| observation.position >= timeline.cutoff)
-        .filter(|observation| closes_windows(manifest, observation))
+        .filter(|observation| closes_windows(manifest, timeline, observation))
         .map(|observation| RelatedWrite {
             ordinal: observation.ordinal,
             tool: manifest.tools[observation.tool].name.clone(),
@@ -221,6 +221,6 @@ pub fn all_related(manifest: &Manifest, timeline: &Timeline) -> Vec<RelatedWrite
 
 /// Whether an observation is a write that may have changed the application: a write tool's
 /// record that did not answer `4xx`/`5xx`.
-pub fn closes_windows(manifest: &Manifest, observation: &Observation) -> bool {
-    is_write_tool(&manifest.tools[observation.tool]) && !(400..600).contains(&observation.status)
+pub fn closes_windows(manifest: &Manifest, timeline: &Timeline, observation: &Observation) -> bool {
+    timeline.is_write(manifest, observation.tool) && !(400..600).contains(&observation.status)
 }

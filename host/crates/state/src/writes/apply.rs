@@ -190,6 +190,16 @@ fn from_value(value: &Value) -> Json {
     Json::from_serde_value(value)
 }
 
+/// Whether a sent member is a rule's: a rule explains its pointer, so the rule decides what the
+/// entity holds there (a `reference` reads it and stores the objects it names elsewhere; a
+/// `held-clock` stamps it anew), and it is not stored as sent.
+fn ruled(plan: &WritePlan, member: &str) -> bool {
+    let pointer = format!("/{}", rea_plugin_api::json::escape_pointer_segment(member));
+    plan.rules
+        .iter()
+        .any(|rule| rule.explains.contains(&pointer))
+}
+
 /// The top-level field a pointer names.
 fn top_field(pointer: &str) -> Option<String> {
     let first = pointer.strip_prefix('/')?.split('/').next()?;
@@ -502,7 +512,7 @@ pub fn prepare(
                 },
                 served => served.clone(),
             };
-            let (after, generated, placement) = update_fields(
+            let (after, generated, placement, _) = update_fields(
                 plan,
                 rules,
                 state,
@@ -538,7 +548,7 @@ pub fn prepare(
                         .as_ref()
                         .and_then(|body| body.members.get(key))
                         .is_some_and(|member| member.fixed.is_some());
-                    if !fixed {
+                    if !fixed && !ruled(plan, key) {
                         object.insert(key, value.clone());
                     }
                 }
@@ -687,7 +697,7 @@ pub fn prepare(
                 change.missing = true;
                 return Ok(change);
             };
-            let (after, generated, placement) = update_fields(
+            let (after, generated, placement, keep) = update_fields(
                 plan,
                 rules,
                 state,
@@ -698,7 +708,7 @@ pub fn prepare(
                 &params,
             )?;
             if plan.effect == Effect::Delete {
-                if model.soft_delete.is_some() {
+                if model.soft_delete.is_some() || keep {
                     change.keep_deleted = true;
                     let mut kept = before.clone();
                     kept.fields = after.fields;
@@ -720,7 +730,9 @@ pub fn prepare(
     Ok(change)
 }
 
-type Updated = (Entity, BTreeMap<String, Json>, Option<Placement>);
+/// An updated entity, the values a delete's rules generated for its answer, the placement, and
+/// whether a rule keeps a deleted entity (a soft delete).
+type Updated = (Entity, BTreeMap<String, Json>, Option<Placement>, bool);
 
 /// The fields an update (or a delete's rules) gives an entity.
 #[allow(clippy::too_many_arguments)]
@@ -778,7 +790,7 @@ fn update_fields(
                     .as_ref()
                     .and_then(|body| body.members.get(key))
                     .is_some_and(|member| member.fixed.is_some());
-                if fixed || Some(key) == key_member {
+                if fixed || Some(key) == key_member || ruled(plan, key) {
                     continue;
                 }
                 if let Some(pointer) = model.sent_as.get(key) {
@@ -808,7 +820,7 @@ fn update_fields(
     for (pointer, value) in &applied.set {
         match value {
             Some(value) => {
-                if plan.effect == Effect::Delete && model.soft_delete.is_none() {
+                if plan.effect == Effect::Delete && model.soft_delete.is_none() && !applied.keep {
                     generated.insert(pointer.clone(), value.clone());
                 } else {
                     set_pointer(&mut fields, pointer, value.clone());
@@ -826,7 +838,7 @@ fn update_fields(
     let mut after = before.clone();
     after.fields = fields;
     after.record_ordinals = Vec::new();
-    Ok((after, generated, applied.placement))
+    Ok((after, generated, applied.placement, applied.keep))
 }
 
 /// The ids a bulk body names, in body order.

@@ -34,7 +34,7 @@ use super::observe::{After, Call, members};
 use super::{Draft, Scope, Views};
 use crate::derive::entities::collection_key;
 use crate::model::{Entity, StateView, ViewDetail};
-use crate::observation::{Observation, RequestBody, Timeline, is_write_tool};
+use crate::observation::{Observation, RequestBody, Timeline};
 use crate::render::{missing_required, render_entity, scalar_text};
 use crate::rules::RuleSet;
 use crate::service::StateService;
@@ -308,8 +308,7 @@ pub(crate) fn confirm(
         if observation.position < timeline.cutoff || timeline.is_checked(observation) {
             continue;
         }
-        let tool = &manifest.tools[observation.tool];
-        if is_write_tool(tool) {
+        if timeline.is_write(manifest, observation.tool) {
             if let Some(call) = call_of.get(ordinal).map(|index| &calls[*index]) {
                 replay_write(&mut replay, &service, drafts, call, rules);
             }

@@ -31,6 +31,42 @@ fn pointer_of(field: &str) -> String {
     format!("/{}", escape_pointer_segment(field))
 }
 
+/// What changed from `before` to `after` under `pointer`: inside two objects, each member that
+/// changed, by its own pointer (`null` for a member removed), so a rule sees the one nested
+/// member a write changed (`/info/lifecycle_stage` of an MLflow run) rather than the whole
+/// object; otherwise the value after, when it differs.
+fn changed_leaves(
+    pointer: String,
+    before: Option<&Json>,
+    after: &Json,
+    residual: &mut BTreeMap<String, Json>,
+) {
+    match (before, after) {
+        (Some(before), after) if before == after => {}
+        (Some(Json::Object(before)), Json::Object(after)) => {
+            for (key, value) in after.iter() {
+                changed_leaves(
+                    format!("{pointer}/{}", escape_pointer_segment(key)),
+                    before.get(key),
+                    value,
+                    residual,
+                );
+            }
+            for (key, _) in before.iter() {
+                if !after.contains_key(key) {
+                    residual.insert(
+                        format!("{pointer}/{}", escape_pointer_segment(key)),
+                        Json::Null,
+                    );
+                }
+            }
+        }
+        _ => {
+            residual.insert(pointer, after.clone());
+        }
+    }
+}
+
 fn to_value(json: &Json) -> serde_json::Value {
     json.to_serde_value().unwrap_or_default()
 }
@@ -377,6 +413,9 @@ fn learn_one(
             let call = &calls[**call];
             match effect {
                 Effect::Create => call.key.is_some() && matches!(call.after, After::Present(_)),
+                // A call whose entity an earlier unobserved write changed shows both writes'
+                // effects together: it teaches nothing about its own.
+                _ if call.stale_before => false,
                 Effect::Update => call.before.is_some() && matches!(call.after, After::Present(_)),
                 Effect::Delete => {
                     call.before.is_some() && call.after != After::Unobserved
@@ -557,9 +596,12 @@ fn learn_one(
                     (After::Present(after), Some(Json::Object(before))) => {
                         if let Some(after) = after.as_object() {
                             for (key, value) in after.iter() {
-                                if before.get(key) != Some(value) {
-                                    residual.insert(pointer_of(key), value.clone());
-                                }
+                                changed_leaves(
+                                    pointer_of(key),
+                                    before.get(key),
+                                    value,
+                                    &mut residual,
+                                );
                             }
                         }
                     }
@@ -668,6 +710,15 @@ fn learn_one(
         }
     }
 
+    // A member the calls sent with several values that no stored field shows is unexplained;
+    // a rule that reads it (a `reference` naming other entities by it) may explain it.
+    for (name, value) in &fixed {
+        if value.is_none()
+            && let Some(residual) = residuals.first_mut()
+        {
+            residual.insert(pointer_of(name), Json::Null);
+        }
+    }
     // The rules, in pipeline order.
     let clock_anchors: Vec<ClockAnchor> = draft
         .calls
@@ -829,19 +880,10 @@ fn learn_one(
             }
         }
     }
-    // Fixed members: sent, never stored.
+    // Fixed members: sent with one value, never stored.
     for (name, value) in fixed {
-        match value {
-            Some(value) => {
-                if let Some(member) = body.members.get_mut(&name) {
-                    member.fixed = Some(value);
-                }
-            }
-            None => {
-                residuals
-                    .first_mut()
-                    .map(|residual| residual.insert(pointer_of(&name), Json::Null));
-            }
+        if let (Some(value), Some(member)) = (value, body.members.get_mut(&name)) {
+            member.fixed = Some(value);
         }
     }
     // Updates: unsent members kept or removed; a PUT replaces.
@@ -996,6 +1038,14 @@ fn learn_one(
         });
     }
     if residuals.iter().any(|residual| !residual.is_empty()) {
+        tracing::debug!(
+            tool = draft.plan.tool.as_str(),
+            unexplained = ?residuals
+                .iter()
+                .map(|residual| residual.keys().cloned().collect::<Vec<_>>())
+                .collect::<Vec<_>>(),
+            "the rules left changes of the observed calls unexplained"
+        );
         draft.plan.withhold("unexplained-change");
     }
 }

@@ -9,12 +9,14 @@
 //!    read of the whole collection no longer lists a held entity), and the reads after it; a bulk
 //!    call, each entity its body names in turn. An RPC-style write names its entity in a body
 //!    member; a write of an item path no type holds is linked by the read of the entity its last
-//!    segment names.
+//!    segment names. A call whose entity an earlier write left unobserved (no read between)
+//!    shows both writes' effects at once: it is not learned from.
 //! 3. [`learn`]: per plan, the members the body sends (required, optional, fixed), how the
 //!    written entity follows from them (stored as sent, or under another name, kept or removed
 //!    when unsent, copied from the path or from every held entity, constant), and what remains
-//!    unexplained, which the rule stages explain in pipeline order (or the plan is withheld as
-//!    `unexplained-change`). A bulk plan learns each named entity as one call; a `PUT` that
+//!    unexplained (a delete's changes inside a nested object by their own pointers, such as
+//!    `/info/lifecycle_stage`), which the rule stages explain in pipeline order (or the plan is
+//!    withheld as `unexplained-change`). A bulk plan learns each named entity as one call; a `PUT` that
 //!    created the entity its path names learns those calls as a create (its `upsert`).
 //! 4. [`confirm`]: the capture replayed from the state the reads observed, applying every
 //!    modelled call with [`apply`] (the function serving uses) and answering every later read
@@ -47,7 +49,7 @@ use rea_plugin_api::contracts::capture::CaptureRecord;
 use self::model::{Effect, WritePlan, WriteTarget};
 use self::target::{Classified, TargetKind};
 use crate::model::{ItemKey, RelatedWrite, StateView, ViewDetail, WriteScope};
-use crate::observation::{Observation, Timeline, decoded, is_write_tool};
+use crate::observation::{Observation, Timeline, decoded};
 use crate::render::{identity_value, scalar_text};
 use crate::rules::RuleSet;
 
@@ -390,7 +392,7 @@ pub fn derive_write_plans(
         .tools
         .iter()
         .enumerate()
-        .filter(|(_, tool)| is_write_tool(tool))
+        .filter(|(index, _)| timeline.is_write(manifest, *index))
         .map(|(index, tool)| {
             let classified = target::classify(tool, state);
             let classified = match &classified.kind {
@@ -516,7 +518,7 @@ fn related_writes(
             continue;
         };
         if observation.position < timeline.cutoff
-            || !crate::derive::windows::closes_windows(manifest, observation)
+            || !crate::derive::windows::closes_windows(manifest, timeline, observation)
         {
             continue;
         }

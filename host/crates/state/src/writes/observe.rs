@@ -21,7 +21,7 @@ use crate::derive::entities::collection_key;
 use crate::derive::lists::fits_template;
 use crate::derive::marked_deleted;
 use crate::model::{Entity, StateView};
-use crate::observation::{Observation, RequestBody, Timeline, decoded, is_write_tool};
+use crate::observation::{Observation, RequestBody, Timeline, decoded};
 use crate::query::{is_sort_parameter, only_pages};
 use crate::render::scalar_text;
 use crate::store::{LiveState, Position, compare_values};
@@ -64,6 +64,11 @@ pub(crate) struct Call {
     pub key: Option<(String, String, String)>,
     /// The entity before (updates and deletes).
     pub before: Option<Entity>,
+    /// Whether an earlier write of the same entity left it unobserved (no read showed what that
+    /// write did before this call), so `before` is the state from before that write, not what
+    /// the application held: this call shows the two writes' effects together and teaches
+    /// nothing about its own.
+    pub stale_before: bool,
     /// The document before (document writes).
     pub document_before: Option<Json>,
     /// Its position in its collection before.
@@ -329,8 +334,7 @@ pub(crate) fn observe(
         if observation.position < timeline.cutoff || timeline.is_checked(observation) {
             continue;
         }
-        let tool = &manifest.tools[observation.tool];
-        if is_write_tool(tool) {
+        if timeline.is_write(manifest, observation.tool) {
             unlinked = None;
             let Some(draft) = draft_of.get(&observation.tool).copied() else {
                 continue;
@@ -352,6 +356,7 @@ pub(crate) fn observe(
                 duration_ms: observation.duration_ms,
                 key: None,
                 before: None,
+                stale_before: false,
                 document_before: None,
                 before_position: None,
                 after: After::Unobserved,
@@ -395,6 +400,9 @@ pub(crate) fn observe(
     // The calls in order against the simulated state.
     let mut sim = LiveState::new(state.entities.clone(), state.documents.clone());
     let mut tallies = Tallies::default();
+    // The entities a write left unobserved since (type, collection key, id).
+    let mut unobserved: std::collections::HashSet<(String, String, String)> =
+        std::collections::HashSet::new();
     for index in 0..calls.len() {
         let draft = &drafts[calls[index].draft];
         let kind = draft.classified.kind.clone();
@@ -580,8 +588,35 @@ pub(crate) fn observe(
             }
             _ => {}
         }
+        mark_unobserved(&mut calls[index], &mut unobserved);
     }
     calls
+}
+
+/// After a call is observed: whether a write of its entity since the last observation left the
+/// entity unobserved (the call's `before` is stale), and whether this call leaves it unobserved
+/// in turn (an observed after makes it known again).
+fn mark_unobserved(
+    call: &mut Call,
+    unobserved: &mut std::collections::HashSet<(String, String, String)>,
+) {
+    if !call.bulk.is_empty() {
+        return;
+    }
+    let Some((entity_type, collection, id)) = &call.key else {
+        return;
+    };
+    let key = (
+        entity_type.clone(),
+        collection_key(collection).to_owned(),
+        id.clone(),
+    );
+    call.stale_before = call.before.is_some() && unobserved.contains(&key);
+    if call.after == After::Unobserved {
+        unobserved.insert(key);
+    } else {
+        unobserved.remove(&key);
+    }
 }
 
 /// The first read by id in a create's window of an entity the state does not hold.

@@ -100,7 +100,15 @@ fn rules() -> RuleSet {
             handle,
         });
     };
+    add(
+        "held-clock",
+        RuleSet::direct(rea_plugin_held_clock::HeldClockRule),
+    );
     add("clock", RuleSet::direct(rea_plugin_clock::ClockRule));
+    add(
+        "nested-clock",
+        RuleSet::direct(rea_plugin_held_clock::NestedClockRule),
+    );
     add(
         "sequence",
         RuleSet::direct(rea_plugin_sequence::SequenceRule),
@@ -108,6 +116,18 @@ fn rules() -> RuleSet {
     add(
         "uuid",
         RuleSet::direct(rea_plugin_uuid::GeneratedRule(rea_plugin_uuid::Kind::Uuid)),
+    );
+    add("unique", RuleSet::direct(rea_plugin_unique::UniqueRule));
+    add("stamp", RuleSet::direct(rea_plugin_stamp::StampRule));
+    add(
+        "composed",
+        RuleSet::direct(rea_plugin_composed::ComposedRule),
+    );
+    add("slug", RuleSet::direct(rea_plugin_composed::SlugRule));
+    add("derived", RuleSet::direct(rea_plugin_composed::DerivedRule));
+    add(
+        "reference",
+        RuleSet::direct(rea_plugin_reference::ReferenceRule),
     );
     add(
         "soft-delete",
@@ -890,4 +910,572 @@ fn bulk_updates_and_deletes_are_observed_per_entity_and_served() {
     assert!(!error);
     let (listed, _) = fixture.call("get_entries", json!({}));
     assert_eq!(listed["body"], json!([feed_entry(3, "unread")]));
+}
+
+#[test]
+fn a_document_put_replaces_the_document_and_a_patch_merges() {
+    // contract: WRITE-032, WRITE-033, WRITE-065
+    let fixture = derive(vec![
+        get(
+            0,
+            "/settings",
+            200,
+            json!({"theme": "dark", "lang": "en", "beta": true}),
+        ),
+        record(
+            1,
+            "PUT",
+            "/settings",
+            Some(json!({"theme": "light", "lang": "fr"})),
+            200,
+            json!({"theme": "light", "lang": "fr"}),
+        ),
+        get(2, "/settings", 200, json!({"theme": "light", "lang": "fr"})),
+        record(
+            3,
+            "PATCH",
+            "/settings",
+            Some(json!({"lang": "de"})),
+            200,
+            json!({"theme": "light", "lang": "de"}),
+        ),
+        get(4, "/settings", 200, json!({"theme": "light", "lang": "de"})),
+    ]);
+    let put = fixture.plan("put_settings");
+    assert_eq!(put.effect, crate::writes::model::Effect::Document);
+    assert!(put.served, "{:?}", put.reason);
+    let patch = fixture.plan("patch_settings");
+    assert!(patch.served, "{:?}", patch.reason);
+    // The state holds the document as read before the first write. A PATCH merges: members
+    // not sent stay.
+    let (merged, error) = fixture.call(
+        "patch_settings",
+        json!({"body": {"beta": false, "lang": "it"}}),
+    );
+    assert!(!error, "{merged}");
+    assert_eq!(merged["state"]["view"], "document-write");
+    assert_eq!(
+        merged["body"],
+        json!({"theme": "dark", "lang": "it", "beta": false})
+    );
+    // A PUT replaces: `beta`, held and not sent, is gone.
+    let (replaced, error) = fixture.call(
+        "put_settings",
+        json!({"body": {"theme": "dark", "lang": "en"}}),
+    );
+    assert!(!error, "{replaced}");
+    assert_eq!(replaced["state"]["source"], "state");
+    assert_eq!(replaced["state"]["view"], "document-write");
+    assert_eq!(replaced["body"], json!({"theme": "dark", "lang": "en"}));
+    let (read, _) = fixture.call("get_settings", json!({}));
+    assert_eq!(read["body"], json!({"theme": "dark", "lang": "en"}));
+}
+
+#[test]
+fn a_write_whose_answer_would_lack_a_recorded_member_is_a_tool_error() {
+    // contract: WRITE-053, WRITE-055
+    // No item view: the answers of the recorded update are the only measure of what an answer
+    // carries, and every one carried `note`.
+    let fixture = derive(vec![
+        get(
+            0,
+            "/tasks",
+            200,
+            json!([{"id": 1, "name": "a"}, {"id": 2, "name": "b", "note": "n"}]),
+        ),
+        record(
+            1,
+            "PATCH",
+            "/tasks/2",
+            Some(json!({"name": "c"})),
+            200,
+            json!({"id": 2, "name": "c", "note": "n"}),
+        ),
+        get(
+            2,
+            "/tasks",
+            200,
+            json!([{"id": 1, "name": "a"}, {"id": 2, "name": "c", "note": "n"}]),
+        ),
+    ]);
+    let plan = fixture.plan("patch_tasks_by_id");
+    assert!(plan.served, "{:?}", plan.reason);
+    let response = plan.response.as_ref().expect("an answer");
+    assert!(response.required_members.contains(&"note".to_owned()));
+    let before = fixture.call("get_tasks", json!({})).0;
+    let (refused, error) = fixture.call(
+        "patch_tasks_by_id",
+        json!({"id": "1", "body": {"name": "z"}}),
+    );
+    assert!(error, "{refused}");
+    assert_eq!(refused["error"]["code"], "incomplete_entity", "{refused}");
+    assert!(
+        refused["error"]["message"]
+            .as_str()
+            .is_some_and(|message| message.contains("\"note\"")),
+        "{refused}"
+    );
+    assert_eq!(fixture.call("get_tasks", json!({})).0, before);
+    // Sending the member makes the answer whole.
+    let (written, error) = fixture.call(
+        "patch_tasks_by_id",
+        json!({"id": "1", "body": {"name": "z", "note": "m"}}),
+    );
+    assert!(!error, "{written}");
+    assert_eq!(written["body"], json!({"id": 1, "name": "z", "note": "m"}));
+}
+
+#[test]
+fn a_write_after_an_unobserved_write_of_its_entity_teaches_nothing() {
+    // MLflow's capture logs a batch, then updates the run, and only then reads it: the read shows
+    // both writes' effects, so neither write's own effect was observed (`no-observation`, whose
+    // hint asks for a read after each write), rather than a change no rule explains.
+    let chained = |between: bool| {
+        let mut records = vec![
+            get(0, "/notes", 200, json!([{"id": 1, "text": "a"}])),
+            get(1, "/notes/1", 200, json!({"id": 1, "text": "a"})),
+            record(
+                2,
+                "PATCH",
+                "/notes/1",
+                Some(json!({"text": "b"})),
+                204,
+                Value::Null,
+            ),
+        ];
+        if between {
+            records.push(get(3, "/notes/1", 200, json!({"id": 1, "text": "b"})));
+        }
+        records.push(record(4, "PUT", "/notes/1/pin", None, 204, Value::Null));
+        records.push(get(
+            5,
+            "/notes/1",
+            200,
+            json!({"id": 1, "text": "b", "pinned": true}),
+        ));
+        derive(records)
+    };
+    let fixture = chained(false);
+    assert_eq!(
+        fixture.plan("patch_notes_by_id").reason.as_deref(),
+        Some("no-observation")
+    );
+    assert_eq!(
+        fixture.plan("put_notes_pin_by_note_id").reason.as_deref(),
+        Some("no-observation")
+    );
+    // With a read between, each write's own effect was observed.
+    let fixture = chained(true);
+    assert!(fixture.plan("patch_notes_by_id").served);
+    assert_ne!(
+        fixture.plan("put_notes_pin_by_note_id").reason.as_deref(),
+        Some("no-observation")
+    );
+}
+
+#[test]
+fn a_held_clock_is_sent_back_as_held_and_stamped_anew() {
+    // contract: WRITE-034, WRITE-035, WRITE-055, WRITE-073
+    // Ghost's collision check: an edit sends `updated_at` as it read it, in the `{"posts": [{…}]}`
+    // envelope, and the post takes the time of the write.
+    let post =
+        |title: &str, updated: &str| json!({"id": "p1", "title": title, "updated_at": updated});
+    let other = json!({"id": "p2", "title": "z", "updated_at": "2025-12-30T10:00:00.000Z"});
+    let fixture = derive(vec![
+        get(
+            0,
+            "/posts",
+            200,
+            json!([post("a", "2025-12-31T10:00:00.000Z"), other]),
+        ),
+        get(1, "/posts/p1", 200, post("a", "2025-12-31T10:00:00.000Z")),
+        get(2, "/posts/p2", 200, other.clone()),
+        record(
+            3,
+            "PUT",
+            "/posts/p1",
+            Some(json!({"posts": [{"title": "b", "updated_at": "2025-12-31T10:00:00.000Z"}]})),
+            200,
+            json!({"posts": [post("b", "2026-01-01T00:00:03.003Z")]}),
+        ),
+        get(4, "/posts/p1", 200, post("b", "2026-01-01T00:00:03.003Z")),
+        get(
+            5,
+            "/posts",
+            200,
+            json!([post("b", "2026-01-01T00:00:03.003Z"), other]),
+        ),
+    ]);
+    let plan = fixture.plan("put_posts_by_id");
+    assert!(plan.served, "{:?}", plan.reason);
+    assert!(
+        plan.rules
+            .iter()
+            .any(|rule| rule.stage == "held-clock" && rule.explains == ["/updated_at"]),
+        "{:?}",
+        plan.rules
+    );
+    let before = fixture.service.document();
+    // Sent with another value than the post holds: refused, nothing changes.
+    let (stale, error) = fixture.call(
+        "put_posts_by_id",
+        json!({"id": "p1", "body": {"posts": [{"title": "c", "updated_at": "2025-01-01T00:00:00.000Z"}]}}),
+    );
+    assert!(error, "{stale}");
+    assert!(
+        stale["error"]["message"]
+            .as_str()
+            .is_some_and(|message| message.contains("updated_at")),
+        "{stale}"
+    );
+    assert_eq!(fixture.service.document(), before);
+    // Sent as held: the post takes the served clock, in the recorded spelling.
+    let (written, error) = fixture.call(
+        "put_posts_by_id",
+        json!({"id": "p1", "body": {"posts": [{"title": "c", "updated_at": "2025-12-31T10:00:00.000Z"}]}}),
+    );
+    assert!(!error, "{written}");
+    let (read, _) = fixture.call("get_posts_by_id", json!({"id": "p1"}));
+    assert_eq!(read["body"]["title"], "c");
+    let stamped = read["body"]["updated_at"]
+        .as_str()
+        .expect("a clock")
+        .to_owned();
+    let clock = fixture.state.write_clock.clone().expect("a write clock");
+    assert_eq!(stamped.len(), "2026-01-01T00:00:02.003Z".len());
+    assert_eq!(&stamped[..19], &clock[..19], "{stamped} vs {clock}");
+    // The next edit must send the new value.
+    let (again, error) = fixture.call(
+        "put_posts_by_id",
+        json!({"id": "p1", "body": {"posts": [{"title": "d", "updated_at": "2025-12-31T10:00:00.000Z"}]}}),
+    );
+    assert!(error, "{again}");
+    let (again, error) = fixture.call(
+        "put_posts_by_id",
+        json!({"id": "p1", "body": {"posts": [{"title": "d", "updated_at": stamped}]}}),
+    );
+    assert!(!error, "{again}");
+}
+
+#[test]
+fn an_update_applies_its_modelled_stamp_and_composed_changes() {
+    // contract: WRITE-012, WRITE-014, WRITE-018
+    // BookStack-like: the description is rendered into `description_html`, and the editor (the
+    // recording's user, who created the books) is stamped as `updated_by`.
+    let book = |id: u64, description: &str, updated_by: u64| {
+        json!({
+            "id": id,
+            "name": format!("book {id}"),
+            "description": description,
+            "description_html": format!("<p>{description}</p>"),
+            "created_by": id + 10,
+            "updated_by": updated_by,
+        })
+    };
+    let fixture = derive(vec![
+        get(
+            0,
+            "/books",
+            200,
+            json!([book(1, "old", 1), book(2, "two", 2)]),
+        ),
+        get(1, "/books/1", 200, book(1, "old", 1)),
+        get(2, "/books/2", 200, book(2, "two", 2)),
+        record(
+            3,
+            "PATCH",
+            "/books/1",
+            Some(json!({"description": "Sea charts"})),
+            200,
+            book(1, "Sea charts", 11),
+        ),
+        get(4, "/books/1", 200, book(1, "Sea charts", 11)),
+        get(
+            5,
+            "/books",
+            200,
+            json!([book(1, "Sea charts", 11), book(2, "two", 2)]),
+        ),
+    ]);
+    let plan = fixture.plan("patch_books_by_id");
+    assert!(plan.served, "{:?}", plan.reason);
+    let stages: Vec<(&str, &[String])> = plan
+        .rules
+        .iter()
+        .map(|rule| (rule.stage.as_str(), rule.explains.as_slice()))
+        .collect();
+    assert!(
+        stages.contains(&("stamp", &["/updated_by".to_owned()][..])),
+        "{stages:?}"
+    );
+    assert!(
+        stages.contains(&("composed", &["/description_html".to_owned()][..])),
+        "{stages:?}"
+    );
+    let (written, error) = fixture.call(
+        "patch_books_by_id",
+        json!({"id": "2", "body": {"description": "Tides"}}),
+    );
+    assert!(!error, "{written}");
+    // Exactly the sent member and what the rules model changed.
+    assert_eq!(written["body"], book(2, "Tides", 12));
+}
+
+#[test]
+fn an_update_accepts_a_member_it_never_stored_only_with_its_recorded_value() {
+    // contract: WRITE-007, WRITE-045
+    // A member every recorded update sent with one value and no read showed stored (a
+    // notification flag) is accepted only with that value, and changes nothing stored.
+    let fixture = derive(vec![
+        get(
+            0,
+            "/notes",
+            200,
+            json!([{"id": 1, "text": "a"}, {"id": 2, "text": "b"}]),
+        ),
+        get(1, "/notes/1", 200, json!({"id": 1, "text": "a"})),
+        get(2, "/notes/2", 200, json!({"id": 2, "text": "b"})),
+        record(
+            3,
+            "PATCH",
+            "/notes/1",
+            Some(json!({"text": "c", "notify": false})),
+            200,
+            json!({"id": 1, "text": "c"}),
+        ),
+        get(4, "/notes/1", 200, json!({"id": 1, "text": "c"})),
+        get(
+            5,
+            "/notes",
+            200,
+            json!([{"id": 1, "text": "c"}, {"id": 2, "text": "b"}]),
+        ),
+    ]);
+    let plan = fixture.plan("patch_notes_by_id");
+    assert!(plan.served, "{:?}", plan.reason);
+    assert_eq!(
+        plan.body.as_ref().expect("a body").members["notify"].fixed,
+        Some(rea_plugin_api::json::Json::Bool(false))
+    );
+    let before = fixture.service.document();
+    let (refused, error) = fixture.call(
+        "patch_notes_by_id",
+        json!({"id": "2", "body": {"text": "d", "notify": true}}),
+    );
+    assert!(error, "{refused}");
+    assert_eq!(fixture.service.document(), before);
+    let (written, error) = fixture.call(
+        "patch_notes_by_id",
+        json!({"id": "2", "body": {"text": "d", "notify": false}}),
+    );
+    assert!(!error, "{written}");
+    assert_eq!(written["body"], json!({"id": 2, "text": "d"}));
+}
+
+#[test]
+fn an_update_applies_its_modelled_unique_change() {
+    // contract: WRITE-016, WRITE-059, WRITE-060
+    // Each update gives the document a fresh large revision number (an etag-like key).
+    let doc = |id: u64, text: &str, rev: u64| json!({"id": id, "text": text, "rev": rev});
+    let fixture = derive(vec![
+        get(
+            0,
+            "/docs",
+            200,
+            json!([
+                doc(1, "a", 481_516_234_200_001),
+                doc(2, "b", 481_516_234_200_002)
+            ]),
+        ),
+        get(1, "/docs/1", 200, doc(1, "a", 481_516_234_200_001)),
+        get(2, "/docs/2", 200, doc(2, "b", 481_516_234_200_002)),
+        record(
+            3,
+            "PATCH",
+            "/docs/1",
+            Some(json!({"text": "c"})),
+            200,
+            doc(1, "c", 902_113_554_871_993),
+        ),
+        get(4, "/docs/1", 200, doc(1, "c", 902_113_554_871_993)),
+        record(
+            5,
+            "PATCH",
+            "/docs/2",
+            Some(json!({"text": "d"})),
+            200,
+            doc(2, "d", 377_019_448_120_654),
+        ),
+        get(6, "/docs/2", 200, doc(2, "d", 377_019_448_120_654)),
+        get(
+            7,
+            "/docs",
+            200,
+            json!([
+                doc(1, "c", 902_113_554_871_993),
+                doc(2, "d", 377_019_448_120_654)
+            ]),
+        ),
+    ]);
+    let plan = fixture.plan("patch_docs_by_id");
+    assert!(plan.served, "{:?}", plan.reason);
+    assert!(
+        plan.rules
+            .iter()
+            .any(|rule| rule.stage == "unique" && rule.explains == ["/rev"]),
+        "{:?}",
+        plan.rules
+    );
+    let (first, error) = fixture.call(
+        "patch_docs_by_id",
+        json!({"id": "1", "body": {"text": "e"}}),
+    );
+    assert!(!error, "{first}");
+    let rev = first["body"]["rev"].as_u64().expect("a revision");
+    assert_eq!(rev.to_string().len(), 15);
+    assert_ne!(rev, 481_516_234_200_001);
+    assert_eq!(first["body"]["text"], "e");
+    let (second, _) = fixture.call(
+        "patch_docs_by_id",
+        json!({"id": "1", "body": {"text": "f"}}),
+    );
+    assert_ne!(second["body"]["rev"], first["body"]["rev"]);
+    // The same calls after a reset give the same revisions.
+    fixture.service.reset();
+    let (again, _) = fixture.call(
+        "patch_docs_by_id",
+        json!({"id": "1", "body": {"text": "e"}}),
+    );
+    assert_eq!(again["body"], first["body"]);
+}
+
+#[test]
+fn an_update_renews_a_version_id_and_accepts_any_sent_one() {
+    // contract: WRITE-017, WRITE-072
+    // n8n renews a workflow's `versionId` (a UUID) on every update; the client sends the one it
+    // read. The renewal is modelled (the `uuid` rule, applied to an update: a fresh value each
+    // write); the check of the sent value is not, so any `versionId` is accepted (a known limit).
+    let workflow =
+        |id: u64, name: &str, version: &str| json!({"id": id, "name": name, "versionId": version});
+    const V1: &str = "0b6c1b4e-4a1e-4c55-9d39-1f0b2b3c4d5e";
+    const V2: &str = "7d1e2f3a-5b6c-4d7e-8f90-a1b2c3d4e5f6";
+    const V3: &str = "c3d4e5f6-a7b8-4c9d-8e0f-112233445566";
+    let fixture = derive(vec![
+        get(
+            0,
+            "/workflows",
+            200,
+            json!([workflow(1, "a", V1), workflow(2, "b", V2)]),
+        ),
+        get(1, "/workflows/1", 200, workflow(1, "a", V1)),
+        get(2, "/workflows/2", 200, workflow(2, "b", V2)),
+        record(
+            3,
+            "PATCH",
+            "/workflows/1",
+            Some(json!({"name": "c", "versionId": V1})),
+            200,
+            workflow(1, "c", V3),
+        ),
+        get(4, "/workflows/1", 200, workflow(1, "c", V3)),
+        get(
+            5,
+            "/workflows",
+            200,
+            json!([workflow(1, "c", V3), workflow(2, "b", V2)]),
+        ),
+    ]);
+    let plan = fixture.plan("patch_workflows_by_id");
+    assert!(plan.served, "{:?}", plan.reason);
+    assert!(
+        plan.rules
+            .iter()
+            .any(|rule| rule.stage == "uuid" && rule.explains == ["/versionId"]),
+        "{:?}",
+        plan.rules
+    );
+    let (written, error) = fixture.call(
+        "patch_workflows_by_id",
+        json!({"id": "2", "body": {"name": "d", "versionId": "not-the-held-one"}}),
+    );
+    assert!(!error, "{written}");
+    let renewed = written["body"]["versionId"].as_str().expect("a version");
+    assert_eq!(renewed.len(), 36);
+    assert_ne!(renewed, V2);
+    assert_ne!(renewed, "not-the-held-one");
+    assert_eq!(written["body"]["name"], "d");
+}
+
+#[test]
+fn an_update_applies_its_modelled_reference_change() {
+    // contract: WRITE-015
+    // Posts name their tags by id; the post stores the tag objects.
+    let tag = |id: u64, name: &str| json!({"id": id, "name": name});
+    let post = |id: u64, tags: Value| json!({"id": id, "title": format!("p{id}"), "tags": tags});
+    let fixture = derive(vec![
+        get(
+            0,
+            "/posts",
+            200,
+            json!([post(1, json!([])), post(2, json!([tag(9, "grey")]))]),
+        ),
+        get(1, "/posts/1", 200, post(1, json!([]))),
+        get(2, "/posts/2", 200, post(2, json!([tag(9, "grey")]))),
+        record(
+            3,
+            "PATCH",
+            "/posts/1",
+            Some(json!({"tag_ids": [3, 5]})),
+            200,
+            post(1, json!([tag(3, "red"), tag(5, "blue")])),
+        ),
+        get(
+            4,
+            "/posts/1",
+            200,
+            post(1, json!([tag(3, "red"), tag(5, "blue")])),
+        ),
+        record(
+            5,
+            "PATCH",
+            "/posts/2",
+            Some(json!({"tag_ids": [3]})),
+            200,
+            post(2, json!([tag(3, "red")])),
+        ),
+        get(6, "/posts/2", 200, post(2, json!([tag(3, "red")]))),
+        get(
+            7,
+            "/posts",
+            200,
+            json!([
+                post(1, json!([tag(3, "red"), tag(5, "blue")])),
+                post(2, json!([tag(3, "red")]))
+            ]),
+        ),
+    ]);
+    let plan = fixture.plan("patch_posts_by_id");
+    assert!(plan.served, "{:?}", plan.reason);
+    assert!(
+        plan.rules.iter().any(|rule| rule.stage == "reference"),
+        "{:?}",
+        plan.rules
+    );
+    let (written, error) = fixture.call(
+        "patch_posts_by_id",
+        json!({"id": "2", "body": {"tag_ids": [5, 9]}}),
+    );
+    assert!(!error, "{written}");
+    assert_eq!(
+        written["body"],
+        post(2, json!([tag(5, "blue"), tag(9, "grey")]))
+    );
+    // An id the capture never showed as a tag is refused, and nothing changes.
+    let before = fixture.service.document();
+    let (refused, error) = fixture.call(
+        "patch_posts_by_id",
+        json!({"id": "1", "body": {"tag_ids": [42]}}),
+    );
+    assert!(error, "{refused}");
+    assert_eq!(fixture.service.document(), before);
 }

@@ -1,0 +1,816 @@
+//! The `composed`, `slug` and `derived` rules: strings a write builds from the text it was sent.
+//!
+//! **`composed`** (creates and updates). A string member the host could not explain that spells,
+//! around fixed text, the values of sent members, path parameters or other members the entity
+//! holds (BookStack's `description_html` `<p>{description}</p>`, MLflow's `artifact_uri`
+//! `mlflow-artifacts:/{experiment_id}/…`): learned when every recorded call that changed it
+//! spells it with one template. The template is found left to right, taking at each position the
+//! longest source value (of two characters or more) that starts there, sent members first, then
+//! path parameters, then held members. **Apply:** the template filled from the served call (a held
+//! member takes its sent value when the call sends it). A call that does not send a member the
+//! template takes from the call leaves the string as it is. Sent text is copied as sent,
+//! unescaped (a known limit: an application that escapes or renders it spells it otherwise).
+//!
+//! **`slug`** (creates and updates). A string member that is, in every recorded call that changed
+//! it, the slug of one sent member (lowercase letters and digits, other runs of characters one
+//! `-`, none at either end): `Hello, World!` → `hello-world`. **Apply:** the slug of the sent
+//! member, when sent; not made unique (a known limit: two creates with one title get one slug).
+//!
+//! **`derived`** (updates). A string member that, in every recorded call that changed it,
+//! shows the text of the one sent member the entity stores nowhere (their texts, markup removed,
+//! agree or one holds the other: Ghost derives `plaintext` from the `html` it is sent), while
+//! the derivation itself is unknown. **Apply:** only the recorded derivations are reproduced: the
+//! member sent with a recorded value, to an entity holding the value the recorded call found
+//! in the derived member, gives the recorded derived value; sent with that value to an entity
+//! holding another is refused (the spec leaves the derived value unspecified; we do not guess
+//! one). A call not sending the member leaves the derived member as it is.
+
+use std::collections::BTreeMap;
+
+use rea_plugin_api::contracts::rule::{
+    ApplyOutcome, ApplyRequest, LearnOutcome, LearnRequest, ObservedCall,
+};
+use rea_plugin_api::{Plugin, PluginError, StageInfo, StateRule};
+use serde_json::{Map, Value, json};
+
+/// The composed stage name.
+pub const COMPOSED_STAGE: &str = "composed";
+
+/// The slug stage name.
+pub const SLUG_STAGE: &str = "slug";
+
+/// The derived stage name.
+pub const DERIVED_STAGE: &str = "derived";
+
+/// The shortest source value a template takes (shorter values match by chance).
+const SHORTEST_SOURCE: usize = 2;
+
+/// The members a body sends: at its root, or inside its one envelope (`{"data": {…}}`,
+/// `{"posts": [{…}]}`).
+fn sent_members(body: Option<&Value>) -> Option<&Map<String, Value>> {
+    let object = body?.as_object()?;
+    if object.len() == 1 {
+        match object.values().next()? {
+            Value::Object(inner) => return Some(inner),
+            Value::Array(items) if items.len() == 1 => {
+                if let Some(inner) = items[0].as_object() {
+                    return Some(inner);
+                }
+            }
+            _ => {}
+        }
+    }
+    Some(object)
+}
+
+/// A scalar's text (strings as they are, numbers as spelled).
+fn text(value: &Value) -> Option<String> {
+    match value {
+        Value::String(text) => Some(text.clone()),
+        Value::Number(number) => Some(number.to_string()),
+        _ => None,
+    }
+}
+
+fn top_field(pointer: &str) -> Option<String> {
+    let field = pointer.strip_prefix('/')?;
+    (!field.contains('/')).then(|| field.replace("~1", "/").replace("~0", "~"))
+}
+
+/// The sources a template may take, in preference order: `sent:NAME`, `path:INDEX`,
+/// `held:NAME` → text.
+fn sources(call: &ObservedCall, except: &str) -> Vec<(String, String)> {
+    let mut found = Vec::new();
+    if let Some(sent) = sent_members(call.request_body.as_ref()) {
+        for (name, value) in sent {
+            if let Some(text) = text(value) {
+                found.push((format!("sent:{name}"), text));
+            }
+        }
+    }
+    for (index, value) in call.path_params.iter().enumerate() {
+        found.push((format!("path:{index}"), value.clone()));
+    }
+    if let Some(Value::Object(after)) = &call.entity_after {
+        for (name, value) in after {
+            if name == except {
+                continue;
+            }
+            if let Some(text) = text(value) {
+                found.push((format!("held:{name}"), text));
+            }
+        }
+    }
+    found.retain(|(_, text)| text.chars().count() >= SHORTEST_SOURCE);
+    found
+}
+
+/// One part of a template: fixed text or a source.
+fn template_of(value: &str, sources: &[(String, String)]) -> Option<Vec<Value>> {
+    let mut parts: Vec<Value> = Vec::new();
+    let mut literal = String::new();
+    let mut rest = value;
+    let mut placed = false;
+    while !rest.is_empty() {
+        let best = sources
+            .iter()
+            .filter(|(_, text)| rest.starts_with(text.as_str()))
+            .fold(None::<&(String, String)>, |best, source| match best {
+                Some(kept) if kept.1.len() >= source.1.len() => Some(kept),
+                _ => Some(source),
+            });
+        match best {
+            Some((name, text)) => {
+                if !literal.is_empty() {
+                    parts.push(json!({ "text": std::mem::take(&mut literal) }));
+                }
+                parts.push(json!({ "source": name }));
+                rest = &rest[text.len()..];
+                placed = true;
+            }
+            None => {
+                let next = rest.chars().next()?;
+                literal.push(next);
+                rest = &rest[next.len_utf8()..];
+            }
+        }
+    }
+    if !literal.is_empty() {
+        parts.push(json!({ "text": literal }));
+    }
+    placed.then_some(parts)
+}
+
+/// The composed rule.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct ComposedRule;
+
+impl StateRule for ComposedRule {
+    fn learn(&self, request: &LearnRequest) -> Result<LearnOutcome, PluginError> {
+        if request.effect.ends_with("delete") {
+            return Ok(LearnOutcome::no_explanation("a delete composes no string"));
+        }
+        let mut found: BTreeMap<String, Option<Vec<Value>>> = BTreeMap::new();
+        for call in &request.calls {
+            for (pointer, value) in &call.unexplained {
+                let Some(field) = top_field(pointer) else {
+                    continue;
+                };
+                let template = value
+                    .as_str()
+                    .and_then(|value| template_of(value, &sources(call, &field)));
+                let entry = found
+                    .entry(pointer.clone())
+                    .or_insert_with(|| template.clone());
+                if template.is_none() || *entry != template {
+                    *entry = None;
+                }
+            }
+        }
+        let fields: Map<String, Value> = found
+            .into_iter()
+            .filter_map(|(pointer, template)| Some((pointer, Value::Array(template?))))
+            .collect();
+        if fields.is_empty() {
+            return Ok(LearnOutcome::no_explanation(
+                "no unexplained string spelled the call's values with one template",
+            ));
+        }
+        Ok(LearnOutcome::learned(
+            fields.keys().cloned().collect(),
+            json!({ "fields": fields }),
+        ))
+    }
+
+    fn apply(&self, request: &ApplyRequest) -> Result<ApplyOutcome, PluginError> {
+        let fields = request
+            .rule
+            .get("fields")
+            .and_then(Value::as_object)
+            .ok_or_else(|| PluginError::new("invalid_rule", "the learned rule names no fields"))?;
+        let sent = sent_members(request.call.body.as_ref());
+        let held = request
+            .call
+            .entity_before
+            .as_ref()
+            .and_then(Value::as_object);
+        let mut outcome = ApplyOutcome::default();
+        'fields: for (pointer, template) in fields {
+            let parts = template
+                .as_array()
+                .ok_or_else(|| PluginError::new("invalid_rule", "a template is not a list"))?;
+            let mut spelled = String::new();
+            for part in parts {
+                if let Some(fixed) = part.get("text").and_then(Value::as_str) {
+                    spelled.push_str(fixed);
+                    continue;
+                }
+                let source = part.get("source").and_then(Value::as_str).ok_or_else(|| {
+                    PluginError::new("invalid_rule", "a template part names nothing")
+                })?;
+                let value = match source.split_once(':') {
+                    Some(("sent", name)) => sent.and_then(|sent| sent.get(name)).and_then(text),
+                    Some(("path", index)) => index
+                        .parse::<usize>()
+                        .ok()
+                        .and_then(|index| request.call.path_params.get(index).cloned()),
+                    Some(("held", name)) => sent
+                        .and_then(|sent| sent.get(name))
+                        .or_else(|| held.and_then(|held| held.get(name)))
+                        .and_then(text),
+                    _ => {
+                        return Err(PluginError::new(
+                            "invalid_rule",
+                            "a template part names an unknown source",
+                        ));
+                    }
+                };
+                // A source the call does not give: the string stays as it is.
+                let Some(value) = value else {
+                    continue 'fields;
+                };
+                spelled.push_str(&value);
+            }
+            outcome.set.insert(pointer.clone(), Value::String(spelled));
+        }
+        Ok(outcome)
+    }
+}
+
+/// A text's slug: lowercase letters and digits, every other run of characters one `-`, none at
+/// either end.
+pub fn slugify(text: &str) -> String {
+    let mut slug = String::with_capacity(text.len());
+    let mut gap = false;
+    for character in text.chars().flat_map(char::to_lowercase) {
+        if character.is_alphanumeric() {
+            if gap && !slug.is_empty() {
+                slug.push('-');
+            }
+            gap = false;
+            slug.push(character);
+        } else {
+            gap = true;
+        }
+    }
+    slug
+}
+
+/// A text with markup removed and whitespace collapsed.
+fn plain(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut in_tag = false;
+    for character in text.chars() {
+        match character {
+            '<' => in_tag = true,
+            '>' if in_tag => {
+                in_tag = false;
+                out.push(' ');
+            }
+            _ if !in_tag => out.push(character),
+            _ => {}
+        }
+    }
+    out.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Whether a derived text shows a sent text.
+fn shows(derived: &str, sent: &str) -> bool {
+    let (derived, sent) = (plain(derived), plain(sent));
+    !derived.is_empty() && !sent.is_empty() && (derived.contains(&sent) || sent.contains(&derived))
+}
+
+/// The derived rule.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct DerivedRule;
+
+impl StateRule for DerivedRule {
+    fn learn(&self, request: &LearnRequest) -> Result<LearnOutcome, PluginError> {
+        if !matches!(request.effect.as_str(), "update" | "action") {
+            return Ok(LearnOutcome::no_explanation(
+                "a derived member is learned from updates",
+            ));
+        }
+        // Per pointer: the member and the recorded derivations, or `None` once a call disagrees.
+        let mut found: BTreeMap<String, Option<(String, Vec<Value>)>> = BTreeMap::new();
+        for call in &request.calls {
+            let sent = sent_members(call.request_body.as_ref());
+            let after = call.entity_after.as_ref().and_then(Value::as_object);
+            for (pointer, value) in &call.unexplained {
+                let derivation = (|| {
+                    let field = top_field(pointer)?;
+                    let derived = value.as_str()?;
+                    let held = call.entity_before.as_ref()?.get(&field)?.clone();
+                    // The one sent member whose text it shows and the entity stores nowhere.
+                    let candidates: Vec<(&String, &str)> = sent?
+                        .iter()
+                        .filter_map(|(name, sent)| Some((name, sent.as_str()?)))
+                        .filter(|(name, text)| {
+                            **name != field
+                                && shows(derived, text)
+                                && after.is_none_or(|after| {
+                                    after.values().all(|stored| stored.as_str() != Some(*text))
+                                })
+                        })
+                        .collect();
+                    let [(name, text)] = candidates.as_slice() else {
+                        return None;
+                    };
+                    Some((
+                        (*name).clone(),
+                        json!({"sent": text, "derived": derived, "held": held}),
+                    ))
+                })();
+                let entry = found.entry(pointer.clone()).or_insert_with(|| {
+                    derivation
+                        .as_ref()
+                        .map(|(name, _)| (name.clone(), Vec::new()))
+                });
+                match (entry.as_mut(), derivation) {
+                    (Some((known, examples)), Some((name, example))) if *known == name => {
+                        examples.push(example);
+                    }
+                    _ => *entry = None,
+                }
+            }
+        }
+        let fields: Map<String, Value> = found
+            .into_iter()
+            .filter_map(|(pointer, derivation)| {
+                let (member, examples) = derivation?;
+                Some((pointer, json!({"member": member, "derivations": examples})))
+            })
+            .collect();
+        if fields.is_empty() {
+            return Ok(LearnOutcome::no_explanation(
+                "no unexplained string showed the text of one sent member stored nowhere",
+            ));
+        }
+        Ok(LearnOutcome::learned(
+            fields.keys().cloned().collect(),
+            json!({ "fields": fields }),
+        ))
+    }
+
+    fn apply(&self, request: &ApplyRequest) -> Result<ApplyOutcome, PluginError> {
+        let fields = request
+            .rule
+            .get("fields")
+            .and_then(Value::as_object)
+            .ok_or_else(|| PluginError::new("invalid_rule", "the learned rule names no fields"))?;
+        let sent = sent_members(request.call.body.as_ref());
+        let mut outcome = ApplyOutcome::default();
+        for (pointer, learned) in fields {
+            let member = learned
+                .get("member")
+                .and_then(Value::as_str)
+                .ok_or_else(|| PluginError::new("invalid_rule", "a derivation names no member"))?;
+            let Some(value) = sent.and_then(|sent| sent.get(member)) else {
+                continue;
+            };
+            let field = top_field(pointer).ok_or_else(|| {
+                PluginError::new("invalid_rule", "a derived field is not a member")
+            })?;
+            let held = request
+                .call
+                .entity_before
+                .as_ref()
+                .and_then(|before| before.get(&field));
+            let derivations = learned
+                .get("derivations")
+                .and_then(Value::as_array)
+                .map_or(&[][..], Vec::as_slice);
+            let recorded: Vec<&Value> = derivations
+                .iter()
+                .filter(|example| example.get("sent") == Some(value))
+                .collect();
+            if recorded.is_empty() {
+                return Err(PluginError::new(
+                    "underived_value",
+                    format!(
+                        "{field:?} is derived from {member:?} only for the values the recorded calls sent"
+                    ),
+                ));
+            }
+            let Some(example) = recorded.iter().find(|example| example.get("held") == held) else {
+                return Err(PluginError::new(
+                    "underived_value",
+                    format!(
+                        "{field:?} is derived from {member:?} only for an entity holding the {field:?} the recorded call found"
+                    ),
+                ));
+            };
+            outcome.set.insert(
+                pointer.clone(),
+                example.get("derived").cloned().unwrap_or(Value::Null),
+            );
+        }
+        Ok(outcome)
+    }
+}
+
+/// The slug rule.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct SlugRule;
+
+impl StateRule for SlugRule {
+    fn learn(&self, request: &LearnRequest) -> Result<LearnOutcome, PluginError> {
+        if request.effect.ends_with("delete") {
+            return Ok(LearnOutcome::no_explanation("a delete makes no slug"));
+        }
+        let mut found: BTreeMap<String, Option<String>> = BTreeMap::new();
+        for call in &request.calls {
+            let sent = sent_members(call.request_body.as_ref());
+            for (pointer, value) in &call.unexplained {
+                let source = value
+                    .as_str()
+                    .filter(|slug| !slug.is_empty())
+                    .and_then(|slug| {
+                        sent?.iter().find_map(|(name, sent)| {
+                            (sent.as_str().map(slugify).as_deref() == Some(slug)
+                                && sent.as_str() != Some(slug))
+                            .then(|| name.clone())
+                        })
+                    });
+                let entry = found
+                    .entry(pointer.clone())
+                    .or_insert_with(|| source.clone());
+                if source.is_none() || *entry != source {
+                    *entry = None;
+                }
+            }
+        }
+        let fields: Map<String, Value> = found
+            .into_iter()
+            .filter_map(|(pointer, source)| Some((pointer, Value::String(source?))))
+            .collect();
+        if fields.is_empty() {
+            return Ok(LearnOutcome::no_explanation(
+                "no unexplained string was the slug of a sent member",
+            ));
+        }
+        Ok(LearnOutcome::learned(
+            fields.keys().cloned().collect(),
+            json!({ "fields": fields }),
+        ))
+    }
+
+    fn apply(&self, request: &ApplyRequest) -> Result<ApplyOutcome, PluginError> {
+        let fields = request
+            .rule
+            .get("fields")
+            .and_then(Value::as_object)
+            .ok_or_else(|| PluginError::new("invalid_rule", "the learned rule names no fields"))?;
+        let sent = sent_members(request.call.body.as_ref());
+        let mut outcome = ApplyOutcome::default();
+        for (pointer, source) in fields {
+            let source = source
+                .as_str()
+                .ok_or_else(|| PluginError::new("invalid_rule", "a slug names no member"))?;
+            if let Some(text) = sent
+                .and_then(|sent| sent.get(source))
+                .and_then(Value::as_str)
+            {
+                outcome
+                    .set
+                    .insert(pointer.clone(), Value::String(slugify(text)));
+            }
+        }
+        Ok(outcome)
+    }
+}
+
+rea_plugin_api::plugin_root_module! {
+    /// The root module of the composed and slug rules.
+    pub fn root_module() = Plugin::new("rea-composed", env!("CARGO_PKG_VERSION"))
+        .rule(
+            StageInfo::new(COMPOSED_STAGE, "Explains strings a write spells from sent members, path values and held members around fixed text"),
+            ComposedRule,
+        )
+        .rule(
+            StageInfo::new(SLUG_STAGE, "Explains strings that are the slug of a sent member"),
+            SlugRule,
+        )
+        .rule(
+            StageInfo::new(DERIVED_STAGE, "Explains strings showing the text of the one sent member the entity stores nowhere, reproducing the recorded derivations"),
+            DerivedRule,
+        );
+}
+
+rea_plugin_api::submit_builtin!(root_module);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rea_plugin_api::contracts::rule::{ServedCall, ToolRef};
+
+    fn learn(rule: &dyn StateRule, effect: &str, calls: Vec<ObservedCall>) -> LearnOutcome {
+        rule.learn(&LearnRequest {
+            calls,
+            clock_anchors: Vec::new(),
+            effect: effect.into(),
+            identity_field: Some("id".into()),
+            options: Default::default(),
+            schema_version: 1,
+            tool: ToolRef {
+                method: "PUT".into(),
+                name: "put_books_by_id".into(),
+                path_template: "/books/{id}".into(),
+            },
+        })
+        .expect("learns")
+    }
+
+    fn apply(rule: &dyn StateRule, learned: Value, call: ServedCall) -> ApplyOutcome {
+        rule.apply(&ApplyRequest {
+            call,
+            rule: learned,
+            schema_version: 1,
+            tool: ToolRef {
+                method: "PUT".into(),
+                name: "put_books_by_id".into(),
+                path_template: "/books/{id}".into(),
+            },
+        })
+        .expect("applies")
+    }
+
+    fn call(body: Value, after: Value, unexplained: Value) -> ObservedCall {
+        ObservedCall {
+            request_body: Some(body),
+            entity_after: Some(after),
+            unexplained: serde_json::from_value(unexplained).expect("a map"),
+            ..ObservedCall::default()
+        }
+    }
+
+    #[test]
+    fn composes_a_string_from_sent_text_unescaped() {
+        // contract: WRITE-014, WRITE-075
+        // BookStack: `description_html` wraps the sent description.
+        let outcome = learn(
+            &ComposedRule,
+            "update",
+            vec![
+                call(
+                    json!({"name": "Shelf", "description": "Old maps"}),
+                    json!({"id": 4, "name": "Shelf", "description": "Old maps", "description_html": "<p>Old maps</p>"}),
+                    json!({"/description_html": "<p>Old maps</p>"}),
+                ),
+                call(
+                    json!({"description": "Sea charts"}),
+                    json!({"id": 5, "name": "Box", "description": "Sea charts", "description_html": "<p>Sea charts</p>"}),
+                    json!({"/description_html": "<p>Sea charts</p>"}),
+                ),
+            ],
+        );
+        let LearnOutcome::Learned { explains, rule, .. } = outcome else {
+            panic!("{outcome:?}")
+        };
+        assert_eq!(explains, ["/description_html"]);
+        let applied = apply(
+            &ComposedRule,
+            rule.clone(),
+            ServedCall {
+                body: Some(json!({"description": "Salt & pepper"})),
+                entity_before: Some(
+                    json!({"id": 6, "description": "x", "description_html": "<p>x</p>"}),
+                ),
+                ..ServedCall::default()
+            },
+        );
+        // Copied as sent: `&` is not escaped (a known limit).
+        assert_eq!(
+            applied.set["/description_html"],
+            json!("<p>Salt & pepper</p>")
+        );
+        // A call not sending the description leaves the string as it is.
+        let applied = apply(
+            &ComposedRule,
+            rule,
+            ServedCall {
+                body: Some(json!({"name": "Other"})),
+                entity_before: Some(json!({"id": 6, "description": "x"})),
+                ..ServedCall::default()
+            },
+        );
+        assert!(applied.set.is_empty());
+    }
+
+    #[test]
+    fn composes_from_path_values_and_held_members() {
+        // MLflow-like: the artifact location spells the experiment (held) and the path's id.
+        let observed = |id: &str| ObservedCall {
+            path_params: vec![id.to_owned()],
+            request_body: Some(json!({"status": "FINISHED"})),
+            entity_after: Some(
+                json!({"experiment_id": "17", "status": "FINISHED", "uri": format!("store:/17/{id}/artifacts")}),
+            ),
+            unexplained: [(
+                "/uri".to_owned(),
+                json!(format!("store:/17/{id}/artifacts")),
+            )]
+            .into(),
+            ..ObservedCall::default()
+        };
+        let outcome = learn(
+            &ComposedRule,
+            "update",
+            vec![observed("ab12"), observed("cd34")],
+        );
+        let LearnOutcome::Learned { rule, .. } = outcome else {
+            panic!("{outcome:?}")
+        };
+        let applied = apply(
+            &ComposedRule,
+            rule,
+            ServedCall {
+                path_params: vec!["ef56".into()],
+                body: Some(json!({"status": "FAILED"})),
+                entity_before: Some(json!({"experiment_id": "23"})),
+                ..ServedCall::default()
+            },
+        );
+        assert_eq!(applied.set["/uri"], json!("store:/23/ef56/artifacts"));
+    }
+
+    #[test]
+    fn no_template_without_a_source_or_with_two_templates() {
+        // Text that spells nothing the call gave is not composed.
+        let outcome = learn(
+            &ComposedRule,
+            "update",
+            vec![call(
+                json!({"name": "a"}),
+                json!({"id": 1, "token": "zq81"}),
+                json!({"/token": "zq81"}),
+            )],
+        );
+        assert!(
+            matches!(outcome, LearnOutcome::NoExplanation { .. }),
+            "{outcome:?}"
+        );
+        // Two calls spelled with different templates.
+        let outcome = learn(
+            &ComposedRule,
+            "update",
+            vec![
+                call(
+                    json!({"description": "Old maps"}),
+                    json!({"html": "<p>Old maps</p>"}),
+                    json!({"/html": "<p>Old maps</p>"}),
+                ),
+                call(
+                    json!({"description": "Sea charts"}),
+                    json!({"html": "<div>Sea charts</div>"}),
+                    json!({"/html": "<div>Sea charts</div>"}),
+                ),
+            ],
+        );
+        assert!(
+            matches!(outcome, LearnOutcome::NoExplanation { .. }),
+            "{outcome:?}"
+        );
+    }
+
+    #[test]
+    fn slugs_a_sent_title_and_repeats_it() {
+        // contract: WRITE-011, WRITE-074
+        assert_eq!(slugify("Hello, World!"), "hello-world");
+        assert_eq!(slugify("  Ça va? 2 fois "), "ça-va-2-fois");
+        let outcome = learn(
+            &SlugRule,
+            "update",
+            vec![call(
+                json!({"posts": [{"title": "My First Post"}]}),
+                json!({"id": 1, "title": "My First Post", "slug": "my-first-post"}),
+                json!({"/slug": "my-first-post"}),
+            )],
+        );
+        let LearnOutcome::Learned { explains, rule, .. } = outcome else {
+            panic!("{outcome:?}")
+        };
+        assert_eq!(explains, ["/slug"]);
+        let served = |title: &str| ServedCall {
+            body: Some(json!({"posts": [{"title": title}]})),
+            ..ServedCall::default()
+        };
+        let first = apply(&SlugRule, rule.clone(), served("Tides & Winds"));
+        assert_eq!(first.set["/slug"], json!("tides-winds"));
+        // The same title gives the same slug: not made unique (a known limit).
+        let second = apply(&SlugRule, rule.clone(), served("Tides & Winds"));
+        assert_eq!(second.set, first.set);
+        // No title sent: the slug stays.
+        let untouched = apply(
+            &SlugRule,
+            rule,
+            ServedCall {
+                body: Some(json!({"posts": [{"body": "x"}]})),
+                ..ServedCall::default()
+            },
+        );
+        assert!(untouched.set.is_empty());
+    }
+
+    #[test]
+    fn a_member_stored_as_sent_is_no_slug() {
+        let outcome = learn(
+            &SlugRule,
+            "update",
+            vec![call(
+                json!({"code": "abc"}),
+                json!({"id": 1, "key": "abc"}),
+                json!({"/key": "abc"}),
+            )],
+        );
+        assert!(
+            matches!(outcome, LearnOutcome::NoExplanation { .. }),
+            "{outcome:?}"
+        );
+    }
+
+    #[test]
+    fn a_derived_member_reproduces_only_the_recorded_derivation() {
+        // contract: WRITE-013, WRITE-039, WRITE-040
+        // Ghost: `plaintext` derived from the sent `html`, which the post stores nowhere (it
+        // keeps `lexical`).
+        let outcome = learn(
+            &DerivedRule,
+            "update",
+            vec![ObservedCall {
+                request_body: Some(json!({"posts": [{"html": "<p>Hello <b>you</b></p>"}]})),
+                entity_before: Some(json!({"id": "p1", "plaintext": "Old", "lexical": "{}"})),
+                entity_after: Some(json!({"id": "p1", "plaintext": "Hello you", "lexical": "{…}"})),
+                unexplained: [("/plaintext".to_owned(), json!("Hello you"))].into(),
+                ..ObservedCall::default()
+            }],
+        );
+        let LearnOutcome::Learned { explains, rule, .. } = outcome else {
+            panic!("{outcome:?}")
+        };
+        assert_eq!(explains, ["/plaintext"]);
+        let served = |html: Option<&str>, held: &str| ServedCall {
+            body: Some(match html {
+                Some(html) => json!({"posts": [{"html": html}]}),
+                None => json!({"posts": [{"title": "t"}]}),
+            }),
+            entity_before: Some(json!({"id": "p1", "plaintext": held})),
+            ..ServedCall::default()
+        };
+        let applied = apply(
+            &DerivedRule,
+            rule.clone(),
+            served(Some("<p>Hello <b>you</b></p>"), "Old"),
+        );
+        assert_eq!(applied.set["/plaintext"], json!("Hello you"));
+        // Not sent: unchanged.
+        assert!(
+            apply(&DerivedRule, rule.clone(), served(None, "Old"))
+                .set
+                .is_empty()
+        );
+        // Sent with its recorded value to an entity holding another: refused.
+        let refused = DerivedRule.apply(&ApplyRequest {
+            call: served(Some("<p>Hello <b>you</b></p>"), "Something else"),
+            rule: rule.clone(),
+            schema_version: 1,
+            tool: ToolRef {
+                method: "PUT".into(),
+                name: "put_posts_by_id".into(),
+                path_template: "/posts/{id}".into(),
+            },
+        });
+        assert!(refused.is_err());
+        // Sent with another value: no recorded derivation.
+        let refused = DerivedRule.apply(&ApplyRequest {
+            call: served(Some("<p>Other</p>"), "Old"),
+            rule,
+            schema_version: 1,
+            tool: ToolRef {
+                method: "PUT".into(),
+                name: "put_posts_by_id".into(),
+                path_template: "/posts/{id}".into(),
+            },
+        });
+        assert!(refused.is_err());
+    }
+
+    #[test]
+    fn a_member_the_entity_stores_is_no_derivation_source() {
+        let outcome = learn(
+            &DerivedRule,
+            "update",
+            vec![ObservedCall {
+                request_body: Some(json!({"title": "Hello"})),
+                entity_before: Some(json!({"id": 1, "title": "Old", "summary": "Old"})),
+                entity_after: Some(json!({"id": 1, "title": "Hello", "summary": "Hello"})),
+                unexplained: [("/summary".to_owned(), json!("Hello"))].into(),
+                ..ObservedCall::default()
+            }],
+        );
+        assert!(
+            matches!(outcome, LearnOutcome::NoExplanation { .. }),
+            "{outcome:?}"
+        );
+    }
+}

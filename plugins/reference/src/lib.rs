@@ -1,0 +1,422 @@
+//! The `reference` rule: a member holding the entities the ids a write sent name.
+//!
+//! **Learn** (creates and updates). A member the host could not explain is a reference when, in
+//! every recorded call that changed it, it holds the objects whose identity member (`id`,
+//! `uuid`, `key` or `slug`) spells, in order, the ids one sent member named: an array of ids
+//! giving an array of objects (`tag_ids: [3, 5]` → `tags: [{"id": 3, …}, {"id": 5, …}]`, a
+//! reference with `many`), or one id giving one object (`author_id: 7` → `author: {"id": 7, …}`).
+//! The sent member itself is stored nowhere, so the rule explains it too (it reads it). The
+//! learned rule keeps every referenced object the recorded calls showed, by id.
+//!
+//! **Apply.** A call sending the member gets, in the reference, the objects its ids name: those
+//! the recorded calls showed, or those the entity already references. An id naming neither is
+//! refused: the rule sees only what the capture showed of the referenced entities, not their
+//! collection (the rule ABI gives it no other type's entities). A call not sending the member
+//! leaves the reference as it is.
+
+use std::collections::BTreeMap;
+
+use rea_plugin_api::contracts::rule::{
+    ApplyOutcome, ApplyRequest, LearnOutcome, LearnRequest, ObservedCall,
+};
+use rea_plugin_api::{Plugin, PluginError, StageInfo, StateRule};
+use serde_json::{Map, Value, json};
+
+/// The stage name.
+pub const STAGE: &str = "reference";
+
+/// The members that name a referenced object, in preference order.
+const IDENTITIES: [&str; 4] = ["id", "uuid", "key", "slug"];
+
+/// The members a body sends: at its root, or inside its one envelope.
+fn sent_members(body: Option<&Value>) -> Option<&Map<String, Value>> {
+    let object = body?.as_object()?;
+    if object.len() == 1 {
+        match object.values().next()? {
+            Value::Object(inner) => return Some(inner),
+            Value::Array(items) if items.len() == 1 => {
+                if let Some(inner) = items[0].as_object() {
+                    return Some(inner);
+                }
+            }
+            _ => {}
+        }
+    }
+    Some(object)
+}
+
+fn scalar(value: &Value) -> Option<String> {
+    match value {
+        Value::String(text) => Some(text.clone()),
+        Value::Number(number) => Some(number.to_string()),
+        _ => None,
+    }
+}
+
+fn top_field(pointer: &str) -> Option<String> {
+    let field = pointer.strip_prefix('/')?;
+    (!field.contains('/')).then(|| field.replace("~1", "/").replace("~0", "~"))
+}
+
+fn pointer_of(field: &str) -> String {
+    format!("/{}", field.replace('~', "~0").replace('/', "~1"))
+}
+
+/// What one reference is: the sent member, the identity member, and whether it holds many.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Shape {
+    member: String,
+    identity: String,
+    many: bool,
+}
+
+/// The shapes a stored value fits with what a call sent.
+fn shapes(stored: &Value, sent: &Map<String, Value>, field: &str) -> Vec<Shape> {
+    let mut found = Vec::new();
+    for (member, value) in sent {
+        if member == field {
+            continue;
+        }
+        for identity in IDENTITIES {
+            let fits = match (value, stored) {
+                (Value::Array(ids), Value::Array(objects)) => {
+                    ids.len() == objects.len()
+                        && ids.iter().zip(objects).all(|(id, object)| {
+                            object.is_object()
+                                && scalar(id).is_some()
+                                && object.get(identity).and_then(scalar) == scalar(id)
+                        })
+                        && ids.iter().all(|id| !id.is_object())
+                }
+                (id, Value::Object(object)) => {
+                    scalar(id).is_some() && object.get(identity).and_then(scalar) == scalar(id)
+                }
+                _ => false,
+            };
+            if fits {
+                found.push(Shape {
+                    member: member.clone(),
+                    identity: identity.to_owned(),
+                    many: stored.is_array(),
+                });
+                break;
+            }
+        }
+    }
+    found
+}
+
+/// The objects a stored reference holds, by id.
+fn objects_of(stored: &Value, identity: &str, into: &mut BTreeMap<String, Value>) {
+    let items: Vec<&Value> = match stored {
+        Value::Array(items) => items.iter().collect(),
+        object @ Value::Object(_) => vec![object],
+        _ => Vec::new(),
+    };
+    for item in items {
+        if let Some(id) = item.get(identity).and_then(scalar) {
+            into.entry(id).or_insert_with(|| item.clone());
+        }
+    }
+}
+
+/// The reference rule.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct ReferenceRule;
+
+impl ReferenceRule {
+    fn shape_of(call: &ObservedCall, pointer: &str, stored: &Value) -> Option<Shape> {
+        let field = top_field(pointer)?;
+        let sent = sent_members(call.request_body.as_ref())?;
+        let mut candidates = shapes(stored, sent, &field);
+        // An empty list fits every empty list sent: only one may name it.
+        if candidates.len() == 1 {
+            candidates.pop()
+        } else {
+            None
+        }
+    }
+}
+
+impl StateRule for ReferenceRule {
+    fn learn(&self, request: &LearnRequest) -> Result<LearnOutcome, PluginError> {
+        if request.effect.ends_with("delete") {
+            return Ok(LearnOutcome::no_explanation("a delete sets no reference"));
+        }
+        let mut found: BTreeMap<String, Option<Shape>> = BTreeMap::new();
+        let mut objects: BTreeMap<String, BTreeMap<String, Value>> = BTreeMap::new();
+        for call in &request.calls {
+            for (pointer, stored) in &call.unexplained {
+                // The sent members themselves come as `null`: they are explained with the
+                // reference that reads them.
+                if stored.is_null() {
+                    continue;
+                }
+                let shape = Self::shape_of(call, pointer, stored);
+                let entry = found
+                    .entry(pointer.clone())
+                    .or_insert_with(|| shape.clone());
+                if shape.is_none() || *entry != shape {
+                    *entry = None;
+                }
+                if let Some(shape) = &shape {
+                    objects_of(
+                        stored,
+                        &shape.identity,
+                        objects.entry(pointer.clone()).or_default(),
+                    );
+                }
+            }
+        }
+        let mut explains = Vec::new();
+        let mut fields = Map::new();
+        for (pointer, shape) in found {
+            let Some(shape) = shape else {
+                continue;
+            };
+            explains.push(pointer.clone());
+            let member_pointer = pointer_of(&shape.member);
+            if !explains.contains(&member_pointer) {
+                explains.push(member_pointer);
+            }
+            fields.insert(
+                pointer.clone(),
+                json!({
+                    "member": shape.member,
+                    "identity": shape.identity,
+                    "many": shape.many,
+                    "objects": objects.remove(&pointer).unwrap_or_default(),
+                }),
+            );
+        }
+        if fields.is_empty() {
+            return Ok(LearnOutcome::no_explanation(
+                "no unexplained member held the objects a sent member's ids named",
+            ));
+        }
+        explains.sort();
+        Ok(LearnOutcome::learned(explains, json!({ "fields": fields })))
+    }
+
+    fn apply(&self, request: &ApplyRequest) -> Result<ApplyOutcome, PluginError> {
+        let fields = request
+            .rule
+            .get("fields")
+            .and_then(Value::as_object)
+            .ok_or_else(|| PluginError::new("invalid_rule", "the learned rule names no fields"))?;
+        let sent = sent_members(request.call.body.as_ref());
+        let mut outcome = ApplyOutcome::default();
+        for (pointer, learned) in fields {
+            let text = |name: &str| {
+                learned
+                    .get(name)
+                    .and_then(Value::as_str)
+                    .map(str::to_owned)
+                    .ok_or_else(|| PluginError::new("invalid_rule", "a reference is incomplete"))
+            };
+            let (member, identity) = (text("member")?, text("identity")?);
+            let Some(value) = sent.and_then(|sent| sent.get(&member)) else {
+                continue;
+            };
+            let mut known: BTreeMap<String, Value> = learned
+                .get("objects")
+                .and_then(Value::as_object)
+                .map(|objects| {
+                    objects
+                        .iter()
+                        .map(|(id, object)| (id.clone(), object.clone()))
+                        .collect()
+                })
+                .unwrap_or_default();
+            if let Some(held) = top_field(pointer).and_then(|field| {
+                request
+                    .call
+                    .entity_before
+                    .as_ref()
+                    .and_then(|before| before.get(&field))
+            }) {
+                objects_of(held, &identity, &mut known);
+            }
+            let resolve = |id: &Value| -> Result<Value, PluginError> {
+                let text = scalar(id).ok_or_else(|| {
+                    PluginError::new(
+                        "invalid_reference",
+                        format!("{member:?} must name entities by their {identity:?}"),
+                    )
+                })?;
+                known.get(&text).cloned().ok_or_else(|| {
+                    PluginError::new(
+                        "unknown_reference",
+                        format!(
+                            "{member:?} names {text:?}, which the capture never showed referenced; the environment can only reference what it saw"
+                        ),
+                    )
+                })
+            };
+            let many = learned.get("many").and_then(Value::as_bool) == Some(true);
+            let stored = match (many, value) {
+                (true, Value::Array(ids)) => {
+                    Value::Array(ids.iter().map(resolve).collect::<Result<_, _>>()?)
+                }
+                (false, id) if !id.is_array() => resolve(id)?,
+                _ => {
+                    return Err(PluginError::new(
+                        "invalid_reference",
+                        format!(
+                            "{member:?} must be {} as the recorded calls sent it",
+                            if many { "an array of ids" } else { "one id" }
+                        ),
+                    ));
+                }
+            };
+            outcome.set.insert(pointer.clone(), stored);
+        }
+        Ok(outcome)
+    }
+}
+
+rea_plugin_api::plugin_root_module! {
+    /// The root module of the reference rule.
+    pub fn root_module() = Plugin::new("rea-reference", env!("CARGO_PKG_VERSION")).rule(
+        StageInfo::new(STAGE, "Explains members holding the entities the ids a write sent name (many, or one)"),
+        ReferenceRule,
+    );
+}
+
+rea_plugin_api::submit_builtin!(root_module);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rea_plugin_api::contracts::rule::{ServedCall, ToolRef};
+
+    fn tool() -> ToolRef {
+        ToolRef {
+            method: "PATCH".into(),
+            name: "patch_posts_by_id".into(),
+            path_template: "/posts/{id}".into(),
+        }
+    }
+
+    fn learn(calls: Vec<ObservedCall>) -> LearnOutcome {
+        ReferenceRule
+            .learn(&LearnRequest {
+                calls,
+                clock_anchors: Vec::new(),
+                effect: "update".into(),
+                identity_field: Some("id".into()),
+                options: Default::default(),
+                schema_version: 1,
+                tool: tool(),
+            })
+            .expect("learns")
+    }
+
+    fn apply(rule: Value, body: Value, before: Value) -> Result<ApplyOutcome, PluginError> {
+        ReferenceRule.apply(&ApplyRequest {
+            call: ServedCall {
+                body: Some(body),
+                entity_before: Some(before),
+                ..ServedCall::default()
+            },
+            rule,
+            schema_version: 1,
+            tool: tool(),
+        })
+    }
+
+    fn tag(id: u64, name: &str) -> Value {
+        json!({"id": id, "name": name})
+    }
+
+    fn call(sent: Value, tags: Value) -> ObservedCall {
+        ObservedCall {
+            request_body: Some(sent),
+            unexplained: [
+                ("/tags".to_owned(), tags),
+                ("/tag_ids".to_owned(), Value::Null),
+            ]
+            .into(),
+            ..ObservedCall::default()
+        }
+    }
+
+    #[test]
+    fn a_list_of_ids_references_the_objects_it_names() {
+        // contract: WRITE-015
+        let outcome = learn(vec![
+            call(
+                json!({"tag_ids": [3, 5]}),
+                json!([tag(3, "red"), tag(5, "blue")]),
+            ),
+            call(json!({"tag_ids": [4]}), json!([tag(4, "green")])),
+        ]);
+        let LearnOutcome::Learned { explains, rule, .. } = outcome else {
+            panic!("{outcome:?}")
+        };
+        assert_eq!(explains, ["/tag_ids", "/tags"]);
+        // Served: the ids name what the capture showed, in the order sent.
+        let applied = apply(
+            rule.clone(),
+            json!({"tag_ids": [5, 4, 3]}),
+            json!({"id": 1, "tags": []}),
+        )
+        .expect("applies");
+        assert_eq!(
+            applied.set["/tags"],
+            json!([tag(5, "blue"), tag(4, "green"), tag(3, "red")])
+        );
+        // An object the entity already references is known too; an empty list clears.
+        let applied = apply(
+            rule.clone(),
+            json!({"tag_ids": [9]}),
+            json!({"id": 2, "tags": [tag(9, "grey")]}),
+        )
+        .expect("applies");
+        assert_eq!(applied.set["/tags"], json!([tag(9, "grey")]));
+        let applied =
+            apply(rule.clone(), json!({"tag_ids": []}), json!({"id": 2})).expect("applies");
+        assert_eq!(applied.set["/tags"], json!([]));
+        // An id the capture never showed is refused; not sending the member keeps the tags.
+        assert!(apply(rule.clone(), json!({"tag_ids": [77]}), json!({"id": 2})).is_err());
+        let untouched = apply(rule, json!({"title": "x"}), json!({"id": 2})).expect("applies");
+        assert!(untouched.set.is_empty());
+    }
+
+    #[test]
+    fn one_id_references_one_object() {
+        let outcome = learn(vec![ObservedCall {
+            request_body: Some(json!({"author_id": "u7"})),
+            unexplained: [("/author".to_owned(), json!({"id": "u7", "name": "Ann"}))].into(),
+            ..ObservedCall::default()
+        }]);
+        let LearnOutcome::Learned { explains, rule, .. } = outcome else {
+            panic!("{outcome:?}")
+        };
+        assert_eq!(explains, ["/author", "/author_id"]);
+        let applied = apply(rule, json!({"author_id": "u7"}), json!({"id": 1})).expect("applies");
+        assert_eq!(applied.set["/author"], json!({"id": "u7", "name": "Ann"}));
+    }
+
+    #[test]
+    fn objects_not_named_by_the_sent_ids_are_no_reference() {
+        // The stored objects do not follow the sent ids.
+        let outcome = learn(vec![call(
+            json!({"tag_ids": [3, 5]}),
+            json!([tag(5, "blue"), tag(3, "red")]),
+        )]);
+        assert!(
+            matches!(outcome, LearnOutcome::NoExplanation { .. }),
+            "{outcome:?}"
+        );
+        // Two empty lists sent: which one names the empty reference is unknown.
+        let outcome = learn(vec![call(
+            json!({"tag_ids": [], "label_ids": []}),
+            json!([]),
+        )]);
+        assert!(
+            matches!(outcome, LearnOutcome::NoExplanation { .. }),
+            "{outcome:?}"
+        );
+    }
+}
