@@ -14,6 +14,8 @@
 #     through the MCP SDK 2.x: every check passes;
 #   - artifacts/check_<name>/ still holds exactly verify.py; the server stops on SIGTERM with exit 143.
 # Then one bundle without --name (a loopback origin: named after the capture file, `build`) is validated too.
+# Last, two small generated captures: a probe whose recorded status is unknown, and no probe (a count-only
+# verifier); each bundle is served and its verify.py run through run_verify.py.
 #
 # Environment:
 #   REA_SHARED_DIR        the shared folder (default: <workspace>/../shared)
@@ -86,6 +88,7 @@ for dir in "$shared"/captures/*/; do
   step "$rc" "$name.build" "$tools$( [ "$rc" -ne 0 ] && head -c 400 "$work/$name.build.err")"
   [ "$rc" -eq 0 ] || continue
 
+  # contract: BUILD-097 (`agent-env run BUNDLE --dry-run` parses, resolves and plans the bundle; Docker is not run here)
   (cd "$kit" && ./validate_bundle.sh "$bundle") >"$work/$name.validate.txt" 2>&1
   rc=$?
   [ "$rc" -ne 0 ] && sed "s/^/    $name: /" "$work/$name.validate.txt" | tail -15
@@ -132,6 +135,45 @@ if [ -f "$har" ]; then
   (cd "$kit" && ./validate_bundle.sh "$bundle") >"$work/by-file.validate.txt" 2>&1
   step $? "by-file.validate" "$(tail -1 "$work/by-file.validate.txt")"
 fi
+
+# Two small bundles whose verifiers take the other branches, run through the framework's loader:
+# a probe whose recorded status is unknown (no response: status 0; the other record of the tool
+# recorded 200, which must not be borrowed), and no probe at all (a count-only verifier that says so).
+# contract: EXPORT-065, EXPORT-066
+"$kit/.venv/bin/python" - "$work" <<'EOF'
+import json, sys
+def entry(url, status, text):
+    query = [dict(zip(("name", "value"), pair.split("="))) for pair in url.split("?", 1)[1].split("&")] if "?" in url else []
+    content = {"size": len(text), "mimeType": "application/json", "text": text} if status else {"size": 0, "mimeType": ""}
+    return {"startedDateTime": "2026-01-01T00:00:00.000Z", "time": 1,
+            "request": {"method": "GET", "url": url, "httpVersion": "HTTP/1.1", "headers": [], "cookies": [],
+                        "queryString": query, "headersSize": -1, "bodySize": 0},
+            "response": {"status": status, "statusText": "", "httpVersion": "HTTP/1.1", "headers": [], "cookies": [],
+                         "content": content, "redirectURL": "", "headersSize": -1, "bodySize": -1},
+            "cache": {}, "timings": {"send": 0, "wait": 1, "receive": 0}}
+def har(path, entries):
+    json.dump({"log": {"version": "1.2", "creator": {"name": "rea-tests", "version": "1"}, "entries": entries}}, open(path, "w"))
+har(sys.argv[1] + "/health.har", [entry("https://api.example.com/api/health", 0, ""),
+                                  entry("https://api.example.com/api/health?verbose=1", 200, '{"ok":true}')])
+har(sys.argv[1] + "/items.har", [entry("https://api.example.com/api/items/7", 200, '{"id":7}')])
+EOF
+for name in health items; do
+  bundle="$work/bundles/$name"
+  "$rea" environment-build "$work/$name.har" "$bundle" --name "$name" --json >"$work/$name.report.json" 2>"$work/$name.build.err"
+  step $? "$name.build" "$(grep -E '^(PROBE|EXPECTED_STATUS) =' "$bundle/artifacts/check_$name/verify.py" | cut -d'#' -f1 | tr '\n' ' ')"
+  if ! serve_bundle "$name" "$bundle" "$name"; then
+    step 1 "$name.serve" "no listening line"; continue
+  fi
+  (cd "$kit" && .venv-framework/bin/python run_verify.py "$bundle/artifacts/check_$name/verify.py" "$base/mcp") >"$work/$name.verify.txt" 2>&1
+  rc=$?
+  grep -E '^(PASS|FAIL) ' "$work/$name.verify.txt" | sed "s/^/    $name (mcp 1.x): /"
+  case "$name" in
+    health) grep -q "get_health: ok, status None (expected None)" "$work/$name.verify.txt" || rc=1 ;;
+    items) grep -q "count only" "$work/$name.verify.txt" || rc=1 ;;
+  esac
+  step "$rc" "$name.verify.framework" "$(tail -1 "$work/$name.verify.txt")"
+  kill -TERM "$server_pid"; wait "$server_pid"; server_pid=""
+done
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -41,7 +41,7 @@ fn build(dir: &Path, capture: &Path, extra: &[&str]) -> Value {
 
 // contract: BUILD-001, BUILD-003, BUILD-004, BUILD-044, BUILD-045, BUILD-046, BUILD-047, BUILD-051, BUILD-053, BUILD-067, BUILD-084, BUILD-096
 // contract: EXPORT-002, EXPORT-004, EXPORT-005, EXPORT-008, EXPORT-011, EXPORT-012, EXPORT-035, EXPORT-037, EXPORT-038, EXPORT-044, EXPORT-046, EXPORT-047, EXPORT-048, EXPORT-051, EXPORT-052, EXPORT-053, EXPORT-055, EXPORT-056, EXPORT-057, EXPORT-058, EXPORT-060, EXPORT-067
-// contract: EXPORT-069, EXPORT-070, EXPORT-071, EXPORT-072, EXPORT-073, EXPORT-074, EXPORT-076, EXPORT-077, EXPORT-078, EXPORT-079, EXPORT-080, EXPORT-082, EXPORT-083
+// contract: EXPORT-069, EXPORT-070, EXPORT-071, EXPORT-072, EXPORT-073, EXPORT-074, EXPORT-075, EXPORT-076, EXPORT-077, EXPORT-078, EXPORT-079, EXPORT-080, EXPORT-082, EXPORT-083
 #[test]
 fn every_shared_capture_builds_a_bundle_of_the_documented_layout() {
     for (name, har) in build_captures() {
@@ -211,8 +211,10 @@ fn every_shared_capture_builds_a_bundle_of_the_documented_layout() {
             .expect("artifact.sha256");
         let manifest_digest =
             rea_evidence::sha256_hex(&std::fs::read(env.join("manifest.json")).unwrap());
+        let package_sha = string(&report["package_source"]["sha256"]);
         for needle in [
             artifact_sha,
+            package_sha,
             capture.id(),
             manifest.id(),
             manifest_digest.as_str(),
@@ -315,7 +317,7 @@ fn the_build_writes_what_the_separate_commands_write() {
     }
 }
 
-// contract: EXPORT-007
+// contract: EXPORT-007, EXPORT-036
 #[test]
 fn the_bundle_carries_the_running_binary_by_default() {
     let dir = tempfile::tempdir().expect("temp dir");
@@ -432,6 +434,24 @@ fn a_dry_run_runs_every_stage_and_writes_nothing() {
     ] {
         assert_eq!(planned[key], built[key], "{key}");
     }
+
+    // A dry run reads the bundled binary as a build does: a binary it cannot copy is refused.
+    let before = snapshot(work);
+    let refused = refusal(&run(
+        work,
+        &[
+            "environment-build",
+            &har,
+            "--name",
+            "js",
+            "--binary",
+            "occupied",
+            "--dry-run",
+            "--json",
+        ],
+    ));
+    assert_eq!(refused["pointer"], "/binary", "{refused}");
+    assert_eq!(snapshot(work), before);
 }
 
 // contract: BUILD-012, BUILD-013, BUILD-014, BUILD-015, BUILD-016, BUILD-017
@@ -750,4 +770,261 @@ fn a_pipeline_and_its_plugin_libraries_travel_with_the_bundle() {
         Path::new(loaded).starts_with(&env),
         "the bundled pipeline loads {loaded}, outside the bundle"
     );
+}
+
+// contract: BUILD-042, BUILD-043, EXPORT-036
+#[test]
+fn progress_goes_to_stderr_and_the_report_alone_to_stdout() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let work = dir.path();
+    let binary = stand_in_binary(work).display().to_string();
+    let har_path = har("tiddlywiki");
+    let har = har_path.display().to_string();
+    let built = run(
+        work,
+        &[
+            "environment-build",
+            &har,
+            "bundle",
+            "--name",
+            "wiki",
+            "--binary",
+            &binary,
+            "--json",
+        ],
+    );
+    // stdout: one JSON document, the report.
+    let report = report(&built);
+    assert_eq!(report["status"], "built");
+    let documents = serde_json::Deserializer::from_str(&built.stdout)
+        .into_iter::<Value>()
+        .count();
+    assert_eq!(documents, 1, "{}", built.stdout);
+    // stderr: a JSON log line at info level per stage, in order.
+    let stages: Vec<String> = built
+        .stderr
+        .lines()
+        .map(|line| {
+            serde_json::from_str::<Value>(line).unwrap_or_else(|_| panic!("not JSON: {line}"))
+        })
+        .filter(|line| line["level"] == "info")
+        .filter_map(|line| line["stage"].as_str().map(str::to_owned))
+        .collect();
+    for stage in ["inspect", "manifest", "state", "scan", "plan", "write"] {
+        assert!(
+            stages.iter().any(|seen| seen == stage),
+            "{stage}: {stages:?}"
+        );
+    }
+    let position = |stage: &str| stages.iter().position(|seen| seen == stage).unwrap();
+    assert!(position("inspect") < position("manifest") && position("state") < position("write"));
+
+    // Without --json the report is text on stdout: files, the package source, what next.
+    inspect_into(work, &har_path, "capture.json");
+    project_into(work, "capture.json", &DEFAULT_RULES, "manifest.json");
+    let exported = run(
+        work,
+        &[
+            "environment-export",
+            "manifest.json",
+            "--evidence",
+            "capture.json",
+            "text",
+            "--name",
+            "wiki",
+            "--binary",
+            &binary,
+        ],
+    );
+    assert_eq!(exported.code, Some(0), "{}", exported.stderr);
+    let sha = rea_evidence::sha256_hex(&std::fs::read(work.join("rea-stand-in")).unwrap());
+    assert!(
+        exported
+            .stdout
+            .contains(&format!("package binary {binary} ("))
+            && exported.stdout.contains(&sha),
+        "{}",
+        exported.stdout
+    );
+    assert!(exported.stdout.contains("envs/wiki/evidence.json"));
+    assert!(exported.stdout.contains("next: agent-env run "));
+    assert!(
+        !exported.stdout.contains("\"level\""),
+        "log lines on stdout"
+    );
+}
+
+// contract: BUILD-068
+#[test]
+fn standard_authentication_values_do_not_reach_the_bundle() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let work = dir.path();
+    let har = json!({"log": {
+        "version": "1.2",
+        "creator": {"name": "rea-tests", "version": "1"},
+        "entries": [{
+            "startedDateTime": "2024-01-01T00:00:00.000Z",
+            "time": 1,
+            "request": {
+                "method": "GET",
+                "url": "https://someone:userinfo-secret-1@api.example.com/items",
+                "httpVersion": "HTTP/1.1",
+                "headers": [
+                    {"name": "Authorization", "value": "Bearer auth-secret-2"},
+                    {"name": "Cookie", "value": "sid=cookie-secret-3"},
+                    {"name": "Proxy-Authorization", "value": "Basic proxy-secret-4"}
+                ],
+                "queryString": [],
+                "cookies": [{"name": "sid", "value": "cookie-secret-3"}],
+                "headersSize": -1,
+                "bodySize": 0
+            },
+            "response": {
+                "status": 200,
+                "statusText": "OK",
+                "httpVersion": "HTTP/1.1",
+                "headers": [
+                    {"name": "Content-Type", "value": "application/json"},
+                    {"name": "Set-Cookie", "value": "sid=set-cookie-secret-5; HttpOnly"}
+                ],
+                "cookies": [{"name": "sid", "value": "set-cookie-secret-5"}],
+                "content": {"size": 11, "mimeType": "application/json", "text": "{\"items\":[]}"},
+                "redirectURL": "",
+                "headersSize": -1,
+                "bodySize": 11
+            },
+            "cache": {},
+            "timings": {"send": 0, "wait": 1, "receive": 0}
+        }]
+    }});
+    std::fs::write(work.join("auth.har"), har.to_string()).unwrap();
+    let binary = stand_in_binary(work).display().to_string();
+    let built = run(
+        work,
+        &[
+            "environment-build",
+            "auth.har",
+            "bundle",
+            "--name",
+            "auth",
+            "--binary",
+            &binary,
+            "--json",
+        ],
+    );
+    let report = report(&built);
+    assert_eq!(report["status"], "built");
+    let bundle = work.join("bundle");
+    let evidence = text(&bundle.join("envs/auth/evidence.json"));
+    // The request is there; the authentication values are not, anywhere in the bundle.
+    assert!(evidence.contains("/items"), "{evidence}");
+    for path in files(&bundle) {
+        let bytes = std::fs::read(bundle.join(&path)).unwrap();
+        let content = String::from_utf8_lossy(&bytes);
+        for secret in [
+            "userinfo-secret-1",
+            "auth-secret-2",
+            "cookie-secret-3",
+            "proxy-secret-4",
+            "set-cookie-secret-5",
+        ] {
+            assert!(!content.contains(secret), "{secret} in {path}");
+        }
+    }
+    for secret in ["auth-secret-2", "cookie-secret-3", "set-cookie-secret-5"] {
+        assert!(!built.stdout.contains(secret) && !built.stderr.contains(secret));
+    }
+}
+
+/// Whether `strace` can trace a process here.
+fn strace_works() -> bool {
+    std::process::Command::new("strace")
+        .args(["-f", "-qq", "-o", "/dev/null", "true"])
+        .status()
+        .is_ok_and(|status| status.success())
+}
+
+/// Runs `rea` under `strace -e trace=open,openat,openat2` in `work`; returns the exit code and
+/// the traced open calls.
+fn traced_opens(work: &Path, args: &[&str], env: &[(&str, &str)]) -> (Option<i32>, Vec<String>) {
+    let trace = work.join("opens.trace");
+    let mut command = std::process::Command::new("strace");
+    command
+        .args([
+            "-f",
+            "-qq",
+            "-s",
+            "512",
+            "-e",
+            "trace=open,openat,openat2",
+            "-o",
+        ])
+        .arg(&trace)
+        .arg(rea())
+        .args(args)
+        .current_dir(work)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null());
+    for (name, value) in env {
+        command.env(name, value);
+    }
+    let status = command.status().expect("strace");
+    let lines = std::fs::read_to_string(&trace)
+        .unwrap()
+        .lines()
+        .map(str::to_owned)
+        .collect();
+    std::fs::remove_file(&trace).unwrap();
+    (status.code(), lines)
+}
+
+// contract: EXPORT-013, EXPORT-015
+#[test]
+fn the_export_opens_each_input_once_and_none_that_does_not_fit() {
+    if !strace_works() {
+        eprintln!("SKIPPED: strace is not available or may not trace here");
+        return;
+    }
+    let dir = tempfile::tempdir().expect("temp dir");
+    let work = dir.path();
+    let binary = stand_in_binary(work).display().to_string();
+    inspect_into(work, &har("kinto"), "the-capture.json");
+    project_into(
+        work,
+        "the-capture.json",
+        &DEFAULT_RULES,
+        "the-manifest.json",
+    );
+    let args = [
+        "environment-export",
+        "the-manifest.json",
+        "--evidence",
+        "the-capture.json",
+        "bundle",
+        "--binary",
+        binary.as_str(),
+        "--json",
+    ];
+    let opened = |lines: &[String], file: &str| {
+        lines
+            .iter()
+            .filter(|line| line.contains(&format!("{file}\"")) && !line.contains("ENOENT"))
+            .count()
+    };
+    let (code, lines) = traced_opens(work, &args, &[]);
+    assert_eq!(code, Some(0));
+    assert!(work.join("bundle").is_dir());
+    assert_eq!(opened(&lines, "the-manifest.json"), 1, "{lines:#?}");
+    assert_eq!(opened(&lines, "the-capture.json"), 1, "{lines:#?}");
+
+    // Inputs that do not fit the heap headroom are refused without being opened.
+    let (code, lines) = traced_opens(
+        work,
+        &[&args[..4], &["second"], &args[5..]].concat(),
+        &[("REA_TEST_HEAP_HEADROOM", "1000")],
+    );
+    assert_eq!(code, Some(1));
+    assert!(!work.join("second").exists());
+    assert_eq!(opened(&lines, "the-manifest.json"), 0, "{lines:#?}");
+    assert_eq!(opened(&lines, "the-capture.json"), 0, "{lines:#?}");
 }

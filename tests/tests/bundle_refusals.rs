@@ -3,11 +3,14 @@
 //! existing one changed).
 
 mod bundle_support;
+#[path = "serve_support/mod.rs"]
+mod serve_support;
 
 use std::path::Path;
 
 use bundle_support::*;
-use serde_json::Value;
+use serde_json::{Value, json};
+use serve_support::process::Server;
 
 /// Runs a command that must be refused and must change nothing under `work`; returns the refusal.
 fn refused_unchanged(work: &Path, args: &[&str]) -> Value {
@@ -164,7 +167,7 @@ fn names_that_are_no_portable_label_are_refused_before_anything_is_written() {
     }
 }
 
-// contract: BUILD-010, BUILD-011, BUILD-032
+// contract: BUILD-010, BUILD-011, BUILD-032, BUILD-036
 #[test]
 fn a_har_saved_as_json_and_other_formats_are_refused() {
     let dir = tempfile::tempdir().expect("temp dir");
@@ -340,4 +343,308 @@ fn an_invalid_pipeline_is_a_configuration_error_before_anything_is_written() {
         "{refusal}"
     );
     assert!(snapshot(work) == before);
+}
+
+/// Runs a command with extra environment variables that must be refused and must change nothing
+/// under `work`; returns the refusal and the stderr lines.
+fn refused_unchanged_with(work: &Path, args: &[&str], env: &[(&str, &str)]) -> (Value, String) {
+    let before = snapshot(work);
+    let mut command = std::process::Command::new(rea());
+    command.args(args).current_dir(work);
+    for (name, value) in env {
+        command.env(name, value);
+    }
+    let output = command.output().expect("run rea");
+    let run = rea_tests::Run {
+        code: output.status.code(),
+        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+    };
+    let refusal = refusal(&run);
+    assert!(
+        snapshot(work) == before,
+        "the refusal changed the file system: {refusal}"
+    );
+    (refusal, run.stderr)
+}
+
+// contract: BUILD-033, BUILD-034, EXPORT-014, EXPORT-015
+#[test]
+fn inputs_that_do_not_fit_the_heap_headroom_are_refused_before_they_are_read() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let work = dir.path();
+    let binary = stand_in_binary(work).display().to_string();
+    let har_path = har("kinto");
+    let har = har_path.display().to_string();
+    inspect_into(work, &har_path, "capture.json");
+    project_into(work, "capture.json", &DEFAULT_RULES, "manifest.json");
+    let tiny = [("REA_TEST_HEAP_HEADROOM", "1000")];
+
+    // The export: the manifest file, then the capture file, before either is read.
+    let (refusal, _) = refused_unchanged_with(
+        work,
+        &[
+            "environment-export",
+            "manifest.json",
+            "--evidence",
+            "capture.json",
+            "bundle",
+            "--binary",
+            &binary,
+            "--json",
+        ],
+        &tiny,
+    );
+    assert_eq!(refusal["code"], "resource_constraint", "{refusal}");
+    assert_eq!(refusal["stage"], "environment-export");
+    assert!(
+        refusal["message"]
+            .as_str()
+            .unwrap()
+            .contains("manifest.json"),
+        "{refusal}"
+    );
+    assert_eq!(refusal["data"]["headroom_bytes"], 1000);
+    let manifest_bytes = std::fs::metadata(work.join("manifest.json")).unwrap().len();
+    let capture_bytes = std::fs::metadata(work.join("capture.json")).unwrap().len();
+    let between = (manifest_bytes * 8).to_string();
+    let (refusal, _) = refused_unchanged_with(
+        work,
+        &[
+            "environment-export",
+            "manifest.json",
+            "--evidence",
+            "capture.json",
+            "bundle",
+            "--binary",
+            &binary,
+            "--json",
+        ],
+        &[("REA_TEST_HEAP_HEADROOM", &between)],
+    );
+    assert!(capture_bytes > manifest_bytes);
+    assert_eq!(refusal["code"], "resource_constraint");
+    assert!(
+        refusal["message"]
+            .as_str()
+            .unwrap()
+            .contains("capture.json"),
+        "{refusal}"
+    );
+
+    // The build: a capture Evidence file, a HAR.
+    let (refusal, _) = refused_unchanged_with(
+        work,
+        &[
+            "environment-build",
+            "capture.json",
+            "bundle",
+            "--binary",
+            &binary,
+            "--json",
+        ],
+        &tiny,
+    );
+    assert_eq!(refusal["code"], "resource_constraint");
+    assert_eq!(refusal["stage"], "environment-build");
+    let (refusal, _) = refused_unchanged_with(
+        work,
+        &[
+            "environment-build",
+            &har,
+            "bundle",
+            "--binary",
+            &binary,
+            "--json",
+        ],
+        &tiny,
+    );
+    assert_eq!(refusal["code"], "resource_constraint");
+    assert_eq!(refusal["stage"], "inspect_web_network_capture");
+
+    // An inspected HAR whose Evidence is larger than the HAR: the HAR fits, its Evidence does
+    // not, and is refused before it is serialized.
+    let entries: Vec<Value> = (0..200)
+        .map(|n| {
+            json!({
+                "startedDateTime": "2026-01-01T00:00:00.000Z", "time": 1,
+                "request": {"method": "GET", "url": format!("https://api.example.com/r{n}"),
+                            "httpVersion": "HTTP/1.1", "headers": [], "cookies": [],
+                            "queryString": [], "headersSize": -1, "bodySize": 0},
+                "response": {"status": 200, "statusText": "OK", "httpVersion": "HTTP/1.1",
+                             "headers": [], "cookies": [],
+                             "content": {"size": 2, "mimeType": "application/json", "text": "{}"},
+                             "redirectURL": "", "headersSize": -1, "bodySize": 2},
+                "cache": {}, "timings": {"send": 0, "wait": 1, "receive": 0}
+            })
+        })
+        .collect();
+    let tiny_har = json!({"log": {"version": "1.2", "creator": {"name": "t", "version": "1"}, "entries": entries}});
+    std::fs::write(work.join("tiny.har"), tiny_har.to_string()).unwrap();
+    let inspected = inspect_into(work, &work.join("tiny.har"), "tiny.capture.json");
+    let har_bytes = std::fs::metadata(work.join("tiny.har")).unwrap().len();
+    let evidence_bytes = std::fs::metadata(&inspected).unwrap().len() - 1;
+    assert!(
+        evidence_bytes > har_bytes,
+        "{evidence_bytes} <= {har_bytes}"
+    );
+    let headroom = (har_bytes * 8).to_string();
+    let (refusal, _) = refused_unchanged_with(
+        work,
+        &[
+            "environment-build",
+            "tiny.har",
+            "tiny",
+            "--binary",
+            &binary,
+            "--json",
+        ],
+        &[("REA_TEST_HEAP_HEADROOM", &headroom)],
+    );
+    assert_eq!(refusal["code"], "resource_constraint");
+    assert_eq!(refusal["stage"], "environment-build");
+    assert!(
+        refusal["message"]
+            .as_str()
+            .unwrap()
+            .contains("the capture Evidence"),
+        "{refusal}"
+    );
+    assert_eq!(refusal["data"]["bytes"], evidence_bytes);
+}
+
+/// Starts a command held at `stage` (`REA_TEST_HOLD`), sends SIGINT inside the stage; returns
+/// the exit code and the refusal.
+fn interrupted_in(work: &Path, args: &[&str], stage: &str) -> (Option<i32>, Value) {
+    let mut command = std::process::Command::new(rea());
+    command.args(args);
+    let mut process = Server::spawn_in(command, work, &[("REA_TEST_HOLD", stage)]);
+    process.wait_for_line(|line| line["msg"] == "test hold" && line["stage"] == stage);
+    process.signal("INT");
+    let (code, stdout, stderr) = process.finish();
+    assert!(stdout.is_empty(), "{stdout}");
+    let refusal = stderr
+        .iter()
+        .rev()
+        .find(|line| line.contains("\"code\""))
+        .unwrap_or_else(|| panic!("no refusal: {stderr:?}"));
+    (code, serde_json::from_str(refusal).unwrap())
+}
+
+// contract: BUILD-039, BUILD-040, BUILD-041, BUILD-038
+#[test]
+fn sigint_before_the_bundle_stage_writes_nothing_and_during_the_write_names_the_bundle() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let work = dir.path();
+    let binary = stand_in_binary(work).display().to_string();
+    let har = har("tiddlywiki").display().to_string();
+    let args = [
+        "environment-build",
+        har.as_str(),
+        "bundle",
+        "--name",
+        "wiki",
+        "--binary",
+        binary.as_str(),
+        "--json",
+    ];
+    // Before the bundle stage: inspection, projection, the state's preparation.
+    for stage in ["inspect", "manifest", "state"] {
+        let before = snapshot(work);
+        let (code, refusal) = interrupted_in(work, &args, stage);
+        assert_eq!(code, Some(130), "{stage}: {refusal}");
+        assert_eq!(refusal["code"], "cancelled", "{stage}");
+        assert!(snapshot(work) == before, "{stage}: something was written");
+        assert!(!work.join("bundle").exists());
+    }
+    // During the write: the refusal names the bundle stage and the folder it left.
+    let (code, refusal) = interrupted_in(work, &args, "write");
+    assert_eq!(code, Some(130), "{refusal}");
+    assert_eq!(refusal["code"], "cancelled");
+    assert_eq!(refusal["stage"], "environment-export");
+    let bundle = std::path::absolute(work.join("bundle")).unwrap();
+    assert_eq!(refusal["data"]["directory"], bundle.display().to_string());
+    assert_eq!(refusal["data"]["written"], json!([]));
+    assert!(bundle.is_dir(), "the partial bundle is left for inspection");
+}
+
+// contract: EXPORT-021
+#[test]
+fn the_name_is_checked_before_the_state_is_prepared() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let work = dir.path();
+    let binary = stand_in_binary(work).display().to_string();
+    // A loopback capture whose file name is no portable label: the name is refused in the
+    // export's plan, before the state stage starts.
+    std::fs::copy(har("json-server"), work.join("My Capture.har")).unwrap();
+    let (refusal, stderr) = refused_unchanged_with(
+        work,
+        &[
+            "environment-build",
+            "My Capture.har",
+            "bundle",
+            "--binary",
+            &binary,
+            "--json",
+        ],
+        &[],
+    );
+    assert_eq!(refusal["pointer"], "/name", "{refusal}");
+    assert!(
+        stderr.contains("\"stage\":\"manifest\""),
+        "the projection ran: {stderr}"
+    );
+    assert!(
+        !stderr.contains("\"stage\":\"state\""),
+        "the state was prepared before the name was checked: {stderr}"
+    );
+}
+
+/// A HAR of one endpoint recorded `records` times with 100 distinct query fields each.
+fn wide_har(records: usize) -> String {
+    let entries: Vec<Value> = (0..records)
+        .map(|record| {
+            let names: Vec<String> = (0..100).map(|i| format!("filter_field_{:05}", record * 100 + i)).collect();
+            let query: Vec<String> = names.iter().map(|n| format!("{n}=v")).collect();
+            let body = json!({"items": [{"id": record}], "total": 1}).to_string();
+            json!({
+                "startedDateTime": "2026-01-01T00:00:00.000Z", "time": 1,
+                "request": {"method": "GET", "url": format!("https://api.example.com/api/search?{}", query.join("&")),
+                            "httpVersion": "HTTP/1.1", "headers": [], "cookies": [],
+                            "queryString": names.iter().map(|n| json!({"name": n, "value": "v"})).collect::<Vec<_>>(),
+                            "headersSize": -1, "bodySize": 0},
+                "response": {"status": 200, "statusText": "OK", "httpVersion": "HTTP/1.1",
+                             "headers": [{"name": "Content-Type", "value": "application/json"}], "cookies": [],
+                             "content": {"size": body.len(), "mimeType": "application/json", "text": body},
+                             "redirectURL": "", "headersSize": -1, "bodySize": body.len()},
+                "cache": {}, "timings": {"send": 0, "wait": 1, "receive": 0}
+            })
+        })
+        .collect();
+    json!({"log": {"version": "1.2", "creator": {"name": "rea-tests", "version": "1"}, "entries": entries}}).to_string()
+}
+
+// contract: EXPORT-025
+#[test]
+fn a_catalog_over_the_discovery_budget_is_refused_before_anything_is_written() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let work = dir.path();
+    let binary = stand_in_binary(work).display().to_string();
+    std::fs::write(work.join("wide.har"), wide_har(200)).unwrap();
+    let (refusal, _) = refused_unchanged_with(
+        work,
+        &[
+            "environment-build",
+            "wide.har",
+            "bundle",
+            "--format-rules-only",
+            "--binary",
+            &binary,
+            "--json",
+        ],
+        &[],
+    );
+    assert_eq!(refusal["code"], "resource_constraint", "{refusal}");
+    assert_eq!(refusal["stage"], "environment-export");
+    assert!(!work.join("bundle").exists());
 }

@@ -21,10 +21,15 @@
 //! the directory, which may then be omitted (`status: "planned"`). SIGINT cancels (`cancelled`,
 //! exit 130). Stage progress goes to stderr; the report is the only output on stdout.
 //!
-//! Decisions: the report's `coverage` is `null` until the environment coverage view exists;
-//! inputs are bounded by the fixed budgets of their readers (32 MiB HAR, 64 MiB Evidence) rather
-//! than by the live heap headroom; the pipeline's `[manifest] template_rules` are the build's
-//! default rules.
+//! Inputs must fit the live heap headroom ([`rea_bundle::headroom`]) as well as their readers'
+//! fixed budgets (32 MiB HAR, 64 MiB Evidence): a capture Evidence file or a HAR before it is
+//! read, an inspected HAR's Evidence and the projected manifest before they are serialized
+//! (`resource_constraint` otherwise). `REA_TEST_HOLD=<stage>` holds a stage until SIGINT (a test
+//! hook, see `Progress`).
+//!
+//! Decisions: the report's `coverage` is the state's summary (`rea_state::coverage`, the
+//! environment-coverage view's), `null` when the bundle serves replay; the pipeline's
+//! `[manifest] template_rules` are the build's default rules.
 
 #![allow(clippy::result_large_err)]
 
@@ -165,6 +170,8 @@ fn build(args: &EnvironmentBuildArgs, progress: &mut Progress) -> Result<Value, 
     let capture = match kind {
         CaptureKind::Har => {
             progress.stage("inspect", &format!("inspecting {}", args.capture.display()));
+            rea_bundle::headroom::check_file_fits("the HAR file", &args.capture)
+                .map_err(|refusal| refusal.in_stage(INSPECT_STAGE))?;
             let Some(extractor) = resolved.capture_extractors.get("har") else {
                 return Err(Refusal::unsupported_target(
                     "the pipeline binds no capture extractor to `har` inputs",
@@ -231,6 +238,8 @@ fn capture_kind(path: &Path) -> Result<CaptureKind, Refusal> {
 
 /// Reads capture Evidence JSON once; a HAR document saved as `.json` is refused with a hint.
 fn read_capture_evidence(path: &Path) -> Result<CaptureInput, Refusal> {
+    rea_bundle::headroom::check_file_fits("the capture Evidence file", path)
+        .map_err(|refusal| refusal.in_stage(BUILD_STAGE))?;
     let file = read_bounded(path, EVIDENCE_FILE_MAX_BYTES)
         .map_err(|refusal| refusal.in_stage(rea_manifest::STAGE))?;
     let evidence = match Evidence::authenticate(&file.bytes) {
@@ -294,8 +303,19 @@ fn bundle_capture(
         return Err(Refusal::cancelled(
             "SIGINT received before the bundle was written; nothing was written",
         )
+        .with_data(json!({ "signal": "SIGINT" }))
         .in_stage(BUILD_STAGE));
     }
+    // The Evidence built in this process must fit the live heap headroom before it is
+    // serialized for the bundle (a capture Evidence file was checked before it was read).
+    let fits = |what: &str, evidence: &Evidence| {
+        rea_bundle::headroom::check_evidence_fits(what, evidence)
+            .map_err(|refusal| refusal.in_stage(BUILD_STAGE))
+    };
+    if capture.bytes.is_none() {
+        fits("the capture Evidence", &capture.evidence)?;
+    }
+    fits("the projected manifest Evidence", &manifest)?;
     let (pair, environment) = match capture.bytes {
         None => AuthenticatedPair::from_sealed(manifest, capture.evidence),
         Some(bytes) => AuthenticatedPair::from_capture_file(manifest, bytes, capture.evidence),
@@ -445,6 +465,11 @@ fn export_tool(arguments: &Map<String, Value>, context: &ToolContext) -> Result<
     let (capture, local_origin) = match source.get("kind").and_then(Value::as_str) {
         Some("retained-evidence") => {
             let document = context.ledger.resolve(&source, "/source").map_err(own)?;
+            rea_bundle::headroom::check_fits(
+                "the retained capture Evidence",
+                document.canonical.len() as u64,
+            )
+            .map_err(own)?;
             let evidence = Evidence::authenticate(document.canonical.as_bytes())
                 .map_err(|refusal| refusal.in_stage(rea_manifest::STAGE))?;
             (

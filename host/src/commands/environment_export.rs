@@ -99,6 +99,10 @@ fn export(args: &EnvironmentExportArgs, progress: &mut Progress) -> Result<Value
                 stage(refusal).with_data(serde_json::json!({ "path": path.display().to_string() }))
             })
     };
+    // Both inputs must fit the live heap headroom before either is read.
+    rea_bundle::headroom::check_file_fits("the manifest file", &args.manifest).map_err(stage)?;
+    rea_bundle::headroom::check_file_fits("the capture Evidence file", &args.evidence)
+        .map_err(stage)?;
     let manifest_bytes = read(&args.manifest)?;
     let capture_bytes = read(&args.evidence)?;
     let (pair, environment) =
@@ -189,6 +193,13 @@ pub fn text_report(report: &Value) -> String {
         text("/capture/records"),
         text("/manifest/evidence_id"),
         text("/manifest/tools"),
+    ));
+    out.push_str(&format!(
+        "  package {} {} ({} bytes, SHA-256 {})\n",
+        text("/package_source/kind"),
+        text("/package_source/path"),
+        text("/package_source/bytes"),
+        text("/package_source/sha256"),
     ));
     for file in report
         .get("files")
@@ -412,6 +423,22 @@ impl Progress {
         match &self.bar {
             Some(bar) => bar.set_message(format!("{stage}: {detail}")),
             None => tracing::info!(stage, "{detail}"),
+        }
+        self.hold_for_test(stage);
+    }
+
+    /// Test hook: `REA_TEST_HOLD=<stage>` holds the command at the start of that stage (logging
+    /// `{"level":"warn","msg":"test hold","stage":…}`) until SIGINT arrives or 60 s pass, so a
+    /// test can cancel inside a stage that otherwise takes milliseconds. Nothing but tests sets
+    /// the variable.
+    fn hold_for_test(&self, stage: &str) {
+        if std::env::var_os("REA_TEST_HOLD").is_none_or(|held| held != stage) {
+            return;
+        }
+        tracing::warn!(stage, "test hold");
+        let deadline = std::time::Instant::now() + Duration::from_secs(60);
+        while !self.interrupt.fired() && std::time::Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(20));
         }
     }
 

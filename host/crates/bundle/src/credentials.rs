@@ -556,7 +556,7 @@ mod tests {
 
     #[test]
     fn large_bodies_are_counted_not_scanned_and_lists_stop_at_twenty() {
-        // contract: BUILD-078, BUILD-079
+        // contract: BUILD-078, BUILD-079, BUILD-080
         let mut records = Vec::new();
         for ordinal in 0..25 {
             let mut big = record(ordinal);

@@ -22,6 +22,7 @@
 //! * [`credentials`]: the credential-name scan behind the report's warnings.
 //! * [`pipeline`]: the pipeline and plugin libraries the bundle carries.
 //! * [`content`]: the text files (README, Dockerfile, env.toml, verify.py, smoke task).
+//! * [`headroom`]: the live heap headroom an input must fit before it is read.
 //! * [`output`]: the owned output tree: exclusive creates, `0600`, read-back verification.
 //! * [`export`]: the whole export and its report.
 //!
@@ -35,6 +36,7 @@
 pub mod content;
 pub mod credentials;
 pub mod export;
+pub mod headroom;
 pub mod name;
 pub mod output;
 pub mod pair;

@@ -677,6 +677,46 @@ mod tests {
         assert!(refusal.message.contains("intruder"), "{}", refusal.message);
     }
 
+    /// Puts a directory of the same name in place of the writer's `a` after its first file.
+    struct Swapper<'a>(&'a Path);
+
+    impl WriteObserver for Swapper<'_> {
+        fn written(&mut self, path: &str, _: usize, _: usize) {
+            if path == "a/one" {
+                std::fs::rename(self.0.join("a"), self.0.join("moved")).unwrap();
+                std::fs::create_dir(self.0.join("a")).unwrap();
+            }
+        }
+        fn cancelled(&mut self) -> bool {
+            false
+        }
+    }
+
+    // contract: EXPORT-039
+    #[test]
+    fn a_directory_replaced_between_creates_fails_the_write() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("bundle");
+        let plan: Vec<PlannedFile> = ["a/one", "a/two"]
+            .into_iter()
+            .map(|path| PlannedFile {
+                path: path.into(),
+                content: FileContent::Bytes(path.as_bytes().to_vec()),
+            })
+            .collect();
+        let refusal =
+            write_tree(&target, Destination::Absent, &plan, &mut Swapper(&target)).unwrap_err();
+        assert_eq!(refusal.code, "artifact_changed");
+        assert!(
+            refusal.message.contains("no longer the directory"),
+            "{}",
+            refusal.message
+        );
+        // Nothing was created in the directory put in its place.
+        assert_eq!(std::fs::read_dir(target.join("a")).unwrap().count(), 0);
+        assert_eq!(refusal.data.unwrap()["written"], json!(["a/one"]));
+    }
+
     #[test]
     fn a_copied_file_must_still_be_what_was_planned() {
         let dir = tempfile::tempdir().unwrap();
