@@ -13,6 +13,7 @@ pub mod abi;
 pub mod contracts;
 pub mod export;
 pub mod json;
+pub mod rule_fields;
 
 pub use abi::{
     CaptureStage, CaptureStageBox, PluginDescriptor, PluginError, PluginModule, PluginModuleRef,

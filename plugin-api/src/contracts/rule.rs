@@ -266,6 +266,14 @@ impl LearnOutcome {
         }
     }
 
+    /// The same outcome, its rule needing the served clock (no change to `NoExplanation`).
+    pub fn needing_clock(mut self) -> Self {
+        if let LearnOutcome::Learned { needs_clock, .. } = &mut self {
+            *needs_clock = true;
+        }
+        self
+    }
+
     /// No explanation, with its reason, at the current schema version.
     pub fn no_explanation(reason: impl Into<String>) -> Self {
         LearnOutcome::NoExplanation {

@@ -16,6 +16,7 @@ use std::collections::BTreeMap;
 use rea_plugin_api::contracts::rule::{
     ApplyOutcome, ApplyRequest, LearnOutcome, LearnRequest, ObservedCall,
 };
+use rea_plugin_api::rule_fields;
 use rea_plugin_api::{Plugin, PluginError, StageInfo, StateRule};
 use serde_json::{Value, json};
 
@@ -327,17 +328,11 @@ impl StateRule for ClockRule {
             .into_iter()
             .filter_map(|(pointer, format)| Some((pointer, format?.to_json())))
             .collect();
-        if fields.is_empty() {
-            return Ok(LearnOutcome::no_explanation(
-                "no unexplained member held a time within its request in every recorded call",
-            ));
-        }
-        Ok(LearnOutcome::Learned {
-            explains: fields.keys().cloned().collect(),
-            needs_clock: true,
-            rule: json!({ "fields": fields }),
-            schema_version: rea_plugin_api::contracts::SCHEMA_VERSION,
-        })
+        Ok(rule_fields::learned(
+            fields,
+            "no unexplained member held a time within its request in every recorded call",
+        )
+        .needing_clock())
     }
 
     fn apply(&self, request: &ApplyRequest) -> Result<ApplyOutcome, PluginError> {
@@ -346,11 +341,7 @@ impl StateRule for ClockRule {
         })?;
         let (instant, _) = parse_iso(clock)
             .ok_or_else(|| PluginError::new("invalid_clock", "the served clock does not parse"))?;
-        let fields = request
-            .rule
-            .get("fields")
-            .and_then(Value::as_object)
-            .ok_or_else(|| PluginError::new("invalid_rule", "the learned rule names no fields"))?;
+        let fields = rule_fields::fields(request)?;
         let mut outcome = ApplyOutcome::default();
         for (pointer, format) in fields {
             let format = Format::from_json(format)

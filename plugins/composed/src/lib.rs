@@ -30,6 +30,7 @@ use std::collections::BTreeMap;
 use rea_plugin_api::contracts::rule::{
     ApplyOutcome, ApplyRequest, LearnOutcome, LearnRequest, ObservedCall,
 };
+use rea_plugin_api::rule_fields;
 use rea_plugin_api::{Plugin, PluginError, StageInfo, StateRule};
 use serde_json::{Map, Value, json};
 
@@ -171,23 +172,14 @@ impl StateRule for ComposedRule {
             .into_iter()
             .filter_map(|(pointer, template)| Some((pointer, Value::Array(template?))))
             .collect();
-        if fields.is_empty() {
-            return Ok(LearnOutcome::no_explanation(
-                "no unexplained string spelled the call's values with one template",
-            ));
-        }
-        Ok(LearnOutcome::learned(
-            fields.keys().cloned().collect(),
-            json!({ "fields": fields }),
+        Ok(rule_fields::learned(
+            fields,
+            "no unexplained string spelled the call's values with one template",
         ))
     }
 
     fn apply(&self, request: &ApplyRequest) -> Result<ApplyOutcome, PluginError> {
-        let fields = request
-            .rule
-            .get("fields")
-            .and_then(Value::as_object)
-            .ok_or_else(|| PluginError::new("invalid_rule", "the learned rule names no fields"))?;
+        let fields = rule_fields::fields(request)?;
         let sent = sent_members(request.call.body.as_ref());
         let held = request
             .call
@@ -341,23 +333,14 @@ impl StateRule for DerivedRule {
                 Some((pointer, json!({"member": member, "derivations": examples})))
             })
             .collect();
-        if fields.is_empty() {
-            return Ok(LearnOutcome::no_explanation(
-                "no unexplained string showed the text of one sent member stored nowhere",
-            ));
-        }
-        Ok(LearnOutcome::learned(
-            fields.keys().cloned().collect(),
-            json!({ "fields": fields }),
+        Ok(rule_fields::learned(
+            fields,
+            "no unexplained string showed the text of one sent member stored nowhere",
         ))
     }
 
     fn apply(&self, request: &ApplyRequest) -> Result<ApplyOutcome, PluginError> {
-        let fields = request
-            .rule
-            .get("fields")
-            .and_then(Value::as_object)
-            .ok_or_else(|| PluginError::new("invalid_rule", "the learned rule names no fields"))?;
+        let fields = rule_fields::fields(request)?;
         let sent = sent_members(request.call.body.as_ref());
         let mut outcome = ApplyOutcome::default();
         for (pointer, learned) in fields {
@@ -444,23 +427,14 @@ impl StateRule for SlugRule {
             .into_iter()
             .filter_map(|(pointer, source)| Some((pointer, Value::String(source?))))
             .collect();
-        if fields.is_empty() {
-            return Ok(LearnOutcome::no_explanation(
-                "no unexplained string was the slug of a sent member",
-            ));
-        }
-        Ok(LearnOutcome::learned(
-            fields.keys().cloned().collect(),
-            json!({ "fields": fields }),
+        Ok(rule_fields::learned(
+            fields,
+            "no unexplained string was the slug of a sent member",
         ))
     }
 
     fn apply(&self, request: &ApplyRequest) -> Result<ApplyOutcome, PluginError> {
-        let fields = request
-            .rule
-            .get("fields")
-            .and_then(Value::as_object)
-            .ok_or_else(|| PluginError::new("invalid_rule", "the learned rule names no fields"))?;
+        let fields = rule_fields::fields(request)?;
         let sent = sent_members(request.call.body.as_ref());
         let mut outcome = ApplyOutcome::default();
         for (pointer, source) in fields {

@@ -23,6 +23,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use rea_plugin_api::contracts::rule::{
     ApplyOutcome, ApplyRequest, LearnOutcome, LearnRequest, ObservedCall,
 };
+use rea_plugin_api::rule_fields;
 use rea_plugin_api::{Plugin, PluginError, StageInfo, StateRule};
 use rea_plugin_clock::{parse_iso, read_clock, spell};
 use serde_json::{Map, Value, json};
@@ -175,25 +176,15 @@ impl StateRule for HeldClockRule {
             .into_iter()
             .filter_map(|(pointer, example)| Some((pointer, json!({ "example": example? }))))
             .collect();
-        if fields.is_empty() {
-            return Ok(LearnOutcome::no_explanation(
-                "no recorded call sent a clock back as held and found it stamped anew",
-            ));
-        }
-        Ok(LearnOutcome::Learned {
-            explains: fields.keys().cloned().collect(),
-            needs_clock: true,
-            rule: json!({ "fields": fields }),
-            schema_version: rea_plugin_api::contracts::SCHEMA_VERSION,
-        })
+        Ok(rule_fields::learned(
+            fields,
+            "no recorded call sent a clock back as held and found it stamped anew",
+        )
+        .needing_clock())
     }
 
     fn apply(&self, request: &ApplyRequest) -> Result<ApplyOutcome, PluginError> {
-        let fields = request
-            .rule
-            .get("fields")
-            .and_then(Value::as_object)
-            .ok_or_else(|| PluginError::new("invalid_rule", "the learned rule names no fields"))?;
+        let fields = rule_fields::fields(request)?;
         let instant = served_instant(request)?;
         let mut outcome = ApplyOutcome::default();
         for (pointer, learned) in fields {
@@ -282,25 +273,15 @@ impl StateRule for NestedClockRule {
                 Some((pointer, json!({ "clocks": clocks })))
             })
             .collect();
-        if fields.is_empty() {
-            return Ok(LearnOutcome::no_explanation(
-                "no recorded call changed only clocks inside a held object",
-            ));
-        }
-        Ok(LearnOutcome::Learned {
-            explains: fields.keys().cloned().collect(),
-            needs_clock: true,
-            rule: json!({ "fields": fields }),
-            schema_version: rea_plugin_api::contracts::SCHEMA_VERSION,
-        })
+        Ok(rule_fields::learned(
+            fields,
+            "no recorded call changed only clocks inside a held object",
+        )
+        .needing_clock())
     }
 
     fn apply(&self, request: &ApplyRequest) -> Result<ApplyOutcome, PluginError> {
-        let fields = request
-            .rule
-            .get("fields")
-            .and_then(Value::as_object)
-            .ok_or_else(|| PluginError::new("invalid_rule", "the learned rule names no fields"))?;
+        let fields = rule_fields::fields(request)?;
         let instant = served_instant(request)?;
         let mut outcome = ApplyOutcome::default();
         for (pointer, learned) in fields {

@@ -13,8 +13,9 @@
 use std::collections::BTreeMap;
 
 use rea_plugin_api::contracts::rule::{ApplyOutcome, ApplyRequest, LearnOutcome, LearnRequest};
+use rea_plugin_api::rule_fields;
 use rea_plugin_api::{Plugin, PluginError, StageInfo, StateRule};
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
 /// The stage name.
 pub const STAGE: &str = "stamp";
@@ -87,23 +88,14 @@ impl StateRule for StampRule {
             .into_iter()
             .filter_map(|(pointer, counterpart)| Some((pointer, Value::String(counterpart?))))
             .collect();
-        if fields.is_empty() {
-            return Ok(LearnOutcome::no_explanation(
-                "no recorded update wrote the entity's creator into its modifier member",
-            ));
-        }
-        Ok(LearnOutcome::learned(
-            fields.keys().cloned().collect(),
-            json!({ "fields": fields }),
+        Ok(rule_fields::learned(
+            fields,
+            "no recorded update wrote the entity's creator into its modifier member",
         ))
     }
 
     fn apply(&self, request: &ApplyRequest) -> Result<ApplyOutcome, PluginError> {
-        let fields = request
-            .rule
-            .get("fields")
-            .and_then(Value::as_object)
-            .ok_or_else(|| PluginError::new("invalid_rule", "the learned rule names no fields"))?;
+        let fields = rule_fields::fields(request)?;
         let mut outcome = ApplyOutcome::default();
         for (pointer, counterpart) in fields {
             let counterpart = counterpart.as_str().ok_or_else(|| {
@@ -141,6 +133,7 @@ rea_plugin_api::submit_builtin!(root_module);
 mod tests {
     use super::*;
     use rea_plugin_api::contracts::rule::{ObservedCall, ServedCall, ToolRef};
+    use serde_json::json;
 
     fn tool() -> ToolRef {
         ToolRef {

@@ -13,6 +13,7 @@
 use std::collections::BTreeMap;
 
 use rea_plugin_api::contracts::rule::{ApplyOutcome, ApplyRequest, LearnOutcome, LearnRequest};
+use rea_plugin_api::rule_fields;
 use rea_plugin_api::{Plugin, PluginError, StageInfo, StateRule};
 use serde_json::{Value, json};
 
@@ -131,23 +132,14 @@ impl StateRule for SetRule {
                 fields.insert(pointer, value.clone());
             }
         }
-        if fields.is_empty() {
-            return Ok(LearnOutcome::no_explanation(
-                "no member was left at one value by every recorded call, with some call finding it already set",
-            ));
-        }
-        Ok(LearnOutcome::learned(
-            fields.keys().cloned().collect(),
-            json!({ "fields": fields }),
+        Ok(rule_fields::learned(
+            fields,
+            "no member was left at one value by every recorded call, with some call finding it already set",
         ))
     }
 
     fn apply(&self, request: &ApplyRequest) -> Result<ApplyOutcome, PluginError> {
-        let fields = request
-            .rule
-            .get("fields")
-            .and_then(Value::as_object)
-            .ok_or_else(|| PluginError::new("invalid_rule", "the learned rule names no fields"))?;
+        let fields = rule_fields::fields(request)?;
         let mut outcome = ApplyOutcome::default();
         for (pointer, value) in fields {
             outcome.set.insert(pointer.clone(), value.clone());

@@ -13,6 +13,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use rea_plugin_api::contracts::rule::{ApplyOutcome, ApplyRequest, LearnOutcome, LearnRequest};
+use rea_plugin_api::rule_fields;
 use rea_plugin_api::{Plugin, PluginError, StageInfo, StateRule};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
@@ -142,23 +143,14 @@ impl StateRule for UniqueRule {
                 Some((pointer, json!({"length": length, "string": string})))
             })
             .collect();
-        if fields.is_empty() {
-            return Ok(LearnOutcome::no_explanation(
-                "no unexplained member held a fresh 10-to-20-digit integer in every recorded call",
-            ));
-        }
-        Ok(LearnOutcome::learned(
-            fields.keys().cloned().collect(),
-            json!({ "fields": fields }),
+        Ok(rule_fields::learned(
+            fields,
+            "no unexplained member held a fresh 10-to-20-digit integer in every recorded call",
         ))
     }
 
     fn apply(&self, request: &ApplyRequest) -> Result<ApplyOutcome, PluginError> {
-        let fields = request
-            .rule
-            .get("fields")
-            .and_then(Value::as_object)
-            .ok_or_else(|| PluginError::new("invalid_rule", "the learned rule names no fields"))?;
+        let fields = rule_fields::fields(request)?;
         let call = &request.call;
         let mut outcome = ApplyOutcome::default();
         for (pointer, shape) in fields {

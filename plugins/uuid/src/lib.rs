@@ -18,6 +18,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use rea_plugin_api::contracts::rule::{ApplyOutcome, ApplyRequest, LearnOutcome, LearnRequest};
+use rea_plugin_api::rule_fields;
 use rea_plugin_api::{Plugin, PluginError, StageInfo, StateRule};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
@@ -207,26 +208,19 @@ impl StateRule for GeneratedRule {
             .into_iter()
             .filter_map(|(pointer, shape)| Some((pointer, shape?)))
             .collect();
-        if fields.is_empty() {
-            return Ok(LearnOutcome::no_explanation(match self.0 {
+        Ok(rule_fields::learned(
+            fields,
+            match self.0 {
                 Kind::Uuid => "no unexplained member held a fresh UUID in every recorded call",
                 Kind::Token => {
                     "no unexplained member held a fresh token of one shape in every recorded call"
                 }
-            }));
-        }
-        Ok(LearnOutcome::learned(
-            fields.keys().cloned().collect(),
-            json!({ "fields": fields }),
+            },
         ))
     }
 
     fn apply(&self, request: &ApplyRequest) -> Result<ApplyOutcome, PluginError> {
-        let fields = request
-            .rule
-            .get("fields")
-            .and_then(Value::as_object)
-            .ok_or_else(|| PluginError::new("invalid_rule", "the learned rule names no fields"))?;
+        let fields = rule_fields::fields(request)?;
         let mut outcome = ApplyOutcome::default();
         let call = &request.call;
         for (pointer, shape) in fields {
