@@ -11,6 +11,7 @@ use std::path::Path;
 use bundle_support::*;
 use serde_json::{Value, json};
 use serve_support::process::Server;
+use serve_support::synthetic::wide_har;
 
 /// Runs a command that must be refused and must change nothing under `work`; returns the refusal.
 fn refused_unchanged(work: &Path, args: &[&str]) -> Value {
@@ -600,37 +601,17 @@ fn the_name_is_checked_before_the_state_is_prepared() {
     );
 }
 
-/// A HAR of one endpoint recorded `records` times with 100 distinct query fields each.
-fn wide_har(records: usize) -> String {
-    let entries: Vec<Value> = (0..records)
-        .map(|record| {
-            let names: Vec<String> = (0..100).map(|i| format!("filter_field_{:05}", record * 100 + i)).collect();
-            let query: Vec<String> = names.iter().map(|n| format!("{n}=v")).collect();
-            let body = json!({"items": [{"id": record}], "total": 1}).to_string();
-            json!({
-                "startedDateTime": "2026-01-01T00:00:00.000Z", "time": 1,
-                "request": {"method": "GET", "url": format!("https://api.example.com/api/search?{}", query.join("&")),
-                            "httpVersion": "HTTP/1.1", "headers": [], "cookies": [],
-                            "queryString": names.iter().map(|n| json!({"name": n, "value": "v"})).collect::<Vec<_>>(),
-                            "headersSize": -1, "bodySize": 0},
-                "response": {"status": 200, "statusText": "OK", "httpVersion": "HTTP/1.1",
-                             "headers": [{"name": "Content-Type", "value": "application/json"}], "cookies": [],
-                             "content": {"size": body.len(), "mimeType": "application/json", "text": body},
-                             "redirectURL": "", "headersSize": -1, "bodySize": body.len()},
-                "cache": {}, "timings": {"send": 0, "wait": 1, "receive": 0}
-            })
-        })
-        .collect();
-    json!({"log": {"version": "1.2", "creator": {"name": "rea-tests", "version": "1"}, "entries": entries}}).to_string()
-}
-
 // contract: EXPORT-025
 #[test]
 fn a_catalog_over_the_discovery_budget_is_refused_before_anything_is_written() {
     let dir = tempfile::tempdir().expect("temp dir");
     let work = dir.path();
     let binary = stand_in_binary(work).display().to_string();
-    std::fs::write(work.join("wide.har"), wide_har(200)).unwrap();
+    std::fs::write(
+        work.join("wide.har"),
+        wide_har(200, "https://api.example.com"),
+    )
+    .unwrap();
     let (refusal, _) = refused_unchanged_with(
         work,
         &[

@@ -16,6 +16,7 @@ use std::path::Path;
 use bundle_support::*;
 use serde_json::{Value, json};
 use serve_support::process::{Server, answer_of, call_tool, card, tools_list};
+use serve_support::synthetic::{catalog_charges, many_endpoints_har};
 
 /// The withheld reasons and their hints, as the spec's table states them.
 const SPEC_HINTS: [(&str, &str); 10] = [
@@ -360,73 +361,6 @@ fn every_shared_bundle_serves_what_its_report_coverage_and_verifier_predict() {
         !reasons_seen.is_empty(),
         "no shared capture withholds a write: the hints went unchecked"
     );
-}
-
-/// A HAR of `tools` GET endpoints, one record each; query field `n` (of `fields`) goes to
-/// endpoint `n % tools` (as `serve_state_mode.rs` builds it).
-fn many_endpoints_har(tools: usize, fields: usize) -> String {
-    let entries: Vec<Value> = (0..tools)
-        .map(|tool| {
-            let names: Vec<String> = (tool..fields)
-                .step_by(tools)
-                .map(|n| format!("field_{n:05}_{}", "x".repeat(40)))
-                .collect();
-            let query: Vec<String> = names.iter().map(|name| format!("{name}=v")).collect();
-            let url = if query.is_empty() {
-                format!("http://127.0.0.1:8080/api/resource{tool:04}")
-            } else {
-                format!("http://127.0.0.1:8080/api/resource{tool:04}?{}", query.join("&"))
-            };
-            let body = json!({"id": tool, "name": "n"}).to_string();
-            json!({
-                "startedDateTime": "2026-01-01T00:00:00.000Z", "time": 1,
-                "request": {"method": "GET", "url": url, "httpVersion": "HTTP/1.1", "headers": [],
-                            "cookies": [], "queryString": names.iter().map(|n| json!({"name": n, "value": "v"})).collect::<Vec<_>>(),
-                            "headersSize": -1, "bodySize": 0},
-                "response": {"status": 200, "statusText": "OK", "httpVersion": "HTTP/1.1",
-                             "headers": [{"name": "Content-Type", "value": "application/json"}], "cookies": [],
-                             "content": {"size": body.len(), "mimeType": "application/json", "text": body},
-                             "redirectURL": "", "headersSize": -1, "bodySize": body.len()},
-                "cache": {}, "timings": {"send": 0, "wait": 1, "receive": 0}
-            })
-        })
-        .collect();
-    json!({"log": {"version": "1.2", "creator": {"name": "rea-tests", "version": "1"}, "entries": entries}})
-        .to_string()
-}
-
-/// What the discovery reservation charges the replay catalog and the state catalog of a HAR
-/// (format rules only, under the manifest's name), computed in-process as the server does.
-fn catalog_charges(har: &str) -> (u64, u64) {
-    use rea::commands::inspect_capture::{InspectRequest, inspect_with_builtins};
-    let folder = tempfile::tempdir().unwrap();
-    let path = folder.path().join("capture.har");
-    std::fs::write(&path, har).unwrap();
-    let capture = inspect_with_builtins(&InspectRequest {
-        capture: &path,
-        input_kind: "har",
-        selection: None,
-        sensitive_values: &[],
-    })
-    .unwrap();
-    let (manifest, evidence) =
-        rea_manifest::project_manifest_evidence(&capture, &rea_manifest::TemplateRules::none())
-            .unwrap();
-    let environment = rea_manifest::Environment::from_evidence(&evidence, &capture).unwrap();
-    let charged =
-        |result: Result<rea_manifest::DiscoveryCharge, rea_evidence::Refusal>| match result {
-            Ok(charge) => charge.charged_bytes,
-            Err(refusal) => refusal.data.expect("charge data")["charged_bytes"]
-                .as_u64()
-                .unwrap(),
-        };
-    let replay = charged(environment.check_discovery_reservation(environment.name()));
-    let state_tools = rea_state::backend::state_tools(&environment, &manifest, &[]);
-    let state = charged(rea_state::backend::check_state_catalog(
-        &state_tools,
-        environment.name(),
-    ));
-    (replay, state)
 }
 
 /// A HAR whose replay catalog fits the discovery reservation and whose state catalog does not.

@@ -12,6 +12,7 @@ use serde_json::{Value, json};
 use support::process::{
     Server, address, answer_of, call_tool, card, input_json, inputs, project_har, tools_list,
 };
+use support::synthetic::wide_har;
 
 fn replay_args() -> Vec<&'static str> {
     vec![
@@ -370,34 +371,10 @@ fn requests_naming_another_host_are_refused_over_the_socket() {
     server.finish();
 }
 
-/// A HAR of one endpoint recorded `records` times with 100 distinct query fields each.
-fn wide_har(records: usize) -> String {
-    let entries: Vec<Value> = (0..records)
-        .map(|record| {
-            let names: Vec<String> = (0..100).map(|i| format!("filter_field_{:05}", record * 100 + i)).collect();
-            let query: Vec<String> = names.iter().map(|n| format!("{n}=v")).collect();
-            let body = json!({"items": [{"id": record}], "total": 1}).to_string();
-            json!({
-                "startedDateTime": "2026-01-01T00:00:00.000Z", "time": 1,
-                "request": {"method": "GET", "url": format!("http://127.0.0.1:8080/api/search?{}", query.join("&")),
-                            "httpVersion": "HTTP/1.1", "headers": [], "cookies": [],
-                            "queryString": names.iter().map(|n| json!({"name": n, "value": "v"})).collect::<Vec<_>>(),
-                            "headersSize": -1, "bodySize": 0},
-                "response": {"status": 200, "statusText": "OK", "httpVersion": "HTTP/1.1",
-                             "headers": [{"name": "Content-Type", "value": "application/json"}], "cookies": [],
-                             "content": {"size": body.len(), "mimeType": "application/json", "text": body},
-                             "redirectURL": "", "headersSize": -1, "bodySize": body.len()},
-                "cache": {}, "timings": {"send": 0, "wait": 1, "receive": 0}
-            })
-        })
-        .collect();
-    json!({"log": {"version": "1.2", "creator": {"name": "rea-tests", "version": "1"}, "entries": entries}}).to_string()
-}
-
 // contract: CARD-030, LIMITS-002, MANIFEST-020
 #[test]
 fn the_discovery_reservation_admits_1500_fields_and_refuses_a_larger_catalog_before_binding() {
-    project_har("wide-1500", &wide_har(15));
+    project_har("wide-1500", &wide_har(15, "http://127.0.0.1:8080"));
     let mut server = Server::start(
         &[
             "wide-1500.manifest.json",
@@ -438,7 +415,7 @@ fn the_discovery_reservation_admits_1500_fields_and_refuses_a_larger_catalog_bef
     server.signal("TERM");
     assert_eq!(server.finish().0, Some(143));
 
-    project_har("wide-20000", &wide_har(200));
+    project_har("wide-20000", &wide_har(200, "http://127.0.0.1:8080"));
     let (code, refusal) = refused(
         &[
             "wide-20000.manifest.json",

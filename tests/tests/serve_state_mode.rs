@@ -13,6 +13,7 @@ use serde_json::{Value, json};
 use support::process::{
     Server, address, answer_of, call_tool, card, input_json, inputs, project, request, tools_list,
 };
+use support::synthetic::{catalog_charges, many_endpoints_har};
 
 /// `<name>.capture.json` and `<name>.manifest.json` for a shared capture (no opt-in rules).
 fn shared(name: &str) {
@@ -402,73 +403,6 @@ fn reads_the_state_does_not_back_replay_their_recordings() {
     ));
     assert_eq!(answer["state"]["source"], "state", "{answer}");
     stop(server);
-}
-
-/// A HAR of `tools` GET endpoints, one record each; query field `n` (of `fields`) goes to
-/// endpoint `n % tools`. Field names have one length, so each field charges the catalog alike.
-fn many_endpoints_har(tools: usize, fields: usize) -> String {
-    let entries: Vec<Value> = (0..tools)
-        .map(|tool| {
-            let names: Vec<String> = (tool..fields)
-                .step_by(tools)
-                .map(|n| format!("field_{n:05}_{}", "x".repeat(40)))
-                .collect();
-            let query: Vec<String> = names.iter().map(|name| format!("{name}=v")).collect();
-            let url = if query.is_empty() {
-                format!("http://127.0.0.1:8080/api/resource{tool:04}")
-            } else {
-                format!("http://127.0.0.1:8080/api/resource{tool:04}?{}", query.join("&"))
-            };
-            let body = json!({"id": tool, "name": "n"}).to_string();
-            json!({
-                "startedDateTime": "2026-01-01T00:00:00.000Z", "time": 1,
-                "request": {"method": "GET", "url": url, "httpVersion": "HTTP/1.1", "headers": [],
-                            "cookies": [], "queryString": names.iter().map(|n| json!({"name": n, "value": "v"})).collect::<Vec<_>>(),
-                            "headersSize": -1, "bodySize": 0},
-                "response": {"status": 200, "statusText": "OK", "httpVersion": "HTTP/1.1",
-                             "headers": [{"name": "Content-Type", "value": "application/json"}], "cookies": [],
-                             "content": {"size": body.len(), "mimeType": "application/json", "text": body},
-                             "redirectURL": "", "headersSize": -1, "bodySize": body.len()},
-                "cache": {}, "timings": {"send": 0, "wait": 1, "receive": 0}
-            })
-        })
-        .collect();
-    json!({"log": {"version": "1.2", "creator": {"name": "rea-tests", "version": "1"}, "entries": entries}})
-        .to_string()
-}
-
-/// What the discovery reservation charges the replay catalog and the state catalog (read tools
-/// only: these captures have no writes) of a HAR, computed in-process as the server does.
-fn catalog_charges(har: &str) -> (u64, u64) {
-    use rea::commands::inspect_capture::{InspectRequest, inspect_with_builtins};
-    let folder = tempfile::tempdir().unwrap();
-    let path = folder.path().join("capture.har");
-    std::fs::write(&path, har).unwrap();
-    let capture = inspect_with_builtins(&InspectRequest {
-        capture: &path,
-        input_kind: "har",
-        selection: None,
-        sensitive_values: &[],
-    })
-    .unwrap();
-    let (manifest, evidence) =
-        rea_manifest::project_manifest_evidence(&capture, &rea_manifest::TemplateRules::none())
-            .unwrap();
-    let environment = rea_manifest::Environment::from_evidence(&evidence, &capture).unwrap();
-    let charged =
-        |result: Result<rea_manifest::DiscoveryCharge, rea_evidence::Refusal>| match result {
-            Ok(charge) => charge.charged_bytes,
-            Err(refusal) => refusal.data.expect("charge data")["charged_bytes"]
-                .as_u64()
-                .unwrap(),
-        };
-    let replay = charged(environment.check_discovery_reservation(environment.name()));
-    let state_tools = rea_state::backend::state_tools(&environment, &manifest, &[]);
-    let state = charged(rea_state::backend::check_state_catalog(
-        &state_tools,
-        environment.name(),
-    ));
-    (replay, state)
 }
 
 // contract: MANIFEST-023, REPLAY-003, SERVE-003, CARD-059

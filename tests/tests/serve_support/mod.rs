@@ -4,6 +4,7 @@
 #![allow(dead_code)]
 
 pub mod process;
+pub mod synthetic;
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
