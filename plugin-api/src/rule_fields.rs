@@ -2,7 +2,8 @@
 //!
 //! Most rules explain a set of fields, each with a detail of their own (a clock format, a token
 //! shape, a template), and apply the same detail to every served call. These helpers build that
-//! learn outcome and read it back in `apply`, so a rule's code is only about its own details.
+//! learn outcome and read it back in `apply`, so a rule's code is only about its own details;
+//! with the small readings of pointers and bodies most rules make.
 
 use serde_json::{Map, Value, json};
 
@@ -20,6 +21,39 @@ pub fn learned(fields: impl IntoIterator<Item = (String, Value)>, reason: &str) 
         fields.keys().cloned().collect(),
         json!({ "fields": fields }),
     )
+}
+
+/// The top-level member a pointer names, when it names one (`/title`; not `/info/title`).
+pub fn top_field(pointer: &str) -> Option<String> {
+    let field = pointer.strip_prefix('/')?;
+    (!field.contains('/')).then(|| field.replace("~1", "/").replace("~0", "~"))
+}
+
+/// The members a body sends: at its root, or inside its one envelope (`{"data": {…}}`,
+/// `{"posts": [{…}]}`).
+pub fn sent_members(body: Option<&Value>) -> Option<&Map<String, Value>> {
+    let object = body?.as_object()?;
+    if object.len() == 1 {
+        match object.values().next()? {
+            Value::Object(inner) => return Some(inner),
+            Value::Array(items) if items.len() == 1 => {
+                if let Some(inner) = items[0].as_object() {
+                    return Some(inner);
+                }
+            }
+            _ => {}
+        }
+    }
+    Some(object)
+}
+
+/// A scalar's text: a string as it is, a number as spelled; `None` for anything else.
+pub fn scalar_text(value: &Value) -> Option<String> {
+    match value {
+        Value::String(text) => Some(text.clone()),
+        Value::Number(number) => Some(number.to_string()),
+        _ => None,
+    }
 }
 
 /// The `fields` of a rule [`learned`] built, as `apply` receives it back.
@@ -65,5 +99,19 @@ mod tests {
             ..request
         };
         assert_eq!(fields(&empty).unwrap_err().code.as_str(), "invalid_rule");
+    }
+
+    #[test]
+    fn pointers_bodies_and_scalars_read_as_rules_need_them() {
+        assert_eq!(top_field("/a~1b~0c").as_deref(), Some("a/b~c"));
+        assert_eq!(top_field("/info/title"), None);
+        let enveloped = json!({"posts": [{"title": "t"}]});
+        assert_eq!(sent_members(Some(&enveloped)).unwrap()["title"], "t");
+        let flat = json!({"title": "t", "body": "b"});
+        assert_eq!(sent_members(Some(&flat)).unwrap().len(), 2);
+        assert_eq!(sent_members(Some(&json!([1]))), None);
+        assert_eq!(scalar_text(&json!(1.50)).as_deref(), Some("1.5"));
+        assert_eq!(scalar_text(&json!("x")).as_deref(), Some("x"));
+        assert_eq!(scalar_text(&json!(null)), None);
     }
 }

@@ -30,7 +30,7 @@ use std::collections::BTreeMap;
 use rea_plugin_api::contracts::rule::{
     ApplyOutcome, ApplyRequest, LearnOutcome, LearnRequest, ObservedCall,
 };
-use rea_plugin_api::rule_fields;
+use rea_plugin_api::rule_fields::{self, scalar_text, sent_members, top_field};
 use rea_plugin_api::{Plugin, PluginError, StageInfo, StateRule};
 use serde_json::{Map, Value, json};
 
@@ -46,45 +46,13 @@ pub const DERIVED_STAGE: &str = "derived";
 /// The shortest source value a template takes (shorter values match by chance).
 const SHORTEST_SOURCE: usize = 2;
 
-/// The members a body sends: at its root, or inside its one envelope (`{"data": {…}}`,
-/// `{"posts": [{…}]}`).
-fn sent_members(body: Option<&Value>) -> Option<&Map<String, Value>> {
-    let object = body?.as_object()?;
-    if object.len() == 1 {
-        match object.values().next()? {
-            Value::Object(inner) => return Some(inner),
-            Value::Array(items) if items.len() == 1 => {
-                if let Some(inner) = items[0].as_object() {
-                    return Some(inner);
-                }
-            }
-            _ => {}
-        }
-    }
-    Some(object)
-}
-
-/// A scalar's text (strings as they are, numbers as spelled).
-fn text(value: &Value) -> Option<String> {
-    match value {
-        Value::String(text) => Some(text.clone()),
-        Value::Number(number) => Some(number.to_string()),
-        _ => None,
-    }
-}
-
-fn top_field(pointer: &str) -> Option<String> {
-    let field = pointer.strip_prefix('/')?;
-    (!field.contains('/')).then(|| field.replace("~1", "/").replace("~0", "~"))
-}
-
 /// The sources a template may take, in preference order: `sent:NAME`, `path:INDEX`,
 /// `held:NAME` → text.
 fn sources(call: &ObservedCall, except: &str) -> Vec<(String, String)> {
     let mut found = Vec::new();
     if let Some(sent) = sent_members(call.request_body.as_ref()) {
         for (name, value) in sent {
-            if let Some(text) = text(value) {
+            if let Some(text) = scalar_text(value) {
                 found.push((format!("sent:{name}"), text));
             }
         }
@@ -97,7 +65,7 @@ fn sources(call: &ObservedCall, except: &str) -> Vec<(String, String)> {
             if name == except {
                 continue;
             }
-            if let Some(text) = text(value) {
+            if let Some(text) = scalar_text(value) {
                 found.push((format!("held:{name}"), text));
             }
         }
@@ -201,7 +169,9 @@ impl StateRule for ComposedRule {
                     PluginError::new("invalid_rule", "a template part names nothing")
                 })?;
                 let value = match source.split_once(':') {
-                    Some(("sent", name)) => sent.and_then(|sent| sent.get(name)).and_then(text),
+                    Some(("sent", name)) => {
+                        sent.and_then(|sent| sent.get(name)).and_then(scalar_text)
+                    }
                     Some(("path", index)) => index
                         .parse::<usize>()
                         .ok()
@@ -209,7 +179,7 @@ impl StateRule for ComposedRule {
                     Some(("held", name)) => sent
                         .and_then(|sent| sent.get(name))
                         .or_else(|| held.and_then(|held| held.get(name)))
-                        .and_then(text),
+                        .and_then(scalar_text),
                     _ => {
                         return Err(PluginError::new(
                             "invalid_rule",

@@ -23,7 +23,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use rea_plugin_api::contracts::rule::{
     ApplyOutcome, ApplyRequest, LearnOutcome, LearnRequest, ObservedCall,
 };
-use rea_plugin_api::rule_fields;
+use rea_plugin_api::rule_fields::{self, top_field};
 use rea_plugin_api::{Plugin, PluginError, StageInfo, StateRule};
 use rea_plugin_clock::{parse_iso, read_clock, spell};
 use serde_json::{Map, Value, json};
@@ -101,11 +101,6 @@ fn sent_member<'a>(body: Option<&'a Value>, field: &str) -> Option<&'a Value> {
         Value::Array(items) if items.len() == 1 => items[0].as_object()?.get(field),
         _ => None,
     }
-}
-
-fn top_field(pointer: &str) -> Option<String> {
-    let field = pointer.strip_prefix('/')?;
-    (!field.contains('/')).then(|| field.replace("~1", "/").replace("~0", "~"))
 }
 
 fn is_update(request: &LearnRequest) -> bool {

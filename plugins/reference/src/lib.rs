@@ -19,7 +19,7 @@ use std::collections::BTreeMap;
 use rea_plugin_api::contracts::rule::{
     ApplyOutcome, ApplyRequest, LearnOutcome, LearnRequest, ObservedCall,
 };
-use rea_plugin_api::rule_fields;
+use rea_plugin_api::rule_fields::{self, scalar_text, sent_members, top_field};
 use rea_plugin_api::{Plugin, PluginError, StageInfo, StateRule};
 use serde_json::{Map, Value, json};
 
@@ -28,36 +28,6 @@ pub const STAGE: &str = "reference";
 
 /// The members that name a referenced object, in preference order.
 const IDENTITIES: [&str; 4] = ["id", "uuid", "key", "slug"];
-
-/// The members a body sends: at its root, or inside its one envelope.
-fn sent_members(body: Option<&Value>) -> Option<&Map<String, Value>> {
-    let object = body?.as_object()?;
-    if object.len() == 1 {
-        match object.values().next()? {
-            Value::Object(inner) => return Some(inner),
-            Value::Array(items) if items.len() == 1 => {
-                if let Some(inner) = items[0].as_object() {
-                    return Some(inner);
-                }
-            }
-            _ => {}
-        }
-    }
-    Some(object)
-}
-
-fn scalar(value: &Value) -> Option<String> {
-    match value {
-        Value::String(text) => Some(text.clone()),
-        Value::Number(number) => Some(number.to_string()),
-        _ => None,
-    }
-}
-
-fn top_field(pointer: &str) -> Option<String> {
-    let field = pointer.strip_prefix('/')?;
-    (!field.contains('/')).then(|| field.replace("~1", "/").replace("~0", "~"))
-}
 
 fn pointer_of(field: &str) -> String {
     format!("/{}", field.replace('~', "~0").replace('/', "~1"))
@@ -84,13 +54,14 @@ fn shapes(stored: &Value, sent: &Map<String, Value>, field: &str) -> Vec<Shape> 
                     ids.len() == objects.len()
                         && ids.iter().zip(objects).all(|(id, object)| {
                             object.is_object()
-                                && scalar(id).is_some()
-                                && object.get(identity).and_then(scalar) == scalar(id)
+                                && scalar_text(id).is_some()
+                                && object.get(identity).and_then(scalar_text) == scalar_text(id)
                         })
                         && ids.iter().all(|id| !id.is_object())
                 }
                 (id, Value::Object(object)) => {
-                    scalar(id).is_some() && object.get(identity).and_then(scalar) == scalar(id)
+                    scalar_text(id).is_some()
+                        && object.get(identity).and_then(scalar_text) == scalar_text(id)
                 }
                 _ => false,
             };
@@ -115,7 +86,7 @@ fn objects_of(stored: &Value, identity: &str, into: &mut BTreeMap<String, Value>
         _ => Vec::new(),
     };
     for item in items {
-        if let Some(id) = item.get(identity).and_then(scalar) {
+        if let Some(id) = item.get(identity).and_then(scalar_text) {
             into.entry(id).or_insert_with(|| item.clone());
         }
     }
@@ -235,7 +206,7 @@ impl StateRule for ReferenceRule {
                 objects_of(held, &identity, &mut known);
             }
             let resolve = |id: &Value| -> Result<Value, PluginError> {
-                let text = scalar(id).ok_or_else(|| {
+                let text = scalar_text(id).ok_or_else(|| {
                     PluginError::new(
                         "invalid_reference",
                         format!("{member:?} must name entities by their {identity:?}"),

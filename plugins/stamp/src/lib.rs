@@ -13,7 +13,7 @@
 use std::collections::BTreeMap;
 
 use rea_plugin_api::contracts::rule::{ApplyOutcome, ApplyRequest, LearnOutcome, LearnRequest};
-use rea_plugin_api::rule_fields;
+use rea_plugin_api::rule_fields::{self, top_field};
 use rea_plugin_api::{Plugin, PluginError, StageInfo, StateRule};
 use serde_json::{Map, Value};
 
@@ -43,11 +43,6 @@ pub fn counterpart(field: &str) -> Option<String> {
         }
     }
     None
-}
-
-fn top_field(pointer: &str) -> Option<String> {
-    let field = pointer.strip_prefix('/')?;
-    (!field.contains('/')).then(|| field.replace("~1", "/").replace("~0", "~"))
 }
 
 /// The stamp rule.
