@@ -200,9 +200,10 @@ fn a_non_canonical_answer_gives_the_same_evidence() {
         selection: Some(&[2, 0]),
         sensitive_values: &[],
     };
-    let compact = seal_capture_answer(&inputs, serde_json::to_vec(&extraction).unwrap()).unwrap();
+    let compact =
+        seal_capture_answer(&inputs, serde_json::to_string(&extraction).unwrap()).unwrap();
     let pretty =
-        seal_capture_answer(&inputs, serde_json::to_vec_pretty(&extraction).unwrap()).unwrap();
+        seal_capture_answer(&inputs, serde_json::to_string_pretty(&extraction).unwrap()).unwrap();
     assert!(matches!(compact, CaptureOutput::Raw(_)));
     assert!(matches!(pretty, CaptureOutput::Sealed(_)));
     assert_eq!(compact.id(), pretty.id());

@@ -1053,13 +1053,20 @@ fn a_reset_sent_while_a_download_loads_applies_after_the_load() {
     let order = Arc::new(std::sync::Mutex::new(Vec::new()));
     runtime().block_on(async {
         let body = serde_json::to_vec(&small).expect("json");
+        // The handler says when the download started, so the reset is sent while it loads.
+        let started = Arc::new(tokio::sync::Notify::new());
         let router = axum::Router::new().route(
             "/slow.json",
-            axum::routing::get(move || {
-                let body = body.clone();
-                async move {
-                    tokio::time::sleep(Duration::from_millis(800)).await;
-                    ([("content-type", "application/json")], body)
+            axum::routing::get({
+                let started = Arc::clone(&started);
+                move || {
+                    let body = body.clone();
+                    let started = Arc::clone(&started);
+                    async move {
+                        started.notify_one();
+                        tokio::time::sleep(Duration::from_millis(800)).await;
+                        ([("content-type", "application/json")], body)
+                    }
                 }
             }),
         );
@@ -1077,7 +1084,9 @@ fn a_reset_sent_while_a_download_loads_applies_after_the_load() {
             })
         };
         // The reset arrives while the download is loading.
-        tokio::time::sleep(Duration::from_millis(200)).await;
+        tokio::time::timeout(Duration::from_secs(30), started.notified())
+            .await
+            .expect("the download starts");
         let reset = {
             let app = app.clone();
             let order = Arc::clone(&order);

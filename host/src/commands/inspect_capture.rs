@@ -161,7 +161,7 @@ pub fn inspect(
     let staged = |refusal: Refusal| refusal.in_stage(INSPECT_CAPTURE_OPERATION);
     let extracted = run_extractor(registry, stage, request).map_err(staged)?;
     let options = ParseOptions::default().max_depth(EVIDENCE_MAX_DEPTH);
-    let answer = json::parse_with(&extracted.answer, &options)
+    let answer = json::parse_with(extracted.answer.as_bytes(), &options)
         .map_err(|error| staged(extracted.answer_problem(error.to_string())))?;
     check_extraction(&answer).map_err(|reason| staged(extracted.answer_problem(reason)))?;
     build_capture_evidence(&extracted.inputs(request), answer).map_err(staged)
@@ -187,7 +187,7 @@ struct Extracted {
     size: u64,
     sha256: String,
     extractor: ExtractorRef,
-    answer: Vec<u8>,
+    answer: String,
 }
 
 impl Extracted {
@@ -248,7 +248,7 @@ fn run_extractor(
         size: file.bytes.len() as u64,
         sha256,
         extractor,
-        answer: answer.into_bytes(),
+        answer,
     })
 }
 

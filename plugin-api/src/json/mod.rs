@@ -32,7 +32,7 @@ pub use convert::{ConversionError, from_json};
 pub use number::Number;
 pub use parse::{
     ItemStream, JsonError, JsonErrorKind, ParseOptions, Streamed, parse, parse_streaming,
-    parse_with,
+    parse_streaming_text, parse_with,
 };
 pub use write::{
     CHUNK_BYTES, escape_pointer_segment, write_canonical_chunks, write_canonical_string,

@@ -171,8 +171,8 @@ pub fn parse_with(bytes: &[u8], options: &ParseOptions) -> Result<Json, JsonErro
 pub struct ItemStream<'s> {
     /// Object keys from the root to the array (`["log", "entries"]`).
     pub path: &'s [&'s str],
-    /// Strings longer than this inside the items are checked but handed over empty (for callers
-    /// that only need the items' shape); `usize::MAX` keeps every string.
+    /// String values (not keys) longer than this inside the items are checked but handed over
+    /// empty (for callers that only need the items' shape); `usize::MAX` keeps every string.
     pub string_limit: usize,
     /// Receives each item as soon as it is read: its index, its value and its byte range.
     pub on_item: &'s mut dyn FnMut(usize, Json, std::ops::Range<usize>),
@@ -213,11 +213,39 @@ pub fn parse_streaming(
     })
 }
 
+/// [`parse_streaming`] for text already known to be UTF-8 (a Rust string), which is not checked
+/// again: the same rules, the same result.
+pub fn parse_streaming_text(
+    text: &str,
+    options: &ParseOptions,
+    stream: ItemStream<'_>,
+) -> Result<Streamed, JsonError> {
+    parse_text(text, options, Some(stream)).map(|(document, canonical)| Streamed {
+        document,
+        canonical,
+    })
+}
+
 fn parse_document(
     bytes: &[u8],
     options: &ParseOptions,
     stream: Option<ItemStream<'_>>,
 ) -> Result<(Json, bool), JsonError> {
+    // A refused byte-order mark is reported before anything invalid after it.
+    if bytes.starts_with(BYTE_ORDER_MARK) && !options.allow_byte_order_mark {
+        return Err(JsonError::new(JsonErrorKind::ByteOrderMark, 0));
+    }
+    let text = std::str::from_utf8(bytes)
+        .map_err(|error| JsonError::new(JsonErrorKind::InvalidUtf8, error.valid_up_to()))?;
+    parse_text(text, options, stream)
+}
+
+fn parse_text(
+    text: &str,
+    options: &ParseOptions,
+    stream: Option<ItemStream<'_>>,
+) -> Result<(Json, bool), JsonError> {
+    let bytes = text.as_bytes();
     let mut start = 0;
     if bytes.starts_with(BYTE_ORDER_MARK) {
         if !options.allow_byte_order_mark {
@@ -225,8 +253,6 @@ fn parse_document(
         }
         start = BYTE_ORDER_MARK.len();
     }
-    let text = std::str::from_utf8(bytes)
-        .map_err(|error| JsonError::new(JsonErrorKind::InvalidUtf8, error.valid_up_to()))?;
     let mut parser = Parser {
         text,
         bytes,
@@ -437,7 +463,12 @@ impl Parser<'_, '_> {
                 return Err(self.unexpected());
             }
             let key_offset = self.pos;
-            let key = self.string()?;
+            // Keys are always kept whole (the string limit is for values): two long keys must
+            // not read as one empty key.
+            let limit = std::mem::replace(&mut self.string_limit, usize::MAX);
+            let key = self.string();
+            self.string_limit = limit;
+            let key = key?;
             if self.is_duplicate(&object, &mut index, &key) {
                 return Err(JsonError::new(JsonErrorKind::DuplicateKey, key_offset).within(&key));
             }
@@ -529,17 +560,32 @@ impl Parser<'_, '_> {
                     self.pos += 1;
                     return Ok(if exceeded { String::new() } else { out });
                 }
-                Some(b'\\') => self.escape(&mut out)?,
+                // The most frequent escapes (quotes and backslashes of JSON inside JSON) are
+                // canonical and decode to themselves.
+                Some(b'\\') => match self.bytes.get(self.pos + 1) {
+                    Some(&byte @ (b'"' | b'\\')) => {
+                        if !exceeded {
+                            out.push(char::from(byte));
+                        }
+                        self.pos += 2;
+                    }
+                    _ => {
+                        self.escape(&mut out)?;
+                        if exceeded {
+                            out.clear();
+                        }
+                    }
+                },
                 Some(_) => return Err(self.error(JsonErrorKind::ControlCharacter)),
                 None => return Err(self.error(JsonErrorKind::UnexpectedEnd)),
             }
             let run = next_special(self.bytes, self.pos);
             if !exceeded {
                 out.push_str(&self.text[self.pos..run]);
-                exceeded = out.len() > limit;
-            }
-            if exceeded {
-                out.clear();
+                if out.len() > limit {
+                    exceeded = true;
+                    out = String::new();
+                }
             }
             self.pos = run;
         }
@@ -783,6 +829,113 @@ mod tests {
         )
         .unwrap_err();
         assert_eq!(error.pointer, "/a/items/1/x");
+    }
+
+    #[test]
+    fn escapes_decode_the_same_within_and_beyond_the_string_limit() {
+        let text = r#"{"items":[{"a":"x\"y\\z\/\u00e9\n","b":"\\\"\\\"\\\"\\\"\\\"\\\"\\\""}],"z":"q\"\\"}"#;
+        let whole = parse(text.as_bytes()).unwrap();
+        let item = &whole.get("items").unwrap().as_array().unwrap()[0];
+        assert_eq!(item.get("a").unwrap().as_str(), Some("x\"y\\z/é\n"));
+        assert_eq!(item.get("b").unwrap().as_str().unwrap().len(), 14);
+        assert_eq!(whole.get("z").unwrap().as_str(), Some("q\"\\"));
+        for limit in [0, 5, 13, 14, usize::MAX] {
+            let mut seen = Vec::new();
+            let streamed = parse_streaming_text(
+                text,
+                &ParseOptions::default(),
+                ItemStream {
+                    path: &["items"],
+                    string_limit: limit,
+                    on_item: &mut |_, item, _| seen.push(item),
+                },
+            )
+            .unwrap();
+            assert!(!streamed.canonical, "`\\/` and `\\u00e9` are not canonical");
+            assert_eq!(streamed.document.get("z"), whole.get("z"));
+            for name in ["a", "b"] {
+                let full = item.get(name).unwrap().as_str().unwrap();
+                let kept = seen[0].get(name).unwrap().as_str().unwrap();
+                let expected = if full.len() > limit { "" } else { full };
+                assert_eq!(kept, expected, "{name} with limit {limit}");
+            }
+        }
+        // Errors after a fast-path escape are still found.
+        assert_eq!(kind_of(r#""\"\x""#), JsonErrorKind::InvalidEscape);
+        assert_eq!(kind_of("\"\\\\\u{1}\""), JsonErrorKind::ControlCharacter);
+        assert_eq!(kind_of(r#""\\"#), JsonErrorKind::UnexpectedEnd);
+        // Text and bytes read alike (a byte-order mark too).
+        let marked = "\u{feff}[1]";
+        assert_eq!(
+            parse_streaming_text(
+                marked,
+                &ParseOptions::default(),
+                ItemStream {
+                    path: &[],
+                    string_limit: usize::MAX,
+                    on_item: &mut |_, _, _| {},
+                },
+            )
+            .unwrap_err()
+            .kind,
+            JsonErrorKind::ByteOrderMark
+        );
+    }
+
+    #[test]
+    fn strings_decode_as_serde_json_decodes_them() {
+        // Deterministic pseudo-random strings dense in escapes, with runs of every length.
+        let pieces = [
+            "a",
+            "\"",
+            "\\",
+            "/",
+            "\n",
+            "\u{1}",
+            "\u{1f}",
+            "é",
+            "漢",
+            "😀",
+            "\t",
+            " ",
+            "0123456789abcdef0123",
+        ];
+        let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
+        for _ in 0..2000 {
+            let mut text = String::new();
+            for _ in 0..(state % 40) {
+                state = state
+                    .wrapping_mul(6_364_136_223_846_793_005)
+                    .wrapping_add(1_442_695_040_888_963_407);
+                text.push_str(pieces[(state >> 33) as usize % pieces.len()]);
+            }
+            let mut escaped = serde_json::to_string(&text).unwrap();
+            if state.is_multiple_of(3) {
+                // `\/` and `\u` spellings decode the same.
+                escaped = escaped.replace('/', "\\/").replace('é', "\\u00e9");
+            }
+            let document = format!("[{escaped}]");
+            let parsed = parse(document.as_bytes()).unwrap();
+            assert_eq!(parsed.as_array().unwrap()[0].as_str(), Some(text.as_str()));
+            let limit = (state % 24) as usize;
+            let mut kept = Vec::new();
+            parse_streaming_text(
+                &document,
+                &ParseOptions::default(),
+                ItemStream {
+                    path: &[],
+                    string_limit: limit,
+                    on_item: &mut |_, item, _| kept.push(item),
+                },
+            )
+            .unwrap();
+            let expected = if text.len() > limit {
+                ""
+            } else {
+                text.as_str()
+            };
+            assert_eq!(kept[0].as_str(), Some(expected), "{escaped} limit {limit}");
+        }
     }
 
     #[test]

@@ -12,7 +12,8 @@
 //!   file with stdout discarded, and its ratio to the input size (target: under 4x).
 //!
 //! Environment: `REA_SHARED_DIR` (the shared folder, default `../shared` beside the workspace),
-//! `REA_BENCH_ITERATIONS` (default 5; the median is reported).
+//! `REA_BENCH_ITERATIONS` (default 5; the median is reported), `REA_BENCH_PROFILE=N` (only run
+//! the inspect path N times and print nothing else: for `perf record`).
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -40,6 +41,14 @@ fn main() {
     let bytes = build_capture();
     std::fs::write(&capture, &bytes).expect("write the capture");
     let megabytes = bytes.len() as f64 / 1_000_000.0;
+    if let Some(runs) = std::env::var("REA_BENCH_PROFILE")
+        .ok()
+        .and_then(|value| value.parse::<usize>().ok())
+    {
+        profile(&capture, runs);
+        let _ = std::fs::remove_dir_all(&dir);
+        return;
+    }
     println!(
         "input: {} bytes ({:.1} MiB), {} entries",
         bytes.len(),
@@ -92,6 +101,21 @@ fn main() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// Runs only the inspect path, `runs` times (for a profiler).
+fn profile(capture: &Path, runs: usize) {
+    let request = InspectRequest {
+        capture,
+        input_kind: "har",
+        selection: None,
+        sensitive_values: &[],
+    };
+    for _ in 0..runs {
+        let output =
+            inspect_output_with_builtins(&request).expect("the benchmark capture inspects");
+        output.write_to(&mut CountingSink(0)).expect("write");
+    }
+}
+
 /// Where the time of the inspect path goes (each phase timed alone, median).
 fn phases(bytes: &[u8], iterations: usize) {
     use rea_plugin_api::contracts::capture::ExtractRequest;
@@ -137,12 +161,12 @@ fn phases(bytes: &[u8], iterations: usize) {
         "host: answer checked record by record",
         median(iterations, || {
             let mut count = 0usize;
-            let streamed = json::parse_streaming(
-                raw.as_bytes(),
+            let streamed = json::parse_streaming_text(
+                &raw,
                 &deep,
                 json::ItemStream {
                     path: &["records"],
-                    string_limit: 256,
+                    string_limit: 16,
                     on_item: &mut |_, item, _| {
                         count += 1;
                         std::hint::black_box(item);

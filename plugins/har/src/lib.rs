@@ -100,30 +100,58 @@ pub fn extract(request: &ExtractRequest, bytes: &[u8]) -> Result<Extraction, Plu
 /// [`extract`]'s answer as the contract's JSON text, byte for byte what serde_json writes for it.
 ///
 /// Records are encoded on a second thread while the main thread still parses the file, so the
-/// encoding overlaps the parse instead of following it.
+/// encoding overlaps the parse instead of following it. They are written straight into the
+/// answer's buffer; the members before them (known only once the file is read) are put in front
+/// at the end, moving the records within the buffer instead of copying them to a new one.
 pub fn extract_json(request: &ExtractRequest, bytes: &[u8]) -> Result<String, PluginError> {
     let sensitive = Sensitive::new(&request.sensitive_values)
         .map_err(|refusal| refusal.into_plugin_error(&Sensitive::empty()))?;
     let (parts, records) = std::thread::scope(|scope| {
-        let (sender, receiver) = std::sync::mpsc::channel::<CaptureRecord>();
+        let (sender, receiver) = std::sync::mpsc::channel::<Vec<CaptureRecord>>();
+        // Encoded batches come back to be freed here, where their memory was allocated: freeing
+        // it on the encoder's thread contends for the allocator's lock with the parse.
+        let (returner, returned) = std::sync::mpsc::channel::<Vec<CaptureRecord>>();
         let encoder = scope.spawn(move || {
-            let mut text = String::with_capacity(bytes.len());
-            for (index, record) in receiver.into_iter().enumerate() {
-                if index > 0 {
-                    text.push(',');
+            // Records take about as many bytes as the file (bodies dominate both); the slack
+            // avoids moving everything once more when they grow a little, and costs nothing
+            // while unused (untouched pages are not resident).
+            let mut text = Vec::with_capacity(bytes.len() + bytes.len() / 8 + 4096);
+            for batch in receiver {
+                for record in &batch {
+                    if !text.is_empty() {
+                        text.push(b',');
+                    }
+                    serde_json::to_writer(&mut text, record).map_err(|error| error.to_string())?;
                 }
-                text.push_str(&serde_json::to_string(&record).map_err(|error| error.to_string())?);
+                let _ = returner.send(batch);
             }
-            Ok::<String, String>(text)
+            Ok::<Vec<u8>, String>(text)
         });
+        // Records go over in batches: a wake-up of the encoder per record costs more than
+        // encoding a small one.
+        let mut batch = Vec::with_capacity(RECORD_BATCH);
         let parts = extract_checked(request, bytes, &sensitive, &mut |record| {
-            // The encoder only stops early when the process is failing anyway.
-            let _ = sender.send(record);
+            batch.push(record);
+            if batch.len() == RECORD_BATCH {
+                let next = match returned.try_recv() {
+                    Ok(mut done) => {
+                        done.clear();
+                        done
+                    }
+                    Err(_) => Vec::with_capacity(RECORD_BATCH),
+                };
+                // The encoder only stops early when the process is failing anyway.
+                let _ = sender.send(std::mem::replace(&mut batch, next));
+            }
         });
+        if !batch.is_empty() {
+            let _ = sender.send(batch);
+        }
         drop(sender);
         let records = encoder
             .join()
             .unwrap_or_else(|_| Err("the record encoder panicked".to_owned()));
+        drop(returned);
         (parts, records)
     });
     let parts = parts.map_err(|refusal| refusal.into_plugin_error(&sensitive))?;
@@ -134,9 +162,12 @@ pub fn extract_json(request: &ExtractRequest, bytes: &[u8]) -> Result<String, Pl
         )
     })?;
     parts
-        .to_json_text(&records)
+        .into_json_text(records)
         .map_err(|reason| PluginError::new("internal_error", reason))
 }
+
+/// How many records [`extract_json`] hands its encoder at once.
+const RECORD_BATCH: usize = 32;
 
 /// Everything an extraction holds but its records.
 struct ExtractionParts {
@@ -157,28 +188,26 @@ impl ExtractionParts {
         }
     }
 
-    /// The extraction's JSON text around records already encoded (`record,record,…`), in the
-    /// member order and spelling serde_json gives [`Extraction`].
-    fn to_json_text(&self, records: &str) -> Result<String, String> {
-        let limitations = encode(&self.limitations)?;
-        let pointer = encode(RECORDS_POINTER)?;
-        let redactions = encode(&self.redactions)?;
-        let container = self.container.get();
-        let mut text = String::with_capacity(
-            records.len() + container.len() + limitations.len() + redactions.len() + 128,
-        );
-        text.push_str("{\"container\":");
-        text.push_str(container);
-        text.push_str(",\"limitations\":");
-        text.push_str(&limitations);
-        text.push_str(",\"records\":[");
-        text.push_str(records);
-        text.push_str("],\"records_pointer\":");
-        text.push_str(&pointer);
-        text.push_str(",\"redactions\":");
-        text.push_str(&redactions);
-        text.push_str(&format!(",\"schema_version\":{SCHEMA_VERSION}}}"));
-        Ok(text)
+    /// The extraction's JSON text around records already encoded (`record,record,…`, in a
+    /// buffer that becomes the answer), in the member order and spelling serde_json gives
+    /// [`Extraction`].
+    fn into_json_text(self, records: Vec<u8>) -> Result<String, String> {
+        let mut head = String::with_capacity(self.container.get().len() + 256);
+        head.push_str("{\"container\":");
+        head.push_str(self.container.get());
+        head.push_str(",\"limitations\":");
+        head.push_str(&encode(&self.limitations)?);
+        head.push_str(",\"records\":[");
+        let mut tail = String::from("],\"records_pointer\":");
+        tail.push_str(&encode(RECORDS_POINTER)?);
+        tail.push_str(",\"redactions\":");
+        tail.push_str(&encode(&self.redactions)?);
+        tail.push_str(&format!(",\"schema_version\":{SCHEMA_VERSION}}}"));
+        let mut text = records;
+        text.reserve(head.len() + tail.len());
+        text.splice(0..0, head.bytes());
+        text.extend_from_slice(tail.as_bytes());
+        String::from_utf8(text).map_err(|error| error.to_string())
     }
 }
 

@@ -31,7 +31,12 @@ use std::path::Path;
 use rea_plugin_api::contracts::capture::CaptureRecord;
 use rea_plugin_api::json::{self, ItemStream, Json, Object, ParseOptions, from_json};
 
-use crate::envelope::{EVIDENCE_MAX_DEPTH, Evidence, RawArray, id_of_members, write_document};
+use sha2::{Digest, Sha256};
+
+use crate::envelope::{
+    EVIDENCE_MAX_DEPTH, Evidence, RawArray, document_around, id_of_digest, id_of_members,
+    write_document,
+};
 use crate::refusal::Refusal;
 
 /// The operation of capture Evidence from a HAR (or another recorded capture file).
@@ -592,7 +597,7 @@ fn unsigned(value: &Json, at: &At<'_>) -> Result<u64, String> {
 pub struct SealedCapture {
     id: String,
     body: Object,
-    answer: Vec<u8>,
+    answer: String,
     records: Vec<std::ops::Range<usize>>,
 }
 
@@ -641,7 +646,7 @@ impl SealedCapture {
     fn items(&self) -> Vec<&[u8]> {
         self.records
             .iter()
-            .map(|range| &self.answer[range.clone()])
+            .map(|range| &self.answer.as_bytes()[range.clone()])
             .collect()
     }
 
@@ -699,10 +704,11 @@ impl CaptureOutput {
 /// Builds and seals capture Evidence from an extractor's answer text (the `Extraction` contract
 /// as JSON): checks it ([`check_extraction`]) reading records one at a time, and keeps the record
 /// text as it is when the answer is canonical JSON; otherwise parses it whole
-/// ([`build_capture_evidence`]).
+/// ([`build_capture_evidence`]). The answer crossed the plugin boundary as a string, so it is not
+/// checked for UTF-8 again.
 pub fn seal_capture_answer(
     inputs: &CaptureInputs<'_>,
-    answer: Vec<u8>,
+    answer: String,
 ) -> Result<CaptureOutput, Refusal> {
     let problem = |reason: String| {
         Refusal::internal(format!(
@@ -710,47 +716,68 @@ pub fn seal_capture_answer(
         ))
     };
     let options = ParseOptions::default().max_depth(EVIDENCE_MAX_DEPTH);
-    let mut ranges = Vec::new();
-    let mut record_problem: Option<String> = None;
-    let streamed = json::parse_streaming(
-        &answer,
-        &options,
-        ItemStream {
-            path: &["records"],
-            // Checking a record needs its shape and short strings (body kinds), not its bodies.
-            string_limit: 256,
-            on_item: &mut |index, item, range| {
-                if record_problem.is_none()
-                    && let Err(reason) = check_record(&item, index)
-                {
-                    record_problem = Some(reason);
-                }
-                ranges.push(range);
+    // With every record selected, the id can be hashed while the answer is still being checked.
+    let claimed = inputs
+        .selection
+        .is_none()
+        .then(|| claimed_record_count(&answer))
+        .flatten();
+    let sealed = std::thread::scope(|scope| {
+        let mut ranges = Vec::new();
+        let mut record_problem: Option<String> = None;
+        let mut early: Option<EarlyDigest<'_>> = None;
+        let streamed = json::parse_streaming_text(
+            &answer,
+            &options,
+            ItemStream {
+                path: &["records"],
+                string_limit: CHECKED_STRING_LIMIT,
+                on_item: &mut |index, item, range: std::ops::Range<usize>| {
+                    if index == 0
+                        && let Some(count) = claimed
+                    {
+                        early = EarlyDigest::start(scope, inputs, &answer, range.start, count);
+                    }
+                    if let Some(early) = early.as_mut() {
+                        early.reached(range.end);
+                    }
+                    if record_problem.is_none()
+                        && let Err(reason) = check_record(&item, index)
+                    {
+                        record_problem = Some(reason);
+                    }
+                    ranges.push(range);
+                },
             },
-        },
-    )
-    .map_err(|error| problem(error.to_string()))?;
-    if let Some(reason) = record_problem {
-        return Err(problem(reason));
-    }
-    check_extraction(&streamed.document).map_err(problem)?;
-    if !streamed.canonical {
-        let full =
-            json::parse_with(&answer, &options).map_err(|error| problem(error.to_string()))?;
+        )
+        .map_err(|error| problem(error.to_string()))?;
+        if let Some(reason) = record_problem {
+            return Err(problem(reason));
+        }
+        check_extraction(&streamed.document).map_err(problem)?;
+        if !streamed.canonical {
+            return Ok(None);
+        }
+        let Json::Object(mut extraction) = streamed.document else {
+            return Err(problem("not an object".to_owned()));
+        };
+        extraction.remove("records");
+        let (body, selected) = capture_body(inputs, extraction, ranges.len() as u64)?;
+        let records = match selected {
+            None => ranges,
+            Some(ordinals) => ordinals
+                .iter()
+                .map(|&ordinal| ranges[ordinal as usize].clone())
+                .collect(),
+        };
+        let id = early.and_then(|early| early.finish(&body, &records));
+        Ok(Some((id, body, records)))
+    })?;
+    let Some((id, body, records)) = sealed else {
+        let full = json::parse_with(answer.as_bytes(), &options)
+            .map_err(|error| problem(error.to_string()))?;
         drop(answer);
         return build_capture_evidence(inputs, full).map(CaptureOutput::Sealed);
-    }
-    let Json::Object(mut extraction) = streamed.document else {
-        return Err(problem("not an object".to_owned()));
-    };
-    extraction.remove("records");
-    let (body, selected) = capture_body(inputs, extraction, ranges.len() as u64)?;
-    let records = match selected {
-        None => ranges,
-        Some(ordinals) => ordinals
-            .iter()
-            .map(|&ordinal| ranges[ordinal as usize].clone())
-            .collect(),
     };
     let mut sealed = SealedCapture {
         id: String::new(),
@@ -758,11 +785,145 @@ pub fn seal_capture_answer(
         answer,
         records,
     };
-    let items = sealed.items();
-    let id = id_of_members(&sealed.body, Some(sealed.raw(&items)));
-    drop(items);
-    sealed.id = id;
+    sealed.id = match id {
+        Some(id) => id,
+        None => {
+            let items = sealed.items();
+            id_of_members(&sealed.body, Some(sealed.raw(&items)))
+        }
+    };
     Ok(CaptureOutput::Raw(sealed))
+}
+
+/// Checking a record reads the type of every member but the text of only one kind of string,
+/// a body's `kind` (at most 13 bytes): longer strings need not be copied out of the answer.
+const CHECKED_STRING_LIMIT: usize = 16;
+
+/// The number of records an answer claims: its last record's `ordinal` plus one, read from the
+/// end of the text. Only a guess that lets [`EarlyDigest`] start; the check decides.
+fn claimed_record_count(answer: &str) -> Option<u64> {
+    // In JSON text a quote inside a string is escaped, so these only match member names.
+    const RECORDS_END: &str = "}],\"records_pointer\":";
+    const ORDINAL: &str = ",\"ordinal\":";
+    let end = answer.rfind(RECORDS_END)?;
+    let at = answer[..end].rfind(ORDINAL)? + ORDINAL.len();
+    let rest = &answer[at..end];
+    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+    rest[..digits].parse::<u64>().ok()?.checked_add(1)
+}
+
+/// The Evidence id, hashed on a second thread while the answer is still being checked.
+///
+/// The hashed serialization has the members sorting before `records` first, and those include
+/// `record_count`, known only once the whole answer is read. So the count the answer claims
+/// ([`claimed_record_count`]) stands in for it: those members are built from the answer's text
+/// before its first record, and the record text is hashed as the check goes past it (a canonical
+/// answer's records are already their canonical text, one after the other). The digest counts
+/// only if, once the answer is checked, the members before `records` are byte for byte those of
+/// the checked answer and the hashed text is exactly its records; otherwise the id is hashed
+/// again the ordinary way. Either way the id is that of [`id_of_members`].
+struct EarlyDigest<'scope> {
+    /// The serialization up to the records' `[`, as guessed.
+    before: Vec<u8>,
+    /// Where the first record starts in the answer.
+    first: usize,
+    /// How far the hashing thread has been told to go.
+    sent: usize,
+    progress: std::sync::mpsc::Sender<Progress>,
+    digest: std::thread::ScopedJoinHandle<'scope, Option<String>>,
+}
+
+/// What the hashing thread of an [`EarlyDigest`] is told.
+enum Progress {
+    /// Hash the answer's text up to this offset.
+    Through(usize),
+    /// Hash these bytes (the serialization after the records) and finish.
+    Finish(Vec<u8>),
+}
+
+impl<'scope> EarlyDigest<'scope> {
+    /// Hashing hands the thread the record text in steps of at least this many bytes.
+    const STEP: usize = 1 << 20;
+
+    /// Starts hashing when the first record is reached, at `first` in `answer`: `None` when the
+    /// text before it does not give the members before `records`.
+    fn start<'env>(
+        scope: &'scope std::thread::Scope<'scope, 'env>,
+        inputs: &CaptureInputs<'_>,
+        answer: &'env str,
+        first: usize,
+        claimed_count: u64,
+    ) -> Option<Self> {
+        // The text so far, closed, is the answer's head (already read by the check, so JSON).
+        let head = format!("{}]}}", answer.get(..first)?);
+        let options = ParseOptions::default().max_depth(EVIDENCE_MAX_DEPTH);
+        let Ok(Json::Object(mut head)) = json::parse_with(head.as_bytes(), &options) else {
+            return None;
+        };
+        head.remove("records");
+        // Members after the records are not hashed yet: stand-ins keep `capture_body` going.
+        for (name, stand_in) in [
+            ("records_pointer", Json::Null),
+            ("redactions", Json::Array(Vec::new())),
+        ] {
+            if !head.contains_key(name) {
+                head.insert(name, stand_in);
+            }
+        }
+        let (body, _) = capture_body(inputs, head, claimed_count).ok()?;
+        let (before, _) = document_around(&body, "records");
+        let (progress, receiver) = std::sync::mpsc::channel();
+        let start = before.clone();
+        let digest = scope.spawn(move || {
+            let mut hasher = Sha256::new();
+            hasher.update(&start);
+            let mut hashed = first;
+            for step in receiver {
+                match step {
+                    Progress::Through(end) => {
+                        hasher.update(&answer.as_bytes()[hashed..end]);
+                        hashed = end;
+                    }
+                    Progress::Finish(after) => {
+                        hasher.update(&after);
+                        return Some(id_of_digest(&hasher.finalize()));
+                    }
+                }
+            }
+            // Abandoned: the guess did not hold.
+            None
+        });
+        Some(Self {
+            before,
+            first,
+            sent: first,
+            progress,
+            digest,
+        })
+    }
+
+    /// The check has read the answer up to `end` (the end of a record).
+    fn reached(&mut self, end: usize) {
+        if end - self.sent >= Self::STEP {
+            let _ = self.progress.send(Progress::Through(end));
+            self.sent = end;
+        }
+    }
+
+    /// The id, when the guess held for the checked answer's `body` and record `ranges` (which
+    /// must be the records of a canonical answer, every one selected in order).
+    fn finish(self, body: &Object, ranges: &[std::ops::Range<usize>]) -> Option<String> {
+        let (before, after) = document_around(body, "records");
+        let first = ranges.first()?;
+        let last = ranges.last()?;
+        if before != self.before || first.start != self.first {
+            // Dropping the sender ends the thread without a digest.
+            return None;
+        }
+        let _ = self.progress.send(Progress::Through(last.end));
+        let _ = self.progress.send(Progress::Finish(after));
+        self.digest.join().ok().flatten()
+    }
 }
 
 #[cfg(test)]
@@ -776,6 +937,79 @@ mod tests {
             r#"{{"container":{{"log":{{"entries":null}}}},"limitations":[{{"code":"c","message":"m","record_ordinals":[0]}}],"records":[{record}],"records_pointer":"/log/entries","redactions":[{{"pointer":"/p","reason":"r","record_ordinal":null}}],"schema_version":1}}"#
         );
         json::parse(text.as_bytes()).unwrap()
+    }
+
+    fn answer_text(count: usize) -> String {
+        let records: Vec<String> = (0..count)
+            .map(|ordinal| {
+                RECORD
+                    .replace(r#""ordinal":0"#, &format!(r#""ordinal":{ordinal}"#))
+                    .replace("/log/entries/0", &format!("/log/entries/{ordinal}"))
+            })
+            .collect();
+        answer(&records.join(","))
+            .to_canonical_string()
+            .replace(r#""records":[null]"#, r#""records":[]"#)
+    }
+
+    #[test]
+    fn the_id_hashed_during_the_check_is_the_id() {
+        let extractor = ExtractorRef {
+            plugin: "p".to_owned(),
+            stage: "s".to_owned(),
+            version: "1".to_owned(),
+        };
+        let sensitive = ["zzz".to_owned()];
+        for sensitive_values in [&[][..], &sensitive[..]] {
+            let inputs = CaptureInputs {
+                path: Path::new("/c.har"),
+                bytes: 9,
+                sha256: "00",
+                input_kind: "har",
+                extractor: &extractor,
+                selection: None,
+                sensitive_values,
+            };
+            for count in [0, 1, 3, 40] {
+                let text = answer_text(count);
+                assert_eq!(
+                    claimed_record_count(&text),
+                    (count > 0).then_some(count as u64)
+                );
+                let sealed = seal_capture_answer(&inputs, text.clone()).unwrap();
+                assert!(matches!(sealed, CaptureOutput::Raw(_)), "{count}");
+                let built =
+                    build_capture_evidence(&inputs, json::parse(text.as_bytes()).unwrap()).unwrap();
+                assert_eq!(sealed.id(), built.id(), "{count}");
+                assert_eq!(sealed.to_canonical_vec(), built.to_canonical_vec());
+            }
+            // A wrong guess gives no digest (the id is then hashed the ordinary way).
+            let text = answer_text(3);
+            let first = text.find(r#"{"duration_ms""#).unwrap();
+            let Json::Object(mut extraction) = json::parse(text.as_bytes()).unwrap() else {
+                unreachable!("the answer is an object")
+            };
+            let mut ranges = Vec::new();
+            json::parse_streaming_text(
+                &text,
+                &ParseOptions::default(),
+                ItemStream {
+                    path: &["records"],
+                    string_limit: usize::MAX,
+                    on_item: &mut |_, _, range| ranges.push(range),
+                },
+            )
+            .unwrap();
+            assert_eq!(ranges[0].start, first);
+            extraction.remove("records");
+            let (body, _) = capture_body(&inputs, extraction, 3).unwrap();
+            std::thread::scope(|scope| {
+                for (guess, expected) in [(3, true), (2, false), (4, false)] {
+                    let early = EarlyDigest::start(scope, &inputs, &text, first, guess).unwrap();
+                    assert_eq!(early.finish(&body, &ranges).is_some(), expected, "{guess}");
+                }
+            });
+        }
     }
 
     #[test]

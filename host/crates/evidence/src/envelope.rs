@@ -247,10 +247,43 @@ pub(crate) struct RawArray<'a> {
 pub(crate) fn id_of_members(body: &Object, raw: Option<RawArray<'_>>) -> String {
     let mut hasher = Sha256::new();
     write_document(body, raw, None, &mut |chunk| hasher.update(chunk));
-    format!(
-        "{EVIDENCE_ID_PREFIX}{}",
-        crate::file::sha256_hex_of(&hasher.finalize())
-    )
+    id_of_digest(&hasher.finalize())
+}
+
+/// The id for a SHA-256 digest of a serialization.
+pub(crate) fn id_of_digest(digest: &[u8]) -> String {
+    format!("{EVIDENCE_ID_PREFIX}{}", crate::file::sha256_hex_of(digest))
+}
+
+/// The canonical serialization of `body` (without any `evidence_id` member) with a raw array
+/// member `key` cut out around its items: everything up to the array's `[`, and everything from
+/// its `]`. `before`, the items joined by `,`, then `after`, is what [`write_document`] writes for
+/// them without an id.
+pub(crate) fn document_around(body: &Object, key: &str) -> (Vec<u8>, Vec<u8>) {
+    let mut members: Vec<(&str, &Json)> = body
+        .iter()
+        .filter(|(name, _)| *name != EVIDENCE_ID_MEMBER && *name != key)
+        .collect();
+    members.sort_unstable_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
+    let split = members.partition_point(|(name, _)| name.as_bytes() < key.as_bytes());
+    let mut before = vec![b'{'];
+    for (name, value) in &members[..split] {
+        write_canonical_string(name, &mut before);
+        before.push(b':');
+        value.write_canonical(&mut before);
+        before.push(b',');
+    }
+    write_canonical_string(key, &mut before);
+    before.extend_from_slice(b":[");
+    let mut after = vec![b']'];
+    for (name, value) in &members[split..] {
+        after.push(b',');
+        write_canonical_string(name, &mut after);
+        after.push(b':');
+        value.write_canonical(&mut after);
+    }
+    after.push(b'}');
+    (before, after)
 }
 
 /// Streams the canonical serialization of `body` (without any `evidence_id` member) plus the raw
@@ -300,17 +333,11 @@ pub(crate) fn write_document(
                     if position > 0 {
                         buffer.push(b',');
                     }
-                    if item.len() >= json::CHUNK_BYTES {
-                        flush(&buffer);
-                        buffer.clear();
-                        flush(item);
-                    } else {
-                        buffer.extend_from_slice(item);
-                        if buffer.len() >= json::CHUNK_BYTES {
-                            flush(&buffer);
-                            buffer.clear();
-                        }
-                    }
+                    // Items go out as they are, not copied: the buffer only holds what is
+                    // between them.
+                    flush(&buffer);
+                    buffer.clear();
+                    flush(item);
                 }
                 buffer.push(b']');
             }
@@ -347,6 +374,36 @@ mod tests {
         assert_eq!(evidence.to_json().to_canonical_string(), written);
         let back = Evidence::authenticate(written.as_bytes()).unwrap();
         assert_eq!(back, evidence);
+    }
+
+    #[test]
+    fn the_document_around_a_raw_member_is_what_the_writer_writes() {
+        let items: [&[u8]; 2] = [b"{\"x\":1}", b"[2]"];
+        for body in [
+            r#"{}"#,
+            r#"{"a": 1, "z": [true]}"#,
+            r#"{"zz": 1, "evidence_id": "ev_x"}"#,
+            r#"{"a": {"q": "\n"}, "records": 7}"#,
+        ] {
+            let body = object(body);
+            for count in [0, 1, 2] {
+                let raw = RawArray {
+                    key: "records",
+                    items: &items[..count],
+                };
+                let mut written = Vec::new();
+                write_document(&body, Some(raw), None, &mut |chunk| {
+                    written.extend_from_slice(chunk)
+                });
+                let (mut around, after) = document_around(&body, "records");
+                around.extend_from_slice(&items[..count].join(&b","[..]));
+                around.extend_from_slice(&after);
+                assert_eq!(
+                    String::from_utf8(around).unwrap(),
+                    String::from_utf8(written).unwrap()
+                );
+            }
+        }
     }
 
     #[test]
