@@ -10,69 +10,20 @@
 mod state_support;
 
 use rea_evidence::capture::capture_records;
-use rea_manifest::segments::split_path;
 use rea_plugin_api::contracts::capture::CaptureRecord;
 use serde_json::{Map, Value};
-use state_support::agreement::{IdMap, answered_this_call, compare, describe};
+use state_support::agreement::{self, IdMap, answered_this_call, compare, describe};
 use state_support::{APPS, capture, recorded_answer, serve};
 
-/// The tool whose method and template a probe request fits, and its arguments.
+/// The tool whose method and template a probe request fits, and its arguments (members with no
+/// value left out).
 fn route(
     served: &state_support::Served,
     record: &CaptureRecord,
 ) -> Option<(String, Map<String, Value>)> {
-    let method = record.method.as_deref()?;
-    let path = record.path.as_deref()?;
-    let segments = split_path(path);
-    let pairs: Vec<(String, String)> = record
-        .query
-        .as_ref()
-        .map(|query| query.pairs.iter().flatten().cloned().collect())
-        .unwrap_or_default();
-    let mut best: Option<(usize, &str)> = None;
-    for tool in &served.manifest.tools {
-        if !tool.method.eq_ignore_ascii_case(method) {
-            continue;
-        }
-        let template = split_path(&tool.path_template);
-        if template.len() != segments.len() {
-            continue;
-        }
-        let mut literal = 0;
-        let fits = template
-            .iter()
-            .zip(&segments)
-            .enumerate()
-            .all(|(index, (pattern, segment))| {
-                if tool
-                    .path_parameters
-                    .iter()
-                    .any(|parameter| parameter.segment_index == index)
-                {
-                    !segment.is_empty()
-                } else {
-                    literal += 1;
-                    pattern == segment
-                }
-            });
-        if fits && best.is_none_or(|(score, _)| literal > score) {
-            best = Some((literal, &tool.name));
-        }
-    }
-    let (_, name) = best?;
-    let definition = served.replay.tool(name)?;
-    let mut arguments = state_support::arguments_of(&served.replay, name, record);
-    // Query names the tool never recorded cannot be sent: such a probe has no route.
-    for (name, _) in &pairs {
-        let known = definition.input_schema.arguments.iter().any(|argument| {
-            matches!(&argument.target, rea_manifest::catalog::ArgumentTarget::Query { name: captured } if captured == name)
-        });
-        if !known {
-            return None;
-        }
-    }
+    let (name, mut arguments) = agreement::route(served, record)?;
     arguments.retain(|_, value| !value.is_null());
-    Some((name.to_owned(), arguments))
+    Some((name, arguments))
 }
 
 #[test]
