@@ -36,46 +36,40 @@ pub const DEFAULT_STATES: [&str; 2] = ["deleted", "trashed"];
 #[derive(Debug, Default, Clone, Copy)]
 pub struct SoftDeleteRule;
 
-fn flags(request: &LearnRequest) -> Result<Vec<String>, PluginError> {
-    match request.options.get("flags") {
-        None => Ok(DEFAULT_FLAGS
-            .iter()
-            .map(|flag| (*flag).to_owned())
-            .collect()),
+/// A list-of-strings option (`flags`, `states`): its defaults when absent; `what` names the
+/// items in the refusal.
+fn string_list(
+    request: &LearnRequest,
+    option: &str,
+    defaults: &[&str],
+    what: &str,
+) -> Result<Vec<String>, PluginError> {
+    match request.options.get(option) {
+        None => Ok(defaults.iter().map(|item| (*item).to_owned()).collect()),
         Some(Value::Array(items)) => items
             .iter()
             .map(|item| {
                 item.as_str().map(str::to_owned).ok_or_else(|| {
-                    PluginError::new("invalid_option", "option `flags` must list member names")
+                    PluginError::new(
+                        "invalid_option",
+                        format!("option `{option}` must list {what}"),
+                    )
                 })
             })
             .collect(),
         Some(_) => Err(PluginError::new(
             "invalid_option",
-            "option `flags` must be an array of member names",
+            format!("option `{option}` must be an array of {what}"),
         )),
     }
 }
 
+fn flags(request: &LearnRequest) -> Result<Vec<String>, PluginError> {
+    string_list(request, "flags", &DEFAULT_FLAGS, "member names")
+}
+
 fn states(request: &LearnRequest) -> Result<Vec<String>, PluginError> {
-    match request.options.get("states") {
-        None => Ok(DEFAULT_STATES
-            .iter()
-            .map(|state| (*state).to_owned())
-            .collect()),
-        Some(Value::Array(items)) => items
-            .iter()
-            .map(|item| {
-                item.as_str().map(str::to_owned).ok_or_else(|| {
-                    PluginError::new("invalid_option", "option `states` must list strings")
-                })
-            })
-            .collect(),
-        Some(_) => Err(PluginError::new(
-            "invalid_option",
-            "option `states` must be an array of strings",
-        )),
-    }
+    string_list(request, "states", &DEFAULT_STATES, "strings")
 }
 
 /// The lifecycle member every call changed from another string to one deleted value:
