@@ -5,6 +5,8 @@
 //! learn outcome and read it back in `apply`, so a rule's code is only about its own details;
 //! with the small readings of pointers and bodies most rules make.
 
+use std::collections::BTreeMap;
+
 use serde_json::{Map, Value, json};
 
 use crate::PluginError;
@@ -21,6 +23,44 @@ pub fn learned(fields: impl IntoIterator<Item = (String, Value)>, reason: &str) 
         fields.keys().cloned().collect(),
         json!({ "fields": fields }),
     )
+}
+
+/// What every recorded call agrees on, per pointer: a pointer keeps a finding only while each
+/// call that shows it finds the same one (a call finding nothing, `None`, drops the pointer).
+#[derive(Debug, Clone)]
+pub struct Agreement<T> {
+    findings: BTreeMap<String, Option<T>>,
+}
+
+impl<T> Default for Agreement<T> {
+    fn default() -> Self {
+        Self {
+            findings: BTreeMap::new(),
+        }
+    }
+}
+
+impl<T: PartialEq> Agreement<T> {
+    /// Records one call's finding for `pointer`.
+    pub fn record(&mut self, pointer: &str, found: Option<T>) {
+        match self.findings.get_mut(pointer) {
+            None => {
+                self.findings.insert(pointer.to_owned(), found);
+            }
+            Some(agreed) => {
+                if *agreed != found {
+                    *agreed = None;
+                }
+            }
+        }
+    }
+
+    /// The pointers every call agreed on, in pointer order, with their finding.
+    pub fn agreed(self) -> impl Iterator<Item = (String, T)> {
+        self.findings
+            .into_iter()
+            .filter_map(|(pointer, found)| Some((pointer, found?)))
+    }
 }
 
 /// The top-level member a pointer names, when it names one (`/title`; not `/info/title`).
@@ -99,6 +139,24 @@ mod tests {
             ..request
         };
         assert_eq!(fields(&empty).unwrap_err().code.as_str(), "invalid_rule");
+    }
+
+    #[test]
+    fn a_pointer_keeps_a_finding_only_while_every_call_agrees() {
+        let mut agreement = Agreement::default();
+        agreement.record("/a", Some(1));
+        agreement.record("/a", Some(1));
+        agreement.record("/b", Some(2));
+        agreement.record("/b", Some(3));
+        agreement.record("/c", None);
+        agreement.record("/c", Some(4));
+        agreement.record("/d", Some(5));
+        agreement.record("/d", None);
+        agreement.record("/d", Some(5));
+        assert_eq!(
+            agreement.agreed().collect::<Vec<_>>(),
+            [("/a".to_owned(), 1)]
+        );
     }
 
     #[test]

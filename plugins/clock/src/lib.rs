@@ -11,12 +11,10 @@
 //! **Apply.** Each field takes the served clock (`ServedCall::clock`), respelled in its format:
 //! the fraction cut to its precision, the time shifted into its offset.
 
-use std::collections::BTreeMap;
-
 use rea_plugin_api::contracts::rule::{
     ApplyOutcome, ApplyRequest, LearnOutcome, LearnRequest, ObservedCall,
 };
-use rea_plugin_api::rule_fields;
+use rea_plugin_api::rule_fields::{self, Agreement};
 use rea_plugin_api::{Plugin, PluginError, StageInfo, StateRule};
 use serde_json::{Value, json};
 
@@ -296,7 +294,7 @@ pub struct ClockRule;
 
 impl StateRule for ClockRule {
     fn learn(&self, request: &LearnRequest) -> Result<LearnOutcome, PluginError> {
-        let mut formats: BTreeMap<String, Option<Format>> = BTreeMap::new();
+        let mut formats = Agreement::default();
         for call in &request.calls {
             for (pointer, value) in &call.unexplained {
                 let fits = match (read_clock(value), window(call)) {
@@ -316,18 +314,12 @@ impl StateRule for ClockRule {
                     }
                     _ => None,
                 };
-                let entry = formats
-                    .entry(pointer.clone())
-                    .or_insert_with(|| fits.clone());
-                if *entry != fits {
-                    *entry = None;
-                }
+                formats.record(pointer, fits);
             }
         }
-        let fields: BTreeMap<String, Value> = formats
-            .into_iter()
-            .filter_map(|(pointer, format)| Some((pointer, format?.to_json())))
-            .collect();
+        let fields = formats
+            .agreed()
+            .map(|(pointer, format)| (pointer, format.to_json()));
         Ok(rule_fields::learned(
             fields,
             "no unexplained member held a time within its request in every recorded call",
@@ -372,6 +364,7 @@ rea_plugin_api::submit_builtin!(root_module);
 mod tests {
     use super::*;
     use rea_plugin_api::contracts::rule::{ServedCall, ToolRef};
+    use std::collections::BTreeMap;
 
     fn call(started: &str, duration: u64, unexplained: Value) -> ObservedCall {
         ObservedCall {

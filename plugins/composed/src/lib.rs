@@ -30,7 +30,7 @@ use std::collections::BTreeMap;
 use rea_plugin_api::contracts::rule::{
     ApplyOutcome, ApplyRequest, LearnOutcome, LearnRequest, ObservedCall,
 };
-use rea_plugin_api::rule_fields::{self, scalar_text, sent_members, top_field};
+use rea_plugin_api::rule_fields::{self, Agreement, scalar_text, sent_members, top_field};
 use rea_plugin_api::{Plugin, PluginError, StageInfo, StateRule};
 use serde_json::{Map, Value, json};
 
@@ -119,7 +119,7 @@ impl StateRule for ComposedRule {
         if request.effect.ends_with("delete") {
             return Ok(LearnOutcome::no_explanation("a delete composes no string"));
         }
-        let mut found: BTreeMap<String, Option<Vec<Value>>> = BTreeMap::new();
+        let mut found = Agreement::default();
         for call in &request.calls {
             for (pointer, value) in &call.unexplained {
                 let Some(field) = top_field(pointer) else {
@@ -128,18 +128,12 @@ impl StateRule for ComposedRule {
                 let template = value
                     .as_str()
                     .and_then(|value| template_of(value, &sources(call, &field)));
-                let entry = found
-                    .entry(pointer.clone())
-                    .or_insert_with(|| template.clone());
-                if template.is_none() || *entry != template {
-                    *entry = None;
-                }
+                found.record(pointer, template);
             }
         }
-        let fields: Map<String, Value> = found
-            .into_iter()
-            .filter_map(|(pointer, template)| Some((pointer, Value::Array(template?))))
-            .collect();
+        let fields = found
+            .agreed()
+            .map(|(pointer, template)| (pointer, Value::Array(template)));
         Ok(rule_fields::learned(
             fields,
             "no unexplained string spelled the call's values with one template",
@@ -371,7 +365,7 @@ impl StateRule for SlugRule {
         if request.effect.ends_with("delete") {
             return Ok(LearnOutcome::no_explanation("a delete makes no slug"));
         }
-        let mut found: BTreeMap<String, Option<String>> = BTreeMap::new();
+        let mut found = Agreement::default();
         for call in &request.calls {
             let sent = sent_members(call.request_body.as_ref());
             for (pointer, value) in &call.unexplained {
@@ -385,18 +379,12 @@ impl StateRule for SlugRule {
                             .then(|| name.clone())
                         })
                     });
-                let entry = found
-                    .entry(pointer.clone())
-                    .or_insert_with(|| source.clone());
-                if source.is_none() || *entry != source {
-                    *entry = None;
-                }
+                found.record(pointer, source);
             }
         }
-        let fields: Map<String, Value> = found
-            .into_iter()
-            .filter_map(|(pointer, source)| Some((pointer, Value::String(source?))))
-            .collect();
+        let fields = found
+            .agreed()
+            .map(|(pointer, source)| (pointer, Value::String(source)));
         Ok(rule_fields::learned(
             fields,
             "no unexplained string was the slug of a sent member",

@@ -19,7 +19,7 @@ use std::collections::BTreeMap;
 use rea_plugin_api::contracts::rule::{
     ApplyOutcome, ApplyRequest, LearnOutcome, LearnRequest, ObservedCall,
 };
-use rea_plugin_api::rule_fields::{self, scalar_text, sent_members, top_field};
+use rea_plugin_api::rule_fields::{self, Agreement, scalar_text, sent_members, top_field};
 use rea_plugin_api::{Plugin, PluginError, StageInfo, StateRule};
 use serde_json::{Map, Value, json};
 
@@ -115,7 +115,7 @@ impl StateRule for ReferenceRule {
         if request.effect.ends_with("delete") {
             return Ok(LearnOutcome::no_explanation("a delete sets no reference"));
         }
-        let mut found: BTreeMap<String, Option<Shape>> = BTreeMap::new();
+        let mut found = Agreement::default();
         let mut objects: BTreeMap<String, BTreeMap<String, Value>> = BTreeMap::new();
         for call in &request.calls {
             for (pointer, stored) in &call.unexplained {
@@ -125,12 +125,7 @@ impl StateRule for ReferenceRule {
                     continue;
                 }
                 let shape = Self::shape_of(call, pointer, stored);
-                let entry = found
-                    .entry(pointer.clone())
-                    .or_insert_with(|| shape.clone());
-                if shape.is_none() || *entry != shape {
-                    *entry = None;
-                }
+                found.record(pointer, shape.clone());
                 if let Some(shape) = &shape {
                     objects_of(
                         stored,
@@ -142,10 +137,7 @@ impl StateRule for ReferenceRule {
         }
         let mut explains = Vec::new();
         let mut fields = Map::new();
-        for (pointer, shape) in found {
-            let Some(shape) = shape else {
-                continue;
-            };
+        for (pointer, shape) in found.agreed() {
             explains.push(pointer.clone());
             let member_pointer = pointer_of(&shape.member);
             if !explains.contains(&member_pointer) {

@@ -13,7 +13,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use rea_plugin_api::contracts::rule::{ApplyOutcome, ApplyRequest, LearnOutcome, LearnRequest};
-use rea_plugin_api::rule_fields;
+use rea_plugin_api::rule_fields::{self, Agreement};
 use rea_plugin_api::{Plugin, PluginError, StageInfo, StateRule};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
@@ -102,7 +102,7 @@ pub struct UniqueRule;
 
 impl StateRule for UniqueRule {
     fn learn(&self, request: &LearnRequest) -> Result<LearnOutcome, PluginError> {
-        let mut shapes: BTreeMap<String, Option<(usize, bool)>> = BTreeMap::new();
+        let mut shapes = Agreement::default();
         let mut seen: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
         for call in &request.calls {
             for (pointer, value) in &call.unexplained {
@@ -130,19 +130,12 @@ impl StateRule for UniqueRule {
                     }
                 }
                 let shape = found.map(|(text, string)| (text.len(), string));
-                let entry = shapes.entry(pointer.clone()).or_insert(shape);
-                if *entry != shape {
-                    *entry = None;
-                }
+                shapes.record(pointer, shape);
             }
         }
-        let fields: BTreeMap<String, Value> = shapes
-            .into_iter()
-            .filter_map(|(pointer, shape)| {
-                let (length, string) = shape?;
-                Some((pointer, json!({"length": length, "string": string})))
-            })
-            .collect();
+        let fields = shapes.agreed().map(|(pointer, (length, string))| {
+            (pointer, json!({"length": length, "string": string}))
+        });
         Ok(rule_fields::learned(
             fields,
             "no unexplained member held a fresh 10-to-20-digit integer in every recorded call",

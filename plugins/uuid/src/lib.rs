@@ -18,7 +18,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use rea_plugin_api::contracts::rule::{ApplyOutcome, ApplyRequest, LearnOutcome, LearnRequest};
-use rea_plugin_api::rule_fields;
+use rea_plugin_api::rule_fields::{self, Agreement};
 use rea_plugin_api::{Plugin, PluginError, StageInfo, StateRule};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
@@ -175,7 +175,7 @@ fn shape(kind: Kind, value: &Value) -> Option<Value> {
 
 impl StateRule for GeneratedRule {
     fn learn(&self, request: &LearnRequest) -> Result<LearnOutcome, PluginError> {
-        let mut shapes: BTreeMap<String, Option<Value>> = BTreeMap::new();
+        let mut shapes = Agreement::default();
         let mut seen: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
         for call in &request.calls {
             for (pointer, value) in &call.unexplained {
@@ -196,20 +196,11 @@ impl StateRule for GeneratedRule {
                     // The same value twice is not generated fresh.
                     found = None;
                 }
-                let entry = shapes
-                    .entry(pointer.clone())
-                    .or_insert_with(|| found.clone());
-                if *entry != found {
-                    *entry = None;
-                }
+                shapes.record(pointer, found);
             }
         }
-        let fields: BTreeMap<String, Value> = shapes
-            .into_iter()
-            .filter_map(|(pointer, shape)| Some((pointer, shape?)))
-            .collect();
         Ok(rule_fields::learned(
-            fields,
+            shapes.agreed(),
             match self.0 {
                 Kind::Uuid => "no unexplained member held a fresh UUID in every recorded call",
                 Kind::Token => {
