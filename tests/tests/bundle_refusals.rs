@@ -380,22 +380,19 @@ fn inputs_that_do_not_fit_the_heap_headroom_are_refused_before_they_are_read() {
     inspect_into(work, &har_path, "capture.json");
     project_into(work, "capture.json", &DEFAULT_RULES, "manifest.json");
     let tiny = [("REA_TEST_HEAP_HEADROOM", "1000")];
+    let export = [
+        "environment-export",
+        "manifest.json",
+        "--evidence",
+        "capture.json",
+        "bundle",
+        "--binary",
+        &binary,
+        "--json",
+    ];
 
     // The export: the manifest file, then the capture file, before either is read.
-    let (refusal, _) = refused_unchanged_with(
-        work,
-        &[
-            "environment-export",
-            "manifest.json",
-            "--evidence",
-            "capture.json",
-            "bundle",
-            "--binary",
-            &binary,
-            "--json",
-        ],
-        &tiny,
-    );
+    let (refusal, _) = refused_unchanged_with(work, &export, &tiny);
     assert_eq!(refusal["code"], "resource_constraint", "{refusal}");
     assert_eq!(refusal["stage"], "environment-export");
     assert!(
@@ -409,20 +406,8 @@ fn inputs_that_do_not_fit_the_heap_headroom_are_refused_before_they_are_read() {
     let manifest_bytes = std::fs::metadata(work.join("manifest.json")).unwrap().len();
     let capture_bytes = std::fs::metadata(work.join("capture.json")).unwrap().len();
     let between = (manifest_bytes * 8).to_string();
-    let (refusal, _) = refused_unchanged_with(
-        work,
-        &[
-            "environment-export",
-            "manifest.json",
-            "--evidence",
-            "capture.json",
-            "bundle",
-            "--binary",
-            &binary,
-            "--json",
-        ],
-        &[("REA_TEST_HEAP_HEADROOM", &between)],
-    );
+    let (refusal, _) =
+        refused_unchanged_with(work, &export, &[("REA_TEST_HEAP_HEADROOM", &between)]);
     assert!(capture_bytes > manifest_bytes);
     assert_eq!(refusal["code"], "resource_constraint");
     assert!(
