@@ -11,7 +11,6 @@ use std::sync::Arc;
 use rea::commands::inspect_capture::{InspectRequest, inspect_with_builtins};
 use rea_evidence::Evidence;
 use rea_evidence::capture::capture_records;
-use rea_manifest::catalog::ArgumentTarget;
 use rea_manifest::evidence::project_manifest_evidence;
 use rea_manifest::{Environment, Manifest, TemplateRules};
 use rea_plugin_api::contracts::capture::CaptureRecord;
@@ -217,41 +216,8 @@ pub fn arguments_of(
         .as_ref()
         .map(|query| query.pairs.iter().flatten().cloned().collect())
         .unwrap_or_default();
-    let mut arguments = Map::new();
-    for argument in &definition.input_schema.arguments {
-        match &argument.target {
-            ArgumentTarget::Path { segment_index, .. } => {
-                if let Some(segment) = segments.get(*segment_index) {
-                    arguments.insert(argument.name.clone(), Value::String((*segment).to_owned()));
-                }
-            }
-            ArgumentTarget::Query { name } => {
-                let values: Vec<&String> = pairs
-                    .iter()
-                    .filter(|(pair_name, _)| pair_name == name)
-                    .map(|(_, value)| value)
-                    .collect();
-                match values.as_slice() {
-                    [] => {}
-                    [one] => {
-                        arguments.insert(argument.name.clone(), Value::String((*one).clone()));
-                    }
-                    many => {
-                        arguments.insert(
-                            argument.name.clone(),
-                            Value::Array(
-                                many.iter()
-                                    .map(|value| Value::String((*value).clone()))
-                                    .collect(),
-                            ),
-                        );
-                    }
-                }
-            }
-            ArgumentTarget::Body => {}
-        }
-    }
-    arguments
+    let segments: Vec<String> = segments.into_iter().map(str::to_owned).collect();
+    rea_state::writes::arguments_for(definition, &segments, &pairs)
 }
 
 /// A recorded response as replay answers it: `(status, body)`.
