@@ -873,8 +873,7 @@ fn bulk_ids(plan: &WritePlan, body: Option<&Json>, identity: &str) -> Result<Vec
         .collect()
 }
 
-/// The members a bulk body sets on one entity: the members beside the id array (`{"IDs": […],
-/// "Read": true}`), or the entity's own object's members.
+/// The members a bulk body sets on one entity (see [`super::model::BulkIds::entity_members`]).
 fn bulk_member_body(
     plan: &WritePlan,
     body: Option<&Json>,
@@ -883,29 +882,10 @@ fn bulk_member_body(
 ) -> Option<Json> {
     let layout = plan.body.as_ref()?.bulk_ids.as_ref()?;
     let body = body?;
-    if layout.objects {
-        let array = body.pointer(&layout.pointer)?.as_array()?;
-        let object = array.iter().find(|item| {
-            crate::render::identity_value(item, identity)
-                .and_then(scalar_text)
-                .as_deref()
-                == Some(id)
-        })?;
-        let mut members = object.as_object()?.clone();
-        members.remove(identity);
-        return Some(Json::Object(members));
-    }
-    let Json::Object(object) = body else {
+    if !layout.objects && !matches!(body, Json::Object(_)) {
         return None;
-    };
-    let array_key = layout.pointer.trim_start_matches('/');
-    Some(Json::Object(
-        object
-            .iter()
-            .filter(|(key, _)| *key != array_key)
-            .map(|(key, value)| (key.to_owned(), value.clone()))
-            .collect(),
-    ))
+    }
+    layout.entity_members(body, identity, id).map(Json::Object)
 }
 
 /// Installs a prepared change and counts the write.

@@ -1099,7 +1099,11 @@ fn learn_bulk(
             one.after = target.after.clone();
             one.reads = target.reads.clone();
             one.before_position = target.before_position;
-            one.request = RequestBody::Json(entity_members(&layout, sent, &identity, &target.id));
+            one.request = RequestBody::Json(Json::Object(
+                layout
+                    .entity_members(sent, &identity, &target.id)
+                    .unwrap_or_default(),
+            ));
             one.bulk = Vec::new();
             one_by_one.push(one);
         }
@@ -1149,46 +1153,6 @@ fn learn_bulk(
         },
     });
     draft.plan = plan;
-}
-
-/// What a bulk body sends one entity: the members beside the id array, or the entity's own
-/// object in the array without its identity.
-fn entity_members(layout: &BulkIds, body: &Json, identity: &str, id: &str) -> Json {
-    if layout.objects {
-        let object = body
-            .pointer(&layout.pointer)
-            .and_then(Json::as_array)
-            .and_then(|items| {
-                items.iter().find(|item| {
-                    crate::render::identity_value(item, identity)
-                        .and_then(scalar_text)
-                        .as_deref()
-                        == Some(id)
-                })
-            })
-            .and_then(Json::as_object)
-            .cloned()
-            .unwrap_or_default();
-        let mut members = object;
-        members.remove(identity);
-        return Json::Object(members);
-    }
-    let array_key = layout
-        .pointer
-        .trim_start_matches('/')
-        .replace("~1", "/")
-        .replace("~0", "~");
-    Json::Object(
-        body.as_object()
-            .map(|object| {
-                object
-                    .iter()
-                    .filter(|(key, _)| *key != array_key)
-                    .map(|(key, value)| (key.to_owned(), value.clone()))
-                    .collect()
-            })
-            .unwrap_or_default(),
-    )
 }
 
 fn call_document_before(call: &Call) -> Option<Json> {

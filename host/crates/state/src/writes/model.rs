@@ -26,7 +26,7 @@
 
 use std::collections::BTreeMap;
 
-use rea_plugin_api::json::Json;
+use rea_plugin_api::json::{Json, Object};
 use serde::Serialize;
 
 /// The withheld reasons, in the order they are decided, with their hints.
@@ -264,6 +264,55 @@ pub struct BulkIds {
     pub pointer: String,
     /// `true` when the array holds objects carrying the identity field.
     pub objects: bool,
+}
+
+impl BulkIds {
+    /// The members a body sends beside its id array (`{"IDs": […], "Read": true}` gives
+    /// `{"Read": true}`); empty when the body is not an object.
+    pub fn members_beside(&self, body: &Json) -> Object {
+        let array_key = self
+            .pointer
+            .trim_start_matches('/')
+            .replace("~1", "/")
+            .replace("~0", "~");
+        body.as_object()
+            .map(|object| {
+                object
+                    .iter()
+                    .filter(|(key, _)| *key != array_key)
+                    .map(|(key, value)| (key.to_owned(), value.clone()))
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    /// The members the array's object naming `id` (by its `identity` field) sends, without its
+    /// identity; `None` when no object of the array names it.
+    pub fn object_members(&self, body: &Json, identity: &str, id: &str) -> Option<Object> {
+        let object = body
+            .pointer(&self.pointer)?
+            .as_array()?
+            .iter()
+            .find(|item| {
+                crate::render::identity_value(item, identity)
+                    .and_then(crate::render::scalar_text)
+                    .as_deref()
+                    == Some(id)
+            })?;
+        let mut members = object.as_object()?.clone();
+        members.remove(identity);
+        Some(members)
+    }
+
+    /// What the body sends the entity `id`: its object's members in the array, or the members
+    /// beside the id array.
+    pub fn entity_members(&self, body: &Json, identity: &str, id: &str) -> Option<Object> {
+        if self.objects {
+            self.object_members(body, identity, id)
+        } else {
+            Some(self.members_beside(body))
+        }
+    }
 }
 
 /// How the written entity's fields follow from the call (besides what rules explain).

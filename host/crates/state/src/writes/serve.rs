@@ -159,22 +159,7 @@ fn check(plan: &WritePlan, call: &Call) -> Result<Option<Json>, ToolAnswer> {
             }
             entries
         } else {
-            let array_key = layout
-                .pointer
-                .trim_start_matches('/')
-                .replace("~1", "/")
-                .replace("~0", "~");
-            vec![
-                body.as_object()
-                    .map(|object| {
-                        object
-                            .iter()
-                            .filter(|(key, _)| *key != array_key)
-                            .map(|(key, value)| (key.to_owned(), value.clone()))
-                            .collect()
-                    })
-                    .unwrap_or_default(),
-            ]
+            vec![layout.members_beside(body)]
         };
         for members in &entries {
             check_members(plan, model, members)?;
