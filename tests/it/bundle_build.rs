@@ -4,7 +4,7 @@
 //! The framework's own checks of these bundles (`agent-env run --dry-run`, `verify.py` through
 //! `run_verify.py`) are `tests/bundle/run.sh`.
 
-mod bundle_support;
+use crate::bundle_support;
 
 use std::path::Path;
 

@@ -1,8 +1,8 @@
 //! The MCP tool `export_environment_bundle` of `rea mcp`, over stdio: the same bundle and report
 //! as `rea environment-build`, from retained Evidence or an Evidence file, into a new directory.
 
-mod bundle_support;
-mod self_mcp_support;
+use crate::bundle_support;
+use crate::self_mcp_support;
 
 use std::collections::BTreeMap;
 use std::path::Path;

@@ -2,9 +2,8 @@
 //! stage, and leaves the file system exactly as it was (no directory created, nothing in an
 //! existing one changed).
 
-mod bundle_support;
-#[path = "serve_support/mod.rs"]
-mod serve_support;
+use crate::bundle_support;
+use crate::serve_support;
 
 use std::path::Path;
 

@@ -6,9 +6,8 @@
 //! view, the withheld writes' hints, a bundle whose state catalog exceeds the discovery
 //! reservation (replay), an unknown recorded status and a bundle with no probe tool.
 
-mod bundle_support;
-#[path = "serve_support/mod.rs"]
-mod serve_support;
+use crate::bundle_support;
+use crate::serve_support;
 
 use std::collections::BTreeSet;
 use std::path::Path;

@@ -4,7 +4,7 @@
 //! `rea-plugin-har-cdylib` is a dev-dependency of this crate, so cargo builds the library into
 //! `target/<profile>/deps/` before the tests run (`rea_tests::built_library` finds it).
 
-mod capture_support;
+use crate::capture_support;
 
 use capture_support::*;
 use rea::commands::inspect_capture::{InspectRequest, inspect};

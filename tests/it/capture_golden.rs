@@ -1,11 +1,11 @@
 //! Golden capture Evidence for every recording in `shared/captures`, and byte-identical reruns.
 //!
 //! The goldens under `tests/golden/capture/` were produced by the code, reviewed, and are compared
-//! byte for byte; `REA_BLESS=1 cargo test -p rea-tests --test capture_golden` rewrites them. The
+//! byte for byte; `REA_BLESS=1 cargo test -p rea-tests --test it capture_golden` rewrites them. The
 //! captures folder's absolute path is replaced by `<captures>` (and the Evidence re-sealed) so the
 //! goldens do not depend on where the checkout lives; the real path is checked separately.
 
-mod capture_support;
+use crate::capture_support;
 
 use std::path::PathBuf;
 

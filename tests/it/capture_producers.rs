@@ -1,7 +1,7 @@
 //! What the HAR extractor keeps from the producers seen in practice: bodies in their
 //! representation, authentication values excluded, selection, lexemes, container metadata.
 
-mod capture_support;
+use crate::capture_support;
 
 use capture_support::*;
 use rea_evidence::capture::capture_records;

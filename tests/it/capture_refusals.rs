@@ -5,7 +5,7 @@
 //! (CAPTURE-020) are tested in `rea-evidence`'s unit tests (`file::tests`): the first cannot be
 //! provoked for root, the second needs a hook between opening and reading.
 
-mod capture_support;
+use crate::capture_support;
 
 use std::path::Path;
 

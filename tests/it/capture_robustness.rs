@@ -2,7 +2,7 @@
 //! slot, random bytes and deep nesting. No input may panic or hang: each case runs on a worker
 //! thread that must answer (an extraction or a structured refusal) within a generous bound.
 
-mod capture_support;
+use crate::capture_support;
 
 use std::sync::mpsc;
 use std::time::Duration;

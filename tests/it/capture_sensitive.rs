@@ -1,7 +1,7 @@
 //! `--sensitive-value`: every field holding a declared value is null with a redaction entry, the
 //! value is never written (Evidence, errors), and only the count of declarations is recorded.
 
-mod capture_support;
+use crate::capture_support;
 
 use capture_support::*;
 use rea_evidence::capture::capture_records;

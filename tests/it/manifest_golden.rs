@@ -10,7 +10,7 @@
 //! projection refuses has `.refusal.json`. `REA_BLESS=1 cargo test -p rea-tests --test
 //! manifest_golden` rewrites them.
 
-mod capture_support;
+use crate::capture_support;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

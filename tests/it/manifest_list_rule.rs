@@ -3,7 +3,7 @@
 //! (`rea_state::derive::lists::list_pointer`) in every JSON response of every shared capture and
 //! in hand-made edge cases.
 
-mod capture_support;
+use crate::capture_support;
 
 use capture_support::{all_captures, captures_dir, inspect_all};
 use rea_manifest::outline::{ListAt, Outline};

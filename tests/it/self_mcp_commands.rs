@@ -2,7 +2,7 @@
 //! `rea guidance`, driven through the binary. The official-SDK protocol suite is
 //! `tests/self_mcp/run.sh`.
 
-mod self_mcp_support;
+use crate::self_mcp_support;
 
 use std::path::PathBuf;
 use std::process::Command;

@@ -1,4 +1,4 @@
-//! Guidance search semantics on a fixture bundle (`tests/fixtures/guidance-bundle`).
+//! Guidance search semantics on a fixture bundle (`tests/data/self-mcp/guidance-bundle`).
 
 use std::path::{Path, PathBuf};
 
@@ -9,7 +9,7 @@ use rea_self_mcp::text::utf16_len;
 use serde_json::Value;
 
 fn fixture() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/guidance-bundle")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("data/self-mcp/guidance-bundle")
 }
 
 fn run(query: &str, page: usize) -> Value {

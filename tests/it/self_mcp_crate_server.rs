@@ -12,7 +12,7 @@ use rea_self_mcp::{
 };
 use serde_json::{Map, Value, json};
 
-mod support;
+use crate::self_mcp_crate_support as support;
 use support::start;
 
 /// A capture stage that returns one Evidence document per call, numbered.

@@ -5,7 +5,7 @@
 //! `ev_cap_NAME`, and its manifest and coverage views carry tools and withheld writes named after
 //! `NAME`, so each test knows what the session holds without a real recording.
 
-mod support;
+use crate::self_mcp_crate_support as support;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;

@@ -2,7 +2,7 @@
 //! family the plugin declares, selected by `REA_MCP_TOOL_FAMILIES` like rea's own, and answered by
 //! the plugin.
 
-mod self_mcp_support;
+use crate::self_mcp_support;
 
 use self_mcp_support::{StdioSession, json_of};
 use serde_json::json;

@@ -3,8 +3,7 @@
 //! and kinto captures, inspected and projected with the `rea` binary itself. Servers bind
 //! 127.0.0.1 only.
 
-#[path = "serve_support/mod.rs"]
-mod support;
+use crate::serve_support as support;
 
 use std::time::{Duration, Instant};
 

@@ -3,7 +3,7 @@
 //! default because the kit's setup installs pinned Python and npm packages:
 //!
 //! ```sh
-//! cargo test -p rea-tests --test serve_conformance -- --ignored
+//! cargo test -p rea-tests --test it serve_conformance -- --ignored
 //! ```
 //!
 //! `REA_CONFORMANCE_KIT=/some/dir` reuses a kit already set up there.

@@ -4,8 +4,7 @@
 //! input, no process launched, nothing written, no outbound connection but a `data/add`
 //! download). Servers bind 127.0.0.1 only.
 
-#[path = "serve_support/mod.rs"]
-mod support;
+use crate::serve_support as support;
 
 use std::process::Command;
 use std::time::{Duration, Instant};

@@ -3,8 +3,7 @@
 //! revision), argument checks and provenance, the `/agentenv` JSON-RPC transport, the response
 //! budget, call ordering and cancellation, and the `Host`/`Origin` guard.
 
-#[path = "serve_support/mod.rs"]
-mod support;
+use crate::serve_support as support;
 
 use std::sync::Arc;
 use std::time::Duration;

@@ -2,8 +2,7 @@
 //! non-loopback bind without an allowlist, and a stop that cancels pending calls without waiting
 //! for them.
 
-#[path = "serve_support/mod.rs"]
-mod support;
+use crate::serve_support as support;
 
 use std::time::{Duration, Instant};
 

@@ -4,8 +4,7 @@
 //! holds, and the state falling back to replay when its catalog does not fit the discovery
 //! reservation. Inputs are the shared json-server and mlflow captures. Servers bind 127.0.0.1.
 
-#[path = "serve_support/mod.rs"]
-mod support;
+use crate::serve_support as support;
 
 use std::collections::BTreeSet;
 

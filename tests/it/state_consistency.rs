@@ -3,7 +3,7 @@
 //! recording answered (status and body), from the state where the state backs it. The share of
 //! state-backed answers per capture is printed.
 
-mod state_support;
+use crate::state_support;
 
 use rea_state::observation::Timeline;
 use serde_json::Value;

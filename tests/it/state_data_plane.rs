@@ -1,7 +1,7 @@
 //! The data plane of a state environment: `data/reset`, `data/add`, `data/get`, the
 //! `rea-state/v1` rules, file and download parts, limits, cancellation, and calls in order.
 
-mod state_support;
+use crate::state_support;
 
 use std::io::Write as _;
 use std::sync::Arc;

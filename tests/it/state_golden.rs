@@ -5,7 +5,7 @@
 //! placeholder (and re-sealed), so the golden files do not depend on where the checkout lives.
 //! `REA_BLESS=1` rewrites them.
 
-mod state_support;
+use crate::state_support;
 
 use rea_state::project_state_evidence;
 use serde_json::json;

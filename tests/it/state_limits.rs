@@ -1,7 +1,7 @@
 //! The state's size limit at startup: a state `data/get` would write past the 32 MiB `data/add`
 //! loads is unavailable, and the server serves replay (with the refusal it logs).
 
-mod state_support;
+use crate::state_support;
 
 use rea_evidence::Evidence;
 use rea_evidence::capture::capture_records;

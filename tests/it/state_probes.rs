@@ -7,7 +7,7 @@
 //! never showed. The test asserts only that it ran over every probe and that the environment
 //! answered each call it could route.
 
-mod state_support;
+use crate::state_support;
 
 use rea_evidence::capture::capture_records;
 use rea_plugin_api::contracts::capture::CaptureRecord;

@@ -1,7 +1,7 @@
 //! The state a bundle serves: `environment-build` prepares the state the bundle's server derives
 //! at startup and reports whether it is served; the bundle carries no state file.
 
-mod state_support;
+use crate::state_support;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;

@@ -2,9 +2,8 @@
 //! plane over the socket, the stopped document's `state` member, `--replay-only`, and the
 //! unavailable state falling back to replay.
 
-#[path = "serve_support/mod.rs"]
-mod serve_support;
-mod state_support;
+use crate::serve_support;
+use crate::state_support;
 
 use rea_evidence::Evidence;
 use rea_manifest::evidence::project_manifest_evidence;

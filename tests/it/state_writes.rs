@@ -2,7 +2,7 @@
 //! served from the same capture; the probe-crud agreement report; the refusals and semantics of
 //! served writes; and a pipeline without a rule withholding what only that rule explained.
 
-mod state_support;
+use crate::state_support;
 
 use std::collections::BTreeSet;
 use std::sync::Arc;

@@ -3,7 +3,7 @@
 //! models; no counters, relations or copies elsewhere, no reordering on update, no cascade on
 //! delete; and an entity only a recorded (not served) create made is missing to it.
 
-mod state_support;
+use crate::state_support;
 
 use std::collections::BTreeMap;
 

@@ -1,8 +1,6 @@
 //! Helpers of the bundle tests: running `rea environment-build`/`environment-export`, the shared
 //! captures, and snapshots of folders to show a refusal changed nothing.
 
-#![allow(dead_code)]
-
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 

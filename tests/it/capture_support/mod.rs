@@ -1,7 +1,6 @@
 //! Helpers of the capture_* tests: the shared captures, inspecting in-process, golden files, and
 //! HAR documents made for one test.
 
-#![allow(dead_code)]
 // `Refusal` is rea's one error shape; its size does not matter in tests.
 #![allow(clippy::result_large_err)]
 

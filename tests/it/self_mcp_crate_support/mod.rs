@@ -1,8 +1,6 @@
 //! The in-process test client: `rea mcp`'s server over a pair of byte pipes, spoken to in raw
 //! JSON-RPC lines, as a stdio client would.
 
-#![allow(dead_code)]
-
 use rea_self_mcp::SelfMcpServer;
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, Lines};

@@ -1,7 +1,5 @@
 //! Helpers of the self_mcp_* tests: the binary under test and a raw JSON-RPC stdio session.
 
-#![allow(dead_code)]
-
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};

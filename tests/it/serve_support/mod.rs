@@ -1,8 +1,6 @@
 //! Shared helpers of the `serve_*` tests: an in-test tool backend and data plane, and requests
 //! driven through the router in-process.
 
-#![allow(dead_code)]
-
 pub mod process;
 pub mod synthetic;
 

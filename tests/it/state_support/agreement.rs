@@ -216,11 +216,6 @@ impl IdMap {
             })
             .collect()
     }
-
-    /// How many ids are mapped.
-    pub fn len(&self) -> usize {
-        self.map.len()
-    }
 }
 
 /// An ISO-8601 date-time's format: separator, seconds, fraction digits, zone spelling (`Z`,

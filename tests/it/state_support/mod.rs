@@ -1,8 +1,6 @@
 //! Helpers of the `state_*` tests: the shared captures inspected in-process, the state served from
 //! them, calls built from recorded requests, and answers compared with recordings.
 
-#![allow(dead_code)]
-
 pub mod agreement;
 
 use std::path::{Path, PathBuf};
@@ -101,7 +99,6 @@ pub fn pipeline_rules(path: Option<&Path>) -> Arc<RuleSet> {
 
 /// Everything a served state test needs about one capture.
 pub struct Served {
-    pub capture: Evidence,
     pub manifest: Manifest,
     pub records: Vec<CaptureRecord>,
     pub backend: Arc<StateBackend>,
@@ -188,7 +185,6 @@ pub fn serve_evidence(
         options,
     ) {
         Serving::State { backend, plane, .. } => Served {
-            capture,
             manifest,
             records,
             backend,
