@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 
 use rea_manifest::body::interpret;
 use rea_manifest::display::{DISPLAY_BUDGET, utf8_prefix};
-use rea_manifest::{ReplayProvenance, ToolAnswer as ReplayAnswer};
+use rea_manifest::{ReplayAnswer, ReplayProvenance};
 use rea_plugin_api::contracts::capture::{Body, CaptureRecord, RecordQuery};
 use rea_plugin_api::json::Json;
 use rea_serve::ToolAnswer;
