@@ -69,7 +69,7 @@ pub use manifest::{
 };
 pub use projection::{STAGE, project_manifest};
 pub use replay::{
-    PROVENANCE, PROVENANCE_SOURCE, Provenance, ReplayProvenance, ReplayAnswer, ToolCallError,
+    PROVENANCE, PROVENANCE_SOURCE, Provenance, ReplayAnswer, ReplayProvenance, ToolCallError,
     provenance_meta,
 };
 pub use template::{TemplateRule, TemplateRules};
