@@ -3,12 +3,12 @@
 
 use crate::state_support;
 
+use rea_backends::Serving;
 use rea_evidence::Evidence;
 use rea_evidence::capture::capture_records;
 use rea_manifest::Environment;
 use rea_manifest::evidence::project_manifest_evidence;
 use rea_plugin_api::json::{Json, Object};
-use rea_state::Serving;
 use state_support::{capture, rules, state_rules};
 
 /// The json-server capture with user 1's read by id answering a member of `bytes` bytes.
@@ -52,7 +52,7 @@ fn a_state_data_get_would_write_past_32_mib_is_unavailable() {
         let (manifest, _) = project_manifest_evidence(&capture, &rules()).expect("manifest");
         let records = capture_records(&capture).expect("records");
         let environment = Environment::new(&manifest, capture.id(), records).expect("environment");
-        match rea_state::startup::prepare(
+        match rea_backends::prepare(
             environment,
             &manifest,
             &capture,
@@ -105,13 +105,13 @@ fn prepare_within(capture: &Evidence, budget: u64) -> Serving {
     let (manifest, _) = project_manifest_evidence(capture, &rules()).expect("manifest");
     let records = capture_records(capture).expect("records");
     let environment = Environment::new(&manifest, capture.id(), records).expect("environment");
-    rea_state::startup::prepare_within(
+    rea_backends::prepare_within(
         environment,
         &manifest,
         capture,
         &manifest.name,
         state_rules(),
-        rea_state::fetch::FetchOptions::default(),
+        rea_backends::fetch::FetchOptions::default(),
         budget,
     )
 }

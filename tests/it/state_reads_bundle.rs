@@ -6,9 +6,9 @@ use crate::state_support;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use rea_backends::Serving;
 use rea_evidence::Evidence;
 use rea_manifest::{Environment, Manifest};
-use rea_state::Serving;
 use serde_json::Value;
 use state_support::{capture_path, rules, state_rules};
 
@@ -82,7 +82,7 @@ fn a_bundle_serves_the_state_its_build_prepared_without_a_state_file() {
     // reported.
     let environment =
         Environment::from_evidence(&manifest_evidence, &evidence).expect("the bundle's pair");
-    match rea_state::startup::prepare(
+    match rea_backends::prepare(
         environment,
         &manifest,
         &evidence,

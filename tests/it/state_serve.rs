@@ -87,7 +87,7 @@ fn environment_serve_serves_from_the_state_by_default() {
     );
     assert_eq!(
         card["capabilities"]["extensions"],
-        rea_state::backend::intake_extension()
+        rea_state::catalog::intake_extension()
     );
     let tools = card["capabilities"]["tools"].as_array().expect("tools");
     // contract: STATE-106, WRITE-001

@@ -411,7 +411,7 @@ fn turning_a_rule_off_withholds_the_plans_only_it_explained() {
     let unsorted = serve_with_rules(
         "kinto/build.har",
         without("sort-inference"),
-        rea_state::fetch::FetchOptions::default(),
+        rea_backends::fetch::FetchOptions::default(),
     );
     let withheld = plan(&unsorted, create);
     assert!(!withheld.served);
@@ -420,7 +420,7 @@ fn turning_a_rule_off_withholds_the_plans_only_it_explained() {
     let unclocked = serve_with_rules(
         "kinto/build.har",
         without("clock"),
-        rea_state::fetch::FetchOptions::default(),
+        rea_backends::fetch::FetchOptions::default(),
     );
     assert_eq!(
         plan(&unclocked, patch).reason.as_deref(),
@@ -692,7 +692,7 @@ fn a_third_party_rule_plugin_explains_a_write_no_built_in_rule_does() {
     let built_in = state_support::serve_evidence(
         state_support::capture_file(&path),
         state_support::state_rules(),
-        rea_state::fetch::FetchOptions::default(),
+        rea_backends::fetch::FetchOptions::default(),
     );
     let plan = built_in.state().write_plan(tool).cloned().expect("a plan");
     assert_eq!(plan.reason.as_deref(), Some("unexplained-change"));
@@ -719,7 +719,7 @@ fn a_third_party_rule_plugin_explains_a_write_no_built_in_rule_does() {
     let extended = state_support::serve_evidence(
         state_support::capture_file(&path),
         state_support::pipeline_rules(Some(&pipeline)),
-        rea_state::fetch::FetchOptions::default(),
+        rea_backends::fetch::FetchOptions::default(),
     );
     let plan = extended.state().write_plan(tool).cloned().expect("a plan");
     assert!(plan.served, "{:?}", plan.reason);

@@ -22,7 +22,7 @@
 //! `resource_constraint`, exit 1.
 //!
 //! Without `--replay-only` the state is derived in-process before binding and served
-//! ([`rea_state::prepare`]: the state catalog's discovery reservation, the `environment-state`
+//! ([`rea_backends::prepare`]: the state catalog's discovery reservation, the `environment-state`
 //! view with the manifest's rules, the `data/get` size); when it is unavailable a warning naming
 //! the code and message is logged, replay is served, and the stopped document reports
 //! `state: {"served": false, "reason": "unavailable", "code", "message"}`.
@@ -31,6 +31,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use clap::Args;
+use rea_backends::replay::ReplayBackend;
 use rea_evidence::{Evidence, Refusal};
 use rea_manifest::Environment;
 use rea_serve::config::{EnvSource, ListenConfig, ProcessEnv};
@@ -38,7 +39,6 @@ use rea_serve::server::{self, StopSignal};
 use rea_serve::{
     AppOptions, DataPlane, DataPlaneLimits, ReplayDataPlane, ShutdownToken, ToolBackend,
 };
-use rea_state::replay::ReplayBackend;
 use serde_json::{Value, json};
 
 use crate::output::{CommandFailure, print_json};
@@ -161,7 +161,7 @@ async fn serve(
         .check_discovery_reservation(&name)
         .map_err(refused)?;
     // Serving from the state (rea-state) unless `--replay-only`; an unavailable state (logged by
-    // `rea_state::prepare`) serves replay.
+    // `rea_backends::prepare`) serves replay.
     let (backend, data_plane, state): (Arc<dyn ToolBackend>, Arc<dyn DataPlane>, Value) =
         if args.replay_only {
             let state = json!({ "served": false, "reason": "replay-only" });
@@ -174,7 +174,7 @@ async fn serve(
         } else {
             let served_name = name.clone();
             let preparing = tokio::task::spawn_blocking(move || {
-                rea_state::prepare(environment, &manifest, &capture, &served_name, rules)
+                rea_backends::prepare(environment, &manifest, &capture, &served_name, rules)
             });
             let serving = tokio::select! {
                 prepared = preparing => prepared.map_err(|error| {
@@ -183,12 +183,12 @@ async fn serve(
                 signal = &mut stop => return Err(cancelled(signal, "state derivation")),
             };
             match serving {
-                rea_state::Serving::State {
+                rea_backends::Serving::State {
                     backend,
                     plane,
                     report,
                 } => (backend, plane, report),
-                rea_state::Serving::Replay {
+                rea_backends::Serving::Replay {
                     environment,
                     report,
                     ..

@@ -62,8 +62,8 @@ pub fn catalog_charges(har: &str) -> (u64, u64) {
                 .unwrap(),
         };
     let replay = charged(environment.check_discovery_reservation(environment.name()));
-    let state_tools = rea_state::backend::state_tools(&environment, &manifest, &[]);
-    let state = charged(rea_state::backend::check_state_catalog(
+    let state_tools = rea_state::catalog::state_tools(&environment, &manifest, &[]);
+    let state = charged(rea_state::catalog::check_state_catalog(
         &state_tools,
         environment.name(),
     ));

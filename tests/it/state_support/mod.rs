@@ -7,6 +7,10 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use rea::commands::inspect_capture::{InspectRequest, inspect_with_builtins};
+use rea_backends::Serving;
+use rea_backends::backend::StateBackend;
+use rea_backends::fetch::FetchOptions;
+use rea_backends::plane::StatePlane;
 use rea_evidence::Evidence;
 use rea_evidence::capture::capture_records;
 use rea_manifest::evidence::project_manifest_evidence;
@@ -14,11 +18,8 @@ use rea_manifest::{Environment, Manifest, TemplateRules};
 use rea_plugin_api::contracts::capture::CaptureRecord;
 use rea_plugin_api::json::Json;
 use rea_serve::ToolBackend;
-use rea_state::backend::StateBackend;
-use rea_state::fetch::FetchOptions;
-use rea_state::plane::StatePlane;
+use rea_state::StateView;
 use rea_state::rules::RuleSet;
-use rea_state::{Serving, StateView};
 use serde_json::{Map, Value};
 
 /// The rules published environments use.
@@ -176,7 +177,7 @@ pub fn serve_evidence(
     let environment =
         Environment::new(&manifest, capture.id(), records.clone()).expect("environment");
     let replay = Environment::new(&manifest, capture.id(), records.clone()).expect("environment");
-    match rea_state::startup::prepare_with(
+    match rea_backends::prepare_with(
         environment,
         &manifest,
         &capture,

@@ -1,6 +1,6 @@
 //! Predicting what a bundle serves, by preparing it exactly as its server will at startup.
 //!
-//! [`predict`] hands the authenticated pair to [`rea_state::prepare`] under the bundle's name, the
+//! [`predict`] hands the authenticated pair to [`rea_backends::prepare`] under the bundle's name, the
 //! function `environment-serve` decides with: the state serves when it is available, replay
 //! otherwise (the refusal that made the state unavailable is kept for the README). As the server
 //! does before binding, the replay catalog under the name must first fit the discovery
@@ -18,12 +18,12 @@
 
 use std::sync::Arc;
 
+use rea_backends::Serving;
+use rea_backends::replay::ReplayBackend;
 use rea_evidence::{Evidence, Refusal};
 use rea_manifest::{Environment, Manifest};
 use rea_serve::ToolBackend;
 use rea_serve::mcp::McpSurface;
-use rea_state::Serving;
-use rea_state::replay::ReplayBackend;
 use rea_state::rules::RuleSet;
 use serde_json::Value;
 
@@ -87,7 +87,7 @@ pub fn predict(
         Value,
         Option<Refusal>,
         Option<Value>,
-    ) = match rea_state::prepare(environment, manifest, capture, name, rules) {
+    ) = match rea_backends::prepare(environment, manifest, capture, name, rules) {
         Serving::State {
             backend, report, ..
         } => {

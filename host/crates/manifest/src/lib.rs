@@ -19,14 +19,14 @@
 //! environment.check_discovery_reservation(name) -> Result<DiscoveryCharge, Refusal>
 //! environment.tools() -> &[ToolDefinition]                    // serialize each as an MCP tool
 //! environment.card(name) -> EnvironmentCard                   // serialize as the card
-//! environment.answer(tool, &arguments) -> Result<ToolAnswer, ToolCallError>
+//! environment.answer(tool, &arguments) -> Result<ReplayAnswer, ToolCallError>
 //! environment.instructions() -> String                        // MCP server instructions
 //! provenance_meta() -> Map                                    // `_meta` of every tool result
 //! ```
 //!
 //! Every tool result, argument errors included, carries `_meta` = [`provenance_meta`]
 //! (`{"provenance": {"untrusted_content": true, "source": "analysis_target"}}`); the MCP server
-//! adds it. A [`ToolAnswer`] serializes as the replay result (`status`, `content_type`, `body`,
+//! adds it. A [`ReplayAnswer`] serializes as the replay result (`status`, `content_type`, `body`,
 //! `replay`); a [`ToolCallError`] is an invalid-arguments (or unknown-tool) error result.
 
 // `Refusal` is the house's one structured error; it is large, and the calls returning it are not
@@ -69,7 +69,7 @@ pub use manifest::{
 };
 pub use projection::{STAGE, project_manifest};
 pub use replay::{
-    PROVENANCE, PROVENANCE_SOURCE, Provenance, ReplayProvenance, ToolAnswer, ToolCallError,
+    PROVENANCE, PROVENANCE_SOURCE, Provenance, ReplayAnswer, ReplayProvenance, ToolCallError,
     provenance_meta,
 };
 pub use template::{TemplateRule, TemplateRules};

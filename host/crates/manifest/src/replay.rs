@@ -122,7 +122,7 @@ impl ReplayRecord {
 /// A replayed answer: `{status, content_type, body, replay}` (`content_type_truncated` appears
 /// only when the content type was cut).
 #[derive(Debug, Clone, Serialize)]
-pub struct ToolAnswer {
+pub struct ReplayAnswer {
     /// The recorded status; `null` when the capture recorded no answer.
     pub status: Option<u16>,
     /// The recorded media type, cut to 1 KiB.
@@ -159,7 +159,7 @@ pub struct ReplayProvenance {
     pub truncated: bool,
 }
 
-impl ToolAnswer {
+impl ReplayAnswer {
     /// The answer as compact JSON text (JSON bodies spelled exactly as recorded).
     pub fn to_json_string(&self) -> String {
         serde_json::to_string(self).unwrap_or_else(|_| "null".to_owned())
@@ -412,7 +412,7 @@ pub(crate) fn answer_from(
     record: &ReplayRecord,
     evidence_id: &str,
     exact_match: bool,
-) -> ToolAnswer {
+) -> ReplayAnswer {
     let interpreted = record.interpreted();
     let (content_type, content_type_truncated) = match &record.media_type {
         Some(media_type) => {
@@ -433,7 +433,7 @@ pub(crate) fn answer_from(
             line_truncated |= shown.len() < whole.len();
             shown
         });
-    ToolAnswer {
+    ReplayAnswer {
         status: (record.status != 0).then_some(record.status),
         content_type,
         content_type_truncated,

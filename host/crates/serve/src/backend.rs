@@ -5,8 +5,7 @@
 //!
 //! - [`ToolBackend`]: the MCP tool catalog (names, descriptions, input schemas, annotations), the
 //!   server's name and instructions, the environment card, and the answer to one tool call. The
-//!   replay catalog of the manifest crate implements it (through an adapter in the `rea` command),
-//!   and so will the state-backed catalog.
+//!   `rea-backends` crate implements it for replay and for the state.
 //! - [`DataPlane`]: the answer to one `/agentenv` JSON-RPC call. The server has already validated
 //!   the message, queued it behind every earlier call (calls run one at a time, in arrival order,
 //!   a batch as one unit) and will measure the reply against the response budget; the data plane
@@ -133,6 +132,8 @@ impl RpcError {
     pub const METHOD_NOT_FOUND: i64 = -32601;
     /// `-32602`: the params are invalid.
     pub const INVALID_PARAMS: i64 = -32602;
+    /// `-32603`: an internal error.
+    pub const INTERNAL_ERROR: i64 = -32603;
     /// `-32000`: a server error (body too large, response budget, cancelled, download failed).
     pub const SERVER_ERROR: i64 = -32000;
 

@@ -10,12 +10,11 @@ use std::collections::BTreeMap;
 
 use rea_manifest::body::interpret;
 use rea_manifest::display::{DISPLAY_BUDGET, utf8_prefix};
-use rea_manifest::{ReplayProvenance, ToolAnswer as ReplayAnswer};
+use rea_manifest::{ReplayAnswer, ReplayProvenance, ToolCallError};
 use rea_plugin_api::contracts::capture::{Body, CaptureRecord, RecordQuery};
 use rea_plugin_api::json::Json;
-use rea_serve::ToolAnswer;
 use serde::Serialize;
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 
 /// The most bytes of JSON a state answer's body may take.
 pub const STATE_BODY_LIMIT: usize = rea_manifest::REPLY_BODY_LIMIT;
@@ -170,66 +169,201 @@ impl StateSource {
     }
 }
 
-#[derive(Serialize)]
-struct StateAnswer<'a> {
-    status: Option<u16>,
-    content_type: Option<String>,
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
-    content_type_truncated: bool,
-    body: &'a Json,
-    replay: ReplayProvenance,
-    state: &'a StateSource,
+/// What the state answers one tool call: rendered from the state, a recorded answer, or a tool
+/// error. How a transport carries it (an MCP tool result and its `isError`) is not the state's
+/// concern: [`StateAnswer::to_json_string`] spells the answer document, [`StateAnswer::is_error`]
+/// says whether the call failed.
+#[derive(Debug, Clone)]
+pub enum StateAnswer {
+    /// Rendered from the state into a recorded answer's envelope.
+    Rendered(RenderedAnswer),
+    /// A recorded answer as replay gives it, with the `state` member.
+    Recorded(RecordedAnswer),
+    /// The call was refused or failed.
+    Error(ToolError),
 }
 
-/// A tool error result: `{"error": {"code", "message", …}}`.
-pub fn tool_error(code: &str, message: impl Into<String>) -> ToolAnswer {
-    ToolAnswer::error(json!({ "code": code, "message": message.into() }))
+/// An answer rendered from the state: the base record's status and content type, the body
+/// rendered from the state, the base record's provenance, and the `state` member.
+#[derive(Debug, Clone, Serialize)]
+pub struct RenderedAnswer {
+    /// The base record's status (`null` when none was recorded).
+    pub status: Option<u16>,
+    /// The base record's media type, cut to 1 KiB.
+    pub content_type: Option<String>,
+    /// True when `content_type` was cut.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub content_type_truncated: bool,
+    /// The body rendered from the state (member order and number lexemes kept).
+    pub body: Json,
+    /// The base record's provenance (`truncated: false`).
+    pub replay: ReplayProvenance,
+    /// What the state answered from.
+    pub state: StateSource,
+}
+
+/// A recorded answer with the `state` member added.
+#[derive(Debug, Clone)]
+pub struct RecordedAnswer {
+    /// Replay's answer.
+    pub answer: ReplayAnswer,
+    /// Why the recording answers (or, for a missing entity, `state.view: "missing"`).
+    pub state: StateSource,
+}
+
+/// A tool error: `{"error": {"code", "message", "data"?}}`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolError {
+    /// A stable code (`invalid_arguments`, `not_found`, `resource_constraint`, …).
+    pub code: String,
+    /// One sentence.
+    pub message: String,
+    /// Structured detail.
+    pub data: Option<Value>,
+}
+
+impl ToolError {
+    /// An error with a code and message.
+    pub fn new(code: impl Into<String>, message: impl Into<String>) -> Self {
+        Self {
+            code: code.into(),
+            message: message.into(),
+            data: None,
+        }
+    }
+
+    /// The error object (`{"code", "message", "data"?}`).
+    pub fn to_value(&self) -> Value {
+        let mut error = Map::new();
+        error.insert("code".to_owned(), Value::String(self.code.clone()));
+        error.insert("message".to_owned(), Value::String(self.message.clone()));
+        if let Some(data) = &self.data {
+            error.insert("data".to_owned(), data.clone());
+        }
+        Value::Object(error)
+    }
+}
+
+impl From<&ToolCallError> for ToolError {
+    fn from(error: &ToolCallError) -> Self {
+        Self::new(error.code(), error.to_string())
+    }
+}
+
+impl StateAnswer {
+    /// Whether the call failed.
+    pub fn is_error(&self) -> bool {
+        matches!(self, Self::Error(_))
+    }
+
+    /// The answer document as compact JSON text: `{status, content_type, body, replay, state}`
+    /// with the body's member order and number lexemes kept, or `{"error": {…}}`.
+    pub fn to_json_string(&self) -> String {
+        match self {
+            Self::Rendered(answer) => {
+                serde_json::to_string(answer).unwrap_or_else(|_| "null".to_owned())
+            }
+            Self::Recorded(recorded) => {
+                let text = recorded.answer.to_json_string();
+                let state =
+                    serde_json::to_string(&recorded.state).unwrap_or_else(|_| "null".to_owned());
+                match text.strip_suffix('}') {
+                    Some(open) => format!("{open},\"state\":{state}}}"),
+                    None => text,
+                }
+            }
+            Self::Error(error) => json!({ "error": error.to_value() }).to_string(),
+        }
+    }
+
+    /// The `state` member (none for an error).
+    pub fn source(&self) -> Option<&StateSource> {
+        match self {
+            Self::Rendered(answer) => Some(&answer.state),
+            Self::Recorded(recorded) => Some(&recorded.state),
+            Self::Error(_) => None,
+        }
+    }
+
+    /// Whether the state answered (rendered, a served write, or a missing entity), not a
+    /// recording standing in for it.
+    pub fn is_from_state(&self) -> bool {
+        matches!(
+            self.source(),
+            Some(StateSource::State { .. } | StateSource::Write { .. })
+        )
+    }
+
+    /// The answered status (none for an error).
+    pub fn status(&self) -> Option<u16> {
+        match self {
+            Self::Rendered(answer) => answer.status,
+            Self::Recorded(recorded) => recorded.answer.status,
+            Self::Error(_) => None,
+        }
+    }
+
+    /// The answered body as a `serde_json` value, numbers as `serde_json` reads them (the write
+    /// plans' confirmation compares recordings this way); none for an error.
+    pub fn body_value(&self) -> Option<Value> {
+        match self {
+            Self::Rendered(answer) => Some(serde_json::to_value(&answer.body).unwrap_or_default()),
+            Self::Recorded(recorded) => Some(recorded.answer.body.to_value()),
+            Self::Error(_) => None,
+        }
+    }
+}
+
+impl From<ToolError> for StateAnswer {
+    fn from(error: ToolError) -> Self {
+        Self::Error(error)
+    }
+}
+
+/// A tool error answer: `{"error": {"code", "message"}}`.
+pub fn tool_error(code: &str, message: impl Into<String>) -> StateAnswer {
+    StateAnswer::Error(ToolError::new(code, message))
 }
 
 /// A state answer rendered into a base record; a body over [`STATE_BODY_LIMIT`] is a
 /// `resource_constraint` tool error, never cut.
 pub fn state_answer(
     base: &KeptRecord,
-    body: &Json,
+    body: Json,
     evidence_id: &str,
     exact_match: bool,
-    source: &StateSource,
-) -> ToolAnswer {
+    source: StateSource,
+) -> StateAnswer {
     let size = body.to_canonical_vec().len();
     if size > STATE_BODY_LIMIT {
-        return ToolAnswer::error(json!({
-            "code": "resource_constraint",
-            "message": format!("the answer rendered from the state takes {size} bytes of JSON, over the {STATE_BODY_LIMIT}-byte reply limit; read a smaller page"),
-            "data": {"reply_bytes": size, "max_reply_bytes": STATE_BODY_LIMIT},
-        }));
+        return StateAnswer::Error(ToolError {
+            data: Some(json!({"reply_bytes": size, "max_reply_bytes": STATE_BODY_LIMIT})),
+            ..ToolError::new(
+                "resource_constraint",
+                format!(
+                    "the answer rendered from the state takes {size} bytes of JSON, over the {STATE_BODY_LIMIT}-byte reply limit; read a smaller page"
+                ),
+            )
+        });
     }
     let (content_type, content_type_truncated) = base.content_type();
-    let answer = StateAnswer {
+    StateAnswer::Rendered(RenderedAnswer {
         status: (base.status != 0).then_some(base.status),
         content_type,
         content_type_truncated,
         body,
         replay: base.provenance(evidence_id, exact_match),
         state: source,
-    };
-    ToolAnswer::text(serde_json::to_string(&answer).unwrap_or_else(|_| "null".to_owned()))
+    })
 }
 
 /// A replayed answer with its `state` member added.
-pub fn recording_answer(answer: &ReplayAnswer, source: &StateSource) -> ToolAnswer {
-    let text = answer.to_json_string();
-    let state = serde_json::to_string(source).unwrap_or_else(|_| "null".to_owned());
-    let spliced = match text.strip_suffix('}') {
-        Some(open) => format!("{open},\"state\":{state}}}"),
-        None => text,
-    };
-    ToolAnswer::text(spliced)
+pub fn recording_answer(answer: ReplayAnswer, source: StateSource) -> StateAnswer {
+    StateAnswer::Recorded(RecordedAnswer {
+        answer,
+        state: source,
+    })
 }
 
 /// The kept records, by ordinal.
 pub type KeptRecords = BTreeMap<u64, KeptRecord>;
-
-/// The answer document of a tool answer, parsed (tests and the agreement report read it).
-pub fn parse_answer(answer: &ToolAnswer) -> Value {
-    serde_json::from_str(&answer.text).unwrap_or(Value::Null)
-}

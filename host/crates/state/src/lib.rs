@@ -8,17 +8,20 @@
 //! * The live state ([`store`]): one [`store::LiveState`] behind a [`service::StateService`],
 //!   shared by every MCP session and the data plane, reset to the derived state, replaced by
 //!   `data/add`, reported by `data/get` as a `rea-state/v1` document ([`intake`] validates one).
-//! * Serving: [`backend::StateBackend`] is the [`rea_serve::ToolBackend`] answering read tools
-//!   from the live state (replay shape plus `state`, see [`service`]), and [`plane::StatePlane`]
-//!   the [`rea_serve::DataPlane`] of `data/reset`, `data/add` and `data/get`. [`startup`] decides,
-//!   before binding, whether the state serves or replay does.
+//! * Answering: [`service::StateService::answer`] answers a tool call with a typed
+//!   [`answer::StateAnswer`] (a read from the live state in the replay shape plus `state`, see
+//!   [`service`]; a served write, see [`writes::serve`]); [`plane`] holds the data plane's
+//!   operations (`data/reset`, `data/add`, `data/get`) and their typed [`plane::DataPlaneError`];
+//!   [`catalog`] the state catalog and card. [`startup`] decides, before binding, whether the
+//!   state serves or replay does. This crate knows no transport: `rea-backends` carries these
+//!   answers over `rea-serve` (MCP results, JSON-RPC errors) and downloads `data/add` files.
 //!
 //! ```text
 //! let (_, rules) = rules::load_pipeline(pipeline_file, &mut registry)?;      // the rule stages
 //! let projected = project_state_evidence(&capture_evidence, &template_rules, &rules)?; // inspect-analysis-view
-//! match startup::prepare(environment, &manifest, &capture_evidence, &name, Arc::new(rules)) { // environment-serve
-//!     Serving::State { backend, plane, report } => …,
-//!     Serving::Replay { environment, refusal, report } => …,
+//! match startup::decide(environment, &manifest, &capture_evidence, &name, Arc::new(rules)) { // environment-serve
+//!     Decision::State(ServedState { service, tools, report }) => …,
+//!     Decision::Replay { environment, refusal, report } => …,
 //! }
 //! ```
 //!
@@ -28,17 +31,16 @@
 //!   ([`writes::apply`], shared by the confirmation and serving).
 
 // `Refusal` is the house's one structured error; it is large, and the calls returning it are not
-// hot paths (tool calls answer `ToolAnswer`s, data-plane calls `RpcError`s).
+// hot paths (tool calls answer `StateAnswer`s, data-plane calls `DataPlaneError`s).
 #![allow(clippy::result_large_err)]
 
 pub mod answer;
-pub mod backend;
+pub mod catalog;
 pub mod clock;
 pub mod coverage;
 pub mod derive;
 pub mod evidence;
 pub mod exact;
-pub mod fetch;
 pub mod instant;
 pub mod intake;
 pub mod model;
@@ -46,7 +48,6 @@ pub mod observation;
 pub mod plane;
 pub mod query;
 pub mod render;
-pub mod replay;
 pub mod rules;
 pub mod service;
 pub mod startup;
@@ -57,4 +58,4 @@ pub mod writes;
 pub use derive::derive_state;
 pub use evidence::{ProjectedState, project_state_evidence, seal_state};
 pub use model::{STATE_VIEW_KIND, StateView};
-pub use startup::{Serving, prepare};
+pub use startup::{Decision, decide};

@@ -23,11 +23,11 @@ use rea_manifest::segments::{percent_decode, split_path};
 use rea_manifest::{Environment, ToolDefinition};
 use rea_plugin_api::contracts::capture::CaptureRecord;
 use rea_plugin_api::json::{Json, Object};
-use rea_serve::ToolAnswer;
 use serde_json::{Map, Value};
 
 use crate::answer::{
-    KeptRecord, KeptRecords, StateSource, recording_answer, state_answer, tool_error,
+    KeptRecord, KeptRecords, StateAnswer, StateSource, ToolError, recording_answer, state_answer,
+    tool_error,
 };
 use crate::model::{
     DocumentView, Entity, ItemKey, ItemView, ListLine, ListView, Membership, StateView, ViewDetail,
@@ -298,7 +298,7 @@ impl StateService {
 
     /// Answers a tool call: a read from the state (or its recordings), a served write by
     /// changing the state.
-    pub fn answer(&self, tool: &str, arguments: &Map<String, Value>) -> ToolAnswer {
+    pub fn answer(&self, tool: &str, arguments: &Map<String, Value>) -> StateAnswer {
         self.answer_with(tool, arguments, true)
     }
 
@@ -310,7 +310,7 @@ impl StateService {
         tool: &str,
         arguments: &Map<String, Value>,
         provenance: bool,
-    ) -> ToolAnswer {
+    ) -> StateAnswer {
         if let Some(plan) = self.derived.write_plan(tool)
             && plan.served
         {
@@ -319,26 +319,25 @@ impl StateService {
         let replayed = if provenance {
             match self.replay.answer(tool, arguments) {
                 Ok(answer) => Some(answer),
-                Err(error) => return ToolAnswer::error(error.to_json()),
+                Err(error) => return ToolError::from(&error).into(),
             }
         } else {
             None
         };
         let (Some(view), Some(definition)) = (self.derived.view(tool), self.replay.tool(tool))
         else {
-            return ToolAnswer::error(
-                rea_manifest::ToolCallError::UnknownTool(tool.to_owned()).to_json(),
-            );
+            return ToolError::from(&rea_manifest::ToolCallError::UnknownTool(tool.to_owned()))
+                .into();
         };
         let call = Call::resolve(definition, arguments);
         let exact = replayed
             .as_ref()
             .is_some_and(|replayed| replayed.replay.exact_match);
-        let recording = |reason: &str| match &replayed {
-            Some(replayed) => recording_answer(replayed, &StateSource::recording(reason)),
+        let recording = move |reason: &str| match replayed {
+            Some(replayed) => recording_answer(replayed, StateSource::recording(reason)),
             None => match self.replay.answer(tool, arguments) {
-                Ok(replayed) => recording_answer(&replayed, &StateSource::recording(reason)),
-                Err(error) => ToolAnswer::error(error.to_json()),
+                Ok(replayed) => recording_answer(replayed, StateSource::recording(reason)),
+                Err(error) => ToolError::from(&error).into(),
             },
         };
         match &view.detail {
@@ -348,13 +347,13 @@ impl StateService {
                 Some(reason) => recording(reason),
                 None => self
                     .answer_item(tool, &view.path_template, item, &call, exact)
-                    .unwrap_or_else(&recording),
+                    .unwrap_or_else(recording),
             },
             ViewDetail::List(list) => match call.projected(&list.projected_query_keys) {
                 Some(reason) => recording(reason),
                 None => self
                     .answer_list(tool, &view.path_template, list, &call, exact)
-                    .unwrap_or_else(&recording),
+                    .unwrap_or_else(recording),
             },
             ViewDetail::Document(document) => self
                 .answer_document(tool, &view.path_template, document, &call)
@@ -371,7 +370,7 @@ impl StateService {
         view: &str,
         shape: &ViewShape,
         members: &[&Entity],
-    ) -> Result<Vec<Json>, ToolAnswer> {
+    ) -> Result<Vec<Json>, StateAnswer> {
         members
             .iter()
             .map(|entity| {
@@ -402,7 +401,7 @@ impl StateService {
         item: &ItemView,
         call: &Call,
         exact: bool,
-    ) -> Result<ToolAnswer, &'static str> {
+    ) -> Result<StateAnswer, &'static str> {
         let segments = call.segments(template);
         let Some((last, collection)) = segments.split_last() else {
             return Ok(tool_error("invalid_arguments", "the call names no entity"));
@@ -489,8 +488,8 @@ impl StateService {
             return Ok(
                 match item.missing_ordinal.and_then(|ordinal| self.kept(ordinal)) {
                     Some(missing) => recording_answer(
-                        &missing.replay_answer(self.replay.evidence_id(), exact),
-                        &StateSource::state("missing", None),
+                        missing.replay_answer(self.replay.evidence_id(), exact),
+                        StateSource::state("missing", None),
                     ),
                     None => tool_error(
                         "not_found",
@@ -555,10 +554,10 @@ impl StateService {
         );
         Ok(state_answer(
             envelope,
-            &body,
+            body,
             self.replay.evidence_id(),
             exact,
-            &StateSource::state(view, None),
+            StateSource::state(view, None),
         ))
     }
 
@@ -573,7 +572,7 @@ impl StateService {
         list: &ListView,
         call: &Call,
         exact: bool,
-    ) -> Result<ToolAnswer, &'static str> {
+    ) -> Result<StateAnswer, &'static str> {
         let segments = call.segments(template);
         let pairs = call.pairs();
         let answered_by_query = |line: &ListLine| {
@@ -668,7 +667,7 @@ impl StateService {
         list: &ListView,
         line: &ListLine,
         exact: bool,
-    ) -> Result<ToolAnswer, &'static str> {
+    ) -> Result<StateAnswer, &'static str> {
         let live = self.read();
         let members: Vec<&Entity> = match line.membership {
             Membership::All => live.collection(&list.entity_type, &line.path),
@@ -699,10 +698,10 @@ impl StateService {
         };
         Ok(state_answer(
             base,
-            &body,
+            body,
             self.replay.evidence_id(),
             exact,
-            &StateSource::state(line.path.clone(), Some(membership_name(line.membership))),
+            StateSource::state(line.path.clone(), Some(membership_name(line.membership))),
         ))
     }
 
@@ -713,7 +712,7 @@ impl StateService {
         base: &ListLine,
         pairs: &[(String, String)],
         exact: bool,
-    ) -> Result<ToolAnswer, &'static str> {
+    ) -> Result<StateAnswer, &'static str> {
         let Some(model) = &list.query else {
             return Err("unrecorded-request");
         };
@@ -750,10 +749,10 @@ impl StateService {
         };
         Ok(state_answer(
             record,
-            &body,
+            body,
             self.replay.evidence_id(),
             exact,
-            &StateSource::state(base.path.clone(), Some("query")),
+            StateSource::state(base.path.clone(), Some("query")),
         ))
     }
 
@@ -763,7 +762,7 @@ impl StateService {
         template: &str,
         document: &DocumentView,
         call: &Call,
-    ) -> Result<ToolAnswer, &'static str> {
+    ) -> Result<StateAnswer, &'static str> {
         let segments = call.segments(template);
         let named = segments_match(&split_path(&document.path), &segments)
             && same_pairs(document.query.as_ref(), &call.pairs());
@@ -794,10 +793,10 @@ impl StateService {
         }
         Ok(state_answer(
             base,
-            &body,
+            body,
             self.replay.evidence_id(),
             true,
-            &StateSource::state(document.path.clone(), None),
+            StateSource::state(document.path.clone(), None),
         ))
     }
 }

@@ -23,31 +23,33 @@ use std::sync::Arc;
 use rea_evidence::capture::capture_records;
 use rea_evidence::{Evidence, Refusal};
 use rea_manifest::evidence::seal_manifest;
-use rea_manifest::{Environment, Manifest, TemplateRules};
+use rea_manifest::{Environment, Manifest, TemplateRules, ToolDefinition};
 use serde_json::{Value, json};
 
-use crate::backend::{StateBackend, check_state_catalog, state_tools, state_tools_with_views};
+use crate::catalog::{check_state_catalog, state_tools, state_tools_with_views};
 use crate::evidence::{DERIVATION_BUDGET_BYTES, project_state_evidence_within};
-use crate::fetch::FetchOptions;
-use crate::plane::StatePlane;
 use crate::rules::RuleSet;
 use crate::service::StateService;
 use crate::store::MAX_STATE_BYTES;
 
-/// What an environment serves. (Built once per server: the size of the replay variant does not
-/// matter.)
+/// A state ready to serve.
+#[derive(Debug)]
+pub struct ServedState {
+    /// The state service (the live state every session and the data plane share).
+    pub service: StateService,
+    /// The state catalog under the served name.
+    pub tools: Vec<ToolDefinition>,
+    /// The stopped document's `state` member.
+    pub report: Value,
+}
+
+/// Whether an environment serves from the state or from replay. (Decided once per server: the
+/// size of the replay variant does not matter.)
 #[derive(Debug)]
 #[allow(clippy::large_enum_variant)]
-pub enum Serving {
+pub enum Decision {
     /// From the state.
-    State {
-        /// The MCP backend.
-        backend: Arc<StateBackend>,
-        /// The data plane (sharing the backend's live state).
-        plane: Arc<StatePlane>,
-        /// The stopped document's `state` member.
-        report: Value,
-    },
+    State(ServedState),
     /// Replay, because the state is unavailable.
     Replay {
         /// The replay environment, handed back.
@@ -71,71 +73,43 @@ pub fn unavailable_report(refusal: &Refusal) -> Value {
 
 /// Decides how to serve a manifest (already checked against its capture by
 /// [`Environment::from_evidence`]) under a served name.
-pub fn prepare(
+pub fn decide(
     environment: Environment,
     manifest: &Manifest,
     capture: &Evidence,
     name: &str,
     rules: Arc<RuleSet>,
-) -> Serving {
-    prepare_with(
+) -> Decision {
+    decide_within(
         environment,
         manifest,
         capture,
         name,
         rules,
-        FetchOptions::default(),
-    )
-}
-
-/// [`prepare`] with explicit download options.
-pub fn prepare_with(
-    environment: Environment,
-    manifest: &Manifest,
-    capture: &Evidence,
-    name: &str,
-    rules: Arc<RuleSet>,
-    options: FetchOptions,
-) -> Serving {
-    prepare_within(
-        environment,
-        manifest,
-        capture,
-        name,
-        rules,
-        options,
         DERIVATION_BUDGET_BYTES,
     )
 }
 
-/// [`prepare_with`] with another derivation budget (bytes of state Evidence JSON; see
+/// [`decide`] with another derivation budget (bytes of state Evidence JSON; see
 /// [`DERIVATION_BUDGET_BYTES`]).
-pub fn prepare_within(
+pub fn decide_within(
     environment: Environment,
     manifest: &Manifest,
     capture: &Evidence,
     name: &str,
     rules: Arc<RuleSet>,
-    options: FetchOptions,
     budget: u64,
-) -> Serving {
+) -> Decision {
     match derive_service(&environment, manifest, capture, name, &rules, budget) {
         Ok((tools, derived)) => {
             let (state, state_id, records) = derived;
-            let service = Arc::new(StateService::new(
-                state,
-                state_id.clone(),
-                environment,
-                &records,
-                rules,
-            ));
-            let backend = Arc::new(StateBackend::new(Arc::clone(&service), &tools, name));
-            let plane = Arc::new(StatePlane::with_options(service, options));
-            Serving::State {
-                backend,
-                plane,
-                report: json!({ "served": true, "evidence_id": state_id }),
-            }
+            let report = json!({ "served": true, "evidence_id": state_id });
+            let service = StateService::new(state, state_id, environment, &records, rules);
+            Decision::State(ServedState {
+                service,
+                tools,
+                report,
+            })
         }
         Err(refusal) => {
             tracing::warn!(
@@ -143,7 +117,7 @@ pub fn prepare_within(
                 message = refusal.message.as_str(),
                 "the environment state is unavailable; serving replay"
             );
-            Serving::Replay {
+            Decision::Replay {
                 environment,
                 report: unavailable_report(&refusal),
                 refusal,
@@ -165,7 +139,7 @@ fn derive_service(
     name: &str,
     state_rules: &RuleSet,
     budget: u64,
-) -> Result<(Vec<rea_manifest::ToolDefinition>, Derived), Refusal> {
+) -> Result<(Vec<ToolDefinition>, Derived), Refusal> {
     // The read tools first: an oversized catalog derives nothing.
     check_state_catalog(&state_tools(environment, manifest, &[]), name)?;
     let rules = TemplateRules::parse(&manifest.template_rules).map_err(|error| {

@@ -143,8 +143,8 @@ impl Fixture {
             panic!("arguments")
         };
         let answer = self.service.answer(tool, &arguments);
-        let mut value: Value = serde_json::from_str(&answer.text).unwrap();
-        if answer.is_error {
+        let mut value: Value = serde_json::from_str(&answer.to_json_string()).unwrap();
+        if answer.is_error() {
             value["is_error"] = json!(true);
         }
         value
@@ -901,7 +901,10 @@ fn documents_answer_their_checked_line() {
         json!({"source": "state", "view": "/profile"})
     );
     // The number keeps its recorded spelling.
-    let text = fixture.service.answer("get_profile", &Map::new()).text;
+    let text = fixture
+        .service
+        .answer("get_profile", &Map::new())
+        .to_json_string();
     assert!(text.contains("\"n\":1.50"), "{text}");
 }
 
@@ -1071,21 +1074,21 @@ fn a_state_catalog_over_the_reservation_serves_replay_without_deriving() {
     // Not capture Evidence at all: the catalog check refuses before anything is derived from it.
     let capture =
         rea_evidence::Evidence::seal("not_a_capture", rea_plugin_api::json::Object::new());
-    match crate::startup::prepare(
+    match crate::startup::decide(
         environment,
         &manifest,
         &capture,
         "big",
         std::sync::Arc::new(crate::rules::RuleSet::empty()),
     ) {
-        crate::Serving::Replay {
+        crate::Decision::Replay {
             refusal, report, ..
         } => {
             assert_eq!(refusal.code, "resource_constraint");
             assert_eq!(report["reason"], "unavailable");
             assert_eq!(report["code"], "resource_constraint");
         }
-        crate::Serving::State { .. } => panic!("the catalog is over the reservation"),
+        crate::Decision::State(_) => panic!("the catalog is over the reservation"),
     }
 }
 

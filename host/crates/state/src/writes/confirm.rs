@@ -32,6 +32,7 @@ use serde_json::{Map, Value};
 use super::apply::{Values, WriteInput, commit, prepare, render_response};
 use super::observe::{After, Call, members};
 use super::{Draft, Scope, Views};
+use crate::answer::StateSource;
 use crate::derive::entities::collection_key;
 use crate::model::{Entity, StateView, ViewDetail};
 use crate::observation::{Observation, RequestBody, Timeline};
@@ -549,9 +550,7 @@ fn check_read(
     };
     let arguments = arguments_for(definition, &observation.segments, observation.pairs());
     let answer = service.answer_with(&tool.name, &arguments, false);
-    let parsed: Value = serde_json::from_str(&answer.text).unwrap_or(Value::Null);
-    if !answer.is_error && parsed.pointer("/state/source").and_then(Value::as_str) != Some("state")
-    {
+    if !answer.is_error() && !answer.is_from_state() {
         // Answered from a recording: not a check.
         return;
     }
@@ -560,13 +559,10 @@ fn check_read(
         rea_manifest::body::interpret(&record.response.body, record.response.media_type.as_deref())
             .body
             .to_value();
-    let agrees = !answer.is_error
-        && parsed
-            .get("status")
-            .and_then(Value::as_u64)
-            .map(|status| status as u16)
-            == recorded_status
-        && parsed.get("body") == Some(&recorded_body);
+    let answered_body = answer.body_value();
+    let agrees = !answer.is_error()
+        && answer.status() == recorded_status
+        && answered_body.as_ref() == Some(&recorded_body);
     match scope {
         Scope::Item(item) => {
             let entity_type = &item.entity_type;
@@ -647,11 +643,13 @@ fn check_read(
                     crate::render::identity_value(member, &identity).and_then(scalar_text)
                 })
                 .collect();
-            let membership = parsed
-                .pointer("/state/membership")
-                .and_then(Value::as_str)
-                .unwrap_or("");
-            let whole = membership == "all";
+            let whole = matches!(
+                answer.source(),
+                Some(StateSource::State {
+                    membership: Some("all"),
+                    ..
+                })
+            );
             let group = (entity_type.clone(), collection.clone());
             // The collection a listed entity lives in: the list's own, or, for a list of another
             // path (`/posts/5/comments`, `/recipes/default/tiddlers.json`), the one the state
@@ -705,8 +703,8 @@ fn check_read(
                 return;
             }
             // Which entities the answer shows otherwise.
-            let answered = parsed
-                .get("body")
+            let answered = answered_body
+                .as_ref()
                 .map(json_of)
                 .and_then(|body| body.pointer(&list.list_pointer).cloned());
             let answered: Vec<Json> = answered

@@ -16,12 +16,11 @@
 //! generated ids from the state Evidence id, the tool, the field and that write count.
 
 use rea_plugin_api::json::{Json, Object};
-use rea_serve::ToolAnswer;
 use serde_json::{Map, Value};
 
 use super::apply::{Values, WriteInput, commit, missing_member, prepare, render_response};
 use super::model::{ResponseKind, WritePlan};
-use crate::answer::{StateSource, recording_answer, state_answer, tool_error};
+use crate::answer::{StateAnswer, StateSource, recording_answer, state_answer, tool_error};
 use crate::service::{Call, StateService};
 
 /// The accepted members of a plan, as a refusal names them.
@@ -56,7 +55,7 @@ pub fn accepted_members(plan: &WritePlan) -> String {
         .join(", ")
 }
 
-fn refuse(plan: &WritePlan, problem: &str) -> ToolAnswer {
+fn refuse(plan: &WritePlan, problem: &str) -> StateAnswer {
     let envelope = plan
         .body
         .as_ref()
@@ -75,7 +74,7 @@ fn refuse(plan: &WritePlan, problem: &str) -> ToolAnswer {
 }
 
 /// Checks a call against the plan: the body as sent, or the refusal.
-fn check(plan: &WritePlan, call: &Call) -> Result<Option<Json>, ToolAnswer> {
+fn check(plan: &WritePlan, call: &Call) -> Result<Option<Json>, StateAnswer> {
     let Some(model) = &plan.body else {
         return Err(refuse(plan, "this write's body is not modelled"));
     };
@@ -202,7 +201,7 @@ fn check_members(
     plan: &WritePlan,
     model: &super::model::BodyModel,
     members: &Object,
-) -> Result<(), ToolAnswer> {
+) -> Result<(), StateAnswer> {
     for (name, value) in members.iter() {
         let quoted = Json::String(name.to_owned()).to_canonical_string();
         let Some(member) = model.members.get(name) else {
@@ -270,7 +269,7 @@ pub fn write_call(
     service: &StateService,
     plan: &WritePlan,
     arguments: &Map<String, Value>,
-) -> ToolAnswer {
+) -> StateAnswer {
     let Some(definition) = service.replay().tool(&plan.tool) else {
         return tool_error("unknown_tool", format!("no tool named {}", plan.tool));
     };
@@ -304,8 +303,8 @@ pub fn write_call(
             .and_then(|ordinal| service.kept(ordinal))
         {
             Some(missing) => recording_answer(
-                &missing.replay_answer(service.replay_evidence_id(), false),
-                &StateSource::state("missing", None),
+                missing.replay_answer(service.replay_evidence_id(), false),
+                StateSource::state("missing", None),
             ),
             None => tool_error(
                 "not_found",
@@ -352,8 +351,8 @@ pub fn write_call(
     };
     let answer = match response.kind {
         ResponseKind::None | ResponseKind::Recorded => recording_answer(
-            &base.replay_answer(service.replay_evidence_id(), false),
-            &source,
+            base.replay_answer(service.replay_evidence_id(), false),
+            source,
         ),
         ResponseKind::Entity | ResponseKind::Projection | ResponseKind::Identity => {
             let Some(body) = render_response(plan, base.json.as_ref(), &change) else {
@@ -371,10 +370,10 @@ pub fn write_call(
                     ),
                 );
             }
-            state_answer(base, &body, service.replay_evidence_id(), false, &source)
+            state_answer(base, body, service.replay_evidence_id(), false, source)
         }
     };
-    if answer.is_error {
+    if answer.is_error() {
         return answer;
     }
     commit(&mut live, &change);

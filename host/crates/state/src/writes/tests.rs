@@ -180,8 +180,8 @@ impl Fixture {
         };
         let answer = self.service.answer(tool, &arguments);
         (
-            serde_json::from_str(&answer.text).unwrap_or(Value::Null),
-            answer.is_error,
+            serde_json::from_str(&answer.to_json_string()).unwrap_or(Value::Null),
+            answer.is_error(),
         )
     }
 }

@@ -1,4 +1,4 @@
-//! State benchmarks, printed as figures (run with `cargo bench -p rea-state --bench state`):
+//! State benchmarks, printed as figures (run with `cargo bench -p rea-backends --bench state`):
 //!
 //! 1. state derivation (manifest projection, then the state view) for each shared capture,
 //!    the largest included;
@@ -15,13 +15,13 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use rea::commands::inspect_capture::{InspectRequest, inspect_with_builtins};
+use rea_backends::plane::StatePlane;
 use rea_evidence::capture::capture_records;
 use rea_manifest::{Environment, TemplateRules, project_manifest};
 use rea_plugin_api::contracts::capture::{
     Body, CaptureRecord, RecordQuery, RecordRequest, RecordResponse, StartTime,
 };
 use rea_serve::{DataCall, ShutdownToken};
-use rea_state::plane::StatePlane;
 use rea_state::rules::RuleSet;
 use rea_state::service::StateService;
 use serde_json::json;

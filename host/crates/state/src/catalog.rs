@@ -1,19 +1,15 @@
-//! The state-mode catalog, card and MCP backend.
+//! The state-mode catalog and card.
 //!
 //! Served from the state, the catalog holds the read tools, each described as answering from the
 //! state where the state backs it, and the write tools whose write plan is served, each described
 //! by the effect it applies and the body members it accepts; the card declares the three
 //! data-plane operations and the `urn:agentenv:intake/v1` extension.
 
-use std::sync::Arc;
-
 use rea_evidence::Refusal;
 use rea_manifest::card::{DiscoveryCharge, EnvironmentCard, check_discovery_reservation};
 use rea_manifest::{Environment, ToolDefinition, UNTRUSTED_CONTENT_INSTRUCTIONS};
-use rea_serve::{BoxFuture, ToolAnswer, ToolBackend, ToolDescriptor};
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
-use crate::service::StateService;
 use crate::writes::model::{Effect, WritePlan};
 use rea_manifest::catalog::ArgumentTarget;
 use rea_plugin_api::json::Json;
@@ -154,63 +150,4 @@ pub fn check_state_catalog(
     name: &str,
 ) -> Result<DiscoveryCharge, Refusal> {
     check_discovery_reservation(tools, &state_card(name, tools))
-}
-
-/// The MCP backend of a state environment.
-#[derive(Debug)]
-pub struct StateBackend {
-    service: Arc<StateService>,
-    name: String,
-    tools: Vec<ToolDescriptor>,
-    card: Value,
-    instructions: String,
-}
-
-impl StateBackend {
-    /// The backend over a shared state service, with the state catalog under a served name.
-    pub fn new(service: Arc<StateService>, tools: &[ToolDefinition], name: &str) -> Self {
-        Self {
-            service,
-            name: name.to_owned(),
-            tools: tools.iter().map(crate::replay::descriptor).collect(),
-            card: state_card(name, tools).to_json(),
-            instructions: instructions(),
-        }
-    }
-
-    /// The shared state service.
-    pub fn service(&self) -> &Arc<StateService> {
-        &self.service
-    }
-}
-
-impl ToolBackend for StateBackend {
-    fn server_name(&self) -> &str {
-        &self.name
-    }
-
-    fn instructions(&self) -> &str {
-        &self.instructions
-    }
-
-    fn tools(&self) -> &[ToolDescriptor] {
-        &self.tools
-    }
-
-    fn card(&self) -> &Value {
-        &self.card
-    }
-
-    fn call_tool<'a>(
-        &'a self,
-        name: &'a str,
-        arguments: Map<String, Value>,
-    ) -> BoxFuture<'a, ToolAnswer> {
-        let answer = if self.tools.iter().any(|tool| tool.name == name) {
-            self.service.answer(name, &arguments)
-        } else {
-            ToolAnswer::error(rea_manifest::ToolCallError::UnknownTool(name.to_owned()).to_json())
-        };
-        Box::pin(std::future::ready(answer))
-    }
 }

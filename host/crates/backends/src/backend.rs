@@ -1,0 +1,82 @@
+//! The MCP backend of a state environment: the state catalog and card, and each tool call's
+//! [`StateAnswer`] carried as an MCP tool result.
+
+use std::sync::Arc;
+
+use rea_manifest::ToolDefinition;
+use rea_serve::{BoxFuture, ToolAnswer, ToolBackend, ToolDescriptor};
+use rea_state::answer::{StateAnswer, ToolError};
+use rea_state::catalog::{instructions, state_card};
+use rea_state::service::StateService;
+use serde_json::{Map, Value};
+
+/// A state answer as an MCP tool result: the answer document as its one text content, `isError`
+/// for a tool error, no structured content.
+pub fn tool_answer(answer: &StateAnswer) -> ToolAnswer {
+    ToolAnswer {
+        text: answer.to_json_string(),
+        structured: None,
+        is_error: answer.is_error(),
+    }
+}
+
+/// The MCP backend of a state environment.
+#[derive(Debug)]
+pub struct StateBackend {
+    service: Arc<StateService>,
+    name: String,
+    tools: Vec<ToolDescriptor>,
+    card: Value,
+    instructions: String,
+}
+
+impl StateBackend {
+    /// The backend over a shared state service, with the state catalog under a served name.
+    pub fn new(service: Arc<StateService>, tools: &[ToolDefinition], name: &str) -> Self {
+        Self {
+            service,
+            name: name.to_owned(),
+            tools: tools.iter().map(crate::replay::descriptor).collect(),
+            card: state_card(name, tools).to_json(),
+            instructions: instructions(),
+        }
+    }
+
+    /// The shared state service.
+    pub fn service(&self) -> &Arc<StateService> {
+        &self.service
+    }
+}
+
+impl ToolBackend for StateBackend {
+    fn server_name(&self) -> &str {
+        &self.name
+    }
+
+    fn instructions(&self) -> &str {
+        &self.instructions
+    }
+
+    fn tools(&self) -> &[ToolDescriptor] {
+        &self.tools
+    }
+
+    fn card(&self) -> &Value {
+        &self.card
+    }
+
+    fn call_tool<'a>(
+        &'a self,
+        name: &'a str,
+        arguments: Map<String, Value>,
+    ) -> BoxFuture<'a, ToolAnswer> {
+        let answer = if self.tools.iter().any(|tool| tool.name == name) {
+            self.service.answer(name, &arguments)
+        } else {
+            StateAnswer::Error(ToolError::from(&rea_manifest::ToolCallError::UnknownTool(
+                name.to_owned(),
+            )))
+        };
+        Box::pin(std::future::ready(tool_answer(&answer)))
+    }
+}

@@ -1,0 +1,117 @@
+//! Before the listener binds: the state's decision ([`rea_state::startup::decide`]: serve the
+//! state, or replay because the state is unavailable) as the backend and data plane to serve.
+
+use std::sync::Arc;
+
+use rea_evidence::{Evidence, Refusal};
+use rea_manifest::{Environment, Manifest};
+use rea_state::evidence::DERIVATION_BUDGET_BYTES;
+use rea_state::rules::RuleSet;
+use rea_state::startup::{Decision, ServedState, decide_within};
+use serde_json::Value;
+
+use crate::backend::StateBackend;
+use crate::fetch::FetchOptions;
+use crate::plane::StatePlane;
+
+/// What an environment serves. (Built once per server: the size of the replay variant does not
+/// matter.)
+#[derive(Debug)]
+#[allow(clippy::large_enum_variant)]
+pub enum Serving {
+    /// From the state.
+    State {
+        /// The MCP backend.
+        backend: Arc<StateBackend>,
+        /// The data plane (sharing the backend's live state).
+        plane: Arc<StatePlane>,
+        /// The stopped document's `state` member.
+        report: Value,
+    },
+    /// Replay, because the state is unavailable.
+    Replay {
+        /// The replay environment, handed back.
+        environment: Environment,
+        /// Why (also logged as a warning).
+        refusal: Refusal,
+        /// The stopped document's `state` member.
+        report: Value,
+    },
+}
+
+/// Decides how to serve a manifest (already checked against its capture by
+/// [`Environment::from_evidence`]) under a served name.
+pub fn prepare(
+    environment: Environment,
+    manifest: &Manifest,
+    capture: &Evidence,
+    name: &str,
+    rules: Arc<RuleSet>,
+) -> Serving {
+    prepare_with(
+        environment,
+        manifest,
+        capture,
+        name,
+        rules,
+        FetchOptions::default(),
+    )
+}
+
+/// [`prepare`] with explicit download options.
+pub fn prepare_with(
+    environment: Environment,
+    manifest: &Manifest,
+    capture: &Evidence,
+    name: &str,
+    rules: Arc<RuleSet>,
+    options: FetchOptions,
+) -> Serving {
+    prepare_within(
+        environment,
+        manifest,
+        capture,
+        name,
+        rules,
+        options,
+        DERIVATION_BUDGET_BYTES,
+    )
+}
+
+/// [`prepare_with`] with another derivation budget (bytes of state Evidence JSON; see
+/// [`DERIVATION_BUDGET_BYTES`]).
+pub fn prepare_within(
+    environment: Environment,
+    manifest: &Manifest,
+    capture: &Evidence,
+    name: &str,
+    rules: Arc<RuleSet>,
+    options: FetchOptions,
+    budget: u64,
+) -> Serving {
+    match decide_within(environment, manifest, capture, name, rules, budget) {
+        Decision::State(ServedState {
+            service,
+            tools,
+            report,
+        }) => {
+            let service = Arc::new(service);
+            let backend = Arc::new(StateBackend::new(Arc::clone(&service), &tools, name));
+            let plane = Arc::new(StatePlane::with_options(service, options));
+            Serving::State {
+                backend,
+                plane,
+                report,
+            }
+        }
+        Decision::Replay {
+            environment,
+            refusal,
+            report,
+        } => Serving::Replay {
+            environment,
+            refusal,
+            report,
+        },
+    }
+}
