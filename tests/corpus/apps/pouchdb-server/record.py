@@ -281,7 +281,7 @@ def scenario_probe_reads(rec: Recorder) -> None:
                                                                               "limit": "3"}, expect=200)
     rec.call("GET", f"{LIB}/_all_docs", "one key: book:kindred, with doc",
              params={"key": key("book:kindred"), "include_docs": "true"}, expect=200)
-    rec.call("GET", f"{LIB}/_all_docs", "skip 6, limit 4 (page 3 of 4-row pages... starts mid-list)",
+    rec.call("GET", f"{LIB}/_all_docs", "skip 6, limit 4",
              params={"skip": "6", "limit": "4"}, expect=200)
     rec.call("GET", f"{LIB}/_all_docs", "descending from book:kindred, limit 3",
              params={"descending": "true", "startkey": key("book:kindred"), "limit": "3"}, expect=200)
