@@ -1,5 +1,6 @@
 """README.md of the Verdaccio captures (written by record.py after each recording)."""
 
+from appdriver import CAPTURE_FILES
 from harlib import producer_notes, render_steps, render_summary_table
 
 import record as R
@@ -14,17 +15,13 @@ def render(ver: str, steps: dict, summaries: list[dict]) -> str:
 Real HTTP traffic of **Verdaccio {ver}** (npm `verdaccio`, a private npm registry), recorded on
 loopback by `record.sh` in this folder (`npm ci` of the committed `package-lock.json`, then
 `record.py`). 6.8.0 is the newest Verdaccio whose `engines` accept Node 20. Each capture starts
-Verdaccio with its own `run/<capture>/config.yaml`: file storage and an htpasswd file in that
-folder, **no uplinks** (nothing is proxied to npmjs), web UI off, every package readable by anyone
+Verdaccio with a fresh `run/registry/config.yaml` in an emptied folder: file storage and an
+htpasswd file there, **no uplinks** (nothing is proxied to npmjs), web UI off, every package readable by anyone
 and publishable by an authenticated user, listening on `127.0.0.1:{R.APP_PORT}`. Requests carry
 `Accept: application/json` and HTTP Basic `admin:s3cret` unless a step says otherwise (Verdaccio
 accepts Basic credentials on every route; the bearer tokens `adduser` answers are random).
 
-| file | what it is |
-| --- | --- |
-| `build.har` | the agent session an environment is built from |
-| `probe-reads.har` | reads only, after a restart from the same seed |
-| `probe-crud.har` | writes with reads after each, after a restart from the same seed |
+{CAPTURE_FILES}
 
 {render_summary_table(summaries)}
 

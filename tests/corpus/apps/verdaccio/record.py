@@ -1,7 +1,7 @@
 """Record HAR captures of a real Verdaccio 6 (a private npm registry, offline).
 
 Run through record.sh (it installs the app and the recorder venv). For each
-scenario this script writes config.yaml into run/<scenario>/ (file storage
+scenario this script writes config.yaml into an emptied run/registry/ (file storage
 there, htpasswd auth, no uplinks: nothing is fetched from npmjs), starts
 Verdaccio, seeds it through the npm registry API (not recorded: a user and
 three packages published from tarballs built here with fixed bytes), starts
@@ -18,10 +18,8 @@ import hashlib
 import io
 import json
 import shutil
-import signal
 import sys
 import tarfile
-import time
 from pathlib import Path
 from urllib.parse import quote
 
@@ -30,10 +28,9 @@ sys.path.insert(0, str(HERE.parent.parent / "kit"))
 
 import httpx  # noqa: E402
 
-from harlib import Proxy, Recorder, print_summary, start_process, stop_pid, wait_for_port  # noqa: E402
+from appdriver import AppSpec, npm_version, record_app  # noqa: E402
+from harlib import Recorder  # noqa: E402
 
-OUT = HERE
-RUN = HERE / "run"
 APP_PORT = 18826
 PROXY_PORT = 18926
 BASE = f"http://127.0.0.1:{APP_PORT}"
@@ -318,61 +315,38 @@ def scenario_probe_crud(rec: Recorder) -> None:
     rec.call("GET", "/-/v1/search", "every package", params={"text": "", "size": "20"}, expect=200)
 
 
+def as_admin(fn):
+    """Every recorded request sends Basic admin:s3cret unless its step passes other `auth`."""
+    def run(rec: Recorder) -> None:
+        rec.client.auth = ADMIN
+        fn(rec)
+    return run
+
+
 SCENARIOS = [
-    ("build", scenario_build),
-    ("probe-reads", scenario_probe_reads),
-    ("probe-crud", scenario_probe_crud),
+    ("build", as_admin(scenario_build)),
+    ("probe-reads", as_admin(scenario_probe_reads)),
+    ("probe-crud", as_admin(scenario_probe_crud)),
 ]
 
 
-def start_app(name: str):
-    home = RUN / name
+def prepare(run: Path) -> None:
+    """Every capture starts from an empty registry folder: config.yaml, then storage and htpasswd."""
+    home = run / "registry"
     shutil.rmtree(home, ignore_errors=True)
     home.mkdir(parents=True)
     (home / "config.yaml").write_text(CONFIG)
-    log = RUN / f"verdaccio-{name}.log"
-    log.write_bytes(b"")
-    app = start_process([HERE / "node_modules" / ".bin" / "verdaccio", "--config", home / "config.yaml"], log,
-                        cwd=home)
-    wait_for_port(APP_PORT, 60, app)
-    time.sleep(0.5)
-    return app
-
-
-def run_scenario(name, fn) -> list[str]:
-    app = start_app(name)
-    try:
-        seed()
-        har = OUT / f"{name}.har"
-        with Proxy(har, PROXY_PORT, RUN / f"mitmdump-{name}.log"):
-            rec = Recorder(BASE, PROXY_PORT, headers=NPM_HEADERS)
-            rec.client.auth = ADMIN
-            try:
-                fn(rec)
-            finally:
-                rec.close()
-        return rec.steps
-    finally:
-        stop_pid(app, signal.SIGINT, 30)
-
-
-def app_version() -> str:
-    pkg = HERE / "node_modules" / "verdaccio" / "package.json"
-    return json.loads(pkg.read_text())["version"]
 
 
 def main() -> None:
-    RUN.mkdir(exist_ok=True)
-    steps = {}
-    for name, fn in SCENARIOS:
-        print(f"== {name}", file=sys.stderr)
-        steps[name] = run_scenario(name, fn)
-    summaries = print_summary([OUT / f"{n}.har" for n, _ in SCENARIOS])
-    (RUN / "steps.json").write_text(json.dumps({"steps": steps, "summaries": summaries}, indent=2))
     import readme  # the prose of README.md, next to this file
 
-    (OUT / "README.md").write_text(readme.render(app_version(), steps, summaries))
-    print(f"wrote README.md and {len(SCENARIOS)} HARs", file=sys.stderr)
+    record_app(AppSpec(name="verdaccio", here=HERE, dist="", app_port=APP_PORT, proxy_port=PROXY_PORT,
+                       command=lambda run: [HERE / "node_modules" / ".bin" / "verdaccio", "--config",
+                                            run / "registry" / "config.yaml"],
+                       scenarios=SCENARIOS, render_readme=readme.render, prepare=prepare,
+                       seed_live=lambda base: seed(), headers=NPM_HEADERS, ready_path="/-/ping", settle=0.5,
+                       version=lambda: npm_version(HERE, "verdaccio")))
 
 
 if __name__ == "__main__":
