@@ -32,7 +32,7 @@ Scenario = Callable[[Recorder], None]
 class AppSpec:
     name: str                       # folder name, used in log file names
     here: Path                      # the app's folder: HARs and README.md go here
-    dist: str                       # the PyPI distribution whose version the README names
+    dist: str                       # the PyPI distribution whose version the README names ("" with `version`)
     app_port: int
     proxy_port: int
     command: Callable[[Path], list]  # argv that starts the app, given the run/ folder
@@ -45,6 +45,7 @@ class AppSpec:
     env: dict | None = None
     stop_signal: int = signal.SIGINT
     settle: float = 0.3             # seconds to wait after the app is ready
+    version: Callable[[], str] | None = None  # the app's version when it is not `dist` in .venv (npm, Debian)
 
     @property
     def base(self) -> str:
@@ -95,6 +96,18 @@ def record_scenario(spec: AppSpec, name: str, fn: Scenario) -> list[str]:
         stop_pid(app, spec.stop_signal, 30)
 
 
+CAPTURE_FILES = """| file | what it is |
+| --- | --- |
+| `build.har` | the agent session an environment is built from |
+| `probe-reads.har` | reads only, after a restart from the same seed |
+| `probe-crud.har` | writes with reads after each, after a restart from the same seed |"""
+
+
+def npm_version(here: Path, package: str) -> str:
+    """The version of an npm package installed in `here/node_modules`."""
+    return json.loads((here / "node_modules" / package / "package.json").read_text())["version"]
+
+
 def record_app(spec: AppSpec) -> None:
     steps = {}
     for name, fn in spec.scenarios:
@@ -102,6 +115,6 @@ def record_app(spec: AppSpec) -> None:
         steps[name] = record_scenario(spec, name, fn)
     summaries = print_summary([spec.here / f"{n}.har" for n, _ in spec.scenarios])
     (spec.run / "steps.json").write_text(json.dumps({"steps": steps, "summaries": summaries}, indent=2))
-    ver = app_version(spec.here / ".venv", spec.dist)
+    ver = spec.version() if spec.version else app_version(spec.here / ".venv", spec.dist)
     (spec.here / "README.md").write_text(spec.render_readme(ver, steps, summaries))
     print(f"wrote README.md and {len(spec.scenarios)} HARs", file=sys.stderr)

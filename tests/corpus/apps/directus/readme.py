@@ -2,6 +2,7 @@
 
 import json
 
+from appdriver import CAPTURE_FILES
 from harlib import producer_notes, render_steps, render_summary_table
 
 import record as R
@@ -55,11 +56,7 @@ rate limiter, websockets and telemetry off. Every request carries the admin's st
 `Authorization: Bearer {R.TOKEN}` (set at bootstrap by `ADMIN_TOKEN`; admin
 `{R.ADMIN_EMAIL}` / `{R.ADMIN_PASSWORD}`) and `Accept: application/json`.
 
-| file | what it is |
-| --- | --- |
-| `build.har` | the agent session an environment is built from |
-| `probe-reads.har` | reads only, after a restart from the same seed |
-| `probe-crud.har` | writes with reads after each, after a restart from the same seed |
+{CAPTURE_FILES}
 
 {render_summary_table(summaries)}
 

@@ -4,7 +4,7 @@ Run through record.sh (it installs the app and the recorder venv). Once per
 run this script bootstraps an empty SQLite database (admin user with a fixed
 id and static token), starts Directus on it and seeds the schema and items through
 the API (not recorded), then stops it; that seeded file is the template. For
-each scenario it copies the template to run/<scenario>.db, starts Directus on
+each scenario it copies the template to run/capture.db, starts Directus on
 the copy, starts mitmdump as a loopback proxy writing the HAR, runs the
 scenario through the proxy, stops the proxy (the HAR is written) and
 Directus, both by PID. Then it validates the HARs and writes README.md.
@@ -30,9 +30,9 @@ sys.path.insert(0, str(HERE.parent.parent / "kit"))
 
 import httpx  # noqa: E402
 
-from harlib import Proxy, Recorder, print_summary, start_process, stop_pid, wait_for_port  # noqa: E402
+from appdriver import AppSpec, npm_version, record_app  # noqa: E402
+from harlib import Recorder, start_process, stop_pid, wait_for_port  # noqa: E402
 
-OUT = HERE
 RUN = HERE / "run"
 APP_PORT = 18825
 PROXY_PORT = 18925
@@ -162,7 +162,7 @@ def start_directus(db: Path, log: Path) -> subprocess.Popen:
     raise RuntimeError("directus did not answer /server/ping")
 
 
-def seed_template() -> Path:
+def seed_template() -> None:
     """Bootstrap an empty database and seed it through the API; the file is every scenario's seed."""
     for d in ("uploads", "extensions"):
         (RUN / d).mkdir(parents=True, exist_ok=True)
@@ -193,7 +193,6 @@ def seed_template() -> Path:
             ok(c.patch("/items/site_settings", json=SITE))
     finally:
         stop_pid(app, signal.SIGTERM, 30)
-    return db
 
 
 # ---------------------------------------------------------------- scenarios
@@ -461,42 +460,22 @@ SCENARIOS = [
 ]
 
 
-def run_scenario(name, fn, template: Path) -> list[str]:
-    db = RUN / f"{name}.db"
-    shutil.copyfile(template, db)
-    app = start_directus(db, RUN / f"directus-{name}.log")
-    try:
-        har = OUT / f"{name}.har"
-        with Proxy(har, PROXY_PORT, RUN / f"mitmdump-{name}.log"):
-            rec = Recorder(BASE, PROXY_PORT, headers={"Accept": "application/json", **AUTH})
-            try:
-                fn(rec)
-            finally:
-                rec.close()
-        return rec.steps
-    finally:
-        stop_pid(app, signal.SIGTERM, 30)
-
-
-def app_version() -> str:
-    pkg = HERE / "node_modules" / "directus" / "package.json"
-    return json.loads(pkg.read_text())["version"]
+def prepare(run: Path) -> None:
+    """Every capture starts Directus on a fresh copy of the seeded template."""
+    shutil.copyfile(run / "template.db", run / "capture.db")
 
 
 def main() -> None:
-    RUN.mkdir(exist_ok=True)
-    print("== seed template", file=sys.stderr)
-    template = seed_template()
-    steps = {}
-    for name, fn in SCENARIOS:
-        print(f"== {name}", file=sys.stderr)
-        steps[name] = run_scenario(name, fn, template)
-    summaries = print_summary([OUT / f"{n}.har" for n, _ in SCENARIOS])
-    (RUN / "steps.json").write_text(json.dumps({"steps": steps, "summaries": summaries}, indent=2))
     import readme  # the prose of README.md, next to this file
 
-    (OUT / "README.md").write_text(readme.render(app_version(), steps, summaries))
-    print(f"wrote README.md and {len(SCENARIOS)} HARs", file=sys.stderr)
+    RUN.mkdir(exist_ok=True)
+    print("== directus: seed template", file=sys.stderr)
+    seed_template()
+    record_app(AppSpec(name="directus", here=HERE, dist="", app_port=APP_PORT, proxy_port=PROXY_PORT,
+                       command=lambda run: ["node", CLI, "start"], scenarios=SCENARIOS,
+                       render_readme=readme.render, prepare=prepare, env=directus_env(RUN / "capture.db"),
+                       headers={"Accept": "application/json", **AUTH}, ready_path="/server/ping",
+                       stop_signal=signal.SIGTERM, version=lambda: npm_version(HERE, "directus")))
 
 
 if __name__ == "__main__":

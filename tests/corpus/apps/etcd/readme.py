@@ -1,5 +1,6 @@
 """README.md of the etcd captures (written by record.py after each recording)."""
 
+from appdriver import CAPTURE_FILES
 from harlib import producer_notes, render_steps, render_summary_table
 
 import record as R
@@ -20,11 +21,7 @@ started by PID). The member name (`{R.MEMBER}`), its URLs (client `127.0.0.1:{R.
 `127.0.0.1:{R.PEER_PORT}`) and the cluster token are fixed, so the cluster and member ids and every
 index and revision are the same in every capture.
 
-| file | what it is |
-| --- | --- |
-| `build.har` | the agent session an environment is built from |
-| `probe-reads.har` | reads only, after a restart from the same seed |
-| `probe-crud.har` | writes with reads after each, after a restart from the same seed |
+{CAPTURE_FILES}
 
 {render_summary_table(summaries)}
 

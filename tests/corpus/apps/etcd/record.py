@@ -17,7 +17,6 @@ import shutil
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -25,10 +24,9 @@ sys.path.insert(0, str(HERE.parent.parent / "kit"))
 
 import httpx  # noqa: E402
 
-from harlib import Proxy, Recorder, print_summary, start_process, stop_pid, wait_for_port  # noqa: E402
+from appdriver import AppSpec, record_app  # noqa: E402
+from harlib import Recorder  # noqa: E402
 
-OUT = HERE
-RUN = HERE / "run"
 APP_PORT = 18823
 PEER_PORT = 18824
 PROXY_PORT = 18923
@@ -335,62 +333,32 @@ SCENARIOS = [
 ]
 
 
-def start_app(name: str) -> subprocess.Popen:
-    RUN.mkdir(exist_ok=True)
-    data = RUN / f"data-{name}"
-    shutil.rmtree(data, ignore_errors=True)
-    log = RUN / f"etcd-{name}.log"
-    log.write_bytes(b"")
+def prepare(run: Path) -> None:
+    """Every capture starts from an empty data directory."""
+    shutil.rmtree(run / "data", ignore_errors=True)
+
+
+def command(run: Path) -> list:
     peer = f"http://127.0.0.1:{PEER_PORT}"
-    app = start_process(["etcd", "--name", MEMBER, "--data-dir", data, "--enable-v2",
-                         "--listen-client-urls", BASE, "--advertise-client-urls", BASE,
-                         "--listen-peer-urls", peer, "--initial-advertise-peer-urls", peer,
-                         "--initial-cluster", f"{MEMBER}={peer}", "--initial-cluster-token", "rea-corpus",
-                         "--initial-cluster-state", "new"], log, cwd=RUN)
-    wait_for_port(APP_PORT, 60, app)
-    deadline = time.time() + 30
-    while time.time() < deadline:
-        try:
-            if httpx.get(f"{BASE}/health", trust_env=False).json().get("health") == "true":
-                return app
-        except httpx.HTTPError:
-            pass
-        time.sleep(0.2)
-    raise RuntimeError("etcd did not become healthy")
+    return ["etcd", "--name", MEMBER, "--data-dir", run / "data", "--enable-v2",
+            "--listen-client-urls", BASE, "--advertise-client-urls", BASE,
+            "--listen-peer-urls", peer, "--initial-advertise-peer-urls", peer,
+            "--initial-cluster", f"{MEMBER}={peer}", "--initial-cluster-token", "rea-corpus",
+            "--initial-cluster-state", "new"]
 
 
-def run_scenario(name, fn) -> list[str]:
-    app = start_app(name)
-    try:
-        seed()
-        har = OUT / f"{name}.har"
-        with Proxy(har, PROXY_PORT, RUN / f"mitmdump-{name}.log"):
-            rec = Recorder(BASE, PROXY_PORT)
-            try:
-                fn(rec)
-            finally:
-                rec.close()
-        return rec.steps
-    finally:
-        stop_pid(app, signal.SIGTERM, 30)
-
-
-def app_version() -> str:
+def etcd_version() -> str:
     out = subprocess.run(["etcd", "--version"], capture_output=True, text=True, check=True).stdout
     return out.splitlines()[0].split(":", 1)[1].strip()
 
 
 def main() -> None:
-    steps = {}
-    for name, fn in SCENARIOS:
-        print(f"== {name}", file=sys.stderr)
-        steps[name] = run_scenario(name, fn)
-    summaries = print_summary([OUT / f"{n}.har" for n, _ in SCENARIOS])
-    (RUN / "steps.json").write_text(json.dumps({"steps": steps, "summaries": summaries}, indent=2))
     import readme  # the prose of README.md, next to this file
 
-    (OUT / "README.md").write_text(readme.render(app_version(), steps, summaries))
-    print(f"wrote README.md and {len(SCENARIOS)} HARs", file=sys.stderr)
+    record_app(AppSpec(name="etcd", here=HERE, dist="", app_port=APP_PORT, proxy_port=PROXY_PORT,
+                       command=command, scenarios=SCENARIOS, render_readme=readme.render, prepare=prepare,
+                       seed_live=lambda base: seed(), ready_path="/health", stop_signal=signal.SIGTERM,
+                       version=etcd_version))
 
 
 if __name__ == "__main__":

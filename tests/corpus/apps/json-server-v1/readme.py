@@ -2,6 +2,7 @@
 
 import json
 
+from appdriver import CAPTURE_FILES
 from harlib import producer_notes, render_steps, render_summary_table
 
 import record as R
@@ -30,11 +31,7 @@ the kit's mitmdump proxy and stops what it started by PID). 1.0.0-beta.3 is the 
 that runs on Node 20; later betas require Node >= 22.12 (and renamed the operators to
 `field:gt=`, which this version does not know).
 
-| file | what it is |
-| --- | --- |
-| `build.har` | the agent session an environment is built from |
-| `probe-reads.har` | reads only, after a restart from the same seed |
-| `probe-crud.har` | writes with reads after each, after a restart from the same seed |
+{CAPTURE_FILES}
 
 {render_summary_table(summaries)}
 

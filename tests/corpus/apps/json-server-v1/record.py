@@ -10,18 +10,15 @@ the server, both by PID. Then it validates the HARs and writes README.md.
 from __future__ import annotations
 
 import json
-import signal
 import sys
-import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent.parent / "kit"))
 
-from harlib import Proxy, Recorder, print_summary, start_process, stop_pid, wait_for_port  # noqa: E402
+from appdriver import AppSpec, npm_version, record_app  # noqa: E402
+from harlib import Recorder  # noqa: E402
 
-OUT = HERE
-RUN = HERE / "run"
 APP_PORT = 18822
 PROXY_PORT = 18922
 BASE = f"http://127.0.0.1:{APP_PORT}"
@@ -70,10 +67,9 @@ SETTINGS = {"businessHours": "08:00-18:00", "timezone": "Europe/Berlin", "autoCl
 SEED = {"customers": CUSTOMERS, "agents": AGENTS, "tickets": TICKETS, "notes": NOTES, "settings": SETTINGS}
 
 
-def seed() -> None:
+def seed(run: Path) -> None:
     """The seed is the database file itself, rewritten before every start."""
-    RUN.mkdir(exist_ok=True)
-    (RUN / "db.json").write_text(json.dumps(SEED, indent=2) + "\n")
+    (run / "db.json").write_text(json.dumps(SEED, indent=2) + "\n")
 
 
 # ---------------------------------------------------------------- scenarios
@@ -265,7 +261,7 @@ def scenario_probe_crud(rec: Recorder) -> None:
                  json={"ticketId": tk, "author": ag, "body": "Call booked for Monday.", "internal": False},
                  expect=201)
     note = r.json()["id"]
-    rec.call("GET", f"/customers/c5", "c5 with its tickets", params={"_embed": "tickets"}, expect=200)
+    rec.call("GET", "/customers/c5", "c5 with its tickets", params={"_embed": "tickets"}, expect=200)
     rec.call("GET", f"/tickets/{tk}", "the ticket with its notes", params={"_embed": "notes"}, expect=200)
 
     rec.section("Updates")
@@ -307,43 +303,17 @@ SCENARIOS = [
 ]
 
 
-def run_scenario(name, fn) -> list[str]:
-    seed()
-    log = RUN / f"json-server-{name}.log"
-    log.write_bytes(b"")
-    app = start_process(["node", HERE / "node_modules" / "json-server" / "lib" / "bin.js", "db.json",
-                         "--host", "127.0.0.1", "--port", str(APP_PORT)], log, cwd=RUN)
-    try:
-        wait_for_port(APP_PORT, 60, app)
-        time.sleep(0.3)
-        har = OUT / f"{name}.har"
-        with Proxy(har, PROXY_PORT, RUN / f"mitmdump-{name}.log"):
-            rec = Recorder(BASE, PROXY_PORT, headers=JSON_HEADERS)
-            try:
-                fn(rec)
-            finally:
-                rec.close()
-        return rec.steps
-    finally:
-        stop_pid(app, signal.SIGINT, 30)
-
-
-def app_version() -> str:
-    pkg = HERE / "node_modules" / "json-server" / "package.json"
-    return json.loads(pkg.read_text())["version"]
+def command(run: Path) -> list:
+    return ["node", HERE / "node_modules" / "json-server" / "lib" / "bin.js", "db.json",
+            "--host", "127.0.0.1", "--port", str(APP_PORT)]
 
 
 def main() -> None:
-    steps = {}
-    for name, fn in SCENARIOS:
-        print(f"== {name}", file=sys.stderr)
-        steps[name] = run_scenario(name, fn)
-    summaries = print_summary([OUT / f"{n}.har" for n, _ in SCENARIOS])
-    (RUN / "steps.json").write_text(json.dumps({"steps": steps, "summaries": summaries}, indent=2))
     import readme  # the prose of README.md, next to this file
 
-    (OUT / "README.md").write_text(readme.render(app_version(), steps, summaries))
-    print(f"wrote README.md and {len(SCENARIOS)} HARs", file=sys.stderr)
+    record_app(AppSpec(name="json-server-v1", here=HERE, dist="", app_port=APP_PORT, proxy_port=PROXY_PORT,
+                       command=command, scenarios=SCENARIOS, render_readme=readme.render, prepare=seed,
+                       headers=JSON_HEADERS, version=lambda: npm_version(HERE, "json-server")))
 
 
 if __name__ == "__main__":

@@ -1,5 +1,6 @@
 """README.md of the PouchDB Server captures (written by record.py after each recording)."""
 
+from appdriver import CAPTURE_FILES
 from harlib import producer_notes, render_steps, render_summary_table
 
 import record as R
@@ -22,11 +23,7 @@ seeds, records through the kit's mitmdump proxy, and stops what it started by PI
 `run/config.json` pins the server `uuid` to `{R.SERVER_UUID}`. Every request sends
 `Accept: application/json` (without it PouchDB Server labels JSON answers `text/plain`).
 
-| file | what it is |
-| --- | --- |
-| `build.har` | the agent session an environment is built from |
-| `probe-reads.har` | reads only, after a restart from the same seed |
-| `probe-crud.har` | writes with reads after each, after a restart from the same seed |
+{CAPTURE_FILES}
 
 {render_summary_table(summaries)}
 

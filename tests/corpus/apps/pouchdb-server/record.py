@@ -11,9 +11,7 @@ server, both by PID. Then it validates the HARs and writes README.md.
 from __future__ import annotations
 
 import json
-import signal
 import sys
-import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -21,10 +19,9 @@ sys.path.insert(0, str(HERE.parent.parent / "kit"))
 
 import httpx  # noqa: E402
 
-from harlib import Proxy, Recorder, print_summary, start_process, stop_pid, wait_for_port  # noqa: E402
+from appdriver import AppSpec, npm_version, record_app  # noqa: E402
+from harlib import Recorder  # noqa: E402
 
-OUT = HERE
-RUN = HERE / "run"
 APP_PORT = 18821
 PROXY_PORT = 18921
 BASE = f"http://127.0.0.1:{APP_PORT}"
@@ -281,7 +278,7 @@ def scenario_probe_reads(rec: Recorder) -> None:
                                                                               "limit": "3"}, expect=200)
     rec.call("GET", f"{LIB}/_all_docs", "one key: book:kindred, with doc",
              params={"key": key("book:kindred"), "include_docs": "true"}, expect=200)
-    rec.call("GET", f"{LIB}/_all_docs", "skip 6, limit 4 (page 3 of 4-row pages... starts mid-list)",
+    rec.call("GET", f"{LIB}/_all_docs", "skip 6, limit 4",
              params={"skip": "6", "limit": "4"}, expect=200)
     rec.call("GET", f"{LIB}/_all_docs", "descending from book:kindred, limit 3",
              params={"descending": "true", "startkey": key("book:kindred"), "limit": "3"}, expect=200)
@@ -460,51 +457,23 @@ SCENARIOS = [
 ]
 
 
-def start_app(name: str):
-    RUN.mkdir(exist_ok=True)
-    (RUN / "config.json").write_text(json.dumps({"couchdb": {"uuid": SERVER_UUID}}, indent=2) + "\n")
-    log = RUN / f"pouchdb-server-{name}.log"
-    log.write_bytes(b"")
-    app = start_process([HERE / "node_modules" / ".bin" / "pouchdb-server", "--in-memory", "--no-stdout-logs",
-                         "--host", "127.0.0.1", "--port", str(APP_PORT), "--config", RUN / "config.json"],
-                        log, cwd=RUN)
-    wait_for_port(APP_PORT, 120, app)
-    time.sleep(0.3)
-    return app
+def prepare(run: Path) -> None:
+    """The server keeps its settings (and its uuid) in config.json; a fixed one makes `GET /` stable."""
+    (run / "config.json").write_text(json.dumps({"couchdb": {"uuid": SERVER_UUID}}, indent=2) + "\n")
 
 
-def run_scenario(name, fn) -> list[str]:
-    app = start_app(name)
-    try:
-        seed()
-        har = OUT / f"{name}.har"
-        with Proxy(har, PROXY_PORT, RUN / f"mitmdump-{name}.log"):
-            rec = Recorder(BASE, PROXY_PORT, headers=JSON_HEADERS)
-            try:
-                fn(rec)
-            finally:
-                rec.close()
-        return rec.steps
-    finally:
-        stop_pid(app, signal.SIGINT, 30)
-
-
-def app_version() -> str:
-    pkg = HERE / "node_modules" / "pouchdb-server" / "package.json"
-    return json.loads(pkg.read_text())["version"]
+def command(run: Path) -> list:
+    return [HERE / "node_modules" / ".bin" / "pouchdb-server", "--in-memory", "--no-stdout-logs",
+            "--host", "127.0.0.1", "--port", str(APP_PORT), "--config", run / "config.json"]
 
 
 def main() -> None:
-    steps = {}
-    for name, fn in SCENARIOS:
-        print(f"== {name}", file=sys.stderr)
-        steps[name] = run_scenario(name, fn)
-    summaries = print_summary([OUT / f"{n}.har" for n, _ in SCENARIOS])
-    (RUN / "steps.json").write_text(json.dumps({"steps": steps, "summaries": summaries}, indent=2))
     import readme  # the prose of README.md, next to this file
 
-    (OUT / "README.md").write_text(readme.render(app_version(), steps, summaries))
-    print(f"wrote README.md and {len(SCENARIOS)} HARs", file=sys.stderr)
+    record_app(AppSpec(name="pouchdb-server", here=HERE, dist="", app_port=APP_PORT, proxy_port=PROXY_PORT,
+                       command=command, scenarios=SCENARIOS, render_readme=readme.render, prepare=prepare,
+                       seed_live=lambda base: seed(), headers=JSON_HEADERS,
+                       version=lambda: npm_version(HERE, "pouchdb-server")))
 
 
 if __name__ == "__main__":
