@@ -1,5 +1,6 @@
 """The captures' README for FlexGet (written by record.py after each recording)."""
 
+from appdriver import CAPTURE_FILES
 from harlib import producer_notes, render_steps, render_summary_table
 
 import record as R
@@ -35,11 +36,7 @@ from PyPI into `.venv`, prepares `run/fg/`, starts `flexget -c run/fg/config.yml
 fresh for each capture on 127.0.0.1:{R.APP_PORT}, seeds it, records through mitmdump on port
 {R.PROXY_PORT}, stops both by PID with SIGTERM).
 
-| file | what it is |
-| --- | --- |
-| `build.har` | the agent session an environment is built from |
-| `probe-reads.har` | reads only, after a restart from the same seed |
-| `probe-crud.har` | other writes with reads after each, after a restart from the same seed |
+{CAPTURE_FILES}
 
 {render_summary_table(summaries)}
 

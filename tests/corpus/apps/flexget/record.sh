@@ -4,11 +4,4 @@
 # Servers bind 127.0.0.1 only; the config copy, database and logs go to run/ (git-ignored).
 set -euo pipefail
 cd "$(dirname "$0")"
-bash ../../kit/setup.sh
-if [ ! -x .venv/bin/python ]; then
-  python3 -m venv .venv
-fi
-.venv/bin/pip install -q 'flexget==3.22.8'
-test -x .venv/bin/flexget
-mkdir -p run
-../../kit/.venv/bin/python record.py
+exec bash ../../kit/pyapp-record.sh flexget 'flexget==3.22.8'

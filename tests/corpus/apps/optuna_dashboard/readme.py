@@ -1,5 +1,6 @@
 """The captures' README for Optuna Dashboard (written by record.py after each recording)."""
 
+from appdriver import CAPTURE_FILES
 from harlib import producer_notes, render_steps, render_summary_table
 
 import record as R
@@ -15,11 +16,7 @@ folder (it installs both from PyPI into `.venv`, writes the seed with `seed.py`,
 --artifact-dir run/artifacts` fresh for each capture, records through mitmdump on port
 {R.PROXY_PORT}, stops both by PID with SIGTERM). The dashboard has no authentication.
 
-| file | what it is |
-| --- | --- |
-| `build.har` | the agent session an environment is built from |
-| `probe-reads.har` | reads only, after a restart from the same seed |
-| `probe-crud.har` | other writes with reads after each, after a restart from the same seed |
+{CAPTURE_FILES}
 
 {render_summary_table(summaries)}
 
