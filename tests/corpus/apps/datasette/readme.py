@@ -1,5 +1,6 @@
 """The captures' README for Datasette (written by record.py after each recording)."""
 
+from appdriver import CAPTURE_FILES
 from harlib import producer_notes, render_steps, render_summary_table
 
 import record as R
@@ -35,11 +36,7 @@ by `record.sh` in this folder (it installs `datasette=={ver}` from PyPI into `.v
 seed, starts `datasette serve run/tracker.db --host 127.0.0.1 --port {R.APP_PORT} --secret {R.SECRET} --root`
 fresh for each capture, records through mitmdump on port {R.PROXY_PORT}, stops both by PID).
 
-| file | what it is |
-| --- | --- |
-| `build.har` | the agent session an environment is built from |
-| `probe-reads.har` | reads only, after a restart from the same seed |
-| `probe-crud.har` | other writes with reads after each, after a restart from the same seed |
+{CAPTURE_FILES}
 
 {render_summary_table(summaries)}
 

@@ -4,11 +4,4 @@
 # Servers bind 127.0.0.1 only; logs and the SQLite seed go to run/ (git-ignored).
 set -euo pipefail
 cd "$(dirname "$0")"
-bash ../../kit/setup.sh
-if [ ! -x .venv/bin/python ]; then
-  python3 -m venv .venv
-fi
-.venv/bin/pip install -q 'datasette==1.0a41'
-test -x .venv/bin/datasette
-mkdir -p run
-../../kit/.venv/bin/python record.py
+exec bash ../../kit/pyapp-record.sh datasette 'datasette==1.0a41'

@@ -2,6 +2,7 @@
 
 from datetime import datetime, timezone
 
+from appdriver import CAPTURE_FILES
 from harlib import producer_notes, render_steps, render_summary_table
 
 import record as R
@@ -28,11 +29,7 @@ rebuilds the served folder `run/root`, starts `jupyter-server` fresh for each ca
 127.0.0.1:{R.APP_PORT} with `jupyter_server_config.py`, records through mitmdump on port
 {R.PROXY_PORT}, stops both by PID with SIGTERM, which also shuts any kernel down).
 
-| file | what it is |
-| --- | --- |
-| `build.har` | the agent session an environment is built from |
-| `probe-reads.har` | reads only, after a restart from the same seed |
-| `probe-crud.har` | other writes with reads after each, after a restart from the same seed |
+{CAPTURE_FILES}
 
 {render_summary_table(summaries)}
 

@@ -5,11 +5,4 @@
 # logs go to run/ (git-ignored).
 set -euo pipefail
 cd "$(dirname "$0")"
-bash ../../kit/setup.sh
-if [ ! -x .venv/bin/python ]; then
-  python3 -m venv .venv
-fi
-.venv/bin/pip install -q 'jupyter_server==2.21.1' 'ipykernel==7.4.0'
-test -x .venv/bin/jupyter-server
-mkdir -p run
-../../kit/.venv/bin/python record.py
+exec bash ../../kit/pyapp-record.sh jupyter-server 'jupyter_server==2.21.1' 'ipykernel==7.4.0'

@@ -1,5 +1,6 @@
 """The captures' README for Optuna Dashboard (written by record.py after each recording)."""
 
+from appdriver import CAPTURE_FILES
 from harlib import producer_notes, render_steps, render_summary_table
 
 import record as R
@@ -15,20 +16,17 @@ folder (it installs both from PyPI into `.venv`, writes the seed with `seed.py`,
 --artifact-dir run/artifacts` fresh for each capture, records through mitmdump on port
 {R.PROXY_PORT}, stops both by PID with SIGTERM). The dashboard has no authentication.
 
-| file | what it is |
-| --- | --- |
-| `build.har` | the agent session an environment is built from |
-| `probe-reads.har` | reads only, after a restart from the same seed |
-| `probe-crud.har` | other writes with reads after each, after a restart from the same seed |
+{CAPTURE_FILES}
 
 {render_summary_table(summaries)}
 
 ## Seed (the same before every capture; not recorded)
 
 `seed.py` (run with the app's Python, `PYTHONHASHSEED=0`) creates three studies in a fresh
-`run/optuna.db` and adds every trial as a `FrozenTrial` with fixed start/end times (trial *k* of
-the seed starts at 2026-11-24T09:00 + 10·*k* min and ends 7 min later), so ids, numbers, values and
-timestamps are the same in every capture. Trial ids are global; numbers restart in each study.
+`run/optuna.db` and adds every trial as a `FrozenTrial` with fixed start/end times (on
+2026-11-24, trial *i* of churn-lgbm starts at 09:00 + 10·*i* min, of price-forecast at 12:20 +
+10·*i* min, of banner-review at 15:40 + 10·*i* min; each ends 7 min later, running ones have no
+end), so ids, numbers, values and timestamps are the same in every capture. Trial ids are global; numbers restart in each study.
 
 | study_id | name | directions (metric names) | user_attrs | trials (trial_id: number state) | notes |
 | --- | --- | --- | --- | --- | --- |

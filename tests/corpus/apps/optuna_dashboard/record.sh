@@ -4,11 +4,4 @@
 # Servers bind 127.0.0.1 only; the seed database, artifacts and logs go to run/ (git-ignored).
 set -euo pipefail
 cd "$(dirname "$0")"
-bash ../../kit/setup.sh
-if [ ! -x .venv/bin/python ]; then
-  python3 -m venv .venv
-fi
-.venv/bin/pip install -q 'optuna-dashboard==0.21.0' 'optuna==5.0.0'
-test -x .venv/bin/optuna-dashboard
-mkdir -p run
-../../kit/.venv/bin/python record.py
+exec bash ../../kit/pyapp-record.sh optuna-dashboard 'optuna-dashboard==0.21.0' 'optuna==5.0.0'
