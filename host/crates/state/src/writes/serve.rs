@@ -21,7 +21,8 @@ use serde_json::{Map, Value};
 use super::apply::{Values, WriteInput, commit, missing_member, prepare, render_response};
 use super::model::{ResponseKind, WritePlan};
 use crate::answer::{StateAnswer, StateSource, recording_answer, state_answer, tool_error};
-use crate::service::{Call, StateService};
+use crate::call::Call;
+use crate::service::StateService;
 
 /// The accepted members of a plan, as a refusal names them.
 pub fn accepted_members(plan: &WritePlan) -> String {
