@@ -31,6 +31,7 @@
 
 pub mod apply;
 pub mod confirm;
+mod explain;
 mod learn;
 pub mod model;
 mod observe;
