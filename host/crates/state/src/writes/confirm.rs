@@ -1,4 +1,4 @@
-//! Pass 3: the replay that confirms write plans.
+//! Pass 4: the replay that confirms write plans.
 //!
 //! From the state the reads observed, every successful write call after the first write is
 //! applied in record order: with its plan ([`super::apply`], the function serving uses, taking
@@ -255,7 +255,7 @@ fn json_of(value: &Value) -> Json {
     Json::from_serde_value(value)
 }
 
-/// Pass 3 (see the module docs).
+/// Pass 4 (see the module docs).
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn confirm(
     manifest: &Manifest,

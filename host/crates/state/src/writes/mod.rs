@@ -1,5 +1,6 @@
 //! Write plans: what each write tool does to the state, learned from its recorded calls and
-//! confirmed by replaying the capture through it.
+//! confirmed by replaying the capture through it, in four passes (each module names its pass;
+//! `ARCHITECTURE.md` tells the same steps):
 //!
 //! 1. [`target`]: what a tool's path names (an entity of a type, a type's collection, a document
 //!    view's document), hence its effect.
@@ -12,17 +13,21 @@
 //!    segment names. A call whose entity an earlier write left unobserved (no read between)
 //!    shows both writes' effects at once: it is not learned from.
 //! 3. [`learn`]: per plan, the members the body sends (required, optional, fixed), how the
-//!    written entity follows from them (stored as sent, or under another name, kept or removed
-//!    when unsent, copied from the path or from every held entity, constant), and what remains
-//!    unexplained (a delete's changes inside a nested object by their own pointers, such as
-//!    `/info/lifecycle_stage`), which the rule stages explain in pipeline order (or the plan is
-//!    withheld as `unexplained-change`). A bulk plan learns each named entity as one call; a `PUT` that
-//!    created the entity its path names learns those calls as a create (its `upsert`).
+//!    written entity follows from them ([`explain`]: stored as sent, or under another name, kept
+//!    or removed when unsent, copied from the path or from every held entity, constant), and what
+//!    remains unexplained (a delete's changes inside a nested object by their own pointers, such
+//!    as `/info/lifecycle_stage`), which the rule stages explain in pipeline order (or the plan is
+//!    withheld as `unexplained-change`); then its answer. A bulk plan learns each named entity as
+//!    one call; a `PUT` that created the entity its path names learns those calls as a create
+//!    (its `upsert`).
 //! 4. [`confirm`]: the capture replayed from the state the reads observed, applying every
 //!    modelled call with [`apply`] (the function serving uses) and answering every later read
 //!    with the state's own read path: a read that disagrees with an unconfirmed write contradicts
 //!    it; one that disagrees with an entity whose write a read already confirmed is a side effect
 //!    of a later write; a read that agrees confirms the writes it shows.
+//!
+//! Serving a plan's tool is not a pass: [`serve`] checks a call against the plan and applies it
+//! with [`apply`], as the confirmation did.
 //!
 //! A plan is served when no read contradicted it, it caused no side effect, a read confirmed at
 //! least one of its calls, every view of its type renders what it writes, and its rules' clock

@@ -1,4 +1,4 @@
-//! Pass 1: every successful write call in record order, against a simulated state that adopts
+//! Pass 2: every successful write call in record order, against a simulated state that adopts
 //! what each call was observed to do.
 //!
 //! Each read after the first write belongs to the window of the latest call of its scope (the
@@ -309,7 +309,7 @@ fn sorted_by(objects: &[&Json]) -> Vec<String> {
     found
 }
 
-/// Pass 1 (see the module docs): the observed calls, each assigned to its draft.
+/// Pass 2 (see the module docs): the observed calls, each assigned to its draft.
 pub(crate) fn observe(
     manifest: &Manifest,
     timeline: &Timeline,

@@ -1,5 +1,5 @@
-//! What a write tool writes, from its method and path template against the state's types and
-//! document views.
+//! Pass 1: what a write tool writes, from its method and path template against the state's types
+//! and document views.
 //!
 //! | Path | Method | Effect |
 //! | --- | --- | --- |
