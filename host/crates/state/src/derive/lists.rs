@@ -219,61 +219,10 @@ pub fn plan(
     if lines.is_empty() {
         return Err(None);
     }
-    let mut pointer: Option<String> = None;
-    for observation in timeline
-        .checked(index)
-        .filter(|observation| observation.is_success())
-    {
-        let found = observation
-            .body
-            .as_ref()
-            .and_then(list_pointer)
-            .ok_or(None)?;
-        if pointer.as_ref().is_some_and(|previous| *previous != found) {
-            return Err(None);
-        }
-        pointer = Some(found);
-    }
-    let pointer = pointer.ok_or(None)?;
-    let mut candidates: Vec<EntityType> = entities.types.clone();
-    candidates.sort_by_key(|entity_type| entity_type.collection_template != tool.path_template);
-    let mut chosen = None;
-    for candidate in candidates {
-        let same_template = candidate.collection_template == tool.path_template;
-        if let Some(resolved) =
-            resolve_members(entities, &candidate, &lines, &pointer, same_template)
-        {
-            let lists_something = resolved.iter().flatten().any(|row| !row.is_empty());
-            if lists_something || candidate.collection_template == tool.path_template {
-                chosen = Some((candidate, resolved));
-                break;
-            }
-        }
-    }
-    let (entity_type, resolved) = match chosen {
+    let pointer = common_list_pointer(timeline, index)?;
+    let (entity_type, resolved) = match held_member_type(entities, tool, &lines, &pointer) {
         Some(found) => found,
-        None => {
-            if entities.entity_type(&tool.path_template).is_some() {
-                return Err(Some("list-differs"));
-            }
-            let plain: Vec<&Observation> = lines
-                .iter()
-                .copied()
-                .filter(|line| line.query.is_none())
-                .collect();
-            let basis = if plain.is_empty() { &lines } else { &plain };
-            let identity_field = list_identity(basis, &pointer).ok_or(Some("no-view"))?;
-            let entity_type = EntityType {
-                collection_template: tool.path_template.clone(),
-                identity_field,
-                item_view: None,
-                deleted_flag: None,
-            };
-            let resolved = resolve_members(entities, &entity_type, &lines, &pointer, true)
-                .ok_or(Some("no-view"))?;
-            entities.add_type(entity_type.clone());
-            (entity_type, resolved)
-        }
+        None => own_member_type(entities, tool, &lines, &pointer)?,
     };
     let template = entity_type.collection_template.clone();
     let mut members = BTreeMap::new();
@@ -307,6 +256,82 @@ pub fn plan(
         lines: lines.iter().map(|line| line.ordinal).collect(),
         members,
     })
+}
+
+/// Where every checked successful read of a tool holds its list (the same place in all).
+fn common_list_pointer(timeline: &Timeline, index: usize) -> Result<String, Option<&'static str>> {
+    let mut pointer: Option<String> = None;
+    for observation in timeline
+        .checked(index)
+        .filter(|observation| observation.is_success())
+    {
+        let found = observation
+            .body
+            .as_ref()
+            .and_then(list_pointer)
+            .ok_or(None)?;
+        if pointer.as_ref().is_some_and(|previous| *previous != found) {
+            return Err(None);
+        }
+        pointer = Some(found);
+    }
+    pointer.ok_or(None)
+}
+
+/// Each line's members resolved to entities of a type (`None`: a line that does not resolve).
+type Resolved = Vec<Option<Vec<Resolution>>>;
+
+/// The first held type (the one whose collection template is the tool's path first) whose
+/// entities the lines list: one they list something of, or the tool's own.
+fn held_member_type(
+    entities: &Entities,
+    tool: &rea_manifest::ManifestTool,
+    lines: &[&Observation],
+    pointer: &str,
+) -> Option<(EntityType, Resolved)> {
+    let mut candidates: Vec<EntityType> = entities.types.clone();
+    candidates.sort_by_key(|entity_type| entity_type.collection_template != tool.path_template);
+    for candidate in candidates {
+        let same_template = candidate.collection_template == tool.path_template;
+        if let Some(resolved) = resolve_members(entities, &candidate, lines, pointer, same_template)
+        {
+            let lists_something = resolved.iter().flatten().any(|row| !row.is_empty());
+            if lists_something || same_template {
+                return Some((candidate, resolved));
+            }
+        }
+    }
+    None
+}
+
+/// A type the list names itself (its path template, and an identity field every member carries
+/// with values unique within each line), added to the entities.
+fn own_member_type(
+    entities: &mut Entities,
+    tool: &rea_manifest::ManifestTool,
+    lines: &[&Observation],
+    pointer: &str,
+) -> Result<(EntityType, Resolved), Option<&'static str>> {
+    if entities.entity_type(&tool.path_template).is_some() {
+        return Err(Some("list-differs"));
+    }
+    let plain: Vec<&Observation> = lines
+        .iter()
+        .copied()
+        .filter(|line| line.query.is_none())
+        .collect();
+    let basis = if plain.is_empty() { lines } else { &plain[..] };
+    let identity_field = list_identity(basis, pointer).ok_or(Some("no-view"))?;
+    let entity_type = EntityType {
+        collection_template: tool.path_template.clone(),
+        identity_field,
+        item_view: None,
+        deleted_flag: None,
+    };
+    let resolved =
+        resolve_members(entities, &entity_type, lines, pointer, true).ok_or(Some("no-view"))?;
+    entities.add_type(entity_type.clone());
+    Ok((entity_type, resolved))
 }
 
 /// Whether a line only pages its list from the beginning (no query, or page sizes and zero
@@ -903,14 +928,7 @@ fn learn_spellings(
     entities: &Entities,
     shape: &mut ViewShape,
 ) {
-    #[derive(Default)]
-    struct Evidence {
-        clock: Option<Option<String>>,
-        nested: Option<Option<Vec<String>>>,
-        sorted: Option<bool>,
-        needed: (bool, bool, bool),
-    }
-    let mut fields: BTreeMap<String, Evidence> = BTreeMap::new();
+    let mut fields: BTreeMap<String, Spellings> = BTreeMap::new();
     for line in plain {
         let Some(listed) = plan.members.get(&line.ordinal) else {
             continue;
@@ -922,65 +940,84 @@ fn learn_spellings(
                 continue;
             };
             for (key, shown_value) in shown.iter() {
-                let Some(stored_value) = stored.get(key) else {
-                    continue;
-                };
-                let evidence = fields.entry(key.to_owned()).or_default();
-                // Clocks: the shown spelling is the stored instant respelled.
-                let clock = shown_value
-                    .as_str()
-                    .and_then(crate::clock::format_of)
-                    .filter(|format| {
-                        crate::clock::respell(stored_value, format).as_ref() == Some(shown_value)
-                    });
-                evidence.clock = Some(match (&evidence.clock, clock) {
-                    (None, Some(format)) => Some(format),
-                    (Some(Some(previous)), Some(format)) if *previous == format => Some(format),
-                    _ => None,
-                });
-                evidence.needed.0 |= shown_value != stored_value;
-                // Nested objects shown with a subset of their keys, always the same keys.
-                let nested = match (stored_value, shown_value) {
-                    (Json::Object(inner), Json::Object(shown_inner))
-                        if shown_inner
-                            .iter()
-                            .all(|(name, value)| inner.get(name) == Some(value)) =>
-                    {
-                        let mut keys: Vec<String> = shown_inner.keys().map(str::to_owned).collect();
-                        keys.sort();
-                        Some(keys)
-                    }
-                    _ => None,
-                };
-                evidence.nested = Some(match (&evidence.nested, nested) {
-                    (None, Some(keys)) => Some(keys),
-                    (Some(Some(previous)), Some(keys)) if *previous == keys => Some(keys),
-                    _ => None,
-                });
-                evidence.needed.1 |= matches!((stored_value, shown_value), (Json::Object(a), Json::Object(b)) if a.len() > b.len());
-                // String arrays listed sorted.
-                let sorted = match (stored_value, shown_value) {
-                    (Json::Array(items), Json::Array(shown_items))
-                        if items.iter().all(|item| matches!(item, Json::String(_))) =>
-                    {
-                        let mut expected = items.clone();
-                        expected.sort_by(|a, b| a.as_str().cmp(&b.as_str()));
-                        expected == *shown_items
-                    }
-                    _ => false,
-                };
-                evidence.sorted = Some(evidence.sorted.unwrap_or(true) && sorted);
-                evidence.needed.2 |= sorted && stored_value != shown_value;
+                if let Some(stored_value) = stored.get(key) {
+                    fields
+                        .entry(key.to_owned())
+                        .or_default()
+                        .note(stored_value, shown_value);
+                }
             }
         }
     }
-    for (key, evidence) in fields {
-        if let (Some(Some(format)), true) = (&evidence.clock, evidence.needed.0) {
+    for (key, spellings) in fields {
+        if let (Some(Some(format)), true) = (&spellings.clock, spellings.needed.0) {
             shape.clock_formats.insert(key.clone(), format.clone());
-        } else if let (Some(Some(keys)), true) = (&evidence.nested, evidence.needed.1) {
+        } else if let (Some(Some(keys)), true) = (&spellings.nested, spellings.needed.1) {
             shape.nested_fields.insert(key.clone(), keys.clone());
-        } else if evidence.sorted == Some(true) && evidence.needed.2 {
+        } else if spellings.sorted == Some(true) && spellings.needed.2 {
             shape.sorted_arrays.push(key);
         }
+    }
+}
+
+/// How a list shows one field of its members against what the entities store: the clock format
+/// every member respells it in, the nested keys every member shows of it, whether every member
+/// lists it (a string array) sorted; and whether each spelling is needed (some member differs).
+#[derive(Default)]
+struct Spellings {
+    clock: Option<Option<String>>,
+    nested: Option<Option<Vec<String>>>,
+    sorted: Option<bool>,
+    needed: (bool, bool, bool),
+}
+
+impl Spellings {
+    /// Notes one member's stored and shown value.
+    fn note(&mut self, stored_value: &Json, shown_value: &Json) {
+        // Clocks: the shown spelling is the stored instant respelled.
+        let clock = shown_value
+            .as_str()
+            .and_then(crate::clock::format_of)
+            .filter(|format| {
+                crate::clock::respell(stored_value, format).as_ref() == Some(shown_value)
+            });
+        self.clock = Some(match (&self.clock, clock) {
+            (None, Some(format)) => Some(format),
+            (Some(Some(previous)), Some(format)) if *previous == format => Some(format),
+            _ => None,
+        });
+        self.needed.0 |= shown_value != stored_value;
+        // Nested objects shown with a subset of their keys, always the same keys.
+        let nested = match (stored_value, shown_value) {
+            (Json::Object(inner), Json::Object(shown_inner))
+                if shown_inner
+                    .iter()
+                    .all(|(name, value)| inner.get(name) == Some(value)) =>
+            {
+                let mut keys: Vec<String> = shown_inner.keys().map(str::to_owned).collect();
+                keys.sort();
+                Some(keys)
+            }
+            _ => None,
+        };
+        self.nested = Some(match (&self.nested, nested) {
+            (None, Some(keys)) => Some(keys),
+            (Some(Some(previous)), Some(keys)) if *previous == keys => Some(keys),
+            _ => None,
+        });
+        self.needed.1 |= matches!((stored_value, shown_value), (Json::Object(a), Json::Object(b)) if a.len() > b.len());
+        // String arrays listed sorted.
+        let sorted = match (stored_value, shown_value) {
+            (Json::Array(items), Json::Array(shown_items))
+                if items.iter().all(|item| matches!(item, Json::String(_))) =>
+            {
+                let mut expected = items.clone();
+                expected.sort_by(|a, b| a.as_str().cmp(&b.as_str()));
+                expected == *shown_items
+            }
+            _ => false,
+        };
+        self.sorted = Some(self.sorted.unwrap_or(true) && sorted);
+        self.needed.2 |= sorted && stored_value != shown_value;
     }
 }
