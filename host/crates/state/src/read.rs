@@ -31,6 +31,7 @@ use crate::render::{
     set_counter, with_value_at,
 };
 use crate::service::StateService;
+use crate::store::LiveState;
 
 /// Whether recorded path segments are the call's: each as written, or percent-decoded.
 fn segments_match(recorded: &[&str], call: &[String]) -> bool {
@@ -75,6 +76,127 @@ fn membership_name(membership: Membership) -> &'static str {
         Membership::All => "all",
         Membership::Recorded => "recorded",
     }
+}
+
+/// What names an item call's entity: the last path segment (decoded first, then as written),
+/// or the key parameter's one value; and the field it names, when not the identity.
+fn item_names<'a>(
+    item: &'a ItemView,
+    call: &Call,
+    last: &str,
+) -> Result<(Vec<String>, Option<&'a str>), &'static str> {
+    match &item.key {
+        ItemKey::Path => {
+            let decoded = percent_decode(last).map(|value| value.into_owned());
+            Ok((
+                decoded
+                    .into_iter()
+                    .chain(std::iter::once(last.to_owned()))
+                    .collect(),
+                None,
+            ))
+        }
+        ItemKey::Query { parameter, field } => {
+            let given: Vec<&String> = call
+                .query
+                .iter()
+                .filter(|(name, _)| name == parameter)
+                .flat_map(|(_, values)| values)
+                .collect();
+            let [value] = given.as_slice() else {
+                // The call names no entity the way the recordings did.
+                return Err("unrecorded-request");
+            };
+            Ok((
+                vec![(*value).clone()],
+                (*field != item.identity_field).then_some(field.as_str()),
+            ))
+        }
+    }
+}
+
+/// The entity an item call names: held in a collection the call's path names, by identity (or
+/// by the field the view looks it up by); else, by identity, a soft-deleted one (answered with its
+/// last fields, marked deleted).
+fn find_item<'a>(
+    live: &'a LiveState,
+    item: &ItemView,
+    collection: &[String],
+    names: &[String],
+    field: Option<&str>,
+) -> Option<&'a Entity> {
+    let collections: Vec<&str> = live
+        .collections_of(&item.entity_type)
+        .into_iter()
+        .filter(|held| segments_match(&split_path(held), collection))
+        .collect();
+    for held in &collections {
+        for name in names {
+            let entity = match field {
+                None => live.entity(&item.entity_type, held, name),
+                Some(field) => {
+                    live.collection(&item.entity_type, held)
+                        .into_iter()
+                        .find(|entity| {
+                            identity_value(&entity.fields, field)
+                                .and_then(scalar_text)
+                                .as_deref()
+                                == Some(name.as_str())
+                        })
+                }
+            };
+            if entity.is_some() {
+                return entity;
+            }
+        }
+    }
+    if field.is_some() {
+        return None;
+    }
+    collections.iter().find_map(|held| {
+        names
+            .iter()
+            .find_map(|name| live.deleted_entity(&item.entity_type, held, name))
+    })
+}
+
+/// The fields an item answer shows: those a field selection a checked read made showed; `None`
+/// for no selection. Another selection, or none where every checked read made one, replays
+/// (`projection`).
+fn item_projection<'a>(
+    item: &'a ItemView,
+    call: &Call,
+) -> Result<Option<&'a Vec<String>>, &'static str> {
+    let selection: Vec<(String, String)> = call
+        .pairs()
+        .into_iter()
+        .filter(|(name, _)| crate::query::PROJECTION_NAMES.contains(&name.as_str()))
+        .collect();
+    if selection.is_empty() {
+        // A call leaving out a field selection every checked read made shows the entity in a
+        // representation no checked read showed.
+        let all_projected = !item.checked_ordinals.is_empty()
+            && item
+                .checked_ordinals
+                .iter()
+                .all(|ordinal| item.projected_record_ordinals.contains(ordinal));
+        return if all_projected {
+            Err("projection")
+        } else {
+            Ok(None)
+        };
+    }
+    let mut wanted = selection;
+    wanted.sort();
+    item.projections
+        .iter()
+        .find(|known| {
+            let mut query = known.query.clone();
+            query.sort();
+            query == wanted
+        })
+        .map(|known| Some(&known.fields))
+        .ok_or("projection")
 }
 
 impl StateService {
@@ -168,36 +290,7 @@ impl StateService {
         let Some((last, collection)) = segments.split_last() else {
             return Ok(tool_error("invalid_arguments", "the call names no entity"));
         };
-        // What names the entity: the last path segment (decoded first, then as written), or the
-        // key parameter's one value; and the field it names.
-        let (names, field): (Vec<String>, Option<&str>) = match &item.key {
-            ItemKey::Path => {
-                let decoded = percent_decode(last).map(|value| value.into_owned());
-                (
-                    decoded
-                        .into_iter()
-                        .chain(std::iter::once(last.clone()))
-                        .collect(),
-                    None,
-                )
-            }
-            ItemKey::Query { parameter, field } => {
-                let given: Vec<&String> = call
-                    .query
-                    .iter()
-                    .filter(|(name, _)| name == parameter)
-                    .flat_map(|(_, values)| values)
-                    .collect();
-                let [value] = given.as_slice() else {
-                    // The call names no entity the way the recordings did.
-                    return Err("unrecorded-request");
-                };
-                (
-                    vec![(*value).clone()],
-                    (*field != item.identity_field).then_some(field.as_str()),
-                )
-            }
-        };
+        let (names, field) = item_names(item, call, last)?;
         let view = match &item.key {
             ItemKey::Path => format!("/{}", segments.join("/")),
             ItemKey::Query { parameter, .. } => format!(
@@ -207,92 +300,10 @@ impl StateService {
             ),
         };
         let live = self.read();
-        let mut found = None;
-        'collections: for held in live.collections_of(&item.entity_type) {
-            if !segments_match(&split_path(held), collection) {
-                continue;
-            }
-            for name in &names {
-                let entity = match field {
-                    None => live.entity(&item.entity_type, held, name),
-                    Some(field) => {
-                        live.collection(&item.entity_type, held)
-                            .into_iter()
-                            .find(|entity| {
-                                identity_value(&entity.fields, field)
-                                    .and_then(scalar_text)
-                                    .as_deref()
-                                    == Some(name.as_str())
-                            })
-                    }
-                };
-                if let Some(entity) = entity {
-                    found = Some(entity);
-                    break 'collections;
-                }
-            }
-        }
-        if found.is_none() && field.is_none() {
-            // A soft-deleted entity answers its last fields, marked deleted.
-            'deleted: for held in live.collections_of(&item.entity_type) {
-                if !segments_match(&split_path(held), collection) {
-                    continue;
-                }
-                for name in &names {
-                    if let Some(entity) = live.deleted_entity(&item.entity_type, held, name) {
-                        found = Some(entity);
-                        break 'deleted;
-                    }
-                }
-            }
-        }
-        let Some(entity) = found else {
-            return Ok(
-                match item.missing_ordinal.and_then(|ordinal| self.kept(ordinal)) {
-                    Some(missing) => recording_answer(
-                        missing.replay_answer(self.replay().evidence_id(), exact),
-                        StateSource::state("missing", None),
-                    ),
-                    None => tool_error(
-                        "not_found",
-                        "the state holds no such entity, and the capture recorded no 400, 404 or 410 answer of this tool to give",
-                    ),
-                },
-            );
+        let Some(entity) = find_item(&live, item, collection, &names, field) else {
+            return Ok(self.missing_item(item, exact));
         };
-        // A field selection a checked read made shows those fields; another replays its
-        // recording.
-        let selection: Vec<(String, String)> = call
-            .pairs()
-            .into_iter()
-            .filter(|(name, _)| crate::query::PROJECTION_NAMES.contains(&name.as_str()))
-            .collect();
-        // A call leaving out a field selection every checked read made shows the entity in a
-        // representation no checked read showed.
-        if selection.is_empty()
-            && !item.checked_ordinals.is_empty()
-            && item
-                .checked_ordinals
-                .iter()
-                .all(|ordinal| item.projected_record_ordinals.contains(ordinal))
-        {
-            return Err("projection");
-        }
-        let projection = if selection.is_empty() {
-            None
-        } else {
-            let mut wanted = selection.clone();
-            wanted.sort();
-            let known = item.projections.iter().find(|known| {
-                let mut query = known.query.clone();
-                query.sort();
-                query == wanted
-            });
-            match known {
-                Some(known) => Some(&known.fields),
-                None => return Err("projection"),
-            }
-        };
+        let projection = item_projection(item, call)?;
         let rendered = match self.render_members(tool, &item.shape, &[entity]) {
             Ok(mut rendered) => {
                 let rendered = rendered.remove(0);
@@ -321,6 +332,21 @@ impl StateService {
             exact,
             StateSource::state(view, None),
         ))
+    }
+
+    /// The answer for an entity the state does not hold: the tool's latest recorded
+    /// `400`/`404`/`410` (`state.view: "missing"`), else a tool error.
+    fn missing_item(&self, item: &ItemView, exact: bool) -> StateAnswer {
+        match item.missing_ordinal.and_then(|ordinal| self.kept(ordinal)) {
+            Some(missing) => recording_answer(
+                missing.replay_answer(self.replay().evidence_id(), exact),
+                StateSource::state("missing", None),
+            ),
+            None => tool_error(
+                "not_found",
+                "the state holds no such entity, and the capture recorded no 400, 404 or 410 answer of this tool to give",
+            ),
+        }
     }
 
     fn line_names_call(line: &ListLine, segments: &[String], pairs: &[(String, String)]) -> bool {
