@@ -47,7 +47,7 @@ mod tests;
 
 pub use confirm::arguments_for;
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use rea_manifest::Manifest;
 use rea_plugin_api::contracts::capture::CaptureRecord;
@@ -164,9 +164,9 @@ pub(crate) struct Views {
     pub types: BTreeMap<String, TypeInfo>,
     pub scopes: HashMap<usize, Scope>,
     /// Per type, the top-level fields its observed entities store, with their JSON types.
-    pub field_types: BTreeMap<String, BTreeMap<String, std::collections::BTreeSet<String>>>,
+    pub field_types: BTreeMap<String, BTreeMap<String, BTreeSet<String>>>,
     /// Per document view, the top-level members its document holds, with their JSON types.
-    pub document_types: BTreeMap<String, BTreeMap<String, std::collections::BTreeSet<String>>>,
+    pub document_types: BTreeMap<String, BTreeMap<String, BTreeSet<String>>>,
 }
 
 impl Views {
@@ -198,7 +198,6 @@ impl Views {
 
     fn new(manifest: &Manifest, state: &StateView) -> Self {
         let mut views = Views::default();
-        let index_of = |name: &str| manifest.tools.iter().position(|tool| tool.name == name);
         for entity_type in &state.types {
             views.types.insert(
                 entity_type.collection_template.clone(),
@@ -211,78 +210,77 @@ impl Views {
         }
         for entity in &state.entities {
             if let Some(fields) = entity.fields.as_object() {
-                let known = views
-                    .field_types
-                    .entry(entity.entity_type.clone())
-                    .or_default();
-                for (field, value) in fields.iter() {
-                    known
-                        .entry(field.to_owned())
-                        .or_default()
-                        .insert(value.type_name().to_owned());
-                }
+                note_types(views.field_types.entry(entity.entity_type.clone()), fields);
             }
         }
         for document in &state.documents {
             if let Some(members) = document.value.as_object() {
-                let known = views
-                    .document_types
-                    .entry(document.view.clone())
-                    .or_default();
-                for (member, value) in members.iter() {
-                    known
-                        .entry(member.to_owned())
-                        .or_default()
-                        .insert(value.type_name().to_owned());
-                }
+                note_types(views.document_types.entry(document.view.clone()), members);
             }
         }
+        let index_of = |name: &str| manifest.tools.iter().position(|tool| tool.name == name);
         for view in &state.views {
-            let Some(tool) = index_of(&view.tool) else {
-                continue;
-            };
-            match &view.detail {
-                ViewDetail::Item(item) => {
-                    if let Some(info) = views.types.get_mut(&item.entity_type)
-                        && info.item.is_none()
-                    {
-                        info.item = Some(ItemInfo {
-                            tool,
-                            name: view.tool.clone(),
-                            entity_pointer: item.entity_pointer.clone(),
-                            missing_ordinal: item.missing_ordinal,
-                            required_fields: item.shape.required_fields.clone(),
-                        });
-                    }
-                    views.scopes.insert(
-                        tool,
-                        Scope::Item(ItemScope {
-                            entity_type: item.entity_type.clone(),
-                            entity_pointer: item.entity_pointer.clone(),
-                            key: item.key.clone(),
-                        }),
-                    );
-                }
-                ViewDetail::List(list) => {
-                    views.scopes.insert(
-                        tool,
-                        Scope::List(
-                            list.entity_type.clone(),
-                            ListInfo {
-                                list_pointer: list.list_pointer.clone(),
-                            },
-                        ),
-                    );
-                }
-                ViewDetail::Document(_) => {
-                    views
-                        .scopes
-                        .insert(tool, Scope::Document(view.tool.clone()));
-                }
-                ViewDetail::Recorded { .. } => {}
+            if let Some(tool) = index_of(&view.tool) {
+                views.add_view(tool, view);
             }
         }
         views
+    }
+
+    /// Indexes one read view of a manifest tool.
+    fn add_view(&mut self, tool: usize, view: &crate::model::ReadView) {
+        match &view.detail {
+            ViewDetail::Item(item) => {
+                if let Some(info) = self.types.get_mut(&item.entity_type)
+                    && info.item.is_none()
+                {
+                    info.item = Some(ItemInfo {
+                        tool,
+                        name: view.tool.clone(),
+                        entity_pointer: item.entity_pointer.clone(),
+                        missing_ordinal: item.missing_ordinal,
+                        required_fields: item.shape.required_fields.clone(),
+                    });
+                }
+                self.scopes.insert(
+                    tool,
+                    Scope::Item(ItemScope {
+                        entity_type: item.entity_type.clone(),
+                        entity_pointer: item.entity_pointer.clone(),
+                        key: item.key.clone(),
+                    }),
+                );
+            }
+            ViewDetail::List(list) => {
+                self.scopes.insert(
+                    tool,
+                    Scope::List(
+                        list.entity_type.clone(),
+                        ListInfo {
+                            list_pointer: list.list_pointer.clone(),
+                        },
+                    ),
+                );
+            }
+            ViewDetail::Document(_) => {
+                self.scopes.insert(tool, Scope::Document(view.tool.clone()));
+            }
+            ViewDetail::Recorded { .. } => {}
+        }
+    }
+}
+
+/// Notes the JSON type of each top-level member an object stores.
+fn note_types(
+    known: std::collections::btree_map::Entry<'_, String, BTreeMap<String, BTreeSet<String>>>,
+    object: &rea_plugin_api::json::Object,
+) {
+    let known = known.or_default();
+    for (member, value) in object.iter() {
+        known
+            .entry(member.to_owned())
+            .or_default()
+            .insert(value.type_name().to_owned());
     }
 }
 
@@ -385,7 +383,8 @@ fn share_sorts(drafts: &mut [Draft]) {
 }
 
 /// The write plans of a state (one per write tool, in manifest order), and every successful write
-/// from the first on with what it relates to (see [`crate::derive::windows`]).
+/// from the first on with what it relates to (see [`crate::derive::windows`]): the four passes
+/// (see the module docs), then each plan still open is served.
 pub fn derive_write_plans(
     manifest: &Manifest,
     timeline: &Timeline,
@@ -399,80 +398,7 @@ pub fn derive_write_plans(
         .iter()
         .enumerate()
         .filter(|(index, _)| timeline.is_write(manifest, *index))
-        .map(|(index, tool)| {
-            let classified = target::classify(tool, state);
-            let classified = match &classified.kind {
-                TargetKind::Rpc { entity_type, .. } => {
-                    let bodies: Vec<Option<&rea_plugin_api::json::Json>> = timeline
-                        .all(index)
-                        .filter(|call| call.is_success())
-                        .map(|call| match &call.request {
-                            crate::observation::RequestBody::Json(body) => Some(body),
-                            _ => None,
-                        })
-                        .collect();
-                    let key_names = views.key_names(entity_type);
-                    target::resolve_rpc(classified.clone(), &bodies, &key_names)
-                }
-                _ => classified,
-            };
-            let target = match &classified.kind {
-                TargetKind::Item {
-                    entity_type,
-                    segments,
-                }
-                | TargetKind::Collection {
-                    entity_type,
-                    segments,
-                } => views.types.get(entity_type).map(|info| WriteTarget {
-                    entity_type: Some(entity_type.clone()),
-                    identity_field: Some(info.identity.clone()),
-                    collection: None,
-                    collection_segments: *segments,
-                    document: None,
-                    item_view: info.item.as_ref().map(|item| item.name.clone()),
-                    key_member: classified.key_member.clone(),
-                    entity_id: None,
-                }),
-                TargetKind::Document { view } => Some(WriteTarget {
-                    document: Some(view.clone()),
-                    ..WriteTarget::default()
-                }),
-                TargetKind::Rpc { .. }
-                | TargetKind::Unlinked
-                | TargetKind::Linked { .. }
-                | TargetKind::None => None,
-            };
-            Draft {
-                tool: index,
-                plan: WritePlan {
-                    tool: tool.name.clone(),
-                    method: tool.method.clone(),
-                    path_template: tool.path_template.clone(),
-                    effect: classified.effect,
-                    action: classified.action.clone(),
-                    bulk: classified.bulk,
-                    served: false,
-                    reason: None,
-                    hint: None,
-                    exemplar_ordinal: None,
-                    contradicted_by: None,
-                    record_ordinals: Vec::new(),
-                    confirmed_by: Vec::new(),
-                    target,
-                    body: None,
-                    fields: None,
-                    rules: Vec::new(),
-                    response: None,
-                    missing_ordinal: None,
-                    upsert: None,
-                },
-                classified,
-                calls: Vec::new(),
-                failed: Vec::new(),
-                as_bulk: false,
-            }
-        })
+        .map(|(index, tool)| Draft::new(index, tool, timeline, state, &views))
         .collect();
     if drafts.is_empty() {
         return (Vec::new(), Vec::new());
@@ -505,6 +431,96 @@ pub fn derive_write_plans(
         drafts.into_iter().map(|draft| draft.plan).collect(),
         related,
     )
+}
+
+impl Draft {
+    /// The draft of a write tool (pass 1): what its path names (an RPC-style write resolved by
+    /// its calls' bodies) and the target that gives its plan.
+    fn new(
+        index: usize,
+        tool: &rea_manifest::ManifestTool,
+        timeline: &Timeline,
+        state: &StateView,
+        views: &Views,
+    ) -> Self {
+        let classified = target::classify(tool, state);
+        let classified = match &classified.kind {
+            TargetKind::Rpc { entity_type, .. } => {
+                let bodies: Vec<Option<&rea_plugin_api::json::Json>> = timeline
+                    .all(index)
+                    .filter(|call| call.is_success())
+                    .map(|call| match &call.request {
+                        crate::observation::RequestBody::Json(body) => Some(body),
+                        _ => None,
+                    })
+                    .collect();
+                let key_names = views.key_names(entity_type);
+                target::resolve_rpc(classified.clone(), &bodies, &key_names)
+            }
+            _ => classified,
+        };
+        Draft {
+            tool: index,
+            plan: WritePlan {
+                tool: tool.name.clone(),
+                method: tool.method.clone(),
+                path_template: tool.path_template.clone(),
+                effect: classified.effect,
+                action: classified.action.clone(),
+                bulk: classified.bulk,
+                served: false,
+                reason: None,
+                hint: None,
+                exemplar_ordinal: None,
+                contradicted_by: None,
+                record_ordinals: Vec::new(),
+                confirmed_by: Vec::new(),
+                target: write_target(&classified, views),
+                body: None,
+                fields: None,
+                rules: Vec::new(),
+                response: None,
+                missing_ordinal: None,
+                upsert: None,
+            },
+            classified,
+            calls: Vec::new(),
+            failed: Vec::new(),
+            as_bulk: false,
+        }
+    }
+}
+
+/// The target a classified path gives a plan: a type's (its identity, item view and key member),
+/// or a document; `None` for what only the calls can place.
+fn write_target(classified: &Classified, views: &Views) -> Option<WriteTarget> {
+    match &classified.kind {
+        TargetKind::Item {
+            entity_type,
+            segments,
+        }
+        | TargetKind::Collection {
+            entity_type,
+            segments,
+        } => views.types.get(entity_type).map(|info| WriteTarget {
+            entity_type: Some(entity_type.clone()),
+            identity_field: Some(info.identity.clone()),
+            collection: None,
+            collection_segments: *segments,
+            document: None,
+            item_view: info.item.as_ref().map(|item| item.name.clone()),
+            key_member: classified.key_member.clone(),
+            entity_id: None,
+        }),
+        TargetKind::Document { view } => Some(WriteTarget {
+            document: Some(view.clone()),
+            ..WriteTarget::default()
+        }),
+        TargetKind::Rpc { .. }
+        | TargetKind::Unlinked
+        | TargetKind::Linked { .. }
+        | TargetKind::None => None,
+    }
 }
 
 /// What each successful write from the first on relates to: what its plan writes (the type and
