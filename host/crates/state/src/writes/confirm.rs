@@ -651,19 +651,22 @@ fn check_item_read(
         collection_key(&collection).to_owned(),
         id,
     );
-    if checked.agrees {
-        if let Some(event) = replay.last.get(&key).copied() {
-            replay.confirm_event(event, observation.ordinal, Shown::ById);
-        }
-        return;
+    if !checked_by_id(replay, &key, checked.agrees, observation.ordinal) {
+        resync_item(&mut service.write(), item, &key, observation);
     }
-    replay.blame(
-        std::slice::from_ref(&key),
-        None,
-        observation.ordinal,
-        Shown::ById,
-    );
-    resync_item(&mut service.write(), item, &key, observation);
+}
+
+/// A read showing one entity (or document): agreeing confirms its last write, disagreeing blames
+/// it. Whether it agreed.
+fn checked_by_id(replay: &mut Replay<'_>, key: &Key, agrees: bool, read: u64) -> bool {
+    if agrees {
+        if let Some(event) = replay.last.get(key).copied() {
+            replay.confirm_event(event, read, Shown::ById);
+        }
+    } else {
+        replay.blame(std::slice::from_ref(key), None, read, Shown::ById);
+    }
+    agrees
 }
 
 /// Resync: the entity as the read showed it (gone when the read found none).
@@ -886,18 +889,9 @@ fn check_document_read(
 ) {
     let observation = checked.observation;
     let key = document_key(view);
-    if checked.agrees {
-        if let Some(event) = replay.last.get(&key).copied() {
-            replay.confirm_event(event, observation.ordinal, Shown::ById);
-        }
+    if checked_by_id(replay, &key, checked.agrees, observation.ordinal) {
         return;
     }
-    replay.blame(
-        std::slice::from_ref(&key),
-        None,
-        observation.ordinal,
-        Shown::ById,
-    );
     if let Some(body) = &observation.body {
         let mut live = service.write();
         if let Some(held) = live.document(view).cloned() {
