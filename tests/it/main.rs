@@ -20,6 +20,7 @@ mod capture_refusals;
 mod capture_robustness;
 mod capture_sensitive;
 mod foundation_plugins;
+mod house_function_length;
 mod manifest_cli;
 mod manifest_golden;
 mod manifest_list_rule;

@@ -617,7 +617,7 @@ fn kinto_writes_generate_deterministic_ids_and_clocks() {
     let stamped = first["body"]["data"]["last_modified"]
         .as_i64()
         .expect("a clock");
-    let start = rea_state::instant::Instant::parse(&clock)
+    let start = rea_state::instant::UtcInstant::parse(&clock)
         .expect("clock")
         .millis() as i64;
     assert_eq!(

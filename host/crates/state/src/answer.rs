@@ -1,10 +1,12 @@
-//! Tool answers in the replay shape, with the `state` member.
+//! What the state answers a tool call, typed: [`StateAnswer`].
 //!
-//! A state answer is `{status, content_type, body, replay, state}`: the base record's status and
-//! content type, the body rendered from the state, the base record's `replay` provenance with
-//! `truncated: false`, and `state: {"source": "state", "view": …}`. A recording answer is replay's
-//! answer with `state: {"source": "recording", "reason": …}` added. Either is spelled as compact
-//! JSON with the body's member order and number lexemes kept.
+//! A rendered answer is `{status, content_type, body, replay, state}`: the base record's status
+//! and content type, the body rendered from the state, the base record's `replay` provenance with
+//! `truncated: false`, and `state: {"source": "state", "view": …}`. A recorded answer is replay's
+//! answer with `state: {"source": "recording", "reason": …}` added (or, for a missing entity,
+//! `state.view: "missing"`). Either is spelled as compact JSON with the body's member order and
+//! number lexemes kept; a [`ToolError`] as `{"error": {"code", "message", "data"?}}`. How a
+//! transport carries an answer (an MCP tool result, `isError`) is not this crate's concern.
 
 use std::collections::BTreeMap;
 

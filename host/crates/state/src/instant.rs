@@ -9,7 +9,7 @@
 
 /// An instant: seconds since the Unix epoch and nanoseconds within the second.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub struct Instant {
+pub struct UtcInstant {
     /// Whole seconds since 1970-01-01T00:00:00Z (may be negative).
     pub seconds: i64,
     /// Nanoseconds, `0..1_000_000_000`.
@@ -47,7 +47,7 @@ pub fn civil_from_days(days: i64) -> (i64, u32, u32) {
     (year, month, day)
 }
 
-impl Instant {
+impl UtcInstant {
     /// Parses `YYYY-MM-DDTHH:MM:SS[.fraction]Z` (the records' parsed start instants).
     pub fn parse(text: &str) -> Option<Self> {
         let bytes = text.as_bytes();
@@ -161,9 +161,9 @@ impl Instant {
 pub fn write_clock<'a>(
     records: impl IntoIterator<Item = (Option<&'a str>, Option<f64>)>,
 ) -> Option<String> {
-    let mut end: Option<Instant> = None;
+    let mut end: Option<UtcInstant> = None;
     for (start, duration) in records {
-        let start = Instant::parse(start?)?;
+        let start = UtcInstant::parse(start?)?;
         let duration = duration.filter(|duration| duration.is_finite() && *duration >= 0.0)?;
         let finished = start.plus_millis(duration);
         end = Some(end.map_or(finished, |end| end.max(finished)));
@@ -174,7 +174,7 @@ pub fn write_clock<'a>(
 /// The served clock of the `writes`-th served write since a reset or load.
 pub fn served_clock(write_clock: &str, writes: u64) -> Option<String> {
     Some(
-        Instant::parse(write_clock)?
+        UtcInstant::parse(write_clock)?
             .plus_seconds(writes)
             .to_nanos_text(),
     )
@@ -187,7 +187,7 @@ mod tests {
     #[test]
     fn instants_round_trip_and_advance() {
         // contract: WRITE-056, WRITE-057
-        let instant = Instant::parse("2026-11-29T11:02:33.972665000Z").expect("parses");
+        let instant = UtcInstant::parse("2026-11-29T11:02:33.972665000Z").expect("parses");
         assert_eq!(instant.to_nanos_text(), "2026-11-29T11:02:33.972665000Z");
         assert_eq!(instant.millis(), 1_795_950_153_972);
         assert_eq!(
@@ -199,10 +199,10 @@ mod tests {
             Some("2027-01-01T00:00:01.000000000Z")
         );
         assert_eq!(
-            Instant::parse("1969-12-31T23:59:59Z").map(|i| i.seconds),
+            UtcInstant::parse("1969-12-31T23:59:59Z").map(|i| i.seconds),
             Some(-1)
         );
-        assert!(Instant::parse("2026-13-01T00:00:00Z").is_none());
+        assert!(UtcInstant::parse("2026-13-01T00:00:00Z").is_none());
         assert_eq!(
             write_clock([
                 (Some("2026-11-29T11:02:33.900000000Z"), Some(50.0)),

@@ -135,6 +135,58 @@ pub fn read_document(
     document: &Json,
     context: &IntakeContext<'_>,
 ) -> Result<LiveState, IntakeError> {
+    let base = "/rea_state";
+    let state = read_header(document, context)?;
+    let (entities, documents) = (
+        array_member(state, "entities", base)?,
+        array_member(state, "documents", base)?,
+    );
+    let types: BTreeMap<&str, &EntityType> = context
+        .derived
+        .types
+        .iter()
+        .map(|entity_type| (entity_type.collection_template.as_str(), entity_type))
+        .collect();
+    let mut loaded = Vec::with_capacity(entities.len());
+    let mut seen: BTreeSet<(String, String, String)> = BTreeSet::new();
+    for (position, item) in entities.iter().enumerate() {
+        let pointer = format!("{base}/entities/{position}");
+        let entity = read_entity(item, &pointer, &types, context)?;
+        let key = (
+            entity.entity_type.clone(),
+            collection_key(&entity.collection).to_owned(),
+            entity.id.clone(),
+        );
+        if !seen.insert(key) {
+            return refuse(
+                format!("{pointer}/id"),
+                "another entity of the document has the same type, collection and id",
+            );
+        }
+        loaded.push(entity);
+    }
+    let mut loaded_documents = Vec::with_capacity(documents.len());
+    let mut views_seen = BTreeSet::new();
+    for (position, item) in documents.iter().enumerate() {
+        let pointer = format!("{base}/documents/{position}");
+        let document = read_document_entry(item, &pointer, context)?;
+        if !views_seen.insert(document.view.clone()) {
+            return refuse(
+                format!("{pointer}/view"),
+                "another document names the same view",
+            );
+        }
+        loaded_documents.push(document);
+    }
+    Ok(LiveState::new(loaded, loaded_documents))
+}
+
+/// The document's `rea_state` object, its structure, `version`, and (when given) the served
+/// state's Evidence id and types checked.
+fn read_header<'a>(
+    document: &'a Json,
+    context: &IntakeContext<'_>,
+) -> Result<&'a rea_plugin_api::json::Object, IntakeError> {
     let Json::Object(root) = document else {
         return refuse("", "a rea-state/v1 document must be a JSON object");
     };
@@ -177,64 +229,26 @@ pub fn read_document(
             );
         }
     }
-    let Some(Json::Array(entities)) = state.get("entities") else {
-        return refuse(
-            if state.contains_key("entities") {
-                format!("{base}/entities")
+    Ok(state)
+}
+
+/// A member of `rea_state` that must be an array.
+fn array_member<'a>(
+    state: &'a rea_plugin_api::json::Object,
+    name: &str,
+    base: &str,
+) -> Result<&'a Vec<Json>, IntakeError> {
+    match state.get(name) {
+        Some(Json::Array(items)) => Ok(items),
+        found => refuse(
+            if found.is_some() {
+                format!("{base}/{name}")
             } else {
                 base.to_owned()
             },
-            "`entities` must be an array",
-        );
-    };
-    let Some(Json::Array(documents)) = state.get("documents") else {
-        return refuse(
-            if state.contains_key("documents") {
-                format!("{base}/documents")
-            } else {
-                base.to_owned()
-            },
-            "`documents` must be an array",
-        );
-    };
-    let types: BTreeMap<&str, &EntityType> = context
-        .derived
-        .types
-        .iter()
-        .map(|entity_type| (entity_type.collection_template.as_str(), entity_type))
-        .collect();
-    let mut loaded = Vec::with_capacity(entities.len());
-    let mut seen: BTreeSet<(String, String, String)> = BTreeSet::new();
-    for (position, item) in entities.iter().enumerate() {
-        let pointer = format!("{base}/entities/{position}");
-        let entity = read_entity(item, &pointer, &types, context)?;
-        let key = (
-            entity.entity_type.clone(),
-            collection_key(&entity.collection).to_owned(),
-            entity.id.clone(),
-        );
-        if !seen.insert(key) {
-            return refuse(
-                format!("{pointer}/id"),
-                "another entity of the document has the same type, collection and id",
-            );
-        }
-        loaded.push(entity);
+            format!("`{name}` must be an array"),
+        ),
     }
-    let mut loaded_documents = Vec::with_capacity(documents.len());
-    let mut views_seen = BTreeSet::new();
-    for (position, item) in documents.iter().enumerate() {
-        let pointer = format!("{base}/documents/{position}");
-        let document = read_document_entry(item, &pointer, context)?;
-        if !views_seen.insert(document.view.clone()) {
-            return refuse(
-                format!("{pointer}/view"),
-                "another document names the same view",
-            );
-        }
-        loaded_documents.push(document);
-    }
-    Ok(LiveState::new(loaded, loaded_documents))
 }
 
 fn read_entity(
@@ -274,55 +288,11 @@ fn read_entity(
         );
     }
     let id = string(object, "id", pointer)?;
-    let fields = match object.get("fields") {
-        Some(fields @ Json::Object(_)) => fields,
-        Some(_) => return refuse(format!("{pointer}/fields"), "`fields` must be an object"),
-        None => return refuse(pointer, "lacks its `fields` member"),
+    let fields = read_fields(object, pointer, entity_type, id)?;
+    let view_fields = match object.get("view_fields") {
+        Some(value) => read_view_fields(value, pointer, entity_type, id, context)?,
+        None => BTreeMap::new(),
     };
-    exact(fields, &format!("{pointer}/fields"), "`fields`")?;
-    if crate::render::identity_value(fields, &entity_type.identity_field)
-        .and_then(scalar_text)
-        .as_deref()
-        != Some(id)
-    {
-        return refuse(
-            format!("{pointer}/fields"),
-            "`fields` must hold the type's identity field with the entity's `id` as its value",
-        );
-    }
-    let mut view_fields = BTreeMap::new();
-    if let Some(value) = object.get("view_fields") {
-        let at = format!("{pointer}/view_fields");
-        let Json::Object(views) = value else {
-            return refuse(at, "`view_fields` must be an object of views");
-        };
-        exact(value, &at, "`view_fields`")?;
-        for (view, shown) in views.iter() {
-            let fits = context.derived.view(view).is_some_and(|read_view| {
-                matches!(read_view.detail, ViewDetail::Item(_) | ViewDetail::List(_))
-                    && read_view.entity_type() == Some(type_name)
-            });
-            if !fits {
-                return refuse(
-                    at,
-                    "`view_fields` names a view that is not an item or list view of the entity's type",
-                );
-            }
-            let Json::Object(_) = shown else {
-                return refuse(at, "each view's values must be an object");
-            };
-            if let Some(identity) =
-                crate::render::identity_value(shown, &entity_type.identity_field)
-                && scalar_text(identity).as_deref() != Some(id)
-            {
-                return refuse(
-                    at,
-                    "a view's values set the identity field to another value than the entity's `id`",
-                );
-            }
-            view_fields.insert(view.to_owned(), shown.clone());
-        }
-    }
     let derived = context.initial.entity(type_name, collection, id);
     if let Some(value) = object.get("record_ordinals") {
         let at = format!("{pointer}/record_ordinals");
@@ -354,6 +324,75 @@ fn read_entity(
             _ => Vec::new(),
         },
     })
+}
+
+/// An entity's `fields`: an object of exact values holding the type's identity field with the
+/// entity's `id`.
+fn read_fields<'a>(
+    object: &'a rea_plugin_api::json::Object,
+    pointer: &str,
+    entity_type: &EntityType,
+    id: &str,
+) -> Result<&'a Json, IntakeError> {
+    let fields = match object.get("fields") {
+        Some(fields @ Json::Object(_)) => fields,
+        Some(_) => return refuse(format!("{pointer}/fields"), "`fields` must be an object"),
+        None => return refuse(pointer, "lacks its `fields` member"),
+    };
+    exact(fields, &format!("{pointer}/fields"), "`fields`")?;
+    if crate::render::identity_value(fields, &entity_type.identity_field)
+        .and_then(scalar_text)
+        .as_deref()
+        != Some(id)
+    {
+        return refuse(
+            format!("{pointer}/fields"),
+            "`fields` must hold the type's identity field with the entity's `id` as its value",
+        );
+    }
+    Ok(fields)
+}
+
+/// An entity's `view_fields`: per item or list view of its type, an object of exact values that
+/// never sets the identity field to another value.
+fn read_view_fields(
+    value: &Json,
+    pointer: &str,
+    entity_type: &EntityType,
+    id: &str,
+    context: &IntakeContext<'_>,
+) -> Result<BTreeMap<String, Json>, IntakeError> {
+    let at = format!("{pointer}/view_fields");
+    let Json::Object(views) = value else {
+        return refuse(at, "`view_fields` must be an object of views");
+    };
+    exact(value, &at, "`view_fields`")?;
+    let mut view_fields = BTreeMap::new();
+    for (view, shown) in views.iter() {
+        let fits = context.derived.view(view).is_some_and(|read_view| {
+            matches!(read_view.detail, ViewDetail::Item(_) | ViewDetail::List(_))
+                && read_view.entity_type() == Some(entity_type.collection_template.as_str())
+        });
+        if !fits {
+            return refuse(
+                at,
+                "`view_fields` names a view that is not an item or list view of the entity's type",
+            );
+        }
+        let Json::Object(_) = shown else {
+            return refuse(at, "each view's values must be an object");
+        };
+        if let Some(identity) = crate::render::identity_value(shown, &entity_type.identity_field)
+            && scalar_text(identity).as_deref() != Some(id)
+        {
+            return refuse(
+                at,
+                "a view's values set the identity field to another value than the entity's `id`",
+            );
+        }
+        view_fields.insert(view.to_owned(), shown.clone());
+    }
+    Ok(view_fields)
 }
 
 /// Whether a collection path matches a type's template (a single trailing slash ignored).

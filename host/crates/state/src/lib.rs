@@ -9,8 +9,8 @@
 //!   shared by every MCP session and the data plane, reset to the derived state, replaced by
 //!   `data/add`, reported by `data/get` as a `rea-state/v1` document ([`intake`] validates one).
 //! * Answering: [`service::StateService::answer`] answers a tool call with a typed
-//!   [`answer::StateAnswer`] (a read from the live state in the replay shape plus `state`, see
-//!   [`service`]; a served write, see [`writes::serve`]); [`plane`] holds the data plane's
+//!   [`answer::StateAnswer`] ([`answering`]: a read from the live state in the replay shape plus
+//!   `state`, see [`read`]; a served write, see [`writes::serve`]); [`plane`] holds the data plane's
 //!   operations (`data/reset`, `data/add`, `data/get`) and their typed [`plane::DataPlaneError`];
 //!   [`catalog`] the state catalog and card. [`startup`] decides, before binding, whether the
 //!   state serves or replay does. This crate knows no transport: `rea-backends` carries these
@@ -35,6 +35,8 @@
 #![allow(clippy::result_large_err)]
 
 pub mod answer;
+pub mod answering;
+pub mod call;
 pub mod catalog;
 pub mod clock;
 pub mod coverage;
@@ -47,6 +49,7 @@ pub mod model;
 pub mod observation;
 pub mod plane;
 pub mod query;
+pub mod read;
 pub mod render;
 pub mod rules;
 pub mod service;

@@ -134,6 +134,48 @@ pub struct Timeline {
     pub reading_posts: BTreeSet<usize>,
 }
 
+/// The order of the cited records (sorted by ordinal): by start instant (ties by ordinal) when
+/// every one has one, else as recorded; the indexes into `cited` in that order.
+fn record_order(cited: &[&CaptureRecord]) -> (RecordOrder, Vec<usize>) {
+    let instants: Option<Vec<&str>> = cited
+        .iter()
+        .map(|record| {
+            record
+                .started
+                .as_ref()
+                .and_then(|start| start.instant.as_deref())
+        })
+        .collect();
+    let mut ordered: Vec<usize> = (0..cited.len()).collect();
+    let Some(instants) = &instants else {
+        return (RecordOrder::RecordOrder, ordered);
+    };
+    ordered.sort_by(|a, b| {
+        instants[*a]
+            .cmp(instants[*b])
+            .then(cited[*a].ordinal.cmp(&cited[*b].ordinal))
+    });
+    (RecordOrder::StartInstant, ordered)
+}
+
+/// The first successful call of a write tool the capture does not show only reading:
+/// `(ordinal, position)`.
+fn first_write(
+    manifest: &Manifest,
+    by_ordinal: &BTreeMap<u64, Observation>,
+    reading: &BTreeSet<usize>,
+) -> Option<(u64, usize)> {
+    by_ordinal
+        .values()
+        .filter(|observation| {
+            !reading.contains(&observation.tool)
+                && is_write_tool(&manifest.tools[observation.tool])
+                && !(400..600).contains(&observation.status)
+        })
+        .min_by_key(|observation| observation.position)
+        .map(|observation| (observation.ordinal, observation.position))
+}
+
 impl Timeline {
     /// Prepares the records a manifest's tools cite.
     pub fn new(manifest: &Manifest, records: &[CaptureRecord]) -> Self {
@@ -149,28 +191,7 @@ impl Timeline {
             .collect();
         cited.sort_by_key(|record| record.ordinal);
         cited.dedup_by_key(|record| record.ordinal);
-        let instants: Option<Vec<&str>> = cited
-            .iter()
-            .map(|record| {
-                record
-                    .started
-                    .as_ref()
-                    .and_then(|start| start.instant.as_deref())
-            })
-            .collect();
-        let order = if instants.is_some() {
-            RecordOrder::StartInstant
-        } else {
-            RecordOrder::RecordOrder
-        };
-        let mut ordered: Vec<usize> = (0..cited.len()).collect();
-        if let Some(instants) = &instants {
-            ordered.sort_by(|a, b| {
-                instants[*a]
-                    .cmp(instants[*b])
-                    .then(cited[*a].ordinal.cmp(&cited[*b].ordinal))
-            });
-        }
+        let (order, ordered) = record_order(&cited);
         let mut by_ordinal = BTreeMap::new();
         let mut by_tool: Vec<Vec<(usize, u64)>> = vec![Vec::new(); manifest.tools.len()];
         for (position, index) in ordered.iter().enumerate() {
@@ -190,15 +211,7 @@ impl Timeline {
             })
             .collect();
         let reading = reading_posts(manifest, &by_ordinal, &by_tool);
-        let first_write = by_ordinal
-            .values()
-            .filter(|observation| {
-                !reading.contains(&observation.tool)
-                    && is_write_tool(&manifest.tools[observation.tool])
-                    && !(400..600).contains(&observation.status)
-            })
-            .min_by_key(|observation| observation.position)
-            .map(|observation| (observation.ordinal, observation.position));
+        let first_write = first_write(manifest, &by_ordinal, &reading);
         let cutoff = first_write.map_or(usize::MAX, |(_, position)| position);
         for observation in by_ordinal.values_mut() {
             observation.window_end = cutoff;

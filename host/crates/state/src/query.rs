@@ -325,100 +325,137 @@ pub fn order_matches(
     arguments: &[(String, String)],
     candidates: &[&Object],
 ) -> Option<(Vec<usize>, Paging)> {
-    let mut filters = Vec::new();
-    let mut searches = Vec::new();
-    let mut sort_keys: Vec<(String, bool)> = Vec::new();
-    let mut orders: Vec<bool> = Vec::new();
-    let mut page: Option<(u64, u64)> = None;
-    let mut page_size: Option<u64> = None;
-    let mut offset: Option<u64> = None;
-    let mut end: Option<u64> = None;
-    for (index, (name, value)) in arguments.iter().enumerate() {
-        if arguments[..index].iter().any(|(other, _)| other == name) {
-            return None;
-        }
-        match model.parameters.get(name)? {
-            QueryRole::Filter { field, op } => {
-                filters.push((field.as_str(), op.as_str(), value.as_str()))
+    let selection = Selection::read(model, arguments)?;
+    let mut matched: Vec<usize> = (0..candidates.len())
+        .filter(|index| selection.selects(candidates[*index]))
+        .collect();
+    if !selection.sort_keys.is_empty() {
+        let sort_keys = selection.sort_keys();
+        matched.sort_by(|a, b| sort_order(&sort_keys, candidates[*a], candidates[*b]));
+    } else if !selection.orders.is_empty() {
+        return None;
+    }
+    let paging = selection.paging;
+    if paging.page.is_some() && paging.page_size.is_none() {
+        return None;
+    }
+    Some((matched, paging))
+}
+
+/// What a call's query arguments select, by the roles the model gives them.
+struct Selection<'a> {
+    /// `(field, operator, argument)` of each filter.
+    filters: Vec<(&'a str, &'a str, &'a str)>,
+    /// Each search's text, lower-cased.
+    searches: Vec<String>,
+    /// The sort keys, each with whether it sorts descending.
+    sort_keys: Vec<(String, bool)>,
+    /// The directions an order parameter gave (`true`: descending).
+    orders: Vec<bool>,
+    paging: Paging,
+}
+
+impl<'a> Selection<'a> {
+    /// Reads the arguments (each named once, each with a role); `None` when one cannot be read.
+    fn read(model: &'a QueryModel, arguments: &'a [(String, String)]) -> Option<Self> {
+        let mut selection = Selection {
+            filters: Vec::new(),
+            searches: Vec::new(),
+            sort_keys: Vec::new(),
+            orders: Vec::new(),
+            paging: Paging {
+                page: None,
+                page_size: None,
+                offset: None,
+                end: None,
+            },
+        };
+        for (index, (name, value)) in arguments.iter().enumerate() {
+            if arguments[..index].iter().any(|(other, _)| other == name) {
+                return None;
             }
-            QueryRole::Search => searches.push(value.to_lowercase()),
+            selection.add(model.parameters.get(name)?, value)?;
+        }
+        Some(selection)
+    }
+
+    /// Adds one argument of a role; `None` when its value cannot be read.
+    fn add(&mut self, role: &'a QueryRole, value: &'a str) -> Option<()> {
+        match role {
+            QueryRole::Filter { field, op } => {
+                self.filters.push((field.as_str(), op.as_str(), value))
+            }
+            QueryRole::Search => self.searches.push(value.to_lowercase()),
             QueryRole::Sort => {
                 for key in value.split(',').filter(|key| !key.is_empty()) {
                     let (field, descending) = match key.strip_prefix('-') {
                         Some(field) => (field, true),
                         None => (key, false),
                     };
-                    sort_keys.push((field.to_owned(), descending));
+                    self.sort_keys.push((field.to_owned(), descending));
                 }
             }
             QueryRole::Order => {
                 for direction in value.split(',') {
                     match direction.to_ascii_lowercase().as_str() {
-                        "asc" => orders.push(false),
-                        "desc" => orders.push(true),
+                        "asc" => self.orders.push(false),
+                        "desc" => self.orders.push(true),
                         _ => return None,
                     }
                 }
             }
-            QueryRole::Page { base } => page = Some((value.parse().ok()?, *base)),
-            QueryRole::PageSize => page_size = Some(value.parse().ok()?),
-            QueryRole::Offset => offset = Some(value.parse().ok()?),
-            QueryRole::End => end = Some(value.parse().ok()?),
+            QueryRole::Page { base } => self.paging.page = Some((value.parse().ok()?, *base)),
+            QueryRole::PageSize => self.paging.page_size = Some(value.parse().ok()?),
+            QueryRole::Offset => self.paging.offset = Some(value.parse().ok()?),
+            QueryRole::End => self.paging.end = Some(value.parse().ok()?),
             // While a model is learned the values are not known yet (empty): any is tried.
             QueryRole::Inert { values } => {
-                if !values.is_empty() && !values.contains(value) {
+                if !values.is_empty() && !values.iter().any(|known| known == value) {
                     return None;
                 }
             }
         }
+        Some(())
     }
-    let mut matched: Vec<usize> = (0..candidates.len())
-        .filter(|index| {
-            let object = candidates[*index];
-            filters
+
+    /// Whether an object passes every filter and search.
+    fn selects(&self, object: &Object) -> bool {
+        self.filters
+            .iter()
+            .all(|(field, op, argument)| filter_matches(object, field, op, argument))
+            && self
+                .searches
                 .iter()
-                .all(|(field, op, argument)| filter_matches(object, field, op, argument))
-                && searches
-                    .iter()
-                    .all(|needle| object.iter().any(|(_, value)| contains_text(value, needle)))
-        })
-        .collect();
-    if !sort_keys.is_empty() {
+                .all(|needle| object.iter().any(|(_, value)| contains_text(value, needle)))
+    }
+
+    /// The sort keys, each direction flipped by the order parameter's direction at its position
+    /// (else its last).
+    fn sort_keys(&self) -> Vec<(String, bool)> {
+        let mut sort_keys = self.sort_keys.clone();
         for (position, key) in sort_keys.iter_mut().enumerate() {
-            if let Some(descending) = orders.get(position).or(orders.last()) {
+            if let Some(descending) = self.orders.get(position).or(self.orders.last()) {
                 key.1 = key.1 != *descending;
             }
         }
-        matched.sort_by(|a, b| {
-            for (field, descending) in &sort_keys {
-                let ordering = compare_values(
-                    field_value(candidates[*a], field),
-                    field_value(candidates[*b], field),
-                );
-                let ordering = if *descending {
-                    ordering.reverse()
-                } else {
-                    ordering
-                };
-                if ordering != Ordering::Equal {
-                    return ordering;
-                }
-            }
-            Ordering::Equal
-        });
-    } else if !orders.is_empty() {
-        return None;
+        sort_keys
     }
-    let paging = Paging {
-        page,
-        page_size,
-        offset,
-        end,
-    };
-    if page.is_some() && page_size.is_none() {
-        return None;
+}
+
+/// How two objects compare by sort keys.
+fn sort_order(sort_keys: &[(String, bool)], a: &Object, b: &Object) -> Ordering {
+    for (field, descending) in sort_keys {
+        let ordering = compare_values(field_value(a, field), field_value(b, field));
+        let ordering = if *descending {
+            ordering.reverse()
+        } else {
+            ordering
+        };
+        if ordering != Ordering::Equal {
+            return ordering;
+        }
     }
-    Some((matched, paging))
+    Ordering::Equal
 }
 
 #[cfg(test)]

@@ -243,7 +243,48 @@ fn query_plan(
     if last == 0 || template[last].starts_with('{') {
         return Err(None);
     }
-    // (parameter, pointer, field) every read echoes.
+    let (parameter, entity_pointer, field) = echoed_parameter(lines)?;
+    let entity_type = format!("/{}", template[..last].join("/"));
+    let objects: Vec<&Json> = lines
+        .iter()
+        .filter_map(|line| line.body.as_ref()?.pointer(&entity_pointer))
+        .collect();
+    let everywhere = |identity: &str| {
+        objects
+            .iter()
+            .all(|object| identity_value(object, identity).is_some())
+    };
+    let identity_field = match entities.entity_type(&entity_type) {
+        Some(existing) if everywhere(&existing.identity_field) => existing.identity_field.clone(),
+        Some(_) => return Err(Some("no-view")),
+        None => {
+            let identity = query_identity(&field, &objects, everywhere);
+            entities.add_type(EntityType {
+                collection_template: entity_type.clone(),
+                identity_field: identity.clone(),
+                item_view: Some(tool.name.clone()),
+                deleted_flag: None,
+            });
+            identity
+        }
+    };
+    Ok(ItemPlan {
+        tool: index,
+        name: tool.name.clone(),
+        entity_type,
+        identity_field,
+        entity_pointer,
+        last,
+        key: ItemKey::Query { parameter, field },
+    })
+}
+
+/// The `(parameter, pointer, field)` every read echoes (its answer holds, at `pointer`, an object
+/// whose `field` is the parameter's value), the best first: an entity in an envelope, a top-level
+/// field, an id-like field, the field named as the parameter.
+fn echoed_parameter(
+    lines: &[&Observation],
+) -> Result<(String, String, String), Option<&'static str>> {
     let mut common: Option<Vec<(String, String, String)>> = None;
     for line in lines {
         let body = line.body.as_ref().ok_or(None)?;
@@ -282,62 +323,32 @@ fn query_plan(
         };
         rank(a).cmp(&rank(b)).then_with(|| a.cmp(b))
     });
-    let (parameter, entity_pointer, field) = candidates.swap_remove(0);
-    let entity_type = format!("/{}", template[..last].join("/"));
-    let objects: Vec<&Json> = lines
-        .iter()
-        .filter_map(|line| line.body.as_ref()?.pointer(&entity_pointer))
-        .collect();
-    let everywhere = |identity: &str| {
-        objects
-            .iter()
-            .all(|object| identity_value(object, identity).is_some())
-    };
-    let identity_field = match entities.entity_type(&entity_type) {
-        Some(existing) if everywhere(&existing.identity_field) => existing.identity_field.clone(),
-        Some(_) => return Err(Some("no-view")),
-        None => {
-            let identity = if identity_preference(field_name(&field)) <= 2 {
-                field.clone()
-            } else {
-                // A name or title is looked up by; an id-like member every read carries names
-                // the entity.
-                let mut ids: Vec<String> = objects
-                    .first()
-                    .and_then(|object| object.as_object())
-                    .map(|object| {
-                        object
-                            .iter()
-                            .filter(|(name, value)| {
-                                identity_preference(name) <= 1
-                                    && matches!(value, Json::String(_) | Json::Number(_))
-                            })
-                            .map(|(name, _)| name.to_owned())
-                            .collect()
-                    })
-                    .unwrap_or_default();
-                ids.retain(|name| everywhere(name));
-                ids.sort_by_key(|name| (identity_preference(name), name.clone()));
-                ids.into_iter().next().unwrap_or_else(|| field.clone())
-            };
-            entities.add_type(EntityType {
-                collection_template: entity_type.clone(),
-                identity_field: identity.clone(),
-                item_view: Some(tool.name.clone()),
-                deleted_flag: None,
-            });
-            identity
-        }
-    };
-    Ok(ItemPlan {
-        tool: index,
-        name: tool.name.clone(),
-        entity_type,
-        identity_field,
-        entity_pointer,
-        last,
-        key: ItemKey::Query { parameter, field },
-    })
+    Ok(candidates.swap_remove(0))
+}
+
+/// The identity of a type a query key introduces: the key's field when it is id-like; a name or
+/// title is looked up by, and an id-like member every read carries names the entity.
+fn query_identity(field: &str, objects: &[&Json], everywhere: impl Fn(&str) -> bool) -> String {
+    if identity_preference(field_name(field)) <= 2 {
+        return field.to_owned();
+    }
+    let mut ids: Vec<String> = objects
+        .first()
+        .and_then(|object| object.as_object())
+        .map(|object| {
+            object
+                .iter()
+                .filter(|(name, value)| {
+                    identity_preference(name) <= 1
+                        && matches!(value, Json::String(_) | Json::Number(_))
+                })
+                .map(|(name, _)| name.to_owned())
+                .collect()
+        })
+        .unwrap_or_default();
+    ids.retain(|name| everywhere(name));
+    ids.sort_by_key(|name| (identity_preference(name), name.clone()));
+    ids.into_iter().next().unwrap_or_else(|| field.to_owned())
 }
 
 /// Whether a read names its entity and nothing else: no query for a path key, only the key
@@ -393,121 +404,41 @@ pub fn seed(timeline: &Timeline, plan: &ItemPlan, entities: &mut Entities) {
     }
 }
 
-/// Verifies an item view against its checked reads.
+/// An item view's checked reads matched against the entities.
+#[derive(Default)]
+struct MatchedReads<'a> {
+    passing: Vec<&'a Observation>,
+    failing: Vec<&'a Observation>,
+    /// The field selections the passing reads made, with the fields each showed.
+    projections: Vec<Projection>,
+    /// The passing reads that made a field selection, sorted.
+    projected_record_ordinals: Vec<u64>,
+}
+
+/// Verifies an item view against its checked reads: each read must render from the state as
+/// recorded (or show the fields a selection asked for), the envelope of a plain read holds the
+/// rendered entity within the reply limit, and the fields every read carried are required.
 pub fn verify(timeline: &Timeline, plan: ItemPlan, entities: &mut Entities) -> ViewDetail {
     let lines = latest_lines(timeline, plan.tool);
     let shape = ViewShape::default();
-    let mut passing = Vec::new();
-    let mut failing = Vec::new();
-    let mut projections: Vec<Projection> = Vec::new();
-    let mut projected_record_ordinals: Vec<u64> = Vec::new();
-    for line in &lines {
-        let Some((object, id)) = entity_of(&plan, line) else {
-            failing.push(*line);
-            continue;
-        };
-        let held = entities.find(&plan.entity_type, &collection_of(line, plan.last), &id);
-        let agrees = if marked_deleted(object) {
-            held.is_none()
-        } else {
-            held.is_some_and(|index| {
-                render_entity(&shape, &plan.name, &entities.list[index]) == *object
-            })
-        };
-        if agrees {
-            passing.push(*line);
-            continue;
-        }
-        // A read asking for some fields only that showed the entity with fewer of them.
-        let projected = selects_fields(line.pairs())
-            .then(|| {
-                let rendered = render_entity(&shape, &plan.name, &entities.list[held?]);
-                let fields: Vec<String> = object.as_object()?.keys().map(str::to_owned).collect();
-                let fewer = rendered.as_object()?.len() > fields.len();
-                (fewer && project_to(&rendered, &fields) == *object).then_some(fields)
-            })
-            .flatten();
-        let query: Vec<(String, String)> = line
-            .pairs()
-            .iter()
-            .filter(|(name, _)| crate::query::PROJECTION_NAMES.contains(&name.as_str()))
-            .cloned()
-            .collect();
-        let consistent = projected.as_ref().is_some_and(|fields| {
-            projections
-                .iter()
-                .all(|known| known.query != query || known.fields == *fields)
-        });
-        match projected {
-            Some(fields) if consistent => {
-                if !projections.iter().any(|known| known.query == query) {
-                    projections.push(Projection { query, fields });
-                }
-                projected_record_ordinals.push(line.ordinal);
-                passing.push(*line);
-            }
-            _ => failing.push(*line),
-        }
-    }
-    projected_record_ordinals.sort_unstable();
-    if passing.is_empty() {
+    let matched = match_reads(&plan, &lines, &shape, entities);
+    if matched.passing.is_empty() {
         return recorded("item-differs");
     }
-    let Some(projected_query_keys) = projected_keys(&passing, &failing) else {
+    let Some(projected_query_keys) = projected_keys(&matched.passing, &matched.failing) else {
         return recorded("item-differs");
     };
+    let passing = &matched.passing;
     let envelope = passing
         .iter()
         .rev()
         .find(|line| is_plain(&plan.key, line))
         .unwrap_or(&passing[passing.len() - 1]);
-    let per_response_members = differing_envelope_members(&plan.entity_pointer, &passing);
-    // Every recorded answer must fit a reply once rendered into the envelope.
-    let oversize = passing.iter().any(|line| {
-        let Some((object, _)) = entity_of(&plan, line) else {
-            return false;
-        };
-        let body = envelope.body.clone().unwrap_or_default();
-        with_value_at(body, &plan.entity_pointer, object.clone())
-            .to_canonical_vec()
-            .len()
-            > rea_manifest::REPLY_BODY_LIMIT
-    });
-    if oversize {
+    let per_response_members = differing_envelope_members(&plan.entity_pointer, passing);
+    if renders_oversize(&plan, passing, envelope) {
         return recorded("rendered-oversize");
     }
-    let mut required: Option<BTreeSet<String>> = None;
-    for line in &passing {
-        if projected_record_ordinals.contains(&line.ordinal) {
-            continue;
-        }
-        if let Some((Json::Object(object), _)) = entity_of(&plan, line) {
-            if marked_deleted(&Json::Object(object.clone())) {
-                continue;
-            }
-            let keys: BTreeSet<String> = object.keys().map(str::to_owned).collect();
-            required = Some(match required {
-                None => keys,
-                Some(previous) => previous.intersection(&keys).cloned().collect(),
-            });
-        }
-    }
-    // A read after the observation window that leaves a field out shows the application may
-    // leave it out (a created entity without an optional field): that field is not required.
-    for observation in timeline.all(plan.tool) {
-        if timeline.is_checked(observation)
-            || !observation.is_success()
-            || !is_plain(&plan.key, observation)
-        {
-            continue;
-        }
-        if let Some((Json::Object(object), _)) = entity_of(&plan, observation)
-            && !marked_deleted(&Json::Object(object.clone()))
-            && let Some(previous) = required.as_mut()
-        {
-            previous.retain(|key| object.contains_key(key));
-        }
-    }
+    let required = required_fields(timeline, &plan, &matched);
     let missing_ordinal = timeline
         .all(plan.tool)
         .filter(|observation| matches!(observation.status, 400 | 404 | 410))
@@ -525,13 +456,140 @@ pub fn verify(timeline: &Timeline, plan: ItemPlan, entities: &mut Entities) -> V
         checked_ordinals,
         per_response_members,
         projected_query_keys,
-        projected_record_ordinals,
-        projections,
+        projected_record_ordinals: matched.projected_record_ordinals,
+        projections: matched.projections,
         shape: ViewShape {
             required_fields: required.unwrap_or_default().into_iter().collect(),
             ..shape
         },
     })
+}
+
+/// Each checked read passes when the entity it names renders from the state as it showed it (a
+/// deleted one: the state holds none), or when a field selection showed the entity with fewer
+/// fields consistently with the other reads making that selection.
+fn match_reads<'a>(
+    plan: &ItemPlan,
+    lines: &[&'a Observation],
+    shape: &ViewShape,
+    entities: &Entities,
+) -> MatchedReads<'a> {
+    let mut matched = MatchedReads::default();
+    for line in lines {
+        let Some((object, id)) = entity_of(plan, line) else {
+            matched.failing.push(*line);
+            continue;
+        };
+        let held = entities.find(&plan.entity_type, &collection_of(line, plan.last), &id);
+        let agrees = if marked_deleted(object) {
+            held.is_none()
+        } else {
+            held.is_some_and(|index| {
+                render_entity(shape, &plan.name, &entities.list[index]) == *object
+            })
+        };
+        if agrees {
+            matched.passing.push(*line);
+            continue;
+        }
+        // A read asking for some fields only that showed the entity with fewer of them.
+        let projected = selects_fields(line.pairs())
+            .then(|| {
+                let rendered = render_entity(shape, &plan.name, &entities.list[held?]);
+                let fields: Vec<String> = object.as_object()?.keys().map(str::to_owned).collect();
+                let fewer = rendered.as_object()?.len() > fields.len();
+                (fewer && project_to(&rendered, &fields) == *object).then_some(fields)
+            })
+            .flatten();
+        let passes = projected.is_some_and(|fields| matched.add_projection(line, fields));
+        if passes {
+            matched.passing.push(*line);
+        } else {
+            matched.failing.push(*line);
+        }
+    }
+    matched.projected_record_ordinals.sort_unstable();
+    matched
+}
+
+impl MatchedReads<'_> {
+    /// Notes a read's field selection and the fields it showed, unless another read making the
+    /// same selection showed other fields.
+    fn add_projection(&mut self, line: &Observation, fields: Vec<String>) -> bool {
+        let query: Vec<(String, String)> = line
+            .pairs()
+            .iter()
+            .filter(|(name, _)| crate::query::PROJECTION_NAMES.contains(&name.as_str()))
+            .cloned()
+            .collect();
+        let consistent = self
+            .projections
+            .iter()
+            .all(|known| known.query != query || known.fields == fields);
+        if !consistent {
+            return false;
+        }
+        if !self.projections.iter().any(|known| known.query == query) {
+            self.projections.push(Projection { query, fields });
+        }
+        self.projected_record_ordinals.push(line.ordinal);
+        true
+    }
+}
+
+/// Whether some recorded answer does not fit a reply once rendered into the envelope.
+fn renders_oversize(plan: &ItemPlan, passing: &[&Observation], envelope: &Observation) -> bool {
+    passing.iter().any(|line| {
+        let Some((object, _)) = entity_of(plan, line) else {
+            return false;
+        };
+        let body = envelope.body.clone().unwrap_or_default();
+        with_value_at(body, &plan.entity_pointer, object.clone())
+            .to_canonical_vec()
+            .len()
+            > rea_manifest::REPLY_BODY_LIMIT
+    })
+}
+
+/// The fields every passing read without a field selection showed; a read after the
+/// observation window that leaves a field out shows the application may leave it out (a created
+/// entity without an optional field): that field is not required.
+fn required_fields(
+    timeline: &Timeline,
+    plan: &ItemPlan,
+    matched: &MatchedReads<'_>,
+) -> Option<BTreeSet<String>> {
+    let mut required: Option<BTreeSet<String>> = None;
+    for line in &matched.passing {
+        if matched.projected_record_ordinals.contains(&line.ordinal) {
+            continue;
+        }
+        if let Some((Json::Object(object), _)) = entity_of(plan, line) {
+            if marked_deleted(&Json::Object(object.clone())) {
+                continue;
+            }
+            let keys: BTreeSet<String> = object.keys().map(str::to_owned).collect();
+            required = Some(match required {
+                None => keys,
+                Some(previous) => previous.intersection(&keys).cloned().collect(),
+            });
+        }
+    }
+    for observation in timeline.all(plan.tool) {
+        if timeline.is_checked(observation)
+            || !observation.is_success()
+            || !is_plain(&plan.key, observation)
+        {
+            continue;
+        }
+        if let Some((Json::Object(object), _)) = entity_of(plan, observation)
+            && !marked_deleted(&Json::Object(object.clone()))
+            && let Some(previous) = required.as_mut()
+        {
+            previous.retain(|key| object.contains_key(key));
+        }
+    }
+    required
 }
 
 /// Top-level envelope members (outside the pointer's own member) whose values differ across

@@ -19,14 +19,12 @@ use super::entities::{Entities, collection_key};
 use super::items::{differing_envelope_members, identity_preference};
 use super::{latest_lines, marked_deleted, projected_keys, recorded};
 use crate::model::{
-    EntityType, ListLine, ListView, MemberRef, Membership, QueryModel, QueryRole, ViewDetail,
-    ViewShape,
+    EntityType, ListLine, ListView, MemberRef, Membership, QueryModel, ViewDetail, ViewShape,
 };
 use crate::observation::{Observation, Timeline};
-use crate::query::{Evaluated, candidate_roles, field_value, only_pages, order_matches};
+use crate::query::only_pages;
 use crate::render::{
-    counts, counts_canonically, project_fields, project_to, render_entity, scalar_text,
-    selects_fields,
+    counts, project_fields, project_to, render_entity, scalar_text, selects_fields,
 };
 
 /// A list tool, before verification.
@@ -221,61 +219,10 @@ pub fn plan(
     if lines.is_empty() {
         return Err(None);
     }
-    let mut pointer: Option<String> = None;
-    for observation in timeline
-        .checked(index)
-        .filter(|observation| observation.is_success())
-    {
-        let found = observation
-            .body
-            .as_ref()
-            .and_then(list_pointer)
-            .ok_or(None)?;
-        if pointer.as_ref().is_some_and(|previous| *previous != found) {
-            return Err(None);
-        }
-        pointer = Some(found);
-    }
-    let pointer = pointer.ok_or(None)?;
-    let mut candidates: Vec<EntityType> = entities.types.clone();
-    candidates.sort_by_key(|entity_type| entity_type.collection_template != tool.path_template);
-    let mut chosen = None;
-    for candidate in candidates {
-        let same_template = candidate.collection_template == tool.path_template;
-        if let Some(resolved) =
-            resolve_members(entities, &candidate, &lines, &pointer, same_template)
-        {
-            let lists_something = resolved.iter().flatten().any(|row| !row.is_empty());
-            if lists_something || candidate.collection_template == tool.path_template {
-                chosen = Some((candidate, resolved));
-                break;
-            }
-        }
-    }
-    let (entity_type, resolved) = match chosen {
+    let pointer = common_list_pointer(timeline, index)?;
+    let (entity_type, resolved) = match held_member_type(entities, tool, &lines, &pointer) {
         Some(found) => found,
-        None => {
-            if entities.entity_type(&tool.path_template).is_some() {
-                return Err(Some("list-differs"));
-            }
-            let plain: Vec<&Observation> = lines
-                .iter()
-                .copied()
-                .filter(|line| line.query.is_none())
-                .collect();
-            let basis = if plain.is_empty() { &lines } else { &plain };
-            let identity_field = list_identity(basis, &pointer).ok_or(Some("no-view"))?;
-            let entity_type = EntityType {
-                collection_template: tool.path_template.clone(),
-                identity_field,
-                item_view: None,
-                deleted_flag: None,
-            };
-            let resolved = resolve_members(entities, &entity_type, &lines, &pointer, true)
-                .ok_or(Some("no-view"))?;
-            entities.add_type(entity_type.clone());
-            (entity_type, resolved)
-        }
+        None => own_member_type(entities, tool, &lines, &pointer)?,
     };
     let template = entity_type.collection_template.clone();
     let mut members = BTreeMap::new();
@@ -311,9 +258,85 @@ pub fn plan(
     })
 }
 
+/// Where every checked successful read of a tool holds its list (the same place in all).
+fn common_list_pointer(timeline: &Timeline, index: usize) -> Result<String, Option<&'static str>> {
+    let mut pointer: Option<String> = None;
+    for observation in timeline
+        .checked(index)
+        .filter(|observation| observation.is_success())
+    {
+        let found = observation
+            .body
+            .as_ref()
+            .and_then(list_pointer)
+            .ok_or(None)?;
+        if pointer.as_ref().is_some_and(|previous| *previous != found) {
+            return Err(None);
+        }
+        pointer = Some(found);
+    }
+    pointer.ok_or(None)
+}
+
+/// Each line's members resolved to entities of a type (`None`: a line that does not resolve).
+type Resolved = Vec<Option<Vec<Resolution>>>;
+
+/// The first held type (the one whose collection template is the tool's path first) whose
+/// entities the lines list: one they list something of, or the tool's own.
+fn held_member_type(
+    entities: &Entities,
+    tool: &rea_manifest::ManifestTool,
+    lines: &[&Observation],
+    pointer: &str,
+) -> Option<(EntityType, Resolved)> {
+    let mut candidates: Vec<EntityType> = entities.types.clone();
+    candidates.sort_by_key(|entity_type| entity_type.collection_template != tool.path_template);
+    for candidate in candidates {
+        let same_template = candidate.collection_template == tool.path_template;
+        if let Some(resolved) = resolve_members(entities, &candidate, lines, pointer, same_template)
+        {
+            let lists_something = resolved.iter().flatten().any(|row| !row.is_empty());
+            if lists_something || same_template {
+                return Some((candidate, resolved));
+            }
+        }
+    }
+    None
+}
+
+/// A type the list names itself (its path template, and an identity field every member carries
+/// with values unique within each line), added to the entities.
+fn own_member_type(
+    entities: &mut Entities,
+    tool: &rea_manifest::ManifestTool,
+    lines: &[&Observation],
+    pointer: &str,
+) -> Result<(EntityType, Resolved), Option<&'static str>> {
+    if entities.entity_type(&tool.path_template).is_some() {
+        return Err(Some("list-differs"));
+    }
+    let plain: Vec<&Observation> = lines
+        .iter()
+        .copied()
+        .filter(|line| line.query.is_none())
+        .collect();
+    let basis = if plain.is_empty() { lines } else { &plain[..] };
+    let identity_field = list_identity(basis, pointer).ok_or(Some("no-view"))?;
+    let entity_type = EntityType {
+        collection_template: tool.path_template.clone(),
+        identity_field,
+        item_view: None,
+        deleted_flag: None,
+    };
+    let resolved =
+        resolve_members(entities, &entity_type, lines, pointer, true).ok_or(Some("no-view"))?;
+    entities.add_type(entity_type.clone());
+    Ok((entity_type, resolved))
+}
+
 /// Whether a line only pages its list from the beginning (no query, or page sizes and zero
 /// positions only).
-fn pages_only(observation: &Observation) -> bool {
+pub(super) fn pages_only(observation: &Observation) -> bool {
     observation
         .pairs()
         .iter()
@@ -358,19 +381,6 @@ impl ListPlan {
     }
 }
 
-/// The object a query's filters read: the fields with the view's values set over them (nothing
-/// hidden).
-fn query_object(entities: &Entities, view: &str, index: usize) -> Object {
-    let entity = &entities.list[index];
-    let mut object = entity.fields.as_object().cloned().unwrap_or_default();
-    if let Some(Json::Object(overlay)) = entity.view_fields.get(view) {
-        for (key, value) in overlay.iter() {
-            object.insert(key, value.clone());
-        }
-    }
-    object
-}
-
 /// Whether a member name reads like a count.
 fn counter_name(name: &str) -> bool {
     let lower = name.to_ascii_lowercase();
@@ -382,7 +392,7 @@ fn counter_name(name: &str) -> bool {
 }
 
 /// Pointers (top level, or one level down in an object) of an envelope's scalar members.
-fn scalar_pointers(body: &Json, list_pointer: &str) -> Vec<(String, String)> {
+pub(super) fn scalar_pointers(body: &Json, list_pointer: &str) -> Vec<(String, String)> {
     let mut found = Vec::new();
     let Some(object) = body.as_object() else {
         return found;
@@ -410,43 +420,136 @@ fn scalar_pointers(body: &Json, list_pointer: &str) -> Vec<(String, String)> {
     found
 }
 
-/// Verifies a list view against its checked lines and learns its query model.
+/// A list view's lines in the order verification reads them: the plain lines, then those with
+/// a query (the first of them standing for a plain line when there is none, unless it asks for
+/// some fields only: it would teach the fields it leaves out as hidden), then those asking for
+/// some fields only.
+struct OrderedLines<'a> {
+    /// The lines in record order.
+    lines: Vec<&'a Observation>,
+    /// The lines in verification order.
+    ordered: Vec<&'a Observation>,
+    /// How many of the ordered lines count as plain.
+    plain: usize,
+}
+
+impl<'a> OrderedLines<'a> {
+    fn of(timeline: &'a Timeline, plan: &ListPlan) -> Self {
+        let lines: Vec<&Observation> = plan
+            .lines
+            .iter()
+            .filter_map(|ordinal| timeline.get(*ordinal))
+            .collect();
+        let mut ordered: Vec<&Observation> = lines
+            .iter()
+            .copied()
+            .filter(|line| line.query.is_none())
+            .collect();
+        let plain_count = ordered.len();
+        ordered.extend(
+            lines
+                .iter()
+                .copied()
+                .filter(|line| line.query.is_some() && !selects_fields(line.pairs())),
+        );
+        let plain_count = if plain_count == 0 {
+            usize::from(!ordered.is_empty())
+        } else {
+            plain_count
+        };
+        ordered.extend(
+            lines
+                .iter()
+                .copied()
+                .filter(|line| line.query.is_some() && selects_fields(line.pairs())),
+        );
+        let plain = plain_count.min(ordered.len());
+        Self {
+            lines,
+            ordered,
+            plain,
+        }
+    }
+
+    /// The lines that count as plain.
+    fn plain(&self) -> &[&'a Observation] {
+        &self.ordered[..self.plain]
+    }
+}
+
+/// Verifies a list view against its checked lines and learns its query model: the shape its
+/// plain lines show, the counters every line carries, each line matched against the entities
+/// (view values learned where a member shows more than the entity), each passing line's
+/// membership, and the query model.
 pub fn verify(timeline: &Timeline, plan: ListPlan, entities: &mut Entities) -> ViewDetail {
     let view = plan.name.clone();
-    let lines: Vec<&Observation> = plan
-        .lines
-        .iter()
-        .filter_map(|ordinal| timeline.get(*ordinal))
-        .collect();
-    let mut ordered: Vec<&Observation> = lines
+    let lines = OrderedLines::of(timeline, &plan);
+    let mut shape = ViewShape {
+        hidden_fields: hidden_fields(&plan, lines.plain(), entities),
+        ..ViewShape::default()
+    };
+    learn_spellings(&plan, lines.plain(), entities, &mut shape);
+    // A later read listing one of those arrays unsorted contradicts the ordering: the view stays
+    // recorded (so its reads confirm no served write).
+    if !shape.sorted_arrays.is_empty()
+        && timeline.all(plan.tool).any(|observation| {
+            !timeline.is_checked(observation)
+                && observation.is_success()
+                && lists_unsorted(members_of(observation, &plan.list_pointer), &shape)
+        })
+    {
+        return recorded("list-differs");
+    }
+    let counters = common_counters(&lines.lines, &plan.list_pointer);
+    let mut matched = match_lines(&lines.ordered, &plan, &shape, entities);
+    if matched.passing.is_empty() || matched.failing.iter().any(|line| line.query.is_none()) {
+        return recorded("list-differs");
+    }
+    let Some(projected_query_keys) = projected_keys(&matched.passing, &matched.failing) else {
+        return recorded("list-differs");
+    };
+    matched.install(&plan, &view, entities);
+    let built = match list_lines(&lines.lines, &matched, &plan, &view, &shape, entities) {
+        Ok(built) => built,
+        Err(reason) => return recorded(reason),
+    };
+    let required = built
+        .required
+        .map(|required| relax_required(required, timeline, &plan));
+    // Lines asking for some fields only teach no query roles.
+    let selecting: Vec<&Observation> = matched
+        .passing
         .iter()
         .copied()
-        .filter(|line| line.query.is_none())
+        .filter(|line| !matched.projections.contains_key(&line.ordinal))
         .collect();
-    // Without a plain line the first query line stands for one, unless it asks for some fields
-    // only (it would teach the fields it leaves out as hidden).
-    let plain_count = ordered.len();
-    ordered.extend(
-        lines
-            .iter()
-            .copied()
-            .filter(|line| line.query.is_some() && !selects_fields(line.pairs())),
+    let query = super::list_query::learn_query(&plan, &view, &selecting, &counters, entities);
+    let per_response_members = per_response_members(
+        &plan.list_pointer,
+        &matched.passing,
+        &counters,
+        query.as_ref(),
     );
-    let plain_count = if plain_count == 0 {
-        usize::from(!ordered.is_empty())
-    } else {
-        plain_count
-    };
-    ordered.extend(
-        lines
-            .iter()
-            .copied()
-            .filter(|line| line.query.is_some() && selects_fields(line.pairs())),
-    );
+    ViewDetail::List(ListView {
+        entity_type: plan.entity_type,
+        list_pointer: plan.list_pointer,
+        lines: built.lines,
+        counters,
+        query,
+        per_response_members,
+        projected_query_keys,
+        projected_record_ordinals: matched.projections.keys().copied().collect(),
+        shape: ViewShape {
+            required_fields: required.unwrap_or_default().into_iter().collect(),
+            ..shape
+        },
+    })
+}
 
-    // Hidden fields: what the plain lines leave out of the fields they show.
+/// Hidden fields: what the plain lines leave out of the fields they show.
+fn hidden_fields(plan: &ListPlan, plain: &[&Observation], entities: &Entities) -> Vec<String> {
     let mut hidden: BTreeSet<String> = BTreeSet::new();
-    for line in &ordered[..plain_count.min(ordered.len())] {
+    for line in plain {
         let Some(listed) = plan.members.get(&line.ordinal) else {
             continue;
         };
@@ -462,34 +565,16 @@ pub fn verify(timeline: &Timeline, plan: ListPlan, entities: &mut Entities) -> V
             }
         }
     }
-    let mut shape = ViewShape {
-        hidden_fields: hidden.into_iter().collect(),
-        ..ViewShape::default()
-    };
-    learn_spellings(
-        &plan,
-        &ordered[..plain_count.min(ordered.len())],
-        entities,
-        &mut shape,
-    );
-    // A later read listing one of those arrays unsorted contradicts the ordering: the view stays
-    // recorded (so its reads confirm no served write).
-    if !shape.sorted_arrays.is_empty()
-        && timeline.all(plan.tool).any(|observation| {
-            !timeline.is_checked(observation)
-                && observation.is_success()
-                && lists_unsorted(members_of(observation, &plan.list_pointer), &shape)
-        })
-    {
-        return recorded("list-differs");
-    }
+    hidden.into_iter().collect()
+}
 
-    // Counters: members counting what every line lists.
+/// Counters: envelope members counting what every line lists.
+fn common_counters(lines: &[&Observation], list_pointer: &str) -> Vec<String> {
     let mut counters: Option<Vec<String>> = None;
-    for line in &lines {
-        let listed = members_of(line, &plan.list_pointer).len();
+    for line in lines {
+        let listed = members_of(line, list_pointer).len();
         let body = line.body.clone().unwrap_or_default();
-        let here: Vec<String> = scalar_pointers(&body, &plan.list_pointer)
+        let here: Vec<String> = scalar_pointers(&body, list_pointer)
             .into_iter()
             .filter(|(pointer, name)| {
                 counter_name(name)
@@ -507,212 +592,266 @@ pub fn verify(timeline: &Timeline, plan: ListPlan, entities: &mut Entities) -> V
                 .collect(),
         });
     }
-    let counters = counters.unwrap_or_default();
+    counters.unwrap_or_default()
+}
 
-    // View values, line by line: a line passes when every member renders as recorded.
-    let mut overlays: HashMap<usize, Object> = HashMap::new();
-    let mut passing: Vec<&Observation> = Vec::new();
-    let mut failing: Vec<&Observation> = Vec::new();
-    let mut projections: BTreeMap<u64, Vec<String>> = BTreeMap::new();
-    for line in &ordered {
-        let mut tentative: HashMap<usize, Object> = HashMap::new();
+/// The lines matched against the entities: which pass, the view values learned from them, and
+/// the fields each line asking for some fields only showed.
+struct MatchedLines<'a> {
+    /// Per entity index, what the view shows beyond the entity.
+    overlays: HashMap<usize, Object>,
+    passing: Vec<&'a Observation>,
+    failing: Vec<&'a Observation>,
+    /// Per line asking for some fields only, the fields its members showed.
+    projections: BTreeMap<u64, Vec<String>>,
+}
+
+impl MatchedLines<'_> {
+    /// Installs the view values learned and cites the passing lines on the entities they list.
+    fn install(&mut self, plan: &ListPlan, view: &str, entities: &mut Entities) {
+        for (index, overlay) in self.overlays.drain() {
+            if !overlay.is_empty() {
+                entities.list[index]
+                    .view_fields
+                    .insert(view.to_owned(), Json::Object(overlay));
+            }
+        }
+        for line in &self.passing {
+            for index in &plan.members[&line.ordinal] {
+                entities.cite(*index, line.ordinal);
+            }
+        }
+    }
+}
+
+/// View values, line by line: a line passes when every member renders as recorded.
+fn match_lines<'a>(
+    ordered: &[&'a Observation],
+    plan: &ListPlan,
+    shape: &ViewShape,
+    entities: &Entities,
+) -> MatchedLines<'a> {
+    let mut matched = MatchedLines {
+        overlays: HashMap::new(),
+        passing: Vec::new(),
+        failing: Vec::new(),
+        projections: BTreeMap::new(),
+    };
+    for line in ordered {
         let Some(listed) = plan.members.get(&line.ordinal) else {
-            failing.push(line);
+            matched.failing.push(line);
             continue;
         };
         // A line asking for some fields only whose members show those fields.
         if selects_fields(line.pairs())
-            && let Some(fields) = projected_line(&shape, entities, &overlays, listed, line, &plan)
+            && let Some(fields) =
+                projected_line(shape, entities, &matched.overlays, listed, line, plan)
         {
-            projections.insert(line.ordinal, fields);
-            passing.push(line);
+            matched.projections.insert(line.ordinal, fields);
+            matched.passing.push(line);
             continue;
         }
-        let mut agrees = true;
-        for (index, member) in listed.iter().zip(members_of(line, &plan.list_pointer)) {
-            let Some(shown) = member.as_object() else {
-                agrees = false;
-                break;
-            };
-            let base = project_fields(
-                &shape,
-                entities.list[*index]
-                    .fields
-                    .as_object()
-                    .unwrap_or(&Object::new()),
-            );
-            if base.keys().any(|key| !shown.contains_key(key)) {
-                agrees = false;
-                break;
+        match line_overlays(line, listed, plan, shape, entities, &matched.overlays) {
+            Some(tentative) => {
+                matched.overlays.extend(tentative);
+                matched.passing.push(line);
             }
-            let overlay: Object = shown
-                .iter()
-                .filter(|(key, value)| base.get(key) != Some(*value))
-                .map(|(key, value)| (key.to_owned(), value.clone()))
-                .collect();
-            match overlays.get(index).or(tentative.get(index)) {
-                Some(existing) if *existing != overlay => {
-                    agrees = false;
-                    break;
-                }
-                Some(_) => {}
-                None => {
-                    tentative.insert(*index, overlay);
-                }
-            }
-        }
-        if agrees {
-            overlays.extend(tentative);
-            passing.push(line);
-        } else {
-            failing.push(line);
+            None => matched.failing.push(line),
         }
     }
-    if passing.is_empty() || failing.iter().any(|line| line.query.is_none()) {
-        return recorded("list-differs");
-    }
-    let Some(projected_query_keys) = projected_keys(&passing, &failing) else {
-        return recorded("list-differs");
-    };
-    for (index, overlay) in overlays {
-        if !overlay.is_empty() {
-            entities.list[index]
-                .view_fields
-                .insert(view.clone(), Json::Object(overlay));
-        }
-    }
-    for line in &passing {
-        for index in &plan.members[&line.ordinal] {
-            entities.cite(*index, line.ordinal);
-        }
-    }
+    matched
+}
 
-    // Membership, and the check that every line renders whole as recorded.
-    let mut list_lines = Vec::new();
-    let mut required: Option<BTreeSet<String>> = None;
-    let passed: BTreeSet<u64> = passing.iter().map(|line| line.ordinal).collect();
-    for line in &lines {
+/// The view values one line teaches (what each member shows beyond its entity's projected
+/// fields), or `None` when a member lacks a field or disagrees with what an earlier line taught.
+fn line_overlays(
+    line: &Observation,
+    listed: &[usize],
+    plan: &ListPlan,
+    shape: &ViewShape,
+    entities: &Entities,
+    overlays: &HashMap<usize, Object>,
+) -> Option<HashMap<usize, Object>> {
+    let mut tentative: HashMap<usize, Object> = HashMap::new();
+    for (index, member) in listed.iter().zip(members_of(line, &plan.list_pointer)) {
+        let shown = member.as_object()?;
+        let base = project_fields(
+            shape,
+            entities.list[*index]
+                .fields
+                .as_object()
+                .unwrap_or(&Object::new()),
+        );
+        if base.keys().any(|key| !shown.contains_key(key)) {
+            return None;
+        }
+        let overlay: Object = shown
+            .iter()
+            .filter(|(key, value)| base.get(key) != Some(*value))
+            .map(|(key, value)| (key.to_owned(), value.clone()))
+            .collect();
+        match overlays.get(index).or(tentative.get(index)) {
+            Some(existing) if *existing != overlay => return None,
+            Some(_) => {}
+            None => {
+                tentative.insert(*index, overlay);
+            }
+        }
+    }
+    Some(tentative)
+}
+
+/// The passing lines as the view's lines, and the members every member of them carried.
+struct BuiltLines {
+    lines: Vec<ListLine>,
+    required: Option<BTreeSet<String>>,
+}
+
+/// Membership, and the check that every line renders whole as recorded (in record order); a
+/// line rendering over the reply limit keeps the view recorded (`rendered-oversize`).
+fn list_lines(
+    lines: &[&Observation],
+    matched: &MatchedLines<'_>,
+    plan: &ListPlan,
+    view: &str,
+    shape: &ViewShape,
+    entities: &Entities,
+) -> Result<BuiltLines, &'static str> {
+    let mut built = BuiltLines {
+        lines: Vec::new(),
+        required: None,
+    };
+    let passed: BTreeSet<u64> = matched.passing.iter().map(|line| line.ordinal).collect();
+    for line in lines {
         if !passed.contains(&line.ordinal) {
             continue;
         }
-        let listed = &plan.members[&line.ordinal];
-        let projection = projections.get(&line.ordinal).cloned();
-        for member in members_of(line, &plan.list_pointer) {
-            if projection.is_some() {
-                break;
-            }
-            if let Some(object) = member.as_object() {
-                let keys: BTreeSet<String> = object.keys().map(str::to_owned).collect();
-                required = Some(match required {
-                    None => keys,
-                    Some(previous) => previous.intersection(&keys).cloned().collect(),
-                });
-            }
-        }
-        let whole = pages_only(line);
-        let collection = entities.collection(&plan.entity_type, &line.path);
-        let all = (whole || (projection.is_some() && pages_only_but_selection(line)))
-            && fits_template(&line.path, &plan.entity_type)
-            && collection == listed.as_slice();
-        let rendered: Vec<Json> = listed
-            .iter()
-            .map(|index| {
-                let rendered = render_entity(&shape, &view, &entities.list[*index]);
-                match &projection {
-                    Some(fields) => project_to(&rendered, fields),
-                    None => rendered,
-                }
-            })
-            .collect();
-        let size = crate::render::with_value_at(
-            line.body.clone().unwrap_or_default(),
-            &plan.list_pointer,
-            Json::Array(rendered),
-        )
-        .to_canonical_vec()
-        .len();
-        if size > rea_manifest::REPLY_BODY_LIMIT {
-            return recorded("rendered-oversize");
-        }
-        list_lines.push(ListLine {
-            record_ordinal: line.ordinal,
-            path: line.path.clone(),
-            query: line.query.clone(),
-            membership: if all {
-                Membership::All
-            } else {
-                Membership::Recorded
-            },
-            members: if all {
-                Vec::new()
-            } else {
-                listed
-                    .iter()
-                    .map(|index| MemberRef {
-                        collection: entities.list[*index].collection.clone(),
-                        id: entities.list[*index].id.clone(),
-                    })
-                    .collect()
-            },
-            page_size: if all { page_size(line) } else { None },
-            whole,
-            projection,
-        });
-    }
-    // Members of reads after the observation window that leave a field out show the application
-    // may leave it out: that field is not required.
-    if let Some(previous) = required.as_mut() {
-        for observation in timeline.all(plan.tool) {
-            if timeline.is_checked(observation) || !observation.is_success() {
-                continue;
-            }
-            for member in members_of(observation, &plan.list_pointer) {
-                if let Some(object) = member.as_object()
-                    && !marked_deleted(member)
-                {
-                    previous.retain(|key| object.contains_key(key));
+        let projection = matched.projections.get(&line.ordinal).cloned();
+        if projection.is_none() {
+            for member in members_of(line, &plan.list_pointer) {
+                if let Some(object) = member.as_object() {
+                    let keys: BTreeSet<String> = object.keys().map(str::to_owned).collect();
+                    built.required = Some(match built.required.take() {
+                        None => keys,
+                        Some(previous) => previous.intersection(&keys).cloned().collect(),
+                    });
                 }
             }
         }
+        built
+            .lines
+            .push(list_line(line, projection, plan, view, shape, entities)?);
     }
-    // Lines asking for some fields only teach no query roles.
-    let selecting: Vec<&Observation> = passing
+    Ok(built)
+}
+
+/// One passing line: all of its collection in state order when it pages the whole collection
+/// and lists exactly what the state holds there, else its recorded members.
+fn list_line(
+    line: &Observation,
+    projection: Option<Vec<String>>,
+    plan: &ListPlan,
+    view: &str,
+    shape: &ViewShape,
+    entities: &Entities,
+) -> Result<ListLine, &'static str> {
+    let listed = &plan.members[&line.ordinal];
+    let whole = pages_only(line);
+    let collection = entities.collection(&plan.entity_type, &line.path);
+    let all = (whole || (projection.is_some() && pages_only_but_selection(line)))
+        && fits_template(&line.path, &plan.entity_type)
+        && collection == listed.as_slice();
+    let rendered: Vec<Json> = listed
         .iter()
-        .copied()
-        .filter(|line| !projections.contains_key(&line.ordinal))
+        .map(|index| {
+            let rendered = render_entity(shape, view, &entities.list[*index]);
+            match &projection {
+                Some(fields) => project_to(&rendered, fields),
+                None => rendered,
+            }
+        })
         .collect();
-    let query = learn_query(&plan, &view, &selecting, &counters, entities);
-    let per_response_members = {
-        let mut members = differing_envelope_members(&plan.list_pointer, &passing);
-        members.retain(|pointer| {
-            !counters
-                .iter()
-                .any(|counter| counter.starts_with(pointer.as_str()))
-        });
-        if let Some(model) = &query {
-            members.retain(|pointer| {
-                !model
-                    .totals
-                    .iter()
-                    .any(|total| total.starts_with(pointer.as_str()))
-            });
-        }
-        members
-    };
-    ViewDetail::List(ListView {
-        entity_type: plan.entity_type,
-        list_pointer: plan.list_pointer,
-        lines: list_lines,
-        counters,
-        query,
-        per_response_members,
-        projected_query_keys,
-        projected_record_ordinals: projections.keys().copied().collect(),
-        shape: ViewShape {
-            required_fields: required.unwrap_or_default().into_iter().collect(),
-            ..shape
+    let size = crate::render::with_value_at(
+        line.body.clone().unwrap_or_default(),
+        &plan.list_pointer,
+        Json::Array(rendered),
+    )
+    .to_canonical_vec()
+    .len();
+    if size > rea_manifest::REPLY_BODY_LIMIT {
+        return Err("rendered-oversize");
+    }
+    Ok(ListLine {
+        record_ordinal: line.ordinal,
+        path: line.path.clone(),
+        query: line.query.clone(),
+        membership: if all {
+            Membership::All
+        } else {
+            Membership::Recorded
         },
+        members: if all {
+            Vec::new()
+        } else {
+            listed
+                .iter()
+                .map(|index| MemberRef {
+                    collection: entities.list[*index].collection.clone(),
+                    id: entities.list[*index].id.clone(),
+                })
+                .collect()
+        },
+        page_size: if all { page_size(line) } else { None },
+        whole,
+        projection,
     })
+}
+
+/// Members of reads after the observation window that leave a field out show the application
+/// may leave it out: that field is not required.
+fn relax_required(
+    mut required: BTreeSet<String>,
+    timeline: &Timeline,
+    plan: &ListPlan,
+) -> BTreeSet<String> {
+    for observation in timeline.all(plan.tool) {
+        if timeline.is_checked(observation) || !observation.is_success() {
+            continue;
+        }
+        for member in members_of(observation, &plan.list_pointer) {
+            if let Some(object) = member.as_object()
+                && !marked_deleted(member)
+            {
+                required.retain(|key| object.contains_key(key));
+            }
+        }
+    }
+    required
+}
+
+/// The envelope members that differ between the passing lines' answers (answered as each line
+/// recorded them), except counters and the query's totals.
+fn per_response_members(
+    list_pointer: &str,
+    passing: &[&Observation],
+    counters: &[String],
+    query: Option<&QueryModel>,
+) -> Vec<String> {
+    let mut members = differing_envelope_members(list_pointer, passing);
+    members.retain(|pointer| {
+        !counters
+            .iter()
+            .any(|counter| counter.starts_with(pointer.as_str()))
+    });
+    if let Some(model) = query {
+        members.retain(|pointer| {
+            !model
+                .totals
+                .iter()
+                .any(|total| total.starts_with(pointer.as_str()))
+        });
+    }
+    members
 }
 
 /// Whether some member lists a `sorted_arrays` string array out of order.
@@ -789,14 +928,7 @@ fn learn_spellings(
     entities: &Entities,
     shape: &mut ViewShape,
 ) {
-    #[derive(Default)]
-    struct Evidence {
-        clock: Option<Option<String>>,
-        nested: Option<Option<Vec<String>>>,
-        sorted: Option<bool>,
-        needed: (bool, bool, bool),
-    }
-    let mut fields: BTreeMap<String, Evidence> = BTreeMap::new();
+    let mut fields: BTreeMap<String, Spellings> = BTreeMap::new();
     for line in plain {
         let Some(listed) = plan.members.get(&line.ordinal) else {
             continue;
@@ -808,363 +940,84 @@ fn learn_spellings(
                 continue;
             };
             for (key, shown_value) in shown.iter() {
-                let Some(stored_value) = stored.get(key) else {
-                    continue;
-                };
-                let evidence = fields.entry(key.to_owned()).or_default();
-                // Clocks: the shown spelling is the stored instant respelled.
-                let clock = shown_value
-                    .as_str()
-                    .and_then(crate::clock::format_of)
-                    .filter(|format| {
-                        crate::clock::respell(stored_value, format).as_ref() == Some(shown_value)
-                    });
-                evidence.clock = Some(match (&evidence.clock, clock) {
-                    (None, Some(format)) => Some(format),
-                    (Some(Some(previous)), Some(format)) if *previous == format => Some(format),
-                    _ => None,
-                });
-                evidence.needed.0 |= shown_value != stored_value;
-                // Nested objects shown with a subset of their keys, always the same keys.
-                let nested = match (stored_value, shown_value) {
-                    (Json::Object(inner), Json::Object(shown_inner))
-                        if shown_inner
-                            .iter()
-                            .all(|(name, value)| inner.get(name) == Some(value)) =>
-                    {
-                        let mut keys: Vec<String> = shown_inner.keys().map(str::to_owned).collect();
-                        keys.sort();
-                        Some(keys)
-                    }
-                    _ => None,
-                };
-                evidence.nested = Some(match (&evidence.nested, nested) {
-                    (None, Some(keys)) => Some(keys),
-                    (Some(Some(previous)), Some(keys)) if *previous == keys => Some(keys),
-                    _ => None,
-                });
-                evidence.needed.1 |= matches!((stored_value, shown_value), (Json::Object(a), Json::Object(b)) if a.len() > b.len());
-                // String arrays listed sorted.
-                let sorted = match (stored_value, shown_value) {
-                    (Json::Array(items), Json::Array(shown_items))
-                        if items.iter().all(|item| matches!(item, Json::String(_))) =>
-                    {
-                        let mut expected = items.clone();
-                        expected.sort_by(|a, b| a.as_str().cmp(&b.as_str()));
-                        expected == *shown_items
-                    }
-                    _ => false,
-                };
-                evidence.sorted = Some(evidence.sorted.unwrap_or(true) && sorted);
-                evidence.needed.2 |= sorted && stored_value != shown_value;
+                if let Some(stored_value) = stored.get(key) {
+                    fields
+                        .entry(key.to_owned())
+                        .or_default()
+                        .note(stored_value, shown_value);
+                }
             }
         }
     }
-    for (key, evidence) in fields {
-        if let (Some(Some(format)), true) = (&evidence.clock, evidence.needed.0) {
+    for (key, spellings) in fields {
+        if let (Some(Some(format)), true) = (&spellings.clock, spellings.needed.0) {
             shape.clock_formats.insert(key.clone(), format.clone());
-        } else if let (Some(Some(keys)), true) = (&evidence.nested, evidence.needed.1) {
+        } else if let (Some(Some(keys)), true) = (&spellings.nested, spellings.needed.1) {
             shape.nested_fields.insert(key.clone(), keys.clone());
-        } else if evidence.sorted == Some(true) && evidence.needed.2 {
+        } else if spellings.sorted == Some(true) && spellings.needed.2 {
             shape.sorted_arrays.push(key);
         }
     }
 }
 
-/// A query line: its arguments, the collection it reads, and the members it listed.
-struct QueryLine<'a> {
-    observation: &'a Observation,
-    arguments: Vec<(String, String)>,
-    expected: Vec<usize>,
-    /// The collection's key: its entities are the candidates.
-    collection: String,
+/// How a list shows one field of its members against what the entities store: the clock format
+/// every member respells it in, the nested keys every member shows of it, whether every member
+/// lists it (a string array) sorted; and whether each spelling is needed (some member differs).
+#[derive(Default)]
+struct Spellings {
+    clock: Option<Option<String>>,
+    nested: Option<Option<Vec<String>>>,
+    sorted: Option<bool>,
+    needed: (bool, bool, bool),
 }
 
-/// Evaluates query lines, remembering the ordered matches of each filter-and-sort (lines that
-/// differ only in their page share them), so paged reads of a large collection cost one
-/// evaluation, not one each.
-struct Evaluator<'a> {
-    collections: HashMap<String, (Vec<usize>, Vec<&'a Object>)>,
-    memo: HashMap<String, Option<Vec<usize>>>,
-}
-
-impl<'a> Evaluator<'a> {
-    fn evaluates_to(
-        &mut self,
-        parameters: &BTreeMap<String, QueryRole>,
-        line: &QueryLine<'_>,
-    ) -> Option<Evaluated> {
-        let model = QueryModel {
-            parameters: parameters.clone(),
-            totals: Vec::new(),
-            record_ordinals: Vec::new(),
-        };
-        let (indexes, candidates) = self.collections.get(&line.collection)?;
-        let mut selecting: Vec<(String, String)> = Vec::new();
-        for (name, value) in &line.arguments {
-            let role = parameters.get(name)?;
-            if !crate::query::is_paging(role) {
-                selecting.push((name.clone(), value.clone()));
-            }
-        }
-        let paging_only: Vec<(String, String)> = line
-            .arguments
-            .iter()
-            .filter(|(name, _)| parameters.get(name).is_some_and(crate::query::is_paging))
-            .cloned()
-            .collect();
-        let selection_key = {
-            let mut key = line.collection.clone();
-            for (name, value) in &selecting {
-                key.push_str(&format!(
-                    "\u{0}{name}\u{0}{value}\u{0}{:?}",
-                    parameters.get(name)
-                ));
-            }
-            key
-        };
-        let matched = match self.memo.get(&selection_key) {
-            Some(matched) => matched.clone(),
-            None => {
-                let matched =
-                    order_matches(&model, &selecting, candidates).map(|(matched, _)| matched);
-                self.memo.insert(selection_key, matched.clone());
-                matched
-            }
-        }?;
-        let (_, paging) = order_matches(&model, &paging_only, &[])?;
-        let members = paging.apply(&matched)?;
-        let listed: Vec<usize> = members.iter().map(|position| indexes[*position]).collect();
-        (listed == line.expected).then_some(Evaluated {
-            members,
-            matched: matched.len(),
-        })
-    }
-}
-
-/// Learns parameter roles that reproduce the recorded query lines (see [`crate::query`]).
-fn learn_query(
-    plan: &ListPlan,
-    view: &str,
-    passing: &[&Observation],
-    counters: &[String],
-    entities: &Entities,
-) -> Option<QueryModel> {
-    let mut objects: HashMap<usize, Object> = HashMap::new();
-    let mut collections: HashMap<String, Vec<usize>> = HashMap::new();
-    let mut lines = Vec::new();
-    let has_whole = passing.iter().any(|observation| {
-        pages_only(observation) && fits_template(&observation.path, &plan.entity_type)
-    });
-    for observation in passing {
-        if observation.query.is_none() || !fits_template(&observation.path, &plan.entity_type) {
-            continue;
-        }
-        let arguments: Vec<(String, String)> = observation.pairs().to_vec();
-        let names: BTreeSet<&str> = arguments.iter().map(|(name, _)| name.as_str()).collect();
-        if names.len() != arguments.len() {
-            continue;
-        }
-        let collection = collection_key(&observation.path).to_owned();
-        if !collections.contains_key(&collection) {
-            let candidates = entities
-                .collection(&plan.entity_type, &observation.path)
-                .to_vec();
-            for index in &candidates {
-                objects
-                    .entry(*index)
-                    .or_insert_with(|| query_object(entities, view, *index));
-            }
-            collections.insert(collection.clone(), candidates);
-        }
-        lines.push(QueryLine {
-            observation,
-            arguments,
-            expected: plan.members[&observation.ordinal].clone(),
-            collection,
+impl Spellings {
+    /// Notes one member's stored and shown value.
+    fn note(&mut self, stored_value: &Json, shown_value: &Json) {
+        // Clocks: the shown spelling is the stored instant respelled.
+        let clock = shown_value
+            .as_str()
+            .and_then(crate::clock::format_of)
+            .filter(|format| {
+                crate::clock::respell(stored_value, format).as_ref() == Some(shown_value)
+            });
+        self.clock = Some(match (&self.clock, clock) {
+            (None, Some(format)) => Some(format),
+            (Some(Some(previous)), Some(format)) if *previous == format => Some(format),
+            _ => None,
         });
-    }
-    if lines.is_empty() {
-        return None;
-    }
-    let mut evaluator = Evaluator {
-        collections: collections
-            .into_iter()
-            .map(|(key, indexes)| {
-                let candidates = indexes.iter().map(|index| &objects[index]).collect();
-                (key, (indexes, candidates))
-            })
-            .collect(),
-        memo: HashMap::new(),
-    };
-    let has_field = |field: &str| {
-        objects
-            .values()
-            .any(|object| field_value(object, field).is_some())
-    };
-    let mut options: BTreeMap<String, Vec<QueryRole>> = BTreeMap::new();
-    for line in &lines {
-        for (name, _) in &line.arguments {
-            options.entry(name.clone()).or_insert_with(|| {
-                let roles = candidate_roles(name, &has_field);
-                // A parameter no name proposes a role for may change nothing the list shows,
-                // when a whole line of the collection shows what "nothing" is.
-                if roles.is_empty() && has_whole {
-                    vec![QueryRole::Inert { values: Vec::new() }]
-                } else {
-                    roles
-                }
-            });
-        }
-    }
-    let roleless = |name: &String| {
-        matches!(
-            options.get(name).map(Vec::as_slice),
-            Some([QueryRole::Inert { .. }])
-        )
-    };
-    let mut chosen: BTreeMap<String, QueryRole> = BTreeMap::new();
-    let mut dropped: BTreeSet<String> = options
-        .iter()
-        .filter(|(_, roles)| roles.is_empty())
-        .map(|(name, _)| name.clone())
-        .collect();
-    // Lines with fewer parameters first: they fix a role before combinations are tried.
-    let mut order: Vec<usize> = (0..lines.len()).collect();
-    order.sort_by_key(|index| {
-        (
-            lines[*index].arguments.len(),
-            lines[*index].observation.position,
-        )
-    });
-    loop {
-        let mut changed = false;
-        let mut answered: Vec<usize> = Vec::new();
-        for &index in &order {
-            let line = &lines[index];
-            if line
-                .arguments
-                .iter()
-                .any(|(name, _)| dropped.contains(name))
+        self.needed.0 |= shown_value != stored_value;
+        // Nested objects shown with a subset of their keys, always the same keys.
+        let nested = match (stored_value, shown_value) {
+            (Json::Object(inner), Json::Object(shown_inner))
+                if shown_inner
+                    .iter()
+                    .all(|(name, value)| inner.get(name) == Some(value)) =>
             {
-                continue;
+                let mut keys: Vec<String> = shown_inner.keys().map(str::to_owned).collect();
+                keys.sort();
+                Some(keys)
             }
-            let open: Vec<&String> = line
-                .arguments
-                .iter()
-                .map(|(name, _)| name)
-                .filter(|name| !chosen.contains_key(*name))
-                .collect();
-            let mut found = None;
-            let combinations: usize = open.iter().map(|name| options[*name].len()).product();
-            for combination in 0..combinations.min(256) {
-                let mut trial = chosen.clone();
-                let mut rest = combination;
-                for name in &open {
-                    let roles = &options[*name];
-                    trial.insert((*name).clone(), roles[rest % roles.len()].clone());
-                    rest /= roles.len();
-                }
-                // Earlier lines are checked again only when this line adds roles.
-                let all_pass = evaluator.evaluates_to(&trial, line).is_some()
-                    && (open.is_empty()
-                        || answered
-                            .iter()
-                            .all(|other| evaluator.evaluates_to(&trial, &lines[*other]).is_some()));
-                if all_pass {
-                    found = Some(trial);
-                    break;
-                }
+            _ => None,
+        };
+        self.nested = Some(match (&self.nested, nested) {
+            (None, Some(keys)) => Some(keys),
+            (Some(Some(previous)), Some(keys)) if *previous == keys => Some(keys),
+            _ => None,
+        });
+        self.needed.1 |= matches!((stored_value, shown_value), (Json::Object(a), Json::Object(b)) if a.len() > b.len());
+        // String arrays listed sorted.
+        let sorted = match (stored_value, shown_value) {
+            (Json::Array(items), Json::Array(shown_items))
+                if items.iter().all(|item| matches!(item, Json::String(_))) =>
+            {
+                let mut expected = items.clone();
+                expected.sort_by(|a, b| a.as_str().cmp(&b.as_str()));
+                expected == *shown_items
             }
-            match found {
-                Some(trial) => {
-                    chosen = trial;
-                    answered.push(index);
-                }
-                None => {
-                    // A line no roles reproduce: its parameters lose their roles, except that
-                    // when it names a parameter that may be inert and is not established, only
-                    // that one is given up (the line then stays unanswered).
-                    let mut giving_up: Vec<&String> = line
-                        .arguments
-                        .iter()
-                        .map(|(name, _)| name)
-                        .filter(|name| roleless(name) && !chosen.contains_key(*name))
-                        .collect();
-                    if giving_up.is_empty() {
-                        giving_up = line.arguments.iter().map(|(name, _)| name).collect();
-                    }
-                    for name in giving_up {
-                        dropped.insert(name.clone());
-                        chosen.remove(name);
-                    }
-                    changed = true;
-                    break;
-                }
-            }
-        }
-        if !changed {
-            let used: BTreeSet<String> = answered
-                .iter()
-                .flat_map(|index| lines[*index].arguments.iter().map(|(name, _)| name.clone()))
-                .collect();
-            chosen.retain(|name, _| used.contains(name));
-            if answered.is_empty() {
-                return None;
-            }
-            // Totals: members holding the number matched where a page listed fewer.
-            let mut totals: Option<Vec<String>> = None;
-            let mut informative = false;
-            for index in &answered {
-                let line = &lines[*index];
-                let evaluated = evaluator.evaluates_to(&chosen, line)?;
-                informative |= evaluated.matched != evaluated.members.len();
-                let body = line.observation.body.clone().unwrap_or_default();
-                let here: Vec<String> = scalar_pointers(&body, &plan.list_pointer)
-                    .into_iter()
-                    .filter(|(pointer, _)| {
-                        body.pointer(pointer)
-                            .is_some_and(|value| counts_canonically(value, evaluated.matched))
-                    })
-                    .map(|(pointer, _)| pointer)
-                    .filter(|pointer| !counters.contains(pointer))
-                    .collect();
-                totals = Some(match totals {
-                    None => here,
-                    Some(previous) => previous
-                        .into_iter()
-                        .filter(|pointer| here.contains(pointer))
-                        .collect(),
-                });
-            }
-            let mut record_ordinals: Vec<u64> = answered
-                .iter()
-                .map(|index| lines[*index].observation.ordinal)
-                .collect();
-            record_ordinals.sort_unstable();
-            // An inert parameter is accepted with the values the answered lines gave it.
-            for (name, role) in chosen.iter_mut() {
-                if let QueryRole::Inert { values } = role {
-                    let mut seen: Vec<String> = answered
-                        .iter()
-                        .flat_map(|index| lines[*index].arguments.iter())
-                        .filter(|(argument, _)| argument == name)
-                        .map(|(_, value)| value.clone())
-                        .collect();
-                    seen.sort();
-                    seen.dedup();
-                    *values = seen;
-                }
-            }
-            return Some(QueryModel {
-                parameters: chosen,
-                totals: if informative {
-                    totals.unwrap_or_default()
-                } else {
-                    Vec::new()
-                },
-                record_ordinals,
-            });
-        }
+            _ => false,
+        };
+        self.sorted = Some(self.sorted.unwrap_or(true) && sorted);
+        self.needed.2 |= sorted && stored_value != shown_value;
     }
 }

@@ -27,6 +27,7 @@
 pub mod documents;
 pub mod entities;
 pub mod items;
+mod list_query;
 pub mod lists;
 #[cfg(test)]
 mod tests;

@@ -55,10 +55,28 @@ pub enum Values<'a> {
     },
 }
 
-impl Values<'_> {
+impl<'a> Values<'a> {
     fn clock(&self) -> Option<String> {
         match self {
             Values::Observed { clock, .. } | Values::Served { clock, .. } => clock.clone(),
+        }
+    }
+
+    /// The values of one entity a bulk call named: replaying, its own recorded outcome.
+    fn of_entity(&self, id: &str) -> Values<'a> {
+        match self {
+            Values::Observed {
+                clock, entities, ..
+            } => Values::Observed {
+                after: entities
+                    .iter()
+                    .find(|(named, _)| named == id)
+                    .and_then(|(_, after)| *after),
+                response: None,
+                clock: clock.clone(),
+                entities: Vec::new(),
+            },
+            served => served.clone(),
         }
     }
 }
@@ -214,24 +232,96 @@ struct Applied {
     keep: bool,
 }
 
-#[allow(clippy::too_many_arguments)]
-fn apply_rules(
-    plan: &WritePlan,
-    rules: &RuleSet,
-    state: &LiveState,
-    collection: &str,
-    input: &WriteInput,
-    before: Option<&Json>,
-    values: &Values<'_>,
-    path_params: &[String],
-) -> Result<Applied, Refused> {
-    let mut applied = Applied {
-        set: BTreeMap::new(),
-        placement: None,
-        keep: false,
-    };
-    for learned in &plan.rules {
-        let Some(step) = rules.step(&learned.stage) else {
+/// One call being applied: its plan, the rule stages, the state it applies to, its inputs, where
+/// rule-explained values come from, and its path parameters' values.
+#[derive(Clone, Copy)]
+struct Applying<'a, 'v> {
+    plan: &'a WritePlan,
+    rules: &'a RuleSet,
+    state: &'a LiveState,
+    input: &'a WriteInput,
+    values: &'a Values<'v>,
+    params: &'a [String],
+}
+
+/// What a call writes: the type, its identity field, the collection (as the path spells it) and,
+/// for an item write, the entity.
+struct Target {
+    entity_type: String,
+    identity: String,
+    collection: String,
+    id: Option<String>,
+}
+
+impl Target {
+    fn of(plan: &WritePlan, input: &WriteInput) -> Result<Self, Refused> {
+        let target = plan
+            .target
+            .as_ref()
+            .ok_or_else(|| refused("internal_error", "the plan has no target"))?;
+        let entity_type = target
+            .entity_type
+            .clone()
+            .ok_or_else(|| refused("internal_error", "the plan names no type"))?;
+        let identity = target
+            .identity_field
+            .clone()
+            .unwrap_or_else(|| "id".to_owned());
+        let (collection, id) = call_target(plan, input)
+            .ok_or_else(|| refused("invalid_arguments", "the call's path names no collection"))?;
+        Ok(Self {
+            entity_type,
+            identity,
+            collection,
+            id,
+        })
+    }
+}
+
+impl Applying<'_, '_> {
+    /// Each of the plan's rules applied to the call, in pipeline order.
+    fn apply_rules(&self, collection: &str, before: Option<&Json>) -> Result<Applied, Refused> {
+        let mut applied = Applied {
+            set: BTreeMap::new(),
+            placement: None,
+            keep: false,
+        };
+        for learned in &self.plan.rules {
+            let outcome = self.apply_rule(learned, collection, before)?;
+            // A rule sets only what it explains (what the host kept of its explanation); a
+            // delete's soft-delete flag is among them.
+            let owns = |pointer: &String| {
+                learned.explains.is_empty() || learned.explains.contains(pointer)
+            };
+            for (pointer, value) in outcome.set.iter().filter(|(pointer, _)| owns(pointer)) {
+                applied.set.insert(pointer.clone(), Some(from_value(value)));
+            }
+            for pointer in outcome.remove.iter().filter(|pointer| owns(pointer)) {
+                applied.set.insert(pointer.clone(), None);
+            }
+            if outcome.placement.is_some() {
+                applied.placement = outcome.placement;
+            }
+            applied.keep |= outcome.keep;
+            if let Values::Observed {
+                after, response, ..
+            } = self.values
+            {
+                recorded_values(learned, *after, *response, &mut applied);
+            }
+        }
+        Ok(applied)
+    }
+
+    /// One learned rule's `apply` on the call.
+    fn apply_rule(
+        &self,
+        learned: &PlanRule,
+        collection: &str,
+        before: Option<&Json>,
+    ) -> Result<rea_plugin_api::contracts::rule::ApplyOutcome, Refused> {
+        let plan = self.plan;
+        let Some(step) = self.rules.step(&learned.stage) else {
             return Err(refused(
                 "rule_failed",
                 format!(
@@ -240,26 +330,25 @@ fn apply_rules(
                 ),
             ));
         };
-        let held_values = match values {
-            Values::Served { .. } => held_values(plan, learned, state, collection),
-            Values::Observed { .. } => BTreeMap::new(),
-        };
-        let call = ServedCall {
-            body: input.body.as_ref().map(to_value),
-            clock: values.clock(),
-            entity_before: before.map(to_value),
-            held_values,
-            path_params: path_params.to_vec(),
-            state_evidence_id: match values {
-                Values::Served {
-                    state_evidence_id, ..
-                } => (*state_evidence_id).to_owned(),
-                Values::Observed { .. } => String::new(),
-            },
-            write_count: state.writes(),
+        let (held_values, state_evidence_id) = match self.values {
+            Values::Served {
+                state_evidence_id, ..
+            } => (
+                held_values(plan, learned, self.state, collection),
+                (*state_evidence_id).to_owned(),
+            ),
+            Values::Observed { .. } => (BTreeMap::new(), String::new()),
         };
         let request = ApplyRequest {
-            call,
+            call: ServedCall {
+                body: self.input.body.as_ref().map(to_value),
+                clock: self.values.clock(),
+                entity_before: before.map(to_value),
+                held_values,
+                path_params: self.params.to_vec(),
+                state_evidence_id,
+                write_count: self.state.writes(),
+            },
             rule: to_value(&learned.rule),
             schema_version: rea_plugin_api::contracts::SCHEMA_VERSION,
             tool: ToolRef {
@@ -268,7 +357,7 @@ fn apply_rules(
                 path_template: plan.path_template.clone(),
             },
         };
-        let outcome = step.handle.apply(&request).map_err(|error| {
+        step.handle.apply(&request).map_err(|error| {
             refused(
                 "rule_failed",
                 format!(
@@ -276,43 +365,32 @@ fn apply_rules(
                     learned.stage
                 ),
             )
-        })?;
-        // A rule sets only what it explains (what the host kept of its explanation); a delete's
-        // soft-delete flag is among them.
-        let owns =
-            |pointer: &String| learned.explains.is_empty() || learned.explains.contains(pointer);
-        for (pointer, value) in outcome.set.iter().filter(|(pointer, _)| owns(pointer)) {
-            applied.set.insert(pointer.clone(), Some(from_value(value)));
-        }
-        for pointer in outcome.remove.iter().filter(|pointer| owns(pointer)) {
-            applied.set.insert(pointer.clone(), None);
-        }
-        if outcome.placement.is_some() {
-            applied.placement = outcome.placement;
-        }
-        applied.keep |= outcome.keep;
-        if let Values::Observed {
-            after, response, ..
-        } = values
-        {
-            // Replay: what the application generated, as recorded.
-            for pointer in &learned.explains {
-                let recorded = after
-                    .and_then(|after| after.pointer(pointer))
-                    .or_else(|| response.and_then(|response| response.pointer(pointer)));
-                match recorded {
-                    Some(value) => {
-                        applied.set.insert(pointer.clone(), Some(value.clone()));
-                    }
-                    None if after.is_some() => {
-                        applied.set.insert(pointer.clone(), None);
-                    }
-                    None => {}
-                }
+        })
+    }
+}
+
+/// Replay: what the application generated where a rule explains, as recorded (the entity after,
+/// else the answer's entity object; absent from a recorded entity after: removed).
+fn recorded_values(
+    learned: &PlanRule,
+    after: Option<&Json>,
+    response: Option<&Json>,
+    applied: &mut Applied,
+) {
+    for pointer in &learned.explains {
+        let recorded = after
+            .and_then(|after| after.pointer(pointer))
+            .or_else(|| response.and_then(|response| response.pointer(pointer)));
+        match recorded {
+            Some(value) => {
+                applied.set.insert(pointer.clone(), Some(value.clone()));
             }
+            None if after.is_some() => {
+                applied.set.insert(pointer.clone(), None);
+            }
+            None => {}
         }
     }
-    Ok(applied)
 }
 
 /// The values a collection holds for the top-level fields a rule explains, with the largest
@@ -401,6 +479,36 @@ fn path_params(plan: &WritePlan, segments: &[String]) -> Vec<String> {
         .collect()
 }
 
+/// Whether the plan fixes a sent member (sent with one value, never stored).
+fn is_fixed(plan: &WritePlan, member: &str) -> bool {
+    plan.body
+        .as_ref()
+        .and_then(|body| body.members.get(member))
+        .is_some_and(|member| member.fixed.is_some())
+}
+
+impl Change {
+    /// No change yet, of a plan's effect.
+    fn of(effect: Effect) -> Self {
+        Self {
+            view: match effect {
+                Effect::Create => "create",
+                Effect::Update => "update",
+                Effect::Delete => "delete",
+                Effect::Document => "document-write",
+            },
+            entities: Vec::new(),
+            positions: Vec::new(),
+            generated: Vec::new(),
+            keep_deleted: false,
+            document: None,
+            missing: false,
+            sequences: Vec::new(),
+            history: None,
+        }
+    }
+}
+
 /// Computes a call's change, without touching the state.
 pub fn prepare(
     plan: &WritePlan,
@@ -409,76 +517,81 @@ pub fn prepare(
     input: &WriteInput,
     values: &Values<'_>,
 ) -> Result<Change, Refused> {
-    let mut change = Change {
-        view: match plan.effect {
-            Effect::Create => "create",
-            Effect::Update => "update",
-            Effect::Delete => "delete",
-            Effect::Document => "document-write",
-        },
-        entities: Vec::new(),
-        positions: Vec::new(),
-        generated: Vec::new(),
-        keep_deleted: false,
-        document: None,
-        missing: false,
-        sequences: Vec::new(),
-        history: None,
-    };
-    let params = path_params(plan, &input.segments);
+    let mut change = Change::of(plan.effect);
     if plan.effect == Effect::Document {
-        let target = plan.target.as_ref();
-        let Some(view) = target.and_then(|target| target.document.as_deref()) else {
-            return Err(refused("internal_error", "the plan names no document"));
-        };
-        let Some(held) = state.document(view) else {
-            return Err(refused(
-                "not_found",
-                "the state holds no value for this document",
-            ));
-        };
-        let sent = sent_members(plan, input.body.as_ref())
-            .cloned()
-            .unwrap_or_default();
-        let replace = plan.fields.as_ref().is_some_and(|fields| fields.replace);
-        let mut value = if replace {
-            Json::Object(Object::new())
-        } else {
-            held.value.clone()
-        };
-        if let Json::Object(object) = &mut value {
-            for (key, member) in sent.iter() {
-                object.insert(key, member.clone());
-            }
-        }
-        change.document = Some(Document {
-            view: held.view.clone(),
-            path: held.path.clone(),
-            value,
-            record_ordinal: None,
-        });
+        change.document = Some(document_written(plan, state, input)?);
         return Ok(change);
     }
-    let target = plan
-        .target
-        .as_ref()
-        .ok_or_else(|| refused("internal_error", "the plan has no target"))?;
-    let entity_type = target
-        .entity_type
-        .clone()
-        .ok_or_else(|| refused("internal_error", "the plan names no type"))?;
-    let identity = target
-        .identity_field
-        .clone()
-        .unwrap_or_else(|| "id".to_owned());
-    let (collection, id) = call_target(plan, input)
-        .ok_or_else(|| refused("invalid_arguments", "the call's path names no collection"))?;
-    let model = plan.fields.clone().unwrap_or_default();
-
+    let target = Target::of(plan, input)?;
+    let params = path_params(plan, &input.segments);
+    let applying = Applying {
+        plan,
+        rules,
+        state,
+        input,
+        values,
+        params: &params,
+    };
     if plan.bulk {
-        let ids = bulk_ids(plan, input.body.as_ref(), &identity)?;
+        applying.prepare_bulk(&target, &mut change)?;
+        return Ok(change);
+    }
+    match plan.effect {
+        Effect::Create => applying.prepare_create(target, &mut change)?,
+        Effect::Update | Effect::Delete => return applying.prepare_update(target, change),
+        Effect::Document => {}
+    }
+    Ok(change)
+}
+
+/// A document write: the held document with the members sent (or only them, for a `PUT` that
+/// replaces).
+fn document_written(
+    plan: &WritePlan,
+    state: &LiveState,
+    input: &WriteInput,
+) -> Result<Document, Refused> {
+    let target = plan.target.as_ref();
+    let Some(view) = target.and_then(|target| target.document.as_deref()) else {
+        return Err(refused("internal_error", "the plan names no document"));
+    };
+    let Some(held) = state.document(view) else {
+        return Err(refused(
+            "not_found",
+            "the state holds no value for this document",
+        ));
+    };
+    let sent = sent_members(plan, input.body.as_ref())
+        .cloned()
+        .unwrap_or_default();
+    let replace = plan.fields.as_ref().is_some_and(|fields| fields.replace);
+    let mut value = if replace {
+        Json::Object(Object::new())
+    } else {
+        held.value.clone()
+    };
+    if let Json::Object(object) = &mut value {
+        for (key, member) in sent.iter() {
+            object.insert(key, member.clone());
+        }
+    }
+    Ok(Document {
+        view: held.view.clone(),
+        path: held.path.clone(),
+        value,
+        record_ordinal: None,
+    })
+}
+
+impl Applying<'_, '_> {
+    /// A bulk write: each entity the body names, updated (or deleted) in body order; every one
+    /// must be held.
+    fn prepare_bulk(&self, target: &Target, change: &mut Change) -> Result<(), Refused> {
+        let (plan, state) = (self.plan, self.state);
+        let (entity_type, collection) = (&target.entity_type, &target.collection);
+        let ids = bulk_ids(plan, self.input.body.as_ref(), &target.identity)?;
         for id in &ids {
-            if state.entity(&entity_type, &collection, id).is_none() {
+            if state.entity(entity_type, collection, id).is_none() {
                 return Err(refused(
                     "not_found",
                     format!(
@@ -490,38 +603,20 @@ pub fn prepare(
         }
         for id in ids {
             let before = state
-                .entity(&entity_type, &collection, &id)
+                .entity(entity_type, collection, &id)
                 .cloned()
                 .unwrap_or_else(|| unreachable!("checked above"));
             let single = WriteInput {
-                segments: input.segments.clone(),
-                body: bulk_member_body(plan, input.body.as_ref(), &identity, &id),
+                segments: self.input.segments.clone(),
+                body: bulk_member_body(plan, self.input.body.as_ref(), &target.identity, &id),
             };
-            // Replaying, each entity's rule-explained values come from its own recorded outcome.
-            let own = match values {
-                Values::Observed {
-                    clock, entities, ..
-                } => Values::Observed {
-                    after: entities
-                        .iter()
-                        .find(|(named, _)| *named == id)
-                        .and_then(|(_, after)| *after),
-                    response: None,
-                    clock: clock.clone(),
-                    entities: Vec::new(),
-                },
-                served => served.clone(),
+            let own = self.values.of_entity(&id);
+            let entity = Applying {
+                input: &single,
+                values: &own,
+                ..*self
             };
-            let (after, generated, placement, _) = update_fields(
-                plan,
-                rules,
-                state,
-                &collection,
-                &single,
-                &before,
-                &own,
-                &params,
-            )?;
+            let (after, generated, placement, _) = entity.update_fields(collection, &before)?;
             change
                 .positions
                 .push(placement_position(placement.as_ref()));
@@ -532,314 +627,363 @@ pub fn prepare(
                 change.entities.push((Some(before), Some(after)));
             }
         }
-        return Ok(change);
+        Ok(())
     }
 
-    match plan.effect {
-        Effect::Create => {
-            let sent = sent_members(plan, input.body.as_ref())
-                .cloned()
-                .unwrap_or_default();
-            let mut fields = Json::Object(Object::new());
-            if let Json::Object(object) = &mut fields {
-                for (key, value) in sent.iter() {
-                    let fixed = plan
-                        .body
-                        .as_ref()
-                        .and_then(|body| body.members.get(key))
-                        .is_some_and(|member| member.fixed.is_some());
-                    if !fixed && !ruled(plan, key) {
-                        object.insert(key, value.clone());
-                    }
-                }
-                for (field, path) in &model.path_fields {
-                    let Some(segment) = input.segments.get(path.segment) else {
-                        continue;
-                    };
-                    let text = decoded(segment);
-                    let value = if path.number {
-                        rea_plugin_api::json::Number::from_lexeme(&text)
-                            .map(Json::Number)
-                            .unwrap_or(Json::String(text))
-                    } else {
-                        Json::String(text)
-                    };
-                    object.insert(field.clone(), value);
-                }
-                for field in &model.collection_constants {
-                    if object.contains_key(field) {
-                        continue;
-                    }
-                    let held = state.collection(&entity_type, &collection);
-                    let shared = held
-                        .first()
-                        .and_then(|first| first.fields.get(field))
-                        .filter(|value| {
-                            held.iter()
-                                .all(|entity| entity.fields.get(field) == Some(*value))
-                        });
-                    if let Some(value) = shared.or_else(|| model.constants.get(field)) {
-                        object.insert(field.clone(), value.clone());
-                    }
-                }
-                for (key, value) in model.constants.iter() {
-                    if !object.contains_key(key) {
-                        object.insert(key, value.clone());
-                    }
-                }
+    /// A create: the entity from what was sent, the path, the collection's shared values and the
+    /// plan's constants, then the rules; refused when it has no identity or the state already
+    /// holds it, or past the history budget.
+    fn prepare_create(&self, target: Target, change: &mut Change) -> Result<(), Refused> {
+        let Target {
+            entity_type,
+            identity,
+            collection,
+            ..
+        } = target;
+        let mut fields = self.created_fields(&entity_type, &collection);
+        let applied = self.apply_rules(&collection, None)?;
+        for (pointer, value) in &applied.set {
+            match value {
+                Some(value) => set_pointer(&mut fields, pointer, value.clone()),
+                None => remove_pointer(&mut fields, pointer),
             }
-            let applied = apply_rules(
-                plan,
-                rules,
-                state,
-                &collection,
-                input,
-                None,
-                values,
-                &params,
-            )?;
-            for (pointer, value) in &applied.set {
-                match value {
-                    Some(value) => set_pointer(&mut fields, pointer, value.clone()),
-                    None => remove_pointer(&mut fields, pointer),
-                }
+        }
+        let fields = match fields {
+            Json::Object(object) => Json::Object(ordered(self.plan, object)),
+            other => other,
+        };
+        let id = self.new_identity(&fields, &identity, &entity_type, &collection)?;
+        change.sequences = sequences_of(self.plan, &fields, &collection);
+        change.history = self.history_charge(&entity_type, &collection, &change.sequences)?;
+        let entity = Entity {
+            entity_type,
+            collection,
+            id,
+            fields,
+            view_fields: BTreeMap::new(),
+            record_ordinals: Vec::new(),
+        };
+        change
+            .positions
+            .push(placement_position(applied.placement.as_ref()).or(Some(Position::Last)));
+        change.generated.push(BTreeMap::new());
+        change.entities.push((None, Some(entity)));
+        Ok(())
+    }
+
+    /// A created entity's fields before the rules: the members sent (not fixed, not a rule's),
+    /// the path values, the value every held entity of the collection shares (else the plan's
+    /// constant), and the plan's constants.
+    fn created_fields(&self, entity_type: &str, collection: &str) -> Json {
+        let plan = self.plan;
+        let model = plan.fields.clone().unwrap_or_default();
+        let sent = sent_members(plan, self.input.body.as_ref())
+            .cloned()
+            .unwrap_or_default();
+        let mut object = Object::new();
+        for (key, value) in sent.iter() {
+            if !is_fixed(plan, key) && !ruled(plan, key) {
+                object.insert(key, value.clone());
             }
-            let fields = match fields {
-                Json::Object(object) => Json::Object(ordered(plan, object)),
-                other => other,
+        }
+        for (field, path) in &model.path_fields {
+            let Some(segment) = self.input.segments.get(path.segment) else {
+                continue;
             };
-            let Some(id) = crate::render::identity_value(&fields, &identity).and_then(scalar_text)
-            else {
-                return Err(refused(
-                    "invalid_arguments",
-                    format!(
-                        "the created entity has no identity {}",
-                        Json::String(identity.clone()).to_canonical_string()
-                    ),
-                ));
+            let text = decoded(segment);
+            let value = if path.number {
+                rea_plugin_api::json::Number::from_lexeme(&text)
+                    .map(Json::Number)
+                    .unwrap_or(Json::String(text))
+            } else {
+                Json::String(text)
             };
-            if state.entity(&entity_type, &collection, &id).is_some() {
-                return Err(refused(
-                    "conflict",
-                    format!(
-                        "the state already holds {} in {collection}",
-                        Json::String(id).to_canonical_string()
-                    ),
-                ));
+            object.insert(field.clone(), value);
+        }
+        for field in &model.collection_constants {
+            if object.contains_key(field) {
+                continue;
             }
-            for learned in &plan.rules {
-                for pointer in &learned.explains {
-                    if let Some(field) = top_field(pointer)
-                        && let Some(value) = fields.get(&field).and_then(integer)
-                    {
-                        change.sequences.push((collection.clone(), field, value));
-                    }
-                }
+            let held = self.state.collection(entity_type, collection);
+            let shared = held
+                .first()
+                .and_then(|first| first.fields.get(field))
+                .filter(|value| {
+                    held.iter()
+                        .all(|entity| entity.fields.get(field) == Some(*value))
+                });
+            if let Some(value) = shared.or_else(|| model.constants.get(field)) {
+                object.insert(field.clone(), value.clone());
             }
-            let sequence_fields: Vec<String> = change
-                .sequences
-                .iter()
-                .map(|(_, field, _)| field.clone())
-                .collect();
-            let charge = state.history_charge(&entity_type, &collection, &sequence_fields);
-            if charge > 0 {
-                if state.history_score() + charge > crate::store::MAX_HISTORY_SCORE {
-                    return Err(refused(
-                        "resource_constraint",
-                        format!(
-                            "this create would take the collection history served creates keep past its {}-byte budget; reset the state (data/reset) or write to fewer distinct collections",
-                            crate::store::MAX_HISTORY_SCORE
-                        ),
-                    ));
-                }
-                change.history = Some((entity_type.clone(), collection.clone(), charge));
+        }
+        for (key, value) in model.constants.iter() {
+            if !object.contains_key(key) {
+                object.insert(key, value.clone());
             }
-            let entity = Entity {
-                entity_type,
-                collection,
-                id,
-                fields,
-                view_fields: BTreeMap::new(),
-                record_ordinals: Vec::new(),
-            };
+        }
+        Json::Object(object)
+    }
+
+    /// A created entity's identity; refused when it has none or the state already holds it.
+    fn new_identity(
+        &self,
+        fields: &Json,
+        identity: &str,
+        entity_type: &str,
+        collection: &str,
+    ) -> Result<String, Refused> {
+        let Some(id) = crate::render::identity_value(fields, identity).and_then(scalar_text) else {
+            return Err(refused(
+                "invalid_arguments",
+                format!(
+                    "the created entity has no identity {}",
+                    Json::String(identity.to_owned()).to_canonical_string()
+                ),
+            ));
+        };
+        if self.state.entity(entity_type, collection, &id).is_some() {
+            return Err(refused(
+                "conflict",
+                format!(
+                    "the state already holds {} in {collection}",
+                    Json::String(id).to_canonical_string()
+                ),
+            ));
+        }
+        Ok(id)
+    }
+
+    /// The collection history a create charges, refused past the budget served creates keep.
+    fn history_charge(
+        &self,
+        entity_type: &str,
+        collection: &str,
+        sequences: &[(String, String, i128)],
+    ) -> Result<Option<(String, String, usize)>, Refused> {
+        let sequence_fields: Vec<String> = sequences
+            .iter()
+            .map(|(_, field, _)| field.clone())
+            .collect();
+        let charge = self
+            .state
+            .history_charge(entity_type, collection, &sequence_fields);
+        if charge == 0 {
+            return Ok(None);
+        }
+        if self.state.history_score() + charge > crate::store::MAX_HISTORY_SCORE {
+            return Err(refused(
+                "resource_constraint",
+                format!(
+                    "this create would take the collection history served creates keep past its {}-byte budget; reset the state (data/reset) or write to fewer distinct collections",
+                    crate::store::MAX_HISTORY_SCORE
+                ),
+            ));
+        }
+        Ok(Some((
+            entity_type.to_owned(),
+            collection.to_owned(),
+            charge,
+        )))
+    }
+
+    /// An update or delete of the entity the call names; an entity the state does not hold is
+    /// created by an upsert, else the change is `missing`.
+    fn prepare_update(&self, target: Target, mut change: Change) -> Result<Change, Refused> {
+        let plan = self.plan;
+        let id = target
+            .id
+            .ok_or_else(|| refused("invalid_arguments", "the call names no entity"))?;
+        let Some(before) = self
+            .state
+            .entity(&target.entity_type, &target.collection, &id)
+            .cloned()
+        else {
+            // An upsert creates the entity its path names.
+            if let Some(create) = plan.upsert_plan()
+                && plan.effect == Effect::Update
+            {
+                return self.prepare_upsert(&create, id);
+            }
+            change.missing = true;
+            return Ok(change);
+        };
+        let (after, generated, placement, keep) =
+            self.update_fields(&target.collection, &before)?;
+        let soft = plan
+            .fields
+            .as_ref()
+            .is_some_and(|fields| fields.soft_delete.is_some());
+        if plan.effect == Effect::Delete {
+            if soft || keep {
+                change.keep_deleted = true;
+                let mut kept = before.clone();
+                kept.fields = after.fields;
+                change.entities.push((Some(before), Some(kept)));
+            } else {
+                change.entities.push((Some(before), None));
+            }
+            change.positions.push(None);
+        } else {
             change
                 .positions
-                .push(placement_position(applied.placement.as_ref()).or(Some(Position::Last)));
-            change.generated.push(BTreeMap::new());
-            change.entities.push((None, Some(entity)));
+                .push(placement_position(placement.as_ref()));
+            change.entities.push((Some(before), Some(after)));
         }
-        Effect::Update | Effect::Delete => {
-            let id = id.ok_or_else(|| refused("invalid_arguments", "the call names no entity"))?;
-            let Some(before) = state.entity(&entity_type, &collection, &id).cloned() else {
-                // An upsert creates the entity its path names.
-                if let Some(create) = plan.upsert_plan()
-                    && plan.effect == Effect::Update
-                {
-                    let created = prepare(&create, rules, state, input, values)?;
-                    let named = created
-                        .entities
-                        .first()
-                        .and_then(|(_, after)| after.as_ref())
-                        .map(|entity| entity.id.as_str());
-                    if named != Some(id.as_str()) {
-                        return Err(refused(
-                            "invalid_arguments",
-                            format!(
-                                "the entity this call creates would be named {} where its path names {}",
-                                Json::String(named.unwrap_or_default().to_owned())
-                                    .to_canonical_string(),
-                                Json::String(id).to_canonical_string()
-                            ),
-                        ));
-                    }
-                    return Ok(created);
-                }
-                change.missing = true;
-                return Ok(change);
-            };
-            let (after, generated, placement, keep) = update_fields(
-                plan,
-                rules,
-                state,
-                &collection,
-                input,
-                &before,
-                values,
-                &params,
-            )?;
-            if plan.effect == Effect::Delete {
-                if model.soft_delete.is_some() || keep {
-                    change.keep_deleted = true;
-                    let mut kept = before.clone();
-                    kept.fields = after.fields;
-                    change.entities.push((Some(before), Some(kept)));
-                } else {
-                    change.entities.push((Some(before), None));
-                }
-                change.positions.push(None);
-            } else {
-                change
-                    .positions
-                    .push(placement_position(placement.as_ref()));
-                change.entities.push((Some(before), Some(after)));
-            }
-            change.generated.push(generated);
-        }
-        Effect::Document => {}
+        change.generated.push(generated);
+        Ok(change)
     }
-    Ok(change)
+
+    /// An upsert's call creating the entity its path names (as the creating calls did); refused
+    /// when the entity created would have another identity.
+    fn prepare_upsert(&self, create: &WritePlan, id: String) -> Result<Change, Refused> {
+        let created = prepare(create, self.rules, self.state, self.input, self.values)?;
+        let named = created
+            .entities
+            .first()
+            .and_then(|(_, after)| after.as_ref())
+            .map(|entity| entity.id.as_str());
+        if named != Some(id.as_str()) {
+            return Err(refused(
+                "invalid_arguments",
+                format!(
+                    "the entity this call creates would be named {} where its path names {}",
+                    Json::String(named.unwrap_or_default().to_owned()).to_canonical_string(),
+                    Json::String(id).to_canonical_string()
+                ),
+            ));
+        }
+        Ok(created)
+    }
+
+    /// The fields an update (or a delete's rules) gives an entity.
+    fn update_fields(&self, collection: &str, before: &Entity) -> Result<Updated, Refused> {
+        let plan = self.plan;
+        let soft = plan
+            .fields
+            .as_ref()
+            .is_some_and(|fields| fields.soft_delete.is_some());
+        let mut fields = before.fields.clone();
+        if plan.effect != Effect::Delete {
+            self.store_sent(&mut fields);
+        }
+        let applied = self.apply_rules(collection, Some(&before.fields))?;
+        let mut generated = BTreeMap::new();
+        for (pointer, value) in &applied.set {
+            match value {
+                Some(value) => {
+                    if plan.effect == Effect::Delete && !soft && !applied.keep {
+                        generated.insert(pointer.clone(), value.clone());
+                    } else {
+                        set_pointer(&mut fields, pointer, value.clone());
+                    }
+                }
+                None => remove_pointer(&mut fields, pointer),
+            }
+        }
+        let fields = match fields {
+            Json::Object(object) if plan.effect != Effect::Delete => {
+                Json::Object(ordered(plan, object))
+            }
+            other => other,
+        };
+        let mut after = before.clone();
+        after.fields = fields;
+        after.record_ordinals = Vec::new();
+        Ok((after, generated, applied.placement, applied.keep))
+    }
+
+    /// An update's sent members stored into the entity: unsent members a `PUT` replaces (or the
+    /// plan saw removed) go, each sent member is stored (under the field it sets, or removed when
+    /// sent `null` to a merge patch), except fixed ones, a key member and a rule's.
+    fn store_sent(&self, fields: &mut Json) {
+        let plan = self.plan;
+        let model = plan.fields.clone().unwrap_or_default();
+        let sent = sent_members(plan, self.input.body.as_ref())
+            .cloned()
+            .unwrap_or_default();
+        let Json::Object(object) = fields else {
+            return;
+        };
+        if model.replace {
+            self.replace_unsent(object, &sent, &model.kept);
+        } else {
+            for key in &model.removed {
+                if !sent.contains_key(key) {
+                    object.remove(key);
+                }
+            }
+        }
+        let key_member = plan
+            .target
+            .as_ref()
+            .and_then(|target| target.key_member.as_deref());
+        let mut placed = Vec::new();
+        for (key, value) in sent.iter() {
+            if is_fixed(plan, key) || Some(key) == key_member || ruled(plan, key) {
+                continue;
+            }
+            if let Some(pointer) = model.sent_as.get(key) {
+                placed.push((pointer.clone(), value.clone()));
+            } else if value.is_null() && model.null_removes {
+                object.remove(key);
+            } else {
+                object.insert(key, value.clone());
+            }
+        }
+        for (pointer, value) in placed {
+            set_pointer(fields, &pointer, value);
+        }
+    }
+
+    /// A `PUT` that replaces keeps only the identity, what was sent, what the plan saw kept, and
+    /// what a rule explains.
+    fn replace_unsent(&self, object: &mut Object, sent: &Object, kept: &[String]) {
+        let identity = self
+            .plan
+            .target
+            .as_ref()
+            .and_then(|target| target.identity_field.clone())
+            .unwrap_or_default();
+        let explained: Vec<&String> = self
+            .plan
+            .rules
+            .iter()
+            .flat_map(|rule| &rule.explains)
+            .collect();
+        let keys: Vec<String> = object.keys().map(str::to_owned).collect();
+        for key in keys {
+            let keep = key == crate::render::identity_member(&identity)
+                || sent.contains_key(&key)
+                || kept.contains(&key)
+                || explained
+                    .iter()
+                    .any(|pointer| top_field(pointer).as_deref() == Some(key.as_str()));
+            if !keep {
+                object.remove(&key);
+            }
+        }
+    }
+}
+
+/// The sequence values a created entity records: (collection, field, value) for each top-level
+/// field a rule explains that holds an integer.
+fn sequences_of(plan: &WritePlan, fields: &Json, collection: &str) -> Vec<(String, String, i128)> {
+    let mut sequences = Vec::new();
+    for learned in &plan.rules {
+        for pointer in &learned.explains {
+            if let Some(field) = top_field(pointer)
+                && let Some(value) = fields.get(&field).and_then(integer)
+            {
+                sequences.push((collection.to_owned(), field, value));
+            }
+        }
+    }
+    sequences
 }
 
 /// An updated entity, the values a delete's rules generated for its answer, the placement, and
 /// whether a rule keeps a deleted entity (a soft delete).
 type Updated = (Entity, BTreeMap<String, Json>, Option<Placement>, bool);
-
-/// The fields an update (or a delete's rules) gives an entity.
-#[allow(clippy::too_many_arguments)]
-fn update_fields(
-    plan: &WritePlan,
-    rules: &RuleSet,
-    state: &LiveState,
-    collection: &str,
-    input: &WriteInput,
-    before: &Entity,
-    values: &Values<'_>,
-    params: &[String],
-) -> Result<Updated, Refused> {
-    let model = plan.fields.clone().unwrap_or_default();
-    let identity = plan
-        .target
-        .as_ref()
-        .and_then(|target| target.identity_field.clone())
-        .unwrap_or_default();
-    let mut fields = before.fields.clone();
-    let explained: Vec<&String> = plan.rules.iter().flat_map(|rule| &rule.explains).collect();
-    if plan.effect != Effect::Delete {
-        let sent = sent_members(plan, input.body.as_ref())
-            .cloned()
-            .unwrap_or_default();
-        if let Json::Object(object) = &mut fields {
-            if model.replace {
-                let keys: Vec<String> = object.keys().map(str::to_owned).collect();
-                for key in keys {
-                    let keep = key == crate::render::identity_member(&identity)
-                        || sent.contains_key(&key)
-                        || model.kept.contains(&key)
-                        || explained
-                            .iter()
-                            .any(|pointer| top_field(pointer).as_deref() == Some(key.as_str()));
-                    if !keep {
-                        object.remove(&key);
-                    }
-                }
-            } else {
-                for key in &model.removed {
-                    if !sent.contains_key(key) {
-                        object.remove(key);
-                    }
-                }
-            }
-            let key_member = plan
-                .target
-                .as_ref()
-                .and_then(|target| target.key_member.as_deref());
-            let mut placed = Vec::new();
-            for (key, value) in sent.iter() {
-                let fixed = plan
-                    .body
-                    .as_ref()
-                    .and_then(|body| body.members.get(key))
-                    .is_some_and(|member| member.fixed.is_some());
-                if fixed || Some(key) == key_member || ruled(plan, key) {
-                    continue;
-                }
-                if let Some(pointer) = model.sent_as.get(key) {
-                    placed.push((pointer.clone(), value.clone()));
-                } else if value.is_null() && model.null_removes {
-                    object.remove(key);
-                } else {
-                    object.insert(key, value.clone());
-                }
-            }
-            for (pointer, value) in placed {
-                set_pointer(&mut fields, &pointer, value);
-            }
-        }
-    }
-    let applied = apply_rules(
-        plan,
-        rules,
-        state,
-        collection,
-        input,
-        Some(&before.fields),
-        values,
-        params,
-    )?;
-    let mut generated = BTreeMap::new();
-    for (pointer, value) in &applied.set {
-        match value {
-            Some(value) => {
-                if plan.effect == Effect::Delete && model.soft_delete.is_none() && !applied.keep {
-                    generated.insert(pointer.clone(), value.clone());
-                } else {
-                    set_pointer(&mut fields, pointer, value.clone());
-                }
-            }
-            None => remove_pointer(&mut fields, pointer),
-        }
-    }
-    let fields = match fields {
-        Json::Object(object) if plan.effect != Effect::Delete => {
-            Json::Object(ordered(plan, object))
-        }
-        other => other,
-    };
-    let mut after = before.clone();
-    after.fields = fields;
-    after.record_ordinals = Vec::new();
-    Ok((after, generated, applied.placement, applied.keep))
-}
 
 /// The ids a bulk body names, in body order.
 fn bulk_ids(plan: &WritePlan, body: Option<&Json>, identity: &str) -> Result<Vec<String>, Refused> {

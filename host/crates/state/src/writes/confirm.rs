@@ -1,4 +1,4 @@
-//! Pass 3: the replay that confirms write plans.
+//! Pass 4: the replay that confirms write plans.
 //!
 //! From the state the reads observed, every successful write call after the first write is
 //! applied in record order: with its plan ([`super::apply`], the function serving uses, taking
@@ -32,14 +32,14 @@ use serde_json::{Map, Value};
 use super::apply::{Values, WriteInput, commit, prepare, render_response};
 use super::observe::{After, Call, members};
 use super::{Draft, Scope, Views};
-use crate::answer::StateSource;
+use crate::answer::{StateAnswer, StateSource};
 use crate::derive::entities::collection_key;
 use crate::model::{Entity, StateView, ViewDetail};
 use crate::observation::{Observation, RequestBody, Timeline};
 use crate::render::{missing_required, render_entity, scalar_text};
 use crate::rules::RuleSet;
 use crate::service::StateService;
-use crate::store::Position;
+use crate::store::{LiveState, Position};
 
 /// An entity key for confirmation: type, collection key, id.
 type Key = (String, String, String);
@@ -255,7 +255,21 @@ fn json_of(value: &Value) -> Json {
     Json::from_serde_value(value)
 }
 
-/// Pass 3 (see the module docs).
+/// The key of an entity for confirmation.
+fn key_of(entity: &Entity) -> Key {
+    (
+        entity.entity_type.clone(),
+        collection_key(&entity.collection).to_owned(),
+        entity.id.clone(),
+    )
+}
+
+/// The key of a document for confirmation.
+fn document_key(view: &str) -> Key {
+    ("document".to_owned(), view.to_owned(), String::new())
+}
+
+/// Pass 4 (see the module docs).
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn confirm(
     manifest: &Manifest,
@@ -323,12 +337,15 @@ pub(crate) fn confirm(
         };
         check_read(&mut replay, &service, manifest, observation, record, &scope);
     }
-    // Verdicts.
-    for (index, draft) in drafts.iter_mut().enumerate() {
+    settle_verdicts(drafts, &replay.verdicts, state);
+}
+
+/// Each open plan's verdict: the first reason that withholds it, else served.
+fn settle_verdicts(drafts: &mut [Draft], verdicts: &[Verdict], state: &StateView) {
+    for (draft, verdict) in drafts.iter_mut().zip(verdicts) {
         if !draft.open() {
             continue;
         }
-        let verdict = &replay.verdicts[index];
         draft.plan.confirmed_by = verdict.confirmed_by.clone();
         draft.plan.confirmed_by.sort_unstable();
         if let Some(reason) = verdict.failure {
@@ -348,6 +365,8 @@ pub(crate) fn confirm(
     }
 }
 
+/// Replays one write call: with its plan while the plan is a candidate, else (or when the plan
+/// cannot apply) by adopting what the call was observed to leave.
 fn replay_write(
     replay: &mut Replay<'_>,
     service: &StateService,
@@ -357,170 +376,117 @@ fn replay_write(
 ) {
     let draft = &drafts[call.draft];
     if draft.open() && replay.verdicts[call.draft].failure.is_none() {
-        let input = WriteInput {
-            segments: call.segments.clone(),
-            body: match &call.request {
-                RequestBody::Json(body) => Some(body.clone()),
-                _ => None,
-            },
-        };
-        let after = match &call.after {
+        match replay_planned(replay, service, draft, call, rules) {
+            Ok(()) => return,
+            Err(failure) => replay.verdicts[call.draft].failure = Some(failure),
+        }
+    }
+    adopt_observed(replay, service, draft, call);
+}
+
+/// Where a replayed call's rule-explained values come from: its recorded outcome.
+fn observed_values(call: &Call) -> Values<'_> {
+    Values::Observed {
+        after: match &call.after {
             After::Present(value) | After::Document(value) => Some(value),
             _ => None,
-        };
-        let response_entity = call
+        },
+        response: call
             .response
             .as_ref()
             .zip(call.response_pointer.as_ref())
-            .and_then(|(response, pointer)| response.pointer(pointer));
-        let values = Values::Observed {
-            after,
-            response: response_entity,
-            clock: call.started.clone(),
-            entities: call
-                .bulk
-                .iter()
-                .map(|target| {
-                    (
-                        target.id.clone(),
-                        match &target.after {
-                            After::Present(value) => Some(value),
-                            _ => None,
-                        },
-                    )
-                })
-                .collect(),
-        };
-        let mut live = service.write();
-        match prepare(&draft.plan, rules, &live, &input, &values) {
-            Ok(change) if !change.missing => {
-                // The recorded answer must come out as recorded (an upsert's creating call
-                // answers as the creating calls did).
-                let created = (draft.plan.effect == super::model::Effect::Update
-                    && change.view == "create")
-                    .then(|| draft.plan.upsert_plan())
-                    .flatten();
-                let answering = created.as_ref().unwrap_or(&draft.plan);
-                if let Some(recorded) = &call.response
-                    && let Some(rendered) = render_response(answering, Some(recorded), &change)
-                    && rendered != *recorded
-                {
-                    replay.verdicts[call.draft].failure = Some("body-unusable");
-                }
-                for (before, after) in &change.entities {
-                    let written = after.as_ref().or(before.as_ref());
-                    if let Some(entity) = written {
-                        let key = (
-                            entity.entity_type.clone(),
-                            collection_key(&entity.collection).to_owned(),
-                            entity.id.clone(),
-                        );
-                        if let Some(after) = after
-                            && !change.keep_deleted
-                        {
-                            replay.check_incomplete(call.draft, after);
-                        }
-                        let deleted = after.is_none() || change.keep_deleted;
-                        replay.record_event(Some(call.draft), key, deleted);
-                    }
-                }
-                if let Some(document) = &change.document {
-                    replay.record_event(
-                        Some(call.draft),
-                        ("document".to_owned(), document.view.clone(), String::new()),
-                        false,
-                    );
-                }
-                commit(&mut live, &change);
-                return;
-            }
-            Ok(_) => {
-                replay.verdicts[call.draft].failure = Some("no-observation");
-            }
-            Err(refused) => {
-                replay.verdicts[call.draft].failure = Some(if refused.code == "not_found" {
-                    "no-observation"
-                } else {
-                    "unexplained-change"
-                });
-            }
-        }
-        drop(live);
+            .and_then(|(response, pointer)| response.pointer(pointer)),
+        clock: call.started.clone(),
+        entities: call
+            .bulk
+            .iter()
+            .map(|target| {
+                (
+                    target.id.clone(),
+                    match &target.after {
+                        After::Present(value) => Some(value),
+                        _ => None,
+                    },
+                )
+            })
+            .collect(),
     }
-    // Adopt what the call was observed to leave.
+}
+
+/// Replays a call with its plan, as serving applies it: the change is committed and its writes
+/// recorded; a recorded answer the plan does not reproduce is `body-unusable`. The error is why
+/// the plan cannot apply (the call is then adopted as observed).
+fn replay_planned(
+    replay: &mut Replay<'_>,
+    service: &StateService,
+    draft: &Draft,
+    call: &Call,
+    rules: &RuleSet,
+) -> Result<(), &'static str> {
+    let input = WriteInput {
+        segments: call.segments.clone(),
+        body: match &call.request {
+            RequestBody::Json(body) => Some(body.clone()),
+            _ => None,
+        },
+    };
+    let values = observed_values(call);
     let mut live = service.write();
-    if let (true, Some(entity_type)) = (
-        !call.bulk.is_empty(),
-        draft
-            .plan
-            .target
-            .as_ref()
-            .and_then(|target| target.entity_type.clone()),
-    ) {
-        let segments = draft
-            .plan
-            .target
-            .as_ref()
-            .map_or(0, |target| target.collection_segments);
-        let collection = format!(
-            "/{}",
-            call.segments[..segments.min(call.segments.len())].join("/")
-        );
-        for target in &call.bulk {
-            let key = (
-                entity_type.clone(),
-                collection_key(&collection).to_owned(),
-                target.id.clone(),
-            );
-            match &target.after {
-                After::Present(value) => {
-                    if let Some(mut held) =
-                        live.entity(&entity_type, &collection, &target.id).cloned()
-                    {
-                        held.fields = value.clone();
-                        live.update_entity(held, None);
-                    }
-                    replay.record_event(None, key, false);
-                }
-                After::Absent => {
-                    live.remove_entity(&entity_type, &collection, &target.id);
-                    replay.record_event(None, key, true);
-                }
-                _ => replay.record_event(None, key, false),
+    let change = match prepare(&draft.plan, rules, &live, &input, &values) {
+        Ok(change) if !change.missing => change,
+        Ok(_) => return Err("no-observation"),
+        Err(refused) if refused.code == "not_found" => return Err("no-observation"),
+        Err(_) => return Err("unexplained-change"),
+    };
+    // The recorded answer must come out as recorded (an upsert's creating call answers as the
+    // creating calls did).
+    let created = (draft.plan.effect == super::model::Effect::Update && change.view == "create")
+        .then(|| draft.plan.upsert_plan())
+        .flatten();
+    let answering = created.as_ref().unwrap_or(&draft.plan);
+    if let Some(recorded) = &call.response
+        && let Some(rendered) = render_response(answering, Some(recorded), &change)
+        && rendered != *recorded
+    {
+        replay.verdicts[call.draft].failure = Some("body-unusable");
+    }
+    for (before, after) in &change.entities {
+        if let Some(entity) = after.as_ref().or(before.as_ref()) {
+            if let Some(after) = after
+                && !change.keep_deleted
+            {
+                replay.check_incomplete(call.draft, after);
             }
+            let deleted = after.is_none() || change.keep_deleted;
+            replay.record_event(Some(call.draft), key_of(entity), deleted);
         }
+    }
+    if let Some(document) = &change.document {
+        replay.record_event(Some(call.draft), document_key(&document.view), false);
+    }
+    commit(&mut live, &change);
+    Ok(())
+}
+
+/// Adopts what a call was observed to leave: each entity a bulk call named, the entity a call
+/// wrote, or the document.
+fn adopt_observed(replay: &mut Replay<'_>, service: &StateService, draft: &Draft, call: &Call) {
+    let mut live = service.write();
+    let bulk_type = draft
+        .plan
+        .target
+        .as_ref()
+        .and_then(|target| target.entity_type.clone());
+    if let (true, Some(entity_type)) = (!call.bulk.is_empty(), bulk_type) {
+        adopt_bulk(replay, &mut live, draft, call, &entity_type);
     } else if let Some((entity_type, collection, id)) = &call.key {
         let key = (
             entity_type.clone(),
             collection_key(collection).to_owned(),
             id.clone(),
         );
-        match &call.after {
-            After::Present(value) => {
-                let held = live.entity(entity_type, collection, id).cloned();
-                let entity = Entity {
-                    entity_type: entity_type.clone(),
-                    collection: held
-                        .as_ref()
-                        .map_or_else(|| collection.clone(), |held| held.collection.clone()),
-                    id: id.clone(),
-                    fields: value.clone(),
-                    view_fields: held.map(|held| held.view_fields).unwrap_or_default(),
-                    record_ordinals: Vec::new(),
-                };
-                if live.entity(entity_type, collection, id).is_some() {
-                    live.update_entity(entity, None);
-                } else {
-                    live.insert_entity(entity, &Position::Last);
-                }
-                replay.record_event(None, key, false);
-            }
-            After::Absent => {
-                live.remove_entity(entity_type, collection, id);
-                replay.record_event(None, key, true);
-            }
-            _ => replay.record_event(None, key, false),
-        }
+        let deleted = adopt_entity(&mut live, entity_type, collection, id, &call.after);
+        replay.record_event(None, key, deleted);
     } else if let After::Document(value) = &call.after
         && let super::target::TargetKind::Document { view } = &draft.classified.kind
         && let Some(held) = live.document(view).cloned()
@@ -528,12 +494,95 @@ fn replay_write(
         let mut document = held;
         document.value = value.clone();
         live.put_document(document);
-        replay.record_event(
-            None,
-            ("document".to_owned(), view.clone(), String::new()),
-            false,
-        );
+        replay.record_event(None, document_key(view), false);
     }
+}
+
+/// Adopts what a bulk call left each entity it named.
+fn adopt_bulk(
+    replay: &mut Replay<'_>,
+    live: &mut LiveState,
+    draft: &Draft,
+    call: &Call,
+    entity_type: &str,
+) {
+    let segments = draft
+        .plan
+        .target
+        .as_ref()
+        .map_or(0, |target| target.collection_segments);
+    let collection = format!(
+        "/{}",
+        call.segments[..segments.min(call.segments.len())].join("/")
+    );
+    for target in &call.bulk {
+        let key = (
+            entity_type.to_owned(),
+            collection_key(&collection).to_owned(),
+            target.id.clone(),
+        );
+        match &target.after {
+            After::Present(value) => {
+                if let Some(mut held) = live.entity(entity_type, &collection, &target.id).cloned() {
+                    held.fields = value.clone();
+                    live.update_entity(held, None);
+                }
+                replay.record_event(None, key, false);
+            }
+            After::Absent => {
+                live.remove_entity(entity_type, &collection, &target.id);
+                replay.record_event(None, key, true);
+            }
+            _ => replay.record_event(None, key, false),
+        }
+    }
+}
+
+/// Adopts what a call left its entity; whether it deleted it.
+fn adopt_entity(
+    live: &mut LiveState,
+    entity_type: &str,
+    collection: &str,
+    id: &str,
+    after: &After,
+) -> bool {
+    match after {
+        After::Present(value) => {
+            let held = live.entity(entity_type, collection, id).cloned();
+            let entity = Entity {
+                entity_type: entity_type.to_owned(),
+                collection: held
+                    .as_ref()
+                    .map_or_else(|| collection.to_owned(), |held| held.collection.clone()),
+                id: id.to_owned(),
+                fields: value.clone(),
+                view_fields: held.map(|held| held.view_fields).unwrap_or_default(),
+                record_ordinals: Vec::new(),
+            };
+            if live.entity(entity_type, collection, id).is_some() {
+                live.update_entity(entity, None);
+            } else {
+                live.insert_entity(entity, &Position::Last);
+            }
+            false
+        }
+        After::Absent => {
+            live.remove_entity(entity_type, collection, id);
+            true
+        }
+        _ => false,
+    }
+}
+
+/// A read after the first write, answered through the state's own read path and compared with
+/// its recording (status and body).
+struct Checked<'a> {
+    /// The read.
+    observation: &'a Observation,
+    /// The state's answer.
+    answer: StateAnswer,
+    /// Whether it agrees with the recording.
+    agrees: bool,
 }
 
 fn check_read(
@@ -559,215 +608,296 @@ fn check_read(
         rea_manifest::body::interpret(&record.response.body, record.response.media_type.as_deref())
             .body
             .to_value();
-    let answered_body = answer.body_value();
     let agrees = !answer.is_error()
         && answer.status() == recorded_status
-        && answered_body.as_ref() == Some(&recorded_body);
+        && answer.body_value().as_ref() == Some(&recorded_body);
+    let checked = Checked {
+        observation,
+        answer,
+        agrees,
+    };
     match scope {
-        Scope::Item(item) => {
-            let entity_type = &item.entity_type;
-            let Some(identity) = replay
-                .views
-                .types
-                .get(entity_type)
-                .map(|info| info.identity.clone())
-            else {
-                return;
-            };
-            let Some((collection, id)) = item.named(&identity, observation, false) else {
-                return;
-            };
-            let key: Key = (
-                entity_type.clone(),
-                collection_key(&collection).to_owned(),
-                id,
-            );
-            if agrees {
-                if let Some(event) = replay.last.get(&key).copied() {
-                    replay.confirm_event(event, observation.ordinal, Shown::ById);
-                }
-                return;
-            }
-            replay.blame(
-                std::slice::from_ref(&key),
-                None,
-                observation.ordinal,
-                Shown::ById,
-            );
-            // Resync: the entity as the read showed it.
-            let pointer = item.entity_pointer.clone();
-            let mut live = service.write();
-            let collection = key.1.clone();
-            if observation.is_success() {
-                if let Some(object) = observation
-                    .body
-                    .as_ref()
-                    .and_then(|body| body.pointer(&pointer))
-                    .filter(|object| !crate::derive::marked_deleted(object))
-                {
-                    match live.entity(entity_type, &collection, &key.2).cloned() {
-                        Some(mut held) => {
-                            held.fields = object.clone();
-                            live.update_entity(held, None);
-                        }
-                        None => live.insert_entity(
-                            Entity {
-                                entity_type: entity_type.clone(),
-                                collection: collection.clone(),
-                                id: key.2.clone(),
-                                fields: object.clone(),
-                                view_fields: BTreeMap::new(),
-                                record_ordinals: Vec::new(),
-                            },
-                            &Position::Last,
-                        ),
-                    }
-                } else {
-                    live.remove_entity(entity_type, &collection, &key.2);
-                }
-            } else if matches!(observation.status, 404 | 410) {
-                live.remove_entity(entity_type, &collection, &key.2);
-            }
-        }
+        Scope::Item(item) => check_item_read(replay, service, &checked, item),
         Scope::List(entity_type, list) => {
-            let collection = collection_key(&observation.path).to_owned();
-            let identity = replay
-                .views
-                .types
-                .get(entity_type)
-                .map(|info| info.identity.clone())
-                .unwrap_or_default();
-            let recorded_ids: Vec<String> = members(observation, &list.list_pointer)
-                .iter()
-                .filter_map(|member| {
-                    crate::render::identity_value(member, &identity).and_then(scalar_text)
-                })
-                .collect();
-            let whole = matches!(
-                answer.source(),
-                Some(StateSource::State {
-                    membership: Some("all"),
-                    ..
-                })
-            );
-            let group = (entity_type.clone(), collection.clone());
-            // The collection a listed entity lives in: the list's own, or, for a list of another
-            // path (`/posts/5/comments`, `/recipes/default/tiddlers.json`), the one the state
-            // holds it in.
-            let fits = crate::derive::lists::fits_template(&observation.path, entity_type);
-            let member_collection = |id: &str| -> String {
-                if fits {
-                    return collection.clone();
-                }
-                let live = service.read();
-                live.collections_of(entity_type)
-                    .into_iter()
-                    .find(|held| live.entity(entity_type, held, id).is_some())
-                    .map_or_else(
-                        || collection.clone(),
-                        |held| collection_key(held).to_owned(),
-                    )
-            };
-            if agrees {
-                // The writes of the entities it lists; a whole list also confirms deletes.
-                let mut pending = replay.pending.remove(&group).unwrap_or_default();
-                let mut confirmed: Vec<usize> = Vec::new();
-                for id in &recorded_ids {
-                    if let Some(events) = pending.remove(id) {
-                        confirmed.extend(events);
-                    } else if !fits {
-                        let elsewhere = (entity_type.clone(), member_collection(id));
-                        if let Some(events) = replay
-                            .pending
-                            .get_mut(&elsewhere)
-                            .and_then(|pending| pending.remove(id))
-                        {
-                            confirmed.extend(events);
-                        }
-                    }
-                }
-                if whole {
-                    pending.retain(|_, events| {
-                        let (deletes, others): (Vec<usize>, Vec<usize>) = events
-                            .iter()
-                            .partition(|event| replay.events[**event].delete);
-                        confirmed.extend(deletes);
-                        *events = others;
-                        !events.is_empty()
-                    });
-                }
-                for event in confirmed {
-                    replay.confirm_event(event, observation.ordinal, Shown::Listed);
-                }
-                replay.pending.insert(group, pending);
-                return;
-            }
-            // Which entities the answer shows otherwise.
-            let answered = answered_body
-                .as_ref()
-                .map(json_of)
-                .and_then(|body| body.pointer(&list.list_pointer).cloned());
-            let answered: Vec<Json> = answered
-                .and_then(|list| list.as_array().cloned())
-                .unwrap_or_default();
-            let recorded_members = members(observation, &list.list_pointer);
-            let mut differing: Vec<Key> = Vec::new();
-            let length = answered.len().max(recorded_members.len());
-            for position in 0..length {
-                let left = answered.get(position);
-                let right = recorded_members.get(position);
-                if left != right {
-                    for member in [left, right].into_iter().flatten() {
-                        if let Some(id) =
-                            crate::render::identity_value(member, &identity).and_then(scalar_text)
-                        {
-                            let key = (entity_type.clone(), member_collection(&id), id);
-                            if !differing.contains(&key) {
-                                differing.push(key);
-                            }
-                        }
-                    }
-                }
-            }
-            replay.blame(&differing, Some(&group), observation.ordinal, Shown::Listed);
-            if whole {
-                // Resync: the collection as the read listed it.
-                let mut live = service.write();
-                let held: Vec<String> = live
-                    .collection(entity_type, &collection)
-                    .iter()
-                    .map(|entity| entity.id.clone())
-                    .collect();
-                for id in held {
-                    if !recorded_ids.contains(&id) {
-                        live.remove_entity(entity_type, &collection, &id);
-                    }
-                }
-                live.reorder_collection(entity_type, &collection, &recorded_ids);
+            check_list_read(replay, service, &checked, entity_type, list);
+        }
+        Scope::Document(view) => check_document_read(replay, service, &checked, view),
+    }
+}
+
+/// An item read confirms the last write of the entity it shows, or disagrees about it (the
+/// state then takes the entity as the read showed it).
+fn check_item_read(
+    replay: &mut Replay<'_>,
+    service: &StateService,
+    checked: &Checked<'_>,
+    item: &super::ItemScope,
+) {
+    let observation = checked.observation;
+    let entity_type = &item.entity_type;
+    let Some(identity) = replay
+        .views
+        .types
+        .get(entity_type)
+        .map(|info| info.identity.clone())
+    else {
+        return;
+    };
+    let Some((collection, id)) = item.named(&identity, observation, false) else {
+        return;
+    };
+    let key: Key = (
+        entity_type.clone(),
+        collection_key(&collection).to_owned(),
+        id,
+    );
+    if !checked_by_id(replay, &key, checked.agrees, observation.ordinal) {
+        resync_item(&mut service.write(), item, &key, observation);
+    }
+}
+
+/// A read showing one entity (or document): agreeing confirms its last write, disagreeing blames
+/// it. Whether it agreed.
+fn checked_by_id(replay: &mut Replay<'_>, key: &Key, agrees: bool, read: u64) -> bool {
+    if agrees {
+        if let Some(event) = replay.last.get(key).copied() {
+            replay.confirm_event(event, read, Shown::ById);
+        }
+    } else {
+        replay.blame(std::slice::from_ref(key), None, read, Shown::ById);
+    }
+    agrees
+}
+
+/// Resync: the entity as the read showed it (gone when the read found none).
+fn resync_item(
+    live: &mut LiveState,
+    item: &super::ItemScope,
+    key: &Key,
+    observation: &Observation,
+) {
+    let (entity_type, collection, id) = (&item.entity_type, &key.1, &key.2);
+    if !observation.is_success() {
+        if matches!(observation.status, 404 | 410) {
+            live.remove_entity(entity_type, collection, id);
+        }
+        return;
+    }
+    let shown = observation
+        .body
+        .as_ref()
+        .and_then(|body| body.pointer(&item.entity_pointer))
+        .filter(|object| !crate::derive::marked_deleted(object));
+    let Some(object) = shown else {
+        live.remove_entity(entity_type, collection, id);
+        return;
+    };
+    match live.entity(entity_type, collection, id).cloned() {
+        Some(mut held) => {
+            held.fields = object.clone();
+            live.update_entity(held, None);
+        }
+        None => live.insert_entity(
+            Entity {
+                entity_type: entity_type.clone(),
+                collection: collection.clone(),
+                id: id.clone(),
+                fields: object.clone(),
+                view_fields: BTreeMap::new(),
+                record_ordinals: Vec::new(),
+            },
+            &Position::Last,
+        ),
+    }
+}
+
+/// A list read of one collection: the entities it lists, and where each lives.
+struct ListedRead<'a> {
+    service: &'a StateService,
+    entity_type: &'a str,
+    /// The list's own collection key.
+    collection: String,
+    /// Whether the list's path is its type's collection (else a list of another path, such as
+    /// `/posts/5/comments`, whose members live in the collections the state holds them in).
+    fits: bool,
+    /// The ids it recorded, in order.
+    recorded_ids: Vec<String>,
+}
+
+impl ListedRead<'_> {
+    /// The collection a listed entity lives in: the list's own, or, for a list of another path
+    /// (`/posts/5/comments`, `/recipes/default/tiddlers.json`), the one the state holds it in.
+    fn member_collection(&self, id: &str) -> String {
+        if self.fits {
+            return self.collection.clone();
+        }
+        let live = self.service.read();
+        live.collections_of(self.entity_type)
+            .into_iter()
+            .find(|held| live.entity(self.entity_type, held, id).is_some())
+            .map_or_else(
+                || self.collection.clone(),
+                |held| collection_key(held).to_owned(),
+            )
+    }
+}
+
+/// A list read confirms the writes of the entities it lists (a whole list also the deletes of
+/// entities it no longer lists), or disagrees about the entities it shows otherwise (a whole list
+/// then resyncs the collection).
+fn check_list_read(
+    replay: &mut Replay<'_>,
+    service: &StateService,
+    checked: &Checked<'_>,
+    entity_type: &str,
+    list: &super::ListInfo,
+) {
+    let observation = checked.observation;
+    let identity = replay
+        .views
+        .types
+        .get(entity_type)
+        .map(|info| info.identity.clone())
+        .unwrap_or_default();
+    let listed = ListedRead {
+        service,
+        entity_type,
+        collection: collection_key(&observation.path).to_owned(),
+        fits: crate::derive::lists::fits_template(&observation.path, entity_type),
+        recorded_ids: members(observation, &list.list_pointer)
+            .iter()
+            .filter_map(|member| {
+                crate::render::identity_value(member, &identity).and_then(scalar_text)
+            })
+            .collect(),
+    };
+    let whole = matches!(
+        checked.answer.source(),
+        Some(StateSource::State {
+            membership: Some("all"),
+            ..
+        })
+    );
+    if checked.agrees {
+        confirm_listed(replay, &listed, whole, observation.ordinal);
+        return;
+    }
+    let differing = differing_members(checked, &listed, list, &identity);
+    let group = (entity_type.to_owned(), listed.collection.clone());
+    replay.blame(&differing, Some(&group), observation.ordinal, Shown::Listed);
+    if whole {
+        // Resync: the collection as the read listed it.
+        let mut live = service.write();
+        let held: Vec<String> = live
+            .collection(entity_type, &listed.collection)
+            .iter()
+            .map(|entity| entity.id.clone())
+            .collect();
+        for id in held {
+            if !listed.recorded_ids.contains(&id) {
+                live.remove_entity(entity_type, &listed.collection, &id);
             }
         }
-        Scope::Document(view) => {
-            let key = ("document".to_owned(), view.clone(), String::new());
-            if agrees {
-                if let Some(event) = replay.last.get(&key).copied() {
-                    replay.confirm_event(event, observation.ordinal, Shown::ById);
-                }
-                return;
+        live.reorder_collection(entity_type, &listed.collection, &listed.recorded_ids);
+    }
+}
+
+/// The writes of the entities an agreeing list read lists; a whole list also confirms deletes.
+fn confirm_listed(replay: &mut Replay<'_>, listed: &ListedRead<'_>, whole: bool, read: u64) {
+    let group = (listed.entity_type.to_owned(), listed.collection.clone());
+    let mut pending = replay.pending.remove(&group).unwrap_or_default();
+    let mut confirmed: Vec<usize> = Vec::new();
+    for id in &listed.recorded_ids {
+        if let Some(events) = pending.remove(id) {
+            confirmed.extend(events);
+        } else if !listed.fits {
+            let elsewhere = (listed.entity_type.to_owned(), listed.member_collection(id));
+            if let Some(events) = replay
+                .pending
+                .get_mut(&elsewhere)
+                .and_then(|pending| pending.remove(id))
+            {
+                confirmed.extend(events);
             }
-            replay.blame(
-                std::slice::from_ref(&key),
-                None,
-                observation.ordinal,
-                Shown::ById,
-            );
-            if let Some(body) = &observation.body {
-                let mut live = service.write();
-                if let Some(held) = live.document(view).cloned() {
-                    let mut document = held;
-                    document.value = body.clone();
-                    live.put_document(document);
+        }
+    }
+    if whole {
+        pending.retain(|_, events| {
+            let (deletes, others): (Vec<usize>, Vec<usize>) = events
+                .iter()
+                .partition(|event| replay.events[**event].delete);
+            confirmed.extend(deletes);
+            *events = others;
+            !events.is_empty()
+        });
+    }
+    for event in confirmed {
+        replay.confirm_event(event, read, Shown::Listed);
+    }
+    replay.pending.insert(group, pending);
+}
+
+/// Which entities a disagreeing list answer shows otherwise than the recording: those at a
+/// position where the answer and the recording differ.
+fn differing_members(
+    checked: &Checked<'_>,
+    listed: &ListedRead<'_>,
+    list: &super::ListInfo,
+    identity: &str,
+) -> Vec<Key> {
+    let answered: Vec<Json> = checked
+        .answer
+        .body_value()
+        .as_ref()
+        .map(json_of)
+        .and_then(|body| body.pointer(&list.list_pointer).cloned())
+        .and_then(|list| list.as_array().cloned())
+        .unwrap_or_default();
+    let recorded_members = members(checked.observation, &list.list_pointer);
+    let mut differing: Vec<Key> = Vec::new();
+    let length = answered.len().max(recorded_members.len());
+    for position in 0..length {
+        let left = answered.get(position);
+        let right = recorded_members.get(position);
+        if left == right {
+            continue;
+        }
+        for member in [left, right].into_iter().flatten() {
+            if let Some(id) = crate::render::identity_value(member, identity).and_then(scalar_text)
+            {
+                let key = (
+                    listed.entity_type.to_owned(),
+                    listed.member_collection(&id),
+                    id,
+                );
+                if !differing.contains(&key) {
+                    differing.push(key);
                 }
             }
+        }
+    }
+    differing
+}
+
+/// A document read confirms the document's last write, or disagrees (the state then takes the
+/// document as the read showed it).
+fn check_document_read(
+    replay: &mut Replay<'_>,
+    service: &StateService,
+    checked: &Checked<'_>,
+    view: &str,
+) {
+    let observation = checked.observation;
+    let key = document_key(view);
+    if checked_by_id(replay, &key, checked.agrees, observation.ordinal) {
+        return;
+    }
+    if let Some(body) = &observation.body {
+        let mut live = service.write();
+        if let Some(held) = live.document(view).cloned() {
+            let mut document = held;
+            document.value = body.clone();
+            live.put_document(document);
         }
     }
 }

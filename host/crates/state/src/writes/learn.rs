@@ -1,75 +1,30 @@
-//! Pass 2: a plan's body, field model, rules and answer, from its observed calls.
+//! Pass 3: a plan's body, field model, rules and answer, from its observed calls.
 //!
-//! Per call, the host explains what follows from the call itself: members stored as sent, unsent
-//! members an update kept or a `PUT` removed, members holding a path value, and (creates) members
-//! every held entity of the collection shares. What is left is offered to the rule stages in
-//! pipeline order, each seeing what the ones before it left; a create's members left after that
-//! which every create stored with one value are constants. Anything still left makes the plan
-//! `unexplained-change`.
+//! Per plan, in order: the target the calls settle (an unlinked or literal write takes the type
+//! its calls showed), the body (the envelope the calls share, each member's JSON types, whether
+//! every call sent it), the observed calls (those showing the written entity before and after),
+//! what explains their changes ([`super::explain`]: the calls themselves, then the rule stages in
+//! pipeline order; anything left makes the plan `unexplained-change`), the members a call may
+//! send besides those recorded, and the answer (the exemplar's, and the recorded `400`/`404`/`410`
+//! a missing entity answers). A bulk plan learns each entity its calls named as one call; a `PUT`
+//! that created the entity its path names learns those calls apart, as a create (its `upsert`).
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 
 use rea_plugin_api::contracts::capture::CaptureRecord;
-use rea_plugin_api::contracts::rule::{
-    ClockAnchor, LearnOutcome, LearnRequest, ObservedCall, ToolRef,
-};
-use rea_plugin_api::json::{Json, Object, escape_pointer_segment};
+use rea_plugin_api::json::{Json, Object};
 
+use super::explain::{Explanation, Observed, learn_request, pointer_of, template_segments};
 use super::model::{
-    BodyModel, BulkIds, Effect, FieldModel, MemberModel, PathField, PlanRule, ResponseKind,
-    ResponseModel, UpsertModel, WritePlan, WriteTarget,
+    BodyModel, BulkIds, Effect, MemberModel, ResponseKind, ResponseModel, UpsertModel, WritePlan,
+    WriteTarget,
 };
 use super::observe::{After, Call, bulk_layout};
-use super::target::TargetKind;
-use super::{Draft, Views};
-use crate::derive::{DELETED_FLAGS, marked_deleted};
-use crate::observation::{RequestBody, decoded};
+use super::target::{Classified, TargetKind};
+use super::{Draft, ItemInfo, TypeInfo, Views};
+use crate::observation::RequestBody;
 use crate::render::scalar_text;
 use crate::rules::RuleSet;
-
-fn pointer_of(field: &str) -> String {
-    format!("/{}", escape_pointer_segment(field))
-}
-
-/// What changed from `before` to `after` under `pointer`: inside two objects, each member that
-/// changed, by its own pointer (`null` for a member removed), so a rule sees the one nested
-/// member a write changed (`/info/lifecycle_stage` of an MLflow run) rather than the whole
-/// object; otherwise the value after, when it differs.
-fn changed_leaves(
-    pointer: String,
-    before: Option<&Json>,
-    after: &Json,
-    residual: &mut BTreeMap<String, Json>,
-) {
-    match (before, after) {
-        (Some(before), after) if before == after => {}
-        (Some(Json::Object(before)), Json::Object(after)) => {
-            for (key, value) in after.iter() {
-                changed_leaves(
-                    format!("{pointer}/{}", escape_pointer_segment(key)),
-                    before.get(key),
-                    value,
-                    residual,
-                );
-            }
-            for (key, _) in before.iter() {
-                if !after.contains_key(key) {
-                    residual.insert(
-                        format!("{pointer}/{}", escape_pointer_segment(key)),
-                        Json::Null,
-                    );
-                }
-            }
-        }
-        _ => {
-            residual.insert(pointer, after.clone());
-        }
-    }
-}
-
-fn to_value(json: &Json) -> serde_json::Value {
-    json.to_serde_value().unwrap_or_default()
-}
 
 /// The envelope the calls' bodies share (see [`BodyModel::envelope`]).
 fn envelope(bodies: &[&Json], preferred: &str, entity_keys: &BTreeSet<String>) -> String {
@@ -114,7 +69,7 @@ fn envelope(bodies: &[&Json], preferred: &str, entity_keys: &BTreeSet<String>) -
     }
 }
 
-/// Learns a draft's plan from its calls (pass 2). A `PUT` of an item path whose calls created
+/// Learns a draft's plan from its calls (pass 3). A `PUT` of an item path whose calls created
 /// the entity when the state did not hold it (an upsert) learns its two halves apart: the
 /// updates as an update, the creating calls as a create (see [`UpsertModel`]).
 pub(crate) fn learn(
@@ -124,13 +79,27 @@ pub(crate) fn learn(
     rules: &RuleSet,
     records: &[CaptureRecord],
 ) {
+    let creating = upsert_creating_calls(draft, calls);
+    if creating.is_empty() {
+        learn_one(draft, calls, views, rules, records);
+    } else {
+        learn_upsert(draft, calls, views, rules, records, creating);
+    }
+}
+
+/// The calls of an upsert (a `PUT` of an item path) that created their entity; none when the
+/// tool is no upsert.
+fn upsert_creating_calls(draft: &Draft, calls: &[Call]) -> Vec<usize> {
     let upsert = draft.plan.effect == Effect::Update
         && !draft.plan.bulk
         && draft.plan.action.is_none()
         && draft.plan.method.eq_ignore_ascii_case("PUT")
         && draft.classified.key_member.is_none()
         && matches!(draft.classified.kind, TargetKind::Item { .. });
-    let creating: Vec<usize> = draft
+    if !upsert {
+        return Vec::new();
+    }
+    draft
         .calls
         .iter()
         .copied()
@@ -138,15 +107,22 @@ pub(crate) fn learn(
             let call = &calls[*call];
             call.before.is_none() && call.key.is_some() && matches!(call.after, After::Present(_))
         })
-        .collect();
-    if !upsert || creating.is_empty() {
-        learn_one(draft, calls, views, rules, records);
-        return;
-    }
+        .collect()
+}
+
+/// Learns an upsert's updates as the plan and its creating calls as its `upsert`.
+fn learn_upsert(
+    draft: &mut Draft,
+    calls: &mut [Call],
+    views: &Views,
+    rules: &RuleSet,
+    records: &[CaptureRecord],
+    creating: Vec<usize>,
+) {
     let all = draft.calls.clone();
     let mut half = Draft {
         tool: draft.tool,
-        classified: super::target::Classified {
+        classified: Classified {
             effect: Effect::Create,
             action: None,
             bulk: false,
@@ -187,33 +163,8 @@ pub(crate) fn learn(
     if let Some(reason) = &half.plan.reason {
         draft.plan.withhold(reason);
     }
-    // The body accepts what either half's calls sent; a member only some calls sent is optional.
     if let (Some(body), Some(created)) = (draft.plan.body.as_mut(), half.plan.body.as_ref()) {
-        for (name, member) in body.members.iter_mut() {
-            match created.members.get(name) {
-                Some(other) => {
-                    member.required &= other.required;
-                    for kind in &other.types {
-                        if !member.types.contains(kind) {
-                            member.types.push(kind.clone());
-                        }
-                    }
-                    member.types.sort();
-                    if member.fixed != other.fixed {
-                        member.fixed = None;
-                    }
-                }
-                None => member.required = false,
-            }
-        }
-        for (name, member) in &created.members {
-            body.members
-                .entry(name.clone())
-                .or_insert_with(|| MemberModel {
-                    required: false,
-                    ..member.clone()
-                });
-        }
+        merge_upsert_body(body, created);
     }
     draft.plan.upsert = Some(UpsertModel {
         record_ordinals: half.plan.record_ordinals,
@@ -223,7 +174,37 @@ pub(crate) fn learn(
     });
 }
 
-/// Learns one plan from its draft's calls.
+/// The body accepts what either half's calls sent; a member only some calls sent is optional.
+fn merge_upsert_body(body: &mut BodyModel, created: &BodyModel) {
+    for (name, member) in body.members.iter_mut() {
+        match created.members.get(name) {
+            Some(other) => {
+                member.required &= other.required;
+                for kind in &other.types {
+                    if !member.types.contains(kind) {
+                        member.types.push(kind.clone());
+                    }
+                }
+                member.types.sort();
+                if member.fixed != other.fixed {
+                    member.fixed = None;
+                }
+            }
+            None => member.required = false,
+        }
+    }
+    for (name, member) in &created.members {
+        body.members
+            .entry(name.clone())
+            .or_insert_with(|| MemberModel {
+                required: false,
+                ..member.clone()
+            });
+    }
+}
+
+/// Learns one plan from its draft's calls, step by step (see the module docs); the first step
+/// that cannot go on withholds the plan with its reason.
 fn learn_one(
     draft: &mut Draft,
     calls: &mut [Call],
@@ -238,120 +219,242 @@ fn learn_one(
         .map(|call| calls[*call].ordinal)
         .collect();
     draft.plan.exemplar_ordinal = draft.plan.record_ordinals.first().copied();
+    if let Err(reason) = settle_target(draft, calls, views) {
+        draft.plan.withhold(reason);
+        return;
+    }
+    let written = Written::of(&draft.plan, views);
+    let bodies = match request_bodies(draft, calls) {
+        Ok(bodies) => bodies,
+        Err(reason) => return draft.plan.withhold(reason),
+    };
+    let query = calls[draft.calls[0]].query.clone().unwrap_or_default();
+    if draft.plan.bulk {
+        match common_bulk_layout(&bodies) {
+            Some(layout) => learn_bulk(draft, calls, views, rules, records, layout, query),
+            None => draft.plan.withhold("body-unusable"),
+        }
+        return;
+    }
+    let calls: &[Call] = calls;
+    let (mut body, sent) = match learn_body(draft, calls, &bodies, query, &written.preferred) {
+        Ok(learned) => learned,
+        Err(reason) => return draft.plan.withhold(reason),
+    };
+    let observed = match observed_calls(draft, calls) {
+        Ok(observed) => observed,
+        Err(reason) => return draft.plan.withhold(reason),
+    };
+    let observed: Vec<Observed<'_>> = observed
+        .iter()
+        .map(|&index| Observed {
+            call: &calls[draft.calls[index]],
+            sent: &sent[index],
+        })
+        .collect();
+    let mut explanation = explain(draft, calls, &observed, &written, rules);
+    let fields = explanation.field_model(&draft.plan, &observed);
+    fix_members(&mut body, &explanation.fixed);
+    accept_stored_members(&mut body, draft, views, &written);
+    draft.plan.fields = Some(fields);
+    draft.plan.body = Some(body);
+    if let Err(reason) = learn_answer(draft, calls, records, &written) {
+        return draft.plan.withhold(reason);
+    }
+    if explanation.unexplained() {
+        tracing::debug!(
+            tool = draft.plan.tool.as_str(),
+            unexplained = ?explanation
+                .residuals
+                .iter()
+                .map(|residual| residual.keys().cloned().collect::<Vec<_>>())
+                .collect::<Vec<_>>(),
+            "the rules left changes of the observed calls unexplained"
+        );
+        draft.plan.withhold("unexplained-change");
+    }
+}
+
+/// What explains the observed calls' changes: the calls themselves, then the rule stages, then
+/// (creates) constants.
+fn explain(
+    draft: &mut Draft,
+    calls: &[Call],
+    observed: &[Observed<'_>],
+    written: &Written<'_>,
+    rules: &RuleSet,
+) -> Explanation {
+    let template = template_segments(&draft.plan.path_template);
+    let mut explanation = Explanation::of_calls(draft.plan.effect, observed, &template);
+    let all_calls: Vec<&Call> = draft.calls.iter().map(|call| &calls[*call]).collect();
+    let request = learn_request(
+        &draft.plan,
+        draft.as_bulk,
+        &all_calls,
+        observed,
+        &written.identity,
+        &template,
+    );
+    explanation.run_rules(&mut draft.plan, rules, request);
+    if draft.plan.effect == Effect::Create {
+        explanation.create_constants();
+    }
+    explanation
+}
+
+/// The written type as the state's views know it.
+struct Written<'a> {
+    /// The entity type (collection template).
+    entity_type: Option<String>,
+    /// The type's views.
+    info: Option<&'a TypeInfo>,
+    /// Its identity field (empty when unknown).
+    identity: String,
+    /// Where its item view's answers hold the entity (the body envelope preferred).
+    preferred: String,
+}
+
+impl<'a> Written<'a> {
+    fn of(plan: &WritePlan, views: &'a Views) -> Self {
+        let entity_type = plan
+            .target
+            .as_ref()
+            .and_then(|target| target.entity_type.clone());
+        let info = entity_type.as_ref().and_then(|name| views.types.get(name));
+        Self {
+            identity: info.map(|info| info.identity.clone()).unwrap_or_default(),
+            preferred: info
+                .and_then(|info| info.item.as_ref())
+                .map_or(String::new(), |item| item.entity_pointer.clone()),
+            entity_type,
+            info,
+        }
+    }
+
+    fn item(&self) -> Option<&'a ItemInfo> {
+        self.info.and_then(|info| info.item.as_ref())
+    }
+}
+
+/// Settles what the plan writes: a target its path names, or, for an unlinked create or a
+/// literal path's write, the type (and collection, or entity) its calls showed.
+fn settle_target(draft: &mut Draft, calls: &mut [Call], views: &Views) -> Result<(), &'static str> {
     if matches!(
         draft.classified.kind,
         TargetKind::None | TargetKind::Rpc { .. }
     ) {
-        draft.plan.withhold("no-state-target");
-        return;
+        return Err("no-state-target");
     }
     let linked_by_calls = matches!(
         draft.classified.kind,
         TargetKind::Unlinked | TargetKind::Linked { .. }
     );
-    let literal = matches!(draft.classified.kind, TargetKind::Linked { literal: true });
     if draft.calls.is_empty() {
-        if linked_by_calls {
-            draft.plan.withhold("no-state-target");
+        return Err(if linked_by_calls {
+            "no-state-target"
         } else {
-            draft.plan.withhold("no-call");
-        }
-        return;
-    }
-    // An unlinked create takes the type its calls showed, tied to its exemplar's collection; a
-    // literal path's write, the one entity its calls showed.
-    if linked_by_calls {
-        let Some((entity_type, collection, id)) =
-            draft.calls.iter().find_map(|call| calls[*call].key.clone())
-        else {
-            draft.plan.withhold("no-state-target");
-            return;
-        };
-        let Some(info) = views.types.get(&entity_type) else {
-            draft.plan.withhold("no-state-target");
-            return;
-        };
-        draft.plan.target = Some(WriteTarget {
-            entity_type: Some(entity_type.clone()),
-            identity_field: Some(info.identity.clone()),
-            collection: Some(collection.clone()),
-            collection_segments: 0,
-            document: None,
-            item_view: info.item.as_ref().map(|item| item.name.clone()),
-            key_member: None,
-            entity_id: literal.then(|| id.clone()),
+            "no-call"
         });
-        // Calls into another collection (or naming another entity) are not this plan's.
-        for call in &draft.calls {
-            if let Some((other_type, other, other_id)) = &calls[*call].key
-                && (*other_type != entity_type
-                    || crate::derive::entities::collection_key(other)
-                        != crate::derive::entities::collection_key(&collection)
-                    || (literal && *other_id != id))
-            {
-                calls[*call].key = None;
-                calls[*call].before = None;
-            }
-        }
-        if matches!(draft.classified.kind, TargetKind::Linked { .. })
-            && draft.calls.iter().any(|call| calls[*call].key.is_none())
-        {
-            draft.plan.withhold("no-observation");
-            return;
-        }
     }
-    let effect = draft.plan.effect;
-    let exemplar = &calls[draft.calls[0]];
-    // The body.
-    let entity_type = draft
-        .plan
-        .target
-        .as_ref()
-        .and_then(|target| target.entity_type.clone());
-    let info = entity_type.as_ref().and_then(|name| views.types.get(name));
-    let identity = info.map(|info| info.identity.clone()).unwrap_or_default();
-    let preferred = info
-        .and_then(|info| info.item.as_ref())
-        .map_or(String::new(), |item| item.entity_pointer.clone());
-    let mut bodies: Vec<Option<&Json>> = Vec::new();
+    if linked_by_calls {
+        link_to_calls(draft, calls, views)?;
+    }
+    Ok(())
+}
+
+/// An unlinked create takes the type its calls showed, tied to its exemplar's collection; a
+/// literal path's write, the one entity its calls showed. Calls into another collection (or
+/// naming another entity) are not the plan's.
+fn link_to_calls(draft: &mut Draft, calls: &mut [Call], views: &Views) -> Result<(), &'static str> {
+    let literal = matches!(draft.classified.kind, TargetKind::Linked { literal: true });
+    let Some((entity_type, collection, id)) =
+        draft.calls.iter().find_map(|call| calls[*call].key.clone())
+    else {
+        return Err("no-state-target");
+    };
+    let Some(info) = views.types.get(&entity_type) else {
+        return Err("no-state-target");
+    };
+    draft.plan.target = Some(WriteTarget {
+        entity_type: Some(entity_type.clone()),
+        identity_field: Some(info.identity.clone()),
+        collection: Some(collection.clone()),
+        collection_segments: 0,
+        document: None,
+        item_view: info.item.as_ref().map(|item| item.name.clone()),
+        key_member: None,
+        entity_id: literal.then(|| id.clone()),
+    });
+    let own = crate::derive::entities::collection_key(&collection);
     for call in &draft.calls {
-        match &calls[*call].request {
-            RequestBody::Json(body) => bodies.push(Some(body)),
-            RequestBody::Missing => bodies.push(None),
-            RequestBody::Unusable => {
-                draft.plan.withhold("body-unusable");
-                return;
-            }
+        if let Some((other_type, other, other_id)) = &calls[*call].key
+            && (*other_type != entity_type
+                || crate::derive::entities::collection_key(other) != own
+                || (literal && *other_id != id))
+        {
+            calls[*call].key = None;
+            calls[*call].before = None;
         }
     }
+    if matches!(draft.classified.kind, TargetKind::Linked { .. })
+        && draft.calls.iter().any(|call| calls[*call].key.is_none())
+    {
+        return Err("no-observation");
+    }
+    Ok(())
+}
+
+/// Each call's request body as JSON (`None`: it sent none); a body that cannot be read makes the
+/// plan `body-unusable`.
+fn request_bodies<'a>(
+    draft: &Draft,
+    calls: &'a [Call],
+) -> Result<Vec<Option<&'a Json>>, &'static str> {
+    draft
+        .calls
+        .iter()
+        .map(|call| match &calls[*call].request {
+            RequestBody::Json(body) => Ok(Some(body)),
+            RequestBody::Missing => Ok(None),
+            RequestBody::Unusable => Err("body-unusable"),
+        })
+        .collect()
+}
+
+/// The id layout every bulk call's body shares, if they share one.
+fn common_bulk_layout(bodies: &[Option<&Json>]) -> Option<BulkIds> {
+    let layouts: Vec<Option<BulkIds>> = bodies
+        .iter()
+        .map(|body| body.and_then(bulk_layout))
+        .collect();
+    let first = layouts.first().cloned().flatten()?;
+    layouts
+        .iter()
+        .all(|other| other.as_ref() == Some(&first))
+        .then_some(first)
+}
+
+/// The body model (the envelope, each member's JSON types, whether every call sent it) and the
+/// members each call sent, without the member naming an RPC-style write's entity.
+fn learn_body(
+    draft: &Draft,
+    calls: &[Call],
+    bodies: &[Option<&Json>],
+    query: Vec<(String, String)>,
+    preferred: &str,
+) -> Result<(BodyModel, Vec<Object>), &'static str> {
     let mut body = BodyModel {
-        query: exemplar.query.clone().unwrap_or_default(),
+        query,
         ..BodyModel::default()
     };
-    if draft.plan.bulk {
-        let layout = bodies
-            .iter()
-            .map(|body| body.and_then(bulk_layout))
-            .collect::<Vec<_>>();
-        let layout = match layout.first().cloned().flatten() {
-            Some(first) if layout.iter().all(|other| other.as_ref() == Some(&first)) => first,
-            _ => {
-                draft.plan.withhold("body-unusable");
-                return;
-            }
-        };
-        learn_bulk(draft, calls, views, rules, records, layout, body);
-        return;
-    }
     let all_missing = bodies.iter().all(Option::is_none);
-    if effect == Effect::Delete || (all_missing && draft.plan.action.is_some()) {
+    if draft.plan.effect == Effect::Delete || (all_missing && draft.plan.action.is_some()) {
         body.none = all_missing;
     } else if bodies
         .iter()
         .any(|body| !matches!(body, Some(Json::Object(_))))
     {
-        draft.plan.withhold("body-unusable");
-        return;
+        return Err("body-unusable");
     }
     let entity_keys: BTreeSet<String> = draft
         .calls
@@ -365,7 +468,7 @@ fn learn_one(
         .flatten()
         .collect();
     let present: Vec<&Json> = bodies.iter().flatten().copied().collect();
-    body.envelope = envelope(&present, &preferred, &entity_keys);
+    body.envelope = envelope(&present, preferred, &entity_keys);
     let sent: Vec<Object> = bodies
         .iter()
         .map(|raw| {
@@ -375,9 +478,27 @@ fn learn_one(
                 .unwrap_or_default()
         })
         .collect();
-    for members in &sent {
-        for (key, value) in members.iter() {
-            let model = body.members.entry(key.to_owned()).or_insert(MemberModel {
+    body.members = member_models(&sent);
+    // The member an RPC-style write names its entity in says which entity, not what it stores.
+    let sent = match &draft.classified.key_member {
+        Some(key) => sent
+            .into_iter()
+            .map(|mut members| {
+                members.remove(key);
+                members
+            })
+            .collect(),
+        None => sent,
+    };
+    Ok((body, sent))
+}
+
+/// Each member the calls sent: its JSON types, and whether every call sent it.
+fn member_models(sent: &[Object]) -> std::collections::BTreeMap<String, MemberModel> {
+    let mut members: std::collections::BTreeMap<String, MemberModel> = Default::default();
+    for sent_members in sent {
+        for (key, value) in sent_members.iter() {
+            let model = members.entry(key.to_owned()).or_insert(MemberModel {
                 types: Vec::new(),
                 required: true,
                 fixed: None,
@@ -388,23 +509,18 @@ fn learn_one(
             }
         }
     }
-    for (name, model) in body.members.iter_mut() {
+    for (name, model) in members.iter_mut() {
         model.required = sent.iter().all(|members| members.contains_key(name));
         model.types.sort();
     }
-    // The member an RPC-style write names its entity in says which entity, not what it stores.
-    let key_member = draft.classified.key_member.clone();
-    let sent: Vec<Object> = sent
-        .into_iter()
-        .map(|mut members| {
-            if let Some(key) = &key_member {
-                members.remove(key);
-            }
-            members
-        })
-        .collect();
+    members
+}
 
-    // The observed calls, analysed.
+/// The calls that show what the write did (indexes into the draft's calls): a create read back,
+/// an update or delete of an entity held before. An update or delete of an entity not held
+/// before, or no such call, is `no-observation`.
+fn observed_calls(draft: &Draft, calls: &[Call]) -> Result<Vec<usize>, &'static str> {
+    let effect = draft.plan.effect;
     let observed: Vec<usize> = draft
         .calls
         .iter()
@@ -430,549 +546,112 @@ fn learn_one(
         && effect != Effect::Document
         && draft.calls.iter().any(|call| calls[*call].before.is_none())
     {
-        draft.plan.withhold("no-observation");
-        return;
+        return Err("no-observation");
     }
     if observed.is_empty() {
-        draft.plan.withhold("no-observation");
-        return;
+        return Err("no-observation");
     }
-    let template_params: Vec<(usize, bool)> =
-        rea_manifest::segments::split_path(&draft.plan.path_template)
-            .iter()
-            .enumerate()
-            .map(|(index, segment)| (index, segment.starts_with('{')))
-            .collect();
+    Ok(observed)
+}
 
-    let mut model = FieldModel::default();
-    let mut fixed: BTreeMap<String, Option<Json>> = BTreeMap::new();
-    let mut residuals: Vec<BTreeMap<String, Json>> = Vec::new();
-    let mut candidates: Vec<BTreeMap<String, Json>> = Vec::new(); // create: unsent values
-    let mut path_candidates: BTreeMap<String, Option<PathField>> = BTreeMap::new();
-    let mut shared_candidates: BTreeMap<String, bool> = BTreeMap::new();
-    let mut kept: BTreeSet<String> = BTreeSet::new();
-    let mut removed: BTreeSet<String> = BTreeSet::new();
-    for &index in &observed {
-        let call = &calls[draft.calls[index]];
-        let members = &sent[index];
-        let mut residual = BTreeMap::new();
-        let mut unsent = BTreeMap::new();
-        match (&call.after, effect) {
-            (After::Document(after), Effect::Document) => {
-                let before = call_document_before(call);
-                let Some(after) = after.as_object() else {
-                    residual.insert(String::new(), after.clone());
-                    residuals.push(residual);
-                    candidates.push(unsent);
-                    continue;
-                };
-                for (key, value) in members.iter() {
-                    match after.get(key) {
-                        Some(stored) if stored == value => {}
-                        Some(stored) => {
-                            residual.insert(pointer_of(key), stored.clone());
-                        }
-                        None => {
-                            fixed.entry(key.to_owned()).or_insert(Some(value.clone()));
-                        }
-                    }
-                }
-                if let Some(Json::Object(before)) = &before {
-                    for (key, value) in before.iter() {
-                        if members.contains_key(key) {
-                            continue;
-                        }
-                        match after.get(key) {
-                            Some(now) if now == value => {
-                                kept.insert(key.to_owned());
-                            }
-                            None => {
-                                removed.insert(key.to_owned());
-                            }
-                            Some(now) => {
-                                residual.insert(pointer_of(key), now.clone());
-                            }
-                        }
-                    }
-                }
-            }
-            (After::Present(after), Effect::Create) => {
-                let Some(after) = after.as_object() else {
-                    // An entity that is not an object cannot be modelled.
-                    residual.insert(String::new(), after.clone());
-                    residuals.push(residual);
-                    candidates.push(unsent);
-                    continue;
-                };
-                for (key, value) in members.iter() {
-                    match after.get(key) {
-                        Some(stored) if stored == value => {}
-                        Some(stored) => {
-                            residual.insert(pointer_of(key), stored.clone());
-                        }
-                        None => {
-                            let entry = fixed.entry(key.to_owned()).or_insert(Some(value.clone()));
-                            if entry.as_ref() != Some(value) {
-                                *entry = None;
-                            }
-                        }
-                    }
-                }
-                for (key, value) in after.iter() {
-                    if members.contains_key(key) {
-                        continue;
-                    }
-                    // A path value?
-                    let text = scalar_text(value);
-                    let segment = template_params.iter().find_map(|(position, is_param)| {
-                        (*is_param
-                            && call.segments.get(*position).map(|segment| decoded(segment)) == text)
-                            .then_some(*position)
-                    });
-                    let path = segment.map(|segment| PathField {
-                        segment,
-                        number: matches!(value, Json::Number(_)),
-                    });
-                    let entry = path_candidates
-                        .entry(key.to_owned())
-                        .or_insert_with(|| path.clone());
-                    if *entry != path {
-                        *entry = None;
-                    }
-                    let shared = call.shared.get(key) == Some(value);
-                    let entry = shared_candidates.entry(key.to_owned()).or_insert(shared);
-                    *entry &= shared;
-                    unsent.insert(key.to_owned(), value.clone());
-                }
-            }
-            (After::Present(after), Effect::Update) => {
-                let before = call.before.as_ref().map(|before| &before.fields);
-                let (Some(after), Some(Json::Object(before))) = (after.as_object(), before) else {
-                    residual.insert(String::new(), after.clone());
-                    residuals.push(residual);
-                    candidates.push(unsent);
-                    continue;
-                };
-                for (key, value) in members.iter() {
-                    match after.get(key) {
-                        Some(stored) if stored == value => {}
-                        Some(stored) => {
-                            residual.insert(pointer_of(key), stored.clone());
-                        }
-                        None if value.is_null() => model.null_removes = true,
-                        None => {
-                            let entry = fixed.entry(key.to_owned()).or_insert(Some(value.clone()));
-                            if entry.as_ref() != Some(value) {
-                                *entry = None;
-                            }
-                        }
-                    }
-                }
-                for (key, value) in before.iter() {
-                    if members.contains_key(key) {
-                        continue;
-                    }
-                    match after.get(key) {
-                        Some(now) if now == value => {
-                            kept.insert(key.to_owned());
-                        }
-                        None => {
-                            removed.insert(key.to_owned());
-                        }
-                        Some(now) => {
-                            residual.insert(pointer_of(key), now.clone());
-                        }
-                    }
-                }
-                for (key, value) in after.iter() {
-                    if !members.contains_key(key) && !before.contains_key(key) {
-                        residual.insert(pointer_of(key), value.clone());
-                    }
-                }
-            }
-            (after, Effect::Delete) => {
-                let before = call.before.as_ref().map(|before| &before.fields);
-                match (after, before) {
-                    (After::Present(after), Some(Json::Object(before))) => {
-                        if let Some(after) = after.as_object() {
-                            for (key, value) in after.iter() {
-                                changed_leaves(
-                                    pointer_of(key),
-                                    before.get(key),
-                                    value,
-                                    &mut residual,
-                                );
-                            }
-                        }
-                    }
-                    (_, Some(Json::Object(before))) => {
-                        // The answer's projection of the deleted entity.
-                        if let (Some(response), Some(pointer)) =
-                            (&call.response, &call.response_pointer)
-                            && let Some(Json::Object(shown)) = response.pointer(pointer)
-                        {
-                            for (key, value) in shown.iter() {
-                                if let Some(held) = before.get(key)
-                                    && held != value
-                                {
-                                    residual.insert(pointer_of(key), value.clone());
-                                }
-                            }
-                        }
-                    }
-                    _ => {}
-                }
-            }
-            _ => {}
-        }
-        residuals.push(residual);
-        candidates.push(unsent);
-    }
-    // Updates: a member sent under another name than the field it sets (`new_name` setting
-    // `name`): a member the entity does not store under its own name whose value one changed,
-    // unsent field took in every observed call that sent it.
-    if effect == Effect::Update {
-        let mut mapped: BTreeMap<String, Option<String>> = BTreeMap::new();
-        for (position, &index) in observed.iter().enumerate() {
-            let call = &calls[draft.calls[index]];
-            let After::Present(Json::Object(after)) = &call.after else {
-                continue;
-            };
-            for (member, value) in sent[index].iter() {
-                if after.contains_key(member) || value.is_null() {
-                    mapped.insert(member.to_owned(), None);
-                    continue;
-                }
-                let fields: Vec<String> = residuals[position]
-                    .iter()
-                    .filter(|(pointer, changed)| {
-                        let Some(field) = pointer.strip_prefix('/') else {
-                            return false;
-                        };
-                        *changed == value
-                            && !field.contains('/')
-                            && !sent[index]
-                                .contains_key(&field.replace("~1", "/").replace("~0", "~"))
-                    })
-                    .map(|(pointer, _)| pointer.clone())
-                    .collect();
-                let entry =
-                    mapped
-                        .entry(member.to_owned())
-                        .or_insert_with(|| match fields.as_slice() {
-                            [only] => Some(only.clone()),
-                            _ => None,
-                        });
-                if fields.len() != 1 || entry.as_ref() != fields.first() {
-                    *entry = None;
-                }
-            }
-        }
-        for (member, pointer) in mapped {
-            let Some(pointer) = pointer else {
-                continue;
-            };
-            for (position, &index) in observed.iter().enumerate() {
-                if sent[index].contains_key(&member) {
-                    residuals[position].remove(&pointer);
-                }
-            }
-            fixed.remove(&member);
-            model.sent_as.insert(member, pointer);
-        }
-    }
-    // Creates: path values and values every held entity shares are the host's; the rest goes to
-    // the rules.
-    if effect == Effect::Create {
-        for (index, unsent) in candidates.iter().enumerate() {
-            for (key, value) in unsent {
-                if path_candidates.get(key).cloned().flatten().is_some() {
-                    continue;
-                }
-                if shared_candidates.get(key) == Some(&true) {
-                    continue;
-                }
-                residuals[index].insert(pointer_of(key), value.clone());
-            }
-        }
-        for (key, path) in &path_candidates {
-            if let Some(path) = path {
-                model.path_fields.insert(key.clone(), path.clone());
-            }
-        }
-        for (key, shared) in &shared_candidates {
-            if *shared && !model.path_fields.contains_key(key) {
-                model.collection_constants.push(key.clone());
-                if let Some(value) = candidates.iter().find_map(|unsent| unsent.get(key)) {
-                    model.constants.insert(key.clone(), value.clone());
-                }
-            }
-        }
-    }
-
-    // A member the calls sent with several values that no stored field shows is unexplained;
-    // a rule that reads it (a `reference` naming other entities by it) may explain it.
-    for (name, value) in &fixed {
-        if value.is_none()
-            && let Some(residual) = residuals.first_mut()
-        {
-            residual.insert(pointer_of(name), Json::Null);
-        }
-    }
-    // The rules, in pipeline order.
-    let clock_anchors: Vec<ClockAnchor> = draft
-        .calls
-        .iter()
-        .filter_map(|call| {
-            let call = &calls[*call];
-            Some(ClockAnchor {
-                record_ordinal: call.ordinal,
-                instant: call.started.clone()?,
-                duration_ms: call.duration_ms.map(|duration| duration.ceil() as u64),
-            })
-        })
-        .collect();
-    let tool = ToolRef {
-        method: draft.plan.method.clone(),
-        name: draft.plan.tool.clone(),
-        path_template: draft.plan.path_template.clone(),
-    };
-    let effect_name = match (
-        effect,
-        draft.plan.action.is_some(),
-        draft.plan.bulk || draft.as_bulk,
-    ) {
-        (Effect::Update, true, _) => "action",
-        (Effect::Update, _, true) => "bulk-update",
-        (Effect::Delete, _, true) => "bulk-delete",
-        (effect, _, _) => effect.name(),
-    };
-    // The observations, built once; each step sees what the steps before it left unexplained.
-    let mut request = LearnRequest {
-        calls: observed
-            .iter()
-            .map(|index| {
-                let call = &calls[draft.calls[*index]];
-                ObservedCall {
-                    duration_ms: call.duration_ms.map(|duration| duration.ceil() as u64),
-                    entity_after: match &call.after {
-                        After::Present(value) | After::Document(value) => Some(to_value(value)),
-                        _ => None,
-                    },
-                    entity_before: call
-                        .before
-                        .as_ref()
-                        .map(|before| to_value(&before.fields))
-                        .or_else(|| call_document_before(call).map(|value| to_value(&value))),
-                    held_max: call
-                        .held_max
-                        .iter()
-                        .map(|(field, value)| (field.clone(), to_value(value)))
-                        .collect(),
-                    path_params: template_params
-                        .iter()
-                        .filter(|(_, is_param)| *is_param)
-                        .filter_map(|(position, _)| {
-                            call.segments.get(*position).map(|segment| decoded(segment))
-                        })
-                        .collect(),
-                    reads_after: call.reads.clone(),
-                    record_ordinal: call.ordinal,
-                    request_body: match &call.request {
-                        RequestBody::Json(body) => Some(to_value(body)),
-                        _ => None,
-                    },
-                    response_body: call.response.as_ref().map(to_value),
-                    response_status: call.status,
-                    started: call.started.clone(),
-                    position_before: call.before_position,
-                    unexplained: BTreeMap::new(),
-                }
-            })
-            .collect(),
-        clock_anchors,
-        effect: effect_name.to_owned(),
-        identity_field: (!identity.is_empty()).then(|| identity.clone()),
-        options: BTreeMap::new(),
-        schema_version: rea_plugin_api::contracts::SCHEMA_VERSION,
-        tool,
-    };
-    for step in rules.steps() {
-        for (call, residual) in request.calls.iter_mut().zip(&residuals) {
-            call.unexplained = residual
-                .iter()
-                .map(|(pointer, value)| (pointer.clone(), to_value(value)))
-                .collect();
-        }
-        request.options = step.options.clone();
-        let outcome = match step.handle.learn(&request) {
-            Ok(outcome) => outcome,
-            Err(error) => {
-                tracing::warn!(
-                    stage = step.stage.as_str(),
-                    tool = draft.plan.tool.as_str(),
-                    error = error.as_str(),
-                    "a rule stage failed to learn; it explains nothing for this tool"
-                );
-                continue;
-            }
-        };
-        let LearnOutcome::Learned {
-            explains,
-            needs_clock,
-            rule,
-            ..
-        } = outcome
-        else {
-            continue;
-        };
-        let offered: BTreeSet<&String> = residuals
-            .iter()
-            .flat_map(|residual| residual.keys())
-            .collect();
-        let explains: Vec<String> = explains
-            .into_iter()
-            .filter(|pointer| offered.contains(pointer))
-            .collect();
-        if explains.is_empty()
-            && !matches!(rule, serde_json::Value::Object(ref object) if object.contains_key("placement"))
-        {
-            continue;
-        }
-        for residual in &mut residuals {
-            for pointer in &explains {
-                residual.remove(pointer);
-            }
-        }
-        draft.plan.rules.push(PlanRule {
-            stage: step.stage.clone(),
-            plugin: step.plugin.clone(),
-            explains,
-            needs_clock,
-            rule: Json::from_serde_value(&rule),
-        });
-    }
-    // Creates: what every create stored with one value is a constant.
-    if effect == Effect::Create {
-        let mut values: BTreeMap<String, Option<Json>> = BTreeMap::new();
-        for residual in &residuals {
-            for (pointer, value) in residual {
-                let entry = values.entry(pointer.clone()).or_insert(Some(value.clone()));
-                if entry.as_ref() != Some(value) {
-                    *entry = None;
-                }
-            }
-        }
-        for (pointer, value) in values {
-            let Some(value) = value else {
-                continue;
-            };
-            let field = pointer[1..].replace("~1", "/").replace("~0", "~");
-            // A member that only some creates stored is not a constant of every create.
-            if residuals
-                .iter()
-                .all(|residual| residual.contains_key(&pointer))
-            {
-                model.constants.insert(field, value);
-                for residual in &mut residuals {
-                    residual.remove(&pointer);
-                }
-            }
-        }
-    }
-    // Fixed members: sent with one value, never stored.
+/// Fixed members: sent with one value, never stored.
+fn fix_members(body: &mut BodyModel, fixed: &std::collections::BTreeMap<String, Option<Json>>) {
     for (name, value) in fixed {
-        if let (Some(value), Some(member)) = (value, body.members.get_mut(&name)) {
-            member.fixed = Some(value);
+        if let (Some(value), Some(member)) = (value, body.members.get_mut(name)) {
+            member.fixed = Some(value.clone());
         }
     }
-    // Updates: unsent members kept or removed; a PUT replaces.
-    model.kept = kept.difference(&removed).cloned().collect();
-    model.removed = removed.into_iter().collect();
-    let method = draft.plan.method.to_ascii_uppercase();
-    model.replace = method == "PUT" && (!model.removed.is_empty() || effect == Effect::Document);
-    // The exemplar entity's member order.
-    if let Some(After::Present(Json::Object(object))) = observed
-        .first()
-        .map(|index| &calls[draft.calls[*index]].after)
-    {
-        model.order = object.keys().map(str::to_owned).collect();
-    }
-    // A delete whose entity reads back marked deleted keeps it.
-    if effect == Effect::Delete {
-        let soft = observed
-            .iter()
-            .find_map(|index| match &calls[draft.calls[*index]].after {
-                After::Present(object) if marked_deleted(object) => DELETED_FLAGS
-                    .iter()
-                    .find(|flag| object.get(flag).and_then(Json::as_bool) == Some(true))
-                    .map(|flag| (*flag).to_owned()),
-                _ => None,
-            });
-        model.soft_delete = soft;
-    }
-    // Besides what the recorded calls sent, a create or update accepts the other members the
-    // capture showed its type's entities storing (a document write: its document's members),
-    // with the JSON types they were stored with; not the identity an item path names, nor
-    // members a rule generates.
-    let stored = match (effect, &draft.plan.target) {
+}
+
+/// Besides what the recorded calls sent, a create or update accepts the other members the
+/// capture showed its type's entities storing (a document write: its document's members), with
+/// the JSON types they were stored with; not the identity an item path names, nor members a rule
+/// generates.
+fn accept_stored_members(
+    body: &mut BodyModel,
+    draft: &Draft,
+    views: &Views,
+    written: &Written<'_>,
+) {
+    let plan = &draft.plan;
+    let stored = match (plan.effect, &plan.target) {
         (Effect::Document, Some(target)) => target
             .document
             .as_ref()
             .and_then(|view| views.document_types.get(view)),
         (Effect::Create | Effect::Update, _)
-            if draft.plan.action.is_none() && key_member.is_none() =>
+            if plan.action.is_none() && draft.classified.key_member.is_none() =>
         {
-            entity_type
+            written
+                .entity_type
                 .as_ref()
                 .and_then(|name| views.field_types.get(name))
         }
         _ => None,
     };
-    if let Some(stored) = stored {
-        let generated: BTreeSet<String> = draft
-            .plan
-            .rules
-            .iter()
-            .flat_map(|rule| rule.explains.iter())
-            .map(|pointer| {
-                pointer
-                    .trim_start_matches('/')
-                    .replace("~1", "/")
-                    .replace("~0", "~")
-            })
-            .collect();
-        for (field, types) in stored {
-            if body.members.contains_key(field)
-                || generated.contains(field)
-                || (effect == Effect::Update && *field == identity)
-            {
-                continue;
-            }
-            body.members.insert(
-                field.clone(),
-                MemberModel {
-                    types: types.iter().cloned().collect(),
-                    required: false,
-                    fixed: None,
-                },
-            );
+    let Some(stored) = stored else {
+        return;
+    };
+    let generated: BTreeSet<String> = plan
+        .rules
+        .iter()
+        .flat_map(|rule| rule.explains.iter())
+        .map(|pointer| {
+            pointer
+                .trim_start_matches('/')
+                .replace("~1", "/")
+                .replace("~0", "~")
+        })
+        .collect();
+    for (field, types) in stored {
+        if body.members.contains_key(field)
+            || generated.contains(field)
+            || (plan.effect == Effect::Update && *field == written.identity)
+        {
+            continue;
         }
+        body.members.insert(
+            field.clone(),
+            MemberModel {
+                types: types.iter().cloned().collect(),
+                required: false,
+                fixed: None,
+            },
+        );
     }
-    draft.plan.fields = Some(model);
-    draft.plan.body = Some(body);
-    // The answer.
+}
+
+/// The plan's answer: the exemplar's recorded answer and how it shows the written entity, and
+/// (updates and deletes) the recorded `400`/`404`/`410` a missing entity answers.
+fn learn_answer(
+    draft: &mut Draft,
+    calls: &[Call],
+    records: &[CaptureRecord],
+    written: &Written<'_>,
+) -> Result<(), &'static str> {
+    draft.plan.response = Some(learn_response(draft, calls, records, written.item())?);
+    if matches!(draft.plan.effect, Effect::Update | Effect::Delete) {
+        draft.plan.missing_ordinal = missing_ordinal(draft, records, written.item());
+    }
+    Ok(())
+}
+
+/// The exemplar's answer as the plan renders it.
+fn learn_response(
+    draft: &Draft,
+    calls: &[Call],
+    records: &[CaptureRecord],
+    item: Option<&ItemInfo>,
+) -> Result<ResponseModel, &'static str> {
     let Some(record) = records
         .iter()
         .find(|record| Some(record.ordinal) == draft.plan.exemplar_ordinal)
     else {
-        draft.plan.withhold("body-unusable");
-        return;
+        return Err("body-unusable");
     };
     let exemplar = &calls[draft.calls[0]];
-    let Some((mut kind, pointer)) = response_kind(exemplar, effect) else {
-        draft.plan.withhold("body-unusable");
-        return;
+    let Some((mut kind, pointer)) = response_kind(exemplar, draft.plan.effect) else {
+        return Err("body-unusable");
     };
     if kind == ResponseKind::None
         && record
@@ -984,70 +663,70 @@ fn learn_one(
         kind = ResponseKind::Recorded;
     }
     let required_members = if matches!(kind, ResponseKind::Entity | ResponseKind::Projection) {
-        let mut common: Option<BTreeSet<String>> = None;
-        for call in &draft.calls {
-            let shown = calls[*call]
-                .response
-                .as_ref()
-                .and_then(|response| response.pointer(pointer.as_deref().unwrap_or("")))
-                .and_then(Json::as_object);
-            if let Some(shown) = shown {
-                let keys: BTreeSet<String> = shown.keys().map(str::to_owned).collect();
-                common = Some(match common {
-                    None => keys,
-                    Some(previous) => previous.intersection(&keys).cloned().collect(),
-                });
-            }
-        }
-        // A member a read showed the application leaving out (not among the item view's required
-        // fields) is not required of an answer either.
-        let item_required = info
-            .and_then(|info| info.item.as_ref())
-            .map(|item| &item.required_fields);
-        common
-            .unwrap_or_default()
-            .into_iter()
-            .filter(|member| {
-                kind != ResponseKind::Entity
-                    || item_required.is_none_or(|required| required.contains(member))
-            })
-            .collect()
+        required_members(draft, calls, kind, pointer.as_deref().unwrap_or(""), item)
     } else {
         Vec::new()
     };
-    draft.plan.response = Some(ResponseModel {
+    Ok(ResponseModel {
         ordinal: record.ordinal,
         status: record.response.status,
         media_type: record.response.media_type.clone(),
         kind,
         pointer,
         required_members,
-    });
-    // A missing entity answers the recorded 400/404/410 of the tool, else of the item view.
-    if matches!(effect, Effect::Update | Effect::Delete) {
-        let failed: BTreeSet<u64> = draft.failed.iter().copied().collect();
-        let tool_missing = records
-            .iter()
-            .filter(|record| failed.contains(&record.ordinal))
-            .filter(|record| matches!(record.response.status, 400 | 404 | 410))
-            .map(|record| record.ordinal)
-            .max_by_key(|ordinal| draft.failed.iter().position(|failed| failed == ordinal));
-        draft.plan.missing_ordinal = tool_missing.or_else(|| {
-            info.and_then(|info| info.item.as_ref())
-                .and_then(|item| item.missing_ordinal)
-        });
+    })
+}
+
+/// The members every answer showing the entity carried; for an entity answer, only those the
+/// item view requires (a member a read showed the application leaving out is not required of an
+/// answer either).
+fn required_members(
+    draft: &Draft,
+    calls: &[Call],
+    kind: ResponseKind,
+    pointer: &str,
+    item: Option<&ItemInfo>,
+) -> Vec<String> {
+    let mut common: Option<BTreeSet<String>> = None;
+    for call in &draft.calls {
+        let shown = calls[*call]
+            .response
+            .as_ref()
+            .and_then(|response| response.pointer(pointer))
+            .and_then(Json::as_object);
+        if let Some(shown) = shown {
+            let keys: BTreeSet<String> = shown.keys().map(str::to_owned).collect();
+            common = Some(match common {
+                None => keys,
+                Some(previous) => previous.intersection(&keys).cloned().collect(),
+            });
+        }
     }
-    if residuals.iter().any(|residual| !residual.is_empty()) {
-        tracing::debug!(
-            tool = draft.plan.tool.as_str(),
-            unexplained = ?residuals
-                .iter()
-                .map(|residual| residual.keys().cloned().collect::<Vec<_>>())
-                .collect::<Vec<_>>(),
-            "the rules left changes of the observed calls unexplained"
-        );
-        draft.plan.withhold("unexplained-change");
-    }
+    let item_required = item.map(|item| &item.required_fields);
+    common
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|member| {
+            kind != ResponseKind::Entity
+                || item_required.is_none_or(|required| required.contains(member))
+        })
+        .collect()
+}
+
+/// A missing entity answers the recorded 400/404/410 of the tool, else of the item view.
+fn missing_ordinal(
+    draft: &Draft,
+    records: &[CaptureRecord],
+    item: Option<&ItemInfo>,
+) -> Option<u64> {
+    let failed: BTreeSet<u64> = draft.failed.iter().copied().collect();
+    let tool_missing = records
+        .iter()
+        .filter(|record| failed.contains(&record.ordinal))
+        .filter(|record| matches!(record.response.status, 400 | 404 | 410))
+        .map(|record| record.ordinal)
+        .max_by_key(|ordinal| draft.failed.iter().position(|failed| failed == ordinal));
+    tool_missing.or_else(|| item.and_then(|item| item.missing_ordinal))
 }
 
 /// A bulk write's plan: each entity its calls named is learned as one call of an update or
@@ -1060,8 +739,60 @@ fn learn_bulk(
     rules: &RuleSet,
     records: &[CaptureRecord],
     layout: BulkIds,
-    body: BodyModel,
+    query: Vec<(String, String)>,
 ) {
+    let mut one_by_one = one_call_per_entity(draft, calls, &layout);
+    if one_by_one.is_empty() {
+        draft.plan.body = Some(BodyModel {
+            bulk_ids: Some(layout),
+            query,
+            ..BodyModel::default()
+        });
+        draft.plan.withhold("no-observation");
+        return;
+    }
+    let mut single = Draft {
+        tool: draft.tool,
+        classified: Classified {
+            bulk: false,
+            ..draft.classified.clone()
+        },
+        plan: WritePlan {
+            bulk: false,
+            ..draft.plan.clone()
+        },
+        calls: (0..one_by_one.len()).collect(),
+        failed: draft.failed.clone(),
+        as_bulk: true,
+    };
+    learn_one(&mut single, &mut one_by_one, views, rules, records);
+    let mut plan = single.plan;
+    plan.bulk = true;
+    plan.record_ordinals = draft
+        .calls
+        .iter()
+        .map(|call| calls[*call].ordinal)
+        .collect();
+    plan.exemplar_ordinal = plan.record_ordinals.first().copied();
+    plan.body = Some(match plan.body {
+        Some(learned) => BodyModel {
+            bulk_ids: Some(layout),
+            envelope: String::new(),
+            query,
+            none: false,
+            members: learned.members,
+        },
+        None => BodyModel {
+            bulk_ids: Some(layout),
+            query,
+            ..BodyModel::default()
+        },
+    });
+    draft.plan = plan;
+}
+
+/// Each entity a bulk plan's calls named, as one call of its own.
+fn one_call_per_entity(draft: &Draft, calls: &[Call], layout: &BulkIds) -> Vec<Call> {
     let identity = draft
         .plan
         .target
@@ -1076,25 +807,10 @@ fn learn_bulk(
         };
         for target in &call.bulk {
             let mut one = call.clone();
-            one.key = call.key.clone().or_else(|| {
-                draft
-                    .plan
-                    .target
-                    .as_ref()
-                    .and_then(|plan_target| plan_target.entity_type.clone())
-                    .map(|entity_type| {
-                        let segments = draft
-                            .plan
-                            .target
-                            .as_ref()
-                            .map_or(0, |plan_target| plan_target.collection_segments);
-                        let collection = format!(
-                            "/{}",
-                            call.segments[..segments.min(call.segments.len())].join("/")
-                        );
-                        (entity_type, collection, target.id.clone())
-                    })
-            });
+            one.key = call
+                .key
+                .clone()
+                .or_else(|| bulk_entity_key(&draft.plan, call, &target.id));
             one.before = target.before.clone();
             one.after = target.after.clone();
             one.reads = target.reads.clone();
@@ -1108,55 +824,20 @@ fn learn_bulk(
             one_by_one.push(one);
         }
     }
-    let mut single = Draft {
-        tool: draft.tool,
-        classified: super::target::Classified {
-            bulk: false,
-            ..draft.classified.clone()
-        },
-        plan: WritePlan {
-            bulk: false,
-            ..draft.plan.clone()
-        },
-        calls: (0..one_by_one.len()).collect(),
-        failed: draft.failed.clone(),
-        as_bulk: true,
-    };
-    if one_by_one.is_empty() {
-        draft.plan.body = Some(BodyModel {
-            bulk_ids: Some(layout),
-            ..body
-        });
-        draft.plan.withhold("no-observation");
-        return;
-    }
-    learn_one(&mut single, &mut one_by_one, views, rules, records);
-    let mut plan = single.plan;
-    plan.bulk = true;
-    plan.record_ordinals = draft
-        .calls
-        .iter()
-        .map(|call| calls[*call].ordinal)
-        .collect();
-    plan.exemplar_ordinal = plan.record_ordinals.first().copied();
-    plan.body = Some(match plan.body {
-        Some(learned) => BodyModel {
-            bulk_ids: Some(layout),
-            envelope: String::new(),
-            query: body.query,
-            none: false,
-            members: learned.members,
-        },
-        None => BodyModel {
-            bulk_ids: Some(layout),
-            ..body
-        },
-    });
-    draft.plan = plan;
+    one_by_one
 }
 
-fn call_document_before(call: &Call) -> Option<Json> {
-    call.document_before.clone()
+/// The entity a bulk call names by `id`: the plan's type, in the collection the call's path
+/// names.
+fn bulk_entity_key(plan: &WritePlan, call: &Call, id: &str) -> Option<(String, String, String)> {
+    let target = plan.target.as_ref()?;
+    let entity_type = target.entity_type.clone()?;
+    let segments = target.collection_segments;
+    let collection = format!(
+        "/{}",
+        call.segments[..segments.min(call.segments.len())].join("/")
+    );
+    Some((entity_type, collection, id.to_owned()))
 }
 
 /// What the exemplar's answer is (see [`ResponseKind`]).

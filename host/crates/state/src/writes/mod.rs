@@ -1,5 +1,6 @@
 //! Write plans: what each write tool does to the state, learned from its recorded calls and
-//! confirmed by replaying the capture through it.
+//! confirmed by replaying the capture through it, in four passes (each module names its pass;
+//! `ARCHITECTURE.md` tells the same steps):
 //!
 //! 1. [`target`]: what a tool's path names (an entity of a type, a type's collection, a document
 //!    view's document), hence its effect.
@@ -12,17 +13,21 @@
 //!    segment names. A call whose entity an earlier write left unobserved (no read between)
 //!    shows both writes' effects at once: it is not learned from.
 //! 3. [`learn`]: per plan, the members the body sends (required, optional, fixed), how the
-//!    written entity follows from them (stored as sent, or under another name, kept or removed
-//!    when unsent, copied from the path or from every held entity, constant), and what remains
-//!    unexplained (a delete's changes inside a nested object by their own pointers, such as
-//!    `/info/lifecycle_stage`), which the rule stages explain in pipeline order (or the plan is
-//!    withheld as `unexplained-change`). A bulk plan learns each named entity as one call; a `PUT` that
-//!    created the entity its path names learns those calls as a create (its `upsert`).
+//!    written entity follows from them ([`explain`]: stored as sent, or under another name, kept
+//!    or removed when unsent, copied from the path or from every held entity, constant), and what
+//!    remains unexplained (a delete's changes inside a nested object by their own pointers, such
+//!    as `/info/lifecycle_stage`), which the rule stages explain in pipeline order (or the plan is
+//!    withheld as `unexplained-change`); then its answer. A bulk plan learns each named entity as
+//!    one call; a `PUT` that created the entity its path names learns those calls as a create
+//!    (its `upsert`).
 //! 4. [`confirm`]: the capture replayed from the state the reads observed, applying every
 //!    modelled call with [`apply`] (the function serving uses) and answering every later read
 //!    with the state's own read path: a read that disagrees with an unconfirmed write contradicts
 //!    it; one that disagrees with an entity whose write a read already confirmed is a side effect
 //!    of a later write; a read that agrees confirms the writes it shows.
+//!
+//! Serving a plan's tool is not a pass: [`serve`] checks a call against the plan and applies it
+//! with [`apply`], as the confirmation did.
 //!
 //! A plan is served when no read contradicted it, it caused no side effect, a read confirmed at
 //! least one of its calls, every view of its type renders what it writes, and its rules' clock
@@ -31,6 +36,7 @@
 
 pub mod apply;
 pub mod confirm;
+mod explain;
 mod learn;
 pub mod model;
 mod observe;
@@ -41,7 +47,7 @@ mod tests;
 
 pub use confirm::arguments_for;
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use rea_manifest::Manifest;
 use rea_plugin_api::contracts::capture::CaptureRecord;
@@ -158,9 +164,9 @@ pub(crate) struct Views {
     pub types: BTreeMap<String, TypeInfo>,
     pub scopes: HashMap<usize, Scope>,
     /// Per type, the top-level fields its observed entities store, with their JSON types.
-    pub field_types: BTreeMap<String, BTreeMap<String, std::collections::BTreeSet<String>>>,
+    pub field_types: BTreeMap<String, BTreeMap<String, BTreeSet<String>>>,
     /// Per document view, the top-level members its document holds, with their JSON types.
-    pub document_types: BTreeMap<String, BTreeMap<String, std::collections::BTreeSet<String>>>,
+    pub document_types: BTreeMap<String, BTreeMap<String, BTreeSet<String>>>,
 }
 
 impl Views {
@@ -192,7 +198,6 @@ impl Views {
 
     fn new(manifest: &Manifest, state: &StateView) -> Self {
         let mut views = Views::default();
-        let index_of = |name: &str| manifest.tools.iter().position(|tool| tool.name == name);
         for entity_type in &state.types {
             views.types.insert(
                 entity_type.collection_template.clone(),
@@ -205,78 +210,77 @@ impl Views {
         }
         for entity in &state.entities {
             if let Some(fields) = entity.fields.as_object() {
-                let known = views
-                    .field_types
-                    .entry(entity.entity_type.clone())
-                    .or_default();
-                for (field, value) in fields.iter() {
-                    known
-                        .entry(field.to_owned())
-                        .or_default()
-                        .insert(value.type_name().to_owned());
-                }
+                note_types(views.field_types.entry(entity.entity_type.clone()), fields);
             }
         }
         for document in &state.documents {
             if let Some(members) = document.value.as_object() {
-                let known = views
-                    .document_types
-                    .entry(document.view.clone())
-                    .or_default();
-                for (member, value) in members.iter() {
-                    known
-                        .entry(member.to_owned())
-                        .or_default()
-                        .insert(value.type_name().to_owned());
-                }
+                note_types(views.document_types.entry(document.view.clone()), members);
             }
         }
+        let index_of = |name: &str| manifest.tools.iter().position(|tool| tool.name == name);
         for view in &state.views {
-            let Some(tool) = index_of(&view.tool) else {
-                continue;
-            };
-            match &view.detail {
-                ViewDetail::Item(item) => {
-                    if let Some(info) = views.types.get_mut(&item.entity_type)
-                        && info.item.is_none()
-                    {
-                        info.item = Some(ItemInfo {
-                            tool,
-                            name: view.tool.clone(),
-                            entity_pointer: item.entity_pointer.clone(),
-                            missing_ordinal: item.missing_ordinal,
-                            required_fields: item.shape.required_fields.clone(),
-                        });
-                    }
-                    views.scopes.insert(
-                        tool,
-                        Scope::Item(ItemScope {
-                            entity_type: item.entity_type.clone(),
-                            entity_pointer: item.entity_pointer.clone(),
-                            key: item.key.clone(),
-                        }),
-                    );
-                }
-                ViewDetail::List(list) => {
-                    views.scopes.insert(
-                        tool,
-                        Scope::List(
-                            list.entity_type.clone(),
-                            ListInfo {
-                                list_pointer: list.list_pointer.clone(),
-                            },
-                        ),
-                    );
-                }
-                ViewDetail::Document(_) => {
-                    views
-                        .scopes
-                        .insert(tool, Scope::Document(view.tool.clone()));
-                }
-                ViewDetail::Recorded { .. } => {}
+            if let Some(tool) = index_of(&view.tool) {
+                views.add_view(tool, view);
             }
         }
         views
+    }
+
+    /// Indexes one read view of a manifest tool.
+    fn add_view(&mut self, tool: usize, view: &crate::model::ReadView) {
+        match &view.detail {
+            ViewDetail::Item(item) => {
+                if let Some(info) = self.types.get_mut(&item.entity_type)
+                    && info.item.is_none()
+                {
+                    info.item = Some(ItemInfo {
+                        tool,
+                        name: view.tool.clone(),
+                        entity_pointer: item.entity_pointer.clone(),
+                        missing_ordinal: item.missing_ordinal,
+                        required_fields: item.shape.required_fields.clone(),
+                    });
+                }
+                self.scopes.insert(
+                    tool,
+                    Scope::Item(ItemScope {
+                        entity_type: item.entity_type.clone(),
+                        entity_pointer: item.entity_pointer.clone(),
+                        key: item.key.clone(),
+                    }),
+                );
+            }
+            ViewDetail::List(list) => {
+                self.scopes.insert(
+                    tool,
+                    Scope::List(
+                        list.entity_type.clone(),
+                        ListInfo {
+                            list_pointer: list.list_pointer.clone(),
+                        },
+                    ),
+                );
+            }
+            ViewDetail::Document(_) => {
+                self.scopes.insert(tool, Scope::Document(view.tool.clone()));
+            }
+            ViewDetail::Recorded { .. } => {}
+        }
+    }
+}
+
+/// Notes the JSON type of each top-level member an object stores.
+fn note_types(
+    known: std::collections::btree_map::Entry<'_, String, BTreeMap<String, BTreeSet<String>>>,
+    object: &rea_plugin_api::json::Object,
+) {
+    let known = known.or_default();
+    for (member, value) in object.iter() {
+        known
+            .entry(member.to_owned())
+            .or_default()
+            .insert(value.type_name().to_owned());
     }
 }
 
@@ -379,7 +383,8 @@ fn share_sorts(drafts: &mut [Draft]) {
 }
 
 /// The write plans of a state (one per write tool, in manifest order), and every successful write
-/// from the first on with what it relates to (see [`crate::derive::windows`]).
+/// from the first on with what it relates to (see [`crate::derive::windows`]): the four passes
+/// (see the module docs), then each plan still open is served.
 pub fn derive_write_plans(
     manifest: &Manifest,
     timeline: &Timeline,
@@ -393,80 +398,7 @@ pub fn derive_write_plans(
         .iter()
         .enumerate()
         .filter(|(index, _)| timeline.is_write(manifest, *index))
-        .map(|(index, tool)| {
-            let classified = target::classify(tool, state);
-            let classified = match &classified.kind {
-                TargetKind::Rpc { entity_type, .. } => {
-                    let bodies: Vec<Option<&rea_plugin_api::json::Json>> = timeline
-                        .all(index)
-                        .filter(|call| call.is_success())
-                        .map(|call| match &call.request {
-                            crate::observation::RequestBody::Json(body) => Some(body),
-                            _ => None,
-                        })
-                        .collect();
-                    let key_names = views.key_names(entity_type);
-                    target::resolve_rpc(classified.clone(), &bodies, &key_names)
-                }
-                _ => classified,
-            };
-            let target = match &classified.kind {
-                TargetKind::Item {
-                    entity_type,
-                    segments,
-                }
-                | TargetKind::Collection {
-                    entity_type,
-                    segments,
-                } => views.types.get(entity_type).map(|info| WriteTarget {
-                    entity_type: Some(entity_type.clone()),
-                    identity_field: Some(info.identity.clone()),
-                    collection: None,
-                    collection_segments: *segments,
-                    document: None,
-                    item_view: info.item.as_ref().map(|item| item.name.clone()),
-                    key_member: classified.key_member.clone(),
-                    entity_id: None,
-                }),
-                TargetKind::Document { view } => Some(WriteTarget {
-                    document: Some(view.clone()),
-                    ..WriteTarget::default()
-                }),
-                TargetKind::Rpc { .. }
-                | TargetKind::Unlinked
-                | TargetKind::Linked { .. }
-                | TargetKind::None => None,
-            };
-            Draft {
-                tool: index,
-                plan: WritePlan {
-                    tool: tool.name.clone(),
-                    method: tool.method.clone(),
-                    path_template: tool.path_template.clone(),
-                    effect: classified.effect,
-                    action: classified.action.clone(),
-                    bulk: classified.bulk,
-                    served: false,
-                    reason: None,
-                    hint: None,
-                    exemplar_ordinal: None,
-                    contradicted_by: None,
-                    record_ordinals: Vec::new(),
-                    confirmed_by: Vec::new(),
-                    target,
-                    body: None,
-                    fields: None,
-                    rules: Vec::new(),
-                    response: None,
-                    missing_ordinal: None,
-                    upsert: None,
-                },
-                classified,
-                calls: Vec::new(),
-                failed: Vec::new(),
-                as_bulk: false,
-            }
-        })
+        .map(|(index, tool)| Draft::new(index, tool, timeline, state, &views))
         .collect();
     if drafts.is_empty() {
         return (Vec::new(), Vec::new());
@@ -499,6 +431,96 @@ pub fn derive_write_plans(
         drafts.into_iter().map(|draft| draft.plan).collect(),
         related,
     )
+}
+
+impl Draft {
+    /// The draft of a write tool (pass 1): what its path names (an RPC-style write resolved by
+    /// its calls' bodies) and the target that gives its plan.
+    fn new(
+        index: usize,
+        tool: &rea_manifest::ManifestTool,
+        timeline: &Timeline,
+        state: &StateView,
+        views: &Views,
+    ) -> Self {
+        let classified = target::classify(tool, state);
+        let classified = match &classified.kind {
+            TargetKind::Rpc { entity_type, .. } => {
+                let bodies: Vec<Option<&rea_plugin_api::json::Json>> = timeline
+                    .all(index)
+                    .filter(|call| call.is_success())
+                    .map(|call| match &call.request {
+                        crate::observation::RequestBody::Json(body) => Some(body),
+                        _ => None,
+                    })
+                    .collect();
+                let key_names = views.key_names(entity_type);
+                target::resolve_rpc(classified.clone(), &bodies, &key_names)
+            }
+            _ => classified,
+        };
+        Draft {
+            tool: index,
+            plan: WritePlan {
+                tool: tool.name.clone(),
+                method: tool.method.clone(),
+                path_template: tool.path_template.clone(),
+                effect: classified.effect,
+                action: classified.action.clone(),
+                bulk: classified.bulk,
+                served: false,
+                reason: None,
+                hint: None,
+                exemplar_ordinal: None,
+                contradicted_by: None,
+                record_ordinals: Vec::new(),
+                confirmed_by: Vec::new(),
+                target: write_target(&classified, views),
+                body: None,
+                fields: None,
+                rules: Vec::new(),
+                response: None,
+                missing_ordinal: None,
+                upsert: None,
+            },
+            classified,
+            calls: Vec::new(),
+            failed: Vec::new(),
+            as_bulk: false,
+        }
+    }
+}
+
+/// The target a classified path gives a plan: a type's (its identity, item view and key member),
+/// or a document; `None` for what only the calls can place.
+fn write_target(classified: &Classified, views: &Views) -> Option<WriteTarget> {
+    match &classified.kind {
+        TargetKind::Item {
+            entity_type,
+            segments,
+        }
+        | TargetKind::Collection {
+            entity_type,
+            segments,
+        } => views.types.get(entity_type).map(|info| WriteTarget {
+            entity_type: Some(entity_type.clone()),
+            identity_field: Some(info.identity.clone()),
+            collection: None,
+            collection_segments: *segments,
+            document: None,
+            item_view: info.item.as_ref().map(|item| item.name.clone()),
+            key_member: classified.key_member.clone(),
+            entity_id: None,
+        }),
+        TargetKind::Document { view } => Some(WriteTarget {
+            document: Some(view.clone()),
+            ..WriteTarget::default()
+        }),
+        TargetKind::Rpc { .. }
+        | TargetKind::Unlinked
+        | TargetKind::Linked { .. }
+        | TargetKind::None => None,
+    }
 }
 
 /// What each successful write from the first on relates to: what its plan writes (the type and

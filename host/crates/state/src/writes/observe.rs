@@ -1,4 +1,4 @@
-//! Pass 1: every successful write call in record order, against a simulated state that adopts
+//! Pass 2: every successful write call in record order, against a simulated state that adopts
 //! what each call was observed to do.
 //!
 //! Each read after the first write belongs to the window of the latest call of its scope (the
@@ -9,7 +9,7 @@
 //! gives the collection's order, so the next call's entity before is what the application held.
 //! Nothing here depends on the rules: it gathers what they learn from.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use rea_manifest::Manifest;
 use rea_plugin_api::contracts::rule::ObservedRead;
@@ -309,11 +309,38 @@ fn sorted_by(objects: &[&Json]) -> Vec<String> {
     found
 }
 
-/// Pass 1 (see the module docs): the observed calls, each assigned to its draft.
+/// Pass 2 (see the module docs): the observed calls, each assigned to its draft.
 pub(crate) fn observe(
     manifest: &Manifest,
     timeline: &Timeline,
     state: &StateView,
+    views: &Views,
+    drafts: &mut [Draft],
+) -> Vec<Call> {
+    let mut calls = windowed_calls(manifest, timeline, views, drafts);
+    let mut simulation = Simulation {
+        timeline,
+        views,
+        sim: LiveState::new(state.entities.clone(), state.documents.clone()),
+        tallies: Tallies::default(),
+        unobserved: HashSet::new(),
+    };
+    for call in &mut calls {
+        let draft = &drafts[call.draft];
+        if simulation.observe_call(draft, call).is_some() {
+            mark_unobserved(call, &mut simulation.unobserved);
+        }
+    }
+    calls
+}
+
+/// The successful write calls in record order, each with its draft and the window of reads that
+/// follow it (a failed call is noted on its draft): a read belongs to the window of the latest
+/// call of its scope (the type its item or list view reads, or its document view), and to the
+/// window of the latest unlinked create until the next write of any tool.
+fn windowed_calls(
+    manifest: &Manifest,
+    timeline: &Timeline,
     views: &Views,
     drafts: &mut [Draft],
 ) -> Vec<Call> {
@@ -322,7 +349,6 @@ pub(crate) fn observe(
         .enumerate()
         .map(|(index, draft)| (draft.tool, index))
         .collect();
-    // Windows: which reads follow which call.
     let mut calls: Vec<Call> = Vec::new();
     let mut latest: HashMap<String, usize> = HashMap::new();
     let mut unlinked: Option<usize> = None;
@@ -344,29 +370,7 @@ pub(crate) fn observe(
                 continue;
             }
             let index = calls.len();
-            calls.push(Call {
-                draft,
-                ordinal: observation.ordinal,
-                segments: observation.segments.clone(),
-                query: observation.query.clone(),
-                request: observation.request.clone(),
-                response: observation.body.clone(),
-                status: observation.status,
-                started: observation.started.clone(),
-                duration_ms: observation.duration_ms,
-                key: None,
-                before: None,
-                stale_before: false,
-                document_before: None,
-                before_position: None,
-                after: After::Unobserved,
-                response_pointer: None,
-                reads: Vec::new(),
-                held_max: BTreeMap::new(),
-                shared: BTreeMap::new(),
-                window: Vec::new(),
-                bulk: Vec::new(),
-            });
+            calls.push(Call::new(draft, observation));
             drafts[draft].calls.push(index);
             match &drafts[draft].classified.kind {
                 TargetKind::Item { entity_type, .. }
@@ -396,210 +400,272 @@ pub(crate) fn observe(
             calls[call].window.push(observation.ordinal);
         }
     }
+    calls
+}
 
-    // The calls in order against the simulated state.
-    let mut sim = LiveState::new(state.entities.clone(), state.documents.clone());
-    let mut tallies = Tallies::default();
-    // The entities a write left unobserved since (type, collection key, id).
-    let mut unobserved: std::collections::HashSet<(String, String, String)> =
-        std::collections::HashSet::new();
-    for index in 0..calls.len() {
-        let draft = &drafts[calls[index].draft];
-        let kind = draft.classified.kind.clone();
+impl Call {
+    /// A successful write call of a draft, not observed yet.
+    fn new(draft: usize, observation: &Observation) -> Self {
+        Self {
+            draft,
+            ordinal: observation.ordinal,
+            segments: observation.segments.clone(),
+            query: observation.query.clone(),
+            request: observation.request.clone(),
+            response: observation.body.clone(),
+            status: observation.status,
+            started: observation.started.clone(),
+            duration_ms: observation.duration_ms,
+            key: None,
+            before: None,
+            stale_before: false,
+            document_before: None,
+            before_position: None,
+            after: After::Unobserved,
+            response_pointer: None,
+            reads: Vec::new(),
+            held_max: BTreeMap::new(),
+            shared: BTreeMap::new(),
+            window: Vec::new(),
+            bulk: Vec::new(),
+        }
+    }
+}
+
+/// An entity key: type, collection key, id.
+type EntityKey = (String, String, String);
+
+/// The calls in order against a simulated state that adopts what each was observed to do.
+struct Simulation<'a> {
+    timeline: &'a Timeline,
+    views: &'a Views,
+    sim: LiveState,
+    tallies: Tallies,
+    /// The entities a write left unobserved since.
+    unobserved: HashSet<EntityKey>,
+}
+
+impl Simulation<'_> {
+    /// Observes one call by what its path names; `None` when it names nothing the state models
+    /// (the call then leaves nothing unobserved).
+    fn observe_call(&mut self, draft: &Draft, call: &mut Call) -> Option<()> {
         let bulk = draft.plan.bulk;
-        let call = &mut calls[index];
-        match kind {
-            TargetKind::Document { view } => {
-                let document_path = sim.document(&view).map(|document| document.path.clone());
-                call.document_before = sim.document(&view).map(|document| document.value.clone());
-                call.after = call
-                    .window
-                    .iter()
-                    .filter_map(|ordinal| timeline.get(*ordinal))
-                    .find(|read| {
-                        matches!(views.scopes.get(&read.tool), Some(Scope::Document(name)) if *name == view)
-                            && read.is_success()
-                            && Some(&read.path) == document_path.as_ref()
-                    })
-                    .and_then(|read| read.body.clone())
-                    .map_or(After::Unobserved, After::Document);
-                if let (After::Document(value), Some(held)) = (&call.after, sim.document(&view)) {
-                    let mut document = held.clone();
-                    document.value = value.clone();
-                    sim.put_document(document);
-                }
-            }
+        match &draft.classified.kind {
+            TargetKind::Document { view } => self.observe_document(view, call),
             TargetKind::Item {
                 entity_type,
                 segments,
             } if !bulk => {
-                let Some(info) = views.types.get(&entity_type) else {
-                    continue;
-                };
-                let (Some(identity_segment), true) =
-                    (call.segments.get(segments), call.segments.len() > segments)
-                else {
-                    continue;
-                };
-                let collection = format!("/{}", call.segments[..segments].join("/"));
-                // The identity: the path segment after the collection, or the body member an
-                // RPC-style write names the entity in.
-                let id = match &draft.classified.key_member {
-                    Some(member) => {
-                        let named = match &call.request {
-                            RequestBody::Json(body) => body.get(member).and_then(scalar_text),
-                            _ => None,
-                        };
-                        let Some(id) = named else {
-                            continue;
-                        };
-                        id
-                    }
-                    None => decoded(identity_segment),
-                };
-                call.key = Some((entity_type.clone(), collection.clone(), id.clone()));
-                call.before = sim.entity(&entity_type, &collection, &id).cloned();
-                observe_after(timeline, views, info, call, &mut sim, &mut tallies);
+                self.observe_item(entity_type, *segments, draft, call)?;
             }
             TargetKind::Collection {
                 entity_type,
                 segments,
-            } if !bulk => {
-                let Some(info) = views.types.get(&entity_type) else {
-                    continue;
-                };
-                let collection = format!(
-                    "/{}",
-                    call.segments[..segments.min(call.segments.len())].join("/")
-                );
-                let preferred = info
-                    .item
-                    .as_ref()
-                    .map_or("", |item| item.entity_pointer.as_str());
-                let from_response = call.response.as_ref().and_then(|response| {
-                    find_entity(response, &info.identity, None, preferred).and_then(
-                        |(pointer, object)| {
-                            Some((
-                                pointer,
-                                crate::render::identity_value(object, &info.identity)
-                                    .and_then(scalar_text)?,
-                            ))
-                        },
-                    )
-                });
-                let id = match from_response {
-                    Some((pointer, id)) => {
-                        call.response_pointer = Some(pointer);
-                        Some(id)
-                    }
-                    None => first_new_read(timeline, views, info, call, &sim, &collection),
-                };
-                let Some(id) = id else {
-                    continue;
-                };
-                call.key = Some((entity_type.clone(), collection, id));
-                observe_after(timeline, views, info, call, &mut sim, &mut tallies);
-            }
-            TargetKind::Unlinked => {
-                let Some(response) = call.response.clone() else {
-                    continue;
-                };
-                // The first read by id in the window whose entity the answer shows.
-                let linked = call.window.iter().find_map(|ordinal| {
-                    let read = timeline.get(*ordinal)?;
-                    let Some(Scope::Item(item)) = views.scopes.get(&read.tool) else {
-                        return None;
-                    };
-                    let info = views.types.get(&item.entity_type)?;
-                    let (collection, id) = item.named(&info.identity, read, false)?;
-                    let (pointer, _) = find_entity(&response, &info.identity, Some(&id), "")?;
-                    Some((item.entity_type.clone(), collection, id, pointer))
-                });
-                let Some((entity_type, collection, id, pointer)) = linked else {
-                    continue;
-                };
-                let Some(info) = views.types.get(&entity_type) else {
-                    continue;
-                };
-                call.response_pointer = Some(pointer);
-                call.key = Some((entity_type, collection, id));
-                observe_after(timeline, views, info, call, &mut sim, &mut tallies);
-            }
+            } if !bulk => self.observe_create(entity_type, *segments, call)?,
+            TargetKind::Unlinked => self.observe_unlinked(call)?,
             TargetKind::Collection {
                 entity_type,
                 segments,
-            } => {
-                // A bulk call: each entity its body names, observed in turn.
-                let Some(info) = views.types.get(&entity_type) else {
-                    continue;
-                };
-                let collection = format!(
-                    "/{}",
-                    call.segments[..segments.min(call.segments.len())].join("/")
-                );
-                let ids = match &call.request {
-                    RequestBody::Json(body) => bulk_layout(body)
-                        .and_then(|layout| layout_ids(&layout, body, &info.identity)),
-                    _ => None,
-                };
-                let Some(ids) = ids else {
-                    continue;
-                };
-                let mut targets = Vec::with_capacity(ids.len());
-                for id in ids {
-                    let mut one = call.clone();
-                    one.key = Some((entity_type.clone(), collection.clone(), id.clone()));
-                    one.before = sim.entity(&entity_type, &collection, &id).cloned();
-                    one.response_pointer = None;
-                    observe_after(timeline, views, info, &mut one, &mut sim, &mut tallies);
-                    targets.push(BulkTarget {
-                        id,
-                        before: one.before,
-                        after: one.after,
-                        reads: one.reads,
-                        before_position: one.before_position,
-                    });
-                }
-                call.bulk = targets;
-            }
-            TargetKind::Linked { .. } => {
-                // The first read by id in the window naming the entity the last segment names.
-                let Some(literal) = call.segments.last().map(|segment| decoded(segment)) else {
-                    continue;
-                };
-                let linked = call.window.iter().find_map(|ordinal| {
-                    let read = timeline.get(*ordinal)?;
-                    let Some(Scope::Item(item)) = views.scopes.get(&read.tool) else {
-                        return None;
-                    };
-                    let info = views.types.get(&item.entity_type)?;
-                    let (collection, id) = item.named(&info.identity, read, false)?;
-                    (id == literal).then(|| (item.entity_type.clone(), collection, id))
-                });
-                let Some((entity_type, collection, id)) = linked else {
-                    continue;
-                };
-                let Some(info) = views.types.get(&entity_type) else {
-                    continue;
-                };
-                call.before = sim.entity(&entity_type, &collection, &id).cloned();
-                call.key = Some((entity_type, collection, id));
-                observe_after(timeline, views, info, call, &mut sim, &mut tallies);
-            }
+            } => self.observe_bulk(entity_type, *segments, call)?,
+            TargetKind::Linked { .. } => self.observe_linked(call)?,
             _ => {}
         }
-        mark_unobserved(&mut calls[index], &mut unobserved);
+        Some(())
     }
-    calls
+
+    /// A document write: the document before, and after as the first read of it in the window
+    /// showed it.
+    fn observe_document(&mut self, view: &str, call: &mut Call) {
+        let (timeline, views) = (self.timeline, self.views);
+        let document_path = self
+            .sim
+            .document(view)
+            .map(|document| document.path.clone());
+        call.document_before = self
+            .sim
+            .document(view)
+            .map(|document| document.value.clone());
+        call.after = call
+            .window
+            .iter()
+            .filter_map(|ordinal| timeline.get(*ordinal))
+            .find(|read| {
+                matches!(views.scopes.get(&read.tool), Some(Scope::Document(name)) if name == view)
+                    && read.is_success()
+                    && Some(&read.path) == document_path.as_ref()
+            })
+            .and_then(|read| read.body.clone())
+            .map_or(After::Unobserved, After::Document);
+        if let (After::Document(value), Some(held)) = (&call.after, self.sim.document(view)) {
+            let mut document = held.clone();
+            document.value = value.clone();
+            self.sim.put_document(document);
+        }
+    }
+
+    /// A write of an item path: the entity its path (or key member) names.
+    fn observe_item(
+        &mut self,
+        entity_type: &str,
+        segments: usize,
+        draft: &Draft,
+        call: &mut Call,
+    ) -> Option<()> {
+        let info = self.views.types.get(entity_type)?;
+        let (Some(identity_segment), true) =
+            (call.segments.get(segments), call.segments.len() > segments)
+        else {
+            return None;
+        };
+        let collection = format!("/{}", call.segments[..segments].join("/"));
+        // The identity: the path segment after the collection, or the body member an RPC-style
+        // write names the entity in.
+        let id = match &draft.classified.key_member {
+            Some(member) => match &call.request {
+                RequestBody::Json(body) => body.get(member).and_then(scalar_text)?,
+                _ => return None,
+            },
+            None => decoded(identity_segment),
+        };
+        call.key = Some((entity_type.to_owned(), collection.clone(), id.clone()));
+        call.before = self.sim.entity(entity_type, &collection, &id).cloned();
+        self.observe_after(info, call);
+        Some(())
+    }
+
+    /// A create in a collection: the entity its answer shows, else the first read by id in its
+    /// window of an entity the state does not hold.
+    fn observe_create(
+        &mut self,
+        entity_type: &str,
+        segments: usize,
+        call: &mut Call,
+    ) -> Option<()> {
+        let info = self.views.types.get(entity_type)?;
+        let collection = format!(
+            "/{}",
+            call.segments[..segments.min(call.segments.len())].join("/")
+        );
+        let preferred = info
+            .item
+            .as_ref()
+            .map_or("", |item| item.entity_pointer.as_str());
+        let from_response = call.response.as_ref().and_then(|response| {
+            let (pointer, object) = find_entity(response, &info.identity, None, preferred)?;
+            Some((
+                pointer,
+                crate::render::identity_value(object, &info.identity).and_then(scalar_text)?,
+            ))
+        });
+        let id = match from_response {
+            Some((pointer, id)) => {
+                call.response_pointer = Some(pointer);
+                id
+            }
+            None => first_new_read(
+                self.timeline,
+                self.views,
+                info,
+                call,
+                &self.sim,
+                &collection,
+            )?,
+        };
+        call.key = Some((entity_type.to_owned(), collection, id));
+        self.observe_after(info, call);
+        Some(())
+    }
+
+    /// An unlinked create: the first read by id in the window whose entity the answer shows.
+    fn observe_unlinked(&mut self, call: &mut Call) -> Option<()> {
+        let (timeline, views) = (self.timeline, self.views);
+        let response = call.response.clone()?;
+        let (entity_type, collection, id, pointer) = call.window.iter().find_map(|ordinal| {
+            let read = timeline.get(*ordinal)?;
+            let Some(Scope::Item(item)) = views.scopes.get(&read.tool) else {
+                return None;
+            };
+            let info = views.types.get(&item.entity_type)?;
+            let (collection, id) = item.named(&info.identity, read, false)?;
+            let (pointer, _) = find_entity(&response, &info.identity, Some(&id), "")?;
+            Some((item.entity_type.clone(), collection, id, pointer))
+        })?;
+        let info = views.types.get(&entity_type)?;
+        call.response_pointer = Some(pointer);
+        call.key = Some((entity_type, collection, id));
+        self.observe_after(info, call);
+        Some(())
+    }
+
+    /// A bulk call: each entity its body names, observed in turn.
+    fn observe_bulk(&mut self, entity_type: &str, segments: usize, call: &mut Call) -> Option<()> {
+        let info = self.views.types.get(entity_type)?;
+        let collection = format!(
+            "/{}",
+            call.segments[..segments.min(call.segments.len())].join("/")
+        );
+        let ids = match &call.request {
+            RequestBody::Json(body) => {
+                bulk_layout(body).and_then(|layout| layout_ids(&layout, body, &info.identity))
+            }
+            _ => None,
+        }?;
+        let mut targets = Vec::with_capacity(ids.len());
+        for id in ids {
+            let mut one = call.clone();
+            one.key = Some((entity_type.to_owned(), collection.clone(), id.clone()));
+            one.before = self.sim.entity(entity_type, &collection, &id).cloned();
+            one.response_pointer = None;
+            self.observe_after(info, &mut one);
+            targets.push(BulkTarget {
+                id,
+                before: one.before,
+                after: one.after,
+                reads: one.reads,
+                before_position: one.before_position,
+            });
+        }
+        call.bulk = targets;
+        Some(())
+    }
+
+    /// A write of a literal path: the first read by id in the window naming the entity the last
+    /// segment names.
+    fn observe_linked(&mut self, call: &mut Call) -> Option<()> {
+        let (timeline, views) = (self.timeline, self.views);
+        let literal = call.segments.last().map(|segment| decoded(segment))?;
+        let (entity_type, collection, id) = call.window.iter().find_map(|ordinal| {
+            let read = timeline.get(*ordinal)?;
+            let Some(Scope::Item(item)) = views.scopes.get(&read.tool) else {
+                return None;
+            };
+            let info = views.types.get(&item.entity_type)?;
+            let (collection, id) = item.named(&info.identity, read, false)?;
+            (id == literal).then(|| (item.entity_type.clone(), collection, id))
+        })?;
+        let info = views.types.get(&entity_type)?;
+        call.before = self.sim.entity(&entity_type, &collection, &id).cloned();
+        call.key = Some((entity_type, collection, id));
+        self.observe_after(info, call);
+        Some(())
+    }
+
+    fn observe_after(&mut self, info: &super::TypeInfo, call: &mut Call) {
+        observe_after(
+            self.timeline,
+            self.views,
+            info,
+            call,
+            &mut self.sim,
+            &mut self.tallies,
+        );
+    }
 }
 
 /// After a call is observed: whether a write of its entity since the last observation left the
 /// entity unobserved (the call's `before` is stale), and whether this call leaves it unobserved
 /// in turn (an observed after makes it known again).
-fn mark_unobserved(
-    call: &mut Call,
-    unobserved: &mut std::collections::HashSet<(String, String, String)>,
-) {
+fn mark_unobserved(call: &mut Call, unobserved: &mut HashSet<EntityKey>) {
     if !call.bulk.is_empty() {
         return;
     }
@@ -650,6 +716,139 @@ fn first_new_read(
         .filter(|_| views.types.contains_key(&info.template))
 }
 
+/// What the reads in a call's window show of its entity.
+#[derive(Debug, Default)]
+struct ReadsAfter {
+    /// The entity after, as the first read of it by id showed it.
+    after: Option<After>,
+    /// The reads showing the entity or its collection.
+    reads: Vec<ObservedRead>,
+    /// The order the first whole, unsorted list read gave the collection.
+    first_order: Option<Vec<String>>,
+    /// Whether the first read of the whole collection (no query at all) did not list the entity.
+    unlisted: Option<bool>,
+}
+
+impl ReadsAfter {
+    /// An item read of the entity.
+    fn item_read(&mut self, read: &Observation, item: &super::ItemScope) {
+        let shown = if read.is_success() {
+            read.body
+                .as_ref()
+                .and_then(|body| body.pointer(&item.entity_pointer))
+                .cloned()
+        } else {
+            None
+        };
+        if self.after.is_none() {
+            if read.is_success() {
+                self.after = shown.clone().map(After::Present);
+            } else if matches!(read.status, 404 | 410) {
+                self.after = Some(After::Absent);
+            }
+        }
+        self.reads.push(ObservedRead {
+            entity: shown
+                .as_ref()
+                .map(|value| value.to_serde_value().unwrap_or_default()),
+            kind: "item".to_owned(),
+            record_ordinal: read.ordinal,
+            status: read.status,
+            ..ObservedRead::default()
+        });
+    }
+
+    /// A list read of the entity's collection.
+    fn list_read(
+        &mut self,
+        read: &Observation,
+        list: &super::ListInfo,
+        entity_type: &str,
+        identity: &str,
+        id: &str,
+    ) {
+        let objects: Vec<&Json> = members(read, &list.list_pointer).iter().collect();
+        let order: Vec<String> = objects
+            .iter()
+            .filter_map(|object| {
+                crate::render::identity_value(object, identity).and_then(scalar_text)
+            })
+            .collect();
+        let query_sorted = read.pairs().iter().any(|(name, _)| is_sort_parameter(name));
+        let whole = fits_template(&read.path, entity_type)
+            && read
+                .pairs()
+                .iter()
+                .all(|(name, value)| only_pages(name, value));
+        let position = order.iter().position(|listed| *listed == id);
+        if whole && !query_sorted && self.first_order.is_none() {
+            self.first_order = Some(order.clone());
+        }
+        // The first read of the whole collection (no query at all) not listing a held entity
+        // shows it gone.
+        if read.pairs().is_empty() && whole && self.unlisted.is_none() {
+            self.unlisted = Some(position.is_none());
+        }
+        let shown = position
+            .and_then(|position| objects.get(position))
+            .map(|object| object.to_serde_value().unwrap_or_default());
+        self.reads.push(ObservedRead {
+            entity: shown,
+            kind: "list".to_owned(),
+            sorted_by: if whole && !query_sorted {
+                sorted_by(&objects)
+            } else {
+                Vec::new()
+            },
+            list_order: Some(order),
+            position,
+            query_sorted,
+            record_ordinal: read.ordinal,
+            status: read.status,
+            whole,
+        });
+    }
+}
+
+/// The reads in a call's window that show its entity (by id) or its collection.
+fn reads_after(
+    timeline: &Timeline,
+    views: &Views,
+    info: &super::TypeInfo,
+    call: &Call,
+) -> ReadsAfter {
+    let mut seen = ReadsAfter::default();
+    let Some((entity_type, collection, id)) = &call.key else {
+        return seen;
+    };
+    for ordinal in &call.window {
+        let Some(read) = timeline.get(*ordinal) else {
+            continue;
+        };
+        match views.scopes.get(&read.tool) {
+            Some(Scope::Item(item)) if item.entity_type == *entity_type => {
+                let Some((read_collection, read_id)) = item.named(&info.identity, read, true)
+                else {
+                    continue;
+                };
+                if collection_key(&read_collection) == collection_key(collection) && read_id == *id
+                {
+                    seen.item_read(read, item);
+                }
+            }
+            Some(Scope::List(read_type, list))
+                if read_type == entity_type
+                    && read.is_success()
+                    && collection_key(&read.path) == collection_key(collection) =>
+            {
+                seen.list_read(read, list, entity_type, &info.identity, id);
+            }
+            _ => {}
+        }
+    }
+    seen
+}
+
 /// The entity after a call, the reads that show it, and the simulation's adoption of it.
 fn observe_after(
     timeline: &Timeline,
@@ -662,175 +861,104 @@ fn observe_after(
     let Some((entity_type, collection, id)) = call.key.clone() else {
         return;
     };
-    let mut after = After::Unobserved;
-    let mut reads = Vec::new();
-    let mut first_order: Option<Vec<String>> = None;
-    let mut unlisted: Option<bool> = None;
-    for ordinal in &call.window {
-        let Some(read) = timeline.get(*ordinal) else {
-            continue;
-        };
-        match views.scopes.get(&read.tool) {
-            Some(Scope::Item(item)) if item.entity_type == entity_type => {
-                let Some((read_collection, read_id)) = item.named(&info.identity, read, true)
-                else {
-                    continue;
-                };
-                if collection_key(&read_collection) != collection_key(&collection) || read_id != id
-                {
-                    continue;
-                }
-                let shown = if read.is_success() {
-                    read.body
-                        .as_ref()
-                        .and_then(|body| body.pointer(&item.entity_pointer))
-                        .cloned()
-                } else {
-                    None
-                };
-                if after == After::Unobserved {
-                    if read.is_success() {
-                        if let Some(object) = &shown {
-                            after = After::Present(object.clone());
-                        }
-                    } else if matches!(read.status, 404 | 410) {
-                        after = After::Absent;
-                    }
-                }
-                reads.push(ObservedRead {
-                    entity: shown
-                        .as_ref()
-                        .map(|value| value.to_serde_value().unwrap_or_default()),
-                    kind: "item".to_owned(),
-                    record_ordinal: read.ordinal,
-                    status: read.status,
-                    ..ObservedRead::default()
-                });
-            }
-            Some(Scope::List(read_type, list)) if *read_type == entity_type => {
-                if !read.is_success() || collection_key(&read.path) != collection_key(&collection) {
-                    continue;
-                }
-                let objects: Vec<&Json> = members(read, &list.list_pointer).iter().collect();
-                let order: Vec<String> = objects
-                    .iter()
-                    .filter_map(|object| {
-                        crate::render::identity_value(object, &info.identity).and_then(scalar_text)
-                    })
-                    .collect();
-                let query_sorted = read.pairs().iter().any(|(name, _)| is_sort_parameter(name));
-                let whole = fits_template(&read.path, &entity_type)
-                    && read
-                        .pairs()
-                        .iter()
-                        .all(|(name, value)| only_pages(name, value));
-                let position = order.iter().position(|listed| *listed == id);
-                if whole && !query_sorted && first_order.is_none() {
-                    first_order = Some(order.clone());
-                }
-                // The first read of the whole collection (no query at all) not listing a held
-                // entity shows it gone.
-                if read.pairs().is_empty() && whole && unlisted.is_none() {
-                    unlisted = Some(position.is_none());
-                }
-                let shown = position
-                    .and_then(|position| objects.get(position))
-                    .map(|object| object.to_serde_value().unwrap_or_default());
-                reads.push(ObservedRead {
-                    entity: shown,
-                    kind: "list".to_owned(),
-                    sorted_by: if whole && !query_sorted {
-                        sorted_by(&objects)
-                    } else {
-                        Vec::new()
-                    },
-                    list_order: Some(order),
-                    position,
-                    query_sorted,
-                    record_ordinal: read.ordinal,
-                    status: read.status,
-                    whole,
-                });
-            }
-            _ => {}
-        }
-    }
+    let seen = reads_after(timeline, views, info, call);
+    let preferred = info
+        .item
+        .as_ref()
+        .map_or("", |item| item.entity_pointer.as_str());
+    let mut after = seen.after.unwrap_or(After::Unobserved);
     if after == After::Unobserved
         && let Some(response) = &call.response
+        && let Some((pointer, object)) = find_entity(response, &info.identity, Some(&id), preferred)
     {
-        let preferred = info
-            .item
-            .as_ref()
-            .map_or("", |item| item.entity_pointer.as_str());
-        if let Some((pointer, object)) = find_entity(response, &info.identity, Some(&id), preferred)
-        {
-            if call.response_pointer.is_none() {
-                call.response_pointer = Some(pointer);
-            }
-            if !marked_deleted(object) {
-                after = After::Present(object.clone());
-            }
+        if call.response_pointer.is_none() {
+            call.response_pointer = Some(pointer);
+        }
+        if !marked_deleted(object) {
+            after = After::Present(object.clone());
         }
     }
-    if after == After::Unobserved && call.before.is_some() && unlisted == Some(true) {
+    if after == After::Unobserved && call.before.is_some() && seen.unlisted == Some(true) {
         after = After::Absent;
     }
     if call.response_pointer.is_none()
         && let Some(response) = &call.response
+        && let Some((pointer, _)) = find_entity(response, &info.identity, Some(&id), preferred)
     {
-        let preferred = info
-            .item
-            .as_ref()
-            .map_or("", |item| item.entity_pointer.as_str());
-        if let Some((pointer, _)) = find_entity(response, &info.identity, Some(&id), preferred) {
-            call.response_pointer = Some(pointer);
-        }
+        call.response_pointer = Some(pointer);
     }
-    // What a create's collection held: the largest integer of each integer field, and the
-    // values every held entity shares.
-    if call.before.is_none()
-        && let After::Present(Json::Object(object)) = &after
-    {
-        for (field, value) in object.iter() {
-            if let Some(shared) = tallies.shared(sim, &entity_type, &collection, field) {
-                call.shared.insert(field.to_owned(), shared);
-            }
-            if integer(value).is_none() {
-                continue;
-            }
-            if let Some(largest) = tallies.largest(sim, &entity_type, &collection, field) {
-                call.held_max.insert(
-                    field.to_owned(),
-                    Json::Number(rea_plugin_api::json::Number::from(largest as i64)),
-                );
-            }
-        }
+    let written = (entity_type.as_str(), collection.as_str(), id.as_str());
+    if call.before.is_none() {
+        note_held(call, &after, sim, tallies, written);
     }
     // Where the entity was before, when a whole list after shows where it went (what the
     // placement learns from; walking the collection only then keeps this linear).
-    if call.before.is_some() && reads.iter().any(|read| read.whole) {
+    if call.before.is_some() && seen.reads.iter().any(|read| read.whole) {
         call.before_position = sim.position(&entity_type, &collection, &id);
     }
-    call.reads = reads;
-    // Adopt (an entity read back marked deleted is gone from the collection).
-    match &after {
+    call.reads = seen.reads;
+    adopt(call, &after, sim, tallies, written);
+    if let Some(order) = seen.first_order {
+        sim.reorder_collection(&entity_type, &collection, &order);
+    }
+    call.after = after;
+}
+
+/// What a create's collection held: the largest integer of each integer field, and the values
+/// every held entity shares.
+fn note_held(
+    call: &mut Call,
+    after: &After,
+    sim: &LiveState,
+    tallies: &mut Tallies,
+    (entity_type, collection, _): (&str, &str, &str),
+) {
+    let After::Present(Json::Object(object)) = after else {
+        return;
+    };
+    for (field, value) in object.iter() {
+        if let Some(shared) = tallies.shared(sim, entity_type, collection, field) {
+            call.shared.insert(field.to_owned(), shared);
+        }
+        if integer(value).is_none() {
+            continue;
+        }
+        if let Some(largest) = tallies.largest(sim, entity_type, collection, field) {
+            call.held_max.insert(
+                field.to_owned(),
+                Json::Number(rea_plugin_api::json::Number::from(largest as i64)),
+            );
+        }
+    }
+}
+
+/// The simulation adopts what a call left its entity (an entity read back marked deleted is
+/// gone from the collection).
+fn adopt(
+    call: &Call,
+    after: &After,
+    sim: &mut LiveState,
+    tallies: &mut Tallies,
+    (entity_type, collection, id): (&str, &str, &str),
+) {
+    match after {
         After::Present(object) if marked_deleted(object) => {
-            if let Some(before) = sim.remove_entity(&entity_type, &collection, &id) {
-                tallies.change(&collection, &before.fields, false);
+            if let Some(before) = sim.remove_entity(entity_type, collection, id) {
+                tallies.change(collection, &before.fields, false);
             }
         }
         After::Present(object) => {
             if let Some(before) = &call.before {
-                tallies.change(&collection, &before.fields, false);
+                tallies.change(collection, &before.fields, false);
             }
-            tallies.change(&collection, object, true);
+            tallies.change(collection, object, true);
             let entity = Entity {
-                entity_type: entity_type.clone(),
+                entity_type: entity_type.to_owned(),
                 collection: call
                     .before
                     .as_ref()
-                    .map_or_else(|| collection.clone(), |before| before.collection.clone()),
-                id: id.clone(),
+                    .map_or_else(|| collection.to_owned(), |before| before.collection.clone()),
+                id: id.to_owned(),
                 fields: object.clone(),
                 view_fields: call
                     .before
@@ -846,16 +974,12 @@ fn observe_after(
             }
         }
         After::Absent => {
-            if let Some(before) = sim.remove_entity(&entity_type, &collection, &id) {
-                tallies.change(&collection, &before.fields, false);
+            if let Some(before) = sim.remove_entity(entity_type, collection, id) {
+                tallies.change(collection, &before.fields, false);
             }
         }
         After::Unobserved | After::Document(_) => {}
     }
-    if let Some(order) = first_order {
-        sim.reorder_collection(&entity_type, &collection, &order);
-    }
-    call.after = after;
 }
 
 /// Where a bulk body names its entities: the root array, or the one array member.

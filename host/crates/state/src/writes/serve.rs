@@ -18,10 +18,11 @@
 use rea_plugin_api::json::{Json, Object};
 use serde_json::{Map, Value};
 
-use super::apply::{Values, WriteInput, commit, missing_member, prepare, render_response};
+use super::apply::{Change, Values, WriteInput, commit, missing_member, prepare, render_response};
 use super::model::{ResponseKind, WritePlan};
 use crate::answer::{StateAnswer, StateSource, recording_answer, state_answer, tool_error};
-use crate::service::{Call, StateService};
+use crate::call::Call;
+use crate::service::StateService;
 
 /// The accepted members of a plan, as a refusal names them.
 pub fn accepted_members(plan: &WritePlan) -> String {
@@ -78,37 +79,7 @@ fn check(plan: &WritePlan, call: &Call) -> Result<Option<Json>, StateAnswer> {
     let Some(model) = &plan.body else {
         return Err(refuse(plan, "this write's body is not modelled"));
     };
-    if call.repeated() {
-        return Err(refuse(
-            plan,
-            "a query parameter has repeated values, which the state does not model",
-        ));
-    }
-    let mut sent_query = call.pairs();
-    let mut expected = model.query.clone();
-    sent_query.sort();
-    expected.sort();
-    if sent_query != expected {
-        let named = if model.query.is_empty() {
-            "no query parameters".to_owned()
-        } else {
-            format!(
-                "exactly the query {}",
-                model
-                    .query
-                    .iter()
-                    .map(|(name, value)| format!("{name}={value}"))
-                    .collect::<Vec<_>>()
-                    .join("&")
-            )
-        };
-        return Err(refuse(
-            plan,
-            &format!(
-                "the recorded calls of this write sent {named}, which may change what the body does"
-            ),
-        ));
-    }
+    check_query(plan, model, call)?;
     let body = call.body.as_ref().map(Json::from_serde_value);
     if model.none {
         if body.is_some() {
@@ -117,53 +88,7 @@ fn check(plan: &WritePlan, call: &Call) -> Result<Option<Json>, StateAnswer> {
         return Ok(None);
     }
     if let Some(layout) = &model.bulk_ids {
-        let Some(body) = &body else {
-            return Err(refuse(plan, "the body must name the entities to write"));
-        };
-        if body
-            .pointer(&layout.pointer)
-            .and_then(Json::as_array)
-            .is_none()
-        {
-            return Err(refuse(
-                plan,
-                &format!(
-                    "the body must name the entities in an array at {:?}, as the recorded calls did",
-                    layout.pointer
-                ),
-            ));
-        }
-        // Each entity's members: those beside the id array, or its object in the array.
-        let entries: Vec<Object> = if layout.objects {
-            let identity = plan
-                .target
-                .as_ref()
-                .and_then(|target| target.identity_field.as_deref())
-                .unwrap_or("");
-            let items = body
-                .pointer(&layout.pointer)
-                .and_then(Json::as_array)
-                .cloned()
-                .unwrap_or_default();
-            let mut entries = Vec::with_capacity(items.len());
-            for item in items {
-                let Json::Object(mut members) = item else {
-                    return Err(refuse(
-                        plan,
-                        "each entry of the body's array must be an object naming its entity",
-                    ));
-                };
-                members.remove(identity);
-                entries.push(members);
-            }
-            entries
-        } else {
-            vec![layout.members_beside(body)]
-        };
-        for members in &entries {
-            check_members(plan, model, members)?;
-        }
-        return Ok(Some(body.clone()));
+        return check_bulk(plan, model, layout, body).map(Some);
     }
     let body = body.unwrap_or_else(|| {
         // No body: the members are sent inside the envelope, empty.
@@ -193,6 +118,95 @@ fn check(plan: &WritePlan, call: &Call) -> Result<Option<Json>, StateAnswer> {
     }
     check_members(plan, model, members)?;
     Ok(Some(body))
+}
+
+/// The call's query must be the exemplar's, each parameter once.
+fn check_query(
+    plan: &WritePlan,
+    model: &super::model::BodyModel,
+    call: &Call,
+) -> Result<(), StateAnswer> {
+    if call.repeated() {
+        return Err(refuse(
+            plan,
+            "a query parameter has repeated values, which the state does not model",
+        ));
+    }
+    let mut sent_query = call.pairs();
+    let mut expected = model.query.clone();
+    sent_query.sort();
+    expected.sort();
+    if sent_query == expected {
+        return Ok(());
+    }
+    let named = if model.query.is_empty() {
+        "no query parameters".to_owned()
+    } else {
+        format!(
+            "exactly the query {}",
+            model
+                .query
+                .iter()
+                .map(|(name, value)| format!("{name}={value}"))
+                .collect::<Vec<_>>()
+                .join("&")
+        )
+    };
+    Err(refuse(
+        plan,
+        &format!(
+            "the recorded calls of this write sent {named}, which may change what the body does"
+        ),
+    ))
+}
+
+/// A bulk body must name the entities in the array the recorded calls did; what it sends each
+/// entity (the members beside the array, or each entry's object) is checked as one call's.
+fn check_bulk(
+    plan: &WritePlan,
+    model: &super::model::BodyModel,
+    layout: &super::model::BulkIds,
+    body: Option<Json>,
+) -> Result<Json, StateAnswer> {
+    let Some(body) = body else {
+        return Err(refuse(plan, "the body must name the entities to write"));
+    };
+    let Some(items) = body.pointer(&layout.pointer).and_then(Json::as_array) else {
+        return Err(refuse(
+            plan,
+            &format!(
+                "the body must name the entities in an array at {:?}, as the recorded calls did",
+                layout.pointer
+            ),
+        ));
+    };
+    // Each entity's members: those beside the id array, or its object in the array.
+    let entries: Vec<Object> = if layout.objects {
+        let identity = plan
+            .target
+            .as_ref()
+            .and_then(|target| target.identity_field.as_deref())
+            .unwrap_or("");
+        let mut entries = Vec::with_capacity(items.len());
+        for item in items {
+            let Json::Object(members) = item else {
+                return Err(refuse(
+                    plan,
+                    "each entry of the body's array must be an object naming its entity",
+                ));
+            };
+            let mut members = members.clone();
+            members.remove(identity);
+            entries.push(members);
+        }
+        entries
+    } else {
+        vec![layout.members_beside(&body)]
+    };
+    for members in &entries {
+        check_members(plan, model, members)?;
+    }
+    Ok(body)
 }
 
 /// Checks the members a call sends one entity: each accepted, of a recorded JSON type, a fixed
@@ -298,41 +312,43 @@ pub fn write_call(
         Err(refused) => return tool_error(refused.code, refused.message),
     };
     if change.missing {
-        return match plan
-            .missing_ordinal
-            .and_then(|ordinal| service.kept(ordinal))
-        {
-            Some(missing) => recording_answer(
-                missing.replay_answer(service.replay_evidence_id(), false),
-                StateSource::state("missing", None),
-            ),
-            None => tool_error(
-                "not_found",
-                "the state holds no such entity, and the capture recorded no 400, 404 or 410 answer to give",
-            ),
-        };
+        return missing_answer(service, plan);
     }
-    // An upsert's call that created its entity answers as the creating calls did.
-    let created = (plan.effect == super::model::Effect::Update && change.view == "create")
-        .then(|| plan.upsert_plan())
-        .flatten();
-    let plan = created.as_ref().unwrap_or(plan);
-    let Some(response) = &plan.response else {
-        return tool_error("internal_error", "the write plan has no recorded answer");
-    };
-    let Some(base) = service.kept(response.ordinal) else {
-        return tool_error(
-            "internal_error",
-            "the write's recorded answer is not retained",
-        );
-    };
+    let answer = written_answer(service, plan, &change);
+    if !answer.is_error() {
+        commit(&mut live, &change);
+    }
+    answer
+}
+
+/// The answer for an update or delete of an entity the state does not hold: the recorded
+/// `400`/`404`/`410`, else a tool error.
+fn missing_answer(service: &StateService, plan: &WritePlan) -> StateAnswer {
+    match plan
+        .missing_ordinal
+        .and_then(|ordinal| service.kept(ordinal))
+    {
+        Some(missing) => recording_answer(
+            missing.replay_answer(service.replay_evidence_id(), false),
+            StateSource::state("missing", None),
+        ),
+        None => tool_error(
+            "not_found",
+            "the state holds no such entity, and the capture recorded no 400, 404 or 410 answer to give",
+        ),
+    }
+}
+
+/// What the state says a served write wrote: the view, the collection (or document path), the
+/// entity (the first, for a bulk write) and a bulk write's entities in body order.
+fn write_source(plan: &WritePlan, change: &Change) -> StateSource {
     let written: Vec<String> = change
         .entities
         .iter()
         .filter_map(|(before, after)| after.as_ref().or(before.as_ref()))
         .map(|entity| entity.id.clone())
         .collect();
-    let source = StateSource::Write {
+    StateSource::Write {
         source: "state",
         view: change.view,
         collection: change
@@ -348,14 +364,34 @@ pub fn write_call(
             }),
         id: written.first().cloned(),
         ids: plan.bulk.then(|| written.clone()),
+    }
+}
+
+/// A served write's answer, in its recorded answer (an upsert's call that created its entity
+/// answers as the creating calls did); an error when the answer cannot be rendered or lacks a
+/// member every recorded answer carried.
+fn written_answer(service: &StateService, plan: &WritePlan, change: &Change) -> StateAnswer {
+    let created = (plan.effect == super::model::Effect::Update && change.view == "create")
+        .then(|| plan.upsert_plan())
+        .flatten();
+    let plan = created.as_ref().unwrap_or(plan);
+    let Some(response) = &plan.response else {
+        return tool_error("internal_error", "the write plan has no recorded answer");
     };
-    let answer = match response.kind {
+    let Some(base) = service.kept(response.ordinal) else {
+        return tool_error(
+            "internal_error",
+            "the write's recorded answer is not retained",
+        );
+    };
+    let source = write_source(plan, change);
+    match response.kind {
         ResponseKind::None | ResponseKind::Recorded => recording_answer(
             base.replay_answer(service.replay_evidence_id(), false),
             source,
         ),
         ResponseKind::Entity | ResponseKind::Projection | ResponseKind::Identity => {
-            let Some(body) = render_response(plan, base.json.as_ref(), &change) else {
+            let Some(body) = render_response(plan, base.json.as_ref(), change) else {
                 return tool_error(
                     "internal_error",
                     "the write's answer cannot be rendered from its recorded answer",
@@ -372,10 +408,5 @@ pub fn write_call(
             }
             state_answer(base, body, service.replay_evidence_id(), false, source)
         }
-    };
-    if answer.is_error() {
-        return answer;
     }
-    commit(&mut live, &change);
-    answer
 }

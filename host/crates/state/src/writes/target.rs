@@ -1,5 +1,5 @@
-//! What a write tool writes, from its method and path template against the state's types and
-//! document views.
+//! Pass 1: what a write tool writes, from its method and path template against the state's types
+//! and document views.
 //!
 //! | Path | Method | Effect |
 //! | --- | --- | --- |
@@ -110,30 +110,38 @@ pub fn default_effect(method: &str) -> Effect {
     }
 }
 
-/// Classifies a write tool.
+impl Classified {
+    /// A classification without action, bulk or key member.
+    fn plain(effect: Effect, kind: TargetKind) -> Self {
+        Self {
+            effect,
+            action: None,
+            bulk: false,
+            kind,
+            key_member: None,
+        }
+    }
+}
+
+/// Classifies a write tool (see the module docs): a document view's path, a list view's path
+/// that is not its type's collection, then each type's collection template (the longest first),
+/// then what the method says of another path.
 pub fn classify(tool: &ManifestTool, state: &StateView) -> Classified {
     let method = tool.method.to_ascii_uppercase();
     let write = split_path(&tool.path_template);
-    let plain = |effect: Effect, kind: TargetKind| Classified {
-        effect,
-        action: None,
-        bulk: false,
-        kind,
-        key_member: None,
-    };
     // Document writes: the path of a document view.
-    for view in &state.views {
-        if let ViewDetail::Document(_) = &view.detail
-            && split_path(&view.path_template) == write
-            && matches!(method.as_str(), "PATCH" | "PUT" | "POST")
-        {
-            return plain(
-                Effect::Document,
-                TargetKind::Document {
-                    view: view.tool.clone(),
-                },
-            );
-        }
+    if matches!(method.as_str(), "PATCH" | "PUT" | "POST")
+        && let Some(view) = state.views.iter().find(|view| {
+            matches!(view.detail, ViewDetail::Document(_))
+                && split_path(&view.path_template) == write
+        })
+    {
+        return Classified::plain(
+            Effect::Document,
+            TargetKind::Document {
+                view: view.tool.clone(),
+            },
+        );
     }
     // A POST to a list view's path that is not its type's collection (`/posts/{id}/comments`
     // listing comments) creates into that type; its calls show where.
@@ -144,7 +152,7 @@ pub fn classify(tool: &ManifestTool, state: &StateView) -> Classified {
                     && split_path(&list.entity_type) != write)
         })
     {
-        return plain(Effect::Create, TargetKind::Unlinked);
+        return Classified::plain(Effect::Create, TargetKind::Unlinked);
     }
     let mut types: Vec<(&str, Vec<&str>)> = state
         .types
@@ -158,103 +166,95 @@ pub fn classify(tool: &ManifestTool, state: &StateView) -> Classified {
         .collect();
     // The longest template first; ties by name, so the choice is deterministic.
     types.sort_by(|a, b| b.1.len().cmp(&a.1.len()).then(a.0.cmp(b.0)));
-    for (name, template) in &types {
-        let length = template.len();
-        let entity_type = (*name).to_owned();
-        // Item path: collection + /{id}, or + /literal for a PUT, PATCH or DELETE of the one
-        // entity that literal names.
-        if write.len() == length + 1
-            && fits(&write[..length], template)
-            && (is_parameter(write[length])
-                || matches!(method.as_str(), "PUT" | "PATCH" | "DELETE"))
-        {
-            let effect = match method.as_str() {
-                "DELETE" => Effect::Delete,
-                _ => Effect::Update,
-            };
-            return plain(
-                effect,
-                TargetKind::Item {
-                    entity_type,
-                    segments: length,
-                },
-            );
-        }
-        // Action path: collection + /{id}/action.
-        if write.len() == length + 2
-            && fits(&write[..length], template)
-            && is_parameter(write[length])
-            && !is_parameter(write[length + 1])
-        {
-            if matches!(method.as_str(), "POST" | "PUT" | "PATCH") {
-                return Classified {
-                    effect: Effect::Update,
-                    action: Some(write[length + 1].to_owned()),
-                    bulk: false,
-                    kind: TargetKind::Item {
-                        entity_type,
-                        segments: length,
-                    },
-                    key_member: None,
-                };
-            }
-            continue;
-        }
-        // Collection path: create or bulk.
-        if write.len() == length && fits(&write, template) {
-            let kind = TargetKind::Collection {
+    types
+        .iter()
+        .find_map(|(name, template)| against_type(&method, &write, name, template))
+        .unwrap_or_else(|| untyped(&method, &write))
+}
+
+/// What a write path is to one type's collection template, if it is anything: an item, an
+/// action, the collection, or an RPC-style verb after it.
+fn against_type(method: &str, write: &[&str], name: &str, template: &[&str]) -> Option<Classified> {
+    let length = template.len();
+    let entity_type = name.to_owned();
+    let item = |entity_type| TargetKind::Item {
+        entity_type,
+        segments: length,
+    };
+    // Item path: collection + /{id}, or + /literal for a PUT, PATCH or DELETE of the one entity
+    // that literal names.
+    if write.len() == length + 1
+        && fits(&write[..length], template)
+        && (is_parameter(write[length]) || matches!(method, "PUT" | "PATCH" | "DELETE"))
+    {
+        let effect = match method {
+            "DELETE" => Effect::Delete,
+            _ => Effect::Update,
+        };
+        return Some(Classified::plain(effect, item(entity_type)));
+    }
+    // Action path: collection + /{id}/action.
+    if write.len() == length + 2
+        && fits(&write[..length], template)
+        && is_parameter(write[length])
+        && !is_parameter(write[length + 1])
+    {
+        return matches!(method, "POST" | "PUT" | "PATCH").then(|| Classified {
+            action: Some(write[length + 1].to_owned()),
+            ..Classified::plain(Effect::Update, item(entity_type))
+        });
+    }
+    // Collection path: create or bulk.
+    if write.len() == length && fits(write, template) {
+        let kind = TargetKind::Collection {
+            entity_type,
+            segments: length,
+        };
+        let bulk = |effect| Classified {
+            bulk: true,
+            ..Classified::plain(effect, kind.clone())
+        };
+        return Some(match method {
+            "POST" => Classified::plain(Effect::Create, kind.clone()),
+            "DELETE" => bulk(Effect::Delete),
+            "PUT" | "PATCH" => bulk(Effect::Update),
+            _ => Classified::plain(default_effect(method), TargetKind::None),
+        });
+    }
+    // RPC style (or a bulk delete): POST collection + /verb.
+    if method == "POST"
+        && write.len() == length + 1
+        && fits(&write[..length], template)
+        && !is_parameter(write[length])
+    {
+        return Some(Classified::plain(
+            default_effect(method),
+            TargetKind::Rpc {
                 entity_type,
                 segments: length,
-            };
-            return match method.as_str() {
-                "POST" => plain(Effect::Create, kind),
-                "DELETE" => Classified {
-                    effect: Effect::Delete,
-                    action: None,
-                    bulk: true,
-                    kind,
-                    key_member: None,
-                },
-                "PUT" | "PATCH" => Classified {
-                    effect: Effect::Update,
-                    action: None,
-                    bulk: true,
-                    kind,
-                    key_member: None,
-                },
-                _ => plain(default_effect(&method), TargetKind::None),
-            };
-        }
-        // RPC style (or a bulk delete): POST collection + /verb.
-        if method == "POST"
-            && write.len() == length + 1
-            && fits(&write[..length], template)
-            && !is_parameter(write[length])
-        {
-            return plain(
-                default_effect(&method),
-                TargetKind::Rpc {
-                    entity_type,
-                    segments: length,
-                    verb: write[length].to_owned(),
-                },
-            );
-        }
+                verb: write[length].to_owned(),
+            },
+        ));
     }
+    None
+}
+
+/// A write path no type's collection template places: a `POST` only its calls can place, or a
+/// `PUT`, `PATCH` or `DELETE` of an item path whose last segment names the entity (`DELETE
+/// /bags/default/tiddlers/Call%20the%20plumber` of a tiddler read under
+/// `/recipes/default/tiddlers`: its calls' reads show which entity), else nothing.
+fn untyped(method: &str, write: &[&str]) -> Classified {
     if method == "POST" {
-        return plain(Effect::Create, TargetKind::Unlinked);
+        return Classified::plain(Effect::Create, TargetKind::Unlinked);
     }
-    // A PUT, PATCH or DELETE of an item path no type's collection holds
-    // (`DELETE /bags/default/tiddlers/Call%20the%20plumber` of a tiddler read under
-    // `/recipes/default/tiddlers`): its calls' reads show which entity its last segment names.
-    if matches!(method.as_str(), "PUT" | "PATCH" | "DELETE")
+    if matches!(method, "PUT" | "PATCH" | "DELETE")
         && write.len() > 1
         && write.last().is_some_and(|last| !last.is_empty())
     {
         let literal = write.last().is_some_and(|last| !is_parameter(last));
-        return plain(default_effect(&method), TargetKind::Linked { literal });
+        return Classified::plain(default_effect(method), TargetKind::Linked { literal });
     }
-    plain(default_effect(&method), TargetKind::None)
+    Classified::plain(default_effect(method), TargetKind::None)
 }
 
 const CREATE_VERBS: [&str; 4] = ["create", "add", "new", "insert"];

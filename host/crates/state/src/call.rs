@@ -1,0 +1,102 @@
+//! A tool call's arguments, resolved against its tool's input schema: the path segments, query
+//! values and body it names (read and write answers both start from it).
+
+use std::collections::BTreeMap;
+
+use rea_manifest::ToolDefinition;
+use rea_manifest::catalog::ArgumentTarget;
+use rea_manifest::segments::split_path;
+use serde_json::{Map, Value};
+
+/// A tool call's arguments, resolved.
+#[derive(Debug, Default)]
+pub(crate) struct Call {
+    /// Segment index → value as given.
+    pub(crate) path: BTreeMap<usize, String>,
+    /// Captured query name → values.
+    pub(crate) query: Vec<(String, Vec<String>)>,
+    /// The body argument, when given.
+    pub(crate) body: Option<Value>,
+}
+
+impl Call {
+    pub(crate) fn resolve(definition: &ToolDefinition, arguments: &Map<String, Value>) -> Self {
+        let mut call = Call::default();
+        for (name, value) in arguments {
+            let Some(argument) = definition.input_schema.argument(name) else {
+                continue;
+            };
+            match &argument.target {
+                ArgumentTarget::Path { segment_index, .. } => {
+                    if let Value::String(text) = value {
+                        call.path.insert(*segment_index, text.clone());
+                    }
+                }
+                ArgumentTarget::Query { name } => {
+                    let values = match value {
+                        Value::String(text) => vec![text.clone()],
+                        Value::Number(number) => vec![number.to_string()],
+                        Value::Bool(flag) => vec![flag.to_string()],
+                        Value::Array(items) => items
+                            .iter()
+                            .filter_map(|item| item.as_str().map(str::to_owned))
+                            .collect(),
+                        _ => Vec::new(),
+                    };
+                    call.query.push((name.clone(), values));
+                }
+                ArgumentTarget::Body => call.body = Some(value.clone()),
+            }
+        }
+        call
+    }
+
+    /// The path the call names: the template with its parameters replaced.
+    pub(crate) fn segments(&self, template: &str) -> Vec<String> {
+        split_path(template)
+            .into_iter()
+            .enumerate()
+            .map(|(index, segment)| {
+                self.path
+                    .get(&index)
+                    .cloned()
+                    .unwrap_or_else(|| segment.to_owned())
+            })
+            .collect()
+    }
+
+    pub(crate) fn repeated(&self) -> bool {
+        self.query.iter().any(|(_, values)| values.len() != 1)
+    }
+
+    pub(crate) fn pairs(&self) -> Vec<(String, String)> {
+        self.query
+            .iter()
+            .filter_map(|(name, values)| values.first().map(|value| (name.clone(), value.clone())))
+            .collect()
+    }
+
+    /// The reason of the first `projected_query_keys` key the call matches: a parameter it
+    /// names (`name`), a value it gives (`name=value`), or a parameter it leaves out (`!name`).
+    pub(crate) fn projected<'a>(&self, keys: &'a BTreeMap<String, String>) -> Option<&'a str> {
+        if keys.is_empty() {
+            return None;
+        }
+        self.query
+            .iter()
+            .find_map(|(name, values)| {
+                keys.get(name).or_else(|| {
+                    values
+                        .iter()
+                        .find_map(|value| keys.get(&format!("{name}={value}")))
+                })
+            })
+            .or_else(|| {
+                keys.iter().find_map(|(key, reason)| {
+                    let left_out = key.strip_prefix('!')?;
+                    (!self.query.iter().any(|(name, _)| name == left_out)).then_some(reason)
+                })
+            })
+            .map(String::as_str)
+    }
+}

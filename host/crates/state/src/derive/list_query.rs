@@ -1,0 +1,401 @@
+//! A list view's query model: the roles (filter, sort, page, inert, …; see [`crate::query`]) its
+//! query parameters play, learned as the roles that reproduce every recorded query line from
+//! the state, and the envelope members holding the number of matches (totals).
+//!
+//! Lines with fewer parameters fix roles first; each line tries the combinations of its
+//! parameters' candidate roles (at most 256) that keep every line answered so far reproduced. A
+//! line no combination reproduces gives its parameters up (or only the one parameter that may be
+//! inert and is not established), and the search starts again without them.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+use rea_plugin_api::json::{Json, Object};
+
+use super::entities::{Entities, collection_key};
+use super::lists::{ListPlan, fits_template, pages_only, scalar_pointers};
+use crate::model::{QueryModel, QueryRole};
+use crate::observation::Observation;
+use crate::query::{Evaluated, candidate_roles, field_value, order_matches};
+use crate::render::counts_canonically;
+
+/// The object a query's filters read: the fields with the view's values set over them (nothing
+/// hidden).
+fn query_object(entities: &Entities, view: &str, index: usize) -> Object {
+    let entity = &entities.list[index];
+    let mut object = entity.fields.as_object().cloned().unwrap_or_default();
+    if let Some(Json::Object(overlay)) = entity.view_fields.get(view) {
+        for (key, value) in overlay.iter() {
+            object.insert(key, value.clone());
+        }
+    }
+    object
+}
+
+/// A query line: its arguments, the collection it reads, and the members it listed.
+struct QueryLine<'a> {
+    observation: &'a Observation,
+    arguments: Vec<(String, String)>,
+    expected: Vec<usize>,
+    /// The collection's key: its entities are the candidates.
+    collection: String,
+}
+
+/// Evaluates query lines, remembering the ordered matches of each filter-and-sort (lines that
+/// differ only in their page share them), so paged reads of a large collection cost one
+/// evaluation, not one each.
+struct Evaluator<'a> {
+    collections: HashMap<String, (Vec<usize>, Vec<&'a Object>)>,
+    memo: HashMap<String, Option<Vec<usize>>>,
+}
+
+impl<'a> Evaluator<'a> {
+    fn evaluates_to(
+        &mut self,
+        parameters: &BTreeMap<String, QueryRole>,
+        line: &QueryLine<'_>,
+    ) -> Option<Evaluated> {
+        let model = QueryModel {
+            parameters: parameters.clone(),
+            totals: Vec::new(),
+            record_ordinals: Vec::new(),
+        };
+        let (indexes, candidates) = self.collections.get(&line.collection)?;
+        let mut selecting: Vec<(String, String)> = Vec::new();
+        for (name, value) in &line.arguments {
+            let role = parameters.get(name)?;
+            if !crate::query::is_paging(role) {
+                selecting.push((name.clone(), value.clone()));
+            }
+        }
+        let paging_only: Vec<(String, String)> = line
+            .arguments
+            .iter()
+            .filter(|(name, _)| parameters.get(name).is_some_and(crate::query::is_paging))
+            .cloned()
+            .collect();
+        let selection_key = {
+            let mut key = line.collection.clone();
+            for (name, value) in &selecting {
+                key.push_str(&format!(
+                    "\u{0}{name}\u{0}{value}\u{0}{:?}",
+                    parameters.get(name)
+                ));
+            }
+            key
+        };
+        let matched = match self.memo.get(&selection_key) {
+            Some(matched) => matched.clone(),
+            None => {
+                let matched =
+                    order_matches(&model, &selecting, candidates).map(|(matched, _)| matched);
+                self.memo.insert(selection_key, matched.clone());
+                matched
+            }
+        }?;
+        let (_, paging) = order_matches(&model, &paging_only, &[])?;
+        let members = paging.apply(&matched)?;
+        let listed: Vec<usize> = members.iter().map(|position| indexes[*position]).collect();
+        (listed == line.expected).then_some(Evaluated {
+            members,
+            matched: matched.len(),
+        })
+    }
+}
+
+/// Learns parameter roles that reproduce the recorded query lines (see the module docs).
+pub(super) fn learn_query(
+    plan: &ListPlan,
+    view: &str,
+    passing: &[&Observation],
+    counters: &[String],
+    entities: &Entities,
+) -> Option<QueryModel> {
+    let has_whole = passing.iter().any(|observation| {
+        pages_only(observation) && fits_template(&observation.path, &plan.entity_type)
+    });
+    let QueryLines {
+        lines,
+        objects,
+        collections,
+    } = query_lines(plan, view, passing, entities);
+    if lines.is_empty() {
+        return None;
+    }
+    let mut evaluator = Evaluator {
+        collections: collections
+            .into_iter()
+            .map(|(key, indexes)| {
+                let candidates = indexes.iter().map(|index| &objects[index]).collect();
+                (key, (indexes, candidates))
+            })
+            .collect(),
+        memo: HashMap::new(),
+    };
+    let options = role_options(&lines, &objects, has_whole);
+    let (chosen, answered) = choose_roles(&lines, &options, &mut evaluator)?;
+    query_model(plan, counters, &lines, chosen, &answered, &mut evaluator)
+}
+
+/// The passing lines with a query on the type's collection (each parameter named once), the
+/// query object of each entity their collections hold (by index), and each collection's
+/// entities.
+#[derive(Default)]
+struct QueryLines<'a> {
+    lines: Vec<QueryLine<'a>>,
+    objects: HashMap<usize, Object>,
+    collections: HashMap<String, Vec<usize>>,
+}
+
+fn query_lines<'a>(
+    plan: &ListPlan,
+    view: &str,
+    passing: &[&'a Observation],
+    entities: &Entities,
+) -> QueryLines<'a> {
+    let mut found = QueryLines::default();
+    for observation in passing {
+        if observation.query.is_none() || !fits_template(&observation.path, &plan.entity_type) {
+            continue;
+        }
+        let arguments: Vec<(String, String)> = observation.pairs().to_vec();
+        let names: BTreeSet<&str> = arguments.iter().map(|(name, _)| name.as_str()).collect();
+        if names.len() != arguments.len() {
+            continue;
+        }
+        let collection = collection_key(&observation.path).to_owned();
+        if !found.collections.contains_key(&collection) {
+            let candidates = entities
+                .collection(&plan.entity_type, &observation.path)
+                .to_vec();
+            for index in &candidates {
+                found
+                    .objects
+                    .entry(*index)
+                    .or_insert_with(|| query_object(entities, view, *index));
+            }
+            found.collections.insert(collection.clone(), candidates);
+        }
+        found.lines.push(QueryLine {
+            observation,
+            arguments,
+            expected: plan.members[&observation.ordinal].clone(),
+            collection,
+        });
+    }
+    found
+}
+
+/// Each parameter's candidate roles; a parameter no name proposes a role for may change nothing
+/// the list shows, when a whole line of the collection shows what "nothing" is.
+fn role_options(
+    lines: &[QueryLine<'_>],
+    objects: &HashMap<usize, Object>,
+    has_whole: bool,
+) -> BTreeMap<String, Vec<QueryRole>> {
+    let has_field = |field: &str| {
+        objects
+            .values()
+            .any(|object| field_value(object, field).is_some())
+    };
+    let mut options: BTreeMap<String, Vec<QueryRole>> = BTreeMap::new();
+    for line in lines {
+        for (name, _) in &line.arguments {
+            options.entry(name.clone()).or_insert_with(|| {
+                let roles = candidate_roles(name, &has_field);
+                if roles.is_empty() && has_whole {
+                    vec![QueryRole::Inert { values: Vec::new() }]
+                } else {
+                    roles
+                }
+            });
+        }
+    }
+    options
+}
+
+/// The roles chosen (only those of parameters an answered line names) and the lines they answer
+/// (indexes); `None` when no line is answered.
+fn choose_roles(
+    lines: &[QueryLine<'_>],
+    options: &BTreeMap<String, Vec<QueryRole>>,
+    evaluator: &mut Evaluator<'_>,
+) -> Option<(BTreeMap<String, QueryRole>, Vec<usize>)> {
+    let mut chosen: BTreeMap<String, QueryRole> = BTreeMap::new();
+    let mut dropped: BTreeSet<String> = options
+        .iter()
+        .filter(|(_, roles)| roles.is_empty())
+        .map(|(name, _)| name.clone())
+        .collect();
+    // Lines with fewer parameters first: they fix a role before combinations are tried.
+    let mut order: Vec<usize> = (0..lines.len()).collect();
+    order.sort_by_key(|index| {
+        (
+            lines[*index].arguments.len(),
+            lines[*index].observation.position,
+        )
+    });
+    'search: loop {
+        let mut answered: Vec<usize> = Vec::new();
+        for &index in &order {
+            let line = &lines[index];
+            if line
+                .arguments
+                .iter()
+                .any(|(name, _)| dropped.contains(name))
+            {
+                continue;
+            }
+            match roles_for(line, lines, &answered, &chosen, options, evaluator) {
+                Some(trial) => {
+                    chosen = trial;
+                    answered.push(index);
+                }
+                None => {
+                    give_up(line, options, &mut chosen, &mut dropped);
+                    continue 'search;
+                }
+            }
+        }
+        let used: BTreeSet<String> = answered
+            .iter()
+            .flat_map(|index| lines[*index].arguments.iter().map(|(name, _)| name.clone()))
+            .collect();
+        chosen.retain(|name, _| used.contains(name));
+        if answered.is_empty() {
+            return None;
+        }
+        return Some((chosen, answered));
+    }
+}
+
+/// The roles (the chosen ones, and a combination of candidates for the line's other parameters)
+/// that reproduce a line and every line answered before it, if any does.
+fn roles_for(
+    line: &QueryLine<'_>,
+    lines: &[QueryLine<'_>],
+    answered: &[usize],
+    chosen: &BTreeMap<String, QueryRole>,
+    options: &BTreeMap<String, Vec<QueryRole>>,
+    evaluator: &mut Evaluator<'_>,
+) -> Option<BTreeMap<String, QueryRole>> {
+    let open: Vec<&String> = line
+        .arguments
+        .iter()
+        .map(|(name, _)| name)
+        .filter(|name| !chosen.contains_key(*name))
+        .collect();
+    let combinations: usize = open.iter().map(|name| options[*name].len()).product();
+    for combination in 0..combinations.min(256) {
+        let mut trial = chosen.clone();
+        let mut rest = combination;
+        for name in &open {
+            let roles = &options[*name];
+            trial.insert((*name).clone(), roles[rest % roles.len()].clone());
+            rest /= roles.len();
+        }
+        // Earlier lines are checked again only when this line adds roles.
+        let all_pass = evaluator.evaluates_to(&trial, line).is_some()
+            && (open.is_empty()
+                || answered
+                    .iter()
+                    .all(|other| evaluator.evaluates_to(&trial, &lines[*other]).is_some()));
+        if all_pass {
+            return Some(trial);
+        }
+    }
+    None
+}
+
+/// A line no roles reproduce: its parameters lose their roles, except that when it names a
+/// parameter that may be inert and is not established, only that one is given up (the line then
+/// stays unanswered).
+fn give_up(
+    line: &QueryLine<'_>,
+    options: &BTreeMap<String, Vec<QueryRole>>,
+    chosen: &mut BTreeMap<String, QueryRole>,
+    dropped: &mut BTreeSet<String>,
+) {
+    let roleless = |name: &String| {
+        matches!(
+            options.get(name).map(Vec::as_slice),
+            Some([QueryRole::Inert { .. }])
+        )
+    };
+    let mut giving_up: Vec<&String> = line
+        .arguments
+        .iter()
+        .map(|(name, _)| name)
+        .filter(|name| roleless(name) && !chosen.contains_key(*name))
+        .collect();
+    if giving_up.is_empty() {
+        giving_up = line.arguments.iter().map(|(name, _)| name).collect();
+    }
+    for name in giving_up {
+        dropped.insert(name.clone());
+        chosen.remove(name);
+    }
+}
+
+/// The query model of the chosen roles: the totals (members holding the number matched where a
+/// page listed fewer), the lines it answers, and an inert parameter's accepted values (those the
+/// answered lines gave it).
+fn query_model(
+    plan: &ListPlan,
+    counters: &[String],
+    lines: &[QueryLine<'_>],
+    mut chosen: BTreeMap<String, QueryRole>,
+    answered: &[usize],
+    evaluator: &mut Evaluator<'_>,
+) -> Option<QueryModel> {
+    let mut totals: Option<Vec<String>> = None;
+    let mut informative = false;
+    for index in answered {
+        let line = &lines[*index];
+        let evaluated = evaluator.evaluates_to(&chosen, line)?;
+        informative |= evaluated.matched != evaluated.members.len();
+        let body = line.observation.body.clone().unwrap_or_default();
+        let here: Vec<String> = scalar_pointers(&body, &plan.list_pointer)
+            .into_iter()
+            .filter(|(pointer, _)| {
+                body.pointer(pointer)
+                    .is_some_and(|value| counts_canonically(value, evaluated.matched))
+            })
+            .map(|(pointer, _)| pointer)
+            .filter(|pointer| !counters.contains(pointer))
+            .collect();
+        totals = Some(match totals {
+            None => here,
+            Some(previous) => previous
+                .into_iter()
+                .filter(|pointer| here.contains(pointer))
+                .collect(),
+        });
+    }
+    let mut record_ordinals: Vec<u64> = answered
+        .iter()
+        .map(|index| lines[*index].observation.ordinal)
+        .collect();
+    record_ordinals.sort_unstable();
+    for (name, role) in chosen.iter_mut() {
+        if let QueryRole::Inert { values } = role {
+            let mut seen: Vec<String> = answered
+                .iter()
+                .flat_map(|index| lines[*index].arguments.iter())
+                .filter(|(argument, _)| argument == name)
+                .map(|(_, value)| value.clone())
+                .collect();
+            seen.sort();
+            seen.dedup();
+            *values = seen;
+        }
+    }
+    Some(QueryModel {
+        parameters: chosen,
+        totals: if informative {
+            totals.unwrap_or_default()
+        } else {
+            Vec::new()
+        },
+        record_ordinals,
+    })
+}

@@ -1,0 +1,590 @@
+//! The answers read tools give from the live state.
+//!
+//! | View | Answer |
+//! | --- | --- |
+//! | `item` | The entity the path arguments name (collection segments matched as written or percent-decoded, the identity percent-decoded first, then as written; for a query key, the key parameter's one value names the identity or the field the view looks the entity up by, and a call without it answers from the recording, `unrecorded-request`), rendered into the envelope of `envelope_ordinal`. Missing: the tool's latest recorded `400`/`404`/`410` with `state.view: "missing"`, else a tool error. |
+//! | `list` | A checked line named exactly: its envelope with the members rendered from the state (`all`: the collection in state order; `recorded`: the recorded members still held). No query argument: a line of the collection that only pages its list (`exact_match` false). Every argument with a role in the query model: the query evaluated over the state (`membership: "query"`). Otherwise the recording (`unrecorded-request`). |
+//! | `document` | The checked line named exactly: the state's document; otherwise the recording. |
+//! | `recorded` | The recording, with the view's reason. |
+//!
+//! Repeated query values (`repeated-query`) and calls naming a `projected_query_keys` parameter
+//! (`projection`/`variant`) replay their recordings. A field selection (`_fields`, `exclude`, …)
+//! a checked read made renders the entity, or a checked line's members, with the fields that
+//! read showed (`projected_record_ordinals`); another selection replays (`projection`). An entity lacking a field every recording
+//! carried is a tool error, never a partial answer; a rendered body over 256 KiB is a
+//! `resource_constraint` tool error.
+
+use rea_manifest::segments::{percent_decode, split_path};
+use rea_plugin_api::json::{Json, Object};
+use serde_json::{Map, Value};
+
+use crate::answer::{
+    KeptRecord, StateAnswer, StateSource, ToolError, recording_answer, state_answer, tool_error,
+};
+use crate::call::Call;
+use crate::model::{
+    DocumentView, Entity, ItemKey, ItemView, ListLine, ListView, Membership, ViewDetail, ViewShape,
+};
+use crate::query::evaluate;
+use crate::render::{
+    identity_value, missing_required, project_to, render_entity, scalar_text, selects_fields,
+    set_counter, with_value_at,
+};
+use crate::service::StateService;
+use crate::store::LiveState;
+
+/// Whether recorded path segments are the call's: each as written, or percent-decoded.
+fn segments_match(recorded: &[&str], call: &[String]) -> bool {
+    recorded.len() == call.len()
+        && recorded.iter().zip(call).all(|(segment, value)| {
+            *segment == value || percent_decode(segment).is_some_and(|decoded| decoded == *value)
+        })
+}
+
+fn same_pairs(recorded: Option<&Vec<(String, String)>>, call: &[(String, String)]) -> bool {
+    let mut recorded: Vec<&(String, String)> =
+        recorded.map_or_else(Vec::new, |pairs| pairs.iter().collect());
+    let mut call: Vec<&(String, String)> = call.iter().collect();
+    recorded.sort();
+    call.sort();
+    recorded == call
+}
+
+/// Whether the checked lines all name a field-selection parameter (`_fields`, `select`, …) that
+/// the call leaves out.
+fn leaves_out_selection(lines: &[ListLine], call: &[(String, String)]) -> bool {
+    let names_of = |line: &ListLine| -> std::collections::BTreeSet<String> {
+        line.query
+            .iter()
+            .flatten()
+            .map(|(name, _)| name.clone())
+            .filter(|name| crate::query::PROJECTION_NAMES.contains(&name.as_str()))
+            .collect()
+    };
+    let common = lines
+        .iter()
+        .map(names_of)
+        .reduce(|common, names| common.intersection(&names).cloned().collect())
+        .unwrap_or_default();
+    common
+        .iter()
+        .any(|name| !call.iter().any(|(given, _)| given == name))
+}
+
+fn membership_name(membership: Membership) -> &'static str {
+    match membership {
+        Membership::All => "all",
+        Membership::Recorded => "recorded",
+    }
+}
+
+/// What names an item call's entity: the last path segment (decoded first, then as written),
+/// or the key parameter's one value; and the field it names, when not the identity.
+fn item_names<'a>(
+    item: &'a ItemView,
+    call: &Call,
+    last: &str,
+) -> Result<(Vec<String>, Option<&'a str>), &'static str> {
+    match &item.key {
+        ItemKey::Path => {
+            let decoded = percent_decode(last).map(|value| value.into_owned());
+            Ok((
+                decoded
+                    .into_iter()
+                    .chain(std::iter::once(last.to_owned()))
+                    .collect(),
+                None,
+            ))
+        }
+        ItemKey::Query { parameter, field } => {
+            let given: Vec<&String> = call
+                .query
+                .iter()
+                .filter(|(name, _)| name == parameter)
+                .flat_map(|(_, values)| values)
+                .collect();
+            let [value] = given.as_slice() else {
+                // The call names no entity the way the recordings did.
+                return Err("unrecorded-request");
+            };
+            Ok((
+                vec![(*value).clone()],
+                (*field != item.identity_field).then_some(field.as_str()),
+            ))
+        }
+    }
+}
+
+/// The entity an item call names: held in a collection the call's path names, by identity (or
+/// by the field the view looks it up by); else, by identity, a soft-deleted one (answered with its
+/// last fields, marked deleted).
+fn find_item<'a>(
+    live: &'a LiveState,
+    item: &ItemView,
+    collection: &[String],
+    names: &[String],
+    field: Option<&str>,
+) -> Option<&'a Entity> {
+    let collections: Vec<&str> = live
+        .collections_of(&item.entity_type)
+        .into_iter()
+        .filter(|held| segments_match(&split_path(held), collection))
+        .collect();
+    for held in &collections {
+        for name in names {
+            let entity = match field {
+                None => live.entity(&item.entity_type, held, name),
+                Some(field) => {
+                    live.collection(&item.entity_type, held)
+                        .into_iter()
+                        .find(|entity| {
+                            identity_value(&entity.fields, field)
+                                .and_then(scalar_text)
+                                .as_deref()
+                                == Some(name.as_str())
+                        })
+                }
+            };
+            if entity.is_some() {
+                return entity;
+            }
+        }
+    }
+    if field.is_some() {
+        return None;
+    }
+    collections.iter().find_map(|held| {
+        names
+            .iter()
+            .find_map(|name| live.deleted_entity(&item.entity_type, held, name))
+    })
+}
+
+/// The fields an item answer shows: those a field selection a checked read made showed; `None`
+/// for no selection. Another selection, or none where every checked read made one, replays
+/// (`projection`).
+fn item_projection<'a>(
+    item: &'a ItemView,
+    call: &Call,
+) -> Result<Option<&'a Vec<String>>, &'static str> {
+    let selection: Vec<(String, String)> = call
+        .pairs()
+        .into_iter()
+        .filter(|(name, _)| crate::query::PROJECTION_NAMES.contains(&name.as_str()))
+        .collect();
+    if selection.is_empty() {
+        // A call leaving out a field selection every checked read made shows the entity in a
+        // representation no checked read showed.
+        let all_projected = !item.checked_ordinals.is_empty()
+            && item
+                .checked_ordinals
+                .iter()
+                .all(|ordinal| item.projected_record_ordinals.contains(ordinal));
+        return if all_projected {
+            Err("projection")
+        } else {
+            Ok(None)
+        };
+    }
+    let mut wanted = selection;
+    wanted.sort();
+    item.projections
+        .iter()
+        .find(|known| {
+            let mut query = known.query.clone();
+            query.sort();
+            query == wanted
+        })
+        .map(|known| Some(&known.fields))
+        .ok_or("projection")
+}
+
+impl StateService {
+    /// Answers a read tool's call from the live state or, where the state does not back it,
+    /// from its recordings (see the module docs); `provenance` as in
+    /// [`StateService::answer_with`].
+    pub(crate) fn answer_read(
+        &self,
+        tool: &str,
+        arguments: &Map<String, Value>,
+        provenance: bool,
+    ) -> StateAnswer {
+        let replayed = if provenance {
+            match self.replay().answer(tool, arguments) {
+                Ok(answer) => Some(answer),
+                Err(error) => return ToolError::from(&error).into(),
+            }
+        } else {
+            None
+        };
+        let (Some(view), Some(definition)) = (self.derived().view(tool), self.replay().tool(tool))
+        else {
+            return ToolError::from(&rea_manifest::ToolCallError::UnknownTool(tool.to_owned()))
+                .into();
+        };
+        let call = Call::resolve(definition, arguments);
+        let exact = replayed
+            .as_ref()
+            .is_some_and(|replayed| replayed.replay.exact_match);
+        let recording = move |reason: &str| match replayed {
+            Some(replayed) => recording_answer(replayed, StateSource::recording(reason)),
+            None => match self.replay().answer(tool, arguments) {
+                Ok(replayed) => recording_answer(replayed, StateSource::recording(reason)),
+                Err(error) => ToolError::from(&error).into(),
+            },
+        };
+        match &view.detail {
+            ViewDetail::Recorded { reason } => recording(reason),
+            _ if call.repeated() => recording("repeated-query"),
+            ViewDetail::Item(item) => match call.projected(&item.projected_query_keys) {
+                Some(reason) => recording(reason),
+                None => self
+                    .answer_item(tool, &view.path_template, item, &call, exact)
+                    .unwrap_or_else(recording),
+            },
+            ViewDetail::List(list) => match call.projected(&list.projected_query_keys) {
+                Some(reason) => recording(reason),
+                None => self
+                    .answer_list(tool, &view.path_template, list, &call, exact)
+                    .unwrap_or_else(recording),
+            },
+            ViewDetail::Document(document) => self
+                .answer_document(tool, &view.path_template, document, &call)
+                .unwrap_or_else(recording),
+        }
+    }
+
+    fn render_members(
+        &self,
+        view: &str,
+        shape: &ViewShape,
+        members: &[&Entity],
+    ) -> Result<Vec<Json>, StateAnswer> {
+        members
+            .iter()
+            .map(|entity| {
+                let rendered = render_entity(shape, view, entity);
+                match missing_required(shape, &rendered) {
+                    Some(field) => Err(tool_error(
+                        "incomplete_entity",
+                        format!(
+                            "the state's entity {:?} of {} lacks the field {field:?} every recording of this view carried, so it cannot be rendered",
+                            entity.id, entity.collection
+                        ),
+                    )),
+                    None => Ok(rendered),
+                }
+            })
+            .collect()
+    }
+
+    fn answer_item(
+        &self,
+        tool: &str,
+        template: &str,
+        item: &ItemView,
+        call: &Call,
+        exact: bool,
+    ) -> Result<StateAnswer, &'static str> {
+        let segments = call.segments(template);
+        let Some((last, collection)) = segments.split_last() else {
+            return Ok(tool_error("invalid_arguments", "the call names no entity"));
+        };
+        let (names, field) = item_names(item, call, last)?;
+        let view = match &item.key {
+            ItemKey::Path => format!("/{}", segments.join("/")),
+            ItemKey::Query { parameter, .. } => format!(
+                "/{}?{parameter}={}",
+                segments.join("/"),
+                names.first().map_or("", String::as_str)
+            ),
+        };
+        let live = self.read();
+        let Some(entity) = find_item(&live, item, collection, &names, field) else {
+            return Ok(self.missing_item(item, exact));
+        };
+        let projection = item_projection(item, call)?;
+        let rendered = match self.render_members(tool, &item.shape, &[entity]) {
+            Ok(mut rendered) => {
+                let rendered = rendered.remove(0);
+                match projection {
+                    Some(fields) => project_to(&rendered, fields),
+                    None => rendered,
+                }
+            }
+            Err(error) => return Ok(error),
+        };
+        let Some(envelope) = self.kept(item.envelope_ordinal) else {
+            return Ok(tool_error(
+                "internal_error",
+                "the item view's envelope record is not retained",
+            ));
+        };
+        let body = with_value_at(
+            envelope.json.clone().unwrap_or_default(),
+            &item.entity_pointer,
+            rendered,
+        );
+        Ok(state_answer(
+            envelope,
+            body,
+            self.replay().evidence_id(),
+            exact,
+            StateSource::state(view, None),
+        ))
+    }
+
+    /// The answer for an entity the state does not hold: the tool's latest recorded
+    /// `400`/`404`/`410` (`state.view: "missing"`), else a tool error.
+    fn missing_item(&self, item: &ItemView, exact: bool) -> StateAnswer {
+        match item.missing_ordinal.and_then(|ordinal| self.kept(ordinal)) {
+            Some(missing) => recording_answer(
+                missing.replay_answer(self.replay().evidence_id(), exact),
+                StateSource::state("missing", None),
+            ),
+            None => tool_error(
+                "not_found",
+                "the state holds no such entity, and the capture recorded no 400, 404 or 410 answer of this tool to give",
+            ),
+        }
+    }
+
+    fn line_names_call(line: &ListLine, segments: &[String], pairs: &[(String, String)]) -> bool {
+        segments_match(&split_path(&line.path), segments) && same_pairs(line.query.as_ref(), pairs)
+    }
+
+    fn answer_list(
+        &self,
+        tool: &str,
+        template: &str,
+        list: &ListView,
+        call: &Call,
+        exact: bool,
+    ) -> Result<StateAnswer, &'static str> {
+        let segments = call.segments(template);
+        let pairs = call.pairs();
+        let answered_by_query = |line: &ListLine| {
+            list.query
+                .as_ref()
+                .is_some_and(|model| model.record_ordinals.contains(&line.record_ordinal))
+        };
+        if let Some(line) = list
+            .lines
+            .iter()
+            .find(|line| Self::line_names_call(line, &segments, &pairs))
+        {
+            if answered_by_query(line) {
+                return self.evaluate_query(tool, list, line, &pairs, exact);
+            }
+            return self.render_line(tool, list, line, exact);
+        }
+        let same_collection = |line: &&ListLine| segments_match(&split_path(&line.path), &segments);
+        // A field selection no checked line made replays its recording, and so does a call
+        // leaving out a field-selection parameter every checked line names.
+        if selects_fields(&pairs) || leaves_out_selection(&list.lines, &pairs) {
+            return Err("projection");
+        }
+        if pairs.is_empty() {
+            let paging = list
+                .lines
+                .iter()
+                .filter(same_collection)
+                .filter(|line| line.whole)
+                .min_by_key(|line| line.query.is_some());
+            return match paging {
+                Some(line) => self.render_line(tool, list, line, false),
+                None => Err("unrecorded-request"),
+            };
+        }
+        let Some(model) = &list.query else {
+            return Err("unrecorded-request");
+        };
+        if !pairs
+            .iter()
+            .all(|(name, _)| model.parameters.contains_key(name))
+        {
+            return Err("unrecorded-request");
+        }
+        let base = list
+            .lines
+            .iter()
+            .filter(same_collection)
+            .find(|line| line.whole && line.query.is_none())
+            .or_else(|| {
+                list.lines
+                    .iter()
+                    .filter(same_collection)
+                    .find(|line| line.whole)
+            })
+            .or_else(|| {
+                list.lines
+                    .iter()
+                    .filter(same_collection)
+                    .find(|line| answered_by_query(line))
+            });
+        match base {
+            Some(line) => self.evaluate_query(tool, list, line, &pairs, false),
+            None => Err("unrecorded-request"),
+        }
+    }
+
+    fn list_body(
+        &self,
+        list: &ListView,
+        line: &ListLine,
+        members: Vec<Json>,
+        matched: Option<usize>,
+    ) -> Option<(Json, &KeptRecord)> {
+        let base = self.kept(line.record_ordinal)?;
+        let count = members.len();
+        let mut body = with_value_at(base.json.clone()?, &list.list_pointer, Json::Array(members));
+        for counter in &list.counters {
+            set_counter(&mut body, counter, count);
+        }
+        if let (Some(matched), Some(model)) = (matched, &list.query) {
+            for total in &model.totals {
+                set_counter(&mut body, total, matched);
+            }
+        }
+        Some((body, base))
+    }
+
+    fn render_line(
+        &self,
+        tool: &str,
+        list: &ListView,
+        line: &ListLine,
+        exact: bool,
+    ) -> Result<StateAnswer, &'static str> {
+        let live = self.read();
+        let members: Vec<&Entity> = match line.membership {
+            Membership::All => live.collection(&list.entity_type, &line.path),
+            Membership::Recorded => line
+                .members
+                .iter()
+                .filter_map(|member| live.entity(&list.entity_type, &member.collection, &member.id))
+                .collect(),
+        };
+        if line
+            .page_size
+            .is_some_and(|size| members.len() as u64 > size)
+        {
+            return Err("page-exceeded");
+        }
+        let rendered = match self.render_members(tool, &list.shape, &members) {
+            Ok(rendered) => match &line.projection {
+                Some(fields) => rendered
+                    .iter()
+                    .map(|member| project_to(member, fields))
+                    .collect(),
+                None => rendered,
+            },
+            Err(error) => return Ok(error),
+        };
+        let Some((body, base)) = self.list_body(list, line, rendered, None) else {
+            return Err("unrecorded-request");
+        };
+        Ok(state_answer(
+            base,
+            body,
+            self.replay().evidence_id(),
+            exact,
+            StateSource::state(line.path.clone(), Some(membership_name(line.membership))),
+        ))
+    }
+
+    fn evaluate_query(
+        &self,
+        tool: &str,
+        list: &ListView,
+        base: &ListLine,
+        pairs: &[(String, String)],
+        exact: bool,
+    ) -> Result<StateAnswer, &'static str> {
+        let Some(model) = &list.query else {
+            return Err("unrecorded-request");
+        };
+        let live = self.read();
+        let collection = live.collection(&list.entity_type, &base.path);
+        let objects: Vec<Object> = collection
+            .iter()
+            .map(|entity| {
+                let mut object = entity.fields.as_object().cloned().unwrap_or_default();
+                if let Some(Json::Object(overlay)) = entity.view_fields.get(tool) {
+                    for (key, value) in overlay.iter() {
+                        object.insert(key, value.clone());
+                    }
+                }
+                object
+            })
+            .collect();
+        let candidates: Vec<&Object> = objects.iter().collect();
+        let Some(evaluated) = evaluate(model, pairs, &candidates) else {
+            return Err("unrecorded-request");
+        };
+        let members: Vec<&Entity> = evaluated
+            .members
+            .iter()
+            .map(|index| collection[*index])
+            .collect();
+        let rendered = match self.render_members(tool, &list.shape, &members) {
+            Ok(rendered) => rendered,
+            Err(error) => return Ok(error),
+        };
+        let Some((body, record)) = self.list_body(list, base, rendered, Some(evaluated.matched))
+        else {
+            return Err("unrecorded-request");
+        };
+        Ok(state_answer(
+            record,
+            body,
+            self.replay().evidence_id(),
+            exact,
+            StateSource::state(base.path.clone(), Some("query")),
+        ))
+    }
+
+    fn answer_document(
+        &self,
+        tool: &str,
+        template: &str,
+        document: &DocumentView,
+        call: &Call,
+    ) -> Result<StateAnswer, &'static str> {
+        let segments = call.segments(template);
+        let named = segments_match(&split_path(&document.path), &segments)
+            && same_pairs(document.query.as_ref(), &call.pairs());
+        if !named {
+            return Err("unrecorded-request");
+        }
+        let live = self.read();
+        let Some(held) = live.document(tool) else {
+            return Ok(tool_error(
+                "not_found",
+                "the state holds no value for this document",
+            ));
+        };
+        let Some(base) = self.kept(document.record_ordinal) else {
+            return Err("unrecorded-request");
+        };
+        let mut body = held.value.clone();
+        if let (Json::Object(value), Some(Json::Object(recorded))) = (&mut body, &base.json) {
+            for member in &document.per_response_members {
+                let name = member
+                    .trim_start_matches('/')
+                    .replace("~1", "/")
+                    .replace("~0", "~");
+                if let Some(kept) = recorded.get(&name) {
+                    value.insert(name, kept.clone());
+                }
+            }
+        }
+        Ok(state_answer(
+            base,
+            body,
+            self.replay().evidence_id(),
+            true,
+            StateSource::state(document.path.clone(), None),
+        ))
+    }
+}

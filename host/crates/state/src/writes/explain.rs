@@ -1,0 +1,639 @@
+//! Pass 3, second half: what explains the changes a plan's observed calls made.
+//!
+//! In order: what each call itself shows (members stored as sent, unsent members an update kept
+//! or a `PUT` removed, members sent under another name, and for creates members holding a path
+//! value or the value every held entity of the collection shares); then the rule stages in
+//! pipeline order, each seeing what the ones before it left; then, for creates, members every
+//! create stored with one value (constants). What is left is unexplained.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use rea_plugin_api::contracts::rule::{
+    ClockAnchor, LearnOutcome, LearnRequest, ObservedCall, ToolRef,
+};
+use rea_plugin_api::json::{Json, Object, escape_pointer_segment};
+
+use super::model::{Effect, FieldModel, PathField, PlanRule, WritePlan};
+use super::observe::{After, Call};
+use crate::derive::{DELETED_FLAGS, marked_deleted};
+use crate::observation::{RequestBody, decoded};
+use crate::render::scalar_text;
+use crate::rules::{ConfiguredRule, RuleSet};
+
+/// What is left unexplained of one call: JSON pointer → the value after.
+pub(super) type Residual = BTreeMap<String, Json>;
+
+/// A JSON pointer to a top-level member.
+pub(super) fn pointer_of(field: &str) -> String {
+    format!("/{}", escape_pointer_segment(field))
+}
+
+/// One observed call of a plan, with the members it sent (inside the body's envelope, without the
+/// member naming its entity).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Observed<'a> {
+    /// The call.
+    pub call: &'a Call,
+    /// What it sent.
+    pub sent: &'a Object,
+}
+
+/// A path template's segments: `(index, whether it is a parameter)`.
+pub(super) fn template_segments(template: &str) -> Vec<(usize, bool)> {
+    rea_manifest::segments::split_path(template)
+        .iter()
+        .enumerate()
+        .map(|(index, segment)| (index, segment.starts_with('{')))
+        .collect()
+}
+
+/// How a sent member that no stored field shows is taken.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Unstored {
+    /// Fixed at the first value sent (document writes).
+    FirstValue,
+    /// Fixed when every call sent it with one value.
+    OneValue,
+    /// As [`Unstored::OneValue`], except that sending `null` removes the member (updates).
+    NullRemoves,
+}
+
+/// What explains a plan's observed calls, gathered call by call, then by the rules.
+#[derive(Debug, Default)]
+pub(super) struct Explanation {
+    /// The field model the calls show.
+    pub model: FieldModel,
+    /// Members sent but never stored: their one value (`None`: sent with several).
+    pub fixed: BTreeMap<String, Option<Json>>,
+    /// Per observed call, what is left unexplained.
+    pub residuals: Vec<Residual>,
+    /// Creates, per observed call: the members stored without being sent.
+    unsent: Vec<Residual>,
+    /// Creates: the path segment each unsent member holds in every call (`None`: not in all).
+    path_candidates: BTreeMap<String, Option<PathField>>,
+    /// Creates: whether each unsent member holds, in every call, the value every held entity of
+    /// the collection shared.
+    shared_candidates: BTreeMap<String, bool>,
+    /// Updates and document writes: unsent members some call kept.
+    kept: BTreeSet<String>,
+    /// Updates and document writes: unsent members some call removed.
+    removed: BTreeSet<String>,
+}
+
+/// What changed from `before` to `after` under `pointer`: inside two objects, each member that
+/// changed, by its own pointer (`null` for a member removed), so a rule sees the one nested
+/// member a write changed (`/info/lifecycle_stage` of an MLflow run) rather than the whole
+/// object; otherwise the value after, when it differs.
+fn changed_leaves(pointer: String, before: Option<&Json>, after: &Json, residual: &mut Residual) {
+    match (before, after) {
+        (Some(before), after) if before == after => {}
+        (Some(Json::Object(before)), Json::Object(after)) => {
+            for (key, value) in after.iter() {
+                changed_leaves(
+                    format!("{pointer}/{}", escape_pointer_segment(key)),
+                    before.get(key),
+                    value,
+                    residual,
+                );
+            }
+            for (key, _) in before.iter() {
+                if !after.contains_key(key) {
+                    residual.insert(
+                        format!("{pointer}/{}", escape_pointer_segment(key)),
+                        Json::Null,
+                    );
+                }
+            }
+        }
+        _ => {
+            residual.insert(pointer, after.clone());
+        }
+    }
+}
+
+/// What a delete left unexplained: the changes of an entity it kept (a soft delete), or what the
+/// answer's projection of the deleted entity shows changed.
+fn delete_residual(call: &Call, residual: &mut Residual) {
+    let Some(Json::Object(before)) = call.before.as_ref().map(|before| &before.fields) else {
+        return;
+    };
+    if let After::Present(after) = &call.after {
+        if let Some(after) = after.as_object() {
+            for (key, value) in after.iter() {
+                changed_leaves(pointer_of(key), before.get(key), value, residual);
+            }
+        }
+        return;
+    }
+    if let (Some(response), Some(pointer)) = (&call.response, &call.response_pointer)
+        && let Some(Json::Object(shown)) = response.pointer(pointer)
+    {
+        for (key, value) in shown.iter() {
+            if let Some(held) = before.get(key)
+                && held != value
+            {
+                residual.insert(pointer_of(key), value.clone());
+            }
+        }
+    }
+}
+
+impl Explanation {
+    /// What the observed calls themselves explain, and what they leave for the rules.
+    pub(super) fn of_calls(
+        effect: Effect,
+        observed: &[Observed<'_>],
+        template: &[(usize, bool)],
+    ) -> Self {
+        let mut explanation = Self::default();
+        for seen in observed {
+            let mut residual = Residual::new();
+            let mut unsent = Residual::new();
+            match (&seen.call.after, effect) {
+                (After::Document(after), Effect::Document) => {
+                    explanation.document_call(seen, after, &mut residual);
+                }
+                (After::Present(after), Effect::Create) => {
+                    explanation.create_call(seen, after, template, &mut residual, &mut unsent);
+                }
+                (After::Present(after), Effect::Update) => {
+                    explanation.update_call(seen, after, &mut residual);
+                }
+                (_, Effect::Delete) => delete_residual(seen.call, &mut residual),
+                _ => {}
+            }
+            explanation.residuals.push(residual);
+            explanation.unsent.push(unsent);
+        }
+        match effect {
+            Effect::Update => explanation.map_sent_as(observed),
+            Effect::Create => explanation.settle_create_candidates(),
+            _ => {}
+        }
+        explanation.offer_unstored();
+        explanation
+    }
+
+    /// Each sent member against what was stored: as sent, stored otherwise (unexplained), or not
+    /// stored (fixed, or a `null` that removes).
+    fn compare_sent(
+        &mut self,
+        sent: &Object,
+        after: &Object,
+        residual: &mut Residual,
+        unstored: Unstored,
+    ) {
+        for (key, value) in sent.iter() {
+            match after.get(key) {
+                Some(stored) if stored == value => {}
+                Some(stored) => {
+                    residual.insert(pointer_of(key), stored.clone());
+                }
+                None if unstored == Unstored::NullRemoves && value.is_null() => {
+                    self.model.null_removes = true;
+                }
+                None => {
+                    let entry = self
+                        .fixed
+                        .entry(key.to_owned())
+                        .or_insert(Some(value.clone()));
+                    if unstored != Unstored::FirstValue && entry.as_ref() != Some(value) {
+                        *entry = None;
+                    }
+                }
+            }
+        }
+    }
+
+    /// Each unsent member held before: kept, removed, or changed (unexplained).
+    fn kept_or_removed(
+        &mut self,
+        sent: &Object,
+        before: &Object,
+        after: &Object,
+        residual: &mut Residual,
+    ) {
+        for (key, value) in before.iter() {
+            if sent.contains_key(key) {
+                continue;
+            }
+            match after.get(key) {
+                Some(now) if now == value => {
+                    self.kept.insert(key.to_owned());
+                }
+                None => {
+                    self.removed.insert(key.to_owned());
+                }
+                Some(now) => {
+                    residual.insert(pointer_of(key), now.clone());
+                }
+            }
+        }
+    }
+
+    fn document_call(&mut self, seen: &Observed<'_>, after: &Json, residual: &mut Residual) {
+        let Some(after) = after.as_object() else {
+            residual.insert(String::new(), after.clone());
+            return;
+        };
+        self.compare_sent(seen.sent, after, residual, Unstored::FirstValue);
+        if let Some(Json::Object(before)) = &seen.call.document_before {
+            self.kept_or_removed(seen.sent, before, after, residual);
+        }
+    }
+
+    fn create_call(
+        &mut self,
+        seen: &Observed<'_>,
+        after: &Json,
+        template: &[(usize, bool)],
+        residual: &mut Residual,
+        unsent: &mut Residual,
+    ) {
+        let Some(after) = after.as_object() else {
+            // An entity that is not an object cannot be modelled.
+            residual.insert(String::new(), after.clone());
+            return;
+        };
+        self.compare_sent(seen.sent, after, residual, Unstored::OneValue);
+        for (key, value) in after.iter() {
+            if seen.sent.contains_key(key) {
+                continue;
+            }
+            self.path_candidate(seen.call, key, value, template);
+            let shared = seen.call.shared.get(key) == Some(value);
+            let entry = self
+                .shared_candidates
+                .entry(key.to_owned())
+                .or_insert(shared);
+            *entry &= shared;
+            unsent.insert(key.to_owned(), value.clone());
+        }
+    }
+
+    /// Whether an unsent member holds a path value, in this call and every call before.
+    fn path_candidate(&mut self, call: &Call, key: &str, value: &Json, template: &[(usize, bool)]) {
+        let text = scalar_text(value);
+        let segment = template.iter().find_map(|(position, is_param)| {
+            (*is_param && call.segments.get(*position).map(|segment| decoded(segment)) == text)
+                .then_some(*position)
+        });
+        let path = segment.map(|segment| PathField {
+            segment,
+            number: matches!(value, Json::Number(_)),
+        });
+        let entry = self
+            .path_candidates
+            .entry(key.to_owned())
+            .or_insert_with(|| path.clone());
+        if *entry != path {
+            *entry = None;
+        }
+    }
+
+    fn update_call(&mut self, seen: &Observed<'_>, after: &Json, residual: &mut Residual) {
+        let before = seen.call.before.as_ref().map(|before| &before.fields);
+        let (Some(after), Some(Json::Object(before))) = (after.as_object(), before) else {
+            residual.insert(String::new(), after.clone());
+            return;
+        };
+        self.compare_sent(seen.sent, after, residual, Unstored::NullRemoves);
+        self.kept_or_removed(seen.sent, before, after, residual);
+        for (key, value) in after.iter() {
+            if !seen.sent.contains_key(key) && !before.contains_key(key) {
+                residual.insert(pointer_of(key), value.clone());
+            }
+        }
+    }
+
+    /// Updates: a member sent under another name than the field it sets (`new_name` setting
+    /// `name`): a member the entity does not store under its own name whose value one changed,
+    /// unsent field took in every observed call that sent it.
+    fn map_sent_as(&mut self, observed: &[Observed<'_>]) {
+        let mut mapped: BTreeMap<String, Option<String>> = BTreeMap::new();
+        for (position, seen) in observed.iter().enumerate() {
+            let After::Present(Json::Object(after)) = &seen.call.after else {
+                continue;
+            };
+            for (member, value) in seen.sent.iter() {
+                if after.contains_key(member) || value.is_null() {
+                    mapped.insert(member.to_owned(), None);
+                    continue;
+                }
+                let fields = self.unsent_fields_taking(position, value, seen.sent);
+                let entry =
+                    mapped
+                        .entry(member.to_owned())
+                        .or_insert_with(|| match fields.as_slice() {
+                            [only] => Some(only.clone()),
+                            _ => None,
+                        });
+                if fields.len() != 1 || entry.as_ref() != fields.first() {
+                    *entry = None;
+                }
+            }
+        }
+        for (member, pointer) in mapped {
+            let Some(pointer) = pointer else {
+                continue;
+            };
+            for (position, seen) in observed.iter().enumerate() {
+                if seen.sent.contains_key(&member) {
+                    self.residuals[position].remove(&pointer);
+                }
+            }
+            self.fixed.remove(&member);
+            self.model.sent_as.insert(member, pointer);
+        }
+    }
+
+    /// The unexplained top-level fields of one call that took `value` without being sent.
+    fn unsent_fields_taking(&self, position: usize, value: &Json, sent: &Object) -> Vec<String> {
+        self.residuals[position]
+            .iter()
+            .filter(|(pointer, changed)| {
+                let Some(field) = pointer.strip_prefix('/') else {
+                    return false;
+                };
+                *changed == value
+                    && !field.contains('/')
+                    && !sent.contains_key(&field.replace("~1", "/").replace("~0", "~"))
+            })
+            .map(|(pointer, _)| pointer.clone())
+            .collect()
+    }
+
+    /// Creates: path values and values every held entity shares are the host's; the rest goes
+    /// to the rules.
+    fn settle_create_candidates(&mut self) {
+        for (index, unsent) in self.unsent.iter().enumerate() {
+            for (key, value) in unsent {
+                if self.path_candidates.get(key).cloned().flatten().is_some() {
+                    continue;
+                }
+                if self.shared_candidates.get(key) == Some(&true) {
+                    continue;
+                }
+                self.residuals[index].insert(pointer_of(key), value.clone());
+            }
+        }
+        for (key, path) in &self.path_candidates {
+            if let Some(path) = path {
+                self.model.path_fields.insert(key.clone(), path.clone());
+            }
+        }
+        for (key, shared) in &self.shared_candidates {
+            if *shared && !self.model.path_fields.contains_key(key) {
+                self.model.collection_constants.push(key.clone());
+                if let Some(value) = self.unsent.iter().find_map(|unsent| unsent.get(key)) {
+                    self.model.constants.insert(key.clone(), value.clone());
+                }
+            }
+        }
+    }
+
+    /// A member the calls sent with several values that no stored field shows is unexplained;
+    /// a rule that reads it (a `reference` naming other entities by it) may explain it.
+    fn offer_unstored(&mut self) {
+        for (name, value) in &self.fixed {
+            if value.is_none()
+                && let Some(residual) = self.residuals.first_mut()
+            {
+                residual.insert(pointer_of(name), Json::Null);
+            }
+        }
+    }
+
+    /// The rule stages in pipeline order, each offered what the ones before it left: a rule that
+    /// explains something (or places the entity) joins the plan.
+    pub(super) fn run_rules(
+        &mut self,
+        plan: &mut WritePlan,
+        rules: &RuleSet,
+        mut request: LearnRequest,
+    ) {
+        for step in rules.steps() {
+            for (call, residual) in request.calls.iter_mut().zip(&self.residuals) {
+                call.unexplained = residual
+                    .iter()
+                    .map(|(pointer, value)| (pointer.clone(), to_value(value)))
+                    .collect();
+            }
+            request.options = step.options.clone();
+            let Some((explains, needs_clock, rule)) = learn_step(step, &request, &plan.tool) else {
+                continue;
+            };
+            let offered: BTreeSet<&String> = self
+                .residuals
+                .iter()
+                .flat_map(|residual| residual.keys())
+                .collect();
+            let explains: Vec<String> = explains
+                .into_iter()
+                .filter(|pointer| offered.contains(pointer))
+                .collect();
+            if explains.is_empty()
+                && !matches!(rule, serde_json::Value::Object(ref object) if object.contains_key("placement"))
+            {
+                continue;
+            }
+            for residual in &mut self.residuals {
+                for pointer in &explains {
+                    residual.remove(pointer);
+                }
+            }
+            plan.rules.push(PlanRule {
+                stage: step.stage.clone(),
+                plugin: step.plugin.clone(),
+                explains,
+                needs_clock,
+                rule: Json::from_serde_value(&rule),
+            });
+        }
+    }
+
+    /// Creates: what every create stored with one value is a constant.
+    pub(super) fn create_constants(&mut self) {
+        let mut values: BTreeMap<String, Option<Json>> = BTreeMap::new();
+        for residual in &self.residuals {
+            for (pointer, value) in residual {
+                let entry = values.entry(pointer.clone()).or_insert(Some(value.clone()));
+                if entry.as_ref() != Some(value) {
+                    *entry = None;
+                }
+            }
+        }
+        for (pointer, value) in values {
+            let Some(value) = value else {
+                continue;
+            };
+            let field = pointer[1..].replace("~1", "/").replace("~0", "~");
+            // A member that only some creates stored is not a constant of every create.
+            if self
+                .residuals
+                .iter()
+                .all(|residual| residual.contains_key(&pointer))
+            {
+                self.model.constants.insert(field, value);
+                for residual in &mut self.residuals {
+                    residual.remove(&pointer);
+                }
+            }
+        }
+    }
+
+    /// The field model: unsent members kept or removed (a `PUT` replaces), the exemplar's member
+    /// order, and a soft delete's flag.
+    pub(super) fn field_model(
+        &mut self,
+        plan: &WritePlan,
+        observed: &[Observed<'_>],
+    ) -> FieldModel {
+        let mut model = std::mem::take(&mut self.model);
+        let removed = std::mem::take(&mut self.removed);
+        model.kept = self.kept.difference(&removed).cloned().collect();
+        model.removed = removed.into_iter().collect();
+        let method = plan.method.to_ascii_uppercase();
+        model.replace =
+            method == "PUT" && (!model.removed.is_empty() || plan.effect == Effect::Document);
+        if let Some(After::Present(Json::Object(object))) =
+            observed.first().map(|seen| &seen.call.after)
+        {
+            model.order = object.keys().map(str::to_owned).collect();
+        }
+        // A delete whose entity reads back marked deleted keeps it.
+        if plan.effect == Effect::Delete {
+            model.soft_delete = observed.iter().find_map(|seen| match &seen.call.after {
+                After::Present(object) if marked_deleted(object) => DELETED_FLAGS
+                    .iter()
+                    .find(|flag| object.get(flag).and_then(Json::as_bool) == Some(true))
+                    .map(|flag| (*flag).to_owned()),
+                _ => None,
+            });
+        }
+        model
+    }
+
+    /// Whether some change is still unexplained.
+    pub(super) fn unexplained(&self) -> bool {
+        self.residuals.iter().any(|residual| !residual.is_empty())
+    }
+}
+
+/// Runs one rule stage's `learn`: what it explains, whether it needs the clock, and its rule; a
+/// stage that fails explains nothing.
+fn learn_step(
+    step: &ConfiguredRule,
+    request: &LearnRequest,
+    tool: &str,
+) -> Option<(Vec<String>, bool, serde_json::Value)> {
+    match step.handle.learn(request) {
+        Ok(LearnOutcome::Learned {
+            explains,
+            needs_clock,
+            rule,
+            ..
+        }) => Some((explains, needs_clock, rule)),
+        Ok(_) => None,
+        Err(error) => {
+            tracing::warn!(
+                stage = step.stage.as_str(),
+                tool,
+                error = error.as_str(),
+                "a rule stage failed to learn; it explains nothing for this tool"
+            );
+            None
+        }
+    }
+}
+
+fn to_value(json: &Json) -> serde_json::Value {
+    json.to_serde_value().unwrap_or_default()
+}
+
+/// The effect the rule stages see: `action`, `bulk-update`, `bulk-delete`, or the plan's effect.
+fn rule_effect(plan: &WritePlan, as_bulk: bool) -> &'static str {
+    match (plan.effect, plan.action.is_some(), plan.bulk || as_bulk) {
+        (Effect::Update, true, _) => "action",
+        (Effect::Update, _, true) => "bulk-update",
+        (Effect::Delete, _, true) => "bulk-delete",
+        (effect, _, _) => effect.name(),
+    }
+}
+
+/// One observed call as the rule stages see it (`unexplained` is filled per stage).
+fn observed_call(call: &Call, template: &[(usize, bool)]) -> ObservedCall {
+    ObservedCall {
+        duration_ms: call.duration_ms.map(|duration| duration.ceil() as u64),
+        entity_after: match &call.after {
+            After::Present(value) | After::Document(value) => Some(to_value(value)),
+            _ => None,
+        },
+        entity_before: call
+            .before
+            .as_ref()
+            .map(|before| to_value(&before.fields))
+            .or_else(|| call.document_before.as_ref().map(to_value)),
+        held_max: call
+            .held_max
+            .iter()
+            .map(|(field, value)| (field.clone(), to_value(value)))
+            .collect(),
+        path_params: template
+            .iter()
+            .filter(|(_, is_param)| *is_param)
+            .filter_map(|(position, _)| {
+                call.segments.get(*position).map(|segment| decoded(segment))
+            })
+            .collect(),
+        reads_after: call.reads.clone(),
+        record_ordinal: call.ordinal,
+        request_body: match &call.request {
+            RequestBody::Json(body) => Some(to_value(body)),
+            _ => None,
+        },
+        response_body: call.response.as_ref().map(to_value),
+        response_status: call.status,
+        started: call.started.clone(),
+        position_before: call.before_position,
+        unexplained: BTreeMap::new(),
+    }
+}
+
+/// What the rule stages learn from: the observed calls, the clock anchors of every call of the
+/// plan, the effect, the identity field and the tool.
+pub(super) fn learn_request(
+    plan: &WritePlan,
+    as_bulk: bool,
+    all_calls: &[&Call],
+    observed: &[Observed<'_>],
+    identity: &str,
+    template: &[(usize, bool)],
+) -> LearnRequest {
+    let clock_anchors: Vec<ClockAnchor> = all_calls
+        .iter()
+        .filter_map(|call| {
+            Some(ClockAnchor {
+                record_ordinal: call.ordinal,
+                instant: call.started.clone()?,
+                duration_ms: call.duration_ms.map(|duration| duration.ceil() as u64),
+            })
+        })
+        .collect();
+    LearnRequest {
+        calls: observed
+            .iter()
+            .map(|seen| observed_call(seen.call, template))
+            .collect(),
+        clock_anchors,
+        effect: rule_effect(plan, as_bulk).to_owned(),
+        identity_field: (!identity.is_empty()).then(|| identity.to_owned()),
+        options: BTreeMap::new(),
+        schema_version: rea_plugin_api::contracts::SCHEMA_VERSION,
+        tool: ToolRef {
+            method: plan.method.clone(),
+            name: plan.tool.clone(),
+            path_template: plan.path_template.clone(),
+        },
+    }
+}
