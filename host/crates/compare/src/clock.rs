@@ -397,5 +397,17 @@ mod tests {
             start_key("2026-01-01T10:00:00Z")
         );
         assert_eq!(start_key("yesterday"), None);
+        let utc = start_key("2026-01-01T10:00:00Z");
+        // contract: COMPARE-064
+        assert_eq!(
+            [
+                start_key("2026-01-01 10:00:00Z"),
+                start_key("2026-01-01T11:00:00+01:00"),
+                start_key("2026-01-01T11:00:00+0100"),
+                start_key("2026-01-01T10:00:00"),
+                start_key("2026-01-01 10:00:00"),
+            ],
+            [utc.clone(), utc.clone(), utc.clone(), utc.clone(), utc]
+        );
     }
 }

@@ -451,3 +451,363 @@ impl<'c> Walk<'c> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::generated::{GenerationRule, TemplatePart};
+    use serde_json::json;
+
+    fn json_differences(ids: &IdMap, live: Value, env: Value) -> BodyComparison {
+        let fields = IdFields::default();
+        let context = Context {
+            ids,
+            fields: &fields,
+            collection: Some("/posts"),
+            generation: None,
+        };
+        compare_bodies(&context, &Representation::Json(live), &Representation::Json(env))
+    }
+
+    fn categories(found: &BodyComparison) -> Vec<&'static str> {
+        found
+            .differences
+            .iter()
+            .map(|difference| difference.category.name())
+            .collect()
+    }
+
+    #[test]
+    fn iso_clocks_compare_by_format_only() {
+        let ids = IdMap::default();
+        let same = json_differences(
+            &ids,
+            json!({"note": {"when": "2026-01-01T10:00:00Z"}}),
+            json!({"note": {"when": "2027-05-05T11:11:11Z"}}),
+        );
+        // contract: COMPARE-029
+        assert!(same.differences.is_empty());
+        assert_eq!(same.normalised.clock, 1);
+        let other = json_differences(
+            &ids,
+            json!({"when": "2026-01-01T10:00:00Z"}),
+            json!({"when": "2026-01-01T10:00:00.000Z"}),
+        );
+        // contract: COMPARE-090
+        assert_eq!(categories(&other), vec!["clock-format"]);
+        assert_eq!(other.differences[0].pointer, "/when");
+    }
+
+    #[test]
+    fn epoch_numbers_are_clocks_under_clock_names_only() {
+        let ids = IdMap::default();
+        for name in ["at", "time", "date", "timestamp", "created", "updated", "modified", "last_modified", "createdAt", "creation_time"] {
+            let found = json_differences(
+                &ids,
+                json!({ name: 1795950612507_i64 }),
+                json!({ name: 1795950605114_i64 }),
+            );
+            // contract: COMPARE-030
+            assert!(found.differences.is_empty(), "{name}: {found:?}");
+        }
+        let literal = json_differences(
+            &ids,
+            json!({"schema": 1795950612507_i64}),
+            json!({"schema": 1795950605114_i64}),
+        );
+        assert_eq!(categories(&literal), vec!["value"]);
+        let units = json_differences(
+            &ids,
+            json!({"updated": 1795950612507_i64}),
+            json!({"updated": 1795950612_i64}),
+        );
+        assert_eq!(categories(&units), vec!["clock-format"]);
+    }
+
+    #[test]
+    fn clock_context_follows_arrays_and_stops_at_objects() {
+        let ids = IdMap::default();
+        let nested = json_differences(
+            &ids,
+            json!({"timestamp": [[1795950612507_i64, 1795950612508_i64]]}),
+            json!({"timestamp": [[1795950605114_i64, 1795950605115_i64]]}),
+        );
+        // contract: COMPARE-031
+        assert!(nested.differences.is_empty(), "{nested:?}");
+        let own = json_differences(
+            &ids,
+            json!({"created": {"count": 1795950612507_i64}}),
+            json!({"created": {"count": 1795950605114_i64}}),
+        );
+        // contract: COMPARE-032
+        assert_eq!(categories(&own), vec!["value"]);
+        assert_eq!(own.differences[0].pointer, "/created/count");
+        let root = json_differences(&ids, json!(1795950612507_i64), json!(1795950605114_i64));
+        let root_array = json_differences(&ids, json!([1795950612507_i64]), json!([1795950605114_i64]));
+        let measured = json_differences(
+            &ids,
+            json!({"duration_ms": 1795950612507_i64, "response_time": 1795950612507_i64}),
+            json!({"duration_ms": 1795950605114_i64, "response_time": 1795950612507_i64}),
+        );
+        // contract: COMPARE-033
+        assert_eq!(
+            (categories(&root), categories(&root_array), categories(&measured)),
+            (vec!["value"], vec!["value"], vec!["value"])
+        );
+    }
+
+    #[test]
+    fn ids_map_at_identifier_fields_only() {
+        let mut ids = IdMap::default();
+        ids.learn(Some("/posts"), &json!(7), &json!(5));
+        ids.learn(None, &json!("u-1"), &json!("u-9"));
+        let found = json_differences(
+            &ids,
+            json!({"id": 7, "authorId": "u-1", "ids": ["u-1"], "views": 7, "note": "u-1"}),
+            json!({"id": 5, "authorId": "u-9", "ids": ["u-9"], "views": 5, "note": "u-9"}),
+        );
+        // contract: COMPARE-073
+        assert_eq!(found.normalised.id, 3);
+        // contract: COMPARE-074
+        assert_eq!(
+            found
+                .differences
+                .iter()
+                .map(|difference| difference.pointer.as_str())
+                .collect::<Vec<_>>(),
+            vec!["/note", "/views"]
+        );
+    }
+
+    #[test]
+    fn representations_compare_as_json_text_or_bytes() {
+        let ids = IdMap::default();
+        let fields = IdFields::default();
+        let context = Context {
+            ids: &ids,
+            fields: &fields,
+            collection: None,
+            generation: None,
+        };
+        // contract: COMPARE-070
+        assert!(
+            compare_bodies(
+                &context,
+                &Representation::Json(json!({"a": [1, 2.5], "b": null})),
+                &Representation::Json(json!({"b": null, "a": [1, 2.50]}))
+            )
+            .differences
+            .is_empty()
+        );
+        // contract: COMPARE-071
+        assert_eq!(
+            compare_bodies(
+                &context,
+                &Representation::Text("plain words".into()),
+                &Representation::Text("plain word".into())
+            )
+            .differences
+            .len(),
+            1
+        );
+        // contract: COMPARE-072
+        assert!(
+            compare_bodies(
+                &context,
+                &Representation::Bytes(b"caf\xc3\xa9".to_vec()),
+                &Representation::Text("café".into())
+            )
+            .differences
+            .is_empty()
+        );
+        assert_eq!(
+            compare_bodies(
+                &context,
+                &Representation::Bytes(vec![0xff, 0x00]),
+                &Representation::Bytes(vec![0xff, 0x01])
+            )
+            .differences
+            .len(),
+            1
+        );
+    }
+
+    #[test]
+    fn each_structural_difference_has_its_category_and_pointer() {
+        let ids = IdMap::default();
+        let found = json_differences(
+            &ids,
+            json!({"a": 1, "b": [1, 2], "c": "x", "d": {"e": 1}, "f/g": 1}),
+            json!({"b": [1], "c": "y", "d": 3, "f/g": 1, "h": true}),
+        );
+        // contract: COMPARE-085, COMPARE-086, COMPARE-087, COMPARE-088
+        assert_eq!(
+            categories(&found),
+            vec!["missing-field", "length", "value", "value", "extra-field"]
+        );
+        // contract: COMPARE-083
+        assert_eq!(
+            found.differences[0],
+            Difference {
+                category: Category::MissingField,
+                pointer: "/a".into(),
+                live: Some("1".into()),
+                env: None
+            }
+        );
+        assert_eq!(found.differences[3].pointer, "/d");
+        assert_eq!(found.differences[4].pointer, "/h");
+        let escaped = json_differences(&ids, json!({"f/g~": 1}), json!({"f/g~": 2}));
+        assert_eq!(escaped.differences[0].pointer, "/f~1g~0");
+        let long = "x".repeat(500);
+        let cut_short = json_differences(&ids, json!({ "a": long }), json!({"a": "y"}));
+        // contract: COMPARE-083
+        assert_eq!(
+            cut_short.differences[0].live.as_ref().map(|text| text.chars().count()),
+            Some(VALUE_CHARS)
+        );
+        let reordered = json_differences(
+            &ids,
+            json!([{"name": "a"}, {"name": "b"}]),
+            json!([{"name": "b"}, {"name": "a"}]),
+        );
+        // contract: COMPARE-089
+        assert_eq!(categories(&reordered), vec!["order"]);
+    }
+
+    fn written(rules: Vec<GenerationRule>) -> Generation {
+        Generation {
+            rules,
+            path_params: (Vec::new(), Vec::new()),
+            sent: (None, None),
+        }
+    }
+
+    fn with_generation(generation: &Generation, live: Value, env: Value) -> BodyComparison {
+        let ids = IdMap::default();
+        let fields = IdFields::default();
+        let context = Context {
+            ids: &ids,
+            fields: &fields,
+            collection: None,
+            generation: Some(generation),
+        };
+        compare_bodies(&context, &Representation::Json(live), &Representation::Json(env))
+    }
+
+    #[test]
+    fn generated_values_normalise_only_under_the_write_rules() {
+        let live = json!({"token": "ab12cd34ef", "sku": "AB-1234567", "seq": 5});
+        let env = json!({"token": "zz99yy00xx", "sku": "CD-7654321", "seq": 6});
+        let no_rules = json_differences(&IdMap::default(), live.clone(), env.clone());
+        // contract: COMPARE-040
+        assert_eq!(categories(&no_rules), vec!["value", "value", "value"]);
+        // contract: COMPARE-041
+        assert_eq!(no_rules.normalised.generated, 0);
+        let generation = written(vec![GenerationRule {
+            kind: GenerationKind::Token,
+            pointer: "/token".into(),
+        }]);
+        let found = with_generation(&generation, live, env);
+        // contract: COMPARE-034
+        assert_eq!(found.normalised.generated, 1);
+        // contract: COMPARE-039
+        assert_eq!(
+            found
+                .differences
+                .iter()
+                .map(|difference| difference.pointer.as_str())
+                .collect::<Vec<_>>(),
+            vec!["/seq", "/sku"]
+        );
+    }
+
+    #[test]
+    fn generated_values_keep_aliases_within_one_answer_and_end_with_it() {
+        let generation = written(vec![
+            GenerationRule {
+                kind: GenerationKind::Uuid,
+                pointer: "/run_uuid".into(),
+            },
+            GenerationRule {
+                kind: GenerationKind::Uuid,
+                pointer: "/info/uuid".into(),
+            },
+        ]);
+        let a = "5d0c6a1e-1f4b-4c36-9a53-8d2f4b7e0a11";
+        let b = "a3b9e2f0-7c1d-4e85-b6a2-0f9c3d4e5a22";
+        let c = "c7e1f4a2-9b3d-4f60-8e17-2a5b6c7d8e33";
+        let kept = with_generation(
+            &generation,
+            json!({"run_uuid": a, "info": {"uuid": a}}),
+            json!({"run_uuid": b, "info": {"uuid": b.to_uppercase()}}),
+        );
+        assert!(kept.differences.is_empty(), "{kept:?}");
+        let broken = with_generation(
+            &generation,
+            json!({"run_uuid": a, "info": {"uuid": a}}),
+            json!({"run_uuid": b, "info": {"uuid": c}}),
+        );
+        // contract: COMPARE-043
+        assert_eq!(categories(&broken), vec!["value", "value"]);
+        // The next answer maps the same live value to another one: no correspondence carries over.
+        let next = with_generation(
+            &generation,
+            json!({"run_uuid": a, "info": {"uuid": a}}),
+            json!({"run_uuid": c, "info": {"uuid": c}}),
+        );
+        // contract: COMPARE-046
+        assert!(next.differences.is_empty());
+    }
+
+    fn composed_generation(sent: (Value, Value)) -> Generation {
+        Generation {
+            rules: vec![GenerationRule {
+                kind: GenerationKind::Composed(vec![
+                    TemplatePart::Text("store:/".into()),
+                    TemplatePart::Source("held:experiment_id".into()),
+                    TemplatePart::Text("/".into()),
+                    TemplatePart::Source("held:created".into()),
+                ]),
+                pointer: "/uri".into(),
+            }],
+            path_params: (Vec::new(), Vec::new()),
+            sent: (Some(sent.0), Some(sent.1)),
+        }
+    }
+
+    #[test]
+    fn composed_fields_normalise_when_each_side_spells_its_own_parts() {
+        let generation = composed_generation((json!({}), json!({})));
+        let coherent = with_generation(
+            &generation,
+            json!({"experiment_id": "4", "created": "2026-01-01T10:00:00Z", "uri": "store:/4/2026-01-01T10:00:00Z"}),
+            json!({"experiment_id": "4", "created": "2027-03-03T11:11:11Z", "uri": "store:/4/2027-03-03T11:11:11Z"}),
+        );
+        // contract: COMPARE-047, COMPARE-048, COMPARE-049
+        assert!(coherent.differences.is_empty(), "{coherent:?}");
+        // contract: COMPARE-051
+        assert_eq!((coherent.normalised.generated, coherent.normalised.clock), (1, 1));
+        let stale = with_generation(
+            &generation,
+            json!({"experiment_id": "4", "created": "2026-01-01T10:00:00Z", "uri": "store:/3/2026-01-01T10:00:00Z"}),
+            json!({"experiment_id": "4", "created": "2026-01-01T10:00:00Z", "uri": "store:/3/2026-01-01T10:00:00Z"}),
+        );
+        // contract: COMPARE-050
+        assert_eq!(categories(&stale), vec!["value"]);
+        let other_part = with_generation(
+            &generation,
+            json!({"experiment_id": "4", "created": "2026-01-01T10:00:00Z", "uri": "store:/4/2026-01-01T10:00:00Z"}),
+            json!({"experiment_id": "5", "created": "2026-01-01T10:00:00Z", "uri": "store:/5/2026-01-01T10:00:00Z"}),
+        );
+        // contract: COMPARE-047
+        assert_eq!(
+            other_part
+                .differences
+                .iter()
+                .map(|difference| difference.pointer.as_str())
+                .collect::<Vec<_>>(),
+            vec!["/experiment_id", "/uri"]
+        );
+    }
+}

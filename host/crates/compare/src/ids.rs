@@ -270,6 +270,43 @@ mod tests {
     }
 
     #[test]
+    fn answers_teach_ids_by_natural_keys_single_answers_and_bare_ids() {
+        let fields = IdFields::default();
+        let mut ids = IdMap::default();
+        ids.learn_answers(
+            &fields,
+            "/posts",
+            &json!([{"id": 7, "title": "b", "authorId": "u1"}, {"id": 9, "title": "a"}]),
+            &json!([{"id": 2, "title": "a"}, {"id": 1, "title": "b", "authorId": "u5"}]),
+        );
+        // contract: COMPARE-015
+        assert_eq!(
+            (ids.lookup(Some("/posts"), "7"), ids.lookup(Some("/posts"), "9"), ids.lookup(None, "u1")),
+            (Some("1"), Some("2"), Some("u5"))
+        );
+        let mut ids = IdMap::default();
+        ids.learn_answers(
+            &fields,
+            "/runs",
+            &json!({"run": {"info": {"run_id": "abc", "experiment_id": "3"}}}),
+            &json!({"run": {"info": {"run_id": "xyz", "experiment_id": "1"}}}),
+        );
+        // contract: COMPARE-016
+        assert_eq!(
+            (ids.lookup(None, "abc"), ids.lookup(None, "3")),
+            (Some("xyz"), Some("1"))
+        );
+        let mut ids = IdMap::default();
+        ids.learn_answers(&fields, "/tokens", &json!("k-41"), &json!("k-1"));
+        // contract: COMPARE-017
+        assert_eq!(ids.lookup(Some("/tokens"), "k-41"), Some("k-1"));
+        // Arrays without a natural key teach nothing.
+        let mut ids = IdMap::default();
+        ids.learn_answers(&fields, "/x", &json!([{"id": 1}, {"id": 2}]), &json!([{"id": 3}, {"id": 4}]));
+        assert_eq!(ids.lookup(None, "1"), None);
+    }
+
+    #[test]
     fn a_conflict_without_an_equal_pair_is_not_counted() {
         let mut ids = IdMap::default();
         ids.learn(None, &json!("a"), &json!("b"));

@@ -26,6 +26,8 @@
 pub mod adapter;
 pub mod clock;
 pub mod diff;
+#[cfg(test)]
+mod fixtures;
 pub mod generated;
 pub mod ids;
 pub mod pairing;

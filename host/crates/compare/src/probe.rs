@@ -183,3 +183,56 @@ pub fn ordered(mut records: Vec<CaptureRecord>) -> (Vec<CaptureRecord>, Order) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fixtures::record;
+
+    fn started(ordinal: u64, recorded: Option<&str>) -> CaptureRecord {
+        let mut record = record(ordinal, "GET", "/posts", 200, "[]");
+        record.started = recorded.map(|recorded| rea_plugin_api::contracts::capture::StartTime {
+            instant: None,
+            recorded: recorded.to_owned(),
+        });
+        record
+    }
+
+    fn ordinals(records: &[CaptureRecord]) -> Vec<u64> {
+        records.iter().map(|record| record.ordinal).collect()
+    }
+
+    #[test]
+    fn calls_are_taken_in_start_order_with_ordinal_ties() {
+        let records = vec![
+            started(0, Some("2026-01-01T10:00:02Z")),
+            started(1, Some("2026-01-01T10:00:01.5Z")),
+            started(2, Some("2026-01-01T12:00:01.5+02:00")),
+            started(3, Some("2026-01-01T10:00:00.9999999999Z")),
+        ];
+        let (ordered, order) = ordered(records.clone());
+        // contract: COMPARE-007
+        assert_eq!(order, Order::StartTime);
+        // contract: COMPARE-056
+        assert_eq!(ordinals(&ordered), vec![3, 1, 2, 0]);
+        // contract: COMPARE-059
+        assert_eq!(
+            ordered.iter().find(|record| record.ordinal == 3).unwrap().started,
+            records[3].started
+        );
+    }
+
+    #[test]
+    fn one_absent_or_unreadable_start_makes_the_probe_use_record_order() {
+        for broken in [None, Some("soon")] {
+            let records = vec![
+                started(1, Some("2026-01-01T10:00:02Z")),
+                started(0, Some("2026-01-01T10:00:03Z")),
+                started(2, broken),
+            ];
+            let (ordered, order) = ordered(records);
+            // contract: COMPARE-008, COMPARE-058
+            assert_eq!((order, ordinals(&ordered)), (Order::Record, vec![0, 1, 2]));
+        }
+    }
+}

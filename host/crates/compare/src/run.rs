@@ -216,21 +216,6 @@ impl ProbeRun<'_, '_> {
         self.steps.push(step);
     }
 
-    /// Whether ids may be learned from this answer (see the module docs).
-    fn answered_this_call(&self, source: &Source, request: &Request<'_>) -> bool {
-        match source {
-            Source::State | Source::Write { .. } | Source::Missing => true,
-            Source::Recording { ordinal, exact, .. } => {
-                *exact
-                    && self
-                        .bench
-                        .build_bodies
-                        .get(ordinal)
-                        .is_some_and(|recorded| *recorded == request.body)
-            }
-        }
-    }
-
     fn judge(
         &mut self,
         record: &CaptureRecord,
@@ -278,8 +263,12 @@ impl ProbeRun<'_, '_> {
         let collection = call_collection(tool, request.path);
         let live = live_body(record);
         let env = env_body(&body);
-        if let (Some(Representation::Json(live)), Representation::Json(env)) = (&live, &env)
-            && self.answered_this_call(&source, request)
+        let recorded = match &source {
+            Source::Recording { ordinal, .. } => self.bench.build_bodies.get(ordinal),
+            _ => None,
+        };
+        if let Some((live, env)) = learnable_bodies(live.as_ref(), &env)
+            && may_learn(&source, recorded, &request.body)
         {
             self.ids
                 .learn_answers(self.bench.fields, &collection, live, env);
@@ -297,14 +286,11 @@ impl ProbeRun<'_, '_> {
             _ if bodiless => {}
             None => step.unobserved_body = true,
             Some(live) => {
-                let generation = match &source {
-                    Source::Write { view } => Some(Generation {
+                let generation = written_view(&source).map(|view| Generation {
                         rules: self.bench.served.generation_rules(&tool.name, view),
                         path_params: (live_path_params(tool, request.path), env_side.1),
                         sent: (request.body.clone(), env_side.0),
-                    }),
-                    _ => None,
-                };
+                    });
                 let context = Context {
                     ids: &self.ids,
                     fields: self.bench.fields,
@@ -346,6 +332,37 @@ impl ProbeRun<'_, '_> {
             live: Some(live.to_string()),
             env: Some(env.map_or_else(|| "null".to_owned(), |status| status.to_string())),
         }
+    }
+}
+
+/// Whether ids may be learned from an answer (the live body recorded, both JSON, is the caller's
+/// part): one from the state (a read, a served write, a missing target's answer), or the
+/// recording of this very call (replay matched every argument, and the recorded request body,
+/// `recorded`, equals the one sent).
+pub fn may_learn(source: &Source, recorded: Option<&Option<Value>>, sent: &Option<Value>) -> bool {
+    match source {
+        Source::State | Source::Write { .. } | Source::Missing => true,
+        Source::Recording { exact, .. } => *exact && recorded == Some(sent),
+    }
+}
+
+/// The two JSON bodies ids may be learned from: never when the probe omitted the live body.
+pub fn learnable_bodies<'a>(
+    live: Option<&'a Representation>,
+    env: &'a Representation,
+) -> Option<(&'a Value, &'a Value)> {
+    match (live?, env) {
+        (Representation::Json(live), Representation::Json(env)) => Some((live, env)),
+        _ => None,
+    }
+}
+
+/// The write view whose generation rules apply to an answer: only a served write's own
+/// answer (a missing target's absence answer, reads and recordings have none).
+pub fn written_view(source: &Source) -> Option<&str> {
+    match source {
+        Source::Write { view } => Some(view),
+        Source::State | Source::Missing | Source::Recording { .. } => None,
     }
 }
 
@@ -440,4 +457,42 @@ fn finish(mut step: Step, mut differences: Vec<Difference>) -> Step {
     differences.truncate(MAX_DIFFERENCES);
     step.differences = differences;
     step
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn ids_are_learned_only_from_this_call_own_answer() {
+        let sent = Some(json!({"title": "a"}));
+        // contract: COMPARE-018
+        assert!(may_learn(&Source::State, None, &sent));
+        assert!(may_learn(&Source::Write { view: "create".into() }, None, &sent));
+        let exact = Source::Recording { ordinal: 3, exact: true, reason: None };
+        assert!(may_learn(&exact, Some(&sent.clone()), &sent));
+        // contract: COMPARE-019
+        let inexact = Source::Recording { ordinal: 3, exact: false, reason: None };
+        assert!(!may_learn(&inexact, Some(&sent.clone()), &sent));
+        assert!(!may_learn(&exact, Some(&Some(json!({"title": "b"}))), &sent));
+        assert!(!may_learn(&exact, None, &sent));
+        let env = Representation::Json(json!({"id": 1}));
+        // contract: COMPARE-020
+        assert!(learnable_bodies(None, &env).is_none());
+        assert!(learnable_bodies(Some(&Representation::Json(json!({"id": 2}))), &env).is_some());
+    }
+
+    #[test]
+    fn only_a_served_write_answer_has_generation_rules() {
+        assert_eq!(written_view(&Source::Write { view: "create".into() }), Some("create"));
+        // contract: COMPARE-041
+        assert_eq!(written_view(&Source::State), None);
+        assert_eq!(
+            written_view(&Source::Recording { ordinal: 0, exact: true, reason: None }),
+            None
+        );
+        // contract: COMPARE-042
+        assert_eq!(written_view(&Source::Missing), None);
+    }
 }
