@@ -32,7 +32,10 @@ fn both_probes_are_compared_and_reported_as_evidence() {
     let run = compare(dir.path(), &args);
     let report = evidence_of(&run);
     // contract: COMPARE-001, COMPARE-002
-    assert_eq!(report["probe_evidence_ids"].as_array().map(Vec::len), Some(2));
+    assert_eq!(
+        report["probe_evidence_ids"].as_array().map(Vec::len),
+        Some(2)
+    );
     // contract: COMPARE-003
     assert_eq!(report["probes"][0]["order"], "start-time");
     let summary = &report["summary"];
@@ -62,7 +65,10 @@ fn both_probes_are_compared_and_reported_as_evidence() {
         (&get_posts["agreeing"], &get_posts["compared"]),
         (&json!(9), &json!(15))
     );
-    let per_tool: u64 = tools.iter().map(|tool| tool["compared"].as_u64().unwrap()).sum();
+    let per_tool: u64 = tools
+        .iter()
+        .map(|tool| tool["compared"].as_u64().unwrap())
+        .sum();
     let no_tool = summary["categories"]["no-tool"].as_u64().unwrap();
     assert_eq!(per_tool + no_tool, 69);
     // contract: COMPARE-081
@@ -81,7 +87,11 @@ fn both_probes_are_compared_and_reported_as_evidence() {
     // The text form names the same figures.
     let text = compare(dir.path(), &args[..4]);
     assert_eq!(text.code, Some(0), "{}", text.stderr);
-    assert!(text.stdout.contains("agreement: 20/69 agree (29.0%)"), "{}", text.stdout);
+    assert!(
+        text.stdout.contains("agreement: 20/69 agree (29.0%)"),
+        "{}",
+        text.stdout
+    );
 }
 
 #[test]
@@ -89,10 +99,20 @@ fn every_probe_starts_from_the_reset_state() {
     let dir = app_dir("json-server");
     let report = evidence_of(&compare(
         dir.path(),
-        &["--probe", "probe-crud.json", "--probe", "probe-crud.json", "--json"],
+        &[
+            "--probe",
+            "probe-crud.json",
+            "--probe",
+            "probe-crud.json",
+            "--json",
+        ],
     ));
     // The CRUD probe writes (a served create and update); the second run sees the state reset.
-    assert!(steps(&report, 0).iter().any(|step| step["source"] == "write"));
+    assert!(
+        steps(&report, 0)
+            .iter()
+            .any(|step| step["source"] == "write")
+    );
     // contract: COMPARE-006
     assert_eq!(report["probes"][0]["steps"], report["probes"][1]["steps"]);
 }
@@ -102,7 +122,13 @@ fn calls_are_checked_against_the_served_schema_and_categorised() {
     let dir = app_dir("json-server");
     let report = evidence_of(&compare(
         dir.path(),
-        &["--probe", "probe-reads.json", "--probe", "probe-crud.json", "--json"],
+        &[
+            "--probe",
+            "probe-reads.json",
+            "--probe",
+            "probe-crud.json",
+            "--json",
+        ],
     ));
     let unknown = step(&report, 0, "GET /posts?_start=1&_end=3");
     // contract: COMPARE-028, COMPARE-091
@@ -118,7 +144,10 @@ fn calls_are_checked_against_the_served_schema_and_categorised() {
         "{unknown}"
     );
     // contract: COMPARE-093
-    assert_eq!(step(&report, 0, "GET /db")["categories"], json!(["no-tool"]));
+    assert_eq!(
+        step(&report, 0, "GET /db")["categories"],
+        json!(["no-tool"])
+    );
     // The delete is withheld from the served catalog.
     // contract: COMPARE-092
     assert_eq!(
@@ -144,7 +173,10 @@ fn calls_are_checked_against_the_served_schema_and_categorised() {
 #[test]
 fn normalised_values_are_counted_by_kind() {
     let dir = app_dir("kinto");
-    let report = evidence_of(&compare(dir.path(), &["--probe", "probe-reads.json", "--json"]));
+    let report = evidence_of(&compare(
+        dir.path(),
+        &["--probe", "probe-reads.json", "--json"],
+    ));
     let normalised = &report["summary"]["normalised"];
     // Kinto's `last_modified` epochs differ from capture to capture and compare by format.
     // contract: COMPARE-052
@@ -176,18 +208,30 @@ fn unobserved_records_are_listed_with_their_reasons_and_not_counted() {
                 .remove("text");
         },
     );
-    let report = evidence_of(&compare(dir.path(), &["--probe", "probe-edited.json", "--json"]));
+    let report = evidence_of(&compare(
+        dir.path(),
+        &["--probe", "probe-edited.json", "--json"],
+    ));
     let probe = &report["probes"][0];
     let reasons: Vec<(u64, &str)> = probe["unobserved_records"]
         .as_array()
         .unwrap()
         .iter()
-        .map(|record| (record["ordinal"].as_u64().unwrap(), record["reason"].as_str().unwrap()))
+        .map(|record| {
+            (
+                record["ordinal"].as_u64().unwrap(),
+                record["reason"].as_str().unwrap(),
+            )
+        })
         .collect();
     // contract: COMPARE-096, COMPARE-097, COMPARE-099, COMPARE-100
     assert_eq!(
         reasons,
-        vec![(0, "no-request-line"), (1, "other-origin"), (2, "no-answer")]
+        vec![
+            (0, "no-request-line"),
+            (1, "other-origin"),
+            (2, "no-answer")
+        ]
     );
     // contract: COMPARE-098
     assert_eq!(probe["origin"], "http://127.0.0.1:3000");
@@ -206,7 +250,10 @@ fn unobserved_records_are_listed_with_their_reasons_and_not_counted() {
         .unwrap();
     // contract: COMPARE-102
     assert_eq!(
-        (&by_status_only["unobserved_body"], &by_status_only["agrees"]),
+        (
+            &by_status_only["unobserved_body"],
+            &by_status_only["agrees"]
+        ),
         (&json!(true), &json!(true))
     );
     // contract: COMPARE-103

@@ -46,13 +46,19 @@ pub struct EnvironmentCompareArgs {
 
 /// Reads an Evidence file within the Evidence bound, naming the path in a refusal.
 fn read(path: &Path) -> Result<Evidence, Refusal> {
-    Evidence::read_file(path, rea_evidence::envelope::EVIDENCE_FILE_MAX_BYTES).map_err(|refusal| {
-        let data = json!({ "path": path.display().to_string() });
-        match refusal.data {
-            None => refusal.with_data(data),
-            Some(_) => refusal,
-        }
-    })
+    Evidence::read_file(path, rea_evidence::envelope::EVIDENCE_FILE_MAX_BYTES).map_err(
+        |mut refusal| {
+            let path = json!(path.display().to_string());
+            match &mut refusal.data {
+                Some(serde_json::Value::Object(data)) => {
+                    data.insert("path".to_owned(), path);
+                }
+                Some(_) => {}
+                None => refusal.data = Some(json!({ "path": path })),
+            }
+            refusal
+        },
+    )
 }
 
 /// Runs `rea environment-compare`.

@@ -14,7 +14,10 @@ pub fn rea() -> PathBuf {
 
 /// A shared capture file.
 pub fn shared_har(app: &str, name: &str) -> PathBuf {
-    shared_dir().join("captures").join(app).join(format!("{name}.har"))
+    shared_dir()
+        .join("captures")
+        .join(app)
+        .join(format!("{name}.har"))
 }
 
 /// Inspects a HAR into `dir/<name>.json`.
@@ -72,7 +75,13 @@ pub fn refusal_of(run: &Run) -> serde_json::Value {
 }
 
 /// Writes an Evidence file changed by `edit` (a browser probe, another origin …) and re-sealed.
-pub fn reseal(dir: &Path, from: &str, to: &str, operation: &str, edit: impl FnOnce(&mut serde_json::Value)) {
+pub fn reseal(
+    dir: &Path,
+    from: &str,
+    to: &str,
+    operation: &str,
+    edit: impl FnOnce(&mut serde_json::Value),
+) {
     let text = std::fs::read_to_string(dir.join(from)).expect("evidence");
     let mut value: serde_json::Value = serde_json::from_str(&text).expect("JSON");
     edit(&mut value);

@@ -466,7 +466,11 @@ mod tests {
             collection: Some("/posts"),
             generation: None,
         };
-        compare_bodies(&context, &Representation::Json(live), &Representation::Json(env))
+        compare_bodies(
+            &context,
+            &Representation::Json(live),
+            &Representation::Json(env),
+        )
     }
 
     fn categories(found: &BodyComparison) -> Vec<&'static str> {
@@ -501,7 +505,18 @@ mod tests {
     #[test]
     fn epoch_numbers_are_clocks_under_clock_names_only() {
         let ids = IdMap::default();
-        for name in ["at", "time", "date", "timestamp", "created", "updated", "modified", "last_modified", "createdAt", "creation_time"] {
+        for name in [
+            "at",
+            "time",
+            "date",
+            "timestamp",
+            "created",
+            "updated",
+            "modified",
+            "last_modified",
+            "createdAt",
+            "creation_time",
+        ] {
             let found = json_differences(
                 &ids,
                 json!({ name: 1795950612507_i64 }),
@@ -543,7 +558,8 @@ mod tests {
         assert_eq!(categories(&own), vec!["value"]);
         assert_eq!(own.differences[0].pointer, "/created/count");
         let root = json_differences(&ids, json!(1795950612507_i64), json!(1795950605114_i64));
-        let root_array = json_differences(&ids, json!([1795950612507_i64]), json!([1795950605114_i64]));
+        let root_array =
+            json_differences(&ids, json!([1795950612507_i64]), json!([1795950605114_i64]));
         let measured = json_differences(
             &ids,
             json!({"duration_ms": 1795950612507_i64, "response_time": 1795950612507_i64}),
@@ -551,7 +567,11 @@ mod tests {
         );
         // contract: COMPARE-033
         assert_eq!(
-            (categories(&root), categories(&root_array), categories(&measured)),
+            (
+                categories(&root),
+                categories(&root_array),
+                categories(&measured)
+            ),
             (vec!["value"], vec!["value"], vec!["value"])
         );
     }
@@ -663,7 +683,10 @@ mod tests {
         let cut_short = json_differences(&ids, json!({ "a": long }), json!({"a": "y"}));
         // contract: COMPARE-083
         assert_eq!(
-            cut_short.differences[0].live.as_ref().map(|text| text.chars().count()),
+            cut_short.differences[0]
+                .live
+                .as_ref()
+                .map(|text| text.chars().count()),
             Some(VALUE_CHARS)
         );
         let reordered = json_differences(
@@ -692,7 +715,11 @@ mod tests {
             collection: None,
             generation: Some(generation),
         };
-        compare_bodies(&context, &Representation::Json(live), &Representation::Json(env))
+        compare_bodies(
+            &context,
+            &Representation::Json(live),
+            &Representation::Json(env),
+        )
     }
 
     #[test]
@@ -787,7 +814,10 @@ mod tests {
         // contract: COMPARE-047, COMPARE-048, COMPARE-049
         assert!(coherent.differences.is_empty(), "{coherent:?}");
         // contract: COMPARE-051
-        assert_eq!((coherent.normalised.generated, coherent.normalised.clock), (1, 1));
+        assert_eq!(
+            (coherent.normalised.generated, coherent.normalised.clock),
+            (1, 1)
+        );
         let stale = with_generation(
             &generation,
             json!({"experiment_id": "4", "created": "2026-01-01T10:00:00Z", "uri": "store:/3/2026-01-01T10:00:00Z"}),

@@ -6,7 +6,13 @@ use rea_plugin_api::contracts::capture::{
 };
 
 /// A record of `METHOD http://app{path_and_query}` answering JSON `body` with `status`.
-pub fn record(ordinal: u64, method: &str, path_and_query: &str, status: u16, body: &str) -> CaptureRecord {
+pub fn record(
+    ordinal: u64,
+    method: &str,
+    path_and_query: &str,
+    status: u16,
+    body: &str,
+) -> CaptureRecord {
     let (path, query) = match path_and_query.split_once('?') {
         Some((path, raw)) => (
             path,

@@ -281,7 +281,11 @@ mod tests {
         );
         // contract: COMPARE-015
         assert_eq!(
-            (ids.lookup(Some("/posts"), "7"), ids.lookup(Some("/posts"), "9"), ids.lookup(None, "u1")),
+            (
+                ids.lookup(Some("/posts"), "7"),
+                ids.lookup(Some("/posts"), "9"),
+                ids.lookup(None, "u1")
+            ),
             (Some("1"), Some("2"), Some("u5"))
         );
         let mut ids = IdMap::default();
@@ -302,7 +306,12 @@ mod tests {
         assert_eq!(ids.lookup(Some("/tokens"), "k-41"), Some("k-1"));
         // Arrays without a natural key teach nothing.
         let mut ids = IdMap::default();
-        ids.learn_answers(&fields, "/x", &json!([{"id": 1}, {"id": 2}]), &json!([{"id": 3}, {"id": 4}]));
+        ids.learn_answers(
+            &fields,
+            "/x",
+            &json!([{"id": 1}, {"id": 2}]),
+            &json!([{"id": 3}, {"id": 4}]),
+        );
         assert_eq!(ids.lookup(None, "1"), None);
     }
 

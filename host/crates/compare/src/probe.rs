@@ -74,6 +74,27 @@ fn browser_selected(evidence: &Evidence, member: &str) -> bool {
     .any(|network| network.get(member).and_then(Json::as_bool) == Some(true))
 }
 
+/// A browser capture's records: the same record contract as a HAR inspection's.
+fn browser_records(evidence: &Evidence) -> Result<Vec<CaptureRecord>, Refusal> {
+    let records = evidence.get("records").ok_or_else(|| {
+        refused(
+            evidence,
+            format!("browser probe {} has no `records`", evidence.id()),
+        )
+        .at("/records")
+    })?;
+    rea_plugin_api::json::from_json(records).map_err(|error| {
+        refused(
+            evidence,
+            format!(
+                "browser probe {}'s records are malformed: {error}",
+                evidence.id()
+            ),
+        )
+        .at("/records")
+    })
+}
+
 fn is_write(record: &CaptureRecord) -> bool {
     record.method.as_deref().is_some_and(|method| {
         ["POST", "PUT", "PATCH"]
@@ -87,7 +108,11 @@ pub fn read_probe(evidence: &Evidence, manifest: &Manifest) -> Result<Probe, Ref
     evidence
         .expect_operation(&[INSPECT_CAPTURE_OPERATION, BROWSER_CAPTURE_OPERATION])
         .map_err(|refusal| refusal.with_data(serde_json::json!({ "probe": evidence.id() })))?;
-    let records = capture_records(evidence)?;
+    let records = if evidence.operation() == BROWSER_CAPTURE_OPERATION {
+        browser_records(evidence)?
+    } else {
+        capture_records(evidence)?
+    };
     if records.is_empty() {
         return Err(refused(
             evidence,
@@ -217,7 +242,11 @@ mod tests {
         assert_eq!(ordinals(&ordered), vec![3, 1, 2, 0]);
         // contract: COMPARE-059
         assert_eq!(
-            ordered.iter().find(|record| record.ordinal == 3).unwrap().started,
+            ordered
+                .iter()
+                .find(|record| record.ordinal == 3)
+                .unwrap()
+                .started,
             records[3].started
         );
     }

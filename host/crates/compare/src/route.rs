@@ -279,8 +279,20 @@ mod tests {
             record(2, "GET", "/posts/latest", 200, r#"{"id": 2}"#),
             record(3, "GET", "/posts/1/comments?_limit=2&author=a", 200, "[]"),
             record(4, "GET", "/posts/2/comments", 200, "[]"),
-            record(5, "GET", "/runs/5d0c6a1e-1f4b-4c36-9a53-8d2f4b7e0a11", 200, "{}"),
-            record(6, "GET", "/runs/a3b9e2f0-7c1d-4e85-b6a2-0f9c3d4e5a22", 200, "{}"),
+            record(
+                5,
+                "GET",
+                "/runs/5d0c6a1e-1f4b-4c36-9a53-8d2f4b7e0a11",
+                200,
+                "{}",
+            ),
+            record(
+                6,
+                "GET",
+                "/runs/a3b9e2f0-7c1d-4e85-b6a2-0f9c3d4e5a22",
+                200,
+                "{}",
+            ),
             record(7, "POST", "/posts", 201, r#"{"id": 3}"#),
         ]
     }
@@ -288,17 +300,28 @@ mod tests {
     #[test]
     fn requests_match_the_tool_with_the_most_literal_segments() {
         let (manifest, _) = environment(&catalog());
-        let name = |method: &str, path: &str| match_tool(&manifest.tools, method, path).map(|tool| tool.name.clone());
+        let name = |method: &str, path: &str| {
+            match_tool(&manifest.tools, method, path).map(|tool| tool.name.clone())
+        };
         // contract: COMPARE-009
-        assert_eq!(name("GET", "/posts/latest").as_deref(), Some("get_posts_latest"));
+        assert_eq!(
+            name("GET", "/posts/latest").as_deref(),
+            Some("get_posts_latest")
+        );
         assert_eq!(name("GET", "/posts/77").as_deref(), Some("get_posts_by_id"));
         assert_eq!(name("POST", "/posts/77"), None);
         assert_eq!(name("DELETE", "/posts"), None);
         assert_eq!(name("GET", "/posts/77/comments/3"), None);
         // contract: COMPARE-010
         assert_eq!(name("GET", "/posts/seven"), None);
-        assert_eq!(name("GET", "/posts/%37%37").as_deref(), Some("get_posts_by_id"));
-        assert_eq!(name("GET", "/runs/c7e1f4a2-9b3d-4f60-8e17-2a5b6c7d8e33").as_deref(), Some("get_runs_by_id"));
+        assert_eq!(
+            name("GET", "/posts/%37%37").as_deref(),
+            Some("get_posts_by_id")
+        );
+        assert_eq!(
+            name("GET", "/runs/c7e1f4a2-9b3d-4f60-8e17-2a5b6c7d8e33").as_deref(),
+            Some("get_runs_by_id")
+        );
         assert_eq!(name("GET", "/runs/not-a-uuid"), None);
     }
 
@@ -311,13 +334,21 @@ mod tests {
         ids.learn(None, &json!("a"), &json!("z"));
         ids.learn(None, &json!("2"), &json!("9"));
         let call = |path: &str, pairs: &[(&str, &str)], body: Option<Value>| {
-            let tool = match_tool(&manifest.tools, if body.is_some() { "POST" } else { "GET" }, path).unwrap();
+            let tool = match_tool(
+                &manifest.tools,
+                if body.is_some() { "POST" } else { "GET" },
+                path,
+            )
+            .unwrap();
             let definition = environment.tool(&tool.name).unwrap();
             arguments(
                 definition,
                 &Request {
                     path,
-                    pairs: pairs.iter().map(|(name, value)| ((*name).to_owned(), (*value).to_owned())).collect(),
+                    pairs: pairs
+                        .iter()
+                        .map(|(name, value)| ((*name).to_owned(), (*value).to_owned()))
+                        .collect(),
                     body,
                 },
                 &ids,
@@ -325,15 +356,28 @@ mod tests {
             )
         };
         // contract: COMPARE-023, COMPARE-024
-        assert_eq!(Value::Object(call("/posts/1", &[], None)), json!({"id": "7"}));
+        assert_eq!(
+            Value::Object(call("/posts/1", &[], None)),
+            json!({"id": "7"})
+        );
         // A path value is passed raw: the environment decodes it once.
         // contract: COMPARE-011
-        assert_eq!(Value::Object(call("/posts/%31%32", &[], None)), json!({"id": "%31%32"}));
+        assert_eq!(
+            Value::Object(call("/posts/%31%32", &[], None)),
+            json!({"id": "%31%32"})
+        );
         // The nested collection keeps its parent value; the query translates except paging.
         // contract: COMPARE-025
-        let nested = call("/posts/1/comments", &[("author", "a"), ("_limit", "2")], None);
+        let nested = call(
+            "/posts/1/comments",
+            &[("author", "a"), ("_limit", "2")],
+            None,
+        );
         // contract: COMPARE-027
-        assert_eq!(Value::Object(nested), json!({"post_id": "7", "author": "z", "_limit": "2"}));
+        assert_eq!(
+            Value::Object(nested),
+            json!({"post_id": "7", "author": "z", "_limit": "2"})
+        );
         // A literal segment is never translated, even when it spells a mapped id.
         // contract: COMPARE-026
         let mut literal = IdMap::default();
@@ -341,14 +385,22 @@ mod tests {
         let tool = match_tool(&manifest.tools, "GET", "/posts/latest").unwrap();
         let latest = arguments(
             environment.tool(&tool.name).unwrap(),
-            &Request { path: "/posts/latest", pairs: Vec::new(), body: None },
+            &Request {
+                path: "/posts/latest",
+                pairs: Vec::new(),
+                body: None,
+            },
             &literal,
             &IdFields::default(),
         );
         assert!(latest.is_empty());
         // contract: COMPARE-023
         assert_eq!(
-            Value::Object(call("/posts", &[], Some(json!({"postId": 2, "title": "2"})))),
+            Value::Object(call(
+                "/posts",
+                &[],
+                Some(json!({"postId": 2, "title": "2"}))
+            )),
             json!({"body": {"postId": 9, "title": "2"}})
         );
     }

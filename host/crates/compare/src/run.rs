@@ -287,10 +287,10 @@ impl ProbeRun<'_, '_> {
             None => step.unobserved_body = true,
             Some(live) => {
                 let generation = written_view(&source).map(|view| Generation {
-                        rules: self.bench.served.generation_rules(&tool.name, view),
-                        path_params: (live_path_params(tool, request.path), env_side.1),
-                        sent: (request.body.clone(), env_side.0),
-                    });
+                    rules: self.bench.served.generation_rules(&tool.name, view),
+                    path_params: (live_path_params(tool, request.path), env_side.1),
+                    sent: (request.body.clone(), env_side.0),
+                });
                 let context = Context {
                     ids: &self.ids,
                     fields: self.bench.fields,
@@ -469,13 +469,31 @@ mod tests {
         let sent = Some(json!({"title": "a"}));
         // contract: COMPARE-018
         assert!(may_learn(&Source::State, None, &sent));
-        assert!(may_learn(&Source::Write { view: "create".into() }, None, &sent));
-        let exact = Source::Recording { ordinal: 3, exact: true, reason: None };
+        assert!(may_learn(
+            &Source::Write {
+                view: "create".into()
+            },
+            None,
+            &sent
+        ));
+        let exact = Source::Recording {
+            ordinal: 3,
+            exact: true,
+            reason: None,
+        };
         assert!(may_learn(&exact, Some(&sent.clone()), &sent));
         // contract: COMPARE-019
-        let inexact = Source::Recording { ordinal: 3, exact: false, reason: None };
+        let inexact = Source::Recording {
+            ordinal: 3,
+            exact: false,
+            reason: None,
+        };
         assert!(!may_learn(&inexact, Some(&sent.clone()), &sent));
-        assert!(!may_learn(&exact, Some(&Some(json!({"title": "b"}))), &sent));
+        assert!(!may_learn(
+            &exact,
+            Some(&Some(json!({"title": "b"}))),
+            &sent
+        ));
         assert!(!may_learn(&exact, None, &sent));
         let env = Representation::Json(json!({"id": 1}));
         // contract: COMPARE-020
@@ -485,11 +503,20 @@ mod tests {
 
     #[test]
     fn only_a_served_write_answer_has_generation_rules() {
-        assert_eq!(written_view(&Source::Write { view: "create".into() }), Some("create"));
+        assert_eq!(
+            written_view(&Source::Write {
+                view: "create".into()
+            }),
+            Some("create")
+        );
         // contract: COMPARE-041
         assert_eq!(written_view(&Source::State), None);
         assert_eq!(
-            written_view(&Source::Recording { ordinal: 0, exact: true, reason: None }),
+            written_view(&Source::Recording {
+                ordinal: 0,
+                exact: true,
+                reason: None
+            }),
             None
         );
         // contract: COMPARE-042
