@@ -21,6 +21,7 @@ mod capture_refusals;
 mod capture_robustness;
 mod capture_sensitive;
 mod compare_command;
+mod compare_crosscheck;
 mod compare_refusals;
 mod foundation_plugins;
 mod manifest_cli;

@@ -336,12 +336,14 @@ impl ProbeRun<'_, '_> {
 }
 
 /// Whether ids may be learned from an answer (the live body recorded, both JSON, is the caller's
-/// part): one from the state (a read, a served write, a missing target's answer), or the
-/// recording of this very call (replay matched every argument, and the recorded request body,
-/// `recorded`, equals the one sent).
+/// part): one from the state (a read, a served write), or the recording of this very call
+/// (replay matched every argument, and the recorded request body, `recorded`, equals the one
+/// sent). A missing write target's answer is another call's recorded absence replayed in its
+/// place: it teaches nothing.
 pub fn may_learn(source: &Source, recorded: Option<&Option<Value>>, sent: &Option<Value>) -> bool {
     match source {
-        Source::State | Source::Write { .. } | Source::Missing => true,
+        Source::State | Source::Write { .. } => true,
+        Source::Missing => false,
         Source::Recording { exact, .. } => *exact && recorded == Some(sent),
     }
 }
@@ -495,6 +497,8 @@ mod tests {
             &sent
         ));
         assert!(!may_learn(&exact, None, &sent));
+        // A missing target's recorded absence is another call's recording.
+        assert!(!may_learn(&Source::Missing, None, &sent));
         let env = Representation::Json(json!({"id": 1}));
         // contract: COMPARE-020
         assert!(learnable_bodies(None, &env).is_none());
