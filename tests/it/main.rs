@@ -22,6 +22,7 @@ mod capture_robustness;
 mod capture_sensitive;
 mod compare_command;
 mod compare_crosscheck;
+mod compare_mcp;
 mod compare_refusals;
 mod foundation_plugins;
 mod manifest_cli;

@@ -11,12 +11,16 @@
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use clap::Args;
 use rea_compare::adapter::Mode;
 use rea_compare::{CompareInputs, STAGE};
 use rea_evidence::{Evidence, Refusal};
-use serde_json::json;
+use rea_self_mcp::catalog::tool_names::COMPARE_ENVIRONMENT;
+use rea_self_mcp::catalog::{FAMILY_ENVIRONMENT, ToolCatalog, ToolContext, ToolOutcome, ToolSpec};
+use rea_self_mcp::ledger::EvidenceDocument;
+use serde_json::{Map, Value, json};
 
 use crate::output::CommandFailure;
 
@@ -110,4 +114,137 @@ pub fn run(args: &EnvironmentCompareArgs) -> Result<(), CommandFailure> {
             args.json,
         )
     })
+}
+
+/// Registers `compare_environment` in `rea mcp`: the same comparison, its Evidence returned
+/// inline and retained by the session (the `verify_reconstruction` workflow's
+/// `comparison_evidence`).
+pub fn register_compare_tool(
+    catalog: &mut ToolCatalog,
+    pipeline: Option<&Path>,
+) -> Result<(), rea_self_mcp::SelfMcpError> {
+    let pipeline = pipeline.map(Path::to_path_buf);
+    catalog.register(
+        compare_tool_spec(),
+        Arc::new(
+            move |arguments: &Map<String, Value>, context: &ToolContext| match compare_tool(
+                arguments,
+                context,
+                pipeline.as_deref(),
+            ) {
+                Ok(evidence) => ToolOutcome::evidence(evidence),
+                Err(refusal) => ToolOutcome::refused(refusal.in_stage(STAGE)),
+            },
+        ),
+    )
+}
+
+/// The schema of one Evidence source.
+fn source_schema(description: &str) -> Value {
+    json!({
+        "type": "object",
+        "description": description,
+        "properties": {
+            "kind": {"type": "string", "enum": ["retained-evidence", "evidence-file"]},
+            "evidence_id": {"type": "string"},
+            "path": {"type": "string"}
+        },
+        "required": ["kind"],
+        "additionalProperties": false
+    })
+}
+
+fn compare_tool_spec() -> ToolSpec {
+    let schema = json!({
+        "type": "object",
+        "properties": {
+            "manifest": source_schema("The environment manifest Evidence: `{\"kind\": \"retained-evidence\", \"evidence_id\"}` or `{\"kind\": \"evidence-file\", \"path\"}` (absolute)."),
+            "capture": source_schema("The capture Evidence the manifest was projected from (same forms)."),
+            "probes": {
+                "type": "array",
+                "minItems": 1,
+                "items": source_schema("A probe: capture Evidence of one call sequence (same forms)."),
+                "description": "Capture Evidence of call sequences recorded on the live application, seeded as for the capture and reset before each (same forms)."
+            },
+            "replay_only": {"type": "boolean", "description": "Compare the replay environment instead of the state (default false)."}
+        },
+        "required": ["manifest", "capture", "probes"],
+        "additionalProperties": false
+    });
+    ToolSpec {
+        name: COMPARE_ENVIRONMENT.to_owned(),
+        family: FAMILY_ENVIRONMENT.to_owned(),
+        title: "Compare an environment with the application".to_owned(),
+        description: "Measures an environment against probes recorded on the live application, as `rea environment-compare` does: the state is reset before each probe, every probe call is answered in-process as the served environment would answer it (no network call) and compared with the application's answer (ids mapped, clocks by format). Returns the comparison Evidence inline: agreement overall, per probe and per tool, `agreement_ignoring_order`, each step's differences (`status`, `missing-field`, `extra-field`, `value`, `length`, `order`, `clock-format`, `refused`, `not-served`, `no-tool`, `unmapped-id`) and the unobserved records. The session retains it.".to_owned(),
+        input_schema: schema.as_object().cloned().unwrap_or_default(),
+        annotations: json!({
+            "readOnlyHint": true,
+            "destructiveHint": false,
+            "idempotentHint": true,
+            "openWorldHint": false
+        })
+        .as_object()
+        .cloned()
+        .unwrap_or_default(),
+    }
+}
+
+/// One Evidence source of the tool: retained by the session, or an absolute file path.
+fn tool_source(source: &Value, pointer: &str, context: &ToolContext) -> Result<Evidence, Refusal> {
+    match source.get("kind").and_then(Value::as_str) {
+        Some("retained-evidence") => {
+            let document = context.ledger.resolve(source, pointer)?;
+            Evidence::authenticate(document.canonical.as_bytes())
+        }
+        Some("evidence-file") => {
+            let path = source.get("path").and_then(Value::as_str).map(PathBuf::from);
+            match path {
+                Some(path) if path.is_absolute() => read(&path),
+                _ => Err(Refusal::invalid_request(
+                    "`path` must be an absolute path: the server's working directory is not the caller's",
+                )
+                .at(format!("{pointer}/path"))),
+            }
+        }
+        _ => Err(Refusal::invalid_request(
+            "a source is `{\"kind\": \"retained-evidence\", \"evidence_id\"}` or `{\"kind\": \"evidence-file\", \"path\"}`",
+        )
+        .at(format!("{pointer}/kind"))),
+    }
+}
+
+fn compare_tool(
+    arguments: &Map<String, Value>,
+    context: &ToolContext,
+    pipeline: Option<&Path>,
+) -> Result<EvidenceDocument, Refusal> {
+    let member = |name: &str| arguments.get(name).cloned().unwrap_or(Value::Null);
+    let manifest = tool_source(&member("manifest"), "/manifest", context)?;
+    let capture = tool_source(&member("capture"), "/capture", context)?;
+    let probes = member("probes")
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
+        .iter()
+        .enumerate()
+        .map(|(index, probe)| tool_source(probe, &format!("/probes/{index}"), context))
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut registry =
+        crate::builtin_registry().map_err(|error| Refusal::internal(error.to_string()))?;
+    let rules = rea_compare::adapter::load_rules(pipeline, &mut registry)?;
+    let replay_only = arguments.get("replay_only").and_then(Value::as_bool) == Some(true);
+    let comparison = rea_compare::compare(&CompareInputs {
+        manifest: &manifest,
+        capture: &capture,
+        probes: &probes,
+        mode: if replay_only {
+            Mode::ReplayOnly
+        } else {
+            Mode::State
+        },
+        rules,
+    })?;
+    let text = String::from_utf8(comparison.evidence.to_canonical_vec())
+        .map_err(|error| Refusal::internal(format!("Evidence is not UTF-8: {error}")))?;
+    EvidenceDocument::from_canonical(text)
 }
