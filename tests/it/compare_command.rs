@@ -213,7 +213,7 @@ fn unobserved_records_are_listed_with_their_reasons_and_not_counted() {
         &["--probe", "probe-edited.json", "--json"],
     ));
     let probe = &report["probes"][0];
-    let reasons: Vec<(u64, &str)> = probe["unobserved_records"]
+    let reasons: Vec<(u64, &str)> = probe["unobserved"]
         .as_array()
         .unwrap()
         .iter()

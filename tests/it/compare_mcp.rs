@@ -51,7 +51,10 @@ fn the_tool_returns_the_comparison_the_command_prints() {
         json!({"action": "render", "workflow_id": "verify_reconstruction", "arguments": {"specification": "posts read back after a create"}}),
     );
     assert!(!failed, "{rendered}");
-    assert!(rendered.to_string().contains("compare_environment"), "{rendered}");
+    assert!(
+        rendered.to_string().contains("compare_environment"),
+        "{rendered}"
+    );
     // A relative path is refused, naming where.
     let (refused, failed) = session.call(
         "compare_environment",
@@ -67,7 +70,13 @@ fn the_tool_returns_the_comparison_the_command_prints() {
     // The same Evidence as the command prints (the probes given as files there).
     let run = compare(
         dir.path(),
-        &["--probe", "probe-reads.json", "--probe", "probe-crud.json", "--json"],
+        &[
+            "--probe",
+            "probe-reads.json",
+            "--probe",
+            "probe-crud.json",
+            "--json",
+        ],
     );
     let printed: Value = serde_json::from_str(&run.stdout).expect("JSON");
     assert_eq!(report["summary"], printed["summary"]);

@@ -184,6 +184,41 @@ fn a_manifest_and_capture_that_do_not_authenticate_are_refused() {
 }
 
 #[test]
+fn the_help_states_how_probes_are_recorded() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let run = rea_tests::run_rea(
+        &crate::compare_support::rea(),
+        dir.path(),
+        &["environment-compare", "--help"],
+    );
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let help = run.stdout.split_whitespace().collect::<Vec<_>>().join(" ");
+    // contract: COMPARE-004
+    assert!(
+        help.contains("recorded on the live application, seeded as it was for the capture and reset before the sequence"),
+        "{help}"
+    );
+}
+
+#[test]
+fn the_guidance_states_what_agreement_does_not_show() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let run = rea_tests::run_rea(
+        &crate::compare_support::rea(),
+        dir.path(),
+        &["guidance", "--query", "equal answer write effect"],
+    );
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let found: Value = serde_json::from_str(&run.stdout).expect("JSON");
+    let excerpt = found["matches"][0]["excerpt"].as_str().expect("a match");
+    let text = excerpt.split_whitespace().collect::<Vec<_>>().join(" ");
+    // contract: COMPARE-107
+    assert!(text.contains("Clocks compared by format and fields normalized under generation rules can still differ in content"), "{text}");
+    // contract: COMPARE-108
+    assert!(text.contains("an equal answer after a write shows the state matched for that read, not that the write had no other effect"), "{text}");
+}
+
+#[test]
 fn usage_and_configuration_errors_exit_2() {
     let dir = app_dir("json-server");
     let run = compare(dir.path(), &[]);

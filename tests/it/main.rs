@@ -24,6 +24,7 @@ mod compare_command;
 mod compare_crosscheck;
 mod compare_mcp;
 mod compare_refusals;
+mod compare_state_clocks;
 mod foundation_plugins;
 mod manifest_cli;
 mod manifest_golden;

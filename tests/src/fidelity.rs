@@ -148,7 +148,7 @@ pub fn measure(app: &App, rules: &Rules) -> Result<AppResult, String> {
         for (mode_name, mode) in [("state", Mode::State), ("replay", Mode::ReplayOnly)] {
             let comparison = compare(&capture, &manifest, &probe, mode, rules)
                 .map_err(|error| format!("{}: {error}", app.name))?;
-            let summary = &comparison.report.summary;
+            let summary = &comparison.report.summary.tally;
             measures.insert(
                 (probe_name.to_owned(), mode_name.to_owned()),
                 Measure {

@@ -33,7 +33,8 @@ pub struct EnvironmentCompareArgs {
     /// The capture Evidence the manifest was projected from.
     #[arg(long, value_name = "CAPTURE.json")]
     pub evidence: PathBuf,
-    /// Capture Evidence of one call sequence recorded on the live application (repeatable).
+    /// Capture Evidence of one call sequence recorded on the live application, seeded as it was
+    /// for the capture and reset before the sequence (repeatable).
     #[arg(long = "probe", value_name = "PROBE.json", required = true)]
     pub probes: Vec<PathBuf>,
     /// Compare the replay environment (`environment-serve --replay-only`) instead of the state.

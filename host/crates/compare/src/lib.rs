@@ -45,7 +45,7 @@ use serde_json::json;
 
 use crate::adapter::{Mode, Rules, Served};
 use crate::ids::IdFields;
-use crate::report::{EnvironmentReport, OPERATION, Report, SCHEMA_VERSION, Tally, ToolReport};
+use crate::report::{EnvironmentReport, OPERATION, Report, SCHEMA_VERSION, Summary, ToolReport};
 use crate::run::{Bench, request_body, run_probe};
 
 /// The stage name refusals carry.
@@ -121,16 +121,17 @@ pub fn compare(inputs: &CompareInputs<'_>) -> Result<Comparison, Refusal> {
         served.reset();
         reports.push(run_probe(&bench, probe));
     }
-    let mut summary = Tally::default();
+    let mut summary = Summary::default();
     let mut tools: BTreeMap<String, report::Counts> = BTreeMap::new();
     for probe in &reports {
-        summary.add(&probe.tally);
+        summary.tally.add(&probe.tally);
         for step in &probe.steps {
             if let Some(tool) = &step.tool {
                 tools.entry(tool.clone()).or_default().count(step);
             }
         }
     }
+    summary.unobserved = summary.tally.unobserved;
     let report = Report {
         parent_evidence_id: inputs.manifest.id().to_owned(),
         capture_evidence_id: inputs.capture.id().to_owned(),

@@ -7,9 +7,11 @@
 //! subject              {application (origin), environment (manifest name)}
 //! environment          {mode, state (as environment-serve's stopped document reports it), served_tools}
 //! summary              agreement overall: compared, agreeing, agreement, agreeing_ignoring_order,
-//!                      agreement_ignoring_order, unobserved, unobserved_bodies, categories
-//!                      (steps showing each), normalised {clock, id, generated}, id_conflicts
-//! probes               per probe: the same counts, order, origin, steps, unobserved
+//!                      agreement_ignoring_order, unobserved (records not compared),
+//!                      unobserved_bodies, categories (steps showing each), normalised
+//!                      {clock, id, generated}, id_conflicts
+//! probes               per probe: the same counts, order, origin, steps, and unobserved (the
+//!                      records not compared, each with its reason)
 //! tools                per tool: compared, agreeing, agreement, agreement_ignoring_order
 //! ```
 //!
@@ -110,7 +112,8 @@ pub struct Tally {
     /// Agreement.
     #[serde(flatten)]
     pub counts: Counts,
-    /// Records not compared.
+    /// Records not compared (reported by [`Summary`]; a probe lists them instead).
+    #[serde(skip)]
     pub unobserved: u64,
     /// Steps compared by status only (the live body was not recorded).
     pub unobserved_bodies: u64,
@@ -164,8 +167,18 @@ pub struct ProbeReport {
     pub tally: Tally,
     /// Its compared steps, in call order.
     pub steps: Vec<Step>,
-    /// Its records not compared, in call order.
-    pub unobserved_records: Vec<Unobserved>,
+    /// Its records not compared, in call order, each with its reason.
+    pub unobserved: Vec<Unobserved>,
+}
+
+/// Every probe together: the counts, and how many records were not compared.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Summary {
+    /// The counts.
+    #[serde(flatten)]
+    pub tally: Tally,
+    /// Records not compared.
+    pub unobserved: u64,
 }
 
 /// One tool's agreement.
@@ -205,7 +218,7 @@ pub struct Report {
     /// The environment compared.
     pub environment: EnvironmentReport,
     /// Every probe together.
-    pub summary: Tally,
+    pub summary: Summary,
     /// Per probe, in argument order.
     pub probes: Vec<ProbeReport>,
     /// Per tool, by name.
@@ -241,10 +254,11 @@ impl Report {
             self.environment.served_tools,
             self.parent_evidence_id,
             self.capture_evidence_id,
-            tally_line(&self.summary),
+            tally_line(&self.summary.tally),
         );
         let categories: Vec<String> = self
             .summary
+            .tally
             .categories
             .iter()
             .map(|(category, steps)| format!("{category} {steps}"))
@@ -252,10 +266,10 @@ impl Report {
         text.push_str(&format!(
             "  steps by difference: {}\n  normalised: {} clocks, {} ids, {} generated; {} id conflicts\n",
             if categories.is_empty() { "none".to_owned() } else { categories.join(", ") },
-            self.summary.normalised.clock,
-            self.summary.normalised.id,
-            self.summary.normalised.generated,
-            self.summary.id_conflicts
+            self.summary.tally.normalised.clock,
+            self.summary.tally.normalised.id,
+            self.summary.tally.normalised.generated,
+            self.summary.tally.id_conflicts
         ));
         for probe in &self.probes {
             text.push_str(&format!(
@@ -267,7 +281,7 @@ impl Report {
             for step in &probe.steps {
                 text.push_str(&step_line(step));
             }
-            for record in &probe.unobserved_records {
+            for record in &probe.unobserved {
                 text.push_str(&format!(
                     "    {:>4} unobserved ({}): {}\n",
                     record.ordinal,

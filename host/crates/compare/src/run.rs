@@ -129,7 +129,7 @@ pub fn run_probe(bench: &Bench<'_>, probe: &Probe) -> ProbeReport {
         order: probe.order.name(),
         tally: run.tally,
         steps: run.steps,
-        unobserved_records: run.unobserved,
+        unobserved: run.unobserved,
     }
 }
 

@@ -3,8 +3,8 @@
 //! scope is left out.
 
 use crate::catalog::tool_names::{
-    COMPARE_ENVIRONMENT, INSPECT_ANALYSIS_VIEW, INSPECT_WEB_NETWORK_CAPTURE,
-    READ_GUIDANCE_SECTION, SEARCH_GUIDANCE,
+    COMPARE_ENVIRONMENT, INSPECT_ANALYSIS_VIEW, INSPECT_WEB_NETWORK_CAPTURE, READ_GUIDANCE_SECTION,
+    SEARCH_GUIDANCE,
 };
 
 /// Where completion for an argument comes from (live projections of the session ledger).
