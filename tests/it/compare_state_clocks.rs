@@ -4,9 +4,7 @@
 //! `host/crates/compare/CONTRACT-NOTES.md`.
 
 use rea_manifest::{TemplateRules, project_manifest};
-use rea_plugin_api::contracts::capture::{
-    Body, CaptureRecord, RecordRequest, RecordResponse, StartTime,
-};
+use rea_plugin_api::contracts::capture::CaptureRecord;
 use rea_plugin_api::json::Json;
 use rea_state::observation::{RecordOrder, Timeline};
 
@@ -36,36 +34,14 @@ fn generated_clocks_outside_the_four_digit_years_are_refused() {
 }
 
 fn record(ordinal: u64, instant: Option<&str>) -> CaptureRecord {
-    CaptureRecord {
-        duration_ms: Some(1.0),
-        method: Some("GET".into()),
-        ordinal,
-        origin: Some("http://app".into()),
-        path: Some(format!("/posts/{ordinal}")),
-        pointer: format!("/log/entries/{ordinal}"),
-        query: None,
-        request: RecordRequest {
-            body: Body::Missing,
-            headers: Vec::new(),
-            http_version: None,
-            media_type: None,
-        },
-        response: RecordResponse {
-            body: Body::Text {
-                text: format!("{{\"id\": {ordinal}}}"),
-            },
-            headers: Vec::new(),
-            http_version: None,
-            media_type: Some("application/json".into()),
-            status: 200,
-            status_text: None,
-        },
-        started: instant.map(|instant| StartTime {
-            instant: Some(instant.into()),
-            recorded: instant.into(),
-        }),
-        url: Some(format!("http://app/posts/{ordinal}")),
+    let built =
+        rea_manifest::testing::record(ordinal, "GET", &format!("http://app/posts/{ordinal}"))
+            .json(200, &format!("{{\"id\": {ordinal}}}"));
+    match instant {
+        Some(instant) => built.started(instant, Some(instant)),
+        None => built,
     }
+    .build()
 }
 
 fn timeline(records: &[CaptureRecord]) -> Timeline {

@@ -140,8 +140,8 @@ pub fn register_compare_tool(
     )
 }
 
-/// The schema of one Evidence source.
-fn source_schema(description: &str) -> Value {
+/// The schema of one Evidence source of a `rea mcp` tool: retained by the session, or a file.
+pub fn source_schema(description: &str) -> Value {
     json!({
         "type": "object",
         "description": description,

@@ -458,19 +458,28 @@ mod tests {
     use crate::generated::{GenerationRule, TemplatePart};
     use serde_json::json;
 
-    fn json_differences(ids: &IdMap, live: Value, env: Value) -> BodyComparison {
+    fn compared(
+        ids: &IdMap,
+        generation: Option<&Generation>,
+        live: Value,
+        env: Value,
+    ) -> BodyComparison {
         let fields = IdFields::default();
         let context = Context {
             ids,
             fields: &fields,
             collection: Some("/posts"),
-            generation: None,
+            generation,
         };
         compare_bodies(
             &context,
             &Representation::Json(live),
             &Representation::Json(env),
         )
+    }
+
+    fn json_differences(ids: &IdMap, live: Value, env: Value) -> BodyComparison {
+        compared(ids, None, live, env)
     }
 
     fn categories(found: &BodyComparison) -> Vec<&'static str> {
@@ -707,19 +716,7 @@ mod tests {
     }
 
     fn with_generation(generation: &Generation, live: Value, env: Value) -> BodyComparison {
-        let ids = IdMap::default();
-        let fields = IdFields::default();
-        let context = Context {
-            ids: &ids,
-            fields: &fields,
-            collection: None,
-            generation: Some(generation),
-        };
-        compare_bodies(
-            &context,
-            &Representation::Json(live),
-            &Representation::Json(env),
-        )
+        compared(&IdMap::default(), Some(generation), live, env)
     }
 
     #[test]

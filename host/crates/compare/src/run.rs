@@ -225,20 +225,7 @@ impl ProbeRun<'_, '_> {
         env_side: (Option<Value>, Vec<String>),
     ) -> Step {
         let live_status = record.response.status;
-        let mut step = Step {
-            ordinal: record.ordinal,
-            request: request_line(record).unwrap_or_default(),
-            tool: Some(tool.name.clone()),
-            source: None,
-            live_status,
-            env_status: None,
-            agrees: false,
-            agrees_ignoring_order: false,
-            unobserved_body: false,
-            categories: Vec::new(),
-            difference_count: 0,
-            differences: Vec::new(),
-        };
+        let mut step = pending_step(record, Some(tool));
         let (status, body, source) = match answer {
             Answer::Refused { code, message } => {
                 step.source = Some("refused".to_owned());
@@ -412,13 +399,9 @@ fn source_name(source: &Source, from_state: bool) -> &'static str {
     }
 }
 
-/// A step the environment could not be asked (`no-tool`, `not-served`).
-fn unanswered_step(
-    record: &CaptureRecord,
-    tool: Option<&ManifestTool>,
-    category: Category,
-) -> Step {
-    let step = Step {
+/// A step of a record before its verdict.
+fn pending_step(record: &CaptureRecord, tool: Option<&ManifestTool>) -> Step {
+    Step {
         ordinal: record.ordinal,
         request: request_line(record).unwrap_or_default(),
         tool: tool.map(|tool| tool.name.clone()),
@@ -431,9 +414,17 @@ fn unanswered_step(
         categories: Vec::new(),
         difference_count: 0,
         differences: Vec::new(),
-    };
+    }
+}
+
+/// A step the environment could not be asked (`no-tool`, `not-served`).
+fn unanswered_step(
+    record: &CaptureRecord,
+    tool: Option<&ManifestTool>,
+    category: Category,
+) -> Step {
     finish(
-        step,
+        pending_step(record, tool),
         vec![Difference {
             category,
             pointer: String::new(),
