@@ -482,6 +482,14 @@ mod tests {
         compared(ids, None, live, env)
     }
 
+    fn pointers(found: &BodyComparison) -> Vec<&str> {
+        found
+            .differences
+            .iter()
+            .map(|difference| difference.pointer.as_str())
+            .collect()
+    }
+
     fn categories(found: &BodyComparison) -> Vec<&'static str> {
         found
             .differences
@@ -598,14 +606,7 @@ mod tests {
         // contract: COMPARE-073
         assert_eq!(found.normalised.id, 3);
         // contract: COMPARE-074
-        assert_eq!(
-            found
-                .differences
-                .iter()
-                .map(|difference| difference.pointer.as_str())
-                .collect::<Vec<_>>(),
-            vec!["/note", "/views"]
-        );
+        assert_eq!(pointers(&found), vec!["/note", "/views"]);
     }
 
     #[test]
@@ -736,14 +737,7 @@ mod tests {
         // contract: COMPARE-034
         assert_eq!(found.normalised.generated, 1);
         // contract: COMPARE-039
-        assert_eq!(
-            found
-                .differences
-                .iter()
-                .map(|difference| difference.pointer.as_str())
-                .collect::<Vec<_>>(),
-            vec!["/seq", "/sku"]
-        );
+        assert_eq!(pointers(&found), vec!["/seq", "/sku"]);
     }
 
     #[test]
@@ -828,13 +822,6 @@ mod tests {
             json!({"experiment_id": "5", "created": "2026-01-01T10:00:00Z", "uri": "store:/5/2026-01-01T10:00:00Z"}),
         );
         // contract: COMPARE-047
-        assert_eq!(
-            other_part
-                .differences
-                .iter()
-                .map(|difference| difference.pointer.as_str())
-                .collect::<Vec<_>>(),
-            vec!["/experiment_id", "/uri"]
-        );
+        assert_eq!(pointers(&other_part), vec!["/experiment_id", "/uri"]);
     }
 }
