@@ -31,6 +31,8 @@ enum Command {
     EnvironmentServe(commands::environment_serve::EnvironmentServeArgs),
     /// Write a manifest and its capture as an agentenv bundle (a folder `agent-env run` runs).
     EnvironmentExport(commands::environment_export::EnvironmentExportArgs),
+    /// Measure an environment against probes recorded on the live application.
+    EnvironmentCompare(commands::environment_compare::EnvironmentCompareArgs),
     /// Build an agentenv bundle from one capture (.har or capture Evidence) in one step.
     EnvironmentBuild(commands::environment_build::EnvironmentBuildArgs),
     /// Serve rea's own tools over MCP (stdio, or Streamable HTTP with --http), or `mcp doctor`.
@@ -66,6 +68,7 @@ where
         Command::EnvironmentServe(args) => commands::environment_serve::run(&args),
         Command::EnvironmentExport(args) => commands::environment_export::run(&args),
         Command::EnvironmentBuild(args) => commands::environment_build::run(&args),
+        Command::EnvironmentCompare(args) => commands::environment_compare::run(&args),
         Command::Mcp(args) => commands::mcp::run(&args),
         Command::GuidedWorkflows(args) => commands::guided_workflows::run(&args),
         Command::Guidance(args) => commands::guidance::run(&args),

@@ -4,6 +4,7 @@
 
 mod bundle_support;
 mod capture_support;
+mod compare_support;
 mod self_mcp_crate_support;
 mod self_mcp_support;
 mod serve_support;
@@ -19,6 +20,11 @@ mod capture_producers;
 mod capture_refusals;
 mod capture_robustness;
 mod capture_sensitive;
+mod compare_command;
+mod compare_crosscheck;
+mod compare_mcp;
+mod compare_refusals;
+mod compare_state_clocks;
 mod foundation_plugins;
 mod house_function_length;
 mod manifest_cli;

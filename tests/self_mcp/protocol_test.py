@@ -35,6 +35,7 @@ ALL_TOOLS = [
     "inspect_web_network_capture",
     "inspect_analysis_view",
     "export_environment_bundle",
+    "compare_environment",
     "guided_workflows",
     "search_guidance",
     "read_guidance_section",

@@ -1,6 +1,7 @@
 //! Shared helpers of rea's integration tests: where the workspace, the shared captures and the
 //! built plugin libraries are.
 
+pub mod fidelity;
 pub mod golden;
 
 use std::path::{Path, PathBuf};

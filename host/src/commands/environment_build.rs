@@ -358,17 +358,7 @@ fn export_tool_spec() -> ToolSpec {
     let schema = json!({
         "type": "object",
         "properties": {
-            "source": {
-                "type": "object",
-                "description": "Capture Evidence: `{\"kind\": \"retained-evidence\", \"evidence_id\"}` (an inspect_web_network_capture result this session retained) or `{\"kind\": \"evidence-file\", \"path\"}` (an absolute path). Inspect a HAR with inspect_web_network_capture first.",
-                "properties": {
-                    "kind": {"type": "string", "enum": ["retained-evidence", "evidence-file"]},
-                    "evidence_id": {"type": "string"},
-                    "path": {"type": "string"}
-                },
-                "required": ["kind"],
-                "additionalProperties": false
-            },
+            "source": crate::commands::environment_compare::source_schema("Capture Evidence: `{\"kind\": \"retained-evidence\", \"evidence_id\"}` (an inspect_web_network_capture result this session retained) or `{\"kind\": \"evidence-file\", \"path\"}` (an absolute path). Inspect a HAR with inspect_web_network_capture first."),
             "output_directory": {
                 "type": "string",
                 "description": "Absolute path of the bundle directory: it must not exist yet, and its parent must."

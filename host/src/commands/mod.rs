@@ -2,6 +2,7 @@
 //! `Result<(), CommandFailure>`.
 
 pub mod environment_build;
+pub mod environment_compare;
 pub mod environment_export;
 pub mod environment_serve;
 pub mod guidance;

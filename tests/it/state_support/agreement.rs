@@ -505,9 +505,12 @@ fn walk(
 
 /// Whether the environment answered this very call (ids may be learned from the answer): from
 /// its state, or from a recording of the same request line for a call without a body (a query
-/// `POST` replays a recording its arguments cannot tell from another call's).
+/// `POST` replays a recording its arguments cannot tell from another call's). A missing write
+/// target's answer (`state.view: "missing"`) is another call's recorded absence: not this call's.
 pub fn answered_this_call(record: &CaptureRecord, answer: &Value) -> bool {
-    if answer.get("error").is_some() {
+    if answer.get("error").is_some()
+        || answer.pointer("/state/view").and_then(Value::as_str) == Some("missing")
+    {
         return false;
     }
     answer.pointer("/state/source").and_then(Value::as_str) == Some("state")

@@ -50,8 +50,8 @@ pub mod segments;
 mod shape;
 pub mod template;
 pub mod test_hold;
-#[cfg(test)]
-mod testing;
+#[cfg(any(test, feature = "testing"))]
+pub mod testing;
 pub mod view;
 
 pub use body::{BodyEncoding, InterpretedBody, REPLY_BODY_LIMIT, ReplayBody};

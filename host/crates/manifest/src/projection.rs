@@ -198,6 +198,14 @@ impl<'a> Line<'a> {
     }
 }
 
+/// The origin a set of records is mostly about, chosen as a manifest chooses its primary origin:
+/// the most JSON-like responses, then the most records, then the earliest (records without a
+/// usable request line are not counted). `environment-compare` names a probe's application so.
+pub fn primary_origin_of(records: &[CaptureRecord]) -> Option<String> {
+    let lines: Vec<Line<'_>> = records.iter().filter_map(Line::of).collect();
+    primary_origin(&lines).map(str::to_owned)
+}
+
 /// The origin with the most JSON-like responses; ties go to the most records, then the earliest.
 fn primary_origin<'a>(lines: &[Line<'a>]) -> Option<&'a str> {
     let mut tally: BTreeMap<&str, (usize, usize, std::cmp::Reverse<usize>)> = BTreeMap::new();

@@ -1,14 +1,16 @@
-//! Hand-made capture records for unit tests.
+//! Hand-made capture records for unit tests (this crate's, and other crates' with the `testing`
+//! feature).
 
 use rea_plugin_api::contracts::capture::{
     Body, CaptureRecord, RecordHeader, RecordQuery, RecordRequest, RecordResponse,
 };
 
 /// A record builder: `record(0, "GET", "http://app/api/users/2?x=1")`.
-pub(crate) struct RecordBuilder(CaptureRecord);
+#[derive(Debug)]
+pub struct RecordBuilder(CaptureRecord);
 
 /// Starts a record from an ordinal, a method and a URL (`scheme://host[:port]/path?query`).
-pub(crate) fn record(ordinal: u64, method: &str, url: &str) -> RecordBuilder {
+pub fn record(ordinal: u64, method: &str, url: &str) -> RecordBuilder {
     let (scheme, rest) = url.split_once("://").expect("absolute URL");
     let (authority, path_and_query) = match rest.find('/') {
         Some(at) => (&rest[..at], &rest[at..]),
@@ -60,7 +62,7 @@ pub(crate) fn record(ordinal: u64, method: &str, url: &str) -> RecordBuilder {
 
 impl RecordBuilder {
     /// Sets the response status, media type and text body.
-    pub(crate) fn answer(mut self, status: u16, media_type: &str, text: &str) -> Self {
+    pub fn answer(mut self, status: u16, media_type: &str, text: &str) -> Self {
         self.0.response.status = status;
         self.0.response.media_type = Some(media_type.to_owned());
         self.0.response.body = Body::Text { text: text.into() };
@@ -68,19 +70,28 @@ impl RecordBuilder {
     }
 
     /// Sets a JSON answer.
-    pub(crate) fn json(self, status: u16, text: &str) -> Self {
+    pub fn json(self, status: u16, text: &str) -> Self {
         self.answer(status, "application/json", text)
     }
 
     /// Sets the request body.
-    pub(crate) fn send(mut self, media_type: &str, text: &str) -> Self {
+    pub fn send(mut self, media_type: &str, text: &str) -> Self {
         self.0.request.media_type = Some(media_type.to_owned());
         self.0.request.body = Body::Text { text: text.into() };
         self
     }
 
+    /// Sets the start time as recorded (and its parsed instant, when given).
+    pub fn started(mut self, recorded: &str, instant: Option<&str>) -> Self {
+        self.0.started = Some(rea_plugin_api::contracts::capture::StartTime {
+            instant: instant.map(str::to_owned),
+            recorded: recorded.to_owned(),
+        });
+        self
+    }
+
     /// Marks the request as carrying an excluded authentication header.
-    pub(crate) fn authenticated(mut self) -> Self {
+    pub fn authenticated(mut self) -> Self {
         self.0.request.headers.push(RecordHeader {
             excluded: Some("authentication".into()),
             name: Some("Authorization".into()),
@@ -90,7 +101,7 @@ impl RecordBuilder {
     }
 
     /// The record.
-    pub(crate) fn build(self) -> CaptureRecord {
+    pub fn build(self) -> CaptureRecord {
         self.0
     }
 }

@@ -43,6 +43,8 @@ pub mod tool_names {
     pub const INSPECT_ANALYSIS_VIEW: &str = "inspect_analysis_view";
     /// Retained capture Evidence → an environment bundle (issue 7).
     pub const EXPORT_ENVIRONMENT_BUNDLE: &str = "export_environment_bundle";
+    /// Manifest, capture and probes → comparison Evidence (`rea environment-compare`).
+    pub const COMPARE_ENVIRONMENT: &str = "compare_environment";
     /// List or render the guided workflows.
     pub const GUIDED_WORKFLOWS: &str = "guided_workflows";
     /// Search the guidance bundle.

@@ -3,7 +3,8 @@
 //! scope is left out.
 
 use crate::catalog::tool_names::{
-    INSPECT_ANALYSIS_VIEW, INSPECT_WEB_NETWORK_CAPTURE, READ_GUIDANCE_SECTION, SEARCH_GUIDANCE,
+    COMPARE_ENVIRONMENT, INSPECT_ANALYSIS_VIEW, INSPECT_WEB_NETWORK_CAPTURE, READ_GUIDANCE_SECTION,
+    SEARCH_GUIDANCE,
 };
 
 /// Where completion for an argument comes from (live projections of the session ledger).
@@ -216,8 +217,12 @@ pub const WORKFLOWS: &[WorkflowContract] = &[
                 text: "Project the coverage view with `inspect_analysis_view` from the environment's capture (the manifest named by `environment` cites it as its parent) to see which reads answer from the state, which writes are served, and why the others are withheld.",
             },
             Step {
+                tools: &[COMPARE_ENVIRONMENT],
+                text: "Without `comparison_evidence`, measure the environment with `compare_environment`: the manifest (`environment`), the capture it was projected from, and probes recorded on the live application (capture Evidence of call sequences made after a restart from the same seed). The comparison Evidence it returns, which the session retains, is the comparison Evidence for the next step.",
+            },
+            Step {
                 tools: &[],
-                text: "Where comparison Evidence is given (`comparison_evidence`), judge each item from its agreement and per-step differences (`status`, `missing-field`, `value`, `not-served`, …); otherwise judge from coverage alone and mark the item as not verified against the application.",
+                text: "Where comparison Evidence is given (`comparison_evidence`) or was just made, judge each item from the steps that exercise it: `agrees`, `categories` and `differences` (`status`, `missing-field`, `value`, `not-served`, `no-tool`, …) and the per-tool agreement; an item no probe step exercised, or whose records are listed under `unobserved_records`, is not verified. Without comparison Evidence, judge from coverage alone and mark the item as not verified against the application.",
             },
             Step {
                 tools: GUIDANCE,
