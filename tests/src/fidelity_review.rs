@@ -53,6 +53,10 @@ pub const CAPABILITIES: &[(&str, &str)] = &[
         "nested collections and relation lists (`/parent/{id}/children`), embedded and expanded relations, answered from state for any parent",
     ),
     (
+        "read-view",
+        "a read answered from a state view (entity, document, projection) instead of another id's or query's recording (`path-varies`, `no-view`)",
+    ),
+    (
         "body-query",
         "RPC-style reads whose query is a request body (ranges, filters, selections), answered from state",
     ),
