@@ -73,6 +73,7 @@ const REVIEW: &str = r#"
 probe = "probe-reads"
 step = 1
 request = "GET /tags"
+tool = "get_items"
 categories = ["no-tool"]
 class = "cannot-know"
 reason = "the build never called /tags"
@@ -102,9 +103,11 @@ fn a_review_is_checked_against_the_steps() {
         notes.contains("step 2") && notes.contains("re-check the entry"),
         "step 2's categories changed: {notes}"
     );
+    assert_eq!(checked.notes.len(), 1, "{notes}");
+    let replay = checked.replay_agrees.join("\n");
     assert!(
-        notes.contains("step 1") && notes.contains("replay answers it right"),
-        "cannot-know step 1 agrees in replay: {notes}"
+        replay.contains("step 1") && replay.contains("replay answers it right"),
+        "cannot-know step 1 agrees in replay: {replay}"
     );
     let reads = |mode: &str| checked.knowable[&("probe-reads".to_owned(), mode.to_owned())];
     assert_eq!(reads("state"), (1, 3), "4 compared less 1 cannot-know");

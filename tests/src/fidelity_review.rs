@@ -11,6 +11,12 @@
 //! | `defect` | the state engine could answer it and does not | `capability` (one of [`CAPABILITIES`]), `diagnosis` |
 //! | `compare-defect` | `environment-compare` mis-judges the step | `diagnosis` |
 //!
+//! A step is `cannot-know` when any part of the live answer is beyond what `build.har` shows
+//! (a route or parameter the build never used, an error it never met, a random or server-clock
+//! value the comparison takes literally): such a step can never agree, so it leaves the knowable
+//! steps, and its reason names the defects it also shows (`besides: …`). A route the build
+//! recorded only for other ids, filter values or sibling collections is knowable.
+//!
 //! `follows = N` marks a step that misses because step `N` of the same probe did (a write not
 //! served, say); it is grouped under that step's capability. The review is checked here: a
 //! missed step without an entry, an entry naming a step the probe does not have or with another
@@ -277,8 +283,11 @@ pub struct Checked {
     pub errors: Vec<String>,
     /// Entries whose step agrees now: to be removed.
     pub stale: Vec<String>,
-    /// Entries whose tool or categories changed, or `cannot-know` steps replay answers right.
+    /// Entries whose tool or categories changed.
     pub notes: Vec<String>,
+    /// Steps classed `cannot-know` that replay answers right (worth a look while reviewing: the
+    /// recording may have known; often a coincidence, such as replay not applying a write).
+    pub replay_agrees: Vec<String>,
 }
 
 fn categories_of(step: &Step) -> Vec<String> {
@@ -330,7 +339,7 @@ pub fn check(result: &AppResult, entries: &[Entry]) -> Checked {
             for step in steps_of(result, probe, mode) {
                 if cannot_know.contains(&step.ordinal) {
                     if mode == "replay" && step.agrees {
-                        checked.notes.push(format!(
+                        checked.replay_agrees.push(format!(
                             "{}: {probe} step {} ({}) is classed cannot-know but replay answers it right: re-check",
                             result.name, step.ordinal, step.request
                         ));
@@ -443,7 +452,10 @@ pub fn unreviewed_help(app: &str, unreviewed: &[Entry]) -> String {
     );
     for entry in unreviewed {
         text.push('\n');
-        text.push_str(&entry_toml(entry));
+        text.push_str(&entry_toml(entry).replace(
+            "class = \"defect\"\n",
+            "class = \"\" # cannot-know, defect or compare-defect\n",
+        ));
     }
     text
 }
@@ -481,12 +493,12 @@ pub fn review_all(results: &mut [AppResult], lists: Lists) -> bool {
         let entries = match read_review(&review_path(&result.name)) {
             Ok(Some(entries)) => entries,
             Ok(None) => {
-                println!(
-                    "reminder: {}: no review yet ({REVIEWS_DIR}/{}.toml)",
+                eprintln!(
+                    "fidelity: {}: no miss review; create {REVIEWS_DIR}/{}.toml with an entry per missed step (the entries to add follow)",
                     result.name, result.name
                 );
-                reviews.push((Vec::new(), Checked::default()));
-                continue;
+                held = false;
+                Vec::new()
             }
             Err(error) => {
                 eprintln!("fidelity: {error}");
@@ -503,6 +515,11 @@ pub fn review_all(results: &mut [AppResult], lists: Lists) -> bool {
     for (result, (_, checked)) in results.iter().zip(&reviews) {
         for line in checked.stale.iter().chain(&checked.notes) {
             println!("reminder: {line}");
+        }
+        if lists == Lists::Write {
+            for line in &checked.replay_agrees {
+                println!("review: {line}");
+            }
         }
         for error in &checked.errors {
             eprintln!("fidelity: {error}");
