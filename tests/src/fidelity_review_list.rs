@@ -146,15 +146,8 @@ fn defect_sections(reviewed: &Reviewed<'_>) -> String {
                 .follows
                 .map(|step| format!("(follows step {step}) "))
                 .unwrap_or_default();
-            text.push_str(&format!(
-                "| {} | {} | {} | {} | {} | {follows}{} |\n",
-                entry.probe,
-                entry.step,
-                code(&entry.request),
-                entry.tool.as_deref().map_or("-".to_owned(), code),
-                entry.categories.join(", "),
-                cell(entry.diagnosis.as_deref().unwrap_or_default())
-            ));
+            let diagnosis = entry.diagnosis.as_deref().unwrap_or_default();
+            text.push_str(&entry_row(entry, &format!("{follows}{diagnosis}")));
         }
     }
     text
@@ -171,17 +164,22 @@ fn simple_section(title: &str, entries: &[&Entry], text_of: fn(&Entry) -> String
         }
     );
     for entry in entries {
-        text.push_str(&format!(
-            "| {} | {} | {} | {} | {} | {} |\n",
-            entry.probe,
-            entry.step,
-            code(&entry.request),
-            entry.tool.as_deref().map_or("-".to_owned(), code),
-            entry.categories.join(", "),
-            cell(&text_of(entry))
-        ));
+        text.push_str(&entry_row(entry, &text_of(entry)));
     }
     text
+}
+
+/// An entry's table row: probe, step, request, tool, categories and the last column's text.
+fn entry_row(entry: &Entry, last: &str) -> String {
+    format!(
+        "| {} | {} | {} | {} | {} | {} |\n",
+        entry.probe,
+        entry.step,
+        code(&entry.request),
+        entry.tool.as_deref().map_or("-".to_owned(), code),
+        entry.categories.join(", "),
+        cell(last)
+    )
 }
 
 /// An app's list (`tests/fidelity/<app>.md`).
