@@ -25,6 +25,7 @@ mod compare_crosscheck;
 mod compare_mcp;
 mod compare_refusals;
 mod compare_state_clocks;
+mod fidelity_review;
 mod foundation_plugins;
 mod house_function_length;
 mod manifest_cli;

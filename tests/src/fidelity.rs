@@ -16,6 +16,7 @@ use std::path::{Path, PathBuf};
 use rea::commands::inspect_capture::{InspectRequest, inspect_with_builtins};
 use rea_compare::adapter::{Mode, Rules};
 use rea_compare::diff::Category;
+use rea_compare::report::Step;
 use rea_compare::{CompareInputs, Comparison};
 use rea_evidence::Evidence;
 use rea_manifest::TemplateRules;
@@ -84,6 +85,10 @@ pub struct Measure {
     pub compared: u64,
     /// Steps showing each category.
     pub categories: BTreeMap<String, u64>,
+    /// The compared steps, in call order (the miss review matches them).
+    pub steps: Vec<Step>,
+    /// The comparison Evidence, canonical JSON (what `environment-compare --json` prints).
+    pub evidence: Vec<u8>,
 }
 
 /// An app's four measures: `(probe, mode)` → measure.
@@ -93,6 +98,9 @@ pub struct AppResult {
     pub name: String,
     /// `("probe-reads" | "probe-crud", "state" | "replay")` → measure.
     pub measures: BTreeMap<(String, String), Measure>,
+    /// The same keys → agreement over the steps the miss review classes knowable
+    /// (`crate::fidelity_review`; empty until the review is checked).
+    pub knowable: BTreeMap<(String, String), (u64, u64)>,
 }
 
 /// Inspects a HAR with the built-in extractor.
@@ -159,6 +167,13 @@ pub fn measure(app: &App, rules: &Rules) -> Result<AppResult, String> {
                         .iter()
                         .map(|(category, steps)| ((*category).to_owned(), *steps))
                         .collect(),
+                    steps: comparison
+                        .report
+                        .probes
+                        .iter()
+                        .flat_map(|probe| probe.steps.iter().cloned())
+                        .collect(),
+                    evidence: comparison.evidence.to_canonical_vec(),
                 },
             );
         }
@@ -166,6 +181,7 @@ pub fn measure(app: &App, rules: &Rules) -> Result<AppResult, String> {
     Ok(AppResult {
         name: app.name.clone(),
         measures,
+        knowable: BTreeMap::new(),
     })
 }
 
@@ -182,22 +198,35 @@ fn cell(measure: Option<&Measure>) -> String {
     }
 }
 
-/// The Markdown tables: agreement per app, probe and mode; misses per category (state / replay,
-/// both probes).
+/// The Markdown tables: agreement per app, probe and mode, each beside its agreement over the
+/// knowable steps (`-` before the app's miss review); misses per category (state / replay, both
+/// probes).
 pub fn table(results: &[AppResult]) -> String {
     let key = |probe: &str, mode: &str| (probe.to_owned(), mode.to_owned());
     let mut text = String::from(
-        "| app | reads, state | reads, replay | CRUD, state | CRUD, replay |\n| --- | --- | --- | --- | --- |\n",
+        "| app | reads, state | knowable | reads, replay | knowable | CRUD, state | knowable | CRUD, replay | knowable |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n",
     );
     for result in results {
-        text.push_str(&format!(
-            "| {} | {} | {} | {} | {} |\n",
-            result.name,
-            cell(result.measures.get(&key("probe-reads", "state"))),
-            cell(result.measures.get(&key("probe-reads", "replay"))),
-            cell(result.measures.get(&key("probe-crud", "state"))),
-            cell(result.measures.get(&key("probe-crud", "replay"))),
-        ));
+        text.push_str(&format!("| {} |", result.name));
+        for probe in PROBES {
+            for mode in ["state", "replay"] {
+                let knowable =
+                    result
+                        .knowable
+                        .get(&key(probe, mode))
+                        .map(|(agreeing, compared)| Measure {
+                            agreeing: *agreeing,
+                            compared: *compared,
+                            ..Measure::default()
+                        });
+                text.push_str(&format!(
+                    " {} | {} |",
+                    cell(result.measures.get(&key(probe, mode))),
+                    cell(knowable.as_ref())
+                ));
+            }
+        }
+        text.push('\n');
     }
     text.push_str(
         "\nSteps missed per difference category (state / replay, both probes):\n\n| app |",

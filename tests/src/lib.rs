@@ -2,6 +2,8 @@
 //! built plugin libraries are.
 
 pub mod fidelity;
+pub mod fidelity_review;
+pub mod fidelity_review_list;
 pub mod golden;
 
 use std::path::{Path, PathBuf};

@@ -1,21 +1,35 @@
-//! The fidelity run: `fidelity [--floors FILE] [--root DIR]... [--print-floors]` (see
-//! `rea_tests::fidelity`). Prints the agreement table and the misses per category, then checks
-//! the floors; exits 1 when an app dropped below its floor, a build failed, or no app was found.
+//! The fidelity run: `fidelity [--floors FILE] [--root DIR]... [--json DIR] [--write-lists]
+//! [--print-floors]` (see `rea_tests::fidelity` and `rea_tests::fidelity_review`). Checks the miss
+//! reviews, prints the agreement table (raw and over knowable steps) and the misses per category,
+//! then checks the floors; exits 1 when an app dropped below its floor, a missed step has no
+//! review entry or a review is wrong, a build failed, or no app was found. `--json DIR` writes
+//! every comparison's Evidence there; `--write-lists` renders `tests/fidelity/<app>.md` and
+//! `tests/fidelity/misses.md` from the reviews.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use rea_tests::fidelity;
+use rea_tests::{fidelity, fidelity_review};
 
 fn main() -> ExitCode {
     let mut floors = rea_tests::workspace_root().join("tests/fidelity/floors.toml");
     let mut roots: Vec<PathBuf> = Vec::new();
     let mut print_floors = false;
+    let mut json_dir: Option<PathBuf> = None;
+    let mut lists = fidelity_review::Lists::Check;
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         match (arg.as_str(), args.next()) {
             ("--floors", Some(path)) => floors = PathBuf::from(path),
             ("--root", Some(path)) => roots.push(PathBuf::from(path)),
+            ("--json", Some(path)) => json_dir = Some(PathBuf::from(path)),
+            ("--write-lists", next) => {
+                lists = fidelity_review::Lists::Write;
+                if let Some(next) = next {
+                    eprintln!("fidelity: unexpected argument {next}");
+                    return ExitCode::from(2);
+                }
+            }
             ("--print-floors", next) => {
                 print_floors = true;
                 if let Some(next) = next {
@@ -25,7 +39,7 @@ fn main() -> ExitCode {
             }
             (other, _) => {
                 eprintln!(
-                    "fidelity: unknown argument {other}; usage: fidelity [--floors FILE] [--root DIR]... [--print-floors]"
+                    "fidelity: unknown argument {other}; usage: fidelity [--floors FILE] [--root DIR]... [--json DIR] [--write-lists] [--print-floors]"
                 );
                 return ExitCode::from(2);
             }
@@ -59,7 +73,14 @@ fn main() -> ExitCode {
             }
         }
     }
+    let reviewed = fidelity_review::review_all(&mut results, lists);
     println!("{}", fidelity::table(&results));
+    if let Some(dir) = &json_dir
+        && let Err(error) = fidelity_review::write_json(&results, dir)
+    {
+        eprintln!("fidelity: {error}");
+        return ExitCode::FAILURE;
+    }
     if print_floors {
         print!("{}", fidelity::floors_of(&results));
         return ExitCode::SUCCESS;
@@ -79,7 +100,7 @@ fn main() -> ExitCode {
         eprintln!("fidelity: {drop}");
     }
     println!("{} apps measured", results.len());
-    if failed || !drops.is_empty() {
+    if failed || !reviewed || !drops.is_empty() {
         ExitCode::FAILURE
     } else {
         ExitCode::SUCCESS
