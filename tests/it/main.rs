@@ -32,6 +32,7 @@ mod manifest_cli;
 mod manifest_golden;
 mod manifest_list_rule;
 mod security_build_signals;
+mod security_hostile_input;
 mod security_plugin_pin;
 mod self_mcp_commands;
 mod self_mcp_crate_guidance_search;
