@@ -34,6 +34,7 @@ mod manifest_list_rule;
 mod security_build_signals;
 mod security_hostile_input;
 mod security_plugin_pin;
+mod security_serve_limits;
 mod self_mcp_commands;
 mod self_mcp_crate_guidance_search;
 mod self_mcp_crate_server;

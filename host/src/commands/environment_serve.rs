@@ -93,6 +93,7 @@ pub fn run(args: &EnvironmentServeArgs) -> Result<(), CommandFailure> {
         .port
         .or_else(|| pipeline.serve.port.filter(|_| unset("MCP_PORT")));
     let listen = ListenConfig::resolve(host.as_deref(), port, &env).map_err(configuration)?;
+    let sessions = rea_serve::config::session_limits(&env).map_err(configuration)?;
     // Checked before loading so a blank name never waits for the inputs.
     rea_serve::config::environment_name("", &env).map_err(configuration)?;
     rea_serve::logging::init(level);
@@ -105,7 +106,13 @@ pub fn run(args: &EnvironmentServeArgs) -> Result<(), CommandFailure> {
                 "cannot start the runtime: {error}"
             )))
         })?;
-    let outcome = runtime.block_on(serve(args, &env, listen, Arc::new(rules), &pipeline));
+    let outcome = runtime.block_on(serve(
+        args,
+        &env,
+        (listen, sessions),
+        Arc::new(rules),
+        &pipeline,
+    ));
     // Never wait for a blocking load a signal abandoned.
     runtime.shutdown_background();
     outcome
@@ -129,7 +136,7 @@ fn cancelled(signal: StopSignal, during: &str) -> CommandFailure {
 async fn serve(
     args: &EnvironmentServeArgs,
     env: &dyn EnvSource,
-    listen: ListenConfig,
+    (listen, sessions): (ListenConfig, rea_serve::sessions::SessionLimits),
     rules: Arc<rea_state::rules::RuleSet>,
     pipeline: &rea_pipeline::Pipeline,
 ) -> Result<(), CommandFailure> {
@@ -223,6 +230,7 @@ async fn serve(
             allowed_hosts: listen.allowed_hosts.clone(),
             shutdown: shutdown.clone(),
             limits: DataPlaneLimits::default(),
+            sessions,
         },
     );
     let signal = server::serve(bound, app, shutdown, stop)

@@ -10,6 +10,8 @@
 //! - `ENVIRONMENT_NAME`: renames the served environment; set but blank is `configuration_invalid`
 //!   rather than a silent fall back to the manifest's name.
 //! - `REA_LOG_LEVEL`: `error`, `warn`, `info` (default), `debug`, `trace` or `off`.
+//! - `REA_MAX_SESSIONS` (default 256) and `REA_SESSION_IDLE_SECONDS` (default 300): the cap and
+//!   idle lifetime of MCP sessions ([`crate::sessions`]); each must be a positive whole number.
 
 use std::collections::BTreeMap;
 
@@ -17,6 +19,7 @@ use tracing_subscriber::filter::LevelFilter;
 
 use crate::error::ServeError;
 use crate::guard::HostAllowlist;
+use crate::sessions::SessionLimits;
 
 /// Where environment variables come from (the process, or a map in tests).
 pub trait EnvSource {
@@ -129,6 +132,33 @@ pub fn environment_name(default: &str, env: &dyn EnvSource) -> Result<String, Se
     }
 }
 
+/// The MCP session limits: `REA_MAX_SESSIONS` and `REA_SESSION_IDLE_SECONDS`, else the defaults.
+/// A value that is not a positive whole number (at most 1,000,000) is `configuration_invalid`.
+pub fn session_limits(env: &dyn EnvSource) -> Result<SessionLimits, ServeError> {
+    let positive = |name: &str| -> Result<Option<u64>, ServeError> {
+        match non_empty(env.var(name)) {
+            None => Ok(None),
+            Some(text) => match text.trim().parse::<u64>() {
+                Ok(value) if (1..=1_000_000).contains(&value) => Ok(Some(value)),
+                _ => Err(ServeError::configuration(
+                    name,
+                    format!(
+                        "{name} must be a whole number from 1 to 1000000, not {}",
+                        serde_json::Value::String(text)
+                    ),
+                )),
+            },
+        }
+    };
+    let defaults = SessionLimits::default();
+    Ok(SessionLimits {
+        max_sessions: positive("REA_MAX_SESSIONS")?
+            .map_or(defaults.max_sessions, |value| value as usize),
+        idle: positive("REA_SESSION_IDLE_SECONDS")?
+            .map_or(defaults.idle, std::time::Duration::from_secs),
+    })
+}
+
 /// The log level: `REA_LOG_LEVEL`, else `info`.
 pub fn log_level(env: &dyn EnvSource) -> Result<LevelFilter, ServeError> {
     match non_empty(env.var("REA_LOG_LEVEL")) {
@@ -211,6 +241,26 @@ mod tests {
             .unwrap_err()
             .refusal();
         assert_eq!(refusal.code, "configuration_invalid");
+    }
+
+    #[test]
+    fn session_limits_are_positive_whole_numbers() {
+        let defaults = session_limits(&env(&[])).unwrap();
+        assert_eq!(defaults.max_sessions, 256);
+        assert_eq!(defaults.idle, std::time::Duration::from_secs(300));
+        let set = session_limits(&env(&[
+            ("REA_MAX_SESSIONS", "3"),
+            ("REA_SESSION_IDLE_SECONDS", "2"),
+        ]))
+        .unwrap();
+        assert_eq!(
+            (set.max_sessions, set.idle),
+            (3, std::time::Duration::from_secs(2))
+        );
+        for bad in ["0", "-1", "x", "1000001"] {
+            let error = session_limits(&env(&[("REA_MAX_SESSIONS", bad)])).unwrap_err();
+            assert_eq!(error.refusal().code, "configuration_invalid", "{bad}");
+        }
     }
 
     // contract: SERVE-008

@@ -31,13 +31,13 @@ use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use rmcp::model::{NumberOrString, ServerJsonRpcMessage, ServerResult};
 use rmcp::transport::streamable_http_server::StreamableHttpService;
-use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 use tower::ServiceExt;
 
 use crate::mcp::McpSurface;
+use crate::sessions::{self, CappedSessions};
 
 /// The revision served here.
 const REVISION: &str = "2026-07-28";
@@ -50,7 +50,7 @@ pub struct McpRoute {
     /// The surface answering calls.
     pub surface: McpSurface,
     /// The SDK's Streamable HTTP service.
-    pub sdk: StreamableHttpService<McpSurface, LocalSessionManager>,
+    pub sdk: StreamableHttpService<McpSurface, CappedSessions>,
 }
 
 /// The route handler.
@@ -75,10 +75,18 @@ pub async fn handle(State(route): State<Arc<McpRoute>>, request: Request) -> Res
     }
 }
 
+/// Hands the request to the SDK; a session it refused at the cap is answered
+/// [`sessions::refusal_response`] instead of the SDK's bare `500`.
 async fn delegate(route: &McpRoute, request: Request) -> Response {
-    match route.sdk.clone().oneshot(request).await {
-        Ok(response) => response.map(Body::new),
-        Err(never) => match never {},
+    let answer = async {
+        match route.sdk.clone().oneshot(request).await {
+            Ok(response) => response.map(Body::new),
+            Err(never) => match never {},
+        }
+    };
+    match sessions::track_refusal(answer).await {
+        (_, Some(max)) => sessions::refusal_response(max),
+        (response, None) => response,
     }
 }
 

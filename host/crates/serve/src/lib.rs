@@ -71,6 +71,7 @@ pub mod logging;
 pub mod mcp;
 pub mod queue;
 pub mod server;
+pub mod sessions;
 
 use std::sync::Arc;
 
@@ -100,6 +101,8 @@ pub struct AppOptions {
     pub shutdown: CancellationToken,
     /// The `/agentenv` limits; `max_body_bytes` bounds `/mcp` too.
     pub limits: DataPlaneLimits,
+    /// The cap and idle lifetime of MCP sessions.
+    pub sessions: sessions::SessionLimits,
 }
 
 impl Default for AppOptions {
@@ -108,6 +111,7 @@ impl Default for AppOptions {
             allowed_hosts: HostAllowlist::loopback(),
             shutdown: CancellationToken::new(),
             limits: DataPlaneLimits::default(),
+            sessions: sessions::SessionLimits::default(),
         }
     }
 }
@@ -158,6 +162,7 @@ pub fn app(
     let mcp_service = surface.http_service(
         options.shutdown.child_token(),
         options.limits.max_body_bytes,
+        options.sessions,
     );
     let route = Arc::new(agentenv::DataPlaneRoute {
         queue: queue::CallQueue::start(data_plane),

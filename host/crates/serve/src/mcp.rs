@@ -22,7 +22,6 @@ use rmcp::model::{
     ToolAnnotations,
 };
 use rmcp::service::RequestContext;
-use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 use serde_json::{Map, Value, json};
@@ -30,6 +29,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::arguments;
 use crate::backend::{ToolAnswer, ToolBackend};
+use crate::sessions::{CappedSessions, SessionLimits};
 
 /// The `_meta.provenance` every tool result carries: replayed content is target content.
 pub fn provenance() -> MetaObject {
@@ -101,12 +101,15 @@ impl McpSurface {
     ///
     /// `shutdown` ends every session and open stream when cancelled. `Host`/`Origin` checks are
     /// left to rea's own guard, which covers every route the same way
-    /// ([`crate::guard`]); the request body bound is `max_body_bytes`.
+    /// ([`crate::guard`]); the request body bound is `max_body_bytes`; sessions are capped and
+    /// expire as `sessions` says ([`crate::sessions`]).
     pub fn http_service(
         &self,
         shutdown: CancellationToken,
         max_body_bytes: usize,
-    ) -> StreamableHttpService<McpSurface, LocalSessionManager> {
+        sessions: SessionLimits,
+    ) -> StreamableHttpService<McpSurface, CappedSessions> {
+        let manager = CappedSessions::new(sessions, shutdown.clone());
         let config = StreamableHttpServerConfig::default()
             .with_json_response(true)
             .with_cancellation_token(shutdown)
@@ -114,11 +117,7 @@ impl McpSurface {
             .disable_allowed_hosts()
             .disable_allowed_origins();
         let surface = self.clone();
-        StreamableHttpService::new(
-            move || Ok(surface.clone()),
-            Arc::new(LocalSessionManager::default()),
-            config,
-        )
+        StreamableHttpService::new(move || Ok(surface.clone()), Arc::new(manager), config)
     }
 
     /// Answers one `tools/call`: the argument check, the backend call, and the result with its

@@ -1,0 +1,124 @@
+//! Issue 15: what a hostile or careless client can do to a served environment. Defect 4: MCP
+//! sessions are capped (`REA_MAX_SESSIONS`), refused with a clear error past the cap, and a
+//! closed session frees its place.
+
+use crate::serve_support;
+
+use std::io::{Read, Write};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use serve_support::process::{Server, address};
+
+/// One raw HTTP/1.1 exchange over loopback (`Connection: close`): status, head, body.
+pub fn exchange(address: &str, request: &[u8]) -> (u16, String, String) {
+    let mut stream = std::net::TcpStream::connect(address).expect("connect");
+    stream
+        .set_read_timeout(Some(Duration::from_secs(30)))
+        .unwrap();
+    stream.write_all(request).unwrap();
+    let mut response = Vec::new();
+    let _ = stream.read_to_end(&mut response);
+    let text = String::from_utf8_lossy(&response).into_owned();
+    let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
+    let status = head
+        .split(' ')
+        .nth(1)
+        .and_then(|code| code.parse().ok())
+        .unwrap_or(0);
+    (status, head.to_owned(), body.to_owned())
+}
+
+/// A POST to `/mcp` with these extra header lines and body.
+pub fn post_mcp(address: &str, extra_headers: &str, body: &str) -> (u16, String, String) {
+    let request = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {address}\r\nConnection: close\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\n{extra_headers}Content-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    exchange(address, request.as_bytes())
+}
+
+fn header<'a>(head: &'a str, name: &str) -> Option<&'a str> {
+    head.lines().find_map(|line| {
+        let (key, value) = line.split_once(':')?;
+        key.trim()
+            .eq_ignore_ascii_case(name)
+            .then_some(value.trim())
+    })
+}
+
+fn initialize(address: &str) -> (u16, String, String) {
+    let message = json!({
+        "jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                   "clientInfo": {"name": "rea-tests", "version": "1"}}
+    });
+    post_mcp(address, "", &message.to_string())
+}
+
+fn json_server(env: &[(&str, &str)]) -> Server {
+    Server::start(
+        &[
+            "json-server.manifest.json",
+            "--evidence",
+            "json-server.capture.json",
+            "--port",
+            "0",
+        ],
+        env,
+    )
+}
+
+#[test]
+fn mcp_sessions_past_the_cap_are_refused_with_a_clear_error_until_one_closes() {
+    let mut server = json_server(&[("REA_MAX_SESSIONS", "3")]);
+    let address = address(&server.url());
+    let sessions: Vec<String> = (0..3)
+        .map(|_| {
+            let (status, head, body) = initialize(&address);
+            assert_eq!(status, 200, "{head}\n{body}");
+            header(&head, "mcp-session-id")
+                .expect("a session id")
+                .to_owned()
+        })
+        .collect();
+    let (status, head, body) = initialize(&address);
+    assert_eq!(status, 503, "the fourth session is refused: {head}\n{body}");
+    assert!(header(&head, "retry-after").is_some(), "{head}");
+    let reply: Value = serde_json::from_str(&body).expect("a JSON-RPC error body");
+    assert_eq!(reply["jsonrpc"], "2.0");
+    assert_eq!(reply["error"]["code"], -32000, "{reply}");
+    let message = reply["error"]["message"].as_str().unwrap_or_default();
+    assert!(
+        message.contains("3 MCP sessions") && message.contains("REA_MAX_SESSIONS"),
+        "{message}"
+    );
+    assert_eq!(reply["error"]["data"]["max_sessions"], 3, "{reply}");
+
+    // Closing one frees its place.
+    let delete = format!(
+        "DELETE /mcp HTTP/1.1\r\nHost: {address}\r\nConnection: close\r\nMcp-Session-Id: {}\r\n\
+         Mcp-Protocol-Version: 2025-06-18\r\n\r\n",
+        sessions[0]
+    );
+    let (status, head, _) = exchange(&address, delete.as_bytes());
+    assert_eq!(status, 200, "{head}");
+    let (status, head, body) = initialize(&address);
+    assert_eq!(status, 200, "{head}\n{body}");
+    server.signal("TERM");
+    let _ = server.finish();
+}
+
+#[test]
+fn a_session_cap_that_is_not_a_positive_number_is_a_configuration_error() {
+    for value in ["0", "-1", "many"] {
+        let server = json_server(&[("REA_MAX_SESSIONS", value)]);
+        let (code, _, stderr) = server.finish();
+        assert_eq!(code, Some(2), "{value}: {stderr:?}");
+        assert!(
+            stderr.iter().any(|line| line.contains("REA_MAX_SESSIONS")),
+            "{value}: {stderr:?}"
+        );
+    }
+}
