@@ -1,6 +1,7 @@
 //! Issue 15: what a hostile or careless client can do to a served environment. Defect 4: MCP
 //! sessions are capped (`REA_MAX_SESSIONS`), refused with a clear error past the cap, and a
-//! closed session frees its place.
+//! closed session frees its place. Defect 5: credential-named values the recording holds are
+//! redacted in every answer (`--keep-credentials` opts out).
 
 use crate::serve_support;
 
@@ -121,4 +122,82 @@ fn a_session_cap_that_is_not_a_positive_number_is_a_configuration_error() {
             "{value}: {stderr:?}"
         );
     }
+}
+
+/// A capture whose one read carries credential-named values in its query and its answer, and a
+/// paging token that is not a credential.
+fn credential_capture() -> String {
+    let body = json!({
+        "items": [{"id": 1, "name": "first"}],
+        "session_token": "SECRET-BODY-456",
+        "next_page_token": "PAGE-789",
+    })
+    .to_string();
+    let entry = json!({
+        "startedDateTime": "2024-05-01T10:00:00.000Z", "time": 5,
+        "request": {"method": "GET", "url": "https://api.example.com/items?api_key=SECRET-QUERY-123&page=1",
+                    "httpVersion": "HTTP/1.1", "cookies": [],
+                    "headers": [{"name": "X-Api-Key", "value": "SECRET-HEADER-789"}],
+                    "queryString": [{"name": "api_key", "value": "SECRET-QUERY-123"}, {"name": "page", "value": "1"}],
+                    "headersSize": -1, "bodySize": -1},
+        "response": {"status": 200, "statusText": "OK", "httpVersion": "HTTP/1.1", "cookies": [],
+                     "headers": [{"name": "Content-Type", "value": "application/json"}],
+                     "content": {"size": body.len(), "mimeType": "application/json", "text": body},
+                     "redirectURL": "", "headersSize": -1, "bodySize": -1},
+        "cache": {}, "timings": {"send": 0, "wait": 1, "receive": 0}
+    });
+    json!({"log": {"version": "1.2", "creator": {"name": "rea-tests", "version": "1"}, "entries": [entry]}})
+        .to_string()
+}
+
+fn served_answer_text(name: &str, extra: &[&str]) -> (String, Value, String) {
+    serve_support::process::project_har(name, &credential_capture());
+    let manifest = format!("{name}.manifest.json");
+    let capture = format!("{name}.capture.json");
+    let mut args = vec![
+        manifest.as_str(),
+        "--evidence",
+        capture.as_str(),
+        "--port",
+        "0",
+    ];
+    args.extend_from_slice(extra);
+    let mut server = Server::start(&args, &[]);
+    let url = server.url();
+    let result = serve_support::process::call_tool(&url, "get_items", &json!({}));
+    let text = result["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    let card = serve_support::process::card(&url).to_string();
+    server.signal("TERM");
+    let (_, _, stderr) = server.finish();
+    (text, result, format!("{card}\n{}", stderr.join("\n")))
+}
+
+#[test]
+fn recorded_credentials_are_redacted_in_answers_cards_and_logs() {
+    let (text, result, card_and_log) = served_answer_text("credentials-redacted", &[]);
+    let shown = format!("{text}\n{result}\n{card_and_log}");
+    for secret in ["SECRET-QUERY-123", "SECRET-BODY-456", "SECRET-HEADER-789"] {
+        assert!(!shown.contains(secret), "{secret} was served: {shown}");
+    }
+    let answer: Value = serde_json::from_str(&text).expect("a JSON answer");
+    assert_eq!(
+        answer["replay"]["recorded_query"], "?api_key=[redacted]&page=1",
+        "{answer}"
+    );
+    assert_eq!(answer["body"]["session_token"], "[redacted]", "{answer}");
+    assert_eq!(
+        answer["body"]["next_page_token"], "PAGE-789",
+        "a paging token is no credential"
+    );
+    assert_eq!(answer["body"]["items"][0]["name"], "first");
+}
+
+#[test]
+fn keep_credentials_serves_them_as_recorded() {
+    let (text, _, _) = served_answer_text("credentials-kept", &["--keep-credentials"]);
+    assert!(text.contains("SECRET-QUERY-123"), "{text}");
+    assert!(text.contains("SECRET-BODY-456"), "{text}");
 }

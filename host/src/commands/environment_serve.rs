@@ -58,6 +58,10 @@ pub struct EnvironmentServeArgs {
     /// Serve replay only: every tool replays its recorded records; the data plane serves nothing.
     #[arg(long)]
     pub replay_only: bool,
+    /// Answer credential-named values the recording holds (query parameters, body members) as
+    /// recorded; by default they are answered as "[redacted]".
+    #[arg(long)]
+    pub keep_credentials: bool,
     /// The host to bind (default: `MCP_HOST`, else 127.0.0.1).
     #[arg(long)]
     pub host: Option<String>,
@@ -231,6 +235,7 @@ async fn serve(
             shutdown: shutdown.clone(),
             limits: DataPlaneLimits::default(),
             sessions,
+            keep_credentials: args.keep_credentials,
         },
     );
     let signal = server::serve(bound, app, shutdown, stop)

@@ -70,6 +70,7 @@ pub mod jsonrpc;
 pub mod logging;
 pub mod mcp;
 pub mod queue;
+pub mod redact;
 pub mod server;
 pub mod sessions;
 
@@ -103,6 +104,8 @@ pub struct AppOptions {
     pub limits: DataPlaneLimits,
     /// The cap and idle lifetime of MCP sessions.
     pub sessions: sessions::SessionLimits,
+    /// Answer recorded credentials as recorded instead of redacted ([`redact`]).
+    pub keep_credentials: bool,
 }
 
 impl Default for AppOptions {
@@ -112,6 +115,7 @@ impl Default for AppOptions {
             shutdown: CancellationToken::new(),
             limits: DataPlaneLimits::default(),
             sessions: sessions::SessionLimits::default(),
+            keep_credentials: false,
         }
     }
 }
@@ -158,7 +162,7 @@ pub fn app(
     options: AppOptions,
 ) -> Router {
     let card = Bytes::from(backend.card().to_string());
-    let surface = mcp::McpSurface::new(backend);
+    let surface = mcp::McpSurface::new(backend).keeping_credentials(options.keep_credentials);
     let mcp_service = surface.http_service(
         options.shutdown.child_token(),
         options.limits.max_body_bytes,

@@ -6,8 +6,8 @@
 //! 2026-07-28, version negotiation, JSON-RPC framing and the 4 MiB request-body bound. This module
 //! owns what rea promises on top: the catalog advertised as the backend gives it, arguments
 //! checked against the input schema before the backend runs (unknown, missing or mistyped
-//! arguments are a tool error, not an omitted parameter), and `_meta.provenance` on every tool
-//! result, argument errors included.
+//! arguments are a tool error, not an omitted parameter), `_meta.provenance` on every tool
+//! result, argument errors included, and recorded credentials redacted ([`crate::redact`]).
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -50,6 +50,8 @@ pub struct McpSurface {
 
 struct Surface {
     backend: Arc<dyn ToolBackend>,
+    /// Answers carry recorded credentials as recorded (`--keep-credentials`); else redacted.
+    keep_credentials: bool,
     tools: Vec<Tool>,
     index: HashMap<String, usize>,
     info: ServerConfig,
@@ -85,11 +87,21 @@ impl McpSurface {
         Self {
             inner: Arc::new(Surface {
                 backend,
+                keep_credentials: false,
                 tools,
                 index,
                 info,
             }),
         }
+    }
+
+    /// The same surface, answering recorded credentials as recorded (`keep`) or redacted
+    /// ([`crate::redact`], the default). Call before the surface is cloned.
+    pub fn keeping_credentials(mut self, keep: bool) -> Self {
+        if let Some(surface) = Arc::get_mut(&mut self.inner) {
+            surface.keep_credentials = keep;
+        }
+        self
     }
 
     /// Whether a tool of that name is served.
@@ -145,6 +157,11 @@ impl McpSurface {
                 "missing": error.missing,
                 "mistyped": error.mistyped,
             })),
+        };
+        let answer = if self.inner.keep_credentials {
+            answer
+        } else {
+            crate::redact::redact_answer(answer)
         };
         Ok(tool_result(answer))
     }
