@@ -201,3 +201,143 @@ fn keep_credentials_serves_them_as_recorded() {
     assert!(text.contains("SECRET-QUERY-123"), "{text}");
     assert!(text.contains("SECRET-BODY-456"), "{text}");
 }
+
+/// The JSON-RPC error of a refused `/mcp` body: HTTP 400 and `{jsonrpc, id: null, error}`.
+fn refused_mcp_body(address: &str, extra_headers: &str, body: &str) -> Value {
+    let (status, head, text) = post_mcp(address, extra_headers, body);
+    assert_eq!(status, 400, "{body:?}: {head}\n{text}");
+    assert!(
+        header(&head, "content-type").is_some_and(|value| value.starts_with("application/json")),
+        "{head}"
+    );
+    let reply: Value = serde_json::from_str(&text).unwrap_or_else(|_| panic!("not JSON: {text}"));
+    assert_eq!(reply["jsonrpc"], "2.0", "{reply}");
+    reply
+}
+
+fn session(address: &str, revision: &str) -> String {
+    let message = json!({
+        "jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": {"protocolVersion": revision, "capabilities": {},
+                   "clientInfo": {"name": "rea-tests", "version": "1"}}
+    });
+    let (status, head, body) = post_mcp(address, "", &message.to_string());
+    assert_eq!(status, 200, "{head}\n{body}");
+    assert!(
+        body.contains(&format!("\"protocolVersion\":\"{revision}\"")),
+        "{body}"
+    );
+    header(&head, "mcp-session-id").expect("session").to_owned()
+}
+
+#[test]
+fn malformed_mcp_bodies_are_400_with_a_json_rpc_error() {
+    let mut server = json_server(&[]);
+    let address = address(&server.url());
+    for body in ["", "{bad", "[1,"] {
+        let reply = refused_mcp_body(&address, "", body);
+        assert_eq!(reply["error"]["code"], -32700, "{body:?}: {reply}");
+        assert_eq!(reply["id"], Value::Null);
+    }
+    for body in ["{}", "42", r#"{"jsonrpc":"2.0"}"#, "[]"] {
+        let reply = refused_mcp_body(&address, "", body);
+        assert_eq!(reply["error"]["code"], -32600, "{body:?}: {reply}");
+    }
+    // A batch on a revision without batches (2025-06-18 dropped them).
+    let id = session(&address, "2025-06-18");
+    let batch = r#"[{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{}}]"#;
+    let headers = format!("Mcp-Session-Id: {id}\r\nMcp-Protocol-Version: 2025-06-18\r\n");
+    let reply = refused_mcp_body(&address, &headers, batch);
+    assert_eq!(reply["error"]["code"], -32600, "{reply}");
+    assert!(
+        reply["error"]["message"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("2025-03-26"),
+        "{reply}"
+    );
+    server.signal("TERM");
+    let _ = server.finish();
+}
+
+#[test]
+fn a_2025_03_26_session_accepts_batches() {
+    let mut server = json_server(&[]);
+    let address = address(&server.url());
+    let id = session(&address, "2025-03-26");
+    let batch = json!([
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": "a", "method": "tools/list", "params": {}},
+        {"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+         "params": {"name": "get_posts_by_id", "arguments": {"id": "1"}}},
+        {"jsonrpc": "2.0", "id": 8, "method": "initialize",
+         "params": {"protocolVersion": "2025-03-26", "capabilities": {},
+                    "clientInfo": {"name": "rea-tests", "version": "1"}}}
+    ]);
+    let (status, head, body) = post_mcp(
+        &address,
+        &format!("Mcp-Session-Id: {id}\r\n"),
+        &batch.to_string(),
+    );
+    assert_eq!(status, 200, "{head}\n{body}");
+    let replies: Value = serde_json::from_str(&body).unwrap_or_else(|_| panic!("{body}"));
+    let replies = replies.as_array().expect("an array of replies");
+    assert_eq!(replies.len(), 3, "one reply per request: {body}");
+    assert_eq!(replies[0]["id"], "a");
+    assert!(
+        replies[0]["result"]["tools"]
+            .as_array()
+            .is_some_and(|tools| !tools.is_empty())
+    );
+    assert_eq!(replies[1]["id"], 7);
+    assert_eq!(replies[1]["result"]["isError"], false, "{body}");
+    assert_eq!(replies[2]["id"], 8);
+    assert_eq!(
+        replies[2]["error"]["code"], -32600,
+        "initialize is never batched: {body}"
+    );
+    // Notifications and responses only: 202, no body.
+    let (status, _, body) = post_mcp(
+        &address,
+        &format!("Mcp-Session-Id: {id}\r\n"),
+        r#"[{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":99}}]"#,
+    );
+    assert_eq!((status, body.as_str()), (202, ""));
+    server.signal("TERM");
+    let _ = server.finish();
+}
+
+#[test]
+fn the_data_plane_names_out_of_range_numbers_and_deep_nesting() {
+    let mut server = json_server(&[]);
+    let address = address(&server.url());
+    let call = |params: &str| {
+        let body = format!(r#"{{"jsonrpc":"2.0","id":1,"method":"data/add","params":{params}}}"#);
+        let request = format!(
+            "POST /agentenv HTTP/1.1\r\nHost: {address}\r\nConnection: close\r\nContent-Type: application/json\r\n\
+             Content-Length: {}\r\n\r\n{body}",
+            body.len()
+        );
+        let (status, _, text) = exchange(&address, request.as_bytes());
+        assert_eq!(status, 200, "{text}");
+        serde_json::from_str::<Value>(&text).unwrap_or_else(|_| panic!("{text}"))
+    };
+    let reply = call(r#"{"parts":[{"kind":"data","data":{"a":[1,1e400]}}]}"#);
+    assert_eq!(reply["error"]["code"], -32602, "{reply}");
+    let message = reply["error"]["message"].as_str().unwrap_or_default();
+    assert!(
+        message.contains("out of a double's range") && message.contains("/parts/0/data/a/1"),
+        "{message}"
+    );
+    let deep = format!(
+        r#"{{"parts":[{{"kind":"data","data":{}{}}}]}}"#,
+        "[".repeat(130),
+        "]".repeat(130)
+    );
+    let reply = call(&deep);
+    assert_eq!(reply["error"]["code"], -32602, "{reply}");
+    let message = reply["error"]["message"].as_str().unwrap_or_default();
+    assert!(message.contains("deeper than 128"), "{message}");
+    server.signal("TERM");
+    let _ = server.finish();
+}

@@ -171,11 +171,12 @@ pub async fn handle(State(route): State<Arc<DataPlaneRoute>>, request: Request<B
                     cancel: route.shutdown.child_token(),
                 }));
             }
-            Message::Invalid { id, reason } => {
-                let error = RpcError::new(
-                    RpcError::INVALID_REQUEST,
-                    format!("invalid request: {reason}"),
-                );
+            Message::Invalid { id, code, reason } => {
+                let error = if code == RpcError::INVALID_PARAMS {
+                    RpcError::new(code, format!("invalid params: {reason}"))
+                } else {
+                    RpcError::new(code, format!("invalid request: {reason}"))
+                };
                 slots.push(Slot::Known(id, error));
             }
         }

@@ -25,7 +25,7 @@
 
 use std::sync::Arc;
 
-use axum::body::{Body, Bytes, HttpBody};
+use axum::body::{Body, Bytes};
 use axum::extract::{Request, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
@@ -37,6 +37,7 @@ use serde_json::{Map, Value};
 use tower::ServiceExt;
 
 use crate::mcp::McpSurface;
+use crate::mcp_intake::{self, Intake};
 use crate::sessions::{self, CappedSessions};
 
 /// The revision served here.
@@ -51,28 +52,43 @@ pub struct McpRoute {
     pub surface: McpSurface,
     /// The SDK's Streamable HTTP service.
     pub sdk: StreamableHttpService<McpSurface, CappedSessions>,
+    /// The SDK's sessions (batches ask a session's revision).
+    pub sessions: Arc<CappedSessions>,
+    /// The request-body bound.
+    pub max_body_bytes: usize,
 }
 
-/// The route handler.
+/// The route handler: every `POST` body is read and checked first ([`mcp_intake`]); a batch is
+/// answered there, a recognised call here, anything else by the SDK.
 pub async fn handle(State(route): State<Arc<McpRoute>>, request: Request) -> Response {
-    let size = request.body().size_hint().upper();
-    if size.is_none_or(|size| size > MAX_FAST_BODY)
-        || !headers_qualify(request.method(), request.headers())
-    {
+    if request.method() != axum::http::Method::POST {
         return delegate(&route, request).await;
     }
     let (parts, body) = request.into_parts();
-    let bytes = match axum::body::to_bytes(body, MAX_FAST_BODY as usize).await {
+    let bytes = match mcp_intake::read_body(body, route.max_body_bytes).await {
         Ok(bytes) => bytes,
-        Err(_) => {
-            // The body did not match its declared length: let the SDK answer what it reads.
-            return delegate(&route, Request::from_parts(parts, Body::empty())).await;
-        }
+        Err(response) => return response,
     };
-    match recognise(&bytes, &parts.headers, &route.surface) {
-        Some(call) => answer(&route.surface, call).await,
-        None => delegate(&route, Request::from_parts(parts, Body::from(bytes))).await,
+    match mcp_intake::classify(&bytes) {
+        Intake::Refused(response) => return response,
+        Intake::Batch(items) => {
+            let one = |request: Request| delegate(&route, request);
+            return mcp_intake::batch(&route.sessions, &parts, items, one).await;
+        }
+        Intake::Single => {}
     }
+    if bytes.len() as u64 <= MAX_FAST_BODY
+        && headers_qualify(&parts.method, &parts.headers)
+        && let Some(call) = recognise(&bytes, &parts.headers, &route.surface)
+    {
+        return answer(&route.surface, call).await;
+    }
+    let response = delegate(
+        &route,
+        Request::from_parts(parts, Body::from(bytes.clone())),
+    )
+    .await;
+    mcp_intake::remap_undecodable(response, &bytes).await
 }
 
 /// Hands the request to the SDK; a session it refused at the cap is answered

@@ -25,6 +25,12 @@
 //! against each input schema before the backend runs ([`arguments`]), and `_meta.provenance`
 //! (`untrusted_content: true`, `source: "analysis_target"`) on every tool result.
 //!
+//! rea reads and checks every `POST /mcp` body first ([`mcp_intake`]): a body that is not JSON or
+//! not a JSON-RPC message is `400` with `-32700`/`-32600` (the SDK answered `415` and text), and
+//! JSON-RPC batches, which the SDK does not read, are taken inside sessions at the one revision
+//! that requires them (2025-03-26) and refused elsewhere. Sessions are capped and their memory
+//! given back ([`sessions`]); recorded credentials are redacted in answers ([`redact`]).
+//!
 //! One exception, for speed: a stateless `tools/call` at the 2026-07-28 revision whose headers and
 //! body have exactly the canonical shape is answered by rea's [`fast_path`] with the same
 //! `McpSurface::call` and the SDK's own message types (byte-identical to the SDK's answer; a test
@@ -69,6 +75,7 @@ pub mod guard;
 pub mod jsonrpc;
 pub mod logging;
 pub mod mcp;
+pub mod mcp_intake;
 pub mod queue;
 pub mod redact;
 pub mod server;
@@ -163,10 +170,14 @@ pub fn app(
 ) -> Router {
     let card = Bytes::from(backend.card().to_string());
     let surface = mcp::McpSurface::new(backend).keeping_credentials(options.keep_credentials);
+    let sessions = Arc::new(sessions::CappedSessions::new(
+        options.sessions,
+        options.shutdown.child_token(),
+    ));
     let mcp_service = surface.http_service(
         options.shutdown.child_token(),
         options.limits.max_body_bytes,
-        options.sessions,
+        Arc::clone(&sessions),
     );
     let route = Arc::new(agentenv::DataPlaneRoute {
         queue: queue::CallQueue::start(data_plane),
@@ -177,6 +188,8 @@ pub fn app(
     let mcp_route = Arc::new(fast_path::McpRoute {
         surface,
         sdk: mcp_service,
+        sessions,
+        max_body_bytes: options.limits.max_body_bytes,
     });
     let mcp = Router::new()
         .route("/mcp", any(fast_path::handle).with_state(mcp_route))

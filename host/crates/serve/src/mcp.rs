@@ -29,7 +29,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::arguments;
 use crate::backend::{ToolAnswer, ToolBackend};
-use crate::sessions::{CappedSessions, SessionLimits};
+use crate::sessions::CappedSessions;
 
 /// The `_meta.provenance` every tool result carries: replayed content is target content.
 pub fn provenance() -> MetaObject {
@@ -113,15 +113,14 @@ impl McpSurface {
     ///
     /// `shutdown` ends every session and open stream when cancelled. `Host`/`Origin` checks are
     /// left to rea's own guard, which covers every route the same way
-    /// ([`crate::guard`]); the request body bound is `max_body_bytes`; sessions are capped and
-    /// expire as `sessions` says ([`crate::sessions`]).
+    /// ([`crate::guard`]); the request body bound is `max_body_bytes`; `sessions` caps and expires
+    /// the sessions ([`crate::sessions`]).
     pub fn http_service(
         &self,
         shutdown: CancellationToken,
         max_body_bytes: usize,
-        sessions: SessionLimits,
+        sessions: Arc<CappedSessions>,
     ) -> StreamableHttpService<McpSurface, CappedSessions> {
-        let manager = CappedSessions::new(sessions, shutdown.clone());
         let config = StreamableHttpServerConfig::default()
             .with_json_response(true)
             .with_cancellation_token(shutdown)
@@ -129,7 +128,7 @@ impl McpSurface {
             .disable_allowed_hosts()
             .disable_allowed_origins();
         let surface = self.clone();
-        StreamableHttpService::new(move || Ok(surface.clone()), Arc::new(manager), config)
+        StreamableHttpService::new(move || Ok(surface.clone()), sessions, config)
     }
 
     /// Answers one `tools/call`: the argument check, the backend call, and the result with its

@@ -13,6 +13,7 @@
 //! once per [`TRIM_INTERVAL`].
 
 use std::cell::Cell;
+use std::collections::HashMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
@@ -124,6 +125,8 @@ pub struct CappedSessions {
     creating: tokio::sync::Mutex<()>,
     /// Sessions closed so far (the trim task trims when it changed).
     closed: Arc<AtomicU64>,
+    /// The protocol revision each open session negotiated.
+    revisions: std::sync::Mutex<HashMap<String, String>>,
 }
 
 impl CappedSessions {
@@ -139,7 +142,17 @@ impl CappedSessions {
             max: limits.max_sessions.max(1),
             creating: tokio::sync::Mutex::new(()),
             closed,
+            revisions: std::sync::Mutex::new(HashMap::new()),
         }
+    }
+
+    /// The protocol revision a session negotiated, while it is open.
+    pub fn revision(&self, id: &str) -> Option<String> {
+        self.revisions
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .get(id)
+            .cloned()
     }
 
     /// How many sessions are open.
@@ -195,7 +208,20 @@ impl SessionManager for CappedSessions {
         id: &SessionId,
         message: ClientJsonRpcMessage,
     ) -> Result<ServerJsonRpcMessage, Self::Error> {
-        Ok(self.inner.initialize_session(id, message).await?)
+        let response = self.inner.initialize_session(id, message).await?;
+        let revision = serde_json::to_value(&response).ok().and_then(|value| {
+            value
+                .pointer("/result/protocolVersion")
+                .and_then(serde_json::Value::as_str)
+                .map(str::to_owned)
+        });
+        if let Some(revision) = revision {
+            self.revisions
+                .lock()
+                .unwrap_or_else(|poisoned| poisoned.into_inner())
+                .insert(id.to_string(), revision);
+        }
+        Ok(response)
     }
 
     async fn has_session(&self, id: &SessionId) -> Result<bool, Self::Error> {
@@ -204,6 +230,10 @@ impl SessionManager for CappedSessions {
 
     async fn close_session(&self, id: &SessionId) -> Result<(), Self::Error> {
         self.inner.close_session(id).await?;
+        self.revisions
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .remove(&id.to_string());
         self.closed.fetch_add(1, Ordering::Relaxed);
         Ok(())
     }
