@@ -33,6 +33,7 @@ mod manifest_golden;
 mod manifest_list_rule;
 mod security_build_signals;
 mod security_hostile_input;
+mod security_pipeline_checks;
 mod security_plugin_pin;
 mod security_serve_limits;
 mod self_mcp_commands;

@@ -341,3 +341,60 @@ fn the_data_plane_names_out_of_range_numbers_and_deep_nesting() {
     server.signal("TERM");
     let _ = server.finish();
 }
+
+#[test]
+fn two_host_headers_are_refused_400() {
+    let mut server = json_server(&[]);
+    let address = address(&server.url());
+    for hosts in [
+        format!("Host: {address}\r\nHost: evil.example\r\n"),
+        format!("Host: evil.example\r\nHost: {address}\r\n"),
+        format!("Host: {address}\r\nHost: {address}\r\n"),
+    ] {
+        let request = format!("GET /ready HTTP/1.1\r\n{hosts}Connection: close\r\n\r\n");
+        let (status, head, body) = exchange(&address, request.as_bytes());
+        assert_eq!(status, 400, "{hosts:?}: {head}\n{body}");
+    }
+    server.signal("TERM");
+    let _ = server.finish();
+}
+
+/// Whether the server closed a connection that sent `sent` and then nothing, within `wait`.
+fn closed_within(address: &str, sent: &[u8], wait: Duration) -> (bool, String) {
+    let mut stream = std::net::TcpStream::connect(address).expect("connect");
+    stream.write_all(sent).unwrap();
+    stream.set_read_timeout(Some(wait)).unwrap();
+    let mut answer = Vec::new();
+    let closed = match stream.read_to_end(&mut answer) {
+        Ok(_) => true,
+        Err(error) => !matches!(
+            error.kind(),
+            std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+        ),
+    };
+    (closed, String::from_utf8_lossy(&answer).into_owned())
+}
+
+#[test]
+fn slow_headers_and_slow_bodies_are_timed_out() {
+    let mut server = json_server(&[
+        ("REA_HEADER_TIMEOUT_SECONDS", "1"),
+        ("REA_BODY_TIMEOUT_SECONDS", "1"),
+    ]);
+    let address = address(&server.url());
+    let head = format!("GET /ready HTTP/1.1\r\nHost: {address}\r\nX-Slow: ");
+    let (closed, _) = closed_within(&address, head.as_bytes(), Duration::from_secs(20));
+    assert!(closed, "a request head that never ends is cut off");
+    for path in ["/mcp", "/agentenv"] {
+        let partial = format!(
+            "POST {path} HTTP/1.1\r\nHost: {address}\r\nContent-Type: application/json\r\n\
+             Accept: application/json, text/event-stream\r\nContent-Length: 100\r\n\r\n{{\"jsonrpc\""
+        );
+        let (closed, answer) = closed_within(&address, partial.as_bytes(), Duration::from_secs(20));
+        assert!(closed, "{path}: a body that never ends is cut off");
+        assert!(answer.starts_with("HTTP/1.1 408"), "{path}: {answer}");
+        assert!(answer.contains("\"jsonrpc\":\"2.0\""), "{path}: {answer}");
+    }
+    server.signal("TERM");
+    let _ = server.finish();
+}

@@ -98,6 +98,7 @@ pub fn run(args: &EnvironmentServeArgs) -> Result<(), CommandFailure> {
         .or_else(|| pipeline.serve.port.filter(|_| unset("MCP_PORT")));
     let listen = ListenConfig::resolve(host.as_deref(), port, &env).map_err(configuration)?;
     let sessions = rea_serve::config::session_limits(&env).map_err(configuration)?;
+    let timeouts = rea_serve::config::request_timeouts(&env).map_err(configuration)?;
     // Checked before loading so a blank name never waits for the inputs.
     rea_serve::config::environment_name("", &env).map_err(configuration)?;
     rea_serve::logging::init(level);
@@ -113,7 +114,7 @@ pub fn run(args: &EnvironmentServeArgs) -> Result<(), CommandFailure> {
     let outcome = runtime.block_on(serve(
         args,
         &env,
-        (listen, sessions),
+        (listen, sessions, timeouts),
         Arc::new(rules),
         &pipeline,
     ));
@@ -140,7 +141,11 @@ fn cancelled(signal: StopSignal, during: &str) -> CommandFailure {
 async fn serve(
     args: &EnvironmentServeArgs,
     env: &dyn EnvSource,
-    (listen, sessions): (ListenConfig, rea_serve::sessions::SessionLimits),
+    (listen, sessions, timeouts): (
+        ListenConfig,
+        rea_serve::sessions::SessionLimits,
+        rea_serve::config::RequestTimeouts,
+    ),
     rules: Arc<rea_state::rules::RuleSet>,
     pipeline: &rea_pipeline::Pipeline,
 ) -> Result<(), CommandFailure> {
@@ -233,12 +238,15 @@ async fn serve(
         AppOptions {
             allowed_hosts: listen.allowed_hosts.clone(),
             shutdown: shutdown.clone(),
-            limits: DataPlaneLimits::default(),
+            limits: DataPlaneLimits {
+                body_timeout: timeouts.body,
+                ..DataPlaneLimits::default()
+            },
             sessions,
             keep_credentials: args.keep_credentials,
         },
     );
-    let signal = server::serve(bound, app, shutdown, stop)
+    let signal = server::serve_with(bound, app, shutdown, stop, timeouts.header)
         .await
         .map_err(|error| refused(error.refusal()))?;
     print_json(&server::stopped_document(

@@ -10,6 +10,8 @@
 //! - `ENVIRONMENT_NAME`: renames the served environment; set but blank is `configuration_invalid`
 //!   rather than a silent fall back to the manifest's name.
 //! - `REA_LOG_LEVEL`: `error`, `warn`, `info` (default), `debug`, `trace` or `off`.
+//! - `REA_HEADER_TIMEOUT_SECONDS` (default 10) and `REA_BODY_TIMEOUT_SECONDS` (default 30): how
+//!   long a client may take to send a request head (the connection is closed) and a body (`408`).
 //! - `REA_MAX_SESSIONS` (default 256) and `REA_SESSION_IDLE_SECONDS` (default 300): the cap and
 //!   idle lifetime of MCP sessions ([`crate::sessions`]); each must be a positive whole number.
 
@@ -156,6 +158,47 @@ pub fn session_limits(env: &dyn EnvSource) -> Result<SessionLimits, ServeError> 
             .map_or(defaults.max_sessions, |value| value as usize),
         idle: positive("REA_SESSION_IDLE_SECONDS")?
             .map_or(defaults.idle, std::time::Duration::from_secs),
+    })
+}
+
+/// How long a client may take to send its request: the head, then the body.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RequestTimeouts {
+    /// The request head (`REA_HEADER_TIMEOUT_SECONDS`, default 10 s): the connection is closed.
+    pub header: std::time::Duration,
+    /// The body (`REA_BODY_TIMEOUT_SECONDS`, default 30 s): answered `408`.
+    pub body: std::time::Duration,
+}
+
+impl Default for RequestTimeouts {
+    fn default() -> Self {
+        Self {
+            header: std::time::Duration::from_secs(10),
+            body: crate::agentenv::DEFAULT_BODY_TIMEOUT,
+        }
+    }
+}
+
+/// The request timeouts from `REA_HEADER_TIMEOUT_SECONDS` and `REA_BODY_TIMEOUT_SECONDS`, each a
+/// whole number of seconds from 1 to 3600.
+pub fn request_timeouts(env: &dyn EnvSource) -> Result<RequestTimeouts, ServeError> {
+    let seconds = |name: &str, default: std::time::Duration| match non_empty(env.var(name)) {
+        None => Ok(default),
+        Some(text) => match text.trim().parse::<u64>() {
+            Ok(value) if (1..=3600).contains(&value) => Ok(std::time::Duration::from_secs(value)),
+            _ => Err(ServeError::configuration(
+                name,
+                format!(
+                    "{name} must be a whole number of seconds from 1 to 3600, not {}",
+                    serde_json::Value::String(text)
+                ),
+            )),
+        },
+    };
+    let defaults = RequestTimeouts::default();
+    Ok(RequestTimeouts {
+        header: seconds("REA_HEADER_TIMEOUT_SECONDS", defaults.header)?,
+        body: seconds("REA_BODY_TIMEOUT_SECONDS", defaults.body)?,
     })
 }
 

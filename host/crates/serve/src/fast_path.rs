@@ -56,6 +56,8 @@ pub struct McpRoute {
     pub sessions: Arc<CappedSessions>,
     /// The request-body bound.
     pub max_body_bytes: usize,
+    /// How long reading a body may take.
+    pub body_timeout: std::time::Duration,
 }
 
 /// The route handler: every `POST` body is read and checked first ([`mcp_intake`]); a batch is
@@ -65,7 +67,7 @@ pub async fn handle(State(route): State<Arc<McpRoute>>, request: Request) -> Res
         return delegate(&route, request).await;
     }
     let (parts, body) = request.into_parts();
-    let bytes = match mcp_intake::read_body(body, route.max_body_bytes).await {
+    let bytes = match mcp_intake::read_body(body, route.max_body_bytes, route.body_timeout).await {
         Ok(bytes) => bytes,
         Err(response) => return response,
     };

@@ -190,6 +190,7 @@ pub fn app(
         sdk: mcp_service,
         sessions,
         max_body_bytes: options.limits.max_body_bytes,
+        body_timeout: options.limits.body_timeout,
     });
     let mcp = Router::new()
         .route("/mcp", any(fast_path::handle).with_state(mcp_route))

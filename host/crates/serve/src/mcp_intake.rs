@@ -1,8 +1,8 @@
 //! What rea checks of a `POST /mcp` body before the SDK sees it (issue 15, defect 7), and JSON-RPC
 //! batches, which the SDK does not take.
 //!
-//! * The body is read within the request-body bound (`413` with a JSON-RPC `-32000` error past
-//!   it). An empty body or one that is not JSON is `400` with `-32700 Parse error`; JSON that is
+//! * The body is read within the request-body bound and the body timeout (`413` or `408` with a
+//!   JSON-RPC `-32000` error past them). An empty body or one that is not JSON is `400` with `-32700 Parse error`; JSON that is
 //!   not a JSON-RPC message (`{}`, `42`, an empty array) is `400` with `-32600 Invalid Request`
 //!   (the SDK answered both `415` with plain text). Errors carry `id: null`, or the message's id
 //!   when it has a valid one.
@@ -63,9 +63,16 @@ fn null() -> &'static RawValue {
     RawValue::NULL
 }
 
-/// Reads the body within `limit` bytes; past it, the `413` answer.
-pub async fn read_body(body: Body, limit: usize) -> Result<Bytes, Response> {
-    axum::body::to_bytes(body, limit).await.map_err(|_| {
+/// Reads the body within `limit` bytes and `timeout`; past them, the `413` or `408` answer.
+pub async fn read_body(
+    body: Body,
+    limit: usize,
+    timeout: std::time::Duration,
+) -> Result<Bytes, Response> {
+    let Ok(read) = tokio::time::timeout(timeout, axum::body::to_bytes(body, limit)).await else {
+        return Err(crate::agentenv::body_timed_out(timeout));
+    };
+    read.map_err(|_| {
         error_response(
             StatusCode::PAYLOAD_TOO_LARGE,
             null(),
