@@ -32,6 +32,7 @@ mod manifest_cli;
 mod manifest_golden;
 mod manifest_list_rule;
 mod security_build_signals;
+mod security_data_plane;
 mod security_hostile_input;
 mod security_pipeline_checks;
 mod security_plugin_pin;
