@@ -256,15 +256,59 @@ fn unknown_stage(plugin: &str, stage: &str, kind: StageKind) -> PluginError {
 /// Runs `f`, turning a panic into a [`PluginError`] with code [`PluginError::PANICKED`].
 ///
 /// Every exported call goes through this, so no unwind ever reaches an `extern "C"` frame.
+///
+/// A panic inside the guard is not printed by the panic hook (a dynamic plugin's own std would
+/// write it to the host's stderr as raw text between JSON log lines): its message and location
+/// come back in the error, for the host to log and report. Panics outside a guard reach the hook
+/// that was installed before.
 pub fn guard<T>(f: impl FnOnce() -> Result<T, PluginError>) -> RResult<T, PluginError> {
-    match catch_unwind(AssertUnwindSafe(f)) {
+    quiet_panics_in_guards();
+    GUARDED.with(|depth| depth.set(depth.get() + 1));
+    let outcome = catch_unwind(AssertUnwindSafe(f));
+    GUARDED.with(|depth| depth.set(depth.get().saturating_sub(1)));
+    match outcome {
         Ok(Ok(value)) => RResult::ROk(value),
         Ok(Err(error)) => RResult::RErr(error),
-        Err(payload) => RResult::RErr(PluginError::new(
-            PluginError::PANICKED,
-            format!("the plugin panicked: {}", panic_message(payload.as_ref())),
-        )),
+        Err(payload) => {
+            let location = PANIC_LOCATION
+                .with(|location| location.take())
+                .map(|location| format!(" at {location}"))
+                .unwrap_or_default();
+            RResult::RErr(PluginError::new(
+                PluginError::PANICKED,
+                format!(
+                    "the plugin panicked{location}: {}",
+                    panic_message(payload.as_ref())
+                ),
+            ))
+        }
     }
+}
+
+thread_local! {
+    /// How many guards this thread is inside.
+    static GUARDED: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
+    /// Where the last guarded panic happened (`file:line`).
+    static PANIC_LOCATION: std::cell::RefCell<Option<String>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Installs, once, a panic hook that stays silent inside a guard and defers to the previous hook
+/// elsewhere.
+fn quiet_panics_in_guards() {
+    static INSTALLED: std::sync::Once = std::sync::Once::new();
+    INSTALLED.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if GUARDED.with(std::cell::Cell::get) > 0 {
+                let location = info
+                    .location()
+                    .map(|location| format!("{}:{}", location.file(), location.line()));
+                PANIC_LOCATION.with(|slot| *slot.borrow_mut() = location);
+            } else {
+                previous(info);
+            }
+        }));
+    });
 }
 
 fn panic_message(payload: &(dyn Any + Send)) -> String {

@@ -18,13 +18,14 @@
 //! `--format-rules-only` applies none. Without `--name` the manifest names the env, unless the
 //! capture's origin is a loopback name or an IP literal: then the capture file does, with a
 //! `name-from-file` warning. `--dry-run` runs every stage and writes nothing; it does not check
-//! the directory, which may then be omitted (`status: "planned"`). SIGINT cancels (`cancelled`,
-//! exit 130). Stage progress goes to stderr; the report is the only output on stdout.
+//! the directory, which may then be omitted (`status: "planned"`). SIGINT or SIGTERM cancels (`cancelled`,
+//! exit 130 or 143; a bundle appears whole or not at all, see [`super::interrupt`]). Stage
+//! progress goes to stderr; the report is the only output on stdout.
 //!
 //! Inputs must fit the live heap headroom ([`rea_bundle::headroom`]) as well as their readers'
 //! fixed budgets (32 MiB HAR, 64 MiB Evidence): a capture Evidence file or a HAR before it is
 //! read, an inspected HAR's Evidence and the projected manifest before they are serialized
-//! (`resource_constraint` otherwise). `REA_TEST_HOLD=<stage>` holds a stage until SIGINT (a test
+//! (`resource_constraint` otherwise). `REA_TEST_HOLD=<stage>` holds a stage until a signal (a test
 //! hook, see `Progress`).
 //!
 //! Decisions: the report's `coverage` is the state's summary (`rea_state::coverage`, the
@@ -108,7 +109,7 @@ pub fn run(args: &EnvironmentBuildArgs) -> Result<(), CommandFailure> {
             args.json,
         ));
     }
-    let interrupt = Interrupt::install();
+    let interrupt = Interrupt::install(args.json, BUILD_STAGE);
     let mut progress = Progress::start(interrupt.clone());
     let outcome = build(args, &mut progress);
     progress.finish();
@@ -301,9 +302,8 @@ fn bundle_capture(
         })?;
     if observer.cancelled() {
         return Err(Refusal::cancelled(
-            "SIGINT received before the bundle was written; nothing was written",
+            "a signal was received before the bundle was written; nothing was written",
         )
-        .with_data(json!({ "signal": "SIGINT" }))
         .in_stage(BUILD_STAGE));
     }
     // The Evidence built in this process must fit the live heap headroom before it is

@@ -8,8 +8,9 @@
 //! Evidence files, each read once within its bound and authenticated from the bytes the bundle
 //! copies, and cross-checked as `environment-serve` checks them (a manifest of another capture is
 //! `invalid_request` naming both ids). Then the bundle is planned (name, what it serves, warnings)
-//! and written. SIGINT cancels (`cancelled`, exit 130); during the write, the refusal names the
-//! bundle and the files written.
+//! and written. SIGINT or SIGTERM cancels (`cancelled`, exit 130 or 143); during the write, the
+//! refusal names the bundle and the files written, and nothing is left (the bundle is written
+//! into a staging folder renamed at the end; see [`super::interrupt`]).
 //!
 //! Without `--json` a short text report goes to stdout; with it, the JSON report (see
 //! [`rea_bundle::export`]) and refusals as JSON lines on stderr. Stage progress goes to stderr: a
@@ -24,8 +25,6 @@
 
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use clap::Args;
@@ -39,6 +38,7 @@ use rea_evidence::{Refusal, read_bounded};
 use rea_registry::Registry;
 use serde_json::Value;
 
+pub use crate::commands::interrupt::Interrupt;
 use crate::output::{CommandFailure, print_json, write_stdout};
 
 /// Arguments of `rea environment-export`.
@@ -69,7 +69,7 @@ pub struct EnvironmentExportArgs {
 
 /// Runs `rea environment-export`.
 pub fn run(args: &EnvironmentExportArgs) -> Result<(), CommandFailure> {
-    let interrupt = Interrupt::install();
+    let interrupt = Interrupt::install(args.json, EXPORT_STAGE);
     let mut progress = Progress::start(interrupt.clone());
     let outcome = export(args, &mut progress);
     progress.finish();
@@ -132,13 +132,15 @@ fn export(args: &EnvironmentExportArgs, progress: &mut Progress) -> Result<Value
     rea_bundle::export(&request, environment, progress)
 }
 
-/// Prints the report (JSON, or text) or reports the refusal: exit 130 for a cancellation, 2 for a
-/// configuration problem (an invalid pipeline), 1 otherwise.
+/// Prints the report (JSON, or text) or reports the refusal: exit 130 (SIGINT) or 143 (SIGTERM)
+/// for a cancellation, naming the signal, 2 for a configuration problem (an invalid pipeline), 1
+/// otherwise.
 pub fn finish(
     outcome: Result<Value, Refusal>,
     json: bool,
     interrupt: &Interrupt,
 ) -> Result<(), CommandFailure> {
+    interrupt.claim_report();
     match outcome {
         Ok(report) => {
             if json {
@@ -150,9 +152,14 @@ pub fn finish(
         Err(refusal) => {
             let cancelled = refusal.code == "cancelled" || interrupt.fired();
             let configuration = refusal.category == "configuration";
+            let refusal = if cancelled && interrupt.fired() {
+                interrupt.name_signal(refusal)
+            } else {
+                refusal
+            };
             let mut failure = CommandFailure::refused(refusal, json);
             if cancelled {
-                failure.exit = 130;
+                failure.exit = interrupt.exit_code();
             } else if configuration {
                 failure.exit = CommandFailure::USAGE_EXIT;
             }
@@ -360,37 +367,6 @@ pub fn serve_command() -> ServeCommand {
     ServeCommand { pipeline_flag }
 }
 
-/// SIGINT as a flag the stages poll; a second SIGINT ends the process at once.
-#[derive(Debug, Clone, Default)]
-pub struct Interrupt(Arc<AtomicBool>);
-
-impl Interrupt {
-    /// Installs the handler (a failure to install leaves SIGINT's default, which also stops).
-    pub fn install() -> Self {
-        let flag = Arc::new(AtomicBool::new(false));
-        #[cfg(unix)]
-        {
-            use signal_hook::consts::SIGINT;
-            // The second SIGINT (flag already set) terminates: registered first so it sees the
-            // flag before the second registration sets it.
-            let _ =
-                signal_hook::flag::register_conditional_shutdown(SIGINT, 130, Arc::clone(&flag));
-            let _ = signal_hook::flag::register(SIGINT, Arc::clone(&flag));
-        }
-        Self(flag)
-    }
-
-    /// A flag that never fires (the MCP tool).
-    pub fn never() -> Self {
-        Self::default()
-    }
-
-    /// Whether SIGINT arrived.
-    pub fn fired(&self) -> bool {
-        self.0.load(Ordering::SeqCst)
-    }
-}
-
 /// Stage progress on stderr: a progress bar on a terminal, JSON log lines otherwise.
 pub struct Progress {
     interrupt: Interrupt,
@@ -428,27 +404,43 @@ impl Progress {
     }
 
     /// Test hook: `REA_TEST_HOLD=<stage>` holds the command at the start of that stage (logging
-    /// `{"level":"warn","msg":"test hold","stage":…}`) until SIGINT arrives or 60 s pass, so a
-    /// test can cancel inside a stage that otherwise takes milliseconds. Nothing but tests sets
-    /// the variable.
+    /// `{"level":"warn","msg":"test hold","stage":…}`) until a signal arrives or 60 s pass, so a
+    /// test can cancel inside a stage that otherwise takes milliseconds; `written:<file>` holds
+    /// the write after that file until a signal ends the command (SIGTERM or a second SIGINT);
+    /// `stuck:<point>` holds there whatever arrives, as a stage that never polls would. Nothing
+    /// but tests sets the variable.
     fn hold_for_test(&self, stage: &str) {
-        if std::env::var_os("REA_TEST_HOLD").is_none_or(|held| held != stage) {
+        let Some(held) = std::env::var_os("REA_TEST_HOLD") else {
+            return;
+        };
+        let stuck = held.to_str().and_then(|held| held.strip_prefix("stuck:")) == Some(stage);
+        if held != stage && !stuck {
             return;
         }
         tracing::warn!(stage, "test hold");
         let deadline = std::time::Instant::now() + Duration::from_secs(60);
-        while !self.interrupt.fired() && std::time::Instant::now() < deadline {
+        let released = || {
+            if stuck {
+                false
+            } else if stage.starts_with("written:") {
+                self.interrupt.ending()
+            } else {
+                self.interrupt.fired()
+            }
+        };
+        while !released() && std::time::Instant::now() < deadline {
             std::thread::sleep(Duration::from_millis(20));
         }
     }
 
-    /// Refuses with `cancelled` when SIGINT arrived (nothing written yet).
+    /// Refuses with `cancelled` when a signal arrived (nothing written yet).
     pub fn check(&self) -> Result<(), Refusal> {
         if self.interrupt.fired() {
-            return Err(Refusal::cancelled(
-                "SIGINT received before the bundle was written; nothing was written",
-            )
-            .with_data(serde_json::json!({ "signal": "SIGINT" })));
+            let signal = self.interrupt.signal();
+            return Err(Refusal::cancelled(format!(
+                "{signal} received before the bundle was written; nothing was written"
+            ))
+            .with_data(serde_json::json!({ "signal": signal })));
         }
         Ok(())
     }
@@ -463,6 +455,7 @@ impl Progress {
 
 impl WriteObserver for Progress {
     fn written(&mut self, path: &str, done: usize, total: usize) {
+        self.hold_for_test(&format!("written:{path}"));
         match &self.bar {
             Some(bar) => {
                 if !self.writing {
@@ -484,6 +477,10 @@ impl WriteObserver for Progress {
 
     fn cancelled(&mut self) -> bool {
         self.interrupt.fired()
+    }
+
+    fn staging(&mut self, folder: Option<&Path>) {
+        self.interrupt.set_staging(folder);
     }
 }
 

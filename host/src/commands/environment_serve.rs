@@ -58,6 +58,10 @@ pub struct EnvironmentServeArgs {
     /// Serve replay only: every tool replays its recorded records; the data plane serves nothing.
     #[arg(long)]
     pub replay_only: bool,
+    /// Answer credential-named values the recording holds (query parameters, body members) as
+    /// recorded; by default they are answered as "[redacted]".
+    #[arg(long)]
+    pub keep_credentials: bool,
     /// The host to bind (default: `MCP_HOST`, else 127.0.0.1).
     #[arg(long)]
     pub host: Option<String>,
@@ -93,6 +97,9 @@ pub fn run(args: &EnvironmentServeArgs) -> Result<(), CommandFailure> {
         .port
         .or_else(|| pipeline.serve.port.filter(|_| unset("MCP_PORT")));
     let listen = ListenConfig::resolve(host.as_deref(), port, &env).map_err(configuration)?;
+    let sessions = rea_serve::config::session_limits(&env).map_err(configuration)?;
+    let timeouts = rea_serve::config::request_timeouts(&env).map_err(configuration)?;
+    let sources = data_add_sources(&env).map_err(configuration)?;
     // Checked before loading so a blank name never waits for the inputs.
     rea_serve::config::environment_name("", &env).map_err(configuration)?;
     rea_serve::logging::init(level);
@@ -105,10 +112,48 @@ pub fn run(args: &EnvironmentServeArgs) -> Result<(), CommandFailure> {
                 "cannot start the runtime: {error}"
             )))
         })?;
-    let outcome = runtime.block_on(serve(args, &env, listen, Arc::new(rules), &pipeline));
+    let outcome = runtime.block_on(serve(
+        args,
+        &env,
+        Settings {
+            listen,
+            sessions,
+            timeouts,
+            sources,
+        },
+        Arc::new(rules),
+        &pipeline,
+    ));
     // Never wait for a blocking load a signal abandoned.
     runtime.shutdown_background();
     outcome
+}
+
+/// What `environment-serve` reads from flags and the environment before loading anything.
+struct Settings {
+    listen: ListenConfig,
+    sessions: rea_serve::sessions::SessionLimits,
+    timeouts: rea_serve::config::RequestTimeouts,
+    sources: rea_backends::fetch::SourceAllowList,
+}
+
+/// The sources `data/add` may read: `REA_DATA_ADD_ALLOW` (see [`rea_backends::fetch`]).
+fn data_add_sources(
+    env: &dyn EnvSource,
+) -> Result<rea_backends::fetch::SourceAllowList, rea_serve::ServeError> {
+    let setting = rea_backends::fetch::ALLOW_SETTING;
+    match env.var(setting).filter(|value| !value.trim().is_empty()) {
+        None => Ok(rea_backends::fetch::SourceAllowList::default()),
+        Some(text) => rea_backends::fetch::SourceAllowList::parse(&text).map_err(|entry| {
+            rea_serve::ServeError::configuration(
+                setting,
+                format!(
+                    "{setting} must list absolute folders (file:/path) and https://host[:port] origins separated by commas; {} is neither",
+                    Value::String(entry)
+                ),
+            )
+        }),
+    }
 }
 
 fn refused(refusal: Refusal) -> CommandFailure {
@@ -129,10 +174,16 @@ fn cancelled(signal: StopSignal, during: &str) -> CommandFailure {
 async fn serve(
     args: &EnvironmentServeArgs,
     env: &dyn EnvSource,
-    listen: ListenConfig,
+    settings: Settings,
     rules: Arc<rea_state::rules::RuleSet>,
     pipeline: &rea_pipeline::Pipeline,
 ) -> Result<(), CommandFailure> {
+    let Settings {
+        listen,
+        sessions,
+        timeouts,
+        sources,
+    } = settings;
     let mut stop = Box::pin(server::stop_signals().map_err(|error| refused(error.refusal()))?);
 
     let manifest_path = args.manifest.clone();
@@ -174,7 +225,18 @@ async fn serve(
         } else {
             let served_name = name.clone();
             let preparing = tokio::task::spawn_blocking(move || {
-                rea_backends::prepare(environment, &manifest, &capture, &served_name, rules)
+                let options = rea_backends::fetch::FetchOptions {
+                    allow: sources,
+                    ..rea_backends::fetch::FetchOptions::default()
+                };
+                rea_backends::prepare_with(
+                    environment,
+                    &manifest,
+                    &capture,
+                    &served_name,
+                    rules,
+                    options,
+                )
             });
             let serving = tokio::select! {
                 prepared = preparing => prepared.map_err(|error| {
@@ -222,10 +284,15 @@ async fn serve(
         AppOptions {
             allowed_hosts: listen.allowed_hosts.clone(),
             shutdown: shutdown.clone(),
-            limits: DataPlaneLimits::default(),
+            limits: DataPlaneLimits {
+                body_timeout: timeouts.body,
+                ..DataPlaneLimits::default()
+            },
+            sessions,
+            keep_credentials: args.keep_credentials,
         },
     );
-    let signal = server::serve(bound, app, shutdown, stop)
+    let signal = server::serve_with(bound, app, shutdown, stop, timeouts.header)
         .await
         .map_err(|error| refused(error.refusal()))?;
     print_json(&server::stopped_document(

@@ -9,6 +9,7 @@ pub mod guidance;
 pub mod guided_workflows;
 pub mod inspect_capture;
 pub mod inspect_view;
+pub mod interrupt;
 pub mod mcp;
 pub mod pipeline;
 pub mod plugin_tools;

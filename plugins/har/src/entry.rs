@@ -67,6 +67,10 @@ impl Sink<'_> {
     }
 }
 
+/// The longest duration (`time`, in milliseconds) a record keeps: a day. A longer one (`1e17`,
+/// `1e308`) would carry the served clock thousands of years past the recording.
+const MAX_DURATION_MS: f64 = 86_400_000.0;
+
 /// Validates one entry and builds its record.
 pub(crate) fn record(
     item: Json,
@@ -135,12 +139,23 @@ pub(crate) fn record(
         }
     };
     let duration_ms = time.filter(|value| *value >= 0.0);
-    if duration_ms.is_none() {
-        sink.limit(
-            "duration-not-recorded",
-            "These records have no recorded non-negative duration (`time`).",
-        );
-    }
+    let duration_ms = match duration_ms {
+        Some(value) if !value.is_finite() || value > MAX_DURATION_MS => {
+            sink.limit(
+                "duration-out-of-range",
+                "These records' duration (`time`) is more than a day (86,400,000 ms); it is not used.",
+            );
+            None
+        }
+        Some(value) => Some(value),
+        None => {
+            sink.limit(
+                "duration-not-recorded",
+                "These records have no recorded non-negative duration (`time`).",
+            );
+            None
+        }
+    };
     if entry.contains_key("_webSocketMessages") {
         sink.limit(
             "websocket-messages-omitted",

@@ -109,6 +109,9 @@ pub struct BundlePlan {
     pub warnings: Vec<Warning>,
 }
 
+/// The warning of rule stages that failed while the state was prepared.
+pub const RULE_STAGE_FAILED: &str = "rule-stage-failed";
+
 /// Plans the bundle: name, prediction, scan, files. Writes nothing. `environment` is the replay
 /// environment the pair's check built ([`AuthenticatedPair::authenticate`]); the prediction hands
 /// it to the server's startup decision.
@@ -141,6 +144,19 @@ pub fn plan(
         std::sync::Arc::clone(&request.rules),
     )
     .map_err(|refusal| refusal.in_stage(request.stages.bundle))?;
+    let failures = request.rules.failures();
+    if !failures.is_empty() {
+        let mut warning = Warning::new(
+            RULE_STAGE_FAILED,
+            "Rule stages failed while the state was prepared (a plugin returned an error or panicked); each explains nothing for the tools named, so writes only it would explain are withheld.",
+        );
+        warning.count = Some(failures.len() as u64);
+        warning.items = failures
+            .into_iter()
+            .take(credentials::LISTED_LIMIT)
+            .collect();
+        warnings.push(warning);
+    }
     cancelled(observer, request.stages.bundle)?;
 
     observer.stage("scan", "scanning recorded names for credentials");

@@ -8,12 +8,14 @@
 //! * [`file`]: bounded, change-detecting reading of an input file.
 //! * [`capture`]: capture Evidence (`inspect_web_network_capture`): building it from an
 //!   extractor's answer, and reading its records back as typed values.
+//! * [`credential_names`]: which recorded names look like credentials.
 
 // `Refusal` is the one error shape of every stage (about 160 bytes); refusals end an operation, so
 // their size never matters on a hot path and boxing them would only complicate every caller.
 #![allow(clippy::result_large_err)]
 
 pub mod capture;
+pub mod credential_names;
 pub mod envelope;
 pub mod file;
 pub mod refusal;

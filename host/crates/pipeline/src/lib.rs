@@ -167,7 +167,19 @@ pub fn resolve(spec: &PipelineSpec, registry: &mut Registry) -> Result<Pipeline,
     }
 
     let mut rules = Vec::new();
+    let mut listed = std::collections::BTreeSet::new();
     for rule in &spec.rules {
+        if !listed.insert(rule.stage.as_str()) {
+            problems.push(spec.at(
+                rule.position,
+                "duplicate_rule_stage",
+                format!(
+                    "rule stage `{}` is listed twice; each stage runs once, where it is first listed",
+                    rule.stage
+                ),
+            ));
+            continue;
+        }
         match lookup(registry, &rule.stage, StageKind::Rule) {
             Ok((resolved, _)) => {
                 let accepted = registry

@@ -25,6 +25,12 @@
 //! against each input schema before the backend runs ([`arguments`]), and `_meta.provenance`
 //! (`untrusted_content: true`, `source: "analysis_target"`) on every tool result.
 //!
+//! rea reads and checks every `POST /mcp` body first ([`mcp_intake`]): a body that is not JSON or
+//! not a JSON-RPC message is `400` with `-32700`/`-32600` (the SDK answered `415` and text), and
+//! JSON-RPC batches, which the SDK does not read, are taken inside sessions at the one revision
+//! that requires them (2025-03-26) and refused elsewhere. Sessions are capped and their memory
+//! given back ([`sessions`]); recorded credentials are redacted in answers ([`redact`]).
+//!
 //! One exception, for speed: a stateless `tools/call` at the 2026-07-28 revision whose headers and
 //! body have exactly the canonical shape is answered by rea's [`fast_path`] with the same
 //! `McpSurface::call` and the SDK's own message types (byte-identical to the SDK's answer; a test
@@ -69,8 +75,11 @@ pub mod guard;
 pub mod jsonrpc;
 pub mod logging;
 pub mod mcp;
+pub mod mcp_intake;
 pub mod queue;
+pub mod redact;
 pub mod server;
+pub mod sessions;
 
 use std::sync::Arc;
 
@@ -100,6 +109,10 @@ pub struct AppOptions {
     pub shutdown: CancellationToken,
     /// The `/agentenv` limits; `max_body_bytes` bounds `/mcp` too.
     pub limits: DataPlaneLimits,
+    /// The cap and idle lifetime of MCP sessions.
+    pub sessions: sessions::SessionLimits,
+    /// Answer recorded credentials as recorded instead of redacted ([`redact`]).
+    pub keep_credentials: bool,
 }
 
 impl Default for AppOptions {
@@ -108,6 +121,8 @@ impl Default for AppOptions {
             allowed_hosts: HostAllowlist::loopback(),
             shutdown: CancellationToken::new(),
             limits: DataPlaneLimits::default(),
+            sessions: sessions::SessionLimits::default(),
+            keep_credentials: false,
         }
     }
 }
@@ -154,10 +169,15 @@ pub fn app(
     options: AppOptions,
 ) -> Router {
     let card = Bytes::from(backend.card().to_string());
-    let surface = mcp::McpSurface::new(backend);
+    let surface = mcp::McpSurface::new(backend).keeping_credentials(options.keep_credentials);
+    let sessions = Arc::new(sessions::CappedSessions::new(
+        options.sessions,
+        options.shutdown.child_token(),
+    ));
     let mcp_service = surface.http_service(
         options.shutdown.child_token(),
         options.limits.max_body_bytes,
+        Arc::clone(&sessions),
     );
     let route = Arc::new(agentenv::DataPlaneRoute {
         queue: queue::CallQueue::start(data_plane),
@@ -168,6 +188,9 @@ pub fn app(
     let mcp_route = Arc::new(fast_path::McpRoute {
         surface,
         sdk: mcp_service,
+        sessions,
+        max_body_bytes: options.limits.max_body_bytes,
+        body_timeout: options.limits.body_timeout,
     });
     let mcp = Router::new()
         .route("/mcp", any(fast_path::handle).with_state(mcp_route))

@@ -6,8 +6,8 @@
 //! 2026-07-28, version negotiation, JSON-RPC framing and the 4 MiB request-body bound. This module
 //! owns what rea promises on top: the catalog advertised as the backend gives it, arguments
 //! checked against the input schema before the backend runs (unknown, missing or mistyped
-//! arguments are a tool error, not an omitted parameter), and `_meta.provenance` on every tool
-//! result, argument errors included.
+//! arguments are a tool error, not an omitted parameter), `_meta.provenance` on every tool
+//! result, argument errors included, and recorded credentials redacted ([`crate::redact`]).
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -22,7 +22,6 @@ use rmcp::model::{
     ToolAnnotations,
 };
 use rmcp::service::RequestContext;
-use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 use serde_json::{Map, Value, json};
@@ -30,6 +29,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::arguments;
 use crate::backend::{ToolAnswer, ToolBackend};
+use crate::sessions::CappedSessions;
 
 /// The `_meta.provenance` every tool result carries: replayed content is target content.
 pub fn provenance() -> MetaObject {
@@ -50,6 +50,8 @@ pub struct McpSurface {
 
 struct Surface {
     backend: Arc<dyn ToolBackend>,
+    /// Answers carry recorded credentials as recorded (`--keep-credentials`); else redacted.
+    keep_credentials: bool,
     tools: Vec<Tool>,
     index: HashMap<String, usize>,
     info: ServerConfig,
@@ -85,11 +87,21 @@ impl McpSurface {
         Self {
             inner: Arc::new(Surface {
                 backend,
+                keep_credentials: false,
                 tools,
                 index,
                 info,
             }),
         }
+    }
+
+    /// The same surface, answering recorded credentials as recorded (`keep`) or redacted
+    /// ([`crate::redact`], the default). Call before the surface is cloned.
+    pub fn keeping_credentials(mut self, keep: bool) -> Self {
+        if let Some(surface) = Arc::get_mut(&mut self.inner) {
+            surface.keep_credentials = keep;
+        }
+        self
     }
 
     /// Whether a tool of that name is served.
@@ -101,12 +113,14 @@ impl McpSurface {
     ///
     /// `shutdown` ends every session and open stream when cancelled. `Host`/`Origin` checks are
     /// left to rea's own guard, which covers every route the same way
-    /// ([`crate::guard`]); the request body bound is `max_body_bytes`.
+    /// ([`crate::guard`]); the request body bound is `max_body_bytes`; `sessions` caps and expires
+    /// the sessions ([`crate::sessions`]).
     pub fn http_service(
         &self,
         shutdown: CancellationToken,
         max_body_bytes: usize,
-    ) -> StreamableHttpService<McpSurface, LocalSessionManager> {
+        sessions: Arc<CappedSessions>,
+    ) -> StreamableHttpService<McpSurface, CappedSessions> {
         let config = StreamableHttpServerConfig::default()
             .with_json_response(true)
             .with_cancellation_token(shutdown)
@@ -114,11 +128,7 @@ impl McpSurface {
             .disable_allowed_hosts()
             .disable_allowed_origins();
         let surface = self.clone();
-        StreamableHttpService::new(
-            move || Ok(surface.clone()),
-            Arc::new(LocalSessionManager::default()),
-            config,
-        )
+        StreamableHttpService::new(move || Ok(surface.clone()), sessions, config)
     }
 
     /// Answers one `tools/call`: the argument check, the backend call, and the result with its
@@ -146,6 +156,11 @@ impl McpSurface {
                 "missing": error.missing,
                 "mistyped": error.mistyped,
             })),
+        };
+        let answer = if self.inner.keep_credentials {
+            answer
+        } else {
+            crate::redact::redact_answer(answer)
         };
         Ok(tool_result(answer))
     }

@@ -128,15 +128,21 @@ impl UtcInstant {
         i128::from(self.seconds) * 1_000 + i128::from(self.nanos / 1_000_000)
     }
 
-    /// The instant `milliseconds` later (fractional milliseconds kept to the nanosecond).
-    pub fn plus_millis(self, milliseconds: f64) -> Self {
-        let total = i128::from(self.seconds) * 1_000_000_000
-            + i128::from(self.nanos)
-            + (milliseconds * 1_000_000.0).round() as i128;
-        Self {
-            seconds: total.div_euclid(1_000_000_000) as i64,
-            nanos: total.rem_euclid(1_000_000_000) as u32,
+    /// The instant `milliseconds` later (fractional milliseconds kept to the nanosecond); `None`
+    /// when that is not finite or falls after year 9999.
+    pub fn plus_millis(self, milliseconds: f64) -> Option<Self> {
+        let added = (milliseconds * 1_000_000.0).round();
+        if !added.is_finite() || added.abs() > 1e30 {
+            return None;
         }
+        let total =
+            i128::from(self.seconds) * 1_000_000_000 + i128::from(self.nanos) + added as i128;
+        let seconds = i64::try_from(total.div_euclid(1_000_000_000)).ok()?;
+        let instant = Self {
+            seconds,
+            nanos: total.rem_euclid(1_000_000_000) as u32,
+        };
+        (instant.ceil_second().seconds <= LAST_SECOND).then_some(instant)
     }
 
     /// The next whole second at or after this instant.
@@ -156,8 +162,11 @@ impl UtcInstant {
     }
 }
 
+/// The last second an instant may name: 9999-12-31T23:59:59Z.
+const LAST_SECOND: i64 = 253_402_300_799;
+
 /// The write clock of records given as `(start instant, duration in milliseconds)`; `None` when
-/// any lacks either.
+/// any lacks either, or when a duration carries the clock past year 9999.
 pub fn write_clock<'a>(
     records: impl IntoIterator<Item = (Option<&'a str>, Option<f64>)>,
 ) -> Option<String> {
@@ -165,7 +174,7 @@ pub fn write_clock<'a>(
     for (start, duration) in records {
         let start = UtcInstant::parse(start?)?;
         let duration = duration.filter(|duration| duration.is_finite() && *duration >= 0.0)?;
-        let finished = start.plus_millis(duration);
+        let finished = start.plus_millis(duration)?;
         end = Some(end.map_or(finished, |end| end.max(finished)));
     }
     end.map(|end| end.ceil_second().to_seconds_text())
@@ -212,5 +221,25 @@ mod tests {
             Some("2026-11-29T11:02:36Z")
         );
         assert_eq!(write_clock([(Some("2026-11-29T11:02:33.9Z"), None)]), None);
+    }
+
+    #[test]
+    fn a_duration_past_year_9999_gives_no_clock() {
+        let start = Some("2024-05-01T10:00:00.000Z");
+        for absurd in [1e17, 1e308, f64::INFINITY, f64::NAN] {
+            assert_eq!(write_clock([(start, Some(absurd))]), None, "{absurd}");
+        }
+        assert_eq!(
+            write_clock([(start, Some(86_400_000.0))]).as_deref(),
+            Some("2024-05-02T10:00:00Z")
+        );
+        assert_eq!(
+            write_clock([(Some("9999-12-31T23:59:58.000Z"), Some(1_000.0))]).as_deref(),
+            Some("9999-12-31T23:59:59Z")
+        );
+        assert_eq!(
+            write_clock([(Some("9999-12-31T23:59:58.000Z"), Some(1_500.0))]),
+            None
+        );
     }
 }

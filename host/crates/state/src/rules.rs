@@ -112,6 +112,8 @@ pub struct RuleStageRef {
 #[derive(Debug, Clone, Default)]
 pub struct RuleSet {
     steps: Vec<ConfiguredRule>,
+    /// Every failed stage call so far, one sentence each (shared by clones).
+    failures: Arc<std::sync::Mutex<std::collections::BTreeSet<String>>>,
 }
 
 impl RuleSet {
@@ -140,7 +142,10 @@ impl RuleSet {
                 handle: Arc::new(handle),
             });
         }
-        Ok(Self { steps })
+        Ok(Self {
+            steps,
+            failures: Arc::default(),
+        })
     }
 
     /// Rules from plain-Rust stages, in order: `(stage, plugin, options, rule)`.
@@ -157,6 +162,7 @@ impl RuleSet {
                     handle: Arc::new(Direct(rule)),
                 })
                 .collect(),
+            failures: Arc::default(),
         }
     }
 
@@ -178,6 +184,29 @@ impl RuleSet {
     /// The step of a stage.
     pub fn step(&self, stage: &str) -> Option<&ConfiguredRule> {
         self.steps.iter().find(|step| step.stage == stage)
+    }
+
+    /// Records a failed stage call (logged by the caller): `rule stage S of plugin P failed to
+    /// learn TOOL: ERROR`.
+    pub fn record_failure(&self, step: &ConfiguredRule, phase: &str, tool: &str, error: &str) {
+        let line = format!(
+            "rule stage {} of plugin {} failed to {phase} {tool}: {error}",
+            step.stage, step.plugin
+        );
+        self.failures
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .insert(line);
+    }
+
+    /// The failed stage calls so far, sorted.
+    pub fn failures(&self) -> Vec<String> {
+        self.failures
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .iter()
+            .cloned()
+            .collect()
     }
 
     /// The steps as the state Evidence names them.

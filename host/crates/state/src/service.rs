@@ -27,6 +27,8 @@ pub struct StateService {
     replay: Environment,
     records: KeptRecords,
     rules: Arc<RuleSet>,
+    /// The bytes `data/get` writes for an empty state of this served state (its header).
+    empty_report_bytes: usize,
 }
 
 impl StateService {
@@ -71,7 +73,12 @@ impl StateService {
             .filter_map(|record| KeptRecord::new(record).map(|kept| (record.ordinal, kept)))
             .collect();
         let initial = LiveState::new(derived.entities.clone(), derived.documents.clone());
+        let empty_report_bytes = LiveState::default()
+            .to_document(&state_evidence_id, &derived.types)
+            .to_canonical_vec()
+            .len();
         Self {
+            empty_report_bytes,
             state_evidence_id,
             live: RwLock::new(initial.clone()),
             initial,
@@ -125,6 +132,11 @@ impl StateService {
     /// Replaces the whole live state.
     pub fn replace(&self, state: LiveState) {
         *self.write() = state;
+    }
+
+    /// How many bytes `data/get` writes for a live state of this service.
+    pub fn report_bytes(&self, state: &LiveState) -> usize {
+        state.report_bytes(self.empty_report_bytes)
     }
 
     /// The live state's `rea-state/v1` document.

@@ -88,12 +88,28 @@ pub struct LiveState {
     writes: u64,
     /// The largest integer each sequence generated or was given, per (collection key, field).
     sequences: HashMap<(String, String), i128>,
+    /// The canonical bytes of every held entity as `data/get` writes it, summed.
+    entity_bytes: usize,
+    /// The canonical bytes of every document as `data/get` writes it, summed.
+    document_bytes: usize,
 }
 
 #[derive(Debug, Clone)]
 struct Slot {
     entity: Entity,
     rank: u64,
+    /// The entity's canonical bytes as `data/get` writes it.
+    bytes: usize,
+}
+
+/// How many bytes `data/get` writes for an entity.
+pub fn entity_report_bytes(entity: &Entity) -> usize {
+    entity_json(entity).to_canonical_vec().len()
+}
+
+/// How many bytes `data/get` writes for a document.
+pub fn document_report_bytes(document: &Document) -> usize {
+    document_json(document).to_canonical_vec().len()
 }
 
 fn key_of(entity: &Entity) -> EntityKey {
@@ -108,6 +124,7 @@ impl LiveState {
     /// A state holding these entities (in state order) and documents.
     pub fn new(entities: Vec<Entity>, documents: Vec<Document>) -> Self {
         let mut state = Self {
+            document_bytes: documents.iter().map(document_report_bytes).sum(),
             documents: documents
                 .into_iter()
                 .map(|document| (document.view.clone(), document))
@@ -128,7 +145,13 @@ impl LiveState {
     fn place(&mut self, entity: Entity, rank: u64) -> usize {
         let key = key_of(&entity);
         let collection = (key.0.clone(), key.1.clone());
-        let slot = Slot { entity, rank };
+        let bytes = entity_report_bytes(&entity);
+        self.entity_bytes += bytes;
+        let slot = Slot {
+            entity,
+            rank,
+            bytes,
+        };
         let index = match self.free.pop() {
             Some(index) => {
                 self.slots[index] = Some(slot);
@@ -154,6 +177,7 @@ impl LiveState {
 
     fn unplace(&mut self, index: usize) -> Option<Entity> {
         let slot = self.slots.get_mut(index)?.take()?;
+        self.entity_bytes -= slot.bytes;
         let key = key_of(&slot.entity);
         self.index.remove(&key);
         self.order.remove(&slot.rank);
@@ -169,6 +193,33 @@ impl LiveState {
         }
         self.free.push(index);
         Some(slot.entity)
+    }
+
+    /// Replaces the entity held in a slot, keeping its place.
+    fn replace_in_slot(&mut self, index: usize, entity: Entity) {
+        let bytes = entity_report_bytes(&entity);
+        if let Some(slot) = self.slots[index].as_mut() {
+            self.entity_bytes = self.entity_bytes - slot.bytes + bytes;
+            slot.entity = entity;
+            slot.bytes = bytes;
+        }
+    }
+
+    /// How many bytes `data/get` writes for this state, given the bytes it writes for an empty
+    /// state of the same served state (its header: version, evidence id, types). Kept as the
+    /// state changes, so a write can be refused before it grows the state past what `data/add`
+    /// loads.
+    pub fn report_bytes(&self, empty_report_bytes: usize) -> usize {
+        empty_report_bytes
+            + self.entity_bytes
+            + self.len().saturating_sub(1)
+            + self.document_bytes
+            + self.documents.len().saturating_sub(1)
+    }
+
+    /// The documents' count.
+    pub fn document_count(&self) -> usize {
+        self.documents.len()
     }
 
     fn slot(&self, index: usize) -> &Slot {
@@ -264,9 +315,8 @@ impl LiveState {
         let key = key_of(&entity);
         match self.index.get(&key) {
             Some(index) => {
-                if let Some(slot) = self.slots[*index].as_mut() {
-                    slot.entity = entity;
-                }
+                let index = *index;
+                self.replace_in_slot(index, entity);
             }
             None => self.insert_entity(entity, &Position::Last),
         }
@@ -291,11 +341,7 @@ impl LiveState {
             return false;
         };
         match position {
-            None => {
-                if let Some(slot) = self.slots[index].as_mut() {
-                    slot.entity = entity;
-                }
-            }
+            None => self.replace_in_slot(index, entity),
             Some(position) => {
                 let rank = self.slot(index).rank;
                 self.unplace(index);
@@ -426,7 +472,10 @@ impl LiveState {
 
     /// Sets a document's value.
     pub fn put_document(&mut self, document: Document) {
-        self.documents.insert(document.view.clone(), document);
+        self.document_bytes += document_report_bytes(&document);
+        if let Some(old) = self.documents.insert(document.view.clone(), document) {
+            self.document_bytes -= document_report_bytes(&old);
+        }
     }
 
     /// Served writes since the reset or load.
@@ -690,5 +739,49 @@ mod tests {
         // contract: DATA-034, DATA-038
         state.remove_entity("/t", "/t", "1");
         assert_eq!(state.history_charge("/t", "/t", &[]), 0);
+    }
+
+    #[test]
+    fn report_bytes_are_what_data_get_writes_after_every_change() {
+        let types: Vec<EntityType> = Vec::new();
+        let empty = LiveState::default()
+            .to_document("ev_x", &types)
+            .to_canonical_vec()
+            .len();
+        let written =
+            |state: &LiveState| state.to_document("ev_x", &types).to_canonical_vec().len();
+        let mut state = LiveState::new(
+            vec![
+                entity("/t", "1", r#"{"id":1}"#),
+                entity("/t", "2", r#"{"id":2,"s":"ab"}"#),
+            ],
+            Vec::new(),
+        );
+        assert_eq!(state.report_bytes(empty), written(&state));
+        state.insert_entity(
+            entity("/t", "3", r#"{"id":3,"big":"xxxxxxxx"}"#),
+            &Position::First,
+        );
+        assert_eq!(state.report_bytes(empty), written(&state));
+        state.update_entity(entity("/t", "3", r#"{"id":3}"#), None);
+        assert_eq!(state.report_bytes(empty), written(&state));
+        state.put_entity(entity("/t", "1", r#"{"id":1,"n":"longer"}"#));
+        assert_eq!(state.report_bytes(empty), written(&state));
+        state.remove_entity("/t", "/t", "2");
+        assert_eq!(state.report_bytes(empty), written(&state));
+        let document = |value: &str| Document {
+            view: "get_profile".into(),
+            path: "/profile".into(),
+            value: parse(value.as_bytes()).expect("json"),
+            record_ordinal: Some(3),
+        };
+        state.put_document(document(r#"{"a":1}"#));
+        assert_eq!(state.report_bytes(empty), written(&state));
+        state.put_document(document(r#"{"a":"replaced"}"#));
+        assert_eq!(state.report_bytes(empty), written(&state));
+        for id in ["1", "3"] {
+            state.remove_entity("/t", "/t", id);
+        }
+        assert_eq!(state.report_bytes(empty), written(&state));
     }
 }

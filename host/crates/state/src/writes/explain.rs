@@ -420,7 +420,8 @@ impl Explanation {
                     .collect();
             }
             request.options = step.options.clone();
-            let Some((explains, needs_clock, rule)) = learn_step(step, &request, &plan.tool) else {
+            let Some((explains, needs_clock, rule)) = learn_step(rules, step, &request, &plan.tool)
+            else {
                 continue;
             };
             let offered: BTreeSet<&String> = self
@@ -523,6 +524,7 @@ impl Explanation {
 /// Runs one rule stage's `learn`: what it explains, whether it needs the clock, and its rule; a
 /// stage that fails explains nothing.
 fn learn_step(
+    rules: &RuleSet,
     step: &ConfiguredRule,
     request: &LearnRequest,
     tool: &str,
@@ -538,10 +540,12 @@ fn learn_step(
         Err(error) => {
             tracing::warn!(
                 stage = step.stage.as_str(),
+                plugin = step.plugin.as_str(),
                 tool,
                 error = error.as_str(),
                 "a rule stage failed to learn; it explains nothing for this tool"
             );
+            rules.record_failure(step, "learn", tool, &error);
             None
         }
     }
