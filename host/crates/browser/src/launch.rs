@@ -61,6 +61,10 @@ impl LaunchedBrowser {
             .map_err(|error| BrowserError::Launch(format!("no temporary profile: {error}")))?;
         let log = std::fs::File::create(folder.path().join("chromium.log"))
             .map_err(|error| BrowserError::Launch(format!("no browser log: {error}")))?;
+        // Chromium's own temporary files go inside the folder too, so deleting it leaves nothing.
+        let scratch = folder.path().join("tmp");
+        std::fs::create_dir(&scratch)
+            .map_err(|error| BrowserError::Launch(format!("no temporary folder: {error}")))?;
         let mut command = Command::new(executable);
         command
             .args(CHROMIUM_FLAGS)
@@ -69,6 +73,7 @@ impl LaunchedBrowser {
             .arg(format!("--user-data-dir={}", profile.display()))
             .arg(format!("--host-resolver-rules={}", resolver_rules(hosts)))
             .arg("about:blank")
+            .env("TMPDIR", &scratch)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::from(log))

@@ -102,23 +102,14 @@ async fn connected(
                 )),
                 _ => BrowserError::Launch(format!("its DevTools port did not answer ({error})")),
             })?;
-    let (gone, mut gone_signal) = tokio::sync::oneshot::channel::<()>();
-    let handler_task = tokio::spawn(async move {
-        while handler.next().await.is_some() {}
-        let _ = gone.send(());
-    });
+    let handler_task = tokio::spawn(async move { while handler.next().await.is_some() {} });
     let page = browser
         .new_page("about:blank")
         .await
         .map_err(|error| BrowserError::Protocol(format!("no page could be opened: {error}")))?;
     let outcome = tokio::select! {
         outcome = session(&browser, &page, mode, validated, redactor) => outcome,
-        _ = &mut gone_signal => Err(BrowserError::Exited(
-            launched
-                .as_mut()
-                .and_then(LaunchedBrowser::exited)
-                .unwrap_or_else(|| "the DevTools connection closed".to_owned()),
-        )),
+        gone = watchdog(&browser, launched) => Err(BrowserError::Exited(gone)),
     };
     match mode {
         "launch" => {
@@ -130,6 +121,31 @@ async fn connected(
     }
     handler_task.abort();
     outcome
+}
+
+/// How often the watchdog looks at the browser.
+const WATCH_EVERY: Duration = Duration::from_millis(250);
+/// How long the browser may take to answer the watchdog's heartbeat.
+const HEARTBEAT_LIMIT: Duration = Duration::from_secs(10);
+
+/// Ends (with what happened) when the browser goes away: a launched Chromium's process exits, or
+/// the DevTools connection stops answering a heartbeat (the client's handler does not end when
+/// the connection closes, so it cannot tell).
+async fn watchdog(browser: &Browser, launched: &mut Option<LaunchedBrowser>) -> String {
+    let mut ticks: u32 = 0;
+    loop {
+        tokio::time::sleep(WATCH_EVERY).await;
+        if let Some(status) = launched.as_mut().and_then(LaunchedBrowser::exited) {
+            return status;
+        }
+        ticks += 1;
+        if ticks % 8 == 0 {
+            match tokio::time::timeout(HEARTBEAT_LIMIT, browser.version()).await {
+                Ok(Ok(_)) => {}
+                _ => return "the DevTools connection stopped answering".to_owned(),
+            }
+        }
+    }
 }
 
 /// The hosts a launched browser resolves: the start URL's and the allowed origins'.

@@ -442,3 +442,150 @@ fn executable(scenario: &Scenario, problems: &mut Vec<Problem>) -> Option<PathBu
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::{Action, BrowserSpec};
+
+    /// The spec's example scenario, with a request step from the spec's example after it.
+    const EXAMPLE: &str = r#"{
+"browser": { "mode": "launch", "executable_path": "/bin/sh" },
+"start_url": { "url": "http://127.0.0.1:5230/auth", "query": [] },
+"secrets": [
+{ "secret_id": "admin_password", "environment_variable": "APP_PASSWORD" }
+],
+"actions": [
+{
+"step_id": "user",
+"action": "fill",
+"locator": { "kind": "css", "selector": "input[name=username]" },
+"value": { "source": "literal", "value": "admin" }
+},
+{
+"step_id": "password",
+"action": "fill",
+"locator": { "kind": "css", "selector": "input[type=password]" },
+"value": { "source": "secret", "secret_id": "admin_password" }
+},
+{
+"step_id": "sign-in",
+"action": "press",
+"locator": { "kind": "css", "selector": "input[type=password]" },
+"key": "Enter"
+},
+{
+"step_id": "first-memo",
+"action": "goto",
+"destination": { "url": "http://127.0.0.1:5230/m/1", "query": [] },
+"wait_until": "load"
+},
+{
+"step_id": "create-folder-1",
+"action": "request",
+"method": "POST",
+"path": "/api/folders",
+"headers": [
+{
+"name": "X-CSRFToken",
+"value": { "source": "cookie", "name": "csrftoken" }
+}
+],
+"json": { "title": "Scratch folder 1" },
+"expected_status": [200, 201]
+}
+],
+"capture": {
+"events": ["network"],
+"network": {
+"request_body": true,
+"response_body": true,
+"header_values": false
+},
+"limits": {
+"max_network_body_bytes": 262144,
+"max_network_body_allocation_bytes": 12582912,
+"max_event_allocation_bytes": 12582912,
+"max_total_event_allocation_bytes": 67108864
+}
+}
+}"#;
+
+    fn environment(name: &str) -> Option<String> {
+        (name == "APP_PASSWORD").then(|| "correct-horse-12".to_owned())
+    }
+
+    #[test]
+    fn the_spec_example_is_accepted() {
+        let validated = validate(EXAMPLE.as_bytes(), &environment).expect("accepted");
+        let scenario = &validated.scenario;
+        // contract: SCENARIO-011
+        assert!(
+            matches!(&scenario.browser, BrowserSpec::Launch { executable_path } if executable_path == "/bin/sh")
+        );
+        assert_eq!(validated.start_origin, "http://127.0.0.1:5230");
+        assert_eq!(
+            scenario.capture.limits.resolved().max_network_body_bytes,
+            262_144
+        );
+        // contract: SCENARIO-013
+        assert_eq!(
+            validated.secrets,
+            [("admin_password".to_owned(), "correct-horse-12".to_owned())]
+        );
+        let names: Vec<&str> = scenario.actions.iter().map(Action::name).collect();
+        // contract: SCENARIO-012
+        assert_eq!(names, ["fill", "fill", "press", "goto", "request"]);
+        let Action::Request {
+            headers,
+            json,
+            expected_status,
+            ..
+        } = &scenario.actions[4]
+        else {
+            panic!("a request step");
+        };
+        // contract: SCENARIO-026
+        assert_eq!(expected_status.as_deref(), Some(&[200, 201][..]));
+        assert_eq!(json.as_ref().unwrap()["title"], "Scratch folder 1");
+        // contract: SCENARIO-025
+        assert!(
+            matches!(&headers[0].value, crate::scenario::ValueSource::Cookie { name } if name == "csrftoken")
+        );
+    }
+
+    #[test]
+    fn defaults_are_the_spec_limits() {
+        let limits = crate::scenario::LimitsSpec::default().resolved();
+        // contract: SCENARIO-003
+        assert_eq!(limits.max_network_body_bytes, 65_536);
+        // contract: SCENARIO-006
+        assert_eq!(limits.max_network_body_allocation_bytes, 1_048_576);
+        // contract: SCENARIO-007
+        assert_eq!(limits.max_event_allocation_bytes, 4_194_304);
+        // contract: SCENARIO-008
+        assert_eq!(limits.max_total_event_allocation_bytes, 16_777_216);
+    }
+
+    #[test]
+    fn a_request_path_is_fixed_text() {
+        let dynamic = EXAMPLE.replace(
+            r#""path": "/api/folders""#,
+            r#""path": {"source": "stored", "name": "folder"}"#,
+        );
+        let problems = validate(dynamic.as_bytes(), &environment).unwrap_err();
+        // contract: SCENARIO-029
+        assert!(
+            problems
+                .iter()
+                .any(|problem| problem.pointer == "/actions/4/path"),
+            "{problems:?}"
+        );
+        let unsaved = EXAMPLE.replace(
+            r#""value": { "source": "cookie", "name": "csrftoken" }"#,
+            r#""value": { "source": "stored", "name": "token" }"#,
+        );
+        let problems = validate(unsaved.as_bytes(), &environment).unwrap_err();
+        assert_eq!(problems[0].pointer, "/actions/4/headers/0/value/name");
+    }
+}
