@@ -218,7 +218,7 @@ fn a_killed_browser_is_refused_and_leaves_nothing_behind() {
     let browser = browser_of(dir.path(), &mut run);
     std::thread::sleep(Duration::from_secs(2));
     signal_process(browser, "KILL");
-    let run = finish(run, dir.path());
+    let run = finish(run);
     assert_eq!(run.code, Some(1), "{}", run.stderr);
     let refusal = &run.refusals()[0];
     assert_eq!(refusal["code"], "browser_unavailable", "{refusal}");
@@ -242,7 +242,7 @@ fn sigint_and_sigterm_close_the_browser_and_delete_the_profile() {
         let browser = browser_of(dir.path(), &mut run);
         std::thread::sleep(Duration::from_secs(2));
         signal_process(run.id(), signal);
-        let run = finish(run, dir.path());
+        let run = finish(run);
         assert_eq!(run.code, Some(code), "{}", run.stderr);
         let refusal = &run.refusals()[0];
         assert_eq!(refusal["code"], "cancelled");
@@ -269,7 +269,7 @@ fn a_page_that_never_loads_is_refused_at_the_step_deadline() {
     let started = Instant::now();
     let mut run = spawn_capture(dir.path(), &document, &[]);
     let browser = browser_of(dir.path(), &mut run);
-    let run = finish(run, dir.path());
+    let run = finish(run);
     assert!(started.elapsed() < Duration::from_secs(25));
     assert_eq!(run.code, Some(1), "{}", run.stderr);
     let refusal = &run.refusals()[0];

@@ -59,7 +59,9 @@ impl App {
         format!("http://127.0.0.1:{}", self.port)
     }
 
-    fn start(mut command: Command, port: u16, dir: tempfile::TempDir, ready: &str) -> Self {
+    /// Starts it and waits until `ready` answers (or, with `None`, until the port accepts a
+    /// connection: a recorder must not record the wait).
+    fn start(mut command: Command, port: u16, dir: tempfile::TempDir, ready: Option<&str>) -> Self {
         use std::os::unix::process::CommandExt;
         let log = std::fs::File::create(dir.path().join("app.log")).unwrap();
         command
@@ -74,7 +76,7 @@ impl App {
         app
     }
 
-    fn wait_ready(&mut self, path: &str) {
+    fn wait_ready(&mut self, path: Option<&str>) {
         let deadline = Instant::now() + Duration::from_secs(60);
         while Instant::now() < deadline {
             if let Ok(Some(status)) = self.child.try_wait() {
@@ -82,13 +84,17 @@ impl App {
                     std::fs::read_to_string(self.dir.path().join("app.log")).unwrap_or_default();
                 panic!("the application exited ({status}): {log}");
             }
-            if get(self.port, path).is_some() {
+            let answered = match path {
+                Some(path) => get(self.port, path).is_some(),
+                None => std::net::TcpStream::connect(("127.0.0.1", self.port)).is_ok(),
+            };
+            if answered {
                 return;
             }
             std::thread::sleep(Duration::from_millis(100));
         }
         panic!(
-            "the application did not answer {path} on port {}",
+            "the application did not answer {path:?} on port {}",
             self.port
         );
     }
@@ -169,7 +175,7 @@ pub fn json_server(extra: &[(&str, Vec<u8>)]) -> App {
             "--port",
             &port.to_string(),
         ]);
-    App::start(command, port, dir, "/db")
+    App::start(command, port, dir, Some("/db"))
 }
 
 /// Jupyter Server on a free port, signing in with `password` through its `/login` form (the
@@ -215,7 +221,7 @@ pub fn jupyter(password: &str) -> App {
             ),
             "--PasswordIdentityProvider.allow_password_change=False",
         ]);
-    App::start(command, port, dir, "/login")
+    App::start(command, port, dir, Some("/login"))
 }
 
 /// mitmproxy (the corpus kit's `mitmdump`) as a reverse proxy in front of `upstream`, writing
@@ -224,6 +230,7 @@ pub fn recorder(upstream: &App) -> (App, PathBuf) {
     let dir = tempfile::tempdir().unwrap();
     let har = dir.path().join("session.har");
     let port = free_port();
+    kit();
     let mut command = Command::new(workspace_root().join("tests/corpus/kit/.venv/bin/mitmdump"));
     command.args([
         "--mode",
@@ -243,8 +250,7 @@ pub fn recorder(upstream: &App) -> (App, PathBuf) {
         "--set",
         "flow_detail=0",
     ]);
-    kit();
-    let app = App::start(command, port, dir, "/");
+    let app = App::start(command, port, dir, None);
     (app, har)
 }
 
@@ -256,8 +262,6 @@ pub struct Capture {
     pub stdout: String,
     /// Standard error.
     pub stderr: String,
-    /// The run's folder (the scenario file, its `tmp/` holding the browser profile).
-    pub dir: PathBuf,
 }
 
 impl Capture {
@@ -309,17 +313,16 @@ pub fn spawn_capture(dir: &Path, scenario: &Value, env: &[(&str, &str)]) -> Chil
 /// Runs the command on `scenario` in `dir` (see [`spawn_capture`]) and waits for it.
 pub fn capture(dir: &Path, scenario: &Value, env: &[(&str, &str)]) -> Capture {
     let child = spawn_capture(dir, scenario, env);
-    finish(child, dir)
+    finish(child)
 }
 
 /// Waits for a started capture.
-pub fn finish(child: Child, dir: &Path) -> Capture {
+pub fn finish(child: Child) -> Capture {
     let output = child.wait_with_output().expect("rea ends");
     Capture {
         code: output.status.code(),
         stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
         stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
-        dir: dir.to_owned(),
     }
 }
 

@@ -43,6 +43,8 @@ enum Raw {
     Finished(Box<EventLoadingFinished>),
     Failed(Box<EventLoadingFailed>),
     Body(BodyArrival),
+    /// A DevTools message the client could not type, as text.
+    Untyped(String),
     Finish,
 }
 
@@ -92,9 +94,20 @@ pub async fn start(
     selection: NetworkSelection,
     budget: Budget,
     redactor: Arc<Redactor>,
+    mut untyped: mpsc::UnboundedReceiver<String>,
 ) -> Result<CollectorHandle, chromiumoxide::error::CdpError> {
     let (sender, receiver) = mpsc::unbounded_channel();
     let mut forwarders = Vec::new();
+    {
+        let sender = sender.clone();
+        forwarders.push(tokio::spawn(async move {
+            while let Some(text) = untyped.recv().await {
+                if sender.send(Raw::Untyped(text)).is_err() {
+                    break;
+                }
+            }
+        }));
+    }
     macro_rules! forward {
         ($event:ty, $wrap:expr) => {{
             let mut stream = page.event_listener::<$event>().await?;
@@ -297,8 +310,33 @@ impl Collector {
                     timestamp: *event.timestamp.inner(),
                 })));
             }
+            Raw::Untyped(text) => self.untyped(&text),
             Raw::Body(_) | Raw::Finish => {}
         }
+    }
+
+    /// The extra-info events read leniently from their text: only their request id and
+    /// headers are used.
+    fn untyped(&mut self, text: &str) {
+        let Ok(message) = serde_json::from_str::<serde_json::Value>(text) else {
+            return;
+        };
+        let extra = match message.get("method").and_then(serde_json::Value::as_str) {
+            Some("Network.requestWillBeSentExtraInfo") => &mut self.extra_request,
+            Some("Network.responseReceivedExtraInfo") => &mut self.extra_response,
+            _ => return,
+        };
+        let params = &message["params"];
+        let (Some(id), Some(headers)) = (
+            params.get("requestId").and_then(serde_json::Value::as_str),
+            params.get("headers"),
+        ) else {
+            return;
+        };
+        extra
+            .entry(id.to_owned())
+            .or_default()
+            .push(Headers::new(headers.clone()));
     }
 
     fn ended(&mut self, id: &str) {

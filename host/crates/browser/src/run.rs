@@ -7,9 +7,10 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use chromiumoxide::Browser;
-use chromiumoxide::Page;
 use chromiumoxide::cdp::browser_protocol::network::{EnableParams, SetCacheDisabledParams};
+use chromiumoxide::error::CdpError;
+use chromiumoxide::handler::HandlerConfig;
+use chromiumoxide::{Browser, Page};
 use futures::StreamExt;
 use rea_plugin_api::contracts::session::{
     Allocation, Content, EventLog, NetworkSelection, NormalizedResult, RecordedSession,
@@ -93,22 +94,35 @@ async fn connected(
         }
         BrowserSpec::Connect { port } => ("connect", format!("http://127.0.0.1:{port}")),
     };
-    let (mut browser, mut handler) =
-        Browser::connect(address.clone())
-            .await
-            .map_err(|error| match mode {
-                "connect" => BrowserError::Connect(format!(
-                    "nothing usable answered on the DevTools port {address} ({error})"
-                )),
-                _ => BrowserError::Launch(format!("its DevTools port did not answer ({error})")),
-            })?;
-    let handler_task = tokio::spawn(async move { while handler.next().await.is_some() {} });
+    // Messages the DevTools client cannot type (events of a newer protocol revision than it
+    // knows, such as the extra-info events that carry `Cookie` and `Set-Cookie`) are handed to the
+    // collector as text instead of being dropped.
+    let config = HandlerConfig {
+        ignore_invalid_messages: false,
+        ..HandlerConfig::default()
+    };
+    let (untyped, untyped_events) = tokio::sync::mpsc::unbounded_channel::<String>();
+    let (mut browser, mut handler) = Browser::connect_with_config(address.clone(), config)
+        .await
+        .map_err(|error| match mode {
+            "connect" => BrowserError::Connect(format!(
+                "nothing usable answered on the DevTools port {address} ({error})"
+            )),
+            _ => BrowserError::Launch(format!("its DevTools port did not answer ({error})")),
+        })?;
+    let handler_task = tokio::spawn(async move {
+        while let Some(item) = handler.next().await {
+            if let Err(CdpError::InvalidMessage(text, _)) = item {
+                let _ = untyped.send(text);
+            }
+        }
+    });
     let page = browser
         .new_page("about:blank")
         .await
         .map_err(|error| BrowserError::Protocol(format!("no page could be opened: {error}")))?;
     let outcome = tokio::select! {
-        outcome = session(&browser, &page, mode, validated, redactor) => outcome,
+        outcome = session(&browser, &page, mode, validated, redactor, untyped_events) => outcome,
         gone = watchdog(&browser, launched) => Err(BrowserError::Exited(gone)),
     };
     match mode {
@@ -139,7 +153,7 @@ async fn watchdog(browser: &Browser, launched: &mut Option<LaunchedBrowser>) -> 
             return status;
         }
         ticks += 1;
-        if ticks % 8 == 0 {
+        if ticks.is_multiple_of(8) {
             match tokio::time::timeout(HEARTBEAT_LIMIT, browser.version()).await {
                 Ok(Ok(_)) => {}
                 _ => return "the DevTools connection stopped answering".to_owned(),
@@ -164,6 +178,7 @@ async fn session(
     mode: &str,
     validated: &ValidatedScenario,
     redactor: &Arc<Mutex<Redactor>>,
+    untyped: tokio::sync::mpsc::UnboundedReceiver<String>,
 ) -> Result<RecordedSession, BrowserError> {
     let scenario = &validated.scenario;
     let protocol =
@@ -189,7 +204,7 @@ async fn session(
     let limits = scenario.capture.limits.resolved();
     let declared = redactor.lock().map(|r| r.clone()).unwrap_or_default();
     let budget = Budget::new(limits, &declared);
-    let collector = collect::start(page, selection, budget, Arc::new(declared))
+    let collector = collect::start(page, selection, budget, Arc::new(declared), untyped)
         .await
         .map_err(protocol)?;
     let step_timeout = Duration::from_millis(scenario.timeouts.step_ms);
