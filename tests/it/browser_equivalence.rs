@@ -153,7 +153,7 @@ fn seconds_of(clock: &str) -> i64 {
 }
 
 /// Asserts that the HAR and the scenario build the same environment.
-fn assert_same_environment(dir: &Path) -> (Value, Value) {
+fn assert_same_environment(dir: &Path) -> (Value, Value, Value) {
     let inspected = run_rea(
         &binary(),
         dir,
@@ -257,7 +257,18 @@ fn json_server_through_its_ui_builds_the_environment_its_har_builds() {
     };
     let evidence = record_both(&app, document, &[], dir.path());
     assert!(evidence["records"].as_array().unwrap().len() >= 10);
-    let (manifest, _) = assert_same_environment(dir.path());
+    let (manifest, _, report) = assert_same_environment(dir.path());
+    let served: Vec<&str> = report["coverage"]["writes"]["served"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|write| write["tool"].as_str())
+        .collect();
+    // Recorded as the guidance says (the collection read before the writes, each written entity
+    // read back by id and in its list right after, more than a second between the create and the
+    // edit), both writes are served.
+    // contract: SCENARIO-028
+    assert_eq!(served, ["patch_posts_by_id", "post_posts"], "{report}");
     let tools: Vec<&str> = manifest["tools"]
         .as_array()
         .unwrap()
@@ -369,7 +380,7 @@ fn jupyter_signed_in_through_its_form_builds_the_environment_its_har_builds() {
             path.display()
         );
     }
-    let (_, state) = assert_same_environment(dir.path());
+    let (_, state, _) = assert_same_environment(dir.path());
     // The browser's timings give the state a write clock, as a HAR's do.
     // contract: SCENARIO-033
     assert!(state["write_clock"].is_string(), "{state}");

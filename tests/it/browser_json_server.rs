@@ -10,8 +10,7 @@ use std::sync::OnceLock;
 use serde_json::{Value, json};
 
 use crate::browser_support::{
-    App, capture, contains, files_under, get, json_server, processes_naming, profiles_left,
-    scenario,
+    capture, contains, files_under, get, json_server, processes_naming, profiles_left, scenario,
 };
 use crate::serve_support::process::{Server, binary, mcp};
 use rea_tests::run_rea;
@@ -53,8 +52,11 @@ fn export_document() -> Vec<u8> {
 
 /// One recording of json-server, built into a bundle.
 pub struct Recorded {
-    /// The application (kept running: the tests read it afterwards).
-    pub app: App,
+    /// The application's origin.
+    pub origin: String,
+    /// What the application answered afterwards for `/posts/77` and `/posts/1` (it is stopped
+    /// once recorded: a static is never dropped).
+    pub afterwards: [(u16, String); 2],
     /// The run.
     pub evidence: Value,
     /// The run's stdout and stderr.
@@ -135,8 +137,10 @@ fn record() -> Recorded {
     );
     assert_eq!(build.code, Some(0), "{}", build.stderr);
     let report: Value = serde_json::from_str(&build.stdout).unwrap();
+    let afterwards = ["/posts/77", "/posts/1"].map(|path| get(app.port, path).unwrap());
     Recorded {
-        app,
+        origin: app.origin(),
+        afterwards,
         evidence,
         outputs: vec![run.stdout, run.stderr, build.stdout, build.stderr],
         dir,
@@ -377,15 +381,15 @@ fn request_steps_go_through_the_page_with_its_cookies_and_change_the_application
     // contract: SCENARIO-024
     assert_eq!(event["resource_type"], "Fetch");
     assert_eq!(event["step_id"], "read-note");
-    assert_eq!(read["origin"], recorded.app.origin());
-    let (status, body) = get(recorded.app.port, "/posts/77").unwrap();
+    assert_eq!(read["origin"], recorded.origin);
+    let (status, body) = &recorded.afterwards[0];
     // contract: SCENARIO-031
-    assert_eq!(status, 200);
+    assert_eq!(*status, 200);
     // The application got the secret's value, read from the environment variable the scenario
     // names.
     // contract: SCENARIO-013
     assert!(body.contains(NOTE), "{body}");
-    let (_, patched) = get(recorded.app.port, "/posts/1").unwrap();
+    let (_, patched) = &recorded.afterwards[1];
     // contract: SCENARIO-031
     assert!(patched.contains("Patched and never read back"));
 }
@@ -552,4 +556,78 @@ fn the_run_left_no_browser_and_no_profile() {
     let recorded = recorded();
     assert!(processes_naming(&recorded.dir.join("tmp")).is_empty());
     assert!(profiles_left(&recorded.dir).is_empty());
+}
+
+#[test]
+fn the_extractor_loaded_as_a_library_answers_as_the_built_in_does() {
+    let evidence = &recorded().evidence;
+    let session = serde_json::to_vec(&evidence["container"]).unwrap();
+    let builtin = rea_registry::Registry::with_builtins().unwrap();
+    let mut library = rea_registry::Registry::empty();
+    let path = rea_tests::built_library("rea_plugin_browser_scenario_cdylib");
+    let plugin = library.load_library(&path, None).expect("the cdylib loads");
+    assert_eq!(plugin.name, "browser-scenario");
+    let request = rea_plugin_api::contracts::capture::ExtractRequest {
+        input_kind: "browser-scenario".to_owned(),
+        sensitive_values: Vec::new(),
+        schema_version: rea_plugin_api::contracts::SCHEMA_VERSION,
+    };
+    let from_builtin = builtin
+        .capture_stage("browser-scenario")
+        .unwrap()
+        .extract_raw(&request, &session)
+        .unwrap();
+    let from_library = library
+        .capture_stage("browser-scenario")
+        .unwrap()
+        .extract_raw(&request, &session)
+        .unwrap();
+    assert!(from_builtin == from_library, "the answers differ");
+    let answer: Value = serde_json::from_str(&from_library).unwrap();
+    assert_eq!(answer["records"], evidence["records"]);
+}
+
+#[test]
+fn header_values_without_response_bodies_give_a_manifest_served_by_replay() {
+    let app = json_server(&[]);
+    let dir = tempfile::tempdir().unwrap();
+    let mut document = scenario(
+        &format!("{}/posts", app.origin()),
+        json!([
+            {"step_id": "one", "action": "request", "method": "GET", "path": "/posts/1",
+             "expected_status": [200]}
+        ]),
+    );
+    document["capture"]["network"]["response_body"] = json!(false);
+    let run = capture(dir.path(), &document, &[]);
+    let evidence = run.evidence();
+    assert!(
+        records(&evidence)
+            .iter()
+            .all(|record| record["response"]["body"]["kind"] == "missing")
+    );
+    assert!(codes(&evidence).contains(&"response-body-not-selected"));
+    std::fs::write(dir.path().join("capture.json"), &run.stdout).unwrap();
+    let build = run_rea(
+        &binary(),
+        dir.path(),
+        &[
+            "environment-build",
+            "capture.json",
+            "bundle",
+            "--name",
+            "headers-only",
+            "--json",
+        ],
+    );
+    assert_eq!(build.code, Some(0), "{}", build.stderr);
+    let report: Value = serde_json::from_str(&build.stdout).unwrap();
+    // contract: SCENARIO-019
+    assert!(
+        report["manifest"]["tools"].as_u64().unwrap() >= 2,
+        "{report}"
+    );
+    // contract: SCENARIO-019
+    assert_eq!(report["state"]["served"], false, "{report}");
+    assert_eq!(report["coverage"], Value::Null);
 }

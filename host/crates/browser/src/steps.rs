@@ -320,8 +320,8 @@ impl<'a> Driver<'a> {
             "cache": "no-store",
             "redirect": "follow",
         });
+        // The fetch resolved once its response was read, so its events are in: no settling.
         let (status, text) = self.fetch(url.as_str(), init).await?;
-        self.settle().await;
         if let Some(expected) = expected_status
             && !expected.contains(&status)
         {

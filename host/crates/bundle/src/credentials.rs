@@ -649,6 +649,88 @@ mod tests {
     }
 
     #[test]
+    fn a_session_is_scanned_by_event_and_large_bodies_are_counted() {
+        use rea_plugin_api::contracts::session::{
+            Allocation, EventLog, NetworkSelection, NormalizedResult, RequestEvent, ResponseEvent,
+            SessionBrowser, SessionCapture, SessionLimits,
+        };
+        let request = SessionEvent::Request(RequestEvent {
+            body: Content::Absent,
+            headers: vec![SessionHeader {
+                name: "X-Api-Key".into(),
+                redacted: None,
+                value: Some("k-value".into()),
+            }],
+            hop: 0,
+            method: "GET".into(),
+            observed: 0.0,
+            request_id: "1".into(),
+            resource_type: None,
+            step_id: None,
+            timestamp: 0.0,
+            url: "http://app/x?access_token=t-value".into(),
+            wall_time: None,
+        });
+        let big = SessionEvent::Response(ResponseEvent {
+            body: Content::Text {
+                text: format!("{{\"token\": \"{}\"}}", "x".repeat(SCAN_BODY_LIMIT)),
+            },
+            headers: Vec::new(),
+            hop: 0,
+            media_type: Some("application/json".into()),
+            protocol: None,
+            request_id: "1".into(),
+            status: 200,
+            status_text: None,
+            timestamp: 0.1,
+        });
+        let session = RecordedSession {
+            browser: SessionBrowser {
+                mode: "launch".into(),
+                product: None,
+                protocol_version: None,
+            },
+            capture: SessionCapture {
+                events: vec!["network".into()],
+                limits: SessionLimits {
+                    max_event_allocation_bytes: 1,
+                    max_network_body_allocation_bytes: 1,
+                    max_network_body_bytes: 1,
+                    max_total_event_allocation_bytes: 1,
+                },
+                network: NetworkSelection {
+                    header_values: true,
+                    request_body: true,
+                    response_body: true,
+                },
+            },
+            normalized_result: NormalizedResult {
+                allocation: Allocation { charged_bytes: 0 },
+                events: EventLog {
+                    items: vec![request, big],
+                    omitted: Vec::new(),
+                },
+                steps: Vec::new(),
+            },
+            schema: "rea-browser-session/v1".into(),
+            secrets: Vec::new(),
+            start_origin: "http://app".into(),
+        };
+        let scan = scan_session(&session);
+        assert_eq!(
+            scan.named.items,
+            [
+                "event 0 request header X-Api-Key",
+                "event 0 query access_token"
+            ]
+        );
+        // contract: BUILD-078
+        assert_eq!(scan.unscanned.items, ["event 1 response body"]);
+        // contract: BUILD-079
+        assert_eq!(scan.unscanned.count, 1);
+    }
+
+    #[test]
     fn bodies_without_a_media_type_are_read_by_shape() {
         let mut json = record(1);
         json.response.media_type = Some("text/plain".into());
