@@ -10,7 +10,8 @@ use std::sync::OnceLock;
 use serde_json::{Value, json};
 
 use crate::browser_support::{
-    capture, contains, files_under, get, json_server, processes_naming, profiles_left, scenario,
+    capture, capture_in, contains, files_under, get, json_server, processes_naming, profiles_left,
+    scenario,
 };
 use crate::serve_support::process::{Server, binary, mcp};
 use rea_tests::run_rea;
@@ -65,6 +66,8 @@ pub struct Recorded {
     pub dir: PathBuf,
     /// The build report.
     pub report: Value,
+    /// The processes naming the run's temporary folder, and what was left in it, once it ended.
+    pub left_behind: (Vec<u32>, Vec<String>),
 }
 
 fn recorded() -> &'static Recorded {
@@ -116,11 +119,17 @@ fn record() -> Recorded {
     let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("browser-json-server");
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
-    let run = capture(
+    // The run's temporary folder is short (Chromium's sockets live there) and checked and
+    // removed once the run is over.
+    let tmp = tempfile::tempdir().unwrap();
+    let run = capture_in(
         &dir,
+        tmp.path(),
         &document,
         &[("REA_TEST_NOTE", NOTE), ("REA_TEST_TOKEN", TOKEN)],
     );
+    let left_behind = (processes_naming(tmp.path()), profiles_left(tmp.path()));
+    drop(tmp);
     let evidence = run.evidence();
     std::fs::write(dir.join("capture.json"), &run.stdout).unwrap();
     let build = run_rea(
@@ -145,6 +154,7 @@ fn record() -> Recorded {
         outputs: vec![run.stdout, run.stderr, build.stdout, build.stderr],
         dir,
         report,
+        left_behind,
     }
 }
 
@@ -553,9 +563,9 @@ fn the_evidence_is_served_like_a_har_inspection_and_an_emptied_body_replays_none
 
 #[test]
 fn the_run_left_no_browser_and_no_profile() {
-    let recorded = recorded();
-    assert!(processes_naming(&recorded.dir.join("tmp")).is_empty());
-    assert!(profiles_left(&recorded.dir).is_empty());
+    let (processes, files) = &recorded().left_behind;
+    assert!(processes.is_empty(), "{processes:?}");
+    assert!(files.is_empty(), "{files:?}");
 }
 
 #[test]

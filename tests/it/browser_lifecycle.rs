@@ -196,7 +196,8 @@ fn assert_clean(dir: &Path, group: Option<u32>) {
         );
     }
     assert!(processes_naming(&dir.join("tmp")).is_empty());
-    assert!(profiles_left(dir).is_empty(), "{:?}", profiles_left(dir));
+    let left = profiles_left(&dir.join("tmp"));
+    assert!(left.is_empty(), "{left:?}");
 }
 
 fn waiting(start: &str, milliseconds: u64) -> Value {
@@ -216,7 +217,16 @@ fn a_killed_browser_is_refused_and_leaves_nothing_behind() {
         &[],
     );
     let browser = browser_of(dir.path(), &mut run);
-    std::thread::sleep(Duration::from_secs(2));
+    // Killed once it shows the page (a renderer runs), so mid-recording.
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !processes_naming(&dir.path().join("tmp")).iter().any(|pid| {
+        std::fs::read(format!("/proc/{pid}/cmdline"))
+            .is_ok_and(|cmdline| String::from_utf8_lossy(&cmdline).contains("--type=renderer"))
+    }) {
+        assert!(Instant::now() < deadline, "no renderer started");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    std::thread::sleep(Duration::from_secs(1));
     signal_process(browser, "KILL");
     let run = finish(run);
     assert_eq!(run.code, Some(1), "{}", run.stderr);
@@ -360,4 +370,27 @@ fn connect_mode_records_and_only_disconnects() {
         libc::kill(-(browser.id() as i32), libc::SIGKILL);
     }
     let _ = browser.wait();
+}
+
+#[test]
+fn a_temporary_folder_too_deep_for_the_browser_sockets_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let deep = dir.path().join("d".repeat(90));
+    std::fs::create_dir_all(&deep).unwrap();
+    let run = crate::browser_support::capture_in(
+        dir.path(),
+        &deep,
+        &waiting("http://127.0.0.1:9/", 10),
+        &[],
+    );
+    assert_eq!(run.code, Some(1), "{}", run.stderr);
+    let refusal = &run.refusals()[0];
+    assert_eq!(refusal["code"], "browser_unavailable");
+    assert!(
+        refusal["message"]
+            .as_str()
+            .unwrap()
+            .contains("set TMPDIR to a shorter folder")
+    );
+    assert!(profiles_left(&deep).is_empty());
 }

@@ -286,6 +286,15 @@ impl Capture {
 pub fn spawn_capture(dir: &Path, scenario: &Value, env: &[(&str, &str)]) -> Child {
     let tmp = dir.join("tmp");
     std::fs::create_dir_all(&tmp).unwrap();
+    spawn_capture_in(dir, &tmp, scenario, env)
+}
+
+/// [`capture`] with its temporary folder (`TMPDIR`) at `tmp`.
+pub fn capture_in(dir: &Path, tmp: &Path, scenario: &Value, env: &[(&str, &str)]) -> Capture {
+    finish(spawn_capture_in(dir, tmp, scenario, env))
+}
+
+fn spawn_capture_in(dir: &Path, tmp: &Path, scenario: &Value, env: &[(&str, &str)]) -> Child {
     std::fs::write(
         dir.join("scenario.json"),
         serde_json::to_vec_pretty(scenario).unwrap(),
@@ -300,7 +309,7 @@ pub fn spawn_capture(dir: &Path, scenario: &Value, env: &[(&str, &str)]) -> Chil
             "json",
         ])
         .current_dir(dir)
-        .env("TMPDIR", &tmp)
+        .env("TMPDIR", tmp)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
@@ -345,9 +354,10 @@ pub fn processes_naming(folder: &Path) -> Vec<u32> {
     found
 }
 
-/// What a run left in its `tmp/` (the browser's profile and temporary files live there).
-pub fn profiles_left(dir: &Path) -> Vec<String> {
-    std::fs::read_dir(dir.join("tmp"))
+/// What a run left in its temporary folder (the browser's profile and temporary files live
+/// there).
+pub fn profiles_left(tmp: &Path) -> Vec<String> {
+    std::fs::read_dir(tmp)
         .map(|entries| {
             entries
                 .flatten()

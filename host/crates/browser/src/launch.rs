@@ -38,6 +38,11 @@ pub const CHROMIUM_FLAGS: [&str; 16] = [
     "--mute-audio",
 ];
 
+/// What Chromium adds to its temporary folder for its singleton socket.
+const SOCKET_SUFFIX: &str = "/org.chromium.Chromium.XXXXXX/SingletonSocket";
+/// The longest Unix socket path (`sun_path` less its terminating zero).
+const MAX_SOCKET_PATH: usize = 107;
+
 /// A Chromium this command started.
 #[derive(Debug)]
 pub struct LaunchedBrowser {
@@ -61,10 +66,16 @@ impl LaunchedBrowser {
             .map_err(|error| BrowserError::Launch(format!("no temporary profile: {error}")))?;
         let log = std::fs::File::create(folder.path().join("chromium.log"))
             .map_err(|error| BrowserError::Launch(format!("no browser log: {error}")))?;
-        // Chromium's own temporary files go inside the folder too, so deleting it leaves nothing.
-        let scratch = folder.path().join("tmp");
-        std::fs::create_dir(&scratch)
-            .map_err(|error| BrowserError::Launch(format!("no temporary folder: {error}")))?;
+        // Chromium's own temporary files (its singleton socket among them) go inside the folder
+        // too, so deleting it leaves nothing. A Unix socket path has at most 107 bytes.
+        let scratch = folder.path().to_owned();
+        let socket = scratch.as_os_str().len() + SOCKET_SUFFIX.len();
+        if socket > MAX_SOCKET_PATH {
+            return Err(BrowserError::Launch(format!(
+                "the temporary folder {} is too deep for Chromium's sockets ({socket} of at most {MAX_SOCKET_PATH} bytes): set TMPDIR to a shorter folder",
+                scratch.display()
+            )));
+        }
         let mut command = Command::new(executable);
         command
             .args(CHROMIUM_FLAGS)

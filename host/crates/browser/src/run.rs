@@ -102,14 +102,11 @@ async fn connected(
         ..HandlerConfig::default()
     };
     let (untyped, untyped_events) = tokio::sync::mpsc::unbounded_channel::<String>();
-    let (mut browser, mut handler) = Browser::connect_with_config(address.clone(), config)
-        .await
-        .map_err(|error| match mode {
-            "connect" => BrowserError::Connect(format!(
-                "nothing usable answered on the DevTools port {address} ({error})"
-            )),
-            _ => BrowserError::Launch(format!("its DevTools port did not answer ({error})")),
-        })?;
+    let (mut browser, mut handler) =
+        match Browser::connect_with_config(address.clone(), config).await {
+            Ok(connection) => connection,
+            Err(error) => return Err(unreachable(&address, launched, &error).await),
+        };
     let handler_task = tokio::spawn(async move {
         while let Some(item) = handler.next().await {
             if let Err(CdpError::InvalidMessage(text, _)) = item {
@@ -117,23 +114,62 @@ async fn connected(
             }
         }
     });
+    // The watchdog covers opening the page too: a request to a browser that went away is never
+    // answered.
+    let outcome = tokio::select! {
+        outcome = on_page(&browser, mode, validated, redactor, untyped_events) => outcome,
+        gone = watchdog(&browser, launched) => Err(BrowserError::Exited(gone)),
+    };
+    if mode == "launch" {
+        let _ = tokio::time::timeout(CLOSE_GRACE, browser.close()).await;
+    }
+    handler_task.abort();
+    outcome
+}
+
+/// How long a launched browser whose DevTools connection failed may take to be seen exiting.
+const EXIT_NOTICE: Duration = Duration::from_secs(2);
+
+/// Why the DevTools connection failed: nothing listening (connect mode), the launched browser
+/// exited (seen within [`EXIT_NOTICE`]), or its port did not answer.
+async fn unreachable(
+    address: &str,
+    launched: &mut Option<LaunchedBrowser>,
+    error: &CdpError,
+) -> BrowserError {
+    let Some(browser) = launched.as_mut() else {
+        return BrowserError::Connect(format!(
+            "nothing usable answered on the DevTools port {address} ({error})"
+        ));
+    };
+    let deadline = tokio::time::Instant::now() + EXIT_NOTICE;
+    loop {
+        if let Some(status) = browser.exited() {
+            return BrowserError::Exited(status);
+        }
+        if tokio::time::Instant::now() >= deadline {
+            return BrowserError::Launch(format!("its DevTools port did not answer ({error})"));
+        }
+        tokio::time::sleep(WATCH_EVERY).await;
+    }
+}
+
+/// Opens the recording's page, records on it, and in connect mode closes it again.
+async fn on_page(
+    browser: &Browser,
+    mode: &str,
+    validated: &ValidatedScenario,
+    redactor: &Arc<Mutex<Redactor>>,
+    untyped: tokio::sync::mpsc::UnboundedReceiver<String>,
+) -> Result<RecordedSession, BrowserError> {
     let page = browser
         .new_page("about:blank")
         .await
         .map_err(|error| BrowserError::Protocol(format!("no page could be opened: {error}")))?;
-    let outcome = tokio::select! {
-        outcome = session(&browser, &page, mode, validated, redactor, untyped_events) => outcome,
-        gone = watchdog(&browser, launched) => Err(BrowserError::Exited(gone)),
-    };
-    match mode {
-        "launch" => {
-            let _ = tokio::time::timeout(CLOSE_GRACE, browser.close()).await;
-        }
-        _ => {
-            let _ = tokio::time::timeout(CLOSE_GRACE, page.close()).await;
-        }
+    let outcome = session(browser, &page, mode, validated, redactor, untyped).await;
+    if mode != "launch" {
+        let _ = tokio::time::timeout(CLOSE_GRACE, page.close()).await;
     }
-    handler_task.abort();
     outcome
 }
 
