@@ -25,6 +25,8 @@ enum Command {
     Pipeline(commands::pipeline::PipelineCommand),
     /// Inspect a recorded capture file (HAR) offline and print its capture Evidence.
     InspectWebNetworkCapture(commands::inspect_capture::InspectCaptureArgs),
+    /// Record a scripted browser session (a browser scenario) and print its capture Evidence.
+    CaptureBrowserScenario(commands::capture_scenario::CaptureScenarioArgs),
     /// Project an analysis view (the environment manifest) from capture Evidence and print it.
     InspectAnalysisView(commands::inspect_view::InspectViewArgs),
     /// Serve a manifest as an agent environment: MCP at /mcp, the card, the /agentenv data plane.
@@ -64,6 +66,7 @@ where
         Command::Plugins(args) => commands::plugins::run(&args),
         Command::Pipeline(command) => commands::pipeline::run(&command),
         Command::InspectWebNetworkCapture(args) => commands::inspect_capture::run(&args),
+        Command::CaptureBrowserScenario(args) => commands::capture_scenario::run(&args),
         Command::InspectAnalysisView(args) => commands::inspect_view::run(&args),
         Command::EnvironmentServe(args) => commands::environment_serve::run(&args),
         Command::EnvironmentExport(args) => commands::environment_export::run(&args),

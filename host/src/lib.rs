@@ -3,6 +3,7 @@
 //! run live in their own crates (`rea-evidence`, …) so tests can drive them without a process.
 
 // Built-in plugins are linked only when named; naming them registers them with `inventory`.
+use rea_plugin_browser_scenario as _;
 use rea_plugin_har as _;
 // The built-in state rules.
 use rea_plugin_clock as _;

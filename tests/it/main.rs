@@ -2,6 +2,7 @@
 //! module below is one area's tests, each `*_support` module the helpers they share. One binary
 //! links the host once instead of once per file.
 
+mod browser_support;
 mod bundle_support;
 mod capture_support;
 mod compare_support;
@@ -10,6 +11,9 @@ mod self_mcp_support;
 mod serve_support;
 mod state_support;
 
+mod browser_equivalence;
+mod browser_json_server;
+mod browser_lifecycle;
 mod bundle_build;
 mod bundle_mcp;
 mod bundle_refusals;

@@ -61,7 +61,8 @@ const INSPECT_STAGE: &str = rea_evidence::capture::INSPECT_CAPTURE_OPERATION;
 /// Arguments of `rea environment-build`.
 #[derive(Debug, Args)]
 pub struct EnvironmentBuildArgs {
-    /// The capture: a `.har` file, or capture Evidence JSON (`rea inspect-web-network-capture`).
+    /// The capture: a `.har` file, or capture Evidence JSON (`rea inspect-web-network-capture`
+    /// or `rea capture-browser-scenario`).
     #[arg(value_name = "CAPTURE")]
     pub capture: PathBuf,
     /// The bundle directory: absent (its parent existing) or empty; optional with --dry-run.
@@ -255,6 +256,15 @@ fn read_capture_evidence(path: &Path) -> Result<CaptureInput, Refusal> {
                 .at("/capture")
                 .in_stage(BUILD_STAGE));
             }
+            if is_browser_scenario(&file.bytes) {
+                return Err(Refusal::unsupported_target(format!(
+                    "{} is a browser scenario, not capture Evidence: the build launches no browser, so record it first (`rea capture-browser-scenario {} --format json > capture.json`) and build from that Evidence",
+                    path.display(),
+                    path.display()
+                ))
+                .at("/capture")
+                .in_stage(BUILD_STAGE));
+            }
             return Err(refusal.in_stage(rea_manifest::STAGE));
         }
     };
@@ -263,6 +273,18 @@ fn read_capture_evidence(path: &Path) -> Result<CaptureInput, Refusal> {
         bytes: Some(file.bytes),
         input: "evidence",
     })
+}
+
+/// Whether bytes are a JSON object with `browser` and `actions` members (a browser scenario).
+fn is_browser_scenario(bytes: &[u8]) -> bool {
+    #[derive(serde::Deserialize)]
+    struct ScenarioShape {
+        #[allow(dead_code)]
+        browser: serde::de::IgnoredAny,
+        #[allow(dead_code)]
+        actions: serde::de::IgnoredAny,
+    }
+    serde_json::from_slice::<ScenarioShape>(bytes).is_ok()
 }
 
 /// Whether bytes are a JSON object with a `log` member (a HAR document).

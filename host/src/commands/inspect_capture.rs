@@ -17,9 +17,9 @@ use std::path::{Path, PathBuf};
 
 use clap::{Args, ValueEnum};
 use rea_evidence::capture::{
-    CAPTURE_MAX_BYTES, CaptureInputs, CaptureOutput, ExtractorRef, INSPECT_CAPTURE_OPERATION,
-    build_capture_evidence, capture_record_count, capture_records, check_extraction,
-    seal_capture_answer,
+    CAPTURE_MAX_BYTES, CaptureInputs, CaptureOrigin, CaptureOutput, ExtractorRef,
+    INSPECT_CAPTURE_OPERATION, build_capture_evidence, capture_record_count, capture_records,
+    check_extraction, seal_capture_answer,
 };
 use rea_evidence::envelope::EVIDENCE_MAX_DEPTH;
 use rea_evidence::{Evidence, Refusal, read_bounded, sha256_hex};
@@ -128,7 +128,7 @@ pub fn inspect_output_with_builtins(
 }
 
 /// The built-in registry and the capture stage the default pipeline binds to the input kind.
-fn builtin_stage(input_kind: &str) -> Result<(Registry, String), Refusal> {
+pub(crate) fn builtin_stage(input_kind: &str) -> Result<(Registry, String), Refusal> {
     let mut registry = Registry::with_builtins().map_err(|error| {
         Refusal::internal(error.to_string()).in_stage(INSPECT_CAPTURE_OPERATION)
     })?;
@@ -200,6 +200,7 @@ impl Extracted {
             extractor: &self.extractor,
             selection: request.selection,
             sensitive_values: request.sensitive_values,
+            origin: CaptureOrigin::File,
         }
     }
 
@@ -269,7 +270,7 @@ fn extract(
 }
 
 /// A stage's error as a refusal: the plugin's code, and its `{category, pointer}` detail.
-fn plugin_refusal(error: &StageCallError) -> Refusal {
+pub(crate) fn plugin_refusal(error: &StageCallError) -> Refusal {
     let Some(plugin_error) = error.plugin_error() else {
         return Refusal::internal(error.to_string());
     };
@@ -291,7 +292,7 @@ fn plugin_refusal(error: &StageCallError) -> Refusal {
 }
 
 /// The `--format text` summary.
-fn text_summary(evidence: &Evidence) -> Result<String, Refusal> {
+pub(crate) fn text_summary(evidence: &Evidence) -> Result<String, Refusal> {
     let records = capture_records(evidence)?;
     let total = capture_record_count(evidence).unwrap_or(records.len() as u64);
     let path = evidence

@@ -1,6 +1,7 @@
 //! One module per `rea` command. Each exposes its clap arguments and a `run` function returning
 //! `Result<(), CommandFailure>`.
 
+pub mod capture_scenario;
 pub mod environment_build;
 pub mod environment_compare;
 pub mod environment_export;

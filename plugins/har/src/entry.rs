@@ -2,31 +2,20 @@
 //! split, headers with authentication values excluded, bodies in their representation, and the
 //! exclusion of fields that hold a declared sensitive value.
 
+use rea_plugin_api::contracts::capture::url::{decode_query, percent_decode, split_url};
 use rea_plugin_api::contracts::capture::{
-    Body, CaptureRecord, RecordHeader, RecordQuery, RecordRequest, RecordResponse, Redaction,
-    StartTime, base64,
+    AUTHENTICATION_EXCLUSION, AUTHENTICATION_REDACTION, Body, CaptureRecord, RecordHeader,
+    RecordQuery, RecordRequest, RecordResponse, Redaction, StartTime, base64,
+    is_authentication_header,
 };
 use rea_plugin_api::json::{Json, Object};
 
 use crate::fields::Fields;
-use crate::limitations::Limitations;
 use crate::refusal::Refusal;
 use crate::sensitive::{SENSITIVE_REASON, Sensitive, redaction};
 use crate::time::parse_instant;
-use crate::url::{decode_query, percent_decode, split_url};
+use rea_plugin_api::contracts::capture::Limitations;
 
-/// Headers whose values are never kept (compared ASCII case-insensitively).
-const AUTHENTICATION_HEADERS: [&str; 4] = [
-    "authorization",
-    "proxy-authorization",
-    "cookie",
-    "set-cookie",
-];
-
-/// Why an authentication header's value is absent, in the record.
-const AUTHENTICATION_EXCLUSION: &str = "authentication";
-/// Redaction reason of an authentication header value.
-const AUTHENTICATION_REDACTION: &str = "authentication-header";
 /// Redaction reason of URL userinfo.
 const USERINFO_REDACTION: &str = "url-userinfo";
 
@@ -423,10 +412,7 @@ fn headers(message: &Object, message_pointer: &str, sink: &mut Sink<'_>) -> Vec<
                 name: None,
                 value: None,
             });
-        } else if AUTHENTICATION_HEADERS
-            .iter()
-            .any(|excluded| name.eq_ignore_ascii_case(excluded))
-        {
+        } else if is_authentication_header(name) {
             sink.redact(format!("{header_pointer}/value"), AUTHENTICATION_REDACTION);
             out.push(RecordHeader {
                 excluded: Some(AUTHENTICATION_EXCLUSION.to_owned()),

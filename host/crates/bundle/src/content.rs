@@ -204,6 +204,33 @@ pub fn verify_py(name: &str, prediction: &Prediction) -> String {
         .replace("__STATUS__", &status)
 }
 
+/// How the capture was made, in one line: a HAR inspected, or a browser scenario recorded (its
+/// mode and browser).
+fn captured_by(capture: &rea_evidence::Evidence) -> String {
+    if capture.operation() != rea_evidence::capture::SCENARIO_CAPTURE_OPERATION {
+        return format!(
+            "a recorded capture file, inspected (`{}`)",
+            capture.operation()
+        );
+    }
+    let browser = capture
+        .get("container")
+        .and_then(|container| container.get("browser"));
+    let member = |name: &str| {
+        browser
+            .and_then(|browser| browser.get(name))
+            .and_then(rea_plugin_api::json::Json::as_str)
+            .map(one_line)
+            .unwrap_or_else(|| "unknown".to_owned())
+    };
+    format!(
+        "a browser scenario rea drove (`{}`, {} mode, {})",
+        capture.operation(),
+        member("mode"),
+        member("product")
+    )
+}
+
 /// `README.md`.
 pub fn readme(
     name: &str,
@@ -230,6 +257,10 @@ pub fn readme(
         .map(|sha| format!("`{sha}`"))
         .unwrap_or_else(|| "not recorded (withheld by inspection)".to_owned());
     text.push_str(&format!("- Capture artifact SHA-256: {sha}\n"));
+    text.push_str(&format!(
+        "- Captured by: {}\n",
+        captured_by(&pair.capture_evidence)
+    ));
     text.push_str(&format!(
         "- Capture Evidence: `{}` ({}, {} records), shipped whole as `envs/{name}/evidence.json`\n",
         pair.capture_evidence.id(),

@@ -27,9 +27,11 @@
 
 use std::path::PathBuf;
 
-use rea_evidence::Refusal;
-use rea_evidence::capture::capture_records;
+use rea_evidence::capture::{SCENARIO_CAPTURE_OPERATION, capture_records};
+use rea_evidence::{Evidence, Refusal};
 use rea_manifest::Environment;
+use rea_plugin_api::contracts::session::RecordedSession;
+use rea_plugin_api::json::from_json;
 use serde_json::{Value, json};
 
 use crate::content::{self, BundledBinary, ServeCommand};
@@ -160,10 +162,9 @@ pub fn plan(
     cancelled(observer, request.stages.bundle)?;
 
     observer.stage("scan", "scanning recorded names for credentials");
-    let records = capture_records(&request.pair.capture_evidence)
+    let scan = credential_scan(&request.pair.capture_evidence)
         .map_err(|refusal| refusal.in_stage(request.stages.bundle))?;
-    warnings.extend(credentials::scan(&records).warnings());
-    drop(records);
+    warnings.extend(scan.warnings());
     cancelled(observer, request.stages.bundle)?;
 
     observer.stage("plan", "planning the bundle's files");
@@ -174,6 +175,33 @@ pub fn plan(
         files,
         warnings,
     })
+}
+
+/// The credential-name scan: a HAR inspection's records; a browser scenario's events (which
+/// include what no record represents) and its saved values.
+fn credential_scan(capture: &Evidence) -> Result<credentials::CredentialScan, Refusal> {
+    if capture.operation() != SCENARIO_CAPTURE_OPERATION {
+        let records = capture_records(capture)?;
+        return Ok(credentials::scan(&records));
+    }
+    let container = capture.get("container").ok_or_else(|| {
+        Refusal::invalid_request("the browser scenario's Evidence has no `container`")
+            .at("/container")
+    })?;
+    let session: RecordedSession = from_json(container).map_err(|error| {
+        Refusal::invalid_request(format!(
+            "the browser scenario's recorded session is malformed: {error}"
+        ))
+        .at("/container")
+    })?;
+    let mut scan = credentials::scan_session(&session);
+    if let Some(scenario) = capture
+        .get("parameters")
+        .and_then(|parameters| parameters.get("scenario"))
+    {
+        scan.saved = credentials::saved_values(scenario);
+    }
+    Ok(scan)
 }
 
 fn cancelled(observer: &mut dyn ExportObserver, stage: &str) -> Result<(), Refusal> {

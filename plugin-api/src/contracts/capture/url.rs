@@ -1,4 +1,6 @@
 //! Splitting a recorded URL without normalizing it: origin, path, raw query, userinfo removed.
+//! Every capture extractor splits URLs this way, so records of one request compare equal whatever
+//! recorded it.
 //!
 //! The spelling is kept as recorded (percent-encoding, case of the path, empty query), except the
 //! origin, which is `scheme://host[:port]` with scheme and host lower-cased and the scheme's
@@ -114,7 +116,7 @@ fn form_decode(text: &str) -> String {
 }
 
 /// Percent-decodes a text (malformed escapes stay as written; non-UTF-8 bytes become U+FFFD).
-pub(crate) fn percent_decode(text: &str) -> String {
+pub fn percent_decode(text: &str) -> String {
     if !text.contains('%') {
         return text.to_owned();
     }
