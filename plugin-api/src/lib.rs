@@ -7,13 +7,17 @@
 //! * [`abi`]: the root module, typed descriptors and `#[sabi_trait]` stage objects.
 //! * [`export`]: write a plugin in plain Rust; panics are caught on the plugin side.
 //! * [`contracts`]: serde types of the JSON payloads (capture records, rule observations).
-//! * [`json`]: a strict JSON reader (duplicate keys, depth, lexemes kept) and the canonical writer.
+//! * [`json`]: the `rea-json` crate (a strict JSON reader keeping duplicate-key, depth and number
+//!   lexeme information, and the canonical writer), re-exported so plugins reach it through this
+//!   crate alone.
 
 pub mod abi;
 pub mod contracts;
 pub mod export;
-pub mod json;
 pub mod rule_fields;
+
+/// The strict JSON reader and canonical writer (the `rea-json` crate).
+pub use rea_json as json;
 
 pub use abi::{
     CaptureStage, CaptureStageBox, PluginDescriptor, PluginError, PluginModule, PluginModuleRef,

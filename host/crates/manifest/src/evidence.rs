@@ -14,7 +14,7 @@ use rea_evidence::capture::{
 };
 use rea_evidence::envelope::EVIDENCE_FILE_MAX_BYTES;
 use rea_evidence::{Evidence, Refusal};
-use rea_plugin_api::json::{Json, from_json};
+use rea_json::{Json, from_json};
 use serde::Serialize;
 
 use crate::environment::Environment;
