@@ -13,7 +13,7 @@ use rea_plugin_api::{CaptureStageBox, PluginError, RuleStageBox, ToolStageBox};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-use crate::{LoadedPlugin, RegistryError, StageInfo};
+use crate::{LoadedPlugin, LoadedStage, RegistryError};
 
 /// A failed call into a stage.
 #[derive(Debug, thiserror::Error)]
@@ -60,7 +60,7 @@ struct StageName {
 }
 
 impl StageName {
-    fn of(plugin: &LoadedPlugin, stage: &StageInfo) -> Self {
+    fn of(plugin: &LoadedPlugin, stage: &LoadedStage) -> Self {
         Self {
             plugin: plugin.name.clone(),
             stage: stage.name.clone(),
@@ -70,7 +70,7 @@ impl StageName {
     /// The stage object a plugin's constructor answered, or the construction error naming it.
     fn constructed<T>(
         plugin: &LoadedPlugin,
-        stage: &StageInfo,
+        stage: &LoadedStage,
         answer: abi_stable::std_types::RResult<T, PluginError>,
     ) -> Result<(Self, T), RegistryError> {
         let object = answer
@@ -155,7 +155,7 @@ stage_handle_names!(CaptureHandle);
 impl CaptureHandle {
     pub(crate) fn construct(
         plugin: &LoadedPlugin,
-        stage: &StageInfo,
+        stage: &LoadedStage,
     ) -> Result<Self, RegistryError> {
         let (name, stage) = StageName::constructed(
             plugin,
@@ -208,7 +208,7 @@ stage_handle_names!(RuleHandle);
 impl RuleHandle {
     pub(crate) fn construct(
         plugin: &LoadedPlugin,
-        stage: &StageInfo,
+        stage: &LoadedStage,
     ) -> Result<Self, RegistryError> {
         let (name, stage) = StageName::constructed(
             plugin,
@@ -248,7 +248,7 @@ stage_handle_names!(ToolHandle);
 impl ToolHandle {
     pub(crate) fn construct(
         plugin: &LoadedPlugin,
-        stage: &StageInfo,
+        stage: &LoadedStage,
     ) -> Result<Self, RegistryError> {
         let constructor =
             plugin

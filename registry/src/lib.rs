@@ -52,7 +52,7 @@ impl PluginSource {
 
 /// One stage of a loaded plugin, as an owned Rust value.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct StageInfo {
+pub struct LoadedStage {
     /// Unique stage name.
     pub name: String,
     /// Kind as the plugin spelled it (`capture`, `rule`, or a kind this host does not know).
@@ -65,7 +65,7 @@ pub struct StageInfo {
     pub options: Vec<String>,
 }
 
-impl StageInfo {
+impl LoadedStage {
     /// The kind, when this host knows it.
     pub fn known_kind(&self) -> Option<StageKind> {
         StageKind::parse(&self.kind)
@@ -82,7 +82,7 @@ pub struct LoadedPlugin {
     /// The plugin-API version it was built against.
     pub api_version: String,
     /// Its stages, in the plugin's order.
-    pub stages: Vec<StageInfo>,
+    pub stages: Vec<LoadedStage>,
     /// Where it came from.
     pub source: PluginSource,
     module: PluginModuleRef,
@@ -113,7 +113,7 @@ impl LoadedPlugin {
             stages: descriptor
                 .stages
                 .into_iter()
-                .map(|stage| StageInfo {
+                .map(|stage| LoadedStage {
                     name: stage.name.into_string(),
                     kind: stage.kind.into_string(),
                     summary: stage.summary.into_string(),
@@ -241,14 +241,14 @@ impl Registry {
     }
 
     /// The stage with that name and the plugin that provides it.
-    pub fn stage(&self, name: &str) -> Option<(&LoadedPlugin, &StageInfo)> {
+    pub fn stage(&self, name: &str) -> Option<(&LoadedPlugin, &LoadedStage)> {
         let plugin = self.plugins.get(self.stages.get(name)?)?;
         let stage = plugin.stages.iter().find(|stage| stage.name == name)?;
         Some((plugin, stage))
     }
 
     /// Every stage of a kind, sorted by stage name.
-    pub fn stages_of_kind(&self, kind: StageKind) -> Vec<(&LoadedPlugin, &StageInfo)> {
+    pub fn stages_of_kind(&self, kind: StageKind) -> Vec<(&LoadedPlugin, &LoadedStage)> {
         self.stages
             .keys()
             .filter_map(|name| self.stage(name))
@@ -278,7 +278,7 @@ impl Registry {
         &self,
         name: &str,
         kind: StageKind,
-    ) -> Result<(&LoadedPlugin, &StageInfo), RegistryError> {
+    ) -> Result<(&LoadedPlugin, &LoadedStage), RegistryError> {
         let (plugin, stage) = self
             .stage(name)
             .ok_or_else(|| RegistryError::UnknownStage {

@@ -494,7 +494,7 @@ fn text_body(
     };
     match encoding {
         Some("base64") => {
-            let bytes = base64::decoded_len(&text).map_err(|error| {
+            let decoded = base64::decode(&text).map_err(|error| {
                 Refusal::input(
                     format!(
                         "{pointer} is marked `encoding: \"base64\"` but is not valid base64 ({error})"
@@ -502,21 +502,20 @@ fn text_body(
                     Some(pointer.to_owned()),
                 )
             })?;
-            if sink.sensitive.is_active() {
-                let decoded = base64::decode(&text).unwrap_or_default();
-                if sink.sensitive.hit(&text) || sink.sensitive.hit_bytes(&decoded) {
-                    sink.redact_sensitive(pointer.to_owned());
-                    return Ok(excluded());
-                }
+            if sink.sensitive.is_active()
+                && (sink.sensitive.hit(&text) || sink.sensitive.hit_bytes(&decoded))
+            {
+                sink.redact_sensitive(pointer.to_owned());
+                return Ok(excluded());
             }
             let base64 = if base64::is_padded(&text) {
                 text
             } else {
-                base64::encode(&base64::decode(&text).unwrap_or_default())
+                base64::encode(&decoded)
             };
             Ok(Body::Base64 {
                 base64,
-                bytes: bytes as u64,
+                bytes: decoded.len() as u64,
             })
         }
         other => {

@@ -66,7 +66,7 @@ fn uuid_from(bytes: &[u8; 32], upper: bool) -> String {
     raw.copy_from_slice(&bytes[..16]);
     raw[6] = (raw[6] & 0x0f) | 0x40;
     raw[8] = (raw[8] & 0x3f) | 0x80;
-    let hex: String = raw.iter().map(|byte| format!("{byte:02x}")).collect();
+    let hex = hex::encode(raw);
     let text = format!(
         "{}-{}-{}-{}-{}",
         &hex[..8],

@@ -252,7 +252,7 @@ pub(crate) fn id_of_members(body: &Object, raw: Option<RawArray<'_>>) -> String 
 
 /// The id for a SHA-256 digest of a serialization.
 pub(crate) fn id_of_digest(digest: &[u8]) -> String {
-    format!("{EVIDENCE_ID_PREFIX}{}", crate::file::sha256_hex_of(digest))
+    format!("{EVIDENCE_ID_PREFIX}{}", hex::encode(digest))
 }
 
 /// The canonical serialization of `body` (without any `evidence_id` member) with a raw array

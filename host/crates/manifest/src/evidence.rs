@@ -137,7 +137,13 @@ impl Environment {
     /// The replay environment of authenticated manifest Evidence and its parent capture Evidence
     /// (see [`Environment::new`] for the refusals).
     pub fn from_evidence(manifest: &Evidence, capture: &Evidence) -> Result<Environment, Refusal> {
-        crate::test_hold::hold_if_asked("loading");
+        if rea_evidence::test_hooks::holds("loading") {
+            eprintln!(
+                "{}",
+                serde_json::json!({"level": "warn", "msg": "test hold", "stage": "loading"})
+            );
+            std::thread::sleep(rea_evidence::test_hooks::HOLD);
+        }
         let parsed = read_manifest(manifest)?;
         capture.expect_operation(&CAPTURE_OPERATIONS)?;
         crate::environment::check_parent(&parsed, capture.id())?;
