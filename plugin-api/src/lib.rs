@@ -6,6 +6,7 @@
 //!
 //! * [`abi`]: the root module, typed descriptors and `#[sabi_trait]` stage objects.
 //! * [`export`]: write a plugin in plain Rust; panics are caught on the plugin side.
+//! * [`date`]: ISO-8601 / RFC 3339 date-times as applications spell them (on `jiff`).
 //! * [`contracts`]: serde types of the JSON payloads (capture records, rule observations).
 //! * [`json`]: the `rea-json` crate (a strict JSON reader keeping duplicate-key, depth and number
 //!   lexeme information, and the canonical writer), re-exported so plugins reach it through this
@@ -13,6 +14,7 @@
 
 pub mod abi;
 pub mod contracts;
+pub mod date;
 pub mod export;
 pub mod rule_fields;
 

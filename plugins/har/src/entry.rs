@@ -12,7 +12,6 @@ use crate::fields::Fields;
 use crate::limitations::Limitations;
 use crate::refusal::Refusal;
 use crate::sensitive::{SENSITIVE_REASON, Sensitive, redaction};
-use crate::time::parse_instant;
 use crate::url::{decode_query, percent_decode, split_url};
 
 /// Headers whose values are never kept (compared ASCII case-insensitively).
@@ -126,7 +125,7 @@ pub(crate) fn record(
             match sink.keep(Some(recorded), || format!("{pointer}/startedDateTime")) {
                 None => None,
                 Some(recorded) => {
-                    let instant = parse_instant(&recorded);
+                    let instant = rea_plugin_api::date::instant_text(&recorded);
                     if instant.is_none() {
                         sink.limit(
                         "start-time-unparsed",

@@ -24,7 +24,6 @@ mod fields;
 mod limitations;
 pub mod refusal;
 mod sensitive;
-mod time;
 mod url;
 
 use rea_plugin_api::contracts::SCHEMA_VERSION;
@@ -39,7 +38,6 @@ use crate::limitations::Limitations;
 use crate::refusal::Refusal;
 use crate::sensitive::Sensitive;
 
-pub use crate::time::parse_instant;
 pub use crate::url::{UrlParts, decode_query, split_url};
 
 /// The plugin's name, and the name of its one capture stage.

@@ -23,9 +23,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use rea_plugin_api::contracts::rule::{
     ApplyOutcome, ApplyRequest, LearnOutcome, LearnRequest, ObservedCall,
 };
+use rea_plugin_api::date::{Timestamp, read_clock, read_iso_clock, spell_clock};
 use rea_plugin_api::rule_fields::{self, top_field};
 use rea_plugin_api::{Plugin, PluginError, StageInfo, StateRule};
-use rea_plugin_clock::{parse_iso, read_clock, spell};
 use serde_json::{Map, Value, json};
 
 /// The held-clock stage name.
@@ -40,20 +40,21 @@ const SLACK_NANOS: i128 = 1_000_000_000;
 /// Whether a value is a time within the call's request (start less the slack, at the value's
 /// precision, to the end plus the slack).
 fn stamped_during(call: &ObservedCall, value: &Value) -> bool {
-    let (Some((instant, format)), Some(started), Some(duration)) = (
+    let (Some((instant, format)), Some((started, _)), Some(duration)) = (
         read_clock(value),
-        call.started.as_deref().and_then(parse_iso),
+        call.started.as_deref().and_then(read_iso_clock),
         call.duration_ms,
     ) else {
         return false;
     };
-    if spell(instant, &format).is_none() {
+    if spell_clock(instant, &format).is_none() {
         return false;
     }
+    let (instant, started) = (instant.as_nanosecond(), started.as_nanosecond());
     // Compared at the value's precision: a second, a millisecond, or its fraction digits.
     let unit = precision(value);
-    let start = (started.0 - SLACK_NANOS).div_euclid(unit) * unit;
-    let end = started.0 + i128::from(duration) * 1_000_000 + SLACK_NANOS;
+    let start = (started - SLACK_NANOS).div_euclid(unit) * unit;
+    let end = started + i128::from(duration) * 1_000_000 + SLACK_NANOS;
     (start..=end).contains(&instant)
 }
 
@@ -107,19 +108,19 @@ fn is_update(request: &LearnRequest) -> bool {
     matches!(request.effect.as_str(), "update" | "action" | "bulk-update")
 }
 
-fn served_instant(request: &ApplyRequest) -> Result<i128, PluginError> {
+fn served_instant(request: &ApplyRequest) -> Result<Timestamp, PluginError> {
     let clock = request.call.clock.as_deref().ok_or_else(|| {
         PluginError::new("no_clock", "the state has no served clock to stamp with")
     })?;
-    parse_iso(clock)
+    read_iso_clock(clock)
         .map(|(instant, _)| instant)
         .ok_or_else(|| PluginError::new("invalid_clock", "the served clock does not parse"))
 }
 
-fn spelled_like(instant: i128, example: &Value) -> Result<Value, PluginError> {
+fn spelled_like(instant: Timestamp, example: &Value) -> Result<Value, PluginError> {
     let (_, format) = read_clock(example)
         .ok_or_else(|| PluginError::new("invalid_rule", "a learned clock does not parse"))?;
-    spell(instant, &format).ok_or_else(|| {
+    spell_clock(instant, &format).ok_or_else(|| {
         PluginError::new(
             "clock_out_of_range",
             "the served clock cannot be spelled in this field's format",

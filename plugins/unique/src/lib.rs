@@ -13,6 +13,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use rea_plugin_api::contracts::rule::{ApplyOutcome, ApplyRequest, LearnOutcome, LearnRequest};
+use rea_plugin_api::date::read_iso_clock;
 use rea_plugin_api::rule_fields::{self, Agreement};
 use rea_plugin_api::{Plugin, PluginError, StageInfo, StateRule};
 use serde_json::{Value, json};
@@ -26,19 +27,8 @@ fn reads_as_call_time(text: &str, started: Option<&str>) -> bool {
     let Some(started) = started else {
         return false;
     };
-    // The start's date and time as seconds (UTC, `YYYY-MM-DDTHH:MM:SS…Z`).
-    let seconds = (|| {
-        let digits = |range: std::ops::Range<usize>| started.get(range)?.parse::<i64>().ok();
-        let (year, month, day) = (digits(0..4)?, digits(5..7)?, digits(8..10)?);
-        let (hour, minute, second) = (digits(11..13)?, digits(14..16)?, digits(17..19)?);
-        let year = if month <= 2 { year - 1 } else { year };
-        let era = year.div_euclid(400);
-        let year_of_era = year - era * 400;
-        let day_of_year = (153 * (if month > 2 { month - 3 } else { month + 9 }) + 2) / 5 + day - 1;
-        let day_of_era = year_of_era * 365 + year_of_era / 4 - year_of_era / 100 + day_of_year;
-        let days = era * 146_097 + day_of_era - 719_468;
-        Some(days * 86_400 + hour * 3_600 + minute * 60 + second)
-    })();
+    // The start (UTC, `YYYY-MM-DDTHH:MM:SS…Z`) in whole seconds.
+    let seconds = read_iso_clock(started).map(|(instant, _)| instant.as_second());
     let (Some(seconds), Ok(value)) = (seconds, text.parse::<i64>()) else {
         return false;
     };
