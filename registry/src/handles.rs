@@ -7,7 +7,10 @@
 use abi_stable::std_types::{RSlice, RStr};
 use rea_plugin_api::contracts::SCHEMA_VERSION;
 use rea_plugin_api::contracts::capture::{ExtractRequest, Extraction};
-use rea_plugin_api::contracts::rule::{ApplyOutcome, ApplyRequest, LearnOutcome, LearnRequest};
+use rea_plugin_api::contracts::rule::{
+    ApplyOutcome, ApplyRequest, LearnOutcome, LearnRequest, OptionProblem, OptionsCheck,
+    OptionsCheckRequest, RawOptions,
+};
 use rea_plugin_api::contracts::tool::{ToolCallOutcome, ToolCallRequest, ToolDescription};
 use rea_plugin_api::{CaptureStageBox, PluginError, RuleStageBox, ToolStageBox};
 use serde::Serialize;
@@ -52,6 +55,17 @@ impl StageCallError {
             StageCallError::InvalidAnswer { .. } => None,
         }
     }
+}
+
+/// Why option values could not be checked: no such rule stage, or the call failed.
+#[derive(Debug, thiserror::Error)]
+pub enum RuleOptionsError {
+    /// No rule stage has that name.
+    #[error(transparent)]
+    Stage(#[from] RegistryError),
+    /// The plugin's check failed or answered something else.
+    #[error(transparent)]
+    Call(#[from] StageCallError),
 }
 
 struct StageName {
@@ -235,6 +249,32 @@ impl RuleHandle {
             "rule apply outcome",
         )
     }
+}
+
+/// Asks a plugin whether option values fit its rule stage's options: the problems, or `None`
+/// when the plugin was built before the check existed (its values are checked only when it
+/// learns).
+pub(crate) fn check_rule_options(
+    plugin: &LoadedPlugin,
+    stage: &LoadedStage,
+    options: &RawOptions,
+) -> Result<Option<Vec<OptionProblem>>, StageCallError> {
+    let Some(check) = plugin.module.check_rule_options() else {
+        return Ok(None);
+    };
+    let name = StageName::of(plugin, stage);
+    let request = name.encode(
+        &OptionsCheckRequest {
+            options: options.clone(),
+            schema_version: SCHEMA_VERSION,
+        },
+        "rule options check request",
+    )?;
+    let answer: OptionsCheck = name.decode(
+        check(RStr::from_str(&stage.name), RStr::from_str(&request)),
+        "rule options check",
+    )?;
+    Ok(Some(answer.problems))
 }
 
 /// A tool stage: an MCP tool a plugin contributes.

@@ -21,10 +21,11 @@ mod loader;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
+use rea_plugin_api::contracts::rule::{OptionProblem, RawOptions};
 use rea_plugin_api::{BuiltinPlugin, PluginDescriptor, PluginModuleRef, StageKind};
 
 pub use error::RegistryError;
-pub use handles::{CaptureHandle, RuleHandle, StageCallError, ToolHandle};
+pub use handles::{CaptureHandle, RuleHandle, RuleOptionsError, StageCallError, ToolHandle};
 
 /// Where a plugin came from.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -272,6 +273,18 @@ impl Registry {
     pub fn tool_stage(&self, name: &str) -> Result<ToolHandle, RegistryError> {
         let (plugin, stage) = self.stage_of_kind(name, StageKind::Tool)?;
         ToolHandle::construct(plugin, stage)
+    }
+
+    /// Asks the rule stage with that name whether option values fit its options: every problem
+    /// (none when they fit), or `None` when its plugin predates the check (built against a
+    /// plugin API without it; its values are then checked only when it learns).
+    pub fn check_rule_options(
+        &self,
+        name: &str,
+        options: &RawOptions,
+    ) -> Result<Option<Vec<OptionProblem>>, RuleOptionsError> {
+        let (plugin, stage) = self.stage_of_kind(name, StageKind::Rule)?;
+        Ok(handles::check_rule_options(plugin, stage, options)?)
     }
 
     fn stage_of_kind(

@@ -12,12 +12,11 @@
 //! the fraction cut to its precision, the time shifted into its offset.
 
 use rea_plugin_api::contracts::rule::{
-    ApplyOutcome, ApplyRequest, LearnOutcome, LearnRequest, ObservedCall,
+    ApplyOutcome, ApplyRequest, LearnOutcome, LearnRequest, NoOptions, ObservedCall,
 };
 use rea_plugin_api::date::{ClockFormat, read_clock, read_iso_clock, spell_clock};
-use rea_plugin_api::rule_fields::{self, Agreement};
+use rea_plugin_api::rule_fields::{self, Agreement, FieldRules};
 use rea_plugin_api::{Plugin, PluginError, StageInfo, StateRule};
-use serde_json::Value;
 
 /// The stage name.
 pub const STAGE: &str = "clock";
@@ -41,17 +40,18 @@ fn window(call: &ObservedCall) -> Option<(Nanos, Nanos)> {
     Some((start - slack, start + duration + slack))
 }
 
-/// A format as the learned rule carries it.
-fn rule_value(format: &ClockFormat) -> Value {
-    serde_json::to_value(format).unwrap_or_default()
-}
-
 /// The clock rule.
 #[derive(Debug, Default, Clone, Copy)]
 pub struct ClockRule;
 
 impl StateRule for ClockRule {
-    fn learn(&self, request: &LearnRequest) -> Result<LearnOutcome, PluginError> {
+    type Options = NoOptions;
+    type Rule = FieldRules<ClockFormat>;
+
+    fn learn(
+        &self,
+        request: &LearnRequest<NoOptions>,
+    ) -> Result<LearnOutcome<Self::Rule>, PluginError> {
         let mut formats = Agreement::default();
         for call in &request.calls {
             for (pointer, value) in &call.unexplained {
@@ -69,28 +69,22 @@ impl StateRule for ClockRule {
                 formats.record(pointer, fits);
             }
         }
-        let fields = formats
-            .agreed()
-            .map(|(pointer, format)| (pointer, rule_value(&format)));
         Ok(rule_fields::learned(
-            fields,
+            formats.agreed(),
             "no unexplained member held a time within its request in every recorded call",
         )
         .needing_clock())
     }
 
-    fn apply(&self, request: &ApplyRequest) -> Result<ApplyOutcome, PluginError> {
+    fn apply(&self, request: &ApplyRequest<Self::Rule>) -> Result<ApplyOutcome, PluginError> {
         let clock = request.call.clock.as_deref().ok_or_else(|| {
             PluginError::new("no_clock", "the state has no served clock to stamp with")
         })?;
         let (instant, _) = read_iso_clock(clock)
             .ok_or_else(|| PluginError::new("invalid_clock", "the served clock does not parse"))?;
-        let fields = rule_fields::fields(request)?;
         let mut outcome = ApplyOutcome::default();
-        for (pointer, format) in fields {
-            let format: ClockFormat = serde_json::from_value(format.clone())
-                .map_err(|_| PluginError::new("invalid_rule", "a clock format does not parse"))?;
-            let value = spell_clock(instant, &format).ok_or_else(|| {
+        for (pointer, format) in &request.rule.fields {
+            let value = spell_clock(instant, format).ok_or_else(|| {
                 PluginError::new(
                     "clock_out_of_range",
                     "the served clock cannot be spelled in this field's format",
@@ -115,9 +109,8 @@ rea_plugin_api::submit_builtin!(root_module);
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rea_plugin_api::contracts::rule::{ServedCall, ToolRef};
-    use serde_json::json;
-    use std::collections::BTreeMap;
+    use rea_plugin_api::contracts::rule::{Effect, ServedCall, ToolRef};
+    use serde_json::{Value, json};
 
     fn call(started: &str, duration: u64, unexplained: Value) -> ObservedCall {
         ObservedCall {
@@ -128,14 +121,14 @@ mod tests {
         }
     }
 
-    fn learn(calls: Vec<ObservedCall>) -> LearnOutcome {
+    fn learn(calls: Vec<ObservedCall>) -> LearnOutcome<FieldRules<ClockFormat>> {
         ClockRule
             .learn(&LearnRequest {
                 calls,
                 clock_anchors: Vec::new(),
-                effect: "update".to_owned(),
+                effect: Effect::Update,
                 identity_field: Some("id".to_owned()),
-                options: BTreeMap::new(),
+                options: NoOptions {},
                 schema_version: 1,
                 tool: ToolRef {
                     method: "PATCH".into(),

@@ -12,11 +12,14 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use rea_plugin_api::contracts::rule::{ApplyOutcome, ApplyRequest, LearnOutcome, LearnRequest};
+use rea_plugin_api::contracts::rule::{
+    ApplyOutcome, ApplyRequest, LearnOutcome, LearnRequest, NoOptions,
+};
 use rea_plugin_api::date::read_iso_clock;
-use rea_plugin_api::rule_fields::{self, Agreement};
+use rea_plugin_api::rule_fields::{self, Agreement, FieldRules};
 use rea_plugin_api::{Plugin, PluginError, StageInfo, StateRule};
-use serde_json::{Value, json};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
 use sha2::{Digest, Sha256};
 
 /// The stage name.
@@ -86,12 +89,27 @@ fn derive(
     out
 }
 
+/// The shape of a unique integer: its digit count and whether it is spelled as a string.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Shape {
+    /// Digits.
+    pub length: usize,
+    /// Spelled as a string of digits (else a JSON number).
+    pub string: bool,
+}
+
 /// The unique rule.
 #[derive(Debug, Default, Clone, Copy)]
 pub struct UniqueRule;
 
 impl StateRule for UniqueRule {
-    fn learn(&self, request: &LearnRequest) -> Result<LearnOutcome, PluginError> {
+    type Options = NoOptions;
+    type Rule = FieldRules<Shape>;
+
+    fn learn(
+        &self,
+        request: &LearnRequest<NoOptions>,
+    ) -> Result<LearnOutcome<Self::Rule>, PluginError> {
         let mut shapes = Agreement::default();
         let mut seen: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
         for call in &request.calls {
@@ -123,22 +141,19 @@ impl StateRule for UniqueRule {
                 shapes.record(pointer, shape);
             }
         }
-        let fields = shapes.agreed().map(|(pointer, (length, string))| {
-            (pointer, json!({"length": length, "string": string}))
-        });
+        let fields = shapes
+            .agreed()
+            .map(|(pointer, (length, string))| (pointer, Shape { length, string }));
         Ok(rule_fields::learned(
             fields,
             "no unexplained member held a fresh 10-to-20-digit integer in every recorded call",
         ))
     }
 
-    fn apply(&self, request: &ApplyRequest) -> Result<ApplyOutcome, PluginError> {
-        let fields = rule_fields::fields(request)?;
+    fn apply(&self, request: &ApplyRequest<Self::Rule>) -> Result<ApplyOutcome, PluginError> {
         let call = &request.call;
         let mut outcome = ApplyOutcome::default();
-        for (pointer, shape) in fields {
-            let length = shape.get("length").and_then(Value::as_u64).unwrap_or(16) as usize;
-            let string = shape.get("string").and_then(Value::as_bool) == Some(true);
+        for (pointer, &Shape { length, string }) in &request.rule.fields {
             let held: BTreeSet<String> = call
                 .held_values
                 .get(pointer)
@@ -188,7 +203,8 @@ rea_plugin_api::submit_builtin!(root_module);
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rea_plugin_api::contracts::rule::{ObservedCall, ServedCall, ToolRef};
+    use rea_plugin_api::contracts::rule::{Effect, ObservedCall, ServedCall, ToolRef};
+    use serde_json::json;
 
     fn tool() -> ToolRef {
         ToolRef {
@@ -198,14 +214,14 @@ mod tests {
         }
     }
 
-    fn learn(calls: Vec<ObservedCall>) -> LearnOutcome {
+    fn learn(calls: Vec<ObservedCall>) -> LearnOutcome<FieldRules<Shape>> {
         UniqueRule
             .learn(&LearnRequest {
                 calls,
                 clock_anchors: Vec::new(),
-                effect: "create".into(),
+                effect: Effect::Create,
                 identity_field: Some("id".into()),
-                options: BTreeMap::new(),
+                options: NoOptions {},
                 schema_version: 1,
                 tool: tool(),
             })
