@@ -22,14 +22,112 @@
 //! Clock values ([`read_clock`], [`spell_clock`]) add epoch numbers in seconds or milliseconds, as
 //! the clock rules learn and serve them ([`ClockFormat`]).
 //!
-//! Timestamps are [`jiff::Timestamp`] (nanoseconds since the Unix epoch, years -9999 to 9999).
+//! Instants are [`UtcInstant`]s: seconds and nanoseconds since the Unix epoch, over every UTC
+//! date-time `jiff`'s civil calendar holds (years -9999 to 9999). `jiff::Timestamp` is not used:
+//! it ends on 9999-12-30T22:00Z (so that any offset keeps a civil reading in range), and clocks
+//! run to 9999-12-31T23:59:59.999999999Z.
 
+use jiff::SignedDuration;
 use jiff::civil::{Date, DateTime, Time};
-use jiff::tz::Offset;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-pub use jiff::{SignedDuration, Timestamp};
+/// The Unix epoch as a UTC civil date-time.
+const EPOCH: DateTime = DateTime::constant(1970, 1, 1, 0, 0, 0, 0);
+
+/// The last second of year 9999 (9999-12-31T23:59:59Z), in seconds since the epoch.
+const LAST_SECOND: i64 = 253_402_300_799;
+
+/// An instant: seconds since the Unix epoch and nanoseconds within the second.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct UtcInstant {
+    /// Whole seconds since 1970-01-01T00:00:00Z (may be negative).
+    pub seconds: i64,
+    /// Nanoseconds, `0..1_000_000_000`.
+    pub nanos: u32,
+}
+
+impl UtcInstant {
+    /// The instant `nanos` nanoseconds after the epoch; `None` past what `i64` seconds hold.
+    pub fn from_nanos(nanos: i128) -> Option<Self> {
+        Some(Self {
+            seconds: i64::try_from(nanos.div_euclid(1_000_000_000)).ok()?,
+            nanos: nanos.rem_euclid(1_000_000_000) as u32,
+        })
+    }
+
+    /// Nanoseconds since the epoch.
+    pub fn as_nanos(self) -> i128 {
+        i128::from(self.seconds) * 1_000_000_000 + i128::from(self.nanos)
+    }
+
+    /// Milliseconds since the epoch (rounded down).
+    pub fn millis(self) -> i128 {
+        self.as_nanos().div_euclid(1_000_000)
+    }
+
+    /// The instant of a UTC civil date-time.
+    fn of_utc(utc: DateTime) -> Option<Self> {
+        Self::from_nanos(utc.duration_since(EPOCH).as_nanos())
+    }
+
+    /// The UTC civil date-time of the instant; `None` outside `jiff`'s calendar.
+    fn utc(self) -> Option<DateTime> {
+        EPOCH
+            .checked_add(SignedDuration::new(self.seconds, self.nanos as i32))
+            .ok()
+    }
+
+    /// Parses `YYYY-MM-DDTHH:MM:SS[.fraction]Z` (the records' parsed start instants; no other
+    /// separator or zone).
+    pub fn parse(text: &str) -> Option<Self> {
+        let recorded = parse(text)?;
+        let spelling = &recorded.spelling;
+        if spelling.separator != 'T' || !spelling.seconds || spelling.zone != "Z" {
+            return None;
+        }
+        recorded.instant()
+    }
+
+    /// The instant as `YYYY-MM-DDTHH:MM:SS.fffffffffZ` (nine fraction digits); empty outside
+    /// years `0000`–`9999`.
+    pub fn to_nanos_text(self) -> String {
+        spell(self, &Spelling::utc(9)).unwrap_or_default()
+    }
+
+    /// The instant as `YYYY-MM-DDTHH:MM:SSZ` (whole seconds; any fraction dropped); empty outside
+    /// years `0000`–`9999`.
+    pub fn to_seconds_text(self) -> String {
+        spell(self, &Spelling::utc(0)).unwrap_or_default()
+    }
+
+    /// The instant `milliseconds` later (fractional milliseconds kept to the nanosecond); `None`
+    /// when that is not finite or falls after year 9999.
+    pub fn plus_millis(self, milliseconds: f64) -> Option<Self> {
+        let added = (milliseconds * 1_000_000.0).round();
+        if !added.is_finite() || added.abs() > 1e30 {
+            return None;
+        }
+        let instant = Self::from_nanos(self.as_nanos() + added as i128)?;
+        (instant.ceil_second().seconds <= LAST_SECOND).then_some(instant)
+    }
+
+    /// The next whole second at or after this instant.
+    pub fn ceil_second(self) -> Self {
+        Self {
+            seconds: self.seconds + i64::from(self.nanos > 0),
+            nanos: 0,
+        }
+    }
+
+    /// The instant `seconds` later.
+    pub fn plus_seconds(self, seconds: u64) -> Self {
+        Self {
+            seconds: self.seconds.saturating_add(seconds as i64),
+            nanos: self.nanos,
+        }
+    }
+}
 
 /// How a date-time is spelled: everything about it but its instant.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -79,12 +177,13 @@ pub struct RecordedDateTime {
 }
 
 impl RecordedDateTime {
-    /// The instant, or `None` outside the timestamps `jiff` represents.
-    pub fn timestamp(&self) -> Option<Timestamp> {
-        Offset::from_seconds(self.offset_seconds)
-            .ok()?
-            .to_timestamp(self.civil)
-            .ok()
+    /// The instant, or `None` when its UTC reading falls outside `jiff`'s calendar.
+    pub fn instant(&self) -> Option<UtcInstant> {
+        let utc = self
+            .civil
+            .checked_sub(SignedDuration::from_secs(i64::from(self.offset_seconds)))
+            .ok()?;
+        UtcInstant::of_utc(utc)
     }
 }
 
@@ -188,12 +287,12 @@ pub fn zone_offset(zone: &str) -> Option<i32> {
     Some(if sign == b'+' { magnitude } else { -magnitude })
 }
 
-/// A timestamp written in a spelling: the time in the spelling's zone, the fraction cut (or
+/// An instant written in a spelling: the time in the spelling's zone, the fraction cut (or
 /// padded with zeros) to its digits. `None` when the zone is no zone spelling or the year in that
 /// zone falls outside `0000`–`9999`.
-pub fn spell(timestamp: Timestamp, spelling: &Spelling) -> Option<String> {
-    let offset = Offset::from_seconds(zone_offset(&spelling.zone)?).ok()?;
-    let local = offset.to_datetime(timestamp);
+pub fn spell(instant: UtcInstant, spelling: &Spelling) -> Option<String> {
+    let offset = SignedDuration::from_secs(i64::from(zone_offset(&spelling.zone)?));
+    let local = instant.utc()?.checked_add(offset).ok()?;
     if !(0..=9999).contains(&local.year()) {
         return None;
     }
@@ -232,7 +331,7 @@ pub fn instant_text(text: &str) -> Option<String> {
     if !recorded.spelling.seconds || recorded.spelling.zone.is_empty() {
         return None;
     }
-    spell(recorded.timestamp()?, &Spelling::utc(9))
+    spell(recorded.instant()?, &Spelling::utc(9))
 }
 
 /// How a clock value is spelled in JSON: ISO-8601 text, or an epoch number (seconds or
@@ -289,13 +388,13 @@ impl ClockFormat {
     }
 }
 
-/// Reads ISO-8601 text with seconds as a clock: its timestamp and format.
-pub fn read_iso_clock(text: &str) -> Option<(Timestamp, ClockFormat)> {
+/// Reads ISO-8601 text with seconds as a clock: its instant and format.
+pub fn read_iso_clock(text: &str) -> Option<(UtcInstant, ClockFormat)> {
     let recorded = parse(text)?;
     if !recorded.spelling.seconds {
         return None;
     }
-    let timestamp = recorded.timestamp()?;
+    let instant = recorded.instant()?;
     let Spelling {
         separator,
         digits,
@@ -303,7 +402,7 @@ pub fn read_iso_clock(text: &str) -> Option<(Timestamp, ClockFormat)> {
         ..
     } = recorded.spelling;
     Some((
-        timestamp,
+        instant,
         ClockFormat::Iso {
             separator,
             digits,
@@ -314,7 +413,7 @@ pub fn read_iso_clock(text: &str) -> Option<(Timestamp, ClockFormat)> {
 
 /// Reads a JSON value as a clock: ISO-8601 text with seconds, or a plausible epoch (2001-09-09 to
 /// 2286-11-20) in seconds or milliseconds, as a number or a string of digits.
-pub fn read_clock(value: &Value) -> Option<(Timestamp, ClockFormat)> {
+pub fn read_clock(value: &Value) -> Option<(UtcInstant, ClockFormat)> {
     let (number, string) = match value {
         Value::String(text) => {
             if let Some(found) = read_iso_clock(text) {
@@ -326,25 +425,31 @@ pub fn read_clock(value: &Value) -> Option<(Timestamp, ClockFormat)> {
         Value::Number(number) => (number.as_i64()?, false),
         _ => return None,
     };
-    let (timestamp, unit) = if (1_000_000_000..10_000_000_000).contains(&number) {
-        (Timestamp::from_second(number).ok()?, EpochUnit::Seconds)
+    let (instant, unit) = if (1_000_000_000..10_000_000_000).contains(&number) {
+        (
+            UtcInstant {
+                seconds: number,
+                nanos: 0,
+            },
+            EpochUnit::Seconds,
+        )
     } else if (1_000_000_000_000..10_000_000_000_000).contains(&number) {
         (
-            Timestamp::from_millisecond(number).ok()?,
+            UtcInstant::from_nanos(i128::from(number) * 1_000_000)?,
             EpochUnit::Milliseconds,
         )
     } else {
         return None;
     };
-    Some((timestamp, ClockFormat::Epoch { unit, string }))
+    Some((instant, ClockFormat::Epoch { unit, string }))
 }
 
-/// A timestamp as a clock value in a format; `None` when it cannot be spelled so (a year outside
+/// An instant as a clock value in a format; `None` when it cannot be spelled so (a year outside
 /// `0000`–`9999` in the format's zone, or a zone that is no zone spelling).
-pub fn spell_clock(timestamp: Timestamp, format: &ClockFormat) -> Option<Value> {
+pub fn spell_clock(instant: UtcInstant, format: &ClockFormat) -> Option<Value> {
     match format {
         ClockFormat::Epoch { unit, string } => {
-            let nanos = timestamp.as_nanosecond();
+            let nanos = instant.as_nanos();
             let number = match unit {
                 EpochUnit::Milliseconds => nanos.div_euclid(1_000_000),
                 EpochUnit::Seconds => nanos.div_euclid(1_000_000_000),
@@ -367,7 +472,7 @@ pub fn spell_clock(timestamp: Timestamp, format: &ClockFormat) -> Option<Value> 
                 digits: *digits,
                 zone: zone.clone(),
             };
-            spell(timestamp, &spelling).map(Value::String)
+            spell(instant, &spelling).map(Value::String)
         }
     }
 }
@@ -376,9 +481,9 @@ pub fn spell_clock(timestamp: Timestamp, format: &ClockFormat) -> Option<Value> 
 mod tests {
     use super::*;
 
-    fn timestamp(text: &str) -> Timestamp {
+    fn timestamp(text: &str) -> UtcInstant {
         parse(text)
-            .and_then(|recorded| recorded.timestamp())
+            .and_then(|recorded| recorded.instant())
             .unwrap_or_else(|| panic!("{text} reads as a timestamp"))
     }
 
@@ -444,7 +549,7 @@ mod tests {
                 zone: "+01:00".into()
             }
         );
-        let instant = recorded.timestamp().expect("in range");
+        let instant = recorded.instant().expect("in range");
         assert_eq!(
             spell(instant, &recorded.spelling).as_deref(),
             Some("2026-11-29T12:02:33.9726+01:00")
@@ -480,7 +585,7 @@ mod tests {
         assert_eq!(minutes.spelling.zone, "+0000");
         assert!(minutes.spelling.is_utc());
         assert_eq!(
-            spell(minutes.timestamp().expect("in range"), &minutes.spelling).as_deref(),
+            spell(minutes.instant().expect("in range"), &minutes.spelling).as_deref(),
             Some("2026-11-29 11:02+0000")
         );
         let long = parse("2026-11-29T11:02:33.1234567891234Z").expect("long fraction");
@@ -510,28 +615,65 @@ mod tests {
     }
 
     #[test]
-    fn timestamps_do_the_clock_arithmetic() {
+    fn instants_do_the_clock_arithmetic() {
         let instant = timestamp("2026-11-29T11:02:33.972665000Z");
-        assert_eq!(instant.as_millisecond(), 1_795_950_153_972);
+        assert_eq!(instant.millis(), 1_795_950_153_972);
         assert_eq!(
-            timestamp("1969-12-31T23:59:59Z").as_second(),
+            timestamp("1969-12-31T23:59:59Z").seconds,
             -1,
             "before the epoch"
         );
-        let later = instant
-            .checked_add(SignedDuration::from_secs(2))
-            .expect("in range");
         assert_eq!(
-            spell(later, &Spelling::utc(9)).as_deref(),
+            spell(instant.plus_seconds(2), &Spelling::utc(9)).as_deref(),
             Some("2026-11-29T11:02:35.972665000Z")
         );
-        let new_year = timestamp("2026-12-31T23:59:59Z")
-            .checked_add(SignedDuration::from_secs(2))
-            .expect("in range");
+        let new_year = timestamp("2026-12-31T23:59:59Z").plus_seconds(2);
+        assert_eq!(new_year.to_seconds_text(), "2027-01-01T00:00:01Z");
         assert_eq!(
-            spell(new_year, &Spelling::utc(0)).as_deref(),
-            Some("2027-01-01T00:00:01Z")
+            instant.ceil_second().to_seconds_text(),
+            "2026-11-29T11:02:34Z"
         );
+        assert_eq!(
+            UtcInstant::parse("2026-11-29T11:02:33.972665Z").map(UtcInstant::to_nanos_text),
+            Some("2026-11-29T11:02:33.972665000Z".to_owned())
+        );
+        // Only `T` and `Z` with seconds are a record's start instant.
+        assert_eq!(UtcInstant::parse("2026-11-29 11:02:33Z"), None);
+        assert_eq!(UtcInstant::parse("2026-11-29T11:02:33+00:00"), None);
+    }
+
+    #[test]
+    fn instants_reach_the_last_second_of_year_9999() {
+        // Past `jiff::Timestamp::MAX` (9999-12-30T22:00Z), still within the four-digit years.
+        let last = timestamp("9999-12-31T23:59:59.999999999Z");
+        assert_eq!(last.to_nanos_text(), "9999-12-31T23:59:59.999999999Z");
+        assert_eq!(
+            instant_text("9999-12-31T23:30:00-00:29").as_deref(),
+            Some("9999-12-31T23:59:00.000000000Z")
+        );
+        assert_eq!(instant_text("9999-12-31T23:30:00-00:30"), None);
+        let ahead = Spelling {
+            zone: "+01:00".into(),
+            ..Spelling::utc(0)
+        };
+        assert_eq!(
+            spell(timestamp("9999-12-31T22:59:59Z"), &ahead).as_deref(),
+            Some("9999-12-31T23:59:59+01:00")
+        );
+        assert_eq!(spell(timestamp("9999-12-31T23:00:00Z"), &ahead), None);
+        let second = timestamp("9999-12-31T23:59:58Z");
+        assert_eq!(
+            second.plus_millis(1_000.0).map(UtcInstant::to_seconds_text),
+            Some("9999-12-31T23:59:59Z".to_owned())
+        );
+        assert_eq!(second.plus_millis(1_500.0), None, "rounds up into 10000");
+        assert_eq!(second.plus_millis(f64::INFINITY), None);
+        let (clock, format) = read_iso_clock("9999-12-31T23:59:59Z").expect("a clock");
+        assert_eq!(
+            spell_clock(clock, &format),
+            Some(Value::from("9999-12-31T23:59:59Z"))
+        );
+        assert_eq!(spell_clock(clock.plus_seconds(1), &format), None);
     }
 
     #[test]

@@ -29,7 +29,7 @@ type Nanos = i128;
 
 /// Parses an ISO-8601 date-time with seconds: its instant in nanoseconds and its format.
 fn parse_iso(text: &str) -> Option<(Nanos, ClockFormat)> {
-    read_iso_clock(text).map(|(timestamp, format)| (timestamp.as_nanosecond(), format))
+    read_iso_clock(text).map(|(timestamp, format)| (timestamp.as_nanos(), format))
 }
 
 /// The window a call's request spans, in nanoseconds: `(start, end)`.
@@ -61,7 +61,7 @@ impl StateRule for ClockRule {
                         let unit = format.precision_nanos();
                         let start = start.div_euclid(unit) * unit;
                         (start..=end)
-                            .contains(&instant.as_nanosecond())
+                            .contains(&instant.as_nanos())
                             .then_some(format)
                     }
                     _ => None,

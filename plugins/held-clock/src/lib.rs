@@ -23,7 +23,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use rea_plugin_api::contracts::rule::{
     ApplyOutcome, ApplyRequest, LearnOutcome, LearnRequest, NoOptions, ObservedCall,
 };
-use rea_plugin_api::date::{Timestamp, read_clock, read_iso_clock, spell_clock};
+use rea_plugin_api::date::{UtcInstant, read_clock, read_iso_clock, spell_clock};
 use rea_plugin_api::rule_fields::{self, FieldRules, top_field};
 use rea_plugin_api::{Plugin, PluginError, StageInfo, StateRule};
 use serde::{Deserialize, Serialize};
@@ -51,7 +51,7 @@ fn stamped_during(call: &ObservedCall, value: &Value) -> bool {
     if spell_clock(instant, &format).is_none() {
         return false;
     }
-    let (instant, started) = (instant.as_nanosecond(), started.as_nanosecond());
+    let (instant, started) = (instant.as_nanos(), started.as_nanos());
     // Compared at the value's precision: a second, a millisecond, or its fraction digits.
     let unit = precision(value);
     let start = (started - SLACK_NANOS).div_euclid(unit) * unit;
@@ -119,7 +119,7 @@ pub struct NestedClocks {
     pub clocks: BTreeMap<String, Value>,
 }
 
-fn served_instant<R>(request: &ApplyRequest<R>) -> Result<Timestamp, PluginError> {
+fn served_instant<R>(request: &ApplyRequest<R>) -> Result<UtcInstant, PluginError> {
     let clock = request.call.clock.as_deref().ok_or_else(|| {
         PluginError::new("no_clock", "the state has no served clock to stamp with")
     })?;
@@ -128,7 +128,7 @@ fn served_instant<R>(request: &ApplyRequest<R>) -> Result<Timestamp, PluginError
         .ok_or_else(|| PluginError::new("invalid_clock", "the served clock does not parse"))
 }
 
-fn spelled_like(instant: Timestamp, example: &Value) -> Result<Value, PluginError> {
+fn spelled_like(instant: UtcInstant, example: &Value) -> Result<Value, PluginError> {
     let (_, format) = read_clock(example)
         .ok_or_else(|| PluginError::new("invalid_rule", "a learned clock does not parse"))?;
     spell_clock(instant, &format).ok_or_else(|| {

@@ -31,7 +31,7 @@ fn reads_as_call_time(text: &str, started: Option<&str>) -> bool {
         return false;
     };
     // The start (UTC, `YYYY-MM-DDTHH:MM:SS…Z`) in whole seconds.
-    let seconds = read_iso_clock(started).map(|(instant, _)| instant.as_second());
+    let seconds = read_iso_clock(started).map(|(instant, _)| instant.seconds);
     let (Some(seconds), Ok(value)) = (seconds, text.parse::<i64>()) else {
         return false;
     };

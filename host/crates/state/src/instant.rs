@@ -5,94 +5,10 @@
 //! manifest cites, rounded up to the next whole second, so every served write happens after
 //! everything recorded. It is `null` when any cited record lacks a usable start time or a
 //! duration (the capture then fixes no global clock start). The served clock of the `n`-th served
-//! write since a reset or load (counting from 0) is the write clock plus `n` seconds. Reading and
-//! spelling instants is `rea_plugin_api::date`'s.
+//! write since a reset or load (counting from 0) is the write clock plus `n` seconds. The instant
+//! type, its reading and spelling are `rea_plugin_api::date`'s.
 
-use rea_plugin_api::date::{self, Spelling, Timestamp};
-
-/// An instant: seconds since the Unix epoch and nanoseconds within the second.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub struct UtcInstant {
-    /// Whole seconds since 1970-01-01T00:00:00Z (may be negative).
-    pub seconds: i64,
-    /// Nanoseconds, `0..1_000_000_000`.
-    pub nanos: u32,
-}
-
-impl UtcInstant {
-    /// Parses `YYYY-MM-DDTHH:MM:SS[.fraction]Z` (the records' parsed start instants).
-    pub fn parse(text: &str) -> Option<Self> {
-        let recorded = date::parse(text)?;
-        let spelling = &recorded.spelling;
-        if spelling.separator != 'T' || !spelling.seconds || spelling.zone != "Z" {
-            return None;
-        }
-        let nanos = recorded.timestamp()?.as_nanosecond();
-        Some(Self {
-            seconds: i64::try_from(nanos.div_euclid(1_000_000_000)).ok()?,
-            nanos: nanos.rem_euclid(1_000_000_000) as u32,
-        })
-    }
-
-    /// The instant as `YYYY-MM-DDTHH:MM:SS.fffffffffZ` (nine fraction digits).
-    pub fn to_nanos_text(self) -> String {
-        self.spelled(9)
-    }
-
-    /// The instant as `YYYY-MM-DDTHH:MM:SSZ` (whole seconds; any fraction dropped).
-    pub fn to_seconds_text(self) -> String {
-        self.spelled(0)
-    }
-
-    fn spelled(self, digits: usize) -> String {
-        let nanos = i128::from(self.seconds) * 1_000_000_000 + i128::from(self.nanos);
-        Timestamp::from_nanosecond(nanos)
-            .ok()
-            .and_then(|timestamp| date::spell(timestamp, &Spelling::utc(digits)))
-            .unwrap_or_default()
-    }
-
-    /// Milliseconds since the epoch.
-    pub fn millis(self) -> i128 {
-        i128::from(self.seconds) * 1_000 + i128::from(self.nanos / 1_000_000)
-    }
-
-    /// The instant `milliseconds` later (fractional milliseconds kept to the nanosecond); `None`
-    /// when that is not finite or falls after year 9999.
-    pub fn plus_millis(self, milliseconds: f64) -> Option<Self> {
-        let added = (milliseconds * 1_000_000.0).round();
-        if !added.is_finite() || added.abs() > 1e30 {
-            return None;
-        }
-        let total =
-            i128::from(self.seconds) * 1_000_000_000 + i128::from(self.nanos) + added as i128;
-        let seconds = i64::try_from(total.div_euclid(1_000_000_000)).ok()?;
-        let instant = Self {
-            seconds,
-            nanos: total.rem_euclid(1_000_000_000) as u32,
-        };
-        (instant.ceil_second().seconds <= LAST_SECOND).then_some(instant)
-    }
-
-    /// The next whole second at or after this instant.
-    pub fn ceil_second(self) -> Self {
-        Self {
-            seconds: self.seconds + i64::from(self.nanos > 0),
-            nanos: 0,
-        }
-    }
-
-    /// The instant `seconds` later.
-    pub fn plus_seconds(self, seconds: u64) -> Self {
-        Self {
-            seconds: self.seconds.saturating_add(seconds as i64),
-            nanos: self.nanos,
-        }
-    }
-}
-
-/// The last second an instant may name: 9999-12-31T23:59:59Z.
-const LAST_SECOND: i64 = 253_402_300_799;
+pub use rea_plugin_api::date::UtcInstant;
 
 /// The write clock of records given as `(start instant, duration in milliseconds)`; `None` when
 /// any lacks either, or when a duration carries the clock past year 9999.
