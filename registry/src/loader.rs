@@ -21,7 +21,7 @@ pub(crate) fn load_library(
     pinned_sha256: Option<&str>,
 ) -> Result<(PluginModuleRef, String), RegistryError> {
     let bytes = read_regular_file(path)?;
-    let sha256 = hex(&Sha256::digest(&bytes));
+    let sha256 = hex::encode(Sha256::digest(&bytes));
     if let Some(expected) = pinned_sha256
         && !expected.eq_ignore_ascii_case(&sha256)
     {
@@ -130,10 +130,6 @@ fn sealed_memory_file(path: &Path, bytes: &[u8]) -> std::io::Result<PathBuf> {
         return Err(std::io::Error::other("/proc/self/fd is not mounted"));
     }
     Ok(load_path)
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|byte| format!("{byte:02x}")).collect()
 }
 
 fn not_a_plugin(path: &Path, error: &LibraryError) -> RegistryError {

@@ -10,7 +10,7 @@ use std::path::Path;
 
 use bundle_support::*;
 use rea_evidence::Evidence;
-use rea_plugin_api::json::Json;
+use rea_json::Json;
 use serde_json::{Value, json};
 
 fn text(path: &Path) -> String {

@@ -11,7 +11,7 @@ use std::path::PathBuf;
 
 use capture_support::*;
 use rea_evidence::Evidence;
-use rea_plugin_api::json::Json;
+use rea_json::Json;
 
 // contract: CAPTURE-001, CAPTURE-011, CAPTURE-012, CAPTURE-014, CAPTURE-015, CAPTURE-022
 #[test]

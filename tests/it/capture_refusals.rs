@@ -10,7 +10,7 @@ use crate::capture_support;
 use std::path::Path;
 
 use capture_support::*;
-use rea_plugin_api::json::Json;
+use rea_json::Json;
 
 struct Refused {
     code: String,

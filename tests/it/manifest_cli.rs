@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use rea_evidence::Evidence;
-use rea_plugin_api::json::Json;
+use rea_json::Json;
 use rea_tests::{Run, run_rea, shared_dir};
 
 fn rea() -> PathBuf {

@@ -14,10 +14,7 @@ fn rea() -> PathBuf {
 
 fn sha256_hex(path: &Path) -> String {
     let bytes = std::fs::read(path).expect("library read");
-    Sha256::digest(&bytes)
-        .iter()
-        .map(|byte| format!("{byte:02x}"))
-        .collect()
+    hex::encode(Sha256::digest(&bytes))
 }
 
 /// The plugins `rea plugins --json --pipeline pipeline.toml` lists, run in `dir` with

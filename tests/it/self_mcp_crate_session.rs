@@ -15,7 +15,7 @@ use rea_evidence::Refusal;
 use rea_self_mcp::workflows::{COMPLETION_CAVEAT, WORKFLOWS};
 use rea_self_mcp::{
     BundleSource, CaptureInspection, CaptureRequest, EvidenceDocument, SelfMcpServer,
-    StageImplementations, ToolScope, ViewProjection, ViewSource,
+    SourceEvidence, StageImplementations, ToolScope, ViewProjection,
 };
 use serde_json::{Map, Value, json};
 use support::{Client, start};
@@ -55,9 +55,9 @@ impl CaptureInspection for FakeCapture {
 struct FakeViews(Arc<Calls>);
 
 impl ViewProjection for FakeViews {
-    fn project(&self, source: ViewSource, view: &Value) -> Result<EvidenceDocument, Refusal> {
+    fn project(&self, source: SourceEvidence, view: &Value) -> Result<EvidenceDocument, Refusal> {
         self.0.views.fetch_add(1, Ordering::SeqCst);
-        let ViewSource::Retained(capture) = source else {
+        let SourceEvidence::Retained(capture) = source else {
             return Err(Refusal::invalid_request(
                 "the fake projects retained Evidence only",
             ));

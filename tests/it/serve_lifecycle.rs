@@ -34,7 +34,7 @@ fn refusals(stderr: &[String]) -> Vec<Value> {
 #[test]
 fn a_signal_during_input_loading_or_binding_is_a_cancelled_result_with_the_signal_status() {
     // The load and the bind take milliseconds; `REA_TEST_HOLD` (a test-only hook, see
-    // `rea_manifest::test_hold`) holds the named stage after announcing it, so the signal
+    // `rea_evidence::test_hooks`) holds the named stage after announcing it, so the signal
     // arrives inside it without racing it.
     for (stage, during) in [("loading", "input loading"), ("binding", "binding")] {
         for (signal, status) in [("INT", 130), ("TERM", 143)] {

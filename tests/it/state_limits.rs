@@ -6,9 +6,9 @@ use crate::state_support;
 use rea_backends::Serving;
 use rea_evidence::Evidence;
 use rea_evidence::capture::capture_records;
+use rea_json::{Json, Object};
 use rea_manifest::Environment;
 use rea_manifest::evidence::project_manifest_evidence;
-use rea_plugin_api::json::{Json, Object};
 use state_support::{capture, rules, state_rules};
 
 /// The json-server capture with user 1's read by id answering a member of `bytes` bytes.

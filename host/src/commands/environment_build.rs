@@ -25,8 +25,8 @@
 //! Inputs must fit the live heap headroom ([`rea_bundle::headroom`]) as well as their readers'
 //! fixed budgets (32 MiB HAR, 64 MiB Evidence): a capture Evidence file or a HAR before it is
 //! read, an inspected HAR's Evidence and the projected manifest before they are serialized
-//! (`resource_constraint` otherwise). `REA_TEST_HOLD=<stage>` holds a stage until a signal (a test
-//! hook, see `Progress`).
+//! (`resource_constraint` otherwise). A test hook can hold a stage until SIGINT (only with the
+//! `test-hooks` feature, see `Progress`).
 //!
 //! Decisions: the report's `coverage` is the state's summary (`rea_state::coverage`, the
 //! environment-coverage view's), `null` when the bundle serves replay; the pipeline's

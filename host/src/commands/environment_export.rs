@@ -403,30 +403,23 @@ impl Progress {
         self.hold_for_test(stage);
     }
 
-    /// Test hook: `REA_TEST_HOLD=<stage>` holds the command at the start of that stage (logging
-    /// `{"level":"warn","msg":"test hold","stage":…}`) until a signal arrives or 60 s pass, so a
-    /// test can cancel inside a stage that otherwise takes milliseconds; `written:<file>` holds
-    /// the write after that file until a signal ends the command (SIGTERM or a second SIGINT);
-    /// `stuck:<point>` holds there whatever arrives, as a stage that never polls would. Nothing
-    /// but tests sets the variable.
+    /// Test hook ([`rea_evidence::test_hooks::hold`]): holds the command at the start of a stage
+    /// the tests name (logging `{"level":"warn","msg":"test hold","stage":…}`) until a signal
+    /// arrives or the hold ends, so a test can cancel inside a stage that otherwise takes
+    /// milliseconds; a `written:<file>` stage holds until a signal ends the command (SIGTERM or a
+    /// second SIGINT); a stuck hold ignores every signal, as a stage that never polls would.
     fn hold_for_test(&self, stage: &str) {
-        let Some(held) = std::env::var_os("REA_TEST_HOLD") else {
+        let Some(hold) = rea_evidence::test_hooks::hold(stage) else {
             return;
         };
-        let stuck = held.to_str().and_then(|held| held.strip_prefix("stuck:")) == Some(stage);
-        if held != stage && !stuck {
-            return;
-        }
         tracing::warn!(stage, "test hold");
-        let deadline = std::time::Instant::now() + Duration::from_secs(60);
-        let released = || {
-            if stuck {
-                false
-            } else if stage.starts_with("written:") {
+        let deadline = std::time::Instant::now() + rea_evidence::test_hooks::HOLD;
+        let released = || match hold {
+            rea_evidence::test_hooks::Hold::Stuck => false,
+            rea_evidence::test_hooks::Hold::UntilSignal if stage.starts_with("written:") => {
                 self.interrupt.ending()
-            } else {
-                self.interrupt.fired()
             }
+            rea_evidence::test_hooks::Hold::UntilSignal => self.interrupt.fired(),
         };
         while !released() && std::time::Instant::now() < deadline {
             std::thread::sleep(Duration::from_millis(20));

@@ -23,9 +23,9 @@ use rea_evidence::capture::{
 };
 use rea_evidence::envelope::EVIDENCE_MAX_DEPTH;
 use rea_evidence::{Evidence, Refusal, read_bounded, sha256_hex};
+use rea_json::{self as json, ParseOptions};
 use rea_plugin_api::contracts::SCHEMA_VERSION;
 use rea_plugin_api::contracts::capture::{Body, ExtractRequest};
-use rea_plugin_api::json::{self, ParseOptions};
 use rea_registry::{CaptureHandle, Registry, StageCallError};
 
 use crate::output::CommandFailure;

@@ -35,7 +35,7 @@ use rea_manifest::{ViewSpec, parse_view_request, project_manifest_evidence};
 use rea_self_mcp::scope::TOOL_FAMILIES_ENV;
 use rea_self_mcp::{
     BundleSource, CaptureInspection, CaptureRequest, EvidenceDocument, SelfMcpServer,
-    StageImplementations, ToolCatalog, ToolScope, ViewProjection, ViewSource,
+    SourceEvidence, StageImplementations, ToolCatalog, ToolScope, ViewProjection,
 };
 use rea_serve::ShutdownToken;
 use rea_serve::config::{EnvSource, ListenConfig, ProcessEnv};
@@ -372,25 +372,24 @@ impl ViewStage {
     }
 }
 
-fn load_source(source: ViewSource) -> Result<Evidence, Refusal> {
+fn load_source(source: SourceEvidence) -> Result<Evidence, Refusal> {
     match source {
-        ViewSource::Retained(document) => Evidence::authenticate(document.canonical.as_bytes()),
-        ViewSource::File(path) => Evidence::read_file(&path, EVIDENCE_FILE_MAX_BYTES),
-        ViewSource::Inline(value) => {
-            Evidence::authenticate(value.to_string().as_bytes()).map_err(|refusal| {
+        SourceEvidence::Retained(document) => Evidence::authenticate(document.canonical.as_bytes()),
+        SourceEvidence::File(path) => Evidence::read_file(&path, EVIDENCE_FILE_MAX_BYTES),
+        SourceEvidence::Inline(value) => Evidence::authenticate(value.to_string().as_bytes())
+            .map_err(|refusal| {
                 let pointer = format!(
                     "/source/evidence{}",
                     refusal.pointer.as_deref().unwrap_or("")
                 );
                 refusal.at(pointer)
-            })
-        }
+            }),
     }
     .map_err(|refusal| refusal.in_stage(rea_manifest::STAGE))
 }
 
 impl ViewProjection for ViewStage {
-    fn project(&self, source: ViewSource, view: &Value) -> Result<EvidenceDocument, Refusal> {
+    fn project(&self, source: SourceEvidence, view: &Value) -> Result<EvidenceDocument, Refusal> {
         // The view member is checked by the views' own request parsers, so its refusals and
         // pointers (`/view/...`) are the CLI's.
         let request = json!({"source": {"kind": "evidence-file", "path": "/"}, "view": view});

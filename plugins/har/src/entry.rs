@@ -13,7 +13,6 @@ use rea_plugin_api::json::{Json, Object};
 use crate::fields::Fields;
 use crate::refusal::Refusal;
 use crate::sensitive::{SENSITIVE_REASON, Sensitive, redaction};
-use crate::time::parse_instant;
 use rea_plugin_api::contracts::capture::Limitations;
 
 /// Redaction reason of URL userinfo.
@@ -115,7 +114,7 @@ pub(crate) fn record(
             match sink.keep(Some(recorded), || format!("{pointer}/startedDateTime")) {
                 None => None,
                 Some(recorded) => {
-                    let instant = parse_instant(&recorded);
+                    let instant = rea_plugin_api::date::instant_text(&recorded);
                     if instant.is_none() {
                         sink.limit(
                         "start-time-unparsed",
@@ -480,7 +479,7 @@ fn text_body(
     };
     match encoding {
         Some("base64") => {
-            let bytes = base64::decoded_len(&text).map_err(|error| {
+            let decoded = base64::decode(&text).map_err(|error| {
                 Refusal::input(
                     format!(
                         "{pointer} is marked `encoding: \"base64\"` but is not valid base64 ({error})"
@@ -488,21 +487,20 @@ fn text_body(
                     Some(pointer.to_owned()),
                 )
             })?;
-            if sink.sensitive.is_active() {
-                let decoded = base64::decode(&text).unwrap_or_default();
-                if sink.sensitive.hit(&text) || sink.sensitive.hit_bytes(&decoded) {
-                    sink.redact_sensitive(pointer.to_owned());
-                    return Ok(excluded());
-                }
+            if sink.sensitive.is_active()
+                && (sink.sensitive.hit(&text) || sink.sensitive.hit_bytes(&decoded))
+            {
+                sink.redact_sensitive(pointer.to_owned());
+                return Ok(excluded());
             }
             let base64 = if base64::is_padded(&text) {
                 text
             } else {
-                base64::encode(&base64::decode(&text).unwrap_or_default())
+                base64::encode(&decoded)
             };
             Ok(Body::Base64 {
                 base64,
-                bytes: bytes as u64,
+                bytes: decoded.len() as u64,
             })
         }
         other => {

@@ -23,7 +23,6 @@ mod entry;
 mod fields;
 pub mod refusal;
 mod sensitive;
-mod time;
 
 use rea_plugin_api::contracts::SCHEMA_VERSION;
 use rea_plugin_api::contracts::capture::{
@@ -37,7 +36,6 @@ use crate::refusal::Refusal;
 use crate::sensitive::Sensitive;
 use rea_plugin_api::contracts::capture::Limitations;
 
-pub use crate::time::parse_instant;
 pub use rea_plugin_api::contracts::capture::url::{UrlParts, decode_query, split_url};
 
 /// The plugin's name, and the name of its one capture stage.

@@ -440,7 +440,7 @@ fn hash_reader(reader: &mut impl Read, path: &Path) -> Result<(String, u64), Ref
         hasher.update(&buffer[..read]);
         total += read as u64;
     }
-    Ok((hex(&hasher.finalize()), total))
+    Ok((hex::encode(hasher.finalize()), total))
 }
 
 fn copy_hashing(
@@ -473,7 +473,7 @@ fn copy_hashing(
             .map_err(|error| write_failed(path, &error))?;
         total += read as u64;
     }
-    Ok((hex(&hasher.finalize()), total))
+    Ok((hex::encode(hasher.finalize()), total))
 }
 
 /// The SHA-256 and size of a file, read once.
@@ -486,10 +486,6 @@ pub fn digest_file(path: &Path) -> Result<(String, u64), Refusal> {
         )
     })?;
     hash_reader(&mut file, path)
-}
-
-fn hex(digest: &[u8]) -> String {
-    digest.iter().map(|byte| format!("{byte:02x}")).collect()
 }
 
 /// Writes the files into the destination (see the module documentation).

@@ -36,8 +36,8 @@
 use std::collections::BTreeSet;
 use std::path::Path;
 
+use rea_json::{self as json, ItemStream, Json, Object, ParseOptions, from_json};
 use rea_plugin_api::contracts::capture::CaptureRecord;
-use rea_plugin_api::json::{self, ItemStream, Json, Object, ParseOptions, from_json};
 
 use sha2::{Digest, Sha256};
 
@@ -618,11 +618,7 @@ fn nullable_string(value: &Json, at: &At<'_>, name: &str) -> Result<(), String> 
     }
 }
 
-fn number<'a>(
-    value: &'a Json,
-    at: &At<'_>,
-    name: &str,
-) -> Result<&'a rea_plugin_api::json::Number, String> {
+fn number<'a>(value: &'a Json, at: &At<'_>, name: &str) -> Result<&'a rea_json::Number, String> {
     let number = member(value, at, name)?
         .as_number()
         .ok_or_else(|| format!("{at}/{name} is not a number"))?;

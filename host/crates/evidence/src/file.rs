@@ -38,17 +38,7 @@ impl FileBytes {
 
 /// The lower-case hex SHA-256 of some bytes.
 pub fn sha256_hex(bytes: &[u8]) -> String {
-    sha256_hex_of(&Sha256::digest(bytes))
-}
-
-pub(crate) fn sha256_hex_of(digest: &[u8]) -> String {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
-    let mut out = String::with_capacity(digest.len() * 2);
-    for byte in digest {
-        out.push(char::from(HEX[usize::from(byte >> 4)]));
-        out.push(char::from(HEX[usize::from(byte & 0xf)]));
-    }
-    out
+    hex::encode(Sha256::digest(bytes))
 }
 
 /// Reads a regular file of at most `max_bytes` bytes, refusing one that changes while read.

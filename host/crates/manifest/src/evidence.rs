@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use rea_evidence::capture::{capture_records, declared_sensitive_values};
 use rea_evidence::envelope::EVIDENCE_FILE_MAX_BYTES;
 use rea_evidence::{Evidence, Refusal};
-use rea_plugin_api::json::{Json, from_json};
+use rea_json::{Json, from_json};
 use serde::Serialize;
 
 use crate::environment::Environment;
@@ -136,7 +136,13 @@ impl Environment {
     /// The replay environment of authenticated manifest Evidence and its parent capture Evidence
     /// (see [`Environment::new`] for the refusals).
     pub fn from_evidence(manifest: &Evidence, capture: &Evidence) -> Result<Environment, Refusal> {
-        crate::test_hold::hold_if_asked("loading");
+        if rea_evidence::test_hooks::holds("loading") {
+            eprintln!(
+                "{}",
+                serde_json::json!({"level": "warn", "msg": "test hold", "stage": "loading"})
+            );
+            std::thread::sleep(rea_evidence::test_hooks::HOLD);
+        }
         let parsed = read_manifest(manifest)?;
         capture.expect_operation(&CAPTURE_OPERATIONS)?;
         crate::environment::check_parent(&parsed, capture.id())?;

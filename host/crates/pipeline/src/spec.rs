@@ -13,7 +13,7 @@
 //! template_rules = ["after-uid-literal"]       # applied in the views' fixed order
 //! [[rules]]                                    # state rules, in order
 //! stage = "revision"
-//! options = { field = "version" }              # checked against the stage's option names
+//! options = { field = "version" }              # names and values checked by the stage
 //! [serve]
 //! host = "127.0.0.1"
 //! port = 0
@@ -86,8 +86,51 @@ pub struct RuleSpec {
     pub options: BTreeMap<String, serde_json::Value>,
     /// Byte offset of each option key.
     pub option_positions: Vec<(String, usize)>,
+    /// Byte offset of each option value and of every value inside it, by JSON pointer into the
+    /// options (`/fields`, `/fields/1`); the empty pointer is the `options` table itself.
+    pub value_positions: BTreeMap<String, usize>,
     /// Byte offset of the `stage` value.
     pub position: usize,
+}
+
+impl RuleSpec {
+    /// Where a problem with the option value at `pointer` is reported: that value, else the
+    /// nearest value holding it, else the `stage` value.
+    pub fn value_position(&self, pointer: &str) -> usize {
+        let mut at = pointer;
+        loop {
+            if let Some(position) = self.value_positions.get(at) {
+                return *position;
+            }
+            match at.rfind('/') {
+                Some(slash) => at = &at[..slash],
+                None => return self.position,
+            }
+        }
+    }
+}
+
+/// Records the position of `value` at `pointer` and of every value inside it.
+fn record_positions(
+    value: &Spanned<DeValue<'_>>,
+    pointer: String,
+    positions: &mut BTreeMap<String, usize>,
+) {
+    match value.get_ref() {
+        DeValue::Array(items) => {
+            for (index, item) in items.iter().enumerate() {
+                record_positions(item, format!("{pointer}/{index}"), positions);
+            }
+        }
+        DeValue::Table(table) => {
+            for (key, item) in table.iter() {
+                let token = key.get_ref().replace('~', "~0").replace('/', "~1");
+                record_positions(item, format!("{pointer}/{token}"), positions);
+            }
+        }
+        _ => {}
+    }
+    positions.insert(pointer, value.span().start);
 }
 
 /// Serve settings.
@@ -457,9 +500,11 @@ fn parse_rules(collector: &mut Collector<'_>, root: &DeTable<'_>) -> Vec<RuleSpe
         collector.unknown_keys(table, "a [[rules]] entry", &["stage", "options"]);
         let mut options = BTreeMap::new();
         let mut option_positions = Vec::new();
+        let mut value_positions = BTreeMap::new();
         if let Some(value) = get(table, "options") {
             match value.get_ref() {
                 DeValue::Table(option_table) => {
+                    record_positions(value, String::new(), &mut value_positions);
                     for (key, option) in option_table.iter() {
                         match to_json(option.get_ref()) {
                             Some(json) => {
@@ -487,6 +532,7 @@ fn parse_rules(collector: &mut Collector<'_>, root: &DeTable<'_>) -> Vec<RuleSpe
                         stage,
                         options,
                         option_positions,
+                        value_positions,
                         position: value.span().start,
                     });
                 }

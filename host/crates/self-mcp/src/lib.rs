@@ -35,7 +35,7 @@ pub use ledger::{EvidenceDocument, EvidenceLedger};
 pub use scope::ToolScope;
 pub use server::{ScopeChange, SelfMcpServer};
 pub use tools::stages::{
-    CaptureInspection, CaptureRequest, StageImplementations, ViewProjection, ViewSource,
+    CaptureInspection, CaptureRequest, SourceEvidence, StageImplementations, ViewProjection,
 };
 
 /// The catalog rea serves: the guidance tools, plus a tool for each stage implementation given.

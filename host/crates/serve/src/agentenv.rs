@@ -21,7 +21,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::backend::{DataCall, RpcError};
 use crate::budget::{self, Assembler};
-use crate::jsonrpc::{self, Body as RpcBody, Message};
+use crate::jsonrpc::{self, Message, RpcBody};
 use crate::queue::{CallQueue, QueuedCall, ReplyReceiver};
 
 /// The limits of the data-plane transport.

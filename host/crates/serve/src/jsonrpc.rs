@@ -19,7 +19,7 @@ pub const MAX_SAFE_INTEGER: f64 = 9_007_199_254_740_991.0;
 
 /// A parsed body: one message or a batch of raw messages.
 #[derive(Debug)]
-pub enum Body<'a> {
+pub enum RpcBody<'a> {
     /// A single message.
     Single(&'a RawValue),
     /// A batch (a JSON array), possibly empty.
@@ -27,14 +27,14 @@ pub enum Body<'a> {
 }
 
 /// Parses a request body; `Err` means it is not JSON (`-32700`).
-pub fn parse_body(bytes: &[u8]) -> Result<Body<'_>, serde_json::Error> {
+pub fn parse_body(bytes: &[u8]) -> Result<RpcBody<'_>, serde_json::Error> {
     let text = std::str::from_utf8(bytes).map_err(serde::de::Error::custom)?;
     let raw: &RawValue = serde_json::from_str(text)?;
     if raw.get().starts_with('[') {
         let items: Vec<&RawValue> = serde_json::from_str(raw.get())?;
-        Ok(Body::Batch(items))
+        Ok(RpcBody::Batch(items))
     } else {
-        Ok(Body::Single(raw))
+        Ok(RpcBody::Single(raw))
     }
 }
 
@@ -413,8 +413,8 @@ mod tests {
     // contract: SERVE-036
     #[test]
     fn bodies_parse_as_one_message_or_a_batch() {
-        assert!(matches!(parse_body(b" [1, {}] "), Ok(Body::Batch(items)) if items.len() == 2));
-        assert!(matches!(parse_body(b"{}"), Ok(Body::Single(_))));
+        assert!(matches!(parse_body(b" [1, {}] "), Ok(RpcBody::Batch(items)) if items.len() == 2));
+        assert!(matches!(parse_body(b"{}"), Ok(RpcBody::Single(_))));
         assert!(parse_body(b"{\"jsonrpc\": ").is_err());
         assert!(parse_body(b"").is_err());
         assert!(parse_body(b"{} {}").is_err());

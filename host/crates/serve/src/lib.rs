@@ -59,9 +59,9 @@
 //! listener's failure (logged, then `resource_constraint`, exit 1; axum alone would retry it every
 //! second forever), as the reference's Node listener fails on its server's `error` event.
 //!
-//! Test-only hook: `REA_TEST_HOLD=binding` holds [`server::bind`] for 60 s after logging
-//! `{"msg":"test hold","stage":"binding"}` (`REA_TEST_HOLD=loading` holds input loading, in
-//! `rea-manifest`), so tests can signal during DNS/bind without racing it. See `CONTRACT-NOTES.md`
+//! Test-only hook (`rea_evidence::test_hooks`, compiled only with the `test-hooks` feature): the
+//! `binding` hold keeps [`server::bind`] waiting after logging `{"msg":"test hold","stage":"binding"}`,
+//! so tests can signal during DNS/bind without racing it. See `CONTRACT-NOTES.md`
 //! for the checklist items this crate covers, differs on, or leaves to others.
 
 pub mod agentenv;
@@ -78,6 +78,7 @@ pub mod mcp;
 pub mod mcp_intake;
 pub mod queue;
 pub mod redact;
+pub mod schema;
 pub mod server;
 pub mod sessions;
 

@@ -244,14 +244,13 @@ impl WatchedListener {
     }
 }
 
-/// A test-only hold of DNS/bind: with `REA_TEST_HOLD=binding`, [`bind`] logs
-/// `{"level":"warn","msg":"test hold","stage":"binding"}` and waits 60 s before resolving, so a
-/// test can deliver a signal during DNS/bind without racing it (contract SERVE-018..020; the
-/// loading stage is held by `rea_manifest::test_hold`). Nothing sets the variable but tests.
+/// A test-only hold of DNS/bind ([`rea_evidence::test_hooks`], stage `binding`): logs
+/// `{"level":"warn","msg":"test hold","stage":"binding"}` and waits before resolving, so a test
+/// can deliver a signal during DNS/bind without racing it (contract SERVE-018..020).
 async fn hold_if_asked(stage: &str) {
-    if std::env::var_os("REA_TEST_HOLD").is_some_and(|value| value == stage) {
+    if rea_evidence::test_hooks::holds(stage) {
         tracing::warn!(stage, "test hold");
-        tokio::time::sleep(Duration::from_secs(60)).await;
+        tokio::time::sleep(rea_evidence::test_hooks::HOLD).await;
     }
 }
 

@@ -5,7 +5,7 @@
 //! providing it, its options, and a handle that calls the stage's `learn` and `apply`. Built-in
 //! rules and rules from plugin libraries are the same kind of step: both come from the registry
 //! through [`RuleSet::from_pipeline`]. Tests may also build steps from plain-Rust rules
-//! ([`RuleSet::from_rules`]), which exercises the same JSON contract without the ABI.
+//! ([`RuleSet::from_rules`]), called through the same ABI stage object in this process.
 //!
 //! The rules a state was derived with are part of its Evidence (`rule_stages`), so turning a rule
 //! off, reordering rules or changing an option gives another state Evidence id.
@@ -14,8 +14,10 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use rea_evidence::Refusal;
-use rea_plugin_api::StateRule;
+use rea_plugin_api::abi_stable::std_types::{RResult, RStr, RString};
 use rea_plugin_api::contracts::rule::{ApplyOutcome, ApplyRequest, LearnOutcome, LearnRequest};
+use rea_plugin_api::export::rule_stage_object;
+use rea_plugin_api::{PluginError, RuleStageBox, StateRule};
 use rea_registry::{Registry, RuleHandle};
 use serde::Serialize;
 use serde_json::Value;
@@ -39,29 +41,34 @@ impl RuleStep for RuleHandle {
     }
 }
 
-/// A plain-Rust rule called directly (tests; the same JSON round trip as the ABI).
-struct Direct<R>(R);
+/// A plain-Rust rule called in this process through its ABI stage object (tests): the same JSON
+/// text, option and rule reading and panic guard as a loaded plugin's.
+struct Direct(RuleStageBox);
 
-impl<R> std::fmt::Debug for Direct<R> {
+impl std::fmt::Debug for Direct {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("Direct")
     }
 }
 
-impl<R: StateRule> RuleStep for Direct<R> {
+impl Direct {
+    fn call<T: serde::de::DeserializeOwned>(
+        answer: RResult<RString, PluginError>,
+    ) -> Result<T, String> {
+        let text = answer.into_result().map_err(|error| error.to_string())?;
+        serde_json::from_str(text.as_str()).map_err(|error| error.to_string())
+    }
+}
+
+impl RuleStep for Direct {
     fn learn(&self, request: &LearnRequest) -> Result<LearnOutcome, String> {
-        // Through JSON text, as the ABI passes it.
         let text = serde_json::to_string(request).map_err(|error| error.to_string())?;
-        let request: LearnRequest =
-            serde_json::from_str(&text).map_err(|error| error.to_string())?;
-        self.0.learn(&request).map_err(|error| error.to_string())
+        Self::call(self.0.learn(RStr::from_str(&text)))
     }
 
     fn apply(&self, request: &ApplyRequest) -> Result<ApplyOutcome, String> {
         let text = serde_json::to_string(request).map_err(|error| error.to_string())?;
-        let request: ApplyRequest =
-            serde_json::from_str(&text).map_err(|error| error.to_string())?;
-        self.0.apply(&request).map_err(|error| error.to_string())
+        Self::call(self.0.apply(RStr::from_str(&text)))
     }
 }
 
@@ -159,7 +166,7 @@ impl RuleSet {
                     stage,
                     plugin,
                     options,
-                    handle: Arc::new(Direct(rule)),
+                    handle: Self::direct(rule),
                 })
                 .collect(),
             failures: Arc::default(),
@@ -173,7 +180,7 @@ impl RuleSet {
 
     /// A plain-Rust stage as a step handle.
     pub fn direct<R: StateRule>(rule: R) -> Arc<dyn RuleStep> {
-        Arc::new(Direct(rule))
+        Arc::new(Direct(rule_stage_object(rule)))
     }
 
     /// The steps, in order.

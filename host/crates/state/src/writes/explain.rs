@@ -8,6 +8,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use rea_plugin_api::contracts::rule::Effect as RuleEffect;
 use rea_plugin_api::contracts::rule::{
     ClockAnchor, LearnOutcome, LearnRequest, ObservedCall, ToolRef,
 };
@@ -556,12 +557,15 @@ fn to_value(json: &Json) -> serde_json::Value {
 }
 
 /// The effect the rule stages see: `action`, `bulk-update`, `bulk-delete`, or the plan's effect.
-fn rule_effect(plan: &WritePlan, as_bulk: bool) -> &'static str {
+fn rule_effect(plan: &WritePlan, as_bulk: bool) -> RuleEffect {
     match (plan.effect, plan.action.is_some(), plan.bulk || as_bulk) {
-        (Effect::Update, true, _) => "action",
-        (Effect::Update, _, true) => "bulk-update",
-        (Effect::Delete, _, true) => "bulk-delete",
-        (effect, _, _) => effect.name(),
+        (Effect::Update, true, _) => RuleEffect::Action,
+        (Effect::Update, _, true) => RuleEffect::BulkUpdate,
+        (Effect::Delete, _, true) => RuleEffect::BulkDelete,
+        (Effect::Create, ..) => RuleEffect::Create,
+        (Effect::Update, ..) => RuleEffect::Update,
+        (Effect::Delete, ..) => RuleEffect::Delete,
+        (Effect::Document, ..) => RuleEffect::Document,
     }
 }
 
@@ -630,7 +634,7 @@ pub(super) fn learn_request(
             .map(|seen| observed_call(seen.call, template))
             .collect(),
         clock_anchors,
-        effect: rule_effect(plan, as_bulk).to_owned(),
+        effect: rule_effect(plan, as_bulk),
         identity_field: (!identity.is_empty()).then(|| identity.to_owned()),
         options: BTreeMap::new(),
         schema_version: rea_plugin_api::contracts::SCHEMA_VERSION,
