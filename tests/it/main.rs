@@ -58,6 +58,7 @@ mod state_golden;
 mod state_limits;
 mod state_probes;
 mod state_reads_bundle;
+mod state_recorded_answers;
 mod state_serve;
 mod state_writes;
 mod state_writes_semantics;

@@ -194,6 +194,28 @@ impl Environment {
         instructions()
     }
 
+    /// The ordinals of the records a tool cites, in manifest order (empty for an unknown tool).
+    pub fn cited_ordinals(&self, tool: &str) -> Vec<u64> {
+        self.by_name.get(tool).map_or_else(Vec::new, |index| {
+            self.citations[*index]
+                .iter()
+                .map(|position| self.records[*position].ordinal)
+                .collect()
+        })
+    }
+
+    /// The answer of one record a tool cites, as replay gives it with `exact_match: true`: for a
+    /// caller that found the record's request matches the call exactly. `None` when the tool
+    /// does not cite that record.
+    pub fn answer_record(&self, tool: &str, ordinal: u64) -> Option<ReplayAnswer> {
+        let index = self.by_name.get(tool)?;
+        let record = self.citations[*index]
+            .iter()
+            .map(|position| &self.records[*position])
+            .find(|record| record.ordinal == ordinal)?;
+        Some(replay::answer_from(record, &self.evidence_id, true))
+    }
+
     /// Answers a tool call by replay (see [`crate::replay`]). Nothing is written: the same call
     /// always gives the same answer.
     pub fn answer(

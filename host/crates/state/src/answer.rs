@@ -183,6 +183,9 @@ pub enum StateAnswer {
     Recorded(RecordedAnswer),
     /// The call was refused or failed.
     Error(ToolError),
+    /// A read the state does not model, refused rather than answered by another request's
+    /// recording or by one from before a served write ([`crate::recorded`]).
+    NotModelled(crate::recorded::NotModelled),
 }
 
 /// An answer rendered from the state: the base record's status and content type, the body
@@ -255,7 +258,13 @@ impl From<&ToolCallError> for ToolError {
 impl StateAnswer {
     /// Whether the call failed.
     pub fn is_error(&self) -> bool {
-        matches!(self, Self::Error(_))
+        matches!(self, Self::Error(_) | Self::NotModelled(_))
+    }
+
+    /// Whether the call was refused as a read the state does not model: no answer from the
+    /// state, so nothing a check of the state may compare.
+    pub fn is_not_modelled(&self) -> bool {
+        matches!(self, Self::NotModelled(_))
     }
 
     /// The answer document as compact JSON text: `{status, content_type, body, replay, state}`
@@ -275,6 +284,9 @@ impl StateAnswer {
                 }
             }
             Self::Error(error) => json!({ "error": error.to_value() }).to_string(),
+            Self::NotModelled(refusal) => {
+                json!({ "error": refusal.to_tool_error().to_value() }).to_string()
+            }
         }
     }
 
@@ -283,7 +295,7 @@ impl StateAnswer {
         match self {
             Self::Rendered(answer) => Some(&answer.state),
             Self::Recorded(recorded) => Some(&recorded.state),
-            Self::Error(_) => None,
+            Self::Error(_) | Self::NotModelled(_) => None,
         }
     }
 
@@ -301,7 +313,7 @@ impl StateAnswer {
         match self {
             Self::Rendered(answer) => answer.status,
             Self::Recorded(recorded) => recorded.answer.status,
-            Self::Error(_) => None,
+            Self::Error(_) | Self::NotModelled(_) => None,
         }
     }
 
@@ -311,7 +323,7 @@ impl StateAnswer {
         match self {
             Self::Rendered(answer) => Some(serde_json::to_value(&answer.body).unwrap_or_default()),
             Self::Recorded(recorded) => Some(recorded.answer.body.to_value()),
-            Self::Error(_) => None,
+            Self::Error(_) | Self::NotModelled(_) => None,
         }
     }
 }

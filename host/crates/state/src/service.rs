@@ -13,6 +13,7 @@ use rea_plugin_api::json::Json;
 
 use crate::answer::{KeptRecord, KeptRecords};
 use crate::model::{StateView, ViewDetail};
+use crate::recorded::RecordedLines;
 use crate::rules::RuleSet;
 use crate::store::LiveState;
 
@@ -26,6 +27,7 @@ pub struct StateService {
     live: RwLock<LiveState>,
     replay: Environment,
     records: KeptRecords,
+    recorded_lines: RecordedLines,
     rules: Arc<RuleSet>,
     /// The bytes `data/get` writes for an empty state of this served state (its header).
     empty_report_bytes: usize,
@@ -67,6 +69,7 @@ impl StateService {
                 ViewDetail::Recorded { .. } => {}
             }
         }
+        let recorded_lines = RecordedLines::new(&derived, &replay, records);
         let records = records
             .iter()
             .filter(|record| wanted.contains(&record.ordinal))
@@ -85,8 +88,14 @@ impl StateService {
             derived,
             replay,
             records,
+            recorded_lines,
             rules,
         }
+    }
+
+    /// The recorded requests of the read tools (which recording may answer a call).
+    pub(crate) fn recorded_lines(&self) -> &RecordedLines {
+        &self.recorded_lines
     }
 
     /// The rule stages served writes apply.

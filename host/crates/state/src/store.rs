@@ -22,15 +22,17 @@
 //!
 //! Besides the entities, the live state counts what served writes generated since the last reset
 //! or load (the write count the clock advances by, the largest sequence values, and the
-//! additional collection history with its 1 MiB budget), and keeps the entities a soft delete
-//! marked deleted. A new live state (reset, load) starts all of them again.
+//! additional collection history with its 1 MiB budget, and what the writes changed: the type and
+//! collection of each entity written, each document written, so a read answering from a
+//! recording knows whether the recording may still show the state), and keeps the entities a
+//! soft delete marked deleted. A new live state (reset, load) starts all of them again.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use rea_plugin_api::json::{Json, Object};
 
 use crate::derive::entities::collection_key;
-use crate::model::{Document, Entity, EntityType};
+use crate::model::{Document, Entity, EntityType, WriteScope};
 
 /// The format name of a state document.
 pub const STATE_FORMAT: &str = "rea-state/v1";
@@ -92,6 +94,8 @@ pub struct LiveState {
     entity_bytes: usize,
     /// The canonical bytes of every document as `data/get` writes it, summed.
     document_bytes: usize,
+    /// What writes since the reset or load changed: each type's collection, or document.
+    written: BTreeSet<WriteScope>,
 }
 
 #[derive(Debug, Clone)]
@@ -309,9 +313,25 @@ impl LiveState {
             .unwrap_or_default()
     }
 
+    fn mark_written(&mut self, entity_type: &str, collection: &str) {
+        let scope = WriteScope::Type {
+            entity_type: entity_type.to_owned(),
+            collection: Some(collection_key(collection).to_owned()),
+        };
+        self.written.insert(scope);
+    }
+
+    /// Whether a write since the reset or load changed something a read showing `shown` shows.
+    pub fn written_since_reset(&self, shown: &WriteScope) -> bool {
+        self.written
+            .iter()
+            .any(|written| crate::derive::windows::relates(written, shown))
+    }
+
     /// Replaces an entity held at `(type, collection, id)` in place, or adds it last in its
     /// collection.
     pub fn put_entity(&mut self, entity: Entity) {
+        self.mark_written(&entity.entity_type, &entity.collection);
         let key = key_of(&entity);
         match self.index.get(&key) {
             Some(index) => {
@@ -324,6 +344,7 @@ impl LiveState {
 
     /// Adds an entity at a position of its collection (replacing one with the same key).
     pub fn insert_entity(&mut self, entity: Entity, position: &Position) {
+        self.mark_written(&entity.entity_type, &entity.collection);
         let key = key_of(&entity);
         if let Some(index) = self.index.get(&key).copied() {
             self.unplace(index);
@@ -340,6 +361,7 @@ impl LiveState {
         let Some(index) = self.index.get(&key).copied() else {
             return false;
         };
+        self.mark_written(&entity.entity_type, &entity.collection);
         match position {
             None => self.replace_in_slot(index, entity),
             Some(position) => {
@@ -442,6 +464,7 @@ impl LiveState {
     /// Puts a collection's held entities in the order of `ids` (ids it does not hold are
     /// skipped; held entities `ids` does not name keep their places after them).
     pub fn reorder_collection(&mut self, entity_type: &str, collection: &str, ids: &[String]) {
+        self.mark_written(entity_type, collection);
         for id in ids.iter().rev() {
             let Some(entity) = self.entity(entity_type, collection, id).cloned() else {
                 continue;
@@ -462,16 +485,21 @@ impl LiveState {
             collection_key(collection).to_owned(),
             id.to_owned(),
         ))?;
+        self.mark_written(entity_type, collection);
         self.unplace(index)
     }
 
     /// Keeps an entity a soft delete removed, marked deleted (read by id, never listed).
     pub fn keep_deleted(&mut self, entity: Entity) {
+        self.mark_written(&entity.entity_type, &entity.collection);
         self.deleted.insert(key_of(&entity), entity);
     }
 
     /// Sets a document's value.
     pub fn put_document(&mut self, document: Document) {
+        self.written.insert(WriteScope::Document {
+            document: document.view.clone(),
+        });
         self.document_bytes += document_report_bytes(&document);
         if let Some(old) = self.documents.insert(document.view.clone(), document) {
             self.document_bytes -= document_report_bytes(&old);

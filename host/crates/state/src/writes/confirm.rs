@@ -599,8 +599,8 @@ fn check_read(
     };
     let arguments = arguments_for(definition, &observation.segments, observation.pairs());
     let answer = service.answer_with(&tool.name, &arguments, false);
-    if !answer.is_error() && !answer.is_from_state() {
-        // Answered from a recording: not a check.
+    if answer.is_not_modelled() || (!answer.is_error() && !answer.is_from_state()) {
+        // Answered from a recording, or refused as a read the state does not model: not a check.
         return;
     }
     let recorded_status = (record.response.status != 0).then_some(record.response.status);

@@ -312,7 +312,7 @@ pub fn write_call(
         Err(refused) => return tool_error(refused.code, refused.message),
     };
     if change.missing {
-        return missing_answer(service, plan);
+        return missing_answer(service, plan, &input.segments, &call.pairs());
     }
     let answer = written_answer(service, plan, &change);
     if answer.is_error() {
@@ -333,15 +333,22 @@ pub fn write_call(
 }
 
 /// The answer for an update or delete of an entity the state does not hold: the recorded
-/// `400`/`404`/`410`, else a tool error.
-fn missing_answer(service: &StateService, plan: &WritePlan) -> StateAnswer {
+/// `400`/`404`/`410` naming the call's entity (see [`crate::missing`]), else a tool error.
+fn missing_answer(
+    service: &StateService,
+    plan: &WritePlan,
+    segments: &[String],
+    pairs: &[(String, String)],
+) -> StateAnswer {
     match plan
         .missing_ordinal
         .and_then(|ordinal| service.kept(ordinal))
     {
-        Some(missing) => recording_answer(
-            missing.replay_answer(service.replay_evidence_id(), false),
-            StateSource::state("missing", None),
+        Some(missing) => crate::missing::missing_answer(
+            missing,
+            (segments, pairs),
+            service.replay_evidence_id(),
+            false,
         ),
         None => tool_error(
             "not_found",

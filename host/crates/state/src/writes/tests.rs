@@ -712,9 +712,12 @@ fn rpc_style_reads_and_writes_name_entities_by_query_and_body_members() {
         json!({"body": {"experiment_id": "9", "new_name": "q"}}),
     );
     assert!(error, "{missing}");
-    // A call without the key parameter names no entity: the recording answers.
-    let (unnamed, _) = fixture.call(&by_id.tool, json!({}));
-    assert_eq!(unnamed["state"]["source"], "recording");
+    // A call without the key parameter names no entity, and no request without it was
+    // recorded: refused, not another request's recording.
+    let (unnamed, error) = fixture.call(&by_id.tool, json!({}));
+    assert!(error, "{unnamed}");
+    assert_eq!(unnamed["error"]["code"], "not_modelled", "{unnamed}");
+    assert_eq!(unnamed["error"]["data"]["reason"], "unrecorded-request");
 }
 
 fn note_of(id: &str, text: &str) -> Value {
