@@ -76,9 +76,11 @@ sys.exit(0 if results and all(row.get("result") is True for row in results) else
 EOF
 }
 
+captures=0
 for dir in "$shared"/captures/*/; do
   har="$dir/build.har"
   [ -f "$har" ] || continue
+  captures=$((captures + 1))
   name="$(basename "$dir")"
   bundle="$work/bundles/$name"
   mkdir -p "$work/bundles"
@@ -122,6 +124,7 @@ for dir in "$shared"/captures/*/; do
   [ "$rc" -eq 143 ]
   step $? "$name.stopped" "exit=$rc"
 done
+require_cases "$captures" "shared captures with a build.har in $shared/captures"
 
 # A loopback origin without --name: named after the capture file, with a name-from-file warning.
 har="$shared/captures/json-server/build.har"
@@ -134,6 +137,8 @@ if [ -f "$har" ]; then
   step $? "by-file.build" "$detail"
   (cd "$kit" && ./validate_bundle.sh "$bundle") >"$work/by-file.validate.txt" 2>&1
   step $? "by-file.validate" "$(tail -1 "$work/by-file.validate.txt")"
+else
+  step 1 "by-file.build" "$har is missing"
 fi
 
 # Two small bundles whose verifiers take the other branches, run through the framework's loader:

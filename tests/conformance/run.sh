@@ -12,8 +12,8 @@
 #     called, provenance on every result, the replay data plane and the JSON-RPC rules; then
 #     check_env.py BASE --tool T for a tool with a required argument (also called without it);
 #   - run_verify.py: a verify.py the way agent-env runs it, on the framework's mcp 1.30 client;
-#   - inspect_tools.sh: tools/list through the MCP Inspector (TypeScript SDK 2.x), when npm is
-#     available;
+#   - inspect_tools.sh: tools/list through the MCP Inspector (TypeScript SDK 2.x); a kit without
+#     the Inspector (set up without npm) fails that check;
 # then stops the server with SIGTERM and checks exit 143 and the stopped document.
 #
 # Environment:
@@ -56,9 +56,11 @@ stop() {
   step $? "$label.stopped" "exit=$rc document=$status"
 }
 
+captures=0
 for dir in "$shared"/captures/*/; do
   har="$dir/build.har"
   [ -f "$har" ] || continue
+  captures=$((captures + 1))
   name="$(basename "$dir")"
   capture="$work/$name.capture.json"; manifest="$work/$name.manifest.json"
   "$rea" inspect-web-network-capture "$har" har >"$capture" 2>"$work/$name.inspect.err"
@@ -115,10 +117,13 @@ EOF
     carded="$("$kit/.venv/bin/python" -c 'import json,sys,urllib.request; print(len(json.load(urllib.request.urlopen(sys.argv[1]))["capabilities"]["tools"]))' "$base/.well-known/agent-env.json" 2>/dev/null)"
     [ "$rc" -eq 0 ] && [ -n "$listed" ] && [ "$listed" = "$carded" ]
     step $? "$name.inspector" "exit=$rc tools=$listed card=$carded"
+  else
+    step 1 "$name.inspector" "the MCP Inspector is not installed in $kit (npm missing at setup)"
   fi
 
   stop "$name"
 done
+require_cases "$captures" "shared captures with a build.har in $shared/captures"
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

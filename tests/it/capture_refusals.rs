@@ -1,9 +1,9 @@
 //! One test per refusal of `rea inspect-web-network-capture`: each exits 1, prints nothing on
 //! stdout and one structured line on stderr `{code, category, message, pointer?, stage}`.
 //!
-//! A read permission denial (CAPTURE-019, `access_denied`) and a file changed while read
-//! (CAPTURE-020) are tested in `rea-evidence`'s unit tests (`file::tests`): the first cannot be
-//! provoked for root, the second needs a hook between opening and reading.
+//! A read permission denial (CAPTURE-019, `access_denied`) runs as an unprivileged user (root reads
+//! any file). A file changed while read (CAPTURE-020) is tested in `rea-evidence`'s unit tests
+//! (`file::tests`): it needs a hook between opening and reading.
 
 use crate::capture_support;
 
@@ -85,6 +85,26 @@ fn a_missing_file_is_an_input_failure() {
         "{}",
         refusal.message
     );
+}
+
+#[test]
+fn an_unreadable_file_is_access_denied_in_category_unavailable() {
+    #[cfg(unix)]
+    if rea_tests::subject_to_permissions(
+        "capture_refusals::an_unreadable_file_is_access_denied_in_category_unavailable",
+    ) {
+        use std::os::unix::fs::PermissionsExt as _;
+        let (_dir, path) = temp_capture("locked.har", b"{}");
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o000)).unwrap();
+        let refusal = refused(&path, &[]);
+        // contract: CAPTURE-019
+        assert_eq!(
+            (refusal.code.as_str(), refusal.category.as_str()),
+            ("access_denied", "unavailable"),
+            "{}",
+            refusal.message
+        );
+    }
 }
 
 #[test]

@@ -193,7 +193,8 @@ fn the_help_states_how_probes_are_recorded() {
     );
     assert_eq!(run.code, Some(0), "{}", run.stderr);
     let help = run.stdout.split_whitespace().collect::<Vec<_>>().join(" ");
-    // contract: COMPARE-004
+    // COMPARE-004 itself is a precondition on the recording (a deviation in
+    // host/crates/compare/CONTRACT-NOTES.md); the help states it.
     assert!(
         help.contains("recorded on the live application, seeded as it was for the capture and reset before the sequence"),
         "{help}"

@@ -31,6 +31,7 @@ mod compare_refusals;
 mod compare_state_clocks;
 mod fidelity_review;
 mod foundation_plugins;
+mod house_contract_recount;
 mod house_function_length;
 mod manifest_cli;
 mod manifest_golden;

@@ -189,14 +189,6 @@ fn host_and_port_resolve_exactly_as_rea_mcp_http_resolves_them() {
     }
 }
 
-/// Whether `strace` can trace a process here.
-fn strace_works() -> bool {
-    Command::new("strace")
-        .args(["-f", "-qq", "-o", "/dev/null", "true"])
-        .status()
-        .is_ok_and(|status| status.success())
-}
-
 /// The system calls traced: process creation, everything that could write to disk, and
 /// outbound connections.
 const TRACED: &str = "trace=execve,execveat,fork,vfork,clone,clone3,open,openat,openat2,creat,\
@@ -224,10 +216,7 @@ fn data_call(address: &str, method: &str, params: Option<Value>) -> Value {
 #[test]
 fn the_server_reads_each_input_once_launches_nothing_writes_nothing_and_connects_only_to_download()
 {
-    if !strace_works() {
-        eprintln!("SKIPPED: strace is not available or may not trace here");
-        return;
-    }
+    rea_tests::require_strace();
     let folder = tempfile::tempdir().unwrap();
     let trace = folder.path().join("trace.txt");
     let loaded = folder.path().join("loaded state.json");

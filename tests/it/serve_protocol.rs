@@ -110,9 +110,9 @@ async fn a_2025_session_initializes_lists_and_calls() {
     }
 }
 
-// contract: SERVE-012
-// rea differs on purpose (host/crates/serve/CONTRACT-NOTES.md): several MCP sessions may be open
-// at once, and a second client's session neither ends nor blocks the first.
+// Not a contract tag: rea deviates from SERVE-012 (one MCP client at a time) on purpose, listed in
+// host/crates/serve/CONTRACT-NOTES.md: several MCP sessions may be open at once, and a second
+// client's session neither ends nor blocks the first.
 #[tokio::test]
 async fn several_sessions_are_served_side_by_side() {
     let version = "2025-11-25";

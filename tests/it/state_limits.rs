@@ -125,7 +125,7 @@ fn a_capture_whose_reads_kept_no_body_derives_no_state() {
         .expect_err("no state from a capture without bodies");
     assert_eq!(refusal.code, "unsupported_target");
     // ... and at serve time the same refusal makes the state unavailable.
-    match prepare_within(&bodiless, rea_state::evidence::DERIVATION_BUDGET_BYTES) {
+    match prepare_within(&bodiless, 96 * 1024 * 1024) {
         Serving::State { .. } => panic!("a capture without bodies served a state"),
         Serving::Replay {
             refusal: served,
@@ -142,7 +142,7 @@ fn a_capture_whose_reads_kept_no_body_derives_no_state() {
     // The same capture with its bodies derives one.
     let with_bodies = capture("json-server/build.har");
     assert!(matches!(
-        prepare_within(&with_bodies, rea_state::evidence::DERIVATION_BUDGET_BYTES),
+        prepare_within(&with_bodies, 96 * 1024 * 1024),
         Serving::State { .. }
     ));
 }

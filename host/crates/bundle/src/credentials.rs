@@ -633,14 +633,14 @@ mod tests {
         for ordinal in 0..25 {
             let mut big = record(ordinal);
             big.response.body = Body::Text {
-                text: format!("{{\"token\": \"{}\"}}", "x".repeat(SCAN_BODY_LIMIT)),
+                text: format!("{{\"token\": \"{}\"}}", "x".repeat(4 * 1024 * 1024)),
             };
             records.push(big);
         }
         let scan = scan(&records);
         assert_eq!(scan.named.count, 0);
         assert_eq!(scan.unscanned.count, 25);
-        assert_eq!(scan.unscanned.items.len(), LISTED_LIMIT);
+        assert_eq!(scan.unscanned.items.len(), 20);
         assert_eq!(scan.unscanned.items[0], "record 0 response body");
         let warnings = scan.warnings();
         assert_eq!(warnings.len(), 1);

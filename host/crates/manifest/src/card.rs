@@ -261,7 +261,7 @@ mod tests {
         let tools = vec![big];
         let card = EnvironmentCard::replay("calibration", &tools);
         let compact = serde_json::to_string(&tools).unwrap().len() as u64;
-        assert!(compact < DISCOVERY_RESERVATION);
+        assert!(compact < 1024 * 1024); // the spec's 1 MiB reservation (MANIFEST-018)
         let refusal = check_discovery_reservation(&tools, &card).unwrap_err();
         assert_eq!(refusal.code, "resource_constraint");
         assert_eq!(refusal.data.unwrap()["tools"], 1);
