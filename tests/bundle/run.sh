@@ -13,7 +13,8 @@
 #   - the bundle's verify.py runs through run_verify.py (the framework's loader and scoring, MCP SDK 1.x) and
 #     through the MCP SDK 2.x: every check passes;
 #   - artifacts/check_<name>/ still holds exactly verify.py; the server stops on SIGTERM with exit 143.
-# Then one bundle without --name (a loopback origin: named after the capture file, `build`) is validated too.
+# Then one bundle without --name (a loopback origin, a generic file name `build.har`: named after the folder
+# holding it, `json-server`) is validated too.
 # Last, two small generated captures: a probe whose recorded status is unknown, and no probe (a count-only
 # verifier); each bundle is served and its verify.py run through run_verify.py.
 #
@@ -35,8 +36,9 @@ export PYTHONDONTWRITEBYTECODE=1 # importing verify.py must not leave __pycache_
 serve_bundle() {
   local label="$1" bundle="$2" name="$3"
   local env_dir="$bundle/envs/$name"
-  # The bundle's binary is written 0600 (the image's `RUN chmod` makes it executable): run a copy.
-  cp "$env_dir/bin/rea" "$work/$label.rea" && chmod 0755 "$work/$label.rea" || return 1
+  # The bundle's binary is written 0700 (owner-only, executable): run a copy of it all the same, as the
+  # server under test must not be the file the framework's tools read.
+  cp "$env_dir/bin/rea" "$work/$label.rea" || return 1
   local allowed
   allowed="$(sed -n 's/^ *MCP_ALLOWED_HOSTS=\([^ ]*\).*/\1/p' "$env_dir/Dockerfile")"
   mapfile -t argv < <("$kit/.venv/bin/python" - "$env_dir/Dockerfile" "$env_dir" "$work/$label.rea" <<'EOF'
@@ -123,14 +125,14 @@ for dir in "$shared"/captures/*/; do
   step $? "$name.stopped" "exit=$rc"
 done
 
-# A loopback origin without --name: named after the capture file, with a name-from-file warning.
+# A loopback origin without --name: `build.har` is generic, so the folder names it, with a name-from-file warning.
 har="$shared/captures/json-server/build.har"
 if [ -f "$har" ]; then
   bundle="$work/bundles/by-file"
   "$rea" environment-build "$har" "$bundle" --json >"$work/by-file.report.json" 2>"$work/by-file.err"
   rc=$?
   detail="$("$kit/.venv/bin/python" -c 'import json,sys; r=json.load(open(sys.argv[1])); print(r["name"], [w["code"] for w in r["warnings"]])' "$work/by-file.report.json" 2>&1)"
-  [ "$rc" -eq 0 ] && [ -d "$bundle/envs/build" ] && echo "$detail" | grep -q "name-from-file"
+  [ "$rc" -eq 0 ] && [ -d "$bundle/envs/json-server" ] && echo "$detail" | grep -q "name-from-file"
   step $? "by-file.build" "$detail"
   (cd "$kit" && ./validate_bundle.sh "$bundle") >"$work/by-file.validate.txt" 2>&1
   step $? "by-file.validate" "$(tail -1 "$work/by-file.validate.txt")"

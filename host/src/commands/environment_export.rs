@@ -29,7 +29,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use clap::Args;
-use rea_bundle::output::{WriteObserver, digest_file};
+use rea_bundle::output::WriteObserver;
 use rea_bundle::{
     AuthenticatedPair, BundlePipeline, BundledBinary, Destination, EXPORT_STAGE, ExportObserver,
     ExportRequest, LocalOriginName, PipelineLibrary, ServeCommand, Stages, Target,
@@ -315,7 +315,8 @@ pub fn state_rules(
     rea_state::rules::RuleSet::from_pipeline(pipeline, registry).map(std::sync::Arc::new)
 }
 
-/// The binary the bundle carries: `--binary`, else the running one; hashed once.
+/// The binary the bundle carries: `--binary`, else the running one; read once, and shipped without
+/// its debug sections ([`rea_bundle::strip`]).
 pub fn bundled_binary(path: Option<&Path>) -> Result<BundledBinary, Refusal> {
     let (path, running) = match path {
         Some(path) => (absolute(path), false),
@@ -336,14 +337,8 @@ pub fn bundled_binary(path: Option<&Path>) -> Result<BundledBinary, Refusal> {
             .at("/binary"));
         }
     }
-    let (sha256, bytes) = digest_file(&path)?;
-    Ok(BundledBinary {
-        path,
-        bytes,
-        sha256,
-        running,
-        version: running.then(|| env!("CARGO_PKG_VERSION").to_owned()),
-    })
+    let version = running.then(|| env!("CARGO_PKG_VERSION").to_owned());
+    BundledBinary::read(path, running, version)
 }
 
 /// The serve command the image runs: `--pipeline` is passed when `environment-serve` takes it.

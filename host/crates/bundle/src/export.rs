@@ -19,7 +19,9 @@
 //! coverage      the state's read views and write plans summarized (as the environment-coverage
 //!               view reports them), null when the bundle serves replay
 //! tool_count    how many tools the bundle serves
-//! package_source the binary the bundle carries: {kind, path, sha256, bytes, version}
+//! package_source the binary the bundle carries: {kind, path, sha256, bytes, version} of the
+//!                shipped file, and `debug_info` {shipped: false, removed_sections, source_bytes,
+//!                source_sha256} when its debug sections were removed
 //! files         [{path, bytes}] written (or planned), by path
 //! warnings      [{code, message, count?, items?}]
 //! next          ["agent-env run <directory>"]
@@ -42,6 +44,9 @@ use crate::predict::{Prediction, predict};
 
 /// The `name-from-file` warning code.
 pub const NAME_FROM_FILE: &str = "name-from-file";
+
+/// The `generic-name` warning code: the name is a generic file stem (`build`).
+pub const GENERIC_NAME: &str = "generic-name";
 
 /// The stage names refusals carry.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -130,6 +135,9 @@ pub fn plan(
     if let Some(message) = chosen.from_file {
         warnings.push(Warning::new(NAME_FROM_FILE, message));
     }
+    if let Some(message) = chosen.generic {
+        warnings.push(Warning::new(GENERIC_NAME, message));
+    }
     cancelled(observer, request.stages.bundle)?;
 
     observer.stage("state", &format!("preparing what {name} serves"));
@@ -175,6 +183,7 @@ fn plan_files(request: &ExportRequest, name: &str, prediction: &Prediction) -> V
     let bytes = |path: String, bytes: Vec<u8>| PlannedFile {
         path,
         content: FileContent::Bytes(bytes),
+        executable: false,
     };
     let mut files = vec![
         bytes(
@@ -199,11 +208,15 @@ fn plan_files(request: &ExportRequest, name: &str, prediction: &Prediction) -> V
         ),
         PlannedFile {
             path: format!("{env}/bin/rea"),
-            content: FileContent::Copy {
-                source: request.binary.path.clone(),
-                bytes: request.binary.bytes,
-                sha256: request.binary.sha256.clone(),
+            content: match &request.binary.stripped {
+                Some(stripped) => FileContent::Bytes(stripped.content.clone()),
+                None => FileContent::Copy {
+                    source: request.binary.path.clone(),
+                    bytes: request.binary.bytes,
+                    sha256: request.binary.sha256.clone(),
+                },
             },
+            executable: true,
         },
         bytes(
             format!("{env}/env.toml"),
