@@ -11,6 +11,7 @@ mod serve_support;
 mod state_support;
 
 mod bundle_build;
+mod bundle_first_hour;
 mod bundle_mcp;
 mod bundle_refusals;
 mod bundle_serving;

@@ -49,10 +49,11 @@ use rea_self_mcp::catalog::{FAMILY_ENVIRONMENT, ToolCatalog, ToolContext, ToolOu
 use serde_json::{Map, Value, json};
 
 use crate::commands::environment_export::{
-    Interrupt, Progress, Quiet, absolute, bundled_binary, finish, load_pipeline, serve_command,
+    Progress, Quiet, absolute, bundled_binary, finish, load_pipeline, serve_command,
 };
 use crate::commands::inspect_capture::{InspectRequest, inspect};
 use crate::output::CommandFailure;
+use crate::progress::Interrupt;
 
 /// The stage of inspection refusals.
 const INSPECT_STAGE: &str = rea_evidence::capture::INSPECT_CAPTURE_OPERATION;
@@ -92,6 +93,9 @@ pub struct EnvironmentBuildArgs {
     /// Print the JSON report (refusals as JSON lines on stderr).
     #[arg(long)]
     pub json: bool,
+    /// No progress on stderr (refusals are still reported).
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
 }
 
 /// Runs `rea environment-build`.
@@ -109,7 +113,7 @@ pub fn run(args: &EnvironmentBuildArgs) -> Result<(), CommandFailure> {
         ));
     }
     let interrupt = Interrupt::install();
-    let mut progress = Progress::start(interrupt.clone());
+    let mut progress = Progress::start(interrupt.clone(), args.quiet);
     let outcome = build(args, &mut progress);
     progress.finish();
     finish(outcome, args.json, &interrupt)
@@ -163,7 +167,10 @@ fn build(args: &EnvironmentBuildArgs, progress: &mut Progress) -> Result<Value, 
             )))
         })?
     };
-    progress.stage("binary", "hashing the rea binary");
+    progress.stage(
+        "binary",
+        "reading the rea binary and removing its debug information",
+    );
     let binary = bundled_binary(args.binary.as_deref()).map_err(own)?;
     progress.check().map_err(own)?;
 
@@ -188,6 +195,9 @@ fn build(args: &EnvironmentBuildArgs, progress: &mut Progress) -> Result<Value, 
                     sensitive_values: &[],
                 },
             )?;
+            let records = rea_evidence::capture::capture_record_count(&evidence).unwrap_or(0);
+            let bytes = std::fs::metadata(&args.capture).map_or(0, |metadata| metadata.len());
+            progress.counted("inspect", &[("records", records), ("bytes", bytes)]);
             CaptureInput {
                 evidence,
                 bytes: None,
@@ -321,6 +331,13 @@ fn bundle_capture(
         Some(bytes) => AuthenticatedPair::from_capture_file(manifest, bytes, capture.evidence),
     }
     .map_err(|refusal| refusal.in_stage(EXPORT_STAGE))?;
+    observer.counted(
+        "manifest",
+        &[
+            ("tools", pair.manifest.tools.len() as u64),
+            ("records", pair.record_count()),
+        ],
+    );
     let request = ExportRequest {
         pair,
         name: options.name,

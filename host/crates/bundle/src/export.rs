@@ -99,6 +99,12 @@ pub struct ExportRequest {
 pub trait ExportObserver: WriteObserver {
     /// A stage starts (`state`, `scan`, `plan`, `write`).
     fn stage(&mut self, stage: &str, detail: &str);
+
+    /// A stage counted what it made (`state`: entities, types, documents, write plans).
+    fn counted(&mut self, _stage: &str, _counts: &[(&str, u64)]) {}
+
+    /// The files about to be written, with their sizes (for a byte-based percentage).
+    fn planned(&mut self, _files: &[(&str, u64)]) {}
 }
 
 /// A planned bundle.
@@ -149,6 +155,7 @@ pub fn plan(
         std::sync::Arc::clone(&request.rules),
     )
     .map_err(|refusal| refusal.in_stage(request.stages.bundle))?;
+    observer.counted("state", &prediction.counts);
     cancelled(observer, request.stages.bundle)?;
 
     observer.stage("scan", "scanning recorded names for credentials");
@@ -276,6 +283,12 @@ pub fn export(
                 target.directory.display()
             ),
         );
+        let sizes: Vec<(&str, u64)> = plan
+            .files
+            .iter()
+            .map(|file| (file.path.as_str(), file.content.len()))
+            .collect();
+        observer.planned(&sizes);
         let written = write_tree(&target.directory, target.rule, &plan.files, observer)
             .map_err(|refusal| refusal.in_stage(request.stages.bundle))?;
         (

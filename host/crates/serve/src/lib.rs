@@ -71,6 +71,7 @@ pub mod logging;
 pub mod mcp;
 pub mod queue;
 pub mod server;
+pub mod status;
 
 use std::sync::Arc;
 
