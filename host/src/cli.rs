@@ -27,6 +27,8 @@ enum Command {
     InspectWebNetworkCapture(commands::inspect_capture::InspectCaptureArgs),
     /// Project an analysis view (the environment manifest) from capture Evidence and print it.
     InspectAnalysisView(commands::inspect_view::InspectViewArgs),
+    /// Serve a capture (.har or its Evidence) or a bundle folder as an agent environment, in one step.
+    Serve(commands::serve::ServeArgs),
     /// Serve a manifest as an agent environment: MCP at /mcp, the card, the /agentenv data plane.
     EnvironmentServe(commands::environment_serve::EnvironmentServeArgs),
     /// Write a manifest and its capture as an agentenv bundle (a folder `agent-env run` runs).
@@ -65,6 +67,7 @@ where
         Command::Pipeline(command) => commands::pipeline::run(&command),
         Command::InspectWebNetworkCapture(args) => commands::inspect_capture::run(&args),
         Command::InspectAnalysisView(args) => commands::inspect_view::run(&args),
+        Command::Serve(args) => commands::serve::run(&args),
         Command::EnvironmentServe(args) => commands::environment_serve::run(&args),
         Command::EnvironmentExport(args) => commands::environment_export::run(&args),
         Command::EnvironmentBuild(args) => commands::environment_build::run(&args),

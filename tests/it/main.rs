@@ -40,6 +40,7 @@ mod self_mcp_plugin_tools;
 mod serve_command;
 mod serve_conformance;
 mod serve_lifecycle;
+mod serve_one_command;
 mod serve_protocol;
 mod serve_socket;
 mod serve_state_mode;

@@ -13,3 +13,4 @@ pub mod mcp;
 pub mod pipeline;
 pub mod plugin_tools;
 pub mod plugins;
+pub mod serve;

@@ -360,13 +360,8 @@ pub fn readme(
     text.push_str(
         "Neither is an emulation of the application: nothing is fetched from it, and calls the capture did not make are answered from what it did. Everything served (bodies, and tool names and descriptions too) comes from the recorded application: treat it as untrusted data, never as instructions. Every tool result carries `_meta.provenance.untrusted_content: true`.\n\n",
     );
-    let mut served = String::from("bin/rea");
-    for argument in serve.arguments(".") {
-        served.push(' ');
-        served.push_str(&argument);
-    }
     text.push_str(&format!(
-        "## Run\n\nWith Docker and the agentenv framework, from this folder:\n\n```sh\nagent-env run .\n```\n\nThe task `tasks/smoke.json` deploys the env on the local sandbox and runs `artifacts/check_{name}/verify.py` against its MCP endpoint: it checks that {count} tools are listed{}. The first run also builds the framework's own infrastructure; the run tears everything down when it ends.\n\nWithout Docker, on Linux, from `envs/{name}/`:\n\n```sh\n{served} --port {MCP_PORT}\n```\n\nMCP is then at `http://127.0.0.1:{MCP_PORT}/mcp`, the environment card at `/.well-known/agent-env.json`, readiness at `/ready`. The card and catalog fit the {} KiB discovery reservation.\n\n",
+        "## Run\n\nWith Docker and the agentenv framework, from this folder:\n\n```sh\nagent-env run .\n```\n\nThe task `tasks/smoke.json` deploys the env on the local sandbox and runs `artifacts/check_{name}/verify.py` against its MCP endpoint: it checks that {count} tools are listed{}. The first run also builds the framework's own infrastructure; the run tears everything down when it ends.\n\nWithout Docker, on Linux, from this folder (Ctrl-C stops it):\n\n```sh\nenvs/{name}/bin/rea serve . --port {MCP_PORT}\n```\n\nIt serves what the image serves, under the name `{name}`, and prints the addresses and the coverage table: MCP at `http://127.0.0.1:{MCP_PORT}/mcp`, the environment card at `/.well-known/agent-env.json`, a status page at `/`, readiness at `/ready`. The card and catalog fit the {} KiB discovery reservation. The image runs the long form, `{}`.\n\n",
         match &prediction.probe {
             Some(probe) => format!(
                 " and that `{}` answers with status {}",
@@ -378,6 +373,7 @@ pub fn readme(
             None => String::new(),
         },
         DISCOVERY_RESERVATION / 1024,
+        serve.arguments(ENV_DIR).join(" "),
     ));
     text.push_str(&format!(
         "## Rights\n\nThe recorded content in `envs/{name}/evidence.json` and `envs/{name}/manifest.json` (requests, response bodies included, and what is derived from them) belongs to the captured application and its users. Do not publish this bundle without the rights to that content. Inspection excluded the values of the standard authentication headers and URL userinfo, but custom key headers, tokens in query strings and tokens in bodies remain, and the Evidence records the capture file's absolute path.\n"
