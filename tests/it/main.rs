@@ -39,6 +39,7 @@ mod self_mcp_crate_session;
 mod self_mcp_plugin_tools;
 mod serve_command;
 mod serve_conformance;
+mod serve_journal_page;
 mod serve_lifecycle;
 mod serve_one_command;
 mod serve_protocol;

@@ -35,6 +35,7 @@ use rea_backends::replay::ReplayBackend;
 use rea_evidence::{Evidence, Refusal};
 use rea_manifest::Environment;
 use rea_serve::config::{EnvSource, ListenConfig, ProcessEnv};
+use rea_serve::journal::{Echo, Journal};
 use rea_serve::server::{self, StopSignal};
 use rea_serve::{
     AppOptions, DataPlane, DataPlaneLimits, ReplayDataPlane, ShutdownToken, ToolBackend,
@@ -69,6 +70,41 @@ pub struct EnvironmentServeArgs {
     /// the embedded pipeline).
     #[arg(long, value_name = "FILE")]
     pub pipeline: Option<PathBuf>,
+    /// Write every MCP and data-plane call to stderr as one journal line.
+    #[command(flatten)]
+    pub journal: JournalArgs,
+}
+
+/// The request journal's flags (`environment-serve`, `serve`).
+#[derive(Debug, Clone, Args)]
+pub struct JournalArgs {
+    /// Write every MCP tool call and data-plane call to stderr as one line (time, tool, argument
+    /// digest, source, status, µs); the last calls are always at `/agentenv/journal`.
+    #[arg(long)]
+    pub journal: bool,
+    /// The journal lines' format (implies --journal).
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    pub journal_format: Option<JournalFormat>,
+}
+
+/// How journal lines are written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum JournalFormat {
+    /// Aligned text.
+    Text,
+    /// JSON lines.
+    Json,
+}
+
+impl JournalArgs {
+    /// How the journal echoes its entries.
+    pub fn echo(&self) -> Echo {
+        match (self.journal, self.journal_format) {
+            (_, Some(JournalFormat::Json)) => Echo::Json,
+            (_, Some(JournalFormat::Text)) | (true, None) => Echo::Text,
+            (false, None) => Echo::Off,
+        }
+    }
 }
 
 /// What a server serves, loaded off the runtime's threads: the replay environment, its manifest
@@ -115,6 +151,8 @@ pub struct ServeRequest {
     pub name: Option<String>,
     /// How it announces itself.
     pub announce: Announce,
+    /// How the request journal echoes its entries on stderr.
+    pub journal: Echo,
 }
 
 /// Runs `rea environment-serve`.
@@ -148,6 +186,7 @@ pub fn run(args: &EnvironmentServeArgs) -> Result<(), CommandFailure> {
         pipeline_template_rules: pipeline.template_rules.clone(),
         name: None,
         announce: Announce::Log,
+        journal: args.journal.echo(),
     })
 }
 
@@ -269,6 +308,7 @@ async fn serve(request: ServeRequest, env: &dyn EnvSource) -> Result<(), Command
         bound.coverage.as_ref(),
     )?;
     let shutdown = ShutdownToken::new();
+    let journal = Arc::new(Journal::new(request.journal));
     let app = rea_serve::app(
         bound.backend,
         bound.data_plane,
@@ -276,13 +316,14 @@ async fn serve(request: ServeRequest, env: &dyn EnvSource) -> Result<(), Command
             allowed_hosts: request.listen.allowed_hosts.clone(),
             shutdown: shutdown.clone(),
             limits: DataPlaneLimits::default(),
+            journal: Arc::clone(&journal),
         },
     );
     let signal = server::serve(listener, app, shutdown, stop)
         .await
         .map_err(|error| refused(error.refusal()))?;
     let stopped = server::stopped_document(signal, &name, &url, tool_count, bound.state);
-    crate::commands::serve::report_stop(request.announce, &stopped)?;
+    crate::commands::serve::report_stop(request.announce, &stopped, journal.recent(0).1)?;
     Err(CommandFailure::signalled(signal.exit_code()))
 }
 

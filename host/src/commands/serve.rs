@@ -36,7 +36,7 @@ use rea_manifest::{Environment, TemplateRules, project_manifest_evidence};
 use serde_json::{Value, json};
 
 use crate::commands::environment_serve::{
-    Announce, Loaded, Loader, ServeRequest, listen_config, run_server,
+    Announce, JournalArgs, Loaded, Loader, ServeRequest, listen_config, run_server,
 };
 use crate::commands::inspect_capture::{InspectRequest, inspect};
 use crate::output::{CommandFailure, print_json, write_stdout};
@@ -69,6 +69,9 @@ pub struct ServeArgs {
     /// Print JSON documents on stdout (listening, then stopped) instead of text.
     #[arg(long)]
     pub json: bool,
+    /// The request journal on stderr.
+    #[command(flatten)]
+    pub journal: JournalArgs,
 }
 
 /// Runs `rea serve`.
@@ -109,6 +112,7 @@ pub fn run(args: &ServeArgs) -> Result<(), CommandFailure> {
         } else {
             Announce::Text
         },
+        journal: args.journal.echo(),
     })
 }
 
@@ -431,15 +435,17 @@ pub fn announce(
     }
 }
 
-/// Reports the stop on stdout: the stopped document (`environment-serve`, `--json`) or a line.
-pub fn report_stop(announce: Announce, stopped: &Value) -> Result<(), CommandFailure> {
+/// Reports the stop on stdout: the stopped document (`environment-serve`, `--json`) or a line
+/// with the number of calls served.
+pub fn report_stop(announce: Announce, stopped: &Value, calls: u64) -> Result<(), CommandFailure> {
     match announce {
         Announce::Log | Announce::Json => print_json(stopped),
         Announce::Text => write_stdout(
             format!(
-                "stopped ({}): {}\n",
+                "stopped ({}): {} after {calls} call{}\n",
                 stopped["signal"].as_str().unwrap_or_default(),
-                stopped["name"].as_str().unwrap_or_default()
+                stopped["name"].as_str().unwrap_or_default(),
+                if calls == 1 { "" } else { "s" }
             )
             .as_bytes(),
         ),

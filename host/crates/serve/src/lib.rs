@@ -9,6 +9,8 @@
 //! | `GET /.well-known/agent-env.json` | the environment card |
 //! | `POST /agentenv` | the JSON-RPC data plane |
 //! | `GET /ready` | `200 {"ready": true}` (the agentenv gateway's readiness probe) |
+//! | `GET /` | the status page: tools and their sources, coverage, the live state, the last calls |
+//! | `GET /agentenv/journal` | the last calls of the request journal (loopback callers only) |
 //!
 //! Every route first passes the `Host`/`Origin` guard ([`guard`]). [`server`] binds, announces,
 //! serves until a signal and reports; [`config`] resolves flags and environment variables.
@@ -66,9 +68,11 @@ pub mod config;
 pub mod error;
 pub mod fast_path;
 pub mod guard;
+pub mod journal;
 pub mod jsonrpc;
 pub mod logging;
 pub mod mcp;
+pub mod pages;
 pub mod queue;
 pub mod server;
 pub mod status;
@@ -85,8 +89,8 @@ use tokio_util::sync::CancellationToken;
 
 pub use agentenv::DataPlaneLimits;
 pub use backend::{
-    BoxFuture, DataCall, DataPlane, ReplayDataPlane, RpcError, ToolAnswer, ToolBackend,
-    ToolDescriptor,
+    AnswerSource, BoxFuture, DataCall, DataPlane, ReplayDataPlane, RpcError, ToolAnswer,
+    ToolBackend, ToolDescriptor,
 };
 pub use error::ServeError;
 pub use guard::HostAllowlist;
@@ -101,6 +105,8 @@ pub struct AppOptions {
     pub shutdown: CancellationToken,
     /// The `/agentenv` limits; `max_body_bytes` bounds `/mcp` too.
     pub limits: DataPlaneLimits,
+    /// The request journal every tool and data-plane call is recorded in.
+    pub journal: Arc<journal::Journal>,
 }
 
 impl Default for AppOptions {
@@ -109,6 +115,7 @@ impl Default for AppOptions {
             allowed_hosts: HostAllowlist::loopback(),
             shutdown: CancellationToken::new(),
             limits: DataPlaneLimits::default(),
+            journal: Arc::default(),
         }
     }
 }
@@ -155,13 +162,18 @@ pub fn app(
     options: AppOptions,
 ) -> Router {
     let card = Bytes::from(backend.card().to_string());
-    let surface = mcp::McpSurface::new(backend);
+    let journal = Arc::clone(&options.journal);
+    let surface = mcp::McpSurface::journaled(Arc::clone(&backend), Some(Arc::clone(&journal)));
     let mcp_service = surface.http_service(
         options.shutdown.child_token(),
         options.limits.max_body_bytes,
     );
+    let journaled: Arc<dyn DataPlane> = Arc::new(journal::JournaledPlane::new(
+        data_plane,
+        Arc::clone(&journal),
+    ));
     let route = Arc::new(agentenv::DataPlaneRoute {
-        queue: queue::CallQueue::start(data_plane),
+        queue: queue::CallQueue::start(journaled),
         shutdown: options.shutdown.clone(),
         limits: options.limits,
     });
@@ -173,6 +185,7 @@ pub fn app(
     let mcp = Router::new()
         .route("/mcp", any(fast_path::handle).with_state(mcp_route))
         .layer(axum::middleware::from_fn(mcp::session_delete_status));
+    let page = Arc::new(pages::Pages { backend, journal });
     Router::new()
         .merge(mcp)
         .route(
@@ -183,6 +196,11 @@ pub fn app(
             }),
         )
         .route("/agentenv", post(agentenv::handle).with_state(route))
+        .route(
+            "/agentenv/journal",
+            get(pages::journal).with_state(Arc::clone(&page)),
+        )
+        .route("/", get(pages::status).with_state(page))
         .route(
             "/ready",
             get(|| async {

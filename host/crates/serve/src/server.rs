@@ -216,6 +216,19 @@ struct WatchedListener {
     failure: ListenerFailure,
 }
 
+/// The peer address of an accepted connection, as the handlers see it
+/// (`ConnectInfo<PeerAddress>`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PeerAddress(pub SocketAddr);
+
+impl axum::extract::connect_info::Connected<axum::serve::IncomingStream<'_, WatchedListener>>
+    for PeerAddress
+{
+    fn connect_info(stream: axum::serve::IncomingStream<'_, WatchedListener>) -> Self {
+        Self(*stream.remote_addr())
+    }
+}
+
 impl axum::serve::Listener for WatchedListener {
     type Io = TcpStream;
     type Addr = SocketAddr;
@@ -287,7 +300,9 @@ pub async fn serve(
         listener: bound.listener,
         failure: failure.clone(),
     };
-    let server = axum::serve(listener, app).with_graceful_shutdown(graceful);
+    // The peer address reaches the handlers (`/agentenv/journal` answers loopback callers only).
+    let service = app.into_make_service_with_connect_info::<PeerAddress>();
+    let server = axum::serve(listener, service).with_graceful_shutdown(graceful);
     let mut server = Box::pin(server.into_future());
     let outcome = tokio::select! {
         result = &mut server => Some(result),
