@@ -39,7 +39,12 @@ async fn the_card_readiness_and_unknown_routes() {
         (StatusCode::OK, b"{\"ready\":true}".to_vec())
     );
 
-    for path in ["/index.html", "/mcp/extra", "/.well-known/other", "/agentenv/x"] {
+    for path in [
+        "/index.html",
+        "/mcp/extra",
+        "/.well-known/other",
+        "/agentenv/x",
+    ] {
         let (status, _, _) = send(&app, get(path)).await;
         assert_eq!(status, StatusCode::NOT_FOUND, "{path}");
     }

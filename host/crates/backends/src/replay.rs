@@ -19,6 +19,7 @@ pub fn descriptor(tool: &ToolDefinition) -> ToolDescriptor {
             Ok(Value::Object(members)) => Some(members),
             _ => None,
         },
+        meta: Some(tool.meta()),
     }
 }
 

@@ -20,6 +20,7 @@
 //! are counted by `credential-scan-incomplete` instead. Each warning lists its first
 //! [`LISTED_LIMIT`] items. Names never make anything refused.
 
+pub use rea_manifest::credential_names::looks_like_credential;
 use rea_plugin_api::contracts::capture::{Body, CaptureRecord, RecordHeader};
 use serde::Serialize;
 use serde_json::Value;
@@ -35,33 +36,6 @@ pub const CREDENTIAL_NAMED_MEMBERS: &str = "credential-named-members";
 
 /// The warning of bodies the scan did not read.
 pub const CREDENTIAL_SCAN_INCOMPLETE: &str = "credential-scan-incomplete";
-
-/// Whole name segments that name a credential.
-const CREDENTIAL_WORDS: [&str; 15] = [
-    "apikey",
-    "auth",
-    "authorization",
-    "csrftoken",
-    "jwt",
-    "passphrase",
-    "passwd",
-    "password",
-    "passwords",
-    "secret",
-    "secrets",
-    "session",
-    "sessionid",
-    "token",
-    "tokens",
-];
-
-/// Adjacent segment pairs that name a credential.
-const CREDENTIAL_PAIRS: [(&str, &str); 4] = [
-    ("access", "key"),
-    ("api", "key"),
-    ("private", "key"),
-    ("secret", "key"),
-];
 
 /// One warning of a report: `{code, message}`, with the count and the listed items.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -339,44 +313,6 @@ fn holds_value(value: &Value) -> bool {
         Value::Object(members) => !members.is_empty(),
         Value::Bool(_) | Value::Number(_) => true,
     }
-}
-
-/// Whether a name looks like a credential (see the module documentation).
-pub fn looks_like_credential(name: &str) -> bool {
-    let segments = segments(name);
-    segments
-        .iter()
-        .any(|segment| CREDENTIAL_WORDS.contains(&segment.as_str()))
-        || segments.windows(2).any(|pair| {
-            CREDENTIAL_PAIRS
-                .iter()
-                .any(|(first, second)| pair[0] == *first && pair[1] == *second)
-        })
-}
-
-/// A name's segments: split at characters that are not ASCII letters or digits and where a
-/// lower-case letter or digit is followed by an upper-case letter; lower-cased.
-fn segments(name: &str) -> Vec<String> {
-    let mut segments = Vec::new();
-    let mut current = String::new();
-    let mut previous: Option<char> = None;
-    for character in name.chars() {
-        if character.is_ascii_alphanumeric() {
-            let boundary = character.is_ascii_uppercase()
-                && previous.is_some_and(|p| p.is_ascii_lowercase() || p.is_ascii_digit());
-            if boundary && !current.is_empty() {
-                segments.push(std::mem::take(&mut current));
-            }
-            current.push(character.to_ascii_lowercase());
-        } else if !current.is_empty() {
-            segments.push(std::mem::take(&mut current));
-        }
-        previous = Some(character);
-    }
-    if !current.is_empty() {
-        segments.push(current);
-    }
-    segments
 }
 
 fn escape_pointer(name: &str) -> String {

@@ -36,12 +36,14 @@
 pub mod body;
 pub mod card;
 pub mod catalog;
+pub mod credential_names;
 pub mod display;
 pub mod environment;
 pub mod evidence;
 pub mod manifest;
 pub mod media;
 pub mod naming;
+pub mod observed;
 pub mod outline;
 pub mod projection;
 pub mod replay;

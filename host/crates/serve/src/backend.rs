@@ -45,6 +45,8 @@ pub struct ToolDescriptor {
     /// MCP tool annotations (`readOnlyHint`, `destructiveHint`, `idempotentHint`,
     /// `openWorldHint`), exactly the members to advertise; `None` advertises none.
     pub annotations: Option<Map<String, Value>>,
+    /// The tool's `_meta` in `tools/list` (the card does not carry it); `None` advertises none.
+    pub meta: Option<Map<String, Value>>,
 }
 
 /// The answer to one tool call.

@@ -256,6 +256,7 @@ mod tests {
                 description: "d".to_owned(),
                 input_schema: schema.as_object().cloned().unwrap_or_default(),
                 annotations: None,
+                meta: None,
             }],
             card: json!({"capabilities": {"tools": [
                 {"name": "get_x", "description": card_description, "inputSchema": schema}

@@ -75,6 +75,7 @@ impl McpSurface {
                     Arc::new(descriptor.input_schema.clone()),
                 );
                 tool.annotations = descriptor.annotations.as_ref().map(annotations);
+                tool.meta = descriptor.meta.clone().map(MetaObject);
                 tool
             })
             .collect();
