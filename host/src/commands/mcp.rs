@@ -145,6 +145,8 @@ fn catalog_for(pipeline: Option<&Path>) -> Result<ToolCatalog, CommandFailure> {
         .map_err(|error| CommandFailure::configuration(vec![error.to_refusal()], true))?;
     crate::commands::environment_compare::register_compare_tool(&mut catalog, pipeline)
         .map_err(|error| CommandFailure::configuration(vec![error.to_refusal()], true))?;
+    crate::commands::environment_build::register_build_tool(&mut catalog)
+        .map_err(|error| CommandFailure::configuration(vec![error.to_refusal()], true))?;
     Ok(catalog)
 }
 
