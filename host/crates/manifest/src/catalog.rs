@@ -88,7 +88,8 @@ pub enum QueryType {
     Number,
     /// Every recorded value is `true` or `false`.
     Boolean,
-    /// A few identifier-like tokens, each recorded: the enum of them.
+    /// A few identifier-like tokens, each recorded: a string with them as `examples` (not an
+    /// `enum`: the application may take values the recording never sent, such as another status).
     Enum(Vec<String>),
     /// Anything else.
     String,
@@ -100,7 +101,7 @@ impl QueryType {
             Self::Integer => serde_json::json!({"type": "integer"}),
             Self::Number => serde_json::json!({"type": "number"}),
             Self::Boolean => serde_json::json!({"type": "boolean"}),
-            Self::Enum(values) => serde_json::json!({"type": "string", "enum": values}),
+            Self::Enum(values) => serde_json::json!({"type": "string", "examples": values}),
             Self::String => serde_json::json!({"type": "string"}),
         }
     }
@@ -983,8 +984,8 @@ mod tests {
         assert_eq!(
             schema["properties"]["tag"]["anyOf"],
             serde_json::json!([
-                {"type": "string", "enum": ["a", "b"]},
-                {"type": "array", "items": {"type": "string", "enum": ["a", "b"]}}
+                {"type": "string", "examples": ["a", "b"]},
+                {"type": "array", "items": {"type": "string", "examples": ["a", "b"]}}
             ])
         );
         let secret = &schema["properties"]["api_key"];
