@@ -36,6 +36,7 @@ mod self_mcp_commands;
 mod self_mcp_crate_guidance_search;
 mod self_mcp_crate_server;
 mod self_mcp_crate_session;
+mod self_mcp_linked_results;
 mod self_mcp_plugin_tools;
 mod serve_command;
 mod serve_conformance;
