@@ -45,6 +45,26 @@ enum Command {
     Guidance(commands::guidance::GuidanceArgs),
 }
 
+impl Command {
+    /// The subcommand's name as typed (`environment-build`), for hints.
+    fn name(&self) -> &'static str {
+        match self {
+            Self::Plugins(_) => "plugins",
+            Self::Pipeline(_) => "pipeline",
+            Self::InspectWebNetworkCapture(_) => "inspect-web-network-capture",
+            Self::InspectAnalysisView(_) => "inspect-analysis-view",
+            Self::Serve(_) => "serve",
+            Self::EnvironmentServe(_) => "environment-serve",
+            Self::EnvironmentExport(_) => "environment-export",
+            Self::EnvironmentCompare(_) => "environment-compare",
+            Self::EnvironmentBuild(_) => "environment-build",
+            Self::Mcp(_) => "mcp",
+            Self::GuidedWorkflows(_) => "guided-workflows",
+            Self::Guidance(_) => "guidance",
+        }
+    }
+}
+
 /// Runs `rea` with these arguments (the first is the program name) and returns the exit code.
 pub fn main_with_args<I, T>(args: I) -> ExitCode
 where
@@ -62,6 +82,7 @@ where
             };
         }
     };
+    let name = cli.command.name();
     let outcome = match cli.command {
         Command::Plugins(args) => commands::plugins::run(&args),
         Command::Pipeline(command) => commands::pipeline::run(&command),
@@ -78,6 +99,6 @@ where
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,
-        Err(failure) => failure.report(),
+        Err(failure) => failure.report(name),
     }
 }

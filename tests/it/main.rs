@@ -21,6 +21,7 @@ mod capture_producers;
 mod capture_refusals;
 mod capture_robustness;
 mod capture_sensitive;
+mod cli_conventions;
 mod compare_command;
 mod compare_crosscheck;
 mod compare_mcp;

@@ -73,6 +73,10 @@ pub struct EnvironmentServeArgs {
     /// Write every MCP and data-plane call to stderr as one journal line.
     #[command(flatten)]
     pub journal: JournalArgs,
+    /// Also print a `listening` JSON document on stdout (as `rea serve --json`); refusals are
+    /// JSON lines either way, as the server's log is.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// The request journal's flags (`environment-serve`, `serve`).
@@ -185,7 +189,11 @@ pub fn run(args: &EnvironmentServeArgs) -> Result<(), CommandFailure> {
         rules: Arc::new(rules),
         pipeline_template_rules: pipeline.template_rules.clone(),
         name: None,
-        announce: Announce::Log,
+        announce: if args.json {
+            Announce::Json
+        } else {
+            Announce::Log
+        },
         journal: args.journal.echo(),
     })
 }

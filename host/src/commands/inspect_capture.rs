@@ -75,7 +75,11 @@ pub fn output_format(json: bool, format: Option<Format>) -> Format {
 }
 
 /// The input kind a capture file's extension names (`.har` → `har`); a usage error otherwise.
-pub fn input_kind_of(capture: &Path, given: Option<&str>) -> Result<String, CommandFailure> {
+pub fn input_kind_of(
+    capture: &Path,
+    given: Option<&str>,
+    json_errors: bool,
+) -> Result<String, CommandFailure> {
     if let Some(kind) = given {
         return Ok(kind.to_owned());
     }
@@ -93,7 +97,7 @@ pub fn input_kind_of(capture: &Path, given: Option<&str>) -> Result<String, Comm
                 ))
                 .at("/input_kind"),
             ],
-            false,
+            json_errors,
         )),
     }
 }
@@ -114,8 +118,9 @@ pub struct InspectRequest<'a> {
 /// Runs `rea inspect-web-network-capture`.
 pub fn run(args: &InspectCaptureArgs) -> Result<(), CommandFailure> {
     let format = output_format(args.json, args.format);
-    let json_errors = format == Format::Json;
-    let input_kind = input_kind_of(&args.capture, args.input_kind.as_deref())?;
+    // Refusals are text lines unless JSON was asked for, as in every command.
+    let json_errors = args.json || args.format == Some(Format::Json);
+    let input_kind = input_kind_of(&args.capture, args.input_kind.as_deref(), json_errors)?;
     let request = InspectRequest {
         capture: &args.capture,
         input_kind: &input_kind,

@@ -47,7 +47,8 @@ pub struct InspectViewArgs {
 /// Runs `rea inspect-analysis-view`.
 pub fn run(args: &InspectViewArgs) -> Result<(), CommandFailure> {
     let format = crate::commands::inspect_capture::output_format(args.json, args.format);
-    let json_errors = format == Format::Json;
+    // Refusals are text lines unless JSON was asked for, as in every command.
+    let json_errors = args.json || args.format == Some(Format::Json);
     // The `environment-state` and `environment-coverage` views are projected by
     // `rea_state::view` with the pipeline's rule stages (the same the server derives with).
     let mut registry = crate::builtin_registry().map_err(|error| {

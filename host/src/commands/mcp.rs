@@ -109,6 +109,9 @@ pub struct DoctorArgs {
     /// Plugins whose tool stages join the catalog.
     #[command(flatten)]
     pub plugins: PluginSources,
+    /// Print JSON: the report's only form, accepted as every command accepts it.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// Runs `rea mcp`.
