@@ -87,7 +87,7 @@ fn every_shared_capture_builds_a_bundle_of_the_documented_layout() {
         );
         assert!(report["warnings"].is_array());
 
-        // The layout: exactly these files, each 0600, sizes as reported.
+        // The layout: exactly these files, each 0600 (bin/rea 0700), sizes as reported.
         // contract: BUILD-004, EXPORT-002, EXPORT-004, EXPORT-005, EXPORT-008, EXPORT-011, EXPORT-012
         let expected: Vec<String> = [
             "README.md".to_owned(),
@@ -125,8 +125,13 @@ fn every_shared_capture_builds_a_bundle_of_the_documented_layout() {
         #[cfg(unix)]
         for (path, (bytes, mode)) in snapshot(&bundle) {
             if bytes.is_some() {
-                // contract: EXPORT-044
-                assert_eq!(mode, 0o600, "{name}: {path}");
+                let expected = if path.ends_with("/bin/rea") {
+                    0o700
+                } else {
+                    0o600
+                };
+                // contract: EXPORT-044 (every file but bin/rea, executable: CONTRACT-NOTES)
+                assert_eq!(mode, expected, "{name}: {path}");
             }
         }
         assert_eq!(
@@ -401,12 +406,43 @@ fn the_bundle_carries_the_running_binary_by_default() {
     ));
     let running = std::fs::read(rea()).expect("the binary under test");
     assert_eq!(report["package_source"]["kind"], "running-binary");
+    // The bundle ships the running binary without its debug sections, executable by its owner.
+    let bundled_path = dir.path().join("bundle/envs/wiki/bin/rea");
+    let bundled = std::fs::read(&bundled_path).expect("bin/rea");
     assert_eq!(
-        report["package_source"]["sha256"],
+        report["package_source"]["debug_info"]["source_sha256"],
         rea_evidence::sha256_hex(&running)
     );
-    let bundled = std::fs::read(dir.path().join("bundle/envs/wiki/bin/rea")).expect("bin/rea");
-    assert!(bundled == running, "bin/rea is not the running binary");
+    assert_eq!(report["package_source"]["debug_info"]["shipped"], false);
+    assert_eq!(
+        report["package_source"]["sha256"],
+        rea_evidence::sha256_hex(&bundled)
+    );
+    assert_eq!(report["package_source"]["bytes"], bundled.len() as u64);
+    assert!(
+        bundled.len() < running.len(),
+        "stripped {} of {} bytes",
+        bundled.len(),
+        running.len()
+    );
+    let has_debug = |bytes: &[u8]| {
+        use object::{Object, ObjectSection};
+        let file = object::File::parse(bytes).expect("an ELF file");
+        file.sections()
+            .any(|section| section.name().is_ok_and(|name| name.starts_with(".debug_")))
+    };
+    assert!(has_debug(&running), "the test binary has line tables");
+    assert!(!has_debug(&bundled), "bin/rea still carries .debug_line");
+    // It runs as written, from the bundle, and is the same rea.
+    let version = std::process::Command::new(&bundled_path)
+        .arg("--version")
+        .output()
+        .expect("bin/rea runs");
+    assert!(version.status.success());
+    assert_eq!(
+        String::from_utf8_lossy(&version.stdout).trim(),
+        format!("rea {}", env!("CARGO_PKG_VERSION"))
+    );
 }
 
 // contract: BUILD-028, BUILD-029
@@ -608,7 +644,8 @@ fn names_come_from_the_option_the_manifest_or_the_capture_file() {
             "--json",
         ],
     ));
-    assert_eq!(by_file["name"], "build");
+    // `build.har` is a generic file name: the folder holding it names the environment.
+    assert_eq!(by_file["name"], "json-server");
     let codes: Vec<&str> = by_file["warnings"]
         .as_array()
         .unwrap()
@@ -616,13 +653,37 @@ fn names_come_from_the_option_the_manifest_or_the_capture_file() {
         .map(|warning| string(&warning["code"]))
         .collect();
     assert!(codes.contains(&"name-from-file"), "{codes:?}");
+    assert!(!codes.contains(&"generic-name"), "{codes:?}");
     assert!(
         by_file["files"]
             .as_array()
             .unwrap()
             .iter()
-            .any(|file| file["path"] == "envs/build/env.toml")
+            .any(|file| file["path"] == "envs/json-server/env.toml")
     );
+
+    // A generic file name in a folder that cannot name it either keeps the file's name, with a
+    // `generic-name` warning, also in the text report.
+    let generic_dir = work.join("My Captures");
+    std::fs::create_dir(&generic_dir).unwrap();
+    std::fs::copy(&har_path, generic_dir.join("build.har")).unwrap();
+    let generic = run(
+        work,
+        &[
+            "environment-build",
+            "My Captures/build.har",
+            "--binary",
+            &binary,
+            "--dry-run",
+        ],
+    );
+    assert_eq!(generic.code, Some(0), "{}", generic.stderr);
+    assert!(
+        generic.stdout.contains("generic-name"),
+        "{}",
+        generic.stdout
+    );
+    assert!(generic.stdout.contains("pass --name"), "{}", generic.stdout);
 
     // `NAME.capture.json` names it NAME.
     inspect_into(work, &har_path, "json-server.capture.json");

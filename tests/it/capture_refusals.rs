@@ -20,12 +20,14 @@ struct Refused {
     stage: Option<String>,
 }
 
-/// Runs the binary and expects a refusal: exit 1, empty stdout, one JSON line on stderr.
+/// Runs the binary with `--json` and expects a refusal: exit 1, empty stdout, one JSON line on
+/// stderr.
 fn refused(path: &Path, extra: &[&str]) -> Refused {
     let mut args = vec![
         "inspect-web-network-capture",
         path.to_str().expect("utf-8 path"),
         "har",
+        "--json",
     ];
     args.extend_from_slice(extra);
     let output = std::process::Command::new(rea_binary())
@@ -311,6 +313,7 @@ fn an_unknown_input_kind_is_unsupported() {
             "inspect-web-network-capture",
             capture.to_str().unwrap(),
             "pcap",
+            "--json",
         ])
         .output()
         .unwrap();

@@ -53,7 +53,7 @@ fn a_probe_recorded_against_another_origin_is_refused() {
     assert_eq!(
         run.stderr.trim_end(),
         format!(
-            "rea: invalid_request: probe {} was recorded against http://127.0.0.1:18801, but the environment's application is http://127.0.0.1:3000",
+            "rea: invalid_request: probe {} was recorded against http://127.0.0.1:18801, but the environment's application is http://127.0.0.1:3000; hint: `rea environment-compare --help` says what each argument takes",
             probe_id(dir.path(), "kinto-reads.json")
         )
     );

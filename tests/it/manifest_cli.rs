@@ -46,7 +46,7 @@ fn inline_view(dir: &Path, rules: &str) -> String {
 }
 
 fn view(dir: &Path, name: &str) -> Run {
-    run_rea(&rea(), dir, &["inspect-analysis-view", name])
+    run_rea(&rea(), dir, &["inspect-analysis-view", name, "--json"])
 }
 
 fn refusal(run: &Run) -> serde_json::Value {

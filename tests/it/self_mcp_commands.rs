@@ -444,10 +444,19 @@ fn cli_view(dir: &std::path::Path, capture_text: &str, kind: &str) -> String {
     out.trim_end_matches('\n').to_owned()
 }
 
+/// A tool's Evidence text: inline, or read whole from its resource link when it is large.
 fn call_text(session: &mut StdioSession, name: &str, arguments: Value) -> String {
     let called = session.request("tools/call", json!({"name": name, "arguments": arguments}));
     assert_eq!(called["result"]["isError"], false, "{called}");
-    called["result"]["content"][0]["text"]
+    let content = &called["result"]["content"];
+    if content[1]["type"] == "resource_link" {
+        let read = session.request("resources/read", json!({"uri": content[1]["uri"]}));
+        return read["result"]["contents"][0]["text"]
+            .as_str()
+            .expect("linked Evidence")
+            .to_owned();
+    }
+    content[0]["text"]
         .as_str()
         .expect("inline Evidence")
         .to_owned()

@@ -12,7 +12,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use rea_evidence::Refusal;
-use rea_self_mcp::workflows::{COMPLETION_CAVEAT, WORKFLOWS};
+use rea_self_mcp::workflows::{COMPLETION_CAVEAT, PATH_COMPLETION_CAVEAT, WORKFLOWS};
 use rea_self_mcp::{
     BundleSource, CaptureInspection, CaptureRequest, EvidenceDocument, SelfMcpServer,
     SourceEvidence, StageImplementations, ToolScope, ViewProjection,
@@ -361,7 +361,11 @@ async fn evidence_ids_are_offered_only_where_an_argument_accepts_them() {
                 continue;
             }
             // An argument with completion says that an empty list proves nothing.
-            assert!(description.ends_with(COMPLETION_CAVEAT), "{description}");
+            assert!(
+                description.ends_with(COMPLETION_CAVEAT)
+                    || description.ends_with(PATH_COMPLETION_CAVEAT),
+                "{description}"
+            );
             if offered.iter().any(|value| retained.contains(value)) {
                 assert!(
                     description.contains("Evidence id"),

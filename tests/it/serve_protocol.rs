@@ -21,7 +21,9 @@ fn get(path: &str) -> Request<Body> {
         .unwrap()
 }
 
-// contract: SERVE-021, SERVE-026, CARD-001
+// contract: SERVE-026, CARD-001
+// SERVE-021 (exactly three routes) differs: `/ready`, the status page `/` and `/agentenv/journal`
+// are served too (CONTRACT-NOTES.md); every other path is still 404.
 #[tokio::test]
 async fn the_card_readiness_and_unknown_routes() {
     let (app, backend) = replay_app();
@@ -37,7 +39,12 @@ async fn the_card_readiness_and_unknown_routes() {
         (StatusCode::OK, b"{\"ready\":true}".to_vec())
     );
 
-    for path in ["/", "/mcp/extra", "/.well-known/other", "/agentenv/x"] {
+    for path in [
+        "/index.html",
+        "/mcp/extra",
+        "/.well-known/other",
+        "/agentenv/x",
+    ] {
         let (status, _, _) = send(&app, get(path)).await;
         assert_eq!(status, StatusCode::NOT_FOUND, "{path}");
     }

@@ -167,7 +167,7 @@ fn the_state_card_declares_the_data_plane_and_serves_reads_and_confirmed_writes(
         "the card lists the MCP catalog"
     );
     // Descriptions: longer than replay's; reads say where they answer from; writes name their
-    // effect and the quoted members they accept.
+    // effect, and their body schema the members they accept.
     let manifest = input_json("json-server.manifest.json");
     for tool in &listed {
         let name = tool["name"].as_str().unwrap();
@@ -204,10 +204,12 @@ fn the_state_card_declares_the_data_plane_and_serves_reads_and_confirmed_writes(
             other => panic!("effect {other}"),
         };
         assert!(description.contains(phrase), "{effect}: {description}");
-        let accepted = description
-            .split_once("accepted body members: ")
-            .map(|(_, rest)| rest)
-            .unwrap_or_else(|| panic!("{description}"));
+        // The body's schema names the members it accepts (typed), or its description lists them.
+        let body = ["body", "request_body"]
+            .iter()
+            .find_map(|key| tool["inputSchema"]["properties"].get(*key))
+            .unwrap_or_else(|| panic!("{name}: no body argument"));
+        let accepted = format!("{} {}", body["properties"], body["description"]);
         let recorded = manifest["tools"]
             .as_array()
             .unwrap()

@@ -103,7 +103,7 @@ fn environment_serve_serves_from_the_state_by_default() {
             );
         } else {
             assert!(
-                description.contains("served from the environment state"),
+                description.contains("applied to the environment state"),
                 "{name}"
             );
         }

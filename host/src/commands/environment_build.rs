@@ -45,15 +45,16 @@ use rea_bundle::{
 use rea_evidence::envelope::EVIDENCE_FILE_MAX_BYTES;
 use rea_evidence::{Evidence, Refusal, read_bounded};
 use rea_manifest::{TemplateRules, project_manifest_evidence};
-use rea_self_mcp::catalog::tool_names::EXPORT_ENVIRONMENT_BUNDLE;
+use rea_self_mcp::catalog::tool_names::{BUILD_ENVIRONMENT, EXPORT_ENVIRONMENT_BUNDLE};
 use rea_self_mcp::catalog::{FAMILY_ENVIRONMENT, ToolCatalog, ToolContext, ToolOutcome, ToolSpec};
 use serde_json::{Map, Value, json};
 
 use crate::commands::environment_export::{
-    Interrupt, Progress, Quiet, absolute, bundled_binary, finish, load_pipeline, serve_command,
+    Progress, Quiet, absolute, bundled_binary, finish, load_pipeline, serve_command,
 };
 use crate::commands::inspect_capture::{InspectRequest, inspect};
 use crate::output::CommandFailure;
+use crate::progress::Interrupt;
 
 /// The stage of inspection refusals.
 const INSPECT_STAGE: &str = rea_evidence::capture::INSPECT_CAPTURE_OPERATION;
@@ -94,6 +95,9 @@ pub struct EnvironmentBuildArgs {
     /// Print the JSON report (refusals as JSON lines on stderr).
     #[arg(long)]
     pub json: bool,
+    /// No progress on stderr (refusals are still reported).
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
 }
 
 /// Runs `rea environment-build`.
@@ -111,7 +115,7 @@ pub fn run(args: &EnvironmentBuildArgs) -> Result<(), CommandFailure> {
         ));
     }
     let interrupt = Interrupt::install(args.json, BUILD_STAGE);
-    let mut progress = Progress::start(interrupt.clone());
+    let mut progress = Progress::start(interrupt.clone(), args.quiet);
     let outcome = build(args, &mut progress);
     progress.finish();
     finish(outcome, args.json, &interrupt)
@@ -165,7 +169,10 @@ fn build(args: &EnvironmentBuildArgs, progress: &mut Progress) -> Result<Value, 
             )))
         })?
     };
-    progress.stage("binary", "hashing the rea binary");
+    progress.stage(
+        "binary",
+        "reading the rea binary and removing its debug information",
+    );
     let binary = bundled_binary(args.binary.as_deref()).map_err(own)?;
     progress.check().map_err(own)?;
 
@@ -190,6 +197,9 @@ fn build(args: &EnvironmentBuildArgs, progress: &mut Progress) -> Result<Value, 
                     sensitive_values: &[],
                 },
             )?;
+            let records = rea_evidence::capture::capture_record_count(&evidence).unwrap_or(0);
+            let bytes = std::fs::metadata(&args.capture).map_or(0, |metadata| metadata.len());
+            progress.counted("inspect", &[("records", records), ("bytes", bytes)]);
             CaptureInput {
                 evidence,
                 bytes: None,
@@ -343,6 +353,13 @@ fn bundle_capture(
         Some(bytes) => AuthenticatedPair::from_capture_file(manifest, bytes, capture.evidence),
     }
     .map_err(|refusal| refusal.in_stage(EXPORT_STAGE))?;
+    observer.counted(
+        "manifest",
+        &[
+            ("tools", pair.manifest.tools.len() as u64),
+            ("records", pair.record_count()),
+        ],
+    );
     let request = ExportRequest {
         pair,
         name: options.name,
@@ -541,3 +558,102 @@ fn export_tool(arguments: &Map<String, Value>, context: &ToolContext) -> Result<
     };
     bundle_capture(capture, options, &mut Quiet)
 }
+
+/// Registers `build_environment` (family `environment`) in `rea mcp`'s catalog: the one-step
+/// build from a capture file (`.har`, or capture Evidence `.json`), as `rea environment-build`
+/// does, into a new directory.
+pub fn register_build_tool(catalog: &mut ToolCatalog) -> Result<(), rea_self_mcp::SelfMcpError> {
+    catalog.register(
+        build_tool_spec(),
+        Arc::new(
+            |arguments: &Map<String, Value>, _: &ToolContext| match build_tool(arguments) {
+                Ok(report) => ToolOutcome::value(report),
+                Err(refusal) => ToolOutcome::refused(refusal),
+            },
+        ),
+    )
+}
+
+fn build_tool_spec() -> ToolSpec {
+    let schema = json!({
+        "type": "object",
+        "properties": {
+            "capture": {
+                "type": "string",
+                "description": "Absolute path of the capture: a .har file, or capture Evidence JSON from inspect_web_network_capture."
+            },
+            "output_directory": {
+                "type": "string",
+                "description": "Absolute path of the bundle directory: it must not exist yet, and its parent must."
+            },
+            "name": {
+                "type": "string",
+                "description": "The env folder name and env id (kebab-case, at most 63 characters); default: the capture's, as environment-build names it."
+            },
+            "dry_run": {
+                "type": "boolean",
+                "description": "Run every stage and report the files without writing."
+            }
+        },
+        "required": ["capture", "output_directory"],
+        "additionalProperties": false
+    });
+    let annotations = json!({
+        "readOnlyHint": false,
+        "destructiveHint": false,
+        "idempotentHint": false,
+        "openWorldHint": false
+    });
+    ToolSpec {
+        name: BUILD_ENVIRONMENT.to_owned(),
+        family: FAMILY_ENVIRONMENT.to_owned(),
+        title: "Build an environment from a capture file".to_owned(),
+        description: "Builds an agentenv bundle from a capture file in one step, as `rea environment-build CAPTURE DIR --json` does: inspects a .har (or reads capture Evidence), projects the manifest, derives the state and writes the bundle into a new directory. Returns the build report (name, tool_count, state, coverage with each withheld write's reason and hint, files, warnings, next); `rea serve DIRECTORY` serves it.".to_owned(),
+        input_schema: schema.as_object().cloned().unwrap_or_default(),
+        annotations: annotations.as_object().cloned().unwrap_or_default(),
+    }
+}
+
+fn build_tool(arguments: &Map<String, Value>) -> Result<Value, Refusal> {
+    let tool = |refusal: Refusal| refusal.in_stage(TOOL_STAGE_BUILD);
+    let path = |key: &str| -> Result<PathBuf, Refusal> {
+        arguments
+            .get(key)
+            .and_then(Value::as_str)
+            .map(PathBuf::from)
+            .filter(|path| path.is_absolute())
+            .ok_or_else(|| {
+                tool(Refusal::invalid_request(format!(
+                    "`{key}` must be an absolute path: the server's working directory is not the caller's"
+                ))
+                .at(format!("/{key}")))
+            })
+    };
+    let capture = path("capture")?;
+    let directory = path("output_directory")?;
+    rea_bundle::check_destination(&directory, Destination::Absent)
+        .map_err(|refusal| tool(refusal.at("/output_directory")))?;
+    let args = EnvironmentBuildArgs {
+        capture,
+        directory: Some(directory),
+        name: arguments
+            .get("name")
+            .and_then(Value::as_str)
+            .map(str::to_owned),
+        template_rules: Vec::new(),
+        format_rules_only: false,
+        pipeline: None,
+        binary: None,
+        dry_run: arguments
+            .get("dry_run")
+            .and_then(Value::as_bool)
+            .unwrap_or(false),
+        json: true,
+        quiet: true,
+    };
+    let mut progress = Progress::start(Interrupt::never(), true);
+    build(&args, &mut progress)
+}
+
+/// The stage of `build_environment`'s own refusals.
+const TOOL_STAGE_BUILD: &str = BUILD_ENVIRONMENT;

@@ -35,13 +35,14 @@ use rea_backends::replay::ReplayBackend;
 use rea_evidence::{Evidence, Refusal};
 use rea_manifest::Environment;
 use rea_serve::config::{EnvSource, ListenConfig, ProcessEnv};
+use rea_serve::journal::{Echo, Journal};
 use rea_serve::server::{self, StopSignal};
 use rea_serve::{
     AppOptions, DataPlane, DataPlaneLimits, ReplayDataPlane, ShutdownToken, ToolBackend,
 };
 use serde_json::{Value, json};
 
-use crate::output::{CommandFailure, print_json};
+use crate::output::CommandFailure;
 
 /// The stage name refusals carry.
 pub const STAGE: &str = "environment-serve";
@@ -73,6 +74,97 @@ pub struct EnvironmentServeArgs {
     /// the embedded pipeline).
     #[arg(long, value_name = "FILE")]
     pub pipeline: Option<PathBuf>,
+    /// Write every MCP and data-plane call to stderr as one journal line.
+    #[command(flatten)]
+    pub journal: JournalArgs,
+    /// Also print a `listening` JSON document on stdout (as `rea serve --json`); refusals are
+    /// JSON lines either way, as the server's log is.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// The request journal's flags (`environment-serve`, `serve`).
+#[derive(Debug, Clone, Args)]
+pub struct JournalArgs {
+    /// Write every MCP tool call and data-plane call to stderr as one line (time, tool, argument
+    /// digest, source, status, µs); the last calls are always at `/agentenv/journal`.
+    #[arg(long)]
+    pub journal: bool,
+    /// The journal lines' format (implies --journal).
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    pub journal_format: Option<JournalFormat>,
+}
+
+/// How journal lines are written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum JournalFormat {
+    /// Aligned text.
+    Text,
+    /// JSON lines.
+    Json,
+}
+
+impl JournalArgs {
+    /// How the journal echoes its entries.
+    pub fn echo(&self) -> Echo {
+        match (self.journal, self.journal_format) {
+            (_, Some(JournalFormat::Json)) => Echo::Json,
+            (_, Some(JournalFormat::Text)) | (true, None) => Echo::Text,
+            (false, None) => Echo::Off,
+        }
+    }
+}
+
+/// What a server serves, loaded off the runtime's threads: the replay environment, its manifest
+/// and the capture Evidence the state derives from.
+pub struct Loaded {
+    /// The replay environment (the manifest's tools over the cited records).
+    pub environment: Environment,
+    /// The manifest.
+    pub manifest: rea_manifest::Manifest,
+    /// The capture Evidence.
+    pub capture: Evidence,
+    /// The name the loader chose (`rea serve`'s capture naming), below [`ServeRequest::name`].
+    pub name: Option<String>,
+}
+
+/// Loads the inputs (blocking; run on a blocking thread so a signal can cancel the wait).
+pub type Loader = Box<dyn FnOnce() -> Result<Loaded, Box<Refusal>> + Send>;
+
+/// How a server announces itself and reports its stop.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Announce {
+    /// `environment-serve`: the listening JSON log line only, the stopped document on stdout.
+    Log,
+    /// `rea serve`: also the addresses and the coverage table on stdout as text, and a text
+    /// line when it stops.
+    Text,
+    /// `rea serve --json`: also a `listening` JSON document on stdout, then the stopped one.
+    Json,
+}
+
+/// One server to run: what it serves and how.
+pub struct ServeRequest {
+    /// Loads the inputs.
+    pub loader: Loader,
+    /// Serve replay only.
+    pub replay_only: bool,
+    /// Where to listen.
+    pub listen: ListenConfig,
+    /// Session, request and `data/add` limits ([`serve_limits`]).
+    pub limits: ServeLimits,
+    /// Answer recorded credentials as recorded instead of redacted.
+    pub keep_credentials: bool,
+    /// The rule stages the state's write plans use.
+    pub rules: Arc<rea_state::rules::RuleSet>,
+    /// The pipeline's template rules (a warning when the manifest's differ).
+    pub pipeline_template_rules: Vec<String>,
+    /// The served name when `ENVIRONMENT_NAME` is unset (`None`: the manifest's).
+    pub name: Option<String>,
+    /// How it announces itself.
+    pub announce: Announce,
+    /// How the request journal echoes its entries on stderr.
+    pub journal: Echo,
 }
 
 /// Runs `rea environment-serve`.
@@ -87,54 +179,74 @@ pub fn run(args: &EnvironmentServeArgs) -> Result<(), CommandFailure> {
         rea_state::rules::load_pipeline(args.pipeline.as_deref(), &mut registry).map_err(
             |refusal| CommandFailure::configuration(vec![refusal.in_stage(STAGE)], true),
         )?;
-    // The command line, then MCP_HOST/MCP_PORT, then the pipeline's [serve] settings.
-    let unset = |name: &str| env.var(name).is_none_or(|value| value.trim().is_empty());
-    let host = args
-        .host
-        .clone()
-        .or_else(|| pipeline.serve.host.clone().filter(|_| unset("MCP_HOST")));
-    let port = args
-        .port
-        .or_else(|| pipeline.serve.port.filter(|_| unset("MCP_PORT")));
-    let listen = ListenConfig::resolve(host.as_deref(), port, &env).map_err(configuration)?;
-    let sessions = rea_serve::config::session_limits(&env).map_err(configuration)?;
-    let timeouts = rea_serve::config::request_timeouts(&env).map_err(configuration)?;
-    let sources = data_add_sources(&env).map_err(configuration)?;
-    // Checked before loading so a blank name never waits for the inputs.
-    rea_serve::config::environment_name("", &env).map_err(configuration)?;
+    let listen = listen_config(args.host.as_deref(), args.port, &pipeline, &env)?;
+    let limits = serve_limits(&env)?;
     rea_serve::logging::init(level);
-
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .map_err(|error| {
-            refused(Refusal::internal(format!(
-                "cannot start the runtime: {error}"
-            )))
-        })?;
-    let outcome = runtime.block_on(serve(
-        args,
-        &env,
-        Settings {
-            listen,
-            sessions,
-            timeouts,
-            sources,
+    let (manifest, evidence) = (args.manifest.clone(), args.evidence.clone());
+    run_server(ServeRequest {
+        loader: Box::new(move || {
+            let (environment, manifest, capture) = load(&manifest, &evidence)?;
+            Ok(Loaded {
+                environment,
+                manifest,
+                capture,
+                name: None,
+            })
+        }),
+        replay_only: args.replay_only,
+        listen,
+        limits,
+        keep_credentials: args.keep_credentials,
+        rules: Arc::new(rules),
+        pipeline_template_rules: pipeline.template_rules.clone(),
+        name: None,
+        announce: if args.json {
+            Announce::Json
+        } else {
+            Announce::Log
         },
-        Arc::new(rules),
-        &pipeline,
-    ));
-    // Never wait for a blocking load a signal abandoned.
-    runtime.shutdown_background();
-    outcome
+        journal: args.journal.echo(),
+    })
 }
 
-/// What `environment-serve` reads from flags and the environment before loading anything.
-struct Settings {
-    listen: ListenConfig,
+/// Where to listen: the command line, then `MCP_HOST`/`MCP_PORT`, then the pipeline's `[serve]`
+/// settings; and `ENVIRONMENT_NAME`, checked before loading so a blank name never waits for the
+/// inputs.
+pub fn listen_config(
+    host: Option<&str>,
+    port: Option<u16>,
+    pipeline: &rea_pipeline::Pipeline,
+    env: &dyn EnvSource,
+) -> Result<ListenConfig, CommandFailure> {
+    let configuration =
+        |error: rea_serve::ServeError| CommandFailure::configuration(vec![error.refusal()], true);
+    let unset = |name: &str| env.var(name).is_none_or(|value| value.trim().is_empty());
+    let host = host
+        .map(str::to_owned)
+        .or_else(|| pipeline.serve.host.clone().filter(|_| unset("MCP_HOST")));
+    let port = port.or_else(|| pipeline.serve.port.filter(|_| unset("MCP_PORT")));
+    let listen = ListenConfig::resolve(host.as_deref(), port, env).map_err(configuration)?;
+    rea_serve::config::environment_name("", env).map_err(configuration)?;
+    Ok(listen)
+}
+
+/// The limits a server keeps: MCP sessions (`REA_MAX_SESSIONS`, `REA_SESSION_IDLE_SECONDS`),
+/// request header and body timeouts, and the sources `data/add` may read (`REA_DATA_ADD_ALLOW`).
+pub struct ServeLimits {
     sessions: rea_serve::sessions::SessionLimits,
     timeouts: rea_serve::config::RequestTimeouts,
     sources: rea_backends::fetch::SourceAllowList,
+}
+
+/// Reads [`ServeLimits`] from the environment (a malformed setting is `configuration_invalid`).
+pub fn serve_limits(env: &dyn EnvSource) -> Result<ServeLimits, CommandFailure> {
+    let configuration =
+        |error: rea_serve::ServeError| CommandFailure::configuration(vec![error.refusal()], true);
+    Ok(ServeLimits {
+        sessions: rea_serve::config::session_limits(env).map_err(configuration)?,
+        timeouts: rea_serve::config::request_timeouts(env).map_err(configuration)?,
+        sources: data_add_sources(env).map_err(configuration)?,
+    })
 }
 
 /// The sources `data/add` may read: `REA_DATA_ADD_ALLOW` (see [`rea_backends::fetch`]).
@@ -156,6 +268,22 @@ fn data_add_sources(
     }
 }
 
+/// Runs a server on its own runtime until a signal stops it.
+pub fn run_server(request: ServeRequest) -> Result<(), CommandFailure> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|error| {
+            refused(Refusal::internal(format!(
+                "cannot start the runtime: {error}"
+            )))
+        })?;
+    let outcome = runtime.block_on(serve(request, &ProcessEnv));
+    // Never wait for a blocking load a signal abandoned.
+    runtime.shutdown_background();
+    outcome
+}
+
 fn refused(refusal: Refusal) -> CommandFailure {
     CommandFailure::refused(refusal.in_stage(STAGE), true)
 }
@@ -171,104 +299,61 @@ fn cancelled(signal: StopSignal, during: &str) -> CommandFailure {
     }
 }
 
-async fn serve(
-    args: &EnvironmentServeArgs,
-    env: &dyn EnvSource,
-    settings: Settings,
-    rules: Arc<rea_state::rules::RuleSet>,
-    pipeline: &rea_pipeline::Pipeline,
-) -> Result<(), CommandFailure> {
-    let Settings {
-        listen,
-        sessions,
-        timeouts,
-        sources,
-    } = settings;
-    let mut stop = Box::pin(server::stop_signals().map_err(|error| refused(error.refusal()))?);
+/// What the server binds: the backend, the data plane, the stopped document's `state`, and the
+/// coverage summary (`None` when replay serves).
+struct Bound {
+    backend: Arc<dyn ToolBackend>,
+    data_plane: Arc<dyn DataPlane>,
+    state: Value,
+    coverage: Option<Value>,
+}
 
-    let manifest_path = args.manifest.clone();
-    let evidence_path = args.evidence.clone();
-    let loading = tokio::task::spawn_blocking(move || load(&manifest_path, &evidence_path));
-    let (environment, manifest, capture) = tokio::select! {
+async fn serve(request: ServeRequest, env: &dyn EnvSource) -> Result<(), CommandFailure> {
+    let mut stop = Box::pin(server::stop_signals().map_err(|error| refused(error.refusal()))?);
+    let loading = tokio::task::spawn_blocking(request.loader);
+    let loaded = tokio::select! {
         loaded = loading => match loaded {
             Ok(result) => result.map_err(|refusal| refused(*refusal))?,
             Err(error) => return Err(refused(Refusal::internal(format!("loading failed: {error}")))),
         },
         signal = &mut stop => return Err(cancelled(signal, "input loading")),
     };
-
     // The state derives with the manifest's template rules (the spec's contract); a pipeline
     // naming others says so once, when a state is derived at all.
-    if !args.replay_only && pipeline.template_rules != manifest.template_rules {
+    if !request.replay_only && request.pipeline_template_rules != loaded.manifest.template_rules {
         tracing::warn!(
-            pipeline = pipeline.template_rules.join(",").as_str(),
-            manifest = manifest.template_rules.join(",").as_str(),
+            pipeline = request.pipeline_template_rules.join(",").as_str(),
+            manifest = loaded.manifest.template_rules.join(",").as_str(),
             "the pipeline's template rules differ from the manifest's; the state derives with the manifest's"
         );
     }
-    let name = rea_serve::config::environment_name(environment.name(), env)
+    let default_name = request
+        .name
+        .clone()
+        .or_else(|| loaded.name.clone())
+        .unwrap_or_else(|| loaded.environment.name().to_owned());
+    let name = rea_serve::config::environment_name(&default_name, env)
         .map_err(|error| CommandFailure::configuration(vec![error.refusal()], true))?;
-    environment
+    loaded
+        .environment
         .check_discovery_reservation(&name)
         .map_err(refused)?;
-    // Serving from the state (rea-state) unless `--replay-only`; an unavailable state (logged by
-    // `rea_backends::prepare`) serves replay.
-    let (backend, data_plane, state): (Arc<dyn ToolBackend>, Arc<dyn DataPlane>, Value) =
-        if args.replay_only {
-            let state = json!({ "served": false, "reason": "replay-only" });
-            let backend = Arc::new(ReplayBackend::new(environment, &name));
-            (
-                backend,
-                Arc::new(ReplayDataPlane::new(state.clone())),
-                state,
-            )
-        } else {
-            let served_name = name.clone();
-            let preparing = tokio::task::spawn_blocking(move || {
-                let options = rea_backends::fetch::FetchOptions {
-                    allow: sources,
-                    ..rea_backends::fetch::FetchOptions::default()
-                };
-                rea_backends::prepare_with(
-                    environment,
-                    &manifest,
-                    &capture,
-                    &served_name,
-                    rules,
-                    options,
-                )
-            });
-            let serving = tokio::select! {
-                prepared = preparing => prepared.map_err(|error| {
-                    refused(Refusal::internal(format!("deriving the state failed: {error}")))
-                })?,
-                signal = &mut stop => return Err(cancelled(signal, "state derivation")),
-            };
-            match serving {
-                rea_backends::Serving::State {
-                    backend,
-                    plane,
-                    report,
-                } => (backend, plane, report),
-                rea_backends::Serving::Replay {
-                    environment,
-                    report,
-                    ..
-                } => {
-                    let backend = Arc::new(ReplayBackend::new(environment, &name));
-                    (
-                        backend,
-                        Arc::new(ReplayDataPlane::new(report.clone())),
-                        report,
-                    )
-                }
-            }
-        };
-    rea_serve::check_card_agrees(backend.as_ref()).map_err(|error| refused(error.refusal()))?;
-    let tool_count = backend.tools().len();
-
     let bound = tokio::select! {
-        bound = server::bind(&listen) => bound.map_err(|error| match error {
+        bound = prepare(
+            loaded,
+            &name,
+            request.replay_only,
+            Arc::clone(&request.rules),
+            request.limits.sources.clone(),
+        ) => bound?,
+        signal = &mut stop => return Err(cancelled(signal, "state derivation")),
+    };
+    rea_serve::check_card_agrees(bound.backend.as_ref())
+        .map_err(|error| refused(error.refusal()))?;
+    let tool_count = bound.backend.tools().len();
+
+    let listener = tokio::select! {
+        listener = server::bind(&request.listen) => listener.map_err(|error| match error {
             rea_serve::ServeError::Configuration { .. } => {
                 CommandFailure::configuration(vec![error.refusal()], true)
             }
@@ -276,34 +361,106 @@ async fn serve(
         })?,
         signal = &mut stop => return Err(cancelled(signal, "binding")),
     };
-    let url = bound.url.clone();
+    let url = listener.url.clone();
+    crate::commands::serve::announce(
+        request.announce,
+        &name,
+        &url,
+        tool_count,
+        &bound.state,
+        bound.coverage.as_ref(),
+    )?;
     let shutdown = ShutdownToken::new();
+    let journal = Arc::new(Journal::new(request.journal));
     let app = rea_serve::app(
-        backend,
-        data_plane,
+        bound.backend,
+        bound.data_plane,
         AppOptions {
-            allowed_hosts: listen.allowed_hosts.clone(),
+            allowed_hosts: request.listen.allowed_hosts.clone(),
             shutdown: shutdown.clone(),
             limits: DataPlaneLimits {
-                body_timeout: timeouts.body,
+                body_timeout: request.limits.timeouts.body,
                 ..DataPlaneLimits::default()
             },
-            sessions,
-            keep_credentials: args.keep_credentials,
+            sessions: request.limits.sessions,
+            keep_credentials: request.keep_credentials,
+            journal: Arc::clone(&journal),
         },
     );
-    let signal = server::serve_with(bound, app, shutdown, stop, timeouts.header)
+    let signal = server::serve_with(listener, app, shutdown, stop, request.limits.timeouts.header)
         .await
         .map_err(|error| refused(error.refusal()))?;
-    print_json(&server::stopped_document(
-        signal, &name, &url, tool_count, state,
-    ))?;
+    let stopped = server::stopped_document(signal, &name, &url, tool_count, bound.state);
+    crate::commands::serve::report_stop(request.announce, &stopped, journal.recent(0).1)?;
     Err(CommandFailure::signalled(signal.exit_code()))
+}
+
+/// Prepares what to serve: replay with `--replay-only`, else the state derived in-process (an
+/// unavailable state, logged by `rea_backends::prepare`, serves replay).
+async fn prepare(
+    loaded: Loaded,
+    name: &str,
+    replay_only: bool,
+    rules: Arc<rea_state::rules::RuleSet>,
+    sources: rea_backends::fetch::SourceAllowList,
+) -> Result<Bound, CommandFailure> {
+    if replay_only {
+        let state = json!({ "served": false, "reason": "replay-only" });
+        return Ok(Bound {
+            backend: Arc::new(ReplayBackend::new(loaded.environment, name)),
+            data_plane: Arc::new(ReplayDataPlane::new(state.clone())),
+            state,
+            coverage: None,
+        });
+    }
+    let served_name = name.to_owned();
+    let serving = tokio::task::spawn_blocking(move || {
+        let options = rea_backends::fetch::FetchOptions {
+            allow: sources,
+            ..rea_backends::fetch::FetchOptions::default()
+        };
+        rea_backends::prepare_with(
+            loaded.environment,
+            &loaded.manifest,
+            &loaded.capture,
+            &served_name,
+            rules,
+            options,
+        )
+    })
+    .await
+    .map_err(|error| {
+        refused(Refusal::internal(format!(
+            "deriving the state failed: {error}"
+        )))
+    })?;
+    Ok(match serving {
+        rea_backends::Serving::State {
+            backend,
+            plane,
+            report,
+        } => Bound {
+            coverage: Some(rea_state::coverage::summary(backend.service().derived())),
+            backend,
+            data_plane: plane,
+            state: report,
+        },
+        rea_backends::Serving::Replay {
+            environment,
+            report,
+            ..
+        } => Bound {
+            backend: Arc::new(ReplayBackend::new(environment, name)),
+            data_plane: Arc::new(ReplayDataPlane::new(report.clone())),
+            state: report,
+            coverage: None,
+        },
+    })
 }
 
 /// Reads both Evidence files once, authenticates them, and builds the replay environment; the
 /// manifest and the capture Evidence are kept for deriving the state.
-fn load(
+pub fn load(
     manifest_path: &Path,
     evidence_path: &Path,
 ) -> Result<(Environment, rea_manifest::Manifest, Evidence), Box<Refusal>> {

@@ -45,18 +45,61 @@ pub struct InspectCaptureArgs {
     /// The capture file (a HAR 1.2 file for `har`).
     #[arg(value_name = "CAPTURE")]
     pub capture: PathBuf,
-    /// The input kind: which capture extractor reads it (`har`).
+    /// The input kind: which capture extractor reads it (`har`); default: the file extension's.
     #[arg(value_name = "INPUT_KIND")]
-    pub input_kind: String,
+    pub input_kind: Option<String>,
     /// Return only this record (zero-based producer ordinal; repeatable, kept in the given order).
     #[arg(long = "record", value_name = "N")]
     pub records: Vec<u64>,
     /// A value that must not appear in the Evidence (repeatable): every field holding it is null.
     #[arg(long = "sensitive-value", value_name = "V")]
     pub sensitive_values: Vec<String>,
-    /// Output format.
-    #[arg(long, value_enum, default_value = "json")]
-    pub format: Format,
+    /// Print the Evidence as JSON (the default when stdout is not a terminal).
+    #[arg(long, conflicts_with = "format")]
+    pub json: bool,
+    /// Output format (`--json` is `--format json`; default: text on a terminal, else JSON).
+    #[arg(long, value_enum)]
+    pub format: Option<Format>,
+}
+
+/// The output format of a command printing Evidence: `--json`, else `--format`, else text on a
+/// terminal and JSON otherwise (so `> capture.json` still writes the Evidence).
+pub fn output_format(json: bool, format: Option<Format>) -> Format {
+    use std::io::IsTerminal;
+    match (json, format) {
+        (true, _) => Format::Json,
+        (false, Some(format)) => format,
+        (false, None) if std::io::stdout().is_terminal() => Format::Text,
+        (false, None) => Format::Json,
+    }
+}
+
+/// The input kind a capture file's extension names (`.har` → `har`); a usage error otherwise.
+pub fn input_kind_of(
+    capture: &Path,
+    given: Option<&str>,
+    json_errors: bool,
+) -> Result<String, CommandFailure> {
+    if let Some(kind) = given {
+        return Ok(kind.to_owned());
+    }
+    let extension = capture
+        .extension()
+        .map(|extension| extension.to_string_lossy().to_ascii_lowercase());
+    match extension.as_deref() {
+        Some("har") => Ok("har".to_owned()),
+        _ => Err(CommandFailure::configuration(
+            vec![
+                Refusal::invalid_request(format!(
+                    "the input kind of {} cannot be told from its extension; name the file .har, or pass the kind: `rea inspect-web-network-capture {} har`",
+                    capture.display(),
+                    capture.display()
+                ))
+                .at("/input_kind"),
+            ],
+            json_errors,
+        )),
+    }
 }
 
 /// What to inspect.
@@ -74,16 +117,19 @@ pub struct InspectRequest<'a> {
 
 /// Runs `rea inspect-web-network-capture`.
 pub fn run(args: &InspectCaptureArgs) -> Result<(), CommandFailure> {
-    let json_errors = args.format == Format::Json;
+    let format = output_format(args.json, args.format);
+    // Refusals are text lines unless JSON was asked for, as in every command.
+    let json_errors = args.json || args.format == Some(Format::Json);
+    let input_kind = input_kind_of(&args.capture, args.input_kind.as_deref(), json_errors)?;
     let request = InspectRequest {
         capture: &args.capture,
-        input_kind: &args.input_kind,
+        input_kind: &input_kind,
         selection: (!args.records.is_empty()).then_some(args.records.as_slice()),
         sensitive_values: &args.sensitive_values,
     };
     let output = inspect_output_with_builtins(&request)
         .map_err(|refusal| CommandFailure::refused(refusal, json_errors))?;
-    let written = match args.format {
+    let written = match format {
         Format::Json => {
             let stdout = std::io::stdout();
             let mut out = std::io::BufWriter::with_capacity(1 << 20, stdout.lock());

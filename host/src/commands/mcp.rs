@@ -109,6 +109,9 @@ pub struct DoctorArgs {
     /// Plugins whose tool stages join the catalog.
     #[command(flatten)]
     pub plugins: PluginSources,
+    /// Print JSON: the report's only form, accepted as every command accepts it.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// Runs `rea mcp`.
@@ -144,6 +147,8 @@ fn catalog_for(pipeline: Option<&Path>) -> Result<ToolCatalog, CommandFailure> {
     crate::commands::environment_build::register_export_tool(&mut catalog)
         .map_err(|error| CommandFailure::configuration(vec![error.to_refusal()], true))?;
     crate::commands::environment_compare::register_compare_tool(&mut catalog, pipeline)
+        .map_err(|error| CommandFailure::configuration(vec![error.to_refusal()], true))?;
+    crate::commands::environment_build::register_build_tool(&mut catalog)
         .map_err(|error| CommandFailure::configuration(vec![error.to_refusal()], true))?;
     Ok(catalog)
 }

@@ -15,3 +15,4 @@ pub mod mcp;
 pub mod pipeline;
 pub mod plugin_tools;
 pub mod plugins;
+pub mod serve;

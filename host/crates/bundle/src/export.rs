@@ -19,7 +19,9 @@
 //! coverage      the state's read views and write plans summarized (as the environment-coverage
 //!               view reports them), null when the bundle serves replay
 //! tool_count    how many tools the bundle serves
-//! package_source the binary the bundle carries: {kind, path, sha256, bytes, version}
+//! package_source the binary the bundle carries: {kind, path, sha256, bytes, version} of the
+//!                shipped file, and `debug_info` {shipped: false, removed_sections, source_bytes,
+//!                source_sha256} when its debug sections were removed
 //! files         [{path, bytes}] written (or planned), by path
 //! warnings      [{code, message, count?, items?}]
 //! next          ["agent-env run <directory>"]
@@ -44,6 +46,9 @@ use crate::predict::{Prediction, predict};
 
 /// The `name-from-file` warning code.
 pub const NAME_FROM_FILE: &str = "name-from-file";
+
+/// The `generic-name` warning code: the name is a generic file stem (`build`).
+pub const GENERIC_NAME: &str = "generic-name";
 
 /// The stage names refusals carry.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -96,6 +101,12 @@ pub struct ExportRequest {
 pub trait ExportObserver: WriteObserver {
     /// A stage starts (`state`, `scan`, `plan`, `write`).
     fn stage(&mut self, stage: &str, detail: &str);
+
+    /// A stage counted what it made (`state`: entities, types, documents, write plans).
+    fn counted(&mut self, _stage: &str, _counts: &[(&str, u64)]) {}
+
+    /// The files about to be written, with their sizes (for a byte-based percentage).
+    fn planned(&mut self, _files: &[(&str, u64)]) {}
 }
 
 /// A planned bundle.
@@ -135,6 +146,9 @@ pub fn plan(
     if let Some(message) = chosen.from_file {
         warnings.push(Warning::new(NAME_FROM_FILE, message));
     }
+    if let Some(message) = chosen.generic {
+        warnings.push(Warning::new(GENERIC_NAME, message));
+    }
     cancelled(observer, request.stages.bundle)?;
 
     observer.stage("state", &format!("preparing what {name} serves"));
@@ -159,6 +173,7 @@ pub fn plan(
             .collect();
         warnings.push(warning);
     }
+    observer.counted("state", &prediction.counts);
     cancelled(observer, request.stages.bundle)?;
 
     observer.stage("scan", "scanning recorded names for credentials");
@@ -219,6 +234,7 @@ fn plan_files(request: &ExportRequest, name: &str, prediction: &Prediction) -> V
     let bytes = |path: String, bytes: Vec<u8>| PlannedFile {
         path,
         content: FileContent::Bytes(bytes),
+        executable: false,
     };
     let mut files = vec![
         bytes(
@@ -243,11 +259,15 @@ fn plan_files(request: &ExportRequest, name: &str, prediction: &Prediction) -> V
         ),
         PlannedFile {
             path: format!("{env}/bin/rea"),
-            content: FileContent::Copy {
-                source: request.binary.path.clone(),
-                bytes: request.binary.bytes,
-                sha256: request.binary.sha256.clone(),
+            content: match &request.binary.stripped {
+                Some(stripped) => FileContent::Bytes(stripped.content.clone()),
+                None => FileContent::Copy {
+                    source: request.binary.path.clone(),
+                    bytes: request.binary.bytes,
+                    sha256: request.binary.sha256.clone(),
+                },
             },
+            executable: true,
         },
         bytes(
             format!("{env}/env.toml"),
@@ -307,6 +327,12 @@ pub fn export(
                 target.directory.display()
             ),
         );
+        let sizes: Vec<(&str, u64)> = plan
+            .files
+            .iter()
+            .map(|file| (file.path.as_str(), file.content.len()))
+            .collect();
+        observer.planned(&sizes);
         let written = write_tree(&target.directory, target.rule, &plan.files, observer)
             .map_err(|refusal| refusal.in_stage(request.stages.bundle))?;
         (

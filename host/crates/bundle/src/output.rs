@@ -9,7 +9,8 @@
 //!   recorded; before each create inside it, the path must still name that directory (not a
 //!   symbolic link put in its place).
 //! * Every file is created exclusively (`O_CREAT|O_EXCL`, which also refuses a symbolic link) with
-//!   mode `0600` on POSIX, written, and its identity recorded.
+//!   mode `0600` on POSIX (`0700` for an executable, the bundle's `bin/rea`, so the bundle README's
+//!   command runs it as written), written, and its identity recorded.
 //! * After the last file, every file is opened again and read back: same identity, same bytes
 //!   (SHA-256). Then the tree is walked: an entry the writer did not create (a file dropped in by
 //!   someone else) fails the write. Only then is the write reported.
@@ -83,6 +84,15 @@ pub struct PlannedFile {
     pub path: String,
     /// The content.
     pub content: FileContent,
+    /// Whether the owner may execute it (mode `0700` rather than `0600`).
+    pub executable: bool,
+}
+
+impl PlannedFile {
+    /// The POSIX mode the file is created with: owner-only, executable or not.
+    pub fn mode(&self) -> u32 {
+        if self.executable { 0o700 } else { 0o600 }
+    }
 }
 
 /// A file written.
@@ -305,7 +315,7 @@ impl Tree<'_> {
         #[cfg(unix)]
         {
             use std::os::unix::fs::OpenOptionsExt;
-            options.mode(0o600);
+            options.mode(file.mode());
         }
         let mut handle = options
             .open(&path)
@@ -343,10 +353,10 @@ impl Tree<'_> {
         #[cfg(unix)]
         {
             use std::os::unix::fs::PermissionsExt;
-            if opened.permissions().mode() & 0o7777 != 0o600 {
-                // A umask can only remove bits; set exactly 0600 on the handle we created.
+            if opened.permissions().mode() & 0o7777 != file.mode() {
+                // A umask can only remove bits; set exactly the mode on the handle we created.
                 handle
-                    .set_permissions(std::fs::Permissions::from_mode(0o600))
+                    .set_permissions(std::fs::Permissions::from_mode(file.mode()))
                     .map_err(|error| write_failed(&path, &error))?;
             }
         }
@@ -694,10 +704,12 @@ mod tests {
             PlannedFile {
                 path: "README.md".into(),
                 content: FileContent::Bytes(b"hello\n".to_vec()),
+                executable: false,
             },
             PlannedFile {
                 path: "envs/x/bin/tool".into(),
                 content: FileContent::Bytes(vec![0, 1, 2]),
+                executable: true,
             },
         ]
     }
@@ -719,11 +731,15 @@ mod tests {
         #[cfg(unix)]
         {
             use std::os::unix::fs::PermissionsExt;
-            let mode = std::fs::metadata(target.join("envs/x/bin/tool"))
-                .unwrap()
-                .permissions()
-                .mode();
-            assert_eq!(mode & 0o777, 0o600);
+            let mode = |path: &str| {
+                std::fs::metadata(target.join(path))
+                    .unwrap()
+                    .permissions()
+                    .mode()
+                    & 0o777
+            };
+            assert_eq!(mode("README.md"), 0o600);
+            assert_eq!(mode("envs/x/bin/tool"), 0o700);
         }
         // An existing empty directory is used; a second write into it is refused.
         let empty = dir.path().join("empty");
@@ -875,6 +891,7 @@ mod tests {
             .map(|path| PlannedFile {
                 path: path.into(),
                 content: FileContent::Bytes(path.as_bytes().to_vec()),
+                executable: false,
             })
             .collect();
         let refusal =
@@ -936,6 +953,7 @@ mod tests {
                 bytes,
                 sha256,
             },
+            executable: true,
         }];
         let ok = dir.path().join("ok");
         write_tree(&ok, Destination::Absent, &plan, &mut Unobserved).unwrap();

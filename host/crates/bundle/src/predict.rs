@@ -41,6 +41,9 @@ pub struct Prediction {
     pub unavailable: Option<Refusal>,
     /// The state's coverage (read views and write plans summarized), `None` when replay serves.
     pub coverage: Option<Value>,
+    /// What the state holds, for progress: entities, entity types, documents, write plans and
+    /// served write plans (empty when replay serves).
+    pub counts: Vec<(&'static str, u64)>,
 }
 
 impl Prediction {
@@ -82,6 +85,7 @@ pub fn predict(
 ) -> Result<Prediction, Refusal> {
     // As the server: the replay catalog under the served name first, then the state.
     environment.check_discovery_reservation(name)?;
+    let mut counts = Vec::new();
     let (backend, state, unavailable, coverage): (
         Arc<dyn ToolBackend>,
         Value,
@@ -91,7 +95,20 @@ pub fn predict(
         Serving::State {
             backend, report, ..
         } => {
-            let coverage = Some(rea_state::coverage::summary(backend.service().derived()));
+            let derived = backend.service().derived();
+            let coverage = Some(rea_state::coverage::summary(derived));
+            let served = derived
+                .write_plans
+                .iter()
+                .filter(|plan| plan.served)
+                .count();
+            counts = vec![
+                ("entities", derived.entities.len() as u64),
+                ("types", derived.types.len() as u64),
+                ("documents", derived.documents.len() as u64),
+                ("write_plans", derived.write_plans.len() as u64),
+                ("served_writes", served as u64),
+            ];
             (backend, report, None, coverage)
         }
         Serving::Replay {
@@ -118,6 +135,7 @@ pub fn predict(
         state,
         unavailable,
         coverage,
+        counts,
     })
 }
 

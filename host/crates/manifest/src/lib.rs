@@ -42,6 +42,7 @@ pub mod evidence;
 pub mod manifest;
 pub mod media;
 pub mod naming;
+pub mod observed;
 pub mod outline;
 pub mod projection;
 pub mod replay;

@@ -3,7 +3,8 @@
 //! Candidates are live projections of the session's Evidence ledger, computed on every request
 //! (no cache): retained Evidence ids, capture ids, manifest ids, the active manifest's tools and
 //! the residual unknowns (withheld writes of the latest coverage view, and the manifest's
-//! unknowns). Matching is a prefix match on the NFKC, lowercased forms; suggestions keep their
+//! unknowns), and for arguments that take a path the `.har` files and bundle folders under the
+//! working directory. Matching is a prefix match on the NFKC, lowercased forms; suggestions keep their
 //! original spelling, are deduplicated and sorted by code point, and at most
 //! [`MAX_COMPLETION_VALUES`] are returned with `total` and `has_more`. A projection that cannot
 //! read its Evidence yields no candidates: never an unverified identifier.
@@ -85,6 +86,14 @@ pub fn candidates(
             None => Vec::new(),
         },
         CompletionSource::ResidualUnknown => residual_unknowns(ledger, context),
+        CompletionSource::CaptureOrPath => {
+            let mut found = candidates(CompletionSource::Capture, ledger, context);
+            found.extend(candidates(CompletionSource::Manifest, ledger, context));
+            if let Ok(root) = std::env::current_dir() {
+                found.extend(crate::paths::capture_and_bundle_paths(&root));
+            }
+            found
+        }
     }
 }
 

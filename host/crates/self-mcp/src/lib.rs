@@ -20,6 +20,8 @@ pub mod error;
 pub mod guidance;
 pub mod identity;
 pub mod ledger;
+pub mod linked;
+pub mod paths;
 pub mod schema;
 pub mod scope;
 pub mod server;

@@ -62,6 +62,19 @@ pub fn check(
             quoted(&mistyped)
         ));
     }
+    // An object argument (a request body) says which of its members do not fit.
+    for key in &mistyped {
+        if let (Some(Value::Object(members)), Some(Value::Object(property))) =
+            (arguments.get(key), properties.get(key))
+            && let Err(nested) = check(property, members)
+        {
+            problems.push(format!(
+                "in {}: {}",
+                quoted(std::slice::from_ref(key)),
+                nested.message.trim_start_matches("invalid arguments: ")
+            ));
+        }
+    }
     Err(ArgumentError {
         message: format!("invalid arguments: {}", problems.join("; ")),
         unknown,

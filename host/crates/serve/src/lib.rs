@@ -9,6 +9,8 @@
 //! | `GET /.well-known/agent-env.json` | the environment card |
 //! | `POST /agentenv` | the JSON-RPC data plane |
 //! | `GET /ready` | `200 {"ready": true}` (the agentenv gateway's readiness probe) |
+//! | `GET /` | the status page: tools and their sources, coverage, the live state, the last calls |
+//! | `GET /agentenv/journal` | the last calls of the request journal (loopback callers only) |
 //!
 //! Every route first passes the `Host`/`Origin` guard ([`guard`]). [`server`] binds, announces,
 //! serves until a signal and reports; [`config`] resolves flags and environment variables.
@@ -72,15 +74,18 @@ pub mod config;
 pub mod error;
 pub mod fast_path;
 pub mod guard;
+pub mod journal;
 pub mod jsonrpc;
 pub mod logging;
 pub mod mcp;
 pub mod mcp_intake;
+pub mod pages;
 pub mod queue;
 pub mod redact;
 pub mod schema;
 pub mod server;
 pub mod sessions;
+pub mod status;
 
 use std::sync::Arc;
 
@@ -94,8 +99,8 @@ use tokio_util::sync::CancellationToken;
 
 pub use agentenv::DataPlaneLimits;
 pub use backend::{
-    BoxFuture, DataCall, DataPlane, ReplayDataPlane, RpcError, ToolAnswer, ToolBackend,
-    ToolDescriptor,
+    AnswerSource, BoxFuture, DataCall, DataPlane, ReplayDataPlane, RpcError, ToolAnswer,
+    ToolBackend, ToolDescriptor,
 };
 pub use error::ServeError;
 pub use guard::HostAllowlist;
@@ -114,6 +119,8 @@ pub struct AppOptions {
     pub sessions: sessions::SessionLimits,
     /// Answer recorded credentials as recorded instead of redacted ([`redact`]).
     pub keep_credentials: bool,
+    /// The request journal every tool and data-plane call is recorded in.
+    pub journal: Arc<journal::Journal>,
 }
 
 impl Default for AppOptions {
@@ -124,6 +131,7 @@ impl Default for AppOptions {
             limits: DataPlaneLimits::default(),
             sessions: sessions::SessionLimits::default(),
             keep_credentials: false,
+            journal: Arc::default(),
         }
     }
 }
@@ -170,7 +178,9 @@ pub fn app(
     options: AppOptions,
 ) -> Router {
     let card = Bytes::from(backend.card().to_string());
-    let surface = mcp::McpSurface::new(backend).keeping_credentials(options.keep_credentials);
+    let journal = Arc::clone(&options.journal);
+    let surface = mcp::McpSurface::journaled(Arc::clone(&backend), Some(Arc::clone(&journal)))
+        .keeping_credentials(options.keep_credentials);
     let sessions = Arc::new(sessions::CappedSessions::new(
         options.sessions,
         options.shutdown.child_token(),
@@ -180,8 +190,12 @@ pub fn app(
         options.limits.max_body_bytes,
         Arc::clone(&sessions),
     );
+    let journaled: Arc<dyn DataPlane> = Arc::new(journal::JournaledPlane::new(
+        data_plane,
+        Arc::clone(&journal),
+    ));
     let route = Arc::new(agentenv::DataPlaneRoute {
-        queue: queue::CallQueue::start(data_plane),
+        queue: queue::CallQueue::start(journaled),
         shutdown: options.shutdown.clone(),
         limits: options.limits,
     });
@@ -196,6 +210,7 @@ pub fn app(
     let mcp = Router::new()
         .route("/mcp", any(fast_path::handle).with_state(mcp_route))
         .layer(axum::middleware::from_fn(mcp::session_delete_status));
+    let page = Arc::new(pages::Pages { backend, journal });
     Router::new()
         .merge(mcp)
         .route(
@@ -206,6 +221,11 @@ pub fn app(
             }),
         )
         .route("/agentenv", post(agentenv::handle).with_state(route))
+        .route(
+            "/agentenv/journal",
+            get(pages::journal).with_state(Arc::clone(&page)),
+        )
+        .route("/", get(pages::status).with_state(page))
         .route(
             "/ready",
             get(|| async {
@@ -261,6 +281,7 @@ mod tests {
                 description: "d".to_owned(),
                 input_schema: schema.as_object().cloned().unwrap_or_default(),
                 annotations: None,
+                meta: None,
             }],
             card: json!({"capabilities": {"tools": [
                 {"name": "get_x", "description": card_description, "inputSchema": schema}

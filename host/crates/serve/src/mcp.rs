@@ -30,6 +30,7 @@ use tokio_util::sync::CancellationToken;
 use crate::arguments;
 use crate::backend::{ToolAnswer, ToolBackend};
 use crate::sessions::CappedSessions;
+use crate::journal::Journal;
 
 /// The `_meta.provenance` every tool result carries: replayed content is target content.
 pub fn provenance() -> MetaObject {
@@ -55,11 +56,17 @@ struct Surface {
     tools: Vec<Tool>,
     index: HashMap<String, usize>,
     info: ServerConfig,
+    journal: Option<Arc<Journal>>,
 }
 
 impl McpSurface {
     /// Builds the surface from a backend: the catalog is converted to MCP tools once.
     pub fn new(backend: Arc<dyn ToolBackend>) -> Self {
+        Self::journaled(backend, None)
+    }
+
+    /// [`McpSurface::new`], recording every tool call in the journal.
+    pub fn journaled(backend: Arc<dyn ToolBackend>, journal: Option<Arc<Journal>>) -> Self {
         let tools: Vec<Tool> = backend
             .tools()
             .iter()
@@ -70,6 +77,7 @@ impl McpSurface {
                     Arc::new(descriptor.input_schema.clone()),
                 );
                 tool.annotations = descriptor.annotations.as_ref().map(annotations);
+                tool.meta = descriptor.meta.clone().map(MetaObject);
                 tool
             })
             .collect();
@@ -91,6 +99,7 @@ impl McpSurface {
                 tools,
                 index,
                 info,
+                journal,
             }),
         }
     }
@@ -139,12 +148,31 @@ impl McpSurface {
         name: &str,
         arguments: Option<Map<String, Value>>,
     ) -> Result<CallToolResult, McpError> {
+        let time = self.inner.journal.as_ref().map(|_| crate::journal::now());
+        let started = std::time::Instant::now();
+        let digest_of = |arguments: &Option<Map<String, Value>>| {
+            Value::Object(arguments.clone().unwrap_or_default())
+        };
         let Some(&position) = self.inner.index.get(name) else {
+            if let (Some(journal), Some(time)) = (&self.inner.journal, time) {
+                let status = "unknown-tool".to_owned();
+                let source = crate::journal::AnswerSource::Refused;
+                journal.call(
+                    time,
+                    "mcp",
+                    name,
+                    &digest_of(&arguments),
+                    source,
+                    status,
+                    started.elapsed(),
+                );
+            }
             return Err(McpError::invalid_params(
                 format!("unknown tool: {}", Value::String(name.to_owned())),
                 None,
             ));
         };
+        let journaled = time.map(|time| (time, digest_of(&arguments)));
         let arguments = arguments.unwrap_or_default();
         let schema = &self.inner.tools[position].input_schema;
         let answer = match arguments::check(schema, &arguments) {
@@ -162,8 +190,36 @@ impl McpSurface {
         } else {
             crate::redact::redact_answer(answer)
         };
+        if let (Some(journal), Some((time, digest))) = (&self.inner.journal, journaled) {
+            let status = answer_status(&answer);
+            journal.call(
+                time,
+                "mcp",
+                name,
+                &digest,
+                answer.source,
+                status,
+                started.elapsed(),
+            );
+        }
         Ok(tool_result(answer))
     }
+}
+
+/// The journal's status of an answer: `ok`, or the error document's `code`.
+fn answer_status(answer: &ToolAnswer) -> String {
+    if !answer.is_error {
+        return "ok".to_owned();
+    }
+    serde_json::from_str::<Value>(&answer.text)
+        .ok()
+        .and_then(|document| {
+            document
+                .pointer("/error/code")
+                .and_then(Value::as_str)
+                .map(str::to_owned)
+        })
+        .unwrap_or_else(|| "error".to_owned())
 }
 
 /// An MCP tool result from a backend answer: the JSON text as the one text content, the

@@ -191,6 +191,7 @@ mod tests {
             text: text.to_owned(),
             structured: serde_json::from_str(text).ok(),
             is_error: false,
+            source: crate::AnswerSource::State,
         }
     }
 

@@ -24,6 +24,8 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use axum::Router;
+use axum::extract::ConnectInfo;
+use tower::Layer;
 use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
 use hyper_util::server::conn::auto::Builder as ConnectionBuilder;
 use hyper_util::server::graceful::GracefulShutdown;
@@ -224,6 +226,11 @@ struct WatchedListener {
     failure: ListenerFailure,
 }
 
+/// The peer address of an accepted connection, as the handlers see it
+/// (`ConnectInfo<PeerAddress>`, added to every request of the connection).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PeerAddress(pub SocketAddr);
+
 impl WatchedListener {
     async fn accept(&mut self) -> (TcpStream, SocketAddr) {
         loop {
@@ -294,8 +301,11 @@ pub async fn serve_with(
         tokio::select! {
             signal = &mut stop => break Some(signal),
             () = failure.failed.cancelled() => break None,
-            (stream, _) = listener.accept() => {
-                let service = TowerToHyperService::new(app.clone());
+            (stream, peer) = listener.accept() => {
+                // The peer address reaches the handlers (`/agentenv/journal` answers loopback
+                // callers only).
+                let connect_info = axum::Extension(ConnectInfo(PeerAddress(peer)));
+                let service = TowerToHyperService::new(connect_info.layer(app.clone()));
                 let connection = builder
                     .serve_connection_with_upgrades(TokioIo::new(stream), service)
                     .into_owned();

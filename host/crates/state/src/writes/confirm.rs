@@ -101,19 +101,16 @@ pub fn arguments_for(
                     .filter(|(pair_name, _)| pair_name == name)
                     .map(|(_, value)| value)
                     .collect();
+                let typed = |value: &String| argument.schema.kind.recorded_value(value);
                 match values.as_slice() {
                     [] => {}
                     [one] => {
-                        arguments.insert(argument.name.clone(), Value::String((*one).clone()));
+                        arguments.insert(argument.name.clone(), typed(one));
                     }
                     many => {
                         arguments.insert(
                             argument.name.clone(),
-                            Value::Array(
-                                many.iter()
-                                    .map(|value| Value::String((*value).clone()))
-                                    .collect(),
-                            ),
+                            Value::Array(many.iter().map(|value| typed(value)).collect()),
                         );
                     }
                 }
