@@ -11,6 +11,7 @@ mod self_mcp_support;
 mod serve_support;
 mod state_support;
 
+mod browser_compare;
 mod browser_equivalence;
 mod browser_json_server;
 mod browser_lifecycle;

@@ -29,11 +29,9 @@
 
 use std::path::PathBuf;
 
-use rea_evidence::capture::{SCENARIO_CAPTURE_OPERATION, capture_records};
+use rea_evidence::capture::{SCENARIO_CAPTURE_OPERATION, capture_records, recorded_session};
 use rea_evidence::{Evidence, Refusal};
 use rea_manifest::Environment;
-use rea_plugin_api::contracts::session::RecordedSession;
-use rea_plugin_api::json::from_json;
 use serde_json::{Value, json};
 
 use crate::content::{self, BundledBinary, ServeCommand};
@@ -199,16 +197,7 @@ fn credential_scan(capture: &Evidence) -> Result<credentials::CredentialScan, Re
         let records = capture_records(capture)?;
         return Ok(credentials::scan(&records));
     }
-    let container = capture.get("container").ok_or_else(|| {
-        Refusal::invalid_request("the browser scenario's Evidence has no `container`")
-            .at("/container")
-    })?;
-    let session: RecordedSession = from_json(container).map_err(|error| {
-        Refusal::invalid_request(format!(
-            "the browser scenario's recorded session is malformed: {error}"
-        ))
-        .at("/container")
-    })?;
+    let session = recorded_session(capture)?;
     let mut scan = credentials::scan_session(&session);
     if let Some(scenario) = capture
         .get("parameters")

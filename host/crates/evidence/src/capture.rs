@@ -38,6 +38,7 @@ use std::path::Path;
 
 use rea_json::{self as json, ItemStream, Json, Object, ParseOptions, from_json};
 use rea_plugin_api::contracts::capture::CaptureRecord;
+use rea_plugin_api::contracts::session::RecordedSession;
 
 use sha2::{Digest, Sha256};
 
@@ -362,6 +363,22 @@ pub fn capture_records(evidence: &Evidence) -> Result<Vec<CaptureRecord>, Refusa
             "the capture Evidence's records are malformed: {error}"
         ))
         .at("/records")
+    })
+}
+
+/// The recorded session a browser scenario's Evidence keeps as its container (every network
+/// event, the capture selection it was recorded with); refused for other Evidence.
+pub fn recorded_session(evidence: &Evidence) -> Result<RecordedSession, Refusal> {
+    evidence.expect_operation(&[SCENARIO_CAPTURE_OPERATION])?;
+    let container = evidence.get("container").ok_or_else(|| {
+        Refusal::invalid_request("the browser scenario's Evidence has no `container`")
+            .at("/container")
+    })?;
+    from_json(container).map_err(|error| {
+        Refusal::invalid_request(format!(
+            "the browser scenario's recorded session is malformed: {error}"
+        ))
+        .at("/container")
     })
 }
 
