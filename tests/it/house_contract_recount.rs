@@ -72,22 +72,26 @@ fn comment(line: &str) -> Option<&str> {
         .map(str::trim)
 }
 
-/// Every id a file's tags name, with the line of its tag. A tag line ending in a comma continues
-/// on the following comment lines.
+/// Every id a file's tags name, with the line of its tag (where `contract:` is). A tag line
+/// ending in a comma continues on the following comment lines.
 fn tags_in(text: &str) -> Vec<(String, usize)> {
     let mut tags = Vec::new();
     let mut continuing = false;
+    let mut start = 0;
     for (number, line) in text.lines().enumerate() {
         let Some(body) = comment(line) else {
             continuing = false;
             continue;
         };
         let body = match body.strip_prefix("contract:") {
-            Some(rest) => rest,
+            Some(rest) => {
+                start = number + 1;
+                rest
+            }
             None if continuing => body,
             None => continue,
         };
-        tags.extend(ids_in(body).map(|id| (id.to_owned(), number + 1)));
+        tags.extend(ids_in(body).map(|id| (id.to_owned(), start)));
         continuing = body.trim_end().ends_with(',');
     }
     tags
@@ -244,6 +248,7 @@ fn every_checklist_section_is_recounted_and_no_tag_claims_a_deviation() {
     let [items, tags, noted, missing] = totals;
     println!("| total | {items} | {tags} | {noted} | {missing} |");
     println!("untested: {}", join(untested.iter().map(|id| id.as_str())));
+    print_wide_tags(&tagged);
 
     let unknown: Vec<String> = tagged
         .iter()
@@ -265,6 +270,27 @@ fn every_checklist_section_is_recounted_and_no_tag_claims_a_deviation() {
     );
 }
 
+/// Tags naming more than this many ids at one place are listed for review: one assertion rarely
+/// checks that many promises.
+const WIDE_TAG: usize = 6;
+
+/// Prints the places whose one tag names more than [`WIDE_TAG`] ids, widest first.
+fn print_wide_tags(tagged: &BTreeMap<String, Vec<String>>) {
+    let mut places: BTreeMap<&str, usize> = BTreeMap::new();
+    for place in tagged.values().flatten() {
+        *places.entry(place.as_str()).or_default() += 1;
+    }
+    let mut wide: Vec<(&str, usize)> = places.into_iter().filter(|(_, n)| *n > WIDE_TAG).collect();
+    wide.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+    println!(
+        "tags naming more than {WIDE_TAG} ids at one place: {}",
+        wide.len()
+    );
+    for (place, count) in wide {
+        println!("  {place}: {count} ids");
+    }
+}
+
 fn join<'a>(ids: impl Iterator<Item = &'a str>) -> String {
     ids.collect::<Vec<_>>().join(" ")
 }
@@ -274,4 +300,5 @@ fn a_tag_continues_over_comment_lines_ending_in_a_comma() {
     let text = "// contract: BUILD-001, BUILD-002,\n//   BUILD-003\n// BUILD-004\nfn f() {}\n";
     let ids: Vec<String> = tags_in(text).into_iter().map(|(id, _)| id).collect();
     assert_eq!(ids, ["BUILD-001", "BUILD-002", "BUILD-003"]);
+    assert!(tags_in(text).iter().all(|(_, line)| *line == 1));
 }
