@@ -1579,3 +1579,108 @@ fn a_replayed_withheld_write_answers_its_recording_flagged_and_changes_nothing()
         "{answer}"
     );
 }
+
+/// A note with a title.
+fn titled(id: u64, title: &str, text: &str) -> Value {
+    json!({"id": id, "title": title, "text": text})
+}
+
+/// Notes 1 and 2 read, a `PATCH` of note 1 sending both members, read back; then `more`.
+fn titled_patch(more: Vec<CaptureRecord>) -> Fixture {
+    let mut records = vec![
+        get(
+            0,
+            "/notes",
+            200,
+            json!([titled(1, "a", "x"), titled(2, "b", "y")]),
+        ),
+        get(1, "/notes/1", 200, titled(1, "a", "x")),
+        record(
+            2,
+            "PATCH",
+            "/notes/1",
+            Some(json!({"title": "c", "text": "z"})),
+            200,
+            titled(1, "c", "z"),
+        ),
+        get(3, "/notes/1", 200, titled(1, "c", "z")),
+    ];
+    records.extend(more);
+    derive(records)
+}
+
+#[test]
+fn a_patch_update_accepts_any_subset_of_the_members_it_was_seen_sending() {
+    // One recorded merge sent both members: a later call may send either alone, and the
+    // member it leaves out keeps its value.
+    let fixture = titled_patch(Vec::new());
+    let plan = fixture.plan("patch_notes_by_id");
+    assert!(plan.served, "{plan:?}");
+    let members = &plan.body.as_ref().expect("a body").members;
+    assert_eq!(members.len(), 2, "{members:?}");
+    assert!(
+        members.values().all(|member| !member.required),
+        "{members:?}"
+    );
+    let (answer, is_error) = fixture.call(
+        "patch_notes_by_id",
+        json!({"id": "2", "body": {"text": "w"}}),
+    );
+    assert!(!is_error, "{answer}");
+    assert_eq!(answer["body"], titled(2, "b", "w"), "{answer}");
+    let (read, _) = fixture.call("get_notes_by_id", json!({"id": "2"}));
+    assert_eq!(read["body"], titled(2, "b", "w"), "{read}");
+}
+
+#[test]
+fn a_put_replace_still_requires_what_every_call_sent() {
+    let fixture = derive(vec![
+        get(0, "/notes", 200, json!([titled(1, "a", "x")])),
+        get(1, "/notes/1", 200, titled(1, "a", "x")),
+        record(
+            2,
+            "PUT",
+            "/notes/1",
+            Some(json!({"title": "c", "text": "z"})),
+            200,
+            titled(1, "c", "z"),
+        ),
+        get(3, "/notes/1", 200, titled(1, "c", "z")),
+    ]);
+    let plan = fixture.plan("put_notes_by_id");
+    assert!(plan.served, "{plan:?}");
+    let members = &plan.body.as_ref().expect("a body").members;
+    assert!(
+        members.values().all(|member| member.required),
+        "{members:?}"
+    );
+    let (answer, is_error) =
+        fixture.call("put_notes_by_id", json!({"id": "1", "body": {"text": "w"}}));
+    assert!(is_error, "{answer}");
+}
+
+#[test]
+fn an_update_call_on_an_entity_never_held_leaves_the_plan_to_the_calls_that_show_it() {
+    // A second merge changed note 9, which no read before it showed: it teaches nothing, and
+    // the plan is learned from (and confirmed by) the call on note 1.
+    let fixture = titled_patch(vec![
+        record(
+            4,
+            "PATCH",
+            "/notes/9",
+            Some(json!({"text": "q"})),
+            200,
+            titled(9, "n", "q"),
+        ),
+        get(5, "/notes/9", 200, titled(9, "n", "q")),
+    ]);
+    let plan = fixture.plan("patch_notes_by_id");
+    assert!(plan.served, "{plan:?}");
+    assert_eq!(plan.confirmed_by, vec![3], "{plan:?}");
+    let (answer, is_error) = fixture.call(
+        "patch_notes_by_id",
+        json!({"id": "1", "body": {"title": "t"}}),
+    );
+    assert!(!is_error, "{answer}");
+    assert_eq!(answer["body"], titled(1, "t", "x"), "{answer}");
+}
