@@ -67,5 +67,7 @@ mod state_probes;
 mod state_reads_bundle;
 mod state_recorded_answers;
 mod state_serve;
+mod state_withheld;
 mod state_writes;
+mod state_writes_learning;
 mod state_writes_semantics;

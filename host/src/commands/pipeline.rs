@@ -104,9 +104,10 @@ fn check(args: &CheckArgs) -> Result<(), CommandFailure> {
         ));
     }
     text.push_str(&format!(
-        "  serve {}:{}\n",
+        "  serve {}:{} (withheld writes: {})\n",
         pipeline.serve.host.as_deref().unwrap_or("127.0.0.1"),
-        pipeline.serve.port.unwrap_or(0)
+        pipeline.serve.port.unwrap_or(0),
+        pipeline.serve.withheld.name()
     ));
     write_stdout(text.as_bytes())
 }

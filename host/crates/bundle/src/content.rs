@@ -15,6 +15,7 @@
 //! itself sets `MCP_PORT=18765`.
 
 use rea_manifest::card::DISCOVERY_RESERVATION;
+use rea_state::rules::WithheldWrites;
 use serde_json::{Value, json};
 
 use crate::pair::AuthenticatedPair;
@@ -311,6 +312,24 @@ fn captured_by(capture: &rea_evidence::Evidence) -> String {
     )
 }
 
+/// What the README says about the write tools the state withholds (the pipeline's `[serve]
+/// withheld`).
+fn withheld_sentence(withheld: WithheldWrites) -> String {
+    let what = match withheld {
+        WithheldWrites::Hide => "they are not listed",
+        WithheldWrites::Refuse => {
+            "they are listed, and a call changes nothing and answers a `not_served` error naming why the write is withheld and what to record next"
+        }
+        WithheldWrites::Replay => {
+            "they are listed, and a call changes nothing and answers its recorded response, its `state` member saying `withheld-write`"
+        }
+    };
+    format!(
+        "Write tools whose effect the capture did not confirm are withheld (`[serve] withheld = \"{}\"`): {what}.",
+        withheld.name()
+    )
+}
+
 /// `README.md`.
 pub fn readme(
     name: &str,
@@ -318,6 +337,7 @@ pub fn readme(
     prediction: &Prediction,
     binary: &BundledBinary,
     serve: &ServeCommand,
+    withheld: WithheldWrites,
 ) -> String {
     let manifest = &pair.manifest;
     let count = prediction.tool_count();
@@ -379,8 +399,9 @@ pub fn readme(
     );
     match &prediction.unavailable {
         None => text.push_str(&format!(
-            "This bundle serves **from the state** (`{}`): {count} tools.\n\n",
-            prediction.state_evidence_id().unwrap_or_default()
+            "This bundle serves **from the state** (`{}`): {count} tools. {}\n\n",
+            prediction.state_evidence_id().unwrap_or_default(),
+            withheld_sentence(withheld)
         )),
         Some(refusal) => text.push_str(&format!(
             "This bundle serves **replay**: {count} tools. The state is unavailable: `{}`: {}\n\n",

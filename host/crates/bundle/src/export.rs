@@ -234,6 +234,7 @@ fn plan_files(request: &ExportRequest, name: &str, prediction: &Prediction) -> V
                 prediction,
                 &request.binary,
                 &request.serve,
+                request.rules.withheld(),
             )
             .into_bytes(),
         ),

@@ -22,7 +22,8 @@ use rea_registry::Registry;
 
 pub use diagnostic::{Diagnostic, PipelineErrors};
 pub use spec::{
-    CaptureBinding, LibrarySpec, PipelineSpec, RuleSpec, ServeSpec, TEMPLATE_RULES, parse,
+    CaptureBinding, LibrarySpec, PipelineSpec, RuleSpec, ServeSpec, TEMPLATE_RULES, WithheldWrites,
+    parse,
 };
 
 /// The pipeline used when none is given.
@@ -101,7 +102,11 @@ impl Pipeline {
                 value["options"] = serde_json::Value::Object(rule.options.clone().into_iter().collect());
                 value
             }).collect::<Vec<_>>(),
-            "serve": {"host": self.serve.host, "port": self.serve.port},
+            "serve": {
+                "host": self.serve.host,
+                "port": self.serve.port,
+                "withheld": self.serve.withheld.name(),
+            },
         })
     }
 }

@@ -17,6 +17,7 @@
 //! [serve]
 //! host = "127.0.0.1"
 //! port = 0
+//! withheld = "hide"                            # withheld writes: "hide", "refuse" or "replay"
 //! ```
 
 use std::collections::BTreeMap;
@@ -140,6 +141,41 @@ pub struct ServeSpec {
     pub host: Option<String>,
     /// Port to bind (the command line and `MCP_PORT` take precedence).
     pub port: Option<u16>,
+    /// What a state environment does with the write tools whose plan is withheld.
+    pub withheld: WithheldWrites,
+}
+
+/// What a state environment does with a write tool whose plan is withheld (`[serve] withheld`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum WithheldWrites {
+    /// Not listed (the spec's default).
+    #[default]
+    Hide,
+    /// Listed; a call answers a structured `not_served` error with the reason and hint.
+    Refuse,
+    /// Listed; a call answers its recording, changing no state (its `state` says so).
+    Replay,
+}
+
+impl WithheldWrites {
+    /// Its spelling.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Hide => "hide",
+            Self::Refuse => "refuse",
+            Self::Replay => "replay",
+        }
+    }
+
+    /// The mode a spelling names.
+    pub fn from_name(name: &str) -> Option<Self> {
+        match name {
+            "hide" => Some(Self::Hide),
+            "refuse" => Some(Self::Refuse),
+            "replay" => Some(Self::Replay),
+            _ => None,
+        }
+    }
 }
 
 impl PipelineSpec {
@@ -558,7 +594,7 @@ fn parse_serve(collector: &mut Collector<'_>, root: &DeTable<'_>) -> ServeSpec {
         collector.wrong_type(serve.span(), "`serve`", "a table", serve.get_ref());
         return ServeSpec::default();
     };
-    collector.unknown_keys(table, "[serve]", &["host", "port"]);
+    collector.unknown_keys(table, "[serve]", &["host", "port", "withheld"]);
     let host = get(table, "host").and_then(|value| {
         let host = collector.string(value, "`serve.host`")?;
         if host.trim().is_empty() {
@@ -588,7 +624,28 @@ fn parse_serve(collector: &mut Collector<'_>, root: &DeTable<'_>) -> ServeSpec {
             None
         }
     });
-    ServeSpec { host, port }
+    let withheld = get(table, "withheld")
+        .and_then(|value| {
+            let name = collector.string(value, "`serve.withheld`")?;
+            let mode = WithheldWrites::from_name(&name);
+            if mode.is_none() {
+                collector.push(
+                    value.span().start,
+                    "invalid_value",
+                    format!(
+                        "`serve.withheld` must be one of \"hide\", \"refuse\" or \"replay\", not {}",
+                        serde_json::Value::from(name)
+                    ),
+                );
+            }
+            mode
+        })
+        .unwrap_or_default();
+    ServeSpec {
+        host,
+        port,
+        withheld,
+    }
 }
 
 fn to_json(value: &DeValue<'_>) -> Option<serde_json::Value> {
@@ -657,6 +714,27 @@ mod tests {
                 ("repeated_template_rule".to_owned(), Some(6), Some(43)),
             ]
         );
+    }
+
+    #[test]
+    fn serve_withheld_names_one_of_three_modes() {
+        let spec =
+            parse("[serve]\nwithheld = \"refuse\"\n", "p.toml", Path::new(".")).expect("parses");
+        assert_eq!(spec.serve.withheld, WithheldWrites::Refuse);
+        let spec =
+            parse("[serve]\nwithheld = \"replay\"\n", "p.toml", Path::new(".")).expect("parses");
+        assert_eq!(spec.serve.withheld.name(), "replay");
+        let spec = parse("[serve]\nport = 1\n", "p.toml", Path::new(".")).expect("parses");
+        assert_eq!(spec.serve.withheld, WithheldWrites::Hide);
+        let errors =
+            parse("[serve]\nwithheld = \"show\"\n", "p.toml", Path::new(".")).expect_err("refused");
+        assert_eq!(errors.0.len(), 1);
+        assert_eq!(errors.0[0].code, "invalid_value");
+        assert_eq!((errors.0[0].line, errors.0[0].column), (Some(2), Some(12)));
+        assert!(errors.0[0].message.contains("\"show\""), "{}", errors.0[0]);
+        let errors =
+            parse("[serve]\nwithheld = true\n", "p.toml", Path::new(".")).expect_err("refused");
+        assert_eq!(errors.0[0].code, "wrong_type");
     }
 
     #[test]

@@ -150,6 +150,18 @@ pub enum StateSource {
         /// Why.
         reason: String,
     },
+    /// A withheld write answered with its recording (`[serve] withheld = "replay"`): the state
+    /// did not change.
+    WithheldWrite {
+        /// Always `recording`.
+        source: &'static str,
+        /// Always `withheld-write`.
+        reason: &'static str,
+        /// Why the write is withheld (its plan's reason).
+        withheld: String,
+        /// Always `false`: the call changed no state.
+        changed: bool,
+    },
 }
 
 impl StateSource {
@@ -167,6 +179,16 @@ impl StateSource {
         Self::Recording {
             source: "recording",
             reason: reason.into(),
+        }
+    }
+
+    /// A withheld write's recording, with the reason its plan is withheld.
+    pub fn withheld_write(withheld: impl Into<String>) -> Self {
+        Self::WithheldWrite {
+            source: "recording",
+            reason: "withheld-write",
+            withheld: withheld.into(),
+            changed: false,
         }
     }
 }

@@ -10,6 +10,7 @@ use rea_manifest::card::{DiscoveryCharge, EnvironmentCard, check_discovery_reser
 use rea_manifest::{Environment, ToolDefinition, UNTRUSTED_CONTENT_INSTRUCTIONS};
 use serde_json::{Value, json};
 
+use crate::rules::WithheldWrites;
 use crate::writes::model::{Effect, WritePlan};
 use rea_manifest::catalog::ArgumentTarget;
 use rea_plugin_api::json::Json;
@@ -58,16 +59,18 @@ pub fn state_tools(
     manifest: &rea_manifest::Manifest,
     plans: &[WritePlan],
 ) -> Vec<ToolDefinition> {
-    state_tools_with_views(environment, manifest, plans, &[])
+    state_tools_with_views(environment, manifest, plans, &[], WithheldWrites::Hide)
 }
 
 /// [`state_tools`] of a derived state: a tool with a read view is a read tool too (a `POST` the
-/// capture shows only reading).
+/// capture shows only reading); a withheld write tool is listed unless `withheld` hides it,
+/// described by what a call answers instead.
 pub fn state_tools_with_views(
     environment: &Environment,
     manifest: &rea_manifest::Manifest,
     plans: &[WritePlan],
     views: &[crate::model::ReadView],
+    withheld: WithheldWrites,
 ) -> Vec<ToolDefinition> {
     environment
         .tools()
@@ -81,9 +84,13 @@ pub fn state_tools_with_views(
                 tool.description = with_phrase(&tool.description, STATE_PHRASE);
                 return Some(tool);
             }
-            let plan = plans
-                .iter()
-                .find(|plan| plan.tool == tool.name && plan.served)?;
+            let plan = plans.iter().find(|plan| plan.tool == tool.name)?;
+            if !plan.served {
+                let phrase = withheld_phrase(plan, withheld)?;
+                let mut tool = tool.clone();
+                tool.description = with_phrase(&tool.description, &phrase);
+                return Some(tool);
+            }
             let mut tool = tool.clone();
             tool.description = with_phrase(&tool.description, &write_phrase(plan));
             for argument in &mut tool.input_schema.arguments {
@@ -153,6 +160,20 @@ fn served_body(plan: &WritePlan, schema: &mut rea_manifest::catalog::PropertySch
             .collect(),
         closed: true,
     });
+}
+
+/// What a withheld write tool's description says, when `withheld` lists it.
+fn withheld_phrase(plan: &WritePlan, withheld: WithheldWrites) -> Option<String> {
+    let reason = plan.reason.as_deref().unwrap_or("");
+    match withheld {
+        WithheldWrites::Hide => None,
+        WithheldWrites::Refuse => Some(format!(
+            "withheld from the environment state ({reason}): a call changes nothing and answers a `not_served` error naming why and what to record next"
+        )),
+        WithheldWrites::Replay => Some(format!(
+            "withheld from the environment state ({reason}): a call changes nothing and answers the recorded answer its arguments match (its `state` member says `withheld-write`)"
+        )),
+    }
 }
 
 /// What a served write tool's description says about the state.

@@ -14,6 +14,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use rea_evidence::Refusal;
+pub use rea_pipeline::WithheldWrites;
 use rea_plugin_api::abi_stable::std_types::{RResult, RStr, RString};
 use rea_plugin_api::contracts::rule::{ApplyOutcome, ApplyRequest, LearnOutcome, LearnRequest};
 use rea_plugin_api::export::rule_stage_object;
@@ -115,12 +116,15 @@ pub struct RuleStageRef {
     pub options: BTreeMap<String, Value>,
 }
 
-/// The ordered rule steps a state is derived and served with.
+/// The ordered rule steps a state is derived and served with, and what the served state does
+/// with the write tools whose plan is withheld (the pipeline's `[serve] withheld`; it changes
+/// what is served, never what is derived).
 #[derive(Debug, Clone, Default)]
 pub struct RuleSet {
     steps: Vec<ConfiguredRule>,
     /// Every failed stage call so far, one sentence each (shared by clones).
     failures: Arc<std::sync::Mutex<std::collections::BTreeSet<String>>>,
+    withheld: WithheldWrites,
 }
 
 impl RuleSet {
@@ -152,6 +156,7 @@ impl RuleSet {
         Ok(Self {
             steps,
             failures: Arc::default(),
+            withheld: pipeline.serve.withheld,
         })
     }
 
@@ -170,7 +175,19 @@ impl RuleSet {
                 })
                 .collect(),
             failures: Arc::default(),
+            withheld: WithheldWrites::default(),
         }
+    }
+
+    /// The same steps, serving withheld writes as `mode` says.
+    pub fn with_withheld(mut self, mode: WithheldWrites) -> Self {
+        self.withheld = mode;
+        self
+    }
+
+    /// What the served state does with withheld writes.
+    pub fn withheld(&self) -> WithheldWrites {
+        self.withheld
     }
 
     /// Adds a step.

@@ -174,6 +174,7 @@ fn derive_service(
         manifest,
         &projected.state.write_plans,
         &projected.state.views,
+        state_rules.withheld(),
     );
     check_state_catalog(&tools, name)?;
     let records = capture_records(capture)?;

@@ -375,10 +375,22 @@ fn replay_write(
     if draft.open() && replay.verdicts[call.draft].failure.is_none() {
         match replay_planned(replay, service, draft, call, rules) {
             Ok(()) => return,
+            // An update or delete of an entity the state never held cannot be replayed with the
+            // plan: it shows nothing against it, and is adopted as observed.
+            Err("no-observation") if unheld(draft, call) => {}
             Err(failure) => replay.verdicts[call.draft].failure = Some(failure),
         }
     }
     adopt_observed(replay, service, draft, call);
+}
+
+/// Whether a call updated or deleted an entity the state did not hold before it.
+fn unheld(draft: &Draft, call: &Call) -> bool {
+    matches!(
+        draft.plan.effect,
+        super::model::Effect::Update | super::model::Effect::Delete
+    ) && call.key.is_some()
+        && call.before.is_none()
 }
 
 /// Where a replayed call's rule-explained values come from: its recorded outcome.
