@@ -371,7 +371,10 @@ mod tests {
         ]);
         let answer = fixture.call("get_posts", json!({"colour": "red"}));
         // contract: STATE-087
-        assert_eq!(stand_in(&answer), json!({"recording": "unrecorded-request"}));
+        assert_eq!(
+            stand_in(&answer),
+            json!({"recording": "unrecorded-request"})
+        );
         assert_eq!(answer["replay"]["record_ordinal"], 5);
         let answer = fixture.call("get_posts", json!({"colour": "blue"}));
         assert_eq!(
