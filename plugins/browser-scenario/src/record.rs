@@ -9,6 +9,7 @@ use rea_plugin_api::contracts::capture::{
     RecordHeader, RecordQuery, RecordRequest, RecordResponse, Redaction, StartTime,
 };
 use rea_plugin_api::contracts::session::{Content, EVENTS_POINTER, RecordedSession, SessionHeader};
+use rea_plugin_api::date::{self, Spelling, UtcInstant};
 
 use crate::transactions::{Answer, Transaction, Unattributed, pair};
 
@@ -321,10 +322,10 @@ fn start_time(seconds: f64) -> Option<StartTime> {
     if !micros.is_finite() {
         return None;
     }
-    let timestamp = jiff::Timestamp::from_microsecond(micros as i64).ok()?;
+    let instant = UtcInstant::from_nanos(micros as i128 * 1_000)?;
     Some(StartTime {
-        instant: Some(timestamp.strftime("%Y-%m-%dT%H:%M:%S%.9fZ").to_string()),
-        recorded: timestamp.strftime("%Y-%m-%dT%H:%M:%S%.6fZ").to_string(),
+        instant: Some(date::spell(instant, &Spelling::utc(9))?),
+        recorded: date::spell(instant, &Spelling::utc(6))?,
     })
 }
 
