@@ -387,9 +387,15 @@ async fn serve(request: ServeRequest, env: &dyn EnvSource) -> Result<(), Command
             journal: Arc::clone(&journal),
         },
     );
-    let signal = server::serve_with(listener, app, shutdown, stop, request.limits.timeouts.header)
-        .await
-        .map_err(|error| refused(error.refusal()))?;
+    let signal = server::serve_with(
+        listener,
+        app,
+        shutdown,
+        stop,
+        request.limits.timeouts.header,
+    )
+    .await
+    .map_err(|error| refused(error.refusal()))?;
     let stopped = server::stopped_document(signal, &name, &url, tool_count, bound.state);
     crate::commands::serve::report_stop(request.announce, &stopped, journal.recent(0).1)?;
     Err(CommandFailure::signalled(signal.exit_code()))

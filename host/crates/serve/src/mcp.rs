@@ -29,8 +29,8 @@ use tokio_util::sync::CancellationToken;
 
 use crate::arguments;
 use crate::backend::{ToolAnswer, ToolBackend};
-use crate::sessions::CappedSessions;
 use crate::journal::Journal;
+use crate::sessions::CappedSessions;
 
 /// The `_meta.provenance` every tool result carries: replayed content is target content.
 pub fn provenance() -> MetaObject {

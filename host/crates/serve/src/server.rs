@@ -25,7 +25,6 @@ use std::time::Duration;
 
 use axum::Router;
 use axum::extract::ConnectInfo;
-use tower::Layer;
 use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
 use hyper_util::server::conn::auto::Builder as ConnectionBuilder;
 use hyper_util::server::graceful::GracefulShutdown;
@@ -33,6 +32,7 @@ use hyper_util::service::TowerToHyperService;
 use serde_json::{Value, json};
 use tokio::net::{TcpListener, TcpStream};
 use tokio_util::sync::CancellationToken;
+use tower::Layer;
 
 use crate::config::ListenConfig;
 use crate::error::ServeError;
