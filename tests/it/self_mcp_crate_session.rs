@@ -305,7 +305,8 @@ async fn procedure_completion_follows_the_manifests_the_session_projected() {
     serving.await.expect("served");
 }
 
-// contract: COMPLETION-003, COMPLETION-012, COMPLETION-021
+// contract: COMPLETION-012, COMPLETION-021
+// COMPLETION-003 differs (host/crates/self-mcp/CONTRACT-NOTES.md): this test checks rea's form.
 #[tokio::test]
 async fn evidence_ids_are_offered_only_where_an_argument_accepts_them() {
     let (server, _) = server(ToolScope::All);

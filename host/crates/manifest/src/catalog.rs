@@ -997,7 +997,7 @@ mod tests {
 
     #[test]
     fn bodies_list_their_recorded_members_and_require_the_always_sent_ones() {
-        // contract: CARD-049
+        // CARD-049 holds in another form: a deviation in host/crates/serve/CONTRACT-NOTES.md.
         let mut tool = tool("PATCH", "/posts/{numeric}");
         let mut shape = BodyShape {
             records: 2,

@@ -664,7 +664,7 @@ mod tests {
         assert!(!views_only.contains("For a side given as a HAR path"));
     }
 
-    // contract: COMPLETION-003
+    // COMPLETION-003 differs (host/crates/self-mcp/CONTRACT-NOTES.md): this test checks rea's form.
     #[test]
     fn completion_is_attached_to_optional_arguments_only() {
         let mut with_completion = 0;
