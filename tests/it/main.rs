@@ -39,6 +39,7 @@ mod manifest_list_rule;
 mod security_build_signals;
 mod security_data_plane;
 mod security_faults;
+mod security_fuzz;
 mod security_hostile_input;
 mod security_pipeline_checks;
 mod security_plugin_pin;
