@@ -44,6 +44,7 @@ mod security_hostile_input;
 mod security_pipeline_checks;
 mod security_plugin_pin;
 mod security_serve_limits;
+mod security_soak;
 mod self_mcp_commands;
 mod self_mcp_crate_guidance_search;
 mod self_mcp_crate_server;

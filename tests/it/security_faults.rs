@@ -7,10 +7,12 @@
 //! `serve_lifecycle.rs`, LIMITS-020/021); a client killed mid-request costs the server nothing.
 
 use crate::bundle_support;
+use crate::security_build_signals::refusal_line;
 use crate::security_serve_limits::exchange;
 use crate::serve_support;
 
 use std::io::Write;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
@@ -19,13 +21,34 @@ use rea_tests::built_library;
 use serde_json::Value;
 use serve_support::process::{Server, address};
 
-fn refusal_line(stderr: &[String]) -> Value {
-    let line = stderr
-        .iter()
-        .rev()
-        .find(|line| line.contains("\"code\""))
-        .unwrap_or_else(|| panic!("no refusal on stderr: {stderr:?}"));
-    serde_json::from_str(line).unwrap_or_else(|_| panic!("not JSON: {line}"))
+/// An 8 MiB file to bundle as `bin/rea` (over what the faulty file systems below take).
+fn large_binary(work: &Path) -> PathBuf {
+    let binary = work.join("rea-large");
+    let mut file = std::fs::File::create(&binary).expect("create");
+    file.write_all(b"#!/bin/sh\n").expect("write");
+    file.write_all(&vec![b'#'; 8 * 1024 * 1024]).expect("write");
+    binary
+}
+
+/// `environment-build` of the tiddlywiki capture into `bundle`, bundling `binary`, appended to a
+/// command that prepares the process (a shell setting a limit, a namespace).
+fn build_bundle(mut command: Command, binary: &Path) -> Command {
+    let har = har("tiddlywiki");
+    command
+        .arg(rea())
+        .arg("environment-build")
+        .arg(har)
+        .args(["bundle", "--name", "wiki", "--binary"]);
+    command.arg(binary).arg("--json");
+    command
+}
+
+/// A refusal's message, asserted to be the write refusal that removed its staging folder.
+fn write_refusal(stderr: &[String]) -> String {
+    let refusal = refusal_line(stderr);
+    assert_eq!(refusal["code"], "write_failed", "{refusal}");
+    assert_eq!(refusal["data"]["removed"], true, "{refusal}");
+    refusal["message"].as_str().unwrap_or_default().to_owned()
 }
 
 /// A dry-run build of the json-server capture with these rule stages before `clock`; the
@@ -109,40 +132,18 @@ fn a_file_system_refusing_more_bytes_mid_write_leaves_no_bundle() {
     let dir = tempfile::tempdir().expect("tempdir");
     let work = dir.path();
     // A bundled binary of 8 MiB, over the 1 MiB the child may write to any one file.
-    let binary = work.join("rea-large");
-    let mut file = std::fs::File::create(&binary).expect("create");
-    file.write_all(b"#!/bin/sh\n").expect("write");
-    file.write_all(&vec![b'#'; 8 * 1024 * 1024]).expect("write");
-    drop(file);
+    let binary = large_binary(work);
     stand_in_binary(work);
     let before = snapshot(work);
-    let har = har("tiddlywiki").display().to_string();
     // dash's `ulimit -f` counts 512-byte blocks; SIGXFSZ ignored makes the write fail with EFBIG.
-    let mut command = Command::new("sh");
-    command.args(["-c", r#"trap '' XFSZ; ulimit -f 2048 && exec "$0" "$@""#]);
-    command.arg(rea()).args([
-        "environment-build",
-        har.as_str(),
-        "bundle",
-        "--name",
-        "wiki",
-        "--binary",
-        binary.to_str().expect("utf-8"),
-        "--json",
-    ]);
+    let mut shell = Command::new("sh");
+    shell.args(["-c", r#"trap '' XFSZ; ulimit -f 2048 && exec "$0" "$@""#]);
+    let command = build_bundle(shell, &binary);
     let (code, stdout, stderr) = Server::spawn_in(command, work, &[]).finish();
     assert_eq!(code, Some(1), "{stderr:?}");
     assert!(stdout.is_empty(), "{stdout}");
-    let refusal = refusal_line(&stderr);
-    assert_eq!(refusal["code"], "write_failed", "{refusal}");
-    assert_eq!(refusal["data"]["removed"], true, "{refusal}");
-    assert!(
-        refusal["message"]
-            .as_str()
-            .unwrap_or_default()
-            .contains("bin/rea"),
-        "{refusal}"
-    );
+    let message = write_refusal(&stderr);
+    assert!(message.contains("bin/rea"), "{message}");
     assert!(
         snapshot(work) == before,
         "no bundle and no staging folder are left"
@@ -166,45 +167,23 @@ fn a_full_disk_mid_write_leaves_no_bundle() {
     let dir = tempfile::tempdir().expect("tempdir");
     let work = dir.path();
     // A bundled binary of 8 MiB on a tmpfs of 4 MiB: the copy into bin/rea meets ENOSPC.
-    let binary = work.join("rea-large");
-    let mut file = std::fs::File::create(&binary).expect("create");
-    file.write_all(b"#!/bin/sh\n").expect("write");
-    file.write_all(&vec![b'#'; 8 * 1024 * 1024]).expect("write");
-    drop(file);
+    let binary = large_binary(work);
     let disk = work.join("disk");
     std::fs::create_dir(&disk).expect("mount point");
-    let har = har("tiddlywiki").display().to_string();
     // As root a private mount namespace is enough; elsewhere a user namespace grants the mount.
     let root = std::fs::read_to_string("/proc/self/status")
         .unwrap_or_default()
         .lines()
         .any(|line| line.starts_with("Uid:") && line.split_whitespace().nth(1) == Some("0"));
-    let mut command = Command::new("unshare");
-    command.arg(if root { "-m" } else { "-rm" });
-    command.args(["sh", "-c", IN_SMALL_TMPFS, "sh"]).arg(&disk);
-    command.arg(rea()).args([
-        "environment-build",
-        har.as_str(),
-        "bundle",
-        "--name",
-        "wiki",
-        "--binary",
-        binary.to_str().expect("utf-8"),
-        "--json",
-    ]);
+    let mut unshare = Command::new("unshare");
+    unshare.arg(if root { "-m" } else { "-rm" });
+    unshare.args(["sh", "-c", IN_SMALL_TMPFS, "sh"]).arg(&disk);
+    let command = build_bundle(unshare, &binary);
     let (code, stdout, stderr) = Server::spawn_in(command, work, &[("SIZE", "4m")]).finish();
     assert_ne!(code, Some(97), "no tmpfs could be mounted here: {stderr:?}");
     assert_eq!(code, Some(1), "{stdout} {stderr:?}");
-    let refusal = refusal_line(&stderr);
-    assert_eq!(refusal["code"], "write_failed", "{refusal}");
-    assert_eq!(refusal["data"]["removed"], true, "{refusal}");
-    assert!(
-        refusal["message"]
-            .as_str()
-            .unwrap_or_default()
-            .contains("No space left on device"),
-        "{refusal}"
-    );
+    let message = write_refusal(&stderr);
+    assert!(message.contains("No space left on device"), "{message}");
     let (report, left) = stdout.split_once("--- left:").expect("the listing");
     assert!(report.trim().is_empty(), "no report on a refusal: {report}");
     assert_eq!(
@@ -224,19 +203,9 @@ fn running_out_of_descriptors_while_building_refuses_and_leaves_nothing() {
         let work = dir.path();
         let stand_in = stand_in_binary(work);
         let before = snapshot(work);
-        let har = har("tiddlywiki").display().to_string();
-        let mut command = Command::new("sh");
-        command.args(["-c", &format!(r#"ulimit -n {limit} && exec "$0" "$@""#)]);
-        command.arg(rea()).args([
-            "environment-build",
-            har.as_str(),
-            "bundle",
-            "--name",
-            "wiki",
-            "--binary",
-            stand_in.to_str().expect("utf-8"),
-            "--json",
-        ]);
+        let mut shell = Command::new("sh");
+        shell.args(["-c", &format!(r#"ulimit -n {limit} && exec "$0" "$@""#)]);
+        let command = build_bundle(shell, &stand_in);
         let (code, _, stderr) = Server::spawn_in(command, work, &[]).finish();
         match code {
             Some(0) => assert!(work.join("bundle/envs/wiki/bin/rea").is_file(), "{limit}"),
@@ -267,16 +236,7 @@ fn running_out_of_descriptors_while_building_refuses_and_leaves_nothing() {
 
 #[test]
 fn a_client_killed_mid_request_costs_the_server_nothing() {
-    let mut server = Server::start(
-        &[
-            "json-server.manifest.json",
-            "--evidence",
-            "json-server.capture.json",
-            "--port",
-            "0",
-        ],
-        &[],
-    );
+    let mut server = Server::json_server(&[]);
     let address = address(&server.url());
     for path in ["/mcp", "/agentenv"] {
         for _ in 0..20 {

@@ -76,6 +76,7 @@ pub mod jsonrpc;
 pub mod logging;
 pub mod mcp;
 pub mod mcp_intake;
+pub mod memory;
 pub mod queue;
 pub mod redact;
 pub mod schema;
@@ -171,9 +172,11 @@ pub fn app(
 ) -> Router {
     let card = Bytes::from(backend.card().to_string());
     let surface = mcp::McpSurface::new(backend).keeping_credentials(options.keep_credentials);
+    let activity = memory::Activity::default();
+    activity.trim_when_idle(options.shutdown.child_token());
     let sessions = Arc::new(sessions::CappedSessions::new(
         options.sessions,
-        options.shutdown.child_token(),
+        activity.clone(),
     ));
     let mcp_service = surface.http_service(
         options.shutdown.child_token(),
@@ -218,6 +221,10 @@ pub fn app(
         .layer(axum::middleware::from_fn_with_state(
             allowed,
             guard::protect,
+        ))
+        .layer(axum::middleware::from_fn_with_state(
+            activity,
+            memory::count_request,
         ))
 }
 
