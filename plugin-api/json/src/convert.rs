@@ -57,14 +57,19 @@ impl Json {
 
     /// The pointer of the first number that a native number would not keep, if any.
     pub fn first_unsafe_number(&self) -> Option<String> {
-        fn walk(value: &Json, pointer: &mut String) -> bool {
+        self.first_number_where(|number| !number.is_lossless())
+    }
+
+    /// The pointer of the first number (in document order) for which `test` holds, if any.
+    pub fn first_number_where(&self, test: impl Fn(&Number) -> bool) -> Option<String> {
+        fn walk(value: &Json, pointer: &mut String, test: &dyn Fn(&Number) -> bool) -> bool {
             match value {
-                Json::Number(number) => !number.is_lossless(),
+                Json::Number(number) => test(number),
                 Json::Array(items) => items.iter().enumerate().any(|(index, item)| {
                     let length = pointer.len();
                     pointer.push('/');
                     pointer.push_str(&index.to_string());
-                    let found = walk(item, pointer);
+                    let found = walk(item, pointer, test);
                     if !found {
                         pointer.truncate(length);
                     }
@@ -74,7 +79,7 @@ impl Json {
                     let length = pointer.len();
                     pointer.push('/');
                     pointer.push_str(&escape_pointer_segment(key));
-                    let found = walk(item, pointer);
+                    let found = walk(item, pointer, test);
                     if !found {
                         pointer.truncate(length);
                     }
@@ -84,7 +89,7 @@ impl Json {
             }
         }
         let mut pointer = String::new();
-        walk(self, &mut pointer).then_some(pointer)
+        walk(self, &mut pointer, &test).then_some(pointer)
     }
 
     /// Converts a `serde_json::Value` (numbers take serde_json's spelling).

@@ -9,7 +9,7 @@
 //! out in full, where they are no longer safe integers. A number that is refused is never
 //! altered into a nearby one.
 
-use rea_plugin_api::json::{Json, Number, escape_pointer_segment};
+use rea_plugin_api::json::{Json, Number};
 
 /// 2^53: the first integer a double cannot tell from its neighbour.
 const SAFE_LIMIT: f64 = 9_007_199_254_740_992.0;
@@ -28,34 +28,7 @@ pub fn is_exact(number: &Number) -> bool {
 
 /// The JSON pointer of the first number (in document order) that is not exact.
 pub fn first_inexact_number(value: &Json) -> Option<String> {
-    fn walk(value: &Json, pointer: &mut String) -> bool {
-        match value {
-            Json::Number(number) => !is_exact(number),
-            Json::Array(items) => items.iter().enumerate().any(|(index, item)| {
-                let length = pointer.len();
-                pointer.push('/');
-                pointer.push_str(&index.to_string());
-                let found = walk(item, pointer);
-                if !found {
-                    pointer.truncate(length);
-                }
-                found
-            }),
-            Json::Object(object) => object.iter().any(|(key, item)| {
-                let length = pointer.len();
-                pointer.push('/');
-                pointer.push_str(&escape_pointer_segment(key));
-                let found = walk(item, pointer);
-                if !found {
-                    pointer.truncate(length);
-                }
-                found
-            }),
-            _ => false,
-        }
-    }
-    let mut pointer = String::new();
-    walk(value, &mut pointer).then_some(pointer)
+    value.first_number_where(|number| !is_exact(number))
 }
 
 #[cfg(test)]
