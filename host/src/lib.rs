@@ -20,6 +20,7 @@ use rea_plugin_uuid as _;
 pub mod cli;
 pub mod commands;
 pub mod output;
+pub mod provenance;
 
 /// A registry holding every plugin built into this binary. Use this (not
 /// `Registry::with_builtins` directly) from code outside the host, so the built-in plugin crates

@@ -88,6 +88,7 @@ fn every_shared_capture_builds_a_bundle_of_the_documented_layout() {
             format!("envs/{name}/evidence.json"),
             format!("envs/{name}/manifest.json"),
             format!("envs/{name}/pipeline.toml"),
+            format!("envs/{name}/state.json"),
             "tasks/smoke.json".to_owned(),
         ]
         .into();
@@ -174,10 +175,12 @@ fn every_shared_capture_builds_a_bundle_of_the_documented_layout() {
             "MCP_HOST=0.0.0.0".to_owned(),
             "MCP_PORT=18765".to_owned(),
             format!("MCP_ALLOWED_HOSTS=localhost,127.0.0.1,::1,{name}"),
-            "COPY --chown=rea:rea manifest.json evidence.json pipeline.toml /env/".to_owned(),
+            "COPY --chown=rea:rea manifest.json evidence.json pipeline.toml state.json /env/"
+                .to_owned(),
             "\nUSER rea\n".to_owned(),
             "\"environment-serve\",\"/env/manifest.json\",\"--evidence\",\"/env/evidence.json\""
                 .to_owned(),
+            "\"--state\",\"/env/state.json\"]".to_owned(),
         ] {
             assert!(
                 dockerfile.contains(&needle),

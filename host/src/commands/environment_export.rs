@@ -87,6 +87,7 @@ fn export(args: &EnvironmentExportArgs, progress: &mut Progress) -> Result<Value
     let (pipeline, (registry, resolved)) =
         load_pipeline(args.pipeline.as_deref()).map_err(stage)?;
     let rules = state_rules(&registry, &resolved).map_err(stage)?;
+    let provenance = crate::provenance::provenance(&resolved, &registry);
     progress.stage("binary", "hashing the rea binary");
     let binary = bundled_binary(args.binary.as_deref()).map_err(stage)?;
     progress.check().map_err(stage)?;
@@ -115,6 +116,7 @@ fn export(args: &EnvironmentExportArgs, progress: &mut Progress) -> Result<Value
         local_origin: LocalOriginName::Manifest,
         pipeline,
         rules,
+        provenance: Some(provenance),
         binary,
         serve: serve_command(),
         target: Some(Target {
@@ -357,7 +359,17 @@ pub fn serve_command() -> ServeCommand {
                 .get_arguments()
                 .any(|argument| argument.get_long() == Some("pipeline"))
         });
-    ServeCommand { pipeline_flag }
+    let state_file = command
+        .find_subcommand("environment-serve")
+        .is_some_and(|serve| {
+            serve
+                .get_arguments()
+                .any(|argument| argument.get_long() == Some("state"))
+        });
+    ServeCommand {
+        pipeline_flag,
+        state_file,
+    }
 }
 
 /// SIGINT as a flag the stages poll; a second SIGINT ends the process at once.

@@ -25,7 +25,11 @@
 //! ([`rea_backends::prepare`]: the state catalog's discovery reservation, the `environment-state`
 //! view with the manifest's rules, the `data/get` size); when it is unavailable a warning naming
 //! the code and message is logged, replay is served, and the stopped document reports
-//! `state: {"served": false, "reason": "unavailable", "code", "message"}`.
+//! `state: {"served": false, "reason": "unavailable", "code", "message"}`. `--state FILE` (a
+//! bundle's `state.json`) reads the derived state and its write plans instead of deriving them,
+//! when they were derived from this capture and manifest by this build with this pipeline
+//! ([`rea_state::precomputed`]); otherwise, or when the file cannot be read, a warning says why
+//! and the state is derived.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -69,6 +73,11 @@ pub struct EnvironmentServeArgs {
     /// the embedded pipeline).
     #[arg(long, value_name = "FILE")]
     pub pipeline: Option<PathBuf>,
+    /// A precomputed state (`state.json` of a bundle, written by `environment-build`): read instead
+    /// of deriving the state when it was derived from these inputs by this build with this
+    /// pipeline; otherwise the state is derived, with a warning saying why.
+    #[arg(long, value_name = "FILE", conflicts_with = "replay_only")]
+    pub state: Option<PathBuf>,
 }
 
 /// Runs `rea environment-serve`.
@@ -105,7 +114,14 @@ pub fn run(args: &EnvironmentServeArgs) -> Result<(), CommandFailure> {
                 "cannot start the runtime: {error}"
             )))
         })?;
-    let outcome = runtime.block_on(serve(args, &env, listen, Arc::new(rules), &pipeline));
+    let provenance = crate::provenance::provenance(&pipeline, &registry);
+    let outcome = runtime.block_on(serve(
+        args,
+        &env,
+        listen,
+        (Arc::new(rules), provenance),
+        &pipeline,
+    ));
     // Never wait for a blocking load a signal abandoned.
     runtime.shutdown_background();
     outcome
@@ -130,7 +146,10 @@ async fn serve(
     args: &EnvironmentServeArgs,
     env: &dyn EnvSource,
     listen: ListenConfig,
-    rules: Arc<rea_state::rules::RuleSet>,
+    (rules, provenance): (
+        Arc<rea_state::rules::RuleSet>,
+        rea_state::precomputed::Provenance,
+    ),
     pipeline: &rea_pipeline::Pipeline,
 ) -> Result<(), CommandFailure> {
     let mut stop = Box::pin(server::stop_signals().map_err(|error| refused(error.refusal()))?);
@@ -173,8 +192,17 @@ async fn serve(
             )
         } else {
             let served_name = name.clone();
+            let state_path = args.state.clone();
             let preparing = tokio::task::spawn_blocking(move || {
-                rea_backends::prepare(environment, &manifest, &capture, &served_name, rules)
+                let precomputed = state_path.and_then(|path| read_state(&path, provenance));
+                rea_backends::prepare_precomputed(
+                    environment,
+                    &manifest,
+                    &capture,
+                    &served_name,
+                    rules,
+                    precomputed,
+                )
             });
             let serving = tokio::select! {
                 prepared = preparing => prepared.map_err(|error| {
@@ -187,6 +215,7 @@ async fn serve(
                     backend,
                     plane,
                     report,
+                    ..
                 } => (backend, plane, report),
                 rea_backends::Serving::Replay {
                     environment,
@@ -232,6 +261,29 @@ async fn serve(
         signal, &name, &url, tool_count, state,
     ))?;
     Err(CommandFailure::signalled(signal.exit_code()))
+}
+
+/// Reads a precomputed state file; one that cannot be read is logged and the state derived.
+fn read_state(
+    path: &Path,
+    provenance: rea_state::precomputed::Provenance,
+) -> Option<rea_state::startup::PrecomputedInput> {
+    let limit = rea_state::evidence::DERIVATION_BUDGET_BYTES + 64 * 1024;
+    match rea_evidence::read_bounded(path, limit) {
+        Ok(file) => Some(rea_state::startup::PrecomputedInput {
+            bytes: file.bytes,
+            provenance,
+        }),
+        Err(refusal) => {
+            tracing::warn!(
+                path = path.display().to_string().as_str(),
+                code = refusal.code.as_str(),
+                reason = refusal.message.as_str(),
+                "the precomputed state cannot be read; deriving the state"
+            );
+            None
+        }
+    }
 }
 
 /// Reads both Evidence files once, authenticates them, and builds the replay environment; the

@@ -17,7 +17,7 @@
 //!
 //! ```text
 //! match rea_backends::prepare(environment, &manifest, &capture_evidence, &name, Arc::new(rules)) {
-//!     Serving::State { backend, plane, report } => …,              // rea_serve::app(backend, plane, …)
+//!     Serving::State { backend, plane, report, .. } => …,          // rea_serve::app(backend, plane, …)
 //!     Serving::Replay { environment, refusal, report } => …,       // ReplayBackend::new(environment, &name)
 //! }
 //! ```
@@ -32,4 +32,4 @@ pub mod plane;
 pub mod replay;
 pub mod startup;
 
-pub use startup::{Serving, prepare, prepare_with, prepare_within};
+pub use startup::{Serving, prepare, prepare_precomputed, prepare_with, prepare_within};

@@ -80,6 +80,9 @@ pub struct ExportRequest {
     pub binary: BundledBinary,
     /// The serve command the image runs.
     pub serve: ServeCommand,
+    /// What the bundled state is keyed with ([`rea_state::precomputed`]): the code and pipeline
+    /// deriving it; `None` stores no precomputed state.
+    pub provenance: Option<rea_state::precomputed::Provenance>,
     /// Where to write; `None` only for a dry run.
     pub target: Option<Target>,
     /// Plan only: write nothing.
@@ -139,6 +142,7 @@ pub fn plan(
         &request.pair.capture_evidence,
         &name,
         std::sync::Arc::clone(&request.rules),
+        request.provenance.as_ref(),
     )
     .map_err(|refusal| refusal.in_stage(request.stages.bundle))?;
     cancelled(observer, request.stages.bundle)?;
@@ -176,17 +180,14 @@ fn plan_files(request: &ExportRequest, name: &str, prediction: &Prediction) -> V
         path,
         content: FileContent::Bytes(bytes),
     };
+    let serve = ServeCommand {
+        state_file: request.serve.state_file && prediction.precomputed.is_some(),
+        ..request.serve.clone()
+    };
     let mut files = vec![
         bytes(
             "README.md".to_owned(),
-            content::readme(
-                name,
-                &request.pair,
-                prediction,
-                &request.binary,
-                &request.serve,
-            )
-            .into_bytes(),
+            content::readme(name, &request.pair, prediction, &request.binary, &serve).into_bytes(),
         ),
         bytes(
             format!("artifacts/check_{name}/verify.py"),
@@ -194,8 +195,7 @@ fn plan_files(request: &ExportRequest, name: &str, prediction: &Prediction) -> V
         ),
         bytes(
             format!("{env}/Dockerfile"),
-            content::dockerfile(name, &request.serve, !request.pipeline.plugins.is_empty())
-                .into_bytes(),
+            content::dockerfile(name, &serve, !request.pipeline.plugins.is_empty()).into_bytes(),
         ),
         PlannedFile {
             path: format!("{env}/bin/rea"),
@@ -226,6 +226,12 @@ fn plan_files(request: &ExportRequest, name: &str, prediction: &Prediction) -> V
             content::smoke_task(name).into_bytes(),
         ),
     ];
+    if let (true, Some(state)) = (serve.state_file, &prediction.precomputed) {
+        files.push(bytes(
+            format!("{env}/{}", content::STATE_FILE),
+            state.clone(),
+        ));
+    }
     for (path, library) in &request.pipeline.plugins {
         files.push(bytes(format!("{env}/{path}"), library.clone()));
     }

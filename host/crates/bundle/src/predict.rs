@@ -24,6 +24,7 @@ use rea_evidence::{Evidence, Refusal};
 use rea_manifest::{Environment, Manifest};
 use rea_serve::ToolBackend;
 use rea_serve::mcp::McpSurface;
+use rea_state::precomputed::{Provenance, StateKey, write_precomputed};
 use rea_state::rules::RuleSet;
 use serde_json::Value;
 
@@ -41,6 +42,9 @@ pub struct Prediction {
     pub unavailable: Option<Refusal>,
     /// The state's coverage (read views and write plans summarized), `None` when replay serves.
     pub coverage: Option<Value>,
+    /// The derived state as the bundle's `state.json` ([`rea_state::precomputed`]), when the
+    /// state serves and a provenance was given.
+    pub precomputed: Option<Vec<u8>>,
 }
 
 impl Prediction {
@@ -69,7 +73,8 @@ pub struct Probe {
     pub status: Option<u16>,
 }
 
-/// Prepares the environment under `name` as its server will and predicts what it serves.
+/// Prepares the environment under `name` as its server will and predicts what it serves; with a
+/// provenance, also writes the derived state as a precomputed state keyed with it.
 ///
 /// Refused (`resource_constraint`) when the served catalog exceeds the discovery reservation.
 /// Must not be called from within an async runtime (the tool calls run on a runtime of its own).
@@ -79,9 +84,11 @@ pub fn predict(
     capture: &Evidence,
     name: &str,
     rules: Arc<RuleSet>,
+    provenance: Option<&Provenance>,
 ) -> Result<Prediction, Refusal> {
     // As the server: the replay catalog under the served name first, then the state.
     environment.check_discovery_reservation(name)?;
+    let mut precomputed = None;
     let (backend, state, unavailable, coverage): (
         Arc<dyn ToolBackend>,
         Value,
@@ -89,9 +96,26 @@ pub fn predict(
         Option<Value>,
     ) = match rea_backends::prepare(environment, manifest, capture, name, rules) {
         Serving::State {
-            backend, report, ..
+            backend,
+            report,
+            data_get_bytes,
+            ..
         } => {
-            let coverage = Some(rea_state::coverage::summary(backend.service().derived()));
+            let service = backend.service();
+            let coverage = Some(rea_state::coverage::summary(service.derived()));
+            if let Some(provenance) = provenance {
+                let key = StateKey::new(
+                    capture.id(),
+                    &service.derived().manifest_evidence_id,
+                    provenance,
+                );
+                precomputed = Some(write_precomputed(
+                    service.derived(),
+                    service.state_evidence_id(),
+                    data_get_bytes,
+                    &key,
+                )?);
+            }
             (backend, report, None, coverage)
         }
         Serving::Replay {
@@ -118,6 +142,7 @@ pub fn predict(
         state,
         unavailable,
         coverage,
+        precomputed,
     })
 }
 

@@ -48,6 +48,7 @@ pub mod intake;
 pub mod model;
 pub mod observation;
 pub mod plane;
+pub mod precomputed;
 pub mod query;
 pub mod read;
 pub mod render;
