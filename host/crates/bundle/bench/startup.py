@@ -1,7 +1,7 @@
 """Startup and memory of bundles: build each capture into a bundle, then start its server with and
 without the bundle's precomputed state (state.json) and time it to its first 200 from /ready.
 
-    python3 startup.py REA CAPTURE.har... [--runs N] [--ceilings FILE]
+    python3 startup.py REA CAPTURE.har... [--runs N] [--ceilings FILE] [--binary FILE]
 
 Per capture it prints the capture's size, `environment-build`'s wall time and peak RSS (the child's
 ru_maxrss), then for the server deriving the state (no --state: what every server did before) and
@@ -10,7 +10,8 @@ reading it (--state): the median time from spawn to /ready over N fresh processe
 
 With --ceilings FILE (JSON: {"NAME": {"build_s", "build_rss_mib", "ready_ms", "ready_rss_mib"}}),
 each capture named there must stay within its ceilings (the precomputed server's figures); the run
-fails naming every figure over its ceiling. Everything binds 127.0.0.1.
+fails naming every figure over its ceiling. --binary FILE is the binary the bundles carry (passed to
+`environment-build --binary`; default: REA itself). Everything binds 127.0.0.1.
 """
 import argparse
 import json
@@ -35,10 +36,13 @@ def mib(value_bytes):
     return value_bytes / 1048576
 
 
-def build(rea, har, bundle):
+def build(rea, har, bundle, binary):
+    argv = [rea, "environment-build", har, bundle, "--name", "bench", "--json"]
+    if binary:
+        argv += ["--binary", binary]
     start = time.monotonic()
     child = subprocess.Popen(
-        [rea, "environment-build", har, bundle, "--name", "bench", "--json"],
+        argv,
         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     output = child.stdout.read()
     _, status, usage = os.wait4(child.pid, 0)
@@ -99,7 +103,10 @@ def main():
     parser.add_argument("captures", nargs="+")
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--ceilings")
+    parser.add_argument("--binary")
     args = parser.parse_args()
+    # The servers run in their env folders.
+    args.rea = os.path.abspath(args.rea)
     ceilings = json.load(open(args.ceilings)) if args.ceilings else {}
     work = tempfile.mkdtemp()
     failures = []
@@ -112,7 +119,7 @@ def main():
                 os.path.splitext(os.path.basename(har))[0]
             size = mib(os.path.getsize(har))
             bundle = os.path.join(work, name)
-            build_s, build_rss, report = build(args.rea, har, bundle)
+            build_s, build_rss, report = build(args.rea, har, bundle, args.binary)
             env_dir = os.path.join(bundle, "envs", report["name"])
             has_state = os.path.exists(os.path.join(env_dir, "state.json"))
             derive = ready(args.rea, env_dir, False, args.runs)
