@@ -348,27 +348,23 @@ pub fn bundled_binary(path: Option<&Path>) -> Result<BundledBinary, Refusal> {
     })
 }
 
-/// The serve command the image runs: `--pipeline` is passed when `environment-serve` takes it.
+/// The serve command the image runs: `--pipeline` and `--state` are passed when
+/// `environment-serve` takes them.
 pub fn serve_command() -> ServeCommand {
     use clap::CommandFactory;
     let command = crate::cli::Cli::command();
-    let pipeline_flag = command
-        .find_subcommand("environment-serve")
-        .is_some_and(|serve| {
-            serve
-                .get_arguments()
-                .any(|argument| argument.get_long() == Some("pipeline"))
-        });
-    let state_file = command
-        .find_subcommand("environment-serve")
-        .is_some_and(|serve| {
-            serve
-                .get_arguments()
-                .any(|argument| argument.get_long() == Some("state"))
-        });
+    let takes = |flag: &str| {
+        command
+            .find_subcommand("environment-serve")
+            .is_some_and(|serve| {
+                serve
+                    .get_arguments()
+                    .any(|argument| argument.get_long() == Some(flag))
+            })
+    };
     ServeCommand {
-        pipeline_flag,
-        state_file,
+        pipeline_flag: takes("pipeline"),
+        state_file: takes("state"),
     }
 }
 
