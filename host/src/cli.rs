@@ -25,8 +25,12 @@ enum Command {
     Pipeline(commands::pipeline::PipelineCommand),
     /// Inspect a recorded capture file (HAR) offline and print its capture Evidence.
     InspectWebNetworkCapture(commands::inspect_capture::InspectCaptureArgs),
+    /// Record a scripted browser session (a browser scenario) and print its capture Evidence.
+    CaptureBrowserScenario(commands::capture_scenario::CaptureScenarioArgs),
     /// Project an analysis view (the environment manifest) from capture Evidence and print it.
     InspectAnalysisView(commands::inspect_view::InspectViewArgs),
+    /// Serve a capture (.har or its Evidence) or a bundle folder as an agent environment, in one step.
+    Serve(commands::serve::ServeArgs),
     /// Serve a manifest as an agent environment: MCP at /mcp, the card, the /agentenv data plane.
     EnvironmentServe(commands::environment_serve::EnvironmentServeArgs),
     /// Write a manifest and its capture as an agentenv bundle (a folder `agent-env run` runs).
@@ -41,6 +45,27 @@ enum Command {
     GuidedWorkflows(commands::guided_workflows::GuidedWorkflowsArgs),
     /// Search rea's guidance (--query), or read a section (--action read --locator L).
     Guidance(commands::guidance::GuidanceArgs),
+}
+
+impl Command {
+    /// The subcommand's name as typed (`environment-build`), for hints.
+    fn name(&self) -> &'static str {
+        match self {
+            Self::Plugins(_) => "plugins",
+            Self::Pipeline(_) => "pipeline",
+            Self::InspectWebNetworkCapture(_) => "inspect-web-network-capture",
+            Self::InspectAnalysisView(_) => "inspect-analysis-view",
+            Self::CaptureBrowserScenario(_) => "capture-browser-scenario",
+            Self::Serve(_) => "serve",
+            Self::EnvironmentServe(_) => "environment-serve",
+            Self::EnvironmentExport(_) => "environment-export",
+            Self::EnvironmentCompare(_) => "environment-compare",
+            Self::EnvironmentBuild(_) => "environment-build",
+            Self::Mcp(_) => "mcp",
+            Self::GuidedWorkflows(_) => "guided-workflows",
+            Self::Guidance(_) => "guidance",
+        }
+    }
 }
 
 /// Runs `rea` with these arguments (the first is the program name) and returns the exit code.
@@ -60,11 +85,14 @@ where
             };
         }
     };
+    let name = cli.command.name();
     let outcome = match cli.command {
         Command::Plugins(args) => commands::plugins::run(&args),
         Command::Pipeline(command) => commands::pipeline::run(&command),
         Command::InspectWebNetworkCapture(args) => commands::inspect_capture::run(&args),
+        Command::CaptureBrowserScenario(args) => commands::capture_scenario::run(&args),
         Command::InspectAnalysisView(args) => commands::inspect_view::run(&args),
+        Command::Serve(args) => commands::serve::run(&args),
         Command::EnvironmentServe(args) => commands::environment_serve::run(&args),
         Command::EnvironmentExport(args) => commands::environment_export::run(&args),
         Command::EnvironmentBuild(args) => commands::environment_build::run(&args),
@@ -75,6 +103,6 @@ where
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,
-        Err(failure) => failure.report(),
+        Err(failure) => failure.report(name),
     }
 }

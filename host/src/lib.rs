@@ -3,6 +3,7 @@
 //! run live in their own crates (`rea-evidence`, …) so tests can drive them without a process.
 
 // Built-in plugins are linked only when named; naming them registers them with `inventory`.
+use rea_plugin_browser_scenario as _;
 use rea_plugin_har as _;
 // The built-in state rules.
 use rea_plugin_clock as _;
@@ -20,6 +21,7 @@ use rea_plugin_uuid as _;
 pub mod cli;
 pub mod commands;
 pub mod output;
+pub mod progress;
 pub mod provenance;
 
 /// A registry holding every plugin built into this binary. Use this (not

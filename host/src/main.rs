@@ -2,6 +2,6 @@
 
 use std::process::ExitCode;
 
-fn main() -> anyhow::Result<ExitCode> {
-    Ok(rea::cli::main_with_args(std::env::args_os()))
+fn main() -> ExitCode {
+    rea::cli::main_with_args(std::env::args_os())
 }

@@ -226,6 +226,14 @@ pub struct PluginModule {
     /// before it has none, and the generated accessor answers `None`.
     #[sabi(missing_field(option))]
     pub tool_stage: extern "C" fn(name: RStr<'_>) -> RResult<ToolStageBox, PluginError>,
+    /// Checks option values of the rule stage with that name: `request` is a
+    /// [`crate::contracts::rule::OptionsCheckRequest`], the answer a
+    /// [`crate::contracts::rule::OptionsCheck`], both JSON text. Added after tool stages: a plugin
+    /// built before it has none (the accessor answers `None`), and its option values are checked
+    /// only when it learns.
+    #[sabi(missing_field(option))]
+    pub check_rule_options:
+        extern "C" fn(name: RStr<'_>, request: RStr<'_>) -> RResult<RString, PluginError>,
 }
 
 impl RootModule for PluginModuleRef {

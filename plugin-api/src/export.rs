@@ -1,7 +1,8 @@
 //! Helpers for plugin authors: write a plugin as plain Rust, export it through the ABI.
 //!
-//! A plugin implements [`CaptureExtractor`] or [`StateRule`] (typed, no JSON by hand), collects its
-//! stages in a [`Plugin`], and declares its root module with [`plugin_root_module!`]. The adapters
+//! A plugin implements [`CaptureExtractor`], [`StateRule`] or [`AgentTool`] (typed, no JSON by
+//! hand), collects its stages in a [`Plugin`], and declares its root module with
+//! [`plugin_root_module!`]. The adapters
 //! here turn each call into the ABI's JSON-text form and catch every panic on the plugin side, so a
 //! panicking plugin returns a [`PluginError`] with code [`PluginError::PANICKED`] instead of aborting
 //! the host (abi_stable's own `extern "C"` shims abort on unwinding).
@@ -14,11 +15,12 @@
 //! rea_plugin_api::submit_builtin!(root_module); // only for plugins linked into the host
 //! ```
 //!
-//! A cdylib wrapper crate then exports the same module:
+//! A plugin library then exports the same module with [`export_plugin!`] (in the plugin crate
+//! itself for a third-party plugin, in a tiny cdylib wrapper crate for a built-in one, because the
+//! symbol it defines has one fixed name per binary):
 //!
 //! ```ignore
-//! #[abi_stable::export_root_module]
-//! fn root() -> rea_plugin_api::PluginModuleRef { my_plugin::root_module() }
+//! rea_plugin_api::export_plugin!(my_plugin::root_module);
 //! ```
 
 use std::any::Any;
@@ -35,9 +37,13 @@ use crate::abi::{
     RuleStage_TO, RuleStageBox, StageDescriptor, StageKind, ToolStage, ToolStage_TO, ToolStageBox,
 };
 use crate::contracts::capture::{ExtractRequest, Extraction};
-use crate::contracts::rule::{ApplyOutcome, ApplyRequest, LearnOutcome, LearnRequest};
+use crate::contracts::rule::{
+    ApplyOutcome, ApplyRequest, LearnOutcome, LearnRequest, OptionProblem, OptionsCheck,
+    OptionsCheckRequest, RawOptions,
+};
 use crate::contracts::tool::{ToolCallOutcome, ToolCallRequest, ToolDescription};
 use crate::contracts::{SCHEMA_VERSION, SchemaVersioned};
+use crate::options::{check_options, invalid_option, option_names, read_options};
 
 /// A capture extractor written in plain Rust.
 pub trait CaptureExtractor: Send + Sync + 'static {
@@ -52,12 +58,24 @@ pub trait CaptureExtractor: Send + Sync + 'static {
     }
 }
 
-/// A state rule written in plain Rust.
+/// A state rule written in plain Rust, over its own options and learned-rule types.
+///
+/// The adapters read the pipeline's options into [`StateRule::Options`] (a value that does not
+/// fit is reported by `rea pipeline check` with its line and column, before anything learns) and
+/// the learned rule `apply` gets back into [`StateRule::Rule`]; neither is JSON the rule writes.
 pub trait StateRule: Send + Sync + 'static {
+    /// The options a pipeline may give (`[[rules]] options = {…}`): a serde struct whose field
+    /// names are the option names, or [`NoOptions`](crate::contracts::rule::NoOptions).
+    type Options: DeserializeOwned;
+    /// The learned rule: what `learn` answers and `apply` receives back (opaque to the host).
+    type Rule: Serialize + DeserializeOwned;
     /// Learns the rule from observations, or says it has no explanation.
-    fn learn(&self, request: &LearnRequest) -> Result<LearnOutcome, PluginError>;
+    fn learn(
+        &self,
+        request: &LearnRequest<Self::Options>,
+    ) -> Result<LearnOutcome<Self::Rule>, PluginError>;
     /// Applies a learned rule to a served call.
-    fn apply(&self, request: &ApplyRequest) -> Result<ApplyOutcome, PluginError>;
+    fn apply(&self, request: &ApplyRequest<Self::Rule>) -> Result<ApplyOutcome, PluginError>;
 }
 
 /// An MCP tool written in plain Rust, contributed to `rea mcp`'s catalog.
@@ -71,7 +89,8 @@ pub trait AgentTool: Send + Sync + 'static {
     ) -> Result<serde_json::Value, PluginError>;
 }
 
-/// The descriptive part of a stage: its name, summary, input kinds and option names.
+/// The descriptive part of a stage: its name, summary, input kinds and option names (for a rule,
+/// read off its `Options` type when not declared).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StageInfo {
     /// Unique stage name (kebab-case).
@@ -140,7 +159,7 @@ pub struct Plugin {
     version: String,
     api_version: String,
     captures: Vec<(StageInfo, Arc<dyn CaptureExtractor>)>,
-    rules: Vec<(StageInfo, Arc<dyn StateRule>)>,
+    rules: Vec<(StageInfo, Arc<dyn RuleCalls>)>,
     tools: Vec<(StageInfo, Arc<dyn AgentTool>)>,
 }
 
@@ -163,9 +182,15 @@ impl Plugin {
         self
     }
 
-    /// Adds a rule stage.
-    pub fn rule(mut self, info: StageInfo, stage: impl StateRule) -> Self {
-        self.rules.push((info, Arc::new(stage)));
+    /// Adds a rule stage. Its option names are those the info declares or, when it declares
+    /// none, the fields of the rule's `Options` struct.
+    pub fn rule<R: StateRule>(mut self, mut info: StageInfo, stage: R) -> Self {
+        if info.options.is_empty()
+            && let Some(names) = option_names::<R::Options>()
+        {
+            info.options = names.iter().map(|name| (*name).to_owned()).collect();
+        }
+        self.rules.push((info, Arc::new(TypedRule(stage))));
         self
     }
 
@@ -229,6 +254,21 @@ impl Plugin {
         ))
     }
 
+    /// Checks option values for the named rule stage: `request` is an
+    /// [`OptionsCheckRequest`] as JSON text; the answer an [`OptionsCheck`] as JSON text.
+    pub fn check_rule_options(&self, name: &str, request: &str) -> Result<RString, PluginError> {
+        let (_, stage) = self
+            .rules
+            .iter()
+            .find(|(info, _)| info.name == name)
+            .ok_or_else(|| unknown_stage(&self.name, name, StageKind::Rule))?;
+        let request: OptionsCheckRequest = decode_payload(request)?;
+        encode_payload(&OptionsCheck {
+            problems: stage.check_options(&request.options),
+            schema_version: SCHEMA_VERSION,
+        })
+    }
+
     /// Constructs the named tool stage as an ABI trait object.
     pub fn tool_stage(&self, name: &str) -> Result<ToolStageBox, PluginError> {
         let (_, tool) = self
@@ -256,15 +296,59 @@ fn unknown_stage(plugin: &str, stage: &str, kind: StageKind) -> PluginError {
 /// Runs `f`, turning a panic into a [`PluginError`] with code [`PluginError::PANICKED`].
 ///
 /// Every exported call goes through this, so no unwind ever reaches an `extern "C"` frame.
+///
+/// A panic inside the guard is not printed by the panic hook (a dynamic plugin's own std would
+/// write it to the host's stderr as raw text between JSON log lines): its message and location
+/// come back in the error, for the host to log and report. Panics outside a guard reach the hook
+/// that was installed before.
 pub fn guard<T>(f: impl FnOnce() -> Result<T, PluginError>) -> RResult<T, PluginError> {
-    match catch_unwind(AssertUnwindSafe(f)) {
+    quiet_panics_in_guards();
+    GUARDED.with(|depth| depth.set(depth.get() + 1));
+    let outcome = catch_unwind(AssertUnwindSafe(f));
+    GUARDED.with(|depth| depth.set(depth.get().saturating_sub(1)));
+    match outcome {
         Ok(Ok(value)) => RResult::ROk(value),
         Ok(Err(error)) => RResult::RErr(error),
-        Err(payload) => RResult::RErr(PluginError::new(
-            PluginError::PANICKED,
-            format!("the plugin panicked: {}", panic_message(payload.as_ref())),
-        )),
+        Err(payload) => {
+            let location = PANIC_LOCATION
+                .with(|location| location.take())
+                .map(|location| format!(" at {location}"))
+                .unwrap_or_default();
+            RResult::RErr(PluginError::new(
+                PluginError::PANICKED,
+                format!(
+                    "the plugin panicked{location}: {}",
+                    panic_message(payload.as_ref())
+                ),
+            ))
+        }
     }
+}
+
+thread_local! {
+    /// How many guards this thread is inside.
+    static GUARDED: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
+    /// Where the last guarded panic happened (`file:line`).
+    static PANIC_LOCATION: std::cell::RefCell<Option<String>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Installs, once, a panic hook that stays silent inside a guard and defers to the previous hook
+/// elsewhere.
+fn quiet_panics_in_guards() {
+    static INSTALLED: std::sync::Once = std::sync::Once::new();
+    INSTALLED.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if GUARDED.with(std::cell::Cell::get) > 0 {
+                let location = info
+                    .location()
+                    .map(|location| format!("{}:{}", location.file(), location.line()));
+                PANIC_LOCATION.with(|slot| *slot.borrow_mut() = location);
+            } else {
+                previous(info);
+            }
+        }));
+    });
 }
 
 fn panic_message(payload: &(dyn Any + Send)) -> String {
@@ -337,22 +421,56 @@ impl ToolStage for ToolAdapter {
     }
 }
 
-struct RuleAdapter(Arc<dyn StateRule>);
+/// A rule stage with its types erased: the calls as the ABI makes them, in JSON text.
+trait RuleCalls: Send + Sync + 'static {
+    fn learn(&self, request: &str) -> Result<RString, PluginError>;
+    fn apply(&self, request: &str) -> Result<RString, PluginError>;
+    fn check_options(&self, options: &RawOptions) -> Vec<OptionProblem>;
+}
+
+struct TypedRule<R>(R);
+
+impl<R: StateRule> RuleCalls for TypedRule<R> {
+    fn learn(&self, request: &str) -> Result<RString, PluginError> {
+        let mut request: LearnRequest = decode_payload(request)?;
+        let options = read_options::<R::Options>(&std::mem::take(&mut request.options))
+            .map_err(|problem| invalid_option(&problem))?;
+        encode_payload(&self.0.learn(&request.with_options(options))?)
+    }
+
+    fn apply(&self, request: &str) -> Result<RString, PluginError> {
+        let mut request: ApplyRequest = decode_payload(request)?;
+        let rule: R::Rule =
+            serde_json::from_value(std::mem::take(&mut request.rule)).map_err(|error| {
+                PluginError::new(
+                    "invalid_rule",
+                    format!("the learned rule does not read back: {error}"),
+                )
+            })?;
+        encode_payload(&self.0.apply(&request.with_rule(rule))?)
+    }
+
+    fn check_options(&self, options: &RawOptions) -> Vec<OptionProblem> {
+        check_options::<R::Options>(options)
+    }
+}
+
+struct RuleAdapter(Arc<dyn RuleCalls>);
 
 impl RuleStage for RuleAdapter {
     fn learn(&self, request: RStr<'_>) -> RResult<RString, PluginError> {
-        guard(|| {
-            let request: LearnRequest = decode_payload(request.as_str())?;
-            encode_payload(&self.0.learn(&request)?)
-        })
+        guard(|| self.0.learn(request.as_str()))
     }
 
     fn apply(&self, request: RStr<'_>) -> RResult<RString, PluginError> {
-        guard(|| {
-            let request: ApplyRequest = decode_payload(request.as_str())?;
-            encode_payload(&self.0.apply(&request)?)
-        })
+        guard(|| self.0.apply(request.as_str()))
     }
+}
+
+/// A rule as an ABI stage object in this process: the calls go through the JSON text and panic
+/// guard a loaded plugin's do (for hosts and tests running a plain-Rust rule directly).
+pub fn rule_stage_object(stage: impl StateRule) -> RuleStageBox {
+    RuleStage_TO::from_value(RuleAdapter(Arc::new(TypedRule(stage))), TD_Opaque)
 }
 
 /// Declares a plugin's root module function.
@@ -367,7 +485,7 @@ macro_rules! plugin_root_module {
         $(#[$meta])*
         $vis fn $name() -> $crate::abi::PluginModuleRef {
             use $crate::__private::{
-                OnceLock, PrefixTypeTrait, RResult, RStr, guard,
+                OnceLock, PrefixTypeTrait, RResult, RStr, RString, guard,
             };
             use $crate::abi::{
                 CaptureStageBox, PluginDescriptor, PluginError, PluginModule, PluginModuleRef,
@@ -391,12 +509,19 @@ macro_rules! plugin_root_module {
             extern "C" fn tool_stage(name: RStr<'_>) -> RResult<ToolStageBox, PluginError> {
                 guard(|| plugin().tool_stage(name.as_str()))
             }
+            extern "C" fn check_rule_options(
+                name: RStr<'_>,
+                request: RStr<'_>,
+            ) -> RResult<RString, PluginError> {
+                guard(|| plugin().check_rule_options(name.as_str(), request.as_str()))
+            }
             *MODULE.get_or_init(|| {
                 PluginModule {
                     descriptor,
                     capture_stage,
                     rule_stage,
                     tool_stage,
+                    check_rule_options,
                 }
                 .leak_into_prefix()
             })
@@ -463,12 +588,88 @@ mod tests {
     struct Panics;
 
     impl StateRule for Panics {
-        fn learn(&self, _: &LearnRequest) -> Result<LearnOutcome, PluginError> {
+        type Options = crate::contracts::rule::NoOptions;
+        type Rule = serde_json::Value;
+        fn learn(&self, _: &LearnRequest<Self::Options>) -> Result<LearnOutcome, PluginError> {
             panic!("boom in learn");
         }
         fn apply(&self, _: &ApplyRequest) -> Result<ApplyOutcome, PluginError> {
             Ok(ApplyOutcome::default())
         }
+    }
+
+    #[derive(serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct LimitOptions {
+        #[allow(dead_code)]
+        limit: u32,
+    }
+
+    struct Limited;
+
+    impl StateRule for Limited {
+        type Options = LimitOptions;
+        type Rule = u32;
+        fn learn(
+            &self,
+            request: &LearnRequest<LimitOptions>,
+        ) -> Result<LearnOutcome<u32>, PluginError> {
+            Ok(LearnOutcome::learned(Vec::new(), request.options.limit))
+        }
+        fn apply(&self, request: &ApplyRequest<u32>) -> Result<ApplyOutcome, PluginError> {
+            let mut outcome = ApplyOutcome::default();
+            outcome.set.insert("/limit".into(), request.rule.into());
+            Ok(outcome)
+        }
+    }
+
+    #[test]
+    fn typed_options_and_rules_cross_as_json_and_are_checked() {
+        let plugin = Plugin::new("p", "1.0.0").rule(StageInfo::new("limited", "limits"), Limited);
+        let descriptor = plugin.descriptor();
+        assert_eq!(descriptor.stages[0].options.as_slice(), ["limit"]);
+        let check = |options: serde_json::Value| -> OptionsCheck {
+            let request = serde_json::json!({"options": options, "schema_version": 1}).to_string();
+            let answer = plugin
+                .check_rule_options("limited", &request)
+                .expect("checked");
+            serde_json::from_str(answer.as_str()).expect("an options check")
+        };
+        assert!(check(serde_json::json!({"limit": 3})).problems.is_empty());
+        let problems = check(serde_json::json!({"limit": "three"})).problems;
+        assert_eq!(problems.len(), 1);
+        assert_eq!(problems[0].pointer, "/limit");
+        assert_eq!(check(serde_json::json!({})).problems[0].pointer, "");
+        let stage = plugin.rule_stage("limited").expect("constructed");
+        let learn = serde_json::json!({
+            "calls": [], "effect": "update", "identity_field": null, "schema_version": 1,
+            "options": {"limit": 7},
+            "tool": {"method": "PATCH", "name": "t", "path_template": "/t/{id}"}
+        })
+        .to_string();
+        let outcome: LearnOutcome =
+            serde_json::from_str(stage.learn(RStr::from_str(&learn)).unwrap().as_str()).unwrap();
+        let LearnOutcome::Learned { rule, .. } = outcome else {
+            panic!("learned")
+        };
+        assert_eq!(rule, serde_json::json!(7));
+        let apply = serde_json::json!({
+            "call": {"body": null, "clock": null, "entity_before": null, "state_evidence_id": "ev_x", "write_count": 0},
+            "rule": "not a number", "schema_version": 1,
+            "tool": {"method": "PATCH", "name": "t", "path_template": "/t/{id}"}
+        })
+        .to_string();
+        let error = stage
+            .apply(RStr::from_str(&apply))
+            .into_result()
+            .expect_err("refused");
+        assert_eq!(error.code.as_str(), "invalid_rule");
+        let bad_options = learn.replace("{\"limit\":7}", "{\"limit\":-7}");
+        let error = stage
+            .learn(RStr::from_str(&bad_options))
+            .into_result()
+            .expect_err("refused");
+        assert_eq!(error.code.as_str(), "invalid_option");
     }
 
     #[test]

@@ -6,14 +6,25 @@
 //!
 //! * [`abi`]: the root module, typed descriptors and `#[sabi_trait]` stage objects.
 //! * [`export`]: write a plugin in plain Rust; panics are caught on the plugin side.
+//! * [`date`]: ISO-8601 / RFC 3339 date-times as applications spell them (on `jiff`).
+//! * [`options`]: a rule's pipeline options read into its own type, and checked before it runs.
+//! * `testing` (feature `testing`): request builders for a rule's unit tests.
 //! * [`contracts`]: serde types of the JSON payloads (capture records, rule observations).
-//! * [`json`]: a strict JSON reader (duplicate keys, depth, lexemes kept) and the canonical writer.
+//! * [`json`]: the `rea-json` crate (a strict JSON reader keeping duplicate-key, depth and number
+//!   lexeme information, and the canonical writer), re-exported so plugins reach it through this
+//!   crate alone.
 
 pub mod abi;
 pub mod contracts;
+pub mod date;
 pub mod export;
-pub mod json;
+pub mod options;
 pub mod rule_fields;
+#[cfg(feature = "testing")]
+pub mod testing;
+
+/// The strict JSON reader and canonical writer (the `rea-json` crate).
+pub use rea_json as json;
 
 pub use abi::{
     CaptureStage, CaptureStageBox, PluginDescriptor, PluginError, PluginModule, PluginModuleRef,
@@ -40,7 +51,7 @@ inventory::collect!(BuiltinPlugin);
 pub mod __private {
     pub use crate::export::guard;
     pub use abi_stable::prefix_type::PrefixTypeTrait;
-    pub use abi_stable::std_types::{RResult, RStr};
+    pub use abi_stable::std_types::{RResult, RStr, RString};
     pub use inventory;
     pub use std::sync::OnceLock;
 }

@@ -1,28 +1,35 @@
-//! The common shape of a learned rule: `{"fields": {pointer: detail}}`.
+//! The common shape of a learned rule: `{"fields": {pointer: detail}}` ([`FieldRules`]).
 //!
 //! Most rules explain a set of fields, each with a detail of their own (a clock format, a token
-//! shape, a template), and apply the same detail to every served call. These helpers build that
-//! learn outcome and read it back in `apply`, so a rule's code is only about its own details;
-//! with the small readings of pointers and bodies most rules make.
+//! shape, a template), and apply the same detail to every served call. [`FieldRules`] is that
+//! learned rule, typed by the detail, and [`learned`] builds the learn outcome, so a rule's code is
+//! only about its own details; with the small readings of pointers and bodies most rules make.
 
 use std::collections::BTreeMap;
 
-use serde_json::{Map, Value, json};
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
 
-use crate::PluginError;
-use crate::contracts::rule::{ApplyRequest, LearnOutcome};
+use crate::contracts::rule::LearnOutcome;
+
+/// A learned rule explaining fields, each with its detail (JSON pointer into the entity → detail).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FieldRules<D> {
+    /// The explained fields and their details.
+    pub fields: BTreeMap<String, D>,
+}
 
 /// The rule explaining `fields` (pointer → detail), or no explanation for `reason` when no field
 /// was explained.
-pub fn learned(fields: impl IntoIterator<Item = (String, Value)>, reason: &str) -> LearnOutcome {
-    let fields: Map<String, Value> = fields.into_iter().collect();
+pub fn learned<D>(
+    fields: impl IntoIterator<Item = (String, D)>,
+    reason: &str,
+) -> LearnOutcome<FieldRules<D>> {
+    let fields: BTreeMap<String, D> = fields.into_iter().collect();
     if fields.is_empty() {
         return LearnOutcome::no_explanation(reason);
     }
-    LearnOutcome::learned(
-        fields.keys().cloned().collect(),
-        json!({ "fields": fields }),
-    )
+    LearnOutcome::learned(fields.keys().cloned().collect(), FieldRules { fields })
 }
 
 /// What every recorded call agrees on, per pointer: a pointer keeps a finding only while each
@@ -96,49 +103,26 @@ pub fn scalar_text(value: &Value) -> Option<String> {
     }
 }
 
-/// The `fields` of a rule [`learned`] built, as `apply` receives it back.
-pub fn fields(request: &ApplyRequest) -> Result<&Map<String, Value>, PluginError> {
-    request
-        .rule
-        .get("fields")
-        .and_then(Value::as_object)
-        .ok_or_else(|| PluginError::new("invalid_rule", "the learned rule names no fields"))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::contracts::rule::{ServedCall, ToolRef};
+    use serde_json::json;
 
     #[test]
-    fn a_learned_rule_reads_back_its_fields_and_no_field_is_no_explanation() {
-        let mut detail = Map::new();
-        detail.insert("/id".to_owned(), json!({"string": false}));
-        let outcome = learned(detail.clone(), "none");
+    fn a_learned_rule_carries_its_fields_and_no_field_is_no_explanation() {
+        let outcome = learned([("/id".to_owned(), json!({"string": false}))], "none");
         let LearnOutcome::Learned { explains, rule, .. } = outcome else {
             panic!("learned")
         };
         assert_eq!(explains, ["/id"]);
-        let request = ApplyRequest {
-            call: ServedCall::default(),
-            rule,
-            schema_version: crate::contracts::SCHEMA_VERSION,
-            tool: ToolRef {
-                method: "POST".into(),
-                name: "post_posts".into(),
-                path_template: "/posts".into(),
-            },
-        };
-        assert_eq!(fields(&request).unwrap(), &detail);
+        assert_eq!(
+            serde_json::to_value(&rule).unwrap(),
+            json!({"fields": {"/id": {"string": false}}})
+        );
         assert!(matches!(
-            learned(Map::new(), "nothing held a sequence"),
+            learned(Vec::<(String, Value)>::new(), "nothing held a sequence"),
             LearnOutcome::NoExplanation { reason, .. } if reason == "nothing held a sequence"
         ));
-        let empty = ApplyRequest {
-            rule: json!({}),
-            ..request
-        };
-        assert_eq!(fields(&empty).unwrap_err().code.as_str(), "invalid_rule");
     }
 
     #[test]

@@ -7,13 +7,16 @@
 use abi_stable::std_types::{RSlice, RStr};
 use rea_plugin_api::contracts::SCHEMA_VERSION;
 use rea_plugin_api::contracts::capture::{ExtractRequest, Extraction};
-use rea_plugin_api::contracts::rule::{ApplyOutcome, ApplyRequest, LearnOutcome, LearnRequest};
+use rea_plugin_api::contracts::rule::{
+    ApplyOutcome, ApplyRequest, LearnOutcome, LearnRequest, OptionProblem, OptionsCheck,
+    OptionsCheckRequest, RawOptions,
+};
 use rea_plugin_api::contracts::tool::{ToolCallOutcome, ToolCallRequest, ToolDescription};
 use rea_plugin_api::{CaptureStageBox, PluginError, RuleStageBox, ToolStageBox};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-use crate::{LoadedPlugin, RegistryError, StageInfo};
+use crate::{LoadedPlugin, LoadedStage, RegistryError};
 
 /// A failed call into a stage.
 #[derive(Debug, thiserror::Error)]
@@ -54,13 +57,24 @@ impl StageCallError {
     }
 }
 
+/// Why option values could not be checked: no such rule stage, or the call failed.
+#[derive(Debug, thiserror::Error)]
+pub enum RuleOptionsError {
+    /// No rule stage has that name.
+    #[error(transparent)]
+    Stage(#[from] RegistryError),
+    /// The plugin's check failed or answered something else.
+    #[error(transparent)]
+    Call(#[from] StageCallError),
+}
+
 struct StageName {
     plugin: String,
     stage: String,
 }
 
 impl StageName {
-    fn of(plugin: &LoadedPlugin, stage: &StageInfo) -> Self {
+    fn of(plugin: &LoadedPlugin, stage: &LoadedStage) -> Self {
         Self {
             plugin: plugin.name.clone(),
             stage: stage.name.clone(),
@@ -70,7 +84,7 @@ impl StageName {
     /// The stage object a plugin's constructor answered, or the construction error naming it.
     fn constructed<T>(
         plugin: &LoadedPlugin,
-        stage: &StageInfo,
+        stage: &LoadedStage,
         answer: abi_stable::std_types::RResult<T, PluginError>,
     ) -> Result<(Self, T), RegistryError> {
         let object = answer
@@ -155,7 +169,7 @@ stage_handle_names!(CaptureHandle);
 impl CaptureHandle {
     pub(crate) fn construct(
         plugin: &LoadedPlugin,
-        stage: &StageInfo,
+        stage: &LoadedStage,
     ) -> Result<Self, RegistryError> {
         let (name, stage) = StageName::constructed(
             plugin,
@@ -208,7 +222,7 @@ stage_handle_names!(RuleHandle);
 impl RuleHandle {
     pub(crate) fn construct(
         plugin: &LoadedPlugin,
-        stage: &StageInfo,
+        stage: &LoadedStage,
     ) -> Result<Self, RegistryError> {
         let (name, stage) = StageName::constructed(
             plugin,
@@ -237,6 +251,32 @@ impl RuleHandle {
     }
 }
 
+/// Asks a plugin whether option values fit its rule stage's options: the problems, or `None`
+/// when the plugin was built before the check existed (its values are checked only when it
+/// learns).
+pub(crate) fn check_rule_options(
+    plugin: &LoadedPlugin,
+    stage: &LoadedStage,
+    options: &RawOptions,
+) -> Result<Option<Vec<OptionProblem>>, StageCallError> {
+    let Some(check) = plugin.module.check_rule_options() else {
+        return Ok(None);
+    };
+    let name = StageName::of(plugin, stage);
+    let request = name.encode(
+        &OptionsCheckRequest {
+            options: options.clone(),
+            schema_version: SCHEMA_VERSION,
+        },
+        "rule options check request",
+    )?;
+    let answer: OptionsCheck = name.decode(
+        check(RStr::from_str(&stage.name), RStr::from_str(&request)),
+        "rule options check",
+    )?;
+    Ok(Some(answer.problems))
+}
+
 /// A tool stage: an MCP tool a plugin contributes.
 pub struct ToolHandle {
     name: StageName,
@@ -248,7 +288,7 @@ stage_handle_names!(ToolHandle);
 impl ToolHandle {
     pub(crate) fn construct(
         plugin: &LoadedPlugin,
-        stage: &StageInfo,
+        stage: &LoadedStage,
     ) -> Result<Self, RegistryError> {
         let constructor =
             plugin

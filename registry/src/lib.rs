@@ -21,10 +21,11 @@ mod loader;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
+use rea_plugin_api::contracts::rule::{OptionProblem, RawOptions};
 use rea_plugin_api::{BuiltinPlugin, PluginDescriptor, PluginModuleRef, StageKind};
 
 pub use error::RegistryError;
-pub use handles::{CaptureHandle, RuleHandle, StageCallError, ToolHandle};
+pub use handles::{CaptureHandle, RuleHandle, RuleOptionsError, StageCallError, ToolHandle};
 
 /// Where a plugin came from.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -52,7 +53,7 @@ impl PluginSource {
 
 /// One stage of a loaded plugin, as an owned Rust value.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct StageInfo {
+pub struct LoadedStage {
     /// Unique stage name.
     pub name: String,
     /// Kind as the plugin spelled it (`capture`, `rule`, or a kind this host does not know).
@@ -65,7 +66,7 @@ pub struct StageInfo {
     pub options: Vec<String>,
 }
 
-impl StageInfo {
+impl LoadedStage {
     /// The kind, when this host knows it.
     pub fn known_kind(&self) -> Option<StageKind> {
         StageKind::parse(&self.kind)
@@ -82,7 +83,7 @@ pub struct LoadedPlugin {
     /// The plugin-API version it was built against.
     pub api_version: String,
     /// Its stages, in the plugin's order.
-    pub stages: Vec<StageInfo>,
+    pub stages: Vec<LoadedStage>,
     /// Where it came from.
     pub source: PluginSource,
     module: PluginModuleRef,
@@ -113,7 +114,7 @@ impl LoadedPlugin {
             stages: descriptor
                 .stages
                 .into_iter()
-                .map(|stage| StageInfo {
+                .map(|stage| LoadedStage {
                     name: stage.name.into_string(),
                     kind: stage.kind.into_string(),
                     summary: stage.summary.into_string(),
@@ -241,14 +242,14 @@ impl Registry {
     }
 
     /// The stage with that name and the plugin that provides it.
-    pub fn stage(&self, name: &str) -> Option<(&LoadedPlugin, &StageInfo)> {
+    pub fn stage(&self, name: &str) -> Option<(&LoadedPlugin, &LoadedStage)> {
         let plugin = self.plugins.get(self.stages.get(name)?)?;
         let stage = plugin.stages.iter().find(|stage| stage.name == name)?;
         Some((plugin, stage))
     }
 
     /// Every stage of a kind, sorted by stage name.
-    pub fn stages_of_kind(&self, kind: StageKind) -> Vec<(&LoadedPlugin, &StageInfo)> {
+    pub fn stages_of_kind(&self, kind: StageKind) -> Vec<(&LoadedPlugin, &LoadedStage)> {
         self.stages
             .keys()
             .filter_map(|name| self.stage(name))
@@ -274,11 +275,23 @@ impl Registry {
         ToolHandle::construct(plugin, stage)
     }
 
+    /// Asks the rule stage with that name whether option values fit its options: every problem
+    /// (none when they fit), or `None` when its plugin predates the check (built against a
+    /// plugin API without it; its values are then checked only when it learns).
+    pub fn check_rule_options(
+        &self,
+        name: &str,
+        options: &RawOptions,
+    ) -> Result<Option<Vec<OptionProblem>>, RuleOptionsError> {
+        let (plugin, stage) = self.stage_of_kind(name, StageKind::Rule)?;
+        Ok(handles::check_rule_options(plugin, stage, options)?)
+    }
+
     fn stage_of_kind(
         &self,
         name: &str,
         kind: StageKind,
-    ) -> Result<(&LoadedPlugin, &StageInfo), RegistryError> {
+    ) -> Result<(&LoadedPlugin, &LoadedStage), RegistryError> {
         let (plugin, stage) = self
             .stage(name)
             .ok_or_else(|| RegistryError::UnknownStage {

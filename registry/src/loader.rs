@@ -1,7 +1,8 @@
 //! Loading a plugin library from a path and reading any plugin's descriptor.
 
+use std::fs::File;
 use std::io::Read;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use abi_stable::library::{LibraryError, lib_header_from_path};
 use rea_plugin_api::{API_VERSION, PluginDescriptor, PluginModuleRef};
@@ -11,31 +12,16 @@ use crate::{PluginSource, RegistryError};
 
 /// Checks the file, its pinned digest, and loads its root module. Returns the module and the
 /// file's SHA-256.
+///
+/// The file is read once; its digest is taken from those bytes, and exactly those bytes are
+/// loaded (from a sealed in-memory copy, see [`loadable_copy`]), so the pinned bytes are the loaded
+/// bytes and a bare name never reaches `dlopen`'s library search path.
 pub(crate) fn load_library(
     path: &Path,
     pinned_sha256: Option<&str>,
 ) -> Result<(PluginModuleRef, String), RegistryError> {
-    let metadata = match std::fs::metadata(path) {
-        Ok(metadata) => metadata,
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
-            return Err(RegistryError::MissingFile {
-                path: path.to_owned(),
-            });
-        }
-        Err(error) => {
-            return Err(RegistryError::Unreadable {
-                path: path.to_owned(),
-                reason: error.to_string(),
-            });
-        }
-    };
-    if !metadata.is_file() {
-        return Err(RegistryError::Unreadable {
-            path: path.to_owned(),
-            reason: "not a regular file".to_owned(),
-        });
-    }
-    let sha256 = sha256_of_file(path)?;
+    let bytes = read_regular_file(path)?;
+    let sha256 = hex::encode(Sha256::digest(&bytes));
     if let Some(expected) = pinned_sha256
         && !expected.eq_ignore_ascii_case(&sha256)
     {
@@ -45,33 +31,105 @@ pub(crate) fn load_library(
             actual: sha256,
         });
     }
-    let header = lib_header_from_path(path).map_err(|error| not_a_plugin(path, &error))?;
+    let load_path = loadable_copy(path, &bytes)?;
+    let header = lib_header_from_path(&load_path).map_err(|error| not_a_plugin(path, &error))?;
     let module = header
         .init_root_module::<PluginModuleRef>()
         .map_err(|error| classify_init_error(path, error))?;
     Ok((module, sha256))
 }
 
-fn sha256_of_file(path: &Path) -> Result<String, RegistryError> {
-    let unreadable = |error: std::io::Error| RegistryError::Unreadable {
+fn unreadable(path: &Path, error: &std::io::Error) -> RegistryError {
+    RegistryError::Unreadable {
         path: path.to_owned(),
         reason: error.to_string(),
-    };
-    let mut file = std::fs::File::open(path).map_err(unreadable)?;
-    let mut hasher = Sha256::new();
-    let mut buffer = vec![0u8; 64 * 1024];
-    loop {
-        let read = file.read(&mut buffer).map_err(unreadable)?;
-        if read == 0 {
-            break;
-        }
-        hasher.update(&buffer[..read]);
     }
-    Ok(hex(&hasher.finalize()))
 }
 
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|byte| format!("{byte:02x}")).collect()
+/// Opens the library file once and reads it whole, refusing a missing file and anything but a
+/// regular file.
+fn read_regular_file(path: &Path) -> Result<Vec<u8>, RegistryError> {
+    let not_regular = || RegistryError::Unreadable {
+        path: path.to_owned(),
+        reason: "not a regular file".to_owned(),
+    };
+    match std::fs::metadata(path) {
+        Ok(metadata) if !metadata.is_file() => return Err(not_regular()),
+        Ok(_) => {}
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+            return Err(RegistryError::MissingFile {
+                path: path.to_owned(),
+            });
+        }
+        Err(error) => return Err(unreadable(path, &error)),
+    }
+    let mut file = File::open(path).map_err(|error| unreadable(path, &error))?;
+    if !file
+        .metadata()
+        .map_err(|error| unreadable(path, &error))?
+        .is_file()
+    {
+        return Err(not_regular());
+    }
+    let mut bytes = Vec::new();
+    file.read_to_end(&mut bytes)
+        .map_err(|error| unreadable(path, &error))?;
+    Ok(bytes)
+}
+
+/// A path `dlopen` resolves to exactly `bytes`: on Linux a sealed memory file holding them
+/// (`/proc/self/fd/N`; nobody can change it after the digest was taken); elsewhere, or where no
+/// memory file can be made, the file's absolute canonical path (it contains a slash, so it is
+/// never searched for).
+fn loadable_copy(path: &Path, bytes: &[u8]) -> Result<PathBuf, RegistryError> {
+    #[cfg(target_os = "linux")]
+    match sealed_memory_file(path, bytes) {
+        Ok(load_path) => return Ok(load_path),
+        Err(error) => {
+            tracing::debug!(path = %path.display(), error = %error, "no sealed memory file; loading by absolute path");
+        }
+    }
+    let _ = bytes;
+    std::fs::canonicalize(path).map_err(|error| unreadable(path, &error))
+}
+
+/// Copies `bytes` into a memory file, seals it against every change, and answers its
+/// `/proc/self/fd/N` path. The descriptor stays open for the life of the process: the library is
+/// never unloaded, and `dlopen` recognises loaded libraries by name, so `N` must never name
+/// another file later.
+#[cfg(target_os = "linux")]
+fn sealed_memory_file(path: &Path, bytes: &[u8]) -> std::io::Result<PathBuf> {
+    use std::io::Write;
+    use std::os::fd::{AsRawFd, FromRawFd, IntoRawFd};
+
+    let label: String = path
+        .file_name()
+        .map(|name| name.to_string_lossy().replace('\0', ""))
+        .unwrap_or_default()
+        .chars()
+        .take(200)
+        .collect();
+    let label =
+        std::ffi::CString::new(format!("rea-plugin:{label}")).map_err(std::io::Error::other)?;
+    // SAFETY: `label` is a NUL-terminated string that outlives the call; the flags are valid.
+    let fd =
+        unsafe { libc::memfd_create(label.as_ptr(), libc::MFD_CLOEXEC | libc::MFD_ALLOW_SEALING) };
+    if fd < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    // SAFETY: `fd` was just created and is owned by nothing else.
+    let mut file = unsafe { File::from_raw_fd(fd) };
+    file.write_all(bytes)?;
+    let seals = libc::F_SEAL_SEAL | libc::F_SEAL_SHRINK | libc::F_SEAL_GROW | libc::F_SEAL_WRITE;
+    // SAFETY: `file` is an open memory file created with MFD_ALLOW_SEALING.
+    if unsafe { libc::fcntl(file.as_raw_fd(), libc::F_ADD_SEALS, seals) } < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    let load_path = PathBuf::from(format!("/proc/self/fd/{}", file.into_raw_fd()));
+    if !load_path.exists() {
+        return Err(std::io::Error::other("/proc/self/fd is not mounted"));
+    }
+    Ok(load_path)
 }
 
 fn not_a_plugin(path: &Path, error: &LibraryError) -> RegistryError {

@@ -13,7 +13,10 @@
 #   - the bundle's verify.py runs through run_verify.py (the framework's loader and scoring, MCP SDK 1.x) and
 #     through the MCP SDK 2.x: every check passes;
 #   - artifacts/check_<name>/ still holds exactly verify.py; the server stops on SIGTERM with exit 143.
-# Then one bundle without --name (a loopback origin: named after the capture file, `build`) is validated too.
+# The json-server bundle's README commands run as written (`agent-env run .` up to Docker, which is absent here;
+# `envs/json-server/bin/rea serve . --port 18765` serving the card under the bundle's name).
+# Then one bundle without --name (a loopback origin, a generic file name `build.har`: named after the folder
+# holding it, `json-server`) is validated too.
 # Last, two small generated captures: a probe whose recorded status is unknown, and no probe (a count-only
 # verifier); each bundle is served and its verify.py run through run_verify.py.
 #
@@ -35,8 +38,9 @@ export PYTHONDONTWRITEBYTECODE=1 # importing verify.py must not leave __pycache_
 serve_bundle() {
   local label="$1" bundle="$2" name="$3"
   local env_dir="$bundle/envs/$name"
-  # The bundle's binary is written 0600 (the image's `RUN chmod` makes it executable): run a copy.
-  cp "$env_dir/bin/rea" "$work/$label.rea" && chmod 0755 "$work/$label.rea" || return 1
+  # The bundle's binary is written 0700 (owner-only, executable): run a copy of it all the same, as the
+  # server under test must not be the file the framework's tools read.
+  cp "$env_dir/bin/rea" "$work/$label.rea" || return 1
   local allowed
   allowed="$(sed -n 's/^ *MCP_ALLOWED_HOSTS=\([^ ]*\).*/\1/p' "$env_dir/Dockerfile")"
   mapfile -t argv < <("$kit/.venv/bin/python" - "$env_dir/Dockerfile" "$env_dir" "$work/$label.rea" <<'EOF'
@@ -76,9 +80,11 @@ sys.exit(0 if results and all(row.get("result") is True for row in results) else
 EOF
 }
 
+captures=0
 for dir in "$shared"/captures/*/; do
   har="$dir/build.har"
   [ -f "$har" ] || continue
+  captures=$((captures + 1))
   name="$(basename "$dir")"
   bundle="$work/bundles/$name"
   mkdir -p "$work/bundles"
@@ -122,18 +128,71 @@ for dir in "$shared"/captures/*/; do
   [ "$rc" -eq 143 ]
   step $? "$name.stopped" "exit=$rc"
 done
+require_cases "$captures" "shared captures with a build.har in $shared/captures"
 
-# A loopback origin without --name: named after the capture file, with a name-from-file warning.
+# The bundle README's commands, as written (issue 14), on the json-server bundle: every line of its ```sh
+# blocks runs from the bundle folder. `agent-env run .` must get as far as Docker (absent here: it may only fail
+# for that); `envs/NAME/bin/rea serve . --port 18765` must serve the card under the bundle's name until SIGTERM.
+bundle="$work/bundles/json-server"
+if [ -f "$bundle/README.md" ]; then
+  mapfile -t commands < <("$kit/.venv/bin/python" - "$bundle/README.md" <<'EOF'
+import sys
+inside = False
+for line in open(sys.argv[1]):
+    line = line.rstrip("\n")
+    if line.startswith("```"):
+        inside = line == "```sh"
+        continue
+    if inside and line.strip():
+        print(line)
+EOF
+)
+  [ "${#commands[@]}" -ge 2 ]
+  step $? "readme.commands" "${#commands[@]} commands: ${commands[*]}"
+  for command in "${commands[@]}"; do
+    case "$command" in
+      *" serve "*)
+        (cd "$bundle" && exec bash -c "exec $command") >"$work/readme.serve.out" 2>"$work/readme.serve.err" &
+        server_pid=$!
+        name=""
+        for _ in $(seq 150); do
+          name="$("$kit/.venv/bin/python" -c 'import json,sys,urllib.request; print(json.load(urllib.request.urlopen("http://127.0.0.1:18765/.well-known/agent-env.json"))["name"])' 2>/dev/null)"
+          [ -n "$name" ] && break
+          kill -0 "$server_pid" 2>/dev/null || break
+          sleep 0.2
+        done
+        kill -TERM "$server_pid"; wait "$server_pid"; rc=$?; server_pid=""
+        [ "$name" = "json-server" ] && [ "$rc" -eq 143 ] && grep -q "^coverage: " "$work/readme.serve.out"
+        step $? "readme.serve" "$command: card name '$name', exit $rc"
+        ;;
+      "agent-env "*)
+        mkdir -p "$work/readme-home"
+        (cd "$bundle" && HOME="$work/readme-home" PATH="$kit/.venv-framework/bin:$PATH" bash -c "$command") >"$work/readme.agent-env.txt" 2>&1
+        rc=$?
+        [ "$rc" -eq 0 ] || grep -q "Docker daemon isn't reachable\|docker isn't on PATH" "$work/readme.agent-env.txt"
+        step $? "readme.agent-env" "$command: exit $rc, $(grep -m1 -i 'docker' "$work/readme.agent-env.txt" | head -c 200)"
+        ;;
+      *)
+        (cd "$bundle" && bash -c "$command") >"$work/readme.other.txt" 2>&1
+        step $? "readme.other" "$command"
+        ;;
+    esac
+  done
+fi
+
+# A loopback origin without --name: `build.har` is generic, so the folder names it, with a name-from-file warning.
 har="$shared/captures/json-server/build.har"
 if [ -f "$har" ]; then
   bundle="$work/bundles/by-file"
   "$rea" environment-build "$har" "$bundle" --json >"$work/by-file.report.json" 2>"$work/by-file.err"
   rc=$?
   detail="$("$kit/.venv/bin/python" -c 'import json,sys; r=json.load(open(sys.argv[1])); print(r["name"], [w["code"] for w in r["warnings"]])' "$work/by-file.report.json" 2>&1)"
-  [ "$rc" -eq 0 ] && [ -d "$bundle/envs/build" ] && echo "$detail" | grep -q "name-from-file"
+  [ "$rc" -eq 0 ] && [ -d "$bundle/envs/json-server" ] && echo "$detail" | grep -q "name-from-file"
   step $? "by-file.build" "$detail"
   (cd "$kit" && ./validate_bundle.sh "$bundle") >"$work/by-file.validate.txt" 2>&1
   step $? "by-file.validate" "$(tail -1 "$work/by-file.validate.txt")"
+else
+  step 1 "by-file.build" "$har is missing"
 fi
 
 # Two small bundles whose verifiers take the other branches, run through the framework's loader:

@@ -10,7 +10,7 @@ use std::path::Path;
 
 use bundle_support::*;
 use rea_evidence::Evidence;
-use rea_plugin_api::json::Json;
+use rea_json::Json;
 use serde_json::{Value, json};
 
 fn text(path: &Path) -> String {
@@ -39,30 +39,38 @@ fn build(dir: &Path, capture: &Path, extra: &[&str]) -> Value {
     report(&run(dir, &args))
 }
 
-// contract: BUILD-001, BUILD-003, BUILD-004, BUILD-044, BUILD-045, BUILD-046, BUILD-047, BUILD-051, BUILD-053, BUILD-067, BUILD-084, BUILD-096
-// contract: EXPORT-002, EXPORT-004, EXPORT-005, EXPORT-008, EXPORT-011, EXPORT-012, EXPORT-035, EXPORT-037, EXPORT-038, EXPORT-044, EXPORT-046, EXPORT-047, EXPORT-048, EXPORT-051, EXPORT-052, EXPORT-053, EXPORT-055, EXPORT-056, EXPORT-057, EXPORT-058, EXPORT-060, EXPORT-067
-// contract: EXPORT-069, EXPORT-070, EXPORT-071, EXPORT-072, EXPORT-073, EXPORT-074, EXPORT-075, EXPORT-076, EXPORT-077, EXPORT-078, EXPORT-079, EXPORT-080, EXPORT-082, EXPORT-083
+// Each contract id sits on the assertion that checks it. Every shared capture serves from the
+// state (the test asserts the state branch is taken); the replay branch's ids (BUILD-053,
+// EXPORT-058, EXPORT-078's replay bundle, EXPORT-080's replay half) are checked where a capture
+// does serve replay: `bundle_serving.rs`, `a_state_catalog_over_the_reservation_exports_a_replay_bundle`.
 #[test]
 fn every_shared_capture_builds_a_bundle_of_the_documented_layout() {
+    let mut served_from_state = 0;
     for (name, har) in build_captures() {
         let dir = tempfile::tempdir().expect("temp dir");
+        // contract: BUILD-001, BUILD-003, BUILD-096
         let report = build(dir.path(), &har, &["--name", &name]);
         let bundle = dir.path().join("bundle");
         let env = bundle.join("envs").join(&name);
 
         // The report.
+        // contract: BUILD-044
         assert_eq!(report["status"], "built", "{name}");
         assert_eq!(report["name"], name.as_str());
         assert_eq!(
             report["directory"],
             std::path::absolute(&bundle).unwrap().display().to_string()
         );
+        // contract: BUILD-045
         assert_eq!(
             report["capture"]["operation"],
             "inspect_web_network_capture"
         );
         assert_eq!(report["capture"]["input"], "har");
+        assert!(report["capture"]["records"].is_u64(), "{report}");
+        // contract: BUILD-046
         assert_eq!(report["manifest"]["template_rules"], json!(DEFAULT_RULES));
+        assert!(report["manifest"]["excluded_groups"].is_u64(), "{report}");
         // contract: STATE-010
         // The state serves: coverage summarizes its read views and write plans.
         assert!(
@@ -72,13 +80,15 @@ fn every_shared_capture_builds_a_bundle_of_the_documented_layout() {
         );
         assert!(report["coverage"]["writes"]["served"].is_array());
         assert!(report["coverage"]["writes"]["withheld"].is_array());
+        // contract: BUILD-051
         assert_eq!(
             report["next"],
             json!([format!("agent-env run {}", string(&report["directory"]))])
         );
         assert!(report["warnings"].is_array());
 
-        // The layout: exactly these files, each 0600, sizes as reported.
+        // The layout: exactly these files, each 0600 (bin/rea 0700), sizes as reported.
+        // contract: BUILD-004, EXPORT-002, EXPORT-004, EXPORT-005, EXPORT-008, EXPORT-011, EXPORT-012
         let expected: Vec<String> = [
             "README.md".to_owned(),
             format!("artifacts/check_{name}/verify.py"),
@@ -93,6 +103,7 @@ fn every_shared_capture_builds_a_bundle_of_the_documented_layout() {
         ]
         .into();
         assert_eq!(files(&bundle), expected, "{name}");
+        // contract: EXPORT-035
         let reported: Vec<(String, u64)> = report["files"]
             .as_array()
             .expect("files")
@@ -115,7 +126,13 @@ fn every_shared_capture_builds_a_bundle_of_the_documented_layout() {
         #[cfg(unix)]
         for (path, (bytes, mode)) in snapshot(&bundle) {
             if bytes.is_some() {
-                assert_eq!(mode, 0o600, "{name}: {path}");
+                let expected = if path.ends_with("/bin/rea") {
+                    0o700
+                } else {
+                    0o600
+                };
+                // contract: EXPORT-044 (every file but bin/rea, executable: CONTRACT-NOTES)
+                assert_eq!(mode, expected, "{name}: {path}");
             }
         }
         assert_eq!(
@@ -124,11 +141,28 @@ fn every_shared_capture_builds_a_bundle_of_the_documented_layout() {
         );
 
         // The pair: authenticated Evidence, the manifest's parent is the capture.
+        // contract: BUILD-067
         let capture = Evidence::authenticate(&std::fs::read(env.join("evidence.json")).unwrap())
             .expect("evidence.json is Evidence");
         let manifest = Evidence::authenticate(&std::fs::read(env.join("manifest.json")).unwrap())
             .expect("manifest.json is Evidence");
         assert_eq!(report["capture"]["evidence_id"], capture.id());
+        // contract: BUILD-084
+        for path in [
+            capture.get("subject").and_then(|s| s.get("local_path")),
+            capture
+                .get("parameters")
+                .and_then(|p| p.get("capture_path")),
+            capture.get("artifact").and_then(|a| a.get("path")),
+        ] {
+            let path = Path::new(path.and_then(Json::as_str).expect("a recorded path"));
+            assert!(path.is_absolute(), "{name}: {}", path.display());
+            assert!(
+                path.ends_with(format!("{name}/build.har")),
+                "{}",
+                path.display()
+            );
+        }
         assert_eq!(report["manifest"]["evidence_id"], manifest.id());
         assert_eq!(
             manifest.get("parent_evidence_id").and_then(Json::as_str),
@@ -139,14 +173,18 @@ fn every_shared_capture_builds_a_bundle_of_the_documented_layout() {
             .and_then(Json::as_array)
             .map_or(0, Vec::len) as u64;
         assert_eq!(report["manifest"]["tools"], manifest_tools);
+        // contract: EXPORT-037
         let tool_count = report["tool_count"].as_u64().expect("tool_count");
+        // contract: BUILD-047, EXPORT-038
         let served = report["state"]["served"].as_bool().expect("state.served");
         if served {
+            served_from_state += 1;
             assert!(
                 report["state"]["evidence_id"]
                     .as_str()
                     .is_some_and(|id| id.starts_with("ev_"))
             );
+            // contract: EXPORT-057
             assert!(tool_count <= manifest_tools);
         } else {
             assert_eq!(
@@ -157,6 +195,7 @@ fn every_shared_capture_builds_a_bundle_of_the_documented_layout() {
         }
 
         // env.toml: only the keys the framework allows.
+        // contract: EXPORT-008
         let toml = text(&env.join("env.toml"));
         let keys: Vec<&str> = toml
             .lines()
@@ -171,12 +210,18 @@ fn every_shared_capture_builds_a_bundle_of_the_documented_layout() {
         let dockerfile = text(&env.join("Dockerfile"));
         for needle in [
             "FROM debian:bookworm-slim".to_owned(),
+            // contract: EXPORT-051
             "--no-install-recommends python3".to_owned(),
+            // contract: EXPORT-046
             "MCP_HOST=0.0.0.0".to_owned(),
+            // contract: EXPORT-047
             "MCP_PORT=18765".to_owned(),
+            // contract: EXPORT-048
             format!("MCP_ALLOWED_HOSTS=localhost,127.0.0.1,::1,{name}"),
+            // contract: EXPORT-052
             "COPY --chown=rea:rea manifest.json evidence.json pipeline.toml state.json /env/"
                 .to_owned(),
+            // contract: EXPORT-053
             "\nUSER rea\n".to_owned(),
             "\"environment-serve\",\"/env/manifest.json\",\"--evidence\",\"/env/evidence.json\""
                 .to_owned(),
@@ -190,12 +235,16 @@ fn every_shared_capture_builds_a_bundle_of_the_documented_layout() {
 
         // The verifier: the only file of its artifact, checking the predicted count.
         let verify = text(&bundle.join(format!("artifacts/check_{name}/verify.py")));
+        // contract: EXPORT-055
         assert!(verify.contains("async def verify(mcp_url):"));
+        // contract: EXPORT-056
         assert!(verify.contains(&format!("EXPECTED_TOOLS = {tool_count}  #")));
+        // contract: EXPORT-060
         assert!(verify.contains("\"id\": \"serve\""));
 
         // The task.
         let task: Value = serde_json::from_str(&text(&bundle.join("tasks/smoke.json"))).unwrap();
+        // contract: EXPORT-012, EXPORT-067
         assert_eq!(task[0]["type"], "deploy_env");
         assert_eq!(task[0]["env_id"], name.as_str());
         assert_eq!(task[0]["sandbox_type"], "local");
@@ -216,27 +265,49 @@ fn every_shared_capture_builds_a_bundle_of_the_documented_layout() {
             rea_evidence::sha256_hex(&std::fs::read(env.join("manifest.json")).unwrap());
         let package_sha = string(&report["package_source"]["sha256"]);
         for needle in [
+            // contract: EXPORT-069
             artifact_sha,
+            // contract: EXPORT-075
             package_sha,
+            // contract: EXPORT-070
             capture.id(),
+            // contract: EXPORT-071
             manifest.id(),
+            // contract: EXPORT-072
             manifest_digest.as_str(),
+            // contract: EXPORT-076
             "agent-env run .",
-            "--replay-only",
+            // contract: EXPORT-077
+            "serves the write tools whose effect the capture's later reads confirmed",
+            "offers the `/agentenv` data plane on that state",
+            // contract: EXPORT-078
+            "When the state is unavailable, it serves replay",
+            // contract: EXPORT-079
+            "`rea environment-serve --replay-only` serves pure replay",
+            // contract: EXPORT-082
+            "Neither is an emulation of the application",
             "untrusted",
+            // contract: EXPORT-083
             "Do not publish this bundle without the rights",
         ] {
             assert!(readme.contains(needle), "{name}: {needle}");
         }
+        // contract: EXPORT-073
         assert!(readme.contains(&format!("Served tools: {tool_count}")));
         if served {
+            // contract: EXPORT-080
             assert!(readme.contains("This bundle serves **from the state**"));
+            // contract: EXPORT-074
             assert!(readme.contains(string(&report["state"]["evidence_id"])));
         } else {
             assert!(readme.contains("This bundle serves **replay**"));
             assert!(readme.contains(string(&report["state"]["code"])));
         }
     }
+    assert!(
+        served_from_state > 0,
+        "no shared capture serves from the state: the state branch's ids went unchecked"
+    );
 }
 
 // contract: BUILD-002, BUILD-005, BUILD-006, BUILD-007, BUILD-008, BUILD-009
@@ -338,12 +409,43 @@ fn the_bundle_carries_the_running_binary_by_default() {
     ));
     let running = std::fs::read(rea()).expect("the binary under test");
     assert_eq!(report["package_source"]["kind"], "running-binary");
+    // The bundle ships the running binary without its debug sections, executable by its owner.
+    let bundled_path = dir.path().join("bundle/envs/wiki/bin/rea");
+    let bundled = std::fs::read(&bundled_path).expect("bin/rea");
     assert_eq!(
-        report["package_source"]["sha256"],
+        report["package_source"]["debug_info"]["source_sha256"],
         rea_evidence::sha256_hex(&running)
     );
-    let bundled = std::fs::read(dir.path().join("bundle/envs/wiki/bin/rea")).expect("bin/rea");
-    assert!(bundled == running, "bin/rea is not the running binary");
+    assert_eq!(report["package_source"]["debug_info"]["shipped"], false);
+    assert_eq!(
+        report["package_source"]["sha256"],
+        rea_evidence::sha256_hex(&bundled)
+    );
+    assert_eq!(report["package_source"]["bytes"], bundled.len() as u64);
+    assert!(
+        bundled.len() < running.len(),
+        "stripped {} of {} bytes",
+        bundled.len(),
+        running.len()
+    );
+    let has_debug = |bytes: &[u8]| {
+        use object::{Object, ObjectSection};
+        let file = object::File::parse(bytes).expect("an ELF file");
+        file.sections()
+            .any(|section| section.name().is_ok_and(|name| name.starts_with(".debug_")))
+    };
+    assert!(has_debug(&running), "the test binary has line tables");
+    assert!(!has_debug(&bundled), "bin/rea still carries .debug_line");
+    // It runs as written, from the bundle, and is the same rea.
+    let version = std::process::Command::new(&bundled_path)
+        .arg("--version")
+        .output()
+        .expect("bin/rea runs");
+    assert!(version.status.success());
+    assert_eq!(
+        String::from_utf8_lossy(&version.stdout).trim(),
+        format!("rea {}", env!("CARGO_PKG_VERSION"))
+    );
 }
 
 // contract: BUILD-028, BUILD-029
@@ -545,7 +647,8 @@ fn names_come_from_the_option_the_manifest_or_the_capture_file() {
             "--json",
         ],
     ));
-    assert_eq!(by_file["name"], "build");
+    // `build.har` is a generic file name: the folder holding it names the environment.
+    assert_eq!(by_file["name"], "json-server");
     let codes: Vec<&str> = by_file["warnings"]
         .as_array()
         .unwrap()
@@ -553,13 +656,37 @@ fn names_come_from_the_option_the_manifest_or_the_capture_file() {
         .map(|warning| string(&warning["code"]))
         .collect();
     assert!(codes.contains(&"name-from-file"), "{codes:?}");
+    assert!(!codes.contains(&"generic-name"), "{codes:?}");
     assert!(
         by_file["files"]
             .as_array()
             .unwrap()
             .iter()
-            .any(|file| file["path"] == "envs/build/env.toml")
+            .any(|file| file["path"] == "envs/json-server/env.toml")
     );
+
+    // A generic file name in a folder that cannot name it either keeps the file's name, with a
+    // `generic-name` warning, also in the text report.
+    let generic_dir = work.join("My Captures");
+    std::fs::create_dir(&generic_dir).unwrap();
+    std::fs::copy(&har_path, generic_dir.join("build.har")).unwrap();
+    let generic = run(
+        work,
+        &[
+            "environment-build",
+            "My Captures/build.har",
+            "--binary",
+            &binary,
+            "--dry-run",
+        ],
+    );
+    assert_eq!(generic.code, Some(0), "{}", generic.stderr);
+    assert!(
+        generic.stdout.contains("generic-name"),
+        "{}",
+        generic.stdout
+    );
+    assert!(generic.stdout.contains("pass --name"), "{}", generic.stdout);
 
     // `NAME.capture.json` names it NAME.
     inspect_into(work, &har_path, "json-server.capture.json");
@@ -939,14 +1066,6 @@ fn standard_authentication_values_do_not_reach_the_bundle() {
     }
 }
 
-/// Whether `strace` can trace a process here.
-fn strace_works() -> bool {
-    std::process::Command::new("strace")
-        .args(["-f", "-qq", "-o", "/dev/null", "true"])
-        .status()
-        .is_ok_and(|status| status.success())
-}
-
 /// Runs `rea` under `strace -e trace=open,openat,openat2` in `work`; returns the exit code and
 /// the traced open calls.
 fn traced_opens(work: &Path, args: &[&str], env: &[(&str, &str)]) -> (Option<i32>, Vec<String>) {
@@ -984,10 +1103,7 @@ fn traced_opens(work: &Path, args: &[&str], env: &[(&str, &str)]) -> (Option<i32
 // contract: EXPORT-013, EXPORT-015
 #[test]
 fn the_export_opens_each_input_once_and_none_that_does_not_fit() {
-    if !strace_works() {
-        eprintln!("SKIPPED: strace is not available or may not trace here");
-        return;
-    }
+    rea_tests::require_strace();
     let dir = tempfile::tempdir().expect("temp dir");
     let work = dir.path();
     let binary = stand_in_binary(work).display().to_string();

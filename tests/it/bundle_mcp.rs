@@ -181,3 +181,56 @@ fn the_tool_refuses_what_it_must_and_writes_nothing_then() {
     assert!(snapshot(&work) == before);
     assert_eq!(session.close(), Some(0));
 }
+
+/// `build_environment` (issue 14): the one-step build from a HAR path over `rea mcp`, the same
+/// bundle `rea environment-build` writes; a relative path or an existing directory refused.
+#[test]
+fn build_environment_builds_from_a_har_path_in_one_call() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let work = std::path::absolute(dir.path()).unwrap();
+    let har_path = har("json-server");
+    let har = har_path.display().to_string();
+    let mut session = StdioSession::start_in(&work);
+    let target = work.join("from-tool");
+    let (report, failed) = session.call(
+        "build_environment",
+        json!({"capture": har, "output_directory": target.display().to_string()}),
+    );
+    assert!(!failed, "{report}");
+    assert_eq!(report["status"], "built");
+    assert_eq!(report["name"], "json-server");
+    assert!(
+        report["coverage"]["writes"]["withheld"].is_array(),
+        "{report}"
+    );
+    // Refusals: a relative capture path, an existing directory.
+    let (refusal, failed) = session.call(
+        "build_environment",
+        json!({"capture": "build.har", "output_directory": work.join("x").display().to_string()}),
+    );
+    assert!(failed);
+    assert_eq!(refusal["refusal"]["pointer"], "/capture", "{refusal}");
+    let (refusal, failed) = session.call(
+        "build_environment",
+        json!({"capture": har, "output_directory": target.display().to_string()}),
+    );
+    assert!(failed);
+    assert_eq!(refusal["refusal"]["code"], "invalid_request", "{refusal}");
+    assert_eq!(session.close(), Some(0));
+
+    let built = report_of_build(&work, &["environment-build", &har, "from-cli", "--json"]);
+    assert!(
+        digests(&target) == digests(&work.join("from-cli")),
+        "the tool and environment-build wrote different bundles"
+    );
+    for key in [
+        "files",
+        "tool_count",
+        "state",
+        "coverage",
+        "manifest",
+        "name",
+    ] {
+        assert_eq!(report[key], built[key], "{key}");
+    }
+}

@@ -542,7 +542,9 @@ fn sigint_before_the_bundle_stage_writes_nothing_and_during_the_write_names_the_
         assert!(snapshot(work) == before, "{stage}: something was written");
         assert!(!work.join("bundle").exists());
     }
-    // During the write: the refusal names the bundle stage and the folder it left.
+    // During the write: the refusal names the bundle stage and the folder; nothing is left (a
+    // bundle appears whole or not at all, see CONTRACT-NOTES.md on EXPORT-042).
+    let before = snapshot(work);
     let (code, refusal) = interrupted_in(work, &args, "write");
     assert_eq!(code, Some(130), "{refusal}");
     assert_eq!(refusal["code"], "cancelled");
@@ -550,7 +552,9 @@ fn sigint_before_the_bundle_stage_writes_nothing_and_during_the_write_names_the_
     let bundle = std::path::absolute(work.join("bundle")).unwrap();
     assert_eq!(refusal["data"]["directory"], bundle.display().to_string());
     assert_eq!(refusal["data"]["written"], json!([]));
-    assert!(bundle.is_dir(), "the partial bundle is left for inspection");
+    assert_eq!(refusal["data"]["signal"], "SIGINT");
+    assert!(!bundle.exists(), "no partial bundle is left");
+    assert!(snapshot(work) == before, "no staging folder is left");
 }
 
 // contract: EXPORT-021

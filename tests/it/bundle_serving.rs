@@ -364,7 +364,7 @@ fn every_shared_bundle_serves_what_its_report_coverage_and_verifier_predict() {
 
 /// A HAR whose replay catalog fits the discovery reservation and whose state catalog does not.
 fn oversize_state_har() -> String {
-    const LIMIT: u64 = rea_manifest::DISCOVERY_RESERVATION;
+    const LIMIT: u64 = 1024 * 1024; // the spec's 1 MiB reservation (MANIFEST-018)
     const TOOLS: usize = 200;
     let (empty, _) = catalog_charges(&many_endpoints_har(TOOLS, 0));
     let (one_each, _) = catalog_charges(&many_endpoints_har(TOOLS, TOOLS));
@@ -415,7 +415,9 @@ fn a_state_catalog_over_the_reservation_exports_a_replay_bundle() {
     assert_eq!(report["state"]["served"], false, "{report}");
     assert_eq!(report["state"]["reason"], "unavailable");
     assert_eq!(report["state"]["code"], "resource_constraint");
+    // contract: BUILD-053
     assert_eq!(report["coverage"], Value::Null);
+    // contract: EXPORT-058
     assert_eq!(
         report["tool_count"], 200,
         "replay serves every manifest tool"
@@ -423,6 +425,7 @@ fn a_state_catalog_over_the_reservation_exports_a_replay_bundle() {
 
     // The README says replay applies, with the unavailable state's code and message.
     let readme = std::fs::read_to_string(work.join("bundle/README.md")).unwrap();
+    // contract: EXPORT-080
     assert!(readme.contains("This bundle serves **replay**"), "{readme}");
     let code = report["state"]["code"].as_str().unwrap();
     let message = report["state"]["message"].as_str().unwrap();

@@ -11,7 +11,7 @@ use std::path::PathBuf;
 
 use capture_support::*;
 use rea_evidence::Evidence;
-use rea_plugin_api::json::Json;
+use rea_json::Json;
 
 // contract: CAPTURE-001, CAPTURE-011, CAPTURE-012, CAPTURE-014, CAPTURE-015, CAPTURE-022
 #[test]
@@ -176,7 +176,9 @@ fn the_command_path_writes_exactly_the_parsed_paths_bytes() {
 /// same Evidence through the parsed path.
 #[test]
 fn a_non_canonical_answer_gives_the_same_evidence() {
-    use rea_evidence::capture::{CaptureInputs, CaptureOutput, ExtractorRef, seal_capture_answer};
+    use rea_evidence::capture::{
+        CaptureInputs, CaptureOrigin, CaptureOutput, ExtractorRef, seal_capture_answer,
+    };
     use rea_plugin_api::contracts::capture::ExtractRequest;
     let bytes = std::fs::read(captures_dir().join("producers/har_files--chrome.har")).unwrap();
     let request = ExtractRequest {
@@ -199,6 +201,7 @@ fn a_non_canonical_answer_gives_the_same_evidence() {
         extractor: &extractor,
         selection: Some(&[2, 0]),
         sensitive_values: &[],
+        origin: CaptureOrigin::File,
     };
     let compact =
         seal_capture_answer(&inputs, serde_json::to_string(&extraction).unwrap()).unwrap();

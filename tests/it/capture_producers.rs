@@ -5,8 +5,8 @@ use crate::capture_support;
 
 use capture_support::*;
 use rea_evidence::capture::capture_records;
+use rea_json::Json;
 use rea_plugin_api::contracts::capture::{Body, CaptureRecord};
-use rea_plugin_api::json::Json;
 
 fn typed(path: &std::path::Path) -> Vec<CaptureRecord> {
     capture_records(&inspect_all(path).expect("inspect")).expect("typed records")

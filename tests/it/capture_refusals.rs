@@ -1,16 +1,16 @@
 //! One test per refusal of `rea inspect-web-network-capture`: each exits 1, prints nothing on
 //! stdout and one structured line on stderr `{code, category, message, pointer?, stage}`.
 //!
-//! A read permission denial (CAPTURE-019, `access_denied`) and a file changed while read
-//! (CAPTURE-020) are tested in `rea-evidence`'s unit tests (`file::tests`): the first cannot be
-//! provoked for root, the second needs a hook between opening and reading.
+//! A read permission denial (CAPTURE-019, `access_denied`) runs as an unprivileged user (root reads
+//! any file). A file changed while read (CAPTURE-020) is tested in `rea-evidence`'s unit tests
+//! (`file::tests`): it needs a hook between opening and reading.
 
 use crate::capture_support;
 
 use std::path::Path;
 
 use capture_support::*;
-use rea_plugin_api::json::Json;
+use rea_json::Json;
 
 struct Refused {
     code: String,
@@ -20,12 +20,14 @@ struct Refused {
     stage: Option<String>,
 }
 
-/// Runs the binary and expects a refusal: exit 1, empty stdout, one JSON line on stderr.
+/// Runs the binary with `--json` and expects a refusal: exit 1, empty stdout, one JSON line on
+/// stderr.
 fn refused(path: &Path, extra: &[&str]) -> Refused {
     let mut args = vec![
         "inspect-web-network-capture",
         path.to_str().expect("utf-8 path"),
         "har",
+        "--json",
     ];
     args.extend_from_slice(extra);
     let output = std::process::Command::new(rea_binary())
@@ -85,6 +87,26 @@ fn a_missing_file_is_an_input_failure() {
         "{}",
         refusal.message
     );
+}
+
+#[test]
+fn an_unreadable_file_is_access_denied_in_category_unavailable() {
+    #[cfg(unix)]
+    if rea_tests::subject_to_permissions(
+        "capture_refusals::an_unreadable_file_is_access_denied_in_category_unavailable",
+    ) {
+        use std::os::unix::fs::PermissionsExt as _;
+        let (_dir, path) = temp_capture("locked.har", b"{}");
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o000)).unwrap();
+        let refusal = refused(&path, &[]);
+        // contract: CAPTURE-019
+        assert_eq!(
+            (refusal.code.as_str(), refusal.category.as_str()),
+            ("access_denied", "unavailable"),
+            "{}",
+            refusal.message
+        );
+    }
 }
 
 #[test]
@@ -291,6 +313,7 @@ fn an_unknown_input_kind_is_unsupported() {
             "inspect-web-network-capture",
             capture.to_str().unwrap(),
             "pcap",
+            "--json",
         ])
         .output()
         .unwrap();

@@ -10,8 +10,8 @@ use std::time::Duration;
 use capture_support::*;
 use proptest::prelude::*;
 use rea_evidence::Evidence;
+use rea_json::{self as json, Json};
 use rea_plugin_api::contracts::capture::ExtractRequest;
-use rea_plugin_api::json::{self, Json};
 
 /// Far beyond what any case needs (they take milliseconds); reaching it means a hang.
 const HANG: Duration = Duration::from_secs(60);

@@ -5,8 +5,8 @@ use crate::capture_support;
 
 use capture_support::*;
 use rea_evidence::capture::capture_records;
+use rea_json::Json;
 use rea_plugin_api::contracts::capture::Body;
-use rea_plugin_api::json::Json;
 
 const SECRET: &str = "Zq7-sekret-77";
 

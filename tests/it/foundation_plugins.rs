@@ -5,7 +5,8 @@ use std::path::{Path, PathBuf};
 
 use rea_plugin_api::contracts::SCHEMA_VERSION;
 use rea_plugin_api::contracts::rule::{
-    ApplyRequest, LearnOutcome, LearnRequest, ObservedCall, ObservedRead, ServedCall, ToolRef,
+    ApplyRequest, Effect, LearnOutcome, LearnRequest, NoOptions, ObservedCall, ObservedRead,
+    ReadKind, ServedCall, ToolRef,
 };
 use rea_plugin_api::{Plugin, PluginError, StageInfo, StateRule};
 use rea_registry::{PluginSource, Registry, RegistryError};
@@ -46,7 +47,7 @@ fn learn_request() -> LearnRequest {
                 entity: Some(serde_json::json!({"id": 1, "title": "b", "version": 2})),
                 list_order: None,
                 query_sorted: false,
-                kind: "item".to_owned(),
+                kind: ReadKind::Item,
                 record_ordinal: 3,
                 status: 200,
                 ..Default::default()
@@ -59,7 +60,7 @@ fn learn_request() -> LearnRequest {
             ..Default::default()
         }],
         clock_anchors: Vec::new(),
-        effect: "update".to_owned(),
+        effect: Effect::Update,
         identity_field: Some("id".to_owned()),
         options: Default::default(),
         schema_version: SCHEMA_VERSION,
@@ -320,7 +321,10 @@ fn the_same_plugin_twice_is_a_duplicate() {
 struct Inert;
 
 impl StateRule for Inert {
-    fn learn(&self, _: &LearnRequest) -> Result<LearnOutcome, PluginError> {
+    type Options = NoOptions;
+    type Rule = serde_json::Value;
+
+    fn learn(&self, _: &LearnRequest<NoOptions>) -> Result<LearnOutcome, PluginError> {
         Ok(LearnOutcome::NoExplanation {
             reason: "inert".to_owned(),
             schema_version: SCHEMA_VERSION,
@@ -486,6 +490,56 @@ fn an_option_the_stage_does_not_declare_is_refused() {
     assert_eq!(errors.0.len(), 1);
     assert_eq!(errors.0[0].code, "unknown_option");
     assert_eq!((errors.0[0].line, errors.0[0].column), (Some(6), Some(13)));
+}
+
+#[test]
+fn an_option_value_that_does_not_fit_is_refused_at_its_line_and_column() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let pipeline = write_pipeline(
+        dir.path(),
+        &format!(
+            "[[plugins]]\npath = \"{}\"\n\n[[rules]]\nstage = \"revision-counter\"\noptions = {{ fields = [\"version\", 7] }}\n\n[[rules]]\nstage = \"soft-delete\"\noptions = {{ flags = \"deleted\" }}\n",
+            toml_path(&example_plugin())
+        ),
+    );
+    let mut registry = Registry::with_builtins().expect("built-ins");
+    let errors = rea_pipeline::load(Some(&pipeline), &mut registry).expect_err("refused");
+    let found: Vec<(&str, Option<usize>, Option<usize>)> = errors
+        .0
+        .iter()
+        .map(|problem| (problem.code.as_str(), problem.line, problem.column))
+        .collect();
+    // The number inside the list, and the string where the list belongs.
+    assert_eq!(
+        found,
+        [
+            ("invalid_option", Some(6), Some(34)),
+            ("invalid_option", Some(10), Some(21)),
+        ],
+        "{errors:?}"
+    );
+    assert!(
+        errors.0[0].message.contains("/fields/1"),
+        "{}",
+        errors.0[0].message
+    );
+    // The same refusal from `rea pipeline check`, and a pipeline whose values fit passes.
+    let run = run_rea(
+        &rea(),
+        dir.path(),
+        &["pipeline", "check", &pipeline.display().to_string()],
+    );
+    assert_eq!(run.code, Some(2), "{}", run.stderr);
+    assert!(run.stderr.contains("invalid_option"), "{}", run.stderr);
+    let fitting = write_pipeline(
+        dir.path(),
+        &format!(
+            "[[plugins]]\npath = \"{}\"\n\n[[rules]]\nstage = \"revision-counter\"\noptions = {{ fields = [\"version\"] }}\n",
+            toml_path(&example_plugin())
+        ),
+    );
+    let mut registry = Registry::empty();
+    rea_pipeline::load(Some(&fitting), &mut registry).expect("fits");
 }
 
 #[test]

@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use rea_evidence::Evidence;
-use rea_plugin_api::json::Json;
+use rea_json::Json;
 use rea_tests::{Run, run_rea, shared_dir};
 
 fn rea() -> PathBuf {
@@ -46,7 +46,7 @@ fn inline_view(dir: &Path, rules: &str) -> String {
 }
 
 fn view(dir: &Path, name: &str) -> Run {
-    run_rea(&rea(), dir, &["inspect-analysis-view", name])
+    run_rea(&rea(), dir, &["inspect-analysis-view", name, "--json"])
 }
 
 fn refusal(run: &Run) -> serde_json::Value {

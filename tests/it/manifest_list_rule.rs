@@ -6,9 +6,9 @@
 use crate::capture_support;
 
 use capture_support::{all_captures, captures_dir, inspect_all};
+use rea_json::{Json, escape_pointer_segment};
 use rea_manifest::outline::{ListAt, Outline};
 use rea_plugin_api::contracts::capture::Body;
-use rea_plugin_api::json::{Json, escape_pointer_segment};
 
 /// The manifest rule's list as a JSON pointer (`""`: the root; `/member`).
 fn manifest_list(text: &str) -> Option<Option<String>> {

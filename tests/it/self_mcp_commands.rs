@@ -444,10 +444,19 @@ fn cli_view(dir: &std::path::Path, capture_text: &str, kind: &str) -> String {
     out.trim_end_matches('\n').to_owned()
 }
 
+/// A tool's Evidence text: inline, or read whole from its resource link when it is large.
 fn call_text(session: &mut StdioSession, name: &str, arguments: Value) -> String {
     let called = session.request("tools/call", json!({"name": name, "arguments": arguments}));
     assert_eq!(called["result"]["isError"], false, "{called}");
-    called["result"]["content"][0]["text"]
+    let content = &called["result"]["content"];
+    if content[1]["type"] == "resource_link" {
+        let read = session.request("resources/read", json!({"uri": content[1]["uri"]}));
+        return read["result"]["contents"][0]["text"]
+            .as_str()
+            .expect("linked Evidence")
+            .to_owned();
+    }
+    content[0]["text"]
         .as_str()
         .expect("inline Evidence")
         .to_owned()
@@ -564,4 +573,75 @@ fn withheld_write_completion_reads_the_coverage_view() {
         json!(matching)
     );
     assert_eq!(session.close(), Some(0));
+}
+
+/// The `rea` commands the shipped guidance names (`rea COMMAND` in backticks or opening a code
+/// line), each with the options written on its code lines (a line ending in `\` continues).
+fn commands_in_guidance() -> Vec<(String, String, Vec<String>)> {
+    let folder = rea_tests::workspace_root().join("host/crates/self-mcp/guidance");
+    let mut found = Vec::new();
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&folder)
+        .expect("the guidance folder")
+        .map(|entry| entry.expect("entry").path())
+        .filter(|path| path.extension().is_some_and(|e| e == "md"))
+        .collect();
+    files.sort();
+    for file in files {
+        let text = std::fs::read_to_string(&file).expect("guidance file");
+        let name = file.file_name().unwrap().to_string_lossy().into_owned();
+        let lines: Vec<&str> = text.lines().collect();
+        for (index, line) in lines.iter().enumerate() {
+            let code_line = line.starts_with("rea ");
+            for (start, _) in line.match_indices("rea ") {
+                if !(start == 0 && code_line || line[..start].ends_with('`')) {
+                    continue;
+                }
+                let command: String = line[start + 4..]
+                    .chars()
+                    .take_while(|c| c.is_ascii_lowercase() || *c == '-')
+                    .collect();
+                let mut options = Vec::new();
+                if code_line {
+                    let mut span = vec![*line];
+                    let mut next = index;
+                    while span.last().is_some_and(|l| l.trim_end().ends_with('\\')) {
+                        next += 1;
+                        span.extend(lines.get(next));
+                    }
+                    for word in span.iter().flat_map(|l| l.split_whitespace()) {
+                        if word.starts_with("--") {
+                            options.push(word.to_owned());
+                        }
+                    }
+                }
+                found.push((format!("{name}:{}", index + 1), command, options));
+            }
+        }
+    }
+    found
+}
+
+// The guidance once documented `rea environment-compare` before the command existed, and a search
+// test locked that text in; every command and option the guidance names must be the binary's.
+#[test]
+fn every_command_the_guidance_names_exists_with_its_options() {
+    let commands = commands_in_guidance();
+    assert!(
+        commands.iter().any(|(_, _, options)| !options.is_empty()),
+        "no command line with options found in the guidance: {commands:?}"
+    );
+    for (place, command, options) in commands {
+        let (code, help, stderr) = run(&[command.as_str(), "--help"], &[]);
+        assert_eq!(
+            code,
+            Some(0),
+            "{place}: `rea {command}` is no command: {stderr}"
+        );
+        for option in options {
+            assert!(
+                help.contains(&option),
+                "{place}: `rea {command}` has no {option}:\n{help}"
+            );
+        }
+    }
 }

@@ -12,10 +12,10 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use rea_evidence::Refusal;
-use rea_self_mcp::workflows::{COMPLETION_CAVEAT, WORKFLOWS};
+use rea_self_mcp::workflows::{COMPLETION_CAVEAT, PATH_COMPLETION_CAVEAT, WORKFLOWS};
 use rea_self_mcp::{
     BundleSource, CaptureInspection, CaptureRequest, EvidenceDocument, SelfMcpServer,
-    StageImplementations, ToolScope, ViewProjection, ViewSource,
+    SourceEvidence, StageImplementations, ToolScope, ViewProjection,
 };
 use serde_json::{Map, Value, json};
 use support::{Client, start};
@@ -55,9 +55,9 @@ impl CaptureInspection for FakeCapture {
 struct FakeViews(Arc<Calls>);
 
 impl ViewProjection for FakeViews {
-    fn project(&self, source: ViewSource, view: &Value) -> Result<EvidenceDocument, Refusal> {
+    fn project(&self, source: SourceEvidence, view: &Value) -> Result<EvidenceDocument, Refusal> {
         self.0.views.fetch_add(1, Ordering::SeqCst);
-        let ViewSource::Retained(capture) = source else {
+        let SourceEvidence::Retained(capture) = source else {
             return Err(Refusal::invalid_request(
                 "the fake projects retained Evidence only",
             ));
@@ -305,7 +305,8 @@ async fn procedure_completion_follows_the_manifests_the_session_projected() {
     serving.await.expect("served");
 }
 
-// contract: COMPLETION-003, COMPLETION-012, COMPLETION-021
+// contract: COMPLETION-012, COMPLETION-021
+// COMPLETION-003 differs (host/crates/self-mcp/CONTRACT-NOTES.md): this test checks rea's form.
 #[tokio::test]
 async fn evidence_ids_are_offered_only_where_an_argument_accepts_them() {
     let (server, _) = server(ToolScope::All);
@@ -361,7 +362,11 @@ async fn evidence_ids_are_offered_only_where_an_argument_accepts_them() {
                 continue;
             }
             // An argument with completion says that an empty list proves nothing.
-            assert!(description.ends_with(COMPLETION_CAVEAT), "{description}");
+            assert!(
+                description.ends_with(COMPLETION_CAVEAT)
+                    || description.ends_with(PATH_COMPLETION_CAVEAT),
+                "{description}"
+            );
             if offered.iter().any(|value| retained.contains(value)) {
                 assert!(
                     description.contains("Evidence id"),

@@ -495,7 +495,9 @@ fn every_tool_answers_over_mcp_from_what_the_capture_recorded() {
                 );
             }
             for pair in record["query"]["pairs"].as_array().into_iter().flatten() {
-                arguments.insert(pair[0].as_str().unwrap().to_owned(), pair[1].clone());
+                let query = pair[0].as_str().unwrap();
+                let property = &schema_of(&listed, name)["properties"][query];
+                arguments.insert(query.to_owned(), typed(property, pair[1].as_str().unwrap()));
             }
             argument_sets.push((Some(*ordinal), Value::Object(arguments)));
         }
@@ -507,10 +509,9 @@ fn every_tool_answers_over_mcp_from_what_the_capture_recorded() {
             );
         }
         for query in tool["query_parameters"].as_array().unwrap() {
-            unseen.insert(
-                query["name"].as_str().unwrap().to_owned(),
-                json!(["x", "y"]),
-            );
+            let query = query["name"].as_str().unwrap();
+            let property = &schema_of(&listed, name)["properties"][query];
+            unseen.insert(query.to_owned(), unseen_value(property));
         }
         if !unseen.is_empty() {
             argument_sets.push((None, Value::Object(unseen)));
@@ -554,4 +555,47 @@ fn every_tool_answers_over_mcp_from_what_the_capture_recorded() {
     assert_eq!(call_tool(&url, name, &json!({})), before);
     server.signal("TERM");
     assert_eq!(server.finish().0, Some(143));
+}
+
+/// A tool's input schema in a `tools/list` answer.
+fn schema_of<'a>(listed: &'a [Value], name: &str) -> &'a Value {
+    &listed
+        .iter()
+        .find(|tool| tool["name"] == name)
+        .unwrap_or_else(|| panic!("{name} is listed"))["inputSchema"]
+}
+
+/// The single-value branch of a query property (the first `anyOf` branch of a repeated one).
+fn single(property: &Value) -> &Value {
+    property
+        .get("anyOf")
+        .and_then(|branches| branches.get(0))
+        .unwrap_or(property)
+}
+
+/// A recorded query value as its property types it (the catalog types parameters from them).
+fn typed(property: &Value, text: &str) -> Value {
+    match single(property)["type"].as_str() {
+        Some("integer" | "number") => serde_json::from_str(text).unwrap_or(json!(text)),
+        Some("boolean") => json!(text == "true"),
+        _ => json!(text),
+    }
+}
+
+/// A value the capture never recorded that still fits the property (an array for a repeated
+/// one).
+fn unseen_value(property: &Value) -> Value {
+    let one = single(property);
+    let value = match (one["type"].as_str(), one.get("enum")) {
+        (_, Some(values)) => values[0].clone(),
+        (Some("integer"), _) => json!(987_654_321),
+        (Some("number"), _) => json!(0.25),
+        (Some("boolean"), _) => json!(false),
+        _ => json!("never-recorded-value"),
+    };
+    if property.get("anyOf").is_some() {
+        json!([value.clone(), value])
+    } else {
+        value
+    }
 }

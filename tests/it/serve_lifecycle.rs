@@ -34,7 +34,7 @@ fn refusals(stderr: &[String]) -> Vec<Value> {
 #[test]
 fn a_signal_during_input_loading_or_binding_is_a_cancelled_result_with_the_signal_status() {
     // The load and the bind take milliseconds; `REA_TEST_HOLD` (a test-only hook, see
-    // `rea_manifest::test_hold`) holds the named stage after announcing it, so the signal
+    // `rea_evidence::test_hooks`) holds the named stage after announcing it, so the signal
     // arrives inside it without racing it.
     for (stage, during) in [("loading", "input loading"), ("binding", "binding")] {
         for (signal, status) in [("INT", 130), ("TERM", 143)] {
@@ -189,14 +189,6 @@ fn host_and_port_resolve_exactly_as_rea_mcp_http_resolves_them() {
     }
 }
 
-/// Whether `strace` can trace a process here.
-fn strace_works() -> bool {
-    Command::new("strace")
-        .args(["-f", "-qq", "-o", "/dev/null", "true"])
-        .status()
-        .is_ok_and(|status| status.success())
-}
-
 /// The system calls traced: process creation, everything that could write to disk, and
 /// outbound connections.
 const TRACED: &str = "trace=execve,execveat,fork,vfork,clone,clone3,open,openat,openat2,creat,\
@@ -224,10 +216,7 @@ fn data_call(address: &str, method: &str, params: Option<Value>) -> Value {
 #[test]
 fn the_server_reads_each_input_once_launches_nothing_writes_nothing_and_connects_only_to_download()
 {
-    if !strace_works() {
-        eprintln!("SKIPPED: strace is not available or may not trace here");
-        return;
-    }
+    rea_tests::require_strace();
     let folder = tempfile::tempdir().unwrap();
     let trace = folder.path().join("trace.txt");
     let loaded = folder.path().join("loaded state.json");

@@ -21,7 +21,9 @@ fn get(path: &str) -> Request<Body> {
         .unwrap()
 }
 
-// contract: SERVE-021, SERVE-026, CARD-001
+// contract: SERVE-026, CARD-001
+// SERVE-021 (exactly three routes) differs: `/ready`, the status page `/` and `/agentenv/journal`
+// are served too (CONTRACT-NOTES.md); every other path is still 404.
 #[tokio::test]
 async fn the_card_readiness_and_unknown_routes() {
     let (app, backend) = replay_app();
@@ -37,7 +39,12 @@ async fn the_card_readiness_and_unknown_routes() {
         (StatusCode::OK, b"{\"ready\":true}".to_vec())
     );
 
-    for path in ["/", "/mcp/extra", "/.well-known/other", "/agentenv/x"] {
+    for path in [
+        "/index.html",
+        "/mcp/extra",
+        "/.well-known/other",
+        "/agentenv/x",
+    ] {
         let (status, _, _) = send(&app, get(path)).await;
         assert_eq!(status, StatusCode::NOT_FOUND, "{path}");
     }
@@ -110,9 +117,9 @@ async fn a_2025_session_initializes_lists_and_calls() {
     }
 }
 
-// contract: SERVE-012
-// rea differs on purpose (host/crates/serve/CONTRACT-NOTES.md): several MCP sessions may be open
-// at once, and a second client's session neither ends nor blocks the first.
+// Not a contract tag: rea deviates from SERVE-012 (one MCP client at a time) on purpose, listed in
+// host/crates/serve/CONTRACT-NOTES.md: several MCP sessions may be open at once, and a second
+// client's session neither ends nor blocks the first.
 #[tokio::test]
 async fn several_sessions_are_served_side_by_side() {
     let version = "2025-11-25";

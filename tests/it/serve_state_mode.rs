@@ -167,7 +167,7 @@ fn the_state_card_declares_the_data_plane_and_serves_reads_and_confirmed_writes(
         "the card lists the MCP catalog"
     );
     // Descriptions: longer than replay's; reads say where they answer from; writes name their
-    // effect and the quoted members they accept.
+    // effect, and their body schema the members they accept.
     let manifest = input_json("json-server.manifest.json");
     for tool in &listed {
         let name = tool["name"].as_str().unwrap();
@@ -204,10 +204,12 @@ fn the_state_card_declares_the_data_plane_and_serves_reads_and_confirmed_writes(
             other => panic!("effect {other}"),
         };
         assert!(description.contains(phrase), "{effect}: {description}");
-        let accepted = description
-            .split_once("accepted body members: ")
-            .map(|(_, rest)| rest)
-            .unwrap_or_else(|| panic!("{description}"));
+        // The body's schema names the members it accepts (typed), or its description lists them.
+        let body = ["body", "request_body"]
+            .iter()
+            .find_map(|key| tool["inputSchema"]["properties"].get(*key))
+            .unwrap_or_else(|| panic!("{name}: no body argument"));
+        let accepted = format!("{} {}", body["properties"], body["description"]);
         let recorded = manifest["tools"]
             .as_array()
             .unwrap()
@@ -407,7 +409,7 @@ fn reads_the_state_does_not_back_replay_their_recordings() {
 // contract: MANIFEST-023, REPLAY-003, SERVE-003, CARD-059
 #[test]
 fn a_state_catalog_over_the_reservation_serves_replay_when_replay_fits() {
-    const LIMIT: u64 = rea_manifest::DISCOVERY_RESERVATION;
+    const LIMIT: u64 = 1024 * 1024; // the spec's 1 MiB reservation (MANIFEST-018)
     const TOOLS: usize = 200;
     // The most query fields with which the replay catalog fits.
     let (empty, _) = catalog_charges(&many_endpoints_har(TOOLS, 0));

@@ -6,9 +6,9 @@ use crate::state_support;
 use rea_backends::Serving;
 use rea_evidence::Evidence;
 use rea_evidence::capture::capture_records;
+use rea_json::{Json, Object};
 use rea_manifest::Environment;
 use rea_manifest::evidence::project_manifest_evidence;
-use rea_plugin_api::json::{Json, Object};
 use state_support::{capture, rules, state_rules};
 
 /// The json-server capture with user 1's read by id answering a member of `bytes` bytes.
@@ -125,7 +125,7 @@ fn a_capture_whose_reads_kept_no_body_derives_no_state() {
         .expect_err("no state from a capture without bodies");
     assert_eq!(refusal.code, "unsupported_target");
     // ... and at serve time the same refusal makes the state unavailable.
-    match prepare_within(&bodiless, rea_state::evidence::DERIVATION_BUDGET_BYTES) {
+    match prepare_within(&bodiless, 96 * 1024 * 1024) {
         Serving::State { .. } => panic!("a capture without bodies served a state"),
         Serving::Replay {
             refusal: served,
@@ -142,7 +142,7 @@ fn a_capture_whose_reads_kept_no_body_derives_no_state() {
     // The same capture with its bodies derives one.
     let with_bodies = capture("json-server/build.har");
     assert!(matches!(
-        prepare_within(&with_bodies, rea_state::evidence::DERIVATION_BUDGET_BYTES),
+        prepare_within(&with_bodies, 96 * 1024 * 1024),
         Serving::State { .. }
     ));
 }

@@ -6,8 +6,8 @@ use crate::serve_support;
 use crate::state_support;
 
 use rea_evidence::Evidence;
+use rea_json::Json;
 use rea_manifest::evidence::project_manifest_evidence;
-use rea_plugin_api::json::Json;
 use rea_state::project_state_evidence;
 use serde_json::{Value, json};
 use serve_support::process::{Server, address, binary, request};
@@ -103,7 +103,7 @@ fn environment_serve_serves_from_the_state_by_default() {
             );
         } else {
             assert!(
-                description.contains("served from the environment state"),
+                description.contains("applied to the environment state"),
                 "{name}"
             );
         }

@@ -17,6 +17,11 @@ passed=0; failed=0
 step() { # step STATUS NAME DETAIL
   if [ "$1" -eq 0 ]; then passed=$((passed + 1)); echo "PASS $2 ${3:-}"; else failed=$((failed + 1)); echo "FAIL $2 ${3:-}"; fi
 }
+# require_cases COUNT WHAT: a suite that ran zero cases fails.
+require_cases() {
+  [ "$1" -gt 0 ]
+  step $? cases "$1 $2"
+}
 
 rea="${1:-}"
 if [ -z "$rea" ]; then

@@ -305,22 +305,32 @@ async def scenario(rea: Path, captures: Path, transport: str, mode: str, work: P
             empty = await client.complete(ref, {"name": "procedure", "value": "0x10"}, {"document": "Notes"})
             check(f"{tag} completion before any capture is empty", empty.completion.values == [])
 
-            # contract: PROMPTS-053, COMPLETION-020
+            # contract: COMPLETION-020
+            # A capture over 32 KiB is a summary and a resource link (issue 14; PROMPTS-053 differs,
+            # host/crates/self-mcp/CONTRACT-NOTES.md); resources/read returns its exact text.
             inspected = await client.call_tool("inspect_web_network_capture", {"path": str(capture_file)})
             capture = evidence_of(inspected)
             capture_id = capture.get("evidence_id", "")
             check(
-                f"{tag} capture Evidence is returned inline",
-                capture_id.startswith("ev_") and capture.get("operation") == "inspect_web_network_capture",
+                f"{tag} a large capture is a summary and a resource link",
+                capture_id.startswith("ev_")
+                and capture.get("operation") == "inspect_web_network_capture"
+                and capture.get("inline") is False
+                and len(inspected.content) == 2
+                and isinstance(inspected.content[1], types.ResourceLink)
+                and str(inspected.content[1].uri) == f"rea://evidence/{capture_id}",
+                str(inspected.content[1:]),
             )
+            linked = await client.read_resource(f"rea://evidence/{capture_id}")
+            whole = linked.contents[0].text if linked.contents else ""
             cli = subprocess.run(
                 [str(rea), "inspect-web-network-capture", str(capture_file), "har"],
                 capture_output=True,
                 check=False,
             )
             check(
-                f"{tag} the inline Evidence is byte for byte the CLI's",
-                cli.returncode == 0 and cli.stdout.decode().rstrip("\n") == inspected.content[0].text,
+                f"{tag} the linked Evidence is byte for byte the CLI's",
+                cli.returncode == 0 and cli.stdout.decode().rstrip("\n") == whole,
             )
             documents = await client.complete(ref, {"name": "document", "value": capture_id[:5].upper()})
             # contract: COMPLETION-027, COMPLETION-028

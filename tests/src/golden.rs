@@ -31,8 +31,7 @@ pub fn golden_file(golden: &Path, len: usize) -> PathBuf {
 
 fn digest_line(bytes: &[u8]) -> String {
     let digest = Sha256::digest(bytes);
-    let hex: String = digest.iter().map(|byte| format!("{byte:02x}")).collect();
-    format!("sha256 {hex} bytes {}\n", bytes.len())
+    format!("sha256 {} bytes {}\n", hex::encode(digest), bytes.len())
 }
 
 /// Compares `actual` with the golden at `golden` (or its digest form); `REA_BLESS=1` writes it

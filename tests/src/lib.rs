@@ -78,3 +78,55 @@ pub fn run_rea(binary: &Path, dir: &Path, args: &[&str]) -> Run {
         stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
     }
 }
+
+/// Fails the calling test unless `strace` is installed and may trace here: tests that trace the
+/// binary never skip themselves (`.ci/run` installs strace).
+pub fn require_strace() {
+    let traced = std::process::Command::new("strace")
+        .args(["-f", "-qq", "-o", "/dev/null", "true"])
+        .status();
+    assert!(
+        traced.as_ref().is_ok_and(|status| status.success()),
+        "this test needs strace, able to trace here (`.ci/run` installs it): {traced:?}"
+    );
+}
+
+/// For a test that needs file permissions to apply (a read denial). Run by a user other than
+/// root, returns `true`: the caller runs its body. Run as root, who reads any file, it re-runs
+/// that one test (`test`, its path in the test binary, such as `module::name`) in this same
+/// binary as an unprivileged user, `REA_UNPRIVILEGED_USER` (`.ci/run` creates `rea-ci`) or else
+/// `nobody`, asserts the re-run ran exactly that test and passed, and returns `false`. The test
+/// never skips its body.
+#[cfg(unix)]
+pub fn subject_to_permissions(test: &str) -> bool {
+    use std::os::unix::fs::MetadataExt as _;
+    let uid = std::fs::metadata("/proc/self").expect("/proc/self").uid();
+    if uid != 0 {
+        return true;
+    }
+    let user = std::env::var("REA_UNPRIVILEGED_USER").unwrap_or_else(|_| "nobody".to_owned());
+    let id = |flag: &str| {
+        let output = std::process::Command::new("id")
+            .args([flag, &user])
+            .output()
+            .expect("id");
+        assert!(output.status.success(), "no user {user} to drop to");
+        String::from_utf8_lossy(&output.stdout).trim().to_owned()
+    };
+    let (uid, gid) = (id("-u"), id("-g"));
+    assert_ne!(uid, "0", "{user} is root: permissions would not apply");
+    let output = std::process::Command::new("setpriv")
+        .args(["--reuid", &uid, "--regid", &gid, "--clear-groups", "--"])
+        .arg(std::env::current_exe().expect("the test binary"))
+        .args([test, "--exact", "--test-threads=1"])
+        .output()
+        .expect("setpriv (util-linux)");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success() && stdout.contains("test result: ok. 1 passed"),
+        "{test} as {user} ({uid}:{gid}): {}\n{stdout}\n{}",
+        output.status,
+        String::from_utf8_lossy(&output.stderr)
+    );
+    false
+}

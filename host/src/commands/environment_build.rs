@@ -18,14 +18,15 @@
 //! `--format-rules-only` applies none. Without `--name` the manifest names the env, unless the
 //! capture's origin is a loopback name or an IP literal: then the capture file does, with a
 //! `name-from-file` warning. `--dry-run` runs every stage and writes nothing; it does not check
-//! the directory, which may then be omitted (`status: "planned"`). SIGINT cancels (`cancelled`,
-//! exit 130). Stage progress goes to stderr; the report is the only output on stdout.
+//! the directory, which may then be omitted (`status: "planned"`). SIGINT or SIGTERM cancels (`cancelled`,
+//! exit 130 or 143; a bundle appears whole or not at all, see [`super::interrupt`]). Stage
+//! progress goes to stderr; the report is the only output on stdout.
 //!
 //! Inputs must fit the live heap headroom ([`rea_bundle::headroom`]) as well as their readers'
 //! fixed budgets (32 MiB HAR, 64 MiB Evidence): a capture Evidence file or a HAR before it is
 //! read, an inspected HAR's Evidence and the projected manifest before they are serialized
-//! (`resource_constraint` otherwise). `REA_TEST_HOLD=<stage>` holds a stage until SIGINT (a test
-//! hook, see `Progress`).
+//! (`resource_constraint` otherwise). A test hook can hold a stage until SIGINT (only with the
+//! `test-hooks` feature, see `Progress`).
 //!
 //! Decisions: the report's `coverage` is the state's summary (`rea_state::coverage`, the
 //! environment-coverage view's), `null` when the bundle serves replay; the pipeline's
@@ -44,15 +45,16 @@ use rea_bundle::{
 use rea_evidence::envelope::EVIDENCE_FILE_MAX_BYTES;
 use rea_evidence::{Evidence, Refusal, read_bounded};
 use rea_manifest::{TemplateRules, project_manifest_evidence};
-use rea_self_mcp::catalog::tool_names::EXPORT_ENVIRONMENT_BUNDLE;
+use rea_self_mcp::catalog::tool_names::{BUILD_ENVIRONMENT, EXPORT_ENVIRONMENT_BUNDLE};
 use rea_self_mcp::catalog::{FAMILY_ENVIRONMENT, ToolCatalog, ToolContext, ToolOutcome, ToolSpec};
 use serde_json::{Map, Value, json};
 
 use crate::commands::environment_export::{
-    Interrupt, Progress, Quiet, absolute, bundled_binary, finish, load_pipeline, serve_command,
+    Progress, Quiet, absolute, bundled_binary, finish, load_pipeline, serve_command,
 };
 use crate::commands::inspect_capture::{InspectRequest, inspect};
 use crate::output::CommandFailure;
+use crate::progress::Interrupt;
 
 /// The stage of inspection refusals.
 const INSPECT_STAGE: &str = rea_evidence::capture::INSPECT_CAPTURE_OPERATION;
@@ -60,7 +62,8 @@ const INSPECT_STAGE: &str = rea_evidence::capture::INSPECT_CAPTURE_OPERATION;
 /// Arguments of `rea environment-build`.
 #[derive(Debug, Args)]
 pub struct EnvironmentBuildArgs {
-    /// The capture: a `.har` file, or capture Evidence JSON (`rea inspect-web-network-capture`).
+    /// The capture: a `.har` file, or capture Evidence JSON (`rea inspect-web-network-capture`
+    /// or `rea capture-browser-scenario`).
     #[arg(value_name = "CAPTURE")]
     pub capture: PathBuf,
     /// The bundle directory: absent (its parent existing) or empty; optional with --dry-run.
@@ -92,6 +95,9 @@ pub struct EnvironmentBuildArgs {
     /// Print the JSON report (refusals as JSON lines on stderr).
     #[arg(long)]
     pub json: bool,
+    /// No progress on stderr (refusals are still reported).
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
 }
 
 /// Runs `rea environment-build`.
@@ -108,8 +114,8 @@ pub fn run(args: &EnvironmentBuildArgs) -> Result<(), CommandFailure> {
             args.json,
         ));
     }
-    let interrupt = Interrupt::install();
-    let mut progress = Progress::start(interrupt.clone());
+    let interrupt = Interrupt::install(args.json, BUILD_STAGE);
+    let mut progress = Progress::start(interrupt.clone(), args.quiet);
     let outcome = build(args, &mut progress);
     progress.finish();
     finish(outcome, args.json, &interrupt)
@@ -165,7 +171,10 @@ fn build(args: &EnvironmentBuildArgs, progress: &mut Progress) -> Result<Value, 
             )))
         })?
     };
-    progress.stage("binary", "hashing the rea binary");
+    progress.stage(
+        "binary",
+        "reading the rea binary and removing its debug information",
+    );
     let binary = bundled_binary(args.binary.as_deref()).map_err(own)?;
     progress.check().map_err(own)?;
 
@@ -190,6 +199,9 @@ fn build(args: &EnvironmentBuildArgs, progress: &mut Progress) -> Result<Value, 
                     sensitive_values: &[],
                 },
             )?;
+            let records = rea_evidence::capture::capture_record_count(&evidence).unwrap_or(0);
+            let bytes = std::fs::metadata(&args.capture).map_or(0, |metadata| metadata.len());
+            progress.counted("inspect", &[("records", records), ("bytes", bytes)]);
             CaptureInput {
                 evidence,
                 bytes: None,
@@ -257,6 +269,15 @@ fn read_capture_evidence(path: &Path) -> Result<CaptureInput, Refusal> {
                 .at("/capture")
                 .in_stage(BUILD_STAGE));
             }
+            if is_browser_scenario(&file.bytes) {
+                return Err(Refusal::unsupported_target(format!(
+                    "{} is a browser scenario, not capture Evidence: the build launches no browser, so record it first (`rea capture-browser-scenario {} --format json > capture.json`) and build from that Evidence",
+                    path.display(),
+                    path.display()
+                ))
+                .at("/capture")
+                .in_stage(BUILD_STAGE));
+            }
             return Err(refusal.in_stage(rea_manifest::STAGE));
         }
     };
@@ -265,6 +286,18 @@ fn read_capture_evidence(path: &Path) -> Result<CaptureInput, Refusal> {
         bytes: Some(file.bytes),
         input: "evidence",
     })
+}
+
+/// Whether bytes are a JSON object with `browser` and `actions` members (a browser scenario).
+fn is_browser_scenario(bytes: &[u8]) -> bool {
+    #[derive(serde::Deserialize)]
+    struct ScenarioShape {
+        #[allow(dead_code)]
+        browser: serde::de::IgnoredAny,
+        #[allow(dead_code)]
+        actions: serde::de::IgnoredAny,
+    }
+    serde_json::from_slice::<ScenarioShape>(bytes).is_ok()
 }
 
 /// Whether bytes are a JSON object with a `log` member (a HAR document).
@@ -304,9 +337,8 @@ fn bundle_capture(
         })?;
     if observer.cancelled() {
         return Err(Refusal::cancelled(
-            "SIGINT received before the bundle was written; nothing was written",
+            "a signal was received before the bundle was written; nothing was written",
         )
-        .with_data(json!({ "signal": "SIGINT" }))
         .in_stage(BUILD_STAGE));
     }
     // The Evidence built in this process must fit the live heap headroom before it is
@@ -324,6 +356,13 @@ fn bundle_capture(
         Some(bytes) => AuthenticatedPair::from_capture_file(manifest, bytes, capture.evidence),
     }
     .map_err(|refusal| refusal.in_stage(EXPORT_STAGE))?;
+    observer.counted(
+        "manifest",
+        &[
+            ("tools", pair.manifest.tools.len() as u64),
+            ("records", pair.record_count()),
+        ],
+    );
     let request = ExportRequest {
         pair,
         name: options.name,
@@ -525,3 +564,102 @@ fn export_tool(arguments: &Map<String, Value>, context: &ToolContext) -> Result<
     };
     bundle_capture(capture, options, &mut Quiet)
 }
+
+/// Registers `build_environment` (family `environment`) in `rea mcp`'s catalog: the one-step
+/// build from a capture file (`.har`, or capture Evidence `.json`), as `rea environment-build`
+/// does, into a new directory.
+pub fn register_build_tool(catalog: &mut ToolCatalog) -> Result<(), rea_self_mcp::SelfMcpError> {
+    catalog.register(
+        build_tool_spec(),
+        Arc::new(
+            |arguments: &Map<String, Value>, _: &ToolContext| match build_tool(arguments) {
+                Ok(report) => ToolOutcome::value(report),
+                Err(refusal) => ToolOutcome::refused(refusal),
+            },
+        ),
+    )
+}
+
+fn build_tool_spec() -> ToolSpec {
+    let schema = json!({
+        "type": "object",
+        "properties": {
+            "capture": {
+                "type": "string",
+                "description": "Absolute path of the capture: a .har file, or capture Evidence JSON from inspect_web_network_capture."
+            },
+            "output_directory": {
+                "type": "string",
+                "description": "Absolute path of the bundle directory: it must not exist yet, and its parent must."
+            },
+            "name": {
+                "type": "string",
+                "description": "The env folder name and env id (kebab-case, at most 63 characters); default: the capture's, as environment-build names it."
+            },
+            "dry_run": {
+                "type": "boolean",
+                "description": "Run every stage and report the files without writing."
+            }
+        },
+        "required": ["capture", "output_directory"],
+        "additionalProperties": false
+    });
+    let annotations = json!({
+        "readOnlyHint": false,
+        "destructiveHint": false,
+        "idempotentHint": false,
+        "openWorldHint": false
+    });
+    ToolSpec {
+        name: BUILD_ENVIRONMENT.to_owned(),
+        family: FAMILY_ENVIRONMENT.to_owned(),
+        title: "Build an environment from a capture file".to_owned(),
+        description: "Builds an agentenv bundle from a capture file in one step, as `rea environment-build CAPTURE DIR --json` does: inspects a .har (or reads capture Evidence), projects the manifest, derives the state and writes the bundle into a new directory. Returns the build report (name, tool_count, state, coverage with each withheld write's reason and hint, files, warnings, next); `rea serve DIRECTORY` serves it.".to_owned(),
+        input_schema: schema.as_object().cloned().unwrap_or_default(),
+        annotations: annotations.as_object().cloned().unwrap_or_default(),
+    }
+}
+
+fn build_tool(arguments: &Map<String, Value>) -> Result<Value, Refusal> {
+    let tool = |refusal: Refusal| refusal.in_stage(TOOL_STAGE_BUILD);
+    let path = |key: &str| -> Result<PathBuf, Refusal> {
+        arguments
+            .get(key)
+            .and_then(Value::as_str)
+            .map(PathBuf::from)
+            .filter(|path| path.is_absolute())
+            .ok_or_else(|| {
+                tool(Refusal::invalid_request(format!(
+                    "`{key}` must be an absolute path: the server's working directory is not the caller's"
+                ))
+                .at(format!("/{key}")))
+            })
+    };
+    let capture = path("capture")?;
+    let directory = path("output_directory")?;
+    rea_bundle::check_destination(&directory, Destination::Absent)
+        .map_err(|refusal| tool(refusal.at("/output_directory")))?;
+    let args = EnvironmentBuildArgs {
+        capture,
+        directory: Some(directory),
+        name: arguments
+            .get("name")
+            .and_then(Value::as_str)
+            .map(str::to_owned),
+        template_rules: Vec::new(),
+        format_rules_only: false,
+        pipeline: None,
+        binary: None,
+        dry_run: arguments
+            .get("dry_run")
+            .and_then(Value::as_bool)
+            .unwrap_or(false),
+        json: true,
+        quiet: true,
+    };
+    let mut progress = Progress::start(Interrupt::never(), true);
+    build(&args, &mut progress)
+}
+
+/// The stage of `build_environment`'s own refusals.
+const TOOL_STAGE_BUILD: &str = BUILD_ENVIRONMENT;

@@ -8,8 +8,9 @@
 //! Evidence files, each read once within its bound and authenticated from the bytes the bundle
 //! copies, and cross-checked as `environment-serve` checks them (a manifest of another capture is
 //! `invalid_request` naming both ids). Then the bundle is planned (name, what it serves, warnings)
-//! and written. SIGINT cancels (`cancelled`, exit 130); during the write, the refusal names the
-//! bundle and the files written.
+//! and written. SIGINT or SIGTERM cancels (`cancelled`, exit 130 or 143); during the write, the
+//! refusal names the bundle and the files written, and nothing is left (the bundle is written
+//! into a staging folder renamed at the end; see [`super::interrupt`]).
 //!
 //! Without `--json` a short text report goes to stdout; with it, the JSON report (see
 //! [`rea_bundle::export`]) and refusals as JSON lines on stderr. Stage progress goes to stderr: a
@@ -22,24 +23,21 @@
 
 #![allow(clippy::result_large_err)]
 
-use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Duration;
 
 use clap::Args;
-use rea_bundle::output::{WriteObserver, digest_file};
 use rea_bundle::{
-    AuthenticatedPair, BundlePipeline, BundledBinary, Destination, EXPORT_STAGE, ExportObserver,
-    ExportRequest, LocalOriginName, PipelineLibrary, ServeCommand, Stages, Target,
+    AuthenticatedPair, BundlePipeline, BundledBinary, Destination, EXPORT_STAGE, ExportRequest,
+    LocalOriginName, PipelineLibrary, ServeCommand, Stages, Target,
 };
 use rea_evidence::envelope::EVIDENCE_FILE_MAX_BYTES;
 use rea_evidence::{Refusal, read_bounded};
 use rea_registry::Registry;
 use serde_json::Value;
 
+pub use crate::commands::interrupt::Interrupt;
 use crate::output::{CommandFailure, print_json, write_stdout};
+pub use crate::progress::{Progress, Quiet};
 
 /// Arguments of `rea environment-export`.
 #[derive(Debug, Args)]
@@ -65,12 +63,15 @@ pub struct EnvironmentExportArgs {
     /// Print the JSON report (refusals as JSON lines on stderr).
     #[arg(long)]
     pub json: bool,
+    /// No progress on stderr (refusals are still reported).
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
 }
 
 /// Runs `rea environment-export`.
 pub fn run(args: &EnvironmentExportArgs) -> Result<(), CommandFailure> {
-    let interrupt = Interrupt::install();
-    let mut progress = Progress::start(interrupt.clone());
+    let interrupt = Interrupt::install(args.json, EXPORT_STAGE);
+    let mut progress = Progress::start(interrupt.clone(), args.quiet);
     let outcome = export(args, &mut progress);
     progress.finish();
     finish(outcome, args.json, &interrupt)
@@ -88,7 +89,10 @@ fn export(args: &EnvironmentExportArgs, progress: &mut Progress) -> Result<Value
         load_pipeline(args.pipeline.as_deref()).map_err(stage)?;
     let rules = state_rules(&registry, &resolved).map_err(stage)?;
     let provenance = crate::provenance::provenance(&resolved, &registry);
-    progress.stage("binary", "hashing the rea binary");
+    progress.stage(
+        "binary",
+        "reading the rea binary and removing its debug information",
+    );
     let binary = bundled_binary(args.binary.as_deref()).map_err(stage)?;
     progress.check().map_err(stage)?;
 
@@ -134,13 +138,15 @@ fn export(args: &EnvironmentExportArgs, progress: &mut Progress) -> Result<Value
     rea_bundle::export(&request, environment, progress)
 }
 
-/// Prints the report (JSON, or text) or reports the refusal: exit 130 for a cancellation, 2 for a
-/// configuration problem (an invalid pipeline), 1 otherwise.
+/// Prints the report (JSON, or text) or reports the refusal: exit 130 (SIGINT) or 143 (SIGTERM)
+/// for a cancellation, naming the signal, 2 for a configuration problem (an invalid pipeline), 1
+/// otherwise.
 pub fn finish(
     outcome: Result<Value, Refusal>,
     json: bool,
     interrupt: &Interrupt,
 ) -> Result<(), CommandFailure> {
+    interrupt.claim_report();
     match outcome {
         Ok(report) => {
             if json {
@@ -152,9 +158,14 @@ pub fn finish(
         Err(refusal) => {
             let cancelled = refusal.code == "cancelled" || interrupt.fired();
             let configuration = refusal.category == "configuration";
+            let refusal = if cancelled && interrupt.fired() {
+                interrupt.name_signal(refusal)
+            } else {
+                refusal
+            };
             let mut failure = CommandFailure::refused(refusal, json);
             if cancelled {
-                failure.exit = 130;
+                failure.exit = interrupt.exit_code();
             } else if configuration {
                 failure.exit = CommandFailure::USAGE_EXIT;
             }
@@ -163,7 +174,8 @@ pub fn finish(
     }
 }
 
-/// The text report: what was written or planned, what it serves, the warnings and what next.
+/// The text report: what was written or planned, what it serves and its coverage table, the
+/// files, the warnings and what next.
 pub fn text_report(report: &Value) -> String {
     let text = |pointer: &str| {
         report
@@ -174,19 +186,19 @@ pub fn text_report(report: &Value) -> String {
             })
             .unwrap_or_default()
     };
+    let serves = if report.pointer("/state/served") == Some(&Value::Bool(true)) {
+        format!("from the state {}", text("/state/evidence_id"))
+    } else {
+        format!("replay: {} {}", text("/state/code"), text("/state/message"))
+    };
     let mut out = format!(
-        "{} {} ({} tools, {})\n",
+        "{} {} ({} tools, {serves})\n",
         text("/status"),
         report
             .get("directory")
             .and_then(Value::as_str)
             .unwrap_or("(no directory)"),
         text("/tool_count"),
-        if report.pointer("/state/served") == Some(&Value::Bool(true)) {
-            format!("from the state {}", text("/state/evidence_id"))
-        } else {
-            format!("replay: {} {}", text("/state/code"), text("/state/message"))
-        }
     );
     out.push_str(&format!(
         "  name {}\n  capture {} ({} records)\n  manifest {} ({} tools)\n",
@@ -197,59 +209,54 @@ pub fn text_report(report: &Value) -> String {
         text("/manifest/tools"),
     ));
     out.push_str(&format!(
-        "  package {} {} ({} bytes, SHA-256 {})\n",
+        "  package {} {} ({} bytes, SHA-256 {}{})\n",
         text("/package_source/kind"),
         text("/package_source/path"),
         text("/package_source/bytes"),
         text("/package_source/sha256"),
+        match report.pointer("/package_source/debug_info/source_bytes") {
+            Some(bytes) => format!("; debug information removed, {bytes} bytes with it"),
+            None => String::new(),
+        }
     ));
-    for file in report
-        .get("files")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
+    match report
+        .get("coverage")
+        .filter(|coverage| !coverage.is_null())
     {
+        Some(coverage) => out.push_str(&rea_backends::status::coverage_table(coverage).to_text()),
+        None => out.push_str("coverage: none, the bundle serves replay\n"),
+    }
+    for file in array(report, "files") {
         out.push_str(&format!(
             "  {:>12}  {}\n",
             file.get("bytes").and_then(Value::as_u64).unwrap_or(0),
             file.get("path").and_then(Value::as_str).unwrap_or_default()
         ));
     }
-    for warning in report
-        .get("warnings")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-    {
+    for warning in array(report, "warnings") {
+        let member = |key: &str| warning.get(key).and_then(Value::as_str).unwrap_or_default();
         out.push_str(&format!(
             "warning {}: {}\n",
-            warning
-                .get("code")
-                .and_then(Value::as_str)
-                .unwrap_or_default(),
-            warning
-                .get("message")
-                .and_then(Value::as_str)
-                .unwrap_or_default()
+            member("code"),
+            member("message")
         ));
-        for item in warning
-            .get("items")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-        {
+        for item in array(warning, "items") {
             out.push_str(&format!("  {}\n", item.as_str().unwrap_or_default()));
         }
     }
-    for next in report
-        .get("next")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-    {
+    for next in array(report, "next") {
         out.push_str(&format!("next: {}\n", next.as_str().unwrap_or_default()));
     }
     out
+}
+
+/// The items of an array member (none when absent).
+fn array<'a>(value: &'a Value, key: &str) -> impl Iterator<Item = &'a Value> {
+    value
+        .get(key)
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
 }
 
 /// A path made absolute against the working directory (not resolved: it may not exist yet).
@@ -317,7 +324,8 @@ pub fn state_rules(
     rea_state::rules::RuleSet::from_pipeline(pipeline, registry).map(std::sync::Arc::new)
 }
 
-/// The binary the bundle carries: `--binary`, else the running one; hashed once.
+/// The binary the bundle carries: `--binary`, else the running one; read once, and shipped without
+/// its debug sections ([`rea_bundle::strip`]).
 pub fn bundled_binary(path: Option<&Path>) -> Result<BundledBinary, Refusal> {
     let (path, running) = match path {
         Some(path) => (absolute(path), false),
@@ -338,14 +346,8 @@ pub fn bundled_binary(path: Option<&Path>) -> Result<BundledBinary, Refusal> {
             .at("/binary"));
         }
     }
-    let (sha256, bytes) = digest_file(&path)?;
-    Ok(BundledBinary {
-        path,
-        bytes,
-        sha256,
-        running,
-        version: running.then(|| env!("CARGO_PKG_VERSION").to_owned()),
-    })
+    let version = running.then(|| env!("CARGO_PKG_VERSION").to_owned());
+    BundledBinary::read(path, running, version)
 }
 
 /// The serve command the image runs: `--pipeline` and `--state` are passed when
@@ -366,152 +368,4 @@ pub fn serve_command() -> ServeCommand {
         pipeline_flag: takes("pipeline"),
         state_file: takes("state"),
     }
-}
-
-/// SIGINT as a flag the stages poll; a second SIGINT ends the process at once.
-#[derive(Debug, Clone, Default)]
-pub struct Interrupt(Arc<AtomicBool>);
-
-impl Interrupt {
-    /// Installs the handler (a failure to install leaves SIGINT's default, which also stops).
-    pub fn install() -> Self {
-        let flag = Arc::new(AtomicBool::new(false));
-        #[cfg(unix)]
-        {
-            use signal_hook::consts::SIGINT;
-            // The second SIGINT (flag already set) terminates: registered first so it sees the
-            // flag before the second registration sets it.
-            let _ =
-                signal_hook::flag::register_conditional_shutdown(SIGINT, 130, Arc::clone(&flag));
-            let _ = signal_hook::flag::register(SIGINT, Arc::clone(&flag));
-        }
-        Self(flag)
-    }
-
-    /// A flag that never fires (the MCP tool).
-    pub fn never() -> Self {
-        Self::default()
-    }
-
-    /// Whether SIGINT arrived.
-    pub fn fired(&self) -> bool {
-        self.0.load(Ordering::SeqCst)
-    }
-}
-
-/// Stage progress on stderr: a progress bar on a terminal, JSON log lines otherwise.
-pub struct Progress {
-    interrupt: Interrupt,
-    bar: Option<indicatif::ProgressBar>,
-    writing: bool,
-}
-
-impl Progress {
-    /// Starts reporting.
-    pub fn start(interrupt: Interrupt) -> Self {
-        let bar = if std::io::stderr().is_terminal() {
-            let bar = indicatif::ProgressBar::new_spinner();
-            bar.enable_steady_tick(Duration::from_millis(120));
-            Some(bar)
-        } else {
-            let level = rea_serve::config::log_level(&rea_serve::config::ProcessEnv)
-                .unwrap_or(tracing::level_filters::LevelFilter::INFO);
-            rea_serve::logging::init(level);
-            None
-        };
-        Self {
-            interrupt,
-            bar,
-            writing: false,
-        }
-    }
-
-    /// A stage starts.
-    pub fn stage(&mut self, stage: &str, detail: &str) {
-        match &self.bar {
-            Some(bar) => bar.set_message(format!("{stage}: {detail}")),
-            None => tracing::info!(stage, "{detail}"),
-        }
-        self.hold_for_test(stage);
-    }
-
-    /// Test hook: `REA_TEST_HOLD=<stage>` holds the command at the start of that stage (logging
-    /// `{"level":"warn","msg":"test hold","stage":…}`) until SIGINT arrives or 60 s pass, so a
-    /// test can cancel inside a stage that otherwise takes milliseconds. Nothing but tests sets
-    /// the variable.
-    fn hold_for_test(&self, stage: &str) {
-        if std::env::var_os("REA_TEST_HOLD").is_none_or(|held| held != stage) {
-            return;
-        }
-        tracing::warn!(stage, "test hold");
-        let deadline = std::time::Instant::now() + Duration::from_secs(60);
-        while !self.interrupt.fired() && std::time::Instant::now() < deadline {
-            std::thread::sleep(Duration::from_millis(20));
-        }
-    }
-
-    /// Refuses with `cancelled` when SIGINT arrived (nothing written yet).
-    pub fn check(&self) -> Result<(), Refusal> {
-        if self.interrupt.fired() {
-            return Err(Refusal::cancelled(
-                "SIGINT received before the bundle was written; nothing was written",
-            )
-            .with_data(serde_json::json!({ "signal": "SIGINT" })));
-        }
-        Ok(())
-    }
-
-    /// Clears the bar.
-    pub fn finish(&mut self) {
-        if let Some(bar) = self.bar.take() {
-            bar.finish_and_clear();
-        }
-    }
-}
-
-impl WriteObserver for Progress {
-    fn written(&mut self, path: &str, done: usize, total: usize) {
-        match &self.bar {
-            Some(bar) => {
-                if !self.writing {
-                    self.writing = true;
-                    bar.set_length(total as u64);
-                    bar.set_style(
-                        indicatif::ProgressStyle::with_template(
-                            "{spinner} write [{bar:30}] {pos}/{len} {msg}",
-                        )
-                        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
-                    );
-                }
-                bar.set_position(done as u64);
-                bar.set_message(path.to_owned());
-            }
-            None => tracing::debug!(stage = "write", path, done, total, "file written"),
-        }
-    }
-
-    fn cancelled(&mut self) -> bool {
-        self.interrupt.fired()
-    }
-}
-
-impl ExportObserver for Progress {
-    fn stage(&mut self, stage: &str, detail: &str) {
-        Progress::stage(self, stage, detail);
-    }
-}
-
-/// An observer that reports nothing and never cancels (the MCP tool).
-#[derive(Debug, Default)]
-pub struct Quiet;
-
-impl WriteObserver for Quiet {
-    fn written(&mut self, _: &str, _: usize, _: usize) {}
-    fn cancelled(&mut self) -> bool {
-        false
-    }
-}
-
-impl ExportObserver for Quiet {
-    fn stage(&mut self, _: &str, _: &str) {}
 }

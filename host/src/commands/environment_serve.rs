@@ -39,13 +39,14 @@ use rea_backends::replay::ReplayBackend;
 use rea_evidence::{Evidence, Refusal};
 use rea_manifest::Environment;
 use rea_serve::config::{EnvSource, ListenConfig, ProcessEnv};
+use rea_serve::journal::{Echo, Journal};
 use rea_serve::server::{self, StopSignal};
 use rea_serve::{
     AppOptions, DataPlane, DataPlaneLimits, ReplayDataPlane, ShutdownToken, ToolBackend,
 };
 use serde_json::{Value, json};
 
-use crate::output::{CommandFailure, print_json};
+use crate::output::CommandFailure;
 
 /// The stage name refusals carry.
 pub const STAGE: &str = "environment-serve";
@@ -62,6 +63,10 @@ pub struct EnvironmentServeArgs {
     /// Serve replay only: every tool replays its recorded records; the data plane serves nothing.
     #[arg(long)]
     pub replay_only: bool,
+    /// Answer credential-named values the recording holds (query parameters, body members) as
+    /// recorded; by default they are answered as "[redacted]".
+    #[arg(long)]
+    pub keep_credentials: bool,
     /// The host to bind (default: `MCP_HOST`, else 127.0.0.1).
     #[arg(long)]
     pub host: Option<String>,
@@ -78,6 +83,108 @@ pub struct EnvironmentServeArgs {
     /// pipeline; otherwise the state is derived, with a warning saying why.
     #[arg(long, value_name = "FILE", conflicts_with = "replay_only")]
     pub state: Option<PathBuf>,
+    /// Write every MCP and data-plane call to stderr as one journal line.
+    #[command(flatten)]
+    pub journal: JournalArgs,
+    /// Also print a `listening` JSON document on stdout (as `rea serve --json`); refusals are
+    /// JSON lines either way, as the server's log is.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// The request journal's flags (`environment-serve`, `serve`).
+#[derive(Debug, Clone, Args)]
+pub struct JournalArgs {
+    /// Write every MCP tool call and data-plane call to stderr as one line (time, tool, argument
+    /// digest, source, status, µs); the last calls are always at `/agentenv/journal`.
+    #[arg(long)]
+    pub journal: bool,
+    /// The journal lines' format (implies --journal).
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    pub journal_format: Option<JournalFormat>,
+}
+
+/// How journal lines are written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum JournalFormat {
+    /// Aligned text.
+    Text,
+    /// JSON lines.
+    Json,
+}
+
+impl JournalArgs {
+    /// How the journal echoes its entries.
+    pub fn echo(&self) -> Echo {
+        match (self.journal, self.journal_format) {
+            (_, Some(JournalFormat::Json)) => Echo::Json,
+            (_, Some(JournalFormat::Text)) | (true, None) => Echo::Text,
+            (false, None) => Echo::Off,
+        }
+    }
+}
+
+/// What a server serves, loaded off the runtime's threads: the replay environment, its manifest
+/// and the capture Evidence the state derives from.
+pub struct Loaded {
+    /// The replay environment (the manifest's tools over the cited records).
+    pub environment: Environment,
+    /// The manifest.
+    pub manifest: rea_manifest::Manifest,
+    /// The capture Evidence.
+    pub capture: Evidence,
+    /// The name the loader chose (`rea serve`'s capture naming), below [`ServeRequest::name`].
+    pub name: Option<String>,
+}
+
+/// Loads the inputs (blocking; run on a blocking thread so a signal can cancel the wait).
+pub type Loader = Box<dyn FnOnce() -> Result<Loaded, Box<Refusal>> + Send>;
+
+/// How a server announces itself and reports its stop.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Announce {
+    /// `environment-serve`: the listening JSON log line only, the stopped document on stdout.
+    Log,
+    /// `rea serve`: also the addresses and the coverage table on stdout as text, and a text
+    /// line when it stops.
+    Text,
+    /// `rea serve --json`: also a `listening` JSON document on stdout, then the stopped one.
+    Json,
+}
+
+/// One server to run: what it serves and how.
+pub struct ServeRequest {
+    /// Loads the inputs.
+    pub loader: Loader,
+    /// Serve replay only.
+    pub replay_only: bool,
+    /// Where to listen.
+    pub listen: ListenConfig,
+    /// Session, request and `data/add` limits ([`serve_limits`]).
+    pub limits: ServeLimits,
+    /// Answer recorded credentials as recorded instead of redacted.
+    pub keep_credentials: bool,
+    /// The rule stages the state's write plans use.
+    pub rules: Arc<rea_state::rules::RuleSet>,
+    /// The pipeline's template rules (a warning when the manifest's differ).
+    pub pipeline_template_rules: Vec<String>,
+    /// The served name when `ENVIRONMENT_NAME` is unset (`None`: the manifest's).
+    pub name: Option<String>,
+    /// How it announces itself.
+    pub announce: Announce,
+    /// How the request journal echoes its entries on stderr.
+    pub journal: Echo,
+    /// A precomputed state to read instead of deriving one (`--state`).
+    pub state_file: Option<StateFile>,
+}
+
+/// A precomputed state file ([`rea_state::precomputed`]) and the provenance it must have been
+/// derived with to be read.
+pub struct StateFile {
+    /// The file (a bundle's `state.json`).
+    pub path: PathBuf,
+    /// This server's own code and pipeline.
+    pub provenance: rea_state::precomputed::Provenance,
 }
 
 /// Runs `rea environment-serve`.
@@ -92,20 +199,102 @@ pub fn run(args: &EnvironmentServeArgs) -> Result<(), CommandFailure> {
         rea_state::rules::load_pipeline(args.pipeline.as_deref(), &mut registry).map_err(
             |refusal| CommandFailure::configuration(vec![refusal.in_stage(STAGE)], true),
         )?;
-    // The command line, then MCP_HOST/MCP_PORT, then the pipeline's [serve] settings.
-    let unset = |name: &str| env.var(name).is_none_or(|value| value.trim().is_empty());
-    let host = args
-        .host
-        .clone()
-        .or_else(|| pipeline.serve.host.clone().filter(|_| unset("MCP_HOST")));
-    let port = args
-        .port
-        .or_else(|| pipeline.serve.port.filter(|_| unset("MCP_PORT")));
-    let listen = ListenConfig::resolve(host.as_deref(), port, &env).map_err(configuration)?;
-    // Checked before loading so a blank name never waits for the inputs.
-    rea_serve::config::environment_name("", &env).map_err(configuration)?;
+    let listen = listen_config(args.host.as_deref(), args.port, &pipeline, &env)?;
+    let limits = serve_limits(&env)?;
     rea_serve::logging::init(level);
+    let state_file = args.state.clone().map(|path| StateFile {
+        path,
+        provenance: crate::provenance::provenance(&pipeline, &registry),
+    });
+    let (manifest, evidence) = (args.manifest.clone(), args.evidence.clone());
+    run_server(ServeRequest {
+        loader: Box::new(move || {
+            let (environment, manifest, capture) = load(&manifest, &evidence)?;
+            Ok(Loaded {
+                environment,
+                manifest,
+                capture,
+                name: None,
+            })
+        }),
+        replay_only: args.replay_only,
+        listen,
+        limits,
+        keep_credentials: args.keep_credentials,
+        rules: Arc::new(rules),
+        pipeline_template_rules: pipeline.template_rules.clone(),
+        name: None,
+        announce: if args.json {
+            Announce::Json
+        } else {
+            Announce::Log
+        },
+        journal: args.journal.echo(),
+        state_file,
+    })
+}
 
+/// Where to listen: the command line, then `MCP_HOST`/`MCP_PORT`, then the pipeline's `[serve]`
+/// settings; and `ENVIRONMENT_NAME`, checked before loading so a blank name never waits for the
+/// inputs.
+pub fn listen_config(
+    host: Option<&str>,
+    port: Option<u16>,
+    pipeline: &rea_pipeline::Pipeline,
+    env: &dyn EnvSource,
+) -> Result<ListenConfig, CommandFailure> {
+    let configuration =
+        |error: rea_serve::ServeError| CommandFailure::configuration(vec![error.refusal()], true);
+    let unset = |name: &str| env.var(name).is_none_or(|value| value.trim().is_empty());
+    let host = host
+        .map(str::to_owned)
+        .or_else(|| pipeline.serve.host.clone().filter(|_| unset("MCP_HOST")));
+    let port = port.or_else(|| pipeline.serve.port.filter(|_| unset("MCP_PORT")));
+    let listen = ListenConfig::resolve(host.as_deref(), port, env).map_err(configuration)?;
+    rea_serve::config::environment_name("", env).map_err(configuration)?;
+    Ok(listen)
+}
+
+/// The limits a server keeps: MCP sessions (`REA_MAX_SESSIONS`, `REA_SESSION_IDLE_SECONDS`),
+/// request header and body timeouts, and the sources `data/add` may read (`REA_DATA_ADD_ALLOW`).
+pub struct ServeLimits {
+    sessions: rea_serve::sessions::SessionLimits,
+    timeouts: rea_serve::config::RequestTimeouts,
+    sources: rea_backends::fetch::SourceAllowList,
+}
+
+/// Reads [`ServeLimits`] from the environment (a malformed setting is `configuration_invalid`).
+pub fn serve_limits(env: &dyn EnvSource) -> Result<ServeLimits, CommandFailure> {
+    let configuration =
+        |error: rea_serve::ServeError| CommandFailure::configuration(vec![error.refusal()], true);
+    Ok(ServeLimits {
+        sessions: rea_serve::config::session_limits(env).map_err(configuration)?,
+        timeouts: rea_serve::config::request_timeouts(env).map_err(configuration)?,
+        sources: data_add_sources(env).map_err(configuration)?,
+    })
+}
+
+/// The sources `data/add` may read: `REA_DATA_ADD_ALLOW` (see [`rea_backends::fetch`]).
+fn data_add_sources(
+    env: &dyn EnvSource,
+) -> Result<rea_backends::fetch::SourceAllowList, rea_serve::ServeError> {
+    let setting = rea_backends::fetch::ALLOW_SETTING;
+    match env.var(setting).filter(|value| !value.trim().is_empty()) {
+        None => Ok(rea_backends::fetch::SourceAllowList::default()),
+        Some(text) => rea_backends::fetch::SourceAllowList::parse(&text).map_err(|entry| {
+            rea_serve::ServeError::configuration(
+                setting,
+                format!(
+                    "{setting} must list absolute folders (file:/path) and https://host[:port] origins separated by commas; {} is neither",
+                    Value::String(entry)
+                ),
+            )
+        }),
+    }
+}
+
+/// Runs a server on its own runtime until a signal stops it.
+pub fn run_server(request: ServeRequest) -> Result<(), CommandFailure> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -114,14 +303,7 @@ pub fn run(args: &EnvironmentServeArgs) -> Result<(), CommandFailure> {
                 "cannot start the runtime: {error}"
             )))
         })?;
-    let provenance = crate::provenance::provenance(&pipeline, &registry);
-    let outcome = runtime.block_on(serve(
-        args,
-        &env,
-        listen,
-        (Arc::new(rules), provenance),
-        &pipeline,
-    ));
+    let outcome = runtime.block_on(serve(request, &ProcessEnv));
     // Never wait for a blocking load a signal abandoned.
     runtime.shutdown_background();
     outcome
@@ -142,100 +324,62 @@ fn cancelled(signal: StopSignal, during: &str) -> CommandFailure {
     }
 }
 
-async fn serve(
-    args: &EnvironmentServeArgs,
-    env: &dyn EnvSource,
-    listen: ListenConfig,
-    (rules, provenance): (
-        Arc<rea_state::rules::RuleSet>,
-        rea_state::precomputed::Provenance,
-    ),
-    pipeline: &rea_pipeline::Pipeline,
-) -> Result<(), CommandFailure> {
-    let mut stop = Box::pin(server::stop_signals().map_err(|error| refused(error.refusal()))?);
+/// What the server binds: the backend, the data plane, the stopped document's `state`, and the
+/// coverage summary (`None` when replay serves).
+struct Bound {
+    backend: Arc<dyn ToolBackend>,
+    data_plane: Arc<dyn DataPlane>,
+    state: Value,
+    coverage: Option<Value>,
+}
 
-    let manifest_path = args.manifest.clone();
-    let evidence_path = args.evidence.clone();
-    let loading = tokio::task::spawn_blocking(move || load(&manifest_path, &evidence_path));
-    let (environment, manifest, capture) = tokio::select! {
+async fn serve(mut request: ServeRequest, env: &dyn EnvSource) -> Result<(), CommandFailure> {
+    let mut stop = Box::pin(server::stop_signals().map_err(|error| refused(error.refusal()))?);
+    let loading = tokio::task::spawn_blocking(request.loader);
+    let loaded = tokio::select! {
         loaded = loading => match loaded {
             Ok(result) => result.map_err(|refusal| refused(*refusal))?,
             Err(error) => return Err(refused(Refusal::internal(format!("loading failed: {error}")))),
         },
         signal = &mut stop => return Err(cancelled(signal, "input loading")),
     };
-
     // The state derives with the manifest's template rules (the spec's contract); a pipeline
     // naming others says so once, when a state is derived at all.
-    if !args.replay_only && pipeline.template_rules != manifest.template_rules {
+    if !request.replay_only && request.pipeline_template_rules != loaded.manifest.template_rules {
         tracing::warn!(
-            pipeline = pipeline.template_rules.join(",").as_str(),
-            manifest = manifest.template_rules.join(",").as_str(),
+            pipeline = request.pipeline_template_rules.join(",").as_str(),
+            manifest = loaded.manifest.template_rules.join(",").as_str(),
             "the pipeline's template rules differ from the manifest's; the state derives with the manifest's"
         );
     }
-    let name = rea_serve::config::environment_name(environment.name(), env)
+    let default_name = request
+        .name
+        .clone()
+        .or_else(|| loaded.name.clone())
+        .unwrap_or_else(|| loaded.environment.name().to_owned());
+    let name = rea_serve::config::environment_name(&default_name, env)
         .map_err(|error| CommandFailure::configuration(vec![error.refusal()], true))?;
-    environment
+    loaded
+        .environment
         .check_discovery_reservation(&name)
         .map_err(refused)?;
-    // Serving from the state (rea-state) unless `--replay-only`; an unavailable state (logged by
-    // `rea_backends::prepare`) serves replay.
-    let (backend, data_plane, state): (Arc<dyn ToolBackend>, Arc<dyn DataPlane>, Value) =
-        if args.replay_only {
-            let state = json!({ "served": false, "reason": "replay-only" });
-            let backend = Arc::new(ReplayBackend::new(environment, &name));
-            (
-                backend,
-                Arc::new(ReplayDataPlane::new(state.clone())),
-                state,
-            )
-        } else {
-            let served_name = name.clone();
-            let state_path = args.state.clone();
-            let preparing = tokio::task::spawn_blocking(move || {
-                let precomputed = state_path.and_then(|path| read_state(&path, provenance));
-                rea_backends::prepare_precomputed(
-                    environment,
-                    &manifest,
-                    &capture,
-                    &served_name,
-                    rules,
-                    precomputed,
-                )
-            });
-            let serving = tokio::select! {
-                prepared = preparing => prepared.map_err(|error| {
-                    refused(Refusal::internal(format!("deriving the state failed: {error}")))
-                })?,
-                signal = &mut stop => return Err(cancelled(signal, "state derivation")),
-            };
-            match serving {
-                rea_backends::Serving::State {
-                    backend,
-                    plane,
-                    report,
-                    ..
-                } => (backend, plane, report),
-                rea_backends::Serving::Replay {
-                    environment,
-                    report,
-                    ..
-                } => {
-                    let backend = Arc::new(ReplayBackend::new(environment, &name));
-                    (
-                        backend,
-                        Arc::new(ReplayDataPlane::new(report.clone())),
-                        report,
-                    )
-                }
-            }
-        };
-    rea_serve::check_card_agrees(backend.as_ref()).map_err(|error| refused(error.refusal()))?;
-    let tool_count = backend.tools().len();
-
     let bound = tokio::select! {
-        bound = server::bind(&listen) => bound.map_err(|error| match error {
+        bound = prepare(
+            loaded,
+            &name,
+            request.replay_only,
+            Arc::clone(&request.rules),
+            request.limits.sources.clone(),
+            request.state_file.take(),
+        ) => bound?,
+        signal = &mut stop => return Err(cancelled(signal, "state derivation")),
+    };
+    rea_serve::check_card_agrees(bound.backend.as_ref())
+        .map_err(|error| refused(error.refusal()))?;
+    let tool_count = bound.backend.tools().len();
+
+    let listener = tokio::select! {
+        listener = server::bind(&request.listen) => listener.map_err(|error| match error {
             rea_serve::ServeError::Configuration { .. } => {
                 CommandFailure::configuration(vec![error.refusal()], true)
             }
@@ -243,33 +387,118 @@ async fn serve(
         })?,
         signal = &mut stop => return Err(cancelled(signal, "binding")),
     };
-    let url = bound.url.clone();
+    let url = listener.url.clone();
+    crate::commands::serve::announce(
+        request.announce,
+        &name,
+        &url,
+        tool_count,
+        &bound.state,
+        bound.coverage.as_ref(),
+    )?;
     let shutdown = ShutdownToken::new();
+    let journal = Arc::new(Journal::new(request.journal));
     let app = rea_serve::app(
-        backend,
-        data_plane,
+        bound.backend,
+        bound.data_plane,
         AppOptions {
-            allowed_hosts: listen.allowed_hosts.clone(),
+            allowed_hosts: request.listen.allowed_hosts.clone(),
             shutdown: shutdown.clone(),
-            limits: DataPlaneLimits::default(),
+            limits: DataPlaneLimits {
+                body_timeout: request.limits.timeouts.body,
+                ..DataPlaneLimits::default()
+            },
+            sessions: request.limits.sessions,
+            keep_credentials: request.keep_credentials,
+            journal: Arc::clone(&journal),
         },
     );
-    let signal = server::serve(bound, app, shutdown, stop)
-        .await
-        .map_err(|error| refused(error.refusal()))?;
-    print_json(&server::stopped_document(
-        signal, &name, &url, tool_count, state,
-    ))?;
+    let signal = server::serve_with(
+        listener,
+        app,
+        shutdown,
+        stop,
+        request.limits.timeouts.header,
+    )
+    .await
+    .map_err(|error| refused(error.refusal()))?;
+    let stopped = server::stopped_document(signal, &name, &url, tool_count, bound.state);
+    crate::commands::serve::report_stop(request.announce, &stopped, journal.recent(0).1)?;
     Err(CommandFailure::signalled(signal.exit_code()))
 }
 
+/// Prepares what to serve: replay with `--replay-only`, else the state derived in-process (an
+/// unavailable state, logged by `rea_backends::prepare`, serves replay).
+async fn prepare(
+    loaded: Loaded,
+    name: &str,
+    replay_only: bool,
+    rules: Arc<rea_state::rules::RuleSet>,
+    sources: rea_backends::fetch::SourceAllowList,
+    state_file: Option<StateFile>,
+) -> Result<Bound, CommandFailure> {
+    if replay_only {
+        let state = json!({ "served": false, "reason": "replay-only" });
+        return Ok(Bound {
+            backend: Arc::new(ReplayBackend::new(loaded.environment, name)),
+            data_plane: Arc::new(ReplayDataPlane::new(state.clone())),
+            state,
+            coverage: None,
+        });
+    }
+    let served_name = name.to_owned();
+    let serving = tokio::task::spawn_blocking(move || {
+        let options = rea_backends::fetch::FetchOptions {
+            allow: sources,
+            ..rea_backends::fetch::FetchOptions::default()
+        };
+        let precomputed = state_file.and_then(read_state);
+        rea_backends::prepare_precomputed(
+            loaded.environment,
+            &loaded.manifest,
+            &loaded.capture,
+            &served_name,
+            rules,
+            options,
+            precomputed,
+        )
+    })
+    .await
+    .map_err(|error| {
+        refused(Refusal::internal(format!(
+            "deriving the state failed: {error}"
+        )))
+    })?;
+    Ok(match serving {
+        rea_backends::Serving::State {
+            backend,
+            plane,
+            report,
+            ..
+        } => Bound {
+            coverage: Some(rea_state::coverage::summary(backend.service().derived())),
+            backend,
+            data_plane: plane,
+            state: report,
+        },
+        rea_backends::Serving::Replay {
+            environment,
+            report,
+            ..
+        } => Bound {
+            backend: Arc::new(ReplayBackend::new(environment, name)),
+            data_plane: Arc::new(ReplayDataPlane::new(report.clone())),
+            state: report,
+            coverage: None,
+        },
+    })
+}
+
 /// Reads a precomputed state file; one that cannot be read is logged and the state derived.
-fn read_state(
-    path: &Path,
-    provenance: rea_state::precomputed::Provenance,
-) -> Option<rea_state::startup::PrecomputedInput> {
+fn read_state(state_file: StateFile) -> Option<rea_state::startup::PrecomputedInput> {
+    let StateFile { path, provenance } = state_file;
     let limit = rea_state::evidence::DERIVATION_BUDGET_BYTES + 64 * 1024;
-    match rea_evidence::read_bounded(path, limit) {
+    match rea_evidence::read_bounded(&path, limit) {
         Ok(file) => Some(rea_state::startup::PrecomputedInput {
             bytes: file.bytes,
             provenance,
@@ -288,7 +517,7 @@ fn read_state(
 
 /// Reads both Evidence files once, authenticates them, and builds the replay environment; the
 /// manifest and the capture Evidence are kept for deriving the state.
-fn load(
+pub fn load(
     manifest_path: &Path,
     evidence_path: &Path,
 ) -> Result<(Environment, rea_manifest::Manifest, Evidence), Box<Refusal>> {

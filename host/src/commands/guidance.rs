@@ -44,16 +44,21 @@ pub struct GuidanceArgs {
     /// A locator a search returned (read).
     #[arg(long, value_name = "LOCATOR")]
     pub locator: Option<String>,
-    /// Output format.
+    /// Print JSON (the default; `--format json`).
+    #[arg(long, conflicts_with = "format")]
+    pub json: bool,
+    /// Output format (`--json` is `--format json`).
     #[arg(long, value_enum, default_value = "json")]
     pub format: Format,
 }
 
 /// Runs `rea guidance`.
 pub fn run(args: &GuidanceArgs) -> Result<(), CommandFailure> {
+    // Refusals follow the output: JSON lines with JSON output, else text lines.
+    let json = args.format == Format::Json;
     let source = BundleSource::from_env();
     let usage = |message: &str| {
-        CommandFailure::configuration(vec![Refusal::invalid_request(message.to_owned())], true)
+        CommandFailure::configuration(vec![Refusal::invalid_request(message.to_owned())], json)
     };
     let result = match args.action {
         Action::Search => {
@@ -86,7 +91,7 @@ pub fn run(args: &GuidanceArgs) -> Result<(), CommandFailure> {
             read(&source, locator)
         }
     }
-    .map_err(|refusal| CommandFailure::refused(refusal, true))?;
+    .map_err(|refusal| CommandFailure::refused(refusal, json))?;
     match args.format {
         Format::Json => print_json(&result),
         Format::Text => write_stdout(text_of(&result).as_bytes()),

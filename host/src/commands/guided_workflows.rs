@@ -43,7 +43,10 @@ pub struct GuidedWorkflowsArgs {
     /// The workflow's arguments as a JSON object of strings, e.g. `{"feature":"offline search"}`.
     #[arg(long, value_name = "JSON")]
     pub arguments_json: Option<String>,
-    /// Output format.
+    /// Print JSON (the default; `--format json`).
+    #[arg(long, conflicts_with = "format")]
+    pub json: bool,
+    /// Output format (`--json` is `--format json`).
     #[arg(long, value_enum, default_value = "json")]
     pub format: Format,
     /// Plugins whose tool stages join the catalog, as for `rea mcp`, so the workflows render
@@ -54,6 +57,8 @@ pub struct GuidedWorkflowsArgs {
 
 /// Runs `rea guided-workflows`.
 pub fn run(args: &GuidedWorkflowsArgs) -> Result<(), CommandFailure> {
+    // Refusals follow the output: JSON lines with JSON output, else text lines.
+    let json = args.format == Format::Json;
     let catalog = mcp::catalog_with_plugins(&args.plugins)?;
     let (scope, _) = mcp::scope(&catalog, None)?;
     let contracts = ScopedContracts::new(&catalog, &scope);
@@ -73,16 +78,18 @@ pub fn run(args: &GuidedWorkflowsArgs) -> Result<(), CommandFailure> {
     }
     if let Some(text) = &args.arguments_json {
         let arguments: Value = serde_json::from_str(text).map_err(|error| {
-            CommandFailure::refused(
-                Refusal::invalid_request(format!("--arguments-json is not JSON: {error}"))
-                    .at("/arguments"),
-                true,
+            CommandFailure::configuration(
+                vec![
+                    Refusal::invalid_request(format!("--arguments-json is not JSON: {error}"))
+                        .at("/arguments"),
+                ],
+                json,
             )
         })?;
         request.insert("arguments".into(), arguments);
     }
     let result = run_guided_workflows(&contracts.workflows, &request)
-        .map_err(|refusal| CommandFailure::refused(refusal, true))?;
+        .map_err(|refusal| CommandFailure::refused(refusal, json))?;
     match args.format {
         Format::Json => print_json(&result),
         Format::Text => {

@@ -17,15 +17,15 @@ use std::path::{Path, PathBuf};
 
 use clap::{Args, ValueEnum};
 use rea_evidence::capture::{
-    CAPTURE_MAX_BYTES, CaptureInputs, CaptureOutput, ExtractorRef, INSPECT_CAPTURE_OPERATION,
-    build_capture_evidence, capture_record_count, capture_records, check_extraction,
-    seal_capture_answer,
+    CAPTURE_MAX_BYTES, CaptureInputs, CaptureOrigin, CaptureOutput, ExtractorRef,
+    INSPECT_CAPTURE_OPERATION, build_capture_evidence, capture_record_count, capture_records,
+    check_extraction, seal_capture_answer,
 };
 use rea_evidence::envelope::EVIDENCE_MAX_DEPTH;
 use rea_evidence::{Evidence, Refusal, read_bounded, sha256_hex};
+use rea_json::{self as json, ParseOptions};
 use rea_plugin_api::contracts::SCHEMA_VERSION;
 use rea_plugin_api::contracts::capture::{Body, ExtractRequest};
-use rea_plugin_api::json::{self, ParseOptions};
 use rea_registry::{CaptureHandle, Registry, StageCallError};
 
 use crate::output::CommandFailure;
@@ -45,18 +45,61 @@ pub struct InspectCaptureArgs {
     /// The capture file (a HAR 1.2 file for `har`).
     #[arg(value_name = "CAPTURE")]
     pub capture: PathBuf,
-    /// The input kind: which capture extractor reads it (`har`).
+    /// The input kind: which capture extractor reads it (`har`); default: the file extension's.
     #[arg(value_name = "INPUT_KIND")]
-    pub input_kind: String,
+    pub input_kind: Option<String>,
     /// Return only this record (zero-based producer ordinal; repeatable, kept in the given order).
     #[arg(long = "record", value_name = "N")]
     pub records: Vec<u64>,
     /// A value that must not appear in the Evidence (repeatable): every field holding it is null.
     #[arg(long = "sensitive-value", value_name = "V")]
     pub sensitive_values: Vec<String>,
-    /// Output format.
-    #[arg(long, value_enum, default_value = "json")]
-    pub format: Format,
+    /// Print the Evidence as JSON (the default when stdout is not a terminal).
+    #[arg(long, conflicts_with = "format")]
+    pub json: bool,
+    /// Output format (`--json` is `--format json`; default: text on a terminal, else JSON).
+    #[arg(long, value_enum)]
+    pub format: Option<Format>,
+}
+
+/// The output format of a command printing Evidence: `--json`, else `--format`, else text on a
+/// terminal and JSON otherwise (so `> capture.json` still writes the Evidence).
+pub fn output_format(json: bool, format: Option<Format>) -> Format {
+    use std::io::IsTerminal;
+    match (json, format) {
+        (true, _) => Format::Json,
+        (false, Some(format)) => format,
+        (false, None) if std::io::stdout().is_terminal() => Format::Text,
+        (false, None) => Format::Json,
+    }
+}
+
+/// The input kind a capture file's extension names (`.har` → `har`); a usage error otherwise.
+pub fn input_kind_of(
+    capture: &Path,
+    given: Option<&str>,
+    json_errors: bool,
+) -> Result<String, CommandFailure> {
+    if let Some(kind) = given {
+        return Ok(kind.to_owned());
+    }
+    let extension = capture
+        .extension()
+        .map(|extension| extension.to_string_lossy().to_ascii_lowercase());
+    match extension.as_deref() {
+        Some("har") => Ok("har".to_owned()),
+        _ => Err(CommandFailure::configuration(
+            vec![
+                Refusal::invalid_request(format!(
+                    "the input kind of {} cannot be told from its extension; name the file .har, or pass the kind: `rea inspect-web-network-capture {} har`",
+                    capture.display(),
+                    capture.display()
+                ))
+                .at("/input_kind"),
+            ],
+            json_errors,
+        )),
+    }
 }
 
 /// What to inspect.
@@ -74,16 +117,19 @@ pub struct InspectRequest<'a> {
 
 /// Runs `rea inspect-web-network-capture`.
 pub fn run(args: &InspectCaptureArgs) -> Result<(), CommandFailure> {
-    let json_errors = args.format == Format::Json;
+    let format = output_format(args.json, args.format);
+    // Refusals are text lines unless JSON was asked for, as in every command.
+    let json_errors = args.json || args.format == Some(Format::Json);
+    let input_kind = input_kind_of(&args.capture, args.input_kind.as_deref(), json_errors)?;
     let request = InspectRequest {
         capture: &args.capture,
-        input_kind: &args.input_kind,
+        input_kind: &input_kind,
         selection: (!args.records.is_empty()).then_some(args.records.as_slice()),
         sensitive_values: &args.sensitive_values,
     };
     let output = inspect_output_with_builtins(&request)
         .map_err(|refusal| CommandFailure::refused(refusal, json_errors))?;
-    let written = match args.format {
+    let written = match format {
         Format::Json => {
             let stdout = std::io::stdout();
             let mut out = std::io::BufWriter::with_capacity(1 << 20, stdout.lock());
@@ -128,7 +174,7 @@ pub fn inspect_output_with_builtins(
 }
 
 /// The built-in registry and the capture stage the default pipeline binds to the input kind.
-fn builtin_stage(input_kind: &str) -> Result<(Registry, String), Refusal> {
+pub(crate) fn builtin_stage(input_kind: &str) -> Result<(Registry, String), Refusal> {
     let mut registry = Registry::with_builtins().map_err(|error| {
         Refusal::internal(error.to_string()).in_stage(INSPECT_CAPTURE_OPERATION)
     })?;
@@ -200,6 +246,7 @@ impl Extracted {
             extractor: &self.extractor,
             selection: request.selection,
             sensitive_values: request.sensitive_values,
+            origin: CaptureOrigin::File,
         }
     }
 
@@ -269,7 +316,7 @@ fn extract(
 }
 
 /// A stage's error as a refusal: the plugin's code, and its `{category, pointer}` detail.
-fn plugin_refusal(error: &StageCallError) -> Refusal {
+pub(crate) fn plugin_refusal(error: &StageCallError) -> Refusal {
     let Some(plugin_error) = error.plugin_error() else {
         return Refusal::internal(error.to_string());
     };
@@ -291,7 +338,7 @@ fn plugin_refusal(error: &StageCallError) -> Refusal {
 }
 
 /// The `--format text` summary.
-fn text_summary(evidence: &Evidence) -> Result<String, Refusal> {
+pub(crate) fn text_summary(evidence: &Evidence) -> Result<String, Refusal> {
     let records = capture_records(evidence)?;
     let total = capture_record_count(evidence).unwrap_or(records.len() as u64);
     let path = evidence

@@ -16,21 +16,14 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use clap::{Args, ValueEnum};
+use clap::Args;
 use rea_evidence::{Evidence, Refusal, read_bounded};
 use rea_manifest::evidence::VIEW_FILE_MAX_BYTES;
 use rea_manifest::{Manifest, STAGE, ViewSpec, parse_view_request, project_manifest_evidence};
 
 use crate::output::CommandFailure;
 
-/// The output format.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum Format {
-    /// The Evidence as canonical compact JSON.
-    Json,
-    /// A short human summary.
-    Text,
-}
+pub use crate::commands::inspect_capture::Format;
 
 /// Arguments of `rea inspect-analysis-view`.
 #[derive(Debug, Args)]
@@ -38,9 +31,13 @@ pub struct InspectViewArgs {
     /// The view request (`{"source": …, "view": {"kind": "environment-manifest", …}}`).
     #[arg(value_name = "VIEW")]
     pub view: PathBuf,
-    /// Output format.
-    #[arg(long, value_enum, default_value = "json")]
-    pub format: Format,
+    /// Print the view Evidence as JSON (the default when stdout is not a terminal).
+    #[arg(long, conflicts_with = "format")]
+    pub json: bool,
+    /// Output format (`--json` is `--format json`; default: text on a terminal, else JSON; the
+    /// coverage view's text is its coverage table).
+    #[arg(long, value_enum)]
+    pub format: Option<Format>,
     /// The pipeline whose rule stages the `environment-state` and `environment-coverage` views
     /// learn write plans with (default: the embedded pipeline), as `environment-serve --pipeline`.
     #[arg(long, value_name = "FILE")]
@@ -49,7 +46,9 @@ pub struct InspectViewArgs {
 
 /// Runs `rea inspect-analysis-view`.
 pub fn run(args: &InspectViewArgs) -> Result<(), CommandFailure> {
-    let json_errors = args.format == Format::Json;
+    let format = crate::commands::inspect_capture::output_format(args.json, args.format);
+    // Refusals are text lines unless JSON was asked for, as in every command.
+    let json_errors = args.json || args.format == Some(Format::Json);
     // The `environment-state` and `environment-coverage` views are projected by
     // `rea_state::view` with the pipeline's rule stages (the same the server derives with).
     let mut registry = crate::builtin_registry().map_err(|error| {
@@ -61,7 +60,10 @@ pub fn run(args: &InspectViewArgs) -> Result<(), CommandFailure> {
         .transpose()
         .map_err(|refusal| CommandFailure::refused(refusal, json_errors))?;
     let (summary, evidence) = match state {
-        Some(projected) => (projected.summary, projected.evidence),
+        Some(projected) => (
+            coverage_text(&projected.evidence).unwrap_or(projected.summary),
+            projected.evidence,
+        ),
         None => {
             let (manifest, evidence) = inspect_view(&args.view)
                 .map_err(|refusal| CommandFailure::refused(refusal, json_errors))?;
@@ -70,7 +72,7 @@ pub fn run(args: &InspectViewArgs) -> Result<(), CommandFailure> {
     };
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::with_capacity(1 << 20, stdout.lock());
-    let written = match args.format {
+    let written = match format {
         Format::Json => evidence
             .write_to(&mut out)
             .and_then(|()| out.write_all(b"\n")),
@@ -80,6 +82,23 @@ pub fn run(args: &InspectViewArgs) -> Result<(), CommandFailure> {
         CommandFailure::refused(
             Refusal::new("output_failed", "unavailable", error.to_string()),
             json_errors,
+        )
+    })
+}
+
+/// The coverage view's text: its Evidence id and the coverage table (`None` for other views).
+fn coverage_text(evidence: &Evidence) -> Option<String> {
+    let document: serde_json::Value = serde_json::from_slice(&evidence.to_canonical_vec()).ok()?;
+    let view = document
+        .pointer("/parameters/view/kind")
+        .and_then(serde_json::Value::as_str);
+    let is_coverage = view == Some(rea_state::coverage::COVERAGE_VIEW_KIND)
+        || (document.get("reads").is_some() && document.get("writes").is_some());
+    is_coverage.then(|| {
+        format!(
+            "environment coverage {}\n{}",
+            evidence.id(),
+            rea_backends::status::coverage_table(&document).to_text()
         )
     })
 }

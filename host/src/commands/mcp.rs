@@ -35,7 +35,7 @@ use rea_manifest::{ViewSpec, parse_view_request, project_manifest_evidence};
 use rea_self_mcp::scope::TOOL_FAMILIES_ENV;
 use rea_self_mcp::{
     BundleSource, CaptureInspection, CaptureRequest, EvidenceDocument, SelfMcpServer,
-    StageImplementations, ToolCatalog, ToolScope, ViewProjection, ViewSource,
+    SourceEvidence, StageImplementations, ToolCatalog, ToolScope, ViewProjection,
 };
 use rea_serve::ShutdownToken;
 use rea_serve::config::{EnvSource, ListenConfig, ProcessEnv};
@@ -109,6 +109,9 @@ pub struct DoctorArgs {
     /// Plugins whose tool stages join the catalog.
     #[command(flatten)]
     pub plugins: PluginSources,
+    /// Print JSON: the report's only form, accepted as every command accepts it.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// Runs `rea mcp`.
@@ -144,6 +147,8 @@ fn catalog_for(pipeline: Option<&Path>) -> Result<ToolCatalog, CommandFailure> {
     crate::commands::environment_build::register_export_tool(&mut catalog)
         .map_err(|error| CommandFailure::configuration(vec![error.to_refusal()], true))?;
     crate::commands::environment_compare::register_compare_tool(&mut catalog, pipeline)
+        .map_err(|error| CommandFailure::configuration(vec![error.to_refusal()], true))?;
+    crate::commands::environment_build::register_build_tool(&mut catalog)
         .map_err(|error| CommandFailure::configuration(vec![error.to_refusal()], true))?;
     Ok(catalog)
 }
@@ -372,25 +377,24 @@ impl ViewStage {
     }
 }
 
-fn load_source(source: ViewSource) -> Result<Evidence, Refusal> {
+fn load_source(source: SourceEvidence) -> Result<Evidence, Refusal> {
     match source {
-        ViewSource::Retained(document) => Evidence::authenticate(document.canonical.as_bytes()),
-        ViewSource::File(path) => Evidence::read_file(&path, EVIDENCE_FILE_MAX_BYTES),
-        ViewSource::Inline(value) => {
-            Evidence::authenticate(value.to_string().as_bytes()).map_err(|refusal| {
+        SourceEvidence::Retained(document) => Evidence::authenticate(document.canonical.as_bytes()),
+        SourceEvidence::File(path) => Evidence::read_file(&path, EVIDENCE_FILE_MAX_BYTES),
+        SourceEvidence::Inline(value) => Evidence::authenticate(value.to_string().as_bytes())
+            .map_err(|refusal| {
                 let pointer = format!(
                     "/source/evidence{}",
                     refusal.pointer.as_deref().unwrap_or("")
                 );
                 refusal.at(pointer)
-            })
-        }
+            }),
     }
     .map_err(|refusal| refusal.in_stage(rea_manifest::STAGE))
 }
 
 impl ViewProjection for ViewStage {
-    fn project(&self, source: ViewSource, view: &Value) -> Result<EvidenceDocument, Refusal> {
+    fn project(&self, source: SourceEvidence, view: &Value) -> Result<EvidenceDocument, Refusal> {
         // The view member is checked by the views' own request parsers, so its refusals and
         // pointers (`/view/...`) are the CLI's.
         let request = json!({"source": {"kind": "evidence-file", "path": "/"}, "view": view});

@@ -43,6 +43,19 @@ fn check(args: &CheckArgs) -> Result<(), CommandFailure> {
     let pipeline = rea_pipeline::load(file, &mut registry).map_err(|errors| {
         CommandFailure::configuration(errors.0.iter().map(diagnostic_refusal).collect(), args.json)
     })?;
+    // A pipeline reads captures only through an extractor: without one, environment-build and
+    // inspection cannot read a HAR with it.
+    if pipeline.capture_extractors.is_empty() {
+        let refusal = Refusal::new(
+            "no_capture_extractor",
+            "configuration",
+            format!(
+                "{}: the pipeline binds no capture extractor, so no capture can be read with it; add [capture.extractors] with har = \"har\"",
+                pipeline.origin
+            ),
+        );
+        return Err(CommandFailure::configuration(vec![refusal], args.json));
+    }
     if args.json {
         return print_json(&pipeline.to_json());
     }
@@ -91,9 +104,10 @@ fn check(args: &CheckArgs) -> Result<(), CommandFailure> {
         ));
     }
     text.push_str(&format!(
-        "  serve {}:{}\n",
+        "  serve {}:{} (withheld writes: {})\n",
         pipeline.serve.host.as_deref().unwrap_or("127.0.0.1"),
-        pipeline.serve.port.unwrap_or(0)
+        pipeline.serve.port.unwrap_or(0),
+        pipeline.serve.withheld.name()
     ));
     write_stdout(text.as_bytes())
 }

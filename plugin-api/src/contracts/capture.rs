@@ -15,11 +15,37 @@
 //! declaration can reach are `Option`s. Without declarations only the documented cases are `None`.
 
 pub mod base64;
+mod limitations;
+pub mod url;
+
+pub use limitations::Limitations;
 
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
 use super::{current_schema_version, schema_versioned};
+
+/// Headers whose values no capture keeps (compared ASCII case-insensitively): the standard
+/// authentication headers.
+pub const AUTHENTICATION_HEADERS: [&str; 4] = [
+    "authorization",
+    "proxy-authorization",
+    "cookie",
+    "set-cookie",
+];
+
+/// Why an authentication header's value is absent, in a record ([`RecordHeader::excluded`]).
+pub const AUTHENTICATION_EXCLUSION: &str = "authentication";
+
+/// The redaction reason of an authentication header value ([`Redaction::reason`]).
+pub const AUTHENTICATION_REDACTION: &str = "authentication-header";
+
+/// Whether a header is one of the [`AUTHENTICATION_HEADERS`].
+pub fn is_authentication_header(name: &str) -> bool {
+    AUTHENTICATION_HEADERS
+        .iter()
+        .any(|header| name.eq_ignore_ascii_case(header))
+}
 
 /// What the host asks a capture extractor.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

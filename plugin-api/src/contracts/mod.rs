@@ -6,6 +6,7 @@
 
 pub mod capture;
 pub mod rule;
+pub mod session;
 pub mod tool;
 
 /// The schema version of every payload this API version defines.

@@ -14,8 +14,12 @@
 //! flipped flag) or the placement of the written entity in its list. Rules run in pipeline order,
 //! and each sees only what the rules before it left unexplained.
 //!
-//! `effect` is one of `create`, `update`, `action` (an update through an action segment,
-//! `/{type}/{id}/archive`), `delete`, `bulk-update`, `bulk-delete` and `document`.
+//! The types are generic where a rule's own types cross: a rule's pipeline options
+//! ([`LearnRequest::options`], [`RawOptions`] on the wire) and its learned rule
+//! ([`LearnOutcome::Learned::rule`], [`ApplyRequest::rule`], a JSON value on the wire). A rule
+//! written with [`crate::StateRule`] names its `Options` and `Rule` types and sees only those; the
+//! host, to which both are opaque, uses the defaults. [`OptionsCheckRequest`] and [`OptionsCheck`]
+//! let `rea pipeline check` ask a rule whether option *values* fit before anything runs.
 
 use std::collections::BTreeMap;
 
@@ -24,21 +28,92 @@ use serde_json::Value;
 
 use super::{current_schema_version, schema_versioned};
 
-/// What a rule is asked to learn from: one write tool's recorded calls.
+/// A rule's options as the pipeline wrote them (`[[rules]] options = {…}`): the wire form.
+pub type RawOptions = BTreeMap<String, Value>;
+
+/// The options of a rule that takes none: only an empty table fits.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NoOptions {}
+
+/// The effect the host models for a write tool.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Effect {
+    /// Adds an entity.
+    Create,
+    /// Changes an entity.
+    Update,
+    /// Changes an entity through an action segment (`/{type}/{id}/archive`).
+    Action,
+    /// Removes an entity.
+    Delete,
+    /// Changes several entities.
+    BulkUpdate,
+    /// Removes several entities.
+    BulkDelete,
+    /// Changes a document.
+    Document,
+}
+
+impl Effect {
+    /// The wire spelling (`create`, `bulk-update`, …).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Effect::Create => "create",
+            Effect::Update => "update",
+            Effect::Action => "action",
+            Effect::Delete => "delete",
+            Effect::BulkUpdate => "bulk-update",
+            Effect::BulkDelete => "bulk-delete",
+            Effect::Document => "document",
+        }
+    }
+
+    /// Whether it changes entities it keeps: `update`, `action` or `bulk-update`.
+    pub fn updates(self) -> bool {
+        matches!(self, Effect::Update | Effect::Action | Effect::BulkUpdate)
+    }
+
+    /// Whether it removes entities: `delete` or `bulk-delete`.
+    pub fn deletes(self) -> bool {
+        matches!(self, Effect::Delete | Effect::BulkDelete)
+    }
+}
+
+impl std::fmt::Display for Effect {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// What a read after a write shows: one entity, or a list.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ReadKind {
+    /// A read of one entity.
+    #[default]
+    Item,
+    /// A read of a list.
+    List,
+}
+
+/// What a rule is asked to learn from: one write tool's recorded calls, with the rule's options
+/// (typed `O` for a rule, [`RawOptions`] on the wire).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct LearnRequest {
+pub struct LearnRequest<O = RawOptions> {
     /// The recorded calls of the tool, in capture order.
     pub calls: Vec<ObservedCall>,
     /// Clock anchors: record start instants the write clock may be learned from.
     #[serde(default)]
     pub clock_anchors: Vec<ClockAnchor>,
-    /// The effect the host models for the tool (`create`, `update`, `delete`, `action`, …).
-    pub effect: String,
+    /// The effect the host models for the tool.
+    pub effect: Effect,
     /// The identity field of the written type, when known.
     pub identity_field: Option<String>,
-    /// The rule's options from the pipeline, as written there.
+    /// The rule's options from the pipeline.
     #[serde(default)]
-    pub options: BTreeMap<String, Value>,
+    pub options: O,
     /// Always [`super::SCHEMA_VERSION`].
     #[serde(default = "current_schema_version")]
     pub schema_version: u32,
@@ -113,8 +188,8 @@ pub struct ObservedRead {
     /// Whether the read's query sorted the list (a sort must not be learned from such a read).
     #[serde(default)]
     pub query_sorted: bool,
-    /// The read's kind: `item` or `list`.
-    pub kind: String,
+    /// The read's kind.
+    pub kind: ReadKind,
     /// The read's record ordinal.
     pub record_ordinal: u64,
     /// For a whole list read: the top-level fields every member carries whose values the list's
@@ -139,10 +214,10 @@ pub struct ClockAnchor {
     pub duration_ms: Option<u64>,
 }
 
-/// What a rule answers to `learn`.
+/// What a rule answers to `learn` (its learned rule typed `R` for the rule, JSON on the wire).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "outcome", rename_all = "kebab-case")]
-pub enum LearnOutcome {
+pub enum LearnOutcome<R = Value> {
     /// The rule explains some fields of the tool's writes.
     Learned {
         /// The fields (JSON pointers into the entity) the rule explains.
@@ -152,7 +227,7 @@ pub enum LearnOutcome {
         #[serde(default)]
         needs_clock: bool,
         /// The learned rule, opaque to the host: passed back to `apply`.
-        rule: Value,
+        rule: R,
         /// Always [`super::SCHEMA_VERSION`].
         #[serde(default = "current_schema_version")]
         schema_version: u32,
@@ -167,13 +242,14 @@ pub enum LearnOutcome {
     },
 }
 
-/// What a rule is asked when a served call applies it.
+/// What a rule is asked when a served call applies it (the learned rule typed `R` for the rule,
+/// JSON on the wire).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ApplyRequest {
+pub struct ApplyRequest<R = Value> {
     /// The served call.
     pub call: ServedCall,
     /// The learned rule, as `learn` answered it.
-    pub rule: Value,
+    pub rule: R,
     /// Always [`super::SCHEMA_VERSION`].
     #[serde(default = "current_schema_version")]
     pub schema_version: u32,
@@ -255,9 +331,9 @@ impl Default for ApplyOutcome {
     }
 }
 
-impl LearnOutcome {
+impl<R> LearnOutcome<R> {
     /// A learned rule explaining `explains`, at the current schema version.
-    pub fn learned(explains: Vec<String>, rule: Value) -> Self {
+    pub fn learned(explains: Vec<String>, rule: R) -> Self {
         LearnOutcome::Learned {
             explains,
             needs_clock: false,
@@ -288,17 +364,111 @@ impl LearnOutcome {
             | LearnOutcome::NoExplanation { schema_version, .. } => *schema_version,
         }
     }
+
+    /// The same outcome with its rule turned into another type (its JSON form, for instance).
+    pub fn map_rule<S, E>(self, map: impl FnOnce(R) -> Result<S, E>) -> Result<LearnOutcome<S>, E> {
+        Ok(match self {
+            LearnOutcome::Learned {
+                explains,
+                needs_clock,
+                rule,
+                schema_version,
+            } => LearnOutcome::Learned {
+                explains,
+                needs_clock,
+                rule: map(rule)?,
+                schema_version,
+            },
+            LearnOutcome::NoExplanation {
+                reason,
+                schema_version,
+            } => LearnOutcome::NoExplanation {
+                reason,
+                schema_version,
+            },
+        })
+    }
 }
 
-impl super::SchemaVersioned for LearnOutcome {
+impl<O> LearnRequest<O> {
+    /// The same request with other options (the typed reading of the wire's).
+    pub fn with_options<P>(self, options: P) -> LearnRequest<P> {
+        LearnRequest {
+            calls: self.calls,
+            clock_anchors: self.clock_anchors,
+            effect: self.effect,
+            identity_field: self.identity_field,
+            options,
+            schema_version: self.schema_version,
+            tool: self.tool,
+        }
+    }
+}
+
+impl<R> ApplyRequest<R> {
+    /// The same request with another rule (the typed reading of the wire's).
+    pub fn with_rule<S>(self, rule: S) -> ApplyRequest<S> {
+        ApplyRequest {
+            call: self.call,
+            rule,
+            schema_version: self.schema_version,
+            tool: self.tool,
+        }
+    }
+}
+
+/// `rea pipeline check` asking a rule stage whether option values fit its options.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct OptionsCheckRequest {
+    /// The options as the pipeline wrote them (only names the stage declares).
+    pub options: RawOptions,
+    /// Always [`super::SCHEMA_VERSION`].
+    #[serde(default = "current_schema_version")]
+    pub schema_version: u32,
+}
+
+/// What a rule answers to an options check: every problem it found (none when the values fit).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OptionsCheck {
+    /// The problems, each located by JSON pointer into the options.
+    pub problems: Vec<OptionProblem>,
+    /// Always [`super::SCHEMA_VERSION`].
+    #[serde(default = "current_schema_version")]
+    pub schema_version: u32,
+}
+
+/// One option value that does not fit.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OptionProblem {
+    /// JSON pointer into the options (`/fields/1`; empty for the options as a whole).
+    pub pointer: String,
+    /// One sentence.
+    pub message: String,
+}
+
+impl<R> super::SchemaVersioned for LearnOutcome<R> {
     const CONTRACT: &'static str = "rule learn outcome";
     fn schema_version(&self) -> u32 {
         self.version()
     }
 }
 
+impl<O> super::SchemaVersioned for LearnRequest<O> {
+    const CONTRACT: &'static str = "rule learn request";
+    fn schema_version(&self) -> u32 {
+        self.schema_version
+    }
+}
+
+impl<R> super::SchemaVersioned for ApplyRequest<R> {
+    const CONTRACT: &'static str = "rule apply request";
+    fn schema_version(&self) -> u32 {
+        self.schema_version
+    }
+}
+
 schema_versioned! {
-    LearnRequest => "rule learn request",
-    ApplyRequest => "rule apply request",
     ApplyOutcome => "rule apply outcome",
+    OptionsCheckRequest => "rule options check request",
+    OptionsCheck => "rule options check",
 }

@@ -28,11 +28,14 @@
 use std::collections::BTreeMap;
 
 use rea_plugin_api::contracts::rule::{
-    ApplyOutcome, ApplyRequest, LearnOutcome, LearnRequest, ObservedCall,
+    ApplyOutcome, ApplyRequest, Effect, LearnOutcome, LearnRequest, NoOptions, ObservedCall,
 };
-use rea_plugin_api::rule_fields::{self, Agreement, scalar_text, sent_members, top_field};
+use rea_plugin_api::rule_fields::{
+    self, Agreement, FieldRules, scalar_text, sent_members, top_field,
+};
 use rea_plugin_api::{Plugin, PluginError, StageInfo, StateRule};
-use serde_json::{Map, Value, json};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
 /// The composed stage name.
 pub const COMPOSED_STAGE: &str = "composed";
@@ -74,9 +77,26 @@ fn sources(call: &ObservedCall, except: &str) -> Vec<(String, String)> {
     found
 }
 
-/// One part of a template: fixed text or a source.
-fn template_of(value: &str, sources: &[(String, String)]) -> Option<Vec<Value>> {
-    let mut parts: Vec<Value> = Vec::new();
+/// One part of a composed string's template: fixed text, or a source (`sent:NAME`, `path:INDEX`,
+/// `held:NAME`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum Part {
+    /// Fixed text.
+    Text {
+        /// The text.
+        text: String,
+    },
+    /// A value the call gives.
+    Source {
+        /// `sent:NAME`, `path:INDEX` or `held:NAME`.
+        source: String,
+    },
+}
+
+/// A string's template, when it spells some of the sources around fixed text.
+fn template_of(value: &str, sources: &[(String, String)]) -> Option<Vec<Part>> {
+    let mut parts: Vec<Part> = Vec::new();
     let mut literal = String::new();
     let mut rest = value;
     let mut placed = false;
@@ -91,9 +111,13 @@ fn template_of(value: &str, sources: &[(String, String)]) -> Option<Vec<Value>> 
         match best {
             Some((name, text)) => {
                 if !literal.is_empty() {
-                    parts.push(json!({ "text": std::mem::take(&mut literal) }));
+                    parts.push(Part::Text {
+                        text: std::mem::take(&mut literal),
+                    });
                 }
-                parts.push(json!({ "source": name }));
+                parts.push(Part::Source {
+                    source: name.clone(),
+                });
                 rest = &rest[text.len()..];
                 placed = true;
             }
@@ -105,7 +129,7 @@ fn template_of(value: &str, sources: &[(String, String)]) -> Option<Vec<Value>> 
         }
     }
     if !literal.is_empty() {
-        parts.push(json!({ "text": literal }));
+        parts.push(Part::Text { text: literal });
     }
     placed.then_some(parts)
 }
@@ -115,8 +139,15 @@ fn template_of(value: &str, sources: &[(String, String)]) -> Option<Vec<Value>> 
 pub struct ComposedRule;
 
 impl StateRule for ComposedRule {
-    fn learn(&self, request: &LearnRequest) -> Result<LearnOutcome, PluginError> {
-        if request.effect.ends_with("delete") {
+    type Options = NoOptions;
+    /// Per member, its template.
+    type Rule = FieldRules<Vec<Part>>;
+
+    fn learn(
+        &self,
+        request: &LearnRequest<NoOptions>,
+    ) -> Result<LearnOutcome<Self::Rule>, PluginError> {
+        if request.effect.deletes() {
             return Ok(LearnOutcome::no_explanation("a delete composes no string"));
         }
         let mut found = Agreement::default();
@@ -131,17 +162,13 @@ impl StateRule for ComposedRule {
                 found.record(pointer, template);
             }
         }
-        let fields = found
-            .agreed()
-            .map(|(pointer, template)| (pointer, Value::Array(template)));
         Ok(rule_fields::learned(
-            fields,
+            found.agreed(),
             "no unexplained string spelled the call's values with one template",
         ))
     }
 
-    fn apply(&self, request: &ApplyRequest) -> Result<ApplyOutcome, PluginError> {
-        let fields = rule_fields::fields(request)?;
+    fn apply(&self, request: &ApplyRequest<Self::Rule>) -> Result<ApplyOutcome, PluginError> {
         let sent = sent_members(request.call.body.as_ref());
         let held = request
             .call
@@ -149,19 +176,16 @@ impl StateRule for ComposedRule {
             .as_ref()
             .and_then(Value::as_object);
         let mut outcome = ApplyOutcome::default();
-        'fields: for (pointer, template) in fields {
-            let parts = template
-                .as_array()
-                .ok_or_else(|| PluginError::new("invalid_rule", "a template is not a list"))?;
+        'fields: for (pointer, parts) in &request.rule.fields {
             let mut spelled = String::new();
             for part in parts {
-                if let Some(fixed) = part.get("text").and_then(Value::as_str) {
-                    spelled.push_str(fixed);
-                    continue;
-                }
-                let source = part.get("source").and_then(Value::as_str).ok_or_else(|| {
-                    PluginError::new("invalid_rule", "a template part names nothing")
-                })?;
+                let source = match part {
+                    Part::Text { text } => {
+                        spelled.push_str(text);
+                        continue;
+                    }
+                    Part::Source { source } => source,
+                };
                 let value = match source.split_once(':') {
                     Some(("sent", name)) => {
                         sent.and_then(|sent| sent.get(name)).and_then(scalar_text)
@@ -236,19 +260,45 @@ fn shows(derived: &str, sent: &str) -> bool {
     !derived.is_empty() && !sent.is_empty() && (derived.contains(&sent) || sent.contains(&derived))
 }
 
+/// What `derived` learns per member: the sent member it shows, and every recorded derivation.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Derivation {
+    /// The sent member whose text the derived member shows.
+    pub member: String,
+    /// The recorded derivations.
+    pub derivations: Vec<Derived>,
+}
+
+/// One recorded derivation: the text sent, the derived text, and what the entity held before.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Derived {
+    /// The sent text.
+    pub sent: String,
+    /// The derived text the entity then held.
+    pub derived: String,
+    /// The derived member's value before the call.
+    pub held: Value,
+}
+
 /// The derived rule.
 #[derive(Debug, Default, Clone, Copy)]
 pub struct DerivedRule;
 
 impl StateRule for DerivedRule {
-    fn learn(&self, request: &LearnRequest) -> Result<LearnOutcome, PluginError> {
-        if !matches!(request.effect.as_str(), "update" | "action") {
+    type Options = NoOptions;
+    type Rule = FieldRules<Derivation>;
+
+    fn learn(
+        &self,
+        request: &LearnRequest<NoOptions>,
+    ) -> Result<LearnOutcome<Self::Rule>, PluginError> {
+        if !matches!(request.effect, Effect::Update | Effect::Action) {
             return Ok(LearnOutcome::no_explanation(
                 "a derived member is learned from updates",
             ));
         }
         // Per pointer: the member and the recorded derivations, or `None` once a call disagrees.
-        let mut found: BTreeMap<String, Option<(String, Vec<Value>)>> = BTreeMap::new();
+        let mut found: BTreeMap<String, Option<(String, Vec<Derived>)>> = BTreeMap::new();
         for call in &request.calls {
             let sent = sent_members(call.request_body.as_ref());
             let after = call.entity_after.as_ref().and_then(Value::as_object);
@@ -274,7 +324,11 @@ impl StateRule for DerivedRule {
                     };
                     Some((
                         (*name).clone(),
-                        json!({"sent": text, "derived": derived, "held": held}),
+                        Derived {
+                            sent: (*text).to_owned(),
+                            derived: derived.to_owned(),
+                            held,
+                        },
                     ))
                 })();
                 let entry = found.entry(pointer.clone()).or_insert_with(|| {
@@ -290,28 +344,27 @@ impl StateRule for DerivedRule {
                 }
             }
         }
-        let fields: Map<String, Value> = found
-            .into_iter()
-            .filter_map(|(pointer, derivation)| {
-                let (member, examples) = derivation?;
-                Some((pointer, json!({"member": member, "derivations": examples})))
-            })
-            .collect();
+        let fields = found.into_iter().filter_map(|(pointer, derivation)| {
+            let (member, derivations) = derivation?;
+            Some((
+                pointer,
+                Derivation {
+                    member,
+                    derivations,
+                },
+            ))
+        });
         Ok(rule_fields::learned(
             fields,
             "no unexplained string showed the text of one sent member stored nowhere",
         ))
     }
 
-    fn apply(&self, request: &ApplyRequest) -> Result<ApplyOutcome, PluginError> {
-        let fields = rule_fields::fields(request)?;
+    fn apply(&self, request: &ApplyRequest<Self::Rule>) -> Result<ApplyOutcome, PluginError> {
         let sent = sent_members(request.call.body.as_ref());
         let mut outcome = ApplyOutcome::default();
-        for (pointer, learned) in fields {
-            let member = learned
-                .get("member")
-                .and_then(Value::as_str)
-                .ok_or_else(|| PluginError::new("invalid_rule", "a derivation names no member"))?;
+        for (pointer, learned) in &request.rule.fields {
+            let member = &learned.member;
             let Some(value) = sent.and_then(|sent| sent.get(member)) else {
                 continue;
             };
@@ -323,13 +376,10 @@ impl StateRule for DerivedRule {
                 .entity_before
                 .as_ref()
                 .and_then(|before| before.get(&field));
-            let derivations = learned
-                .get("derivations")
-                .and_then(Value::as_array)
-                .map_or(&[][..], Vec::as_slice);
-            let recorded: Vec<&Value> = derivations
+            let recorded: Vec<&Derived> = learned
+                .derivations
                 .iter()
-                .filter(|example| example.get("sent") == Some(value))
+                .filter(|example| value.as_str() == Some(example.sent.as_str()))
                 .collect();
             if recorded.is_empty() {
                 return Err(PluginError::new(
@@ -339,7 +389,7 @@ impl StateRule for DerivedRule {
                     ),
                 ));
             }
-            let Some(example) = recorded.iter().find(|example| example.get("held") == held) else {
+            let Some(example) = recorded.iter().find(|example| Some(&example.held) == held) else {
                 return Err(PluginError::new(
                     "underived_value",
                     format!(
@@ -347,10 +397,9 @@ impl StateRule for DerivedRule {
                     ),
                 ));
             };
-            outcome.set.insert(
-                pointer.clone(),
-                example.get("derived").cloned().unwrap_or(Value::Null),
-            );
+            outcome
+                .set
+                .insert(pointer.clone(), Value::String(example.derived.clone()));
         }
         Ok(outcome)
     }
@@ -361,8 +410,15 @@ impl StateRule for DerivedRule {
 pub struct SlugRule;
 
 impl StateRule for SlugRule {
-    fn learn(&self, request: &LearnRequest) -> Result<LearnOutcome, PluginError> {
-        if request.effect.ends_with("delete") {
+    type Options = NoOptions;
+    /// Per member, the sent member it is the slug of.
+    type Rule = FieldRules<String>;
+
+    fn learn(
+        &self,
+        request: &LearnRequest<NoOptions>,
+    ) -> Result<LearnOutcome<Self::Rule>, PluginError> {
+        if request.effect.deletes() {
             return Ok(LearnOutcome::no_explanation("a delete makes no slug"));
         }
         let mut found = Agreement::default();
@@ -382,23 +438,16 @@ impl StateRule for SlugRule {
                 found.record(pointer, source);
             }
         }
-        let fields = found
-            .agreed()
-            .map(|(pointer, source)| (pointer, Value::String(source)));
         Ok(rule_fields::learned(
-            fields,
+            found.agreed(),
             "no unexplained string was the slug of a sent member",
         ))
     }
 
-    fn apply(&self, request: &ApplyRequest) -> Result<ApplyOutcome, PluginError> {
-        let fields = rule_fields::fields(request)?;
+    fn apply(&self, request: &ApplyRequest<Self::Rule>) -> Result<ApplyOutcome, PluginError> {
         let sent = sent_members(request.call.body.as_ref());
         let mut outcome = ApplyOutcome::default();
-        for (pointer, source) in fields {
-            let source = source
-                .as_str()
-                .ok_or_else(|| PluginError::new("invalid_rule", "a slug names no member"))?;
+        for (pointer, source) in &request.rule.fields {
             if let Some(text) = sent
                 .and_then(|sent| sent.get(source))
                 .and_then(Value::as_str)
@@ -435,14 +484,19 @@ rea_plugin_api::submit_builtin!(root_module);
 mod tests {
     use super::*;
     use rea_plugin_api::contracts::rule::{ServedCall, ToolRef};
+    use serde_json::json;
 
-    fn learn(rule: &dyn StateRule, effect: &str, calls: Vec<ObservedCall>) -> LearnOutcome {
+    fn learn<R: StateRule<Options = NoOptions>>(
+        rule: &R,
+        effect: &str,
+        calls: Vec<ObservedCall>,
+    ) -> LearnOutcome<R::Rule> {
         rule.learn(&LearnRequest {
             calls,
             clock_anchors: Vec::new(),
-            effect: effect.into(),
+            effect: serde_json::from_value(serde_json::Value::from(effect)).expect("an effect"),
             identity_field: Some("id".into()),
-            options: Default::default(),
+            options: NoOptions {},
             schema_version: 1,
             tool: ToolRef {
                 method: "PUT".into(),
@@ -453,7 +507,7 @@ mod tests {
         .expect("learns")
     }
 
-    fn apply(rule: &dyn StateRule, learned: Value, call: ServedCall) -> ApplyOutcome {
+    fn apply<R: StateRule>(rule: &R, learned: R::Rule, call: ServedCall) -> ApplyOutcome {
         rule.apply(&ApplyRequest {
             call,
             rule: learned,

@@ -2,31 +2,19 @@
 //! split, headers with authentication values excluded, bodies in their representation, and the
 //! exclusion of fields that hold a declared sensitive value.
 
+use rea_plugin_api::contracts::capture::url::{decode_query, percent_decode, split_url};
 use rea_plugin_api::contracts::capture::{
-    Body, CaptureRecord, RecordHeader, RecordQuery, RecordRequest, RecordResponse, Redaction,
-    StartTime, base64,
+    AUTHENTICATION_EXCLUSION, AUTHENTICATION_REDACTION, Body, CaptureRecord, RecordHeader,
+    RecordQuery, RecordRequest, RecordResponse, Redaction, StartTime, base64,
+    is_authentication_header,
 };
 use rea_plugin_api::json::{Json, Object};
 
 use crate::fields::Fields;
-use crate::limitations::Limitations;
 use crate::refusal::Refusal;
 use crate::sensitive::{SENSITIVE_REASON, Sensitive, redaction};
-use crate::time::parse_instant;
-use crate::url::{decode_query, percent_decode, split_url};
+use rea_plugin_api::contracts::capture::Limitations;
 
-/// Headers whose values are never kept (compared ASCII case-insensitively).
-const AUTHENTICATION_HEADERS: [&str; 4] = [
-    "authorization",
-    "proxy-authorization",
-    "cookie",
-    "set-cookie",
-];
-
-/// Why an authentication header's value is absent, in the record.
-const AUTHENTICATION_EXCLUSION: &str = "authentication";
-/// Redaction reason of an authentication header value.
-const AUTHENTICATION_REDACTION: &str = "authentication-header";
 /// Redaction reason of URL userinfo.
 const USERINFO_REDACTION: &str = "url-userinfo";
 
@@ -66,6 +54,10 @@ impl Sink<'_> {
         }
     }
 }
+
+/// The longest duration (`time`, in milliseconds) a record keeps: a day. A longer one (`1e17`,
+/// `1e308`) would carry the served clock thousands of years past the recording.
+const MAX_DURATION_MS: f64 = 86_400_000.0;
 
 /// Validates one entry and builds its record.
 pub(crate) fn record(
@@ -122,7 +114,7 @@ pub(crate) fn record(
             match sink.keep(Some(recorded), || format!("{pointer}/startedDateTime")) {
                 None => None,
                 Some(recorded) => {
-                    let instant = parse_instant(&recorded);
+                    let instant = rea_plugin_api::date::instant_text(&recorded);
                     if instant.is_none() {
                         sink.limit(
                         "start-time-unparsed",
@@ -135,12 +127,23 @@ pub(crate) fn record(
         }
     };
     let duration_ms = time.filter(|value| *value >= 0.0);
-    if duration_ms.is_none() {
-        sink.limit(
-            "duration-not-recorded",
-            "These records have no recorded non-negative duration (`time`).",
-        );
-    }
+    let duration_ms = match duration_ms {
+        Some(value) if !value.is_finite() || value > MAX_DURATION_MS => {
+            sink.limit(
+                "duration-out-of-range",
+                "These records' duration (`time`) is more than a day (86,400,000 ms); it is not used.",
+            );
+            None
+        }
+        Some(value) => Some(value),
+        None => {
+            sink.limit(
+                "duration-not-recorded",
+                "These records have no recorded non-negative duration (`time`).",
+            );
+            None
+        }
+    };
     if entry.contains_key("_webSocketMessages") {
         sink.limit(
             "websocket-messages-omitted",
@@ -408,10 +411,7 @@ fn headers(message: &Object, message_pointer: &str, sink: &mut Sink<'_>) -> Vec<
                 name: None,
                 value: None,
             });
-        } else if AUTHENTICATION_HEADERS
-            .iter()
-            .any(|excluded| name.eq_ignore_ascii_case(excluded))
-        {
+        } else if is_authentication_header(name) {
             sink.redact(format!("{header_pointer}/value"), AUTHENTICATION_REDACTION);
             out.push(RecordHeader {
                 excluded: Some(AUTHENTICATION_EXCLUSION.to_owned()),
@@ -479,7 +479,7 @@ fn text_body(
     };
     match encoding {
         Some("base64") => {
-            let bytes = base64::decoded_len(&text).map_err(|error| {
+            let decoded = base64::decode(&text).map_err(|error| {
                 Refusal::input(
                     format!(
                         "{pointer} is marked `encoding: \"base64\"` but is not valid base64 ({error})"
@@ -487,21 +487,20 @@ fn text_body(
                     Some(pointer.to_owned()),
                 )
             })?;
-            if sink.sensitive.is_active() {
-                let decoded = base64::decode(&text).unwrap_or_default();
-                if sink.sensitive.hit(&text) || sink.sensitive.hit_bytes(&decoded) {
-                    sink.redact_sensitive(pointer.to_owned());
-                    return Ok(excluded());
-                }
+            if sink.sensitive.is_active()
+                && (sink.sensitive.hit(&text) || sink.sensitive.hit_bytes(&decoded))
+            {
+                sink.redact_sensitive(pointer.to_owned());
+                return Ok(excluded());
             }
             let base64 = if base64::is_padded(&text) {
                 text
             } else {
-                base64::encode(&base64::decode(&text).unwrap_or_default())
+                base64::encode(&decoded)
             };
             Ok(Body::Base64 {
                 base64,
-                bytes: bytes as u64,
+                bytes: decoded.len() as u64,
             })
         }
         other => {

@@ -21,11 +21,8 @@
 
 mod entry;
 mod fields;
-mod limitations;
 pub mod refusal;
 mod sensitive;
-mod time;
-mod url;
 
 use rea_plugin_api::contracts::SCHEMA_VERSION;
 use rea_plugin_api::contracts::capture::{
@@ -35,12 +32,11 @@ use rea_plugin_api::json::{self, ItemStream, Json, JsonErrorKind, ParseOptions};
 use rea_plugin_api::{CaptureExtractor, Plugin, PluginError, StageInfo};
 
 use crate::fields::Fields;
-use crate::limitations::Limitations;
 use crate::refusal::Refusal;
 use crate::sensitive::Sensitive;
+use rea_plugin_api::contracts::capture::Limitations;
 
-pub use crate::time::parse_instant;
-pub use crate::url::{UrlParts, decode_query, split_url};
+pub use rea_plugin_api::contracts::capture::url::{UrlParts, decode_query, split_url};
 
 /// The plugin's name, and the name of its one capture stage.
 pub const NAME: &str = "har";

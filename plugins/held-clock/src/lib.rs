@@ -21,12 +21,13 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use rea_plugin_api::contracts::rule::{
-    ApplyOutcome, ApplyRequest, LearnOutcome, LearnRequest, ObservedCall,
+    ApplyOutcome, ApplyRequest, LearnOutcome, LearnRequest, NoOptions, ObservedCall,
 };
-use rea_plugin_api::rule_fields::{self, top_field};
+use rea_plugin_api::date::{UtcInstant, read_clock, read_iso_clock, spell_clock};
+use rea_plugin_api::rule_fields::{self, FieldRules, top_field};
 use rea_plugin_api::{Plugin, PluginError, StageInfo, StateRule};
-use rea_plugin_clock::{parse_iso, read_clock, spell};
-use serde_json::{Map, Value, json};
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
 
 /// The held-clock stage name.
 pub const HELD_STAGE: &str = "held-clock";
@@ -40,20 +41,21 @@ const SLACK_NANOS: i128 = 1_000_000_000;
 /// Whether a value is a time within the call's request (start less the slack, at the value's
 /// precision, to the end plus the slack).
 fn stamped_during(call: &ObservedCall, value: &Value) -> bool {
-    let (Some((instant, format)), Some(started), Some(duration)) = (
+    let (Some((instant, format)), Some((started, _)), Some(duration)) = (
         read_clock(value),
-        call.started.as_deref().and_then(parse_iso),
+        call.started.as_deref().and_then(read_iso_clock),
         call.duration_ms,
     ) else {
         return false;
     };
-    if spell(instant, &format).is_none() {
+    if spell_clock(instant, &format).is_none() {
         return false;
     }
+    let (instant, started) = (instant.as_nanos(), started.as_nanos());
     // Compared at the value's precision: a second, a millisecond, or its fraction digits.
     let unit = precision(value);
-    let start = (started.0 - SLACK_NANOS).div_euclid(unit) * unit;
-    let end = started.0 + i128::from(duration) * 1_000_000 + SLACK_NANOS;
+    let start = (started - SLACK_NANOS).div_euclid(unit) * unit;
+    let end = started + i128::from(duration) * 1_000_000 + SLACK_NANOS;
     (start..=end).contains(&instant)
 }
 
@@ -103,23 +105,33 @@ fn sent_member<'a>(body: Option<&'a Value>, field: &str) -> Option<&'a Value> {
     }
 }
 
-fn is_update(request: &LearnRequest) -> bool {
-    matches!(request.effect.as_str(), "update" | "action" | "bulk-update")
+/// What `held-clock` learns per member: a value the write stamped, spelled as its clock is.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct HeldClock {
+    /// A stamped value (its spelling is the clock's format).
+    pub example: Value,
 }
 
-fn served_instant(request: &ApplyRequest) -> Result<i128, PluginError> {
+/// What `nested-clock` learns per object member: each clock inside it, with a stamped value.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct NestedClocks {
+    /// Clock member → a stamped value.
+    pub clocks: BTreeMap<String, Value>,
+}
+
+fn served_instant<R>(request: &ApplyRequest<R>) -> Result<UtcInstant, PluginError> {
     let clock = request.call.clock.as_deref().ok_or_else(|| {
         PluginError::new("no_clock", "the state has no served clock to stamp with")
     })?;
-    parse_iso(clock)
+    read_iso_clock(clock)
         .map(|(instant, _)| instant)
         .ok_or_else(|| PluginError::new("invalid_clock", "the served clock does not parse"))
 }
 
-fn spelled_like(instant: i128, example: &Value) -> Result<Value, PluginError> {
+fn spelled_like(instant: UtcInstant, example: &Value) -> Result<Value, PluginError> {
     let (_, format) = read_clock(example)
         .ok_or_else(|| PluginError::new("invalid_rule", "a learned clock does not parse"))?;
-    spell(instant, &format).ok_or_else(|| {
+    spell_clock(instant, &format).ok_or_else(|| {
         PluginError::new(
             "clock_out_of_range",
             "the served clock cannot be spelled in this field's format",
@@ -132,8 +144,14 @@ fn spelled_like(instant: i128, example: &Value) -> Result<Value, PluginError> {
 pub struct HeldClockRule;
 
 impl StateRule for HeldClockRule {
-    fn learn(&self, request: &LearnRequest) -> Result<LearnOutcome, PluginError> {
-        if !is_update(request) {
+    type Options = NoOptions;
+    type Rule = FieldRules<HeldClock>;
+
+    fn learn(
+        &self,
+        request: &LearnRequest<NoOptions>,
+    ) -> Result<LearnOutcome<Self::Rule>, PluginError> {
+        if !request.effect.updates() {
             return Ok(LearnOutcome::no_explanation(
                 "a held clock is sent back by updates of a held entity",
             ));
@@ -167,10 +185,9 @@ impl StateRule for HeldClockRule {
                 }
             }
         }
-        let fields: Map<String, Value> = found
+        let fields = found
             .into_iter()
-            .filter_map(|(pointer, example)| Some((pointer, json!({ "example": example? }))))
-            .collect();
+            .filter_map(|(pointer, example)| Some((pointer, HeldClock { example: example? })));
         Ok(rule_fields::learned(
             fields,
             "no recorded call sent a clock back as held and found it stamped anew",
@@ -178,11 +195,10 @@ impl StateRule for HeldClockRule {
         .needing_clock())
     }
 
-    fn apply(&self, request: &ApplyRequest) -> Result<ApplyOutcome, PluginError> {
-        let fields = rule_fields::fields(request)?;
+    fn apply(&self, request: &ApplyRequest<Self::Rule>) -> Result<ApplyOutcome, PluginError> {
         let instant = served_instant(request)?;
         let mut outcome = ApplyOutcome::default();
-        for (pointer, learned) in fields {
+        for (pointer, learned) in &request.rule.fields {
             let field = top_field(pointer)
                 .ok_or_else(|| PluginError::new("invalid_rule", "a held clock is not a member"))?;
             let held = request
@@ -208,10 +224,9 @@ impl StateRule for HeldClockRule {
                     ));
                 }
             }
-            let example = learned.get("example").unwrap_or(&Value::Null);
             outcome
                 .set
-                .insert(pointer.clone(), spelled_like(instant, example)?);
+                .insert(pointer.clone(), spelled_like(instant, &learned.example)?);
         }
         Ok(outcome)
     }
@@ -222,8 +237,14 @@ impl StateRule for HeldClockRule {
 pub struct NestedClockRule;
 
 impl StateRule for NestedClockRule {
-    fn learn(&self, request: &LearnRequest) -> Result<LearnOutcome, PluginError> {
-        if !is_update(request) {
+    type Options = NoOptions;
+    type Rule = FieldRules<NestedClocks>;
+
+    fn learn(
+        &self,
+        request: &LearnRequest<NoOptions>,
+    ) -> Result<LearnOutcome<Self::Rule>, PluginError> {
+        if !request.effect.updates() {
             return Ok(LearnOutcome::no_explanation(
                 "nested clocks are stamped by updates of a held object",
             ));
@@ -261,13 +282,10 @@ impl StateRule for NestedClockRule {
                 }
             }
         }
-        let fields: Map<String, Value> = found
-            .into_iter()
-            .filter_map(|(pointer, clocks)| {
-                let clocks = clocks.filter(|clocks| !clocks.is_empty())?;
-                Some((pointer, json!({ "clocks": clocks })))
-            })
-            .collect();
+        let fields = found.into_iter().filter_map(|(pointer, clocks)| {
+            let clocks = clocks.filter(|clocks| !clocks.is_empty())?;
+            Some((pointer, NestedClocks { clocks }))
+        });
         Ok(rule_fields::learned(
             fields,
             "no recorded call changed only clocks inside a held object",
@@ -275,11 +293,10 @@ impl StateRule for NestedClockRule {
         .needing_clock())
     }
 
-    fn apply(&self, request: &ApplyRequest) -> Result<ApplyOutcome, PluginError> {
-        let fields = rule_fields::fields(request)?;
+    fn apply(&self, request: &ApplyRequest<Self::Rule>) -> Result<ApplyOutcome, PluginError> {
         let instant = served_instant(request)?;
         let mut outcome = ApplyOutcome::default();
-        for (pointer, learned) in fields {
+        for (pointer, learned) in &request.rule.fields {
             let field = top_field(pointer).ok_or_else(|| {
                 PluginError::new("invalid_rule", "a nested clock is not a member")
             })?;
@@ -295,13 +312,7 @@ impl StateRule for NestedClockRule {
                 ));
             };
             let mut object = held.clone();
-            let clocks = learned
-                .get("clocks")
-                .and_then(Value::as_object)
-                .ok_or_else(|| {
-                    PluginError::new("invalid_rule", "the learned rule names no clocks")
-                })?;
-            for (member, example) in clocks {
+            for (member, example) in &learned.clocks {
                 object.insert(member.clone(), spelled_like(instant, example)?);
             }
             outcome.set.insert(pointer.clone(), Value::Object(object));
@@ -349,7 +360,8 @@ rea_plugin_api::submit_builtin!(root_module);
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rea_plugin_api::contracts::rule::{ServedCall, ToolRef};
+    use rea_plugin_api::contracts::rule::{Effect, ServedCall, ToolRef};
+    use serde_json::json;
 
     fn tool() -> ToolRef {
         ToolRef {
@@ -359,22 +371,25 @@ mod tests {
         }
     }
 
-    fn learn(rule: &dyn StateRule, calls: Vec<ObservedCall>) -> LearnOutcome {
+    fn learn<R: StateRule<Options = NoOptions>>(
+        rule: &R,
+        calls: Vec<ObservedCall>,
+    ) -> LearnOutcome<R::Rule> {
         rule.learn(&LearnRequest {
             calls,
             clock_anchors: Vec::new(),
-            effect: "update".into(),
+            effect: Effect::Update,
             identity_field: Some("id".into()),
-            options: Default::default(),
+            options: NoOptions {},
             schema_version: 1,
             tool: tool(),
         })
         .expect("learns")
     }
 
-    fn apply(
-        rule: &dyn StateRule,
-        learned: Value,
+    fn apply<R: StateRule>(
+        rule: &R,
+        learned: R::Rule,
         call: ServedCall,
     ) -> Result<ApplyOutcome, PluginError> {
         rule.apply(&ApplyRequest {
@@ -489,9 +504,9 @@ mod tests {
                     "2026-11-29T11:00:00.215Z",
                 )],
                 clock_anchors: Vec::new(),
-                effect: "create".into(),
+                effect: Effect::Create,
                 identity_field: Some("id".into()),
-                options: Default::default(),
+                options: NoOptions {},
                 schema_version: 1,
                 tool: tool(),
             })

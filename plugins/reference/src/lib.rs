@@ -17,11 +17,12 @@
 use std::collections::BTreeMap;
 
 use rea_plugin_api::contracts::rule::{
-    ApplyOutcome, ApplyRequest, LearnOutcome, LearnRequest, ObservedCall,
+    ApplyOutcome, ApplyRequest, LearnOutcome, LearnRequest, NoOptions, ObservedCall,
 };
-use rea_plugin_api::rule_fields::{self, Agreement, scalar_text, sent_members, top_field};
+use rea_plugin_api::rule_fields::{Agreement, FieldRules, scalar_text, sent_members, top_field};
 use rea_plugin_api::{Plugin, PluginError, StageInfo, StateRule};
-use serde_json::{Map, Value, json};
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
 
 /// The stage name.
 pub const STAGE: &str = "reference";
@@ -92,6 +93,21 @@ fn objects_of(stored: &Value, identity: &str, into: &mut BTreeMap<String, Value>
     }
 }
 
+/// What the rule learns per referencing member: the sent member naming ids, the referenced
+/// entities' identity member, whether it names many, and every referenced entity the capture
+/// showed, by id.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Reference {
+    /// The sent member holding the ids.
+    pub member: String,
+    /// The identity member of the referenced entities.
+    pub identity: String,
+    /// A list of ids (else one).
+    pub many: bool,
+    /// The referenced entities the capture showed, by id.
+    pub objects: BTreeMap<String, Value>,
+}
+
 /// The reference rule.
 #[derive(Debug, Default, Clone, Copy)]
 pub struct ReferenceRule;
@@ -111,8 +127,14 @@ impl ReferenceRule {
 }
 
 impl StateRule for ReferenceRule {
-    fn learn(&self, request: &LearnRequest) -> Result<LearnOutcome, PluginError> {
-        if request.effect.ends_with("delete") {
+    type Options = NoOptions;
+    type Rule = FieldRules<Reference>;
+
+    fn learn(
+        &self,
+        request: &LearnRequest<NoOptions>,
+    ) -> Result<LearnOutcome<Self::Rule>, PluginError> {
+        if request.effect.deletes() {
             return Ok(LearnOutcome::no_explanation("a delete sets no reference"));
         }
         let mut found = Agreement::default();
@@ -136,7 +158,7 @@ impl StateRule for ReferenceRule {
             }
         }
         let mut explains = Vec::new();
-        let mut fields = Map::new();
+        let mut fields = BTreeMap::new();
         for (pointer, shape) in found.agreed() {
             explains.push(pointer.clone());
             let member_pointer = pointer_of(&shape.member);
@@ -145,12 +167,12 @@ impl StateRule for ReferenceRule {
             }
             fields.insert(
                 pointer.clone(),
-                json!({
-                    "member": shape.member,
-                    "identity": shape.identity,
-                    "many": shape.many,
-                    "objects": objects.remove(&pointer).unwrap_or_default(),
-                }),
+                Reference {
+                    member: shape.member,
+                    identity: shape.identity,
+                    many: shape.many,
+                    objects: objects.remove(&pointer).unwrap_or_default(),
+                },
             );
         }
         if fields.is_empty() {
@@ -159,35 +181,18 @@ impl StateRule for ReferenceRule {
             ));
         }
         explains.sort();
-        Ok(LearnOutcome::learned(explains, json!({ "fields": fields })))
+        Ok(LearnOutcome::learned(explains, FieldRules { fields }))
     }
 
-    fn apply(&self, request: &ApplyRequest) -> Result<ApplyOutcome, PluginError> {
-        let fields = rule_fields::fields(request)?;
+    fn apply(&self, request: &ApplyRequest<Self::Rule>) -> Result<ApplyOutcome, PluginError> {
         let sent = sent_members(request.call.body.as_ref());
         let mut outcome = ApplyOutcome::default();
-        for (pointer, learned) in fields {
-            let text = |name: &str| {
-                learned
-                    .get(name)
-                    .and_then(Value::as_str)
-                    .map(str::to_owned)
-                    .ok_or_else(|| PluginError::new("invalid_rule", "a reference is incomplete"))
-            };
-            let (member, identity) = (text("member")?, text("identity")?);
-            let Some(value) = sent.and_then(|sent| sent.get(&member)) else {
+        for (pointer, learned) in &request.rule.fields {
+            let (member, identity) = (&learned.member, &learned.identity);
+            let Some(value) = sent.and_then(|sent| sent.get(member)) else {
                 continue;
             };
-            let mut known: BTreeMap<String, Value> = learned
-                .get("objects")
-                .and_then(Value::as_object)
-                .map(|objects| {
-                    objects
-                        .iter()
-                        .map(|(id, object)| (id.clone(), object.clone()))
-                        .collect()
-                })
-                .unwrap_or_default();
+            let mut known = learned.objects.clone();
             if let Some(held) = top_field(pointer).and_then(|field| {
                 request
                     .call
@@ -195,7 +200,7 @@ impl StateRule for ReferenceRule {
                     .as_ref()
                     .and_then(|before| before.get(&field))
             }) {
-                objects_of(held, &identity, &mut known);
+                objects_of(held, identity, &mut known);
             }
             let resolve = |id: &Value| -> Result<Value, PluginError> {
                 let text = scalar_text(id).ok_or_else(|| {
@@ -213,7 +218,7 @@ impl StateRule for ReferenceRule {
                     )
                 })
             };
-            let many = learned.get("many").and_then(Value::as_bool) == Some(true);
+            let many = learned.many;
             let stored = match (many, value) {
                 (true, Value::Array(ids)) => {
                     Value::Array(ids.iter().map(resolve).collect::<Result<_, _>>()?)
@@ -248,7 +253,8 @@ rea_plugin_api::submit_builtin!(root_module);
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rea_plugin_api::contracts::rule::{ServedCall, ToolRef};
+    use rea_plugin_api::contracts::rule::{Effect, ServedCall, ToolRef};
+    use serde_json::json;
 
     fn tool() -> ToolRef {
         ToolRef {
@@ -258,21 +264,25 @@ mod tests {
         }
     }
 
-    fn learn(calls: Vec<ObservedCall>) -> LearnOutcome {
+    fn learn(calls: Vec<ObservedCall>) -> LearnOutcome<FieldRules<Reference>> {
         ReferenceRule
             .learn(&LearnRequest {
                 calls,
                 clock_anchors: Vec::new(),
-                effect: "update".into(),
+                effect: Effect::Update,
                 identity_field: Some("id".into()),
-                options: Default::default(),
+                options: NoOptions {},
                 schema_version: 1,
                 tool: tool(),
             })
             .expect("learns")
     }
 
-    fn apply(rule: Value, body: Value, before: Value) -> Result<ApplyOutcome, PluginError> {
+    fn apply(
+        rule: FieldRules<Reference>,
+        body: Value,
+        before: Value,
+    ) -> Result<ApplyOutcome, PluginError> {
         ReferenceRule.apply(&ApplyRequest {
             call: ServedCall {
                 body: Some(body),

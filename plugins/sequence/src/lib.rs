@@ -12,10 +12,13 @@
 
 use std::collections::BTreeMap;
 
-use rea_plugin_api::contracts::rule::{ApplyOutcome, ApplyRequest, LearnOutcome, LearnRequest};
-use rea_plugin_api::rule_fields;
+use rea_plugin_api::contracts::rule::{
+    ApplyOutcome, ApplyRequest, Effect, LearnOutcome, LearnRequest, NoOptions,
+};
+use rea_plugin_api::rule_fields::{self, FieldRules};
 use rea_plugin_api::{Plugin, PluginError, StageInfo, StateRule};
-use serde_json::{Value, json};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
 /// The stage name.
 pub const STAGE: &str = "sequence";
@@ -31,13 +34,30 @@ fn integer(value: &Value) -> Option<(i128, Option<usize>)> {
     }
 }
 
+/// How a sequence field is spelled: a JSON number, or a string of digits (zero-padded to a
+/// width when the recorded values were).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Spelling {
+    /// Spelled as a string of digits.
+    pub string: bool,
+    /// The zero-padded width of a string.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub width: Option<usize>,
+}
+
 /// The sequence rule.
 #[derive(Debug, Default, Clone, Copy)]
 pub struct SequenceRule;
 
 impl StateRule for SequenceRule {
-    fn learn(&self, request: &LearnRequest) -> Result<LearnOutcome, PluginError> {
-        if request.effect != "create" {
+    type Options = NoOptions;
+    type Rule = FieldRules<Spelling>;
+
+    fn learn(
+        &self,
+        request: &LearnRequest<NoOptions>,
+    ) -> Result<LearnOutcome<Self::Rule>, PluginError> {
+        if request.effect != Effect::Create {
             return Ok(LearnOutcome::no_explanation(
                 "sequences number creates, not other writes",
             ));
@@ -79,29 +99,35 @@ impl StateRule for SequenceRule {
                 }
             }
         }
-        let fields: BTreeMap<String, Value> = found
+        let fields = found
             .into_iter()
             .filter(|(_, (fits, shown, _))| *fits && *shown)
             .map(|(pointer, (_, _, spelling))| {
-                let spelling = spelling.flatten();
-                let rule = match spelling {
-                    None => json!({"string": false}),
-                    Some(0) => json!({"string": true}),
-                    Some(width) => json!({"string": true, "width": width}),
+                let spelling = match spelling.flatten() {
+                    None => Spelling {
+                        string: false,
+                        width: None,
+                    },
+                    Some(0) => Spelling {
+                        string: true,
+                        width: None,
+                    },
+                    Some(width) => Spelling {
+                        string: true,
+                        width: Some(width),
+                    },
                 };
-                (pointer, rule)
-            })
-            .collect();
+                (pointer, spelling)
+            });
         Ok(rule_fields::learned(
             fields,
             "no unexplained member took one past the largest value its collection held",
         ))
     }
 
-    fn apply(&self, request: &ApplyRequest) -> Result<ApplyOutcome, PluginError> {
-        let fields = rule_fields::fields(request)?;
+    fn apply(&self, request: &ApplyRequest<Self::Rule>) -> Result<ApplyOutcome, PluginError> {
         let mut outcome = ApplyOutcome::default();
-        for (pointer, spelling) in fields {
+        for (pointer, spelling) in &request.rule.fields {
             let largest = request
                 .call
                 .held_values
@@ -112,8 +138,8 @@ impl StateRule for SequenceRule {
                 .map(|(value, _)| value)
                 .max();
             let next = largest.map_or(1, |largest| largest + 1);
-            let value = if spelling.get("string").and_then(Value::as_bool) == Some(true) {
-                let width = spelling.get("width").and_then(Value::as_u64).unwrap_or(0) as usize;
+            let value = if spelling.string {
+                let width = spelling.width.unwrap_or(0);
                 Value::String(format!("{next:0width$}"))
             } else {
                 let next = i64::try_from(next).map_err(|_| {
@@ -140,15 +166,9 @@ rea_plugin_api::submit_builtin!(root_module);
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rea_plugin_api::contracts::rule::{ObservedCall, ServedCall, ToolRef};
-
-    fn tool() -> ToolRef {
-        ToolRef {
-            method: "POST".into(),
-            name: "post_posts".into(),
-            path_template: "/posts".into(),
-        }
-    }
+    use rea_plugin_api::contracts::rule::ObservedCall;
+    use rea_plugin_api::testing::{apply_request, learn_request};
+    use serde_json::json;
 
     fn create(held: Option<Value>, id: Value) -> ObservedCall {
         ObservedCall {
@@ -160,25 +180,18 @@ mod tests {
         }
     }
 
-    fn learn(effect: &str, calls: Vec<ObservedCall>) -> LearnOutcome {
-        SequenceRule
-            .learn(&LearnRequest {
-                calls,
-                clock_anchors: Vec::new(),
-                effect: effect.into(),
-                identity_field: Some("id".into()),
-                options: BTreeMap::new(),
-                schema_version: 1,
-                tool: tool(),
-            })
-            .expect("learns")
+    fn learn(effect: Effect, calls: Vec<ObservedCall>) -> LearnOutcome<FieldRules<Spelling>> {
+        let request = calls
+            .into_iter()
+            .fold(learn_request(effect), |request, call| request.call(call));
+        SequenceRule.learn(&request.build()).expect("learns")
     }
 
     #[test]
     fn learns_one_past_the_largest_held() {
         // contract: WRITE-058, WRITE-076
         let outcome = learn(
-            "create",
+            Effect::Create,
             vec![
                 create(Some(json!(4)), json!(5)),
                 create(Some(json!(5)), json!(6)),
@@ -190,33 +203,29 @@ mod tests {
         assert_eq!(explains, ["/id"]);
         // Served: one past both the largest held and the largest generated.
         let applied = SequenceRule
-            .apply(&ApplyRequest {
-                call: ServedCall {
-                    held_values: [("/id".to_owned(), vec![json!(1), json!(9), json!(4)])].into(),
-                    ..ServedCall::default()
-                },
-                rule,
-                schema_version: 1,
-                tool: tool(),
-            })
+            .apply(
+                &apply_request(rule)
+                    .held_values("/id", vec![json!(1), json!(9), json!(4)])
+                    .build(),
+            )
             .expect("applies");
         assert_eq!(applied.set["/id"], json!(10));
     }
 
     #[test]
     fn a_gap_or_an_update_is_no_sequence() {
-        let outcome = learn("create", vec![create(Some(json!(4)), json!(7))]);
+        let outcome = learn(Effect::Create, vec![create(Some(json!(4)), json!(7))]);
         assert!(
             matches!(outcome, LearnOutcome::NoExplanation { .. }),
             "{outcome:?}"
         );
-        let outcome = learn("update", vec![create(Some(json!(4)), json!(5))]);
+        let outcome = learn(Effect::Update, vec![create(Some(json!(4)), json!(5))]);
         assert!(
             matches!(outcome, LearnOutcome::NoExplanation { .. }),
             "{outcome:?}"
         );
         // An empty collection alone never shows the sequence.
-        let outcome = learn("create", vec![create(None, json!(1))]);
+        let outcome = learn(Effect::Create, vec![create(None, json!(1))]);
         assert!(
             matches!(outcome, LearnOutcome::NoExplanation { .. }),
             "{outcome:?}"
@@ -225,20 +234,23 @@ mod tests {
 
     #[test]
     fn digit_strings_keep_their_padding() {
-        let outcome = learn("create", vec![create(Some(json!("0041")), json!("0042"))]);
+        let outcome = learn(
+            Effect::Create,
+            vec![create(Some(json!("0041")), json!("0042"))],
+        );
         let LearnOutcome::Learned { rule, .. } = outcome else {
             panic!("{outcome:?}")
         };
+        assert_eq!(
+            serde_json::to_value(&rule).unwrap(),
+            json!({"fields": {"/id": {"string": true, "width": 4}}})
+        );
         let applied = SequenceRule
-            .apply(&ApplyRequest {
-                call: ServedCall {
-                    held_values: [("/id".to_owned(), vec![json!("0042")])].into(),
-                    ..ServedCall::default()
-                },
-                rule,
-                schema_version: 1,
-                tool: tool(),
-            })
+            .apply(
+                &apply_request(rule)
+                    .held_values("/id", vec![json!("0042")])
+                    .build(),
+            )
             .expect("applies");
         assert_eq!(applied.set["/id"], json!("0043"));
     }

@@ -21,7 +21,8 @@ use std::collections::BTreeSet;
 
 use rea_plugin_api::contracts::rule::{ApplyOutcome, ApplyRequest, LearnOutcome, LearnRequest};
 use rea_plugin_api::{Plugin, PluginError, StageInfo, StateRule};
-use serde_json::{Value, json};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
 /// The stage name.
 pub const STAGE: &str = "soft-delete";
@@ -32,54 +33,71 @@ pub const DEFAULT_FLAGS: [&str; 3] = ["deleted", "isDeleted", "is_deleted"];
 /// The lifecycle values that mark a record deleted.
 pub const DEFAULT_STATES: [&str; 2] = ["deleted", "trashed"];
 
+/// The rule's pipeline options.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Options {
+    /// The members that mark a record deleted when `true`.
+    #[serde(default = "default_flags")]
+    pub flags: Vec<String>,
+    /// The lifecycle values that mark a record deleted.
+    #[serde(default = "default_states")]
+    pub states: Vec<String>,
+}
+
+fn default_flags() -> Vec<String> {
+    DEFAULT_FLAGS
+        .iter()
+        .map(|flag| (*flag).to_owned())
+        .collect()
+}
+
+fn default_states() -> Vec<String> {
+    DEFAULT_STATES
+        .iter()
+        .map(|state| (*state).to_owned())
+        .collect()
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Self {
+            flags: default_flags(),
+            states: default_states(),
+        }
+    }
+}
+
+/// What marks a deleted entity: a lifecycle member set to a value, or a flag set `true`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum Marker {
+    /// A lifecycle member (JSON pointer) set to its deleted value.
+    Lifecycle {
+        /// The member.
+        pointer: String,
+        /// Its deleted value.
+        value: Value,
+    },
+    /// A top-level boolean set `true`.
+    Flag {
+        /// The member.
+        flag: String,
+    },
+}
+
 /// The soft-delete rule.
 #[derive(Debug, Default, Clone, Copy)]
 pub struct SoftDeleteRule;
 
-/// A list-of-strings option (`flags`, `states`): its defaults when absent; `what` names the
-/// items in the refusal.
-fn string_list(
-    request: &LearnRequest,
-    option: &str,
-    defaults: &[&str],
-    what: &str,
-) -> Result<Vec<String>, PluginError> {
-    match request.options.get(option) {
-        None => Ok(defaults.iter().map(|item| (*item).to_owned()).collect()),
-        Some(Value::Array(items)) => items
-            .iter()
-            .map(|item| {
-                item.as_str().map(str::to_owned).ok_or_else(|| {
-                    PluginError::new(
-                        "invalid_option",
-                        format!("option `{option}` must list {what}"),
-                    )
-                })
-            })
-            .collect(),
-        Some(_) => Err(PluginError::new(
-            "invalid_option",
-            format!("option `{option}` must be an array of {what}"),
-        )),
-    }
-}
-
-fn flags(request: &LearnRequest) -> Result<Vec<String>, PluginError> {
-    string_list(request, "flags", &DEFAULT_FLAGS, "member names")
-}
-
-fn states(request: &LearnRequest) -> Result<Vec<String>, PluginError> {
-    string_list(request, "states", &DEFAULT_STATES, "strings")
-}
-
 /// The lifecycle member every call changed from another string to one deleted value:
 /// `(pointer, value)`.
-fn lifecycle(request: &LearnRequest) -> Result<Option<(String, String)>, PluginError> {
-    let states = states(request)?;
+fn lifecycle(request: &LearnRequest<Options>) -> Option<(String, String)> {
+    let states = &request.options.states;
     let mut common: Option<BTreeSet<(String, String)>> = None;
     for call in &request.calls {
         let Some(after) = &call.entity_after else {
-            return Ok(None);
+            return None;
         };
         let marked: BTreeSet<(String, String)> = call
             .unexplained
@@ -101,17 +119,20 @@ fn lifecycle(request: &LearnRequest) -> Result<Option<(String, String)>, PluginE
             Some(previous) => previous.intersection(&marked).cloned().collect(),
         });
     }
-    Ok(common.and_then(|marked| marked.into_iter().next()))
+    common.and_then(|marked| marked.into_iter().next())
 }
 
 impl StateRule for SoftDeleteRule {
-    fn learn(&self, request: &LearnRequest) -> Result<LearnOutcome, PluginError> {
-        if !request.effect.ends_with("delete") {
+    type Options = Options;
+    type Rule = Marker;
+
+    fn learn(&self, request: &LearnRequest<Options>) -> Result<LearnOutcome<Marker>, PluginError> {
+        if !request.effect.deletes() {
             return Ok(LearnOutcome::no_explanation(
                 "soft deletes are deletes, not other writes",
             ));
         }
-        let candidates = flags(request)?;
+        let candidates = &request.options.flags;
         let mut common: Option<BTreeSet<String>> = None;
         for call in &request.calls {
             // Only a delete whose entity a read showed marked deleted says anything.
@@ -132,10 +153,13 @@ impl StateRule for SoftDeleteRule {
             });
         }
         let Some(flag) = common.and_then(|flags| flags.into_iter().next()) else {
-            if let Some((pointer, value)) = lifecycle(request)? {
+            if let Some((pointer, value)) = lifecycle(request) {
                 return Ok(LearnOutcome::learned(
                     vec![pointer.clone()],
-                    json!({ "pointer": pointer, "value": value }),
+                    Marker::Lifecycle {
+                        pointer,
+                        value: Value::String(value),
+                    },
                 ));
             }
             return Ok(LearnOutcome::no_explanation(
@@ -144,32 +168,23 @@ impl StateRule for SoftDeleteRule {
         };
         Ok(LearnOutcome::learned(
             vec![format!("/{flag}")],
-            json!({ "flag": flag }),
+            Marker::Flag { flag },
         ))
     }
 
-    fn apply(&self, request: &ApplyRequest) -> Result<ApplyOutcome, PluginError> {
-        if let (Some(pointer), Some(value)) = (
-            request.rule.get("pointer").and_then(Value::as_str),
-            request.rule.get("value"),
-        ) {
-            let mut outcome = ApplyOutcome {
-                keep: true,
-                ..ApplyOutcome::default()
-            };
-            outcome.set.insert(pointer.to_owned(), value.clone());
-            return Ok(outcome);
-        }
-        let flag = request
-            .rule
-            .get("flag")
-            .and_then(Value::as_str)
-            .ok_or_else(|| PluginError::new("invalid_rule", "the learned rule names no flag"))?;
+    fn apply(&self, request: &ApplyRequest<Marker>) -> Result<ApplyOutcome, PluginError> {
         let mut outcome = ApplyOutcome {
             keep: true,
             ..ApplyOutcome::default()
         };
-        outcome.set.insert(format!("/{flag}"), Value::Bool(true));
+        match &request.rule {
+            Marker::Lifecycle { pointer, value } => {
+                outcome.set.insert(pointer.clone(), value.clone());
+            }
+            Marker::Flag { flag } => {
+                outcome.set.insert(format!("/{flag}"), Value::Bool(true));
+            }
+        }
         Ok(outcome)
     }
 }
@@ -177,8 +192,8 @@ impl StateRule for SoftDeleteRule {
 rea_plugin_api::plugin_root_module! {
     /// The root module of the soft-delete rule.
     pub fn root_module() = Plugin::new("rea-soft-delete", env!("CARGO_PKG_VERSION")).rule(
-        StageInfo::new(STAGE, "Explains deletes whose entity reads back marked deleted; serves them by keeping the entity, marked")
-            .options(["flags", "states"]),
+        // The option names (`flags`, `states`) are read off `Options`.
+        StageInfo::new(STAGE, "Explains deletes whose entity reads back marked deleted; serves them by keeping the entity, marked"),
         SoftDeleteRule,
     );
 }
@@ -188,7 +203,8 @@ rea_plugin_api::submit_builtin!(root_module);
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rea_plugin_api::contracts::rule::{ObservedCall, ServedCall, ToolRef};
+    use rea_plugin_api::contracts::rule::{Effect, ObservedCall, ServedCall, ToolRef};
+    use serde_json::json;
 
     fn tool() -> ToolRef {
         ToolRef {
@@ -198,14 +214,14 @@ mod tests {
         }
     }
 
-    fn learn(calls: Vec<ObservedCall>) -> LearnOutcome {
+    fn learn(calls: Vec<ObservedCall>) -> LearnOutcome<Marker> {
         SoftDeleteRule
             .learn(&LearnRequest {
                 calls,
                 clock_anchors: Vec::new(),
-                effect: "delete".into(),
+                effect: Effect::Delete,
                 identity_field: Some("id".into()),
-                options: Default::default(),
+                options: Options::default(),
                 schema_version: 1,
                 tool: tool(),
             })

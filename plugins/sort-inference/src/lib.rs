@@ -16,10 +16,11 @@
 //! place and adds a create last). The learned rule carries `placement`; applied, it returns it.
 
 use rea_plugin_api::contracts::rule::{
-    ApplyOutcome, ApplyRequest, LearnOutcome, LearnRequest, ObservedRead, Placement,
+    ApplyOutcome, ApplyRequest, Effect, LearnOutcome, LearnRequest, NoOptions, ObservedRead,
+    Placement, ReadKind,
 };
 use rea_plugin_api::{Plugin, PluginError, StageInfo, StateRule};
-use serde_json::{Value, json};
+use serde::{Deserialize, Serialize};
 
 /// The stage name.
 pub const STAGE: &str = "sort-inference";
@@ -28,14 +29,23 @@ pub const STAGE: &str = "sort-inference";
 #[derive(Debug, Default, Clone, Copy)]
 pub struct SortInference;
 
-fn placement_json(placement: &Placement) -> Value {
-    json!({ "placement": serde_json::to_value(placement).unwrap_or(Value::Null) })
+/// The learned rule: where the written entity goes.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Learned {
+    /// The placement.
+    pub placement: Placement,
 }
 
 impl StateRule for SortInference {
-    fn learn(&self, request: &LearnRequest) -> Result<LearnOutcome, PluginError> {
-        let create = request.effect == "create";
-        if !create && request.effect != "update" && request.effect != "action" {
+    type Options = NoOptions;
+    type Rule = Learned;
+
+    fn learn(
+        &self,
+        request: &LearnRequest<NoOptions>,
+    ) -> Result<LearnOutcome<Learned>, PluginError> {
+        let create = request.effect == Effect::Create;
+        if !create && request.effect != Effect::Update && request.effect != Effect::Action {
             return Ok(LearnOutcome::no_explanation(
                 "only creates and updates place an entity in its list",
             ));
@@ -44,7 +54,7 @@ impl StateRule for SortInference {
         let mut reads: Vec<(&ObservedRead, Option<usize>)> = Vec::new();
         for call in &request.calls {
             for read in &call.reads_after {
-                if read.kind == "list"
+                if read.kind == ReadKind::List
                     && read.whole
                     && !read.query_sorted
                     && read.position.is_some()
@@ -127,27 +137,16 @@ impl StateRule for SortInference {
             None
         };
         match placement {
-            Some(placement) => Ok(LearnOutcome::learned(
-                Vec::new(),
-                placement_json(&placement),
-            )),
+            Some(placement) => Ok(LearnOutcome::learned(Vec::new(), Learned { placement })),
             None => Ok(LearnOutcome::no_explanation(
                 "the reads after the calls follow no one placement",
             )),
         }
     }
 
-    fn apply(&self, request: &ApplyRequest) -> Result<ApplyOutcome, PluginError> {
-        let placement: Placement = request
-            .rule
-            .get("placement")
-            .cloned()
-            .and_then(|value| serde_json::from_value(value).ok())
-            .ok_or_else(|| {
-                PluginError::new("invalid_rule", "the learned rule names no placement")
-            })?;
+    fn apply(&self, request: &ApplyRequest<Learned>) -> Result<ApplyOutcome, PluginError> {
         Ok(ApplyOutcome {
-            placement: Some(placement),
+            placement: Some(request.rule.placement.clone()),
             ..ApplyOutcome::default()
         })
     }
@@ -167,6 +166,7 @@ rea_plugin_api::submit_builtin!(root_module);
 mod tests {
     use super::*;
     use rea_plugin_api::contracts::rule::{ObservedCall, ServedCall, ToolRef};
+    use serde_json::json;
 
     fn tool() -> ToolRef {
         ToolRef {
@@ -178,7 +178,7 @@ mod tests {
 
     fn list(order: &[&str], id: &str, sorted_by: &[&str], query_sorted: bool) -> ObservedRead {
         ObservedRead {
-            kind: "list".into(),
+            kind: ReadKind::List,
             list_order: Some(order.iter().map(|id| (*id).to_owned()).collect()),
             position: order.iter().position(|listed| *listed == id),
             sorted_by: sorted_by.iter().map(|key| (*key).to_owned()).collect(),
@@ -189,25 +189,23 @@ mod tests {
         }
     }
 
-    fn learn(effect: &str, calls: Vec<ObservedCall>) -> LearnOutcome {
+    fn learn(effect: &str, calls: Vec<ObservedCall>) -> LearnOutcome<Learned> {
         SortInference
             .learn(&LearnRequest {
                 calls,
                 clock_anchors: Vec::new(),
-                effect: effect.into(),
+                effect: serde_json::from_value(serde_json::Value::from(effect)).expect("an effect"),
                 identity_field: Some("id".into()),
-                options: Default::default(),
+                options: NoOptions {},
                 schema_version: 1,
                 tool: tool(),
             })
             .expect("learns")
     }
 
-    fn placement(outcome: &LearnOutcome) -> Option<Placement> {
+    fn placement(outcome: &LearnOutcome<Learned>) -> Option<Placement> {
         match outcome {
-            LearnOutcome::Learned { rule, .. } => {
-                serde_json::from_value(rule.get("placement")?.clone()).ok()
-            }
+            LearnOutcome::Learned { rule, .. } => Some(rule.placement.clone()),
             LearnOutcome::NoExplanation { .. } => None,
         }
     }

@@ -12,10 +12,11 @@
 
 use std::collections::BTreeMap;
 
-use rea_plugin_api::contracts::rule::{ApplyOutcome, ApplyRequest, LearnOutcome, LearnRequest};
-use rea_plugin_api::rule_fields::{self, top_field};
+use rea_plugin_api::contracts::rule::{
+    ApplyOutcome, ApplyRequest, LearnOutcome, LearnRequest, NoOptions,
+};
+use rea_plugin_api::rule_fields::{self, FieldRules, top_field};
 use rea_plugin_api::{Plugin, PluginError, StageInfo, StateRule};
-use serde_json::{Map, Value};
 
 /// The stage name.
 pub const STAGE: &str = "stamp";
@@ -50,8 +51,15 @@ pub fn counterpart(field: &str) -> Option<String> {
 pub struct StampRule;
 
 impl StateRule for StampRule {
-    fn learn(&self, request: &LearnRequest) -> Result<LearnOutcome, PluginError> {
-        if !matches!(request.effect.as_str(), "update" | "action" | "bulk-update") {
+    type Options = NoOptions;
+    /// Per modifier member, the name of its `created…` counterpart.
+    type Rule = FieldRules<String>;
+
+    fn learn(
+        &self,
+        request: &LearnRequest<NoOptions>,
+    ) -> Result<LearnOutcome<Self::Rule>, PluginError> {
+        if !request.effect.updates() {
             return Ok(LearnOutcome::no_explanation(
                 "a modifier is stamped by updates of a held entity",
             ));
@@ -79,28 +87,23 @@ impl StateRule for StampRule {
                 }
             }
         }
-        let fields: Map<String, Value> = found
+        let fields = found
             .into_iter()
-            .filter_map(|(pointer, counterpart)| Some((pointer, Value::String(counterpart?))))
-            .collect();
+            .filter_map(|(pointer, counterpart)| Some((pointer, counterpart?)));
         Ok(rule_fields::learned(
             fields,
             "no recorded update wrote the entity's creator into its modifier member",
         ))
     }
 
-    fn apply(&self, request: &ApplyRequest) -> Result<ApplyOutcome, PluginError> {
-        let fields = rule_fields::fields(request)?;
+    fn apply(&self, request: &ApplyRequest<Self::Rule>) -> Result<ApplyOutcome, PluginError> {
         let mut outcome = ApplyOutcome::default();
-        for (pointer, counterpart) in fields {
-            let counterpart = counterpart.as_str().ok_or_else(|| {
-                PluginError::new("invalid_rule", "a stamp's counterpart is not a member name")
-            })?;
+        for (pointer, counterpart) in &request.rule.fields {
             let creator = request
                 .call
                 .entity_before
                 .as_ref()
-                .and_then(|before| before.get(counterpart))
+                .and_then(|before| before.get(counterpart.as_str()))
                 .filter(|creator| !creator.is_null())
                 .ok_or_else(|| {
                     PluginError::new(
@@ -128,7 +131,7 @@ rea_plugin_api::submit_builtin!(root_module);
 mod tests {
     use super::*;
     use rea_plugin_api::contracts::rule::{ObservedCall, ServedCall, ToolRef};
-    use serde_json::json;
+    use serde_json::{Value, json};
 
     fn tool() -> ToolRef {
         ToolRef {
@@ -138,14 +141,14 @@ mod tests {
         }
     }
 
-    fn learn(effect: &str, calls: Vec<ObservedCall>) -> LearnOutcome {
+    fn learn(effect: &str, calls: Vec<ObservedCall>) -> LearnOutcome<FieldRules<String>> {
         StampRule
             .learn(&LearnRequest {
                 calls,
                 clock_anchors: Vec::new(),
-                effect: effect.into(),
+                effect: serde_json::from_value(serde_json::Value::from(effect)).expect("an effect"),
                 identity_field: Some("id".into()),
-                options: Default::default(),
+                options: NoOptions {},
                 schema_version: 1,
                 tool: tool(),
             })

@@ -12,10 +12,13 @@
 
 use std::collections::BTreeMap;
 
-use rea_plugin_api::contracts::rule::{ApplyOutcome, ApplyRequest, LearnOutcome, LearnRequest};
-use rea_plugin_api::rule_fields;
+use rea_plugin_api::contracts::rule::{
+    ApplyOutcome, ApplyRequest, Effect, LearnOutcome, LearnRequest, NoOptions,
+};
+use rea_plugin_api::rule_fields::{self, FieldRules};
 use rea_plugin_api::{Plugin, PluginError, StageInfo, StateRule};
-use serde_json::{Value, json};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
 /// The toggle stage.
 pub const TOGGLE_STAGE: &str = "toggle";
@@ -26,13 +29,26 @@ fn member<'a>(value: Option<&'a Value>, pointer: &str) -> Option<&'a Value> {
     value?.pointer(pointer)
 }
 
+/// What `toggle` learns: the booleans an action flips.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Toggles {
+    /// JSON pointers of the booleans.
+    pub fields: Vec<String>,
+}
+
 /// The toggle rule.
 #[derive(Debug, Default, Clone, Copy)]
 pub struct ToggleRule;
 
 impl StateRule for ToggleRule {
-    fn learn(&self, request: &LearnRequest) -> Result<LearnOutcome, PluginError> {
-        if request.effect != "action" {
+    type Options = NoOptions;
+    type Rule = Toggles;
+
+    fn learn(
+        &self,
+        request: &LearnRequest<NoOptions>,
+    ) -> Result<LearnOutcome<Toggles>, PluginError> {
+        if request.effect != Effect::Action {
             return Ok(LearnOutcome::no_explanation("toggles are item actions"));
         }
         // pointer → (every call flipped it, flipped to true, flipped to false)
@@ -65,20 +81,12 @@ impl StateRule for ToggleRule {
                 "no boolean was flipped by every recorded call, both ways",
             ));
         }
-        Ok(LearnOutcome::learned(
-            fields.clone(),
-            json!({ "fields": fields }),
-        ))
+        Ok(LearnOutcome::learned(fields.clone(), Toggles { fields }))
     }
 
-    fn apply(&self, request: &ApplyRequest) -> Result<ApplyOutcome, PluginError> {
-        let fields = request
-            .rule
-            .get("fields")
-            .and_then(Value::as_array)
-            .ok_or_else(|| PluginError::new("invalid_rule", "the learned rule names no fields"))?;
+    fn apply(&self, request: &ApplyRequest<Toggles>) -> Result<ApplyOutcome, PluginError> {
         let mut outcome = ApplyOutcome::default();
-        for pointer in fields.iter().filter_map(Value::as_str) {
+        for pointer in &request.rule.fields {
             let held = member(request.call.entity_before.as_ref(), pointer)
                 .and_then(Value::as_bool)
                 .ok_or_else(|| {
@@ -87,7 +95,7 @@ impl StateRule for ToggleRule {
                         format!("the entity holds no boolean at {pointer} to flip"),
                     )
                 })?;
-            outcome.set.insert(pointer.to_owned(), Value::Bool(!held));
+            outcome.set.insert(pointer.clone(), Value::Bool(!held));
         }
         Ok(outcome)
     }
@@ -98,8 +106,15 @@ impl StateRule for ToggleRule {
 pub struct SetRule;
 
 impl StateRule for SetRule {
-    fn learn(&self, request: &LearnRequest) -> Result<LearnOutcome, PluginError> {
-        if request.effect != "action" {
+    type Options = NoOptions;
+    /// Per member, the value the action sets.
+    type Rule = FieldRules<Value>;
+
+    fn learn(
+        &self,
+        request: &LearnRequest<NoOptions>,
+    ) -> Result<LearnOutcome<Self::Rule>, PluginError> {
+        if request.effect != Effect::Action {
             return Ok(LearnOutcome::no_explanation("sets are item actions"));
         }
         let pointers: Vec<String> = {
@@ -138,10 +153,9 @@ impl StateRule for SetRule {
         ))
     }
 
-    fn apply(&self, request: &ApplyRequest) -> Result<ApplyOutcome, PluginError> {
-        let fields = rule_fields::fields(request)?;
+    fn apply(&self, request: &ApplyRequest<Self::Rule>) -> Result<ApplyOutcome, PluginError> {
         let mut outcome = ApplyOutcome::default();
-        for (pointer, value) in fields {
+        for (pointer, value) in &request.rule.fields {
             outcome.set.insert(pointer.clone(), value.clone());
         }
         Ok(outcome)
@@ -167,6 +181,7 @@ rea_plugin_api::submit_builtin!(root_module);
 mod tests {
     use super::*;
     use rea_plugin_api::contracts::rule::{ObservedCall, ServedCall, ToolRef};
+    use serde_json::json;
 
     fn tool() -> ToolRef {
         ToolRef {
@@ -193,13 +208,16 @@ mod tests {
         }
     }
 
-    fn learn(rule: &dyn StateRule, calls: Vec<ObservedCall>) -> LearnOutcome {
+    fn learn<R: StateRule<Options = NoOptions>>(
+        rule: &R,
+        calls: Vec<ObservedCall>,
+    ) -> LearnOutcome<R::Rule> {
         rule.learn(&LearnRequest {
             calls,
             clock_anchors: Vec::new(),
-            effect: "action".into(),
+            effect: Effect::Action,
             identity_field: Some("id".into()),
-            options: Default::default(),
+            options: NoOptions {},
             schema_version: 1,
             tool: tool(),
         })
@@ -292,6 +310,9 @@ mod tests {
         let LearnOutcome::Learned { rule, .. } = twice else {
             panic!("{twice:?}")
         };
-        assert_eq!(rule, json!({"fields": {"/status": "archived"}}));
+        assert_eq!(
+            serde_json::to_value(&rule).unwrap(),
+            json!({"fields": {"/status": "archived"}})
+        );
     }
 }

@@ -12,10 +12,14 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use rea_plugin_api::contracts::rule::{ApplyOutcome, ApplyRequest, LearnOutcome, LearnRequest};
-use rea_plugin_api::rule_fields::{self, Agreement};
+use rea_plugin_api::contracts::rule::{
+    ApplyOutcome, ApplyRequest, LearnOutcome, LearnRequest, NoOptions,
+};
+use rea_plugin_api::date::read_iso_clock;
+use rea_plugin_api::rule_fields::{self, Agreement, FieldRules};
 use rea_plugin_api::{Plugin, PluginError, StageInfo, StateRule};
-use serde_json::{Value, json};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
 use sha2::{Digest, Sha256};
 
 /// The stage name.
@@ -26,19 +30,8 @@ fn reads_as_call_time(text: &str, started: Option<&str>) -> bool {
     let Some(started) = started else {
         return false;
     };
-    // The start's date and time as seconds (UTC, `YYYY-MM-DDTHH:MM:SS…Z`).
-    let seconds = (|| {
-        let digits = |range: std::ops::Range<usize>| started.get(range)?.parse::<i64>().ok();
-        let (year, month, day) = (digits(0..4)?, digits(5..7)?, digits(8..10)?);
-        let (hour, minute, second) = (digits(11..13)?, digits(14..16)?, digits(17..19)?);
-        let year = if month <= 2 { year - 1 } else { year };
-        let era = year.div_euclid(400);
-        let year_of_era = year - era * 400;
-        let day_of_year = (153 * (if month > 2 { month - 3 } else { month + 9 }) + 2) / 5 + day - 1;
-        let day_of_era = year_of_era * 365 + year_of_era / 4 - year_of_era / 100 + day_of_year;
-        let days = era * 146_097 + day_of_era - 719_468;
-        Some(days * 86_400 + hour * 3_600 + minute * 60 + second)
-    })();
+    // The start (UTC, `YYYY-MM-DDTHH:MM:SS…Z`) in whole seconds.
+    let seconds = read_iso_clock(started).map(|(instant, _)| instant.seconds);
     let (Some(seconds), Ok(value)) = (seconds, text.parse::<i64>()) else {
         return false;
     };
@@ -96,12 +89,27 @@ fn derive(
     out
 }
 
+/// The shape of a unique integer: its digit count and whether it is spelled as a string.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Shape {
+    /// Digits.
+    pub length: usize,
+    /// Spelled as a string of digits (else a JSON number).
+    pub string: bool,
+}
+
 /// The unique rule.
 #[derive(Debug, Default, Clone, Copy)]
 pub struct UniqueRule;
 
 impl StateRule for UniqueRule {
-    fn learn(&self, request: &LearnRequest) -> Result<LearnOutcome, PluginError> {
+    type Options = NoOptions;
+    type Rule = FieldRules<Shape>;
+
+    fn learn(
+        &self,
+        request: &LearnRequest<NoOptions>,
+    ) -> Result<LearnOutcome<Self::Rule>, PluginError> {
         let mut shapes = Agreement::default();
         let mut seen: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
         for call in &request.calls {
@@ -133,22 +141,19 @@ impl StateRule for UniqueRule {
                 shapes.record(pointer, shape);
             }
         }
-        let fields = shapes.agreed().map(|(pointer, (length, string))| {
-            (pointer, json!({"length": length, "string": string}))
-        });
+        let fields = shapes
+            .agreed()
+            .map(|(pointer, (length, string))| (pointer, Shape { length, string }));
         Ok(rule_fields::learned(
             fields,
             "no unexplained member held a fresh 10-to-20-digit integer in every recorded call",
         ))
     }
 
-    fn apply(&self, request: &ApplyRequest) -> Result<ApplyOutcome, PluginError> {
-        let fields = rule_fields::fields(request)?;
+    fn apply(&self, request: &ApplyRequest<Self::Rule>) -> Result<ApplyOutcome, PluginError> {
         let call = &request.call;
         let mut outcome = ApplyOutcome::default();
-        for (pointer, shape) in fields {
-            let length = shape.get("length").and_then(Value::as_u64).unwrap_or(16) as usize;
-            let string = shape.get("string").and_then(Value::as_bool) == Some(true);
+        for (pointer, &Shape { length, string }) in &request.rule.fields {
             let held: BTreeSet<String> = call
                 .held_values
                 .get(pointer)
@@ -198,7 +203,8 @@ rea_plugin_api::submit_builtin!(root_module);
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rea_plugin_api::contracts::rule::{ObservedCall, ServedCall, ToolRef};
+    use rea_plugin_api::contracts::rule::{Effect, ObservedCall, ServedCall, ToolRef};
+    use serde_json::json;
 
     fn tool() -> ToolRef {
         ToolRef {
@@ -208,14 +214,14 @@ mod tests {
         }
     }
 
-    fn learn(calls: Vec<ObservedCall>) -> LearnOutcome {
+    fn learn(calls: Vec<ObservedCall>) -> LearnOutcome<FieldRules<Shape>> {
         UniqueRule
             .learn(&LearnRequest {
                 calls,
                 clock_anchors: Vec::new(),
-                effect: "create".into(),
+                effect: Effect::Create,
                 identity_field: Some("id".into()),
-                options: BTreeMap::new(),
+                options: NoOptions {},
                 schema_version: 1,
                 tool: tool(),
             })

@@ -17,10 +17,13 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use rea_plugin_api::contracts::rule::{ApplyOutcome, ApplyRequest, LearnOutcome, LearnRequest};
-use rea_plugin_api::rule_fields::{self, Agreement};
+use rea_plugin_api::contracts::rule::{
+    ApplyOutcome, ApplyRequest, LearnOutcome, LearnRequest, NoOptions,
+};
+use rea_plugin_api::rule_fields::{self, Agreement, FieldRules};
 use rea_plugin_api::{Plugin, PluginError, StageInfo, StateRule};
-use serde_json::{Value, json};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
 use sha2::{Digest, Sha256};
 
 /// The uuid stage.
@@ -66,7 +69,7 @@ fn uuid_from(bytes: &[u8; 32], upper: bool) -> String {
     raw.copy_from_slice(&bytes[..16]);
     raw[6] = (raw[6] & 0x0f) | 0x40;
     raw[8] = (raw[8] & 0x3f) | 0x80;
-    let hex: String = raw.iter().map(|byte| format!("{byte:02x}")).collect();
+    let hex = hex::encode(raw);
     let text = format!(
         "{}-{}-{}-{}-{}",
         &hex[..8],
@@ -156,10 +159,28 @@ pub enum Kind {
 #[derive(Debug, Clone, Copy)]
 pub struct GeneratedRule(pub Kind);
 
-fn shape(kind: Kind, value: &Value) -> Option<Value> {
+/// The shape of a generated value: a UUID's case, or a token's alphabet and length.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum Shape {
+    /// A UUID.
+    Uuid {
+        /// Upper-case hex digits.
+        upper: bool,
+    },
+    /// An opaque token.
+    Token {
+        /// `hex`, `HEX`, `alnum` or `base64url`.
+        alphabet: String,
+        /// Characters.
+        length: usize,
+    },
+}
+
+fn shape(kind: Kind, value: &Value) -> Option<Shape> {
     let text = value.as_str()?;
     match kind {
-        Kind::Uuid => uuid_case(text).map(|upper| json!({"upper": upper})),
+        Kind::Uuid => uuid_case(text).map(|upper| Shape::Uuid { upper }),
         Kind::Token => {
             if text.len() < 8
                 || uuid_case(text).is_some()
@@ -168,13 +189,22 @@ fn shape(kind: Kind, value: &Value) -> Option<Value> {
                 return None;
             }
             // A token is no word: it must mix digits with letters, or be all digits in hex.
-            alphabet(text).map(|name| json!({"alphabet": name, "length": text.len()}))
+            alphabet(text).map(|name| Shape::Token {
+                alphabet: name.to_owned(),
+                length: text.len(),
+            })
         }
     }
 }
 
 impl StateRule for GeneratedRule {
-    fn learn(&self, request: &LearnRequest) -> Result<LearnOutcome, PluginError> {
+    type Options = NoOptions;
+    type Rule = FieldRules<Shape>;
+
+    fn learn(
+        &self,
+        request: &LearnRequest<NoOptions>,
+    ) -> Result<LearnOutcome<Self::Rule>, PluginError> {
         let mut shapes = Agreement::default();
         let mut seen: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
         for call in &request.calls {
@@ -210,11 +240,10 @@ impl StateRule for GeneratedRule {
         ))
     }
 
-    fn apply(&self, request: &ApplyRequest) -> Result<ApplyOutcome, PluginError> {
-        let fields = rule_fields::fields(request)?;
+    fn apply(&self, request: &ApplyRequest<Self::Rule>) -> Result<ApplyOutcome, PluginError> {
         let mut outcome = ApplyOutcome::default();
         let call = &request.call;
-        for (pointer, shape) in fields {
+        for (pointer, shape) in &request.rule.fields {
             let held: BTreeSet<String> = call
                 .held_values
                 .get(pointer)
@@ -224,8 +253,8 @@ impl StateRule for GeneratedRule {
                 .collect();
             let mut attempt = 0u64;
             let value = loop {
-                let candidate = match self.0 {
-                    Kind::Uuid => uuid_from(
+                let candidate = match shape {
+                    Shape::Uuid { upper } => uuid_from(
                         &derive(
                             &call.state_evidence_id,
                             &request.tool.name,
@@ -233,25 +262,19 @@ impl StateRule for GeneratedRule {
                             call.write_count,
                             attempt,
                         ),
-                        shape.get("upper").and_then(Value::as_bool) == Some(true),
+                        *upper,
                     ),
-                    Kind::Token => {
-                        let letters = shape
-                            .get("alphabet")
-                            .and_then(Value::as_str)
-                            .and_then(alphabet_bytes)
-                            .ok_or_else(|| {
-                                PluginError::new("invalid_rule", "a token alphabet does not parse")
-                            })?;
-                        let length =
-                            shape.get("length").and_then(Value::as_u64).unwrap_or(16) as usize;
+                    Shape::Token { alphabet, length } => {
+                        let letters = alphabet_bytes(alphabet).ok_or_else(|| {
+                            PluginError::new("invalid_rule", "a token alphabet does not parse")
+                        })?;
                         token_from(
                             &call.state_evidence_id,
                             &request.tool.name,
                             pointer,
                             call.write_count,
                             attempt,
-                            length,
+                            *length,
                             letters,
                         )
                     }
@@ -285,7 +308,8 @@ rea_plugin_api::submit_builtin!(root_module);
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rea_plugin_api::contracts::rule::{ObservedCall, ServedCall, ToolRef};
+    use rea_plugin_api::contracts::rule::{Effect, ObservedCall, ServedCall, ToolRef};
+    use serde_json::json;
 
     fn tool() -> ToolRef {
         ToolRef {
@@ -295,7 +319,7 @@ mod tests {
         }
     }
 
-    fn learn(kind: Kind, values: &[Value]) -> LearnOutcome {
+    fn learn(kind: Kind, values: &[Value]) -> LearnOutcome<FieldRules<Shape>> {
         GeneratedRule(kind)
             .learn(&LearnRequest {
                 calls: values
@@ -306,16 +330,16 @@ mod tests {
                     })
                     .collect(),
                 clock_anchors: Vec::new(),
-                effect: "create".into(),
+                effect: Effect::Create,
                 identity_field: Some("id".into()),
-                options: BTreeMap::new(),
+                options: NoOptions {},
                 schema_version: 1,
                 tool: tool(),
             })
             .expect("learns")
     }
 
-    fn apply(kind: Kind, rule: Value, held: Vec<Value>, writes: u64) -> String {
+    fn apply(kind: Kind, rule: FieldRules<Shape>, held: Vec<Value>, writes: u64) -> String {
         GeneratedRule(kind)
             .apply(&ApplyRequest {
                 call: ServedCall {

@@ -57,14 +57,9 @@ pub fn report(run: &Run) -> Value {
 }
 
 /// The one JSON refusal line of a refused run (exit 1, nothing on stdout).
+/// The refusal a run ended with (its JSON line): exit 2 for a usage mistake (a configuration
+/// problem), else 1; nothing on stdout.
 pub fn refusal(run: &Run) -> Value {
-    assert_eq!(
-        run.code,
-        Some(1),
-        "stdout: {} stderr: {}",
-        run.stdout,
-        run.stderr
-    );
     assert!(run.stdout.is_empty(), "stdout: {}", run.stdout);
     let line = run
         .stderr
@@ -72,7 +67,16 @@ pub fn refusal(run: &Run) -> Value {
         .rev()
         .find(|line| line.contains("\"code\""))
         .unwrap_or_else(|| panic!("no refusal line: {}", run.stderr));
-    serde_json::from_str(line).unwrap_or_else(|_| panic!("not JSON: {line}"))
+    let refusal: Value = serde_json::from_str(line).unwrap_or_else(|_| panic!("not JSON: {line}"));
+    let usage = refusal["category"] == "configuration";
+    assert_eq!(
+        run.code,
+        Some(if usage { 2 } else { 1 }),
+        "stdout: {} stderr: {}",
+        run.stdout,
+        run.stderr
+    );
+    refusal
 }
 
 /// Every entry below a folder: relative path → (bytes of a file or `None` for a folder, mode).

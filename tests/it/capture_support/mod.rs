@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use rea::commands::inspect_capture::{InspectRequest, inspect_with_builtins};
 use rea_evidence::{Evidence, Refusal};
-use rea_plugin_api::json::{self, Json};
+use rea_json::{self as json, Json};
 
 /// What replaces the captures folder's absolute path in golden files.
 pub const CAPTURES_PLACEHOLDER: &str = "<captures>";

@@ -4,7 +4,6 @@
 use std::path::{Path, PathBuf};
 
 use rea_evidence::Evidence;
-use rea_plugin_api::json::Json;
 use rea_tests::{Run, run_rea, shared_dir};
 
 /// The binary under test.
@@ -72,28 +71,6 @@ pub fn refusal_of(run: &Run) -> serde_json::Value {
     assert!(run.stdout.is_empty(), "nothing is written: {}", run.stdout);
     assert_eq!(run.stderr.trim_end().lines().count(), 1, "{}", run.stderr);
     serde_json::from_str(run.stderr.trim()).expect("a JSON refusal line")
-}
-
-/// Writes an Evidence file changed by `edit` (a browser probe, another origin …) and re-sealed.
-pub fn reseal(
-    dir: &Path,
-    from: &str,
-    to: &str,
-    operation: &str,
-    edit: impl FnOnce(&mut serde_json::Value),
-) {
-    let text = std::fs::read_to_string(dir.join(from)).expect("evidence");
-    let mut value: serde_json::Value = serde_json::from_str(&text).expect("JSON");
-    edit(&mut value);
-    let object = value.as_object_mut().expect("an object");
-    object.remove("evidence_id");
-    object.remove("operation");
-    let body = Json::parse(serde_json::to_string(&value).expect("text").as_bytes()).expect("json");
-    let Json::Object(body) = body else {
-        unreachable!("an object stays an object")
-    };
-    let sealed = Evidence::seal(operation, body);
-    std::fs::write(dir.join(to), sealed.to_canonical_vec()).expect("write");
 }
 
 /// A HAR of a shared capture with its entries changed, inspected into `dir/<name>.json`.

@@ -58,6 +58,7 @@ impl TestBackend {
                 annotations: Some(object(json!({
                     "readOnlyHint": true, "idempotentHint": true, "openWorldHint": false
                 }))),
+                meta: None,
             },
             ToolDescriptor {
                 name: "delete_users_by_id".to_owned(),
@@ -72,6 +73,7 @@ impl TestBackend {
                 annotations: Some(object(json!({
                     "destructiveHint": true, "idempotentHint": true, "openWorldHint": false
                 }))),
+                meta: None,
             },
         ];
         let card_tools: Vec<Value> = tools

@@ -221,54 +221,13 @@ impl IdMap {
 /// An ISO-8601 date-time's format: separator, seconds, fraction digits, zone spelling (`Z`,
 /// `+00:00`, `+0000`, or none). `None` when the text is not one.
 pub fn iso_format(text: &str) -> Option<(char, bool, usize, String)> {
-    let bytes = text.as_bytes();
-    let digits = |range: std::ops::Range<usize>| {
-        bytes
-            .get(range.clone())
-            .is_some_and(|part| part.iter().all(u8::is_ascii_digit))
-    };
-    if !(digits(0..4)
-        && bytes.get(4) == Some(&b'-')
-        && digits(5..7)
-        && bytes.get(7) == Some(&b'-')
-        && digits(8..10)
-        && matches!(bytes.get(10), Some(b'T' | b' '))
-        && digits(11..13)
-        && bytes.get(13) == Some(&b':')
-        && digits(14..16))
-    {
-        return None;
-    }
-    let separator = bytes[10] as char;
-    let mut at = 16;
-    let seconds = bytes.get(at) == Some(&b':') && digits(at + 1..at + 3);
-    if seconds {
-        at += 3;
-    }
-    let mut fraction = 0;
-    if seconds && bytes.get(at) == Some(&b'.') {
-        at += 1;
-        while bytes.get(at).is_some_and(u8::is_ascii_digit) {
-            fraction += 1;
-            at += 1;
-        }
-        if fraction == 0 {
-            return None;
-        }
-    }
-    let zone = &text[at..];
-    let valid_zone = match zone.as_bytes() {
-        [] | [b'Z'] => true,
-        [b'+' | b'-', h1, h2, b':', m1, m2] | [b'+' | b'-', h1, h2, m1, m2] => {
-            let hours = (h1 - b'0') as u32 * 10 + (h2 - b'0') as u32;
-            let minutes = (m1 - b'0') as u32 * 10 + (m2 - b'0') as u32;
-            [h1, h2, m1, m2].iter().all(|byte| byte.is_ascii_digit())
-                && hours <= 23
-                && minutes <= 59
-        }
-        _ => false,
-    };
-    valid_zone.then(|| (separator, seconds, fraction, zone.to_owned()))
+    let spelling = rea_plugin_api::date::parse(text)?.spelling;
+    Some((
+        spelling.separator,
+        spelling.seconds,
+        spelling.digits,
+        spelling.zone,
+    ))
 }
 
 /// Whether a member name is a clock's: a word of it (snake-case or camel-case) is `at`, `time`,

@@ -15,41 +15,54 @@
 
 use rea_plugin_api::contracts::SCHEMA_VERSION;
 use rea_plugin_api::contracts::rule::{
-    ApplyOutcome, ApplyRequest, LearnOutcome, LearnRequest, ObservedCall, ObservedRead,
+    ApplyOutcome, ApplyRequest, Effect, LearnOutcome, LearnRequest, ObservedCall, ObservedRead,
+    ReadKind,
 };
 use rea_plugin_api::contracts::tool::ToolDescription;
 use rea_plugin_api::{AgentTool, Plugin, PluginError, StageInfo, StateRule};
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
 /// Field names tried when the pipeline names none.
 pub const DEFAULT_FIELDS: [&str; 4] = ["version", "revision", "rev", "lock_version"];
 
-/// The revision-counter rule.
-#[derive(Debug, Default, Clone, Copy)]
-pub struct RevisionCounter;
+/// The rule's pipeline options: `options = { fields = ["version"] }`. `rea pipeline check` reads
+/// the pipeline's table into this type, so a value that does not fit (`fields = "version"`) is
+/// reported with its line and column before anything runs.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Options {
+    /// The integer fields to try, in order.
+    #[serde(default = "default_fields")]
+    pub fields: Vec<String>,
+}
 
-impl RevisionCounter {
-    fn candidate_fields(request: &LearnRequest) -> Result<Vec<String>, PluginError> {
-        match request.options.get("fields") {
-            None => Ok(DEFAULT_FIELDS
-                .iter()
-                .map(|field| (*field).to_owned())
-                .collect()),
-            Some(Value::Array(items)) => items
-                .iter()
-                .map(|item| {
-                    item.as_str().map(str::to_owned).ok_or_else(|| {
-                        PluginError::new("invalid_option", "option `fields` must list field names")
-                    })
-                })
-                .collect(),
-            Some(_) => Err(PluginError::new(
-                "invalid_option",
-                "option `fields` must be an array of field names",
-            )),
+fn default_fields() -> Vec<String> {
+    DEFAULT_FIELDS
+        .iter()
+        .map(|field| (*field).to_owned())
+        .collect()
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Self {
+            fields: default_fields(),
         }
     }
 }
+
+/// The learned rule: the fields every recorded update incremented by one
+/// (`{"fields": ["version"]}` on the wire, opaque to the host).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Rule {
+    /// The counter fields.
+    pub fields: Vec<String>,
+}
+
+/// The revision-counter rule.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct RevisionCounter;
 
 /// What one recorded call says about a field: incremented by one, contradicted, or silent.
 #[derive(Debug, PartialEq, Eq)]
@@ -90,48 +103,41 @@ fn evidence_for(field: &str, call: &ObservedCall) -> Evidence {
 }
 
 impl StateRule for RevisionCounter {
-    fn learn(&self, request: &LearnRequest) -> Result<LearnOutcome, PluginError> {
-        if !request.effect.starts_with("update") {
-            return Ok(LearnOutcome::NoExplanation {
-                reason: format!(
-                    "revision counters change on updates, not on `{}`",
-                    request.effect
-                ),
-                schema_version: SCHEMA_VERSION,
-            });
+    type Options = Options;
+    type Rule = Rule;
+
+    fn learn(&self, request: &LearnRequest<Options>) -> Result<LearnOutcome<Rule>, PluginError> {
+        if request.effect != Effect::Update {
+            return Ok(LearnOutcome::no_explanation(format!(
+                "revision counters change on updates, not on `{}`",
+                request.effect
+            )));
         }
         let mut explained = Vec::new();
-        for field in Self::candidate_fields(request)? {
+        for field in &request.options.fields {
             let evidence: Vec<Evidence> = request
                 .calls
                 .iter()
-                .map(|call| evidence_for(&field, call))
+                .map(|call| evidence_for(field, call))
                 .collect();
             let incremented = evidence.contains(&Evidence::Incremented);
             let contradicted = evidence.contains(&Evidence::Contradicted);
             if incremented && !contradicted {
-                explained.push(field);
+                explained.push(field.clone());
             }
         }
         if explained.is_empty() {
-            return Ok(LearnOutcome::NoExplanation {
-                reason: "no integer field was incremented by exactly one by every recorded update"
-                    .to_owned(),
-                schema_version: SCHEMA_VERSION,
-            });
+            return Ok(LearnOutcome::no_explanation(
+                "no integer field was incremented by exactly one by every recorded update",
+            ));
         }
         Ok(LearnOutcome::learned(
             explained.iter().map(|field| format!("/{field}")).collect(),
-            serde_json::json!({ "fields": explained }),
+            Rule { fields: explained },
         ))
     }
 
-    fn apply(&self, request: &ApplyRequest) -> Result<ApplyOutcome, PluginError> {
-        let fields = request
-            .rule
-            .get("fields")
-            .and_then(Value::as_array)
-            .ok_or_else(|| PluginError::new("invalid_rule", "the learned rule names no fields"))?;
+    fn apply(&self, request: &ApplyRequest<Rule>) -> Result<ApplyOutcome, PluginError> {
         let entity = request.call.entity_before.as_ref().ok_or_else(|| {
             PluginError::new(
                 "no_entity",
@@ -139,7 +145,7 @@ impl StateRule for RevisionCounter {
             )
         })?;
         let mut outcome = ApplyOutcome::default();
-        for field in fields.iter().filter_map(Value::as_str) {
+        for field in &request.rule.fields {
             let held = entity.get(field).and_then(Value::as_i64).ok_or_else(|| {
                 PluginError::new(
                     "no_revision",
@@ -198,7 +204,7 @@ impl AgentTool for RevisionCounterCheck {
                 entity: arguments.get("after").cloned(),
                 list_order: None,
                 query_sorted: false,
-                kind: "item".to_owned(),
+                kind: ReadKind::Item,
                 record_ordinal: 0,
                 status: 200,
                 ..Default::default()
@@ -238,11 +244,11 @@ rea_plugin_api::plugin_root_module! {
     /// The plugin's root module: one rule stage, `revision-counter`.
     pub fn root_module() = Plugin::new("example-revision-counter", env!("CARGO_PKG_VERSION"))
         .rule(
+            // The option names (`fields`) are read off `Options`.
             StageInfo::new(
                 "revision-counter",
                 "Explains integer revision fields that every update increments by one",
-            )
-            .options(["fields"]),
+            ),
             RevisionCounter,
         )
         .tool(
@@ -259,96 +265,85 @@ rea_plugin_api::export_plugin!(root_module);
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rea_plugin_api::contracts::rule::{ServedCall, ToolRef};
-
-    fn tool() -> ToolRef {
-        ToolRef {
-            method: "PATCH".to_owned(),
-            name: "patch_notes_by_id".to_owned(),
-            path_template: "/notes/{id}".to_owned(),
-        }
-    }
+    use rea_plugin_api::testing::{
+        apply_request, expect_learned, expect_no_explanation, learn_request, observed_call,
+    };
 
     fn call(before: Value, sent: Value, after: Value) -> ObservedCall {
-        ObservedCall {
-            entity_before: Some(before),
-            path_params: vec!["1".to_owned()],
-            reads_after: vec![ObservedRead {
-                entity: Some(after),
-                list_order: None,
-                query_sorted: false,
-                kind: "item".to_owned(),
-                record_ordinal: 9,
-                status: 200,
-                ..Default::default()
-            }],
-            record_ordinal: 8,
-            request_body: Some(sent),
-            response_body: None,
-            response_status: 200,
-            started: None,
-            ..Default::default()
-        }
+        observed_call(8)
+            .before(before)
+            .sent(sent)
+            .read(rea_plugin_api::testing::item_read(9, Some(after)))
+            .path_params(&["1"])
+            .build()
     }
 
-    fn learn(calls: Vec<ObservedCall>) -> LearnOutcome {
-        RevisionCounter
-            .learn(&LearnRequest {
-                calls,
-                clock_anchors: Vec::new(),
-                effect: "update".to_owned(),
-                identity_field: Some("id".to_owned()),
-                options: Default::default(),
-                schema_version: SCHEMA_VERSION,
-                tool: tool(),
-            })
-            .expect("learns")
+    fn learn(calls: Vec<ObservedCall>) -> LearnOutcome<Rule> {
+        let mut request = learn_request(Effect::Update).options(Options::default());
+        for recorded in calls {
+            request = request.call(recorded);
+        }
+        RevisionCounter.learn(&request.build()).expect("learns")
     }
 
     #[test]
     fn learns_a_field_every_update_incremented() {
         let outcome = learn(vec![call(
-            serde_json::json!({"id": 1, "title": "a", "version": 3}),
-            serde_json::json!({"title": "b"}),
-            serde_json::json!({"id": 1, "title": "b", "version": 4}),
+            json!({"id": 1, "title": "a", "version": 3}),
+            json!({"title": "b"}),
+            json!({"id": 1, "title": "b", "version": 4}),
         )]);
-        let LearnOutcome::Learned { explains, rule, .. } = outcome else {
-            panic!("expected a learned rule, got {outcome:?}");
-        };
+        let (explains, rule) = expect_learned(outcome);
         assert_eq!(explains, vec!["/version"]);
-        assert_eq!(rule, serde_json::json!({"fields": ["version"]}));
+        assert_eq!(rule.fields, ["version"]);
+        // The rule crosses as the JSON it always had.
+        assert_eq!(
+            serde_json::to_value(&rule).unwrap(),
+            json!({"fields": ["version"]})
+        );
     }
 
     #[test]
     fn a_field_the_call_set_itself_is_not_a_counter() {
         let outcome = learn(vec![call(
-            serde_json::json!({"id": 1, "version": 3}),
-            serde_json::json!({"version": 4}),
-            serde_json::json!({"id": 1, "version": 4}),
+            json!({"id": 1, "version": 3}),
+            json!({"version": 4}),
+            json!({"id": 1, "version": 4}),
         )]);
-        assert!(
-            matches!(outcome, LearnOutcome::NoExplanation { .. }),
-            "{outcome:?}"
-        );
+        expect_no_explanation(outcome);
     }
 
     #[test]
     fn one_contradicting_call_withholds_the_rule() {
         let outcome = learn(vec![
             call(
-                serde_json::json!({"id": 1, "version": 3}),
-                serde_json::json!({"title": "b"}),
-                serde_json::json!({"id": 1, "version": 4}),
+                json!({"id": 1, "version": 3}),
+                json!({"title": "b"}),
+                json!({"id": 1, "version": 4}),
             ),
             call(
-                serde_json::json!({"id": 1, "version": 4}),
-                serde_json::json!({"title": "c"}),
-                serde_json::json!({"id": 1, "version": 7}),
+                json!({"id": 1, "version": 4}),
+                json!({"title": "c"}),
+                json!({"id": 1, "version": 7}),
             ),
         ]);
-        assert!(
-            matches!(outcome, LearnOutcome::NoExplanation { .. }),
-            "{outcome:?}"
+        expect_no_explanation(outcome);
+    }
+
+    #[test]
+    fn options_name_the_fields_and_other_values_are_refused() {
+        let options: Options =
+            rea_plugin_api::options::read_options(&[("fields".to_owned(), json!(["lock"]))].into())
+                .expect("fits");
+        assert_eq!(options.fields, ["lock"]);
+        let problem = rea_plugin_api::options::read_options::<Options>(
+            &[("fields".to_owned(), json!("lock"))].into(),
+        )
+        .expect_err("a string is not a list");
+        assert_eq!(problem.pointer, "/fields");
+        assert_eq!(
+            rea_plugin_api::options::option_names::<Options>(),
+            Some(&["fields"][..])
         );
     }
 
@@ -366,22 +361,14 @@ mod tests {
 
     #[test]
     fn applying_sets_one_past_the_held_value() {
-        let outcome = RevisionCounter
-            .apply(&ApplyRequest {
-                call: ServedCall {
-                    body: Some(serde_json::json!({"title": "x"})),
-                    clock: None,
-                    entity_before: Some(serde_json::json!({"id": 1, "version": 41})),
-                    held_values: Default::default(),
-                    path_params: vec!["1".to_owned()],
-                    state_evidence_id: "ev_x".to_owned(),
-                    write_count: 0,
-                },
-                rule: serde_json::json!({"fields": ["version"]}),
-                schema_version: SCHEMA_VERSION,
-                tool: tool(),
-            })
-            .expect("applies");
+        let request = apply_request(Rule {
+            fields: vec!["version".to_owned()],
+        })
+        .body(json!({"title": "x"}))
+        .entity_before(json!({"id": 1, "version": 41}))
+        .path_params(&["1"])
+        .build();
+        let outcome = RevisionCounter.apply(&request).expect("applies");
         assert_eq!(outcome.set.get("/version"), Some(&Value::from(42)));
     }
 }

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use rea_manifest::ToolDefinition;
-use rea_serve::{BoxFuture, ToolAnswer, ToolBackend, ToolDescriptor};
+use rea_serve::{AnswerSource, BoxFuture, ToolAnswer, ToolBackend, ToolDescriptor};
 use rea_state::answer::{StateAnswer, ToolError};
 use rea_state::catalog::{instructions, state_card};
 use rea_state::service::StateService;
@@ -17,6 +17,14 @@ pub fn tool_answer(answer: &StateAnswer) -> ToolAnswer {
         text: answer.to_json_string(),
         structured: None,
         is_error: answer.is_error(),
+        source: match answer {
+            StateAnswer::Rendered(_) => AnswerSource::State,
+            StateAnswer::Recorded(recorded) if recorded.answer.replay.exact_match => {
+                AnswerSource::RecordingExact
+            }
+            StateAnswer::Recorded(_) => AnswerSource::RecordingApproximate,
+            StateAnswer::Error(_) | StateAnswer::NotModelled(_) => AnswerSource::Refused,
+        },
     }
 }
 
@@ -63,6 +71,10 @@ impl ToolBackend for StateBackend {
 
     fn card(&self) -> &Value {
         &self.card
+    }
+
+    fn status(&self) -> rea_serve::status::StatusPage {
+        crate::status::state_status(&self.service, &self.tools)
     }
 
     fn call_tool<'a>(

@@ -3,11 +3,22 @@
 //! * `file://`: the host must be empty or `localhost`, and the path must not be a UNC path
 //!   (`file:////server/share/…`); both are refused before anything is opened, so a load never
 //!   reaches a network share. The file must be a regular file of at most the document limit,
-//!   unchanged while it is read. Failures name a category: `not-found`, `permission`,
-//!   `not-regular-file`, `changed`, `read-failed`.
+//!   unchanged while it is read. A file that is missing, not a regular file or not readable is
+//!   one failure, `unreadable`, with one message, so a caller cannot probe which files exist
+//!   (issue 15; the reference names `not-found`, `permission`, `not-regular-file` apart); other
+//!   failures: `changed`, `read-failed`.
 //! * `https://`: fetched once, without following redirects, within 30 seconds including the
-//!   body. Failures: `timeout`, `http-status` (a non-2xx answer), `network` (connection, TLS or a
-//!   refused redirect).
+//!   body, and ended as `timeout` when connecting or any wait for the next bytes takes longer
+//!   than 5 seconds (a server that never answers holds the data plane, whose calls run in
+//!   arrival order, for 5 s, not 30). A host that resolves to a loopback, private, link-local or
+//!   otherwise non-public address is refused before connecting, and the download connects to the
+//!   address that was checked. Failures: `timeout`, `http-status` (a non-2xx answer), `network`
+//!   (connection, TLS or a refused redirect).
+//! * `REA_DATA_ADD_ALLOW` ([`SourceAllowList`]): comma-separated absolute folders (`file:/srv/x`
+//!   or `/srv/x`) and `https://host[:port]` origins. With folders, a `file://` load must name a
+//!   file inside one (symbolic links resolved); with origins, a download must name one of them,
+//!   and a listed origin may resolve to a private address. A refused source is `-32602` naming
+//!   the setting.
 //!
 //! Errors never repeat the URL or the content. Dropping the future (a cancelled call) ends a
 //! download in progress.
@@ -50,11 +61,18 @@ fn failed(reason: &'static str, message: impl Into<String>) -> FetchError {
     }
 }
 
+/// How long connecting, or waiting for a download's next bytes, may take.
+pub const STALL_TIMEOUT: Duration = Duration::from_secs(5);
+
 /// How downloads are made.
 #[derive(Debug, Clone)]
 pub struct FetchOptions {
     /// The download time limit (30 seconds).
     pub timeout: Duration,
+    /// The limit on connecting and on each wait for more bytes (5 seconds).
+    pub stall_timeout: Duration,
+    /// The sources `data/add` may read (`REA_DATA_ADD_ALLOW`; empty: any file, public hosts).
+    pub allow: SourceAllowList,
     /// Test hook: also accept `http://` URLs whose host is a loopback address, so tests can serve
     /// documents without TLS. Never set in production.
     pub allow_http_loopback: bool,
@@ -64,7 +82,121 @@ impl Default for FetchOptions {
     fn default() -> Self {
         Self {
             timeout: DOWNLOAD_TIMEOUT,
+            stall_timeout: STALL_TIMEOUT,
+            allow: SourceAllowList::default(),
             allow_http_loopback: false,
+        }
+    }
+}
+
+/// The folders and origins `data/add` may read from (`REA_DATA_ADD_ALLOW`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SourceAllowList {
+    /// Absolute folders a `file://` load must lie inside (none: any file).
+    pub folders: Vec<PathBuf>,
+    /// `https://host[:port]` origins, lower-cased, default port omitted (none: any public host).
+    pub origins: Vec<String>,
+}
+
+/// The name of the allow-list setting.
+pub const ALLOW_SETTING: &str = "REA_DATA_ADD_ALLOW";
+
+impl SourceAllowList {
+    /// Parses `REA_DATA_ADD_ALLOW`: comma-separated `file:/folder`, `/folder` or
+    /// `https://host[:port]`; `Err` names the first entry that is none of them.
+    pub fn parse(text: &str) -> Result<Self, String> {
+        let mut list = Self::default();
+        for entry in text
+            .split(',')
+            .map(str::trim)
+            .filter(|entry| !entry.is_empty())
+        {
+            if let Some(origin) = entry.strip_prefix("https://") {
+                let origin = origin.trim_end_matches('/').to_ascii_lowercase();
+                let origin = origin.strip_suffix(":443").unwrap_or(&origin).to_owned();
+                if origin.is_empty() || origin.contains(['/', '?', '#', '@']) {
+                    return Err(entry.to_owned());
+                }
+                list.origins.push(format!("https://{origin}"));
+                continue;
+            }
+            let folder = entry.strip_prefix("file:").unwrap_or(entry);
+            let folder = PathBuf::from(folder);
+            if !folder.is_absolute()
+                || folder
+                    .components()
+                    .any(|part| matches!(part, std::path::Component::ParentDir))
+            {
+                return Err(entry.to_owned());
+            }
+            list.folders.push(folder);
+        }
+        Ok(list)
+    }
+
+    /// Refuses a file outside the allowed folders (checked on the path as given, then on the
+    /// path with its symbolic links resolved, which must exist).
+    pub fn check_file(&self, path: &std::path::Path) -> Result<(), FetchError> {
+        if self.folders.is_empty() {
+            return Ok(());
+        }
+        let outside = || {
+            FetchError::Invalid(format!(
+                "the file is outside the folders {ALLOW_SETTING} allows data/add to read"
+            ))
+        };
+        let lexical_ok = !path
+            .components()
+            .any(|part| matches!(part, std::path::Component::ParentDir))
+            && self.folders.iter().any(|folder| path.starts_with(folder));
+        if !lexical_ok {
+            return Err(outside());
+        }
+        let resolved = std::fs::canonicalize(path).map_err(|_| unreadable())?;
+        let inside = self.folders.iter().any(|folder| {
+            std::fs::canonicalize(folder).is_ok_and(|folder| resolved.starts_with(folder))
+        });
+        if inside { Ok(()) } else { Err(outside()) }
+    }
+
+    /// Whether an origin (`https://host[:port]`, as [`Self::parse`] spells it) is listed.
+    fn lists(&self, origin: &str) -> bool {
+        self.origins.iter().any(|listed| listed == origin)
+    }
+}
+
+/// Whether an address is one a download may reach without being allowed by name: not loopback,
+/// private, link-local, shared (CGNAT), unspecified, broadcast, multicast, documentation or
+/// reserved.
+pub fn is_public(address: std::net::IpAddr) -> bool {
+    use std::net::IpAddr;
+    match address {
+        IpAddr::V4(v4) => {
+            let [a, b, ..] = v4.octets();
+            !(v4.is_loopback()
+                || v4.is_private()
+                || v4.is_link_local()
+                || v4.is_unspecified()
+                || v4.is_broadcast()
+                || v4.is_multicast()
+                || v4.is_documentation()
+                || a == 0
+                || (a == 100 && (64..128).contains(&b))
+                || (a == 198 && (b == 18 || b == 19))
+                || a >= 240)
+        }
+        IpAddr::V6(v6) => {
+            if let Some(v4) = v6.to_ipv4_mapped() {
+                return is_public(IpAddr::V4(v4));
+            }
+            let first = v6.segments()[0];
+            !(v6.is_loopback()
+                || v6.is_unspecified()
+                || v6.is_multicast()
+                || (first & 0xfe00) == 0xfc00
+                || (first & 0xffc0) == 0xfe80
+                || (first == 0x64 && v6.segments()[1] == 0xff9b)
+                || first == 0x2001 && v6.segments()[1] == 0x0db8)
         }
     }
 }
@@ -103,10 +235,17 @@ pub fn file_path(uri: &str) -> Result<PathBuf, FetchError> {
     Ok(PathBuf::from(decoded.into_owned()))
 }
 
+/// The one failure of a file that is missing, not a regular file, or not readable.
+fn unreadable() -> FetchError {
+    failed(
+        "unreadable",
+        "the file cannot be read (it is missing, not a regular file, or not readable)",
+    )
+}
+
 fn io_failure(error: &std::io::Error) -> FetchError {
     match error.kind() {
-        std::io::ErrorKind::NotFound => failed("not-found", "the file does not exist"),
-        std::io::ErrorKind::PermissionDenied => failed("permission", "the file may not be read"),
+        std::io::ErrorKind::NotFound | std::io::ErrorKind::PermissionDenied => unreadable(),
         _ => failed("read-failed", "the file could not be read"),
     }
 }
@@ -115,10 +254,7 @@ fn io_failure(error: &std::io::Error) -> FetchError {
 pub fn read_file(path: &std::path::Path, limit: usize) -> Result<Vec<u8>, FetchError> {
     let before = std::fs::metadata(path).map_err(|error| io_failure(&error))?;
     if !before.is_file() {
-        return Err(failed(
-            "not-regular-file",
-            "the uri does not name a regular file",
-        ));
+        return Err(unreadable());
     }
     if before.len() > limit as u64 {
         return Err(FetchError::TooLarge { limit });
@@ -126,10 +262,7 @@ pub fn read_file(path: &std::path::Path, limit: usize) -> Result<Vec<u8>, FetchE
     let mut file = std::fs::File::open(path).map_err(|error| io_failure(&error))?;
     let opened = file.metadata().map_err(|error| io_failure(&error))?;
     if !opened.is_file() {
-        return Err(failed(
-            "not-regular-file",
-            "the uri does not name a regular file",
-        ));
+        return Err(unreadable());
     }
     let mut bytes = Vec::with_capacity(opened.len() as usize);
     (&mut file)
@@ -149,13 +282,71 @@ pub fn read_file(path: &std::path::Path, limit: usize) -> Result<Vec<u8>, FetchE
     Ok(bytes)
 }
 
-/// The HTTP client downloads use: rustls, no redirects, the time limit on the whole exchange.
+/// The HTTP client downloads use: rustls, no redirects, the time limit on the whole exchange and
+/// the stall limit on connecting and on each read.
 pub fn client(options: &FetchOptions) -> Result<reqwest::Client, FetchError> {
+    builder(options)
+        .build()
+        .map_err(|_| failed("network", "the HTTP client could not be set up"))
+}
+
+fn builder(options: &FetchOptions) -> reqwest::ClientBuilder {
     reqwest::Client::builder()
         .use_rustls_tls()
         .redirect(reqwest::redirect::Policy::none())
         .timeout(options.timeout)
+        .connect_timeout(options.stall_timeout)
+        .read_timeout(options.stall_timeout)
         .https_only(!options.allow_http_loopback)
+}
+
+/// Checks an `https://` download's origin and addresses against the options (see the module
+/// documentation) and answers a client that connects only to the addresses checked.
+pub async fn checked_client(
+    uri: &str,
+    options: &FetchOptions,
+) -> Result<reqwest::Client, FetchError> {
+    let url = reqwest::Url::parse(uri)
+        .map_err(|_| FetchError::Invalid("the uri is not a valid URL".to_owned()))?;
+    if options.allow_http_loopback && url.scheme() == "http" {
+        return client(options);
+    }
+    let host = url
+        .host_str()
+        .ok_or_else(|| FetchError::Invalid("the uri names no host".to_owned()))?
+        .to_ascii_lowercase();
+    let port = url.port_or_known_default().unwrap_or(443);
+    let origin = match url.port() {
+        Some(port) if port != 443 => format!("https://{host}:{port}"),
+        _ => format!("https://{host}"),
+    };
+    let listed = options.allow.lists(&origin);
+    if !options.allow.origins.is_empty() && !listed {
+        return Err(FetchError::Invalid(format!(
+            "the download's origin is not one {ALLOW_SETTING} allows data/add to read"
+        )));
+    }
+    let bare = host
+        .trim_start_matches('[')
+        .trim_end_matches(']')
+        .to_owned();
+    let addresses: Vec<std::net::SocketAddr> = tokio::net::lookup_host((bare.as_str(), port))
+        .await
+        .map_err(|_| failed("network", "the download's host could not be resolved"))?
+        .collect();
+    if addresses.is_empty() {
+        return Err(failed(
+            "network",
+            "the download's host could not be resolved",
+        ));
+    }
+    if !listed && addresses.iter().any(|address| !is_public(address.ip())) {
+        return Err(FetchError::Invalid(format!(
+            "the download's host resolves to a loopback, private or otherwise non-public address; list its origin in {ALLOW_SETTING} to load from it"
+        )));
+    }
+    builder(options)
+        .resolve_to_addrs(&bare, &addresses)
         .build()
         .map_err(|_| failed("network", "the HTTP client could not be set up"))
 }
@@ -275,5 +466,52 @@ mod tests {
         assert!(is_download("http://127.0.0.1:8080/a", &test));
         assert!(!is_download("http://example.com/a", &test));
         assert!(!is_download("ftp://127.0.0.1/a", &test));
+    }
+
+    #[test]
+    fn only_public_addresses_are_reached_unless_allowed() {
+        for address in [
+            "127.0.0.1",
+            "10.1.2.3",
+            "172.16.0.1",
+            "192.168.1.1",
+            "169.254.169.254",
+            "100.64.0.1",
+            "0.0.0.0",
+            "::1",
+            "fc00::1",
+            "fe80::1",
+            "::ffff:127.0.0.1",
+            "224.0.0.1",
+        ] {
+            assert!(!is_public(address.parse().unwrap()), "{address}");
+        }
+        for address in ["93.184.216.34", "2606:2800:220:1::1", "8.8.8.8"] {
+            assert!(is_public(address.parse().unwrap()), "{address}");
+        }
+    }
+
+    #[test]
+    fn the_allow_list_names_folders_and_https_origins() {
+        let list = SourceAllowList::parse(
+            "file:/srv/states, /data ,https://States.Example:443,https://h:8443",
+        )
+        .unwrap();
+        assert_eq!(
+            list.folders,
+            [PathBuf::from("/srv/states"), PathBuf::from("/data")]
+        );
+        assert_eq!(list.origins, ["https://states.example", "https://h:8443"]);
+        for bad in ["relative/x", "/a/../b", "https://h/path", "ftp://h"] {
+            assert!(SourceAllowList::parse(bad).is_err(), "{bad}");
+        }
+        assert!(matches!(
+            list.check_file(std::path::Path::new("/etc/passwd")),
+            Err(FetchError::Invalid(_))
+        ));
+        assert!(matches!(
+            list.check_file(std::path::Path::new("/srv/states/../../etc/passwd")),
+            Err(FetchError::Invalid(_))
+        ));
     }
 }

@@ -14,6 +14,7 @@
 //!   the bundle's prediction uses the same adapter.
 //! * [`startup::prepare`] turns the state's decision ([`rea_state::startup::decide`]) into a
 //!   [`Serving`]: the backend and data plane to bind, or replay.
+//! * [`status`] reads the state's coverage into the table the commands and the status page show.
 //!
 //! ```text
 //! match rea_backends::prepare(environment, &manifest, &capture_evidence, &name, Arc::new(rules)) {
@@ -31,5 +32,6 @@ pub mod fetch;
 pub mod plane;
 pub mod replay;
 pub mod startup;
+pub mod status;
 
 pub use startup::{Serving, prepare, prepare_precomputed, prepare_with, prepare_within};

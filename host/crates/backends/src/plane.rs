@@ -29,7 +29,9 @@ use rea_state::service::StateService;
 use rea_state::store::MAX_STATE_BYTES;
 use serde_json::{Value, json};
 
-use crate::fetch::{FetchError, FetchOptions, client, download, file_path, is_download, read_file};
+use crate::fetch::{
+    FetchError, FetchOptions, checked_client, download, file_path, is_download, read_file,
+};
 
 /// A data-plane refusal as its JSON-RPC error.
 pub fn rpc_error(error: &DataPlaneError) -> RpcError {
@@ -65,7 +67,6 @@ impl From<FetchError> for DataPlaneError {
 pub struct StatePlane {
     service: Arc<StateService>,
     options: FetchOptions,
-    client: Option<reqwest::Client>,
 }
 
 impl StatePlane {
@@ -77,12 +78,7 @@ impl StatePlane {
     /// The data plane with explicit download options (tests shorten the time limit or serve
     /// documents over loopback HTTP).
     pub fn with_options(service: Arc<StateService>, options: FetchOptions) -> Self {
-        let client = client(&options).ok();
-        Self {
-            service,
-            options,
-            client,
-        }
+        Self { service, options }
     }
 
     /// The shared state service.
@@ -94,6 +90,7 @@ impl StatePlane {
     async fn fetch(&self, uri: &str) -> Result<Json, DataPlaneError> {
         if uri.starts_with("file:") {
             let path = file_path(uri)?;
+            self.options.allow.check_file(&path)?;
             let bytes = tokio::task::spawn_blocking(move || read_file(&path, MAX_STATE_BYTES))
                 .await
                 .map_err(|_| FetchError::Failed {
@@ -107,14 +104,8 @@ impl StatePlane {
                 "a `uri` must be a file:// or https:// URL",
             ));
         }
-        let Some(client) = &self.client else {
-            return Err(FetchError::Failed {
-                reason: "network",
-                message: "the HTTP client is unavailable".to_owned(),
-            }
-            .into());
-        };
-        let bytes = download(client, uri, MAX_STATE_BYTES).await?;
+        let client = checked_client(uri, &self.options).await?;
+        let bytes = download(&client, uri, MAX_STATE_BYTES).await?;
         parse_document(&bytes)
     }
 

@@ -6,7 +6,7 @@
 //! server answers.
 
 use rea_manifest::{Environment, ToolDefinition};
-use rea_serve::{BoxFuture, ToolAnswer, ToolBackend, ToolDescriptor};
+use rea_serve::{AnswerSource, BoxFuture, ToolAnswer, ToolBackend, ToolDescriptor};
 use serde_json::{Map, Value};
 
 /// A tool definition as the server's catalog describes it.
@@ -19,6 +19,7 @@ pub fn descriptor(tool: &ToolDefinition) -> ToolDescriptor {
             Ok(Value::Object(members)) => Some(members),
             _ => None,
         },
+        meta: Some(tool.meta()),
     }
 }
 
@@ -70,13 +71,23 @@ impl ToolBackend for ReplayBackend {
         &self.card
     }
 
+    fn status(&self) -> rea_serve::status::StatusPage {
+        crate::status::replay_status(&self.environment)
+    }
+
     fn call_tool<'a>(
         &'a self,
         name: &'a str,
         arguments: Map<String, Value>,
     ) -> BoxFuture<'a, ToolAnswer> {
         let answer = match self.environment.answer(name, &arguments) {
-            Ok(answer) => ToolAnswer::text(answer.to_json_string()),
+            Ok(answer) => ToolAnswer::text(answer.to_json_string()).from_source(
+                if answer.replay.exact_match {
+                    AnswerSource::RecordingExact
+                } else {
+                    AnswerSource::RecordingApproximate
+                },
+            ),
             Err(error) => ToolAnswer::error(error.to_json()),
         };
         Box::pin(std::future::ready(answer))

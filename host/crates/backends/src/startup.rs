@@ -98,7 +98,7 @@ pub fn prepare_within(
     )
 }
 
-/// [`prepare`], reading the state from a precomputed file when it was derived from these inputs
+/// [`prepare_with`], reading the state from a precomputed file when it was derived from these inputs
 /// by this build with this pipeline (otherwise it is derived, with a warning saying why; see
 /// [`rea_state::startup::decide_from`]).
 pub fn prepare_precomputed(
@@ -107,6 +107,7 @@ pub fn prepare_precomputed(
     capture: &Evidence,
     name: &str,
     rules: Arc<RuleSet>,
+    options: FetchOptions,
     precomputed: Option<PrecomputedInput>,
 ) -> Serving {
     let decision = decide_from(
@@ -118,7 +119,7 @@ pub fn prepare_precomputed(
         DERIVATION_BUDGET_BYTES,
         precomputed,
     );
-    serving(decision, name, FetchOptions::default())
+    serving(decision, name, options)
 }
 
 fn serving(decision: Decision, name: &str, options: FetchOptions) -> Serving {

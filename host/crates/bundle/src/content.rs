@@ -15,6 +15,7 @@
 //! itself sets `MCP_PORT=18765`.
 
 use rea_manifest::card::DISCOVERY_RESERVATION;
+use rea_state::rules::WithheldWrites;
 use serde_json::{Value, json};
 
 use crate::pair::AuthenticatedPair;
@@ -49,26 +50,99 @@ pub const LOOPBACK_HOSTS: [&str; 3] = ["localhost", "127.0.0.1", "::1"];
 pub struct BundledBinary {
     /// Where it is copied from.
     pub path: std::path::PathBuf,
-    /// Its size in bytes.
+    /// The shipped file's size in bytes.
     pub bytes: u64,
-    /// Its SHA-256 (lower-case hex).
+    /// The shipped file's SHA-256 (lower-case hex).
     pub sha256: String,
     /// Whether it is the running binary (else: given with `--binary`).
     pub running: bool,
     /// Its version, when known (the running binary's).
     pub version: Option<String>,
+    /// The source file without its debug sections, when it had any ([`crate::strip`]); the
+    /// bundle then ships these bytes, else a verified copy of the source.
+    pub stripped: Option<StrippedBinary>,
+}
+
+/// What stripping the source binary made.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StrippedBinary {
+    /// The shipped bytes.
+    pub content: Vec<u8>,
+    /// The source file's size.
+    pub source_bytes: u64,
+    /// The source file's SHA-256.
+    pub source_sha256: String,
+    /// How many debug sections were removed.
+    pub removed_sections: usize,
 }
 
 impl BundledBinary {
-    /// The report's `package_source`.
+    /// Reads the binary at `path` once and prepares what the bundle ships: the file without its
+    /// debug sections when it is ELF and has any, else the file as it is (hashed here, copied
+    /// and re-verified when written).
+    pub fn read(
+        path: std::path::PathBuf,
+        running: bool,
+        version: Option<String>,
+    ) -> Result<Self, rea_evidence::Refusal> {
+        let source = std::fs::read(&path).map_err(|error| {
+            rea_evidence::Refusal::new(
+                "read_failed",
+                "unavailable",
+                format!("the rea binary {} cannot be read: {error}", path.display()),
+            )
+            .at("/binary")
+        })?;
+        let source_sha256 = rea_evidence::sha256_hex(&source);
+        let stripped = crate::strip::strip_debug(&source).map_err(|problem| {
+            rea_evidence::Refusal::invalid_request(format!(
+                "the rea binary {} cannot be shipped without its debug information: {problem}",
+                path.display()
+            ))
+            .at("/binary")
+        })?;
+        let (bytes, sha256, stripped) = match stripped {
+            None => (source.len() as u64, source_sha256, None),
+            Some(stripped) => (
+                stripped.bytes.len() as u64,
+                rea_evidence::sha256_hex(&stripped.bytes),
+                Some(StrippedBinary {
+                    source_bytes: source.len() as u64,
+                    source_sha256,
+                    removed_sections: stripped.removed.len(),
+                    content: stripped.bytes,
+                }),
+            ),
+        };
+        Ok(Self {
+            path,
+            bytes,
+            sha256,
+            running,
+            version,
+            stripped,
+        })
+    }
+
+    /// The report's `package_source`: the shipped file's size and digest, and the source's when
+    /// the bundle ships it stripped.
     pub fn package_source(&self) -> Value {
-        json!({
+        let mut source = json!({
             "kind": if self.running { "running-binary" } else { "binary" },
             "path": self.path.display().to_string(),
             "sha256": self.sha256,
             "bytes": self.bytes,
             "version": self.version,
-        })
+        });
+        if let Some(stripped) = &self.stripped {
+            source["debug_info"] = json!({
+                "shipped": false,
+                "removed_sections": stripped.removed_sections,
+                "source_bytes": stripped.source_bytes,
+                "source_sha256": stripped.source_sha256,
+            });
+        }
+        source
     }
 
     fn described(&self) -> String {
@@ -82,8 +156,15 @@ impl BundledBinary {
         } else {
             "given with --binary"
         };
+        let stripped = match &self.stripped {
+            Some(stripped) => format!(
+                " (its debug information removed: the source binary was {} bytes, SHA-256 `{}`)",
+                stripped.source_bytes, stripped.source_sha256
+            ),
+            None => String::new(),
+        };
         format!(
-            "{version} binary, {origin}: `envs/NAME/bin/rea`, {} bytes, SHA-256 `{}`",
+            "{version} binary, {origin}: `envs/NAME/bin/rea`, {} bytes, SHA-256 `{}`{stripped}",
             self.bytes, self.sha256
         )
     }
@@ -219,6 +300,51 @@ pub fn verify_py(name: &str, prediction: &Prediction) -> String {
         .replace("__STATUS__", &status)
 }
 
+/// How the capture was made, in one line: a HAR inspected, or a browser scenario recorded (its
+/// mode and browser).
+fn captured_by(capture: &rea_evidence::Evidence) -> String {
+    if capture.operation() != rea_evidence::capture::SCENARIO_CAPTURE_OPERATION {
+        return format!(
+            "a recorded capture file, inspected (`{}`)",
+            capture.operation()
+        );
+    }
+    let browser = capture
+        .get("container")
+        .and_then(|container| container.get("browser"));
+    let member = |name: &str| {
+        browser
+            .and_then(|browser| browser.get(name))
+            .and_then(rea_plugin_api::json::Json::as_str)
+            .map(one_line)
+            .unwrap_or_else(|| "unknown".to_owned())
+    };
+    format!(
+        "a browser scenario rea drove (`{}`, {} mode, {})",
+        capture.operation(),
+        member("mode"),
+        member("product")
+    )
+}
+
+/// What the README says about the write tools the state withholds (the pipeline's `[serve]
+/// withheld`).
+fn withheld_sentence(withheld: WithheldWrites) -> String {
+    let what = match withheld {
+        WithheldWrites::Hide => "they are not listed",
+        WithheldWrites::Refuse => {
+            "they are listed, and a call changes nothing and answers a `not_served` error naming why the write is withheld and what to record next"
+        }
+        WithheldWrites::Replay => {
+            "they are listed, and a call changes nothing and answers its recorded response, its `state` member saying `withheld-write`"
+        }
+    };
+    format!(
+        "Write tools whose effect the capture did not confirm are withheld (`[serve] withheld = \"{}\"`): {what}.",
+        withheld.name()
+    )
+}
+
 /// `README.md`.
 pub fn readme(
     name: &str,
@@ -226,6 +352,7 @@ pub fn readme(
     prediction: &Prediction,
     binary: &BundledBinary,
     serve: &ServeCommand,
+    withheld: WithheldWrites,
 ) -> String {
     let manifest = &pair.manifest;
     let count = prediction.tool_count();
@@ -245,6 +372,10 @@ pub fn readme(
         .map(|sha| format!("`{sha}`"))
         .unwrap_or_else(|| "not recorded (withheld by inspection)".to_owned());
     text.push_str(&format!("- Capture artifact SHA-256: {sha}\n"));
+    text.push_str(&format!(
+        "- Captured by: {}\n",
+        captured_by(&pair.capture_evidence)
+    ));
     text.push_str(&format!(
         "- Capture Evidence: `{}` ({}, {} records), shipped whole as `envs/{name}/evidence.json`\n",
         pair.capture_evidence.id(),
@@ -283,8 +414,9 @@ pub fn readme(
     );
     match &prediction.unavailable {
         None => text.push_str(&format!(
-            "This bundle serves **from the state** (`{}`): {count} tools.\n\n",
-            prediction.state_evidence_id().unwrap_or_default()
+            "This bundle serves **from the state** (`{}`): {count} tools. {}\n\n",
+            prediction.state_evidence_id().unwrap_or_default(),
+            withheld_sentence(withheld)
         )),
         Some(refusal) => text.push_str(&format!(
             "This bundle serves **replay**: {count} tools. The state is unavailable: `{}`: {}\n\n",
@@ -295,13 +427,8 @@ pub fn readme(
     text.push_str(
         "Neither is an emulation of the application: nothing is fetched from it, and calls the capture did not make are answered from what it did. Everything served (bodies, and tool names and descriptions too) comes from the recorded application: treat it as untrusted data, never as instructions. Every tool result carries `_meta.provenance.untrusted_content: true`.\n\n",
     );
-    let mut served = String::from("bin/rea");
-    for argument in serve.arguments(".") {
-        served.push(' ');
-        served.push_str(&argument);
-    }
     text.push_str(&format!(
-        "## Run\n\nWith Docker and the agentenv framework, from this folder:\n\n```sh\nagent-env run .\n```\n\nThe task `tasks/smoke.json` deploys the env on the local sandbox and runs `artifacts/check_{name}/verify.py` against its MCP endpoint: it checks that {count} tools are listed{}. The first run also builds the framework's own infrastructure; the run tears everything down when it ends.\n\nWithout Docker, on Linux, from `envs/{name}/`:\n\n```sh\n{served} --port {MCP_PORT}\n```\n\nMCP is then at `http://127.0.0.1:{MCP_PORT}/mcp`, the environment card at `/.well-known/agent-env.json`, readiness at `/ready`. The card and catalog fit the {} KiB discovery reservation.\n\n",
+        "## Run\n\nWith Docker and the agentenv framework, from this folder:\n\n```sh\nagent-env run .\n```\n\nThe task `tasks/smoke.json` deploys the env on the local sandbox and runs `artifacts/check_{name}/verify.py` against its MCP endpoint: it checks that {count} tools are listed{}. The first run also builds the framework's own infrastructure; the run tears everything down when it ends.\n\nWithout Docker, on Linux, from this folder (Ctrl-C stops it):\n\n```sh\nenvs/{name}/bin/rea serve . --port {MCP_PORT}\n```\n\nIt serves what the image serves, under the name `{name}`, and prints the addresses and the coverage table: MCP at `http://127.0.0.1:{MCP_PORT}/mcp`, the environment card at `/.well-known/agent-env.json`, a status page at `/`, readiness at `/ready`. The card and catalog fit the {} KiB discovery reservation. The image runs the long form, `{}`.\n\n",
         match &prediction.probe {
             Some(probe) => format!(
                 " and that `{}` answers with status {}",
@@ -313,6 +440,7 @@ pub fn readme(
             None => String::new(),
         },
         DISCOVERY_RESERVATION / 1024,
+        serve.arguments(ENV_DIR).join(" "),
     ));
     text.push_str(&format!(
         "## Rights\n\nThe recorded content in `envs/{name}/evidence.json` and `envs/{name}/manifest.json` (requests, response bodies included, and what is derived from them) belongs to the captured application and its users. Do not publish this bundle without the rights to that content. Inspection excluded the values of the standard authentication headers and URL userinfo, but custom key headers, tokens in query strings and tokens in bodies remain, and the Evidence records the capture file's absolute path.\n"

@@ -20,9 +20,14 @@
 //! are counted by `credential-scan-incomplete` instead. Each warning lists its first
 //! [`LISTED_LIMIT`] items. Names never make anything refused.
 
+use rea_plugin_api::contracts::capture::url::{decode_query, split_url};
 use rea_plugin_api::contracts::capture::{Body, CaptureRecord, RecordHeader};
+use rea_plugin_api::contracts::session::{Content, RecordedSession, SessionEvent, SessionHeader};
+use rea_plugin_api::json::Json;
 use serde::Serialize;
 use serde_json::Value;
+
+pub use rea_evidence::credential_names::looks_like_credential;
 
 /// Bodies larger than this many bytes of text are not scanned (4 MiB).
 pub const SCAN_BODY_LIMIT: usize = 4 * 1024 * 1024;
@@ -36,32 +41,8 @@ pub const CREDENTIAL_NAMED_MEMBERS: &str = "credential-named-members";
 /// The warning of bodies the scan did not read.
 pub const CREDENTIAL_SCAN_INCOMPLETE: &str = "credential-scan-incomplete";
 
-/// Whole name segments that name a credential.
-const CREDENTIAL_WORDS: [&str; 15] = [
-    "apikey",
-    "auth",
-    "authorization",
-    "csrftoken",
-    "jwt",
-    "passphrase",
-    "passwd",
-    "password",
-    "passwords",
-    "secret",
-    "secrets",
-    "session",
-    "sessionid",
-    "token",
-    "tokens",
-];
-
-/// Adjacent segment pairs that name a credential.
-const CREDENTIAL_PAIRS: [(&str, &str); 4] = [
-    ("access", "key"),
-    ("api", "key"),
-    ("private", "key"),
-    ("secret", "key"),
-];
+/// The warning of a browser scenario's saved values named like credentials and not secret.
+pub const CREDENTIAL_NAMED_SAVED_VALUES: &str = "credential-named-saved-values";
 
 /// One warning of a report: `{code, message}`, with the count and the listed items.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -97,6 +78,8 @@ pub struct CredentialScan {
     pub named: Tally,
     /// Bodies that were not scanned.
     pub unscanned: Tally,
+    /// A browser scenario's saved values named like credentials, not marked secret.
+    pub saved: Tally,
 }
 
 /// A count and its first [`LISTED_LIMIT`] items.
@@ -145,6 +128,17 @@ impl CredentialScan {
                 items: self.unscanned.items.clone(),
             });
         }
+        if self.saved.count > 0 {
+            warnings.push(Warning {
+                code: CREDENTIAL_NAMED_SAVED_VALUES.to_owned(),
+                message: format!(
+                    "{} value(s) the browser scenario saved (`save`, `save_response`) are named like credentials and not marked `secret: true`, so they are recorded unredacted (listed by parameter pointer, at most {LISTED_LIMIT}, never by value). Mark them `secret: true` to replace them by markers.",
+                    self.saved.count
+                ),
+                count: Some(self.saved.count),
+                items: self.saved.items.clone(),
+            });
+        }
         warnings
     }
 }
@@ -153,27 +147,32 @@ impl CredentialScan {
 pub fn scan<'a>(records: impl IntoIterator<Item = &'a CaptureRecord>) -> CredentialScan {
     let mut scan = CredentialScan::default();
     for record in records {
-        let ordinal = record.ordinal;
-        scan_headers(&mut scan, ordinal, "request", &record.request.headers);
+        let at = format!("record {}", record.ordinal);
+        let headers = |headers: &'a [RecordHeader]| {
+            headers
+                .iter()
+                .filter_map(|header| Some((header.name.as_deref()?, header.value.as_deref()?)))
+        };
+        scan_headers(&mut scan, &at, "request", headers(&record.request.headers));
         if let Some(query) = &record.query {
-            for (name, value) in query.pairs.iter().flatten() {
-                if !value.is_empty() && looks_like_credential(name) {
-                    scan.named
-                        .add(|| format!("record {ordinal} query {}", printable(name)));
-                }
-            }
+            scan_query(&mut scan, &at, query.pairs.iter().flatten());
         }
         scan_body(
             &mut scan,
-            ordinal,
+            &at,
             "request",
             &record.request.body,
             record.request.media_type.as_deref(),
         );
-        scan_headers(&mut scan, ordinal, "response", &record.response.headers);
+        scan_headers(
+            &mut scan,
+            &at,
+            "response",
+            headers(&record.response.headers),
+        );
         scan_body(
             &mut scan,
-            ordinal,
+            &at,
             "response",
             &record.response.body,
             record.response.media_type.as_deref(),
@@ -182,16 +181,133 @@ pub fn scan<'a>(records: impl IntoIterator<Item = &'a CaptureRecord>) -> Credent
     scan
 }
 
-fn scan_headers(scan: &mut CredentialScan, ordinal: u64, part: &str, headers: &[RecordHeader]) {
-    for header in headers {
-        let (Some(name), Some(value)) = (&header.name, &header.value) else {
-            continue;
+/// Scans a recorded browser session by event (`event 4 response /token` names
+/// `normalized_result.events.items[4]` of the Evidence's container): every kept request and
+/// response content event, whether or not a record represents it, and each request hop's URL
+/// query once.
+pub fn scan_session(session: &RecordedSession) -> CredentialScan {
+    let mut scan = CredentialScan::default();
+    for (index, event) in session.normalized_result.events.items.iter().enumerate() {
+        let at = format!("event {index}");
+        let headers = |headers: &'_ [SessionHeader]| -> Vec<(String, String)> {
+            headers
+                .iter()
+                .filter_map(|header| Some((header.name.clone(), header.value.clone()?)))
+                .collect()
         };
-        if !value.is_empty() && looks_like_credential(name) {
-            scan.named
-                .add(|| format!("record {ordinal} {part} header {}", printable(name)));
+        match event {
+            SessionEvent::Request(request) => {
+                let listed = headers(&request.headers);
+                let pairs = || listed.iter().map(|(n, v)| (n.as_str(), v.as_str()));
+                scan_headers(&mut scan, &at, "request", pairs());
+                let query = split_url(&request.url).query.unwrap_or_default();
+                scan_query(&mut scan, &at, decode_query(&query).iter());
+                let media_type = header_value(&request.headers, "content-type");
+                scan_body(
+                    &mut scan,
+                    &at,
+                    "request",
+                    &content_body(&request.body),
+                    media_type,
+                );
+            }
+            SessionEvent::Response(response) => {
+                let listed = headers(&response.headers);
+                let pairs = || listed.iter().map(|(n, v)| (n.as_str(), v.as_str()));
+                scan_headers(&mut scan, &at, "response", pairs());
+                let media_type = header_value(&response.headers, "content-type")
+                    .or(response.media_type.as_deref());
+                scan_body(
+                    &mut scan,
+                    &at,
+                    "response",
+                    &content_body(&response.body),
+                    media_type,
+                );
+            }
+            SessionEvent::Finished(_) | SessionEvent::Failed(_) => {}
         }
     }
+    scan
+}
+
+fn header_value<'a>(headers: &'a [SessionHeader], name: &str) -> Option<&'a str> {
+    headers
+        .iter()
+        .find(|header| header.name.eq_ignore_ascii_case(name))
+        .and_then(|header| header.value.as_deref())
+}
+
+/// A kept body as the scan reads it (a cut body's beginning is text it may hold names in).
+fn content_body(content: &Content) -> Body {
+    match content {
+        Content::Text { text } => Body::Text { text: text.clone() },
+        Content::Base64 { base64, bytes } => Body::Base64 {
+            base64: base64.clone(),
+            bytes: *bytes,
+        },
+        Content::Truncated {
+            prefix: Some(prefix),
+            ..
+        } => Body::Text {
+            text: prefix.clone(),
+        },
+        _ => Body::Missing,
+    }
+}
+
+fn scan_headers<'h>(
+    scan: &mut CredentialScan,
+    at: &str,
+    part: &str,
+    headers: impl Iterator<Item = (&'h str, &'h str)>,
+) {
+    for (name, value) in headers {
+        if !value.is_empty() && looks_like_credential(name) {
+            scan.named
+                .add(|| format!("{at} {part} header {}", printable(name)));
+        }
+    }
+}
+
+fn scan_query<'q>(
+    scan: &mut CredentialScan,
+    at: &str,
+    pairs: impl Iterator<Item = &'q (String, String)>,
+) {
+    for (name, value) in pairs {
+        if !value.is_empty() && looks_like_credential(name) {
+            scan.named.add(|| format!("{at} query {}", printable(name)));
+        }
+    }
+}
+
+/// The saved values of a browser scenario (`save` and `save_response` steps) named like
+/// credentials but not marked `secret: true`: recorded unredacted, listed by the pointer of their
+/// name in the Evidence's parameters.
+pub fn saved_values(scenario: &Json) -> Tally {
+    let mut tally = Tally::default();
+    let Some(actions) = scenario.get("actions").and_then(Json::as_array) else {
+        return tally;
+    };
+    for (index, action) in actions.iter().enumerate() {
+        let save = match action.get("action").and_then(Json::as_str) {
+            Some("save") => Some((action, "")),
+            Some("request") => action
+                .get("save_response")
+                .map(|save| (save, "/save_response")),
+            _ => None,
+        };
+        let Some((save, member)) = save else { continue };
+        let secret = matches!(save.get("secret"), Some(Json::Bool(true)));
+        let Some(name) = save.get("name").and_then(Json::as_str) else {
+            continue;
+        };
+        if !secret && looks_like_credential(name) {
+            tally.add(|| format!("/parameters/scenario/actions/{index}{member}/name"));
+        }
+    }
+    tally
 }
 
 /// How a body is read.
@@ -244,7 +360,7 @@ fn looks_like_form(text: &str) -> bool {
 
 fn scan_body(
     scan: &mut CredentialScan,
-    ordinal: u64,
+    at: &str,
     part: &str,
     body: &Body,
     media_type: Option<&str>,
@@ -253,16 +369,14 @@ fn scan_body(
     let text: &str = match body {
         Body::Text { text } => {
             if text.len() > SCAN_BODY_LIMIT {
-                scan.unscanned
-                    .add(|| format!("record {ordinal} {part} body"));
+                scan.unscanned.add(|| format!("{at} {part} body"));
                 return;
             }
             text
         }
         Body::Base64 { bytes, .. } => {
             if *bytes > SCAN_BODY_LIMIT as u64 {
-                scan.unscanned
-                    .add(|| format!("record {ordinal} {part} body (base64)"));
+                scan.unscanned.add(|| format!("{at} {part} body (base64)"));
                 return;
             }
             let Some(bytes) = body.bytes() else { return };
@@ -280,7 +394,7 @@ fn scan_body(
     match format_of(media_type, text) {
         BodyFormat::Json => {
             if let Ok(value) = serde_json::from_str::<Value>(text) {
-                scan_json(scan, ordinal, part, &value);
+                scan_json(scan, at, part, &value);
             }
         }
         BodyFormat::Form => {
@@ -290,12 +404,8 @@ fn scan_body(
                 };
                 let name = form_decode(name);
                 if !value.is_empty() && looks_like_credential(&name) {
-                    scan.named.add(|| {
-                        format!(
-                            "record {ordinal} {part} /{}",
-                            printable(&escape_pointer(&name))
-                        )
-                    });
+                    scan.named
+                        .add(|| format!("{at} {part} /{}", printable(&escape_pointer(&name))));
                 }
             }
         }
@@ -303,7 +413,7 @@ fn scan_body(
     }
 }
 
-fn scan_json(scan: &mut CredentialScan, ordinal: u64, part: &str, value: &Value) {
+fn scan_json(scan: &mut CredentialScan, at: &str, part: &str, value: &Value) {
     let mut stack: Vec<(String, &Value)> = vec![(String::new(), value)];
     while let Some((pointer, value)) = stack.pop() {
         match value {
@@ -317,7 +427,7 @@ fn scan_json(scan: &mut CredentialScan, ordinal: u64, part: &str, value: &Value)
                     if holds_value(member) && looks_like_credential(name) {
                         let child = format!("{pointer}/{}", escape_pointer(name));
                         scan.named
-                            .add(|| format!("record {ordinal} {part} {}", printable(&child)));
+                            .add(|| format!("{at} {part} {}", printable(&child)));
                     }
                 }
             }
@@ -339,44 +449,6 @@ fn holds_value(value: &Value) -> bool {
         Value::Object(members) => !members.is_empty(),
         Value::Bool(_) | Value::Number(_) => true,
     }
-}
-
-/// Whether a name looks like a credential (see the module documentation).
-pub fn looks_like_credential(name: &str) -> bool {
-    let segments = segments(name);
-    segments
-        .iter()
-        .any(|segment| CREDENTIAL_WORDS.contains(&segment.as_str()))
-        || segments.windows(2).any(|pair| {
-            CREDENTIAL_PAIRS
-                .iter()
-                .any(|(first, second)| pair[0] == *first && pair[1] == *second)
-        })
-}
-
-/// A name's segments: split at characters that are not ASCII letters or digits and where a
-/// lower-case letter or digit is followed by an upper-case letter; lower-cased.
-fn segments(name: &str) -> Vec<String> {
-    let mut segments = Vec::new();
-    let mut current = String::new();
-    let mut previous: Option<char> = None;
-    for character in name.chars() {
-        if character.is_ascii_alphanumeric() {
-            let boundary = character.is_ascii_uppercase()
-                && previous.is_some_and(|p| p.is_ascii_lowercase() || p.is_ascii_digit());
-            if boundary && !current.is_empty() {
-                segments.push(std::mem::take(&mut current));
-            }
-            current.push(character.to_ascii_lowercase());
-        } else if !current.is_empty() {
-            segments.push(std::mem::take(&mut current));
-        }
-        previous = Some(character);
-    }
-    if !current.is_empty() {
-        segments.push(current);
-    }
-    segments
 }
 
 fn escape_pointer(name: &str) -> String {
@@ -561,19 +633,101 @@ mod tests {
         for ordinal in 0..25 {
             let mut big = record(ordinal);
             big.response.body = Body::Text {
-                text: format!("{{\"token\": \"{}\"}}", "x".repeat(SCAN_BODY_LIMIT)),
+                text: format!("{{\"token\": \"{}\"}}", "x".repeat(4 * 1024 * 1024)),
             };
             records.push(big);
         }
         let scan = scan(&records);
         assert_eq!(scan.named.count, 0);
         assert_eq!(scan.unscanned.count, 25);
-        assert_eq!(scan.unscanned.items.len(), LISTED_LIMIT);
+        assert_eq!(scan.unscanned.items.len(), 20);
         assert_eq!(scan.unscanned.items[0], "record 0 response body");
         let warnings = scan.warnings();
         assert_eq!(warnings.len(), 1);
         assert_eq!(warnings[0].code, CREDENTIAL_SCAN_INCOMPLETE);
         assert_eq!(warnings[0].count, Some(25));
+    }
+
+    #[test]
+    fn a_session_is_scanned_by_event_and_large_bodies_are_counted() {
+        use rea_plugin_api::contracts::session::{
+            Allocation, EventLog, NetworkSelection, NormalizedResult, RequestEvent, ResponseEvent,
+            SessionBrowser, SessionCapture, SessionLimits,
+        };
+        let request = SessionEvent::Request(RequestEvent {
+            body: Content::Absent,
+            headers: vec![SessionHeader {
+                name: "X-Api-Key".into(),
+                redacted: None,
+                value: Some("k-value".into()),
+            }],
+            hop: 0,
+            method: "GET".into(),
+            observed: 0.0,
+            request_id: "1".into(),
+            resource_type: None,
+            step_id: None,
+            timestamp: 0.0,
+            url: "http://app/x?access_token=t-value".into(),
+            wall_time: None,
+        });
+        let big = SessionEvent::Response(ResponseEvent {
+            body: Content::Text {
+                text: format!("{{\"token\": \"{}\"}}", "x".repeat(SCAN_BODY_LIMIT)),
+            },
+            headers: Vec::new(),
+            hop: 0,
+            media_type: Some("application/json".into()),
+            protocol: None,
+            request_id: "1".into(),
+            status: 200,
+            status_text: None,
+            timestamp: 0.1,
+        });
+        let session = RecordedSession {
+            browser: SessionBrowser {
+                mode: "launch".into(),
+                product: None,
+                protocol_version: None,
+            },
+            capture: SessionCapture {
+                events: vec!["network".into()],
+                limits: SessionLimits {
+                    max_event_allocation_bytes: 1,
+                    max_network_body_allocation_bytes: 1,
+                    max_network_body_bytes: 1,
+                    max_total_event_allocation_bytes: 1,
+                },
+                network: NetworkSelection {
+                    header_values: true,
+                    request_body: true,
+                    response_body: true,
+                },
+            },
+            normalized_result: NormalizedResult {
+                allocation: Allocation { charged_bytes: 0 },
+                events: EventLog {
+                    items: vec![request, big],
+                    omitted: Vec::new(),
+                },
+                steps: Vec::new(),
+            },
+            schema: "rea-browser-session/v1".into(),
+            secrets: Vec::new(),
+            start_origin: "http://app".into(),
+        };
+        let scan = scan_session(&session);
+        assert_eq!(
+            scan.named.items,
+            [
+                "event 0 request header X-Api-Key",
+                "event 0 query access_token"
+            ]
+        );
+        // contract: BUILD-078
+        assert_eq!(scan.unscanned.items, ["event 1 response body"]);
+        // contract: BUILD-079
+        assert_eq!(scan.unscanned.count, 1);
     }
 
     #[test]

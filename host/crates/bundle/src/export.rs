@@ -19,7 +19,9 @@
 //! coverage      the state's read views and write plans summarized (as the environment-coverage
 //!               view reports them), null when the bundle serves replay
 //! tool_count    how many tools the bundle serves
-//! package_source the binary the bundle carries: {kind, path, sha256, bytes, version}
+//! package_source the binary the bundle carries: {kind, path, sha256, bytes, version} of the
+//!                shipped file, and `debug_info` {shipped: false, removed_sections, source_bytes,
+//!                source_sha256} when its debug sections were removed
 //! files         [{path, bytes}] written (or planned), by path
 //! warnings      [{code, message, count?, items?}]
 //! next          ["agent-env run <directory>"]
@@ -27,8 +29,8 @@
 
 use std::path::PathBuf;
 
-use rea_evidence::Refusal;
-use rea_evidence::capture::capture_records;
+use rea_evidence::capture::{SCENARIO_CAPTURE_OPERATION, capture_records, recorded_session};
+use rea_evidence::{Evidence, Refusal};
 use rea_manifest::Environment;
 use serde_json::{Value, json};
 
@@ -42,6 +44,9 @@ use crate::predict::{Prediction, predict};
 
 /// The `name-from-file` warning code.
 pub const NAME_FROM_FILE: &str = "name-from-file";
+
+/// The `generic-name` warning code: the name is a generic file stem (`build`).
+pub const GENERIC_NAME: &str = "generic-name";
 
 /// The stage names refusals carry.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -97,6 +102,12 @@ pub struct ExportRequest {
 pub trait ExportObserver: WriteObserver {
     /// A stage starts (`state`, `scan`, `plan`, `write`).
     fn stage(&mut self, stage: &str, detail: &str);
+
+    /// A stage counted what it made (`state`: entities, types, documents, write plans).
+    fn counted(&mut self, _stage: &str, _counts: &[(&str, u64)]) {}
+
+    /// The files about to be written, with their sizes (for a byte-based percentage).
+    fn planned(&mut self, _files: &[(&str, u64)]) {}
 }
 
 /// A planned bundle.
@@ -111,6 +122,9 @@ pub struct BundlePlan {
     /// The warnings.
     pub warnings: Vec<Warning>,
 }
+
+/// The warning of rule stages that failed while the state was prepared.
+pub const RULE_STAGE_FAILED: &str = "rule-stage-failed";
 
 /// Plans the bundle: name, prediction, scan, files. Writes nothing. `environment` is the replay
 /// environment the pair's check built ([`AuthenticatedPair::authenticate`]); the prediction hands
@@ -133,6 +147,9 @@ pub fn plan(
     if let Some(message) = chosen.from_file {
         warnings.push(Warning::new(NAME_FROM_FILE, message));
     }
+    if let Some(message) = chosen.generic {
+        warnings.push(Warning::new(GENERIC_NAME, message));
+    }
     cancelled(observer, request.stages.bundle)?;
 
     observer.stage("state", &format!("preparing what {name} serves"));
@@ -145,13 +162,26 @@ pub fn plan(
         request.provenance.as_ref(),
     )
     .map_err(|refusal| refusal.in_stage(request.stages.bundle))?;
+    let failures = request.rules.failures();
+    if !failures.is_empty() {
+        let mut warning = Warning::new(
+            RULE_STAGE_FAILED,
+            "Rule stages failed while the state was prepared (a plugin returned an error or panicked); each explains nothing for the tools named, so writes only it would explain are withheld.",
+        );
+        warning.count = Some(failures.len() as u64);
+        warning.items = failures
+            .into_iter()
+            .take(credentials::LISTED_LIMIT)
+            .collect();
+        warnings.push(warning);
+    }
+    observer.counted("state", &prediction.counts);
     cancelled(observer, request.stages.bundle)?;
 
     observer.stage("scan", "scanning recorded names for credentials");
-    let records = capture_records(&request.pair.capture_evidence)
+    let scan = credential_scan(&request.pair.capture_evidence)
         .map_err(|refusal| refusal.in_stage(request.stages.bundle))?;
-    warnings.extend(credentials::scan(&records).warnings());
-    drop(records);
+    warnings.extend(scan.warnings());
     cancelled(observer, request.stages.bundle)?;
 
     observer.stage("plan", "planning the bundle's files");
@@ -162,6 +192,24 @@ pub fn plan(
         files,
         warnings,
     })
+}
+
+/// The credential-name scan: a HAR inspection's records; a browser scenario's events (which
+/// include what no record represents) and its saved values.
+fn credential_scan(capture: &Evidence) -> Result<credentials::CredentialScan, Refusal> {
+    if capture.operation() != SCENARIO_CAPTURE_OPERATION {
+        let records = capture_records(capture)?;
+        return Ok(credentials::scan(&records));
+    }
+    let session = recorded_session(capture)?;
+    let mut scan = credentials::scan_session(&session);
+    if let Some(scenario) = capture
+        .get("parameters")
+        .and_then(|parameters| parameters.get("scenario"))
+    {
+        scan.saved = credentials::saved_values(scenario);
+    }
+    Ok(scan)
 }
 
 fn cancelled(observer: &mut dyn ExportObserver, stage: &str) -> Result<(), Refusal> {
@@ -179,6 +227,7 @@ fn plan_files(request: &ExportRequest, name: &str, prediction: &Prediction) -> V
     let bytes = |path: String, bytes: Vec<u8>| PlannedFile {
         path,
         content: FileContent::Bytes(bytes),
+        executable: false,
     };
     let serve = ServeCommand {
         state_file: request.serve.state_file && prediction.precomputed.is_some(),
@@ -187,7 +236,15 @@ fn plan_files(request: &ExportRequest, name: &str, prediction: &Prediction) -> V
     let mut files = vec![
         bytes(
             "README.md".to_owned(),
-            content::readme(name, &request.pair, prediction, &request.binary, &serve).into_bytes(),
+            content::readme(
+                name,
+                &request.pair,
+                prediction,
+                &request.binary,
+                &serve,
+                request.rules.withheld(),
+            )
+            .into_bytes(),
         ),
         bytes(
             format!("artifacts/check_{name}/verify.py"),
@@ -199,11 +256,15 @@ fn plan_files(request: &ExportRequest, name: &str, prediction: &Prediction) -> V
         ),
         PlannedFile {
             path: format!("{env}/bin/rea"),
-            content: FileContent::Copy {
-                source: request.binary.path.clone(),
-                bytes: request.binary.bytes,
-                sha256: request.binary.sha256.clone(),
+            content: match &request.binary.stripped {
+                Some(stripped) => FileContent::Bytes(stripped.content.clone()),
+                None => FileContent::Copy {
+                    source: request.binary.path.clone(),
+                    bytes: request.binary.bytes,
+                    sha256: request.binary.sha256.clone(),
+                },
             },
+            executable: true,
         },
         bytes(
             format!("{env}/env.toml"),
@@ -269,6 +330,12 @@ pub fn export(
                 target.directory.display()
             ),
         );
+        let sizes: Vec<(&str, u64)> = plan
+            .files
+            .iter()
+            .map(|file| (file.path.as_str(), file.content.len()))
+            .collect();
+        observer.planned(&sizes);
         let written = write_tree(&target.directory, target.rule, &plan.files, observer)
             .map_err(|refusal| refusal.in_stage(request.stages.bundle))?;
         (

@@ -13,16 +13,13 @@
 //! `memory.usage_in_bytes`). Where nothing can be measured (another system, no `/proc`), the check
 //! admits the input: the readers' fixed byte budgets still bound it.
 //!
-//! Test hook: `REA_TEST_HEAP_HEADROOM=<bytes>` replaces the measured headroom, so a test can force
-//! a headroom too small for any input. Nothing but tests sets it.
+//! Test hook ([`rea_evidence::test_hooks::heap_headroom`], only with the `test-hooks` feature): a
+//! forced headroom replaces the measured one, so a test can force one too small for any input.
 
 use std::path::Path;
 
 use rea_evidence::{Evidence, Refusal};
 use serde_json::json;
-
-/// The variable a test sets to replace the measured headroom (bytes).
-pub const HEADROOM_VARIABLE: &str = "REA_TEST_HEAP_HEADROOM";
 
 /// What loading an input costs, in multiples of its size: the bytes read, the parsed tree (a JSON
 /// tree takes several times its text) and the canonical form sealing writes. An estimate, chosen
@@ -31,8 +28,8 @@ pub const LOAD_FACTOR: u64 = 8;
 
 /// The live heap headroom in bytes, `None` when it cannot be measured.
 pub fn live_headroom() -> Option<u64> {
-    if let Some(forced) = std::env::var_os(HEADROOM_VARIABLE) {
-        return forced.to_str().and_then(|text| text.trim().parse().ok());
+    if let Some(forced) = rea_evidence::test_hooks::heap_headroom() {
+        return forced;
     }
     measured_headroom()
 }

@@ -11,7 +11,7 @@
 //! envs/NAME/pipeline.toml            the pipeline, its library paths rewritten to plugins/
 //! envs/NAME/state.json               the derived state and write plans, keyed (when the state serves)
 //! envs/NAME/plugins/…                every external plugin library the pipeline loads
-//! envs/NAME/bin/rea                  the rea binary
+//! envs/NAME/bin/rea                  the rea binary, without its debug sections
 //! artifacts/check_NAME/verify.py     the only file there: async def verify(mcp_url)
 //! tasks/smoke.json                   deploy_env (local sandbox), then env_outcome_verifier
 //! ```
@@ -24,6 +24,7 @@
 //! * [`pipeline`]: the pipeline and plugin libraries the bundle carries.
 //! * [`content`]: the text files (README, Dockerfile, env.toml, verify.py, smoke task).
 //! * [`headroom`]: the live heap headroom an input must fit before it is read.
+//! * [`strip`]: the bundled binary without its debug sections (never shipped).
 //! * [`output`]: the owned output tree: exclusive creates, `0600`, read-back verification.
 //! * [`export`]: the whole export and its report.
 //!
@@ -43,8 +44,9 @@ pub mod output;
 pub mod pair;
 pub mod pipeline;
 pub mod predict;
+pub mod strip;
 
-pub use content::{BundledBinary, ServeCommand};
+pub use content::{BundledBinary, ServeCommand, StrippedBinary};
 pub use credentials::Warning;
 pub use export::{BundlePlan, ExportObserver, ExportRequest, Stages, Target, export, plan};
 pub use name::{LocalOriginName, check_name, choose_name};

@@ -11,8 +11,12 @@
 //! Without an explicit name the manifest's name is used, unless the capture's primary origin is a
 //! loopback name (`localhost`, `*.localhost`) or an IP literal: such a name says nothing about the
 //! application, so the capture file names the environment instead (`grafana.har` and
-//! `grafana.capture.json` both give `grafana`) and a `name-from-file` warning says so. Retained
-//! Evidence has no file, so there a name is required.
+//! `grafana.capture.json` both give `grafana`) and a `name-from-file` warning says so. A generic
+//! file stem (`build.har`, `session.har`: [`GENERIC_STEMS`]) gives way to the folder holding the
+//! file (`json-server/build.har` → `json-server`), so bundles of different applications recorded
+//! under one file name do not share a name; when the folder cannot name it either, the generic
+//! name is kept with a `generic-name` warning. Retained Evidence has no file, so there a name is
+//! required.
 
 use std::net::IpAddr;
 use std::path::Path;
@@ -91,23 +95,76 @@ pub fn is_local_origin(origin: &str) -> bool {
     host == "localhost" || host.ends_with(".localhost") || host.parse::<IpAddr>().is_ok()
 }
 
-/// The name a capture file gives: its file name without `.har`, or without `.json` and then
-/// `.capture` (`grafana.har`, `grafana.capture.json` → `grafana`). A name that cannot name a
-/// bundle is refused with a hint to pass `--name`.
-pub fn name_from_file(path: &Path) -> Result<String, Refusal> {
-    let file = path
-        .file_name()
-        .map(|name| name.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let stem = if let Some(stem) = file.strip_suffix(".har") {
+/// File stems that say nothing about the application (`build.har`, `session.har`,
+/// `capture.json`): the folder holding such a file names the environment instead.
+pub const GENERIC_STEMS: [&str; 24] = [
+    "app",
+    "archive",
+    "build",
+    "capture",
+    "captures",
+    "data",
+    "download",
+    "dump",
+    "export",
+    "file",
+    "har",
+    "log",
+    "network",
+    "new",
+    "out",
+    "output",
+    "record",
+    "recording",
+    "requests",
+    "session",
+    "temp",
+    "test",
+    "tmp",
+    "traffic",
+];
+
+/// Whether a name is one of [`GENERIC_STEMS`].
+pub fn is_generic(name: &str) -> bool {
+    GENERIC_STEMS.contains(&name)
+}
+
+/// The stem of a capture file name: without `.har`, or without `.json` and then `.capture`.
+fn file_stem(file: &str) -> &str {
+    if let Some(stem) = file.strip_suffix(".har") {
         stem
     } else if let Some(stem) = file.strip_suffix(".json") {
         stem.strip_suffix(".capture").unwrap_or(stem)
     } else {
-        file.as_str()
-    };
+        file
+    }
+}
+
+/// The name a capture file gives: its file name without `.har`, or without `.json` and then
+/// `.capture` (`grafana.har`, `grafana.capture.json` → `grafana`); for a generic stem
+/// ([`GENERIC_STEMS`]: `json-server/build.har`) the folder holding the file, when that folder's
+/// name can name a bundle and is not generic itself. A name that cannot name a bundle is refused
+/// with a hint to pass `--name`. The second value says whether the folder named it.
+pub fn name_from_file(path: &Path) -> Result<(String, bool), Refusal> {
+    let file = path
+        .file_name()
+        .map(|name| name.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let stem = file_stem(&file);
+    if is_generic(stem) {
+        let folder = std::path::absolute(path).ok().and_then(|path| {
+            path.parent()
+                .and_then(Path::file_name)
+                .map(|name| name.to_string_lossy().into_owned())
+        });
+        if let Some(folder) =
+            folder.filter(|folder| name_problem(folder).is_none() && !is_generic(folder))
+        {
+            return Ok((folder, true));
+        }
+    }
     match name_problem(stem) {
-        None => Ok(stem.to_owned()),
+        None => Ok((stem.to_owned(), false)),
         Some(problem) => Err(Refusal::invalid_request(format!(
             "the capture's origin is a loopback name or an IP literal, so the capture file names the environment, but {} gives {}, which cannot name a bundle: {problem}; pass --name",
             serde_json::Value::String(file.clone()),
@@ -129,13 +186,16 @@ pub enum LocalOriginName {
     Required,
 }
 
-/// A chosen name and the warning its choice carries.
+/// A chosen name and the warnings its choice carries.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ChosenName {
     /// The name.
     pub name: String,
-    /// The `name-from-file` warning message, when the capture file named it.
+    /// The `name-from-file` warning message, when the capture file (or its folder) named it.
     pub from_file: Option<String>,
+    /// The `generic-name` warning message, when the name is a generic file stem
+    /// ([`GENERIC_STEMS`]) nothing better replaced.
+    pub generic: Option<String>,
 }
 
 /// Chooses the bundle name: the explicit one, else the manifest's, else (for a local origin) as
@@ -151,19 +211,31 @@ pub fn choose_name(
         return Ok(ChosenName {
             name: name.to_owned(),
             from_file: None,
+            generic: None,
         });
     }
     if is_local_origin(primary_origin) {
         match local {
             LocalOriginName::Manifest => {}
             LocalOriginName::File(path) => {
-                let name = name_from_file(path)?;
+                let (name, from_folder) = name_from_file(path)?;
+                let after = if from_folder {
+                    "the folder holding the capture file"
+                } else {
+                    "the capture file"
+                };
                 let message = format!(
-                    "the capture's origin {primary_origin} is a loopback name or an IP literal, so the environment is named {name} after the capture file, not {manifest_name}; pass --name to choose another"
+                    "the capture's origin {primary_origin} is a loopback name or an IP literal, so the environment is named {name} after {after}, not {manifest_name}; pass --name to choose another"
                 );
+                let generic = is_generic(&name).then(|| {
+                    format!(
+                        "the environment is named {name}, a generic file name that says nothing about the application: pass --name (for example --name my-app) so bundles of different applications do not share it"
+                    )
+                });
                 return Ok(ChosenName {
                     name,
                     from_file: Some(message),
+                    generic,
                 });
             }
             LocalOriginName::Required => {
@@ -178,6 +250,7 @@ pub fn choose_name(
     Ok(ChosenName {
         name: manifest_name.to_owned(),
         from_file: None,
+        generic: None,
     })
 }
 
@@ -274,5 +347,43 @@ mod tests {
         .unwrap();
         assert_eq!(chosen.name, "127-0-0-1-3000");
         assert!(choose_name(None, "x", "http://127.0.0.1", &LocalOriginName::Required).is_err());
+    }
+
+    #[test]
+    fn a_generic_file_stem_gives_way_to_its_folder() {
+        let local = "http://127.0.0.1:3000";
+        let file = LocalOriginName::File("/captures/json-server/build.har".into());
+        let chosen = choose_name(None, "127-0-0-1-3000", local, &file).unwrap();
+        assert_eq!(chosen.name, "json-server");
+        assert!(
+            chosen
+                .from_file
+                .unwrap()
+                .contains("the folder holding the capture file")
+        );
+        assert_eq!(chosen.generic, None);
+        // Three applications recorded as build.har get three names.
+        let names: Vec<String> = ["kinto", "mlflow", "tiddlywiki"]
+            .iter()
+            .map(|app| {
+                let file = LocalOriginName::File(format!("/c/{app}/build.har").into());
+                choose_name(None, "x", local, &file).unwrap().name
+            })
+            .collect();
+        assert_eq!(names, ["kinto", "mlflow", "tiddlywiki"]);
+        // A folder that cannot name a bundle, or is generic too: the stem, with a warning.
+        for path in ["/c/My Captures/build.har", "/c/captures/session.har"] {
+            let file = LocalOriginName::File(path.into());
+            let chosen = choose_name(None, "x", local, &file).unwrap();
+            assert!(is_generic(&chosen.name), "{path}: {}", chosen.name);
+            let warning = chosen.generic.expect("generic-name warning");
+            assert!(warning.contains("pass --name"), "{warning}");
+        }
+        // A telling stem is kept whatever the folder.
+        let file = LocalOriginName::File("/c/json-server/wiki.har".into());
+        assert_eq!(choose_name(None, "x", local, &file).unwrap().name, "wiki");
+        // A remote origin and an explicit name never carry the warning.
+        let chosen = choose_name(Some("build"), "x", local, &file).unwrap();
+        assert_eq!((chosen.name.as_str(), chosen.generic), ("build", None));
     }
 }

@@ -9,15 +9,24 @@
 //!   recorded; before each create inside it, the path must still name that directory (not a
 //!   symbolic link put in its place).
 //! * Every file is created exclusively (`O_CREAT|O_EXCL`, which also refuses a symbolic link) with
-//!   mode `0600` on POSIX, written, and its identity recorded.
+//!   mode `0600` on POSIX (`0700` for an executable, the bundle's `bin/rea`, so the bundle README's
+//!   command runs it as written), written, and its identity recorded.
 //! * After the last file, every file is opened again and read back: same identity, same bytes
 //!   (SHA-256). Then the tree is walked: an entry the writer did not create (a file dropped in by
 //!   someone else) fails the write. Only then is the write reported.
-//! * Between files the writer asks whether the caller cancelled; a cancellation is refused
-//!   `cancelled` naming the folder and the files written so far.
+//! * A bundle appears whole or not at all: the files are written into a sibling staging folder
+//!   (`.NAME.partial-PID-N`, mode `0700`, beside the destination), verified there, and the staging
+//!   folder is renamed onto the destination last (never over an existing entry: an absent
+//!   destination is claimed with `RENAME_NOREPLACE`, an empty one is replaced only while still
+//!   empty). The observer is told the staging folder ([`WriteObserver::staging`]) so a signal
+//!   handler can remove it.
+//! * Between files, and between the chunks of a copied file, the writer asks whether the caller
+//!   cancelled; a cancellation is refused `cancelled` naming the folder and the files written so
+//!   far.
 //!
-//! A failure after the first create leaves the partial folder for inspection; it is never
-//! deleted.
+//! Any failure after the staging folder was made removes it: nothing is left at the destination
+//! or beside it (a deliberate difference from the reference, which leaves an inspectable partial
+//! folder; see `CONTRACT-NOTES.md`).
 
 use std::collections::BTreeMap;
 use std::fs::{File, Metadata, OpenOptions};
@@ -75,6 +84,15 @@ pub struct PlannedFile {
     pub path: String,
     /// The content.
     pub content: FileContent,
+    /// Whether the owner may execute it (mode `0700` rather than `0600`).
+    pub executable: bool,
+}
+
+impl PlannedFile {
+    /// The POSIX mode the file is created with: owner-only, executable or not.
+    pub fn mode(&self) -> u32 {
+        if self.executable { 0o700 } else { 0o600 }
+    }
 }
 
 /// A file written.
@@ -92,6 +110,9 @@ pub trait WriteObserver {
     fn written(&mut self, path: &str, done: usize, total: usize);
     /// Whether the caller cancelled.
     fn cancelled(&mut self) -> bool;
+    /// The staging folder the bundle is being written into (`None` once it was renamed onto the
+    /// destination or removed): whoever stops the process meanwhile removes it.
+    fn staging(&mut self, _folder: Option<&Path>) {}
 }
 
 /// An observer that reports nothing and never cancels.
@@ -225,6 +246,20 @@ fn changed(message: String) -> Refusal {
     Refusal::new("artifact_changed", "integrity_mismatch", message)
 }
 
+/// Why writing one file stopped.
+enum WriteError {
+    /// The caller cancelled between two chunks.
+    Cancelled,
+    /// A refusal.
+    Refused(Refusal),
+}
+
+impl From<Refusal> for WriteError {
+    fn from(refusal: Refusal) -> Self {
+        WriteError::Refused(refusal)
+    }
+}
+
 impl Tree<'_> {
     fn create_directory(&mut self, relative: &str) -> Result<(), Refusal> {
         if self.directories.contains_key(relative) {
@@ -266,7 +301,11 @@ impl Tree<'_> {
         }
     }
 
-    fn write_file(&mut self, file: &PlannedFile) -> Result<(), Refusal> {
+    fn write_file(
+        &mut self,
+        file: &PlannedFile,
+        observer: &mut dyn WriteObserver,
+    ) -> Result<(), WriteError> {
         let (parent, _) = file.path.rsplit_once('/').unwrap_or(("", &file.path));
         self.create_directory(parent)?;
         self.check_directory(parent)?;
@@ -276,7 +315,7 @@ impl Tree<'_> {
         #[cfg(unix)]
         {
             use std::os::unix::fs::OpenOptionsExt;
-            options.mode(0o600);
+            options.mode(file.mode());
         }
         let mut handle = options
             .open(&path)
@@ -293,14 +332,14 @@ impl Tree<'_> {
                 bytes,
                 sha256,
             } => {
-                let copied = copy_hashing(source, &mut handle, &path)?;
+                let copied = copy_hashing(source, &mut handle, &path, observer)?;
                 if copied.0 != *sha256 || copied.1 != *bytes {
-                    return Err(changed(format!(
+                    return Err(WriteError::Refused(changed(format!(
                         "{} changed after it was planned (SHA-256 {} of {} bytes, not {sha256} of {bytes})",
                         shown(source),
                         copied.0,
                         copied.1
-                    )));
+                    ))));
                 }
                 copied
             }
@@ -314,10 +353,10 @@ impl Tree<'_> {
         #[cfg(unix)]
         {
             use std::os::unix::fs::PermissionsExt;
-            if opened.permissions().mode() & 0o7777 != 0o600 {
-                // A umask can only remove bits; set exactly 0600 on the handle we created.
+            if opened.permissions().mode() & 0o7777 != file.mode() {
+                // A umask can only remove bits; set exactly the mode on the handle we created.
                 handle
-                    .set_permissions(std::fs::Permissions::from_mode(0o600))
+                    .set_permissions(std::fs::Permissions::from_mode(file.mode()))
                     .map_err(|error| write_failed(&path, &error))?;
             }
         }
@@ -411,28 +450,31 @@ fn hash_reader(reader: &mut impl Read, path: &Path) -> Result<(String, u64), Ref
         hasher.update(&buffer[..read]);
         total += read as u64;
     }
-    Ok((hex(&hasher.finalize()), total))
+    Ok((hex::encode(hasher.finalize()), total))
 }
 
-fn copy_hashing(source: &Path, out: &mut File, path: &Path) -> Result<(String, u64), Refusal> {
-    let mut input = File::open(source).map_err(|error| {
-        Refusal::new(
+fn copy_hashing(
+    source: &Path,
+    out: &mut File,
+    path: &Path,
+    observer: &mut dyn WriteObserver,
+) -> Result<(String, u64), WriteError> {
+    let unreadable = |error: std::io::Error| {
+        WriteError::Refused(Refusal::new(
             "read_failed",
             "unavailable",
             format!("{} cannot be read: {error}", shown(source)),
-        )
-    })?;
+        ))
+    };
+    let mut input = File::open(source).map_err(unreadable)?;
     let mut hasher = Sha256::new();
     let mut buffer = vec![0u8; 1 << 20];
     let mut total = 0u64;
     loop {
-        let read = input.read(&mut buffer).map_err(|error| {
-            Refusal::new(
-                "read_failed",
-                "unavailable",
-                format!("{} cannot be read: {error}", shown(source)),
-            )
-        })?;
+        if observer.cancelled() {
+            return Err(WriteError::Cancelled);
+        }
+        let read = input.read(&mut buffer).map_err(unreadable)?;
         if read == 0 {
             break;
         }
@@ -441,7 +483,7 @@ fn copy_hashing(source: &Path, out: &mut File, path: &Path) -> Result<(String, u
             .map_err(|error| write_failed(path, &error))?;
         total += read as u64;
     }
-    Ok((hex(&hasher.finalize()), total))
+    Ok((hex::encode(hasher.finalize()), total))
 }
 
 /// The SHA-256 and size of a file, read once.
@@ -456,10 +498,6 @@ pub fn digest_file(path: &Path) -> Result<(String, u64), Refusal> {
     hash_reader(&mut file, path)
 }
 
-fn hex(digest: &[u8]) -> String {
-    digest.iter().map(|byte| format!("{byte:02x}")).collect()
-}
-
 /// Writes the files into the destination (see the module documentation).
 pub fn write_tree(
     directory: &Path,
@@ -468,57 +506,102 @@ pub fn write_tree(
     observer: &mut dyn WriteObserver,
 ) -> Result<Vec<WrittenFile>, Refusal> {
     check_destination(directory, rule)?;
+    let staging = create_staging(directory)?;
+    observer.staging(Some(&staging.0));
+    let outcome = write_staged(&staging, directory, files, observer)
+        .and_then(|written| claim_destination(&staging.0, directory).map(|()| written));
+    let outcome = match outcome {
+        Ok(written) => Ok(written),
+        Err(refusal) => Err(remove_staging(&staging.0, refusal)),
+    };
+    observer.staging(None);
+    outcome
+}
+
+/// The staging folder and its identity.
+struct Staging(PathBuf, Metadata);
+
+/// Creates the sibling staging folder `.NAME.partial-PID-N` (mode `0700`, never an existing one).
+fn create_staging(directory: &Path) -> Result<Staging, Refusal> {
+    let parent = parent_of(directory);
+    let name = directory
+        .file_name()
+        .map(|name| name.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "bundle".to_owned());
     let mut builder = std::fs::DirBuilder::new();
     #[cfg(unix)]
     {
         use std::os::unix::fs::DirBuilderExt;
         builder.mode(0o700);
     }
-    let root_metadata = match builder.create(directory) {
-        Ok(()) => std::fs::symlink_metadata(directory),
-        Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => {
-            // An empty directory the caller gave (checked just above).
-            check_destination(directory, Destination::AbsentOrEmpty)?;
-            std::fs::symlink_metadata(directory)
+    let mut attempt = 0u32;
+    loop {
+        let path = parent.join(format!(".{name}.partial-{}-{attempt}", std::process::id()));
+        match builder.create(&path) {
+            Ok(()) => {
+                let metadata = std::fs::symlink_metadata(&path)
+                    .map_err(|error| write_failed(&path, &error))?;
+                return Ok(Staging(path, metadata));
+            }
+            Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists && attempt < 1000 => {
+                attempt += 1;
+            }
+            Err(error) => return Err(write_failed(&path, &error)),
         }
-        Err(error) => return Err(write_failed(directory, &error)),
     }
-    .map_err(|error| write_failed(directory, &error))?;
-    if !root_metadata.is_dir() {
-        return Err(changed(format!("{} is not a directory", shown(directory))));
-    }
+}
+
+/// Writes and verifies every file inside the staging folder.
+fn write_staged(
+    staging: &Staging,
+    directory: &Path,
+    files: &[PlannedFile],
+    observer: &mut dyn WriteObserver,
+) -> Result<Vec<WrittenFile>, Refusal> {
     let mut tree = Tree {
-        root: directory,
-        directories: BTreeMap::from([(String::new(), identity(&root_metadata))]),
+        root: &staging.0,
+        directories: BTreeMap::from([(String::new(), identity(&staging.1))]),
         files: Vec::new(),
     };
     let written_so_far = |tree: &Tree<'_>| -> Vec<String> {
         tree.files.iter().map(|(path, ..)| path.clone()).collect()
     };
+    let cancelled = |tree: &Tree<'_>| {
+        Refusal::cancelled(format!(
+            "cancelled while writing the bundle {}: {} of {} files were written into a staging folder, which was removed; nothing was left",
+            shown(directory),
+            tree.files.len(),
+            files.len()
+        ))
+        .with_data(json!({
+            "directory": directory.display().to_string(),
+            "written": written_so_far(tree),
+            "removed": true,
+        }))
+    };
     for (index, file) in files.iter().enumerate() {
         if observer.cancelled() {
-            return Err(Refusal::cancelled(format!(
-                "cancelled while writing the bundle {}: {} of {} files written; the partial bundle is left for inspection",
-                shown(directory),
-                tree.files.len(),
-                files.len()
-            ))
-            .with_data(json!({
-                "directory": directory.display().to_string(),
-                "written": written_so_far(&tree),
-            })));
+            return Err(cancelled(&tree));
         }
-        tree.write_file(file).map_err(|refusal| {
-            let data = json!({
-                "directory": directory.display().to_string(),
-                "written": written_so_far(&tree),
-            });
-            match refusal.data {
-                None => refusal.with_data(data),
-                Some(_) => refusal,
+        match tree.write_file(file, observer) {
+            Ok(()) => {}
+            Err(WriteError::Cancelled) => return Err(cancelled(&tree)),
+            Err(WriteError::Refused(refusal)) => {
+                let data = json!({
+                    "directory": directory.display().to_string(),
+                    "written": written_so_far(&tree),
+                    "removed": true,
+                });
+                return Err(match refusal.data {
+                    None => refusal.with_data(data),
+                    Some(_) => refusal,
+                });
             }
-        })?;
+        }
         observer.written(&file.path, index + 1, files.len());
+    }
+    if observer.cancelled() {
+        return Err(cancelled(&tree));
     }
     tree.verify()?;
     Ok(tree
@@ -531,6 +614,87 @@ pub fn write_tree(
         .collect())
 }
 
+/// Renames the staging folder onto the destination, never over anything but the empty directory
+/// the caller gave.
+fn claim_destination(staging: &Path, directory: &Path) -> Result<(), Refusal> {
+    let occupied = |error: std::io::Error| {
+        destination_refusal(
+            format!(
+                "{} appeared or changed while the bundle was written ({error}); a bundle never replaces a folder",
+                shown(directory)
+            ),
+            directory,
+        )
+    };
+    match std::fs::symlink_metadata(directory) {
+        // An empty directory the caller gave: rename(2) replaces a directory only while it is
+        // empty, and never a file or a symbolic link.
+        Ok(metadata) if metadata.is_dir() => std::fs::rename(staging, directory).map_err(occupied),
+        Ok(_) => Err(occupied(std::io::Error::from(
+            std::io::ErrorKind::AlreadyExists,
+        ))),
+        Err(_) => rename_no_replace(staging, directory).map_err(occupied),
+    }
+}
+
+/// `rename` that fails when the destination exists (`renameat2(RENAME_NOREPLACE)` on Linux).
+fn rename_no_replace(from: &Path, to: &Path) -> std::io::Result<()> {
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        let from_c = std::ffi::CString::new(from.as_os_str().as_bytes())?;
+        let to_c = std::ffi::CString::new(to.as_os_str().as_bytes())?;
+        // SAFETY: both paths are NUL-terminated strings that outlive the call.
+        let result = unsafe {
+            libc::renameat2(
+                libc::AT_FDCWD,
+                from_c.as_ptr(),
+                libc::AT_FDCWD,
+                to_c.as_ptr(),
+                libc::RENAME_NOREPLACE,
+            )
+        };
+        if result == 0 {
+            return Ok(());
+        }
+        let error = std::io::Error::last_os_error();
+        // A file system without RENAME_NOREPLACE: fall back to the existence check and rename.
+        if !matches!(error.raw_os_error(), Some(libc::EINVAL | libc::ENOSYS)) {
+            return Err(error);
+        }
+    }
+    if std::fs::symlink_metadata(to).is_ok() {
+        return Err(std::io::Error::from(std::io::ErrorKind::AlreadyExists));
+    }
+    std::fs::rename(from, to)
+}
+
+/// Removes the staging folder after a failure; the refusal says so, or that it could not be.
+fn remove_staging(staging: &Path, refusal: Refusal) -> Refusal {
+    match std::fs::remove_dir_all(staging) {
+        Ok(()) => refusal,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => refusal,
+        Err(error) => {
+            let message = format!(
+                "{} (the staging folder {} could not be removed: {error})",
+                refusal.message,
+                shown(staging)
+            );
+            let data = refusal.data.clone().map(|mut data| {
+                if let Some(object) = data.as_object_mut() {
+                    object.insert("removed".to_owned(), json!(false));
+                }
+                data
+            });
+            Refusal {
+                message,
+                data,
+                ..refusal
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -540,10 +704,12 @@ mod tests {
             PlannedFile {
                 path: "README.md".into(),
                 content: FileContent::Bytes(b"hello\n".to_vec()),
+                executable: false,
             },
             PlannedFile {
                 path: "envs/x/bin/tool".into(),
                 content: FileContent::Bytes(vec![0, 1, 2]),
+                executable: true,
             },
         ]
     }
@@ -565,11 +731,15 @@ mod tests {
         #[cfg(unix)]
         {
             use std::os::unix::fs::PermissionsExt;
-            let mode = std::fs::metadata(target.join("envs/x/bin/tool"))
-                .unwrap()
-                .permissions()
-                .mode();
-            assert_eq!(mode & 0o777, 0o600);
+            let mode = |path: &str| {
+                std::fs::metadata(target.join(path))
+                    .unwrap()
+                    .permissions()
+                    .mode()
+                    & 0o777
+            };
+            assert_eq!(mode("README.md"), 0o600);
+            assert_eq!(mode("envs/x/bin/tool"), 0o700);
         }
         // An existing empty directory is used; a second write into it is refused.
         let empty = dir.path().join("empty");
@@ -635,9 +805,19 @@ mod tests {
         }
     }
 
-    // contract: BUILD-039, BUILD-041, EXPORT-042
+    /// The entries of a folder, by name.
+    fn entries(folder: &Path) -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(folder)
+            .unwrap()
+            .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    }
+
+    // contract: BUILD-039, BUILD-041
     #[test]
-    fn a_cancellation_names_what_was_written_and_leaves_it() {
+    fn a_cancellation_names_what_was_written_and_leaves_nothing() {
         let dir = tempfile::tempdir().unwrap();
         let target = dir.path().join("bundle");
         let refusal =
@@ -645,19 +825,27 @@ mod tests {
         assert_eq!(refusal.code, "cancelled");
         let data = refusal.data.unwrap();
         assert_eq!(data["written"], json!(["README.md"]));
-        assert!(target.join("README.md").is_file());
+        assert_eq!(data["removed"], json!(true));
+        assert!(!target.exists());
+        assert!(entries(dir.path()).is_empty(), "no staging folder is left");
     }
 
-    struct Intruder<'a>(&'a Path);
+    /// Writes into the staging folder the writer names, as someone else would.
+    struct Intruder(Option<PathBuf>);
 
-    impl WriteObserver for Intruder<'_> {
+    impl WriteObserver for Intruder {
         fn written(&mut self, path: &str, _: usize, _: usize) {
-            if path == "README.md" {
-                std::fs::write(self.0.join("intruder"), b"x").unwrap();
+            if let (Some(staging), "README.md") = (&self.0, path) {
+                std::fs::write(staging.join("intruder"), b"x").unwrap();
             }
         }
         fn cancelled(&mut self) -> bool {
             false
+        }
+        fn staging(&mut self, folder: Option<&Path>) {
+            if folder.is_some() {
+                self.0 = folder.map(Path::to_path_buf);
+            }
         }
     }
 
@@ -666,29 +854,30 @@ mod tests {
     fn an_entry_the_writer_did_not_create_fails_the_write() {
         let dir = tempfile::tempdir().unwrap();
         let target = dir.path().join("bundle");
-        let refusal = write_tree(
-            &target,
-            Destination::Absent,
-            &files(),
-            &mut Intruder(&target),
-        )
-        .unwrap_err();
+        let refusal =
+            write_tree(&target, Destination::Absent, &files(), &mut Intruder(None)).unwrap_err();
         assert_eq!(refusal.code, "artifact_changed");
         assert!(refusal.message.contains("intruder"), "{}", refusal.message);
+        assert!(entries(dir.path()).is_empty(), "nothing is left");
     }
 
     /// Puts a directory of the same name in place of the writer's `a` after its first file.
-    struct Swapper<'a>(&'a Path);
+    struct Swapper(Option<PathBuf>);
 
-    impl WriteObserver for Swapper<'_> {
+    impl WriteObserver for Swapper {
         fn written(&mut self, path: &str, _: usize, _: usize) {
-            if path == "a/one" {
-                std::fs::rename(self.0.join("a"), self.0.join("moved")).unwrap();
-                std::fs::create_dir(self.0.join("a")).unwrap();
+            if let (Some(staging), "a/one") = (&self.0, path) {
+                std::fs::rename(staging.join("a"), staging.join("moved")).unwrap();
+                std::fs::create_dir(staging.join("a")).unwrap();
             }
         }
         fn cancelled(&mut self) -> bool {
             false
+        }
+        fn staging(&mut self, folder: Option<&Path>) {
+            if folder.is_some() {
+                self.0 = folder.map(Path::to_path_buf);
+            }
         }
     }
 
@@ -702,19 +891,53 @@ mod tests {
             .map(|path| PlannedFile {
                 path: path.into(),
                 content: FileContent::Bytes(path.as_bytes().to_vec()),
+                executable: false,
             })
             .collect();
         let refusal =
-            write_tree(&target, Destination::Absent, &plan, &mut Swapper(&target)).unwrap_err();
+            write_tree(&target, Destination::Absent, &plan, &mut Swapper(None)).unwrap_err();
         assert_eq!(refusal.code, "artifact_changed");
         assert!(
             refusal.message.contains("no longer the directory"),
             "{}",
             refusal.message
         );
-        // Nothing was created in the directory put in its place.
-        assert_eq!(std::fs::read_dir(target.join("a")).unwrap().count(), 0);
         assert_eq!(refusal.data.unwrap()["written"], json!(["a/one"]));
+        assert!(entries(dir.path()).is_empty(), "nothing is left");
+    }
+
+    #[test]
+    fn the_bundle_appears_only_when_whole_and_never_over_a_new_entry() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("bundle");
+        /// Creates the destination while the bundle is written elsewhere.
+        struct Squatter<'a>(&'a Path);
+        impl WriteObserver for Squatter<'_> {
+            fn written(&mut self, path: &str, _: usize, _: usize) {
+                assert!(!self.0.exists(), "{path}: the destination appeared early");
+                if path == "envs/x/bin/tool" {
+                    std::fs::create_dir(self.0).unwrap();
+                    std::fs::write(self.0.join("mine"), b"x").unwrap();
+                }
+            }
+            fn cancelled(&mut self) -> bool {
+                false
+            }
+        }
+        let refusal = write_tree(
+            &target,
+            Destination::Absent,
+            &files(),
+            &mut Squatter(&target),
+        )
+        .unwrap_err();
+        assert_eq!(refusal.code, "invalid_request", "{}", refusal.message);
+        assert_eq!(
+            entries(&target),
+            ["mine"],
+            "the squatter's folder is untouched"
+        );
+        assert_eq!(entries(dir.path()), ["bundle"], "no staging folder is left");
     }
 
     #[test]
@@ -730,6 +953,7 @@ mod tests {
                 bytes,
                 sha256,
             },
+            executable: true,
         }];
         let ok = dir.path().join("ok");
         write_tree(&ok, Destination::Absent, &plan, &mut Unobserved).unwrap();

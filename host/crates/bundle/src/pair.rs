@@ -9,8 +9,8 @@
 
 use rea_evidence::capture::capture_record_count;
 use rea_evidence::{Evidence, Refusal};
+use rea_json::Json;
 use rea_manifest::{Environment, Manifest, read_manifest};
-use rea_plugin_api::json::Json;
 use serde_json::json;
 
 /// A manifest and its capture, authenticated, with their bytes.

@@ -24,6 +24,7 @@ use rea_evidence::{Evidence, Refusal};
 use rea_manifest::{Environment, Manifest};
 use rea_serve::ToolBackend;
 use rea_serve::mcp::McpSurface;
+use rea_state::StateView;
 use rea_state::precomputed::{Provenance, StateKey, write_precomputed};
 use rea_state::rules::RuleSet;
 use serde_json::Value;
@@ -45,6 +46,9 @@ pub struct Prediction {
     /// The derived state as the bundle's `state.json` ([`rea_state::precomputed`]), when the
     /// state serves and a provenance was given.
     pub precomputed: Option<Vec<u8>>,
+    /// What the state holds, for progress: entities, entity types, documents, write plans and
+    /// served write plans (empty when replay serves).
+    pub counts: Vec<(&'static str, u64)>,
 }
 
 impl Prediction {
@@ -89,6 +93,7 @@ pub fn predict(
     // As the server: the replay catalog under the served name first, then the state.
     environment.check_discovery_reservation(name)?;
     let mut precomputed = None;
+    let mut counts = Vec::new();
     let (backend, state, unavailable, coverage): (
         Arc<dyn ToolBackend>,
         Value,
@@ -102,20 +107,18 @@ pub fn predict(
             ..
         } => {
             let service = backend.service();
-            let coverage = Some(rea_state::coverage::summary(service.derived()));
+            let derived = service.derived();
+            let coverage = Some(rea_state::coverage::summary(derived));
             if let Some(provenance) = provenance {
-                let key = StateKey::new(
-                    capture.id(),
-                    &service.derived().manifest_evidence_id,
-                    provenance,
-                );
+                let key = StateKey::new(capture.id(), &derived.manifest_evidence_id, provenance);
                 precomputed = Some(write_precomputed(
-                    service.derived(),
+                    derived,
                     service.state_evidence_id(),
                     data_get_bytes,
                     &key,
                 )?);
             }
+            counts = state_counts(derived);
             (backend, report, None, coverage)
         }
         Serving::Replay {
@@ -143,7 +146,25 @@ pub fn predict(
         unavailable,
         coverage,
         precomputed,
+        counts,
     })
+}
+
+/// What the state holds, for progress: entities, entity types, documents, write plans and
+/// served write plans.
+fn state_counts(derived: &StateView) -> Vec<(&'static str, u64)> {
+    let served = derived
+        .write_plans
+        .iter()
+        .filter(|plan| plan.served)
+        .count();
+    vec![
+        ("entities", derived.entities.len() as u64),
+        ("types", derived.types.len() as u64),
+        ("documents", derived.documents.len() as u64),
+        ("write_plans", derived.write_plans.len() as u64),
+        ("served_writes", served as u64),
+    ]
 }
 
 fn find_probe(

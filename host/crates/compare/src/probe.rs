@@ -11,17 +11,15 @@
 //! Requests are taken in start-time order (equal instants by ordinal), or in record order when
 //! any record's start is absent or unreadable ([`crate::clock::start_key`]).
 
-use rea_evidence::capture::{INSPECT_CAPTURE_OPERATION, capture_records};
+use rea_evidence::capture::{
+    CAPTURE_OPERATIONS, SCENARIO_CAPTURE_OPERATION, capture_records, recorded_session,
+};
 use rea_evidence::{Evidence, Refusal};
 use rea_manifest::Manifest;
 use rea_plugin_api::contracts::capture::CaptureRecord;
-use rea_plugin_api::json::Json;
 
 use crate::clock::start_key;
 use crate::route::match_tool;
-
-/// The browser scenario's capture operation.
-pub const BROWSER_CAPTURE_OPERATION: &str = "capture_browser_scenario";
 
 /// How a probe's requests were ordered.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -59,40 +57,33 @@ fn refused(evidence: &Evidence, message: String) -> Refusal {
     Refusal::invalid_request(message).with_data(serde_json::json!({ "probe": evidence.id() }))
 }
 
-/// Whether a browser capture selected a network body (`capture.network.<member>`, in the
-/// scenario its parameters record).
-fn browser_selected(evidence: &Evidence, member: &str) -> bool {
-    let json = evidence.to_json();
-    [
-        "/parameters/capture/network",
-        "/parameters/scenario/capture/network",
-        "/scenario/capture/network",
-        "/capture/network",
-    ]
-    .iter()
-    .filter_map(|pointer| json.pointer(pointer))
-    .any(|network| network.get(member).and_then(Json::as_bool) == Some(true))
-}
-
-/// A browser capture's records: the same record contract as a HAR inspection's.
-fn browser_records(evidence: &Evidence) -> Result<Vec<CaptureRecord>, Refusal> {
-    let records = evidence.get("records").ok_or_else(|| {
-        refused(
-            evidence,
-            format!("browser probe {} has no `records`", evidence.id()),
-        )
-        .at("/records")
-    })?;
-    rea_plugin_api::json::from_json(records).map_err(|error| {
-        refused(
+/// A browser probe's bodies: read from the recorded session its Evidence keeps, as the build
+/// reads it (the capture selection the session was recorded with, not the scenario as given).
+/// Refused without response bodies, or with writes (`POST`, `PUT`, `PATCH`) but no request
+/// bodies.
+fn browser_bodies(evidence: &Evidence, records: &[CaptureRecord]) -> Result<(), Refusal> {
+    let session = recorded_session(evidence)
+        .map_err(|refusal| refusal.with_data(serde_json::json!({ "probe": evidence.id() })))?;
+    let selection = &session.capture.network;
+    if !selection.response_body {
+        return Err(refused(
             evidence,
             format!(
-                "browser probe {}'s records are malformed: {error}",
+                "browser probe {} was captured without capture.network.response_body: its answers cannot be compared",
                 evidence.id()
             ),
-        )
-        .at("/records")
-    })
+        ));
+    }
+    if records.iter().any(is_write) && !selection.request_body {
+        return Err(refused(
+            evidence,
+            format!(
+                "browser probe {} makes POST, PUT or PATCH calls but was captured without capture.network.request_body",
+                evidence.id()
+            ),
+        ));
+    }
+    Ok(())
 }
 
 fn is_write(record: &CaptureRecord) -> bool {
@@ -106,13 +97,10 @@ fn is_write(record: &CaptureRecord) -> bool {
 /// Reads and checks one probe against the manifest (see the module docs).
 pub fn read_probe(evidence: &Evidence, manifest: &Manifest) -> Result<Probe, Refusal> {
     evidence
-        .expect_operation(&[INSPECT_CAPTURE_OPERATION, BROWSER_CAPTURE_OPERATION])
+        .expect_operation(&CAPTURE_OPERATIONS)
         .map_err(|refusal| refusal.with_data(serde_json::json!({ "probe": evidence.id() })))?;
-    let records = if evidence.operation() == BROWSER_CAPTURE_OPERATION {
-        browser_records(evidence)?
-    } else {
-        capture_records(evidence)?
-    };
+    let records = capture_records(evidence)
+        .map_err(|refusal| refusal.with_data(serde_json::json!({ "probe": evidence.id() })))?;
     if records.is_empty() {
         return Err(refused(
             evidence,
@@ -122,25 +110,8 @@ pub fn read_probe(evidence: &Evidence, manifest: &Manifest) -> Result<Probe, Ref
             ),
         ));
     }
-    if evidence.operation() == BROWSER_CAPTURE_OPERATION {
-        if !browser_selected(evidence, "response_body") {
-            return Err(refused(
-                evidence,
-                format!(
-                    "browser probe {} was captured without capture.network.response_body: its answers cannot be compared",
-                    evidence.id()
-                ),
-            ));
-        }
-        if records.iter().any(is_write) && !browser_selected(evidence, "request_body") {
-            return Err(refused(
-                evidence,
-                format!(
-                    "browser probe {} makes POST, PUT or PATCH calls but was captured without capture.network.request_body",
-                    evidence.id()
-                ),
-            ));
-        }
+    if evidence.operation() == SCENARIO_CAPTURE_OPERATION {
+        browser_bodies(evidence, &records)?;
     }
     let origin = rea_manifest::projection::primary_origin_of(&records).ok_or_else(|| {
         refused(

@@ -180,20 +180,24 @@ pub fn arguments(
     }
     let mut query: Vec<(String, Vec<Value>)> = Vec::new();
     for (name, value) in &request.pairs {
-        let argument = definition
+        let declared = definition
             .input_schema
             .arguments
             .iter()
-            .find(|argument| matches!(&argument.target, ArgumentTarget::Query { name: captured } if captured == name))
-            .map_or_else(|| name.clone(), |argument| argument.name.clone());
+            .find(|argument| matches!(&argument.target, ArgumentTarget::Query { name: captured } if captured == name));
+        let argument = declared.map_or_else(|| name.clone(), |argument| argument.name.clone());
         let value = if pages(name) {
             value.clone()
         } else {
             ids.lookup(None, value).unwrap_or(value).to_owned()
         };
+        // Sent as the tool's schema types it (`_page=2` as the integer 2), as an agent would.
+        let value = declared.map_or(Value::String(value.clone()), |argument| {
+            argument.schema.kind.recorded_value(&value)
+        });
         match query.iter_mut().find(|(known, _)| *known == argument) {
-            Some((_, values)) => values.push(Value::String(value)),
-            None => query.push((argument, vec![Value::String(value)])),
+            Some((_, values)) => values.push(value),
+            None => query.push((argument, vec![value])),
         }
     }
     for (name, mut values) in query {
@@ -373,10 +377,11 @@ mod tests {
             &[("author", "a"), ("_limit", "2")],
             None,
         );
+        // The paging value is sent as the tool's schema types it (integer, as recorded).
         // contract: COMPARE-027
         assert_eq!(
             Value::Object(nested),
-            json!({"post_id": "7", "author": "z", "_limit": "2"})
+            json!({"post_id": "7", "author": "z", "_limit": 2})
         );
         // A literal segment is never translated, even when it spells a mapped id.
         // contract: COMPARE-026

@@ -1,5 +1,6 @@
-//! Capture Evidence (`inspect_web_network_capture`): built from a capture extractor's answer, and
-//! read back as typed records by the stages after it.
+//! Capture Evidence (`inspect_web_network_capture` of a capture file, `capture_browser_scenario`
+//! of a recorded browser session): built from a capture extractor's answer, and read back as
+//! typed records by the stages after it, whichever operation made it.
 //!
 //! The document (keys as written, canonical order on output):
 //!
@@ -21,6 +22,13 @@
 //! limitations      caveats (for the capture and the selected records)
 //! ```
 //!
+//! A browser scenario's Evidence (`capture_browser_scenario`) differs only in its envelope: the
+//! subject is the scenario file (`kind: "browser-scenario"`), the artifact is the recorded session
+//! the extractor read (`path: null`, its size and digest), the location's role is `scenario`, the
+//! parameters add `scenario` (how it was captured: the scenario as given, without secret values,
+//! and the browser mode), and the container is the recorded session, whose
+//! `normalized_result.events.items` keeps every network event.
+//!
 //! Paths are absolute (the capture's path made absolute against the working directory). A declared
 //! sensitive value is never written: the parameters carry only the count, and a path or digest
 //! holding one is withheld (`null`) with a limitation saying so.
@@ -28,8 +36,9 @@
 use std::collections::BTreeSet;
 use std::path::Path;
 
+use rea_json::{self as json, ItemStream, Json, Object, ParseOptions, from_json};
 use rea_plugin_api::contracts::capture::CaptureRecord;
-use rea_plugin_api::json::{self, ItemStream, Json, Object, ParseOptions, from_json};
+use rea_plugin_api::contracts::session::RecordedSession;
 
 use sha2::{Digest, Sha256};
 
@@ -41,6 +50,12 @@ use crate::refusal::Refusal;
 
 /// The operation of capture Evidence from a HAR (or another recorded capture file).
 pub const INSPECT_CAPTURE_OPERATION: &str = "inspect_web_network_capture";
+
+/// The operation of capture Evidence recorded from a browser scenario.
+pub const SCENARIO_CAPTURE_OPERATION: &str = "capture_browser_scenario";
+
+/// Every capture Evidence operation: the stages after capture read both alike.
+pub const CAPTURE_OPERATIONS: [&str; 2] = [INSPECT_CAPTURE_OPERATION, SCENARIO_CAPTURE_OPERATION];
 
 /// The largest capture file accepted: 32 MiB.
 pub const CAPTURE_MAX_BYTES: u64 = 32 * 1024 * 1024;
@@ -76,6 +91,36 @@ pub struct CaptureInputs<'a> {
     pub selection: Option<&'a [u64]>,
     /// The declared sensitive values (only their count is written).
     pub sensitive_values: &'a [String],
+    /// How the capture was made.
+    pub origin: CaptureOrigin<'a>,
+}
+
+/// How a capture was made.
+#[derive(Debug, Clone, Copy)]
+pub enum CaptureOrigin<'a> {
+    /// A capture file was inspected (`inspect_web_network_capture`); [`CaptureInputs`]' path,
+    /// size and digest are the file's.
+    File,
+    /// A browser scenario was recorded (`capture_browser_scenario`); [`CaptureInputs`]' path,
+    /// size and digest are the scenario file's.
+    Scenario {
+        /// The recorded session's size (the extractor's input).
+        session_bytes: u64,
+        /// Its lower-case hex SHA-256.
+        session_sha256: &'a str,
+        /// The `scenario` parameters: how it was captured.
+        parameters: &'a Object,
+    },
+}
+
+impl CaptureOrigin<'_> {
+    /// The operation of Evidence of this origin.
+    pub fn operation(&self) -> &'static str {
+        match self {
+            CaptureOrigin::File => INSPECT_CAPTURE_OPERATION,
+            CaptureOrigin::Scenario { .. } => SCENARIO_CAPTURE_OPERATION,
+        }
+    }
 }
 
 /// Builds and seals capture Evidence from an extractor's answer (the `Extraction` contract as
@@ -109,7 +154,7 @@ pub fn build_capture_evidence(
         }
     };
     body.insert("records", records);
-    Ok(Evidence::seal(INSPECT_CAPTURE_OPERATION, body))
+    Ok(Evidence::seal(inputs.origin.operation(), body))
 }
 
 /// Everything of capture Evidence but its records (and its id): checks the selection against
@@ -228,16 +273,31 @@ fn capture_body(
     }
 
     let mut subject = Object::new();
-    subject.insert("kind", "file");
+    let mut artifact = Object::new();
+    let mut location = Object::new();
+    match inputs.origin {
+        CaptureOrigin::File => {
+            subject.insert("kind", "file");
+            artifact.insert("path", path.clone());
+            artifact.insert("bytes", inputs.bytes);
+            artifact.insert("sha256", digest.clone());
+            location.insert("role", "capture");
+        }
+        CaptureOrigin::Scenario {
+            session_bytes,
+            session_sha256,
+            ..
+        } => {
+            subject.insert("kind", "browser-scenario");
+            artifact.insert("path", Json::Null);
+            artifact.insert("bytes", session_bytes);
+            artifact.insert("sha256", session_sha256);
+            location.insert("role", "scenario");
+        }
+    }
     subject.insert("local_path", path.clone());
     subject.insert("bytes", inputs.bytes);
     subject.insert("sha256", digest.clone());
-    let mut artifact = Object::new();
-    artifact.insert("path", path.clone());
-    artifact.insert("bytes", inputs.bytes);
-    artifact.insert("sha256", digest.clone());
-    let mut location = Object::new();
-    location.insert("role", "capture");
     location.insert("path", path.clone());
     let mut extractor = Object::new();
     extractor.insert("plugin", inputs.extractor.plugin.as_str());
@@ -254,6 +314,13 @@ fn capture_body(
             .map(|ordinals| Json::Array(ordinals.iter().map(|&o| Json::from(o)).collect())),
     );
     parameters.insert("sensitive_value_count", inputs.sensitive_values.len());
+    if let CaptureOrigin::Scenario {
+        parameters: scenario,
+        ..
+    } = inputs.origin
+    {
+        parameters.insert("scenario", Json::Object(scenario.clone()));
+    }
 
     let mut body = Object::with_capacity(16);
     body.insert("schema_version", CAPTURE_SCHEMA_VERSION);
@@ -273,7 +340,7 @@ fn capture_body(
     body.insert("record_count", record_count);
     body.insert("redactions", redactions);
     body.insert("limitations", limitations);
-    body.insert("operation", INSPECT_CAPTURE_OPERATION);
+    body.insert("operation", inputs.origin.operation());
     Ok((body, selected))
 }
 
@@ -287,7 +354,7 @@ fn limitation(code: &str, message: &str) -> Json {
 
 /// The records of capture Evidence, typed (numbers must be lossless, as extractors write them).
 pub fn capture_records(evidence: &Evidence) -> Result<Vec<CaptureRecord>, Refusal> {
-    evidence.expect_operation(&[INSPECT_CAPTURE_OPERATION])?;
+    evidence.expect_operation(&CAPTURE_OPERATIONS)?;
     let records = evidence.get("records").ok_or_else(|| {
         Refusal::invalid_request("the capture Evidence has no `records`").at("/records")
     })?;
@@ -296,6 +363,22 @@ pub fn capture_records(evidence: &Evidence) -> Result<Vec<CaptureRecord>, Refusa
             "the capture Evidence's records are malformed: {error}"
         ))
         .at("/records")
+    })
+}
+
+/// The recorded session a browser scenario's Evidence keeps as its container (every network
+/// event, the capture selection it was recorded with); refused for other Evidence.
+pub fn recorded_session(evidence: &Evidence) -> Result<RecordedSession, Refusal> {
+    evidence.expect_operation(&[SCENARIO_CAPTURE_OPERATION])?;
+    let container = evidence.get("container").ok_or_else(|| {
+        Refusal::invalid_request("the browser scenario's Evidence has no `container`")
+            .at("/container")
+    })?;
+    from_json(container).map_err(|error| {
+        Refusal::invalid_request(format!(
+            "the browser scenario's recorded session is malformed: {error}"
+        ))
+        .at("/container")
     })
 }
 
@@ -552,11 +635,7 @@ fn nullable_string(value: &Json, at: &At<'_>, name: &str) -> Result<(), String> 
     }
 }
 
-fn number<'a>(
-    value: &'a Json,
-    at: &At<'_>,
-    name: &str,
-) -> Result<&'a rea_plugin_api::json::Number, String> {
+fn number<'a>(value: &'a Json, at: &At<'_>, name: &str) -> Result<&'a rea_json::Number, String> {
     let number = member(value, at, name)?
         .as_number()
         .ok_or_else(|| format!("{at}/{name} is not a number"))?;
@@ -969,6 +1048,7 @@ mod tests {
                 extractor: &extractor,
                 selection: None,
                 sensitive_values,
+                origin: CaptureOrigin::File,
             };
             for count in [0, 1, 3, 40] {
                 let text = answer_text(count);

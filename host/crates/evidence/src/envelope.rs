@@ -2,7 +2,7 @@
 //!
 //! An Evidence document is a JSON object with at least `evidence_id` and `operation`. Its id is
 //! `ev_` + the lower-case hex SHA-256 of the canonical serialization
-//! ([`rea_plugin_api::json`]) of the document **without** `evidence_id`, so any stage can seal any
+//! ([`rea_json`]) of the document **without** `evidence_id`, so any stage can seal any
 //! object ([`Evidence::seal`], [`Evidence::seal_value`]) and anyone can check a document read back
 //! ([`Evidence::authenticate`], [`Evidence::read_file`]).
 //!
@@ -14,7 +14,7 @@
 use std::io::Write;
 use std::path::Path;
 
-use rea_plugin_api::json::{self, Json, Object, ParseOptions, write_canonical_string};
+use rea_json::{self as json, Json, Object, ParseOptions, write_canonical_string};
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
@@ -252,7 +252,7 @@ pub(crate) fn id_of_members(body: &Object, raw: Option<RawArray<'_>>) -> String 
 
 /// The id for a SHA-256 digest of a serialization.
 pub(crate) fn id_of_digest(digest: &[u8]) -> String {
-    format!("{EVIDENCE_ID_PREFIX}{}", crate::file::sha256_hex_of(digest))
+    format!("{EVIDENCE_ID_PREFIX}{}", hex::encode(digest))
 }
 
 /// The canonical serialization of `body` (without any `evidence_id` member) with a raw array

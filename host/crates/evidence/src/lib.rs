@@ -8,15 +8,19 @@
 //! * [`file`]: bounded, change-detecting reading of an input file.
 //! * [`capture`]: capture Evidence (`inspect_web_network_capture`): building it from an
 //!   extractor's answer, and reading its records back as typed values.
+//! * [`credential_names`]: which recorded names look like credentials.
+//! * [`test_hooks`]: the variables only tests set, compiled only with the `test-hooks` feature.
 
 // `Refusal` is the one error shape of every stage (about 160 bytes); refusals end an operation, so
 // their size never matters on a hot path and boxing them would only complicate every caller.
 #![allow(clippy::result_large_err)]
 
 pub mod capture;
+pub mod credential_names;
 pub mod envelope;
 pub mod file;
 pub mod refusal;
+pub mod test_hooks;
 
 pub use envelope::{EVIDENCE_ID_PREFIX, Evidence, evidence_id_of};
 pub use file::{FileBytes, read_bounded, sha256_hex};

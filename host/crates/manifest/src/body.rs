@@ -272,6 +272,9 @@ fn decimal(text: &str) -> (bool, String, i64) {
 mod tests {
     use super::*;
 
+    /// The spec's 256 KiB a reply carries (REPLAY-026, REPLAY-035), written as the spec's number.
+    const SPEC_REPLY_BODY_BYTES: usize = 256 * 1024;
+
     fn text(text: &str) -> Body {
         Body::Text { text: text.into() }
     }
@@ -359,14 +362,14 @@ mod tests {
     #[test]
     fn long_text_is_cut_at_a_utf8_boundary() {
         // contract: REPLAY-026, REPLAY-035
-        let long = format!("[\"{}\"]", "é".repeat(REPLY_BODY_LIMIT));
+        let long = format!("[\"{}\"]", "é".repeat(SPEC_REPLY_BODY_BYTES));
         let body = interpret(&text(&long), Some("application/json"));
         assert!(body.truncated);
         assert!(!body.is_json());
         let ReplayBody::Text(cut) = &body.body else {
             panic!("text expected")
         };
-        assert!(cut.len() <= REPLY_BODY_LIMIT && cut.len() >= REPLY_BODY_LIMIT - 1);
+        assert!(cut.len() <= SPEC_REPLY_BODY_BYTES && cut.len() >= SPEC_REPLY_BODY_BYTES - 1);
         assert!(long.starts_with(&**cut));
     }
 
@@ -413,7 +416,7 @@ mod tests {
     #[test]
     fn long_binary_bodies_are_cut_by_recorded_bytes_in_whole_groups() {
         // contract: REPLAY-030, REPLAY-032
-        let bytes: Vec<u8> = (0..REPLY_BODY_LIMIT + 5000)
+        let bytes: Vec<u8> = (0..SPEC_REPLY_BODY_BYTES + 5000)
             .map(|n| (n % 251) as u8 | 0x80)
             .collect();
         let body = Body::Base64 {
@@ -429,10 +432,13 @@ mod tests {
         assert_eq!(encoded.len() % 4, 0);
         assert!(!encoded.ends_with('='));
         let decoded = STANDARD.decode(encoded.as_bytes()).unwrap();
-        assert_eq!(decoded.len(), REPLY_BODY_LIMIT - REPLY_BODY_LIMIT % 3);
+        assert_eq!(
+            decoded.len(),
+            SPEC_REPLY_BODY_BYTES - SPEC_REPLY_BODY_BYTES % 3
+        );
         assert_eq!(&decoded[..], &bytes[..decoded.len()]);
         // Long UTF-8 retained as base64 is cut as text at a character boundary.
-        let long = "é".repeat(REPLY_BODY_LIMIT);
+        let long = "é".repeat(SPEC_REPLY_BODY_BYTES);
         let interpreted = interpret(
             &Body::Base64 {
                 base64: STANDARD.encode(long.as_bytes()),
@@ -445,6 +451,6 @@ mod tests {
         let ReplayBody::Text(cut) = &interpreted.body else {
             panic!("text expected")
         };
-        assert_eq!(cut.len(), REPLY_BODY_LIMIT);
+        assert_eq!(cut.len(), SPEC_REPLY_BODY_BYTES);
     }
 }

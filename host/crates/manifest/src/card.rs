@@ -225,7 +225,12 @@ mod tests {
     #[test]
     fn the_card_has_the_replay_shape() {
         // contract: CARD-002, CARD-003, CARD-004, CARD-005, CARD-006, CARD-007, CARD-008, CARD-009, CARD-010, CARD-011, CARD-012, CARD-014
-        let tool = crate::catalog::build_tool(&tool_with_queries(1, 4), "ev_x", std::iter::empty());
+        let tool = crate::catalog::build_tool(
+            &tool_with_queries(1, 4),
+            "ev_x",
+            std::iter::empty(),
+            &Default::default(),
+        );
         let card = EnvironmentCard::replay("grafana-example", &[tool]);
         let text = serde_json::to_string(&card).unwrap();
         assert!(text.starts_with(
@@ -244,8 +249,12 @@ mod tests {
     #[test]
     fn the_reservation_charges_six_bytes_per_code_unit() {
         // contract: MANIFEST-018, MANIFEST-019, MANIFEST-021, MANIFEST-022
-        let tool =
-            crate::catalog::build_tool(&tool_with_queries(1500, 12), "ev_x", std::iter::empty());
+        let tool = crate::catalog::build_tool(
+            &tool_with_queries(1500, 12),
+            "ev_x",
+            std::iter::empty(),
+            &Default::default(),
+        );
         let tools = vec![tool];
         let card = EnvironmentCard::replay("calibration", &tools);
         // The calibration case (1500 query fields) is admitted, at several times its compact size.
@@ -256,12 +265,16 @@ mod tests {
             "{charge:?} vs {compact}"
         );
         // A catalog whose compact JSON is under 1 MiB is still refused when its charge is over.
-        let big =
-            crate::catalog::build_tool(&tool_with_queries(2500, 40), "ev_x", std::iter::empty());
+        let big = crate::catalog::build_tool(
+            &tool_with_queries(2500, 40),
+            "ev_x",
+            std::iter::empty(),
+            &Default::default(),
+        );
         let tools = vec![big];
         let card = EnvironmentCard::replay("calibration", &tools);
         let compact = serde_json::to_string(&tools).unwrap().len() as u64;
-        assert!(compact < DISCOVERY_RESERVATION);
+        assert!(compact < 1024 * 1024); // the spec's 1 MiB reservation (MANIFEST-018)
         let refusal = check_discovery_reservation(&tools, &card).unwrap_err();
         assert_eq!(refusal.code, "resource_constraint");
         assert_eq!(refusal.data.unwrap()["tools"], 1);

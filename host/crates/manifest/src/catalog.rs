@@ -1,25 +1,35 @@
 //! The tool catalog a manifest serves: for each manifest tool, the MCP tool definition (name,
-//! description, input schema, annotations) and the map from argument names back to what they
-//! select (a path segment, a captured query name, the request body).
+//! description, input schema, annotations, `_meta`) and the map from argument names back to what
+//! they select (a path segment, a captured query name, the request body).
 //!
-//! Descriptions read `<warning> <METHOD> <path template>; <returns …>; recorded statuses <…>;
-//! replays retained records [<…>]; evidence <id>`: the warning [`CATALOG_WARNING`] first, then
-//! the one-level summary of the first cited 2xx record replay answers as JSON (else the first
-//! cited JSON record of another status, labelled `status 404 returns …`; no summary when no
-//! record is JSON). A list in the summary is the one the environment state's list rule finds
-//! ([`Outline::list`]): the root array of objects, or the one array of objects an envelope
-//! carries. Captured names are written as JSON strings and every captured list is sampled
-//! within the 1 KiB display budget.
+//! Descriptions read `<warning> <METHOD> <path template>; <returns …>; recorded statuses <…>.`:
+//! the warning [`CATALOG_WARNING`] first, then the one-level summary of the first cited 2xx
+//! record replay answers as JSON (else the first cited JSON record of another status, labelled
+//! `status 404 returns …`; no summary when no record is JSON). A list in the summary is the one
+//! the environment state's list rule finds ([`Outline::list`]): the root array of objects, or the
+//! one array of objects an envelope carries. Captured names are written as JSON strings and every
+//! captured list is sampled within the 1 KiB display budget. The cited records and the capture
+//! Evidence id are not in the description (issue 14: they cost every agent's context and say
+//! nothing of what the tool does): MCP `tools/list` carries them as the tool's `_meta`
+//! (`rea/records`, `rea/evidence_id`), and every answer's `replay` member names its record.
 //!
-//! Input schemas: path parameters are required strings described by segment index, rule and
-//! observed values; each query name accepts a string, a number or boolean (sent as its JSON text)
-//! or an array of strings (repeated values in captured order); `POST`, `PUT` and `PATCH` (and
-//! other non-safe methods whose records carried a request body) accept an optional `body` object,
-//! accepted and ignored. Argument names never collide: a query name equal to a path parameter's
-//! name is `query_<name>`, a name over 64 characters (or an empty query name) is
-//! `path_<segment index>` or `query_<position>` (zero-based position in the tool's query list)
-//! with the captured name in its description, the body is `request_body` when a query name is `body`, and any remaining clash
-//! takes `_2`, `_3`, …. Every schema closes with `additionalProperties: false`.
+//! Input schemas, typed from what the cited records show ([`crate::observed`]) and free of
+//! `type` arrays (JSON Schema dialects with one `type` per schema, such as the OpenAPI subset
+//! some model providers read, reject those): a path parameter is a required string described by
+//! segment index, rule and observed values, and one whose rule is `numeric` accepts an integer as
+//! well (`anyOf`); each query parameter is an optional `integer`, `number` or `boolean` when every
+//! recorded value is one, a `string` `enum` of the recorded values when they are few identifier-like
+//! tokens seen more than once (never for a credential-like name), else a `string`, an array of
+//! those besides when some record repeats it, with a one-line description naming it and its
+//! recorded values (not a credential-like name's). `POST`, `PUT` and `PATCH` (and other non-safe
+//! methods whose records carried a request body) accept an optional `body` object whose
+//! `properties` are the recorded top-level members with their JSON types, and whose `required`
+//! members are those every recorded object body sent; replay accepts and ignores it. Argument
+//! names never collide: a query name equal to a path parameter's name is `query_<name>`, a name
+//! over 64 characters (or an empty query name) is `path_<segment index>` or `query_<position>`
+//! (zero-based position in the tool's query list) with the captured name in its description, the
+//! body is `request_body` when a query name is `body`, and any remaining clash takes `_2`, `_3`,
+//! …. Every schema closes with `additionalProperties: false`.
 
 use serde::ser::{SerializeMap, SerializeStruct};
 use serde::{Serialize, Serializer};
@@ -27,6 +37,7 @@ use serde::{Serialize, Serializer};
 use crate::body::InterpretedBody;
 use crate::display::{DISPLAY_BUDGET, marked_prefix, quoted, quoted_bounded, sample_list};
 use crate::manifest::{BodyShape, ManifestTool};
+use crate::observed::ToolInputs;
 use crate::outline::{ListAt, Outline};
 
 /// The warning that opens every tool description (card and MCP alike).
@@ -68,53 +79,172 @@ pub struct Argument {
     pub schema: PropertySchema,
 }
 
-/// The JSON type(s) a property accepts.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// What a query parameter's recorded values are.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum QueryType {
+    /// Every recorded value is an integer.
+    Integer,
+    /// Every recorded value is a number.
+    Number,
+    /// Every recorded value is `true` or `false`.
+    Boolean,
+    /// A few identifier-like tokens, each recorded: a string with them as `examples` (not an
+    /// `enum`: the application may take values the recording never sent, such as another status).
+    Enum(Vec<String>),
+    /// Anything else.
+    String,
+}
+
+impl QueryType {
+    fn schema(&self) -> serde_json::Value {
+        match self {
+            Self::Integer => serde_json::json!({"type": "integer"}),
+            Self::Number => serde_json::json!({"type": "number"}),
+            Self::Boolean => serde_json::json!({"type": "boolean"}),
+            Self::Enum(values) => serde_json::json!({"type": "string", "examples": values}),
+            Self::String => serde_json::json!({"type": "string"}),
+        }
+    }
+}
+
+/// A request body's members as the recordings show them.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct BodySchema {
+    /// Each recorded top-level member with its recorded JSON types.
+    pub members: Vec<(String, Vec<String>)>,
+    /// The members every recorded object body sent.
+    pub required: Vec<String>,
+    /// Whether members other than `members` are refused (`additionalProperties: false`).
+    pub closed: bool,
+}
+
+/// What a property accepts.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum PropertyKind {
     /// `{"type": "string"}`.
     String,
-    /// `{"type": ["string", "number", "boolean", "array"], "items": {"type": "string"}}`.
-    QueryValue,
-    /// `{"type": "object"}`.
-    Object,
+    /// A numeric path id: `{"anyOf": [{"type": "string"}, {"type": "integer"}]}`.
+    StringOrInteger,
+    /// A query parameter: its type, and whether an array of such values is accepted too.
+    Query {
+        /// What the recorded values are.
+        value: QueryType,
+        /// Whether some record repeats it (then an array of values is accepted).
+        repeated: bool,
+    },
+    /// `{"type": "object"}` with the recorded members.
+    Object(BodySchema),
 }
 
 /// One property of an input schema.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PropertySchema {
-    /// The accepted type(s).
+    /// What it accepts.
     pub kind: PropertyKind,
     /// The description, when there is one.
     pub description: Option<String>,
 }
 
-impl Serialize for PropertySchema {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_map(None)?;
-        match self.kind {
-            PropertyKind::String => map.serialize_entry("type", "string")?,
-            PropertyKind::Object => map.serialize_entry("type", "object")?,
-            PropertyKind::QueryValue => {
-                map.serialize_entry("type", &["string", "number", "boolean", "array"])?
+impl PropertySchema {
+    /// The schema as JSON (`type` or `anyOf` first, then `description`, then the rest).
+    pub fn to_json(&self) -> serde_json::Value {
+        use serde_json::{Map, Value, json};
+        let mut map = Map::new();
+        let mut extend = |schema: Value| {
+            if let Value::Object(members) = schema {
+                map.extend(members);
             }
+        };
+        match &self.kind {
+            PropertyKind::String => extend(json!({"type": "string"})),
+            PropertyKind::StringOrInteger => {
+                extend(json!({"anyOf": [{"type": "string"}, {"type": "integer"}]}))
+            }
+            PropertyKind::Query {
+                value,
+                repeated: false,
+            } => extend(value.schema()),
+            PropertyKind::Query {
+                value,
+                repeated: true,
+            } => extend(json!({"anyOf": [
+                value.schema(),
+                {"type": "array", "items": value.schema()}
+            ]})),
+            PropertyKind::Object(_) => extend(json!({"type": "object"})),
         }
         if let Some(description) = &self.description {
-            map.serialize_entry("description", description)?;
+            map.insert("description".to_owned(), Value::String(description.clone()));
         }
-        if self.kind == PropertyKind::QueryValue {
-            map.serialize_entry("items", &StringItems)?;
+        if let PropertyKind::Object(body) = &self.kind {
+            body_members(body, &mut map);
         }
-        map.end()
+        Value::Object(map)
     }
 }
 
-struct StringItems;
+impl PropertyKind {
+    /// A recorded text as this argument takes it: a query value typed `integer`, `number` or
+    /// `boolean` as that JSON value (when it parses so), anything else as a string.
+    pub fn recorded_value(&self, text: &str) -> serde_json::Value {
+        let typed = match self {
+            PropertyKind::Query {
+                value: QueryType::Integer | QueryType::Number,
+                ..
+            } => serde_json::from_str::<serde_json::Number>(text)
+                .ok()
+                .filter(|_| text.trim() == text)
+                .map(serde_json::Value::Number),
+            PropertyKind::Query {
+                value: QueryType::Boolean,
+                ..
+            } => match text {
+                "true" => Some(serde_json::Value::Bool(true)),
+                "false" => Some(serde_json::Value::Bool(false)),
+                _ => None,
+            },
+            _ => None,
+        };
+        typed.unwrap_or_else(|| serde_json::Value::String(text.to_owned()))
+    }
+}
 
-impl Serialize for StringItems {
+/// A JSON type name's schema; several are `anyOf` branches.
+fn member_schema(types: &[String]) -> serde_json::Value {
+    let branch = |name: &String| serde_json::json!({ "type": name });
+    match types {
+        [one] => branch(one),
+        many => serde_json::json!({ "anyOf": many.iter().map(branch).collect::<Vec<_>>() }),
+    }
+}
+
+fn body_members(body: &BodySchema, map: &mut serde_json::Map<String, serde_json::Value>) {
+    if body.members.is_empty() {
+        return;
+    }
+    let properties: serde_json::Map<String, serde_json::Value> = body
+        .members
+        .iter()
+        .map(|(name, types)| (name.clone(), member_schema(types)))
+        .collect();
+    map.insert(
+        "properties".to_owned(),
+        serde_json::Value::Object(properties),
+    );
+    if !body.required.is_empty() {
+        map.insert("required".to_owned(), serde_json::json!(body.required));
+    }
+    if body.closed {
+        map.insert(
+            "additionalProperties".to_owned(),
+            serde_json::Value::Bool(false),
+        );
+    }
+}
+
+impl Serialize for PropertySchema {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_map(Some(1))?;
-        map.serialize_entry("type", "string")?;
-        map.end()
+        self.to_json().serialize(serializer)
     }
 }
 
@@ -252,16 +382,31 @@ pub struct ToolDefinition {
     pub path_template: String,
     /// The cited record ordinals (replay's manifest order).
     pub record_ordinals: Vec<u64>,
+    /// The capture Evidence id the records belong to.
+    pub evidence_id: String,
+}
+
+/// The `_meta` member a tool carries in MCP `tools/list`: its cited records and their capture
+/// Evidence (`{"rea/records": [5, 6], "rea/evidence_id": "ev_…"}`).
+pub fn tool_meta(
+    record_ordinals: &[u64],
+    evidence_id: &str,
+) -> serde_json::Map<String, serde_json::Value> {
+    let mut meta = serde_json::Map::new();
+    meta.insert("rea/records".to_owned(), serde_json::json!(record_ordinals));
+    meta.insert("rea/evidence_id".to_owned(), serde_json::json!(evidence_id));
+    meta
 }
 
 impl Serialize for ToolDefinition {
-    /// The MCP `tools/list` entry: `name`, `description`, `inputSchema`, `annotations`.
+    /// The MCP `tools/list` entry: `name`, `description`, `inputSchema`, `annotations`, `_meta`.
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut tool = serializer.serialize_struct("Tool", 4)?;
+        let mut tool = serializer.serialize_struct("Tool", 5)?;
         tool.serialize_field("name", &self.name)?;
         tool.serialize_field("description", &self.description)?;
         tool.serialize_field("inputSchema", &self.input_schema)?;
         tool.serialize_field("annotations", &self.annotations)?;
+        tool.serialize_field("_meta", &self.meta())?;
         tool.end()
     }
 }
@@ -272,32 +417,43 @@ impl ToolDefinition {
         serde_json::to_value(self).unwrap_or(serde_json::Value::Null)
     }
 
+    /// The tool's `_meta` ([`tool_meta`]).
+    pub fn meta(&self) -> serde_json::Map<String, serde_json::Value> {
+        tool_meta(&self.record_ordinals, &self.evidence_id)
+    }
+
     /// Whether the tool takes path parameters.
     pub fn has_path_parameters(&self) -> bool {
         !self.input_schema.required().is_empty()
     }
 }
 
-/// Builds a tool definition from its manifest tool, the evidence id and the interpreted response
-/// of each cited record (in manifest order, with its status; read lazily, as far as the summary
-/// needs).
-pub fn build_tool<'a, I>(tool: &ManifestTool, evidence_id: &str, responses: I) -> ToolDefinition
+/// Builds a tool definition from its manifest tool, the evidence id, the interpreted response of
+/// each cited record (in manifest order, with its status; read lazily, as far as the summary
+/// needs) and what the cited records show of its inputs.
+pub fn build_tool<'a, I>(
+    tool: &ManifestTool,
+    evidence_id: &str,
+    responses: I,
+    inputs: &ToolInputs,
+) -> ToolDefinition
 where
     I: IntoIterator<Item = (u16, &'a InterpretedBody)>,
     I::IntoIter: Clone,
 {
     ToolDefinition {
         name: tool.name.clone(),
-        description: description(tool, evidence_id, responses),
-        input_schema: input_schema(tool),
+        description: description(tool, responses),
+        input_schema: input_schema(tool, inputs),
         annotations: annotations(&tool.method, &tool.path_template),
         method: tool.method.clone(),
         path_template: tool.path_template.clone(),
         record_ordinals: tool.record_ordinals.clone(),
+        evidence_id: evidence_id.to_owned(),
     }
 }
 
-fn description<'a, I>(tool: &ManifestTool, evidence_id: &str, responses: I) -> String
+fn description<'a, I>(tool: &ManifestTool, responses: I) -> String
 where
     I: IntoIterator<Item = (u16, &'a InterpretedBody)>,
     I::IntoIter: Clone,
@@ -318,11 +474,7 @@ where
         text.push_str("; recorded statuses ");
         text.push_str(&statuses.join(", "));
     }
-    let ordinals = tool.record_ordinals.iter().map(u64::to_string);
-    let (records, _) = sample_list(ordinals, DISPLAY_BUDGET);
-    text.push_str(&format!(
-        "; replays retained records [{records}]; evidence {evidence_id}"
-    ));
+    text.push('.');
     text
 }
 
@@ -399,61 +551,98 @@ fn outline_summary(outline: &Outline) -> String {
     }
 }
 
-/// The input schema of a manifest tool (see the module docs for argument naming).
-pub fn input_schema(tool: &ManifestTool) -> InputSchema {
-    let mut arguments: Vec<Argument> = Vec::new();
-    let mut taken = std::collections::BTreeSet::<String>::new();
-    let claim = |preferred: String, taken: &mut std::collections::BTreeSet<String>| {
-        if taken.insert(preferred.clone()) {
+/// Claims argument names in order: a name already taken gets `_2`, `_3`, ….
+#[derive(Default)]
+struct Names(std::collections::BTreeSet<String>);
+
+impl Names {
+    fn claim(&mut self, preferred: String) -> String {
+        if self.0.insert(preferred.clone()) {
             return preferred;
         }
-        let mut counter = 2usize;
-        loop {
-            let candidate = format!("{preferred}_{counter}");
-            if taken.insert(candidate.clone()) {
-                return candidate;
+        (2usize..)
+            .map(|counter| format!("{preferred}_{counter}"))
+            .find(|candidate| self.0.insert(candidate.clone()))
+            .unwrap_or(preferred)
+    }
+}
+
+/// The input schema of a manifest tool (see the module docs for argument naming and types).
+pub fn input_schema(tool: &ManifestTool, inputs: &ToolInputs) -> InputSchema {
+    let mut names = Names::default();
+    let mut arguments = path_arguments(tool, &mut names);
+    arguments.extend(query_arguments(tool, inputs, &mut names));
+    if accepts_body(tool) {
+        let preferred = if tool
+            .query_parameters
+            .iter()
+            .any(|parameter| parameter.name == "body")
+        {
+            "request_body".to_owned()
+        } else {
+            "body".to_owned()
+        };
+        arguments.push(Argument {
+            name: names.claim(preferred),
+            target: ArgumentTarget::Body,
+            schema: PropertySchema {
+                kind: PropertyKind::Object(body_schema(tool.request_body.as_ref(), inputs)),
+                description: Some(body_description(tool.request_body.as_ref())),
+            },
+        });
+    }
+    InputSchema { arguments }
+}
+
+fn path_arguments(tool: &ManifestTool, names: &mut Names) -> Vec<Argument> {
+    tool.path_parameters
+        .iter()
+        .map(|parameter| {
+            let aliased = parameter.name.len() > MAX_ARGUMENT_NAME;
+            let preferred = if aliased {
+                format!("path_{}", parameter.segment_index)
+            } else {
+                parameter.name.clone()
+            };
+            let name = names.claim(preferred);
+            let (observed, _) = sample_list(&parameter.observed_values, DISPLAY_BUDGET);
+            let named = if aliased || name != parameter.name {
+                format!(
+                    ", parameter {}",
+                    marked_prefix(&quoted(&parameter.name), DISPLAY_BUDGET)
+                )
+            } else {
+                String::new()
+            };
+            Argument {
+                name,
+                target: ArgumentTarget::Path {
+                    segment_index: parameter.segment_index,
+                    name: parameter.name.clone(),
+                },
+                schema: PropertySchema {
+                    kind: if parameter.rule == "numeric" {
+                        PropertyKind::StringOrInteger
+                    } else {
+                        PropertyKind::String
+                    },
+                    description: Some(format!(
+                        "Path segment {} ({}){named}; observed: {observed}",
+                        parameter.segment_index, parameter.rule
+                    )),
+                },
             }
-            counter += 1;
-        }
-    };
+        })
+        .collect()
+}
+
+fn query_arguments(tool: &ManifestTool, inputs: &ToolInputs, names: &mut Names) -> Vec<Argument> {
     let path_names: std::collections::BTreeSet<&str> = tool
         .path_parameters
         .iter()
         .map(|parameter| parameter.name.as_str())
         .collect();
-    for parameter in &tool.path_parameters {
-        let aliased = parameter.name.len() > MAX_ARGUMENT_NAME;
-        let preferred = if aliased {
-            format!("path_{}", parameter.segment_index)
-        } else {
-            parameter.name.clone()
-        };
-        let name = claim(preferred, &mut taken);
-        let (observed, _) = sample_list(&parameter.observed_values, DISPLAY_BUDGET);
-        let named = if aliased || name != parameter.name {
-            format!(
-                ", parameter {}",
-                marked_prefix(&quoted(&parameter.name), DISPLAY_BUDGET)
-            )
-        } else {
-            String::new()
-        };
-        arguments.push(Argument {
-            name,
-            target: ArgumentTarget::Path {
-                segment_index: parameter.segment_index,
-                name: parameter.name.clone(),
-            },
-            schema: PropertySchema {
-                kind: PropertyKind::String,
-                description: Some(format!(
-                    "Path segment {} ({}){named}; observed: {observed}",
-                    parameter.segment_index, parameter.rule
-                )),
-            },
-        });
-    }
-    let mut query_names: Vec<String> = Vec::new();
+    let mut arguments = Vec::new();
     for (position, parameter) in tool.query_parameters.iter().enumerate() {
         let preferred = if parameter.name.len() > MAX_ARGUMENT_NAME || parameter.name.is_empty() {
             format!("query_{position}")
@@ -469,46 +658,116 @@ pub fn input_schema(tool: &ManifestTool) -> InputSchema {
         };
         // A captured name that equals an alias another query takes must not steal it: literal
         // names are claimed in order, so an alias that is taken moves on to `_2`.
-        let name = claim(preferred, &mut taken);
-        let description = (name != parameter.name).then(|| {
-            format!(
-                "Query parameter {}",
-                marked_prefix(&quoted(&parameter.name), DISPLAY_BUDGET)
-            )
-        });
-        query_names.push(name.clone());
+        let name = names.claim(preferred);
+        let (values, more) = inputs
+            .query_values
+            .get(&parameter.name)
+            .cloned()
+            .unwrap_or_default();
+        let secret = rea_evidence::credential_names::looks_like_credential(&parameter.name);
+        let records = inputs
+            .query_records
+            .get(&parameter.name)
+            .copied()
+            .unwrap_or(0);
+        let value = query_type(&values, more, records, secret);
         arguments.push(Argument {
             name,
             target: ArgumentTarget::Query {
                 name: parameter.name.clone(),
             },
             schema: PropertySchema {
-                kind: PropertyKind::QueryValue,
-                description,
+                description: Some(query_description(&parameter.name, &values, more, secret)),
+                kind: PropertyKind::Query {
+                    value,
+                    repeated: parameter.repeated,
+                },
             },
         });
     }
-    if accepts_body(tool) {
-        let preferred = if tool
-            .query_parameters
+    arguments
+}
+
+/// The most recorded values a query parameter's `enum` lists.
+pub const MAX_ENUM_VALUES: usize = 6;
+
+/// The type the recorded values of a query parameter share (see the module docs).
+pub fn query_type(values: &[String], more: bool, records: u64, secret: bool) -> QueryType {
+    if values.is_empty() {
+        return QueryType::String;
+    }
+    // A value is a number when it is spelled as a JSON number (so `007` and `1.` are not).
+    let parsed = |value: &String| {
+        (value.trim() == value)
+            .then(|| serde_json::from_str::<serde_json::Number>(value).ok())
+            .flatten()
+    };
+    let number = |value: &String| parsed(value).is_some();
+    let integer = |value: &String| parsed(value).is_some_and(|n| n.is_i64() || n.is_u64());
+    if values.iter().all(integer) {
+        return QueryType::Integer;
+    }
+    if values.iter().all(number) {
+        return QueryType::Number;
+    }
+    if values
+        .iter()
+        .all(|value| value == "true" || value == "false")
+    {
+        return QueryType::Boolean;
+    }
+    let token = |value: &String| {
+        !value.is_empty()
+            && value.len() <= 32
+            && value
+                .bytes()
+                .all(|byte| byte.is_ascii_alphanumeric() || b"_.-".contains(&byte))
+    };
+    let few =
+        !more && (2..=MAX_ENUM_VALUES).contains(&values.len()) && records > values.len() as u64;
+    if few && !secret && values.iter().all(token) {
+        return QueryType::Enum(values.to_vec());
+    }
+    QueryType::String
+}
+
+fn query_description(name: &str, values: &[String], more: bool, secret: bool) -> String {
+    let named = format!(
+        "Query parameter {}",
+        marked_prefix(&quoted(name), DISPLAY_BUDGET)
+    );
+    if secret {
+        return format!("{named}; recorded values not shown (a credential-like name)");
+    }
+    if values.is_empty() {
+        return format!("{named}; recorded without a value");
+    }
+    let (observed, omitted) = sample_list(values.iter().map(|value| quoted(value)), DISPLAY_BUDGET);
+    let more = if more && omitted == 0 { ", …" } else { "" };
+    format!("{named}; observed: {observed}{more}")
+}
+
+/// The body's schema: the recorded members with their types, those every object body sent
+/// required; open (replay accepts and ignores the body).
+fn body_schema(shape: Option<&BodyShape>, inputs: &ToolInputs) -> BodySchema {
+    let Some(shape) = shape else {
+        return BodySchema::default();
+    };
+    BodySchema {
+        members: shape
+            .members
             .iter()
-            .any(|parameter| parameter.name == "body")
-        {
-            "request_body".to_owned()
-        } else {
-            "body".to_owned()
-        };
-        let name = claim(preferred, &mut taken);
-        arguments.push(Argument {
-            name,
-            target: ArgumentTarget::Body,
-            schema: PropertySchema {
-                kind: PropertyKind::Object,
-                description: Some(body_description(tool.request_body.as_ref())),
-            },
-        });
+            .map(|(name, types)| (name.clone(), types.clone()))
+            .collect(),
+        required: inputs
+            .always_sent
+            .iter()
+            .flatten()
+            .filter(|name| shape.members.contains_key(*name))
+            .cloned()
+            .collect(),
+        closed: false,
     }
-    InputSchema { arguments }
 }
 
 /// Whether a tool accepts a request body argument.
@@ -521,21 +780,11 @@ pub fn accepts_body(tool: &ManifestTool) -> bool {
 }
 
 fn body_description(shape: Option<&BodyShape>) -> String {
-    let mut text =
-        "Request body, accepted and ignored: replay writes nothing and answers from the capture"
-            .to_owned();
-    if let Some(shape) = shape {
-        if !shape.members.is_empty() {
-            let members = shape
-                .members
-                .iter()
-                .map(|(name, types)| format!("{} ({})", quoted(name), types.join(" or ")));
-            let (list, _) = sample_list(members, DISPLAY_BUDGET);
-            text.push_str("; recorded top-level keys: ");
-            text.push_str(&list);
-        } else if shape.kinds.iter().any(|kind| kind == "json-array") {
-            text.push_str("; recorded as a JSON array");
-        }
+    let mut text = "Request body; replay accepts and ignores it".to_owned();
+    if shape.is_some_and(|shape| {
+        shape.members.is_empty() && shape.kinds.iter().any(|kind| kind == "json-array")
+    }) {
+        text.push_str(" (recorded as a JSON array)");
     }
     text
 }
@@ -620,7 +869,9 @@ mod tests {
 
     #[test]
     fn schemas_keep_each_input_apart() {
-        // contract: CARD-041, CARD-042, CARD-043, CARD-046, CARD-050, CARD-051, CARD-052, CARD-053, MANIFEST-016
+        // contract: CARD-041, CARD-042, CARD-044, CARD-050, CARD-051, CARD-052, CARD-053, MANIFEST-016
+        // CARD-043 and CARD-046 differ (issue 14): a numeric path id also accepts an integer, and
+        // query parameters are typed from their recorded values (CONTRACT-NOTES.md).
         let mut tool = tool("POST", "/users/{numeric}");
         tool.path_parameters = vec![PathParameter {
             name: "id".into(),
@@ -636,35 +887,120 @@ mod tests {
             query("query_id"),
             query(""),
         ];
-        let schema = serde_json::to_value(input_schema(&tool)).unwrap();
+        let schema = serde_json::to_value(input_schema(&tool, &ToolInputs::default())).unwrap();
+        let unrecorded = |name: &str| serde_json::json!({"type": "string", "description": format!("Query parameter {name}; recorded without a value")});
         assert_eq!(
             schema,
             serde_json::json!({
                 "type": "object",
                 "properties": {
-                    "id": {"type": "string", "description": "Path segment 1 (numeric); observed: 2, 3"},
-                    "query_id": {"type": ["string", "number", "boolean", "array"], "description": "Query parameter \"id\"", "items": {"type": "string"}},
-                    "body": {"type": ["string", "number", "boolean", "array"], "items": {"type": "string"}},
-                    "query_2": {"type": ["string", "number", "boolean", "array"], "description": format!("Query parameter \"{long}\""), "items": {"type": "string"}},
-                    "query_id_2": {"type": ["string", "number", "boolean", "array"], "description": "Query parameter \"query_id\"", "items": {"type": "string"}},
-                    "query_4": {"type": ["string", "number", "boolean", "array"], "description": "Query parameter \"\"", "items": {"type": "string"}},
-                    "request_body": {"type": "object", "description": "Request body, accepted and ignored: replay writes nothing and answers from the capture"}
+                    "id": {"anyOf": [{"type": "string"}, {"type": "integer"}], "description": "Path segment 1 (numeric); observed: 2, 3"},
+                    "query_id": unrecorded("\"id\""),
+                    "body": unrecorded("\"body\""),
+                    "query_2": unrecorded(&format!("\"{long}\"")),
+                    "query_id_2": unrecorded("\"query_id\""),
+                    "query_4": unrecorded("\"\""),
+                    "request_body": {"type": "object", "description": "Request body; replay accepts and ignores it"}
                 },
                 "required": ["id"],
                 "additionalProperties": false
             })
         );
-        let text = serde_json::to_string(&input_schema(&tool)).unwrap();
+        let text = serde_json::to_string(&input_schema(&tool, &ToolInputs::default())).unwrap();
         assert!(text.starts_with(r#"{"type":"object","properties":{"id":"#));
         assert!(text.ends_with(r#""required":["id"],"additionalProperties":false}"#));
+        // A path parameter of another rule is a string.
+        tool.path_parameters[0].rule = "opaque-token".into();
+        let schema = input_schema(&tool, &ToolInputs::default());
+        assert_eq!(schema.arguments[0].schema.kind, PropertyKind::String);
     }
 
     #[test]
-    fn body_descriptions_list_recorded_key_types() {
-        // contract: CARD-049
+    fn query_parameters_are_typed_from_their_recorded_values() {
+        let values = |values: &[&str]| values.iter().map(|v| (*v).to_owned()).collect::<Vec<_>>();
+        assert_eq!(
+            query_type(&values(&["1", "20", "-3"]), false, 3, false),
+            QueryType::Integer
+        );
+        assert_eq!(
+            query_type(&values(&["1", "2.5"]), false, 2, false),
+            QueryType::Number
+        );
+        // A leading zero is an identifier, not a number.
+        assert_eq!(
+            query_type(&values(&["007"]), false, 1, false),
+            QueryType::String
+        );
+        assert_eq!(
+            query_type(&values(&["true", "false"]), false, 2, false),
+            QueryType::Boolean
+        );
+        // A few tokens, some recorded twice: an enum; one-off free text or a credential: a string.
+        assert_eq!(
+            query_type(&values(&["asc", "desc"]), false, 3, false),
+            QueryType::Enum(values(&["asc", "desc"]))
+        );
+        assert_eq!(
+            query_type(&values(&["asc", "desc"]), false, 2, false),
+            QueryType::String
+        );
+        assert_eq!(
+            query_type(&values(&["asc"]), false, 4, false),
+            QueryType::String
+        );
+        assert_eq!(
+            query_type(&values(&["a b", "c"]), false, 5, false),
+            QueryType::String
+        );
+        assert_eq!(
+            query_type(&values(&["k1", "k2"]), false, 5, true),
+            QueryType::String
+        );
+        assert_eq!(
+            query_type(&values(&["asc", "desc"]), true, 9, false),
+            QueryType::String
+        );
+        assert_eq!(query_type(&[], false, 0, false), QueryType::String);
+
+        let mut tool = tool("GET", "/posts");
+        tool.query_parameters = vec![query("_page"), query("tag"), query("api_key")];
+        tool.query_parameters[1].repeated = true;
+        let mut inputs = ToolInputs::default();
+        for (page, tag) in [("1", "a"), ("2", "b"), ("2", "a")] {
+            inputs.add(&crate::observed::RecordInputs {
+                query: vec![
+                    ("_page".into(), page.into()),
+                    ("tag".into(), tag.into()),
+                    ("api_key".into(), "s3cr3t".into()),
+                ],
+                ..Default::default()
+            });
+        }
+        let schema = serde_json::to_value(input_schema(&tool, &inputs)).unwrap();
+        assert_eq!(
+            schema["properties"]["_page"],
+            serde_json::json!({"type": "integer", "description": "Query parameter \"_page\"; observed: \"1\", \"2\""})
+        );
+        assert_eq!(
+            schema["properties"]["tag"]["anyOf"],
+            serde_json::json!([
+                {"type": "string", "examples": ["a", "b"]},
+                {"type": "array", "items": {"type": "string", "examples": ["a", "b"]}}
+            ])
+        );
+        let secret = &schema["properties"]["api_key"];
+        assert_eq!(secret["type"], "string");
+        assert!(!secret.to_string().contains("s3cr3t"), "{secret}");
+        // No `type` array anywhere (the MCP Inspector warns on them).
+        assert!(!schema.to_string().contains(r#""type":["#), "{schema}");
+    }
+
+    #[test]
+    fn bodies_list_their_recorded_members_and_require_the_always_sent_ones() {
+        // CARD-049 holds in another form: a deviation in host/crates/serve/CONTRACT-NOTES.md.
         let mut tool = tool("PATCH", "/posts/{numeric}");
         let mut shape = BodyShape {
-            records: 1,
+            records: 2,
             kinds: vec!["json-object".into()],
             ..BodyShape::default()
         };
@@ -673,21 +1009,34 @@ mod tests {
             .members
             .insert("views".into(), vec!["null".into(), "number".into()]);
         tool.request_body = Some(shape);
-        let schema = input_schema(&tool);
-        let body = schema.argument("body").unwrap();
-        assert_eq!(body.schema.kind, PropertyKind::Object);
-        assert!(
-            body.schema.description.as_deref().unwrap().ends_with(
-                r#"recorded top-level keys: "title" (string), "views" (null or number)"#
-            )
+        let mut inputs = ToolInputs::default();
+        for members in [&["title", "views"][..], &["title"][..]] {
+            inputs.add(&crate::observed::RecordInputs {
+                body_members: Some(members.iter().map(|m| (*m).to_owned()).collect()),
+                ..Default::default()
+            });
+        }
+        let schema = input_schema(&tool, &inputs);
+        let body = serde_json::to_value(&schema.argument("body").unwrap().schema).unwrap();
+        assert_eq!(
+            body,
+            serde_json::json!({
+                "type": "object",
+                "description": "Request body; replay accepts and ignores it",
+                "properties": {
+                    "title": {"type": "string"},
+                    "views": {"anyOf": [{"type": "null"}, {"type": "number"}]}
+                },
+                "required": ["title"]
+            })
         );
         assert!(
-            input_schema(&self::tool("GET", "/a"))
+            input_schema(&self::tool("GET", "/a"), &inputs)
                 .argument("body")
                 .is_none()
         );
         assert!(
-            input_schema(&self::tool("DELETE", "/a"))
+            input_schema(&self::tool("DELETE", "/a"), &inputs)
                 .argument("body")
                 .is_none()
         );
@@ -740,7 +1089,9 @@ mod tests {
 
     #[test]
     fn descriptions_follow_the_card_example() {
-        // contract: CARD-015, CARD-016, CARD-027, CARD-029, REPLAY-041
+        // contract: CARD-015, CARD-016, CARD-027, REPLAY-041
+        // CARD-029 differs (issue 14): the cited records and the Evidence id are the tool's
+        // `_meta`, not part of its description (CONTRACT-NOTES.md).
         let mut tool = tool("GET", "/api/users/{numeric}");
         tool.statuses = vec![200];
         let body = crate::body::interpret(
@@ -749,12 +1100,21 @@ mod tests {
             },
             Some("application/json"),
         );
-        let definition = build_tool(&tool, "ev_1", [(200, &body), (200, &body)]);
+        let definition = build_tool(
+            &tool,
+            "ev_1",
+            [(200, &body), (200, &body)],
+            &ToolInputs::default(),
+        );
         assert_eq!(
             definition.description,
             format!(
-                "{CATALOG_WARNING} GET /api/users/{{numeric}}; returns a JSON object with fields \"id\", \"uid\", \"login\", \"email\"; recorded statuses 200; replays retained records [5, 6]; evidence ev_1"
+                "{CATALOG_WARNING} GET /api/users/{{numeric}}; returns a JSON object with fields \"id\", \"uid\", \"login\", \"email\"; recorded statuses 200."
             )
+        );
+        assert_eq!(
+            definition.to_mcp_json()["_meta"],
+            serde_json::json!({"rea/records": [5, 6], "rea/evidence_id": "ev_1"})
         );
         assert!(
             definition
@@ -851,11 +1211,7 @@ mod tests {
         let fields = summary
             .strip_prefix("returns a JSON object with fields ")
             .unwrap();
-        assert!(
-            fields.len() <= crate::display::DISPLAY_BUDGET + 16,
-            "{}",
-            fields.len()
-        );
+        assert!(fields.len() <= 1024 + 16, "{}", fields.len());
         let shown: Vec<&str> = fields
             .split(", ")
             .filter(|part| part.starts_with('"'))
@@ -903,17 +1259,13 @@ mod tests {
             300,
             "the manifest keeps every observed value"
         );
-        let schema = input_schema(tool);
+        let schema = input_schema(tool, &ToolInputs::default());
         let description = schema.arguments[0].schema.description.clone().unwrap();
         let list = description
             .split_once("; observed: ")
             .map(|(_, list)| list)
             .unwrap();
-        assert!(
-            list.len() <= crate::display::DISPLAY_BUDGET + 16,
-            "{}",
-            list.len()
-        );
+        assert!(list.len() <= 1024 + 16, "{}", list.len());
         let shown: Vec<&str> = list.split(", ").filter(|v| !v.starts_with('…')).collect();
         let omitted: usize = list
             .rsplit_once("… (")

@@ -93,10 +93,10 @@ mod tests {
     #[test]
     fn lists_show_whole_items_and_count_the_rest() {
         // contract: MANIFEST-012, MANIFEST-013
-        let (text, omitted) = sample_list(["2", "3"], DISPLAY_BUDGET);
+        let (text, omitted) = sample_list(["2", "3"], 1024);
         assert_eq!((text.as_str(), omitted), ("2, 3", 0));
         let items: Vec<String> = (0..500).map(|n| format!("value-{n}")).collect();
-        let (text, omitted) = sample_list(&items, DISPLAY_BUDGET);
+        let (text, omitted) = sample_list(&items, 1024);
         assert!(omitted > 0);
         assert!(text.ends_with(&format!("… ({omitted} more)")));
         let shown = text
@@ -104,8 +104,8 @@ mod tests {
             .filter(|part| part.starts_with("value-"))
             .count();
         assert_eq!(shown + omitted, 500);
-        assert!(text.len() <= DISPLAY_BUDGET + 20);
-        let (text, omitted) = sample_list([&"x".repeat(2000)], DISPLAY_BUDGET);
+        assert!(text.len() <= 1024 + 20);
+        let (text, omitted) = sample_list([&"x".repeat(2000)], 1024);
         assert_eq!((text.as_str(), omitted), ("… (1 more)", 1));
     }
 
@@ -113,10 +113,10 @@ mod tests {
     fn long_texts_show_a_marked_prefix_on_a_character_boundary() {
         // contract: MANIFEST-014
         let long = "é".repeat(1000);
-        let shown = marked_prefix(&long, DISPLAY_BUDGET);
-        assert!(shown.len() <= DISPLAY_BUDGET);
+        let shown = marked_prefix(&long, 1024);
+        assert!(shown.len() <= 1024);
         assert!(shown.ends_with(TRUNCATION_MARK));
-        assert_eq!(marked_prefix("/api/users", DISPLAY_BUDGET), "/api/users");
+        assert_eq!(marked_prefix("/api/users", 1024), "/api/users");
         let name = quoted_bounded(&"n".repeat(300), 64);
         assert!(name.starts_with("\"nnn") && name.ends_with("…\" (truncated)"));
         assert_eq!(name.len(), 64 + " (truncated)".len());

@@ -22,6 +22,7 @@ use crate::card::{self, DiscoveryCharge, EnvironmentCard};
 use crate::catalog::{self, ToolDefinition};
 use crate::manifest::{MANIFEST_VIEW_KIND, Manifest};
 use crate::naming::is_mcp_tool_name;
+use crate::observed::{RecordInputs, ToolInputs};
 use crate::replay::{self, ReplayAnswer, ReplayRecord, ToolCallError};
 
 /// REA's untrusted-content instructions.
@@ -89,9 +90,11 @@ impl Environment {
             .flat_map(|tool| tool.record_ordinals.iter().map(|ordinal| (*ordinal, ())))
             .collect();
         let mut kept: BTreeMap<u64, ReplayRecord> = BTreeMap::new();
+        let mut inputs: BTreeMap<u64, RecordInputs> = BTreeMap::new();
         for record in records {
             if cited.contains_key(&record.ordinal) && !kept.contains_key(&record.ordinal) {
                 let ordinal = record.ordinal;
+                inputs.insert(ordinal, RecordInputs::of(&record));
                 let Some(replay) = ReplayRecord::from_capture(record) else {
                     return Err(Refusal::invalid_request(format!(
                         "the manifest cites record {ordinal}, whose path evidence {capture_evidence_id} did not keep"
@@ -145,7 +148,18 @@ impl Environment {
                 let record = &records[*position];
                 (record.status, record.interpreted().as_ref())
             });
-            tools.push(catalog::build_tool(tool, capture_evidence_id, responses));
+            let mut tool_inputs = ToolInputs::default();
+            for ordinal in &tool.record_ordinals {
+                if let Some(record) = inputs.get(ordinal) {
+                    tool_inputs.add(record);
+                }
+            }
+            tools.push(catalog::build_tool(
+                tool,
+                capture_evidence_id,
+                responses,
+                &tool_inputs,
+            ));
             citations.push(cited);
         }
         Ok(Self {
@@ -192,6 +206,28 @@ impl Environment {
     /// The MCP server instructions.
     pub fn instructions(&self) -> String {
         instructions()
+    }
+
+    /// The ordinals of the records a tool cites, in manifest order (empty for an unknown tool).
+    pub fn cited_ordinals(&self, tool: &str) -> Vec<u64> {
+        self.by_name.get(tool).map_or_else(Vec::new, |index| {
+            self.citations[*index]
+                .iter()
+                .map(|position| self.records[*position].ordinal)
+                .collect()
+        })
+    }
+
+    /// The answer of one record a tool cites, as replay gives it with `exact_match: true`: for a
+    /// caller that found the record's request matches the call exactly. `None` when the tool
+    /// does not cite that record.
+    pub fn answer_record(&self, tool: &str, ordinal: u64) -> Option<ReplayAnswer> {
+        let index = self.by_name.get(tool)?;
+        let record = self.citations[*index]
+            .iter()
+            .map(|position| &self.records[*position])
+            .find(|record| record.ordinal == ordinal)?;
+        Some(replay::answer_from(record, &self.evidence_id, true))
     }
 
     /// Answers a tool call by replay (see [`crate::replay`]). Nothing is written: the same call
@@ -294,12 +330,18 @@ mod tests {
                 .unwrap_err(),
             ToolCallError::MissingArgument { .. }
         ));
-        assert!(matches!(
+        // A path id is a string or an integer (issue 14); anything else is refused.
+        assert!(
             environment
                 .answer("get_users_by_id", &args(json!({"id": 2})))
+                .is_ok()
+        );
+        assert!(matches!(
+            environment
+                .answer("get_users_by_id", &args(json!({"id": 2.5})))
                 .unwrap_err(),
             ToolCallError::InvalidArgument {
-                expected: "a string",
+                expected: "a string or an integer",
                 ..
             }
         ));
@@ -343,9 +385,11 @@ mod tests {
         // One occurrence agrees: the most matches wins, but the lists differ.
         assert_eq!(call(json!({"id": "3"})), (4, false));
         assert_eq!(call(json!({"published": "false"})), (0, false));
+        // Arrays of numbers are sent as their JSON text too (typed repeated parameters).
+        assert_eq!(call(json!({"id": [3, 1]})), (4, true));
         assert!(
             environment
-                .answer("get_posts", &args(json!({"id": [1]})))
+                .answer("get_posts", &args(json!({"id": [[1]]})))
                 .is_err()
         );
         assert!(

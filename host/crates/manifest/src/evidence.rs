@@ -9,12 +9,10 @@
 
 use std::path::{Path, PathBuf};
 
-use rea_evidence::capture::{
-    INSPECT_CAPTURE_OPERATION, capture_records, declared_sensitive_values,
-};
+use rea_evidence::capture::{capture_records, declared_sensitive_values};
 use rea_evidence::envelope::EVIDENCE_FILE_MAX_BYTES;
 use rea_evidence::{Evidence, Refusal};
-use rea_plugin_api::json::{Json, from_json};
+use rea_json::{Json, from_json};
 use serde::Serialize;
 
 use crate::environment::Environment;
@@ -29,8 +27,9 @@ pub const VIEW_OPERATION: &str = "inspect_analysis_view";
 /// The manifest Evidence layout version.
 pub const MANIFEST_SCHEMA_VERSION: u64 = 1;
 
-/// The capture Evidence operations a manifest can be projected from.
-pub const CAPTURE_OPERATIONS: [&str; 1] = [INSPECT_CAPTURE_OPERATION];
+/// The capture Evidence operations a manifest can be projected from: a HAR inspection and a
+/// browser scenario alike.
+pub use rea_evidence::capture::CAPTURE_OPERATIONS;
 
 /// The members manifest Evidence adds around the manifest.
 const ENVELOPE_MEMBERS: [&str; 4] = ["evidence_id", "operation", "parameters", "schema_version"];
@@ -137,7 +136,13 @@ impl Environment {
     /// The replay environment of authenticated manifest Evidence and its parent capture Evidence
     /// (see [`Environment::new`] for the refusals).
     pub fn from_evidence(manifest: &Evidence, capture: &Evidence) -> Result<Environment, Refusal> {
-        crate::test_hold::hold_if_asked("loading");
+        if rea_evidence::test_hooks::holds("loading") {
+            eprintln!(
+                "{}",
+                serde_json::json!({"level": "warn", "msg": "test hold", "stage": "loading"})
+            );
+            std::thread::sleep(rea_evidence::test_hooks::HOLD);
+        }
         let parsed = read_manifest(manifest)?;
         capture.expect_operation(&CAPTURE_OPERATIONS)?;
         crate::environment::check_parent(&parsed, capture.id())?;

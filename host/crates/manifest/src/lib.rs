@@ -1,6 +1,6 @@
 //! `rea-manifest`: the environment manifest and replay, as a synchronous library (its only I/O is
-//! reading a view's `evidence-file` source, in [`evidence`]; [`test_hold`] is a test-only hook
-//! that can hold input loading when `REA_TEST_HOLD=loading`).
+//! reading a view's `evidence-file` source, in [`evidence`]; input loading can be held by a test
+//! hook, see `rea_evidence::test_hooks`).
 //!
 //! * Projection: [`project_manifest`] turns capture records into a [`Manifest`] (one tool per
 //!   method and path template on the primary origin; see [`projection`], [`template`],
@@ -42,6 +42,7 @@ pub mod evidence;
 pub mod manifest;
 pub mod media;
 pub mod naming;
+pub mod observed;
 pub mod outline;
 pub mod projection;
 pub mod replay;
@@ -49,7 +50,6 @@ mod responses;
 pub mod segments;
 mod shape;
 pub mod template;
-pub mod test_hold;
 #[cfg(any(test, feature = "testing"))]
 pub mod testing;
 pub mod view;

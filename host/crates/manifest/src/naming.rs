@@ -198,10 +198,7 @@ pub fn bounded(name: String) -> String {
         return name;
     }
     let digest = Sha256::digest(name.as_bytes());
-    let suffix: String = digest[..4]
-        .iter()
-        .map(|byte| format!("{byte:02x}"))
-        .collect();
+    let suffix = hex::encode(&digest[..4]);
     let mut kept = name[..MAX_TOOL_NAME - 9].to_owned();
     kept.push('_');
     kept.push_str(&suffix);
@@ -277,7 +274,7 @@ mod tests {
         assert_eq!(environment_name("http://---"), "environment");
         let long = format!("https://{}.example", "a".repeat(80));
         let name = environment_name(&long);
-        assert!(name.len() <= MAX_ENVIRONMENT_NAME);
+        assert!(name.len() <= 63); // the spec's DNS label limit (BUILD-023)
     }
 
     #[test]

@@ -255,23 +255,13 @@ pub(crate) fn resolve_arguments(
             expected,
         };
         match &argument.target {
-            ArgumentTarget::Path { segment_index, .. } => match value {
-                Value::String(text) => supplied.path.push((*segment_index, text.clone())),
-                _ => return Err(invalid("a string")),
+            ArgumentTarget::Path { segment_index, .. } => match path_text(value) {
+                Some(text) => supplied.path.push((*segment_index, text)),
+                None => return Err(invalid("a string or an integer")),
             },
             ArgumentTarget::Query { name: captured } => {
-                let expected = "a string, a number, a boolean or an array of strings";
-                let values = match value {
-                    Value::String(text) => vec![text.clone()],
-                    Value::Number(number) => vec![number.to_string()],
-                    Value::Bool(flag) => vec![flag.to_string()],
-                    Value::Array(items) => items
-                        .iter()
-                        .map(|item| item.as_str().map(str::to_owned))
-                        .collect::<Option<Vec<_>>>()
-                        .ok_or_else(|| invalid(expected))?,
-                    _ => return Err(invalid(expected)),
-                };
+                let expected = "a string, a number, a boolean or an array of them";
+                let values = query_texts(value).ok_or_else(|| invalid(expected))?;
                 supplied.query.push((captured.clone(), values));
             }
             ArgumentTarget::Body => {
@@ -290,6 +280,30 @@ pub(crate) fn resolve_arguments(
         }
     }
     Ok(supplied)
+}
+
+/// A path argument's segment text: a string as given, an integer as its JSON text.
+pub fn path_text(value: &Value) -> Option<String> {
+    match value {
+        Value::String(text) => Some(text.clone()),
+        Value::Number(number) if number.is_i64() || number.is_u64() => Some(number.to_string()),
+        _ => None,
+    }
+}
+
+/// A query argument's values: a string as given, a number or boolean as its JSON text, an array
+/// of those one value per item (repeated values in order).
+pub fn query_texts(value: &Value) -> Option<Vec<String>> {
+    let scalar = |value: &Value| match value {
+        Value::String(text) => Some(text.clone()),
+        Value::Number(number) => Some(number.to_string()),
+        Value::Bool(flag) => Some(flag.to_string()),
+        _ => None,
+    };
+    match value {
+        Value::Array(items) => items.iter().map(scalar).collect(),
+        other => scalar(other).map(|value| vec![value]),
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]

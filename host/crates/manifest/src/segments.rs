@@ -1,4 +1,4 @@
-//! Path segments and percent-decoding, shared by templating (which classifies segments), replay
+//! Path segments and percent-decoding (on the `percent-encoding` crate), shared by templating (which classifies segments), replay
 //! (which matches arguments against recorded segments) and body shapes (form bodies).
 //!
 //! A path is split on `/` after its leading slash, keeping empty segments: `/a//b/` has the
@@ -6,6 +6,8 @@
 //! list, so `/api/users/2` has `2` at index 2.
 
 use std::borrow::Cow;
+
+use percent_encoding::percent_decode_str;
 
 /// The path's segments as recorded (percent-encoding kept).
 pub fn split_path(path: &str) -> Vec<&str> {
@@ -25,46 +27,14 @@ pub fn form_decode(text: &str) -> Option<Cow<'_, str>> {
 }
 
 fn decode(text: &str, plus_is_space: bool) -> Option<Cow<'_, str>> {
-    if !(text.contains('%') || plus_is_space && text.contains('+')) {
-        return Some(Cow::Borrowed(text));
+    if plus_is_space && text.contains('+') {
+        let spaced = text.replace('+', " ");
+        return percent_decode_str(&spaced)
+            .decode_utf8()
+            .ok()
+            .map(|decoded| Cow::Owned(decoded.into_owned()));
     }
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut index = 0;
-    while index < bytes.len() {
-        match bytes[index] {
-            b'%' if index + 2 < bytes.len() => {
-                match (hex_value(bytes[index + 1]), hex_value(bytes[index + 2])) {
-                    (Some(high), Some(low)) => {
-                        out.push(high * 16 + low);
-                        index += 3;
-                    }
-                    _ => {
-                        out.push(b'%');
-                        index += 1;
-                    }
-                }
-            }
-            b'+' if plus_is_space => {
-                out.push(b' ');
-                index += 1;
-            }
-            byte => {
-                out.push(byte);
-                index += 1;
-            }
-        }
-    }
-    String::from_utf8(out).ok().map(Cow::Owned)
-}
-
-fn hex_value(byte: u8) -> Option<u8> {
-    match byte {
-        b'0'..=b'9' => Some(byte - b'0'),
-        b'a'..=b'f' => Some(byte - b'a' + 10),
-        b'A'..=b'F' => Some(byte - b'A' + 10),
-        _ => None,
-    }
+    percent_decode_str(text).decode_utf8().ok()
 }
 
 /// The segment as a value: percent-decoded when that yields UTF-8, as written otherwise.

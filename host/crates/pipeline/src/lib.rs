@@ -6,8 +6,9 @@
 //!
 //! Like Vector's configuration, a pipeline is validated whole before anything runs: [`parse`]
 //! collects every syntax and shape problem (unknown key, wrong type, bad value) and [`resolve`]
-//! loads the named libraries and checks every stage reference and option against the registry,
-//! again collecting every problem. Each [`Diagnostic`] has a line and column.
+//! loads the named libraries and checks every stage reference, option name and option value
+//! (the stage reads the values into its own options type) against the registry, again collecting
+//! every problem. Each [`Diagnostic`] has a line and column.
 
 mod diagnostic;
 mod spec;
@@ -16,11 +17,13 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use rea_plugin_api::StageKind;
+use rea_plugin_api::contracts::rule::RawOptions;
 use rea_registry::Registry;
 
 pub use diagnostic::{Diagnostic, PipelineErrors};
 pub use spec::{
-    CaptureBinding, LibrarySpec, PipelineSpec, RuleSpec, ServeSpec, TEMPLATE_RULES, parse,
+    CaptureBinding, LibrarySpec, PipelineSpec, RuleSpec, ServeSpec, TEMPLATE_RULES, WithheldWrites,
+    parse,
 };
 
 /// The pipeline used when none is given.
@@ -99,7 +102,11 @@ impl Pipeline {
                 value["options"] = serde_json::Value::Object(rule.options.clone().into_iter().collect());
                 value
             }).collect::<Vec<_>>(),
-            "serve": {"host": self.serve.host, "port": self.serve.port},
+            "serve": {
+                "host": self.serve.host,
+                "port": self.serve.port,
+                "withheld": self.serve.withheld.name(),
+            },
         })
     }
 }
@@ -167,7 +174,19 @@ pub fn resolve(spec: &PipelineSpec, registry: &mut Registry) -> Result<Pipeline,
     }
 
     let mut rules = Vec::new();
+    let mut listed = std::collections::BTreeSet::new();
     for rule in &spec.rules {
+        if !listed.insert(rule.stage.as_str()) {
+            problems.push(spec.at(
+                rule.position,
+                "duplicate_rule_stage",
+                format!(
+                    "rule stage `{}` is listed twice; each stage runs once, where it is first listed",
+                    rule.stage
+                ),
+            ));
+            continue;
+        }
         match lookup(registry, &rule.stage, StageKind::Rule) {
             Ok((resolved, _)) => {
                 let accepted = registry
@@ -187,6 +206,7 @@ pub fn resolve(spec: &PipelineSpec, registry: &mut Registry) -> Result<Pipeline,
                         ));
                     }
                 }
+                problems.extend(check_option_values(spec, rule, &accepted, registry));
                 rules.push(ResolvedRule {
                     stage: resolved,
                     options: rule.options.clone(),
@@ -207,6 +227,52 @@ pub fn resolve(spec: &PipelineSpec, registry: &mut Registry) -> Result<Pipeline,
         rules,
         serve: spec.serve.clone(),
     })
+}
+
+/// Asks the rule stage whether the values of its declared options fit (a plugin built before
+/// the check answers nothing: its values are checked when it learns). Each problem is placed at
+/// the value it names.
+fn check_option_values(
+    spec: &PipelineSpec,
+    rule: &RuleSpec,
+    accepted: &[String],
+    registry: &Registry,
+) -> Vec<Diagnostic> {
+    let declared: RawOptions = rule
+        .options
+        .iter()
+        .filter(|(name, _)| accepted.contains(name))
+        .map(|(name, value)| (name.clone(), value.clone()))
+        .collect();
+    match registry.check_rule_options(&rule.stage, &declared) {
+        Ok(problems) => problems
+            .unwrap_or_default()
+            .into_iter()
+            .map(|problem| {
+                let what = if problem.pointer.is_empty() {
+                    "the options".to_owned()
+                } else {
+                    format!("option `{}`", problem.pointer)
+                };
+                spec.at(
+                    rule.value_position(&problem.pointer),
+                    "invalid_option",
+                    format!(
+                        "rule stage `{}`: {what} does not fit: {}",
+                        rule.stage, problem.message
+                    ),
+                )
+            })
+            .collect(),
+        Err(error) => vec![spec.at(
+            rule.position,
+            "options_check_failed",
+            format!(
+                "rule stage `{}` could not check its options: {error}",
+                rule.stage
+            ),
+        )],
+    }
 }
 
 fn lookup(

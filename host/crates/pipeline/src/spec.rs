@@ -13,10 +13,11 @@
 //! template_rules = ["after-uid-literal"]       # applied in the views' fixed order
 //! [[rules]]                                    # state rules, in order
 //! stage = "revision"
-//! options = { field = "version" }              # checked against the stage's option names
+//! options = { field = "version" }              # names and values checked by the stage
 //! [serve]
 //! host = "127.0.0.1"
 //! port = 0
+//! withheld = "hide"                            # withheld writes: "hide", "refuse" or "replay"
 //! ```
 
 use std::collections::BTreeMap;
@@ -86,8 +87,51 @@ pub struct RuleSpec {
     pub options: BTreeMap<String, serde_json::Value>,
     /// Byte offset of each option key.
     pub option_positions: Vec<(String, usize)>,
+    /// Byte offset of each option value and of every value inside it, by JSON pointer into the
+    /// options (`/fields`, `/fields/1`); the empty pointer is the `options` table itself.
+    pub value_positions: BTreeMap<String, usize>,
     /// Byte offset of the `stage` value.
     pub position: usize,
+}
+
+impl RuleSpec {
+    /// Where a problem with the option value at `pointer` is reported: that value, else the
+    /// nearest value holding it, else the `stage` value.
+    pub fn value_position(&self, pointer: &str) -> usize {
+        let mut at = pointer;
+        loop {
+            if let Some(position) = self.value_positions.get(at) {
+                return *position;
+            }
+            match at.rfind('/') {
+                Some(slash) => at = &at[..slash],
+                None => return self.position,
+            }
+        }
+    }
+}
+
+/// Records the position of `value` at `pointer` and of every value inside it.
+fn record_positions(
+    value: &Spanned<DeValue<'_>>,
+    pointer: String,
+    positions: &mut BTreeMap<String, usize>,
+) {
+    match value.get_ref() {
+        DeValue::Array(items) => {
+            for (index, item) in items.iter().enumerate() {
+                record_positions(item, format!("{pointer}/{index}"), positions);
+            }
+        }
+        DeValue::Table(table) => {
+            for (key, item) in table.iter() {
+                let token = key.get_ref().replace('~', "~0").replace('/', "~1");
+                record_positions(item, format!("{pointer}/{token}"), positions);
+            }
+        }
+        _ => {}
+    }
+    positions.insert(pointer, value.span().start);
 }
 
 /// Serve settings.
@@ -97,6 +141,41 @@ pub struct ServeSpec {
     pub host: Option<String>,
     /// Port to bind (the command line and `MCP_PORT` take precedence).
     pub port: Option<u16>,
+    /// What a state environment does with the write tools whose plan is withheld.
+    pub withheld: WithheldWrites,
+}
+
+/// What a state environment does with a write tool whose plan is withheld (`[serve] withheld`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum WithheldWrites {
+    /// Not listed (the spec's default).
+    #[default]
+    Hide,
+    /// Listed; a call answers a structured `not_served` error with the reason and hint.
+    Refuse,
+    /// Listed; a call answers its recording, changing no state (its `state` says so).
+    Replay,
+}
+
+impl WithheldWrites {
+    /// Its spelling.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Hide => "hide",
+            Self::Refuse => "refuse",
+            Self::Replay => "replay",
+        }
+    }
+
+    /// The mode a spelling names.
+    pub fn from_name(name: &str) -> Option<Self> {
+        match name {
+            "hide" => Some(Self::Hide),
+            "refuse" => Some(Self::Refuse),
+            "replay" => Some(Self::Replay),
+            _ => None,
+        }
+    }
 }
 
 impl PipelineSpec {
@@ -457,9 +536,11 @@ fn parse_rules(collector: &mut Collector<'_>, root: &DeTable<'_>) -> Vec<RuleSpe
         collector.unknown_keys(table, "a [[rules]] entry", &["stage", "options"]);
         let mut options = BTreeMap::new();
         let mut option_positions = Vec::new();
+        let mut value_positions = BTreeMap::new();
         if let Some(value) = get(table, "options") {
             match value.get_ref() {
                 DeValue::Table(option_table) => {
+                    record_positions(value, String::new(), &mut value_positions);
                     for (key, option) in option_table.iter() {
                         match to_json(option.get_ref()) {
                             Some(json) => {
@@ -487,6 +568,7 @@ fn parse_rules(collector: &mut Collector<'_>, root: &DeTable<'_>) -> Vec<RuleSpe
                         stage,
                         options,
                         option_positions,
+                        value_positions,
                         position: value.span().start,
                     });
                 }
@@ -512,7 +594,7 @@ fn parse_serve(collector: &mut Collector<'_>, root: &DeTable<'_>) -> ServeSpec {
         collector.wrong_type(serve.span(), "`serve`", "a table", serve.get_ref());
         return ServeSpec::default();
     };
-    collector.unknown_keys(table, "[serve]", &["host", "port"]);
+    collector.unknown_keys(table, "[serve]", &["host", "port", "withheld"]);
     let host = get(table, "host").and_then(|value| {
         let host = collector.string(value, "`serve.host`")?;
         if host.trim().is_empty() {
@@ -542,7 +624,28 @@ fn parse_serve(collector: &mut Collector<'_>, root: &DeTable<'_>) -> ServeSpec {
             None
         }
     });
-    ServeSpec { host, port }
+    let withheld = get(table, "withheld")
+        .and_then(|value| {
+            let name = collector.string(value, "`serve.withheld`")?;
+            let mode = WithheldWrites::from_name(&name);
+            if mode.is_none() {
+                collector.push(
+                    value.span().start,
+                    "invalid_value",
+                    format!(
+                        "`serve.withheld` must be one of \"hide\", \"refuse\" or \"replay\", not {}",
+                        serde_json::Value::from(name)
+                    ),
+                );
+            }
+            mode
+        })
+        .unwrap_or_default();
+    ServeSpec {
+        host,
+        port,
+        withheld,
+    }
 }
 
 fn to_json(value: &DeValue<'_>) -> Option<serde_json::Value> {
@@ -611,6 +714,27 @@ mod tests {
                 ("repeated_template_rule".to_owned(), Some(6), Some(43)),
             ]
         );
+    }
+
+    #[test]
+    fn serve_withheld_names_one_of_three_modes() {
+        let spec =
+            parse("[serve]\nwithheld = \"refuse\"\n", "p.toml", Path::new(".")).expect("parses");
+        assert_eq!(spec.serve.withheld, WithheldWrites::Refuse);
+        let spec =
+            parse("[serve]\nwithheld = \"replay\"\n", "p.toml", Path::new(".")).expect("parses");
+        assert_eq!(spec.serve.withheld.name(), "replay");
+        let spec = parse("[serve]\nport = 1\n", "p.toml", Path::new(".")).expect("parses");
+        assert_eq!(spec.serve.withheld, WithheldWrites::Hide);
+        let errors =
+            parse("[serve]\nwithheld = \"show\"\n", "p.toml", Path::new(".")).expect_err("refused");
+        assert_eq!(errors.0.len(), 1);
+        assert_eq!(errors.0[0].code, "invalid_value");
+        assert_eq!((errors.0[0].line, errors.0[0].column), (Some(2), Some(12)));
+        assert!(errors.0[0].message.contains("\"show\""), "{}", errors.0[0]);
+        let errors =
+            parse("[serve]\nwithheld = true\n", "p.toml", Path::new(".")).expect_err("refused");
+        assert_eq!(errors.0[0].code, "wrong_type");
     }
 
     #[test]

@@ -45,6 +45,8 @@ pub mod tool_names {
     pub const EXPORT_ENVIRONMENT_BUNDLE: &str = "export_environment_bundle";
     /// Manifest, capture and probes → comparison Evidence (`rea environment-compare`).
     pub const COMPARE_ENVIRONMENT: &str = "compare_environment";
+    /// A capture file (`.har` or capture Evidence) → an environment bundle, in one call.
+    pub const BUILD_ENVIRONMENT: &str = "build_environment";
     /// List or render the guided workflows.
     pub const GUIDED_WORKFLOWS: &str = "guided_workflows";
     /// Search the guidance bundle.

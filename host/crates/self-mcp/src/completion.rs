@@ -3,7 +3,8 @@
 //! Candidates are live projections of the session's Evidence ledger, computed on every request
 //! (no cache): retained Evidence ids, capture ids, manifest ids, the active manifest's tools and
 //! the residual unknowns (withheld writes of the latest coverage view, and the manifest's
-//! unknowns). Matching is a prefix match on the NFKC, lowercased forms; suggestions keep their
+//! unknowns), and for arguments that take a path the `.har` files and bundle folders under the
+//! working directory. Matching is a prefix match on the NFKC, lowercased forms; suggestions keep their
 //! original spelling, are deduplicated and sorted by code point, and at most
 //! [`MAX_COMPLETION_VALUES`] are returned with `total` and `has_more`. A projection that cannot
 //! read its Evidence yields no candidates: never an unverified identifier.
@@ -85,6 +86,14 @@ pub fn candidates(
             None => Vec::new(),
         },
         CompletionSource::ResidualUnknown => residual_unknowns(ledger, context),
+        CompletionSource::CaptureOrPath => {
+            let mut found = candidates(CompletionSource::Capture, ledger, context);
+            found.extend(candidates(CompletionSource::Manifest, ledger, context));
+            if let Ok(root) = std::env::current_dir() {
+                found.extend(crate::paths::capture_and_bundle_paths(&root));
+            }
+            found
+        }
     }
 }
 
@@ -284,7 +293,7 @@ mod tests {
     fn more_than_one_hundred_matches_are_cut_with_total_and_has_more() {
         let candidates: Vec<String> = (0..150).map(|n| format!("ev_{n:03}")).collect();
         let found = complete(candidates.clone(), "ev_");
-        assert_eq!(found.values.len(), MAX_COMPLETION_VALUES);
+        assert_eq!(found.values.len(), 100);
         assert_eq!(found.total, 150);
         assert!(found.has_more);
         assert_eq!(found.values.last().map(String::as_str), Some("ev_099"));

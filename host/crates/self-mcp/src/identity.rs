@@ -10,7 +10,6 @@ use sha2::{Digest, Sha256};
 
 use crate::catalog::ToolCatalog;
 use crate::guidance::BundleSource;
-use crate::guidance::bundle::hex;
 use crate::scope::ToolScope;
 use crate::workflows::ScopedWorkflows;
 
@@ -57,7 +56,7 @@ impl ScopedContracts {
         });
         let digest = format!(
             "sha256:{}",
-            hex(&Sha256::digest(canonical_json(&document).as_bytes()))
+            hex::encode(Sha256::digest(canonical_json(&document).as_bytes()))
         );
         Self {
             scope: scope.clone(),

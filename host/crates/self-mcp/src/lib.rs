@@ -20,6 +20,8 @@ pub mod error;
 pub mod guidance;
 pub mod identity;
 pub mod ledger;
+pub mod linked;
+pub mod paths;
 pub mod schema;
 pub mod scope;
 pub mod server;
@@ -35,7 +37,7 @@ pub use ledger::{EvidenceDocument, EvidenceLedger};
 pub use scope::ToolScope;
 pub use server::{ScopeChange, SelfMcpServer};
 pub use tools::stages::{
-    CaptureInspection, CaptureRequest, StageImplementations, ViewProjection, ViewSource,
+    CaptureInspection, CaptureRequest, SourceEvidence, StageImplementations, ViewProjection,
 };
 
 /// The catalog rea serves: the guidance tools, plus a tool for each stage implementation given.

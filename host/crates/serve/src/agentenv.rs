@@ -21,7 +21,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::backend::{DataCall, RpcError};
 use crate::budget::{self, Assembler};
-use crate::jsonrpc::{self, Body as RpcBody, Message};
+use crate::jsonrpc::{self, Message, RpcBody};
 use crate::queue::{CallQueue, QueuedCall, ReplyReceiver};
 
 /// The limits of the data-plane transport.
@@ -33,6 +33,24 @@ pub struct DataPlaneLimits {
     pub max_batch: usize,
     /// The most bytes one response carries (64 MiB).
     pub max_response_bytes: usize,
+    /// How long reading a request body may take, `/mcp` too (`REA_BODY_TIMEOUT_SECONDS`, 30 s);
+    /// past it the request is answered `408`.
+    pub body_timeout: std::time::Duration,
+}
+
+/// The default body timeout.
+pub const DEFAULT_BODY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
+
+/// The answer to a body that did not arrive in time: `408` with a JSON-RPC `-32000` error.
+pub fn body_timed_out(timeout: std::time::Duration) -> Response {
+    let error = RpcError::new(
+        RpcError::SERVER_ERROR,
+        format!(
+            "request timeout: the body did not arrive within {} s",
+            timeout.as_secs()
+        ),
+    );
+    error_response(StatusCode::REQUEST_TIMEOUT, &error)
 }
 
 impl Default for DataPlaneLimits {
@@ -41,6 +59,7 @@ impl Default for DataPlaneLimits {
             max_body_bytes: 4 * 1024 * 1024,
             max_batch: 100,
             max_response_bytes: budget::MAX_RESPONSE_BYTES,
+            body_timeout: DEFAULT_BODY_TIMEOUT,
         }
     }
 }
@@ -94,10 +113,11 @@ pub async fn handle(State(route): State<Arc<DataPlaneRoute>>, request: Request<B
     if declared.is_some_and(|length| length > limits.max_body_bytes as u64) {
         return too_large(&limits);
     }
-    let bytes = match Limited::new(request.into_body(), limits.max_body_bytes)
-        .collect()
-        .await
-    {
+    let reading = Limited::new(request.into_body(), limits.max_body_bytes).collect();
+    let Ok(read) = tokio::time::timeout(limits.body_timeout, reading).await else {
+        return body_timed_out(limits.body_timeout);
+    };
+    let bytes = match read {
         Ok(collected) => collected.to_bytes(),
         Err(error) if error.is::<LengthLimitError>() => return too_large(&limits),
         Err(_) => {
@@ -171,11 +191,12 @@ pub async fn handle(State(route): State<Arc<DataPlaneRoute>>, request: Request<B
                     cancel: route.shutdown.child_token(),
                 }));
             }
-            Message::Invalid { id, reason } => {
-                let error = RpcError::new(
-                    RpcError::INVALID_REQUEST,
-                    format!("invalid request: {reason}"),
-                );
+            Message::Invalid { id, code, reason } => {
+                let error = if code == RpcError::INVALID_PARAMS {
+                    RpcError::new(code, format!("invalid params: {reason}"))
+                } else {
+                    RpcError::new(code, format!("invalid request: {reason}"))
+                };
                 slots.push(Slot::Known(id, error));
             }
         }

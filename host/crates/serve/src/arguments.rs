@@ -1,12 +1,12 @@
-//! Tool arguments checked against the tool's input schema before the backend sees them.
-//!
-//! The check covers the JSON Schema subset tool schemas use: `properties`, `required`,
-//! `additionalProperties: false`, `type` (one name or a list), `enum`, `anyOf`/`oneOf` (some
-//! branch matches), `items`, and nested object schemas. Other keywords are not checked (they never
-//! refuse). A misspelled parameter is therefore refused as an invalid argument rather than
-//! silently ignored.
+//! Tool arguments checked against the tool's input schema before the backend sees them, by the
+//! one schema checker ([`crate::schema`]), its issues summarized as the environment's refusal
+//! lists: arguments the schema does not name, required ones missing, and ones whose value does not
+//! fit. A misspelled parameter is therefore refused as an invalid argument rather than silently
+//! ignored.
 
 use serde_json::{Map, Value};
+
+use crate::schema::{FieldIssue, validate_members};
 
 /// Why arguments do not fit a schema.
 #[derive(Debug, Clone, PartialEq)]
@@ -29,46 +29,16 @@ pub fn check(
     schema: &Map<String, Value>,
     arguments: &Map<String, Value>,
 ) -> Result<(), ArgumentError> {
+    let issues = validate_members(arguments, schema, "");
+    if issues.is_empty() {
+        return Ok(());
+    }
+    let (unknown, missing, mistyped) = summarize(&issues);
     let empty = Map::new();
     let properties = schema
         .get("properties")
         .and_then(Value::as_object)
         .unwrap_or(&empty);
-    let closed = schema.get("additionalProperties") == Some(&Value::Bool(false));
-    let unknown: Vec<String> = if closed {
-        arguments
-            .keys()
-            .filter(|key| !properties.contains_key(*key))
-            .cloned()
-            .collect()
-    } else {
-        Vec::new()
-    };
-    let missing: Vec<String> = schema
-        .get("required")
-        .and_then(Value::as_array)
-        .map(|required| {
-            required
-                .iter()
-                .filter_map(Value::as_str)
-                .filter(|name| !arguments.contains_key(*name))
-                .map(str::to_owned)
-                .collect()
-        })
-        .unwrap_or_default();
-    let mistyped: Vec<String> = arguments
-        .iter()
-        .filter(|(key, value)| {
-            properties
-                .get(*key)
-                .and_then(Value::as_object)
-                .is_some_and(|property| !fits(value, property))
-        })
-        .map(|(key, _)| key.clone())
-        .collect();
-    if unknown.is_empty() && missing.is_empty() && mistyped.is_empty() {
-        return Ok(());
-    }
     let mut problems = Vec::new();
     if !unknown.is_empty() {
         problems.push(format!(
@@ -92,12 +62,51 @@ pub fn check(
             quoted(&mistyped)
         ));
     }
+    // An object argument (a request body) says which of its members do not fit.
+    for key in &mistyped {
+        if let (Some(Value::Object(members)), Some(Value::Object(property))) =
+            (arguments.get(key), properties.get(key))
+            && let Err(nested) = check(property, members)
+        {
+            problems.push(format!(
+                "in {}: {}",
+                quoted(std::slice::from_ref(key)),
+                nested.message.trim_start_matches("invalid arguments: ")
+            ));
+        }
+    }
     Err(ArgumentError {
         message: format!("invalid arguments: {}", problems.join("; ")),
         unknown,
         missing,
         mistyped,
     })
+}
+
+/// The issues as argument names: unknown, missing, and mistyped (any other issue inside an
+/// argument's value), each once, in the order the checker found them.
+fn summarize(issues: &[FieldIssue]) -> (Vec<String>, Vec<String>, Vec<String>) {
+    let (mut unknown, mut missing, mut mistyped) = (Vec::new(), Vec::new(), Vec::<String>::new());
+    for issue in issues {
+        let mut tokens = issue
+            .path
+            .strip_prefix('/')
+            .unwrap_or(&issue.path)
+            .split('/');
+        let name = tokens
+            .next()
+            .unwrap_or_default()
+            .replace("~1", "/")
+            .replace("~0", "~");
+        let top_level = tokens.next().is_none();
+        match issue.code.as_str() {
+            "unknown_field" if top_level => unknown.push(name),
+            "required" if top_level => missing.push(name),
+            _ if !mistyped.contains(&name) => mistyped.push(name),
+            _ => {}
+        }
+    }
+    (unknown, missing, mistyped)
 }
 
 fn plural(count: usize) -> &'static str {
@@ -129,74 +138,6 @@ fn accepted(properties: &Map<String, Value>) -> String {
         out.push_str(&quoted);
     }
     out
-}
-
-/// Whether `value` fits the schema `schema` (the subset described in the module docs).
-pub fn fits(value: &Value, schema: &Map<String, Value>) -> bool {
-    if let Some(kind) = schema.get("type")
-        && !type_matches(value, kind)
-    {
-        return false;
-    }
-    if let Some(Value::Array(allowed)) = schema.get("enum")
-        && !allowed.contains(value)
-    {
-        return false;
-    }
-    for key in ["anyOf", "oneOf"] {
-        if let Some(Value::Array(branches)) = schema.get(key)
-            && !branches
-                .iter()
-                .filter_map(Value::as_object)
-                .any(|branch| fits(value, branch))
-        {
-            return false;
-        }
-    }
-    if let (Value::Array(items), Some(Value::Object(item_schema))) = (value, schema.get("items"))
-        && !items.iter().all(|item| fits(item, item_schema))
-    {
-        return false;
-    }
-    if let Value::Object(members) = value
-        && (schema.contains_key("properties")
-            || schema.contains_key("required")
-            || schema.contains_key("additionalProperties"))
-    {
-        return check(schema, members).is_ok();
-    }
-    true
-}
-
-fn type_matches(value: &Value, kind: &Value) -> bool {
-    match kind {
-        Value::String(name) => type_name_matches(value, name),
-        Value::Array(names) => names
-            .iter()
-            .filter_map(Value::as_str)
-            .any(|name| type_name_matches(value, name)),
-        _ => true,
-    }
-}
-
-fn type_name_matches(value: &Value, name: &str) -> bool {
-    match name {
-        "string" => value.is_string(),
-        "number" => value.is_number(),
-        "integer" => match value {
-            Value::Number(number) => {
-                number.is_i64()
-                    || number.is_u64()
-                    || number.as_f64().is_some_and(|f| f.fract() == 0.0)
-            }
-            _ => false,
-        },
-        "boolean" => value.is_boolean(),
-        "array" => value.is_array(),
-        "object" => value.is_object(),
-        "null" => value.is_null(),
-        _ => true,
-    }
 }
 
 #[cfg(test)]
@@ -270,11 +211,7 @@ mod tests {
         }
         let schema = object(json!({"properties": properties, "additionalProperties": false}));
         let error = check(&schema, &object(json!({"nope": 1}))).unwrap_err();
-        assert!(
-            error.message.len() < ACCEPTED_LIST_BUDGET + 200,
-            "{}",
-            error.message.len()
-        );
+        assert!(error.message.len() < 1024 + 200, "{}", error.message.len());
         assert!(error.message.ends_with("more)"), "{}", error.message);
     }
 }

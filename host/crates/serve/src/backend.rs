@@ -22,6 +22,8 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
+pub use crate::journal::AnswerSource;
+
 /// A boxed, sendable future: what the backend traits' async methods return.
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
@@ -43,6 +45,8 @@ pub struct ToolDescriptor {
     /// MCP tool annotations (`readOnlyHint`, `destructiveHint`, `idempotentHint`,
     /// `openWorldHint`), exactly the members to advertise; `None` advertises none.
     pub annotations: Option<Map<String, Value>>,
+    /// The tool's `_meta` in `tools/list` (the card does not carry it); `None` advertises none.
+    pub meta: Option<Map<String, Value>>,
 }
 
 /// The answer to one tool call.
@@ -56,6 +60,8 @@ pub struct ToolAnswer {
     pub structured: Option<Value>,
     /// Whether the call failed (`isError: true` on the MCP result).
     pub is_error: bool,
+    /// Where the answer came from (the request journal's `source`).
+    pub source: AnswerSource,
 }
 
 impl ToolAnswer {
@@ -65,7 +71,14 @@ impl ToolAnswer {
             text,
             structured: None,
             is_error: false,
+            source: AnswerSource::Unspecified,
         }
+    }
+
+    /// The same answer, saying where it came from.
+    pub fn from_source(mut self, source: AnswerSource) -> Self {
+        self.source = source;
+        self
     }
 
     /// A successful answer from a JSON value (no structured content).
@@ -79,6 +92,7 @@ impl ToolAnswer {
             text: serde_json::json!({ "error": error }).to_string(),
             structured: None,
             is_error: true,
+            source: AnswerSource::Refused,
         }
     }
 }
@@ -101,6 +115,24 @@ pub trait ToolBackend: Send + Sync + 'static {
 
     /// The environment card document served at `GET /.well-known/agent-env.json`.
     fn card(&self) -> &Value;
+
+    /// What the status page shows now (`GET /`): how it serves, each tool's source, the
+    /// coverage and the live state. The default lists the tools alone.
+    fn status(&self) -> crate::status::StatusPage {
+        crate::status::StatusPage {
+            serving: String::new(),
+            tools: self
+                .tools()
+                .iter()
+                .map(|tool| crate::status::ToolStatus {
+                    name: tool.name.clone(),
+                    kind: String::new(),
+                    source: String::new(),
+                })
+                .collect(),
+            ..crate::status::StatusPage::default()
+        }
+    }
 
     /// Answers one call of the tool `name` (one of [`ToolBackend::tools`]) with arguments the
     /// server already checked against the tool's input schema.

@@ -10,6 +10,10 @@
 //! - `ENVIRONMENT_NAME`: renames the served environment; set but blank is `configuration_invalid`
 //!   rather than a silent fall back to the manifest's name.
 //! - `REA_LOG_LEVEL`: `error`, `warn`, `info` (default), `debug`, `trace` or `off`.
+//! - `REA_HEADER_TIMEOUT_SECONDS` (default 10) and `REA_BODY_TIMEOUT_SECONDS` (default 30): how
+//!   long a client may take to send a request head (the connection is closed) and a body (`408`).
+//! - `REA_MAX_SESSIONS` (default 256) and `REA_SESSION_IDLE_SECONDS` (default 300): the cap and
+//!   idle lifetime of MCP sessions ([`crate::sessions`]); each must be a positive whole number.
 
 use std::collections::BTreeMap;
 
@@ -17,6 +21,7 @@ use tracing_subscriber::filter::LevelFilter;
 
 use crate::error::ServeError;
 use crate::guard::HostAllowlist;
+use crate::sessions::SessionLimits;
 
 /// Where environment variables come from (the process, or a map in tests).
 pub trait EnvSource {
@@ -129,6 +134,74 @@ pub fn environment_name(default: &str, env: &dyn EnvSource) -> Result<String, Se
     }
 }
 
+/// The MCP session limits: `REA_MAX_SESSIONS` and `REA_SESSION_IDLE_SECONDS`, else the defaults.
+/// A value that is not a positive whole number (at most 1,000,000) is `configuration_invalid`.
+pub fn session_limits(env: &dyn EnvSource) -> Result<SessionLimits, ServeError> {
+    let positive = |name: &str| -> Result<Option<u64>, ServeError> {
+        match non_empty(env.var(name)) {
+            None => Ok(None),
+            Some(text) => match text.trim().parse::<u64>() {
+                Ok(value) if (1..=1_000_000).contains(&value) => Ok(Some(value)),
+                _ => Err(ServeError::configuration(
+                    name,
+                    format!(
+                        "{name} must be a whole number from 1 to 1000000, not {}",
+                        serde_json::Value::String(text)
+                    ),
+                )),
+            },
+        }
+    };
+    let defaults = SessionLimits::default();
+    Ok(SessionLimits {
+        max_sessions: positive("REA_MAX_SESSIONS")?
+            .map_or(defaults.max_sessions, |value| value as usize),
+        idle: positive("REA_SESSION_IDLE_SECONDS")?
+            .map_or(defaults.idle, std::time::Duration::from_secs),
+    })
+}
+
+/// How long a client may take to send its request: the head, then the body.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RequestTimeouts {
+    /// The request head (`REA_HEADER_TIMEOUT_SECONDS`, default 10 s): the connection is closed.
+    pub header: std::time::Duration,
+    /// The body (`REA_BODY_TIMEOUT_SECONDS`, default 30 s): answered `408`.
+    pub body: std::time::Duration,
+}
+
+impl Default for RequestTimeouts {
+    fn default() -> Self {
+        Self {
+            header: std::time::Duration::from_secs(10),
+            body: crate::agentenv::DEFAULT_BODY_TIMEOUT,
+        }
+    }
+}
+
+/// The request timeouts from `REA_HEADER_TIMEOUT_SECONDS` and `REA_BODY_TIMEOUT_SECONDS`, each a
+/// whole number of seconds from 1 to 3600.
+pub fn request_timeouts(env: &dyn EnvSource) -> Result<RequestTimeouts, ServeError> {
+    let seconds = |name: &str, default: std::time::Duration| match non_empty(env.var(name)) {
+        None => Ok(default),
+        Some(text) => match text.trim().parse::<u64>() {
+            Ok(value) if (1..=3600).contains(&value) => Ok(std::time::Duration::from_secs(value)),
+            _ => Err(ServeError::configuration(
+                name,
+                format!(
+                    "{name} must be a whole number of seconds from 1 to 3600, not {}",
+                    serde_json::Value::String(text)
+                ),
+            )),
+        },
+    };
+    let defaults = RequestTimeouts::default();
+    Ok(RequestTimeouts {
+        header: seconds("REA_HEADER_TIMEOUT_SECONDS", defaults.header)?,
+        body: seconds("REA_BODY_TIMEOUT_SECONDS", defaults.body)?,
+    })
+}
+
 /// The log level: `REA_LOG_LEVEL`, else `info`.
 pub fn log_level(env: &dyn EnvSource) -> Result<LevelFilter, ServeError> {
     match non_empty(env.var("REA_LOG_LEVEL")) {
@@ -211,6 +284,26 @@ mod tests {
             .unwrap_err()
             .refusal();
         assert_eq!(refusal.code, "configuration_invalid");
+    }
+
+    #[test]
+    fn session_limits_are_positive_whole_numbers() {
+        let defaults = session_limits(&env(&[])).unwrap();
+        assert_eq!(defaults.max_sessions, 256);
+        assert_eq!(defaults.idle, std::time::Duration::from_secs(300));
+        let set = session_limits(&env(&[
+            ("REA_MAX_SESSIONS", "3"),
+            ("REA_SESSION_IDLE_SECONDS", "2"),
+        ]))
+        .unwrap();
+        assert_eq!(
+            (set.max_sessions, set.idle),
+            (3, std::time::Duration::from_secs(2))
+        );
+        for bad in ["0", "-1", "x", "1000001"] {
+            let error = session_limits(&env(&[("REA_MAX_SESSIONS", bad)])).unwrap_err();
+            assert_eq!(error.refusal().code, "configuration_invalid", "{bad}");
+        }
     }
 
     // contract: SERVE-008

@@ -25,19 +25,20 @@
 
 use std::sync::Arc;
 
-use axum::body::{Body, Bytes, HttpBody};
+use axum::body::{Body, Bytes};
 use axum::extract::{Request, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use rmcp::model::{NumberOrString, ServerJsonRpcMessage, ServerResult};
 use rmcp::transport::streamable_http_server::StreamableHttpService;
-use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 use tower::ServiceExt;
 
 use crate::mcp::McpSurface;
+use crate::mcp_intake::{self, Intake};
+use crate::sessions::{self, CappedSessions};
 
 /// The revision served here.
 const REVISION: &str = "2026-07-28";
@@ -50,35 +51,60 @@ pub struct McpRoute {
     /// The surface answering calls.
     pub surface: McpSurface,
     /// The SDK's Streamable HTTP service.
-    pub sdk: StreamableHttpService<McpSurface, LocalSessionManager>,
+    pub sdk: StreamableHttpService<McpSurface, CappedSessions>,
+    /// The SDK's sessions (batches ask a session's revision).
+    pub sessions: Arc<CappedSessions>,
+    /// The request-body bound.
+    pub max_body_bytes: usize,
+    /// How long reading a body may take.
+    pub body_timeout: std::time::Duration,
 }
 
-/// The route handler.
+/// The route handler: every `POST` body is read and checked first ([`mcp_intake`]); a batch is
+/// answered there, a recognised call here, anything else by the SDK.
 pub async fn handle(State(route): State<Arc<McpRoute>>, request: Request) -> Response {
-    let size = request.body().size_hint().upper();
-    if size.is_none_or(|size| size > MAX_FAST_BODY)
-        || !headers_qualify(request.method(), request.headers())
-    {
+    if request.method() != axum::http::Method::POST {
         return delegate(&route, request).await;
     }
     let (parts, body) = request.into_parts();
-    let bytes = match axum::body::to_bytes(body, MAX_FAST_BODY as usize).await {
+    let bytes = match mcp_intake::read_body(body, route.max_body_bytes, route.body_timeout).await {
         Ok(bytes) => bytes,
-        Err(_) => {
-            // The body did not match its declared length: let the SDK answer what it reads.
-            return delegate(&route, Request::from_parts(parts, Body::empty())).await;
-        }
+        Err(response) => return response,
     };
-    match recognise(&bytes, &parts.headers, &route.surface) {
-        Some(call) => answer(&route.surface, call).await,
-        None => delegate(&route, Request::from_parts(parts, Body::from(bytes))).await,
+    match mcp_intake::classify(&bytes) {
+        Intake::Refused(response) => return response,
+        Intake::Batch(items) => {
+            let one = |request: Request| delegate(&route, request);
+            return mcp_intake::batch(&route.sessions, &parts, items, one).await;
+        }
+        Intake::Single => {}
     }
+    if bytes.len() as u64 <= MAX_FAST_BODY
+        && headers_qualify(&parts.method, &parts.headers)
+        && let Some(call) = recognise(&bytes, &parts.headers, &route.surface)
+    {
+        return answer(&route.surface, call).await;
+    }
+    let response = delegate(
+        &route,
+        Request::from_parts(parts, Body::from(bytes.clone())),
+    )
+    .await;
+    mcp_intake::remap_undecodable(response, &bytes).await
 }
 
+/// Hands the request to the SDK; a session it refused at the cap is answered
+/// [`sessions::refusal_response`] instead of the SDK's bare `500`.
 async fn delegate(route: &McpRoute, request: Request) -> Response {
-    match route.sdk.clone().oneshot(request).await {
-        Ok(response) => response.map(Body::new),
-        Err(never) => match never {},
+    let answer = async {
+        match route.sdk.clone().oneshot(request).await {
+            Ok(response) => response.map(Body::new),
+            Err(never) => match never {},
+        }
+    };
+    match sessions::track_refusal(answer).await {
+        (_, Some(max)) => sessions::refusal_response(max),
+        (response, None) => response,
     }
 }
 

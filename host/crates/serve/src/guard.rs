@@ -125,15 +125,20 @@ fn split_authority(text: &str) -> Option<(String, Option<u16>)> {
     Some((host, port))
 }
 
-/// Why a request was refused.
+/// Why a request was refused (`403`).
 fn forbidden(message: &str) -> Response {
+    refused(StatusCode::FORBIDDEN, message)
+}
+
+/// A refusal with this status and a JSON-RPC `-32000` error.
+fn refused(status: StatusCode, message: &str) -> Response {
     let body = serde_json::json!({
         "jsonrpc": "2.0",
         "id": null,
         "error": { "code": -32000, "message": message },
     });
     (
-        StatusCode::FORBIDDEN,
+        status,
         [(header::CONTENT_TYPE, "application/json")],
         body.to_string(),
     )
@@ -166,12 +171,29 @@ pub fn check(
     Ok(())
 }
 
-/// The middleware: refuses the request `403` unless [`check`] passes.
+/// The middleware: refuses a request with more than one `Host` header `400` (which one a proxy
+/// or the allowlist reads is ambiguous), and any other `403` unless [`check`] passes.
 pub async fn protect(
     State(allowlist): State<Arc<HostAllowlist>>,
     request: Request,
     next: Next,
 ) -> Response {
+    if request
+        .headers()
+        .get_all(header::HOST)
+        .iter()
+        .nth(1)
+        .is_some()
+    {
+        tracing::warn!(
+            path = request.uri().path(),
+            "refused a request with more than one Host header"
+        );
+        return refused(
+            StatusCode::BAD_REQUEST,
+            "bad request: more than one Host header",
+        );
+    }
     let authority = request.uri().authority().map(|a| a.as_str().to_owned());
     match check(&allowlist, request.headers(), authority.as_deref()) {
         Ok(()) => next.run(request).await,

@@ -19,7 +19,7 @@ pub const MAX_SAFE_INTEGER: f64 = 9_007_199_254_740_991.0;
 
 /// A parsed body: one message or a batch of raw messages.
 #[derive(Debug)]
-pub enum Body<'a> {
+pub enum RpcBody<'a> {
     /// A single message.
     Single(&'a RawValue),
     /// A batch (a JSON array), possibly empty.
@@ -27,14 +27,14 @@ pub enum Body<'a> {
 }
 
 /// Parses a request body; `Err` means it is not JSON (`-32700`).
-pub fn parse_body(bytes: &[u8]) -> Result<Body<'_>, serde_json::Error> {
+pub fn parse_body(bytes: &[u8]) -> Result<RpcBody<'_>, serde_json::Error> {
     let text = std::str::from_utf8(bytes).map_err(serde::de::Error::custom)?;
     let raw: &RawValue = serde_json::from_str(text)?;
     if raw.get().starts_with('[') {
         let items: Vec<&RawValue> = serde_json::from_str(raw.get())?;
-        Ok(Body::Batch(items))
+        Ok(RpcBody::Batch(items))
     } else {
-        Ok(Body::Single(raw))
+        Ok(RpcBody::Single(raw))
     }
 }
 
@@ -61,10 +61,14 @@ pub enum Message {
         /// The params exactly as the caller wrote them (number spellings kept).
         params_raw: Option<Arc<str>>,
     },
-    /// Not a JSON-RPC request: answered `-32600 invalid request`.
+    /// Not a JSON-RPC request (`-32600 invalid request`), or a request whose params no native
+    /// value holds (`-32602 invalid params`: a number out of a double's range, nesting deeper
+    /// than [`MAX_PARAMS_DEPTH`]).
     Invalid {
         /// The id to answer with: the caller's when it was valid, else `null`.
         id: Box<RawValue>,
+        /// `-32600` or `-32602`.
+        code: i64,
         /// Why, for the error message.
         reason: String,
     },
@@ -103,6 +107,7 @@ fn owned(raw: &RawValue) -> Box<RawValue> {
 pub fn classify(raw: &RawValue) -> Message {
     let invalid = |id: Box<RawValue>, reason: &str| Message::Invalid {
         id,
+        code: INVALID_REQUEST,
         reason: reason.to_owned(),
     };
     if !raw.get().starts_with('{') {
@@ -138,7 +143,13 @@ pub fn classify(raw: &RawValue) -> Message {
         Some(p) if p.get().starts_with('{') || p.get().starts_with('[') => {
             match serde_json::from_str::<Value>(p.get()) {
                 Ok(value) => (Some(value), Some(Arc::from(p.get()))),
-                Err(_) => return invalid(reply_id(), "params must be an object or an array"),
+                Err(error) => {
+                    return Message::Invalid {
+                        id: reply_id(),
+                        code: INVALID_PARAMS,
+                        reason: unreadable_params(p.get(), &error),
+                    };
+                }
             }
         }
         Some(_) => return invalid(reply_id(), "params must be an object or an array"),
@@ -155,6 +166,59 @@ pub fn classify(raw: &RawValue) -> Message {
             params,
             params_raw,
         },
+    }
+}
+
+/// How deep params may nest (serde_json's recursion limit).
+pub const MAX_PARAMS_DEPTH: usize = 128;
+
+const INVALID_REQUEST: i64 = -32600;
+const INVALID_PARAMS: i64 = -32602;
+
+/// Why params that are an object or an array hold no native value: too deep, or a number out of a
+/// double's range (named by its JSON pointer inside `params`).
+fn unreadable_params(text: &str, error: &serde_json::Error) -> String {
+    let message = error.to_string();
+    if message.contains("recursion limit") {
+        return format!("params nest deeper than {MAX_PARAMS_DEPTH} levels");
+    }
+    if message.contains("number out of range") {
+        let options = rea_plugin_api::json::ParseOptions::default().max_depth(MAX_PARAMS_DEPTH + 1);
+        let pointer = rea_plugin_api::json::parse_with(text.as_bytes(), &options)
+            .ok()
+            .and_then(|parsed| out_of_range_number(&parsed, &mut String::new()));
+        return match pointer {
+            Some(pointer) => format!(
+                "params hold a number out of a double's range at {}",
+                Value::String(pointer)
+            ),
+            None => "params hold a number out of a double's range".to_owned(),
+        };
+    }
+    format!("params are not readable JSON: {message}")
+}
+
+/// The pointer of the first number no double holds (it reads as infinite).
+fn out_of_range_number(value: &rea_plugin_api::json::Json, pointer: &mut String) -> Option<String> {
+    use rea_plugin_api::json::{Json, escape_pointer_segment};
+    match value {
+        Json::Number(number) if number.as_f64().is_infinite() => Some(pointer.clone()),
+        Json::Array(items) => items.iter().enumerate().find_map(|(index, item)| {
+            let length = pointer.len();
+            pointer.push_str(&format!("/{index}"));
+            let found = out_of_range_number(item, pointer);
+            pointer.truncate(length);
+            found
+        }),
+        Json::Object(object) => object.iter().find_map(|(key, item)| {
+            let length = pointer.len();
+            pointer.push('/');
+            pointer.push_str(&escape_pointer_segment(key));
+            let found = out_of_range_number(item, pointer);
+            pointer.truncate(length);
+            found
+        }),
+        _ => None,
     }
 }
 
@@ -349,8 +413,8 @@ mod tests {
     // contract: SERVE-036
     #[test]
     fn bodies_parse_as_one_message_or_a_batch() {
-        assert!(matches!(parse_body(b" [1, {}] "), Ok(Body::Batch(items)) if items.len() == 2));
-        assert!(matches!(parse_body(b"{}"), Ok(Body::Single(_))));
+        assert!(matches!(parse_body(b" [1, {}] "), Ok(RpcBody::Batch(items)) if items.len() == 2));
+        assert!(matches!(parse_body(b"{}"), Ok(RpcBody::Single(_))));
         assert!(parse_body(b"{\"jsonrpc\": ").is_err());
         assert!(parse_body(b"").is_err());
         assert!(parse_body(b"{} {}").is_err());

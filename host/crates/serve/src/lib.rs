@@ -9,6 +9,8 @@
 //! | `GET /.well-known/agent-env.json` | the environment card |
 //! | `POST /agentenv` | the JSON-RPC data plane |
 //! | `GET /ready` | `200 {"ready": true}` (the agentenv gateway's readiness probe) |
+//! | `GET /` | the status page: tools and their sources, coverage, the live state, the last calls |
+//! | `GET /agentenv/journal` | the last calls of the request journal (loopback callers only) |
 //!
 //! Every route first passes the `Host`/`Origin` guard ([`guard`]). [`server`] binds, announces,
 //! serves until a signal and reports; [`config`] resolves flags and environment variables.
@@ -24,6 +26,12 @@
 //! ([`mcp::McpSurface`]): the tool catalog and instructions from the backend, the argument check
 //! against each input schema before the backend runs ([`arguments`]), and `_meta.provenance`
 //! (`untrusted_content: true`, `source: "analysis_target"`) on every tool result.
+//!
+//! rea reads and checks every `POST /mcp` body first ([`mcp_intake`]): a body that is not JSON or
+//! not a JSON-RPC message is `400` with `-32700`/`-32600` (the SDK answered `415` and text), and
+//! JSON-RPC batches, which the SDK does not read, are taken inside sessions at the one revision
+//! that requires them (2025-03-26) and refused elsewhere. Sessions are capped and their memory
+//! given back ([`sessions`]); recorded credentials are redacted in answers ([`redact`]).
 //!
 //! One exception, for speed: a stateless `tools/call` at the 2026-07-28 revision whose headers and
 //! body have exactly the canonical shape is answered by rea's [`fast_path`] with the same
@@ -53,9 +61,9 @@
 //! listener's failure (logged, then `resource_constraint`, exit 1; axum alone would retry it every
 //! second forever), as the reference's Node listener fails on its server's `error` event.
 //!
-//! Test-only hook: `REA_TEST_HOLD=binding` holds [`server::bind`] for 60 s after logging
-//! `{"msg":"test hold","stage":"binding"}` (`REA_TEST_HOLD=loading` holds input loading, in
-//! `rea-manifest`), so tests can signal during DNS/bind without racing it. See `CONTRACT-NOTES.md`
+//! Test-only hook (`rea_evidence::test_hooks`, compiled only with the `test-hooks` feature): the
+//! `binding` hold keeps [`server::bind`] waiting after logging `{"msg":"test hold","stage":"binding"}`,
+//! so tests can signal during DNS/bind without racing it. See `CONTRACT-NOTES.md`
 //! for the checklist items this crate covers, differs on, or leaves to others.
 
 pub mod agentenv;
@@ -66,11 +74,18 @@ pub mod config;
 pub mod error;
 pub mod fast_path;
 pub mod guard;
+pub mod journal;
 pub mod jsonrpc;
 pub mod logging;
 pub mod mcp;
+pub mod mcp_intake;
+pub mod pages;
 pub mod queue;
+pub mod redact;
+pub mod schema;
 pub mod server;
+pub mod sessions;
+pub mod status;
 
 use std::sync::Arc;
 
@@ -84,8 +99,8 @@ use tokio_util::sync::CancellationToken;
 
 pub use agentenv::DataPlaneLimits;
 pub use backend::{
-    BoxFuture, DataCall, DataPlane, ReplayDataPlane, RpcError, ToolAnswer, ToolBackend,
-    ToolDescriptor,
+    AnswerSource, BoxFuture, DataCall, DataPlane, ReplayDataPlane, RpcError, ToolAnswer,
+    ToolBackend, ToolDescriptor,
 };
 pub use error::ServeError;
 pub use guard::HostAllowlist;
@@ -100,6 +115,12 @@ pub struct AppOptions {
     pub shutdown: CancellationToken,
     /// The `/agentenv` limits; `max_body_bytes` bounds `/mcp` too.
     pub limits: DataPlaneLimits,
+    /// The cap and idle lifetime of MCP sessions.
+    pub sessions: sessions::SessionLimits,
+    /// Answer recorded credentials as recorded instead of redacted ([`redact`]).
+    pub keep_credentials: bool,
+    /// The request journal every tool and data-plane call is recorded in.
+    pub journal: Arc<journal::Journal>,
 }
 
 impl Default for AppOptions {
@@ -108,6 +129,9 @@ impl Default for AppOptions {
             allowed_hosts: HostAllowlist::loopback(),
             shutdown: CancellationToken::new(),
             limits: DataPlaneLimits::default(),
+            sessions: sessions::SessionLimits::default(),
+            keep_credentials: false,
+            journal: Arc::default(),
         }
     }
 }
@@ -154,13 +178,24 @@ pub fn app(
     options: AppOptions,
 ) -> Router {
     let card = Bytes::from(backend.card().to_string());
-    let surface = mcp::McpSurface::new(backend);
+    let journal = Arc::clone(&options.journal);
+    let surface = mcp::McpSurface::journaled(Arc::clone(&backend), Some(Arc::clone(&journal)))
+        .keeping_credentials(options.keep_credentials);
+    let sessions = Arc::new(sessions::CappedSessions::new(
+        options.sessions,
+        options.shutdown.child_token(),
+    ));
     let mcp_service = surface.http_service(
         options.shutdown.child_token(),
         options.limits.max_body_bytes,
+        Arc::clone(&sessions),
     );
+    let journaled: Arc<dyn DataPlane> = Arc::new(journal::JournaledPlane::new(
+        data_plane,
+        Arc::clone(&journal),
+    ));
     let route = Arc::new(agentenv::DataPlaneRoute {
-        queue: queue::CallQueue::start(data_plane),
+        queue: queue::CallQueue::start(journaled),
         shutdown: options.shutdown.clone(),
         limits: options.limits,
     });
@@ -168,10 +203,14 @@ pub fn app(
     let mcp_route = Arc::new(fast_path::McpRoute {
         surface,
         sdk: mcp_service,
+        sessions,
+        max_body_bytes: options.limits.max_body_bytes,
+        body_timeout: options.limits.body_timeout,
     });
     let mcp = Router::new()
         .route("/mcp", any(fast_path::handle).with_state(mcp_route))
         .layer(axum::middleware::from_fn(mcp::session_delete_status));
+    let page = Arc::new(pages::Pages { backend, journal });
     Router::new()
         .merge(mcp)
         .route(
@@ -182,6 +221,11 @@ pub fn app(
             }),
         )
         .route("/agentenv", post(agentenv::handle).with_state(route))
+        .route(
+            "/agentenv/journal",
+            get(pages::journal).with_state(Arc::clone(&page)),
+        )
+        .route("/", get(pages::status).with_state(page))
         .route(
             "/ready",
             get(|| async {
@@ -237,6 +281,7 @@ mod tests {
                 description: "d".to_owned(),
                 input_schema: schema.as_object().cloned().unwrap_or_default(),
                 annotations: None,
+                meta: None,
             }],
             card: json!({"capabilities": {"tools": [
                 {"name": "get_x", "description": card_description, "inputSchema": schema}

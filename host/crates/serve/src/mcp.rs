@@ -6,8 +6,8 @@
 //! 2026-07-28, version negotiation, JSON-RPC framing and the 4 MiB request-body bound. This module
 //! owns what rea promises on top: the catalog advertised as the backend gives it, arguments
 //! checked against the input schema before the backend runs (unknown, missing or mistyped
-//! arguments are a tool error, not an omitted parameter), and `_meta.provenance` on every tool
-//! result, argument errors included.
+//! arguments are a tool error, not an omitted parameter), `_meta.provenance` on every tool
+//! result, argument errors included, and recorded credentials redacted ([`crate::redact`]).
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -22,7 +22,6 @@ use rmcp::model::{
     ToolAnnotations,
 };
 use rmcp::service::RequestContext;
-use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 use serde_json::{Map, Value, json};
@@ -30,6 +29,8 @@ use tokio_util::sync::CancellationToken;
 
 use crate::arguments;
 use crate::backend::{ToolAnswer, ToolBackend};
+use crate::journal::Journal;
+use crate::sessions::CappedSessions;
 
 /// The `_meta.provenance` every tool result carries: replayed content is target content.
 pub fn provenance() -> MetaObject {
@@ -50,14 +51,22 @@ pub struct McpSurface {
 
 struct Surface {
     backend: Arc<dyn ToolBackend>,
+    /// Answers carry recorded credentials as recorded (`--keep-credentials`); else redacted.
+    keep_credentials: bool,
     tools: Vec<Tool>,
     index: HashMap<String, usize>,
     info: ServerConfig,
+    journal: Option<Arc<Journal>>,
 }
 
 impl McpSurface {
     /// Builds the surface from a backend: the catalog is converted to MCP tools once.
     pub fn new(backend: Arc<dyn ToolBackend>) -> Self {
+        Self::journaled(backend, None)
+    }
+
+    /// [`McpSurface::new`], recording every tool call in the journal.
+    pub fn journaled(backend: Arc<dyn ToolBackend>, journal: Option<Arc<Journal>>) -> Self {
         let tools: Vec<Tool> = backend
             .tools()
             .iter()
@@ -68,6 +77,7 @@ impl McpSurface {
                     Arc::new(descriptor.input_schema.clone()),
                 );
                 tool.annotations = descriptor.annotations.as_ref().map(annotations);
+                tool.meta = descriptor.meta.clone().map(MetaObject);
                 tool
             })
             .collect();
@@ -85,11 +95,22 @@ impl McpSurface {
         Self {
             inner: Arc::new(Surface {
                 backend,
+                keep_credentials: false,
                 tools,
                 index,
                 info,
+                journal,
             }),
         }
+    }
+
+    /// The same surface, answering recorded credentials as recorded (`keep`) or redacted
+    /// ([`crate::redact`], the default). Call before the surface is cloned.
+    pub fn keeping_credentials(mut self, keep: bool) -> Self {
+        if let Some(surface) = Arc::get_mut(&mut self.inner) {
+            surface.keep_credentials = keep;
+        }
+        self
     }
 
     /// Whether a tool of that name is served.
@@ -101,12 +122,14 @@ impl McpSurface {
     ///
     /// `shutdown` ends every session and open stream when cancelled. `Host`/`Origin` checks are
     /// left to rea's own guard, which covers every route the same way
-    /// ([`crate::guard`]); the request body bound is `max_body_bytes`.
+    /// ([`crate::guard`]); the request body bound is `max_body_bytes`; `sessions` caps and expires
+    /// the sessions ([`crate::sessions`]).
     pub fn http_service(
         &self,
         shutdown: CancellationToken,
         max_body_bytes: usize,
-    ) -> StreamableHttpService<McpSurface, LocalSessionManager> {
+        sessions: Arc<CappedSessions>,
+    ) -> StreamableHttpService<McpSurface, CappedSessions> {
         let config = StreamableHttpServerConfig::default()
             .with_json_response(true)
             .with_cancellation_token(shutdown)
@@ -114,11 +137,7 @@ impl McpSurface {
             .disable_allowed_hosts()
             .disable_allowed_origins();
         let surface = self.clone();
-        StreamableHttpService::new(
-            move || Ok(surface.clone()),
-            Arc::new(LocalSessionManager::default()),
-            config,
-        )
+        StreamableHttpService::new(move || Ok(surface.clone()), sessions, config)
     }
 
     /// Answers one `tools/call`: the argument check, the backend call, and the result with its
@@ -129,12 +148,31 @@ impl McpSurface {
         name: &str,
         arguments: Option<Map<String, Value>>,
     ) -> Result<CallToolResult, McpError> {
+        let time = self.inner.journal.as_ref().map(|_| crate::journal::now());
+        let started = std::time::Instant::now();
+        let digest_of = |arguments: &Option<Map<String, Value>>| {
+            Value::Object(arguments.clone().unwrap_or_default())
+        };
         let Some(&position) = self.inner.index.get(name) else {
+            if let (Some(journal), Some(time)) = (&self.inner.journal, time) {
+                let status = "unknown-tool".to_owned();
+                let source = crate::journal::AnswerSource::Refused;
+                journal.call(
+                    time,
+                    "mcp",
+                    name,
+                    &digest_of(&arguments),
+                    source,
+                    status,
+                    started.elapsed(),
+                );
+            }
             return Err(McpError::invalid_params(
                 format!("unknown tool: {}", Value::String(name.to_owned())),
                 None,
             ));
         };
+        let journaled = time.map(|time| (time, digest_of(&arguments)));
         let arguments = arguments.unwrap_or_default();
         let schema = &self.inner.tools[position].input_schema;
         let answer = match arguments::check(schema, &arguments) {
@@ -147,8 +185,41 @@ impl McpSurface {
                 "mistyped": error.mistyped,
             })),
         };
+        let answer = if self.inner.keep_credentials {
+            answer
+        } else {
+            crate::redact::redact_answer(answer)
+        };
+        if let (Some(journal), Some((time, digest))) = (&self.inner.journal, journaled) {
+            let status = answer_status(&answer);
+            journal.call(
+                time,
+                "mcp",
+                name,
+                &digest,
+                answer.source,
+                status,
+                started.elapsed(),
+            );
+        }
         Ok(tool_result(answer))
     }
+}
+
+/// The journal's status of an answer: `ok`, or the error document's `code`.
+fn answer_status(answer: &ToolAnswer) -> String {
+    if !answer.is_error {
+        return "ok".to_owned();
+    }
+    serde_json::from_str::<Value>(&answer.text)
+        .ok()
+        .and_then(|document| {
+            document
+                .pointer("/error/code")
+                .and_then(Value::as_str)
+                .map(str::to_owned)
+        })
+        .unwrap_or_else(|| "error".to_owned())
 }
 
 /// An MCP tool result from a backend answer: the JSON text as the one text content, the

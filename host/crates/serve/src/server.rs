@@ -7,12 +7,16 @@
 //! client.
 //!
 //! A listener that fails after binding is logged and reported as [`ServeError::ListenerFailed`]
-//! (`resource_constraint`, exit 1) instead of serving nothing: `WatchedListener` accepts for
-//! axum, retries the errors that belong to one pending connection (reset, aborted, the network
+//! (`resource_constraint`, exit 1) instead of serving nothing: `WatchedListener` accepts,
+//! retries the errors that belong to one pending connection (reset, aborted, the network
 //! errors Linux passes on from it), and treats any other accept error (`EMFILE`, `ENFILE`,
 //! `ENOBUFS`, `ENOMEM`, a socket that stopped listening, …) as the listener's failure, as the
 //! reference's Node listener does when its server emits `error`. (axum's own accept loop would
 //! log such an error and retry every second forever, serving nothing while it lasts.)
+//!
+//! Connections are served by hyper's connection builder (HTTP/1.1 and HTTP/2, upgrades), with a
+//! request-head timeout (`REA_HEADER_TIMEOUT_SECONDS`, 10 s by default): axum's `serve` sets no
+//! timer, so a client sending its headers a byte at a time held a connection forever.
 
 use std::future::Future;
 use std::net::SocketAddr;
@@ -20,9 +24,15 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use axum::Router;
+use axum::extract::ConnectInfo;
+use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
+use hyper_util::server::conn::auto::Builder as ConnectionBuilder;
+use hyper_util::server::graceful::GracefulShutdown;
+use hyper_util::service::TowerToHyperService;
 use serde_json::{Value, json};
 use tokio::net::{TcpListener, TcpStream};
 use tokio_util::sync::CancellationToken;
+use tower::Layer;
 
 use crate::config::ListenConfig;
 use crate::error::ServeError;
@@ -206,7 +216,7 @@ impl ListenerFailure {
     }
 }
 
-/// The bound listener as axum accepts from it: sets `TCP_NODELAY` on each connection (replies
+/// The bound listener: sets `TCP_NODELAY` on each connection (replies
 /// are small and often written in several parts, SSE events: without it, Nagle's algorithm and
 /// delayed ACKs add ~40 ms to each), retries connection errors, and reports any other accept
 /// error as the listener's failure, after which it accepts nothing more.
@@ -216,11 +226,13 @@ struct WatchedListener {
     failure: ListenerFailure,
 }
 
-impl axum::serve::Listener for WatchedListener {
-    type Io = TcpStream;
-    type Addr = SocketAddr;
+/// The peer address of an accepted connection, as the handlers see it
+/// (`ConnectInfo<PeerAddress>`, added to every request of the connection).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PeerAddress(pub SocketAddr);
 
-    async fn accept(&mut self) -> (Self::Io, Self::Addr) {
+impl WatchedListener {
+    async fn accept(&mut self) -> (TcpStream, SocketAddr) {
         loop {
             if self.failure.failed.is_cancelled() {
                 return std::future::pending().await;
@@ -237,79 +249,83 @@ impl axum::serve::Listener for WatchedListener {
             }
         }
     }
-
-    fn local_addr(&self) -> std::io::Result<Self::Addr> {
-        self.listener.local_addr()
-    }
 }
 
-/// A test-only hold of DNS/bind: with `REA_TEST_HOLD=binding`, [`bind`] logs
-/// `{"level":"warn","msg":"test hold","stage":"binding"}` and waits 60 s before resolving, so a
-/// test can deliver a signal during DNS/bind without racing it (contract SERVE-018..020; the
-/// loading stage is held by `rea_manifest::test_hold`). Nothing sets the variable but tests.
+/// A test-only hold of DNS/bind ([`rea_evidence::test_hooks`], stage `binding`): logs
+/// `{"level":"warn","msg":"test hold","stage":"binding"}` and waits before resolving, so a test
+/// can deliver a signal during DNS/bind without racing it (contract SERVE-018..020).
 async fn hold_if_asked(stage: &str) {
-    if std::env::var_os("REA_TEST_HOLD").is_some_and(|value| value == stage) {
+    if rea_evidence::test_hooks::holds(stage) {
         tracing::warn!(stage, "test hold");
-        tokio::time::sleep(Duration::from_secs(60)).await;
+        tokio::time::sleep(rea_evidence::test_hooks::HOLD).await;
     }
 }
 
-/// Serves `app` on the bound listener until `stop` resolves, then stops (see the module docs).
-/// The listening line is logged first. Returns the signal, or [`ServeError::ListenerFailed`]
-/// when the listener failed or ended by itself (logged at `error`).
+/// Serves `app` on the bound listener until `stop` resolves, then stops (see the module docs),
+/// with the default request-head timeout.
 pub async fn serve(
     bound: Bound,
     app: Router,
     shutdown: CancellationToken,
     stop: impl Future<Output = StopSignal> + Send + 'static,
 ) -> Result<StopSignal, ServeError> {
+    let header_timeout = crate::config::RequestTimeouts::default().header;
+    serve_with(bound, app, shutdown, stop, header_timeout).await
+}
+
+/// [`serve`] with this request-head timeout: a connection whose request head (request line and
+/// headers) does not arrive whole within it is closed (hyper's `header_read_timeout`). The
+/// listening line is logged first. Returns the signal, or [`ServeError::ListenerFailed`] when the
+/// listener failed or ended by itself (logged at `error`).
+pub async fn serve_with(
+    bound: Bound,
+    app: Router,
+    shutdown: CancellationToken,
+    stop: impl Future<Output = StopSignal> + Send + 'static,
+    header_timeout: Duration,
+) -> Result<StopSignal, ServeError> {
     tracing::info!(url = %bound.url, "MCP transport listening");
-    let (signal_tx, signal_rx) = tokio::sync::oneshot::channel();
-    let stopping = CancellationToken::new();
     let failure = ListenerFailure::default();
-    let graceful = {
-        let stopping = stopping.clone();
-        let shutdown = shutdown.clone();
-        let failed = failure.failed.clone();
-        async move {
-            tokio::select! {
-                signal = stop => {
-                    let _ = signal_tx.send(signal);
-                }
-                () = failed.cancelled() => {}
-            }
-            // End sessions, streams and pending calls first, so the graceful wait below is short.
-            shutdown.cancel();
-            stopping.cancel();
-        }
-    };
-    let listener = WatchedListener {
+    let mut listener = WatchedListener {
         listener: bound.listener,
         failure: failure.clone(),
     };
-    let server = axum::serve(listener, app).with_graceful_shutdown(graceful);
-    let mut server = Box::pin(server.into_future());
-    let outcome = tokio::select! {
-        result = &mut server => Some(result),
-        () = stopping.cancelled() => None,
+    let mut builder = ConnectionBuilder::new(TokioExecutor::new());
+    builder
+        .http1()
+        .timer(TokioTimer::new())
+        .header_read_timeout(header_timeout);
+    let graceful = GracefulShutdown::new();
+    let mut stop = Box::pin(stop);
+    let signal = loop {
+        tokio::select! {
+            signal = &mut stop => break Some(signal),
+            () = failure.failed.cancelled() => break None,
+            (stream, peer) = listener.accept() => {
+                // The peer address reaches the handlers (`/agentenv/journal` answers loopback
+                // callers only).
+                let connect_info = axum::Extension(ConnectInfo(PeerAddress(peer)));
+                let service = TowerToHyperService::new(connect_info.layer(app.clone()));
+                let connection = builder
+                    .serve_connection_with_upgrades(TokioIo::new(stream), service)
+                    .into_owned();
+                let connection = graceful.watch(connection);
+                tokio::spawn(async move {
+                    let _ = connection.await;
+                });
+            }
+        }
     };
-    let outcome = match outcome {
-        Some(result) => result,
-        None => tokio::time::timeout(SHUTDOWN_GRACE, &mut server)
-            .await
-            .unwrap_or(Ok(())),
-    };
+    // End sessions, streams and pending calls first, so the graceful wait below is short.
     shutdown.cancel();
-    // Dropping the server drops the signal sender when no signal came.
-    drop(server);
-    match signal_rx.await {
-        Ok(signal) => Ok(signal),
-        Err(_) => {
-            let message = match (failure.message(), outcome) {
-                (Some(message), _) => message,
-                (None, Err(error)) => error.to_string(),
-                (None, Ok(())) => "the listener ended without a stop signal".to_owned(),
-            };
+    drop(listener);
+    let _ = tokio::time::timeout(SHUTDOWN_GRACE, graceful.shutdown()).await;
+    match signal {
+        Some(signal) => Ok(signal),
+        None => {
+            let message = failure
+                .message()
+                .unwrap_or_else(|| "the listener ended without a stop signal".to_owned());
             tracing::error!(error = %message, "the listener failed");
             Err(ServeError::ListenerFailed { message })
         }

@@ -150,6 +150,18 @@ pub enum StateSource {
         /// Why.
         reason: String,
     },
+    /// A withheld write answered with its recording (`[serve] withheld = "replay"`): the state
+    /// did not change.
+    WithheldWrite {
+        /// Always `recording`.
+        source: &'static str,
+        /// Always `withheld-write`.
+        reason: &'static str,
+        /// Why the write is withheld (its plan's reason).
+        withheld: String,
+        /// Always `false`: the call changed no state.
+        changed: bool,
+    },
 }
 
 impl StateSource {
@@ -169,6 +181,16 @@ impl StateSource {
             reason: reason.into(),
         }
     }
+
+    /// A withheld write's recording, with the reason its plan is withheld.
+    pub fn withheld_write(withheld: impl Into<String>) -> Self {
+        Self::WithheldWrite {
+            source: "recording",
+            reason: "withheld-write",
+            withheld: withheld.into(),
+            changed: false,
+        }
+    }
 }
 
 /// What the state answers one tool call: rendered from the state, a recorded answer, or a tool
@@ -183,6 +205,9 @@ pub enum StateAnswer {
     Recorded(RecordedAnswer),
     /// The call was refused or failed.
     Error(ToolError),
+    /// A read the state does not model, refused rather than answered by another request's
+    /// recording or by one from before a served write ([`crate::recorded`]).
+    NotModelled(crate::recorded::NotModelled),
 }
 
 /// An answer rendered from the state: the base record's status and content type, the body
@@ -255,7 +280,13 @@ impl From<&ToolCallError> for ToolError {
 impl StateAnswer {
     /// Whether the call failed.
     pub fn is_error(&self) -> bool {
-        matches!(self, Self::Error(_))
+        matches!(self, Self::Error(_) | Self::NotModelled(_))
+    }
+
+    /// Whether the call was refused as a read the state does not model: no answer from the
+    /// state, so nothing a check of the state may compare.
+    pub fn is_not_modelled(&self) -> bool {
+        matches!(self, Self::NotModelled(_))
     }
 
     /// The answer document as compact JSON text: `{status, content_type, body, replay, state}`
@@ -275,6 +306,9 @@ impl StateAnswer {
                 }
             }
             Self::Error(error) => json!({ "error": error.to_value() }).to_string(),
+            Self::NotModelled(refusal) => {
+                json!({ "error": refusal.to_tool_error().to_value() }).to_string()
+            }
         }
     }
 
@@ -283,7 +317,7 @@ impl StateAnswer {
         match self {
             Self::Rendered(answer) => Some(&answer.state),
             Self::Recorded(recorded) => Some(&recorded.state),
-            Self::Error(_) => None,
+            Self::Error(_) | Self::NotModelled(_) => None,
         }
     }
 
@@ -301,7 +335,7 @@ impl StateAnswer {
         match self {
             Self::Rendered(answer) => answer.status,
             Self::Recorded(recorded) => recorded.answer.status,
-            Self::Error(_) => None,
+            Self::Error(_) | Self::NotModelled(_) => None,
         }
     }
 
@@ -311,7 +345,7 @@ impl StateAnswer {
         match self {
             Self::Rendered(answer) => Some(serde_json::to_value(&answer.body).unwrap_or_default()),
             Self::Recorded(recorded) => Some(recorded.answer.body.to_value()),
-            Self::Error(_) => None,
+            Self::Error(_) | Self::NotModelled(_) => None,
         }
     }
 }

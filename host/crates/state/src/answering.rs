@@ -1,10 +1,15 @@
 //! Answering one tool call from the state: a served write tool's call changes the live state
-//! ([`crate::writes::serve`]); any other tool's is read from it ([`crate::read`]).
+//! ([`crate::writes::serve`]); a withheld write tool's answers as the pipeline's `[serve]
+//! withheld` says (a `not_served` error naming why and what to record, or its recording with no
+//! change; hidden, it is no tool of the catalog); any other tool's is read from it
+//! ([`crate::read`]).
 
-use serde_json::{Map, Value};
+use serde_json::{Map, Value, json};
 
-use crate::answer::StateAnswer;
+use crate::answer::{StateAnswer, StateSource, ToolError, recording_answer};
+use crate::rules::WithheldWrites;
 use crate::service::StateService;
+use crate::writes::model::WritePlan;
 
 impl StateService {
     /// Answers a tool call: a read from the state (or its recordings), a served write by
@@ -22,11 +27,52 @@ impl StateService {
         arguments: &Map<String, Value>,
         provenance: bool,
     ) -> StateAnswer {
-        if let Some(plan) = self.derived().write_plan(tool)
-            && plan.served
-        {
-            return crate::writes::serve::write_call(self, plan, arguments);
+        if let Some(plan) = self.derived().write_plan(tool) {
+            if plan.served {
+                return crate::writes::serve::write_call(self, plan, arguments);
+            }
+            match self.rules().withheld() {
+                WithheldWrites::Refuse => return not_served(plan),
+                WithheldWrites::Replay => return self.replay_withheld(plan, tool, arguments),
+                WithheldWrites::Hide => {}
+            }
         }
         self.answer_read(tool, arguments, provenance)
     }
+
+    /// A withheld write's recording (the recorded call its arguments match best), changing
+    /// nothing.
+    fn replay_withheld(
+        &self,
+        plan: &WritePlan,
+        tool: &str,
+        arguments: &Map<String, Value>,
+    ) -> StateAnswer {
+        match self.replay().answer(tool, arguments) {
+            Ok(replayed) => recording_answer(
+                replayed,
+                StateSource::withheld_write(plan.reason.clone().unwrap_or_default()),
+            ),
+            Err(error) => ToolError::from(&error).into(),
+        }
+    }
+}
+
+/// The `not_served` error of a withheld write: why it is withheld and what to record next, so an
+/// agent knows the action exists and why the environment cannot perform it.
+pub fn not_served(plan: &WritePlan) -> StateAnswer {
+    let reason = plan.reason.clone().unwrap_or_default();
+    let hint = plan.hint.clone().unwrap_or_default();
+    StateAnswer::Error(ToolError {
+        code: "not_served".to_owned(),
+        message: format!(
+            "this environment does not perform this write ({reason}): {hint} Nothing was changed."
+        ),
+        data: Some(json!({
+            "tool": plan.tool,
+            "effect": plan.effect.name(),
+            "reason": reason,
+            "hint": hint,
+        })),
+    })
 }

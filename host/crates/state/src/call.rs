@@ -28,21 +28,12 @@ impl Call {
             };
             match &argument.target {
                 ArgumentTarget::Path { segment_index, .. } => {
-                    if let Value::String(text) = value {
-                        call.path.insert(*segment_index, text.clone());
+                    if let Some(text) = rea_manifest::replay::path_text(value) {
+                        call.path.insert(*segment_index, text);
                     }
                 }
                 ArgumentTarget::Query { name } => {
-                    let values = match value {
-                        Value::String(text) => vec![text.clone()],
-                        Value::Number(number) => vec![number.to_string()],
-                        Value::Bool(flag) => vec![flag.to_string()],
-                        Value::Array(items) => items
-                            .iter()
-                            .filter_map(|item| item.as_str().map(str::to_owned))
-                            .collect(),
-                        _ => Vec::new(),
-                    };
+                    let values = rea_manifest::replay::query_texts(value).unwrap_or_default();
                     call.query.push((name.clone(), values));
                 }
                 ArgumentTarget::Body => call.body = Some(value.clone()),

@@ -4,84 +4,22 @@
 //! A format is written `T.3Z`: the date/time separator (`T` or a space), `.` and the number of
 //! fraction digits (`0`: none), and the zone (`Z`, `+00:00`, `+0000`, or empty for none). Only
 //! UTC spellings are respelled into one another, so a respelled value always names the same
-//! instant (a cut fraction aside, as the view recorded it).
+//! instant (a cut fraction aside, as the view recorded it). Reading and spelling is
+//! `rea_plugin_api::date`'s.
 
-/// A parsed ISO-8601 date-time.
-#[derive(Debug, Clone, PartialEq, Eq)]
-struct Clock<'a> {
-    date: &'a str,
-    separator: char,
-    time: &'a str,
-    fraction: &'a str,
-    zone: &'a str,
-}
+use rea_plugin_api::date::{self, RecordedDateTime, Spelling};
 
-fn parse(text: &str) -> Option<Clock<'_>> {
-    let bytes = text.as_bytes();
-    if bytes.len() < 19 {
-        return None;
-    }
-    let digits = |range: std::ops::Range<usize>| bytes[range].iter().all(u8::is_ascii_digit);
-    let shaped = digits(0..4)
-        && bytes[4] == b'-'
-        && digits(5..7)
-        && bytes[7] == b'-'
-        && digits(8..10)
-        && matches!(bytes[10], b'T' | b' ')
-        && digits(11..13)
-        && bytes[13] == b':'
-        && digits(14..16)
-        && bytes[16] == b':'
-        && digits(17..19);
-    if !shaped {
-        return None;
-    }
-    let rest = &text[19..];
-    let (fraction, zone) = match rest.strip_prefix('.') {
-        Some(after) => {
-            let end = after
-                .find(|c: char| !c.is_ascii_digit())
-                .unwrap_or(after.len());
-            if end == 0 {
-                return None;
-            }
-            (&after[..end], &after[end..])
-        }
-        None => ("", rest),
-    };
-    if !matches!(zone, "" | "Z" | "+00:00" | "+0000" | "-00:00") && !is_offset(zone) {
-        return None;
-    }
-    Some(Clock {
-        date: &text[..10],
-        separator: bytes[10] as char,
-        time: &text[11..19],
-        fraction,
-        zone,
-    })
-}
-
-fn is_offset(zone: &str) -> bool {
-    let bytes = zone.as_bytes();
-    bytes.len() == 6
-        && matches!(bytes[0], b'+' | b'-')
-        && bytes[1..3].iter().all(u8::is_ascii_digit)
-        && bytes[3] == b':'
-        && bytes[4..6].iter().all(u8::is_ascii_digit)
-}
-
-fn is_utc(zone: &str) -> bool {
-    matches!(zone, "Z" | "+00:00" | "+0000" | "-00:00")
+/// A clock: ISO-8601 text with seconds (read by `rea_plugin_api::date`).
+fn parse(text: &str) -> Option<RecordedDateTime> {
+    date::parse(text).filter(|recorded| recorded.spelling.seconds)
 }
 
 /// The format of a clock spelling, when the text is one.
 pub fn format_of(text: &str) -> Option<String> {
-    let clock = parse(text)?;
+    let spelling = parse(text)?.spelling;
     Some(format!(
         "{}.{}{}",
-        clock.separator,
-        clock.fraction.len(),
-        clock.zone
+        spelling.separator, spelling.digits, spelling.zone
     ))
 }
 
@@ -104,20 +42,16 @@ pub fn respell(
         .unwrap_or(rest.len());
     let width: usize = rest[..digits_end].parse().ok()?;
     let zone = &rest[digits_end..];
-    if clock.zone != zone && !(is_utc(clock.zone) && is_utc(zone)) {
+    let target = Spelling {
+        separator,
+        seconds: true,
+        digits: width,
+        zone: zone.to_owned(),
+    };
+    if clock.spelling.zone != zone && !(clock.spelling.is_utc() && target.is_utc()) {
         return None;
     }
-    let mut fraction: String = clock.fraction.chars().take(width).collect();
-    while fraction.len() < width {
-        fraction.push('0');
-    }
-    let mut out = format!("{}{separator}{}", clock.date, clock.time);
-    if width > 0 {
-        out.push('.');
-        out.push_str(&fraction);
-    }
-    out.push_str(zone);
-    Some(rea_plugin_api::json::Json::String(out))
+    date::spell(clock.instant()?, &target).map(rea_plugin_api::json::Json::String)
 }
 
 #[cfg(test)]

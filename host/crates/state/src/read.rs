@@ -22,10 +22,12 @@ use crate::answer::{
     KeptRecord, StateAnswer, StateSource, ToolError, recording_answer, state_answer, tool_error,
 };
 use crate::call::Call;
+use crate::missing::missing_answer;
 use crate::model::{
     DocumentView, Entity, ItemKey, ItemView, ListLine, ListView, Membership, ViewDetail, ViewShape,
 };
 use crate::query::evaluate;
+use crate::recorded::{NotModelled, RecordingUnusable, call_scope};
 use crate::render::{
     identity_value, missing_required, project_to, render_entity, scalar_text, selects_fields,
     set_counter, with_value_at,
@@ -226,13 +228,11 @@ impl StateService {
         let exact = replayed
             .as_ref()
             .is_some_and(|replayed| replayed.replay.exact_match);
-        let recording = move |reason: &str| match replayed {
-            Some(replayed) => recording_answer(replayed, StateSource::recording(reason)),
-            None => match self.replay().answer(tool, arguments) {
-                Ok(replayed) => recording_answer(replayed, StateSource::recording(reason)),
-                Err(error) => ToolError::from(&error).into(),
-            },
-        };
+        let template = view.path_template.as_str();
+        let stale = self
+            .read()
+            .written_since_reset(&call_scope(view, &call.segments(template)));
+        let recording = |reason: &str| self.recording(tool, template, &call, reason, stale);
         match &view.detail {
             ViewDetail::Recorded { reason } => recording(reason),
             _ if call.repeated() => recording("repeated-query"),
@@ -252,6 +252,36 @@ impl StateService {
                 .answer_document(tool, &view.path_template, document, &call)
                 .unwrap_or_else(recording),
         }
+    }
+
+    /// The recording of the very request a call makes, standing in for a read the state does not
+    /// render, when no served write changed what it shows (see [`crate::recorded`]); otherwise a
+    /// `not_modelled` refusal.
+    fn recording(
+        &self,
+        tool: &str,
+        template: &str,
+        call: &Call,
+        reason: &str,
+        stale: bool,
+    ) -> StateAnswer {
+        let refused = |recording| {
+            NotModelled {
+                reason: reason.to_owned(),
+                recording,
+            }
+            .into()
+        };
+        if stale {
+            return refused(RecordingUnusable::StaleAfterWrite);
+        }
+        self.recorded_lines()
+            .exact(tool, template, call)
+            .and_then(|ordinal| self.replay().answer_record(tool, ordinal))
+            .map_or_else(
+                || refused(RecordingUnusable::NotRecorded),
+                |answer| recording_answer(answer, StateSource::recording(reason)),
+            )
     }
 
     fn render_members(
@@ -301,7 +331,7 @@ impl StateService {
         };
         let live = self.read();
         let Some(entity) = find_item(&live, item, collection, &names, field) else {
-            return Ok(self.missing_item(item, exact));
+            return Ok(self.missing_item(item, (&segments, &call.pairs()), exact));
         };
         let projection = item_projection(item, call)?;
         let rendered = match self.render_members(tool, &item.shape, &[entity]) {
@@ -335,13 +365,16 @@ impl StateService {
     }
 
     /// The answer for an entity the state does not hold: the tool's latest recorded
-    /// `400`/`404`/`410` (`state.view: "missing"`), else a tool error.
-    fn missing_item(&self, item: &ItemView, exact: bool) -> StateAnswer {
+    /// `400`/`404`/`410` (`state.view: "missing"`) naming the call's entity (see
+    /// [`crate::missing`]), else a tool error.
+    fn missing_item(
+        &self,
+        item: &ItemView,
+        call: (&[String], &[(String, String)]),
+        exact: bool,
+    ) -> StateAnswer {
         match item.missing_ordinal.and_then(|ordinal| self.kept(ordinal)) {
-            Some(missing) => recording_answer(
-                missing.replay_answer(self.replay().evidence_id(), exact),
-                StateSource::state("missing", None),
-            ),
+            Some(missing) => missing_answer(missing, call, self.replay().evidence_id(), exact),
             None => tool_error(
                 "not_found",
                 "the state holds no such entity, and the capture recorded no 400, 404 or 410 answer of this tool to give",

@@ -5,7 +5,7 @@
 //! providing it, its options, and a handle that calls the stage's `learn` and `apply`. Built-in
 //! rules and rules from plugin libraries are the same kind of step: both come from the registry
 //! through [`RuleSet::from_pipeline`]. Tests may also build steps from plain-Rust rules
-//! ([`RuleSet::from_rules`]), which exercises the same JSON contract without the ABI.
+//! ([`RuleSet::from_rules`]), called through the same ABI stage object in this process.
 //!
 //! The rules a state was derived with are part of its Evidence (`rule_stages`), so turning a rule
 //! off, reordering rules or changing an option gives another state Evidence id.
@@ -14,8 +14,11 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use rea_evidence::Refusal;
-use rea_plugin_api::StateRule;
+pub use rea_pipeline::WithheldWrites;
+use rea_plugin_api::abi_stable::std_types::{RResult, RStr, RString};
 use rea_plugin_api::contracts::rule::{ApplyOutcome, ApplyRequest, LearnOutcome, LearnRequest};
+use rea_plugin_api::export::rule_stage_object;
+use rea_plugin_api::{PluginError, RuleStageBox, StateRule};
 use rea_registry::{Registry, RuleHandle};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -39,29 +42,34 @@ impl RuleStep for RuleHandle {
     }
 }
 
-/// A plain-Rust rule called directly (tests; the same JSON round trip as the ABI).
-struct Direct<R>(R);
+/// A plain-Rust rule called in this process through its ABI stage object (tests): the same JSON
+/// text, option and rule reading and panic guard as a loaded plugin's.
+struct Direct(RuleStageBox);
 
-impl<R> std::fmt::Debug for Direct<R> {
+impl std::fmt::Debug for Direct {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("Direct")
     }
 }
 
-impl<R: StateRule> RuleStep for Direct<R> {
+impl Direct {
+    fn call<T: serde::de::DeserializeOwned>(
+        answer: RResult<RString, PluginError>,
+    ) -> Result<T, String> {
+        let text = answer.into_result().map_err(|error| error.to_string())?;
+        serde_json::from_str(text.as_str()).map_err(|error| error.to_string())
+    }
+}
+
+impl RuleStep for Direct {
     fn learn(&self, request: &LearnRequest) -> Result<LearnOutcome, String> {
-        // Through JSON text, as the ABI passes it.
         let text = serde_json::to_string(request).map_err(|error| error.to_string())?;
-        let request: LearnRequest =
-            serde_json::from_str(&text).map_err(|error| error.to_string())?;
-        self.0.learn(&request).map_err(|error| error.to_string())
+        Self::call(self.0.learn(RStr::from_str(&text)))
     }
 
     fn apply(&self, request: &ApplyRequest) -> Result<ApplyOutcome, String> {
         let text = serde_json::to_string(request).map_err(|error| error.to_string())?;
-        let request: ApplyRequest =
-            serde_json::from_str(&text).map_err(|error| error.to_string())?;
-        self.0.apply(&request).map_err(|error| error.to_string())
+        Self::call(self.0.apply(RStr::from_str(&text)))
     }
 }
 
@@ -108,10 +116,15 @@ pub struct RuleStageRef {
     pub options: BTreeMap<String, Value>,
 }
 
-/// The ordered rule steps a state is derived and served with.
+/// The ordered rule steps a state is derived and served with, and what the served state does
+/// with the write tools whose plan is withheld (the pipeline's `[serve] withheld`; it changes
+/// what is served, never what is derived).
 #[derive(Debug, Clone, Default)]
 pub struct RuleSet {
     steps: Vec<ConfiguredRule>,
+    /// Every failed stage call so far, one sentence each (shared by clones).
+    failures: Arc<std::sync::Mutex<std::collections::BTreeSet<String>>>,
+    withheld: WithheldWrites,
 }
 
 impl RuleSet {
@@ -140,7 +153,11 @@ impl RuleSet {
                 handle: Arc::new(handle),
             });
         }
-        Ok(Self { steps })
+        Ok(Self {
+            steps,
+            failures: Arc::default(),
+            withheld: pipeline.serve.withheld,
+        })
     }
 
     /// Rules from plain-Rust stages, in order: `(stage, plugin, options, rule)`.
@@ -154,10 +171,23 @@ impl RuleSet {
                     stage,
                     plugin,
                     options,
-                    handle: Arc::new(Direct(rule)),
+                    handle: Self::direct(rule),
                 })
                 .collect(),
+            failures: Arc::default(),
+            withheld: WithheldWrites::default(),
         }
+    }
+
+    /// The same steps, serving withheld writes as `mode` says.
+    pub fn with_withheld(mut self, mode: WithheldWrites) -> Self {
+        self.withheld = mode;
+        self
+    }
+
+    /// What the served state does with withheld writes.
+    pub fn withheld(&self) -> WithheldWrites {
+        self.withheld
     }
 
     /// Adds a step.
@@ -167,7 +197,7 @@ impl RuleSet {
 
     /// A plain-Rust stage as a step handle.
     pub fn direct<R: StateRule>(rule: R) -> Arc<dyn RuleStep> {
-        Arc::new(Direct(rule))
+        Arc::new(Direct(rule_stage_object(rule)))
     }
 
     /// The steps, in order.
@@ -178,6 +208,29 @@ impl RuleSet {
     /// The step of a stage.
     pub fn step(&self, stage: &str) -> Option<&ConfiguredRule> {
         self.steps.iter().find(|step| step.stage == stage)
+    }
+
+    /// Records a failed stage call (logged by the caller): `rule stage S of plugin P failed to
+    /// learn TOOL: ERROR`.
+    pub fn record_failure(&self, step: &ConfiguredRule, phase: &str, tool: &str, error: &str) {
+        let line = format!(
+            "rule stage {} of plugin {} failed to {phase} {tool}: {error}",
+            step.stage, step.plugin
+        );
+        self.failures
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .insert(line);
+    }
+
+    /// The failed stage calls so far, sorted.
+    pub fn failures(&self) -> Vec<String> {
+        self.failures
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .iter()
+            .cloned()
+            .collect()
     }
 
     /// The steps as the state Evidence names them.

@@ -13,6 +13,7 @@ use rea_plugin_api::json::Json;
 
 use crate::answer::{KeptRecord, KeptRecords};
 use crate::model::{StateView, ViewDetail};
+use crate::recorded::RecordedLines;
 use crate::rules::RuleSet;
 use crate::store::LiveState;
 
@@ -26,7 +27,10 @@ pub struct StateService {
     live: RwLock<LiveState>,
     replay: Environment,
     records: KeptRecords,
+    recorded_lines: RecordedLines,
     rules: Arc<RuleSet>,
+    /// The bytes `data/get` writes for an empty state of this served state (its header).
+    empty_report_bytes: usize,
 }
 
 impl StateService {
@@ -65,21 +69,33 @@ impl StateService {
                 ViewDetail::Recorded { .. } => {}
             }
         }
+        let recorded_lines = RecordedLines::new(&derived, &replay, records);
         let records = records
             .iter()
             .filter(|record| wanted.contains(&record.ordinal))
             .filter_map(|record| KeptRecord::new(record).map(|kept| (record.ordinal, kept)))
             .collect();
         let initial = LiveState::new(derived.entities.clone(), derived.documents.clone());
+        let empty_report_bytes = LiveState::default()
+            .to_document(&state_evidence_id, &derived.types)
+            .to_canonical_vec()
+            .len();
         Self {
+            empty_report_bytes,
             state_evidence_id,
             live: RwLock::new(initial.clone()),
             initial,
             derived,
             replay,
             records,
+            recorded_lines,
             rules,
         }
+    }
+
+    /// The recorded requests of the read tools (which recording may answer a call).
+    pub(crate) fn recorded_lines(&self) -> &RecordedLines {
+        &self.recorded_lines
     }
 
     /// The rule stages served writes apply.
@@ -125,6 +141,11 @@ impl StateService {
     /// Replaces the whole live state.
     pub fn replace(&self, state: LiveState) {
         *self.write() = state;
+    }
+
+    /// How many bytes `data/get` writes for a live state of this service.
+    pub fn report_bytes(&self, state: &LiveState) -> usize {
+        state.report_bytes(self.empty_report_bytes)
     }
 
     /// The live state's `rea-state/v1` document.

@@ -235,7 +235,13 @@ fn serve_state(
         )));
     }
     // Then the catalog with the served write tools.
-    let tools = state_tools_with_views(environment, manifest, &state.write_plans, &state.views);
+    let tools = state_tools_with_views(
+        environment,
+        manifest,
+        &state.write_plans,
+        &state.views,
+        state_rules.withheld(),
+    );
     check_state_catalog(&tools, name)?;
     let records = capture_records(capture)?;
     Ok(Ready {

@@ -22,15 +22,17 @@
 //!
 //! Besides the entities, the live state counts what served writes generated since the last reset
 //! or load (the write count the clock advances by, the largest sequence values, and the
-//! additional collection history with its 1 MiB budget), and keeps the entities a soft delete
-//! marked deleted. A new live state (reset, load) starts all of them again.
+//! additional collection history with its 1 MiB budget, and what the writes changed: the type and
+//! collection of each entity written, each document written, so a read answering from a
+//! recording knows whether the recording may still show the state), and keeps the entities a
+//! soft delete marked deleted. A new live state (reset, load) starts all of them again.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use rea_plugin_api::json::{Json, Object};
 
 use crate::derive::entities::collection_key;
-use crate::model::{Document, Entity, EntityType};
+use crate::model::{Document, Entity, EntityType, WriteScope};
 
 /// The format name of a state document.
 pub const STATE_FORMAT: &str = "rea-state/v1";
@@ -88,12 +90,30 @@ pub struct LiveState {
     writes: u64,
     /// The largest integer each sequence generated or was given, per (collection key, field).
     sequences: HashMap<(String, String), i128>,
+    /// The canonical bytes of every held entity as `data/get` writes it, summed.
+    entity_bytes: usize,
+    /// The canonical bytes of every document as `data/get` writes it, summed.
+    document_bytes: usize,
+    /// What writes since the reset or load changed: each type's collection, or document.
+    written: BTreeSet<WriteScope>,
 }
 
 #[derive(Debug, Clone)]
 struct Slot {
     entity: Entity,
     rank: u64,
+    /// The entity's canonical bytes as `data/get` writes it.
+    bytes: usize,
+}
+
+/// How many bytes `data/get` writes for an entity.
+pub fn entity_report_bytes(entity: &Entity) -> usize {
+    entity_json(entity).to_canonical_vec().len()
+}
+
+/// How many bytes `data/get` writes for a document.
+pub fn document_report_bytes(document: &Document) -> usize {
+    document_json(document).to_canonical_vec().len()
 }
 
 fn key_of(entity: &Entity) -> EntityKey {
@@ -108,6 +128,7 @@ impl LiveState {
     /// A state holding these entities (in state order) and documents.
     pub fn new(entities: Vec<Entity>, documents: Vec<Document>) -> Self {
         let mut state = Self {
+            document_bytes: documents.iter().map(document_report_bytes).sum(),
             documents: documents
                 .into_iter()
                 .map(|document| (document.view.clone(), document))
@@ -128,7 +149,13 @@ impl LiveState {
     fn place(&mut self, entity: Entity, rank: u64) -> usize {
         let key = key_of(&entity);
         let collection = (key.0.clone(), key.1.clone());
-        let slot = Slot { entity, rank };
+        let bytes = entity_report_bytes(&entity);
+        self.entity_bytes += bytes;
+        let slot = Slot {
+            entity,
+            rank,
+            bytes,
+        };
         let index = match self.free.pop() {
             Some(index) => {
                 self.slots[index] = Some(slot);
@@ -154,6 +181,7 @@ impl LiveState {
 
     fn unplace(&mut self, index: usize) -> Option<Entity> {
         let slot = self.slots.get_mut(index)?.take()?;
+        self.entity_bytes -= slot.bytes;
         let key = key_of(&slot.entity);
         self.index.remove(&key);
         self.order.remove(&slot.rank);
@@ -169,6 +197,33 @@ impl LiveState {
         }
         self.free.push(index);
         Some(slot.entity)
+    }
+
+    /// Replaces the entity held in a slot, keeping its place.
+    fn replace_in_slot(&mut self, index: usize, entity: Entity) {
+        let bytes = entity_report_bytes(&entity);
+        if let Some(slot) = self.slots[index].as_mut() {
+            self.entity_bytes = self.entity_bytes - slot.bytes + bytes;
+            slot.entity = entity;
+            slot.bytes = bytes;
+        }
+    }
+
+    /// How many bytes `data/get` writes for this state, given the bytes it writes for an empty
+    /// state of the same served state (its header: version, evidence id, types). Kept as the
+    /// state changes, so a write can be refused before it grows the state past what `data/add`
+    /// loads.
+    pub fn report_bytes(&self, empty_report_bytes: usize) -> usize {
+        empty_report_bytes
+            + self.entity_bytes
+            + self.len().saturating_sub(1)
+            + self.document_bytes
+            + self.documents.len().saturating_sub(1)
+    }
+
+    /// The documents' count.
+    pub fn document_count(&self) -> usize {
+        self.documents.len()
     }
 
     fn slot(&self, index: usize) -> &Slot {
@@ -258,15 +313,30 @@ impl LiveState {
             .unwrap_or_default()
     }
 
+    fn mark_written(&mut self, entity_type: &str, collection: &str) {
+        let scope = WriteScope::Type {
+            entity_type: entity_type.to_owned(),
+            collection: Some(collection_key(collection).to_owned()),
+        };
+        self.written.insert(scope);
+    }
+
+    /// Whether a write since the reset or load changed something a read showing `shown` shows.
+    pub fn written_since_reset(&self, shown: &WriteScope) -> bool {
+        self.written
+            .iter()
+            .any(|written| crate::derive::windows::relates(written, shown))
+    }
+
     /// Replaces an entity held at `(type, collection, id)` in place, or adds it last in its
     /// collection.
     pub fn put_entity(&mut self, entity: Entity) {
+        self.mark_written(&entity.entity_type, &entity.collection);
         let key = key_of(&entity);
         match self.index.get(&key) {
             Some(index) => {
-                if let Some(slot) = self.slots[*index].as_mut() {
-                    slot.entity = entity;
-                }
+                let index = *index;
+                self.replace_in_slot(index, entity);
             }
             None => self.insert_entity(entity, &Position::Last),
         }
@@ -274,6 +344,7 @@ impl LiveState {
 
     /// Adds an entity at a position of its collection (replacing one with the same key).
     pub fn insert_entity(&mut self, entity: Entity, position: &Position) {
+        self.mark_written(&entity.entity_type, &entity.collection);
         let key = key_of(&entity);
         if let Some(index) = self.index.get(&key).copied() {
             self.unplace(index);
@@ -290,12 +361,9 @@ impl LiveState {
         let Some(index) = self.index.get(&key).copied() else {
             return false;
         };
+        self.mark_written(&entity.entity_type, &entity.collection);
         match position {
-            None => {
-                if let Some(slot) = self.slots[index].as_mut() {
-                    slot.entity = entity;
-                }
-            }
+            None => self.replace_in_slot(index, entity),
             Some(position) => {
                 let rank = self.slot(index).rank;
                 self.unplace(index);
@@ -396,6 +464,7 @@ impl LiveState {
     /// Puts a collection's held entities in the order of `ids` (ids it does not hold are
     /// skipped; held entities `ids` does not name keep their places after them).
     pub fn reorder_collection(&mut self, entity_type: &str, collection: &str, ids: &[String]) {
+        self.mark_written(entity_type, collection);
         for id in ids.iter().rev() {
             let Some(entity) = self.entity(entity_type, collection, id).cloned() else {
                 continue;
@@ -416,17 +485,25 @@ impl LiveState {
             collection_key(collection).to_owned(),
             id.to_owned(),
         ))?;
+        self.mark_written(entity_type, collection);
         self.unplace(index)
     }
 
     /// Keeps an entity a soft delete removed, marked deleted (read by id, never listed).
     pub fn keep_deleted(&mut self, entity: Entity) {
+        self.mark_written(&entity.entity_type, &entity.collection);
         self.deleted.insert(key_of(&entity), entity);
     }
 
     /// Sets a document's value.
     pub fn put_document(&mut self, document: Document) {
-        self.documents.insert(document.view.clone(), document);
+        self.written.insert(WriteScope::Document {
+            document: document.view.clone(),
+        });
+        self.document_bytes += document_report_bytes(&document);
+        if let Some(old) = self.documents.insert(document.view.clone(), document) {
+            self.document_bytes -= document_report_bytes(&old);
+        }
     }
 
     /// Served writes since the reset or load.
@@ -690,5 +767,49 @@ mod tests {
         // contract: DATA-034, DATA-038
         state.remove_entity("/t", "/t", "1");
         assert_eq!(state.history_charge("/t", "/t", &[]), 0);
+    }
+
+    #[test]
+    fn report_bytes_are_what_data_get_writes_after_every_change() {
+        let types: Vec<EntityType> = Vec::new();
+        let empty = LiveState::default()
+            .to_document("ev_x", &types)
+            .to_canonical_vec()
+            .len();
+        let written =
+            |state: &LiveState| state.to_document("ev_x", &types).to_canonical_vec().len();
+        let mut state = LiveState::new(
+            vec![
+                entity("/t", "1", r#"{"id":1}"#),
+                entity("/t", "2", r#"{"id":2,"s":"ab"}"#),
+            ],
+            Vec::new(),
+        );
+        assert_eq!(state.report_bytes(empty), written(&state));
+        state.insert_entity(
+            entity("/t", "3", r#"{"id":3,"big":"xxxxxxxx"}"#),
+            &Position::First,
+        );
+        assert_eq!(state.report_bytes(empty), written(&state));
+        state.update_entity(entity("/t", "3", r#"{"id":3}"#), None);
+        assert_eq!(state.report_bytes(empty), written(&state));
+        state.put_entity(entity("/t", "1", r#"{"id":1,"n":"longer"}"#));
+        assert_eq!(state.report_bytes(empty), written(&state));
+        state.remove_entity("/t", "/t", "2");
+        assert_eq!(state.report_bytes(empty), written(&state));
+        let document = |value: &str| Document {
+            view: "get_profile".into(),
+            path: "/profile".into(),
+            value: parse(value.as_bytes()).expect("json"),
+            record_ordinal: Some(3),
+        };
+        state.put_document(document(r#"{"a":1}"#));
+        assert_eq!(state.report_bytes(empty), written(&state));
+        state.put_document(document(r#"{"a":"replaced"}"#));
+        assert_eq!(state.report_bytes(empty), written(&state));
+        for id in ["1", "3"] {
+            state.remove_entity("/t", "/t", id);
+        }
+        assert_eq!(state.report_bytes(empty), written(&state));
     }
 }

@@ -1,8 +1,4 @@
 //! The HAR capture extractor as a shared library: exports the same root module as the built-in
 //! (`rea_plugin_har::root_module`), so the registry loads it by path and gets identical answers.
 
-/// The plugin's root module.
-#[abi_stable::export_root_module]
-fn root() -> rea_plugin_api::PluginModuleRef {
-    rea_plugin_har::root_module()
-}
+rea_plugin_api::export_plugin!(rea_plugin_har::root_module);

@@ -207,7 +207,7 @@ impl GuidanceBundle {
 
     /// The bundle digest as `sha256:<hex>`.
     pub fn digest_text(&self) -> String {
-        format!("sha256:{}", hex(&self.digest))
+        format!("sha256:{}", hex::encode(self.digest))
     }
 
     /// The identity members every answer carries: `{name, version, digest}`.
@@ -351,11 +351,6 @@ pub fn unavailable(reason: &str, message: impl Into<String>) -> Refusal {
         ),
     )
     .with_data(json!({"reason": reason}))
-}
-
-/// Lowercase hexadecimal of bytes.
-pub fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|byte| format!("{byte:02x}")).collect()
 }
 
 #[derive(Debug, Deserialize)]

@@ -5,8 +5,6 @@
 use rea_evidence::Refusal;
 use serde_json::json;
 
-use super::bundle::hex;
-
 const PREFIX: &str = "rg1-";
 const HASH_HEX: usize = 32;
 
@@ -22,7 +20,11 @@ pub struct Locator {
 impl Locator {
     /// The locator text.
     pub fn render(&self) -> String {
-        format!("{PREFIX}{}-{}", hex(&self.bundle), hex(&self.section))
+        format!(
+            "{PREFIX}{}-{}",
+            hex::encode(self.bundle),
+            hex::encode(self.section)
+        )
     }
 
     /// Parses a locator; anything else is `invalid_request` at `pointer`.

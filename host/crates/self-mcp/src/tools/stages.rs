@@ -42,7 +42,7 @@ pub trait CaptureInspection: Send + Sync {
 
 /// Where a view's source Evidence comes from.
 #[derive(Debug, Clone, PartialEq)]
-pub enum ViewSource {
+pub enum SourceEvidence {
     /// Evidence the session retained (resolved from the ledger).
     Retained(EvidenceDocument),
     /// An Evidence file, by absolute path.
@@ -54,7 +54,7 @@ pub enum ViewSource {
 /// The views stage: a source and a view request in, view Evidence out.
 pub trait ViewProjection: Send + Sync {
     /// Projects the view `view` (`{"kind", …}`) from `source`.
-    fn project(&self, source: ViewSource, view: &Value) -> Result<EvidenceDocument, Refusal>;
+    fn project(&self, source: SourceEvidence, view: &Value) -> Result<EvidenceDocument, Refusal>;
 }
 
 /// The stage implementations the host has; a tool is registered for each one given.
@@ -226,18 +226,18 @@ fn capture_request(arguments: &Map<String, Value>) -> Result<CaptureRequest, Ref
 fn view_source(
     arguments: &Map<String, Value>,
     context: &ToolContext,
-) -> Result<ViewSource, Refusal> {
+) -> Result<SourceEvidence, Refusal> {
     let source = arguments.get("source").cloned().unwrap_or(Value::Null);
     match source.get("kind").and_then(Value::as_str) {
         Some("retained-evidence") => context
             .ledger
             .resolve(&source, "/source")
-            .map(ViewSource::Retained),
+            .map(SourceEvidence::Retained),
         Some("evidence-file") => {
-            absolute_path(source.get("path"), "/source/path").map(ViewSource::File)
+            absolute_path(source.get("path"), "/source/path").map(SourceEvidence::File)
         }
         Some("inline") => match source.get("evidence") {
-            Some(evidence @ Value::Object(_)) => Ok(ViewSource::Inline(evidence.clone())),
+            Some(evidence @ Value::Object(_)) => Ok(SourceEvidence::Inline(evidence.clone())),
             _ => Err(
                 Refusal::invalid_request("an inline source needs an `evidence` object")
                     .at("/source/evidence"),

@@ -16,6 +16,9 @@ pub enum CompletionSource {
     Capture,
     /// Retained environment manifest ids.
     Manifest,
+    /// Retained capture and manifest ids, and the `.har` files and bundle folders under the
+    /// server's working directory as absolute paths ([`crate::paths`]).
+    CaptureOrPath,
     /// The active manifest's tools: every `METHOD /path/template` and each name one tool holds
     /// (the reference's procedures).
     ManifestTool,
@@ -41,11 +44,17 @@ pub struct ArgumentContract {
 /// session retained, so no suggestion never means that nothing exists.
 pub const COMPLETION_CAVEAT: &str = "Completion suggests identifiers this session already retained, and reads nothing new: an empty suggestion list does not mean that none exist.";
 
+/// The caveat of an argument that takes a path: completion also lists the working directory.
+pub const PATH_COMPLETION_CAVEAT: &str = "Completion suggests identifiers this session retained and the .har files and bundle folders under the server's working directory (three levels deep, as absolute paths): an empty suggestion list does not mean that none exist.";
+
 impl ArgumentContract {
     /// The description `prompts/list` and the workflow list advertise: the description, and
     /// for an argument with completion, [`COMPLETION_CAVEAT`].
     pub fn advertised_description(&self) -> String {
         match self.completion {
+            Some(CompletionSource::CaptureOrPath) => {
+                format!("{} {PATH_COMPLETION_CAVEAT}", self.description)
+            }
             Some(_) => format!("{} {COMPLETION_CAVEAT}", self.description),
             None => self.description.to_owned(),
         }
@@ -145,15 +154,15 @@ pub const WORKFLOWS: &[WorkflowContract] = &[
         arguments: &[
             ArgumentContract {
                 name: "baseline",
-                description: "The earlier side: a HAR path, or a retained capture or manifest Evidence id.",
+                description: "The earlier side: a HAR path, or a retained capture or manifest Evidence id (completion offers both).",
                 required: true,
-                completion: None,
+                completion: Some(CompletionSource::CaptureOrPath),
             },
             ArgumentContract {
                 name: "candidate",
-                description: "The later side: a HAR path, or a retained capture or manifest Evidence id.",
+                description: "The later side: a HAR path, or a retained capture or manifest Evidence id (completion offers both).",
                 required: true,
-                completion: None,
+                completion: Some(CompletionSource::CaptureOrPath),
             },
         ],
         required_tools: &[INSPECT_ANALYSIS_VIEW],

@@ -13,7 +13,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde_json::{Map, Value, json};
 
 pub use contracts::{
-    ArgumentContract, COMPLETION_CAVEAT, CompletionSource, Step, WORKFLOWS, WorkflowContract,
+    ArgumentContract, COMPLETION_CAVEAT, CompletionSource, PATH_COMPLETION_CAVEAT, Step, WORKFLOWS,
+    WorkflowContract,
 };
 
 use crate::schema::{FieldIssue, pointer_token};
@@ -663,13 +664,20 @@ mod tests {
         assert!(!views_only.contains("For a side given as a HAR path"));
     }
 
-    // contract: COMPLETION-003
+    // COMPLETION-003 differs (host/crates/self-mcp/CONTRACT-NOTES.md): this test checks rea's form.
     #[test]
     fn completion_is_attached_to_optional_arguments_only() {
         let mut with_completion = 0;
         for contract in WORKFLOWS {
             for argument in contract.arguments {
-                if argument.completion.is_some() {
+                if argument.completion == Some(CompletionSource::CaptureOrPath) {
+                    // Issue 14: a side that takes a path offers paths, required or not.
+                    assert!(
+                        argument
+                            .advertised_description()
+                            .ends_with(PATH_COMPLETION_CAVEAT)
+                    );
+                } else if argument.completion.is_some() {
                     with_completion += 1;
                     assert!(!argument.required, "{}.{}", contract.id, argument.name);
                     assert!(

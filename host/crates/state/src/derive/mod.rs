@@ -30,7 +30,7 @@ pub mod items;
 mod list_query;
 pub mod lists;
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
 pub mod windows;
 
 use std::collections::{BTreeMap, BTreeSet};

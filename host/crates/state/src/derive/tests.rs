@@ -13,7 +13,13 @@ use crate::service::StateService;
 const ORIGIN: &str = "http://127.0.0.1:3000";
 
 /// A record: `GET /path?query` answering `status` with a JSON `body`.
-fn record(ordinal: u64, method: &str, target: &str, status: u16, body: Value) -> CaptureRecord {
+pub(crate) fn record(
+    ordinal: u64,
+    method: &str,
+    target: &str,
+    status: u16,
+    body: Value,
+) -> CaptureRecord {
     let (path, query) = match target.split_once('?') {
         Some((path, raw)) => (
             path.to_owned(),
@@ -69,13 +75,13 @@ fn record(ordinal: u64, method: &str, target: &str, status: u16, body: Value) ->
     }
 }
 
-struct Fixture {
-    state: StateView,
-    service: StateService,
+pub(crate) struct Fixture {
+    pub(crate) state: StateView,
+    pub(crate) service: StateService,
     manifest: rea_manifest::Manifest,
 }
 
-fn derive(records: Vec<CaptureRecord>) -> Fixture {
+pub(crate) fn derive(records: Vec<CaptureRecord>) -> Fixture {
     let manifest = project_manifest(
         "ev_capture",
         &records,
@@ -130,7 +136,7 @@ impl Fixture {
         (tool.name.clone(), argument)
     }
 
-    fn view(&self, tool: &str) -> &ViewDetail {
+    pub(crate) fn view(&self, tool: &str) -> &ViewDetail {
         &self
             .state
             .view(tool)
@@ -138,7 +144,7 @@ impl Fixture {
             .detail
     }
 
-    fn call(&self, tool: &str, arguments: Value) -> Value {
+    pub(crate) fn call(&self, tool: &str, arguments: Value) -> Value {
         let Value::Object(arguments) = arguments else {
             panic!("arguments")
         };
@@ -151,7 +157,23 @@ impl Fixture {
     }
 }
 
-fn posts() -> Value {
+/// What stood in for a read the state did not render: the recording's reason
+/// (`{"recording": reason}`), or a `not_modelled` refusal's reason and why no recording answered
+/// (`{"not_modelled": reason, "recording": why}`).
+pub(crate) fn stand_in(answer: &Value) -> Value {
+    if answer["error"]["code"] == "not_modelled" {
+        assert_eq!(answer["is_error"], true, "{answer}");
+        json!({
+            "not_modelled": answer["error"]["data"]["reason"],
+            "recording": answer["error"]["data"]["recording"],
+        })
+    } else {
+        assert_eq!(answer["state"]["source"], "recording", "{answer}");
+        json!({"recording": answer["state"]["reason"]})
+    }
+}
+
+pub(crate) fn posts() -> Value {
     json!([
         {"id": 1, "title": "Alpha", "author": "alice", "views": 10},
         {"id": 2, "title": "Beta", "author": "bob", "views": 30},
@@ -159,7 +181,7 @@ fn posts() -> Value {
     ])
 }
 
-fn post(id: u64) -> Value {
+pub(crate) fn post(id: u64) -> Value {
     posts()[(id - 1) as usize].clone()
 }
 
@@ -520,8 +542,8 @@ fn a_whole_page_the_collection_outgrew_replays_as_page_exceeded() {
     // Without arguments the paging line stands for the whole list, which outgrew it.
     let answer = fixture.call("get_posts", json!({}));
     assert_eq!(
-        answer["state"],
-        json!({"source": "recording", "reason": "page-exceeded"})
+        stand_in(&answer),
+        json!({"not_modelled": "page-exceeded", "recording": "not-recorded"})
     );
 }
 
@@ -582,14 +604,17 @@ fn query_roles_are_learned_only_when_they_reproduce_the_recordings() {
     assert_eq!(answer["body"], json!([post(3), post(1)]));
     assert_eq!(answer["state"]["membership"], "query");
     assert_eq!(answer["replay"]["exact_match"], false);
-    // A parameter without a role replays its recording.
+    // A parameter without a role is refused with a value no request recorded.
     let answer = fixture.call("get_posts", json!({"colour": "blue"}));
-    assert_eq!(answer["state"]["source"], "recording");
+    assert_eq!(
+        stand_in(&answer),
+        json!({"not_modelled": "unrecorded-request", "recording": "not-recorded"})
+    );
     // A repeated value replays too.
     let answer = fixture.call("get_posts", json!({"author": ["alice", "bob"]}));
     assert_eq!(
-        answer["state"],
-        json!({"source": "recording", "reason": "repeated-query"})
+        stand_in(&answer),
+        json!({"not_modelled": "repeated-query", "recording": "not-recorded"})
     );
 }
 
@@ -625,9 +650,13 @@ fn an_inert_parameter_is_accepted_only_with_its_recorded_values() {
     let answer = fixture.call("get_posts", json!({"author": "bob", "_": "111"}));
     assert_eq!(answer["state"]["membership"], "query", "{answer}");
     assert_eq!(answer["body"], json!([post(2)]));
-    // A value it never recorded replays its recording.
+    // A value it never recorded is refused: no recording of that very request.
     let answer = fixture.call("get_posts", json!({"author": "bob", "_": "999"}));
-    assert_eq!(answer["state"]["source"], "recording", "{answer}");
+    assert_eq!(
+        stand_in(&answer),
+        json!({"not_modelled": "unrecorded-request", "recording": "not-recorded"}),
+        "{answer}"
+    );
     // Without a whole line of the collection nothing shows a parameter changes nothing.
     let without_whole = derive(vec![
         record(
@@ -711,13 +740,13 @@ fn field_selections_the_checked_reads_made_render_from_the_state() {
     // Another selection replays its recording.
     let answer = fixture.call("get_posts", json!({"_fields": "author"}));
     assert_eq!(
-        answer["state"],
-        json!({"source": "recording", "reason": "projection"})
+        stand_in(&answer),
+        json!({"not_modelled": "projection", "recording": "not-recorded"})
     );
     let answer = fixture.call(&item_tool, json!({argument: "3", "fields": "author"}));
     assert_eq!(
-        answer["state"],
-        json!({"source": "recording", "reason": "projection"})
+        stand_in(&answer),
+        json!({"not_modelled": "projection", "recording": "not-recorded"})
     );
 }
 
@@ -839,8 +868,8 @@ fn representation_parameters_become_projected_keys() {
         Some("variant")
     );
     assert_eq!(
-        fixture.call("get_posts", json!({"_fields": "author"}))["state"],
-        json!({"source": "recording", "reason": "projection"})
+        stand_in(&fixture.call("get_posts", json!({"_fields": "author"}))),
+        json!({"not_modelled": "projection", "recording": "not-recorded"})
     );
     assert_eq!(
         fixture.call("get_posts_by_id", json!({"id": "1", "_embed": "comments"}))["state"]["reason"],
@@ -850,7 +879,7 @@ fn representation_parameters_become_projected_keys() {
 
 #[test]
 fn a_list_whose_plain_lines_disagree_is_recorded() {
-    // contract: STATE-007, STATE-111
+    // contract: STATE-007
     let fixture = derive(vec![
         record(0, "GET", "/posts/1", 200, post(1)),
         record(
@@ -878,7 +907,7 @@ fn a_list_whose_plain_lines_disagree_is_recorded() {
 
 #[test]
 fn documents_answer_their_checked_line() {
-    // contract: STATE-006, STATE-062, STATE-082, STATE-087
+    // contract: STATE-006, STATE-062
     let mut profile = record(0, "GET", "/profile", 200, Value::Null);
     profile.response.body = Body::Text {
         text: r#"{"theme": "light", "n": 1.50}"#.to_owned(),
@@ -1230,8 +1259,8 @@ fn a_list_call_names_a_checked_line_only_with_every_recorded_value() {
     ] {
         let answer = fixture.call("get_posts", arguments.clone());
         assert_eq!(
-            answer["state"],
-            json!({"source": "recording", "reason": "unrecorded-request"}),
+            stand_in(&answer),
+            json!({"not_modelled": "unrecorded-request", "recording": "not-recorded"}),
             "{arguments}: {answer}"
         );
     }
@@ -1267,8 +1296,8 @@ fn an_argument_less_list_call_answers_from_a_paging_line() {
         record(1, "GET", "/posts/2", 200, post(2)),
     ]);
     assert_eq!(
-        filtered.call("get_posts", json!({}))["state"],
-        json!({"source": "recording", "reason": "unrecorded-request"})
+        stand_in(&filtered.call("get_posts", json!({}))),
+        json!({"not_modelled": "unrecorded-request", "recording": "not-recorded"})
     );
 }
 
@@ -1305,8 +1334,8 @@ fn repeated_query_values_replay_for_every_view_kind() {
     ] {
         let answer = fixture.call(tool, arguments.clone());
         assert_eq!(
-            answer["state"],
-            json!({"source": "recording", "reason": "repeated-query"}),
+            stand_in(&answer),
+            json!({"not_modelled": "repeated-query", "recording": "not-recorded"}),
             "{tool} {arguments}: {answer}"
         );
     }
@@ -1500,8 +1529,8 @@ fn leaving_out_a_selection_every_checked_read_made_replays_as_projection() {
         "state"
     );
     assert_eq!(
-        listed.call("get_posts", json!({}))["state"],
-        json!({"source": "recording", "reason": "projection"})
+        stand_in(&listed.call("get_posts", json!({}))),
+        json!({"not_modelled": "projection", "recording": "not-recorded"})
     );
     let item = derive(vec![
         record(0, "GET", "/posts", 200, posts()),
@@ -1522,8 +1551,8 @@ fn leaving_out_a_selection_every_checked_read_made_replays_as_projection() {
     assert_eq!(answer["state"]["source"], "state", "{answer}");
     assert_eq!(answer["body"], json!({"title": "Beta", "id": 2}));
     assert_eq!(
-        item.call(&tool, json!({ argument: "2" }))["state"],
-        json!({"source": "recording", "reason": "projection"})
+        stand_in(&item.call(&tool, json!({ argument: "2" }))),
+        json!({"not_modelled": "projection", "recording": "not-recorded"})
     );
 }
 
@@ -1561,10 +1590,17 @@ fn leaving_out_a_parameter_every_other_line_named_replays_as_variant() {
             .into_iter()
             .collect()
     );
-    for arguments in [json!({"author": "alice"}), json!({})] {
+    // The recorded request answers its recording; another is refused.
+    for (arguments, expected) in [
+        (json!({"author": "alice"}), json!({"recording": "variant"})),
+        (
+            json!({}),
+            json!({"not_modelled": "variant", "recording": "not-recorded"}),
+        ),
+    ] {
         assert_eq!(
-            fixture.call("get_posts", arguments.clone())["state"],
-            json!({"source": "recording", "reason": "variant"}),
+            stand_in(&fixture.call("get_posts", arguments.clone())),
+            expected,
             "{arguments}"
         );
     }
@@ -1596,8 +1632,8 @@ fn leaving_out_a_parameter_every_other_line_named_replays_as_variant() {
             .collect()
     );
     assert_eq!(
-        values.call("get_posts", json!({"format": "short"}))["state"],
-        json!({"source": "recording", "reason": "variant"})
+        stand_in(&values.call("get_posts", json!({"format": "short"}))),
+        json!({"recording": "variant"})
     );
     assert_eq!(
         values.call("get_posts", json!({"format": "full"}))["state"]["source"],
@@ -1666,7 +1702,11 @@ fn posts_the_capture_shows_only_reading_are_read_tools() {
             .name
             .clone()
     };
-    for template in ["/users/resolve", "/rpc", "/auth/token/refresh"] {
+    for (template, body) in [
+        ("/users/resolve", json!({"id": 1})),
+        ("/rpc", json!({"method": "getUser", "id": 2})),
+        ("/auth/token/refresh", json!({})),
+    ] {
         let tool = tool_of("POST", template);
         assert!(
             matches!(fixture.view(&tool), ViewDetail::Recorded { reason } if reason == "query-body"),
@@ -1677,12 +1717,21 @@ fn posts_the_capture_shows_only_reading_are_read_tools() {
             fixture.state.write_plan(&tool).is_none(),
             "{tool} is no write"
         );
-        let answer = fixture.call(&tool, json!({}));
+        // The recorded body answers its recording; another body, or none, is refused.
+        let answer = fixture.call(&tool, json!({ "body": body }));
         assert_eq!(
             answer["state"],
             json!({"source": "recording", "reason": "query-body"}),
             "{tool}: {answer}"
         );
+        for other in [json!({"body": {"id": 9}}), json!({})] {
+            let answer = fixture.call(&tool, other);
+            assert_eq!(
+                stand_in(&answer),
+                json!({"not_modelled": "query-body", "recording": "not-recorded"}),
+                "{tool}: {answer}"
+            );
+        }
     }
     // The first write is the create: the reads after the reading POSTs seeded the state.
     assert_eq!(fixture.state.first_write_ordinal, Some(5));

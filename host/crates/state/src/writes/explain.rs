@@ -8,6 +8,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use rea_plugin_api::contracts::rule::Effect as RuleEffect;
 use rea_plugin_api::contracts::rule::{
     ClockAnchor, LearnOutcome, LearnRequest, ObservedCall, ToolRef,
 };
@@ -420,7 +421,8 @@ impl Explanation {
                     .collect();
             }
             request.options = step.options.clone();
-            let Some((explains, needs_clock, rule)) = learn_step(step, &request, &plan.tool) else {
+            let Some((explains, needs_clock, rule)) = learn_step(rules, step, &request, &plan.tool)
+            else {
                 continue;
             };
             let offered: BTreeSet<&String> = self
@@ -523,6 +525,7 @@ impl Explanation {
 /// Runs one rule stage's `learn`: what it explains, whether it needs the clock, and its rule; a
 /// stage that fails explains nothing.
 fn learn_step(
+    rules: &RuleSet,
     step: &ConfiguredRule,
     request: &LearnRequest,
     tool: &str,
@@ -538,10 +541,12 @@ fn learn_step(
         Err(error) => {
             tracing::warn!(
                 stage = step.stage.as_str(),
+                plugin = step.plugin.as_str(),
                 tool,
                 error = error.as_str(),
                 "a rule stage failed to learn; it explains nothing for this tool"
             );
+            rules.record_failure(step, "learn", tool, &error);
             None
         }
     }
@@ -552,12 +557,15 @@ fn to_value(json: &Json) -> serde_json::Value {
 }
 
 /// The effect the rule stages see: `action`, `bulk-update`, `bulk-delete`, or the plan's effect.
-fn rule_effect(plan: &WritePlan, as_bulk: bool) -> &'static str {
+fn rule_effect(plan: &WritePlan, as_bulk: bool) -> RuleEffect {
     match (plan.effect, plan.action.is_some(), plan.bulk || as_bulk) {
-        (Effect::Update, true, _) => "action",
-        (Effect::Update, _, true) => "bulk-update",
-        (Effect::Delete, _, true) => "bulk-delete",
-        (effect, _, _) => effect.name(),
+        (Effect::Update, true, _) => RuleEffect::Action,
+        (Effect::Update, _, true) => RuleEffect::BulkUpdate,
+        (Effect::Delete, _, true) => RuleEffect::BulkDelete,
+        (Effect::Create, ..) => RuleEffect::Create,
+        (Effect::Update, ..) => RuleEffect::Update,
+        (Effect::Delete, ..) => RuleEffect::Delete,
+        (Effect::Document, ..) => RuleEffect::Document,
     }
 }
 
@@ -626,7 +634,7 @@ pub(super) fn learn_request(
             .map(|seen| observed_call(seen.call, template))
             .collect(),
         clock_anchors,
-        effect: rule_effect(plan, as_bulk).to_owned(),
+        effect: rule_effect(plan, as_bulk),
         identity_field: (!identity.is_empty()).then(|| identity.to_owned()),
         options: BTreeMap::new(),
         schema_version: rea_plugin_api::contracts::SCHEMA_VERSION,

@@ -479,6 +479,13 @@ fn learn_body(
         })
         .collect();
     body.members = member_models(&sent);
+    // A `PATCH` update changes what it sends and keeps the rest (HTTP's partial modification):
+    // each member is optional, whatever the recorded calls happened to send together.
+    if draft.plan.effect == Effect::Update && draft.plan.method.eq_ignore_ascii_case("PATCH") {
+        for member in body.members.values_mut() {
+            member.required = false;
+        }
+    }
     // The member an RPC-style write names its entity in says which entity, not what it stores.
     let sent = match &draft.classified.key_member {
         Some(key) => sent
@@ -517,8 +524,10 @@ fn member_models(sent: &[Object]) -> std::collections::BTreeMap<String, MemberMo
 }
 
 /// The calls that show what the write did (indexes into the draft's calls): a create read back,
-/// an update or delete of an entity held before. An update or delete of an entity not held
-/// before, or no such call, is `no-observation`.
+/// an update or delete of an entity held before. A call on an entity the state did not hold
+/// teaches nothing and is left out (confirmation adopts what it was observed to leave); no call
+/// showing what the write did is `no-observation`. One observed call is enough when it alone
+/// explains the write (the plan's `record_ordinals` name the calls it models).
 fn observed_calls(draft: &Draft, calls: &[Call]) -> Result<Vec<usize>, &'static str> {
     let effect = draft.plan.effect;
     let observed: Vec<usize> = draft
@@ -542,12 +551,6 @@ fn observed_calls(draft: &Draft, calls: &[Call]) -> Result<Vec<usize>, &'static 
         })
         .map(|(index, _)| index)
         .collect();
-    if effect != Effect::Create
-        && effect != Effect::Document
-        && draft.calls.iter().any(|call| calls[*call].before.is_none())
-    {
-        return Err("no-observation");
-    }
     if observed.is_empty() {
         return Err("no-observation");
     }

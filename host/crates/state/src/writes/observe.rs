@@ -12,7 +12,7 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 use rea_manifest::Manifest;
-use rea_plugin_api::contracts::rule::ObservedRead;
+use rea_plugin_api::contracts::rule::{ObservedRead, ReadKind};
 use rea_plugin_api::json::Json;
 
 use super::target::TargetKind;
@@ -751,7 +751,7 @@ impl ReadsAfter {
             entity: shown
                 .as_ref()
                 .map(|value| value.to_serde_value().unwrap_or_default()),
-            kind: "item".to_owned(),
+            kind: ReadKind::Item,
             record_ordinal: read.ordinal,
             status: read.status,
             ..ObservedRead::default()
@@ -794,7 +794,7 @@ impl ReadsAfter {
             .map(|object| object.to_serde_value().unwrap_or_default());
         self.reads.push(ObservedRead {
             entity: shown,
-            kind: "list".to_owned(),
+            kind: ReadKind::List,
             sorted_by: if whole && !query_sorted {
                 sorted_by(&objects)
             } else {

@@ -312,25 +312,43 @@ pub fn write_call(
         Err(refused) => return tool_error(refused.code, refused.message),
     };
     if change.missing {
-        return missing_answer(service, plan);
+        return missing_answer(service, plan, &input.segments, &call.pairs());
     }
     let answer = written_answer(service, plan, &change);
-    if !answer.is_error() {
-        commit(&mut live, &change);
+    if answer.is_error() {
+        return answer;
     }
+    let grown = service.report_bytes(&live) as i128 + report_growth(&live, &change);
+    if grown > crate::store::MAX_STATE_BYTES as i128 {
+        return tool_error(
+            "resource_constraint",
+            format!(
+                "this write would grow the state past the {}-byte limit data/get may report and data/add loads; reset the state (data/reset) or delete entities first",
+                crate::store::MAX_STATE_BYTES
+            ),
+        );
+    }
+    commit(&mut live, &change);
     answer
 }
 
 /// The answer for an update or delete of an entity the state does not hold: the recorded
-/// `400`/`404`/`410`, else a tool error.
-fn missing_answer(service: &StateService, plan: &WritePlan) -> StateAnswer {
+/// `400`/`404`/`410` naming the call's entity (see [`crate::missing`]), else a tool error.
+fn missing_answer(
+    service: &StateService,
+    plan: &WritePlan,
+    segments: &[String],
+    pairs: &[(String, String)],
+) -> StateAnswer {
     match plan
         .missing_ordinal
         .and_then(|ordinal| service.kept(ordinal))
     {
-        Some(missing) => recording_answer(
-            missing.replay_answer(service.replay_evidence_id(), false),
-            StateSource::state("missing", None),
+        Some(missing) => crate::missing::missing_answer(
+            missing,
+            (segments, pairs),
+            service.replay_evidence_id(),
+            false,
         ),
         None => tool_error(
             "not_found",
@@ -409,4 +427,39 @@ fn written_answer(service: &StateService, plan: &WritePlan, change: &Change) -> 
             state_answer(base, body, service.replay_evidence_id(), false, source)
         }
     }
+}
+
+/// How many bytes a change adds to what `data/get` writes (negative when it shrinks the state).
+fn report_growth(live: &crate::store::LiveState, change: &super::apply::Change) -> i128 {
+    use crate::store::{document_report_bytes, entity_report_bytes};
+    let size = |entity: &Option<crate::model::Entity>| -> (i128, i128) {
+        match entity {
+            Some(entity) => (entity_report_bytes(entity) as i128, 1),
+            None => (0, 0),
+        }
+    };
+    let mut bytes = 0i128;
+    let mut count = 0i128;
+    for (before, after) in &change.entities {
+        let (before_bytes, before_count) = size(before);
+        let (after_bytes, after_count) = if change.keep_deleted {
+            (0, 0)
+        } else {
+            size(after)
+        };
+        bytes += after_bytes - before_bytes;
+        count += after_count - before_count;
+    }
+    if let Some(document) = &change.document {
+        let old = live.document(&document.view);
+        bytes += document_report_bytes(document) as i128
+            - old.map_or(0, |old| document_report_bytes(old) as i128);
+        if old.is_none() && live.document_count() > 0 {
+            bytes += 1;
+        }
+    }
+    // One comma per entity added beside others (or removed from among them).
+    let held = live.len() as i128;
+    let commas = |entities: i128| (entities - 1).max(0);
+    bytes + commas(held + count) - commas(held)
 }

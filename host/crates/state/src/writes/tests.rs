@@ -145,16 +145,21 @@ fn rules() -> RuleSet {
 struct Fixture {
     state: StateView,
     service: StateService,
+    manifest: rea_manifest::Manifest,
+    records: Vec<CaptureRecord>,
 }
 
 fn derive(records: Vec<CaptureRecord>) -> Fixture {
+    derive_with(records, rules())
+}
+
+fn derive_with(records: Vec<CaptureRecord>, rules: RuleSet) -> Fixture {
     let manifest = project_manifest(
         "ev_capture",
         &records,
         &TemplateRules::parse(&["sibling-variance", "prefix-variance"]).unwrap(),
     )
     .unwrap();
-    let rules = rules();
     let state = crate::derive::derive_state(&manifest, "ev_manifest", &records, &rules).unwrap();
     let environment = Environment::new(&manifest, "ev_capture", records.clone()).unwrap();
     let service = StateService::new(
@@ -164,7 +169,12 @@ fn derive(records: Vec<CaptureRecord>) -> Fixture {
         &records,
         Arc::new(rules),
     );
-    Fixture { state, service }
+    Fixture {
+        state,
+        service,
+        manifest,
+        records,
+    }
 }
 
 impl Fixture {
@@ -288,31 +298,25 @@ fn note(id: u64, text: &str, updated: &str) -> Value {
     json!({"id": id, "text": text, "updated_at": updated})
 }
 
+/// Note 1 read in its list and by id.
+fn notes_read() -> Vec<CaptureRecord> {
+    vec![
+        get(
+            0,
+            "/notes",
+            200,
+            json!([note(1, "a", "2026-01-01T00:00:00Z")]),
+        ),
+        get(1, "/notes/1", 200, note(1, "a", "2026-01-01T00:00:00Z")),
+    ]
+}
+
 #[test]
 fn each_withheld_reason_the_host_decides() {
     // contract: STATE-107, WRITE-061, WRITE-062
-    let base = || {
-        vec![
-            get(
-                0,
-                "/notes",
-                200,
-                json!([note(1, "a", "2026-01-01T00:00:00Z")]),
-            ),
-            get(1, "/notes/1", 200, note(1, "a", "2026-01-01T00:00:00Z")),
-        ]
-    };
+    let base = notes_read;
     // unconfirmed: no read after the write.
-    let mut records = base();
-    records.push(record(
-        2,
-        "PATCH",
-        "/notes/1",
-        Some(json!({"text": "b"})),
-        200,
-        note(1, "b", "2026-01-01T00:00:00Z"),
-    ));
-    let fixture = derive(records);
+    let fixture = unconfirmed_patch(crate::rules::WithheldWrites::Hide);
     assert_eq!(
         fixture.plan("patch_notes_by_id").reason.as_deref(),
         Some("unconfirmed")
@@ -462,12 +466,12 @@ fn each_withheld_reason_the_host_decides() {
         "{:?}",
         fixture.plan("post_notes")
     );
-    // And not in the catalog: the served one is.
-    let (_, error) = fixture.call(
+    // And not served: a call of the withheld write is refused, as a tool the state lacks.
+    let (refused, error) = fixture.call(
         "patch_notes_by_id",
         json!({"id": "1", "body": {"text": "x"}}),
     );
-    assert!(error || fixture.plan("patch_notes_by_id").reason.is_some());
+    assert!(error, "{refused}");
 }
 
 #[test]
@@ -712,9 +716,12 @@ fn rpc_style_reads_and_writes_name_entities_by_query_and_body_members() {
         json!({"body": {"experiment_id": "9", "new_name": "q"}}),
     );
     assert!(error, "{missing}");
-    // A call without the key parameter names no entity: the recording answers.
-    let (unnamed, _) = fixture.call(&by_id.tool, json!({}));
-    assert_eq!(unnamed["state"]["source"], "recording");
+    // A call without the key parameter names no entity, and no request without it was
+    // recorded: refused, not another request's recording.
+    let (unnamed, error) = fixture.call(&by_id.tool, json!({}));
+    assert!(error, "{unnamed}");
+    assert_eq!(unnamed["error"]["code"], "not_modelled", "{unnamed}");
+    assert_eq!(unnamed["error"]["data"]["reason"], "unrecorded-request");
 }
 
 fn note_of(id: &str, text: &str) -> Value {
@@ -1478,4 +1485,202 @@ fn an_update_applies_its_modelled_reference_change() {
     );
     assert!(error, "{refused}");
     assert_eq!(fixture.service.document(), before);
+}
+
+/// A note read, then changed by a `PATCH` no later read confirms (withheld `unconfirmed`), served
+/// with withheld writes as `mode` says.
+fn unconfirmed_patch(mode: crate::rules::WithheldWrites) -> Fixture {
+    let mut records = notes_read();
+    records.push(record(
+        2,
+        "PATCH",
+        "/notes/1",
+        Some(json!({"text": "b"})),
+        200,
+        note(1, "b", "2026-01-01T00:00:00Z"),
+    ));
+    derive_with(records, rules().with_withheld(mode))
+}
+
+/// The state catalog's tool names with withheld writes as `mode` says.
+fn catalog_names(fixture: &Fixture, mode: crate::rules::WithheldWrites) -> Vec<String> {
+    let environment =
+        Environment::new(&fixture.manifest, "ev_capture", fixture.records.clone()).unwrap();
+    crate::catalog::state_tools_with_views(
+        &environment,
+        &fixture.manifest,
+        &fixture.state.write_plans,
+        &fixture.state.views,
+        mode,
+    )
+    .into_iter()
+    .map(|tool| tool.name)
+    .collect()
+}
+
+#[test]
+fn a_hidden_withheld_write_is_no_tool() {
+    use crate::rules::WithheldWrites;
+    let fixture = unconfirmed_patch(WithheldWrites::Hide);
+    assert!(!fixture.plan("patch_notes_by_id").served);
+    let names = catalog_names(&fixture, WithheldWrites::Hide);
+    assert!(names.contains(&"get_notes_by_id".to_owned()), "{names:?}");
+    assert!(
+        !names.contains(&"patch_notes_by_id".to_owned()),
+        "{names:?}"
+    );
+}
+
+/// Calls the withheld `PATCH` served as `mode` says: it is listed, and neither the state nor a
+/// later read changes. Its answer and `isError`, and the plan.
+fn call_withheld(
+    mode: crate::rules::WithheldWrites,
+    text: &str,
+) -> (Value, bool, crate::writes::model::WritePlan) {
+    let fixture = unconfirmed_patch(mode);
+    let names = catalog_names(&fixture, mode);
+    assert!(names.contains(&"patch_notes_by_id".to_owned()), "{names:?}");
+    let before = fixture.service.document();
+    let (answer, is_error) = fixture.call(
+        "patch_notes_by_id",
+        json!({"id": "1", "body": {"text": text}}),
+    );
+    assert_eq!(
+        fixture.service.document(),
+        before,
+        "{mode:?} changes nothing"
+    );
+    let (read, _) = fixture.call("get_notes_by_id", json!({"id": "1"}));
+    assert_eq!(read["body"]["text"], "a", "{read}");
+    (answer, is_error, fixture.plan("patch_notes_by_id").clone())
+}
+
+#[test]
+fn a_refused_withheld_write_is_listed_and_answers_not_served_changing_nothing() {
+    let (answer, is_error, plan) = call_withheld(crate::rules::WithheldWrites::Refuse, "c");
+    assert!(is_error, "{answer}");
+    assert_eq!(answer["error"]["code"], "not_served", "{answer}");
+    let data = &answer["error"]["data"];
+    assert_eq!(data["tool"], "patch_notes_by_id");
+    assert_eq!(data["effect"], "update");
+    assert_eq!(data["reason"], "unconfirmed");
+    assert_eq!(data["hint"], Value::String(plan.hint.unwrap()));
+}
+
+#[test]
+fn a_replayed_withheld_write_answers_its_recording_flagged_and_changes_nothing() {
+    let (answer, is_error, _) = call_withheld(crate::rules::WithheldWrites::Replay, "b");
+    assert!(!is_error, "{answer}");
+    assert_eq!(answer["status"], 200, "{answer}");
+    assert_eq!(answer["body"]["text"], "b", "the recorded answer: {answer}");
+    assert_eq!(
+        answer["state"],
+        json!({"source": "recording", "reason": "withheld-write", "withheld": "unconfirmed", "changed": false}),
+        "{answer}"
+    );
+}
+
+/// A note with a title.
+fn titled(id: u64, title: &str, text: &str) -> Value {
+    json!({"id": id, "title": title, "text": text})
+}
+
+/// Notes 1 and 2 read, a `PATCH` of note 1 sending both members, read back; then `more`.
+fn titled_patch(more: Vec<CaptureRecord>) -> Fixture {
+    let mut records = vec![
+        get(
+            0,
+            "/notes",
+            200,
+            json!([titled(1, "a", "x"), titled(2, "b", "y")]),
+        ),
+        get(1, "/notes/1", 200, titled(1, "a", "x")),
+        record(
+            2,
+            "PATCH",
+            "/notes/1",
+            Some(json!({"title": "c", "text": "z"})),
+            200,
+            titled(1, "c", "z"),
+        ),
+        get(3, "/notes/1", 200, titled(1, "c", "z")),
+    ];
+    records.extend(more);
+    derive(records)
+}
+
+#[test]
+fn a_patch_update_accepts_any_subset_of_the_members_it_was_seen_sending() {
+    // One recorded merge sent both members: a later call may send either alone, and the
+    // member it leaves out keeps its value.
+    let fixture = titled_patch(Vec::new());
+    let plan = fixture.plan("patch_notes_by_id");
+    assert!(plan.served, "{plan:?}");
+    let members = &plan.body.as_ref().expect("a body").members;
+    assert_eq!(members.len(), 2, "{members:?}");
+    assert!(
+        members.values().all(|member| !member.required),
+        "{members:?}"
+    );
+    let (answer, is_error) = fixture.call(
+        "patch_notes_by_id",
+        json!({"id": "2", "body": {"text": "w"}}),
+    );
+    assert!(!is_error, "{answer}");
+    assert_eq!(answer["body"], titled(2, "b", "w"), "{answer}");
+    let (read, _) = fixture.call("get_notes_by_id", json!({"id": "2"}));
+    assert_eq!(read["body"], titled(2, "b", "w"), "{read}");
+}
+
+#[test]
+fn a_put_replace_still_requires_what_every_call_sent() {
+    let fixture = derive(vec![
+        get(0, "/notes", 200, json!([titled(1, "a", "x")])),
+        get(1, "/notes/1", 200, titled(1, "a", "x")),
+        record(
+            2,
+            "PUT",
+            "/notes/1",
+            Some(json!({"title": "c", "text": "z"})),
+            200,
+            titled(1, "c", "z"),
+        ),
+        get(3, "/notes/1", 200, titled(1, "c", "z")),
+    ]);
+    let plan = fixture.plan("put_notes_by_id");
+    assert!(plan.served, "{plan:?}");
+    let members = &plan.body.as_ref().expect("a body").members;
+    assert!(
+        members.values().all(|member| member.required),
+        "{members:?}"
+    );
+    let (answer, is_error) =
+        fixture.call("put_notes_by_id", json!({"id": "1", "body": {"text": "w"}}));
+    assert!(is_error, "{answer}");
+}
+
+#[test]
+fn an_update_call_on_an_entity_never_held_leaves_the_plan_to_the_calls_that_show_it() {
+    // A second merge changed note 9, which no read before it showed: it teaches nothing, and
+    // the plan is learned from (and confirmed by) the call on note 1.
+    let fixture = titled_patch(vec![
+        record(
+            4,
+            "PATCH",
+            "/notes/9",
+            Some(json!({"text": "q"})),
+            200,
+            titled(9, "n", "q"),
+        ),
+        get(5, "/notes/9", 200, titled(9, "n", "q")),
+    ]);
+    let plan = fixture.plan("patch_notes_by_id");
+    assert!(plan.served, "{plan:?}");
+    assert_eq!(plan.confirmed_by, vec![3], "{plan:?}");
+    let (answer, is_error) = fixture.call(
+        "patch_notes_by_id",
+        json!({"id": "1", "body": {"title": "t"}}),
+    );
+    assert!(!is_error, "{answer}");
+    assert_eq!(answer["body"], titled(1, "t", "x"), "{answer}");
 }

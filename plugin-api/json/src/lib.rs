@@ -1,6 +1,6 @@
-//! A strict JSON reader and a canonical writer, with no I/O.
+//! `rea-json`: a strict JSON reader and a canonical writer, pure (no I/O).
 //!
-//! `rea` reads recorded captures and its own Evidence with this module rather than with
+//! `rea` reads recorded captures and its own Evidence with this crate rather than with
 //! `serde_json`, because the contract asks for more than a general-purpose parser gives:
 //!
 //! * **Strict.** Duplicate object keys are refused anywhere, comparing decoded keys (`"a"` and

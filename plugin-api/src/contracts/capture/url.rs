@@ -1,8 +1,12 @@
 //! Splitting a recorded URL without normalizing it: origin, path, raw query, userinfo removed.
+//! Every capture extractor splits URLs this way, so records of one request compare equal whatever
+//! recorded it.
 //!
 //! The spelling is kept as recorded (percent-encoding, case of the path, empty query), except the
 //! origin, which is `scheme://host[:port]` with scheme and host lower-cased and the scheme's
 //! default port omitted, so records of one server compare equal.
+
+use percent_encoding::percent_decode_str;
 
 /// The parts of a recorded URL.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -114,28 +118,8 @@ fn form_decode(text: &str) -> String {
 }
 
 /// Percent-decodes a text (malformed escapes stay as written; non-UTF-8 bytes become U+FFFD).
-pub(crate) fn percent_decode(text: &str) -> String {
-    if !text.contains('%') {
-        return text.to_owned();
-    }
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut at = 0;
-    while at < bytes.len() {
-        let hex = |offset: usize| {
-            bytes
-                .get(at + offset)
-                .and_then(|byte| char::from(*byte).to_digit(16))
-        };
-        if let (b'%', Some(high), Some(low)) = (bytes[at], hex(1), hex(2)) {
-            out.push((high * 16 + low) as u8);
-            at += 3;
-            continue;
-        }
-        out.push(bytes[at]);
-        at += 1;
-    }
-    String::from_utf8_lossy(&out).into_owned()
+pub fn percent_decode(text: &str) -> String {
+    percent_decode_str(text).decode_utf8_lossy().into_owned()
 }
 
 #[cfg(test)]

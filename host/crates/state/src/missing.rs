@@ -1,0 +1,203 @@
+//! The answer for an entity the state does not hold, never another id's recording.
+//!
+//! An item read, update or delete naming an entity the state does not hold answers the tool's
+//! recorded `400`/`404`/`410` (`state.view: "missing"`). That recording named another entity, and
+//! its body often says which (`{"details": {"id": "…"}}`, `"Key not found: /queue/15"`,
+//! `"version 1.0.0 not found"`). So the body is rendered with each value the recorded request
+//! named where the call names another (a path segment, percent-decoded, or a query value of the
+//! same name) replaced by the call's: a JSON string equal to it, an occurrence of it inside a
+//! string between characters that are neither letters nor digits, or a number spelled as it (a
+//! number again when the call's value is one). A body that is not JSON is rendered the same way
+//! as text.
+
+use rea_manifest::BodyEncoding;
+use rea_manifest::body::ReplayBody;
+use rea_manifest::segments::{percent_decode, split_path};
+use rea_plugin_api::json::{Json, Number};
+
+use crate::answer::{KeptRecord, StateAnswer, StateSource, recording_answer, state_answer};
+
+fn decoded(segment: &str) -> String {
+    percent_decode(segment).map_or_else(|| segment.to_owned(), |value| value.into_owned())
+}
+
+/// The values the recorded request named where the call names others: `(recorded, called)`.
+fn renamed(
+    base: &KeptRecord,
+    segments: &[String],
+    pairs: &[(String, String)],
+) -> Vec<(String, String)> {
+    let recorded = split_path(&base.path);
+    let mut renamed: Vec<(String, String)> = Vec::new();
+    if recorded.len() == segments.len() {
+        for (recorded, called) in recorded.iter().zip(segments) {
+            let (recorded, called) = (decoded(recorded), decoded(called));
+            if recorded != called && !recorded.is_empty() {
+                renamed.push((recorded, called));
+            }
+        }
+    }
+    let recorded_pairs = base
+        .query
+        .iter()
+        .flat_map(|query| query.pairs.iter().flatten());
+    for (name, value) in recorded_pairs {
+        let called = pairs.iter().find(|(given, _)| given == name);
+        if let Some((_, called)) = called
+            && called != value
+            && !value.is_empty()
+        {
+            renamed.push((value.clone(), called.clone()));
+        }
+    }
+    // Longer values first, so one value inside another is not replaced in it.
+    renamed.sort_by(|a, b| b.0.len().cmp(&a.0.len()).then_with(|| a.cmp(b)));
+    renamed
+}
+
+/// `text` with each whole-token occurrence of `from` replaced by `to`.
+fn replace_tokens(text: &str, from: &str, to: &str) -> String {
+    let boundary = |c: Option<char>| c.is_none_or(|c| !c.is_alphanumeric());
+    let mut out = String::with_capacity(text.len());
+    let mut copied = 0;
+    for (at, _) in text.match_indices(from) {
+        let before = text[..at].chars().next_back();
+        let after = text[at + from.len()..].chars().next();
+        if at >= copied && boundary(before) && boundary(after) {
+            out.push_str(&text[copied..at]);
+            out.push_str(to);
+            copied = at + from.len();
+        }
+    }
+    out.push_str(&text[copied..]);
+    out
+}
+
+fn rename_in(value: &mut Json, renamed: &[(String, String)]) {
+    match value {
+        Json::String(text) => {
+            for (from, to) in renamed {
+                if text == from {
+                    *text = to.clone();
+                    return;
+                }
+            }
+            for (from, to) in renamed {
+                *text = replace_tokens(text, from, to);
+            }
+        }
+        Json::Number(number) => {
+            if let Some((_, to)) = renamed.iter().find(|(from, _)| from == number.as_str()) {
+                *value =
+                    Number::from_lexeme(to).map_or_else(|| Json::String(to.clone()), Json::Number);
+            }
+        }
+        Json::Array(items) => items.iter_mut().for_each(|item| rename_in(item, renamed)),
+        Json::Object(object) => object
+            .iter_mut()
+            .for_each(|(_, item)| rename_in(item, renamed)),
+        _ => {}
+    }
+}
+
+/// The recorded missing answer `base` for a call naming `segments` and `pairs`: as recorded when
+/// the call names what the recorded request named (`exact_match` as the caller found it), else
+/// rendered with the call's values (`exact_match: false`).
+pub(crate) fn missing_answer(
+    base: &KeptRecord,
+    call: (&[String], &[(String, String)]),
+    evidence_id: &str,
+    exact: bool,
+) -> StateAnswer {
+    let source = StateSource::state("missing", None);
+    let renamed = renamed(base, call.0, call.1);
+    let recorded = base.replay_answer(evidence_id, exact && renamed.is_empty());
+    if renamed.is_empty() {
+        return recording_answer(recorded, source);
+    }
+    let mut body = match &base.json {
+        Some(json) => json.clone(),
+        None => match &recorded.body {
+            ReplayBody::Text(text) if recorded.replay.body_encoding == BodyEncoding::Utf8 => {
+                Json::String(text.to_string())
+            }
+            _ => return recording_answer(recorded, source),
+        },
+    };
+    rename_in(&mut body, &renamed);
+    state_answer(base, body, evidence_id, false, source)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn whole_tokens_are_replaced_and_parts_of_words_are_not() {
+        assert_eq!(
+            replace_tokens("Key not found: /queue/15", "15", "7"),
+            "Key not found: /queue/7"
+        );
+        assert_eq!(
+            replace_tokens("version 1.0.0 not found", "1.0.0", "2.1.0"),
+            "version 2.1.0 not found"
+        );
+        assert_eq!(replace_tokens("a15 15b 15", "15", "7"), "a15 15b 7");
+    }
+
+    #[test]
+    fn strings_and_numbers_naming_the_recorded_value_name_the_called_one() {
+        let parse = |text: &str| Json::parse(text.as_bytes()).unwrap();
+        let mut body = parse(
+            r#"{"details": {"id": "abc-1", "n": 12}, "message": "record abc-1 missing", "code": 404}"#,
+        );
+        rename_in(
+            &mut body,
+            &[
+                ("abc-1".to_owned(), "zz-9".to_owned()),
+                ("12".to_owned(), "30".to_owned()),
+            ],
+        );
+        assert_eq!(
+            body,
+            parse(
+                r#"{"details": {"id": "zz-9", "n": 30}, "message": "record zz-9 missing", "code": 404}"#
+            )
+        );
+    }
+
+    #[test]
+    fn a_missing_item_answers_the_recorded_404_naming_the_called_id() {
+        use crate::derive::tests::{derive, post, posts, record};
+        use serde_json::json;
+        let fixture = derive(vec![
+            record(0, "GET", "/posts", 200, posts()),
+            record(1, "GET", "/posts/1", 200, post(1)),
+            record(2, "GET", "/posts/2", 200, post(2)),
+            record(
+                3,
+                "GET",
+                "/posts/9",
+                404,
+                json!({"error": "post 9 not found", "id": 9, "path": "/posts/9"}),
+            ),
+        ]);
+        let answer = fixture.call("get_posts_by_id", json!({"id": "5"}));
+        assert_eq!(answer["status"], 404, "{answer}");
+        assert_eq!(
+            answer["state"],
+            json!({"source": "state", "view": "missing"})
+        );
+        assert_eq!(
+            answer["body"],
+            json!({"error": "post 5 not found", "id": 5, "path": "/posts/5"})
+        );
+        assert_eq!(answer["replay"]["exact_match"], false);
+        // The recorded request itself answers as recorded.
+        let answer = fixture.call("get_posts_by_id", json!({"id": "9"}));
+        assert_eq!(
+            answer["body"],
+            json!({"error": "post 9 not found", "id": 9, "path": "/posts/9"})
+        );
+    }
+}
