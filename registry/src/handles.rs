@@ -115,6 +115,16 @@ impl StageName {
         answer: abi_stable::std_types::RResult<abi_stable::std_types::RString, PluginError>,
         contract: &'static str,
     ) -> Result<T, StageCallError> {
+        self.decode_within(answer, contract, usize::MAX)
+    }
+
+    /// [`Self::decode`], refusing an answer longer than `limit` bytes before reading it.
+    fn decode_within<T: DeserializeOwned>(
+        &self,
+        answer: abi_stable::std_types::RResult<abi_stable::std_types::RString, PluginError>,
+        contract: &'static str,
+        limit: usize,
+    ) -> Result<T, StageCallError> {
         let text = answer
             .into_result()
             .map_err(|error| StageCallError::Plugin {
@@ -122,6 +132,17 @@ impl StageName {
                 stage: self.stage.clone(),
                 error: Box::new(error),
             })?;
+        if text.len() > limit {
+            return Err(StageCallError::InvalidAnswer {
+                plugin: self.plugin.clone(),
+                stage: self.stage.clone(),
+                contract,
+                reason: format!(
+                    "the answer takes {} bytes, over the {limit} bytes a {contract} may take",
+                    text.len()
+                ),
+            });
+        }
         serde_json::from_str(text.as_str()).map_err(|error| StageCallError::InvalidAnswer {
             plugin: self.plugin.clone(),
             stage: self.stage.clone(),
@@ -211,6 +232,10 @@ impl CaptureHandle {
     }
 }
 
+/// The most bytes of JSON a rule stage's answer may take (16 MiB): a learned rule and the values
+/// it sets are small; a stage answering more is refused rather than parsed.
+pub const MAX_RULE_ANSWER_BYTES: usize = 16 * 1024 * 1024;
+
 /// A state rule stage.
 pub struct RuleHandle {
     name: StageName,
@@ -232,21 +257,25 @@ impl RuleHandle {
         Ok(Self { name, stage })
     }
 
-    /// Asks the rule to learn from observations.
+    /// Asks the rule to learn from observations (an answer over [`MAX_RULE_ANSWER_BYTES`] is
+    /// refused unread).
     pub fn learn(&self, request: &LearnRequest) -> Result<LearnOutcome, StageCallError> {
         let request = self.name.encode(request, "rule learn request")?;
-        self.name.decode(
+        self.name.decode_within(
             self.stage.learn(RStr::from_str(&request)),
             "rule learn outcome",
+            MAX_RULE_ANSWER_BYTES,
         )
     }
 
-    /// Applies a learned rule to a served call.
+    /// Applies a learned rule to a served call (an answer over [`MAX_RULE_ANSWER_BYTES`] is
+    /// refused unread).
     pub fn apply(&self, request: &ApplyRequest) -> Result<ApplyOutcome, StageCallError> {
         let request = self.name.encode(request, "rule apply request")?;
-        self.name.decode(
+        self.name.decode_within(
             self.stage.apply(RStr::from_str(&request)),
             "rule apply outcome",
+            MAX_RULE_ANSWER_BYTES,
         )
     }
 }

@@ -25,7 +25,9 @@ use rea_plugin_api::contracts::rule::{OptionProblem, RawOptions};
 use rea_plugin_api::{BuiltinPlugin, PluginDescriptor, PluginModuleRef, StageKind};
 
 pub use error::RegistryError;
-pub use handles::{CaptureHandle, RuleHandle, RuleOptionsError, StageCallError, ToolHandle};
+pub use handles::{
+    CaptureHandle, MAX_RULE_ANSWER_BYTES, RuleHandle, RuleOptionsError, StageCallError, ToolHandle,
+};
 
 /// Where a plugin came from.
 #[derive(Debug, Clone, PartialEq, Eq)]

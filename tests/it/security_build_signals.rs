@@ -50,7 +50,8 @@ fn build_held_and_signalled(
     process.finish()
 }
 
-fn refusal_line(stderr: &[String]) -> Value {
+/// The last refusal line of a run's stderr.
+pub fn refusal_line(stderr: &[String]) -> Value {
     let line = stderr
         .iter()
         .rev()

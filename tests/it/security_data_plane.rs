@@ -202,16 +202,7 @@ fn an_allow_list_bounds_the_files_data_add_reads() {
     let allowed = tempfile::tempdir().expect("temp");
     let other = tempfile::tempdir().expect("temp");
     let allow = format!("file:{}", allowed.path().display());
-    let mut server = Server::start(
-        &[
-            "json-server.manifest.json",
-            "--evidence",
-            "json-server.capture.json",
-            "--port",
-            "0",
-        ],
-        &[("REA_DATA_ADD_ALLOW", &allow)],
-    );
+    let mut server = Server::json_server(&[("REA_DATA_ADD_ALLOW", &allow)]);
     let address = address(&server.url());
     let reported = agentenv(&address, "data/get", &json!({}));
     let document = reported["result"]["parts"][0]["data"].clone();

@@ -220,6 +220,10 @@ fn the_server_reads_each_input_once_launches_nothing_writes_nothing_and_connects
     let folder = tempfile::tempdir().unwrap();
     let trace = folder.path().join("trace.txt");
     let loaded = folder.path().join("loaded state.json");
+    // The download's origin: a loopback listener, so data/add may reach it only when
+    // REA_DATA_ADD_ALLOW names it (with the folder the file part reads from).
+    let origin = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let origin_port = origin.local_addr().unwrap().port();
     // The state served, so the data plane (and its file and download parts) is there too.
     let mut command = Command::new("strace");
     command
@@ -243,6 +247,13 @@ fn the_server_reads_each_input_once_launches_nothing_writes_nothing_and_connects
     ] {
         command.env_remove(proxy);
     }
+    command.env(
+        "REA_DATA_ADD_ALLOW",
+        format!(
+            "file:{},https://127.0.0.1:{origin_port}",
+            folder.path().display()
+        ),
+    );
     let mut server = Server::spawn(command, &[]);
     let url = server.url();
     let address = address(&url);
@@ -281,8 +292,6 @@ fn the_server_reads_each_input_once_launches_nothing_writes_nothing_and_connects
     assert_eq!(added["result"], json!({}), "{added}");
     // A download: one connection to the named host (a loopback listener that hangs up, so the
     // TLS handshake fails), never retried.
-    let origin = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let origin_port = origin.local_addr().unwrap().port();
     let accepted = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
     {
         let accepted = accepted.clone();

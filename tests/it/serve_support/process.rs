@@ -111,6 +111,12 @@ impl Server {
         Self::spawn(command, env)
     }
 
+    /// Serves the json-server inputs from the state on an ephemeral port, with this environment.
+    pub fn json_server(env: &[(&str, &str)]) -> Self {
+        let args = "json-server.manifest.json --evidence json-server.capture.json --port 0";
+        Self::start(&args.split(' ').collect::<Vec<_>>(), env)
+    }
+
     /// Starts a prepared command (its arguments set) in the inputs folder.
     pub fn spawn(command: Command, env: &[(&str, &str)]) -> Self {
         Self::spawn_in(command, &inputs().dir, env)

@@ -669,9 +669,37 @@ fn rename_no_replace(from: &Path, to: &Path) -> std::io::Result<()> {
     std::fs::rename(from, to)
 }
 
+/// Removes a tree holding at most one descriptor at a time (listing a folder, then closing it
+/// before going down): the fallback when `remove_dir_all`, which keeps one open per level, fails
+/// because the process has run out of descriptors.
+fn remove_tree_by_path(path: &Path) -> std::io::Result<()> {
+    let entries: Vec<(PathBuf, bool)> = std::fs::read_dir(path)?
+        .map(|entry| {
+            let entry = entry?;
+            let is_dir = entry.file_type()?.is_dir();
+            Ok((entry.path(), is_dir))
+        })
+        .collect::<std::io::Result<_>>()?;
+    for (entry, is_dir) in entries {
+        if is_dir {
+            remove_tree_by_path(&entry)?;
+        } else {
+            std::fs::remove_file(&entry)?;
+        }
+    }
+    std::fs::remove_dir(path)
+}
+
 /// Removes the staging folder after a failure; the refusal says so, or that it could not be.
 fn remove_staging(staging: &Path, refusal: Refusal) -> Refusal {
-    match std::fs::remove_dir_all(staging) {
+    let removed = std::fs::remove_dir_all(staging).or_else(|error| {
+        if error.kind() == std::io::ErrorKind::NotFound {
+            Err(error)
+        } else {
+            remove_tree_by_path(staging)
+        }
+    });
+    match removed {
         Ok(()) => refusal,
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => refusal,
         Err(error) => {

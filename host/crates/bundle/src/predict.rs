@@ -184,8 +184,9 @@ fn find_probe(
     if candidates.is_empty() {
         return Ok(None);
     }
+    // The answers are computed in place (no I/O, no timers): a bare runtime opens no descriptor,
+    // where an I/O driver's signal pipe would panic inside tokio when descriptors run out.
     let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
         .build()
         .map_err(|error| Refusal::internal(format!("cannot start a runtime: {error}")))?;
     let surface = McpSurface::new(backend);

@@ -14,9 +14,7 @@
 //! ordered exactly, every fraction digit kept; other spellings a native `Date` reads (a space, a
 //! compact offset, no zone as UTC, RFC 2822) keep millisecond precision.
 
-use jiff::Timestamp;
-use jiff::civil::DateTime;
-use jiff::tz::Offset;
+use rea_plugin_api::date::{self, UtcInstant};
 use serde_json::Value;
 
 /// How an ISO date-time spells its zone.
@@ -51,7 +49,7 @@ pub struct IsoClock {
     /// Its format.
     pub format: IsoFormat,
     /// Its instant (UTC when no zone is spelled), fraction cut to nanoseconds.
-    pub instant: Timestamp,
+    pub instant: UtcInstant,
     /// Every fraction digit as written, trailing zeros removed (exact ordering).
     pub fraction: String,
 }
@@ -78,105 +76,33 @@ pub enum ClockFormat {
     Epoch(EpochUnit, bool),
 }
 
-fn digits(bytes: &[u8], at: usize, count: usize) -> Option<i32> {
-    let part = bytes.get(at..at + count)?;
-    part.iter().all(u8::is_ascii_digit).then(|| {
-        part.iter()
-            .fold(0, |value, digit| value * 10 + i32::from(digit - b'0'))
-    })
-}
-
-/// Reads an ISO-8601 date-time (see the module docs); `None` when the text is not one.
+/// Reads an ISO-8601 date-time (see the module docs) with `rea_plugin_api::date`, keeping the
+/// spellings a native `Date` reads: `T` or a space, `Z` (not `z`), no leap second. `None` when
+/// the text is not one.
 pub fn read_iso(text: &str) -> Option<IsoClock> {
-    let bytes = text.as_bytes();
-    let year = digits(bytes, 0, 4)?;
-    let month = (bytes.get(4) == Some(&b'-')).then(|| digits(bytes, 5, 2))??;
-    let day = (bytes.get(7) == Some(&b'-')).then(|| digits(bytes, 8, 2))??;
-    let separator = match bytes.get(10) {
-        Some(b'T') => 'T',
-        Some(b' ') => ' ',
+    let recorded = date::parse(text)?;
+    let spelling = &recorded.spelling;
+    let zone = match spelling.zone.as_bytes() {
+        [] => ZoneSpelling::Absent,
+        b"Z" => ZoneSpelling::Utc,
+        [_, _, _, b':', _, _] => ZoneSpelling::Extended,
+        [_, _, _, _, _] => ZoneSpelling::Compact,
         _ => return None,
     };
-    let hour = digits(bytes, 11, 2)?;
-    let minute = (bytes.get(13) == Some(&b':')).then(|| digits(bytes, 14, 2))??;
-    let mut at = 16;
-    let mut second = 0;
-    let seconds = bytes.get(at) == Some(&b':');
-    if seconds {
-        second = digits(bytes, at + 1, 2)?;
-        at += 3;
-    }
-    let mut fraction = String::new();
-    if seconds && bytes.get(at) == Some(&b'.') {
-        at += 1;
-        while let Some(digit) = bytes.get(at).filter(|byte| byte.is_ascii_digit()) {
-            fraction.push(char::from(*digit));
-            at += 1;
-        }
-        if fraction.is_empty() {
-            return None;
-        }
-    }
-    let fraction_digits = fraction.len();
-    let (zone, offset_seconds) = read_zone(&bytes[at..])?;
-    let nanos = fraction
-        .chars()
-        .chain(std::iter::repeat('0'))
-        .take(9)
-        .fold(0i32, |value, digit| {
-            value * 10 + (digit as i32 - '0' as i32)
-        });
-    let civil = DateTime::new(
-        year as i16,
-        month as i8,
-        day as i8,
-        hour as i8,
-        minute as i8,
-        second as i8,
-        nanos,
-    )
-    .ok()?;
-    let instant = Offset::from_seconds(offset_seconds)
-        .ok()?
-        .to_timestamp(civil)
-        .ok()?;
-    Some(IsoClock {
-        format: IsoFormat {
-            separator,
-            seconds,
-            fraction_digits,
-            zone,
-        },
-        instant,
-        fraction: fraction.trim_end_matches('0').to_owned(),
-    })
-}
-
-/// A zone suffix: its spelling and offset in seconds; `None` for anything else, or an offset
-/// outside `00`–`23` hours and `00`–`59` minutes.
-fn read_zone(rest: &[u8]) -> Option<(ZoneSpelling, i32)> {
-    let (spelling, sign, hours, minutes) = match rest {
-        [] => return Some((ZoneSpelling::Absent, 0)),
-        [b'Z'] => return Some((ZoneSpelling::Utc, 0)),
-        [sign @ (b'+' | b'-'), _, _, b':', _, _] => (
-            ZoneSpelling::Extended,
-            *sign,
-            digits(rest, 1, 2)?,
-            digits(rest, 4, 2)?,
-        ),
-        [sign @ (b'+' | b'-'), _, _, _, _] => (
-            ZoneSpelling::Compact,
-            *sign,
-            digits(rest, 1, 2)?,
-            digits(rest, 3, 2)?,
-        ),
-        _ => return None,
-    };
-    if hours > 23 || minutes > 59 {
+    let leap_second = spelling.seconds && text.get(17..19) == Some("60");
+    if !matches!(spelling.separator, 'T' | ' ') || leap_second {
         return None;
     }
-    let seconds = hours * 3600 + minutes * 60;
-    Some((spelling, if sign == b'-' { -seconds } else { seconds }))
+    Some(IsoClock {
+        format: IsoFormat {
+            separator: spelling.separator,
+            seconds: spelling.seconds,
+            fraction_digits: spelling.digits,
+            zone,
+        },
+        instant: recorded.instant()?,
+        fraction: recorded.fraction.trim_end_matches('0').to_owned(),
+    })
 }
 
 /// The words of a member name: split at `_`, `-`, `.`, spaces and camel-case humps
@@ -278,22 +204,22 @@ pub fn start_key(recorded: &str) -> Option<StartKey> {
             );
         if strict {
             return Some(StartKey {
-                seconds: clock.instant.as_second(),
+                seconds: clock.instant.seconds,
                 fraction: clock.fraction,
             });
         }
-        return Some(millisecond_key(clock.instant.as_millisecond()));
+        return millisecond_key(clock.instant.millis());
     }
     let parsed = jiff::fmt::rfc2822::parse(text).ok()?;
-    Some(millisecond_key(parsed.timestamp().as_millisecond()))
+    millisecond_key(i128::from(parsed.timestamp().as_millisecond()))
 }
 
-fn millisecond_key(milliseconds: i64) -> StartKey {
+fn millisecond_key(milliseconds: i128) -> Option<StartKey> {
     let fraction = format!("{:03}", milliseconds.rem_euclid(1000));
-    StartKey {
-        seconds: milliseconds.div_euclid(1000),
+    Some(StartKey {
+        seconds: i64::try_from(milliseconds.div_euclid(1000)).ok()?,
         fraction: fraction.trim_end_matches('0').to_owned(),
-    }
+    })
 }
 
 #[cfg(test)]
@@ -316,6 +242,12 @@ mod tests {
         assert!(read_iso("2026-02-30T00:00:00Z").is_none());
         assert!(read_iso("2026-12-05").is_none());
         assert!(read_iso("2026-12-05T10:00:00.Z").is_none());
+        // Spellings a native `Date` does not read, though RFC 3339 allows them.
+        assert!(read_iso("2026-12-05t10:00:00Z").is_none());
+        assert!(read_iso("2026-12-05T10:00:00z").is_none());
+        assert!(read_iso("2016-12-31T23:59:60Z").is_none());
+        // The last second of the four-digit years is a clock.
+        assert!(read_iso("9999-12-31T23:59:59.999Z").is_some());
         let clock = read_iso("2026-01-01 10:00:00.120Z").expect("a clock");
         assert_eq!(
             clock.format,

@@ -691,7 +691,7 @@ mod tests {
     #[test]
     fn default_pipeline_parses() {
         let spec = parse(crate::DEFAULT_PIPELINE, "default", Path::new(".")).expect("parses");
-        assert_eq!(spec.capture.len(), 1);
+        assert_eq!(spec.capture.len(), 2, "har and browser-scenario");
         assert_eq!(spec.template_rules.len(), 4);
     }
 

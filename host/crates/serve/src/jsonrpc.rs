@@ -227,7 +227,12 @@ fn out_of_range_number(value: &rea_plugin_api::json::Json, pointer: &mut String)
 pub fn check_id(id: &RawValue) -> Result<(), &'static str> {
     let text = id.get();
     match text.as_bytes().first() {
-        Some(b'"') | Some(b'n') => Ok(()),
+        // A string id must be Unicode text: an escaped lone surrogate (`"\ud800"`) is echoed
+        // as sent, and strict JSON readers refuse such a reply (found by fuzzing).
+        Some(b'"') => serde_json::from_str::<String>(text)
+            .map(drop)
+            .map_err(|_| "id must be a string of Unicode text"),
+        Some(b'n') => Ok(()),
         Some(b'-') | Some(b'0'..=b'9') => check_number_id(text),
         _ => Err("id must be a string, a number or null"),
     }

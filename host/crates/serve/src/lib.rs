@@ -79,6 +79,7 @@ pub mod jsonrpc;
 pub mod logging;
 pub mod mcp;
 pub mod mcp_intake;
+pub mod memory;
 pub mod pages;
 pub mod queue;
 pub mod redact;
@@ -181,9 +182,11 @@ pub fn app(
     let journal = Arc::clone(&options.journal);
     let surface = mcp::McpSurface::journaled(Arc::clone(&backend), Some(Arc::clone(&journal)))
         .keeping_credentials(options.keep_credentials);
+    let activity = memory::Activity::default();
+    activity.trim_when_idle(options.shutdown.child_token());
     let sessions = Arc::new(sessions::CappedSessions::new(
         options.sessions,
-        options.shutdown.child_token(),
+        activity.clone(),
     ));
     let mcp_service = surface.http_service(
         options.shutdown.child_token(),
@@ -238,6 +241,10 @@ pub fn app(
         .layer(axum::middleware::from_fn_with_state(
             allowed,
             guard::protect,
+        ))
+        .layer(axum::middleware::from_fn_with_state(
+            activity,
+            memory::count_request,
         ))
 }
 

@@ -8,14 +8,11 @@
 //! refusal into `503 Service Unavailable` with `Retry-After` and a JSON-RPC error naming the cap
 //! and the setting that raises it ([`refusal_response`]).
 //!
-//! Why give memory back: glibc keeps freed heap in its arenas, so 11,000 sessions that expired
-//! left RSS at 703 MB. After sessions close, a background task calls `malloc_trim(0)` at most
-//! once per [`TRIM_INTERVAL`].
+//! A closed session counts as [`Activity`]: its freed heap is given back once the server is idle
+//! (`memory.rs`).
 
 use std::cell::Cell;
 use std::collections::HashMap;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use axum::body::Body;
@@ -31,10 +28,8 @@ use rmcp::transport::streamable_http_server::session::{
     ServerSseMessage, SessionId, SessionManager,
 };
 use serde_json::json;
-use tokio_util::sync::CancellationToken;
 
-/// How often, at most, freed heap is given back after sessions closed.
-pub const TRIM_INTERVAL: Duration = Duration::from_secs(5);
+use crate::memory::Activity;
 
 /// The limits of MCP sessions.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -123,25 +118,22 @@ pub struct CappedSessions {
     max: usize,
     /// Serializes creation, so the count checked is the count when the session is added.
     creating: tokio::sync::Mutex<()>,
-    /// Sessions closed so far (the trim task trims when it changed).
-    closed: Arc<AtomicU64>,
+    /// Where a closed session is counted (the trim task gives memory back when idle).
+    activity: Activity,
     /// The protocol revision each open session negotiated.
     revisions: std::sync::Mutex<HashMap<String, String>>,
 }
 
 impl CappedSessions {
-    /// A manager for these limits; starts the trim task, which ends with `shutdown`. Must be
-    /// called within a tokio runtime.
-    pub fn new(limits: SessionLimits, shutdown: CancellationToken) -> Self {
+    /// A manager for these limits, counting closed sessions in `activity`.
+    pub fn new(limits: SessionLimits, activity: Activity) -> Self {
         let mut inner = LocalSessionManager::default();
         inner.session_config.keep_alive = Some(limits.idle);
-        let closed = Arc::new(AtomicU64::new(0));
-        tokio::spawn(trim_after_closes(Arc::clone(&closed), shutdown));
         Self {
             inner,
             max: limits.max_sessions.max(1),
             creating: tokio::sync::Mutex::new(()),
-            closed,
+            activity,
             revisions: std::sync::Mutex::new(HashMap::new()),
         }
     }
@@ -158,31 +150,6 @@ impl CappedSessions {
     /// How many sessions are open.
     pub async fn open(&self) -> usize {
         self.inner.sessions.read().await.len()
-    }
-}
-
-/// Gives freed heap back after sessions closed, at most once per [`TRIM_INTERVAL`].
-async fn trim_after_closes(closed: Arc<AtomicU64>, shutdown: CancellationToken) {
-    let mut trimmed_at = 0;
-    loop {
-        tokio::select! {
-            () = shutdown.cancelled() => return,
-            () = tokio::time::sleep(TRIM_INTERVAL) => {}
-        }
-        let now = closed.load(Ordering::Relaxed);
-        if now != trimmed_at {
-            trimmed_at = now;
-            let _ = tokio::task::spawn_blocking(give_memory_back).await;
-        }
-    }
-}
-
-/// Returns the free heap at the top of every arena to the operating system (glibc).
-fn give_memory_back() {
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    // SAFETY: malloc_trim only releases memory malloc holds free; it has no preconditions.
-    unsafe {
-        libc::malloc_trim(0);
     }
 }
 
@@ -234,7 +201,7 @@ impl SessionManager for CappedSessions {
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
             .remove(&id.to_string());
-        self.closed.fetch_add(1, Ordering::Relaxed);
+        self.activity.touch();
         Ok(())
     }
 

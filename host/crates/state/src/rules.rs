@@ -7,11 +7,16 @@
 //! through [`RuleSet::from_pipeline`]. Tests may also build steps from plain-Rust rules
 //! ([`RuleSet::from_rules`]), called through the same ABI stage object in this process.
 //!
+//! Every call into a pipeline's stage runs on that stage's worker thread with a deadline
+//! ([`Deadlined`], `REA_PLUGIN_DEADLINE_SECONDS`): a stage that hangs costs one deadline per call,
+//! not the process.
+//!
 //! The rules a state was derived with are part of its Evidence (`rule_stages`), so turning a rule
 //! off, reordering rules or changing an option gives another state Evidence id.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
+use std::time::Duration;
 
 use rea_evidence::Refusal;
 pub use rea_pipeline::WithheldWrites;
@@ -39,6 +44,108 @@ impl RuleStep for RuleHandle {
 
     fn apply(&self, request: &ApplyRequest) -> Result<ApplyOutcome, String> {
         RuleHandle::apply(self, request).map_err(|error| error.to_string())
+    }
+}
+
+/// How long one call into a rule stage may take before the host stops waiting
+/// (`REA_PLUGIN_DEADLINE_SECONDS`, 10 by default).
+pub fn plugin_deadline() -> Duration {
+    std::env::var("REA_PLUGIN_DEADLINE_SECONDS")
+        .ok()
+        .and_then(|value| value.trim().parse::<u64>().ok())
+        .filter(|seconds| *seconds > 0)
+        .map_or(DEFAULT_PLUGIN_DEADLINE, Duration::from_secs)
+}
+
+/// The default per-call deadline of a rule stage.
+pub const DEFAULT_PLUGIN_DEADLINE: Duration = Duration::from_secs(10);
+
+type Job = Box<dyn FnOnce() + Send>;
+
+/// A rule stage called on a worker thread of its own, with a per-call deadline: a call that does
+/// not answer in time is an error naming the deadline, and its worker (stuck in the plugin, which
+/// cannot be stopped) is abandoned; the next call starts another.
+#[derive(Debug)]
+pub struct Deadlined {
+    handle: Arc<RuleHandle>,
+    deadline: Duration,
+    worker: std::sync::Mutex<Option<std::sync::mpsc::Sender<Job>>>,
+}
+
+impl Deadlined {
+    /// Wraps a stage handle.
+    pub fn new(handle: RuleHandle, deadline: Duration) -> Self {
+        Self {
+            handle: Arc::new(handle),
+            deadline,
+            worker: std::sync::Mutex::new(None),
+        }
+    }
+
+    fn submit(&self, job: Job) -> Result<(), String> {
+        let mut worker = self
+            .worker
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let sender = match worker.as_ref() {
+            Some(sender) => sender.clone(),
+            None => {
+                let (sender, jobs) = std::sync::mpsc::channel::<Job>();
+                std::thread::Builder::new()
+                    .name("rea-rule-stage".to_owned())
+                    .spawn(move || {
+                        for job in jobs {
+                            job();
+                        }
+                    })
+                    .map_err(|error| format!("the stage's worker could not start: {error}"))?;
+                *worker = Some(sender.clone());
+                sender
+            }
+        };
+        sender
+            .send(job)
+            .map_err(|_| "the stage's worker ended".to_owned())
+    }
+
+    fn call<T: Send + 'static>(
+        &self,
+        work: impl FnOnce(&RuleHandle) -> Result<T, String> + Send + 'static,
+    ) -> Result<T, String> {
+        let (answer, answered) = std::sync::mpsc::channel();
+        let handle = Arc::clone(&self.handle);
+        self.submit(Box::new(move || {
+            let _ = answer.send(work(&handle));
+        }))?;
+        match answered.recv_timeout(self.deadline) {
+            Ok(result) => result,
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+                *self
+                    .worker
+                    .lock()
+                    .unwrap_or_else(|poisoned| poisoned.into_inner()) = None;
+                Err(format!(
+                    "{:?} did not answer within {} s (REA_PLUGIN_DEADLINE_SECONDS); the call was abandoned",
+                    self.handle,
+                    self.deadline.as_secs()
+                ))
+            }
+            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
+                Err(format!("{:?} ended without an answer", self.handle))
+            }
+        }
+    }
+}
+
+impl RuleStep for Deadlined {
+    fn learn(&self, request: &LearnRequest) -> Result<LearnOutcome, String> {
+        let request = request.clone();
+        self.call(move |handle| RuleStep::learn(handle, &request))
+    }
+
+    fn apply(&self, request: &ApplyRequest) -> Result<ApplyOutcome, String> {
+        let request = request.clone();
+        self.call(move |handle| RuleStep::apply(handle, &request))
     }
 }
 
@@ -139,6 +246,7 @@ impl RuleSet {
         registry: &Registry,
     ) -> Result<Self, Refusal> {
         let mut steps = Vec::with_capacity(pipeline.rules.len());
+        let deadline = plugin_deadline();
         for rule in &pipeline.rules {
             let handle = registry.rule_stage(&rule.stage.stage).map_err(|error| {
                 Refusal::configuration_invalid(format!(
@@ -150,7 +258,7 @@ impl RuleSet {
                 stage: rule.stage.stage.clone(),
                 plugin: rule.stage.plugin.clone(),
                 options: rule.options.clone(),
-                handle: Arc::new(handle),
+                handle: Arc::new(Deadlined::new(handle, deadline)),
             });
         }
         Ok(Self {
