@@ -15,6 +15,7 @@
 //! SIGINT (a test hook, see [`Progress::stage`]).
 
 use std::io::IsTerminal;
+use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -215,6 +216,7 @@ pub fn human_bytes(bytes: u64) -> String {
 
 impl WriteObserver for Progress {
     fn written(&mut self, path: &str, done: usize, total: usize) {
+        self.hold_for_test(&format!("written:{path}"));
         self.written += self.sizes.get(path).copied().unwrap_or(0);
         match &self.mode {
             Mode::Terminal(bar) => {
@@ -232,6 +234,10 @@ impl WriteObserver for Progress {
 
     fn cancelled(&mut self) -> bool {
         self.interrupt.fired()
+    }
+
+    fn staging(&mut self, folder: Option<&Path>) {
+        self.interrupt.set_staging(folder);
     }
 }
 

@@ -160,6 +160,9 @@ fn served_answer_text(name: &str, extra: &[&str]) -> (String, Value, String) {
         capture.as_str(),
         "--port",
         "0",
+        // Replay answers the call without arguments with the recording (the state answers only
+        // the recording of that very request).
+        "--replay-only",
     ];
     args.extend_from_slice(extra);
     let mut server = Server::start(&args, &[]);
