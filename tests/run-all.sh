@@ -2,7 +2,9 @@
 # The test command (README.md): formatting, lints, every Rust test of the workspace, then the
 # suites that drive real clients against the built binary: the agentenv conformance checker and
 # framework tools, the official MCP Python SDK, and the MCP Inspector; then the fidelity run
-# (environment-compare on every corpus app, checked against tests/fidelity/floors.toml). The
+# (environment-compare on every corpus app, checked against tests/fidelity/floors.toml), and the
+# startup and memory ceilings of a 4 MiB capture's bundle (tests/bench/run.sh) and deploy/kubernetes/
+# validated offline (tests/deploy/run.sh). The
 # conformance kit (../shared/kit/conformance, read-only) is copied to a temporary folder and set
 # up once there with its pinned packages; set REA_CONFORMANCE_KIT to reuse an already set-up copy.
 set -euo pipefail
@@ -33,6 +35,10 @@ for suite in tests/conformance/run.sh tests/bundle/run.sh; do
 done
 echo "== tests/self_mcp/run.sh"
 tests/self_mcp/run.sh || status=1
+echo "== tests/deploy/run.sh"
+tests/deploy/run.sh "$rea" || status=1
+echo "== tests/bench/run.sh"
+tests/bench/run.sh "$rea" || status=1
 echo "== tests/fidelity/run.sh"
 tests/fidelity/run.sh || status=1
 exit "$status"

@@ -22,6 +22,7 @@ pub mod cli;
 pub mod commands;
 pub mod output;
 pub mod progress;
+pub mod provenance;
 
 /// A registry holding every plugin built into this binary. Use this (not
 /// `Registry::with_builtins` directly) from code outside the host, so the built-in plugin crates

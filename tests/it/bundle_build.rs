@@ -98,6 +98,7 @@ fn every_shared_capture_builds_a_bundle_of_the_documented_layout() {
             format!("envs/{name}/evidence.json"),
             format!("envs/{name}/manifest.json"),
             format!("envs/{name}/pipeline.toml"),
+            format!("envs/{name}/state.json"),
             "tasks/smoke.json".to_owned(),
         ]
         .into();
@@ -218,11 +219,13 @@ fn every_shared_capture_builds_a_bundle_of_the_documented_layout() {
             // contract: EXPORT-048
             format!("MCP_ALLOWED_HOSTS=localhost,127.0.0.1,::1,{name}"),
             // contract: EXPORT-052
-            "COPY --chown=rea:rea manifest.json evidence.json pipeline.toml /env/".to_owned(),
+            "COPY --chown=rea:rea manifest.json evidence.json pipeline.toml state.json /env/"
+                .to_owned(),
             // contract: EXPORT-053
             "\nUSER rea\n".to_owned(),
             "\"environment-serve\",\"/env/manifest.json\",\"--evidence\",\"/env/evidence.json\""
                 .to_owned(),
+            "\"--state\",\"/env/state.json\"]".to_owned(),
         ] {
             assert!(
                 dockerfile.contains(&needle),

@@ -133,6 +133,7 @@ struct CaptureInput {
 struct BuildOptions {
     rules: TemplateRules,
     state_rules: std::sync::Arc<rea_state::rules::RuleSet>,
+    provenance: rea_state::precomputed::Provenance,
     name: Option<String>,
     local_origin: LocalOriginName,
     pipeline: rea_bundle::BundlePipeline,
@@ -158,6 +159,7 @@ fn build(args: &EnvironmentBuildArgs, progress: &mut Progress) -> Result<Value, 
     progress.stage("pipeline", "loading the pipeline");
     let (pipeline, (registry, resolved)) = load_pipeline(args.pipeline.as_deref()).map_err(own)?;
     let state_rules = super::environment_export::state_rules(&registry, &resolved).map_err(own)?;
+    let provenance = crate::provenance::provenance(&resolved, &registry);
     let rules = if args.format_rules_only {
         TemplateRules::none()
     } else if !args.template_rules.is_empty() {
@@ -215,6 +217,7 @@ fn build(args: &EnvironmentBuildArgs, progress: &mut Progress) -> Result<Value, 
     let options = BuildOptions {
         rules,
         state_rules,
+        provenance,
         name: args.name.clone(),
         local_origin: LocalOriginName::File(args.capture.clone()),
         pipeline,
@@ -366,6 +369,7 @@ fn bundle_capture(
         local_origin: options.local_origin,
         pipeline: options.pipeline,
         rules: options.state_rules,
+        provenance: Some(options.provenance),
         binary: options.binary,
         serve: serve_command(),
         target: options.target,
@@ -541,10 +545,12 @@ fn export_tool(arguments: &Map<String, Value>, context: &ToolContext) -> Result<
     };
     let (pipeline, (registry, resolved)) = load_pipeline(None).map_err(own)?;
     let state_rules = super::environment_export::state_rules(&registry, &resolved).map_err(own)?;
+    let provenance = crate::provenance::provenance(&resolved, &registry);
     let binary = bundled_binary(None).map_err(own)?;
     let options = BuildOptions {
         rules,
         state_rules,
+        provenance,
         name,
         local_origin,
         pipeline,

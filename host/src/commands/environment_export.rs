@@ -88,6 +88,7 @@ fn export(args: &EnvironmentExportArgs, progress: &mut Progress) -> Result<Value
     let (pipeline, (registry, resolved)) =
         load_pipeline(args.pipeline.as_deref()).map_err(stage)?;
     let rules = state_rules(&registry, &resolved).map_err(stage)?;
+    let provenance = crate::provenance::provenance(&resolved, &registry);
     progress.stage(
         "binary",
         "reading the rea binary and removing its debug information",
@@ -119,6 +120,7 @@ fn export(args: &EnvironmentExportArgs, progress: &mut Progress) -> Result<Value
         local_origin: LocalOriginName::Manifest,
         pipeline,
         rules,
+        provenance: Some(provenance),
         binary,
         serve: serve_command(),
         target: Some(Target {
@@ -348,16 +350,22 @@ pub fn bundled_binary(path: Option<&Path>) -> Result<BundledBinary, Refusal> {
     BundledBinary::read(path, running, version)
 }
 
-/// The serve command the image runs: `--pipeline` is passed when `environment-serve` takes it.
+/// The serve command the image runs: `--pipeline` and `--state` are passed when
+/// `environment-serve` takes them.
 pub fn serve_command() -> ServeCommand {
     use clap::CommandFactory;
     let command = crate::cli::Cli::command();
-    let pipeline_flag = command
-        .find_subcommand("environment-serve")
-        .is_some_and(|serve| {
-            serve
-                .get_arguments()
-                .any(|argument| argument.get_long() == Some("pipeline"))
-        });
-    ServeCommand { pipeline_flag }
+    let takes = |flag: &str| {
+        command
+            .find_subcommand("environment-serve")
+            .is_some_and(|serve| {
+                serve
+                    .get_arguments()
+                    .any(|argument| argument.get_long() == Some(flag))
+            })
+    };
+    ServeCommand {
+        pipeline_flag: takes("pipeline"),
+        state_file: takes("state"),
+    }
 }

@@ -25,7 +25,11 @@
 //! ([`rea_backends::prepare`]: the state catalog's discovery reservation, the `environment-state`
 //! view with the manifest's rules, the `data/get` size); when it is unavailable a warning naming
 //! the code and message is logged, replay is served, and the stopped document reports
-//! `state: {"served": false, "reason": "unavailable", "code", "message"}`.
+//! `state: {"served": false, "reason": "unavailable", "code", "message"}`. `--state FILE` (a
+//! bundle's `state.json`) reads the derived state and its write plans instead of deriving them,
+//! when they were derived from this capture and manifest by this build with this pipeline
+//! ([`rea_state::precomputed`]); otherwise, or when the file cannot be read, a warning says why
+//! and the state is derived.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -74,6 +78,11 @@ pub struct EnvironmentServeArgs {
     /// the embedded pipeline).
     #[arg(long, value_name = "FILE")]
     pub pipeline: Option<PathBuf>,
+    /// A precomputed state (`state.json` of a bundle, written by `environment-build`): read instead
+    /// of deriving the state when it was derived from these inputs by this build with this
+    /// pipeline; otherwise the state is derived, with a warning saying why.
+    #[arg(long, value_name = "FILE", conflicts_with = "replay_only")]
+    pub state: Option<PathBuf>,
     /// Write every MCP and data-plane call to stderr as one journal line.
     #[command(flatten)]
     pub journal: JournalArgs,
@@ -165,6 +174,17 @@ pub struct ServeRequest {
     pub announce: Announce,
     /// How the request journal echoes its entries on stderr.
     pub journal: Echo,
+    /// A precomputed state to read instead of deriving one (`--state`).
+    pub state_file: Option<StateFile>,
+}
+
+/// A precomputed state file ([`rea_state::precomputed`]) and the provenance it must have been
+/// derived with to be read.
+pub struct StateFile {
+    /// The file (a bundle's `state.json`).
+    pub path: PathBuf,
+    /// This server's own code and pipeline.
+    pub provenance: rea_state::precomputed::Provenance,
 }
 
 /// Runs `rea environment-serve`.
@@ -182,6 +202,10 @@ pub fn run(args: &EnvironmentServeArgs) -> Result<(), CommandFailure> {
     let listen = listen_config(args.host.as_deref(), args.port, &pipeline, &env)?;
     let limits = serve_limits(&env)?;
     rea_serve::logging::init(level);
+    let state_file = args.state.clone().map(|path| StateFile {
+        path,
+        provenance: crate::provenance::provenance(&pipeline, &registry),
+    });
     let (manifest, evidence) = (args.manifest.clone(), args.evidence.clone());
     run_server(ServeRequest {
         loader: Box::new(move || {
@@ -206,6 +230,7 @@ pub fn run(args: &EnvironmentServeArgs) -> Result<(), CommandFailure> {
             Announce::Log
         },
         journal: args.journal.echo(),
+        state_file,
     })
 }
 
@@ -308,7 +333,7 @@ struct Bound {
     coverage: Option<Value>,
 }
 
-async fn serve(request: ServeRequest, env: &dyn EnvSource) -> Result<(), CommandFailure> {
+async fn serve(mut request: ServeRequest, env: &dyn EnvSource) -> Result<(), CommandFailure> {
     let mut stop = Box::pin(server::stop_signals().map_err(|error| refused(error.refusal()))?);
     let loading = tokio::task::spawn_blocking(request.loader);
     let loaded = tokio::select! {
@@ -345,6 +370,7 @@ async fn serve(request: ServeRequest, env: &dyn EnvSource) -> Result<(), Command
             request.replay_only,
             Arc::clone(&request.rules),
             request.limits.sources.clone(),
+            request.state_file.take(),
         ) => bound?,
         signal = &mut stop => return Err(cancelled(signal, "state derivation")),
     };
@@ -409,6 +435,7 @@ async fn prepare(
     replay_only: bool,
     rules: Arc<rea_state::rules::RuleSet>,
     sources: rea_backends::fetch::SourceAllowList,
+    state_file: Option<StateFile>,
 ) -> Result<Bound, CommandFailure> {
     if replay_only {
         let state = json!({ "served": false, "reason": "replay-only" });
@@ -425,13 +452,15 @@ async fn prepare(
             allow: sources,
             ..rea_backends::fetch::FetchOptions::default()
         };
-        rea_backends::prepare_with(
+        let precomputed = state_file.and_then(read_state);
+        rea_backends::prepare_precomputed(
             loaded.environment,
             &loaded.manifest,
             &loaded.capture,
             &served_name,
             rules,
             options,
+            precomputed,
         )
     })
     .await
@@ -445,6 +474,7 @@ async fn prepare(
             backend,
             plane,
             report,
+            ..
         } => Bound {
             coverage: Some(rea_state::coverage::summary(backend.service().derived())),
             backend,
@@ -462,6 +492,27 @@ async fn prepare(
             coverage: None,
         },
     })
+}
+
+/// Reads a precomputed state file; one that cannot be read is logged and the state derived.
+fn read_state(state_file: StateFile) -> Option<rea_state::startup::PrecomputedInput> {
+    let StateFile { path, provenance } = state_file;
+    let limit = rea_state::evidence::DERIVATION_BUDGET_BYTES + 64 * 1024;
+    match rea_evidence::read_bounded(&path, limit) {
+        Ok(file) => Some(rea_state::startup::PrecomputedInput {
+            bytes: file.bytes,
+            provenance,
+        }),
+        Err(refusal) => {
+            tracing::warn!(
+                path = path.display().to_string().as_str(),
+                code = refusal.code.as_str(),
+                reason = refusal.message.as_str(),
+                "the precomputed state cannot be read; deriving the state"
+            );
+            None
+        }
+    }
 }
 
 /// Reads both Evidence files once, authenticates them, and builds the replay environment; the

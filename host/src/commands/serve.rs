@@ -119,6 +119,7 @@ pub fn run(args: &ServeArgs) -> Result<(), CommandFailure> {
             Announce::Text
         },
         journal: args.journal.echo(),
+        state_file: None,
     })
 }
 

@@ -24,11 +24,13 @@
 //! duplicate-key checks are linear scans for small objects and hashed for large ones.
 
 mod convert;
+mod deserialize;
 mod number;
 mod parse;
 mod write;
 
 pub use convert::{ConversionError, from_json};
+pub use deserialize::{NUMBER_TOKEN, TreeDeserializer, from_json_exact};
 pub use number::Number;
 pub use parse::{
     ItemStream, JsonError, JsonErrorKind, ParseOptions, Streamed, parse, parse_streaming,

@@ -18,7 +18,7 @@
 //!
 //! ```text
 //! match rea_backends::prepare(environment, &manifest, &capture_evidence, &name, Arc::new(rules)) {
-//!     Serving::State { backend, plane, report } => …,              // rea_serve::app(backend, plane, …)
+//!     Serving::State { backend, plane, report, .. } => …,          // rea_serve::app(backend, plane, …)
 //!     Serving::Replay { environment, refusal, report } => …,       // ReplayBackend::new(environment, &name)
 //! }
 //! ```
@@ -34,4 +34,4 @@ pub mod replay;
 pub mod startup;
 pub mod status;
 
-pub use startup::{Serving, prepare, prepare_with, prepare_within};
+pub use startup::{Serving, prepare, prepare_precomputed, prepare_with, prepare_within};

@@ -7,7 +7,7 @@ use rea_evidence::{Evidence, Refusal};
 use rea_manifest::{Environment, Manifest};
 use rea_state::evidence::DERIVATION_BUDGET_BYTES;
 use rea_state::rules::RuleSet;
-use rea_state::startup::{Decision, ServedState, decide_within};
+use rea_state::startup::{Decision, PrecomputedInput, ServedState, decide_from};
 use serde_json::Value;
 
 use crate::backend::StateBackend;
@@ -27,6 +27,8 @@ pub enum Serving {
         plane: Arc<StatePlane>,
         /// The stopped document's `state` member.
         report: Value,
+        /// How many bytes `data/get` writes the derived state in.
+        data_get_bytes: usize,
     },
     /// Replay, because the state is unavailable.
     Replay {
@@ -89,11 +91,44 @@ pub fn prepare_within(
     options: FetchOptions,
     budget: u64,
 ) -> Serving {
-    match decide_within(environment, manifest, capture, name, rules, budget) {
+    serving(
+        decide_from(environment, manifest, capture, name, rules, budget, None),
+        name,
+        options,
+    )
+}
+
+/// [`prepare_with`], reading the state from a precomputed file when it was derived from these inputs
+/// by this build with this pipeline (otherwise it is derived, with a warning saying why; see
+/// [`rea_state::startup::decide_from`]).
+pub fn prepare_precomputed(
+    environment: Environment,
+    manifest: &Manifest,
+    capture: &Evidence,
+    name: &str,
+    rules: Arc<RuleSet>,
+    options: FetchOptions,
+    precomputed: Option<PrecomputedInput>,
+) -> Serving {
+    let decision = decide_from(
+        environment,
+        manifest,
+        capture,
+        name,
+        rules,
+        DERIVATION_BUDGET_BYTES,
+        precomputed,
+    );
+    serving(decision, name, options)
+}
+
+fn serving(decision: Decision, name: &str, options: FetchOptions) -> Serving {
+    match decision {
         Decision::State(ServedState {
             service,
             tools,
             report,
+            data_get_bytes,
         }) => {
             let service = Arc::new(service);
             let backend = Arc::new(StateBackend::new(Arc::clone(&service), &tools, name));
@@ -102,6 +137,7 @@ pub fn prepare_within(
                 backend,
                 plane,
                 report,
+                data_get_bytes,
             }
         }
         Decision::Replay {

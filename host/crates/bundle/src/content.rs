@@ -39,6 +39,9 @@ pub const IMAGE_UID: u32 = 10001;
 /// Where the binary goes in the image.
 pub const IMAGE_BINARY: &str = "/usr/local/bin/rea";
 
+/// The precomputed state's file in the env folder ([`rea_state::precomputed`]).
+pub const STATE_FILE: &str = "state.json";
+
 /// The loopback hosts the image's `MCP_ALLOWED_HOSTS` names besides the environment name.
 pub const LOOPBACK_HOSTS: [&str; 3] = ["localhost", "127.0.0.1", "::1"];
 
@@ -172,6 +175,9 @@ impl BundledBinary {
 pub struct ServeCommand {
     /// Whether `environment-serve` takes `--pipeline` (then the bundle's pipeline is passed).
     pub pipeline_flag: bool,
+    /// Whether the bundle's precomputed `state.json` is passed with `--state` (the binary takes
+    /// the flag and the bundle serves a state).
+    pub state_file: bool,
 }
 
 impl ServeCommand {
@@ -186,6 +192,10 @@ impl ServeCommand {
         if self.pipeline_flag {
             arguments.push("--pipeline".to_owned());
             arguments.push(format!("{env_dir}/pipeline.toml"));
+        }
+        if self.state_file {
+            arguments.push("--state".to_owned());
+            arguments.push(format!("{env_dir}/{STATE_FILE}"));
         }
         arguments
     }
@@ -204,6 +214,11 @@ pub fn dockerfile(name: &str, serve: &ServeCommand, has_plugins: bool) -> String
     let mut command = vec![IMAGE_BINARY.to_owned()];
     command.extend(serve.arguments(ENV_DIR));
     let command = Value::from(command).to_string();
+    let state = if serve.state_file {
+        format!(" {STATE_FILE}")
+    } else {
+        String::new()
+    };
     let plugins = if has_plugins {
         format!("COPY --chown={IMAGE_USER}:{IMAGE_USER} plugins/ {ENV_DIR}/plugins/\n")
     } else {
@@ -221,7 +236,7 @@ pub fn dockerfile(name: &str, serve: &ServeCommand, has_plugins: bool) -> String
          COPY bin/rea {IMAGE_BINARY}\n\
          RUN chmod 0755 {IMAGE_BINARY}\n\
          # The inputs, owned by the user the server runs as (a private umask on the host cannot hide them).\n\
-         COPY --chown={IMAGE_USER}:{IMAGE_USER} manifest.json evidence.json pipeline.toml {ENV_DIR}/\n\
+         COPY --chown={IMAGE_USER}:{IMAGE_USER} manifest.json evidence.json pipeline.toml{state} {ENV_DIR}/\n\
          {plugins}\
          ENV MCP_HOST=0.0.0.0 \\\n\
          \x20   MCP_PORT={MCP_PORT} \\\n\
@@ -457,6 +472,7 @@ mod tests {
             "grafana",
             &ServeCommand {
                 pipeline_flag: true,
+                state_file: true,
             },
             true,
         );
@@ -466,18 +482,19 @@ mod tests {
         assert!(text.contains("MCP_PORT=18765"));
         assert!(text.contains("MCP_ALLOWED_HOSTS=localhost,127.0.0.1,::1,grafana"));
         assert!(text.contains("ENVIRONMENT_NAME=grafana\n"));
-        assert!(
-            text.contains("COPY --chown=rea:rea manifest.json evidence.json pipeline.toml /env/")
-        );
+        assert!(text.contains(
+            "COPY --chown=rea:rea manifest.json evidence.json pipeline.toml state.json /env/"
+        ));
         assert!(text.contains("COPY --chown=rea:rea plugins/ /env/plugins/"));
         assert!(text.contains("\nUSER rea\n"));
         assert!(text.ends_with(
-            "CMD [\"/usr/local/bin/rea\",\"environment-serve\",\"/env/manifest.json\",\"--evidence\",\"/env/evidence.json\",\"--pipeline\",\"/env/pipeline.toml\"]\n"
+            "CMD [\"/usr/local/bin/rea\",\"environment-serve\",\"/env/manifest.json\",\"--evidence\",\"/env/evidence.json\",\"--pipeline\",\"/env/pipeline.toml\",\"--state\",\"/env/state.json\"]\n"
         ));
         let plain = dockerfile(
             "grafana",
             &ServeCommand {
                 pipeline_flag: false,
+                state_file: false,
             },
             false,
         );

@@ -85,6 +85,9 @@ pub struct ExportRequest {
     pub binary: BundledBinary,
     /// The serve command the image runs.
     pub serve: ServeCommand,
+    /// What the bundled state is keyed with ([`rea_state::precomputed`]): the code and pipeline
+    /// deriving it; `None` stores no precomputed state.
+    pub provenance: Option<rea_state::precomputed::Provenance>,
     /// Where to write; `None` only for a dry run.
     pub target: Option<Target>,
     /// Plan only: write nothing.
@@ -156,6 +159,7 @@ pub fn plan(
         &request.pair.capture_evidence,
         &name,
         std::sync::Arc::clone(&request.rules),
+        request.provenance.as_ref(),
     )
     .map_err(|refusal| refusal.in_stage(request.stages.bundle))?;
     let failures = request.rules.failures();
@@ -225,6 +229,10 @@ fn plan_files(request: &ExportRequest, name: &str, prediction: &Prediction) -> V
         content: FileContent::Bytes(bytes),
         executable: false,
     };
+    let serve = ServeCommand {
+        state_file: request.serve.state_file && prediction.precomputed.is_some(),
+        ..request.serve.clone()
+    };
     let mut files = vec![
         bytes(
             "README.md".to_owned(),
@@ -233,7 +241,7 @@ fn plan_files(request: &ExportRequest, name: &str, prediction: &Prediction) -> V
                 &request.pair,
                 prediction,
                 &request.binary,
-                &request.serve,
+                &serve,
                 request.rules.withheld(),
             )
             .into_bytes(),
@@ -244,8 +252,7 @@ fn plan_files(request: &ExportRequest, name: &str, prediction: &Prediction) -> V
         ),
         bytes(
             format!("{env}/Dockerfile"),
-            content::dockerfile(name, &request.serve, !request.pipeline.plugins.is_empty())
-                .into_bytes(),
+            content::dockerfile(name, &serve, !request.pipeline.plugins.is_empty()).into_bytes(),
         ),
         PlannedFile {
             path: format!("{env}/bin/rea"),
@@ -280,6 +287,12 @@ fn plan_files(request: &ExportRequest, name: &str, prediction: &Prediction) -> V
             content::smoke_task(name).into_bytes(),
         ),
     ];
+    if let (true, Some(state)) = (serve.state_file, &prediction.precomputed) {
+        files.push(bytes(
+            format!("{env}/{}", content::STATE_FILE),
+            state.clone(),
+        ));
+    }
     for (path, library) in &request.pipeline.plugins {
         files.push(bytes(format!("{env}/{path}"), library.clone()));
     }

@@ -24,6 +24,8 @@ use rea_evidence::{Evidence, Refusal};
 use rea_manifest::{Environment, Manifest};
 use rea_serve::ToolBackend;
 use rea_serve::mcp::McpSurface;
+use rea_state::StateView;
+use rea_state::precomputed::{Provenance, StateKey, write_precomputed};
 use rea_state::rules::RuleSet;
 use serde_json::Value;
 
@@ -41,6 +43,9 @@ pub struct Prediction {
     pub unavailable: Option<Refusal>,
     /// The state's coverage (read views and write plans summarized), `None` when replay serves.
     pub coverage: Option<Value>,
+    /// The derived state as the bundle's `state.json` ([`rea_state::precomputed`]), when the
+    /// state serves and a provenance was given.
+    pub precomputed: Option<Vec<u8>>,
     /// What the state holds, for progress: entities, entity types, documents, write plans and
     /// served write plans (empty when replay serves).
     pub counts: Vec<(&'static str, u64)>,
@@ -72,7 +77,8 @@ pub struct Probe {
     pub status: Option<u16>,
 }
 
-/// Prepares the environment under `name` as its server will and predicts what it serves.
+/// Prepares the environment under `name` as its server will and predicts what it serves; with a
+/// provenance, also writes the derived state as a precomputed state keyed with it.
 ///
 /// Refused (`resource_constraint`) when the served catalog exceeds the discovery reservation.
 /// Must not be called from within an async runtime (the tool calls run on a runtime of its own).
@@ -82,9 +88,11 @@ pub fn predict(
     capture: &Evidence,
     name: &str,
     rules: Arc<RuleSet>,
+    provenance: Option<&Provenance>,
 ) -> Result<Prediction, Refusal> {
     // As the server: the replay catalog under the served name first, then the state.
     environment.check_discovery_reservation(name)?;
+    let mut precomputed = None;
     let mut counts = Vec::new();
     let (backend, state, unavailable, coverage): (
         Arc<dyn ToolBackend>,
@@ -93,22 +101,24 @@ pub fn predict(
         Option<Value>,
     ) = match rea_backends::prepare(environment, manifest, capture, name, rules) {
         Serving::State {
-            backend, report, ..
+            backend,
+            report,
+            data_get_bytes,
+            ..
         } => {
-            let derived = backend.service().derived();
+            let service = backend.service();
+            let derived = service.derived();
             let coverage = Some(rea_state::coverage::summary(derived));
-            let served = derived
-                .write_plans
-                .iter()
-                .filter(|plan| plan.served)
-                .count();
-            counts = vec![
-                ("entities", derived.entities.len() as u64),
-                ("types", derived.types.len() as u64),
-                ("documents", derived.documents.len() as u64),
-                ("write_plans", derived.write_plans.len() as u64),
-                ("served_writes", served as u64),
-            ];
+            if let Some(provenance) = provenance {
+                let key = StateKey::new(capture.id(), &derived.manifest_evidence_id, provenance);
+                precomputed = Some(write_precomputed(
+                    derived,
+                    service.state_evidence_id(),
+                    data_get_bytes,
+                    &key,
+                )?);
+            }
+            counts = state_counts(derived);
             (backend, report, None, coverage)
         }
         Serving::Replay {
@@ -135,8 +145,26 @@ pub fn predict(
         state,
         unavailable,
         coverage,
+        precomputed,
         counts,
     })
+}
+
+/// What the state holds, for progress: entities, entity types, documents, write plans and
+/// served write plans.
+fn state_counts(derived: &StateView) -> Vec<(&'static str, u64)> {
+    let served = derived
+        .write_plans
+        .iter()
+        .filter(|plan| plan.served)
+        .count();
+    vec![
+        ("entities", derived.entities.len() as u64),
+        ("types", derived.types.len() as u64),
+        ("documents", derived.documents.len() as u64),
+        ("write_plans", derived.write_plans.len() as u64),
+        ("served_writes", served as u64),
+    ]
 }
 
 fn find_probe(

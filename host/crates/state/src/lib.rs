@@ -49,6 +49,7 @@ pub mod missing;
 pub mod model;
 pub mod observation;
 pub mod plane;
+pub mod precomputed;
 pub mod query;
 pub mod read;
 pub mod recorded;

@@ -37,7 +37,7 @@
 use std::collections::BTreeMap;
 
 use rea_plugin_api::json::Json;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::observation::RecordOrder;
 
@@ -48,7 +48,7 @@ pub const STATE_VIEW_KIND: &str = "environment-state";
 pub const STATE_SCHEMA_VERSION: u64 = 1;
 
 /// The derived state.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct StateView {
     /// Documents: reads that are not entities, one per document view.
     pub documents: Vec<Document>,
@@ -80,7 +80,7 @@ pub struct StateView {
 
 /// A successful write and what it relates to: the reads of what it relates to end their
 /// observation window at it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RelatedWrite {
     /// The write's record.
     pub ordinal: u64,
@@ -91,7 +91,7 @@ pub struct RelatedWrite {
 }
 
 /// What a write relates to (or what a read shows).
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "kebab-case")]
 pub enum WriteScope {
     /// Everything: a write whose effect the state does not model (no target, an unmodelled side
@@ -114,7 +114,7 @@ pub enum WriteScope {
 }
 
 /// An entity type: a collection template and the field whose value names an entity.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct EntityType {
     /// The collection template (`/posts`, `/v1/buckets/workspace/collections/{prefix-variance}/records`).
     pub collection_template: String,
@@ -129,7 +129,7 @@ pub struct EntityType {
 
 /// An entity: its type, the collection it lives in (spelled as requests spell it), its id, and
 /// its recorded values.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Entity {
     /// The type's collection template.
     #[serde(rename = "type")]
@@ -142,14 +142,14 @@ pub struct Entity {
     pub fields: Json,
     /// Per view (item or list views of the type), the members that view shows otherwise than
     /// the fields do (rendered over them).
-    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub view_fields: BTreeMap<String, Json>,
     /// The records the values come from, ascending.
     pub record_ordinals: Vec<u64>,
 }
 
 /// A document: the value a `document` view answers.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Document {
     /// The document view (tool) it belongs to.
     pub view: String,
@@ -158,12 +158,12 @@ pub struct Document {
     /// The value.
     pub value: Json,
     /// The record it comes from (`None` once edited or loaded without citation).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub record_ordinal: Option<u64>,
 }
 
 /// One read tool's view.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ReadView {
     /// The tool name.
     pub tool: String,
@@ -215,7 +215,7 @@ impl ReadView {
 }
 
 /// The kind of a view and what it needs to render.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "kebab-case")]
 pub enum ViewDetail {
     /// Reads one entity by the last path argument.
@@ -237,7 +237,7 @@ pub enum ViewDetail {
 /// Rendering takes the entity's fields, drops `hidden_fields`, shows each `nested_fields` object
 /// with those keys only, lists each `sorted_arrays` string array sorted, respells each
 /// `clock_formats` clock, and finally sets the entity's `view_fields` for the view over the result.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ViewShape {
     /// Fields the view does not show.
     pub hidden_fields: Vec<String>,
@@ -252,7 +252,7 @@ pub struct ViewShape {
 }
 
 /// How an item view's calls name their entity.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "kebab-case")]
 pub enum ItemKey {
     /// The last path segment holds the identity (`GET /posts/{id}`).
@@ -278,7 +278,7 @@ impl ItemKey {
 }
 
 /// An item view.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ItemView {
     /// The entity type.
     #[serde(rename = "type")]
@@ -286,7 +286,7 @@ pub struct ItemView {
     /// The identity field (a member, or a JSON pointer for an identity nested in the entity).
     pub identity_field: String,
     /// How calls name the entity (omitted for the last path segment).
-    #[serde(skip_serializing_if = "ItemKey::is_path")]
+    #[serde(default, skip_serializing_if = "ItemKey::is_path")]
     pub key: ItemKey,
     /// Where the entity sits in the envelope (`""`: the body is the entity; `/data`: one down).
     pub entity_pointer: String,
@@ -306,19 +306,19 @@ pub struct ItemView {
     pub projected_query_keys: BTreeMap<String, String>,
     /// The checked reads that asked for some fields only (a field-selection parameter such as
     /// `_fields`) and showed the entity with those fields.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub projected_record_ordinals: Vec<u64>,
     /// The field selections those reads made, and the fields each showed: a call making one of
     /// them answers the entity with those fields; one asking for another selection replays its
     /// recording (`projection`).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub projections: Vec<Projection>,
     /// How the view shows fields.
     pub shape: ViewShape,
 }
 
 /// A field selection a checked read made, and the fields it showed (in the recorded order).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Projection {
     /// The field-selection query pairs.
     pub query: Vec<(String, String)>,
@@ -327,7 +327,7 @@ pub struct Projection {
 }
 
 /// A list view.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ListView {
     /// The entity type of its members.
     #[serde(rename = "type")]
@@ -346,14 +346,14 @@ pub struct ListView {
     /// [`ItemView::projected_query_keys`]).
     pub projected_query_keys: BTreeMap<String, String>,
     /// The checked lines that asked for some fields only (see [`ListLine::projection`]).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub projected_record_ordinals: Vec<u64>,
     /// How the view shows fields.
     pub shape: ViewShape,
 }
 
 /// One checked list line.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ListLine {
     /// The record whose envelope the line renders into.
     pub record_ordinal: u64,
@@ -365,7 +365,7 @@ pub struct ListLine {
     /// still held.
     pub membership: Membership,
     /// The recorded members, for `recorded` membership.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub members: Vec<MemberRef>,
     /// The page size the line asked for, when it only pages its list (a whole list that outgrows
     /// it answers from the recording with `page-exceeded`).
@@ -374,12 +374,12 @@ pub struct ListLine {
     pub whole: bool,
     /// For a line asking for some fields only (`_fields=title,status`): the fields its members
     /// showed, in the recorded order; its members render with those fields.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub projection: Option<Vec<String>>,
 }
 
 /// A list line's membership.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Membership {
     /// Every entity of the collection.
@@ -389,7 +389,7 @@ pub enum Membership {
 }
 
 /// A member of a recorded list line.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct MemberRef {
     /// The entity's collection.
     pub collection: String,
@@ -398,7 +398,7 @@ pub struct MemberRef {
 }
 
 /// A list query model: parameter roles, evaluated over the state.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct QueryModel {
     /// Parameter name → role.
     pub parameters: BTreeMap<String, QueryRole>,
@@ -409,7 +409,7 @@ pub struct QueryModel {
 }
 
 /// A query parameter's role.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "role", rename_all = "kebab-case")]
 pub enum QueryRole {
     /// Keeps members whose field compares with the value.
@@ -445,7 +445,7 @@ pub enum QueryRole {
 }
 
 /// A document view.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct DocumentView {
     /// The checked line's path.
     pub path: String,

@@ -28,12 +28,12 @@ use rea_manifest::segments::{percent_decode, split_path};
 use rea_manifest::{Manifest, ManifestTool};
 use rea_plugin_api::contracts::capture::{Body, CaptureRecord};
 use rea_plugin_api::json::{self, Json};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::exact::first_inexact_number;
 
 /// How records are ordered in time.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum RecordOrder {
     /// By parsed start instant, ties by ordinal.

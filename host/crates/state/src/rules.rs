@@ -25,7 +25,7 @@ use rea_plugin_api::contracts::rule::{ApplyOutcome, ApplyRequest, LearnOutcome, 
 use rea_plugin_api::export::rule_stage_object;
 use rea_plugin_api::{PluginError, RuleStageBox, StateRule};
 use rea_registry::{Registry, RuleHandle};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 /// A rule stage the host can call: `learn` and `apply` over the contract's types. A failed call
@@ -213,7 +213,7 @@ pub fn load_pipeline(
 }
 
 /// How a rule step is named in the state Evidence.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RuleStageRef {
     /// The stage.
     pub stage: String,

@@ -16,6 +16,10 @@
 //! 3. `data/get` must be able to write the derived state within the 32 MiB `data/add` limit
 //!    (`resource_constraint`).
 //!
+//! Step 2 reads a precomputed state instead ([`decide_from`], [`crate::precomputed`]) when one was
+//! derived from this capture and manifest by this build with this pipeline; otherwise it derives
+//! the state, logging why the precomputed one was not used.
+//!
 //! Otherwise the state serves: `{"served": true, "evidence_id": "ev_…"}`.
 
 use std::sync::Arc;
@@ -28,6 +32,8 @@ use serde_json::{Value, json};
 
 use crate::catalog::{check_state_catalog, state_tools, state_tools_with_views};
 use crate::evidence::{DERIVATION_BUDGET_BYTES, project_state_evidence_within};
+use crate::model::StateView;
+use crate::precomputed::{Provenance, StateKey, read_precomputed};
 use crate::rules::RuleSet;
 use crate::service::StateService;
 use crate::store::MAX_STATE_BYTES;
@@ -41,6 +47,18 @@ pub struct ServedState {
     pub tools: Vec<ToolDefinition>,
     /// The stopped document's `state` member.
     pub report: Value,
+    /// How many bytes `data/get` writes the derived state in.
+    pub data_get_bytes: usize,
+}
+
+/// A precomputed state ([`crate::precomputed`]) to serve instead of deriving one, and what the
+/// server expects it to have been derived with.
+#[derive(Debug)]
+pub struct PrecomputedInput {
+    /// The file's bytes.
+    pub bytes: Vec<u8>,
+    /// The server's own code and pipeline.
+    pub provenance: Provenance,
 }
 
 /// Whether an environment serves from the state or from replay. (Decided once per server: the
@@ -100,15 +118,43 @@ pub fn decide_within(
     rules: Arc<RuleSet>,
     budget: u64,
 ) -> Decision {
-    match derive_service(&environment, manifest, capture, name, &rules, budget) {
-        Ok((tools, derived)) => {
-            let (state, state_id, records) = derived;
+    decide_from(environment, manifest, capture, name, rules, budget, None)
+}
+
+/// [`decide_within`], reading the state from a precomputed file when it was derived from these
+/// inputs with this code and pipeline ([`crate::precomputed::read_precomputed`]); otherwise (a
+/// warning says why) the state is derived as without it.
+pub fn decide_from(
+    environment: Environment,
+    manifest: &Manifest,
+    capture: &Evidence,
+    name: &str,
+    rules: Arc<RuleSet>,
+    budget: u64,
+    precomputed: Option<PrecomputedInput>,
+) -> Decision {
+    let sources = Sources {
+        environment: &environment,
+        manifest,
+        capture,
+        name,
+    };
+    match serve_state(&sources, &rules, budget, precomputed) {
+        Ok(ready) => {
+            let Ready {
+                tools,
+                state,
+                state_id,
+                data_get_bytes,
+                records,
+            } = ready;
             let report = json!({ "served": true, "evidence_id": state_id });
             let service = StateService::new(state, state_id, environment, &records, rules);
             Decision::State(ServedState {
                 service,
                 tools,
                 report,
+                data_get_bytes,
             })
         }
         Err(refusal) => {
@@ -126,29 +172,101 @@ pub fn decide_within(
     }
 }
 
-type Derived = (
-    crate::model::StateView,
-    String,
-    Vec<rea_plugin_api::contracts::capture::CaptureRecord>,
-);
+/// What a state is served from.
+struct Sources<'a> {
+    environment: &'a Environment,
+    manifest: &'a Manifest,
+    capture: &'a Evidence,
+    name: &'a str,
+}
 
-fn derive_service(
-    environment: &Environment,
-    manifest: &Manifest,
-    capture: &Evidence,
-    name: &str,
+/// A state ready to serve: its catalog, the state, its id, its `data/get` size, the records.
+struct Ready {
+    tools: Vec<ToolDefinition>,
+    state: StateView,
+    state_id: String,
+    data_get_bytes: usize,
+    records: Vec<rea_plugin_api::contracts::capture::CaptureRecord>,
+}
+
+fn serve_state(
+    sources: &Sources<'_>,
     state_rules: &RuleSet,
     budget: u64,
-) -> Result<(Vec<ToolDefinition>, Derived), Refusal> {
+    precomputed: Option<PrecomputedInput>,
+) -> Result<Ready, Refusal> {
+    let Sources {
+        environment,
+        manifest,
+        capture,
+        name,
+    } = sources;
     // The read tools first: an oversized catalog derives nothing.
     check_state_catalog(&state_tools(environment, manifest, &[]), name)?;
+    let served_id = seal_manifest(manifest)?.id().to_owned();
+    let loaded = precomputed.and_then(|input| {
+        let key = StateKey::new(capture.id(), &served_id, &input.provenance);
+        read_precomputed(&input.bytes, &key)
+            .inspect_err(|reason| {
+                tracing::warn!(
+                    reason = reason.as_str(),
+                    "the precomputed state is not used; deriving the state"
+                );
+            })
+            .ok()
+    });
+    let (state, state_id, data_get_bytes) = match loaded {
+        Some(loaded) => {
+            tracing::info!(
+                evidence_id = loaded.state_evidence_id.as_str(),
+                "the state is read from the precomputed file"
+            );
+            (
+                loaded.state,
+                loaded.state_evidence_id,
+                usize::try_from(loaded.data_get_bytes).unwrap_or(usize::MAX),
+            )
+        }
+        None => derive(manifest, capture, state_rules, budget, &served_id)?,
+    };
+    if data_get_bytes > MAX_STATE_BYTES {
+        return Err(Refusal::resource_constraint(format!(
+            "data/get would write the derived state in {data_get_bytes} bytes, over the {MAX_STATE_BYTES}-byte limit data/add loads"
+        )));
+    }
+    // Then the catalog with the served write tools.
+    let tools = state_tools_with_views(
+        environment,
+        manifest,
+        &state.write_plans,
+        &state.views,
+        state_rules.withheld(),
+    );
+    check_state_catalog(&tools, name)?;
+    let records = capture_records(capture)?;
+    Ok(Ready {
+        tools,
+        state,
+        state_id,
+        data_get_bytes,
+        records,
+    })
+}
+
+/// Derives the state of the served manifest (`served_id`): the state, its id, its `data/get` size.
+fn derive(
+    manifest: &Manifest,
+    capture: &Evidence,
+    state_rules: &RuleSet,
+    budget: u64,
+    served_id: &str,
+) -> Result<(StateView, String, usize), Refusal> {
     let rules = TemplateRules::parse(&manifest.template_rules).map_err(|error| {
         Refusal::invalid_request(format!(
             "the manifest's template rules are not valid: {error}"
         ))
     })?;
     let projected = project_state_evidence_within(capture, &rules, state_rules, budget)?;
-    let served_id = seal_manifest(manifest)?.id().to_owned();
     if projected.state.manifest_evidence_id != served_id {
         return Err(Refusal::invalid_request(format!(
             "the state derived from evidence {} with the manifest's rules projects manifest {}, not the served manifest {served_id}",
@@ -157,26 +275,12 @@ fn derive_service(
         )));
     }
     let state_id = projected.evidence.id().to_owned();
-    let document = crate::store::LiveState::new(
+    let size = crate::store::LiveState::new(
         projected.state.entities.clone(),
         projected.state.documents.clone(),
     )
-    .to_document(&state_id, &projected.state.types);
-    let size = document.to_canonical_vec().len();
-    if size > MAX_STATE_BYTES {
-        return Err(Refusal::resource_constraint(format!(
-            "data/get would write the derived state in {size} bytes, over the {MAX_STATE_BYTES}-byte limit data/add loads"
-        )));
-    }
-    // Then the catalog with the served write tools.
-    let tools = state_tools_with_views(
-        environment,
-        manifest,
-        &projected.state.write_plans,
-        &projected.state.views,
-        state_rules.withheld(),
-    );
-    check_state_catalog(&tools, name)?;
-    let records = capture_records(capture)?;
-    Ok((tools, (projected.state, state_id, records)))
+    .to_document(&state_id, &projected.state.types)
+    .to_canonical_vec()
+    .len();
+    Ok((projected.state, state_id, size))
 }

@@ -27,7 +27,7 @@
 use std::collections::BTreeMap;
 
 use rea_plugin_api::json::{Json, Object};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// The withheld reasons, in the order they are decided, with their hints.
 pub const WITHHELD_REASONS: [(&str, &str); 10] = [
@@ -82,7 +82,7 @@ pub fn hint(reason: &str) -> &'static str {
 }
 
 /// What a write does.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Effect {
     /// Adds an entity.
@@ -108,7 +108,7 @@ impl Effect {
 }
 
 /// One write tool's plan.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct WritePlan {
     /// The tool.
     pub tool: String,
@@ -150,12 +150,12 @@ pub struct WritePlan {
     pub missing_ordinal: Option<u64>,
     /// A `PUT` that creates the entity its path names when the state does not hold it: how the
     /// calls that created one built it.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub upsert: Option<UpsertModel>,
 }
 
 /// The create half of an upsert (`PUT` of an item path creating the entity when absent).
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct UpsertModel {
     /// The calls that created an entity.
     pub record_ordinals: Vec<u64>,
@@ -201,7 +201,7 @@ impl WritePlan {
 }
 
 /// What a write plan writes.
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct WriteTarget {
     /// The entity type (collection template).
     #[serde(rename = "type")]
@@ -220,16 +220,16 @@ pub struct WriteTarget {
     pub item_view: Option<String>,
     /// The body member naming the written entity, for an RPC-style write whose path does not
     /// (`run_id` of `POST /api/2.0/mlflow/runs/update`).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub key_member: Option<String>,
     /// The one entity a literal path writes (with its tied `collection`), for a write whose
     /// path is no type's item path (`DELETE /bags/default/tiddlers/Call%20the%20plumber`).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub entity_id: Option<String>,
 }
 
 /// A member the body may send.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct MemberModel {
     /// The JSON types recorded calls sent it with (`string`, `number`, `boolean`, `array`,
     /// `object`, `null`).
@@ -241,7 +241,7 @@ pub struct MemberModel {
 }
 
 /// The body and query a write accepts.
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct BodyModel {
     /// Where the members sit: `""` (the body is the object) or a pointer such as `/data`; a
     /// one-element array at the pointer is written `/posts/0`.
@@ -258,7 +258,7 @@ pub struct BodyModel {
 }
 
 /// Where a bulk write's body names its entities.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct BulkIds {
     /// The array's pointer.
     pub pointer: String,
@@ -316,7 +316,7 @@ impl BulkIds {
 }
 
 /// How the written entity's fields follow from the call (besides what rules explain).
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct FieldModel {
     /// Update: unsent members the writes kept.
     pub kept: Vec<String>,
@@ -340,12 +340,12 @@ pub struct FieldModel {
     pub null_removes: bool,
     /// Update: members the calls sent under another name than the field they set (member → the
     /// field's JSON pointer): `new_name` setting `/name`.
-    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub sent_as: BTreeMap<String, String>,
 }
 
 /// A member holding a path value.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PathField {
     /// The path segment.
     pub segment: usize,
@@ -354,7 +354,7 @@ pub struct PathField {
 }
 
 /// A learned rule of a plan.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct PlanRule {
     /// The stage.
     pub stage: String,
@@ -369,7 +369,7 @@ pub struct PlanRule {
 }
 
 /// What a write's recorded answer is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum ResponseKind {
     /// The written entity, whole, at `pointer`.
@@ -385,7 +385,7 @@ pub enum ResponseKind {
 }
 
 /// A write's recorded answer, which served calls answer in.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ResponseModel {
     /// The exemplar record.
     pub ordinal: u64,

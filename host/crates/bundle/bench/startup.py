@@ -1,0 +1,157 @@
+"""Startup and memory of bundles: build each capture into a bundle, then start its server with and
+without the bundle's precomputed state (state.json) and time it to its first 200 from /ready.
+
+    python3 startup.py REA CAPTURE.har... [--runs N] [--ceilings FILE] [--binary FILE]
+
+Per capture it prints the capture's size, `environment-build`'s wall time and peak RSS (the child's
+ru_maxrss), then for the server deriving the state (no --state: what every server did before) and
+reading it (--state): the median time from spawn to /ready over N fresh processes, the RSS at
+/ready and the peak RSS (VmHWM), and the ratios (derive/precomputed time, peak RSS/capture size).
+
+With --ceilings FILE (JSON: {"NAME": {"build_s", "build_rss_mib", "ready_ms", "ready_rss_mib"}}),
+each capture named there must stay within its ceilings (the precomputed server's figures); the run
+fails naming every figure over its ceiling. --binary FILE is the binary the bundles carry (passed to
+`environment-build --binary`; default: REA itself). Everything binds 127.0.0.1.
+"""
+import argparse
+import json
+import os
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+
+
+def free_port():
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def mib(value_bytes):
+    return value_bytes / 1048576
+
+
+def build(rea, har, bundle, binary):
+    argv = [rea, "environment-build", har, bundle, "--name", "bench", "--json"]
+    if binary:
+        argv += ["--binary", binary]
+    start = time.monotonic()
+    child = subprocess.Popen(
+        argv,
+        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    output = child.stdout.read()
+    _, status, usage = os.wait4(child.pid, 0)
+    elapsed = time.monotonic() - start
+    if status != 0:
+        sys.exit("environment-build failed on %s" % har)
+    report = json.loads(output)
+    return elapsed, usage.ru_maxrss / 1024, report
+
+
+def status_kib(pid, field):
+    with open("/proc/%d/status" % pid) as status:
+        for line in status:
+            if line.startswith(field + ":"):
+                return int(line.split()[1])
+    return 0
+
+
+def ready_once(rea, env_dir, state):
+    """Starts the bundle's server; returns (seconds to the first 200 from /ready, RSS MiB, peak MiB)."""
+    port = free_port()
+    argv = [rea, "environment-serve", "manifest.json", "--evidence", "evidence.json",
+            "--pipeline", "pipeline.toml", "--port", str(port)]
+    if state:
+        argv += ["--state", "state.json"]
+    url = "http://127.0.0.1:%d/ready" % port
+    start = time.monotonic()
+    child = subprocess.Popen(argv, cwd=env_dir, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        while True:
+            if child.poll() is not None:
+                sys.exit("the server exited: %s" % child.stderr.read().decode(errors="replace"))
+            try:
+                with urllib.request.urlopen(url, timeout=1) as answer:
+                    if answer.status == 200:
+                        break
+            except OSError:
+                time.sleep(0.002)
+        elapsed = time.monotonic() - start
+        rss, peak = status_kib(child.pid, "VmRSS") / 1024, status_kib(child.pid, "VmHWM") / 1024
+    finally:
+        child.terminate()
+        _, errors = child.communicate(timeout=30)
+    if state and b"precomputed state is not used" in errors:
+        sys.exit("the precomputed state was not used: %s" % errors.decode(errors="replace"))
+    return elapsed, rss, peak
+
+
+def ready(rea, env_dir, state, runs):
+    results = [ready_once(rea, env_dir, state) for _ in range(runs)]
+    return (statistics.median(r[0] for r in results), max(r[1] for r in results),
+            max(r[2] for r in results))
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("rea")
+    parser.add_argument("captures", nargs="+")
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--ceilings")
+    parser.add_argument("--binary")
+    args = parser.parse_args()
+    # The servers run in their env folders.
+    args.rea = os.path.abspath(args.rea)
+    ceilings = json.load(open(args.ceilings)) if args.ceilings else {}
+    work = tempfile.mkdtemp()
+    failures = []
+    print("%-16s %7s %7s %8s | %9s %8s %8s | %9s %8s %8s | %7s %7s %7s" % (
+        "capture", "MiB", "build s", "RSS MiB", "derive ms", "RSS MiB", "peak", "state ms", "RSS MiB",
+        "peak", "speedup", "build x", "serve x"))
+    try:
+        for har in args.captures:
+            name = os.path.basename(os.path.dirname(har)) if har.endswith("/build.har") else \
+                os.path.splitext(os.path.basename(har))[0]
+            size = mib(os.path.getsize(har))
+            bundle = os.path.join(work, name)
+            build_s, build_rss, report = build(args.rea, har, bundle, args.binary)
+            env_dir = os.path.join(bundle, "envs", report["name"])
+            has_state = os.path.exists(os.path.join(env_dir, "state.json"))
+            derive = ready(args.rea, env_dir, False, args.runs)
+            state = ready(args.rea, env_dir, True, args.runs) if has_state else None
+            shown = state or derive
+            print("%-16s %7.2f %7.2f %8.1f | %9.1f %8.1f %8.1f | %9s %8s %8s | %7s %7.1f %7.1f" % (
+                name, size, build_s, build_rss, derive[0] * 1000, derive[1], derive[2],
+                "%.1f" % (state[0] * 1000) if state else "-", "%.1f" % state[1] if state else "-",
+                "%.1f" % state[2] if state else "-",
+                "%.1fx" % (derive[0] / state[0]) if state else "-",
+                build_rss / size, shown[2] / size), flush=True)
+            limits = ceilings.get(name)
+            if limits:
+                figures = {"build_s": build_s, "build_rss_mib": build_rss,
+                           "ready_ms": shown[0] * 1000, "ready_rss_mib": shown[2]}
+                for figure, value in figures.items():
+                    if figure in limits and value > limits[figure]:
+                        failures.append("%s: %s %.1f over its ceiling %s" % (name, figure, value, limits[figure]))
+                if not has_state:
+                    failures.append("%s: the bundle has no state.json" % name)
+            shutil.rmtree(bundle, ignore_errors=True)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    for failure in failures:
+        print("FAIL " + failure)
+    if ceilings:
+        missing = [name for name in ceilings if not any(name in capture for capture in args.captures)]
+        for name in missing:
+            print("FAIL %s: named in the ceilings but not measured" % name)
+        if failures or missing:
+            sys.exit(1)
+        print("every figure within its ceiling")
+
+
+main()
