@@ -11,35 +11,14 @@ use crate::state_support;
 use std::time::{Duration, Instant};
 
 use rea_backends::fetch::FetchOptions;
-use rea_serve::{DataCall, RpcError, ShutdownToken as CancellationToken};
+use rea_serve::RpcError;
 use serde_json::{Map, Value, json};
 use serve_support::process::{Server, address};
+use state_support::plane_calls::{call, run, runtime};
 use state_support::{Served, serve, serve_with};
 
 /// The limit `data/add` loads and `data/get` may report, as the spec states it (32 MiB).
 const STATE_LIMIT: usize = 32 * 1024 * 1024;
-
-fn call(method: &str, params: Option<Value>) -> DataCall {
-    DataCall {
-        method: method.to_owned(),
-        params,
-        params_raw: None,
-        expects_reply: true,
-        cancel: CancellationToken::new(),
-    }
-}
-
-fn runtime() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .expect("runtime")
-}
-
-fn run(served: &Served, method: &str, params: Option<Value>) -> Result<Value, RpcError> {
-    runtime().block_on(served.plane.run(call(method, params)))
-}
 
 fn load_uri(served: &Served, uri: &str) -> Result<Value, RpcError> {
     run(

@@ -11,32 +11,11 @@ use axum::body::Body;
 use axum::http::{Request, StatusCode};
 use base64::Engine as _;
 use rea_backends::fetch::FetchOptions;
-use rea_serve::{AppOptions, DataCall, RpcError, ShutdownToken as CancellationToken};
+use rea_serve::{AppOptions, RpcError, ShutdownToken as CancellationToken};
 use serde_json::{Map, Value, json};
+use state_support::plane_calls::{call, run, runtime};
 use state_support::{Served, serve, serve_with};
 use tower::ServiceExt;
-
-fn call(method: &str, params: Option<Value>) -> DataCall {
-    DataCall {
-        method: method.to_owned(),
-        params,
-        params_raw: None,
-        expects_reply: true,
-        cancel: CancellationToken::new(),
-    }
-}
-
-fn runtime() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .expect("runtime")
-}
-
-fn run(served: &Served, method: &str, params: Option<Value>) -> Result<Value, RpcError> {
-    runtime().block_on(served.plane.run(call(method, params)))
-}
 
 fn get(served: &Served) -> Value {
     let result = run(served, "data/get", None).expect("data/get");

@@ -2,6 +2,7 @@
 //! them, calls built from recorded requests, and answers compared with recordings.
 
 pub mod agreement;
+pub mod plane_calls;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
