@@ -88,7 +88,30 @@ fn every_shared_capture_builds_a_bundle_of_the_documented_layout() {
         assert!(report["warnings"].is_array());
 
         // The layout: exactly these files, each 0600 (bin/rea 0700), sizes as reported.
-        // contract: BUILD-004, EXPORT-002, EXPORT-004, EXPORT-005, EXPORT-008, EXPORT-011, EXPORT-012
+        let bundle_has = |path: &str| bundle.join(path).is_file();
+        let bundle_text = |path: &str| std::fs::read_to_string(bundle.join(path)).unwrap();
+        // contract: EXPORT-004
+        assert!(bundle_text("README.md").contains("agent-env run"), "{name}");
+        // contract: EXPORT-005
+        assert!(bundle_has(&format!("envs/{name}/Dockerfile")), "{name}");
+        // contract: EXPORT-008
+        assert!(
+            bundle_text(&format!("envs/{name}/env.toml"))
+                .contains(&format!("environment_name = \"{name}\"")),
+            "{name}"
+        );
+        // contract: EXPORT-011
+        assert!(
+            bundle_has(&format!("artifacts/check_{name}/verify.py")),
+            "{name}"
+        );
+        let smoke = bundle_text("tasks/smoke.json");
+        // contract: EXPORT-012
+        assert!(
+            smoke.contains("deploy_env") && smoke.contains("env_outcome_verifier"),
+            "{name}: {smoke}"
+        );
+        // contract: BUILD-004, EXPORT-002
         let expected: Vec<String> = [
             "README.md".to_owned(),
             format!("artifacts/check_{name}/verify.py"),

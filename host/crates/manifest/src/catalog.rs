@@ -869,7 +869,6 @@ mod tests {
 
     #[test]
     fn schemas_keep_each_input_apart() {
-        // contract: CARD-041, CARD-042, CARD-044, CARD-050, CARD-051, CARD-052, CARD-053, MANIFEST-016
         // CARD-043 and CARD-046 differ (issue 14): a numeric path id also accepts an integer, and
         // query parameters are typed from their recorded values (CONTRACT-NOTES.md).
         let mut tool = tool("POST", "/users/{numeric}");
@@ -889,6 +888,39 @@ mod tests {
         ];
         let schema = serde_json::to_value(input_schema(&tool, &ToolInputs::default())).unwrap();
         let unrecorded = |name: &str| serde_json::json!({"type": "string", "description": format!("Query parameter {name}; recorded without a value")});
+        let properties = &schema["properties"];
+        // contract: CARD-041
+        assert!(
+            schema["type"] == "object"
+                && properties.is_object()
+                && schema["required"] == serde_json::json!(["id"])
+        );
+        // contract: CARD-042
+        assert_eq!(schema["additionalProperties"], false);
+        // contract: CARD-044
+        assert_eq!(
+            properties["id"]["description"],
+            "Path segment 1 (numeric); observed: 2, 3"
+        );
+        // contract: CARD-050
+        assert_eq!(
+            properties.as_object().map(|members| members.len()),
+            Some(7),
+            "one argument per input"
+        );
+        // contract: CARD-051
+        assert_eq!(
+            properties["query_id"]["description"],
+            "Query parameter \"id\"; recorded without a value"
+        );
+        // contract: CARD-052, MANIFEST-016
+        assert!(
+            properties["query_2"]["description"]
+                .as_str()
+                .is_some_and(|text| text.contains(&long))
+        );
+        // contract: CARD-053
+        assert!(properties["body"].is_object() && properties["request_body"]["type"] == "object");
         assert_eq!(
             schema,
             serde_json::json!({
