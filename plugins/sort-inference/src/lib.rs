@@ -50,19 +50,7 @@ impl StateRule for SortInference {
                 "only creates and updates place an entity in its list",
             ));
         }
-        // (read, the position the entity had before the call)
-        let mut reads: Vec<(&ObservedRead, Option<usize>)> = Vec::new();
-        for call in &request.calls {
-            for read in &call.reads_after {
-                if read.kind == ReadKind::List
-                    && read.whole
-                    && !read.query_sorted
-                    && read.position.is_some()
-                {
-                    reads.push((read, call.position_before));
-                }
-            }
-        }
+        let reads = ordered_reads(request);
         if reads.is_empty() {
             return Ok(LearnOutcome::no_explanation(
                 "no read listed the whole collection in its own order after a call",
@@ -76,49 +64,7 @@ impl StateRule for SortInference {
         let kept = reads
             .iter()
             .all(|(read, before)| before.is_some() && read.position == *before);
-        let mut sorted: Option<Vec<String>> = None;
-        for (read, _) in &reads {
-            let here: Vec<String> = read.sorted_by.clone();
-            sorted = Some(match sorted {
-                None => here,
-                Some(previous) => previous
-                    .into_iter()
-                    .filter(|key| here.contains(key))
-                    .collect(),
-            });
-        }
-        let written_fields = |field: &str| {
-            request.calls.iter().all(|call| {
-                call.entity_after
-                    .as_ref()
-                    .and_then(|after| after.get(field))
-                    .is_some()
-            })
-        };
-        // Prefer a field the calls changed (a clock, a renamed title) over one they did not.
-        let changed = |field: &str| {
-            request.calls.iter().any(|call| {
-                let before = call
-                    .entity_before
-                    .as_ref()
-                    .and_then(|before| before.get(field));
-                let after = call
-                    .entity_after
-                    .as_ref()
-                    .and_then(|after| after.get(field));
-                before != after
-            })
-        };
-        let mut sorts: Vec<String> = sorted
-            .unwrap_or_default()
-            .into_iter()
-            .filter(|key| written_fields(key.trim_start_matches('-')))
-            .collect();
-        sorts.sort_by_key(|key| !changed(key.trim_start_matches('-')));
-        let sort = sorts.first().map(|key| Placement::Sorted {
-            field: key.trim_start_matches('-').to_owned(),
-            descending: key.starts_with('-'),
-        });
+        let sort = sort_placement(request, &reads);
         let placement = if create {
             if first {
                 Some(Placement::First)
@@ -161,6 +107,74 @@ rea_plugin_api::plugin_root_module! {
 }
 
 rea_plugin_api::submit_builtin!(root_module);
+
+/// The whole-list reads in the list's own order after each call, with the position the entity had
+/// before that call.
+fn ordered_reads(request: &LearnRequest<NoOptions>) -> Vec<(&ObservedRead, Option<usize>)> {
+    let mut reads = Vec::new();
+    for call in &request.calls {
+        for read in &call.reads_after {
+            if read.kind == ReadKind::List
+                && read.whole
+                && !read.query_sorted
+                && read.position.is_some()
+            {
+                reads.push((read, call.position_before));
+            }
+        }
+    }
+    reads
+}
+
+/// The sort every read agrees on, over a field every call wrote, preferring one the calls
+/// changed (a clock, a renamed title) over one they did not.
+fn sort_placement(
+    request: &LearnRequest<NoOptions>,
+    reads: &[(&ObservedRead, Option<usize>)],
+) -> Option<Placement> {
+    let mut sorted: Option<Vec<String>> = None;
+    for (read, _) in reads {
+        let here: Vec<String> = read.sorted_by.clone();
+        sorted = Some(match sorted {
+            None => here,
+            Some(previous) => previous
+                .into_iter()
+                .filter(|key| here.contains(key))
+                .collect(),
+        });
+    }
+    let written_fields = |field: &str| {
+        request.calls.iter().all(|call| {
+            call.entity_after
+                .as_ref()
+                .and_then(|after| after.get(field))
+                .is_some()
+        })
+    };
+    let changed = |field: &str| {
+        request.calls.iter().any(|call| {
+            let before = call
+                .entity_before
+                .as_ref()
+                .and_then(|before| before.get(field));
+            let after = call
+                .entity_after
+                .as_ref()
+                .and_then(|after| after.get(field));
+            before != after
+        })
+    };
+    let mut sorts: Vec<String> = sorted
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|key| written_fields(key.trim_start_matches('-')))
+        .collect();
+    sorts.sort_by_key(|key| !changed(key.trim_start_matches('-')));
+    sorts.first().map(|key| Placement::Sorted {
+        field: key.trim_start_matches('-').to_owned(),
+        descending: key.starts_with('-'),
+    })
+}
 
 #[cfg(test)]
 mod tests {
