@@ -1,8 +1,8 @@
-//! Issue 15: fuzzing, to keep hostile inputs refused. Six targets, each a test that runs its
+//! Issue 15: fuzzing, to keep hostile inputs refused. Eight targets, each a test that runs its
 //! checked-in corpus (`tests/fuzz/corpus/<target>/`) and then mutations of it for a bounded time
-//! (`REA_FUZZ_SECONDS`, 2 by default; `tests/run-all.sh` gives each 40) with a seeded generator
-//! (`REA_FUZZ_SEED`), and prints its executions. A crash is a panic or a broken property; the
-//! input is written to `target/fuzz-crashes/` and the test fails naming it.
+//! (`REA_FUZZ_SECONDS`: 2 by default; `tests/security/run.sh`, from `tests/run-all.sh`, gives each
+//! 25) with a seeded generator (`REA_FUZZ_SEED`), and prints its executions. A crash is a panic or
+//! a broken property; the input is written to `target/fuzz-crashes/` and the test fails naming it.
 //!
 //! | Target | Property |
 //! | --- | --- |
@@ -12,6 +12,8 @@
 //! | `agentenv` | `POST /agentenv` likewise (downloads allowed only to a closed loopback port) |
 //! | `state` | `data/add` of a document refuses or loads; what loads reports a `data/get` that loads again unchanged |
 //! | `pipeline` | the pipeline TOML parses or lists its problems; a library-free pipeline resolves or refuses |
+//! | `scenario` | a browser scenario validates or lists problems, each with a JSON pointer and a message that holds no secret's value |
+//! | `session` | the browser-scenario extractor answers an extraction or a structured refusal for a recorded session |
 
 use crate::state_support;
 
@@ -368,6 +370,62 @@ fn fuzz_pipeline() {
                 Err(errors) if errors.0.is_empty() => Err("a refusal without problems".to_owned()),
                 _ => Ok(()),
             },
+        }
+    });
+}
+
+/// The secrets the scenario corpus declares, by environment variable, and their values.
+const SCENARIO_SECRETS: [(&str, &str); 3] = [
+    ("APP_PASSWORD", "correct-horse-12"),
+    ("REA_TEST_NOTE", "s3cr3t-note-7f3a"),
+    ("REA_TEST_TOKEN", "bearer-t0ken-91c4"),
+];
+
+#[test]
+fn fuzz_scenario() {
+    let environment = |name: &str| {
+        SCENARIO_SECRETS
+            .iter()
+            .find(|(variable, _)| *variable == name)
+            .map(|(_, value)| (*value).to_owned())
+    };
+    fuzz("scenario", |input| match rea_browser::validate(input, &environment) {
+        Ok(validated) => serde_json::to_string(&validated.document)
+            .map(drop)
+            .map_err(|error| format!("the validated document does not serialize: {error}")),
+        Err(problems) if problems.is_empty() => Err("a refusal without problems".to_owned()),
+        Err(problems) => problems.iter().try_for_each(|problem| {
+            if !(problem.pointer.is_empty() || problem.pointer.starts_with('/')) {
+                return Err(format!("`{}` is not a JSON pointer", problem.pointer));
+            }
+            if problem.message.is_empty() {
+                return Err(format!("a problem at `{}` without a message", problem.pointer));
+            }
+            match SCENARIO_SECRETS
+                .iter()
+                .find(|(_, value)| problem.message.contains(value))
+            {
+                Some((variable, _)) => Err(format!("a problem message shows {variable}'s value")),
+                None => Ok(()),
+            }
+        }),
+    });
+}
+
+#[test]
+fn fuzz_session() {
+    let request = ExtractRequest {
+        input_kind: rea_plugin_api::contracts::session::INPUT_KIND.to_owned(),
+        sensitive_values: Vec::new(),
+        schema_version: rea_plugin_api::contracts::SCHEMA_VERSION,
+    };
+    fuzz("session", |input| {
+        match rea_plugin_browser_scenario::extract(&request, input) {
+            Ok(extraction) => serde_json::to_string(&extraction)
+                .map(drop)
+                .map_err(|error| format!("the extraction does not serialize: {error}")),
+            Err(error) if error.code.is_empty() => Err("a refusal without a code".to_owned()),
+            Err(_) => Ok(()),
         }
     });
 }

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Issue 15's long runs, after `cargo test --workspace` built the integration-test binary (nothing is
-# rebuilt here): the six fuzz targets for REA_FUZZ_SECONDS each (25 by default; `cargo test` gives
+# rebuilt here): the eight fuzz targets for REA_FUZZ_SECONDS each (25 by default; `cargo test` gives
 # them 2), then the soak (100,000 mixed MCP and data-plane calls at concurrency 64; REA_SOAK_CALLS
 # changes it). Prints the figures (fuzz executions per target, soak calls, errors, RSS) last.
 #
@@ -27,8 +27,8 @@ echo "-- figures"
 grep -oE '(fuzz [a-z]+: [0-9]+ executions .*|soak: [0-9]+ calls .*)' "$log" || true
 fuzzed="$(grep -cE 'fuzz [a-z]+: [0-9]+ executions .* 0 crashes$' "$log")"
 soaked="$(grep -cE 'soak: [0-9]+ calls ' "$log")"
-if [ "$fuzzed" -ne 6 ] || [ "$soaked" -ne 1 ]; then
-  echo "expected 6 fuzz targets and 1 soak, saw $fuzzed and $soaked"
+if [ "$fuzzed" -ne 8 ] || [ "$soaked" -ne 1 ]; then
+  echo "expected 8 fuzz targets and 1 soak, saw $fuzzed and $soaked"
   status=1
 fi
 exit "$status"
