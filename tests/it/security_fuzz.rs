@@ -389,26 +389,33 @@ fn fuzz_scenario() {
             .find(|(variable, _)| *variable == name)
             .map(|(_, value)| (*value).to_owned())
     };
-    fuzz("scenario", |input| match rea_browser::validate(input, &environment) {
-        Ok(validated) => serde_json::to_string(&validated.document)
-            .map(drop)
-            .map_err(|error| format!("the validated document does not serialize: {error}")),
-        Err(problems) if problems.is_empty() => Err("a refusal without problems".to_owned()),
-        Err(problems) => problems.iter().try_for_each(|problem| {
-            if !(problem.pointer.is_empty() || problem.pointer.starts_with('/')) {
-                return Err(format!("`{}` is not a JSON pointer", problem.pointer));
-            }
-            if problem.message.is_empty() {
-                return Err(format!("a problem at `{}` without a message", problem.pointer));
-            }
-            match SCENARIO_SECRETS
-                .iter()
-                .find(|(_, value)| problem.message.contains(value))
-            {
-                Some((variable, _)) => Err(format!("a problem message shows {variable}'s value")),
-                None => Ok(()),
-            }
-        }),
+    fuzz("scenario", |input| {
+        match rea_browser::validate(input, &environment) {
+            Ok(validated) => serde_json::to_string(&validated.document)
+                .map(drop)
+                .map_err(|error| format!("the validated document does not serialize: {error}")),
+            Err(problems) if problems.is_empty() => Err("a refusal without problems".to_owned()),
+            Err(problems) => problems.iter().try_for_each(|problem| {
+                if !(problem.pointer.is_empty() || problem.pointer.starts_with('/')) {
+                    return Err(format!("`{}` is not a JSON pointer", problem.pointer));
+                }
+                if problem.message.is_empty() {
+                    return Err(format!(
+                        "a problem at `{}` without a message",
+                        problem.pointer
+                    ));
+                }
+                match SCENARIO_SECRETS
+                    .iter()
+                    .find(|(_, value)| problem.message.contains(value))
+                {
+                    Some((variable, _)) => {
+                        Err(format!("a problem message shows {variable}'s value"))
+                    }
+                    None => Ok(()),
+                }
+            }),
+        }
     });
 }
 
@@ -419,13 +426,14 @@ fn fuzz_session() {
         sensitive_values: Vec::new(),
         schema_version: rea_plugin_api::contracts::SCHEMA_VERSION,
     };
-    fuzz("session", |input| {
-        match rea_plugin_browser_scenario::extract(&request, input) {
+    fuzz(
+        "session",
+        |input| match rea_plugin_browser_scenario::extract(&request, input) {
             Ok(extraction) => serde_json::to_string(&extraction)
                 .map(drop)
                 .map_err(|error| format!("the extraction does not serialize: {error}")),
             Err(error) if error.code.is_empty() => Err("a refusal without a code".to_owned()),
             Err(_) => Ok(()),
-        }
-    });
+        },
+    );
 }
