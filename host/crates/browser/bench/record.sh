@@ -43,9 +43,12 @@ wait_port() { for _ in $(seq 1 200); do (echo >"/dev/tcp/127.0.0.1/$1") 2>/dev/n
 app_port="$(free_port)"
 mkdir -p "$work/app"
 cp "$kit/json-server/seed/db.json" "$work/app/db.json"
-(cd "$work/app" && setsid node "$kit/json-server/node_modules/json-server/lib/cli/bin.js" db.json \
-  --host 127.0.0.1 --port "$app_port" >"$work/app.log" 2>&1 & echo $! >"$work/app.pid")
-pids+=("$(cat "$work/app.pid")")
+# `exec`, so the background job's pid is json-server's own and, after setsid, its process group:
+# cleanup signals the whole group (a pid read from inside a subshell named its parent instead, and
+# json-server outlived the bench).
+(cd "$work/app" && exec setsid node "$kit/json-server/node_modules/json-server/lib/cli/bin.js" db.json \
+  --host 127.0.0.1 --port "$app_port" >"$work/app.log" 2>&1) &
+pids+=("$!")
 wait_port "$app_port"
 
 # One session through the recorder: the scenario's Evidence and the HAR of the same traffic.
