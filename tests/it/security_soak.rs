@@ -78,6 +78,8 @@ struct Client {
     host: String,
     server_errors: AtomicU64,
     transport_errors: AtomicU64,
+    /// The first few transport errors, as reqwest described them (the failure names them).
+    transport_messages: std::sync::Mutex<Vec<String>>,
     tool_errors: AtomicU64,
     calls: AtomicU64,
 }
@@ -85,6 +87,14 @@ struct Client {
 const META: &str = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"soak","version":"1"},"io.modelcontextprotocol/clientCapabilities":{}}"#;
 
 impl Client {
+    fn transport_error(&self, message: String) {
+        self.transport_errors.fetch_add(1, Ordering::Relaxed);
+        let mut messages = self.transport_messages.lock().expect("messages");
+        if messages.len() < 5 {
+            messages.push(message);
+        }
+    }
+
     async fn send(&self, path: &str, headers: &[(&str, &str)], body: String) -> Option<Value> {
         self.calls.fetch_add(1, Ordering::Relaxed);
         let mut request = self
@@ -99,8 +109,8 @@ impl Client {
         }
         let response = match request.send().await {
             Ok(response) => response,
-            Err(_) => {
-                self.transport_errors.fetch_add(1, Ordering::Relaxed);
+            Err(error) => {
+                self.transport_error(format!("{path}: {error:?}"));
                 return None;
             }
         };
@@ -108,9 +118,12 @@ impl Client {
             self.server_errors.fetch_add(1, Ordering::Relaxed);
             return None;
         }
-        let Ok(bytes) = response.bytes().await else {
-            self.transport_errors.fetch_add(1, Ordering::Relaxed);
-            return None;
+        let bytes = match response.bytes().await {
+            Ok(bytes) => bytes,
+            Err(error) => {
+                self.transport_error(format!("{path}, reading the body: {error:?}"));
+                return None;
+            }
         };
         serde_json::from_slice(&bytes).ok()
     }
@@ -357,6 +370,7 @@ fn client_of(address: &str) -> Client {
         host: address.to_owned(),
         server_errors: AtomicU64::new(0),
         transport_errors: AtomicU64::new(0),
+        transport_messages: std::sync::Mutex::new(Vec::new()),
         tool_errors: AtomicU64::new(0),
         calls: AtomicU64::new(0),
     }
@@ -401,7 +415,12 @@ fn soak_mixed_calls_at_concurrency_64() {
         (rss_idle as f64 / rss_start as f64 - 1.0) * 100.0
     );
     assert!(calls >= total as u64 * 99 / 100, "{calls} calls");
-    assert_eq!((server_errors, transport_errors), (0, 0));
+    assert_eq!(
+        (server_errors, transport_errors),
+        (0, 0),
+        "transport errors: {:?}",
+        client.transport_messages.lock().expect("messages")
+    );
     assert!(!rounds.final_writes.is_empty(), "the final round wrote");
     assert!(
         rss_idle as f64 <= rss_start as f64 * 1.10,
