@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Coverage per corpus app: what the environment built from each app's build.har serves from the
+# state and what it withholds, from `rea environment-build build.har DIR --dry-run --json`
+# (nothing is written). Prints a Markdown table (README.md's "Coverage" table is this output):
+# tools, reads answered from the state or from recordings, writes served or withheld, and the
+# withheld writes' reasons.
+#
+#   tests/fidelity/coverage.sh [REA_BINARY]     # default: target/debug/rea (built)
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+rea="${1:-}"
+if [ -z "$rea" ]; then
+  cargo build -q --locked -p rea --bin rea
+  rea="${CARGO_TARGET_DIR:-target}/debug/rea"
+fi
+shared="${REA_SHARED_DIR:-$(pwd)/../shared}"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+
+for app in "$shared"/captures/*/ tests/corpus/apps/*/; do
+  [ -f "$app/build.har" ] || continue
+  name="$(basename "$app")"
+  "$rea" environment-build "$app/build.har" "$work/$name" --dry-run --json 2>/dev/null \
+    >"$work/$name.json"
+done
+
+python3 - "$work" <<'PY'
+import json, pathlib, sys
+from collections import Counter
+rows = []
+for path in sorted(pathlib.Path(sys.argv[1]).glob("*.json")):
+    report = json.loads(path.read_text())
+    coverage = report["coverage"]
+    reads, writes = coverage["reads"], coverage["writes"]
+    reasons = Counter(item["reason"] for item in writes["withheld"])
+    why = ", ".join(f"{reason} {count}" for reason, count in sorted(reasons.items()))
+    rows.append(
+        f"| {path.stem} | {report['tool_count']} | {reads['state']} | {reads['recorded']} "
+        f"| {len(writes['served'])} | {len(writes['withheld'])} | {why or '-'} |"
+    )
+print("| app | tools | reads from the state | reads from recordings | writes served | writes withheld | withheld because |")
+print("| --- | ---: | ---: | ---: | ---: | ---: | --- |")
+print("\n".join(rows))
+PY
