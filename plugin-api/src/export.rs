@@ -745,6 +745,67 @@ mod tests {
         assert!(stage.apply(RStr::from_str(&apply)).is_ok());
     }
 
+    struct LastSegment;
+
+    impl RouteForm for LastSegment {
+        fn apply(&self, request: &RouteFormRequest) -> Result<RouteFormOutcome, PluginError> {
+            if request.routes.is_empty() {
+                panic!("boom in a route form");
+            }
+            Ok(RouteFormOutcome {
+                changes: request
+                    .routes
+                    .iter()
+                    .enumerate()
+                    .map(|(route, recorded)| crate::contracts::route::SegmentChange {
+                        route,
+                        segment: recorded.segments.len() - 1,
+                        form: crate::contracts::route::SegmentForm::whole("last"),
+                    })
+                    .collect(),
+                schema_version: SCHEMA_VERSION,
+            })
+        }
+    }
+
+    #[test]
+    fn a_route_form_crosses_as_json_and_its_panic_is_a_structured_error() {
+        let plugin =
+            Plugin::new("p", "1.0.0").route_form(StageInfo::new("last", "last"), LastSegment);
+        let descriptor = plugin.descriptor();
+        let kinds: Vec<&str> = descriptor
+            .stages
+            .iter()
+            .map(|stage| stage.kind.as_str())
+            .collect();
+        assert_eq!(kinds, vec![StageKind::ROUTE_FORM]);
+        assert!(
+            plugin.rule_stage("last").is_err(),
+            "a route form is no rule stage"
+        );
+        let stage = plugin.route_form_stage("last").expect("constructed");
+        let request = serde_json::json!({"schema_version": 1, "routes": [
+            {"method": "GET", "segments": ["a", "b"], "decoded": ["a", "b"], "forms": [null, null],
+             "answer": {"status": 204, "json": null}}]})
+        .to_string();
+        let outcome: RouteFormOutcome =
+            serde_json::from_str(stage.apply(RStr::from_str(&request)).unwrap().as_str()).unwrap();
+        assert_eq!(outcome.changes.len(), 1);
+        assert_eq!(
+            (outcome.changes[0].route, outcome.changes[0].segment),
+            (0, 1)
+        );
+        assert_eq!(outcome.changes[0].form.placeholder(), "{last}");
+        let empty = serde_json::json!({"schema_version": 1, "routes": []}).to_string();
+        let error = stage
+            .apply(RStr::from_str(&empty))
+            .into_result()
+            .expect_err("the panic is an error");
+        assert_eq!(error.code.as_str(), PluginError::PANICKED);
+        let other_version = request.replace("\"schema_version\":1", "\"schema_version\":99");
+        assert!(stage.apply(RStr::from_str(&other_version)).is_err());
+    }
+
     #[test]
     fn a_payload_of_another_schema_version_is_refused() {
         let plugin = Plugin::new("p", "1.0.0").rule(StageInfo::new("panics", "panics"), Panics);
