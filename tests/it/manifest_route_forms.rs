@@ -103,4 +103,62 @@ fn names_and_versions_fused_in_one_segment_are_one_parameter() {
             "{path}: {placeholder}"
         );
     }
+    let users: Vec<&str> = changes
+        .iter()
+        .filter(|(_, path, _)| path.starts_with("/-/user/"))
+        .map(|(_, _, placeholder)| placeholder.as_str())
+        .collect();
+    assert!(!users.is_empty(), "{changes:#?}");
+    assert!(
+        users
+            .iter()
+            .all(|placeholder| *placeholder == "org.couchdb.user:{fused-affix}"),
+        "{users:?}"
+    );
+}
+
+#[test]
+fn namespaced_document_ids_are_one_parameter() {
+    let changes = fused_changes("pouchdb-server");
+    let placeholders: std::collections::BTreeSet<&str> = changes
+        .iter()
+        .map(|(_, _, placeholder)| placeholder.as_str())
+        .collect();
+    assert!(placeholders.contains("member:{numeric}"), "{changes:#?}");
+    assert!(placeholders.contains("loan:{numeric}"), "{changes:#?}");
+}
+
+/// On every corpus recording, no proposed literal part is itself shaped like an id (a revision
+/// hash, a version's numbers) and no word joined by `-` or `_` alone is cut from its name.
+#[test]
+fn no_form_keeps_an_id_as_literal_text_on_any_corpus_recording() {
+    let apps = [
+        "datasette",
+        "directus",
+        "etcd",
+        "flexget",
+        "json-server-v1",
+        "jupyter_server",
+        "optuna_dashboard",
+        "pouchdb-server",
+        "verdaccio",
+    ];
+    let mut proposed = 0;
+    for app in apps {
+        for (method, path, placeholder) in fused_changes(app) {
+            proposed += 1;
+            let literal = placeholder.replace(|c: char| c == '{' || c == '}', " ");
+            for part in literal.split(|c: char| !c.is_ascii_alphanumeric()) {
+                assert!(
+                    rea_plugin_api::route_fields::format_rule(part).is_none(),
+                    "{app}: {method} {path} -> {placeholder}"
+                );
+            }
+            assert!(
+                !placeholder.contains("}_") && !placeholder.starts_with("_"),
+                "{app}: {method} {path} -> {placeholder}"
+            );
+        }
+    }
+    assert!(proposed > 0, "the corpus shows fused ids");
 }

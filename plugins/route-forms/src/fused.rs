@@ -8,15 +8,18 @@
 //!    holding a letter and no `%` (a part of digits only belongs to the id: `date-helpers-1.0.0.tgz`
 //!    and `date-helpers-1.2.0.tgz` share `date-helpers-` and `.tgz`). The parts between are the
 //!    ids. When every id fits one format rule, the parameter has that rule (`{numeric}.json`);
-//!    otherwise it is a `fused-affix` parameter only when the recording shows the ids are values:
-//!    two of them are scalars some recorded 2xx JSON answer holds, or two of the values' first
-//!    2xx JSON answers have the same shape (kind, and at least half their members shared). A
-//!    family whose ids are also literal segments of other paths at that position names its
-//!    parameter `collection` (`/tracker/tasks.json` beside `/tracker/tasks/1.json`).
+//!    otherwise it is a `fused-affix` parameter only when an affix sets a name apart (a prefix
+//!    ending in, or a suffix starting with, `.` `:` `@` `~`; `-` and `_` alone join words of one
+//!    name) and the recording shows the ids are values: two of them are scalars some recorded 2xx
+//!    JSON answer holds, or two of the values' first 2xx JSON answers have the same shape (kind,
+//!    and at least half their members shared). A family whose ids are also literal segments of
+//!    other paths at that position names its parameter `collection` (`/tracker/tasks.json`
+//!    beside `/tracker/tasks/1.json`).
 //! 2. Single values: a segment whose run of parts fits a format rule, next to a prefix ending in
-//!    or a suffix starting with `.`, `:`, `-`, `_`, `@` or `~`, each holding a letter and no `%`
-//!    (`1.json`, `v2:7`, `item-7`; not `2.0`, not the composite `5,release.json`). The longest such
-//!    id wins.
+//!    or a suffix starting with `.`, `:`, `-`, `_`, `@` or `~`, each one worded part (one
+//!    separator and a run holding a letter, no `%`, not itself id-shaped): `1.json`, `v2:7`,
+//!    `item-7`; not `2.0`, not the composite `5,release.json`, not the version
+//!    `2.0.0-beta.1`, not the revision `6-30687552719df095`. The longest such id wins.
 
 use std::collections::BTreeSet;
 
@@ -67,12 +70,14 @@ fn family_pass(routes: &mut Routes<'_>) {
         if ids.len() != values.len() {
             continue;
         }
+        let collections = names_collections(routes, position, &ids);
         let rule = match common_format(&ids) {
             Some(rule) => rule,
-            None if shown_as_values(routes, &values, &ids, &listed) => FUSED_AFFIX,
+            None if !marks_a_name(prefix, suffix) => continue,
+            None if echoed(&ids, &listed) || shapes_shown(routes, &values) => FUSED_AFFIX,
             None => continue,
         };
-        let name = names_collections(routes, position, &ids).then(|| "collection".to_owned());
+        let name = collections.then(|| "collection".to_owned());
         let form = SegmentForm {
             rule: rule.to_owned(),
             prefix: prefix.to_owned(),
@@ -111,16 +116,27 @@ fn common_format(ids: &[&str]) -> Option<&'static str> {
         .then_some(first)
 }
 
-/// Whether the recording shows a family's ids are values (see the module docs).
-fn shown_as_values(
+/// Whether an affix sets a name apart the way a file extension or a namespace does: a prefix
+/// ending in, or a suffix starting with, `.` `:` `@` or `~` (`-` and `_` alone join the words of
+/// one name: `entry_list`, `movie_list` are names, not a `_list` suffix; `pkg-1.0.0.tgz` is
+/// marked by its `.tgz`).
+fn marks_a_name(prefix: &str, suffix: &str) -> bool {
+    const MARKS: [char; 4] = ['.', ':', '@', '~'];
+    prefix.chars().last().is_some_and(|c| MARKS.contains(&c))
+        || suffix.chars().next().is_some_and(|c| MARKS.contains(&c))
+}
+
+/// Whether at least two ids are scalars some recorded 2xx JSON answer holds.
+fn echoed(ids: &[&str], listed: &BTreeSet<&str>) -> bool {
+    ids.iter().filter(|id| listed.contains(*id)).count() >= 2
+}
+
+/// Whether the first 2xx JSON answers of at least two values have the same shape (kind, and at
+/// least half their members shared).
+fn shapes_shown(
     routes: &Routes<'_>,
     values: &std::collections::BTreeMap<&str, Vec<usize>>,
-    ids: &[&str],
-    listed: &BTreeSet<&str>,
 ) -> bool {
-    if ids.iter().filter(|id| listed.contains(*id)).count() >= 2 {
-        return true;
-    }
     let shapes: Vec<(&str, &[String])> = values
         .values()
         .filter_map(|holders| {
@@ -251,6 +267,25 @@ fn cut_suffix(mut suffix: &str) -> &str {
     suffix
 }
 
+/// Whether a single-id affix is one worded part: one separator and one run of text holding a
+/// letter, no `%`, and not itself shaped like an id (`.json`, `v2:`, `item-`; not `.0.0-beta.1`,
+/// not the revision hash of `6-30687552719df095`).
+fn worded_part(affix: &str) -> bool {
+    let parts: Vec<&str> = affix
+        .split(is_separator)
+        .filter(|part| !part.is_empty())
+        .collect();
+    parts.len() == 1
+        && affix
+            .chars()
+            .filter(|character| is_separator(*character))
+            .count()
+            == 1
+        && has_letter(parts[0])
+        && !affix.contains('%')
+        && format_rule(parts[0]).is_none()
+}
+
 /// The form of a single segment whose id fits a format rule (see the module docs).
 fn single_form(raw: &str, decoded: &str) -> Option<SegmentForm> {
     const BESIDE: [char; 6] = ['.', ':', '-', '_', '@', '~'];
@@ -272,8 +307,7 @@ fn single_form(raw: &str, decoded: &str) -> Option<SegmentForm> {
             let (prefix, suffix) = (&raw[..start], &raw[end..]);
             let beside_ok = prefix.chars().last().is_none_or(|c| BESIDE.contains(&c))
                 && suffix.chars().next().is_none_or(|c| BESIDE.contains(&c));
-            let affix_ok =
-                |affix: &str| affix.is_empty() || has_letter(affix) && !affix.contains('%');
+            let affix_ok = |affix: &str| affix.is_empty() || worded_part(affix);
             if (prefix.is_empty() && suffix.is_empty())
                 || !beside_ok
                 || !affix_ok(prefix)
@@ -358,7 +392,16 @@ mod tests {
             placeholder("run-5d0c6a1e-1f4b-4c36-9a53-8d2f4b7e0a11.log").as_deref(),
             Some("run-{uuid}.log")
         );
-        for literal in ["2.0", "5,release.json", "v2", "tiddlers.json", "7", "1-2"] {
+        for literal in [
+            "2.0",
+            "5,release.json",
+            "v2",
+            "tiddlers.json",
+            "7",
+            "1-2",
+            "2.0.0-beta.1",
+            "6-30687552719df095",
+        ] {
             assert_eq!(placeholder(literal), None, "{literal}");
         }
     }
@@ -389,6 +432,17 @@ mod tests {
             ],
             "user names nothing shows as values stay literal"
         );
+    }
+
+    #[test]
+    fn words_joined_by_dash_or_underscore_are_names_not_fused_ids() {
+        let changes = apply(vec![
+            route("GET", "/api/entry_list/1", Some(&[("/name", "entry")])),
+            route("GET", "/api/movie_list/1", Some(&[("/name", "movie")])),
+            route("GET", "/api/entry_list", Some(&[])),
+            route("GET", "/api/movie_list", Some(&[])),
+        ]);
+        assert_eq!(changes, Vec::new());
     }
 
     #[test]
