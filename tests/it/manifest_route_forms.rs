@@ -147,7 +147,7 @@ fn no_form_keeps_an_id_as_literal_text_on_any_corpus_recording() {
     for app in apps {
         for (method, path, placeholder) in fused_changes(app) {
             proposed += 1;
-            let literal = placeholder.replace(|c: char| c == '{' || c == '}', " ");
+            let literal = placeholder.replace(['{', '}'], " ");
             for part in literal.split(|c: char| !c.is_ascii_alphanumeric()) {
                 assert!(
                     rea_plugin_api::route_fields::format_rule(part).is_none(),
