@@ -17,6 +17,8 @@ use rea_plugin_stamp as _;
 use rea_plugin_toggle as _;
 use rea_plugin_unique as _;
 use rea_plugin_uuid as _;
+// The built-in route forms.
+use rea_plugin_route_forms as _;
 
 pub mod cli;
 pub mod commands;

@@ -6,8 +6,8 @@
 //! * [`PluginModule`] is the root module (a prefix type): one per plugin library. Its fields are
 //!   `extern "C"` functions that describe the plugin and construct its stage objects.
 //! * [`PluginDescriptor`] and [`StageDescriptor`] are typed descriptions (no JSON).
-//! * Stage objects are `#[sabi_trait]` trait objects: [`CaptureStage`], [`RuleStage`] and
-//!   [`ToolStage`] (added after the first release, as the evolution rules below describe). Their
+//! * Stage objects are `#[sabi_trait]` trait objects: [`CaptureStage`], [`RuleStage`],
+//!   [`ToolStage`] and [`RouteFormStage`] (added after the first release, as the evolution rules below describe). Their
 //!   payloads are JSON text (see [`crate::contracts`]) borrowed as [`RStr`], never copied.
 //! * Every call returns [`RResult`] with a [`PluginError`]; a panic inside a plugin is caught on the
 //!   plugin side (see [`crate::export`]) and comes back as a `PluginError` whose code is
@@ -125,6 +125,9 @@ pub enum StageKind {
     Rule,
     /// An MCP tool a plugin contributes to `rea mcp`'s catalog, in a family it declares.
     Tool,
+    /// A route form: which segments of recorded paths are parameters, and which part of a
+    /// segment (the manifest's path templates).
+    RouteForm,
 }
 
 impl StageKind {
@@ -134,6 +137,8 @@ impl StageKind {
     pub const RULE: &'static str = "rule";
     /// The descriptor spelling of [`StageKind::Tool`].
     pub const TOOL: &'static str = "tool";
+    /// The descriptor spelling of [`StageKind::RouteForm`].
+    pub const ROUTE_FORM: &'static str = "route-form";
 
     /// The descriptor spelling of this kind.
     pub fn as_str(self) -> &'static str {
@@ -141,6 +146,7 @@ impl StageKind {
             StageKind::Capture => Self::CAPTURE,
             StageKind::Rule => Self::RULE,
             StageKind::Tool => Self::TOOL,
+            StageKind::RouteForm => Self::ROUTE_FORM,
         }
     }
 
@@ -150,6 +156,7 @@ impl StageKind {
             Self::CAPTURE => Some(StageKind::Capture),
             Self::RULE => Some(StageKind::Rule),
             Self::TOOL => Some(StageKind::Tool),
+            Self::ROUTE_FORM => Some(StageKind::RouteForm),
             _ => None,
         }
     }
@@ -206,6 +213,20 @@ pub trait ToolStage: Send + Sync + 'static {
 /// A boxed [`ToolStage`] trait object.
 pub type ToolStageBox = ToolStage_TO<RBox<()>>;
 
+/// A route form stage: which literal segments of one origin's recorded paths become parameters.
+///
+/// `apply` takes a [`crate::contracts::route::RouteFormRequest`] and answers a
+/// [`crate::contracts::route::RouteFormOutcome`], both as JSON text.
+#[sabi_trait]
+pub trait RouteFormStage: Send + Sync + 'static {
+    /// Proposes parameter forms for literal segments of the request's routes.
+    #[sabi(last_prefix_field)]
+    fn apply(&self, request: RStr<'_>) -> RResult<RString, PluginError>;
+}
+
+/// A boxed [`RouteFormStage`] trait object.
+pub type RouteFormStageBox = RouteFormStage_TO<RBox<()>>;
+
 /// The root module of a plugin library.
 ///
 /// Built-in plugins produce the same value from their `root_module()` function, so the registry
@@ -234,6 +255,10 @@ pub struct PluginModule {
     #[sabi(missing_field(option))]
     pub check_rule_options:
         extern "C" fn(name: RStr<'_>, request: RStr<'_>) -> RResult<RString, PluginError>,
+    /// Constructs the route form stage with that name. Added after the options check: a plugin
+    /// built before it has none, and the generated accessor answers `None`.
+    #[sabi(missing_field(option))]
+    pub route_form_stage: extern "C" fn(name: RStr<'_>) -> RResult<RouteFormStageBox, PluginError>,
 }
 
 impl RootModule for PluginModuleRef {

@@ -1,7 +1,7 @@
 //! Helpers for plugin authors: write a plugin as plain Rust, export it through the ABI.
 //!
-//! A plugin implements [`CaptureExtractor`], [`StateRule`] or [`AgentTool`] (typed, no JSON by
-//! hand), collects its stages in a [`Plugin`], and declares its root module with
+//! A plugin implements [`CaptureExtractor`], [`StateRule`], [`AgentTool`] or [`RouteForm`] (typed,
+//! no JSON by hand), collects its stages in a [`Plugin`], and declares its root module with
 //! [`plugin_root_module!`]. The adapters
 //! here turn each call into the ABI's JSON-text form and catch every panic on the plugin side, so a
 //! panicking plugin returns a [`PluginError`] with code [`PluginError::PANICKED`] instead of aborting
@@ -33,10 +33,12 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use crate::abi::{
-    CaptureStage, CaptureStage_TO, CaptureStageBox, PluginDescriptor, PluginError, RuleStage,
-    RuleStage_TO, RuleStageBox, StageDescriptor, StageKind, ToolStage, ToolStage_TO, ToolStageBox,
+    CaptureStage, CaptureStage_TO, CaptureStageBox, PluginDescriptor, PluginError, RouteFormStage,
+    RouteFormStage_TO, RouteFormStageBox, RuleStage, RuleStage_TO, RuleStageBox, StageDescriptor,
+    StageKind, ToolStage, ToolStage_TO, ToolStageBox,
 };
 use crate::contracts::capture::{ExtractRequest, Extraction};
+use crate::contracts::route::{RouteFormOutcome, RouteFormRequest};
 use crate::contracts::rule::{
     ApplyOutcome, ApplyRequest, LearnOutcome, LearnRequest, OptionProblem, OptionsCheck,
     OptionsCheckRequest, RawOptions,
@@ -87,6 +89,13 @@ pub trait AgentTool: Send + Sync + 'static {
         &self,
         arguments: &serde_json::Map<String, serde_json::Value>,
     ) -> Result<serde_json::Value, PluginError>;
+}
+
+/// A route form written in plain Rust: which literal segments of recorded paths are parameters,
+/// and which part of a segment (see [`crate::contracts::route`]).
+pub trait RouteForm: Send + Sync + 'static {
+    /// Proposes forms for segments of the request's routes that are still literal.
+    fn apply(&self, request: &RouteFormRequest) -> Result<RouteFormOutcome, PluginError>;
 }
 
 /// The descriptive part of a stage: its name, summary, input kinds and option names (for a rule,
@@ -161,6 +170,7 @@ pub struct Plugin {
     captures: Vec<(StageInfo, Arc<dyn CaptureExtractor>)>,
     rules: Vec<(StageInfo, Arc<dyn RuleCalls>)>,
     tools: Vec<(StageInfo, Arc<dyn AgentTool>)>,
+    route_forms: Vec<(StageInfo, Arc<dyn RouteForm>)>,
 }
 
 impl Plugin {
@@ -173,6 +183,7 @@ impl Plugin {
             captures: Vec::new(),
             rules: Vec::new(),
             tools: Vec::new(),
+            route_forms: Vec::new(),
         }
     }
 
@@ -200,6 +211,12 @@ impl Plugin {
         self
     }
 
+    /// Adds a route form stage.
+    pub fn route_form(mut self, info: StageInfo, form: impl RouteForm) -> Self {
+        self.route_forms.push((info, Arc::new(form)));
+        self
+    }
+
     /// Overrides the declared API version. Only tests that exercise the host's version check need
     /// this; real plugins declare the version they were compiled against.
     #[doc(hidden)]
@@ -219,6 +236,9 @@ impl Plugin {
         }
         for (info, _) in &self.tools {
             stages.push(info.descriptor(StageKind::Tool));
+        }
+        for (info, _) in &self.route_forms {
+            stages.push(info.descriptor(StageKind::RouteForm));
         }
         PluginDescriptor {
             name: self.name.as_str().into(),
@@ -278,6 +298,19 @@ impl Plugin {
             .ok_or_else(|| unknown_stage(&self.name, name, StageKind::Tool))?;
         Ok(ToolStage_TO::from_value(
             ToolAdapter(Arc::clone(tool)),
+            TD_Opaque,
+        ))
+    }
+
+    /// Constructs the named route form stage as an ABI trait object.
+    pub fn route_form_stage(&self, name: &str) -> Result<RouteFormStageBox, PluginError> {
+        let (_, form) = self
+            .route_forms
+            .iter()
+            .find(|(info, _)| info.name == name)
+            .ok_or_else(|| unknown_stage(&self.name, name, StageKind::RouteForm))?;
+        Ok(RouteFormStage_TO::from_value(
+            RouteFormAdapter(Arc::clone(form)),
             TD_Opaque,
         ))
     }
@@ -455,6 +488,17 @@ impl<R: StateRule> RuleCalls for TypedRule<R> {
     }
 }
 
+struct RouteFormAdapter(Arc<dyn RouteForm>);
+
+impl RouteFormStage for RouteFormAdapter {
+    fn apply(&self, request: RStr<'_>) -> RResult<RString, PluginError> {
+        guard(|| {
+            let request: RouteFormRequest = decode_payload(request.as_str())?;
+            encode_payload(&self.0.apply(&request)?)
+        })
+    }
+}
+
 struct RuleAdapter(Arc<dyn RuleCalls>);
 
 impl RuleStage for RuleAdapter {
@@ -489,7 +533,7 @@ macro_rules! plugin_root_module {
             };
             use $crate::abi::{
                 CaptureStageBox, PluginDescriptor, PluginError, PluginModule, PluginModuleRef,
-                RuleStageBox, ToolStageBox,
+                RouteFormStageBox, RuleStageBox, ToolStageBox,
             };
             static PLUGIN: OnceLock<$crate::export::Plugin> = OnceLock::new();
             static MODULE: OnceLock<PluginModuleRef> = OnceLock::new();
@@ -515,6 +559,11 @@ macro_rules! plugin_root_module {
             ) -> RResult<RString, PluginError> {
                 guard(|| plugin().check_rule_options(name.as_str(), request.as_str()))
             }
+            extern "C" fn route_form_stage(
+                name: RStr<'_>,
+            ) -> RResult<RouteFormStageBox, PluginError> {
+                guard(|| plugin().route_form_stage(name.as_str()))
+            }
             *MODULE.get_or_init(|| {
                 PluginModule {
                     descriptor,
@@ -522,6 +571,7 @@ macro_rules! plugin_root_module {
                     rule_stage,
                     tool_stage,
                     check_rule_options,
+                    route_form_stage,
                 }
                 .leak_into_prefix()
             })
@@ -693,6 +743,67 @@ mod tests {
         })
         .to_string();
         assert!(stage.apply(RStr::from_str(&apply)).is_ok());
+    }
+
+    struct LastSegment;
+
+    impl RouteForm for LastSegment {
+        fn apply(&self, request: &RouteFormRequest) -> Result<RouteFormOutcome, PluginError> {
+            if request.routes.is_empty() {
+                panic!("boom in a route form");
+            }
+            Ok(RouteFormOutcome {
+                changes: request
+                    .routes
+                    .iter()
+                    .enumerate()
+                    .map(|(route, recorded)| crate::contracts::route::SegmentChange {
+                        route,
+                        segment: recorded.segments.len() - 1,
+                        form: crate::contracts::route::SegmentForm::whole("last"),
+                    })
+                    .collect(),
+                schema_version: SCHEMA_VERSION,
+            })
+        }
+    }
+
+    #[test]
+    fn a_route_form_crosses_as_json_and_its_panic_is_a_structured_error() {
+        let plugin =
+            Plugin::new("p", "1.0.0").route_form(StageInfo::new("last", "last"), LastSegment);
+        let descriptor = plugin.descriptor();
+        let kinds: Vec<&str> = descriptor
+            .stages
+            .iter()
+            .map(|stage| stage.kind.as_str())
+            .collect();
+        assert_eq!(kinds, vec![StageKind::ROUTE_FORM]);
+        assert!(
+            plugin.rule_stage("last").is_err(),
+            "a route form is no rule stage"
+        );
+        let stage = plugin.route_form_stage("last").expect("constructed");
+        let request = serde_json::json!({"schema_version": 1, "routes": [
+            {"method": "GET", "segments": ["a", "b"], "decoded": ["a", "b"], "forms": [null, null],
+             "answer": {"status": 204, "json": null}}]})
+        .to_string();
+        let outcome: RouteFormOutcome =
+            serde_json::from_str(stage.apply(RStr::from_str(&request)).unwrap().as_str()).unwrap();
+        assert_eq!(outcome.changes.len(), 1);
+        assert_eq!(
+            (outcome.changes[0].route, outcome.changes[0].segment),
+            (0, 1)
+        );
+        assert_eq!(outcome.changes[0].form.placeholder(), "{last}");
+        let empty = serde_json::json!({"schema_version": 1, "routes": []}).to_string();
+        let error = stage
+            .apply(RStr::from_str(&empty))
+            .into_result()
+            .expect_err("the panic is an error");
+        assert_eq!(error.code.as_str(), PluginError::PANICKED);
+        let other_version = request.replace("\"schema_version\":1", "\"schema_version\":99");
+        assert!(stage.apply(RStr::from_str(&other_version)).is_err());
     }
 
     #[test]

@@ -7,6 +7,8 @@
 //! * [`abi`]: the root module, typed descriptors and `#[sabi_trait]` stage objects.
 //! * [`export`]: write a plugin in plain Rust; panics are caught on the plugin side.
 //! * [`date`]: ISO-8601 / RFC 3339 date-times as applications spell them (on `jiff`).
+//! * [`route_fields`]: the id shapes (format rules) and segment parts route forms and the host
+//!   share.
 //! * [`options`]: a rule's pipeline options read into its own type, and checked before it runs.
 //! * `testing` (feature `testing`): request builders for a rule's unit tests.
 //! * [`contracts`]: serde types of the JSON payloads (capture records, rule observations).
@@ -19,6 +21,7 @@ pub mod contracts;
 pub mod date;
 pub mod export;
 pub mod options;
+pub mod route_fields;
 pub mod rule_fields;
 #[cfg(feature = "testing")]
 pub mod testing;
@@ -28,9 +31,10 @@ pub use rea_json as json;
 
 pub use abi::{
     CaptureStage, CaptureStageBox, PluginDescriptor, PluginError, PluginModule, PluginModuleRef,
-    RuleStage, RuleStageBox, StageDescriptor, StageKind, ToolStage, ToolStageBox,
+    RouteFormStage, RouteFormStageBox, RuleStage, RuleStageBox, StageDescriptor, StageKind,
+    ToolStage, ToolStageBox,
 };
-pub use export::{AgentTool, CaptureExtractor, Plugin, StageInfo, StateRule};
+pub use export::{AgentTool, CaptureExtractor, Plugin, RouteForm, StageInfo, StateRule};
 
 /// Re-exported so plugin crates need no direct abi_stable dependency for the common cases.
 pub use abi_stable;

@@ -7,12 +7,13 @@
 use abi_stable::std_types::{RSlice, RStr};
 use rea_plugin_api::contracts::SCHEMA_VERSION;
 use rea_plugin_api::contracts::capture::{ExtractRequest, Extraction};
+use rea_plugin_api::contracts::route::{RouteFormOutcome, RouteFormRequest};
 use rea_plugin_api::contracts::rule::{
     ApplyOutcome, ApplyRequest, LearnOutcome, LearnRequest, OptionProblem, OptionsCheck,
     OptionsCheckRequest, RawOptions,
 };
 use rea_plugin_api::contracts::tool::{ToolCallOutcome, ToolCallRequest, ToolDescription};
-use rea_plugin_api::{CaptureStageBox, PluginError, RuleStageBox, ToolStageBox};
+use rea_plugin_api::{CaptureStageBox, PluginError, RouteFormStageBox, RuleStageBox, ToolStageBox};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
@@ -356,5 +357,45 @@ impl ToolHandle {
             "tool call outcome",
         )?;
         Ok(outcome.result)
+    }
+}
+
+/// A route form stage: proposes which literal segments of recorded paths are parameters.
+pub struct RouteFormHandle {
+    name: StageName,
+    stage: RouteFormStageBox,
+}
+
+stage_handle_names!(RouteFormHandle);
+
+impl RouteFormHandle {
+    pub(crate) fn construct(
+        plugin: &LoadedPlugin,
+        stage: &LoadedStage,
+    ) -> Result<Self, RegistryError> {
+        let constructor =
+            plugin
+                .module
+                .route_form_stage()
+                .ok_or_else(|| RegistryError::StageConstruction {
+                    plugin: plugin.name.clone(),
+                    stage: stage.name.clone(),
+                    reason: "the plugin was built against a plugin API without route form stages"
+                        .to_owned(),
+                })?;
+        let (name, stage) =
+            StageName::constructed(plugin, stage, constructor(RStr::from_str(&stage.name)))?;
+        Ok(Self { name, stage })
+    }
+
+    /// Asks the form which literal segments of one origin's routes are parameters (an answer
+    /// over [`MAX_RULE_ANSWER_BYTES`] is refused unread).
+    pub fn apply(&self, request: &RouteFormRequest) -> Result<RouteFormOutcome, StageCallError> {
+        let request = self.name.encode(request, "route form request")?;
+        self.name.decode_within(
+            self.stage.apply(RStr::from_str(&request)),
+            "route form outcome",
+            MAX_RULE_ANSWER_BYTES,
+        )
     }
 }

@@ -26,7 +26,8 @@ use rea_plugin_api::{BuiltinPlugin, PluginDescriptor, PluginModuleRef, StageKind
 
 pub use error::RegistryError;
 pub use handles::{
-    CaptureHandle, MAX_RULE_ANSWER_BYTES, RuleHandle, RuleOptionsError, StageCallError, ToolHandle,
+    CaptureHandle, MAX_RULE_ANSWER_BYTES, RouteFormHandle, RuleHandle, RuleOptionsError,
+    StageCallError, ToolHandle,
 };
 
 /// Where a plugin came from.
@@ -275,6 +276,12 @@ impl Registry {
     pub fn tool_stage(&self, name: &str) -> Result<ToolHandle, RegistryError> {
         let (plugin, stage) = self.stage_of_kind(name, StageKind::Tool)?;
         ToolHandle::construct(plugin, stage)
+    }
+
+    /// A handle on the route form stage with that name.
+    pub fn route_form_stage(&self, name: &str) -> Result<RouteFormHandle, RegistryError> {
+        let (plugin, stage) = self.stage_of_kind(name, StageKind::RouteForm)?;
+        RouteFormHandle::construct(plugin, stage)
     }
 
     /// Asks the rule stage with that name whether option values fit its options: every problem

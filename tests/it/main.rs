@@ -40,6 +40,7 @@ mod house_function_length;
 mod manifest_cli;
 mod manifest_golden;
 mod manifest_list_rule;
+mod manifest_route_forms;
 mod security_build_signals;
 mod security_data_plane;
 mod security_faults;

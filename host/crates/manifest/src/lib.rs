@@ -6,6 +6,8 @@
 //!   method and path template on the primary origin; see [`projection`], [`template`],
 //!   [`naming`]); [`project_manifest_evidence`] does it from capture Evidence to sealed manifest
 //!   Evidence, and [`read_manifest`] reads one back ([`evidence`]).
+//! * Route forms: [`route_forms`] builds what a route form stage is asked (one origin's
+//!   records).
 //! * View requests: [`parse_view_request`] reads `view.json` ([`view`]).
 //! * The catalog ([`catalog`]), the card and discovery reservation ([`card`]), replay selection
 //!   and answers ([`replay`], [`body`]).
@@ -47,6 +49,7 @@ pub mod outline;
 pub mod projection;
 pub mod replay;
 mod responses;
+pub mod route_forms;
 pub mod segments;
 mod shape;
 pub mod template;

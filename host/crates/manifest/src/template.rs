@@ -28,6 +28,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use rea_plugin_api::route_fields;
 use serde::{Deserialize, Serialize};
 
 use crate::responses::{ParsedResponses, echo_members};
@@ -206,56 +207,15 @@ impl SegmentRule {
     }
 }
 
-/// The built-in format rule a decoded segment satisfies, if any.
+/// The built-in format rule a decoded segment satisfies, if any (the rules route forms share:
+/// `rea_plugin_api::route_fields::format_rule`).
 pub fn format_rule(value: &str) -> Option<SegmentRule> {
-    if value.is_empty() {
-        return None;
+    match route_fields::format_rule(value)? {
+        "numeric" => Some(SegmentRule::Numeric),
+        "uuid" => Some(SegmentRule::Uuid),
+        "ulid" => Some(SegmentRule::Ulid),
+        _ => Some(SegmentRule::Hex),
     }
-    if value.bytes().all(|byte| byte.is_ascii_digit()) {
-        return Some(SegmentRule::Numeric);
-    }
-    if is_uuid(value) {
-        return Some(SegmentRule::Uuid);
-    }
-    if is_ulid(value) {
-        return Some(SegmentRule::Ulid);
-    }
-    if is_hex_id(value) {
-        return Some(SegmentRule::Hex);
-    }
-    None
-}
-
-fn is_uuid(value: &str) -> bool {
-    let bytes = value.as_bytes();
-    bytes.len() == 36
-        && bytes.iter().enumerate().all(|(index, byte)| match index {
-            8 | 13 | 18 | 23 => *byte == b'-',
-            _ => byte.is_ascii_hexdigit(),
-        })
-}
-
-fn is_ulid(value: &str) -> bool {
-    const CROCKFORD: &[u8] = b"0123456789ABCDEFGHJKMNPQRSTVWXYZ";
-    let bytes = value.as_bytes();
-    bytes.len() == 26
-        && (b'0'..=b'7').contains(&bytes[0])
-        && bytes
-            .iter()
-            .all(|byte| CROCKFORD.contains(&byte.to_ascii_uppercase()))
-        && bytes.iter().any(u8::is_ascii_alphabetic)
-        && (bytes.iter().all(|byte| !byte.is_ascii_lowercase())
-            || bytes.iter().all(|byte| !byte.is_ascii_uppercase()))
-}
-
-fn is_hex_id(value: &str) -> bool {
-    let bytes = value.as_bytes();
-    bytes.len() >= 8
-        && bytes.iter().all(u8::is_ascii_hexdigit)
-        && bytes.iter().any(u8::is_ascii_digit)
-        && bytes.iter().any(u8::is_ascii_alphabetic)
-        && (bytes.iter().all(|byte| !byte.is_ascii_lowercase())
-            || bytes.iter().all(|byte| !byte.is_ascii_uppercase()))
 }
 
 /// Whether a decoded segment is shaped like an opaque generated token (see the module docs).
