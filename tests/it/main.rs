@@ -75,5 +75,6 @@ mod state_recorded_answers;
 mod state_serve;
 mod state_withheld;
 mod state_writes;
+mod state_writes_item_paths;
 mod state_writes_learning;
 mod state_writes_semantics;

@@ -22,6 +22,7 @@ use crate::answer::{
     KeptRecord, StateAnswer, StateSource, ToolError, recording_answer, state_answer, tool_error,
 };
 use crate::call::Call;
+use crate::derive::entities::item_segments;
 use crate::missing::missing_answer;
 use crate::model::{
     DocumentView, Entity, ItemKey, ItemView, ListLine, ListView, Membership, ViewDetail, ViewShape,
@@ -317,7 +318,7 @@ impl StateService {
         exact: bool,
     ) -> Result<StateAnswer, &'static str> {
         let segments = call.segments(template);
-        let Some((last, collection)) = segments.split_last() else {
+        let Some((last, collection)) = item_segments(&segments).split_last() else {
             return Ok(tool_error("invalid_arguments", "the call names no entity"));
         };
         let (names, field) = item_names(item, call, last)?;

@@ -21,7 +21,7 @@ use serde_json::{Value, json};
 
 use crate::answer::{StateAnswer, ToolError};
 use crate::call::Call;
-use crate::derive::entities::collection_key;
+use crate::derive::entities::{collection_key, item_segments};
 use crate::derive::lists::fits_template;
 use crate::model::{ReadView, StateView, ViewDetail, WriteScope};
 
@@ -227,7 +227,7 @@ fn same_body(recorded: &RecordedBody, sent: Option<&Value>) -> bool {
 pub(crate) fn call_scope(view: &ReadView, segments: &[String]) -> WriteScope {
     let path = format!("/{}", segments.join("/"));
     match &view.detail {
-        ViewDetail::Item(item) => match segments.split_last() {
+        ViewDetail::Item(item) => match item_segments(segments).split_last() {
             Some((_, collection)) => WriteScope::Type {
                 entity_type: item.entity_type.clone(),
                 collection: Some(collection_key(&format!("/{}", collection.join("/"))).to_owned()),

@@ -16,6 +16,15 @@ pub fn collection_key(collection: &str) -> &str {
     }
 }
 
+/// A path's segments as an item path names its entity: one trailing empty segment (the path's
+/// trailing slash, `/api/series/3/`) dropped, so the identity is the last segment left.
+pub fn item_segments<T: AsRef<str>>(segments: &[T]) -> &[T] {
+    match segments.split_last() {
+        Some((last, rest)) if last.as_ref().is_empty() && !rest.is_empty() => rest,
+        _ => segments,
+    }
+}
+
 /// Entities and types under construction.
 #[derive(Debug, Default)]
 pub struct Entities {

@@ -8,7 +8,7 @@ use rea_manifest::Manifest;
 use rea_manifest::segments::split_path;
 use rea_plugin_api::json::{Json, Object};
 
-use super::entities::Entities;
+use super::entities::{Entities, item_segments};
 use super::{latest_lines, marked_deleted, projected_keys, recorded};
 use crate::model::{EntityType, ItemKey, ItemView, Projection, ViewDetail, ViewShape};
 use crate::observation::{Observation, Timeline, decoded};
@@ -86,7 +86,8 @@ pub fn plan(
     entities: &mut Entities,
 ) -> Result<ItemPlan, Option<&'static str>> {
     let tool = &manifest.tools[index];
-    let template: Vec<&str> = split_path(&tool.path_template);
+    let written: Vec<&str> = split_path(&tool.path_template);
+    let template = item_segments(&written);
     let last = template.len() - 1;
     let path_keyed = tool
         .path_parameters
@@ -104,7 +105,8 @@ pub fn plan(
         return Err(None);
     }
     if !path_keyed {
-        return query_plan(tool, &template, last, &lines, index, entities);
+        let last = written.len() - 1;
+        return query_plan(tool, &written, last, &lines, index, entities);
     }
     let plain: Vec<&Observation> = lines
         .iter()
@@ -135,7 +137,7 @@ pub fn plan(
     }
     candidates.sort_by_key(|(pointer, field)| (!pointer.is_empty(), identity_preference(field)));
     let (entity_pointer, identity_field) = candidates.swap_remove(0);
-    let entity_type = format!("/{}", template[..last].join("/"));
+    let entity_type = collection_template(&written, last);
     match entities.entity_type(&entity_type) {
         Some(existing) if existing.identity_field != identity_field => return Err(Some("no-view")),
         Some(_) => {}
@@ -155,6 +157,18 @@ pub fn plan(
         last,
         key: ItemKey::Path,
     })
+}
+
+/// The collection template of an item template's first `last` segments, with the trailing slash
+/// the item template is written with (`/api/series/{numeric}/` is of `/api/series/`, as its list
+/// view spells it).
+fn collection_template(template: &[&str], last: usize) -> String {
+    let slash = if template.len() > last + 1 && template.last() == Some(&"") {
+        "/"
+    } else {
+        ""
+    };
+    format!("/{}{slash}", template[..last].join("/"))
 }
 
 /// Whether a query parameter's name reads like it names an entity (an id, a key, a name, a

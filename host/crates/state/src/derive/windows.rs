@@ -22,7 +22,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use rea_manifest::Manifest;
 
-use crate::derive::entities::collection_key;
+use crate::derive::entities::{collection_key, item_segments};
 use crate::derive::lists::fits_template;
 use crate::model::{ReadView, RelatedWrite, ViewDetail, WriteScope};
 use crate::observation::{Observation, Timeline};
@@ -36,7 +36,7 @@ pub fn read_scope(view: Option<&ReadView>, observation: &Observation) -> WriteSc
         return WriteScope::All;
     };
     match &view.detail {
-        ViewDetail::Item(item) => match observation.segments.split_last() {
+        ViewDetail::Item(item) => match item_segments(&observation.segments).split_last() {
             Some((_, collection)) => WriteScope::Type {
                 entity_type: item.entity_type.clone(),
                 collection: Some(collection_key(&format!("/{}", collection.join("/"))).to_owned()),

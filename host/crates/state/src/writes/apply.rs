@@ -137,10 +137,11 @@ pub fn call_target(plan: &WritePlan, input: &WriteInput) -> Option<(String, Opti
         let id = match plan.effect {
             Effect::Create | Effect::Document => None,
             _ if plan.bulk => None,
-            _ => target
-                .entity_id
-                .clone()
-                .or_else(|| segments.last().map(|segment| decoded(segment))),
+            _ => target.entity_id.clone().or_else(|| {
+                crate::derive::entities::item_segments(segments)
+                    .last()
+                    .map(|segment| decoded(segment))
+            }),
         };
         return Some((tied.clone(), id));
     }

@@ -118,7 +118,7 @@ impl ItemScope {
         if plain_only && !crate::derive::items::is_plain(&self.key, read) {
             return None;
         }
-        let (last, rest) = read.segments.split_last()?;
+        let (last, rest) = crate::derive::entities::item_segments(&read.segments).split_last()?;
         let collection = format!("/{}", rest.join("/"));
         let id = match &self.key {
             ItemKey::Path => decoded(last),

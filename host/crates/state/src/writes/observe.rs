@@ -633,7 +633,9 @@ impl Simulation<'_> {
     /// segment names.
     fn observe_linked(&mut self, call: &mut Call) -> Option<()> {
         let (timeline, views) = (self.timeline, self.views);
-        let literal = call.segments.last().map(|segment| decoded(segment))?;
+        let literal = crate::derive::entities::item_segments(&call.segments)
+            .last()
+            .map(|segment| decoded(segment))?;
         let (entity_type, collection, id) = call.window.iter().find_map(|ordinal| {
             let read = timeline.get(*ordinal)?;
             let Some(Scope::Item(item)) = views.scopes.get(&read.tool) else {

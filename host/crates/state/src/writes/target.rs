@@ -22,6 +22,7 @@ use rea_manifest::ManifestTool;
 use rea_manifest::segments::split_path;
 
 use super::model::Effect;
+use crate::derive::entities::item_segments;
 use crate::model::{StateView, ViewDetail};
 
 /// What a write tool's path names.
@@ -154,22 +155,27 @@ pub fn classify(tool: &ManifestTool, state: &StateView) -> Classified {
     {
         return Classified::plain(Effect::Create, TargetKind::Unlinked);
     }
-    let mut types: Vec<(&str, Vec<&str>)> = state
+    // Paths match without a trailing slash (`/api/series/{numeric}/` is an item of
+    // `/api/series/`).
+    let write = item_segments(&write);
+    let mut types: Vec<(&str, &[&str])> = Vec::new();
+    let templates: Vec<Vec<&str>> = state
         .types
         .iter()
-        .map(|entity_type| {
-            (
-                entity_type.collection_template.as_str(),
-                split_path(&entity_type.collection_template),
-            )
-        })
+        .map(|entity_type| split_path(&entity_type.collection_template))
         .collect();
+    for (entity_type, template) in state.types.iter().zip(&templates) {
+        types.push((
+            entity_type.collection_template.as_str(),
+            item_segments(template),
+        ));
+    }
     // The longest template first; ties by name, so the choice is deterministic.
     types.sort_by(|a, b| b.1.len().cmp(&a.1.len()).then(a.0.cmp(b.0)));
     types
         .iter()
-        .find_map(|(name, template)| against_type(&method, &write, name, template))
-        .unwrap_or_else(|| untyped(&method, &write))
+        .find_map(|(name, template)| against_type(&method, write, name, template))
+        .unwrap_or_else(|| untyped(&method, write))
 }
 
 /// What a write path is to one type's collection template, if it is anything: an item, an

@@ -1684,3 +1684,85 @@ fn an_update_call_on_an_entity_never_held_leaves_the_plan_to_the_calls_that_show
     assert!(!is_error, "{answer}");
     assert_eq!(answer["body"], titled(1, "t", "x"), "{answer}");
 }
+
+fn series(id: u64, name: &str) -> Value {
+    json!({"id": id, "name": name})
+}
+
+#[test]
+fn item_paths_written_with_a_trailing_slash_name_their_entity() {
+    // `/series/2/` is the item of `/series/` its list reads: the read is an item view of that
+    // type, and its PUT and DELETE are the type's update and delete (the reads after them show
+    // the entity replaced and gone).
+    let fixture = derive(vec![
+        get(
+            0,
+            "/series/",
+            200,
+            json!([series(1, "Alpha"), series(2, "Beta")]),
+        ),
+        get(1, "/series/1/", 200, series(1, "Alpha")),
+        get(2, "/series/2/", 200, series(2, "Beta")),
+        record(
+            3,
+            "PUT",
+            "/series/2/",
+            Some(json!({"name": "Gamma"})),
+            200,
+            series(2, "Gamma"),
+        ),
+        get(4, "/series/2/", 200, series(2, "Gamma")),
+        record(
+            5,
+            "DELETE",
+            "/series/1/",
+            None,
+            200,
+            json!({"status": "ok"}),
+        ),
+        get(6, "/series/1/", 404, json!({"error": "not found"})),
+        get(7, "/series/", 200, json!([series(2, "Gamma")])),
+    ]);
+    let item = fixture
+        .state
+        .views
+        .iter()
+        .find(|view| view.path_template == "/series/{numeric}/")
+        .expect("the item read's view");
+    let crate::model::ViewDetail::Item(detail) = &item.detail else {
+        panic!("an item view: {:?}", item.detail)
+    };
+    assert_eq!(detail.entity_type, "/series/");
+    let tool = item.tool.clone();
+    let update = fixture
+        .state
+        .write_plans
+        .iter()
+        .find(|plan| plan.method == "PUT")
+        .expect("the PUT's plan");
+    let delete = fixture
+        .state
+        .write_plans
+        .iter()
+        .find(|plan| plan.method == "DELETE")
+        .expect("the DELETE's plan");
+    assert!(update.served, "{:?}", update.reason);
+    assert!(delete.served, "{:?}", delete.reason);
+    assert_eq!(delete.effect, crate::writes::model::Effect::Delete);
+    // Served: an id the recording never read answers from the state, as does every write.
+    let (read, _) = fixture.call(&tool, json!({"sery_id": "2"}));
+    assert_eq!(read["body"], series(2, "Beta"), "{read}");
+    let (_, error) = fixture.call(
+        &update.tool,
+        json!({"sery_id": "2", "body": {"name": "Delta"}}),
+    );
+    assert!(!error);
+    let (read, _) = fixture.call(&tool, json!({"sery_id": "2"}));
+    assert_eq!(read["body"], series(2, "Delta"));
+    let (deleted, error) = fixture.call(&delete.tool, json!({"sery_id": "2"}));
+    assert!(!error, "{deleted}");
+    let (gone, _) = fixture.call(&tool, json!({"sery_id": "2"}));
+    assert_eq!(gone["status"], 404);
+    let (list, _) = fixture.call("get_series", json!({}));
+    assert_eq!(list["body"], json!([series(1, "Alpha")]));
+}
