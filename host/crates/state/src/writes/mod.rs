@@ -11,7 +11,9 @@
 //!    call, each entity its body names in turn. An RPC-style write names its entity in a body
 //!    member; a write of an item path no type holds is linked by the read of the entity its last
 //!    segment names. A call whose entity an earlier write left unobserved (no read between)
-//!    shows both writes' effects at once: it is not learned from.
+//!    shows both writes' effects at once: it is not learned from. An entity a plain item read
+//!    between the calls shows for the first time (made by a write the state does not model) is
+//!    held from then on, as the read showed it.
 //! 3. [`learn`]: per plan, the members the body sends (required, optional, fixed), how the
 //!    written entity follows from them ([`explain`]: stored as sent, or under another name, kept
 //!    or removed when unsent, copied from the path or from every held entity, constant), and what

@@ -325,7 +325,9 @@ pub(crate) fn observe(
         tallies: Tallies::default(),
         unobserved: HashSet::new(),
     };
+    let mut next_read = 0;
     for call in &mut calls {
+        next_read = simulation.hold_shown(manifest, next_read, call.ordinal);
         let draft = &drafts[call.draft];
         if simulation.observe_call(draft, call).is_some() {
             mark_unobserved(call, &mut simulation.unobserved);
@@ -446,6 +448,71 @@ struct Simulation<'a> {
 }
 
 impl Simulation<'_> {
+    /// Holds the entities the plain item reads before a call (from the record `from` of the
+    /// timeline's order, after the seeding reads) show and the simulation does not hold: an
+    /// entity an unmodelled write made, or none of the seeding reads showed, is known from then
+    /// on as the read showed it (one read is unambiguous: it shows the whole entity), so a later
+    /// write of it is observed against it. An entity a write left unobserved is not taken from
+    /// a read of it. Returns where the next call's reads start.
+    fn hold_shown(&mut self, manifest: &Manifest, from: usize, call: u64) -> usize {
+        let (timeline, views) = (self.timeline, self.views);
+        let mut index = from;
+        while let Some(ordinal) = timeline.ordered.get(index) {
+            if *ordinal == call {
+                return index + 1;
+            }
+            index += 1;
+            let Some(read) = timeline.get(*ordinal) else {
+                continue;
+            };
+            if read.position < timeline.cutoff
+                || !read.is_success()
+                || timeline.is_write(manifest, read.tool)
+            {
+                continue;
+            }
+            let Some(Scope::Item(item)) = views.scopes.get(&read.tool) else {
+                continue;
+            };
+            let Some(info) = views.types.get(&item.entity_type) else {
+                continue;
+            };
+            let Some((collection, id)) = item.named(&info.identity, read, true) else {
+                continue;
+            };
+            let key = (
+                item.entity_type.clone(),
+                collection_key(&collection).to_owned(),
+                id.clone(),
+            );
+            let shown = read
+                .body
+                .as_ref()
+                .and_then(|body| body.pointer(&item.entity_pointer))
+                .filter(|object| !marked_deleted(object));
+            if self.unobserved.contains(&key) || self.sim.entity(&key.0, &collection, &id).is_some()
+            {
+                continue;
+            }
+            let Some(object) = shown else {
+                continue;
+            };
+            self.tallies.change(&collection, object, true);
+            self.sim.insert_entity(
+                Entity {
+                    entity_type: key.0,
+                    collection,
+                    id,
+                    fields: object.clone(),
+                    view_fields: Default::default(),
+                    record_ordinals: Vec::new(),
+                },
+                &Position::Last,
+            );
+        }
+        index
+    }
+
     /// Observes one call by what its path names; `None` when it names nothing the state models
     /// (the call then leaves nothing unobserved).
     fn observe_call(&mut self, draft: &Draft, call: &mut Call) -> Option<()> {
