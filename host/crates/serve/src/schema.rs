@@ -246,25 +246,11 @@ fn issues_of(
         ValidationErrorKind::Custom { keyword, message } if keyword == "type" => {
             own(0, "wrong_type", format!("{shown} must be {message}"))
         }
-        ValidationErrorKind::Type { .. } => {
-            let allowed = match schema_at(schema, error.schema_path()) {
-                Some(Value::String(name)) => name.clone(),
-                Some(Value::Array(names)) => names
-                    .iter()
-                    .filter_map(Value::as_str)
-                    .collect::<Vec<_>>()
-                    .join(" or "),
-                _ => "array".to_owned(),
-            };
-            let actual = value
-                .pointer(error.instance_path().as_str())
-                .map_or("null", type_name);
-            own(
-                0,
-                "wrong_type",
-                format!("{shown} must be {allowed}, not {actual}"),
-            )
-        }
+        ValidationErrorKind::Type { .. } => own(
+            0,
+            "wrong_type",
+            format!("{shown} must be {}", allowed_types(error, value, schema)),
+        ),
         ValidationErrorKind::Enum { options } => {
             let names: Vec<String> = match options.as_ref() {
                 Value::Array(options) => options.iter().map(Value::to_string).collect(),
@@ -296,48 +282,86 @@ fn issues_of(
             own(4, "too_small", format!("{shown} must be at least {limit}"))
         }
         ValidationErrorKind::Required { property } => {
-            let name = property.as_str().unwrap_or_default();
-            let rank = match schema_at(schema, error.schema_path()) {
-                Some(Value::Array(required)) => required
-                    .iter()
-                    .position(|item| item == property)
-                    .unwrap_or(usize::MAX),
-                _ => usize::MAX,
-            };
-            let mut key = position_key(value, &at);
-            key.push((1, rank));
-            vec![Found {
-                key,
-                issue: FieldIssue::new(
-                    format!("{pointer}/{}", pointer_token(name)),
-                    "required",
-                    format!("`{name}` is required"),
-                ),
-                wrong_type: false,
-            }]
+            vec![missing_member(
+                property, &at, &pointer, value, schema, error,
+            )]
         }
         ValidationErrorKind::AdditionalProperties { unexpected } => unexpected
             .iter()
-            .map(|name| {
-                let mut member = at.clone();
-                member.push(name.clone());
-                let mut key = position_key(value, &member);
-                key.push((0, 0));
-                Found {
-                    key,
-                    issue: FieldIssue::new(
-                        format!("{pointer}/{}", pointer_token(name)),
-                        "unknown_field",
-                        format!("`{name}` is not a known field"),
-                    ),
-                    wrong_type: false,
-                }
-            })
+            .map(|name| unknown_member(name, &at, &pointer, value))
             .collect(),
         ValidationErrorKind::FalseSchema => {
             own(5, "not_allowed", format!("{shown} is not allowed"))
         }
         _ => own(5, "not_allowed", format!("{shown}: {}", error.masked())),
+    }
+}
+
+/// `ALLOWED, not ACTUAL` for the crate's own type check (an array schema's fused `type`).
+fn allowed_types(
+    error: &ValidationError<'_>,
+    value: &Value,
+    schema: &Map<String, Value>,
+) -> String {
+    let allowed = match schema_at(schema, error.schema_path()) {
+        Some(Value::String(name)) => name.clone(),
+        Some(Value::Array(names)) => names
+            .iter()
+            .filter_map(Value::as_str)
+            .collect::<Vec<_>>()
+            .join(" or "),
+        _ => "array".to_owned(),
+    };
+    let actual = value
+        .pointer(error.instance_path().as_str())
+        .map_or("null", type_name);
+    format!("{allowed}, not {actual}")
+}
+
+/// A `required` member that is missing, sorted by its place in `required`.
+fn missing_member(
+    property: &Value,
+    at: &[String],
+    pointer: &str,
+    value: &Value,
+    schema: &Map<String, Value>,
+    error: &ValidationError<'_>,
+) -> Found {
+    let name = property.as_str().unwrap_or_default();
+    let rank = match schema_at(schema, error.schema_path()) {
+        Some(Value::Array(required)) => required
+            .iter()
+            .position(|item| item == property)
+            .unwrap_or(usize::MAX),
+        _ => usize::MAX,
+    };
+    let mut key = position_key(value, at);
+    key.push((1, rank));
+    Found {
+        key,
+        issue: FieldIssue::new(
+            format!("{pointer}/{}", pointer_token(name)),
+            "required",
+            format!("`{name}` is required"),
+        ),
+        wrong_type: false,
+    }
+}
+
+/// A member the schema does not name (`additionalProperties: false`), sorted where it stands.
+fn unknown_member(name: &str, at: &[String], pointer: &str, value: &Value) -> Found {
+    let mut member = at.to_vec();
+    member.push(name.to_owned());
+    let mut key = position_key(value, &member);
+    key.push((0, 0));
+    Found {
+        key,
+        issue: FieldIssue::new(
+            format!("{pointer}/{}", pointer_token(name)),
+            "unknown_field",
+            format!("`{name}` is not a known field"),
+        ),
+        wrong_type: false,
     }
 }
 
@@ -440,6 +464,43 @@ mod tests {
         assert_eq!(
             (invalid[0].path.as_str(), invalid[0].code.as_str()),
             ("/x", "invalid_schema")
+        );
+    }
+
+    #[test]
+    fn a_wrong_type_says_what_was_allowed_and_what_was_given() {
+        let schema = object(json!({
+            "type": "object",
+            "properties": {
+                "ids": {"type": "array", "items": {"type": "string"}, "enum": [["a"]]},
+                "page": {"type": "integer", "enum": [1, 2]}
+            }
+        }));
+        let issues = validate(&json!({"ids": "a", "page": 3.0}), &schema, "/arguments");
+        let found: Vec<(&str, &str, &str)> = issues
+            .iter()
+            .map(|issue| {
+                (
+                    issue.path.as_str(),
+                    issue.code.as_str(),
+                    issue.message.as_str(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            found,
+            [
+                (
+                    "/arguments/ids",
+                    "wrong_type",
+                    "/arguments/ids must be array, not string"
+                ),
+                (
+                    "/arguments/page",
+                    "wrong_type",
+                    "/arguments/page must be integer, not number"
+                ),
+            ]
         );
     }
 }
