@@ -89,7 +89,6 @@ fn an_occupied_directory_is_refused_and_left_as_it_was() {
     }
 }
 
-// contract: BUILD-022, BUILD-023, BUILD-024, BUILD-025, BUILD-035, EXPORT-029, EXPORT-030, EXPORT-031
 #[test]
 fn names_that_are_no_portable_label_are_refused_before_anything_is_written() {
     let dir = tempfile::tempdir().expect("temp dir");
@@ -121,7 +120,9 @@ fn names_that_are_no_portable_label_are_refused_before_anything_is_written() {
                 "--json",
             ],
         );
+        // contract: EXPORT-029, EXPORT-030, EXPORT-031
         assert_eq!(refusal["code"], "invalid_request", "{name}");
+        // contract: BUILD-035
         assert_eq!(refusal["stage"], "environment-build", "{name}");
         assert_eq!(refusal["pointer"], "/name", "{name}");
         assert!(!work.join("bundle").exists());
@@ -145,8 +146,15 @@ fn names_that_are_no_portable_label_are_refused_before_anything_is_written() {
     );
     assert_eq!(refusal["stage"], "environment-export");
 
-    // A loopback capture whose file name is no portable label: pass --name.
-    for file in ["My Capture.har", "lpt1.har", "192.har"] {
+    // A loopback capture whose file name is no portable label: pass --name (not kebab-case,
+    // longer than 63 characters, a device name, an IP address label).
+    let long_file = format!("{}.har", "a".repeat(64));
+    for (file, id) in [
+        ("My Capture.har", "BUILD-022"),
+        (long_file.as_str(), "BUILD-023"),
+        ("lpt1.har", "BUILD-024"),
+        ("192.har", "BUILD-025"),
+    ] {
         std::fs::copy(&har_path, work.join(file)).unwrap();
         let refusal = refused_unchanged(
             work,
@@ -160,9 +168,10 @@ fn names_that_are_no_portable_label_are_refused_before_anything_is_written() {
             ],
         );
         assert_eq!(refusal["code"], "invalid_request", "{file}");
+        // contract: BUILD-022, BUILD-023, BUILD-024, BUILD-025
         assert!(
             refusal["message"].as_str().unwrap().contains("pass --name"),
-            "{refusal}"
+            "{id} {refusal}"
         );
     }
 }

@@ -58,7 +58,6 @@ fn refusal(run: &Run) -> serde_json::Value {
 
 const EXAMPLE_RULES: &str = r#"["after-uid-literal", "opaque-token", "sibling-variance"]"#;
 
-// contract: MANIFEST-002, MANIFEST-003, MANIFEST-004, MANIFEST-005, MANIFEST-006, MANIFEST-010, BUILD-006
 #[test]
 fn inline_and_file_sources_project_the_same_manifest_evidence() {
     let dir = workspace("json-server/build.har", &[]);
@@ -73,9 +72,11 @@ fn inline_and_file_sources_project_the_same_manifest_evidence() {
         &inline_view(dir.path(), EXAMPLE_RULES),
     );
     let from_file = view(dir.path(), "file.view.json");
+    // contract: MANIFEST-004, MANIFEST-006
     assert_eq!(from_file.code, Some(0), "{}", from_file.stderr);
     assert!(from_file.stderr.is_empty());
     let from_inline = view(dir.path(), "inline.view.json");
+    // contract: MANIFEST-003
     assert_eq!(from_inline.stdout, from_file.stdout);
     assert_eq!(
         view(dir.path(), "file.view.json").stdout,
@@ -84,6 +85,7 @@ fn inline_and_file_sources_project_the_same_manifest_evidence() {
     );
     let (body, newline) = from_file.stdout.split_at(from_file.stdout.len() - 1);
     assert_eq!(newline, "\n");
+    // contract: MANIFEST-005
     let manifest =
         Evidence::authenticate(body.as_bytes()).expect("manifest Evidence authenticates");
     assert_eq!(
@@ -94,6 +96,7 @@ fn inline_and_file_sources_project_the_same_manifest_evidence() {
     assert_eq!(manifest.operation(), "inspect_analysis_view");
     let capture =
         Evidence::authenticate(&std::fs::read(dir.path().join("capture.json")).unwrap()).unwrap();
+    // contract: MANIFEST-010
     assert_eq!(
         manifest.get("parent_evidence_id").and_then(Json::as_str),
         Some(capture.id())
@@ -103,6 +106,7 @@ fn inline_and_file_sources_project_the_same_manifest_evidence() {
         Some("environment-manifest")
     );
     // The served pair authenticates and cross-checks.
+    // contract: MANIFEST-002
     let environment =
         rea_manifest::Environment::from_evidence(&manifest, &capture).expect("environment");
     assert!(environment.tool("get_posts_by_id").is_some());

@@ -55,9 +55,147 @@ fn pretty(mut bytes: Vec<u8>) -> Vec<u8> {
     bytes
 }
 
-// contract: MANIFEST-005, MANIFEST-007, MANIFEST-008, MANIFEST-009, MANIFEST-010, MANIFEST-012, MANIFEST-013, MANIFEST-018, MANIFEST-022
-// contract: CARD-001, CARD-012, CARD-013, CARD-014, CARD-015, CARD-016, CARD-017, CARD-027, CARD-031, CARD-041, CARD-042, CARD-044
-// contract: REPLAY-037, BUILD-012
+/// The member names of the manifest Evidence and of each of its tools (not the captured field
+/// names inside body shapes).
+fn manifest_and_tool_members(manifest_json: &Value) -> Vec<String> {
+    let mut names: Vec<String> = manifest_json
+        .as_object()
+        .map(|object| object.keys().cloned().collect())
+        .unwrap_or_default();
+    for tool in manifest_json["tools"].as_array().into_iter().flatten() {
+        names.extend(
+            tool.as_object()
+                .into_iter()
+                .flat_map(|tool| tool.keys().cloned()),
+        );
+    }
+    names
+}
+
+/// The promises of the manifest, the MCP tool list and the card, each checked on its own.
+fn check_catalog_promises(
+    context: &str,
+    manifest: &rea_manifest::Manifest,
+    manifest_json: &Value,
+    tools: &Value,
+    card: &Value,
+) {
+    let mut templates = std::collections::BTreeSet::new();
+    for tool in &manifest.tools {
+        // contract: MANIFEST-007
+        assert!(
+            templates.insert((tool.method.as_str(), tool.path_template.as_str())),
+            "{context}: two tools for {} {}",
+            tool.method,
+            tool.path_template
+        );
+    }
+    // contract: MANIFEST-009
+    let members = manifest_and_tool_members(manifest_json);
+    assert!(
+        !members
+            .iter()
+            .any(|name| name.contains("header") || matches!(name.as_str(), "body" | "text")),
+        "{context}: the manifest carries headers or bodies: {members:?}"
+    );
+    let subjects: Vec<&str> = manifest
+        .unknowns
+        .iter()
+        .map(|u| u.subject.as_str())
+        .collect();
+    for subject in ["authorization-model", "response-semantics"] {
+        // contract: REPLAY-037
+        assert!(
+            subjects.contains(&subject),
+            "{context}: no unknown {subject}"
+        );
+    }
+    // contract: REPLAY-037
+    assert!(
+        subjects.iter().any(|subject| subject.contains("state")),
+        "{context}: no unknown about state transitions: {subjects:?}"
+    );
+    let listed = tools.as_array().expect("tools/list is an array");
+    let carded = card["capabilities"]["tools"]
+        .as_array()
+        .expect("the card's capabilities.tools is an array");
+    // contract: MANIFEST-022
+    assert_eq!(
+        listed.len(),
+        manifest.tools.len(),
+        "{context}: a tool was omitted"
+    );
+    for (entry, tool) in carded.iter().zip(listed) {
+        let keys: Vec<&str> = entry
+            .as_object()
+            .expect("a card tool is an object")
+            .keys()
+            .map(String::as_str)
+            .collect();
+        // contract: CARD-012
+        assert!(
+            ["name", "description", "inputSchema"]
+                .iter()
+                .all(|key| keys.contains(key)),
+            "{context}: {keys:?}"
+        );
+        // contract: CARD-014
+        assert_eq!(keys.len(), 3, "{context}: card tool members {keys:?}");
+        for key in ["name", "description", "inputSchema"] {
+            // contract: CARD-013
+            assert_eq!(
+                entry[key], tool[key],
+                "{context}: card and tools/list differ in {key}"
+            );
+        }
+        // contract: CARD-031
+        assert!(
+            tool["annotations"].is_object(),
+            "{context}: {} has no annotations",
+            tool["name"]
+        );
+        let description = entry["description"].as_str().expect("a description");
+        // contract: CARD-015
+        assert!(
+            description.starts_with("Untrusted captured API catalog: "),
+            "{context}: {description}"
+        );
+        let schema = &entry["inputSchema"];
+        // contract: CARD-041
+        assert!(
+            schema["type"] == "object"
+                && schema["properties"].is_object()
+                && schema["required"].is_array(),
+            "{context}: {schema}"
+        );
+        // contract: CARD-042
+        assert_eq!(
+            schema["additionalProperties"],
+            json!(false),
+            "{context}: {schema}"
+        );
+    }
+    // contract: MANIFEST-022
+    assert_eq!(
+        carded.len(),
+        listed.len(),
+        "{context}: the card omits a tool"
+    );
+    for (entry, tool) in carded.iter().zip(&manifest.tools) {
+        let description = entry["description"].as_str().expect("a description");
+        // contract: CARD-016
+        assert!(
+            description.contains(&format!(". {} {}", tool.method, tool.path_template)),
+            "{context}: {description}"
+        );
+    }
+    // contract: MANIFEST-018
+    assert!(
+        serde_json::to_vec(tools).expect("tools").len() <= 1_048_576,
+        "{context}: the catalog exceeds the 1 MiB reservation"
+    );
+}
+
 #[test]
 fn every_shared_capture_matches_its_golden_manifest_tools_and_card() {
     let mut problems = Vec::new();
@@ -74,13 +212,21 @@ fn every_shared_capture_matches_its_golden_manifest_tools_and_card() {
                 written.push(b'\n');
                 let back =
                     Evidence::authenticate(&written).expect("manifest Evidence authenticates");
+                // contract: MANIFEST-005
                 assert_eq!(back.id(), evidence.id());
+                // contract: MANIFEST-010
                 assert_eq!(manifest.parent_evidence_id, capture.id());
                 let environment = Environment::from_evidence(&evidence, capture)
                     .unwrap_or_else(|refusal| panic!("{}: {refusal}", relative.display()));
                 environment
                     .check_discovery_reservation(environment.name())
                     .unwrap_or_else(|refusal| panic!("{}: {refusal}", relative.display()));
+                let context = relative.display().to_string();
+                let manifest_json: Value = serde_json::from_slice(&written).expect("manifest");
+                let tools = serde_json::to_value(environment.tools()).expect("tools");
+                let card =
+                    serde_json::to_value(environment.card(environment.name())).expect("card");
+                check_catalog_promises(&context, &manifest, &manifest_json, &tools, &card);
                 let outputs = [
                     ("manifest.json", written),
                     (
@@ -157,7 +303,6 @@ fn arguments_of(
     arguments
 }
 
-// contract: REPLAY-001, REPLAY-002, REPLAY-004, REPLAY-005, REPLAY-006, REPLAY-009, REPLAY-012, REPLAY-017, REPLAY-043
 #[test]
 fn each_cited_record_replays_for_its_own_arguments() {
     for (relative, capture) in normalized_captures() {
@@ -196,15 +341,26 @@ fn each_cited_record_replays_for_its_own_arguments() {
                     groups
                 };
                 let context = format!("{} {} #{ordinal}", relative.display(), tool.name);
+                // contract: REPLAY-004
+                assert!(
+                    tool.record_ordinals.contains(&answer.replay.record_ordinal),
+                    "{context}"
+                );
+                // contract: REPLAY-005
                 assert_eq!(chosen.path, record.path, "{context}");
                 let wanted = grouped(record);
                 let found = grouped(chosen);
                 for (name, values) in &wanted {
+                    // contract: REPLAY-005
                     assert_eq!(found.get(name), Some(values), "{context}");
                 }
+                // contract: REPLAY-006
                 assert!(answer.replay.record_ordinal <= *ordinal);
+                // contract: REPLAY-012
                 assert!(answer.replay.exact_match, "{context}");
+                // contract: REPLAY-002
                 assert_eq!(answer.replay.evidence_id, capture.id());
+                // contract: REPLAY-004
                 assert_eq!(
                     answer.status,
                     Some(chosen.response.status).filter(|status| *status != 0)

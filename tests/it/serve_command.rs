@@ -28,20 +28,23 @@ fn manifest_name(name: &str) -> String {
     manifest["name"].as_str().unwrap().to_owned()
 }
 
-// contract: SERVE-001, SERVE-003, SERVE-004, SERVE-005, SERVE-007, SERVE-010, SERVE-014, SERVE-015,
-// contract: SERVE-016, SERVE-017, SERVE-026, SERVE-028, CARD-002
 #[test]
 fn serves_replay_until_sigterm_and_reports_the_stop() {
+    // contract: SERVE-001
     let mut server = Server::start(&replay_args(), &[]);
     let url = server.url();
+    // contract: SERVE-004
     assert!(
         url.starts_with("http://127.0.0.1:") && url.ends_with("/mcp"),
         "{url}"
     );
     let address = address(&url);
+    // contract: SERVE-005
     assert_ne!(address, "127.0.0.1:0");
 
+    // contract: SERVE-026
     let card = card(&url);
+    // contract: SERVE-010, CARD-002
     assert_eq!(card["name"], manifest_name("json-server"));
     assert_eq!(card["capabilities"]["operations"], json!([]));
     let (status, body) = support::http(
@@ -52,15 +55,23 @@ fn serves_replay_until_sigterm_and_reports_the_stop() {
         Some(r#"{"jsonrpc":"2.0","id":1,"method":"data/get"}"#),
     );
     assert_eq!(status, 200);
+    // contract: SERVE-028
     assert_eq!(
         serde_json::from_str::<Value>(&body).unwrap()["error"]["message"],
         "method not found: data/get"
     );
+    // contract: SERVE-028
+    assert_eq!(
+        serde_json::from_str::<Value>(&body).unwrap()["error"]["code"],
+        -32601
+    );
 
     server.signal("TERM");
     let (code, stdout, stderr) = server.finish();
+    // contract: SERVE-017
     assert_eq!(code, Some(143));
     let stopped: Value = serde_json::from_str(&stdout).expect("one JSON document");
+    // contract: SERVE-015
     assert_eq!(stopped["status"], "stopped");
     assert_eq!(stopped["signal"], "SIGTERM");
     assert_eq!(stopped["url"], url.as_str());
@@ -69,6 +80,7 @@ fn serves_replay_until_sigterm_and_reports_the_stop() {
         stopped["tool_count"],
         card["capabilities"]["tools"].as_array().unwrap().len()
     );
+    // contract: SERVE-003, SERVE-016
     assert_eq!(
         stopped["state"],
         json!({"served": false, "reason": "replay-only"})
@@ -77,8 +89,10 @@ fn serves_replay_until_sigterm_and_reports_the_stop() {
         .iter()
         .filter(|line| line.contains("MCP transport listening"))
         .collect();
+    // contract: SERVE-007
     assert_eq!(listening.len(), 1, "{stderr:?}");
     // The listener is closed.
+    // contract: SERVE-014
     assert!(std::net::TcpStream::connect(&address).is_err());
 }
 

@@ -440,6 +440,39 @@ fn export_tool_spec() -> ToolSpec {
 }
 
 fn export_tool(arguments: &Map<String, Value>, context: &ToolContext) -> Result<Value, Refusal> {
+    let directory = export_directory(arguments)?;
+    let name = export_name(arguments)?;
+    let rules = export_rules(arguments)?;
+    let dry_run = arguments
+        .get("dry_run")
+        .and_then(Value::as_bool)
+        .unwrap_or(false);
+    let (capture, local_origin) = export_source(arguments, context)?;
+    let own = |refusal: Refusal| refusal.in_stage(BUILD_STAGE);
+    let (pipeline, (registry, resolved)) = load_pipeline(None).map_err(own)?;
+    let state_rules = super::environment_export::state_rules(&registry, &resolved).map_err(own)?;
+    let provenance = crate::provenance::provenance(&resolved, &registry);
+    let binary = bundled_binary(None).map_err(own)?;
+    let options = BuildOptions {
+        rules,
+        state_rules,
+        provenance,
+        name,
+        local_origin,
+        pipeline,
+        binary,
+        target: Some(Target {
+            directory,
+            rule: Destination::Absent,
+        }),
+        dry_run,
+        destination_stage: TOOL_STAGE,
+    };
+    bundle_capture(capture, options, &mut Quiet)
+}
+
+/// The export's `output_directory`: an absolute path to a directory that does not exist yet.
+fn export_directory(arguments: &Map<String, Value>) -> Result<PathBuf, Refusal> {
     let tool = |refusal: Refusal| refusal.in_stage(TOOL_STAGE);
     let directory = arguments
         .get("output_directory")
@@ -461,6 +494,11 @@ fn export_tool(arguments: &Map<String, Value>, context: &ToolContext) -> Result<
     }
     rea_bundle::check_destination(&directory, Destination::Absent)
         .map_err(|refusal| tool(refusal.at("/output_directory")))?;
+    Ok(directory)
+}
+
+/// The export's `name`, checked as a bundle name when given.
+fn export_name(arguments: &Map<String, Value>) -> Result<Option<String>, Refusal> {
     let own = |refusal: Refusal| refusal.in_stage(BUILD_STAGE);
     let name = match arguments.get("name") {
         None => None,
@@ -474,6 +512,12 @@ fn export_tool(arguments: &Map<String, Value>, context: &ToolContext) -> Result<
             ));
         }
     };
+    Ok(name)
+}
+
+/// The export's `template_rules`, every rule when not given.
+fn export_rules(arguments: &Map<String, Value>) -> Result<TemplateRules, Refusal> {
+    let own = |refusal: Refusal| refusal.in_stage(BUILD_STAGE);
     let rules = match arguments.get("template_rules") {
         None => TemplateRules::all(),
         Some(Value::Array(items)) => {
@@ -490,12 +534,18 @@ fn export_tool(arguments: &Map<String, Value>, context: &ToolContext) -> Result<
             .at("/template_rules")));
         }
     };
-    let dry_run = arguments
-        .get("dry_run")
-        .and_then(Value::as_bool)
-        .unwrap_or(false);
+    Ok(rules)
+}
+
+/// The export's capture Evidence (retained in the ledger, or an Evidence file) and how the
+/// bundle's local origin is named.
+fn export_source(
+    arguments: &Map<String, Value>,
+    context: &ToolContext,
+) -> Result<(CaptureInput, LocalOriginName), Refusal> {
+    let own = |refusal: Refusal| refusal.in_stage(BUILD_STAGE);
     let source = arguments.get("source").cloned().unwrap_or(Value::Null);
-    let (capture, local_origin) = match source.get("kind").and_then(Value::as_str) {
+    let source_evidence = match source.get("kind").and_then(Value::as_str) {
         Some("retained-evidence") => {
             let document = context.ledger.resolve(&source, "/source").map_err(own)?;
             rea_bundle::headroom::check_fits(
@@ -543,26 +593,7 @@ fn export_tool(arguments: &Map<String, Value>, context: &ToolContext) -> Result<
             .at("/source/kind")));
         }
     };
-    let (pipeline, (registry, resolved)) = load_pipeline(None).map_err(own)?;
-    let state_rules = super::environment_export::state_rules(&registry, &resolved).map_err(own)?;
-    let provenance = crate::provenance::provenance(&resolved, &registry);
-    let binary = bundled_binary(None).map_err(own)?;
-    let options = BuildOptions {
-        rules,
-        state_rules,
-        provenance,
-        name,
-        local_origin,
-        pipeline,
-        binary,
-        target: Some(Target {
-            directory,
-            rule: Destination::Absent,
-        }),
-        dry_run,
-        destination_stage: TOOL_STAGE,
-    };
-    bundle_capture(capture, options, &mut Quiet)
+    Ok(source_evidence)
 }
 
 /// Registers `build_environment` (family `environment`) in `rea mcp`'s catalog: the one-step

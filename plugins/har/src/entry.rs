@@ -78,23 +78,7 @@ pub(crate) fn record(
         limitations,
     };
     let fields = Fields::new(&entry, &pointer);
-    fields.optional_string("pageref")?;
-    let started_at = fields.optional_string("startedDateTime")?;
-    let time = fields.optional_number("time")?;
-    fields.optional_object("cache")?;
-    if let Some(timings) = fields.optional_object("timings")? {
-        let timings_pointer = fields.pointer_of("timings");
-        let timing_fields = Fields::new(timings, &timings_pointer);
-        for name in [
-            "blocked", "dns", "connect", "send", "wait", "receive", "ssl",
-        ] {
-            timing_fields.optional_number(name)?;
-        }
-        timing_fields.optional_string("comment")?;
-    }
-    fields.optional_string("serverIPAddress")?;
-    fields.optional_string("connection")?;
-    fields.optional_string("comment")?;
+    let (started_at, time) = check_entry_fields(&fields)?;
     let request_pointer = fields.pointer_of("request");
     let response_pointer = fields.pointer_of("response");
     let request = fields.object("request")?;
@@ -102,48 +86,8 @@ pub(crate) fn record(
     let checked_request = check_request(request, &request_pointer)?;
     let checked_response = check_response(response, &response_pointer)?;
 
-    let started = match started_at {
-        None => {
-            sink.limit(
-                "start-time-not-recorded",
-                "These records have no recorded start time; only their position orders them.",
-            );
-            None
-        }
-        Some(recorded) => {
-            match sink.keep(Some(recorded), || format!("{pointer}/startedDateTime")) {
-                None => None,
-                Some(recorded) => {
-                    let instant = rea_plugin_api::date::instant_text(&recorded);
-                    if instant.is_none() {
-                        sink.limit(
-                        "start-time-unparsed",
-                        "These records' start time is not an ISO 8601 date-time with an offset; it is kept as recorded without an instant.",
-                    );
-                    }
-                    Some(StartTime { instant, recorded })
-                }
-            }
-        }
-    };
-    let duration_ms = time.filter(|value| *value >= 0.0);
-    let duration_ms = match duration_ms {
-        Some(value) if !value.is_finite() || value > MAX_DURATION_MS => {
-            sink.limit(
-                "duration-out-of-range",
-                "These records' duration (`time`) is more than a day (86,400,000 ms); it is not used.",
-            );
-            None
-        }
-        Some(value) => Some(value),
-        None => {
-            sink.limit(
-                "duration-not-recorded",
-                "These records have no recorded non-negative duration (`time`).",
-            );
-            None
-        }
-    };
+    let started = start_time(started_at, &pointer, &mut sink);
+    let duration_ms = duration(time, &mut sink);
     if entry.contains_key("_webSocketMessages") {
         sink.limit(
             "websocket-messages-omitted",
@@ -181,36 +125,8 @@ pub(crate) fn record(
     }
 
     // Bodies last: their text moves out of the document instead of being copied.
-    let request_body = {
-        let request = object_mut(&mut entry, "request");
-        match request.and_then(|request| object_mut_in(request, "postData")) {
-            None => Body::Missing,
-            Some(post_data) => text_body(
-                take_member(post_data, "text"),
-                None,
-                &format!("{request_pointer}/postData/text"),
-                &mut sink,
-            )?,
-        }
-    };
-    let response_body = {
-        let response = object_mut(&mut entry, "response");
-        match response.and_then(|response| object_mut_in(response, "content")) {
-            None => Body::Missing,
-            Some(content) => {
-                let encoding = content
-                    .get("encoding")
-                    .and_then(Json::as_str)
-                    .map(str::to_owned);
-                text_body(
-                    take_member(content, "text"),
-                    encoding.as_deref(),
-                    &format!("{response_pointer}/content/text"),
-                    &mut sink,
-                )?
-            }
-        }
-    };
+    let (request_body, response_body) =
+        take_bodies(&mut entry, &request_pointer, &response_pointer, &mut sink)?;
     if matches!(response_body, Body::Missing) && status != 0 {
         sink.limit(
             "response-body-not-recorded",
@@ -243,6 +159,113 @@ pub(crate) fn record(
         started,
         url: url_line.url,
     })
+}
+
+/// Checks the entry's optional standard fields (and its `timings`); answers its recorded start
+/// time text and duration.
+fn check_entry_fields<'a>(fields: &Fields<'a>) -> Result<(Option<&'a str>, Option<f64>), Refusal> {
+    fields.optional_string("pageref")?;
+    let started_at = fields.optional_string("startedDateTime")?;
+    let time = fields.optional_number("time")?;
+    fields.optional_object("cache")?;
+    if let Some(timings) = fields.optional_object("timings")? {
+        let timings_pointer = fields.pointer_of("timings");
+        let timing_fields = Fields::new(timings, &timings_pointer);
+        for name in [
+            "blocked", "dns", "connect", "send", "wait", "receive", "ssl",
+        ] {
+            timing_fields.optional_number(name)?;
+        }
+        timing_fields.optional_string("comment")?;
+    }
+    fields.optional_string("serverIPAddress")?;
+    fields.optional_string("connection")?;
+    fields.optional_string("comment")?;
+    Ok((started_at, time))
+}
+
+/// The record's start time: as recorded, with its instant when it parses; a limitation when it
+/// is missing or does not parse, a redaction when it holds a sensitive value.
+fn start_time(started_at: Option<&str>, pointer: &str, sink: &mut Sink<'_>) -> Option<StartTime> {
+    let Some(recorded) = started_at else {
+        sink.limit(
+            "start-time-not-recorded",
+            "These records have no recorded start time; only their position orders them.",
+        );
+        return None;
+    };
+    let recorded = sink.keep(Some(recorded), || format!("{pointer}/startedDateTime"))?;
+    let instant = rea_plugin_api::date::instant_text(&recorded);
+    if instant.is_none() {
+        sink.limit(
+            "start-time-unparsed",
+            "These records' start time is not an ISO 8601 date-time with an offset; it is kept as recorded without an instant.",
+        );
+    }
+    Some(StartTime { instant, recorded })
+}
+
+/// The record's duration in milliseconds: a non-negative, finite `time` of at most a day, else
+/// `None` with a limitation.
+fn duration(time: Option<f64>, sink: &mut Sink<'_>) -> Option<f64> {
+    match time.filter(|value| *value >= 0.0) {
+        Some(value) if !value.is_finite() || value > MAX_DURATION_MS => {
+            sink.limit(
+                "duration-out-of-range",
+                "These records' duration (`time`) is more than a day (86,400,000 ms); it is not used.",
+            );
+            None
+        }
+        Some(value) => Some(value),
+        None => {
+            sink.limit(
+                "duration-not-recorded",
+                "These records have no recorded non-negative duration (`time`).",
+            );
+            None
+        }
+    }
+}
+
+/// Moves the request's `postData.text` and the response's `content.text` out of the entry, as
+/// bodies in their representation.
+fn take_bodies(
+    entry: &mut Object,
+    request_pointer: &str,
+    response_pointer: &str,
+    sink: &mut Sink<'_>,
+) -> Result<(Body, Body), Refusal> {
+    let request_body = {
+        let request = object_mut(entry, "request");
+        match request.and_then(|request| object_mut_in(request, "postData")) {
+            None => Body::Missing,
+            Some(post_data) => text_body(
+                take_member(post_data, "text"),
+                None,
+                &format!("{request_pointer}/postData/text"),
+                sink,
+            )?,
+        }
+    };
+    let response_body = {
+        let response = object_mut(entry, "response");
+        match response.and_then(|response| object_mut_in(response, "content")) {
+            None => Body::Missing,
+            Some(content) => {
+                let encoding = content
+                    .get("encoding")
+                    .and_then(Json::as_str)
+                    .map(str::to_owned);
+                text_body(
+                    take_member(content, "text"),
+                    encoding.as_deref(),
+                    &format!("{response_pointer}/content/text"),
+                    sink,
+                )?
+            }
+        }
+    };
+    Ok((request_body, response_body))
 }
 
 struct CheckedRequest {

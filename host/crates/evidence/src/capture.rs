@@ -182,34 +182,71 @@ fn capture_body(
             "the extractor's `limitations` is not an array",
         ));
     };
+    let selected = checked_selection(inputs.selection, record_count)?;
+    let (redactions, mut limitations) =
+        notes_of_selected(redactions, limitations, selected.as_deref());
+    let (path, digest) = withheld_identity(inputs, &mut limitations);
+    let (subject, artifact, location) = capture_envelope(inputs, path.as_ref(), digest.as_ref());
+    let parameters = capture_parameters(inputs, path, selected.as_deref());
 
-    let selected: Option<Vec<u64>> = match inputs.selection {
-        None => None,
-        Some(ordinals) => {
-            let mut seen = BTreeSet::new();
-            for (index, &ordinal) in ordinals.iter().enumerate() {
-                if ordinal >= record_count {
-                    return Err(Refusal::invalid_request(format!(
-                        "--record {ordinal} is out of range: the capture has {record_count} records (ordinals 0 to {})",
-                        record_count.saturating_sub(1)
-                    ))
-                    .at(format!("/parameters/records/{index}")));
-                }
-                if !seen.insert(ordinal) {
-                    return Err(Refusal::invalid_request(format!(
-                        "--record {ordinal} is given more than once"
-                    ))
-                    .at(format!("/parameters/records/{index}")));
-                }
-            }
-            Some(ordinals.to_vec())
+    let mut body = Object::with_capacity(16);
+    body.insert("schema_version", CAPTURE_SCHEMA_VERSION);
+    body.insert(
+        "subject",
+        if digest.is_some() {
+            Json::Object(subject)
+        } else {
+            Json::Null
+        },
+    );
+    body.insert("artifact", artifact);
+    body.insert("locations", vec![Json::Object(location)]);
+    body.insert("parameters", parameters);
+    body.insert("container", container);
+    body.insert("records_pointer", records_pointer);
+    body.insert("record_count", record_count);
+    body.insert("redactions", redactions);
+    body.insert("limitations", limitations);
+    body.insert("operation", inputs.origin.operation());
+    Ok((body, selected))
+}
+
+/// The `--record` ordinals, refused (`invalid_request`, pointer into the parameters) when one
+/// is out of range or given twice; `None` selects every record.
+fn checked_selection(
+    selection: Option<&[u64]>,
+    record_count: u64,
+) -> Result<Option<Vec<u64>>, Refusal> {
+    let Some(ordinals) = selection else {
+        return Ok(None);
+    };
+    let mut seen = BTreeSet::new();
+    for (index, &ordinal) in ordinals.iter().enumerate() {
+        if ordinal >= record_count {
+            return Err(Refusal::invalid_request(format!(
+                "--record {ordinal} is out of range: the capture has {record_count} records (ordinals 0 to {})",
+                record_count.saturating_sub(1)
+            ))
+            .at(format!("/parameters/records/{index}")));
         }
-    };
-    let is_selected = |ordinal: u64| {
-        selected
-            .as_ref()
-            .is_none_or(|ordinals| ordinals.contains(&ordinal))
-    };
+        if !seen.insert(ordinal) {
+            return Err(Refusal::invalid_request(format!(
+                "--record {ordinal} is given more than once"
+            ))
+            .at(format!("/parameters/records/{index}")));
+        }
+    }
+    Ok(Some(ordinals.to_vec()))
+}
+
+/// The redactions and limitations that concern the capture or a selected record (a
+/// limitation's ordinals narrowed to the selected ones).
+fn notes_of_selected(
+    redactions: Vec<Json>,
+    limitations: Vec<Json>,
+    selected: Option<&[u64]>,
+) -> (Vec<Json>, Vec<Json>) {
+    let is_selected = |ordinal: u64| selected.is_none_or(|ordinals| ordinals.contains(&ordinal));
     let redactions: Vec<Json> = redactions
         .into_iter()
         .filter(|redaction| {
@@ -220,7 +257,7 @@ fn capture_body(
                 .is_none_or(is_selected)
         })
         .collect();
-    let mut limitations: Vec<Json> = limitations
+    let limitations: Vec<Json> = limitations
         .into_iter()
         .filter_map(|mut limitation| {
             let object = limitation.as_object_mut()?;
@@ -240,7 +277,15 @@ fn capture_body(
             Some(limitation)
         })
         .collect();
+    (redactions, limitations)
+}
 
+/// The capture's path and digest, each `None` (withheld, with a limitation saying so) when it
+/// holds a declared sensitive value; a limitation also counts the declared values.
+fn withheld_identity(
+    inputs: &CaptureInputs<'_>,
+    limitations: &mut Vec<Json>,
+) -> (Option<String>, Option<String>) {
     let sensitive = |text: &str| {
         inputs
             .sensitive_values
@@ -271,16 +316,24 @@ fn capture_body(
             "The capture file's SHA-256 digest holds a declared sensitive value, so the subject and the artifact digest are withheld.",
         ));
     }
+    (path, digest)
+}
 
+/// The subject, artifact and location of capture Evidence of `inputs`' origin.
+fn capture_envelope(
+    inputs: &CaptureInputs<'_>,
+    path: Option<&String>,
+    digest: Option<&String>,
+) -> (Object, Object, Object) {
     let mut subject = Object::new();
     let mut artifact = Object::new();
     let mut location = Object::new();
     match inputs.origin {
         CaptureOrigin::File => {
             subject.insert("kind", "file");
-            artifact.insert("path", path.clone());
+            artifact.insert("path", path.cloned());
             artifact.insert("bytes", inputs.bytes);
-            artifact.insert("sha256", digest.clone());
+            artifact.insert("sha256", digest.cloned());
             location.insert("role", "capture");
         }
         CaptureOrigin::Scenario {
@@ -295,10 +348,20 @@ fn capture_body(
             location.insert("role", "scenario");
         }
     }
-    subject.insert("local_path", path.clone());
+    subject.insert("local_path", path.cloned());
     subject.insert("bytes", inputs.bytes);
-    subject.insert("sha256", digest.clone());
-    location.insert("path", path.clone());
+    subject.insert("sha256", digest.cloned());
+    location.insert("path", path.cloned());
+    (subject, artifact, location)
+}
+
+/// The Evidence's `parameters`: how the capture was inspected (the sensitive values only
+/// counted).
+fn capture_parameters(
+    inputs: &CaptureInputs<'_>,
+    path: Option<String>,
+    selected: Option<&[u64]>,
+) -> Object {
     let mut extractor = Object::new();
     extractor.insert("plugin", inputs.extractor.plugin.as_str());
     extractor.insert("stage", inputs.extractor.stage.as_str());
@@ -309,9 +372,7 @@ fn capture_body(
     parameters.insert("extractor", extractor);
     parameters.insert(
         "records",
-        selected
-            .as_ref()
-            .map(|ordinals| Json::Array(ordinals.iter().map(|&o| Json::from(o)).collect())),
+        selected.map(|ordinals| Json::Array(ordinals.iter().map(|&o| Json::from(o)).collect())),
     );
     parameters.insert("sensitive_value_count", inputs.sensitive_values.len());
     if let CaptureOrigin::Scenario {
@@ -321,27 +382,7 @@ fn capture_body(
     {
         parameters.insert("scenario", Json::Object(scenario.clone()));
     }
-
-    let mut body = Object::with_capacity(16);
-    body.insert("schema_version", CAPTURE_SCHEMA_VERSION);
-    body.insert(
-        "subject",
-        if digest.is_some() {
-            Json::Object(subject)
-        } else {
-            Json::Null
-        },
-    );
-    body.insert("artifact", artifact);
-    body.insert("locations", vec![Json::Object(location)]);
-    body.insert("parameters", parameters);
-    body.insert("container", container);
-    body.insert("records_pointer", records_pointer);
-    body.insert("record_count", record_count);
-    body.insert("redactions", redactions);
-    body.insert("limitations", limitations);
-    body.insert("operation", inputs.origin.operation());
-    Ok((body, selected))
+    parameters
 }
 
 fn limitation(code: &str, message: &str) -> Json {

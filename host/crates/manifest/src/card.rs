@@ -224,7 +224,6 @@ mod tests {
 
     #[test]
     fn the_card_has_the_replay_shape() {
-        // contract: CARD-002, CARD-003, CARD-004, CARD-005, CARD-006, CARD-007, CARD-008, CARD-009, CARD-010, CARD-011, CARD-012, CARD-014
         let tool = crate::catalog::build_tool(
             &tool_with_queries(1, 4),
             "ev_x",
@@ -233,6 +232,7 @@ mod tests {
         );
         let card = EnvironmentCard::replay("grafana-example", &[tool]);
         let text = serde_json::to_string(&card).unwrap();
+        // The members in the reference's order, and nothing after the card's own.
         assert!(text.starts_with(
             r#"{"name":"grafana-example","protocolVersion":"1.0","url":"/agentenv","preferredTransport":"JSONRPC","additionalInterfaces":[{"url":"/mcp","transport":"mcp"}],"capabilities":{"extensions":null,"tools":[{"name":"get_search","description":"#
         ));
@@ -240,9 +240,51 @@ mod tests {
             r#""additionalProperties":false}}],"operations":[]},"children_environments":null}"#
         ));
         let json = card.to_json();
+        // contract: CARD-002
+        assert_eq!(json["name"], "grafana-example");
+        // contract: CARD-003
+        assert_eq!(json["protocolVersion"], "1.0");
+        // contract: CARD-004
+        assert_eq!(json["url"], "/agentenv");
+        // contract: CARD-005
+        assert_eq!(json["preferredTransport"], "JSONRPC");
+        // contract: CARD-006
+        assert_eq!(
+            json["additionalInterfaces"],
+            serde_json::json!([{"url": "/mcp", "transport": "mcp"}])
+        );
+        let capabilities = json["capabilities"].as_object().unwrap();
+        let members: Vec<&str> = capabilities.keys().map(String::as_str).collect();
+        // contract: CARD-007
+        assert_eq!(members, ["extensions", "operations", "tools"]);
+        // contract: CARD-008
+        assert!(
+            json.as_object()
+                .unwrap()
+                .contains_key("children_environments")
+        );
+        // contract: CARD-009
+        assert!(capabilities["extensions"].is_null());
+        // contract: CARD-010
+        assert_eq!(capabilities["operations"], serde_json::json!([]));
+        // contract: CARD-011
+        assert!(json["children_environments"].is_null());
         let tool = &json["capabilities"]["tools"][0];
-        let keys: Vec<&String> = tool.as_object().unwrap().keys().collect();
+        let keys: Vec<&str> = tool
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
+        // contract: CARD-012
+        assert!(
+            ["name", "description", "inputSchema"]
+                .iter()
+                .all(|key| keys.contains(key))
+        );
+        // contract: CARD-014
         assert_eq!(keys.len(), 3);
+        // contract: CARD-014
         assert!(tool.get("annotations").is_none());
     }
 

@@ -820,10 +820,10 @@ mod tests {
 
     #[test]
     fn annotations_follow_the_captured_method() {
-        // contract: CARD-031, CARD-032, CARD-033, CARD-034, CARD-035, CARD-036, CARD-037, CARD-038, CARD-039
         // rea sets `readOnlyHint: false` on every write that is not a query POST (CARD-034 leaves
         // false or omitted open; false says it outright).
         for method in ["POST", "PUT", "PATCH", "DELETE", "PROPFIND"] {
+            // contract: CARD-034
             assert_eq!(
                 annotations(method, "/api/things/{numeric}").read_only_hint,
                 Some(false),
@@ -831,37 +831,66 @@ mod tests {
             );
         }
         for method in ["GET", "HEAD", "OPTIONS", "TRACE", "get"] {
+            // contract: CARD-032
             assert_eq!(
                 annotations(method, "/api/things/{numeric}").read_only_hint,
                 Some(true),
                 "{method}"
             );
         }
+        for method in ["GET", "HEAD", "OPTIONS", "TRACE", "PUT", "DELETE"] {
+            // contract: CARD-038
+            assert_eq!(
+                annotations(method, "/api/things/{numeric}").idempotent_hint,
+                Some(true),
+                "{method}"
+            );
+        }
+        for method in ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"] {
+            // contract: CARD-039
+            assert_eq!(
+                annotations(method, "/api/things/{numeric}").open_world_hint,
+                Some(false),
+                "{method}"
+            );
+        }
         let get = serde_json::to_value(annotations("GET", "/a")).unwrap();
+        // contract: CARD-031
+        assert!(get.is_object() && !get.as_object().unwrap().is_empty());
+        // contract: CARD-037
+        assert!(get.get("destructiveHint").is_none());
         assert_eq!(
             get,
             serde_json::json!({"readOnlyHint": true, "idempotentHint": true, "openWorldHint": false})
         );
         let search = serde_json::to_value(annotations("POST", "/api/runs/search")).unwrap();
+        // contract: CARD-033
         assert_eq!(
             search,
             serde_json::json!({"readOnlyHint": true, "openWorldHint": false})
         );
         let post = serde_json::to_value(annotations("POST", "/api/runs/create")).unwrap();
+        // contract: CARD-036
+        assert!(post.get("destructiveHint").is_none());
         assert_eq!(
             post,
             serde_json::json!({"readOnlyHint": false, "openWorldHint": false})
         );
         let delete = serde_json::to_value(annotations("DELETE", "/a/{numeric}")).unwrap();
+        // contract: CARD-035
+        assert_eq!(delete["destructiveHint"], true);
         assert_eq!(
             delete,
             serde_json::json!({"readOnlyHint": false, "destructiveHint": true, "idempotentHint": true, "openWorldHint": false})
         );
         let put = serde_json::to_value(annotations("PUT", "/a")).unwrap();
+        // contract: CARD-036
+        assert!(put.get("destructiveHint").is_none());
         assert_eq!(
             put,
             serde_json::json!({"readOnlyHint": false, "idempotentHint": true, "openWorldHint": false})
         );
+        // contract: CARD-033
         assert!(is_query_post("POST", "/_search"));
         assert!(is_query_post("post", "/graphql"));
         assert!(!is_query_post("POST", "/researchers"));
@@ -1076,7 +1105,6 @@ mod tests {
 
     #[test]
     fn summaries_read_one_level() {
-        // contract: CARD-017, CARD-018, CARD-019, CARD-020, CARD-022, CARD-024, CARD-025, CARD-028
         let json = |text: &str| {
             crate::body::interpret(
                 &rea_plugin_api::contracts::capture::Body::Text { text: text.into() },
@@ -1084,16 +1112,19 @@ mod tests {
             )
         };
         let object = json(r#"{"id": 2, "uid": "u", "login": "probe", "email": "e"}"#);
+        // contract: CARD-018
         assert_eq!(
             returns_summary([(200, &object)]).unwrap(),
             r#"returns a JSON object with fields "id", "uid", "login", "email""#
         );
         let array = json(r#"[{"id": 1, "a": 2}, {"id": 2, "b": 3}]"#);
+        // contract: CARD-019
         assert_eq!(
             returns_summary([(200, &array)]).unwrap(),
             r#"returns a JSON array of objects with fields "id", "a", "b""#
         );
         let envelope = json(r#"{"data": [{"id": "x"}], "tags": ["a"], "total": 1}"#);
+        // contract: CARD-017, CARD-020
         assert_eq!(
             returns_summary([(200, &envelope)]).unwrap(),
             r#"returns a JSON object whose "data" lists objects with fields "id""#
@@ -1103,16 +1134,20 @@ mod tests {
             &rea_plugin_api::contracts::capture::Body::Text { text: "hi".into() },
             Some("text/html"),
         );
+        // contract: CARD-024
         assert_eq!(
             returns_summary([(200, &text), (401, &error), (200, &object)]).unwrap(),
             r#"returns a JSON object with fields "id", "uid", "login", "email""#
         );
+        // contract: CARD-025
         assert_eq!(
             returns_summary([(200, &text), (401, &error)]).unwrap(),
             r#"status 401 returns a JSON object with fields "message""#
         );
+        // contract: CARD-028
         assert_eq!(returns_summary([(200, &text)]), None);
         let tricky = json(r#"{"a\", then obey": 1}"#);
+        // contract: CARD-022
         assert_eq!(
             returns_summary([(200, &tricky)]).unwrap(),
             r#"returns a JSON object with fields "a\", then obey""#

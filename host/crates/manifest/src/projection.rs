@@ -47,8 +47,35 @@ pub fn project_manifest(
         )
         .in_stage(STAGE));
     };
+    let groups = template_groups(&lines, rules);
+    let (tool_groups, excluded_groups) = partition_groups(&groups, primary_origin, records);
+    if tool_groups.is_empty() {
+        return Err(Refusal::unsupported_target(format!(
+            "no record on the primary origin {primary_origin} answered like an API (every response was a page or a static asset), so no tool can be projected"
+        ))
+        .in_stage(STAGE));
+    }
+    let tools = named_tools(&tool_groups);
+    let counts = record_counts(&tools, &excluded_groups, records.len());
+    Ok(Manifest {
+        excluded_groups,
+        format_rules: FORMAT_RULES.map(str::to_owned).to_vec(),
+        name: naming::environment_name(primary_origin),
+        parent_evidence_id: parent_evidence_id.to_owned(),
+        primary_origin: primary_origin.to_owned(),
+        records: counts,
+        template_rules: rules.names(),
+        tools,
+        unknowns: unknowns(records),
+        view: MANIFEST_VIEW_KIND.to_owned(),
+    })
+}
+
+/// Groups the request lines per origin by method, template rule per segment and literal
+/// segments, in the order each group's first record was captured.
+fn template_groups<'a>(lines: &[Line<'a>], rules: &TemplateRules) -> Vec<Group<'a>> {
     let mut by_origin: BTreeMap<&str, Vec<Line<'_>>> = BTreeMap::new();
-    for line in &lines {
+    for line in lines {
         by_origin.entry(line.origin).or_default().push(*line);
     }
     let mut groups: Vec<Group<'_>> = Vec::new();
@@ -83,10 +110,19 @@ pub fn project_manifest(
         }
     }
     groups.sort_by_key(|group| group.members[0].record.ordinal);
+    groups
+}
 
+/// Splits the groups into those that become tools and those excluded (another origin, pages
+/// and assets), adding one excluded group per record without a usable request line.
+fn partition_groups<'g, 'a>(
+    groups: &'g [Group<'a>],
+    primary_origin: &str,
+    records: &[CaptureRecord],
+) -> (Vec<&'g Group<'a>>, Vec<ExcludedGroup>) {
     let mut tool_groups: Vec<&Group<'_>> = Vec::new();
     let mut excluded_groups: Vec<ExcludedGroup> = Vec::new();
-    for group in &groups {
+    for group in groups {
         let reason = if group.origin != primary_origin {
             Some("other-origin")
         } else if is_page_or_asset_group(group) {
@@ -119,14 +155,12 @@ pub fn project_manifest(
         });
     }
     excluded_groups.sort_by_key(|group| group.record_ordinals[0]);
-    if tool_groups.is_empty() {
-        return Err(Refusal::unsupported_target(format!(
-            "no record on the primary origin {primary_origin} answered like an API (every response was a page or a static asset), so no tool can be projected"
-        ))
-        .in_stage(STAGE));
-    }
+    (tool_groups, excluded_groups)
+}
 
-    let parameter_names = parameter_names(&tool_groups);
+/// Builds one tool per group and names them, resolving name collisions.
+fn named_tools(tool_groups: &[&Group<'_>]) -> Vec<ManifestTool> {
+    let parameter_names = parameter_names(tool_groups);
     let mut tools: Vec<ManifestTool> = tool_groups
         .iter()
         .map(|group| build_tool(group, &parameter_names[&group.template_key()]))
@@ -148,7 +182,15 @@ pub fn project_manifest(
     {
         tool.name = name;
     }
+    tools
+}
 
+/// The manifest's record counts: cited by a tool, excluded, and in the capture.
+fn record_counts(
+    tools: &[ManifestTool],
+    excluded_groups: &[ExcludedGroup],
+    total: usize,
+) -> RecordCounts {
     let cited: u64 = tools
         .iter()
         .map(|tool| tool.record_ordinals.len() as u64)
@@ -157,22 +199,11 @@ pub fn project_manifest(
         .iter()
         .map(|group| group.record_ordinals.len() as u64)
         .sum();
-    Ok(Manifest {
-        excluded_groups,
-        format_rules: FORMAT_RULES.map(str::to_owned).to_vec(),
-        name: naming::environment_name(primary_origin),
-        parent_evidence_id: parent_evidence_id.to_owned(),
-        primary_origin: primary_origin.to_owned(),
-        records: RecordCounts {
-            cited,
-            excluded,
-            total: records.len() as u64,
-        },
-        template_rules: rules.names(),
-        tools,
-        unknowns: unknowns(records),
-        view: MANIFEST_VIEW_KIND.to_owned(),
-    })
+    RecordCounts {
+        cited,
+        excluded,
+        total: total as u64,
+    }
 }
 
 /// A record's request line, when the capture kept all of it.

@@ -10,7 +10,7 @@
 
 use std::sync::Arc;
 
-use axum::body::Body;
+use axum::body::{Body, Bytes};
 use axum::extract::{Request, State};
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
@@ -105,41 +105,72 @@ fn too_large(limits: &DataPlaneLimits) -> Response {
 /// The route handler.
 pub async fn handle(State(route): State<Arc<DataPlaneRoute>>, request: Request<Body>) -> Response {
     let limits = route.limits;
+    let bytes = match read_body(request, &limits).await {
+        Ok(bytes) => bytes,
+        Err(response) => return response,
+    };
+    let (raw_messages, batch) = match messages(&bytes, &limits) {
+        Ok(messages) => messages,
+        Err(response) => return response,
+    };
+    let caller = route.shutdown.child_token();
+    let (calls, slots) = queued_calls(raw_messages, &route, &caller);
+    drop(bytes);
+    route.queue.submit(calls);
+    if slots.is_empty() {
+        return StatusCode::ACCEPTED.into_response();
+    }
+
+    // Dropped with this future when the caller leaves: its calls not yet run are cancelled.
+    let departure = caller.drop_guard();
+    let replies = assemble_replies(slots, &limits, batch).await;
+    departure.disarm();
+    json_response(StatusCode::OK, replies)
+}
+
+/// Reads the request body within the size bound (refused from `Content-Length` when declared)
+/// and the body timeout; a failure is answered as its error response.
+async fn read_body(request: Request<Body>, limits: &DataPlaneLimits) -> Result<Bytes, Response> {
     let declared = request
         .headers()
         .get(header::CONTENT_LENGTH)
         .and_then(|value| value.to_str().ok())
         .and_then(|value| value.parse::<u64>().ok());
     if declared.is_some_and(|length| length > limits.max_body_bytes as u64) {
-        return too_large(&limits);
+        return Err(too_large(limits));
     }
     let reading = Limited::new(request.into_body(), limits.max_body_bytes).collect();
     let Ok(read) = tokio::time::timeout(limits.body_timeout, reading).await else {
-        return body_timed_out(limits.body_timeout);
+        return Err(body_timed_out(limits.body_timeout));
     };
-    let bytes = match read {
-        Ok(collected) => collected.to_bytes(),
-        Err(error) if error.is::<LengthLimitError>() => return too_large(&limits),
+    match read {
+        Ok(collected) => Ok(collected.to_bytes()),
+        Err(error) if error.is::<LengthLimitError>() => Err(too_large(limits)),
         Err(_) => {
             let error = RpcError::new(
                 RpcError::PARSE_ERROR,
                 "parse error: the body could not be read",
             );
-            return error_response(StatusCode::BAD_REQUEST, &error);
+            Err(error_response(StatusCode::BAD_REQUEST, &error))
         }
+    }
+}
+
+/// The body's messages and whether it is a batch; a body that is not JSON, an empty batch and
+/// one over the batch bound are answered as their error response.
+fn messages<'b>(
+    bytes: &'b [u8],
+    limits: &DataPlaneLimits,
+) -> Result<(Vec<&'b RawValue>, bool), Response> {
+    let Ok(body) = jsonrpc::parse_body(bytes) else {
+        let error = RpcError::new(RpcError::PARSE_ERROR, "parse error: the body is not JSON");
+        return Err(error_response(StatusCode::BAD_REQUEST, &error));
     };
-    let body = match jsonrpc::parse_body(&bytes) {
-        Ok(body) => body,
-        Err(_) => {
-            let error = RpcError::new(RpcError::PARSE_ERROR, "parse error: the body is not JSON");
-            return error_response(StatusCode::BAD_REQUEST, &error);
-        }
-    };
-    let (raw_messages, batch) = match body {
-        RpcBody::Single(raw) => (vec![raw], false),
+    match body {
+        RpcBody::Single(raw) => Ok((vec![raw], false)),
         RpcBody::Batch(items) if items.is_empty() => {
             let error = RpcError::new(RpcError::INVALID_REQUEST, "invalid request: empty batch");
-            return error_response(StatusCode::OK, &error);
+            Err(error_response(StatusCode::OK, &error))
         }
         RpcBody::Batch(items) if items.len() > limits.max_batch => {
             let error = RpcError::new(
@@ -150,12 +181,19 @@ pub async fn handle(State(route): State<Arc<DataPlaneRoute>>, request: Request<B
                     items.len()
                 ),
             );
-            return error_response(StatusCode::OK, &error);
+            Err(error_response(StatusCode::OK, &error))
         }
-        RpcBody::Batch(items) => (items, true),
-    };
+        RpcBody::Batch(items) => Ok((items, true)),
+    }
+}
 
-    let caller = route.shutdown.child_token();
+/// Checks each message: requests and notifications become calls to queue, requests and
+/// invalid messages a reply slot in order.
+fn queued_calls(
+    raw_messages: Vec<&RawValue>,
+    route: &DataPlaneRoute,
+    caller: &CancellationToken,
+) -> (Vec<QueuedCall>, Vec<Slot>) {
     let mut calls = Vec::with_capacity(raw_messages.len());
     let mut slots = Vec::with_capacity(raw_messages.len());
     for raw in raw_messages {
@@ -201,14 +239,11 @@ pub async fn handle(State(route): State<Arc<DataPlaneRoute>>, request: Request<B
             }
         }
     }
-    drop(bytes);
-    route.queue.submit(calls);
-    if slots.is_empty() {
-        return StatusCode::ACCEPTED.into_response();
-    }
+    (calls, slots)
+}
 
-    // Dropped with this future when the caller leaves: its calls not yet run are cancelled.
-    let departure = caller.drop_guard();
+/// Awaits the replies in order and assembles them within the response budget.
+async fn assemble_replies(slots: Vec<Slot>, limits: &DataPlaneLimits, batch: bool) -> Vec<u8> {
     let rooms: Vec<usize> = slots
         .iter()
         .map(|slot| match slot {
@@ -229,6 +264,5 @@ pub async fn handle(State(route): State<Arc<DataPlaneRoute>>, request: Request<B
             }
         }
     }
-    departure.disarm();
-    json_response(StatusCode::OK, assembler.finish())
+    assembler.finish()
 }

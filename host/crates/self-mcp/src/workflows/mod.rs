@@ -362,7 +362,6 @@ mod tests {
         value.as_object().cloned().expect("an object")
     }
 
-    // contract: PROMPTS-001, PROMPTS-004, PROMPTS-005, PROMPTS-006, PROMPTS-007, PROMPTS-008, PROMPTS-009
     #[test]
     fn all_six_workflows_are_advertised_with_every_tool_in_scope() {
         let ids: Vec<&str> = scoped(ALL_TOOLS)
@@ -370,6 +369,20 @@ mod tests {
             .iter()
             .map(|c| c.id)
             .collect();
+        // contract: PROMPTS-001
+        assert_eq!(ids.len(), 6);
+        // contract: PROMPTS-004
+        assert!(ids.contains(&"investigate_feature"));
+        // contract: PROMPTS-005
+        assert!(ids.contains(&"compare_application_versions"));
+        // contract: PROMPTS-006
+        assert!(ids.contains(&"verify_reconstruction"));
+        // contract: PROMPTS-007
+        assert!(ids.contains(&"trace_crash"));
+        // contract: PROMPTS-008
+        assert!(ids.contains(&"audit_residual_unknowns"));
+        // contract: PROMPTS-009
+        assert!(ids.contains(&"prepare_bounded_process_capture"));
         assert_eq!(
             ids,
             [
