@@ -374,7 +374,7 @@ impl<'a> Selection<'a> {
             if arguments[..index].iter().any(|(other, _)| other == name) {
                 return None;
             }
-            selection.add(model.parameters.get(name)?, value)?;
+            selection.add(model.role(name)?, value)?;
         }
         Some(selection)
     }
@@ -462,6 +462,7 @@ fn sort_order(sort_keys: &[(String, bool)], a: &Object, b: &Object) -> Ordering 
 mod tests {
     use super::*;
     use rea_plugin_api::json::parse;
+    use std::collections::BTreeMap;
 
     fn objects(text: &str) -> Vec<Object> {
         match parse(text.as_bytes()).unwrap() {
@@ -484,6 +485,7 @@ mod tests {
                 .collect(),
             totals: Vec::new(),
             record_ordinals: Vec::new(),
+            generalized: BTreeMap::new(),
         }
     }
 
