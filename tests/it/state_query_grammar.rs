@@ -131,6 +131,34 @@ fn equality_extends_to_sibling_lists_of_another_application() {
 }
 
 #[test]
+fn bracket_and_double_underscore_forms_complete_their_order_comparisons() {
+    // Recorded: filter[state][_eq], filter[priority][_lte], filter[title][_contains],
+    // filter[assignee][_in] on /items/tasks; never `_gte`, `_gt`, nor any filter on projects.
+    assert_live_answers(
+        "directus",
+        "get_items_tasks",
+        &[
+            "GET /items/tasks?filter%5Bpriority%5D%5B_gte%5D=4",
+            "GET /items/tasks?filter%5Bstate%5D%5B_eq%5D=blocked",
+        ],
+    );
+    assert_live_answers(
+        "directus",
+        "get_items_projects",
+        &["GET /items/projects?filter%5Bbudget%5D%5B_gt%5D=20000"],
+    );
+    // Recorded: priority__lte and assignee__in; never `__gt`, `__gte`, `__lt`.
+    assert_live_answers(
+        "datasette",
+        "get_tracker_tasks_json",
+        &[
+            "GET /tracker/tasks.json?priority__gt=3",
+            "GET /tracker/tasks.json?priority__gte=2&priority__lt=4",
+        ],
+    );
+}
+
+#[test]
 fn a_parameter_no_grammar_explains_stays_refused() {
     for (app, tool) in [
         ("json-server-v1", "get_tickets"),

@@ -5,10 +5,11 @@
 //! when evaluating them over the state reproduced what the application listed.
 //! - Equality: a parameter named as a field and filtering it by equality makes every field a
 //!   filter by its own name.
-//! - Operator forms: a parameter spelled field + affix (or affix + field) filtering that field
-//!   with an operator makes the affix that operator on every field. Two comparison operators
-//!   (`gt`, `gte`, `lt`, `lte`, `ne`) established with one separator (`_gte` and `_lt`, or
-//!   `__gte` and `__ne`) make the whole comparison family that separator's.
+//! - Operator forms: a parameter spelled around its field (`views_gte`, `in_status`,
+//!   `filter[state][_eq]`) filtering that field with an operator makes that spelling the operator
+//!   on every field. Two operator forms established with one spelling but for the operator word
+//!   (`_gte` and `_in`, `][_eq]` and `][_lte]`), one of them an order comparison, make the order
+//!   comparisons (`gt`, `gte`, `lt`, `lte`) that spelling's too.
 //! - Nested fields: a filter on a dotted field (`sla.hours`) extends the forms to the members of
 //!   object fields.
 //! - Sorts, directions, pages, page sizes, offsets and ends established by name on one list are
@@ -27,23 +28,11 @@ use rea_plugin_api::json::Json;
 use crate::model::{Entity, QueryModel, QueryRole, ReadView, ViewDetail};
 use crate::query::candidate_roles;
 
-/// The comparison operators whose spellings form a family (word, operator).
-const COMPARISONS: [(&str, &str); 5] = [
-    ("gte", "gte"),
-    ("lte", "lte"),
-    ("gt", "gt"),
-    ("lt", "lt"),
-    ("ne", "ne"),
-];
+/// The order comparisons a family of operator spellings completes.
+const ORDER_COMPARISONS: [&str; 4] = ["gt", "gte", "lt", "lte"];
 
-/// Where an operator's affix sits in a parameter name.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-enum Placement {
-    /// `field` + affix (`views_gte`).
-    Suffix,
-    /// affix + `field` (`min_views`).
-    Prefix,
-}
+/// How a parameter name spells a field around it: the text before and the text after.
+type Form = (String, String);
 
 /// The grammar learned over an application's lists.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -52,8 +41,8 @@ pub struct QueryGrammar {
     equality: bool,
     /// Dotted names reach the members of object fields.
     nested: bool,
-    /// Operator forms: (placement, affix) → operator.
-    forms: BTreeMap<(Placement, String), String>,
+    /// Operator forms: the spelling around the field → operator.
+    forms: BTreeMap<Form, String>,
     /// Roles established by name that are not filters (sort, order, paging).
     named: BTreeMap<String, QueryRole>,
 }
@@ -62,7 +51,7 @@ impl QueryGrammar {
     /// Learns the grammar from the established roles of every list view's query model.
     pub fn learn<'a>(models: impl IntoIterator<Item = &'a QueryModel>) -> Self {
         let mut grammar = QueryGrammar::default();
-        let mut conflicting_forms: BTreeSet<(Placement, String)> = BTreeSet::new();
+        let mut conflicting_forms: BTreeSet<Form> = BTreeSet::new();
         let mut conflicting_names: BTreeSet<String> = BTreeSet::new();
         for model in models {
             for (name, role) in &model.parameters {
@@ -72,7 +61,7 @@ impl QueryGrammar {
                         if name == field && op == "eq" {
                             grammar.equality = true;
                         }
-                        for key in form_keys(name, field) {
+                        if let Some(key) = form_of(name, field) {
                             match grammar.forms.get(&key) {
                                 Some(known) if known != op => {
                                     conflicting_forms.insert(key);
@@ -115,39 +104,30 @@ impl QueryGrammar {
         !self.equality && self.forms.is_empty() && self.named.is_empty()
     }
 
-    /// Adds the whole comparison family of every separator two comparison forms established.
+    /// Adds the order comparisons to every spelling two established forms share but for the
+    /// operator word, one of them an order comparison.
     fn complete_families(&mut self) {
-        let mut separators: BTreeMap<(Placement, String), BTreeSet<&str>> = BTreeMap::new();
-        for ((placement, affix), op) in &self.forms {
-            for (word, operator) in COMPARISONS {
-                if operator != op {
-                    continue;
-                }
-                let separator = match placement {
-                    Placement::Suffix => affix.strip_suffix(word),
-                    Placement::Prefix => affix.strip_prefix(word),
-                };
-                if let Some(separator) = separator {
-                    separators
-                        .entry((*placement, separator.to_owned()))
-                        .or_default()
-                        .insert(word);
-                }
+        let mut families: BTreeMap<Form, BTreeSet<&str>> = BTreeMap::new();
+        for (form, op) in &self.forms {
+            if let Some(template) = template_of(form, op) {
+                families.entry(template).or_default().insert(op.as_str());
             }
         }
-        for ((placement, separator), words) in separators {
-            if words.len() < 2 {
+        let mut added: Vec<(Form, &str)> = Vec::new();
+        for (template, ops) in families {
+            if ops.len() < 2 || !ops.iter().any(|op| ORDER_COMPARISONS.contains(op)) {
                 continue;
             }
-            for (word, operator) in COMPARISONS {
-                let affix = match placement {
-                    Placement::Suffix => format!("{separator}{word}"),
-                    Placement::Prefix => format!("{word}{separator}"),
-                };
-                self.forms
-                    .entry((placement, affix))
-                    .or_insert_with(|| operator.to_owned());
+            for word in ORDER_COMPARISONS {
+                let form = (
+                    template.0.replace(PLACEHOLDER, word),
+                    template.1.replace(PLACEHOLDER, word),
+                );
+                added.push((form, word));
             }
+        }
+        for (form, op) in added {
+            self.forms.entry(form).or_insert_with(|| op.to_owned());
         }
     }
 
@@ -179,12 +159,8 @@ impl QueryGrammar {
             if self.equality {
                 offer(field.clone(), filter(field, "eq"));
             }
-            for ((placement, affix), op) in &self.forms {
-                let name = match placement {
-                    Placement::Suffix => format!("{field}{affix}"),
-                    Placement::Prefix => format!("{affix}{field}"),
-                };
-                offer(name, filter(field, op));
+            for ((before, after), op) in &self.forms {
+                offer(format!("{before}{field}{after}"), filter(field, op));
             }
         }
         extended
@@ -198,23 +174,45 @@ fn filter(field: &str, op: &str) -> QueryRole {
     }
 }
 
-/// The operator forms a parameter name spells around its field (an affix before or after it).
-fn form_keys(name: &str, field: &str) -> Vec<(Placement, String)> {
-    let mut keys = Vec::new();
+/// The spelling a parameter name puts around its field (text before, text after); `None` when
+/// the name is the field or does not hold it.
+fn form_of(name: &str, field: &str) -> Option<Form> {
     if name == field {
-        return keys;
+        return None;
     }
-    if let Some(affix) = name.strip_prefix(field)
-        && !affix.is_empty()
-    {
-        keys.push((Placement::Suffix, affix.to_owned()));
+    let at = name.find(field)?;
+    Some((name[..at].to_owned(), name[at + field.len()..].to_owned()))
+}
+
+/// Stands for the operator word in a form's template.
+const PLACEHOLDER: &str = "\u{0}";
+
+/// A form with its operator word (the last run of letters spelling the operator, after the
+/// field, else before it) replaced by [`PLACEHOLDER`].
+fn template_of(form: &Form, op: &str) -> Option<Form> {
+    let replace = |affix: &str| -> Option<String> {
+        let mut runs: Vec<(usize, usize)> = Vec::new();
+        let mut start: Option<usize> = None;
+        for (index, character) in affix.char_indices().chain([(affix.len(), ' ')]) {
+            match (character.is_ascii_alphabetic(), start) {
+                (true, None) => start = Some(index),
+                (false, Some(begin)) => {
+                    runs.push((begin, index));
+                    start = None;
+                }
+                _ => {}
+            }
+        }
+        let (begin, end) = runs
+            .into_iter()
+            .rev()
+            .find(|(begin, end)| crate::query::operator_word(&affix[*begin..*end]) == Some(op))?;
+        Some(format!("{}{PLACEHOLDER}{}", &affix[..begin], &affix[end..]))
+    };
+    match replace(&form.1) {
+        Some(after) => Some((form.0.clone(), after)),
+        None => replace(&form.0).map(|before| (before, form.1.clone())),
     }
-    if let Some(affix) = name.strip_suffix(field)
-        && !affix.is_empty()
-    {
-        keys.push((Placement::Prefix, affix.to_owned()));
-    }
-    keys
 }
 
 /// The scalar fields the entities of a type hold, and one level of scalar members of their object
@@ -306,6 +304,7 @@ mod tests {
             ("status", filter("status", "eq")),
             ("priority_gte", filter("priority", "gte")),
             ("priority_lt", filter("priority", "lt")),
+            ("status_ne", filter("status", "ne")),
             ("sla.hours_lte", filter("sla.hours", "lte")),
             ("_sort", QueryRole::Sort),
         ]);
@@ -316,7 +315,7 @@ mod tests {
             &BTreeSet::new(),
         );
         assert_eq!(extended.get("agentId"), Some(&filter("agentId", "eq")));
-        // The family of the `_` separator: `_gt` and `_ne` were never recorded.
+        // The family of the `_` spelling: `_gt` was never recorded; `_ne` was, on another field.
         assert_eq!(extended.get("priority_gt"), Some(&filter("priority", "gt")));
         assert_eq!(extended.get("agentId_ne"), Some(&filter("agentId", "ne")));
         assert_eq!(
@@ -353,6 +352,36 @@ mod tests {
                 .extend(&sibling, &fields(&["seats"]), &recorded)
                 .contains_key("seats__gte")
         );
+    }
+
+    #[test]
+    fn bracket_forms_extend_with_their_order_comparisons() {
+        let tasks = model(&[
+            ("filter[state][_eq]", filter("state", "eq")),
+            ("filter[priority][_lte]", filter("priority", "lte")),
+            ("filter[assignee][_in]", filter("assignee", "in")),
+        ]);
+        let grammar = QueryGrammar::learn([&tasks]);
+        let projects = grammar.extend(
+            &model(&[]),
+            &fields(&["budget", "status"]),
+            &BTreeSet::new(),
+        );
+        assert_eq!(
+            projects.get("filter[budget][_gt]"),
+            Some(&filter("budget", "gt"))
+        );
+        assert_eq!(
+            projects.get("filter[status][_eq]"),
+            Some(&filter("status", "eq"))
+        );
+        assert_eq!(
+            projects.get("filter[status][_in]"),
+            Some(&filter("status", "in"))
+        );
+        // Not an order comparison, never established: not offered.
+        assert!(!projects.contains_key("filter[status][_neq]"));
+        assert!(!projects.contains_key("budget"));
     }
 
     #[test]
