@@ -21,17 +21,7 @@ fn app_dir(name: &str) -> PathBuf {
 }
 
 fn request_line(record: &CaptureRecord) -> String {
-    format!(
-        "{} {}{}",
-        record.method.as_deref().unwrap_or_default(),
-        record.path.as_deref().unwrap_or_default(),
-        record
-            .query
-            .as_ref()
-            .and_then(|query| query.raw.as_ref())
-            .map(|raw| format!("?{raw}"))
-            .unwrap_or_default()
-    )
+    crate::state_support::request_line(record, "")
 }
 
 /// The app's build state and its read probes.

@@ -414,6 +414,20 @@ pub struct QueryModel {
 }
 
 impl QueryModel {
+    /// A model of these roles alone (unit tests).
+    #[cfg(test)]
+    pub(crate) fn of_roles(roles: &[(&str, QueryRole)]) -> Self {
+        QueryModel {
+            parameters: roles
+                .iter()
+                .map(|(name, role)| ((*name).to_owned(), role.clone()))
+                .collect(),
+            totals: Vec::new(),
+            record_ordinals: Vec::new(),
+            generalized: BTreeMap::new(),
+        }
+    }
+
     /// The role of a parameter: the one its recorded lines established, else the one the learned
     /// grammar extends to it.
     pub fn role(&self, name: &str) -> Option<&QueryRole> {

@@ -501,7 +501,6 @@ fn sort_order(sort_keys: &[(String, bool)], a: &Object, b: &Object) -> Ordering 
 mod tests {
     use super::*;
     use rea_plugin_api::json::parse;
-    use std::collections::BTreeMap;
 
     fn objects(text: &str) -> Vec<Object> {
         match parse(text.as_bytes()).unwrap() {
@@ -517,15 +516,7 @@ mod tests {
     }
 
     fn model(roles: &[(&str, QueryRole)]) -> QueryModel {
-        QueryModel {
-            parameters: roles
-                .iter()
-                .map(|(name, role)| ((*name).to_owned(), role.clone()))
-                .collect(),
-            totals: Vec::new(),
-            record_ordinals: Vec::new(),
-            generalized: BTreeMap::new(),
-        }
+        QueryModel::of_roles(roles)
     }
 
     fn run(model: &QueryModel, arguments: &[(&str, &str)], data: &[Object]) -> Option<Vec<usize>> {

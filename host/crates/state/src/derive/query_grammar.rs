@@ -283,15 +283,7 @@ mod tests {
     use super::*;
 
     fn model(roles: &[(&str, QueryRole)]) -> QueryModel {
-        QueryModel {
-            parameters: roles
-                .iter()
-                .map(|(name, role)| ((*name).to_owned(), role.clone()))
-                .collect(),
-            totals: Vec::new(),
-            record_ordinals: Vec::new(),
-            generalized: BTreeMap::new(),
-        }
+        QueryModel::of_roles(roles)
     }
 
     fn fields(names: &[&str]) -> BTreeSet<String> {
