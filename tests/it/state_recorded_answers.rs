@@ -73,17 +73,7 @@ fn body_of(record: &CaptureRecord) -> Option<Value> {
 }
 
 fn line(record: &CaptureRecord) -> String {
-    format!(
-        "{} {}{}",
-        record.method.as_deref().unwrap_or("?"),
-        record.path.as_deref().unwrap_or("?"),
-        record
-            .query
-            .as_ref()
-            .and_then(|query| query.raw.as_ref())
-            .map(|raw| format!("?{raw}"))
-            .unwrap_or_default()
-    )
+    crate::state_support::request_line(record, "?")
 }
 
 /// The last path segment of a request, decoded: the id an item request names.

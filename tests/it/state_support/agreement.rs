@@ -59,13 +59,27 @@ pub fn route(served: &Served, record: &CaptureRecord) -> Option<(String, Map<Str
     let (_, name) = best?;
     let definition = served.replay.tool(name)?;
     let mut arguments = super::arguments_of(&served.replay, name, record);
-    for (query_name, _) in &pairs {
+    // A query parameter the recorded schema lacks is an argument when the list view's learned
+    // grammar extends to it (the state catalog offers it by its query name).
+    let generalized = match served.state().view(name).map(|view| &view.detail) {
+        Some(rea_state::model::ViewDetail::List(list)) => list
+            .query
+            .as_ref()
+            .map(|model| model.generalized.clone())
+            .unwrap_or_default(),
+        _ => Default::default(),
+    };
+    for (query_name, value) in &pairs {
         let known = definition.input_schema.arguments.iter().any(|argument| {
             matches!(&argument.target, rea_manifest::catalog::ArgumentTarget::Query { name: captured } if captured == query_name)
         });
-        if !known {
+        if known {
+            continue;
+        }
+        if !generalized.contains_key(query_name) || arguments.contains_key(query_name) {
             return None;
         }
+        arguments.insert(query_name.clone(), Value::String(value.clone()));
     }
     if let Some(body) = request_json(record) {
         let body_name = definition

@@ -247,3 +247,19 @@ pub fn check_golden(path: &Path, actual: &[u8]) {
         panic!("{problem}");
     }
 }
+
+/// A record's request line (`METHOD /path?query` as recorded), `missing` standing for an absent
+/// method or path.
+pub fn request_line(record: &CaptureRecord, missing: &str) -> String {
+    format!(
+        "{} {}{}",
+        record.method.as_deref().unwrap_or(missing),
+        record.path.as_deref().unwrap_or(missing),
+        record
+            .query
+            .as_ref()
+            .and_then(|query| query.raw.as_ref())
+            .map(|raw| format!("?{raw}"))
+            .unwrap_or_default()
+    )
+}

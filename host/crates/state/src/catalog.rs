@@ -82,6 +82,9 @@ pub fn state_tools_with_views(
             {
                 let mut tool = tool.clone();
                 tool.description = with_phrase(&tool.description, STATE_PHRASE);
+                if let Some(view) = views.iter().find(|view| view.tool == tool.name) {
+                    add_generalized_arguments(view, &mut tool.input_schema);
+                }
                 return Some(tool);
             }
             let plan = plans.iter().find(|plan| plan.tool == tool.name)?;
@@ -101,6 +104,68 @@ pub fn state_tools_with_views(
             Some(tool)
         })
         .collect()
+}
+
+/// The query parameters a list view's learned grammar extends to (see
+/// [`crate::derive::query_grammar`]), as optional string arguments after the recorded ones (before
+/// the body).
+fn add_generalized_arguments(
+    view: &crate::model::ReadView,
+    schema: &mut rea_manifest::InputSchema,
+) {
+    use rea_manifest::catalog::{Argument, PropertyKind, PropertySchema, QueryType};
+    let crate::model::ViewDetail::List(list) = &view.detail else {
+        return;
+    };
+    let Some(model) = &list.query else {
+        return;
+    };
+    let at = schema
+        .arguments
+        .iter()
+        .position(|argument| argument.target == ArgumentTarget::Body)
+        .unwrap_or(schema.arguments.len());
+    let added: Vec<Argument> = model
+        .generalized
+        .iter()
+        .filter(|(name, _)| {
+            !schema
+                .arguments
+                .iter()
+                .any(|argument| argument.name == **name)
+        })
+        .map(|(name, role)| Argument {
+            name: name.clone(),
+            target: ArgumentTarget::Query { name: name.clone() },
+            schema: PropertySchema {
+                kind: PropertyKind::Query {
+                    value: QueryType::String,
+                    repeated: false,
+                },
+                description: Some(role_description(role)),
+            },
+        })
+        .collect();
+    schema.arguments.splice(at..at, added);
+}
+
+/// What a generalized query argument does, in one phrase.
+fn role_description(role: &crate::model::QueryRole) -> String {
+    use crate::model::QueryRole;
+    match role {
+        QueryRole::Filter { field, op } => {
+            format!(
+                "Query parameter: keeps the members whose {field} is {op} the value (learned from the recorded queries)"
+            )
+        }
+        QueryRole::Sort => {
+            "Query parameter: the fields to sort by (learned from the recorded queries)".to_owned()
+        }
+        QueryRole::Order => {
+            "Query parameter: the sort direction (learned from the recorded queries)".to_owned()
+        }
+        _ => "Query parameter: pages the list (learned from the recorded queries)".to_owned(),
+    }
 }
 
 /// The description with a phrase added to its sentence (before the closing full stop).

@@ -406,6 +406,35 @@ pub struct QueryModel {
     pub totals: Vec<String>,
     /// The lines the model reproduced.
     pub record_ordinals: Vec<u64>,
+    /// Parameters no recorded line named that the application's query grammar, learned from the
+    /// roles its lists' recorded queries established, extends to (equality and operator forms on
+    /// the other fields, sorts and pages of sibling lists; see [`crate::derive::query_grammar`]).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub generalized: BTreeMap<String, QueryRole>,
+}
+
+impl QueryModel {
+    /// A model of these roles alone (unit tests).
+    #[cfg(test)]
+    pub(crate) fn of_roles(roles: &[(&str, QueryRole)]) -> Self {
+        QueryModel {
+            parameters: roles
+                .iter()
+                .map(|(name, role)| ((*name).to_owned(), role.clone()))
+                .collect(),
+            totals: Vec::new(),
+            record_ordinals: Vec::new(),
+            generalized: BTreeMap::new(),
+        }
+    }
+
+    /// The role of a parameter: the one its recorded lines established, else the one the learned
+    /// grammar extends to it.
+    pub fn role(&self, name: &str) -> Option<&QueryRole> {
+        self.parameters
+            .get(name)
+            .or_else(|| self.generalized.get(name))
+    }
 }
 
 /// A query parameter's role.

@@ -131,7 +131,7 @@ pub fn candidate_roles(name: &str, has_field: &dyn Fn(&str) -> bool) -> Vec<Quer
             op: "eq".to_owned(),
         });
     }
-    const SUFFIXES: [(&str, &str); 12] = [
+    const SUFFIXES: [(&str, &str); 13] = [
         ("_gte", "gte"),
         ("_lte", "lte"),
         ("_gt", "gt"),
@@ -144,6 +144,7 @@ pub fn candidate_roles(name: &str, has_field: &dyn Fn(&str) -> bool) -> Vec<Quer
         ("__lt", "lt"),
         ("__in", "in"),
         ("__icontains", "like"),
+        ("__contains", "like"),
     ];
     const PREFIXES: [(&str, &str); 8] = [
         ("in_", "in"),
@@ -177,7 +178,45 @@ pub fn candidate_roles(name: &str, has_field: &dyn Fn(&str) -> bool) -> Vec<Quer
             });
         }
     }
+    if let Some((field, op)) = bracket_filter(name)
+        && has_field(&field)
+    {
+        roles.push(QueryRole::Filter { field, op });
+    }
     roles
+}
+
+/// An operator word's meaning (`_eq`, `$gte`, `neq`, `icontains` …): the operator it spells.
+pub fn operator_word(word: &str) -> Option<&'static str> {
+    let word = word.trim_start_matches(['_', '$']);
+    Some(match word.to_ascii_lowercase().as_str() {
+        "eq" => "eq",
+        "ne" | "neq" => "ne",
+        "gt" => "gt",
+        "gte" => "gte",
+        "lt" => "lt",
+        "lte" => "lte",
+        "in" => "in",
+        "like" | "contains" | "icontains" => "like",
+        _ => return None,
+    })
+}
+
+/// A filter in bracket form: `field[op]` or `name[field][op]` (`views[gte]`,
+/// `filter[state][_eq]`, `filters[title][$contains]`), as the field and the operator.
+fn bracket_filter(name: &str) -> Option<(String, String)> {
+    let (base, rest) = name.split_once('[')?;
+    let inner = rest.strip_suffix(']')?;
+    let groups: Vec<&str> = inner.split("][").collect();
+    let (field, word) = match groups.as_slice() {
+        [word] => (base, *word),
+        [field, word] if !base.is_empty() => (*field, *word),
+        _ => return None,
+    };
+    if field.is_empty() || field.contains(['[', ']']) {
+        return None;
+    }
+    Some((field.to_owned(), operator_word(word)?.to_owned()))
 }
 
 /// The value of a dotted field in an object.
@@ -374,7 +413,7 @@ impl<'a> Selection<'a> {
             if arguments[..index].iter().any(|(other, _)| other == name) {
                 return None;
             }
-            selection.add(model.parameters.get(name)?, value)?;
+            selection.add(model.role(name)?, value)?;
         }
         Some(selection)
     }
@@ -477,14 +516,7 @@ mod tests {
     }
 
     fn model(roles: &[(&str, QueryRole)]) -> QueryModel {
-        QueryModel {
-            parameters: roles
-                .iter()
-                .map(|(name, role)| ((*name).to_owned(), role.clone()))
-                .collect(),
-            totals: Vec::new(),
-            record_ordinals: Vec::new(),
-        }
+        QueryModel::of_roles(roles)
     }
 
     fn run(model: &QueryModel, arguments: &[(&str, &str)], data: &[Object]) -> Option<Vec<usize>> {
@@ -614,6 +646,36 @@ mod tests {
         assert_eq!(run(&model, &[("_order", "desc")], &data), None);
         // Repeated names are not evaluated.
         assert_eq!(run(&model, &[("q", "a"), ("q", "b")], &data), None);
+    }
+
+    #[test]
+    fn bracket_filters_read_field_and_operator() {
+        let has = |field: &str| ["state", "views"].contains(&field);
+        assert_eq!(
+            candidate_roles("filter[state][_eq]", &has),
+            vec![QueryRole::Filter {
+                field: "state".into(),
+                op: "eq".into()
+            }]
+        );
+        assert_eq!(
+            candidate_roles("views[gte]", &has),
+            vec![QueryRole::Filter {
+                field: "views".into(),
+                op: "gte".into()
+            }]
+        );
+        assert_eq!(
+            candidate_roles("filters[views][$contains]", &has),
+            vec![QueryRole::Filter {
+                field: "views".into(),
+                op: "like".into()
+            }]
+        );
+        // An unknown operator word, an unheld field, or a deeper path proposes nothing.
+        assert!(candidate_roles("filter[state][_between]", &has).is_empty());
+        assert!(candidate_roles("filter[colour][_eq]", &has).is_empty());
+        assert!(candidate_roles("filter[project][code][_eq]", &has).is_empty());
     }
 
     #[test]

@@ -202,6 +202,40 @@ fn item_projection<'a>(
         .ok_or("projection")
 }
 
+/// A query argument: its name and values.
+type QueryArgument = (String, Vec<String>);
+
+/// A read call's arguments split in two: those its tool's recorded input schema names (replay
+/// checks and matches them), and the query arguments only its list view's learned grammar extends
+/// to (see [`crate::derive::query_grammar`]), as query name and values.
+fn split_generalized(
+    view: Option<&crate::model::ReadView>,
+    definition: Option<&rea_manifest::ToolDefinition>,
+    arguments: &Map<String, Value>,
+) -> (Map<String, Value>, Vec<QueryArgument>) {
+    let generalized = match view.map(|view| &view.detail) {
+        Some(ViewDetail::List(ListView {
+            query: Some(model), ..
+        })) => &model.generalized,
+        _ => return (arguments.clone(), Vec::new()),
+    };
+    let mut recorded = Map::new();
+    let mut extended = Vec::new();
+    for (name, value) in arguments {
+        let in_schema =
+            definition.is_some_and(|definition| definition.input_schema.argument(name).is_some());
+        match rea_manifest::replay::query_texts(value) {
+            Some(values) if !in_schema && generalized.contains_key(name) => {
+                extended.push((name.clone(), values));
+            }
+            _ => {
+                recorded.insert(name.clone(), value.clone());
+            }
+        }
+    }
+    (recorded, extended)
+}
+
 impl StateService {
     /// Answers a read tool's call from the live state or, where the state does not back it,
     /// from its recordings (see the module docs); `provenance` as in
@@ -212,8 +246,13 @@ impl StateService {
         arguments: &Map<String, Value>,
         provenance: bool,
     ) -> StateAnswer {
+        let (recorded, generalized) = split_generalized(
+            self.derived().view(tool),
+            self.replay().tool(tool),
+            arguments,
+        );
         let replayed = if provenance {
-            match self.replay().answer(tool, arguments) {
+            match self.replay().answer(tool, &recorded) {
                 Ok(answer) => Some(answer),
                 Err(error) => return ToolError::from(&error).into(),
             }
@@ -225,7 +264,8 @@ impl StateService {
             return ToolError::from(&rea_manifest::ToolCallError::UnknownTool(tool.to_owned()))
                 .into();
         };
-        let call = Call::resolve(definition, arguments);
+        let mut call = Call::resolve(definition, arguments);
+        call.query.extend(generalized);
         let exact = replayed
             .as_ref()
             .is_some_and(|replayed| replayed.replay.exact_match);
@@ -433,10 +473,7 @@ impl StateService {
         let Some(model) = &list.query else {
             return Err("unrecorded-request");
         };
-        if !pairs
-            .iter()
-            .all(|(name, _)| model.parameters.contains_key(name))
-        {
+        if !pairs.iter().all(|(name, _)| model.role(name).is_some()) {
             return Err("unrecorded-request");
         }
         let base = list

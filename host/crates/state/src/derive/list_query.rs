@@ -58,6 +58,7 @@ impl<'a> Evaluator<'a> {
             parameters: parameters.clone(),
             totals: Vec::new(),
             record_ordinals: Vec::new(),
+            generalized: BTreeMap::new(),
         };
         let (indexes, candidates) = self.collections.get(&line.collection)?;
         let mut selecting: Vec<(String, String)> = Vec::new();
@@ -397,5 +398,6 @@ fn query_model(
             Vec::new()
         },
         record_ordinals,
+        generalized: BTreeMap::new(),
     })
 }

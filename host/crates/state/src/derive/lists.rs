@@ -220,6 +220,10 @@ pub fn plan(
         return Err(None);
     }
     let pointer = common_list_pointer(timeline, index)?;
+    let lines: Vec<&Observation> = lines
+        .into_iter()
+        .filter(|line| holds_list_at(line, &pointer))
+        .collect();
     let (entity_type, resolved) = match held_member_type(entities, tool, &lines, &pointer) {
         Some(found) => found,
         None => own_member_type(entities, tool, &lines, &pointer)?,
@@ -258,9 +262,13 @@ pub fn plan(
     })
 }
 
-/// Where every checked successful read of a tool holds its list (the same place in all).
+/// Where the checked successful reads of a tool hold their list: the same place in all, or, when
+/// a query parameter moves the list into another envelope (a page request answering `{"data":
+/// […]}` where plain reads answer the array), the place every read without a query holds it.
+/// Lines holding it elsewhere are left to their recordings.
 fn common_list_pointer(timeline: &Timeline, index: usize) -> Result<String, Option<&'static str>> {
-    let mut pointer: Option<String> = None;
+    let mut every: BTreeSet<String> = BTreeSet::new();
+    let mut plain: BTreeSet<String> = BTreeSet::new();
     for observation in timeline
         .checked(index)
         .filter(|observation| observation.is_success())
@@ -270,12 +278,21 @@ fn common_list_pointer(timeline: &Timeline, index: usize) -> Result<String, Opti
             .as_ref()
             .and_then(list_pointer)
             .ok_or(None)?;
-        if pointer.as_ref().is_some_and(|previous| *previous != found) {
-            return Err(None);
+        if observation.query.is_none() {
+            plain.insert(found.clone());
         }
-        pointer = Some(found);
+        every.insert(found);
     }
-    pointer.ok_or(None)
+    let chosen = if every.len() == 1 { &every } else { &plain };
+    match chosen.iter().collect::<Vec<_>>().as_slice() {
+        [pointer] => Ok((*pointer).clone()),
+        _ => Err(None),
+    }
+}
+
+/// Whether a line holds its list at the pointer.
+fn holds_list_at(line: &Observation, pointer: &str) -> bool {
+    line.body.as_ref().and_then(list_pointer).as_deref() == Some(pointer)
 }
 
 /// Each line's members resolved to entities of a type (`None`: a line that does not resolve).

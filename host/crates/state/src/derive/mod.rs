@@ -29,6 +29,7 @@ pub mod entities;
 pub mod items;
 mod list_query;
 pub mod lists;
+pub mod query_grammar;
 #[cfg(test)]
 pub(crate) mod tests;
 pub mod windows;
@@ -132,7 +133,7 @@ fn derive_pass(
         entities, details, ..
     } = builder;
     let (types, entities, documents) = entities.finish();
-    let views = manifest
+    let mut views: Vec<ReadView> = manifest
         .tools
         .iter()
         .zip(details)
@@ -145,6 +146,7 @@ fn derive_pass(
             })
         })
         .collect();
+    query_grammar::generalize(&mut views, &entities);
     let write_clock = crate::instant::write_clock(
         timeline
             .by_ordinal

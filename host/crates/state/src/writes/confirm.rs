@@ -183,7 +183,15 @@ impl Replay<'_> {
             .filter_map(|key| self.last.get(key).copied())
             .filter(|event| !self.events[*event].confirmed(shown))
             .collect();
+        let touched_unmodelled = keys.iter().any(|key| {
+            self.last
+                .get(key)
+                .is_some_and(|event| self.events[*event].draft.is_none())
+        });
+        // An entity a write the state does not model changed explains the difference: the
+        // collection's other writes are not blamed for it.
         if unconfirmed.is_empty()
+            && !touched_unmodelled
             && let Some(collection) = collection
         {
             unconfirmed = self
@@ -211,11 +219,6 @@ impl Replay<'_> {
             }
             return;
         }
-        let touched_unmodelled = keys.iter().any(|key| {
-            self.last
-                .get(key)
-                .is_some_and(|event| self.events[*event].draft.is_none())
-        });
         if touched_unmodelled {
             return;
         }

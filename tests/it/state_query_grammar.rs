@@ -1,0 +1,171 @@
+//! The list query grammar learned from a build's recorded queries, applied to fields, operators
+//! and sibling lists its recording never queried (`rea_state::derive::query_grammar`): probe
+//! requests recorded on the live application, answered from the state of its `build.har`, give
+//! the live answer. A parameter the grammar cannot explain keeps its structured refusal.
+
+use std::path::PathBuf;
+
+use rea_backends::fetch::FetchOptions;
+use rea_evidence::capture::capture_records;
+use rea_plugin_api::contracts::capture::CaptureRecord;
+use serde_json::{Map, Value};
+
+use crate::state_support::{Served, capture_file, recorded_answer, serve_evidence, state_rules};
+
+fn app_dir(name: &str) -> PathBuf {
+    rea_tests::fidelity::discover(&rea_tests::fidelity::default_roots())
+        .into_iter()
+        .find(|app| app.name == name)
+        .unwrap_or_else(|| panic!("the corpus holds {name}"))
+        .dir
+}
+
+fn request_line(record: &CaptureRecord) -> String {
+    crate::state_support::request_line(record, "")
+}
+
+/// The app's build state and its read probes.
+fn served_with_probes(app: &str) -> (Served, Vec<CaptureRecord>) {
+    let dir = app_dir(app);
+    let served = serve_evidence(
+        capture_file(&dir.join("build.har")),
+        state_rules(),
+        FetchOptions::default(),
+    );
+    let probes = capture_records(&capture_file(&dir.join("probe-reads.har"))).expect("records");
+    (served, probes)
+}
+
+/// Calls a list tool with a probe's query pairs as string arguments.
+fn call_probe(served: &Served, tool: &str, probe: &CaptureRecord) -> Value {
+    let arguments: Map<String, Value> = probe
+        .query
+        .iter()
+        .flat_map(|query| query.pairs.iter().flatten())
+        .map(|(name, value)| (name.clone(), Value::String(value.clone())))
+        .collect();
+    served.call(tool, arguments).0
+}
+
+/// Each probe line is answered from the state by query evaluation, with the live body, and none
+/// of its parameters was named by a recorded line of the build.
+fn assert_live_answers(app: &str, tool: &str, lines: &[&str]) {
+    let (served, probes) = served_with_probes(app);
+    let definition = served.replay.tool(tool).expect("the tool").clone();
+    let recorded_lines: Vec<String> = served.records.iter().map(request_line).collect();
+    for line in lines {
+        let probe = probes
+            .iter()
+            .find(|record| request_line(record) == *line)
+            .unwrap_or_else(|| panic!("{app} probes {line}"));
+        // The tool's recorded schema lacks one of its parameters, or the build never made it.
+        let unseen = probe
+            .query
+            .iter()
+            .flat_map(|query| query.pairs.iter().flatten())
+            .any(|(name, _)| definition.input_schema.argument(name).is_none())
+            || !recorded_lines.contains(&request_line(probe));
+        let answer = call_probe(&served, tool, probe);
+        assert_eq!(
+            answer.pointer("/state/source").and_then(Value::as_str),
+            Some("state"),
+            "{app}: {line} answers from the state: {answer}"
+        );
+        assert_eq!(
+            answer.pointer("/state/membership").and_then(Value::as_str),
+            Some("query"),
+            "{app}: {line} evaluates the query: {answer}"
+        );
+        let (_, live) = recorded_answer(probe);
+        assert_eq!(
+            answer.get("body"),
+            Some(&live),
+            "{app}: {line} lists what the live application listed"
+        );
+        assert!(unseen, "{app}: {line} is no request the build recorded");
+    }
+}
+
+#[test]
+fn operator_families_and_equality_extend_to_unqueried_fields() {
+    // Recorded: status, customerId, sla.breached (equality), priority_gte, priority_lt,
+    // status_ne, sla.hours_lte. Never recorded: agentId… `_gt`, `_lte` on priority, `_ne` on
+    // customerId, `_gt` on a nested field.
+    assert_live_answers(
+        "json-server-v1",
+        "get_tickets",
+        &[
+            "GET /tickets?priority_gt=3",
+            "GET /tickets?priority_lte=2",
+            "GET /tickets?customerId_ne=c1",
+            "GET /tickets?sla.hours_gt=24",
+            "GET /tickets?sla.breached=false&status=open",
+        ],
+    );
+    // Equality and sorts learned on /tickets, offered on the sibling lists.
+    assert_live_answers(
+        "json-server-v1",
+        "get_notes",
+        &["GET /notes?internal=true&ticketId=101"],
+    );
+}
+
+#[test]
+fn equality_extends_to_sibling_lists_of_another_application() {
+    assert_live_answers("json-server", "get_users", &["GET /users?role=reader"]);
+    assert_live_answers(
+        "json-server",
+        "get_comments",
+        &["GET /comments?author=carol"],
+    );
+}
+
+#[test]
+fn bracket_and_double_underscore_forms_complete_their_order_comparisons() {
+    // Recorded: filter[state][_eq], filter[priority][_lte], filter[title][_contains],
+    // filter[assignee][_in] on /items/tasks; never `_gte`, `_gt`, nor any filter on projects.
+    assert_live_answers(
+        "directus",
+        "get_items_tasks",
+        &[
+            "GET /items/tasks?filter%5Bpriority%5D%5B_gte%5D=4",
+            "GET /items/tasks?filter%5Bstate%5D%5B_eq%5D=blocked",
+        ],
+    );
+    assert_live_answers(
+        "directus",
+        "get_items_projects",
+        &["GET /items/projects?filter%5Bbudget%5D%5B_gt%5D=20000"],
+    );
+    // Recorded: priority__lte and assignee__in; never `__gt`, `__gte`, `__lt`.
+    assert_live_answers(
+        "datasette",
+        "get_tracker_tasks_json",
+        &[
+            "GET /tracker/tasks.json?priority__gt=3",
+            "GET /tracker/tasks.json?priority__gte=2&priority__lt=4",
+        ],
+    );
+}
+
+#[test]
+fn a_parameter_no_grammar_explains_stays_refused() {
+    for (app, tool) in [
+        ("json-server-v1", "get_tickets"),
+        ("json-server", "get_posts"),
+    ] {
+        let (served, _) = served_with_probes(app);
+        let mut arguments = Map::new();
+        arguments.insert("colour~gt".to_owned(), Value::String("3".to_owned()));
+        let (answer, is_error) = served.call(tool, arguments);
+        assert!(
+            is_error,
+            "{app}: an unexplained parameter is refused: {answer}"
+        );
+        let code = answer
+            .pointer("/error/code")
+            .or_else(|| answer.get("code"))
+            .and_then(Value::as_str);
+        assert_eq!(code, Some("invalid_arguments"), "{app}: {answer}");
+    }
+}
