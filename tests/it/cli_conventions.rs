@@ -107,6 +107,9 @@ fn every_command_refuses_in_one_format_with_a_hint_and_the_usage_exit_code() {
         (vec!["environment-compare", "missing.json", "--evidence", "m.json", "--probe", "p.json"], 2, Errors::Text),
         (vec!["environment-compare", "missing.json", "--evidence", "m.json", "--probe", "p.json", "--json"], 2, Errors::Json),
         (vec!["capture-browser-scenario", "missing.json"], 2, Errors::Json),
+        (vec!["capture-browser-scenario", "missing.json", "--json"], 2, Errors::Json),
+        (vec!["capture-browser-scenario", "missing.json", "--format", "text"], 2, Errors::Text),
+        (vec!["capture-browser-scenario", "s.json", "--json", "--format", "text"], 2, Errors::Usage),
         (vec!["plugins", "--pipeline", "missing.toml"], 2, Errors::Text),
         (vec!["pipeline", "check", "missing.toml"], 2, Errors::Text),
         (vec!["pipeline", "check", "broken.toml"], 2, Errors::Text),
@@ -147,8 +150,9 @@ fn every_command_refuses_in_one_format_with_a_hint_and_the_usage_exit_code() {
 #[test]
 fn every_command_takes_json() {
     let work = tempfile::tempdir().unwrap();
-    let commands: [&[&str]; 13] = [
+    let commands: [&[&str]; 14] = [
         &["plugins"],
+        &["capture-browser-scenario"],
         &["pipeline", "check"],
         &["inspect-web-network-capture"],
         &["inspect-analysis-view"],
