@@ -9,7 +9,7 @@
 //!   was derived from these inputs by this build; otherwise a warning says why and it is derived).
 //!
 //! A browser scenario (`SCENARIO.json`: `browser`, `start_url`, `actions`) is refused with what to
-//! do instead: this rea has no `capture-browser-scenario` to record it. A HAR document saved as
+//! do instead: record it with `rea capture-browser-scenario`, then serve the capture Evidence. A HAR document saved as
 //! `.json`, a manifest Evidence file and any other extension are refused with a hint too.
 //!
 //! Then it serves exactly as `rea environment-serve` does (the same code, [`run_server`]): from
@@ -337,7 +337,7 @@ fn json_kind(path: &Path) -> Result<Input, Refusal> {
     }
     if shape.actions.is_some() && shape.start_url.is_some() {
         return Err(Refusal::unsupported_target(format!(
-            "{shown} is a browser scenario, and this rea cannot record one (it has no capture-browser-scenario yet); record the session as a HAR instead (the browser's developer tools: Network, \"Save all as HAR\") and run `rea serve session.har`"
+            "{shown} is a browser scenario, which rea serve does not record itself yet; record it first with `rea capture-browser-scenario {shown} > capture.json`, then run `rea serve capture.json`"
         ))
         .at("/input"));
     }
@@ -525,7 +525,7 @@ mod tests {
             refusal.message
         );
         assert!(
-            refusal.message.contains(".har"),
+            refusal.message.contains("rea capture-browser-scenario"),
             "a hint: {}",
             refusal.message
         );
