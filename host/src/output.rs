@@ -72,9 +72,10 @@ impl CommandFailure {
     }
 }
 
-/// Whether a refusal is a mistake in how rea was called (its configuration).
+/// Whether a refusal is a mistake in how rea was called: its configuration, or an input file
+/// named that does not exist.
 fn is_usage_mistake(refusal: &Refusal) -> bool {
-    refusal.category == "configuration"
+    refusal.category == "configuration" || refusal.is_missing_file()
 }
 
 /// One refusal as one text line: `rea: CODE: MESSAGE (at POINTER); hint: WHAT TO DO`. The
@@ -165,5 +166,21 @@ mod tests {
         assert_eq!(failure.exit, CommandFailure::REFUSAL_EXIT);
         assert!(failure.refusals.iter().any(is_usage_mistake));
         assert!(!is_usage_mistake(&Refusal::invalid_request("x")));
+    }
+
+    #[test]
+    fn a_missing_input_file_is_a_usage_mistake_and_still_an_input_failure() {
+        let missing = Refusal::missing_file("/tmp/x.har");
+        assert!(is_usage_mistake(&missing));
+        // CAPTURE-019: a missing file is an input failure.
+        assert_eq!(
+            (missing.code.as_str(), missing.category.as_str()),
+            ("invalid_request", "input")
+        );
+        assert_eq!(missing.message, "/tmp/x.har: no such file");
+        // Only the marker makes it one: the same message without it is not.
+        assert!(!is_usage_mistake(&Refusal::invalid_request(
+            "/tmp/x.har: no such file"
+        )));
     }
 }

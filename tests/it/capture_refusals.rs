@@ -23,6 +23,11 @@ struct Refused {
 /// Runs the binary with `--json` and expects a refusal: exit 1, empty stdout, one JSON line on
 /// stderr.
 fn refused(path: &Path, extra: &[&str]) -> Refused {
+    refused_with(path, extra, 1)
+}
+
+/// [`refused`] with another exit code (2: a usage mistake, such as a missing file).
+fn refused_with(path: &Path, extra: &[&str], exit: i32) -> Refused {
     let mut args = vec![
         "inspect-web-network-capture",
         path.to_str().expect("utf-8 path"),
@@ -36,7 +41,7 @@ fn refused(path: &Path, extra: &[&str]) -> Refused {
         .expect("run rea");
     assert_eq!(
         output.status.code(),
-        Some(1),
+        Some(exit),
         "stderr: {}",
         String::from_utf8_lossy(&output.stderr)
     );
@@ -80,7 +85,9 @@ fn assert_input(refusal: &Refused, pointer: Option<&str>) {
 #[test]
 fn a_missing_file_is_an_input_failure() {
     let dir = tempfile::tempdir().unwrap();
-    let refusal = refused(&dir.path().join("absent.har"), &[]);
+    // An input failure in the refusal; the command exits 2 (a path that names no file is a
+    // usage mistake, as README says).
+    let refusal = refused_with(&dir.path().join("absent.har"), &[], 2);
     assert_input(&refusal, None);
     assert!(
         refusal.message.contains("no such file"),
@@ -339,7 +346,8 @@ fn with_format_text_the_refusal_is_one_text_line() {
         ])
         .output()
         .unwrap();
-    assert_eq!(output.status.code(), Some(1));
+    // A missing file: exit 2 (a usage mistake).
+    assert_eq!(output.status.code(), Some(2));
     assert!(output.stdout.is_empty());
     let stderr = String::from_utf8(output.stderr).unwrap();
     assert_eq!(stderr.lines().count(), 1);

@@ -82,22 +82,35 @@ fn every_command_refuses_in_one_format_with_a_hint_and_the_usage_exit_code() {
         (vec!["inspect-web-network-capture", "notes.txt"], 2, Errors::Text),
         (vec!["inspect-web-network-capture", "notes.txt", "--json"], 2, Errors::Json),
         (vec!["inspect-web-network-capture", &har, "xml"], 1, Errors::Text),
-        (vec!["inspect-web-network-capture", "missing.har"], 1, Errors::Text),
-        (vec!["inspect-web-network-capture", "missing.har", "--json"], 1, Errors::Json),
+        // A named input file that does not exist is a usage mistake (exit 2), for every
+        // command and every file argument.
+        (vec!["inspect-web-network-capture", "missing.har"], 2, Errors::Text),
+        (vec!["inspect-web-network-capture", "missing.har", "--json"], 2, Errors::Json),
         (vec!["inspect-web-network-capture", &har, "--json", "--format", "text"], 2, Errors::Usage),
-        (vec!["inspect-analysis-view", "missing.json"], 1, Errors::Text),
-        (vec!["inspect-analysis-view", "missing.json", "--json"], 1, Errors::Json),
-        (vec!["serve", "notes.txt"], 1, Errors::Text),
-        (vec!["serve", "missing.har"], 1, Errors::Text),
+        (vec!["inspect-analysis-view", "missing.json"], 2, Errors::Text),
+        (vec!["inspect-analysis-view", "missing.json", "--json"], 2, Errors::Json),
+        (vec!["serve", "notes.txt"], 2, Errors::Text),
+        (vec!["serve", "missing.har"], 2, Errors::Text),
+        (vec!["serve", "missing.har", "--json"], 2, Errors::Json),
+        (vec!["serve", &har, "--pipeline", "missing.toml"], 2, Errors::Text),
         (vec!["serve", &har, "--port", "99999"], 2, Errors::Usage),
         // The long form's stderr is the server's JSON log (SERVE-*): its refusals are JSON lines.
-        (vec!["environment-serve", "missing.json", "--evidence", "missing.json"], 1, Errors::Json),
-        (vec!["environment-build", "missing.har", "out"], 1, Errors::Text),
-        (vec!["environment-build", "missing.har", "out", "--json"], 1, Errors::Json),
+        (vec!["environment-serve", "missing.json", "--evidence", "missing.json"], 2, Errors::Json),
+        (vec!["environment-serve", "missing.json", "--evidence", "missing.json", "--pipeline", "missing.toml"], 2, Errors::Json),
+        (vec!["environment-build", "missing.har", "out"], 2, Errors::Text),
+        (vec!["environment-build", "missing.har", "out", "--json"], 2, Errors::Json),
+        (vec!["environment-build", &har, "out", "--pipeline", "missing.toml"], 2, Errors::Text),
+        (vec!["environment-build", &har, "out", "--binary", "missing.bin"], 2, Errors::Text),
         (vec!["environment-build", &har, &not_empty], 1, Errors::Text),
-        (vec!["environment-export", "missing.json", "--evidence", "missing.json", "out"], 1, Errors::Text),
-        (vec!["environment-compare", "missing.json", "--evidence", "m.json", "--probe", "p.json"], 1, Errors::Text),
-        (vec!["environment-compare", "missing.json", "--evidence", "m.json", "--probe", "p.json", "--json"], 1, Errors::Json),
+        (vec!["environment-export", "missing.json", "--evidence", "missing.json", "out"], 2, Errors::Text),
+        (vec!["environment-export", "missing.json", "--evidence", "missing.json", "out", "--json"], 2, Errors::Json),
+        (vec!["environment-compare", "missing.json", "--evidence", "m.json", "--probe", "p.json"], 2, Errors::Text),
+        (vec!["environment-compare", "missing.json", "--evidence", "m.json", "--probe", "p.json", "--json"], 2, Errors::Json),
+        (vec!["capture-browser-scenario", "missing.json"], 2, Errors::Json),
+        (vec!["capture-browser-scenario", "missing.json", "--json"], 2, Errors::Json),
+        (vec!["capture-browser-scenario", "missing.json", "--format", "text"], 2, Errors::Text),
+        (vec!["capture-browser-scenario", "s.json", "--json", "--format", "text"], 2, Errors::Usage),
+        (vec!["plugins", "--pipeline", "missing.toml"], 2, Errors::Text),
         (vec!["pipeline", "check", "missing.toml"], 2, Errors::Text),
         (vec!["pipeline", "check", "broken.toml"], 2, Errors::Text),
         (vec!["plugins", "--plugin", "missing.so"], 2, Errors::Text),
@@ -114,6 +127,11 @@ fn every_command_refuses_in_one_format_with_a_hint_and_the_usage_exit_code() {
         let run = run_rea(&rea(), dir, &args);
         assert_eq!(run.code, Some(exit), "{case}: {}", run.stderr);
         check_errors(&case, &run, errors);
+        if args.iter().any(|arg| arg.starts_with("missing.")) {
+            // Exit 2 for the missing file itself, named as one.
+            let stderr = run.stderr.to_lowercase();
+            assert!(stderr.contains("no such file"), "{case}: {}", run.stderr);
+        }
         if exit == 0 && args[0] == "inspect-web-network-capture" {
             // Off a terminal the Evidence is JSON, with or without `--json`.
             let evidence: Value = serde_json::from_str(&run.stdout).expect("Evidence JSON");
@@ -132,8 +150,9 @@ fn every_command_refuses_in_one_format_with_a_hint_and_the_usage_exit_code() {
 #[test]
 fn every_command_takes_json() {
     let work = tempfile::tempdir().unwrap();
-    let commands: [&[&str]; 13] = [
+    let commands: [&[&str]; 14] = [
         &["plugins"],
+        &["capture-browser-scenario"],
         &["pipeline", "check"],
         &["inspect-web-network-capture"],
         &["inspect-analysis-view"],

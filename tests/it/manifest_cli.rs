@@ -50,7 +50,12 @@ fn view(dir: &Path, name: &str) -> Run {
 }
 
 fn refusal(run: &Run) -> serde_json::Value {
-    assert_eq!(run.code, Some(1), "{}", run.stderr);
+    refusal_with(run, 1)
+}
+
+/// [`refusal`] with another exit code (2: a usage mistake, such as a missing file).
+fn refusal_with(run: &Run, exit: i32) -> serde_json::Value {
+    assert_eq!(run.code, Some(exit), "{}", run.stderr);
     assert!(run.stdout.is_empty());
     serde_json::from_str(run.stderr.trim())
         .unwrap_or_else(|_| panic!("one JSON line: {}", run.stderr))
@@ -175,7 +180,9 @@ fn malformed_views_are_refused_with_pointers_and_no_output() {
     ];
     for (text, code, pointer) in cases {
         write(dir.path(), "v.json", &text);
-        let refused = refusal(&view(dir.path(), "v.json"));
+        // A capture file the view names that does not exist is a usage mistake: exit 2.
+        let exit = if text.contains("missing.json") { 2 } else { 1 };
+        let refused = refusal_with(&view(dir.path(), "v.json"), exit);
         assert_eq!(refused["code"], code, "{text}");
         assert_eq!(refused["stage"], "inspect_analysis_view", "{text}");
         if !pointer.is_empty() {

@@ -121,6 +121,54 @@ fn a_bundle_folder_is_served_under_the_bundle_name_as_the_long_form_serves_it() 
     }
 }
 
+/// Builds a shared capture into `dir/NAME` named NAME; returns the env folder.
+fn build_bundle(dir: &Path, name: &str) -> std::path::PathBuf {
+    let capture = har(name).display().to_string();
+    let built = run(
+        dir,
+        &["environment-build", &capture, name, "--name", name, "-q"],
+    );
+    assert_eq!(built.code, Some(0), "{}", built.stderr);
+    dir.join(name).join("envs").join(name)
+}
+
+/// Serves a bundle folder and stops it: its stderr.
+fn serve_bundle_log(dir: &Path, bundle: &str) -> String {
+    let mut server = serve(dir, &[bundle], &[("REA_LOG_LEVEL", "info")]);
+    assert!(!tools_list(&server.url()).is_empty());
+    server.signal("TERM");
+    let (code, _, stderr) = server.finish();
+    let stderr = stderr.join("\n");
+    assert_eq!(code, Some(143), "{stderr}");
+    stderr
+}
+
+#[test]
+fn a_bundle_folder_serves_its_precomputed_state_unless_it_is_not_its_own() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let env = build_bundle(dir.path(), "json-server");
+    let log = serve_bundle_log(dir.path(), "json-server");
+    assert!(
+        log.contains("the state is read from the precomputed file"),
+        "{log}"
+    );
+    assert!(!log.contains("deriving the state"), "{log}");
+    // Another capture's state.json: not used, the state is derived, saying why.
+    let other = build_bundle(dir.path(), "kinto");
+    std::fs::copy(other.join("state.json"), env.join("state.json")).unwrap();
+    let log = serve_bundle_log(dir.path(), "json-server");
+    assert!(log.contains("the precomputed state is not used"), "{log}");
+    assert!(log.contains("it was derived for capture Evidence"), "{log}");
+    assert!(!log.contains("read from the precomputed file"), "{log}");
+    // --replay-only reads no state at all.
+    let mut replay = serve(dir.path(), &["json-server", "--replay-only"], &[]);
+    assert!(!tools_list(&replay.url()).is_empty());
+    replay.signal("TERM");
+    let (code, _, stderr) = replay.finish();
+    assert_eq!(code, Some(143));
+    assert!(!stderr.join("\n").contains("precomputed"), "{stderr:?}");
+}
+
 #[test]
 fn capture_evidence_is_served_and_json_prints_documents() {
     let dir = tempfile::tempdir().expect("temp dir");
@@ -165,15 +213,17 @@ fn what_cannot_be_served_is_refused_with_what_to_do_instead() {
     );
     write("notes.txt", "hello");
     std::fs::create_dir(dir.path().join("empty")).unwrap();
-    for (input, needle) in [
-        ("scenario.json", "browser scenario"),
-        ("saved.json", "name it .har"),
-        ("notes.txt", ".har file"),
-        ("empty", "rea environment-build"),
-        ("missing.har", "cannot be read"),
+    // An input kind rea does not read and a missing file are usage mistakes (exit 2); a folder
+    // that is no bundle is a refused input (exit 1).
+    for (input, needle, exit) in [
+        ("scenario.json", "browser scenario", 2),
+        ("saved.json", "name it .har", 2),
+        ("notes.txt", ".har file", 2),
+        ("empty", "rea environment-build", 1),
+        ("missing.har", "no such file", 2),
     ] {
         let refused = run(dir.path(), &["serve", input, "--port", "0"]);
-        assert_eq!(refused.code, Some(1), "{input}: {}", refused.stderr);
+        assert_eq!(refused.code, Some(exit), "{input}: {}", refused.stderr);
         assert!(refused.stdout.is_empty(), "{input}: {}", refused.stdout);
         assert!(
             refused.stderr.contains(needle),

@@ -1,4 +1,4 @@
-//! `rea capture-browser-scenario SCENARIO [--format json|text]`: a scripted browser session in,
+//! `rea capture-browser-scenario SCENARIO [--json|--format json|text]`: a scripted browser session in,
 //! capture Evidence (`capture_browser_scenario`) out.
 //!
 //! Everything is checked before any browser side effect: the scenario ([`rea_browser::validate`]:
@@ -42,14 +42,21 @@ pub struct CaptureScenarioArgs {
     /// The scenario (`rea-browser-scenario/v1` JSON).
     #[arg(value_name = "SCENARIO")]
     pub scenario: std::path::PathBuf,
-    /// Output format.
-    #[arg(long, value_enum, default_value = "json")]
-    pub format: Format,
+    /// Print the Evidence as JSON (`--format json`, the default).
+    #[arg(long, conflicts_with = "format")]
+    pub json: bool,
+    /// Output format (default: json).
+    #[arg(long, value_enum)]
+    pub format: Option<Format>,
 }
 
 /// Runs `rea capture-browser-scenario`.
 pub fn run(args: &CaptureScenarioArgs) -> Result<(), CommandFailure> {
-    let json_errors = args.format == Format::Json;
+    let format = match (args.json, args.format) {
+        (false, Some(format)) => format,
+        _ => Format::Json,
+    };
+    let json_errors = format == Format::Json;
     let staged = |refusal: Refusal| refusal.in_stage(SCENARIO_CAPTURE_OPERATION);
     let configuration =
         |refusals: Vec<Refusal>| CommandFailure::configuration(refusals, json_errors);
@@ -78,7 +85,7 @@ pub fn run(args: &CaptureScenarioArgs) -> Result<(), CommandFailure> {
     };
     let output = capture_evidence(&registry, &stage, &scenario, &session)
         .map_err(|refusal| CommandFailure::refused(staged(refusal), json_errors))?;
-    write(output, args.format).map_err(|refusal| CommandFailure::refused(refusal, json_errors))
+    write(output, format).map_err(|refusal| CommandFailure::refused(refusal, json_errors))
 }
 
 /// The scenario file a session was recorded from.

@@ -101,7 +101,13 @@ fn export(args: &EnvironmentExportArgs, progress: &mut Progress) -> Result<Value
         read_bounded(path, EVIDENCE_FILE_MAX_BYTES)
             .map(|file| file.bytes)
             .map_err(|refusal| {
-                stage(refusal).with_data(serde_json::json!({ "path": path.display().to_string() }))
+                // The path joins what the refusal says already (a missing file's name).
+                let mut refusal = stage(refusal);
+                let data = refusal.data.get_or_insert_with(|| serde_json::json!({}));
+                if let Some(data) = data.as_object_mut() {
+                    data.insert("path".to_owned(), path.display().to_string().into());
+                }
+                refusal
             })
     };
     // Both inputs must fit the live heap headroom before either is read.
@@ -338,6 +344,11 @@ pub fn bundled_binary(path: Option<&Path>) -> Result<BundledBinary, Refusal> {
     };
     match std::fs::metadata(&path) {
         Ok(metadata) if metadata.is_file() => {}
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+            return Err(
+                Refusal::missing_file(&format!("the rea binary {}", path.display())).at("/binary"),
+            );
+        }
         _ => {
             return Err(Refusal::invalid_request(format!(
                 "the rea binary {} is not a regular file",

@@ -4,11 +4,12 @@
 //! - a HAR file (`.har`): inspected and projected in memory, as `environment-build` does;
 //! - capture Evidence (`.json`, from `inspect-web-network-capture`): projected in memory;
 //! - a bundle folder (`environment-build`'s output, or its `envs/NAME` folder): its
-//!   `manifest.json`, `evidence.json` and `pipeline.toml`, served under the bundle's name, as its
-//!   Dockerfile serves them.
+//!   `manifest.json`, `evidence.json`, `pipeline.toml` and precomputed `state.json`, served under
+//!   the bundle's name, as its Dockerfile serves them (the state is read from `state.json` when it
+//!   was derived from these inputs by this build; otherwise a warning says why and it is derived).
 //!
 //! A browser scenario (`SCENARIO.json`: `browser`, `start_url`, `actions`) is refused with what to
-//! do instead: this rea has no `capture-browser-scenario` to record it. A HAR document saved as
+//! do instead: record it with `rea capture-browser-scenario`, then serve the capture Evidence. A HAR document saved as
 //! `.json`, a manifest Evidence file and any other extension are refused with a hint too.
 //!
 //! Then it serves exactly as `rea environment-serve` does (the same code, [`run_server`]): from
@@ -36,7 +37,8 @@ use rea_manifest::{Environment, TemplateRules, project_manifest_evidence};
 use serde_json::{Value, json};
 
 use crate::commands::environment_serve::{
-    Announce, JournalArgs, Loaded, Loader, ServeRequest, listen_config, run_server, serve_limits,
+    Announce, JournalArgs, Loaded, Loader, ServeRequest, StateFile, listen_config, run_server,
+    serve_limits,
 };
 use crate::commands::inspect_capture::{InspectRequest, inspect};
 use crate::output::{CommandFailure, print_json, write_stdout};
@@ -80,9 +82,14 @@ pub struct ServeArgs {
 /// Runs `rea serve`.
 pub fn run(args: &ServeArgs) -> Result<(), CommandFailure> {
     let failed = |refusal: Refusal| CommandFailure::refused(refusal.in_stage(STAGE), args.json);
-    let input = Input::of(&args.input).map_err(|refusal| match refusal.category.as_str() {
-        "configuration" => CommandFailure::configuration(vec![refusal.in_stage(STAGE)], args.json),
-        _ => failed(refusal),
+    // An input kind rea does not read is a usage mistake (exit 2), as a missing file is.
+    let input = Input::of(&args.input).map_err(|refusal| {
+        match (refusal.category.as_str(), refusal.code.as_str()) {
+            ("configuration", _) | (_, "unsupported_target") => {
+                CommandFailure::configuration(vec![refusal.in_stage(STAGE)], args.json)
+            }
+            _ => failed(refusal),
+        }
     })?;
     if let Some(name) = &args.name {
         rea_bundle::check_name(name).map_err(failed)?;
@@ -103,6 +110,13 @@ pub fn run(args: &ServeArgs) -> Result<(), CommandFailure> {
     rea_serve::logging::init(level);
     let name = args.name.clone().or_else(|| input.bundle_name());
     let template_rules = pipeline.template_rules.clone();
+    let state_file = input
+        .bundled_state()
+        .filter(|_| !args.replay_only)
+        .map(|path| StateFile {
+            path,
+            provenance: crate::provenance::provenance(&pipeline, &registry),
+        });
     let loader = input.loader(registry, pipeline, args.name.clone());
     run_server(ServeRequest {
         loader,
@@ -119,7 +133,7 @@ pub fn run(args: &ServeArgs) -> Result<(), CommandFailure> {
             Announce::Text
         },
         journal: args.journal.echo(),
-        state_file: None,
+        state_file,
     })
 }
 
@@ -148,10 +162,18 @@ impl Input {
     /// The input's kind, from the folder or the file extension (and, for `.json`, its content).
     fn of(path: &Path) -> Result<Self, Refusal> {
         let metadata = std::fs::metadata(path).map_err(|error| {
-            Refusal::invalid_request(format!(
-                "{} cannot be read: {error}; pass a .har file, capture Evidence (.json) or a bundle folder",
-                path.display()
-            ))
+            let hint = "pass a .har file, capture Evidence (.json) or a bundle folder";
+            match error.kind() {
+                std::io::ErrorKind::NotFound => {
+                    let refusal = Refusal::missing_file(&path.display().to_string());
+                    let message = format!("{}; {hint}", refusal.message);
+                    Refusal { message, ..refusal }
+                }
+                _ => Refusal::invalid_request(format!(
+                    "{} cannot be read: {error}; {hint}",
+                    path.display()
+                )),
+            }
             .at("/input")
         })?;
         if metadata.is_dir() {
@@ -176,6 +198,16 @@ impl Input {
         match self {
             Self::Bundle { env, .. } => {
                 Some(env.join("pipeline.toml")).filter(|path| path.is_file())
+            }
+            _ => None,
+        }
+    }
+
+    /// The bundle's precomputed state (`state.json`), when the input is a bundle that carries one.
+    fn bundled_state(&self) -> Option<PathBuf> {
+        match self {
+            Self::Bundle { env, .. } => {
+                Some(env.join(rea_bundle::content::STATE_FILE)).filter(|path| path.is_file())
             }
             _ => None,
         }
@@ -305,7 +337,7 @@ fn json_kind(path: &Path) -> Result<Input, Refusal> {
     }
     if shape.actions.is_some() && shape.start_url.is_some() {
         return Err(Refusal::unsupported_target(format!(
-            "{shown} is a browser scenario, and this rea cannot record one (it has no capture-browser-scenario yet); record the session as a HAR instead (the browser's developer tools: Network, \"Save all as HAR\") and run `rea serve session.har`"
+            "{shown} is a browser scenario, which rea serve does not record itself yet; record it first with `rea capture-browser-scenario {shown} > capture.json`, then run `rea serve capture.json`"
         ))
         .at("/input"));
     }
@@ -493,7 +525,7 @@ mod tests {
             refusal.message
         );
         assert!(
-            refusal.message.contains(".har"),
+            refusal.message.contains("rea capture-browser-scenario"),
             "a hint: {}",
             refusal.message
         );
@@ -508,6 +540,7 @@ mod tests {
         assert_eq!(Input::of(&other).unwrap_err().code, "unsupported_target");
         let refusal = Input::of(&dir.path().join("missing.har")).unwrap_err();
         assert_eq!(refusal.code, "invalid_request");
+        assert!(refusal.is_missing_file(), "{refusal:?}");
         // A folder that is no bundle, one bundle, an env folder.
         assert!(
             Input::of(dir.path())

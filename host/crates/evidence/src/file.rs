@@ -112,7 +112,7 @@ fn changed(shown: &str) -> Refusal {
 
 fn io_refusal(shown: &str, error: &std::io::Error) -> Refusal {
     match error.kind() {
-        ErrorKind::NotFound => Refusal::invalid_request(format!("{shown}: no such file")),
+        ErrorKind::NotFound => Refusal::missing_file(shown),
         ErrorKind::PermissionDenied => Refusal::new(
             "access_denied",
             "unavailable",

@@ -10,6 +10,9 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+/// The `data` member naming a [`Refusal::missing_file`]'s path.
+pub const MISSING_FILE: &str = "missing_file";
+
 /// A structured refusal.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, thiserror::Error)]
 #[error("{code}: {message}")]
@@ -55,6 +58,24 @@ impl Refusal {
     /// Bad input: `invalid_request` in category `input`.
     pub fn invalid_request(message: impl Into<String>) -> Self {
         Self::new("invalid_request", "input", message)
+    }
+
+    /// A named input file that does not exist: `invalid_request` in category `input` (an input
+    /// failure), with `data.missing_file` naming it. Commands treat it as a usage mistake (exit 2,
+    /// [`Refusal::is_missing_file`]): the path given is wrong, not the file's content.
+    pub fn missing_file(shown: &str) -> Self {
+        Self::invalid_request(format!("{shown}: no such file"))
+            .with_data(serde_json::json!({ MISSING_FILE: shown }))
+    }
+
+    /// Whether this is a [`Refusal::missing_file`] refusal.
+    pub fn is_missing_file(&self) -> bool {
+        self.code == "invalid_request"
+            && self
+                .data
+                .as_ref()
+                .and_then(|data| data.get(MISSING_FILE))
+                .is_some_and(Value::is_string)
     }
 
     /// A limit was exceeded: `resource_constraint` in category `resource`.
