@@ -307,6 +307,15 @@ pub(crate) fn check_rule_options(
     Ok(Some(answer.problems))
 }
 
+/// A plugin built against an older plugin API lacks the constructor of a newer stage kind.
+fn kind_missing(plugin: &LoadedPlugin, stage: &LoadedStage, kind: &str) -> RegistryError {
+    RegistryError::StageConstruction {
+        plugin: plugin.name.clone(),
+        stage: stage.name.clone(),
+        reason: format!("the plugin was built against a plugin API without {kind} stages"),
+    }
+}
+
 /// A tool stage: an MCP tool a plugin contributes.
 pub struct ToolHandle {
     name: StageName,
@@ -320,16 +329,10 @@ impl ToolHandle {
         plugin: &LoadedPlugin,
         stage: &LoadedStage,
     ) -> Result<Self, RegistryError> {
-        let constructor =
-            plugin
-                .module
-                .tool_stage()
-                .ok_or_else(|| RegistryError::StageConstruction {
-                    plugin: plugin.name.clone(),
-                    stage: stage.name.clone(),
-                    reason: "the plugin was built against a plugin API without tool stages"
-                        .to_owned(),
-                })?;
+        let constructor = plugin
+            .module
+            .tool_stage()
+            .ok_or_else(|| kind_missing(plugin, stage, "tool"))?;
         let (name, stage) =
             StageName::constructed(plugin, stage, constructor(RStr::from_str(&stage.name)))?;
         Ok(Self { name, stage })
@@ -373,16 +376,10 @@ impl RouteFormHandle {
         plugin: &LoadedPlugin,
         stage: &LoadedStage,
     ) -> Result<Self, RegistryError> {
-        let constructor =
-            plugin
-                .module
-                .route_form_stage()
-                .ok_or_else(|| RegistryError::StageConstruction {
-                    plugin: plugin.name.clone(),
-                    stage: stage.name.clone(),
-                    reason: "the plugin was built against a plugin API without route form stages"
-                        .to_owned(),
-                })?;
+        let constructor = plugin
+            .module
+            .route_form_stage()
+            .ok_or_else(|| kind_missing(plugin, stage, "route form"))?;
         let (name, stage) =
             StageName::constructed(plugin, stage, constructor(RStr::from_str(&stage.name)))?;
         Ok(Self { name, stage })

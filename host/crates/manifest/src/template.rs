@@ -460,7 +460,7 @@ mod tests {
     }
 
     #[test]
-    fn format_rules_recognise_id_shapes() {
+    fn format_rules_map_to_segment_rules() {
         assert_eq!(format_rule("42"), Some(SegmentRule::Numeric));
         assert_eq!(
             format_rule("5d0c6a1e-1f4b-4c36-9a53-8d2f4b7e0a11"),
@@ -474,17 +474,8 @@ mod tests {
             format_rule("01ARZ3NDEKTSV4RRFFQ69G5FAV"),
             Some(SegmentRule::Ulid)
         );
-        for literal in [
-            "",
-            "users",
-            "v1",
-            "2.0",
-            "deadbeef",
-            "tiddlers.json",
-            "cafe",
-        ] {
-            assert_eq!(format_rule(literal), None, "{literal}");
-        }
+        // Which segments are literal is route_fields' test; here only that a literal maps to none.
+        assert_eq!(format_rule("users"), None);
     }
 
     #[test]
