@@ -73,7 +73,7 @@ impl<T: PartialEq> Agreement<T> {
 /// The top-level member a pointer names, when it names one (`/title`; not `/info/title`).
 pub fn top_field(pointer: &str) -> Option<String> {
     let field = pointer.strip_prefix('/')?;
-    (!field.contains('/')).then(|| field.replace("~1", "/").replace("~0", "~"))
+    (!field.contains('/')).then(|| crate::json::unescape_pointer_segment(field))
 }
 
 /// The members a body sends: at its root, or inside its one envelope (`{"data": {…}}`,

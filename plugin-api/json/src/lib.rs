@@ -37,7 +37,8 @@ pub use parse::{
     parse_streaming_text, parse_with,
 };
 pub use write::{
-    CHUNK_BYTES, escape_pointer_segment, write_canonical_chunks, write_canonical_string,
+    CHUNK_BYTES, escape_pointer_segment, unescape_pointer_segment, write_canonical_chunks,
+    write_canonical_string,
 };
 
 /// The default nesting limit: 64 levels of arrays and objects.
@@ -317,7 +318,7 @@ impl Json {
         let rest = pointer.strip_prefix('/')?;
         let mut current = self;
         for raw in rest.split('/') {
-            let segment = raw.replace("~1", "/").replace("~0", "~");
+            let segment = write::unescape_pointer_segment(raw);
             current = match current {
                 Json::Object(object) => object.get(&segment)?,
                 Json::Array(items) => {

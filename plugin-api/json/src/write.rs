@@ -133,6 +133,11 @@ pub fn escape_pointer_segment(segment: &str) -> Cow<'_, str> {
     }
 }
 
+/// Unescapes one JSON pointer segment (RFC 6901: `~1` → `/`, then `~0` → `~`).
+pub fn unescape_pointer_segment(segment: &str) -> String {
+    segment.replace("~1", "/").replace("~0", "~")
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::parse;

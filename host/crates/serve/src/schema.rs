@@ -166,7 +166,7 @@ fn tokens(pointer: &str) -> Vec<String> {
     pointer
         .split('/')
         .skip(1)
-        .map(|token| token.replace("~1", "/").replace("~0", "~"))
+        .map(rea_plugin_api::json::unescape_pointer_segment)
         .collect()
 }
 

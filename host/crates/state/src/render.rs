@@ -12,7 +12,7 @@ pub fn pointer_mut<'a>(value: &'a mut Json, pointer: &str) -> Option<&'a mut Jso
     }
     let mut current = value;
     for raw in pointer.strip_prefix('/')?.split('/') {
-        let segment = raw.replace("~1", "/").replace("~0", "~");
+        let segment = rea_plugin_api::json::unescape_pointer_segment(raw);
         current = match current {
             Json::Object(object) => object.get_mut(&segment)?,
             Json::Array(items) => items.get_mut(segment.parse::<usize>().ok()?)?,

@@ -166,7 +166,7 @@ fn set_pointer(object: &mut Json, pointer: &str, value: Json) {
     };
     let parts: Vec<String> = rest
         .split('/')
-        .map(|part| part.replace("~1", "/").replace("~0", "~"))
+        .map(rea_plugin_api::json::unescape_pointer_segment)
         .collect();
     let mut current = object;
     for (index, part) in parts.iter().enumerate() {
@@ -195,7 +195,7 @@ fn remove_pointer(object: &mut Json, pointer: &str) {
     let Some((parent, last)) = pointer.rsplit_once('/') else {
         return;
     };
-    let last = last.replace("~1", "/").replace("~0", "~");
+    let last = rea_plugin_api::json::unescape_pointer_segment(last);
     if let Some(Json::Object(members)) = pointer_mut(object, parent) {
         members.remove(&last);
     }
@@ -222,7 +222,7 @@ fn ruled(plan: &WritePlan, member: &str) -> bool {
 /// The top-level field a pointer names.
 fn top_field(pointer: &str) -> Option<String> {
     let first = pointer.strip_prefix('/')?.split('/').next()?;
-    Some(first.replace("~1", "/").replace("~0", "~"))
+    Some(rea_plugin_api::json::unescape_pointer_segment(first))
 }
 
 /// What the plan's rules set for one entity: pointer → value (`None`: removed), the placement,

@@ -358,7 +358,7 @@ impl Explanation {
                 };
                 *changed == value
                     && !field.contains('/')
-                    && !sent.contains_key(&field.replace("~1", "/").replace("~0", "~"))
+                    && !sent.contains_key(&rea_plugin_api::json::unescape_pointer_segment(field))
             })
             .map(|(pointer, _)| pointer.clone())
             .collect()
@@ -469,7 +469,7 @@ impl Explanation {
             let Some(value) = value else {
                 continue;
             };
-            let field = pointer[1..].replace("~1", "/").replace("~0", "~");
+            let field = rea_plugin_api::json::unescape_pointer_segment(&pointer[1..]);
             // A member that only some creates stored is not a constant of every create.
             if self
                 .residuals

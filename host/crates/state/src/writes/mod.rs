@@ -179,7 +179,7 @@ impl Views {
         let mut names = Vec::new();
         if let Some(info) = self.types.get(entity_type) {
             let identity = info.identity.rsplit('/').next().unwrap_or(&info.identity);
-            names.push(identity.replace("~1", "/").replace("~0", "~"));
+            names.push(rea_plugin_api::json::unescape_pointer_segment(identity));
         }
         let mut scopes: Vec<(&usize, &Scope)> = self.scopes.iter().collect();
         scopes.sort_by_key(|(tool, _)| **tool);

@@ -266,7 +266,7 @@ fn wrap(envelope: &str, value: Json) -> Json {
     parts.retain(|part| !part.is_empty());
     let mut current = value;
     for part in parts.iter().rev() {
-        let name = part.replace("~1", "/").replace("~0", "~");
+        let name = rea_plugin_api::json::unescape_pointer_segment(part);
         current = if name == "0" {
             Json::Array(vec![current])
         } else {
