@@ -15,6 +15,7 @@ mod browser_compare;
 mod browser_equivalence;
 mod browser_json_server;
 mod browser_lifecycle;
+mod browser_serve;
 mod bundle_build;
 mod bundle_first_hour;
 mod bundle_mcp;

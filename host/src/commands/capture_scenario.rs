@@ -57,15 +57,32 @@ pub fn run(args: &CaptureScenarioArgs) -> Result<(), CommandFailure> {
         _ => Format::Json,
     };
     let json_errors = format == Format::Json;
+    let output = record_capture(&args.scenario, json_errors, false)?;
+    write(output, format).map_err(|refusal| CommandFailure::refused(refusal, json_errors))
+}
+
+/// Checks a scenario file, records it in the browser and seals the session as capture Evidence
+/// (`rea capture-browser-scenario`, and `rea serve SCENARIO.json`). A problem with the scenario or
+/// the pipeline exits 2 and starts no browser; a failed recording exits 1, a signal 130 or 143,
+/// the browser closed and its profile deleted either way. With `announce`, a line on stderr says
+/// when the browser starts (once everything is checked).
+pub fn record_capture(
+    path: &Path,
+    json_errors: bool,
+    announce: bool,
+) -> Result<CaptureOutput, CommandFailure> {
     let staged = |refusal: Refusal| refusal.in_stage(SCENARIO_CAPTURE_OPERATION);
     let configuration =
         |refusals: Vec<Refusal>| CommandFailure::configuration(refusals, json_errors);
-    let file = read_bounded(&args.scenario, SCENARIO_MAX_BYTES)
+    let file = read_bounded(path, SCENARIO_MAX_BYTES)
         .map_err(|refusal| configuration(vec![staged(refusal)]))?;
     let validated = rea_browser::validate(&file.bytes, &|name| std::env::var(name).ok())
         .map_err(|problems| configuration(problems.into_iter().map(problem_refusal).collect()))?;
     let (registry, stage) =
         builtin_stage(INPUT_KIND).map_err(|refusal| configuration(vec![staged(refusal)]))?;
+    if announce {
+        eprintln!("recording {} in the browser", path.display());
+    }
     let session = rea_browser::record(&validated).map_err(|error| {
         let exit = match &error {
             BrowserError::Cancelled { signal: "SIGTERM" } => 143,
@@ -83,9 +100,8 @@ pub fn run(args: &CaptureScenarioArgs) -> Result<(), CommandFailure> {
         bytes: &file.bytes,
         validated: &validated,
     };
-    let output = capture_evidence(&registry, &stage, &scenario, &session)
-        .map_err(|refusal| CommandFailure::refused(staged(refusal), json_errors))?;
-    write(output, format).map_err(|refusal| CommandFailure::refused(refusal, json_errors))
+    capture_evidence(&registry, &stage, &scenario, &session)
+        .map_err(|refusal| CommandFailure::refused(staged(refusal), json_errors))
 }
 
 /// The scenario file a session was recorded from.

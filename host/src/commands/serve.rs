@@ -3,14 +3,19 @@
 //!
 //! - a HAR file (`.har`): inspected and projected in memory, as `environment-build` does;
 //! - capture Evidence (`.json`, from `inspect-web-network-capture`): projected in memory;
+//! - a browser scenario (`SCENARIO.json`: `browser`, `start_url`, `actions`): recorded first, as
+//!   `rea capture-browser-scenario` records it (Chromium driven through its steps, secrets
+//!   replaced by their markers, the browser closed and its temporary profile deleted), the
+//!   capture Evidence kept in memory and projected; a scenario problem exits 2 and starts no
+//!   browser, a failed recording exits 1 and serves nothing, a signal while recording exits 130
+//!   or 143;
 //! - a bundle folder (`environment-build`'s output, or its `envs/NAME` folder): its
 //!   `manifest.json`, `evidence.json`, `pipeline.toml` and precomputed `state.json`, served under
 //!   the bundle's name, as its Dockerfile serves them (the state is read from `state.json` when it
 //!   was derived from these inputs by this build; otherwise a warning says why and it is derived).
 //!
-//! A browser scenario (`SCENARIO.json`: `browser`, `start_url`, `actions`) is refused with what to
-//! do instead: record it with `rea capture-browser-scenario`, then serve the capture Evidence. A HAR document saved as
-//! `.json`, a manifest Evidence file and any other extension are refused with a hint too.
+//! A HAR document saved as `.json`, a manifest Evidence file and any other extension are refused
+//! with a hint of what to do instead.
 //!
 //! Then it serves exactly as `rea environment-serve` does (the same code, [`run_server`]): from
 //! the state, or replay with `--replay-only` or when the state is unavailable; SIGINT/SIGTERM stop
@@ -49,8 +54,9 @@ pub const STAGE: &str = "serve";
 /// Arguments of `rea serve`.
 #[derive(Debug, Args)]
 pub struct ServeArgs {
-    /// What to serve: CAPTURE.har, capture Evidence CAPTURE.json, or a bundle folder.
-    #[arg(value_name = "CAPTURE.har|CAPTURE.json|BUNDLE_DIR")]
+    /// What to serve: CAPTURE.har, capture Evidence CAPTURE.json, a browser scenario
+    /// SCENARIO.json (recorded first), or a bundle folder.
+    #[arg(value_name = "CAPTURE.har|CAPTURE.json|SCENARIO.json|BUNDLE_DIR")]
     pub input: PathBuf,
     /// The port to bind (default: `MCP_PORT`, else the pipeline's `[serve]` port, else an
     /// ephemeral port).
@@ -108,6 +114,7 @@ pub fn run(args: &ServeArgs) -> Result<(), CommandFailure> {
     let listen = listen_config(args.host.as_deref(), args.port, &pipeline, &env)?;
     let limits = serve_limits(&env)?;
     rea_serve::logging::init(level);
+    let input = input.recorded(args.json)?;
     let name = args.name.clone().or_else(|| input.bundle_name());
     let template_rules = pipeline.template_rules.clone();
     let state_file = input
@@ -151,18 +158,25 @@ fn log_level(
 }
 
 /// What `rea serve` was given.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 enum Input {
     Har(PathBuf),
     Evidence(PathBuf),
-    Bundle { env: PathBuf, name: String },
+    Scenario(PathBuf),
+    /// A scenario once recorded: its capture Evidence, and the scenario file.
+    Recorded(Box<Evidence>, PathBuf),
+    Bundle {
+        env: PathBuf,
+        name: String,
+    },
 }
 
 impl Input {
     /// The input's kind, from the folder or the file extension (and, for `.json`, its content).
     fn of(path: &Path) -> Result<Self, Refusal> {
         let metadata = std::fs::metadata(path).map_err(|error| {
-            let hint = "pass a .har file, capture Evidence (.json) or a bundle folder";
+            let hint =
+                "pass a .har file, capture Evidence (.json), a browser scenario (.json) or a bundle folder";
             match error.kind() {
                 std::io::ErrorKind::NotFound => {
                     let refusal = Refusal::missing_file(&path.display().to_string());
@@ -191,6 +205,20 @@ impl Input {
             ))
             .at("/input")),
         }
+    }
+
+    /// A browser scenario recorded (see [`crate::commands::capture_scenario::record_capture`]);
+    /// any other input as it is.
+    fn recorded(self, json_errors: bool) -> Result<Self, CommandFailure> {
+        let Self::Scenario(path) = self else {
+            return Ok(self);
+        };
+        let output =
+            crate::commands::capture_scenario::record_capture(&path, json_errors, !json_errors)?;
+        let evidence = output
+            .into_evidence()
+            .map_err(|refusal| CommandFailure::refused(refusal.in_stage(STAGE), json_errors))?;
+        Ok(Self::Recorded(Box::new(evidence), path))
     }
 
     /// The bundle's pipeline, when the input is a bundle that carries one.
@@ -230,16 +258,20 @@ impl Input {
         explicit: Option<String>,
     ) -> Loader {
         Box::new(move || {
-            let capture = match &self {
-                Self::Bundle { env, .. } => return load_bundle(env),
-                Self::Har(path) => inspect_har(&registry, &pipeline, path)?,
-                Self::Evidence(path) => {
-                    Evidence::read_file(path, rea_evidence::envelope::EVIDENCE_FILE_MAX_BYTES)?
+            let (capture, path) = match self {
+                Self::Bundle { env, .. } => return load_bundle(&env),
+                Self::Har(path) => (inspect_har(&registry, &pipeline, &path)?, path),
+                Self::Evidence(path) => (
+                    Evidence::read_file(&path, rea_evidence::envelope::EVIDENCE_FILE_MAX_BYTES)?,
+                    path,
+                ),
+                Self::Recorded(evidence, path) => (*evidence, path),
+                Self::Scenario(path) => {
+                    return Err(Box::new(Refusal::internal(format!(
+                        "the browser scenario {} was not recorded before serving",
+                        path.display()
+                    ))));
                 }
-            };
-            let path = match &self {
-                Self::Har(path) | Self::Evidence(path) => path.clone(),
-                Self::Bundle { env, .. } => env.clone(),
             };
             project(capture, &pipeline, &path, explicit.as_deref())
         })
@@ -336,10 +368,7 @@ fn json_kind(path: &Path) -> Result<Input, Refusal> {
         .at("/input"));
     }
     if shape.actions.is_some() && shape.start_url.is_some() {
-        return Err(Refusal::unsupported_target(format!(
-            "{shown} is a browser scenario, which rea serve does not record itself yet; record it first with `rea capture-browser-scenario {shown} > capture.json`, then run `rea serve capture.json`"
-        ))
-        .at("/input"));
+        return Ok(Input::Scenario(path.to_path_buf()));
     }
     if shape.operation.as_deref() == Some(rea_manifest::evidence::VIEW_OPERATION)
         || shape.view.is_some()
@@ -517,17 +546,9 @@ mod tests {
             "s.json",
             r#"{"browser": {}, "start_url": {"url": "http://x"}, "actions": []}"#,
         );
-        let refusal = Input::of(&scenario).unwrap_err();
-        assert_eq!(refusal.code, "unsupported_target");
-        assert!(
-            refusal.message.contains("browser scenario"),
-            "{}",
-            refusal.message
-        );
-        assert!(
-            refusal.message.contains("rea capture-browser-scenario"),
-            "a hint: {}",
-            refusal.message
+        assert_eq!(
+            Input::of(&scenario).unwrap(),
+            Input::Scenario(scenario.clone())
         );
         let saved = write("h.json", r#"{"log": {"entries": []}}"#);
         assert!(
