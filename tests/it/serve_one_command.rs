@@ -1,7 +1,7 @@
 //! `rea serve INPUT` (issue 14): one command from a HAR, capture Evidence or a bundle folder to a
 //! served environment, the addresses and the coverage table on stdout, the same catalog and
-//! answers as the long form; a browser scenario, a HAR saved as `.json` and a folder that is no
-//! bundle refused with what to do instead.
+//! answers as the long form; a HAR saved as `.json`, another extension and a folder that is no
+//! bundle refused with what to do instead (a browser scenario: `browser_serve`).
 
 use std::path::Path;
 use std::process::Command;
@@ -204,10 +204,6 @@ fn what_cannot_be_served_is_refused_with_what_to_do_instead() {
     let dir = tempfile::tempdir().expect("temp dir");
     let write = |name: &str, text: &str| std::fs::write(dir.path().join(name), text).unwrap();
     write(
-        "scenario.json",
-        r#"{"browser": {"mode": "launch"}, "start_url": {"url": "http://127.0.0.1:5230/"}, "actions": []}"#,
-    );
-    write(
         "saved.json",
         r#"{"log": {"version": "1.2", "entries": []}}"#,
     );
@@ -216,7 +212,6 @@ fn what_cannot_be_served_is_refused_with_what_to_do_instead() {
     // An input kind rea does not read and a missing file are usage mistakes (exit 2); a folder
     // that is no bundle is a refused input (exit 1).
     for (input, needle, exit) in [
-        ("scenario.json", "browser scenario", 2),
         ("saved.json", "name it .har", 2),
         ("notes.txt", ".har file", 2),
         ("empty", "rea environment-build", 1),
