@@ -94,7 +94,7 @@ impl BundledBinary {
             .at("/binary")
         })?;
         let source_sha256 = rea_evidence::sha256_hex(&source);
-        let stripped = crate::strip::strip_debug(&source).map_err(|problem| {
+        let stripped = crate::strip::strip_binary(&source).map_err(|problem| {
             rea_evidence::Refusal::invalid_request(format!(
                 "the rea binary {} cannot be shipped without its debug information: {problem}",
                 path.display()
