@@ -432,7 +432,8 @@ fn the_bundle_carries_the_running_binary_by_default() {
     ));
     let running = std::fs::read(rea()).expect("the binary under test");
     assert_eq!(report["package_source"]["kind"], "running-binary");
-    // The bundle ships the running binary without its debug sections, executable by its owner.
+    // The bundle ships the running binary without its debug sections and symbol table,
+    // executable by its owner.
     let bundled_path = dir.path().join("bundle/envs/wiki/bin/rea");
     let bundled = std::fs::read(&bundled_path).expect("bin/rea");
     assert_eq!(
@@ -459,6 +460,15 @@ fn the_bundle_carries_the_running_binary_by_default() {
     };
     assert!(has_debug(&running), "the test binary has line tables");
     assert!(!has_debug(&bundled), "bin/rea still carries .debug_line");
+    let symbols = |bytes: &[u8]| {
+        use object::Object;
+        object::File::parse(bytes)
+            .expect("an ELF file")
+            .symbols()
+            .count()
+    };
+    assert!(symbols(&running) > 0, "the test binary has a symbol table");
+    assert_eq!(symbols(&bundled), 0, "bin/rea still carries .symtab");
     // It runs as written, from the bundle, and is the same rea.
     let version = std::process::Command::new(&bundled_path)
         .arg("--version")

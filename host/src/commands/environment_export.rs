@@ -221,7 +221,8 @@ pub fn text_report(report: &Value) -> String {
         text("/package_source/bytes"),
         text("/package_source/sha256"),
         match report.pointer("/package_source/debug_info/source_bytes") {
-            Some(bytes) => format!("; debug information removed, {bytes} bytes with it"),
+            Some(bytes) =>
+                format!("; debug information and symbol table removed, {bytes} bytes with them"),
             None => String::new(),
         }
     ));

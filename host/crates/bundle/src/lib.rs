@@ -11,7 +11,7 @@
 //! envs/NAME/pipeline.toml            the pipeline, its library paths rewritten to plugins/
 //! envs/NAME/state.json               the derived state and write plans, keyed (when the state serves)
 //! envs/NAME/plugins/…                every external plugin library the pipeline loads
-//! envs/NAME/bin/rea                  the rea binary, without its debug sections
+//! envs/NAME/bin/rea                  the rea binary, without its debug sections and symbol table
 //! artifacts/check_NAME/verify.py     the only file there: async def verify(mcp_url)
 //! tasks/smoke.json                   deploy_env (local sandbox), then env_outcome_verifier
 //! ```
@@ -24,7 +24,7 @@
 //! * [`pipeline`]: the pipeline and plugin libraries the bundle carries.
 //! * [`content`]: the text files (README, Dockerfile, env.toml, verify.py, smoke task).
 //! * [`headroom`]: the live heap headroom an input must fit before it is read.
-//! * [`strip`]: the bundled binary without its debug sections (never shipped).
+//! * [`strip`]: the bundled binary without its debug sections and symbol table (never shipped).
 //! * [`output`]: the owned output tree: exclusive creates, `0600`, read-back verification.
 //! * [`export`]: the whole export and its report.
 //!
