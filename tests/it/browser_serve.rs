@@ -114,3 +114,27 @@ fn a_scenario_with_a_problem_exits_2_and_starts_no_browser() {
         run.stderr
     );
 }
+
+#[test]
+fn the_build_refuses_a_scenario_with_the_commands_that_take_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let document = scenario("http://127.0.0.1:9/", json!([]));
+    std::fs::write(
+        dir.path().join("scenario.json"),
+        serde_json::to_vec(&document).unwrap(),
+    )
+    .unwrap();
+    let run = run_rea(
+        &binary(),
+        dir.path(),
+        &["environment-build", "scenario.json", "--dry-run"],
+    );
+    // An input kind the build does not read: a usage mistake.
+    assert_eq!(run.code, Some(2), "{}", run.stderr);
+    for hint in [
+        "rea capture-browser-scenario scenario.json",
+        "rea serve scenario.json",
+    ] {
+        assert!(run.stderr.contains(hint), "{hint}: {}", run.stderr);
+    }
+}

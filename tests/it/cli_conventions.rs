@@ -102,6 +102,8 @@ fn every_command_refuses_in_one_format_with_a_hint_and_the_usage_exit_code() {
         (vec!["environment-build", &har, "out", "--pipeline", "missing.toml"], 2, Errors::Text),
         (vec!["environment-build", &har, "out", "--binary", "missing.bin"], 2, Errors::Text),
         (vec!["environment-build", &har, &not_empty], 1, Errors::Text),
+        (vec!["environment-build", "notes.txt", "out"], 2, Errors::Text),
+        (vec!["environment-build", "notes.txt", "out", "--json"], 2, Errors::Json),
         (vec!["environment-export", "missing.json", "--evidence", "missing.json", "out"], 2, Errors::Text),
         (vec!["environment-export", "missing.json", "--evidence", "missing.json", "out", "--json"], 2, Errors::Json),
         (vec!["environment-compare", "missing.json", "--evidence", "m.json", "--probe", "p.json"], 2, Errors::Text),

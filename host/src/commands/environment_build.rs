@@ -12,7 +12,8 @@
 //! `inspect-analysis-view` (same rules) and `environment-export --name <the build's name>` write.
 //!
 //! A HAR document saved as `.json` is refused with a hint to name it `.har`; other extensions are
-//! `unsupported_target`. Template rules: `--template-rule` (repeatable, applied in the views'
+//! `unsupported_target`, as is a browser scenario (each exits 2, a usage mistake). Template
+//! rules: `--template-rule` (repeatable, applied in the views'
 //! fixed order, a repeat refused) replaces the pipeline's (the default pipeline's are
 //! `after-uid-literal`, `opaque-token`, `sibling-variance`, `prefix-variance`);
 //! `--format-rules-only` applies none. Without `--name` the manifest names the env, unless the
@@ -271,7 +272,8 @@ fn read_capture_evidence(path: &Path) -> Result<CaptureInput, Refusal> {
             }
             if is_browser_scenario(&file.bytes) {
                 return Err(Refusal::unsupported_target(format!(
-                    "{} is a browser scenario, not capture Evidence: the build launches no browser, so record it first (`rea capture-browser-scenario {} --format json > capture.json`) and build from that Evidence",
+                    "{} is a browser scenario, not capture Evidence: the build launches no browser, so record it first (`rea capture-browser-scenario {} --format json > capture.json`) and build from that Evidence, or serve it in one step with `rea serve {}`",
+                    path.display(),
                     path.display(),
                     path.display()
                 ))

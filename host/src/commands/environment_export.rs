@@ -163,7 +163,11 @@ pub fn finish(
         }
         Err(refusal) => {
             let cancelled = refusal.code == "cancelled" || interrupt.fired();
-            let configuration = refusal.category == "configuration";
+            // A configuration mistake, or a capture of a kind the build does not read (its
+            // extension, a HAR saved as `.json`, a browser scenario): usage mistakes, exit 2.
+            let configuration = refusal.category == "configuration"
+                || (refusal.code == "unsupported_target"
+                    && refusal.pointer.as_deref() == Some("/capture"));
             let refusal = if cancelled && interrupt.fired() {
                 interrupt.name_signal(refusal)
             } else {
