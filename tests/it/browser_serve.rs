@@ -87,24 +87,25 @@ fn a_scenario_is_recorded_in_the_browser_and_served_in_one_command() {
     assert_eq!(left, ["scenario.json", "tmp"]);
 }
 
+/// Runs rea with these arguments in a fresh folder holding `document` as `scenario.json`.
+fn run_on_scenario(document: &Value, args: &[&str]) -> rea_tests::Run {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("scenario.json"),
+        serde_json::to_vec(document).unwrap(),
+    )
+    .unwrap();
+    run_rea(&binary(), dir.path(), args)
+}
+
 #[test]
 fn a_scenario_with_a_problem_exits_2_and_starts_no_browser() {
-    let dir = tempfile::tempdir().unwrap();
     let mut document = scenario(
         "http://127.0.0.1:9/",
         json!([{"step_id": "fly", "action": "fly"}]),
     );
     document["browser"]["executable_path"] = json!("/nonexistent/chromium");
-    std::fs::write(
-        dir.path().join("scenario.json"),
-        serde_json::to_vec(&document).unwrap(),
-    )
-    .unwrap();
-    let run = run_rea(
-        &binary(),
-        dir.path(),
-        &["serve", "scenario.json", "--port", "0"],
-    );
+    let run = run_on_scenario(&document, &["serve", "scenario.json", "--port", "0"]);
     assert_eq!(run.code, Some(2), "{}", run.stderr);
     assert_eq!(run.stdout, "", "nothing served");
     assert!(run.stderr.contains("/actions/0"), "{}", run.stderr);
@@ -117,16 +118,9 @@ fn a_scenario_with_a_problem_exits_2_and_starts_no_browser() {
 
 #[test]
 fn the_build_refuses_a_scenario_with_the_commands_that_take_one() {
-    let dir = tempfile::tempdir().unwrap();
     let document = scenario("http://127.0.0.1:9/", json!([]));
-    std::fs::write(
-        dir.path().join("scenario.json"),
-        serde_json::to_vec(&document).unwrap(),
-    )
-    .unwrap();
-    let run = run_rea(
-        &binary(),
-        dir.path(),
+    let run = run_on_scenario(
+        &document,
         &["environment-build", "scenario.json", "--dry-run"],
     );
     // An input kind the build does not read: a usage mistake.
