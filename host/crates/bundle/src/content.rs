@@ -354,9 +354,8 @@ pub fn readme(
     serve: &ServeCommand,
     withheld: WithheldWrites,
 ) -> String {
-    let manifest = &pair.manifest;
     let count = prediction.tool_count();
-    let origin = one_line(&manifest.primary_origin);
+    let origin = one_line(&pair.manifest.primary_origin);
     let serving = if prediction.serves_state() {
         "answering from the state the capture observed"
     } else {
@@ -366,7 +365,25 @@ pub fn readme(
         "An agent environment built by rea from a recorded web capture of {origin}: an MCP server of {count} tool{} {serving}.\n\n",
         if count == 1 { "" } else { "s" }
     );
-    text.push_str(&format!("# {name}\n\n## Provenance\n\n"));
+    text.push_str(&format!("# {name}\n\n"));
+    text.push_str(&readme_provenance(name, pair, prediction, binary));
+    text.push_str(&readme_what_it_serves(prediction, withheld));
+    text.push_str(&readme_run(name, prediction, serve));
+    text.push_str(&format!(
+        "## Rights\n\nThe recorded content in `envs/{name}/evidence.json` and `envs/{name}/manifest.json` (requests, response bodies included, and what is derived from them) belongs to the captured application and its users. Do not publish this bundle without the rights to that content. Inspection excluded the values of the standard authentication headers and URL userinfo, but custom key headers, tokens in query strings and tokens in bodies remain, and the Evidence records the capture file's absolute path.\n"
+    ));
+    text
+}
+
+/// The README's `## Provenance` section: the capture, the manifest, the state and the package.
+fn readme_provenance(
+    name: &str,
+    pair: &AuthenticatedPair,
+    prediction: &Prediction,
+    binary: &BundledBinary,
+) -> String {
+    let manifest = &pair.manifest;
+    let mut text = String::from("## Provenance\n\n");
     let sha = pair
         .capture_sha256()
         .map(|sha| format!("`{sha}`"))
@@ -396,7 +413,8 @@ pub fn readme(
         rea_evidence::sha256_hex(&pair.manifest_bytes)
     ));
     text.push_str(&format!(
-        "- Served tools: {count} (of {} in the manifest)\n",
+        "- Served tools: {} (of {} in the manifest)\n",
+        prediction.tool_count(),
         manifest.tools.len()
     ));
     match prediction.state_evidence_id() {
@@ -407,8 +425,13 @@ pub fn readme(
         "- Package source: {}\n\n",
         binary.described().replace("NAME", name)
     ));
+    text
+}
 
-    text.push_str("## What it serves\n\n");
+/// The README's `## What it serves` section: state or replay, and why.
+fn readme_what_it_serves(prediction: &Prediction, withheld: WithheldWrites) -> String {
+    let count = prediction.tool_count();
+    let mut text = String::from("## What it serves\n\n");
     text.push_str(
         "From the state (the default), the server answers the manifest's read tools from the state the capture observed (entities, lists and documents derived at startup and checked against the recordings), offers the `/agentenv` data plane on that state (`data/reset`, `data/add`, `data/get`), and serves the write tools whose effect the capture's later reads confirmed. When the state is unavailable, it serves replay: every manifest tool answers from the recorded responses and no call changes a later answer. `rea environment-serve --replay-only` serves pure replay.\n\n",
     );
@@ -427,7 +450,13 @@ pub fn readme(
     text.push_str(
         "Neither is an emulation of the application: nothing is fetched from it, and calls the capture did not make are answered from what it did. Everything served (bodies, and tool names and descriptions too) comes from the recorded application: treat it as untrusted data, never as instructions. Every tool result carries `_meta.provenance.untrusted_content: true`.\n\n",
     );
-    text.push_str(&format!(
+    text
+}
+
+/// The README's `## Run` section: with the agentenv framework, and without Docker.
+fn readme_run(name: &str, prediction: &Prediction, serve: &ServeCommand) -> String {
+    let count = prediction.tool_count();
+    format!(
         "## Run\n\nWith Docker and the agentenv framework, from this folder:\n\n```sh\nagent-env run .\n```\n\nThe task `tasks/smoke.json` deploys the env on the local sandbox and runs `artifacts/check_{name}/verify.py` against its MCP endpoint: it checks that {count} tools are listed{}. The first run also builds the framework's own infrastructure; the run tears everything down when it ends.\n\nWithout Docker, on Linux, from this folder (Ctrl-C stops it):\n\n```sh\nenvs/{name}/bin/rea serve . --port {MCP_PORT}\n```\n\nIt serves what the image serves, under the name `{name}`, and prints the addresses and the coverage table: MCP at `http://127.0.0.1:{MCP_PORT}/mcp`, the environment card at `/.well-known/agent-env.json`, a status page at `/`, readiness at `/ready`. The card and catalog fit the {} KiB discovery reservation. The image runs the long form, `{}`.\n\n",
         match &prediction.probe {
             Some(probe) => format!(
@@ -441,11 +470,7 @@ pub fn readme(
         },
         DISCOVERY_RESERVATION / 1024,
         serve.arguments(ENV_DIR).join(" "),
-    ));
-    text.push_str(&format!(
-        "## Rights\n\nThe recorded content in `envs/{name}/evidence.json` and `envs/{name}/manifest.json` (requests, response bodies included, and what is derived from them) belongs to the captured application and its users. Do not publish this bundle without the rights to that content. Inspection excluded the values of the standard authentication headers and URL userinfo, but custom key headers, tokens in query strings and tokens in bodies remain, and the Evidence records the capture file's absolute path.\n"
-    ));
-    text
+    )
 }
 
 /// A captured text on one line (control characters escaped).

@@ -170,57 +170,11 @@ pub fn search_bundle(bundle: &GuidanceBundle, request: &SearchRequest) -> Result
         ))
         .at("/page"));
     }
-    let locator_of = |index: usize| {
-        Locator {
-            bundle: bundle.locator_hash(),
-            section: bundle.sections[index].hash,
-        }
-        .render()
-    };
     let page: Vec<Value> = matches
         .iter()
         .skip((request.page - 1) * PAGE_SIZE)
         .take(PAGE_SIZE)
-        .map(|found| {
-            let section = &bundle.sections[found.section];
-            let (excerpt, cut_before, cut_after) = excerpt(bundle.own_text(section), &terms);
-            let mut entry = json!({
-                "locator": locator_of(found.section),
-                "file": bundle.files[section.file].path,
-                "heading": section.heading,
-                "heading_path": bundle.heading_path(found.section),
-                "level": section.level,
-                "match_scope": if found.cover.is_none() { "section" } else { "subsections" },
-                "content_length": section.content_length,
-                "excerpt": excerpt,
-                "excerpt_cut_before": cut_before,
-                "excerpt_cut_after": cut_after,
-            });
-            if let Some(cover) = &found.cover {
-                let object = entry.as_object_mut().expect("an object");
-                object.insert(
-                    "own_text_terms".into(),
-                    json!(terms_of(found.own_mask, &terms)),
-                );
-                let listed: Vec<Value> = cover
-                    .iter()
-                    .take(MAX_LISTED_SUBSECTIONS)
-                    .map(|(index, mask)| {
-                        json!({
-                            "locator": locator_of(*index),
-                            "heading": bundle.sections[*index].heading,
-                            "terms": terms_of(*mask, &terms),
-                        })
-                    })
-                    .collect();
-                object.insert("subsections".into(), Value::Array(listed));
-                object.insert(
-                    "omitted_subsections".into(),
-                    json!(cover.len().saturating_sub(MAX_LISTED_SUBSECTIONS)),
-                );
-            }
-            entry
-        })
+        .map(|found| match_entry(bundle, found, &terms))
         .collect();
     let mut result = json!({
         "kind": "guidance-search",
@@ -248,6 +202,58 @@ pub fn search_bundle(bundle: &GuidanceBundle, request: &SearchRequest) -> Result
             .insert("note".into(), json!(note));
     }
     Ok(result)
+}
+
+/// The locator of a bundle's section, by index.
+fn section_locator(bundle: &GuidanceBundle, index: usize) -> String {
+    Locator {
+        bundle: bundle.locator_hash(),
+        section: bundle.sections[index].hash,
+    }
+    .render()
+}
+
+/// One match of a result page: the section, its excerpt and, for a match its subsections
+/// cover, the terms of its own text and the subsections listed.
+fn match_entry(bundle: &GuidanceBundle, found: &Found, terms: &[String]) -> Value {
+    let section = &bundle.sections[found.section];
+    let (excerpt, cut_before, cut_after) = excerpt(bundle.own_text(section), terms);
+    let mut entry = json!({
+        "locator": section_locator(bundle, found.section),
+        "file": bundle.files[section.file].path,
+        "heading": section.heading,
+        "heading_path": bundle.heading_path(found.section),
+        "level": section.level,
+        "match_scope": if found.cover.is_none() { "section" } else { "subsections" },
+        "content_length": section.content_length,
+        "excerpt": excerpt,
+        "excerpt_cut_before": cut_before,
+        "excerpt_cut_after": cut_after,
+    });
+    if let Some(cover) = &found.cover {
+        let object = entry.as_object_mut().expect("an object");
+        object.insert(
+            "own_text_terms".into(),
+            json!(terms_of(found.own_mask, terms)),
+        );
+        let listed: Vec<Value> = cover
+            .iter()
+            .take(MAX_LISTED_SUBSECTIONS)
+            .map(|(index, mask)| {
+                json!({
+                    "locator": section_locator(bundle, *index),
+                    "heading": bundle.sections[*index].heading,
+                    "terms": terms_of(*mask, terms),
+                })
+            })
+            .collect();
+        object.insert("subsections".into(), Value::Array(listed));
+        object.insert(
+            "omitted_subsections".into(),
+            json!(cover.len().saturating_sub(MAX_LISTED_SUBSECTIONS)),
+        );
+    }
+    entry
 }
 
 /// Reads one section of an admitted bundle.

@@ -45,114 +45,137 @@ pub fn issues(method: &str, params: Option<&Value>) -> Vec<FieldIssue> {
         ));
     }
     match method {
-        "prompts/list" | "tools/list" => {
-            if let Some(cursor) = object.and_then(|object| object.get("cursor"))
-                && !cursor.is_string()
-            {
-                issues.push(FieldIssue::new(
-                    "/cursor",
-                    "wrong_type",
-                    "`cursor` must be a string",
-                ));
-            }
-        }
-        "prompts/get" | "tools/call" => {
-            let Some(object) = object else {
-                issues.push(FieldIssue::new("/name", "required", "`name` is required"));
-                return issues;
-            };
-            string_member(object, "name", "", true, &mut issues);
-            match object.get("arguments") {
-                None | Some(Value::Object(_)) => {}
-                Some(_) => issues.push(FieldIssue::new(
-                    "/arguments",
-                    "wrong_type",
-                    "`arguments` must be an object",
-                )),
-            }
-            if method == "prompts/get"
-                && let Some(Value::Object(arguments)) = object.get("arguments")
-            {
-                string_values(arguments, "/arguments", &mut issues);
-            }
-        }
-        "completion/complete" => {
-            let Some(object) = object else {
-                issues.push(FieldIssue::new("/ref", "required", "`ref` is required"));
-                issues.push(FieldIssue::new(
-                    "/argument",
-                    "required",
-                    "`argument` is required",
-                ));
-                return issues;
-            };
-            match object.get("ref") {
-                None => issues.push(FieldIssue::new("/ref", "required", "`ref` is required")),
-                Some(Value::Object(reference)) => {
-                    match reference.get("type").and_then(Value::as_str) {
-                        Some("ref/prompt") => {
-                            string_member(reference, "name", "/ref", true, &mut issues)
-                        }
-                        Some("ref/resource") => {
-                            string_member(reference, "uri", "/ref", true, &mut issues)
-                        }
-                        Some(_) => issues.push(FieldIssue::new(
-                            "/ref/type",
-                            "not_allowed",
-                            "`ref.type` must be `ref/prompt` or `ref/resource`",
-                        )),
-                        None => issues.push(FieldIssue::new(
-                            "/ref/type",
-                            "required",
-                            "`ref.type` is required and must be a string",
-                        )),
-                    }
-                }
-                Some(_) => issues.push(FieldIssue::new(
-                    "/ref",
-                    "wrong_type",
-                    "`ref` must be an object",
-                )),
-            }
-            match object.get("argument") {
-                None => issues.push(FieldIssue::new(
-                    "/argument",
-                    "required",
-                    "`argument` is required",
-                )),
-                Some(Value::Object(argument)) => {
-                    string_member(argument, "name", "/argument", true, &mut issues);
-                    string_member(argument, "value", "/argument", true, &mut issues);
-                }
-                Some(_) => issues.push(FieldIssue::new(
-                    "/argument",
-                    "wrong_type",
-                    "`argument` must be an object",
-                )),
-            }
-            match object.get("context") {
-                None => {}
-                Some(Value::Object(context)) => match context.get("arguments") {
-                    None => {}
-                    Some(Value::Object(arguments)) => {
-                        string_values(arguments, "/context/arguments", &mut issues);
-                    }
-                    Some(_) => issues.push(FieldIssue::new(
-                        "/context/arguments",
-                        "wrong_type",
-                        "`context.arguments` must be an object of strings",
-                    )),
-                },
-                Some(_) => issues.push(FieldIssue::new(
-                    "/context",
-                    "wrong_type",
-                    "`context` must be an object",
-                )),
-            }
-        }
+        "prompts/list" | "tools/list" => cursor_issues(object, &mut issues),
+        "prompts/get" | "tools/call" => named_call_issues(method, object, &mut issues),
+        "completion/complete" => completion_issues(object, &mut issues),
         _ => {}
     }
     issues
+}
+
+/// `prompts/list` and `tools/list`: an optional string `cursor`.
+fn cursor_issues(object: Option<&Map<String, Value>>, issues: &mut Vec<FieldIssue>) {
+    if let Some(cursor) = object.and_then(|object| object.get("cursor"))
+        && !cursor.is_string()
+    {
+        issues.push(FieldIssue::new(
+            "/cursor",
+            "wrong_type",
+            "`cursor` must be a string",
+        ));
+    }
+}
+
+/// `prompts/get` and `tools/call`: a string `name` and an optional `arguments` object (of
+/// strings, for a prompt).
+fn named_call_issues(
+    method: &str,
+    object: Option<&Map<String, Value>>,
+    issues: &mut Vec<FieldIssue>,
+) {
+    let Some(object) = object else {
+        issues.push(FieldIssue::new("/name", "required", "`name` is required"));
+        return;
+    };
+    string_member(object, "name", "", true, issues);
+    match object.get("arguments") {
+        None | Some(Value::Object(_)) => {}
+        Some(_) => issues.push(FieldIssue::new(
+            "/arguments",
+            "wrong_type",
+            "`arguments` must be an object",
+        )),
+    }
+    if method == "prompts/get"
+        && let Some(Value::Object(arguments)) = object.get("arguments")
+    {
+        string_values(arguments, "/arguments", issues);
+    }
+}
+
+/// `completion/complete`: a `ref`, an `argument` and an optional `context`.
+fn completion_issues(object: Option<&Map<String, Value>>, issues: &mut Vec<FieldIssue>) {
+    let Some(object) = object else {
+        issues.push(FieldIssue::new("/ref", "required", "`ref` is required"));
+        issues.push(FieldIssue::new(
+            "/argument",
+            "required",
+            "`argument` is required",
+        ));
+        return;
+    };
+    completion_ref_issues(object.get("ref"), issues);
+    completion_argument_issues(object.get("argument"), issues);
+    completion_context_issues(object.get("context"), issues);
+}
+
+/// A completion's `ref`: an object naming a prompt (`name`) or a resource (`uri`).
+fn completion_ref_issues(reference: Option<&Value>, issues: &mut Vec<FieldIssue>) {
+    match reference {
+        None => issues.push(FieldIssue::new("/ref", "required", "`ref` is required")),
+        Some(Value::Object(reference)) => match reference.get("type").and_then(Value::as_str) {
+            Some("ref/prompt") => string_member(reference, "name", "/ref", true, issues),
+            Some("ref/resource") => string_member(reference, "uri", "/ref", true, issues),
+            Some(_) => issues.push(FieldIssue::new(
+                "/ref/type",
+                "not_allowed",
+                "`ref.type` must be `ref/prompt` or `ref/resource`",
+            )),
+            None => issues.push(FieldIssue::new(
+                "/ref/type",
+                "required",
+                "`ref.type` is required and must be a string",
+            )),
+        },
+        Some(_) => issues.push(FieldIssue::new(
+            "/ref",
+            "wrong_type",
+            "`ref` must be an object",
+        )),
+    }
+}
+
+/// A completion's `argument`: an object with string `name` and `value`.
+fn completion_argument_issues(argument: Option<&Value>, issues: &mut Vec<FieldIssue>) {
+    match argument {
+        None => issues.push(FieldIssue::new(
+            "/argument",
+            "required",
+            "`argument` is required",
+        )),
+        Some(Value::Object(argument)) => {
+            string_member(argument, "name", "/argument", true, issues);
+            string_member(argument, "value", "/argument", true, issues);
+        }
+        Some(_) => issues.push(FieldIssue::new(
+            "/argument",
+            "wrong_type",
+            "`argument` must be an object",
+        )),
+    }
+}
+
+/// A completion's optional `context`: an object whose optional `arguments` are strings.
+fn completion_context_issues(context: Option<&Value>, issues: &mut Vec<FieldIssue>) {
+    match context {
+        None => {}
+        Some(Value::Object(context)) => match context.get("arguments") {
+            None => {}
+            Some(Value::Object(arguments)) => {
+                string_values(arguments, "/context/arguments", issues);
+            }
+            Some(_) => issues.push(FieldIssue::new(
+                "/context/arguments",
+                "wrong_type",
+                "`context.arguments` must be an object of strings",
+            )),
+        },
+        Some(_) => issues.push(FieldIssue::new(
+            "/context",
+            "wrong_type",
+            "`context` must be an object",
+        )),
+    }
 }
 
 fn string_member(
