@@ -21,7 +21,8 @@
 //!    as `/info/lifecycle_stage`), which the rule stages explain in pipeline order (or the plan is
 //!    withheld as `unexplained-change`); then its answer. A bulk plan learns each named entity as
 //!    one call; a `PUT` that created the entity its path names learns those calls as a create
-//!    (its `upsert`).
+//!    (its `upsert`). Last in this pass, a plan that learned no placement takes the sort another
+//!    plan of its type learned (`share_sorts`).
 //! 4. [`confirm`]: the capture replayed from the state the reads observed, applying every
 //!    modelled call with [`apply`] (the function serving uses) and answering every later read
 //!    with the state's own read path: a read that disagrees with an unconfirmed write contradicts
@@ -310,9 +311,10 @@ impl Draft {
     }
 }
 
-/// A collection kept sorted by a field is a property of the collection, not of one tool: a plan of
-/// a type that learned no placement of its own takes the sort another plan of the type learned,
-/// when its writes change that field (the clock an update stamps, a title it sends).
+/// The end of pass 3: a collection kept sorted by a field is a property of the collection, not of
+/// one tool: a plan of a type that learned no placement of its own takes the sort another plan of
+/// the type learned, when its writes change that field (the clock an update stamps, a title it
+/// sends).
 fn share_sorts(drafts: &mut [Draft]) {
     let mut sorts: BTreeMap<String, model::PlanRule> = BTreeMap::new();
     for draft in drafts.iter() {
@@ -395,6 +397,7 @@ pub fn derive_write_plans(
     rules: &RuleSet,
 ) -> (Vec<WritePlan>, Vec<RelatedWrite>) {
     let views = Views::new(manifest, state);
+    // Pass 1 (`target`): one draft per write tool.
     let mut drafts: Vec<Draft> = manifest
         .tools
         .iter()
@@ -405,11 +408,14 @@ pub fn derive_write_plans(
     if drafts.is_empty() {
         return (Vec::new(), Vec::new());
     }
+    // Pass 2 (`observe`).
     let mut observed = observe::observe(manifest, timeline, state, &views, &mut drafts);
+    // Pass 3 (`learn`, `explain`), ending with the sorts a type's plans share.
     for draft in &mut drafts {
         learn::learn(draft, &mut observed, &views, rules, records);
     }
     share_sorts(&mut drafts);
+    // Pass 4 (`confirm`).
     confirm::confirm(
         manifest,
         timeline,
