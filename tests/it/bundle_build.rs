@@ -333,8 +333,6 @@ fn every_shared_capture_builds_a_bundle_of_the_documented_layout() {
     );
 }
 
-// contract: BUILD-002, BUILD-005, BUILD-006, BUILD-007, BUILD-008, BUILD-009
-// contract: EXPORT-001, EXPORT-003, EXPORT-009, EXPORT-010, EXPORT-016, EXPORT-018, EXPORT-028
 #[test]
 fn the_build_writes_what_the_separate_commands_write() {
     for (name, har) in build_captures() {
@@ -390,18 +388,27 @@ fn the_build_writes_what_the_separate_commands_write() {
 
         let built_tree = snapshot(&work.join("built"));
         assert!(!built_tree.is_empty());
+        // contract: BUILD-007, BUILD-008 (file for file, byte for byte)
         assert!(
             built_tree == snapshot(&work.join("exported")),
             "{name}: environment-build and the separate commands wrote different bundles"
         );
+        // contract: BUILD-005 (Evidence input skips inspection and builds the same bundle)
         assert!(
             built_tree == snapshot(&work.join("from-evidence")),
             "{name}: building from the capture Evidence wrote a different bundle"
         );
+        // contract: EXPORT-010, EXPORT-018 (the capture the export authenticated, byte-exact)
         assert_eq!(
             std::fs::read(work.join("capture.json")).unwrap(),
-            std::fs::read(work.join(format!("built/envs/{name}/evidence.json"))).unwrap()
+            std::fs::read(work.join(format!("exported/envs/{name}/evidence.json"))).unwrap()
         );
+        // contract: EXPORT-009, BUILD-002 (the manifest of the pair, byte-exact)
+        assert_eq!(
+            std::fs::read(work.join("manifest.json")).unwrap(),
+            std::fs::read(work.join(format!("exported/envs/{name}/manifest.json"))).unwrap()
+        );
+        // contract: EXPORT-003 (`--json` prints the report the build prints)
         for key in ["tool_count", "state", "files", "manifest"] {
             assert_eq!(built[key], exported[key], "{name}: {key}");
         }
@@ -1179,4 +1186,115 @@ fn the_export_opens_each_input_once_and_none_that_does_not_fit() {
     assert!(!work.join("second").exists());
     assert_eq!(opened(&lines, "the-manifest.json"), 0, "{lines:#?}");
     assert_eq!(opened(&lines, "the-capture.json"), 0, "{lines:#?}");
+}
+
+/// The calls of a traced `rea` run, by name: the lines of `strace -f` output whose call is
+/// `name(…)` (strace pads short pids with extra spaces).
+fn traced_calls<'a>(lines: &'a [String], name: &str) -> Vec<&'a String> {
+    lines
+        .iter()
+        .filter(|line| {
+            line.split_once(' ')
+                .is_some_and(|(_, call)| call.trim_start().starts_with(&format!("{name}(")))
+        })
+        .collect()
+}
+
+#[test]
+fn the_build_reads_its_capture_writes_one_folder_and_fetches_nothing() {
+    rea_tests::require_strace();
+    let dir = tempfile::tempdir().expect("temp dir");
+    let work = std::path::absolute(dir.path()).unwrap();
+    let binary = stand_in_binary(&work).display().to_string();
+    let har_path = har("json-server").display().to_string();
+    let trace = work.join("trace.txt");
+    let status = std::process::Command::new("strace")
+        .args(["-f", "-qq", "-s", "512", "-e"])
+        .arg("trace=execve,execveat,fork,vfork,clone,clone3,connect,open,openat,openat2,creat,mkdir,mkdirat")
+        .arg("-o")
+        .arg(&trace)
+        .arg(rea())
+        .args(["environment-build", &har_path, "bundle", "--binary", &binary])
+        .args(["--name", "json-server", "--json"])
+        .current_dir(&work)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .expect("strace");
+    assert_eq!(status.code(), Some(0));
+    let lines: Vec<String> = std::fs::read_to_string(&trace)
+        .unwrap()
+        .lines()
+        .map(str::to_owned)
+        .collect();
+    // The bundle folder, written whole under a staging name beside it first.
+    let bundle = work.join("bundle").display().to_string();
+    let staging = work.join(".bundle.partial-").display().to_string();
+    // The paths a traced line names (its quoted arguments).
+    let paths = |line: &str| -> Vec<String> {
+        line.split('"')
+            .skip(1)
+            .step_by(2)
+            .map(|path| {
+                if path.starts_with('/') {
+                    path.to_owned()
+                } else {
+                    format!("{}/{path}", work.display())
+                }
+            })
+            .collect()
+    };
+    // contract: BUILD-009 (it reads the capture it was given)
+    assert!(
+        traced_calls(&lines, "openat")
+            .iter()
+            .chain(&traced_calls(&lines, "open"))
+            .any(|line| line.contains(&format!("\"{har_path}\""))),
+        "{lines:#?}"
+    );
+    // contract: BUILD-009 (everything it writes is in the one bundle folder)
+    for name in ["open", "openat", "openat2", "creat", "mkdir", "mkdirat"] {
+        for line in traced_calls(&lines, name) {
+            let writes = name.starts_with("creat")
+                || name.starts_with("mkdir")
+                || ["O_WRONLY", "O_RDWR", "O_CREAT", "O_TRUNC"]
+                    .iter()
+                    .any(|flag| line.contains(flag));
+            if writes && !line.contains("ENOENT") {
+                assert!(
+                    paths(line)
+                        .iter()
+                        .any(|path| path.starts_with(&bundle) || path.starts_with(&staging)),
+                    "written outside the bundle: {line}"
+                );
+            }
+        }
+    }
+    let mut left: Vec<String> = std::fs::read_dir(&work)
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    left.sort();
+    assert_eq!(left, ["bundle", "rea-stand-in", "trace.txt"]);
+    // contract: BUILD-009 (it fetches nothing and launches no browser: no connection leaves the
+    // machine, and the only program run is rea itself)
+    for line in traced_calls(&lines, "connect") {
+        assert!(!line.contains("AF_INET"), "a network connection: {line}");
+    }
+    assert_eq!(traced_calls(&lines, "execve").len(), 1, "{lines:#?}");
+    assert!(
+        traced_calls(&lines, "execveat").is_empty()
+            && traced_calls(&lines, "fork").is_empty()
+            && traced_calls(&lines, "vfork").is_empty(),
+        "{lines:#?}"
+    );
+    for clone in traced_calls(&lines, "clone")
+        .into_iter()
+        .chain(traced_calls(&lines, "clone3"))
+    {
+        assert!(
+            clone.contains("CLONE_THREAD"),
+            "a process was launched: {clone}"
+        );
+    }
 }

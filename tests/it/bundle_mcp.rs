@@ -92,7 +92,6 @@ fn report_of_build(work: &Path, args: &[&str]) -> Value {
     report(&run(work, args))
 }
 
-// contract: BUILD-087, BUILD-088, BUILD-090, BUILD-091, BUILD-093, BUILD-094, BUILD-095
 #[test]
 fn the_tool_refuses_what_it_must_and_writes_nothing_then() {
     let dir = tempfile::tempdir().expect("temp dir");
@@ -121,33 +120,40 @@ fn the_tool_refuses_what_it_must_and_writes_nothing_then() {
     // Retained Evidence of a loopback origin has no file to name it after.
     let refusal = refused(json!({"source": retained, "output_directory": absent}));
     assert_eq!(refusal["code"], "invalid_request");
+    // contract: BUILD-093
     assert_eq!(refusal["pointer"], "/name");
+    // contract: BUILD-095 (a refusal that is not the destination's names environment-build)
     assert_eq!(refusal["stage"], "environment-build");
     // An existing directory, even empty; a relative path; a missing parent.
     let refusal = refused(json!({
         "source": retained, "name": "js",
         "output_directory": work.join("empty").display().to_string()
     }));
+    // contract: BUILD-091, BUILD-095 (an existing empty directory, refused as the destination)
     assert_eq!(refusal["stage"], "export_environment_bundle");
     let refusal =
         refused(json!({"source": retained, "name": "js", "output_directory": "relative/dir"}));
+    // contract: BUILD-090 (a relative path)
     assert_eq!(refusal["stage"], "export_environment_bundle");
     let refusal = refused(json!({
         "source": retained, "name": "js",
         "output_directory": work.join("missing/dir").display().to_string()
     }));
+    // contract: BUILD-090 (a missing parent)
     assert_eq!(refusal["stage"], "export_environment_bundle");
     // A dry run still checks the directory.
     let refusal = refused(json!({
         "source": retained, "name": "js", "dry_run": true,
         "output_directory": work.join("empty").display().to_string()
     }));
+    // contract: BUILD-094
     assert_eq!(refusal["stage"], "export_environment_bundle");
     // A HAR is inspected first.
     let refusal = refused(json!({
         "source": {"kind": "evidence-file", "path": har_path.display().to_string()},
         "output_directory": absent
     }));
+    // contract: BUILD-088
     assert_eq!(refusal["code"], "unsupported_target");
     assert!(
         refusal["message"]
@@ -174,6 +180,7 @@ fn the_tool_refuses_what_it_must_and_writes_nothing_then() {
             "template_rules": []
         }),
     );
+    // contract: BUILD-087
     assert!(!failed, "{planned}");
     assert_eq!(planned["status"], "planned");
     assert_eq!(planned["name"], "json-server");

@@ -17,44 +17,56 @@ use serde_json::{Value, json};
 use serve_support::process::{Server, answer_of, call_tool, card, tools_list};
 use serve_support::synthetic::{catalog_charges, many_endpoints_har};
 
-/// The withheld reasons and their hints, as the spec's table states them.
+/// The withheld reasons and their hints, as the spec's table states them (each pinned row is
+/// checked against the state's table, `WITHHELD_REASONS`, and against every withheld write's
+/// `hint` in the report).
 const SPEC_HINTS: [(&str, &str); 10] = [
+    // contract: BUILD-057
     (
         "no-state-target",
         "The write could not be linked to a modelled target. Check the path template and recorded views; record missing reads. Some route forms may not be supported.",
     ),
+    // contract: BUILD-058
     (
         "no-call",
         "No recorded call of this tool was modelled, for example because every call failed. Record a successful call.",
     ),
+    // contract: BUILD-059
     (
         "body-unusable",
         "The retained request or response cannot be modelled. Record a successful call with a complete supported request and reproducible response.",
     ),
+    // contract: BUILD-060
     (
         "no-observation",
         "Nothing showed the entity or document this write changed. Read a created entity back by id right after the write; for an update or delete the state must already hold the entity, so read it before the write or record the create that made it.",
     ),
+    // contract: BUILD-061
     (
         "unexplained-change",
         "The write changed fields it did not send, in a way no rule explains. A second, different call of the same tool can show the pattern.",
     ),
+    // contract: BUILD-062
     (
         "contradicted",
         "A later read disagreed with the modelled effect. Check the read at contradicted_by.",
     ),
+    // contract: BUILD-063
     (
         "side-effect",
         "The write changed something besides its own entity, which the environment does not model.",
     ),
+    // contract: BUILD-064
     (
         "unconfirmed",
         "No later read showed the effect. Read the entity and its list after the write.",
     ),
+    // contract: BUILD-065
     (
         "incomplete-entities",
         "The write is confirmed, but the views that show its entity cannot render it in full. Read the written entity through every view that lists it.",
     ),
+    // contract: BUILD-066
     (
         "unknown-clock",
         "The learned rules generate timestamps, but the capture establishes no global served clock start. Record usable start times and completed durations for every request.",
@@ -194,17 +206,21 @@ fn check_served_bundle(bundle: &Path, name: &str, report: &Value) -> Vec<Value> 
     let (probe, expected_status) = verifier_constants(&verify);
 
     let (server, url) = serve_bundle(bundle, name);
-    // EXPORT-050: deployed with ENVIRONMENT_NAME, the card carries the env's name.
+    // contract: EXPORT-050 (deployed with ENVIRONMENT_NAME, the card carries the env's name)
     assert_eq!(card(&url)["name"], name);
-    // EXPORT-022: the server lists what the export predicted under that name.
+    // contract: EXPORT-022 (the server lists what the export predicted under that name)
     let listed = tools_list(&url);
     assert_eq!(listed.len() as u64, report["tool_count"], "{name}");
-    // EXPORT-059, EXPORT-061, EXPORT-062: the probe and its status are the live server's.
+    // The probe and its status are the live server's.
     match live_probe(&url, &listed, &manifest) {
         Some((tool, answer)) => {
+            // contract: EXPORT-059, EXPORT-061 (the first GET tool without path parameters whose
+            // answer to no arguments is not an error)
             assert_eq!(probe, json!(tool), "{name}: the probe");
+            // contract: EXPORT-062 (the status of that tool's answer, as the server answers)
             assert_eq!(expected_status, answer["status"], "{name}: {answer}");
-            // EXPORT-063, EXPORT-064: the status is the answer's base (or replayed) record's.
+            // contract: EXPORT-063 (the status is the answer's base record's; a replayed
+            // record's is tagged where a bundle replays)
             let ordinal = answer["replay"]["record_ordinal"]
                 .as_u64()
                 .unwrap_or_else(|| panic!("{name}: no base record in {answer}"));
@@ -252,17 +268,16 @@ fn keys(value: &Value) -> Vec<&str> {
     keys
 }
 
-// contract: EXPORT-022, EXPORT-050, EXPORT-059, EXPORT-061, EXPORT-062, EXPORT-063
-// contract: BUILD-048, BUILD-049, BUILD-050, BUILD-052, BUILD-054, BUILD-056
-// contract: BUILD-057, BUILD-058, BUILD-059, BUILD-060, BUILD-061, BUILD-062, BUILD-063, BUILD-064, BUILD-065, BUILD-066
 #[test]
 fn every_shared_bundle_serves_what_its_report_coverage_and_verifier_predict() {
-    // The state's hint table is the spec's, reason for reason and word for word.
+    // The state's hint table is the spec's, reason for reason and word for word (the rows of
+    // SPEC_HINTS carry their ids).
     assert_eq!(
         rea_state::writes::model::WITHHELD_REASONS.to_vec(),
         SPEC_HINTS.to_vec()
     );
     let mut reasons_seen = BTreeSet::new();
+    let mut served_write_count = 0;
     for (name, har) in build_captures() {
         let dir = tempfile::tempdir().expect("temp dir");
         let work = dir.path();
@@ -278,6 +293,7 @@ fn every_shared_bundle_serves_what_its_report_coverage_and_verifier_predict() {
         // The coverage shape.
         let coverage = &report["coverage"];
         assert_eq!(keys(coverage), ["reads", "writes"]);
+        // contract: BUILD-048
         assert_eq!(
             keys(&coverage["reads"]),
             ["recorded", "recorded_reasons", "state"]
@@ -295,7 +311,9 @@ fn every_shared_bundle_serves_what_its_report_coverage_and_verifier_predict() {
         assert_eq!(reasons_total, recorded, "{name}");
         assert_eq!(keys(&coverage["writes"]), ["served", "withheld"]);
         let served_writes = coverage["writes"]["served"].as_array().unwrap();
+        served_write_count += served_writes.len();
         for served in served_writes {
+            // contract: BUILD-049
             assert_eq!(keys(served), ["effect", "tool"], "{served}");
             assert!(
                 ["create", "update", "delete", "document"]
@@ -304,6 +322,7 @@ fn every_shared_bundle_serves_what_its_report_coverage_and_verifier_predict() {
         }
         let withheld = coverage["writes"]["withheld"].as_array().unwrap();
         for write in withheld {
+            // contract: BUILD-050
             assert_eq!(
                 keys(write),
                 [
@@ -317,13 +336,15 @@ fn every_shared_bundle_serves_what_its_report_coverage_and_verifier_predict() {
                 "{write}"
             );
             let reason = write["reason"].as_str().unwrap();
+            // contract: BUILD-056 (each withheld write carries its reason's hint)
             assert_eq!(write["hint"], spec_hint(reason), "{name}: {write}");
             if reason != "contradicted" {
                 assert_eq!(write["contradicted_by"], Value::Null, "{write}");
             }
             reasons_seen.insert(reason.to_owned());
         }
-        // Coverage summarizes the served catalog: every read, and the served writes.
+        // contract: BUILD-052 (coverage summarizes the served catalog: every read, and the
+        // served writes)
         assert_eq!(
             report["tool_count"].as_u64().unwrap(),
             state_reads + recorded + served_writes.len() as u64,
@@ -336,12 +357,14 @@ fn every_shared_bundle_serves_what_its_report_coverage_and_verifier_predict() {
             &bundle.join(format!("envs/{name}/evidence.json")),
             &DEFAULT_RULES,
         );
+        // contract: BUILD-054
         assert_eq!(view["reads"], coverage["reads"], "{name}");
         assert_eq!(view["writes"], coverage["writes"], "{name}");
 
         // The bundle served: count, probe, status, stopped state, card name.
         let listed = check_served_bundle(&bundle, &name, &report);
-        // Hints change nothing served: served writes are listed, withheld ones are not.
+        // contract: BUILD-056 (hints change nothing served: served writes are listed, withheld
+        // ones are not)
         let listed: BTreeSet<&str> = listed
             .iter()
             .map(|tool| tool["name"].as_str().unwrap())
@@ -359,6 +382,10 @@ fn every_shared_bundle_serves_what_its_report_coverage_and_verifier_predict() {
     assert!(
         !reasons_seen.is_empty(),
         "no shared capture withholds a write: the hints went unchecked"
+    );
+    assert!(
+        served_write_count > 0,
+        "no shared capture serves a write: the served list went unchecked"
     );
 }
 

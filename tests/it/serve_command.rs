@@ -542,8 +542,10 @@ fn every_tool_answers_over_mcp_from_what_the_capture_recorded() {
             let answer = answer_of(&result);
             let answered = answer["replay"]["record_ordinal"].as_u64().unwrap();
             // The answer is a cited record's recorded response, whatever was asked.
+            // contract: REPLAY-001 (under `--replay-only`, every tool replays a record)
             assert!(cited.contains(&answered), "{context}");
             let (status, body) = recorded(records[&answered]);
+            // contract: REPLAY-043 (status and body are that one recording's)
             assert_eq!(answer["status"], status, "{context}");
             assert_eq!(answer["body"], body, "{context}");
             assert_eq!(answer["replay"]["evidence_id"], capture["evidence_id"]);

@@ -212,7 +212,6 @@ fn data_call(address: &str, method: &str, params: Option<Value>) -> Value {
     serde_json::from_str(&body).unwrap()
 }
 
-// contract: LIMITS-001, LIMITS-007, LIMITS-015, LIMITS-016, LIMITS-017, LIMITS-018, LIMITS-019
 #[test]
 fn the_server_reads_each_input_once_launches_nothing_writes_nothing_and_connects_only_to_download()
 {
@@ -333,7 +332,7 @@ fn the_server_reads_each_input_once_launches_nothing_writes_nothing_and_connects
             })
             .collect()
     };
-    // LIMITS-015: one program image (the server's own), and every clone is a thread.
+    // contract: LIMITS-015 (one program image (the server's own), and every clone is a thread)
     assert_eq!(calls("execve").len(), 1, "{lines:#?}");
     assert!(calls("execveat").is_empty() && calls("fork").is_empty() && calls("vfork").is_empty());
     for clone in calls("clone").into_iter().chain(calls("clone3")) {
@@ -342,7 +341,7 @@ fn the_server_reads_each_input_once_launches_nothing_writes_nothing_and_connects
             "a process was launched: {clone}"
         );
     }
-    // LIMITS-016: nothing opened for writing, created, removed, renamed or truncated.
+    // contract: LIMITS-016 (nothing opened for writing, created, removed, renamed or truncated)
     for name in ["open", "openat", "openat2"] {
         for open in calls(name) {
             assert!(
@@ -374,8 +373,8 @@ fn the_server_reads_each_input_once_launches_nothing_writes_nothing_and_connects
     ] {
         assert!(calls(name).is_empty(), "{name}: {:?}", calls(name));
     }
-    // LIMITS-001, LIMITS-007: each input opened once; the state derives from the capture
-    // already read.
+    // contract: LIMITS-001, LIMITS-007 (each input opened once; the state derives from the
+    // capture already read)
     let opened = |path: &str| {
         ["open", "openat", "openat2"]
             .iter()
@@ -385,9 +384,9 @@ fn the_server_reads_each_input_once_launches_nothing_writes_nothing_and_connects
     };
     assert_eq!(opened("json-server.manifest.json"), 1);
     assert_eq!(opened("json-server.capture.json"), 1);
-    // LIMITS-019: the file part read once.
+    // contract: LIMITS-019 (the file part read once)
     assert_eq!(opened(&loaded.display().to_string()), 1, "{lines:#?}");
-    // LIMITS-017, LIMITS-018: the download's one connection is the only one.
+    // contract: LIMITS-017, LIMITS-018 (the download's one connection is the only one)
     let connects = calls("connect");
     assert_eq!(connects.len(), 1, "{connects:#?}");
     assert!(

@@ -62,13 +62,13 @@ async fn the_card_readiness_and_unknown_routes() {
     );
 }
 
-// contract: SERVE-022, SERVE-025, CARD-013, CARD-014, CARD-031, REPLAY-039, REPLAY-040
 #[tokio::test]
 async fn a_2025_session_initializes_lists_and_calls() {
     for version in ["2025-03-26", "2025-06-18", "2025-11-25"] {
         let (app, backend) = replay_app();
         let (session, init) = legacy_session(&app, version).await;
         let result = &init["result"];
+        // contract: SERVE-022 (`POST /mcp` initializes an MCP session)
         assert_eq!(result["protocolVersion"], version);
         assert_eq!(result["serverInfo"]["name"], "test-env");
         assert_eq!(result["instructions"], INSTRUCTIONS);
@@ -85,10 +85,14 @@ async fn a_2025_session_initializes_lists_and_calls() {
         let card_tools = backend.card_tools();
         assert_eq!(tools.len(), card_tools.len());
         for (tool, card_tool) in tools.iter().zip(&card_tools) {
+            // contract: CARD-013
             assert_eq!(tool["name"], card_tool["name"]);
             assert_eq!(tool["description"], card_tool["description"]);
             assert_eq!(tool["inputSchema"], card_tool["inputSchema"]);
+            // contract: CARD-014
             assert!(card_tool.get("annotations").is_none());
+            // contract: CARD-031
+            assert!(tool["annotations"].is_object(), "{tool}");
         }
         assert_eq!(
             tools[0]["annotations"],
@@ -105,6 +109,7 @@ async fn a_2025_session_initializes_lists_and_calls() {
         .await;
         let result = &called["result"];
         assert_eq!(result["isError"], false, "{called}");
+        // contract: REPLAY-039
         assert_eq!(
             result["_meta"]["provenance"],
             json!({"untrusted_content": true, "source": "analysis_target"})

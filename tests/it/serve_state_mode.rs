@@ -119,7 +119,6 @@ fn reads(replay_tools: &[Value]) -> BTreeSet<String> {
         .collect()
 }
 
-// contract: CARD-054, CARD-055, CARD-056, CARD-057, CARD-058, SERVE-023, SERVE-027, MANIFEST-023
 #[test]
 fn the_state_card_declares_the_data_plane_and_serves_reads_and_confirmed_writes() {
     let (replay_server, replay_url) = serve("json-server", true);
@@ -131,11 +130,13 @@ fn the_state_card_declares_the_data_plane_and_serves_reads_and_confirmed_writes(
     let card = card(&url);
     let capabilities = &card["capabilities"];
     // The three data-plane operations and one intake extension.
+    // contract: CARD-054
     assert_eq!(
         capabilities["operations"],
         json!(["data/reset", "data/add", "data/get"])
     );
     let extensions = capabilities["extensions"].as_array().expect("extensions");
+    // contract: CARD-055
     assert_eq!(extensions.len(), 1, "{extensions:?}");
     assert_eq!(extensions[0]["uri"], "urn:agentenv:intake/v1");
     // The catalog: every read tool, and exactly the writes whose effect the capture confirmed.
@@ -157,6 +158,7 @@ fn the_state_card_declares_the_data_plane_and_serves_reads_and_confirmed_writes(
     let listed = tools_list(&url);
     let state_names: BTreeSet<String> = names(&listed).into_iter().collect();
     let expected: BTreeSet<String> = read_tools.union(&served_writes).cloned().collect();
+    // contract: CARD-056
     assert_eq!(state_names, expected);
     for tool in withheld {
         assert!(!state_names.contains(tool), "{tool} is withheld");
@@ -176,11 +178,13 @@ fn the_state_card_declares_the_data_plane_and_serves_reads_and_confirmed_writes(
             .iter()
             .find(|replayed| replayed["name"] == name)
             .unwrap();
+        // contract: MANIFEST-023 (each description is longer)
         assert!(
             description.len() > replayed["description"].as_str().unwrap().len(),
             "{name}"
         );
         if read_tools.contains(name) {
+            // contract: CARD-057
             assert!(
                 description.contains("answers from the environment state"),
                 "{description}"
@@ -203,6 +207,7 @@ fn the_state_card_declares_the_data_plane_and_serves_reads_and_confirmed_writes(
             "document" => "changes the document",
             other => panic!("effect {other}"),
         };
+        // contract: CARD-058 (the effect)
         assert!(description.contains(phrase), "{effect}: {description}");
         // The body's schema names the members it accepts (typed), or its description lists them.
         let body = ["body", "request_body"]
@@ -224,17 +229,18 @@ fn the_state_card_declares_the_data_plane_and_serves_reads_and_confirmed_writes(
             .map(|member| Value::String(member.clone()).to_string())
             .filter(|quoted| accepted.contains(quoted.as_str()))
             .collect();
+        // contract: CARD-058 (the quoted body members)
         assert!(!quoted.is_empty(), "{name}: {accepted}");
     }
-    // MANIFEST-023: served from the state, the card (with the data plane and the longer
-    // descriptions) is larger than replay's.
+    // contract: MANIFEST-023 (served from the state, the card, with the data plane and the
+    // longer descriptions, is larger than replay's)
     assert!(card.to_string().len() > replay_card.to_string().len());
-    // SERVE-027: the data plane serves its three methods.
+    // contract: SERVE-027 (the data plane serves its three methods)
     let document = held(&url);
     assert!(document["rea_state"].is_object(), "{document}");
     assert_eq!(data_call(&url, "data/reset", None)["result"], json!({}));
     assert_eq!(add(&url, &document)["result"], json!({}));
-    // SERVE-023: a read the state backs answers from it.
+    // contract: SERVE-023 (a read the state backs answers from it)
     let answer = answer_of(&call_tool(&url, "get_posts_by_id", &json!({"id": "1"})));
     assert_eq!(answer["state"]["source"], "state", "{answer}");
     assert_eq!(answer["body"]["id"], 1);

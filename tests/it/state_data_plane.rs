@@ -104,7 +104,6 @@ fn data_get_reports_the_derived_state_and_it_loads_back_unchanged() {
 
 #[test]
 fn data_add_replaces_the_whole_state_and_edited_values_cite_nothing() {
-    // contract: DATA-003, DATA-073, DATA-075, DATA-078, STATE-038, STATE-017, STATE-108
     let served = json_server();
     let mut document = get(&served);
     let entities = document["rea_state"]["entities"]
@@ -124,10 +123,13 @@ fn data_add_replaces_the_whole_state_and_edited_values_cite_nothing() {
             .expect("state")
             .remove(member);
     }
+    // contract: DATA-003, DATA-075 (an entity without `record_ordinals` loads)
     assert_eq!(add(&served, document).expect("loaded"), json!({}));
     let after = get(&served);
     let held = after["rea_state"]["entities"].as_array().expect("entities");
+    // contract: DATA-073
     assert_eq!(held.len(), 5, "only the loaded entities are held");
+    // contract: DATA-078 (the entity half: an edited entity cites nothing)
     assert_eq!(
         held[0]["record_ordinals"],
         json!([]),
@@ -141,11 +143,13 @@ fn data_add_replaces_the_whole_state_and_edited_values_cite_nothing() {
     );
     assert_eq!(held[4]["record_ordinals"], json!([]));
     assert_eq!(after["rea_state"]["documents"], json!([]));
-    // Every MCP session reads the loaded state.
+    // MCP sessions read the state the data plane loaded.
     let answer = item(&served, "get_posts_by_id", "1");
+    // contract: STATE-017
     assert_eq!(answer["body"]["title"], "Edited");
     assert_eq!(answer["state"]["source"], "state");
     let loaded = item(&served, "get_posts_by_id", "9");
+    // contract: STATE-038
     assert_eq!(loaded["body"]["title"], "Loaded");
     // The users were not loaded: no 404 was recorded for them, so the read is a tool error.
     let (_, is_error) = {

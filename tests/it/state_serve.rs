@@ -10,7 +10,7 @@ use rea_json::Json;
 use rea_manifest::evidence::project_manifest_evidence;
 use rea_state::project_state_evidence;
 use serde_json::{Value, json};
-use serve_support::process::{Server, address, binary, request};
+use serve_support::process::{Server, address, answer_of, binary, call_tool, request};
 use state_support::{capture, rules};
 
 struct Inputs {
@@ -72,25 +72,49 @@ fn http(address: &str, method: &str, path: &str, body: Option<&str>) -> (u16, Va
 
 #[test]
 fn environment_serve_serves_from_the_state_by_default() {
-    // contract: STATE-001, STATE-012, STATE-014, STATE-017, STATE-027, DATA-079, DATA-080, DATA-081, DATA-082
     let inputs = inputs();
     let mut server = Server::start_in(
         inputs.folder.path(),
         &["manifest.json", "--evidence", "capture.json"],
     );
-    let address = address(&server.url());
+    let url = server.url();
+    let address = address(&url);
     let (status, card) = http(&address, "GET", "/.well-known/agent-env.json", None);
     assert_eq!(status, 200);
+    // contract: DATA-082
     assert_eq!(
         card["capabilities"]["operations"],
         json!(["data/reset", "data/add", "data/get"])
     );
+    let extensions = card["capabilities"]["extensions"]
+        .as_array()
+        .expect("extensions");
+    assert_eq!(extensions.len(), 1, "{extensions:?}");
+    let intake = &extensions[0];
+    // contract: DATA-079
     assert_eq!(
-        card["capabilities"]["extensions"],
-        rea_state::catalog::intake_extension()
+        (&intake["uri"], &intake["description"]),
+        (
+            &json!("urn:agentenv:intake/v1"),
+            &json!(
+                "data/add replaces the whole environment state with one rea-state/v1 document; data/get returns the current state in the same format."
+            )
+        )
+    );
+    // contract: DATA-080
+    assert_eq!(
+        intake["params"]["add"],
+        json!([
+            {"part": "data", "format": "rea-state/v1", "load": "replace"},
+            {"part": "file", "format": "rea-state/v1", "mimeTypes": ["application/json"], "load": "replace"}
+        ])
+    );
+    // contract: DATA-081
+    assert_eq!(
+        intake["params"]["get"],
+        json!([{"part": "data", "format": "rea-state/v1"}])
     );
     let tools = card["capabilities"]["tools"].as_array().expect("tools");
-    // contract: STATE-106, WRITE-001
     // Read tools answer from the state; the write tools whose plan is served apply their effect;
     // the withheld ones (the cascading delete) are not in the catalog.
     for tool in tools {
@@ -113,7 +137,11 @@ fn environment_serve_serves_from_the_state_by_default() {
         .filter_map(|tool| tool["name"].as_str())
         .collect();
     assert!(names.contains(&"post_posts"), "{names:?}");
+    // contract: STATE-106
     assert!(!names.contains(&"delete_posts_by_id"), "{names:?}");
+    // contract: STATE-001 (a read tool answers from the derived state)
+    let answer = answer_of(&call_tool(&url, "get_posts_by_id", &json!({"id": "1"})));
+    assert_eq!(answer["state"]["source"], "state", "{answer}");
     let (status, reply) = http(
         &address,
         "POST",
@@ -121,6 +149,8 @@ fn environment_serve_serves_from_the_state_by_default() {
         Some(r#"{"jsonrpc":"2.0","id":1,"method":"data/get"}"#),
     );
     assert_eq!(status, 200);
+    // contract: STATE-012, STATE-014 (the state served is the one the in-process projection of
+    // the capture derives, Evidence id for Evidence id)
     assert_eq!(
         reply["result"]["parts"][0]["data"]["rea_state"]["state_evidence_id"],
         inputs.state_id.as_str()
@@ -134,6 +164,7 @@ fn environment_serve_serves_from_the_state_by_default() {
     assert_eq!(reply["result"], json!({}));
     let (code, stopped, _) = stop(server);
     assert_eq!(code, Some(143));
+    // contract: STATE-027
     assert_eq!(
         stopped["state"],
         json!({"served": true, "evidence_id": inputs.state_id})

@@ -76,8 +76,6 @@ fn in_time_order(records: &[CaptureRecord]) -> Vec<&CaptureRecord> {
 
 #[test]
 fn served_writes_replayed_through_mcp_reproduce_the_later_reads() {
-    // contract: STATE-002, STATE-105, STATE-106, STATE-108, WRITE-001, WRITE-002, WRITE-003,
-    // contract: WRITE-004, WRITE-006, WRITE-025, WRITE-032, WRITE-041, WRITE-042
     let runtime = runtime();
     let mut report = Vec::new();
     let mut replayed = 0;
@@ -93,6 +91,7 @@ fn served_writes_replayed_through_mcp_reproduce_the_later_reads() {
             .collect();
         // Unserved write tools are not in the catalog; served ones are.
         for plan in &state.write_plans {
+            // contract: STATE-002, STATE-105, STATE-106
             assert_eq!(
                 catalog.contains(&plan.tool),
                 plan.served,
@@ -160,6 +159,7 @@ fn served_writes_replayed_through_mcp_reproduce_the_later_reads() {
                 .expect("a served tool answers");
                 assert!(!error, "{app} record {}: {answer}", record.ordinal);
                 let (status, body) = state_support::recorded_answer(record);
+                // contract: WRITE-041 (the status of the recorded response)
                 assert_eq!(
                     answer
                         .get("status")
@@ -196,6 +196,7 @@ fn served_writes_replayed_through_mcp_reproduce_the_later_reads() {
                 continue;
             }
             let verdict = compare(&ids, record, &answer);
+            // contract: STATE-108, WRITE-001 (the later reads see what the served writes changed)
             assert!(
                 verdict.status && verdict.body,
                 "{app} record {} ({tool}) answered otherwise than recorded: {answer}",
@@ -457,8 +458,6 @@ fn data_get(served: &Served) -> Value {
 
 #[test]
 fn served_writes_change_the_state_every_session_sees() {
-    // contract: WRITE-001, WRITE-002, WRITE-003, WRITE-006, WRITE-025, WRITE-041, WRITE-058,
-    // contract: WRITE-063, WRITE-064, STATE-108
     let served = serve("json-server/build.har");
     let (created, error) = call(
         &served,
@@ -466,15 +465,19 @@ fn served_writes_change_the_state_every_session_sees() {
         json!({"body": {"title": "Served note", "views": 7}}),
     );
     assert!(!error, "{created}");
+    // contract: WRITE-041 (the recorded status)
     assert_eq!(created["status"], 201);
+    // contract: WRITE-003 (the sent fields, and the generated id)
     assert_eq!(
         created["body"],
         json!({"title": "Served note", "views": 7, "id": 5})
     );
+    // contract: WRITE-064
     assert_eq!(created["state"]["view"], "create");
     assert_eq!(created["state"]["id"], "5");
     // A read by id and the list show it; data/get too.
     let (read, _) = call(&served, "get_posts_by_id", json!({"id": "5"}));
+    // contract: WRITE-002, WRITE-001, STATE-108 (a read after the write sees it)
     assert_eq!(read["body"]["title"], "Served note");
     let (listed, _) = call(&served, "get_posts", json!({}));
     let titles: Vec<&str> = listed["body"]
@@ -485,9 +488,11 @@ fn served_writes_change_the_state_every_session_sees() {
         .collect();
     assert_eq!(titles.last(), Some(&"Served note"));
     let document = data_get(&served);
+    // contract: WRITE-001, STATE-108 (data/get sees it)
     assert!(document.to_string().contains("Served note"));
     // The next create takes the next id; an update merges; a delete removes.
     let (second, _) = call(&served, "post_posts", json!({"body": {"title": "Second"}}));
+    // contract: WRITE-058
     assert_eq!(second["body"]["id"], 6);
     let (patched, error) = call(
         &served,
@@ -495,10 +500,12 @@ fn served_writes_change_the_state_every_session_sees() {
         json!({"id": "5", "body": {"title": "Renamed"}}),
     );
     assert!(!error, "{patched}");
+    // contract: WRITE-006
     assert_eq!(
         patched["body"],
         json!({"title": "Renamed", "views": 7, "id": 5})
     );
+    // contract: WRITE-064
     assert_eq!(patched["state"]["view"], "update");
     // A PUT replaces: the member it does not send is gone.
     let (put, error) = call(
@@ -518,6 +525,7 @@ fn served_writes_change_the_state_every_session_sees() {
     assert_eq!(profile["body"]["theme"], "light");
     assert_eq!(profile["state"]["view"], "document-write");
     let (read_profile, _) = call(&served, "get_profile", json!({}));
+    // contract: WRITE-032
     assert_eq!(read_profile["body"]["theme"], "light");
     // A nested create stores the path value and lands in its tied collection.
     let (comment, error) = call(
@@ -540,14 +548,13 @@ fn served_writes_change_the_state_every_session_sees() {
         "post_posts",
         json!({"body": {"title": "Served note", "views": 7}}),
     );
+    // contract: WRITE-063 (data/reset restarts the sequence)
     assert_eq!(again["body"]["id"], 5);
     assert_eq!(again["body"], created["body"]);
 }
 
 #[test]
 fn refused_writes_name_the_accepted_members_and_change_nothing() {
-    // contract: WRITE-043, WRITE-044, WRITE-046, WRITE-047, WRITE-048, WRITE-049, WRITE-054,
-    // contract: WRITE-055, STATE-066
     let served = serve("json-server/build.har");
     let before = data_get(&served);
     let refused = |tool: &str, arguments: Value, needle: &str| {
@@ -557,16 +564,19 @@ fn refused_writes_name_the_accepted_members_and_change_nothing() {
         assert!(message.contains(needle), "{tool}: {message}");
     };
     // An unaccepted member, another JSON type, a missing required member.
+    // contract: WRITE-044
     refused(
         "post_posts",
         json!({"body": {"title": "x", "color": "red"}}),
         "\"color\"",
     );
+    // contract: WRITE-046
     refused(
         "post_posts",
         json!({"body": {"title": 5}}),
         "accepts the members",
     );
+    // contract: WRITE-047
     refused(
         "post_posts_comments_by_post_id",
         json!({"post_id": "1", "body": {"author": "x"}}),
@@ -584,7 +594,7 @@ fn refused_writes_name_the_accepted_members_and_change_nothing() {
         serde_json::from_value(json!({"body": ["x"]})).expect("map"),
     );
     assert!(error, "{answer}");
-    // The state is unchanged.
+    // contract: WRITE-055 (the state is unchanged)
     assert_eq!(data_get(&served), before);
     // An update or delete of an entity the state does not hold answers the recorded 404.
     let (missing, error) = call(
@@ -593,6 +603,7 @@ fn refused_writes_name_the_accepted_members_and_change_nothing() {
         json!({"id": "999", "body": {"title": "x"}}),
     );
     assert!(!error, "{missing}");
+    // contract: WRITE-054
     assert_eq!(missing["status"], 404);
     assert_eq!(missing["state"]["view"], "missing");
     assert_eq!(data_get(&served), before);
@@ -754,7 +765,6 @@ fn a_third_party_rule_plugin_explains_a_write_no_built_in_rule_does() {
 
 #[test]
 fn creates_in_new_collections_stop_at_the_history_budget() {
-    // contract: DATA-029, DATA-030, DATA-031, DATA-032, DATA-033, DATA-035, DATA-036, DATA-037
     let served = serve("kinto/build.har");
     let create = "post_buckets_workspace_collections_records_by_collection_id";
     let long = "x".repeat(4000);
@@ -774,20 +784,25 @@ fn creates_in_new_collections_stop_at_the_history_budget() {
     // Kinto's `last_modified`).
     let spelling = format!("/v1/buckets/workspace/collections/c{index:04}-{long}/records").len();
     let charge = spelling + 64 + spelling + "last_modified".len() + 64;
+    // contract: DATA-029, DATA-030, DATA-031, DATA-032 (1 MiB of spellings, sequence keys and
+    // 64-byte allowances; nothing else counted)
     assert_eq!(index, 1024 * 1024 / charge, "{charge}");
     // The refused create changed nothing; a collection the Evidence holds is never charged.
     let before = data_get(&served);
     let (_, error) = call(&served, create, arguments(index));
     assert!(error);
+    // contract: DATA-035
     assert_eq!(data_get(&served), before);
     let (_, error) = call(
         &served,
         create,
         json!({"collection_id": "tasks", "body": {"data": {"title": "still fine"}}}),
     );
+    // contract: DATA-033 (a collection the Evidence holds)
     assert!(!error);
     // data/reset clears the history: the same create is accepted again.
     plane(&served, "data/reset").expect("reset");
     let (_, error) = call(&served, create, arguments(index));
+    // contract: DATA-036 (the data/reset half)
     assert!(!error);
 }

@@ -423,6 +423,7 @@ mod tests {
             (answer.replay.record_ordinal, answer.replay.exact_match),
             (0, false)
         );
+        // contract: REPLAY-009 (the raw recorded query, its interleaving kept, is the evidence)
         assert_eq!(
             answer.replay.recorded_query.as_deref(),
             Some("?a=1&b=2&a=3")

@@ -752,7 +752,6 @@ fn field_selections_the_checked_reads_made_render_from_the_state() {
 
 #[test]
 fn counters_and_totals_follow_the_state() {
-    // contract: STATE-053, STATE-054, STATE-079, STATE-080, STATE-081, STATE-067, STATE-068
     let page = |members: Value, count: &str, total: u64| json!({"items": members, "count": count, "pageInfo": {"totalRows": total, "isLastPage": false}});
     let fixture = derive(vec![
         record(0, "GET", "/posts", 200, page(posts(), "003", 3)),
@@ -775,17 +774,26 @@ fn counters_and_totals_follow_the_state() {
         panic!("list")
     };
     assert_eq!(list.list_pointer, "/items");
+    // contract: STATE-079 (a top-level counter, a total one level down in a paging object)
     assert_eq!(list.counters, vec!["/count".to_owned()]);
     assert_eq!(
         list.query.as_ref().unwrap().totals,
         vec!["/pageInfo/totalRows".to_owned()]
     );
     let answer = fixture.call("get_posts", json!({"author": "alice", "limit": "5"}));
+    // contract: STATE-067, STATE-068 (a digit string, three digits wide as recorded)
     assert_eq!(answer["body"]["count"], "002");
+    // contract: STATE-081 (`isLastPage` stays as recorded)
     assert_eq!(
         answer["body"]["pageInfo"],
         json!({"totalRows": 2, "isLastPage": false})
     );
+    // One listed of two matched: the counter counts what is listed, the total what matched.
+    let answer = fixture.call("get_posts", json!({"author": "alice", "limit": "1"}));
+    // contract: STATE-053, STATE-080 (the counter, top level)
+    assert_eq!(answer["body"]["count"], "001");
+    // contract: STATE-054, STATE-080 (the total, in the paging object)
+    assert_eq!(answer["body"]["pageInfo"]["totalRows"], 2);
 }
 
 #[test]

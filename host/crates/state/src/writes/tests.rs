@@ -585,7 +585,6 @@ fn run(id: &str, status: &str) -> Value {
 
 #[test]
 fn rpc_style_reads_and_writes_name_entities_by_query_and_body_members() {
-    // contract: STATE-033, STATE-036, STATE-042, STATE-043, WRITE-006, WRITE-041, WRITE-054
     // MLflow-like: entities read by `GET …/get?experiment_id=…` (and looked up by name), an
     // update `POST …/update` naming its entity in the body and renaming it through `new_name`,
     // runs whose identity sits inside the entity (`/info/run_id`).
@@ -699,8 +698,10 @@ fn rpc_style_reads_and_writes_name_entities_by_query_and_body_members() {
         json!({"body": {"experiment_id": "1", "new_name": "z"}}),
     );
     assert!(!error, "{answer}");
+    // contract: WRITE-042 (the recorded body)
     assert_eq!(answer["body"], json!({}));
     let (read, _) = fixture.call(&by_id.tool, json!({"experiment_id": "1"}));
+    // contract: STATE-033, WRITE-006 (the renamed entity, in the recorded envelope)
     assert_eq!(read["body"]["experiment"]["name"], "z");
     assert_eq!(read["state"]["source"], "state");
     let (named, _) = fixture.call(&by_name.tool, json!({"experiment_name": "z"}));
@@ -709,6 +710,7 @@ fn rpc_style_reads_and_writes_name_entities_by_query_and_body_members() {
     let (shown, _) = fixture.call(&runs.tool, json!({"run_id": "r1"}));
     assert_eq!(shown["body"], run("r1", "RUNNING"));
     let (missing, error) = fixture.call(&runs.tool, json!({"run_id": "nope"}));
+    // contract: STATE-043
     assert!(error, "{missing}");
     // An update naming an entity the state does not hold changes nothing.
     let (missing, error) = fixture.call(
@@ -1808,4 +1810,55 @@ fn an_entity_first_shown_by_a_read_after_the_first_write_is_held_for_later_write
     assert_eq!(gone["status"], 404);
     let (list, _) = fixture.call("get_notes", json!({}));
     assert_eq!(list["body"], json!([note_of("1", "a")]));
+}
+
+#[test]
+fn a_write_call_with_another_query_or_repeated_query_values_is_refused() {
+    // `POST /notes?notify=1` creates a note the read after it shows: its plan is served with the
+    // exemplar's query, and a call naming another query, or repeating a value, changes nothing.
+    let fixture = derive(vec![
+        get(0, "/notes", 200, json!([note_of("1", "a")])),
+        get(1, "/notes/1", 200, note_of("1", "a")),
+        record(
+            2,
+            "POST",
+            "/notes?notify=1",
+            Some(json!({"text": "b"})),
+            201,
+            note_of("2", "b"),
+        ),
+        get(3, "/notes/2", 200, note_of("2", "b")),
+        get(
+            4,
+            "/notes",
+            200,
+            json!([note_of("1", "a"), note_of("2", "b")]),
+        ),
+    ]);
+    let tool = "post_notes";
+    let plan = fixture.plan(tool);
+    assert!(plan.served, "{:?}", plan.reason);
+    let listed = |fixture: &Fixture| fixture.call("get_notes", json!({})).0["body"].clone();
+    let before = listed(&fixture);
+    let refused = |arguments: Value| {
+        let (answer, error) = fixture.call(tool, arguments.clone());
+        assert!(error, "{arguments} was not refused: {answer}");
+        answer["error"]["message"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned()
+    };
+    // contract: WRITE-048 (another value, and no query at all)
+    let message = refused(json!({"notify": "2", "body": {"text": "c"}}));
+    assert!(message.contains("notify=1"), "{message}");
+    refused(json!({"body": {"text": "c"}}));
+    // contract: STATE-066
+    let message = refused(json!({"notify": ["1", "1"], "body": {"text": "c"}}));
+    assert!(message.contains("repeated"), "{message}");
+    // contract: WRITE-055 (the refused calls changed nothing)
+    assert_eq!(listed(&fixture), before);
+    // The exemplar's query is served.
+    let (created, error) = fixture.call(tool, json!({"notify": "1", "body": {"text": "c"}}));
+    assert!(!error, "{created}");
+    assert_ne!(listed(&fixture), before);
 }
