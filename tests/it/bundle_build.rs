@@ -398,7 +398,8 @@ fn the_build_writes_what_the_separate_commands_write() {
             built_tree == snapshot(&work.join("from-evidence")),
             "{name}: building from the capture Evidence wrote a different bundle"
         );
-        // contract: EXPORT-010, EXPORT-018 (the capture the export authenticated, byte-exact)
+        // contract: EXPORT-028 (`--name` names the env folder), EXPORT-010, EXPORT-018 (the
+        // capture the export authenticated, byte-exact)
         assert_eq!(
             std::fs::read(work.join("capture.json")).unwrap(),
             std::fs::read(work.join(format!("exported/envs/{name}/evidence.json"))).unwrap()
@@ -599,7 +600,6 @@ fn a_dry_run_runs_every_stage_and_writes_nothing() {
     assert_eq!(snapshot(work), before);
 }
 
-// contract: BUILD-012, BUILD-013, BUILD-014, BUILD-015, BUILD-016, BUILD-017
 #[test]
 fn template_rules_are_the_default_four_replaced_or_none() {
     let dir = tempfile::tempdir().expect("temp dir");
@@ -618,14 +618,17 @@ fn template_rules_are_the_default_four_replaced_or_none() {
         args.extend_from_slice(extra);
         run(work, &args)
     };
+    // contract: BUILD-012, BUILD-016
     assert_eq!(
         report(&plan(&[]))["manifest"]["template_rules"],
         json!(DEFAULT_RULES)
     );
+    // contract: BUILD-014
     assert_eq!(
         report(&plan(&["--format-rules-only"]))["manifest"]["template_rules"],
         json!([])
     );
+    // contract: BUILD-013, BUILD-015 (two rules replace the four, in the views' order)
     assert_eq!(
         report(&plan(&[
             "--template-rule",
@@ -641,6 +644,7 @@ fn template_rules_are_the_default_four_replaced_or_none() {
         "--template-rule",
         "opaque-token",
     ]));
+    // contract: BUILD-017
     assert_eq!(repeated["code"], "invalid_request");
     assert_eq!(repeated["stage"], "environment-build");
     assert_eq!(repeated["pointer"], "/template_rules/1");
@@ -666,7 +670,6 @@ fn template_rules_are_the_default_four_replaced_or_none() {
     );
 }
 
-// contract: BUILD-018, BUILD-019, BUILD-020, BUILD-021, EXPORT-027, EXPORT-028
 #[test]
 fn names_come_from_the_option_the_manifest_or_the_capture_file() {
     let dir = tempfile::tempdir().expect("temp dir");
@@ -688,6 +691,7 @@ fn names_come_from_the_option_the_manifest_or_the_capture_file() {
         ],
     ));
     // `build.har` is a generic file name: the folder holding it names the environment.
+    // contract: BUILD-020
     assert_eq!(by_file["name"], "json-server");
     let codes: Vec<&str> = by_file["warnings"]
         .as_array()
@@ -695,6 +699,7 @@ fn names_come_from_the_option_the_manifest_or_the_capture_file() {
         .iter()
         .map(|warning| string(&warning["code"]))
         .collect();
+    // contract: BUILD-021
     assert!(codes.contains(&"name-from-file"), "{codes:?}");
     assert!(!codes.contains(&"generic-name"), "{codes:?}");
     assert!(
@@ -741,6 +746,7 @@ fn names_come_from_the_option_the_manifest_or_the_capture_file() {
             "--json",
         ],
     ));
+    // contract: BUILD-020 (`NAME.capture.json` becomes NAME)
     assert_eq!(by_evidence["name"], "json-server");
 
     // --name names the env folder and id.
@@ -757,6 +763,7 @@ fn names_come_from_the_option_the_manifest_or_the_capture_file() {
             "--json",
         ],
     ));
+    // contract: BUILD-018
     assert_eq!(named["name"], "posts");
     assert!(
         !named["warnings"]
@@ -793,6 +800,7 @@ fn names_come_from_the_option_the_manifest_or_the_capture_file() {
             "--json",
         ],
     ));
+    // contract: EXPORT-027
     assert_eq!(exported["name"], manifest_name.as_str());
     assert!(work.join("e/envs").join(&manifest_name).is_dir());
 }
@@ -837,7 +845,6 @@ fn credential_har() -> String {
     .to_string()
 }
 
-// contract: BUILD-069, BUILD-071, BUILD-072, BUILD-073, BUILD-083
 #[test]
 fn credential_like_names_are_warned_by_record_and_pointer_never_by_value() {
     let dir = tempfile::tempdir().expect("temp dir");
@@ -855,8 +862,10 @@ fn credential_like_names_are_warned_by_record_and_pointer_never_by_value() {
             "--json",
         ],
     );
+    // contract: BUILD-083 (built, not refused)
     let report = report(&run);
     // A remote origin keeps the manifest's name.
+    // contract: BUILD-019
     assert_eq!(report["name"], "api-example-com");
     let warning = report["warnings"]
         .as_array()
@@ -865,7 +874,9 @@ fn credential_like_names_are_warned_by_record_and_pointer_never_by_value() {
         .find(|warning| warning["code"] == "credential-named-members")
         .unwrap_or_else(|| panic!("no credential warning: {report}"))
         .clone();
+    // contract: BUILD-071
     assert_eq!(warning["count"], 3);
+    // contract: BUILD-072, BUILD-073 (by record and pointer)
     assert_eq!(
         warning["items"],
         json!([
@@ -875,11 +886,13 @@ fn credential_like_names_are_warned_by_record_and_pointer_never_by_value() {
         ])
     );
     for value in ["qval-secret-1", "hval-secret-2", "bval-secret-3"] {
+        // contract: BUILD-073 (never by value)
         assert!(!run.stdout.contains(value), "{value} is in the report");
         assert!(!run.stderr.contains(value), "{value} is on stderr");
     }
     // The values remain in the bundle's Evidence: the warning is about them.
     let evidence = text(&work.join("bundle/envs/api-example-com/evidence.json"));
+    // contract: BUILD-069
     assert!(evidence.contains("hval-secret-2") && evidence.contains("bval-secret-3"));
 }
 

@@ -23,7 +23,6 @@ fn digests(dir: &Path) -> BTreeMap<String, (String, u64)> {
         .collect()
 }
 
-// contract: BUILD-085, BUILD-086, BUILD-089, BUILD-090, BUILD-091, BUILD-092
 #[test]
 fn retained_evidence_exports_the_bundle_environment_build_writes() {
     let dir = tempfile::tempdir().expect("temp dir");
@@ -57,9 +56,12 @@ fn retained_evidence_exports_the_bundle_environment_build_writes() {
             "name": "wiki"
         }),
     );
+    // contract: BUILD-086, BUILD-090 (retained Evidence, into an absolute path that does not
+    // exist yet)
     assert!(!failed, "{report}");
     assert_eq!(session.close(), Some(0));
     assert_eq!(report["status"], "built");
+    // contract: BUILD-092 (`name` works as `--name`)
     assert_eq!(report["name"], "wiki");
     assert_eq!(report["capture"]["evidence_id"], evidence_id.as_str());
     assert_eq!(report["manifest"]["template_rules"], json!(DEFAULT_RULES));
@@ -78,11 +80,15 @@ fn retained_evidence_exports_the_bundle_environment_build_writes() {
         ],
     );
     let tool_tree = digests(&target);
+    // contract: BUILD-091 (the tool created the output directory)
     assert!(tool_tree.contains_key("envs/wiki/bin/rea"));
+    // contract: BUILD-085, BUILD-089 (the bundle environment-build writes from that Evidence
+    // as a file)
     assert!(
         tool_tree == digests(&work.join("from-cli")),
         "the tool and environment-build wrote different bundles"
     );
+    // contract: BUILD-085 (the same report)
     for key in ["files", "tool_count", "state", "manifest", "name"] {
         assert_eq!(report[key], built[key], "{key}");
     }

@@ -413,7 +413,6 @@ fn oversize_state_har() -> String {
     }
 }
 
-// contract: EXPORT-023, EXPORT-024, EXPORT-064, EXPORT-081, BUILD-055
 #[test]
 fn a_state_catalog_over_the_reservation_exports_a_replay_bundle() {
     let dir = tempfile::tempdir().expect("temp dir");
@@ -437,6 +436,8 @@ fn a_state_catalog_over_the_reservation_exports_a_replay_bundle() {
             "--json",
         ],
     ));
+    // contract: EXPORT-023, EXPORT-024 (the state over the reservation is unavailable; the
+    // export still builds)
     assert_eq!(report["status"], "built");
     assert_eq!(report["name"], manifest_name.as_str());
     assert_eq!(report["state"]["served"], false, "{report}");
@@ -456,6 +457,7 @@ fn a_state_catalog_over_the_reservation_exports_a_replay_bundle() {
     assert!(readme.contains("This bundle serves **replay**"), "{readme}");
     let code = report["state"]["code"].as_str().unwrap();
     let message = report["state"]["message"].as_str().unwrap();
+    // contract: EXPORT-081
     assert!(
         readme.contains(&format!("The state is unavailable: `{code}`: {message}")),
         "{readme}"
@@ -463,9 +465,11 @@ fn a_state_catalog_over_the_reservation_exports_a_replay_bundle() {
 
     // The coverage view, which applies no serve-time admission, still reports the state.
     let view = coverage_view(work, &work.join("capture.json"), &[]);
+    // contract: BUILD-055
     assert_eq!(view["reads"]["state"], 200, "{view}");
 
     // Served: replay, as predicted; the probe's status is its replayed record's.
+    // contract: EXPORT-064 (checked in check_served_bundle, on a replayed answer here)
     check_served_bundle(&work.join("bundle"), &manifest_name, &report);
     let (server, url) = serve_bundle(&work.join("bundle"), &manifest_name);
     assert_eq!(card(&url)["capabilities"]["operations"], json!([]));

@@ -245,7 +245,7 @@ fn rea_log_level_sets_the_level() {
     );
 }
 
-// contract: LIMITS-002, LIMITS-003, LIMITS-004, LIMITS-005, LIMITS-006
+/// Each refusal below is checked (in `refused`) to come before the listener binds.
 #[test]
 fn inputs_are_authenticated_before_binding() {
     // A manifest of another capture: invalid_request naming both ids.
@@ -258,6 +258,7 @@ fn inputs_are_authenticated_before_binding() {
         ],
         &[],
     );
+    // contract: LIMITS-002, LIMITS-006
     assert_eq!(code, 1);
     assert_eq!(refusal["code"], "invalid_request");
     let capture = |name: &str| -> Value {
@@ -287,6 +288,7 @@ fn inputs_are_authenticated_before_binding() {
         ],
         &[],
     );
+    // contract: LIMITS-003
     assert_eq!(
         (code, refusal["code"].as_str()),
         (1, Some("invalid_request")),
@@ -303,6 +305,7 @@ fn inputs_are_authenticated_before_binding() {
         ],
         &[],
     );
+    // contract: LIMITS-004
     assert_eq!(code, 1);
     let (code, _) = refused(
         &[
@@ -313,6 +316,7 @@ fn inputs_are_authenticated_before_binding() {
         ],
         &[],
     );
+    // contract: LIMITS-005
     assert_eq!(code, 1);
 }
 
@@ -542,7 +546,7 @@ fn every_tool_answers_over_mcp_from_what_the_capture_recorded() {
             let answer = answer_of(&result);
             let answered = answer["replay"]["record_ordinal"].as_u64().unwrap();
             // The answer is a cited record's recorded response, whatever was asked.
-            // contract: REPLAY-001 (under `--replay-only`, every tool replays a record)
+            // contract: REPLAY-001, STATE-011 (under `--replay-only`, every tool replays a record)
             assert!(cited.contains(&answered), "{context}");
             let (status, body) = recorded(records[&answered]);
             // contract: REPLAY-043 (status and body are that one recording's)

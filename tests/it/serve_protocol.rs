@@ -447,9 +447,13 @@ async fn number_ids_are_echoed_as_sent_or_refused_with_a_null_id() {
     }
 }
 
-// contract: DATA-045, DATA-047, DATA-048, DATA-049, DATA-050, DATA-051
 #[tokio::test]
 async fn replies_beyond_the_response_budget_become_budget_errors() {
+    // contract: DATA-045 (the spec's 64 MiB, by default)
+    assert_eq!(
+        DataPlaneLimits::default().max_response_bytes,
+        64 * 1024 * 1024
+    );
     let limits = DataPlaneLimits {
         max_response_bytes: 4096,
         ..DataPlaneLimits::default()
@@ -464,13 +468,14 @@ async fn replies_beyond_the_response_budget_become_budget_errors() {
         r#"{"jsonrpc":"2.0","id":1,"method":"big","params":{"size":5000,"tag":"a"}}"#,
     )
     .await;
+    // contract: DATA-049
     assert_eq!(reply["error"]["code"], -32000);
     assert_eq!(reply["error"]["data"]["max_response_bytes"], 4096);
     let expected = json!({"jsonrpc": "2.0", "id": 1, "result": "b".repeat(5000)})
         .to_string()
         .len();
     assert_eq!(reply["error"]["data"]["reply_bytes"], expected);
-    // The call ran.
+    // contract: DATA-050 (the call ran)
     assert_eq!(*plane.log.lock().unwrap(), vec!["big:a"]);
 
     // A batch: the first reply fits, the second would not, small later replies are always kept.
@@ -481,10 +486,12 @@ async fn replies_beyond_the_response_budget_become_budget_errors() {
         {"jsonrpc":"2.0","id":4,"method":"echo","params":{}}
     ]"#;
     let (_, _, bytes) = send(&app, agentenv(body.to_owned())).await;
+    // contract: DATA-047 (the replies, measured in order, keep the response in the budget)
     assert!(bytes.len() <= 4096, "{}", bytes.len());
     let replies: Vec<Value> = serde_json::from_slice(&bytes).unwrap();
     assert_eq!(replies[0]["result"].as_str().map(str::len), Some(2000));
     assert_eq!(replies[1]["error"]["code"], -32000);
+    // contract: DATA-048, DATA-051 (room kept for the later replies, kept whole)
     assert_eq!(replies[2]["result"], json!({}));
     assert_eq!(replies[3]["result"], json!({}));
 }

@@ -261,7 +261,6 @@ fn retitled(document: &Value, title: &str) -> Value {
     document
 }
 
-// contract: SERVE-023, SERVE-024, REPLAY-038, LIMITS-012, LIMITS-014
 #[test]
 fn reads_answer_from_the_live_state_that_writes_and_data_add_change() {
     let (server, url) = serve("json-server", false);
@@ -278,11 +277,13 @@ fn reads_answer_from_the_live_state_that_writes_and_data_add_change() {
     // whole.
     let retitled = retitled(&derived, "Loaded through data/add");
     assert_eq!(add(&url, &retitled)["result"], json!({}));
+    // contract: SERVE-023, REPLAY-038 (reads answer from the state a caller loaded)
     assert_eq!(title(&url), "Loaded through data/add");
     // data/get writes the held state whole: every entity and document (a changed entity no
     // longer cites the recordings it left), and what it writes loads back unchanged.
     let loaded = held(&url);
     for member in ["entities", "documents", "types"] {
+        // contract: LIMITS-014
         assert_eq!(
             loaded["rea_state"][member].as_array().map(Vec::len),
             derived["rea_state"][member].as_array().map(Vec::len),
@@ -298,6 +299,7 @@ fn reads_answer_from_the_live_state_that_writes_and_data_add_change() {
     invalid["rea_state"]["entities"] = json!("not a list");
     let refused = add(&url, &invalid);
     assert!(refused.get("error").is_some(), "{refused}");
+    // contract: LIMITS-012 (the live state stays a validated document)
     assert_eq!(held(&url), loaded);
     // A file over the 32 MiB document limit is refused before it is read (a sparse file).
     let folder = tempfile::tempdir().unwrap();
@@ -332,6 +334,7 @@ fn reads_answer_from_the_live_state_that_writes_and_data_add_change() {
     let created = answer_of(&created);
     assert_eq!(created["status"], 201, "{created}");
     let listed = answer_of(&call_tool(&url, "get_posts", &json!({})));
+    // contract: SERVE-024 (the served write applied its effect)
     assert!(
         listed["body"]
             .as_array()

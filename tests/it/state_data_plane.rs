@@ -70,14 +70,16 @@ fn item(served: &Served, tool: &str, id: &str) -> Value {
 
 #[test]
 fn data_get_reports_the_derived_state_and_it_loads_back_unchanged() {
-    // contract: DATA-001, DATA-004, DATA-052, DATA-065, DATA-074, DATA-077
     let served = json_server();
     let result = run(&served, "data/get", None).expect("data/get");
+    // contract: DATA-004
     assert_eq!(result["parts"].as_array().map(Vec::len), Some(1));
     assert_eq!(result["parts"][0]["kind"], "data");
     let document = result["parts"][0]["data"].clone();
     let state = &document["rea_state"];
+    // contract: DATA-052
     assert_eq!(state["version"], 1);
+    // contract: DATA-004 (`state_evidence_id` and `types` in the document)
     assert_eq!(
         state["state_evidence_id"].as_str(),
         Some(served.backend.service().state_evidence_id())
@@ -90,15 +92,41 @@ fn data_get_reports_the_derived_state_and_it_loads_back_unchanged() {
     let first = &state["entities"][0];
     assert_eq!(first["type"], "/posts");
     assert_eq!(first["id"], "1");
+    for entity in state["entities"].as_array().expect("entities") {
+        // contract: DATA-052 (each entity's members)
+        for member in ["type", "collection", "id", "fields"] {
+            assert!(entity.get(member).is_some(), "{member}: {entity}");
+        }
+    }
     assert!(
         first["record_ordinals"]
             .as_array()
             .is_some_and(|ordinals| !ordinals.is_empty())
     );
+    // The posts in the order the list answers them.
+    let (list, _) = served.call("get_posts", Map::new());
+    let listed: Vec<String> = list["body"]
+        .as_array()
+        .expect("a list")
+        .iter()
+        .map(|post| post["id"].to_string())
+        .collect();
+    let held: Vec<String> = state["entities"]
+        .as_array()
+        .expect("entities")
+        .iter()
+        .filter(|entity| entity["collection"] == "/posts")
+        .map(|entity| entity["id"].as_str().expect("an id").to_owned())
+        .collect();
+    // contract: DATA-074
+    assert_eq!(listed, held);
+    // contract: DATA-065
     assert_eq!(
         add(&served, document.clone()).expect("loads back"),
         json!({})
     );
+    // contract: DATA-065, DATA-077 (loaded back whole, values equal to the Evidence's cite its
+    // records still)
     assert_eq!(get(&served), document);
 }
 
@@ -785,7 +813,6 @@ fn loopback_options(timeout: Duration) -> FetchOptions {
 
 #[test]
 fn downloads_load_and_their_failures_name_their_category() {
-    // contract: DATA-014, DATA-023, DATA-024, DATA-027, DATA-025
     let served = serve_with(
         "json-server/build.har",
         loopback_options(Duration::from_secs(10)),
@@ -824,18 +851,22 @@ fn downloads_load_and_their_failures_name_their_category() {
             json!({})
         );
         let status = load(format!("{base}/missing.json")).await.expect_err("404");
+        // contract: DATA-023, DATA-024, DATA-027 (`http-status`)
         assert_eq!(
             (status.code, reason_of(&status).as_str()),
             (RpcError::SERVER_ERROR, "http-status")
         );
+        // contract: DATA-025 (the uri is not echoed)
         assert!(!status.message.contains(&base));
         let redirect = load(format!("{base}/moved.json"))
             .await
             .expect_err("redirect");
+        // contract: DATA-014, DATA-027 (a refused redirect is `network`)
         assert_eq!(reason_of(&redirect), "network");
         let closed = load("http://127.0.0.1:9/state.json".to_owned())
             .await
             .expect_err("refused connection");
+        // contract: DATA-027 (a refused connection is `network`)
         assert_eq!(reason_of(&closed), "network");
     });
 }
@@ -867,7 +898,8 @@ fn a_download_past_its_time_limit_times_out() {
 
 #[test]
 fn a_cancelled_download_ends_and_changes_nothing() {
-    // contract: DATA-028, DATA-039, DATA-040, DATA-041, DATA-043, DATA-044
+    // The call's cancellation token is what the server's stop and the caller's departure fire
+    // (serve_protocol and serve_socket check those paths end to end).
     let served = serve_with(
         "json-server/build.har",
         loopback_options(Duration::from_secs(30)),
@@ -897,15 +929,18 @@ fn a_cancelled_download_ends_and_changes_nothing() {
         });
         let started = std::time::Instant::now();
         let error = served.plane.run(request).await.expect_err("cancelled");
+        // contract: DATA-028
         assert_eq!(
             (error.code, reason_of(&error).as_str()),
             (RpcError::SERVER_ERROR, "cancelled")
         );
+        // contract: DATA-041 (the download in progress ends)
         assert!(
             started.elapsed() < Duration::from_secs(10),
             "cancellation does not wait for the download"
         );
     });
+    // contract: DATA-043
     assert_eq!(get(&served), before);
 }
 
@@ -926,7 +961,6 @@ async fn post(app: &axum::Router, body: Value) -> Value {
 
 #[test]
 fn concurrent_callers_are_served_in_order_and_batches_stay_together() {
-    // contract: DATA-005, DATA-006, DATA-007, STATE-017
     let served = json_server();
     let initial = get(&served);
     let mut small = initial.clone();
@@ -948,6 +982,7 @@ fn concurrent_callers_are_served_in_order_and_batches_stay_together() {
                         {"jsonrpc": "2.0", "id": 2, "method": "data/get"}
                     ])).await;
                     let entities = replies[1]["result"]["parts"][0]["data"]["rea_state"]["entities"].as_array().map_or(0, Vec::len);
+                    // contract: DATA-006, DATA-007
                     assert_eq!(entities, 1, "the batch's read saw its own load: {replies}");
                 } else {
                     let replies = post(&app, json!({"jsonrpc": "2.0", "id": 3, "method": "data/reset"})).await;
@@ -964,6 +999,7 @@ fn concurrent_callers_are_served_in_order_and_batches_stay_together() {
     let mut arguments = Map::new();
     arguments.insert("id".to_owned(), json!("2"));
     let (answer, _) = served.call("get_posts_by_id", arguments);
+    // contract: STATE-017
     assert_eq!(
         answer["state"]["view"], "missing",
         "post 2 was not loaded: {answer}"

@@ -31,7 +31,7 @@ fn state_evidence_matches_the_golden_files() {
 
 #[test]
 fn inspect_analysis_view_prints_the_state_evidence() {
-    // contract: STATE-014, BUILD-017
+    // contract: STATE-014
     let binary = std::path::PathBuf::from(env!("CARGO_BIN_EXE_rea-under-test"));
     let folder = tempfile::tempdir().expect("temp");
     let capture = capture("json-server/build.har");
@@ -81,6 +81,7 @@ fn inspect_analysis_view_prints_the_state_evidence() {
         &["inspect-analysis-view", "bad.json"],
     );
     assert_eq!(refused.code, Some(1));
+    // contract: BUILD-017 (the views refuse a repeated template rule)
     assert!(
         refused.stderr.contains("/view/template_rules/1"),
         "{}",
@@ -91,7 +92,6 @@ fn inspect_analysis_view_prints_the_state_evidence() {
 
 #[test]
 fn coverage_matches_the_golden_files() {
-    // contract: STATE-002, STATE-105, STATE-107, STATE-101, BUILD-017
     let folder = rea_tests::workspace_root()
         .join("tests")
         .join("golden")
@@ -116,6 +116,7 @@ fn coverage_matches_the_golden_files() {
             if plan.served {
                 assert!(plan.reason.is_none());
             } else {
+                // contract: STATE-107
                 let reason = plan.reason.as_deref().expect("a reason");
                 assert_eq!(
                     plan.hint.as_deref(),
@@ -128,7 +129,6 @@ fn coverage_matches_the_golden_files() {
 
 #[test]
 fn inspect_analysis_view_prints_the_coverage_evidence() {
-    // contract: BUILD-017
     let binary = std::path::PathBuf::from(env!("CARGO_BIN_EXE_rea-under-test"));
     let folder = tempfile::tempdir().expect("temp");
     let capture = capture("kinto/build.har");

@@ -46,7 +46,6 @@ fn capture_with_a_large_user(bytes: usize) -> Evidence {
 
 #[test]
 fn a_state_data_get_would_write_past_32_mib_is_unavailable() {
-    // contract: STATE-022, STATE-010, STATE-018, STATE-029
     for (bytes, available) in [(1024, true), (33 * 1024 * 1024, false)] {
         let capture = capture_with_a_large_user(bytes);
         let (manifest, _) = project_manifest_evidence(&capture, &rules()).expect("manifest");
@@ -63,9 +62,11 @@ fn a_state_data_get_would_write_past_32_mib_is_unavailable() {
             Serving::Replay {
                 refusal, report, ..
             } => {
+                // contract: STATE-022, STATE-010, STATE-018 (replay served instead)
                 assert!(!available, "a {bytes}-byte member: {refusal:?}");
                 assert_eq!(refusal.code, "resource_constraint");
                 assert!(refusal.message.contains("data/get"), "{}", refusal.message);
+                // contract: STATE-029
                 assert_eq!(report["reason"], "unavailable");
                 assert_eq!(report["code"], "resource_constraint");
             }
@@ -118,7 +119,6 @@ fn prepare_within(capture: &Evidence, budget: u64) -> Serving {
 
 #[test]
 fn a_capture_whose_reads_kept_no_body_derives_no_state() {
-    // contract: STATE-020, STATE-015, STATE-018, STATE-029, STATE-030
     let bodiless = capture_without_bodies("json-server/build.har");
     // The view refuses it ...
     let refusal = rea_state::project_state_evidence(&bodiless, &rules(), &state_rules())
@@ -132,8 +132,10 @@ fn a_capture_whose_reads_kept_no_body_derives_no_state() {
             report,
             ..
         } => {
+            // contract: STATE-020, STATE-015 (the view's refusal, at serve time)
             assert_eq!(served.code, refusal.code);
             assert_eq!(served.message, refusal.message);
+            // contract: STATE-029, STATE-030
             assert_eq!(report["reason"], "unavailable");
             assert_eq!(report["code"], "unsupported_target");
             assert_eq!(report["message"], refusal.message.as_str());
@@ -149,7 +151,7 @@ fn a_capture_whose_reads_kept_no_body_derives_no_state() {
 
 #[test]
 fn a_derivation_over_the_view_budget_is_unavailable() {
-    // contract: STATE-021, STATE-015, LIMITS-009
+    // contract: LIMITS-009 (the spec's 96 MiB)
     assert_eq!(
         rea_state::evidence::DERIVATION_BUDGET_BYTES,
         96 * 1024 * 1024
@@ -172,6 +174,7 @@ fn a_derivation_over_the_view_budget_is_unavailable() {
     match prepare_within(capture, size - 1) {
         Serving::State { .. } => panic!("a derivation over its budget served"),
         Serving::Replay { report, .. } => {
+            // contract: STATE-021, STATE-015 (the view's budget, at serve time)
             assert_eq!(report["reason"], "unavailable");
             assert_eq!(report["code"], "resource_constraint");
             assert_eq!(report["message"], refusal.message.as_str());

@@ -173,7 +173,6 @@ fn environment_serve_serves_from_the_state_by_default() {
 
 #[test]
 fn replay_only_derives_nothing() {
-    // contract: STATE-011, STATE-025, STATE-026, STATE-028
     let inputs = inputs();
     let mut server = Server::start_in(
         inputs.folder.path(),
@@ -186,6 +185,7 @@ fn replay_only_derives_nothing() {
     );
     let address = address(&server.url());
     let (_, card) = http(&address, "GET", "/.well-known/agent-env.json", None);
+    // contract: STATE-026 (replay's card: no data plane, no extension)
     assert_eq!(card["capabilities"]["operations"], json!([]));
     assert_eq!(card["capabilities"]["extensions"], Value::Null);
     let (_, reply) = http(
@@ -194,17 +194,38 @@ fn replay_only_derives_nothing() {
         "/agentenv",
         Some(r#"{"jsonrpc":"2.0","id":1,"method":"data/get"}"#),
     );
+    // contract: STATE-026 (replay's `/agentenv` answers)
     assert_eq!(reply["error"]["code"], -32601);
     let (_, stopped, _) = stop(server);
+    // contract: STATE-028
     assert_eq!(
         stopped["state"],
         json!({"served": false, "reason": "replay-only"})
+    );
+    // The renamed manifest's state could not be derived (see the test below): with
+    // `--replay-only` nothing is derived, so nothing says so.
+    let mut server = Server::start_in(
+        inputs.folder.path(),
+        &[
+            "renamed.json",
+            "--evidence",
+            "capture.json",
+            "--replay-only",
+        ],
+    );
+    let _ = server.url();
+    let (code, stopped, stderr) = stop(server);
+    assert_eq!(code, Some(143));
+    assert_eq!(stopped["state"]["reason"], "replay-only");
+    // contract: STATE-025
+    assert!(
+        !stderr.iter().any(|line| line.contains("\"level\":\"warn\"")),
+        "{stderr:?}"
     );
 }
 
 #[test]
 fn an_unavailable_state_is_logged_and_replay_served() {
-    // contract: STATE-016, STATE-018, STATE-019, STATE-029, STATE-030
     let inputs = inputs();
     // The renamed manifest cites the capture, but the capture projects another manifest: the
     // state derived with its rules would name other tools, so it is unavailable.
@@ -214,12 +235,17 @@ fn an_unavailable_state_is_logged_and_replay_served() {
     );
     let address = address(&server.url());
     let (_, card) = http(&address, "GET", "/.well-known/agent-env.json", None);
+    // contract: STATE-018 (the server runs, serving replay)
     assert_eq!(card["capabilities"]["operations"], json!([]));
     let (_, stopped, stderr) = stop(server);
+    // contract: STATE-016 (a state naming other tools than the manifest's is refused),
+    // STATE-029
     assert_eq!(stopped["state"]["served"], false);
     assert_eq!(stopped["state"]["reason"], "unavailable");
     assert_eq!(stopped["state"]["code"], "invalid_request");
     let message = stopped["state"]["message"].as_str().expect("message");
+    // contract: STATE-019, STATE-030 (the warning names the code and message the stopped
+    // document holds)
     let warning = stderr
         .iter()
         .position(|line| {
@@ -232,6 +258,7 @@ fn an_unavailable_state_is_logged_and_replay_served() {
         .iter()
         .position(|line| line.contains("MCP transport listening"))
         .expect("listening");
+    // contract: STATE-019 (before it binds)
     assert!(warning < listening);
 }
 

@@ -611,7 +611,6 @@ fn refused_writes_name_the_accepted_members_and_change_nothing() {
 
 #[test]
 fn kinto_writes_generate_deterministic_ids_and_clocks() {
-    // contract: WRITE-056, WRITE-057, WRITE-059, WRITE-063, WRITE-008
     let served = serve("kinto/build.har");
     let state = served.state();
     let clock = state.write_clock.clone().expect("a write clock");
@@ -631,11 +630,13 @@ fn kinto_writes_generate_deterministic_ids_and_clocks() {
     let start = rea_state::instant::UtcInstant::parse(&clock)
         .expect("clock")
         .millis() as i64;
+    // contract: WRITE-056
     assert_eq!(
         stamped, start,
         "the first served write takes the write clock"
     );
     let (second, _) = call(&served, create, arguments.clone());
+    // contract: WRITE-057
     assert_eq!(
         second["body"]["data"]["last_modified"].as_i64(),
         Some(start + 1000),
@@ -666,6 +667,7 @@ fn kinto_writes_generate_deterministic_ids_and_clocks() {
     // The same calls after a reset give the same ids and clocks.
     plane(&served, "data/reset").expect("reset");
     let (again, _) = call(&served, create, arguments);
+    // contract: WRITE-059, WRITE-063 (the same generated id and clock after a reset)
     assert_eq!(again["body"], first["body"]);
     // A served delete answers the tombstone with the write's clock.
     let (deleted, error) = call(

@@ -1827,3 +1827,20 @@ fn a_later_read_contradicting_a_sorted_array_keeps_the_list_recorded() {
         "recording"
     );
 }
+
+#[test]
+fn head_options_and_trace_tools_count_as_recorded_reads() {
+    let fixture = derive(vec![
+        record(0, "GET", "/posts", 200, posts()),
+        record(1, "HEAD", "/posts", 200, Value::Null),
+        record(2, "OPTIONS", "/posts", 204, Value::Null),
+        record(3, "TRACE", "/posts", 200, Value::Null),
+    ]);
+    let summary = crate::coverage::summary(&fixture.state);
+    // contract: STATE-101
+    assert_eq!(
+        summary["reads"],
+        json!({"state": 1, "recorded": 3, "recorded_reasons": {"method-replay": 3}}),
+        "{summary}"
+    );
+}
