@@ -1201,18 +1201,6 @@ fn the_export_opens_each_input_once_and_none_that_does_not_fit() {
     assert_eq!(opened(&lines, "the-capture.json"), 0, "{lines:#?}");
 }
 
-/// The calls of a traced `rea` run, by name: the lines of `strace -f` output whose call is
-/// `name(…)` (strace pads short pids with extra spaces).
-fn traced_calls<'a>(lines: &'a [String], name: &str) -> Vec<&'a String> {
-    lines
-        .iter()
-        .filter(|line| {
-            line.split_once(' ')
-                .is_some_and(|(_, call)| call.trim_start().starts_with(&format!("{name}(")))
-        })
-        .collect()
-}
-
 #[test]
 fn the_build_reads_its_capture_writes_one_folder_and_fetches_nothing() {
     rea_tests::require_strace();
@@ -1259,15 +1247,15 @@ fn the_build_reads_its_capture_writes_one_folder_and_fetches_nothing() {
     };
     // contract: BUILD-009 (it reads the capture it was given)
     assert!(
-        traced_calls(&lines, "openat")
+        rea_tests::strace_calls(&lines, "openat")
             .iter()
-            .chain(&traced_calls(&lines, "open"))
+            .chain(&rea_tests::strace_calls(&lines, "open"))
             .any(|line| line.contains(&format!("\"{har_path}\""))),
         "{lines:#?}"
     );
     // contract: BUILD-009 (everything it writes is in the one bundle folder)
     for name in ["open", "openat", "openat2", "creat", "mkdir", "mkdirat"] {
-        for line in traced_calls(&lines, name) {
+        for line in rea_tests::strace_calls(&lines, name) {
             let writes = name.starts_with("creat")
                 || name.starts_with("mkdir")
                 || ["O_WRONLY", "O_RDWR", "O_CREAT", "O_TRUNC"]
@@ -1291,19 +1279,23 @@ fn the_build_reads_its_capture_writes_one_folder_and_fetches_nothing() {
     assert_eq!(left, ["bundle", "rea-stand-in", "trace.txt"]);
     // contract: BUILD-009 (it fetches nothing and launches no browser: no connection leaves the
     // machine, and the only program run is rea itself)
-    for line in traced_calls(&lines, "connect") {
+    for line in rea_tests::strace_calls(&lines, "connect") {
         assert!(!line.contains("AF_INET"), "a network connection: {line}");
     }
-    assert_eq!(traced_calls(&lines, "execve").len(), 1, "{lines:#?}");
-    assert!(
-        traced_calls(&lines, "execveat").is_empty()
-            && traced_calls(&lines, "fork").is_empty()
-            && traced_calls(&lines, "vfork").is_empty(),
+    assert_eq!(
+        rea_tests::strace_calls(&lines, "execve").len(),
+        1,
         "{lines:#?}"
     );
-    for clone in traced_calls(&lines, "clone")
+    assert!(
+        rea_tests::strace_calls(&lines, "execveat").is_empty()
+            && rea_tests::strace_calls(&lines, "fork").is_empty()
+            && rea_tests::strace_calls(&lines, "vfork").is_empty(),
+        "{lines:#?}"
+    );
+    for clone in rea_tests::strace_calls(&lines, "clone")
         .into_iter()
-        .chain(traced_calls(&lines, "clone3"))
+        .chain(rea_tests::strace_calls(&lines, "clone3"))
     {
         assert!(
             clone.contains("CLONE_THREAD"),

@@ -322,16 +322,7 @@ fn the_server_reads_each_input_once_launches_nothing_writes_nothing_and_connects
         .lines()
         .map(str::to_owned)
         .collect();
-    let calls = |name: &str| -> Vec<&String> {
-        lines
-            .iter()
-            .filter(|line| {
-                // `PID call(…)`: strace pads short pids with extra spaces.
-                line.split_once(' ')
-                    .is_some_and(|(_, call)| call.trim_start().starts_with(&format!("{name}(")))
-            })
-            .collect()
-    };
+    let calls = |name: &str| rea_tests::strace_calls(&lines, name);
     // contract: LIMITS-015 (one program image (the server's own), and every clone is a thread)
     assert_eq!(calls("execve").len(), 1, "{lines:#?}");
     assert!(calls("execveat").is_empty() && calls("fork").is_empty() && calls("vfork").is_empty());

@@ -219,7 +219,9 @@ fn replay_only_derives_nothing() {
     assert_eq!(stopped["state"]["reason"], "replay-only");
     // contract: STATE-025
     assert!(
-        !stderr.iter().any(|line| line.contains("\"level\":\"warn\"")),
+        !stderr
+            .iter()
+            .any(|line| line.contains("\"level\":\"warn\"")),
         "{stderr:?}"
     );
 }

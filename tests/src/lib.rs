@@ -79,6 +79,18 @@ pub fn run_rea(binary: &Path, dir: &Path, args: &[&str]) -> Run {
     }
 }
 
+/// The lines of `strace -f` output (`PID call(…)`) whose call is `name`; strace pads short pids
+/// with extra spaces.
+pub fn strace_calls<'a>(lines: &'a [String], name: &str) -> Vec<&'a String> {
+    lines
+        .iter()
+        .filter(|line| {
+            line.split_once(' ')
+                .is_some_and(|(_, call)| call.trim_start().starts_with(&format!("{name}(")))
+        })
+        .collect()
+}
+
 /// Fails the calling test unless `strace` is installed and may trace here: tests that trace the
 /// binary never skip themselves (`.ci/run` installs strace).
 pub fn require_strace() {
