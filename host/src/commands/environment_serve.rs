@@ -295,6 +295,8 @@ fn data_add_sources(
 
 /// Runs a server on its own runtime until a signal stops it.
 pub fn run_server(request: ServeRequest) -> Result<(), CommandFailure> {
+    // Before the runtime starts its threads (they would each take an arena of their own).
+    rea_serve::memory::configure_allocator();
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
