@@ -135,7 +135,10 @@ fn rules() -> RuleSet {
     );
     add("toggle", RuleSet::direct(rea_plugin_toggle::ToggleRule));
     add("set", RuleSet::direct(rea_plugin_toggle::SetRule));
-    add("revision", RuleSet::direct(rea_plugin_revision::RevisionRule));
+    add(
+        "revision",
+        RuleSet::direct(rea_plugin_revision::RevisionRule),
+    );
     add(
         "joined-list",
         RuleSet::direct(rea_plugin_joined_list::JoinedListRule),
