@@ -857,7 +857,9 @@ fn list_line(
     let all = (whole || (projection.is_some() && pages_only_but_selection(line)))
         && listed_collection.is_some()
         && kept == *listed
-        && (excluded.is_empty() || !listed.is_empty());
+        // Only a read asking for nothing but the list shows what the list leaves out (a page
+        // leaves out the entities after it).
+        && (excluded.is_empty() || (!listed.is_empty() && line.pairs().is_empty()));
     let member_ref = |index: &usize| MemberRef {
         collection: entities.list[*index].collection.clone(),
         id: entities.list[*index].id.clone(),
