@@ -73,7 +73,11 @@ fn tiddlywiki_puts_count_revisions_join_tags_and_reach_the_ordered_list() {
     // An update moves the revision one past the held value.
     let mut update = body.clone();
     update["text"] = json!("Planted.");
-    let (written, error) = call(&served, PUT, json!({"title": "Plant tulips", "body": update}));
+    let (written, error) = call(
+        &served,
+        PUT,
+        json!({"title": "Plant tulips", "body": update}),
+    );
     assert!(!error, "{written}");
     let (read, _) = call(&served, ITEM, json!({"title": "Plant tulips"}));
     assert_eq!(read["body"]["revision"], 2, "{read}");
@@ -115,7 +119,12 @@ fn a_relation_list_refuses_after_a_create_it_cannot_show() {
     let (before, error) = call(&served, list, json!({"post_id": "1"}));
     assert!(!error, "{before}");
     let create = "post_posts_comments_by_post_id";
-    assert!(served.state().write_plan(create).is_some_and(|plan| plan.served));
+    assert!(
+        served
+            .state()
+            .write_plan(create)
+            .is_some_and(|plan| plan.served)
+    );
     let (written, error) = call(
         &served,
         create,

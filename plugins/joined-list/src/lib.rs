@@ -282,7 +282,11 @@ mod tests {
         assert_eq!(applied.set["/tags"], json!("Task [[Home and Garden]]"));
         // A string is stored as sent, an unsent member left alone.
         let applied = JoinedListRule
-            .apply(&apply_request(rule(" ")).body(json!({"tags": "A B"})).build())
+            .apply(
+                &apply_request(rule(" "))
+                    .body(json!({"tags": "A B"}))
+                    .build(),
+            )
             .expect("applies");
         assert_eq!(applied.set["/tags"], json!("A B"));
         let applied = JoinedListRule

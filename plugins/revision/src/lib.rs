@@ -112,7 +112,9 @@ impl StateRule for RevisionRule {
             let next = held.checked_add(1).ok_or_else(|| {
                 PluginError::new("revision_overflow", "the next revision is too large")
             })?;
-            outcome.set.insert(pointer.clone(), spelled(next, *spelling));
+            outcome
+                .set
+                .insert(pointer.clone(), spelled(next, *spelling));
         }
         Ok(outcome)
     }
@@ -198,7 +200,11 @@ mod tests {
             panic!("{outcome:?}")
         };
         let applied = RevisionRule
-            .apply(&apply_request(rule).entity_before(json!({"version": "9"})).build())
+            .apply(
+                &apply_request(rule)
+                    .entity_before(json!({"version": "9"}))
+                    .build(),
+            )
             .expect("applies");
         assert_eq!(applied.set["/version"], json!("10"));
     }
@@ -248,7 +254,11 @@ mod tests {
             fields: [("/revision".to_owned(), Spelling::Number)].into(),
         };
         let error = RevisionRule
-            .apply(&apply_request(rule).entity_before(json!({"title": "a"})).build())
+            .apply(
+                &apply_request(rule)
+                    .entity_before(json!({"title": "a"}))
+                    .build(),
+            )
             .expect_err("refused");
         assert_eq!(error.code, "no_revision");
     }

@@ -606,6 +606,30 @@ fn hidden_fields(plan: &ListPlan, plain: &[&Observation], entities: &Entities) -
     hidden.into_iter().collect()
 }
 
+/// Each listed member of the plain lines as the entity stores it and as the line showed it (both
+/// objects).
+fn stored_and_shown<'a>(
+    plan: &'a ListPlan,
+    plain: &'a [&'a Observation],
+    entities: &'a Entities,
+) -> impl Iterator<Item = (&'a Object, &'a Object)> {
+    plain.iter().flat_map(move |line| {
+        let listed = plan
+            .members
+            .get(&line.ordinal)
+            .map_or(&[][..], Vec::as_slice);
+        listed
+            .iter()
+            .zip(members_of(line, &plan.list_pointer))
+            .filter_map(|(index, member)| {
+                Some((
+                    entities.list[*index].fields.as_object()?,
+                    member.as_object()?,
+                ))
+            })
+    })
+}
+
 /// Lifted fields: hidden object fields whose members every plain line shows at the top level of
 /// the entities holding them (with the same values, where the entity has no field of that name),
 /// and at least one member shows some.
@@ -617,37 +641,26 @@ fn lifted_fields(
 ) -> Vec<String> {
     // field → (every member agrees, some member showed a member of it)
     let mut found: BTreeMap<&str, (bool, bool)> = BTreeMap::new();
-    for line in plain {
-        let Some(listed) = plan.members.get(&line.ordinal) else {
-            continue;
-        };
-        for (index, member) in listed.iter().zip(members_of(line, &plan.list_pointer)) {
-            let (Some(stored), Some(shown)) =
-                (entities.list[*index].fields.as_object(), member.as_object())
-            else {
-                continue;
-            };
-            for field in hidden {
-                let entry = found.entry(field.as_str()).or_insert((true, false));
-                match stored.get(field) {
-                    None => {}
-                    Some(Json::Object(nested)) => {
-                        entry.0 &= nested.iter().all(|(name, value)| {
-                            !stored.contains_key(name) && shown.get(name) == Some(value)
-                        });
-                        entry.1 |= !nested.is_empty();
-                    }
-                    Some(_) => entry.0 = false,
+    for (stored, shown) in stored_and_shown(plan, plain, entities) {
+        for field in hidden {
+            let entry = found.entry(field.as_str()).or_insert((true, false));
+            match stored.get(field) {
+                None => {}
+                Some(Json::Object(nested)) => {
+                    entry.0 &= nested.iter().all(|(name, value)| {
+                        !stored.contains_key(name) && shown.get(name) == Some(value)
+                    });
+                    entry.1 |= !nested.is_empty();
                 }
+                Some(_) => entry.0 = false,
             }
         }
     }
-    let lifted: Vec<String> = found
+    found
         .into_iter()
         .filter(|(_, (agrees, shown))| *agrees && *shown)
         .map(|(field, _)| field.to_owned())
-        .collect();
-    lifted
+        .collect()
 }
 
 /// Counters: envelope members counting what every line lists.
@@ -1031,23 +1044,13 @@ fn learn_spellings(
     shape: &mut ViewShape,
 ) {
     let mut fields: BTreeMap<String, Spellings> = BTreeMap::new();
-    for line in plain {
-        let Some(listed) = plan.members.get(&line.ordinal) else {
-            continue;
-        };
-        for (index, member) in listed.iter().zip(members_of(line, &plan.list_pointer)) {
-            let (Some(stored), Some(shown)) =
-                (entities.list[*index].fields.as_object(), member.as_object())
-            else {
-                continue;
-            };
-            for (key, shown_value) in shown.iter() {
-                if let Some(stored_value) = stored.get(key) {
-                    fields
-                        .entry(key.to_owned())
-                        .or_default()
-                        .note(stored_value, shown_value);
-                }
+    for (stored, shown) in stored_and_shown(plan, plain, entities) {
+        for (key, shown_value) in shown.iter() {
+            if let Some(stored_value) = stored.get(key) {
+                fields
+                    .entry(key.to_owned())
+                    .or_default()
+                    .note(stored_value, shown_value);
             }
         }
     }
