@@ -76,6 +76,7 @@ mod state_reads_bundle;
 mod state_recorded_answers;
 mod state_serve;
 mod state_withheld;
+mod state_write_lists;
 mod state_writes;
 mod state_writes_item_paths;
 mod state_writes_learning;

@@ -699,12 +699,20 @@ fn a_third_party_rule_plugin_explains_a_write_no_built_in_rule_does() {
     // examples/plugins/revision-counter/captures/README.md). The built-in rules leave it
     // unexplained; the example plugin, loaded by path through a pipeline, explains it, and the
     // plan is served without any change to the host.
+    // The default pipeline's own `revision` rule explains it too, so the pipeline here leaves
+    // that built-in stage out.
     let path = rea_tests::workspace_root()
         .join("examples/plugins/revision-counter/captures/tiddlywiki-revisions.har");
     let tool = "put_recipes_default_tiddlers_by_title";
+    let dir = tempfile::tempdir().expect("temp");
+    let without_revision =
+        rea_pipeline::DEFAULT_PIPELINE.replace("[[rules]]\nstage = \"revision\"\n", "");
+    assert_ne!(without_revision, rea_pipeline::DEFAULT_PIPELINE);
+    let built_in_pipeline = dir.path().join("built-in.toml");
+    std::fs::write(&built_in_pipeline, &without_revision).expect("pipeline");
     let built_in = state_support::serve_evidence(
         state_support::capture_file(&path),
-        state_support::state_rules(),
+        state_support::pipeline_rules(Some(&built_in_pipeline)),
         rea_backends::fetch::FetchOptions::default(),
     );
     let plan = built_in.state().write_plan(tool).cloned().expect("a plan");
@@ -717,7 +725,6 @@ fn a_third_party_rule_plugin_explains_a_write_no_built_in_rule_does() {
             .any(|served| served.name == tool)
     );
 
-    let dir = tempfile::tempdir().expect("temp");
     let library = rea_tests::built_library("rea_example_revision_counter");
     let pipeline = dir.path().join("pipeline.toml");
     std::fs::write(
@@ -725,7 +732,7 @@ fn a_third_party_rule_plugin_explains_a_write_no_built_in_rule_does() {
         format!(
             "[[plugins]]\npath = {}\n\n{}\n[[rules]]\nstage = \"revision-counter\"\n",
             Value::String(library.display().to_string()),
-            rea_pipeline::DEFAULT_PIPELINE
+            without_revision
         ),
     )
     .expect("pipeline");

@@ -236,7 +236,8 @@ pub enum ViewDetail {
 ///
 /// Rendering takes the entity's fields, drops `hidden_fields`, shows each `nested_fields` object
 /// with those keys only, lists each `sorted_arrays` string array sorted, respells each
-/// `clock_formats` clock, and finally sets the entity's `view_fields` for the view over the result.
+/// `clock_formats` clock, shows the members of each `lifted_fields` object at the top level, and
+/// finally sets the entity's `view_fields` for the view over the result.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ViewShape {
     /// Fields the view does not show.
@@ -249,6 +250,10 @@ pub struct ViewShape {
     pub nested_fields: BTreeMap<String, Vec<String>>,
     /// String-array fields the view lists sorted.
     pub sorted_arrays: Vec<String>,
+    /// Object fields (hidden themselves) whose members the view shows at the top level, where no
+    /// field of the same name is (a list flattening each member's `fields` object).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub lifted_fields: Vec<String>,
 }
 
 /// How an item view's calls name their entity.
@@ -367,6 +372,11 @@ pub struct ListLine {
     /// The recorded members, for `recorded` membership.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub members: Vec<MemberRef>,
+    /// For `all` membership: the entities the collection held that the line's read left out (the
+    /// list's own filter, such as an application's system entries), never listed; every other
+    /// entity, a created one too, is.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub excluded: Vec<MemberRef>,
     /// The page size the line asked for, when it only pages its list (a whole list that outgrows
     /// it answers from the recording with `page-exceeded`).
     pub page_size: Option<u64>,

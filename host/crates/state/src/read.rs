@@ -26,6 +26,7 @@ use crate::derive::entities::item_segments;
 use crate::missing::missing_answer;
 use crate::model::{
     DocumentView, Entity, ItemKey, ItemView, ListLine, ListView, Membership, ViewDetail, ViewShape,
+    WriteScope,
 };
 use crate::query::evaluate;
 use crate::recorded::{NotModelled, RecordingUnusable, call_scope};
@@ -529,12 +530,43 @@ impl StateService {
     ) -> Result<StateAnswer, &'static str> {
         let live = self.read();
         let members: Vec<&Entity> = match line.membership {
-            Membership::All => live.collection(&list.entity_type, &line.path),
-            Membership::Recorded => line
-                .members
-                .iter()
-                .filter_map(|member| live.entity(&list.entity_type, &member.collection, &member.id))
-                .collect(),
+            Membership::All => {
+                let collection =
+                    crate::derive::lists::listed_collection(&line.path, &list.entity_type);
+                let mut members = live.collection(
+                    &list.entity_type,
+                    collection.as_deref().unwrap_or(&line.path),
+                );
+                members.retain(|entity| {
+                    !line.excluded.iter().any(|excluded| {
+                        excluded.id == entity.id
+                            && crate::derive::entities::collection_key(&excluded.collection)
+                                == crate::derive::entities::collection_key(&entity.collection)
+                    })
+                });
+                members
+            }
+            Membership::Recorded => {
+                // A write that added or changed an entity of the listed collection may have put
+                // it on this list, which the recorded members cannot show.
+                let listed = WriteScope::Type {
+                    entity_type: list.entity_type.clone(),
+                    collection: crate::derive::lists::listed_collection(
+                        &line.path,
+                        &list.entity_type,
+                    )
+                    .map(|listed| crate::derive::entities::collection_key(&listed).to_owned()),
+                };
+                if live.grown_since_reset(&listed) {
+                    return Err("stale-membership");
+                }
+                line.members
+                    .iter()
+                    .filter_map(|member| {
+                        live.entity(&list.entity_type, &member.collection, &member.id)
+                    })
+                    .collect()
+            }
         };
         if line
             .page_size

@@ -22,7 +22,7 @@ use serde_json::{Value, json};
 use crate::answer::{StateAnswer, ToolError};
 use crate::call::Call;
 use crate::derive::entities::{collection_key, item_segments};
-use crate::derive::lists::fits_template;
+use crate::derive::lists::listed_collection;
 use crate::model::{ReadView, StateView, ViewDetail, WriteScope};
 
 /// The code of a refused read the state does not model.
@@ -236,8 +236,8 @@ pub(crate) fn call_scope(view: &ReadView, segments: &[String]) -> WriteScope {
         },
         ViewDetail::List(list) => WriteScope::Type {
             entity_type: list.entity_type.clone(),
-            collection: fits_template(&path, &list.entity_type)
-                .then(|| collection_key(&path).to_owned()),
+            collection: listed_collection(&path, &list.entity_type)
+                .map(|listed| collection_key(&listed).to_owned()),
         },
         ViewDetail::Document(_) => WriteScope::Document {
             document: view.tool.clone(),

@@ -109,6 +109,16 @@ pub fn project_fields(shape: &ViewShape, fields: &Object) -> Object {
         };
         object.insert(key, value);
     }
+    for lifted in &shape.lifted_fields {
+        let Some(Json::Object(nested)) = fields.get(lifted) else {
+            continue;
+        };
+        for (name, value) in nested.iter() {
+            if !fields.contains_key(name) {
+                object.insert(name, value.clone());
+            }
+        }
+    }
     object
 }
 
@@ -259,5 +269,30 @@ mod tests {
         );
         let other = render_entity(&shape, "item", &entity);
         assert!(other.get("status").is_none());
+    }
+
+    #[test]
+    fn a_lifted_object_shows_its_members_at_the_top_level() {
+        let shape = ViewShape {
+            hidden_fields: vec!["fields".into(), "text".into()],
+            lifted_fields: vec!["fields".into()],
+            ..ViewShape::default()
+        };
+        let entity = Entity {
+            entity_type: "/t".into(),
+            collection: "/t".into(),
+            id: "a".into(),
+            fields: json(
+                r#"{"title": "a", "text": "x", "status": "kept", "fields": {"status": "shadowed", "due": "2026"}}"#,
+            ),
+            view_fields: std::collections::BTreeMap::new(),
+            record_ordinals: vec![],
+        };
+        let rendered = render_entity(&shape, "list", &entity);
+        // A top-level field of the same name wins over the lifted member.
+        assert_eq!(
+            rendered.to_canonical_string(),
+            r#"{"due":"2026","status":"kept","title":"a"}"#
+        );
     }
 }

@@ -96,6 +96,9 @@ pub struct LiveState {
     document_bytes: usize,
     /// What writes since the reset or load changed: each type's collection, or document.
     written: BTreeSet<WriteScope>,
+    /// The collections writes since the reset or load added an entity to or changed one in (a
+    /// recorded list's membership no longer holds there: the entity may now belong to it).
+    grown: BTreeSet<WriteScope>,
 }
 
 #[derive(Debug, Clone)]
@@ -321,6 +324,21 @@ impl LiveState {
         self.written.insert(scope);
     }
 
+    fn mark_grown(&mut self, entity_type: &str, collection: &str) {
+        self.grown.insert(WriteScope::Type {
+            entity_type: entity_type.to_owned(),
+            collection: Some(collection_key(collection).to_owned()),
+        });
+    }
+
+    /// Whether a write since the reset or load added or changed an entity a read showing
+    /// `shown` may list (deletes and moves aside).
+    pub fn grown_since_reset(&self, shown: &WriteScope) -> bool {
+        self.grown
+            .iter()
+            .any(|grown| crate::derive::windows::relates(grown, shown))
+    }
+
     /// Whether a write since the reset or load changed something a read showing `shown` shows.
     pub fn written_since_reset(&self, shown: &WriteScope) -> bool {
         self.written
@@ -332,6 +350,7 @@ impl LiveState {
     /// collection.
     pub fn put_entity(&mut self, entity: Entity) {
         self.mark_written(&entity.entity_type, &entity.collection);
+        self.mark_grown(&entity.entity_type, &entity.collection);
         let key = key_of(&entity);
         match self.index.get(&key) {
             Some(index) => {
@@ -345,6 +364,7 @@ impl LiveState {
     /// Adds an entity at a position of its collection (replacing one with the same key).
     pub fn insert_entity(&mut self, entity: Entity, position: &Position) {
         self.mark_written(&entity.entity_type, &entity.collection);
+        self.mark_grown(&entity.entity_type, &entity.collection);
         let key = key_of(&entity);
         if let Some(index) = self.index.get(&key).copied() {
             self.unplace(index);

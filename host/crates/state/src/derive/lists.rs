@@ -74,6 +74,27 @@ fn members_of<'a>(observation: &'a Observation, pointer: &str) -> &'a [Json] {
         .map_or(&[], Vec::as_slice)
 }
 
+/// The collection a list read's path lists under a type's collection template: the path itself
+/// when it fits the template segment by segment, else the path less a representation suffix on
+/// its last segment when that fits and the template's last segment is literal (`/tiddlers.json`
+/// lists `/tiddlers`: a dot and two to four ASCII letters). `None`: another collection's list.
+pub fn listed_collection(path: &str, template: &str) -> Option<String> {
+    if fits_template(path, template) {
+        return Some(path.to_owned());
+    }
+    let (stripped, suffix) = collection_key(path).rsplit_once('.')?;
+    let literal_last = split_path(template)
+        .last()
+        .is_some_and(|segment| !segment.starts_with('{'));
+    let representation =
+        (2..=4).contains(&suffix.len()) && suffix.bytes().all(|byte| byte.is_ascii_alphabetic());
+    (representation
+        && literal_last
+        && !stripped.ends_with('/')
+        && fits_template(stripped, template))
+    .then(|| stripped.to_owned())
+}
+
 /// Whether a path fits a template segment by segment (`{…}` fits any one segment).
 pub fn fits_template(path: &str, template: &str) -> bool {
     let path = split_path(path);
@@ -123,11 +144,8 @@ fn resolve_line(
                 return None;
             }
             Resolution::Held(index)
-        } else if fits_template(&line.path, template) {
-            Resolution::Seed {
-                collection: line.path.clone(),
-                id,
-            }
+        } else if let Some(collection) = listed_collection(&line.path, template) {
+            Resolution::Seed { collection, id }
         } else {
             return None;
         };
@@ -380,9 +398,10 @@ impl ListPlan {
         self.lines
             .iter()
             .filter_map(|ordinal| timeline.get(*ordinal))
-            .filter(|line| pages_only(line) && fits_template(&line.path, &self.entity_type))
+            .filter(|line| pages_only(line))
             .filter_map(|line| {
-                let key = collection_key(&line.path);
+                let listed = listed_collection(&line.path, &self.entity_type)?;
+                let key = collection_key(&listed);
                 let ids: Option<Vec<String>> = self
                     .members
                     .get(&line.ordinal)?
@@ -392,7 +411,7 @@ impl ListPlan {
                         (collection_key(&entity.collection) == key).then(|| entity.id.clone())
                     })
                     .collect();
-                Some((self.entity_type.clone(), line.path.clone(), ids?))
+                Some((self.entity_type.clone(), listed.clone(), ids?))
             })
             .collect()
     }
@@ -501,8 +520,10 @@ impl<'a> OrderedLines<'a> {
 pub fn verify(timeline: &Timeline, plan: ListPlan, entities: &mut Entities) -> ViewDetail {
     let view = plan.name.clone();
     let lines = OrderedLines::of(timeline, &plan);
+    let hidden = hidden_fields(&plan, lines.plain(), entities);
     let mut shape = ViewShape {
-        hidden_fields: hidden_fields(&plan, lines.plain(), entities),
+        lifted_fields: lifted_fields(&plan, lines.plain(), entities, &hidden),
+        hidden_fields: hidden,
         ..ViewShape::default()
     };
     learn_spellings(&plan, lines.plain(), entities, &mut shape);
@@ -583,6 +604,63 @@ fn hidden_fields(plan: &ListPlan, plain: &[&Observation], entities: &Entities) -
         }
     }
     hidden.into_iter().collect()
+}
+
+/// Each listed member of the plain lines as the entity stores it and as the line showed it (both
+/// objects).
+fn stored_and_shown<'a>(
+    plan: &'a ListPlan,
+    plain: &'a [&'a Observation],
+    entities: &'a Entities,
+) -> impl Iterator<Item = (&'a Object, &'a Object)> {
+    plain.iter().flat_map(move |line| {
+        let listed = plan
+            .members
+            .get(&line.ordinal)
+            .map_or(&[][..], Vec::as_slice);
+        listed
+            .iter()
+            .zip(members_of(line, &plan.list_pointer))
+            .filter_map(|(index, member)| {
+                Some((
+                    entities.list[*index].fields.as_object()?,
+                    member.as_object()?,
+                ))
+            })
+    })
+}
+
+/// Lifted fields: hidden object fields whose members every plain line shows at the top level of
+/// the entities holding them (with the same values, where the entity has no field of that name),
+/// and at least one member shows some.
+fn lifted_fields(
+    plan: &ListPlan,
+    plain: &[&Observation],
+    entities: &Entities,
+    hidden: &[String],
+) -> Vec<String> {
+    // field → (every member agrees, some member showed a member of it)
+    let mut found: BTreeMap<&str, (bool, bool)> = BTreeMap::new();
+    for (stored, shown) in stored_and_shown(plan, plain, entities) {
+        for field in hidden {
+            let entry = found.entry(field.as_str()).or_insert((true, false));
+            match stored.get(field) {
+                None => {}
+                Some(Json::Object(nested)) => {
+                    entry.0 &= nested.iter().all(|(name, value)| {
+                        !stored.contains_key(name) && shown.get(name) == Some(value)
+                    });
+                    entry.1 |= !nested.is_empty();
+                }
+                Some(_) => entry.0 = false,
+            }
+        }
+    }
+    found
+        .into_iter()
+        .filter(|(_, (agrees, shown))| *agrees && *shown)
+        .map(|(field, _)| field.to_owned())
+        .collect()
 }
 
 /// Counters: envelope members counting what every line lists.
@@ -774,10 +852,31 @@ fn list_line(
 ) -> Result<ListLine, &'static str> {
     let listed = &plan.members[&line.ordinal];
     let whole = pages_only(line);
-    let collection = entities.collection(&plan.entity_type, &line.path);
+    let listed_collection = listed_collection(&line.path, &plan.entity_type);
+    let collection = listed_collection.as_deref().map_or(&[][..], |collection| {
+        entities.collection(&plan.entity_type, collection)
+    });
+    // Held entities the whole read left out, when it lists every other one in the state's order.
+    let excluded: Vec<usize> = collection
+        .iter()
+        .copied()
+        .filter(|index| !listed.contains(index))
+        .collect();
+    let kept: Vec<usize> = collection
+        .iter()
+        .copied()
+        .filter(|index| !excluded.contains(index))
+        .collect();
     let all = (whole || (projection.is_some() && pages_only_but_selection(line)))
-        && fits_template(&line.path, &plan.entity_type)
-        && collection == listed.as_slice();
+        && listed_collection.is_some()
+        && kept == *listed
+        // Only a read asking for nothing but the list shows what the list leaves out (a page
+        // leaves out the entities after it).
+        && (excluded.is_empty() || (!listed.is_empty() && line.pairs().is_empty()));
+    let member_ref = |index: &usize| MemberRef {
+        collection: entities.list[*index].collection.clone(),
+        id: entities.list[*index].id.clone(),
+    };
     let rendered: Vec<Json> = listed
         .iter()
         .map(|index| {
@@ -810,13 +909,12 @@ fn list_line(
         members: if all {
             Vec::new()
         } else {
-            listed
-                .iter()
-                .map(|index| MemberRef {
-                    collection: entities.list[*index].collection.clone(),
-                    id: entities.list[*index].id.clone(),
-                })
-                .collect()
+            listed.iter().map(member_ref).collect()
+        },
+        excluded: if all {
+            excluded.iter().map(member_ref).collect()
+        } else {
+            Vec::new()
         },
         page_size: if all { page_size(line) } else { None },
         whole,
@@ -946,23 +1044,13 @@ fn learn_spellings(
     shape: &mut ViewShape,
 ) {
     let mut fields: BTreeMap<String, Spellings> = BTreeMap::new();
-    for line in plain {
-        let Some(listed) = plan.members.get(&line.ordinal) else {
-            continue;
-        };
-        for (index, member) in listed.iter().zip(members_of(line, &plan.list_pointer)) {
-            let (Some(stored), Some(shown)) =
-                (entities.list[*index].fields.as_object(), member.as_object())
-            else {
-                continue;
-            };
-            for (key, shown_value) in shown.iter() {
-                if let Some(stored_value) = stored.get(key) {
-                    fields
-                        .entry(key.to_owned())
-                        .or_default()
-                        .note(stored_value, shown_value);
-                }
+    for (stored, shown) in stored_and_shown(plan, plain, entities) {
+        for (key, shown_value) in shown.iter() {
+            if let Some(stored_value) = stored.get(key) {
+                fields
+                    .entry(key.to_owned())
+                    .or_default()
+                    .note(stored_value, shown_value);
             }
         }
     }

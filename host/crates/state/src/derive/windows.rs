@@ -23,7 +23,7 @@ use std::collections::{BTreeMap, HashMap};
 use rea_manifest::Manifest;
 
 use crate::derive::entities::{collection_key, item_segments};
-use crate::derive::lists::fits_template;
+use crate::derive::lists::listed_collection;
 use crate::model::{ReadView, RelatedWrite, ViewDetail, WriteScope};
 use crate::observation::{Observation, Timeline};
 
@@ -45,8 +45,8 @@ pub fn read_scope(view: Option<&ReadView>, observation: &Observation) -> WriteSc
         },
         ViewDetail::List(list) => WriteScope::Type {
             entity_type: list.entity_type.clone(),
-            collection: fits_template(&observation.path, &list.entity_type)
-                .then(|| collection_key(&observation.path).to_owned()),
+            collection: listed_collection(&observation.path, &list.entity_type)
+                .map(|listed| collection_key(&listed).to_owned()),
         },
         ViewDetail::Document(_) => WriteScope::Document {
             document: view.tool.clone(),

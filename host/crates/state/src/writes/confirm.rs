@@ -771,11 +771,13 @@ fn check_list_read(
         .get(entity_type)
         .map(|info| info.identity.clone())
         .unwrap_or_default();
+    let listed_collection = crate::derive::lists::listed_collection(&observation.path, entity_type);
     let listed = ListedRead {
         service,
         entity_type,
-        collection: collection_key(&observation.path).to_owned(),
-        fits: crate::derive::lists::fits_template(&observation.path, entity_type),
+        fits: listed_collection.is_some(),
+        collection: collection_key(listed_collection.as_deref().unwrap_or(&observation.path))
+            .to_owned(),
         recorded_ids: members(observation, &list.list_pointer)
             .iter()
             .filter_map(|member| {

@@ -537,7 +537,15 @@ fn learn_step(
             rule,
             ..
         }) => Some((explains, needs_clock, rule)),
-        Ok(_) => None,
+        Ok(LearnOutcome::NoExplanation { reason, .. }) => {
+            tracing::debug!(
+                stage = step.stage.as_str(),
+                tool,
+                reason = reason.as_str(),
+                "a rule stage explains nothing for this tool"
+            );
+            None
+        }
         Err(error) => {
             tracing::warn!(
                 stage = step.stage.as_str(),

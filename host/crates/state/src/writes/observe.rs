@@ -18,7 +18,7 @@ use rea_plugin_api::json::Json;
 use super::target::TargetKind;
 use super::{Draft, Scope, Views};
 use crate::derive::entities::collection_key;
-use crate::derive::lists::fits_template;
+use crate::derive::lists::listed_collection;
 use crate::derive::marked_deleted;
 use crate::model::{Entity, StateView};
 use crate::observation::{Observation, RequestBody, Timeline, decoded};
@@ -828,14 +828,7 @@ impl ReadsAfter {
     }
 
     /// A list read of the entity's collection.
-    fn list_read(
-        &mut self,
-        read: &Observation,
-        list: &super::ListInfo,
-        entity_type: &str,
-        identity: &str,
-        id: &str,
-    ) {
+    fn list_read(&mut self, read: &Observation, list: &super::ListInfo, identity: &str, id: &str) {
         let objects: Vec<&Json> = members(read, &list.list_pointer).iter().collect();
         let order: Vec<String> = objects
             .iter()
@@ -844,11 +837,12 @@ impl ReadsAfter {
             })
             .collect();
         let query_sorted = read.pairs().iter().any(|(name, _)| is_sort_parameter(name));
-        let whole = fits_template(&read.path, entity_type)
-            && read
-                .pairs()
-                .iter()
-                .all(|(name, value)| only_pages(name, value));
+        // The read lists its collection (the caller checked); the whole of it when it asks for
+        // no more than pages from the start.
+        let whole = read
+            .pairs()
+            .iter()
+            .all(|(name, value)| only_pages(name, value));
         let position = order.iter().position(|listed| *listed == id);
         if whole && !query_sorted && self.first_order.is_none() {
             self.first_order = Some(order.clone());
@@ -908,9 +902,11 @@ fn reads_after(
             Some(Scope::List(read_type, list))
                 if read_type == entity_type
                     && read.is_success()
-                    && collection_key(&read.path) == collection_key(collection) =>
+                    && listed_collection(&read.path, entity_type).is_some_and(|listed| {
+                        collection_key(&listed) == collection_key(collection)
+                    }) =>
             {
-                seen.list_read(read, list, entity_type, &info.identity, id);
+                seen.list_read(read, list, &info.identity, id);
             }
             _ => {}
         }

@@ -136,6 +136,14 @@ fn rules() -> RuleSet {
     add("toggle", RuleSet::direct(rea_plugin_toggle::ToggleRule));
     add("set", RuleSet::direct(rea_plugin_toggle::SetRule));
     add(
+        "revision",
+        RuleSet::direct(rea_plugin_revision::RevisionRule),
+    );
+    add(
+        "joined-list",
+        RuleSet::direct(rea_plugin_joined_list::JoinedListRule),
+    );
+    add(
         "sort-inference",
         RuleSet::direct(rea_plugin_sort_inference::SortInference),
     );
