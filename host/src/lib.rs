@@ -21,6 +21,8 @@ use rea_plugin_unique as _;
 use rea_plugin_uuid as _;
 // The built-in route forms.
 use rea_plugin_route_forms as _;
+// The built-in query grammar.
+use rea_plugin_query_grammar as _;
 
 pub mod cli;
 pub mod commands;

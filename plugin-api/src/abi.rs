@@ -7,7 +7,7 @@
 //!   `extern "C"` functions that describe the plugin and construct its stage objects.
 //! * [`PluginDescriptor`] and [`StageDescriptor`] are typed descriptions (no JSON).
 //! * Stage objects are `#[sabi_trait]` trait objects: [`CaptureStage`], [`RuleStage`],
-//!   [`ToolStage`] and [`RouteFormStage`] (added after the first release, as the evolution rules below describe). Their
+//!   [`ToolStage`], [`RouteFormStage`] and [`QueryGrammarStage`] (added after the first release, as the evolution rules below describe). Their
 //!   payloads are JSON text (see [`crate::contracts`]) borrowed as [`RStr`], never copied.
 //! * Every call returns [`RResult`] with a [`PluginError`]; a panic inside a plugin is caught on the
 //!   plugin side (see [`crate::export`]) and comes back as a `PluginError` whose code is
@@ -128,6 +128,9 @@ pub enum StageKind {
     /// A route form: which segments of recorded paths are parameters, and which part of a
     /// segment (the manifest's path templates).
     RouteForm,
+    /// A query grammar: which query parameters an application's lists accept beyond those
+    /// their recordings named (the state's list query models).
+    QueryGrammar,
 }
 
 impl StageKind {
@@ -139,6 +142,8 @@ impl StageKind {
     pub const TOOL: &'static str = "tool";
     /// The descriptor spelling of [`StageKind::RouteForm`].
     pub const ROUTE_FORM: &'static str = "route-form";
+    /// The descriptor spelling of [`StageKind::QueryGrammar`].
+    pub const QUERY_GRAMMAR: &'static str = "query-grammar";
 
     /// The descriptor spelling of this kind.
     pub fn as_str(self) -> &'static str {
@@ -147,6 +152,7 @@ impl StageKind {
             StageKind::Rule => Self::RULE,
             StageKind::Tool => Self::TOOL,
             StageKind::RouteForm => Self::ROUTE_FORM,
+            StageKind::QueryGrammar => Self::QUERY_GRAMMAR,
         }
     }
 
@@ -157,6 +163,7 @@ impl StageKind {
             Self::RULE => Some(StageKind::Rule),
             Self::TOOL => Some(StageKind::Tool),
             Self::ROUTE_FORM => Some(StageKind::RouteForm),
+            Self::QUERY_GRAMMAR => Some(StageKind::QueryGrammar),
             _ => None,
         }
     }
@@ -227,6 +234,21 @@ pub trait RouteFormStage: Send + Sync + 'static {
 /// A boxed [`RouteFormStage`] trait object.
 pub type RouteFormStageBox = RouteFormStage_TO<RBox<()>>;
 
+/// A query grammar stage: which query parameters a state's lists accept beyond those their
+/// recordings named.
+///
+/// `apply` takes a [`crate::contracts::query::QueryGrammarRequest`] and answers a
+/// [`crate::contracts::query::QueryGrammarOutcome`], both as JSON text.
+#[sabi_trait]
+pub trait QueryGrammarStage: Send + Sync + 'static {
+    /// Proposes the parameters each list of the request accepts, with their roles.
+    #[sabi(last_prefix_field)]
+    fn apply(&self, request: RStr<'_>) -> RResult<RString, PluginError>;
+}
+
+/// A boxed [`QueryGrammarStage`] trait object.
+pub type QueryGrammarStageBox = QueryGrammarStage_TO<RBox<()>>;
+
 /// The root module of a plugin library.
 ///
 /// Built-in plugins produce the same value from their `root_module()` function, so the registry
@@ -259,6 +281,11 @@ pub struct PluginModule {
     /// built before it has none, and the generated accessor answers `None`.
     #[sabi(missing_field(option))]
     pub route_form_stage: extern "C" fn(name: RStr<'_>) -> RResult<RouteFormStageBox, PluginError>,
+    /// Constructs the query grammar stage with that name. Added after route forms: a plugin
+    /// built before it has none, and the generated accessor answers `None`.
+    #[sabi(missing_field(option))]
+    pub query_grammar_stage:
+        extern "C" fn(name: RStr<'_>) -> RResult<QueryGrammarStageBox, PluginError>,
 }
 
 impl RootModule for PluginModuleRef {

@@ -1,6 +1,7 @@
 //! Helpers for plugin authors: write a plugin as plain Rust, export it through the ABI.
 //!
-//! A plugin implements [`CaptureExtractor`], [`StateRule`], [`AgentTool`] or [`RouteForm`] (typed,
+//! A plugin implements [`CaptureExtractor`], [`StateRule`], [`AgentTool`], [`RouteForm`] or
+//! [`QueryGrammar`] (typed,
 //! no JSON by hand), collects its stages in a [`Plugin`], and declares its root module with
 //! [`plugin_root_module!`]. The adapters
 //! here turn each call into the ABI's JSON-text form and catch every panic on the plugin side, so a
@@ -33,11 +34,13 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use crate::abi::{
-    CaptureStage, CaptureStage_TO, CaptureStageBox, PluginDescriptor, PluginError, RouteFormStage,
+    CaptureStage, CaptureStage_TO, CaptureStageBox, PluginDescriptor, PluginError,
+    QueryGrammarStage, QueryGrammarStage_TO, QueryGrammarStageBox, RouteFormStage,
     RouteFormStage_TO, RouteFormStageBox, RuleStage, RuleStage_TO, RuleStageBox, StageDescriptor,
     StageKind, ToolStage, ToolStage_TO, ToolStageBox,
 };
 use crate::contracts::capture::{ExtractRequest, Extraction};
+use crate::contracts::query::{QueryGrammarOutcome, QueryGrammarRequest};
 use crate::contracts::route::{RouteFormOutcome, RouteFormRequest};
 use crate::contracts::rule::{
     ApplyOutcome, ApplyRequest, LearnOutcome, LearnRequest, OptionProblem, OptionsCheck,
@@ -96,6 +99,13 @@ pub trait AgentTool: Send + Sync + 'static {
 pub trait RouteForm: Send + Sync + 'static {
     /// Proposes forms for segments of the request's routes that are still literal.
     fn apply(&self, request: &RouteFormRequest) -> Result<RouteFormOutcome, PluginError>;
+}
+
+/// A query grammar written in plain Rust: which query parameters a state's lists accept beyond
+/// those their recordings named (see [`crate::contracts::query`]).
+pub trait QueryGrammar: Send + Sync + 'static {
+    /// Proposes the parameters each list of the request accepts, with their roles.
+    fn apply(&self, request: &QueryGrammarRequest) -> Result<QueryGrammarOutcome, PluginError>;
 }
 
 /// The descriptive part of a stage: its name, summary, input kinds and option names (for a rule,
@@ -171,6 +181,7 @@ pub struct Plugin {
     rules: Vec<(StageInfo, Arc<dyn RuleCalls>)>,
     tools: Vec<(StageInfo, Arc<dyn AgentTool>)>,
     route_forms: Vec<(StageInfo, Arc<dyn RouteForm>)>,
+    query_grammars: Vec<(StageInfo, Arc<dyn QueryGrammar>)>,
 }
 
 impl Plugin {
@@ -184,6 +195,7 @@ impl Plugin {
             rules: Vec::new(),
             tools: Vec::new(),
             route_forms: Vec::new(),
+            query_grammars: Vec::new(),
         }
     }
 
@@ -217,6 +229,12 @@ impl Plugin {
         self
     }
 
+    /// Adds a query grammar stage.
+    pub fn query_grammar(mut self, info: StageInfo, grammar: impl QueryGrammar) -> Self {
+        self.query_grammars.push((info, Arc::new(grammar)));
+        self
+    }
+
     /// Overrides the declared API version. Only tests that exercise the host's version check need
     /// this; real plugins declare the version they were compiled against.
     #[doc(hidden)]
@@ -239,6 +257,9 @@ impl Plugin {
         }
         for (info, _) in &self.route_forms {
             stages.push(info.descriptor(StageKind::RouteForm));
+        }
+        for (info, _) in &self.query_grammars {
+            stages.push(info.descriptor(StageKind::QueryGrammar));
         }
         PluginDescriptor {
             name: self.name.as_str().into(),
@@ -311,6 +332,19 @@ impl Plugin {
             .ok_or_else(|| unknown_stage(&self.name, name, StageKind::RouteForm))?;
         Ok(RouteFormStage_TO::from_value(
             RouteFormAdapter(Arc::clone(form)),
+            TD_Opaque,
+        ))
+    }
+
+    /// Constructs the named query grammar stage as an ABI trait object.
+    pub fn query_grammar_stage(&self, name: &str) -> Result<QueryGrammarStageBox, PluginError> {
+        let (_, grammar) = self
+            .query_grammars
+            .iter()
+            .find(|(info, _)| info.name == name)
+            .ok_or_else(|| unknown_stage(&self.name, name, StageKind::QueryGrammar))?;
+        Ok(QueryGrammarStage_TO::from_value(
+            QueryGrammarAdapter(Arc::clone(grammar)),
             TD_Opaque,
         ))
     }
@@ -499,6 +533,17 @@ impl RouteFormStage for RouteFormAdapter {
     }
 }
 
+struct QueryGrammarAdapter(Arc<dyn QueryGrammar>);
+
+impl QueryGrammarStage for QueryGrammarAdapter {
+    fn apply(&self, request: RStr<'_>) -> RResult<RString, PluginError> {
+        guard(|| {
+            let request: QueryGrammarRequest = decode_payload(request.as_str())?;
+            encode_payload(&self.0.apply(&request)?)
+        })
+    }
+}
+
 struct RuleAdapter(Arc<dyn RuleCalls>);
 
 impl RuleStage for RuleAdapter {
@@ -533,7 +578,7 @@ macro_rules! plugin_root_module {
             };
             use $crate::abi::{
                 CaptureStageBox, PluginDescriptor, PluginError, PluginModule, PluginModuleRef,
-                RouteFormStageBox, RuleStageBox, ToolStageBox,
+                QueryGrammarStageBox, RouteFormStageBox, RuleStageBox, ToolStageBox,
             };
             static PLUGIN: OnceLock<$crate::export::Plugin> = OnceLock::new();
             static MODULE: OnceLock<PluginModuleRef> = OnceLock::new();
@@ -564,6 +609,11 @@ macro_rules! plugin_root_module {
             ) -> RResult<RouteFormStageBox, PluginError> {
                 guard(|| plugin().route_form_stage(name.as_str()))
             }
+            extern "C" fn query_grammar_stage(
+                name: RStr<'_>,
+            ) -> RResult<QueryGrammarStageBox, PluginError> {
+                guard(|| plugin().query_grammar_stage(name.as_str()))
+            }
             *MODULE.get_or_init(|| {
                 PluginModule {
                     descriptor,
@@ -572,6 +622,7 @@ macro_rules! plugin_root_module {
                     tool_stage,
                     check_rule_options,
                     route_form_stage,
+                    query_grammar_stage,
                 }
                 .leak_into_prefix()
             })
@@ -797,6 +848,66 @@ mod tests {
         );
         assert_eq!(outcome.changes[0].form.placeholder(), "{last}");
         let empty = serde_json::json!({"schema_version": 1, "routes": []}).to_string();
+        let error = stage
+            .apply(RStr::from_str(&empty))
+            .into_result()
+            .expect_err("the panic is an error");
+        assert_eq!(error.code.as_str(), PluginError::PANICKED);
+        let other_version = request.replace("\"schema_version\":1", "\"schema_version\":99");
+        assert!(stage.apply(RStr::from_str(&other_version)).is_err());
+    }
+
+    struct EveryFieldEquals;
+
+    impl QueryGrammar for EveryFieldEquals {
+        fn apply(&self, request: &QueryGrammarRequest) -> Result<QueryGrammarOutcome, PluginError> {
+            if request.lists.is_empty() {
+                panic!("boom in a query grammar");
+            }
+            Ok(QueryGrammarOutcome {
+                lists: request
+                    .lists
+                    .iter()
+                    .map(|list| {
+                        list.fields
+                            .iter()
+                            .map(|field| {
+                                (
+                                    field.clone(),
+                                    crate::contracts::query::QueryRole::filter(field, "eq"),
+                                )
+                            })
+                            .collect()
+                    })
+                    .collect(),
+                schema_version: SCHEMA_VERSION,
+            })
+        }
+    }
+
+    #[test]
+    fn a_query_grammar_crosses_as_json_and_its_panic_is_a_structured_error() {
+        let plugin = Plugin::new("p", "1.0.0")
+            .query_grammar(StageInfo::new("equals", "equals"), EveryFieldEquals);
+        let kinds: Vec<String> = plugin
+            .descriptor()
+            .stages
+            .iter()
+            .map(|stage| stage.kind.to_string())
+            .collect();
+        assert_eq!(kinds, vec![StageKind::QUERY_GRAMMAR]);
+        assert!(plugin.route_form_stage("equals").is_err());
+        let stage = plugin.query_grammar_stage("equals").expect("constructed");
+        let request = serde_json::json!({"schema_version": 1, "lists": [
+            {"established": {}, "fields": ["status"], "recorded_names": []}]})
+        .to_string();
+        let outcome: QueryGrammarOutcome =
+            serde_json::from_str(stage.apply(RStr::from_str(&request)).unwrap().as_str()).unwrap();
+        assert_eq!(
+            outcome.lists[0].get("status"),
+            Some(&crate::contracts::query::QueryRole::filter("status", "eq"))
+        );
+        let empty = serde_json::json!({"schema_version": 1, "lists": []}).to_string();
         let error = stage
             .apply(RStr::from_str(&empty))
             .into_result()

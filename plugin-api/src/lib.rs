@@ -9,6 +9,8 @@
 //! * [`date`]: ISO-8601 / RFC 3339 date-times as applications spell them (on `jiff`).
 //! * [`route_fields`]: the id shapes (format rules) and segment parts route forms and the host
 //!   share.
+//! * [`query_fields`]: the query parameter names, operator words and filter spellings the state
+//!   engine and query-grammar stages share.
 //! * [`options`]: a rule's pipeline options read into its own type, and checked before it runs.
 //! * `testing` (feature `testing`): request builders for a rule's unit tests.
 //! * [`contracts`]: serde types of the JSON payloads (capture records, rule observations).
@@ -21,6 +23,7 @@ pub mod contracts;
 pub mod date;
 pub mod export;
 pub mod options;
+pub mod query_fields;
 pub mod route_fields;
 pub mod rule_fields;
 #[cfg(feature = "testing")]
@@ -31,10 +34,12 @@ pub use rea_json as json;
 
 pub use abi::{
     CaptureStage, CaptureStageBox, PluginDescriptor, PluginError, PluginModule, PluginModuleRef,
-    RouteFormStage, RouteFormStageBox, RuleStage, RuleStageBox, StageDescriptor, StageKind,
-    ToolStage, ToolStageBox,
+    QueryGrammarStage, QueryGrammarStageBox, RouteFormStage, RouteFormStageBox, RuleStage,
+    RuleStageBox, StageDescriptor, StageKind, ToolStage, ToolStageBox,
 };
-pub use export::{AgentTool, CaptureExtractor, Plugin, RouteForm, StageInfo, StateRule};
+pub use export::{
+    AgentTool, CaptureExtractor, Plugin, QueryGrammar, RouteForm, StageInfo, StateRule,
+};
 
 /// Re-exported so plugin crates need no direct abi_stable dependency for the common cases.
 pub use abi_stable;

@@ -7,13 +7,17 @@
 use abi_stable::std_types::{RSlice, RStr};
 use rea_plugin_api::contracts::SCHEMA_VERSION;
 use rea_plugin_api::contracts::capture::{ExtractRequest, Extraction};
+use rea_plugin_api::contracts::query::{QueryGrammarOutcome, QueryGrammarRequest};
 use rea_plugin_api::contracts::route::{RouteFormOutcome, RouteFormRequest};
 use rea_plugin_api::contracts::rule::{
     ApplyOutcome, ApplyRequest, LearnOutcome, LearnRequest, OptionProblem, OptionsCheck,
     OptionsCheckRequest, RawOptions,
 };
 use rea_plugin_api::contracts::tool::{ToolCallOutcome, ToolCallRequest, ToolDescription};
-use rea_plugin_api::{CaptureStageBox, PluginError, RouteFormStageBox, RuleStageBox, ToolStageBox};
+use rea_plugin_api::{
+    CaptureStageBox, PluginError, QueryGrammarStageBox, RouteFormStageBox, RuleStageBox,
+    ToolStageBox,
+};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
@@ -392,6 +396,44 @@ impl RouteFormHandle {
         self.name.decode_within(
             self.stage.apply(RStr::from_str(&request)),
             "route form outcome",
+            MAX_RULE_ANSWER_BYTES,
+        )
+    }
+}
+
+/// A query grammar stage: proposes the query parameters a state's lists accept beyond those their
+/// recordings named.
+pub struct QueryGrammarHandle {
+    name: StageName,
+    stage: QueryGrammarStageBox,
+}
+
+stage_handle_names!(QueryGrammarHandle);
+
+impl QueryGrammarHandle {
+    pub(crate) fn construct(
+        plugin: &LoadedPlugin,
+        stage: &LoadedStage,
+    ) -> Result<Self, RegistryError> {
+        let constructor = plugin
+            .module
+            .query_grammar_stage()
+            .ok_or_else(|| kind_missing(plugin, stage, "query grammar"))?;
+        let (name, stage) =
+            StageName::constructed(plugin, stage, constructor(RStr::from_str(&stage.name)))?;
+        Ok(Self { name, stage })
+    }
+
+    /// Asks the grammar which parameters each list accepts (an answer over
+    /// [`MAX_RULE_ANSWER_BYTES`] is refused unread).
+    pub fn apply(
+        &self,
+        request: &QueryGrammarRequest,
+    ) -> Result<QueryGrammarOutcome, StageCallError> {
+        let request = self.name.encode(request, "query grammar request")?;
+        self.name.decode_within(
+            self.stage.apply(RStr::from_str(&request)),
+            "query grammar outcome",
             MAX_RULE_ANSWER_BYTES,
         )
     }

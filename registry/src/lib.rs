@@ -26,8 +26,8 @@ use rea_plugin_api::{BuiltinPlugin, PluginDescriptor, PluginModuleRef, StageKind
 
 pub use error::RegistryError;
 pub use handles::{
-    CaptureHandle, MAX_RULE_ANSWER_BYTES, RouteFormHandle, RuleHandle, RuleOptionsError,
-    StageCallError, ToolHandle,
+    CaptureHandle, MAX_RULE_ANSWER_BYTES, QueryGrammarHandle, RouteFormHandle, RuleHandle,
+    RuleOptionsError, StageCallError, ToolHandle,
 };
 
 /// Where a plugin came from.
@@ -282,6 +282,12 @@ impl Registry {
     pub fn route_form_stage(&self, name: &str) -> Result<RouteFormHandle, RegistryError> {
         let (plugin, stage) = self.stage_of_kind(name, StageKind::RouteForm)?;
         RouteFormHandle::construct(plugin, stage)
+    }
+
+    /// A handle on the query grammar stage with that name.
+    pub fn query_grammar_stage(&self, name: &str) -> Result<QueryGrammarHandle, RegistryError> {
+        let (plugin, stage) = self.stage_of_kind(name, StageKind::QueryGrammar)?;
+        QueryGrammarHandle::construct(plugin, stage)
     }
 
     /// Asks the rule stage with that name whether option values fit its options: every problem

@@ -72,6 +72,7 @@ mod state_limits;
 mod state_precomputed;
 mod state_probes;
 mod state_query_grammar;
+mod state_query_grammar_stage;
 mod state_reads_bundle;
 mod state_recorded_answers;
 mod state_serve;

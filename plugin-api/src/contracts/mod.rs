@@ -5,6 +5,7 @@
 //! the version for any change an older reader would misread.
 
 pub mod capture;
+pub mod query;
 pub mod route;
 pub mod rule;
 pub mod session;

@@ -22,8 +22,8 @@ use rea_registry::Registry;
 
 pub use diagnostic::{Diagnostic, PipelineErrors};
 pub use spec::{
-    CaptureBinding, LibrarySpec, PipelineSpec, RuleSpec, ServeSpec, TEMPLATE_RULES, WithheldWrites,
-    parse,
+    CaptureBinding, DEFAULT_QUERY_GRAMMARS, LibrarySpec, PipelineSpec, RuleSpec, ServeSpec,
+    TEMPLATE_RULES, WithheldWrites, parse,
 };
 
 /// The pipeline used when none is given.
@@ -43,6 +43,8 @@ pub struct Pipeline {
     pub capture_extractors: BTreeMap<String, ResolvedStage>,
     /// Template rules for the manifest view, in the views' fixed order.
     pub template_rules: Vec<String>,
+    /// Query-grammar stages the state engine runs, in pipeline order.
+    pub query_grammars: Vec<ResolvedStage>,
     /// State rules in pipeline order.
     pub rules: Vec<ResolvedRule>,
     /// Serve settings.
@@ -97,6 +99,7 @@ impl Pipeline {
                 value
             }).collect::<Vec<_>>(),
             "manifest": {"template_rules": self.template_rules},
+            "state": {"query_grammars": self.query_grammars.iter().map(stage).collect::<Vec<_>>()},
             "rules": self.rules.iter().map(|rule| {
                 let mut value = stage(&rule.stage);
                 value["options"] = serde_json::Value::Object(rule.options.clone().into_iter().collect());
@@ -216,6 +219,25 @@ pub fn resolve(spec: &PipelineSpec, registry: &mut Registry) -> Result<Pipeline,
         }
     }
 
+    let mut query_grammars = Vec::new();
+    match &spec.query_grammars {
+        Some(named) => {
+            for (name, position) in named {
+                match lookup(registry, name, StageKind::QueryGrammar) {
+                    Ok((resolved, _)) => query_grammars.push(resolved),
+                    Err((code, message)) => problems.push(spec.at(*position, code, message)),
+                }
+            }
+        }
+        // Named by no `[state]`: the built-in default, where the registry holds it.
+        None => query_grammars.extend(
+            DEFAULT_QUERY_GRAMMARS
+                .iter()
+                .filter_map(|name| lookup(registry, name, StageKind::QueryGrammar).ok())
+                .map(|(resolved, _)| resolved),
+        ),
+    }
+
     if !problems.is_empty() {
         return Err(PipelineErrors(problems));
     }
@@ -224,6 +246,7 @@ pub fn resolve(spec: &PipelineSpec, registry: &mut Registry) -> Result<Pipeline,
         libraries,
         capture_extractors,
         template_rules: spec.template_rules.clone(),
+        query_grammars,
         rules,
         serve: spec.serve.clone(),
     })

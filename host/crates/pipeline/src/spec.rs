@@ -11,6 +11,9 @@
 //! har = "har"
 //! [manifest]
 //! template_rules = ["after-uid-literal"]       # applied in the views' fixed order
+//! [state]
+//! query_grammars = ["field-affixes"]           # query-grammar stages, in order (absent: the
+//!                                              # built-in default, where the registry holds it)
 //! [[rules]]                                    # state rules, in order
 //! stage = "revision"
 //! options = { field = "version" }              # names and values checked by the stage
@@ -50,6 +53,10 @@ pub struct PipelineSpec {
     pub template_rules: Vec<String>,
     /// State rules in file order.
     pub rules: Vec<RuleSpec>,
+    /// The query-grammar stages `[state] query_grammars` names, in order, each with its byte
+    /// offset; `None` when the pipeline names none (the built-in default then runs where the
+    /// registry holds it).
+    pub query_grammars: Option<Vec<(String, usize)>>,
     /// Serve settings.
     pub serve: ServeSpec,
     line_starts: Vec<usize>,
@@ -319,7 +326,7 @@ pub fn parse(text: &str, origin: &str, base_dir: &Path) -> Result<PipelineSpec, 
         root,
         "the pipeline",
         &[
-            "version", "plugins", "capture", "manifest", "rules", "serve",
+            "version", "plugins", "capture", "manifest", "state", "rules", "serve",
         ],
     );
 
@@ -339,6 +346,7 @@ pub fn parse(text: &str, origin: &str, base_dir: &Path) -> Result<PipelineSpec, 
     let capture = parse_capture(&mut collector, root);
     let template_rules = parse_manifest(&mut collector, root);
     let rules = parse_rules(&mut collector, root);
+    let query_grammars = parse_state(&mut collector, root);
     let serve = parse_serve(&mut collector, root);
 
     if !collector.problems.is_empty() {
@@ -354,6 +362,7 @@ pub fn parse(text: &str, origin: &str, base_dir: &Path) -> Result<PipelineSpec, 
         capture,
         template_rules,
         rules,
+        query_grammars,
         serve,
         line_starts: collector.starts,
         text: text.to_owned(),
@@ -528,6 +537,46 @@ fn parse_manifest(collector: &mut Collector<'_>, root: &DeTable<'_>) -> Vec<Stri
         .filter(|rule| named.iter().any(|name| name == *rule))
         .map(|rule| (*rule).to_owned())
         .collect()
+}
+
+/// The query grammars the state engine runs when a pipeline names none.
+pub const DEFAULT_QUERY_GRAMMARS: [&str; 1] = ["field-affixes"];
+
+/// The `[state]` table: the query-grammar stages, in order, each with its position (`None` when
+/// the table or its key is absent; an empty array runs none).
+fn parse_state(collector: &mut Collector<'_>, root: &DeTable<'_>) -> Option<Vec<(String, usize)>> {
+    let state = get(root, "state")?;
+    let DeValue::Table(table) = state.get_ref() else {
+        collector.wrong_type(state.span(), "`state`", "a table", state.get_ref());
+        return Some(Vec::new());
+    };
+    collector.unknown_keys(table, "[state]", &["query_grammars"]);
+    let grammars = get(table, "query_grammars")?;
+    let DeValue::Array(items) = grammars.get_ref() else {
+        collector.wrong_type(
+            grammars.span(),
+            "`state.query_grammars`",
+            "an array of stage names",
+            grammars.get_ref(),
+        );
+        return Some(Vec::new());
+    };
+    let mut named: Vec<(String, usize)> = Vec::new();
+    for item in items.iter() {
+        let Some(name) = collector.string(item, "each query grammar") else {
+            continue;
+        };
+        if named.iter().any(|(known, _)| *known == name) {
+            collector.push(
+                item.span().start,
+                "repeated_query_grammar",
+                format!("query grammar `{name}` is named twice"),
+            );
+        } else {
+            named.push((name, item.span().start));
+        }
+    }
+    Some(named)
 }
 
 fn parse_rules(collector: &mut Collector<'_>, root: &DeTable<'_>) -> Vec<RuleSpec> {

@@ -21,6 +21,8 @@
 //! write_clock          the served writes' clock start (`YYYY-MM-DDTHH:MM:SSZ`, the end of the
 //!                      capture rounded up to a whole second), or null (see [`crate::instant`])
 //! rule_stages          the rule stages the write plans were learned with, in pipeline order
+//! query_grammars       the query grammars the list queries were extended with, in pipeline order
+//!                      (absent: the built-in default, `field-affixes` of `rea-query-grammar`)
 //! types                [{collection_template, identity_field, item_view, deleted_flag}]
 //! entities             [{type, collection, id, fields, view_fields?, record_ordinals}]  (state order)
 //! documents            [{view, path, value, record_ordinal}]
@@ -74,6 +76,13 @@ pub struct StateView {
     pub write_clock: Option<String>,
     /// The rule stages the write plans were learned with.
     pub rule_stages: Vec<crate::rules::RuleStageRef>,
+    /// The query grammars the list queries were extended with, in pipeline order; left out when
+    /// they are the built-in default, so a state derived with the default keeps its id.
+    #[serde(
+        default = "crate::rules::default_query_grammar_refs",
+        skip_serializing_if = "crate::rules::is_default_query_grammars"
+    )]
+    pub query_grammars: Vec<crate::rules::QueryGrammarRef>,
     /// One plan per write tool, in manifest order.
     pub write_plans: Vec<crate::writes::model::WritePlan>,
 }
@@ -447,41 +456,9 @@ impl QueryModel {
     }
 }
 
-/// A query parameter's role.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "role", rename_all = "kebab-case")]
-pub enum QueryRole {
-    /// Keeps members whose field compares with the value.
-    Filter {
-        /// The field (dotted for nested members).
-        field: String,
-        /// `eq`, `ne`, `gte`, `lte`, `gt`, `lt`, `like`, `in`.
-        op: String,
-    },
-    /// Keeps members with the value in some text, case-insensitively.
-    Search,
-    /// Sorts by comma-separated fields (`-field` descending).
-    Sort,
-    /// The sort direction(s) (`asc`/`desc`, comma-separated).
-    Order,
-    /// A page number.
-    Page {
-        /// The first page's number (0 or 1).
-        base: u64,
-    },
-    /// The page size.
-    PageSize,
-    /// The index of the first member.
-    Offset,
-    /// The index after the last member.
-    End,
-    /// Changes nothing the list shows (a cache buster, a format flag): accepted with the values
-    /// the recordings gave it; a call giving another value replays its recording.
-    Inert {
-        /// The values the recorded lines gave it.
-        values: Vec<String>,
-    },
-}
+/// A query parameter's role (the plugin contract's type: query-grammar stages read and propose
+/// roles).
+pub use rea_plugin_api::contracts::query::QueryRole;
 
 /// A document view.
 #[derive(Debug, Clone, Serialize, Deserialize)]

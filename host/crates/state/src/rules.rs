@@ -1,5 +1,6 @@
 //! The state rules a pipeline runs, in its order: the host side of the rule contract
-//! ([`rea_plugin_api::contracts::rule`]).
+//! ([`rea_plugin_api::contracts::rule`]), and the query grammars it runs (`[state]
+//! query_grammars`, the host side of [`rea_plugin_api::contracts::query`]).
 //!
 //! A [`RuleSet`] holds one [`ConfiguredRule`] per `[[rules]]` step: the stage's name, the plugin
 //! providing it, its options, and a handle that calls the stage's `learn` and `apply`. Built-in
@@ -21,10 +22,11 @@ use std::time::Duration;
 use rea_evidence::Refusal;
 pub use rea_pipeline::WithheldWrites;
 use rea_plugin_api::abi_stable::std_types::{RResult, RStr, RString};
+use rea_plugin_api::contracts::query::{QueryGrammarOutcome, QueryGrammarRequest, QueryRole};
 use rea_plugin_api::contracts::rule::{ApplyOutcome, ApplyRequest, LearnOutcome, LearnRequest};
 use rea_plugin_api::export::rule_stage_object;
 use rea_plugin_api::{PluginError, RuleStageBox, StateRule};
-use rea_registry::{Registry, RuleHandle};
+use rea_registry::{QueryGrammarHandle, Registry, RuleHandle};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -62,19 +64,19 @@ pub const DEFAULT_PLUGIN_DEADLINE: Duration = Duration::from_secs(10);
 
 type Job = Box<dyn FnOnce() + Send>;
 
-/// A rule stage called on a worker thread of its own, with a per-call deadline: a call that does
-/// not answer in time is an error naming the deadline, and its worker (stuck in the plugin, which
-/// cannot be stopped) is abandoned; the next call starts another.
+/// A stage (a rule, a query grammar) called on a worker thread of its own, with a per-call
+/// deadline: a call that does not answer in time is an error naming the deadline, and its worker
+/// (stuck in the plugin, which cannot be stopped) is abandoned; the next call starts another.
 #[derive(Debug)]
-pub struct Deadlined {
-    handle: Arc<RuleHandle>,
+pub struct Deadlined<H = RuleHandle> {
+    handle: Arc<H>,
     deadline: Duration,
     worker: std::sync::Mutex<Option<std::sync::mpsc::Sender<Job>>>,
 }
 
-impl Deadlined {
+impl<H: std::fmt::Debug + Send + Sync + 'static> Deadlined<H> {
     /// Wraps a stage handle.
-    pub fn new(handle: RuleHandle, deadline: Duration) -> Self {
+    pub fn new(handle: H, deadline: Duration) -> Self {
         Self {
             handle: Arc::new(handle),
             deadline,
@@ -110,7 +112,7 @@ impl Deadlined {
 
     fn call<T: Send + 'static>(
         &self,
-        work: impl FnOnce(&RuleHandle) -> Result<T, String> + Send + 'static,
+        work: impl FnOnce(&H) -> Result<T, String> + Send + 'static,
     ) -> Result<T, String> {
         let (answer, answered) = std::sync::mpsc::channel();
         let handle = Arc::clone(&self.handle);
@@ -137,7 +139,7 @@ impl Deadlined {
     }
 }
 
-impl RuleStep for Deadlined {
+impl RuleStep for Deadlined<RuleHandle> {
     fn learn(&self, request: &LearnRequest) -> Result<LearnOutcome, String> {
         let request = request.clone();
         self.call(move |handle| RuleStep::learn(handle, &request))
@@ -178,6 +180,30 @@ impl RuleStep for Direct {
         let text = serde_json::to_string(request).map_err(|error| error.to_string())?;
         Self::call(self.0.apply(RStr::from_str(&text)))
     }
+}
+
+/// A query grammar stage the host can call. A failed call is one sentence naming the stage.
+pub trait QueryGrammarStep: Send + Sync + std::fmt::Debug {
+    /// Proposes the parameters each list of the request accepts.
+    fn apply(&self, request: &QueryGrammarRequest) -> Result<QueryGrammarOutcome, String>;
+}
+
+impl QueryGrammarStep for Deadlined<QueryGrammarHandle> {
+    fn apply(&self, request: &QueryGrammarRequest) -> Result<QueryGrammarOutcome, String> {
+        let request = request.clone();
+        self.call(move |handle| handle.apply(&request).map_err(|error| error.to_string()))
+    }
+}
+
+/// One query grammar of the pipeline's `[state] query_grammars`.
+#[derive(Debug, Clone)]
+pub struct ConfiguredQueryGrammar {
+    /// The stage's name.
+    pub stage: String,
+    /// The plugin providing it.
+    pub plugin: String,
+    /// The stage.
+    pub handle: Arc<dyn QueryGrammarStep>,
 }
 
 /// One step of the pipeline's `[[rules]]`.
@@ -223,12 +249,41 @@ pub struct RuleStageRef {
     pub options: BTreeMap<String, Value>,
 }
 
+/// How a query grammar is named in the state Evidence.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct QueryGrammarRef {
+    /// The stage.
+    pub stage: String,
+    /// The plugin providing it.
+    pub plugin: String,
+}
+
+/// The plugin providing the built-in query grammars.
+pub const BUILTIN_QUERY_GRAMMAR_PLUGIN: &str = "rea-query-grammar";
+
+/// The query grammars a pipeline runs when it names none, as the state Evidence names them.
+pub fn default_query_grammar_refs() -> Vec<QueryGrammarRef> {
+    rea_pipeline::DEFAULT_QUERY_GRAMMARS
+        .iter()
+        .map(|stage| QueryGrammarRef {
+            stage: (*stage).to_owned(),
+            plugin: BUILTIN_QUERY_GRAMMAR_PLUGIN.to_owned(),
+        })
+        .collect()
+}
+
+/// Whether the query grammars are the default ones (the state Evidence leaves them out).
+pub fn is_default_query_grammars(grammars: &[QueryGrammarRef]) -> bool {
+    grammars == default_query_grammar_refs().as_slice()
+}
+
 /// The ordered rule steps a state is derived and served with, and what the served state does
 /// with the write tools whose plan is withheld (the pipeline's `[serve] withheld`; it changes
 /// what is served, never what is derived).
 #[derive(Debug, Clone, Default)]
 pub struct RuleSet {
     steps: Vec<ConfiguredRule>,
+    query_grammars: Vec<ConfiguredQueryGrammar>,
     /// Every failed stage call so far, one sentence each (shared by clones).
     failures: Arc<std::sync::Mutex<std::collections::BTreeSet<String>>>,
     withheld: WithheldWrites,
@@ -261,8 +316,25 @@ impl RuleSet {
                 handle: Arc::new(Deadlined::new(handle, deadline)),
             });
         }
+        let mut query_grammars = Vec::with_capacity(pipeline.query_grammars.len());
+        for grammar in &pipeline.query_grammars {
+            let handle = registry
+                .query_grammar_stage(&grammar.stage)
+                .map_err(|error| {
+                    Refusal::configuration_invalid(format!(
+                        "the query grammar stage `{}` cannot be constructed: {error}",
+                        grammar.stage
+                    ))
+                })?;
+            query_grammars.push(ConfiguredQueryGrammar {
+                stage: grammar.stage.clone(),
+                plugin: grammar.plugin.clone(),
+                handle: Arc::new(Deadlined::new(handle, deadline)),
+            });
+        }
         Ok(Self {
             steps,
+            query_grammars,
             failures: Arc::default(),
             withheld: pipeline.serve.withheld,
         })
@@ -282,9 +354,77 @@ impl RuleSet {
                     handle: Self::direct(rule),
                 })
                 .collect(),
+            query_grammars: Vec::new(),
             failures: Arc::default(),
             withheld: WithheldWrites::default(),
         }
+    }
+
+    /// The same rules, with these query grammars (in order) instead of the ones they had.
+    pub fn with_query_grammars(mut self, grammars: Vec<ConfiguredQueryGrammar>) -> Self {
+        self.query_grammars = grammars;
+        self
+    }
+
+    /// The query grammars, in order.
+    pub fn query_grammars(&self) -> &[ConfiguredQueryGrammar] {
+        &self.query_grammars
+    }
+
+    /// Asks every query grammar, in order, about the request's lists: for each list, the
+    /// parameters proposed (the first proposal for a name wins). A grammar that fails, or answers
+    /// another number of lists, proposes nothing (its failure is recorded).
+    pub fn propose_query_parameters(
+        &self,
+        request: &QueryGrammarRequest,
+    ) -> Vec<BTreeMap<String, QueryRole>> {
+        let mut proposed: Vec<BTreeMap<String, QueryRole>> =
+            vec![BTreeMap::new(); request.lists.len()];
+        for grammar in &self.query_grammars {
+            let answer = grammar.handle.apply(request).and_then(|outcome| {
+                if outcome.lists.len() == request.lists.len() {
+                    Ok(outcome.lists)
+                } else {
+                    Err(format!(
+                        "it answered {} lists for {}",
+                        outcome.lists.len(),
+                        request.lists.len()
+                    ))
+                }
+            });
+            match answer {
+                Ok(lists) => {
+                    for (into, from) in proposed.iter_mut().zip(lists) {
+                        for (name, role) in from {
+                            into.entry(name).or_insert(role);
+                        }
+                    }
+                }
+                Err(error) => {
+                    let line = format!(
+                        "query grammar stage {} of plugin {} failed: {error}",
+                        grammar.stage, grammar.plugin
+                    );
+                    tracing::warn!("{line}");
+                    self.failures
+                        .lock()
+                        .unwrap_or_else(|poisoned| poisoned.into_inner())
+                        .insert(line);
+                }
+            }
+        }
+        proposed
+    }
+
+    /// The query grammars as the state Evidence names them.
+    pub fn query_grammar_refs(&self) -> Vec<QueryGrammarRef> {
+        self.query_grammars
+            .iter()
+            .map(|grammar| QueryGrammarRef {
+                stage: grammar.stage.clone(),
+                plugin: grammar.plugin.clone(),
+            })
+            .collect()
     }
 
     /// The same steps, serving withheld writes as `mode` says.

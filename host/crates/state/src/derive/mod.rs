@@ -146,7 +146,7 @@ fn derive_pass(
             })
         })
         .collect();
-    query_grammar::generalize(&mut views, &entities);
+    query_grammar::generalize(&mut views, &entities, rules);
     let write_clock = crate::instant::write_clock(
         timeline
             .by_ordinal
@@ -166,6 +166,7 @@ fn derive_pass(
         views,
         write_clock,
         rule_stages: rules.refs(),
+        query_grammars: rules.query_grammar_refs(),
         write_plans: Vec::new(),
     };
     let (plans, related) =

@@ -1,0 +1,146 @@
+//! The query-grammar contract: which query parameters an application's lists accept beyond the
+//! ones their recordings named.
+//!
+//! The state engine learns each list view's parameter roles from its recorded query lines (the
+//! roles that reproduce what the application listed). Each query grammar the pipeline names then
+//! runs in order: it sees every list's established roles, the fields the state holds for the
+//! list's entity type and the names its recorded lines used, and proposes further parameters with
+//! their roles (the application's query language, extended to what no recording named). The host
+//! keeps the first proposal for a name and never one a list's recording decides.
+//!
+//! ```json
+//! {"options": {}, "schema_version": 1, "lists": [
+//!   {"established": {"status": {"role": "filter", "field": "status", "op": "eq"},
+//!                    "priority_gte": {"role": "filter", "field": "priority", "op": "gte"}},
+//!    "fields": ["priority", "status", "title"], "recorded_names": ["priority_gte", "status"]}]}
+//! → {"schema_version": 1, "lists": [
+//!     {"title": {"role": "filter", "field": "title", "op": "eq"},
+//!      "title_gte": {"role": "filter", "field": "title", "op": "gte"}, …}]}
+//! ```
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use super::{current_schema_version, schema_versioned};
+
+/// A query parameter's role.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(tag = "role", rename_all = "kebab-case")]
+pub enum QueryRole {
+    /// Keeps members whose field compares with the value.
+    Filter {
+        /// The field (dotted for nested members).
+        field: String,
+        /// `eq`, `ne`, `gte`, `lte`, `gt`, `lt`, `like`, `in`.
+        op: String,
+    },
+    /// Keeps members with the value in some text, case-insensitively.
+    Search,
+    /// Sorts by comma-separated fields (`-field` descending).
+    Sort,
+    /// The sort direction(s) (`asc`/`desc`, comma-separated).
+    Order,
+    /// A page number.
+    Page {
+        /// The first page's number (0 or 1).
+        base: u64,
+    },
+    /// The page size.
+    PageSize,
+    /// The index of the first member.
+    Offset,
+    /// The index after the last member.
+    End,
+    /// Changes nothing the list shows (a cache buster, a format flag): accepted with the values
+    /// the recordings gave it; a call giving another value replays its recording.
+    Inert {
+        /// The values the recorded lines gave it.
+        values: Vec<String>,
+    },
+}
+
+impl QueryRole {
+    /// A filter of a field by an operator.
+    pub fn filter(field: &str, op: &str) -> Self {
+        QueryRole::Filter {
+            field: field.to_owned(),
+            op: op.to_owned(),
+        }
+    }
+
+    /// Whether the role only pages (page, page size, offset, end).
+    pub fn is_paging(&self) -> bool {
+        matches!(
+            self,
+            QueryRole::Page { .. } | QueryRole::PageSize | QueryRole::Offset | QueryRole::End
+        )
+    }
+}
+
+/// What a query grammar is asked: every list view of one state, in the state's order.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct QueryGrammarRequest {
+    /// The stage's options from the pipeline (the built-in grammar defines none).
+    #[serde(default)]
+    pub options: Map<String, Value>,
+    /// The list views.
+    pub lists: Vec<ListQueries>,
+    /// Always [`super::SCHEMA_VERSION`].
+    #[serde(default = "current_schema_version")]
+    pub schema_version: u32,
+}
+
+/// One list view's query evidence.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ListQueries {
+    /// The roles its recorded query lines established (name → role); empty when none did.
+    pub established: BTreeMap<String, QueryRole>,
+    /// The fields the state holds for its entity type: scalar fields, and the scalar members of
+    /// object fields one level down (dotted), sorted.
+    pub fields: Vec<String>,
+    /// Every parameter name some recorded line of the list named (its recording decides those).
+    pub recorded_names: Vec<String>,
+}
+
+/// What a query grammar proposes: for each list of the request (same order), the parameters it
+/// extends the list to.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct QueryGrammarOutcome {
+    /// One map per requested list (name → role); the host ignores a name the list established or
+    /// recorded.
+    pub lists: Vec<BTreeMap<String, QueryRole>>,
+    /// Always [`super::SCHEMA_VERSION`].
+    #[serde(default = "current_schema_version")]
+    pub schema_version: u32,
+}
+
+schema_versioned! {
+    QueryGrammarRequest => "query grammar request",
+    QueryGrammarOutcome => "query grammar outcome",
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn roles_cross_as_tagged_objects() {
+        let text = serde_json::to_string(&QueryRole::filter("sla.hours", "gte")).unwrap();
+        assert_eq!(text, r#"{"role":"filter","field":"sla.hours","op":"gte"}"#);
+        let page: QueryRole = serde_json::from_str(r#"{"role":"page","base":1}"#).unwrap();
+        assert_eq!(page, QueryRole::Page { base: 1 });
+        assert!(page.is_paging());
+        let size: QueryRole = serde_json::from_str(r#"{"role":"page-size"}"#).unwrap();
+        assert!(size.is_paging());
+        assert!(!QueryRole::Sort.is_paging());
+    }
+
+    #[test]
+    fn an_outcome_without_lists_reads_as_empty() {
+        let outcome: QueryGrammarOutcome = serde_json::from_str(r#"{"lists": []}"#).unwrap();
+        assert!(outcome.lists.is_empty());
+        assert_eq!(outcome.schema_version, crate::contracts::SCHEMA_VERSION);
+    }
+}

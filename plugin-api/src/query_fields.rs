@@ -1,0 +1,234 @@
+//! The query vocabulary the state engine and query-grammar stages share: the parameter names that
+//! propose a role by themselves (page sizes such as `limit`, `per_page`, `maxSize`,
+//! `max_results`; pages, offsets, ends, sorts and their direction, search), the operator words
+//! (`_gte`, `$contains`, `neq` …) and the affixes and bracket forms that spell a filter by field
+//! with an operator (`views_gte`, `in_status`, `filter[state][_eq]`).
+//!
+//! A name only *proposes* roles: the state engine keeps a role only when evaluating the recorded
+//! query lines over the state reproduces them, and a query grammar extends only what was kept.
+
+use crate::contracts::query::QueryRole;
+
+/// Page-size parameter names.
+pub const PAGE_SIZE_NAMES: [&str; 14] = [
+    "limit",
+    "_limit",
+    "per_page",
+    "perPage",
+    "page_size",
+    "pageSize",
+    "size",
+    "maxSize",
+    "max_results",
+    "maxResults",
+    "count",
+    "top",
+    "$top",
+    "first",
+];
+
+/// Page-number parameter names.
+pub const PAGE_NAMES: [&str; 5] = ["page", "_page", "p", "pageNumber", "page_number"];
+
+/// Offset parameter names.
+pub const OFFSET_NAMES: [&str; 6] = ["offset", "start", "_start", "skip", "$skip", "from"];
+
+/// The position parameters that establish whole-collection membership only at zero.
+pub const WHOLE_POSITION_NAMES: [&str; 4] = ["offset", "start", "_start", "page"];
+
+/// End-index parameter names.
+pub const END_NAMES: [&str; 2] = ["_end", "end"];
+/// Sort parameter names.
+pub const SORT_NAMES: [&str; 9] = [
+    "sort",
+    "_sort",
+    "sort_by",
+    "sortBy",
+    "order_by",
+    "orderBy",
+    "ordering",
+    "$orderby",
+    "sortField",
+];
+/// Sort-direction parameter names.
+pub const ORDER_NAMES: [&str; 7] = [
+    "order",
+    "_order",
+    "direction",
+    "dir",
+    "sort_order",
+    "sortOrder",
+    "sortDir",
+];
+/// Search parameter names.
+pub const SEARCH_NAMES: [&str; 7] = ["q", "search", "query", "term", "keyword", "keywords", "_q"];
+
+/// The roles a parameter might play, most likely first. `has_field` tells whether the entities
+/// hold a (dotted) field.
+pub fn candidate_roles(name: &str, has_field: &dyn Fn(&str) -> bool) -> Vec<QueryRole> {
+    if PAGE_SIZE_NAMES.contains(&name) {
+        return vec![QueryRole::PageSize];
+    }
+    if PAGE_NAMES.contains(&name) {
+        return vec![QueryRole::Page { base: 1 }, QueryRole::Page { base: 0 }];
+    }
+    if OFFSET_NAMES.contains(&name) {
+        return vec![QueryRole::Offset];
+    }
+    if END_NAMES.contains(&name) {
+        return vec![QueryRole::End];
+    }
+    if SORT_NAMES.contains(&name) {
+        return vec![QueryRole::Sort];
+    }
+    if ORDER_NAMES.contains(&name) {
+        return vec![QueryRole::Order];
+    }
+    if SEARCH_NAMES.contains(&name) {
+        return vec![QueryRole::Search];
+    }
+    let mut roles = Vec::new();
+    if has_field(name) {
+        roles.push(QueryRole::Filter {
+            field: name.to_owned(),
+            op: "eq".to_owned(),
+        });
+    }
+    const SUFFIXES: [(&str, &str); 13] = [
+        ("_gte", "gte"),
+        ("_lte", "lte"),
+        ("_gt", "gt"),
+        ("_lt", "lt"),
+        ("_ne", "ne"),
+        ("_like", "like"),
+        ("__gte", "gte"),
+        ("__lte", "lte"),
+        ("__gt", "gt"),
+        ("__lt", "lt"),
+        ("__in", "in"),
+        ("__icontains", "like"),
+        ("__contains", "like"),
+    ];
+    const PREFIXES: [(&str, &str); 8] = [
+        ("in_", "in"),
+        ("not_", "ne"),
+        ("gt_", "gt"),
+        ("lt_", "lt"),
+        ("min_", "gte"),
+        ("max_", "lte"),
+        ("like_", "like"),
+        ("eq_", "eq"),
+    ];
+    for (suffix, op) in SUFFIXES {
+        if let Some(field) = name.strip_suffix(suffix)
+            && !field.is_empty()
+            && has_field(field)
+        {
+            roles.push(QueryRole::Filter {
+                field: field.to_owned(),
+                op: op.to_owned(),
+            });
+        }
+    }
+    for (prefix, op) in PREFIXES {
+        if let Some(field) = name.strip_prefix(prefix)
+            && !field.is_empty()
+            && has_field(field)
+        {
+            roles.push(QueryRole::Filter {
+                field: field.to_owned(),
+                op: op.to_owned(),
+            });
+        }
+    }
+    if let Some((field, op)) = bracket_filter(name)
+        && has_field(&field)
+    {
+        roles.push(QueryRole::Filter { field, op });
+    }
+    roles
+}
+
+/// An operator word's meaning (`_eq`, `$gte`, `neq`, `icontains` …): the operator it spells.
+pub fn operator_word(word: &str) -> Option<&'static str> {
+    let word = word.trim_start_matches(['_', '$']);
+    Some(match word.to_ascii_lowercase().as_str() {
+        "eq" => "eq",
+        "ne" | "neq" => "ne",
+        "gt" => "gt",
+        "gte" => "gte",
+        "lt" => "lt",
+        "lte" => "lte",
+        "in" => "in",
+        "like" | "contains" | "icontains" => "like",
+        _ => return None,
+    })
+}
+
+/// A filter in bracket form: `field[op]` or `name[field][op]` (`views[gte]`,
+/// `filter[state][_eq]`, `filters[title][$contains]`), as the field and the operator.
+pub fn bracket_filter(name: &str) -> Option<(String, String)> {
+    let (base, rest) = name.split_once('[')?;
+    let inner = rest.strip_suffix(']')?;
+    let groups: Vec<&str> = inner.split("][").collect();
+    let (field, word) = match groups.as_slice() {
+        [word] => (base, *word),
+        [field, word] if !base.is_empty() => (*field, *word),
+        _ => return None,
+    };
+    if field.is_empty() || field.contains(['[', ']']) {
+        return None;
+    }
+    Some((field.to_owned(), operator_word(word)?.to_owned()))
+}
+
+/// Whether a name proposes a role by itself (a page, size, offset, end, sort, direction or
+/// search name), so a grammar never makes it a filter.
+pub fn is_role_name(name: &str) -> bool {
+    !candidate_roles(name, &|_| false).is_empty()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bracket_filters_read_field_and_operator() {
+        let has = |field: &str| ["state", "views"].contains(&field);
+        assert_eq!(
+            candidate_roles("filter[state][_eq]", &has),
+            vec![QueryRole::filter("state", "eq")]
+        );
+        assert_eq!(
+            candidate_roles("views[gte]", &has),
+            vec![QueryRole::filter("views", "gte")]
+        );
+        assert_eq!(
+            candidate_roles("filters[views][$contains]", &has),
+            vec![QueryRole::filter("views", "like")]
+        );
+        // An unknown operator word, an unheld field, or a deeper path proposes nothing.
+        assert!(candidate_roles("filter[state][_between]", &has).is_empty());
+        assert!(candidate_roles("filter[colour][_eq]", &has).is_empty());
+        assert!(candidate_roles("filter[project][code][_eq]", &has).is_empty());
+    }
+
+    #[test]
+    fn role_names_propose_their_role_alone() {
+        for name in ["limit", "per_page", "maxSize", "max_results", "maxResults"] {
+            assert_eq!(
+                candidate_roles(name, &|_| true),
+                vec![QueryRole::PageSize],
+                "{name}"
+            );
+            assert!(is_role_name(name));
+        }
+        assert_eq!(
+            candidate_roles("page", &|_| false),
+            vec![QueryRole::Page { base: 1 }, QueryRole::Page { base: 0 }]
+        );
+        assert!(!is_role_name("status"));
+        assert_eq!(operator_word("$NEQ"), Some("ne"));
+        assert_eq!(operator_word("between"), None);
+    }
+}

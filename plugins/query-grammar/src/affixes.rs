@@ -1,0 +1,399 @@
+//! `field-affixes`: the application's list query grammar, learned from the roles its lists'
+//! recorded queries established and extended to the parameters no recording named.
+//!
+//! Evidence first: a form counts only when some list's recorded lines established it, that is
+//! when evaluating them over the state reproduced what the application listed.
+//! - Equality: a parameter named as a field and filtering it by equality makes every field a
+//!   filter by its own name.
+//! - Operator forms: a parameter spelled around its field (`views_gte`, `in_status`,
+//!   `filter[state][_eq]`) filtering that field with an operator makes that spelling the operator
+//!   on every field. Two operator forms established with one spelling but for the operator word
+//!   (`_gte` and `_in`, `][_eq]` and `][_lte]`), one of them an order comparison, make the order
+//!   comparisons (`gt`, `gte`, `lt`, `lte`) that spelling's too.
+//! - Nested fields: a filter on a dotted field (`sla.hours`) extends the forms to the members of
+//!   object fields.
+//! - Sorts, directions, pages, page sizes, offsets and ends established by name on one list are
+//!   offered by that name on the application's other lists.
+//!
+//! A name that two lists gave different roles, an affix two forms read as different operators,
+//! a name some recorded line of the list named (its recording decides it), and a name the query
+//! vocabulary reserves for another role are never generalized. The grammar is applied to the
+//! fields the state holds for each list's entity type.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use rea_plugin_api::PluginError;
+use rea_plugin_api::QueryGrammar;
+use rea_plugin_api::contracts::SCHEMA_VERSION;
+use rea_plugin_api::contracts::query::{
+    ListQueries, QueryGrammarOutcome, QueryGrammarRequest, QueryRole,
+};
+use rea_plugin_api::query_fields::{is_role_name, operator_word};
+
+/// The stage's name.
+pub const FIELD_AFFIXES: &str = "field-affixes";
+
+/// The `field-affixes` query grammar stage.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct FieldAffixes;
+
+impl QueryGrammar for FieldAffixes {
+    fn apply(&self, request: &QueryGrammarRequest) -> Result<QueryGrammarOutcome, PluginError> {
+        let grammar = Grammar::learn(request.lists.iter().map(|list| &list.established));
+        Ok(QueryGrammarOutcome {
+            lists: request
+                .lists
+                .iter()
+                .map(|list| {
+                    if grammar.is_empty() {
+                        BTreeMap::new()
+                    } else {
+                        grammar.extend(list)
+                    }
+                })
+                .collect(),
+            schema_version: SCHEMA_VERSION,
+        })
+    }
+}
+
+/// The order comparisons a family of operator spellings completes.
+const ORDER_COMPARISONS: [&str; 4] = ["gt", "gte", "lt", "lte"];
+
+/// How a parameter name spells a field around it: the text before and the text after.
+type Form = (String, String);
+
+/// The grammar learned over an application's lists.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Grammar {
+    /// A field's own name filters it by equality.
+    equality: bool,
+    /// Dotted names reach the members of object fields.
+    nested: bool,
+    /// Operator forms: the spelling around the field → operator.
+    forms: BTreeMap<Form, String>,
+    /// Roles established by name that are not filters (sort, order, paging).
+    named: BTreeMap<String, QueryRole>,
+}
+
+impl Grammar {
+    /// Learns the grammar from the established roles of every list.
+    pub fn learn<'a>(lists: impl IntoIterator<Item = &'a BTreeMap<String, QueryRole>>) -> Self {
+        let mut grammar = Grammar::default();
+        let mut conflicting_forms: BTreeSet<Form> = BTreeSet::new();
+        let mut conflicting_names: BTreeSet<String> = BTreeSet::new();
+        for established in lists {
+            for (name, role) in established {
+                match role {
+                    QueryRole::Filter { field, op } => {
+                        grammar.nested |= field.contains('.');
+                        if name == field && op == "eq" {
+                            grammar.equality = true;
+                        }
+                        if let Some(key) = form_of(name, field) {
+                            match grammar.forms.get(&key) {
+                                Some(known) if known != op => {
+                                    conflicting_forms.insert(key);
+                                }
+                                _ => {
+                                    grammar.forms.insert(key, op.clone());
+                                }
+                            }
+                        }
+                    }
+                    QueryRole::Sort
+                    | QueryRole::Order
+                    | QueryRole::Page { .. }
+                    | QueryRole::PageSize
+                    | QueryRole::Offset
+                    | QueryRole::End => match grammar.named.get(name) {
+                        Some(known) if known != role => {
+                            conflicting_names.insert(name.clone());
+                        }
+                        _ => {
+                            grammar.named.insert(name.clone(), role.clone());
+                        }
+                    },
+                    QueryRole::Search | QueryRole::Inert { .. } => {}
+                }
+            }
+        }
+        grammar
+            .forms
+            .retain(|key, _| !conflicting_forms.contains(key));
+        grammar
+            .named
+            .retain(|name, _| !conflicting_names.contains(name));
+        grammar.complete_families();
+        grammar
+    }
+
+    /// Whether the grammar extends anything.
+    pub fn is_empty(&self) -> bool {
+        !self.equality && self.forms.is_empty() && self.named.is_empty()
+    }
+
+    /// Adds the order comparisons to every spelling two established forms share but for the
+    /// operator word, one of them an order comparison.
+    fn complete_families(&mut self) {
+        let mut families: BTreeMap<Form, BTreeSet<&str>> = BTreeMap::new();
+        for (form, op) in &self.forms {
+            if let Some(template) = template_of(form, op) {
+                families.entry(template).or_default().insert(op.as_str());
+            }
+        }
+        let mut added: Vec<(Form, &str)> = Vec::new();
+        for (template, ops) in families {
+            if ops.len() < 2 || !ops.iter().any(|op| ORDER_COMPARISONS.contains(op)) {
+                continue;
+            }
+            for word in ORDER_COMPARISONS {
+                let form = (
+                    template.0.replace(PLACEHOLDER, word),
+                    template.1.replace(PLACEHOLDER, word),
+                );
+                added.push((form, word));
+            }
+        }
+        for (form, op) in added {
+            self.forms.entry(form).or_insert_with(|| op.to_owned());
+        }
+    }
+
+    /// The parameters the grammar extends a list to, over the fields its entities hold: every
+    /// name the list has no role for, no recorded line named, and no other role reserves.
+    pub fn extend(&self, list: &ListQueries) -> BTreeMap<String, QueryRole> {
+        let mut extended: BTreeMap<String, QueryRole> = BTreeMap::new();
+        let mut offer = |name: String, role: QueryRole| {
+            let reserved = is_role_name(&name)
+                && !matches!(role, QueryRole::Sort | QueryRole::Order)
+                && !role.is_paging();
+            if list.established.contains_key(&name)
+                || list.recorded_names.contains(&name)
+                || reserved
+            {
+                return;
+            }
+            extended.entry(name).or_insert(role);
+        };
+        for (name, role) in &self.named {
+            offer(name.clone(), role.clone());
+        }
+        for field in &list.fields {
+            if field.contains('.') && !self.nested {
+                continue;
+            }
+            if self.equality {
+                offer(field.clone(), filter(field, "eq"));
+            }
+            for ((before, after), op) in &self.forms {
+                offer(format!("{before}{field}{after}"), filter(field, op));
+            }
+        }
+        extended
+    }
+}
+
+fn filter(field: &str, op: &str) -> QueryRole {
+    QueryRole::filter(field, op)
+}
+
+/// The spelling a parameter name puts around its field (text before, text after); `None` when
+/// the name is the field or does not hold it.
+fn form_of(name: &str, field: &str) -> Option<Form> {
+    if name == field {
+        return None;
+    }
+    let at = name.find(field)?;
+    Some((name[..at].to_owned(), name[at + field.len()..].to_owned()))
+}
+
+/// Stands for the operator word in a form's template.
+const PLACEHOLDER: &str = "\u{0}";
+
+/// A form with its operator word (the last run of letters spelling the operator, after the
+/// field, else before it) replaced by [`PLACEHOLDER`].
+fn template_of(form: &Form, op: &str) -> Option<Form> {
+    let replace = |affix: &str| -> Option<String> {
+        let mut runs: Vec<(usize, usize)> = Vec::new();
+        let mut start: Option<usize> = None;
+        for (index, character) in affix.char_indices().chain([(affix.len(), ' ')]) {
+            match (character.is_ascii_alphabetic(), start) {
+                (true, None) => start = Some(index),
+                (false, Some(begin)) => {
+                    runs.push((begin, index));
+                    start = None;
+                }
+                _ => {}
+            }
+        }
+        let (begin, end) = runs
+            .into_iter()
+            .rev()
+            .find(|(begin, end)| operator_word(&affix[*begin..*end]) == Some(op))?;
+        Some(format!("{}{PLACEHOLDER}{}", &affix[..begin], &affix[end..]))
+    };
+    match replace(&form.1) {
+        Some(after) => Some((form.0.clone(), after)),
+        None => replace(&form.0).map(|before| (before, form.1.clone())),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn roles(pairs: &[(&str, QueryRole)]) -> BTreeMap<String, QueryRole> {
+        pairs
+            .iter()
+            .map(|(name, role)| ((*name).to_owned(), role.clone()))
+            .collect()
+    }
+
+    fn names(names: &[&str]) -> Vec<String> {
+        names.iter().map(|name| (*name).to_owned()).collect()
+    }
+
+    fn list(
+        established: &BTreeMap<String, QueryRole>,
+        fields: &[&str],
+        recorded: &[&str],
+    ) -> ListQueries {
+        ListQueries {
+            established: established.clone(),
+            fields: names(fields),
+            recorded_names: names(recorded),
+        }
+    }
+
+    #[test]
+    fn equality_and_suffix_family_extend_to_other_fields() {
+        let learned = roles(&[
+            ("status", filter("status", "eq")),
+            ("priority_gte", filter("priority", "gte")),
+            ("priority_lt", filter("priority", "lt")),
+            ("status_ne", filter("status", "ne")),
+            ("sla.hours_lte", filter("sla.hours", "lte")),
+            ("_sort", QueryRole::Sort),
+        ]);
+        let grammar = Grammar::learn([&learned]);
+        let extended = grammar.extend(&list(
+            &learned,
+            &["status", "agentId", "priority", "sla.hours"],
+            &[],
+        ));
+        assert_eq!(extended.get("agentId"), Some(&filter("agentId", "eq")));
+        // The family of the `_` spelling: `_gt` was never recorded; `_ne` was, on another field.
+        assert_eq!(extended.get("priority_gt"), Some(&filter("priority", "gt")));
+        assert_eq!(extended.get("agentId_ne"), Some(&filter("agentId", "ne")));
+        assert_eq!(
+            extended.get("sla.hours_gt"),
+            Some(&filter("sla.hours", "gt"))
+        );
+        // Recorded roles stay the list's own; nothing else is invented.
+        assert!(!extended.contains_key("status"));
+        assert!(!extended.contains_key("_sort"));
+        assert!(!extended.contains_key("priority_like"));
+    }
+
+    #[test]
+    fn one_comparison_is_no_family_and_named_roles_reach_sibling_lists() {
+        let tickets = roles(&[
+            ("views__gte", filter("views", "gte")),
+            ("ordering", QueryRole::Sort),
+            ("limit", QueryRole::PageSize),
+        ]);
+        let grammar = Grammar::learn([&tickets]);
+        let sibling = BTreeMap::new();
+        let extended = grammar.extend(&list(&sibling, &["seats", "name"], &[]));
+        assert_eq!(extended.get("seats__gte"), Some(&filter("seats", "gte")));
+        assert!(!extended.contains_key("seats__lt"));
+        // No equality was established: a bare field name stays unknown.
+        assert!(!extended.contains_key("seats"));
+        assert!(!extended.contains_key("name"));
+        assert_eq!(extended.get("ordering"), Some(&QueryRole::Sort));
+        assert_eq!(extended.get("limit"), Some(&QueryRole::PageSize));
+        // A name a recorded line named is left to its recording.
+        assert!(
+            !grammar
+                .extend(&list(&sibling, &["seats"], &["seats__gte"]))
+                .contains_key("seats__gte")
+        );
+    }
+
+    #[test]
+    fn bracket_forms_extend_with_their_order_comparisons() {
+        let tasks = roles(&[
+            ("filter[state][_eq]", filter("state", "eq")),
+            ("filter[priority][_lte]", filter("priority", "lte")),
+            ("filter[assignee][_in]", filter("assignee", "in")),
+        ]);
+        let grammar = Grammar::learn([&tasks]);
+        let projects = grammar.extend(&list(&BTreeMap::new(), &["budget", "status"], &[]));
+        assert_eq!(
+            projects.get("filter[budget][_gt]"),
+            Some(&filter("budget", "gt"))
+        );
+        assert_eq!(
+            projects.get("filter[status][_eq]"),
+            Some(&filter("status", "eq"))
+        );
+        assert_eq!(
+            projects.get("filter[status][_in]"),
+            Some(&filter("status", "in"))
+        );
+        // Not an order comparison, never established: not offered.
+        assert!(!projects.contains_key("filter[status][_neq]"));
+        assert!(!projects.contains_key("budget"));
+    }
+
+    #[test]
+    fn conflicting_evidence_is_not_generalized() {
+        let one = roles(&[("x_min", filter("x", "gte")), ("sort", QueryRole::Sort)]);
+        let other = roles(&[("y_min", filter("y", "gt")), ("sort", QueryRole::Order)]);
+        let grammar = Grammar::learn([&one, &other]);
+        let extended = grammar.extend(&list(&BTreeMap::new(), &["z"], &[]));
+        assert!(!extended.contains_key("z_min"));
+        assert!(!extended.contains_key("sort"));
+        // A field named like a paging parameter is never a filter by that name.
+        let equal = roles(&[("status", filter("status", "eq"))]);
+        let grammar = Grammar::learn([&equal]);
+        let extended = grammar.extend(&list(&equal, &["limit", "kind"], &[]));
+        assert!(!extended.contains_key("limit"));
+        assert_eq!(extended.get("kind"), Some(&filter("kind", "eq")));
+    }
+
+    #[test]
+    fn the_stage_answers_one_map_per_list_through_the_abi() {
+        use rea_plugin_api::abi_stable::std_types::RStr;
+        let plugin = crate::root_module();
+        let construct = plugin
+            .query_grammar_stage()
+            .expect("a query grammar module");
+        let stage = construct(RStr::from_str(FIELD_AFFIXES))
+            .into_result()
+            .expect("constructed");
+        let request = serde_json::json!({"schema_version": 1, "lists": [
+            {"established": {"status": {"role": "filter", "field": "status", "op": "eq"},
+                             "_page": {"role": "page", "base": 1}},
+             "fields": ["status", "title"], "recorded_names": ["status", "_page"]},
+            {"established": {}, "fields": ["name"], "recorded_names": []},
+            {"established": {}, "fields": [], "recorded_names": ["_page"]}]})
+        .to_string();
+        let answer = stage.apply(RStr::from_str(&request)).into_result();
+        let outcome: QueryGrammarOutcome =
+            serde_json::from_str(answer.expect("answered").as_str()).expect("an outcome");
+        assert_eq!(outcome.lists.len(), 3);
+        assert_eq!(
+            outcome.lists[0].keys().collect::<Vec<_>>(),
+            vec!["title"],
+            "the first list's own names stay its recording's"
+        );
+        assert_eq!(outcome.lists[1].get("name"), Some(&filter("name", "eq")));
+        assert_eq!(
+            outcome.lists[1].get("_page"),
+            Some(&QueryRole::Page { base: 1 })
+        );
+        assert!(outcome.lists[2].is_empty());
+    }
+}

@@ -1,0 +1,25 @@
+//! The built-in query grammar of rea: which query parameters an application's lists accept beyond
+//! those their recordings named (a stage of kind `query-grammar`, run in the order the pipeline's
+//! `[state] query_grammars` names them, after the state engine learned each list's roles from its
+//! recorded query lines).
+//!
+//! * `field-affixes` ([`affixes`]): equality by a field's own name, operator affixes such as
+//!   `_gte` or `__in` and their order-comparison family, dotted nested fields, and the sort and
+//!   paging names one list established offered on its siblings.
+
+pub mod affixes;
+
+use rea_plugin_api::{Plugin, StageInfo};
+
+pub use affixes::{FIELD_AFFIXES, FieldAffixes};
+
+rea_plugin_api::plugin_root_module! {
+    /// The root module of the built-in query grammar.
+    pub fn root_module() = Plugin::new("rea-query-grammar", env!("CARGO_PKG_VERSION"))
+        .query_grammar(
+            StageInfo::new(FIELD_AFFIXES, "The spellings the recorded queries established (a field's own name, operator affixes such as _gte or __in and their comparison family, dotted fields, sort and paging names) extended to every field and list"),
+            FieldAffixes,
+        );
+}
+
+rea_plugin_api::submit_builtin!(root_module);
