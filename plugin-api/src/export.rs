@@ -848,13 +848,22 @@ mod tests {
         );
         assert_eq!(outcome.changes[0].form.placeholder(), "{last}");
         let empty = serde_json::json!({"schema_version": 1, "routes": []}).to_string();
-        let error = stage
-            .apply(RStr::from_str(&empty))
+        assert_panics_and_refuses_other_versions(|text| stage.apply(text), &empty, &request);
+    }
+
+    /// A stage's panic (on `panicking`) is a structured error, and a `request` of another schema
+    /// version is refused.
+    fn assert_panics_and_refuses_other_versions(
+        apply: impl Fn(RStr<'_>) -> RResult<RString, PluginError>,
+        panicking: &str,
+        request: &str,
+    ) {
+        let error = apply(RStr::from_str(panicking))
             .into_result()
             .expect_err("the panic is an error");
         assert_eq!(error.code.as_str(), PluginError::PANICKED);
         let other_version = request.replace("\"schema_version\":1", "\"schema_version\":99");
-        assert!(stage.apply(RStr::from_str(&other_version)).is_err());
+        assert!(apply(RStr::from_str(&other_version)).is_err());
     }
 
     struct EveryFieldEquals;
@@ -908,13 +917,7 @@ mod tests {
             Some(&crate::contracts::query::QueryRole::filter("status", "eq"))
         );
         let empty = serde_json::json!({"schema_version": 1, "lists": []}).to_string();
-        let error = stage
-            .apply(RStr::from_str(&empty))
-            .into_result()
-            .expect_err("the panic is an error");
-        assert_eq!(error.code.as_str(), PluginError::PANICKED);
-        let other_version = request.replace("\"schema_version\":1", "\"schema_version\":99");
-        assert!(stage.apply(RStr::from_str(&other_version)).is_err());
+        assert_panics_and_refuses_other_versions(|text| stage.apply(text), &empty, &request);
     }
 
     #[test]

@@ -94,7 +94,7 @@ pub fn candidate_roles(name: &str, has_field: &dyn Fn(&str) -> bool) -> Vec<Quer
             op: "eq".to_owned(),
         });
     }
-    const SUFFIXES: [(&str, &str); 13] = [
+    const SUFFIXES: [(&str, &str); 19] = [
         ("_gte", "gte"),
         ("_lte", "lte"),
         ("_gt", "gt"),
@@ -108,6 +108,12 @@ pub fn candidate_roles(name: &str, has_field: &dyn Fn(&str) -> bool) -> Vec<Quer
         ("__in", "in"),
         ("__icontains", "like"),
         ("__contains", "like"),
+        ("__not", "ne"),
+        ("__notin", "nin"),
+        ("__isnull", "null"),
+        ("__notnull", "nnull"),
+        ("__startswith", "starts"),
+        ("__endswith", "ends"),
     ];
     const PREFIXES: [(&str, &str); 8] = [
         ("in_", "in"),
@@ -149,21 +155,51 @@ pub fn candidate_roles(name: &str, has_field: &dyn Fn(&str) -> bool) -> Vec<Quer
     roles
 }
 
-/// An operator word's meaning (`_eq`, `$gte`, `neq`, `icontains` …): the operator it spells.
+/// An operator word's meaning (`_eq`, `$gte`, `neq`, `icontains`, `starts_with`, `isnull` …):
+/// the operator it spells (see [`OPERATORS`]).
 pub fn operator_word(word: &str) -> Option<&'static str> {
-    let word = word.trim_start_matches(['_', '$']);
-    Some(match word.to_ascii_lowercase().as_str() {
-        "eq" => "eq",
-        "ne" | "neq" => "ne",
-        "gt" => "gt",
-        "gte" => "gte",
-        "lt" => "lt",
-        "lte" => "lte",
-        "in" => "in",
-        "like" | "contains" | "icontains" => "like",
-        _ => return None,
-    })
+    let word = word.trim_start_matches(['_', '$']).to_ascii_lowercase();
+    if word == "like" {
+        return Some("like");
+    }
+    OPERATORS
+        .iter()
+        .find(|(_, words)| words.contains(&word.as_str()))
+        .map(|(op, _)| *op)
 }
+
+/// The operators a filter may apply, each with the words that spell it (lower case, without a
+/// leading `_` or `$`): what a family of operator spellings is completed with.
+/// - `eq`, `ne`: equal, not equal (as text); `gt`, `gte`, `lt`, `lte`: order (numbers as numbers);
+/// - `in`, `nin`: one of / none of a comma-separated list;
+/// - `like`: contains, case-insensitively; `starts`, `ends`: begins / ends with;
+/// - `null`, `nnull`: the field is absent or null (value `true`/`1`) or not (`false`/`0`);
+/// - `between`: within two comma-separated bounds, inclusive.
+pub const OPERATORS: [(&str, &[&str]); 14] = [
+    ("eq", &["eq"]),
+    ("ne", &["ne", "neq", "not"]),
+    ("gt", &["gt"]),
+    ("gte", &["gte"]),
+    ("lt", &["lt"]),
+    ("lte", &["lte"]),
+    ("in", &["in"]),
+    ("nin", &["nin", "notin"]),
+    ("like", &["contains", "icontains"]),
+    ("starts", &["startswith", "starts_with"]),
+    ("ends", &["endswith", "ends_with"]),
+    ("null", &["isnull", "null"]),
+    ("nnull", &["notnull", "nnull"]),
+    ("between", &["between"]),
+];
+
+/// The order comparisons.
+pub const ORDER_COMPARISONS: [&str; 4] = ["gt", "gte", "lt", "lte"];
+
+/// The operators that read a list of values: a family of spellings holding one of them besides
+/// an order comparison is an operator slot that takes any operator word (as in Django-style
+/// `__in`/`__lte` or `filter[f][_in]`/`filter[f][_lte]`); comparisons and a `like` alone (as in
+/// `_gte`/`_like`) are a fixed set.
+pub const SET_OPERATORS: [&str; 2] = ["in", "nin"];
 
 /// A filter in bracket form: `field[op]` or `name[field][op]` (`views[gte]`,
 /// `filter[state][_eq]`, `filters[title][$contains]`), as the field and the operator.
@@ -208,7 +244,7 @@ mod tests {
             vec![QueryRole::filter("views", "like")]
         );
         // An unknown operator word, an unheld field, or a deeper path proposes nothing.
-        assert!(candidate_roles("filter[state][_between]", &has).is_empty());
+        assert!(candidate_roles("filter[state][_glob]", &has).is_empty());
         assert!(candidate_roles("filter[colour][_eq]", &has).is_empty());
         assert!(candidate_roles("filter[project][code][_eq]", &has).is_empty());
     }
@@ -229,6 +265,19 @@ mod tests {
         );
         assert!(!is_role_name("status"));
         assert_eq!(operator_word("$NEQ"), Some("ne"));
-        assert_eq!(operator_word("between"), None);
+        assert_eq!(operator_word("_starts_with"), Some("starts"));
+        assert_eq!(operator_word("isnull"), Some("null"));
+        assert_eq!(operator_word("_nnull"), Some("nnull"));
+        assert_eq!(operator_word("between"), Some("between"));
+        assert_eq!(operator_word("glob"), None);
+        let has = |field: &str| field == "due";
+        assert_eq!(
+            candidate_roles("due__notnull", &has),
+            vec![QueryRole::filter("due", "nnull")]
+        );
+        assert_eq!(
+            candidate_roles("filter[due][_null]", &has),
+            vec![QueryRole::filter("due", "null")]
+        );
     }
 }

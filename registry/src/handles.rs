@@ -102,6 +102,20 @@ impl StageName {
         Ok((Self::of(plugin, stage), object))
     }
 
+    /// The stage object of a stage kind added after the first prefix: its constructor (`None`
+    /// when the plugin was built against an API without that kind) called with the stage's name.
+    fn constructed_optional<T>(
+        plugin: &LoadedPlugin,
+        stage: &LoadedStage,
+        constructor: Option<
+            extern "C" fn(RStr<'_>) -> abi_stable::std_types::RResult<T, PluginError>,
+        >,
+        kind: &str,
+    ) -> Result<(Self, T), RegistryError> {
+        let constructor = constructor.ok_or_else(|| kind_missing(plugin, stage, kind))?;
+        Self::constructed(plugin, stage, constructor(RStr::from_str(&stage.name)))
+    }
+
     fn encode<T: Serialize>(
         &self,
         value: &T,
@@ -333,12 +347,8 @@ impl ToolHandle {
         plugin: &LoadedPlugin,
         stage: &LoadedStage,
     ) -> Result<Self, RegistryError> {
-        let constructor = plugin
-            .module
-            .tool_stage()
-            .ok_or_else(|| kind_missing(plugin, stage, "tool"))?;
         let (name, stage) =
-            StageName::constructed(plugin, stage, constructor(RStr::from_str(&stage.name)))?;
+            StageName::constructed_optional(plugin, stage, plugin.module.tool_stage(), "tool")?;
         Ok(Self { name, stage })
     }
 
@@ -380,12 +390,12 @@ impl RouteFormHandle {
         plugin: &LoadedPlugin,
         stage: &LoadedStage,
     ) -> Result<Self, RegistryError> {
-        let constructor = plugin
-            .module
-            .route_form_stage()
-            .ok_or_else(|| kind_missing(plugin, stage, "route form"))?;
-        let (name, stage) =
-            StageName::constructed(plugin, stage, constructor(RStr::from_str(&stage.name)))?;
+        let (name, stage) = StageName::constructed_optional(
+            plugin,
+            stage,
+            plugin.module.route_form_stage(),
+            "route form",
+        )?;
         Ok(Self { name, stage })
     }
 
@@ -415,12 +425,12 @@ impl QueryGrammarHandle {
         plugin: &LoadedPlugin,
         stage: &LoadedStage,
     ) -> Result<Self, RegistryError> {
-        let constructor = plugin
-            .module
-            .query_grammar_stage()
-            .ok_or_else(|| kind_missing(plugin, stage, "query grammar"))?;
-        let (name, stage) =
-            StageName::constructed(plugin, stage, constructor(RStr::from_str(&stage.name)))?;
+        let (name, stage) = StageName::constructed_optional(
+            plugin,
+            stage,
+            plugin.module.query_grammar_stage(),
+            "query grammar",
+        )?;
         Ok(Self { name, stage })
     }
 

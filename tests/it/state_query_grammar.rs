@@ -169,3 +169,50 @@ fn a_parameter_no_grammar_explains_stays_refused() {
         assert_eq!(code, Some("invalid_arguments"), "{app}: {answer}");
     }
 }
+
+#[test]
+fn an_operator_slot_takes_every_operator_word_of_the_vocabulary() {
+    // Recorded: priority__lte, assignee__in, title__contains, due__notnull, status__notin; the
+    // `__` spelling is an operator slot. Never recorded: startswith, endswith, not, isnull.
+    assert_live_answers(
+        "datasette",
+        "get_tracker_tasks_json",
+        &[
+            "GET /tracker/tasks.json?title__startswith=Write",
+            "GET /tracker/tasks.json?title__endswith=page",
+            "GET /tracker/tasks.json?assignee__not=ana",
+            "GET /tracker/tasks.json?due__isnull=1",
+        ],
+    );
+    // Recorded: `_eq`, `_lte`, `_contains`, `_in` in filter[field][op]; never `_between`,
+    // `_null`, `_nnull`, `_starts_with`, `_nin`.
+    assert_live_answers(
+        "directus",
+        "get_items_tasks",
+        &[
+            "GET /items/tasks?filter%5Bpriority%5D%5B_between%5D=2%2C3",
+            "GET /items/tasks?filter%5Bassignee%5D%5B_null%5D=true",
+            "GET /items/tasks?filter%5Btitle%5D%5B_starts_with%5D=Write",
+            "GET /items/tasks?filter%5Bassignee%5D%5B_nin%5D=ana%2Cbo",
+        ],
+    );
+}
+
+#[test]
+fn an_operator_word_the_vocabulary_lacks_stays_refused() {
+    for (app, tool, name) in [
+        ("datasette", "get_tracker_tasks_json", "title__glob"),
+        ("directus", "get_items_tasks", "filter[title][_glob]"),
+    ] {
+        let (served, _) = served_with_probes(app);
+        let mut arguments = Map::new();
+        arguments.insert(name.to_owned(), Value::String("*API*".to_owned()));
+        let (answer, is_error) = served.call(tool, arguments);
+        assert!(is_error, "{app}: {name} is refused: {answer}");
+        let code = answer
+            .pointer("/error/code")
+            .or_else(|| answer.get("code"))
+            .and_then(Value::as_str);
+        assert_eq!(code, Some("invalid_arguments"), "{app}: {answer}");
+    }
+}

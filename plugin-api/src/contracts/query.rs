@@ -33,7 +33,8 @@ pub enum QueryRole {
     Filter {
         /// The field (dotted for nested members).
         field: String,
-        /// `eq`, `ne`, `gte`, `lte`, `gt`, `lt`, `like`, `in`.
+        /// One of [`crate::query_fields::OPERATORS`]: `eq`, `ne`, `gt`, `gte`, `lt`, `lte`, `in`,
+        /// `nin`, `like`, `starts`, `ends`, `null`, `nnull`, `between`.
         op: String,
     },
     /// Keeps members with the value in some text, case-insensitively.

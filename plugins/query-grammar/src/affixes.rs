@@ -8,8 +8,13 @@
 //! - Operator forms: a parameter spelled around its field (`views_gte`, `in_status`,
 //!   `filter[state][_eq]`) filtering that field with an operator makes that spelling the operator
 //!   on every field. Two operator forms established with one spelling but for the operator word
-//!   (`_gte` and `_in`, `][_eq]` and `][_lte]`), one of them an order comparison, make the order
-//!   comparisons (`gt`, `gte`, `lt`, `lte`) that spelling's too.
+//!   (`_gte` and `_lt`, `][_eq]` and `][_lte]`), one of them an order comparison, make the order
+//!   comparisons (`gt`, `gte`, `lt`, `lte`) that spelling's too; when the family also holds a
+//!   list operator (`in`, `nin`: `__lte` and `__in`, `][_lte]` and `][_in]`; not a `_like` with
+//!   `_gte`, a fixed set), the spelling is an operator slot and takes every operator word
+//!   of the shared vocabulary (`rea_plugin_api::query_fields::OPERATORS`: `__startswith`,
+//!   `][_null]`, `__notin` …), in each spelling the vocabulary knows for an operator the family
+//!   did not establish, and only in the established one for an operator it did.
 //! - Nested fields: a filter on a dotted field (`sla.hours`) extends the forms to the members of
 //!   object fields.
 //! - Sorts, directions, pages, page sizes, offsets and ends established by name on one list are
@@ -28,7 +33,9 @@ use rea_plugin_api::contracts::SCHEMA_VERSION;
 use rea_plugin_api::contracts::query::{
     ListQueries, QueryGrammarOutcome, QueryGrammarRequest, QueryRole,
 };
-use rea_plugin_api::query_fields::{is_role_name, operator_word};
+use rea_plugin_api::query_fields::{
+    OPERATORS, ORDER_COMPARISONS, SET_OPERATORS, is_role_name, operator_word,
+};
 
 /// The stage's name.
 pub const FIELD_AFFIXES: &str = "field-affixes";
@@ -56,9 +63,6 @@ impl QueryGrammar for FieldAffixes {
         })
     }
 }
-
-/// The order comparisons a family of operator spellings completes.
-const ORDER_COMPARISONS: [&str; 4] = ["gt", "gte", "lt", "lte"];
 
 /// How a parameter name spells a field around it: the text before and the text after.
 type Form = (String, String);
@@ -133,8 +137,8 @@ impl Grammar {
         !self.equality && self.forms.is_empty() && self.named.is_empty()
     }
 
-    /// Adds the order comparisons to every spelling two established forms share but for the
-    /// operator word, one of them an order comparison.
+    /// Completes every family of spellings (see the module docs): the order comparisons, or
+    /// every operator word when the family also holds a list operator.
     fn complete_families(&mut self) {
         let mut families: BTreeMap<Form, BTreeSet<&str>> = BTreeMap::new();
         for (form, op) in &self.forms {
@@ -147,12 +151,19 @@ impl Grammar {
             if ops.len() < 2 || !ops.iter().any(|op| ORDER_COMPARISONS.contains(op)) {
                 continue;
             }
-            for word in ORDER_COMPARISONS {
-                let form = (
-                    template.0.replace(PLACEHOLDER, word),
-                    template.1.replace(PLACEHOLDER, word),
-                );
-                added.push((form, word));
+            let slot = ops.iter().any(|op| SET_OPERATORS.contains(op));
+            for (op, words) in OPERATORS {
+                let completes = ORDER_COMPARISONS.contains(&op) || (slot && !ops.contains(op));
+                if !completes {
+                    continue;
+                }
+                for word in words.iter() {
+                    let form = (
+                        template.0.replace(PLACEHOLDER, word),
+                        template.1.replace(PLACEHOLDER, word),
+                    );
+                    added.push((form, op));
+                }
             }
         }
         for (form, op) in added {
@@ -322,7 +333,7 @@ mod tests {
     }
 
     #[test]
-    fn bracket_forms_extend_with_their_order_comparisons() {
+    fn bracket_forms_extend_with_their_operator_slot() {
         let tasks = roles(&[
             ("filter[state][_eq]", filter("state", "eq")),
             ("filter[priority][_lte]", filter("priority", "lte")),
@@ -342,9 +353,63 @@ mod tests {
             projects.get("filter[status][_in]"),
             Some(&filter("status", "in"))
         );
-        // Not an order comparison, never established: not offered.
-        assert!(!projects.contains_key("filter[status][_neq]"));
+        // `_in` makes the spelling an operator slot: the vocabulary's other words complete it.
+        assert_eq!(
+            projects.get("filter[status][_neq]"),
+            Some(&filter("status", "ne"))
+        );
+        assert_eq!(
+            projects.get("filter[status][_starts_with]"),
+            Some(&filter("status", "starts"))
+        );
+        assert_eq!(
+            projects.get("filter[budget][_null]"),
+            Some(&filter("budget", "null"))
+        );
+        // No word the vocabulary lacks, and no bare field without established equality.
+        assert!(!projects.contains_key("filter[status][_glob]"));
         assert!(!projects.contains_key("budget"));
+    }
+
+    #[test]
+    fn a_family_with_a_list_operator_takes_every_operator_word() {
+        let tasks = roles(&[
+            ("priority__lte", filter("priority", "lte")),
+            ("assignee__in", filter("assignee", "in")),
+            ("due__notnull", filter("due", "nnull")),
+        ]);
+        let grammar = Grammar::learn([&tasks]);
+        let extended = grammar.extend(&list(&tasks, &["title", "due"], &[]));
+        for (name, op) in [
+            ("title__startswith", "starts"),
+            ("title__starts_with", "starts"),
+            ("title__endswith", "ends"),
+            ("title__not", "ne"),
+            ("title__notin", "nin"),
+            ("due__isnull", "null"),
+            ("title__contains", "like"),
+            ("due__gt", "gt"),
+        ] {
+            let field = name.split("__").next().unwrap_or_default();
+            assert_eq!(extended.get(name), Some(&filter(field, op)), "{name}");
+        }
+        // The family established `notnull`: no other spelling of it is offered.
+        assert!(!extended.contains_key("title__nnull"));
+        assert_eq!(
+            extended.get("title__notnull"),
+            Some(&filter("title", "nnull"))
+        );
+        // Order comparisons with a `like` are no operator slot.
+        let tickets = roles(&[
+            ("priority_gte", filter("priority", "gte")),
+            ("priority_lt", filter("priority", "lt")),
+            ("title_like", filter("title", "like")),
+        ]);
+        let grammar = Grammar::learn([&tickets]);
+        let extended = grammar.extend(&list(&tickets, &["title"], &[]));
+        assert_eq!(extended.get("title_gt"), Some(&filter("title", "gt")));
+        assert!(!extended.contains_key("title_startswith"));
+        assert!(!extended.contains_key("title_in"));
     }
 
     #[test]

@@ -4,8 +4,9 @@
 //! recorded query lines).
 //!
 //! * `field-affixes` ([`affixes`]): equality by a field's own name, operator affixes such as
-//!   `_gte` or `__in` and their order-comparison family, dotted nested fields, and the sort and
-//!   paging names one list established offered on its siblings.
+//!   `_gte` or `__in` and their family (the order comparisons, or every operator word once the
+//!   family holds a list operator), dotted nested fields, and the sort and paging names one list
+//!   established offered on its siblings.
 
 pub mod affixes;
 

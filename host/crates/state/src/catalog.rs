@@ -154,8 +154,17 @@ fn role_description(role: &crate::model::QueryRole) -> String {
     use crate::model::QueryRole;
     match role {
         QueryRole::Filter { field, op } => {
+            let test = match op.as_str() {
+                "nin" => format!("{field} is none of the comma-separated values"),
+                "starts" => format!("{field} starts with the value"),
+                "ends" => format!("{field} ends with the value"),
+                "null" => format!("{field} is null (true) or not (false)"),
+                "nnull" => format!("{field} is not null (true) or is (false)"),
+                "between" => format!("{field} is within the two comma-separated bounds"),
+                _ => format!("{field} is {op} the value"),
+            };
             format!(
-                "Query parameter: keeps the members whose {field} is {op} the value (learned from the recorded queries)"
+                "Query parameter: keeps the members whose {test} (learned from the recorded queries)"
             )
         }
         QueryRole::Sort => {

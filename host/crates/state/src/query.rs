@@ -77,16 +77,34 @@ fn compare_text(left: &str, right: &str) -> Ordering {
 }
 
 fn filter_matches(object: &Object, field: &str, op: &str, argument: &str) -> bool {
-    let text = field_value(object, field).and_then(scalar_text);
+    let value = field_value(object, field);
+    let text = value.and_then(scalar_text);
     match op {
         "eq" => text.as_deref() == Some(argument),
         "ne" => text.as_deref() != Some(argument),
         "in" => text
             .as_deref()
             .is_some_and(|text| argument.split(',').any(|item| item == text)),
+        "nin" => text
+            .as_deref()
+            .is_some_and(|text| !argument.split(',').any(|item| item == text)),
         "like" => text
             .as_deref()
             .is_some_and(|text| text.to_lowercase().contains(&argument.to_lowercase())),
+        "starts" => text
+            .as_deref()
+            .is_some_and(|text| text.starts_with(argument)),
+        "ends" => text.as_deref().is_some_and(|text| text.ends_with(argument)),
+        "null" | "nnull" => {
+            let is_null = matches!(value, None | Some(Json::Null));
+            truth(argument).is_some_and(|wanted| wanted == (is_null == (op == "null")))
+        }
+        "between" => text.as_deref().is_some_and(|text| {
+            argument.split_once(',').is_some_and(|(low, high)| {
+                compare_text(text, low) != Ordering::Less
+                    && compare_text(text, high) != Ordering::Greater
+            })
+        }),
         "gte" | "lte" | "gt" | "lt" => text.as_deref().is_some_and(|text| {
             let ordering = compare_text(text, argument);
             match op {
@@ -97,6 +115,15 @@ fn filter_matches(object: &Object, field: &str, op: &str, argument: &str) -> boo
             }
         }),
         _ => false,
+    }
+}
+
+/// A flag argument (`true`/`1`, `false`/`0`).
+fn truth(argument: &str) -> Option<bool> {
+    match argument.to_ascii_lowercase().as_str() {
+        "true" | "1" => Some(true),
+        "false" | "0" => Some(false),
+        _ => None,
     }
 }
 
@@ -351,6 +378,14 @@ mod tests {
         QueryModel::of_roles(roles)
     }
 
+    fn model_of_filters(filters: &[(&str, &str, &str)]) -> QueryModel {
+        let roles: Vec<(&str, QueryRole)> = filters
+            .iter()
+            .map(|(name, field, op)| (*name, QueryRole::filter(field, op)))
+            .collect();
+        model(&roles)
+    }
+
     fn run(model: &QueryModel, arguments: &[(&str, &str)], data: &[Object]) -> Option<Vec<usize>> {
         let arguments: Vec<(String, String)> = arguments
             .iter()
@@ -361,8 +396,8 @@ mod tests {
     }
 
     const POSTS: &str = r#"[{"id": 1, "title": "Getting started", "author": "alice", "views": 120, "published": true},
-        {"id": 2, "title": "Paging tips", "author": "bob", "views": 45, "published": false},
-        {"id": 3, "title": "REST design", "author": "alice", "views": 45, "published": true},
+        {"id": 2, "title": "Paging tips", "author": "bob", "views": 45, "published": false, "draft": null},
+        {"id": 3, "title": "REST design", "author": "alice", "views": 45, "published": true, "draft": "no"},
         {"id": 4, "title": "Notes", "author": "carol", "views": 7, "published": false}]"#;
 
     #[test]
@@ -431,6 +466,45 @@ mod tests {
         );
         // A parameter without a role is not evaluated.
         assert_eq!(run(&model, &[("colour", "red")], &data), None);
+        let words = model_of_filters(&[
+            ("title_starts", "title", "starts"),
+            ("title_ends", "title", "ends"),
+            ("author_nin", "author", "nin"),
+            ("draft_null", "draft", "null"),
+            ("draft_nnull", "draft", "nnull"),
+            ("views_between", "views", "between"),
+        ]);
+        assert_eq!(
+            run(&words, &[("title_starts", "Pag")], &data),
+            Some(vec![1])
+        );
+        assert_eq!(run(&words, &[("title_starts", "pag")], &data), Some(vec![]));
+        assert_eq!(
+            run(&words, &[("title_ends", "design")], &data),
+            Some(vec![2])
+        );
+        assert_eq!(
+            run(&words, &[("author_nin", "alice,carol")], &data),
+            Some(vec![1])
+        );
+        // Absent or null is null; `1`/`true` asks for it, `0`/`false` for the others.
+        assert_eq!(
+            run(&words, &[("draft_null", "1")], &data),
+            Some(vec![0, 1, 3])
+        );
+        assert_eq!(
+            run(&words, &[("draft_nnull", "true")], &data),
+            Some(vec![2])
+        );
+        assert_eq!(
+            run(&words, &[("draft_null", "false")], &data),
+            Some(vec![2])
+        );
+        assert_eq!(run(&words, &[("draft_null", "maybe")], &data), Some(vec![]));
+        assert_eq!(
+            run(&words, &[("views_between", "40,120")], &data),
+            Some(vec![0, 1, 2])
+        );
     }
 
     #[test]
