@@ -137,6 +137,25 @@ impl StageName {
         self.decode_within(answer, contract, usize::MAX)
     }
 
+    /// One JSON exchange with a stage: the request encoded, `call` given its text, the answer
+    /// decoded (refused unread past [`MAX_RULE_ANSWER_BYTES`]).
+    fn exchange<Q: Serialize, A: DeserializeOwned>(
+        &self,
+        request: &Q,
+        contracts: (&'static str, &'static str),
+        call: impl FnOnce(
+            RStr<'_>,
+        )
+            -> abi_stable::std_types::RResult<abi_stable::std_types::RString, PluginError>,
+    ) -> Result<A, StageCallError> {
+        let text = self.encode(request, contracts.0)?;
+        self.decode_within(
+            call(RStr::from_str(&text)),
+            contracts.1,
+            MAX_RULE_ANSWER_BYTES,
+        )
+    }
+
     /// [`Self::decode`], refusing an answer longer than `limit` bytes before reading it.
     fn decode_within<T: DeserializeOwned>(
         &self,
@@ -402,11 +421,10 @@ impl RouteFormHandle {
     /// Asks the form which literal segments of one origin's routes are parameters (an answer
     /// over [`MAX_RULE_ANSWER_BYTES`] is refused unread).
     pub fn apply(&self, request: &RouteFormRequest) -> Result<RouteFormOutcome, StageCallError> {
-        let request = self.name.encode(request, "route form request")?;
-        self.name.decode_within(
-            self.stage.apply(RStr::from_str(&request)),
-            "route form outcome",
-            MAX_RULE_ANSWER_BYTES,
+        self.name.exchange(
+            request,
+            ("route form request", "route form outcome"),
+            |text| self.stage.apply(text),
         )
     }
 }
@@ -440,11 +458,10 @@ impl QueryGrammarHandle {
         &self,
         request: &QueryGrammarRequest,
     ) -> Result<QueryGrammarOutcome, StageCallError> {
-        let request = self.name.encode(request, "query grammar request")?;
-        self.name.decode_within(
-            self.stage.apply(RStr::from_str(&request)),
-            "query grammar outcome",
-            MAX_RULE_ANSWER_BYTES,
+        self.name.exchange(
+            request,
+            ("query grammar request", "query grammar outcome"),
+            |text| self.stage.apply(text),
         )
     }
 }

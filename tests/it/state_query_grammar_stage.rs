@@ -12,7 +12,7 @@ use std::sync::Arc;
 use rea_backends::fetch::FetchOptions;
 use rea_plugin_api::StageKind;
 use rea_plugin_api::contracts::SCHEMA_VERSION;
-use rea_plugin_api::contracts::query::{ListQueries, QueryGrammarRequest, QueryRole};
+use rea_plugin_api::contracts::query::{QueryGrammarRequest, QueryRole};
 use rea_state::StateView;
 use rea_state::model::ViewDetail;
 
@@ -141,29 +141,11 @@ fn the_stage_asked_through_the_registry_answers_what_the_state_holds() {
             let ViewDetail::List(list) = &view.detail else {
                 continue;
             };
-            let fields: std::collections::BTreeSet<String> =
-                rea_state::derive::query_grammar::scalar_fields(
-                    state
-                        .entities
-                        .iter()
-                        .filter(|entity| entity.entity_type == list.entity_type),
-                );
-            let recorded: std::collections::BTreeSet<String> = list
-                .lines
-                .iter()
-                .flat_map(|line| line.query.iter().flatten())
-                .map(|(name, _)| name.clone())
-                .collect();
             tools.push(view.tool.clone());
-            lists.push(ListQueries {
-                established: list
-                    .query
-                    .as_ref()
-                    .map(|model| model.parameters.clone())
-                    .unwrap_or_default(),
-                fields: fields.into_iter().collect(),
-                recorded_names: recorded.into_iter().collect(),
-            });
+            lists.push(rea_state::derive::query_grammar::list_queries(
+                list,
+                &state.entities,
+            ));
         }
         let outcome = stage
             .apply(&QueryGrammarRequest {

@@ -219,24 +219,7 @@ pub fn resolve(spec: &PipelineSpec, registry: &mut Registry) -> Result<Pipeline,
         }
     }
 
-    let mut query_grammars = Vec::new();
-    match &spec.query_grammars {
-        Some(named) => {
-            for (name, position) in named {
-                match lookup(registry, name, StageKind::QueryGrammar) {
-                    Ok((resolved, _)) => query_grammars.push(resolved),
-                    Err((code, message)) => problems.push(spec.at(*position, code, message)),
-                }
-            }
-        }
-        // Named by no `[state]`: the built-in default, where the registry holds it.
-        None => query_grammars.extend(
-            DEFAULT_QUERY_GRAMMARS
-                .iter()
-                .filter_map(|name| lookup(registry, name, StageKind::QueryGrammar).ok())
-                .map(|(resolved, _)| resolved),
-        ),
-    }
+    let query_grammars = resolve_query_grammars(spec, registry, &mut problems);
 
     if !problems.is_empty() {
         return Err(PipelineErrors(problems));
@@ -250,6 +233,30 @@ pub fn resolve(spec: &PipelineSpec, registry: &mut Registry) -> Result<Pipeline,
         rules,
         serve: spec.serve.clone(),
     })
+}
+
+/// The query-grammar stages `[state]` names (each unknown or other-kind name a problem at its
+/// position), or the built-in default where the registry holds it when the pipeline names none.
+fn resolve_query_grammars(
+    spec: &PipelineSpec,
+    registry: &Registry,
+    problems: &mut Vec<Diagnostic>,
+) -> Vec<ResolvedStage> {
+    let Some(named) = &spec.query_grammars else {
+        return DEFAULT_QUERY_GRAMMARS
+            .iter()
+            .filter_map(|name| lookup(registry, name, StageKind::QueryGrammar).ok())
+            .map(|(resolved, _)| resolved)
+            .collect();
+    };
+    let mut resolved = Vec::new();
+    for (name, position) in named {
+        match lookup(registry, name, StageKind::QueryGrammar) {
+            Ok((stage, _)) => resolved.push(stage),
+            Err((code, message)) => problems.push(spec.at(*position, code, message)),
+        }
+    }
+    resolved
 }
 
 /// Asks the rule stage whether the values of its declared options fit (a plugin built before

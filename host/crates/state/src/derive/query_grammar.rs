@@ -40,9 +40,9 @@ pub fn scalar_fields<'a>(entities: impl IntoIterator<Item = &'a Entity>) -> BTre
     fields
 }
 
-/// The query evidence of one list view: its established roles, its entity type's fields and the
-/// names its recorded lines used.
-fn list_queries(list: &crate::model::ListView, entities: &[Entity]) -> ListQueries {
+/// The query evidence of one list view a grammar is given: its established roles, its entity
+/// type's fields and the names its recorded lines used.
+pub fn list_queries(list: &crate::model::ListView, entities: &[Entity]) -> ListQueries {
     let fields = scalar_fields(
         entities
             .iter()
