@@ -112,10 +112,7 @@ impl SegmentForm {
     /// The parameter's value in a recorded segment: the segment without the form's prefix and
     /// suffix, when it has both and something between them.
     pub fn value_in<'s>(&self, segment: &'s str) -> Option<&'s str> {
-        let value = segment
-            .strip_prefix(self.prefix.as_str())?
-            .strip_suffix(self.suffix.as_str())?;
-        (!value.is_empty() || self.prefix.is_empty() && self.suffix.is_empty()).then_some(value)
+        crate::route_fields::fused_value(&self.prefix, &self.suffix, segment)
     }
 
     /// The placeholder as a path template spells it: `prefix{rule}suffix`.

@@ -43,6 +43,8 @@ pub struct Pipeline {
     pub capture_extractors: BTreeMap<String, ResolvedStage>,
     /// Template rules for the manifest view, in the views' fixed order.
     pub template_rules: Vec<String>,
+    /// Route-form stages the manifest projection runs after the template rules, in order.
+    pub route_forms: Vec<ResolvedStage>,
     /// State rules in pipeline order.
     pub rules: Vec<ResolvedRule>,
     /// Serve settings.
@@ -96,7 +98,10 @@ impl Pipeline {
                 value["input"] = serde_json::Value::from(input.as_str());
                 value
             }).collect::<Vec<_>>(),
-            "manifest": {"template_rules": self.template_rules},
+            "manifest": {
+                "template_rules": self.template_rules,
+                "route_forms": self.route_forms.iter().map(stage).collect::<Vec<_>>(),
+            },
             "rules": self.rules.iter().map(|rule| {
                 let mut value = stage(&rule.stage);
                 value["options"] = serde_json::Value::Object(rule.options.clone().into_iter().collect());
@@ -173,6 +178,14 @@ pub fn resolve(spec: &PipelineSpec, registry: &mut Registry) -> Result<Pipeline,
         }
     }
 
+    let mut route_forms = Vec::new();
+    for (name, position) in &spec.route_forms {
+        match lookup(registry, name, StageKind::RouteForm) {
+            Ok((resolved, _)) => route_forms.push(resolved),
+            Err((code, message)) => problems.push(spec.at(*position, code, message)),
+        }
+    }
+
     let mut rules = Vec::new();
     let mut listed = std::collections::BTreeSet::new();
     for rule in &spec.rules {
@@ -224,6 +237,7 @@ pub fn resolve(spec: &PipelineSpec, registry: &mut Registry) -> Result<Pipeline,
         libraries,
         capture_extractors,
         template_rules: spec.template_rules.clone(),
+        route_forms,
         rules,
         serve: spec.serve.clone(),
     })

@@ -24,7 +24,8 @@ use rea_plugin_api::abi_stable::std_types::{RResult, RStr, RString};
 use rea_plugin_api::contracts::rule::{ApplyOutcome, ApplyRequest, LearnOutcome, LearnRequest};
 use rea_plugin_api::export::rule_stage_object;
 use rea_plugin_api::{PluginError, RuleStageBox, StateRule};
-use rea_registry::{Registry, RuleHandle};
+use rea_manifest::TemplateRules;
+use rea_registry::{Registry, RouteFormHandle, RuleHandle};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -212,6 +213,29 @@ pub fn load_pipeline(
     Ok((pipeline, rules))
 }
 
+/// The route-form stages a resolved pipeline names (`[manifest] route_forms`), in order,
+/// constructed from the registry that resolved it.
+pub fn route_form_handles(
+    pipeline: &rea_pipeline::Pipeline,
+    registry: &Registry,
+) -> Result<Vec<Arc<RouteFormHandle>>, Refusal> {
+    pipeline
+        .route_forms
+        .iter()
+        .map(|form| {
+            registry
+                .route_form_stage(&form.stage)
+                .map(Arc::new)
+                .map_err(|error| {
+                    Refusal::configuration_invalid(format!(
+                        "the route form `{}` cannot be constructed: {error}",
+                        form.stage
+                    ))
+                })
+        })
+        .collect()
+}
+
 /// How a rule step is named in the state Evidence.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RuleStageRef {
@@ -229,6 +253,9 @@ pub struct RuleStageRef {
 #[derive(Debug, Clone, Default)]
 pub struct RuleSet {
     steps: Vec<ConfiguredRule>,
+    /// The pipeline's route-form stages (`[manifest] route_forms`), which the manifest the state
+    /// is derived from runs.
+    route_forms: Vec<Arc<RouteFormHandle>>,
     /// Every failed stage call so far, one sentence each (shared by clones).
     failures: Arc<std::sync::Mutex<std::collections::BTreeSet<String>>>,
     withheld: WithheldWrites,
@@ -261,8 +288,10 @@ impl RuleSet {
                 handle: Arc::new(Deadlined::new(handle, deadline)),
             });
         }
+        let route_forms = route_form_handles(pipeline, registry)?;
         Ok(Self {
             steps,
+            route_forms,
             failures: Arc::default(),
             withheld: pipeline.serve.withheld,
         })
@@ -282,9 +311,16 @@ impl RuleSet {
                     handle: Self::direct(rule),
                 })
                 .collect(),
+            route_forms: Vec::new(),
             failures: Arc::default(),
             withheld: WithheldWrites::default(),
         }
+    }
+
+    /// A view's template rules with the pipeline's route-form stages: what the manifest a state
+    /// is derived from is projected with.
+    pub fn templating(&self, rules: &TemplateRules) -> TemplateRules {
+        rules.clone().with_route_forms(self.route_forms.clone())
     }
 
     /// The same steps, serving withheld writes as `mode` says.
