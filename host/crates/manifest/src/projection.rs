@@ -562,7 +562,7 @@ fn unknowns(records: &[CaptureRecord]) -> Vec<Unknown> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::template::TemplateRule;
     use crate::testing::record;
@@ -933,16 +933,7 @@ mod tests {
         );
     }
 
-    fn with_fused_affix(rules: &[&str]) -> TemplateRules {
-        use rea_plugin_route_forms as _;
-        let registry = rea_registry::Registry::with_builtins().unwrap();
-        let form = registry.route_form_stage("fused-affix").unwrap();
-        TemplateRules::parse(rules)
-            .unwrap()
-            .with_route_forms(vec![std::sync::Arc::new(form)])
-    }
-
-    fn rows() -> Vec<CaptureRecord> {
+    pub(crate) fn rows() -> Vec<CaptureRecord> {
         vec![
             record(0, "GET", "http://db/tracker/tasks/1.json")
                 .json(200, r#"{"rows":[{"id":1}]}"#)
@@ -969,7 +960,8 @@ mod tests {
         let plain = project(&rows(), &[]);
         assert!(plain.tool("get_tracker_tasks_1_json").is_some());
         assert!(plain.route_forms.is_empty());
-        let manifest = project_manifest("ev", &rows(), &with_fused_affix(&[])).unwrap();
+        let manifest =
+            project_manifest("ev", &rows(), &crate::testing::with_fused_affix(&[])).unwrap();
         assert_eq!(manifest.route_forms, vec!["fused-affix"]);
         let row = tool(&manifest, "get_tracker_tasks_by_id");
         assert_eq!(row.path_template, "/tracker/tasks/{numeric}.json");

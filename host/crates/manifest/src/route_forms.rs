@@ -204,8 +204,33 @@ fn recorded_answer(status: u16, json: Option<&Value>, spelled: &BTreeSet<&str>) 
         status,
         json: Some(kind.to_owned()),
         members,
+        item_members: item_members(json),
         values,
     }
+}
+
+/// The member names of the objects an answer lists (see [`RecordedAnswer::item_members`]).
+fn item_members(json: &Value) -> Vec<String> {
+    fn objects(value: &Value) -> Option<&Vec<Value>> {
+        value
+            .as_array()
+            .filter(|items| !items.is_empty() && items.iter().all(Value::is_object))
+    }
+    let list = match json {
+        Value::Array(_) => objects(json),
+        Value::Object(members) => members
+            .values()
+            .filter_map(objects)
+            .reduce(|longest, items| if items.len() > longest.len() { items } else { longest }),
+        _ => None,
+    };
+    let names: BTreeSet<&String> = list
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_object)
+        .flat_map(|object| object.keys())
+        .collect();
+    names.into_iter().cloned().collect()
 }
 
 fn collect_values(
@@ -287,6 +312,7 @@ mod tests {
         let answer = &request.routes[0].answer;
         assert_eq!(answer.json.as_deref(), Some("object"));
         assert_eq!(answer.members, vec!["ok", "rows"]);
+        assert_eq!(answer.item_members, vec!["code", "deep", "name"]);
         let values: Vec<(&str, bool, &str)> = answer
             .values
             .iter()
