@@ -162,3 +162,42 @@ fn no_form_keeps_an_id_as_literal_text_on_any_corpus_recording() {
     }
     assert!(proposed > 0, "the corpus shows fused ids");
 }
+
+/// Each app's fused tools as `(name, template, prefix, suffix)`, projected with the default
+/// pipeline (template rules and route forms) as environment-build projects them.
+fn fused_tools(app: &str) -> (crate::state_support::Served, Vec<(String, String, String, String)>) {
+    let served = crate::state_support::serve_evidence(
+        capture_file(&corpus_build(app)),
+        crate::state_support::state_rules(),
+        Default::default(),
+    );
+    let tools = served
+        .manifest
+        .tools
+        .iter()
+        .flat_map(|tool| {
+            tool.path_parameters
+                .iter()
+                .filter(|parameter| parameter.is_fused())
+                .map(|parameter| {
+                    (
+                        tool.name.clone(),
+                        tool.path_template.clone(),
+                        parameter.prefix.clone(),
+                        parameter.suffix.clone(),
+                    )
+                })
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    (served, tools)
+}
+
+#[test]
+fn print_fused_tools() {
+    for app in ["datasette", "pouchdb-server", "verdaccio", "etcd", "jupyter_server"] {
+        let (served, tools) = fused_tools(app);
+        eprintln!("{app}: {tools:#?}");
+        let _ = served;
+    }
+}
