@@ -54,8 +54,7 @@ pub(crate) fn identity_preference(name: &str) -> u8 {
     }
 }
 
-/// `(pointer, field)` pairs where an object echoes `id`: at the root, one envelope level down, or
-/// as the one item of an envelope's list (`{"rows": [{"id": 7, …}]}`: `/rows/0`).
+/// `(pointer, field)` pairs where an object echoes `id`: at the root or one envelope level down.
 fn echo_candidates(body: &Json, id: &str) -> Vec<(String, String)> {
     let mut found = Vec::new();
     let Some(object) = body.as_object() else {
@@ -67,18 +66,14 @@ fn echo_candidates(body: &Json, id: &str) -> Vec<(String, String)> {
         }
     }
     for (key, value) in object.iter() {
-        let key = rea_plugin_api::json::escape_pointer_segment(key);
-        let (inner, pointer) = match value {
-            Json::Object(inner) => (inner, format!("/{key}")),
-            Json::Array(items) => match items.as_slice() {
-                [Json::Object(inner)] => (inner, format!("/{key}/0")),
-                _ => continue,
-            },
-            _ => continue,
-        };
-        for (field, item) in inner.iter() {
-            if scalar_text(item).as_deref() == Some(id) {
-                found.push((pointer.clone(), field.to_owned()));
+        if let Some(inner) = value.as_object() {
+            for (field, item) in inner.iter() {
+                if scalar_text(item).as_deref() == Some(id) {
+                    found.push((
+                        format!("/{}", rea_plugin_api::json::escape_pointer_segment(key)),
+                        field.to_owned(),
+                    ));
+                }
             }
         }
     }
@@ -143,8 +138,7 @@ pub fn plan(
     if candidates.is_empty() {
         return Err(None);
     }
-    // The root first, then an envelope member, then the one item of an envelope's list.
-    candidates.sort_by_key(|(pointer, field)| (pointer.matches('/').count(), identity_preference(field)));
+    candidates.sort_by_key(|(pointer, field)| (!pointer.is_empty(), identity_preference(field)));
     let (entity_pointer, identity_field) = candidates.swap_remove(0);
     let entity_type = collection_template(&written, last);
     match entities.entity_type(&entity_type) {
