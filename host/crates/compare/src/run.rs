@@ -364,9 +364,9 @@ fn live_path_params(tool: &ManifestTool, path: &str) -> Vec<String> {
     parameters
         .iter()
         .filter_map(|parameter| {
-            segments.get(parameter.segment_index).map(|segment| {
-                decoded(parameter.value_in(segment).unwrap_or(segment))
-            })
+            segments
+                .get(parameter.segment_index)
+                .map(|segment| decoded(parameter.value_in(segment).unwrap_or(segment)))
         })
         .collect()
 }

@@ -319,7 +319,10 @@ mod tests {
         let other = environment
             .answer("get_tracker_tasks_by_id", &args(json!({"id": "7"})))
             .unwrap();
-        assert!(!other.replay.exact_match, "an id never recorded is no exact match");
+        assert!(
+            !other.replay.exact_match,
+            "an id never recorded is no exact match"
+        );
     }
 
     #[test]

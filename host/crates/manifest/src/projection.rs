@@ -101,8 +101,7 @@ fn template_groups<'a>(
                     .collect()
             })
             .collect();
-        let templated =
-            apply_route_forms(&origin_records, &paths, templated, rules.route_forms())?;
+        let templated = apply_route_forms(&origin_records, &paths, templated, rules.route_forms())?;
         // (method, form per segment, literal segments) → group.
         type GroupKey<'k> = (&'k str, Vec<Option<SegmentForm>>, Vec<&'k str>);
         let mut index: BTreeMap<GroupKey<'_>, usize> = BTreeMap::new();
@@ -950,8 +949,12 @@ pub(crate) mod tests {
             record(4, "GET", "http://db/-/user/org.couchdb.user:bea")
                 .json(200, r#"{"name":"bea"}"#)
                 .build(),
-            record(5, "GET", "http://db/list/ana").json(200, "[]").build(),
-            record(6, "GET", "http://db/list/bea").json(200, "[]").build(),
+            record(5, "GET", "http://db/list/ana")
+                .json(200, "[]")
+                .build(),
+            record(6, "GET", "http://db/list/bea")
+                .json(200, "[]")
+                .build(),
         ]
     }
 
@@ -984,7 +987,10 @@ pub(crate) mod tests {
             serde_json::json!(".json")
         );
         let without = serde_json::to_value(&plain).unwrap();
-        assert!(without.get("route_forms").is_none(), "no form ran: no member");
+        assert!(
+            without.get("route_forms").is_none(),
+            "no form ran: no member"
+        );
     }
 
     #[test]

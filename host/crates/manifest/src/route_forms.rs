@@ -110,7 +110,9 @@ fn fits(route: &RecordedRoute, segment: usize, form: &SegmentForm) -> bool {
         && clean(&form.prefix)
         && clean(&form.suffix)
         && form.value_in(raw).is_some_and(|value| !value.is_empty())
-        && form.value_in(decoded).is_some_and(|value| !value.is_empty())
+        && form
+            .value_in(decoded)
+            .is_some_and(|value| !value.is_empty())
 }
 
 /// `[A-Za-z_][A-Za-z0-9_]*`, at most 64 characters.
@@ -221,7 +223,13 @@ fn item_members(json: &Value) -> Vec<String> {
         Value::Object(members) => members
             .values()
             .filter_map(objects)
-            .reduce(|longest, items| if items.len() > longest.len() { items } else { longest }),
+            .reduce(|longest, items| {
+                if items.len() > longest.len() {
+                    items
+                } else {
+                    longest
+                }
+            }),
         _ => None,
     };
     let names: BTreeSet<&String> = list

@@ -740,8 +740,16 @@ mod tests {
         let spec = parse(crate::DEFAULT_PIPELINE, "default", Path::new(".")).expect("parses");
         assert_eq!(spec.capture.len(), 2, "har and browser-scenario");
         assert_eq!(spec.template_rules.len(), 4);
-        let forms: Vec<&str> = spec.route_forms.iter().map(|(name, _)| name.as_str()).collect();
-        assert_eq!(forms, vec!["fused-affix"], "the built-in route form runs by default");
+        let forms: Vec<&str> = spec
+            .route_forms
+            .iter()
+            .map(|(name, _)| name.as_str())
+            .collect();
+        assert_eq!(
+            forms,
+            vec!["fused-affix"],
+            "the built-in route form runs by default"
+        );
     }
 
     #[test]
@@ -751,12 +759,24 @@ mod tests {
         assert_eq!(errors.0.len(), 1);
         assert_eq!(errors.0[0].code, "repeated_route_form");
         assert_eq!((errors.0[0].line, errors.0[0].column), (Some(2), Some(27)));
-        let spec = parse("[manifest]\nroute_forms = [\"b\", \"a\"]\n", "p.toml", Path::new("."))
-            .expect("parses");
-        let forms: Vec<&str> = spec.route_forms.iter().map(|(name, _)| name.as_str()).collect();
+        let spec = parse(
+            "[manifest]\nroute_forms = [\"b\", \"a\"]\n",
+            "p.toml",
+            Path::new("."),
+        )
+        .expect("parses");
+        let forms: Vec<&str> = spec
+            .route_forms
+            .iter()
+            .map(|(name, _)| name.as_str())
+            .collect();
         assert_eq!(forms, vec!["b", "a"]);
-        let errors = parse("[manifest]\nroute_forms = \"a\"\n", "p.toml", Path::new("."))
-            .expect_err("refused");
+        let errors = parse(
+            "[manifest]\nroute_forms = \"a\"\n",
+            "p.toml",
+            Path::new("."),
+        )
+        .expect_err("refused");
         assert_eq!(errors.0[0].code, "wrong_type");
     }
 

@@ -19,12 +19,12 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use rea_evidence::Refusal;
+use rea_manifest::TemplateRules;
 pub use rea_pipeline::WithheldWrites;
 use rea_plugin_api::abi_stable::std_types::{RResult, RStr, RString};
 use rea_plugin_api::contracts::rule::{ApplyOutcome, ApplyRequest, LearnOutcome, LearnRequest};
 use rea_plugin_api::export::rule_stage_object;
 use rea_plugin_api::{PluginError, RuleStageBox, StateRule};
-use rea_manifest::TemplateRules;
 use rea_registry::{Registry, RouteFormHandle, RuleHandle};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;

@@ -255,7 +255,13 @@ fn ids_fused_with_literal_text_name_entities_by_the_value_alone() {
     let fixture = derive_fused(vec![
         record(0, "GET", "/posts/1.json", 200, post(1)),
         record(1, "GET", "/posts/2.json", 200, post(2)),
-        record(2, "GET", "/posts/9.json", 404, json!({"error": "not found"})),
+        record(
+            2,
+            "GET",
+            "/posts/9.json",
+            404,
+            json!({"error": "not found"}),
+        ),
         record(3, "GET", "/db/post:1", 200, post(1)),
         record(4, "GET", "/db/post:3", 200, post(3)),
     ]);
