@@ -64,6 +64,13 @@ fn one_case(bytes: &[u8]) -> bool {
         || bytes.iter().all(|byte| !byte.is_ascii_uppercase())
 }
 
+/// The value between a literal prefix and suffix of a segment (a fused parameter's value), when
+/// the segment has both and something between them; with neither, the whole segment.
+pub fn fused_value<'s>(prefix: &str, suffix: &str, segment: &'s str) -> Option<&'s str> {
+    let value = segment.strip_prefix(prefix)?.strip_suffix(suffix)?;
+    (!value.is_empty() || prefix.is_empty() && suffix.is_empty()).then_some(value)
+}
+
 /// Whether a character separates the parts of a segment (`1.json`, `v2:7`, `item-7`).
 pub fn is_separator(character: char) -> bool {
     matches!(

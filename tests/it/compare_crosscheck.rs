@@ -68,13 +68,11 @@ fn independent(app: &str, probe: &str) -> BTreeMap<u64, (bool, Option<String>, O
 /// environment-compare's report of one probe, in-process.
 fn measured(app: &str, probe: &str) -> Value {
     let build = capture(&format!("{app}/build.har"));
-    let (_, manifest) = rea_manifest::project_manifest_evidence(
-        &build,
-        &rea_manifest::TemplateRules::parse(&crate::state_support::RULES).expect("rules"),
-    )
-    .expect("manifest");
-    let probe = capture(&format!("{app}/{probe}.har"));
     let rules = rea_tests::fidelity::default_rules().expect("rules");
+    let (_, manifest) =
+        rea_manifest::project_manifest_evidence(&build, &crate::state_support::rules())
+            .expect("manifest");
+    let probe = capture(&format!("{app}/{probe}.har"));
     let comparison = rea_compare::compare(&rea_compare::CompareInputs {
         manifest: &manifest,
         capture: &build,

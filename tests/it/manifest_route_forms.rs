@@ -162,3 +162,137 @@ fn no_form_keeps_an_id_as_literal_text_on_any_corpus_recording() {
     }
     assert!(proposed > 0, "the corpus shows fused ids");
 }
+
+/// The tool of an app's default build whose template is `template`, with its one fused
+/// parameter, served from the state (and in replay).
+fn fused_tool(
+    app: &str,
+    template: &str,
+) -> (
+    crate::state_support::Served,
+    String,
+    rea_manifest::PathParameter,
+) {
+    let served = crate::state_support::serve_evidence(
+        capture_file(&corpus_build(app)),
+        crate::state_support::state_rules(),
+        Default::default(),
+    );
+    assert_eq!(served.manifest.route_forms, vec!["fused-affix"]);
+    let tool = served
+        .manifest
+        .tools
+        .iter()
+        .find(|tool| tool.method == "GET" && tool.path_template == template)
+        .unwrap_or_else(|| {
+            let templates: Vec<&str> = served
+                .manifest
+                .tools
+                .iter()
+                .map(|tool| tool.path_template.as_str())
+                .collect();
+            panic!("{app}: no GET {template}: {templates:#?}")
+        });
+    let fused: Vec<&rea_manifest::PathParameter> = tool
+        .path_parameters
+        .iter()
+        .filter(|parameter| parameter.is_fused())
+        .collect();
+    assert_eq!(fused.len(), 1, "{app}: {template}");
+    let (name, parameter) = (tool.name.clone(), fused[0].clone());
+    (served, name, parameter)
+}
+
+/// The arguments naming `value` for the fused parameter and each other path parameter's first
+/// observed value.
+fn arguments_for(
+    served: &crate::state_support::Served,
+    tool: &str,
+    value: &str,
+) -> serde_json::Map<String, serde_json::Value> {
+    let definition = served
+        .replay
+        .tools()
+        .iter()
+        .find(|definition| definition.name == tool)
+        .expect("the tool's definition");
+    let manifest_tool = served.manifest.tool(tool).expect("the tool");
+    let mut arguments = serde_json::Map::new();
+    for argument in &definition.input_schema.arguments {
+        let rea_manifest::catalog::ArgumentTarget::Path { segment_index, .. } = &argument.target
+        else {
+            continue;
+        };
+        let parameter = manifest_tool
+            .path_parameter(*segment_index)
+            .expect("a path parameter");
+        let given = if parameter.is_fused() {
+            value.to_owned()
+        } else {
+            parameter.observed_values[0].clone()
+        };
+        arguments.insert(argument.name.clone(), serde_json::Value::String(given));
+    }
+    arguments
+}
+
+/// A fused tool on a real recording: one tool for every id, whose argument is the value alone;
+/// replay puts the literal text back (the recorded id matches exactly), and an id the recording
+/// never read is answered from the state or refused, never as another id's recording.
+fn check_fused_tool(app: &str, template: &str, prefix: &str, suffix: &str, unrecorded: &str) {
+    let (served, tool, parameter) = fused_tool(app, template);
+    assert_eq!(
+        (parameter.prefix.as_str(), parameter.suffix.as_str()),
+        (prefix, suffix)
+    );
+    assert!(parameter.observed_values.len() >= 2, "{parameter:?}");
+    for value in &parameter.observed_values {
+        assert!(
+            !value.starts_with(prefix) || prefix.is_empty(),
+            "observed values are the values alone: {value}"
+        );
+        let answer = served
+            .replay
+            .answer(&tool, &arguments_for(&served, &tool, value))
+            .expect("replay answers");
+        assert!(answer.replay.exact_match, "{app} {tool} {value}");
+        assert!(
+            answer
+                .replay
+                .recorded_path
+                .contains(&parameter.segment_for(value)),
+            "{}",
+            answer.replay.recorded_path
+        );
+    }
+    let (answer, is_error) = served.call(&tool, arguments_for(&served, &tool, unrecorded));
+    let exact = answer
+        .pointer("/replay/exact_match")
+        .and_then(serde_json::Value::as_bool);
+    assert!(
+        is_error || exact != Some(false) || answer["state"]["source"] != "recording",
+        "{app} {tool} {unrecorded}: {answer}"
+    );
+}
+
+#[test]
+fn a_row_id_fused_with_json_is_one_tool_on_datasette() {
+    check_fused_tool(
+        "datasette",
+        "/tracker/{prefix-variance}/{numeric}.json",
+        "",
+        ".json",
+        "999",
+    );
+}
+
+#[test]
+fn a_user_name_after_a_namespace_is_one_tool_on_verdaccio() {
+    check_fused_tool(
+        "verdaccio",
+        "/-/user/org.couchdb.user:{fused-affix}",
+        "org.couchdb.user:",
+        "",
+        "zed",
+    );
+}

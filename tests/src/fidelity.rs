@@ -120,10 +120,12 @@ pub fn default_rules() -> Result<Rules, String> {
     rea_compare::adapter::load_rules(None, &mut registry).map_err(|refusal| refusal.to_text_line())
 }
 
-/// An app's build: its capture and manifest Evidence.
-pub fn build(app: &App) -> Result<(Evidence, Evidence), String> {
+/// An app's build: its capture and manifest Evidence (the default pipeline's template rules and
+/// route forms, as `environment-build` projects it).
+pub fn build(app: &App, state_rules: &Rules) -> Result<(Evidence, Evidence), String> {
     let capture = inspect(&app.dir.join("build.har"))?;
     let rules = TemplateRules::parse(&TEMPLATE_RULES).map_err(|error| error.to_string())?;
+    let rules = state_rules.templating(&rules);
     let (_, manifest) = rea_manifest::project_manifest_evidence(&capture, &rules)
         .map_err(|refusal| refusal.to_text_line())?;
     Ok((capture, manifest))
@@ -149,7 +151,7 @@ pub fn compare(
 
 /// Measures one app on both probes in both modes.
 pub fn measure(app: &App, rules: &Rules) -> Result<AppResult, String> {
-    let (capture, manifest) = build(app)?;
+    let (capture, manifest) = build(app, rules)?;
     let mut measures = BTreeMap::new();
     for probe_name in PROBES {
         let probe = inspect(&app.dir.join(format!("{probe_name}.har")))?;

@@ -331,7 +331,8 @@ fn bundle_capture(
 ) -> Result<Value, Refusal> {
     observer.stage("manifest", "projecting the environment manifest");
     let (_, manifest) =
-        project_manifest_evidence(&capture.evidence, &options.rules).map_err(|refusal| {
+        // The pipeline's route forms run with the template rules, as the state's manifest does.
+        project_manifest_evidence(&capture.evidence, &options.state_rules.templating(&options.rules)).map_err(|refusal| {
             match refusal.stage {
                 Some(_) => refusal,
                 None => refusal.in_stage(rea_manifest::STAGE),

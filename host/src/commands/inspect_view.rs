@@ -65,7 +65,7 @@ pub fn run(args: &InspectViewArgs) -> Result<(), CommandFailure> {
             projected.evidence,
         ),
         None => {
-            let (manifest, evidence) = inspect_view(&args.view)
+            let (manifest, evidence) = inspect_view(&args.view, &rules)
                 .map_err(|refusal| CommandFailure::refused(refusal, json_errors))?;
             (text_summary(&manifest, &evidence), evidence)
         }
@@ -103,8 +103,12 @@ fn coverage_text(evidence: &Evidence) -> Option<String> {
     })
 }
 
-/// Reads a view request file and projects its view: the manifest and its sealed Evidence.
-pub fn inspect_view(view: &Path) -> Result<(Manifest, Evidence), Refusal> {
+/// Reads a view request file and projects its view with the view's template rules and the
+/// pipeline's route forms (`rules`): the manifest and its sealed Evidence.
+pub fn inspect_view(
+    view: &Path,
+    rules: &rea_state::rules::RuleSet,
+) -> Result<(Manifest, Evidence), Refusal> {
     let file =
         read_bounded(view, VIEW_FILE_MAX_BYTES).map_err(|refusal| refusal.in_stage(STAGE))?;
     let text = std::str::from_utf8(&file.bytes).map_err(|_| {
@@ -117,7 +121,7 @@ pub fn inspect_view(view: &Path) -> Result<(Manifest, Evidence), Refusal> {
     let capture = request.source.load(base)?;
     match &request.view {
         ViewSpec::EnvironmentManifest { template_rules } => {
-            project_manifest_evidence(&capture, template_rules)
+            project_manifest_evidence(&capture, &rules.templating(template_rules))
         }
     }
 }

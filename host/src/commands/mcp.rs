@@ -423,7 +423,8 @@ impl ViewProjection for ViewStage {
         let request = parse_view_request(&text)?;
         let capture = load_source(source)?;
         let ViewSpec::EnvironmentManifest { template_rules } = &request.view;
-        let (_, evidence) = project_manifest_evidence(&capture, template_rules)?;
+        let templating = self.rules()?.templating(template_rules);
+        let (_, evidence) = project_manifest_evidence(&capture, &templating)?;
         evidence_document(&evidence)
     }
 }

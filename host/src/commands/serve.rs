@@ -273,7 +273,7 @@ impl Input {
                     ))));
                 }
             };
-            project(capture, &pipeline, &path, explicit.as_deref())
+            project(capture, (&pipeline, &registry), &path, explicit.as_deref())
         })
     }
 }
@@ -405,19 +405,21 @@ fn inspect_har(
     )?)
 }
 
-/// Projects the manifest from capture Evidence with the pipeline's template rules; names the
-/// environment as `environment-build` would (`--name`, the manifest, the capture file).
+/// Projects the manifest from capture Evidence with the pipeline's template rules and route forms;
+/// names the environment as `environment-build` would (`--name`, the manifest, the capture file).
 fn project(
     capture: Evidence,
-    pipeline: &rea_pipeline::Pipeline,
+    (pipeline, registry): (&rea_pipeline::Pipeline, &rea_registry::Registry),
     path: &Path,
     explicit: Option<&str>,
 ) -> Result<Loaded, Box<Refusal>> {
-    let rules = TemplateRules::parse(&pipeline.template_rules).map_err(|error| {
-        Refusal::configuration_invalid(format!(
-            "the pipeline's template rules are not valid: {error}"
-        ))
-    })?;
+    let rules = TemplateRules::parse(&pipeline.template_rules)
+        .map_err(|error| {
+            Refusal::configuration_invalid(format!(
+                "the pipeline's template rules are not valid: {error}"
+            ))
+        })?
+        .with_route_forms(rea_state::rules::route_form_handles(pipeline, registry)?);
     let (_, manifest_evidence) = project_manifest_evidence(&capture, &rules)?;
     let environment = Environment::from_evidence(&manifest_evidence, &capture)?;
     let manifest = rea_manifest::evidence::read_manifest(&manifest_evidence)?;

@@ -61,6 +61,11 @@ pub struct RecordedAnswer {
     /// The member names of a 2xx JSON object answer, sorted.
     #[serde(default)]
     pub members: Vec<String>,
+    /// The member names of the objects a 2xx JSON answer lists, sorted: those of the root array,
+    /// or of the longest array of objects a top-level member holds (the first of equal length);
+    /// empty when it lists none. Sibling collections whose items share no shape are no family.
+    #[serde(default)]
+    pub item_members: Vec<String>,
     /// The scalars of a 2xx JSON answer, at most three levels below the root (object members
     /// and array items), whose text some path of the origin spells: a whole segment as recorded
     /// or decoded, or a run of a decoded segment's parts between separators (`.`, `:`, `,`, `-`,
@@ -112,10 +117,7 @@ impl SegmentForm {
     /// The parameter's value in a recorded segment: the segment without the form's prefix and
     /// suffix, when it has both and something between them.
     pub fn value_in<'s>(&self, segment: &'s str) -> Option<&'s str> {
-        let value = segment
-            .strip_prefix(self.prefix.as_str())?
-            .strip_suffix(self.suffix.as_str())?;
-        (!value.is_empty() || self.prefix.is_empty() && self.suffix.is_empty()).then_some(value)
+        crate::route_fields::fused_value(&self.prefix, &self.suffix, segment)
     }
 
     /// The placeholder as a path template spells it: `prefix{rule}suffix`.

@@ -14,7 +14,9 @@
 //!    JSON answer holds, or two of the values' first 2xx JSON answers have the same shape (kind,
 //!    and at least half their members shared). A family whose ids are also literal segments of
 //!    other paths at that position names its parameter `collection` (`/tracker/tasks.json`
-//!    beside `/tracker/tasks/1.json`).
+//!    beside `/tracker/tasks/1.json`), and is one parameter only when the shapes agree: the
+//!    items the collections' first 2xx JSON answers list share at least half their members
+//!    (`tasks.json` listing tasks and `projects.json` listing projects stay two tools each).
 //! 2. Single values: a segment whose run of parts fits a format rule, next to a prefix ending in
 //!    or a suffix starting with `.`, `:`, `-`, `_`, `@` or `~`, each one worded part (one
 //!    separator and a run holding a letter, no `%`, not itself id-shaped): `1.json`, `v2:7`,
@@ -71,6 +73,9 @@ fn family_pass(routes: &mut Routes<'_>) {
             continue;
         }
         let collections = names_collections(routes, position, &ids);
+        if collections && !item_shapes_agree(routes, &values) {
+            continue;
+        }
         let rule = match common_format(&ids) {
             Some(rule) => rule,
             None if !marks_a_name(prefix, suffix) => continue,
@@ -150,6 +155,27 @@ fn shapes_shown(
         })
         .collect();
     shapes.len() >= 2 && shapes.iter().all(|shape| shapes_agree(*shape, shapes[0]))
+}
+
+/// Whether the items the first 2xx JSON answers of a family's values list have one shape (at
+/// least half their members shared); a value whose answers list nothing does not count.
+fn item_shapes_agree(
+    routes: &Routes<'_>,
+    values: &std::collections::BTreeMap<&str, Vec<usize>>,
+) -> bool {
+    let listed: Vec<&[String]> = values
+        .values()
+        .filter_map(|holders| {
+            holders.iter().find_map(|route| {
+                let answer = &routes.routes[*route].answer;
+                answer.json.as_ref()?;
+                (!answer.item_members.is_empty()).then_some(answer.item_members.as_slice())
+            })
+        })
+        .collect();
+    listed
+        .iter()
+        .all(|members| shapes_agree(("list", members), ("list", listed[0])))
 }
 
 fn shapes_agree(one: (&str, &[String]), other: (&str, &[String])) -> bool {
@@ -443,6 +469,28 @@ mod tests {
             route("GET", "/api/movie_list", Some(&[])),
         ]);
         assert_eq!(changes, Vec::new());
+    }
+
+    #[test]
+    fn collections_listing_items_of_other_shapes_stay_apart() {
+        let mut tasks = route("GET", "/t/tasks.json", Some(&[]));
+        tasks.answer.item_members = vec!["assignee".into(), "id".into(), "title".into()];
+        let mut projects = route("GET", "/t/projects.json", Some(&[]));
+        projects.answer.item_members = vec!["code".into(), "name".into()];
+        let changes = FusedAffix
+            .apply(&RouteFormRequest {
+                options: Default::default(),
+                routes: vec![
+                    tasks,
+                    projects,
+                    route("GET", "/t/tasks/1", None),
+                    route("GET", "/t/projects/ana", None),
+                ],
+                schema_version: 1,
+            })
+            .unwrap()
+            .changes;
+        assert!(changes.is_empty(), "{changes:?}");
     }
 
     #[test]

@@ -151,6 +151,7 @@ pub(crate) mod testing {
                 status: 200,
                 json: values.map(|_| "object".to_owned()),
                 members: Vec::new(),
+                item_members: Vec::new(),
                 values: values
                     .unwrap_or_default()
                     .iter()

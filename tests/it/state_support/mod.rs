@@ -82,9 +82,9 @@ pub fn capture(relative: &str) -> Evidence {
     Evidence::seal(evidence.operation(), body)
 }
 
-/// The default rules.
+/// The default template rules, with the default pipeline's route forms.
 pub fn rules() -> TemplateRules {
-    TemplateRules::parse(&RULES).expect("rules")
+    state_rules().templating(&TemplateRules::parse(&RULES).expect("rules"))
 }
 
 /// The rule stages of the embedded default pipeline, from the built-in plugins.

@@ -15,7 +15,7 @@
 //! body's identifier fields and `ids` lists.
 
 use rea_manifest::catalog::ArgumentTarget;
-use rea_manifest::segments::{percent_decode, split_path};
+use rea_manifest::segments::{fused_value, percent_decode, split_path};
 use rea_manifest::template::format_rule;
 use rea_manifest::{ManifestTool, ToolDefinition};
 use serde_json::{Map, Value};
@@ -72,11 +72,13 @@ fn fit(tool: &ManifestTool, template: &[&str], segments: &[&str]) -> Option<usiz
             .find(|parameter| parameter.segment_index == index)
         {
             Some(parameter) => {
-                if segment.is_empty() {
+                // A fused parameter fits only a segment with its prefix and suffix.
+                let value = parameter.value_in(segment)?;
+                if value.is_empty() {
                     return None;
                 }
                 if FORMAT_RULES.contains(&parameter.rule.as_str())
-                    && format_rule(&decoded(segment)).map(|rule| rule.name())
+                    && format_rule(&decoded(value)).map(|rule| rule.name())
                         != Some(parameter.rule.as_str())
                 {
                     return None;
@@ -166,14 +168,21 @@ pub fn arguments(
     let segments = split_path(request.path);
     let mut arguments = Map::new();
     for argument in &definition.input_schema.arguments {
-        if let ArgumentTarget::Path { segment_index, .. } = &argument.target
+        if let ArgumentTarget::Path {
+            segment_index,
+            prefix,
+            suffix,
+            ..
+        } = &argument.target
             && let Some(segment) = segments.get(*segment_index)
         {
+            // A fused parameter's argument is the value between its prefix and suffix.
+            let segment = fused_value(prefix, suffix, segment).unwrap_or(segment);
             let collection = collection_before(&segments, *segment_index);
             let live = decoded(segment);
             let value = match ids.lookup(Some(&collection), &live) {
                 Some(env) if env != live => encode_segment(env),
-                _ => (*segment).to_owned(),
+                _ => segment.to_owned(),
             };
             arguments.insert(argument.name.clone(), Value::String(value));
         }

@@ -355,7 +355,8 @@ pub fn written_view(source: &Source) -> Option<&str> {
     }
 }
 
-/// The live path's parameter values, decoded, in segment order.
+/// The live path's parameter values (a fused one without its prefix and suffix), decoded, in
+/// segment order.
 fn live_path_params(tool: &ManifestTool, path: &str) -> Vec<String> {
     let segments = split_path(path);
     let mut parameters: Vec<_> = tool.path_parameters.iter().collect();
@@ -365,7 +366,7 @@ fn live_path_params(tool: &ManifestTool, path: &str) -> Vec<String> {
         .filter_map(|parameter| {
             segments
                 .get(parameter.segment_index)
-                .map(|segment| decoded(segment))
+                .map(|segment| decoded(parameter.value_in(segment).unwrap_or(segment)))
         })
         .collect()
 }

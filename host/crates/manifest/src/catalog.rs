@@ -17,7 +17,8 @@
 //! `type` arrays (JSON Schema dialects with one `type` per schema, such as the OpenAPI subset
 //! some model providers read, reject those): a path parameter is a required string described by
 //! segment index, rule and observed values, and one whose rule is `numeric` accepts an integer as
-//! well (`anyOf`); each query parameter is an optional `integer`, `number` or `boolean` when every
+//! well (`anyOf`); a parameter a route form fused with literal text (`{numeric}.json`) takes the
+//! value alone, its description naming the segment it makes; each query parameter is an optional `integer`, `number` or `boolean` when every
 //! recorded value is one, a `string` `enum` of the recorded values when they are few identifier-like
 //! tokens seen more than once (never for a credential-like name), else a `string`, an array of
 //! those besides when some record repeats it, with a one-line description naming it and its
@@ -52,12 +53,17 @@ pub const MAX_SUMMARY_MEMBER: usize = 128;
 /// What an argument selects.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ArgumentTarget {
-    /// A path parameter: the segment index and the manifest's parameter name.
+    /// A path parameter: the segment index, the manifest's parameter name, and the literal text
+    /// the segment holds around the value (a fused parameter: `{numeric}.json`).
     Path {
         /// Zero-based segment index.
         segment_index: usize,
         /// The parameter's name in the manifest.
         name: String,
+        /// Literal text before the value in the segment (empty: none).
+        prefix: String,
+        /// Literal text after the value in the segment (empty: none).
+        suffix: String,
     },
     /// A query parameter: its captured (decoded) name.
     Query {
@@ -614,11 +620,24 @@ fn path_arguments(tool: &ManifestTool, names: &mut Names) -> Vec<Argument> {
             } else {
                 String::new()
             };
+            let fused = if parameter.is_fused() {
+                format!(
+                    ", the value alone of segment {}",
+                    marked_prefix(
+                        &quoted(&parameter.segment_for(&format!("{{{}}}", parameter.name))),
+                        DISPLAY_BUDGET
+                    )
+                )
+            } else {
+                String::new()
+            };
             Argument {
                 name,
                 target: ArgumentTarget::Path {
                     segment_index: parameter.segment_index,
                     name: parameter.name.clone(),
+                    prefix: parameter.prefix.clone(),
+                    suffix: parameter.suffix.clone(),
                 },
                 schema: PropertySchema {
                     kind: if parameter.rule == "numeric" {
@@ -627,7 +646,7 @@ fn path_arguments(tool: &ManifestTool, names: &mut Names) -> Vec<Argument> {
                         PropertyKind::String
                     },
                     description: Some(format!(
-                        "Path segment {} ({}){named}; observed: {observed}",
+                        "Path segment {} ({}){named}{fused}; observed: {observed}",
                         parameter.segment_index, parameter.rule
                     )),
                 },
@@ -904,8 +923,10 @@ mod tests {
         tool.path_parameters = vec![PathParameter {
             name: "id".into(),
             observed_values: vec!["2".into(), "3".into()],
+            prefix: String::new(),
             rule: "numeric".into(),
             segment_index: 1,
+            suffix: String::new(),
         }];
         let long = "q".repeat(65);
         tool.query_parameters = vec![

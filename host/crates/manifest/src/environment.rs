@@ -280,6 +280,52 @@ mod tests {
     }
 
     #[test]
+    fn a_fused_parameter_takes_the_value_alone_and_replays_its_segment() {
+        let records = crate::projection::tests::rows();
+        let manifest = crate::project_manifest(
+            "ev_capture",
+            &records,
+            &crate::testing::with_fused_affix(&[]),
+        )
+        .unwrap();
+        let environment = Environment::new(&manifest, "ev_capture", records).unwrap();
+        let tool = environment
+            .tools()
+            .iter()
+            .find(|tool| tool.name == "get_tracker_tasks_by_id")
+            .unwrap();
+        let argument = tool.input_schema.argument("id").unwrap();
+        assert_eq!(
+            argument.target,
+            crate::catalog::ArgumentTarget::Path {
+                segment_index: 2,
+                name: "id".into(),
+                prefix: String::new(),
+                suffix: ".json".into(),
+            }
+        );
+        let description = argument.schema.description.as_deref().unwrap();
+        assert!(description.contains(r#""{id}.json""#), "{description}");
+        let answer = environment
+            .answer("get_tracker_tasks_by_id", &args(json!({"id": 14})))
+            .unwrap();
+        assert_eq!(answer.replay.record_ordinal, 1);
+        assert!(answer.replay.exact_match);
+        let user = environment
+            .answer("get_user_by_name", &args(json!({"name": "bea"})))
+            .unwrap();
+        assert_eq!(user.replay.record_ordinal, 4);
+        assert!(user.replay.exact_match);
+        let other = environment
+            .answer("get_tracker_tasks_by_id", &args(json!({"id": "7"})))
+            .unwrap();
+        assert!(
+            !other.replay.exact_match,
+            "an id never recorded is no exact match"
+        );
+    }
+
+    #[test]
     fn a_call_replays_the_matching_record_in_the_result_shape() {
         // contract: REPLAY-004, REPLAY-005, REPLAY-010, REPLAY-011, REPLAY-012, REPLAY-018
         let environment = environment(users());

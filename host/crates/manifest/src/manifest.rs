@@ -52,6 +52,9 @@ pub struct Manifest {
     pub primary_origin: String,
     /// How many records the capture has, how many tools cite, how many excluded groups hold.
     pub records: RecordCounts,
+    /// The route-form stages run after the template rules, in order (left out when none ran).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub route_forms: Vec<String>,
     /// The opt-in template rules applied, in their fixed order.
     pub template_rules: Vec<String>,
     /// One tool per method and path template, in order of first cited record.
@@ -84,7 +87,8 @@ pub struct ManifestTool {
     pub name: String,
     /// Inferred path parameters, by segment index.
     pub path_parameters: Vec<PathParameter>,
-    /// `/` + segments, literal segments as recorded and parameters as `{<rule>}`.
+    /// `/` + segments, literal segments as recorded and parameters as `{<rule>}`, with the literal
+    /// text a route form left around the parameter in its segment (`{numeric}.json`).
     pub path_template: String,
     /// Observed query parameter names, in order of first appearance.
     pub query_parameters: Vec<QueryParameter>,
@@ -103,17 +107,47 @@ pub struct ManifestTool {
 }
 
 /// An inferred path parameter.
+///
+/// A route form may make only part of a segment the parameter: the segment is then `prefix`, the
+/// value, `suffix` (`/tracker/tasks/7.json`: value `7`, suffix `.json`), and calls give the value
+/// alone.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PathParameter {
     /// The parameter's name.
     pub name: String,
-    /// Every observed segment, as recorded, in order of first appearance.
+    /// Every observed value (the segment without the prefix and suffix), as recorded, in order of
+    /// first appearance.
     pub observed_values: Vec<String>,
-    /// The templating rule (`numeric`, `uuid`, `ulid`, `hex`, `after-uid-literal`, …).
+    /// Literal text the segment holds before the value (empty: none).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub prefix: String,
+    /// The templating rule (`numeric`, `uuid`, `ulid`, `hex`, `after-uid-literal`, a route form's
+    /// rule such as `fused-affix`, …).
     pub rule: String,
     /// Zero-based index of the segment (`/api/users/2`: index 2).
     pub segment_index: usize,
+    /// Literal text the segment holds after the value (empty: none).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub suffix: String,
+}
+
+impl PathParameter {
+    /// Whether the parameter is only part of its segment.
+    pub fn is_fused(&self) -> bool {
+        !self.prefix.is_empty() || !self.suffix.is_empty()
+    }
+
+    /// The segment a value makes: `prefix` + value + `suffix`.
+    pub fn segment_for(&self, value: &str) -> String {
+        crate::segments::fused_segment(&self.prefix, value, &self.suffix)
+    }
+
+    /// The value a recorded segment holds: the segment without the prefix and suffix, when it has
+    /// both and something between them (a whole-segment parameter's value is the segment).
+    pub fn value_in<'s>(&self, segment: &'s str) -> Option<&'s str> {
+        crate::segments::fused_value(&self.prefix, &self.suffix, segment)
+    }
 }
 
 /// An observed query parameter name.
@@ -177,5 +211,14 @@ impl Manifest {
     /// The tool of that name.
     pub fn tool(&self, name: &str) -> Option<&ManifestTool> {
         self.tools.iter().find(|tool| tool.name == name)
+    }
+}
+
+impl ManifestTool {
+    /// The path parameter at a segment index.
+    pub fn path_parameter(&self, segment_index: usize) -> Option<&PathParameter> {
+        self.path_parameters
+            .iter()
+            .find(|parameter| parameter.segment_index == segment_index)
     }
 }

@@ -2,8 +2,11 @@
 //!
 //! 1. The primary origin is the origin with the most JSON-like responses (ties: the most records,
 //!    then the earliest record).
-//! 2. Each origin's paths are templated (see [`crate::template`]); records group by method and
-//!    template, in order of their first record.
+//! 2. Each origin's paths are templated (see [`crate::template`]), then the pipeline's route-form
+//!    stages run on what is still literal (see [`crate::route_forms`]): a form may make a segment
+//!    or only the part of it between a literal prefix and suffix a parameter (`{numeric}.json`),
+//!    and may name the argument. Records group by method and template, in order of their first
+//!    record.
 //! 3. A primary-origin group becomes a tool unless every response it recorded is a page or a static
 //!    asset, or its path names a static file and no response was JSON-like (`page-or-asset`).
 //!    Groups on other origins are excluded as `other-origin`.
@@ -16,6 +19,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use rea_evidence::Refusal;
 use rea_plugin_api::contracts::capture::CaptureRecord;
+use rea_plugin_api::contracts::route::SegmentForm;
 
 use crate::manifest::{
     ExcludedGroup, MANIFEST_VIEW_KIND, Manifest, ManifestTool, PathParameter, QueryParameter,
@@ -24,6 +28,7 @@ use crate::manifest::{
 use crate::media;
 use crate::naming::{self, NameToken};
 use crate::responses::{ParsedResponses, echo_members};
+use crate::route_forms::{apply_route_forms, is_argument_name};
 use crate::segments::{segment_value, split_path};
 use crate::shape::ShapeBuilder;
 use crate::template::{SegmentRule, TemplateRules, template_records};
@@ -47,7 +52,7 @@ pub fn project_manifest(
         )
         .in_stage(STAGE));
     };
-    let groups = template_groups(&lines, rules);
+    let groups = template_groups(&lines, rules).map_err(|refusal| refusal.in_stage(STAGE))?;
     let (tool_groups, excluded_groups) = partition_groups(&groups, primary_origin, records);
     if tool_groups.is_empty() {
         return Err(Refusal::unsupported_target(format!(
@@ -64,6 +69,7 @@ pub fn project_manifest(
         parent_evidence_id: parent_evidence_id.to_owned(),
         primary_origin: primary_origin.to_owned(),
         records: counts,
+        route_forms: rules.route_form_names(),
         template_rules: rules.names(),
         tools,
         unknowns: unknowns(records),
@@ -71,9 +77,12 @@ pub fn project_manifest(
     })
 }
 
-/// Groups the request lines per origin by method, template rule per segment and literal
-/// segments, in the order each group's first record was captured.
-fn template_groups<'a>(lines: &[Line<'a>], rules: &TemplateRules) -> Vec<Group<'a>> {
+/// Groups the request lines per origin by method, form per segment and literal segments, in the
+/// order each group's first record was captured.
+fn template_groups<'a>(
+    lines: &[Line<'a>],
+    rules: &TemplateRules,
+) -> Result<Vec<Group<'a>>, Refusal> {
     let mut by_origin: BTreeMap<&str, Vec<Line<'_>>> = BTreeMap::new();
     for line in lines {
         by_origin.entry(line.origin).or_default().push(*line);
@@ -84,9 +93,17 @@ fn template_groups<'a>(lines: &[Line<'a>], rules: &TemplateRules) -> Vec<Group<'
             origin_lines.iter().map(|line| line.record).collect();
         let paths: Vec<&str> = origin_lines.iter().map(|line| line.path).collect();
         let responses = ParsedResponses::new(&origin_records);
-        let templated = template_records(&paths, &responses, rules);
-        // (method, rules per segment, literal segments) → group.
-        type GroupKey<'k> = (&'k str, Vec<Option<SegmentRule>>, Vec<&'k str>);
+        let templated = template_records(&paths, &responses, rules)
+            .into_iter()
+            .map(|path| {
+                path.into_iter()
+                    .map(|rule| rule.map(|rule| SegmentForm::whole(rule.name())))
+                    .collect()
+            })
+            .collect();
+        let templated = apply_route_forms(&origin_records, &paths, templated, rules.route_forms())?;
+        // (method, form per segment, literal segments) → group.
+        type GroupKey<'k> = (&'k str, Vec<Option<SegmentForm>>, Vec<&'k str>);
         let mut index: BTreeMap<GroupKey<'_>, usize> = BTreeMap::new();
         for (line, rules) in origin_lines.iter().zip(templated) {
             let segments = split_path(line.path);
@@ -110,7 +127,7 @@ fn template_groups<'a>(lines: &[Line<'a>], rules: &TemplateRules) -> Vec<Group<'
         }
     }
     groups.sort_by_key(|group| group.members[0].record.ordinal);
-    groups
+    Ok(groups)
 }
 
 /// Splits the groups into those that become tools and those excluded (another origin, pages
@@ -258,7 +275,8 @@ fn primary_origin<'a>(lines: &[Line<'a>]) -> Option<&'a str> {
 struct Group<'a> {
     origin: &'a str,
     method: &'a str,
-    rules: Vec<Option<SegmentRule>>,
+    /// The form of each segment (`None`: literal).
+    rules: Vec<Option<SegmentForm>>,
     /// The first record's segments (literal positions are the same in every member).
     template_segments: Vec<&'a str>,
     members: Vec<Line<'a>>,
@@ -272,11 +290,7 @@ impl Group<'_> {
                 template.push('/');
             }
             match rule {
-                Some(rule) => {
-                    template.push('{');
-                    template.push_str(rule.name());
-                    template.push('}');
-                }
+                Some(form) => template.push_str(&form.placeholder()),
                 None => template.push_str(segment),
             }
         }
@@ -317,14 +331,17 @@ fn parameter_names(groups: &[&Group<'_>]) -> BTreeMap<String, BTreeMap<usize, St
             .rules
             .iter()
             .enumerate()
-            .filter_map(|(index, rule)| rule.map(|_| index))
+            .filter_map(|(index, rule)| rule.as_ref().map(|_| index))
             .collect();
         let last_segment = first.rules.len() - 1;
         let mut chosen: BTreeMap<usize, String> = BTreeMap::new();
         let mut used: BTreeSet<String> = BTreeSet::new();
         for position in positions {
-            let rule = first.rules[position];
-            let mut name = if rule == Some(SegmentRule::AfterUidLiteral) {
+            let form = first.rules[position].as_ref();
+            let proposed = form.and_then(|form| form.name.clone());
+            let mut name = if let Some(proposed) = proposed {
+                proposed
+            } else if form.is_some_and(|form| form.rule == SegmentRule::AfterUidLiteral.name()) {
                 "uid".to_owned()
             } else if position == last_segment {
                 echo_name(&groups, position).unwrap_or_else(|| "id".to_owned())
@@ -365,9 +382,13 @@ fn echo_name(groups: &[&Group<'_>], position: usize) -> Option<String> {
                 continue;
             };
             let segment = split_path(line.path)[position];
-            let decoded = segment_value(segment);
+            let value = group.rules[position]
+                .as_ref()
+                .and_then(|form| form.value_in(segment))
+                .unwrap_or(segment);
+            let decoded = segment_value(value);
             for name in echo_members(body, &decoded) {
-                if is_parameter_name(&name) {
+                if is_argument_name(&name) {
                     *counts.entry(name).or_default() += 1;
                 }
             }
@@ -390,16 +411,6 @@ fn echo_name(groups: &[&Group<'_>], position: usize) -> Option<String> {
         .map(|(name, _)| name)
 }
 
-fn is_parameter_name(name: &str) -> bool {
-    let bytes = name.as_bytes();
-    !bytes.is_empty()
-        && bytes.len() <= 64
-        && (bytes[0].is_ascii_alphabetic() || bytes[0] == b'_')
-        && bytes
-            .iter()
-            .all(|byte| byte.is_ascii_alphanumeric() || *byte == b'_')
-}
-
 fn name_tokens<'a>(group: &'a Group<'_>, parameters: &'a [PathParameter]) -> Vec<NameToken<'a>> {
     group
         .template_segments
@@ -408,12 +419,12 @@ fn name_tokens<'a>(group: &'a Group<'_>, parameters: &'a [PathParameter]) -> Vec
         .enumerate()
         .map(|(index, (segment, rule))| match rule {
             None => NameToken::Literal(segment),
-            Some(rule) => NameToken::Parameter {
+            Some(form) => NameToken::Parameter {
                 name: parameters
                     .iter()
                     .find(|parameter| parameter.segment_index == index)
                     .map_or("param", |parameter| parameter.name.as_str()),
-                rule: rule.name(),
+                rule: form.rule.as_str(),
             },
         })
         .collect()
@@ -422,11 +433,16 @@ fn name_tokens<'a>(group: &'a Group<'_>, parameters: &'a [PathParameter]) -> Vec
 fn build_tool(group: &Group<'_>, names: &BTreeMap<usize, String>) -> ManifestTool {
     let mut path_parameters: Vec<PathParameter> = names
         .iter()
-        .map(|(index, name)| PathParameter {
-            name: name.clone(),
-            observed_values: Vec::new(),
-            rule: group.rules[*index].map_or("", SegmentRule::name).to_owned(),
-            segment_index: *index,
+        .map(|(index, name)| {
+            let form = group.rules[*index].as_ref();
+            PathParameter {
+                name: name.clone(),
+                observed_values: Vec::new(),
+                prefix: form.map(|form| form.prefix.clone()).unwrap_or_default(),
+                rule: form.map(|form| form.rule.clone()).unwrap_or_default(),
+                segment_index: *index,
+                suffix: form.map(|form| form.suffix.clone()).unwrap_or_default(),
+            }
         })
         .collect();
     let mut query: Vec<QueryParameter> = Vec::new();
@@ -440,7 +456,8 @@ fn build_tool(group: &Group<'_>, names: &BTreeMap<usize, String>) -> ManifestToo
         let record = line.record;
         let segments = split_path(line.path);
         for parameter in &mut path_parameters {
-            let value = segments[parameter.segment_index];
+            let segment = segments[parameter.segment_index];
+            let value = parameter.value_in(segment).unwrap_or(segment);
             if !parameter.observed_values.iter().any(|known| known == value) {
                 parameter.observed_values.push(value.to_owned());
             }
@@ -544,7 +561,7 @@ fn unknowns(records: &[CaptureRecord]) -> Vec<Unknown> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::template::TemplateRule;
     use crate::testing::record;
@@ -912,6 +929,67 @@ mod tests {
             names
                 .iter()
                 .all(|name| crate::naming::is_mcp_tool_name(name))
+        );
+    }
+
+    pub(crate) fn rows() -> Vec<CaptureRecord> {
+        vec![
+            record(0, "GET", "http://db/tracker/tasks/1.json")
+                .json(200, r#"{"rows":[{"id":1}]}"#)
+                .build(),
+            record(1, "GET", "http://db/tracker/tasks/14.json")
+                .json(200, r#"{"rows":[{"id":14}]}"#)
+                .build(),
+            record(2, "GET", "http://db/tracker/tasks/2.json")
+                .json(404, r#"{"ok":false}"#)
+                .build(),
+            record(3, "GET", "http://db/-/user/org.couchdb.user:ana")
+                .json(200, r#"{"name":"ana"}"#)
+                .build(),
+            record(4, "GET", "http://db/-/user/org.couchdb.user:bea")
+                .json(200, r#"{"name":"bea"}"#)
+                .build(),
+            record(5, "GET", "http://db/list/ana")
+                .json(200, "[]")
+                .build(),
+            record(6, "GET", "http://db/list/bea")
+                .json(200, "[]")
+                .build(),
+        ]
+    }
+
+    #[test]
+    fn route_forms_make_an_id_fused_with_literal_text_one_parameter() {
+        let plain = project(&rows(), &[]);
+        assert!(plain.tool("get_tracker_tasks_1_json").is_some());
+        assert!(plain.route_forms.is_empty());
+        let manifest =
+            project_manifest("ev", &rows(), &crate::testing::with_fused_affix(&[])).unwrap();
+        assert_eq!(manifest.route_forms, vec!["fused-affix"]);
+        let row = tool(&manifest, "get_tracker_tasks_by_id");
+        assert_eq!(row.path_template, "/tracker/tasks/{numeric}.json");
+        assert_eq!(row.record_ordinals, vec![0, 1, 2]);
+        let parameter = &row.path_parameters[0];
+        assert_eq!(
+            (parameter.prefix.as_str(), parameter.suffix.as_str()),
+            ("", ".json")
+        );
+        assert_eq!(parameter.observed_values, vec!["1", "14", "2"]);
+        assert_eq!(parameter.segment_for("9"), "9.json");
+        let user = tool(&manifest, "get_user_by_name");
+        assert_eq!(user.path_template, "/-/user/org.couchdb.user:{fused-affix}");
+        assert_eq!(user.path_parameters[0].observed_values, vec!["ana", "bea"]);
+        assert_eq!(user.path_parameters[0].prefix, "org.couchdb.user:");
+        let json = serde_json::to_value(&manifest).unwrap();
+        assert_eq!(json["route_forms"], serde_json::json!(["fused-affix"]));
+        assert_eq!(
+            json["tools"][0]["path_parameters"][0]["suffix"],
+            serde_json::json!(".json")
+        );
+        let without = serde_json::to_value(&plain).unwrap();
+        assert!(
+            without.get("route_forms").is_none(),
+            "no form ran: no member"
         );
     }
 

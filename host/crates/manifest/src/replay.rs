@@ -27,7 +27,7 @@ use serde_json::{Map, Value};
 use crate::body::{BodyEncoding, InterpretedBody, ReplayBody, interpret};
 use crate::catalog::{ArgumentTarget, InputSchema};
 use crate::display::{DISPLAY_BUDGET, utf8_prefix};
-use crate::segments::{percent_decode, split_path};
+use crate::segments::{fused_segment, percent_decode, split_path};
 
 /// Where one segment of a recorded path starts and ends.
 type SegmentBounds = (u32, u32);
@@ -255,8 +255,15 @@ pub(crate) fn resolve_arguments(
             expected,
         };
         match &argument.target {
-            ArgumentTarget::Path { segment_index, .. } => match path_text(value) {
-                Some(text) => supplied.path.push((*segment_index, text)),
+            ArgumentTarget::Path {
+                segment_index,
+                prefix,
+                suffix,
+                ..
+            } => match path_text(value) {
+                Some(text) => supplied
+                    .path
+                    .push((*segment_index, fused_segment(prefix, &text, suffix))),
                 None => return Err(invalid("a string or an integer")),
             },
             ArgumentTarget::Query { name: captured } => {

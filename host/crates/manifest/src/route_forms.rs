@@ -8,8 +8,19 @@
 //! decoded) or a run of a decoded segment's parts between separators
 //! (`rea_plugin_api::route_fields::separated_runs`). At most [`MAX_ANSWER_VALUES`] per answer, in
 //! document order.
+//!
+//! [`apply_route_forms`] runs the pipeline's stages in order, each on the forms the ones before
+//! left, and keeps a proposed change only where it fits: a segment still literal and not empty,
+//! whose recorded and decoded spellings both hold the prefix and suffix with something between
+//! them, a rule of lower-case letters, digits and `-`, affixes without `{`, `}` or `/`, and a
+//! proposed argument name of `[A-Za-z_][A-Za-z0-9_]*`. A change that does not fit is ignored (a
+//! form only ever proposes); a stage that fails refuses the projection.
 
 use std::collections::BTreeSet;
+use std::sync::Arc;
+
+use rea_evidence::Refusal;
+use rea_registry::RouteFormHandle;
 
 use rea_plugin_api::contracts::SCHEMA_VERSION;
 use rea_plugin_api::contracts::capture::CaptureRecord;
@@ -31,6 +42,96 @@ const MAX_VALUE_DEPTH: usize = 3;
 /// The route form request for one origin's records (`paths[r]` is record `r`'s path), in record
 /// order, with the format rules' forms filled in.
 pub fn route_form_request(records: &[&CaptureRecord], paths: &[&str]) -> RouteFormRequest {
+    let segments: Vec<Vec<&str>> = paths.iter().map(|path| split_path(path)).collect();
+    let forms = segments
+        .iter()
+        .map(|path| {
+            path.iter()
+                .map(|segment| format_rule(&segment_value(segment)).map(SegmentForm::whole))
+                .collect()
+        })
+        .collect();
+    request_with_forms(records, paths, forms)
+}
+
+/// Runs route-form stages in order on one origin's records (`paths[r]` is record `r`'s path),
+/// starting from `forms` (per record, per segment), and answers the forms after the last stage
+/// (see the module docs for which changes are kept).
+pub fn apply_route_forms(
+    records: &[&CaptureRecord],
+    paths: &[&str],
+    mut forms: Vec<Vec<Option<SegmentForm>>>,
+    stages: &[Arc<RouteFormHandle>],
+) -> Result<Vec<Vec<Option<SegmentForm>>>, Refusal> {
+    if stages.is_empty() {
+        return Ok(forms);
+    }
+    let mut request = request_with_forms(records, paths, forms.clone());
+    for stage in stages {
+        let outcome = stage.apply(&request).map_err(|error| {
+            Refusal::internal(format!(
+                "route form `{}` of plugin `{}` failed: {error}",
+                stage.stage(),
+                stage.plugin()
+            ))
+        })?;
+        for change in outcome.changes {
+            let Some(route) = request.routes.get(change.route) else {
+                continue;
+            };
+            if fits(route, change.segment, &change.form) {
+                forms[change.route][change.segment] = Some(change.form.clone());
+                request.routes[change.route].forms[change.segment] = Some(change.form);
+            }
+        }
+    }
+    Ok(forms)
+}
+
+/// Whether a proposed form fits a still-literal segment of a route (see the module docs).
+fn fits(route: &RecordedRoute, segment: usize, form: &SegmentForm) -> bool {
+    let (Some(raw), Some(decoded), Some(None)) = (
+        route.segments.get(segment),
+        route.decoded.get(segment),
+        route.forms.get(segment),
+    ) else {
+        return false;
+    };
+    let clean = |affix: &str| !affix.contains(['{', '}', '/']);
+    let rule_ok = !form.rule.is_empty()
+        && form
+            .rule
+            .bytes()
+            .all(|byte| byte.is_ascii_lowercase() || byte.is_ascii_digit() || byte == b'-');
+    let name_ok = form.name.as_deref().is_none_or(is_argument_name);
+    !raw.is_empty()
+        && rule_ok
+        && name_ok
+        && clean(&form.prefix)
+        && clean(&form.suffix)
+        && form.value_in(raw).is_some_and(|value| !value.is_empty())
+        && form
+            .value_in(decoded)
+            .is_some_and(|value| !value.is_empty())
+}
+
+/// `[A-Za-z_][A-Za-z0-9_]*`, at most 64 characters.
+pub(crate) fn is_argument_name(name: &str) -> bool {
+    let bytes = name.as_bytes();
+    !bytes.is_empty()
+        && bytes.len() <= 64
+        && (bytes[0].is_ascii_alphabetic() || bytes[0] == b'_')
+        && bytes
+            .iter()
+            .all(|byte| byte.is_ascii_alphanumeric() || *byte == b'_')
+}
+
+/// The request for records whose segments have these forms so far.
+fn request_with_forms(
+    records: &[&CaptureRecord],
+    paths: &[&str],
+    mut forms: Vec<Vec<Option<SegmentForm>>>,
+) -> RouteFormRequest {
     let responses = ParsedResponses::new(records);
     let segments: Vec<Vec<&str>> = paths.iter().map(|path| split_path(path)).collect();
     let decoded: Vec<Vec<String>> = segments
@@ -51,10 +152,7 @@ pub fn route_form_request(records: &[&CaptureRecord], paths: &[&str]) -> RouteFo
                 .iter()
                 .map(|segment| (*segment).to_owned())
                 .collect(),
-            forms: decoded[index]
-                .iter()
-                .map(|value| format_rule(value).map(SegmentForm::whole))
-                .collect(),
+            forms: std::mem::take(&mut forms[index]),
             decoded: decoded[index].clone(),
             answer: recorded_answer(
                 record.response.status,
@@ -108,8 +206,39 @@ fn recorded_answer(status: u16, json: Option<&Value>, spelled: &BTreeSet<&str>) 
         status,
         json: Some(kind.to_owned()),
         members,
+        item_members: item_members(json),
         values,
     }
+}
+
+/// The member names of the objects an answer lists (see [`RecordedAnswer::item_members`]).
+fn item_members(json: &Value) -> Vec<String> {
+    fn objects(value: &Value) -> Option<&Vec<Value>> {
+        value
+            .as_array()
+            .filter(|items| !items.is_empty() && items.iter().all(Value::is_object))
+    }
+    let list = match json {
+        Value::Array(_) => objects(json),
+        Value::Object(members) => members
+            .values()
+            .filter_map(objects)
+            .reduce(|longest, items| {
+                if items.len() > longest.len() {
+                    items
+                } else {
+                    longest
+                }
+            }),
+        _ => None,
+    };
+    let names: BTreeSet<&String> = list
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_object)
+        .flat_map(|object| object.keys())
+        .collect();
+    names.into_iter().cloned().collect()
 }
 
 fn collect_values(
@@ -191,6 +320,7 @@ mod tests {
         let answer = &request.routes[0].answer;
         assert_eq!(answer.json.as_deref(), Some("object"));
         assert_eq!(answer.members, vec!["ok", "rows"]);
+        assert_eq!(answer.item_members, vec!["code", "deep", "name"]);
         let values: Vec<(&str, bool, &str)> = answer
             .values
             .iter()

@@ -42,6 +42,37 @@ pub fn segment_value(segment: &str) -> Cow<'_, str> {
     percent_decode(segment).unwrap_or(Cow::Borrowed(segment))
 }
 
+/// The segment a parameter value makes between a route form's literal prefix and suffix.
+pub fn fused_segment(prefix: &str, value: &str, suffix: &str) -> String {
+    format!("{prefix}{value}{suffix}")
+}
+
+pub use rea_plugin_api::route_fields::fused_value;
+
+/// The literal prefix and suffix a path template's segment holds around its parameter
+/// (`{numeric}.json`: `("", ".json")`, `org.couchdb.user:{fused-affix}`:
+/// `("org.couchdb.user:", "")`); `None` for a literal segment. A placeholder is `{` + a rule name
+/// of lower-case letters, digits and `-` + `}`.
+pub fn template_affixes(template_segment: &str) -> Option<(&str, &str)> {
+    let open = template_segment.find('{')?;
+    let close = open + template_segment[open..].find('}')?;
+    let rule = &template_segment[open + 1..close];
+    let named = !rule.is_empty()
+        && rule
+            .bytes()
+            .all(|byte| byte.is_ascii_lowercase() || byte.is_ascii_digit() || byte == b'-');
+    let (prefix, suffix) = (&template_segment[..open], &template_segment[close + 1..]);
+    (named && !prefix.contains('{') && !suffix.contains('{')).then_some((prefix, suffix))
+}
+
+/// The parameter value a recorded segment holds at a template segment: without the prefix and
+/// suffix of a fused parameter, the segment itself otherwise (also when it does not fit them).
+pub fn template_value<'s>(template_segment: &str, segment: &'s str) -> &'s str {
+    template_affixes(template_segment)
+        .and_then(|(prefix, suffix)| fused_value(prefix, suffix, segment))
+        .unwrap_or(segment)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -66,5 +97,26 @@ mod tests {
         assert!(percent_decode("%ff").is_none());
         assert_eq!(form_decode("a+b%2Cc").unwrap(), "a b,c");
         assert_eq!(segment_value("%ff"), "%ff");
+    }
+
+    #[test]
+    fn fused_parameters_strip_and_add_their_literal_text() {
+        assert_eq!(template_affixes("{numeric}.json"), Some(("", ".json")));
+        assert_eq!(
+            template_affixes("org.couchdb.user:{fused-affix}"),
+            Some(("org.couchdb.user:", ""))
+        );
+        assert_eq!(template_affixes("{uuid}"), Some(("", "")));
+        assert_eq!(template_affixes("tasks.json"), None);
+        assert_eq!(template_affixes("%7Bx%7D"), None);
+        assert_eq!(template_affixes("{Not A Rule}"), None);
+        assert_eq!(template_value("{numeric}.json", "7.json"), "7");
+        assert_eq!(template_value("{numeric}.json", "7.csv"), "7.csv");
+        assert_eq!(template_value("item-{numeric}", "item-12"), "12");
+        assert_eq!(template_value("{numeric}", "12"), "12");
+        assert_eq!(template_value("tasks", "tasks"), "tasks");
+        assert_eq!(fused_value("", ".json", ".json"), None);
+        assert_eq!(fused_value("", "", ""), Some(""));
+        assert_eq!(fused_segment("v2:", "7", ""), "v2:7");
     }
 }

@@ -25,8 +25,13 @@
 //!    Repeated until nothing changes.
 //!
 //! Templating runs per origin. Its output, per record, is one optional [`SegmentRule`] per segment.
+//! The pipeline's route-form stages then run on what is still literal (see
+//! [`crate::route_forms`]); [`TemplateRules`] carries them with the opt-in rules.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
+
+use rea_registry::RouteFormHandle;
 
 use rea_plugin_api::route_fields;
 use serde::{Deserialize, Serialize};
@@ -108,11 +113,21 @@ pub enum RuleListError {
 }
 
 /// The opt-in rules a view applies: a set, applied in [`TemplateRule::ALL`] order whatever order
-/// the view listed them in.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+/// the view listed them in; and the route-form stages the pipeline names, run after them in
+/// order (none unless given with [`TemplateRules::with_route_forms`]).
+#[derive(Debug, Clone, Default)]
 pub struct TemplateRules {
     rules: BTreeSet<TemplateRule>,
+    route_forms: Vec<Arc<RouteFormHandle>>,
 }
+
+impl PartialEq for TemplateRules {
+    fn eq(&self, other: &Self) -> bool {
+        self.rules == other.rules && self.route_form_names() == other.route_form_names()
+    }
+}
+
+impl Eq for TemplateRules {}
 
 impl TemplateRules {
     /// No opt-in rule: format rules only.
@@ -124,7 +139,27 @@ impl TemplateRules {
     pub fn all() -> Self {
         Self {
             rules: TemplateRule::ALL.into_iter().collect(),
+            route_forms: Vec::new(),
         }
+    }
+
+    /// The same rules with these route-form stages, run in this order after the rules.
+    pub fn with_route_forms(mut self, forms: Vec<Arc<RouteFormHandle>>) -> Self {
+        self.route_forms = forms;
+        self
+    }
+
+    /// The route-form stages, in order.
+    pub fn route_forms(&self) -> &[Arc<RouteFormHandle>] {
+        &self.route_forms
+    }
+
+    /// The route-form stages' names, in order.
+    pub fn route_form_names(&self) -> Vec<String> {
+        self.route_forms
+            .iter()
+            .map(|form| form.stage().to_owned())
+            .collect()
     }
 
     /// Reads a list of rule names; an unknown or repeated name is refused.
@@ -150,6 +185,7 @@ impl TemplateRules {
         }
         Ok(Self {
             rules: seen.into_keys().collect(),
+            route_forms: Vec::new(),
         })
     }
 

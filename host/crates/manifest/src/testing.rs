@@ -105,3 +105,17 @@ impl RecordBuilder {
         self.0
     }
 }
+
+/// Template rules with the built-in `fused-affix` route form, through the registry as a pipeline
+/// gives it.
+#[cfg(test)]
+pub(crate) fn with_fused_affix(rules: &[&str]) -> crate::TemplateRules {
+    use rea_plugin_route_forms as _;
+    let registry = rea_registry::Registry::with_builtins().expect("registry");
+    let form = registry
+        .route_form_stage("fused-affix")
+        .expect("the built-in route form");
+    crate::TemplateRules::parse(rules)
+        .expect("rules")
+        .with_route_forms(vec![std::sync::Arc::new(form)])
+}

@@ -45,6 +45,8 @@ pub struct Pipeline {
     pub template_rules: Vec<String>,
     /// Query-grammar stages the state engine runs, in pipeline order.
     pub query_grammars: Vec<ResolvedStage>,
+    /// Route-form stages the manifest projection runs after the template rules, in order.
+    pub route_forms: Vec<ResolvedStage>,
     /// State rules in pipeline order.
     pub rules: Vec<ResolvedRule>,
     /// Serve settings.
@@ -98,7 +100,10 @@ impl Pipeline {
                 value["input"] = serde_json::Value::from(input.as_str());
                 value
             }).collect::<Vec<_>>(),
-            "manifest": {"template_rules": self.template_rules},
+            "manifest": {
+                "template_rules": self.template_rules,
+                "route_forms": self.route_forms.iter().map(stage).collect::<Vec<_>>(),
+            },
             "state": {"query_grammars": self.query_grammars.iter().map(stage).collect::<Vec<_>>()},
             "rules": self.rules.iter().map(|rule| {
                 let mut value = stage(&rule.stage);
@@ -142,18 +147,7 @@ pub fn load(path: Option<&Path>, registry: &mut Registry) -> Result<Pipeline, Pi
 /// collecting every problem.
 pub fn resolve(spec: &PipelineSpec, registry: &mut Registry) -> Result<Pipeline, PipelineErrors> {
     let mut problems = Vec::new();
-    let mut libraries = Vec::new();
-    for library in &spec.libraries {
-        match registry.load_library(&library.path, library.sha256.as_deref()) {
-            Ok(plugin) => libraries.push(ResolvedLibrary {
-                path: library.path.clone(),
-                sha256: library.sha256.clone(),
-                plugin: plugin.name.clone(),
-            }),
-            Err(error) => problems.push(spec.at(library.position, error.code(), error.to_string())),
-        }
-    }
-
+    let libraries = resolve_libraries(spec, registry, &mut problems);
     let mut capture_extractors = BTreeMap::new();
     for binding in &spec.capture {
         match lookup(registry, &binding.stage, StageKind::Capture) {
@@ -175,6 +169,8 @@ pub fn resolve(spec: &PipelineSpec, registry: &mut Registry) -> Result<Pipeline,
             Err((code, message)) => problems.push(spec.at(binding.position, code, message)),
         }
     }
+
+    let route_forms = resolve_route_forms(spec, registry, &mut problems);
 
     let mut rules = Vec::new();
     let mut listed = std::collections::BTreeSet::new();
@@ -230,9 +226,47 @@ pub fn resolve(spec: &PipelineSpec, registry: &mut Registry) -> Result<Pipeline,
         capture_extractors,
         template_rules: spec.template_rules.clone(),
         query_grammars,
+        route_forms,
         rules,
         serve: spec.serve.clone(),
     })
+}
+
+/// Loads the spec's plugin libraries into `registry` (each failure a problem at its position).
+fn resolve_libraries(
+    spec: &PipelineSpec,
+    registry: &mut Registry,
+    problems: &mut Vec<Diagnostic>,
+) -> Vec<ResolvedLibrary> {
+    let mut libraries = Vec::new();
+    for library in &spec.libraries {
+        match registry.load_library(&library.path, library.sha256.as_deref()) {
+            Ok(plugin) => libraries.push(ResolvedLibrary {
+                path: library.path.clone(),
+                sha256: library.sha256.clone(),
+                plugin: plugin.name.clone(),
+            }),
+            Err(error) => problems.push(spec.at(library.position, error.code(), error.to_string())),
+        }
+    }
+    libraries
+}
+
+/// The route-form stages `[manifest] route_forms` names, in order (each unknown or other-kind
+/// name a problem at its position).
+fn resolve_route_forms(
+    spec: &PipelineSpec,
+    registry: &Registry,
+    problems: &mut Vec<Diagnostic>,
+) -> Vec<ResolvedStage> {
+    let mut route_forms = Vec::new();
+    for (name, position) in &spec.route_forms {
+        match lookup(registry, name, StageKind::RouteForm) {
+            Ok((resolved, _)) => route_forms.push(resolved),
+            Err((code, message)) => problems.push(spec.at(*position, code, message)),
+        }
+    }
+    route_forms
 }
 
 /// The query-grammar stages `[state]` names (each unknown or other-kind name a problem at its

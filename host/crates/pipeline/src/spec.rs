@@ -11,6 +11,7 @@
 //! har = "har"
 //! [manifest]
 //! template_rules = ["after-uid-literal"]       # applied in the views' fixed order
+//! route_forms = ["fused-affix"]                # route-form stages, run in this order after them
 //! [state]
 //! query_grammars = ["field-affixes"]           # query-grammar stages, in order (absent: the
 //!                                              # built-in default, where the registry holds it)
@@ -51,6 +52,8 @@ pub struct PipelineSpec {
     pub capture: Vec<CaptureBinding>,
     /// Template rules in the views' fixed order.
     pub template_rules: Vec<String>,
+    /// Route-form stages in file order, each with its name's position.
+    pub route_forms: Vec<(String, usize)>,
     /// State rules in file order.
     pub rules: Vec<RuleSpec>,
     /// The query-grammar stages `[state] query_grammars` names, in order, each with its byte
@@ -344,7 +347,7 @@ pub fn parse(text: &str, origin: &str, base_dir: &Path) -> Result<PipelineSpec, 
 
     let libraries = parse_libraries(&mut collector, root, base_dir);
     let capture = parse_capture(&mut collector, root);
-    let template_rules = parse_manifest(&mut collector, root);
+    let (template_rules, route_forms) = parse_manifest(&mut collector, root);
     let rules = parse_rules(&mut collector, root);
     let query_grammars = parse_state(&mut collector, root);
     let serve = parse_serve(&mut collector, root);
@@ -361,6 +364,7 @@ pub fn parse(text: &str, origin: &str, base_dir: &Path) -> Result<PipelineSpec, 
         libraries,
         capture,
         template_rules,
+        route_forms,
         rules,
         query_grammars,
         serve,
@@ -487,15 +491,58 @@ fn parse_capture(collector: &mut Collector<'_>, root: &DeTable<'_>) -> Vec<Captu
     bindings
 }
 
-fn parse_manifest(collector: &mut Collector<'_>, root: &DeTable<'_>) -> Vec<String> {
+/// `[manifest]`: the template rules (in the views' fixed order) and the route-form stages (in
+/// file order, each with its position).
+fn parse_manifest(
+    collector: &mut Collector<'_>,
+    root: &DeTable<'_>,
+) -> (Vec<String>, Vec<(String, usize)>) {
     let Some(manifest) = get(root, "manifest") else {
-        return Vec::new();
+        return (Vec::new(), Vec::new());
     };
     let DeValue::Table(table) = manifest.get_ref() else {
         collector.wrong_type(manifest.span(), "`manifest`", "a table", manifest.get_ref());
+        return (Vec::new(), Vec::new());
+    };
+    collector.unknown_keys(table, "[manifest]", &["template_rules", "route_forms"]);
+    let forms = parse_route_forms(collector, table);
+    (parse_template_rules(collector, table), forms)
+}
+
+/// `[manifest] route_forms`: stage names, each once (whether each is a route-form stage is
+/// checked when the pipeline is resolved).
+fn parse_route_forms(collector: &mut Collector<'_>, table: &DeTable<'_>) -> Vec<(String, usize)> {
+    let Some(forms) = get(table, "route_forms") else {
         return Vec::new();
     };
-    collector.unknown_keys(table, "[manifest]", &["template_rules"]);
+    let DeValue::Array(items) = forms.get_ref() else {
+        collector.wrong_type(
+            forms.span(),
+            "`manifest.route_forms`",
+            "an array of route-form stage names",
+            forms.get_ref(),
+        );
+        return Vec::new();
+    };
+    let mut named: Vec<(String, usize)> = Vec::new();
+    for item in items.iter() {
+        let Some(name) = collector.string(item, "each route form") else {
+            continue;
+        };
+        if named.iter().any(|(known, _)| *known == name) {
+            collector.push(
+                item.span().start,
+                "repeated_route_form",
+                format!("route form `{name}` is named twice"),
+            );
+        } else {
+            named.push((name, item.span().start));
+        }
+    }
+    named
+}
+
+fn parse_template_rules(collector: &mut Collector<'_>, table: &DeTable<'_>) -> Vec<String> {
     let Some(rules) = get(table, "template_rules") else {
         return Vec::new();
     };
@@ -742,6 +789,44 @@ mod tests {
         let spec = parse(crate::DEFAULT_PIPELINE, "default", Path::new(".")).expect("parses");
         assert_eq!(spec.capture.len(), 2, "har and browser-scenario");
         assert_eq!(spec.template_rules.len(), 4);
+        let forms: Vec<&str> = spec
+            .route_forms
+            .iter()
+            .map(|(name, _)| name.as_str())
+            .collect();
+        assert_eq!(
+            forms,
+            vec!["fused-affix"],
+            "the built-in route form runs by default"
+        );
+    }
+
+    #[test]
+    fn route_forms_keep_their_order_and_refuse_repeats() {
+        let text = "[manifest]\nroute_forms = [\"b\", \"a\", \"b\"]\n";
+        let errors = parse(text, "p.toml", Path::new(".")).expect_err("refused");
+        assert_eq!(errors.0.len(), 1);
+        assert_eq!(errors.0[0].code, "repeated_route_form");
+        assert_eq!((errors.0[0].line, errors.0[0].column), (Some(2), Some(26)));
+        let spec = parse(
+            "[manifest]\nroute_forms = [\"b\", \"a\"]\n",
+            "p.toml",
+            Path::new("."),
+        )
+        .expect("parses");
+        let forms: Vec<&str> = spec
+            .route_forms
+            .iter()
+            .map(|(name, _)| name.as_str())
+            .collect();
+        assert_eq!(forms, vec!["b", "a"]);
+        let errors = parse(
+            "[manifest]\nroute_forms = \"a\"\n",
+            "p.toml",
+            Path::new("."),
+        )
+        .expect_err("refused");
+        assert_eq!(errors.0[0].code, "wrong_type");
     }
 
     #[test]

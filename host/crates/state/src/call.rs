@@ -5,13 +5,14 @@ use std::collections::BTreeMap;
 
 use rea_manifest::ToolDefinition;
 use rea_manifest::catalog::ArgumentTarget;
-use rea_manifest::segments::split_path;
+use rea_manifest::segments::{fused_segment, split_path};
 use serde_json::{Map, Value};
 
 /// A tool call's arguments, resolved.
 #[derive(Debug, Default)]
 pub(crate) struct Call {
-    /// Segment index → value as given.
+    /// Segment index → the segment the value makes (a fused parameter's value between its
+    /// prefix and suffix, as recorded paths spell it).
     pub(crate) path: BTreeMap<usize, String>,
     /// Captured query name → values.
     pub(crate) query: Vec<(String, Vec<String>)>,
@@ -27,9 +28,15 @@ impl Call {
                 continue;
             };
             match &argument.target {
-                ArgumentTarget::Path { segment_index, .. } => {
+                ArgumentTarget::Path {
+                    segment_index,
+                    prefix,
+                    suffix,
+                    ..
+                } => {
                     if let Some(text) = rea_manifest::replay::path_text(value) {
-                        call.path.insert(*segment_index, text);
+                        call.path
+                            .insert(*segment_index, fused_segment(prefix, &text, suffix));
                     }
                 }
                 ArgumentTarget::Query { name } => {

@@ -107,7 +107,8 @@ fn check_budget(state: &StateView, budget: u64) -> Result<(), Refusal> {
 }
 
 /// Projects the `environment-state` view of capture Evidence with template rules: the manifest
-/// first (the same projection `environment-manifest` makes), then the state, with the write plans
+/// first (the same projection `environment-manifest` makes, with the state rules' pipeline's
+/// route forms: [`RuleSet::templating`]), then the state, with the write plans
 /// the state rules explain. The capture is checked as for the manifest view (a capture
 /// operation, no declared sensitive values), and the derivation is bounded by the view's budget
 /// ([`DERIVATION_BUDGET_BYTES`]).
@@ -128,7 +129,7 @@ pub fn project_state_evidence_within(
 ) -> Result<ProjectedState, Refusal> {
     check_capture_evidence(capture)?;
     let records = capture_records(capture).map_err(|refusal| refusal.in_stage(STAGE))?;
-    let manifest = project_manifest(capture.id(), &records, rules)?;
+    let manifest = project_manifest(capture.id(), &records, &state_rules.templating(rules))?;
     let manifest_evidence = seal_manifest(&manifest)?;
     let state = derive_state(&manifest, manifest_evidence.id(), &records, state_rules)?;
     check_budget(&state, budget)?;

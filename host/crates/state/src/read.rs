@@ -14,7 +14,7 @@
 //! carried is a tool error, never a partial answer; a rendered body over 256 KiB is a
 //! `resource_constraint` tool error.
 
-use rea_manifest::segments::{percent_decode, split_path};
+use rea_manifest::segments::{percent_decode, split_path, template_value};
 use rea_plugin_api::json::{Json, Object};
 use serde_json::{Map, Value};
 
@@ -362,6 +362,11 @@ impl StateService {
         let Some((last, collection)) = item_segments(&segments).split_last() else {
             return Ok(tool_error("invalid_arguments", "the call names no entity"));
         };
+        // The id a fused parameter names is its value between the prefix and suffix.
+        let written = split_path(template);
+        let last = item_segments(&written)
+            .last()
+            .map_or(last.as_str(), |pattern| template_value(pattern, last));
         let (names, field) = item_names(item, call, last)?;
         let view = match &item.key {
             ItemKey::Path => format!("/{}", segments.join("/")),

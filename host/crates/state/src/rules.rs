@@ -20,13 +20,14 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use rea_evidence::Refusal;
+use rea_manifest::TemplateRules;
 pub use rea_pipeline::WithheldWrites;
 use rea_plugin_api::abi_stable::std_types::{RResult, RStr, RString};
 use rea_plugin_api::contracts::query::{QueryGrammarOutcome, QueryGrammarRequest, QueryRole};
 use rea_plugin_api::contracts::rule::{ApplyOutcome, ApplyRequest, LearnOutcome, LearnRequest};
 use rea_plugin_api::export::rule_stage_object;
 use rea_plugin_api::{PluginError, RuleStageBox, StateRule};
-use rea_registry::{QueryGrammarHandle, Registry, RuleHandle};
+use rea_registry::{QueryGrammarHandle, Registry, RouteFormHandle, RuleHandle};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -238,6 +239,29 @@ pub fn load_pipeline(
     Ok((pipeline, rules))
 }
 
+/// The route-form stages a resolved pipeline names (`[manifest] route_forms`), in order,
+/// constructed from the registry that resolved it.
+pub fn route_form_handles(
+    pipeline: &rea_pipeline::Pipeline,
+    registry: &Registry,
+) -> Result<Vec<Arc<RouteFormHandle>>, Refusal> {
+    pipeline
+        .route_forms
+        .iter()
+        .map(|form| {
+            registry
+                .route_form_stage(&form.stage)
+                .map(Arc::new)
+                .map_err(|error| {
+                    Refusal::configuration_invalid(format!(
+                        "the route form `{}` cannot be constructed: {error}",
+                        form.stage
+                    ))
+                })
+        })
+        .collect()
+}
+
 /// How a rule step is named in the state Evidence.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RuleStageRef {
@@ -284,6 +308,9 @@ pub fn is_default_query_grammars(grammars: &[QueryGrammarRef]) -> bool {
 pub struct RuleSet {
     steps: Vec<ConfiguredRule>,
     query_grammars: Vec<ConfiguredQueryGrammar>,
+    /// The pipeline's route-form stages (`[manifest] route_forms`), which the manifest the state
+    /// is derived from runs.
+    route_forms: Vec<Arc<RouteFormHandle>>,
     /// Every failed stage call so far, one sentence each (shared by clones).
     failures: Arc<std::sync::Mutex<std::collections::BTreeSet<String>>>,
     withheld: WithheldWrites,
@@ -332,9 +359,11 @@ impl RuleSet {
                 handle: Arc::new(Deadlined::new(handle, deadline)),
             });
         }
+        let route_forms = route_form_handles(pipeline, registry)?;
         Ok(Self {
             steps,
             query_grammars,
+            route_forms,
             failures: Arc::default(),
             withheld: pipeline.serve.withheld,
         })
@@ -355,6 +384,7 @@ impl RuleSet {
                 })
                 .collect(),
             query_grammars: Vec::new(),
+            route_forms: Vec::new(),
             failures: Arc::default(),
             withheld: WithheldWrites::default(),
         }
@@ -425,6 +455,12 @@ impl RuleSet {
                 plugin: grammar.plugin.clone(),
             })
             .collect()
+    }
+
+    /// A view's template rules with the pipeline's route-form stages: what the manifest a state
+    /// is derived from is projected with.
+    pub fn templating(&self, rules: &TemplateRules) -> TemplateRules {
+        rules.clone().with_route_forms(self.route_forms.clone())
     }
 
     /// The same steps, serving withheld writes as `mode` says.

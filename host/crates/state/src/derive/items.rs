@@ -5,7 +5,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use rea_manifest::Manifest;
-use rea_manifest::segments::split_path;
+use rea_manifest::segments::{split_path, template_value};
 use rea_plugin_api::json::{Json, Object};
 
 use super::entities::{Entities, item_segments};
@@ -31,6 +31,9 @@ pub struct ItemPlan {
     pub entity_pointer: String,
     /// The segment index of the identity (of the last segment, for a query key).
     pub last: usize,
+    /// The template's segment there (`{numeric}`, or `{numeric}.json` for an id fused with
+    /// literal text, whose value is the identity).
+    pub id_pattern: String,
     /// How calls name the entity.
     pub key: ItemKey,
 }
@@ -122,7 +125,7 @@ pub fn plan(
         let Some(body) = &line.body else {
             return Err(None);
         };
-        let found = echo_candidates(body, &decoded(segment));
+        let found = echo_candidates(body, &decoded(template_value(template[last], segment)));
         common = Some(match common {
             None => found,
             Some(previous) => previous
@@ -155,6 +158,7 @@ pub fn plan(
         identity_field,
         entity_pointer,
         last,
+        id_pattern: template[last].to_owned(),
         key: ItemKey::Path,
     })
 }
@@ -254,7 +258,7 @@ fn query_plan(
     index: usize,
     entities: &mut Entities,
 ) -> Result<ItemPlan, Option<&'static str>> {
-    if last == 0 || template[last].starts_with('{') {
+    if last == 0 || rea_manifest::segments::template_affixes(template[last]).is_some() {
         return Err(None);
     }
     let (parameter, entity_pointer, field) = echoed_parameter(lines)?;
@@ -289,6 +293,7 @@ fn query_plan(
         identity_field,
         entity_pointer,
         last,
+        id_pattern: String::new(),
         key: ItemKey::Query { parameter, field },
     })
 }
@@ -386,7 +391,13 @@ fn entity_of<'a>(plan: &ItemPlan, observation: &'a Observation) -> Option<(&'a J
     let object = observation.body.as_ref()?.pointer(&plan.entity_pointer)?;
     let id = scalar_text(identity_value(object, &plan.identity_field)?)?;
     let (named, shown) = match &plan.key {
-        ItemKey::Path => (decoded(observation.segments.get(plan.last)?), id.clone()),
+        ItemKey::Path => (
+            decoded(template_value(
+                &plan.id_pattern,
+                observation.segments.get(plan.last)?,
+            )),
+            id.clone(),
+        ),
         ItemKey::Query { parameter, field } => (
             query_value(observation, parameter)?.to_owned(),
             scalar_text(identity_value(object, field)?)?,

@@ -12,7 +12,7 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use rea_manifest::Manifest;
-use rea_manifest::segments::split_path;
+use rea_manifest::segments::{fused_value, split_path, template_affixes};
 use rea_plugin_api::json::{Json, Object, escape_pointer_segment};
 
 use super::entities::{Entities, collection_key};
@@ -103,7 +103,11 @@ pub fn fits_template(path: &str, template: &str) -> bool {
         && path
             .iter()
             .zip(&template)
-            .all(|(segment, pattern)| pattern.starts_with('{') || segment == pattern)
+            .all(|(segment, pattern)| match template_affixes(pattern) {
+                // A parameter fits any segment; a fused one, one with its prefix and suffix.
+                Some((prefix, suffix)) => fused_value(prefix, suffix, segment).is_some(),
+                None => segment == pattern,
+            })
 }
 
 enum Resolution {

@@ -82,12 +82,27 @@ pub(crate) struct Fixture {
 }
 
 pub(crate) fn derive(records: Vec<CaptureRecord>) -> Fixture {
-    let manifest = project_manifest(
-        "ev_capture",
-        &records,
-        &TemplateRules::parse(&["sibling-variance", "prefix-variance"]).unwrap(),
+    derive_with(
+        records,
+        TemplateRules::parse(&["sibling-variance", "prefix-variance"]).unwrap(),
     )
-    .unwrap();
+}
+
+/// [`derive`] with the built-in route form `fused-affix` run after the template rules.
+fn derive_fused(records: Vec<CaptureRecord>) -> Fixture {
+    use rea_plugin_route_forms as _;
+    let registry = rea_registry::Registry::with_builtins().unwrap();
+    let form = registry.route_form_stage("fused-affix").unwrap();
+    derive_with(
+        records,
+        TemplateRules::parse(&["sibling-variance", "prefix-variance"])
+            .unwrap()
+            .with_route_forms(vec![std::sync::Arc::new(form)]),
+    )
+}
+
+fn derive_with(records: Vec<CaptureRecord>, rules: TemplateRules) -> Fixture {
+    let manifest = project_manifest("ev_capture", &records, &rules).unwrap();
     let state = crate::derive::derive_state(
         &manifest,
         "ev_manifest",
@@ -233,6 +248,39 @@ fn item_views_name_a_type_by_the_echoed_identity() {
     let error = fixture.call(&users_tool, json!({ argument: "u9" }));
     assert_eq!(error["is_error"], true, "{error}");
     assert!(error.get("body").is_none());
+}
+
+#[test]
+fn ids_fused_with_literal_text_name_entities_by_the_value_alone() {
+    let fixture = derive_fused(vec![
+        record(0, "GET", "/posts/1.json", 200, post(1)),
+        record(1, "GET", "/posts/2.json", 200, post(2)),
+        record(
+            2,
+            "GET",
+            "/posts/9.json",
+            404,
+            json!({"error": "not found"}),
+        ),
+        record(3, "GET", "/db/post:1", 200, post(1)),
+        record(4, "GET", "/db/post:3", 200, post(3)),
+    ]);
+    let (rows, argument) = fixture.tool("/posts/{numeric}.json");
+    let ViewDetail::Item(item) = fixture.view(&rows) else {
+        panic!("item view")
+    };
+    assert_eq!(item.identity_field, "id");
+    assert_eq!(item.missing_ordinal, Some(2));
+    let answer = fixture.call(&rows, json!({ &argument: 2 }));
+    assert_eq!(answer["body"], post(2));
+    assert_eq!(answer["state"]["source"], "state", "{answer}");
+    let missing = fixture.call(&rows, json!({ &argument: "7" }));
+    assert_eq!(missing["status"], 404, "{missing}");
+    assert_eq!(missing["state"]["view"], "missing");
+    let (documents, argument) = fixture.tool("/db/post:{numeric}");
+    let answer = fixture.call(&documents, json!({ &argument: "3" }));
+    assert_eq!(answer["body"], post(3), "{answer}");
+    assert_eq!(answer["state"]["source"], "state", "{answer}");
 }
 
 #[test]

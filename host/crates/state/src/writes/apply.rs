@@ -138,9 +138,8 @@ pub fn call_target(plan: &WritePlan, input: &WriteInput) -> Option<(String, Opti
             Effect::Create | Effect::Document => None,
             _ if plan.bulk => None,
             _ => target.entity_id.clone().or_else(|| {
-                crate::derive::entities::item_segments(segments)
-                    .last()
-                    .map(|segment| decoded(segment))
+                let last = crate::derive::entities::item_segments(segments).len();
+                path_value(plan, segments, last.checked_sub(1)?)
             }),
         };
         return Some((tied.clone(), id));
@@ -154,7 +153,7 @@ pub fn call_target(plan: &WritePlan, input: &WriteInput) -> Option<(String, Opti
         (Effect::Create, _) | (_, true) | (Effect::Document, _) => None,
         _ => match &target.key_member {
             Some(member) => Some(scalar_text(input.body.as_ref()?.get(member)?)?),
-            None => Some(decoded(segments.get(count)?)),
+            None => path_value(plan, segments, count),
         },
     };
     Some((collection, id))
@@ -475,9 +474,20 @@ fn path_params(plan: &WritePlan, segments: &[String]) -> Vec<String> {
     rea_manifest::segments::split_path(&plan.path_template)
         .iter()
         .zip(segments)
-        .filter(|(pattern, _)| pattern.starts_with('{'))
-        .map(|(_, segment)| decoded(segment))
+        .filter(|(pattern, _)| rea_manifest::segments::template_affixes(pattern).is_some())
+        .map(|(pattern, segment)| decoded(rea_manifest::segments::template_value(pattern, segment)))
         .collect()
+}
+
+/// The decoded value a call's path holds at a segment: a fused parameter's value without the
+/// prefix and suffix the plan's template spells around it, the segment itself elsewhere.
+fn path_value(plan: &WritePlan, segments: &[String], index: usize) -> Option<String> {
+    let segment = segments.get(index)?;
+    let template = rea_manifest::segments::split_path(&plan.path_template);
+    let value = template.get(index).map_or(segment.as_str(), |pattern| {
+        rea_manifest::segments::template_value(pattern, segment)
+    });
+    Some(decoded(value))
 }
 
 /// Whether the plan fixes a sent member (sent with one value, never stored).
@@ -688,10 +698,9 @@ impl Applying<'_, '_> {
             }
         }
         for (field, path) in &model.path_fields {
-            let Some(segment) = self.input.segments.get(path.segment) else {
+            let Some(text) = path_value(plan, &self.input.segments, path.segment) else {
                 continue;
             };
-            let text = decoded(segment);
             let value = if path.number {
                 rea_plugin_api::json::Number::from_lexeme(&text)
                     .map(Json::Number)

@@ -90,9 +90,17 @@ pub fn arguments_for(
     let mut arguments = Map::new();
     for argument in &definition.input_schema.arguments {
         match &argument.target {
-            ArgumentTarget::Path { segment_index, .. } => {
+            ArgumentTarget::Path {
+                segment_index,
+                prefix,
+                suffix,
+                ..
+            } => {
                 if let Some(segment) = segments.get(*segment_index) {
-                    arguments.insert(argument.name.clone(), Value::String(segment.clone()));
+                    // A fused parameter's argument is its value without the prefix and suffix.
+                    let value = rea_manifest::segments::fused_value(prefix, suffix, segment)
+                        .unwrap_or(segment);
+                    arguments.insert(argument.name.clone(), Value::String(value.to_owned()));
                 }
             }
             ArgumentTarget::Query { name } => {

@@ -39,13 +39,28 @@ pub(super) struct Observed<'a> {
     pub sent: &'a Object,
 }
 
-/// A path template's segments: `(index, whether it is a parameter)`.
-pub(super) fn template_segments(template: &str) -> Vec<(usize, bool)> {
+/// A path template's segment: its index and, for a parameter, its pattern (`{numeric}`, or
+/// `{numeric}.json` for an id fused with literal text).
+pub(super) type PathSlot = (usize, Option<String>);
+
+/// A path template's segments (see [`PathSlot`]).
+pub(super) fn template_segments(template: &str) -> Vec<PathSlot> {
     rea_manifest::segments::split_path(template)
         .iter()
         .enumerate()
-        .map(|(index, segment)| (index, segment.starts_with('{')))
+        .map(|(index, segment)| {
+            let parameter = rea_manifest::segments::template_affixes(segment).is_some();
+            (index, parameter.then(|| (*segment).to_owned()))
+        })
         .collect()
+}
+
+/// The decoded value a call's path holds at a parameter (a fused one without its prefix and
+/// suffix).
+fn path_value(call: &Call, position: usize, pattern: &str) -> Option<String> {
+    call.segments
+        .get(position)
+        .map(|segment| decoded(rea_manifest::segments::template_value(pattern, segment)))
 }
 
 /// How a sent member that no stored field shows is taken.
@@ -144,7 +159,7 @@ impl Explanation {
     pub(super) fn of_calls(
         effect: Effect,
         observed: &[Observed<'_>],
-        template: &[(usize, bool)],
+        template: &[PathSlot],
     ) -> Self {
         let mut explanation = Self::default();
         for seen in observed {
@@ -247,7 +262,7 @@ impl Explanation {
         &mut self,
         seen: &Observed<'_>,
         after: &Json,
-        template: &[(usize, bool)],
+        template: &[PathSlot],
         residual: &mut Residual,
         unsent: &mut Residual,
     ) {
@@ -273,11 +288,11 @@ impl Explanation {
     }
 
     /// Whether an unsent member holds a path value, in this call and every call before.
-    fn path_candidate(&mut self, call: &Call, key: &str, value: &Json, template: &[(usize, bool)]) {
+    fn path_candidate(&mut self, call: &Call, key: &str, value: &Json, template: &[PathSlot]) {
         let text = scalar_text(value);
-        let segment = template.iter().find_map(|(position, is_param)| {
-            (*is_param && call.segments.get(*position).map(|segment| decoded(segment)) == text)
-                .then_some(*position)
+        let segment = template.iter().find_map(|(position, pattern)| {
+            let pattern = pattern.as_deref()?;
+            (path_value(call, *position, pattern) == text).then_some(*position)
         });
         let path = segment.map(|segment| PathField {
             segment,
@@ -578,7 +593,7 @@ fn rule_effect(plan: &WritePlan, as_bulk: bool) -> RuleEffect {
 }
 
 /// One observed call as the rule stages see it (`unexplained` is filled per stage).
-fn observed_call(call: &Call, template: &[(usize, bool)]) -> ObservedCall {
+fn observed_call(call: &Call, template: &[PathSlot]) -> ObservedCall {
     ObservedCall {
         duration_ms: call.duration_ms.map(|duration| duration.ceil() as u64),
         entity_after: match &call.after {
@@ -597,10 +612,7 @@ fn observed_call(call: &Call, template: &[(usize, bool)]) -> ObservedCall {
             .collect(),
         path_params: template
             .iter()
-            .filter(|(_, is_param)| *is_param)
-            .filter_map(|(position, _)| {
-                call.segments.get(*position).map(|segment| decoded(segment))
-            })
+            .filter_map(|(position, pattern)| path_value(call, *position, pattern.as_deref()?))
             .collect(),
         reads_after: call.reads.clone(),
         record_ordinal: call.ordinal,
@@ -624,7 +636,7 @@ pub(super) fn learn_request(
     all_calls: &[&Call],
     observed: &[Observed<'_>],
     identity: &str,
-    template: &[(usize, bool)],
+    template: &[PathSlot],
 ) -> LearnRequest {
     let clock_anchors: Vec<ClockAnchor> = all_calls
         .iter()

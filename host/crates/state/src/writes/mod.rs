@@ -105,6 +105,9 @@ pub(crate) struct ItemScope {
     pub entity_pointer: String,
     /// How a read names its entity.
     pub key: ItemKey,
+    /// The read template's identity segment (`{numeric}`, `{numeric}.json`: the id is the value
+    /// a fused parameter holds).
+    pub id_pattern: String,
 }
 
 impl ItemScope {
@@ -124,7 +127,10 @@ impl ItemScope {
         let (last, rest) = crate::derive::entities::item_segments(&read.segments).split_last()?;
         let collection = format!("/{}", rest.join("/"));
         let id = match &self.key {
-            ItemKey::Path => decoded(last),
+            ItemKey::Path => decoded(rea_manifest::segments::template_value(
+                &self.id_pattern,
+                last,
+            )),
             ItemKey::Query { parameter, field } => {
                 let value = read
                     .pairs()
@@ -251,6 +257,11 @@ impl Views {
                         entity_type: item.entity_type.clone(),
                         entity_pointer: item.entity_pointer.clone(),
                         key: item.key.clone(),
+                        id_pattern: crate::derive::entities::item_segments(
+                            &rea_manifest::segments::split_path(&view.path_template),
+                        )
+                        .last()
+                        .map_or_else(String::new, |pattern| (*pattern).to_owned()),
                     }),
                 );
             }

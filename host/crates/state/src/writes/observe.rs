@@ -592,7 +592,14 @@ impl Simulation<'_> {
                 RequestBody::Json(body) => body.get(member).and_then(scalar_text)?,
                 _ => return None,
             },
-            None => decoded(identity_segment),
+            None => {
+                let template = rea_manifest::segments::split_path(&draft.plan.path_template);
+                let pattern = template.get(segments).copied().unwrap_or_default();
+                decoded(rea_manifest::segments::template_value(
+                    pattern,
+                    identity_segment,
+                ))
+            }
         };
         call.key = Some((entity_type.to_owned(), collection.clone(), id.clone()));
         call.before = self.sim.entity(entity_type, &collection, &id).cloned();

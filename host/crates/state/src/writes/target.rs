@@ -87,7 +87,7 @@ pub struct Classified {
 }
 
 fn is_parameter(segment: &str) -> bool {
-    segment.starts_with('{') && segment.ends_with('}')
+    rea_manifest::segments::template_affixes(segment).is_some()
 }
 
 /// Whether write-template segments fit a type's collection template: equal literals, or a
