@@ -388,6 +388,17 @@ fn the_build_writes_what_the_separate_commands_write() {
 
         let built_tree = snapshot(&work.join("built"));
         assert!(!built_tree.is_empty());
+        // contract: EXPORT-001 (`environment-export MANIFEST --evidence CAPTURE DIR` wrote the
+        // pair as a bundle folder `agent-env run DIR` runs: the build's layout, checked above)
+        let exported_dir = std::path::absolute(work.join("exported")).unwrap();
+        assert_eq!(
+            (&exported["status"], &exported["next"]),
+            (
+                &json!("built"),
+                &json!([format!("agent-env run {}", exported_dir.display())])
+            ),
+            "{name}"
+        );
         // contract: BUILD-007, BUILD-008 (file for file, byte for byte)
         assert!(
             built_tree == snapshot(&work.join("exported")),

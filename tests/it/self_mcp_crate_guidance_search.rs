@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use rea_self_mcp::guidance::bundle::{BundleSource, Limits};
-use rea_self_mcp::guidance::locator::Locator;
+use rea_self_mcp::guidance::locator::GuidanceLocator;
 use rea_self_mcp::guidance::search::{self, SearchRequest, read_bundle, search_bundle};
 use rea_self_mcp::text::utf16_len;
 use serde_json::Value;
@@ -191,7 +191,7 @@ fn read_returns_the_complete_section_whose_length_search_reported() {
     let result = run("hint reasons", 1);
     let spread = &result["matches"][1];
     let bundle = BundleSource::Directory(fixture()).load().expect("bundle");
-    let locator = Locator::parse(spread["locator"].as_str().expect("locator"), "/locator")
+    let locator = GuidanceLocator::parse(spread["locator"].as_str().expect("locator"), "/locator")
         .expect("locator parses");
     let section = read_bundle(&bundle, &locator).expect("read");
     let text = section["text"].as_str().expect("text");

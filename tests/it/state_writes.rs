@@ -796,6 +796,15 @@ fn creates_in_new_collections_stop_at_the_history_budget() {
     // contract: DATA-029, DATA-030, DATA-031, DATA-032 (1 MiB of spellings, sequence keys and
     // 64-byte allowances; nothing else counted)
     assert_eq!(index, 1024 * 1024 / charge, "{charge}");
+    // contract: DATA-037 (the 1 MiB measured above is the store's ceiling, 1/32 of its separate
+    // 32 MiB intake ceiling)
+    assert_eq!(
+        (
+            rea_state::store::MAX_HISTORY_SCORE,
+            rea_state::store::MAX_STATE_BYTES
+        ),
+        (32 * 1024 * 1024 / 32, 32 * 1024 * 1024)
+    );
     // The refused create changed nothing; a collection the Evidence holds is never charged.
     let before = data_get(&served);
     let (_, error) = call(&served, create, arguments(index));

@@ -30,7 +30,9 @@ use rea_plugin_api::contracts::session::{INPUT_KIND, RecordedSession};
 use rea_plugin_api::json::{Json, Object};
 use rea_registry::Registry;
 
-use crate::commands::inspect_capture::{Format, builtin_stage, plugin_refusal, text_summary};
+use crate::commands::inspect_capture::{
+    EvidenceFormat, builtin_stage, plugin_refusal, text_summary,
+};
 use crate::output::CommandFailure;
 
 /// The largest scenario file read: 4 MiB.
@@ -47,16 +49,16 @@ pub struct CaptureScenarioArgs {
     pub json: bool,
     /// Output format (default: json).
     #[arg(long, value_enum)]
-    pub format: Option<Format>,
+    pub format: Option<EvidenceFormat>,
 }
 
 /// Runs `rea capture-browser-scenario`.
 pub fn run(args: &CaptureScenarioArgs) -> Result<(), CommandFailure> {
     let format = match (args.json, args.format) {
         (false, Some(format)) => format,
-        _ => Format::Json,
+        _ => EvidenceFormat::Json,
     };
-    let json_errors = format == Format::Json;
+    let json_errors = format == EvidenceFormat::Json;
     let output = record_capture(&args.scenario, json_errors, false)?;
     write(output, format).map_err(|refusal| CommandFailure::refused(refusal, json_errors))
 }
@@ -166,17 +168,17 @@ pub fn capture_evidence(
     seal_capture_answer(&inputs, answer)
 }
 
-fn write(output: CaptureOutput, format: Format) -> Result<(), Refusal> {
+fn write(output: CaptureOutput, format: EvidenceFormat) -> Result<(), Refusal> {
     let stdout = std::io::stdout();
     let written = match format {
-        Format::Json => {
+        EvidenceFormat::Json => {
             let mut out = std::io::BufWriter::with_capacity(1 << 20, stdout.lock());
             output
                 .write_to(&mut out)
                 .and_then(|()| out.write_all(b"\n"))
                 .and_then(|()| out.flush())
         }
-        Format::Text => {
+        EvidenceFormat::Text => {
             let evidence = output.into_evidence()?;
             let summary = text_summary(&evidence)?;
             let mut out = stdout.lock();

@@ -13,7 +13,7 @@ use crate::output::{CommandFailure, print_json, write_stdout};
 
 /// What to do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum Action {
+pub enum GuidanceAction {
     /// Search by question (default).
     Search,
     /// Read the section a locator names.
@@ -22,7 +22,7 @@ pub enum Action {
 
 /// The output format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum Format {
+pub enum GuidanceFormat {
     /// The result document, as the tools return it.
     Json,
     /// Matches one per line (search), or the section's markdown (read).
@@ -34,7 +34,7 @@ pub enum Format {
 pub struct GuidanceArgs {
     /// `search` (default) or `read`.
     #[arg(long, value_enum, default_value = "search")]
-    pub action: Action,
+    pub action: GuidanceAction,
     /// The question (search).
     #[arg(long, value_name = "QUERY")]
     pub query: Option<String>,
@@ -49,19 +49,19 @@ pub struct GuidanceArgs {
     pub json: bool,
     /// Output format (`--json` is `--format json`).
     #[arg(long, value_enum, default_value = "json")]
-    pub format: Format,
+    pub format: GuidanceFormat,
 }
 
 /// Runs `rea guidance`.
 pub fn run(args: &GuidanceArgs) -> Result<(), CommandFailure> {
     // Refusals follow the output: JSON lines with JSON output, else text lines.
-    let json = args.format == Format::Json;
+    let json = args.format == GuidanceFormat::Json;
     let source = BundleSource::from_env();
     let usage = |message: &str| {
         CommandFailure::configuration(vec![Refusal::invalid_request(message.to_owned())], json)
     };
     let result = match args.action {
-        Action::Search => {
+        GuidanceAction::Search => {
             if args.locator.is_some() {
                 return Err(usage("--locator is for --action read"));
             }
@@ -80,7 +80,7 @@ pub fn run(args: &GuidanceArgs) -> Result<(), CommandFailure> {
                 },
             )
         }
-        Action::Read => {
+        GuidanceAction::Read => {
             if args.query.is_some() {
                 return Err(usage("--query is for --action search"));
             }
@@ -93,8 +93,8 @@ pub fn run(args: &GuidanceArgs) -> Result<(), CommandFailure> {
     }
     .map_err(|refusal| CommandFailure::refused(refusal, json))?;
     match args.format {
-        Format::Json => print_json(&result),
-        Format::Text => write_stdout(text_of(&result).as_bytes()),
+        GuidanceFormat::Json => print_json(&result),
+        GuidanceFormat::Text => write_stdout(text_of(&result).as_bytes()),
     }
 }
 

@@ -15,7 +15,7 @@ use crate::output::{CommandFailure, print_json, write_stdout};
 
 /// What to do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum Action {
+pub enum WorkflowAction {
     /// List the workflows: ids, descriptions, arguments.
     List,
     /// Render one workflow.
@@ -24,7 +24,7 @@ pub enum Action {
 
 /// The output format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum Format {
+pub enum WorkflowFormat {
     /// The result document, as the `guided_workflows` tool returns it.
     Json,
     /// The rendered text (render) or one line per workflow (list).
@@ -36,7 +36,7 @@ pub enum Format {
 pub struct GuidedWorkflowsArgs {
     /// `list` (default) or `render`.
     #[arg(long, value_enum, default_value = "list")]
-    pub action: Action,
+    pub action: WorkflowAction,
     /// The workflow to render.
     #[arg(long, value_name = "ID")]
     pub workflow_id: Option<String>,
@@ -48,7 +48,7 @@ pub struct GuidedWorkflowsArgs {
     pub json: bool,
     /// Output format (`--json` is `--format json`).
     #[arg(long, value_enum, default_value = "json")]
-    pub format: Format,
+    pub format: WorkflowFormat,
     /// Plugins whose tool stages join the catalog, as for `rea mcp`, so the workflows render
     /// the optional routes of their families.
     #[command(flatten)]
@@ -58,7 +58,7 @@ pub struct GuidedWorkflowsArgs {
 /// Runs `rea guided-workflows`.
 pub fn run(args: &GuidedWorkflowsArgs) -> Result<(), CommandFailure> {
     // Refusals follow the output: JSON lines with JSON output, else text lines.
-    let json = args.format == Format::Json;
+    let json = args.format == WorkflowFormat::Json;
     let catalog = mcp::catalog_with_plugins(&args.plugins)?;
     let (scope, _) = mcp::scope(&catalog, None)?;
     let contracts = ScopedContracts::new(&catalog, &scope);
@@ -67,8 +67,8 @@ pub fn run(args: &GuidedWorkflowsArgs) -> Result<(), CommandFailure> {
         "action".into(),
         Value::String(
             match args.action {
-                Action::List => "list",
-                Action::Render => "render",
+                WorkflowAction::List => "list",
+                WorkflowAction::Render => "render",
             }
             .into(),
         ),
@@ -91,8 +91,8 @@ pub fn run(args: &GuidedWorkflowsArgs) -> Result<(), CommandFailure> {
     let result = run_guided_workflows(&contracts.workflows, &request)
         .map_err(|refusal| CommandFailure::refused(refusal, json))?;
     match args.format {
-        Format::Json => print_json(&result),
-        Format::Text => {
+        WorkflowFormat::Json => print_json(&result),
+        WorkflowFormat::Text => {
             let text = match result.get("text").and_then(Value::as_str) {
                 Some(text) => text.to_owned(),
                 None => result["workflows"]

@@ -32,7 +32,7 @@ use crate::output::CommandFailure;
 
 /// The output format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum Format {
+pub enum EvidenceFormat {
     /// The Evidence as canonical compact JSON.
     Json,
     /// A short human summary.
@@ -59,18 +59,18 @@ pub struct InspectCaptureArgs {
     pub json: bool,
     /// Output format (`--json` is `--format json`; default: text on a terminal, else JSON).
     #[arg(long, value_enum)]
-    pub format: Option<Format>,
+    pub format: Option<EvidenceFormat>,
 }
 
 /// The output format of a command printing Evidence: `--json`, else `--format`, else text on a
 /// terminal and JSON otherwise (so `> capture.json` still writes the Evidence).
-pub fn output_format(json: bool, format: Option<Format>) -> Format {
+pub fn output_format(json: bool, format: Option<EvidenceFormat>) -> EvidenceFormat {
     use std::io::IsTerminal;
     match (json, format) {
-        (true, _) => Format::Json,
+        (true, _) => EvidenceFormat::Json,
         (false, Some(format)) => format,
-        (false, None) if std::io::stdout().is_terminal() => Format::Text,
-        (false, None) => Format::Json,
+        (false, None) if std::io::stdout().is_terminal() => EvidenceFormat::Text,
+        (false, None) => EvidenceFormat::Json,
     }
 }
 
@@ -119,7 +119,7 @@ pub struct InspectRequest<'a> {
 pub fn run(args: &InspectCaptureArgs) -> Result<(), CommandFailure> {
     let format = output_format(args.json, args.format);
     // Refusals are text lines unless JSON was asked for, as in every command.
-    let json_errors = args.json || args.format == Some(Format::Json);
+    let json_errors = args.json || args.format == Some(EvidenceFormat::Json);
     let input_kind = input_kind_of(&args.capture, args.input_kind.as_deref(), json_errors)?;
     let request = InspectRequest {
         capture: &args.capture,
@@ -130,7 +130,7 @@ pub fn run(args: &InspectCaptureArgs) -> Result<(), CommandFailure> {
     let output = inspect_output_with_builtins(&request)
         .map_err(|refusal| CommandFailure::refused(refusal, json_errors))?;
     let written = match format {
-        Format::Json => {
+        EvidenceFormat::Json => {
             let stdout = std::io::stdout();
             let mut out = std::io::BufWriter::with_capacity(1 << 20, stdout.lock());
             output
@@ -138,7 +138,7 @@ pub fn run(args: &InspectCaptureArgs) -> Result<(), CommandFailure> {
                 .and_then(|()| out.write_all(b"\n"))
                 .and_then(|()| out.flush())
         }
-        Format::Text => {
+        EvidenceFormat::Text => {
             let evidence = output
                 .into_evidence()
                 .map_err(|refusal| CommandFailure::refused(refusal, json_errors))?;

@@ -23,7 +23,7 @@ use rea_manifest::{Manifest, STAGE, ViewSpec, parse_view_request, project_manife
 
 use crate::output::CommandFailure;
 
-pub use crate::commands::inspect_capture::Format;
+pub use crate::commands::inspect_capture::EvidenceFormat;
 
 /// Arguments of `rea inspect-analysis-view`.
 #[derive(Debug, Args)]
@@ -37,7 +37,7 @@ pub struct InspectViewArgs {
     /// Output format (`--json` is `--format json`; default: text on a terminal, else JSON; the
     /// coverage view's text is its coverage table).
     #[arg(long, value_enum)]
-    pub format: Option<Format>,
+    pub format: Option<EvidenceFormat>,
     /// The pipeline whose rule stages the `environment-state` and `environment-coverage` views
     /// learn write plans with (default: the embedded pipeline), as `environment-serve --pipeline`.
     #[arg(long, value_name = "FILE")]
@@ -48,7 +48,7 @@ pub struct InspectViewArgs {
 pub fn run(args: &InspectViewArgs) -> Result<(), CommandFailure> {
     let format = crate::commands::inspect_capture::output_format(args.json, args.format);
     // Refusals are text lines unless JSON was asked for, as in every command.
-    let json_errors = args.json || args.format == Some(Format::Json);
+    let json_errors = args.json || args.format == Some(EvidenceFormat::Json);
     // The `environment-state` and `environment-coverage` views are projected by
     // `rea_state::view` with the pipeline's rule stages (the same the server derives with).
     let mut registry = crate::builtin_registry().map_err(|error| {
@@ -73,10 +73,10 @@ pub fn run(args: &InspectViewArgs) -> Result<(), CommandFailure> {
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::with_capacity(1 << 20, stdout.lock());
     let written = match format {
-        Format::Json => evidence
+        EvidenceFormat::Json => evidence
             .write_to(&mut out)
             .and_then(|()| out.write_all(b"\n")),
-        Format::Text => out.write_all(summary.as_bytes()),
+        EvidenceFormat::Text => out.write_all(summary.as_bytes()),
     };
     written.and_then(|()| out.flush()).map_err(|error| {
         CommandFailure::refused(

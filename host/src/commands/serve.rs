@@ -345,16 +345,16 @@ fn bundle_env_name(env: &Path) -> String {
 /// What a `.json` input is: capture Evidence, or a refusal naming what it is instead.
 fn json_kind(path: &Path) -> Result<Input, Refusal> {
     #[derive(serde::Deserialize)]
-    struct Shape {
+    struct JsonInputMembers {
         log: Option<serde::de::IgnoredAny>,
         actions: Option<serde::de::IgnoredAny>,
         start_url: Option<serde::de::IgnoredAny>,
         operation: Option<String>,
         view: Option<serde::de::IgnoredAny>,
     }
-    let shape = std::fs::File::open(path)
-        .ok()
-        .and_then(|file| serde_json::from_reader::<_, Shape>(std::io::BufReader::new(file)).ok());
+    let shape = std::fs::File::open(path).ok().and_then(|file| {
+        serde_json::from_reader::<_, JsonInputMembers>(std::io::BufReader::new(file)).ok()
+    });
     let Some(shape) = shape else {
         // Not an object of these members: capture Evidence reading refuses it precisely.
         return Ok(Input::Evidence(path.to_path_buf()));

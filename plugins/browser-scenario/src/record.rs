@@ -11,7 +11,7 @@ use rea_plugin_api::contracts::capture::{
 use rea_plugin_api::contracts::session::{Content, EVENTS_POINTER, RecordedSession, SessionHeader};
 use rea_plugin_api::date::{self, Spelling, UtcInstant};
 
-use crate::transactions::{Answer, Transaction, Unattributed, pair};
+use crate::transactions::{HopResponse, Transaction, Unattributed, pair};
 
 /// The redaction reason of a field where a declared secret was replaced by its marker.
 pub const SECRET_REDACTION: &str = "declared-secret";
@@ -121,7 +121,7 @@ impl Sink<'_> {
 
 fn record(
     transaction: &Transaction<'_>,
-    answer: Answer<'_>,
+    answer: HopResponse<'_>,
     pointer: String,
     sink: &mut Sink<'_>,
 ) -> CaptureRecord {
@@ -131,7 +131,7 @@ fn record(
     let request_media = header(&request.headers, "content-type");
     let request_body = body(&request.body, &format!("{pointer}/body"), "request", sink);
     let (response, protocol) = match answer {
-        Answer::Kept(index, response) => {
+        HopResponse::Kept(index, response) => {
             let at = format!("{EVENTS_POINTER}/{index}");
             let media_type =
                 header(&response.headers, "content-type").or_else(|| response.media_type.clone());
@@ -145,7 +145,7 @@ fn record(
             };
             (record, response.protocol.as_deref())
         }
-        Answer::Omitted(omitted) => {
+        HopResponse::Omitted(omitted) => {
             sink.limit(
                 "response-event-omitted",
                 "These responses' content events exceeded an allocation budget and were left out whole, headers included (the capture lists them among its omissions); their tools replay no body.",

@@ -13,7 +13,7 @@ use rea_plugin_api::contracts::session::{
 
 /// Where a transaction's response is.
 #[derive(Debug, Clone, Copy)]
-pub enum Answer<'a> {
+pub enum HopResponse<'a> {
     /// A kept response event, at this index of the event list.
     Kept(usize, &'a ResponseEvent),
     /// A response event left out for its allocation (its status is kept).
@@ -28,7 +28,7 @@ pub struct Transaction<'a> {
     /// The request event.
     pub request: &'a RequestEvent,
     /// Its response, when exactly one attributes to it.
-    pub answer: Option<Answer<'a>>,
+    pub answer: Option<HopResponse<'a>>,
     /// Why it cannot be represented, when it cannot.
     pub unattributed: Option<Unattributed>,
     /// The browser's monotonic time (seconds) it ended at, when known.
@@ -51,7 +51,7 @@ pub enum Unattributed {
 pub fn pair(session: &RecordedSession) -> (Vec<Transaction<'_>>, usize) {
     let events = &session.normalized_result.events.items;
     let mut requests: HashMap<(&str, u32), usize> = HashMap::new();
-    let mut responses: HashMap<(&str, u32), Vec<Answer<'_>>> = HashMap::new();
+    let mut responses: HashMap<(&str, u32), Vec<HopResponse<'_>>> = HashMap::new();
     let mut ends: HashMap<&str, f64> = HashMap::new();
     let mut last_hop: HashMap<&str, u32> = HashMap::new();
     let mut hop_starts: HashMap<(&str, u32), f64> = HashMap::new();
@@ -67,7 +67,7 @@ pub fn pair(session: &RecordedSession) -> (Vec<Transaction<'_>>, usize) {
             SessionEvent::Response(response) => responses
                 .entry((response.request_id.as_str(), response.hop))
                 .or_default()
-                .push(Answer::Kept(index, response)),
+                .push(HopResponse::Kept(index, response)),
             SessionEvent::Finished(end) => {
                 ends.insert(end.request_id.as_str(), end.timestamp);
             }
@@ -81,7 +81,7 @@ pub fn pair(session: &RecordedSession) -> (Vec<Transaction<'_>>, usize) {
             responses
                 .entry((omitted.request_id.as_str(), omitted.hop))
                 .or_default()
-                .push(Answer::Omitted(omitted));
+                .push(HopResponse::Omitted(omitted));
         }
     }
     let unmatched = responses

@@ -11,7 +11,7 @@ use rea_plugin_api::contracts::capture::{
 use rea_plugin_api::json::{Json, Object};
 
 use crate::fields::Fields;
-use crate::refusal::Refusal;
+use crate::refusal::HarRefusal;
 use crate::sensitive::{SENSITIVE_REASON, Sensitive, redaction};
 use rea_plugin_api::contracts::capture::Limitations;
 
@@ -66,7 +66,7 @@ pub(crate) fn record(
     sensitive: &Sensitive,
     redactions: &mut Vec<Redaction>,
     limitations: &mut Limitations,
-) -> Result<CaptureRecord, Refusal> {
+) -> Result<CaptureRecord, HarRefusal> {
     let pointer = format!("/log/entries/{ordinal}");
     let Json::Object(mut entry) = item else {
         return Err(Fields::wrong_type(&pointer, "an object", &item));
@@ -163,7 +163,9 @@ pub(crate) fn record(
 
 /// Checks the entry's optional standard fields (and its `timings`); answers its recorded start
 /// time text and duration.
-fn check_entry_fields<'a>(fields: &Fields<'a>) -> Result<(Option<&'a str>, Option<f64>), Refusal> {
+fn check_entry_fields<'a>(
+    fields: &Fields<'a>,
+) -> Result<(Option<&'a str>, Option<f64>), HarRefusal> {
     fields.optional_string("pageref")?;
     let started_at = fields.optional_string("startedDateTime")?;
     let time = fields.optional_number("time")?;
@@ -234,7 +236,7 @@ fn take_bodies(
     request_pointer: &str,
     response_pointer: &str,
     sink: &mut Sink<'_>,
-) -> Result<(Body, Body), Refusal> {
+) -> Result<(Body, Body), HarRefusal> {
     let request_body = {
         let request = object_mut(entry, "request");
         match request.and_then(|request| object_mut_in(request, "postData")) {
@@ -294,7 +296,7 @@ fn request_url(request: &Object) -> &str {
         .unwrap_or_default()
 }
 
-fn check_request(request: &Object, pointer: &str) -> Result<CheckedRequest, Refusal> {
+fn check_request(request: &Object, pointer: &str) -> Result<CheckedRequest, HarRefusal> {
     let fields = Fields::new(request, pointer);
     fields.string("method")?;
     fields.string("url")?;
@@ -331,7 +333,7 @@ fn check_request(request: &Object, pointer: &str) -> Result<CheckedRequest, Refu
     })
 }
 
-fn check_response(response: &Object, pointer: &str) -> Result<CheckedResponse, Refusal> {
+fn check_response(response: &Object, pointer: &str) -> Result<CheckedResponse, HarRefusal> {
     let fields = Fields::new(response, pointer);
     // Status 0 is what producers write for a request that got no answer.
     let status = fields.integer_in("status", 0..=999)? as u16;
@@ -488,7 +490,7 @@ fn text_body(
     encoding: Option<&str>,
     pointer: &str,
     sink: &mut Sink<'_>,
-) -> Result<Body, Refusal> {
+) -> Result<Body, HarRefusal> {
     let text = match slot {
         Slot::Absent => return Ok(Body::Missing),
         Slot::Null => {
@@ -503,7 +505,7 @@ fn text_body(
     match encoding {
         Some("base64") => {
             let decoded = base64::decode(&text).map_err(|error| {
-                Refusal::input(
+                HarRefusal::input(
                     format!(
                         "{pointer} is marked `encoding: \"base64\"` but is not valid base64 ({error})"
                     ),

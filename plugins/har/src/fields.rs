@@ -6,7 +6,7 @@
 
 use rea_plugin_api::json::{Json, Object};
 
-use crate::refusal::Refusal;
+use crate::refusal::HarRefusal;
 
 /// The members of one HAR object, with the pointer of the object (spelled out only when a
 /// refusal needs it: most objects are fine, and there are many).
@@ -50,8 +50,8 @@ impl<'a> Fields<'a> {
     }
 
     /// A refusal for a value of the wrong type.
-    pub(crate) fn wrong_type(pointer: &str, expected: &str, found: &Json) -> Refusal {
-        Refusal::input(
+    pub(crate) fn wrong_type(pointer: &str, expected: &str, found: &Json) -> HarRefusal {
+        HarRefusal::input(
             format!(
                 "the standard HAR field {pointer} must be {expected}, not {}",
                 found.type_name()
@@ -60,9 +60,9 @@ impl<'a> Fields<'a> {
         )
     }
 
-    fn missing(&self, name: &str, expected: &str) -> Refusal {
+    fn missing(&self, name: &str, expected: &str) -> HarRefusal {
         let pointer = self.pointer_of(name);
-        Refusal::input(
+        HarRefusal::input(
             format!("the standard HAR field {pointer} is required and must be {expected}"),
             Some(pointer),
         )
@@ -73,7 +73,7 @@ impl<'a> Fields<'a> {
     }
 
     /// A required string.
-    pub(crate) fn string(&self, name: &str) -> Result<&'a str, Refusal> {
+    pub(crate) fn string(&self, name: &str) -> Result<&'a str, HarRefusal> {
         match self.object.get(name) {
             Some(Json::String(text)) => Ok(text),
             Some(other) => Err(Self::wrong_type(&self.pointer_of(name), "a string", other)),
@@ -82,7 +82,7 @@ impl<'a> Fields<'a> {
     }
 
     /// An optional string (absent or `null` → `None`).
-    pub(crate) fn optional_string(&self, name: &str) -> Result<Option<&'a str>, Refusal> {
+    pub(crate) fn optional_string(&self, name: &str) -> Result<Option<&'a str>, HarRefusal> {
         match self.present(name) {
             Some(Json::String(text)) => Ok(Some(text)),
             Some(other) => Err(Self::wrong_type(&self.pointer_of(name), "a string", other)),
@@ -91,7 +91,7 @@ impl<'a> Fields<'a> {
     }
 
     /// An optional object.
-    pub(crate) fn optional_object(&self, name: &str) -> Result<Option<&'a Object>, Refusal> {
+    pub(crate) fn optional_object(&self, name: &str) -> Result<Option<&'a Object>, HarRefusal> {
         match self.present(name) {
             Some(Json::Object(object)) => Ok(Some(object)),
             Some(other) => Err(Self::wrong_type(&self.pointer_of(name), "an object", other)),
@@ -100,7 +100,7 @@ impl<'a> Fields<'a> {
     }
 
     /// A required object.
-    pub(crate) fn object(&self, name: &str) -> Result<&'a Object, Refusal> {
+    pub(crate) fn object(&self, name: &str) -> Result<&'a Object, HarRefusal> {
         match self.object.get(name) {
             Some(Json::Object(object)) => Ok(object),
             Some(other) => Err(Self::wrong_type(&self.pointer_of(name), "an object", other)),
@@ -109,7 +109,7 @@ impl<'a> Fields<'a> {
     }
 
     /// An optional array.
-    pub(crate) fn optional_array(&self, name: &str) -> Result<Option<&'a Vec<Json>>, Refusal> {
+    pub(crate) fn optional_array(&self, name: &str) -> Result<Option<&'a Vec<Json>>, HarRefusal> {
         match self.present(name) {
             Some(Json::Array(items)) => Ok(Some(items)),
             Some(other) => Err(Self::wrong_type(&self.pointer_of(name), "an array", other)),
@@ -118,7 +118,7 @@ impl<'a> Fields<'a> {
     }
 
     /// An optional boolean.
-    pub(crate) fn optional_bool(&self, name: &str) -> Result<Option<bool>, Refusal> {
+    pub(crate) fn optional_bool(&self, name: &str) -> Result<Option<bool>, HarRefusal> {
         match self.present(name) {
             Some(Json::Bool(flag)) => Ok(Some(*flag)),
             Some(other) => Err(Self::wrong_type(&self.pointer_of(name), "a boolean", other)),
@@ -127,7 +127,7 @@ impl<'a> Fields<'a> {
     }
 
     /// An optional number that a native `f64` keeps exactly.
-    pub(crate) fn optional_number(&self, name: &str) -> Result<Option<f64>, Refusal> {
+    pub(crate) fn optional_number(&self, name: &str) -> Result<Option<f64>, HarRefusal> {
         match self.present(name) {
             Some(Json::Number(number)) => number
                 .lossless_f64()
@@ -143,7 +143,7 @@ impl<'a> Fields<'a> {
         &self,
         name: &str,
         range: std::ops::RangeInclusive<i64>,
-    ) -> Result<i64, Refusal> {
+    ) -> Result<i64, HarRefusal> {
         let value = match self.object.get(name) {
             Some(Json::Number(number)) => number
                 .lossless_f64()
@@ -159,7 +159,7 @@ impl<'a> Fields<'a> {
         };
         if value.fract() != 0.0 || value < *range.start() as f64 || value > *range.end() as f64 {
             let pointer = self.pointer_of(name);
-            return Err(Refusal::input(
+            return Err(HarRefusal::input(
                 format!(
                     "the standard HAR field {pointer} must be an integer from {} to {}",
                     range.start(),
@@ -179,7 +179,7 @@ impl<'a> Fields<'a> {
         required_strings: &[&str],
         optional_strings: &[&str],
         optional_bools: &[&str],
-    ) -> Result<Option<&'a Vec<Json>>, Refusal> {
+    ) -> Result<Option<&'a Vec<Json>>, HarRefusal> {
         let Some(items) = self.optional_array(name)? else {
             return Ok(None);
         };
@@ -208,8 +208,8 @@ impl<'a> Fields<'a> {
 }
 
 /// The refusal of a standard number that a native `f64` would change.
-fn unsafe_number(pointer: &str) -> Refusal {
-    Refusal::input(
+fn unsafe_number(pointer: &str) -> HarRefusal {
+    HarRefusal::input(
         format!(
             "the standard HAR field {pointer} holds a number that would lose information as a native number"
         ),

@@ -32,7 +32,7 @@ use rea_plugin_api::json::{self, ItemStream, Json, JsonErrorKind, ParseOptions};
 use rea_plugin_api::{CaptureExtractor, Plugin, PluginError, StageInfo};
 
 use crate::fields::Fields;
-use crate::refusal::Refusal;
+use crate::refusal::HarRefusal;
 use crate::sensitive::Sensitive;
 use rea_plugin_api::contracts::capture::Limitations;
 
@@ -216,9 +216,9 @@ fn extract_checked(
     bytes: &[u8],
     sensitive: &Sensitive,
     on_record: &mut dyn FnMut(CaptureRecord),
-) -> Result<ExtractionParts, Refusal> {
+) -> Result<ExtractionParts, HarRefusal> {
     if request.input_kind != INPUT_KIND {
-        return Err(Refusal::unsupported(
+        return Err(HarRefusal::unsupported(
             format!(
                 "the HAR extractor reads `{INPUT_KIND}` inputs, not `{}`",
                 request.input_kind
@@ -227,7 +227,7 @@ fn extract_checked(
         ));
     }
     if bytes.len() > MAX_INPUT_BYTES {
-        return Err(Refusal::resource(
+        return Err(HarRefusal::resource(
             format!(
                 "the capture has {} bytes, more than the {MAX_INPUT_BYTES}-byte (32 MiB) budget",
                 bytes.len()
@@ -250,7 +250,7 @@ fn extract_checked(
     // held at once. Refusals keep their precedence: not JSON, then the container, then the first
     // malformed entry (later entries are still read, to find JSON errors after them).
     let mut redactions = Vec::new();
-    let mut first_entry_error: Option<Refusal> = None;
+    let mut first_entry_error: Option<HarRefusal> = None;
     let streamed = json::parse_streaming(
         bytes,
         &options,
@@ -282,7 +282,9 @@ fn extract_checked(
     }
     sensitive.scrub_container(&mut document, &mut redactions);
     let container = serde_json::value::RawValue::from_string(document.to_canonical_string())
-        .map_err(|error| Refusal::internal(format!("the container did not serialize: {error}")))?;
+        .map_err(|error| {
+            HarRefusal::internal(format!("the container did not serialize: {error}"))
+        })?;
     Ok(ExtractionParts {
         container,
         limitations: limitations.into_list(),
@@ -290,18 +292,18 @@ fn extract_checked(
     })
 }
 
-fn json_refusal(error: json::JsonError) -> Refusal {
+fn json_refusal(error: json::JsonError) -> HarRefusal {
     let pointer = Some(error.pointer.clone());
     match error.kind {
-        JsonErrorKind::TooDeep { .. } => Refusal::resource(
+        JsonErrorKind::TooDeep { .. } => HarRefusal::resource(
             format!("the capture is refused: {}", error.describe()),
             pointer,
         ),
-        JsonErrorKind::DuplicateKey => Refusal::input(
+        JsonErrorKind::DuplicateKey => HarRefusal::input(
             format!("the capture is refused: {}", error.describe()),
             pointer,
         ),
-        _ => Refusal::input(
+        _ => HarRefusal::input(
             format!("the capture is not JSON: {}", error.describe()),
             pointer,
         ),
@@ -310,9 +312,9 @@ fn json_refusal(error: json::JsonError) -> Refusal {
 
 /// Checks the container (`log` and its standard members) and replaces `log.entries` (already
 /// streamed into records) by `null`.
-fn check_container(document: &mut Json) -> Result<(), Refusal> {
+fn check_container(document: &mut Json) -> Result<(), HarRefusal> {
     let Json::Object(root) = document else {
-        return Err(Refusal::input(
+        return Err(HarRefusal::input(
             format!(
                 "the capture is not a HAR document: its top level is {}, not an object with `log`",
                 article(document.type_name())
@@ -321,7 +323,7 @@ fn check_container(document: &mut Json) -> Result<(), Refusal> {
         ));
     };
     let Some(log) = root.get_mut("log") else {
-        return Err(Refusal::input(
+        return Err(HarRefusal::input(
             "the capture is not a HAR document: it has no `log` member",
             Some("/log".to_owned()),
         ));
@@ -333,14 +335,14 @@ fn check_container(document: &mut Json) -> Result<(), Refusal> {
     match log.get("version") {
         Some(Json::String(version)) if version == HAR_VERSION => {}
         Some(Json::String(_)) => {
-            return Err(Refusal::unsupported(
+            return Err(HarRefusal::unsupported(
                 format!("only HAR {HAR_VERSION} is accepted; `log.version` names another version"),
                 Some("/log/version".to_owned()),
             ));
         }
         Some(other) => return Err(Fields::wrong_type("/log/version", "a string", other)),
         None => {
-            return Err(Refusal::unsupported(
+            return Err(HarRefusal::unsupported(
                 format!("only HAR {HAR_VERSION} is accepted; `log.version` is missing"),
                 Some("/log/version".to_owned()),
             ));
@@ -384,7 +386,7 @@ fn check_container(document: &mut Json) -> Result<(), Refusal> {
     match log.take("entries") {
         Some(Json::Array(_)) => Ok(()),
         Some(other) => Err(Fields::wrong_type(RECORDS_POINTER, "an array", &other)),
-        None => Err(Refusal::input(
+        None => Err(HarRefusal::input(
             "the capture is not a HAR document: `log.entries` is missing",
             Some(RECORDS_POINTER.to_owned()),
         )),

@@ -22,14 +22,14 @@ pub const UNSUPPORTED_TARGET: &str = "unsupported_target";
 
 /// A refusal inside the extractor.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Refusal {
+pub(crate) struct HarRefusal {
     code: &'static str,
     category: &'static str,
     message: String,
     pointer: Option<String>,
 }
 
-impl Refusal {
+impl HarRefusal {
     pub(crate) fn input(message: impl Into<String>, pointer: Option<String>) -> Self {
         Self {
             code: INVALID_REQUEST,

@@ -8,7 +8,7 @@
 use rea_plugin_api::contracts::capture::Redaction;
 use rea_plugin_api::json::{Json, escape_pointer_segment};
 
-use crate::refusal::{Refusal, SENSITIVE_MARKER};
+use crate::refusal::{HarRefusal, SENSITIVE_MARKER};
 
 /// The reason of a sensitive-value redaction.
 pub(crate) const SENSITIVE_REASON: &str = "sensitive-value";
@@ -21,9 +21,9 @@ pub(crate) struct Sensitive {
 
 impl Sensitive {
     /// Checks the declarations: an empty value would match every field and is refused.
-    pub(crate) fn new(values: &[String]) -> Result<Self, Refusal> {
+    pub(crate) fn new(values: &[String]) -> Result<Self, HarRefusal> {
         if values.iter().any(String::is_empty) {
-            return Err(Refusal::input(
+            return Err(HarRefusal::input(
                 "a --sensitive-value must not be empty",
                 None,
             ));

@@ -36,14 +36,14 @@ fn pointer_of(field: &str) -> String {
 
 /// What one reference is: the sent member, the identity member, and whether it holds many.
 #[derive(Debug, Clone, PartialEq, Eq)]
-struct Shape {
+struct ReferenceShape {
     member: String,
     identity: String,
     many: bool,
 }
 
 /// The shapes a stored value fits with what a call sent.
-fn shapes(stored: &Value, sent: &Map<String, Value>, field: &str) -> Vec<Shape> {
+fn shapes(stored: &Value, sent: &Map<String, Value>, field: &str) -> Vec<ReferenceShape> {
     let mut found = Vec::new();
     for (member, value) in sent {
         if member == field {
@@ -67,7 +67,7 @@ fn shapes(stored: &Value, sent: &Map<String, Value>, field: &str) -> Vec<Shape> 
                 _ => false,
             };
             if fits {
-                found.push(Shape {
+                found.push(ReferenceShape {
                     member: member.clone(),
                     identity: identity.to_owned(),
                     many: stored.is_array(),
@@ -113,7 +113,7 @@ pub struct Reference {
 pub struct ReferenceRule;
 
 impl ReferenceRule {
-    fn shape_of(call: &ObservedCall, pointer: &str, stored: &Value) -> Option<Shape> {
+    fn shape_of(call: &ObservedCall, pointer: &str, stored: &Value) -> Option<ReferenceShape> {
         let field = top_field(pointer)?;
         let sent = sent_members(call.request_body.as_ref())?;
         let mut candidates = shapes(stored, sent, &field);

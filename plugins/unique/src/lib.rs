@@ -91,7 +91,7 @@ fn derive(
 
 /// The shape of a unique integer: its digit count and whether it is spelled as a string.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Shape {
+pub struct IntegerShape {
     /// Digits.
     pub length: usize,
     /// Spelled as a string of digits (else a JSON number).
@@ -104,7 +104,7 @@ pub struct UniqueRule;
 
 impl StateRule for UniqueRule {
     type Options = NoOptions;
-    type Rule = FieldRules<Shape>;
+    type Rule = FieldRules<IntegerShape>;
 
     fn learn(
         &self,
@@ -143,7 +143,7 @@ impl StateRule for UniqueRule {
         }
         let fields = shapes
             .agreed()
-            .map(|(pointer, (length, string))| (pointer, Shape { length, string }));
+            .map(|(pointer, (length, string))| (pointer, IntegerShape { length, string }));
         Ok(rule_fields::learned(
             fields,
             "no unexplained member held a fresh 10-to-20-digit integer in every recorded call",
@@ -153,7 +153,7 @@ impl StateRule for UniqueRule {
     fn apply(&self, request: &ApplyRequest<Self::Rule>) -> Result<ApplyOutcome, PluginError> {
         let call = &request.call;
         let mut outcome = ApplyOutcome::default();
-        for (pointer, &Shape { length, string }) in &request.rule.fields {
+        for (pointer, &IntegerShape { length, string }) in &request.rule.fields {
             let held: BTreeSet<String> = call
                 .held_values
                 .get(pointer)
@@ -214,7 +214,7 @@ mod tests {
         }
     }
 
-    fn learn(calls: Vec<ObservedCall>) -> LearnOutcome<FieldRules<Shape>> {
+    fn learn(calls: Vec<ObservedCall>) -> LearnOutcome<FieldRules<IntegerShape>> {
         UniqueRule
             .learn(&LearnRequest {
                 calls,

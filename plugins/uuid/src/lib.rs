@@ -162,7 +162,7 @@ pub struct GeneratedRule(pub Kind);
 /// The shape of a generated value: a UUID's case, or a token's alphabet and length.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(untagged)]
-pub enum Shape {
+pub enum GeneratedShape {
     /// A UUID.
     Uuid {
         /// Upper-case hex digits.
@@ -177,10 +177,10 @@ pub enum Shape {
     },
 }
 
-fn shape(kind: Kind, value: &Value) -> Option<Shape> {
+fn shape(kind: Kind, value: &Value) -> Option<GeneratedShape> {
     let text = value.as_str()?;
     match kind {
-        Kind::Uuid => uuid_case(text).map(|upper| Shape::Uuid { upper }),
+        Kind::Uuid => uuid_case(text).map(|upper| GeneratedShape::Uuid { upper }),
         Kind::Token => {
             if text.len() < 8
                 || uuid_case(text).is_some()
@@ -189,7 +189,7 @@ fn shape(kind: Kind, value: &Value) -> Option<Shape> {
                 return None;
             }
             // A token is no word: it must mix digits with letters, or be all digits in hex.
-            alphabet(text).map(|name| Shape::Token {
+            alphabet(text).map(|name| GeneratedShape::Token {
                 alphabet: name.to_owned(),
                 length: text.len(),
             })
@@ -199,7 +199,7 @@ fn shape(kind: Kind, value: &Value) -> Option<Shape> {
 
 impl StateRule for GeneratedRule {
     type Options = NoOptions;
-    type Rule = FieldRules<Shape>;
+    type Rule = FieldRules<GeneratedShape>;
 
     fn learn(
         &self,
@@ -254,7 +254,7 @@ impl StateRule for GeneratedRule {
             let mut attempt = 0u64;
             let value = loop {
                 let candidate = match shape {
-                    Shape::Uuid { upper } => uuid_from(
+                    GeneratedShape::Uuid { upper } => uuid_from(
                         &derive(
                             &call.state_evidence_id,
                             &request.tool.name,
@@ -264,7 +264,7 @@ impl StateRule for GeneratedRule {
                         ),
                         *upper,
                     ),
-                    Shape::Token { alphabet, length } => {
+                    GeneratedShape::Token { alphabet, length } => {
                         let letters = alphabet_bytes(alphabet).ok_or_else(|| {
                             PluginError::new("invalid_rule", "a token alphabet does not parse")
                         })?;
@@ -319,7 +319,7 @@ mod tests {
         }
     }
 
-    fn learn(kind: Kind, values: &[Value]) -> LearnOutcome<FieldRules<Shape>> {
+    fn learn(kind: Kind, values: &[Value]) -> LearnOutcome<FieldRules<GeneratedShape>> {
         GeneratedRule(kind)
             .learn(&LearnRequest {
                 calls: values
@@ -339,7 +339,12 @@ mod tests {
             .expect("learns")
     }
 
-    fn apply(kind: Kind, rule: FieldRules<Shape>, held: Vec<Value>, writes: u64) -> String {
+    fn apply(
+        kind: Kind,
+        rule: FieldRules<GeneratedShape>,
+        held: Vec<Value>,
+        writes: u64,
+    ) -> String {
         GeneratedRule(kind)
             .apply(&ApplyRequest {
                 call: ServedCall {

@@ -53,7 +53,7 @@ pub use name::{LocalOriginName, check_name, choose_name};
 pub use output::{Destination, check_destination};
 pub use pair::{AuthenticatedPair, written_as_json};
 pub use pipeline::{BundlePipeline, PipelineLibrary};
-pub use predict::{Prediction, Probe, predict};
+pub use predict::{Prediction, VerifyProbe, predict};
 
 /// The stage of the bundle and of `rea environment-export`'s refusals.
 pub const EXPORT_STAGE: &str = "environment-export";

@@ -35,7 +35,7 @@ pub struct Prediction {
     /// The served tools' names, in catalog order.
     pub tools: Vec<String>,
     /// The tool `verify.py` calls and the status it expects; `None` when no tool qualifies.
-    pub probe: Option<Probe>,
+    pub probe: Option<VerifyProbe>,
     /// The stopped document's `state` member (`{"served": true, "evidence_id"}` or
     /// `{"served": false, "reason": "unavailable", "code", "message"}`).
     pub state: Value,
@@ -70,7 +70,7 @@ impl Prediction {
 
 /// The tool `verify.py` calls with no arguments.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Probe {
+pub struct VerifyProbe {
     /// The tool's name.
     pub tool: String,
     /// The `status` of its answer (`None`: unknown).
@@ -170,7 +170,7 @@ fn state_counts(derived: &StateView) -> Vec<(&'static str, u64)> {
 fn find_probe(
     backend: Arc<dyn ToolBackend>,
     manifest: &Manifest,
-) -> Result<Option<Probe>, Refusal> {
+) -> Result<Option<VerifyProbe>, Refusal> {
     let candidates: Vec<String> = backend
         .tools()
         .iter()
@@ -209,7 +209,7 @@ fn find_probe(
             .get("status")
             .and_then(Value::as_u64)
             .and_then(|status| u16::try_from(status).ok());
-        return Ok(Some(Probe { tool, status }));
+        return Ok(Some(VerifyProbe { tool, status }));
     }
     Ok(None)
 }

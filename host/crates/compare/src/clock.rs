@@ -54,9 +54,9 @@ pub struct IsoClock {
     pub fraction: String,
 }
 
-/// The unit of an epoch number.
+/// The unit of an epoch number, read from its magnitude.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum EpochUnit {
+pub enum EpochMagnitude {
     /// `1e9 ≤ n < 1e10`.
     Seconds,
     /// `1e12 ≤ n < 1e13`.
@@ -67,13 +67,14 @@ pub enum EpochUnit {
     Nanoseconds,
 }
 
-/// A clock's format.
+/// A clock's format as two compared clock values must share it (not the learned rules'
+/// `rea_plugin_api::date::ClockFormat`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ClockFormat {
+pub enum ComparedClockFormat {
     /// An ISO-8601 string.
     Iso(IsoFormat),
     /// An epoch number: its unit, and whether it is written as an integer.
-    Epoch(EpochUnit, bool),
+    Epoch(EpochMagnitude, bool),
 }
 
 /// Reads an ISO-8601 date-time (see the module docs) with `rea_plugin_api::date`, keeping the
@@ -163,23 +164,23 @@ pub fn clock_named(member: &str) -> bool {
 }
 
 /// The epoch unit of a number, by magnitude; `None` for a number no epoch clock spells.
-fn epoch_unit(value: f64) -> Option<EpochUnit> {
+fn epoch_unit(value: f64) -> Option<EpochMagnitude> {
     match value.abs() {
-        n if (1e9..1e10).contains(&n) => Some(EpochUnit::Seconds),
-        n if (1e12..1e13).contains(&n) => Some(EpochUnit::Milliseconds),
-        n if (1e15..1e16).contains(&n) => Some(EpochUnit::Microseconds),
-        n if (1e18..1e19).contains(&n) => Some(EpochUnit::Nanoseconds),
+        n if (1e9..1e10).contains(&n) => Some(EpochMagnitude::Seconds),
+        n if (1e12..1e13).contains(&n) => Some(EpochMagnitude::Milliseconds),
+        n if (1e15..1e16).contains(&n) => Some(EpochMagnitude::Microseconds),
+        n if (1e18..1e19).contains(&n) => Some(EpochMagnitude::Nanoseconds),
         _ => None,
     }
 }
 
 /// A value's clock format: an ISO string anywhere, an epoch number only in a clock context.
-pub fn clock_format(value: &Value, clock_context: bool) -> Option<ClockFormat> {
+pub fn clock_format(value: &Value, clock_context: bool) -> Option<ComparedClockFormat> {
     match value {
-        Value::String(text) => read_iso(text).map(|clock| ClockFormat::Iso(clock.format)),
+        Value::String(text) => read_iso(text).map(|clock| ComparedClockFormat::Iso(clock.format)),
         Value::Number(number) if clock_context => {
             let integer = number.is_i64() || number.is_u64();
-            epoch_unit(number.as_f64()?).map(|unit| ClockFormat::Epoch(unit, integer))
+            epoch_unit(number.as_f64()?).map(|unit| ComparedClockFormat::Epoch(unit, integer))
         }
         _ => None,
     }
@@ -295,13 +296,16 @@ mod tests {
         let millis = json!(1795950612507_i64);
         assert_eq!(
             clock_format(&millis, true),
-            Some(ClockFormat::Epoch(EpochUnit::Milliseconds, true))
+            Some(ComparedClockFormat::Epoch(
+                EpochMagnitude::Milliseconds,
+                true
+            ))
         );
         assert_eq!(clock_format(&millis, false), None);
         assert_eq!(clock_format(&json!(0), true), None);
         assert_eq!(
             clock_format(&json!(1795950612.5), true),
-            Some(ClockFormat::Epoch(EpochUnit::Seconds, false))
+            Some(ComparedClockFormat::Epoch(EpochMagnitude::Seconds, false))
         );
         assert!(clock_format(&json!("2026-01-01T00:00:00Z"), false).is_some());
     }

@@ -136,7 +136,7 @@ fn manifest_in_context<'a>(
 
 /// One manifest tool as completion needs it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ManifestTool {
+pub struct ToolCandidate {
     /// The MCP tool name.
     pub name: String,
     /// `GET`, `POST`, …
@@ -147,7 +147,7 @@ pub struct ManifestTool {
 
 /// The tools of a manifest Evidence document, or `None` when it has no readable tool list
 /// (malformed output gives no candidates).
-pub fn manifest_tools(document: &Value) -> Option<Vec<ManifestTool>> {
+pub fn manifest_tools(document: &Value) -> Option<Vec<ToolCandidate>> {
     let tools = [
         "/result/tools",
         "/normalized_result/tools",
@@ -164,7 +164,7 @@ pub fn manifest_tools(document: &Value) -> Option<Vec<ManifestTool>> {
                     .find_map(|key| tool.get(*key).and_then(Value::as_str))
                     .map(str::to_owned)
             };
-            Some(ManifestTool {
+            Some(ToolCandidate {
                 name: text(&["name"])?,
                 method: text(&["method"])?,
                 path_template: text(&["path_template", "template", "path"])?,

@@ -8,16 +8,16 @@ use serde_json::json;
 const PREFIX: &str = "rg1-";
 const HASH_HEX: usize = 32;
 
-/// A parsed locator.
+/// A parsed guidance locator.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Locator {
+pub struct GuidanceLocator {
     /// The bundle hash it was issued for.
     pub bundle: [u8; 16],
     /// The section hash.
     pub section: [u8; 16],
 }
 
-impl Locator {
+impl GuidanceLocator {
     /// The locator text.
     pub fn render(&self) -> String {
         format!(
@@ -66,13 +66,16 @@ mod tests {
 
     #[test]
     fn a_locator_round_trips_and_has_a_fixed_length() {
-        let locator = Locator {
+        let locator = GuidanceLocator {
             bundle: [0xab; 16],
             section: [0x01; 16],
         };
         let text = locator.render();
         assert_eq!(text.len(), 4 + 32 + 1 + 32);
-        assert_eq!(Locator::parse(&text, "/locator").expect("parses"), locator);
+        assert_eq!(
+            GuidanceLocator::parse(&text, "/locator").expect("parses"),
+            locator
+        );
     }
 
     #[test]
@@ -83,7 +86,7 @@ mod tests {
             "rg2-aa-bb",
             &format!("rg1-{}-{}", "A".repeat(32), "0".repeat(32)),
         ] {
-            let refusal = Locator::parse(text, "/locator").expect_err("refused");
+            let refusal = GuidanceLocator::parse(text, "/locator").expect_err("refused");
             assert_eq!(refusal.code, "invalid_request");
             assert_eq!(refusal.pointer.as_deref(), Some("/locator"));
         }

@@ -20,7 +20,7 @@ use rea_evidence::Refusal;
 use serde_json::{Map, Value, json};
 
 use super::bundle::{BundleSource, GuidanceBundle};
-use super::locator::Locator;
+use super::locator::GuidanceLocator;
 use crate::text::{utf16_len, utf16_prefix, word_matches, words};
 
 /// Matches per page.
@@ -119,7 +119,7 @@ pub fn search(source: &BundleSource, request: &SearchRequest) -> Result<Value, R
 
 /// Loads the bundle and reads one section.
 pub fn read(source: &BundleSource, locator: &str) -> Result<Value, Refusal> {
-    let locator = Locator::parse(locator, "/locator")?;
+    let locator = GuidanceLocator::parse(locator, "/locator")?;
     let bundle = source.load()?;
     read_bundle(&bundle, &locator)
 }
@@ -206,7 +206,7 @@ pub fn search_bundle(bundle: &GuidanceBundle, request: &SearchRequest) -> Result
 
 /// The locator of a bundle's section, by index.
 fn section_locator(bundle: &GuidanceBundle, index: usize) -> String {
-    Locator {
+    GuidanceLocator {
         bundle: bundle.locator_hash(),
         section: bundle.sections[index].hash,
     }
@@ -257,7 +257,7 @@ fn match_entry(bundle: &GuidanceBundle, found: &Found, terms: &[String]) -> Valu
 }
 
 /// Reads one section of an admitted bundle.
-pub fn read_bundle(bundle: &GuidanceBundle, locator: &Locator) -> Result<Value, Refusal> {
+pub fn read_bundle(bundle: &GuidanceBundle, locator: &GuidanceLocator) -> Result<Value, Refusal> {
     if locator.bundle != bundle.locator_hash() {
         return Err(Refusal::new(
             "guidance_stale",
@@ -281,7 +281,7 @@ pub fn read_bundle(bundle: &GuidanceBundle, locator: &Locator) -> Result<Value, 
         .iter()
         .map(|child| {
             json!({
-                "locator": Locator { bundle: bundle.locator_hash(), section: bundle.sections[*child].hash }.render(),
+                "locator": GuidanceLocator { bundle: bundle.locator_hash(), section: bundle.sections[*child].hash }.render(),
                 "heading": bundle.sections[*child].heading,
                 "content_length": bundle.sections[*child].content_length,
             })

@@ -63,7 +63,7 @@ impl ArgumentContract {
 
 /// One optional starting point.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Step {
+pub struct WorkflowStep {
     /// Every tool the text names; the step is rendered only when all are in scope.
     pub tools: &'static [&'static str],
     /// The text (markdown, one paragraph).
@@ -86,7 +86,7 @@ pub struct WorkflowContract {
     /// Tools that must all be in scope for the workflow to be advertised.
     pub required_tools: &'static [&'static str],
     /// Starting points, in order.
-    pub steps: &'static [Step],
+    pub steps: &'static [WorkflowStep],
     /// Whether the tools of families rea does not ship (plugin families) are offered as
     /// optional routes after the steps; they never make the workflow unavailable.
     pub contributed_routes: bool,
@@ -123,23 +123,23 @@ pub const WORKFLOWS: &[WorkflowContract] = &[
         ],
         required_tools: &[INSPECT_ANALYSIS_VIEW],
         steps: &[
-            Step {
+            WorkflowStep {
                 tools: &[INSPECT_WEB_NETWORK_CAPTURE],
                 text: "If you have a HAR file but no retained capture Evidence, call `inspect_web_network_capture` with the file's absolute path; the capture Evidence it returns lists every record.",
             },
-            Step {
+            WorkflowStep {
                 tools: &[INSPECT_ANALYSIS_VIEW],
                 text: "Project the environment manifest with `inspect_analysis_view`, using the retained capture as its source (`{\"kind\": \"retained-evidence\", \"evidence_id\": …}`; the `document` value, when given, names it). The manifest has one tool per method and path template, with path parameters, query parameter names, body shapes and the ordinals of the records each tool cites.",
             },
-            Step {
+            WorkflowStep {
                 tools: &[],
                 text: "Find the tools whose path templates, query parameter names or body keys relate to the feature; when `procedure` is given, start from that tool. Then read the records those tools cite in the capture Evidence for the request and response fields whose values carry the feature.",
             },
-            Step {
+            WorkflowStep {
                 tools: &[INSPECT_ANALYSIS_VIEW],
                 text: "Project the environment coverage view from the same source to see whether those tools answer from the observed state or from their recordings, and whether the feature's writes are served or withheld.",
             },
-            Step {
+            WorkflowStep {
                 tools: GUIDANCE,
                 text: "When a write the feature needs is withheld, search the guidance with `search_guidance` (for example the withheld reason) and read the section with `read_guidance_section` for what to record next.",
             },
@@ -167,23 +167,23 @@ pub const WORKFLOWS: &[WorkflowContract] = &[
         ],
         required_tools: &[INSPECT_ANALYSIS_VIEW],
         steps: &[
-            Step {
+            WorkflowStep {
                 tools: &[INSPECT_WEB_NETWORK_CAPTURE],
                 text: "For a side given as a HAR path, inspect it first with `inspect_web_network_capture`, then use its retained capture Evidence as the source of that side's manifest.",
             },
-            Step {
+            WorkflowStep {
                 tools: &[INSPECT_ANALYSIS_VIEW],
                 text: "Project the environment manifest of each side with `inspect_analysis_view`, giving both the same `template_rules` so their path templates are comparable.",
             },
-            Step {
+            WorkflowStep {
                 tools: &[],
                 text: "Compare tool by tool, by method and path template: tools added, tools removed, and tools whose path parameters, query parameter names, body shapes, statuses or media types changed.",
             },
-            Step {
+            WorkflowStep {
                 tools: &[INSPECT_ANALYSIS_VIEW],
                 text: "Project the coverage view of each side to compare which reads answer from the observed state and which writes each environment serves or withholds.",
             },
-            Step {
+            WorkflowStep {
                 tools: &[],
                 text: "A tool present on one side only may just be unrecorded on the other: say which differences come from what was recorded rather than from the application.",
             },
@@ -217,23 +217,23 @@ pub const WORKFLOWS: &[WorkflowContract] = &[
         ],
         required_tools: &[INSPECT_ANALYSIS_VIEW],
         steps: &[
-            Step {
+            WorkflowStep {
                 tools: &[],
                 text: "Split the specification into finite, checkable items: a read a tool answers, a write that is served and read back, an error answer for a missing id.",
             },
-            Step {
+            WorkflowStep {
                 tools: &[INSPECT_ANALYSIS_VIEW],
                 text: "Project the coverage view with `inspect_analysis_view` from the environment's capture (the manifest named by `environment` cites it as its parent) to see which reads answer from the state, which writes are served, and why the others are withheld.",
             },
-            Step {
+            WorkflowStep {
                 tools: &[COMPARE_ENVIRONMENT],
                 text: "Without `comparison_evidence`, measure the environment with `compare_environment`: the manifest (`environment`), the capture it was projected from, and probes recorded on the live application (capture Evidence of call sequences made after a restart from the same seed). The comparison Evidence it returns, which the session retains, is the comparison Evidence for the next step.",
             },
-            Step {
+            WorkflowStep {
                 tools: &[],
                 text: "Where comparison Evidence is given (`comparison_evidence`) or was just made, judge each item from the steps that exercise it: `agrees`, `categories` and `differences` (`status`, `missing-field`, `value`, `not-served`, `no-tool`, …) and the per-tool agreement; an item no probe step exercised, or whose records are listed under `unobserved_records`, is not verified. Without comparison Evidence, judge from coverage alone and mark the item as not verified against the application.",
             },
-            Step {
+            WorkflowStep {
                 tools: GUIDANCE,
                 text: "Read the guidance on measuring fidelity (`search_guidance` with \"fidelity probes\", then `read_guidance_section`) for what agreement does and does not establish.",
             },
@@ -261,19 +261,19 @@ pub const WORKFLOWS: &[WorkflowContract] = &[
         ],
         required_tools: &[INSPECT_WEB_NETWORK_CAPTURE],
         steps: &[
-            Step {
+            WorkflowStep {
                 tools: &[INSPECT_WEB_NETWORK_CAPTURE],
                 text: "Inspect the recording with `inspect_web_network_capture` unless `capture` names retained capture Evidence, and find the records matching the symptom by status, method, path and error body.",
             },
-            Step {
+            WorkflowStep {
                 tools: &[],
                 text: "Walk back through the earlier records: writes that changed what the failing call touched, reads that showed the entity before, and missing preconditions such as an `If-Match` from an earlier read, a CSRF token or a sign-in.",
             },
-            Step {
+            WorkflowStep {
                 tools: &[INSPECT_ANALYSIS_VIEW],
                 text: "Project the environment manifest with `inspect_analysis_view` to name the tool of each involved record, and the coverage view to see whether the environment answers it from the state or replays it.",
             },
-            Step {
+            WorkflowStep {
                 tools: &[],
                 text: "The recording shows requests and responses only, not the server's logs: keep what the records show apart from what you infer about the server's behaviour.",
             },
@@ -301,19 +301,19 @@ pub const WORKFLOWS: &[WorkflowContract] = &[
         ],
         required_tools: &[INSPECT_ANALYSIS_VIEW],
         steps: &[
-            Step {
+            WorkflowStep {
                 tools: &[INSPECT_ANALYSIS_VIEW],
                 text: "Read the unknowns of the manifest named by `manifest` (or project it with `inspect_analysis_view`): the authorization model, response semantics and state transitions a recording cannot establish.",
             },
-            Step {
+            WorkflowStep {
                 tools: &[INSPECT_ANALYSIS_VIEW],
                 text: "Project the coverage view from the same capture (`inspect_analysis_view` with `{\"kind\": \"environment-coverage\"}`): each withheld write in `writes.withheld` (`unknown`, when given, names one by its `tool`) has a `reason`, a `hint`, the `exemplar_ordinal` of the record it was modelled on and `contradicted_by`, the read that disagreed with it, if any.",
             },
-            Step {
+            WorkflowStep {
                 tools: GUIDANCE,
                 text: "For each withheld reason, search the guidance with `search_guidance` (the reason, such as \"no-observation\") and read the section with `read_guidance_section` for what to record next.",
             },
-            Step {
+            WorkflowStep {
                 tools: &[],
                 text: "Classify each unknown: resolvable by another recording (name the calls and their order), not modelled by design (side effects), or needing the application's own documentation. An unknown is resolved only by Evidence that shows the answer, never by an inference.",
             },
@@ -347,23 +347,23 @@ pub const WORKFLOWS: &[WorkflowContract] = &[
         ],
         required_tools: &[SEARCH_GUIDANCE, READ_GUIDANCE_SECTION],
         steps: &[
-            Step {
+            WorkflowStep {
                 tools: GUIDANCE,
                 text: "Read the recording guidance: `search_guidance` with \"record application environment\", then `read_guidance_section` on the match, for reads before writes, read-backs, spacing, two creates with different members, flips and credentials.",
             },
-            Step {
+            WorkflowStep {
                 tools: &[],
                 text: "Bound the experiment: one origin, a seeded instance whose data may change, the collections and writes in scope, a fixed list of steps and a time budget. Say what is out of scope.",
             },
-            Step {
+            WorkflowStep {
                 tools: &[],
                 text: "Write the steps in order: lists and reads by id first; query reads from the first page; per type a create with every field and one with only the required fields, each read back by id and in its list; a pause of more than a second; updates read back; each flag or action flipped both ways with reads; deletes read back; a read of a missing id.",
             },
-            Step {
+            WorkflowStep {
                 tools: &[],
                 text: "Plan credentials: a throwaway account, secrets declared so the recorder redacts them, and which values (custom key headers, query tokens, tokens in bodies) will remain in the capture and must be scrubbed or rotated.",
             },
-            Step {
+            WorkflowStep {
                 tools: &[INSPECT_WEB_NETWORK_CAPTURE, INSPECT_ANALYSIS_VIEW],
                 text: "After recording, inspect the capture with `inspect_web_network_capture` and project the coverage view from it with `inspect_analysis_view`; when `capture` names an earlier recording, start from its coverage and plan only the calls its withheld writes need.",
             },

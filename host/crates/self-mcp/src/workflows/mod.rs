@@ -13,8 +13,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde_json::{Map, Value, json};
 
 pub use contracts::{
-    ArgumentContract, COMPLETION_CAVEAT, CompletionSource, PATH_COMPLETION_CAVEAT, Step, WORKFLOWS,
-    WorkflowContract,
+    ArgumentContract, COMPLETION_CAVEAT, CompletionSource, PATH_COMPLETION_CAVEAT, WORKFLOWS,
+    WorkflowContract, WorkflowStep,
 };
 
 use crate::schema::{FieldIssue, pointer_token};
