@@ -6,8 +6,7 @@
 #
 #   tests/security/run.sh [--fuzz-only]
 #
-# --fuzz-only (what tests/run-all.sh runs) leaves the soak out: its idle-RSS bound fails on this
-# machine (+17.5% after idle in an unloaded run, against 10%; issue 15 stays open for it).
+# --fuzz-only leaves the soak out (tests/run-all.sh runs both).
 #
 # Exits 1 when a fuzz target crashed or the soak failed. Nothing leaves loopback.
 set -uo pipefail

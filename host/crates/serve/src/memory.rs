@@ -6,6 +6,12 @@
 //! `malloc_trim(0)` once the count has stood still for a whole [`TRIM_INTERVAL`] after it moved,
 //! so a busy server never trims and an idle one trims once.
 //!
+//! Connections outlive the requests: a client's idle keep-alive connections stay open until
+//! hyper's request-head timeout closes them (10 s after their last request), after the idle trim,
+//! and the buffers they free would stay resident. So every accepted connection that carried a
+//! request is a [`Connection`]; its close counts as activity too, and when the last open one
+//! closes the server trims again once nothing moved for [`CONNECTIONLESS_SETTLE`].
+//!
 //! Trimming alone left the 100,000-call soak 17.5% above its start after idle: what glibc keeps
 //! is not only free heap at the top of an arena but heap it cannot give back at all. Two of its
 //! defaults cause that in a server, and [`configure_allocator`] changes both before the runtime
@@ -22,17 +28,22 @@
 //!
 //! A user's own tuning (`MALLOC_ARENA_MAX`, `MALLOC_MMAP_THRESHOLD_`, `GLIBC_TUNABLES`) is kept.
 
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use axum::extract::{Request, State};
 use axum::middleware::Next;
 use axum::response::Response;
+use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
 
 /// How long the server must have been idle before freed heap is given back.
 pub const TRIM_INTERVAL: Duration = Duration::from_secs(5);
+
+/// How long nothing must move after the last open connection closed before freed heap is given
+/// back (short: no request can be in flight without a connection).
+pub const CONNECTIONLESS_SETTLE: Duration = Duration::from_secs(1);
 
 /// The most malloc arenas a server makes (glibc's default is eight per core).
 pub const ARENA_MAX: i32 = 2;
@@ -74,18 +85,43 @@ pub fn configure_allocator() {
     }
 }
 
-/// A count of requests and closed sessions, shared by the router and the trim task.
+/// A count of requests, closed sessions and closed connections, and of the connections open,
+/// shared by the router, the listener's connections and the trim task.
 #[derive(Debug, Clone, Default)]
-pub struct Activity(Arc<AtomicU64>);
+pub struct Activity(Arc<Counts>);
+
+#[derive(Debug, Default)]
+struct Counts {
+    moves: AtomicU64,
+    open_connections: AtomicU64,
+    /// Notified when the last open connection closed.
+    none_open: Notify,
+    trims: AtomicU64,
+}
 
 impl Activity {
     /// Counts one request or one closed session.
     pub fn touch(&self) {
-        self.0.fetch_add(1, Ordering::Relaxed);
+        self.0.moves.fetch_add(1, Ordering::Relaxed);
     }
 
     fn count(&self) -> u64 {
-        self.0.load(Ordering::Relaxed)
+        self.0.moves.load(Ordering::Relaxed)
+    }
+
+    fn open_connections(&self) -> u64 {
+        self.0.open_connections.load(Ordering::Relaxed)
+    }
+
+    fn connection_opened(&self) {
+        self.0.open_connections.fetch_add(1, Ordering::Relaxed);
+    }
+
+    fn connection_closed(&self) {
+        self.touch();
+        if self.0.open_connections.fetch_sub(1, Ordering::Relaxed) == 1 {
+            self.0.none_open.notify_one();
+        }
     }
 
     /// Starts the trim task, which ends with `shutdown`. Must be called within a tokio runtime.
@@ -94,29 +130,71 @@ impl Activity {
     }
 }
 
-/// Middleware: every request is activity.
+/// One accepted connection: the listener adds it to each of the connection's requests (an
+/// extension) and keeps it while the connection is served; the first request that reaches
+/// [`count_request`] ties it to the server's [`Activity`], and its close (the last clone
+/// dropped) counts there.
+#[derive(Debug, Clone, Default)]
+pub struct Connection(Arc<ConnectionLife>);
+
+#[derive(Debug, Default)]
+struct ConnectionLife {
+    activity: OnceLock<Activity>,
+}
+
+impl Connection {
+    fn attach(&self, activity: &Activity) {
+        if self.0.activity.set(activity.clone()).is_ok() {
+            activity.connection_opened();
+        }
+    }
+}
+
+impl Drop for ConnectionLife {
+    fn drop(&mut self) {
+        if let Some(activity) = self.activity.get() {
+            activity.connection_closed();
+        }
+    }
+}
+
+/// Middleware: every request is activity, and ties its connection to the activity.
 pub async fn count_request(
     State(activity): State<Activity>,
     request: Request,
     next: Next,
 ) -> Response {
+    if let Some(connection) = request.extensions().get::<Connection>() {
+        connection.attach(&activity);
+    }
     activity.touch();
     next.run(request).await
 }
 
-/// Trims once the activity count stood still for a whole interval after it last moved.
+/// Trims once the activity count stood still for a whole interval after it last moved, and
+/// once it stood still for [`CONNECTIONLESS_SETTLE`] after the last open connection closed.
 async fn trim_when_idle(activity: Activity, shutdown: CancellationToken) {
     let mut seen = activity.count();
     let mut trimmed_at = seen;
     loop {
-        tokio::select! {
+        let none_open = tokio::select! {
             () = shutdown.cancelled() => return,
-            () = tokio::time::sleep(TRIM_INTERVAL) => {}
+            () = tokio::time::sleep(TRIM_INTERVAL) => false,
+            () = activity.0.none_open.notified() => true,
+        };
+        if none_open {
+            seen = activity.count();
+            tokio::select! {
+                () = shutdown.cancelled() => return,
+                () = tokio::time::sleep(CONNECTIONLESS_SETTLE) => {}
+            }
         }
         let now = activity.count();
-        if now == seen && now != trimmed_at {
+        let settled = !none_open || activity.open_connections() == 0;
+        if now == seen && now != trimmed_at && settled {
             trimmed_at = now;
             let _ = tokio::task::spawn_blocking(give_memory_back).await;
+            activity.0.trims.fetch_add(1, Ordering::Relaxed);
         }
         seen = now;
     }
@@ -128,5 +206,44 @@ fn give_memory_back() {
     // SAFETY: malloc_trim only releases memory malloc holds free; it has no preconditions.
     unsafe {
         libc::malloc_trim(0);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn trims(activity: &Activity) -> u64 {
+        activity.0.trims.load(Ordering::Relaxed)
+    }
+
+    async fn settle() {
+        tokio::time::sleep(CONNECTIONLESS_SETTLE + Duration::from_millis(500)).await;
+    }
+
+    #[tokio::test]
+    async fn the_last_connection_closing_trims_again() {
+        let activity = Activity::default();
+        let shutdown = CancellationToken::new();
+        activity.trim_when_idle(shutdown.clone());
+        let (first, second) = (Connection::default(), Connection::default());
+        for connection in [&first, &second] {
+            connection.attach(&activity);
+            connection.attach(&activity);
+        }
+        activity.touch();
+        assert_eq!(activity.open_connections(), 2, "a connection counts once");
+        drop(first);
+        settle().await;
+        assert_eq!(trims(&activity), 0, "one connection is still open");
+        let request_held = second.clone();
+        drop(second);
+        settle().await;
+        assert_eq!(trims(&activity), 0, "a request still holds the connection");
+        drop(request_held);
+        settle().await;
+        assert_eq!(trims(&activity), 1, "the last connection closed");
+        assert_eq!(activity.open_connections(), 0);
+        shutdown.cancel();
     }
 }

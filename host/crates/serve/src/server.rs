@@ -17,6 +17,8 @@
 //! Connections are served by hyper's connection builder (HTTP/1.1 and HTTP/2, upgrades), with a
 //! request-head timeout (`REA_HEADER_TIMEOUT_SECONDS`, 10 s by default): axum's `serve` sets no
 //! timer, so a client sending its headers a byte at a time held a connection forever.
+//! Each connection carries a [`crate::memory::Connection`] to its requests, so its close counts
+//! as activity and the last one closing lets the server give freed heap back.
 
 use std::future::Future;
 use std::net::SocketAddr;
@@ -305,13 +307,17 @@ pub async fn serve_with(
                 // The peer address reaches the handlers (`/agentenv/journal` answers loopback
                 // callers only).
                 let connect_info = axum::Extension(ConnectInfo(PeerAddress(peer)));
-                let service = TowerToHyperService::new(connect_info.layer(app.clone()));
+                // Its close counts as activity: the server trims the heap it frees.
+                let life = crate::memory::Connection::default();
+                let with_life = axum::Extension(life.clone()).layer(app.clone());
+                let service = TowerToHyperService::new(connect_info.layer(with_life));
                 let connection = builder
                     .serve_connection_with_upgrades(TokioIo::new(stream), service)
                     .into_owned();
                 let connection = graceful.watch(connection);
                 tokio::spawn(async move {
                     let _ = connection.await;
+                    drop(life);
                 });
             }
         }
