@@ -4,7 +4,8 @@
 # framework tools, the official MCP Python SDK, and the MCP Inspector; then the fidelity run
 # (environment-compare on every corpus app, checked against tests/fidelity/floors.toml), and the
 # startup and memory ceilings of a 4 MiB capture's bundle (tests/bench/run.sh) and deploy/kubernetes/
-# validated offline (tests/deploy/run.sh), a fleet of 100 environments (tests/fleet/run.sh), and
+# validated offline (tests/deploy/run.sh), a bundle's image built and run by Podman
+# (tests/container/run.sh), a fleet of 100 environments (tests/fleet/run.sh), and
 # the fuzz targets and the soak of issue 15 (tests/security/run.sh). The
 # conformance kit (../shared/kit/conformance, read-only) is copied to a temporary folder and set
 # up once there with its pinned packages; set REA_CONFORMANCE_KIT to reuse an already set-up copy.
@@ -38,6 +39,8 @@ echo "== tests/self_mcp/run.sh"
 tests/self_mcp/run.sh || status=1
 echo "== tests/deploy/run.sh"
 tests/deploy/run.sh "$rea" || status=1
+echo "== tests/container/run.sh"
+tests/container/run.sh "$rea" || status=1
 echo "== tests/bench/run.sh"
 tests/bench/run.sh "$rea" || status=1
 echo "== tests/fleet/run.sh"
