@@ -120,6 +120,16 @@ pub fn default_rules() -> Result<Rules, String> {
     rea_compare::adapter::load_rules(None, &mut registry).map_err(|refusal| refusal.to_text_line())
 }
 
+/// What the fidelity run measures: the default pipeline's rule stages with the opt-in sibling
+/// transfer on (`[manifest] sibling_transfer = true`), what a user who turns it on gets. Sibling
+/// transfer is a user's choice; the run measures it on and says so in its heading.
+pub fn fidelity_rules() -> Result<Rules, String> {
+    let rules = default_rules()?;
+    Ok(std::sync::Arc::new(
+        (*rules).clone().with_sibling_transfer(true),
+    ))
+}
+
 /// An app's build: its capture and manifest Evidence (the default pipeline's template rules and
 /// route forms, as `environment-build` projects it).
 pub fn build(app: &App, state_rules: &Rules) -> Result<(Evidence, Evidence), String> {

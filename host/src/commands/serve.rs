@@ -419,7 +419,8 @@ fn project(
                 "the pipeline's template rules are not valid: {error}"
             ))
         })?
-        .with_route_forms(rea_state::rules::route_form_handles(pipeline, registry)?);
+        .with_route_forms(rea_state::rules::route_form_handles(pipeline, registry)?)
+        .with_sibling_transfer(pipeline.sibling_transfer);
     let (_, manifest_evidence) = project_manifest_evidence(&capture, &rules)?;
     let environment = Environment::from_evidence(&manifest_evidence, &capture)?;
     let manifest = rea_manifest::evidence::read_manifest(&manifest_evidence)?;

@@ -55,7 +55,11 @@ fn main() -> ExitCode {
         );
         return ExitCode::FAILURE;
     }
-    let rules = match fidelity::default_rules() {
+    // The opt-in sibling transfer is on: the run measures what a user who turns it on gets.
+    println!(
+        "Measured with the default pipeline and `[manifest] sibling_transfer = true` (opt-in).\n"
+    );
+    let rules = match fidelity::fidelity_rules() {
         Ok(rules) => rules,
         Err(error) => {
             eprintln!("fidelity: {error}");

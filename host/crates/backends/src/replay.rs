@@ -36,7 +36,7 @@ pub struct ReplayBackend {
 impl ReplayBackend {
     /// The replay backend of an environment under a served name.
     pub fn new(environment: Environment, name: &str) -> Self {
-        let tools = environment.tools().iter().map(descriptor).collect();
+        let tools = environment.replay_tools().iter().map(descriptor).collect();
         let card = environment.card(name).to_json();
         let instructions = environment.instructions();
         Self {

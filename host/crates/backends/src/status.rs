@@ -99,7 +99,11 @@ pub fn coverage_table(summary: &Value) -> CoverageTable {
     let mut writes: Vec<WriteRow> = rows("/writes/served")
         .map(|row| WriteRow {
             tool: text(row, "tool"),
-            effect: text(row, "effect"),
+            // A write carried over from a sibling collection says so (opt-in sibling transfer).
+            effect: match row.get("inferred_from").and_then(Value::as_str) {
+                Some(source) => format!("{}, inferred from {source}", text(row, "effect")),
+                None => text(row, "effect"),
+            },
             reason: None,
             hint: None,
         })

@@ -171,6 +171,9 @@ impl ProbeRun<'_, '_> {
             if !answered {
                 return self.unobserved(record, "no-answer");
             }
+            // A tool the manifest only inferred (sibling transfer) and the environment does not
+            // serve is no tool at all to an agent: never recorded, never listed.
+            let tool = tool.filter(|tool| tool.inferred_from.is_none());
             let category = if tool.is_some() {
                 Category::NotServed
             } else {

@@ -826,6 +826,7 @@ mod tests {
             response_body: None,
             response_media_types: Vec::new(),
             statuses: vec![200],
+            inferred_from: None,
         }
     }
 

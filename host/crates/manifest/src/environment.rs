@@ -137,7 +137,7 @@ impl Environment {
                 };
                 cited.push(*position);
             }
-            if cited.is_empty() {
+            if cited.is_empty() && tool.inferred_from.is_none() {
                 return Err(Refusal::invalid_request(format!(
                     "manifest tool {} cites no record",
                     tool.name
@@ -187,6 +187,14 @@ impl Environment {
         &self.tools
     }
 
+    /// Whether a tool cites no record: one the manifest inferred on a sibling collection, which
+    /// only a state serves (replay lists and answers it not).
+    pub fn is_inferred(&self, name: &str) -> bool {
+        self.by_name
+            .get(name)
+            .is_some_and(|index| self.citations[*index].is_empty())
+    }
+
     /// The tool of that name.
     pub fn tool(&self, name: &str) -> Option<&ToolDefinition> {
         self.by_name.get(name).map(|index| &self.tools[*index])
@@ -194,13 +202,24 @@ impl Environment {
 
     /// The replay card under a served name (`ENVIRONMENT_NAME`, else [`Environment::name`]).
     pub fn card(&self, name: &str) -> EnvironmentCard {
-        EnvironmentCard::replay(name, &self.tools)
+        EnvironmentCard::replay(name, &self.replay_tools())
+    }
+
+    /// The tools replay serves: every tool citing a record (not an inferred one), in manifest
+    /// order.
+    pub fn replay_tools(&self) -> Vec<ToolDefinition> {
+        self.tools
+            .iter()
+            .zip(&self.citations)
+            .filter(|(_, cited)| !cited.is_empty())
+            .map(|(tool, _)| tool.clone())
+            .collect()
     }
 
     /// Charges the catalog and card under a served name against the 1 MiB discovery
     /// reservation; over it is `resource_constraint`. Run before binding.
     pub fn check_discovery_reservation(&self, name: &str) -> Result<DiscoveryCharge, Refusal> {
-        card::check_discovery_reservation(&self.tools, &self.card(name))
+        card::check_discovery_reservation(&self.replay_tools(), &self.card(name))
     }
 
     /// The MCP server instructions.
@@ -240,6 +259,10 @@ impl Environment {
         let Some(index) = self.by_name.get(tool) else {
             return Err(ToolCallError::UnknownTool(tool.to_owned()));
         };
+        if self.citations[*index].is_empty() {
+            // An inferred tool (sibling transfer) has no recording to replay.
+            return Err(ToolCallError::UnknownTool(tool.to_owned()));
+        }
         let definition = &self.tools[*index];
         let supplied = replay::resolve_arguments(tool, &definition.input_schema, arguments)?;
         let cited = self.citations[*index]

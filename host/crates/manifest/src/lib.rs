@@ -52,6 +52,7 @@ mod responses;
 pub mod route_forms;
 pub mod segments;
 mod shape;
+pub mod siblings;
 pub mod template;
 #[cfg(any(test, feature = "testing"))]
 pub mod testing;

@@ -60,8 +60,12 @@ pub fn project_manifest(
         ))
         .in_stage(STAGE));
     }
-    let tools = named_tools(&tool_groups);
+    let mut tools = named_tools(&tool_groups);
     let counts = record_counts(&tools, &excluded_groups, records.len());
+    if rules.sibling_transfer() {
+        let inferred = crate::siblings::inferred_tools(&tools);
+        tools.extend(inferred);
+    }
     Ok(Manifest {
         excluded_groups,
         format_rules: FORMAT_RULES.map(str::to_owned).to_vec(),
@@ -522,6 +526,7 @@ fn build_tool(group: &Group<'_>, names: &BTreeMap<usize, String>) -> ManifestToo
         response_body: response_body.finish(),
         response_media_types: response_media_types.into_iter().collect(),
         statuses: statuses.into_iter().collect(),
+        inferred_from: None,
     }
 }
 

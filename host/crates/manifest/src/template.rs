@@ -119,11 +119,15 @@ pub enum RuleListError {
 pub struct TemplateRules {
     rules: BTreeSet<TemplateRule>,
     route_forms: Vec<Arc<RouteFormHandle>>,
+    /// Whether write tools are offered on sibling collections (see [`crate::siblings`]).
+    sibling_transfer: bool,
 }
 
 impl PartialEq for TemplateRules {
     fn eq(&self, other: &Self) -> bool {
-        self.rules == other.rules && self.route_form_names() == other.route_form_names()
+        self.rules == other.rules
+            && self.route_form_names() == other.route_form_names()
+            && self.sibling_transfer == other.sibling_transfer
     }
 }
 
@@ -140,7 +144,20 @@ impl TemplateRules {
         Self {
             rules: TemplateRule::ALL.into_iter().collect(),
             route_forms: Vec::new(),
+            sibling_transfer: false,
         }
+    }
+
+    /// The same rules, offering write tools on sibling collections when `on` (the pipeline's
+    /// opt-in `[manifest] sibling_transfer`; see [`crate::siblings`]).
+    pub fn with_sibling_transfer(mut self, on: bool) -> Self {
+        self.sibling_transfer = on;
+        self
+    }
+
+    /// Whether write tools are offered on sibling collections.
+    pub fn sibling_transfer(&self) -> bool {
+        self.sibling_transfer
     }
 
     /// The same rules with these route-form stages, run in this order after the rules.
@@ -186,6 +203,7 @@ impl TemplateRules {
         Ok(Self {
             rules: seen.into_keys().collect(),
             route_forms: Vec::new(),
+            sibling_transfer: false,
         })
     }
 

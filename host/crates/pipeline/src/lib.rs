@@ -47,6 +47,8 @@ pub struct Pipeline {
     pub query_grammars: Vec<ResolvedStage>,
     /// Route-form stages the manifest projection runs after the template rules, in order.
     pub route_forms: Vec<ResolvedStage>,
+    /// Whether write tools are offered on sibling collections (`[manifest] sibling_transfer`).
+    pub sibling_transfer: bool,
     /// State rules in pipeline order.
     pub rules: Vec<ResolvedRule>,
     /// Serve settings.
@@ -103,6 +105,7 @@ impl Pipeline {
             "manifest": {
                 "template_rules": self.template_rules,
                 "route_forms": self.route_forms.iter().map(stage).collect::<Vec<_>>(),
+                "sibling_transfer": self.sibling_transfer,
             },
             "state": {"query_grammars": self.query_grammars.iter().map(stage).collect::<Vec<_>>()},
             "rules": self.rules.iter().map(|rule| {
@@ -227,6 +230,7 @@ pub fn resolve(spec: &PipelineSpec, registry: &mut Registry) -> Result<Pipeline,
         template_rules: spec.template_rules.clone(),
         query_grammars,
         route_forms,
+        sibling_transfer: spec.sibling_transfer,
         rules,
         serve: spec.serve.clone(),
     })

@@ -12,6 +12,8 @@
 //! [manifest]
 //! template_rules = ["after-uid-literal"]       # applied in the views' fixed order
 //! route_forms = ["fused-affix"]                # route-form stages, run in this order after them
+//! sibling_transfer = false                     # opt-in: offer confirmed writes on sibling
+//!                                              # collections of the same route family (inferred)
 //! [state]
 //! query_grammars = ["field-affixes"]           # query-grammar stages, in order (absent: the
 //!                                              # built-in default, where the registry holds it)
@@ -54,6 +56,8 @@ pub struct PipelineSpec {
     pub template_rules: Vec<String>,
     /// Route-form stages in file order, each with its name's position.
     pub route_forms: Vec<(String, usize)>,
+    /// `[manifest] sibling_transfer`: offer write tools on sibling collections (opt-in).
+    pub sibling_transfer: bool,
     /// State rules in file order.
     pub rules: Vec<RuleSpec>,
     /// The query-grammar stages `[state] query_grammars` names, in order, each with its byte
@@ -348,6 +352,7 @@ pub fn parse(text: &str, origin: &str, base_dir: &Path) -> Result<PipelineSpec, 
     let libraries = parse_libraries(&mut collector, root, base_dir);
     let capture = parse_capture(&mut collector, root);
     let (template_rules, route_forms) = parse_manifest(&mut collector, root);
+    let sibling_transfer = parse_sibling_transfer(&mut collector, root);
     let rules = parse_rules(&mut collector, root);
     let query_grammars = parse_state(&mut collector, root);
     let serve = parse_serve(&mut collector, root);
@@ -365,6 +370,7 @@ pub fn parse(text: &str, origin: &str, base_dir: &Path) -> Result<PipelineSpec, 
         capture,
         template_rules,
         route_forms,
+        sibling_transfer,
         rules,
         query_grammars,
         serve,
@@ -504,9 +510,36 @@ fn parse_manifest(
         collector.wrong_type(manifest.span(), "`manifest`", "a table", manifest.get_ref());
         return (Vec::new(), Vec::new());
     };
-    collector.unknown_keys(table, "[manifest]", &["template_rules", "route_forms"]);
+    collector.unknown_keys(
+        table,
+        "[manifest]",
+        &["template_rules", "route_forms", "sibling_transfer"],
+    );
     let forms = parse_route_forms(collector, table);
     (parse_template_rules(collector, table), forms)
+}
+
+/// `[manifest] sibling_transfer`: a boolean, `false` when absent.
+fn parse_sibling_transfer(collector: &mut Collector<'_>, root: &DeTable<'_>) -> bool {
+    let Some(DeValue::Table(table)) = get(root, "manifest").map(|manifest| manifest.get_ref())
+    else {
+        return false;
+    };
+    let Some(value) = get(table, "sibling_transfer") else {
+        return false;
+    };
+    match value.get_ref() {
+        DeValue::Boolean(flag) => *flag,
+        other => {
+            collector.wrong_type(
+                value.span(),
+                "`manifest.sibling_transfer`",
+                "a boolean",
+                other,
+            );
+            false
+        }
+    }
 }
 
 /// `[manifest] route_forms`: stage names, each once (whether each is a route-form stage is
@@ -869,6 +902,17 @@ mod tests {
         let errors =
             parse("[serve]\nwithheld = true\n", "p.toml", Path::new(".")).expect_err("refused");
         assert_eq!(errors.0[0].code, "wrong_type");
+    }
+
+    #[test]
+    fn sibling_transfer_is_an_opt_in_boolean() {
+        let on = parse("[manifest]\nsibling_transfer = true\n", "p.toml", Path::new(".")).unwrap();
+        assert!(on.sibling_transfer);
+        let off = parse("[manifest]\nroute_forms = []\n", "p.toml", Path::new(".")).unwrap();
+        assert!(!off.sibling_transfer, "absent is off");
+        let errors = parse("[manifest]\nsibling_transfer = \"yes\"\n", "p.toml", Path::new("."))
+            .unwrap_err();
+        assert!(errors.to_string().contains("sibling_transfer"), "{errors}");
     }
 
     #[test]

@@ -272,7 +272,13 @@ fn write_phrase(plan: &WritePlan) -> String {
         }
         (Effect::Document, _, _) => "changes the document this path reads".to_owned(),
     };
-    format!("applied to the environment state: {what}")
+    match &plan.inferred_from {
+        Some(source) => format!(
+            "applied to the environment state: {what}; inferred: carried over from the confirmed write {} on a sibling collection, never recorded on this one",
+            Json::String(source.clone()).to_canonical_string()
+        ),
+        None => format!("applied to the environment state: {what}"),
+    }
 }
 
 /// The state-mode card.

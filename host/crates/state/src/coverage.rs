@@ -8,6 +8,10 @@
 //!                           "hint": "…", "exemplar_ordinal": 94, "contradicted_by": null}]}}
 //! ```
 //!
+//! A served write carried over from a sibling collection's confirmed write (opt-in sibling
+//! transfer) names its source: `{"tool": "post_comments", "effect": "create", "inferred_from":
+//! "post_posts"}`.
+//!
 //! `HEAD`, `OPTIONS` and `TRACE` tools count as recorded reads (`method-replay`). The view
 //! summarizes the state as derived: serve-time admission (the discovery reservation, the
 //! `data/add` size) is not applied here.
@@ -44,7 +48,14 @@ pub fn summary(state: &StateView) -> Value {
         .write_plans
         .iter()
         .filter(|plan| plan.served)
-        .map(|plan| json!({"tool": plan.tool, "effect": plan.effect.name()}))
+        .map(|plan| match &plan.inferred_from {
+            Some(source) => json!({
+                "tool": plan.tool,
+                "effect": plan.effect.name(),
+                "inferred_from": source,
+            }),
+            None => json!({"tool": plan.tool, "effect": plan.effect.name()}),
+        })
         .collect();
     let withheld: Vec<Value> = state
         .write_plans
@@ -121,8 +132,13 @@ pub fn text_summary(evidence: &Evidence, state: &StateView) -> String {
     }
     for plan in &state.write_plans {
         if plan.served {
+            let inferred = plan
+                .inferred_from
+                .as_ref()
+                .map(|source| format!(", inferred from {source}"))
+                .unwrap_or_default();
             text.push_str(&format!(
-                "  write {} ({}): served\n",
+                "  write {} ({}): served{inferred}\n",
                 plan.tool,
                 plan.effect.name()
             ));

@@ -311,6 +311,9 @@ pub struct RuleSet {
     /// The pipeline's route-form stages (`[manifest] route_forms`), which the manifest the state
     /// is derived from runs.
     route_forms: Vec<Arc<RouteFormHandle>>,
+    /// Whether the manifest offers write tools on sibling collections (`[manifest]
+    /// sibling_transfer`), which the state serves as inferred plans.
+    sibling_transfer: bool,
     /// Every failed stage call so far, one sentence each (shared by clones).
     failures: Arc<std::sync::Mutex<std::collections::BTreeSet<String>>>,
     withheld: WithheldWrites,
@@ -364,6 +367,7 @@ impl RuleSet {
             steps,
             query_grammars,
             route_forms,
+            sibling_transfer: pipeline.sibling_transfer,
             failures: Arc::default(),
             withheld: pipeline.serve.withheld,
         })
@@ -385,6 +389,7 @@ impl RuleSet {
                 .collect(),
             query_grammars: Vec::new(),
             route_forms: Vec::new(),
+            sibling_transfer: false,
             failures: Arc::default(),
             withheld: WithheldWrites::default(),
         }
@@ -460,7 +465,22 @@ impl RuleSet {
     /// A view's template rules with the pipeline's route-form stages: what the manifest a state
     /// is derived from is projected with.
     pub fn templating(&self, rules: &TemplateRules) -> TemplateRules {
-        rules.clone().with_route_forms(self.route_forms.clone())
+        rules
+            .clone()
+            .with_route_forms(self.route_forms.clone())
+            .with_sibling_transfer(self.sibling_transfer)
+    }
+
+    /// The same steps, offering write tools on sibling collections when `on` (as the pipeline's
+    /// `[manifest] sibling_transfer = true` does).
+    pub fn with_sibling_transfer(mut self, on: bool) -> Self {
+        self.sibling_transfer = on;
+        self
+    }
+
+    /// Whether write tools are offered on sibling collections.
+    pub fn sibling_transfer(&self) -> bool {
+        self.sibling_transfer
     }
 
     /// The same steps, serving withheld writes as `mode` says.

@@ -44,6 +44,7 @@ mod learn;
 pub mod model;
 mod observe;
 pub mod serve;
+mod siblings;
 pub mod target;
 #[cfg(test)]
 mod tests;
@@ -413,7 +414,9 @@ pub fn derive_write_plans(
         .tools
         .iter()
         .enumerate()
-        .filter(|(index, _)| timeline.is_write(manifest, *index))
+        .filter(|(index, tool)| {
+            timeline.is_write(manifest, *index) && tool.inferred_from.is_none()
+        })
         .map(|(index, tool)| Draft::new(index, tool, timeline, state, &views))
         .collect();
     if drafts.is_empty() {
@@ -446,10 +449,11 @@ pub fn derive_write_plans(
         }
     }
     let related = related_writes(manifest, timeline, &drafts, &observed);
-    (
-        drafts.into_iter().map(|draft| draft.plan).collect(),
-        related,
-    )
+    let mut plans: Vec<WritePlan> = drafts.into_iter().map(|draft| draft.plan).collect();
+    // Not a pass: the inferred tools of an opt-in sibling transfer take their source's plan.
+    let inferred = siblings::transfer(manifest, state, &views, &plans);
+    plans.extend(inferred);
+    (plans, related)
 }
 
 impl Draft {
@@ -501,6 +505,7 @@ impl Draft {
                 response: None,
                 missing_ordinal: None,
                 upsert: None,
+                inferred_from: None,
             },
             classified,
             calls: Vec::new(),

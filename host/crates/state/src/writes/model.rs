@@ -20,6 +20,7 @@
 //! rules             [{stage, plugin, explains, needs_clock, rule}] in pipeline order
 //! response          {ordinal, status, media_type, kind, pointer, body}
 //! missing_ordinal   the recorded 400/404/410 an update or delete of a missing entity answers
+//! inferred_from     the served plan a sibling transfer carried over (no call of its own)
 //! upsert            a PUT creating the entity its path names when absent: {record_ordinals,
 //!                   fields, rules, response} of the calls that created one
 //! ```
@@ -152,6 +153,10 @@ pub struct WritePlan {
     /// calls that created one built it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub upsert: Option<UpsertModel>,
+    /// The served write tool this plan is carried over from (opt-in sibling transfer): inferred
+    /// on a sibling collection, no recorded call of its own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub inferred_from: Option<String>,
 }
 
 /// The create half of an upsert (`PUT` of an item path creating the entity when absent).

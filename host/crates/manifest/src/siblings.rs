@@ -1,0 +1,272 @@
+//! Sibling transfer (opt-in, `[manifest] sibling_transfer = true`): a write tool recorded on one
+//! collection is offered on a sibling collection of the same route family that the recording only
+//! read, as an *inferred* tool citing no record (`ManifestTool::inferred_from` names its source).
+//!
+//! A write tool's collection segment is its last literal segment, followed by at most one
+//! parameter (`POST /posts`, `PATCH /posts/{numeric}`). The source collection must be read
+//! through the write's own template (`GET /posts`, `GET /posts/{numeric}`); a sibling is a read
+//! template equal to it everywhere but that literal segment (`GET /comments/{numeric}`), whose
+//! answers have the same body kinds (both objects, or both arrays). The inferred tool takes the
+//! sibling read's template (its parameter rules), the source's method and request body shape,
+//! and is offered only where no tool of that method fits the sibling's template. Whether the
+//! state serves it (the source write confirmed, the sibling type holding entities of the same
+//! identity) is the state engine's decision; replay never answers it (it has no recording).
+
+use std::collections::BTreeSet;
+
+use crate::manifest::ManifestTool;
+use crate::naming::snake_case;
+use crate::segments::split_path;
+
+/// The inferred tools a manifest's tools offer on sibling collections, in source order.
+pub fn inferred_tools(tools: &[ManifestTool]) -> Vec<ManifestTool> {
+    let mut names: BTreeSet<String> = tools.iter().map(|tool| tool.name.clone()).collect();
+    let mut offered: Vec<ManifestTool> = Vec::new();
+    for source in tools.iter().filter(|tool| is_write(&tool.method)) {
+        let Some(position) = collection_segment(source) else {
+            continue;
+        };
+        let Some(own_read) = tools
+            .iter()
+            .find(|tool| is_get(tool) && same_route(tool, source, None))
+        else {
+            continue;
+        };
+        for sibling in tools.iter().filter(|tool| is_get(tool)) {
+            if !same_route(sibling, source, Some(position))
+                || !same_kinds(own_read, sibling)
+                || tools
+                    .iter()
+                    .chain(&offered)
+                    .any(|tool| tool.method == source.method && same_route(tool, sibling, None))
+            {
+                continue;
+            }
+            let collection = split_path(&sibling.path_template)[position].to_owned();
+            let name = unique_name(&inferred_name(source, position, &collection), &names);
+            names.insert(name.clone());
+            offered.push(ManifestTool {
+                method: source.method.clone(),
+                name,
+                path_parameters: sibling.path_parameters.clone(),
+                path_template: sibling.path_template.clone(),
+                query_parameters: Vec::new(),
+                record_ordinals: Vec::new(),
+                request_body: source.request_body.clone(),
+                request_media_types: source.request_media_types.clone(),
+                response_body: None,
+                response_media_types: source.response_media_types.clone(),
+                statuses: Vec::new(),
+                inferred_from: Some(source.name.clone()),
+            });
+        }
+    }
+    offered
+}
+
+fn is_write(method: &str) -> bool {
+    !["GET", "HEAD", "OPTIONS"]
+        .iter()
+        .any(|safe| method.eq_ignore_ascii_case(safe))
+}
+
+fn is_get(tool: &ManifestTool) -> bool {
+    tool.method.eq_ignore_ascii_case("GET") && tool.inferred_from.is_none()
+}
+
+fn is_parameter(tool: &ManifestTool, index: usize) -> bool {
+    tool.path_parameters
+        .iter()
+        .any(|parameter| parameter.segment_index == index && !parameter.is_fused())
+}
+
+/// The index of a write's collection segment: its last literal segment, followed by at most one
+/// (whole-segment) parameter.
+fn collection_segment(tool: &ManifestTool) -> Option<usize> {
+    let segments = split_path(&tool.path_template);
+    if tool.path_parameters.iter().any(|parameter| parameter.is_fused()) {
+        return None;
+    }
+    let last_literal = (0..segments.len()).rev().find(|index| !is_parameter(tool, *index))?;
+    (segments.len() - last_literal <= 2).then_some(last_literal)
+}
+
+/// Whether two templates have the same segments, parameters at the same places (whatever their
+/// rules) and equal literals, except at `differing` where both are literals that differ.
+fn same_route(a: &ManifestTool, b: &ManifestTool, differing: Option<usize>) -> bool {
+    let (left, right) = (split_path(&a.path_template), split_path(&b.path_template));
+    left.len() == right.len()
+        && (0..left.len()).all(|index| {
+            match (is_parameter(a, index), is_parameter(b, index)) {
+                (true, true) => differing != Some(index),
+                (false, false) if differing == Some(index) => left[index] != right[index],
+                (false, false) => left[index] == right[index],
+                _ => false,
+            }
+        })
+}
+
+/// Whether two reads answered the same JSON body kinds (object or array), the entity shape a
+/// transfer needs.
+fn same_kinds(a: &ManifestTool, b: &ManifestTool) -> bool {
+    let kinds = |tool: &ManifestTool| -> BTreeSet<String> {
+        tool.response_body
+            .iter()
+            .flat_map(|body| body.kinds.iter())
+            .filter(|kind| kind.starts_with("json-"))
+            .cloned()
+            .collect()
+    };
+    let (left, right) = (kinds(a), kinds(b));
+    !left.is_empty()
+        && left == right
+        && (left.contains("json-object") || left.contains("json-array"))
+}
+
+/// The source's name with its collection's word replaced by the sibling's (`patch_posts_by_id`
+/// → `patch_comments_by_id`), else the sibling's word appended.
+fn inferred_name(source: &ManifestTool, position: usize, collection: &str) -> String {
+    let own = snake_case(split_path(&source.path_template)[position]);
+    let other = snake_case(collection);
+    let words: Vec<&str> = source.name.split('_').collect();
+    let own_words: Vec<&str> = own.split('_').collect();
+    if let Some(start) = words
+        .windows(own_words.len().max(1))
+        .position(|window| window == own_words.as_slice())
+    {
+        let mut renamed: Vec<&str> = words[..start].to_vec();
+        renamed.push(&other);
+        renamed.extend_from_slice(&words[start + own_words.len()..]);
+        return renamed.join("_");
+    }
+    format!("{}_{other}", source.name)
+}
+
+fn unique_name(name: &str, taken: &BTreeSet<String>) -> String {
+    if !taken.contains(name) {
+        return name.to_owned();
+    }
+    (2..)
+        .map(|counter| format!("{name}_inferred_{counter}"))
+        .find(|candidate| !taken.contains(candidate))
+        .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::manifest::{BodyShape, PathParameter};
+
+    fn tool(method: &str, template: &str, kind: &str) -> ManifestTool {
+        let path_parameters = split_path(template)
+            .iter()
+            .enumerate()
+            .filter(|(_, segment)| segment.starts_with('{'))
+            .map(|(index, segment)| PathParameter {
+                name: "id".to_owned(),
+                observed_values: vec!["1".to_owned()],
+                prefix: String::new(),
+                rule: segment.trim_matches(|c| c == '{' || c == '}').to_owned(),
+                segment_index: index,
+                suffix: String::new(),
+            })
+            .collect();
+        let segments = split_path(template)
+            .iter()
+            .map(|segment| {
+                if segment.starts_with('{') {
+                    "by_id".to_owned()
+                } else {
+                    snake_case(segment)
+                }
+            })
+            .collect::<Vec<_>>()
+            .join("_");
+        ManifestTool {
+            method: method.to_owned(),
+            name: format!("{}_{segments}", method.to_ascii_lowercase()),
+            path_parameters,
+            path_template: template.to_owned(),
+            query_parameters: Vec::new(),
+            record_ordinals: vec![0],
+            request_body: None,
+            request_media_types: Vec::new(),
+            response_body: (!kind.is_empty()).then(|| BodyShape {
+                kinds: vec![kind.to_owned()],
+                ..BodyShape::default()
+            }),
+            response_media_types: Vec::new(),
+            statuses: vec![200],
+            inferred_from: None,
+        }
+    }
+
+    fn offered(tools: &[ManifestTool]) -> Vec<(String, String, String, String)> {
+        inferred_tools(tools)
+            .into_iter()
+            .map(|tool| {
+                (
+                    tool.method,
+                    tool.path_template,
+                    tool.name,
+                    tool.inferred_from.unwrap_or_default(),
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_write_is_offered_on_each_sibling_read_through_the_same_route_family() {
+        let tools = vec![
+            tool("GET", "/posts", "json-array"),
+            tool("GET", "/comments", "json-array"),
+            tool("GET", "/posts/{numeric}", "json-object"),
+            tool("GET", "/comments/{hex}", "json-object"),
+            tool("GET", "/profile", "json-object"),
+            tool("POST", "/posts", ""),
+            tool("PATCH", "/posts/{numeric}", ""),
+            tool("PATCH", "/profile", ""),
+        ];
+        assert_eq!(
+            offered(&tools),
+            vec![
+                (
+                    "POST".to_owned(),
+                    "/comments".to_owned(),
+                    "post_comments".to_owned(),
+                    "post_posts".to_owned()
+                ),
+                (
+                    "PATCH".to_owned(),
+                    "/comments/{hex}".to_owned(),
+                    "patch_comments_by_id".to_owned(),
+                    "patch_posts_by_id".to_owned()
+                ),
+            ],
+            "the sibling read's own parameter rule is kept; /profile (an object) is no sibling of the /posts list"
+        );
+    }
+
+    #[test]
+    fn nothing_is_offered_where_a_tool_exists_or_shapes_differ() {
+        let tools = vec![
+            tool("GET", "/posts/{numeric}", "json-object"),
+            tool("GET", "/users/{numeric}", "json-array"),
+            tool("GET", "/tags/{numeric}", "json-object"),
+            tool("DELETE", "/posts/{numeric}", ""),
+            tool("DELETE", "/tags/{numeric}", ""),
+            tool("DELETE", "/orphans/{numeric}", ""),
+        ];
+        assert!(
+            offered(&tools).is_empty(),
+            "users answer arrays, tags have their own delete, orphans are never read"
+        );
+    }
+
+    #[test]
+    fn names_stay_unique() {
+        let taken: BTreeSet<String> = ["post_comments".to_owned()].into();
+        assert_eq!(unique_name("post_comments", &taken), "post_comments_inferred_2");
+        assert_eq!(unique_name("post_users", &taken), "post_users");
+    }
+}

@@ -1,0 +1,311 @@
+//! Sibling transfer (opt-in): the plan of a manifest tool inferred on a sibling collection
+//! (`ManifestTool::inferred_from`, see `rea_manifest::siblings`), carried over from its source
+//! write's served plan. Not a learning pass: the inferred tool has no recorded call, so nothing
+//! confirms it; it is served as `inferred` (the catalog and the coverage report say so).
+//!
+//! A plan transfers only when the entity shapes agree: the source's plan is served, the inferred
+//! path names a type of the state with the same effect (no bulk, action or document write), both
+//! types hold entities, their identity field has the same name and their ids the same JSON type.
+//! What the source learned about its own fields stays behind: the body accepts the sibling
+//! type's stored fields (none required), constants are dropped, a rule is kept only when every
+//! pointer it explains (and the field it keeps a list sorted by) is a field of the sibling type,
+//! the answer keeps its kind (an answer recorded as is transfers only for a delete, whose body
+//! names no entity), and an update or delete of a missing entity answers the sibling's own
+//! recorded absence where it has one.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use rea_manifest::{Manifest, ManifestTool};
+
+use super::Views;
+use super::model::{
+    BodyModel, Effect, FieldModel, MemberModel, PlanRule, ResponseKind, WritePlan, WriteTarget,
+};
+use super::target;
+use crate::model::StateView;
+
+/// The plans of the manifest's inferred tools whose source plan transfers, in manifest order.
+pub(crate) fn transfer(
+    manifest: &Manifest,
+    state: &StateView,
+    views: &Views,
+    plans: &[WritePlan],
+) -> Vec<WritePlan> {
+    manifest
+        .tools
+        .iter()
+        .filter_map(|tool| {
+            let source_name = tool.inferred_from.as_deref()?;
+            let source = plans
+                .iter()
+                .find(|plan| plan.tool == source_name && plan.served)?;
+            transferred(tool, source, state, views)
+        })
+        .collect()
+}
+
+/// One source plan carried over to an inferred tool, when the shapes agree.
+fn transferred(
+    tool: &ManifestTool,
+    source: &WritePlan,
+    state: &StateView,
+    views: &Views,
+) -> Option<WritePlan> {
+    if source.bulk || source.action.is_some() || source.effect == Effect::Document {
+        return None;
+    }
+    let classified = target::classify(tool, state);
+    if classified.effect != source.effect || classified.bulk || classified.action.is_some() {
+        return None;
+    }
+    let target = super::write_target(&classified, views)?;
+    let source_target = source.target.as_ref()?;
+    let (sibling_type, source_type) = (
+        target.entity_type.as_deref()?,
+        source_target.entity_type.as_deref()?,
+    );
+    if sibling_type == source_type
+        || source_target.collection.is_some()
+        || source_target.key_member.is_some()
+        || target.identity_field != source_target.identity_field
+        || id_kind(state, sibling_type)? != id_kind(state, source_type)?
+    {
+        return None;
+    }
+    let identity = target.identity_field.clone()?;
+    let fields: BTreeMap<String, BTreeSet<String>> =
+        views.field_types.get(sibling_type)?.clone();
+    let known = |name: &str| name == identity || fields.contains_key(name);
+    let mut plan = source.clone();
+    plan.tool = tool.name.clone();
+    plan.method = tool.method.clone();
+    plan.path_template = tool.path_template.clone();
+    plan.reason = None;
+    plan.hint = None;
+    plan.contradicted_by = None;
+    plan.record_ordinals = Vec::new();
+    plan.confirmed_by = Vec::new();
+    plan.upsert = None;
+    plan.inferred_from = Some(source.tool.clone());
+    plan.body = source
+        .body
+        .as_ref()
+        .map(|body| sibling_body(body, &fields, &identity));
+    plan.fields = Some(sibling_fields(
+        source.fields.clone().unwrap_or_default(),
+        &known,
+        entity_order(state, sibling_type),
+    )?);
+    plan.rules = source
+        .rules
+        .iter()
+        .filter(|rule| rule_fits(rule, &known))
+        .cloned()
+        .collect();
+    let mut response = source.response.clone();
+    if let Some(response) = &mut response {
+        if response.kind == ResponseKind::Recorded && source.effect != Effect::Delete
+            || response.kind == ResponseKind::Projection
+        {
+            return None;
+        }
+        response.required_members.retain(|member| known(member));
+    }
+    plan.response = response;
+    plan.missing_ordinal = views
+        .types
+        .get(sibling_type)
+        .and_then(|info| info.item.as_ref())
+        .and_then(|item| item.missing_ordinal)
+        .or(source.missing_ordinal);
+    plan.target = Some(WriteTarget {
+        item_view: target.item_view.clone(),
+        ..target
+    });
+    plan.served = true;
+    Some(plan)
+}
+
+/// The JSON type of a type's ids (`number` or `string`), when it holds entities that all agree.
+fn id_kind(state: &StateView, entity_type: &str) -> Option<&'static str> {
+    let identity = state
+        .types
+        .iter()
+        .find(|candidate| candidate.collection_template == entity_type)?
+        .identity_field
+        .as_str();
+    let kinds: BTreeSet<&'static str> = state
+        .entities
+        .iter()
+        .filter(|entity| entity.entity_type == entity_type)
+        .map(|entity| {
+            crate::render::identity_value(&entity.fields, identity)
+                .map_or("missing", |value| value.type_name())
+        })
+        .collect();
+    (kinds.len() == 1)
+        .then(|| kinds.into_iter().next())
+        .flatten()
+        .filter(|kind| *kind != "missing")
+}
+
+/// The member order of the sibling type's first entity.
+fn entity_order(state: &StateView, entity_type: &str) -> Vec<String> {
+    state
+        .entities
+        .iter()
+        .find(|entity| entity.entity_type == entity_type)
+        .and_then(|entity| entity.fields.as_object())
+        .map(|object| object.iter().map(|(key, _)| key.to_owned()).collect())
+        .unwrap_or_default()
+}
+
+/// The body a sibling accepts: the source's envelope and query, the sibling type's stored fields
+/// as optional members (its identity only where the source accepted its own).
+fn sibling_body(
+    body: &BodyModel,
+    fields: &BTreeMap<String, BTreeSet<String>>,
+    identity: &str,
+) -> BodyModel {
+    if body.none || body.bulk_ids.is_some() {
+        return body.clone();
+    }
+    let members = fields
+        .iter()
+        .filter(|(name, _)| name.as_str() != identity || body.members.contains_key(identity))
+        .map(|(name, types)| {
+            (
+                name.clone(),
+                MemberModel {
+                    types: types.iter().cloned().collect(),
+                    required: false,
+                    fixed: None,
+                },
+            )
+        })
+        .collect();
+    BodyModel {
+        members,
+        ..body.clone()
+    }
+}
+
+/// The source's field model over the sibling's fields: constants dropped, every other list kept
+/// where it names a sibling field; `None` when a soft delete's flag is no sibling field.
+fn sibling_fields(
+    mut model: FieldModel,
+    known: &impl Fn(&str) -> bool,
+    order: Vec<String>,
+) -> Option<FieldModel> {
+    if model.soft_delete.as_deref().is_some_and(|flag| !known(flag)) {
+        return None;
+    }
+    model.kept.retain(|name| known(name));
+    model.removed.retain(|name| known(name));
+    model.constants.clear();
+    model.collection_constants.retain(|name| known(name));
+    model.path_fields.retain(|name, _| known(name));
+    model
+        .sent_as
+        .retain(|_, pointer| known(first_segment(pointer).as_str()));
+    model.order = order;
+    Some(model)
+}
+
+/// Whether a learned rule speaks only of the sibling's fields.
+fn rule_fits(rule: &PlanRule, known: &impl Fn(&str) -> bool) -> bool {
+    let sorted_by = rule
+        .rule
+        .pointer("/placement/field")
+        .and_then(|field| field.as_str());
+    rule.explains
+        .iter()
+        .all(|pointer| known(first_segment(pointer).as_str()))
+        && sorted_by.is_none_or(known)
+}
+
+/// A JSON pointer's first member name, unescaped.
+fn first_segment(pointer: &str) -> String {
+    rea_plugin_api::json::unescape_pointer_segment(
+        pointer
+            .trim_start_matches('/')
+            .split('/')
+            .next()
+            .unwrap_or(""),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rea_plugin_api::json::Json;
+
+    fn known(name: &str) -> bool {
+        ["id", "body", "postId", "createdAt"].contains(&name)
+    }
+
+    fn rule(explains: &[&str], placement: Option<&str>) -> PlanRule {
+        let text = placement.map_or_else(
+            || "{}".to_owned(),
+            |field| format!(r#"{{"placement":{{"kind":"sorted","field":"{field}"}}}}"#),
+        );
+        PlanRule {
+            stage: "s".to_owned(),
+            plugin: "p".to_owned(),
+            explains: explains.iter().map(|pointer| (*pointer).to_owned()).collect(),
+            needs_clock: false,
+            rule: Json::parse(text.as_bytes()).unwrap(),
+        }
+    }
+
+    #[test]
+    fn a_rule_transfers_only_over_the_sibling_fields() {
+        assert!(rule_fits(&rule(&["/id"], None), &known));
+        assert!(rule_fits(&rule(&["/createdAt"], Some("createdAt")), &known));
+        assert!(!rule_fits(&rule(&["/title"], None), &known), "posts' own field");
+        assert!(!rule_fits(&rule(&[], Some("views")), &known), "sorted by a field comments lack");
+    }
+
+    #[test]
+    fn the_field_model_drops_what_is_the_sources_own() {
+        let mut model = FieldModel {
+            kept: vec!["title".to_owned(), "body".to_owned()],
+            replace: true,
+            ..FieldModel::default()
+        };
+        model.constants.insert("views".to_owned(), Json::from(0i64));
+        let moved = sibling_fields(model, &known, vec!["id".to_owned(), "body".to_owned()])
+            .expect("no soft delete");
+        assert_eq!(moved.kept, vec!["body".to_owned()]);
+        assert!(moved.constants.is_empty());
+        assert!(moved.replace, "a replace stays a replace");
+        let soft = FieldModel {
+            soft_delete: Some("archived".to_owned()),
+            ..FieldModel::default()
+        };
+        assert!(sibling_fields(soft, &known, Vec::new()).is_none());
+    }
+
+    #[test]
+    fn the_body_accepts_the_sibling_fields_none_required() {
+        let fields: BTreeMap<String, BTreeSet<String>> = [
+            ("id".to_owned(), ["number".to_owned()].into()),
+            ("body".to_owned(), ["string".to_owned()].into()),
+        ]
+        .into();
+        let source = BodyModel::default();
+        let body = sibling_body(&source, &fields, "id");
+        assert_eq!(body.members.keys().collect::<Vec<_>>(), vec!["body"]);
+        assert!(!body.members["body"].required);
+        let mut sends_id = BodyModel::default();
+        sends_id.members.insert(
+            "id".to_owned(),
+            MemberModel {
+                types: vec!["number".to_owned()],
+                required: false,
+                fixed: None,
+            },
+        );
+        assert_eq!(sibling_body(&sends_id, &fields, "id").members.len(), 2);
+    }
+}
