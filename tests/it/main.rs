@@ -76,6 +76,7 @@ mod state_query_grammar_stage;
 mod state_reads_bundle;
 mod state_recorded_answers;
 mod state_serve;
+mod state_sibling_transfer;
 mod state_withheld;
 mod state_write_lists;
 mod state_writes;

@@ -84,10 +84,16 @@ fn is_parameter(tool: &ManifestTool, index: usize) -> bool {
 /// (whole-segment) parameter.
 fn collection_segment(tool: &ManifestTool) -> Option<usize> {
     let segments = split_path(&tool.path_template);
-    if tool.path_parameters.iter().any(|parameter| parameter.is_fused()) {
+    if tool
+        .path_parameters
+        .iter()
+        .any(|parameter| parameter.is_fused())
+    {
         return None;
     }
-    let last_literal = (0..segments.len()).rev().find(|index| !is_parameter(tool, *index))?;
+    let last_literal = (0..segments.len())
+        .rev()
+        .find(|index| !is_parameter(tool, *index))?;
     (segments.len() - last_literal <= 2).then_some(last_literal)
 }
 
@@ -96,14 +102,14 @@ fn collection_segment(tool: &ManifestTool) -> Option<usize> {
 fn same_route(a: &ManifestTool, b: &ManifestTool, differing: Option<usize>) -> bool {
     let (left, right) = (split_path(&a.path_template), split_path(&b.path_template));
     left.len() == right.len()
-        && (0..left.len()).all(|index| {
-            match (is_parameter(a, index), is_parameter(b, index)) {
+        && (0..left.len()).all(
+            |index| match (is_parameter(a, index), is_parameter(b, index)) {
                 (true, true) => differing != Some(index),
                 (false, false) if differing == Some(index) => left[index] != right[index],
                 (false, false) => left[index] == right[index],
                 _ => false,
-            }
-        })
+            },
+        )
 }
 
 /// Whether two reads answered the same JSON body kinds (object or array), the entity shape a
@@ -266,7 +272,10 @@ mod tests {
     #[test]
     fn names_stay_unique() {
         let taken: BTreeSet<String> = ["post_comments".to_owned()].into();
-        assert_eq!(unique_name("post_comments", &taken), "post_comments_inferred_2");
+        assert_eq!(
+            unique_name("post_comments", &taken),
+            "post_comments_inferred_2"
+        );
         assert_eq!(unique_name("post_users", &taken), "post_users");
     }
 }

@@ -906,12 +906,21 @@ mod tests {
 
     #[test]
     fn sibling_transfer_is_an_opt_in_boolean() {
-        let on = parse("[manifest]\nsibling_transfer = true\n", "p.toml", Path::new(".")).unwrap();
+        let on = parse(
+            "[manifest]\nsibling_transfer = true\n",
+            "p.toml",
+            Path::new("."),
+        )
+        .unwrap();
         assert!(on.sibling_transfer);
         let off = parse("[manifest]\nroute_forms = []\n", "p.toml", Path::new(".")).unwrap();
         assert!(!off.sibling_transfer, "absent is off");
-        let errors = parse("[manifest]\nsibling_transfer = \"yes\"\n", "p.toml", Path::new("."))
-            .unwrap_err();
+        let errors = parse(
+            "[manifest]\nsibling_transfer = \"yes\"\n",
+            "p.toml",
+            Path::new("."),
+        )
+        .unwrap_err();
         assert!(errors.to_string().contains("sibling_transfer"), "{errors}");
     }
 

@@ -414,9 +414,7 @@ pub fn derive_write_plans(
         .tools
         .iter()
         .enumerate()
-        .filter(|(index, tool)| {
-            timeline.is_write(manifest, *index) && tool.inferred_from.is_none()
-        })
+        .filter(|(index, tool)| timeline.is_write(manifest, *index) && tool.inferred_from.is_none())
         .map(|(index, tool)| Draft::new(index, tool, timeline, state, &views))
         .collect();
     if drafts.is_empty() {

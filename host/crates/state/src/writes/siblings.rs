@@ -73,8 +73,7 @@ fn transferred(
         return None;
     }
     let identity = target.identity_field.clone()?;
-    let fields: BTreeMap<String, BTreeSet<String>> =
-        views.field_types.get(sibling_type)?.clone();
+    let fields: BTreeMap<String, BTreeSet<String>> = views.field_types.get(sibling_type)?.clone();
     let known = |name: &str| name == identity || fields.contains_key(name);
     let mut plan = source.clone();
     plan.tool = tool.name.clone();
@@ -197,7 +196,11 @@ fn sibling_fields(
     known: &impl Fn(&str) -> bool,
     order: Vec<String>,
 ) -> Option<FieldModel> {
-    if model.soft_delete.as_deref().is_some_and(|flag| !known(flag)) {
+    if model
+        .soft_delete
+        .as_deref()
+        .is_some_and(|flag| !known(flag))
+    {
         return None;
     }
     model.kept.retain(|name| known(name));
@@ -252,7 +255,10 @@ mod tests {
         PlanRule {
             stage: "s".to_owned(),
             plugin: "p".to_owned(),
-            explains: explains.iter().map(|pointer| (*pointer).to_owned()).collect(),
+            explains: explains
+                .iter()
+                .map(|pointer| (*pointer).to_owned())
+                .collect(),
             needs_clock: false,
             rule: Json::parse(text.as_bytes()).unwrap(),
         }
@@ -262,8 +268,14 @@ mod tests {
     fn a_rule_transfers_only_over_the_sibling_fields() {
         assert!(rule_fits(&rule(&["/id"], None), &known));
         assert!(rule_fits(&rule(&["/createdAt"], Some("createdAt")), &known));
-        assert!(!rule_fits(&rule(&["/title"], None), &known), "posts' own field");
-        assert!(!rule_fits(&rule(&[], Some("views")), &known), "sorted by a field comments lack");
+        assert!(
+            !rule_fits(&rule(&["/title"], None), &known),
+            "posts' own field"
+        );
+        assert!(
+            !rule_fits(&rule(&[], Some("views")), &known),
+            "sorted by a field comments lack"
+        );
     }
 
     #[test]

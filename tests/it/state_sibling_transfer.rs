@@ -1,0 +1,286 @@
+//! Sibling transfer (opt-in, `[manifest] sibling_transfer = true`): a write confirmed on one
+//! collection is offered on a sibling collection of the same route family and entity shape that
+//! the recording only read, as an inferred tool (`rea_manifest::siblings`) serving the source's
+//! plan carried over (`rea_state::writes::siblings`). On two recorded apps: json-server (creates,
+//! merges and replaces confirmed on `/posts`, offered on `/comments` and `/users`) and
+//! json-server-v1 (the merge confirmed on `/tickets/{id}`, offered on `/customers/{id}` and
+//! `/notes/{id}`). Off by default; replay never lists an inferred tool.
+
+use std::sync::Arc;
+
+use rea_backends::Serving;
+use rea_backends::fetch::FetchOptions;
+use rea_evidence::capture::capture_records;
+use rea_manifest::catalog::ArgumentTarget;
+use rea_manifest::{Environment, TemplateRules, project_manifest_evidence};
+use rea_serve::ToolBackend;
+use rea_state::rules::RuleSet;
+use serde_json::{Map, Value, json};
+
+use crate::state_support::{RULES, Served, capture_file, state_rules};
+
+fn app_dir(name: &str) -> std::path::PathBuf {
+    rea_tests::fidelity::discover(&rea_tests::fidelity::default_roots())
+        .into_iter()
+        .find(|app| app.name == name)
+        .unwrap_or_else(|| panic!("the corpus holds {name}"))
+        .dir
+}
+
+/// An app's build served from the state, the manifest projected with these rule stages.
+fn served(app: &str, rules: Arc<RuleSet>) -> Served {
+    let capture = capture_file(&app_dir(app).join("build.har"));
+    let templating = rules.templating(&TemplateRules::parse(&RULES).expect("rules"));
+    let (manifest, _) = project_manifest_evidence(&capture, &templating).expect("manifest");
+    let records = capture_records(&capture).expect("records");
+    let environment = || Environment::new(&manifest, capture.id(), records.clone()).expect("env");
+    match rea_backends::prepare_with(
+        environment(),
+        &manifest,
+        &capture,
+        &manifest.name,
+        rules,
+        FetchOptions::default(),
+    ) {
+        Serving::State { backend, plane, .. } => Served {
+            replay: environment(),
+            manifest,
+            records,
+            backend,
+            plane,
+        },
+        Serving::Replay { refusal, .. } => panic!("{app}: no state: {refusal:?}"),
+    }
+}
+
+fn with_transfer() -> Arc<RuleSet> {
+    Arc::new((*state_rules()).clone().with_sibling_transfer(true))
+}
+
+/// The served catalog's description of a tool (`None`: not listed).
+fn listed(served: &Served, tool: &str) -> Option<String> {
+    served
+        .backend
+        .tools()
+        .iter()
+        .find(|descriptor| descriptor.name == tool)
+        .map(|descriptor| descriptor.description.clone())
+}
+
+/// A call's arguments: the path parameters by name, and the body.
+fn arguments(served: &Served, tool: &str, id: Option<&str>, body: Option<Value>) -> Value {
+    let definition = served
+        .replay
+        .tool(tool)
+        .expect("the manifest holds the tool");
+    let mut arguments = Map::new();
+    for argument in &definition.input_schema.arguments {
+        match (&argument.target, id, &body) {
+            (ArgumentTarget::Path { .. }, Some(id), _) => {
+                arguments.insert(argument.name.clone(), Value::String(id.to_owned()));
+            }
+            (ArgumentTarget::Body, _, Some(body)) => {
+                arguments.insert(argument.name.clone(), body.clone());
+            }
+            _ => {}
+        }
+    }
+    Value::Object(arguments)
+}
+
+fn call(served: &Served, tool: &str, arguments: Value) -> Value {
+    let Value::Object(arguments) = arguments else {
+        unreachable!("arguments are an object")
+    };
+    let (answer, error) = served.call(tool, arguments);
+    assert!(!error, "{tool}: {answer}");
+    answer
+}
+
+/// The first entity the state holds of a type, as `(id, fields)`.
+fn held(served: &Served, entity_type: &str) -> (String, Map<String, Value>) {
+    let entity = served
+        .state()
+        .entities
+        .iter()
+        .find(|entity| entity.entity_type == entity_type)
+        .unwrap_or_else(|| panic!("the state holds a {entity_type} entity"));
+    let Ok(Value::Object(fields)) = entity.fields.to_serde_value() else {
+        panic!("an entity is an object")
+    };
+    (entity.id.clone(), fields)
+}
+
+/// A string member of an entity other than its identity.
+fn string_member(fields: &Map<String, Value>) -> String {
+    fields
+        .iter()
+        .find(|(name, value)| *name != "id" && value.is_string())
+        .map(|(name, _)| name.clone())
+        .expect("a string member")
+}
+
+#[test]
+fn sibling_transfer_is_off_by_default_and_replay_never_lists_an_inferred_tool() {
+    for app in ["json-server", "json-server-v1"] {
+        let plain = served(app, state_rules());
+        assert!(
+            plain
+                .manifest
+                .tools
+                .iter()
+                .all(|tool| tool.inferred_from.is_none()),
+            "{app}: the default pipeline infers nothing"
+        );
+        let on = served(app, with_transfer());
+        let inferred: Vec<&str> = on
+            .manifest
+            .tools
+            .iter()
+            .filter(|tool| tool.inferred_from.is_some())
+            .map(|tool| tool.name.as_str())
+            .collect();
+        assert!(!inferred.is_empty(), "{app}: siblings are offered");
+        for name in &inferred {
+            assert!(on.replay.is_inferred(name));
+            assert!(
+                on.replay
+                    .replay_tools()
+                    .iter()
+                    .all(|tool| tool.name != *name),
+                "{app}: replay has no recording of {name}"
+            );
+        }
+    }
+}
+
+#[test]
+fn json_server_serves_creates_merges_and_replaces_on_sibling_collections() {
+    let served = served("json-server", with_transfer());
+    for (tool, source) in [
+        ("post_users", "post_posts"),
+        ("post_comments", "post_posts"),
+        ("patch_comments_by_id", "patch_posts_by_id"),
+        ("put_users_by_id", "put_posts_by_id"),
+    ] {
+        let description = listed(&served, tool).unwrap_or_else(|| panic!("{tool} is listed"));
+        assert!(
+            description.contains(&format!(
+                "inferred: carried over from the confirmed write \"{source}\""
+            )),
+            "{tool}: {description}"
+        );
+        let plan = served
+            .state()
+            .write_plans
+            .iter()
+            .find(|plan| plan.tool == tool)
+            .expect("a plan");
+        assert!(plan.served && plan.record_ordinals.is_empty());
+        assert_eq!(plan.inferred_from.as_deref(), Some(source));
+    }
+    let coverage = rea_state::coverage::summary(served.state());
+    assert!(
+        coverage["writes"]["served"]
+            .as_array()
+            .expect("served writes")
+            .contains(
+                &json!({"tool": "post_users", "effect": "create", "inferred_from": "post_posts"})
+            ),
+        "{coverage}"
+    );
+    // A create on /users: the sent members, an id after the held ones, read back and listed.
+    let (_, user) = held(&served, "/users");
+    let member = string_member(&user);
+    let mut body = user.clone();
+    body.remove("id");
+    body.insert(member.clone(), json!("Sibling"));
+    let before = call(&served, "get_users", json!({}))["body"]
+        .as_array()
+        .expect("a list")
+        .len();
+    let created = call(
+        &served,
+        "post_users",
+        arguments(&served, "post_users", None, Some(Value::Object(body))),
+    );
+    assert_eq!(created["state"]["view"], "create", "{created}");
+    let id = created["state"]["id"]
+        .as_str()
+        .expect("the created id")
+        .to_owned();
+    let read = call(
+        &served,
+        "get_users_by_id",
+        arguments(&served, "get_users_by_id", Some(&id), None),
+    );
+    assert_eq!(read["state"]["source"], "state", "{read}");
+    assert_eq!(read["body"][&member], "Sibling");
+    let after = call(&served, "get_users", json!({}))["body"]
+        .as_array()
+        .expect("a list")
+        .len();
+    assert_eq!(after, before + 1);
+    // A merge on /comments keeps what it does not send.
+    let (comment_id, comment) = held(&served, "/comments");
+    let member = string_member(&comment);
+    call(
+        &served,
+        "patch_comments_by_id",
+        arguments(
+            &served,
+            "patch_comments_by_id",
+            Some(&comment_id),
+            Some(json!({member.clone(): "Merged"})),
+        ),
+    );
+    let read = call(
+        &served,
+        "get_comments_by_id",
+        arguments(&served, "get_comments_by_id", Some(&comment_id), None),
+    );
+    assert_eq!(read["body"][&member], "Merged");
+    assert_eq!(
+        read["body"].as_object().expect("an entity").len(),
+        comment.len(),
+        "{read}"
+    );
+}
+
+#[test]
+fn json_server_v1_serves_the_ticket_merge_on_customers() {
+    let served = served("json-server-v1", with_transfer());
+    let description = listed(&served, "patch_customers_by_id").expect("listed");
+    assert!(
+        description
+            .contains("inferred: carried over from the confirmed write \"patch_tickets_by_id\""),
+        "{description}"
+    );
+    let (id, customer) = held(&served, "/customers");
+    let member = string_member(&customer);
+    let answer = call(
+        &served,
+        "patch_customers_by_id",
+        arguments(
+            &served,
+            "patch_customers_by_id",
+            Some(&id),
+            Some(json!({member.clone(): "Sibling"})),
+        ),
+    );
+    assert_eq!(answer["state"]["view"], "update", "{answer}");
+    let read = call(
+        &served,
+        "get_customers_by_id",
+        arguments(&served, "get_customers_by_id", Some(&id), None),
+    );
+    assert_eq!(read["state"]["source"], "state", "{read}");
+    assert_eq!(read["body"][&member], "Sibling");
+    for (name, value) in &customer {
+        if *name != member {
+            assert_eq!(&read["body"][name], value, "{name} is kept by the merge");
+        }
+    }
+    // Creates are not carried over where the source create is withheld.
+    assert!(listed(&served, "post_agents").is_none());
+}
