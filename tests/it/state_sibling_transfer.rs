@@ -97,6 +97,13 @@ fn call(served: &Served, tool: &str, arguments: Value) -> Value {
     answer
 }
 
+/// An item read by id, answered from the state.
+fn read_from_state(served: &Served, tool: &str, id: &str) -> Value {
+    let read = call(served, tool, arguments(served, tool, Some(id), None));
+    assert_eq!(read["state"]["source"], "state", "{tool}: {read}");
+    read
+}
+
 /// The first entity the state holds of a type, as `(id, fields)`.
 fn held(served: &Served, entity_type: &str) -> (String, Map<String, Value>) {
     let entity = served
@@ -209,12 +216,7 @@ fn json_server_serves_creates_merges_and_replaces_on_sibling_collections() {
         .as_str()
         .expect("the created id")
         .to_owned();
-    let read = call(
-        &served,
-        "get_users_by_id",
-        arguments(&served, "get_users_by_id", Some(&id), None),
-    );
-    assert_eq!(read["state"]["source"], "state", "{read}");
+    let read = read_from_state(&served, "get_users_by_id", &id);
     assert_eq!(read["body"][&member], "Sibling");
     let after = call(&served, "get_users", json!({}))["body"]
         .as_array()
@@ -269,12 +271,7 @@ fn json_server_v1_serves_the_ticket_merge_on_customers() {
         ),
     );
     assert_eq!(answer["state"]["view"], "update", "{answer}");
-    let read = call(
-        &served,
-        "get_customers_by_id",
-        arguments(&served, "get_customers_by_id", Some(&id), None),
-    );
-    assert_eq!(read["state"]["source"], "state", "{read}");
+    let read = read_from_state(&served, "get_customers_by_id", &id);
     assert_eq!(read["body"][&member], "Sibling");
     for (name, value) in &customer {
         if *name != member {

@@ -223,16 +223,17 @@ mod tests {
 
     #[test]
     fn a_write_is_offered_on_each_sibling_read_through_the_same_route_family() {
-        let tools = vec![
-            tool("GET", "/posts", "json-array"),
-            tool("GET", "/comments", "json-array"),
-            tool("GET", "/posts/{numeric}", "json-object"),
-            tool("GET", "/comments/{hex}", "json-object"),
-            tool("GET", "/profile", "json-object"),
-            tool("POST", "/posts", ""),
-            tool("PATCH", "/posts/{numeric}", ""),
-            tool("PATCH", "/profile", ""),
-        ];
+        let tools = [
+            ("GET", "/posts", "json-array"),
+            ("GET", "/comments", "json-array"),
+            ("GET", "/posts/{numeric}", "json-object"),
+            ("GET", "/comments/{hex}", "json-object"),
+            ("GET", "/profile", "json-object"),
+            ("POST", "/posts", ""),
+            ("PATCH", "/posts/{numeric}", ""),
+            ("PATCH", "/profile", ""),
+        ]
+        .map(|(method, template, kind)| tool(method, template, kind));
         assert_eq!(
             offered(&tools),
             vec![
@@ -255,18 +256,24 @@ mod tests {
 
     #[test]
     fn nothing_is_offered_where_a_tool_exists_or_shapes_differ() {
-        let tools = vec![
-            tool("GET", "/posts/{numeric}", "json-object"),
-            tool("GET", "/users/{numeric}", "json-array"),
-            tool("GET", "/tags/{numeric}", "json-object"),
-            tool("DELETE", "/posts/{numeric}", ""),
-            tool("DELETE", "/tags/{numeric}", ""),
-            tool("DELETE", "/orphans/{numeric}", ""),
-        ];
-        assert!(
-            offered(&tools).is_empty(),
-            "users answer arrays, tags have their own delete, orphans are never read"
-        );
+        // Users answer arrays, tags have their own delete, orphans are never read.
+        let tools: Vec<ManifestTool> = ["/posts", "/users", "/tags"]
+            .iter()
+            .map(|collection| {
+                let kind = if *collection == "/users" {
+                    "json-array"
+                } else {
+                    "json-object"
+                };
+                tool("GET", &format!("{collection}/{{numeric}}"), kind)
+            })
+            .chain(
+                ["/posts", "/tags", "/orphans"]
+                    .iter()
+                    .map(|collection| tool("DELETE", &format!("{collection}/{{numeric}}"), "")),
+            )
+            .collect();
+        assert!(offered(&tools).is_empty());
     }
 
     #[test]
