@@ -35,6 +35,7 @@ use serde::de::DeserializeOwned;
 
 use crate::abi::{
     CaptureStage, CaptureStage_TO, CaptureStageBox, PluginDescriptor, PluginError,
+    ReadProgressMut,
     QueryGrammarStage, QueryGrammarStage_TO, QueryGrammarStageBox, RouteFormStage,
     RouteFormStage_TO, RouteFormStageBox, RuleStage, RuleStage_TO, RuleStageBox, StageDescriptor,
     StageKind, ToolStage, ToolStage_TO, ToolStageBox,
@@ -60,6 +61,20 @@ pub trait CaptureExtractor: Send + Sync + 'static {
     /// records while it still parses) as long as it is exactly that JSON.
     fn extract_json(&self, request: &ExtractRequest, bytes: &[u8]) -> Result<String, PluginError> {
         encode_payload(&self.extract(request, bytes)?).map(RString::into_string)
+    }
+
+    /// [`Self::extract_json`], calling `read` with how many bytes of the input it has read so
+    /// far (never decreasing), so the host can show a byte-based percentage. The default reads
+    /// without reporting; an extractor that reads its input in order (records one after another)
+    /// reports after each record.
+    fn extract_json_reporting(
+        &self,
+        request: &ExtractRequest,
+        bytes: &[u8],
+        read: &mut dyn FnMut(u64),
+    ) -> Result<String, PluginError> {
+        let _ = read;
+        self.extract_json(request, bytes)
     }
 }
 
@@ -464,6 +479,22 @@ impl CaptureStage for CaptureAdapter {
             let request: ExtractRequest = decode_payload(request.as_str())?;
             self.0
                 .extract_json(&request, bytes.as_slice())
+                .map(RString::from)
+        })
+    }
+
+    fn extract_reporting(
+        &self,
+        request: RStr<'_>,
+        bytes: RSlice<'_, u8>,
+        mut progress: ReadProgressMut<'_>,
+    ) -> RResult<RString, PluginError> {
+        guard(|| {
+            let request: ExtractRequest = decode_payload(request.as_str())?;
+            self.0
+                .extract_json_reporting(&request, bytes.as_slice(), &mut |read| {
+                    progress.read(read)
+                })
                 .map(RString::from)
         })
     }

@@ -171,3 +171,110 @@ fn on_a_terminal_the_bar_appears_after_a_second_with_the_counted_stages() {
     // Interrupted in the state stage: the refusal still reaches the terminal.
     assert!(typescript.contains("cancelled"), "{typescript}");
 }
+
+/// A HAR of about `bytes` bytes: one item read per entity with a JSON body, so reading it takes
+/// seconds in a test build (a long build, as a user's 31 MB recording is in a release build).
+fn large_har(path: &std::path::Path, bytes: usize) {
+    let filler = "x".repeat(1500);
+    let mut entries = Vec::new();
+    let mut size = 0;
+    for n in 0.. {
+        if size >= bytes {
+            break;
+        }
+        let body = serde_json::json!({ "id": n, "title": format!("item {n}"), "notes": filler })
+            .to_string();
+        let entry = serde_json::json!({
+            "startedDateTime": format!("2024-01-01T00:{:02}:{:02}.000Z", n / 60 % 60, n % 60),
+            "time": 1,
+            "request": {"method": "GET", "url": format!("http://127.0.0.1:9/items/{n}"),
+                "httpVersion": "HTTP/1.1", "headers": [], "queryString": [], "cookies": [],
+                "headersSize": -1, "bodySize": 0},
+            "response": {"status": 200, "statusText": "OK", "httpVersion": "HTTP/1.1",
+                "headers": [{"name": "Content-Type", "value": "application/json"}], "cookies": [],
+                "content": {"size": body.len(), "mimeType": "application/json", "text": body},
+                "redirectURL": "", "headersSize": -1, "bodySize": body.len()},
+            "cache": {}, "timings": {"send": 0, "wait": 1, "receive": 0}
+        });
+        size += entry.to_string().len();
+        entries.push(entry);
+    }
+    let har = serde_json::json!({"log": {"version": "1.2", "creator": {"name": "rea tests", "version": "1"}, "entries": entries}});
+    std::fs::write(path, har.to_string()).expect("large HAR");
+}
+
+/// The size of [`large_har`] the progress tests build: 24 MB (the HAR budget is 32 MiB).
+const LARGE_HAR_BYTES: usize = 24_000_000;
+
+#[test]
+fn off_a_terminal_a_long_build_logs_the_share_of_the_capture_read() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let binary = stand_in_binary(dir.path()).display().to_string();
+    let har_path = dir.path().join("large.har");
+    large_har(&har_path, LARGE_HAR_BYTES);
+    let size = std::fs::metadata(&har_path).unwrap().len();
+    let har = har_path.display().to_string();
+    let built = run(dir.path(), &build_args(&har, &binary, &["--json"]));
+    report(&built);
+    let progress: Vec<Value> = log_lines(&built.stderr)
+        .into_iter()
+        .filter(|line| line["msg"] == "progress" && line["stage"] == "inspect")
+        .collect();
+    assert!(
+        progress.len() >= 2,
+        "a build of {size} bytes logs its progress: {}",
+        built.stderr
+    );
+    let mut last: Option<(u64, u64)> = None;
+    for line in &progress {
+        assert_eq!(line["level"], "info", "{line}");
+        assert_eq!(line["total_bytes"], size, "the capture's size: {line}");
+        let bytes = line["bytes"].as_u64().expect("bytes");
+        let percent = line["percent"].as_u64().expect("percent");
+        assert_eq!(percent, bytes * 100 / size, "{line}");
+        if let Some((last_bytes, last_percent)) = last {
+            assert!(
+                bytes > last_bytes && percent / 10 > last_percent / 10,
+                "one line per tenth, the bytes read growing: {line} after {last:?}"
+            );
+        }
+        last = Some((bytes, percent));
+    }
+    assert_eq!(last, Some((size, 100)), "the last line is the whole capture");
+}
+
+#[test]
+fn on_a_terminal_a_long_build_shows_the_percentage_of_the_capture_read() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let binary = stand_in_binary(dir.path()).display().to_string();
+    let har = dir.path().join("large.har");
+    large_har(&har, LARGE_HAR_BYTES);
+    let total = rea::progress::human_bytes(std::fs::metadata(&har).unwrap().len());
+    let command = format!(
+        "'{}' environment-build '{}' --binary '{binary}' --dry-run",
+        rea().display(),
+        har.display()
+    );
+    let output = std::process::Command::new("script")
+        .args(["-qec", &command, "/dev/null"])
+        .current_dir(dir.path())
+        .env_remove("REA_LOG_LEVEL")
+        .output()
+        .expect("script (util-linux) runs");
+    assert!(output.status.success(), "{output:?}");
+    let typescript = String::from_utf8_lossy(&output.stdout);
+    let shown = typescript
+        .split(['\r', '\n'])
+        .filter_map(|line| line.split("inspect: ").nth(1))
+        .filter(|rest| {
+            let (percent, rest) = rest.trim_start().split_once("% ").unwrap_or_default();
+            percent.parse::<u64>().is_ok_and(|percent| percent <= 100)
+                && rest.contains(&format!(" of {total}"))
+        })
+        .count();
+    assert!(shown > 0, "no percentage of {total}: {typescript}");
+    assert!(
+        !typescript.contains("\"level\""),
+        "no JSON lines on a terminal"
+    );
+}
