@@ -358,6 +358,25 @@ mod tests {
     }
 
     #[test]
+    fn the_share_is_whole_percent_and_never_over_a_hundred() {
+        assert_eq!(percent(0, 200), 0);
+        assert_eq!(percent(199, 200), 99);
+        assert_eq!(percent(200, 200), 100);
+        assert_eq!(percent(300, 200), 100);
+        assert_eq!(percent(0, 0), 100);
+    }
+
+    #[test]
+    fn a_share_is_shown_again_only_when_its_stage_or_mark_changes() {
+        let mut last = None;
+        assert!(changed_share(&mut last, "inspect", 1));
+        assert!(!changed_share(&mut last, "inspect", 1));
+        assert!(changed_share(&mut last, "inspect", 2));
+        assert!(changed_share(&mut last, "write", 2));
+        assert!(!changed_share(&mut last, "write", 2));
+    }
+
+    #[test]
     fn the_written_bytes_follow_the_plan() {
         let mut progress = Progress::start(Interrupt::never(), true);
         progress.planned(&[("a", 30), ("bin/rea", 70)]);

@@ -471,3 +471,40 @@ mod text_tests {
         }
     }
 }
+
+#[cfg(test)]
+mod progress_tests {
+    use super::*;
+
+    fn request() -> ExtractRequest {
+        ExtractRequest {
+            input_kind: INPUT_KIND.to_owned(),
+            sensitive_values: Vec::new(),
+            schema_version: SCHEMA_VERSION,
+        }
+    }
+
+    const ENTRY: &str = r#"{"request":{"method":"GET","url":"http://127.0.0.1:9/a"},"response":{"status":200}}"#;
+
+    #[test]
+    fn the_bytes_read_are_reported_after_each_entry_and_at_the_end() {
+        let har = format!(r#"{{"log":{{"version":"1.2","entries":[{ENTRY},{ENTRY},{ENTRY}]}}}}"#);
+        let mut heard = Vec::new();
+        extract_json(&request(), har.as_bytes(), &mut |read| heard.push(read)).expect("extracts");
+        // Each entry's end, then the whole file.
+        let first_end = (har.find(ENTRY).unwrap() + ENTRY.len()) as u64;
+        let step = ENTRY.len() as u64 + 1;
+        assert_eq!(
+            heard,
+            [first_end, first_end + step, first_end + 2 * step, har.len() as u64]
+        );
+    }
+
+    #[test]
+    fn a_refused_capture_never_reports_the_whole_file_read() {
+        let har = format!(r#"{{"log":{{"version":"1.1","entries":[{ENTRY}]}}}}"#);
+        let mut heard = Vec::new();
+        assert!(extract_json(&request(), har.as_bytes(), &mut |read| heard.push(read)).is_err());
+        assert!(heard.iter().all(|&read| read < har.len() as u64), "{heard:?}");
+    }
+}
