@@ -35,8 +35,7 @@ use serde::de::DeserializeOwned;
 
 use crate::abi::{
     CaptureStage, CaptureStage_TO, CaptureStageBox, PluginDescriptor, PluginError,
-    ReadProgressMut,
-    QueryGrammarStage, QueryGrammarStage_TO, QueryGrammarStageBox, RouteFormStage,
+    QueryGrammarStage, QueryGrammarStage_TO, QueryGrammarStageBox, ReadProgressMut, RouteFormStage,
     RouteFormStage_TO, RouteFormStageBox, RuleStage, RuleStage_TO, RuleStageBox, StageDescriptor,
     StageKind, ToolStage, ToolStage_TO, ToolStageBox,
 };
@@ -492,9 +491,7 @@ impl CaptureStage for CaptureAdapter {
         guard(|| {
             let request: ExtractRequest = decode_payload(request.as_str())?;
             self.0
-                .extract_json_reporting(&request, bytes.as_slice(), &mut |read| {
-                    progress.read(read)
-                })
+                .extract_json_reporting(&request, bytes.as_slice(), &mut |read| progress.read(read))
                 .map(RString::from)
         })
     }

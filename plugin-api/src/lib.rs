@@ -35,7 +35,8 @@ pub use rea_json as json;
 pub use abi::{
     CaptureStage, CaptureStageBox, PluginDescriptor, PluginError, PluginModule, PluginModuleRef,
     QueryGrammarStage, QueryGrammarStageBox, ReadProgress, ReadProgressMut, RouteFormStage,
-    RouteFormStageBox, RuleStage, RuleStageBox, StageDescriptor, StageKind, ToolStage, ToolStageBox,
+    RouteFormStageBox, RuleStage, RuleStageBox, StageDescriptor, StageKind, ToolStage,
+    ToolStageBox,
 };
 pub use export::{
     AgentTool, CaptureExtractor, Plugin, QueryGrammar, RouteForm, StageInfo, StateRule,

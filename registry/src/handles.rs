@@ -6,6 +6,7 @@
 
 use abi_stable::sabi_trait::TD_Opaque;
 use abi_stable::std_types::{RSlice, RStr};
+use rea_plugin_api::abi::ReadProgress_TO;
 use rea_plugin_api::contracts::SCHEMA_VERSION;
 use rea_plugin_api::contracts::capture::{ExtractRequest, Extraction};
 use rea_plugin_api::contracts::query::{QueryGrammarOutcome, QueryGrammarRequest};
@@ -15,10 +16,9 @@ use rea_plugin_api::contracts::rule::{
     OptionsCheckRequest, RawOptions,
 };
 use rea_plugin_api::contracts::tool::{ToolCallOutcome, ToolCallRequest, ToolDescription};
-use rea_plugin_api::abi::ReadProgress_TO;
 use rea_plugin_api::{
-    CaptureStageBox, PluginError, ReadProgress, QueryGrammarStageBox, RouteFormStageBox, RuleStageBox,
-    ToolStageBox,
+    CaptureStageBox, PluginError, QueryGrammarStageBox, ReadProgress, RouteFormStageBox,
+    RuleStageBox, ToolStageBox,
 };
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -274,7 +274,11 @@ impl CaptureHandle {
         let mut sink = ReadSink(read);
         let progress = ReadProgress_TO::from_ptr(&mut sink, TD_Opaque);
         self.stage
-            .extract_reporting(RStr::from_str(&request), RSlice::from_slice(bytes), progress)
+            .extract_reporting(
+                RStr::from_str(&request),
+                RSlice::from_slice(bytes),
+                progress,
+            )
             .into_result()
             .map(|text| text.into_string())
             .map_err(|error| StageCallError::Plugin {

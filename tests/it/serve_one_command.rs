@@ -6,9 +6,9 @@
 use std::path::Path;
 use std::process::Command;
 
-use crate::bundle_support::{har, report, run};
+use crate::bundle_support::{LARGE_HAR_BYTES, har, large_har, report, run};
 use crate::serve_support::process::{Server, binary, card, tools_list};
-use serde_json::Value;
+use serde_json::{Value, json};
 
 /// Starts `rea serve` with these arguments on an ephemeral port in `dir`.
 fn serve(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Server {
@@ -230,4 +230,40 @@ fn what_cannot_be_served_is_refused_with_what_to_do_instead() {
             "{input}: nothing listens"
         );
     }
+}
+
+#[test]
+fn a_long_har_logs_the_share_read_before_listening_and_quiet_leaves_it_out() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let har = dir.path().join("large.har");
+    large_har(&har, LARGE_HAR_BYTES);
+    let size = std::fs::metadata(&har).unwrap().len();
+    let har = har.display().to_string();
+    let progress = |server: &Server| -> Vec<Value> {
+        server
+            .stderr
+            .iter()
+            .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+            .filter(|line| line["msg"] == "progress" && line["stage"] == "inspect")
+            .collect()
+    };
+
+    let mut server = serve(dir.path(), &[&har], &[]);
+    server.url();
+    let lines = progress(&server);
+    assert!(lines.len() >= 2, "{:?}", server.stderr);
+    for line in &lines {
+        assert_eq!(line["total_bytes"], size, "{line}");
+    }
+    let last = lines.last().unwrap();
+    assert_eq!(
+        (&last["bytes"], &last["percent"]),
+        (&json!(size), &json!(100))
+    );
+    stop(server);
+
+    let mut quiet = serve(dir.path(), &[&har, "--quiet"], &[]);
+    quiet.url();
+    assert_eq!(progress(&quiet), Vec::<Value>::new(), "--quiet");
+    stop(quiet);
 }

@@ -452,7 +452,10 @@ mod text_tests {
             let mut compared = 0;
             for path in shared_captures() {
                 let bytes = std::fs::read(&path).expect("capture");
-                match (extract(&request, &bytes), extract_json(&request, &bytes, &mut |_| {})) {
+                match (
+                    extract(&request, &bytes),
+                    extract_json(&request, &bytes, &mut |_| {}),
+                ) {
                     (Ok(extraction), Ok(text)) => {
                         let encoded = serde_json::to_string(&extraction).expect("encodes");
                         assert!(encoded == text, "{} differs", path.display());
@@ -484,7 +487,8 @@ mod progress_tests {
         }
     }
 
-    const ENTRY: &str = r#"{"request":{"method":"GET","url":"http://127.0.0.1:9/a"},"response":{"status":200}}"#;
+    const ENTRY: &str =
+        r#"{"request":{"method":"GET","url":"http://127.0.0.1:9/a"},"response":{"status":200}}"#;
 
     #[test]
     fn the_bytes_read_are_reported_after_each_entry_and_at_the_end() {
@@ -496,7 +500,12 @@ mod progress_tests {
         let step = ENTRY.len() as u64 + 1;
         assert_eq!(
             heard,
-            [first_end, first_end + step, first_end + 2 * step, har.len() as u64]
+            [
+                first_end,
+                first_end + step,
+                first_end + 2 * step,
+                har.len() as u64
+            ]
         );
     }
 
@@ -505,6 +514,9 @@ mod progress_tests {
         let har = format!(r#"{{"log":{{"version":"1.1","entries":[{ENTRY}]}}}}"#);
         let mut heard = Vec::new();
         assert!(extract_json(&request(), har.as_bytes(), &mut |read| heard.push(read)).is_err());
-        assert!(heard.iter().all(|&read| read < har.len() as u64), "{heard:?}");
+        assert!(
+            heard.iter().all(|&read| read < har.len() as u64),
+            "{heard:?}"
+        );
     }
 }
