@@ -4,6 +4,7 @@
 //! `--quiet`, and on a terminal a bar that appears after the first second with the counted lines.
 
 use crate::bundle_support::*;
+use crate::serve_support::synthetic::{LARGE_HAR_BYTES, large_har};
 
 use serde_json::Value;
 
@@ -137,6 +138,16 @@ fn off_a_terminal_progress_is_json_lines_with_each_stages_counts_and_quiet_is_si
     );
 }
 
+/// Runs a shell command on a pseudo-terminal (`script`, util-linux), without `REA_LOG_LEVEL`.
+fn on_a_terminal(dir: &std::path::Path, command: &str) -> std::process::Output {
+    std::process::Command::new("script")
+        .args(["-qec", command, "/dev/null"])
+        .current_dir(dir)
+        .env_remove("REA_LOG_LEVEL")
+        .output()
+        .expect("script (util-linux) runs")
+}
+
 #[test]
 fn on_a_terminal_the_bar_appears_after_a_second_with_the_counted_stages() {
     // `script` (util-linux) gives the command a pseudo-terminal. The build is held in its
@@ -148,12 +159,7 @@ fn on_a_terminal_the_bar_appears_after_a_second_with_the_counted_stages() {
         "REA_TEST_HOLD=state '{}' environment-build '{har}' --binary '{binary}' --dry-run & pid=$!; sleep 2.5; kill -INT $pid; wait $pid",
         rea().display()
     );
-    let output = std::process::Command::new("script")
-        .args(["-qec", &command, "/dev/null"])
-        .current_dir(dir.path())
-        .env_remove("REA_LOG_LEVEL")
-        .output()
-        .expect("script (util-linux) runs");
+    let output = on_a_terminal(dir.path(), &command);
     let typescript = String::from_utf8_lossy(&output.stdout);
     let records =
         report(&run(dir.path(), &build_args(&har, &binary, &["--json"])))["capture"]["records"]
@@ -172,14 +178,20 @@ fn on_a_terminal_the_bar_appears_after_a_second_with_the_counted_stages() {
     assert!(typescript.contains("cancelled"), "{typescript}");
 }
 
-#[test]
-fn off_a_terminal_a_long_build_logs_the_share_of_the_capture_read() {
+/// A folder with a stand-in binary and a [`large_har`]: the folder, the binary, the HAR and its
+/// size.
+fn long_build_inputs() -> (tempfile::TempDir, String, String, u64) {
     let dir = tempfile::tempdir().expect("temp dir");
     let binary = stand_in_binary(dir.path()).display().to_string();
-    let har_path = dir.path().join("large.har");
-    large_har(&har_path, LARGE_HAR_BYTES);
-    let size = std::fs::metadata(&har_path).unwrap().len();
-    let har = har_path.display().to_string();
+    let har = dir.path().join("large.har");
+    large_har(&har, LARGE_HAR_BYTES);
+    let size = std::fs::metadata(&har).unwrap().len();
+    (dir, binary, har.display().to_string(), size)
+}
+
+#[test]
+fn off_a_terminal_a_long_build_logs_the_share_of_the_capture_read() {
+    let (dir, binary, har, size) = long_build_inputs();
     let built = run(dir.path(), &build_args(&har, &binary, &["--json"]));
     report(&built);
     let progress: Vec<Value> = log_lines(&built.stderr)
@@ -215,22 +227,13 @@ fn off_a_terminal_a_long_build_logs_the_share_of_the_capture_read() {
 
 #[test]
 fn on_a_terminal_a_long_build_shows_the_percentage_of_the_capture_read() {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let binary = stand_in_binary(dir.path()).display().to_string();
-    let har = dir.path().join("large.har");
-    large_har(&har, LARGE_HAR_BYTES);
-    let total = rea::progress::human_bytes(std::fs::metadata(&har).unwrap().len());
+    let (dir, binary, har, size) = long_build_inputs();
+    let total = rea::progress::human_bytes(size);
     let command = format!(
-        "'{}' environment-build '{}' --binary '{binary}' --dry-run",
+        "'{}' environment-build '{har}' --binary '{binary}' --dry-run",
         rea().display(),
-        har.display()
     );
-    let output = std::process::Command::new("script")
-        .args(["-qec", &command, "/dev/null"])
-        .current_dir(dir.path())
-        .env_remove("REA_LOG_LEVEL")
-        .output()
-        .expect("script (util-linux) runs");
+    let output = on_a_terminal(dir.path(), &command);
     assert!(output.status.success(), "{output:?}");
     let typescript = String::from_utf8_lossy(&output.stdout);
     let shown = typescript

@@ -6,8 +6,9 @@
 use std::path::Path;
 use std::process::Command;
 
-use crate::bundle_support::{LARGE_HAR_BYTES, har, large_har, report, run};
+use crate::bundle_support::{har, report, run};
 use crate::serve_support::process::{Server, binary, card, tools_list};
+use crate::serve_support::synthetic::{LARGE_HAR_BYTES, large_har};
 use serde_json::{Value, json};
 
 /// Starts `rea serve` with these arguments on an ephemeral port in `dir`.

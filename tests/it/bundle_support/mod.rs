@@ -159,36 +159,3 @@ pub const DEFAULT_RULES: [&str; 4] = [
     "sibling-variance",
     "prefix-variance",
 ];
-
-/// A HAR of about `bytes` bytes: one item read per entity with a JSON body, so reading it takes
-/// seconds in a test build (a long build, as a user's 31 MB recording is in a release build).
-pub fn large_har(path: &Path, bytes: usize) {
-    let filler = "x".repeat(1500);
-    let mut entries = Vec::new();
-    let mut size = 0;
-    for n in 0.. {
-        if size >= bytes {
-            break;
-        }
-        let body = json!({ "id": n, "title": format!("item {n}"), "notes": filler }).to_string();
-        let entry = json!({
-            "startedDateTime": format!("2024-01-01T00:{:02}:{:02}.000Z", n / 60 % 60, n % 60),
-            "time": 1,
-            "request": {"method": "GET", "url": format!("http://127.0.0.1:9/items/{n}"),
-                "httpVersion": "HTTP/1.1", "headers": [], "queryString": [], "cookies": [],
-                "headersSize": -1, "bodySize": 0},
-            "response": {"status": 200, "statusText": "OK", "httpVersion": "HTTP/1.1",
-                "headers": [{"name": "Content-Type", "value": "application/json"}], "cookies": [],
-                "content": {"size": body.len(), "mimeType": "application/json", "text": body},
-                "redirectURL": "", "headersSize": -1, "bodySize": body.len()},
-            "cache": {}, "timings": {"send": 0, "wait": 1, "receive": 0}
-        });
-        size += entry.to_string().len();
-        entries.push(entry);
-    }
-    let har = json!({"log": {"version": "1.2", "creator": {"name": "rea tests", "version": "1"}, "entries": entries}});
-    std::fs::write(path, har.to_string()).expect("large HAR");
-}
-
-/// The size of [`large_har`] the progress tests build: 24 MB (the HAR budget is 32 MiB).
-pub const LARGE_HAR_BYTES: usize = 24_000_000;
