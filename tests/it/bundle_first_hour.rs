@@ -1,7 +1,9 @@
 //! What a new user sees of `rea environment-build` (issue 14): the coverage table in the text
-//! report (served, replayed and withheld writes with reasons and hints; `--json` keeps the JSON),
-//! and progress on stderr: JSON log lines with each stage's counts off a terminal, nothing with
-//! `--quiet`, and on a terminal a bar that appears after the first second with the counted lines.
+//! report (served, replayed and withheld writes with reasons and hints; `--json` keeps the JSON)
+//! and in the coverage view's text, and progress on stderr: JSON log lines with each stage's
+//! counts off a terminal, nothing with `--quiet`, and on a terminal a bar that appears after the
+//! first second with the counted lines; a long build shows the percentage of the capture read
+//! (on the bar, or as `progress` log lines per tenth).
 
 use crate::bundle_support::*;
 use crate::serve_support::synthetic::{LARGE_HAR_BYTES, large_har};
@@ -250,4 +252,59 @@ fn on_a_terminal_a_long_build_shows_the_percentage_of_the_capture_read() {
         !typescript.contains("\"level\""),
         "no JSON lines on a terminal"
     );
+}
+
+#[test]
+fn the_coverage_view_prints_its_coverage_table_as_text() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let har = har("json-server").display().to_string();
+    let inspected = run(dir.path(), &["inspect-web-network-capture", &har, "--json"]);
+    assert_eq!(inspected.code, Some(0), "{}", inspected.stderr);
+    let capture = dir.path().join("capture.json");
+    std::fs::write(&capture, &inspected.stdout).unwrap();
+    let view = serde_json::json!({
+        "source": {"kind": "evidence-file", "path": capture.display().to_string()},
+        "view": {"kind": "environment-coverage"},
+    });
+    std::fs::write(dir.path().join("coverage.json"), view.to_string()).unwrap();
+    let json = report(&run(
+        dir.path(),
+        &["inspect-analysis-view", "coverage.json", "--json"],
+    ));
+    let text = run(
+        dir.path(),
+        &["inspect-analysis-view", "coverage.json", "--format", "text"],
+    );
+    assert_eq!(text.code, Some(0), "{}", text.stderr);
+    let first = text.stdout.lines().next().unwrap_or_default();
+    assert_eq!(
+        first,
+        format!(
+            "environment coverage {}",
+            json["evidence_id"].as_str().unwrap()
+        )
+    );
+    let served = json["writes"]["served"].as_array().unwrap();
+    let withheld = json["writes"]["withheld"].as_array().unwrap();
+    for needle in [
+        format!(
+            "coverage: reads {} from the state, {} from recordings",
+            json["reads"]["state"], json["reads"]["recorded"]
+        ),
+        format!(
+            "writes {} served, {} withheld",
+            served.len(),
+            withheld.len()
+        ),
+    ] {
+        assert!(text.stdout.contains(&needle), "{needle}\n{}", text.stdout);
+    }
+    for write in withheld {
+        assert!(
+            text.stdout.contains(write["hint"].as_str().unwrap()),
+            "{}",
+            text.stdout
+        );
+    }
+    assert!(!text.stdout.trim_start().starts_with('{'), "text, not JSON");
 }
