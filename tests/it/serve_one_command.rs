@@ -1,7 +1,8 @@
 //! `rea serve INPUT` (issue 14): one command from a HAR, capture Evidence or a bundle folder to a
 //! served environment, the addresses and the coverage table on stdout, the same catalog and
 //! answers as the long form; a HAR saved as `.json`, another extension and a folder that is no
-//! bundle refused with what to do instead (a browser scenario: `browser_serve`).
+//! bundle refused with what to do instead (a browser scenario: `browser_serve`); the README's quick
+//! start as written; a long HAR's progress on stderr.
 
 use std::path::Path;
 use std::process::Command;
@@ -267,4 +268,35 @@ fn a_long_har_logs_the_share_read_before_listening_and_quiet_leaves_it_out() {
     quiet.url();
     assert_eq!(progress(&quiet), Vec::<Value>::new(), "--quiet");
     stop(quiet);
+}
+
+#[test]
+fn the_readme_quick_start_serves_the_example_capture_as_written() {
+    let root = rea_tests::workspace_root();
+    let readme = std::fs::read_to_string(root.join("README.md")).expect("README.md");
+    let quick_start = readme
+        .split("```sh\n")
+        .nth(1)
+        .and_then(|block| block.lines().next())
+        .expect("README's first sh block");
+    let serve_args = quick_start
+        .split("&& rea ")
+        .nth(1)
+        .expect("the quick start installs, then runs rea");
+    assert_eq!(serve_args, "serve examples/captures/json-server.har");
+    let args: Vec<&str> = serve_args.split(' ').skip(1).collect();
+    // Run from the clone's root, as the README's relative path reads.
+    let mut server = serve(&root, &args, &[]);
+    let url = server.url();
+    assert_eq!(card(&url)["name"], "json-server");
+    let tools = tools_list(&url);
+    assert!(!tools.is_empty());
+    let stdout = stop(server);
+    for needle in [
+        format!("serving json-server: {} tools, from the state", tools.len()),
+        format!("  MCP     {url}"),
+        "coverage: reads ".to_owned(),
+    ] {
+        assert!(stdout.contains(&needle), "{needle}\n{stdout}");
+    }
 }
