@@ -207,6 +207,7 @@ fn off_a_terminal_a_long_build_logs_the_share_of_the_capture_read() {
     );
     let mut last: Option<(u64, u64)> = None;
     for line in &progress {
+        // contract: BUILD-042 (stage progress is logged to stderr at info level)
         assert_eq!(line["level"], "info", "{line}");
         assert_eq!(line["total_bytes"], size, "the capture's size: {line}");
         let bytes = line["bytes"].as_u64().expect("bytes");
