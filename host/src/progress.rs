@@ -4,11 +4,14 @@
 //! - **terminal** (stderr is a terminal, no `--quiet`): nothing for the first second, so a quick
 //!   command stays quiet; after that a one-line bar with the elapsed time and the stage, a line
 //!   per finished stage with what it counted (`inspect: 13204 records, 31.2 MB`), and a
-//!   byte-based percentage while the bundle is written. Counted lines from the first second are
-//!   shown when the bar appears.
+//!   byte-based percentage while the capture is read (`inspect:  42% 13.1 MB of 31.2 MB`, as the
+//!   extractor reports it through the plugin ABI) and while the bundle is written. Counted lines
+//!   from the first second are shown when the bar appears.
 //! - **log** (stderr is not a terminal): JSON log lines at info level (`{"level":"info",
 //!   "msg":"inspecting …","stage":"inspect"}`, and `"msg":"counted"` with the counts), as the
 //!   spec's "stage progress is logged to stderr at info level" asks; `REA_LOG_LEVEL` filters them.
+//!   Once the command has run a second, a byte-counting stage logs `"msg":"progress"` with
+//!   `bytes`, `total_bytes` and `percent` each time it passes a tenth of its total.
 //! - **quiet** (`--quiet`): nothing.
 //!
 //! SIGINT and SIGTERM are flags the stages poll ([`Interrupt`]); `REA_TEST_HOLD=<stage>` holds a stage until
@@ -26,8 +29,11 @@ use rea_evidence::Refusal;
 
 pub use crate::commands::interrupt::Interrupt;
 
-/// How long a command runs before its progress bar appears.
+/// How long a command runs before its progress bar appears (and its `progress` log lines start).
 pub const QUIET_PERIOD: Duration = Duration::from_secs(1);
+
+/// Off a terminal, a byte-counting stage logs a line each time it passes this many percent.
+pub const LOG_STEP_PERCENT: u64 = 10;
 
 /// The terminal bar: hidden for the first second, then drawn on stderr.
 struct Bar {
@@ -99,6 +105,10 @@ pub struct Progress {
     sizes: std::collections::BTreeMap<String, u64>,
     written: u64,
     total: u64,
+    started: Instant,
+    /// The last byte share shown or logged: the stage and its percentage (its log step off a
+    /// terminal), so a report that changes neither costs nothing.
+    last_share: Option<(String, u64)>,
 }
 
 impl Progress {
@@ -120,7 +130,46 @@ impl Progress {
             sizes: std::collections::BTreeMap::new(),
             written: 0,
             total: 0,
+            started: Instant::now(),
+            last_share: None,
         }
+    }
+
+    /// A stage has read (or written) `done` of its `total` bytes: the bar shows the percentage;
+    /// off a terminal a `progress` line is logged per [`LOG_STEP_PERCENT`] once the command has
+    /// run for [`QUIET_PERIOD`].
+    pub fn bytes(&mut self, stage: &str, done: u64, total: u64) {
+        let percent = percent(done, total);
+        match &self.mode {
+            Mode::Terminal(bar) => {
+                if changed_share(&mut self.last_share, stage, percent) {
+                    bar.bar.set_message(format!(
+                        "{stage}: {percent:>3}% {} of {}",
+                        human_bytes(done),
+                        human_bytes(total)
+                    ));
+                }
+            }
+            Mode::Log => self.log_share(stage, done, total),
+            Mode::Quiet => {}
+        }
+    }
+
+    /// Logs a `progress` line when the stage passed a log step since the last one.
+    fn log_share(&mut self, stage: &str, done: u64, total: u64) {
+        let percent = percent(done, total);
+        if self.started.elapsed() < QUIET_PERIOD
+            || !changed_share(&mut self.last_share, stage, percent / LOG_STEP_PERCENT)
+        {
+            return;
+        }
+        tracing::info!(
+            stage,
+            bytes = done,
+            total_bytes = total,
+            percent,
+            "progress"
+        );
     }
 
     /// A stage starts.
@@ -202,6 +251,24 @@ impl Progress {
     }
 }
 
+/// Whether `(stage, mark)` differs from the `last` share shown, remembering it when it does.
+fn changed_share(last: &mut Option<(String, u64)>, stage: &str, mark: u64) -> bool {
+    let same = last
+        .as_ref()
+        .is_some_and(|(last_stage, last_mark)| last_stage == stage && *last_mark == mark);
+    if !same {
+        *last = Some((stage.to_owned(), mark));
+    }
+    !same
+}
+
+/// `done` of `total` in whole percent (100 for an empty total), never above 100.
+fn percent(done: u64, total: u64) -> u64 {
+    (done.min(total).saturating_mul(100))
+        .checked_div(total)
+        .unwrap_or(100)
+}
+
 /// Bytes as a person reads them (`31.2 MB`).
 pub fn human_bytes(bytes: u64) -> String {
     let bytes = bytes as f64;
@@ -220,14 +287,18 @@ impl WriteObserver for Progress {
         self.written += self.sizes.get(path).copied().unwrap_or(0);
         match &self.mode {
             Mode::Terminal(bar) => {
-                let percent = (self.written * 100).checked_div(self.total).unwrap_or(100);
+                let percent = percent(self.written, self.total);
                 bar.bar.set_message(format!(
                     "write: {percent:>3}% {} of {} ({done}/{total} files) {path}",
                     human_bytes(self.written),
                     human_bytes(self.total)
                 ));
             }
-            Mode::Log => tracing::debug!(stage = "write", path, done, total, "file written"),
+            Mode::Log => {
+                tracing::debug!(stage = "write", path, done, total, "file written");
+                let (written, total) = (self.written, self.total);
+                self.log_share("write", written, total);
+            }
             Mode::Quiet => {}
         }
     }
@@ -284,6 +355,25 @@ mod tests {
         assert_eq!(human_bytes(512), "512 B");
         assert_eq!(human_bytes(31_200_000), "31.2 MB");
         assert_eq!(human_bytes(1_500), "1.5 kB");
+    }
+
+    #[test]
+    fn the_share_is_whole_percent_and_never_over_a_hundred() {
+        assert_eq!(percent(0, 200), 0);
+        assert_eq!(percent(199, 200), 99);
+        assert_eq!(percent(200, 200), 100);
+        assert_eq!(percent(300, 200), 100);
+        assert_eq!(percent(0, 0), 100);
+    }
+
+    #[test]
+    fn a_share_is_shown_again_only_when_its_stage_or_mark_changes() {
+        let mut last = None;
+        assert!(changed_share(&mut last, "inspect", 1));
+        assert!(!changed_share(&mut last, "inspect", 1));
+        assert!(changed_share(&mut last, "inspect", 2));
+        assert!(changed_share(&mut last, "write", 2));
+        assert!(!changed_share(&mut last, "write", 2));
     }
 
     #[test]

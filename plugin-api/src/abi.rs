@@ -33,7 +33,7 @@ use abi_stable::{
     StableAbi, declare_root_module_statics,
     library::RootModule,
     package_version_strings, sabi_trait,
-    sabi_types::VersionStrings,
+    sabi_types::{RMut, VersionStrings},
     std_types::{RBox, RResult, RSlice, RStr, RString, RVec},
 };
 
@@ -178,7 +178,34 @@ pub trait CaptureStage: Send + Sync + 'static {
     /// Extracts records from the bytes of one capture file.
     #[sabi(last_prefix_field)]
     fn extract(&self, request: RStr<'_>, bytes: RSlice<'_, u8>) -> RResult<RString, PluginError>;
+
+    /// [`CaptureStage::extract`], telling `progress` how far into `bytes` it has read, so the
+    /// host can show a byte-based percentage of a long extraction. Added after the first prefix:
+    /// a plugin built before it has no such method, and the default (an extraction that reports
+    /// nothing) answers in its place.
+    fn extract_reporting(
+        &self,
+        request: RStr<'_>,
+        bytes: RSlice<'_, u8>,
+        progress: ReadProgressMut<'_>,
+    ) -> RResult<RString, PluginError> {
+        let _ = progress;
+        self.extract(request, bytes)
+    }
 }
+
+/// Where an extractor reports how far it has read its input (the host's side of
+/// [`CaptureStage::extract_reporting`]).
+#[sabi_trait]
+pub trait ReadProgress {
+    /// The first `bytes` bytes of the input are read. Calls come from the thread that called
+    /// the extractor, with `bytes` never decreasing.
+    #[sabi(last_prefix_field)]
+    fn read(&mut self, bytes: u64);
+}
+
+/// A borrowed [`ReadProgress`] trait object, as it crosses the ABI.
+pub type ReadProgressMut<'a> = ReadProgress_TO<'a, RMut<'a, ()>>;
 
 /// A boxed [`CaptureStage`] trait object.
 pub type CaptureStageBox = CaptureStage_TO<RBox<()>>;

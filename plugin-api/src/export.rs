@@ -35,7 +35,7 @@ use serde::de::DeserializeOwned;
 
 use crate::abi::{
     CaptureStage, CaptureStage_TO, CaptureStageBox, PluginDescriptor, PluginError,
-    QueryGrammarStage, QueryGrammarStage_TO, QueryGrammarStageBox, RouteFormStage,
+    QueryGrammarStage, QueryGrammarStage_TO, QueryGrammarStageBox, ReadProgressMut, RouteFormStage,
     RouteFormStage_TO, RouteFormStageBox, RuleStage, RuleStage_TO, RuleStageBox, StageDescriptor,
     StageKind, ToolStage, ToolStage_TO, ToolStageBox,
 };
@@ -60,6 +60,20 @@ pub trait CaptureExtractor: Send + Sync + 'static {
     /// records while it still parses) as long as it is exactly that JSON.
     fn extract_json(&self, request: &ExtractRequest, bytes: &[u8]) -> Result<String, PluginError> {
         encode_payload(&self.extract(request, bytes)?).map(RString::into_string)
+    }
+
+    /// [`Self::extract_json`], calling `read` with how many bytes of the input it has read so
+    /// far (never decreasing), so the host can show a byte-based percentage. The default reads
+    /// without reporting; an extractor that reads its input in order (records one after another)
+    /// reports after each record.
+    fn extract_json_reporting(
+        &self,
+        request: &ExtractRequest,
+        bytes: &[u8],
+        read: &mut dyn FnMut(u64),
+    ) -> Result<String, PluginError> {
+        let _ = read;
+        self.extract_json(request, bytes)
     }
 }
 
@@ -467,6 +481,20 @@ impl CaptureStage for CaptureAdapter {
                 .map(RString::from)
         })
     }
+
+    fn extract_reporting(
+        &self,
+        request: RStr<'_>,
+        bytes: RSlice<'_, u8>,
+        mut progress: ReadProgressMut<'_>,
+    ) -> RResult<RString, PluginError> {
+        guard(|| {
+            let request: ExtractRequest = decode_payload(request.as_str())?;
+            self.0
+                .extract_json_reporting(&request, bytes.as_slice(), &mut |read| progress.read(read))
+                .map(RString::from)
+        })
+    }
 }
 
 struct ToolAdapter(Arc<dyn AgentTool>);
@@ -684,6 +712,83 @@ mod tests {
             ROOT_MODULE_SYMBOL,
             abi_stable::library::ROOT_MODULE_LOADER_NAME
         );
+    }
+
+    /// An extractor that reads its input in halves, and one written before progress existed.
+    struct Halves;
+    struct Unreporting;
+
+    fn empty_extraction() -> Extraction {
+        Extraction {
+            container: serde_json::value::RawValue::from_string("{}".to_owned()).unwrap(),
+            limitations: Vec::new(),
+            records: Vec::new(),
+            records_pointer: "/log/entries".to_owned(),
+            redactions: Vec::new(),
+            schema_version: SCHEMA_VERSION,
+        }
+    }
+
+    impl CaptureExtractor for Halves {
+        fn extract(&self, _: &ExtractRequest, _: &[u8]) -> Result<Extraction, PluginError> {
+            Ok(empty_extraction())
+        }
+        fn extract_json_reporting(
+            &self,
+            request: &ExtractRequest,
+            bytes: &[u8],
+            read: &mut dyn FnMut(u64),
+        ) -> Result<String, PluginError> {
+            read(bytes.len() as u64 / 2);
+            read(bytes.len() as u64);
+            self.extract_json(request, bytes)
+        }
+    }
+
+    impl CaptureExtractor for Unreporting {
+        fn extract(&self, _: &ExtractRequest, _: &[u8]) -> Result<Extraction, PluginError> {
+            Ok(empty_extraction())
+        }
+    }
+
+    #[derive(Default)]
+    struct Heard(Vec<u64>);
+
+    impl crate::abi::ReadProgress for Heard {
+        fn read(&mut self, bytes: u64) {
+            self.0.push(bytes);
+        }
+    }
+
+    /// What `extract_reporting` answers through the ABI object, and the reports it made.
+    fn extract_reporting(extractor: impl CaptureExtractor) -> (String, Vec<u64>) {
+        let stage = Plugin::new("p", "1.0.0")
+            .capture(StageInfo::new("c", "test"), extractor)
+            .capture_stage("c")
+            .unwrap();
+        let request = serde_json::to_string(&ExtractRequest {
+            input_kind: "har".to_owned(),
+            sensitive_values: Vec::new(),
+            schema_version: SCHEMA_VERSION,
+        })
+        .unwrap();
+        let mut heard = Heard::default();
+        let progress = crate::abi::ReadProgress_TO::from_ptr(&mut heard, TD_Opaque);
+        let answer = stage
+            .extract_reporting(
+                RStr::from_str(&request),
+                RSlice::from_slice(b"0123456789"),
+                progress,
+            )
+            .unwrap();
+        (answer.into_string(), heard.0)
+    }
+
+    #[test]
+    fn an_extractor_reports_its_reading_through_the_abi_and_one_that_does_not_still_extracts() {
+        let expected = serde_json::to_string(&empty_extraction()).unwrap();
+        assert_eq!(extract_reporting(Halves), (expected.clone(), vec![5, 10]));
+        assert_eq!(extract_reporting(Unreporting), (expected, Vec::new()));
     }
 
     struct Panics;

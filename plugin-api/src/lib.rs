@@ -34,8 +34,9 @@ pub use rea_json as json;
 
 pub use abi::{
     CaptureStage, CaptureStageBox, PluginDescriptor, PluginError, PluginModule, PluginModuleRef,
-    QueryGrammarStage, QueryGrammarStageBox, RouteFormStage, RouteFormStageBox, RuleStage,
-    RuleStageBox, StageDescriptor, StageKind, ToolStage, ToolStageBox,
+    QueryGrammarStage, QueryGrammarStageBox, ReadProgress, ReadProgressMut, RouteFormStage,
+    RouteFormStageBox, RuleStage, RuleStageBox, StageDescriptor, StageKind, ToolStage,
+    ToolStageBox,
 };
 pub use export::{
     AgentTool, CaptureExtractor, Plugin, QueryGrammar, RouteForm, StageInfo, StateRule,

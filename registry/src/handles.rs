@@ -4,7 +4,9 @@
 //! answer into the contract's type. A plugin error (including a caught panic) is a
 //! [`StageCallError::Plugin`]; an answer that does not parse is [`StageCallError::InvalidAnswer`].
 
+use abi_stable::sabi_trait::TD_Opaque;
 use abi_stable::std_types::{RSlice, RStr};
+use rea_plugin_api::abi::ReadProgress_TO;
 use rea_plugin_api::contracts::SCHEMA_VERSION;
 use rea_plugin_api::contracts::capture::{ExtractRequest, Extraction};
 use rea_plugin_api::contracts::query::{QueryGrammarOutcome, QueryGrammarRequest};
@@ -15,8 +17,8 @@ use rea_plugin_api::contracts::rule::{
 };
 use rea_plugin_api::contracts::tool::{ToolCallOutcome, ToolCallRequest, ToolDescription};
 use rea_plugin_api::{
-    CaptureStageBox, PluginError, QueryGrammarStageBox, RouteFormStageBox, RuleStageBox,
-    ToolStageBox,
+    CaptureStageBox, PluginError, QueryGrammarStageBox, ReadProgress, RouteFormStageBox,
+    RuleStageBox, ToolStageBox,
 };
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -257,9 +259,26 @@ impl CaptureHandle {
         request: &ExtractRequest,
         bytes: &[u8],
     ) -> Result<String, StageCallError> {
+        self.extract_raw_reporting(request, bytes, &mut |_| {})
+    }
+
+    /// [`Self::extract_raw`], with `read` hearing how many bytes of the input the extractor has
+    /// read so far (a plugin built before the ABI had progress reports nothing).
+    pub fn extract_raw_reporting(
+        &self,
+        request: &ExtractRequest,
+        bytes: &[u8],
+        read: &mut dyn FnMut(u64),
+    ) -> Result<String, StageCallError> {
         let request = self.name.encode(request, "capture extract request")?;
+        let mut sink = ReadSink(read);
+        let progress = ReadProgress_TO::from_ptr(&mut sink, TD_Opaque);
         self.stage
-            .extract(RStr::from_str(&request), RSlice::from_slice(bytes))
+            .extract_reporting(
+                RStr::from_str(&request),
+                RSlice::from_slice(bytes),
+                progress,
+            )
             .into_result()
             .map(|text| text.into_string())
             .map_err(|error| StageCallError::Plugin {
@@ -267,6 +286,18 @@ impl CaptureHandle {
                 stage: self.name.stage.clone(),
                 error: Box::new(error),
             })
+    }
+}
+
+/// The host's end of a capture stage's progress reports: the caller's closure. A panic in it
+/// would unwind through the plugin's `extern "C"` frames, so it is caught here and the report
+/// dropped.
+struct ReadSink<'a>(&'a mut dyn FnMut(u64));
+
+impl ReadProgress for ReadSink<'_> {
+    fn read(&mut self, bytes: u64) {
+        let read = &mut self.0;
+        let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| read(bytes)));
     }
 }
 

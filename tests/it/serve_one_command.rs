@@ -1,14 +1,16 @@
 //! `rea serve INPUT` (issue 14): one command from a HAR, capture Evidence or a bundle folder to a
 //! served environment, the addresses and the coverage table on stdout, the same catalog and
 //! answers as the long form; a HAR saved as `.json`, another extension and a folder that is no
-//! bundle refused with what to do instead (a browser scenario: `browser_serve`).
+//! bundle refused with what to do instead (a browser scenario: `browser_serve`); the README's quick
+//! start as written; a long HAR's progress on stderr.
 
 use std::path::Path;
 use std::process::Command;
 
 use crate::bundle_support::{har, report, run};
 use crate::serve_support::process::{Server, binary, card, tools_list};
-use serde_json::Value;
+use crate::serve_support::synthetic::{LARGE_HAR_BYTES, large_har};
+use serde_json::{Value, json};
 
 /// Starts `rea serve` with these arguments on an ephemeral port in `dir`.
 fn serve(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Server {
@@ -229,5 +231,72 @@ fn what_cannot_be_served_is_refused_with_what_to_do_instead() {
             !refused.stderr.contains("MCP transport listening"),
             "{input}: nothing listens"
         );
+    }
+}
+
+#[test]
+fn a_long_har_logs_the_share_read_before_listening_and_quiet_leaves_it_out() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let har = dir.path().join("large.har");
+    large_har(&har, LARGE_HAR_BYTES);
+    let size = std::fs::metadata(&har).unwrap().len();
+    let har = har.display().to_string();
+    let progress = |server: &Server| -> Vec<Value> {
+        server
+            .stderr
+            .iter()
+            .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+            .filter(|line| line["msg"] == "progress" && line["stage"] == "inspect")
+            .collect()
+    };
+
+    let mut server = serve(dir.path(), &[&har], &[]);
+    server.url();
+    let lines = progress(&server);
+    assert!(lines.len() >= 2, "{:?}", server.stderr);
+    for line in &lines {
+        assert_eq!(line["total_bytes"], size, "{line}");
+    }
+    let last = lines.last().unwrap();
+    assert_eq!(
+        (&last["bytes"], &last["percent"]),
+        (&json!(size), &json!(100))
+    );
+    stop(server);
+
+    let mut quiet = serve(dir.path(), &[&har, "--quiet"], &[]);
+    quiet.url();
+    assert_eq!(progress(&quiet), Vec::<Value>::new(), "--quiet");
+    stop(quiet);
+}
+
+#[test]
+fn the_readme_quick_start_serves_the_example_capture_as_written() {
+    let root = rea_tests::workspace_root();
+    let readme = std::fs::read_to_string(root.join("README.md")).expect("README.md");
+    let quick_start = readme
+        .split("```sh\n")
+        .nth(1)
+        .and_then(|block| block.lines().next())
+        .expect("README's first sh block");
+    let serve_args = quick_start
+        .split("&& rea ")
+        .nth(1)
+        .expect("the quick start installs, then runs rea");
+    assert_eq!(serve_args, "serve examples/captures/json-server.har");
+    let args: Vec<&str> = serve_args.split(' ').skip(1).collect();
+    // Run from the clone's root, as the README's relative path reads.
+    let mut server = serve(&root, &args, &[]);
+    let url = server.url();
+    assert_eq!(card(&url)["name"], "json-server");
+    let tools = tools_list(&url);
+    assert!(!tools.is_empty());
+    let stdout = stop(server);
+    for needle in [
+        format!("serving json-server: {} tools, from the state", tools.len()),
+        format!("  MCP     {url}"),
+        "coverage: reads ".to_owned(),
+    ] {
+        assert!(stdout.contains(&needle), "{needle}\n{stdout}");
     }
 }

@@ -53,7 +53,7 @@ use serde_json::{Map, Value, json};
 use crate::commands::environment_export::{
     Progress, Quiet, absolute, bundled_binary, finish, load_pipeline, serve_command,
 };
-use crate::commands::inspect_capture::{InspectRequest, inspect};
+use crate::commands::inspect_capture::{InspectRequest, inspect_reporting};
 use crate::output::CommandFailure;
 use crate::progress::Interrupt;
 
@@ -190,7 +190,7 @@ fn build(args: &EnvironmentBuildArgs, progress: &mut Progress) -> Result<Value, 
                 )
                 .in_stage(INSPECT_STAGE));
             };
-            let evidence = inspect(
+            let evidence = inspect_reporting(
                 &registry,
                 &extractor.stage,
                 &InspectRequest {
@@ -199,6 +199,7 @@ fn build(args: &EnvironmentBuildArgs, progress: &mut Progress) -> Result<Value, 
                     selection: None,
                     sensitive_values: &[],
                 },
+                &mut |done, total| progress.bytes("inspect", done, total),
             )?;
             let records = rea_evidence::capture::capture_record_count(&evidence).unwrap_or(0);
             let bytes = std::fs::metadata(&args.capture).map_or(0, |metadata| metadata.len());

@@ -204,8 +204,19 @@ pub fn inspect(
     stage: &str,
     request: &InspectRequest<'_>,
 ) -> Result<Evidence, Refusal> {
+    inspect_reporting(registry, stage, request, &mut |_, _| {})
+}
+
+/// [`inspect`], with `read` hearing how many of the capture's bytes the extractor has read and
+/// how many there are (`read(done, total)`, for a byte-based percentage).
+pub fn inspect_reporting(
+    registry: &Registry,
+    stage: &str,
+    request: &InspectRequest<'_>,
+    read: &mut dyn FnMut(u64, u64),
+) -> Result<Evidence, Refusal> {
     let staged = |refusal: Refusal| refusal.in_stage(INSPECT_CAPTURE_OPERATION);
-    let extracted = run_extractor(registry, stage, request).map_err(staged)?;
+    let extracted = run_extractor(registry, stage, request, read).map_err(staged)?;
     let options = ParseOptions::default().max_depth(EVIDENCE_MAX_DEPTH);
     let answer = json::parse_with(extracted.answer.as_bytes(), &options)
         .map_err(|error| staged(extracted.answer_problem(error.to_string())))?;
@@ -222,7 +233,7 @@ pub fn inspect_output(
     request: &InspectRequest<'_>,
 ) -> Result<CaptureOutput, Refusal> {
     let staged = |refusal: Refusal| refusal.in_stage(INSPECT_CAPTURE_OPERATION);
-    let mut extracted = run_extractor(registry, stage, request).map_err(staged)?;
+    let mut extracted = run_extractor(registry, stage, request, &mut |_, _| {}).map_err(staged)?;
     let answer = std::mem::take(&mut extracted.answer);
     seal_capture_answer(&extracted.inputs(request), answer).map_err(staged)
 }
@@ -258,11 +269,13 @@ impl Extracted {
     }
 }
 
-/// Reads the file within its budget, hashes it, and runs the extractor on it.
+/// Reads the file within its budget, hashes it, and runs the extractor on it (`read` hears its
+/// progress through the file).
 fn run_extractor(
     registry: &Registry,
     stage: &str,
     request: &InspectRequest<'_>,
+    read: &mut dyn FnMut(u64, u64),
 ) -> Result<Extracted, Refusal> {
     if request.sensitive_values.iter().any(String::is_empty) {
         return Err(Refusal::invalid_request(
@@ -285,7 +298,8 @@ fn run_extractor(
     // The digest does not depend on the extraction: compute both at once.
     let (sha256, answer) = std::thread::scope(|scope| {
         let digest = scope.spawn(|| sha256_hex(&file.bytes));
-        let answer = extract(&handle, request, &file.bytes);
+        let total = file.bytes.len() as u64;
+        let answer = extract(&handle, request, &file.bytes, &mut |done| read(done, total));
         (digest.join(), answer)
     });
     let sha256 = sha256.map_err(|_| Refusal::internal("hashing the capture failed"))?;
@@ -304,6 +318,7 @@ fn extract(
     handle: &CaptureHandle,
     request: &InspectRequest<'_>,
     bytes: &[u8],
+    read: &mut dyn FnMut(u64),
 ) -> Result<String, Refusal> {
     let extract_request = ExtractRequest {
         input_kind: request.input_kind.to_owned(),
@@ -311,7 +326,7 @@ fn extract(
         schema_version: SCHEMA_VERSION,
     };
     handle
-        .extract_raw(&extract_request, bytes)
+        .extract_raw_reporting(&extract_request, bytes, read)
         .map_err(|error| plugin_refusal(&error))
 }
 

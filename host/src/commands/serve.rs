@@ -1,4 +1,5 @@
-//! `rea serve INPUT [--port P] [--host H] [--pipeline FILE] [--name N] [--replay-only] [--json]`:
+//! `rea serve INPUT [--port P] [--host H] [--pipeline FILE] [--name N] [--replay-only] [--json]
+//! [--quiet]`:
 //! the one command from a recording to a served environment. INPUT is
 //!
 //! - a HAR file (`.har`): inspected and projected in memory, as `environment-build` does;
@@ -23,7 +24,9 @@
 //! the coverage table, then one line when it stops; `--json` prints a `listening` document and
 //! the stopped document instead. Logging: the `MCP transport listening` JSON line and warnings go
 //! to stderr, at `warn` on a terminal (so a person sees the text alone) and `info` otherwise;
-//! `REA_LOG_LEVEL` overrides both.
+//! `REA_LOG_LEVEL` overrides both. While a HAR is read, the share read goes to stderr as
+//! `environment-build` shows it (a bar after the first second on a terminal, `progress` JSON
+//! lines otherwise); `--quiet` leaves it out.
 //!
 //! Names: `--name`, else the bundle's (`env.toml`'s `environment_name`, else its folder), else as
 //! `environment-build` names a capture (the manifest's, or for a loopback origin the capture file
@@ -45,8 +48,9 @@ use crate::commands::environment_serve::{
     Announce, JournalArgs, Loaded, Loader, ServeRequest, StateFile, listen_config, run_server,
     serve_limits,
 };
-use crate::commands::inspect_capture::{InspectRequest, inspect};
+use crate::commands::inspect_capture::{InspectRequest, inspect_reporting};
 use crate::output::{CommandFailure, print_json, write_stdout};
+use crate::progress::{Interrupt, Progress};
 
 /// The stage of `rea serve`'s own refusals.
 pub const STAGE: &str = "serve";
@@ -80,6 +84,9 @@ pub struct ServeArgs {
     /// Print JSON documents on stdout (listening, then stopped) instead of text.
     #[arg(long)]
     pub json: bool,
+    /// No progress on stderr while a HAR is read (refusals, warnings and the journal still are).
+    #[arg(long)]
+    pub quiet: bool,
     /// The request journal on stderr.
     #[command(flatten)]
     pub journal: JournalArgs,
@@ -124,7 +131,7 @@ pub fn run(args: &ServeArgs) -> Result<(), CommandFailure> {
             path,
             provenance: crate::provenance::provenance(&pipeline, &registry),
         });
-    let loader = input.loader(registry, pipeline, args.name.clone());
+    let loader = input.loader(registry, pipeline, args.name.clone(), args.quiet);
     run_server(ServeRequest {
         loader,
         replay_only: args.replay_only,
@@ -256,11 +263,12 @@ impl Input {
         registry: rea_registry::Registry,
         pipeline: rea_pipeline::Pipeline,
         explicit: Option<String>,
+        quiet: bool,
     ) -> Loader {
         Box::new(move || {
             let (capture, path) = match self {
                 Self::Bundle { env, .. } => return load_bundle(&env),
-                Self::Har(path) => (inspect_har(&registry, &pipeline, &path)?, path),
+                Self::Har(path) => (inspect_har(&registry, &pipeline, &path, quiet)?, path),
                 Self::Evidence(path) => (
                     Evidence::read_file(&path, rea_evidence::envelope::EVIDENCE_FILE_MAX_BYTES)?,
                     path,
@@ -381,11 +389,13 @@ fn json_kind(path: &Path) -> Result<Input, Refusal> {
     Ok(Input::Evidence(path.to_path_buf()))
 }
 
-/// Inspects a HAR file as `inspect-web-network-capture` does, with the pipeline's extractor.
+/// Inspects a HAR file as `inspect-web-network-capture` does, with the pipeline's extractor,
+/// showing the share read as `environment-build` does (unless `quiet`).
 fn inspect_har(
     registry: &rea_registry::Registry,
     pipeline: &rea_pipeline::Pipeline,
     path: &Path,
+    quiet: bool,
 ) -> Result<Evidence, Box<Refusal>> {
     rea_bundle::headroom::check_file_fits("the HAR file", path)?;
     let Some(extractor) = pipeline.capture_extractors.get("har") else {
@@ -393,7 +403,8 @@ fn inspect_har(
             "the pipeline binds no capture extractor to `har` inputs; add `har = \"har\"` under [capture.extractors]",
         )));
     };
-    Ok(inspect(
+    let mut progress = Progress::start(Interrupt::never(), quiet);
+    let inspected = inspect_reporting(
         registry,
         &extractor.stage,
         &InspectRequest {
@@ -402,7 +413,10 @@ fn inspect_har(
             selection: None,
             sensitive_values: &[],
         },
-    )?)
+        &mut |done, total| progress.bytes("inspect", done, total),
+    );
+    progress.finish();
+    Ok(inspected?)
 }
 
 /// Projects the manifest from capture Evidence with the pipeline's template rules and route forms;

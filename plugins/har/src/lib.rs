@@ -77,7 +77,16 @@ impl CaptureExtractor for HarExtractor {
     }
 
     fn extract_json(&self, request: &ExtractRequest, bytes: &[u8]) -> Result<String, PluginError> {
-        extract_json(request, bytes)
+        extract_json(request, bytes, &mut |_| {})
+    }
+
+    fn extract_json_reporting(
+        &self,
+        request: &ExtractRequest,
+        bytes: &[u8],
+        read: &mut dyn FnMut(u64),
+    ) -> Result<String, PluginError> {
+        extract_json(request, bytes, read)
     }
 }
 
@@ -86,7 +95,7 @@ pub fn extract(request: &ExtractRequest, bytes: &[u8]) -> Result<Extraction, Plu
     let sensitive = Sensitive::new(&request.sensitive_values)
         .map_err(|refusal| refusal.into_plugin_error(&Sensitive::empty()))?;
     let mut records = Vec::new();
-    let parts = extract_checked(request, bytes, &sensitive, &mut |record| {
+    let parts = extract_checked(request, bytes, &sensitive, &mut |record, _| {
         records.push(record)
     })
     .map_err(|refusal| refusal.into_plugin_error(&sensitive))?;
@@ -94,12 +103,17 @@ pub fn extract(request: &ExtractRequest, bytes: &[u8]) -> Result<Extraction, Plu
 }
 
 /// [`extract`]'s answer as the contract's JSON text, byte for byte what serde_json writes for it.
+/// `read` hears how many bytes of the file are read, after each entry and at the end.
 ///
 /// Records are encoded on a second thread while the main thread still parses the file, so the
 /// encoding overlaps the parse instead of following it. They are written straight into the
 /// answer's buffer; the members before them (known only once the file is read) are put in front
 /// at the end, moving the records within the buffer instead of copying them to a new one.
-pub fn extract_json(request: &ExtractRequest, bytes: &[u8]) -> Result<String, PluginError> {
+pub fn extract_json(
+    request: &ExtractRequest,
+    bytes: &[u8],
+    read: &mut dyn FnMut(u64),
+) -> Result<String, PluginError> {
     let sensitive = Sensitive::new(&request.sensitive_values)
         .map_err(|refusal| refusal.into_plugin_error(&Sensitive::empty()))?;
     let (parts, records) = std::thread::scope(|scope| {
@@ -126,7 +140,8 @@ pub fn extract_json(request: &ExtractRequest, bytes: &[u8]) -> Result<String, Pl
         // Records go over in batches: a wake-up of the encoder per record costs more than
         // encoding a small one.
         let mut batch = Vec::with_capacity(RECORD_BATCH);
-        let parts = extract_checked(request, bytes, &sensitive, &mut |record| {
+        let parts = extract_checked(request, bytes, &sensitive, &mut |record, end| {
+            read(end as u64);
             batch.push(record);
             if batch.len() == RECORD_BATCH {
                 let next = match returned.try_recv() {
@@ -142,6 +157,9 @@ pub fn extract_json(request: &ExtractRequest, bytes: &[u8]) -> Result<String, Pl
         });
         if !batch.is_empty() {
             let _ = sender.send(batch);
+        }
+        if parts.is_ok() {
+            read(bytes.len() as u64);
         }
         drop(sender);
         let records = encoder
@@ -215,7 +233,7 @@ fn extract_checked(
     request: &ExtractRequest,
     bytes: &[u8],
     sensitive: &Sensitive,
-    on_record: &mut dyn FnMut(CaptureRecord),
+    on_record: &mut dyn FnMut(CaptureRecord, usize),
 ) -> Result<ExtractionParts, HarRefusal> {
     if request.input_kind != INPUT_KIND {
         return Err(HarRefusal::unsupported(
@@ -257,7 +275,7 @@ fn extract_checked(
         ItemStream {
             path: &["log", "entries"],
             string_limit: usize::MAX,
-            on_item: &mut |index, item, _| {
+            on_item: &mut |index, item, range| {
                 if first_entry_error.is_some() {
                     return;
                 }
@@ -268,7 +286,7 @@ fn extract_checked(
                     &mut redactions,
                     &mut limitations,
                 ) {
-                    Ok(record) => on_record(record),
+                    Ok(record) => on_record(record, range.end),
                     Err(refusal) => first_entry_error = Some(refusal),
                 }
             },
@@ -434,7 +452,10 @@ mod text_tests {
             let mut compared = 0;
             for path in shared_captures() {
                 let bytes = std::fs::read(&path).expect("capture");
-                match (extract(&request, &bytes), extract_json(&request, &bytes)) {
+                match (
+                    extract(&request, &bytes),
+                    extract_json(&request, &bytes, &mut |_| {}),
+                ) {
                     (Ok(extraction), Ok(text)) => {
                         let encoded = serde_json::to_string(&extraction).expect("encodes");
                         assert!(encoded == text, "{} differs", path.display());
@@ -451,5 +472,51 @@ mod text_tests {
             }
             assert!(compared > 10, "only {compared} captures compared");
         }
+    }
+}
+
+#[cfg(test)]
+mod progress_tests {
+    use super::*;
+
+    fn request() -> ExtractRequest {
+        ExtractRequest {
+            input_kind: INPUT_KIND.to_owned(),
+            sensitive_values: Vec::new(),
+            schema_version: SCHEMA_VERSION,
+        }
+    }
+
+    const ENTRY: &str =
+        r#"{"request":{"method":"GET","url":"http://127.0.0.1:9/a"},"response":{"status":200}}"#;
+
+    #[test]
+    fn the_bytes_read_are_reported_after_each_entry_and_at_the_end() {
+        let har = format!(r#"{{"log":{{"version":"1.2","entries":[{ENTRY},{ENTRY},{ENTRY}]}}}}"#);
+        let mut heard = Vec::new();
+        extract_json(&request(), har.as_bytes(), &mut |read| heard.push(read)).expect("extracts");
+        // Each entry's end, then the whole file.
+        let first_end = (har.find(ENTRY).unwrap() + ENTRY.len()) as u64;
+        let step = ENTRY.len() as u64 + 1;
+        assert_eq!(
+            heard,
+            [
+                first_end,
+                first_end + step,
+                first_end + 2 * step,
+                har.len() as u64
+            ]
+        );
+    }
+
+    #[test]
+    fn a_refused_capture_never_reports_the_whole_file_read() {
+        let har = format!(r#"{{"log":{{"version":"1.1","entries":[{ENTRY}]}}}}"#);
+        let mut heard = Vec::new();
+        assert!(extract_json(&request(), har.as_bytes(), &mut |read| heard.push(read)).is_err());
+        assert!(
+            heard.iter().all(|&read| read < har.len() as u64),
+            "{heard:?}"
+        );
     }
 }
