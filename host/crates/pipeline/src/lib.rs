@@ -22,8 +22,8 @@ use rea_registry::Registry;
 
 pub use diagnostic::{Diagnostic, PipelineErrors};
 pub use spec::{
-    CaptureBinding, DEFAULT_QUERY_GRAMMARS, LibrarySpec, PipelineSpec, RuleSpec, ServeSpec,
-    TEMPLATE_RULES, WithheldWrites, parse,
+    CaptureBinding, DEFAULT_QUERY_GRAMMARS, DEFAULT_ROUTE_FORMS, LibrarySpec, PipelineSpec,
+    RuleSpec, ServeSpec, TEMPLATE_RULES, WithheldWrites, parse,
 };
 
 /// The pipeline used when none is given.
@@ -253,14 +253,22 @@ fn resolve_libraries(
 }
 
 /// The route-form stages `[manifest] route_forms` names, in order (each unknown or other-kind
-/// name a problem at its position).
+/// name a problem at its position), or the built-in default where the registry holds it when the
+/// pipeline names none (as for query grammars).
 fn resolve_route_forms(
     spec: &PipelineSpec,
     registry: &Registry,
     problems: &mut Vec<Diagnostic>,
 ) -> Vec<ResolvedStage> {
+    let Some(named) = &spec.route_forms else {
+        return DEFAULT_ROUTE_FORMS
+            .iter()
+            .filter_map(|name| lookup(registry, name, StageKind::RouteForm).ok())
+            .map(|(resolved, _)| resolved)
+            .collect();
+    };
     let mut route_forms = Vec::new();
-    for (name, position) in &spec.route_forms {
+    for (name, position) in named {
         match lookup(registry, name, StageKind::RouteForm) {
             Ok((resolved, _)) => route_forms.push(resolved),
             Err((code, message)) => problems.push(spec.at(*position, code, message)),
