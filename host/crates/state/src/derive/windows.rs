@@ -5,7 +5,9 @@
 //! its path (or, for a create tied to another collection, its observed entity) names; a document
 //! view's document; or everything, when the state does not model its effect (no state target, an
 //! unlinked call, a plan withheld as `side-effect`, a write that did not answer `2xx` without
-//! failing). A read shows the entities of its item or list view's type (an item read: the
+//! failing); a write to a path an item view reads also relates to that entity's collection (a
+//! `PUT /{name}` publishing a version writes the package document `GET /{name}` reads). A read
+//! shows the entities of its item or list view's type (an item read: the
 //! collection its path names; a list read: the collection its path names when the path fits the
 //! type's template, else every collection of the type), its document view's document, or, for a
 //! read no such view explains, everything. Its window ends at the first write related to what it
