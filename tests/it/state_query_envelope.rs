@@ -10,21 +10,7 @@ use serde_json::{Map, Value};
 
 use rea_state::model::ViewDetail;
 
-use crate::state_support::{Served, arguments_of, capture_file, serve_evidence, state_rules};
-
-fn served(app: &str) -> Served {
-    let build = rea_tests::fidelity::discover(&rea_tests::fidelity::default_roots())
-        .into_iter()
-        .find(|found| found.name == app)
-        .unwrap_or_else(|| panic!("the corpus holds {app}"))
-        .dir
-        .join("build.har");
-    serve_evidence(
-        capture_file(&build),
-        state_rules(),
-        rea_backends::fetch::FetchOptions::default(),
-    )
-}
+use crate::state_support::{Served, arguments_of, serve_corpus_app as served};
 
 /// The arguments of the recorded read of `tool` whose query holds `marker`, with values replaced
 /// (typed as the recorded argument) or removed (`None`).

@@ -6,26 +6,10 @@
 //! to a path such an item view reads (a publish, `PUT /{name}`) ends the windows of that entity's
 //! reads, so the state holds the document as the build read it before the write.
 
-use std::path::PathBuf;
-
 use rea_state::model::ViewDetail;
 use serde_json::{Map, Value};
 
-use crate::state_support::{Served, arguments_of, capture_file, serve_evidence, state_rules};
-
-fn served(app: &str) -> Served {
-    let build: PathBuf = rea_tests::fidelity::discover(&rea_tests::fidelity::default_roots())
-        .into_iter()
-        .find(|found| found.name == app)
-        .unwrap_or_else(|| panic!("the corpus holds {app}"))
-        .dir
-        .join("build.har");
-    serve_evidence(
-        capture_file(&build),
-        state_rules(),
-        rea_backends::fetch::FetchOptions::default(),
-    )
-}
+use crate::state_support::{Served, arguments_of, serve_corpus_app as served};
 
 /// The item tool of one-segment paths, its identity field and the records it checked.
 fn root_item(served: &Served) -> (String, String, Vec<u64>) {

@@ -260,21 +260,14 @@ fn resolve_route_forms(
     registry: &Registry,
     problems: &mut Vec<Diagnostic>,
 ) -> Vec<ResolvedStage> {
-    let Some(named) = &spec.route_forms else {
-        return DEFAULT_ROUTE_FORMS
-            .iter()
-            .filter_map(|name| lookup(registry, name, StageKind::RouteForm).ok())
-            .map(|(resolved, _)| resolved)
-            .collect();
-    };
-    let mut route_forms = Vec::new();
-    for (name, position) in named {
-        match lookup(registry, name, StageKind::RouteForm) {
-            Ok((resolved, _)) => route_forms.push(resolved),
-            Err((code, message)) => problems.push(spec.at(*position, code, message)),
-        }
-    }
-    route_forms
+    let named = spec.route_forms.as_deref();
+    resolve_stages(
+        spec,
+        registry,
+        problems,
+        (named, &DEFAULT_ROUTE_FORMS),
+        StageKind::RouteForm,
+    )
 }
 
 /// The query-grammar stages `[state]` names (each unknown or other-kind name a problem at its
@@ -284,16 +277,30 @@ fn resolve_query_grammars(
     registry: &Registry,
     problems: &mut Vec<Diagnostic>,
 ) -> Vec<ResolvedStage> {
-    let Some(named) = &spec.query_grammars else {
-        return DEFAULT_QUERY_GRAMMARS
+    let named = spec.query_grammars.as_deref();
+    let defaults = (named, &DEFAULT_QUERY_GRAMMARS[..]);
+    resolve_stages(spec, registry, problems, defaults, StageKind::QueryGrammar)
+}
+
+/// The stages of one kind a stage list names, in order, or its built-in defaults where the
+/// registry holds them when the list is absent.
+fn resolve_stages(
+    spec: &PipelineSpec,
+    registry: &Registry,
+    problems: &mut Vec<Diagnostic>,
+    (named, defaults): (Option<&[(String, usize)]>, &[&str]),
+    kind: StageKind,
+) -> Vec<ResolvedStage> {
+    let Some(named) = named else {
+        return defaults
             .iter()
-            .filter_map(|name| lookup(registry, name, StageKind::QueryGrammar).ok())
+            .filter_map(|name| lookup(registry, name, kind).ok())
             .map(|(resolved, _)| resolved)
             .collect();
     };
     let mut resolved = Vec::new();
     for (name, position) in named {
-        match lookup(registry, name, StageKind::QueryGrammar) {
+        match lookup(registry, name, kind) {
             Ok((stage, _)) => resolved.push(stage),
             Err((code, message)) => problems.push(spec.at(*position, code, message)),
         }
