@@ -282,13 +282,17 @@ fn resolve_query_grammars(
     resolve_stages(spec, registry, problems, defaults, StageKind::QueryGrammar)
 }
 
+/// A stage list as the pipeline file names it (`None`: absent), and the built-in defaults it
+/// stands for when absent.
+type StageList<'a> = (Option<&'a [(String, usize)]>, &'a [&'a str]);
+
 /// The stages of one kind a stage list names, in order, or its built-in defaults where the
 /// registry holds them when the list is absent.
 fn resolve_stages(
     spec: &PipelineSpec,
     registry: &Registry,
     problems: &mut Vec<Diagnostic>,
-    (named, defaults): (Option<&[(String, usize)]>, &[&str]),
+    (named, defaults): StageList<'_>,
     kind: StageKind,
 ) -> Vec<ResolvedStage> {
     let Some(named) = named else {
