@@ -296,3 +296,27 @@ fn a_user_name_after_a_namespace_is_one_tool_on_verdaccio() {
         "zed",
     );
 }
+
+#[test]
+fn an_absent_route_form_list_runs_the_built_in_default_and_an_empty_one_none() {
+    let mut registry = rea::builtin_registry().expect("registry");
+    let forms = |text: &str, registry: &mut rea_registry::Registry| -> Vec<String> {
+        let spec = rea_pipeline::parse(text, "p.toml", std::path::Path::new(".")).expect("parses");
+        rea_pipeline::resolve(&spec, registry)
+            .expect("resolves")
+            .route_forms
+            .iter()
+            .map(|stage| stage.stage.clone())
+            .collect()
+    };
+    // As `[state] query_grammars`: absent runs the built-in default, `[]` runs none.
+    assert_eq!(
+        forms(
+            "[manifest]\ntemplate_rules = [\"after-uid-literal\"]\n",
+            &mut registry
+        ),
+        vec!["fused-affix"]
+    );
+    assert_eq!(forms("", &mut registry), vec!["fused-affix"]);
+    assert!(forms("[manifest]\nroute_forms = []\n", &mut registry).is_empty());
+}

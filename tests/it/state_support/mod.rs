@@ -166,6 +166,18 @@ pub fn capture_file(path: &Path) -> Evidence {
     Evidence::seal(evidence.operation(), body)
 }
 
+/// Serves a corpus app's build capture (`tests/corpus/apps/APP` or the shared captures) from the
+/// state with the default rule stages.
+pub fn serve_corpus_app(app: &str) -> Served {
+    let build = rea_tests::fidelity::discover(&rea_tests::fidelity::default_roots())
+        .into_iter()
+        .find(|found| found.name == app)
+        .unwrap_or_else(|| panic!("the corpus holds {app}"))
+        .dir
+        .join("build.har");
+    serve_evidence(capture_file(&build), state_rules(), FetchOptions::default())
+}
+
 /// Serves capture Evidence from the state with rule stages and download options.
 pub fn serve_evidence(
     capture: Evidence,

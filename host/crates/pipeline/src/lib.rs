@@ -22,8 +22,8 @@ use rea_registry::Registry;
 
 pub use diagnostic::{Diagnostic, PipelineErrors};
 pub use spec::{
-    CaptureBinding, DEFAULT_QUERY_GRAMMARS, LibrarySpec, PipelineSpec, RuleSpec, ServeSpec,
-    TEMPLATE_RULES, WithheldWrites, parse,
+    CaptureBinding, DEFAULT_QUERY_GRAMMARS, DEFAULT_ROUTE_FORMS, LibrarySpec, PipelineSpec,
+    RuleSpec, ServeSpec, TEMPLATE_RULES, WithheldWrites, parse,
 };
 
 /// The pipeline used when none is given.
@@ -257,20 +257,21 @@ fn resolve_libraries(
 }
 
 /// The route-form stages `[manifest] route_forms` names, in order (each unknown or other-kind
-/// name a problem at its position).
+/// name a problem at its position), or the built-in default where the registry holds it when the
+/// pipeline names none (as for query grammars).
 fn resolve_route_forms(
     spec: &PipelineSpec,
     registry: &Registry,
     problems: &mut Vec<Diagnostic>,
 ) -> Vec<ResolvedStage> {
-    let mut route_forms = Vec::new();
-    for (name, position) in &spec.route_forms {
-        match lookup(registry, name, StageKind::RouteForm) {
-            Ok((resolved, _)) => route_forms.push(resolved),
-            Err((code, message)) => problems.push(spec.at(*position, code, message)),
-        }
-    }
-    route_forms
+    let named = spec.route_forms.as_deref();
+    resolve_stages(
+        spec,
+        registry,
+        problems,
+        (named, &DEFAULT_ROUTE_FORMS),
+        StageKind::RouteForm,
+    )
 }
 
 /// The query-grammar stages `[state]` names (each unknown or other-kind name a problem at its
@@ -280,16 +281,34 @@ fn resolve_query_grammars(
     registry: &Registry,
     problems: &mut Vec<Diagnostic>,
 ) -> Vec<ResolvedStage> {
-    let Some(named) = &spec.query_grammars else {
-        return DEFAULT_QUERY_GRAMMARS
+    let named = spec.query_grammars.as_deref();
+    let defaults = (named, &DEFAULT_QUERY_GRAMMARS[..]);
+    resolve_stages(spec, registry, problems, defaults, StageKind::QueryGrammar)
+}
+
+/// A stage list as the pipeline file names it (`None`: absent), and the built-in defaults it
+/// stands for when absent.
+type StageList<'a> = (Option<&'a [(String, usize)]>, &'a [&'a str]);
+
+/// The stages of one kind a stage list names, in order, or its built-in defaults where the
+/// registry holds them when the list is absent.
+fn resolve_stages(
+    spec: &PipelineSpec,
+    registry: &Registry,
+    problems: &mut Vec<Diagnostic>,
+    (named, defaults): StageList<'_>,
+    kind: StageKind,
+) -> Vec<ResolvedStage> {
+    let Some(named) = named else {
+        return defaults
             .iter()
-            .filter_map(|name| lookup(registry, name, StageKind::QueryGrammar).ok())
+            .filter_map(|name| lookup(registry, name, kind).ok())
             .map(|(resolved, _)| resolved)
             .collect();
     };
     let mut resolved = Vec::new();
     for (name, position) in named {
-        match lookup(registry, name, StageKind::QueryGrammar) {
+        match lookup(registry, name, kind) {
             Ok((stage, _)) => resolved.push(stage),
             Err((code, message)) => problems.push(spec.at(*position, code, message)),
         }

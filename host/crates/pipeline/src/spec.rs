@@ -12,6 +12,7 @@
 //! [manifest]
 //! template_rules = ["after-uid-literal"]       # applied in the views' fixed order
 //! route_forms = ["fused-affix"]                # route-form stages, run in this order after them
+//!                                              # (absent: the built-in default; [] runs none)
 //! sibling_transfer = false                     # opt-in: offer confirmed writes on sibling
 //!                                              # collections of the same route family (inferred)
 //! [state]
@@ -54,8 +55,10 @@ pub struct PipelineSpec {
     pub capture: Vec<CaptureBinding>,
     /// Template rules in the views' fixed order.
     pub template_rules: Vec<String>,
-    /// Route-form stages in file order, each with its name's position.
-    pub route_forms: Vec<(String, usize)>,
+    /// Route-form stages in file order, each with its name's position; `None` when the pipeline
+    /// names none (the built-in default then runs where the registry holds it, as for query
+    /// grammars: an absent stage list runs the default, `[]` runs none).
+    pub route_forms: Option<Vec<(String, usize)>>,
     /// `[manifest] sibling_transfer`: offer write tools on sibling collections (opt-in).
     pub sibling_transfer: bool,
     /// State rules in file order.
@@ -502,13 +505,13 @@ fn parse_capture(collector: &mut Collector<'_>, root: &DeTable<'_>) -> Vec<Captu
 fn parse_manifest(
     collector: &mut Collector<'_>,
     root: &DeTable<'_>,
-) -> (Vec<String>, Vec<(String, usize)>) {
+) -> (Vec<String>, Option<Vec<(String, usize)>>) {
     let Some(manifest) = get(root, "manifest") else {
-        return (Vec::new(), Vec::new());
+        return (Vec::new(), None);
     };
     let DeValue::Table(table) = manifest.get_ref() else {
         collector.wrong_type(manifest.span(), "`manifest`", "a table", manifest.get_ref());
-        return (Vec::new(), Vec::new());
+        return (Vec::new(), None);
     };
     collector.unknown_keys(
         table,
@@ -543,11 +546,12 @@ fn parse_sibling_transfer(collector: &mut Collector<'_>, root: &DeTable<'_>) -> 
 }
 
 /// `[manifest] route_forms`: stage names, each once (whether each is a route-form stage is
-/// checked when the pipeline is resolved).
-fn parse_route_forms(collector: &mut Collector<'_>, table: &DeTable<'_>) -> Vec<(String, usize)> {
-    let Some(forms) = get(table, "route_forms") else {
-        return Vec::new();
-    };
+/// checked when the pipeline is resolved); `None` when the key is absent.
+fn parse_route_forms(
+    collector: &mut Collector<'_>,
+    table: &DeTable<'_>,
+) -> Option<Vec<(String, usize)>> {
+    let forms = get(table, "route_forms")?;
     let DeValue::Array(items) = forms.get_ref() else {
         collector.wrong_type(
             forms.span(),
@@ -555,7 +559,7 @@ fn parse_route_forms(collector: &mut Collector<'_>, table: &DeTable<'_>) -> Vec<
             "an array of route-form stage names",
             forms.get_ref(),
         );
-        return Vec::new();
+        return Some(Vec::new());
     };
     let mut named: Vec<(String, usize)> = Vec::new();
     for item in items.iter() {
@@ -572,7 +576,7 @@ fn parse_route_forms(collector: &mut Collector<'_>, table: &DeTable<'_>) -> Vec<
             named.push((name, item.span().start));
         }
     }
-    named
+    Some(named)
 }
 
 fn parse_template_rules(collector: &mut Collector<'_>, table: &DeTable<'_>) -> Vec<String> {
@@ -618,6 +622,9 @@ fn parse_template_rules(collector: &mut Collector<'_>, table: &DeTable<'_>) -> V
         .map(|rule| (*rule).to_owned())
         .collect()
 }
+
+/// The route forms the manifest projection runs when a pipeline names none.
+pub const DEFAULT_ROUTE_FORMS: [&str; 1] = ["fused-affix"];
 
 /// The query grammars the state engine runs when a pipeline names none.
 pub const DEFAULT_QUERY_GRAMMARS: [&str; 1] = ["field-affixes"];
@@ -825,6 +832,7 @@ mod tests {
         let forms: Vec<&str> = spec
             .route_forms
             .iter()
+            .flatten()
             .map(|(name, _)| name.as_str())
             .collect();
         assert_eq!(
@@ -832,6 +840,15 @@ mod tests {
             vec!["fused-affix"],
             "the built-in route form runs by default"
         );
+        // Absent, the key names none (the resolved pipeline runs the default); `[]` is none.
+        let absent = parse(
+            "[manifest]\ntemplate_rules = []\n",
+            "p.toml",
+            Path::new("."),
+        );
+        assert_eq!(absent.expect("parses").route_forms, None);
+        let empty = parse("[manifest]\nroute_forms = []\n", "p.toml", Path::new("."));
+        assert_eq!(empty.expect("parses").route_forms, Some(Vec::new()));
     }
 
     #[test]
@@ -850,6 +867,7 @@ mod tests {
         let forms: Vec<&str> = spec
             .route_forms
             .iter()
+            .flatten()
             .map(|(name, _)| name.as_str())
             .collect();
         assert_eq!(forms, vec!["b", "a"]);

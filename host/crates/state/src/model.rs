@@ -423,6 +423,12 @@ pub struct QueryModel {
     pub parameters: BTreeMap<String, QueryRole>,
     /// Envelope members (pointers) holding the number matched.
     pub totals: Vec<String>,
+    /// Envelope members only some recorded queries showed (such as `meta=total_count`), each
+    /// counting the matches of every line showing it, none of which filtered the collection: the
+    /// number matched or the collection's size, which the recordings do not tell apart. Set for
+    /// a call matching the whole collection; a call that filters answers not modelled.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unfiltered_totals: Vec<String>,
     /// The lines the model reproduced.
     pub record_ordinals: Vec<u64>,
     /// Parameters no recorded line named that the application's query grammar, learned from the
@@ -442,6 +448,7 @@ impl QueryModel {
                 .map(|(name, role)| ((*name).to_owned(), role.clone()))
                 .collect(),
             totals: Vec::new(),
+            unfiltered_totals: Vec::new(),
             record_ordinals: Vec::new(),
             generalized: BTreeMap::new(),
         }

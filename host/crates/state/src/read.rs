@@ -25,8 +25,8 @@ use crate::call::Call;
 use crate::derive::entities::item_segments;
 use crate::missing::missing_answer;
 use crate::model::{
-    DocumentView, Entity, ItemKey, ItemView, ListLine, ListView, Membership, ViewDetail, ViewShape,
-    WriteScope,
+    DocumentView, Entity, ItemKey, ItemView, ListLine, ListView, Membership, QueryRole, ViewDetail,
+    ViewShape, WriteScope,
 };
 use crate::query::evaluate;
 use crate::recorded::{NotModelled, RecordingUnusable, call_scope};
@@ -43,6 +43,22 @@ fn segments_match(recorded: &[&str], call: &[String]) -> bool {
         && recorded.iter().zip(call).all(|(segment, value)| {
             *segment == value || percent_decode(segment).is_some_and(|decoded| decoded == *value)
         })
+}
+
+/// A held collection's path segments: none for the root collection `/` (entities whose item
+/// path is one segment, `/{name}`).
+fn collection_segments(held: &str) -> Vec<&str> {
+    if held == "/" {
+        Vec::new()
+    } else {
+        split_path(held)
+    }
+}
+
+/// Whether a recorded line's query gives every one of these pairs.
+fn gives_all(recorded: Option<&[(String, String)]>, wanted: &[&(String, String)]) -> bool {
+    let recorded = recorded.unwrap_or_default();
+    wanted.iter().all(|pair| recorded.contains(pair))
 }
 
 fn same_pairs(recorded: Option<&Vec<(String, String)>>, call: &[(String, String)]) -> bool {
@@ -132,7 +148,7 @@ fn find_item<'a>(
     let collections: Vec<&str> = live
         .collections_of(&item.entity_type)
         .into_iter()
-        .filter(|held| segments_match(&split_path(held), collection))
+        .filter(|held| segments_match(&collection_segments(held), collection))
         .collect();
     for held in &collections {
         for name in names {
@@ -482,11 +498,29 @@ impl StateService {
         if !pairs.iter().all(|(name, _)| model.role(name).is_some()) {
             return Err("unrecorded-request");
         }
-        let base = list
+        // Inert parameters may still shape the envelope (`meta=total_count`, `_extra=count`): a
+        // line that gave the call's inert values answers in the envelope the call asks for.
+        let inert: Vec<&(String, String)> = pairs
+            .iter()
+            .filter(|(name, _)| matches!(model.role(name), Some(QueryRole::Inert { .. })))
+            .collect();
+        let plain = list
             .lines
             .iter()
             .filter(same_collection)
-            .find(|line| line.whole && line.query.is_none())
+            .find(|line| line.whole && line.query.is_none());
+        let shaped = (!inert.is_empty())
+            .then(|| {
+                list.lines
+                    .iter()
+                    .filter(same_collection)
+                    .filter(|line| answered_by_query(line))
+                    .find(|line| gives_all(line.query.as_deref(), &inert))
+            })
+            .flatten()
+            .filter(|line| self.envelope_modelled(list, model, line, plain));
+        let base = shaped
+            .or(plain)
             .or_else(|| {
                 list.lines
                     .iter()
@@ -505,6 +539,36 @@ impl StateService {
         }
     }
 
+    /// Whether every envelope member a line holds besides the list is one the state computes
+    /// (a counter, a query total) or one the plain line holds too: a member only that line's
+    /// query showed (`count` of `_extra=count` where no page told it from the number listed)
+    /// is not answered with that line's recorded value.
+    fn envelope_modelled(
+        &self,
+        list: &ListView,
+        model: &crate::model::QueryModel,
+        line: &ListLine,
+        plain: Option<&ListLine>,
+    ) -> bool {
+        let Some(body) = self
+            .kept(line.record_ordinal)
+            .and_then(|kept| kept.json.as_ref())
+        else {
+            return false;
+        };
+        let plain = plain
+            .and_then(|plain| self.kept(plain.record_ordinal))
+            .and_then(|kept| kept.json.as_ref());
+        crate::derive::lists::scalar_pointers(body, &list.list_pointer)
+            .into_iter()
+            .all(|(pointer, _)| {
+                model.totals.contains(&pointer)
+                    || model.unfiltered_totals.contains(&pointer)
+                    || list.counters.contains(&pointer)
+                    || plain.is_some_and(|plain| plain.pointer(&pointer).is_some())
+            })
+    }
+
     fn list_body(
         &self,
         list: &ListView,
@@ -519,7 +583,7 @@ impl StateService {
             set_counter(&mut body, counter, count);
         }
         if let (Some(matched), Some(model)) = (matched, &list.query) {
-            for total in &model.totals {
+            for total in model.totals.iter().chain(&model.unfiltered_totals) {
                 set_counter(&mut body, total, matched);
             }
         }
@@ -630,6 +694,20 @@ impl StateService {
         let Some(evaluated) = evaluate(model, pairs, &candidates) else {
             return Err("unrecorded-request");
         };
+        // A member counting the matches or the collection (the recordings never told which) is
+        // known only when the call matches the whole collection.
+        if evaluated.matched != candidates.len()
+            && self.kept(base.record_ordinal).is_some_and(|kept| {
+                kept.json.as_ref().is_some_and(|body| {
+                    model
+                        .unfiltered_totals
+                        .iter()
+                        .any(|pointer| body.pointer(pointer).is_some())
+                })
+            })
+        {
+            return Err("unrecorded-request");
+        }
         let members: Vec<&Entity> = evaluated
             .members
             .iter()
@@ -694,5 +772,28 @@ impl StateService {
             true,
             StateSource::state(document.path.clone(), None),
         ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{collection_segments, segments_match};
+
+    #[test]
+    fn the_root_collection_matches_a_one_segment_item_path() {
+        // `/date-helpers` names an entity of the root collection: no collection segments.
+        assert!(collection_segments("/").is_empty());
+        assert!(segments_match(&collection_segments("/"), &[]));
+        assert!(!segments_match(
+            &collection_segments("/"),
+            &["library".to_owned()]
+        ));
+        // Any other collection keeps its segments, as written or decoded.
+        assert_eq!(collection_segments("/library"), vec!["library"]);
+        assert!(segments_match(
+            &collection_segments("/@corp%2fui-kit"),
+            &["@corp/ui-kit".to_owned()]
+        ));
+        assert!(!segments_match(&collection_segments("/library"), &[]));
     }
 }

@@ -49,6 +49,13 @@ struct Evaluator<'a> {
 }
 
 impl<'a> Evaluator<'a> {
+    /// How many entities a line's collection holds.
+    fn size(&self, collection: &str) -> Option<usize> {
+        self.collections
+            .get(collection)
+            .map(|(_, candidates)| candidates.len())
+    }
+
     fn evaluates_to(
         &mut self,
         parameters: &BTreeMap<String, QueryRole>,
@@ -57,6 +64,7 @@ impl<'a> Evaluator<'a> {
         let model = QueryModel {
             parameters: parameters.clone(),
             totals: Vec::new(),
+            unfiltered_totals: Vec::new(),
             record_ordinals: Vec::new(),
             generalized: BTreeMap::new(),
         };
@@ -337,6 +345,85 @@ fn give_up(
     }
 }
 
+/// The envelope members holding the number of matches: each a canonical count of it in every
+/// answered line that holds the member (a member some queries ask for, such as `meta` or
+/// `_extra=count`, is in the lines that asked), and held by a line where a page listed fewer
+/// than matched (else a count of the members listed could be taken for it). A member only some
+/// lines hold, none of which filtered the collection, may count the collection instead: it is
+/// kept apart (`unfiltered_totals`).
+#[derive(Default)]
+struct Totals {
+    /// Per envelope pointer, in the order first seen: what the lines holding it showed.
+    seen: Vec<(String, Held)>,
+}
+
+/// What the lines holding an envelope member showed.
+#[derive(Clone, Copy)]
+struct Held {
+    /// How many lines held it.
+    lines: usize,
+    /// Whether each counted the matches.
+    counts: bool,
+    /// Whether one listed fewer than matched.
+    informative: bool,
+    /// Whether one matched fewer than its collection holds.
+    filtered: bool,
+}
+
+impl Totals {
+    fn observe(
+        &mut self,
+        body: &Json,
+        list_pointer: &str,
+        (matched, listed, whole): (usize, usize, usize),
+        counters: &[String],
+    ) {
+        for (pointer, _) in scalar_pointers(body, list_pointer) {
+            if counters.contains(&pointer) {
+                continue;
+            }
+            let counts = body
+                .pointer(&pointer)
+                .is_some_and(|value| counts_canonically(value, matched));
+            let at = match self.seen.iter().position(|(seen, _)| *seen == pointer) {
+                Some(at) => at,
+                None => {
+                    let first = Held {
+                        lines: 0,
+                        counts: true,
+                        informative: false,
+                        filtered: false,
+                    };
+                    self.seen.push((pointer, first));
+                    self.seen.len() - 1
+                }
+            };
+            let held = &mut self.seen[at].1;
+            held.lines += 1;
+            held.counts &= counts;
+            held.informative |= matched != listed;
+            held.filtered |= matched != whole;
+        }
+    }
+
+    /// The totals, and the members kept apart, of `lines` answered lines.
+    fn learned(self, lines: usize) -> (Vec<String>, Vec<String>) {
+        let mut totals = Vec::new();
+        let mut unfiltered = Vec::new();
+        for (pointer, held) in self.seen {
+            if !(held.counts && held.informative) {
+                continue;
+            }
+            if held.lines == lines || held.filtered {
+                totals.push(pointer);
+            } else {
+                unfiltered.push(pointer);
+            }
+        }
+        (totals, unfiltered)
+    }
+}
+
 /// The query model of the chosen roles: the totals (members holding the number matched where a
 /// page listed fewer), the lines it answers, and an inert parameter's accepted values (those the
 /// answered lines gave it).
@@ -348,30 +435,22 @@ fn query_model(
     answered: &[usize],
     evaluator: &mut Evaluator<'_>,
 ) -> Option<QueryModel> {
-    let mut totals: Option<Vec<String>> = None;
-    let mut informative = false;
+    let mut totals = Totals::default();
     for index in answered {
         let line = &lines[*index];
         let evaluated = evaluator.evaluates_to(&chosen, line)?;
-        informative |= evaluated.matched != evaluated.members.len();
         let body = line.observation.body.clone().unwrap_or_default();
-        let here: Vec<String> = scalar_pointers(&body, &plan.list_pointer)
-            .into_iter()
-            .filter(|(pointer, _)| {
-                body.pointer(pointer)
-                    .is_some_and(|value| counts_canonically(value, evaluated.matched))
-            })
-            .map(|(pointer, _)| pointer)
-            .filter(|pointer| !counters.contains(pointer))
-            .collect();
-        totals = Some(match totals {
-            None => here,
-            Some(previous) => previous
-                .into_iter()
-                .filter(|pointer| here.contains(pointer))
-                .collect(),
-        });
+        let whole = evaluator
+            .size(&line.collection)
+            .unwrap_or(evaluated.matched);
+        totals.observe(
+            &body,
+            &plan.list_pointer,
+            (evaluated.matched, evaluated.members.len(), whole),
+            counters,
+        );
     }
+    let (totals, unfiltered_totals) = totals.learned(answered.len());
     let mut record_ordinals: Vec<u64> = answered
         .iter()
         .map(|index| lines[*index].observation.ordinal)
@@ -392,11 +471,8 @@ fn query_model(
     }
     Some(QueryModel {
         parameters: chosen,
-        totals: if informative {
-            totals.unwrap_or_default()
-        } else {
-            Vec::new()
-        },
+        totals,
+        unfiltered_totals,
         record_ordinals,
         generalized: BTreeMap::new(),
     })

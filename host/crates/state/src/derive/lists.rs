@@ -432,7 +432,7 @@ fn counter_name(name: &str) -> bool {
 }
 
 /// Pointers (top level, or one level down in an object) of an envelope's scalar members.
-pub(super) fn scalar_pointers(body: &Json, list_pointer: &str) -> Vec<(String, String)> {
+pub(crate) fn scalar_pointers(body: &Json, list_pointer: &str) -> Vec<(String, String)> {
     let mut found = Vec::new();
     let Some(object) = body.as_object() else {
         return found;

@@ -100,6 +100,7 @@ pub fn generalize(views: &mut [ReadView], entities: &[Entity], rules: &RuleSet) 
         let model = list.query.get_or_insert_with(|| QueryModel {
             parameters: BTreeMap::new(),
             totals: Vec::new(),
+            unfiltered_totals: Vec::new(),
             record_ordinals: Vec::new(),
             generalized: BTreeMap::new(),
         });

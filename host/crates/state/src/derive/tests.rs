@@ -1892,3 +1892,104 @@ fn head_options_and_trace_tools_count_as_recorded_reads() {
         "{summary}"
     );
 }
+
+/// A list whose page lines alone ask for `meta` (and one filtered line too, when `filtered`).
+fn meta_lines(filtered: bool) -> Fixture {
+    let page = |members: Value| json!({"items": members});
+    let counted = |members: Value, total: u64| json!({"items": members, "meta": {"total": total}});
+    let mut records = vec![
+        record(0, "GET", "/posts", 200, page(posts())),
+        record(
+            1,
+            "GET",
+            "/posts?limit=1&page=1&meta=total",
+            200,
+            counted(json!([post(1)]), 3),
+        ),
+        record(
+            2,
+            "GET",
+            "/posts?limit=1&page=2&meta=total",
+            200,
+            counted(json!([post(2)]), 3),
+        ),
+        record(
+            3,
+            "GET",
+            "/posts?author=alice",
+            200,
+            page(json!([post(1), post(3)])),
+        ),
+        // A member only one query showed, where the page listed every match: not a total.
+        record(
+            4,
+            "GET",
+            "/posts?author=bob&extra=count",
+            200,
+            json!({"items": [post(2)], "count": 1}),
+        ),
+    ];
+    if filtered {
+        records.push(record(
+            5,
+            "GET",
+            "/posts?author=alice&limit=1&page=1&meta=total",
+            200,
+            counted(json!([post(1)]), 2),
+        ));
+    }
+    derive(records)
+}
+
+fn query_model_of(fixture: &Fixture) -> crate::model::QueryModel {
+    let ViewDetail::List(list) = fixture.view("get_posts") else {
+        panic!("list")
+    };
+    list.query.clone().expect("a query model")
+}
+
+#[test]
+fn a_total_some_queries_ask_for_is_computed_and_never_another_querys_value() {
+    let fixture = meta_lines(false);
+    // Held only by the lines that asked for it, counting the matches where a page listed fewer,
+    // but never on a filtered line: the number matched or the collection's size.
+    let model = query_model_of(&fixture);
+    assert!(model.totals.is_empty());
+    assert_eq!(model.unfiltered_totals, vec!["/meta/total"]);
+    // Another page asking for it: the envelope the asking lines show, counted.
+    let answer = fixture.call("get_posts", json!({"limit": 2, "page": 2, "meta": "total"}));
+    assert_eq!(answer["state"]["source"], "state", "{answer}");
+    assert_eq!(
+        answer["body"],
+        json!({"items": [post(3)], "meta": {"total": 3}})
+    );
+    // A filter asking for it: which count the member is, the recordings do not tell.
+    let answer = fixture.call(
+        "get_posts",
+        json!({"author": "alice", "limit": 1, "page": 2, "meta": "total"}),
+    );
+    assert_ne!(answer["state"]["source"], "state", "{answer}");
+    // Without it: the plain envelope.
+    let answer = fixture.call("get_posts", json!({"author": "alice", "limit": 1}));
+    assert_eq!(answer["body"], json!({"items": [post(1)]}));
+    // The member the state does not compute is never shown with another query's value.
+    let answer = fixture.call("get_posts", json!({"author": "alice", "extra": "count"}));
+    assert_ne!(answer["body"]["count"], json!(1), "{answer}");
+}
+
+#[test]
+fn a_total_a_filtered_query_showed_counts_the_matches() {
+    let fixture = meta_lines(true);
+    let model = query_model_of(&fixture);
+    assert_eq!(model.totals, vec!["/meta/total"]);
+    assert!(model.unfiltered_totals.is_empty());
+    let answer = fixture.call(
+        "get_posts",
+        json!({"author": "alice", "limit": 1, "page": 2, "meta": "total"}),
+    );
+    assert_eq!(answer["state"]["source"], "state", "{answer}");
+    assert_eq!(
+        answer["body"],
+        json!({"items": [post(3)], "meta": {"total": 2}})
+    );
+}

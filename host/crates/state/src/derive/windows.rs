@@ -5,7 +5,9 @@
 //! its path (or, for a create tied to another collection, its observed entity) names; a document
 //! view's document; or everything, when the state does not model its effect (no state target, an
 //! unlinked call, a plan withheld as `side-effect`, a write that did not answer `2xx` without
-//! failing). A read shows the entities of its item or list view's type (an item read: the
+//! failing); a write to a path an item view reads also relates to that entity's collection (a
+//! `PUT /{name}` publishing a version writes the package document `GET /{name}` reads). A read
+//! shows the entities of its item or list view's type (an item read: the
 //! collection its path names; a list read: the collection its path names when the path fits the
 //! type's template, else every collection of the type), its document view's document, or, for a
 //! read no such view explains, everything. Its window ends at the first write related to what it
@@ -21,6 +23,7 @@
 use std::collections::{BTreeMap, HashMap};
 
 use rea_manifest::Manifest;
+use rea_manifest::segments::{fused_value, split_path, template_affixes};
 
 use crate::derive::entities::{collection_key, item_segments};
 use crate::derive::lists::listed_collection;
@@ -138,6 +141,12 @@ pub fn window_ends(
                 earliest_in(&mut firsts.document, document.clone(), position);
             }
         }
+        // A write to a path an item view reads also writes that entity (a `PUT /{name}` that
+        // publishes into a package's versions changes the package document itself).
+        for (entity_type, collection) in named_items(views, timeline.get(write.ordinal)) {
+            earliest_in(&mut firsts.type_any, entity_type.clone(), position);
+            earliest_in(&mut firsts.collection, (entity_type, collection), position);
+        }
     }
     let first_any = related
         .iter()
@@ -185,6 +194,45 @@ pub fn window_ends(
     ends
 }
 
+/// The `(type, collection key)` of each entity an item view (keyed by its path) reads at a
+/// write's path.
+fn named_items(views: &[ReadView], write: Option<&Observation>) -> Vec<(String, String)> {
+    let Some(write) = write else {
+        return Vec::new();
+    };
+    views
+        .iter()
+        .filter(|view| match &view.detail {
+            ViewDetail::Item(item) => item.key.is_path(),
+            _ => false,
+        })
+        .filter(|view| path_fits(&view.path_template, &write.segments))
+        .filter_map(|view| match read_scope(Some(view), write) {
+            WriteScope::Type {
+                entity_type,
+                collection: Some(collection),
+            } => Some((entity_type, collection)),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Whether recorded path segments fit a path template: literal segments equal, parameters
+/// (with a fused parameter's prefix and suffix) holding a value.
+fn path_fits(template: &str, segments: &[String]) -> bool {
+    let written = split_path(template);
+    written.len() == segments.len()
+        && written
+            .iter()
+            .zip(segments)
+            .all(|(pattern, segment)| match template_affixes(pattern) {
+                Some((prefix, suffix)) => {
+                    fused_value(prefix, suffix, segment).is_some_and(|value| !value.is_empty())
+                }
+                None => pattern == segment,
+            })
+}
+
 /// Whether two sets of window ends check the same reads (extraction then learns the same).
 pub fn same_checks(
     timeline: &Timeline,
@@ -223,4 +271,34 @@ pub fn all_related(manifest: &Manifest, timeline: &Timeline) -> Vec<RelatedWrite
 /// record that did not answer `4xx`/`5xx`.
 pub fn closes_windows(manifest: &Manifest, timeline: &Timeline, observation: &Observation) -> bool {
     timeline.is_write(manifest, observation.tool) && !(400..600).contains(&observation.status)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::path_fits;
+
+    fn segments(path: &str) -> Vec<String> {
+        path.trim_start_matches('/')
+            .split('/')
+            .map(str::to_owned)
+            .collect()
+    }
+
+    #[test]
+    fn a_write_path_fits_the_item_templates_that_read_it() {
+        assert!(path_fits("/{sibling-variance}", &segments("/date-helpers")));
+        assert!(path_fits("/api/posts/{numeric}", &segments("/api/posts/7")));
+        assert!(path_fits("/t/{numeric}.json", &segments("/t/7.json")));
+        // Another length, another literal, or a fused segment without its suffix does not.
+        assert!(!path_fits(
+            "/{sibling-variance}",
+            &segments("/library/book:dune")
+        ));
+        assert!(!path_fits(
+            "/api/posts/{numeric}",
+            &segments("/api/users/7")
+        ));
+        assert!(!path_fits("/t/{numeric}.json", &segments("/t/7")));
+        assert!(!path_fits("/t/{numeric}.json", &segments("/t/.json")));
+    }
 }
