@@ -186,12 +186,15 @@ mod tests {
         }
     }
 
-    fn effect(entity_type: &str, field: &str, action: DependentAction) -> DependentEffect {
-        DependentEffect {
-            entity_type: entity_type.to_owned(),
-            field: field.to_owned(),
+    /// What deleting post 5 of [`state`] changes when its comments' `postId` follows `action`.
+    fn changed_by(action: DependentAction) -> Vec<(Entity, Option<Entity>)> {
+        let (state, post) = state();
+        let effect = DependentEffect {
+            entity_type: "/comments".to_owned(),
+            field: "postId".to_owned(),
             action,
-        }
+        };
+        changed(&state, &post, &[effect])
     }
 
     fn state() -> (LiveState, Entity) {
@@ -212,12 +215,7 @@ mod tests {
 
     #[test]
     fn a_cascade_removes_every_entity_holding_the_id_in_any_collection() {
-        let (state, post) = state();
-        let changed = changed(
-            &state,
-            &post,
-            &[effect("/comments", "postId", DependentAction::Remove)],
-        );
+        let changed = changed_by(DependentAction::Remove);
         let ids: Vec<(&str, bool)> = changed
             .iter()
             .map(|(before, after)| (before.id.as_str(), after.is_none()))
@@ -227,12 +225,7 @@ mod tests {
 
     #[test]
     fn a_cleared_relation_sets_the_member_null_and_keeps_the_rest() {
-        let (state, post) = state();
-        let changed = changed(
-            &state,
-            &post,
-            &[effect("/comments", "postId", DependentAction::Clear)],
-        );
+        let changed = changed_by(DependentAction::Clear);
         assert_eq!(changed.len(), 2);
         let after = changed[0].1.as_ref().expect("kept");
         assert_eq!(
