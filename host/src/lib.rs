@@ -8,6 +8,7 @@ use rea_plugin_har as _;
 // The built-in state rules.
 use rea_plugin_clock as _;
 use rea_plugin_composed as _;
+use rea_plugin_dependents as _;
 use rea_plugin_held_clock as _;
 use rea_plugin_joined_list as _;
 use rea_plugin_reference as _;

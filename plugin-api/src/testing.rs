@@ -18,7 +18,7 @@ use serde_json::Value;
 use crate::contracts::SCHEMA_VERSION;
 use crate::contracts::rule::{
     ApplyRequest, ClockAnchor, Effect, LearnOutcome, LearnRequest, NoOptions, ObservedCall,
-    ObservedRead, ReadKind, ServedCall, ToolRef,
+    ObservedDependent, ObservedRead, ReadKind, ServedCall, ToolRef,
 };
 
 /// A tool: its method, its path template, and a name made of both (`patch /notes/{id}`).
@@ -185,6 +185,24 @@ impl ObservedCallBuilder {
     /// The written entity's position in its collection before the call.
     pub fn position_before(mut self, position: usize) -> Self {
         self.call.position_before = Some(position);
+        self
+    }
+
+    /// An entity of another type holding the deleted id in `fields`, before the call and as a
+    /// read after it showed it (`None`: absent).
+    pub fn dependent(
+        mut self,
+        entity_type: &str,
+        fields: &[&str],
+        before: Value,
+        after: Option<Value>,
+    ) -> Self {
+        self.call.dependents.push(ObservedDependent {
+            entity_type: entity_type.to_owned(),
+            fields: fields.iter().map(|field| (*field).to_owned()).collect(),
+            before,
+            after,
+        });
         self
     }
 

@@ -115,8 +115,8 @@ fn environment_serve_serves_from_the_state_by_default() {
         json!([{"part": "data", "format": "rea-state/v1"}])
     );
     let tools = card["capabilities"]["tools"].as_array().expect("tools");
-    // Read tools answer from the state; the write tools whose plan is served apply their effect;
-    // the withheld ones (the cascading delete) are not in the catalog.
+    // Read tools answer from the state; the write tools whose plan is served apply their effect
+    // (json-server's build serves every write it recorded).
     for tool in tools {
         let name = tool["name"].as_str().expect("name");
         let description = tool["description"].as_str().expect("description");
@@ -137,8 +137,9 @@ fn environment_serve_serves_from_the_state_by_default() {
         .filter_map(|tool| tool["name"].as_str())
         .collect();
     assert!(names.contains(&"post_posts"), "{names:?}");
-    // contract: STATE-106
-    assert!(!names.contains(&"delete_posts_by_id"), "{names:?}");
+    // The delete whose reads showed it cascading to the post's comments is served with that
+    // cascade (the `dependents` rule; `state_writes_dependents.rs`).
+    assert!(names.contains(&"delete_posts_by_id"), "{names:?}");
     // contract: STATE-001 (a read tool answers from the derived state)
     let answer = answer_of(&call_tool(&url, "get_posts_by_id", &json!({"id": "1"})));
     assert_eq!(answer["state"]["source"], "state", "{answer}");

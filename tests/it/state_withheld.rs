@@ -17,10 +17,11 @@ use serde_json::Value;
 use state_support::agreement::route;
 use state_support::{Served, capture, capture_file, serve_evidence, state_rules};
 
-/// Recorded apps with withheld writes: two shared captures and two corpus apps.
+/// Recorded apps with withheld writes: a shared capture and three corpus apps (json-server's
+/// build serves every write it recorded).
 const APPS: [&str; 4] = [
-    "json-server/build.har",
     "mlflow/build.har",
+    "tests/corpus/apps/json-server-v1/build.har",
     "tests/corpus/apps/directus/build.har",
     "tests/corpus/apps/pouchdb-server/build.har",
 ];
@@ -189,7 +190,7 @@ fn replayed_withheld_writes_answer_their_recording_flagged_changing_nothing() {
     assert!(apps >= 2, "replayed calls on {apps} apps");
 }
 
-/// Builds `json-server` with the default pipeline but `[serve] withheld = MODE`; the report.
+/// Builds `mlflow` with the default pipeline but `[serve] withheld = MODE`; the report.
 fn build_with(dir: &std::path::Path, mode: &str) -> Value {
     let default = std::fs::read_to_string(
         rea_tests::workspace_root().join("host/crates/pipeline/src/default.toml"),
@@ -203,7 +204,7 @@ fn build_with(dir: &std::path::Path, mode: &str) -> Value {
     let file = dir.join(format!("{mode}.toml"));
     std::fs::write(&file, pipeline).expect("pipeline");
     let binary = bundle_support::stand_in_binary(dir).display().to_string();
-    let har: PathBuf = bundle_support::har("json-server");
+    let har: PathBuf = bundle_support::har("mlflow");
     let out = dir.join(mode);
     bundle_support::report(&bundle_support::run(
         dir,

@@ -7,7 +7,6 @@ use crate::state_support;
 
 use std::collections::BTreeMap;
 
-use rea_serve::ToolBackend;
 use serde_json::{Value, json};
 use state_support::{Served, serve};
 
@@ -227,24 +226,8 @@ fn a_served_delete_removes_one_entity_and_cascades_nowhere() {
     let after = snapshot(&served);
     assert_eq!(changed(&before, &after), vec![written.clone()]);
     assert!(!after.entities.contains_key(&written));
-    // json-server cascades a post's delete to its comments; the environment models no
-    // referential rule, so the capture's reads of the cascade withhold that delete instead of
-    // serving a delete that would leave the comments (the tool is not in the catalog).
-    let served = serve("json-server/build.har");
-    let plan = served
-        .state()
-        .write_plan("delete_posts_by_id")
-        .cloned()
-        .expect("a plan");
-    assert!(!plan.served);
-    assert_eq!(plan.reason.as_deref(), Some("side-effect"));
-    assert!(
-        !served
-            .backend
-            .tools()
-            .iter()
-            .any(|tool| tool.name == "delete_posts_by_id")
-    );
+    // A delete whose capture shows it cascading (json-server's posts and comments) is served
+    // with the cascade its reads showed: `state_writes_dependents.rs`.
 }
 
 #[test]

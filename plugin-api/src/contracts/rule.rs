@@ -173,6 +173,47 @@ pub struct ObservedCall {
     /// explains some of these pointers.
     #[serde(default)]
     pub unexplained: BTreeMap<String, Value>,
+    /// For a delete: the entities of other types the state held before the call with a top-level
+    /// member equal to the deleted entity's id, each as the first read of it by id after the call
+    /// (before the next write) showed it. Empty for other writes and when no read showed one.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub dependents: Vec<ObservedDependent>,
+}
+
+/// An entity of another type that held a deleted entity's id, and what a read after the delete
+/// showed of it.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ObservedDependent {
+    /// Its type (the collection template its item view reads).
+    pub entity_type: String,
+    /// The top-level members whose value (as text) is the deleted entity's id.
+    pub fields: Vec<String>,
+    /// The entity as the state held it before the delete.
+    pub before: Value,
+    /// The entity as the read after the delete showed it (`None`: the read showed it absent).
+    pub after: Option<Value>,
+}
+
+/// What a delete does to the entities of another type that hold the deleted entity's id in a
+/// top-level member (a relation): the host applies it to every such entity it holds.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DependentEffect {
+    /// The dependent type.
+    pub entity_type: String,
+    /// The member holding the deleted entity's id.
+    pub field: String,
+    /// What happens to each dependent.
+    pub action: DependentAction,
+}
+
+/// What a delete does to one dependent entity.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum DependentAction {
+    /// It is removed with the deleted entity (a cascade).
+    Remove,
+    /// Its member is set to `null` (the relation is cleared).
+    Clear,
 }
 
 /// A read after a write that shows the written entity or its collection.
@@ -285,6 +326,10 @@ pub struct ApplyOutcome {
     /// For a delete: keep the entity, marked by `set`, instead of removing it (a soft delete).
     #[serde(default)]
     pub keep: bool,
+    /// For a delete: what happens to the entities of other types holding the deleted entity's
+    /// id (see [`DependentEffect`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub dependents: Vec<DependentEffect>,
     /// Where the written entity goes in its collection's order, when the rule decides it.
     #[serde(default)]
     pub placement: Option<Placement>,
@@ -322,6 +367,7 @@ impl Default for ApplyOutcome {
     /// Sets nothing, at the current schema version.
     fn default() -> Self {
         Self {
+            dependents: Vec::new(),
             keep: false,
             placement: None,
             remove: Vec::new(),

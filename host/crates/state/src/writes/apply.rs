@@ -10,7 +10,9 @@
 
 use std::collections::BTreeMap;
 
-use rea_plugin_api::contracts::rule::{ApplyRequest, Placement, ServedCall, ToolRef};
+use rea_plugin_api::contracts::rule::{
+    ApplyRequest, DependentEffect, Placement, ServedCall, ToolRef,
+};
 use rea_plugin_api::json::{Json, Object};
 use serde_json::Value;
 
@@ -88,6 +90,8 @@ pub struct Change {
     pub view: &'static str,
     /// The entities written, before and after (`None`: absent), in body order for bulk writes.
     pub entities: Vec<(Option<Entity>, Option<Entity>)>,
+    /// The entities of other types a delete changes with it, before and after (`None`: removed).
+    pub dependents: Vec<(Entity, Option<Entity>)>,
     /// Where each written entity goes (`None`: where it was).
     pub positions: Vec<Option<Position>>,
     /// Values the rules set for each entity that the entity does not keep (a delete's clock).
@@ -230,6 +234,7 @@ struct Applied {
     set: BTreeMap<String, Option<Json>>,
     placement: Option<Placement>,
     keep: bool,
+    dependents: Vec<DependentEffect>,
 }
 
 /// One call being applied: its plan, the rule stages, the state it applies to, its inputs, where
@@ -285,6 +290,7 @@ impl Applying<'_, '_> {
             set: BTreeMap::new(),
             placement: None,
             keep: false,
+            dependents: Vec::new(),
         };
         for learned in &self.plan.rules {
             let outcome = self.apply_rule(learned, collection, before)?;
@@ -303,6 +309,7 @@ impl Applying<'_, '_> {
                 applied.placement = outcome.placement;
             }
             applied.keep |= outcome.keep;
+            applied.dependents.extend(outcome.dependents);
             if let Values::Observed {
                 after, response, ..
             } = self.values
@@ -509,6 +516,7 @@ impl Change {
                 Effect::Document => "document-write",
             },
             entities: Vec::new(),
+            dependents: Vec::new(),
             positions: Vec::new(),
             generated: Vec::new(),
             keep_deleted: false,
@@ -627,7 +635,7 @@ impl Applying<'_, '_> {
                 values: &own,
                 ..*self
             };
-            let (after, generated, placement, _) = entity.update_fields(collection, &before)?;
+            let (after, generated, placement, ..) = entity.update_fields(collection, &before)?;
             change
                 .positions
                 .push(placement_position(placement.as_ref()));
@@ -817,7 +825,7 @@ impl Applying<'_, '_> {
             change.missing = true;
             return Ok(change);
         };
-        let (after, generated, placement, keep) =
+        let (after, generated, placement, keep, dependents) =
             self.update_fields(&target.collection, &before)?;
         let soft = plan
             .fields
@@ -830,6 +838,7 @@ impl Applying<'_, '_> {
                 kept.fields = after.fields;
                 change.entities.push((Some(before), Some(kept)));
             } else {
+                change.dependents = super::dependents::changed(self.state, &before, &dependents);
                 change.entities.push((Some(before), None));
             }
             change.positions.push(None);
@@ -899,7 +908,13 @@ impl Applying<'_, '_> {
         let mut after = before.clone();
         after.fields = fields;
         after.record_ordinals = Vec::new();
-        Ok((after, generated, applied.placement, applied.keep))
+        Ok((
+            after,
+            generated,
+            applied.placement,
+            applied.keep,
+            applied.dependents,
+        ))
     }
 
     /// An update's sent members stored into the entity: unsent members a `PUT` replaces (or the
@@ -993,7 +1008,15 @@ fn sequences_of(plan: &WritePlan, fields: &Json, collection: &str) -> Vec<(Strin
 
 /// An updated entity, the values a delete's rules generated for its answer, the placement, and
 /// whether a rule keeps a deleted entity (a soft delete).
-type Updated = (Entity, BTreeMap<String, Json>, Option<Placement>, bool);
+/// An updated entity, the values rules generated, its placement, whether a delete keeps it, and
+/// what a delete does to the entities referring to it.
+type Updated = (
+    Entity,
+    BTreeMap<String, Json>,
+    Option<Placement>,
+    bool,
+    Vec<DependentEffect>,
+);
 
 /// The ids a bulk body names, in body order.
 fn bulk_ids(plan: &WritePlan, body: Option<&Json>, identity: &str) -> Result<Vec<String>, Refused> {
@@ -1072,6 +1095,16 @@ pub fn commit(state: &mut LiveState, change: &Change) {
                 state.update_entity(updated.clone(), position.as_ref());
             }
             (None, None) => {}
+        }
+    }
+    for (before, after) in &change.dependents {
+        match after {
+            Some(after) => {
+                state.update_entity(after.clone(), None);
+            }
+            None => {
+                state.remove_entity(&before.entity_type, &before.collection, &before.id);
+            }
         }
     }
     if !change.missing {

@@ -484,6 +484,9 @@ fn replay_planned(
     if let Some(document) = &change.document {
         replay.record_event(Some(call.draft), document_key(&document.view), false);
     }
+    for (before, after) in &change.dependents {
+        replay.record_event(Some(call.draft), key_of(before), after.is_none());
+    }
     commit(&mut live, &change);
     Ok(())
 }

@@ -449,8 +449,11 @@ impl Explanation {
                 .into_iter()
                 .filter(|pointer| offered.contains(pointer))
                 .collect();
+            // A rule explaining nothing joins when it places the entity or changes the entities
+            // referring to a deleted one.
             if explains.is_empty()
-                && !matches!(rule, serde_json::Value::Object(ref object) if object.contains_key("placement"))
+                && !matches!(rule, serde_json::Value::Object(ref object)
+                    if object.contains_key("placement") || object.contains_key("dependents"))
             {
                 continue;
             }
@@ -625,6 +628,7 @@ fn observed_call(call: &Call, template: &[PathSlot]) -> ObservedCall {
         started: call.started.clone(),
         position_before: call.before_position,
         unexplained: BTreeMap::new(),
+        dependents: call.dependents.clone(),
     }
 }
 

@@ -39,6 +39,7 @@
 
 pub mod apply;
 pub mod confirm;
+mod dependents;
 mod explain;
 mod learn;
 pub mod model;
@@ -581,7 +582,9 @@ fn related_writes(
 
 /// What one modelled call relates to, when the state models its effect.
 fn call_scope(draft: &Draft, call: &observe::Call) -> Option<WriteScope> {
-    if draft.plan.reason.as_deref() == Some("side-effect") {
+    // A delete changing other types' entities relates to everything, as one the state does not
+    // model would.
+    if draft.plan.reason.as_deref() == Some("side-effect") || draft.plan.has_dependents() {
         return None;
     }
     let target = draft.plan.target.as_ref()?;

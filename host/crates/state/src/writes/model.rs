@@ -195,6 +195,14 @@ impl WritePlan {
                 .is_some_and(|upsert| upsert.rules.iter().any(|rule| rule.needs_clock))
     }
 
+    /// Whether a rule of the plan changes the entities of other types referring to a deleted one
+    /// (its learned rule names `dependents`).
+    pub fn has_dependents(&self) -> bool {
+        self.rules
+            .iter()
+            .any(|rule| rule.rule.get("dependents").is_some())
+    }
+
     /// Withholds the plan (the first reason decided stays).
     pub fn withhold(&mut self, reason: &str) {
         if self.reason.is_none() {

@@ -12,7 +12,7 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 use rea_manifest::Manifest;
-use rea_plugin_api::contracts::rule::{ObservedRead, ReadKind};
+use rea_plugin_api::contracts::rule::{ObservedDependent, ObservedRead, ReadKind};
 use rea_plugin_api::json::Json;
 
 use super::target::TargetKind;
@@ -87,6 +87,9 @@ pub(crate) struct Call {
     pub window: Vec<u64>,
     /// A bulk call: each entity its body names, in body order, as observed.
     pub bulk: Vec<BulkTarget>,
+    /// A delete of one entity: the entities of other types that held its id, as reads after it
+    /// showed them (see [`super::dependents`]).
+    pub dependents: Vec<ObservedDependent>,
 }
 
 /// One entity a bulk call named, observed as a single call's entity is.
@@ -332,6 +335,10 @@ pub(crate) fn observe(
         if simulation.observe_call(draft, call).is_some() {
             mark_unobserved(call, &mut simulation.unobserved);
         }
+        if draft.plan.effect == super::model::Effect::Delete && !draft.plan.bulk {
+            call.dependents =
+                super::dependents::observed(manifest, timeline, views, &simulation.sim, call);
+        }
     }
     calls
 }
@@ -430,6 +437,7 @@ impl Call {
             shared: BTreeMap::new(),
             window: Vec::new(),
             bulk: Vec::new(),
+            dependents: Vec::new(),
         }
     }
 }

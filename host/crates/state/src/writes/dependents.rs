@@ -1,0 +1,244 @@
+//! The entities a delete changes besides its own: what the rule stages learn from, and what a
+//! learned effect does when a delete applies.
+//!
+//! **Observed** (pass 2, for each recorded delete of one entity): each entity of another type the
+//! simulated state held with a top-level member equal (as text) to the deleted entity's id, as
+//! the first read of it by id after the delete and before the next write showed it (absent for a
+//! `404`/`410`). A rule stage (`dependents`) decides whether the delete removes such entities or
+//! clears their member; this module only gathers and applies.
+//!
+//! **Changed** (applying a delete whose plan learned effects): every entity of the effect's type
+//! the state holds, in any collection, whose member holds the deleted id is removed or has the
+//! member set to `null`. Walking the held entities makes a delete with effects linear in the
+//! state's size; deletes without effects walk nothing.
+
+use std::collections::HashSet;
+
+use rea_manifest::Manifest;
+use rea_plugin_api::contracts::rule::{DependentAction, DependentEffect, ObservedDependent};
+use rea_plugin_api::json::Json;
+
+use super::observe::Call;
+use super::{Scope, Views};
+use crate::derive::marked_deleted;
+use crate::model::Entity;
+use crate::observation::{Observation, Timeline};
+use crate::render::scalar_text;
+use crate::store::LiveState;
+
+/// The top-level members of `fields` (its identity left out) holding `id` as text.
+fn members_holding(fields: &Json, identity: &str, id: &str) -> Vec<String> {
+    let Json::Object(object) = fields else {
+        return Vec::new();
+    };
+    object
+        .iter()
+        .filter(|(name, value)| {
+            *name != identity && scalar_text(value).is_some_and(|text| text == id)
+        })
+        .map(|(name, _)| name.to_owned())
+        .collect()
+}
+
+/// What the reads after a recorded delete of one entity show of the entities of other types
+/// that held its id (see the module docs); empty for other calls.
+pub(crate) fn observed(
+    manifest: &Manifest,
+    timeline: &Timeline,
+    views: &Views,
+    sim: &LiveState,
+    call: &Call,
+) -> Vec<ObservedDependent> {
+    let (Some((deleted_type, _, id)), Some(_)) = (&call.key, &call.before) else {
+        return Vec::new();
+    };
+    let mut seen: HashSet<(String, String)> = HashSet::new();
+    let mut dependents = Vec::new();
+    let after_call = timeline
+        .ordered
+        .iter()
+        .skip_while(|ordinal| **ordinal != call.ordinal)
+        .skip(1);
+    for ordinal in after_call {
+        let Some(read) = timeline.get(*ordinal) else {
+            continue;
+        };
+        if timeline.is_write(manifest, read.tool) {
+            break;
+        }
+        let Some(Scope::Item(item)) = views.scopes.get(&read.tool) else {
+            continue;
+        };
+        if item.entity_type == *deleted_type {
+            continue;
+        }
+        let Some(info) = views.types.get(&item.entity_type) else {
+            continue;
+        };
+        let Some((collection, read_id)) = item.named(&info.identity, read, true) else {
+            continue;
+        };
+        if !seen.insert((item.entity_type.clone(), read_id.clone())) {
+            continue;
+        }
+        let Some(held) = held(sim, &item.entity_type, &collection, &read_id) else {
+            continue;
+        };
+        let fields = members_holding(&held.fields, &info.identity, id);
+        if fields.is_empty() {
+            continue;
+        }
+        let Some(after) = shown(read, &item.entity_pointer) else {
+            continue;
+        };
+        dependents.push(ObservedDependent {
+            entity_type: item.entity_type.clone(),
+            fields,
+            before: to_value(&held.fields),
+            after: after.map(|object| to_value(&object)),
+        });
+    }
+    dependents
+}
+
+/// The entity the simulation holds by type and id: in the collection the read named, else in
+/// another collection of its type (a nested create holds it under its parent's path).
+fn held<'a>(
+    sim: &'a LiveState,
+    entity_type: &str,
+    collection: &str,
+    id: &str,
+) -> Option<&'a Entity> {
+    sim.entity(entity_type, collection, id).or_else(|| {
+        sim.collections_of(entity_type)
+            .into_iter()
+            .find_map(|other| sim.entity(entity_type, other, id))
+    })
+}
+
+/// What a read by id showed: `Some(None)` absent, `Some(Some(entity))` present, `None` nothing
+/// either way (another status, or an entity marked deleted).
+fn shown(read: &Observation, pointer: &str) -> Option<Option<Json>> {
+    if matches!(read.status, 404 | 410) {
+        return Some(None);
+    }
+    if !read.is_success() {
+        return None;
+    }
+    let object = read.body.as_ref()?.pointer(pointer)?;
+    (!marked_deleted(object)).then(|| Some(object.clone()))
+}
+
+fn to_value(json: &Json) -> serde_json::Value {
+    json.to_serde_value().unwrap_or_default()
+}
+
+/// The entities a delete of `deleted` changes by its plan's learned effects: before, and after
+/// (`None`: removed).
+pub(crate) fn changed(
+    state: &LiveState,
+    deleted: &Entity,
+    effects: &[DependentEffect],
+) -> Vec<(Entity, Option<Entity>)> {
+    if effects.is_empty() {
+        return Vec::new();
+    }
+    let mut changed = Vec::new();
+    for entity in state.entities() {
+        let Some(effect) = effects.iter().find(|effect| {
+            effect.entity_type == entity.entity_type
+                && entity.entity_type != deleted.entity_type
+                && entity
+                    .fields
+                    .get(&effect.field)
+                    .and_then(scalar_text)
+                    .is_some_and(|text| text == deleted.id)
+        }) else {
+            continue;
+        };
+        let after = match effect.action {
+            DependentAction::Remove => None,
+            DependentAction::Clear => {
+                let mut after = entity.clone();
+                if let Json::Object(object) = &mut after.fields {
+                    object.insert(&effect.field, Json::Null);
+                }
+                Some(after)
+            }
+        };
+        changed.push((entity.clone(), after));
+    }
+    changed
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entity(entity_type: &str, collection: &str, id: &str, fields: &str) -> Entity {
+        Entity {
+            entity_type: entity_type.to_owned(),
+            collection: collection.to_owned(),
+            id: id.to_owned(),
+            fields: Json::parse(fields.as_bytes()).expect("json"),
+            view_fields: Default::default(),
+            record_ordinals: Vec::new(),
+        }
+    }
+
+    /// What deleting post 5 of [`state`] changes when its comments' `postId` follows `action`.
+    fn changed_by(action: DependentAction) -> Vec<(Entity, Option<Entity>)> {
+        let (state, post) = state();
+        let effect = DependentEffect {
+            entity_type: "/comments".to_owned(),
+            field: "postId".to_owned(),
+            action,
+        };
+        changed(&state, &post, &[effect])
+    }
+
+    fn state() -> (LiveState, Entity) {
+        let post = entity("/posts", "/posts", "5", r#"{"id":5,"title":"a"}"#);
+        let held = vec![
+            post.clone(),
+            entity("/comments", "/comments", "6", r#"{"id":6,"postId":5}"#),
+            entity(
+                "/comments",
+                "/posts/5/comments",
+                "7",
+                r#"{"id":7,"postId":"5"}"#,
+            ),
+            entity("/comments", "/comments", "8", r#"{"id":8,"postId":2}"#),
+        ];
+        (LiveState::new(held, Vec::new()), post)
+    }
+
+    #[test]
+    fn a_cascade_removes_every_entity_holding_the_id_in_any_collection() {
+        let changed = changed_by(DependentAction::Remove);
+        let ids: Vec<(&str, bool)> = changed
+            .iter()
+            .map(|(before, after)| (before.id.as_str(), after.is_none()))
+            .collect();
+        assert_eq!(ids, [("6", true), ("7", true)]);
+    }
+
+    #[test]
+    fn a_cleared_relation_sets_the_member_null_and_keeps_the_rest() {
+        let changed = changed_by(DependentAction::Clear);
+        assert_eq!(changed.len(), 2);
+        let after = changed[0].1.as_ref().expect("kept");
+        assert_eq!(
+            after.fields.to_canonical_string(),
+            r#"{"id":6,"postId":null}"#
+        );
+    }
+
+    #[test]
+    fn no_effects_change_nothing_and_members_other_than_the_identity_are_candidates() {
+        let (state, post) = state();
+        assert!(changed(&state, &post, &[]).is_empty());
+        let fields = Json::parse(br#"{"id":"5","postId":5,"title":"5x"}"#).expect("json");
+        assert_eq!(members_holding(&fields, "id", "5"), ["postId"]);
+    }
+}

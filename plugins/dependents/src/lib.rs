@@ -1,0 +1,248 @@
+//! The `dependents` rule: what a delete does to the entities of other types that refer to the
+//! deleted entity (a relation held in a top-level member, `postId: 5`, `customerId: "c4"`).
+//!
+//! **Learn** (deletes only). The host offers, per recorded delete, each entity of another type it
+//! held with a top-level member equal (as text) to the deleted entity's id, as the first read of it
+//! by id after the delete showed it ([`ObservedDependent`]). A dependent read back absent
+//! (`404`) says the delete removes the entities referring to it through that member (a cascade);
+//! one read back with that member `null` says the delete clears the relation. A dependent read back
+//! with the member unchanged says the relation is not followed. One delete is enough when the
+//! pattern is unambiguous: a removed dependent names exactly one member holding the id (two such
+//! members cannot be told apart), and no recorded delete showed a dependent of that type and member
+//! unaffected or treated otherwise. Nothing in the written entity is explained (`explains` is
+//! empty); the learned rule names its `dependents`, which the host keeps in the plan.
+//!
+//! **Apply.** Answers the learned effects; the host applies each to every entity of that type it
+//! holds whose member holds the deleted id (removed, or the member set to `null`), so lists and
+//! reads by id of the dependents agree with the application after a served delete.
+
+use std::collections::BTreeMap;
+
+use rea_plugin_api::contracts::rule::{
+    ApplyOutcome, ApplyRequest, DependentAction, DependentEffect, LearnOutcome, LearnRequest,
+    NoOptions, ObservedDependent,
+};
+use rea_plugin_api::{Plugin, PluginError, StageInfo, StateRule};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// The stage name.
+pub const STAGE: &str = "dependents";
+
+/// The learned rule: what a delete does to each dependent type and member.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Dependents {
+    /// The effects, by type and member.
+    pub dependents: Vec<DependentEffect>,
+}
+
+/// The dependents rule.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct DependentsRule;
+
+/// What the recorded deletes showed for one dependent type and member.
+#[derive(Debug, Default)]
+struct Seen {
+    removed: bool,
+    cleared: bool,
+    /// A dependent read back with the member as it was (or otherwise changed).
+    kept: bool,
+}
+
+/// Notes what one dependent shows, per member holding the deleted id.
+fn note(seen: &mut BTreeMap<(String, String), Seen>, dependent: &ObservedDependent) {
+    for field in &dependent.fields {
+        let entry = seen
+            .entry((dependent.entity_type.clone(), field.clone()))
+            .or_default();
+        match &dependent.after {
+            // Which of several members carried the relation is not shown by a removal.
+            None if dependent.fields.len() == 1 => entry.removed = true,
+            None => {}
+            Some(after) => match after.get(field) {
+                Some(Value::Null) => entry.cleared = true,
+                _ => entry.kept = true,
+            },
+        }
+    }
+}
+
+impl StateRule for DependentsRule {
+    type Options = NoOptions;
+    type Rule = Dependents;
+
+    fn learn(
+        &self,
+        request: &LearnRequest<NoOptions>,
+    ) -> Result<LearnOutcome<Dependents>, PluginError> {
+        if !request.effect.deletes() {
+            return Ok(LearnOutcome::no_explanation(
+                "only a delete changes the entities that refer to it",
+            ));
+        }
+        let mut seen: BTreeMap<(String, String), Seen> = BTreeMap::new();
+        for dependent in request.calls.iter().flat_map(|call| &call.dependents) {
+            note(&mut seen, dependent);
+        }
+        let dependents: Vec<DependentEffect> = seen
+            .into_iter()
+            .filter_map(|((entity_type, field), seen)| {
+                let action = match (seen.removed, seen.cleared, seen.kept) {
+                    (true, false, false) => DependentAction::Remove,
+                    (false, true, false) => DependentAction::Clear,
+                    _ => return None,
+                };
+                Some(DependentEffect {
+                    entity_type,
+                    field,
+                    action,
+                })
+            })
+            .collect();
+        if dependents.is_empty() {
+            return Ok(LearnOutcome::no_explanation(
+                "no read after a recorded delete showed an entity referring to it removed or cleared",
+            ));
+        }
+        Ok(LearnOutcome::learned(Vec::new(), Dependents { dependents }))
+    }
+
+    fn apply(&self, request: &ApplyRequest<Dependents>) -> Result<ApplyOutcome, PluginError> {
+        Ok(ApplyOutcome {
+            dependents: request.rule.dependents.clone(),
+            ..ApplyOutcome::default()
+        })
+    }
+}
+
+rea_plugin_api::plugin_root_module! {
+    /// The root module of the dependents rule.
+    pub fn root_module() = Plugin::new("rea-dependents", env!("CARGO_PKG_VERSION")).rule(
+        StageInfo::new(STAGE, "Explains what a delete does to the entities referring to it (removed or their relation cleared); serves it on every such entity"),
+        DependentsRule,
+    );
+}
+
+rea_plugin_api::submit_builtin!(root_module);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rea_plugin_api::contracts::rule::Effect;
+    use rea_plugin_api::testing::{apply_request, learn_request, observed_call};
+    use serde_json::json;
+
+    fn learn(
+        effect: Effect,
+        calls: Vec<rea_plugin_api::testing::ObservedCallBuilder>,
+    ) -> LearnOutcome<Dependents> {
+        let request = calls
+            .into_iter()
+            .fold(learn_request(effect), |request, call| request.call(call));
+        DependentsRule.learn(&request.build()).expect("learns")
+    }
+
+    fn learned(outcome: LearnOutcome<Dependents>) -> Vec<DependentEffect> {
+        match outcome {
+            LearnOutcome::Learned { explains, rule, .. } => {
+                assert!(explains.is_empty(), "explains nothing of the entity");
+                rule.dependents
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    fn effect(entity_type: &str, field: &str, action: DependentAction) -> DependentEffect {
+        DependentEffect {
+            entity_type: entity_type.to_owned(),
+            field: field.to_owned(),
+            action,
+        }
+    }
+
+    #[test]
+    fn one_delete_whose_dependent_read_back_absent_learns_a_cascade() {
+        let call = observed_call(52).path_params(&["5"]).dependent(
+            "/comments",
+            &["postId"],
+            json!({"id": 6, "postId": 5}),
+            None,
+        );
+        let dependents = learned(learn(Effect::Delete, vec![call]));
+        assert_eq!(
+            dependents,
+            [effect("/comments", "postId", DependentAction::Remove)]
+        );
+        let applied = DependentsRule
+            .apply(
+                &apply_request(Dependents {
+                    dependents: dependents.clone(),
+                })
+                .build(),
+            )
+            .expect("applies");
+        assert_eq!(applied.dependents, dependents);
+        assert!(applied.set.is_empty() && !applied.keep);
+    }
+
+    #[test]
+    fn a_dependent_read_back_with_the_member_null_learns_a_cleared_relation() {
+        let call = observed_call(53).dependent(
+            "/tickets",
+            &["customerId"],
+            json!({"id": "106", "customerId": "c4"}),
+            Some(json!({"id": "106", "customerId": null})),
+        );
+        assert_eq!(
+            learned(learn(Effect::Delete, vec![call])),
+            [effect("/tickets", "customerId", DependentAction::Clear)]
+        );
+    }
+
+    #[test]
+    fn a_removed_dependent_with_two_members_holding_the_id_is_ambiguous() {
+        let call = observed_call(1).dependent(
+            "/comments",
+            &["postId", "likes"],
+            json!({"id": 6, "postId": 5, "likes": 5}),
+            None,
+        );
+        assert!(matches!(
+            learn(Effect::Delete, vec![call]),
+            LearnOutcome::NoExplanation { .. }
+        ));
+    }
+
+    #[test]
+    fn a_dependent_read_back_unchanged_in_another_delete_withholds_the_relation() {
+        let removed = observed_call(1).dependent(
+            "/comments",
+            &["postId"],
+            json!({"id": 6, "postId": 5}),
+            None,
+        );
+        let kept = observed_call(4).dependent(
+            "/comments",
+            &["postId"],
+            json!({"id": 7, "postId": 2}),
+            Some(json!({"id": 7, "postId": 2})),
+        );
+        assert!(matches!(
+            learn(Effect::Delete, vec![removed, kept]),
+            LearnOutcome::NoExplanation { .. }
+        ));
+    }
+
+    #[test]
+    fn other_writes_and_deletes_without_dependents_learn_nothing() {
+        let call = observed_call(1).dependent("/comments", &["postId"], json!({"postId": 5}), None);
+        assert!(matches!(
+            learn(Effect::Update, vec![call]),
+            LearnOutcome::NoExplanation { .. }
+        ));
+        assert!(matches!(
+            learn(Effect::Delete, vec![observed_call(1)]),
+            LearnOutcome::NoExplanation { .. }
+        ));
+    }
+}
