@@ -39,6 +39,7 @@ mod foundation_plugins;
 mod house_contract_recount;
 mod house_function_length;
 mod manifest_cli;
+mod manifest_folder_tree;
 mod manifest_golden;
 mod manifest_list_rule;
 mod manifest_route_forms;
