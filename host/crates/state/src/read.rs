@@ -292,7 +292,9 @@ impl StateService {
             .written_since_reset(&call_scope(view, &call.segments(template)));
         let recording = |reason: &str| self.recording(tool, template, &call, reason, stale);
         match &view.detail {
-            ViewDetail::Recorded { reason } => recording(reason),
+            ViewDetail::Recorded { reason } => self
+                .answer_entry(tool, template, &call, stale)
+                .unwrap_or_else(|| recording(reason)),
             _ if call.repeated() => recording("repeated-query"),
             ViewDetail::Item(item) => match call.projected(&item.projected_query_keys) {
                 Some(reason) => recording(reason),
@@ -727,6 +729,35 @@ impl StateService {
             self.replay().evidence_id(),
             exact,
             StateSource::state(base.path.clone(), Some("query")),
+        ))
+    }
+
+    /// The entry a folder listing shows for the call's path (see [`crate::entries`]), unless a
+    /// served write changed what the view shows.
+    fn answer_entry(
+        &self,
+        tool: &str,
+        template: &str,
+        call: &Call,
+        stale: bool,
+    ) -> Option<StateAnswer> {
+        let entries = self
+            .derived()
+            .folder_entries
+            .iter()
+            .find(|entries| entries.tool == tool)
+            .filter(|_| !stale)?;
+        let path = format!("/{}", call.segments(template).join("/"));
+        let entry = entries.entry_for(&path, &call.pairs())?;
+        let base = self.kept(entries.base_ordinal)?;
+        let body =
+            crate::render::with_value_at(base.json.clone()?, &entries.pointer, entry.clone());
+        Some(state_answer(
+            base,
+            body,
+            self.replay().evidence_id(),
+            false,
+            StateSource::state(path, None),
         ))
     }
 

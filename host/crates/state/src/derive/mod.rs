@@ -147,6 +147,7 @@ fn derive_pass(
         })
         .collect();
     query_grammar::generalize(&mut views, &entities, rules);
+    let folder_entries = crate::entries::derive(manifest, timeline, &views);
     let write_clock = crate::instant::write_clock(
         timeline
             .by_ordinal
@@ -168,6 +169,7 @@ fn derive_pass(
         rule_stages: rules.refs(),
         query_grammars: rules.query_grammar_refs(),
         write_plans: Vec::new(),
+        folder_entries,
     };
     let (plans, related) =
         crate::writes::derive_write_plans(manifest, timeline, &state, records, rules);
