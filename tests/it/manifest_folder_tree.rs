@@ -11,6 +11,7 @@ use rea_manifest::projection::primary_origin_of;
 use rea_manifest::route_forms::route_form_request;
 use rea_manifest::{Manifest, ManifestTool};
 use rea_plugin_api::contracts::capture::CaptureRecord;
+use rea_plugin_api::route_fields::{FORMAT_RULES, format_rule};
 
 use crate::state_support::{Served, capture_file, serve_evidence, state_rules};
 
@@ -30,7 +31,7 @@ fn served(app: &str) -> Served {
 }
 
 /// Whether a path template matches a request path: literal segments equal, each parameter a
-/// non-empty segment holding its literal prefix and suffix.
+/// non-empty value between its literal prefix and suffix, of its format for a format rule.
 fn matches(template: &str, path: &str) -> bool {
     let path = path.split('?').next().unwrap_or(path);
     let template: Vec<&str> = template.split('/').collect();
@@ -40,9 +41,13 @@ fn matches(template: &str, path: &str) -> bool {
             match (part.find('{'), part.rfind('}')) {
                 (Some(open), Some(close)) => {
                     let (prefix, suffix) = (&part[..open], &part[close + 1..]);
-                    segment.len() > prefix.len() + suffix.len()
-                        && segment.starts_with(prefix)
-                        && segment.ends_with(suffix)
+                    let value = segment
+                        .strip_prefix(prefix)
+                        .and_then(|rest| rest.strip_suffix(suffix))
+                        .unwrap_or_default();
+                    let rule = &part[open + 1..close];
+                    !value.is_empty()
+                        && (!FORMAT_RULES.contains(&rule) || format_rule(value) == Some(rule))
                 }
                 _ => part == segment,
             }

@@ -19,11 +19,12 @@
 //!    that position (routes of one length equal elsewhere), so a listed name joins the tool of
 //!    its recorded siblings, and otherwise the whole-segment rule `folder-tree`.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use rea_plugin_api::contracts::route::{
     RecordedRoute, RouteFormOutcome, RouteFormRequest, SegmentForm,
 };
+use rea_plugin_api::route_fields::{FORMAT_RULES, format_rule};
 use rea_plugin_api::{PluginError, RouteForm};
 
 use crate::routes::{Routes, Token};
@@ -140,18 +141,34 @@ fn listed_entries(routes: &[RecordedRoute]) -> BTreeSet<Vec<&str>> {
     by_path
 }
 
-/// The form a sibling route holds at `position`: one of the same length whose other tokens are
-/// equal.
+/// The form sibling routes hold at `position` (routes of the same length whose other tokens are
+/// equal): the one most of them hold (the first in order among equals) whose rule the segment's
+/// value fits (a format rule only for a value of that format).
 fn sibling_form(routes: &Routes<'_>, index: usize, position: usize) -> Option<SegmentForm> {
     let length = routes.routes[index].segments.len();
     let others: Vec<Token<'_>> = routes.others(index, position);
-    (0..routes.routes.len())
-        .filter(|&other| other != index && routes.routes[other].segments.len() == length)
-        .filter_map(|other| {
-            let form = routes.forms[other][position].clone()?;
-            (routes.others(other, position) == others).then_some(form)
-        })
-        .min()
+    let value = routes.routes[index].decoded[position].as_str();
+    let fits = |form: &SegmentForm| {
+        !FORMAT_RULES.contains(&form.rule.as_str()) || format_rule(value) == Some(&form.rule)
+    };
+    let mut counts: BTreeMap<SegmentForm, usize> = BTreeMap::new();
+    for other in 0..routes.routes.len() {
+        if other == index || routes.routes[other].segments.len() != length {
+            continue;
+        }
+        if let Some(form) = routes.forms[other][position]
+            .as_ref()
+            .filter(|form| fits(form))
+            && routes.others(other, position) == others
+        {
+            *counts.entry(form.clone()).or_default() += 1;
+        }
+    }
+    let most = counts.values().copied().max()?;
+    counts
+        .into_iter()
+        .find(|(_, count)| *count == most)
+        .map(|(form, _)| form)
 }
 
 #[cfg(test)]
@@ -241,7 +258,11 @@ mod tests {
         sibling.forms[2] = folder.clone();
         sibling.forms[3] = Some(SegmentForm::whole("sibling-variance"));
         let mut renamed = route("GET", "/api/contents/archive/old-notes.md", Some(&[]));
-        renamed.forms[2] = folder;
+        renamed.forms[2] = folder.clone();
+        // A sibling whose form is a format rule the listed name does not fit.
+        let mut numbered = route("GET", "/api/contents/reports/2026", Some(&[]));
+        numbered.forms[2] = folder;
+        numbered.forms[3] = Some(SegmentForm::whole("numeric"));
         let routes = vec![
             listing(
                 "/api/contents",
@@ -260,6 +281,7 @@ mod tests {
             ),
             sibling,
             renamed,
+            numbered,
         ];
         let changes = placeholders(&request(routes));
         assert!(
