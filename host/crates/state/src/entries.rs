@@ -76,32 +76,94 @@ pub fn derive(manifest: &Manifest, timeline: &Timeline, views: &[ReadView]) -> V
                 .first_write
                 .is_none_or(|first| observation.ordinal < first)
     };
-    let mut listed: Listed = BTreeMap::new();
-    for observation in timeline.by_ordinal.values().filter(before_writes) {
-        if let Some(body) = &observation.body {
-            collect_entries(body, false, 0, observation.ordinal, &mut listed);
-        }
-    }
-    if listed.is_empty() {
+    let tools: Vec<(&str, Vec<&Observation>)> = manifest
+        .tools
+        .iter()
+        .enumerate()
+        .filter(|(_, tool)| {
+            tool.method.eq_ignore_ascii_case("GET")
+                && views.iter().any(|view| {
+                    view.tool == tool.name && matches!(view.detail, ViewDetail::Recorded { .. })
+                })
+        })
+        .map(|(index, tool)| {
+            let reads = timeline.all(index).filter(before_writes).collect();
+            (tool.name.as_str(), reads)
+        })
+        .collect();
+    // The texts the reads name themselves by first: most captures have none, and then no
+    // listing entry is kept.
+    let named: BTreeSet<(String, String)> = tools
+        .iter()
+        .flat_map(|(_, reads)| reads.iter().flat_map(|read| self_names(read)))
+        .collect();
+    if named.is_empty() {
         return Vec::new();
     }
-    let mut learned = Vec::new();
-    for (index, tool) in manifest.tools.iter().enumerate() {
-        let recorded = views.iter().any(|view| {
-            view.tool == tool.name && matches!(view.detail, ViewDetail::Recorded { .. })
-        });
-        if !recorded || !tool.method.eq_ignore_ascii_case("GET") {
-            continue;
-        }
-        let reads: Vec<&Observation> = timeline.all(index).filter(before_writes).collect();
-        if let Some(entries) = learn(&tool.name, &reads, &listed) {
-            learned.push(entries);
-        }
+    let listings = || timeline.by_ordinal.values().filter(before_writes);
+    let listed = listed_entries(listings(), |key| named.contains(key));
+    let mut learned: Vec<FolderEntries> = tools
+        .iter()
+        .filter_map(|(tool, reads)| learn(tool, reads, &listed))
+        .collect();
+    if learned.is_empty() {
+        return learned;
+    }
+    let members: BTreeSet<String> = learned
+        .iter()
+        .map(|entries| entries.member.clone())
+        .collect();
+    let listed = listed_entries(listings(), |(_, member)| members.contains(member));
+    for entries in &mut learned {
+        entries.entries = listed
+            .iter()
+            .filter(|((_, member), _)| *member == entries.member)
+            .map(|((text, _), (_, _, entry))| (text.clone(), entry.clone()))
+            .collect();
     }
     learned
 }
 
-fn collect_entries(value: &Json, in_array: bool, depth: usize, ordinal: u64, listed: &mut Listed) {
+/// The `(text, member)` pairs a read's answer names the read's own path by.
+fn self_names(read: &Observation) -> Vec<(String, String)> {
+    let Some(body) = &read.body else {
+        return Vec::new();
+    };
+    let path = decoded_path(read);
+    held_objects(body)
+        .into_iter()
+        .flat_map(|(_, object)| object.iter())
+        .filter_map(|(member, text)| match text {
+            Json::String(text) if prefix_before(&path, text).is_some() => {
+                Some((text.clone(), member.to_owned()))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+/// The entries the given answers list whose `(text, member)` the filter keeps.
+fn listed_entries<'o>(
+    observations: impl Iterator<Item = &'o Observation>,
+    keep: impl Fn(&(String, String)) -> bool,
+) -> Listed {
+    let mut listed = Listed::new();
+    for observation in observations {
+        if let Some(body) = &observation.body {
+            collect_entries(body, false, 0, observation.ordinal, &keep, &mut listed);
+        }
+    }
+    listed
+}
+
+fn collect_entries(
+    value: &Json,
+    in_array: bool,
+    depth: usize,
+    ordinal: u64,
+    keep: &dyn Fn(&(String, String)) -> bool,
+    listed: &mut Listed,
+) {
     match value {
         Json::Object(object) => {
             if in_array {
@@ -111,6 +173,9 @@ fn collect_entries(value: &Json, in_array: bool, depth: usize, ordinal: u64, lis
                         continue;
                     }
                     let key = (text.clone(), member.to_owned());
+                    if !keep(&key) {
+                        continue;
+                    }
                     let better = listed
                         .get(&key)
                         .is_none_or(|(members, _, _)| object.len() >= *members);
@@ -121,13 +186,13 @@ fn collect_entries(value: &Json, in_array: bool, depth: usize, ordinal: u64, lis
             }
             if depth < MAX_ENTRY_DEPTH {
                 for (_, child) in object.iter() {
-                    collect_entries(child, false, depth + 1, ordinal, listed);
+                    collect_entries(child, false, depth + 1, ordinal, keep, listed);
                 }
             }
         }
         Json::Array(items) if depth < MAX_ENTRY_DEPTH => {
             for item in items {
-                collect_entries(item, true, depth + 1, ordinal, listed);
+                collect_entries(item, true, depth + 1, ordinal, keep, listed);
             }
         }
         _ => {}
@@ -219,11 +284,6 @@ fn learn(tool: &str, reads: &[&Observation], listed: &Listed) -> Option<FolderEn
     if agreeing.iter().any(|(pair, _, _)| pair != first) {
         return None;
     }
-    let entries = listed
-        .iter()
-        .filter(|((_, member), _)| *member == first.member)
-        .map(|((text, _), (_, _, entry))| (text.clone(), entry.clone()))
-        .collect();
     Some(FolderEntries {
         tool: tool.to_owned(),
         prefix: first.prefix.clone(),
@@ -235,7 +295,7 @@ fn learn(tool: &str, reads: &[&Observation], listed: &Listed) -> Option<FolderEn
             .flat_map(|(_, read, _)| read.pairs().iter().cloned())
             .collect(),
         shapes: agreeing.iter().map(|(_, _, shape)| shape.clone()).collect(),
-        entries,
+        entries: BTreeMap::new(),
     })
 }
 
@@ -268,7 +328,14 @@ mod tests {
     fn listed_of(bodies: &[&str]) -> Listed {
         let mut listed = Listed::new();
         for (ordinal, body) in bodies.iter().enumerate() {
-            collect_entries(&parse(body), false, 0, ordinal as u64, &mut listed);
+            collect_entries(
+                &parse(body),
+                false,
+                0,
+                ordinal as u64,
+                &|_| true,
+                &mut listed,
+            );
         }
         listed
     }

@@ -19,6 +19,9 @@
 //!    reproduce them is recorded (`item-differs`, `list-differs`), and parameters whose reads show
 //!    entities in another representation become `projected_query_keys`.
 //!
+//! 6. Folder entries ([`crate::entries`]): a read tool answering from its recordings whose reads
+//!    agree with the entries the folder listings show answers those entries too.
+//!
 //! Everything else a read tool may be answers from its recordings with a reason: `method-replay`
 //! (`HEAD`, `OPTIONS`, `TRACE`), `query-body` (query `POST`s), `no-view` (no JSON read in the
 //! observation window), `query-varies`/`path-varies` (a document tool read on several lines),
