@@ -7,10 +7,7 @@
 
 use std::path::PathBuf;
 
-use rea_manifest::projection::primary_origin_of;
-use rea_manifest::route_forms::route_form_request;
 use rea_manifest::{Manifest, ManifestTool};
-use rea_plugin_api::contracts::capture::CaptureRecord;
 use rea_plugin_api::route_fields::{FORMAT_RULES, format_rule};
 
 use crate::state_support::{Served, capture_file, serve_evidence, state_rules};
@@ -178,31 +175,9 @@ fn jupyter_a_listed_document_joins_the_tool_of_its_siblings() {
     }
 }
 
-/// What `folder-tree` proposes for an app's build capture, called through the registry.
+/// How many parameters `folder-tree` proposes for an app's build capture.
 fn folder_changes(app: &str) -> usize {
-    let evidence = capture_file(&corpus(app, "build.har"));
-    let records: Vec<CaptureRecord> =
-        rea_evidence::capture::capture_records(&evidence).expect("records");
-    let origin = primary_origin_of(&records).expect("a primary origin");
-    let on_origin: Vec<&CaptureRecord> = records
-        .iter()
-        .filter(|record| record.origin.as_deref() == Some(origin.as_str()))
-        .filter(|record| record.path.is_some() && record.method.is_some())
-        .collect();
-    let paths: Vec<&str> = on_origin
-        .iter()
-        .map(|record| record.path.as_deref().unwrap_or_default())
-        .collect();
-    let request = route_form_request(&on_origin, &paths);
-    let registry = rea::builtin_registry().expect("registry");
-    let stage = registry
-        .route_form_stage("folder-tree")
-        .expect("the built-in route form");
-    stage
-        .apply(&request)
-        .expect("the form answers")
-        .changes
-        .len()
+    crate::manifest_route_forms::corpus_form_changes(app, "folder-tree").len()
 }
 
 #[test]

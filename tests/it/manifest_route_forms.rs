@@ -22,6 +22,12 @@ fn corpus_build(app: &str) -> PathBuf {
 /// The primary origin's records of an app's build capture and what `fused-affix` proposes for
 /// them, as `(method, path, placeholder)` per change.
 fn fused_changes(app: &str) -> Vec<(String, String, String)> {
+    corpus_form_changes(app, "fused-affix")
+}
+
+/// What a built-in route form stage, called through the registry, proposes for the primary
+/// origin's records of an app's build capture, as `(method, path, placeholder)` per change.
+pub(crate) fn corpus_form_changes(app: &str, form: &str) -> Vec<(String, String, String)> {
     let evidence = capture_file(&corpus_build(app));
     let records: Vec<CaptureRecord> =
         rea_evidence::capture::capture_records(&evidence).expect("records");
@@ -38,7 +44,7 @@ fn fused_changes(app: &str) -> Vec<(String, String, String)> {
     let request = route_form_request(&on_origin, &paths);
     let registry = rea::builtin_registry().expect("registry");
     let stage = registry
-        .route_form_stage("fused-affix")
+        .route_form_stage(form)
         .expect("the built-in route form");
     let outcome: RouteFormOutcome = stage.apply(&request).expect("the form answers");
     outcome
