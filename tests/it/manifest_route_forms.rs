@@ -22,6 +22,12 @@ fn corpus_build(app: &str) -> PathBuf {
 /// The primary origin's records of an app's build capture and what `fused-affix` proposes for
 /// them, as `(method, path, placeholder)` per change.
 fn fused_changes(app: &str) -> Vec<(String, String, String)> {
+    corpus_form_changes(app, "fused-affix")
+}
+
+/// What a built-in route form stage, called through the registry, proposes for the primary
+/// origin's records of an app's build capture, as `(method, path, placeholder)` per change.
+pub(crate) fn corpus_form_changes(app: &str, form: &str) -> Vec<(String, String, String)> {
     let evidence = capture_file(&corpus_build(app));
     let records: Vec<CaptureRecord> =
         rea_evidence::capture::capture_records(&evidence).expect("records");
@@ -38,7 +44,7 @@ fn fused_changes(app: &str) -> Vec<(String, String, String)> {
     let request = route_form_request(&on_origin, &paths);
     let registry = rea::builtin_registry().expect("registry");
     let stage = registry
-        .route_form_stage("fused-affix")
+        .route_form_stage(form)
         .expect("the built-in route form");
     let outcome: RouteFormOutcome = stage.apply(&request).expect("the form answers");
     outcome
@@ -62,7 +68,7 @@ fn the_built_in_route_form_is_a_route_form_stage() {
         .into_iter()
         .map(|(_, stage)| stage.name.as_str())
         .collect();
-    assert_eq!(stages, vec!["fused-affix"]);
+    assert_eq!(stages, vec!["folder-tree", "fused-affix"]);
     assert!(
         registry.rule_stage("fused-affix").is_err(),
         "a route form is no rule stage"
@@ -178,7 +184,10 @@ fn fused_tool(
         crate::state_support::state_rules(),
         Default::default(),
     );
-    assert_eq!(served.manifest.route_forms, vec!["fused-affix"]);
+    assert_eq!(
+        served.manifest.route_forms,
+        vec!["folder-tree", "fused-affix"]
+    );
     let tool = served
         .manifest
         .tools
@@ -315,8 +324,8 @@ fn an_absent_route_form_list_runs_the_built_in_default_and_an_empty_one_none() {
             "[manifest]\ntemplate_rules = [\"after-uid-literal\"]\n",
             &mut registry
         ),
-        vec!["fused-affix"]
+        vec!["folder-tree", "fused-affix"]
     );
-    assert_eq!(forms("", &mut registry), vec!["fused-affix"]);
+    assert_eq!(forms("", &mut registry), vec!["folder-tree", "fused-affix"]);
     assert!(forms("[manifest]\nroute_forms = []\n", &mut registry).is_empty());
 }

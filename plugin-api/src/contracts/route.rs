@@ -72,6 +72,13 @@ pub struct RecordedAnswer {
     /// `_`, `@`, `~`, `+`, `=`, space). In document order, at most 256.
     #[serde(default)]
     pub values: Vec<AnswerValue>,
+    /// The strings of a 2xx JSON answer, at most eight levels below the root, that spell a path
+    /// run: two or more consecutive decoded segments of some path of the origin joined by `/`,
+    /// or `/` and one or more of them (`notes/todo.md`, `/config/billing`), as a folder listing
+    /// names what it holds. In document order, at most 256. Texts the route-form request of an
+    /// older host leaves out (empty).
+    #[serde(default)]
+    pub paths: Vec<AnswerValue>,
 }
 
 /// A scalar of a recorded answer that a path spells.

@@ -5,12 +5,16 @@
 //!
 //! * `fused-affix` ([`fused`]): an id fused with literal text in one segment (`7.json`,
 //!   `org.couchdb.user:name`) is a parameter between that prefix and suffix.
+//! * `folder-tree` ([`folder`]): the entries of a folder tree whose listings name them by path
+//!   (`/config/billing`, `notes/todo.md`) are parameters, one tool per depth.
 
+pub mod folder;
 pub mod fused;
 mod routes;
 
 use rea_plugin_api::{Plugin, StageInfo};
 
+pub use folder::{FOLDER_TREE, FolderTree};
 pub use fused::{FUSED_AFFIX, FusedAffix};
 
 rea_plugin_api::plugin_root_module! {
@@ -19,6 +23,10 @@ rea_plugin_api::plugin_root_module! {
         .route_form(
             StageInfo::new(FUSED_AFFIX, "An id fused with literal text in one segment (7.json, org.couchdb.user:name) is a parameter between that prefix and suffix"),
             FusedAffix,
+        )
+        .route_form(
+            StageInfo::new(FOLDER_TREE, "The entries of a folder tree whose listings name them by path (/config/billing, notes/todo.md) are parameters, one tool per depth"),
+            FolderTree,
         );
 }
 

@@ -163,6 +163,7 @@ pub(crate) mod testing {
                         text: (*text).to_owned(),
                     })
                     .collect(),
+                paths: Vec::new(),
             },
         }
     }

@@ -7,7 +7,10 @@
 //! below the root whose text some path of the origin spells: a whole segment (as recorded or
 //! decoded) or a run of a decoded segment's parts between separators
 //! (`rea_plugin_api::route_fields::separated_runs`). At most [`MAX_ANSWER_VALUES`] per answer, in
-//! document order.
+//! document order. Its strings at most [`MAX_PATH_DEPTH`] levels below the root that spell a
+//! path run (two or more consecutive decoded segments of a path of the origin joined by `/`, or
+//! `/` and one or more of them: what a folder listing names its entries by) are its `paths`, at
+//! most [`MAX_ANSWER_VALUES`] as well.
 //!
 //! [`apply_route_forms`] runs the pipeline's stages in order, each on the forms the ones before
 //! left, and keeps a proposed change only where it fits: a segment still literal and not empty,
@@ -38,6 +41,13 @@ pub const MAX_ANSWER_VALUES: usize = 256;
 
 /// How many levels below the root an answer value may sit.
 const MAX_VALUE_DEPTH: usize = 3;
+
+/// How many levels below the root a path run an answer spells may sit (a recursive folder
+/// listing nests its entries, `/node/nodes/0/nodes/1/key`).
+pub const MAX_PATH_DEPTH: usize = 8;
+
+/// The longest run of segments a path run spells.
+const MAX_RUN_SEGMENTS: usize = 8;
 
 /// The route form request for one origin's records (`paths[r]` is record `r`'s path), in record
 /// order, with the format rules' forms filled in.
@@ -143,6 +153,7 @@ fn request_with_forms(
         })
         .collect();
     let spelled = spelled_texts(&segments, &decoded);
+    let runs = path_runs(&decoded);
     let routes = records
         .iter()
         .enumerate()
@@ -158,6 +169,7 @@ fn request_with_forms(
                 record.response.status,
                 responses.success_json(index),
                 &spelled,
+                &runs,
             ),
         })
         .collect();
@@ -183,7 +195,36 @@ fn spelled_texts<'a>(
     spelled
 }
 
-fn recorded_answer(status: u16, json: Option<&Value>, spelled: &BTreeSet<&str>) -> RecordedAnswer {
+/// Every path run a path of the origin spells (see the module docs).
+fn path_runs(decoded: &[Vec<String>]) -> BTreeSet<String> {
+    let mut runs = BTreeSet::new();
+    let distinct: BTreeSet<&Vec<String>> = decoded.iter().collect();
+    for path in distinct {
+        let path: Vec<&str> = path
+            .iter()
+            .map(String::as_str)
+            .filter(|segment| !segment.is_empty())
+            .collect();
+        for first in 0..path.len() {
+            let last = path.len().min(first + MAX_RUN_SEGMENTS);
+            for end in first + 1..=last {
+                let run = path[first..end].join("/");
+                if end - first >= 2 {
+                    runs.insert(run.clone());
+                }
+                runs.insert(format!("/{run}"));
+            }
+        }
+    }
+    runs
+}
+
+fn recorded_answer(
+    status: u16,
+    json: Option<&Value>,
+    spelled: &BTreeSet<&str>,
+    runs: &BTreeSet<String>,
+) -> RecordedAnswer {
     let Some(json) = json else {
         return RecordedAnswer {
             status,
@@ -202,12 +243,61 @@ fn recorded_answer(status: u16, json: Option<&Value>, spelled: &BTreeSet<&str>) 
     members.sort();
     let mut values = Vec::new();
     collect_values(json, "", false, 0, spelled, &mut values);
+    let mut paths = Vec::new();
+    collect_paths(json, "", false, 0, runs, &mut paths);
     RecordedAnswer {
         status,
         json: Some(kind.to_owned()),
         members,
         item_members: item_members(json),
         values,
+        paths,
+    }
+}
+
+/// The strings of an answer that spell a path run (see the module docs).
+fn collect_paths(
+    value: &Value,
+    pointer: &str,
+    in_array: bool,
+    depth: usize,
+    runs: &BTreeSet<String>,
+    paths: &mut Vec<AnswerValue>,
+) {
+    if paths.len() >= MAX_ANSWER_VALUES {
+        return;
+    }
+    let children: Vec<(String, &Value, bool)> = match value {
+        Value::String(text) => {
+            if text.contains('/') && runs.contains(text.as_str()) {
+                paths.push(AnswerValue {
+                    pointer: pointer.to_owned(),
+                    in_array,
+                    text: text.clone(),
+                });
+            }
+            return;
+        }
+        Value::Object(object) if depth < MAX_PATH_DEPTH => object
+            .iter()
+            .map(|(name, child)| (escape(name), child, in_array))
+            .collect(),
+        Value::Array(items) if depth < MAX_PATH_DEPTH => items
+            .iter()
+            .enumerate()
+            .map(|(index, child)| (index.to_string(), child, true))
+            .collect(),
+        _ => return,
+    };
+    for (token, child, inside) in children {
+        collect_paths(
+            child,
+            &format!("{pointer}/{token}"),
+            inside,
+            depth + 1,
+            runs,
+            paths,
+        );
     }
 }
 
@@ -340,10 +430,50 @@ mod tests {
             vec![None, None, None],
             "7.json fits no format rule whole"
         );
+        assert!(answer.paths.is_empty(), "no string spells a path run");
         let numbered = route_form_request(&[&second], &["/t/7"]);
         assert_eq!(
             numbered.routes[0].forms[1],
             Some(SegmentForm::whole("numeric"))
+        );
+    }
+
+    #[test]
+    fn folder_listings_name_their_entries_by_path_runs() {
+        let root = record(1, "GET", "http://app.test/keys/")
+            .json(
+                200,
+                r#"{"node": {"nodes": [{"key": "/config", "nodes": [{"key": "/config/web/theme"}]}, {"key": "/other/x"}]}}"#,
+            )
+            .build();
+        let folder = record(2, "GET", "http://app.test/keys/config/web")
+            .json(
+                200,
+                r#"{"content": [{"path": "config/web", "name": "web"}]}"#,
+            )
+            .build();
+        let request = route_form_request(&[&root, &folder], &["/keys/", "/keys/config/web"]);
+        let paths: Vec<(&str, bool, &str)> = request.routes[0]
+            .answer
+            .paths
+            .iter()
+            .map(|value| (value.pointer.as_str(), value.in_array, value.text.as_str()))
+            .collect();
+        assert_eq!(
+            paths,
+            vec![("/node/nodes/0/key", true, "/config")],
+            "/config/web/theme and /other/x are runs no path spells"
+        );
+        let listed: Vec<&str> = request.routes[1]
+            .answer
+            .paths
+            .iter()
+            .map(|value| value.text.as_str())
+            .collect();
+        assert_eq!(
+            listed,
+            vec!["config/web"],
+            "one segment alone is no path run"
         );
     }
 }

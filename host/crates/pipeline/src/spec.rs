@@ -624,7 +624,7 @@ fn parse_template_rules(collector: &mut Collector<'_>, table: &DeTable<'_>) -> V
 }
 
 /// The route forms the manifest projection runs when a pipeline names none.
-pub const DEFAULT_ROUTE_FORMS: [&str; 1] = ["fused-affix"];
+pub const DEFAULT_ROUTE_FORMS: [&str; 2] = ["folder-tree", "fused-affix"];
 
 /// The query grammars the state engine runs when a pipeline names none.
 pub const DEFAULT_QUERY_GRAMMARS: [&str; 1] = ["field-affixes"];
@@ -837,8 +837,8 @@ mod tests {
             .collect();
         assert_eq!(
             forms,
-            vec!["fused-affix"],
-            "the built-in route form runs by default"
+            vec!["folder-tree", "fused-affix"],
+            "the built-in route forms run by default"
         );
         // Absent, the key names none (the resolved pipeline runs the default); `[]` is none.
         let absent = parse(

@@ -41,6 +41,7 @@ pub mod catalog;
 pub mod clock;
 pub mod coverage;
 pub mod derive;
+pub mod entries;
 pub mod evidence;
 pub mod exact;
 pub mod instant;

@@ -85,6 +85,10 @@ pub struct StateView {
     pub query_grammars: Vec<crate::rules::QueryGrammarRef>,
     /// One plan per write tool, in manifest order.
     pub write_plans: Vec<crate::writes::model::WritePlan>,
+    /// The entries folder listings show, per read tool answering from its recordings (see
+    /// [`crate::entries`]); left out when none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub folder_entries: Vec<crate::entries::FolderEntries>,
 }
 
 /// A successful write and what it relates to: the reads of what it relates to end their

@@ -5,7 +5,7 @@
 //! | `item` | The entity the path arguments name (collection segments matched as written or percent-decoded, the identity percent-decoded first, then as written; for a query key, the key parameter's one value names the identity or the field the view looks the entity up by, and a call without it answers from the recording, `unrecorded-request`), rendered into the envelope of `envelope_ordinal`. Missing: the tool's latest recorded `400`/`404`/`410` with `state.view: "missing"`, else a tool error. |
 //! | `list` | A checked line named exactly: its envelope with the members rendered from the state (`all`: the collection in state order; `recorded`: the recorded members still held). No query argument: a line of the collection that only pages its list (`exact_match` false). Every argument with a role in the query model: the query evaluated over the state (`membership: "query"`). Otherwise the recording (`unrecorded-request`). |
 //! | `document` | The checked line named exactly: the state's document; otherwise the recording. |
-//! | `recorded` | The recording, with the view's reason. |
+//! | `recorded` | The entry a folder listing shows for the path, where the tool learned folder entries and no served write changed what it shows ([`crate::entries`]); otherwise the recording, with the view's reason. |
 //!
 //! Repeated query values (`repeated-query`) and calls naming a `projected_query_keys` parameter
 //! (`projection`/`variant`) replay their recordings. A field selection (`_fields`, `exclude`, …)
@@ -292,7 +292,9 @@ impl StateService {
             .written_since_reset(&call_scope(view, &call.segments(template)));
         let recording = |reason: &str| self.recording(tool, template, &call, reason, stale);
         match &view.detail {
-            ViewDetail::Recorded { reason } => recording(reason),
+            ViewDetail::Recorded { reason } => self
+                .answer_entry(tool, template, &call, stale)
+                .unwrap_or_else(|| recording(reason)),
             _ if call.repeated() => recording("repeated-query"),
             ViewDetail::Item(item) => match call.projected(&item.projected_query_keys) {
                 Some(reason) => recording(reason),
@@ -727,6 +729,35 @@ impl StateService {
             self.replay().evidence_id(),
             exact,
             StateSource::state(base.path.clone(), Some("query")),
+        ))
+    }
+
+    /// The entry a folder listing shows for the call's path (see [`crate::entries`]), unless a
+    /// served write changed what the view shows.
+    fn answer_entry(
+        &self,
+        tool: &str,
+        template: &str,
+        call: &Call,
+        stale: bool,
+    ) -> Option<StateAnswer> {
+        let entries = self
+            .derived()
+            .folder_entries
+            .iter()
+            .find(|entries| entries.tool == tool)
+            .filter(|_| !stale)?;
+        let path = format!("/{}", call.segments(template).join("/"));
+        let entry = entries.entry_for(&path, &call.pairs())?;
+        let base = self.kept(entries.base_ordinal)?;
+        let body =
+            crate::render::with_value_at(base.json.clone()?, &entries.pointer, entry.clone());
+        Some(state_answer(
+            base,
+            body,
+            self.replay().evidence_id(),
+            false,
+            StateSource::state(path, None),
         ))
     }
 

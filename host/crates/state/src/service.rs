@@ -69,6 +69,12 @@ impl StateService {
                 ViewDetail::Recorded { .. } => {}
             }
         }
+        wanted.extend(
+            derived
+                .folder_entries
+                .iter()
+                .map(|entries| entries.base_ordinal),
+        );
         let recorded_lines = RecordedLines::new(&derived, &replay, records);
         let records = records
             .iter()

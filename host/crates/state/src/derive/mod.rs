@@ -19,6 +19,9 @@
 //!    reproduce them is recorded (`item-differs`, `list-differs`), and parameters whose reads show
 //!    entities in another representation become `projected_query_keys`.
 //!
+//! 6. Folder entries ([`crate::entries`]): a read tool answering from its recordings whose reads
+//!    agree with the entries the folder listings show answers those entries too.
+//!
 //! Everything else a read tool may be answers from its recordings with a reason: `method-replay`
 //! (`HEAD`, `OPTIONS`, `TRACE`), `query-body` (query `POST`s), `no-view` (no JSON read in the
 //! observation window), `query-varies`/`path-varies` (a document tool read on several lines),
@@ -147,6 +150,7 @@ fn derive_pass(
         })
         .collect();
     query_grammar::generalize(&mut views, &entities, rules);
+    let folder_entries = crate::entries::derive(manifest, timeline, &views);
     let write_clock = crate::instant::write_clock(
         timeline
             .by_ordinal
@@ -168,6 +172,7 @@ fn derive_pass(
         rule_stages: rules.refs(),
         query_grammars: rules.query_grammar_refs(),
         write_plans: Vec::new(),
+        folder_entries,
     };
     let (plans, related) =
         crate::writes::derive_write_plans(manifest, timeline, &state, records, rules);

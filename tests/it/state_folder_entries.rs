@@ -1,0 +1,152 @@
+//! Folder entries on real recordings: a read tool answering from its recordings answers a key or
+//! document the build's folder listings show, learned only where the tool's own reads agree with
+//! the listing entries. etcd's v2 keys read as etcd answers them (the recursive listing of
+//! `/v2/keys/config` shows `config/web/theme`, which the build never read directly); on
+//! jupyter_server the folder listings show files without their content (`content: null`), so they
+//! teach nothing and no file is answered from a listing.
+
+use std::path::PathBuf;
+
+use rea_manifest::catalog::ArgumentTarget;
+use serde_json::{Map, Value, json};
+
+use crate::state_support::{Served, capture_file, serve_evidence, state_rules};
+
+fn served(app: &str) -> Served {
+    let build = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("corpus/apps")
+        .join(app)
+        .join("build.har");
+    serve_evidence(capture_file(&build), state_rules(), Default::default())
+}
+
+/// The tool of a method whose template has as many segments as the path (the one of `template`
+/// when given), and the arguments naming the path's segments and query pairs.
+fn call_for(
+    served: &Served,
+    method: &str,
+    target: &str,
+    template: Option<&str>,
+) -> (String, Map<String, Value>) {
+    let (path, query) = target.split_once('?').unwrap_or((target, ""));
+    let segments: Vec<&str> = path.trim_start_matches('/').split('/').collect();
+    let wanted = template;
+    let tool = served
+        .manifest
+        .tools
+        .iter()
+        .find(|tool| {
+            let template: Vec<&str> = tool
+                .path_template
+                .trim_start_matches('/')
+                .split('/')
+                .collect();
+            tool.method == method
+                && wanted.is_none_or(|wanted| wanted == tool.path_template)
+                && template.len() == segments.len()
+                && template
+                    .iter()
+                    .zip(&segments)
+                    .all(|(part, segment)| part.starts_with('{') || part == segment)
+        })
+        .unwrap_or_else(|| panic!("no tool for {method} {target}"));
+    let definition = served
+        .replay
+        .tool(&tool.name)
+        .expect("the tool's definition");
+    let mut arguments = Map::new();
+    for argument in &definition.input_schema.arguments {
+        if let ArgumentTarget::Path { segment_index, .. } = &argument.target {
+            arguments.insert(argument.name.clone(), json!(segments[*segment_index]));
+        }
+    }
+    for pair in query.split('&').filter(|pair| !pair.is_empty()) {
+        let (name, value) = pair.split_once('=').unwrap_or((pair, ""));
+        arguments.insert(name.to_owned(), json!(value));
+    }
+    (tool.name.clone(), arguments)
+}
+
+#[test]
+fn etcd_keys_the_build_never_read_answer_from_its_listings() {
+    let served = served("etcd");
+    let learned: Vec<(&str, &str, &str)> = served
+        .state()
+        .folder_entries
+        .iter()
+        .map(|entries| {
+            (
+                entries.prefix.as_str(),
+                entries.pointer.as_str(),
+                entries.member.as_str(),
+            )
+        })
+        .collect();
+    assert!(!learned.is_empty());
+    assert!(
+        learned
+            .iter()
+            .all(|learned| *learned == ("/v2/keys", "/node", "key")),
+        "{learned:?}"
+    );
+    // A key below config/web: only the build's recursive listing of config shows it.
+    let (tool, arguments) = call_for(&served, "GET", "/v2/keys/config/web/theme", None);
+    let (answer, is_error) = served.call(&tool, arguments);
+    assert!(!is_error, "{answer}");
+    assert_eq!(answer["state"]["source"], "state", "{answer}");
+    assert_eq!(
+        answer["body"],
+        json!({"action": "get", "node": {"key": "/config/web/theme", "value": "light", "modifiedIndex": 7, "createdIndex": 7}})
+    );
+    // A directory with its keys, sorted as the build's sorted reads were.
+    let (tool, arguments) = call_for(&served, "GET", "/v2/keys/services/api?sorted=true", None);
+    let (answer, is_error) = served.call(&tool, arguments);
+    assert!(!is_error, "{answer}");
+    let keys: Vec<&str> = answer["body"]["node"]["nodes"]
+        .as_array()
+        .expect("the directory's keys")
+        .iter()
+        .filter_map(|node| node["key"].as_str())
+        .collect();
+    assert_eq!(keys, vec!["/services/api/node-1", "/services/api/node-2"]);
+    // The seed's key the build deleted later: the listing before the delete shows it.
+    let (tool, arguments) = call_for(&served, "GET", "/v2/keys/flags/beta-search", None);
+    let (answer, _) = served.call(&tool, arguments);
+    assert_eq!(answer["body"]["node"]["value"], "off", "{answer}");
+    // No listing shows it, or no agreeing read sent that query: never another key's answer.
+    for target in [
+        "/v2/keys/flags/purple",
+        "/v2/keys/flags/dark-mode?quorum=true",
+    ] {
+        let (tool, arguments) = call_for(&served, "GET", target, None);
+        let (answer, is_error) = served.call(&tool, arguments);
+        assert!(
+            is_error || answer["state"]["source"] != "state",
+            "{target}: {answer}"
+        );
+    }
+}
+
+#[test]
+fn jupyter_listings_without_content_teach_no_entries() {
+    let served = served("jupyter_server");
+    assert!(
+        served.state().folder_entries.is_empty(),
+        "the listings show files with content null where reads show their content: {:?}",
+        served
+            .state()
+            .folder_entries
+            .iter()
+            .map(|entries| &entries.tool)
+            .collect::<Vec<_>>()
+    );
+    // A file the notes listing shows but the build never read stays unanswered from the state.
+    let (tool, arguments) = call_for(
+        &served,
+        "GET",
+        "/api/contents/notes/ideas.txt",
+        Some("/api/contents/{prefix-variance}/{sibling-variance}"),
+    );
+    let (answer, is_error) = served.call(&tool, arguments);
+    assert!(is_error || answer["status"] == 404, "{answer}");
+}
