@@ -71,6 +71,7 @@ mod state_golden;
 mod state_limits;
 mod state_precomputed;
 mod state_probes;
+mod state_query_expressions;
 mod state_query_grammar;
 mod state_query_grammar_stage;
 mod state_reads_bundle;
