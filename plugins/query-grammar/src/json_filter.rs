@@ -12,9 +12,6 @@
 //! operator over an object, a field with no operator under it, or the same term twice is not
 //! split, and the call is not evaluated through this grammar.
 
-use std::collections::BTreeMap;
-
-use rea_plugin_api::contracts::SCHEMA_VERSION;
 use rea_plugin_api::contracts::query::{
     QueryExpressionOutcome, QueryExpressionRequest, QueryGrammarOutcome, QueryGrammarRequest,
     QueryRole, QueryTerm,
@@ -33,10 +30,7 @@ pub struct JsonFilter;
 impl QueryGrammar for JsonFilter {
     /// It proposes no parameter names: its terms are spelled in the bracket form.
     fn apply(&self, request: &QueryGrammarRequest) -> Result<QueryGrammarOutcome, PluginError> {
-        Ok(QueryGrammarOutcome {
-            lists: vec![BTreeMap::new(); request.lists.len()],
-            schema_version: SCHEMA_VERSION,
-        })
+        Ok(crate::no_proposals(request))
     }
 
     fn split(
@@ -128,6 +122,8 @@ fn operand(value: &Json) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
+    use rea_plugin_api::contracts::SCHEMA_VERSION;
+
     use super::*;
 
     fn split(value: &str) -> Option<Vec<(String, String, Vec<QueryRole>)>> {

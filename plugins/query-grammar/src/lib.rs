@@ -19,6 +19,17 @@ pub mod steps;
 use rea_plugin_api::{Plugin, StageInfo};
 
 pub use affixes::{FIELD_AFFIXES, FieldAffixes};
+
+/// What a grammar that only splits expressions proposes: no parameter name for any list (its
+/// terms are learned where recorded lines split).
+pub(crate) fn no_proposals(
+    request: &rea_plugin_api::contracts::query::QueryGrammarRequest,
+) -> rea_plugin_api::contracts::query::QueryGrammarOutcome {
+    rea_plugin_api::contracts::query::QueryGrammarOutcome {
+        lists: vec![Default::default(); request.lists.len()],
+        schema_version: rea_plugin_api::contracts::SCHEMA_VERSION,
+    }
+}
 pub use json_filter::{JSON_FILTER, JsonFilter};
 pub use steps::{FILTER_STEPS, FilterSteps};
 

@@ -21,9 +21,6 @@
 //! variable or indirect arguments `<…>` `{…}`, a negated `limit`, `search` or `sort` suffix) is
 //! not split, and the call is not evaluated through this grammar.
 
-use std::collections::BTreeMap;
-
-use rea_plugin_api::contracts::SCHEMA_VERSION;
 use rea_plugin_api::contracts::query::{
     QueryExpressionOutcome, QueryExpressionRequest, QueryGrammarOutcome, QueryGrammarRequest,
     QueryRole, QueryTerm,
@@ -40,10 +37,7 @@ pub struct FilterSteps;
 impl QueryGrammar for FilterSteps {
     /// It proposes no parameter names: its terms are learned where recorded lines split.
     fn apply(&self, request: &QueryGrammarRequest) -> Result<QueryGrammarOutcome, PluginError> {
-        Ok(QueryGrammarOutcome {
-            lists: vec![BTreeMap::new(); request.lists.len()],
-            schema_version: SCHEMA_VERSION,
-        })
+        Ok(crate::no_proposals(request))
     }
 
     fn split(
@@ -198,6 +192,10 @@ fn field_roles(operator: &str, negated: bool, fields: &[String]) -> Vec<QueryRol
 
 #[cfg(test)]
 mod tests {
+    use std::collections::BTreeMap;
+
+    use rea_plugin_api::contracts::SCHEMA_VERSION;
+
     use super::*;
 
     fn split(value: &str, fields: &[&str]) -> Option<Vec<(String, String, Vec<QueryRole>)>> {

@@ -446,20 +446,23 @@ impl RuleSet {
                         }
                     }
                 }
-                Err(error) => {
-                    let line = format!(
-                        "query grammar stage {} of plugin {} failed: {error}",
-                        grammar.stage, grammar.plugin
-                    );
-                    tracing::warn!("{line}");
-                    self.failures
-                        .lock()
-                        .unwrap_or_else(|poisoned| poisoned.into_inner())
-                        .insert(line);
-                }
+                Err(error) => self.grammar_failed(grammar, &error),
             }
         }
         proposed
+    }
+
+    /// Logs and records a failed query grammar call.
+    fn grammar_failed(&self, grammar: &ConfiguredQueryGrammar, error: &str) {
+        let line = format!(
+            "query grammar stage {} of plugin {} failed: {error}",
+            grammar.stage, grammar.plugin
+        );
+        tracing::warn!("{line}");
+        self.failures
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .insert(line);
     }
 
     /// The terms of a query parameter whose value is an expression of some query grammar's
@@ -482,15 +485,7 @@ impl RuleSet {
             .find_map(|grammar| match grammar.handle.split(&request) {
                 Ok(outcome) => outcome.terms,
                 Err(error) => {
-                    let line = format!(
-                        "query grammar stage {} of plugin {} failed: {error}",
-                        grammar.stage, grammar.plugin
-                    );
-                    tracing::warn!("{line}");
-                    self.failures
-                        .lock()
-                        .unwrap_or_else(|poisoned| poisoned.into_inner())
-                        .insert(line);
+                    self.grammar_failed(grammar, &error);
                     None
                 }
             })
