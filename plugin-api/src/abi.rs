@@ -271,6 +271,15 @@ pub trait QueryGrammarStage: Send + Sync + 'static {
     /// Proposes the parameters each list of the request accepts, with their roles.
     #[sabi(last_prefix_field)]
     fn apply(&self, request: RStr<'_>) -> RResult<RString, PluginError>;
+
+    /// Splits one query parameter whose value is an expression of the grammar's language into
+    /// terms: `request` is a [`crate::contracts::query::QueryExpressionRequest`], the answer a
+    /// [`crate::contracts::query::QueryExpressionOutcome`]. Added after `apply`: a grammar built
+    /// before it splits nothing.
+    fn split(&self, request: RStr<'_>) -> RResult<RString, PluginError> {
+        let _ = request;
+        RResult::ROk(RString::from(r#"{"schema_version":1,"terms":null}"#))
+    }
 }
 
 /// A boxed [`QueryGrammarStage`] trait object.

@@ -40,7 +40,9 @@ use crate::abi::{
     StageKind, ToolStage, ToolStage_TO, ToolStageBox,
 };
 use crate::contracts::capture::{ExtractRequest, Extraction};
-use crate::contracts::query::{QueryGrammarOutcome, QueryGrammarRequest};
+use crate::contracts::query::{
+    QueryExpressionOutcome, QueryExpressionRequest, QueryGrammarOutcome, QueryGrammarRequest,
+};
 use crate::contracts::route::{RouteFormOutcome, RouteFormRequest};
 use crate::contracts::rule::{
     ApplyOutcome, ApplyRequest, LearnOutcome, LearnRequest, OptionProblem, OptionsCheck,
@@ -120,6 +122,16 @@ pub trait RouteForm: Send + Sync + 'static {
 pub trait QueryGrammar: Send + Sync + 'static {
     /// Proposes the parameters each list of the request accepts, with their roles.
     fn apply(&self, request: &QueryGrammarRequest) -> Result<QueryGrammarOutcome, PluginError>;
+
+    /// Splits a parameter whose value is an expression of the grammar's language into terms
+    /// (by default none is: `terms` is `None`).
+    fn split(
+        &self,
+        request: &QueryExpressionRequest,
+    ) -> Result<QueryExpressionOutcome, PluginError> {
+        let _ = request;
+        Ok(QueryExpressionOutcome::default())
+    }
 }
 
 /// The descriptive part of a stage: its name, summary, input kinds and option names (for a rule,
@@ -568,6 +580,13 @@ impl QueryGrammarStage for QueryGrammarAdapter {
         guard(|| {
             let request: QueryGrammarRequest = decode_payload(request.as_str())?;
             encode_payload(&self.0.apply(&request)?)
+        })
+    }
+
+    fn split(&self, request: RStr<'_>) -> RResult<RString, PluginError> {
+        guard(|| {
+            let request: QueryExpressionRequest = decode_payload(request.as_str())?;
+            encode_payload(&self.0.split(&request)?)
         })
     }
 }

@@ -9,7 +9,9 @@ use abi_stable::std_types::{RSlice, RStr};
 use rea_plugin_api::abi::ReadProgress_TO;
 use rea_plugin_api::contracts::SCHEMA_VERSION;
 use rea_plugin_api::contracts::capture::{ExtractRequest, Extraction};
-use rea_plugin_api::contracts::query::{QueryGrammarOutcome, QueryGrammarRequest};
+use rea_plugin_api::contracts::query::{
+    QueryExpressionOutcome, QueryExpressionRequest, QueryGrammarOutcome, QueryGrammarRequest,
+};
 use rea_plugin_api::contracts::route::{RouteFormOutcome, RouteFormRequest};
 use rea_plugin_api::contracts::rule::{
     ApplyOutcome, ApplyRequest, LearnOutcome, LearnRequest, OptionProblem, OptionsCheck,
@@ -493,6 +495,19 @@ impl QueryGrammarHandle {
             request,
             ("query grammar request", "query grammar outcome"),
             |text| self.stage.apply(text),
+        )
+    }
+
+    /// Asks the grammar whether a query parameter's value is an expression of its language, and
+    /// its terms if so.
+    pub fn split(
+        &self,
+        request: &QueryExpressionRequest,
+    ) -> Result<QueryExpressionOutcome, StageCallError> {
+        self.name.exchange(
+            request,
+            ("query expression request", "query expression outcome"),
+            |text| self.stage.split(text),
         )
     }
 }

@@ -74,6 +74,7 @@ mod state_limits;
 mod state_precomputed;
 mod state_probes;
 mod state_query_envelope;
+mod state_query_expressions;
 mod state_query_grammar;
 mod state_query_grammar_stage;
 mod state_reads_bundle;

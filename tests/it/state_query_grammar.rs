@@ -25,7 +25,7 @@ fn request_line(record: &CaptureRecord) -> String {
 }
 
 /// The app's build state and its read probes.
-fn served_with_probes(app: &str) -> (Served, Vec<CaptureRecord>) {
+pub(crate) fn served_with_probes(app: &str) -> (Served, Vec<CaptureRecord>) {
     let dir = app_dir(app);
     let served = serve_evidence(
         capture_file(&dir.join("build.har")),
@@ -49,7 +49,7 @@ fn call_probe(served: &Served, tool: &str, probe: &CaptureRecord) -> Value {
 
 /// Each probe line is answered from the state by query evaluation, with the live body, and none
 /// of its parameters was named by a recorded line of the build.
-fn assert_live_answers(app: &str, tool: &str, lines: &[&str]) {
+pub(crate) fn assert_live_answers(app: &str, tool: &str, lines: &[&str]) {
     let (served, probes) = served_with_probes(app);
     let definition = served.replay.tool(tool).expect("the tool").clone();
     let recorded_lines: Vec<String> = served.records.iter().map(request_line).collect();

@@ -34,7 +34,8 @@ pub enum QueryRole {
         /// The field (dotted for nested members).
         field: String,
         /// One of [`crate::query_fields::OPERATORS`]: `eq`, `ne`, `gt`, `gte`, `lt`, `lte`, `in`,
-        /// `nin`, `like`, `starts`, `ends`, `null`, `nnull`, `between`.
+        /// `nin`, `like`, `starts`, `ends`, `null`, `nnull`, `between`; or `token`: the field is
+        /// a space-separated word list (`[[…]]` groups words) holding the value as one item.
         op: String,
     },
     /// Keeps members with the value in some text, case-insensitively.
@@ -117,9 +118,74 @@ pub struct QueryGrammarOutcome {
     pub schema_version: u32,
 }
 
+/// What a query grammar is asked about one query parameter of a list call (`split`): whether its
+/// value is an expression of the grammar's language (a filter run such as `[tag[x]sort[y]]`, a
+/// JSON filter object) and, if so, the terms it holds.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct QueryExpressionRequest {
+    /// The parameter's name as sent.
+    pub name: String,
+    /// Its value, decoded.
+    pub value: String,
+    /// The fields the state holds for the list's entity type (as in [`ListQueries::fields`]);
+    /// empty when serving, where only the learned roles and the roles a term names alone count.
+    #[serde(default)]
+    pub fields: Vec<String>,
+    /// Always [`super::SCHEMA_VERSION`].
+    #[serde(default = "current_schema_version")]
+    pub schema_version: u32,
+}
+
+/// One term of an expression: a parameter of its own to the state engine, which learns its role
+/// from the recorded lines like any other parameter's (among `roles`, the candidates in order).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct QueryTerm {
+    /// The term's parameter name (distinct from every term of the same expression; the spelling
+    /// of another form of the same query when the language has one, `filter[f][_gt]`).
+    pub name: String,
+    /// The value its role reads (`-field` for a descending sort).
+    pub value: String,
+    /// The roles it may play, in order of preference; empty leaves it to the roles the list
+    /// learned or was generalized to for that name. A term whose only candidate is one role
+    /// other than `inert` plays it even where no recording named it.
+    #[serde(default)]
+    pub roles: Vec<QueryRole>,
+}
+
+/// What a query grammar answers to a [`QueryExpressionRequest`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct QueryExpressionOutcome {
+    /// The expression's terms; `None` when the value is not an expression of the grammar's
+    /// language (or holds a part it does not model, so the call is not evaluated through it).
+    #[serde(default)]
+    pub terms: Option<Vec<QueryTerm>>,
+    /// Always [`super::SCHEMA_VERSION`].
+    #[serde(default = "current_schema_version")]
+    pub schema_version: u32,
+}
+
+impl Default for QueryExpressionOutcome {
+    /// Not an expression of the grammar's language.
+    fn default() -> Self {
+        Self::of(None)
+    }
+}
+
+impl QueryExpressionOutcome {
+    /// An answer with these terms (`None`: not an expression of the language).
+    pub fn of(terms: Option<Vec<QueryTerm>>) -> Self {
+        Self {
+            terms,
+            schema_version: current_schema_version(),
+        }
+    }
+}
+
 schema_versioned! {
     QueryGrammarRequest => "query grammar request",
     QueryGrammarOutcome => "query grammar outcome",
+    QueryExpressionRequest => "query expression request",
+    QueryExpressionOutcome => "query expression outcome",
 }
 
 #[cfg(test)]

@@ -7,12 +7,31 @@
 //!   `_gte` or `__in` and their family (the order comparisons, or every operator word once the
 //!   family holds a list operator), dotted nested fields, and the sort and paging names one list
 //!   established offered on its siblings.
+//! * `filter-steps` ([`steps`]): a parameter holding one filter run of operator steps
+//!   (`[tag[Task]!sort[modified]limit[2]]`) split into one term per step.
+//! * `json-filter` ([`json_filter`]): a parameter holding a filter as a JSON object, split into
+//!   its terms in the bracket spelling (`filter[state][_neq]`).
 
 pub mod affixes;
+pub mod json_filter;
+pub mod steps;
 
 use rea_plugin_api::{Plugin, StageInfo};
 
 pub use affixes::{FIELD_AFFIXES, FieldAffixes};
+
+/// What a grammar that only splits expressions proposes: no parameter name for any list (its
+/// terms are learned where recorded lines split).
+pub(crate) fn no_proposals(
+    request: &rea_plugin_api::contracts::query::QueryGrammarRequest,
+) -> rea_plugin_api::contracts::query::QueryGrammarOutcome {
+    rea_plugin_api::contracts::query::QueryGrammarOutcome {
+        lists: vec![Default::default(); request.lists.len()],
+        schema_version: rea_plugin_api::contracts::SCHEMA_VERSION,
+    }
+}
+pub use json_filter::{JSON_FILTER, JsonFilter};
+pub use steps::{FILTER_STEPS, FilterSteps};
 
 rea_plugin_api::plugin_root_module! {
     /// The root module of the built-in query grammar.
@@ -20,6 +39,14 @@ rea_plugin_api::plugin_root_module! {
         .query_grammar(
             StageInfo::new(FIELD_AFFIXES, "The spellings the recorded queries established (a field's own name, operator affixes such as _gte or __in and their comparison family, dotted fields, sort and paging names) extended to every field and list"),
             FieldAffixes,
+        )
+        .query_grammar(
+            StageInfo::new(FILTER_STEPS, "A parameter holding one filter run of operator steps ([tag[x]field:f[v]!sort[f]limit[n]]) split into one term per step, whose roles the recorded lines teach"),
+            FilterSteps,
+        )
+        .query_grammar(
+            StageInfo::new(JSON_FILTER, "A parameter holding a filter as a JSON object ({\"f\": {\"_gt\": 5}}, _and groups) split into its terms in the bracket spelling (filter[f][_gt])"),
+            JsonFilter,
         );
 }
 

@@ -52,6 +52,7 @@ pub mod observation;
 pub mod plane;
 pub mod precomputed;
 pub mod query;
+pub mod query_terms;
 pub mod read;
 pub mod recorded;
 pub mod render;

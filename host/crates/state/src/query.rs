@@ -95,6 +95,9 @@ fn filter_matches(object: &Object, field: &str, op: &str, argument: &str) -> boo
             .as_deref()
             .is_some_and(|text| text.starts_with(argument)),
         "ends" => text.as_deref().is_some_and(|text| text.ends_with(argument)),
+        "token" => text
+            .as_deref()
+            .is_some_and(|text| word_list(text).any(|item| item == argument)),
         "null" | "nnull" => {
             let is_null = matches!(value, None | Some(Json::Null));
             truth(argument).is_some_and(|wanted| wanted == (is_null == (op == "null")))
@@ -116,6 +119,28 @@ fn filter_matches(object: &Object, field: &str, op: &str, argument: &str) -> boo
         }),
         _ => false,
     }
+}
+
+/// The items of a space-separated word list in which `[[…]]` groups words into one item
+/// (`Task [[Home and Garden]]`: `Task`, `Home and Garden`).
+fn word_list(text: &str) -> impl Iterator<Item = &str> {
+    let mut rest = text;
+    std::iter::from_fn(move || {
+        rest = rest.trim_start();
+        if rest.is_empty() {
+            return None;
+        }
+        if let Some(grouped) = rest.strip_prefix("[[")
+            && let Some(end) = grouped.find("]]")
+        {
+            rest = &grouped[end + 2..];
+            return Some(&grouped[..end]);
+        }
+        let end = rest.find(char::is_whitespace).unwrap_or(rest.len());
+        let (item, after) = rest.split_at(end);
+        rest = after;
+        Some(item)
+    })
 }
 
 /// A flag argument (`true`/`1`, `false`/`0`).
@@ -505,6 +530,25 @@ mod tests {
             run(&words, &[("views_between", "40,120")], &data),
             Some(vec![0, 1, 2])
         );
+    }
+
+    #[test]
+    fn a_token_filter_holds_one_item_of_a_word_list() {
+        let data = objects(
+            r#"[{"tags": "Task [[Home and Garden]]"}, {"tags": "Contact Finance"},
+                {"tags": "Home"}, {"title": "untagged"}]"#,
+        );
+        let tagged = model_of_filters(&[("tag", "tags", "token")]);
+        assert_eq!(run(&tagged, &[("tag", "Task")], &data), Some(vec![0]));
+        assert_eq!(
+            run(&tagged, &[("tag", "Home and Garden")], &data),
+            Some(vec![0])
+        );
+        // An item, never a part of one.
+        assert_eq!(run(&tagged, &[("tag", "Home")], &data), Some(vec![2]));
+        assert_eq!(run(&tagged, &[("tag", "Fin")], &data), Some(vec![]));
+        let items: Vec<&str> = word_list("  a [[b c]] [[d]]e [[unclosed").collect();
+        assert_eq!(items, vec!["a", "b c", "d", "e", "[[unclosed"]);
     }
 
     #[test]

@@ -25,8 +25,8 @@ use crate::call::Call;
 use crate::derive::entities::item_segments;
 use crate::missing::missing_answer;
 use crate::model::{
-    DocumentView, Entity, ItemKey, ItemView, ListLine, ListView, Membership, QueryRole, ViewDetail,
-    ViewShape, WriteScope,
+    DocumentView, Entity, ItemKey, ItemView, ListLine, ListView, Membership, QueryModel, QueryRole,
+    ViewDetail, ViewShape, WriteScope,
 };
 use crate::query::evaluate;
 use crate::recorded::{NotModelled, RecordingUnusable, call_scope};
@@ -461,6 +461,9 @@ impl StateService {
     ) -> Result<StateAnswer, &'static str> {
         let segments = call.segments(template);
         let pairs = call.pairs();
+        let expanded = self.expand_query(list, &pairs);
+        let extended = list.query.as_ref().and_then(|model| expanded.extend(model));
+        let model = extended.as_ref().or(list.query.as_ref());
         let answered_by_query = |line: &ListLine| {
             list.query
                 .as_ref()
@@ -472,7 +475,7 @@ impl StateService {
             .find(|line| Self::line_names_call(line, &segments, &pairs))
         {
             if answered_by_query(line) {
-                return self.evaluate_query(tool, list, line, &pairs, exact);
+                return self.evaluate_query(tool, list, (model, line), &expanded.pairs, exact);
             }
             return self.render_line(tool, list, line, exact);
         }
@@ -494,10 +497,14 @@ impl StateService {
                 None => Err("unrecorded-request"),
             };
         }
-        let Some(model) = &list.query else {
+        let Some(model) = model else {
             return Err("unrecorded-request");
         };
-        if !pairs.iter().all(|(name, _)| model.role(name).is_some()) {
+        if !expanded
+            .pairs
+            .iter()
+            .all(|(name, _)| model.role(name).is_some())
+        {
             return Err("unrecorded-request");
         }
         // Inert parameters may still shape the envelope (`meta=total_count`, `_extra=count`): a
@@ -536,7 +543,9 @@ impl StateService {
                     .find(|line| answered_by_query(line))
             });
         match base {
-            Some(line) => self.evaluate_query(tool, list, line, &pairs, false),
+            Some(line) => {
+                self.evaluate_query(tool, list, (Some(model), line), &expanded.pairs, false)
+            }
             None => Err("unrecorded-request"),
         }
     }
@@ -667,19 +676,52 @@ impl StateService {
         ))
     }
 
+    /// A call's query with its expressions split by the query grammars, given the fields the
+    /// state holds for the list's type (read only when some parameter splits).
+    fn expand_query(
+        &self,
+        list: &ListView,
+        pairs: &[(String, String)],
+    ) -> crate::query_terms::Expanded {
+        let expanded = crate::query_terms::expand(self.rules(), pairs, &[]);
+        if !expanded.split_any() {
+            return expanded;
+        }
+        let live = self.read();
+        let held = live
+            .collections_of(&list.entity_type)
+            .into_iter()
+            .flat_map(|collection| live.collection(&list.entity_type, collection));
+        let fields: Vec<String> = crate::derive::query_grammar::scalar_fields(held)
+            .into_iter()
+            .collect();
+        crate::query_terms::expand(self.rules(), pairs, &fields)
+    }
+
+    /// The query evaluated over the state with the list's model (extended by the terms a query
+    /// grammar names alone), rendered into the envelope of `base`.
     fn evaluate_query(
         &self,
         tool: &str,
         list: &ListView,
-        base: &ListLine,
+        (model, base): (Option<&QueryModel>, &ListLine),
         pairs: &[(String, String)],
         exact: bool,
     ) -> Result<StateAnswer, &'static str> {
-        let Some(model) = &list.query else {
+        let Some(model) = model else {
             return Err("unrecorded-request");
         };
         let live = self.read();
-        let collection = live.collection(&list.entity_type, &base.path);
+        let listed = crate::derive::lists::listed_collection(&base.path, &list.entity_type);
+        let left_out = crate::derive::list_query::left_out(&list.lines);
+        let mut collection =
+            live.collection(&list.entity_type, listed.as_deref().unwrap_or(&base.path));
+        collection.retain(|entity| {
+            !left_out.contains(&(
+                crate::derive::entities::collection_key(&entity.collection).to_owned(),
+                entity.id.clone(),
+            ))
+        });
         let objects: Vec<Object> = collection
             .iter()
             .map(|entity| {

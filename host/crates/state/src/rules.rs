@@ -23,7 +23,10 @@ use rea_evidence::Refusal;
 use rea_manifest::TemplateRules;
 pub use rea_pipeline::WithheldWrites;
 use rea_plugin_api::abi_stable::std_types::{RResult, RStr, RString};
-use rea_plugin_api::contracts::query::{QueryGrammarOutcome, QueryGrammarRequest, QueryRole};
+use rea_plugin_api::contracts::query::{
+    QueryExpressionOutcome, QueryExpressionRequest, QueryGrammarOutcome, QueryGrammarRequest,
+    QueryRole, QueryTerm,
+};
 use rea_plugin_api::contracts::rule::{ApplyOutcome, ApplyRequest, LearnOutcome, LearnRequest};
 use rea_plugin_api::export::rule_stage_object;
 use rea_plugin_api::{PluginError, RuleStageBox, StateRule};
@@ -187,12 +190,20 @@ impl RuleStep for Direct {
 pub trait QueryGrammarStep: Send + Sync + std::fmt::Debug {
     /// Proposes the parameters each list of the request accepts.
     fn apply(&self, request: &QueryGrammarRequest) -> Result<QueryGrammarOutcome, String>;
+
+    /// Splits a query parameter whose value is an expression of the grammar's language.
+    fn split(&self, request: &QueryExpressionRequest) -> Result<QueryExpressionOutcome, String>;
 }
 
 impl QueryGrammarStep for Deadlined<QueryGrammarHandle> {
     fn apply(&self, request: &QueryGrammarRequest) -> Result<QueryGrammarOutcome, String> {
         let request = request.clone();
         self.call(move |handle| handle.apply(&request).map_err(|error| error.to_string()))
+    }
+
+    fn split(&self, request: &QueryExpressionRequest) -> Result<QueryExpressionOutcome, String> {
+        let request = request.clone();
+        self.call(move |handle| handle.split(&request).map_err(|error| error.to_string()))
     }
 }
 
@@ -435,20 +446,49 @@ impl RuleSet {
                         }
                     }
                 }
-                Err(error) => {
-                    let line = format!(
-                        "query grammar stage {} of plugin {} failed: {error}",
-                        grammar.stage, grammar.plugin
-                    );
-                    tracing::warn!("{line}");
-                    self.failures
-                        .lock()
-                        .unwrap_or_else(|poisoned| poisoned.into_inner())
-                        .insert(line);
-                }
+                Err(error) => self.grammar_failed(grammar, &error),
             }
         }
         proposed
+    }
+
+    /// Logs and records a failed query grammar call.
+    fn grammar_failed(&self, grammar: &ConfiguredQueryGrammar, error: &str) {
+        let line = format!(
+            "query grammar stage {} of plugin {} failed: {error}",
+            grammar.stage, grammar.plugin
+        );
+        tracing::warn!("{line}");
+        self.failures
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .insert(line);
+    }
+
+    /// The terms of a query parameter whose value is an expression of some query grammar's
+    /// language: the first grammar (in order) that reads it answers; `None` when none does (a
+    /// failed call is recorded and reads nothing).
+    pub fn split_query_expression(
+        &self,
+        name: &str,
+        value: &str,
+        fields: &[String],
+    ) -> Option<Vec<QueryTerm>> {
+        let request = QueryExpressionRequest {
+            name: name.to_owned(),
+            value: value.to_owned(),
+            fields: fields.to_vec(),
+            schema_version: rea_plugin_api::contracts::SCHEMA_VERSION,
+        };
+        self.query_grammars
+            .iter()
+            .find_map(|grammar| match grammar.handle.split(&request) {
+                Ok(outcome) => outcome.terms,
+                Err(error) => {
+                    self.grammar_failed(grammar, &error);
+                    None
+                }
+            })
     }
 
     /// The query grammars as the state Evidence names them.

@@ -12,11 +12,14 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use rea_plugin_api::json::{Json, Object};
 
 use super::entities::{Entities, collection_key};
-use super::lists::{ListPlan, fits_template, pages_only, scalar_pointers};
-use crate::model::{QueryModel, QueryRole};
+use super::lists::{ListPlan, listed_collection, pages_only, scalar_pointers};
+use super::query_grammar::scalar_fields;
+use crate::model::{ListLine, QueryModel, QueryRole};
 use crate::observation::Observation;
 use crate::query::{Evaluated, candidate_roles, field_value, order_matches};
+use crate::query_terms::expand;
 use crate::render::counts_canonically;
+use crate::rules::RuleSet;
 
 /// The object a query's filters read: the fields with the view's values set over them (nothing
 /// hidden).
@@ -118,15 +121,31 @@ pub(super) fn learn_query(
     passing: &[&Observation],
     counters: &[String],
     entities: &Entities,
+    (rules, whole_lines): (&RuleSet, &[ListLine]),
 ) -> Option<QueryModel> {
     let has_whole = passing.iter().any(|observation| {
-        pages_only(observation) && fits_template(&observation.path, &plan.entity_type)
+        pages_only(observation) && listed_collection(&observation.path, &plan.entity_type).is_some()
     });
+    let fields: Vec<String> = scalar_fields(
+        entities
+            .list
+            .iter()
+            .filter(|entity| entity.entity_type == plan.entity_type),
+    )
+    .into_iter()
+    .collect();
     let QueryLines {
         lines,
         objects,
         collections,
-    } = query_lines(plan, view, passing, entities);
+        term_roles,
+    } = query_lines(
+        plan,
+        view,
+        passing,
+        entities,
+        (rules, &fields, &left_out(whole_lines)),
+    );
     if lines.is_empty() {
         return None;
     }
@@ -140,9 +159,26 @@ pub(super) fn learn_query(
             .collect(),
         memo: HashMap::new(),
     };
-    let options = role_options(&lines, &objects, has_whole);
+    let options = role_options(&lines, &objects, has_whole, &term_roles);
     let (chosen, answered) = choose_roles(&lines, &options, &mut evaluator)?;
     query_model(plan, counters, &lines, chosen, &answered, &mut evaluator)
+}
+
+/// The entities (collection key, id) a whole line of the list left out of the collection it
+/// lists: what the application's plain list never shows (a system record, say), so its queries
+/// are evaluated without them.
+pub(crate) fn left_out(lines: &[ListLine]) -> BTreeSet<(String, String)> {
+    lines
+        .iter()
+        .filter(|line| line.whole)
+        .flat_map(|line| &line.excluded)
+        .map(|member| {
+            (
+                collection_key(&member.collection).to_owned(),
+                member.id.clone(),
+            )
+        })
+        .collect()
 }
 
 /// The passing lines with a query on the type's collection (each parameter named once), the
@@ -153,29 +189,51 @@ struct QueryLines<'a> {
     lines: Vec<QueryLine<'a>>,
     objects: HashMap<usize, Object>,
     collections: HashMap<String, Vec<usize>>,
+    /// The roles the query grammars offered the terms of split expressions (by term name).
+    term_roles: BTreeMap<String, Vec<QueryRole>>,
 }
 
+/// The passing lines' query lines; each expression parameter a query grammar splits (given the
+/// type's fields) becomes its terms.
 fn query_lines<'a>(
     plan: &ListPlan,
     view: &str,
     passing: &[&'a Observation],
     entities: &Entities,
+    (rules, fields, left_out): (&RuleSet, &[String], &BTreeSet<(String, String)>),
 ) -> QueryLines<'a> {
     let mut found = QueryLines::default();
     for observation in passing {
-        if observation.query.is_none() || !fits_template(&observation.path, &plan.entity_type) {
+        let Some(listed) = observation
+            .query
+            .as_ref()
+            .and_then(|_| listed_collection(&observation.path, &plan.entity_type))
+        else {
             continue;
+        };
+        let expanded = expand(rules, observation.pairs(), fields);
+        for (name, roles) in expanded.candidates {
+            found.term_roles.entry(name).or_insert(roles);
         }
-        let arguments: Vec<(String, String)> = observation.pairs().to_vec();
+        let arguments: Vec<(String, String)> = expanded.pairs;
         let names: BTreeSet<&str> = arguments.iter().map(|(name, _)| name.as_str()).collect();
         if names.len() != arguments.len() {
             continue;
         }
-        let collection = collection_key(&observation.path).to_owned();
+        let collection = collection_key(&listed).to_owned();
         if !found.collections.contains_key(&collection) {
-            let candidates = entities
-                .collection(&plan.entity_type, &observation.path)
-                .to_vec();
+            let candidates: Vec<usize> = entities
+                .collection(&plan.entity_type, &listed)
+                .iter()
+                .copied()
+                .filter(|index| {
+                    let entity = &entities.list[*index];
+                    !left_out.contains(&(
+                        collection_key(&entity.collection).to_owned(),
+                        entity.id.clone(),
+                    ))
+                })
+                .collect();
             for index in &candidates {
                 found
                     .objects
@@ -200,6 +258,7 @@ fn role_options(
     lines: &[QueryLine<'_>],
     objects: &HashMap<usize, Object>,
     has_whole: bool,
+    term_roles: &BTreeMap<String, Vec<QueryRole>>,
 ) -> BTreeMap<String, Vec<QueryRole>> {
     let has_field = |field: &str| {
         objects
@@ -210,7 +269,10 @@ fn role_options(
     for line in lines {
         for (name, _) in &line.arguments {
             options.entry(name.clone()).or_insert_with(|| {
-                let roles = candidate_roles(name, &has_field);
+                let roles = match term_roles.get(name) {
+                    Some(offered) if !offered.is_empty() => return offered.clone(),
+                    _ => candidate_roles(name, &has_field),
+                };
                 if roles.is_empty() && has_whole {
                     vec![QueryRole::Inert { values: Vec::new() }]
                 } else {

@@ -521,7 +521,12 @@ impl<'a> OrderedLines<'a> {
 /// plain lines show, the counters every line carries, each line matched against the entities
 /// (view values learned where a member shows more than the entity), each passing line's
 /// membership, and the query model.
-pub fn verify(timeline: &Timeline, plan: ListPlan, entities: &mut Entities) -> ViewDetail {
+pub fn verify(
+    timeline: &Timeline,
+    plan: ListPlan,
+    entities: &mut Entities,
+    rules: &crate::rules::RuleSet,
+) -> ViewDetail {
     let view = plan.name.clone();
     let lines = OrderedLines::of(timeline, &plan);
     let hidden = hidden_fields(&plan, lines.plain(), entities);
@@ -565,7 +570,14 @@ pub fn verify(timeline: &Timeline, plan: ListPlan, entities: &mut Entities) -> V
         .copied()
         .filter(|line| !matched.projections.contains_key(&line.ordinal))
         .collect();
-    let query = super::list_query::learn_query(&plan, &view, &selecting, &counters, entities);
+    let query = super::list_query::learn_query(
+        &plan,
+        &view,
+        &selecting,
+        &counters,
+        entities,
+        (rules, &built.lines),
+    );
     let per_response_members = per_response_members(
         &plan.list_pointer,
         &matched.passing,

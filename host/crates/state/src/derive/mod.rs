@@ -30,7 +30,7 @@
 pub mod documents;
 pub mod entities;
 pub mod items;
-mod list_query;
+pub(crate) mod list_query;
 pub mod lists;
 pub mod query_grammar;
 #[cfg(test)]
@@ -128,6 +128,7 @@ fn derive_pass(
     let mut builder = Builder {
         manifest,
         timeline,
+        rules,
         entities: Entities::default(),
         details: vec![None; manifest.tools.len()],
     };
@@ -219,6 +220,8 @@ fn recorded(reason: &str) -> ViewDetail {
 struct Builder<'a> {
     manifest: &'a Manifest,
     timeline: &'a Timeline,
+    /// The query grammars split expression parameters of list queries.
+    rules: &'a RuleSet,
     entities: Entities,
     /// Per manifest tool, its view (`None` for write tools).
     details: Vec<Option<ViewDetail>>,
@@ -271,7 +274,12 @@ impl Builder<'_> {
         }
         for plan in lists {
             let index = plan.tool;
-            self.details[index] = Some(lists::verify(self.timeline, plan, &mut self.entities));
+            self.details[index] = Some(lists::verify(
+                self.timeline,
+                plan,
+                &mut self.entities,
+                self.rules,
+            ));
         }
         for index in others {
             self.details[index] = Some(documents::derive(

@@ -1,0 +1,123 @@
+//! Query expressions: a query parameter whose value is an expression of an application's query
+//! language (a filter run such as `[tag[x]!sort[y]]`, a JSON filter object) is split by the
+//! pipeline's query grammars (`split`, see `rea_plugin_api::contracts::query`) into terms, each a
+//! parameter of its own: the list's roles are learned over the terms of its recorded lines, and a
+//! call is evaluated over its terms. The host never reads an expression itself; a parameter no
+//! grammar splits stays as sent.
+
+use std::collections::BTreeMap;
+
+use crate::model::{QueryModel, QueryRole};
+use crate::rules::RuleSet;
+
+/// A call's query pairs with every expression split into its terms.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Expanded {
+    /// The pairs: a split parameter's terms in its place, the others as sent.
+    pub pairs: Vec<(String, String)>,
+    /// The roles the grammar offered each term (by term name), in order of preference.
+    pub candidates: BTreeMap<String, Vec<QueryRole>>,
+}
+
+impl Expanded {
+    /// Whether some parameter was split.
+    pub fn split_any(&self) -> bool {
+        !self.candidates.is_empty()
+    }
+
+    /// The model extended by the roles a term names alone (one candidate, not `inert`) for the
+    /// terms the model gives no role: what the grammar says such a term means wherever no
+    /// recording named it. `None` when nothing is added.
+    pub fn extend(&self, model: &QueryModel) -> Option<QueryModel> {
+        let mut extended: Option<QueryModel> = None;
+        for (name, roles) in &self.candidates {
+            let [role] = roles.as_slice() else {
+                continue;
+            };
+            if matches!(role, QueryRole::Inert { .. }) || model.role(name).is_some() {
+                continue;
+            }
+            extended
+                .get_or_insert_with(|| model.clone())
+                .generalized
+                .insert(name.clone(), role.clone());
+        }
+        extended
+    }
+}
+
+/// Splits each pair a query grammar reads as an expression (given the fields the list's entity
+/// type holds; empty when serving).
+pub fn expand(rules: &RuleSet, pairs: &[(String, String)], fields: &[String]) -> Expanded {
+    let mut expanded = Expanded::default();
+    if rules.query_grammars().is_empty() {
+        expanded.pairs = pairs.to_vec();
+        return expanded;
+    }
+    for (name, value) in pairs {
+        match rules.split_query_expression(name, value, fields) {
+            Some(terms) => {
+                for term in terms {
+                    expanded
+                        .candidates
+                        .entry(term.name.clone())
+                        .or_insert(term.roles);
+                    expanded.pairs.push((term.name, term.value));
+                }
+            }
+            None => expanded.pairs.push((name.clone(), value.clone())),
+        }
+    }
+    expanded
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_term_named_alone_extends_the_model_and_an_inert_or_ambiguous_one_does_not() {
+        let model = QueryModel::of_roles(&[("filter:tag", QueryRole::filter("tags", "token"))]);
+        let mut expanded = Expanded::default();
+        expanded.candidates.insert(
+            "filter:has:email".into(),
+            vec![QueryRole::filter("email", "nnull")],
+        );
+        expanded.candidates.insert(
+            "filter:is".into(),
+            vec![QueryRole::Inert { values: vec![] }],
+        );
+        expanded.candidates.insert(
+            "filter:x".into(),
+            vec![
+                QueryRole::filter("x", "eq"),
+                QueryRole::filter("x", "token"),
+            ],
+        );
+        expanded
+            .candidates
+            .insert("filter:tag".into(), vec![QueryRole::filter("tag", "eq")]);
+        let extended = expanded.extend(&model).expect("one role added");
+        assert_eq!(
+            extended.role("filter:has:email"),
+            Some(&QueryRole::filter("email", "nnull"))
+        );
+        assert_eq!(extended.role("filter:is"), None);
+        assert_eq!(extended.role("filter:x"), None);
+        // A learned role is never replaced.
+        assert_eq!(
+            extended.role("filter:tag"),
+            Some(&QueryRole::filter("tags", "token"))
+        );
+        expanded.candidates.remove("filter:has:email");
+        assert!(expanded.extend(&model).is_none());
+    }
+
+    #[test]
+    fn without_grammars_nothing_is_split() {
+        let pairs = vec![("filter".to_owned(), "[tag[x]]".to_owned())];
+        let expanded = expand(&RuleSet::empty(), &pairs, &[]);
+        assert_eq!(expanded.pairs, pairs);
+        assert!(!expanded.split_any());
+    }
+}

@@ -1,0 +1,131 @@
+//! Query expressions (`rea_state::query_terms`): a parameter whose value is an expression of the
+//! application's query language is split by a query-grammar stage into terms whose roles the
+//! state learns from the recorded lines, so a probe naming other values, steps and combinations
+//! is answered from the state with the live body. On two recorded applications with two
+//! languages: TiddlyWiki's filter runs (`filter-steps`) and Directus's JSON filter objects
+//! (`json-filter`). An expression the grammar does not model is refused, never answered with
+//! another query's recording.
+
+use rea_plugin_api::contracts::query::QueryRole;
+use rea_state::model::{ListView, ViewDetail};
+use serde_json::{Map, Value};
+
+use crate::state_query_grammar::{assert_live_answers, served_with_probes};
+use crate::state_support::Served;
+
+const TIDDLERS: &str = "get_recipes_default_tiddlers_json";
+const TASKS: &str = "get_items_tasks";
+
+fn list<'a>(served: &'a Served, tool: &str) -> &'a ListView {
+    served
+        .state()
+        .views
+        .iter()
+        .find_map(|view| match &view.detail {
+            ViewDetail::List(list) if view.tool == tool => Some(list),
+            _ => None,
+        })
+        .unwrap_or_else(|| panic!("{tool} is a list view"))
+}
+
+#[test]
+fn expression_terms_are_learned_from_the_recorded_lines() {
+    let (tiddlywiki, _) = served_with_probes("tiddlywiki");
+    let model = list(&tiddlywiki, TIDDLERS)
+        .query
+        .clone()
+        .expect("a query model");
+    // `[tag[Task]]`, `[tag[Task]field:status[open]]`, `[!is[system]!sort[modified]]`, … recorded.
+    assert_eq!(
+        model.parameters.get("filter:tag"),
+        Some(&QueryRole::filter("tags", "token"))
+    );
+    assert_eq!(
+        model.parameters.get("filter:field:status"),
+        Some(&QueryRole::filter("fields.status", "eq"))
+    );
+    assert_eq!(model.parameters.get("filter:sort"), Some(&QueryRole::Sort));
+    assert_eq!(
+        model.parameters.get("filter:!is"),
+        Some(&QueryRole::Inert {
+            values: vec!["system".to_owned()]
+        })
+    );
+    assert!(!model.parameters.contains_key("filter"));
+    // `filter={"estimate_h": {"_gt": 5}}` recorded: its term is the bracket spelling's.
+    let (directus, _) = served_with_probes("directus");
+    let model = list(&directus, TASKS).query.clone().expect("a query model");
+    assert_eq!(
+        model.parameters.get("filter[estimate_h][_gt]"),
+        Some(&QueryRole::filter("estimate_h", "gt"))
+    );
+    assert!(!model.parameters.contains_key("filter"));
+}
+
+#[test]
+fn filter_runs_apply_to_values_steps_and_combinations_never_recorded() {
+    // Recorded: tag[Task], tag[Contact] with limit[1], !sort[modified], search[quarterly]; never
+    // these tags (one with spaces, one no tiddler has), sort[…] on title, limit[2] on Task, has[…].
+    assert_live_answers(
+        "tiddlywiki",
+        TIDDLERS,
+        &[
+            "GET /recipes/default/tiddlers.json?filter=%5Btag%5BWork%5D%5D",
+            "GET /recipes/default/tiddlers.json?filter=%5Btag%5BHome%20and%20Garden%5D%5D",
+            "GET /recipes/default/tiddlers.json?filter=%5Btag%5BNonexistent%5D%5D",
+            "GET /recipes/default/tiddlers.json?filter=%5B!is%5Bsystem%5D!sort%5Btitle%5D%5D",
+            "GET /recipes/default/tiddlers.json?filter=%5B!is%5Bsystem%5Dsearch%5Bpanels%5D%5D",
+            "GET /recipes/default/tiddlers.json?filter=%5Btag%5BTask%5Dlimit%5B2%5D%5D",
+            "GET /recipes/default/tiddlers.json?filter=%5Bhas%5Bemail%5D%5D",
+        ],
+    );
+}
+
+#[test]
+fn json_filters_apply_as_their_bracket_terms() {
+    // Recorded: the JSON form with `_gt` only; never `_and`, `_neq` or `_lte` in it.
+    assert_live_answers(
+        "directus",
+        TASKS,
+        &[
+            "GET /items/tasks?filter=%7B%22_and%22%3A+%5B%7B%22state%22%3A+%7B%22_neq%22%3A+%22done%22%7D%7D%2C+%7B%22estimate_h%22%3A+%7B%22_lte%22%3A+6%7D%7D%5D%7D",
+        ],
+    );
+}
+
+/// The call's answer is a structured refusal: no recording, no state answer.
+fn assert_refused(served: &Served, tool: &str, filter: &str) {
+    let mut arguments = Map::new();
+    arguments.insert("filter".to_owned(), Value::String(filter.to_owned()));
+    let (answer, is_error) = served.call(tool, arguments);
+    assert!(is_error, "{filter} is refused: {answer}");
+    let code = answer
+        .pointer("/error/code")
+        .or_else(|| answer.get("code"))
+        .and_then(Value::as_str);
+    assert_eq!(code, Some("not_modelled"), "{filter}: {answer}");
+    assert!(answer.get("body").is_none(), "{filter}: {answer}");
+}
+
+#[test]
+fn an_expression_the_grammar_does_not_model_is_refused() {
+    let (tiddlywiki, _) = served_with_probes("tiddlywiki");
+    // Several runs (title literals); a step no recording used whose only reading is inert; an
+    // inert step with an argument never recorded.
+    for filter in [
+        "[[Buy milk]] [[Bob Marley]]",
+        "[all[tiddlers]]",
+        "[is[system]]",
+        "[!is[shadow]tag[Task]]",
+    ] {
+        assert_refused(&tiddlywiki, TIDDLERS, filter);
+    }
+    let (directus, _) = served_with_probes("directus");
+    for filter in [
+        r#"{"_or": [{"state": {"_eq": "doing"}}, {"priority": {"_eq": 5}}]}"#,
+        r#"{"state": {"_eq": {"nested": 1}}}"#,
+        "{state:",
+    ] {
+        assert_refused(&directus, TASKS, filter);
+    }
+}
