@@ -215,15 +215,19 @@ fn sibling_fields(
     Some(model)
 }
 
-/// Whether a learned rule speaks only of the sibling's fields.
+/// Whether a learned rule speaks only of the sibling's fields. A rule explaining nothing of the
+/// written entity and placing nothing (what a delete does to other types' entities) speaks of
+/// the source's relations, which the sibling does not share: it stays behind.
 fn rule_fits(rule: &PlanRule, known: &impl Fn(&str) -> bool) -> bool {
     let sorted_by = rule
         .rule
         .pointer("/placement/field")
         .and_then(|field| field.as_str());
-    rule.explains
-        .iter()
-        .all(|pointer| known(first_segment(pointer).as_str()))
+    (!rule.explains.is_empty() || sorted_by.is_some())
+        && rule
+            .explains
+            .iter()
+            .all(|pointer| known(first_segment(pointer).as_str()))
         && sorted_by.is_none_or(known)
 }
 
@@ -267,6 +271,10 @@ mod tests {
     #[test]
     fn a_rule_transfers_only_over_the_sibling_fields() {
         assert!(rule_fits(&rule(&["/id"], None), &known));
+        assert!(
+            !rule_fits(&rule(&[], None), &known),
+            "a rule about other entities (a delete's dependents) stays behind"
+        );
         assert!(rule_fits(&rule(&["/createdAt"], Some("createdAt")), &known));
         assert!(
             !rule_fits(&rule(&["/title"], None), &known),
