@@ -27,12 +27,26 @@ pub fn deriver() -> &'static str {
 }
 
 /// The SHA-256 of the running binary's GNU build id (the linker's digest of its contents), read
-/// from its ELF notes without reading the rest of the file.
+/// from its ELF section headers' notes without reading the rest of the file (nor parsing its
+/// symbol table, which takes long in a binary with symbols).
 fn build_id() -> Option<String> {
-    use object::{Object, ReadCache};
+    use object::elf::{ELF_NOTE_GNU, FileHeader64, NT_GNU_BUILD_ID};
+    use object::read::elf::{FileHeader, SectionHeader};
+    use object::{Endianness, ReadCache};
     let file = std::fs::File::open(std::env::current_exe().ok()?).ok()?;
     let cache = ReadCache::new(file);
-    let binary = object::File::parse(&cache).ok()?;
-    let id = binary.build_id().ok()??;
-    Some(rea_evidence::sha256_hex(id))
+    let header = FileHeader64::<Endianness>::parse(&cache).ok()?;
+    let endian = header.endian().ok()?;
+    let sections = header.sections(endian, &cache).ok()?;
+    for section in sections.iter() {
+        let Ok(Some(mut notes)) = section.notes(endian, &cache) else {
+            continue;
+        };
+        while let Ok(Some(note)) = notes.next() {
+            if note.name() == ELF_NOTE_GNU && note.n_type(endian) == NT_GNU_BUILD_ID {
+                return Some(rea_evidence::sha256_hex(note.desc()));
+            }
+        }
+    }
+    None
 }

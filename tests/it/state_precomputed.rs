@@ -1,9 +1,10 @@
-//! Precomputed state (`rea_state::precomputed`, issue 17): the state and write plans a bundle
-//! stores read back exactly (every shared and corpus capture: the same bytes written again, the
-//! same Evidence id sealed again); a key that differs in any member, a changed body or another
-//! format is not used; a bundle's server reads its `state.json` and answers as a deriving server
-//! does; a `state.json` of another capture or a damaged one is not served (the server derives,
-//! saying why).
+//! Precomputed state (`rea_state::precomputed`, issue 17): the state, write plans and cited
+//! records a bundle stores read back exactly (every shared and corpus capture: the same bytes
+//! written again, the same Evidence id sealed again, the same records); another evidence file
+//! (its SHA-256), a key that differs in any other member, a changed body or another format is not
+//! used; a bundle's server reads its `state.json` and answers as a deriving server does; a
+//! `state.json` of another capture, a damaged one, or one whose evidence file changed is not
+//! served (the server derives, saying why).
 
 use crate::bundle_support;
 use crate::serve_support;
@@ -11,7 +12,11 @@ use crate::state_support;
 
 use std::path::{Path, PathBuf};
 
-use rea_state::precomputed::{Provenance, StateKey, read_precomputed, write_precomputed};
+use rea_evidence::capture::capture_records;
+use rea_state::precomputed::{
+    ExpectedInputs, PrecomputedState, Provenance, StateFacts, StateKey, read_precomputed,
+    write_precomputed,
+};
 use serde_json::{Value, json};
 use serve_support::process::{Server, call_tool, tools_list};
 
@@ -41,27 +46,49 @@ fn every_capture() -> Vec<PathBuf> {
     captures
 }
 
+const EVIDENCE_SHA256: &str = "e0";
+
+fn expected<'a>(manifest_evidence_id: &'a str, provenance: &'a Provenance) -> ExpectedInputs<'a> {
+    ExpectedInputs {
+        evidence_sha256: EVIDENCE_SHA256,
+        manifest_evidence_id,
+        provenance,
+    }
+}
+
 #[test]
 fn every_capture_state_reads_back_exactly() {
     let rules = state_support::state_rules();
+    let provenance = provenance();
     for path in every_capture() {
         let capture = state_support::capture_file(&path);
         let projected =
             rea_state::project_state_evidence(&capture, &state_support::rules(), &rules)
                 .unwrap_or_else(|refusal| panic!("{}: {refusal:?}", path.display()));
-        let key = StateKey::new(
-            capture.id(),
-            &projected.state.manifest_evidence_id,
-            &provenance(),
-        );
+        let manifest_id = projected.state.manifest_evidence_id.clone();
+        let key = StateKey::new(capture.id(), &manifest_id, &provenance);
         let id = projected.evidence.id();
-        let bytes = write_precomputed(&projected.state, id, 1234, &key).unwrap();
-        let loaded = read_precomputed(&bytes, &key)
-            .unwrap_or_else(|reason| panic!("{}: {reason}", path.display()));
+        let records = capture_records(&capture).unwrap();
+        let facts = StateFacts {
+            state_evidence_id: id,
+            data_get_bytes: 1234,
+            key: &key,
+            evidence_sha256: EVIDENCE_SHA256,
+        };
+        let bytes = write_precomputed(&projected.state, &records, &facts).unwrap();
+        let loaded: PrecomputedState =
+            read_precomputed(&bytes, &expected(&manifest_id, &provenance))
+                .unwrap_or_else(|reason| panic!("{}: {reason}", path.display()));
         assert_eq!(loaded.state_evidence_id, id);
+        assert_eq!(loaded.capture_evidence_id, capture.id());
         assert_eq!(loaded.data_get_bytes, 1234);
+        assert!(
+            loaded.records == records,
+            "{}: the records changed",
+            path.display()
+        );
         // The state read back writes the same bytes and seals the same Evidence id.
-        let again = write_precomputed(&loaded.state, id, 1234, &key).unwrap();
+        let again = write_precomputed(&loaded.state, &loaded.records, &facts).unwrap();
         assert!(again == bytes, "{}: the state changed", path.display());
         let resealed = rea_state::seal_state(&loaded.state).unwrap();
         assert_eq!(resealed.id(), id, "{}", path.display());
@@ -79,53 +106,76 @@ fn a_precomputed_state_of_other_inputs_or_damaged_is_not_used() {
     )
     .unwrap();
     let manifest_id = projected.state.manifest_evidence_id.clone();
-    let key = StateKey::new(capture.id(), &manifest_id, &provenance());
-    let bytes = write_precomputed(&projected.state, projected.evidence.id(), 10, &key).unwrap();
-    assert!(read_precomputed(&bytes, &key).is_ok());
+    let provenance = provenance();
+    let key = StateKey::new(capture.id(), &manifest_id, &provenance);
+    let records = capture_records(&capture).unwrap();
+    let facts = StateFacts {
+        state_evidence_id: projected.evidence.id(),
+        data_get_bytes: 10,
+        key: &key,
+        evidence_sha256: EVIDENCE_SHA256,
+    };
+    let bytes = write_precomputed(&projected.state, &records, &facts).unwrap();
+    assert!(read_precomputed(&bytes, &expected(&manifest_id, &provenance)).is_ok());
 
-    let other = |change: &dyn Fn(&mut StateKey)| {
-        let mut expected = key.clone();
-        change(&mut expected);
+    let other = |evidence: &str, manifest: &str, provenance: &Provenance| {
+        let expected = ExpectedInputs {
+            evidence_sha256: evidence,
+            manifest_evidence_id: manifest,
+            provenance,
+        };
         read_precomputed(&bytes, &expected).map(|_| ()).unwrap_err()
     };
-    let reason = other(&|key| key.capture_evidence_id = "ev_other".to_owned());
+    let reason = other("e1", &manifest_id, &provenance);
     assert!(
-        reason.contains(&format!("capture Evidence {}, not ev_other", capture.id())),
+        reason.contains("capture Evidence file of SHA-256 e0, not e1"),
         "{reason}"
     );
-    let reason = other(&|key| key.manifest_evidence_id = "ev_other".to_owned());
-    assert!(reason.contains("manifest Evidence"), "{reason}");
-    let reason = other(&|key| key.pipeline = "another pipeline".to_owned());
+    let reason = other(EVIDENCE_SHA256, "ev_other", &provenance);
+    assert!(
+        reason.contains(&format!("manifest Evidence {manifest_id}, not ev_other")),
+        "{reason}"
+    );
+    let pipeline = Provenance {
+        pipeline: "another pipeline".to_owned(),
+        ..provenance.clone()
+    };
+    let reason = other(EVIDENCE_SHA256, &manifest_id, &pipeline);
     assert!(
         reason.contains("pipeline pipeline-digest, not another pipeline"),
         "{reason}"
     );
-    let reason = other(&|key| key.deriver = "rea test build-id 01".to_owned());
+    let build = Provenance {
+        deriver: "rea test build-id 01".to_owned(),
+        ..provenance.clone()
+    };
+    let reason = other(EVIDENCE_SHA256, &manifest_id, &build);
     assert!(
         reason.contains("rea build rea test build-id 00"),
         "{reason}"
     );
 
     // A changed body (one byte), a cut one, no header line, another version.
+    let read = |bytes: &[u8]| {
+        read_precomputed(bytes, &expected(&manifest_id, &provenance))
+            .map(|_| ())
+            .unwrap_err()
+    };
     let split = bytes.iter().position(|byte| *byte == b'\n').unwrap();
     let mut changed = bytes.clone();
     let at = split + 1 + (bytes.len() - split) / 2;
     changed[at] = if changed[at] == b'1' { b'2' } else { b'1' };
     for damaged in [changed, bytes[..bytes.len() - 1].to_vec()] {
-        let reason = read_precomputed(&damaged, &key).map(|_| ()).unwrap_err();
+        let reason = read(&damaged);
         assert!(reason.contains("length or SHA-256"), "{reason}");
     }
-    let reason = read_precomputed(&bytes[split + 1..], &key)
-        .map(|_| ())
-        .unwrap_err();
+    let reason = read(&bytes[split + 1..]);
     assert!(reason.contains("header"), "{reason}");
     let text = String::from_utf8(bytes.clone()).unwrap();
-    let later = text.replacen("\"version\":1}", "\"version\":2}", 1);
-    let reason = read_precomputed(later.as_bytes(), &key)
-        .map(|_| ())
-        .unwrap_err();
+    let earlier = text.replacen("\"version\":2}", "\"version\":1}", 1);
+    let reason = read(earlier.as_bytes());
     assert!(
-        reason.contains("version 2, not rea-precomputed-state version 1"),
+        reason.contains("version 1, not rea-precomputed-state version 2"),
         "{reason}"
     );
 }
@@ -239,7 +289,10 @@ fn a_state_of_another_capture_or_damaged_is_derived_again_with_a_warning() {
     let (read, log) = answers(&env, Some(&other.join("state.json")));
     assert_eq!(read, derived);
     assert!(log.contains("the precomputed state is not used"), "{log}");
-    assert!(log.contains("it was derived for capture Evidence"), "{log}");
+    assert!(
+        log.contains("it was derived from a capture Evidence file of SHA-256"),
+        "{log}"
+    );
     assert!(!log.contains("read from the precomputed file"), "{log}");
 
     let mut bytes = std::fs::read(env.join("state.json")).unwrap();
@@ -257,4 +310,25 @@ fn a_state_of_another_capture_or_damaged_is_derived_again_with_a_warning() {
         log.contains("the precomputed state cannot be read"),
         "{log}"
     );
+}
+
+#[test]
+fn a_state_whose_evidence_file_changed_is_derived_again_with_a_warning() {
+    let dir = tempfile::tempdir().unwrap();
+    let env = build(dir.path(), "json-server");
+    let (derived, _) = answers(&env, None);
+    // The same Evidence (its id is of its canonical form), other bytes: the state was not
+    // derived from this file, so it is not served.
+    let evidence = env.join("evidence.json");
+    let mut bytes = std::fs::read(&evidence).unwrap();
+    bytes.extend_from_slice(b"\n\n");
+    std::fs::write(&evidence, bytes).unwrap();
+    let (read, log) = answers(&env, Some(&env.join("state.json")));
+    assert_eq!(read, derived);
+    assert!(log.contains("the precomputed state is not used"), "{log}");
+    assert!(
+        log.contains("it was derived from a capture Evidence file of SHA-256"),
+        "{log}"
+    );
+    assert!(!log.contains("read from the precomputed file"), "{log}");
 }

@@ -26,10 +26,12 @@
 //! view with the manifest's rules, the `data/get` size); when it is unavailable a warning naming
 //! the code and message is logged, replay is served, and the stopped document reports
 //! `state: {"served": false, "reason": "unavailable", "code", "message"}`. `--state FILE` (a
-//! bundle's `state.json`) reads the derived state and its write plans instead of deriving them,
-//! when they were derived from this capture and manifest by this build with this pipeline
-//! ([`rea_state::precomputed`]); otherwise, or when the file cannot be read, a warning says why
-//! and the state is derived.
+//! bundle's `state.json`) reads the derived state, its write plans and the records they and the
+//! manifest cite instead of deriving them, when they were derived from this capture file (its
+//! bytes' SHA-256) and manifest by this build with this pipeline ([`rea_state::precomputed`]):
+//! the capture Evidence is then hashed, never parsed ([`load_precomputed`]). Otherwise, or when
+//! the file cannot be read, a warning says why and the inputs are loaded and the state derived as
+//! without it.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -125,16 +127,24 @@ impl JournalArgs {
 }
 
 /// What a server serves, loaded off the runtime's threads: the replay environment, its manifest
-/// and the capture Evidence the state derives from.
+/// and the capture Evidence the state derives from, or a precomputed state.
 pub struct Loaded {
     /// The replay environment (the manifest's tools over the cited records).
     pub environment: Environment,
     /// The manifest.
     pub manifest: rea_manifest::Manifest,
-    /// The capture Evidence.
-    pub capture: Evidence,
+    /// Where the state comes from.
+    pub capture: CaptureSource,
     /// The name the loader chose (`rea serve`'s capture naming), below [`ServeRequest::name`].
     pub name: Option<String>,
+}
+
+/// What a server's state is made from.
+pub enum CaptureSource {
+    /// The capture Evidence, to derive the state from.
+    Evidence(Evidence),
+    /// A precomputed state read in its stead ([`load_precomputed`]).
+    Precomputed(Box<rea_state::precomputed::PrecomputedState>),
 }
 
 /// Loads the inputs (blocking; run on a blocking thread so a signal can cancel the wait).
@@ -178,11 +188,15 @@ pub struct ServeRequest {
     pub state_file: Option<StateFile>,
 }
 
-/// A precomputed state file ([`rea_state::precomputed`]) and the provenance it must have been
-/// derived with to be read.
+/// A precomputed state file ([`rea_state::precomputed`]), the inputs it must have been derived
+/// from and the provenance it must have been derived with to be read.
 pub struct StateFile {
     /// The file (a bundle's `state.json`).
     pub path: PathBuf,
+    /// The manifest Evidence served.
+    pub manifest: PathBuf,
+    /// The capture Evidence file served.
+    pub evidence: PathBuf,
     /// This server's own code and pipeline.
     pub provenance: rea_state::precomputed::Provenance,
 }
@@ -204,6 +218,8 @@ pub fn run(args: &EnvironmentServeArgs) -> Result<(), CommandFailure> {
     rea_serve::logging::init(level);
     let state_file = args.state.clone().map(|path| StateFile {
         path,
+        manifest: args.manifest.clone(),
+        evidence: args.evidence.clone(),
         provenance: crate::provenance::provenance(&pipeline, &registry),
     });
     let (manifest, evidence) = (args.manifest.clone(), args.evidence.clone());
@@ -213,7 +229,7 @@ pub fn run(args: &EnvironmentServeArgs) -> Result<(), CommandFailure> {
             Ok(Loaded {
                 environment,
                 manifest,
-                capture,
+                capture: CaptureSource::Evidence(capture),
                 name: None,
             })
         }),
@@ -337,7 +353,8 @@ struct Bound {
 
 async fn serve(mut request: ServeRequest, env: &dyn EnvSource) -> Result<(), CommandFailure> {
     let mut stop = Box::pin(server::stop_signals().map_err(|error| refused(error.refusal()))?);
-    let loading = tokio::task::spawn_blocking(request.loader);
+    let (loader, state_file) = (request.loader, request.state_file.take());
+    let loading = tokio::task::spawn_blocking(move || load_with_state(state_file, loader));
     let loaded = tokio::select! {
         loaded = loading => match loaded {
             Ok(result) => result.map_err(|refusal| refused(*refusal))?,
@@ -372,7 +389,6 @@ async fn serve(mut request: ServeRequest, env: &dyn EnvSource) -> Result<(), Com
             request.replay_only,
             Arc::clone(&request.rules),
             request.limits.sources.clone(),
-            request.state_file.take(),
         ) => bound?,
         signal = &mut stop => return Err(cancelled(signal, "state derivation")),
     };
@@ -437,7 +453,6 @@ async fn prepare(
     replay_only: bool,
     rules: Arc<rea_state::rules::RuleSet>,
     sources: rea_backends::fetch::SourceAllowList,
-    state_file: Option<StateFile>,
 ) -> Result<Bound, CommandFailure> {
     if replay_only {
         let state = json!({ "served": false, "reason": "replay-only" });
@@ -454,16 +469,24 @@ async fn prepare(
             allow: sources,
             ..rea_backends::fetch::FetchOptions::default()
         };
-        let precomputed = state_file.and_then(read_state);
-        rea_backends::prepare_precomputed(
-            loaded.environment,
-            &loaded.manifest,
-            &loaded.capture,
-            &served_name,
-            rules,
-            options,
-            precomputed,
-        )
+        match loaded.capture {
+            CaptureSource::Evidence(capture) => rea_backends::prepare_with(
+                loaded.environment,
+                &loaded.manifest,
+                &capture,
+                &served_name,
+                rules,
+                options,
+            ),
+            CaptureSource::Precomputed(stored) => rea_backends::prepare_precomputed(
+                loaded.environment,
+                &loaded.manifest,
+                &served_name,
+                rules,
+                options,
+                *stored,
+            ),
+        }
     })
     .await
     .map_err(|error| {
@@ -496,25 +519,67 @@ async fn prepare(
     })
 }
 
-/// Reads a precomputed state file; one that cannot be read is logged and the state derived.
-fn read_state(state_file: StateFile) -> Option<rea_state::startup::PrecomputedInput> {
-    let StateFile { path, provenance } = state_file;
-    let limit = rea_state::evidence::DERIVATION_BUDGET_BYTES + 64 * 1024;
-    match rea_evidence::read_bounded(&path, limit) {
-        Ok(file) => Some(rea_state::startup::PrecomputedInput {
-            bytes: file.bytes,
-            provenance,
-        }),
-        Err(refusal) => {
-            tracing::warn!(
-                path = path.display().to_string().as_str(),
-                code = refusal.code.as_str(),
-                reason = refusal.message.as_str(),
-                "the precomputed state cannot be read; deriving the state"
-            );
-            None
+/// Loads from a precomputed state file when one is given and usable ([`load_precomputed`]);
+/// otherwise (a warning says why) with the loader, the state then being derived.
+fn load_with_state(state_file: Option<StateFile>, loader: Loader) -> Result<Loaded, Box<Refusal>> {
+    if let Some(file) = state_file {
+        match load_precomputed(&file) {
+            Ok(loaded) => return Ok(loaded),
+            Err(reason) => tracing::warn!(
+                path = file.path.display().to_string().as_str(),
+                reason = reason.as_str(),
+                "the precomputed state is not used; deriving the state"
+            ),
         }
     }
+    loader()
+}
+
+/// Loads a server's inputs from a precomputed state file ([`rea_state::precomputed`]): the
+/// manifest Evidence is read and authenticated; the capture Evidence file is only hashed (its
+/// bytes must be those the state was derived from, which the bundle's build authenticated); the
+/// replay environment is built from the manifest and the records the file keeps. `Err` says why
+/// the file cannot be used.
+pub fn load_precomputed(file: &StateFile) -> Result<Loaded, String> {
+    let limit = rea_evidence::envelope::EVIDENCE_FILE_MAX_BYTES
+        + rea_state::evidence::DERIVATION_BUDGET_BYTES
+        + 64 * 1024;
+    let bytes = rea_evidence::read_bounded(&file.path, limit)
+        .map_err(|refusal| format!("the precomputed state cannot be read: {}", refusal.message))?;
+    let evidence = rea_evidence::read_bounded(
+        &file.evidence,
+        rea_evidence::envelope::EVIDENCE_FILE_MAX_BYTES,
+    )
+    .map_err(|refusal| format!("the capture Evidence cannot be read: {}", refusal.message))?;
+    let manifest = Evidence::read_file(
+        &file.manifest,
+        rea_evidence::envelope::EVIDENCE_FILE_MAX_BYTES,
+    )
+    .and_then(|evidence| rea_manifest::evidence::read_manifest(&evidence))
+    .map_err(|refusal| format!("the manifest cannot be read: {}", refusal.message))?;
+    let manifest_id = rea_manifest::evidence::seal_manifest(&manifest)
+        .map_err(|refusal| format!("the manifest cannot be sealed: {}", refusal.message))?
+        .id()
+        .to_owned();
+    let expected = rea_state::precomputed::ExpectedInputs {
+        evidence_sha256: &evidence.sha256(),
+        manifest_evidence_id: &manifest_id,
+        provenance: &file.provenance,
+    };
+    let stored = rea_state::precomputed::read_precomputed(&bytes.bytes, &expected)?;
+    // Refuses a manifest whose parent is not the state's capture, or citing a record not kept.
+    let environment = Environment::new(
+        &manifest,
+        &stored.capture_evidence_id,
+        stored.records.iter().cloned(),
+    )
+    .map_err(|refusal| format!("its records do not serve the manifest: {}", refusal.message))?;
+    Ok(Loaded {
+        environment,
+        manifest,
+        capture: CaptureSource::Precomputed(Box::new(stored)),
+        name: None,
+    })
 }
 
 /// Reads both Evidence files once, authenticates them, and builds the replay environment; the

@@ -45,8 +45,8 @@ use rea_manifest::{Environment, TemplateRules, project_manifest_evidence};
 use serde_json::{Value, json};
 
 use crate::commands::environment_serve::{
-    Announce, JournalArgs, Loaded, Loader, ServeRequest, StateFile, listen_config, run_server,
-    serve_limits,
+    Announce, CaptureSource, JournalArgs, Loaded, Loader, ServeRequest, StateFile, listen_config,
+    run_server, serve_limits,
 };
 use crate::commands::inspect_capture::{InspectRequest, inspect_reporting};
 use crate::output::{CommandFailure, print_json, write_stdout};
@@ -128,6 +128,8 @@ pub fn run(args: &ServeArgs) -> Result<(), CommandFailure> {
         .bundled_state()
         .filter(|_| !args.replay_only)
         .map(|path| StateFile {
+            manifest: path.with_file_name("manifest.json"),
+            evidence: path.with_file_name("evidence.json"),
             path,
             provenance: crate::provenance::provenance(&pipeline, &registry),
         });
@@ -450,7 +452,7 @@ fn project(
     Ok(Loaded {
         environment,
         manifest,
-        capture,
+        capture: CaptureSource::Evidence(capture),
         name: Some(chosen.name),
     })
 }
@@ -464,7 +466,7 @@ fn load_bundle(env: &Path) -> Result<Loaded, Box<Refusal>> {
     Ok(Loaded {
         environment,
         manifest,
-        capture,
+        capture: CaptureSource::Evidence(capture),
         name: None,
     })
 }

@@ -6,8 +6,9 @@ use std::sync::Arc;
 use rea_evidence::{Evidence, Refusal};
 use rea_manifest::{Environment, Manifest};
 use rea_state::evidence::DERIVATION_BUDGET_BYTES;
+use rea_state::precomputed::PrecomputedState;
 use rea_state::rules::RuleSet;
-use rea_state::startup::{Decision, PrecomputedInput, ServedState, decide_from};
+use rea_state::startup::{Decision, ServedState, StateSource, decide_from};
 use serde_json::Value;
 
 use crate::backend::StateBackend;
@@ -91,35 +92,31 @@ pub fn prepare_within(
     options: FetchOptions,
     budget: u64,
 ) -> Serving {
+    let source = StateSource::Derive { capture, budget };
     serving(
-        decide_from(environment, manifest, capture, name, rules, budget, None),
+        decide_from(environment, manifest, source, name, rules),
         name,
         options,
     )
 }
 
-/// [`prepare_with`], reading the state from a precomputed file when it was derived from these inputs
-/// by this build with this pipeline (otherwise it is derived, with a warning saying why; see
-/// [`rea_state::startup::decide_from`]).
+/// [`prepare_with`] from a precomputed state already checked against the served inputs
+/// ([`rea_state::precomputed::read_precomputed`]): nothing is derived and the capture Evidence is
+/// not needed (see [`rea_state::startup::decide_from`]).
 pub fn prepare_precomputed(
     environment: Environment,
     manifest: &Manifest,
-    capture: &Evidence,
     name: &str,
     rules: Arc<RuleSet>,
     options: FetchOptions,
-    precomputed: Option<PrecomputedInput>,
+    stored: PrecomputedState,
 ) -> Serving {
-    let decision = decide_from(
-        environment,
-        manifest,
-        capture,
+    let source = StateSource::Stored(Box::new(stored));
+    serving(
+        decide_from(environment, manifest, source, name, rules),
         name,
-        rules,
-        DERIVATION_BUDGET_BYTES,
-        precomputed,
-    );
-    serving(decision, name, options)
+        options,
+    )
 }
 
 fn serving(decision: Decision, name: &str, options: FetchOptions) -> Serving {

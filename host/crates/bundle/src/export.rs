@@ -153,13 +153,21 @@ pub fn plan(
     cancelled(observer, request.stages.bundle)?;
 
     observer.stage("state", &format!("preparing what {name} serves"));
+    let evidence_sha256 = rea_evidence::sha256_hex(&request.pair.capture_bytes);
+    let precompute = request
+        .provenance
+        .as_ref()
+        .map(|provenance| crate::predict::Precompute {
+            provenance,
+            evidence_sha256: &evidence_sha256,
+        });
     let prediction = predict(
         environment,
         manifest,
         &request.pair.capture_evidence,
         &name,
         std::sync::Arc::clone(&request.rules),
-        request.provenance.as_ref(),
+        precompute,
     )
     .map_err(|refusal| refusal.in_stage(request.stages.bundle))?;
     let failures = request.rules.failures();

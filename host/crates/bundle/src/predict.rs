@@ -20,12 +20,13 @@ use std::sync::Arc;
 
 use rea_backends::Serving;
 use rea_backends::replay::ReplayBackend;
+use rea_evidence::capture::capture_records;
 use rea_evidence::{Evidence, Refusal};
 use rea_manifest::{Environment, Manifest};
 use rea_serve::ToolBackend;
 use rea_serve::mcp::McpSurface;
 use rea_state::StateView;
-use rea_state::precomputed::{Provenance, StateKey, write_precomputed};
+use rea_state::precomputed::{Provenance, StateFacts, StateKey, stored_records, write_precomputed};
 use rea_state::rules::RuleSet;
 use serde_json::Value;
 
@@ -77,8 +78,18 @@ pub struct VerifyProbe {
     pub status: Option<u16>,
 }
 
+/// What a bundle's precomputed state is keyed with: the code and pipeline, and the SHA-256 of the
+/// capture Evidence file's bytes the bundle holds.
+#[derive(Debug, Clone, Copy)]
+pub struct Precompute<'a> {
+    /// The code and the pipeline.
+    pub provenance: &'a Provenance,
+    /// The SHA-256 (hex) of the bundle's `evidence.json`.
+    pub evidence_sha256: &'a str,
+}
+
 /// Prepares the environment under `name` as its server will and predicts what it serves; with a
-/// provenance, also writes the derived state as a precomputed state keyed with it.
+/// [`Precompute`], also writes the derived state as a precomputed state keyed with it.
 ///
 /// Refused (`resource_constraint`) when the served catalog exceeds the discovery reservation.
 /// Must not be called from within an async runtime (the tool calls run on a runtime of its own).
@@ -88,7 +99,7 @@ pub fn predict(
     capture: &Evidence,
     name: &str,
     rules: Arc<RuleSet>,
-    provenance: Option<&Provenance>,
+    precompute: Option<Precompute<'_>>,
 ) -> Result<Prediction, Refusal> {
     // As the server: the replay catalog under the served name first, then the state.
     environment.check_discovery_reservation(name)?;
@@ -109,14 +120,20 @@ pub fn predict(
             let service = backend.service();
             let derived = service.derived();
             let coverage = Some(rea_state::coverage::summary(derived));
-            if let Some(provenance) = provenance {
-                let key = StateKey::new(capture.id(), &derived.manifest_evidence_id, provenance);
-                precomputed = Some(write_precomputed(
-                    derived,
-                    service.state_evidence_id(),
+            if let Some(precompute) = precompute {
+                let key = StateKey::new(
+                    capture.id(),
+                    &derived.manifest_evidence_id,
+                    precompute.provenance,
+                );
+                let records = stored_records(derived, manifest, &capture_records(capture)?);
+                let facts = StateFacts {
+                    state_evidence_id: service.state_evidence_id(),
                     data_get_bytes,
-                    &key,
-                )?);
+                    key: &key,
+                    evidence_sha256: precompute.evidence_sha256,
+                };
+                precomputed = Some(write_precomputed(derived, &records, &facts)?);
             }
             counts = state_counts(derived);
             (backend, report, None, coverage)

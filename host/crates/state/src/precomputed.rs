@@ -4,23 +4,37 @@
 //! The file is one header line of canonical JSON, then the body:
 //!
 //! ```text
-//! {"body_bytes":N,"body_sha256":"…","data_get_bytes":N,"format":"rea-precomputed-state",
+//! {"body_bytes":N,"body_sha256":"…","data_get_bytes":N,"evidence_sha256":"…",
+//!  "format":"rea-precomputed-state",
 //!  "key":{"capture_evidence_id":"ev_…","deriver":"…","manifest_evidence_id":"ev_…","pipeline":"…"},
-//!  "state_evidence_id":"ev_…","version":1}
-//! the StateView as JSON (struct members in declaration order, recorded objects in recorded order)
+//!  "state_evidence_id":"ev_…","version":2}
+//! {"records":[the capture records the state and the manifest cite, by ordinal],"state":the StateView}
 //! ```
+//!
+//! (struct members in declaration order, recorded objects in recorded order). The records are the
+//! ones the replay environment keeps (the manifest's citations) and the ones the state's answers
+//! quote ([`crate::service::answered_ordinals`]), so a server builds its environment and state
+//! service from the file and the manifest alone, never parsing the capture Evidence.
 //!
 //! A state depends on the capture (its Evidence id), the manifest the same capture and template
 //! rules project (its Evidence id), the pipeline's rule stages (each stage, its plugin and that
 //! plugin's version and source — builtin, or the SHA-256 of its library — and its options:
 //! [`pipeline_identity`]) and the code that derived it (the `deriver`: the rea version and the
-//! running binary's build id). That is the file's [`StateKey`]. A server reads the state only when
-//! the key equals its own and the body's length and SHA-256 are the header's
+//! running binary's build id). That is the file's [`StateKey`]. The header also
+//! names the SHA-256 of the capture Evidence file's bytes the state was derived from (the bundle's
+//! `evidence.json`, authenticated with the key's capture Evidence id when the bundle was built):
+//! a server whose evidence file has those bytes holds that capture without authenticating it
+//! again. A server reads the state only when its evidence file's SHA-256 is the header's, the rest
+//! of the key equals its own and the body's length and SHA-256 are the header's
 //! ([`read_precomputed`]); otherwise it derives the state as it would without the file and logs
-//! why, so a state made from other inputs or by other code is never served. The same state, key
-//! and code write the same bytes.
+//! why, so a state made from other inputs or by other code is never served. The same state,
+//! records, key and code write the same bytes.
+
+use std::collections::BTreeSet;
 
 use rea_evidence::{Refusal, sha256_hex};
+use rea_manifest::Manifest;
+use rea_plugin_api::contracts::capture::CaptureRecord;
 use rea_plugin_api::json::{self, Json, ParseOptions};
 use rea_registry::{PluginSource, Registry};
 use serde::{Deserialize, Serialize};
@@ -31,7 +45,7 @@ use crate::model::StateView;
 pub const PRECOMPUTED_FORMAT: &str = "rea-precomputed-state";
 
 /// The header's `version`: bumped whenever an older reader would misread the body.
-pub const PRECOMPUTED_VERSION: u64 = 1;
+pub const PRECOMPUTED_VERSION: u64 = 2;
 
 /// The longest header line read.
 const MAX_HEADER_BYTES: usize = 64 * 1024;
@@ -101,15 +115,60 @@ struct Header {
     body_bytes: u64,
     body_sha256: String,
     data_get_bytes: u64,
+    evidence_sha256: String,
     format: String,
     key: StateKey,
     state_evidence_id: String,
     version: u64,
 }
 
+/// The body written: the records, then the state.
+#[derive(Serialize)]
+struct BodyOut<'a> {
+    records: &'a [CaptureRecord],
+    state: &'a StateView,
+}
+
+/// The body read back.
+#[derive(Deserialize)]
+struct BodyIn {
+    records: Vec<CaptureRecord>,
+    state: StateView,
+}
+
+/// What a state's file is written with besides the state: its Evidence id, the size of its
+/// `data/get` document, its key and the SHA-256 of the capture Evidence file's bytes.
+#[derive(Debug, Clone)]
+pub struct StateFacts<'a> {
+    /// The state Evidence id.
+    pub state_evidence_id: &'a str,
+    /// How many bytes `data/get` writes the state in.
+    pub data_get_bytes: usize,
+    /// Its key.
+    pub key: &'a StateKey,
+    /// The SHA-256 (hex) of the capture Evidence file the state was derived from.
+    pub evidence_sha256: &'a str,
+}
+
+/// What a server expects a precomputed state to have been derived from: the SHA-256 of its
+/// capture Evidence file's bytes, its manifest's Evidence id, and its own code and pipeline.
+#[derive(Debug, Clone)]
+pub struct ExpectedInputs<'a> {
+    /// The SHA-256 (hex) of the served capture Evidence file.
+    pub evidence_sha256: &'a str,
+    /// The served manifest's Evidence id.
+    pub manifest_evidence_id: &'a str,
+    /// The server's code and pipeline.
+    pub provenance: &'a Provenance,
+}
+
 /// A precomputed state, read back.
 #[derive(Debug)]
 pub struct PrecomputedState {
+    /// The capture Evidence id it was derived from (the one the evidence file holds).
+    pub capture_evidence_id: String,
+    /// The capture records the manifest and the state cite.
+    pub records: Vec<CaptureRecord>,
     /// The state.
     pub state: StateView,
     /// Its Evidence id.
@@ -118,23 +177,44 @@ pub struct PrecomputedState {
     pub data_get_bytes: u64,
 }
 
-/// The file of a derived state: its Evidence id, the size of its `data/get` document, and its key.
+/// The records a state's file keeps: those the manifest's tools cite (the replay environment's)
+/// and those the state's answers quote, in the capture's order.
+pub fn stored_records(
+    state: &StateView,
+    manifest: &Manifest,
+    records: &[CaptureRecord],
+) -> Vec<CaptureRecord> {
+    let mut wanted: BTreeSet<u64> = crate::service::answered_ordinals(state);
+    wanted.extend(
+        manifest
+            .tools
+            .iter()
+            .flat_map(|tool| tool.record_ordinals.iter().copied()),
+    );
+    records
+        .iter()
+        .filter(|record| wanted.contains(&record.ordinal))
+        .cloned()
+        .collect()
+}
+
+/// The file of a derived state and the records it keeps ([`stored_records`]).
 pub fn write_precomputed(
     state: &StateView,
-    state_evidence_id: &str,
-    data_get_bytes: usize,
-    key: &StateKey,
+    records: &[CaptureRecord],
+    facts: &StateFacts<'_>,
 ) -> Result<Vec<u8>, Refusal> {
-    let body = serde_json::to_vec(state).map_err(|error| {
+    let body = serde_json::to_vec(&BodyOut { records, state }).map_err(|error| {
         Refusal::internal(format!("the derived state cannot be written: {error}"))
     })?;
     let header = Header {
         body_bytes: body.len() as u64,
         body_sha256: sha256_hex(&body),
-        data_get_bytes: data_get_bytes as u64,
+        data_get_bytes: facts.data_get_bytes as u64,
+        evidence_sha256: facts.evidence_sha256.to_owned(),
         format: PRECOMPUTED_FORMAT.to_owned(),
-        key: key.clone(),
-        state_evidence_id: state_evidence_id.to_owned(),
+        key: facts.key.clone(),
+        state_evidence_id: facts.state_evidence_id.to_owned(),
         version: PRECOMPUTED_VERSION,
     };
     let header = Json::from_serialize(&header).map_err(|error| {
@@ -146,26 +226,32 @@ pub fn write_precomputed(
     Ok(bytes)
 }
 
-/// Reads a precomputed state whose key must be `expected`. `Err` says, in one sentence, why it
-/// cannot be used (the caller derives the state instead).
-pub fn read_precomputed(bytes: &[u8], expected: &StateKey) -> Result<PrecomputedState, String> {
+/// Reads a precomputed state derived from the `expected` inputs. `Err` says, in one sentence, why
+/// it cannot be used (the caller derives the state instead).
+pub fn read_precomputed(
+    bytes: &[u8],
+    expected: &ExpectedInputs<'_>,
+) -> Result<PrecomputedState, String> {
     let split = bytes
         .iter()
         .take(MAX_HEADER_BYTES)
         .position(|byte| *byte == b'\n')
         .ok_or("it has no header line")?;
     let (header, body) = (&bytes[..split], &bytes[split + 1..]);
-    let header: Header = Json::parse(header)
-        .map_err(|error| error.to_string())
-        .and_then(|header| json::from_json_exact(header).map_err(|error| error.to_string()))
-        .map_err(|error| format!("its header cannot be read: {error}"))?;
-    if header.format != PRECOMPUTED_FORMAT || header.version != PRECOMPUTED_VERSION {
+    let header = read_header(header)?;
+    if header.evidence_sha256 != expected.evidence_sha256 {
         return Err(format!(
-            "it is {} version {}, not {PRECOMPUTED_FORMAT} version {PRECOMPUTED_VERSION}",
-            header.format, header.version
+            "it was derived from a capture Evidence file of SHA-256 {}, not {}",
+            header.evidence_sha256, expected.evidence_sha256
         ));
     }
-    if let Some(difference) = header.key.difference(expected) {
+    // The evidence file is the one the state was derived from: it holds the key's capture.
+    let key = StateKey::new(
+        &header.key.capture_evidence_id,
+        expected.manifest_evidence_id,
+        expected.provenance,
+    );
+    if let Some(difference) = header.key.difference(&key) {
         return Err(difference);
     }
     if body.len() as u64 != header.body_bytes || sha256_hex(body) != header.body_sha256 {
@@ -174,13 +260,35 @@ pub fn read_precomputed(bytes: &[u8], expected: &StateKey) -> Result<Precomputed
     // Nesting is bounded by the capture the state was derived from; the body is the one derived.
     let tree = json::parse_with(body, &ParseOptions::default().max_depth(usize::MAX))
         .map_err(|error| format!("its body cannot be read: {error}"))?;
-    let state: StateView =
+    let body: BodyIn =
         json::from_json_exact(tree).map_err(|error| format!("its body is not a state: {error}"))?;
     Ok(PrecomputedState {
-        state,
+        capture_evidence_id: header.key.capture_evidence_id,
+        records: body.records,
+        state: body.state,
         state_evidence_id: header.state_evidence_id,
         data_get_bytes: header.data_get_bytes,
     })
+}
+
+/// The header line, of this format and version (checked first: another version's header may
+/// have other members).
+fn read_header(header: &[u8]) -> Result<Header, String> {
+    #[derive(Deserialize)]
+    struct Version {
+        format: String,
+        version: u64,
+    }
+    let cannot = |error: String| format!("its header cannot be read: {error}");
+    let header = Json::parse(header).map_err(|error| cannot(error.to_string()))?;
+    let Version { format, version } =
+        json::from_json(&header).map_err(|error| cannot(error.to_string()))?;
+    if format != PRECOMPUTED_FORMAT || version != PRECOMPUTED_VERSION {
+        return Err(format!(
+            "it is {format} version {version}, not {PRECOMPUTED_FORMAT} version {PRECOMPUTED_VERSION}"
+        ));
+    }
+    json::from_json_exact(header).map_err(|error| cannot(error.to_string()))
 }
 
 /// The pipeline's rule stages as a precomputed state's key names them: the SHA-256 of each

@@ -43,38 +43,7 @@ impl StateService {
         records: &[CaptureRecord],
         rules: Arc<RuleSet>,
     ) -> Self {
-        let mut wanted = std::collections::BTreeSet::new();
-        for plan in derived.served_writes() {
-            wanted.extend(plan.response.as_ref().map(|response| response.ordinal));
-            wanted.extend(plan.missing_ordinal);
-            wanted.extend(
-                plan.upsert
-                    .as_ref()
-                    .and_then(|upsert| upsert.response.as_ref())
-                    .map(|response| response.ordinal),
-            );
-        }
-        for view in &derived.views {
-            match &view.detail {
-                ViewDetail::Item(item) => {
-                    wanted.insert(item.envelope_ordinal);
-                    wanted.extend(item.missing_ordinal);
-                }
-                ViewDetail::List(list) => {
-                    wanted.extend(list.lines.iter().map(|line| line.record_ordinal));
-                }
-                ViewDetail::Document(document) => {
-                    wanted.insert(document.record_ordinal);
-                }
-                ViewDetail::Recorded { .. } => {}
-            }
-        }
-        wanted.extend(
-            derived
-                .folder_entries
-                .iter()
-                .map(|entries| entries.base_ordinal),
-        );
+        let wanted = answered_ordinals(&derived);
         let recorded_lines = RecordedLines::new(&derived, &replay, records);
         let records = records
             .iter()
@@ -168,4 +137,43 @@ impl StateService {
     pub(crate) fn replay_evidence_id(&self) -> &str {
         self.replay.evidence_id()
     }
+}
+
+/// The ordinals of the records a state's answers quote: the responses of its served writes, the
+/// envelopes and missing answers of its item views, the lines of its lists, its documents, the
+/// bases of its folder entries.
+pub fn answered_ordinals(state: &StateView) -> std::collections::BTreeSet<u64> {
+    let mut wanted = std::collections::BTreeSet::new();
+    for plan in state.served_writes() {
+        wanted.extend(plan.response.as_ref().map(|response| response.ordinal));
+        wanted.extend(plan.missing_ordinal);
+        wanted.extend(
+            plan.upsert
+                .as_ref()
+                .and_then(|upsert| upsert.response.as_ref())
+                .map(|response| response.ordinal),
+        );
+    }
+    for view in &state.views {
+        match &view.detail {
+            ViewDetail::Item(item) => {
+                wanted.insert(item.envelope_ordinal);
+                wanted.extend(item.missing_ordinal);
+            }
+            ViewDetail::List(list) => {
+                wanted.extend(list.lines.iter().map(|line| line.record_ordinal));
+            }
+            ViewDetail::Document(document) => {
+                wanted.insert(document.record_ordinal);
+            }
+            ViewDetail::Recorded { .. } => {}
+        }
+    }
+    wanted.extend(
+        state
+            .folder_entries
+            .iter()
+            .map(|entries| entries.base_ordinal),
+    );
+    wanted
 }

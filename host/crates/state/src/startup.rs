@@ -16,9 +16,11 @@
 //! 3. `data/get` must be able to write the derived state within the 32 MiB `data/add` limit
 //!    (`resource_constraint`).
 //!
-//! Step 2 reads a precomputed state instead ([`decide_from`], [`crate::precomputed`]) when one was
-//! derived from this capture and manifest by this build with this pipeline; otherwise it derives
-//! the state, logging why the precomputed one was not used.
+//! Step 2 takes a precomputed state instead ([`decide_from`] with [`StateSource::Stored`], read by
+//! [`crate::precomputed::read_precomputed`] from a file derived from this capture and manifest by
+//! this build with this pipeline): the state and the records it and the manifest cite, so nothing
+//! is derived and the capture Evidence is never parsed. The caller decides which source to use and
+//! logs why a precomputed state was not used.
 //!
 //! Otherwise the state serves: `{"served": true, "evidence_id": "ev_…"}`.
 
@@ -33,7 +35,7 @@ use serde_json::{Value, json};
 use crate::catalog::{check_state_catalog, state_tools, state_tools_with_views};
 use crate::evidence::{DERIVATION_BUDGET_BYTES, project_state_evidence_within};
 use crate::model::StateView;
-use crate::precomputed::{Provenance, StateKey, read_precomputed};
+use crate::precomputed::PrecomputedState;
 use crate::rules::RuleSet;
 use crate::service::StateService;
 use crate::store::MAX_STATE_BYTES;
@@ -51,14 +53,20 @@ pub struct ServedState {
     pub data_get_bytes: usize,
 }
 
-/// A precomputed state ([`crate::precomputed`]) to serve instead of deriving one, and what the
-/// server expects it to have been derived with.
+/// Where the served state comes from.
 #[derive(Debug)]
-pub struct PrecomputedInput {
-    /// The file's bytes.
-    pub bytes: Vec<u8>,
-    /// The server's own code and pipeline.
-    pub provenance: Provenance,
+pub enum StateSource<'a> {
+    /// Derived from the capture Evidence within a budget (bytes of state Evidence JSON; see
+    /// [`DERIVATION_BUDGET_BYTES`]).
+    Derive {
+        /// The capture Evidence (authenticated).
+        capture: &'a Evidence,
+        /// The derivation budget.
+        budget: u64,
+    },
+    /// A precomputed state already checked against the served inputs
+    /// ([`crate::precomputed::read_precomputed`]).
+    Stored(Box<PrecomputedState>),
 }
 
 /// Whether an environment serves from the state or from replay. (Decided once per server: the
@@ -118,28 +126,29 @@ pub fn decide_within(
     rules: Arc<RuleSet>,
     budget: u64,
 ) -> Decision {
-    decide_from(environment, manifest, capture, name, rules, budget, None)
+    decide_from(
+        environment,
+        manifest,
+        StateSource::Derive { capture, budget },
+        name,
+        rules,
+    )
 }
 
-/// [`decide_within`], reading the state from a precomputed file when it was derived from these
-/// inputs with this code and pipeline ([`crate::precomputed::read_precomputed`]); otherwise (a
-/// warning says why) the state is derived as without it.
+/// [`decide_within`] from a state source: derived from the capture, or precomputed.
 pub fn decide_from(
     environment: Environment,
     manifest: &Manifest,
-    capture: &Evidence,
+    source: StateSource<'_>,
     name: &str,
     rules: Arc<RuleSet>,
-    budget: u64,
-    precomputed: Option<PrecomputedInput>,
 ) -> Decision {
     let sources = Sources {
         environment: &environment,
         manifest,
-        capture,
         name,
     };
-    match serve_state(&sources, &rules, budget, precomputed) {
+    match serve_state(&sources, &rules, source) {
         Ok(ready) => {
             let Ready {
                 tools,
@@ -176,7 +185,6 @@ pub fn decide_from(
 struct Sources<'a> {
     environment: &'a Environment,
     manifest: &'a Manifest,
-    capture: &'a Evidence,
     name: &'a str,
 }
 
@@ -192,42 +200,37 @@ struct Ready {
 fn serve_state(
     sources: &Sources<'_>,
     state_rules: &RuleSet,
-    budget: u64,
-    precomputed: Option<PrecomputedInput>,
+    source: StateSource<'_>,
 ) -> Result<Ready, Refusal> {
     let Sources {
         environment,
         manifest,
-        capture,
         name,
     } = sources;
     // The read tools first: an oversized catalog derives nothing.
     check_state_catalog(&state_tools(environment, manifest, &[]), name)?;
-    let served_id = seal_manifest(manifest)?.id().to_owned();
-    let loaded = precomputed.and_then(|input| {
-        let key = StateKey::new(capture.id(), &served_id, &input.provenance);
-        read_precomputed(&input.bytes, &key)
-            .inspect_err(|reason| {
-                tracing::warn!(
-                    reason = reason.as_str(),
-                    "the precomputed state is not used; deriving the state"
-                );
-            })
-            .ok()
-    });
-    let (state, state_id, data_get_bytes) = match loaded {
-        Some(loaded) => {
+    let (state, state_id, data_get_bytes, records) = match source {
+        StateSource::Stored(stored) => {
             tracing::info!(
-                evidence_id = loaded.state_evidence_id.as_str(),
+                evidence_id = stored.state_evidence_id.as_str(),
                 "the state is read from the precomputed file"
             );
-            (
-                loaded.state,
-                loaded.state_evidence_id,
-                usize::try_from(loaded.data_get_bytes).unwrap_or(usize::MAX),
-            )
+            let PrecomputedState {
+                records,
+                state,
+                state_evidence_id,
+                data_get_bytes,
+                ..
+            } = *stored;
+            let size = usize::try_from(data_get_bytes).unwrap_or(usize::MAX);
+            (state, state_evidence_id, size, records)
         }
-        None => derive(manifest, capture, state_rules, budget, &served_id)?,
+        StateSource::Derive { capture, budget } => {
+            let served_id = seal_manifest(manifest)?.id().to_owned();
+            let (state, state_id, size) =
+                derive(manifest, capture, state_rules, budget, &served_id)?;
+            (state, state_id, size, capture_records(capture)?)
+        }
     };
     if data_get_bytes > MAX_STATE_BYTES {
         return Err(Refusal::resource_constraint(format!(
@@ -243,7 +246,6 @@ fn serve_state(
         state_rules.withheld(),
     );
     check_state_catalog(&tools, name)?;
-    let records = capture_records(capture)?;
     Ok(Ready {
         tools,
         state,
