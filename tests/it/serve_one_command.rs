@@ -160,7 +160,10 @@ fn a_bundle_folder_serves_its_precomputed_state_unless_it_is_not_its_own() {
     std::fs::copy(other.join("state.json"), env.join("state.json")).unwrap();
     let log = serve_bundle_log(dir.path(), "json-server");
     assert!(log.contains("the precomputed state is not used"), "{log}");
-    assert!(log.contains("it was derived for capture Evidence"), "{log}");
+    assert!(
+        log.contains("it was derived from a capture Evidence file of SHA-256"),
+        "{log}"
+    );
     assert!(!log.contains("read from the precomputed file"), "{log}");
     // --replay-only reads no state at all.
     let mut replay = serve(dir.path(), &["json-server", "--replay-only"], &[]);
