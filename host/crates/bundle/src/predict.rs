@@ -20,13 +20,15 @@ use std::sync::Arc;
 
 use rea_backends::Serving;
 use rea_backends::replay::ReplayBackend;
-use rea_evidence::capture::capture_records;
+use rea_evidence::capture::capture_records_of;
 use rea_evidence::{Evidence, Refusal};
 use rea_manifest::{Environment, Manifest};
 use rea_serve::ToolBackend;
 use rea_serve::mcp::McpSurface;
 use rea_state::StateView;
-use rea_state::precomputed::{Provenance, StateFacts, StateKey, stored_records, write_precomputed};
+use rea_state::precomputed::{
+    Provenance, StateFacts, StateKey, stored_ordinals, write_precomputed,
+};
 use rea_state::rules::RuleSet;
 use serde_json::Value;
 
@@ -126,7 +128,7 @@ pub fn predict(
                     &derived.manifest_evidence_id,
                     precompute.provenance,
                 );
-                let records = stored_records(derived, manifest, &capture_records(capture)?);
+                let records = capture_records_of(capture, &stored_ordinals(derived, manifest))?;
                 let facts = StateFacts {
                     state_evidence_id: service.state_evidence_id(),
                     data_get_bytes,

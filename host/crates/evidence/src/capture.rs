@@ -407,6 +407,36 @@ pub fn capture_records(evidence: &Evidence) -> Result<Vec<CaptureRecord>, Refusa
     })
 }
 
+/// The records of capture Evidence whose ordinals are `wanted`, typed one by one (as
+/// [`capture_records`], without holding every record typed at once).
+pub fn capture_records_of(
+    evidence: &Evidence,
+    wanted: &BTreeSet<u64>,
+) -> Result<Vec<CaptureRecord>, Refusal> {
+    evidence.expect_operation(&CAPTURE_OPERATIONS)?;
+    let malformed = |error: String| {
+        Refusal::invalid_request(format!(
+            "the capture Evidence's records are malformed: {error}"
+        ))
+        .at("/records")
+    };
+    let records = evidence
+        .get("records")
+        .ok_or_else(|| {
+            Refusal::invalid_request("the capture Evidence has no `records`").at("/records")
+        })?
+        .as_array()
+        .ok_or_else(|| malformed("not an array".to_owned()))?;
+    records
+        .iter()
+        .filter(|record| match record.get("ordinal") {
+            Some(Json::Number(ordinal)) => ordinal.as_u64().is_some_and(|o| wanted.contains(&o)),
+            _ => true,
+        })
+        .map(|record| from_json(record).map_err(|error| malformed(error.to_string())))
+        .collect()
+}
+
 /// The recorded session a browser scenario's Evidence keeps as its container (every network
 /// event, the capture selection it was recorded with); refused for other Evidence.
 pub fn recorded_session(evidence: &Evidence) -> Result<RecordedSession, Refusal> {

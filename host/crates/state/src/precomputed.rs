@@ -13,7 +13,7 @@
 //!
 //! (struct members in declaration order, recorded objects in recorded order). The records are the
 //! ones the replay environment keeps (the manifest's citations) and the ones the state's answers
-//! quote ([`crate::service::answered_ordinals`]), so a server builds its environment and state
+//! quote ([`stored_ordinals`]), so a server builds its environment and state
 //! service from the file and the manifest alone, never parsing the capture Evidence.
 //!
 //! A state depends on the capture (its Evidence id), the manifest the same capture and template
@@ -177,13 +177,9 @@ pub struct PrecomputedState {
     pub data_get_bytes: u64,
 }
 
-/// The records a state's file keeps: those the manifest's tools cite (the replay environment's)
-/// and those the state's answers quote, in the capture's order.
-pub fn stored_records(
-    state: &StateView,
-    manifest: &Manifest,
-    records: &[CaptureRecord],
-) -> Vec<CaptureRecord> {
+/// The ordinals of the records a state's file keeps: those the manifest's tools cite (the replay
+/// environment's) and those the state's answers quote.
+pub fn stored_ordinals(state: &StateView, manifest: &Manifest) -> BTreeSet<u64> {
     let mut wanted: BTreeSet<u64> = crate::service::answered_ordinals(state);
     wanted.extend(
         manifest
@@ -191,20 +187,16 @@ pub fn stored_records(
             .iter()
             .flat_map(|tool| tool.record_ordinals.iter().copied()),
     );
-    records
-        .iter()
-        .filter(|record| wanted.contains(&record.ordinal))
-        .cloned()
-        .collect()
+    wanted
 }
 
-/// The file of a derived state and the records it keeps ([`stored_records`]).
+/// The file of a derived state and the records it keeps ([`stored_ordinals`]).
 pub fn write_precomputed(
     state: &StateView,
     records: &[CaptureRecord],
     facts: &StateFacts<'_>,
 ) -> Result<Vec<u8>, Refusal> {
-    let body = serde_json::to_vec(&BodyOut { records, state }).map_err(|error| {
+    let mut body = serde_json::to_vec(&BodyOut { records, state }).map_err(|error| {
         Refusal::internal(format!("the derived state cannot be written: {error}"))
     })?;
     let header = Header {
@@ -220,10 +212,12 @@ pub fn write_precomputed(
     let header = Json::from_serialize(&header).map_err(|error| {
         Refusal::internal(format!("the state header cannot be written: {error}"))
     })?;
-    let mut bytes = header.to_canonical_vec();
-    bytes.push(b'\n');
-    bytes.extend_from_slice(&body);
-    Ok(bytes)
+    let mut line = header.to_canonical_vec();
+    line.push(b'\n');
+    // The header goes in front of the body in place (no second copy of a large body).
+    body.reserve_exact(line.len());
+    body.splice(0..0, line);
+    Ok(body)
 }
 
 /// Reads a precomputed state derived from the `expected` inputs. `Err` says, in one sentence, why
