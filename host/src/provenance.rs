@@ -50,3 +50,20 @@ fn build_id() -> Option<String> {
     }
     None
 }
+
+#[cfg(test)]
+mod tests {
+    /// The notes read directly name the build id `object`'s full parse finds.
+    #[test]
+    fn the_build_id_is_the_one_the_elf_file_names() {
+        use object::{Object, ReadCache};
+        let file = std::fs::File::open(std::env::current_exe().unwrap()).unwrap();
+        let cache = ReadCache::new(file);
+        let binary = object::File::parse(&cache).unwrap();
+        let id = binary
+            .build_id()
+            .unwrap()
+            .expect("the test binary has a build id");
+        assert_eq!(super::build_id(), Some(rea_evidence::sha256_hex(id)));
+    }
+}

@@ -9,7 +9,7 @@
 //! envs/NAME/manifest.json            byte-exact copies of the authenticated pair
 //! envs/NAME/evidence.json
 //! envs/NAME/pipeline.toml            the pipeline, its library paths rewritten to plugins/
-//! envs/NAME/state.json               the derived state and write plans, keyed (when the state serves)
+//! envs/NAME/state.json               the derived state, write plans and cited records, keyed (when the state serves)
 //! envs/NAME/plugins/…                every external plugin library the pipeline loads
 //! envs/NAME/bin/rea                  the rea binary, without its debug sections and symbol table
 //! artifacts/check_NAME/verify.py     the only file there: async def verify(mcp_url)
