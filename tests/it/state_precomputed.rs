@@ -279,6 +279,13 @@ fn a_bundle_server_reads_its_state_and_answers_as_deriving_does() {
     );
 }
 
+/// A server's log saying the precomputed state was not used, for `reason`, and the state derived.
+fn assert_derived_again(log: &str, reason: &str) {
+    assert!(log.contains("the precomputed state is not used"), "{log}");
+    assert!(log.contains(reason), "{log}");
+    assert!(!log.contains("read from the precomputed file"), "{log}");
+}
+
 #[test]
 fn a_state_of_another_capture_or_damaged_is_derived_again_with_a_warning() {
     let dir = tempfile::tempdir().unwrap();
@@ -288,12 +295,10 @@ fn a_state_of_another_capture_or_damaged_is_derived_again_with_a_warning() {
 
     let (read, log) = answers(&env, Some(&other.join("state.json")));
     assert_eq!(read, derived);
-    assert!(log.contains("the precomputed state is not used"), "{log}");
-    assert!(
-        log.contains("it was derived from a capture Evidence file of SHA-256"),
-        "{log}"
+    assert_derived_again(
+        &log,
+        "it was derived from a capture Evidence file of SHA-256",
     );
-    assert!(!log.contains("read from the precomputed file"), "{log}");
 
     let mut bytes = std::fs::read(env.join("state.json")).unwrap();
     let last = bytes.len() - 2;
@@ -325,10 +330,8 @@ fn a_state_whose_evidence_file_changed_is_derived_again_with_a_warning() {
     std::fs::write(&evidence, bytes).unwrap();
     let (read, log) = answers(&env, Some(&env.join("state.json")));
     assert_eq!(read, derived);
-    assert!(log.contains("the precomputed state is not used"), "{log}");
-    assert!(
-        log.contains("it was derived from a capture Evidence file of SHA-256"),
-        "{log}"
+    assert_derived_again(
+        &log,
+        "it was derived from a capture Evidence file of SHA-256",
     );
-    assert!(!log.contains("read from the precomputed file"), "{log}");
 }
