@@ -32,6 +32,12 @@ pub use crate::commands::interrupt::Interrupt;
 /// How long a command runs before its progress bar appears (and its `progress` log lines start).
 pub const QUIET_PERIOD: Duration = Duration::from_secs(1);
 
+/// How long this command stays quiet: [`QUIET_PERIOD`], unless a test forces another
+/// ([`rea_evidence::test_hooks::quiet_period`], absent from the shipped binary).
+fn quiet_period() -> Duration {
+    rea_evidence::test_hooks::quiet_period().unwrap_or(QUIET_PERIOD)
+}
+
 /// Off a terminal, a byte-counting stage logs a line each time it passes this many percent.
 pub const LOG_STEP_PERCENT: u64 = 10;
 
@@ -53,7 +59,7 @@ impl Bar {
         let visible: Arc<AtomicBool> = Arc::default();
         let shown = (bar.clone(), Arc::clone(&pending), Arc::clone(&visible));
         std::thread::spawn(move || {
-            std::thread::sleep(QUIET_PERIOD);
+            std::thread::sleep(quiet_period());
             let (bar, pending, visible) = shown;
             if bar.is_finished() {
                 return;
@@ -158,7 +164,7 @@ impl Progress {
     /// Logs a `progress` line when the stage passed a log step since the last one.
     fn log_share(&mut self, stage: &str, done: u64, total: u64) {
         let percent = percent(done, total);
-        if self.started.elapsed() < QUIET_PERIOD
+        if self.started.elapsed() < quiet_period()
             || !changed_share(&mut self.last_share, stage, percent / LOG_STEP_PERCENT)
         {
             return;

@@ -194,7 +194,14 @@ fn long_build_inputs() -> (tempfile::TempDir, String, String, u64) {
 #[test]
 fn off_a_terminal_a_long_build_logs_the_share_of_the_capture_read() {
     let (dir, binary, har, size) = long_build_inputs();
-    let built = run(dir.path(), &build_args(&har, &binary, &["--json"]));
+    // The quiet second is forced to nothing (a test hook): this machine may read the capture in
+    // less than a second.
+    let built = rea_tests::run_rea_with(
+        &rea(),
+        dir.path(),
+        &build_args(&har, &binary, &["--json"]),
+        &[("REA_TEST_QUIET_PERIOD_MS", "0")],
+    );
     report(&built);
     let progress: Vec<Value> = log_lines(&built.stderr)
         .into_iter()
@@ -232,8 +239,10 @@ fn off_a_terminal_a_long_build_logs_the_share_of_the_capture_read() {
 fn on_a_terminal_a_long_build_shows_the_percentage_of_the_capture_read() {
     let (dir, binary, har, size) = long_build_inputs();
     let total = rea::progress::human_bytes(size);
+    // The quiet second is forced to nothing (a test hook): this machine may read the capture in
+    // less than a second.
     let command = format!(
-        "'{}' environment-build '{har}' --binary '{binary}' --dry-run",
+        "REA_TEST_QUIET_PERIOD_MS=0 '{}' environment-build '{har}' --binary '{binary}' --dry-run",
         rea().display(),
     );
     let output = on_a_terminal(dir.path(), &command);

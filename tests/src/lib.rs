@@ -66,10 +66,16 @@ pub struct Run {
 
 /// Runs the `rea` binary under test with these arguments in `dir` and waits for it.
 pub fn run_rea(binary: &Path, dir: &Path, args: &[&str]) -> Run {
+    run_rea_with(binary, dir, args, &[])
+}
+
+/// [`run_rea`] with more environment variables.
+pub fn run_rea_with(binary: &Path, dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Run {
     let output = std::process::Command::new(binary)
         .args(args)
         .current_dir(dir)
         .env_remove("REA_LOG_LEVEL")
+        .envs(env.iter().copied())
         .output()
         .unwrap_or_else(|error| panic!("cannot run {}: {error}", binary.display()));
     Run {

@@ -11,8 +11,10 @@
 //!   whatever arrives.
 //! * `REA_TEST_HEAP_HEADROOM=<bytes>`: [`heap_headroom`] replaces the measured heap headroom, so a
 //!   test can force one too small for any input.
+//! * `REA_TEST_QUIET_PERIOD_MS=<ms>`: [`quiet_period`] replaces the second a command runs before
+//!   its progress shows, so a test sees the progress of a capture this machine reads quickly.
 //!
-//! Without the feature both answer "not set".
+//! Without the feature each answers "not set".
 
 use std::time::Duration;
 
@@ -43,6 +45,21 @@ pub fn heap_headroom() -> Option<Option<u64>> {
 /// `test-hooks` feature), `Some(None)` when set to something other than a byte count.
 #[cfg(not(feature = "test-hooks"))]
 pub fn heap_headroom() -> Option<Option<u64>> {
+    None
+}
+
+/// The quiet period `REA_TEST_QUIET_PERIOD_MS` forces: `None` when unset or not a number of
+/// milliseconds (always without the `test-hooks` feature).
+#[cfg(feature = "test-hooks")]
+pub fn quiet_period() -> Option<Duration> {
+    let forced = std::env::var("REA_TEST_QUIET_PERIOD_MS").ok()?;
+    forced.trim().parse().ok().map(Duration::from_millis)
+}
+
+/// The quiet period `REA_TEST_QUIET_PERIOD_MS` forces: `None` when unset or not a number of
+/// milliseconds (always without the `test-hooks` feature).
+#[cfg(not(feature = "test-hooks"))]
+pub fn quiet_period() -> Option<Duration> {
     None
 }
 
