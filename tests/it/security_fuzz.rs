@@ -260,6 +260,9 @@ fn post(
             .map_err(|_| "no answer within 30 s".to_owned())?
             .expect("infallible");
         let status = response.status();
+        // An input that opened a session closes it, as a client would: the fuzz loop would
+        // otherwise fill the session cap (answered 503 `too_many_sessions`, by design).
+        let session = response.headers().get("mcp-session-id").cloned();
         let json_body = response
             .headers()
             .get(header::CONTENT_TYPE)
@@ -267,6 +270,9 @@ fn post(
         let bytes = axum::body::to_bytes(response.into_body(), 256 * 1024 * 1024)
             .await
             .map_err(|error| format!("the body did not arrive: {error}"))?;
+        if let Some(session) = session {
+            close_session(app, session).await?;
+        }
         if status.is_server_error() {
             return Err(format!(
                 "HTTP {status}: {}",
@@ -281,6 +287,20 @@ fn post(
         }
         Ok(())
     })
+}
+
+/// `DELETE /mcp` with the session id a response gave; the server must accept it.
+async fn close_session(app: &axum::Router, session: header::HeaderValue) -> Result<(), String> {
+    let request = Request::delete("/mcp")
+        .header(header::HOST, "127.0.0.1:8765")
+        .header("mcp-session-id", session)
+        .body(Body::empty())
+        .expect("request");
+    let response = app.clone().oneshot(request).await.expect("infallible");
+    if response.status().is_server_error() {
+        return Err(format!("closing a session: HTTP {}", response.status()));
+    }
+    Ok(())
 }
 
 #[test]
