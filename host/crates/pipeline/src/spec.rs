@@ -552,31 +552,55 @@ fn parse_route_forms(
     table: &DeTable<'_>,
 ) -> Option<Vec<(String, usize)>> {
     let forms = get(table, "route_forms")?;
-    let DeValue::Array(items) = forms.get_ref() else {
-        collector.wrong_type(
-            forms.span(),
-            "`manifest.route_forms`",
-            "an array of route-form stage names",
-            forms.get_ref(),
-        );
-        return Some(Vec::new());
+    Some(parse_stage_list(
+        collector,
+        forms,
+        StageList {
+            key: "`manifest.route_forms`",
+            expected: "an array of route-form stage names",
+            each: "each route form",
+            repeated_code: "repeated_route_form",
+            noun: "route form",
+        },
+    ))
+}
+
+/// What a list of stage names is called in its errors.
+struct StageList {
+    key: &'static str,
+    expected: &'static str,
+    each: &'static str,
+    repeated_code: &'static str,
+    noun: &'static str,
+}
+
+/// A list of stage names, each once, with each name's position (whether each names a stage of
+/// the right kind is checked when the pipeline is resolved).
+fn parse_stage_list(
+    collector: &mut Collector<'_>,
+    list: &Spanned<DeValue<'_>>,
+    what: StageList,
+) -> Vec<(String, usize)> {
+    let DeValue::Array(items) = list.get_ref() else {
+        collector.wrong_type(list.span(), what.key, what.expected, list.get_ref());
+        return Vec::new();
     };
     let mut named: Vec<(String, usize)> = Vec::new();
     for item in items.iter() {
-        let Some(name) = collector.string(item, "each route form") else {
+        let Some(name) = collector.string(item, what.each) else {
             continue;
         };
         if named.iter().any(|(known, _)| *known == name) {
             collector.push(
                 item.span().start,
-                "repeated_route_form",
-                format!("route form `{name}` is named twice"),
+                what.repeated_code,
+                format!("{} `{name}` is named twice", what.noun),
             );
         } else {
             named.push((name, item.span().start));
         }
     }
-    Some(named)
+    named
 }
 
 fn parse_template_rules(collector: &mut Collector<'_>, table: &DeTable<'_>) -> Vec<String> {
@@ -639,31 +663,17 @@ fn parse_state(collector: &mut Collector<'_>, root: &DeTable<'_>) -> Option<Vec<
     };
     collector.unknown_keys(table, "[state]", &["query_grammars"]);
     let grammars = get(table, "query_grammars")?;
-    let DeValue::Array(items) = grammars.get_ref() else {
-        collector.wrong_type(
-            grammars.span(),
-            "`state.query_grammars`",
-            "an array of stage names",
-            grammars.get_ref(),
-        );
-        return Some(Vec::new());
-    };
-    let mut named: Vec<(String, usize)> = Vec::new();
-    for item in items.iter() {
-        let Some(name) = collector.string(item, "each query grammar") else {
-            continue;
-        };
-        if named.iter().any(|(known, _)| *known == name) {
-            collector.push(
-                item.span().start,
-                "repeated_query_grammar",
-                format!("query grammar `{name}` is named twice"),
-            );
-        } else {
-            named.push((name, item.span().start));
-        }
-    }
-    Some(named)
+    Some(parse_stage_list(
+        collector,
+        grammars,
+        StageList {
+            key: "`state.query_grammars`",
+            expected: "an array of stage names",
+            each: "each query grammar",
+            repeated_code: "repeated_query_grammar",
+            noun: "query grammar",
+        },
+    ))
 }
 
 fn parse_rules(collector: &mut Collector<'_>, root: &DeTable<'_>) -> Vec<RuleSpec> {
