@@ -354,8 +354,11 @@ pub fn parse(text: &str, origin: &str, base_dir: &Path) -> Result<PipelineSpec, 
 
     let libraries = parse_libraries(&mut collector, root, base_dir);
     let capture = parse_capture(&mut collector, root);
-    let (template_rules, route_forms) = parse_manifest(&mut collector, root);
-    let sibling_transfer = parse_sibling_transfer(&mut collector, root);
+    let ManifestTable {
+        template_rules,
+        route_forms,
+        sibling_transfer,
+    } = parse_manifest(&mut collector, root);
     let rules = parse_rules(&mut collector, root);
     let query_grammars = parse_state(&mut collector, root);
     let serve = parse_serve(&mut collector, root);
@@ -502,32 +505,37 @@ fn parse_capture(collector: &mut Collector<'_>, root: &DeTable<'_>) -> Vec<Captu
 
 /// `[manifest]`: the template rules (in the views' fixed order) and the route-form stages (in
 /// file order, each with its position).
-fn parse_manifest(
-    collector: &mut Collector<'_>,
-    root: &DeTable<'_>,
-) -> (Vec<String>, Option<Vec<(String, usize)>>) {
+/// What the `[manifest]` table says.
+#[derive(Default)]
+struct ManifestTable {
+    template_rules: Vec<String>,
+    route_forms: Option<Vec<(String, usize)>>,
+    sibling_transfer: bool,
+}
+
+fn parse_manifest(collector: &mut Collector<'_>, root: &DeTable<'_>) -> ManifestTable {
     let Some(manifest) = get(root, "manifest") else {
-        return (Vec::new(), None);
+        return ManifestTable::default();
     };
     let DeValue::Table(table) = manifest.get_ref() else {
         collector.wrong_type(manifest.span(), "`manifest`", "a table", manifest.get_ref());
-        return (Vec::new(), None);
+        return ManifestTable::default();
     };
     collector.unknown_keys(
         table,
         "[manifest]",
         &["template_rules", "route_forms", "sibling_transfer"],
     );
-    let forms = parse_route_forms(collector, table);
-    (parse_template_rules(collector, table), forms)
+    let route_forms = parse_route_forms(collector, table);
+    ManifestTable {
+        template_rules: parse_template_rules(collector, table),
+        route_forms,
+        sibling_transfer: parse_sibling_transfer(collector, table),
+    }
 }
 
 /// `[manifest] sibling_transfer`: a boolean, `false` when absent.
-fn parse_sibling_transfer(collector: &mut Collector<'_>, root: &DeTable<'_>) -> bool {
-    let Some(DeValue::Table(table)) = get(root, "manifest").map(|manifest| manifest.get_ref())
-    else {
-        return false;
-    };
+fn parse_sibling_transfer(collector: &mut Collector<'_>, table: &DeTable<'_>) -> bool {
     let Some(value) = get(table, "sibling_transfer") else {
         return false;
     };
