@@ -2,9 +2,11 @@
 //! `dependents` rule stage from the reads after a recorded delete, on two recorded applications:
 //! json-server 0.17 removes a post's comments with it (the build read `GET /comments/6` `404`
 //! after `DELETE /posts/5`: a cascade over `postId`), json-server 1.0 clears the relation
-//! (`GET /tickets/106` showed `customerId: null` after `DELETE /customers/c4`). Each delete is
-//! served, and a served delete of another entity changes that entity's referrers the same way
-//! (and nothing else).
+//! (`GET /tickets/106` showed `customerId: null` after `DELETE /customers/c4`) and, asked with
+//! `?_dependent=notes`, removes a ticket's notes (shown only by the whole `GET /notes` list after
+//! `DELETE /tickets/105?_dependent=notes`, listing every other note). Each delete is served, and
+//! a served delete of another entity changes that entity's referrers the same way (and nothing
+//! else).
 
 use serde_json::{Map, Value, json};
 
@@ -101,4 +103,39 @@ fn json_server_v1_a_served_customer_delete_clears_the_tickets_customer() {
     assert_eq!(other["body"]["customerId"], "c2", "{other}");
     let (customer, _) = served.call("get_customers_by_id", arguments(json!({"id": "c1"})));
     assert_eq!(customer["status"], 404, "{customer}");
+}
+
+#[test]
+fn json_server_v1_a_served_ticket_delete_removes_its_notes_a_list_showed_gone() {
+    let served = serve_evidence(
+        capture_file(&rea_tests::workspace_root().join(JSON_SERVER_V1)),
+        state_rules(),
+        Default::default(),
+    );
+    assert_eq!(
+        learned_dependents(&served, "delete_tickets_by_id"),
+        json!([{"entity_type": "/notes", "field": "ticketId", "action": {"kind": "remove"}}])
+    );
+    // Notes n1 and n2 belong to ticket 101, n3 to ticket 103.
+    let (notes, _) = served.call("get_notes", Map::new());
+    assert_eq!(listed_ids(&notes)[..3], ["n1", "n2", "n3"], "{notes}");
+    let (deleted, error) = served.call(
+        "delete_tickets_by_id",
+        arguments(json!({"id": "101", "_dependent": "notes"})),
+    );
+    assert!(!error, "{deleted}");
+    assert_eq!(deleted["state"]["source"], "state", "{deleted}");
+    let (notes, _) = served.call("get_notes", Map::new());
+    assert_eq!(notes["state"]["source"], "state", "{notes}");
+    let ids = listed_ids(&notes);
+    assert!(
+        !ids.contains(&"n1".to_owned()) && !ids.contains(&"n2".to_owned()),
+        "{ids:?}"
+    );
+    assert!(ids.contains(&"n3".to_owned()), "{ids:?}");
+    // The customer delete still only clears tickets' customers: it learned no note effect.
+    assert_eq!(
+        learned_dependents(&served, "delete_customers_by_id"),
+        json!([{"entity_type": "/tickets", "field": "customerId", "action": {"kind": "clear"}}])
+    );
 }

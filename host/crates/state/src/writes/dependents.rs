@@ -3,9 +3,12 @@
 //!
 //! **Observed** (pass 2, for each recorded delete of one entity): each entity of another type the
 //! simulated state held with a top-level member equal (as text) to the deleted entity's id, as
-//! the first read of it by id after the delete and before the next write showed it (absent for a
-//! `404`/`410`). A rule stage (`dependents`) decides whether the delete removes such entities or
-//! clears their member; this module only gathers and applies.
+//! the first read after the delete and before the next write showed it: a read of it by id
+//! (absent for a `404`/`410`), or a read of its whole collection (a list read without any query
+//! that lists every other entity of that collection the simulation held, so an unlisted
+//! dependent is gone, not on another page: absent when unlisted, else as listed). A rule stage
+//! (`dependents`) decides whether the delete removes such entities or clears their member; this
+//! module only gathers and applies.
 //!
 //! **Changed** (applying a delete whose plan learned effects): every entity of the effect's type
 //! the state holds, in any collection, whose member holds the deleted id is removed or has the
@@ -18,12 +21,13 @@ use rea_manifest::Manifest;
 use rea_plugin_api::contracts::rule::{DependentAction, DependentEffect, ObservedDependent};
 use rea_plugin_api::json::Json;
 
-use super::observe::Call;
+use super::observe::{self, Call};
 use super::{Scope, Views};
+use crate::derive::lists::listed_collection;
 use crate::derive::marked_deleted;
 use crate::model::Entity;
 use crate::observation::{Observation, Timeline};
-use crate::render::scalar_text;
+use crate::render::{identity_value, scalar_text};
 use crate::store::LiveState;
 
 /// The top-level members of `fields` (its identity left out) holding `id` as text.
@@ -66,6 +70,23 @@ pub(crate) fn observed(
         if timeline.is_write(manifest, read.tool) {
             break;
         }
+        if let Some(Scope::List(list_type, list)) = views.scopes.get(&read.tool) {
+            if list_type != deleted_type
+                && let Some(info) = views.types.get(list_type)
+            {
+                let listing = Listing {
+                    entity_type: list_type,
+                    identity: &info.identity,
+                    list_pointer: &list.list_pointer,
+                };
+                for dependent in listing.dependents(sim, read, id) {
+                    if seen.insert((list_type.clone(), dependent.0)) {
+                        dependents.push(dependent.1);
+                    }
+                }
+            }
+            continue;
+        }
         let Some(Scope::Item(item)) = views.scopes.get(&read.tool) else {
             continue;
         };
@@ -99,6 +120,67 @@ pub(crate) fn observed(
         });
     }
     dependents
+}
+
+/// A list view of a dependent type, as a whole-collection read after a delete shows it.
+struct Listing<'a> {
+    entity_type: &'a str,
+    identity: &'a str,
+    list_pointer: &'a str,
+}
+
+impl Listing<'_> {
+    /// The held entities of the read's collection holding `id` in a member, each with its id and
+    /// what the read showed of it; none unless the read is of the whole collection (no query, a
+    /// success, listing every other held entity of the collection).
+    fn dependents(
+        &self,
+        sim: &LiveState,
+        read: &Observation,
+        id: &str,
+    ) -> Vec<(String, ObservedDependent)> {
+        if !read.is_success() || !read.pairs().is_empty() {
+            return Vec::new();
+        }
+        let Some(collection) = listed_collection(&read.path, self.entity_type) else {
+            return Vec::new();
+        };
+        let listed: Vec<(String, &Json)> = observe::members(read, self.list_pointer)
+            .iter()
+            .filter_map(|object| {
+                let listed_id = identity_value(object, self.identity).and_then(scalar_text)?;
+                Some((listed_id, object))
+            })
+            .collect();
+        let mut dependents = Vec::new();
+        for held in sim.collection(self.entity_type, &collection) {
+            let shown = listed
+                .iter()
+                .find(|(listed_id, _)| *listed_id == held.id)
+                .map(|(_, object)| *object);
+            let fields = members_holding(&held.fields, self.identity, id);
+            if fields.is_empty() {
+                // Every other held entity is listed, or the read may be one page of many.
+                if shown.is_none() {
+                    return Vec::new();
+                }
+                continue;
+            }
+            if shown.is_some_and(marked_deleted) {
+                continue;
+            }
+            dependents.push((
+                held.id.clone(),
+                ObservedDependent {
+                    entity_type: self.entity_type.to_owned(),
+                    fields,
+                    before: to_value(&held.fields),
+                    after: shown.map(to_value),
+                },
+            ));
+        }
+        dependents
+    }
 }
 
 /// The entity the simulation holds by type and id: in the collection the read named, else in

@@ -1870,3 +1870,98 @@ fn a_write_call_with_another_query_or_repeated_query_values_is_refused() {
     assert!(!error, "{created}");
     assert_ne!(listed(&fixture), before);
 }
+
+fn ticket(id: u64) -> Value {
+    json!({"id": id, "subject": format!("ticket {id}")})
+}
+
+fn ticket_note(id: u64, ticket: u64) -> Value {
+    json!({"id": id, "ticketId": ticket, "body": format!("note {id}")})
+}
+
+/// The built-in rules with the `dependents` stage after `soft-delete`, as the default pipeline
+/// orders them.
+fn rules_with_dependents() -> RuleSet {
+    let mut rules = rules();
+    rules.push(ConfiguredRule {
+        stage: "dependents".to_owned(),
+        plugin: "test".to_owned(),
+        options: BTreeMap::new(),
+        handle: RuleSet::direct(rea_plugin_dependents::DependentsRule),
+    });
+    rules
+}
+
+/// A ticket delete read back `404`, then the whole notes list after it, listing `after`.
+fn ticket_delete_then_notes(after: Vec<Value>) -> Fixture {
+    derive_with(
+        vec![
+            get(0, "/tickets", 200, json!([ticket(1), ticket(2)])),
+            get(1, "/tickets/2", 200, ticket(2)),
+            get(
+                2,
+                "/notes",
+                200,
+                json!([ticket_note(1, 1), ticket_note(2, 1), ticket_note(3, 2)]),
+            ),
+            get(3, "/notes/3", 200, ticket_note(3, 2)),
+            record(4, "DELETE", "/tickets/1", None, 200, json!({})),
+            get(5, "/tickets/1", 404, json!({})),
+            get(6, "/notes", 200, Value::Array(after)),
+        ],
+        rules_with_dependents(),
+    )
+}
+
+fn delete_plan(fixture: &Fixture) -> &crate::writes::model::WritePlan {
+    fixture
+        .state
+        .write_plans
+        .iter()
+        .find(|plan| plan.method == "DELETE")
+        .expect("the delete's plan")
+}
+
+#[test]
+fn a_whole_list_after_a_delete_shows_its_dependents_removed() {
+    // No note is read by id after the delete: the whole notes list, listing every other note the
+    // state held, shows the ticket's notes gone (a cascade over `ticketId`).
+    let fixture = ticket_delete_then_notes(vec![ticket_note(3, 2)]);
+    let delete = delete_plan(&fixture);
+    assert!(delete.served, "{:?}", delete.reason);
+    let rule = delete
+        .rules
+        .iter()
+        .find(|rule| rule.stage == "dependents")
+        .unwrap_or_else(|| panic!("no dependents rule: {:?}", delete.rules));
+    assert_eq!(
+        rule.rule.get("dependents").map(|effects| effects
+            .to_serde_value()
+            .expect("json")),
+        Some(json!([{"entity_type": "/notes", "field": "ticketId", "action": {"kind": "remove"}}]))
+    );
+    // Served from the state before the build's writes, a delete of the other ticket removes its
+    // note from the list and keeps ticket 1's.
+    let (deleted, error) = fixture.call(&delete.tool, json!({"id": "2"}));
+    assert!(!error, "{deleted}");
+    let (notes, _) = fixture.call("get_notes", json!({}));
+    assert_eq!(notes["state"]["source"], "state", "{notes}");
+    assert_eq!(
+        notes["body"],
+        json!([ticket_note(1, 1), ticket_note(2, 1)]),
+        "{notes}"
+    );
+}
+
+#[test]
+fn a_list_missing_other_entities_shows_no_dependents() {
+    // The list after the delete lacks note 3 too (which holds no id of the deleted ticket): it
+    // may be one page of many, so it says nothing of the ticket's notes.
+    let fixture = ticket_delete_then_notes(Vec::new());
+    let delete = delete_plan(&fixture);
+    assert!(
+        delete.rules.iter().all(|rule| rule.stage != "dependents"),
+        "{:?}",
+        delete.rules
+    );
+}
