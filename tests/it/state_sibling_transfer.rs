@@ -4,7 +4,8 @@
 //! plan carried over (`rea_state::writes::siblings`). On two recorded apps: json-server (creates,
 //! merges and replaces confirmed on `/posts`, offered on `/comments` and `/users`) and
 //! json-server-v1 (the merge confirmed on `/tickets/{id}`, offered on `/customers/{id}` and
-//! `/notes/{id}`). Off by default; replay never lists an inferred tool.
+//! `/notes/{id}`; the customer delete, answering the deleted customer whole, offered on
+//! `/notes/{id}` answering the deleted note). Off by default; replay never lists an inferred tool.
 
 use std::sync::Arc;
 
@@ -278,6 +279,53 @@ fn json_server_v1_serves_the_ticket_merge_on_customers() {
             assert_eq!(&read["body"][name], value, "{name} is kept by the merge");
         }
     }
-    // Creates are not carried over where the source create is withheld.
-    assert!(listed(&served, "post_agents").is_none());
+    // The served POST /notes carries over to /customers (json-server 1.x customers send their id).
+    let plan = served
+        .state()
+        .write_plans
+        .iter()
+        .find(|plan| plan.tool == "post_customers")
+        .expect("a plan");
+    assert!(plan.served, "{:?}", plan.reason);
+    assert_eq!(plan.inferred_from.as_deref(), Some("post_notes"));
+}
+
+#[test]
+fn json_server_v1_serves_the_customer_delete_on_notes_answering_the_deleted_note() {
+    // `DELETE /customers/{id}` answers the deleted customer whole (every field customers store):
+    // on `/notes/{id}` it answers the deleted note whole, never a customer's recorded members.
+    let served = served("json-server-v1", with_transfer());
+    let plan = served
+        .state()
+        .write_plans
+        .iter()
+        .find(|plan| plan.tool == "delete_notes_by_id")
+        .expect("a plan");
+    assert!(plan.served, "{:?}", plan.reason);
+    assert_eq!(
+        plan.inferred_from.as_deref(),
+        Some("delete_customers_by_id")
+    );
+    let (id, note) = held(&served, "/notes");
+    let before = call(&served, "get_notes", json!({}))["body"]
+        .as_array()
+        .expect("a list")
+        .len();
+    let deleted = call(
+        &served,
+        "delete_notes_by_id",
+        arguments(&served, "delete_notes_by_id", Some(&id), None),
+    );
+    assert_eq!(deleted["state"]["view"], "delete", "{deleted}");
+    assert_eq!(deleted["body"], Value::Object(note), "{deleted}");
+    let notes = call(&served, "get_notes", json!({}));
+    assert_eq!(notes["state"]["source"], "state", "{notes}");
+    let listed_ids: Vec<&Value> = notes["body"]
+        .as_array()
+        .expect("a list")
+        .iter()
+        .map(|note| &note["id"])
+        .collect();
+    assert_eq!(listed_ids.len(), before - 1, "{notes}");
+    assert!(!listed_ids.contains(&&Value::String(id.clone())), "{notes}");
 }

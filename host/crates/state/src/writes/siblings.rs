@@ -10,8 +10,10 @@
 //! type's stored fields (none required), constants are dropped, a rule is kept only when every
 //! pointer it explains (and the field it keeps a list sorted by) is a field of the sibling type,
 //! the answer keeps its kind (an answer recorded as is transfers only for a delete, whose body
-//! names no entity), and an update or delete of a missing entity answers the sibling's own
-//! recorded absence where it has one.
+//! names no entity; a delete answering the deleted entity whole, every field its type stores,
+//! answers the sibling's deleted entity whole, while one showing some members does not
+//! transfer), and an update or delete of a missing entity answers the sibling's own recorded
+//! absence where it has one.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -103,6 +105,13 @@ fn transferred(
         .collect();
     let mut response = source.response.clone();
     if let Some(response) = &mut response {
+        if response.kind == ResponseKind::Projection
+            && source.effect == Effect::Delete
+            && shows_whole(response, views.field_types.get(source_type))
+        {
+            // The deleted entity, whole: the sibling's delete answers its own deleted entity.
+            response.kind = ResponseKind::Entity;
+        }
         if response.kind == ResponseKind::Recorded && source.effect != Effect::Delete
             || response.kind == ResponseKind::Projection
         {
@@ -123,6 +132,20 @@ fn transferred(
     });
     plan.served = true;
     Some(plan)
+}
+
+/// Whether a delete's answer shows the deleted entity whole: every recorded answer carried every
+/// field its type's entities stored (a projection of some members, a tombstone, does not).
+fn shows_whole(
+    response: &super::model::ResponseModel,
+    fields: Option<&BTreeMap<String, BTreeSet<String>>>,
+) -> bool {
+    fields.is_some_and(|fields| {
+        !fields.is_empty()
+            && fields
+                .keys()
+                .all(|field| response.required_members.contains(field))
+    })
 }
 
 /// The JSON type of a type's ids (`number` or `string`), when it holds entities that all agree.
@@ -327,5 +350,28 @@ mod tests {
             },
         );
         assert_eq!(sibling_body(&sends_id, &fields, "id").members.len(), 2);
+    }
+
+    #[test]
+    fn a_delete_answering_the_whole_entity_is_whole_and_a_tombstone_is_not() {
+        let fields: BTreeMap<String, BTreeSet<String>> = ["id", "subject", "status"]
+            .iter()
+            .map(|name| ((*name).to_owned(), BTreeSet::new()))
+            .collect();
+        let answer = |members: &[&str]| super::super::model::ResponseModel {
+            ordinal: 0,
+            status: 200,
+            media_type: None,
+            kind: ResponseKind::Projection,
+            pointer: Some(String::new()),
+            required_members: members.iter().map(|name| (*name).to_owned()).collect(),
+        };
+        assert!(shows_whole(
+            &answer(&["id", "status", "subject"]),
+            Some(&fields)
+        ));
+        assert!(!shows_whole(&answer(&["id", "deleted"]), Some(&fields)));
+        assert!(!shows_whole(&answer(&["id"]), Some(&BTreeMap::new())));
+        assert!(!shows_whole(&answer(&["id"]), None));
     }
 }

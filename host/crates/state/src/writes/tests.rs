@@ -1935,9 +1935,9 @@ fn a_whole_list_after_a_delete_shows_its_dependents_removed() {
         .find(|rule| rule.stage == "dependents")
         .unwrap_or_else(|| panic!("no dependents rule: {:?}", delete.rules));
     assert_eq!(
-        rule.rule.get("dependents").map(|effects| effects
-            .to_serde_value()
-            .expect("json")),
+        rule.rule
+            .get("dependents")
+            .map(|effects| effects.to_serde_value().expect("json")),
         Some(json!([{"entity_type": "/notes", "field": "ticketId", "action": {"kind": "remove"}}]))
     );
     // Served from the state before the build's writes, a delete of the other ticket removes its
