@@ -329,3 +329,30 @@ fn json_server_v1_serves_the_customer_delete_on_notes_answering_the_deleted_note
     assert_eq!(listed_ids.len(), before - 1, "{notes}");
     assert!(!listed_ids.contains(&&Value::String(id.clone())), "{notes}");
 }
+
+/// A read by id of an entity the state does not hold, on a tool that recorded no such answer.
+fn missing_read(served: &Served, tool: &str) -> (Value, bool) {
+    let Value::Object(arguments) = arguments(served, tool, Some("9999"), None) else {
+        unreachable!("arguments are an object")
+    };
+    served.call(tool, arguments)
+}
+
+#[test]
+fn a_missing_entity_is_answered_as_sibling_item_views_all_answer_it() {
+    // json-server 0.17 recorded `404 {}` for a missing post and a missing comment, never for a
+    // user; json-server 1.x `404 Not Found` for a missing ticket and customer, never for a note.
+    for (app, tool, body) in [
+        ("json-server", "get_users_by_id", json!({})),
+        ("json-server-v1", "get_notes_by_id", json!("Not Found")),
+    ] {
+        let (answer, error) = missing_read(&served(app, with_transfer()), tool);
+        assert!(!error, "{app}: {answer}");
+        assert_eq!(answer["status"], 404, "{app}: {answer}");
+        assert_eq!(answer["state"]["view"], "missing", "{app}: {answer}");
+        assert_eq!(answer["body"], body, "{app}: {answer}");
+        // Off by default: the tool has no missing answer of its own to give.
+        let (refused, error) = missing_read(&served(app, state_rules()), tool);
+        assert!(error, "{app}: {refused}");
+    }
+}

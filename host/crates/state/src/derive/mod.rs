@@ -200,6 +200,9 @@ fn derive_pass(
     }
     state.write_plans = plans;
     state.related_writes = related;
+    if rules.sibling_transfer() {
+        crate::writes::siblings::borrow_missing_answers(&mut state, records);
+    }
     state
 }
 

@@ -45,7 +45,7 @@ mod learn;
 pub mod model;
 mod observe;
 pub mod serve;
-mod siblings;
+pub(crate) mod siblings;
 pub mod target;
 #[cfg(test)]
 mod tests;

@@ -14,17 +14,24 @@
 //! answers the sibling's deleted entity whole, while one showing some members does not
 //! transfer), and an update or delete of a missing entity answers the sibling's own recorded
 //! absence where it has one.
+//!
+//! Read side ([`borrow_missing_answers`]): an item view whose tool recorded no missing-entity
+//! answer answers a missing entity as its sibling item views do, when at least two of them
+//! recorded one and all of those agree (status, media type, body): one answer for every entity of
+//! two collections names none of them (json-server 1.x's `404 Not Found`).
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use rea_manifest::segments::split_path;
 use rea_manifest::{Manifest, ManifestTool};
+use rea_plugin_api::contracts::capture::CaptureRecord;
 
 use super::Views;
 use super::model::{
     BodyModel, Effect, FieldModel, MemberModel, PlanRule, ResponseKind, WritePlan, WriteTarget,
 };
 use super::target;
-use crate::model::StateView;
+use crate::model::{StateView, ViewDetail};
 
 /// The plans of the manifest's inferred tools whose source plan transfers, in manifest order.
 pub(crate) fn transfer(
@@ -44,6 +51,69 @@ pub(crate) fn transfer(
             transferred(tool, source, state, views)
         })
         .collect()
+}
+
+/// Gives each item view without a recorded missing-entity answer the one its sibling item views
+/// share (see the module docs).
+pub(crate) fn borrow_missing_answers(state: &mut StateView, records: &[CaptureRecord]) {
+    let items: Vec<(usize, Vec<&str>, Option<u64>)> = state
+        .views
+        .iter()
+        .enumerate()
+        .filter_map(|(index, view)| match &view.detail {
+            ViewDetail::Item(item) => {
+                Some((index, split_path(&view.path_template), item.missing_ordinal))
+            }
+            _ => None,
+        })
+        .collect();
+    let answer_of = |ordinal: u64| {
+        records
+            .iter()
+            .find(|record| record.ordinal == ordinal)
+            .map(|record| {
+                let response = &record.response;
+                let body = response.body.bytes().map(|bytes| bytes.into_owned());
+                (response.status, response.media_type.clone(), body)
+            })
+    };
+    let mut borrowed: Vec<(usize, u64)> = Vec::new();
+    for (index, template, missing) in &items {
+        if missing.is_some() {
+            continue;
+        }
+        let answers: Vec<u64> = items
+            .iter()
+            .filter(|(other, sibling, _)| other != index && item_siblings(template, sibling))
+            .filter_map(|(_, _, missing)| *missing)
+            .collect();
+        let Some(first) = answers.first().and_then(|ordinal| answer_of(*ordinal)) else {
+            continue;
+        };
+        if answers.len() >= 2
+            && answers
+                .iter()
+                .all(|ordinal| answer_of(*ordinal).as_ref() == Some(&first))
+        {
+            borrowed.push((*index, answers[0]));
+        }
+    }
+    for (index, ordinal) in borrowed {
+        if let ViewDetail::Item(item) = &mut state.views[index].detail {
+            item.missing_ordinal = Some(ordinal);
+        }
+    }
+}
+
+/// Whether two item templates are siblings: equal but for one literal segment (the collection),
+/// both ending in a parameter (`/tickets/{numeric}`, `/notes/{sibling-variance}`).
+fn item_siblings(a: &[&str], b: &[&str]) -> bool {
+    let parameter = |segment: &&str| segment.starts_with('{');
+    if a.len() != b.len() || !a.last().is_some_and(parameter) || !b.last().is_some_and(parameter) {
+        return false;
+    }
+    let differing: Vec<usize> = (0..a.len() - 1).filter(|at| a[*at] != b[*at]).collect();
+    matches!(differing.as_slice(), [at] if !parameter(&a[*at]) && !parameter(&b[*at]))
 }
 
 /// One source plan carried over to an inferred tool, when the shapes agree.
@@ -373,5 +443,19 @@ mod tests {
         assert!(!shows_whole(&answer(&["id", "deleted"]), Some(&fields)));
         assert!(!shows_whole(&answer(&["id"]), Some(&BTreeMap::new())));
         assert!(!shows_whole(&answer(&["id"]), None));
+    }
+
+    #[test]
+    fn item_templates_are_siblings_when_one_collection_segment_differs() {
+        let path = |text| split_path(text);
+        assert!(item_siblings(
+            &path("/tickets/{numeric}"),
+            &path("/notes/{sibling-variance}")
+        ));
+        assert!(item_siblings(&path("/api/a/{id}"), &path("/api/b/{id}")));
+        assert!(!item_siblings(&path("/api/a/{id}"), &path("/v2/b/{id}")));
+        assert!(!item_siblings(&path("/a/{id}"), &path("/a/{id}")));
+        assert!(!item_siblings(&path("/a/literal"), &path("/b/literal")));
+        assert!(!item_siblings(&path("/a/{id}"), &path("/a/b/{id}")));
     }
 }
