@@ -119,6 +119,18 @@ fn held(served: &Served, entity_type: &str) -> (String, Map<String, Value>) {
     (entity.id.clone(), fields)
 }
 
+/// Asserts that a tool's plan is served, carried over from `source`.
+fn assert_inferred(served: &Served, tool: &str, source: &str) {
+    let plan = served
+        .state()
+        .write_plans
+        .iter()
+        .find(|plan| plan.tool == tool)
+        .unwrap_or_else(|| panic!("a plan for {tool}"));
+    assert!(plan.served, "{tool}: {:?}", plan.reason);
+    assert_eq!(plan.inferred_from.as_deref(), Some(source), "{tool}");
+}
+
 /// A string member of an entity other than its identity.
 fn string_member(fields: &Map<String, Value>) -> String {
     fields
@@ -280,14 +292,7 @@ fn json_server_v1_serves_the_ticket_merge_on_customers() {
         }
     }
     // The served POST /notes carries over to /customers (json-server 1.x customers send their id).
-    let plan = served
-        .state()
-        .write_plans
-        .iter()
-        .find(|plan| plan.tool == "post_customers")
-        .expect("a plan");
-    assert!(plan.served, "{:?}", plan.reason);
-    assert_eq!(plan.inferred_from.as_deref(), Some("post_notes"));
+    assert_inferred(&served, "post_customers", "post_notes");
 }
 
 #[test]
@@ -295,17 +300,7 @@ fn json_server_v1_serves_the_customer_delete_on_notes_answering_the_deleted_note
     // `DELETE /customers/{id}` answers the deleted customer whole (every field customers store):
     // on `/notes/{id}` it answers the deleted note whole, never a customer's recorded members.
     let served = served("json-server-v1", with_transfer());
-    let plan = served
-        .state()
-        .write_plans
-        .iter()
-        .find(|plan| plan.tool == "delete_notes_by_id")
-        .expect("a plan");
-    assert!(plan.served, "{:?}", plan.reason);
-    assert_eq!(
-        plan.inferred_from.as_deref(),
-        Some("delete_customers_by_id")
-    );
+    assert_inferred(&served, "delete_notes_by_id", "delete_customers_by_id");
     let (id, note) = held(&served, "/notes");
     let before = call(&served, "get_notes", json!({}))["body"]
         .as_array()
