@@ -57,6 +57,7 @@ pub mod read;
 pub mod recorded;
 pub mod render;
 pub mod rules;
+pub mod selection;
 pub mod service;
 pub mod startup;
 pub mod store;

@@ -331,6 +331,10 @@ pub struct ItemView {
     /// recording (`projection`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub projections: Vec<Projection>,
+    /// The field selection the state's checked reads taught, when the tool takes its parameter
+    /// (see [`crate::selection`]): a call selecting other fields answers with those.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub selection: Option<crate::selection::FieldSelection>,
     /// How the view shows fields.
     pub shape: ViewShape,
 }
@@ -366,6 +370,9 @@ pub struct ListView {
     /// The checked lines that asked for some fields only (see [`ListLine::projection`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub projected_record_ordinals: Vec<u64>,
+    /// The field selection the state's checked reads taught (as [`ItemView::selection`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub selection: Option<crate::selection::FieldSelection>,
     /// How the view shows fields.
     pub shape: ViewShape,
 }

@@ -290,28 +290,114 @@ impl StateService {
         let stale = self
             .read()
             .written_since_reset(&call_scope(view, &call.segments(template)));
-        let recording = |reason: &str| self.recording(tool, template, &call, reason, stale);
+        let answer = self.answer_view(tool, view, &call, exact, stale);
+        if matches!(answer, StateAnswer::Rendered(_)) {
+            return answer;
+        }
+        self.answer_selection(tool, view, &call, stale)
+            .unwrap_or(answer)
+    }
+
+    /// A read call answered by its view (see the module docs), before field selections are
+    /// generalized.
+    fn answer_view(
+        &self,
+        tool: &str,
+        view: &crate::model::ReadView,
+        call: &Call,
+        exact: bool,
+        stale: bool,
+    ) -> StateAnswer {
+        let template = view.path_template.as_str();
+        let recording = |reason: &str| self.recording(tool, template, call, reason, stale);
         match &view.detail {
             ViewDetail::Recorded { reason } => self
-                .answer_entry(tool, template, &call, stale)
+                .answer_entry(tool, template, call, stale)
                 .unwrap_or_else(|| recording(reason)),
             _ if call.repeated() => recording("repeated-query"),
             ViewDetail::Item(item) => match call.projected(&item.projected_query_keys) {
                 Some(reason) => recording(reason),
                 None => self
-                    .answer_item(tool, &view.path_template, item, &call, exact)
+                    .answer_item(tool, &view.path_template, item, call, exact)
                     .unwrap_or_else(recording),
             },
             ViewDetail::List(list) => match call.projected(&list.projected_query_keys) {
                 Some(reason) => recording(reason),
                 None => self
-                    .answer_list(tool, &view.path_template, list, &call, exact)
+                    .answer_list(tool, &view.path_template, list, call, exact)
                     .unwrap_or_else(recording),
             },
             ViewDetail::Document(document) => self
-                .answer_document(tool, &view.path_template, document, &call)
+                .answer_document(tool, &view.path_template, document, call)
                 .unwrap_or_else(recording),
         }
+    }
+
+    /// A call selecting fields the view's learned field selection explains (see
+    /// [`crate::selection`]): the call without its selection answered from the state, the entity
+    /// or each listed member then shown with the fields selected. `None` when no rule explains
+    /// the selection or the call without it is not answered from the state.
+    fn answer_selection(
+        &self,
+        tool: &str,
+        view: &crate::model::ReadView,
+        call: &Call,
+        stale: bool,
+    ) -> Option<StateAnswer> {
+        let (selection, pointer, entity_type, is_list) = match &view.detail {
+            ViewDetail::Item(item) => (
+                item.selection.as_ref()?,
+                &item.entity_pointer,
+                &item.entity_type,
+                false,
+            ),
+            ViewDetail::List(list) => (
+                list.selection.as_ref()?,
+                &list.list_pointer,
+                &list.entity_type,
+                true,
+            ),
+            _ => return None,
+        };
+        if call.repeated() {
+            return None;
+        }
+        let held = self.held_fields(entity_type);
+        let (fields, rest) =
+            selection.fields_for(&call.pairs(), |field| held.contains(field))?;
+        let bare = Call {
+            path: call.path.clone(),
+            query: rest
+                .into_iter()
+                .map(|(name, value)| (name, vec![value]))
+                .collect(),
+            body: call.body.clone(),
+        };
+        let StateAnswer::Rendered(mut rendered) = self.answer_view(tool, view, &bare, false, stale)
+        else {
+            return None;
+        };
+        match crate::render::pointer_mut(&mut rendered.body, pointer)? {
+            Json::Array(members) if is_list => {
+                for member in members.iter_mut() {
+                    *member = project_to(member, &fields);
+                }
+            }
+            entity if !is_list => *entity = project_to(entity, &fields),
+            _ => return None,
+        }
+        Some(StateAnswer::Rendered(rendered))
+    }
+
+    /// The top-level fields the state's entities of a type hold.
+    fn held_fields(&self, entity_type: &str) -> std::collections::BTreeSet<String> {
+        let live = self.read();
+        live.collections_of(entity_type)
+            .into_iter()
+            .flat_map(|collection| live.collection(entity_type, collection))
+            .filter_map(|entity| entity.fields.as_object())
+            .flat_map(|fields| fields.keys().map(str::to_owned))
+            .collect()
     }
 
     /// The recording of the very request a call makes, standing in for a read the state does not

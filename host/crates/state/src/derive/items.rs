@@ -483,6 +483,7 @@ pub fn verify(timeline: &Timeline, plan: ItemPlan, entities: &mut Entities) -> V
         projected_query_keys,
         projected_record_ordinals: matched.projected_record_ordinals,
         projections: matched.projections,
+        selection: None,
         shape: ViewShape {
             required_fields: required.unwrap_or_default().into_iter().collect(),
             ..shape

@@ -593,6 +593,7 @@ pub fn verify(
         per_response_members,
         projected_query_keys,
         projected_record_ordinals: matched.projections.keys().copied().collect(),
+        selection: None,
         shape: ViewShape {
             required_fields: required.unwrap_or_default().into_iter().collect(),
             ..shape

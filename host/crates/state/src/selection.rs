@@ -1,0 +1,319 @@
+//! Field selections generalized: the field-selection parameter (`_fields`, `fields`, …; see
+//! [`crate::query::PROJECTION_NAMES`]) learned from the selections the checked reads made, so a
+//! call naming other fields is answered from the state instead of refused.
+//!
+//! A parameter is learned when every successful read of an item or list view that named it
+//! alone with a plain list of fields (`title,status`: names, no `*` and no dotted path) showed
+//! exactly the fields it asked for plus the same fields it did not ask for (`kept`: the
+//! identity and a clock the application always adds, or none; a list shows the fields some
+//! member shows). The reads of every item and list view of the state teach one rule per
+//! parameter name (an application's selection language is one), and a view whose
+//! tool takes the parameter carries it ([`FieldSelection`]). A call naming the parameter with a
+//! plain list of fields the state holds for the view's type answers the entity (or each listed
+//! member) with those fields and the kept ones; anything else (a star, a relation path, a field
+//! no entity holds, a repeated or second selection parameter) is left to the view's other
+//! answers.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde::{Deserialize, Serialize};
+
+use rea_manifest::Manifest;
+use rea_plugin_api::json::{Json, Object};
+
+use crate::model::{ReadView, ViewDetail};
+use crate::observation::Timeline;
+use crate::query::PROJECTION_NAMES;
+
+/// A learned field-selection parameter: the fields a selection shows are the ones it names and
+/// then `kept`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FieldSelection {
+    /// The query parameter naming the fields.
+    pub parameter: String,
+    /// The fields every recorded selection showed without naming them (in the recorded order).
+    pub kept: Vec<String>,
+}
+
+/// A selection a checked read made: its field-selection query pairs and the fields it showed.
+pub type SelectionExample<'a> = (&'a [(String, String)], &'a [String]);
+
+/// The fields a plain selection value names (`title,status`), `None` for anything else (empty
+/// names, `*`, dotted relation paths, spaces).
+pub fn plain_fields(value: &str) -> Option<Vec<String>> {
+    let fields: Vec<String> = value.split(',').map(str::to_owned).collect();
+    let plain = |field: &String| {
+        !field.is_empty()
+            && field
+                .chars()
+                .all(|character| character.is_alphanumeric() || matches!(character, '_' | '-'))
+    };
+    let mut seen = BTreeSet::new();
+    (fields.iter().all(plain) && fields.iter().all(|field| seen.insert(field.clone())))
+        .then_some(fields)
+}
+
+/// The one field-selection pair of a query (`None` when it names none, or more than one).
+fn one_selection(pairs: &[(String, String)]) -> Option<(&str, &str)> {
+    let mut selecting = pairs
+        .iter()
+        .filter(|(name, _)| PROJECTION_NAMES.contains(&name.as_str()));
+    let (name, value) = selecting.next()?;
+    selecting
+        .next()
+        .is_none()
+        .then_some((name.as_str(), value.as_str()))
+}
+
+/// Learns one rule per parameter from the selections checked reads made (see the module docs).
+/// A parameter whose plain selections disagree about the fields kept teaches nothing.
+pub fn learn(examples: &[SelectionExample<'_>]) -> Vec<FieldSelection> {
+    let mut by_parameter: BTreeMap<&str, Vec<(Vec<String>, &[String])>> = BTreeMap::new();
+    for (pairs, shown) in examples {
+        let Some((parameter, value)) = one_selection(pairs) else {
+            continue;
+        };
+        if let Some(requested) = plain_fields(value) {
+            by_parameter
+                .entry(parameter)
+                .or_default()
+                .push((requested, shown));
+        }
+    }
+    by_parameter
+        .into_iter()
+        .filter_map(|(parameter, selections)| {
+            // The fields kept are those some selection showed unasked; each selection must show
+            // exactly what it asked for and those.
+            let mut kept: Vec<String> = Vec::new();
+            for (requested, shown) in &selections {
+                for field in shown.iter() {
+                    if !requested.contains(field) && !kept.contains(field) {
+                        kept.push(field.clone());
+                    }
+                }
+            }
+            let agree = selections.iter().all(|(requested, shown)| {
+                let shown: BTreeSet<&String> = shown.iter().collect();
+                let expected: BTreeSet<&String> = requested.iter().chain(&kept).collect();
+                shown == expected
+            });
+            agree.then(|| FieldSelection {
+                parameter: parameter.to_owned(),
+                kept,
+            })
+        })
+        .collect()
+}
+
+/// Teaches every item and list view whose tool takes a learned selection parameter that rule,
+/// learned from every successful read of those views that selected fields (see the module
+/// docs). What a selection shows is the fields it names, whatever values they hold, so reads
+/// after a write teach it as well as those in the observation window.
+pub fn generalize(manifest: &Manifest, timeline: &Timeline, views: &mut [ReadView]) {
+    let mut examples: Vec<(&[(String, String)], Vec<String>)> = Vec::new();
+    for view in views.iter() {
+        let Some(index) = manifest.tools.iter().position(|tool| tool.name == view.tool) else {
+            continue;
+        };
+        let (pointer, is_list) = match &view.detail {
+            ViewDetail::Item(item) => (item.entity_pointer.as_str(), false),
+            ViewDetail::List(list) => (list.list_pointer.as_str(), true),
+            _ => continue,
+        };
+        for observation in timeline.all(index) {
+            if !observation.is_success() || one_selection(observation.pairs()).is_none() {
+                continue;
+            }
+            let shown = observation
+                .body
+                .as_ref()
+                .and_then(|body| body.pointer(pointer))
+                .and_then(|shown| shown_fields(shown, is_list));
+            if let Some(shown) = shown {
+                examples.push((observation.pairs(), shown));
+            }
+        }
+    }
+    let examples: Vec<SelectionExample<'_>> = examples
+        .iter()
+        .map(|(pairs, shown)| (*pairs, shown.as_slice()))
+        .collect();
+    let learned = learn(&examples);
+    if learned.is_empty() {
+        return;
+    }
+    for view in views.iter_mut() {
+        let Some(tool) = manifest.tools.iter().find(|tool| tool.name == view.tool) else {
+            continue;
+        };
+        let taken = learned.iter().find(|rule| {
+            tool.query_parameters
+                .iter()
+                .any(|parameter| parameter.name == rule.parameter)
+        });
+        match &mut view.detail {
+            ViewDetail::Item(item) => item.selection = taken.cloned(),
+            ViewDetail::List(list) => list.selection = taken.cloned(),
+            _ => {}
+        }
+    }
+}
+
+/// The fields an answer shows: an entity's members, or the members some listed object shows
+/// (in order of first appearance); `None` for anything else or an empty list.
+fn shown_fields(shown: &Json, is_list: bool) -> Option<Vec<String>> {
+    let objects: Vec<&Object> = if is_list {
+        shown
+            .as_array()?
+            .iter()
+            .map(Json::as_object)
+            .collect::<Option<_>>()?
+    } else {
+        vec![shown.as_object()?]
+    };
+    let mut fields: Vec<String> = Vec::new();
+    for object in objects {
+        for key in object.keys() {
+            if !fields.iter().any(|known| known == key) {
+                fields.push(key.to_owned());
+            }
+        }
+    }
+    (!fields.is_empty()).then_some(fields)
+}
+
+impl FieldSelection {
+    /// The fields a call's query asks for under this rule, and the call's other pairs; `None`
+    /// when the call makes no selection with this parameter, makes another selection too, or
+    /// names a field `held` denies.
+    pub fn fields_for(
+        &self,
+        pairs: &[(String, String)],
+        held: impl Fn(&str) -> bool,
+    ) -> Option<(Vec<String>, Vec<(String, String)>)> {
+        let (parameter, value) = one_selection(pairs)?;
+        if parameter != self.parameter {
+            return None;
+        }
+        let requested = plain_fields(value)?;
+        if !requested.iter().all(|field| held(field)) {
+            return None;
+        }
+        let mut fields = requested;
+        for field in &self.kept {
+            if !fields.contains(field) {
+                fields.push(field.clone());
+            }
+        }
+        let rest = pairs
+            .iter()
+            .filter(|(name, _)| name != parameter)
+            .cloned()
+            .collect();
+        Some((fields, rest))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pairs(items: &[(&str, &str)]) -> Vec<(String, String)> {
+        items
+            .iter()
+            .map(|(name, value)| ((*name).to_owned(), (*value).to_owned()))
+            .collect()
+    }
+
+    fn names(items: &[&str]) -> Vec<String> {
+        items.iter().map(|item| (*item).to_owned()).collect()
+    }
+
+    #[test]
+    fn plain_fields_are_names_only() {
+        assert_eq!(
+            plain_fields("title,status"),
+            Some(names(&["title", "status"]))
+        );
+        assert_eq!(plain_fields("*,project.*"), None);
+        assert_eq!(plain_fields("id,tasks.title"), None);
+        assert_eq!(plain_fields("a,,b"), None);
+        assert_eq!(plain_fields("a,a"), None);
+        assert_eq!(plain_fields(""), None);
+    }
+
+    #[test]
+    fn a_selection_learns_the_fields_it_keeps_unasked() {
+        let query = pairs(&[("_fields", "title,status")]);
+        let shown = names(&["title", "status", "id", "last_modified"]);
+        let learned = learn(&[(&query, &shown)]);
+        assert_eq!(
+            learned,
+            vec![FieldSelection {
+                parameter: "_fields".into(),
+                kept: names(&["id", "last_modified"]),
+            }]
+        );
+        let held = |field: &str| ["title", "status", "assignee", "due", "id"].contains(&field);
+        let (fields, rest) = learned[0]
+            .fields_for(&pairs(&[("_fields", "assignee,due"), ("_limit", "2")]), held)
+            .unwrap();
+        assert_eq!(fields, names(&["assignee", "due", "id", "last_modified"]));
+        assert_eq!(rest, pairs(&[("_limit", "2")]));
+        // A field no entity holds, a star, another parameter: not this rule's.
+        assert_eq!(
+            learned[0].fields_for(&pairs(&[("_fields", "colour")]), held),
+            None
+        );
+        assert_eq!(learned[0].fields_for(&pairs(&[("_fields", "*")]), held), None);
+        assert_eq!(
+            learned[0].fields_for(&pairs(&[("fields", "title")]), held),
+            None
+        );
+        assert_eq!(
+            learned[0].fields_for(
+                &pairs(&[("_fields", "title"), ("exclude", "due")]),
+                held
+            ),
+            None
+        );
+    }
+
+    #[test]
+    fn selections_must_agree_on_what_they_keep() {
+        let exact = pairs(&[("fields", "id,code,status")]);
+        let exact_shown = names(&["id", "code", "status"]);
+        let other = pairs(&[("fields", "id,title,sort")]);
+        let other_shown = names(&["id", "title", "sort"]);
+        // Relation paths teach nothing, and do not stop the plain ones.
+        let related = pairs(&[("fields", "*,project.*")]);
+        let related_shown = names(&["id", "title", "project"]);
+        let learned = learn(&[
+            (&exact, &exact_shown),
+            (&related, &related_shown),
+            (&other, &other_shown),
+        ]);
+        assert_eq!(
+            learned,
+            vec![FieldSelection {
+                parameter: "fields".into(),
+                kept: Vec::new(),
+            }]
+        );
+        // A selection showing a field it did not ask for where another kept none disagrees.
+        let extra_shown = names(&["id", "title", "sort", "owner"]);
+        assert!(learn(&[(&exact, &exact_shown), (&other, &extra_shown)]).is_empty());
+        // An exclusion shows fields it did not name and not the ones it named.
+        let exclude = pairs(&[("exclude", "text,creator")]);
+        let exclude_shown = names(&["title", "tags"]);
+        assert!(learn(&[(&exclude, &exclude_shown)]).is_empty());
+        // A kept field one selection named itself still agrees.
+        let with_id = pairs(&[("_fields", "id,title")]);
+        let with_id_shown = names(&["id", "title", "last_modified"]);
+        let plain = pairs(&[("_fields", "title")]);
+        let plain_shown = names(&["title", "id", "last_modified"]);
+        let learned = learn(&[(&with_id, &with_id_shown), (&plain, &plain_shown)]);
+        assert_eq!(learned[0].kept, names(&["last_modified", "id"]));
+    }
+}
