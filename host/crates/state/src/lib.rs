@@ -55,6 +55,7 @@ pub mod query;
 pub mod query_terms;
 pub mod read;
 pub mod recorded;
+pub mod relations;
 pub mod render;
 pub mod rules;
 pub mod selection;

@@ -335,6 +335,10 @@ pub struct ItemView {
     /// (see [`crate::selection`]): a call selecting other fields answers with those.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub selection: Option<crate::selection::FieldSelection>,
+    /// The queries showing related entities in one member that its reads taught (see
+    /// [`crate::relations`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub relations: Vec<crate::relations::Relation>,
     /// How the view shows fields.
     pub shape: ViewShape,
 }
@@ -373,6 +377,10 @@ pub struct ListView {
     /// The field selection the state's checked reads taught (as [`ItemView::selection`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub selection: Option<crate::selection::FieldSelection>,
+    /// For a list under a parent (`/posts/{id}/comments`), the member its entities hold the
+    /// parent in (see [`crate::relations::ParentSegment`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parent: Option<crate::relations::ParentSegment>,
     /// How the view shows fields.
     pub shape: ViewShape,
 }

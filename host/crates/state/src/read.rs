@@ -295,6 +295,7 @@ impl StateService {
             return answer;
         }
         self.answer_selection(tool, view, &call, stale)
+            .or_else(|| self.answer_relation(tool, view, &call, stale))
             .unwrap_or(answer)
     }
 
@@ -386,6 +387,46 @@ impl StateService {
             entity if !is_list => *entity = project_to(entity, &fields),
             _ => return None,
         }
+        Some(StateAnswer::Rendered(rendered))
+    }
+
+    /// A call making a query an item view's reads showed related entities for (see
+    /// [`crate::relations`]): the entity the call without that query names, answered from the
+    /// state, with the related entities the live state holds in the member. `None` when no
+    /// relation is learned for the query, the entity is not answered from the state, or a related
+    /// entity is not held.
+    fn answer_relation(
+        &self,
+        tool: &str,
+        view: &crate::model::ReadView,
+        call: &Call,
+        stale: bool,
+    ) -> Option<StateAnswer> {
+        let ViewDetail::Item(item) = &view.detail else {
+            return None;
+        };
+        if call.repeated() {
+            return None;
+        }
+        let mut pairs = call.pairs();
+        pairs.sort();
+        let relation = item.relations.iter().find(|relation| relation.query == pairs)?;
+        let bare = Call {
+            path: call.path.clone(),
+            query: Vec::new(),
+            body: call.body.clone(),
+        };
+        let StateAnswer::Rendered(mut rendered) = self.answer_view(tool, view, &bare, false, stale)
+        else {
+            return None;
+        };
+        let Json::Object(entity) =
+            crate::render::pointer_mut(&mut rendered.body, &item.entity_pointer)?
+        else {
+            return None;
+        };
+        let value = relation.value_for(entity, &item.identity_field, &self.read())?;
+        entity.insert(relation.member.clone(), value);
         Some(StateAnswer::Rendered(rendered))
     }
 
@@ -547,6 +588,11 @@ impl StateService {
     ) -> Result<StateAnswer, &'static str> {
         let segments = call.segments(template);
         let pairs = call.pairs();
+        if pairs.is_empty()
+            && let Some(parent) = &list.parent
+        {
+            return self.answer_children(tool, list, parent, &segments);
+        }
         let expanded = self.expand_query(list, &pairs);
         let extended = list.query.as_ref().and_then(|model| expanded.extend(model));
         let model = extended.as_ref().or(list.query.as_ref());
@@ -634,6 +680,36 @@ impl StateService {
             }
             None => Err("unrecorded-request"),
         }
+    }
+
+    /// A list under a parent answered from the state: the entities holding the parent the call
+    /// names (see [`crate::relations::ParentSegment`]), in the first checked line's envelope.
+    fn answer_children(
+        &self,
+        tool: &str,
+        list: &ListView,
+        parent: &crate::relations::ParentSegment,
+        segments: &[String],
+    ) -> Result<StateAnswer, &'static str> {
+        let live = self.read();
+        let members = parent
+            .members(segments, &list.entity_type, &live)
+            .ok_or("unrecorded-request")?;
+        let rendered = match self.render_members(tool, &list.shape, &members) {
+            Ok(rendered) => rendered,
+            Err(error) => return Ok(error),
+        };
+        let line = list.lines.first().ok_or("unrecorded-request")?;
+        let (body, base) = self
+            .list_body(list, line, rendered, None)
+            .ok_or("unrecorded-request")?;
+        Ok(state_answer(
+            base,
+            body,
+            self.replay().evidence_id(),
+            false,
+            StateSource::state(format!("/{}", segments.join("/")), Some("query")),
+        ))
     }
 
     /// Whether every envelope member a line holds besides the list is one the state computes

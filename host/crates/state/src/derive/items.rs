@@ -484,6 +484,7 @@ pub fn verify(timeline: &Timeline, plan: ItemPlan, entities: &mut Entities) -> V
         projected_record_ordinals: matched.projected_record_ordinals,
         projections: matched.projections,
         selection: None,
+        relations: Vec::new(),
         shape: ViewShape {
             required_fields: required.unwrap_or_default().into_iter().collect(),
             ..shape

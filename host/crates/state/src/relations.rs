@@ -1,0 +1,503 @@
+//! Related entities shown inside an item read (`/posts/1?_embed=comments`,
+//! `/comments/2?_expand=post`, `/items/tasks/2?fields=*,project.*`), learned from the reads that
+//! asked for them, so the same query on another entity is answered from the state.
+//!
+//! A successful read of an item view whose query the plain entity does not explain shows the
+//! entity with one member added or replaced. That member is explained as related entities the
+//! state holds (each shown exactly as held), by one link:
+//!
+//! - `children`: the entities of a type whose field holds the entity's identity, in state order
+//!   (`comments` of a post: those whose `postId` is its id);
+//! - `parent`: the entity a field of the entity names (`post` of a comment: the post `postId`
+//!   names; a member holding an id replaced by its entity, or `null` where it holds none);
+//! - `ids`: the entities a member's array of ids names, in that order.
+//!
+//! Reads making the same query that explain it by another link teach nothing. A call making a
+//! learned query answers the entity its path names with the member computed from the live state;
+//! a related entity the state does not hold leaves the call to the view's other answers.
+
+use std::collections::BTreeSet;
+
+use rea_manifest::Manifest;
+use rea_plugin_api::json::{Json, Object};
+use serde::{Deserialize, Serialize};
+
+use rea_manifest::segments::{percent_decode, split_path};
+
+use crate::model::{Entity, ListView, ReadView, ViewDetail};
+use crate::observation::Timeline;
+use crate::query::field_value;
+use crate::render::scalar_text;
+use crate::store::LiveState;
+
+/// How the related entities follow from the entity.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "link", rename_all = "kebab-case")]
+pub enum Link {
+    /// The entities whose `field` holds the entity's identity.
+    Children {
+        /// The related entities' member naming the entity.
+        field: String,
+    },
+    /// The entity the entity's `field` names.
+    Parent {
+        /// The entity's member naming the related one.
+        field: String,
+    },
+    /// The entities the shown member's array of ids names.
+    Ids,
+}
+
+/// A query showing related entities in one member of an item answer.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Relation {
+    /// The query pairs that ask for it (sorted).
+    pub query: Vec<(String, String)>,
+    /// The member showing the related entities.
+    pub member: String,
+    /// The related entities' type and collection.
+    #[serde(rename = "type")]
+    pub entity_type: String,
+    /// Their collection.
+    pub collection: String,
+    /// How they follow from the entity.
+    #[serde(flatten)]
+    pub link: Link,
+}
+
+/// Teaches each item view the relations its reads showed (see the module docs).
+pub fn generalize(
+    manifest: &Manifest,
+    timeline: &Timeline,
+    entities: &[Entity],
+    views: &mut [ReadView],
+) {
+    for view in views.iter_mut() {
+        let Some(index) = manifest.tools.iter().position(|tool| tool.name == view.tool) else {
+            continue;
+        };
+        let ViewDetail::Item(item) = &mut view.detail else {
+            continue;
+        };
+        let mut learned: Vec<Relation> = Vec::new();
+        let mut conflicting: BTreeSet<Vec<(String, String)>> = BTreeSet::new();
+        for observation in timeline.all(index) {
+            if !observation.is_success() || observation.pairs().is_empty() {
+                continue;
+            }
+            let Some(shown) = observation
+                .body
+                .as_ref()
+                .and_then(|body| body.pointer(&item.entity_pointer))
+                .and_then(Json::as_object)
+            else {
+                continue;
+            };
+            let mut query = observation.pairs().to_vec();
+            query.sort();
+            let Some(relation) = explain(
+                (item.entity_type.as_str(), item.identity_field.as_str()),
+                shown,
+                query,
+                entities,
+            ) else {
+                continue;
+            };
+            match learned.iter().find(|known| known.query == relation.query) {
+                Some(known) if *known != relation => {
+                    conflicting.insert(relation.query);
+                }
+                Some(_) => {}
+                None => learned.push(relation),
+            }
+        }
+        learned.retain(|relation| !conflicting.contains(&relation.query));
+        item.relations = learned;
+    }
+}
+
+/// The relation one read shows: the entity it shows as held but for one member, which holds
+/// related entities by a link.
+fn explain(
+    (entity_type, identity): (&str, &str),
+    shown: &Object,
+    query: Vec<(String, String)>,
+    entities: &[Entity],
+) -> Option<Relation> {
+    if identity.starts_with('/') {
+        return None;
+    }
+    let id = shown.get(identity).and_then(scalar_text)?;
+    let parent = entities
+        .iter()
+        .find(|entity| entity.entity_type == entity_type && entity.id == id)?;
+    let fields = parent.fields.as_object()?;
+    if fields.keys().any(|key| !shown.contains_key(key)) {
+        return None;
+    }
+    let mut differing = shown
+        .iter()
+        .filter(|(key, value)| fields.get(key) != Some(*value));
+    let (member, value) = differing.next()?;
+    if differing.next().is_some() {
+        return None;
+    }
+    let held = |object: &Object| {
+        entities
+            .iter()
+            .position(|entity| entity.fields.as_object() == Some(object))
+    };
+    let (related, link) = match value {
+        Json::Array(items) => {
+            let indexes: Vec<usize> = items
+                .iter()
+                .map(|item| item.as_object().and_then(held))
+                .collect::<Option<_>>()?;
+            let first = &entities[*indexes.first()?];
+            let same_kind = |index: &usize| {
+                entities[*index].entity_type == first.entity_type
+                    && entities[*index].collection == first.collection
+            };
+            if !indexes.iter().all(same_kind) {
+                return None;
+            }
+            (first, array_link(fields.get(member), &indexes, &id, entities)?)
+        }
+        Json::Object(object) => {
+            let related = &entities[held(object)?];
+            let field = if fields.get(member).and_then(scalar_text).as_deref()
+                == Some(related.id.as_str())
+            {
+                member.to_owned()
+            } else {
+                fields
+                    .iter()
+                    .find(|(key, value)| {
+                        *key != identity && scalar_text(value).as_deref() == Some(&related.id)
+                    })
+                    .map(|(key, _)| key.to_owned())?
+            };
+            (related, Link::Parent { field })
+        }
+        _ => return None,
+    };
+    Some(Relation {
+        query,
+        member: member.to_owned(),
+        entity_type: related.entity_type.clone(),
+        collection: related.collection.clone(),
+        link,
+    })
+}
+
+/// How a list of related entities follows from the entity: the ids its member held, else the
+/// entities whose field holds its identity (exactly those, in state order).
+fn array_link(
+    held: Option<&Json>,
+    indexes: &[usize],
+    id: &str,
+    entities: &[Entity],
+) -> Option<Link> {
+    let related: Vec<&Entity> = indexes.iter().map(|index| &entities[*index]).collect();
+    if let Some(Json::Array(ids)) = held {
+        let texts: Vec<Option<String>> = ids.iter().map(scalar_text).collect();
+        let listed: Vec<Option<String>> = related.iter().map(|entity| Some(entity.id.clone())).collect();
+        if texts == listed {
+            return Some(Link::Ids);
+        }
+    }
+    let first = related.first()?;
+    let fields = first.fields.as_object()?;
+    let text_of = |entity: &Entity, field: &str| {
+        entity
+            .fields
+            .as_object()
+            .and_then(|object| field_value(object, field))
+            .and_then(scalar_text)
+    };
+    fields.keys().find_map(|field| {
+        // A field holding each related entity's own identity names no other entity.
+        if related
+            .iter()
+            .all(|entity| text_of(entity, field).as_deref() == Some(entity.id.as_str()))
+        {
+            return None;
+        }
+        let matching: Vec<usize> = entities
+            .iter()
+            .enumerate()
+            .filter(|(_, entity)| {
+                entity.entity_type == first.entity_type
+                    && entity.collection == first.collection
+                    && text_of(entity, field).as_deref() == Some(id)
+            })
+            .map(|(index, _)| index)
+            .collect();
+        (matching == indexes).then(|| Link::Children {
+            field: field.to_owned(),
+        })
+    })
+}
+
+/// A list of the entities whose field holds the value a path segment names
+/// (`/posts/{id}/comments`: the comments whose `postId` is the id), learned where every checked
+/// line of the list listed exactly those, in state order.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ParentSegment {
+    /// The path segment naming the parent.
+    pub segment: usize,
+    /// The listed entities' collection.
+    pub collection: String,
+    /// Their member holding the parent's value.
+    pub field: String,
+}
+
+/// Teaches each list view whose path names a parent by one parameter segment the field its
+/// members hold it in (see [`ParentSegment`]).
+pub fn generalize_lists(entities: &[Entity], views: &mut [ReadView]) {
+    for view in views.iter_mut() {
+        let parameters: Vec<usize> = split_path(&view.path_template)
+            .iter()
+            .enumerate()
+            .filter(|(_, segment)| segment.contains('{'))
+            .map(|(index, _)| index)
+            .collect();
+        let ViewDetail::List(list) = &mut view.detail else {
+            continue;
+        };
+        if let [segment] = parameters[..] {
+            list.parent = parent_segment(list, segment, entities);
+        }
+    }
+}
+
+/// The field every checked line's members hold the line's parent value in (those members
+/// exactly, in state order); `None` when a line lists no member, or no field fits them all.
+fn parent_segment(list: &ListView, segment: usize, entities: &[Entity]) -> Option<ParentSegment> {
+    let mut found: Option<ParentSegment> = None;
+    for line in &list.lines {
+        let value = split_path(&line.path)
+            .get(segment)
+            .and_then(|raw| percent_decode(raw))?
+            .into_owned();
+        let indexes: Vec<usize> = line
+            .members
+            .iter()
+            .map(|member| {
+                entities.iter().position(|entity| {
+                    entity.entity_type == list.entity_type
+                        && entity.collection == member.collection
+                        && entity.id == member.id
+                })
+            })
+            .collect::<Option<_>>()?;
+        let Some(Link::Children { field }) = array_link(None, &indexes, &value, entities) else {
+            return None;
+        };
+        let parent = ParentSegment {
+            segment,
+            collection: entities[indexes[0]].collection.clone(),
+            field,
+        };
+        if found.as_ref().is_some_and(|known| *known != parent) {
+            return None;
+        }
+        found = Some(parent);
+    }
+    found
+}
+
+impl ParentSegment {
+    /// The entities a call's path segments name the parent of, in state order, as held.
+    pub fn members<'a>(
+        &self,
+        segments: &[String],
+        entity_type: &str,
+        live: &'a LiveState,
+    ) -> Option<Vec<&'a Entity>> {
+        let value = percent_decode(segments.get(self.segment)?)?.into_owned();
+        Some(
+            live.collection(entity_type, &self.collection)
+                .into_iter()
+                .filter(|entity| {
+                    entity
+                        .fields
+                        .as_object()
+                        .and_then(|object| field_value(object, &self.field))
+                        .and_then(scalar_text)
+                        .as_deref()
+                        == Some(value.as_str())
+                })
+                .collect(),
+        )
+    }
+}
+
+impl Relation {
+    /// The member's value for an entity (as rendered) from the live state; `None` when a related
+    /// entity the link names is not held.
+    pub fn value_for(&self, entity: &Object, identity: &str, live: &LiveState) -> Option<Json> {
+        let fields = |related: &Entity| related.fields.clone();
+        match &self.link {
+            Link::Children { field } => {
+                let id = entity.get(identity).and_then(scalar_text)?;
+                let members = live
+                    .collection(&self.entity_type, &self.collection)
+                    .into_iter()
+                    .filter(|related| {
+                        related
+                            .fields
+                            .as_object()
+                            .and_then(|object| field_value(object, field))
+                            .and_then(scalar_text)
+                            .as_deref()
+                            == Some(id.as_str())
+                    })
+                    .map(fields)
+                    .collect();
+                Some(Json::Array(members))
+            }
+            Link::Parent { field } => match entity.get(field) {
+                Some(Json::Null) if *field == self.member => Some(Json::Null),
+                Some(value) => {
+                    let id = scalar_text(value)?;
+                    live.entity(&self.entity_type, &self.collection, &id)
+                        .map(fields)
+                }
+                None => None,
+            },
+            Link::Ids => match entity.get(&self.member)? {
+                Json::Array(ids) => ids
+                    .iter()
+                    .map(|id| {
+                        let id = scalar_text(id)?;
+                        live.entity(&self.entity_type, &self.collection, &id)
+                            .map(fields)
+                    })
+                    .collect::<Option<Vec<Json>>>()
+                    .map(Json::Array),
+                _ => None,
+            },
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rea_plugin_api::json::parse;
+
+    fn entity(entity_type: &str, id: &str, fields: &str) -> Entity {
+        Entity {
+            entity_type: entity_type.to_owned(),
+            collection: entity_type.to_owned(),
+            id: id.to_owned(),
+            fields: parse(fields.as_bytes()).expect("json"),
+            view_fields: Default::default(),
+            record_ordinals: Vec::new(),
+        }
+    }
+
+    fn state() -> Vec<Entity> {
+        vec![
+            entity("/posts", "1", r#"{"id": 1, "title": "a"}"#),
+            entity("/posts", "2", r#"{"id": 2, "title": "b"}"#),
+            entity("/comments", "1", r#"{"id": 1, "postId": 1, "body": "x"}"#),
+            entity("/comments", "2", r#"{"id": 2, "postId": 2, "body": "y"}"#),
+            entity("/comments", "3", r#"{"id": 3, "postId": 1, "body": "z"}"#),
+            entity("/tasks", "7", r#"{"id": 7, "project": 2, "tags": [1, 3]}"#),
+        ]
+    }
+
+    fn explained(entity_type: &str, shown: &str) -> Option<Relation> {
+        let shown = parse(shown.as_bytes()).expect("json");
+        let query = vec![("q".to_owned(), "v".to_owned())];
+        explain(
+            (entity_type, "id"),
+            shown.as_object().expect("object"),
+            query,
+            &state(),
+        )
+    }
+
+    #[test]
+    fn children_parents_and_ids_are_told_apart() {
+        let children = explained(
+            "/posts",
+            r#"{"id": 1, "title": "a", "comments": [{"id": 1, "postId": 1, "body": "x"},
+                {"id": 3, "postId": 1, "body": "z"}]}"#,
+        )
+        .expect("children");
+        assert_eq!(children.member, "comments");
+        assert_eq!(children.entity_type, "/comments");
+        assert_eq!(
+            children.link,
+            Link::Children {
+                field: "postId".into()
+            }
+        );
+        let parent = explained(
+            "/comments",
+            r#"{"id": 2, "postId": 2, "body": "y", "post": {"id": 2, "title": "b"}}"#,
+        )
+        .expect("parent");
+        assert_eq!(
+            parent.link,
+            Link::Parent {
+                field: "postId".into()
+            }
+        );
+        // A member holding an id replaced by its entity.
+        let replaced = explained(
+            "/tasks",
+            r#"{"id": 7, "project": {"id": 2, "title": "b"}, "tags": [1, 3]}"#,
+        )
+        .expect("replaced");
+        assert_eq!(
+            replaced.link,
+            Link::Parent {
+                field: "project".into()
+            }
+        );
+        let ids = explained(
+            "/tasks",
+            r#"{"id": 7, "project": 2, "tags": [{"id": 1, "postId": 1, "body": "x"},
+                {"id": 3, "postId": 1, "body": "z"}]}"#,
+        )
+        .expect("ids");
+        assert_eq!(ids.link, Link::Ids);
+    }
+
+    #[test]
+    fn what_is_not_one_member_of_held_entities_teaches_nothing() {
+        // A child list missing one of the children the field names.
+        assert_eq!(
+            explained(
+                "/posts",
+                r#"{"id": 1, "title": "a", "comments": [{"id": 1, "postId": 1, "body": "x"}]}"#,
+            ),
+            None
+        );
+        // An object the state does not hold; two members changed; a member left out.
+        assert_eq!(
+            explained(
+                "/comments",
+                r#"{"id": 2, "postId": 2, "body": "y", "post": {"id": 2, "title": "?"}}"#
+            ),
+            None
+        );
+        assert_eq!(
+            explained(
+                "/comments",
+                r#"{"id": 2, "postId": 2, "body": "w", "post": {"id": 2, "title": "b"}}"#
+            ),
+            None
+        );
+        assert_eq!(explained("/comments", r#"{"id": 2, "postId": 2}"#), None);
+        // An entity the state does not hold.
+        assert_eq!(
+            explained("/posts", r#"{"id": 9, "comments": []}"#),
+            None
+        );
+    }
+}
