@@ -80,6 +80,7 @@ mod state_query_grammar;
 mod state_query_grammar_stage;
 mod state_reads_bundle;
 mod state_recorded_answers;
+mod state_relations;
 mod state_root_items;
 mod state_serve;
 mod state_sibling_transfer;

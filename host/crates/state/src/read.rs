@@ -364,8 +364,7 @@ impl StateService {
             return None;
         }
         let held = self.held_fields(entity_type);
-        let (fields, rest) =
-            selection.fields_for(&call.pairs(), |field| held.contains(field))?;
+        let (fields, rest) = selection.fields_for(&call.pairs(), |field| held.contains(field))?;
         let bare = Call {
             path: call.path.clone(),
             query: rest
@@ -410,7 +409,10 @@ impl StateService {
         }
         let mut pairs = call.pairs();
         pairs.sort();
-        let relation = item.relations.iter().find(|relation| relation.query == pairs)?;
+        let relation = item
+            .relations
+            .iter()
+            .find(|relation| relation.query == pairs)?;
         let bare = Call {
             path: call.path.clone(),
             query: Vec::new(),

@@ -73,7 +73,11 @@ pub fn generalize(
     views: &mut [ReadView],
 ) {
     for view in views.iter_mut() {
-        let Some(index) = manifest.tools.iter().position(|tool| tool.name == view.tool) else {
+        let Some(index) = manifest
+            .tools
+            .iter()
+            .position(|tool| tool.name == view.tool)
+        else {
             continue;
         };
         let ViewDetail::Item(item) = &mut view.detail else {
@@ -161,7 +165,10 @@ fn explain(
             if !indexes.iter().all(same_kind) {
                 return None;
             }
-            (first, array_link(fields.get(member), &indexes, &id, entities)?)
+            (
+                first,
+                array_link(fields.get(member), &indexes, &id, entities)?,
+            )
         }
         Json::Object(object) => {
             let related = &entities[held(object)?];
@@ -201,7 +208,10 @@ fn array_link(
     let related: Vec<&Entity> = indexes.iter().map(|index| &entities[*index]).collect();
     if let Some(Json::Array(ids)) = held {
         let texts: Vec<Option<String>> = ids.iter().map(scalar_text).collect();
-        let listed: Vec<Option<String>> = related.iter().map(|entity| Some(entity.id.clone())).collect();
+        let listed: Vec<Option<String>> = related
+            .iter()
+            .map(|entity| Some(entity.id.clone()))
+            .collect();
         if texts == listed {
             return Some(Link::Ids);
         }
@@ -495,9 +505,6 @@ mod tests {
         );
         assert_eq!(explained("/comments", r#"{"id": 2, "postId": 2}"#), None);
         // An entity the state does not hold.
-        assert_eq!(
-            explained("/posts", r#"{"id": 9, "comments": []}"#),
-            None
-        );
+        assert_eq!(explained("/posts", r#"{"id": 9, "comments": []}"#), None);
     }
 }

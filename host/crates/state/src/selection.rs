@@ -113,7 +113,11 @@ pub fn learn(examples: &[SelectionExample<'_>]) -> Vec<FieldSelection> {
 pub fn generalize(manifest: &Manifest, timeline: &Timeline, views: &mut [ReadView]) {
     let mut examples: Vec<(&[(String, String)], Vec<String>)> = Vec::new();
     for view in views.iter() {
-        let Some(index) = manifest.tools.iter().position(|tool| tool.name == view.tool) else {
+        let Some(index) = manifest
+            .tools
+            .iter()
+            .position(|tool| tool.name == view.tool)
+        else {
             continue;
         };
         let (pointer, is_list) = match &view.detail {
@@ -257,7 +261,10 @@ mod tests {
         );
         let held = |field: &str| ["title", "status", "assignee", "due", "id"].contains(&field);
         let (fields, rest) = learned[0]
-            .fields_for(&pairs(&[("_fields", "assignee,due"), ("_limit", "2")]), held)
+            .fields_for(
+                &pairs(&[("_fields", "assignee,due"), ("_limit", "2")]),
+                held,
+            )
             .unwrap();
         assert_eq!(fields, names(&["assignee", "due", "id", "last_modified"]));
         assert_eq!(rest, pairs(&[("_limit", "2")]));
@@ -266,16 +273,16 @@ mod tests {
             learned[0].fields_for(&pairs(&[("_fields", "colour")]), held),
             None
         );
-        assert_eq!(learned[0].fields_for(&pairs(&[("_fields", "*")]), held), None);
+        assert_eq!(
+            learned[0].fields_for(&pairs(&[("_fields", "*")]), held),
+            None
+        );
         assert_eq!(
             learned[0].fields_for(&pairs(&[("fields", "title")]), held),
             None
         );
         assert_eq!(
-            learned[0].fields_for(
-                &pairs(&[("_fields", "title"), ("exclude", "due")]),
-                held
-            ),
+            learned[0].fields_for(&pairs(&[("_fields", "title"), ("exclude", "due")]), held),
             None
         );
     }

@@ -1,0 +1,159 @@
+//! Related entities answered from the state (`rea_state::relations`): a query a build's item
+//! reads made to show related entities in one member (`_embed=comments`, `_expand=post`,
+//! `_embed=tickets`, `fields=*,project.*`) is learned with its link (children holding the
+//! entity's id, the parent a field names), and a list under a parent path segment
+//! (`/posts/{id}/comments`) with the member its entities hold the parent in; probes on other
+//! entities, recorded on the live application, are answered from the state with the live body.
+//! On three recorded applications: json-server, json-server v1 and Directus.
+
+use rea_plugin_api::contracts::capture::CaptureRecord;
+use rea_state::model::ViewDetail;
+use rea_state::relations::{Link, ParentSegment, Relation};
+use serde_json::{Map, Value};
+
+use crate::state_query_grammar::served_with_probes;
+use crate::state_support::agreement::route;
+use crate::state_support::{Served, recorded_answer};
+
+fn relations_of(served: &Served, tool: &str) -> Vec<Relation> {
+    served
+        .state()
+        .views
+        .iter()
+        .find(|view| view.tool == tool)
+        .and_then(|view| match &view.detail {
+            ViewDetail::Item(item) => Some(item.relations.clone()),
+            _ => None,
+        })
+        .unwrap_or_else(|| panic!("{tool} is an item view"))
+}
+
+/// Each probe line is answered through its tool from the state with the live body, and is no
+/// request the build recorded.
+fn assert_live(app: &str, lines: &[&str]) {
+    let (served, probes) = served_with_probes(app);
+    let recorded: Vec<String> = served
+        .records
+        .iter()
+        .map(|record| crate::state_support::request_line(record, ""))
+        .collect();
+    for line in lines {
+        let record: &CaptureRecord = probes
+            .iter()
+            .find(|record| crate::state_support::request_line(record, "") == *line)
+            .unwrap_or_else(|| panic!("{app} probes {line}"));
+        assert!(!recorded.iter().any(|known| known == line), "{line}");
+        let (tool, arguments) = route(&served, record).expect("the probe has a tool");
+        let (answer, is_error) = served.call(&tool, arguments);
+        assert!(!is_error, "{app}: {line}: {answer}");
+        assert_eq!(
+            answer.pointer("/state/source").and_then(Value::as_str),
+            Some("state"),
+            "{app}: {line} answers from the state: {answer}"
+        );
+        assert_eq!(
+            answer.get("body"),
+            Some(&recorded_answer(record).1),
+            "{app}: {line} answers the live body"
+        );
+    }
+}
+
+#[test]
+fn item_queries_learn_their_links() {
+    let (json_server, _) = served_with_probes("json-server");
+    let embed = relations_of(&json_server, "get_posts_by_id");
+    assert_eq!(embed.len(), 1);
+    assert_eq!(embed[0].member, "comments");
+    assert_eq!(embed[0].entity_type, "/comments");
+    assert_eq!(
+        embed[0].link,
+        Link::Children {
+            field: "postId".to_owned()
+        }
+    );
+    let expand = relations_of(&json_server, "get_comments_by_id");
+    assert_eq!(
+        expand[0].link,
+        Link::Parent {
+            field: "postId".to_owned()
+        }
+    );
+    // Directus replaces the member holding the id by the entity it names.
+    let (directus, _) = served_with_probes("directus");
+    let project = relations_of(&directus, "get_items_tasks_by_id");
+    assert_eq!(project.len(), 1);
+    assert_eq!(project[0].member, "project");
+    assert_eq!(
+        project[0].link,
+        Link::Parent {
+            field: "project".to_owned()
+        }
+    );
+}
+
+#[test]
+fn related_entities_of_other_entities_answer_from_the_state() {
+    // Recorded: post 1's comments, comment 2's post, post 1's comment list.
+    assert_live(
+        "json-server",
+        &[
+            "GET /posts/3?_embed=comments",
+            "GET /comments/5?_expand=post",
+            "GET /posts/4/comments",
+            "GET /posts/42/comments",
+        ],
+    );
+    // Recorded: customer c3's tickets.
+    assert_live("json-server-v1", &["GET /customers/c1?_embed=tickets"]);
+    // Recorded: task 2 with its project; task 9 has none.
+    assert_live("directus", &["GET /items/tasks/9?fields=%2A%2Cproject.%2A"]);
+}
+
+#[test]
+fn a_list_under_a_parent_learns_the_member_holding_it() {
+    let (json_server, _) = served_with_probes("json-server");
+    let parent = json_server
+        .state()
+        .views
+        .iter()
+        .find(|view| view.tool == "get_posts_comments_by_post_id")
+        .and_then(|view| match &view.detail {
+            ViewDetail::List(list) => list.parent.clone(),
+            _ => None,
+        });
+    assert_eq!(
+        parent,
+        Some(ParentSegment {
+            segment: 1,
+            collection: "/comments".to_owned(),
+            field: "postId".to_owned(),
+        })
+    );
+}
+
+#[test]
+fn a_query_no_read_showed_related_entities_for_is_refused() {
+    let (json_server, _) = served_with_probes("json-server");
+    // `_embed=users` was never recorded: never another query's or another id's recording.
+    let mut arguments = Map::new();
+    let tool = json_server
+        .manifest
+        .tools
+        .iter()
+        .find(|tool| tool.name == "get_posts_by_id")
+        .expect("the tool");
+    arguments.insert(tool.path_parameters[0].name.clone(), Value::from("3"));
+    arguments.insert("_embed".to_owned(), Value::from("users"));
+    let (answer, is_error) = json_server.call("get_posts_by_id", arguments);
+    assert!(is_error, "refused: {answer}");
+    assert_eq!(
+        answer
+            .pointer("/error/code")
+            .or_else(|| answer.get("code"))
+            .and_then(Value::as_str),
+        Some("not_modelled"),
+        "{answer}"
+    );
+    assert!(answer.get("body").is_none(), "{answer}");
+}
