@@ -1,7 +1,8 @@
-//! Related entities answered from the state (`rea_state::relations`): a query a build's item
-//! reads made to show related entities in one member (`_embed=comments`, `_expand=post`,
-//! `_embed=tickets`, `fields=*,project.*`) is learned with its link (children holding the
-//! entity's id, the parent a field names), and a list under a parent path segment
+//! Related entities answered from the state (`rea_state::relations`): a query a build's item or
+//! list reads made to show related entities in one member (`_embed=comments`, `_expand=post`,
+//! `_embed=tickets`, `fields=*,project.*`) is learned per entity type with its link (children
+//! holding the entity's id, the parent a field names), offered on the type's item and list
+//! tools, and a list under a parent path segment
 //! (`/posts/{id}/comments`) with the member its entities hold the parent in; probes on other
 //! entities, recorded on the live application, are answered from the state with the live body.
 //! On three recorded applications: json-server, json-server v1 and Directus.
@@ -104,8 +105,16 @@ fn related_entities_of_other_entities_answer_from_the_state() {
             "GET /posts/42/comments",
         ],
     );
-    // Recorded: customer c3's tickets.
-    assert_live("json-server-v1", &["GET /customers/c1?_embed=tickets"]);
+    // Recorded: customer c3's tickets, ticket 102's customer, the note list with each ticket;
+    // never the customer of each ticket of a filtered list, or one note's ticket.
+    assert_live(
+        "json-server-v1",
+        &[
+            "GET /customers/c1?_embed=tickets",
+            "GET /tickets?_embed=customer&status=pending",
+            "GET /notes/n3?_embed=ticket",
+        ],
+    );
     // Recorded: task 2 with its project; task 9 has none.
     assert_live("directus", &["GET /items/tasks/9?fields=%2A%2Cproject.%2A"]);
 }

@@ -5,6 +5,8 @@
 //! by the effect it applies and the body members it accepts; the card declares the three
 //! data-plane operations and the `urn:agentenv:intake/v1` extension.
 
+use std::collections::{BTreeMap, BTreeSet};
+
 use rea_evidence::Refusal;
 use rea_manifest::card::{DiscoveryCharge, EnvironmentCard, check_discovery_reservation};
 use rea_manifest::{Environment, ToolDefinition, UNTRUSTED_CONTENT_INSTRUCTIONS};
@@ -106,43 +108,69 @@ pub fn state_tools_with_views(
         .collect()
 }
 
-/// The query parameters a list view's learned grammar extends to (see
-/// [`crate::derive::query_grammar`]), as optional string arguments after the recorded ones (before
-/// the body).
+/// The query parameters a view takes beyond its recorded ones: those a list view's learned
+/// grammar extends to (see [`crate::derive::query_grammar`]) and those showing related entities
+/// the reads of its type taught (see [`crate::relations`]), each with what it does.
+fn generalized_arguments(view: &crate::model::ReadView) -> BTreeMap<String, String> {
+    use crate::model::ViewDetail;
+    let mut names = BTreeMap::new();
+    let relations = match &view.detail {
+        ViewDetail::List(list) => {
+            if let Some(model) = &list.query {
+                for (name, role) in &model.generalized {
+                    names.insert(name.clone(), role_description(role));
+                }
+            }
+            &list.relations
+        }
+        ViewDetail::Item(item) => &item.relations,
+        _ => return names,
+    };
+    for relation in relations {
+        for (name, _) in &relation.query {
+            names.entry(name.clone()).or_insert_with(|| {
+                "Query parameter: shows related entities in a member, as the recorded reads of this type did".to_owned()
+            });
+        }
+    }
+    names
+}
+
+/// The names of the query parameters a view takes beyond its recorded ones (see
+/// [`generalized_arguments`]).
+pub(crate) fn generalized_names(view: &crate::model::ReadView) -> BTreeSet<String> {
+    generalized_arguments(view).into_keys().collect()
+}
+
+/// The query parameters a view takes beyond its recorded ones, as optional string arguments after
+/// the recorded ones (before the body).
 fn add_generalized_arguments(
     view: &crate::model::ReadView,
     schema: &mut rea_manifest::InputSchema,
 ) {
     use rea_manifest::catalog::{Argument, PropertyKind, PropertySchema, QueryType};
-    let crate::model::ViewDetail::List(list) = &view.detail else {
-        return;
-    };
-    let Some(model) = &list.query else {
-        return;
-    };
     let at = schema
         .arguments
         .iter()
         .position(|argument| argument.target == ArgumentTarget::Body)
         .unwrap_or(schema.arguments.len());
-    let added: Vec<Argument> = model
-        .generalized
-        .iter()
+    let added: Vec<Argument> = generalized_arguments(view)
+        .into_iter()
         .filter(|(name, _)| {
             !schema
                 .arguments
                 .iter()
-                .any(|argument| argument.name == **name)
+                .any(|argument| argument.name == *name)
         })
-        .map(|(name, role)| Argument {
+        .map(|(name, description)| Argument {
             name: name.clone(),
-            target: ArgumentTarget::Query { name: name.clone() },
+            target: ArgumentTarget::Query { name },
             schema: PropertySchema {
                 kind: PropertyKind::Query {
                     value: QueryType::String,
                     repeated: false,
                 },
-                description: Some(role_description(role)),
+                description: Some(description),
             },
         })
         .collect();

@@ -377,6 +377,10 @@ pub struct ListView {
     /// The field selection the state's checked reads taught (as [`ItemView::selection`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub selection: Option<crate::selection::FieldSelection>,
+    /// The queries showing related entities in one member of each listed entity (as
+    /// [`ItemView::relations`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub relations: Vec<crate::relations::Relation>,
     /// For a list under a parent (`/posts/{id}/comments`), the member its entities hold the
     /// parent in (see [`crate::relations::ParentSegment`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -230,19 +230,20 @@ fn split_generalized(
     definition: Option<&rea_manifest::ToolDefinition>,
     arguments: &Map<String, Value>,
 ) -> (Map<String, Value>, Vec<QueryArgument>) {
-    let generalized = match view.map(|view| &view.detail) {
-        Some(ViewDetail::List(ListView {
-            query: Some(model), ..
-        })) => &model.generalized,
-        _ => return (arguments.clone(), Vec::new()),
+    let Some(view) = view else {
+        return (arguments.clone(), Vec::new());
     };
+    let generalized = crate::catalog::generalized_names(view);
+    if generalized.is_empty() {
+        return (arguments.clone(), Vec::new());
+    }
     let mut recorded = Map::new();
     let mut extended = Vec::new();
     for (name, value) in arguments {
         let in_schema =
             definition.is_some_and(|definition| definition.input_schema.argument(name).is_some());
         match rea_manifest::replay::query_texts(value) {
-            Some(values) if !in_schema && generalized.contains_key(name) => {
+            Some(values) if !in_schema && generalized.contains(name) => {
                 extended.push((name.clone(), values));
             }
             _ => {
@@ -251,6 +252,23 @@ fn split_generalized(
         }
     }
     (recorded, extended)
+}
+
+/// The relation a call's query asks for (see [`crate::relations`]): the first whose query pairs
+/// the call makes.
+fn relation_of<'a>(
+    view: &'a crate::model::ReadView,
+    call: &Call,
+) -> Option<&'a crate::relations::Relation> {
+    let relations = match &view.detail {
+        ViewDetail::Item(item) => &item.relations,
+        ViewDetail::List(list) => &list.relations,
+        _ => return None,
+    };
+    let pairs = call.pairs();
+    relations
+        .iter()
+        .find(|relation| relation.query.iter().all(|pair| pairs.contains(pair)))
 }
 
 impl StateService {
@@ -290,12 +308,18 @@ impl StateService {
         let stale = self
             .read()
             .written_since_reset(&call_scope(view, &call.segments(template)));
+        // A query showing related entities is answered with them or not from the state: a view
+        // answering the entity alone would leave them out.
+        if relation_of(view, &call).is_some() {
+            return self
+                .answer_relation(tool, view, &call, stale)
+                .unwrap_or_else(|| self.recording(tool, template, &call, "relation", stale));
+        }
         let answer = self.answer_view(tool, view, &call, exact, stale);
         if matches!(answer, StateAnswer::Rendered(_)) {
             return answer;
         }
         self.answer_selection(tool, view, &call, stale)
-            .or_else(|| self.answer_relation(tool, view, &call, stale))
             .unwrap_or(answer)
     }
 
@@ -389,11 +413,11 @@ impl StateService {
         Some(StateAnswer::Rendered(rendered))
     }
 
-    /// A call making a query an item view's reads showed related entities for (see
-    /// [`crate::relations`]): the entity the call without that query names, answered from the
-    /// state, with the related entities the live state holds in the member. `None` when no
-    /// relation is learned for the query, the entity is not answered from the state, or a related
-    /// entity is not held.
+    /// A call making a query the reads of its view's entity type showed related entities for
+    /// (see [`crate::relations`]): the call without that query answered from the state, with
+    /// the related entities the live state holds in the member of the entity (or of each listed
+    /// one). `None` when no relation is learned for the query, the call without it is not
+    /// answered from the state, or a related entity is not held.
     fn answer_relation(
         &self,
         tool: &str,
@@ -401,34 +425,48 @@ impl StateService {
         call: &Call,
         stale: bool,
     ) -> Option<StateAnswer> {
-        let ViewDetail::Item(item) = &view.detail else {
-            return None;
+        let (pointer, is_list) = match &view.detail {
+            ViewDetail::Item(item) => (&item.entity_pointer, false),
+            ViewDetail::List(list) => (&list.list_pointer, true),
+            _ => return None,
         };
         if call.repeated() {
             return None;
         }
-        let mut pairs = call.pairs();
-        pairs.sort();
-        let relation = item
-            .relations
-            .iter()
-            .find(|relation| relation.query == pairs)?;
+        let relation = relation_of(view, call)?;
         let bare = Call {
             path: call.path.clone(),
-            query: Vec::new(),
+            query: call
+                .query
+                .iter()
+                .filter(|(name, _)| !relation.query.iter().any(|(asked, _)| asked == name))
+                .cloned()
+                .collect(),
             body: call.body.clone(),
         };
         let StateAnswer::Rendered(mut rendered) = self.answer_view(tool, view, &bare, false, stale)
         else {
             return None;
         };
-        let Json::Object(entity) =
-            crate::render::pointer_mut(&mut rendered.body, &item.entity_pointer)?
-        else {
-            return None;
+        let live = self.read();
+        let expand = |entity: &mut Json| -> Option<()> {
+            let Json::Object(entity) = entity else {
+                return None;
+            };
+            let value = relation.value_for(entity, &live)?;
+            entity.insert(relation.member.clone(), value);
+            Some(())
         };
-        let value = relation.value_for(entity, &item.identity_field, &self.read())?;
-        entity.insert(relation.member.clone(), value);
+        match crate::render::pointer_mut(&mut rendered.body, pointer)? {
+            Json::Array(members) if is_list => {
+                for member in members.iter_mut() {
+                    expand(member)?;
+                }
+            }
+            entity if !is_list => expand(entity)?,
+            _ => return None,
+        }
+        drop(live);
         Some(StateAnswer::Rendered(rendered))
     }
 

@@ -1,4 +1,4 @@
-//! Related entities shown inside an item read (`/posts/1?_embed=comments`,
+//! Related entities shown inside an item read, or in each member of a list read (`/posts/1?_embed=comments`,
 //! `/comments/2?_expand=post`, `/items/tasks/2?fields=*,project.*`), learned from the reads that
 //! asked for them, so the same query on another entity is answered from the state.
 //!
@@ -16,7 +16,7 @@
 //! learned query answers the entity its path names with the member computed from the live state;
 //! a related entity the state does not hold leaves the call to the view's other answers.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use rea_manifest::Manifest;
 use rea_plugin_api::json::{Json, Object};
@@ -24,8 +24,8 @@ use serde::{Deserialize, Serialize};
 
 use rea_manifest::segments::{percent_decode, split_path};
 
-use crate::model::{Entity, ListView, ReadView, ViewDetail};
-use crate::observation::Timeline;
+use crate::model::{Entity, EntityType, ListView, ReadView, ViewDetail};
+use crate::observation::{Observation, Timeline};
 use crate::query::field_value;
 use crate::render::scalar_text;
 use crate::store::LiveState;
@@ -60,19 +60,25 @@ pub struct Relation {
     pub entity_type: String,
     /// Their collection.
     pub collection: String,
+    /// The entity's identity field (the value `children` look for).
+    pub identity: String,
     /// How they follow from the entity.
     #[serde(flatten)]
     pub link: Link,
 }
 
-/// Teaches each item view the relations its reads showed (see the module docs).
+/// Teaches each item and list view the relations the reads of its entity type showed (see the
+/// module docs): an item read shows its entity, a list read each member it lists (a list read
+/// teaches only through parameters its query model gives no role).
 pub fn generalize(
     manifest: &Manifest,
     timeline: &Timeline,
-    entities: &[Entity],
+    (types, entities): (&[EntityType], &[Entity]),
     views: &mut [ReadView],
 ) {
-    for view in views.iter_mut() {
+    let mut learned: BTreeMap<String, Vec<Relation>> = BTreeMap::new();
+    let mut conflicting: BTreeSet<(String, Vec<(String, String)>)> = BTreeSet::new();
+    for view in views.iter() {
         let Some(index) = manifest
             .tools
             .iter()
@@ -80,44 +86,93 @@ pub fn generalize(
         else {
             continue;
         };
-        let ViewDetail::Item(item) = &mut view.detail else {
-            continue;
-        };
-        let mut learned: Vec<Relation> = Vec::new();
-        let mut conflicting: BTreeSet<Vec<(String, String)>> = BTreeSet::new();
-        for observation in timeline.all(index) {
-            if !observation.is_success() || observation.pairs().is_empty() {
-                continue;
-            }
-            let Some(shown) = observation
-                .body
-                .as_ref()
-                .and_then(|body| body.pointer(&item.entity_pointer))
-                .and_then(Json::as_object)
-            else {
-                continue;
-            };
-            let mut query = observation.pairs().to_vec();
-            query.sort();
-            let Some(relation) = explain(
-                (item.entity_type.as_str(), item.identity_field.as_str()),
-                shown,
-                query,
-                entities,
-            ) else {
-                continue;
-            };
-            match learned.iter().find(|known| known.query == relation.query) {
-                Some(known) if *known != relation => {
-                    conflicting.insert(relation.query);
+        for (entity_type, relation) in view_relations(view, timeline.all(index), types, entities) {
+            let known = learned.entry(entity_type.clone()).or_default();
+            match known.iter().find(|known| known.query == relation.query) {
+                Some(other) if *other != relation => {
+                    conflicting.insert((entity_type, relation.query));
                 }
                 Some(_) => {}
-                None => learned.push(relation),
+                None => known.push(relation),
             }
         }
-        learned.retain(|relation| !conflicting.contains(&relation.query));
-        item.relations = learned;
     }
+    for (entity_type, relations) in learned.iter_mut() {
+        relations.retain(|relation| {
+            !conflicting.contains(&(entity_type.clone(), relation.query.clone()))
+        });
+    }
+    for view in views.iter_mut() {
+        match &mut view.detail {
+            ViewDetail::Item(item) => {
+                item.relations = learned.get(&item.entity_type).cloned().unwrap_or_default();
+            }
+            ViewDetail::List(list) => {
+                list.relations = learned.get(&list.entity_type).cloned().unwrap_or_default();
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The relations one view's successful reads show, each with the entity type it is of.
+fn view_relations<'a>(
+    view: &ReadView,
+    observations: impl Iterator<Item = &'a Observation>,
+    types: &[EntityType],
+    entities: &[Entity],
+) -> Vec<(String, Relation)> {
+    let (entity_type, pointer, list) = match &view.detail {
+        ViewDetail::Item(item) => (&item.entity_type, &item.entity_pointer, None),
+        ViewDetail::List(list) => (&list.entity_type, &list.list_pointer, Some(list)),
+        _ => return Vec::new(),
+    };
+    let Some(identity) = types
+        .iter()
+        .find(|known| known.collection_template == *entity_type)
+        .map(|known| known.identity_field.as_str())
+    else {
+        return Vec::new();
+    };
+    let mut found = Vec::new();
+    for observation in observations {
+        let pairs = observation.pairs();
+        let modelled = |name: &String| {
+            list.and_then(|list| list.query.as_ref())
+                .is_some_and(|model| model.role(name).is_some())
+        };
+        if !observation.is_success()
+            || pairs.is_empty()
+            || pairs.iter().any(|(name, _)| modelled(name))
+        {
+            continue;
+        }
+        let Some(shown) = observation
+            .body
+            .as_ref()
+            .and_then(|body| body.pointer(pointer))
+        else {
+            continue;
+        };
+        let shown: Vec<&Object> = match (shown, list) {
+            (Json::Object(object), None) => vec![object],
+            (Json::Array(items), Some(_)) => items.iter().filter_map(Json::as_object).collect(),
+            _ => continue,
+        };
+        let mut query = pairs.to_vec();
+        query.sort();
+        for object in shown {
+            if let Some(relation) = explain(
+                (entity_type.as_str(), identity),
+                object,
+                query.clone(),
+                entities,
+            ) {
+                found.push((entity_type.clone(), relation));
+            }
+        }
+    }
+    found
 }
 
 /// The relation one read shows: the entity it shows as held but for one member, which holds
@@ -190,6 +245,7 @@ fn explain(
     };
     Some(Relation {
         query,
+        identity: identity.to_owned(),
         member: member.to_owned(),
         entity_type: related.entity_type.clone(),
         collection: related.collection.clone(),
@@ -346,11 +402,11 @@ impl ParentSegment {
 impl Relation {
     /// The member's value for an entity (as rendered) from the live state; `None` when a related
     /// entity the link names is not held.
-    pub fn value_for(&self, entity: &Object, identity: &str, live: &LiveState) -> Option<Json> {
+    pub fn value_for(&self, entity: &Object, live: &LiveState) -> Option<Json> {
         let fields = |related: &Entity| related.fields.clone();
         match &self.link {
             Link::Children { field } => {
-                let id = entity.get(identity).and_then(scalar_text)?;
+                let id = entity.get(&self.identity).and_then(scalar_text)?;
                 let members = live
                     .collection(&self.entity_type, &self.collection)
                     .into_iter()

@@ -35,8 +35,17 @@ pub struct FieldSelection {
     pub kept: Vec<String>,
 }
 
-/// A selection a checked read made: its field-selection query pairs and the fields it showed.
+/// Query pairs.
+pub type Pairs = Vec<(String, String)>;
+
+/// A selection a read made: its query pairs and the fields it showed.
 pub type SelectionExample<'a> = (&'a [(String, String)], &'a [String]);
+
+/// A read's query pairs and the fields it showed.
+type Shown<'a> = (&'a [(String, String)], Vec<String>);
+
+/// A selection's fields asked for, and the fields it showed.
+type Asked<'a> = (Vec<String>, &'a [String]);
 
 /// The fields a plain selection value names (`title,status`), `None` for anything else (empty
 /// names, `*`, dotted relation paths, spaces).
@@ -68,7 +77,7 @@ fn one_selection(pairs: &[(String, String)]) -> Option<(&str, &str)> {
 /// Learns one rule per parameter from the selections checked reads made (see the module docs).
 /// A parameter whose plain selections disagree about the fields kept teaches nothing.
 pub fn learn(examples: &[SelectionExample<'_>]) -> Vec<FieldSelection> {
-    let mut by_parameter: BTreeMap<&str, Vec<(Vec<String>, &[String])>> = BTreeMap::new();
+    let mut by_parameter: BTreeMap<&str, Vec<Asked<'_>>> = BTreeMap::new();
     for (pairs, shown) in examples {
         let Some((parameter, value)) = one_selection(pairs) else {
             continue;
@@ -111,7 +120,7 @@ pub fn learn(examples: &[SelectionExample<'_>]) -> Vec<FieldSelection> {
 /// docs). What a selection shows is the fields it names, whatever values they hold, so reads
 /// after a write teach it as well as those in the observation window.
 pub fn generalize(manifest: &Manifest, timeline: &Timeline, views: &mut [ReadView]) {
-    let mut examples: Vec<(&[(String, String)], Vec<String>)> = Vec::new();
+    let mut examples: Vec<Shown<'_>> = Vec::new();
     for view in views.iter() {
         let Some(index) = manifest
             .tools
@@ -195,7 +204,7 @@ impl FieldSelection {
         &self,
         pairs: &[(String, String)],
         held: impl Fn(&str) -> bool,
-    ) -> Option<(Vec<String>, Vec<(String, String)>)> {
+    ) -> Option<(Vec<String>, Pairs)> {
         let (parameter, value) = one_selection(pairs)?;
         if parameter != self.parameter {
             return None;

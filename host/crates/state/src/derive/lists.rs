@@ -594,6 +594,7 @@ pub fn verify(
         projected_query_keys,
         projected_record_ordinals: matched.projections.keys().copied().collect(),
         selection: None,
+        relations: Vec::new(),
         parent: None,
         shape: ViewShape {
             required_fields: required.unwrap_or_default().into_iter().collect(),

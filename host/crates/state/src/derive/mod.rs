@@ -152,7 +152,7 @@ fn derive_pass(
         .collect();
     query_grammar::generalize(&mut views, &entities, rules);
     crate::selection::generalize(manifest, timeline, &mut views);
-    crate::relations::generalize(manifest, timeline, &entities, &mut views);
+    crate::relations::generalize(manifest, timeline, (&types, &entities), &mut views);
     crate::relations::generalize_lists(&entities, &mut views);
     let folder_entries = crate::entries::derive(manifest, timeline, &views);
     let write_clock = crate::instant::write_clock(
