@@ -618,7 +618,26 @@ impl StateService {
         segments_match(&split_path(&line.path), segments) && same_pairs(line.query.as_ref(), pairs)
     }
 
+    /// A list call: a list under a parent called without a query answers the entities holding
+    /// the parent ([`Self::answer_children`]), any other call its lines or query model
+    /// ([`Self::answer_lines`]).
     fn answer_list(
+        &self,
+        tool: &str,
+        template: &str,
+        list: &ListView,
+        call: &Call,
+        exact: bool,
+    ) -> Result<StateAnswer, &'static str> {
+        match &list.parent {
+            Some(parent) if call.query.is_empty() => {
+                self.answer_children(tool, list, parent, &call.segments(template))
+            }
+            _ => self.answer_lines(tool, template, list, call, exact),
+        }
+    }
+
+    fn answer_lines(
         &self,
         tool: &str,
         template: &str,
@@ -628,11 +647,6 @@ impl StateService {
     ) -> Result<StateAnswer, &'static str> {
         let segments = call.segments(template);
         let pairs = call.pairs();
-        if pairs.is_empty()
-            && let Some(parent) = &list.parent
-        {
-            return self.answer_children(tool, list, parent, &segments);
-        }
         let expanded = self.expand_query(list, &pairs);
         let extended = list.query.as_ref().and_then(|model| expanded.extend(model));
         let model = extended.as_ref().or(list.query.as_ref());
