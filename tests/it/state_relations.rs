@@ -14,19 +14,13 @@ use serde_json::{Map, Value};
 
 use crate::state_query_grammar::served_with_probes;
 use crate::state_support::agreement::route;
-use crate::state_support::{Served, recorded_answer};
+use crate::state_support::{Served, assert_not_modelled, recorded_answer, view_detail};
 
 fn relations_of(served: &Served, tool: &str) -> Vec<Relation> {
-    served
-        .state()
-        .views
-        .iter()
-        .find(|view| view.tool == tool)
-        .and_then(|view| match &view.detail {
-            ViewDetail::Item(item) => Some(item.relations.clone()),
-            _ => None,
-        })
-        .unwrap_or_else(|| panic!("{tool} is an item view"))
+    match view_detail(served, tool) {
+        ViewDetail::Item(item) => item.relations.clone(),
+        _ => panic!("{tool} is an item view"),
+    }
 }
 
 /// Each probe line is answered through its tool from the state with the live body, and is no
@@ -133,15 +127,10 @@ fn related_entities_of_other_entities_answer_from_the_state() {
 #[test]
 fn a_list_under_a_parent_learns_the_member_holding_it() {
     let (json_server, _) = served_with_probes("json-server");
-    let parent = json_server
-        .state()
-        .views
-        .iter()
-        .find(|view| view.tool == "get_posts_comments_by_post_id")
-        .and_then(|view| match &view.detail {
-            ViewDetail::List(list) => list.parent.clone(),
-            _ => None,
-        });
+    let parent = match view_detail(&json_server, "get_posts_comments_by_post_id") {
+        ViewDetail::List(list) => list.parent.clone(),
+        _ => None,
+    };
     assert_eq!(
         parent,
         Some(ParentSegment {
@@ -166,14 +155,5 @@ fn a_query_no_read_showed_related_entities_for_is_refused() {
     arguments.insert(tool.path_parameters[0].name.clone(), Value::from("3"));
     arguments.insert("_embed".to_owned(), Value::from("users"));
     let (answer, is_error) = json_server.call("get_posts_by_id", arguments);
-    assert!(is_error, "refused: {answer}");
-    assert_eq!(
-        answer
-            .pointer("/error/code")
-            .or_else(|| answer.get("code"))
-            .and_then(Value::as_str),
-        Some("not_modelled"),
-        "{answer}"
-    );
-    assert!(answer.get("body").is_none(), "{answer}");
+    assert_not_modelled(&answer, is_error);
 }

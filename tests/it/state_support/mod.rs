@@ -275,3 +275,28 @@ pub fn request_line(record: &CaptureRecord, missing: &str) -> String {
             .unwrap_or_default()
     )
 }
+
+/// A structured `not_modelled` refusal: no recording, no state answer.
+pub fn assert_not_modelled(answer: &Value, is_error: bool) {
+    assert!(is_error, "refused: {answer}");
+    assert_eq!(
+        answer
+            .pointer("/error/code")
+            .or_else(|| answer.get("code"))
+            .and_then(Value::as_str),
+        Some("not_modelled"),
+        "{answer}"
+    );
+    assert!(answer.get("body").is_none(), "{answer}");
+}
+
+/// The detail of a served state's view of a tool.
+pub fn view_detail<'a>(served: &'a Served, tool: &str) -> &'a rea_state::model::ViewDetail {
+    &served
+        .state()
+        .views
+        .iter()
+        .find(|view| view.tool == tool)
+        .unwrap_or_else(|| panic!("{tool} has a view"))
+        .detail
+}

@@ -369,48 +369,25 @@ impl StateService {
         call: &Call,
         stale: bool,
     ) -> Option<StateAnswer> {
-        let (selection, pointer, entity_type, is_list) = match &view.detail {
-            ViewDetail::Item(item) => (
-                item.selection.as_ref()?,
-                &item.entity_pointer,
-                &item.entity_type,
-                false,
-            ),
-            ViewDetail::List(list) => (
-                list.selection.as_ref()?,
-                &list.list_pointer,
-                &list.entity_type,
-                true,
-            ),
+        let (selection, entity_type) = match &view.detail {
+            ViewDetail::Item(item) => (item.selection.as_ref()?, &item.entity_type),
+            ViewDetail::List(list) => (list.selection.as_ref()?, &list.entity_type),
             _ => return None,
         };
         if call.repeated() {
             return None;
         }
         let held = self.held_fields(entity_type);
-        let (fields, rest) = selection.fields_for(&call.pairs(), |field| held.contains(field))?;
-        let bare = Call {
-            path: call.path.clone(),
-            query: rest
-                .into_iter()
-                .map(|(name, value)| (name, vec![value]))
-                .collect(),
-            body: call.body.clone(),
-        };
-        let StateAnswer::Rendered(mut rendered) = self.answer_view(tool, view, &bare, false, stale)
-        else {
-            return None;
-        };
-        match crate::render::pointer_mut(&mut rendered.body, pointer)? {
-            Json::Array(members) if is_list => {
-                for member in members.iter_mut() {
-                    *member = project_to(member, &fields);
-                }
-            }
-            entity if !is_list => *entity = project_to(entity, &fields),
-            _ => return None,
-        }
-        Some(StateAnswer::Rendered(rendered))
+        let fields = selection.fields_for(&call.pairs(), |field| held.contains(field))?;
+        self.answer_reshaped(
+            (tool, view, stale),
+            call,
+            |name| name == selection.parameter,
+            |entity| {
+                *entity = project_to(entity, &fields);
+                Some(())
+            },
+        )
     }
 
     /// A call making a query the reads of its view's entity type showed related entities for
@@ -425,21 +402,46 @@ impl StateService {
         call: &Call,
         stale: bool,
     ) -> Option<StateAnswer> {
+        if call.repeated() {
+            return None;
+        }
+        let relation = relation_of(view, call)?;
+        self.answer_reshaped(
+            (tool, view, stale),
+            call,
+            |name| relation.query.iter().any(|(asked, _)| asked == name),
+            |entity| {
+                let Json::Object(entity) = entity else {
+                    return None;
+                };
+                let value = relation.value_for(entity, &self.read())?;
+                entity.insert(relation.member.clone(), value);
+                Some(())
+            },
+        )
+    }
+
+    /// The call without the query parameters `left_out` names answered from the state, the
+    /// entity it shows (or each member it lists) then reshaped; `None` when that call is not
+    /// answered from the state or a reshape fails.
+    fn answer_reshaped(
+        &self,
+        (tool, view, stale): (&str, &crate::model::ReadView, bool),
+        call: &Call,
+        left_out: impl Fn(&str) -> bool,
+        mut reshape: impl FnMut(&mut Json) -> Option<()>,
+    ) -> Option<StateAnswer> {
         let (pointer, is_list) = match &view.detail {
             ViewDetail::Item(item) => (&item.entity_pointer, false),
             ViewDetail::List(list) => (&list.list_pointer, true),
             _ => return None,
         };
-        if call.repeated() {
-            return None;
-        }
-        let relation = relation_of(view, call)?;
         let bare = Call {
             path: call.path.clone(),
             query: call
                 .query
                 .iter()
-                .filter(|(name, _)| !relation.query.iter().any(|(asked, _)| asked == name))
+                .filter(|(name, _)| !left_out(name))
                 .cloned()
                 .collect(),
             body: call.body.clone(),
@@ -448,25 +450,15 @@ impl StateService {
         else {
             return None;
         };
-        let live = self.read();
-        let expand = |entity: &mut Json| -> Option<()> {
-            let Json::Object(entity) = entity else {
-                return None;
-            };
-            let value = relation.value_for(entity, &live)?;
-            entity.insert(relation.member.clone(), value);
-            Some(())
-        };
         match crate::render::pointer_mut(&mut rendered.body, pointer)? {
             Json::Array(members) if is_list => {
                 for member in members.iter_mut() {
-                    expand(member)?;
+                    reshape(member)?;
                 }
             }
-            entity if !is_list => expand(entity)?,
+            entity if !is_list => reshape(entity)?,
             _ => return None,
         }
-        drop(live);
         Some(StateAnswer::Rendered(rendered))
     }
 

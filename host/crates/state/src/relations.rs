@@ -79,11 +79,7 @@ pub fn generalize(
     let mut learned: BTreeMap<String, Vec<Relation>> = BTreeMap::new();
     let mut conflicting: BTreeSet<(String, Vec<(String, String)>)> = BTreeSet::new();
     for view in views.iter() {
-        let Some(index) = manifest
-            .tools
-            .iter()
-            .position(|tool| tool.name == view.tool)
-        else {
+        let Some(index) = crate::derive::tool_index(manifest, &view.tool) else {
             continue;
         };
         for (entity_type, relation) in view_relations(view, timeline.all(index), types, entities) {

@@ -35,9 +35,6 @@ pub struct FieldSelection {
     pub kept: Vec<String>,
 }
 
-/// Query pairs.
-pub type Pairs = Vec<(String, String)>;
-
 /// A selection a read made: its query pairs and the fields it showed.
 pub type SelectionExample<'a> = (&'a [(String, String)], &'a [String]);
 
@@ -122,11 +119,7 @@ pub fn learn(examples: &[SelectionExample<'_>]) -> Vec<FieldSelection> {
 pub fn generalize(manifest: &Manifest, timeline: &Timeline, views: &mut [ReadView]) {
     let mut examples: Vec<Shown<'_>> = Vec::new();
     for view in views.iter() {
-        let Some(index) = manifest
-            .tools
-            .iter()
-            .position(|tool| tool.name == view.tool)
-        else {
+        let Some(index) = crate::derive::tool_index(manifest, &view.tool) else {
             continue;
         };
         let (pointer, is_list) = match &view.detail {
@@ -197,14 +190,14 @@ fn shown_fields(shown: &Json, is_list: bool) -> Option<Vec<String>> {
 }
 
 impl FieldSelection {
-    /// The fields a call's query asks for under this rule, and the call's other pairs; `None`
-    /// when the call makes no selection with this parameter, makes another selection too, or
-    /// names a field `held` denies.
+    /// The fields a call's query asks for under this rule, those kept after them; `None` when
+    /// the call makes no selection with this parameter, makes another selection too, or names a
+    /// field `held` denies.
     pub fn fields_for(
         &self,
         pairs: &[(String, String)],
         held: impl Fn(&str) -> bool,
-    ) -> Option<(Vec<String>, Pairs)> {
+    ) -> Option<Vec<String>> {
         let (parameter, value) = one_selection(pairs)?;
         if parameter != self.parameter {
             return None;
@@ -219,12 +212,7 @@ impl FieldSelection {
                 fields.push(field.clone());
             }
         }
-        let rest = pairs
-            .iter()
-            .filter(|(name, _)| name != parameter)
-            .cloned()
-            .collect();
-        Some((fields, rest))
+        Some(fields)
     }
 }
 
@@ -269,14 +257,13 @@ mod tests {
             }]
         );
         let held = |field: &str| ["title", "status", "assignee", "due", "id"].contains(&field);
-        let (fields, rest) = learned[0]
+        let fields = learned[0]
             .fields_for(
                 &pairs(&[("_fields", "assignee,due"), ("_limit", "2")]),
                 held,
             )
             .unwrap();
         assert_eq!(fields, names(&["assignee", "due", "id", "last_modified"]));
-        assert_eq!(rest, pairs(&[("_limit", "2")]));
         // A field no entity holds, a star, another parameter: not this rule's.
         assert_eq!(
             learned[0].fields_for(&pairs(&[("_fields", "colour")]), held),

@@ -209,6 +209,11 @@ fn derive_pass(
     state
 }
 
+/// A manifest tool's index by its name.
+pub(crate) fn tool_index(manifest: &Manifest, name: &str) -> Option<usize> {
+    manifest.tools.iter().position(|tool| tool.name == name)
+}
+
 /// Whether a tool is a read tool by its method and name: safe methods and query `POST`s. (The
 /// `POST` tools the capture shows only reading are read tools too, see
 /// [`crate::observation::reading_posts`]; every read tool of a state has a view.)
