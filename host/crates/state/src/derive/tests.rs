@@ -785,13 +785,22 @@ fn field_selections_the_checked_reads_made_render_from_the_state() {
     );
     assert_eq!(answer["state"]["source"], "state", "{answer}");
     assert_eq!(answer["body"], json!({"title": "Gamma", "id": 3}));
-    // Another selection replays its recording.
+    // Another plain selection shows the fields it names (`rea_state::selection`: the recorded
+    // ones showed exactly what they named); one naming a field no entity holds is refused.
     let answer = fixture.call("get_posts", json!({"_fields": "author"}));
+    assert_eq!(answer["state"]["source"], "state", "{answer}");
+    assert_eq!(answer["body"][1], json!({"author": "bob"}));
+    let answer = fixture.call(
+        &item_tool,
+        json!({argument.clone(): "3", "fields": "author"}),
+    );
+    assert_eq!(answer["body"], json!({"author": "alice"}), "{answer}");
+    let answer = fixture.call("get_posts", json!({"_fields": "colour"}));
     assert_eq!(
         stand_in(&answer),
         json!({"not_modelled": "projection", "recording": "not-recorded"})
     );
-    let answer = fixture.call(&item_tool, json!({argument: "3", "fields": "author"}));
+    let answer = fixture.call(&item_tool, json!({argument: "3", "fields": "colour"}));
     assert_eq!(
         stand_in(&answer),
         json!({"not_modelled": "projection", "recording": "not-recorded"})
@@ -924,7 +933,7 @@ fn representation_parameters_become_projected_keys() {
         Some("variant")
     );
     assert_eq!(
-        stand_in(&fixture.call("get_posts", json!({"_fields": "author"}))),
+        stand_in(&fixture.call("get_posts", json!({"_fields": "colour"}))),
         json!({"not_modelled": "projection", "recording": "not-recorded"})
     );
     assert_eq!(
