@@ -24,6 +24,13 @@
 //! in the derived member, gives the recorded derived value; sent with that value to an entity
 //! holding another is refused (the spec leaves the derived value unspecified; we do not guess
 //! one). A call not sending the member leaves the derived member as it is.
+//!
+//! **`byte-length`** (creates and updates, [`byte_length`]): a number that is the UTF-8 byte
+//! length of one sent string member (a document's `size`).
+
+mod byte_length;
+
+pub use byte_length::{BYTE_LENGTH_STAGE, ByteLengthRule};
 
 use std::collections::BTreeMap;
 
@@ -462,7 +469,7 @@ impl StateRule for SlugRule {
 }
 
 rea_plugin_api::plugin_root_module! {
-    /// The root module of the composed and slug rules.
+    /// The root module of the composed, slug, derived and byte-length rules.
     pub fn root_module() = Plugin::new("rea-composed", env!("CARGO_PKG_VERSION"))
         .rule(
             StageInfo::new(COMPOSED_STAGE, "Explains strings a write spells from sent members, path values and held members around fixed text"),
@@ -475,6 +482,10 @@ rea_plugin_api::plugin_root_module! {
         .rule(
             StageInfo::new(DERIVED_STAGE, "Explains strings showing the text of the one sent member the entity stores nowhere, reproducing the recorded derivations"),
             DerivedRule,
+        )
+        .rule(
+            StageInfo::new(BYTE_LENGTH_STAGE, "Explains a number that is the byte length of one sent string member (a document's size)"),
+            ByteLengthRule,
         );
 }
 

@@ -1134,11 +1134,15 @@ pub fn render_response(plan: &WritePlan, recorded: Option<&Json>, change: &Chang
         }
         ResponseKind::Entity => {
             let entity = written?;
-            Some(with_value_at(
-                recorded.clone(),
-                pointer,
-                entity.fields.clone(),
-            ))
+            let mut fields = entity.fields.clone();
+            if let Some(object) = fields.as_object_mut() {
+                for member in &response.nulled_members {
+                    if let Some(value) = object.get_mut(member) {
+                        *value = Json::Null;
+                    }
+                }
+            }
+            Some(with_value_at(recorded.clone(), pointer, fields))
         }
         ResponseKind::Identity => {
             let entity = written?;

@@ -670,6 +670,11 @@ fn learn_response(
     } else {
         Vec::new()
     };
+    let nulled_members = if kind == ResponseKind::Entity && draft.plan.effect != Effect::Document {
+        nulled_members(draft, calls, pointer.as_deref().unwrap_or(""))
+    } else {
+        Vec::new()
+    };
     Ok(ResponseModel {
         ordinal: record.ordinal,
         status: record.response.status,
@@ -677,7 +682,38 @@ fn learn_response(
         kind,
         pointer,
         required_members,
+        nulled_members,
     })
+}
+
+/// The members every recorded answer showing the written entity left `null` where the entity
+/// after the call held a value (at least one call shows both; a call answering one of them with
+/// a value drops it).
+fn nulled_members(draft: &Draft, calls: &[Call], pointer: &str) -> Vec<String> {
+    let mut common: Option<BTreeSet<String>> = None;
+    for call in &draft.calls {
+        let call = &calls[*call];
+        let shown = call
+            .response
+            .as_ref()
+            .and_then(|response| response.pointer(pointer))
+            .and_then(Json::as_object);
+        let (Some(shown), After::Present(Json::Object(after))) = (shown, &call.after) else {
+            continue;
+        };
+        let nulled: BTreeSet<String> = shown
+            .iter()
+            .filter(|(key, value)| {
+                **value == Json::Null && after.get(key).is_some_and(|held| *held != Json::Null)
+            })
+            .map(|(key, _)| key.to_owned())
+            .collect();
+        common = Some(match common {
+            None => nulled,
+            Some(previous) => previous.intersection(&nulled).cloned().collect(),
+        });
+    }
+    common.unwrap_or_default().into_iter().collect()
 }
 
 /// The members every answer showing the entity carried; for an entity answer, only those the

@@ -413,4 +413,8 @@ pub struct ResponseModel {
     /// The entity members every recorded answer carried: a rendered answer lacking one is a
     /// tool error.
     pub required_members: Vec<String>,
+    /// For an entity answer: the members every recorded answer showed `null` where the written
+    /// entity held a value (a document store answering a save without the content it saved).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub nulled_members: Vec<String>,
 }

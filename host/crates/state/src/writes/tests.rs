@@ -126,6 +126,10 @@ fn rules() -> RuleSet {
     add("slug", RuleSet::direct(rea_plugin_composed::SlugRule));
     add("derived", RuleSet::direct(rea_plugin_composed::DerivedRule));
     add(
+        "byte-length",
+        RuleSet::direct(rea_plugin_composed::ByteLengthRule),
+    );
+    add(
         "reference",
         RuleSet::direct(rea_plugin_reference::ReferenceRule),
     );
