@@ -68,6 +68,7 @@ mod serve_socket;
 mod serve_state_mode;
 mod state_consistency;
 mod state_data_plane;
+mod state_document_writes;
 mod state_field_selection;
 mod state_folder_entries;
 mod state_golden;

@@ -1,0 +1,51 @@
+//! Document writes on a real recording (jupyter_server's contents API): a file `PUT` saves the
+//! text it sends and the application stamps the file's `size` as the bytes of that text (the
+//! built-in `byte-length` rule stage explains it, learned from the build's saves), and answers
+//! the save without its content (`content` and `format` `null`, the members every recorded answer
+//! left null while the file held them). The save stays withheld as `side-effect`: the folder
+//! listing that shows the file changes too, which the state does not model yet.
+
+use std::path::PathBuf;
+
+
+use crate::state_support::{Served, capture_file, serve_evidence, state_rules};
+
+fn served(app: &str) -> Served {
+    let build = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("corpus/apps")
+        .join(app)
+        .join("build.har");
+    serve_evidence(capture_file(&build), state_rules(), Default::default())
+}
+
+#[test]
+fn jupyter_file_saves_learn_their_size_and_content_free_answer() {
+    let served = served("jupyter_server");
+    let plans = &served.state().write_plans;
+    let plan = plans
+        .iter()
+        .find(|plan| plan.tool == "put_contents_by_content_id_and_name")
+        .unwrap_or_else(|| {
+            let tools: Vec<(&str, &str)> = plans
+                .iter()
+                .map(|plan| (plan.tool.as_str(), plan.path_template.as_str()))
+                .collect();
+            panic!("no file save tool: {tools:?}")
+        });
+    assert_eq!(plan.method, "PUT");
+    let size = plan
+        .rules
+        .iter()
+        .find(|rule| rule.stage == "byte-length")
+        .unwrap_or_else(|| panic!("no byte-length rule: {:?}", plan.rules));
+    assert_eq!(size.explains, ["/size"]);
+    assert_eq!(
+        size.rule,
+        rea_plugin_api::json::parse(br#"{"fields": {"/size": "content"}}"#).unwrap()
+    );
+    let response = plan.response.as_ref().expect("the learned answer");
+    assert_eq!(response.nulled_members, ["content", "format"]);
+    // The save is explained and its answer reproduced: what withholds it is the folder listing.
+    assert_eq!(plan.reason.as_deref(), Some("side-effect"), "{plan:?}");
+    assert!(!plan.served);
+}
