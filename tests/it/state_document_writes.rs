@@ -7,7 +7,6 @@
 
 use std::path::PathBuf;
 
-
 use crate::state_support::{Served, capture_file, serve_evidence, state_rules};
 
 fn served(app: &str) -> Served {

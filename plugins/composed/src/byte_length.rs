@@ -11,7 +11,9 @@
 //!
 //! **Apply.** The member takes the byte length of the sent text; a call not sending it leaves the
 //! member as the entity holds it (the text did not change). A create not sending it is refused:
-//! the rule knows no text to measure.
+//! the rule knows no text to measure. The sent text is measured as sent: an application storing
+//! a decoded form (a base64 `content` whose size counts the decoded bytes) shows another length,
+//! which only a recorded call of that form would teach.
 
 use rea_plugin_api::contracts::rule::{
     ApplyOutcome, ApplyRequest, Effect, LearnOutcome, LearnRequest, NoOptions, ObservedCall,
@@ -58,7 +60,8 @@ impl StateRule for ByteLengthRule {
         let mut agreement = Agreement::default();
         for call in &request.calls {
             for (pointer, after) in &call.unexplained {
-                let found = top_field(pointer).and_then(|field| measured_member(call, &field, after));
+                let found =
+                    top_field(pointer).and_then(|field| measured_member(call, &field, after));
                 agreement.record(pointer, found);
             }
         }
@@ -109,7 +112,10 @@ mod tests {
     }
 
     fn saved(sent: Value, size: Value) -> ObservedCall {
-        observed_call(1).sent(sent).unexplained("/size", size).build()
+        observed_call(1)
+            .sent(sent)
+            .unexplained("/size", size)
+            .build()
     }
 
     #[test]
