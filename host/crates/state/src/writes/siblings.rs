@@ -435,6 +435,7 @@ mod tests {
             kind: ResponseKind::Projection,
             pointer: Some(String::new()),
             required_members: members.iter().map(|name| (*name).to_owned()).collect(),
+            nulled_members: Vec::new(),
         };
         assert!(shows_whole(
             &answer(&["id", "status", "subject"]),

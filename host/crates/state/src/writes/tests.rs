@@ -91,8 +91,16 @@ fn get(ordinal: u64, target: &str, status: u16, response: Value) -> CaptureRecor
 
 /// The built-in rules, in the default pipeline's order (plain Rust, through the JSON contract).
 fn rules() -> RuleSet {
+    rules_except(&[])
+}
+
+/// The default rule stages but those named.
+fn rules_except(left_out: &[&str]) -> RuleSet {
     let mut rules = RuleSet::empty();
     let mut add = |stage: &str, handle: Arc<dyn crate::rules::RuleStep>| {
+        if left_out.contains(&stage) {
+            return;
+        }
         rules.push(ConfiguredRule {
             stage: stage.to_owned(),
             plugin: "test".to_owned(),
@@ -1968,4 +1976,64 @@ fn a_list_missing_other_entities_shows_no_dependents() {
         "{:?}",
         delete.rules
     );
+}
+
+fn file_of(name: &str, content: Option<&str>, size: usize) -> Value {
+    json!({"name": name, "content": content, "format": content.map(|_| "text"), "size": size})
+}
+
+#[test]
+fn a_document_save_stamps_the_bytes_it_sent_and_answers_without_its_content() {
+    // A save answers the file without its content (`content` and `format` null, though the file
+    // holds them) and stores `size` as the bytes of the sent text, which only the byte-length
+    // rule explains.
+    let fixture = derive(vec![
+        get(
+            0,
+            "/files",
+            200,
+            json!([file_of("a.md", None, 3), file_of("b.md", None, 2)]),
+        ),
+        get(1, "/files/a.md", 200, file_of("a.md", Some("abc"), 3)),
+        get(2, "/files/b.md", 200, file_of("b.md", Some("xy"), 2)),
+        record(
+            3,
+            "PUT",
+            "/files/a.md",
+            Some(json!({"content": "hello", "format": "text"})),
+            200,
+            file_of("a.md", None, 5),
+        ),
+        get(4, "/files/a.md", 200, file_of("a.md", Some("hello"), 5)),
+        get(
+            5,
+            "/files",
+            200,
+            json!([file_of("a.md", None, 5), file_of("b.md", None, 2)]),
+        ),
+    ]);
+    let plan = fixture.plan("put_files_by_name");
+    assert!(plan.served, "{:?}", plan.reason);
+    assert!(
+        plan.rules
+            .iter()
+            .any(|rule| rule.stage == "byte-length" && rule.explains == ["/size"]),
+        "{:?}",
+        plan.rules
+    );
+    let response = plan.response.as_ref().expect("an answer");
+    assert_eq!(response.nulled_members, ["content", "format"]);
+    // Served: the size counts UTF-8 bytes of the sent text, the answer leaves the content out.
+    let (saved, error) = fixture.call(
+        "put_files_by_name",
+        json!({"name": "a.md", "body": {"content": "héllo wörld", "format": "text"}}),
+    );
+    assert!(!error, "{saved}");
+    assert_eq!(saved["body"], file_of("a.md", None, 13));
+    let (read, _) = fixture.call("get_files_by_name", json!({"name": "a.md"}));
+    assert_eq!(read["body"], file_of("a.md", Some("héllo wörld"), 13));
+    // Without the rule stage the size is unexplained and the save withheld.
+    let without = derive_with(fixture.records.clone(), rules_except(&["byte-length"]));
+    let plan = without.plan("put_files_by_name");
+    assert_eq!(plan.reason.as_deref(), Some("unexplained-change"));
 }
