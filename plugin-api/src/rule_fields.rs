@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::contracts::rule::LearnOutcome;
+use crate::contracts::rule::{LearnOutcome, ObservedCall};
 
 /// A learned rule explaining fields, each with its detail (JSON pointer into the entity → detail).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -68,6 +68,23 @@ impl<T: PartialEq> Agreement<T> {
             .into_iter()
             .filter_map(|(pointer, found)| Some((pointer, found?)))
     }
+}
+
+/// The rule explaining each unexplained pointer for which every recorded call that changed it
+/// finds the same detail (`find(call, pointer, value after the call)`; `None` drops the
+/// pointer), or no explanation for `reason`: the loop most rules learn with.
+pub fn learned_by_agreement<D: PartialEq>(
+    calls: &[ObservedCall],
+    find: impl Fn(&ObservedCall, &str, &Value) -> Option<D>,
+    reason: &str,
+) -> LearnOutcome<FieldRules<D>> {
+    let mut agreement = Agreement::default();
+    for call in calls {
+        for (pointer, after) in &call.unexplained {
+            agreement.record(pointer, find(call, pointer, after));
+        }
+    }
+    learned(agreement.agreed(), reason)
 }
 
 /// The top-level member a pointer names, when it names one (`/title`; not `/info/title`).

@@ -5,21 +5,11 @@
 //! left null while the file held them). The save stays withheld as `side-effect`: the folder
 //! listing that shows the file changes too, which the state does not model yet.
 
-use std::path::PathBuf;
-
-use crate::state_support::{Served, capture_file, serve_evidence, state_rules};
-
-fn served(app: &str) -> Served {
-    let build = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("corpus/apps")
-        .join(app)
-        .join("build.har");
-    serve_evidence(capture_file(&build), state_rules(), Default::default())
-}
+use crate::state_support::serve_corpus_app;
 
 #[test]
 fn jupyter_file_saves_learn_their_size_and_content_free_answer() {
-    let served = served("jupyter_server");
+    let served = serve_corpus_app("jupyter_server");
     let plans = &served.state().write_plans;
     let plan = plans
         .iter()

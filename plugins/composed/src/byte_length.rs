@@ -18,7 +18,7 @@
 use rea_plugin_api::contracts::rule::{
     ApplyOutcome, ApplyRequest, Effect, LearnOutcome, LearnRequest, NoOptions, ObservedCall,
 };
-use rea_plugin_api::rule_fields::{self, Agreement, FieldRules, sent_members, top_field};
+use rea_plugin_api::rule_fields::{self, FieldRules, sent_members, top_field};
 use rea_plugin_api::{PluginError, StateRule};
 use serde_json::Value;
 
@@ -57,16 +57,11 @@ impl StateRule for ByteLengthRule {
                 "a byte length is learned from creates and updates",
             ));
         }
-        let mut agreement = Agreement::default();
-        for call in &request.calls {
-            for (pointer, after) in &call.unexplained {
-                let found =
-                    top_field(pointer).and_then(|field| measured_member(call, &field, after));
-                agreement.record(pointer, found);
-            }
-        }
-        Ok(rule_fields::learned(
-            agreement.agreed(),
+        Ok(rule_fields::learned_by_agreement(
+            &request.calls,
+            |call, pointer, after| {
+                top_field(pointer).and_then(|field| measured_member(call, &field, after))
+            },
             "no unexplained number was the byte length of one sent string member",
         ))
     }

@@ -428,25 +428,17 @@ impl StateRule for SlugRule {
         if request.effect.deletes() {
             return Ok(LearnOutcome::no_explanation("a delete makes no slug"));
         }
-        let mut found = Agreement::default();
-        for call in &request.calls {
-            let sent = sent_members(call.request_body.as_ref());
-            for (pointer, value) in &call.unexplained {
-                let source = value
-                    .as_str()
-                    .filter(|slug| !slug.is_empty())
-                    .and_then(|slug| {
-                        sent?.iter().find_map(|(name, sent)| {
-                            (sent.as_str().map(slugify).as_deref() == Some(slug)
-                                && sent.as_str() != Some(slug))
-                            .then(|| name.clone())
-                        })
-                    });
-                found.record(pointer, source);
-            }
-        }
-        Ok(rule_fields::learned(
-            found.agreed(),
+        Ok(rule_fields::learned_by_agreement(
+            &request.calls,
+            |call, _, value| {
+                let sent = sent_members(call.request_body.as_ref())?;
+                let slug = value.as_str().filter(|slug| !slug.is_empty())?;
+                sent.iter().find_map(|(name, sent)| {
+                    (sent.as_str().map(slugify).as_deref() == Some(slug)
+                        && sent.as_str() != Some(slug))
+                    .then(|| name.clone())
+                })
+            },
             "no unexplained string was the slug of a sent member",
         ))
     }

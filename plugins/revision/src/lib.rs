@@ -18,7 +18,7 @@
 use rea_plugin_api::contracts::rule::{
     ApplyOutcome, ApplyRequest, LearnOutcome, LearnRequest, NoOptions, ObservedCall,
 };
-use rea_plugin_api::rule_fields::{self, Agreement, FieldRules, sent_members, top_field};
+use rea_plugin_api::rule_fields::{self, FieldRules, sent_members, top_field};
 use rea_plugin_api::{Plugin, PluginError, StageInfo, StateRule};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -81,15 +81,9 @@ impl StateRule for RevisionRule {
                 "revisions move on updates; a create's first revision is a constant",
             ));
         }
-        let mut agreement = Agreement::default();
-        for call in &request.calls {
-            for (pointer, after) in &call.unexplained {
-                let found = top_field(pointer).and_then(|field| bumped(call, &field, after));
-                agreement.record(pointer, found);
-            }
-        }
-        Ok(rule_fields::learned(
-            agreement.agreed(),
+        Ok(rule_fields::learned_by_agreement(
+            &request.calls,
+            |call, pointer, after| top_field(pointer).and_then(|field| bumped(call, &field, after)),
             "no unexplained member moved one past the integer the entity held",
         ))
     }
