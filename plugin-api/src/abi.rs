@@ -280,6 +280,15 @@ pub trait QueryGrammarStage: Send + Sync + 'static {
         let _ = request;
         RResult::ROk(RString::from(r#"{"schema_version":1,"terms":null}"#))
     }
+
+    /// Splits the request body of a read whose query is its body into terms: `request` is a
+    /// [`crate::contracts::query::QueryBodyRequest`], the answer a
+    /// [`crate::contracts::query::QueryExpressionOutcome`]. Added after `split`: a grammar built
+    /// before it reads no body.
+    fn split_body(&self, request: RStr<'_>) -> RResult<RString, PluginError> {
+        let _ = request;
+        RResult::ROk(RString::from(r#"{"schema_version":1,"terms":null}"#))
+    }
 }
 
 /// A boxed [`QueryGrammarStage`] trait object.

@@ -41,7 +41,8 @@ use crate::abi::{
 };
 use crate::contracts::capture::{ExtractRequest, Extraction};
 use crate::contracts::query::{
-    QueryExpressionOutcome, QueryExpressionRequest, QueryGrammarOutcome, QueryGrammarRequest,
+    QueryBodyRequest, QueryExpressionOutcome, QueryExpressionRequest, QueryGrammarOutcome,
+    QueryGrammarRequest,
 };
 use crate::contracts::route::{RouteFormOutcome, RouteFormRequest};
 use crate::contracts::rule::{
@@ -129,6 +130,13 @@ pub trait QueryGrammar: Send + Sync + 'static {
         &self,
         request: &QueryExpressionRequest,
     ) -> Result<QueryExpressionOutcome, PluginError> {
+        let _ = request;
+        Ok(QueryExpressionOutcome::default())
+    }
+
+    /// Splits the request body of a read whose query is its body into terms (by default no body
+    /// is read: `terms` is `None`).
+    fn split_body(&self, request: &QueryBodyRequest) -> Result<QueryExpressionOutcome, PluginError> {
         let _ = request;
         Ok(QueryExpressionOutcome::default())
     }
@@ -587,6 +595,13 @@ impl QueryGrammarStage for QueryGrammarAdapter {
         guard(|| {
             let request: QueryExpressionRequest = decode_payload(request.as_str())?;
             encode_payload(&self.0.split(&request)?)
+        })
+    }
+
+    fn split_body(&self, request: RStr<'_>) -> RResult<RString, PluginError> {
+        guard(|| {
+            let request: QueryBodyRequest = decode_payload(request.as_str())?;
+            encode_payload(&self.0.split_body(&request)?)
         })
     }
 }

@@ -10,7 +10,8 @@ use rea_plugin_api::abi::ReadProgress_TO;
 use rea_plugin_api::contracts::SCHEMA_VERSION;
 use rea_plugin_api::contracts::capture::{ExtractRequest, Extraction};
 use rea_plugin_api::contracts::query::{
-    QueryExpressionOutcome, QueryExpressionRequest, QueryGrammarOutcome, QueryGrammarRequest,
+    QueryBodyRequest, QueryExpressionOutcome, QueryExpressionRequest, QueryGrammarOutcome,
+    QueryGrammarRequest,
 };
 use rea_plugin_api::contracts::route::{RouteFormOutcome, RouteFormRequest};
 use rea_plugin_api::contracts::rule::{
@@ -508,6 +509,18 @@ impl QueryGrammarHandle {
             request,
             ("query expression request", "query expression outcome"),
             |text| self.stage.split(text),
+        )
+    }
+
+    /// Asks the grammar for the terms of a read's request body, if the body is of its language.
+    pub fn split_body(
+        &self,
+        request: &QueryBodyRequest,
+    ) -> Result<QueryExpressionOutcome, StageCallError> {
+        self.name.exchange(
+            request,
+            ("query body request", "query expression outcome"),
+            |text| self.stage.split_body(text),
         )
     }
 }

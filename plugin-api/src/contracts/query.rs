@@ -181,7 +181,31 @@ impl QueryExpressionOutcome {
     }
 }
 
+/// What a query grammar is asked about the request body of a read (`split_body`): an RPC-style
+/// read whose query is its body (a Mango selector, a key range, a search request with a filter
+/// string). The grammar answers the body's terms ([`QueryExpressionOutcome`]), each with the
+/// role it plays (a filter by field and operator, a sort, a page size, an offset) or, for a
+/// field selection, the name `fields` and the selected fields comma-separated; `None` when the
+/// body is not of its language or holds a part it does not model (the read is then not
+/// answered from the state).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct QueryBodyRequest {
+    /// The request body as sent.
+    pub body: Value,
+    /// The fields the state holds for the entity type the read lists (as in
+    /// [`ListQueries::fields`]); empty when not known.
+    #[serde(default)]
+    pub fields: Vec<String>,
+    /// Always [`super::SCHEMA_VERSION`].
+    #[serde(default = "current_schema_version")]
+    pub schema_version: u32,
+}
+
+/// The term name a body's field selection is given (the selected fields comma-separated).
+pub const BODY_FIELDS_TERM: &str = "fields";
+
 schema_versioned! {
+    QueryBodyRequest => "query body request",
     QueryGrammarRequest => "query grammar request",
     QueryGrammarOutcome => "query grammar outcome",
     QueryExpressionRequest => "query expression request",

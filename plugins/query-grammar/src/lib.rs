@@ -11,9 +11,12 @@
 //!   (`[tag[Task]!sort[modified]limit[2]]`) split into one term per step.
 //! * `json-filter` ([`json_filter`]): a parameter holding a filter as a JSON object, split into
 //!   its terms in the bracket spelling (`filter[state][_neq]`).
+//! * `mango-selector` ([`mango`]): the request body of a read in the Mango query language
+//!   (`_find`: selector, sort, limit, skip, fields) split into terms (`split_body`).
 
 pub mod affixes;
 pub mod json_filter;
+pub mod mango;
 pub mod steps;
 
 use rea_plugin_api::{Plugin, StageInfo};
@@ -31,6 +34,7 @@ pub(crate) fn no_proposals(
     }
 }
 pub use json_filter::{JSON_FILTER, JsonFilter};
+pub use mango::{MANGO_SELECTOR, MangoSelector};
 pub use steps::{FILTER_STEPS, FilterSteps};
 
 rea_plugin_api::plugin_root_module! {
@@ -47,6 +51,10 @@ rea_plugin_api::plugin_root_module! {
         .query_grammar(
             StageInfo::new(JSON_FILTER, "A parameter holding a filter as a JSON object ({\"f\": {\"_gt\": 5}}, _and groups) split into its terms in the bracket spelling (filter[f][_gt])"),
             JsonFilter,
+        )
+        .query_grammar(
+            StageInfo::new(MANGO_SELECTOR, "The request body of a read in the Mango query language (selector with equality, $gt/$gte/$lt/$lte/$ne/$in/$nin and $and, sort, limit, skip, fields) split into terms the state evaluates"),
+            MangoSelector,
         );
 }
 

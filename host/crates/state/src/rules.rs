@@ -24,7 +24,8 @@ use rea_manifest::TemplateRules;
 pub use rea_pipeline::WithheldWrites;
 use rea_plugin_api::abi_stable::std_types::{RResult, RStr, RString};
 use rea_plugin_api::contracts::query::{
-    QueryExpressionOutcome, QueryExpressionRequest, QueryGrammarOutcome, QueryGrammarRequest,
+    QueryBodyRequest, QueryExpressionOutcome, QueryExpressionRequest, QueryGrammarOutcome,
+    QueryGrammarRequest,
     QueryRole, QueryTerm,
 };
 use rea_plugin_api::contracts::rule::{ApplyOutcome, ApplyRequest, LearnOutcome, LearnRequest};
@@ -193,6 +194,9 @@ pub trait QueryGrammarStep: Send + Sync + std::fmt::Debug {
 
     /// Splits a query parameter whose value is an expression of the grammar's language.
     fn split(&self, request: &QueryExpressionRequest) -> Result<QueryExpressionOutcome, String>;
+
+    /// Splits the request body of a read whose query is its body.
+    fn split_body(&self, request: &QueryBodyRequest) -> Result<QueryExpressionOutcome, String>;
 }
 
 impl QueryGrammarStep for Deadlined<QueryGrammarHandle> {
@@ -204,6 +208,11 @@ impl QueryGrammarStep for Deadlined<QueryGrammarHandle> {
     fn split(&self, request: &QueryExpressionRequest) -> Result<QueryExpressionOutcome, String> {
         let request = request.clone();
         self.call(move |handle| handle.split(&request).map_err(|error| error.to_string()))
+    }
+
+    fn split_body(&self, request: &QueryBodyRequest) -> Result<QueryExpressionOutcome, String> {
+        let request = request.clone();
+        self.call(move |handle| handle.split_body(&request).map_err(|error| error.to_string()))
     }
 }
 
@@ -483,6 +492,25 @@ impl RuleSet {
         self.query_grammars
             .iter()
             .find_map(|grammar| match grammar.handle.split(&request) {
+                Ok(outcome) => outcome.terms,
+                Err(error) => {
+                    self.grammar_failed(grammar, &error);
+                    None
+                }
+            })
+    }
+
+    /// The terms of a read's request body by the first query grammar that reads it (given the
+    /// fields the listed entity type holds; empty when serving); `None` when none does.
+    pub fn split_query_body(&self, body: &Value, fields: &[String]) -> Option<Vec<QueryTerm>> {
+        let request = QueryBodyRequest {
+            body: body.clone(),
+            fields: fields.to_vec(),
+            schema_version: rea_plugin_api::contracts::SCHEMA_VERSION,
+        };
+        self.query_grammars
+            .iter()
+            .find_map(|grammar| match grammar.handle.split_body(&request) {
                 Ok(outcome) => outcome.terms,
                 Err(error) => {
                     self.grammar_failed(grammar, &error);

@@ -1,0 +1,242 @@
+//! `mango-selector`: the request body of a read in the Mango query language (CouchDB's and
+//! PouchDB's `_find`: `{"selector": {...}, "sort": [...], "limit": n, "skip": n, "fields": [...]}`)
+//! as terms the state engine evaluates over the entities the read lists.
+//!
+//! A selector member is a field (dotted for nested members) holding either a scalar (equality)
+//! or an object of operators: `$eq`, `$ne`, `$gt`, `$gte`, `$lt`, `$lte` over a scalar, `$in`
+//! and `$nin` over an array of scalars (none holding a comma). `$and` holds an array of such
+//! selectors, all of which hold. `sort` is an array of field names or `{field: "asc"|"desc"}`
+//! objects; `limit` a page size; `skip` an offset; `fields` a field selection. Anything else
+//! (`$or`, `$regex`, `$all`, `$elemMatch`, `use_index`, `bookmark`, a `null` value) is not
+//! modelled: the body is not split, and the read is not answered from the state.
+
+use rea_plugin_api::contracts::query::{
+    BODY_FIELDS_TERM, QueryBodyRequest, QueryExpressionOutcome, QueryGrammarOutcome,
+    QueryGrammarRequest, QueryRole, QueryTerm,
+};
+use rea_plugin_api::{PluginError, QueryGrammar};
+use serde_json::{Map, Value};
+
+/// The stage's name.
+pub const MANGO_SELECTOR: &str = "mango-selector";
+
+/// The `mango-selector` query grammar stage.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct MangoSelector;
+
+impl QueryGrammar for MangoSelector {
+    /// It proposes no query parameter: it reads request bodies only.
+    fn apply(&self, request: &QueryGrammarRequest) -> Result<QueryGrammarOutcome, PluginError> {
+        Ok(crate::no_proposals(request))
+    }
+
+    fn split_body(
+        &self,
+        request: &QueryBodyRequest,
+    ) -> Result<QueryExpressionOutcome, PluginError> {
+        Ok(QueryExpressionOutcome::of(body_terms(&request.body)))
+    }
+}
+
+/// The terms of a Mango query body (see the module docs).
+fn body_terms(body: &Value) -> Option<Vec<QueryTerm>> {
+    let body = body.as_object()?;
+    let mut terms = Vec::new();
+    selector_terms(body.get("selector")?.as_object()?, &mut terms)?;
+    for (member, value) in body {
+        let term = match member.as_str() {
+            "selector" => continue,
+            "sort" => sort_term(value)?,
+            "limit" => term("limit", count(value)?, QueryRole::PageSize),
+            "skip" => term("skip", count(value)?, QueryRole::Offset),
+            "fields" => QueryTerm {
+                name: BODY_FIELDS_TERM.to_owned(),
+                value: list(value)?,
+                roles: Vec::new(),
+            },
+            _ => return None,
+        };
+        terms.push(term);
+    }
+    let mut names: Vec<&str> = terms.iter().map(|term| term.name.as_str()).collect();
+    names.sort_unstable();
+    let before = names.len();
+    names.dedup();
+    (names.len() == before).then_some(terms)
+}
+
+fn term(name: &str, value: String, role: QueryRole) -> QueryTerm {
+    QueryTerm {
+        name: name.to_owned(),
+        value,
+        roles: vec![role],
+    }
+}
+
+/// The filter terms of a selector object, appended.
+fn selector_terms(selector: &Map<String, Value>, terms: &mut Vec<QueryTerm>) -> Option<()> {
+    for (field, condition) in selector {
+        if field == "$and" {
+            for part in condition.as_array()? {
+                selector_terms(part.as_object()?, terms)?;
+            }
+            continue;
+        }
+        if field.starts_with('$') || field.is_empty() {
+            return None;
+        }
+        match condition {
+            Value::Object(operators) => {
+                for (operator, argument) in operators {
+                    terms.push(operator_term(field, operator, argument)?);
+                }
+            }
+            scalar => terms.push(filter_term(field, "eq", scalar_text(scalar)?)),
+        }
+    }
+    Some(())
+}
+
+fn operator_term(field: &str, operator: &str, argument: &Value) -> Option<QueryTerm> {
+    let op = match operator {
+        "$eq" => "eq",
+        "$ne" => "ne",
+        "$gt" => "gt",
+        "$gte" => "gte",
+        "$lt" => "lt",
+        "$lte" => "lte",
+        "$in" | "$nin" => {
+            let items: Option<Vec<String>> =
+                argument.as_array()?.iter().map(scalar_text).collect();
+            let items = items?;
+            if items.is_empty() || items.iter().any(|item| item.contains(',')) {
+                return None;
+            }
+            return Some(filter_term(field, &operator[1..], items.join(",")));
+        }
+        _ => return None,
+    };
+    Some(filter_term(field, op, scalar_text(argument)?))
+}
+
+fn filter_term(field: &str, op: &str, value: String) -> QueryTerm {
+    term(
+        &format!("selector.{field}.${op}"),
+        value,
+        QueryRole::filter(field, op),
+    )
+}
+
+/// A sort array as one sort term (`-field` descending).
+fn sort_term(value: &Value) -> Option<QueryTerm> {
+    let mut keys = Vec::new();
+    for key in value.as_array()? {
+        let key = match key {
+            Value::String(field) => field.clone(),
+            Value::Object(object) => {
+                let [(field, direction)] = object.iter().collect::<Vec<_>>()[..] else {
+                    return None;
+                };
+                match direction.as_str()? {
+                    "asc" => field.clone(),
+                    "desc" => format!("-{field}"),
+                    _ => return None,
+                }
+            }
+            _ => return None,
+        };
+        if key.contains(',') {
+            return None;
+        }
+        keys.push(key);
+    }
+    (!keys.is_empty()).then(|| term("sort", keys.join(","), QueryRole::Sort))
+}
+
+fn count(value: &Value) -> Option<String> {
+    value.as_u64().map(|count| count.to_string())
+}
+
+/// An array of field names, comma-separated.
+fn list(value: &Value) -> Option<String> {
+    let names: Option<Vec<&str>> = value.as_array()?.iter().map(Value::as_str).collect();
+    let names = names?;
+    (!names.is_empty() && names.iter().all(|name| !name.contains(',')))
+        .then(|| names.join(","))
+}
+
+/// A scalar as the text the state's filters compare (`null`, arrays and objects are not).
+fn scalar_text(value: &Value) -> Option<String> {
+    match value {
+        Value::String(text) => Some(text.clone()),
+        Value::Number(number) => Some(number.to_string()),
+        Value::Bool(flag) => Some(flag.to_string()),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn split(body: Value) -> Option<Vec<(String, String, Vec<QueryRole>)>> {
+        body_terms(&body).map(|terms| {
+            terms
+                .into_iter()
+                .map(|term| (term.name, term.value, term.roles))
+                .collect()
+        })
+    }
+
+    #[test]
+    fn a_selector_with_operators_sort_and_paging_is_split_into_roles() {
+        let terms = split(json!({
+            "selector": {"type": "book", "year": {"$gt": 1970, "$lte": 1999}, "genre": {"$in": ["sf", "fantasy"]}},
+            "sort": [{"year": "desc"}, "title"],
+            "limit": 3,
+            "skip": 6,
+            "fields": ["_id", "title"]
+        }))
+        .expect("a Mango body");
+        assert_eq!(
+            terms,
+            vec![
+                ("selector.genre.$in".into(), "sf,fantasy".into(), vec![QueryRole::filter("genre", "in")]),
+                ("selector.type.$eq".into(), "book".into(), vec![QueryRole::filter("type", "eq")]),
+                ("selector.year.$gt".into(), "1970".into(), vec![QueryRole::filter("year", "gt")]),
+                ("selector.year.$lte".into(), "1999".into(), vec![QueryRole::filter("year", "lte")]),
+                ("fields".into(), "_id,title".into(), vec![]),
+                ("limit".into(), "3".into(), vec![QueryRole::PageSize]),
+                ("skip".into(), "6".into(), vec![QueryRole::Offset]),
+                ("sort".into(), "-year,title".into(), vec![QueryRole::Sort]),
+            ]
+        );
+    }
+
+    #[test]
+    fn and_groups_and_flags_are_read() {
+        let terms = split(json!({"selector": {"$and": [{"active": false}, {"age": {"$ne": 3}}]}}))
+            .expect("a Mango body");
+        assert_eq!(terms[0].1, "false");
+        assert_eq!(terms[1].2, vec![QueryRole::filter("age", "ne")]);
+    }
+
+    #[test]
+    fn what_the_language_holds_beyond_the_model_is_not_split() {
+        for body in [
+            json!({"selector": {"$or": [{"a": 1}, {"b": 2}]}}),
+            json!({"selector": {"title": {"$regex": "^The"}}}),
+            json!({"selector": {"tags": {"$all": ["x"]}}}),
+            json!({"selector": {"a": null}}),
+            json!({"selector": {"a": 1}, "use_index": "idx"}),
+            json!({"selector": {"a": {"$in": ["x,y"]}}}),
+            json!({"selector": {"$and": [{"a": 1}, {"a": 2}]}}),
+            json!({"sort": ["a"]}),
+            json!({"keys": ["a"]}),
+            json!([1]),
+        ] {
+            assert!(split(body.clone()).is_none(), "{body}");
+        }
+    }
+}
