@@ -36,6 +36,7 @@
 
 pub mod answer;
 pub mod answering;
+pub mod body_query;
 pub mod call;
 pub mod catalog;
 pub mod clock;

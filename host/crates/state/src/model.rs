@@ -190,11 +190,12 @@ pub struct ReadView {
 }
 
 impl ReadView {
-    /// `item`, `list`, `document` or `recorded`.
+    /// `item`, `list`, `body-query`, `document` or `recorded`.
     pub fn kind(&self) -> &'static str {
         match self.detail {
             ViewDetail::Item(_) => "item",
             ViewDetail::List(_) => "list",
+            ViewDetail::BodyQuery(_) => "body-query",
             ViewDetail::Document(_) => "document",
             ViewDetail::Recorded { .. } => "recorded",
         }
@@ -222,6 +223,7 @@ impl ReadView {
         match &self.detail {
             ViewDetail::Item(item) => Some(&item.entity_type),
             ViewDetail::List(list) => Some(&list.entity_type),
+            ViewDetail::BodyQuery(query) => Some(&query.entity_type),
             _ => None,
         }
     }
@@ -235,6 +237,8 @@ pub enum ViewDetail {
     Item(ItemView),
     /// Reads a list of entities.
     List(ListView),
+    /// Reads a list of entities selected by its request body (see [`BodyQueryView`]).
+    BodyQuery(BodyQueryView),
     /// Reads one document.
     Document(DocumentView),
     /// Answers from the recordings.
@@ -389,6 +393,73 @@ pub struct ListView {
     pub shape: ViewShape,
 }
 
+/// A read whose query is its request body (an RPC-style search: a Mango selector, a search
+/// request with a filter, order and page size): the pipeline's query grammars read each body into
+/// terms (`split_body`), which the state evaluates over the entities of one type held in the
+/// collection the call's path lies under. Kept only when evaluating every checked recording's
+/// body reproduces its answer; a body no grammar reads answers the recording of that very body
+/// or the `not_modelled` refusal.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BodyQueryView {
+    /// The entity type of its members.
+    #[serde(rename = "type")]
+    pub entity_type: String,
+    /// The top-level member holding the list.
+    pub list_member: String,
+    /// Its place among the envelope members (the index of the first member after it).
+    pub list_position: usize,
+    /// The order of a body that sorts nothing (see [`DefaultOrder`]).
+    pub default_order: DefaultOrder,
+    /// The envelope members besides the list, in the recorded order.
+    pub envelope: Vec<BodyEnvelopeMember>,
+    /// The record whose status and headers answers take.
+    pub record_ordinal: u64,
+    /// The checked recordings the view reproduces.
+    pub record_ordinals: Vec<u64>,
+}
+
+/// The order of a body query that names no sort, learned from the recordings that named none.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum DefaultOrder {
+    /// State order.
+    State,
+    /// State order reversed.
+    Reversed,
+    /// By the identity value, ascending.
+    Identity,
+    /// By the identity value, descending.
+    IdentityDescending,
+}
+
+/// One envelope member of a body query's answers besides the list.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BodyEnvelopeMember {
+    /// The member's name.
+    pub member: String,
+    /// Its value (the same in every recording holding it).
+    pub value: Json,
+    /// When the answer holds it (see [`EnvelopePresence`]).
+    pub presence: EnvelopePresence,
+}
+
+/// When a body query's answer holds an envelope member.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "when", rename_all = "kebab-case")]
+pub enum EnvelopePresence {
+    /// Always.
+    Always,
+    /// Unless the body filters or sorts by one of these fields (every recording naming one
+    /// lacked it; every recording holding it named none).
+    UnlessNamed {
+        /// The fields.
+        fields: Vec<String>,
+    },
+    /// Exactly when the page left matches out (a page token, its value minted per answer): a
+    /// call whose page leaves matches out is not modelled; the others do not hold it.
+    Paged,
+}
+
 /// One checked list line.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ListLine {
@@ -462,8 +533,7 @@ pub struct QueryModel {
 }
 
 impl QueryModel {
-    /// A model of these roles alone (unit tests).
-    #[cfg(test)]
+    /// A model of these roles alone (a body query's terms, unit tests).
     pub(crate) fn of_roles(roles: &[(&str, QueryRole)]) -> Self {
         QueryModel {
             parameters: roles

@@ -352,6 +352,9 @@ impl StateService {
                     .answer_list(tool, &view.path_template, list, call, exact)
                     .unwrap_or_else(recording),
             },
+            ViewDetail::BodyQuery(query) => self
+                .answer_body_query(&view.path_template, query, &call, exact)
+                .unwrap_or_else(recording),
             ViewDetail::Document(document) => self
                 .answer_document(tool, &view.path_template, document, call)
                 .unwrap_or_else(recording),

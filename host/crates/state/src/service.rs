@@ -166,6 +166,9 @@ pub fn answered_ordinals(state: &StateView) -> std::collections::BTreeSet<u64> {
             ViewDetail::Document(document) => {
                 wanted.insert(document.record_ordinal);
             }
+            ViewDetail::BodyQuery(query) => {
+                wanted.insert(query.record_ordinal);
+            }
             ViewDetail::Recorded { .. } => {}
         }
     }

@@ -186,6 +186,11 @@ pub fn text_summary(projected: &ProjectedState) -> String {
                 }
             ),
             ViewDetail::Item(item) => format!("item of {}", item.entity_type),
+            ViewDetail::BodyQuery(query) => format!(
+                "body query of {} ({} recordings)",
+                query.entity_type,
+                query.record_ordinals.len()
+            ),
             ViewDetail::Document(document) => format!("document {}", document.path),
         };
         text.push_str(&format!(

@@ -391,7 +391,68 @@ fn page_size(observation: &Observation) -> Option<u64> {
         .and_then(|(_, value)| value.parse().ok())
 }
 
+/// The longest whole-segment prefix of a path that fits a collection template.
+fn enclosing_fit(path: &str, template: &str) -> Option<String> {
+    let segments = split_path(path);
+    (1..segments.len())
+        .rev()
+        .map(|length| format!("/{}", segments[..length].join("/")))
+        .find(|prefix| fits_template(prefix, template))
+}
+
 impl ListPlan {
+    /// Row documents: a row of the list holding, one level down, an object that carries the
+    /// identity of another held type with the row's own identity value (`{"id": "a", "doc":
+    /// {"_id": "a", …}}`: a listing that includes each document) seeds that entity, in the
+    /// collection of that type the line's path lies under (fields only for an entity not yet
+    /// held, as a list does).
+    pub fn seed_row_documents(&self, timeline: &Timeline, entities: &mut Entities) {
+        let Some(row_type) = entities.entity_type(&self.entity_type).cloned() else {
+            return;
+        };
+        let others: Vec<EntityType> = entities
+            .types
+            .iter()
+            .filter(|held| held.collection_template != self.entity_type)
+            .cloned()
+            .collect();
+        for line in self.lines.iter().filter_map(|ordinal| timeline.get(*ordinal)) {
+            for row in members_of(line, &self.list_pointer) {
+                let Some(id) = crate::render::identity_value(row, &row_type.identity_field)
+                    .and_then(scalar_text)
+                else {
+                    continue;
+                };
+                let nested = row
+                    .as_object()
+                    .into_iter()
+                    .flat_map(|object| object.iter())
+                    .filter(|(_, value)| matches!(value, Json::Object(_)));
+                for (_, document) in nested {
+                    for held in &others {
+                        let shows = crate::render::identity_value(document, &held.identity_field)
+                            .and_then(scalar_text)
+                            .is_some_and(|nested_id| nested_id == id);
+                        let Some(collection) = shows
+                            .then(|| enclosing_fit(&line.path, &held.collection_template))
+                            .flatten()
+                        else {
+                            continue;
+                        };
+                        entities.observe(
+                            &held.collection_template,
+                            &collection,
+                            &id,
+                            document,
+                            (line.ordinal, line.position),
+                            false,
+                        );
+                    }
+                }
+            }
+        }
+    }
+
     /// The whole lines' orders, which settle state order: `(type, collection, ids)` for each line
     /// that only pages its list and lists entities of its own collection only.
     pub fn whole_orders(

@@ -19,7 +19,11 @@
 //!    reproduce them is recorded (`item-differs`, `list-differs`), and parameters whose reads show
 //!    entities in another representation become `projected_query_keys`.
 //!
-//! 6. Folder entries ([`crate::entries`]): a read tool answering from its recordings whose reads
+//! 6. Body queries ([`body_queries`]): a read whose query is its request body, read by the query
+//!    grammars into terms, is a view of a held type when evaluating its recorded bodies reproduces
+//!    their answers.
+//!
+//! 7. Folder entries ([`crate::entries`]): a read tool answering from its recordings whose reads
 //!    agree with the entries the folder listings show answers those entries too.
 //!
 //! Everything else a read tool may be answers from its recordings with a reason: `method-replay`
@@ -27,6 +31,7 @@
 //! observation window), `query-varies`/`path-varies` (a document tool read on several lines),
 //! `document-differs`, `rendered-oversize`.
 
+pub mod body_queries;
 pub mod documents;
 pub mod entities;
 pub mod items;
@@ -274,6 +279,9 @@ impl Builder<'_> {
                 Err(None) => others.push(index),
             }
         }
+        for plan in &lists {
+            plan.seed_row_documents(self.timeline, &mut self.entities);
+        }
         let orders: Vec<(String, String, Vec<String>)> = lists
             .iter()
             .flat_map(|plan| plan.whole_orders(self.timeline, &self.entities))
@@ -291,6 +299,17 @@ impl Builder<'_> {
                 &mut self.entities,
                 self.rules,
             ));
+        }
+        for index in 0..self.details.len() {
+            if matches!(&self.details[index], Some(ViewDetail::Recorded { reason }) if reason == "query-body")
+            {
+                self.details[index] = Some(body_queries::derive(
+                    self.timeline,
+                    index,
+                    &self.entities,
+                    self.rules,
+                ));
+            }
         }
         for index in others {
             self.details[index] = Some(documents::derive(

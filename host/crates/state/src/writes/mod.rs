@@ -281,7 +281,7 @@ impl Views {
             ViewDetail::Document(_) => {
                 self.scopes.insert(tool, Scope::Document(view.tool.clone()));
             }
-            ViewDetail::Recorded { .. } => {}
+            ViewDetail::BodyQuery(_) | ViewDetail::Recorded { .. } => {}
         }
     }
 }

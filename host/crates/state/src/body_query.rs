@@ -1,0 +1,222 @@
+//! Body queries: a read whose query is its request body (see [`BodyQueryView`]). The pipeline's
+//! query grammars read a body into terms (`split_body`); this module evaluates those terms over
+//! the entities of the view's type, both when the view is learned (over the recorded entities)
+//! and when a call is served (over the live state). The host never reads a body's language
+//! itself: a body no grammar reads is not evaluated.
+
+use std::cmp::Ordering;
+use std::collections::BTreeSet;
+
+use rea_plugin_api::contracts::query::BODY_FIELDS_TERM;
+use rea_plugin_api::json::{Json, Object};
+
+use crate::model::{
+    BodyQueryView, DefaultOrder, Entity, EnvelopePresence, QueryModel, QueryRole,
+};
+use crate::query::evaluate;
+use crate::render::{identity_value, project_to, scalar_text};
+use crate::rules::RuleSet;
+
+/// A body read into the terms the state evaluates.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BodyTerms {
+    /// The filter, sort and paging terms (name, value).
+    pub pairs: Vec<(String, String)>,
+    /// Their roles (each term's one role).
+    pub model: QueryModel,
+    /// The fields a field selection asks for, in order.
+    pub selection: Option<Vec<String>>,
+    /// The fields the body filters or sorts by.
+    pub named: BTreeSet<String>,
+    /// Whether the body sorts.
+    pub sorts: bool,
+}
+
+/// Reads a request body into terms through the pipeline's query grammars (given the fields the
+/// listed type holds); `None` when no grammar reads it or a term has no single role.
+pub fn read_body(rules: &RuleSet, body: &Json, fields: &[String]) -> Option<BodyTerms> {
+    let value = body.to_serde_value().ok()?;
+    let terms = rules.split_query_body(&value, fields)?;
+    let mut read = BodyTerms {
+        pairs: Vec::new(),
+        model: QueryModel::of_roles(&[]),
+        selection: None,
+        named: BTreeSet::new(),
+        sorts: false,
+    };
+    for term in terms {
+        if term.name == BODY_FIELDS_TERM && term.roles.is_empty() {
+            read.selection = Some(term.value.split(',').map(str::to_owned).collect());
+            continue;
+        }
+        let [role] = term.roles.as_slice() else {
+            return None;
+        };
+        match role {
+            QueryRole::Filter { field, .. } => {
+                read.named.insert(field.clone());
+            }
+            QueryRole::Sort => {
+                read.sorts = true;
+                for key in term.value.split(',') {
+                    read.named.insert(key.trim_start_matches('-').to_owned());
+                }
+            }
+            QueryRole::Order | QueryRole::Inert { .. } => return None,
+            _ => {}
+        }
+        read.model.parameters.insert(term.name.clone(), role.clone());
+        read.pairs.push((term.name, term.value));
+    }
+    Some(read)
+}
+
+/// The candidates in the order a body sorting nothing lists them (`members` in state order).
+pub fn default_ordered<'a>(
+    order: DefaultOrder,
+    identity: &str,
+    members: &[&'a Entity],
+) -> Vec<&'a Entity> {
+    let mut ordered = members.to_vec();
+    let id = |entity: &Entity| identity_value(&entity.fields, identity).and_then(scalar_text);
+    match order {
+        DefaultOrder::State => {}
+        DefaultOrder::Reversed => ordered.reverse(),
+        DefaultOrder::Identity => ordered.sort_by(|a, b| compare_ids(id(a), id(b))),
+        DefaultOrder::IdentityDescending => {
+            ordered.sort_by(|a, b| compare_ids(id(b), id(a)));
+        }
+    }
+    ordered
+}
+
+fn compare_ids(left: Option<String>, right: Option<String>) -> Ordering {
+    match (&left, &right) {
+        (Some(a), Some(b)) => match (a.parse::<f64>(), b.parse::<f64>()) {
+            (Ok(x), Ok(y)) => x.partial_cmp(&y).unwrap_or(Ordering::Equal),
+            _ => a.cmp(b),
+        },
+        _ => left.cmp(&right),
+    }
+}
+
+/// What evaluating a body over candidates gives: the members listed (in order) and whether the
+/// page left matches out.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Listed {
+    /// The rendered members, a field selection applied.
+    pub members: Vec<Json>,
+    /// Whether matches lie beyond the page.
+    pub left_out: bool,
+}
+
+/// Evaluates the terms over the candidates (already in default order); `None` when the model
+/// cannot read a value.
+pub fn list(terms: &BodyTerms, candidates: &[&Entity]) -> Option<Listed> {
+    let objects: Vec<Object> = candidates
+        .iter()
+        .map(|entity| entity.fields.as_object().cloned().unwrap_or_default())
+        .collect();
+    let borrowed: Vec<&Object> = objects.iter().collect();
+    let evaluated = evaluate(&terms.model, &terms.pairs, &borrowed)?;
+    let offset = terms
+        .pairs
+        .iter()
+        .find(|(name, _)| matches!(terms.model.role(name), Some(QueryRole::Offset)))
+        .and_then(|(_, value)| value.parse::<usize>().ok())
+        .unwrap_or(0);
+    let members = evaluated
+        .members
+        .iter()
+        .map(|index| {
+            let fields = &candidates[*index].fields;
+            match &terms.selection {
+                Some(selection) => project_to(fields, selection),
+                None => fields.clone(),
+            }
+        })
+        .collect::<Vec<_>>();
+    let left_out = offset + members.len() < evaluated.matched;
+    Some(Listed { members, left_out })
+}
+
+/// The answer body of a listing in the view's envelope; `None` when the envelope holds a member
+/// the state cannot compute for it (a page token of a page that left matches out).
+pub fn answer_body(view: &BodyQueryView, terms: &BodyTerms, listed: Listed) -> Option<Json> {
+    let mut object = Object::new();
+    let mut list = Some(Json::Array(listed.members));
+    for (position, member) in view.envelope.iter().enumerate() {
+        if position == view.list_position
+            && let Some(list) = list.take()
+        {
+            object.insert(view.list_member.clone(), list);
+        }
+        let holds = match &member.presence {
+            EnvelopePresence::Always => true,
+            EnvelopePresence::UnlessNamed { fields } => {
+                !fields.iter().any(|field| terms.named.contains(field))
+            }
+            EnvelopePresence::Paged => {
+                if listed.left_out {
+                    return None;
+                }
+                false
+            }
+        };
+        if holds {
+            object.insert(member.member.clone(), member.value.clone());
+        }
+    }
+    if let Some(list) = list {
+        object.insert(view.list_member.clone(), list);
+    }
+    Some(Json::Object(object))
+}
+
+impl crate::service::StateService {
+    /// Answers a body query's call from the live state: its body read by the query grammars and
+    /// evaluated over the entities of the view's type held in the collection the call's path
+    /// lies under. `Err` (the reason) when the body is not read, or its page needs an envelope
+    /// member the state cannot compute: the caller answers the recording of that very body or
+    /// refuses.
+    pub(crate) fn answer_body_query(
+        &self,
+        template: &str,
+        view: &BodyQueryView,
+        call: &crate::call::Call,
+        exact: bool,
+    ) -> Result<crate::answer::StateAnswer, &'static str> {
+        let body = Json::from_serde_value(call.body.as_ref().ok_or("query-body")?);
+        let path = format!("/{}", call.segments(template).join("/"));
+        let live = self.read();
+        let collection = crate::derive::body_queries::enclosing_collection(
+            live.collections_of(&view.entity_type),
+            &path,
+        )
+        .ok_or("query-body")?;
+        let members = live.collection(&view.entity_type, collection);
+        let identity = &self
+            .derived()
+            .types
+            .iter()
+            .find(|entity_type| entity_type.collection_template == view.entity_type)
+            .ok_or("query-body")?
+            .identity_field;
+        let fields: Vec<String> =
+            crate::derive::query_grammar::scalar_fields(members.iter().copied())
+                .into_iter()
+                .collect();
+        let terms = read_body(self.rules(), &body, &fields).ok_or("query-body")?;
+        let candidates = default_ordered(view.default_order, identity, &members);
+        let listed = list(&terms, &candidates).ok_or("query-body")?;
+        let answer = answer_body(view, &terms, listed).ok_or("body-page")?;
+        let base = self.kept(view.record_ordinal).ok_or("query-body")?;
+        Ok(crate::answer::state_answer(
+            base,
+            answer,
+            self.replay().evidence_id(),
+            exact,
+            crate::answer::StateSource::state(path, Some("body-query")),
+        ))
+    }
+}

@@ -1,0 +1,306 @@
+//! Body-query views (see [`BodyQueryView`]): a read tool whose query is its request body is
+//! kept as a view of the entities of one held type when the pipeline's query grammars read its
+//! recorded bodies (`split_body`) and evaluating each over the entities the state holds in the
+//! collection its path lies under reproduces the recorded answer, envelope included. Learned here:
+//! the type, the member holding the list, the order of a body that sorts nothing, and when each
+//! envelope member appears. Otherwise the tool answers from its recordings (`query-body`: no
+//! grammar read a body; `body-differs`: evaluating did not reproduce one; `body-envelope`: an
+//! envelope member the state cannot compute).
+
+use std::collections::BTreeSet;
+
+use rea_plugin_api::json::Json;
+
+use super::entities::{Entities, collection_key};
+use super::query_grammar::scalar_fields;
+use super::recorded;
+use crate::body_query::{BodyTerms, answer_body, default_ordered, list, read_body};
+use crate::model::{
+    BodyEnvelopeMember, BodyQueryView, DefaultOrder, Entity, EnvelopePresence, ViewDetail,
+};
+use crate::observation::{Observation, RequestBody, Timeline};
+use crate::render::{identity_value, scalar_text};
+use crate::rules::RuleSet;
+
+/// The held collection of a type a call's path lies under: the longest collection key that is a
+/// whole-segment prefix of the path.
+pub fn enclosing_collection<'a>(
+    collections: impl IntoIterator<Item = &'a str>,
+    path: &str,
+) -> Option<&'a str> {
+    collections
+        .into_iter()
+        .filter(|collection| {
+            let key = collection_key(collection);
+            key != "/"
+                && path
+                    .strip_prefix(key)
+                    .is_some_and(|rest| rest.starts_with('/'))
+        })
+        .max_by_key(|collection| collection_key(collection).len())
+}
+
+/// A recorded call the view is learned from: the observation, its answer and its terms.
+struct Recorded<'a> {
+    observation: &'a Observation,
+    answer: &'a rea_plugin_api::json::Object,
+    terms: BodyTerms,
+}
+
+/// The view of a body-query tool (see the module docs).
+pub fn derive(
+    timeline: &Timeline,
+    index: usize,
+    entities: &Entities,
+    rules: &RuleSet,
+) -> ViewDetail {
+    let calls: Vec<&Observation> = timeline
+        .checked(index)
+        .filter(|observation| observation.is_success())
+        .filter(|observation| matches!(observation.request, RequestBody::Json(_)))
+        .collect();
+    let Some(list_member) = common_list_member(&calls) else {
+        return recorded("query-body");
+    };
+    let Some((entity_type, identity)) = member_type(entities, &calls, &list_member) else {
+        return recorded("query-body");
+    };
+    let pool = |path: &str| -> Vec<&Entity> {
+        let collections: BTreeSet<&str> = entities
+            .list
+            .iter()
+            .filter(|entity| entity.entity_type == entity_type)
+            .map(|entity| collection_key(&entity.collection))
+            .collect();
+        enclosing_collection(collections, path)
+            .map(|collection| {
+                entities
+                    .collection(&entity_type, collection)
+                    .iter()
+                    .map(|index| &entities.list[*index])
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let mut read = Vec::new();
+    for observation in calls {
+        let RequestBody::Json(body) = &observation.request else {
+            continue;
+        };
+        let fields: Vec<String> = scalar_fields(pool(&observation.path)).into_iter().collect();
+        let (Some(terms), Some(answer)) = (
+            read_body(rules, body, &fields),
+            observation.body.as_ref().and_then(Json::as_object),
+        ) else {
+            continue;
+        };
+        read.push(Recorded {
+            observation,
+            answer,
+            terms,
+        });
+    }
+    let Some(first) = read.first() else {
+        return recorded("query-body");
+    };
+    let listed_with = |order: DefaultOrder, call: &Recorded| {
+        let candidates = default_ordered(order, &identity, &pool(&call.observation.path));
+        list(&call.terms, &candidates)
+    };
+    let Some(default_order) = learn_order(&read, &list_member, &listed_with) else {
+        return recorded("body-differs");
+    };
+    let left_out: Vec<bool> = read
+        .iter()
+        .map(|call| listed_with(default_order, call).is_some_and(|listed| listed.left_out))
+        .collect();
+    let Some((envelope, list_position)) = learn_envelope(&read, &list_member, &left_out) else {
+        return recorded("body-envelope");
+    };
+    let view = BodyQueryView {
+        entity_type: entity_type.clone(),
+        list_member,
+        list_position,
+        default_order,
+        envelope,
+        record_ordinal: first.observation.ordinal,
+        record_ordinals: read.iter().map(|call| call.observation.ordinal).collect(),
+    };
+    let reproduces = read.iter().all(|call| {
+        listed_with(default_order, call)
+            .and_then(|listed| answer_body(&view, &call.terms, listed))
+            .is_some_and(|body| body == Json::Object(call.answer.clone()))
+    });
+    if !reproduces {
+        return recorded("body-differs");
+    }
+    ViewDetail::BodyQuery(view)
+}
+
+/// The one top-level member every answer holds its list of objects in.
+fn common_list_member(calls: &[&Observation]) -> Option<String> {
+    let mut members = BTreeSet::new();
+    for call in calls {
+        let pointer = call.body.as_ref().and_then(super::lists::list_pointer)?;
+        let member = pointer.strip_prefix('/')?;
+        if member.contains('/') || member.contains('~') {
+            return None;
+        }
+        members.insert(member.to_owned());
+    }
+    let mut members = members.into_iter();
+    let member = members.next()?;
+    members.next().is_none().then_some(member)
+}
+
+/// The held type whose entities the answers list (every listed member showing its identity is
+/// one of the type's, held in the collection the call's path lies under; some member is), with
+/// its identity field.
+fn member_type(
+    entities: &Entities,
+    calls: &[&Observation],
+    list_member: &str,
+) -> Option<(String, String)> {
+    entities.types.iter().find_map(|entity_type| {
+        let template = &entity_type.collection_template;
+        let identity = &entity_type.identity_field;
+        let collections: BTreeSet<&str> = entities
+            .list
+            .iter()
+            .filter(|entity| &entity.entity_type == template)
+            .map(|entity| collection_key(&entity.collection))
+            .collect();
+        let mut resolved = 0;
+        for call in calls {
+            let members = call
+                .body
+                .as_ref()
+                .and_then(|body| body.get(list_member))
+                .and_then(Json::as_array)?;
+            for member in members {
+                let Some(id) = identity_value(member, identity).and_then(scalar_text) else {
+                    continue;
+                };
+                let collection = enclosing_collection(collections.iter().copied(), &call.path)?;
+                entities.find(template, collection, &id)?;
+                resolved += 1;
+            }
+        }
+        (resolved > 0).then(|| (template.clone(), identity.clone()))
+    })
+}
+
+/// The first default order reproducing the list of every recorded body that sorts nothing.
+fn learn_order(
+    read: &[Recorded],
+    list_member: &str,
+    listed_with: &dyn Fn(DefaultOrder, &Recorded) -> Option<crate::body_query::Listed>,
+) -> Option<DefaultOrder> {
+    [
+        DefaultOrder::State,
+        DefaultOrder::Reversed,
+        DefaultOrder::Identity,
+        DefaultOrder::IdentityDescending,
+    ]
+    .into_iter()
+    .find(|order| {
+        read.iter().filter(|call| !call.terms.sorts).all(|call| {
+            listed_with(*order, call).is_some_and(|listed| {
+                call.answer.get(list_member) == Some(&Json::Array(listed.members))
+            })
+        })
+    })
+}
+
+/// The envelope members besides the list and when each appears (see [`EnvelopePresence`]), with
+/// the list's place among them; `None` when a member follows none of those rules.
+fn learn_envelope(
+    read: &[Recorded],
+    list_member: &str,
+    left_out: &[bool],
+) -> Option<(Vec<BodyEnvelopeMember>, usize)> {
+    let mut names: Vec<&str> = Vec::new();
+    let mut list_position = None;
+    for call in read {
+        for (name, _) in call.answer.iter() {
+            if name == list_member {
+                list_position.get_or_insert(names.len());
+            } else if !names.contains(&name) {
+                names.push(name);
+            }
+        }
+    }
+    let mut envelope = Vec::new();
+    for name in names {
+        let held: Vec<bool> = read
+            .iter()
+            .map(|call| call.answer.contains_key(name))
+            .collect();
+        let values: BTreeSet<String> = read
+            .iter()
+            .filter_map(|call| call.answer.get(name))
+            .map(|value| value.to_canonical_string())
+            .collect();
+        let value = read.iter().find_map(|call| call.answer.get(name))?.clone();
+        let presence = if held.iter().all(|held| *held) && values.len() == 1 {
+            EnvelopePresence::Always
+        } else if held == left_out {
+            EnvelopePresence::Paged
+        } else if values.len() == 1 {
+            unless_named(read, &held)?
+        } else {
+            return None;
+        };
+        envelope.push(BodyEnvelopeMember {
+            member: name.to_owned(),
+            value,
+            presence,
+        });
+    }
+    Some((envelope, list_position.unwrap_or(0)))
+}
+
+/// The fields whose naming explains a member's absence: those the bodies lacking it named and no
+/// body holding it named, when each body lacking it named one.
+fn unless_named(read: &[Recorded], held: &[bool]) -> Option<EnvelopePresence> {
+    let named_by = |wanted: bool| -> BTreeSet<&String> {
+        read.iter()
+            .zip(held)
+            .filter(|(_, held)| **held == wanted)
+            .flat_map(|(call, _)| &call.terms.named)
+            .collect()
+    };
+    let holders = named_by(true);
+    let fields: BTreeSet<&String> = named_by(false)
+        .into_iter()
+        .filter(|field| !holders.contains(field))
+        .collect();
+    let explained = read
+        .iter()
+        .zip(held)
+        .filter(|(_, held)| !**held)
+        .all(|(call, _)| call.terms.named.iter().any(|field| fields.contains(field)));
+    explained.then(|| EnvelopePresence::UnlessNamed {
+        fields: fields.into_iter().cloned().collect(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_enclosing_collection_is_the_longest_whole_segment_prefix() {
+        let collections = ["/library", "/lib", "/library/sub", "/"];
+        assert_eq!(
+            enclosing_collection(collections, "/library/_find"),
+            Some("/library")
+        );
+        assert_eq!(
+            enclosing_collection(collections, "/library/sub/_find"),
+            Some("/library/sub")
+        );
+        assert_eq!(enclosing_collection(collections, "/librarian/_find"), None);
+        assert_eq!(enclosing_collection(collections, "/library"), None);
+    }
+}
