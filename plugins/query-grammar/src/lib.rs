@@ -13,10 +13,13 @@
 //!   its terms in the bracket spelling (`filter[state][_neq]`).
 //! * `mango-selector` ([`mango`]): the request body of a read in the Mango query language
 //!   (`_find`: selector, sort, limit, skip, fields) split into terms (`split_body`).
+//! * `search-filter` ([`search_filter`]): the request body of a search read with a SQL-like
+//!   filter string, `order_by`, `max_results` and page tokens split into terms (`split_body`).
 
 pub mod affixes;
 pub mod json_filter;
 pub mod mango;
+pub mod search_filter;
 pub mod steps;
 
 use rea_plugin_api::{Plugin, StageInfo};
@@ -35,6 +38,7 @@ pub(crate) fn no_proposals(
 }
 pub use json_filter::{JSON_FILTER, JsonFilter};
 pub use mango::{MANGO_SELECTOR, MangoSelector};
+pub use search_filter::{SEARCH_FILTER, SearchFilter};
 pub use steps::{FILTER_STEPS, FilterSteps};
 
 rea_plugin_api::plugin_root_module! {
@@ -55,6 +59,10 @@ rea_plugin_api::plugin_root_module! {
         .query_grammar(
             StageInfo::new(MANGO_SELECTOR, "The request body of a read in the Mango query language (selector with equality, $gt/$gte/$lt/$lte/$ne/$in/$nin and $and, sort, limit, skip, fields) split into terms the state evaluates"),
             MangoSelector,
+        )
+        .query_grammar(
+            StageInfo::new(SEARCH_FILTER, "The request body of a search read with a SQL-like filter string (comparisons joined by AND, LIKE prefixes), order_by, max_results, page tokens, <name>_ids and view types split into terms the state evaluates"),
+            SearchFilter,
         );
 }
 

@@ -659,8 +659,13 @@ fn parse_template_rules(collector: &mut Collector<'_>, table: &DeTable<'_>) -> V
 pub const DEFAULT_ROUTE_FORMS: [&str; 2] = ["folder-tree", "fused-affix"];
 
 /// The query grammars the state engine runs when a pipeline names none.
-pub const DEFAULT_QUERY_GRAMMARS: [&str; 4] =
-    ["field-affixes", "filter-steps", "json-filter", "mango-selector"];
+pub const DEFAULT_QUERY_GRAMMARS: [&str; 5] = [
+    "field-affixes",
+    "filter-steps",
+    "json-filter",
+    "mango-selector",
+    "search-filter",
+];
 
 /// The `[state]` table: the query-grammar stages, in order, each with its position (`None` when
 /// the table or its key is absent; an empty array runs none).
