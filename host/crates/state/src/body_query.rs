@@ -141,8 +141,12 @@ pub fn list(terms: &BodyTerms, candidates: &[&Entity]) -> Option<Listed> {
 }
 
 /// The answer body of a listing in the view's envelope; `None` when the envelope holds a member
-/// the state cannot compute for it (a page token of a page that left matches out).
+/// the state cannot compute for it (a page token of a page that left matches out), or no
+/// recording showed the envelope of a page that left matches out and this one does.
 pub fn answer_body(view: &BodyQueryView, terms: &BodyTerms, listed: Listed) -> Option<Json> {
+    if listed.left_out && !view.partial_pages {
+        return None;
+    }
     let mut object = Object::new();
     let mut list = Some(Json::Array(listed.members));
     for (position, member) in view.envelope.iter().enumerate() {

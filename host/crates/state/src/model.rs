@@ -412,6 +412,9 @@ pub struct BodyQueryView {
     pub default_order: DefaultOrder,
     /// The envelope members besides the list, in the recorded order.
     pub envelope: Vec<BodyEnvelopeMember>,
+    /// Whether a recording showed a page that left matches out (otherwise the envelope of such a
+    /// page is unknown, and a call whose page leaves matches out is not modelled).
+    pub partial_pages: bool,
     /// The record whose status and headers answers take.
     pub record_ordinal: u64,
     /// The checked recordings the view reproduces.
