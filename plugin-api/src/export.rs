@@ -136,7 +136,10 @@ pub trait QueryGrammar: Send + Sync + 'static {
 
     /// Splits the request body of a read whose query is its body into terms (by default no body
     /// is read: `terms` is `None`).
-    fn split_body(&self, request: &QueryBodyRequest) -> Result<QueryExpressionOutcome, PluginError> {
+    fn split_body(
+        &self,
+        request: &QueryBodyRequest,
+    ) -> Result<QueryExpressionOutcome, PluginError> {
         let _ = request;
         Ok(QueryExpressionOutcome::default())
     }

@@ -106,8 +106,7 @@ fn operator_term(field: &str, operator: &str, argument: &Value) -> Option<QueryT
         "$lt" => "lt",
         "$lte" => "lte",
         "$in" | "$nin" => {
-            let items: Option<Vec<String>> =
-                argument.as_array()?.iter().map(scalar_text).collect();
+            let items: Option<Vec<String>> = argument.as_array()?.iter().map(scalar_text).collect();
             let items = items?;
             if items.is_empty() || items.iter().any(|item| item.contains(',')) {
                 return None;
@@ -161,8 +160,7 @@ fn count(value: &Value) -> Option<String> {
 fn list(value: &Value) -> Option<String> {
     let names: Option<Vec<&str>> = value.as_array()?.iter().map(Value::as_str).collect();
     let names = names?;
-    (!names.is_empty() && names.iter().all(|name| !name.contains(',')))
-        .then(|| names.join(","))
+    (!names.is_empty() && names.iter().all(|name| !name.contains(','))).then(|| names.join(","))
 }
 
 /// A scalar as the text the state's filters compare (`null`, arrays and objects are not).
@@ -202,10 +200,26 @@ mod tests {
         assert_eq!(
             terms,
             vec![
-                ("selector.genre.$in".into(), "sf,fantasy".into(), vec![QueryRole::filter("genre", "in")]),
-                ("selector.type.$eq".into(), "book".into(), vec![QueryRole::filter("type", "eq")]),
-                ("selector.year.$gt".into(), "1970".into(), vec![QueryRole::filter("year", "gt")]),
-                ("selector.year.$lte".into(), "1999".into(), vec![QueryRole::filter("year", "lte")]),
+                (
+                    "selector.genre.$in".into(),
+                    "sf,fantasy".into(),
+                    vec![QueryRole::filter("genre", "in")]
+                ),
+                (
+                    "selector.type.$eq".into(),
+                    "book".into(),
+                    vec![QueryRole::filter("type", "eq")]
+                ),
+                (
+                    "selector.year.$gt".into(),
+                    "1970".into(),
+                    vec![QueryRole::filter("year", "gt")]
+                ),
+                (
+                    "selector.year.$lte".into(),
+                    "1999".into(),
+                    vec![QueryRole::filter("year", "lte")]
+                ),
                 ("fields".into(), "_id,title".into(), vec![]),
                 ("limit".into(), "3".into(), vec![QueryRole::PageSize]),
                 ("skip".into(), "6".into(), vec![QueryRole::Offset]),

@@ -295,13 +295,25 @@ mod tests {
         assert_eq!(
             roles,
             vec![
-                ("1,2".into(), vec![QueryRole::filter("info.experiment_id", "in")]),
-                ("FAILED".into(), vec![QueryRole::filter("info.status", "eq")]),
-                ("xgb".into(), vec![QueryRole::filter("info.run_name", "starts")]),
+                (
+                    "1,2".into(),
+                    vec![QueryRole::filter("info.experiment_id", "in")]
+                ),
+                (
+                    "FAILED".into(),
+                    vec![QueryRole::filter("info.status", "eq")]
+                ),
+                (
+                    "xgb".into(),
+                    vec![QueryRole::filter("info.run_name", "starts")]
+                ),
                 ("2".into(), vec![QueryRole::PageSize]),
                 ("-info.start_time".into(), vec![QueryRole::Sort]),
                 ("2".into(), vec![QueryRole::Offset]),
-                ("active".into(), vec![QueryRole::filter("info.lifecycle_stage", "eq")]),
+                (
+                    "active".into(),
+                    vec![QueryRole::filter("info.lifecycle_stage", "eq")]
+                ),
             ]
         );
     }
@@ -310,7 +322,11 @@ mod tests {
     fn the_view_type_selects_the_lifecycle_stage() {
         let deleted = split(json!({"run_view_type": "DELETED_ONLY"})).expect("a search body");
         assert_eq!(deleted[0].1, "deleted");
-        assert!(split(json!({"view_type": "ALL"})).expect("a search body").is_empty());
+        assert!(
+            split(json!({"view_type": "ALL"}))
+                .expect("a search body")
+                .is_empty()
+        );
     }
 
     #[test]

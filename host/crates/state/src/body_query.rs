@@ -10,9 +10,7 @@ use std::collections::BTreeSet;
 use rea_plugin_api::contracts::query::BODY_FIELDS_TERM;
 use rea_plugin_api::json::{Json, Object};
 
-use crate::model::{
-    BodyQueryView, DefaultOrder, Entity, EnvelopePresence, QueryModel, QueryRole,
-};
+use crate::model::{BodyQueryView, DefaultOrder, Entity, EnvelopePresence, QueryModel, QueryRole};
 use crate::query::evaluate;
 use crate::render::{identity_value, project_to, scalar_text};
 use crate::rules::RuleSet;
@@ -65,7 +63,9 @@ pub fn read_body(rules: &RuleSet, body: &Json, fields: &[String]) -> Option<Body
             QueryRole::Order | QueryRole::Inert { .. } => return None,
             _ => {}
         }
-        read.model.parameters.insert(term.name.clone(), role.clone());
+        read.model
+            .parameters
+            .insert(term.name.clone(), role.clone());
         read.pairs.push((term.name, term.value));
     }
     Some(read)
@@ -222,5 +222,133 @@ impl crate::service::StateService {
             exact,
             crate::answer::StateSource::state(path, Some("body-query")),
         ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::BodyEnvelopeMember;
+    use rea_plugin_api::json::parse;
+
+    fn json(text: &str) -> Json {
+        parse(text.as_bytes()).unwrap()
+    }
+
+    fn entity(id: u64, title: &str) -> Entity {
+        Entity {
+            entity_type: "/posts".to_owned(),
+            collection: "/posts".to_owned(),
+            id: id.to_string(),
+            fields: json(&format!(r#"{{"id": {id}, "title": "{title}"}}"#)),
+            view_fields: Default::default(),
+            record_ordinals: vec![0],
+        }
+    }
+
+    fn terms(pairs: &[(&str, &str, QueryRole)], named: &[&str]) -> BodyTerms {
+        let roles: Vec<(&str, QueryRole)> = pairs
+            .iter()
+            .map(|(name, _, role)| (*name, role.clone()))
+            .collect();
+        BodyTerms {
+            pairs: pairs
+                .iter()
+                .map(|(name, value, _)| ((*name).to_owned(), (*value).to_owned()))
+                .collect(),
+            model: QueryModel::of_roles(&roles),
+            selection: None,
+            named: named.iter().map(|field| (*field).to_owned()).collect(),
+            sorts: false,
+        }
+    }
+
+    fn view(envelope: Vec<BodyEnvelopeMember>, partial_pages: bool) -> BodyQueryView {
+        BodyQueryView {
+            entity_type: "/posts".to_owned(),
+            list_member: "items".to_owned(),
+            list_position: 0,
+            default_order: DefaultOrder::State,
+            envelope,
+            partial_pages,
+            record_ordinal: 0,
+            record_ordinals: vec![0],
+        }
+    }
+
+    fn member(name: &str, presence: EnvelopePresence) -> BodyEnvelopeMember {
+        BodyEnvelopeMember {
+            member: name.to_owned(),
+            value: Json::String("x".to_owned()),
+            presence,
+        }
+    }
+
+    #[test]
+    fn the_default_order_reorders_by_state_or_identity() {
+        let entities = [entity(2, "b"), entity(10, "a"), entity(1, "c")];
+        let members: Vec<&Entity> = entities.iter().collect();
+        let ids = |order| -> Vec<String> {
+            default_ordered(order, "id", &members)
+                .iter()
+                .map(|entity| entity.id.clone())
+                .collect()
+        };
+        assert_eq!(ids(DefaultOrder::State), ["2", "10", "1"]);
+        assert_eq!(ids(DefaultOrder::Reversed), ["1", "10", "2"]);
+        assert_eq!(ids(DefaultOrder::Identity), ["1", "2", "10"]);
+        assert_eq!(ids(DefaultOrder::IdentityDescending), ["10", "2", "1"]);
+    }
+
+    #[test]
+    fn a_listing_pages_projects_and_tells_matches_left_out() {
+        let entities = [entity(1, "a"), entity(2, "b"), entity(3, "c")];
+        let members: Vec<&Entity> = entities.iter().collect();
+        let mut paged = terms(
+            &[
+                ("limit", "1", QueryRole::PageSize),
+                ("skip", "1", QueryRole::Offset),
+            ],
+            &[],
+        );
+        paged.selection = Some(vec!["title".to_owned()]);
+        let listed = list(&paged, &members).expect("evaluated");
+        assert_eq!(listed.members, vec![json(r#"{"title": "b"}"#)]);
+        assert!(listed.left_out);
+        let last = terms(&[("skip", "2", QueryRole::Offset)], &[]);
+        assert!(!list(&last, &members).expect("evaluated").left_out);
+    }
+
+    #[test]
+    fn envelope_members_appear_by_their_learned_presence() {
+        let envelope = vec![
+            member("always", EnvelopePresence::Always),
+            member(
+                "warning",
+                EnvelopePresence::UnlessNamed {
+                    fields: vec!["year".to_owned()],
+                },
+            ),
+            member("token", EnvelopePresence::Paged),
+        ];
+        let listed = |left_out| Listed {
+            members: Vec::new(),
+            left_out,
+        };
+        let plain = terms(&[], &["status"]);
+        let body = answer_body(&view(envelope.clone(), true), &plain, listed(false)).unwrap();
+        assert_eq!(
+            body,
+            json(r#"{"items": [], "always": "x", "warning": "x"}"#)
+        );
+        let indexed = terms(&[], &["year"]);
+        let body = answer_body(&view(envelope.clone(), true), &indexed, listed(false)).unwrap();
+        assert_eq!(body, json(r#"{"items": [], "always": "x"}"#));
+        // A page token is minted per answer: a page leaving matches out is not modelled.
+        assert!(answer_body(&view(envelope, true), &plain, listed(true)).is_none());
+        // Nor is such a page where no recording showed one.
+        let bare = view(vec![member("always", EnvelopePresence::Always)], false);
+        assert!(answer_body(&bare, &plain, listed(true)).is_none());
+        assert!(answer_body(&bare, &plain, listed(false)).is_some());
     }
 }

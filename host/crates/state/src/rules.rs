@@ -25,8 +25,7 @@ pub use rea_pipeline::WithheldWrites;
 use rea_plugin_api::abi_stable::std_types::{RResult, RStr, RString};
 use rea_plugin_api::contracts::query::{
     QueryBodyRequest, QueryExpressionOutcome, QueryExpressionRequest, QueryGrammarOutcome,
-    QueryGrammarRequest,
-    QueryRole, QueryTerm,
+    QueryGrammarRequest, QueryRole, QueryTerm,
 };
 use rea_plugin_api::contracts::rule::{ApplyOutcome, ApplyRequest, LearnOutcome, LearnRequest};
 use rea_plugin_api::export::rule_stage_object;
@@ -212,7 +211,11 @@ impl QueryGrammarStep for Deadlined<QueryGrammarHandle> {
 
     fn split_body(&self, request: &QueryBodyRequest) -> Result<QueryExpressionOutcome, String> {
         let request = request.clone();
-        self.call(move |handle| handle.split_body(&request).map_err(|error| error.to_string()))
+        self.call(move |handle| {
+            handle
+                .split_body(&request)
+                .map_err(|error| error.to_string())
+        })
     }
 }
 

@@ -299,7 +299,189 @@ fn unless_named(read: &[Recorded], held: &[bool]) -> Option<EnvelopePresence> {
 
 #[cfg(test)]
 mod tests {
+    use std::sync::Arc;
+
+    use rea_plugin_api::contracts::query::{
+        QueryBodyRequest, QueryExpressionOutcome, QueryExpressionRequest, QueryGrammarOutcome,
+        QueryGrammarRequest, QueryRole, QueryTerm,
+    };
+    use serde_json::{Value, json};
+
     use super::*;
+    use crate::derive::tests::{derive_with_state_rules, posts, record, stand_in};
+    use crate::rules::{ConfiguredQueryGrammar, QueryGrammarStep, RuleSet};
+
+    /// A toy body language: `{"where": {field: value}, "order": "field", "limit": n}`.
+    #[derive(Debug)]
+    struct WhereBody;
+
+    impl QueryGrammarStep for WhereBody {
+        fn apply(&self, request: &QueryGrammarRequest) -> Result<QueryGrammarOutcome, String> {
+            Ok(QueryGrammarOutcome {
+                lists: vec![Default::default(); request.lists.len()],
+                schema_version: 1,
+            })
+        }
+
+        fn split(&self, _: &QueryExpressionRequest) -> Result<QueryExpressionOutcome, String> {
+            Ok(QueryExpressionOutcome::default())
+        }
+
+        fn split_body(&self, request: &QueryBodyRequest) -> Result<QueryExpressionOutcome, String> {
+            let term = |name: &str, value: String, role: QueryRole| QueryTerm {
+                name: name.to_owned(),
+                value,
+                roles: vec![role],
+            };
+            let mut terms = Vec::new();
+            let Some(body) = request.body.as_object() else {
+                return Ok(QueryExpressionOutcome::default());
+            };
+            for (member, value) in body {
+                match (member.as_str(), value) {
+                    ("where", Value::Object(fields)) => {
+                        for (field, value) in fields {
+                            let Some(text) = value.as_str() else {
+                                return Ok(QueryExpressionOutcome::default());
+                            };
+                            terms.push(term(
+                                field,
+                                text.to_owned(),
+                                QueryRole::filter(field, "eq"),
+                            ));
+                        }
+                    }
+                    ("order", Value::String(field)) => {
+                        terms.push(term("order", field.clone(), QueryRole::Sort));
+                    }
+                    ("limit", Value::Number(limit)) => {
+                        terms.push(term("limit", limit.to_string(), QueryRole::PageSize));
+                    }
+                    _ => return Ok(QueryExpressionOutcome::default()),
+                }
+            }
+            Ok(QueryExpressionOutcome::of(Some(terms)))
+        }
+    }
+
+    fn rules() -> RuleSet {
+        RuleSet::empty().with_query_grammars(vec![ConfiguredQueryGrammar {
+            stage: "where-body".to_owned(),
+            plugin: "test".to_owned(),
+            handle: Arc::new(WhereBody),
+        }])
+    }
+
+    fn search(
+        ordinal: u64,
+        body: Value,
+        answer: Value,
+    ) -> rea_plugin_api::contracts::capture::CaptureRecord {
+        let mut search = record(ordinal, "POST", "/posts/search", 200, answer);
+        search.request.body = rea_plugin_api::contracts::capture::Body::Text {
+            text: body.to_string(),
+        };
+        search
+    }
+
+    fn fixture() -> crate::derive::tests::Fixture {
+        let alice = json!([posts()[0], posts()[2]]);
+        derive_with_state_rules(
+            vec![
+                record(0, "GET", "/posts", 200, posts()),
+                search(
+                    1,
+                    json!({"where": {"author": "alice"}}),
+                    json!({"hits": alice, "took": "fast"}),
+                ),
+                search(
+                    2,
+                    json!({"order": "views", "limit": 2}),
+                    json!({"hits": [posts()[0], posts()[2]], "took": "fast"}),
+                ),
+                // A body the language does not read: it stays the recording of that body.
+                search(
+                    3,
+                    json!({"match": "Beta"}),
+                    json!({"hits": [posts()[1]], "took": "slow"}),
+                ),
+            ],
+            rules(),
+        )
+    }
+
+    #[test]
+    fn a_body_query_is_learned_and_answers_bodies_never_recorded() {
+        let fixture = fixture();
+        let view = fixture
+            .state
+            .views
+            .iter()
+            .find(|view| view.tool == "post_posts_search")
+            .expect("the search tool");
+        let ViewDetail::BodyQuery(query) = &view.detail else {
+            panic!("a body query: {:?}", view.detail);
+        };
+        assert_eq!(query.list_member, "hits");
+        assert_eq!(query.default_order, DefaultOrder::State);
+        assert_eq!(query.record_ordinals, vec![1, 2]);
+        assert!(query.partial_pages);
+        let answer = fixture.call(
+            "post_posts_search",
+            json!({"body": {"where": {"author": "bob"}}}),
+        );
+        assert_eq!(
+            answer["body"],
+            json!({"hits": [posts()[1]], "took": "fast"}),
+            "{answer}"
+        );
+        assert_eq!(answer["state"]["membership"], "body-query");
+        let answer = fixture.call(
+            "post_posts_search",
+            json!({"body": {"order": "views", "limit": 1}}),
+        );
+        assert_eq!(answer["body"]["hits"], json!([posts()[0]]), "{answer}");
+    }
+
+    #[test]
+    fn a_body_no_grammar_reads_answers_its_own_recording_or_is_refused() {
+        let fixture = fixture();
+        let answer = fixture.call("post_posts_search", json!({"body": {"match": "Beta"}}));
+        assert_eq!(answer["body"]["took"], "slow", "{answer}");
+        assert_eq!(stand_in(&answer), json!({"recording": "query-body"}));
+        let answer = fixture.call("post_posts_search", json!({"body": {"match": "Alpha"}}));
+        assert_eq!(
+            stand_in(&answer),
+            json!({"not_modelled": "query-body", "recording": "not-recorded"})
+        );
+    }
+
+    #[test]
+    fn a_recording_the_terms_do_not_reproduce_keeps_the_tool_on_its_recordings() {
+        let fixture = derive_with_state_rules(
+            vec![
+                record(0, "GET", "/posts", 200, posts()),
+                // The application listed bob's post for alice: no evaluation explains it.
+                search(
+                    1,
+                    json!({"where": {"author": "alice"}}),
+                    json!({"hits": [posts()[1]]}),
+                ),
+            ],
+            rules(),
+        );
+        let view = fixture
+            .state
+            .views
+            .iter()
+            .find(|view| view.tool == "post_posts_search")
+            .expect("the search tool");
+        assert!(
+            matches!(&view.detail, ViewDetail::Recorded { reason } if reason == "body-differs"),
+            "{:?}",
+            view.detail
+        );
+    }
 
     #[test]
     fn the_enclosing_collection_is_the_longest_whole_segment_prefix() {

@@ -416,7 +416,11 @@ impl ListPlan {
             .filter(|held| held.collection_template != self.entity_type)
             .cloned()
             .collect();
-        for line in self.lines.iter().filter_map(|ordinal| timeline.get(*ordinal)) {
+        for line in self
+            .lines
+            .iter()
+            .filter_map(|ordinal| timeline.get(*ordinal))
+        {
             for row in members_of(line, &self.list_pointer) {
                 let Some(id) = crate::render::identity_value(row, &row_type.identity_field)
                     .and_then(scalar_text)

@@ -102,21 +102,36 @@ fn derive_fused(records: Vec<CaptureRecord>) -> Fixture {
 }
 
 fn derive_with(records: Vec<CaptureRecord>, rules: TemplateRules) -> Fixture {
-    let manifest = project_manifest("ev_capture", &records, &rules).unwrap();
-    let state = crate::derive::derive_state(
-        &manifest,
-        "ev_manifest",
-        &records,
-        &crate::rules::RuleSet::empty(),
+    derive_with_rules(records, rules, crate::rules::RuleSet::empty())
+}
+
+/// [`derive`] with these state rules (query grammars, rule stages).
+pub(crate) fn derive_with_state_rules(
+    records: Vec<CaptureRecord>,
+    state_rules: crate::rules::RuleSet,
+) -> Fixture {
+    derive_with_rules(
+        records,
+        TemplateRules::parse(&["sibling-variance", "prefix-variance"]).unwrap(),
+        state_rules,
     )
-    .unwrap();
+}
+
+fn derive_with_rules(
+    records: Vec<CaptureRecord>,
+    rules: TemplateRules,
+    state_rules: crate::rules::RuleSet,
+) -> Fixture {
+    let manifest = project_manifest("ev_capture", &records, &rules).unwrap();
+    let state =
+        crate::derive::derive_state(&manifest, "ev_manifest", &records, &state_rules).unwrap();
     let environment = Environment::new(&manifest, "ev_capture", records.clone()).unwrap();
     let service = StateService::new(
         state.clone(),
         "ev_state".to_owned(),
         environment,
         &records,
-        std::sync::Arc::new(crate::rules::RuleSet::empty()),
+        std::sync::Arc::new(state_rules),
     );
     Fixture {
         state,

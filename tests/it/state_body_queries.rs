@@ -1,0 +1,233 @@
+//! Body queries (`rea_state::body_query`): a read whose query is its request body is read by a
+//! query-grammar stage (`split_body`) into terms the state evaluates over the entities it holds,
+//! so a probe body the build never sent is answered from the state with the live body. On two
+//! recorded applications with two body languages: PouchDB's Mango `_find` (`mango-selector`) and
+//! MLflow's `runs/search` and `experiments/search` (`search-filter`). A body no grammar reads, or
+//! a page whose envelope no recording showed, is refused, never answered with another body's
+//! recording.
+
+use rea_manifest::catalog::ArgumentTarget;
+use rea_plugin_api::contracts::capture::CaptureRecord;
+use rea_state::model::{BodyQueryView, DefaultOrder, EnvelopePresence, ViewDetail};
+use serde_json::{Map, Value};
+
+use crate::state_query_grammar::served_with_probes;
+use crate::state_support::{Served, recorded_answer};
+
+const FIND: &str = "post_find_by_segment_0";
+const RUNS: &str = "post_mlflow_runs_search";
+const EXPERIMENTS: &str = "post_mlflow_experiments_search";
+const DOCUMENT: &str = "get_root_by_prefix_variance_and_sibling_variance";
+
+fn view<'a>(served: &'a Served, tool: &str) -> &'a BodyQueryView {
+    served
+        .state()
+        .views
+        .iter()
+        .find_map(|view| match &view.detail {
+            ViewDetail::BodyQuery(query) if view.tool == tool => Some(query),
+            _ => None,
+        })
+        .unwrap_or_else(|| panic!("{tool} is a body-query view"))
+}
+
+fn request_body(record: &CaptureRecord) -> Option<Value> {
+    let bytes = record.request.body.bytes()?;
+    serde_json::from_slice(&bytes).ok()
+}
+
+/// The tool's arguments for a recorded request: its path parameters and its body.
+fn arguments(served: &Served, tool: &str, record: &CaptureRecord) -> Map<String, Value> {
+    let definition = served.replay.tool(tool).expect("the tool");
+    let path = record.path.as_deref().expect("a path");
+    let segments: Vec<&str> = path.trim_start_matches('/').split('/').collect();
+    let mut arguments = Map::new();
+    for argument in &definition.input_schema.arguments {
+        let value = match &argument.target {
+            ArgumentTarget::Path {
+                segment_index,
+                prefix,
+                suffix,
+                ..
+            } => {
+                let segment = segments[*segment_index];
+                let value = segment
+                    .strip_prefix(prefix.as_str())
+                    .and_then(|rest| rest.strip_suffix(suffix.as_str()))
+                    .expect("the segment holds the parameter");
+                Value::String(value.to_owned())
+            }
+            ArgumentTarget::Body => match request_body(record) {
+                Some(body) => body,
+                None => continue,
+            },
+            ArgumentTarget::Query { .. } => continue,
+        };
+        arguments.insert(argument.name.clone(), value);
+    }
+    arguments
+}
+
+fn probe(probes: &[CaptureRecord], ordinal: u64) -> &CaptureRecord {
+    probes
+        .iter()
+        .find(|record| record.ordinal == ordinal)
+        .unwrap_or_else(|| panic!("probe {ordinal}"))
+}
+
+/// Each probe request is answered from the state by evaluating its body, with the live body, and
+/// the build never sent that body.
+fn assert_live_answers(app: &str, tool: &str, ordinals: &[u64]) {
+    let (served, probes) = served_with_probes(app);
+    let recorded: Vec<Value> = served.records.iter().filter_map(request_body).collect();
+    for ordinal in ordinals {
+        let record = probe(&probes, *ordinal);
+        let body = request_body(record).expect("a JSON body");
+        assert!(
+            !recorded.contains(&body),
+            "{app}: the build never sent {body}"
+        );
+        let (answer, is_error) = served.call(tool, arguments(&served, tool, record));
+        assert!(!is_error, "{app}: {body} is answered: {answer}");
+        assert_eq!(
+            answer.pointer("/state/source").and_then(Value::as_str),
+            Some("state"),
+            "{app}: {body} answers from the state: {answer}"
+        );
+        assert_eq!(
+            answer.pointer("/state/membership").and_then(Value::as_str),
+            Some("body-query"),
+            "{app}: {body} evaluates its body: {answer}"
+        );
+        let (_, live) = recorded_answer(record);
+        assert_eq!(
+            answer.get("body"),
+            Some(&live),
+            "{app}: {body} lists what the live application listed"
+        );
+    }
+}
+
+/// The call is a structured `not_modelled` refusal: no recording, no state answer.
+fn assert_refused(served: &Served, tool: &str, arguments: Map<String, Value>) {
+    let (answer, is_error) = served.call(tool, arguments.clone());
+    assert!(is_error, "{arguments:?} is refused: {answer}");
+    let code = answer
+        .pointer("/error/code")
+        .or_else(|| answer.get("code"))
+        .and_then(Value::as_str);
+    assert_eq!(code, Some("not_modelled"), "{arguments:?}: {answer}");
+    assert!(answer.get("body").is_none(), "{arguments:?}: {answer}");
+}
+
+#[test]
+fn body_queries_are_learned_as_views_of_the_held_types() {
+    let (pouchdb, _) = served_with_probes("pouchdb-server");
+    let find = view(&pouchdb, FIND);
+    assert_eq!(find.entity_type, "/{prefix-variance}");
+    assert_eq!(find.list_member, "docs");
+    // `_find` without a sort lists by `_id`; the index warning is absent exactly when the
+    // selector or sort names an indexed field (year, title), which the recordings show.
+    assert_eq!(find.default_order, DefaultOrder::Identity);
+    let warning = find
+        .envelope
+        .iter()
+        .find(|member| member.member == "warning")
+        .expect("the warning member");
+    assert_eq!(
+        warning.presence,
+        EnvelopePresence::UnlessNamed {
+            fields: vec!["title".to_owned(), "year".to_owned()]
+        }
+    );
+    let (mlflow, _) = served_with_probes("mlflow");
+    let runs = view(&mlflow, RUNS);
+    assert_eq!(runs.entity_type, "/api/2.0/mlflow/runs");
+    assert_eq!(runs.default_order, DefaultOrder::Reversed);
+    let token = runs
+        .envelope
+        .iter()
+        .find(|member| member.member == "next_page_token")
+        .expect("the page token");
+    assert_eq!(token.presence, EnvelopePresence::Paged);
+    assert!(runs.partial_pages);
+    let experiments = view(&mlflow, EXPERIMENTS);
+    assert_eq!(experiments.entity_type, "/api/2.0/mlflow/experiments");
+    assert!(!experiments.partial_pages);
+}
+
+#[test]
+fn mango_selectors_never_sent_answer_from_the_state() {
+    // Recorded: equality, $gt, $in, fields, sort asc, limit, skip. Never: $lt with a descending
+    // sort, $gte on pages, $ne with fields, skip 6, the members database by a flag.
+    assert_live_answers("pouchdb-server", FIND, &[16, 17, 20, 23, 24]);
+}
+
+#[test]
+fn search_filters_never_sent_answer_from_the_state() {
+    // Recorded: attributes.status =, order_by start_time ASC, max_results, page tokens, an
+    // experiments sort by name. Never: LIKE, a descending order on run_name, a name prefix.
+    assert_live_answers("mlflow", RUNS, &[3]);
+    assert_live_answers("mlflow", EXPERIMENTS, &[8]);
+}
+
+#[test]
+fn a_body_the_grammars_do_not_read_is_refused_never_another_bodys_recording() {
+    let (pouchdb, probes) = served_with_probes("pouchdb-server");
+    // $regex, $or, $all: the Mango stage does not model them.
+    for ordinal in [18, 19, 21] {
+        let record = probe(&probes, ordinal);
+        assert_refused(&pouchdb, FIND, arguments(&pouchdb, FIND, record));
+    }
+    let (mlflow, probes) = served_with_probes("mlflow");
+    // A metrics filter (key-value lists), and a metrics order.
+    for ordinal in [0, 5] {
+        let record = probe(&probes, ordinal);
+        assert_refused(&mlflow, RUNS, arguments(&mlflow, RUNS, record));
+    }
+    // A recorded body no grammar reads answers the recording of that very body.
+    let recorded = mlflow
+        .records
+        .iter()
+        .find(|record| {
+            request_body(record).is_some_and(|body| {
+                body.get("filter").and_then(Value::as_str) == Some("metrics.auc > 0.8")
+            })
+        })
+        .expect("the build's metrics filter");
+    let (answer, is_error) = mlflow.call(RUNS, arguments(&mlflow, RUNS, recorded));
+    assert!(!is_error, "{answer}");
+    assert_eq!(answer.get("body"), Some(&recorded_answer(recorded).1));
+    assert_eq!(
+        answer.pointer("/state/source").and_then(Value::as_str),
+        Some("recording")
+    );
+}
+
+#[test]
+fn a_page_leaving_matches_out_is_refused_where_no_recording_showed_its_envelope() {
+    // experiments/search was never recorded with a page leaving experiments out, so the page
+    // token such a page carries is unknown.
+    let (mlflow, probes) = served_with_probes("mlflow");
+    let record = probe(&probes, 9);
+    assert_refused(
+        &mlflow,
+        EXPERIMENTS,
+        arguments(&mlflow, EXPERIMENTS, record),
+    );
+}
+
+#[test]
+fn documents_listed_one_level_down_in_rows_are_held() {
+    // book:fifth-season was only listed by `_all_docs?include_docs=true` over the book range.
+    let (pouchdb, probes) = served_with_probes("pouchdb-server");
+    let record = probe(&probes, 8);
+    assert_eq!(record.path.as_deref(), Some("/library/book:fifth-season"));
+    let (answer, is_error) = pouchdb.call(DOCUMENT, arguments(&pouchdb, DOCUMENT, record));
+    assert!(!is_error, "{answer}");
+    assert_eq!(
+        answer.pointer("/state/source").and_then(Value::as_str),
+        Some("state")
+    );
+    assert_eq!(answer.get("body"), Some(&recorded_answer(record).1));
+}
