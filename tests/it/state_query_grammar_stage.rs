@@ -61,7 +61,16 @@ fn the_built_in_grammar_is_a_query_grammar_stage_the_default_pipeline_names() {
         .into_iter()
         .map(|(_, stage)| stage.name.as_str())
         .collect();
-    assert_eq!(stages, vec!["field-affixes", "filter-steps", "json-filter"]);
+    assert_eq!(
+        stages,
+        vec![
+            "field-affixes",
+            "filter-steps",
+            "json-filter",
+            "mango-selector",
+            "search-filter"
+        ]
+    );
     assert!(registry.rule_stage("field-affixes").is_err());
     let pipeline = rea_pipeline::load(None, &mut registry).expect("the default pipeline");
     let named: Vec<(&str, &str)> = pipeline
@@ -75,6 +84,8 @@ fn the_built_in_grammar_is_a_query_grammar_stage_the_default_pipeline_names() {
             ("field-affixes", "rea-query-grammar"),
             ("filter-steps", "rea-query-grammar"),
             ("json-filter", "rea-query-grammar"),
+            ("mango-selector", "rea-query-grammar"),
+            ("search-filter", "rea-query-grammar"),
         ]
     );
     // A rule stage named as a query grammar, or an unknown name, is refused at its position.

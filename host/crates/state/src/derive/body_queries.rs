@@ -65,46 +65,16 @@ pub fn derive(
     let Some((entity_type, identity)) = member_type(entities, &calls, &list_member) else {
         return recorded("query-body");
     };
-    let pool = |path: &str| -> Vec<&Entity> {
-        let collections: BTreeSet<&str> = entities
-            .list
-            .iter()
-            .filter(|entity| entity.entity_type == entity_type)
-            .map(|entity| collection_key(&entity.collection))
-            .collect();
-        enclosing_collection(collections, path)
-            .map(|collection| {
-                entities
-                    .collection(&entity_type, collection)
-                    .iter()
-                    .map(|index| &entities.list[*index])
-                    .collect()
-            })
-            .unwrap_or_default()
-    };
-    let mut read = Vec::new();
-    for observation in calls {
-        let RequestBody::Json(body) = &observation.request else {
-            continue;
-        };
-        let fields: Vec<String> = scalar_fields(pool(&observation.path)).into_iter().collect();
-        let (Some(terms), Some(answer)) = (
-            read_body(rules, body, &fields),
-            observation.body.as_ref().and_then(Json::as_object),
-        ) else {
-            continue;
-        };
-        read.push(Recorded {
-            observation,
-            answer,
-            terms,
-        });
-    }
+    let read = read_calls(calls, entities, &entity_type, rules);
     let Some(first) = read.first() else {
         return recorded("query-body");
     };
     let listed_with = |order: DefaultOrder, call: &Recorded| {
-        let candidates = default_ordered(order, &identity, &pool(&call.observation.path));
+        let candidates = default_ordered(
+            order,
+            &identity,
+            &pool(entities, &entity_type, &call.observation.path),
+        );
         list(&call.terms, &candidates)
     };
     let Some(default_order) = learn_order(&read, &list_member, &listed_with) else {
@@ -127,26 +97,79 @@ pub fn derive(
         record_ordinal: first.observation.ordinal,
         record_ordinals: read.iter().map(|call| call.observation.ordinal).collect(),
     };
-    // A page token is minted per answer: the recordings are compared without it.
+    let listed = |call: &Recorded| listed_with(default_order, call);
+    if !reproduces(&view, &read, &listed) {
+        return recorded("body-differs");
+    }
+    ViewDetail::BodyQuery(view)
+}
+
+/// The entities of a type held in the collection a path lies under, in state order.
+fn pool<'a>(entities: &'a Entities, entity_type: &str, path: &str) -> Vec<&'a Entity> {
+    let collections: BTreeSet<&str> = entities
+        .list
+        .iter()
+        .filter(|entity| entity.entity_type == entity_type)
+        .map(|entity| collection_key(&entity.collection))
+        .collect();
+    enclosing_collection(collections, path)
+        .map(|collection| {
+            entities
+                .collection(entity_type, collection)
+                .iter()
+                .map(|index| &entities.list[*index])
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The recorded calls whose bodies a query grammar reads, with their terms.
+fn read_calls<'a>(
+    calls: Vec<&'a Observation>,
+    entities: &Entities,
+    entity_type: &str,
+    rules: &RuleSet,
+) -> Vec<Recorded<'a>> {
+    calls
+        .into_iter()
+        .filter_map(|observation| {
+            let RequestBody::Json(body) = &observation.request else {
+                return None;
+            };
+            let fields: Vec<String> = scalar_fields(pool(entities, entity_type, &observation.path))
+                .into_iter()
+                .collect();
+            Some(Recorded {
+                observation,
+                answer: observation.body.as_ref().and_then(Json::as_object)?,
+                terms: read_body(rules, body, &fields)?,
+            })
+        })
+        .collect()
+}
+
+/// Whether the view renders every read recording's answer (a page token, minted per answer,
+/// compared out).
+fn reproduces(
+    view: &BodyQueryView,
+    read: &[Recorded],
+    listed: &dyn Fn(&Recorded) -> Option<crate::body_query::Listed>,
+) -> bool {
     let mut unpaged = view.clone();
     unpaged
         .envelope
         .retain(|member| member.presence != EnvelopePresence::Paged);
-    let reproduces = read.iter().all(|call| {
+    read.iter().all(|call| {
         let mut recorded = call.answer.clone();
         for member in &view.envelope {
             if member.presence == EnvelopePresence::Paged {
                 recorded.remove(&member.member);
             }
         }
-        listed_with(default_order, call)
+        listed(call)
             .and_then(|listed| answer_body(&unpaged, &call.terms, listed))
             .is_some_and(|body| body == Json::Object(recorded))
-    });
-    if !reproduces {
-        return recorded("body-differs");
-    }
-    ViewDetail::BodyQuery(view)
+    })
 }
 
 /// The one top-level member every answer holds its list of objects in.
