@@ -31,6 +31,15 @@ fn view<'a>(served: &'a Served, tool: &str) -> &'a BodyQueryView {
         .unwrap_or_else(|| panic!("{tool} is a body-query view"))
 }
 
+fn presence<'a>(view: &'a BodyQueryView, member: &str) -> &'a EnvelopePresence {
+    &view
+        .envelope
+        .iter()
+        .find(|envelope| envelope.member == member)
+        .unwrap_or_else(|| panic!("the envelope member {member}"))
+        .presence
+}
+
 fn request_body(record: &CaptureRecord) -> Option<Value> {
     let bytes = record.request.body.bytes()?;
     serde_json::from_slice(&bytes).ok()
@@ -129,14 +138,9 @@ fn body_queries_are_learned_as_views_of_the_held_types() {
     // `_find` without a sort lists by `_id`; the index warning is absent exactly when the
     // selector or sort names an indexed field (year, title), which the recordings show.
     assert_eq!(find.default_order, DefaultOrder::Identity);
-    let warning = find
-        .envelope
-        .iter()
-        .find(|member| member.member == "warning")
-        .expect("the warning member");
     assert_eq!(
-        warning.presence,
-        EnvelopePresence::UnlessNamed {
+        presence(find, "warning"),
+        &EnvelopePresence::UnlessNamed {
             fields: vec!["title".to_owned(), "year".to_owned()]
         }
     );
@@ -144,12 +148,7 @@ fn body_queries_are_learned_as_views_of_the_held_types() {
     let runs = view(&mlflow, RUNS);
     assert_eq!(runs.entity_type, "/api/2.0/mlflow/runs");
     assert_eq!(runs.default_order, DefaultOrder::Reversed);
-    let token = runs
-        .envelope
-        .iter()
-        .find(|member| member.member == "next_page_token")
-        .expect("the page token");
-    assert_eq!(token.presence, EnvelopePresence::Paged);
+    assert_eq!(presence(runs, "next_page_token"), &EnvelopePresence::Paged);
     assert!(runs.partial_pages);
     let experiments = view(&mlflow, EXPERIMENTS);
     assert_eq!(experiments.entity_type, "/api/2.0/mlflow/experiments");

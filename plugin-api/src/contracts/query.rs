@@ -152,6 +152,17 @@ pub struct QueryTerm {
     pub roles: Vec<QueryRole>,
 }
 
+impl QueryTerm {
+    /// A term that plays one role.
+    pub fn playing(name: impl Into<String>, value: impl Into<String>, role: QueryRole) -> Self {
+        Self {
+            name: name.into(),
+            value: value.into(),
+            roles: vec![role],
+        }
+    }
+}
+
 /// What a query grammar answers to a [`QueryExpressionRequest`].
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct QueryExpressionOutcome {

@@ -36,6 +36,38 @@ pub(crate) fn no_proposals(
         schema_version: rea_plugin_api::contracts::SCHEMA_VERSION,
     }
 }
+/// A request-body language (`split_body`): the terms of a body, `None` when the body is not of
+/// the language or holds a part it does not model.
+pub trait BodyLanguage: Send + Sync + 'static {
+    /// The body's terms.
+    fn terms(
+        &self,
+        request: &rea_plugin_api::contracts::query::QueryBodyRequest,
+    ) -> Option<Vec<rea_plugin_api::contracts::query::QueryTerm>>;
+}
+
+/// A query grammar that reads request bodies only (it proposes no query parameter).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct BodyGrammar<L>(pub L);
+
+impl<L: BodyLanguage> rea_plugin_api::QueryGrammar for BodyGrammar<L> {
+    fn apply(
+        &self,
+        request: &rea_plugin_api::contracts::query::QueryGrammarRequest,
+    ) -> Result<rea_plugin_api::contracts::query::QueryGrammarOutcome, rea_plugin_api::PluginError>
+    {
+        Ok(no_proposals(request))
+    }
+
+    fn split_body(
+        &self,
+        request: &rea_plugin_api::contracts::query::QueryBodyRequest,
+    ) -> Result<rea_plugin_api::contracts::query::QueryExpressionOutcome, rea_plugin_api::PluginError>
+    {
+        Ok(rea_plugin_api::contracts::query::QueryExpressionOutcome::of(self.0.terms(request)))
+    }
+}
+
 pub use json_filter::{JSON_FILTER, JsonFilter};
 pub use mango::{MANGO_SELECTOR, MangoSelector};
 pub use search_filter::{SEARCH_FILTER, SearchFilter};
@@ -58,11 +90,11 @@ rea_plugin_api::plugin_root_module! {
         )
         .query_grammar(
             StageInfo::new(MANGO_SELECTOR, "The request body of a read in the Mango query language (selector with equality, $gt/$gte/$lt/$lte/$ne/$in/$nin and $and, sort, limit, skip, fields) split into terms the state evaluates"),
-            MangoSelector,
+            BodyGrammar(MangoSelector),
         )
         .query_grammar(
             StageInfo::new(SEARCH_FILTER, "The request body of a search read with a SQL-like filter string (comparisons joined by AND, LIKE prefixes), order_by, max_results, page tokens, <name>_ids and view types split into terms the state evaluates"),
-            SearchFilter,
+            BodyGrammar(SearchFilter),
         );
 }
 

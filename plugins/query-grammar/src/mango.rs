@@ -10,11 +10,7 @@
 //! (`$or`, `$regex`, `$all`, `$elemMatch`, `use_index`, `bookmark`, a `null` value) is not
 //! modelled: the body is not split, and the read is not answered from the state.
 
-use rea_plugin_api::contracts::query::{
-    BODY_FIELDS_TERM, QueryBodyRequest, QueryExpressionOutcome, QueryGrammarOutcome,
-    QueryGrammarRequest, QueryRole, QueryTerm,
-};
-use rea_plugin_api::{PluginError, QueryGrammar};
+use rea_plugin_api::contracts::query::{BODY_FIELDS_TERM, QueryBodyRequest, QueryRole, QueryTerm};
 use serde_json::{Map, Value};
 
 /// The stage's name.
@@ -24,17 +20,9 @@ pub const MANGO_SELECTOR: &str = "mango-selector";
 #[derive(Debug, Clone, Copy, Default)]
 pub struct MangoSelector;
 
-impl QueryGrammar for MangoSelector {
-    /// It proposes no query parameter: it reads request bodies only.
-    fn apply(&self, request: &QueryGrammarRequest) -> Result<QueryGrammarOutcome, PluginError> {
-        Ok(crate::no_proposals(request))
-    }
-
-    fn split_body(
-        &self,
-        request: &QueryBodyRequest,
-    ) -> Result<QueryExpressionOutcome, PluginError> {
-        Ok(QueryExpressionOutcome::of(body_terms(&request.body)))
+impl crate::BodyLanguage for MangoSelector {
+    fn terms(&self, request: &QueryBodyRequest) -> Option<Vec<QueryTerm>> {
+        body_terms(&request.body)
     }
 }
 
@@ -47,8 +35,8 @@ fn body_terms(body: &Value) -> Option<Vec<QueryTerm>> {
         let term = match member.as_str() {
             "selector" => continue,
             "sort" => sort_term(value)?,
-            "limit" => term("limit", count(value)?, QueryRole::PageSize),
-            "skip" => term("skip", count(value)?, QueryRole::Offset),
+            "limit" => QueryTerm::playing("limit", count(value)?, QueryRole::PageSize),
+            "skip" => QueryTerm::playing("skip", count(value)?, QueryRole::Offset),
             "fields" => QueryTerm {
                 name: BODY_FIELDS_TERM.to_owned(),
                 value: list(value)?,
@@ -63,14 +51,6 @@ fn body_terms(body: &Value) -> Option<Vec<QueryTerm>> {
     let before = names.len();
     names.dedup();
     (names.len() == before).then_some(terms)
-}
-
-fn term(name: &str, value: String, role: QueryRole) -> QueryTerm {
-    QueryTerm {
-        name: name.to_owned(),
-        value,
-        roles: vec![role],
-    }
 }
 
 /// The filter terms of a selector object, appended.
@@ -119,8 +99,8 @@ fn operator_term(field: &str, operator: &str, argument: &Value) -> Option<QueryT
 }
 
 fn filter_term(field: &str, op: &str, value: String) -> QueryTerm {
-    term(
-        &format!("selector.{field}.${op}"),
+    QueryTerm::playing(
+        format!("selector.{field}.${op}"),
         value,
         QueryRole::filter(field, op),
     )
@@ -149,7 +129,7 @@ fn sort_term(value: &Value) -> Option<QueryTerm> {
         }
         keys.push(key);
     }
-    (!keys.is_empty()).then(|| term("sort", keys.join(","), QueryRole::Sort))
+    (!keys.is_empty()).then(|| QueryTerm::playing("sort", keys.join(","), QueryRole::Sort))
 }
 
 fn count(value: &Value) -> Option<String> {

@@ -18,11 +18,7 @@
 //! modelled and the body is not split.
 
 use rea_plugin_api::contracts::capture::base64;
-use rea_plugin_api::contracts::query::{
-    QueryBodyRequest, QueryExpressionOutcome, QueryGrammarOutcome, QueryGrammarRequest, QueryRole,
-    QueryTerm,
-};
-use rea_plugin_api::{PluginError, QueryGrammar};
+use rea_plugin_api::contracts::query::{QueryBodyRequest, QueryRole, QueryTerm};
 use serde_json::Value;
 
 /// The stage's name.
@@ -32,20 +28,9 @@ pub const SEARCH_FILTER: &str = "search-filter";
 #[derive(Debug, Clone, Copy, Default)]
 pub struct SearchFilter;
 
-impl QueryGrammar for SearchFilter {
-    /// It proposes no query parameter: it reads request bodies only.
-    fn apply(&self, request: &QueryGrammarRequest) -> Result<QueryGrammarOutcome, PluginError> {
-        Ok(crate::no_proposals(request))
-    }
-
-    fn split_body(
-        &self,
-        request: &QueryBodyRequest,
-    ) -> Result<QueryExpressionOutcome, PluginError> {
-        Ok(QueryExpressionOutcome::of(body_terms(
-            &request.body,
-            &request.fields,
-        )))
+impl crate::BodyLanguage for SearchFilter {
+    fn terms(&self, request: &QueryBodyRequest) -> Option<Vec<QueryTerm>> {
+        body_terms(&request.body, &request.fields)
     }
 }
 
@@ -81,12 +66,12 @@ fn body_terms(body: &Value, fields: &[String]) -> Option<Vec<QueryTerm>> {
         match member.as_str() {
             "filter" => filter_terms(value.as_str()?, fields, &mut terms)?,
             "order_by" => terms.push(order_term(value, fields)?),
-            "max_results" => terms.push(term(
+            "max_results" => terms.push(QueryTerm::playing(
                 "max_results",
                 value.as_u64()?.to_string(),
                 QueryRole::PageSize,
             )),
-            "page_token" => terms.push(term(
+            "page_token" => terms.push(QueryTerm::playing(
                 "page_token",
                 token_offset(value.as_str()?)?.to_string(),
                 QueryRole::Offset,
@@ -116,17 +101,9 @@ fn body_terms(body: &Value, fields: &[String]) -> Option<Vec<QueryTerm>> {
     Some(terms)
 }
 
-fn term(name: &str, value: String, role: QueryRole) -> QueryTerm {
-    QueryTerm {
-        name: name.to_owned(),
-        value,
-        roles: vec![role],
-    }
-}
-
 fn filter(name: &str, field: &str, op: &str, value: String) -> QueryTerm {
-    term(
-        &format!("{name}:{field}:{op}"),
+    QueryTerm::playing(
+        format!("{name}:{field}:{op}"),
         value,
         QueryRole::filter(field, op),
     )
@@ -163,7 +140,7 @@ fn order_term(value: &Value, fields: &[String]) -> Option<QueryTerm> {
             field.to_owned()
         });
     }
-    (!keys.is_empty()).then(|| term("order_by", keys.join(","), QueryRole::Sort))
+    (!keys.is_empty()).then(|| QueryTerm::playing("order_by", keys.join(","), QueryRole::Sort))
 }
 
 /// The comparisons of a filter string, appended.

@@ -492,15 +492,7 @@ impl RuleSet {
             fields: fields.to_vec(),
             schema_version: rea_plugin_api::contracts::SCHEMA_VERSION,
         };
-        self.query_grammars
-            .iter()
-            .find_map(|grammar| match grammar.handle.split(&request) {
-                Ok(outcome) => outcome.terms,
-                Err(error) => {
-                    self.grammar_failed(grammar, &error);
-                    None
-                }
-            })
+        self.first_terms(|handle| handle.split(&request))
     }
 
     /// The terms of a read's request body by the first query grammar that reads it (given the
@@ -511,9 +503,18 @@ impl RuleSet {
             fields: fields.to_vec(),
             schema_version: rea_plugin_api::contracts::SCHEMA_VERSION,
         };
+        self.first_terms(|handle| handle.split_body(&request))
+    }
+
+    /// The terms the first grammar (in order) answers to a call; a failed call is recorded and
+    /// reads nothing.
+    fn first_terms(
+        &self,
+        call: impl Fn(&dyn QueryGrammarStep) -> Result<QueryExpressionOutcome, String>,
+    ) -> Option<Vec<QueryTerm>> {
         self.query_grammars
             .iter()
-            .find_map(|grammar| match grammar.handle.split_body(&request) {
+            .find_map(|grammar| match call(grammar.handle.as_ref()) {
                 Ok(outcome) => outcome.terms,
                 Err(error) => {
                     self.grammar_failed(grammar, &error);

@@ -351,11 +351,7 @@ mod tests {
         }
 
         fn split_body(&self, request: &QueryBodyRequest) -> Result<QueryExpressionOutcome, String> {
-            let term = |name: &str, value: String, role: QueryRole| QueryTerm {
-                name: name.to_owned(),
-                value,
-                roles: vec![role],
-            };
+            let term = QueryTerm::playing::<&str, String>;
             let mut terms = Vec::new();
             let Some(body) = request.body.as_object() else {
                 return Ok(QueryExpressionOutcome::default());
@@ -433,15 +429,19 @@ mod tests {
         )
     }
 
-    #[test]
-    fn a_body_query_is_learned_and_answers_bodies_never_recorded() {
-        let fixture = fixture();
-        let view = fixture
+    fn search_view(fixture: &crate::derive::tests::Fixture) -> &crate::model::ReadView {
+        fixture
             .state
             .views
             .iter()
             .find(|view| view.tool == "post_posts_search")
-            .expect("the search tool");
+            .expect("the search tool")
+    }
+
+    #[test]
+    fn a_body_query_is_learned_and_answers_bodies_never_recorded() {
+        let fixture = fixture();
+        let view = search_view(&fixture);
         let ViewDetail::BodyQuery(query) = &view.detail else {
             panic!("a body query: {:?}", view.detail);
         };
@@ -493,12 +493,7 @@ mod tests {
             ],
             rules(),
         );
-        let view = fixture
-            .state
-            .views
-            .iter()
-            .find(|view| view.tool == "post_posts_search")
-            .expect("the search tool");
+        let view = search_view(&fixture);
         assert!(
             matches!(&view.detail, ViewDetail::Recorded { reason } if reason == "body-differs"),
             "{:?}",
