@@ -386,17 +386,17 @@ fn reads_the_state_does_not_back_replay_their_recordings() {
             .len(),
         3
     );
-    // `runs/search` is a query POST whose body a metrics filter makes one no query grammar reads
-    // (`query-body`): it answers the recording of that very body.
+    // `runs/search` is a body query; a page leaving runs out carries a page token minted per
+    // answer, which the state does not mint: it answers the recording of that very body.
     let run = records
         .values()
         .find(|record| {
             record["path"]
                 .as_str()
                 .is_some_and(|path| path.ends_with("/runs/search"))
-                && record["request"]["body"]["text"]
+                && record["response"]["body"]["text"]
                     .as_str()
-                    .is_some_and(|text| text.contains("metrics."))
+                    .is_some_and(|text| text.contains("next_page_token"))
         })
         .unwrap();
     let sent: Value =

@@ -164,9 +164,11 @@ fn mango_selectors_never_sent_answer_from_the_state() {
 
 #[test]
 fn search_filters_never_sent_answer_from_the_state() {
-    // Recorded: attributes.status =, order_by start_time ASC, max_results, page tokens, an
-    // experiments sort by name. Never: LIKE, a descending order on run_name, a name prefix.
-    assert_live_answers("mlflow", RUNS, &[3]);
+    // Recorded: attributes.status =, metrics.auc >, params.model =, order_by start_time ASC and
+    // metrics.auc DESC, max_results, page tokens, an experiments sort by name. Never: another
+    // metric and operator, another param, tags on runs, LIKE, a descending order on run_name,
+    // the second page of an order by a metric, a name prefix.
+    assert_live_answers("mlflow", RUNS, &[0, 1, 2, 3, 6]);
     assert_live_answers("mlflow", EXPERIMENTS, &[8]);
 }
 
@@ -179,32 +181,13 @@ fn a_body_the_grammars_do_not_read_is_refused_never_another_bodys_recording() {
         assert_refused(&pouchdb, FIND, arguments(&pouchdb, FIND, record));
     }
     let (mlflow, probes) = served_with_probes("mlflow");
-    // A metrics filter (key-value lists), and a metrics order.
-    for ordinal in [0, 5] {
-        let record = probe(&probes, ordinal);
-        assert_refused(&mlflow, RUNS, arguments(&mlflow, RUNS, record));
-    }
-    // A recorded body no grammar reads answers the recording of that very body.
-    let recorded = mlflow
-        .records
-        .iter()
-        .find(|record| {
-            request_body(record).is_some_and(|body| {
-                body.get("filter").and_then(Value::as_str) == Some("metrics.auc > 0.8")
-            })
-        })
-        .expect("the build's metrics filter");
-    let (answer, is_error) = mlflow.call(RUNS, arguments(&mlflow, RUNS, recorded));
-    assert!(!is_error, "{answer}");
-    assert_eq!(answer.get("body"), Some(&recorded_answer(recorded).1));
-    assert_eq!(
-        answer.pointer("/state/source").and_then(Value::as_str),
-        Some("recording")
-    );
+    // A comparator the filter language does not have.
+    let record = probe(&probes, 19);
+    assert_refused(&mlflow, RUNS, arguments(&mlflow, RUNS, record));
 }
 
 #[test]
-fn a_page_leaving_matches_out_is_refused_where_no_recording_showed_its_envelope() {
+fn a_page_leaving_matches_out_answers_only_what_the_state_can_mint() {
     // experiments/search was never recorded with a page leaving experiments out, so the page
     // token such a page carries is unknown.
     let (mlflow, probes) = served_with_probes("mlflow");
@@ -213,6 +196,29 @@ fn a_page_leaving_matches_out_is_refused_where_no_recording_showed_its_envelope(
         &mlflow,
         EXPERIMENTS,
         arguments(&mlflow, EXPERIMENTS, record),
+    );
+    // A runs page leaving runs out carries a token minted per answer: the first page by a
+    // metric the build never paged is refused, and the build's own first page answers the
+    // recording of that very body.
+    let record = probe(&probes, 5);
+    assert_refused(&mlflow, RUNS, arguments(&mlflow, RUNS, record));
+    let recorded = mlflow
+        .records
+        .iter()
+        .find(|record| {
+            record
+                .path
+                .as_deref()
+                .is_some_and(|path| path.ends_with("/runs/search"))
+                && recorded_answer(record).1.get("next_page_token").is_some()
+        })
+        .expect("the build's first runs page");
+    let (answer, is_error) = mlflow.call(RUNS, arguments(&mlflow, RUNS, recorded));
+    assert!(!is_error, "{answer}");
+    assert_eq!(answer.get("body"), Some(&recorded_answer(recorded).1));
+    assert_eq!(
+        answer.pointer("/state/source").and_then(Value::as_str),
+        Some("recording")
     );
 }
 

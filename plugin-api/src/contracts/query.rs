@@ -207,6 +207,11 @@ pub struct QueryBodyRequest {
     /// [`ListQueries::fields`]); empty when not known.
     #[serde(default)]
     pub fields: Vec<String>,
+    /// The members of the type holding arrays of objects (dotted, at the top level or one object
+    /// down), sorted. A term's field may step into one entry of such a list by a member's value:
+    /// `data.metrics[key=auc].value` is the `value` of the `metrics` entry whose `key` is `auc`.
+    #[serde(default)]
+    pub object_lists: Vec<String>,
     /// Always [`super::SCHEMA_VERSION`].
     #[serde(default = "current_schema_version")]
     pub schema_version: u32,

@@ -5,9 +5,10 @@
 //!
 //! * `filter`: comparisons joined by `AND` (any case): an attribute (`attributes.` or none before
 //!   its name), an operator (`=`, `!=`, `>`, `>=`, `<`, `<=`, `LIKE` with `%` only at the ends,
-//!   `ILIKE` with `%` at both ends) and a quoted or numeric value. Metrics, params and tags
-//!   (`metrics.auc`, key-value lists) are not modelled.
-//! * `order_by`: `attribute [ASC|DESC]` each.
+//!   `ILIKE` with `%` at both ends) and a quoted or numeric value; `metrics.<key>`,
+//!   `params.<key>` and `tags.<key>` name the `value` of the entry keyed `<key>` in the type's
+//!   `metrics`, `params` or `tags` list of objects (at the top level or one object down).
+//! * `order_by`: `attribute [ASC|DESC]` each (a key-value entry too).
 //! * `max_results`: the page size; `page_token`: base64 of `{"offset": n}`, the offset.
 //! * `<name>_ids`: the `<name>_id` attribute is one of the listed values.
 //! * `view_type`/`run_view_type` (`ACTIVE_ONLY` when absent, `DELETED_ONLY`, `ALL`): the
@@ -30,9 +31,38 @@ pub struct SearchFilter;
 
 impl crate::BodyLanguage for SearchFilter {
     fn terms(&self, request: &QueryBodyRequest) -> Option<Vec<QueryTerm>> {
-        body_terms(&request.body, &request.fields)
+        body_terms(&request.body, &(&request.fields, &request.object_lists))
     }
 }
+
+/// What the listed type holds: its scalar fields and its lists of objects.
+type Held<'a> = (&'a Vec<String>, &'a Vec<String>);
+
+/// The field an attribute names: the entry value of a key-value list (`metrics.auc`: the
+/// `value` of the entry keyed `auc` in the type's `metrics` list), else an attribute.
+fn resolve(held: &Held, attribute: &str) -> Option<String> {
+    let (fields, lists) = held;
+    if let Some((family, key)) = attribute.split_once('.')
+        && KEYED_LISTS.contains(&family)
+    {
+        if key.is_empty() || key.contains(['.', '[', ']', '=', '`', '"']) {
+            return None;
+        }
+        let suffix = format!(".{family}");
+        let mut matching = lists
+            .iter()
+            .filter(|list| *list == family || list.ends_with(&suffix));
+        let list = matching.next()?;
+        return matching
+            .next()
+            .is_none()
+            .then(|| format!("{list}[key={key}].value"));
+    }
+    field(fields, attribute).map(str::to_owned)
+}
+
+/// The key-value lists a filter names by `<list>.<key>`.
+const KEYED_LISTS: [&str; 3] = ["metrics", "params", "tags"];
 
 /// The field an attribute names among the fields the type holds.
 fn field<'a>(fields: &'a [String], attribute: &str) -> Option<&'a str> {
@@ -58,14 +88,15 @@ fn field<'a>(fields: &'a [String], attribute: &str) -> Option<&'a str> {
 }
 
 /// The terms of a search body (see the module docs).
-fn body_terms(body: &Value, fields: &[String]) -> Option<Vec<QueryTerm>> {
+fn body_terms(body: &Value, held: &Held) -> Option<Vec<QueryTerm>> {
+    let fields = held.0;
     let body = body.as_object()?;
     let mut terms = Vec::new();
     let mut view_type = "ACTIVE_ONLY";
     for (member, value) in body {
         match member.as_str() {
-            "filter" => filter_terms(value.as_str()?, fields, &mut terms)?,
-            "order_by" => terms.push(order_term(value, fields)?),
+            "filter" => filter_terms(value.as_str()?, held, &mut terms)?,
+            "order_by" => terms.push(order_term(value, held)?),
             "max_results" => terms.push(QueryTerm::playing(
                 "max_results",
                 value.as_u64()?.to_string(),
@@ -120,7 +151,7 @@ fn token_offset(token: &str) -> Option<u64> {
 }
 
 /// One sort term of `attribute [ASC|DESC]` keys.
-fn order_term(value: &Value, fields: &[String]) -> Option<QueryTerm> {
+fn order_term(value: &Value, held: &Held) -> Option<QueryTerm> {
     let mut keys = Vec::new();
     for key in value.as_array()? {
         let words: Vec<&str> = key.as_str()?.split_whitespace().collect();
@@ -133,7 +164,7 @@ fn order_term(value: &Value, fields: &[String]) -> Option<QueryTerm> {
             },
             _ => return None,
         };
-        let field = field(fields, attribute)?;
+        let field = resolve(held, attribute)?;
         keys.push(if descending {
             format!("-{field}")
         } else {
@@ -144,12 +175,12 @@ fn order_term(value: &Value, fields: &[String]) -> Option<QueryTerm> {
 }
 
 /// The comparisons of a filter string, appended.
-fn filter_terms(text: &str, fields: &[String], terms: &mut Vec<QueryTerm>) -> Option<()> {
+fn filter_terms(text: &str, held: &Held, terms: &mut Vec<QueryTerm>) -> Option<()> {
     for comparison in split_and(text)? {
         let (attribute, rest) = comparison.trim().split_once(char::is_whitespace)?;
         let (operator, value) = rest.trim_start().split_once(char::is_whitespace)?;
         let value = literal(value.trim())?;
-        let field = field(fields, attribute)?;
+        let field = resolve(held, attribute)?;
         let (op, value) = match operator.to_ascii_uppercase().as_str() {
             "=" => ("eq", value),
             "!=" => ("ne", value),
@@ -171,7 +202,7 @@ fn filter_terms(text: &str, fields: &[String], terms: &mut Vec<QueryTerm>) -> Op
         if terms.iter().any(|known| known.name == name) {
             return None;
         }
-        terms.push(filter("filter", field, op, value));
+        terms.push(filter("filter", &field, op, value));
     }
     Some(())
 }
@@ -247,7 +278,8 @@ mod tests {
     }
 
     fn split(body: Value) -> Option<Vec<(String, String, Vec<QueryRole>)>> {
-        body_terms(&body, &fields()).map(|terms| {
+        let lists = vec!["data.metrics".to_owned(), "data.params".to_owned()];
+        body_terms(&body, &(&fields(), &lists)).map(|terms| {
             terms
                 .into_iter()
                 .map(|term| (term.name, term.value, term.roles))
@@ -296,6 +328,25 @@ mod tests {
     }
 
     #[test]
+    fn key_value_lists_are_read_as_their_keyed_entries() {
+        let terms = split(json!({
+            "filter": "metrics.auc > 0.8 AND params.model = 'xgboost'",
+            "order_by": ["metrics.auc DESC"],
+            "view_type": "ALL"
+        }))
+        .expect("a search body");
+        let roles: Vec<Vec<QueryRole>> = terms.into_iter().map(|(_, _, roles)| roles).collect();
+        assert_eq!(
+            roles,
+            vec![
+                vec![QueryRole::filter("data.metrics[key=auc].value", "gt")],
+                vec![QueryRole::filter("data.params[key=model].value", "eq")],
+                vec![QueryRole::Sort],
+            ]
+        );
+    }
+
+    #[test]
     fn the_view_type_selects_the_lifecycle_stage() {
         let deleted = split(json!({"run_view_type": "DELETED_ONLY"})).expect("a search body");
         assert_eq!(deleted[0].1, "deleted");
@@ -309,15 +360,14 @@ mod tests {
     #[test]
     fn what_the_language_holds_beyond_the_model_is_not_split() {
         for body in [
-            json!({"filter": "metrics.auc > 0.8"}),
-            json!({"filter": "params.model = 'x'"}),
             json!({"filter": "tags.team = 'growth'"}),
+            json!({"filter": "metrics.`a.b` > 1"}),
             json!({"filter": "name LIKE '%x%'"}),
             json!({"filter": "name LIKE 'x_y%'"}),
             json!({"filter": "status >>> 1"}),
             json!({"filter": "status = 'a' OR status = 'b'"}),
             json!({"filter": "status = unquoted"}),
-            json!({"order_by": ["metrics.auc ASC"]}),
+            json!({"order_by": ["tags.x ASC"]}),
             json!({"order_by": ["run_name SIDEWAYS"]}),
             json!({"page_token": "not a token"}),
             json!({"view_type": "SOME"}),

@@ -30,11 +30,16 @@ pub struct BodyTerms {
     pub sorts: bool,
 }
 
-/// Reads a request body into terms through the pipeline's query grammars (given the fields the
-/// listed type holds); `None` when no grammar reads it or a term has no single role.
-pub fn read_body(rules: &RuleSet, body: &Json, fields: &[String]) -> Option<BodyTerms> {
+/// Reads a request body into terms through the pipeline's query grammars (given the entities
+/// the call may list, whose fields the grammars are told); `None` when no grammar reads it or a
+/// term has no single role.
+pub fn read_body(rules: &RuleSet, body: &Json, entities: &[&Entity]) -> Option<BodyTerms> {
     let value = body.to_serde_value().ok()?;
-    let terms = rules.split_query_body(&value, fields)?;
+    let fields: Vec<String> = crate::derive::query_grammar::scalar_fields(entities.iter().copied())
+        .into_iter()
+        .collect();
+    let lists = object_lists(entities);
+    let terms = rules.split_query_body(&value, (&fields, &lists))?;
     let mut read = BodyTerms {
         pairs: Vec::new(),
         model: QueryModel::of_roles(&[]),
@@ -69,6 +74,33 @@ pub fn read_body(rules: &RuleSet, body: &Json, fields: &[String]) -> Option<Body
         read.pairs.push((term.name, term.value));
     }
     Some(read)
+}
+
+/// The members of the entities holding arrays of objects, at the top level or one object down
+/// (dotted), sorted.
+pub fn object_lists(entities: &[&Entity]) -> Vec<String> {
+    let holds_objects = |value: &Json| {
+        value.as_array().is_some_and(|items| {
+            !items.is_empty() && items.iter().all(|item| matches!(item, Json::Object(_)))
+        })
+    };
+    let mut lists = BTreeSet::new();
+    for entity in entities {
+        let Some(object) = entity.fields.as_object() else {
+            continue;
+        };
+        for (name, value) in object.iter() {
+            if holds_objects(value) {
+                lists.insert(name.to_owned());
+            }
+            for (inner, nested) in value.as_object().into_iter().flat_map(Object::iter) {
+                if holds_objects(nested) {
+                    lists.insert(format!("{name}.{inner}"));
+                }
+            }
+        }
+    }
+    lists.into_iter().collect()
 }
 
 /// The candidates in the order a body sorting nothing lists them (`members` in state order).
@@ -199,6 +231,7 @@ impl crate::service::StateService {
         )
         .ok_or("query-body")?;
         let members = live.collection(&view.entity_type, collection);
+        let terms = read_body(self.rules(), &body, &members).ok_or("query-body")?;
         let identity = &self
             .derived()
             .types
@@ -206,11 +239,6 @@ impl crate::service::StateService {
             .find(|entity_type| entity_type.collection_template == view.entity_type)
             .ok_or("query-body")?
             .identity_field;
-        let fields: Vec<String> =
-            crate::derive::query_grammar::scalar_fields(members.iter().copied())
-                .into_iter()
-                .collect();
-        let terms = read_body(self.rules(), &body, &fields).ok_or("query-body")?;
         let candidates = default_ordered(view.default_order, identity, &members);
         let listed = list(&terms, &candidates).ok_or("query-body")?;
         let answer = answer_body(view, &terms, listed).ok_or("body-page")?;

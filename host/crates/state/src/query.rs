@@ -54,17 +54,32 @@ pub fn only_pages(name: &str, value: &str) -> bool {
     false
 }
 
-/// The value of a dotted field in an object.
+/// The value of a dotted field in an object. A part `member[name=value]` steps into the entry
+/// of the array `member` whose `name` member is the text `value` (a keyed list, such as
+/// `data.metrics[key=auc].value`).
 pub fn field_value<'a>(object: &'a Object, field: &str) -> Option<&'a Json> {
     if let Some(value) = object.get(field) {
         return Some(value);
     }
     let mut parts = field.split('.');
-    let mut current = object.get(parts.next()?)?;
+    let mut current = member_value(object, parts.next()?)?;
     for part in parts {
-        current = current.as_object()?.get(part)?;
+        current = member_value(current.as_object()?, part)?;
     }
     Some(current)
+}
+
+/// One part of a dotted field (see [`field_value`]).
+fn member_value<'a>(object: &'a Object, part: &str) -> Option<&'a Json> {
+    let Some((member, entry)) = part.strip_suffix(']').and_then(|rest| rest.split_once('[')) else {
+        return object.get(part);
+    };
+    let (name, value) = entry.split_once('=')?;
+    object.get(member)?.as_array()?.iter().find(|item| {
+        item.get(name)
+            .and_then(scalar_text)
+            .is_some_and(|text| text == value)
+    })
 }
 
 fn compare_text(left: &str, right: &str) -> Ordering {
@@ -397,6 +412,29 @@ mod tests {
                 .collect(),
             _ => unreachable!(),
         }
+    }
+
+    #[test]
+    fn a_keyed_part_steps_into_the_entry_of_a_list_by_a_members_value() {
+        let rows = objects(
+            r#"[{"data": {"metrics": [{"key": "auc", "value": 0.8}, {"key": "loss", "value": 0.3}]}},
+                {"data": {"metrics": []}}]"#,
+        );
+        let auc = "data.metrics[key=auc].value";
+        assert_eq!(
+            field_value(&rows[0], auc).and_then(scalar_text).as_deref(),
+            Some("0.8")
+        );
+        assert_eq!(field_value(&rows[1], auc), None);
+        assert_eq!(field_value(&rows[0], "data.metrics[key=f1].value"), None);
+        assert_eq!(field_value(&rows[0], "data.metrics[key].value"), None);
+        let filtered = evaluate(
+            &model(&[("auc", QueryRole::filter(auc, "gt"))]),
+            &[("auc".to_owned(), "0.5".to_owned())],
+            &rows.iter().collect::<Vec<_>>(),
+        )
+        .unwrap();
+        assert_eq!(filtered.members, vec![0]);
     }
 
     fn model(roles: &[(&str, QueryRole)]) -> QueryModel {

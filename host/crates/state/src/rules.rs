@@ -496,11 +496,16 @@ impl RuleSet {
     }
 
     /// The terms of a read's request body by the first query grammar that reads it (given the
-    /// fields the listed entity type holds; empty when serving); `None` when none does.
-    pub fn split_query_body(&self, body: &Value, fields: &[String]) -> Option<Vec<QueryTerm>> {
+    /// scalar fields and the object lists the listed entity type holds); `None` when none does.
+    pub fn split_query_body(
+        &self,
+        body: &Value,
+        (fields, object_lists): (&[String], &[String]),
+    ) -> Option<Vec<QueryTerm>> {
         let request = QueryBodyRequest {
             body: body.clone(),
             fields: fields.to_vec(),
+            object_lists: object_lists.to_vec(),
             schema_version: rea_plugin_api::contracts::SCHEMA_VERSION,
         };
         self.first_terms(|handle| handle.split_body(&request))

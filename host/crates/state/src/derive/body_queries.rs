@@ -12,7 +12,6 @@ use std::collections::BTreeSet;
 use rea_plugin_api::json::Json;
 
 use super::entities::{Entities, collection_key};
-use super::query_grammar::scalar_fields;
 use super::recorded;
 use crate::body_query::{BodyTerms, answer_body, default_ordered, list, read_body};
 use crate::model::{
@@ -136,13 +135,11 @@ fn read_calls<'a>(
             let RequestBody::Json(body) = &observation.request else {
                 return None;
             };
-            let fields: Vec<String> = scalar_fields(pool(entities, entity_type, &observation.path))
-                .into_iter()
-                .collect();
+            let candidates = pool(entities, entity_type, &observation.path);
             Some(Recorded {
                 observation,
                 answer: observation.body.as_ref().and_then(Json::as_object)?,
-                terms: read_body(rules, body, &fields)?,
+                terms: read_body(rules, body, &candidates)?,
             })
         })
         .collect()
