@@ -348,7 +348,8 @@ mod tests {
         }
 
         fn split_body(&self, request: &QueryBodyRequest) -> Result<QueryExpressionOutcome, String> {
-            let term = QueryTerm::playing::<&str, String>;
+            let term =
+                |name: &str, value: String, role: QueryRole| QueryTerm::playing(name, value, role);
             let mut terms = Vec::new();
             let Some(body) = request.body.as_object() else {
                 return Ok(QueryExpressionOutcome::default());
