@@ -353,7 +353,7 @@ impl StateService {
                     .unwrap_or_else(recording),
             },
             ViewDetail::BodyQuery(query) => self
-                .answer_body_query(&view.path_template, query, &call, exact)
+                .answer_body_query(&view.path_template, query, call, exact)
                 .unwrap_or_else(recording),
             ViewDetail::Document(document) => self
                 .answer_document(tool, &view.path_template, document, call)
