@@ -856,6 +856,204 @@ async fn the_tools_call_fast_path_answers_byte_for_byte_as_the_sdk() {
     assert_eq!(unknown["error"]["code"], -32602);
 }
 
+/// The `data:` payloads of an SSE reply body, as written.
+fn sse_data(body: &[u8]) -> Vec<String> {
+    String::from_utf8_lossy(body)
+        .lines()
+        .filter_map(|line| line.strip_prefix("data: "))
+        .filter(|data| !data.is_empty())
+        .map(str::to_owned)
+        .collect()
+}
+
+// contract: SERVE-022, REPLAY-034, REPLAY-039
+#[tokio::test]
+async fn session_tools_calls_take_the_fast_path_with_the_sdks_message() {
+    let trace = Arc::new(std::sync::Mutex::new(Vec::<u8>::new()));
+    let sink: rea_serve::logging::LogSink =
+        Arc::new(std::sync::Mutex::new(TraceBuffer(trace.clone())));
+    let _guard = tracing::subscriber::set_default(rea_serve::logging::subscriber(
+        tracing::level_filters::LevelFilter::TRACE,
+        sink,
+    ));
+    let fast_answers = || {
+        String::from_utf8_lossy(&trace.lock().unwrap())
+            .matches("answered on the fast path")
+            .count()
+    };
+    let (app, backend) = replay_app();
+    let cases = [
+        (
+            json!(7),
+            json!({"name": "get_users_by_id", "arguments": {"id": "2", "page": ["a", "b"]}}),
+        ),
+        (
+            json!("call-1"),
+            json!({"name": "get_users_by_id", "arguments": {"id": "3"}, "_meta": {"progressToken": 5}}),
+        ),
+        (
+            json!(8),
+            json!({"name": "get_users_by_id", "arguments": {"idd": "3"}}),
+        ),
+        (json!(9), json!({"name": "get_users_by_id"})),
+        (
+            json!(10),
+            json!({"name": "delete_users_by_id", "arguments": {"id": 5}}),
+        ),
+    ];
+    let versions = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"];
+    for version in versions {
+        let (session, _) = legacy_session(&app, version).await;
+        let headers = [
+            ("mcp-session-id", session.as_str()),
+            ("mcp-protocol-version", version),
+        ];
+        for (id, params) in &cases {
+            let message =
+                json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params});
+            let before = fast_answers();
+            let (fast_status, fast_headers, fast_body) =
+                send(&app, mcp_request(&message, &headers)).await;
+            assert_eq!(
+                fast_answers(),
+                before + 1,
+                "the fast path answered {message}"
+            );
+            // A quality parameter on Accept is legal and sends the request through the SDK.
+            let mut request = mcp_request(&message, &headers);
+            request.headers_mut().insert(
+                "accept",
+                "application/json;q=1, text/event-stream".parse().unwrap(),
+            );
+            let (sdk_status, sdk_headers, sdk_body) = send(&app, request).await;
+            assert_eq!(fast_answers(), before + 1, "the SDK answered {message}");
+            assert_eq!((fast_status, sdk_status), (StatusCode::OK, StatusCode::OK));
+            for name in ["content-type", "cache-control", "x-accel-buffering"] {
+                assert_eq!(fast_headers[name], sdk_headers[name], "{name}: {message}");
+            }
+            // The same message in one event, framed as the SDK frames it, without the SDK's
+            // resumption ids (its priming event and the event id of its answer).
+            let sdk_messages = sse_data(&sdk_body);
+            assert_eq!(
+                sdk_messages.len(),
+                1,
+                "{}",
+                String::from_utf8_lossy(&sdk_body)
+            );
+            assert_eq!(
+                String::from_utf8_lossy(&fast_body),
+                format!("data: {}\n\n", sdk_messages[0]),
+                "{version} {message}"
+            );
+            let reply: Value = serde_json::from_str(&sdk_messages[0]).unwrap();
+            assert_eq!(&reply["id"], id);
+            assert_eq!(
+                reply["result"]["_meta"]["provenance"]["untrusted_content"],
+                true
+            );
+        }
+    }
+    // The backend ran once per valid call and route (2 valid calls x 2 routes per revision).
+    assert_eq!(backend.calls.lock().unwrap().len(), 4 * versions.len());
+
+    // What the fast path does not recognise is the SDK's to answer: a revision header other than
+    // the session's, an unknown tool, other `_meta`, an unknown session.
+    let (session, _) = legacy_session(&app, "2025-06-18").await;
+    let before = fast_answers();
+    let call = |params: Value| json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params});
+    let known = call(json!({"name": "get_users_by_id", "arguments": {"id": "2"}}));
+    let (status, _, body) = send(
+        &app,
+        mcp_request(
+            &known,
+            &[
+                ("mcp-session-id", &session),
+                ("mcp-protocol-version", "2025-11-25"),
+            ],
+        ),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{}", String::from_utf8_lossy(&body));
+    let unknown = in_session(
+        &app,
+        &session,
+        "2025-06-18",
+        &call(json!({"name": "nope", "arguments": {}})),
+    )
+    .await;
+    assert_eq!(unknown["error"]["code"], -32602);
+    let other_meta = in_session(
+        &app,
+        &session,
+        "2025-06-18",
+        &call(json!({"name": "get_users_by_id", "arguments": {"id": "2"}, "_meta": {"x": 1}})),
+    )
+    .await;
+    assert_eq!(other_meta["result"]["isError"], false, "{other_meta}");
+    assert_eq!(fast_answers(), before, "the SDK answered these");
+    let (status, _, _) = send(
+        &app,
+        mcp_request(
+            &known,
+            &[
+                ("mcp-session-id", "no-such-session"),
+                ("mcp-protocol-version", "2025-06-18"),
+            ],
+        ),
+    )
+    .await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+}
+
+// An idle session expires after its limit (`REA_SESSION_IDLE_SECONDS`); calls keep it open,
+// those the fast path answers too.
+#[tokio::test]
+async fn a_session_expires_once_idle_and_calls_keep_it_open() {
+    let options = AppOptions {
+        sessions: rea_serve::sessions::SessionLimits {
+            max_sessions: 8,
+            idle: Duration::from_secs(1),
+        },
+        ..AppOptions::default()
+    };
+    let backend = Arc::new(TestBackend::new("test-env"));
+    let app = rea_serve::app(
+        backend.clone(),
+        Arc::new(rea_serve::ReplayDataPlane::replay_only()),
+        options,
+    );
+    let version = "2025-06-18";
+    let (busy, _) = legacy_session(&app, version).await;
+    let (idle, _) = legacy_session(&app, version).await;
+    let call = |id: u64| {
+        json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+               "params": {"name": "get_users_by_id", "arguments": {"id": "2"}}})
+    };
+    let status_of = |session: String, id: u64| {
+        let app = app.clone();
+        async move {
+            let headers = [
+                ("mcp-session-id", session.as_str()),
+                ("mcp-protocol-version", version),
+            ];
+            send(&app, mcp_request(&call(id), &headers)).await.0
+        }
+    };
+    // Calls every 250 ms for twice the idle limit keep the busy session open.
+    for id in 0..8 {
+        tokio::time::sleep(Duration::from_millis(250)).await;
+        assert_eq!(
+            status_of(busy.clone(), id).await,
+            StatusCode::OK,
+            "call {id}"
+        );
+    }
+    assert_eq!(status_of(idle, 9).await, StatusCode::NOT_FOUND);
+    tokio::time::sleep(Duration::from_millis(1600)).await;
+    assert_eq!(status_of(busy, 10).await, StatusCode::NOT_FOUND);
+    assert_eq!(backend.calls.lock().unwrap().len(), 8);
+}
+
 struct TraceBuffer(Arc<std::sync::Mutex<Vec<u8>>>);
 
 impl std::io::Write for TraceBuffer {

@@ -1,27 +1,40 @@
-//! A fast path for the one hot MCP request: a stateless `tools/call` at the 2026-07-28 revision.
+//! A fast path for the one hot MCP request, `tools/call`: stateless at the 2026-07-28 revision,
+//! and inside an initialize-based session (2024-11-05 to 2025-11-25).
 //!
 //! Why: the SDK serves each stateless request by building a one-shot service (tasks, channels,
 //! cancellation trees, a second JSON conversion of the message for header checks), which costs
 //! about three times what the answer itself does and kept `tools/call` throughput under the
-//! target (10x json-server at concurrency 64 on a 2-core machine). Where the SDK ends: every other
-//! MCP request (initialize, sessions, `server/discover`, `tools/list`, GET streams, DELETE,
-//! notifications, batches) and every `tools/call` this module does not recognise exactly goes to
-//! the SDK unchanged.
+//! target (10x json-server at concurrency 8 and 64 on a 2-core machine). A call inside a session
+//! costs more still: it travels from the HTTP task to the session's worker task twice (a channel
+//! for the reply stream, then the message), on to the session's service task, which spawns a task
+//! for the handler, and back the same way to an SSE stream, five task hand-offs for one answer.
+//! Where the SDK ends: every other MCP request (initialize, `server/discover`, `tools/list`,
+//! notifications, GET streams, DELETE, batches) and every `tools/call` this module does not
+//! recognise exactly goes to the SDK unchanged.
 //!
 //! A request is answered here only when all of these hold, each being what the SDK would accept
 //! and answer `200` with a `CallToolResult` for:
-//! - no `Mcp-Session-Id`; `Content-Type` is `application/json`; `Accept` names exactly
-//!   `application/json` and `text/event-stream` with no parameters; `MCP-Protocol-Version`,
-//!   `Mcp-Method` (`tools/call`) and `Mcp-Name` (the tool's name, as written) appear once each and
-//!   no `Mcp-Param-*` header is sent; a body known to hold at most 64 KiB;
-//! - the body is one object with exactly `jsonrpc: "2.0"`, an integer or string `id`, `method:
-//!   "tools/call"` and `params` holding only `name`, `arguments` (an object) and `_meta`, whose
-//!   `io.modelcontextprotocol/protocolVersion` is `2026-07-28` (equal to the header) and whose
-//!   `io.modelcontextprotocol/clientCapabilities` is an object;
+//! - `Content-Type` is `application/json`; `Accept` names exactly `application/json` and
+//!   `text/event-stream` with no parameters; a body known to hold at most 64 KiB;
+//! - stateless: no `Mcp-Session-Id`; `MCP-Protocol-Version`, `Mcp-Method` (`tools/call`) and
+//!   `Mcp-Name` (the tool's name, as written) appear once each and no `Mcp-Param-*` header is
+//!   sent; the body is one object with exactly `jsonrpc: "2.0"`, an integer or string `id`,
+//!   `method: "tools/call"` and `params` holding only `name`, `arguments` (an object) and
+//!   `_meta`, whose `io.modelcontextprotocol/protocolVersion` is `2026-07-28` (equal to the
+//!   header) and whose `io.modelcontextprotocol/clientCapabilities` is an object;
+//! - in a session: one `Mcp-Session-Id` naming an open session whose `initialize` was answered,
+//!   and one `MCP-Protocol-Version` naming the revision it negotiated (the SDK reads no `Mcp-*`
+//!   request header below 2026-07-28, and neither does this path); the body as above, with
+//!   `_meta` absent or holding only a `progressToken` (nothing reports progress on a call);
 //! - the tool exists.
 //!
 //! The answer is built by the same [`McpSurface::call`] the SDK route uses and serialized through
-//! the SDK's own message types, so both routes write the same bytes (a test compares them).
+//! the SDK's own message types. A stateless call is answered as JSON, byte for byte the SDK's
+//! answer; a session call as an SSE stream of one event carrying the same message, framed as
+//! the SDK frames an event (a test compares them), without the SDK's event ids and priming
+//! event: those let a client resume a stream that broke before its answer, and this stream is
+//! its answer, written whole. Every request naming a session counts as its activity
+//! ([`CappedSessions::touch`]), whichever route answers it.
 
 use std::sync::Arc;
 
@@ -40,7 +53,7 @@ use crate::mcp::McpSurface;
 use crate::mcp_intake::{self, Intake};
 use crate::sessions::{self, CappedSessions};
 
-/// The revision served here.
+/// The stateless revision served here.
 const REVISION: &str = "2026-07-28";
 /// The largest body answered here (a tool call's arguments are small).
 const MAX_FAST_BODY: u64 = 64 * 1024;
@@ -52,7 +65,8 @@ pub struct McpRoute {
     pub surface: McpSurface,
     /// The SDK's Streamable HTTP service.
     pub sdk: StreamableHttpService<McpSurface, CappedSessions>,
-    /// The SDK's sessions (batches ask a session's revision).
+    /// The SDK's sessions (batches ask a session's revision; calls in a session count as its
+    /// activity).
     pub sessions: Arc<CappedSessions>,
     /// The request-body bound.
     pub max_body_bytes: usize,
@@ -60,9 +74,27 @@ pub struct McpRoute {
     pub body_timeout: std::time::Duration,
 }
 
-/// The route handler: every `POST` body is read and checked first ([`mcp_intake`]); a batch is
-/// answered there, a recognised call here, anything else by the SDK.
+/// Where a request may be answered here: stateless, or inside an open session at the revision it
+/// negotiated (one before 2026-07-28: ISO dates compare as text).
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Lane {
+    Stateless,
+    Session { revision: String },
+}
+
+/// The route handler: every request naming a session counts as its activity; every `POST` body
+/// is read and checked first ([`mcp_intake`]); a batch is answered there, a recognised call here,
+/// anything else by the SDK.
 pub async fn handle(State(route): State<Arc<McpRoute>>, request: Request) -> Response {
+    let lane = match single(request.headers(), "mcp-session-id") {
+        Some(id) => route
+            .sessions
+            .touch(id)
+            .filter(|revision| revision.as_str() < REVISION)
+            .map(|revision| Lane::Session { revision }),
+        None if request.headers().contains_key("mcp-session-id") => None,
+        None => Some(Lane::Stateless),
+    };
     if request.method() != axum::http::Method::POST {
         return delegate(&route, request).await;
     }
@@ -79,11 +111,12 @@ pub async fn handle(State(route): State<Arc<McpRoute>>, request: Request) -> Res
         }
         Intake::Single => {}
     }
-    if bytes.len() as u64 <= MAX_FAST_BODY
-        && headers_qualify(&parts.method, &parts.headers)
-        && let Some(call) = recognise(&bytes, &parts.headers, &route.surface)
+    if let Some(lane) = lane
+        && bytes.len() as u64 <= MAX_FAST_BODY
+        && headers_qualify(&lane, &parts.headers)
+        && let Some(call) = recognise(&bytes, &lane, &parts.headers, &route.surface)
     {
-        return answer(&route.surface, call).await;
+        return answer(&route.surface, call, &lane).await;
     }
     let response = delegate(
         &route,
@@ -118,16 +151,7 @@ fn single<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
     value.to_str().ok()
 }
 
-fn headers_qualify(method: &axum::http::Method, headers: &HeaderMap) -> bool {
-    if method != axum::http::Method::POST || headers.contains_key("mcp-session-id") {
-        return false;
-    }
-    if headers
-        .keys()
-        .any(|name| name.as_str().starts_with("mcp-param-"))
-    {
-        return false;
-    }
+fn headers_qualify(lane: &Lane, headers: &HeaderMap) -> bool {
     let content_type_ok = single(headers, header::CONTENT_TYPE.as_str()).is_some_and(|value| {
         let essence = value.split(';').next().unwrap_or("").trim();
         essence.eq_ignore_ascii_case("application/json")
@@ -140,11 +164,20 @@ fn headers_qualify(method: &axum::http::Method, headers: &HeaderMap) -> bool {
         essences.sort();
         essences == ["application/json", "text/event-stream"]
     });
-    content_type_ok
-        && accept_ok
-        && single(headers, "mcp-protocol-version") == Some(REVISION)
-        && single(headers, "mcp-method") == Some("tools/call")
-        && single(headers, "mcp-name").is_some()
+    if !content_type_ok || !accept_ok {
+        return false;
+    }
+    match lane {
+        Lane::Session { revision } => single(headers, "mcp-protocol-version") == Some(revision),
+        Lane::Stateless => {
+            !headers
+                .keys()
+                .any(|name| name.as_str().starts_with("mcp-param-"))
+                && single(headers, "mcp-protocol-version") == Some(REVISION)
+                && single(headers, "mcp-method") == Some("tools/call")
+                && single(headers, "mcp-name").is_some()
+        }
+    }
 }
 
 #[derive(Deserialize)]
@@ -164,16 +197,25 @@ struct Params<'a> {
     name: &'a str,
     #[serde(default)]
     arguments: Option<Map<String, Value>>,
-    #[serde(rename = "_meta", borrow)]
-    meta: Meta<'a>,
+    #[serde(rename = "_meta", borrow, default)]
+    meta: Option<&'a RawValue>,
 }
 
+/// The `_meta` of a stateless call: its negotiation.
 #[derive(Deserialize)]
-struct Meta<'a> {
+struct StatelessMeta<'a> {
     #[serde(rename = "io.modelcontextprotocol/protocolVersion", borrow)]
     protocol_version: Option<&'a str>,
     #[serde(rename = "io.modelcontextprotocol/clientCapabilities")]
     client_capabilities: Option<Map<String, Value>>,
+}
+
+/// The `_meta` a call in a session may carry here: a progress token (a string or an integer).
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SessionMeta {
+    #[serde(rename = "progressToken")]
+    _progress_token: Option<NumberOrString>,
 }
 
 /// A recognised call.
@@ -183,7 +225,12 @@ struct Call {
     arguments: Option<Map<String, Value>>,
 }
 
-fn recognise(bytes: &Bytes, headers: &HeaderMap, surface: &McpSurface) -> Option<Call> {
+fn recognise(
+    bytes: &Bytes,
+    lane: &Lane,
+    headers: &HeaderMap,
+    surface: &McpSurface,
+) -> Option<Call> {
     let message: Message<'_> = serde_json::from_slice(bytes).ok()?;
     if message.jsonrpc != "2.0" || message.method != "tools/call" {
         return None;
@@ -194,10 +241,18 @@ fn recognise(bytes: &Bytes, headers: &HeaderMap, surface: &McpSurface) -> Option
         _ => return None,
     };
     let params = message.params;
-    if params.meta.protocol_version != Some(REVISION) || params.meta.client_capabilities.is_none() {
-        return None;
-    }
-    if single(headers, "mcp-name") != Some(params.name) || !surface.has_tool(params.name) {
+    let meta_ok = match lane {
+        Lane::Stateless => {
+            let meta: StatelessMeta<'_> = serde_json::from_str(params.meta?.get()).ok()?;
+            meta.protocol_version == Some(REVISION)
+                && meta.client_capabilities.is_some()
+                && single(headers, "mcp-name") == Some(params.name)
+        }
+        Lane::Session { .. } => params
+            .meta
+            .is_none_or(|meta| serde_json::from_str::<SessionMeta>(meta.get()).is_ok()),
+    };
+    if !meta_ok || !surface.has_tool(params.name) {
         return None;
     }
     Some(Call {
@@ -207,19 +262,49 @@ fn recognise(bytes: &Bytes, headers: &HeaderMap, surface: &McpSurface) -> Option
     })
 }
 
-async fn answer(surface: &McpSurface, call: Call) -> Response {
+async fn answer(surface: &McpSurface, call: Call, lane: &Lane) -> Response {
     tracing::trace!(tool = %call.name, "tools/call answered on the fast path");
     let message = match surface.call(&call.name, call.arguments).await {
-        Ok(result) => ServerJsonRpcMessage::response(ServerResult::CallToolResult(result), call.id),
+        Ok(result) => {
+            let mut result = ServerResult::CallToolResult(result);
+            if let Lane::Session { .. } = lane {
+                // What the SDK's handler does for a peer that negotiated a revision before
+                // 2026-07-28: the result keeps that revision's shape.
+                result.strip_result_type_for_legacy_peer();
+                result.strip_non_object_output_for_legacy_peer();
+            }
+            ServerJsonRpcMessage::response(result, call.id)
+        }
         Err(error) => ServerJsonRpcMessage::error(error, Some(call.id)),
     };
-    match serde_json::to_vec(&message) {
-        Ok(body) => (
+    let Ok(json) = serde_json::to_vec(&message) else {
+        return StatusCode::INTERNAL_SERVER_ERROR.into_response();
+    };
+    match lane {
+        Lane::Stateless => (
             StatusCode::OK,
             [(header::CONTENT_TYPE, "application/json")],
-            body,
+            json,
         )
             .into_response(),
-        Err(_) => StatusCode::INTERNAL_SERVER_ERROR.into_response(),
+        Lane::Session { .. } => (
+            StatusCode::OK,
+            [
+                (header::CONTENT_TYPE, "text/event-stream"),
+                (header::CACHE_CONTROL, "no-cache"),
+                (header::HeaderName::from_static("x-accel-buffering"), "no"),
+            ],
+            sse_event(&json),
+        )
+            .into_response(),
     }
+}
+
+/// One SSE event carrying `data`, framed as the SDK frames an event without an id.
+fn sse_event(data: &[u8]) -> Vec<u8> {
+    let mut event = Vec::with_capacity(data.len() + 8);
+    event.extend_from_slice(b"data: ");
+    event.extend_from_slice(data);
+    event.extend_from_slice(b"\n\n");
+    event
 }

@@ -33,11 +33,15 @@
 //! that requires them (2025-03-26) and refused elsewhere. Sessions are capped and their memory
 //! given back ([`sessions`]); recorded credentials are redacted in answers ([`redact`]).
 //!
-//! One exception, for speed: a stateless `tools/call` at the 2026-07-28 revision whose headers and
-//! body have exactly the canonical shape is answered by rea's [`fast_path`] with the same
-//! `McpSurface::call` and the SDK's own message types (byte-identical to the SDK's answer; a test
-//! compares them); anything it does not recognise goes to the SDK. The SDK's per-request
-//! machinery cost about three times the answer and kept throughput under the target.
+//! One exception, for speed: a `tools/call` whose headers and body have exactly the canonical
+//! shape, stateless at the 2026-07-28 revision or inside an open session at the revision it
+//! negotiated, is answered by rea's [`fast_path`] with the same `McpSurface::call` and the SDK's
+//! own message types (the SDK's answer byte for byte, as JSON; in a session, the same message in
+//! one SSE event, without the SDK's resumption ids; tests compare them); anything it does not
+//! recognise goes to the SDK. The SDK's per-request machinery (in a session, five task hand-offs
+//! through the session's worker and service) cost several times the answer and kept throughput
+//! under the target. So that a session's activity counts whichever route answers, rea expires
+//! idle sessions itself ([`sessions`]).
 //!
 //! Everything else is rea's: the `Host`/`Origin` DNS-rebinding guard on every route (the SDK's own
 //! host and origin checks are disabled so one rule covers `/mcp`, the card and the data plane
@@ -188,6 +192,7 @@ pub fn app(
         options.sessions,
         activity.clone(),
     ));
+    sessions.expire_idle(options.shutdown.child_token());
     let mcp_service = surface.http_service(
         options.shutdown.child_token(),
         options.limits.max_body_bytes,

@@ -8,12 +8,19 @@
 //! refusal into `503 Service Unavailable` with `Retry-After` and a JSON-RPC error naming the cap
 //! and the setting that raises it ([`refusal_response`]).
 //!
+//! rea expires idle sessions itself ([`CappedSessions::expire_idle`]): every request naming a
+//! session ([`CappedSessions::touch`]) counts as its activity, whichever route answers it. The
+//! SDK's session worker has an idle timer of its own, but it sees only the requests that reach it,
+//! and the session `tools/call`s rea's [`crate::fast_path`] answers never do; so that timer is
+//! off and rea's is the one rule.
+//!
 //! A closed session counts as [`Activity`]: its freed heap is given back once the server is idle
 //! (`memory.rs`).
 
 use std::cell::Cell;
 use std::collections::HashMap;
-use std::time::Duration;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
 
 use axum::body::Body;
 use axum::http::{StatusCode, header};
@@ -28,8 +35,12 @@ use rmcp::transport::streamable_http_server::session::{
     ServerSseMessage, SessionId, SessionManager,
 };
 use serde_json::json;
+use tokio_util::sync::CancellationToken;
 
 use crate::memory::Activity;
+
+/// How often idle sessions are looked for (a quarter of the idle limit when that is shorter).
+pub const EXPIRY_TICK: Duration = Duration::from_secs(1);
 
 /// The limits of MCP sessions.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -111,45 +122,104 @@ pub fn refusal_response(max: usize) -> Response {
         .into_response()
 }
 
-/// rmcp's local session manager with a cap and memory given back.
+/// rmcp's local session manager with a cap, idle expiry and memory given back.
 #[derive(Debug)]
 pub struct CappedSessions {
     inner: LocalSessionManager,
     max: usize,
+    /// How long a session no request names stays open.
+    idle: Duration,
     /// Serializes creation, so the count checked is the count when the session is added.
     creating: tokio::sync::Mutex<()>,
     /// Where a closed session is counted (the trim task gives memory back when idle).
     activity: Activity,
-    /// The protocol revision each open session negotiated.
-    revisions: std::sync::Mutex<HashMap<String, String>>,
+    /// The open sessions, as the SDK's manager holds them: what rea keeps of each.
+    entries: Mutex<HashMap<SessionId, Entry>>,
+}
+
+/// What rea keeps of an open session.
+#[derive(Debug)]
+struct Entry {
+    /// The protocol revision it negotiated, once its `initialize` was answered.
+    revision: Option<String>,
+    /// When a request last named it.
+    last_active: Instant,
 }
 
 impl CappedSessions {
-    /// A manager for these limits, counting closed sessions in `activity`.
+    /// A manager for these limits, counting closed sessions in `activity`. Idle sessions expire
+    /// once [`CappedSessions::expire_idle`] runs.
     pub fn new(limits: SessionLimits, activity: Activity) -> Self {
         let mut inner = LocalSessionManager::default();
-        inner.session_config.keep_alive = Some(limits.idle);
+        // rea's expiry replaces the SDK worker's idle timer (see the module docs).
+        inner.session_config.keep_alive = None;
         Self {
             inner,
             max: limits.max_sessions.max(1),
+            idle: limits.idle,
             creating: tokio::sync::Mutex::new(()),
             activity,
-            revisions: std::sync::Mutex::new(HashMap::new()),
+            entries: Mutex::new(HashMap::new()),
         }
+    }
+
+    fn entries(&self) -> MutexGuard<'_, HashMap<SessionId, Entry>> {
+        self.entries
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
     /// The protocol revision a session negotiated, while it is open.
     pub fn revision(&self, id: &str) -> Option<String> {
-        self.revisions
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
-            .get(id)
-            .cloned()
+        self.entries().get(id)?.revision.clone()
+    }
+
+    /// Counts a request naming the session as its activity; answers the revision it negotiated
+    /// while it is open and initialized.
+    pub fn touch(&self, id: &str) -> Option<String> {
+        let mut entries = self.entries();
+        let entry = entries.get_mut(id)?;
+        entry.last_active = Instant::now();
+        entry.revision.clone()
     }
 
     /// How many sessions are open.
     pub async fn open(&self) -> usize {
         self.inner.sessions.read().await.len()
+    }
+
+    /// Closes, until `shutdown`, every session no request named for the idle limit (checked
+    /// every [`EXPIRY_TICK`], or a quarter of the limit when that is shorter). Must be called
+    /// within a tokio runtime; the task ends with the manager.
+    pub fn expire_idle(self: &Arc<Self>, shutdown: CancellationToken) {
+        let sessions = Arc::downgrade(self);
+        let tick = (self.idle / 4).clamp(Duration::from_millis(1), EXPIRY_TICK);
+        tokio::spawn(async move {
+            loop {
+                tokio::select! {
+                    () = shutdown.cancelled() => return,
+                    () = tokio::time::sleep(tick) => {}
+                }
+                let Some(sessions) = sessions.upgrade() else {
+                    return;
+                };
+                for id in sessions.idle_sessions() {
+                    tracing::debug!(session = %id, "MCP session closed after its idle limit");
+                    if let Err(error) = sessions.close_session(&id).await {
+                        tracing::warn!(session = %id, %error, "closing an idle MCP session failed");
+                    }
+                }
+            }
+        });
+    }
+
+    /// The sessions no request named for the idle limit.
+    fn idle_sessions(&self) -> Vec<SessionId> {
+        self.entries()
+            .iter()
+            .filter(|(_, entry)| entry.last_active.elapsed() >= self.idle)
+            .map(|(id, _)| id.clone())
+            .collect()
     }
 }
 
@@ -167,7 +237,13 @@ impl SessionManager for CappedSessions {
             );
             return Err(SessionError::Full { max: self.max });
         }
-        Ok(self.inner.create_session().await?)
+        let (id, transport) = self.inner.create_session().await?;
+        let entry = Entry {
+            revision: None,
+            last_active: Instant::now(),
+        };
+        self.entries().insert(id.clone(), entry);
+        Ok((id, transport))
     }
 
     async fn initialize_session(
@@ -182,11 +258,8 @@ impl SessionManager for CappedSessions {
                 .and_then(serde_json::Value::as_str)
                 .map(str::to_owned)
         });
-        if let Some(revision) = revision {
-            self.revisions
-                .lock()
-                .unwrap_or_else(|poisoned| poisoned.into_inner())
-                .insert(id.to_string(), revision);
+        if let Some(entry) = self.entries().get_mut(id) {
+            entry.revision = revision;
         }
         Ok(response)
     }
@@ -196,11 +269,9 @@ impl SessionManager for CappedSessions {
     }
 
     async fn close_session(&self, id: &SessionId) -> Result<(), Self::Error> {
+        // rea's entry goes first: no request is answered outside the SDK once closing began.
+        self.entries().remove(id);
         self.inner.close_session(id).await?;
-        self.revisions
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
-            .remove(&id.to_string());
         self.activity.touch();
         Ok(())
     }
