@@ -3,13 +3,14 @@
 # the same run.
 #
 #   host/crates/serve/bench/load.sh            # BENCH_DURATION=10 seconds per run by default
+#   REA_BINARY=path/to/rea host/crates/serve/bench/load.sh   # that binary, nothing built
 #
 # 1. Throughput and latency: `wrk` (Debian package; installed with apt-get when missing and root)
 #    drives, at concurrency 1, 8 and 64:
 #    - rea, MCP `tools/call get_posts_by_id {"id": "1"}` over Streamable HTTP at the current
 #      revision (2026-07-28: one stateless POST with its `_meta`, JSON reply);
-#    - rea, the same call inside an initialize-based session (2025-11-25: `Mcp-Session-Id`, SSE
-#      reply);
+#    - rea, the same call inside an initialize-based session (2025-11-25: `initialize`, then each
+#      call with its `Mcp-Session-Id`, SSE reply);
 #    - json-server 0.17.4 (npm, the version and seed data the json-server capture was recorded
 #      from), plain `GET /posts/1`.
 #    rea serves the manifest of the shared json-server capture (`build.har`).
@@ -17,8 +18,9 @@
 #    and served; 8 concurrent connections repeat discovery (`server/discover`, `tools/list` and the
 #    card) for BENCH_DURATION seconds; the server's peak RSS (VmHWM) is read from /proc.
 #
-# Prints a table; targets: rea tools/call >= 10x json-server's GET throughput, p99 < 5 ms at
-# concurrency 64, peak RSS < 50 MiB. Everything binds 127.0.0.1.
+# Prints a table and the ratios; targets: rea tools/call, stateless and in a session, >= 10x
+# json-server's GET throughput at concurrency 8 and 64, p99 < 5 ms at concurrency 64, peak RSS
+# < 50 MiB. Everything binds 127.0.0.1.
 #
 # On a shared machine other work (compilers) preempts the servers and the load generator and
 # dominates tail latency; BENCH_NICE (default -10 when run as root, else 0) runs both servers and
@@ -46,9 +48,12 @@ if ! command -v wrk >/dev/null; then
 fi
 command -v npm >/dev/null || { echo "npm is required for json-server" >&2; exit 1; }
 
-echo "building rea (release)..." >&2
-(cd "$root" && cargo build --release -q -p rea)
-rea="${CARGO_TARGET_DIR:-$root/target}/release/rea"
+rea="${REA_BINARY:-}"
+if [ -z "$rea" ]; then
+  echo "building rea (release)..." >&2
+  (cd "$root" && cargo build --release -q -p rea)
+  rea="${CARGO_TARGET_DIR:-$root/target}/release/rea"
+fi
 
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 
@@ -147,12 +152,12 @@ printf '%-34s %4s %12s %10s %10s  %s\n' "target" "c" "req/s" "p50 ms" "p99 ms" "
 declare -A rps_of
 for c in 1 8 64; do
   run "rea tools/call (2026-07-28)" "$c" "$mcp" -s "$work/call-2026.lua"; rps_of["rea-$c"]="$last_rps"
-  run "rea tools/call (2025-11-25 session)" "$c" "$mcp" -s "$work/call-2025.lua"
+  run "rea tools/call (2025-11-25 session)" "$c" "$mcp" -s "$work/call-2025.lua"; rps_of["session-$c"]="$last_rps"
   run "json-server GET /posts/1" "$c" "http://127.0.0.1:$js_port/posts/1"; rps_of["js-$c"]="$last_rps"
 done
 for c in 1 8 64; do
-  awk -v a="${rps_of[rea-$c]}" -v b="${rps_of[js-$c]}" -v c="$c" \
-    'BEGIN { printf "ratio rea/json-server at c=%s: %.1fx\n", c, a / b }'
+  awk -v a="${rps_of[rea-$c]}" -v s="${rps_of[session-$c]}" -v b="${rps_of[js-$c]}" -v c="$c" \
+    'BEGIN { printf "ratio rea/json-server at c=%s: %.1fx stateless, %.1fx in a session\n", c, a / b, s / b }'
 done
 
 # ---------------------------------------------------------------- memory
