@@ -277,34 +277,37 @@ async fn answer(surface: &McpSurface, call: Call, lane: &Lane) -> Response {
         }
         Err(error) => ServerJsonRpcMessage::error(error, Some(call.id)),
     };
-    let Ok(json) = serde_json::to_vec(&message) else {
-        return StatusCode::INTERNAL_SERVER_ERROR.into_response();
-    };
     match lane {
-        Lane::Stateless => (
-            StatusCode::OK,
-            [(header::CONTENT_TYPE, "application/json")],
-            json,
-        )
-            .into_response(),
-        Lane::Session { .. } => (
-            StatusCode::OK,
-            [
-                (header::CONTENT_TYPE, "text/event-stream"),
-                (header::CACHE_CONTROL, "no-cache"),
-                (header::HeaderName::from_static("x-accel-buffering"), "no"),
-            ],
-            sse_event(&json),
-        )
-            .into_response(),
+        Lane::Stateless => match serde_json::to_vec(&message) {
+            Ok(json) => (
+                StatusCode::OK,
+                [(header::CONTENT_TYPE, "application/json")],
+                json,
+            )
+                .into_response(),
+            Err(_) => StatusCode::INTERNAL_SERVER_ERROR.into_response(),
+        },
+        Lane::Session { .. } => match sse_event(&message) {
+            Ok(event) => (
+                StatusCode::OK,
+                [
+                    (header::CONTENT_TYPE, "text/event-stream"),
+                    (header::CACHE_CONTROL, "no-cache"),
+                    (header::HeaderName::from_static("x-accel-buffering"), "no"),
+                ],
+                event,
+            )
+                .into_response(),
+            Err(_) => StatusCode::INTERNAL_SERVER_ERROR.into_response(),
+        },
     }
 }
 
-/// One SSE event carrying `data`, framed as the SDK frames an event without an id.
-fn sse_event(data: &[u8]) -> Vec<u8> {
-    let mut event = Vec::with_capacity(data.len() + 8);
-    event.extend_from_slice(b"data: ");
-    event.extend_from_slice(data);
+/// One SSE event carrying the message, framed as the SDK frames an event without an id
+/// (`data: ` and the compact JSON, which holds no line break, then a blank line).
+fn sse_event(message: &ServerJsonRpcMessage) -> serde_json::Result<Vec<u8>> {
+    let mut event = b"data: ".to_vec();
+    serde_json::to_writer(&mut event, message)?;
     event.extend_from_slice(b"\n\n");
-    event
+    Ok(event)
 }
