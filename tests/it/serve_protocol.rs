@@ -732,39 +732,9 @@ async fn a_deleted_session_is_gone() {
 // contract: SERVE-022, REPLAY-034, REPLAY-039
 #[tokio::test]
 async fn the_tools_call_fast_path_answers_byte_for_byte_as_the_sdk() {
-    // Trace events show which route answered (the test runtime runs every task on this thread).
-    let trace = Arc::new(std::sync::Mutex::new(Vec::<u8>::new()));
-    let sink: rea_serve::logging::LogSink =
-        Arc::new(std::sync::Mutex::new(TraceBuffer(trace.clone())));
-    let _guard = tracing::subscriber::set_default(rea_serve::logging::subscriber(
-        tracing::level_filters::LevelFilter::TRACE,
-        sink,
-    ));
-    let fast_answers = || {
-        String::from_utf8_lossy(&trace.lock().unwrap())
-            .matches("answered on the fast path")
-            .count()
-    };
+    let count = FastPathCount::start();
     let (app, backend) = replay_app();
-    let cases = [
-        (
-            json!(7),
-            json!({"name": "get_users_by_id", "arguments": {"id": "2", "page": ["a", "b"]}}),
-        ),
-        (
-            json!("call-1"),
-            json!({"name": "get_users_by_id", "arguments": {"id": "3"}}),
-        ),
-        (
-            json!(8),
-            json!({"name": "get_users_by_id", "arguments": {"idd": "3"}}),
-        ),
-        (json!(9), json!({"name": "get_users_by_id"})),
-        (
-            json!(10),
-            json!({"name": "delete_users_by_id", "arguments": {"id": 5}}),
-        ),
-    ];
+    let cases = fast_path_cases();
     for (id, mut params) in cases {
         params["_meta"] = meta_2026();
         let name = params["name"].as_str().unwrap().to_owned();
@@ -774,22 +744,8 @@ async fn the_tools_call_fast_path_answers_byte_for_byte_as_the_sdk() {
             ("mcp-method", "tools/call"),
             ("mcp-name", name.as_str()),
         ];
-        let before = fast_answers();
-        let (fast_status, fast_headers, fast_body) =
-            send(&app, mcp_request(&message, &headers)).await;
-        assert_eq!(
-            fast_answers(),
-            before + 1,
-            "the fast path answered {message}"
-        );
-        // A quality parameter on Accept is legal and sends the request through the SDK instead.
-        let mut request = mcp_request(&message, &headers);
-        request.headers_mut().insert(
-            "accept",
-            "application/json;q=1, text/event-stream".parse().unwrap(),
-        );
-        let (sdk_status, sdk_headers, sdk_body) = send(&app, request).await;
-        assert_eq!(fast_answers(), before + 1, "the SDK answered {message}");
+        let ((fast_status, fast_headers, fast_body), (sdk_status, sdk_headers, sdk_body)) =
+            count.both_routes(&app, &message, &headers).await;
         assert_eq!(fast_status, sdk_status, "{message}");
         assert_eq!(fast_headers["content-type"], sdk_headers["content-type"]);
         assert_eq!(
@@ -869,38 +825,10 @@ fn sse_data(body: &[u8]) -> Vec<String> {
 // contract: SERVE-022, REPLAY-034, REPLAY-039
 #[tokio::test]
 async fn session_tools_calls_take_the_fast_path_with_the_sdks_message() {
-    let trace = Arc::new(std::sync::Mutex::new(Vec::<u8>::new()));
-    let sink: rea_serve::logging::LogSink =
-        Arc::new(std::sync::Mutex::new(TraceBuffer(trace.clone())));
-    let _guard = tracing::subscriber::set_default(rea_serve::logging::subscriber(
-        tracing::level_filters::LevelFilter::TRACE,
-        sink,
-    ));
-    let fast_answers = || {
-        String::from_utf8_lossy(&trace.lock().unwrap())
-            .matches("answered on the fast path")
-            .count()
-    };
+    let count = FastPathCount::start();
     let (app, backend) = replay_app();
-    let cases = [
-        (
-            json!(7),
-            json!({"name": "get_users_by_id", "arguments": {"id": "2", "page": ["a", "b"]}}),
-        ),
-        (
-            json!("call-1"),
-            json!({"name": "get_users_by_id", "arguments": {"id": "3"}, "_meta": {"progressToken": 5}}),
-        ),
-        (
-            json!(8),
-            json!({"name": "get_users_by_id", "arguments": {"idd": "3"}}),
-        ),
-        (json!(9), json!({"name": "get_users_by_id"})),
-        (
-            json!(10),
-            json!({"name": "delete_users_by_id", "arguments": {"id": 5}}),
-        ),
-    ];
+    let mut cases = fast_path_cases();
+    cases[1].1["_meta"] = json!({"progressToken": 5});
     let versions = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"];
     for version in versions {
         let (session, _) = legacy_session(&app, version).await;
@@ -911,22 +839,8 @@ async fn session_tools_calls_take_the_fast_path_with_the_sdks_message() {
         for (id, params) in &cases {
             let message =
                 json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params});
-            let before = fast_answers();
-            let (fast_status, fast_headers, fast_body) =
-                send(&app, mcp_request(&message, &headers)).await;
-            assert_eq!(
-                fast_answers(),
-                before + 1,
-                "the fast path answered {message}"
-            );
-            // A quality parameter on Accept is legal and sends the request through the SDK.
-            let mut request = mcp_request(&message, &headers);
-            request.headers_mut().insert(
-                "accept",
-                "application/json;q=1, text/event-stream".parse().unwrap(),
-            );
-            let (sdk_status, sdk_headers, sdk_body) = send(&app, request).await;
-            assert_eq!(fast_answers(), before + 1, "the SDK answered {message}");
+            let ((fast_status, fast_headers, fast_body), (sdk_status, sdk_headers, sdk_body)) =
+                count.both_routes(&app, &message, &headers).await;
             assert_eq!((fast_status, sdk_status), (StatusCode::OK, StatusCode::OK));
             for name in ["content-type", "cache-control", "x-accel-buffering"] {
                 assert_eq!(fast_headers[name], sdk_headers[name], "{name}: {message}");
@@ -959,7 +873,7 @@ async fn session_tools_calls_take_the_fast_path_with_the_sdks_message() {
     // What the fast path does not recognise is the SDK's to answer: a revision header other than
     // the session's, an unknown tool, other `_meta`, an unknown session.
     let (session, _) = legacy_session(&app, "2025-06-18").await;
-    let before = fast_answers();
+    let before = count.answered();
     let call = |params: Value| json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params});
     let known = call(json!({"name": "get_users_by_id", "arguments": {"id": "2"}}));
     let (status, _, body) = send(
@@ -990,7 +904,7 @@ async fn session_tools_calls_take_the_fast_path_with_the_sdks_message() {
     )
     .await;
     assert_eq!(other_meta["result"]["isError"], false, "{other_meta}");
-    assert_eq!(fast_answers(), before, "the SDK answered these");
+    assert_eq!(count.answered(), before, "the SDK answered these");
     let (status, _, _) = send(
         &app,
         mcp_request(
@@ -1052,6 +966,84 @@ async fn a_session_expires_once_idle_and_calls_keep_it_open() {
     tokio::time::sleep(Duration::from_millis(1600)).await;
     assert_eq!(status_of(busy, 10).await, StatusCode::NOT_FOUND);
     assert_eq!(backend.calls.lock().unwrap().len(), 8);
+}
+
+/// Counts the `tools/call`s the fast path answered, from its trace events (the test runtime runs
+/// every task on this thread), while it lives.
+struct FastPathCount {
+    trace: Arc<std::sync::Mutex<Vec<u8>>>,
+    _guard: tracing::subscriber::DefaultGuard,
+}
+
+impl FastPathCount {
+    fn start() -> Self {
+        let trace = Arc::new(std::sync::Mutex::new(Vec::<u8>::new()));
+        let sink: rea_serve::logging::LogSink =
+            Arc::new(std::sync::Mutex::new(TraceBuffer(trace.clone())));
+        let _guard = tracing::subscriber::set_default(rea_serve::logging::subscriber(
+            tracing::level_filters::LevelFilter::TRACE,
+            sink,
+        ));
+        Self { trace, _guard }
+    }
+
+    fn answered(&self) -> usize {
+        String::from_utf8_lossy(&self.trace.lock().unwrap())
+            .matches("answered on the fast path")
+            .count()
+    }
+
+    /// Sends `message` twice and answers both replies: as given, which the fast path must
+    /// answer, then with a quality parameter on `Accept` (legal), which sends it through the SDK.
+    async fn both_routes(
+        &self,
+        app: &axum::Router,
+        message: &Value,
+        headers: &[(&str, &str)],
+    ) -> (Reply, Reply) {
+        let before = self.answered();
+        let fast = send(app, mcp_request(message, headers)).await;
+        assert_eq!(
+            self.answered(),
+            before + 1,
+            "the fast path answered {message}"
+        );
+        let mut request = mcp_request(message, headers);
+        request.headers_mut().insert(
+            "accept",
+            "application/json;q=1, text/event-stream".parse().unwrap(),
+        );
+        let sdk = send(app, request).await;
+        assert_eq!(self.answered(), before + 1, "the SDK answered {message}");
+        (fast, sdk)
+    }
+}
+
+/// A reply's status, headers and body.
+type Reply = (StatusCode, axum::http::HeaderMap, Vec<u8>);
+
+/// The `(id, params)` of the calls both fast-path tests send: two valid calls (an integer and a
+/// string id), then an unknown argument, missing arguments and a mistyped one.
+fn fast_path_cases() -> Vec<(Value, Value)> {
+    vec![
+        (
+            json!(7),
+            json!({"name": "get_users_by_id", "arguments": {"id": "2", "page": ["a", "b"]}}),
+        ),
+        (
+            json!("call-1"),
+            json!({"name": "get_users_by_id", "arguments": {"id": "3"}}),
+        ),
+        (
+            json!(8),
+            json!({"name": "get_users_by_id", "arguments": {"idd": "3"}}),
+        ),
+        (json!(9), json!({"name": "get_users_by_id"})),
+        (
+            json!(10),
+            json!({"name": "delete_users_by_id", "arguments": {"id": 5}}),
+        ),
+    ]
 }
 
 struct TraceBuffer(Arc<std::sync::Mutex<Vec<u8>>>);
