@@ -27,6 +27,7 @@ use rea_plugin_query_grammar as _;
 
 pub mod cli;
 pub mod commands;
+pub mod memory_limit;
 pub mod output;
 pub mod progress;
 pub mod provenance;

@@ -28,6 +28,7 @@ use rea_bundle::output::WriteObserver;
 use rea_evidence::Refusal;
 
 pub use crate::commands::interrupt::Interrupt;
+use crate::memory_limit::MemoryLimit;
 
 /// How long a command runs before its progress bar appears (and its `progress` log lines start).
 pub const QUIET_PERIOD: Duration = Duration::from_secs(1);
@@ -115,6 +116,13 @@ pub struct Progress {
     /// The last byte share shown or logged: the stage and its percentage (its log step off a
     /// terminal), so a report that changes neither costs nothing.
     last_share: Option<(String, u64)>,
+    /// `--max-memory`, checked at each stage boundary ([`crate::memory_limit`]).
+    memory: Option<MemoryLimit>,
+    /// The stage running (what a memory refusal names).
+    current: String,
+    /// The memory refusal a boundary check found (reported instead of the cancellation it
+    /// caused, see [`Progress::explain`]).
+    over_memory: Option<Refusal>,
 }
 
 impl Progress {
@@ -138,7 +146,45 @@ impl Progress {
             total: 0,
             started: Instant::now(),
             last_share: None,
+            memory: None,
+            current: String::new(),
+            over_memory: None,
         }
+    }
+
+    /// Checks `--max-memory` at every stage boundary from now on.
+    pub fn with_memory_limit(mut self, memory: Option<MemoryLimit>) -> Self {
+        self.memory = memory;
+        self
+    }
+
+    /// Whether the peak memory passed `--max-memory` (remembering the refusal).
+    fn over_memory(&mut self) -> bool {
+        if self.over_memory.is_none() {
+            if let Some(limit) = self.memory {
+                self.over_memory = limit.check_peak(&self.current).err();
+            }
+        }
+        self.over_memory.is_some()
+    }
+
+    /// The refusal to report for a command that ended in `refusal`: the memory refusal when a
+    /// boundary check stopped it (as a signal would, so a bundle being written was removed),
+    /// keeping the stage and what the cancellation said about the files.
+    pub fn explain(&mut self, refusal: Refusal) -> Refusal {
+        let Some(memory) = self.over_memory.take() else {
+            return refusal;
+        };
+        if refusal.code != "cancelled" || self.interrupt.fired() {
+            return refusal;
+        }
+        let mut data = memory.data.clone().unwrap_or_default();
+        if let (Some(data), Some(serde_json::Value::Object(files))) = (data.as_object_mut(), refusal.data) {
+            data.extend(files);
+        }
+        let mut explained = nothing_written(Refusal::resource_constraint(memory.message).with_data(data));
+        explained.stage = refusal.stage;
+        explained
     }
 
     /// A stage has read (or written) `done` of its `total` bytes: the bar shows the percentage;
@@ -180,6 +226,7 @@ impl Progress {
 
     /// A stage starts.
     pub fn stage(&mut self, stage: &str, detail: &str) {
+        stage.clone_into(&mut self.current);
         match &self.mode {
             Mode::Terminal(bar) => bar.bar.set_message(format!("{stage}: {detail}")),
             Mode::Log => tracing::info!(stage, "{detail}"),
@@ -237,14 +284,20 @@ impl Progress {
         }
     }
 
-    /// Refuses with `cancelled` when a signal arrived (nothing written yet).
-    pub fn check(&self) -> Result<(), Refusal> {
+    /// Refuses with `cancelled` when a signal arrived, and with `resource_constraint` when the
+    /// peak memory passed `--max-memory` (nothing written yet).
+    pub fn check(&mut self) -> Result<(), Refusal> {
         if self.interrupt.fired() {
             let signal = self.interrupt.signal();
             return Err(Refusal::cancelled(format!(
                 "{signal} received before the bundle was written; nothing was written"
             ))
             .with_data(serde_json::json!({ "signal": signal })));
+        }
+        if self.over_memory() {
+            if let Some(refusal) = self.over_memory.take() {
+                return Err(nothing_written(refusal));
+            }
         }
         Ok(())
     }
@@ -255,6 +308,12 @@ impl Progress {
             bar.bar.finish_and_clear();
         }
     }
+}
+
+/// A memory refusal of a build, saying what it left.
+fn nothing_written(mut refusal: Refusal) -> Refusal {
+    refusal.message.push_str("; nothing was written");
+    refusal
 }
 
 /// Whether `(stage, mark)` differs from the `last` share shown, remembering it when it does.
@@ -310,7 +369,7 @@ impl WriteObserver for Progress {
     }
 
     fn cancelled(&mut self) -> bool {
-        self.interrupt.fired()
+        self.interrupt.fired() || self.over_memory()
     }
 
     fn staging(&mut self, folder: Option<&Path>) {

@@ -54,6 +54,7 @@ use crate::commands::environment_export::{
     Progress, Quiet, absolute, bundled_binary, finish, load_pipeline, serve_command,
 };
 use crate::commands::inspect_capture::{InspectRequest, inspect_reporting};
+use crate::memory_limit::MemoryLimit;
 use crate::output::CommandFailure;
 use crate::progress::Interrupt;
 
@@ -99,6 +100,11 @@ pub struct EnvironmentBuildArgs {
     /// No progress on stderr (refusals are still reported).
     #[arg(long, short = 'q')]
     pub quiet: bool,
+    /// Refuse (`resource_constraint`, nothing written) rather than pass this much memory: a
+    /// capture needing at least 3x its size is refused before it is read, and the peak resident
+    /// memory is checked at every stage and written file. Bytes, or K, M, G (binary units).
+    #[arg(long, value_name = "SIZE", value_parser = crate::memory_limit::parse_size)]
+    pub max_memory: Option<u64>,
 }
 
 /// Runs `rea environment-build`.
@@ -116,8 +122,9 @@ pub fn run(args: &EnvironmentBuildArgs) -> Result<(), CommandFailure> {
         ));
     }
     let interrupt = Interrupt::install(args.json, BUILD_STAGE);
-    let mut progress = Progress::start(interrupt.clone(), args.quiet);
-    let outcome = build(args, &mut progress);
+    let memory = args.max_memory.map(MemoryLimit::new);
+    let mut progress = Progress::start(interrupt.clone(), args.quiet).with_memory_limit(memory);
+    let outcome = build(args, &mut progress).map_err(|refusal| progress.explain(refusal));
     progress.finish();
     finish(outcome, args.json, &interrupt)
 }
@@ -157,6 +164,13 @@ fn build(args: &EnvironmentBuildArgs, progress: &mut Progress) -> Result<Value, 
         rea_bundle::check_destination(&target.directory, target.rule).map_err(own)?;
     }
     let kind = capture_kind(&args.capture).map_err(own)?;
+    if let Some(limit) = args.max_memory.map(MemoryLimit::new) {
+        let bytes = crate::memory_limit::file_bytes(&[&args.capture]);
+        let needed = bytes.saturating_mul(crate::memory_limit::BUILD_INPUT_FACTOR);
+        limit
+            .check_estimate("the capture", bytes, needed)
+            .map_err(own)?;
+    }
     progress.stage("pipeline", "loading the pipeline");
     let (pipeline, (registry, resolved)) = load_pipeline(args.pipeline.as_deref()).map_err(own)?;
     let state_rules = super::environment_export::state_rules(&registry, &resolved).map_err(own)?;
@@ -691,6 +705,7 @@ fn build_tool(arguments: &Map<String, Value>) -> Result<Value, Refusal> {
             .unwrap_or(false),
         json: true,
         quiet: true,
+        max_memory: None,
     };
     let mut progress = Progress::start(Interrupt::never(), true);
     build(&args, &mut progress)

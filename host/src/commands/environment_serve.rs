@@ -48,6 +48,7 @@ use rea_serve::{
 };
 use serde_json::{Value, json};
 
+use crate::memory_limit::MemoryLimit;
 use crate::output::CommandFailure;
 
 /// The stage name refusals carry.
@@ -92,6 +93,12 @@ pub struct EnvironmentServeArgs {
     /// JSON lines either way, as the server's log is.
     #[arg(long)]
     pub json: bool,
+    /// Refuse (`resource_constraint`, before binding) rather than pass this much memory while
+    /// starting: inputs larger than the limit are refused before they are read, and the peak
+    /// resident memory is checked after loading and after preparing the state. Bytes, or K, M, G
+    /// (binary units).
+    #[arg(long, value_name = "SIZE", value_parser = crate::memory_limit::parse_size)]
+    pub max_memory: Option<u64>,
 }
 
 /// The request journal's flags (`environment-serve`, `serve`).
@@ -186,6 +193,9 @@ pub struct ServeRequest {
     pub journal: Echo,
     /// A precomputed state to read instead of deriving one (`--state`).
     pub state_file: Option<StateFile>,
+    /// `--max-memory`, checked after loading and after preparing the state
+    /// ([`crate::memory_limit`]).
+    pub memory: Option<MemoryLimit>,
 }
 
 /// A precomputed state file ([`rea_state::precomputed`]), the inputs it must have been derived
@@ -222,6 +232,10 @@ pub fn run(args: &EnvironmentServeArgs) -> Result<(), CommandFailure> {
         evidence: args.evidence.clone(),
         provenance: crate::provenance::provenance(&pipeline, &registry),
     });
+    let memory = args.max_memory.map(MemoryLimit::new);
+    let mut inputs = vec![args.manifest.as_path(), args.evidence.as_path()];
+    inputs.extend(args.state.as_deref());
+    check_inputs(memory, &inputs, 1).map_err(refused)?;
     let (manifest, evidence) = (args.manifest.clone(), args.evidence.clone());
     run_server(ServeRequest {
         loader: Box::new(move || {
@@ -247,7 +261,37 @@ pub fn run(args: &EnvironmentServeArgs) -> Result<(), CommandFailure> {
         },
         journal: args.journal.echo(),
         state_file,
+        memory,
     })
+}
+
+/// Refuses, under `--max-memory`, input files whose load needs at least `factor` times their
+/// summed size over the limit, before they are read.
+pub fn check_inputs(
+    memory: Option<MemoryLimit>,
+    paths: &[&Path],
+    factor: u64,
+) -> Result<(), Refusal> {
+    let Some(limit) = memory else {
+        return Ok(());
+    };
+    let bytes = crate::memory_limit::file_bytes(paths);
+    limit
+        .check_estimate("the inputs", bytes, bytes.saturating_mul(factor))
+        .map_err(|refusal| refusal.in_stage(STAGE))
+}
+
+/// Refuses, under `--max-memory`, a server whose peak memory passed the limit by the end of
+/// `stage` (before it binds).
+fn check_peak(memory: Option<MemoryLimit>, stage: &str) -> Result<(), CommandFailure> {
+    match memory {
+        Some(limit) => limit.check_peak(stage).map_err(|refusal| {
+            let mut refusal = refusal;
+            refusal.message.push_str("; nothing was bound");
+            refused(refusal)
+        }),
+        None => Ok(()),
+    }
 }
 
 /// Where to listen: the command line, then `MCP_HOST`/`MCP_PORT`, then the pipeline's `[serve]`
@@ -362,6 +406,7 @@ async fn serve(mut request: ServeRequest, env: &dyn EnvSource) -> Result<(), Com
         },
         signal = &mut stop => return Err(cancelled(signal, "input loading")),
     };
+    check_peak(request.memory, "load")?;
     // The state derives with the manifest's template rules (the spec's contract); a pipeline
     // naming others says so once, when a state is derived at all.
     if !request.replay_only && request.pipeline_template_rules != loaded.manifest.template_rules {
@@ -392,6 +437,7 @@ async fn serve(mut request: ServeRequest, env: &dyn EnvSource) -> Result<(), Com
         ) => bound?,
         signal = &mut stop => return Err(cancelled(signal, "state derivation")),
     };
+    check_peak(request.memory, "state")?;
     rea_serve::check_card_agrees(bound.backend.as_ref())
         .map_err(|error| refused(error.refusal()))?;
     let tool_count = bound.backend.tools().len();
@@ -541,28 +587,24 @@ fn load_with_state(state_file: Option<StateFile>, loader: Loader) -> Result<Load
 /// replay environment is built from the manifest and the records the file keeps. `Err` says why
 /// the file cannot be used.
 pub fn load_precomputed(file: &StateFile) -> Result<Loaded, String> {
-    let limit = rea_evidence::envelope::EVIDENCE_FILE_MAX_BYTES
-        + rea_state::evidence::DERIVATION_BUDGET_BYTES
-        + 64 * 1024;
-    let bytes = rea_evidence::read_bounded(&file.path, limit)
-        .map_err(|refusal| format!("the precomputed state cannot be read: {}", refusal.message))?;
     let evidence = rea_evidence::read_bounded(
         &file.evidence,
         rea_evidence::envelope::EVIDENCE_FILE_MAX_BYTES,
     )
     .map_err(|refusal| format!("the capture Evidence cannot be read: {}", refusal.message))?;
-    let manifest = Evidence::read_file(
-        &file.manifest,
-        rea_evidence::envelope::EVIDENCE_FILE_MAX_BYTES,
-    )
-    .and_then(|evidence| rea_manifest::evidence::read_manifest(&evidence))
-    .map_err(|refusal| format!("the manifest cannot be read: {}", refusal.message))?;
-    let manifest_id = rea_manifest::evidence::seal_manifest(&manifest)
-        .map_err(|refusal| format!("the manifest cannot be sealed: {}", refusal.message))?
-        .id()
-        .to_owned();
+    // The evidence file is hashed on a second thread while the state file and the manifest are
+    // read.
+    let (evidence_sha256, inputs) = std::thread::scope(|scope| {
+        let digest = scope.spawn(|| evidence.sha256());
+        let inputs = read_state_and_manifest(file);
+        (digest.join(), inputs)
+    });
+    drop(evidence);
+    let evidence_sha256 =
+        evidence_sha256.map_err(|_| "the capture Evidence could not be hashed".to_owned())?;
+    let (bytes, manifest, manifest_id) = inputs?;
     let expected = rea_state::precomputed::ExpectedInputs {
-        evidence_sha256: &evidence.sha256(),
+        evidence_sha256: &evidence_sha256,
         manifest_evidence_id: &manifest_id,
         provenance: &file.provenance,
     };
@@ -580,6 +622,29 @@ pub fn load_precomputed(file: &StateFile) -> Result<Loaded, String> {
         capture: CaptureSource::Precomputed(Box::new(stored)),
         name: None,
     })
+}
+
+/// The precomputed state file's bytes, and the manifest it must have been derived for with its
+/// Evidence id.
+fn read_state_and_manifest(
+    file: &StateFile,
+) -> Result<(rea_evidence::FileBytes, rea_manifest::Manifest, String), String> {
+    let limit = rea_evidence::envelope::EVIDENCE_FILE_MAX_BYTES
+        + rea_state::evidence::DERIVATION_BUDGET_BYTES
+        + 64 * 1024;
+    let bytes = rea_evidence::read_bounded(&file.path, limit)
+        .map_err(|refusal| format!("the precomputed state cannot be read: {}", refusal.message))?;
+    let manifest = Evidence::read_file(
+        &file.manifest,
+        rea_evidence::envelope::EVIDENCE_FILE_MAX_BYTES,
+    )
+    .and_then(|evidence| rea_manifest::evidence::read_manifest(&evidence))
+    .map_err(|refusal| format!("the manifest cannot be read: {}", refusal.message))?;
+    let manifest_id = rea_manifest::evidence::seal_manifest(&manifest)
+        .map_err(|refusal| format!("the manifest cannot be sealed: {}", refusal.message))?
+        .id()
+        .to_owned();
+    Ok((bytes, manifest, manifest_id))
 }
 
 /// Reads both Evidence files once, authenticates them, and builds the replay environment; the

@@ -90,6 +90,12 @@ pub struct ServeArgs {
     /// The request journal on stderr.
     #[command(flatten)]
     pub journal: JournalArgs,
+    /// Refuse (`resource_constraint`, before binding) rather than pass this much memory while
+    /// starting: an input needing more is refused before it is read (a HAR at 3x its size), and
+    /// the peak resident memory is checked after loading and after preparing the state. Bytes,
+    /// or K, M, G (binary units).
+    #[arg(long, value_name = "SIZE", value_parser = crate::memory_limit::parse_size)]
+    pub max_memory: Option<u64>,
 }
 
 /// Runs `rea serve`.
@@ -107,6 +113,11 @@ pub fn run(args: &ServeArgs) -> Result<(), CommandFailure> {
     if let Some(name) = &args.name {
         rea_bundle::check_name(name).map_err(failed)?;
     }
+    let memory = args.max_memory.map(crate::memory_limit::MemoryLimit::new);
+    let (files, factor) = input.files();
+    let files: Vec<&Path> = files.iter().map(PathBuf::as_path).collect();
+    super::environment_serve::check_inputs(memory, &files, factor)
+        .map_err(|refusal| CommandFailure::refused(refusal, args.json))?;
     let env = rea_serve::config::ProcessEnv;
     let level = log_level(&env).map_err(|error| {
         CommandFailure::configuration(vec![error.refusal().in_stage(STAGE)], args.json)
@@ -150,6 +161,7 @@ pub fn run(args: &ServeArgs) -> Result<(), CommandFailure> {
         },
         journal: args.journal.echo(),
         state_file,
+        memory,
     })
 }
 
@@ -247,6 +259,24 @@ impl Input {
                 Some(env.join(rea_bundle::content::STATE_FILE)).filter(|path| path.is_file())
             }
             _ => None,
+        }
+    }
+
+    /// The files loading the input reads, and what reading them costs at the least per byte
+    /// (`--max-memory`'s estimate): a HAR is inspected into Evidence first; a scenario is
+    /// recorded (nothing to estimate before).
+    fn files(&self) -> (Vec<PathBuf>, u64) {
+        match self {
+            Self::Har(path) => (
+                vec![path.clone()],
+                crate::memory_limit::BUILD_INPUT_FACTOR,
+            ),
+            Self::Evidence(path) => (vec![path.clone()], 1),
+            Self::Bundle { env, .. } => {
+                let named = ["manifest.json", "evidence.json", rea_bundle::content::STATE_FILE];
+                (named.iter().map(|name| env.join(name)).collect(), 1)
+            }
+            Self::Scenario(_) | Self::Recorded(..) => (Vec::new(), 1),
         }
     }
 

@@ -27,10 +27,12 @@ mod convert;
 mod deserialize;
 mod number;
 mod parse;
+mod text_deserializer;
 mod write;
 
 pub use convert::{ConversionError, from_json};
 pub use deserialize::{NUMBER_TOKEN, TreeDeserializer, from_json_exact};
+pub use text_deserializer::from_slice_exact;
 pub use number::Number;
 pub use parse::{
     ItemStream, JsonError, JsonErrorKind, ParseOptions, Streamed, parse, parse_streaming,

@@ -279,10 +279,10 @@ fn parse_text(
 /// Objects with at least this many members check duplicate keys through a hash index.
 const HASHED_OBJECT_MEMBERS: usize = 16;
 
-struct Parser<'a, 's> {
-    text: &'a str,
-    bytes: &'a [u8],
-    pos: usize,
+pub(crate) struct Parser<'a, 's> {
+    pub(crate) text: &'a str,
+    pub(crate) bytes: &'a [u8],
+    pub(crate) pos: usize,
     max_depth: usize,
     hasher: Option<RandomState>,
     /// Whether everything read so far is canonical.
@@ -292,8 +292,25 @@ struct Parser<'a, 's> {
     stream: Option<ItemStream<'s>>,
 }
 
+impl<'a> Parser<'a, 'static> {
+    /// A parser over text for the typed reader ([`crate::text_deserializer`]): no stream, no
+    /// nesting limit (the typed reader recurses as the type does).
+    pub(crate) fn over(text: &'a str) -> Self {
+        Parser {
+            text,
+            bytes: text.as_bytes(),
+            pos: 0,
+            max_depth: usize::MAX,
+            hasher: None,
+            canonical: false,
+            string_limit: usize::MAX,
+            stream: None,
+        }
+    }
+}
+
 impl Parser<'_, '_> {
-    fn skip_whitespace(&mut self) {
+    pub(crate) fn skip_whitespace(&mut self) {
         let start = self.pos;
         while let Some(b' ' | b'\t' | b'\n' | b'\r') = self.bytes.get(self.pos) {
             self.pos += 1;
@@ -318,11 +335,11 @@ impl Parser<'_, '_> {
         }
     }
 
-    fn error(&self, kind: JsonErrorKind) -> JsonError {
+    pub(crate) fn error(&self, kind: JsonErrorKind) -> JsonError {
         JsonError::new(kind, self.pos)
     }
 
-    fn unexpected(&self) -> JsonError {
+    pub(crate) fn unexpected(&self) -> JsonError {
         if self.pos >= self.bytes.len() {
             self.error(JsonErrorKind::UnexpectedEnd)
         } else {
@@ -535,7 +552,7 @@ impl Parser<'_, '_> {
     }
 
     /// Reads a string starting at its opening quote.
-    fn string(&mut self) -> Result<String, JsonError> {
+    pub(crate) fn string(&mut self) -> Result<String, JsonError> {
         self.pos += 1;
         let start = self.pos;
         let stop = find_special(self.bytes, start);

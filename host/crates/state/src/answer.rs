@@ -36,18 +36,14 @@ pub struct KeptRecord {
     pub media_type: Option<String>,
     /// The recorded body.
     pub body: Body,
-    /// The body as exact JSON, when it is JSON.
-    pub json: Option<Json>,
+    /// The body as exact JSON, when it is JSON: read the first time an answer needs it
+    /// ([`KeptRecord::json`]), so a server starts without parsing every kept body.
+    json: std::sync::OnceLock<Option<Json>>,
 }
 
 impl KeptRecord {
     /// Keeps a capture record.
     pub fn new(record: &CaptureRecord) -> Option<Self> {
-        let json = record
-            .response
-            .body
-            .bytes()
-            .and_then(|bytes| rea_plugin_api::json::parse(&bytes).ok());
         Some(Self {
             ordinal: record.ordinal,
             path: record.path.clone()?,
@@ -55,8 +51,19 @@ impl KeptRecord {
             status: record.response.status,
             media_type: record.response.media_type.clone(),
             body: record.response.body.clone(),
-            json,
+            json: std::sync::OnceLock::new(),
         })
+    }
+
+    /// The body as exact JSON, when it is JSON.
+    pub fn json(&self) -> Option<&Json> {
+        self.json
+            .get_or_init(|| {
+                self.body
+                    .bytes()
+                    .and_then(|bytes| rea_plugin_api::json::parse(&bytes).ok())
+            })
+            .as_ref()
     }
 
     fn provenance(&self, evidence_id: &str, exact_match: bool) -> ReplayProvenance {

@@ -115,7 +115,7 @@ pub(crate) fn missing_answer(
     if renamed.is_empty() {
         return recording_answer(recorded, source);
     }
-    let mut body = match &base.json {
+    let mut body = match base.json() {
         Some(json) => json.clone(),
         None => match &recorded.body {
             ReplayBody::Text(text) if recorded.replay.body_encoding == BodyEncoding::Utf8 => {

@@ -35,7 +35,7 @@ use std::collections::BTreeSet;
 use rea_evidence::{Refusal, sha256_hex};
 use rea_manifest::Manifest;
 use rea_plugin_api::contracts::capture::CaptureRecord;
-use rea_plugin_api::json::{self, Json, ParseOptions};
+use rea_plugin_api::json::{self, Json};
 use rea_registry::{PluginSource, Registry};
 use serde::{Deserialize, Serialize};
 
@@ -46,6 +46,9 @@ pub const PRECOMPUTED_FORMAT: &str = "rea-precomputed-state";
 
 /// The header's `version`: bumped whenever an older reader would misread the body.
 pub const PRECOMPUTED_VERSION: u64 = 2;
+
+/// Why a body whose length or digest is not the header's is not used.
+const NOT_ITS_BODY: &str = "its body is not the one its header names (length or SHA-256)";
 
 /// The longest header line read.
 const MAX_HEADER_BYTES: usize = 64 * 1024;
@@ -248,14 +251,20 @@ pub fn read_precomputed(
     if let Some(difference) = header.key.difference(&key) {
         return Err(difference);
     }
-    if body.len() as u64 != header.body_bytes || sha256_hex(body) != header.body_sha256 {
-        return Err("its body is not the one its header names (length or SHA-256)".to_owned());
+    if body.len() as u64 != header.body_bytes {
+        return Err(NOT_ITS_BODY.to_owned());
     }
-    // Nesting is bounded by the capture the state was derived from; the body is the one derived.
-    let tree = json::parse_with(body, &ParseOptions::default().max_depth(usize::MAX))
-        .map_err(|error| format!("its body cannot be read: {error}"))?;
-    let body: BodyIn =
-        json::from_json_exact(tree).map_err(|error| format!("its body is not a state: {error}"))?;
+    // The body is hashed on a second thread while it is read straight into the typed state (no
+    // JSON tree in between); what was read is used only when the digest is the header's.
+    let (digest, body) = std::thread::scope(|scope| {
+        let digest = scope.spawn(|| sha256_hex(body));
+        let read = json::from_slice_exact::<BodyIn>(body);
+        (digest.join(), read)
+    });
+    if digest.ok().as_deref() != Some(header.body_sha256.as_str()) {
+        return Err(NOT_ITS_BODY.to_owned());
+    }
+    let body = body.map_err(|error| format!("its body is not a state: {error}"))?;
     Ok(PrecomputedState {
         capture_evidence_id: header.key.capture_evidence_id,
         records: body.records,

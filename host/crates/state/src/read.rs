@@ -578,7 +578,7 @@ impl StateService {
             ));
         };
         let body = with_value_at(
-            envelope.json.clone().unwrap_or_default(),
+            envelope.json().cloned().unwrap_or_default(),
             &item.entity_pointer,
             rendered,
         );
@@ -774,13 +774,13 @@ impl StateService {
     ) -> bool {
         let Some(body) = self
             .kept(line.record_ordinal)
-            .and_then(|kept| kept.json.as_ref())
+            .and_then(|kept| kept.json())
         else {
             return false;
         };
         let plain = plain
             .and_then(|plain| self.kept(plain.record_ordinal))
-            .and_then(|kept| kept.json.as_ref());
+            .and_then(|kept| kept.json());
         crate::derive::lists::scalar_pointers(body, &list.list_pointer)
             .into_iter()
             .all(|(pointer, _)| {
@@ -800,7 +800,7 @@ impl StateService {
     ) -> Option<(Json, &KeptRecord)> {
         let base = self.kept(line.record_ordinal)?;
         let count = members.len();
-        let mut body = with_value_at(base.json.clone()?, &list.list_pointer, Json::Array(members));
+        let mut body = with_value_at(base.json().cloned()?, &list.list_pointer, Json::Array(members));
         for counter in &list.counters {
             set_counter(&mut body, counter, count);
         }
@@ -953,7 +953,7 @@ impl StateService {
         // known only when the call matches the whole collection.
         if evaluated.matched != candidates.len()
             && self.kept(base.record_ordinal).is_some_and(|kept| {
-                kept.json.as_ref().is_some_and(|body| {
+                kept.json().is_some_and(|body| {
                     model
                         .unfiltered_totals
                         .iter()
@@ -1004,7 +1004,7 @@ impl StateService {
         let entry = entries.entry_for(&path, &call.pairs())?;
         let base = self.kept(entries.base_ordinal)?;
         let body =
-            crate::render::with_value_at(base.json.clone()?, &entries.pointer, entry.clone());
+            crate::render::with_value_at(base.json().cloned()?, &entries.pointer, entry.clone());
         Some(state_answer(
             base,
             body,
@@ -1038,7 +1038,7 @@ impl StateService {
             return Err("unrecorded-request");
         };
         let mut body = held.value.clone();
-        if let (Json::Object(value), Some(Json::Object(recorded))) = (&mut body, &base.json) {
+        if let (Json::Object(value), Some(Json::Object(recorded))) = (&mut body, base.json()) {
             for member in &document.per_response_members {
                 let name = member
                     .trim_start_matches('/')

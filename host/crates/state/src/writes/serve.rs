@@ -409,7 +409,7 @@ fn written_answer(service: &StateService, plan: &WritePlan, change: &Change) -> 
             source,
         ),
         ResponseKind::Entity | ResponseKind::Projection | ResponseKind::Identity => {
-            let Some(body) = render_response(plan, base.json.as_ref(), change) else {
+            let Some(body) = render_response(plan, base.json(), change) else {
                 return tool_error(
                     "internal_error",
                     "the write's answer cannot be rendered from its recorded answer",
