@@ -19,6 +19,7 @@ mod browser_serve;
 mod bundle_build;
 mod bundle_first_hour;
 mod bundle_mcp;
+mod bundle_memory_limit;
 mod bundle_refusals;
 mod bundle_reproducible;
 mod bundle_serving;

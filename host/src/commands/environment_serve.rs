@@ -235,7 +235,7 @@ pub fn run(args: &EnvironmentServeArgs) -> Result<(), CommandFailure> {
     let memory = args.max_memory.map(MemoryLimit::new);
     let mut inputs = vec![args.manifest.as_path(), args.evidence.as_path()];
     inputs.extend(args.state.as_deref());
-    check_inputs(memory, &inputs, 1).map_err(refused)?;
+    check_inputs(memory, &inputs, 1, STAGE).map_err(refused)?;
     let (manifest, evidence) = (args.manifest.clone(), args.evidence.clone());
     run_server(ServeRequest {
         loader: Box::new(move || {
@@ -271,6 +271,7 @@ pub fn check_inputs(
     memory: Option<MemoryLimit>,
     paths: &[&Path],
     factor: u64,
+    stage: &str,
 ) -> Result<(), Refusal> {
     let Some(limit) = memory else {
         return Ok(());
@@ -278,7 +279,7 @@ pub fn check_inputs(
     let bytes = crate::memory_limit::file_bytes(paths);
     limit
         .check_estimate("the inputs", bytes, bytes.saturating_mul(factor))
-        .map_err(|refusal| refusal.in_stage(STAGE))
+        .map_err(|refusal| refusal.in_stage(stage))
 }
 
 /// Refuses, under `--max-memory`, a server whose peak memory passed the limit by the end of

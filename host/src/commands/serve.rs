@@ -116,7 +116,7 @@ pub fn run(args: &ServeArgs) -> Result<(), CommandFailure> {
     let memory = args.max_memory.map(crate::memory_limit::MemoryLimit::new);
     let (files, factor) = input.files();
     let files: Vec<&Path> = files.iter().map(PathBuf::as_path).collect();
-    super::environment_serve::check_inputs(memory, &files, factor)
+    super::environment_serve::check_inputs(memory, &files, factor, STAGE)
         .map_err(|refusal| CommandFailure::refused(refusal, args.json))?;
     let env = rea_serve::config::ProcessEnv;
     let level = log_level(&env).map_err(|error| {
