@@ -179,10 +179,13 @@ impl Progress {
             return refusal;
         }
         let mut data = memory.data.clone().unwrap_or_default();
-        if let (Some(data), Some(serde_json::Value::Object(files))) = (data.as_object_mut(), refusal.data) {
+        if let (Some(data), Some(serde_json::Value::Object(files))) =
+            (data.as_object_mut(), refusal.data)
+        {
             data.extend(files);
         }
-        let mut explained = nothing_written(Refusal::resource_constraint(memory.message).with_data(data));
+        let mut explained =
+            nothing_written(Refusal::resource_constraint(memory.message).with_data(data));
         explained.stage = refusal.stage;
         explained
     }

@@ -62,7 +62,10 @@ fn a_build_over_the_limit_is_refused_before_reading_or_at_a_stage_and_writes_not
     assert_eq!(refusal["data"]["input_bytes"], capture);
     assert_eq!(refusal["data"]["estimated_bytes"], 3 * capture);
     assert!(
-        refusal["message"].as_str().unwrap().contains("nothing was read"),
+        refusal["message"]
+            .as_str()
+            .unwrap()
+            .contains("nothing was read"),
         "{refusal}"
     );
 
@@ -74,7 +77,9 @@ fn a_build_over_the_limit_is_refused_before_reading_or_at_a_stage_and_writes_not
     let refusal = refused_unchanged(work, &argv);
     assert_eq!(refusal["code"], "resource_constraint", "{refusal}");
     assert_eq!(refusal["data"]["max_memory_bytes"], 1 << 20);
-    let peak = refusal["data"]["peak_rss_bytes"].as_u64().expect("the peak");
+    let peak = refusal["data"]["peak_rss_bytes"]
+        .as_u64()
+        .expect("the peak");
     assert!(peak > 1 << 20, "{refusal}");
     assert!(refusal["data"]["stage"].is_string(), "{refusal}");
     assert!(
@@ -100,7 +105,13 @@ fn a_limit_that_is_no_size_is_a_usage_error() {
     for limit in ["0", "1.5G", "lots", "12T"] {
         let run = run(
             work,
-            &["environment-build", &har, "--dry-run", "--max-memory", limit],
+            &[
+                "environment-build",
+                &har,
+                "--dry-run",
+                "--max-memory",
+                limit,
+            ],
         );
         assert_eq!(run.code, Some(2), "{limit}: {}", run.stderr);
         assert!(run.stderr.contains("--max-memory"), "{}", run.stderr);
@@ -166,11 +177,17 @@ fn a_server_over_the_limit_is_refused_before_it_binds() {
     assert_eq!(refusal["code"], "resource_constraint", "{refusal}");
     assert_eq!(refusal["data"]["stage"], "load", "{refusal}");
     assert!(
-        refusal["data"]["peak_rss_bytes"].as_u64().expect("the peak") > inputs,
+        refusal["data"]["peak_rss_bytes"]
+            .as_u64()
+            .expect("the peak")
+            > inputs,
         "{refusal}"
     );
     assert!(
-        refusal["message"].as_str().unwrap().ends_with("nothing was bound"),
+        refusal["message"]
+            .as_str()
+            .unwrap()
+            .ends_with("nothing was bound"),
         "{refusal}"
     );
 
@@ -178,7 +195,15 @@ fn a_server_over_the_limit_is_refused_before_it_binds() {
     let bundle = work.join("bundle").display().to_string();
     let refusal = refused_unchanged(
         work,
-        &["serve", &bundle, "--port", "0", "--json", "--max-memory", "1K"],
+        &[
+            "serve",
+            &bundle,
+            "--port",
+            "0",
+            "--json",
+            "--max-memory",
+            "1K",
+        ],
     );
     assert_eq!(refusal["code"], "resource_constraint", "{refusal}");
     assert_eq!(refusal["stage"], "serve");

@@ -267,13 +267,14 @@ impl Input {
     /// recorded (nothing to estimate before).
     fn files(&self) -> (Vec<PathBuf>, u64) {
         match self {
-            Self::Har(path) => (
-                vec![path.clone()],
-                crate::memory_limit::BUILD_INPUT_FACTOR,
-            ),
+            Self::Har(path) => (vec![path.clone()], crate::memory_limit::BUILD_INPUT_FACTOR),
             Self::Evidence(path) => (vec![path.clone()], 1),
             Self::Bundle { env, .. } => {
-                let named = ["manifest.json", "evidence.json", rea_bundle::content::STATE_FILE];
+                let named = [
+                    "manifest.json",
+                    "evidence.json",
+                    rea_bundle::content::STATE_FILE,
+                ];
                 (named.iter().map(|name| env.join(name)).collect(), 1)
             }
             Self::Scenario(_) | Self::Recorded(..) => (Vec::new(), 1),

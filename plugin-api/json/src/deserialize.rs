@@ -159,7 +159,10 @@ impl<'de> IntoDeserializer<'de, DeError> for Json {
     }
 }
 
-pub(crate) fn visit_number<'de, V: Visitor<'de>>(number: Number, visitor: V) -> Result<V::Value, DeError> {
+pub(crate) fn visit_number<'de, V: Visitor<'de>>(
+    number: Number,
+    visitor: V,
+) -> Result<V::Value, DeError> {
     let lexeme = number.as_str();
     if let Some(value) = number.as_u64().filter(|value| value.to_string() == lexeme) {
         return visitor.visit_u64(value);

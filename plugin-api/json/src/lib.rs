@@ -32,12 +32,12 @@ mod write;
 
 pub use convert::{ConversionError, from_json};
 pub use deserialize::{NUMBER_TOKEN, TreeDeserializer, from_json_exact};
-pub use text_deserializer::from_slice_exact;
 pub use number::Number;
 pub use parse::{
     ItemStream, JsonError, JsonErrorKind, ParseOptions, Streamed, parse, parse_streaming,
     parse_streaming_text, parse_with,
 };
+pub use text_deserializer::from_slice_exact;
 pub use write::{
     CHUNK_BYTES, escape_pointer_segment, unescape_pointer_segment, write_canonical_chunks,
     write_canonical_string,

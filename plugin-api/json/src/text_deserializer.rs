@@ -12,12 +12,12 @@
 
 use std::borrow::Cow;
 
+use serde::Deserializer;
 use serde::de::value::Error as DeError;
 use serde::de::{
     self, DeserializeOwned, DeserializeSeed, EnumAccess, IntoDeserializer, MapAccess, SeqAccess,
     VariantAccess, Visitor,
 };
-use serde::Deserializer;
 
 use super::convert::ConversionError;
 use super::deserialize::visit_number;
@@ -28,18 +28,13 @@ use super::{Json, Number};
 /// Reads a typed value from JSON text (see the module documentation).
 pub fn from_slice_exact<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ConversionError> {
     let shape = |message: String| ConversionError::Shape { message };
-    let text = std::str::from_utf8(bytes).map_err(|error| {
-        shape(format!(
-            "invalid UTF-8 at byte {}",
-            error.valid_up_to()
-        ))
-    })?;
+    let text = std::str::from_utf8(bytes)
+        .map_err(|error| shape(format!("invalid UTF-8 at byte {}", error.valid_up_to())))?;
     let mut reader = TextDeserializer {
         parser: Parser::over(text),
     };
-    let value = T::deserialize(&mut reader).map_err(|error| {
-        shape(format!("{error} (at byte {})", reader.parser.pos))
-    })?;
+    let value = T::deserialize(&mut reader)
+        .map_err(|error| shape(format!("{error} (at byte {})", reader.parser.pos)))?;
     reader.parser.skip_whitespace();
     if reader.parser.pos != bytes.len() {
         return Err(shape(format!(
@@ -169,8 +164,12 @@ impl<'de> Deserializer<'de> for &mut TextDeserializer<'de> {
                 Cow::Borrowed(text) => visitor.visit_borrowed_str(text),
                 Cow::Owned(text) => visitor.visit_string(text),
             },
-            Some(b't') => self.literal(b"true").and_then(|()| visitor.visit_bool(true)),
-            Some(b'f') => self.literal(b"false").and_then(|()| visitor.visit_bool(false)),
+            Some(b't') => self
+                .literal(b"true")
+                .and_then(|()| visitor.visit_bool(true)),
+            Some(b'f') => self
+                .literal(b"false")
+                .and_then(|()| visitor.visit_bool(false)),
             Some(b'n') => self.literal(b"null").and_then(|()| visitor.visit_unit()),
             Some(b'-' | b'0'..=b'9') => {
                 let number = self.number()?;

@@ -772,10 +772,7 @@ impl StateService {
         line: &ListLine,
         plain: Option<&ListLine>,
     ) -> bool {
-        let Some(body) = self
-            .kept(line.record_ordinal)
-            .and_then(|kept| kept.json())
-        else {
+        let Some(body) = self.kept(line.record_ordinal).and_then(|kept| kept.json()) else {
             return false;
         };
         let plain = plain
@@ -800,7 +797,11 @@ impl StateService {
     ) -> Option<(Json, &KeptRecord)> {
         let base = self.kept(line.record_ordinal)?;
         let count = members.len();
-        let mut body = with_value_at(base.json().cloned()?, &list.list_pointer, Json::Array(members));
+        let mut body = with_value_at(
+            base.json().cloned()?,
+            &list.list_pointer,
+            Json::Array(members),
+        );
         for counter in &list.counters {
             set_counter(&mut body, counter, count);
         }
