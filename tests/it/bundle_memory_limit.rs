@@ -11,15 +11,14 @@ use std::path::Path;
 use bundle_support::*;
 use serde_json::Value;
 
-/// Runs a command that must be refused and must change nothing under `work`; returns the refusal.
-fn refused_unchanged(work: &Path, args: &[&str]) -> Value {
-    let before = snapshot(work);
-    let refusal = refusal(&run(work, args));
-    assert!(
-        snapshot(work) == before,
-        "the refusal changed the file system: {refusal}"
-    );
-    refusal
+/// Arguments as `&str`s.
+fn strs(args: &[String]) -> Vec<&str> {
+    args.iter().map(String::as_str).collect()
+}
+
+/// [`refused_unchanged`] with owned arguments.
+fn refused_owned(work: &Path, args: &[String]) -> Value {
+    refused_unchanged(work, &strs(args))
 }
 
 /// The size of a file.
@@ -51,9 +50,7 @@ fn a_build_over_the_limit_is_refused_before_reading_or_at_a_stage_and_writes_not
     };
 
     // The estimate: 3x the capture is over 1 KiB, refused before anything is read.
-    let owned = args("1K");
-    let argv: Vec<&str> = owned.iter().map(String::as_str).collect();
-    let refusal = refused_unchanged(work, &argv);
+    let refusal = refused_owned(work, &args("1K"));
     assert_eq!(refusal["code"], "resource_constraint", "{refusal}");
     assert_eq!(refusal["stage"], "environment-build");
     assert_eq!(refusal["data"]["limit"], "max-memory");
@@ -72,9 +69,7 @@ fn a_build_over_the_limit_is_refused_before_reading_or_at_a_stage_and_writes_not
     // The measured figure: 1 MiB holds the estimate (3x a capture under 340 KiB), but no
     // process runs in it; the first stage boundary refuses, naming its peak.
     assert!(3 * capture < 1 << 20, "{capture}");
-    let owned = args("1M");
-    let argv: Vec<&str> = owned.iter().map(String::as_str).collect();
-    let refusal = refused_unchanged(work, &argv);
+    let refusal = refused_owned(work, &args("1M"));
     assert_eq!(refusal["code"], "resource_constraint", "{refusal}");
     assert_eq!(refusal["data"]["max_memory_bytes"], 1 << 20);
     let peak = refusal["data"]["peak_rss_bytes"]
@@ -92,8 +87,7 @@ fn a_build_over_the_limit_is_refused_before_reading_or_at_a_stage_and_writes_not
 
     // A limit the build fits: the bundle is written as without one.
     let owned = args("4G");
-    let argv: Vec<&str> = owned.iter().map(String::as_str).collect();
-    let built = report(&run(work, &argv));
+    let built = report(&run(work, &strs(&owned)));
     assert_eq!(built["status"], "built", "{built}");
 }
 
@@ -143,27 +137,28 @@ fn a_server_over_the_limit_is_refused_before_it_binds() {
         .iter()
         .map(|name| bytes(&env.join(name)))
         .sum();
-    let serve = |limit: &str| {
-        vec![
-            "environment-serve".to_owned(),
-            "manifest.json".to_owned(),
-            "--evidence".to_owned(),
-            "evidence.json".to_owned(),
-            "--state".to_owned(),
-            "state.json".to_owned(),
-            "--pipeline".to_owned(),
-            "pipeline.toml".to_owned(),
-            "--port".to_owned(),
-            "0".to_owned(),
-            "--max-memory".to_owned(),
-            limit.to_owned(),
+    let serve = |limit: &str| -> Vec<String> {
+        [
+            "environment-serve",
+            "manifest.json",
+            "--evidence",
+            "evidence.json",
+            "--state",
+            "state.json",
+            "--pipeline",
+            "pipeline.toml",
+            "--port",
+            "0",
+            "--max-memory",
+            limit,
         ]
+        .into_iter()
+        .map(str::to_owned)
+        .collect()
     };
 
     // The estimate: the inputs alone are over the limit; nothing is read.
-    let owned = serve(&(inputs - 1).to_string());
-    let argv: Vec<&str> = owned.iter().map(String::as_str).collect();
-    let refusal = refused_unchanged(&env, &argv);
+    let refusal = refused_owned(&env, &serve(&(inputs - 1).to_string()));
     assert_eq!(refusal["code"], "resource_constraint", "{refusal}");
     assert_eq!(refusal["stage"], "environment-serve");
     assert_eq!(refusal["data"]["input_bytes"], inputs);
@@ -171,9 +166,7 @@ fn a_server_over_the_limit_is_refused_before_it_binds() {
 
     // The measured figure: the inputs fit, the server loading them does not.
     assert!(inputs < 4 << 20, "{inputs}");
-    let owned = serve(&inputs.to_string());
-    let argv: Vec<&str> = owned.iter().map(String::as_str).collect();
-    let refusal = refused_unchanged(&env, &argv);
+    let refusal = refused_owned(&env, &serve(&inputs.to_string()));
     assert_eq!(refusal["code"], "resource_constraint", "{refusal}");
     assert_eq!(refusal["data"]["stage"], "load", "{refusal}");
     assert!(

@@ -12,18 +12,6 @@ use serde_json::{Value, json};
 use serve_support::process::Server;
 use serve_support::synthetic::wide_har;
 
-/// Runs a command that must be refused and must change nothing under `work`; returns the refusal.
-fn refused_unchanged(work: &Path, args: &[&str]) -> Value {
-    let before = snapshot(work);
-    let run = run(work, args);
-    let refusal = refusal(&run);
-    assert!(
-        snapshot(work) == before,
-        "the refusal changed the file system: {refusal}"
-    );
-    refusal
-}
-
 // contract: BUILD-031, BUILD-032, EXPORT-019, EXPORT-020
 #[test]
 fn an_occupied_directory_is_refused_and_left_as_it_was() {

@@ -180,6 +180,32 @@ pub(crate) fn visit_number<'de, V: Visitor<'de>>(
     visitor.visit_map(MapDeserializer::new(token))
 }
 
+/// Invokes `$reader!` with every typed number a deserializer reads (its method, the visitor's
+/// method, the type, how it is read from a [`Number`]), then forwards the other methods to
+/// `deserialize_any`: the typed methods of [`TreeDeserializer`] and of the text reader.
+macro_rules! typed_number_methods {
+    ($reader:ident) => {
+        $reader! {
+            deserialize_u64 visit_u64 u64 => Number::as_u64;
+            deserialize_u32 visit_u32 u32 => $crate::deserialize::narrow::<u32>;
+            deserialize_u16 visit_u16 u16 => $crate::deserialize::narrow::<u16>;
+            deserialize_u8 visit_u8 u8 => $crate::deserialize::narrow::<u8>;
+            deserialize_i64 visit_i64 i64 => Number::as_i64;
+            deserialize_i32 visit_i32 i32 => $crate::deserialize::narrow_signed::<i32>;
+            deserialize_i16 visit_i16 i16 => $crate::deserialize::narrow_signed::<i16>;
+            deserialize_i8 visit_i8 i8 => $crate::deserialize::narrow_signed::<i8>;
+            deserialize_f64 visit_f64 f64 => |number: &Number| Some(number.as_f64()).filter(|value| value.is_finite());
+            deserialize_f32 visit_f32 f32 => |number: &Number| Some(number.as_f64() as f32).filter(|value| value.is_finite());
+        }
+
+        serde::forward_to_deserialize_any! {
+            bool char str string bytes byte_buf unit unit_struct seq tuple tuple_struct map struct
+            identifier i128 u128
+        }
+    };
+}
+pub(crate) use typed_number_methods;
+
 macro_rules! typed_number {
     ($($method:ident $visit:ident $kind:ty => $read:expr;)*) => {
         $(
@@ -200,11 +226,11 @@ macro_rules! typed_number {
     };
 }
 
-fn narrow<T: TryFrom<u64>>(number: &Number) -> Option<T> {
+pub(crate) fn narrow<T: TryFrom<u64>>(number: &Number) -> Option<T> {
     number.as_u64().and_then(|value| T::try_from(value).ok())
 }
 
-fn narrow_signed<T: TryFrom<i64>>(number: &Number) -> Option<T> {
+pub(crate) fn narrow_signed<T: TryFrom<i64>>(number: &Number) -> Option<T> {
     number.as_i64().and_then(|value| T::try_from(value).ok())
 }
 
@@ -270,23 +296,7 @@ impl<'de> Deserializer<'de> for TreeDeserializer {
         visitor.visit_unit()
     }
 
-    typed_number! {
-        deserialize_u64 visit_u64 u64 => Number::as_u64;
-        deserialize_u32 visit_u32 u32 => narrow::<u32>;
-        deserialize_u16 visit_u16 u16 => narrow::<u16>;
-        deserialize_u8 visit_u8 u8 => narrow::<u8>;
-        deserialize_i64 visit_i64 i64 => Number::as_i64;
-        deserialize_i32 visit_i32 i32 => narrow_signed::<i32>;
-        deserialize_i16 visit_i16 i16 => narrow_signed::<i16>;
-        deserialize_i8 visit_i8 i8 => narrow_signed::<i8>;
-        deserialize_f64 visit_f64 f64 => |number: &Number| Some(number.as_f64()).filter(|value| value.is_finite());
-        deserialize_f32 visit_f32 f32 => |number: &Number| Some(number.as_f64() as f32).filter(|value| value.is_finite());
-    }
-
-    serde::forward_to_deserialize_any! {
-        bool char str string bytes byte_buf unit unit_struct seq tuple tuple_struct map struct
-        identifier i128 u128
-    }
+    typed_number_methods!(typed_number);
 }
 
 /// An externally tagged enum value: `{"variant": value}`.

@@ -20,7 +20,7 @@ use serde::de::{
 };
 
 use super::convert::ConversionError;
-use super::deserialize::visit_number;
+use super::deserialize::{typed_number_methods, visit_number};
 use super::number::scan_number;
 use super::parse::{JsonErrorKind, Parser, find_special};
 use super::{Json, Number};
@@ -129,14 +129,6 @@ macro_rules! typed_number {
     };
 }
 
-fn narrow<T: TryFrom<u64>>(number: &Number) -> Option<T> {
-    number.as_u64().and_then(|value| T::try_from(value).ok())
-}
-
-fn narrow_signed<T: TryFrom<i64>>(number: &Number) -> Option<T> {
-    number.as_i64().and_then(|value| T::try_from(value).ok())
-}
-
 impl<'de> Deserializer<'de> for &mut TextDeserializer<'de> {
     type Error = DeError;
 
@@ -224,23 +216,7 @@ impl<'de> Deserializer<'de> for &mut TextDeserializer<'de> {
         visitor.visit_unit()
     }
 
-    typed_number! {
-        deserialize_u64 visit_u64 u64 => Number::as_u64;
-        deserialize_u32 visit_u32 u32 => narrow::<u32>;
-        deserialize_u16 visit_u16 u16 => narrow::<u16>;
-        deserialize_u8 visit_u8 u8 => narrow::<u8>;
-        deserialize_i64 visit_i64 i64 => Number::as_i64;
-        deserialize_i32 visit_i32 i32 => narrow_signed::<i32>;
-        deserialize_i16 visit_i16 i16 => narrow_signed::<i16>;
-        deserialize_i8 visit_i8 i8 => narrow_signed::<i8>;
-        deserialize_f64 visit_f64 f64 => |number: &Number| Some(number.as_f64()).filter(|value| value.is_finite());
-        deserialize_f32 visit_f32 f32 => |number: &Number| Some(number.as_f64() as f32).filter(|value| value.is_finite());
-    }
-
-    serde::forward_to_deserialize_any! {
-        bool char str string bytes byte_buf unit unit_struct seq tuple tuple_struct map struct
-        identifier i128 u128
-    }
+    typed_number_methods!(typed_number);
 }
 
 use serde::Deserialize;

@@ -106,6 +106,18 @@ pub fn snapshot(dir: &Path) -> BTreeMap<String, (Option<Vec<u8>>, u32)> {
     entries
 }
 
+/// Runs a command that must be refused and must change nothing under `work`; returns the refusal.
+pub fn refused_unchanged(work: &Path, args: &[&str]) -> Value {
+    let before = snapshot(work);
+    let run = run(work, args);
+    let refusal = refusal(&run);
+    assert!(
+        snapshot(work) == before,
+        "the refusal changed the file system: {refusal}"
+    );
+    refusal
+}
+
 /// The files below a folder (relative paths), sorted.
 pub fn files(dir: &Path) -> Vec<String> {
     snapshot(dir)
