@@ -160,10 +160,10 @@ impl Progress {
 
     /// Whether the peak memory passed `--max-memory` (remembering the refusal).
     fn over_memory(&mut self) -> bool {
-        if self.over_memory.is_none() {
-            if let Some(limit) = self.memory {
-                self.over_memory = limit.check_peak(&self.current).err();
-            }
+        if self.over_memory.is_none()
+            && let Some(limit) = self.memory
+        {
+            self.over_memory = limit.check_peak(&self.current).err();
         }
         self.over_memory.is_some()
     }
@@ -297,10 +297,10 @@ impl Progress {
             ))
             .with_data(serde_json::json!({ "signal": signal })));
         }
-        if self.over_memory() {
-            if let Some(refusal) = self.over_memory.take() {
-                return Err(nothing_written(refusal));
-            }
+        if self.over_memory()
+            && let Some(refusal) = self.over_memory.take()
+        {
+            return Err(nothing_written(refusal));
         }
         Ok(())
     }
