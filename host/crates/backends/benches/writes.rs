@@ -1,12 +1,23 @@
 //! Write-plan benchmark: learning and confirming plans against the number of writes in a
 //! capture (synthetic, so the capture grows linearly with its writes), and the latency of served
-//! writes. Prints figures and ratios; run with `cargo bench -p rea-backends --bench writes`.
+//! writes against the size of the collection they write. Prints figures and ratios; run with
+//! `cargo bench -p rea-backends --bench writes` (`REA_BENCH_ONLY=learning` or `=latency` runs one
+//! part, `REA_BENCH_SAMPLES` sets the samples per served-write figure, at most and by default 500:
+//! half the smallest size, so every delete finds its item).
 //!
 //! The synthetic capture is a json-server-like collection: a whole list and every item by id,
-//! then per write a create (`POST /items`, the next id, read back by id), every fourth write an
-//! update of an earlier item (read back by id), and twenty times in all a page of the list (a
-//! query the state evaluates over the whole collection). Its records and bytes grow linearly with
-//! the writes, so a derivation that is linear in the capture is linear here too.
+//! then per write a create (`POST /items`, the next id and a fresh UUID `key`, read back by id),
+//! every fourth write an update of an earlier item (read back by id), every eighth a delete of an
+//! earlier item (read back as a 404), and twenty times in all a page of the list (a query the
+//! state evaluates over the whole collection). Its records and bytes grow linearly with the
+//! writes, so a derivation that is linear in the capture is linear here too.
+//!
+//! Served writes: the plans learned from a 100-write capture (a `sequence` id, a `uuid` key),
+//! served through the state service as the MCP backend calls them, on a live state holding 1k,
+//! 11k and 100k items. Each round creates one item, updates one and deletes one (so the size
+//! stays put); the figures are the medians per operation and their ratio to the 1k figure. A
+//! served write's rules ask the indexes the live state keeps (the largest id, the held keys), so
+//! the figures should not grow with the collection.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -15,9 +26,12 @@ use rea_manifest::{Environment, TemplateRules, project_manifest};
 use rea_plugin_api::contracts::capture::{
     Body, CaptureRecord, RecordQuery, RecordRequest, RecordResponse, StartTime,
 };
+use rea_plugin_api::json::Json;
+use rea_state::model::Entity;
 use rea_state::rules::RuleSet;
 use rea_state::service::StateService;
-use serde_json::{Map, Value, json};
+use rea_state::store::LiveState;
+use serde_json::{Value, json};
 
 const SEEDED: usize = 20;
 
@@ -86,7 +100,20 @@ fn record(
 }
 
 fn item(id: usize, title: &str) -> Value {
-    json!({"title": title, "done": id.is_multiple_of(2), "id": id})
+    json!({"title": title, "done": id.is_multiple_of(2), "key": key(id), "id": id})
+}
+
+/// A version-4-shaped UUID, different for every id.
+fn key(id: usize) -> String {
+    let mixed = (id as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    format!(
+        "{:08x}-{:04x}-4{:03x}-8{:03x}-{:012x}",
+        mixed >> 32,
+        (mixed >> 16) & 0xffff,
+        mixed & 0xfff,
+        (mixed >> 12) & 0xfff,
+        id
+    )
 }
 
 /// A capture with `writes` writes (see the module docs).
@@ -98,18 +125,22 @@ fn synthetic(writes: usize) -> Vec<CaptureRecord> {
             records.push(record(ordinal, method, &target, request, status, body));
             ordinal += 1;
         };
-    let mut items: Vec<Value> = (1..=SEEDED)
-        .map(|id| item(id, &format!("seed {id}")))
+    // The items by id (json-server lists them in id order, which is creation order).
+    let mut items: std::collections::BTreeMap<usize, Value> = (1..=SEEDED)
+        .map(|id| (id, item(id, &format!("seed {id}"))))
         .collect();
-    push("GET", "/items".into(), None, 200, json!(items));
+    let page = |items: &std::collections::BTreeMap<usize, Value>| {
+        json!(items.values().take(10).cloned().collect::<Vec<_>>())
+    };
     push(
         "GET",
-        "/items?_page=1&_limit=10".into(),
+        "/items".into(),
         None,
         200,
-        json!(items[..10]),
+        json!(items.values().cloned().collect::<Vec<_>>()),
     );
-    for seeded in &items {
+    push("GET", "/items?_page=1&_limit=10".into(), None, 200, page(&items));
+    for seeded in items.values() {
         push(
             "GET",
             format!("/items/{}", seeded["id"]),
@@ -129,11 +160,11 @@ fn synthetic(writes: usize) -> Vec<CaptureRecord> {
             created.clone(),
         );
         push("GET", format!("/items/{id}"), None, 200, created.clone());
-        items.push(created);
+        items.insert(id, created);
         if write % 4 == 3 {
+            // An item created two writes ago (ids 2 mod 4 past the seeds: never deleted).
             let target = id - 2;
-            let position = target - 1;
-            let mut updated = items[position].clone();
+            let mut updated = items[&target].clone();
             updated["title"] = json!(format!("renamed {target}"));
             push(
                 "PATCH",
@@ -149,16 +180,17 @@ fn synthetic(writes: usize) -> Vec<CaptureRecord> {
                 200,
                 updated.clone(),
             );
-            items[position] = updated;
+            items.insert(target, updated);
+        }
+        if write % 8 == 5 {
+            // An item created three writes ago (ids 3 mod 8 past the seeds: never updated).
+            let target = id - 3;
+            push("DELETE", format!("/items/{target}"), None, 200, json!({}));
+            push("GET", format!("/items/{target}"), None, 404, json!({}));
+            items.remove(&target);
         }
         if write.is_multiple_of((writes / 20).max(1)) {
-            push(
-                "GET",
-                "/items?_page=1&_limit=10".into(),
-                None,
-                200,
-                json!(items[..10]),
-            );
+            push("GET", "/items?_page=1&_limit=10".into(), None, 200, page(&items));
         }
     }
     records
@@ -213,60 +245,127 @@ fn learning(rules: &RuleSet) {
     }
 }
 
+/// The served state's items grown (or cut) to `size`: the derived items, then generated ones
+/// numbered on from the largest id held.
+fn holding(service: &StateService, size: usize) -> LiveState {
+    let mut entities: Vec<Entity> = service.initial().entities().cloned().collect();
+    let exemplar = entities.last().cloned().expect("the derived state holds items");
+    let mut next = entities
+        .iter()
+        .filter_map(|entity| entity.id.parse::<usize>().ok())
+        .max()
+        .unwrap_or(0);
+    entities.truncate(size);
+    while entities.len() < size {
+        next += 1;
+        entities.push(Entity {
+            id: next.to_string(),
+            fields: Json::from_serde_value(&item(next, &format!("held {next}"))),
+            view_fields: Default::default(),
+            record_ordinals: Vec::new(),
+            ..exemplar.clone()
+        });
+    }
+    LiveState::new(entities, service.initial().documents().cloned().collect())
+}
+
+fn percentile(samples: &[Duration], per_cent: usize) -> Duration {
+    let mut sorted = samples.to_vec();
+    sorted.sort();
+    sorted[(sorted.len() * per_cent / 100).min(sorted.len() - 1)]
+}
+
+/// One served call, timed as served: the answer and its document text.
+fn served(service: &StateService, tool: &str, arguments: Value) -> Duration {
+    let Value::Object(arguments) = arguments else {
+        unreachable!("arguments are an object")
+    };
+    let started = Instant::now();
+    let answer = service.answer(tool, &arguments);
+    let text = answer.to_json_string();
+    let elapsed = started.elapsed();
+    assert!(!answer.is_error(), "{tool}: {text}");
+    elapsed
+}
+
+/// `samples` rounds of a create, an update and a delete on a state holding `size` items: the
+/// timings of each operation.
+fn rounds(service: &StateService, size: usize, samples: usize) -> [Vec<Duration>; 3] {
+    service.replace(holding(service, size));
+    let ids: Vec<String> = {
+        let live = service.read();
+        live.entities().map(|entity| entity.id.clone()).collect()
+    };
+    // Updates take the even positions, deletes the odd ones, spread over the collection.
+    let spread = |index: usize, parity: usize| {
+        let half = ids.len() / 2;
+        ids[(index * 7919 % half) * 2 + parity].clone()
+    };
+    let mut times: [Vec<Duration>; 3] = Default::default();
+    for index in 0..samples {
+        times[0].push(served(
+            service,
+            "post_items",
+            json!({"body": {"title": format!("served {index}"), "done": false}}),
+        ));
+        times[1].push(served(
+            service,
+            "patch_items_by_id",
+            json!({"id": spread(index, 0), "body": {"title": format!("renamed {index}")}}),
+        ));
+        times[2].push(served(
+            service,
+            "delete_items_by_id",
+            json!({"id": spread(index, 1)}),
+        ));
+    }
+    assert_eq!(service.read().len(), size, "each round keeps the size");
+    times
+}
+
 fn latency(rules: Arc<RuleSet>) {
-    println!("served write latency (through the state service, as the MCP backend calls it):");
+    let samples = std::env::var("REA_BENCH_SAMPLES")
+        .ok()
+        .and_then(|value| value.parse::<usize>().ok())
+        .filter(|samples| *samples > 0)
+        .unwrap_or(500)
+        .min(500);
+    println!(
+        "served write latency against the collection's size (through the state service, as the MCP backend calls it; median of {samples} rounds of a create, an update and a delete):"
+    );
     let template = TemplateRules::parse(&["sibling-variance", "prefix-variance"]).expect("rules");
     let records = synthetic(100);
     let manifest = project_manifest("ev_synthetic", &records, &template).expect("manifest");
     let state = rea_state::derive_state(&manifest, "ev_manifest", &records, &rules).expect("state");
     for plan in &state.write_plans {
         assert!(plan.served, "{}: {:?}", plan.tool, plan.reason);
+        let stages: Vec<&str> = plan.rules.iter().map(|rule| rule.stage.as_str()).collect();
+        println!("  {} applies {stages:?}", plan.tool);
     }
     let environment = Environment::new(&manifest, "ev_synthetic", records.clone()).expect("env");
     let service = StateService::new(state, "ev_state".into(), environment, &records, rules);
-    let arguments = |value: Value| -> Map<String, Value> {
-        match value {
-            Value::Object(map) => map,
-            _ => Map::new(),
-        }
-    };
-    for (label, count) in [("first 1000", 1000usize), ("next 10000", 10_000)] {
-        let mut creates = Vec::with_capacity(count);
-        let mut updates = Vec::with_capacity(count);
-        for index in 0..count {
-            let started = Instant::now();
-            // Timed as served: the answer and its document text.
-            let answer = service.answer(
-                "post_items",
-                &arguments(json!({"body": {"title": format!("served {index}"), "done": false}})),
-            );
-            let text = answer.to_json_string();
-            creates.push(started.elapsed());
-            assert!(!answer.is_error(), "{text}");
-            let started = Instant::now();
-            let answer = service.answer(
-                "patch_items_by_id",
-                &arguments(json!({"id": "5", "body": {"title": format!("renamed {index}")}})),
-            );
-            let text = answer.to_json_string();
-            updates.push(started.elapsed());
-            assert!(!answer.is_error(), "{text}");
-        }
-        let held = service.read().len();
-        println!(
-            "  {label:>10}: create median {:>9.2?} (p99 {:>9.2?}), update median {:>9.2?}; {held} entities held",
-            median(creates.clone()),
-            {
-                creates.sort();
-                creates[creates.len() * 99 / 100]
-            },
-            median(updates),
-        );
+    let mut first: Option<[Duration; 3]> = None;
+    for size in [1_000usize, 11_000, 100_000] {
+        let times = rounds(&service, size, samples);
+        let medians = [0, 1, 2].map(|operation| percentile(&times[operation], 50));
+        let base = *first.get_or_insert(medians);
+        let figures: Vec<String> = ["create", "update", "delete"]
+            .iter()
+            .enumerate()
+            .map(|(operation, name)| {
+                format!(
+                    "{name} median {:>9.2?} (p99 {:>9.2?}, x{:.2})",
+                    medians[operation],
+                    percentile(&times[operation], 99),
+                    medians[operation].as_secs_f64() / base[operation].as_secs_f64()
+                )
+            })
+            .collect();
+        println!("  {size:>7} items: {}", figures.join(", "));
     }
 }
 
 fn main() {
-    // `REA_BENCH_ONLY=learning` or `=latency` runs one part (for profiling).
     let only = std::env::var("REA_BENCH_ONLY").unwrap_or_default();
     let rules = rules();
     if only != "latency" {
