@@ -7,7 +7,7 @@
 //!   `extern "C"` functions that describe the plugin and construct its stage objects.
 //! * [`PluginDescriptor`] and [`StageDescriptor`] are typed descriptions (no JSON).
 //! * Stage objects are `#[sabi_trait]` trait objects: [`CaptureStage`], [`RuleStage`],
-//!   [`ToolStage`], [`RouteFormStage`] and [`QueryGrammarStage`] (added after the first release, as the evolution rules below describe). Their
+//!   [`ToolStage`], [`RouteFormStage`] and [`QueryGrammarStage`] (added after the first release, as the evolution rules below describe), and the host's [`ReadProgress`] and [`HeldIndex`] objects a stage is given. Their
 //!   payloads are JSON text (see [`crate::contracts`]) borrowed as [`RStr`], never copied.
 //! * Every call returns [`RResult`] with a [`PluginError`]; a panic inside a plugin is caught on the
 //!   plugin side (see [`crate::export`]) and comes back as a `PluginError` whose code is
@@ -34,7 +34,7 @@ use abi_stable::{
     library::RootModule,
     package_version_strings, sabi_trait,
     sabi_types::{RMut, VersionStrings},
-    std_types::{RBox, RResult, RSlice, RStr, RString, RVec},
+    std_types::{RBox, ROption, RResult, RSlice, RStr, RString, RVec},
 };
 
 /// A structured error that crosses the plugin boundary.
@@ -224,10 +224,52 @@ pub trait RuleStage: Send + Sync + 'static {
     /// Applies a learned rule to a served call: the field values it sets.
     #[sabi(last_prefix_field)]
     fn apply(&self, request: RStr<'_>) -> RResult<RString, PluginError>;
+
+    /// The held indexes the stage's `apply` asks about: a
+    /// [`crate::contracts::rule::HeldIndexes`] as JSON text. Added after `apply`: a stage built
+    /// before it answers the default, [`crate::contracts::rule::HeldIndexKind::Values`] (every
+    /// held value in `ServedCall::held_values`, as the host passed them then).
+    fn held_indexes(&self) -> RString {
+        RString::from(r#"{"kinds":["values"],"schema_version":1}"#)
+    }
+
+    /// [`RuleStage::apply`], with the host's answers to the questions of the kinds the stage
+    /// declared (`held`, for `ServedCall::held`). Added after `apply`: a stage built before it
+    /// has none, and the default applies without them (the host calls it only for a stage that
+    /// declared kinds other than `values`).
+    fn apply_held(&self, request: RStr<'_>, held: HeldIndexBox) -> RResult<RString, PluginError> {
+        drop(held);
+        self.apply(request)
+    }
 }
 
 /// A boxed [`RuleStage`] trait object.
 pub type RuleStageBox = RuleStage_TO<RBox<()>>;
+
+/// What the collection a served write writes holds, as a rule asks it (the host's side of
+/// [`RuleStage::apply_held`]): answered from indexes the host keeps as served writes change the
+/// collection, never by listing it. `pointer` names a top-level field the rule explains; a field
+/// the host keeps no index of the asked kind for answers nothing (no integer, not held, no
+/// strings). Owned and thread-safe, since a rule stage's call may outlive the caller's wait (the
+/// host abandons a call past its deadline).
+#[sabi_trait]
+pub trait HeldIndex: Send + Sync + 'static {
+    /// The largest integer held at the field (a JSON number within 64 bits or a string of
+    /// digits), or a sequence generated there, in decimal digits.
+    fn largest_integer(&self, pointer: RStr<'_>) -> ROption<RString>;
+
+    /// Whether a value spelled `text` is held at the field (a string's text, an integer
+    /// number's digits), or a sequence generated it; with `ignore_case`, whether a string equal
+    /// to `text` with ASCII case ignored is held there.
+    fn holds_text(&self, pointer: RStr<'_>, text: RStr<'_>, ignore_case: bool) -> bool;
+
+    /// The distinct strings held at the field.
+    #[sabi(last_prefix_field)]
+    fn strings(&self, pointer: RStr<'_>) -> RVec<RString>;
+}
+
+/// A boxed [`HeldIndex`] trait object, as it crosses the ABI.
+pub type HeldIndexBox = HeldIndex_TO<RBox<()>>;
 
 /// An MCP tool stage: a tool a plugin contributes to `rea mcp`'s catalog.
 ///

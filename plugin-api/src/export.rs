@@ -34,7 +34,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use crate::abi::{
-    CaptureStage, CaptureStage_TO, CaptureStageBox, PluginDescriptor, PluginError,
+    CaptureStage, CaptureStage_TO, CaptureStageBox, HeldIndexBox, PluginDescriptor, PluginError,
     QueryGrammarStage, QueryGrammarStage_TO, QueryGrammarStageBox, ReadProgressMut, RouteFormStage,
     RouteFormStage_TO, RouteFormStageBox, RuleStage, RuleStage_TO, RuleStageBox, StageDescriptor,
     StageKind, ToolStage, ToolStage_TO, ToolStageBox,
@@ -46,8 +46,8 @@ use crate::contracts::query::{
 };
 use crate::contracts::route::{RouteFormOutcome, RouteFormRequest};
 use crate::contracts::rule::{
-    ApplyOutcome, ApplyRequest, LearnOutcome, LearnRequest, OptionProblem, OptionsCheck,
-    OptionsCheckRequest, RawOptions,
+    ApplyOutcome, ApplyRequest, Held, HeldIndexKind, HeldIndexes, LearnOutcome, LearnRequest,
+    OptionProblem, OptionsCheck, OptionsCheckRequest, RawOptions,
 };
 use crate::contracts::tool::{ToolCallOutcome, ToolCallRequest, ToolDescription};
 use crate::contracts::{SCHEMA_VERSION, SchemaVersioned};
@@ -98,6 +98,13 @@ pub trait StateRule: Send + Sync + 'static {
     ) -> Result<LearnOutcome<Self::Rule>, PluginError>;
     /// Applies a learned rule to a served call.
     fn apply(&self, request: &ApplyRequest<Self::Rule>) -> Result<ApplyOutcome, PluginError>;
+
+    /// What `apply` asks about the written collection, for every top-level field the learned
+    /// rule explains (the host keeps those indexes and answers through
+    /// [`crate::contracts::rule::ServedCall::held`]); none by default.
+    fn held_indexes(&self) -> Vec<HeldIndexKind> {
+        Vec::new()
+    }
 }
 
 /// An MCP tool written in plain Rust, contributed to `rea mcp`'s catalog.
@@ -542,7 +549,8 @@ impl ToolStage for ToolAdapter {
 /// A rule stage with its types erased: the calls as the ABI makes them, in JSON text.
 trait RuleCalls: Send + Sync + 'static {
     fn learn(&self, request: &str) -> Result<RString, PluginError>;
-    fn apply(&self, request: &str) -> Result<RString, PluginError>;
+    fn apply(&self, request: &str, held: Held) -> Result<RString, PluginError>;
+    fn held_indexes(&self) -> Result<RString, PluginError>;
     fn check_options(&self, options: &RawOptions) -> Vec<OptionProblem>;
 }
 
@@ -556,8 +564,9 @@ impl<R: StateRule> RuleCalls for TypedRule<R> {
         encode_payload(&self.0.learn(&request.with_options(options))?)
     }
 
-    fn apply(&self, request: &str) -> Result<RString, PluginError> {
+    fn apply(&self, request: &str, held: Held) -> Result<RString, PluginError> {
         let mut request: ApplyRequest = decode_payload(request)?;
+        request.call.held = held;
         let rule: R::Rule =
             serde_json::from_value(std::mem::take(&mut request.rule)).map_err(|error| {
                 PluginError::new(
@@ -566,6 +575,13 @@ impl<R: StateRule> RuleCalls for TypedRule<R> {
                 )
             })?;
         encode_payload(&self.0.apply(&request.with_rule(rule))?)
+    }
+
+    fn held_indexes(&self) -> Result<RString, PluginError> {
+        encode_payload(&HeldIndexes {
+            kinds: self.0.held_indexes(),
+            schema_version: SCHEMA_VERSION,
+        })
     }
 
     fn check_options(&self, options: &RawOptions) -> Vec<OptionProblem> {
@@ -617,7 +633,20 @@ impl RuleStage for RuleAdapter {
     }
 
     fn apply(&self, request: RStr<'_>) -> RResult<RString, PluginError> {
-        guard(|| self.0.apply(request.as_str()))
+        guard(|| self.0.apply(request.as_str(), Held::default()))
+    }
+
+    fn held_indexes(&self) -> RString {
+        // A declaration that cannot be written asks for every held value, as a stage that
+        // declares nothing newer would get.
+        match guard(|| self.0.held_indexes()) {
+            RResult::ROk(text) => text,
+            RResult::RErr(_) => RString::from(r#"{"kinds":["values"],"schema_version":1}"#),
+        }
+    }
+
+    fn apply_held(&self, request: RStr<'_>, held: HeldIndexBox) -> RResult<RString, PluginError> {
+        guard(|| self.0.apply(request.as_str(), Held::from_index(held)))
     }
 }
 

@@ -33,7 +33,7 @@ pub mod testing;
 pub use rea_json as json;
 
 pub use abi::{
-    CaptureStage, CaptureStageBox, PluginDescriptor, PluginError, PluginModule, PluginModuleRef,
+    CaptureStage, CaptureStageBox, HeldIndex, HeldIndexBox, PluginDescriptor, PluginError, PluginModule, PluginModuleRef,
     QueryGrammarStage, QueryGrammarStageBox, ReadProgress, ReadProgressMut, RouteFormStage,
     RouteFormStageBox, RuleStage, RuleStageBox, StageDescriptor, StageKind, ToolStage,
     ToolStageBox,

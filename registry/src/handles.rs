@@ -15,12 +15,12 @@ use rea_plugin_api::contracts::query::{
 };
 use rea_plugin_api::contracts::route::{RouteFormOutcome, RouteFormRequest};
 use rea_plugin_api::contracts::rule::{
-    ApplyOutcome, ApplyRequest, LearnOutcome, LearnRequest, OptionProblem, OptionsCheck,
-    OptionsCheckRequest, RawOptions,
+    ApplyOutcome, ApplyRequest, HeldIndexKind, HeldIndexes, LearnOutcome, LearnRequest,
+    OptionProblem, OptionsCheck, OptionsCheckRequest, RawOptions,
 };
 use rea_plugin_api::contracts::tool::{ToolCallOutcome, ToolCallRequest, ToolDescription};
 use rea_plugin_api::{
-    CaptureStageBox, PluginError, QueryGrammarStageBox, ReadProgress, RouteFormStageBox,
+    CaptureStageBox, HeldIndexBox, PluginError, QueryGrammarStageBox, ReadProgress, RouteFormStageBox,
     RuleStageBox, ToolStageBox,
 };
 use serde::Serialize;
@@ -308,10 +308,12 @@ impl ReadProgress for ReadSink<'_> {
 /// it sets are small; a stage answering more is refused rather than parsed.
 pub const MAX_RULE_ANSWER_BYTES: usize = 16 * 1024 * 1024;
 
-/// A state rule stage.
+/// A state rule stage, with the held-index kinds its `apply` asks about (asked once, when the
+/// stage is constructed).
 pub struct RuleHandle {
     name: StageName,
     stage: RuleStageBox,
+    held_indexes: Vec<HeldIndexKind>,
 }
 
 stage_handle_names!(RuleHandle);
@@ -326,7 +328,33 @@ impl RuleHandle {
             stage,
             plugin.module.rule_stage()(RStr::from_str(&stage.name)),
         )?;
-        Ok(Self { name, stage })
+        let held_indexes = HeldIndexes::declared(stage.held_indexes().as_str());
+        Ok(Self {
+            name,
+            stage,
+            held_indexes,
+        })
+    }
+
+    /// The held-index kinds the stage's `apply` asks about ([`HeldIndexKind::Values`] for a
+    /// stage built before the declaration).
+    pub fn held_indexes(&self) -> &[HeldIndexKind] {
+        &self.held_indexes
+    }
+
+    /// [`RuleHandle::apply`], with the host's answers about the written collection (for a stage
+    /// that declared held-index kinds).
+    pub fn apply_held(
+        &self,
+        request: &ApplyRequest,
+        held: HeldIndexBox,
+    ) -> Result<ApplyOutcome, StageCallError> {
+        let request = self.name.encode(request, "rule apply request")?;
+        self.name.decode_within(
+            self.stage.apply_held(RStr::from_str(&request), held),
+            "rule apply outcome",
+            MAX_RULE_ANSWER_BYTES,
+        )
     }
 
     /// Asks the rule to learn from observations (an answer over [`MAX_RULE_ANSWER_BYTES`] is

@@ -23,6 +23,7 @@
 
 use std::collections::BTreeMap;
 
+use abi_stable::std_types::RString;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -307,10 +308,19 @@ pub struct ServedCall {
     pub clock: Option<String>,
     /// The entity the call writes, as held before the call (`None` for a create).
     pub entity_before: Option<Value>,
-    /// The values the collection holds for each field the rule explains, for sequences and
-    /// uniqueness (field pointer → held values).
+    /// Every value the collection holds for each field the rule explains, with the largest a
+    /// sequence generated there (field pointer → held values): passed only to a stage that
+    /// declares [`HeldIndexKind::Values`] (a stage built before held indexes, by default), since
+    /// it grows with the collection. Other stages ask [`ServedCall::held`].
     #[serde(default)]
     pub held_values: BTreeMap<String, Vec<Value>>,
+    /// What the written collection holds, answered from the indexes the host keeps for the
+    /// kinds the stage declares ([`crate::StateRule::held_indexes`]); not part of the JSON. Read
+    /// it through [`ServedCall::largest_integer`], [`ServedCall::holds_text`],
+    /// [`ServedCall::holds_folded_text`] and [`ServedCall::held_strings`], which fall back to
+    /// [`ServedCall::held_values`] when the host passed no index (a rule's unit tests).
+    #[serde(skip)]
+    pub held: Held,
     /// The path parameters by template index.
     #[serde(default)]
     pub path_params: Vec<String>,
@@ -318,6 +328,161 @@ pub struct ServedCall {
     pub state_evidence_id: String,
     /// How many writes the state served since its last reset or load, this one excluded.
     pub write_count: u64,
+}
+
+/// A question a rule may ask about what the written collection holds at a top-level field it
+/// explains, which the host answers from an index it keeps up to date as served writes change
+/// the collection (so a served write costs the same at 1k entities as at 100k).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum HeldIndexKind {
+    /// The largest integer held there ([`held_integer`]) or generated there by a sequence
+    /// ([`ServedCall::largest_integer`]).
+    LargestInteger,
+    /// Whether a value's text is held there ([`held_text`], [`ServedCall::holds_text`]).
+    Texts,
+    /// Whether a string is held there, ASCII case ignored ([`ServedCall::holds_folded_text`]).
+    FoldedTexts,
+    /// The distinct strings held there ([`ServedCall::held_strings`]; as many as the
+    /// collection holds, so a rule asks only on a rare path).
+    Strings,
+    /// Every held value in [`ServedCall::held_values`], as the host passed them before held
+    /// indexes: a cost that grows with the collection (what a stage built before them gets).
+    Values,
+}
+
+/// The held-index kinds a rule stage asks about (its answer to the ABI's `held_indexes`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HeldIndexes {
+    /// The kinds, for every top-level field the stage's learned rules explain.
+    pub kinds: Vec<HeldIndexKind>,
+    /// Always [`super::SCHEMA_VERSION`].
+    #[serde(default = "current_schema_version")]
+    pub schema_version: u32,
+}
+
+impl HeldIndexes {
+    /// The kinds a stage's declaration (its `held_indexes` answer) names; one that does not read
+    /// back asks for [`HeldIndexKind::Values`], what a stage built before declarations gets, so
+    /// the stage still applies as it was built to.
+    pub fn declared(text: &str) -> Vec<HeldIndexKind> {
+        serde_json::from_str::<HeldIndexes>(text)
+            .map_or_else(|_| vec![HeldIndexKind::Values], |declared| declared.kinds)
+    }
+}
+
+/// An integer as a sequence reads it: a JSON number within 64 bits, or a non-empty string of
+/// ASCII digits (within 128 bits).
+pub fn held_integer(value: &Value) -> Option<i128> {
+    match value {
+        Value::Number(number) => number.as_i64().map(i128::from),
+        Value::String(text) if !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit()) => {
+            text.parse().ok()
+        }
+        _ => None,
+    }
+}
+
+/// A value's text as membership reads it: a string's text, an integer number's decimal digits.
+pub fn held_text(value: &Value) -> Option<String> {
+    match value {
+        Value::String(text) => Some(text.clone()),
+        Value::Number(number) if number.is_u64() || number.is_i64() => Some(number.to_string()),
+        _ => None,
+    }
+}
+
+/// What the written collection holds, as a served call's rule may ask it: the host's index
+/// (crossing the ABI as a [`crate::abi::HeldIndexBox`]), or none (then
+/// [`ServedCall::held_values`] answers).
+#[derive(Clone, Default)]
+pub struct Held(Option<std::sync::Arc<crate::abi::HeldIndexBox>>);
+
+impl Held {
+    /// The host's index, as the ABI passed it.
+    pub fn from_index(index: crate::abi::HeldIndexBox) -> Self {
+        Self(Some(std::sync::Arc::new(index)))
+    }
+
+    fn index(&self) -> Option<&crate::abi::HeldIndexBox> {
+        self.0.as_deref()
+    }
+}
+
+impl std::fmt::Debug for Held {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.0.is_some() { "Held(index)" } else { "Held(none)" })
+    }
+}
+
+impl PartialEq for Held {
+    /// Two answers are equal when both are the same index, or neither has one.
+    fn eq(&self, other: &Self) -> bool {
+        match (&self.0, &other.0) {
+            (Some(left), Some(right)) => std::sync::Arc::ptr_eq(left, right),
+            (None, None) => true,
+            _ => false,
+        }
+    }
+}
+
+impl ServedCall {
+    fn listed(&self, pointer: &str) -> impl Iterator<Item = &Value> {
+        self.held_values.get(pointer).into_iter().flatten()
+    }
+
+    /// The largest integer ([`held_integer`]) the collection holds at `pointer`, or a sequence
+    /// generated there ([`HeldIndexKind::LargestInteger`]).
+    pub fn largest_integer(&self, pointer: &str) -> Option<i128> {
+        match self.held.index() {
+            Some(index) => index
+                .largest_integer(pointer.into())
+                .into_option()
+                .and_then(|text| text.as_str().parse().ok()),
+            None => self.listed(pointer).filter_map(held_integer).max(),
+        }
+    }
+
+    /// Whether the collection holds a value whose [`held_text`] is `text` at `pointer`, or a
+    /// sequence generated it there ([`HeldIndexKind::Texts`]).
+    pub fn holds_text(&self, pointer: &str, text: &str) -> bool {
+        match self.held.index() {
+            Some(index) => index.holds_text(pointer.into(), text.into(), false),
+            None => self
+                .listed(pointer)
+                .any(|value| held_text(value).as_deref() == Some(text)),
+        }
+    }
+
+    /// Whether the collection holds a string equal to `text`, ASCII case ignored, at `pointer`
+    /// ([`HeldIndexKind::FoldedTexts`]).
+    pub fn holds_folded_text(&self, pointer: &str, text: &str) -> bool {
+        match self.held.index() {
+            Some(index) => index.holds_text(pointer.into(), text.into(), true),
+            None => self
+                .listed(pointer)
+                .filter_map(Value::as_str)
+                .any(|held| held.eq_ignore_ascii_case(text)),
+        }
+    }
+
+    /// The distinct strings the collection holds at `pointer`, sorted
+    /// ([`HeldIndexKind::Strings`]).
+    pub fn held_strings(&self, pointer: &str) -> Vec<String> {
+        let strings: std::collections::BTreeSet<String> = match self.held.index() {
+            Some(index) => index
+                .strings(pointer.into())
+                .into_iter()
+                .map(RString::into_string)
+                .collect(),
+            None => self
+                .listed(pointer)
+                .filter_map(Value::as_str)
+                .map(str::to_owned)
+                .collect(),
+        };
+        strings.into_iter().collect()
+    }
 }
 
 /// What a rule answers to `apply`: the field values it sets.
@@ -515,6 +680,7 @@ impl<R> super::SchemaVersioned for ApplyRequest<R> {
 
 schema_versioned! {
     ApplyOutcome => "rule apply outcome",
+    HeldIndexes => "rule held indexes",
     OptionsCheckRequest => "rule options check request",
     OptionsCheck => "rule options check",
 }

@@ -11,15 +11,15 @@
 //!
 //! **Apply.** A call sending an array of strings there stores its items joined by the learned
 //! separator. An item that is empty or holds the separator needs the application's quoting,
-//! which no recorded write showed: it is taken from the values the collection holds
-//! (`ServedCall::held_values`) when they show one delimiter pair (`[[…]]`, `"…"`, `'…'`)
+//! which no recorded write showed: it is taken from the strings the collection holds
+//! (`ServedCall::held_strings`, asked only then) when they show one delimiter pair (`[[…]]`, `"…"`, `'…'`)
 //! around items holding the separator, and refused otherwise. A call sending a string stores it
 //! as sent; a call not sending the member leaves it as it is.
 
 use std::collections::BTreeSet;
 
 use rea_plugin_api::contracts::rule::{
-    ApplyOutcome, ApplyRequest, LearnOutcome, LearnRequest, NoOptions, ObservedCall,
+    ApplyOutcome, ApplyRequest, HeldIndexKind, LearnOutcome, LearnRequest, NoOptions, ObservedCall,
 };
 use rea_plugin_api::rule_fields::{self, FieldRules, sent_members, top_field};
 use rea_plugin_api::{Plugin, PluginError, StageInfo, StateRule};
@@ -61,11 +61,11 @@ fn fitting(call: &ObservedCall, field: &str, after: &Value) -> Option<BTreeSet<&
 
 /// The delimiter pair the held values show around an item holding `separator`, when they show
 /// exactly one.
-fn held_quote(held: &[Value], separator: &str) -> Option<(&'static str, &'static str)> {
+fn held_quote(held: &[String], separator: &str) -> Option<(&'static str, &'static str)> {
     let shown: Vec<(&str, &str)> = QUOTES
         .into_iter()
         .filter(|(open, close)| {
-            held.iter().filter_map(Value::as_str).any(|text| {
+            held.iter().any(|text| {
                 text.split(open).skip(1).any(|rest| {
                     rest.split_once(close)
                         .is_some_and(|(inner, _)| inner.contains(separator))
@@ -79,12 +79,22 @@ fn held_quote(held: &[Value], separator: &str) -> Option<(&'static str, &'static
     }
 }
 
-/// The items joined by `separator`, each that needs it wrapped in the held values' quoting.
-fn join(items: &[&str], separator: &str, held: &[Value]) -> Result<String, PluginError> {
+/// The items joined by `separator`, each that needs it wrapped in the quoting of the strings
+/// held (asked only then: `held` lists them).
+fn join(
+    items: &[&str],
+    separator: &str,
+    held: impl FnOnce() -> Vec<String>,
+) -> Result<String, PluginError> {
     let mut spelled = Vec::with_capacity(items.len());
+    let mut held = Some(held);
+    let mut quote = None;
     for item in items {
         if item.is_empty() || item.contains(separator) {
-            let Some((open, close)) = held_quote(held, separator) else {
+            if let Some(held) = held.take() {
+                quote = held_quote(&held(), separator);
+            }
+            let Some((open, close)) = quote else {
                 return Err(PluginError::new(
                     "unknown_quoting",
                     format!(
@@ -155,15 +165,9 @@ impl StateRule for JoinedListRule {
                 continue;
             };
             let stored = match items(&value) {
-                Some(items) => {
-                    let held = request
-                        .call
-                        .held_values
-                        .get(pointer)
-                        .map(Vec::as_slice)
-                        .unwrap_or_default();
-                    Value::String(join(&items, &joined.separator, held)?)
-                }
+                Some(items) => Value::String(join(&items, &joined.separator, || {
+                    request.call.held_strings(pointer)
+                })?),
                 None if value.is_string() => value,
                 None => {
                     return Err(PluginError::new(
@@ -175,6 +179,10 @@ impl StateRule for JoinedListRule {
             outcome.set.insert(pointer.clone(), stored);
         }
         Ok(outcome)
+    }
+
+    fn held_indexes(&self) -> Vec<HeldIndexKind> {
+        vec![HeldIndexKind::Strings]
     }
 }
 

@@ -8,12 +8,12 @@
 //! showed a collection holding some. Its spelling (number or string, zero-padded width) is kept.
 //!
 //! **Apply.** The member takes one past the largest of the values the collection holds and the
-//! largest the sequence generated (both in `ServedCall::held_values`), or `1`.
+//! largest the sequence generated (`ServedCall::largest_integer`, from the host's index), or `1`.
 
 use std::collections::BTreeMap;
 
 use rea_plugin_api::contracts::rule::{
-    ApplyOutcome, ApplyRequest, Effect, LearnOutcome, LearnRequest, NoOptions,
+    ApplyOutcome, ApplyRequest, Effect, HeldIndexKind, LearnOutcome, LearnRequest, NoOptions,
 };
 use rea_plugin_api::rule_fields::{self, FieldRules};
 use rea_plugin_api::{Plugin, PluginError, StageInfo, StateRule};
@@ -128,15 +128,7 @@ impl StateRule for SequenceRule {
     fn apply(&self, request: &ApplyRequest<Self::Rule>) -> Result<ApplyOutcome, PluginError> {
         let mut outcome = ApplyOutcome::default();
         for (pointer, spelling) in &request.rule.fields {
-            let largest = request
-                .call
-                .held_values
-                .get(pointer)
-                .into_iter()
-                .flatten()
-                .filter_map(integer)
-                .map(|(value, _)| value)
-                .max();
+            let largest = request.call.largest_integer(pointer);
             let next = largest.map_or(1, |largest| largest + 1);
             let value = if spelling.string {
                 let width = spelling.width.unwrap_or(0);
@@ -150,6 +142,10 @@ impl StateRule for SequenceRule {
             outcome.set.insert(pointer.clone(), value);
         }
         Ok(outcome)
+    }
+
+    fn held_indexes(&self) -> Vec<HeldIndexKind> {
+        vec![HeldIndexKind::LargestInteger]
     }
 }
 

@@ -8,12 +8,13 @@
 //! time as epoch seconds or milliseconds (a clock: the `clock` rule's).
 //!
 //! **Apply.** The member takes an integer of that length derived from the state Evidence id, the
-//! tool, the member and the write count (SHA-256), skipping values the collection holds.
+//! tool, the member and the write count (SHA-256), skipping values the collection holds (asked
+//! of the host's index: `ServedCall::holds_text`).
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use rea_plugin_api::contracts::rule::{
-    ApplyOutcome, ApplyRequest, LearnOutcome, LearnRequest, NoOptions,
+    ApplyOutcome, ApplyRequest, HeldIndexKind, LearnOutcome, LearnRequest, NoOptions,
 };
 use rea_plugin_api::date::read_iso_clock;
 use rea_plugin_api::rule_fields::{self, Agreement, FieldRules};
@@ -154,13 +155,6 @@ impl StateRule for UniqueRule {
         let call = &request.call;
         let mut outcome = ApplyOutcome::default();
         for (pointer, &IntegerShape { length, string }) in &request.rule.fields {
-            let held: BTreeSet<String> = call
-                .held_values
-                .get(pointer)
-                .into_iter()
-                .flatten()
-                .filter_map(|value| digits(value).map(|(text, _)| text))
-                .collect();
             let mut attempt = 0;
             let text = loop {
                 let candidate = derive(
@@ -171,7 +165,7 @@ impl StateRule for UniqueRule {
                     attempt,
                     length,
                 );
-                if !held.contains(&candidate) {
+                if !call.holds_text(pointer, &candidate) {
                     break candidate;
                 }
                 attempt += 1;
@@ -187,6 +181,10 @@ impl StateRule for UniqueRule {
             outcome.set.insert(pointer.clone(), value);
         }
         Ok(outcome)
+    }
+
+    fn held_indexes(&self) -> Vec<HeldIndexKind> {
+        vec![HeldIndexKind::Texts]
     }
 }
 

@@ -4,7 +4,8 @@
 //! call that changed it, a UUID (`8-4-4-4-12` hexadecimal digits) in one letter case, different
 //! from the value the entity held before. Applied, it derives a version-4 UUID from the state
 //! Evidence id, the tool, the member and the write count (SHA-256), in that case, skipping
-//! values the collection holds.
+//! values the collection holds (ASCII case ignored, asked of the host's index:
+//! `ServedCall::holds_folded_text`).
 //!
 //! **token.** Learned for a member whose value is, in every such call, an opaque string of one
 //! length (at least eight characters) from one alphabet (lower-case hex, upper-case hex,
@@ -18,7 +19,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use rea_plugin_api::contracts::rule::{
-    ApplyOutcome, ApplyRequest, LearnOutcome, LearnRequest, NoOptions,
+    ApplyOutcome, ApplyRequest, HeldIndexKind, LearnOutcome, LearnRequest, NoOptions,
 };
 use rea_plugin_api::rule_fields::{self, Agreement, FieldRules};
 use rea_plugin_api::{Plugin, PluginError, StageInfo, StateRule};
@@ -244,13 +245,6 @@ impl StateRule for GeneratedRule {
         let mut outcome = ApplyOutcome::default();
         let call = &request.call;
         for (pointer, shape) in &request.rule.fields {
-            let held: BTreeSet<String> = call
-                .held_values
-                .get(pointer)
-                .into_iter()
-                .flatten()
-                .filter_map(|value| value.as_str().map(str::to_ascii_lowercase))
-                .collect();
             let mut attempt = 0u64;
             let value = loop {
                 let candidate = match shape {
@@ -279,7 +273,7 @@ impl StateRule for GeneratedRule {
                         )
                     }
                 };
-                if !held.contains(&candidate.to_ascii_lowercase()) {
+                if !call.holds_folded_text(pointer, &candidate) {
                     break candidate;
                 }
                 attempt += 1;
@@ -287,6 +281,10 @@ impl StateRule for GeneratedRule {
             outcome.set.insert(pointer.clone(), Value::String(value));
         }
         Ok(outcome)
+    }
+
+    fn held_indexes(&self) -> Vec<HeldIndexKind> {
+        vec![HeldIndexKind::FoldedTexts]
     }
 }
 

@@ -45,6 +45,7 @@ pub mod derive;
 pub mod entries;
 pub mod evidence;
 pub mod exact;
+pub mod held;
 pub mod instant;
 pub mod intake;
 pub mod missing;

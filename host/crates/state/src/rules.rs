@@ -27,9 +27,11 @@ use rea_plugin_api::contracts::query::{
     QueryBodyRequest, QueryExpressionOutcome, QueryExpressionRequest, QueryGrammarOutcome,
     QueryGrammarRequest, QueryRole, QueryTerm,
 };
-use rea_plugin_api::contracts::rule::{ApplyOutcome, ApplyRequest, LearnOutcome, LearnRequest};
+use rea_plugin_api::contracts::rule::{
+    ApplyOutcome, ApplyRequest, HeldIndexKind, HeldIndexes, LearnOutcome, LearnRequest,
+};
 use rea_plugin_api::export::rule_stage_object;
-use rea_plugin_api::{PluginError, RuleStageBox, StateRule};
+use rea_plugin_api::{HeldIndexBox, PluginError, RuleStageBox, StateRule};
 use rea_registry::{QueryGrammarHandle, Registry, RouteFormHandle, RuleHandle};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -41,6 +43,12 @@ pub trait RuleStep: Send + Sync + std::fmt::Debug {
     fn learn(&self, request: &LearnRequest) -> Result<LearnOutcome, String>;
     /// Applies a learned rule to a served call.
     fn apply(&self, request: &ApplyRequest) -> Result<ApplyOutcome, String>;
+    /// The held-index kinds the stage's `apply` asks about.
+    fn held_indexes(&self) -> &[HeldIndexKind];
+    /// Applies a learned rule to a served call, with the answers about the written collection
+    /// the stage asks for.
+    fn apply_held(&self, request: &ApplyRequest, held: HeldIndexBox)
+    -> Result<ApplyOutcome, String>;
 }
 
 impl RuleStep for RuleHandle {
@@ -50,6 +58,18 @@ impl RuleStep for RuleHandle {
 
     fn apply(&self, request: &ApplyRequest) -> Result<ApplyOutcome, String> {
         RuleHandle::apply(self, request).map_err(|error| error.to_string())
+    }
+
+    fn held_indexes(&self) -> &[HeldIndexKind] {
+        RuleHandle::held_indexes(self)
+    }
+
+    fn apply_held(
+        &self,
+        request: &ApplyRequest,
+        held: HeldIndexBox,
+    ) -> Result<ApplyOutcome, String> {
+        RuleHandle::apply_held(self, request, held).map_err(|error| error.to_string())
     }
 }
 
@@ -153,11 +173,26 @@ impl RuleStep for Deadlined<RuleHandle> {
         let request = request.clone();
         self.call(move |handle| RuleStep::apply(handle, &request))
     }
+
+    fn held_indexes(&self) -> &[HeldIndexKind] {
+        self.handle.held_indexes()
+    }
+
+    fn apply_held(
+        &self,
+        request: &ApplyRequest,
+        held: HeldIndexBox,
+    ) -> Result<ApplyOutcome, String> {
+        // The stage takes the index and drops it before the worker answers, so a write that
+        // follows never finds it shared.
+        let request = request.clone();
+        self.call(move |handle| RuleStep::apply_held(handle, &request, held))
+    }
 }
 
 /// A plain-Rust rule called in this process through its ABI stage object (tests): the same JSON
 /// text, option and rule reading and panic guard as a loaded plugin's.
-struct Direct(RuleStageBox);
+struct Direct(RuleStageBox, Vec<HeldIndexKind>);
 
 impl std::fmt::Debug for Direct {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -183,6 +218,19 @@ impl RuleStep for Direct {
     fn apply(&self, request: &ApplyRequest) -> Result<ApplyOutcome, String> {
         let text = serde_json::to_string(request).map_err(|error| error.to_string())?;
         Self::call(self.0.apply(RStr::from_str(&text)))
+    }
+
+    fn held_indexes(&self) -> &[HeldIndexKind] {
+        &self.1
+    }
+
+    fn apply_held(
+        &self,
+        request: &ApplyRequest,
+        held: HeldIndexBox,
+    ) -> Result<ApplyOutcome, String> {
+        let text = serde_json::to_string(request).map_err(|error| error.to_string())?;
+        Self::call(self.0.apply_held(RStr::from_str(&text), held))
     }
 }
 
@@ -578,7 +626,9 @@ impl RuleSet {
 
     /// A plain-Rust stage as a step handle.
     pub fn direct<R: StateRule>(rule: R) -> Arc<dyn RuleStep> {
-        Arc::new(Direct(rule_stage_object(rule)))
+        let stage = rule_stage_object(rule);
+        let held_indexes = HeldIndexes::declared(stage.held_indexes().as_str());
+        Arc::new(Direct(stage, held_indexes))
     }
 
     /// The steps, in order.

@@ -26,12 +26,18 @@
 //! collection of each entity written, each document written, so a read answering from a
 //! recording knows whether the recording may still show the state), and keeps the entities a
 //! soft delete marked deleted. A new live state (reset, load) starts all of them again.
+//!
+//! It also keeps the held indexes served writes' rules ask about ([`crate::held`]), updated as
+//! entities are placed, replaced and removed.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::sync::Arc;
 
+use rea_plugin_api::contracts::rule::HeldIndexKind;
 use rea_plugin_api::json::{Json, Object};
 
 use crate::derive::entities::collection_key;
+use crate::held::{FieldIndex, HeldIndexes, SharedValues};
 use crate::model::{Document, Entity, EntityType, WriteScope};
 
 /// The format name of a state document.
@@ -99,6 +105,8 @@ pub struct LiveState {
     /// The collections writes since the reset or load added an entity to or changed one in (a
     /// recorded list's membership no longer holds there: the entity may now belong to it).
     grown: BTreeSet<WriteScope>,
+    /// What served writes' rules ask about the collections they write, kept as entities change.
+    held: HeldIndexes,
 }
 
 #[derive(Debug, Clone)]
@@ -154,6 +162,7 @@ impl LiveState {
         let collection = (key.0.clone(), key.1.clone());
         let bytes = entity_report_bytes(&entity);
         self.entity_bytes += bytes;
+        self.held.change(&collection, &entity.fields, true);
         let slot = Slot {
             entity,
             rank,
@@ -189,6 +198,7 @@ impl LiveState {
         self.index.remove(&key);
         self.order.remove(&slot.rank);
         let collection = (key.0, key.1);
+        self.held.change(&collection, &slot.entity.fields, false);
         if let Some(members) = self.collections.get_mut(&collection) {
             members.remove(&slot.rank);
             if members.is_empty() {
@@ -206,6 +216,12 @@ impl LiveState {
     fn replace_in_slot(&mut self, index: usize, entity: Entity) {
         let bytes = entity_report_bytes(&entity);
         if let Some(slot) = self.slots[index].as_mut() {
+            let collection = (
+                slot.entity.entity_type.clone(),
+                collection_key(&slot.entity.collection).to_owned(),
+            );
+            self.held
+                .replace(&collection, &slot.entity.fields, &entity.fields);
             self.entity_bytes = self.entity_bytes - slot.bytes + bytes;
             slot.entity = entity;
             slot.bytes = bytes;
@@ -524,6 +540,94 @@ impl LiveState {
         if let Some(old) = self.documents.insert(document.view.clone(), document) {
             self.document_bytes -= document_report_bytes(&old);
         }
+    }
+
+    /// Keeps the held index of `kinds` for a collection's top-level field from now on, built
+    /// from its members when it is not kept yet (or lacks one of the kinds).
+    pub fn keep_held_index(
+        &mut self,
+        entity_type: &str,
+        collection: &str,
+        field: &str,
+        kinds: &BTreeSet<HeldIndexKind>,
+    ) {
+        let key = (
+            entity_type.to_owned(),
+            collection_key(collection).to_owned(),
+        );
+        let kept = self.held.field(&key, field);
+        if kept.is_some_and(|index| index.answers(kinds)) {
+            return;
+        }
+        let mut all = kinds.clone();
+        all.extend(kept.map(|index| index.kinds().clone()).unwrap_or_default());
+        let index = self.build_held_index(entity_type, collection, field, &all);
+        self.held.keep(key, field.to_owned(), index);
+    }
+
+    /// The held index of `kinds` for a collection's top-level field: the one kept, else one
+    /// built from its members (a pass over the collection).
+    pub fn held_index(
+        &self,
+        entity_type: &str,
+        collection: &str,
+        field: &str,
+        kinds: &BTreeSet<HeldIndexKind>,
+    ) -> Arc<FieldIndex> {
+        let key = (
+            entity_type.to_owned(),
+            collection_key(collection).to_owned(),
+        );
+        match self.held.field(&key, field) {
+            Some(index) if index.answers(kinds) => Arc::clone(index),
+            _ => Arc::new(self.build_held_index(entity_type, collection, field, kinds)),
+        }
+    }
+
+    /// Keeps the shared values of a collection's top-level field from now on (see
+    /// [`LiveState::shared_value`]), built from its members when they are not kept yet.
+    pub fn keep_shared_index(&mut self, entity_type: &str, collection: &str, field: &str) {
+        let key = (
+            entity_type.to_owned(),
+            collection_key(collection).to_owned(),
+        );
+        if self.held.shared(&key, field).is_some() {
+            return;
+        }
+        let members = self.collection(entity_type, collection);
+        let values = SharedValues::build(members.iter().map(|entity| entity.fields.get(field)));
+        self.held.keep_shared(key, field.to_owned(), values);
+    }
+
+    /// The value every entity of a collection holds at a top-level field, when it holds
+    /// entities and they all hold one value: from the kept shared values, else from its members.
+    pub fn shared_value(&self, entity_type: &str, collection: &str, field: &str) -> Option<Json> {
+        let key = (
+            entity_type.to_owned(),
+            collection_key(collection).to_owned(),
+        );
+        if let Some(values) = self.held.shared(&key, field) {
+            return values.shared().cloned();
+        }
+        let held = self.collection(entity_type, collection);
+        held.first()
+            .and_then(|first| first.fields.get(field))
+            .filter(|value| {
+                held.iter()
+                    .all(|entity| entity.fields.get(field) == Some(*value))
+            })
+            .cloned()
+    }
+
+    fn build_held_index(
+        &self,
+        entity_type: &str,
+        collection: &str,
+        field: &str,
+        kinds: &BTreeSet<HeldIndexKind>,
+    ) -> FieldIndex {
+        let members = self.collection(entity_type, collection);
+        FieldIndex::build(kinds, members.iter().map(|entity| entity.fields.get(field)))
     }
 
     /// Served writes since the reset or load.

@@ -8,16 +8,17 @@
 //! every recorded value fits them), so the replay checks the plan's composition, its placement
 //! and its answer, not values an application generated at random.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use rea_plugin_api::contracts::rule::{
-    ApplyRequest, DependentEffect, Placement, ServedCall, ToolRef,
+    ApplyRequest, DependentEffect, Held, HeldIndexKind, Placement, ServedCall, ToolRef,
 };
 use rea_plugin_api::json::{Json, Object};
 use serde_json::Value;
 
 use super::model::{Effect, PlanRule, ResponseKind, WritePlan};
 use crate::derive::entities::collection_key;
+use crate::held::HeldAnswers;
 use crate::model::{Document, Entity};
 use crate::observation::decoded;
 use crate::render::{pointer_mut, scalar_text, with_value_at};
@@ -337,14 +338,24 @@ impl Applying<'_, '_> {
                 ),
             ));
         };
-        let (held_values, state_evidence_id) = match self.values {
+        // A served call's rule gets what it declared it asks about the collection: answers
+        // from the held indexes, or (a stage built before them) every held value.
+        let (held_values, held, state_evidence_id) = match self.values {
             Values::Served {
                 state_evidence_id, ..
-            } => (
-                held_values(plan, learned, self.state, collection),
-                (*state_evidence_id).to_owned(),
-            ),
-            Values::Observed { .. } => (BTreeMap::new(), String::new()),
+            } => {
+                let kinds = step.handle.held_indexes();
+                let (values, held) = if kinds.contains(&HeldIndexKind::Values) {
+                    (held_values(plan, learned, self.state, collection), None)
+                } else if kinds.is_empty() {
+                    (BTreeMap::new(), None)
+                } else {
+                    let answers = held_answers(plan, learned, kinds, self.state, collection);
+                    (BTreeMap::new(), Some(answers))
+                };
+                (values, held, (*state_evidence_id).to_owned())
+            }
+            Values::Observed { .. } => (BTreeMap::new(), None, String::new()),
         };
         let request = ApplyRequest {
             call: ServedCall {
@@ -352,6 +363,7 @@ impl Applying<'_, '_> {
                 clock: self.values.clock(),
                 entity_before: before.map(to_value),
                 held_values,
+                held: Held::default(),
                 path_params: self.params.to_vec(),
                 state_evidence_id,
                 write_count: self.state.writes(),
@@ -364,7 +376,11 @@ impl Applying<'_, '_> {
                 path_template: plan.path_template.clone(),
             },
         };
-        step.handle.apply(&request).map_err(|error| {
+        let applied = match held {
+            Some(held) => step.handle.apply_held(&request, held.into_box()),
+            None => step.handle.apply(&request),
+        };
+        applied.map_err(|error| {
             refused(
                 "rule_failed",
                 format!(
@@ -400,8 +416,83 @@ fn recorded_values(
     }
 }
 
+/// The answers a rule stage of held-index `kinds` gets about the collection a served call
+/// writes, for each top-level field it explains: the kept index (or one built now, when the
+/// call was not prepared by [`keep_held_indexes`]) and the largest value a sequence generated
+/// there.
+fn held_answers(
+    plan: &WritePlan,
+    learned: &PlanRule,
+    kinds: &[HeldIndexKind],
+    state: &LiveState,
+    collection: &str,
+) -> HeldAnswers {
+    let mut answers = HeldAnswers::default();
+    let Some(entity_type) = plan
+        .target
+        .as_ref()
+        .and_then(|target| target.entity_type.as_deref())
+    else {
+        return answers;
+    };
+    let kinds = indexed(kinds);
+    for pointer in &learned.explains {
+        let Some(field) = top_field(pointer) else {
+            continue;
+        };
+        let index = state.held_index(entity_type, collection, &field, &kinds);
+        answers.answer(pointer.clone(), index, state.sequence(collection, &field));
+    }
+    answers
+}
+
+/// The kinds the live state keeps indexes of (every kind but the values list).
+fn indexed(kinds: &[HeldIndexKind]) -> BTreeSet<HeldIndexKind> {
+    kinds
+        .iter()
+        .copied()
+        .filter(|kind| *kind != HeldIndexKind::Values)
+        .collect()
+}
+
+/// Keeps, in the live state, the held indexes a served call's rules ask about for the collection
+/// it writes, and the shared values of a create's collection constants (for the plan, and the
+/// create an upsert makes): built by the first call, kept up to date by every change after it,
+/// so applying the plan lists no collection.
+pub fn keep_held_indexes(
+    plan: &WritePlan,
+    rules: &RuleSet,
+    state: &mut LiveState,
+    input: &WriteInput,
+) {
+    let upsert = plan.upsert_plan();
+    for plan in std::iter::once(plan).chain(upsert.as_ref()) {
+        let Ok(target) = Target::of(plan, input) else {
+            continue;
+        };
+        if plan.effect == Effect::Create {
+            for field in plan.fields.iter().flat_map(|model| &model.collection_constants) {
+                state.keep_shared_index(&target.entity_type, &target.collection, field);
+            }
+        }
+        for learned in &plan.rules {
+            let Some(step) = rules.step(&learned.stage) else {
+                continue;
+            };
+            let kinds = indexed(step.handle.held_indexes());
+            if kinds.is_empty() {
+                continue;
+            }
+            for field in learned.explains.iter().filter_map(|pointer| top_field(pointer)) {
+                state.keep_held_index(&target.entity_type, &target.collection, &field, &kinds);
+            }
+        }
+    }
+}
+
 /// The values a collection holds for the top-level fields a rule explains, with the largest
-/// value a sequence generated there (what a sequence continues from and generated ids skip).
+/// value a sequence generated there (what a sequence continues from and generated ids skip):
+/// what a rule stage built before held indexes gets, a list as long as the collection.
 fn held_values(
     plan: &WritePlan,
     learned: &PlanRule,
@@ -722,16 +813,9 @@ impl Applying<'_, '_> {
             if object.contains_key(field) {
                 continue;
             }
-            let held = self.state.collection(entity_type, collection);
-            let shared = held
-                .first()
-                .and_then(|first| first.fields.get(field))
-                .filter(|value| {
-                    held.iter()
-                        .all(|entity| entity.fields.get(field) == Some(*value))
-                });
-            if let Some(value) = shared.or_else(|| model.constants.get(field)) {
-                object.insert(field.clone(), value.clone());
+            let shared = self.state.shared_value(entity_type, collection, field);
+            if let Some(value) = shared.or_else(|| model.constants.get(field).cloned()) {
+                object.insert(field.clone(), value);
             }
         }
         for (key, value) in model.constants.iter() {

@@ -18,7 +18,9 @@
 use rea_plugin_api::json::{Json, Object};
 use serde_json::{Map, Value};
 
-use super::apply::{Change, Values, WriteInput, commit, missing_member, prepare, render_response};
+use super::apply::{
+    Change, Values, WriteInput, commit, keep_held_indexes, missing_member, prepare, render_response,
+};
 use super::model::{ResponseKind, WritePlan};
 use crate::answer::{StateAnswer, StateSource, recording_answer, state_answer, tool_error};
 use crate::call::Call;
@@ -299,6 +301,7 @@ pub fn write_call(
     };
     let derived = service.derived();
     let mut live = service.write();
+    keep_held_indexes(plan, service.rules(), &mut live, &input);
     let clock = derived
         .write_clock
         .as_deref()
