@@ -33,10 +33,10 @@ pub mod testing;
 pub use rea_json as json;
 
 pub use abi::{
-    CaptureStage, CaptureStageBox, HeldIndex, HeldIndexBox, PluginDescriptor, PluginError, PluginModule, PluginModuleRef,
-    QueryGrammarStage, QueryGrammarStageBox, ReadProgress, ReadProgressMut, RouteFormStage,
-    RouteFormStageBox, RuleStage, RuleStageBox, StageDescriptor, StageKind, ToolStage,
-    ToolStageBox,
+    CaptureStage, CaptureStageBox, HeldIndex, HeldIndexBox, PluginDescriptor, PluginError,
+    PluginModule, PluginModuleRef, QueryGrammarStage, QueryGrammarStageBox, ReadProgress,
+    ReadProgressMut, RouteFormStage, RouteFormStageBox, RuleStage, RuleStageBox, StageDescriptor,
+    StageKind, ToolStage, ToolStageBox,
 };
 pub use export::{
     AgentTool, CaptureExtractor, Plugin, QueryGrammar, RouteForm, StageInfo, StateRule,

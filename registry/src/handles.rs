@@ -20,8 +20,8 @@ use rea_plugin_api::contracts::rule::{
 };
 use rea_plugin_api::contracts::tool::{ToolCallOutcome, ToolCallRequest, ToolDescription};
 use rea_plugin_api::{
-    CaptureStageBox, HeldIndexBox, PluginError, QueryGrammarStageBox, ReadProgress, RouteFormStageBox,
-    RuleStageBox, ToolStageBox,
+    CaptureStageBox, HeldIndexBox, PluginError, QueryGrammarStageBox, ReadProgress,
+    RouteFormStageBox, RuleStageBox, ToolStageBox,
 };
 use serde::Serialize;
 use serde::de::DeserializeOwned;

@@ -411,7 +411,11 @@ impl Held {
 
 impl std::fmt::Debug for Held {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(if self.0.is_some() { "Held(index)" } else { "Held(none)" })
+        f.write_str(if self.0.is_some() {
+            "Held(index)"
+        } else {
+            "Held(none)"
+        })
     }
 }
 

@@ -139,7 +139,13 @@ fn synthetic(writes: usize) -> Vec<CaptureRecord> {
         200,
         json!(items.values().cloned().collect::<Vec<_>>()),
     );
-    push("GET", "/items?_page=1&_limit=10".into(), None, 200, page(&items));
+    push(
+        "GET",
+        "/items?_page=1&_limit=10".into(),
+        None,
+        200,
+        page(&items),
+    );
     for seeded in items.values() {
         push(
             "GET",
@@ -190,7 +196,13 @@ fn synthetic(writes: usize) -> Vec<CaptureRecord> {
             items.remove(&target);
         }
         if write.is_multiple_of((writes / 20).max(1)) {
-            push("GET", "/items?_page=1&_limit=10".into(), None, 200, page(&items));
+            push(
+                "GET",
+                "/items?_page=1&_limit=10".into(),
+                None,
+                200,
+                page(&items),
+            );
         }
     }
     records
@@ -249,7 +261,10 @@ fn learning(rules: &RuleSet) {
 /// numbered on from the largest id held.
 fn holding(service: &StateService, size: usize) -> LiveState {
     let mut entities: Vec<Entity> = service.initial().entities().cloned().collect();
-    let exemplar = entities.last().cloned().expect("the derived state holds items");
+    let exemplar = entities
+        .last()
+        .cloned()
+        .expect("the derived state holds items");
     let mut next = entities
         .iter()
         .filter_map(|entity| entity.id.parse::<usize>().ok())

@@ -183,7 +183,10 @@ impl SharedValues {
         };
         let key = value.to_canonical_vec();
         if added {
-            self.values.entry(key).or_insert_with(|| (value.clone(), 0)).1 += 1;
+            self.values
+                .entry(key)
+                .or_insert_with(|| (value.clone(), 0))
+                .1 += 1;
         } else if let Some((_, held)) = self.values.get_mut(&key) {
             *held -= 1;
             if *held == 0 {
@@ -529,7 +532,10 @@ mod tests {
         for call in [&indexed, &listed] {
             assert_eq!(call.largest_integer("/id"), Some(1_795_950_612_000_001));
             assert_eq!(call.largest_integer("/other"), None);
-            assert_eq!(call.held_strings("/id"), ["0042", "1795950612000001", "Key-A"]);
+            assert_eq!(
+                call.held_strings("/id"),
+                ["0042", "1795950612000001", "Key-A"]
+            );
         }
         let texts = [
             "41",

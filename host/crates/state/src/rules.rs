@@ -47,8 +47,11 @@ pub trait RuleStep: Send + Sync + std::fmt::Debug {
     fn held_indexes(&self) -> &[HeldIndexKind];
     /// Applies a learned rule to a served call, with the answers about the written collection
     /// the stage asks for.
-    fn apply_held(&self, request: &ApplyRequest, held: HeldIndexBox)
-    -> Result<ApplyOutcome, String>;
+    fn apply_held(
+        &self,
+        request: &ApplyRequest,
+        held: HeldIndexBox,
+    ) -> Result<ApplyOutcome, String>;
 }
 
 impl RuleStep for RuleHandle {

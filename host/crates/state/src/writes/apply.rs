@@ -471,7 +471,11 @@ pub fn keep_held_indexes(
             continue;
         };
         if plan.effect == Effect::Create {
-            for field in plan.fields.iter().flat_map(|model| &model.collection_constants) {
+            for field in plan
+                .fields
+                .iter()
+                .flat_map(|model| &model.collection_constants)
+            {
                 state.keep_shared_index(&target.entity_type, &target.collection, field);
             }
         }
@@ -483,7 +487,11 @@ pub fn keep_held_indexes(
             if kinds.is_empty() {
                 continue;
             }
-            for field in learned.explains.iter().filter_map(|pointer| top_field(pointer)) {
+            for field in learned
+                .explains
+                .iter()
+                .filter_map(|pointer| top_field(pointer))
+            {
                 state.keep_held_index(&target.entity_type, &target.collection, &field, &kinds);
             }
         }
