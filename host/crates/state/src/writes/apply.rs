@@ -428,22 +428,28 @@ fn held_answers(
     collection: &str,
 ) -> HeldAnswers {
     let mut answers = HeldAnswers::default();
-    let Some(entity_type) = plan
-        .target
-        .as_ref()
-        .and_then(|target| target.entity_type.as_deref())
-    else {
+    let Some(entity_type) = written_type(plan) else {
         return answers;
     };
     let kinds = indexed(kinds);
-    for pointer in &learned.explains {
-        let Some(field) = top_field(pointer) else {
-            continue;
-        };
+    for (pointer, field) in explained_fields(learned) {
         let index = state.held_index(entity_type, collection, &field, &kinds);
         answers.answer(pointer.clone(), index, state.sequence(collection, &field));
     }
     answers
+}
+
+/// The type a plan writes.
+fn written_type(plan: &WritePlan) -> Option<&str> {
+    plan.target.as_ref()?.entity_type.as_deref()
+}
+
+/// The pointers a learned rule explains, each with its top-level field.
+fn explained_fields(learned: &PlanRule) -> impl Iterator<Item = (&String, String)> {
+    learned
+        .explains
+        .iter()
+        .filter_map(|pointer| Some((pointer, top_field(pointer)?)))
 }
 
 /// The kinds the live state keeps indexes of (every kind but the values list).
@@ -487,11 +493,7 @@ pub fn keep_held_indexes(
             if kinds.is_empty() {
                 continue;
             }
-            for field in learned
-                .explains
-                .iter()
-                .filter_map(|pointer| top_field(pointer))
-            {
+            for (_, field) in explained_fields(learned) {
                 state.keep_held_index(&target.entity_type, &target.collection, &field, &kinds);
             }
         }
@@ -508,18 +510,11 @@ fn held_values(
     collection: &str,
 ) -> BTreeMap<String, Vec<Value>> {
     let mut held = BTreeMap::new();
-    let Some(entity_type) = plan
-        .target
-        .as_ref()
-        .and_then(|target| target.entity_type.as_deref())
-    else {
+    let Some(entity_type) = written_type(plan) else {
         return held;
     };
     let members = state.collection(entity_type, collection);
-    for pointer in &learned.explains {
-        let Some(field) = top_field(pointer) else {
-            continue;
-        };
+    for (pointer, field) in explained_fields(learned) {
         let mut values: Vec<Value> = members
             .iter()
             .filter_map(|entity| entity.fields.get(&field))
