@@ -18,6 +18,13 @@
 //! stays put); the figures are the medians per operation and their ratio to the 1k figure. A
 //! served write's rules ask the indexes the live state keeps (the largest id, the held keys), so
 //! the figures should not grow with the collection.
+//!
+//! Issue 17 measured it (2 shared cores under load; `CARGO_PROFILE_BENCH_LTO=off
+//! CARGO_PROFILE_BENCH_CODEGEN_UNITS=16`, `REA_BENCH_SAMPLES=300`, medians of the runs' medians).
+//! Before held indexes, each rule got every held value of its fields in its request: creates
+//! 679 µs / 35 ms / 848 ms at 1k / 11k / 100k items (x1250). With them: creates 81 / 36 / 33 µs,
+//! updates 13 / 12 / 12 µs, deletes 9 / 9 / 11 µs (the 1k figure is the noisiest: it is
+//! measured first, right after the derivation).
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
