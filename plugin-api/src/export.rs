@@ -857,6 +857,96 @@ mod tests {
         assert_eq!(extract_reporting(Unreporting), (expected, Vec::new()));
     }
 
+    /// A rule stage as one built before held indexes: only `learn` and `apply` (the methods
+    /// after them are the trait's defaults, what an older plugin's missing ones answer).
+    struct Older;
+
+    impl RuleStage for Older {
+        fn learn(&self, _: RStr<'_>) -> RResult<RString, PluginError> {
+            RResult::RErr(PluginError::new("unused", "unused"))
+        }
+        fn apply(&self, _: RStr<'_>) -> RResult<RString, PluginError> {
+            RResult::ROk(RString::from(r#"{"set":{"/applied":true}}"#))
+        }
+    }
+
+    /// A rule asking the largest id held, and the index answering it.
+    struct Numbering;
+
+    impl StateRule for Numbering {
+        type Options = crate::contracts::rule::NoOptions;
+        type Rule = serde_json::Value;
+        fn learn(&self, _: &LearnRequest<Self::Options>) -> Result<LearnOutcome, PluginError> {
+            Ok(LearnOutcome::no_explanation("unused"))
+        }
+        fn apply(&self, request: &ApplyRequest) -> Result<ApplyOutcome, PluginError> {
+            let mut outcome = ApplyOutcome::default();
+            let next = request.call.largest_integer("/id").map_or(1, |id| id + 1);
+            outcome.set.insert("/id".into(), (next as i64).into());
+            Ok(outcome)
+        }
+        fn held_indexes(&self) -> Vec<HeldIndexKind> {
+            vec![HeldIndexKind::LargestInteger]
+        }
+    }
+
+    struct Largest;
+
+    impl crate::abi::HeldIndex for Largest {
+        fn largest_integer(&self, pointer: RStr<'_>) -> abi_stable::std_types::ROption<RString> {
+            match pointer.as_str() {
+                "/id" => abi_stable::std_types::ROption::RSome(RString::from("41")),
+                _ => abi_stable::std_types::ROption::RNone,
+            }
+        }
+        fn holds_text(&self, _: RStr<'_>, _: RStr<'_>, _: bool) -> bool {
+            false
+        }
+        fn strings(&self, _: RStr<'_>) -> RVec<RString> {
+            RVec::new()
+        }
+    }
+
+    #[test]
+    fn a_stage_built_before_held_indexes_asks_for_every_value_and_a_new_one_gets_its_answers() {
+        let request = serde_json::to_string(&ApplyRequest {
+            call: crate::contracts::rule::ServedCall::default(),
+            rule: serde_json::Value::Null,
+            schema_version: SCHEMA_VERSION,
+            tool: crate::contracts::rule::ToolRef {
+                method: "POST".into(),
+                name: "post_items".into(),
+                path_template: "/items".into(),
+            },
+        })
+        .unwrap();
+        let held = || crate::abi::HeldIndex_TO::from_value(Largest, TD_Opaque);
+        let older = RuleStage_TO::from_value(Older, TD_Opaque);
+        assert_eq!(
+            HeldIndexes::declared(older.held_indexes().as_str()),
+            [HeldIndexKind::Values]
+        );
+        let applied = older.apply_held(RStr::from_str(&request), held()).unwrap();
+        assert_eq!(applied.as_str(), r#"{"set":{"/applied":true}}"#);
+        let stage = rule_stage_object(Numbering);
+        assert_eq!(
+            HeldIndexes::declared(stage.held_indexes().as_str()),
+            [HeldIndexKind::LargestInteger]
+        );
+        let applied: ApplyOutcome = serde_json::from_str(
+            stage
+                .apply_held(RStr::from_str(&request), held())
+                .unwrap()
+                .as_str(),
+        )
+        .unwrap();
+        assert_eq!(applied.set["/id"], serde_json::json!(42));
+        // Without the index, the listed values answer (none here).
+        let applied: ApplyOutcome =
+            serde_json::from_str(stage.apply(RStr::from_str(&request)).unwrap().as_str()).unwrap();
+        assert_eq!(applied.set["/id"], serde_json::json!(1));
+    }
+
     struct Panics;
 
     impl StateRule for Panics {

@@ -2037,3 +2037,155 @@ fn a_document_save_stamps_the_bytes_it_sent_and_answers_without_its_content() {
     let plan = without.plan("put_files_by_name");
     assert_eq!(plan.reason.as_deref(), Some("unexplained-change"));
 }
+
+/// A rule stage as one built before held indexes behaves: it declares `values` and gets every
+/// held value listed in its request.
+#[derive(Debug)]
+struct Listing(Arc<dyn crate::rules::RuleStep>);
+
+impl crate::rules::RuleStep for Listing {
+    fn learn(
+        &self,
+        request: &rea_plugin_api::contracts::rule::LearnRequest,
+    ) -> Result<rea_plugin_api::contracts::rule::LearnOutcome, String> {
+        self.0.learn(request)
+    }
+
+    fn apply(
+        &self,
+        request: &rea_plugin_api::contracts::rule::ApplyRequest,
+    ) -> Result<rea_plugin_api::contracts::rule::ApplyOutcome, String> {
+        self.0.apply(request)
+    }
+
+    fn held_indexes(&self) -> &[rea_plugin_api::contracts::rule::HeldIndexKind] {
+        &[rea_plugin_api::contracts::rule::HeldIndexKind::Values]
+    }
+
+    fn apply_held(
+        &self,
+        request: &rea_plugin_api::contracts::rule::ApplyRequest,
+        _held: rea_plugin_api::HeldIndexBox,
+    ) -> Result<rea_plugin_api::contracts::rule::ApplyOutcome, String> {
+        panic!("a stage declaring `values` is applied without held indexes: {request:?}")
+    }
+}
+
+fn keyed(id: u64, title: &str) -> Value {
+    let key = format!("{id:08x}-0000-4000-8000-{:012x}", id * 7919);
+    json!({"id": id, "title": title, "key": key})
+}
+
+/// Items with a sequence id and a generated key: two creates, a delete, read back.
+fn keyed_items() -> Vec<CaptureRecord> {
+    vec![
+        get(0, "/items", 200, json!([keyed(1, "a"), keyed(2, "b")])),
+        get(1, "/items/1", 200, keyed(1, "a")),
+        get(2, "/items/2", 200, keyed(2, "b")),
+        record(
+            3,
+            "POST",
+            "/items",
+            Some(json!({"title": "c"})),
+            201,
+            keyed(3, "c"),
+        ),
+        get(4, "/items/3", 200, keyed(3, "c")),
+        record(
+            5,
+            "POST",
+            "/items",
+            Some(json!({"title": "d"})),
+            201,
+            keyed(4, "d"),
+        ),
+        get(6, "/items/4", 200, keyed(4, "d")),
+        record(
+            7,
+            "PATCH",
+            "/items/4",
+            Some(json!({"title": "e"})),
+            200,
+            keyed(4, "e"),
+        ),
+        get(8, "/items/4", 200, keyed(4, "e")),
+        record(9, "DELETE", "/items/4", None, 200, json!({})),
+        get(10, "/items/4", 404, json!({})),
+        get(
+            11,
+            "/items",
+            200,
+            json!([keyed(1, "a"), keyed(2, "b"), keyed(3, "c")]),
+        ),
+    ]
+}
+
+#[test]
+fn served_sequences_and_keys_answer_from_held_indexes_as_they_did_from_every_held_value() {
+    let indexed = derive(keyed_items());
+    let mut listing_rules = RuleSet::empty();
+    for step in rules().steps() {
+        listing_rules.push(ConfiguredRule {
+            handle: Arc::new(Listing(Arc::clone(&step.handle))),
+            ..step.clone()
+        });
+    }
+    let listing = derive_with(keyed_items(), listing_rules);
+    for tool in ["post_items", "patch_items_by_id", "delete_items_by_id"] {
+        assert!(
+            indexed.plan(tool).served,
+            "{tool}: {:?}",
+            indexed.plan(tool).reason
+        );
+    }
+    let stages: Vec<(&str, &[String])> = indexed
+        .plan("post_items")
+        .rules
+        .iter()
+        .map(|rule| (rule.stage.as_str(), rule.explains.as_slice()))
+        .collect();
+    assert!(
+        stages.contains(&("sequence", &["/id".to_owned()][..])),
+        "{stages:?}"
+    );
+    assert!(
+        stages.contains(&("uuid", &["/key".to_owned()][..])),
+        "{stages:?}"
+    );
+    let create = |title: &str| ("post_items", json!({"body": {"title": title}}));
+    let calls = [
+        create("f"),
+        create("g"),
+        // The largest id goes; the sequence still continues past it.
+        ("delete_items_by_id", json!({"id": "4"})),
+        create("h"),
+        (
+            "patch_items_by_id",
+            json!({"id": "5", "body": {"title": "i"}}),
+        ),
+        ("delete_items_by_id", json!({"id": "3"})),
+        create("j"),
+    ];
+    let mut ids = Vec::new();
+    for (tool, arguments) in &calls {
+        let (answer, error) = indexed.call(tool, arguments.clone());
+        assert!(!error, "{tool}: {answer}");
+        assert_eq!(
+            answer,
+            listing.call(tool, arguments.clone()).0,
+            "{tool} {arguments}"
+        );
+        if *tool == "post_items" {
+            ids.push(answer["body"]["id"].clone());
+        }
+    }
+    assert_eq!(ids, [json!(3), json!(4), json!(5), json!(6)]);
+    // A reset starts the indexes again from the derived state.
+    for fixture in [&indexed, &listing] {
+        fixture.service.reset();
+    }
+    let (tool, arguments) = create("k");
+    let (again, _) = indexed.call(tool, arguments.clone());
+    assert_eq!(again["body"]["id"], json!(3));
+    assert_eq!(again, listing.call(tool, arguments).0);
+}
