@@ -349,15 +349,17 @@ impl<'de> VariantAccess<'de> for TreeDeserializer {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use std::collections::BTreeMap;
 
     use super::super::parse;
     use super::*;
 
+    /// An internally tagged enum, flattened into the samples of this module and of the text
+    /// deserializer's tests.
     #[derive(Debug, PartialEq, serde::Serialize, serde::Deserialize)]
     #[serde(tag = "kind", rename_all = "kebab-case")]
-    enum Tagged {
+    pub(crate) enum Tagged {
         Value { value: Json, count: u16 },
         Plain,
     }

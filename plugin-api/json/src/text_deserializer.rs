@@ -341,14 +341,8 @@ mod tests {
     use std::collections::BTreeMap;
 
     use super::*;
+    use crate::deserialize::tests::Tagged;
     use crate::{from_json_exact, parse};
-
-    #[derive(Debug, PartialEq, serde::Serialize, serde::Deserialize)]
-    #[serde(tag = "kind", rename_all = "kebab-case")]
-    enum Tagged {
-        Value { value: Json, count: u16 },
-        Plain,
-    }
 
     #[derive(Debug, PartialEq, serde::Serialize, serde::Deserialize)]
     enum External {
