@@ -91,6 +91,7 @@ mod state_withheld;
 mod state_write_lists;
 mod state_writes;
 mod state_writes_dependents;
+mod state_writes_document_envelope;
 mod state_writes_item_paths;
 mod state_writes_learning;
 mod state_writes_semantics;

@@ -1,5 +1,5 @@
-//! Write learning on recorded corpus apps: a `PATCH` update accepts any subset of the members
-//! its recorded calls sent (the member left out keeps its value), and an update whose calls
+//! Write learning on recorded corpus apps: a `PATCH` update (or document merge) accepts any
+//! subset of the members its recorded calls sent (the member left out keeps its value), and an update whose calls
 //! also changed an entity the state never held is learned from the calls that show it.
 
 use crate::state_support;
@@ -75,7 +75,16 @@ fn a_patch_update_accepts_one_member_of_those_recorded_and_keeps_the_rest() {
             assert!(!is_error, "{app}: {}: {answer}", plan.tool);
             let response = plan.response.as_ref().expect("a response");
             assert_eq!(answer["status"], response.status, "{app}: {answer}");
-            let pointer = format!("/body{}", response.pointer.as_deref().unwrap_or(""));
+            // Where the answer holds the written object: the answer's entity, or inside a
+            // document's envelope.
+            let written = format!(
+                "{}{}",
+                response.pointer.as_deref().unwrap_or(""),
+                plan.fields
+                    .as_ref()
+                    .map_or("", |fields| fields.document_pointer.as_str())
+            );
+            let pointer = format!("/body{written}");
             let entity = answer.pointer(&pointer).expect("the written entity");
             assert_eq!(entity[kept.as_str()], value, "{app}: {answer}");
             // The members the call left out are kept: the entity has every member the
@@ -87,7 +96,7 @@ fn a_patch_update_accepts_one_member_of_those_recorded_and_keeps_the_rest() {
                 .map(|r| state_support::recorded_answer(r).1)
                 .expect("the exemplar");
             let shown = recorded
-                .pointer(response.pointer.as_deref().unwrap_or(""))
+                .pointer(&written)
                 .and_then(Value::as_object)
                 .expect("the recorded entity");
             for member in shown.keys() {

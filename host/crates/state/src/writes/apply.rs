@@ -658,7 +658,7 @@ pub fn prepare(
 }
 
 /// A document write: the held document with the members sent (or only them, for a `PUT` that
-/// replaces).
+/// replaces), at the object where its writes land (the root, or an envelope member).
 fn document_written(
     plan: &WritePlan,
     state: &LiveState,
@@ -678,12 +678,21 @@ fn document_written(
         .cloned()
         .unwrap_or_default();
     let replace = plan.fields.as_ref().is_some_and(|fields| fields.replace);
-    let mut value = if replace {
-        Json::Object(Object::new())
-    } else {
-        held.value.clone()
+    let pointer = plan
+        .fields
+        .as_ref()
+        .map_or("", |fields| fields.document_pointer.as_str());
+    let mut value = held.value.clone();
+    let Some(written) = crate::render::pointer_mut(&mut value, pointer) else {
+        return Err(refused(
+            "not_found",
+            "the held document has no object where this write's members land",
+        ));
     };
-    if let Json::Object(object) = &mut value {
+    if replace {
+        *written = Json::Object(Object::new());
+    }
+    if let Json::Object(object) = written {
         for (key, member) in sent.iter() {
             object.insert(key, member.clone());
         }

@@ -21,6 +21,32 @@ use crate::observation::{RequestBody, decoded};
 use crate::render::scalar_text;
 use crate::rules::{ConfiguredRule, RuleSet};
 
+/// Where a document write's sent members land: the document's root when it holds every one of
+/// them, else the one top-level member (an envelope: `/data`) whose object holds every one as
+/// sent.
+pub(super) fn document_pointer(sent: &Object, after: &Json) -> String {
+    let Some(root) = after.as_object() else {
+        return String::new();
+    };
+    if sent.is_empty() || sent.iter().all(|(key, _)| root.contains_key(key)) {
+        return String::new();
+    }
+    let holding: Vec<&str> = root
+        .iter()
+        .filter(|(_, value)| {
+            value.as_object().is_some_and(|inner| {
+                sent.iter()
+                    .all(|(key, member)| inner.get(key) == Some(member))
+            })
+        })
+        .map(|(key, _)| key)
+        .collect();
+    match holding.as_slice() {
+        [envelope] => pointer_of(envelope),
+        _ => String::new(),
+    }
+}
+
 /// What is left unexplained of one call: JSON pointer → the value after.
 pub(super) type Residual = BTreeMap<String, Json>;
 
@@ -247,14 +273,36 @@ impl Explanation {
         }
     }
 
+    /// A document write: the sent members against the document's object where they land (its
+    /// root, or the one envelope member holding them, the same in every call); the rest of the
+    /// document unchanged.
     fn document_call(&mut self, seen: &Observed<'_>, after: &Json, residual: &mut Residual) {
-        let Some(after) = after.as_object() else {
+        let before = seen.call.document_before.as_ref();
+        let pointer = document_pointer(seen.sent, after);
+        if self.residuals.is_empty() {
+            self.model.document_pointer = pointer.clone();
+        } else if self.model.document_pointer != pointer {
+            residual.insert(String::new(), after.clone());
+            return;
+        }
+        let Some(inner) = after.pointer(&pointer).and_then(Json::as_object) else {
             residual.insert(String::new(), after.clone());
             return;
         };
-        self.compare_sent(seen.sent, after, residual, Unstored::FirstValue);
-        if let Some(Json::Object(before)) = &seen.call.document_before {
-            self.kept_or_removed(seen.sent, before, after, residual);
+        if let (Some(envelope), Json::Object(whole)) = (pointer.strip_prefix('/'), after) {
+            for (key, value) in whole.iter() {
+                if key != envelope && before.and_then(|before| before.get(key)) != Some(value) {
+                    residual.insert(pointer_of(key), value.clone());
+                }
+            }
+        }
+        let mut inside = Residual::new();
+        self.compare_sent(seen.sent, inner, &mut inside, Unstored::FirstValue);
+        if let Some(Json::Object(before)) = before.and_then(|before| before.pointer(&pointer)) {
+            self.kept_or_removed(seen.sent, before, inner, &mut inside);
+        }
+        for (inner_pointer, value) in inside {
+            residual.insert(format!("{pointer}{inner_pointer}"), value);
         }
     }
 

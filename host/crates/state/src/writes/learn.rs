@@ -255,8 +255,8 @@ fn learn_one(
     let mut explanation = explain(draft, calls, &observed, &written, rules);
     let fields = explanation.field_model(&draft.plan, &observed);
     fix_members(&mut body, &explanation.fixed);
-    accept_stored_members(&mut body, draft, views, &written);
     draft.plan.fields = Some(fields);
+    accept_stored_members(&mut body, draft, views, &written);
     draft.plan.body = Some(body);
     if let Err(reason) = learn_answer(draft, calls, records, &written) {
         return draft.plan.withhold(reason);
@@ -479,9 +479,12 @@ fn learn_body(
         })
         .collect();
     body.members = member_models(&sent);
-    // A `PATCH` update changes what it sends and keeps the rest (HTTP's partial modification):
-    // each member is optional, whatever the recorded calls happened to send together.
-    if draft.plan.effect == Effect::Update && draft.plan.method.eq_ignore_ascii_case("PATCH") {
+    // A `PATCH` update or document write changes what it sends and keeps the rest (HTTP's
+    // partial modification): each member is optional, whatever the recorded calls happened to
+    // send together.
+    if matches!(draft.plan.effect, Effect::Update | Effect::Document)
+        && draft.plan.method.eq_ignore_ascii_case("PATCH")
+    {
         for member in body.members.values_mut() {
             member.required = false;
         }
@@ -578,10 +581,17 @@ fn accept_stored_members(
 ) {
     let plan = &draft.plan;
     let stored = match (plan.effect, &plan.target) {
-        (Effect::Document, Some(target)) => target
-            .document
-            .as_ref()
-            .and_then(|view| views.document_types.get(view)),
+        (Effect::Document, Some(target)) => {
+            let pointer = plan
+                .fields
+                .as_ref()
+                .map_or("", |fields| fields.document_pointer.as_str());
+            target
+                .document
+                .as_ref()
+                .and_then(|view| views.document_types.get(view))
+                .and_then(|by_pointer| by_pointer.get(pointer))
+        }
         (Effect::Create | Effect::Update, _)
             if plan.action.is_none() && draft.classified.key_member.is_none() =>
         {

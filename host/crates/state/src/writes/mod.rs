@@ -176,8 +176,9 @@ pub(crate) struct Views {
     pub scopes: HashMap<usize, Scope>,
     /// Per type, the top-level fields its observed entities store, with their JSON types.
     pub field_types: BTreeMap<String, BTreeMap<String, BTreeSet<String>>>,
-    /// Per document view, the top-level members its document holds, with their JSON types.
-    pub document_types: BTreeMap<String, BTreeMap<String, BTreeSet<String>>>,
+    /// Per document view, the members its document holds with their JSON types: at its root
+    /// (pointer `""`) and inside each top-level object member (an envelope: `/data`).
+    pub document_types: BTreeMap<String, BTreeMap<String, MemberTypes>>,
 }
 
 impl Views {
@@ -226,7 +227,16 @@ impl Views {
         }
         for document in &state.documents {
             if let Some(members) = document.value.as_object() {
-                note_types(views.document_types.entry(document.view.clone()), members);
+                let by_pointer = views
+                    .document_types
+                    .entry(document.view.clone())
+                    .or_default();
+                note_types(by_pointer.entry(String::new()), members);
+                for (member, value) in members.iter() {
+                    if let Some(inner) = value.as_object() {
+                        note_types(by_pointer.entry(explain::pointer_of(member)), inner);
+                    }
+                }
             }
         }
         let index_of = |name: &str| manifest.tools.iter().position(|tool| tool.name == name);
@@ -287,8 +297,11 @@ impl Views {
 }
 
 /// Notes the JSON type of each top-level member an object stores.
+/// The top-level members of observed objects, with their JSON types.
+pub(crate) type MemberTypes = BTreeMap<String, BTreeSet<String>>;
+
 fn note_types(
-    known: std::collections::btree_map::Entry<'_, String, BTreeMap<String, BTreeSet<String>>>,
+    known: std::collections::btree_map::Entry<'_, String, MemberTypes>,
     object: &rea_plugin_api::json::Object,
 ) {
     let known = known.or_default();

@@ -16,7 +16,7 @@
 //!                   body member naming the entity of an RPC-style write)}
 //! body              {envelope, members: {name: {types, required, fixed?}}, query}
 //! fields            {kept, removed, replace, constants, collection_constants, path_fields,
-//!                   order, soft_delete, null_removes, sent_as}
+//!                   order, soft_delete, null_removes, sent_as, document_pointer}
 //! rules             [{stage, plugin, explains, needs_clock, rule}] in pipeline order
 //! response          {ordinal, status, media_type, kind, pointer, body}
 //! missing_ordinal   the recorded 400/404/410 an update or delete of a missing entity answers
@@ -355,6 +355,10 @@ pub struct FieldModel {
     /// field's JSON pointer): `new_name` setting `/name`.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub sent_as: BTreeMap<String, String>,
+    /// Document writes: where in the document the sent members land, when not at its root (the
+    /// envelope member its reads hold the document's object under: `/data`).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub document_pointer: String,
 }
 
 /// A member holding a path value.

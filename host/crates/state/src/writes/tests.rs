@@ -1001,6 +1001,62 @@ fn a_document_put_replaces_the_document_and_a_patch_merges() {
 }
 
 #[test]
+fn a_document_merge_lands_inside_the_envelope_its_reads_hold_it_under() {
+    let settings = |week: &str, priority: u64| json!({"data": {"id": 1, "week": week, "priority": priority}, "meta": {"v": 1}});
+    let fixture = derive(vec![
+        get(0, "/settings", 200, settings("monday", 3)),
+        record(
+            1,
+            "PATCH",
+            "/settings",
+            Some(json!({"week": "sunday"})),
+            200,
+            settings("sunday", 3),
+        ),
+        get(2, "/settings", 200, settings("sunday", 3)),
+    ]);
+    let patch = fixture.plan("patch_settings");
+    assert!(patch.served, "{:?}", patch.reason);
+    let fields = patch.fields.as_ref().expect("fields");
+    assert_eq!(fields.document_pointer, "/data");
+    // A PATCH sends any member the envelope's object holds (the build sent only `week`); the
+    // members land inside `data`, the rest is kept.
+    let (merged, error) = fixture.call("patch_settings", json!({"body": {"priority": 5}}));
+    assert!(!error, "{merged}");
+    assert_eq!(merged["body"], settings("monday", 5));
+    let (read, _) = fixture.call("get_settings", json!({}));
+    assert_eq!(read["body"], settings("monday", 5));
+}
+
+#[test]
+fn a_document_write_changing_members_beside_its_envelope_is_unexplained() {
+    let fixture = derive(vec![
+        get(
+            0,
+            "/settings",
+            200,
+            json!({"data": {"week": "monday"}, "rev": 1}),
+        ),
+        record(
+            1,
+            "PATCH",
+            "/settings",
+            Some(json!({"week": "sunday"})),
+            200,
+            json!({"data": {"week": "sunday"}, "rev": 2}),
+        ),
+        get(
+            2,
+            "/settings",
+            200,
+            json!({"data": {"week": "sunday"}, "rev": 2}),
+        ),
+    ]);
+    let patch = fixture.plan("patch_settings");
+    assert_eq!(patch.reason.as_deref(), Some("unexplained-change"));
+}
+
+#[test]
 fn a_write_whose_answer_would_lack_a_recorded_member_is_a_tool_error() {
     // contract: WRITE-053, WRITE-055
     // No item view: the answers of the recorded update are the only measure of what an answer
