@@ -43,6 +43,7 @@ mod manifest_cli;
 mod manifest_folder_tree;
 mod manifest_golden;
 mod manifest_list_rule;
+mod manifest_listed_ids;
 mod manifest_route_forms;
 mod security_build_signals;
 mod security_data_plane;

@@ -93,7 +93,10 @@ fn tool<'m>(manifest: &'m Manifest, method: &str, template: &str) -> &'m Manifes
 fn etcd_keys_of_one_depth_share_one_tool_and_unread_keys_have_it() {
     let served = served("etcd");
     let manifest = &served.manifest;
-    assert_eq!(manifest.route_forms, vec!["folder-tree", "fused-affix"]);
+    assert_eq!(
+        manifest.route_forms,
+        vec!["folder-tree", "fused-affix", "listed-id"]
+    );
     let leaves = tool(
         manifest,
         "GET",

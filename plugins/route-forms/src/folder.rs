@@ -144,7 +144,11 @@ fn listed_entries(routes: &[RecordedRoute]) -> BTreeSet<Vec<&str>> {
 /// The form sibling routes hold at `position` (routes of the same length whose other tokens are
 /// equal): the one most of them hold (the first in order among equals) whose rule the segment's
 /// value fits (a format rule only for a value of that format).
-fn sibling_form(routes: &Routes<'_>, index: usize, position: usize) -> Option<SegmentForm> {
+pub(crate) fn sibling_form(
+    routes: &Routes<'_>,
+    index: usize,
+    position: usize,
+) -> Option<SegmentForm> {
     let length = routes.routes[index].segments.len();
     let others: Vec<Token<'_>> = routes.others(index, position);
     let value = routes.routes[index].decoded[position].as_str();

@@ -7,15 +7,19 @@
 //!   `org.couchdb.user:name`) is a parameter between that prefix and suffix.
 //! * `folder-tree` ([`folder`]): the entries of a folder tree whose listings name them by path
 //!   (`/config/billing`, `notes/todo.md`) are parameters, one tool per depth.
+//! * `listed-id` ([`listed`]): an item segment in no known format (`a2`, `Call the plumber`) is a
+//!   parameter when its collection's listing names it, or a sibling route's parameter took it.
 
 pub mod folder;
 pub mod fused;
+pub mod listed;
 mod routes;
 
 use rea_plugin_api::{Plugin, StageInfo};
 
 pub use folder::{FOLDER_TREE, FolderTree};
 pub use fused::{FUSED_AFFIX, FusedAffix};
+pub use listed::{LISTED_ID, ListedId};
 
 rea_plugin_api::plugin_root_module! {
     /// The root module of the built-in route forms.
@@ -27,6 +31,10 @@ rea_plugin_api::plugin_root_module! {
         .route_form(
             StageInfo::new(FOLDER_TREE, "The entries of a folder tree whose listings name them by path (/config/billing, notes/todo.md) are parameters, one tool per depth"),
             FolderTree,
+        )
+        .route_form(
+            StageInfo::new(LISTED_ID, "An item segment in no known format (a2, Call the plumber) is a parameter when its collection's listing names it, or a sibling route's parameter took that value"),
+            ListedId,
         );
 }
 

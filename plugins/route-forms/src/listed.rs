@@ -1,0 +1,248 @@
+//! `listed-id`: an item segment the recording named once, in no format a rule knows (`a2`,
+//! `Call the plumber`), is a parameter when the recording shows it is an id, so one tool serves
+//! every item of its collection, not only the one the build read, wrote or deleted.
+//!
+//! 1. Listed by its collection: a literal segment at position `p ≥ 1` whose decoded value a
+//!    recorded 2xx JSON answer of a `GET` at the route's first `p` segments (the collection,
+//!    literal as the route spells them) holds as a member of an array's item (`/1/id`,
+//!    `/rows/0/name`), and which the route's own 2xx JSON answer names by that same member (`{"id":
+//!    "a2"}`), or whose records answered no JSON (a `DELETE` answering 204). `/agents/a2` beside
+//!    the listing `/agents` holding `{"id": "a2"}`.
+//! 2. Named through a sibling route: a literal segment at position `p` whose decoded value a
+//!    parameter at `p` of another route took, that route being of the same length and equal to this
+//!    one at every other position but one earlier literal one (`DELETE /bags/b/tiddlers/Call the
+//!    plumber` beside the recorded `PUT` and `GET /recipes/b/tiddlers/{title}` of `Call the
+//!    plumber`): the segment takes that parameter's form.
+//!
+//! A rule-1 parameter takes the form its sibling routes hold at that position (routes of the same
+//! length equal elsewhere), as `folder-tree` does, and otherwise the whole-segment rule
+//! `listed-id`.
+
+use std::collections::BTreeMap;
+
+use rea_plugin_api::contracts::route::{RouteFormOutcome, RouteFormRequest, SegmentForm};
+use rea_plugin_api::{PluginError, RouteForm};
+
+use crate::folder::sibling_form;
+use crate::routes::{Routes, Token};
+
+/// The stage's name, also the rule of its parameters that take no sibling's form.
+pub const LISTED_ID: &str = "listed-id";
+
+/// `listed-id` (see the module docs).
+pub struct ListedId;
+
+impl RouteForm for ListedId {
+    fn apply(&self, request: &RouteFormRequest) -> Result<RouteFormOutcome, PluginError> {
+        let mut routes = Routes::new(request);
+        let mut changes: Vec<(usize, usize, SegmentForm)> = Vec::new();
+        for index in 0..routes.routes.len() {
+            for position in 1..routes.routes[index].segments.len() {
+                if !routes.open(index, position) {
+                    continue;
+                }
+                let form = if listed_by_collection(&routes, index, position) {
+                    sibling_form(&routes, index, position)
+                        .or_else(|| Some(SegmentForm::whole(LISTED_ID)))
+                } else {
+                    named_through_sibling(&routes, index, position)
+                };
+                if let Some(form) = form {
+                    changes.push((index, position, form));
+                }
+            }
+        }
+        for (index, position, form) in changes {
+            routes.set(index, position, &form);
+        }
+        Ok(routes.outcome())
+    }
+}
+
+/// The member an array item holds a value under (`/1/id` → `id`, `/rows/0/name` → `name`), when
+/// the pointer's last token is a member of an array's item.
+fn item_member(pointer: &str) -> Option<&str> {
+    let tokens: Vec<&str> = pointer.split('/').skip(1).collect();
+    let [.., index, member] = tokens.as_slice() else {
+        return None;
+    };
+    let is_index = !index.is_empty() && index.bytes().all(|byte| byte.is_ascii_digit());
+    (is_index && !member.is_empty()).then_some(member)
+}
+
+/// Rule 1 (see the module docs).
+fn listed_by_collection(routes: &Routes<'_>, index: usize, position: usize) -> bool {
+    let route = &routes.routes[index];
+    let value = route.decoded[position].as_str();
+    let collection = &route.decoded[..position];
+    let members: Vec<&str> = routes
+        .routes
+        .iter()
+        .filter(|listing| {
+            listing.method.eq_ignore_ascii_case("GET")
+                && listing.answer.json.is_some()
+                && listing.decoded.as_slice() == collection
+        })
+        .flat_map(|listing| &listing.answer.values)
+        .filter(|held| held.in_array && held.text == value)
+        .filter_map(|held| item_member(&held.pointer))
+        .collect();
+    if members.is_empty() {
+        return false;
+    }
+    let same_route = routes.routes.iter().filter(|other| {
+        other.decoded == route.decoded && other.method.eq_ignore_ascii_case(&route.method)
+    });
+    let mut answered_json = false;
+    for other in same_route {
+        if other.answer.json.is_none() {
+            continue;
+        }
+        answered_json = true;
+        let names_it = other.answer.values.iter().any(|held| {
+            !held.in_array
+                && held.text == value
+                && held
+                    .pointer
+                    .rsplit('/')
+                    .next()
+                    .is_some_and(|last| members.contains(&last))
+                && held.pointer.matches('/').count() <= 2
+        });
+        if names_it {
+            return true;
+        }
+    }
+    !answered_json
+}
+
+/// Rule 2 (see the module docs): the form of a sibling route's parameter that took this value.
+fn named_through_sibling(
+    routes: &Routes<'_>,
+    index: usize,
+    position: usize,
+) -> Option<SegmentForm> {
+    let route = &routes.routes[index];
+    let value = route.decoded[position].as_str();
+    let mine = routes.others(index, position);
+    let mut counts: BTreeMap<SegmentForm, usize> = BTreeMap::new();
+    for (other, sibling) in routes.routes.iter().enumerate() {
+        if sibling.segments.len() != route.segments.len() || sibling.decoded[position] != value {
+            continue;
+        }
+        let Some(form) = routes.forms[other][position].as_ref() else {
+            continue;
+        };
+        if form.value_in(value).is_some()
+            && one_literal_apart(&mine, &routes.others(other, position), position)
+        {
+            *counts.entry(form.clone()).or_default() += 1;
+        }
+    }
+    let most = counts.values().copied().max()?;
+    counts
+        .into_iter()
+        .find(|(_, count)| *count == most)
+        .map(|(form, _)| form)
+}
+
+/// Whether two routes' other tokens differ at exactly one position before `position`, where both
+/// are literal.
+fn one_literal_apart(mine: &[Token<'_>], theirs: &[Token<'_>], position: usize) -> bool {
+    let differing: Vec<usize> = mine
+        .iter()
+        .zip(theirs)
+        .enumerate()
+        .filter(|(_, (one, other))| one != other)
+        .map(|(at, _)| at)
+        .collect();
+    match differing.as_slice() {
+        [at] => {
+            *at < position
+                && matches!(mine[*at], Token::Literal(_))
+                && matches!(theirs[*at], Token::Literal(_))
+        }
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::routes::testing::route;
+    use rea_plugin_api::contracts::route::RecordedRoute;
+
+    fn placeholders(routes: Vec<RecordedRoute>) -> Vec<(usize, usize, String)> {
+        ListedId
+            .apply(&RouteFormRequest {
+                options: Default::default(),
+                routes,
+                schema_version: 1,
+            })
+            .expect("the form answers")
+            .changes
+            .into_iter()
+            .map(|change| (change.route, change.segment, change.form.placeholder()))
+            .collect()
+    }
+
+    #[test]
+    fn an_item_its_collection_lists_and_names_by_one_member_is_a_parameter() {
+        let changes = placeholders(vec![
+            route("GET", "/agents", Some(&[("/0/id", "a1"), ("/1/id", "a2")])),
+            route("GET", "/agents/a2", Some(&[("/id", "a2")])),
+            route("GET", "/agents/team", Some(&[("/lead", "a1")])),
+            route("DELETE", "/agents/a1", None),
+        ]);
+        assert_eq!(
+            changes,
+            vec![
+                (1, 1, "{listed-id}".to_owned()),
+                (3, 1, "{listed-id}".to_owned())
+            ]
+        );
+    }
+
+    #[test]
+    fn a_value_listed_under_another_member_or_not_by_the_collection_stays_literal() {
+        let changes = placeholders(vec![
+            route(
+                "GET",
+                "/agents",
+                Some(&[("/0/id", "a1"), ("/0/team", "tech")]),
+            ),
+            route("GET", "/agents/tech", Some(&[("/name", "tech")])),
+            route("GET", "/teams", Some(&[("/0/id", "a1")])),
+            route("GET", "/other/a1", Some(&[("/id", "a1")])),
+        ]);
+        assert_eq!(changes, Vec::new());
+    }
+
+    #[test]
+    fn a_value_a_sibling_routes_parameter_took_takes_its_form() {
+        let mut routes = vec![
+            route("PUT", "/recipes/main/tiddlers/Call%20me", None),
+            route("GET", "/recipes/main/tiddlers/Call%20me", Some(&[])),
+            route("DELETE", "/bags/main/tiddlers/Call%20me", None),
+            route("DELETE", "/bags/main/notes/Call%20me", None),
+            route("DELETE", "/bags/main/tiddlers/Other", None),
+        ];
+        for route in &mut routes[..2] {
+            route.forms[3] = Some(SegmentForm::whole("sibling-variance"));
+        }
+        assert_eq!(
+            placeholders(routes),
+            vec![(2, 3, "{sibling-variance}".to_owned())],
+            "two literals apart, or a value the parameter never took, stays literal"
+        );
+    }
+
+    #[test]
+    fn item_members_are_members_of_array_items() {
+        assert_eq!(item_member("/1/id"), Some("id"));
+        assert_eq!(item_member("/rows/0/name"), Some("name"));
+        assert_eq!(item_member("/id"), None);
+        assert_eq!(item_member("/0"), None);
+        assert_eq!(item_member("/tags/0/"), None);
+    }
+}
