@@ -833,6 +833,56 @@ pub(crate) mod tests {
     }
 
     #[test]
+    fn ids_of_one_collection_in_two_shapes_are_one_sibling_variance_parameter() {
+        let records = vec![
+            record(0, "GET", "http://h/tickets/101")
+                .json(200, r#"{"id":"101"}"#)
+                .build(),
+            record(1, "GET", "http://h/tickets/728c")
+                .json(200, r#"{"id":"728c"}"#)
+                .build(),
+            record(2, "GET", "http://h/tickets/866e")
+                .json(200, r#"{"id":"866e"}"#)
+                .build(),
+            record(3, "DELETE", "http://h/tickets/105")
+                .answer(204, "text/plain", "")
+                .build(),
+            record(4, "GET", "http://h/tickets/7")
+                .json(200, r#"{"id":"other"}"#)
+                .build(),
+            record(5, "GET", "http://h/users/1")
+                .json(200, r#"{"id":"1"}"#)
+                .build(),
+        ];
+        let with = project(&records, &["sibling-variance"]);
+        let get = with
+            .tools
+            .iter()
+            .find(|tool| {
+                tool.method == "GET" && tool.path_template == "/tickets/{sibling-variance}"
+            })
+            .expect("one GET tool for both shapes");
+        assert_eq!(get.record_ordinals, vec![0, 1, 2]);
+        let delete = tool(&with, "delete_tickets_by_id");
+        assert_eq!(delete.path_template, "/tickets/{sibling-variance}");
+        // A numeric id whose answer does not echo it, and another family, keep their format.
+        let templates: Vec<&str> = with
+            .tools
+            .iter()
+            .map(|tool| tool.path_template.as_str())
+            .collect();
+        assert!(templates.contains(&"/tickets/{numeric}"), "{templates:?}");
+        assert!(templates.contains(&"/users/{numeric}"), "{templates:?}");
+        let without = project(&records, &[]);
+        assert!(
+            without
+                .tools
+                .iter()
+                .all(|tool| !tool.path_template.contains("sibling-variance"))
+        );
+    }
+
+    #[test]
     fn prefix_variance_carries_a_parameter_into_longer_paths() {
         let records = vec![
             record(0, "GET", "http://kinto/v1/buckets/w/collections/projects").json(200, r#"{"data":{"id":"projects"}}"#).build(),

@@ -17,8 +17,10 @@
 //!    recorded 2xx JSON response echoes (a scalar member, at the root or one envelope level down,
 //!    equal to the decoded segment: `/tiddlers/Welcome` answers `{"title": "Welcome"}`). Values
 //!    that echo, and values none of whose records answered 2xx JSON (a `PUT` answering 204),
-//!    become parameters; values whose 2xx JSON answers do not echo them stay literal. Repeated
-//!    until nothing changes.
+//!    become parameters; values whose 2xx JSON answers do not echo them stay literal. Ids of the
+//!    same family that a format rule took join that parameter when their answers echo them too
+//!    (or answered no JSON): one collection's ids in two shapes (`101` and `728c`) are one
+//!    parameter, not a tool per shape. Repeated until nothing changes.
 //! 4. `prefix-variance`: a literal segment at a position that another path, equal up to that
 //!    position, holds as a parameter, when the literal is one of that parameter's observed values
 //!    (`/collections/{…}` observed `tasks`, so `/collections/tasks/records` is templated too).
@@ -246,6 +248,14 @@ pub enum SegmentRule {
 }
 
 impl SegmentRule {
+    /// Whether it is a built-in format rule (`numeric`, `uuid`, `ulid`, `hex`).
+    pub fn is_format(self) -> bool {
+        matches!(
+            self,
+            SegmentRule::Numeric | SegmentRule::Uuid | SegmentRule::Ulid | SegmentRule::Hex
+        )
+    }
+
     /// The rule's name, also the template's placeholder (`{numeric}`).
     pub fn name(self) -> &'static str {
         match self {
@@ -424,6 +434,7 @@ fn apply_sibling_variance(
         if echoing.len() < 2 {
             continue;
         }
+        let family = values.values().flatten().copied().next();
         for value in echoing.into_iter().chain(silent) {
             for record in &values[value] {
                 if state[*record][position].is_none() {
@@ -432,8 +443,49 @@ fn apply_sibling_variance(
                 }
             }
         }
+        if let Some(family) = family {
+            changed |= join_formatted_ids(segments, state, responses, family, position);
+        }
     }
     changed
+}
+
+/// The records of `member`'s family (same length, same tokens but at `position`) whose segment
+/// there has a format rule and whose 2xx JSON answers echo it, or that answered none: ids of one
+/// collection in two shapes (`101` beside `728c`) are one sibling-variance parameter.
+fn join_formatted_ids(
+    segments: &[Vec<&str>],
+    state: &mut [Vec<Option<SegmentRule>>],
+    responses: &ParsedResponses<'_>,
+    member: usize,
+    position: usize,
+) -> bool {
+    let others = |record: usize| -> Vec<Token<'_>> {
+        segments[record]
+            .iter()
+            .zip(&state[record])
+            .enumerate()
+            .filter(|(index, _)| *index != position)
+            .map(|(_, (segment, rule))| token(segment, *rule))
+            .collect()
+    };
+    let family = others(member);
+    let joining: Vec<usize> = (0..segments.len())
+        .filter(|record| {
+            segments[*record].len() == segments[member].len()
+                && state[*record][position].is_some_and(SegmentRule::is_format)
+                && others(*record) == family
+        })
+        .filter(|record| {
+            let value = segment_value(segments[*record][position]);
+            let answered = responses.success_json(*record);
+            answered.is_none_or(|body| !echo_members(body, &value).is_empty())
+        })
+        .collect();
+    for record in &joining {
+        state[*record][position] = Some(SegmentRule::SiblingVariance);
+    }
+    !joining.is_empty()
 }
 
 fn apply_prefix_variance(segments: &[Vec<&str>], state: &mut [Vec<Option<SegmentRule>>]) -> bool {

@@ -1,7 +1,9 @@
-//! The `listed-id` route form on real recordings: an item segment the build named once, in no
-//! format a rule knows, becomes a parameter when its collection's listing names it by the member
-//! the item answers with, or when a sibling route's parameter took that value; the tool then
-//! serves every item from the state, and a write through it changes the state the reads show.
+//! Item ids outside a learned format on real recordings. The `listed-id` route form: an item
+//! segment the build named once, in no format a rule knows, becomes a parameter when its
+//! collection's listing names it by the member the item answers with, or when a sibling route's
+//! parameter took that value; the tool then serves every item from the state, and a write through
+//! it changes the state the reads show. `sibling-variance`: one collection's ids in two shapes
+//! (digits beside words or UUIDs) are one parameter, so one tool answers every id.
 
 use serde_json::{Map, Value};
 
@@ -124,4 +126,65 @@ fn a_delete_through_a_sibling_route_of_a_read_title_serves_every_title() {
     assert_eq!(status(&after), Some(404), "{after}");
     let (other, _) = call_with(&served, read, "Buy milk");
     assert_eq!(other["body"]["title"], "Buy milk", "{other}");
+}
+
+/// The `GET` tools whose template is `prefix` and one more segment.
+fn item_tools<'m>(manifest: &'m Manifest, prefix: &str) -> Vec<&'m ManifestTool> {
+    let depth = prefix.matches('/').count();
+    manifest
+        .tools
+        .iter()
+        .filter(|tool| {
+            tool.method == "GET"
+                && tool.path_template.starts_with(prefix)
+                && tool.path_template.matches('/').count() == depth
+        })
+        .collect()
+}
+
+#[test]
+fn ids_of_one_collection_in_two_shapes_share_one_tool() {
+    // Seeded ids of digits beside generated ids of hex letters.
+    let served = serve_corpus_app("json-server-v1");
+    let tickets = item_tools(&served.manifest, "/tickets/");
+    assert_eq!(tickets.len(), 1, "{tickets:#?}");
+    assert_eq!(tickets[0].path_template, "/tickets/{sibling-variance}");
+    let observed = &tickets[0].path_parameters[0].observed_values;
+    assert!(observed.iter().any(|id| id == "101") && observed.iter().any(|id| id == "728c"));
+    // No ticket c1: the missing-ticket answer the build showed, from the state.
+    let (answer, _) = call_with(&served, tickets[0], "c1");
+    assert_eq!(status(&answer), Some(404), "{answer}");
+    assert_eq!(answer["state"]["view"], "missing", "{answer}");
+    let (answer, is_error) = call_with(&served, tickets[0], "104");
+    assert!(!is_error, "{answer}");
+    assert_eq!(answer["body"]["id"], "104", "{answer}");
+
+    // Documents at chosen names beside documents at generated UUIDs.
+    let pouchdb = serve_corpus_app("pouchdb-server");
+    assert!(
+        pouchdb
+            .manifest
+            .tools
+            .iter()
+            .all(|tool| tool.path_template != "/{prefix-variance}/{uuid}"),
+        "no tool for the UUID-shaped documents alone"
+    );
+    let documents = [tool(
+        &pouchdb.manifest,
+        "GET",
+        "/{prefix-variance}/{sibling-variance}",
+    )];
+    let observed = &documents[0].path_parameters[1].observed_values;
+    assert!(
+        observed
+            .iter()
+            .any(|id| rea_plugin_api::route_fields::format_rule(id) == Some("uuid")),
+        "{observed:?}"
+    );
+    assert!(
+        observed
+            .iter()
+            .any(|id| rea_plugin_api::route_fields::format_rule(id).is_none()),
+        "{observed:?}"
+    );
 }
