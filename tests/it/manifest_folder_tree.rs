@@ -74,7 +74,7 @@ fn cited_paths(served: &Served, tool: &ManifestTool) -> Vec<String> {
         .collect()
 }
 
-fn tool<'m>(manifest: &'m Manifest, method: &str, template: &str) -> &'m ManifestTool {
+pub(crate) fn tool<'m>(manifest: &'m Manifest, method: &str, template: &str) -> &'m ManifestTool {
     manifest
         .tools
         .iter()

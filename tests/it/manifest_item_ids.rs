@@ -5,44 +5,34 @@
 //! it changes the state the reads show. `sibling-variance`: one collection's ids in two shapes
 //! (digits beside words or UUIDs) are one parameter, so one tool answers every id.
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use rea_manifest::{Manifest, ManifestTool};
 
+use crate::manifest_folder_tree::tool;
+use crate::state_folder_entries::call_for;
 use crate::state_support::{Served, serve_corpus_app};
-
-fn tool<'m>(manifest: &'m Manifest, method: &str, template: &str) -> &'m ManifestTool {
-    manifest
-        .tools
-        .iter()
-        .find(|tool| tool.method == method && tool.path_template == template)
-        .unwrap_or_else(|| {
-            let templates: Vec<String> = manifest
-                .tools
-                .iter()
-                .map(|tool| format!("{} {}", tool.method, tool.path_template))
-                .collect();
-            panic!("no {method} {template}: {templates:#?}")
-        })
-}
 
 /// Calls a tool whose one path parameter takes `value`.
 fn call_with(served: &Served, tool: &ManifestTool, value: &str) -> (Value, bool) {
-    let definition = served
-        .replay
-        .tool(&tool.name)
-        .expect("the tool's definition");
-    let mut arguments = Map::new();
-    for argument in &definition.input_schema.arguments {
-        if matches!(
-            argument.target,
-            rea_manifest::catalog::ArgumentTarget::Path { .. }
-        ) {
-            arguments.insert(argument.name.clone(), Value::String(value.to_owned()));
-        }
-    }
-    assert_eq!(arguments.len(), 1, "{}: one path argument", tool.name);
-    served.call(&tool.name, arguments)
+    let path: Vec<&str> = tool
+        .path_template
+        .split('/')
+        .map(|segment| {
+            if segment.starts_with('{') {
+                value
+            } else {
+                segment
+            }
+        })
+        .collect();
+    let (name, arguments) = call_for(
+        served,
+        &tool.method,
+        &path.join("/"),
+        Some(&tool.path_template),
+    );
+    served.call(&name, arguments)
 }
 
 /// The status of a state answer (the recorded status of a missing entity, or 200).

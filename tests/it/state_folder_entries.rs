@@ -22,7 +22,7 @@ fn served(app: &str) -> Served {
 
 /// The tool of a method whose template has as many segments as the path (the one of `template`
 /// when given), and the arguments naming the path's segments and query pairs.
-fn call_for(
+pub(crate) fn call_for(
     served: &Served,
     method: &str,
     target: &str,
