@@ -17,7 +17,7 @@ use crate::state_support::{Served, recorded_answer};
 const FIND: &str = "post_find_by_segment_0";
 const RUNS: &str = "post_mlflow_runs_search";
 const EXPERIMENTS: &str = "post_mlflow_experiments_search";
-const DOCUMENT: &str = "get_root_by_prefix_variance_and_sibling_variance";
+const DOCUMENT: &str = "get_root_by_segment_0_and_id";
 
 fn view<'a>(served: &'a Served, tool: &str) -> &'a BodyQueryView {
     served

@@ -102,16 +102,16 @@ fn json_server_v1_a_served_customer_delete_clears_the_tickets_customer() {
         json!([{"entity_type": "/tickets", "field": "customerId", "action": {"kind": "clear"}}])
     );
     // Ticket 101 belongs to customer c1, ticket 102 to c2.
-    let (before, _) = served.call("get_tickets_by_numeric", arguments(json!({"id": "101"})));
+    let (before, _) = served.call("get_tickets_by_id", arguments(json!({"id": "101"})));
     assert_eq!(before["body"]["customerId"], "c1", "{before}");
     let (deleted, error) = served.call("delete_customers_by_id", arguments(json!({"id": "c1"})));
     assert!(!error, "{deleted}");
     assert_eq!(deleted["state"]["source"], "state", "{deleted}");
-    let (cleared, _) = served.call("get_tickets_by_numeric", arguments(json!({"id": "101"})));
+    let (cleared, _) = served.call("get_tickets_by_id", arguments(json!({"id": "101"})));
     assert_eq!(cleared["status"], 200, "{cleared}");
     assert_eq!(cleared["body"]["customerId"], Value::Null, "{cleared}");
     assert_eq!(cleared["body"]["subject"], before["body"]["subject"]);
-    let (other, _) = served.call("get_tickets_by_numeric", arguments(json!({"id": "102"})));
+    let (other, _) = served.call("get_tickets_by_id", arguments(json!({"id": "102"})));
     assert_eq!(other["body"]["customerId"], "c2", "{other}");
     let (customer, _) = served.call("get_customers_by_id", arguments(json!({"id": "c1"})));
     assert_eq!(customer["status"], 404, "{customer}");
