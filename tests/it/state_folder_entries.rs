@@ -2,8 +2,9 @@
 //! document the build's folder listings show, learned only where the tool's own reads agree with
 //! the listing entries. etcd's v2 keys read as etcd answers them (the recursive listing of
 //! `/v2/keys/config` shows `config/web/theme`, which the build never read directly); on
-//! jupyter_server the folder listings show files without their content (`content: null`), so they
-//! teach nothing and no file is answered from a listing.
+//! jupyter_server the folder listings show files without their content (`content: null`), as the
+//! item views' reads with `content=0` do: that query answers any listed document or folder as its
+//! folder lists it, while the plain reads stay the item views'.
 
 use std::path::PathBuf;
 
@@ -128,25 +129,73 @@ fn etcd_keys_the_build_never_read_answer_from_its_listings() {
 }
 
 #[test]
-fn jupyter_listings_without_content_teach_no_entries() {
+fn jupyter_documents_asked_without_content_answer_as_their_folder_lists_them() {
     let served = served("jupyter_server");
-    assert!(
-        served.state().folder_entries.is_empty(),
-        "the listings show files with content null where reads show their content: {:?}",
-        served
-            .state()
-            .folder_entries
-            .iter()
-            .map(|entries| &entries.tool)
-            .collect::<Vec<_>>()
+    type Learned<'a> = (&'a str, &'a str, bool, Vec<(String, String)>);
+    let learned: Vec<Learned<'_>> = served
+        .state()
+        .folder_entries
+        .iter()
+        .map(|entries| {
+            (
+                entries.prefix.as_str(),
+                entries.member.as_str(),
+                entries.exact_query,
+                entries.query.iter().cloned().collect(),
+            )
+        })
+        .collect();
+    // content=0 (read on data and on notes/todo.md) shows the document as its folder's listing
+    // does; the plain reads show the content, which the listings leave null: they teach nothing.
+    let content_0 = vec![("content".to_owned(), "0".to_owned())];
+    assert_eq!(
+        learned,
+        vec![
+            ("/api/contents", "path", true, content_0.clone()),
+            ("/api/contents", "path", true, content_0),
+        ],
+        "{learned:?}"
     );
-    // A file the notes listing shows but the build never read stays unanswered from the state.
+    // A notebook and a folder the build never asked without content: the root listing's entries.
+    for (target, size) in [
+        ("/api/contents/analysis.ipynb?content=0", json!(548)),
+        ("/api/contents/reports?content=0", Value::Null),
+    ] {
+        let (tool, arguments) = call_for(&served, "GET", target, None);
+        let (answer, is_error) = served.call(&tool, arguments);
+        assert!(!is_error, "{target}: {answer}");
+        assert_eq!(answer["state"]["source"], "state", "{target}: {answer}");
+        assert_eq!(answer["body"]["content"], Value::Null, "{target}: {answer}");
+        assert_eq!(answer["body"]["format"], Value::Null, "{target}: {answer}");
+        assert_eq!(answer["body"]["size"], size, "{target}: {answer}");
+    }
+    // A file the notes listing shows, asked without content: its listing entry.
+    let two_levels = Some("/api/contents/{prefix-variance}/{sibling-variance}");
     let (tool, arguments) = call_for(
         &served,
         "GET",
-        "/api/contents/notes/ideas.txt",
-        Some("/api/contents/{prefix-variance}/{sibling-variance}"),
+        "/api/contents/notes/ideas.txt?content=0",
+        two_levels,
     );
     let (answer, is_error) = served.call(&tool, arguments);
-    assert!(is_error || answer["status"] == 404, "{answer}");
+    assert!(!is_error, "{answer}");
+    assert_eq!(answer["body"]["path"], "notes/ideas.txt", "{answer}");
+    assert_eq!(answer["body"]["size"], 29, "{answer}");
+    // The plain read of the notebook still shows its content (the item view).
+    let (tool, arguments) = call_for(&served, "GET", "/api/contents/analysis.ipynb", None);
+    let (answer, _) = served.call(&tool, arguments);
+    assert!(answer["body"]["content"].is_object(), "{answer}");
+    // With its content, the file the build never read stays unanswered from the state; another
+    // query than the learned one is not answered from a listing.
+    for target in [
+        "/api/contents/notes/ideas.txt",
+        "/api/contents/notes/ideas.txt?content=0&hash=1",
+    ] {
+        let (tool, arguments) = call_for(&served, "GET", target, two_levels);
+        let (answer, is_error) = served.call(&tool, arguments);
+        assert!(
+            is_error || answer["status"] == 404 || answer["state"]["source"] != "state",
+            "{target}: {answer}"
+        );
+    }
 }

@@ -1,26 +1,33 @@
 //! Folder entries: the documents of a folder tree answered from the folder listings that show
 //! them, so a key or document the recording never read directly (`/v2/keys/config/web/theme`,
-//! shown by the build's recursive listing of `/v2/keys/config`) reads as the application answers.
+//! shown by the build's recursive listing of `/v2/keys/config`), or read only with its content
+//! (`/api/contents/notes/ideas.txt?content=0`, which shows a file as its folder lists it), reads
+//! as the application answers.
 //!
 //! **Listings.** Before the first write (the state the capture started from), every successful
 //! JSON read's objects held in an array, up to eight levels down, are entries; an entry's member
-//! holding a string with a `/` names it by path (`{"key": "/config/web/theme", …}`). Where
-//! several listings show one path, the entry with the most members wins (a recursive listing's
-//! folder holds its `nodes`, a flat one does not), then the later one.
+//! holding a string names it by path (`{"key": "/config/web/theme", …}`, `{"path": "data", …}`).
+//! Where several listings show one path, the entry with the most members wins (a recursive
+//! listing's folder holds its `nodes`, a flat one does not), then the later one.
 //!
-//! **Learning, per read tool answering from its recordings.** Each successful read of the tool
-//! before the first write whose answer holds, at the root or one member down, an object naming
-//! the read's own path by one member (the request path ends with that text) is a pair with the
-//! entry of that text: the same members and values agree, the same members and other values
-//! disagree, other members say nothing (a flat listing shows less). The tool's entries are
-//! learned when at least one pair agrees, none disagrees, and the agreeing reads share where
-//! the object sits, the member naming it, the path before it and the rest of the answer.
+//! **Learning, per read group.** A read tool answering from its recordings is one group (all its
+//! reads); an item view (whose plain reads the state answers) is one group per query its reads
+//! sent, and a call must send exactly that query. Each successful read of the group before the
+//! first write whose answer holds, at the root or one member down, an object naming the read's
+//! own path by one member (the request path ends with that text) is a pair with the entry of that
+//! text: the same members and values agree, the same members and other values disagree, other
+//! members say nothing (a flat listing shows less). Where a member some read names its path by
+//! holds a `/` (`path: "notes/todo.md"`), only such members name entries (not `name`, which
+//! names a top-level entry as well). The group's entries are learned when at least one pair
+//! agrees, none disagrees, and the agreeing reads share where the object sits, the member naming
+//! it, the path before it and the rest of the answer.
 //!
 //! **Answering.** A call whose path is that prefix and the text of a listed entry, whose entry has
-//! the members of an agreeing read, and whose query pairs each an agreeing read sent, answers the
-//! first agreeing read's answer with the entry in place. Anything else, and any call after a
-//! served write changed what the view shows, answers as before (the recording of that very
-//! request, or a `not_modelled` refusal).
+//! the members of an agreeing read, and whose query pairs each an agreeing read sent (exactly the
+//! group's, for an item view), answers the first agreeing read's answer with the entry in place.
+//! Anything else, and any call after a served write changed what the view shows (any served
+//! write, for an item view's query: a write in a folder changes its listing too), answers as
+//! before (the view's answer, the recording of that very request, or a `not_modelled` refusal).
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -49,6 +56,10 @@ pub struct FolderEntries {
     pub base_ordinal: u64,
     /// The query pairs the agreeing reads sent.
     pub query: BTreeSet<(String, String)>,
+    /// A call must send exactly `query` (entries learned for an item view's query), not any of
+    /// its pairs.
+    #[serde(default)]
+    pub exact_query: bool,
     /// The member names of the entries the agreeing reads showed.
     pub shapes: BTreeSet<Vec<String>>,
     /// The listed entries by the text naming them.
@@ -68,43 +79,32 @@ struct Pair {
 /// holding it (see the module docs).
 type Listed = BTreeMap<(String, String), (usize, u64, Json)>;
 
-/// The folder entries of every read tool answering from its recordings (see the module docs).
+/// The folder entries of every read tool answering from its recordings, and of every item view
+/// per query it was read with (see the module docs).
 pub fn derive(manifest: &Manifest, timeline: &Timeline, views: &[ReadView]) -> Vec<FolderEntries> {
-    let before_writes = |observation: &&Observation| {
-        observation.is_success()
-            && timeline
-                .first_write
-                .is_none_or(|first| observation.ordinal < first)
-    };
-    let tools: Vec<(&str, Vec<&Observation>)> = manifest
-        .tools
-        .iter()
-        .enumerate()
-        .filter(|(_, tool)| {
-            tool.method.eq_ignore_ascii_case("GET")
-                && views.iter().any(|view| {
-                    view.tool == tool.name && matches!(view.detail, ViewDetail::Recorded { .. })
-                })
-        })
-        .map(|(index, tool)| {
-            let reads = timeline.all(index).filter(before_writes).collect();
-            (tool.name.as_str(), reads)
-        })
-        .collect();
+    let before_writes = |observation: &&Observation| before_writes(timeline, observation);
+    let tools = read_tools(manifest, timeline, views);
     // The texts the reads name themselves by first: most captures have none, and then no
     // listing entry is kept.
     let named: BTreeSet<(String, String)> = tools
         .iter()
-        .flat_map(|(_, reads)| reads.iter().flat_map(|read| self_names(read)))
+        .flat_map(|(_, group)| group.reads.iter().flat_map(|read| self_names(read)))
         .collect();
     if named.is_empty() {
         return Vec::new();
     }
+    // The members some read names its path by with a `/`: they name entries by path, where
+    // another member naming a top-level entry as well (`name`) names it by its last segment.
+    let path_members: BTreeSet<&str> = named
+        .iter()
+        .filter(|(text, _)| text.trim_start_matches('/').contains('/'))
+        .map(|(_, member)| member.as_str())
+        .collect();
     let listings = || timeline.by_ordinal.values().filter(before_writes);
     let listed = listed_entries(listings(), |key| named.contains(key));
     let mut learned: Vec<FolderEntries> = tools
         .iter()
-        .filter_map(|(tool, reads)| learn(tool, reads, &listed))
+        .filter_map(|(tool, group)| learn(tool, group, &listed, &path_members))
         .collect();
     if learned.is_empty() {
         return learned;
@@ -122,6 +122,77 @@ pub fn derive(manifest: &Manifest, timeline: &Timeline, views: &[ReadView]) -> V
             .collect();
     }
     learned
+}
+
+/// The reads one set of folder entries is learned from: every read of a tool answering from its
+/// recordings, or an item view's reads sending one query.
+struct ReadGroup<'o> {
+    reads: Vec<&'o Observation>,
+    /// Calls must send exactly the group's query (an item view's group).
+    exact_query: bool,
+}
+
+/// The read groups of every `GET` tool answering from its recordings or from an item view, each
+/// read successful and before the first write.
+fn read_tools<'o>(
+    manifest: &'o Manifest,
+    timeline: &'o Timeline,
+    views: &[ReadView],
+) -> Vec<(&'o str, ReadGroup<'o>)> {
+    let mut groups = Vec::new();
+    for (index, tool) in manifest.tools.iter().enumerate() {
+        if !tool.method.eq_ignore_ascii_case("GET") {
+            continue;
+        }
+        let detail = views.iter().find(|view| view.tool == tool.name);
+        let reads = || {
+            timeline
+                .all(index)
+                .filter(|observation| before_writes(timeline, observation))
+        };
+        match detail.map(|view| &view.detail) {
+            Some(ViewDetail::Recorded { .. }) => {
+                let reads = reads().collect();
+                groups.push((
+                    tool.name.as_str(),
+                    ReadGroup {
+                        reads,
+                        exact_query: false,
+                    },
+                ));
+            }
+            // An item view answers its plain reads from the state; a query it is read with may
+            // show the document as its folder lists it.
+            Some(ViewDetail::Item(_)) => {
+                let mut by_query: BTreeMap<BTreeSet<(String, String)>, Vec<&Observation>> =
+                    BTreeMap::new();
+                for read in reads().filter(|read| !read.pairs().is_empty()) {
+                    let query = read.pairs().iter().cloned().collect();
+                    by_query.entry(query).or_default().push(read);
+                }
+                for reads in by_query.into_values() {
+                    groups.push((
+                        tool.name.as_str(),
+                        ReadGroup {
+                            reads,
+                            exact_query: true,
+                        },
+                    ));
+                }
+            }
+            _ => {}
+        }
+    }
+    groups
+}
+
+/// Whether an observation is a successful answer made before the first write (the state the
+/// capture started from).
+fn before_writes(timeline: &Timeline, observation: &Observation) -> bool {
+    observation.is_success()
+        && timeline
+            .first_write
+            .is_none_or(|first| observation.ordinal < first)
 }
 
 /// The `(text, member)` pairs a read's answer names the read's own path by.
@@ -169,9 +240,6 @@ fn collect_entries(
             if in_array {
                 for (member, text) in object.iter() {
                     let Json::String(text) = text else { continue };
-                    if !text.contains('/') {
-                        continue;
-                    }
                     let key = (text.clone(), member.to_owned());
                     if !keep(&key) {
                         continue;
@@ -239,45 +307,75 @@ fn decoded_path(observation: &Observation) -> String {
     format!("/{}", segments.join("/"))
 }
 
-/// The tool's entries, when its reads agree with the listings (see the module docs).
-fn learn(tool: &str, reads: &[&Observation], listed: &Listed) -> Option<FolderEntries> {
+/// An object of a read's answer naming the read's own path by one member.
+struct Candidate<'r> {
+    pointer: String,
+    member: String,
+    text: String,
+    object: &'r Object,
+    prefix: String,
+}
+
+/// The objects a read's answer names its own path by, at the root or one member down: only
+/// those naming it by a path member when one does (see [`derive`]).
+fn candidates<'r>(read: &'r Observation, path_members: &BTreeSet<&str>) -> Vec<Candidate<'r>> {
+    let Some(body) = &read.body else {
+        return Vec::new();
+    };
+    let path = decoded_path(read);
+    let mut found = Vec::new();
+    for (pointer, object) in held_objects(body) {
+        for (member, text) in object.iter() {
+            let Json::String(text) = text else { continue };
+            let Some(prefix) = prefix_before(&path, text) else {
+                continue;
+            };
+            found.push(Candidate {
+                pointer: pointer.clone(),
+                member: member.to_owned(),
+                text: text.clone(),
+                object,
+                prefix,
+            });
+        }
+    }
+    if found
+        .iter()
+        .any(|found| path_members.contains(found.member.as_str()))
+    {
+        found.retain(|found| path_members.contains(found.member.as_str()));
+    }
+    found
+}
+
+/// The group's entries, when its reads agree with the listings (see the module docs).
+fn learn(
+    tool: &str,
+    group: &ReadGroup<'_>,
+    listed: &Listed,
+    path_members: &BTreeSet<&str>,
+) -> Option<FolderEntries> {
     let mut agreeing: Vec<(Pair, &Observation, Vec<String>)> = Vec::new();
-    for read in reads {
-        let Some(body) = &read.body else { continue };
-        let path = decoded_path(read);
-        for (pointer, object) in held_objects(body) {
-            for (member, text) in object.iter() {
-                let Json::String(text) = text else { continue };
-                let Some(prefix) = prefix_before(&path, text) else {
-                    continue;
-                };
-                let Some((_, _, entry)) = listed.get(&(text.clone(), member.to_owned())) else {
-                    continue;
-                };
-                let Json::Object(entry_object) = entry else {
-                    continue;
-                };
-                let shape = member_names(object);
-                if member_names(entry_object) != shape {
-                    continue;
-                }
-                if entry_object != object {
-                    return None;
-                }
-                let mut envelope = body.clone();
-                if let Some(holder) = envelope.as_object_mut().filter(|_| !pointer.is_empty()) {
-                    holder.remove(pointer.trim_start_matches('/'));
-                } else {
-                    envelope = Json::Null;
-                }
-                let pair = Pair {
-                    prefix,
-                    pointer: pointer.clone(),
-                    member: member.to_owned(),
-                    envelope,
-                };
-                agreeing.push((pair, read, shape));
+    for read in &group.reads {
+        for candidate in candidates(read, path_members) {
+            let key = (candidate.text.clone(), candidate.member.clone());
+            let Some((_, _, Json::Object(entry_object))) = listed.get(&key) else {
+                continue;
+            };
+            let shape = member_names(candidate.object);
+            if member_names(entry_object) != shape {
+                continue;
             }
+            if entry_object != candidate.object {
+                return None;
+            }
+            let pair = Pair {
+                envelope: envelope_of(read.body.as_ref()?, &candidate.pointer),
+                prefix: candidate.prefix,
+                pointer: candidate.pointer,
+                member: candidate.member,
+            };
+            agreeing.push((pair, read, shape));
         }
     }
     let (first, base, _) = agreeing.first()?;
@@ -294,15 +392,31 @@ fn learn(tool: &str, reads: &[&Observation], listed: &Listed) -> Option<FolderEn
             .iter()
             .flat_map(|(_, read, _)| read.pairs().iter().cloned())
             .collect(),
+        exact_query: group.exact_query,
         shapes: agreeing.iter().map(|(_, _, shape)| shape.clone()).collect(),
         entries: BTreeMap::new(),
     })
+}
+
+/// The answer around the entry at `pointer` (`null` when the answer is the entry).
+fn envelope_of(body: &Json, pointer: &str) -> Json {
+    let mut envelope = body.clone();
+    match envelope.as_object_mut().filter(|_| !pointer.is_empty()) {
+        Some(holder) => {
+            holder.remove(pointer.trim_start_matches('/'));
+            envelope
+        }
+        None => Json::Null,
+    }
 }
 
 impl FolderEntries {
     /// The entry a call names: its decoded path and query pairs (see the module docs).
     pub fn entry_for(&self, path: &str, pairs: &[(String, String)]) -> Option<&Json> {
         if !pairs.iter().all(|pair| self.query.contains(pair)) {
+            return None;
+        }
+        if self.exact_query && pairs.iter().cloned().collect::<BTreeSet<_>>() != self.query {
             return None;
         }
         let rest = path.strip_prefix(&self.prefix)?;
@@ -372,6 +486,7 @@ mod tests {
             member: "key".into(),
             base_ordinal: 0,
             query: [("sorted".to_owned(), "true".to_owned())].into(),
+            exact_query: false,
             shapes: [vec!["key".to_owned(), "value".to_owned()]].into(),
             entries: listed
                 .iter()
@@ -393,6 +508,117 @@ mod tests {
             entries.entry_for("/keys/a/b", &quorum).is_none(),
             "a query no read sent"
         );
+    }
+
+    fn read(ordinal: u64, path: &str, query: &[(&str, &str)], body: &str) -> Observation {
+        let segments: Vec<String> = path
+            .trim_start_matches('/')
+            .split('/')
+            .map(str::to_owned)
+            .collect();
+        let query: Vec<(String, String)> = query
+            .iter()
+            .map(|(name, value)| ((*name).to_owned(), (*value).to_owned()))
+            .collect();
+        Observation {
+            ordinal,
+            tool: 0,
+            path: path.to_owned(),
+            segments,
+            query: (!query.is_empty()).then_some(query),
+            query_withheld: false,
+            status: 200,
+            body: Some(parse(body)),
+            body_bytes: body.len(),
+            position: ordinal as usize,
+            method: "GET".to_owned(),
+            request: crate::observation::RequestBody::Missing,
+            started: None,
+            duration_ms: None,
+            window_end: usize::MAX,
+        }
+    }
+
+    #[test]
+    fn candidates_prefer_the_member_naming_entries_by_path() {
+        let file = read(
+            0,
+            "/docs/notes/a.md",
+            &[],
+            r#"{"name": "a.md", "path": "notes/a.md", "size": 3}"#,
+        );
+        let paths: BTreeSet<&str> = ["path"].into();
+        let found: Vec<(String, String)> = candidates(&file, &paths)
+            .into_iter()
+            .map(|candidate| (candidate.member, candidate.prefix))
+            .collect();
+        assert_eq!(found, vec![("path".to_owned(), "/docs".to_owned())]);
+        // Without a path member, every member naming the read's path is a candidate.
+        let found = candidates(&file, &BTreeSet::new());
+        assert_eq!(found.len(), 2);
+        let top = read(1, "/docs/a", &[], r#"{"name": "a", "path": "a"}"#);
+        let found: Vec<String> = candidates(&top, &paths)
+            .into_iter()
+            .map(|candidate| candidate.member)
+            .collect();
+        assert_eq!(
+            found,
+            vec!["path".to_owned()],
+            "a top-level entry, named twice"
+        );
+    }
+
+    #[test]
+    fn item_view_groups_learn_the_query_that_shows_listing_entries() {
+        let listed = listed_of(&[
+            r#"{"path": "", "content": [{"path": "a", "content": null, "size": 1}, {"path": "b", "content": null, "size": 2}]}"#,
+        ]);
+        let paths: BTreeSet<&str> = ["path"].into();
+        let flat = read(
+            1,
+            "/docs/a",
+            &[("content", "0")],
+            r#"{"path": "a", "content": null, "size": 1}"#,
+        );
+        let group = ReadGroup {
+            reads: vec![&flat],
+            exact_query: true,
+        };
+        let mut learned = learn("t", &group, &listed, &paths).expect("content=0 agrees");
+        assert_eq!(
+            (learned.prefix.as_str(), learned.pointer.as_str()),
+            ("/docs", "")
+        );
+        learned.entries = listed
+            .iter()
+            .map(|((text, _), (_, _, entry))| (text.clone(), entry.clone()))
+            .collect();
+        let content_0 = [("content".to_owned(), "0".to_owned())];
+        assert_eq!(
+            learned.entry_for("/docs/b", &content_0),
+            Some(&parse(r#"{"path": "b", "content": null, "size": 2}"#))
+        );
+        assert!(
+            learned.entry_for("/docs/b", &[]).is_none(),
+            "the plain read"
+        );
+        let more = [content_0[0].clone(), ("hash".to_owned(), "1".to_owned())];
+        assert!(
+            learned.entry_for("/docs/b", &more).is_none(),
+            "another query"
+        );
+        // A read showing the content the listing leaves null disagrees: nothing is learned.
+        let full = read(
+            2,
+            "/docs/a",
+            &[],
+            r#"{"path": "a", "content": "x", "size": 1}"#,
+        );
+        let group = ReadGroup {
+            reads: vec![&full],
+            exact_query: true,
+        };
+        assert!(learn("t", &group, &listed, &paths).is_none());
     }
 
     #[test]

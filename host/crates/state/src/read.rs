@@ -335,6 +335,12 @@ impl StateService {
     ) -> StateAnswer {
         let template = view.path_template.as_str();
         let recording = |reason: &str| self.recording(tool, template, call, reason, stale);
+        // A query an item view was read with that shows the document as its folder lists it.
+        if matches!(view.detail, ViewDetail::Item(_))
+            && let Some(answer) = self.answer_entry(tool, template, call, self.written_any())
+        {
+            return answer;
+        }
         match &view.detail {
             ViewDetail::Recorded { reason } => self
                 .answer_entry(tool, template, call, stale)
@@ -359,6 +365,11 @@ impl StateService {
                 .answer_document(tool, &view.path_template, document, call)
                 .unwrap_or_else(recording),
         }
+    }
+
+    /// Whether a served write changed anything since the last reset.
+    fn written_any(&self) -> bool {
+        self.read().written_since_reset(&WriteScope::All)
     }
 
     /// A call selecting fields the view's learned field selection explains (see
@@ -995,14 +1006,17 @@ impl StateService {
         call: &Call,
         stale: bool,
     ) -> Option<StateAnswer> {
-        let entries = self
+        if stale {
+            return None;
+        }
+        let path = format!("/{}", call.segments(template).join("/"));
+        let pairs = call.pairs();
+        let (entries, entry) = self
             .derived()
             .folder_entries
             .iter()
-            .find(|entries| entries.tool == tool)
-            .filter(|_| !stale)?;
-        let path = format!("/{}", call.segments(template).join("/"));
-        let entry = entries.entry_for(&path, &call.pairs())?;
+            .filter(|entries| entries.tool == tool)
+            .find_map(|entries| Some((entries, entries.entry_for(&path, &pairs)?)))?;
         let base = self.kept(entries.base_ordinal)?;
         let body =
             crate::render::with_value_at(base.json().cloned()?, &entries.pointer, entry.clone());
