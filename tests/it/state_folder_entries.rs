@@ -4,7 +4,10 @@
 //! `/v2/keys/config` shows `config/web/theme`, which the build never read directly); on
 //! jupyter_server the folder listings show files without their content (`content: null`), as the
 //! item views' reads with `content=0` do: that query answers any listed document or folder as its
-//! folder lists it, while the plain reads stay the item views'.
+//! folder lists it, while the plain reads stay the item views'. Folder listings composed from
+//! those entries (`rea_state::listings`): etcd's folders read with `sorted=true` list flat and
+//! with `recursive=true&sorted=true` deep, so a folder the build listed only flat answers deep;
+//! jupyter_server's listings hold no child's children, so none is composed.
 
 use std::path::PathBuf;
 
@@ -198,4 +201,71 @@ fn jupyter_documents_asked_without_content_answer_as_their_folder_lists_them() {
             "{target}: {answer}"
         );
     }
+}
+
+#[test]
+fn etcd_folders_compose_their_listings_at_the_depth_the_build_read_them() {
+    let served = served("etcd");
+    let listings = &served.state().folder_listings;
+    assert_eq!(listings.len(), 1, "{listings:?}");
+    let listing = &listings[0];
+    assert_eq!(
+        (listing.prefix.as_str(), listing.children.as_str()),
+        ("/v2/keys", "nodes")
+    );
+    let learned: Vec<(Vec<(String, String)>, bool)> = listing
+        .queries
+        .iter()
+        .map(|query| (query.query.iter().cloned().collect(), query.deep))
+        .collect();
+    let pair = |name: &str| (name.to_owned(), "true".to_owned());
+    assert_eq!(
+        learned,
+        vec![
+            (vec![pair("recursive"), pair("sorted")], true),
+            (vec![pair("sorted")], false),
+        ]
+    );
+    // The build listed flags flat only: asked recursively, it answers from the entries.
+    let (tool, arguments) = call_for(
+        &served,
+        "GET",
+        "/v2/keys/flags?recursive=true&sorted=true",
+        None,
+    );
+    let (answer, is_error) = served.call(&tool, arguments);
+    assert!(!is_error, "{answer}");
+    assert_eq!(answer["state"]["source"], "state", "{answer}");
+    assert_eq!(answer["body"]["action"], "get");
+    assert_eq!(answer["body"]["node"]["key"], "/flags");
+    let keys: Vec<&str> = answer["body"]["node"]["nodes"]
+        .as_array()
+        .expect("the folder's keys")
+        .iter()
+        .filter_map(|node| node["key"].as_str())
+        .collect();
+    assert_eq!(
+        keys,
+        vec![
+            "/flags/beta-search",
+            "/flags/dark-mode",
+            "/flags/new-checkout"
+        ]
+    );
+    // A query no listing read sent is never answered with another query's listing.
+    let (tool, arguments) = call_for(&served, "GET", "/v2/keys/queue", None);
+    let (answer, is_error) = served.call(&tool, arguments);
+    assert!(is_error || answer["state"]["source"] != "state", "{answer}");
+}
+
+#[test]
+fn jupyter_listings_leave_children_unlisted_and_compose_nothing() {
+    // jupyter_server's folder listings show each child with `content: null`: no listed entry
+    // holds its own children, so no folder listing is composed (its folders are item views).
+    let served = served("jupyter_server");
+    assert!(
+        served.state().folder_listings.is_empty(),
+        "{:?}",
+        served.state().folder_listings
+    );
 }

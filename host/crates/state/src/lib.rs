@@ -48,6 +48,7 @@ pub mod exact;
 pub mod held;
 pub mod instant;
 pub mod intake;
+pub mod listings;
 pub mod missing;
 pub mod model;
 pub mod observation;

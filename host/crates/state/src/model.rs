@@ -89,6 +89,10 @@ pub struct StateView {
     /// [`crate::entries`]); left out when none.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub folder_entries: Vec<crate::entries::FolderEntries>,
+    /// The folder listings composed from those entries (see [`crate::listings`]); left out when
+    /// none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub folder_listings: Vec<crate::listings::FolderListing>,
 }
 
 /// A successful write and what it relates to: the reads of what it relates to end their

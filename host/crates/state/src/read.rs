@@ -344,6 +344,7 @@ impl StateService {
         match &view.detail {
             ViewDetail::Recorded { reason } => self
                 .answer_entry(tool, template, call, stale)
+                .or_else(|| self.answer_listing(template, call))
                 .unwrap_or_else(|| recording(reason)),
             _ if call.repeated() => recording("repeated-query"),
             ViewDetail::Item(item) => match call.projected(&item.projected_query_keys) {
@@ -363,6 +364,7 @@ impl StateService {
                 .unwrap_or_else(recording),
             ViewDetail::Document(document) => self
                 .answer_document(tool, &view.path_template, document, call)
+                .or_else(|reason| self.answer_listing(template, call).ok_or(reason))
                 .unwrap_or_else(recording),
         }
     }
@@ -370,6 +372,31 @@ impl StateService {
     /// Whether a served write changed anything since the last reset.
     fn written_any(&self) -> bool {
         self.read().written_since_reset(&WriteScope::All)
+    }
+
+    /// The folder a call names, composed from the folder entries for a learned listing query
+    /// (see [`crate::listings`]), unless a served write changed anything.
+    fn answer_listing(&self, template: &str, call: &Call) -> Option<StateAnswer> {
+        if self.written_any() {
+            return None;
+        }
+        let path = format!("/{}", call.segments(template).join("/"));
+        let pairs = call.pairs();
+        self.derived().folder_listings.iter().find_map(|listing| {
+            let rest = path.strip_prefix(&listing.prefix)?;
+            if !rest.is_empty() && !rest.starts_with('/') {
+                return None;
+            }
+            let base = self.kept(listing.base_ordinal)?;
+            let body = listing.answer(rest, &pairs, base.json()?)?;
+            Some(state_answer(
+                base,
+                body,
+                self.replay().evidence_id(),
+                false,
+                StateSource::state(path.clone(), None),
+            ))
+        })
     }
 
     /// A call selecting fields the view's learned field selection explains (see

@@ -178,5 +178,11 @@ pub fn answered_ordinals(state: &StateView) -> std::collections::BTreeSet<u64> {
             .iter()
             .map(|entries| entries.base_ordinal),
     );
+    wanted.extend(
+        state
+            .folder_listings
+            .iter()
+            .map(|listing| listing.base_ordinal),
+    );
     wanted
 }

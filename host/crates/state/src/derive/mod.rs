@@ -160,6 +160,7 @@ fn derive_pass(
     crate::relations::generalize(manifest, timeline, (&types, &entities), &mut views);
     crate::relations::generalize_lists(&entities, &mut views);
     let folder_entries = crate::entries::derive(manifest, timeline, &views);
+    let folder_listings = crate::listings::derive(timeline, &folder_entries);
     let write_clock = crate::instant::write_clock(
         timeline
             .by_ordinal
@@ -182,6 +183,7 @@ fn derive_pass(
         query_grammars: rules.query_grammar_refs(),
         write_plans: Vec::new(),
         folder_entries,
+        folder_listings,
     };
     let (plans, related) =
         crate::writes::derive_write_plans(manifest, timeline, &state, records, rules);
