@@ -10,9 +10,10 @@
 use crate::contracts::query::QueryRole;
 
 /// Page-size parameter names.
-pub const PAGE_SIZE_NAMES: [&str; 14] = [
+pub const PAGE_SIZE_NAMES: [&str; 15] = [
     "limit",
     "_limit",
+    "_size",
     "per_page",
     "perPage",
     "page_size",

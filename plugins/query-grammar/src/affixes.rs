@@ -17,8 +17,11 @@
 //!   did not establish, and only in the established one for an operator it did.
 //! - Nested fields: a filter on a dotted field (`sla.hours`) extends the forms to the members of
 //!   object fields.
-//! - Sorts, directions, pages, page sizes, offsets and ends established by name on one list are
-//!   offered by that name on the application's other lists.
+//! - Sorts, directions, searches, pages, page sizes, offsets and ends established by name on one
+//!   list are offered by that name on the application's other lists.
+//! - A sort name with a descending suffix (`_sort_desc=due`, `sortDesc=due`) is split
+//!   (`split`) into one sort term descending by each field it names (`-due`), which the recorded
+//!   lines then teach like any sort.
 //!
 //! A name that two lists gave different roles, an affix two forms read as different operators,
 //! a name some recorded line of the list named (its recording decides it), and a name the query
@@ -31,10 +34,11 @@ use rea_plugin_api::PluginError;
 use rea_plugin_api::QueryGrammar;
 use rea_plugin_api::contracts::SCHEMA_VERSION;
 use rea_plugin_api::contracts::query::{
-    ListQueries, QueryGrammarOutcome, QueryGrammarRequest, QueryRole,
+    ListQueries, QueryExpressionOutcome, QueryExpressionRequest, QueryGrammarOutcome,
+    QueryGrammarRequest, QueryRole, QueryTerm,
 };
 use rea_plugin_api::query_fields::{
-    OPERATORS, ORDER_COMPARISONS, SET_OPERATORS, is_role_name, operator_word,
+    OPERATORS, ORDER_COMPARISONS, SET_OPERATORS, SORT_NAMES, is_role_name, operator_word,
 };
 
 /// The stage's name.
@@ -62,6 +66,43 @@ impl QueryGrammar for FieldAffixes {
             schema_version: SCHEMA_VERSION,
         })
     }
+
+    fn split(
+        &self,
+        request: &QueryExpressionRequest,
+    ) -> Result<QueryExpressionOutcome, PluginError> {
+        Ok(QueryExpressionOutcome::of(
+            descending_sort(&request.name, &request.value).map(|term| vec![term]),
+        ))
+    }
+}
+
+/// The suffixes that make a sort name sort descending (`_sort_desc`, `sortDesc`).
+pub const DESCENDING_SUFFIXES: [&str; 4] = ["_desc", "Desc", "_descending", "Descending"];
+
+/// A descending sort parameter (a sort name with a descending suffix) as one sort term: each
+/// field it names, comma-separated, prefixed `-`. `None` for another name, an empty value or a
+/// field already spelled descending.
+pub fn descending_sort(name: &str, value: &str) -> Option<QueryTerm> {
+    let base = DESCENDING_SUFFIXES
+        .iter()
+        .find_map(|suffix| name.strip_suffix(suffix))?;
+    if !SORT_NAMES.contains(&base) {
+        return None;
+    }
+    let fields: Vec<&str> = value.split(',').collect();
+    if fields
+        .iter()
+        .any(|field| field.is_empty() || field.starts_with('-'))
+    {
+        return None;
+    }
+    let descending: Vec<String> = fields.iter().map(|field| format!("-{field}")).collect();
+    Some(QueryTerm::playing(
+        name,
+        descending.join(","),
+        QueryRole::Sort,
+    ))
 }
 
 /// How a parameter name spells a field around it: the text before and the text after.
@@ -76,7 +117,7 @@ pub struct Grammar {
     nested: bool,
     /// Operator forms: the spelling around the field → operator.
     forms: BTreeMap<Form, String>,
-    /// Roles established by name that are not filters (sort, order, paging).
+    /// Roles established by name that are not filters (sort, order, search, paging).
     named: BTreeMap<String, QueryRole>,
 }
 
@@ -107,6 +148,7 @@ impl Grammar {
                     }
                     QueryRole::Sort
                     | QueryRole::Order
+                    | QueryRole::Search
                     | QueryRole::Page { .. }
                     | QueryRole::PageSize
                     | QueryRole::Offset
@@ -118,7 +160,7 @@ impl Grammar {
                             grammar.named.insert(name.clone(), role.clone());
                         }
                     },
-                    QueryRole::Search | QueryRole::Inert { .. } => {}
+                    QueryRole::Inert { .. } => {}
                 }
             }
         }
@@ -177,7 +219,7 @@ impl Grammar {
         let mut extended: BTreeMap<String, QueryRole> = BTreeMap::new();
         let mut offer = |name: String, role: QueryRole| {
             let reserved = is_role_name(&name)
-                && !matches!(role, QueryRole::Sort | QueryRole::Order)
+                && !matches!(role, QueryRole::Sort | QueryRole::Order | QueryRole::Search)
                 && !role.is_paging();
             if list.established.contains_key(&name)
                 || list.recorded_names.contains(&name)
@@ -313,6 +355,7 @@ mod tests {
             ("views__gte", filter("views", "gte")),
             ("ordering", QueryRole::Sort),
             ("limit", QueryRole::PageSize),
+            ("q", QueryRole::Search),
         ]);
         let grammar = Grammar::learn([&tickets]);
         let sibling = BTreeMap::new();
@@ -324,12 +367,39 @@ mod tests {
         assert!(!extended.contains_key("name"));
         assert_eq!(extended.get("ordering"), Some(&QueryRole::Sort));
         assert_eq!(extended.get("limit"), Some(&QueryRole::PageSize));
+        assert_eq!(extended.get("q"), Some(&QueryRole::Search));
         // A name a recorded line named is left to its recording.
         assert!(
             !grammar
                 .extend(&list(&sibling, &["seats"], &["seats__gte"]))
                 .contains_key("seats__gte")
         );
+    }
+
+    #[test]
+    fn a_descending_sort_name_splits_into_a_descending_sort_term() {
+        let term = descending_sort("_sort_desc", "due").expect("a sort term");
+        assert_eq!(term.name, "_sort_desc");
+        assert_eq!(term.value, "-due");
+        assert_eq!(term.roles, vec![QueryRole::Sort]);
+        assert_eq!(
+            descending_sort("sortDesc", "priority,id").map(|term| term.value),
+            Some("-priority,-id".to_owned())
+        );
+        // Not a sort name, no suffix, nothing named, or a field already descending.
+        assert!(descending_sort("title_desc", "due").is_none());
+        assert!(descending_sort("_sort", "due").is_none());
+        assert!(descending_sort("_sort_desc", "").is_none());
+        assert!(descending_sort("_sort_desc", "-due").is_none());
+        let outcome = FieldAffixes
+            .split(&QueryExpressionRequest {
+                name: "_sort".into(),
+                value: "due".into(),
+                fields: Vec::new(),
+                schema_version: SCHEMA_VERSION,
+            })
+            .expect("an answer");
+        assert!(outcome.terms.is_none());
     }
 
     #[test]

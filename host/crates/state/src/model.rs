@@ -530,6 +530,12 @@ pub struct QueryModel {
     /// a call matching the whole collection; a call that filters answers not modelled.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub unfiltered_totals: Vec<String>,
+    /// Envelope members (pointers) a page that left matches out showed with another value than a
+    /// page listing every match (a next-page cursor or link): the state does not compute them,
+    /// so a call whose page leaves matches out answers not modelled unless its own query's line
+    /// was checked.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub paged_members: Vec<String>,
     /// The lines the model reproduced.
     pub record_ordinals: Vec<u64>,
     /// Parameters no recorded line named that the application's query grammar, learned from the
@@ -549,6 +555,7 @@ impl QueryModel {
                 .collect(),
             totals: Vec::new(),
             unfiltered_totals: Vec::new(),
+            paged_members: Vec::new(),
             record_ordinals: Vec::new(),
             generalized: BTreeMap::new(),
         }

@@ -694,7 +694,13 @@ impl StateService {
             .find(|line| Self::line_names_call(line, &segments, &pairs))
         {
             if answered_by_query(line) {
-                return self.evaluate_query(tool, list, (model, line), &expanded.pairs, exact);
+                return self.evaluate_query(
+                    tool,
+                    list,
+                    (model, line, true),
+                    &expanded.pairs,
+                    exact,
+                );
             }
             return self.render_line(tool, list, line, exact);
         }
@@ -762,9 +768,13 @@ impl StateService {
                     .find(|line| answered_by_query(line))
             });
         match base {
-            Some(line) => {
-                self.evaluate_query(tool, list, (Some(model), line), &expanded.pairs, false)
-            }
+            Some(line) => self.evaluate_query(
+                tool,
+                list,
+                (Some(model), line, false),
+                &expanded.pairs,
+                false,
+            ),
             None => Err("unrecorded-request"),
         }
     }
@@ -948,13 +958,39 @@ impl StateService {
         crate::query_terms::expand(self.rules(), pairs, &fields)
     }
 
+    /// Whether the envelope of `base` tells what an evaluated call's envelope holds: not when a
+    /// member counts the matches or the collection (the recordings never told which) and the call
+    /// filters, nor when the call's page leaves matches out and `base`, another query's line
+    /// (`own` false), holds a member such pages showed with values of their own (a next cursor).
+    fn envelope_known(
+        &self,
+        model: &QueryModel,
+        base: &ListLine,
+        (evaluated, candidates): (&crate::query::Evaluated, usize),
+        own: bool,
+    ) -> bool {
+        let Some(body) = self.kept(base.record_ordinal).and_then(|kept| kept.json()) else {
+            return true;
+        };
+        let holds = |pointers: &[String]| {
+            pointers
+                .iter()
+                .any(|pointer| body.pointer(pointer).is_some())
+        };
+        let filters = evaluated.matched != candidates;
+        let partial = evaluated.members.len() < evaluated.matched;
+        !(filters && holds(&model.unfiltered_totals)
+            || partial && !own && holds(&model.paged_members))
+    }
+
     /// The query evaluated over the state with the list's model (extended by the terms a query
-    /// grammar names alone), rendered into the envelope of `base`.
+    /// grammar names alone), rendered into the envelope of `base` (`own`: the line of the call's
+    /// very query).
     fn evaluate_query(
         &self,
         tool: &str,
         list: &ListView,
-        (model, base): (Option<&QueryModel>, &ListLine),
+        (model, base, own): (Option<&QueryModel>, &ListLine, bool),
         pairs: &[(String, String)],
         exact: bool,
     ) -> Result<StateAnswer, &'static str> {
@@ -988,18 +1024,7 @@ impl StateService {
         let Some(evaluated) = evaluate(model, pairs, &candidates) else {
             return Err("unrecorded-request");
         };
-        // A member counting the matches or the collection (the recordings never told which) is
-        // known only when the call matches the whole collection.
-        if evaluated.matched != candidates.len()
-            && self.kept(base.record_ordinal).is_some_and(|kept| {
-                kept.json().is_some_and(|body| {
-                    model
-                        .unfiltered_totals
-                        .iter()
-                        .any(|pointer| body.pointer(pointer).is_some())
-                })
-            })
-        {
+        if !self.envelope_known(model, base, (&evaluated, candidates.len()), own) {
             return Err("unrecorded-request");
         }
         let members: Vec<&Entity> = evaluated

@@ -68,6 +68,7 @@ impl<'a> Evaluator<'a> {
             parameters: parameters.clone(),
             totals: Vec::new(),
             unfiltered_totals: Vec::new(),
+            paged_members: Vec::new(),
             record_ordinals: Vec::new(),
             generalized: BTreeMap::new(),
         };
@@ -498,6 +499,7 @@ fn query_model(
     evaluator: &mut Evaluator<'_>,
 ) -> Option<QueryModel> {
     let mut totals = Totals::default();
+    let mut pages: Vec<(Json, bool)> = Vec::new();
     for index in answered {
         let line = &lines[*index];
         let evaluated = evaluator.evaluates_to(&chosen, line)?;
@@ -511,8 +513,16 @@ fn query_model(
             (evaluated.matched, evaluated.members.len(), whole),
             counters,
         );
+        pages.push((body, evaluated.members.len() < evaluated.matched));
     }
     let (totals, unfiltered_totals) = totals.learned(answered.len());
+    let paged_members = paged_members(&pages, &plan.list_pointer, |pointer| {
+        counters
+            .iter()
+            .chain(&totals)
+            .chain(&unfiltered_totals)
+            .any(|known| known == pointer)
+    });
     let mut record_ordinals: Vec<u64> = answered
         .iter()
         .map(|index| lines[*index].observation.ordinal)
@@ -535,7 +545,34 @@ fn query_model(
         parameters: chosen,
         totals,
         unfiltered_totals,
+        paged_members,
         record_ordinals,
         generalized: BTreeMap::new(),
     })
+}
+
+/// The envelope members a page leaving matches out (`true`) showed with another value than a
+/// page listing every match (`false`), besides those the state computes (`computed`): what
+/// such a page holds that the state cannot tell (a next-page cursor, a link to it).
+pub(crate) fn paged_members(
+    pages: &[(Json, bool)],
+    list_pointer: &str,
+    computed: impl Fn(&str) -> bool,
+) -> Vec<String> {
+    let mut paged: Vec<String> = Vec::new();
+    for (body, _) in pages.iter().filter(|(_, partial)| *partial) {
+        for (pointer, _) in scalar_pointers(body, list_pointer) {
+            if computed(&pointer) || paged.contains(&pointer) {
+                continue;
+            }
+            let value = body.pointer(&pointer);
+            if pages
+                .iter()
+                .any(|(complete, partial)| !partial && complete.pointer(&pointer) != value)
+            {
+                paged.push(pointer);
+            }
+        }
+    }
+    paged
 }
