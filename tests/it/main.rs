@@ -82,6 +82,7 @@ mod state_query_envelope;
 mod state_query_expressions;
 mod state_query_grammar;
 mod state_query_grammar_stage;
+mod state_query_paging;
 mod state_reads_bundle;
 mod state_recorded_answers;
 mod state_relations;

@@ -576,3 +576,39 @@ pub(crate) fn paged_members(
     }
     paged
 }
+
+#[cfg(test)]
+mod tests {
+    use super::paged_members;
+    use rea_plugin_api::json::Json;
+
+    fn page(text: &str, partial: bool) -> (Json, bool) {
+        (
+            rea_plugin_api::json::parse(text.as_bytes()).expect("json"),
+            partial,
+        )
+    }
+
+    #[test]
+    fn a_member_partial_pages_show_with_their_own_values_is_paged() {
+        let pages = [
+            page(
+                r#"{"ok": true, "next": null, "total": 3, "rows": []}"#,
+                false,
+            ),
+            page(
+                r#"{"ok": true, "next": "5", "total": 12, "rows": []}"#,
+                true,
+            ),
+            page(
+                r#"{"ok": true, "next": "Renew,6", "total": 12, "rows": []}"#,
+                true,
+            ),
+        ];
+        // `total` the state computes; `ok` is the same on every page.
+        let computed = |pointer: &str| pointer == "/total";
+        assert_eq!(paged_members(&pages, "/rows", computed), vec!["/next"]);
+        // Without a complete page to tell them apart, nothing is known to vary with paging.
+        assert!(paged_members(&pages[1..], "/rows", computed).is_empty());
+    }
+}

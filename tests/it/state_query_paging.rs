@@ -1,0 +1,111 @@
+//! Sorts, searches and pages a list's recorded queries teach, answered from the state for
+//! queries the build never sent, and the envelope members of a partial page the state does not
+//! mint refused rather than copied from another query's recording: a descending sort spelling
+//! (`_sort_desc=f`, split by the `field-affixes` stage into the sort term `-f`) on any column;
+//! a search established on one list offered on its sibling lists; and a page leaving rows out,
+//! whose next cursor and link (`next`, `next_url`) the state does not compute, answered not
+//! modelled unless the call repeats a checked line's own query. On datasette (sorts, pages) and
+//! json-server (search on a sibling list).
+
+use serde_json::{Map, Value};
+
+use crate::state_query_grammar::assert_live_answers;
+use crate::state_support::{Served, arguments_of, serve_corpus_app};
+
+const TASKS: &str = "get_tracker_tasks_json";
+
+/// The arguments of the recorded read whose query is exactly `query` (`name=value` pairs joined
+/// by `&`, as recorded), with values replaced (typed as recorded) or added as text.
+fn arguments(served: &Served, query: &str, changes: &[(&str, &str)]) -> Map<String, Value> {
+    let record = served
+        .records
+        .iter()
+        .find(|record| {
+            record.method.as_deref() == Some("GET")
+                && record.query.as_ref().is_some_and(|recorded| {
+                    let pairs: Vec<String> = recorded
+                        .pairs
+                        .iter()
+                        .flatten()
+                        .map(|(name, value)| format!("{name}={value}"))
+                        .collect();
+                    pairs.join("&") == query
+                })
+        })
+        .unwrap_or_else(|| panic!("a recorded read with {query}"));
+    let mut arguments = arguments_of(&served.replay, TASKS, record);
+    for (name, value) in changes {
+        let typed = match arguments.get(*name) {
+            Some(Value::Number(_)) => Value::Number(value.parse().expect("a number")),
+            _ => Value::String((*value).to_owned()),
+        };
+        arguments.insert((*name).to_owned(), typed);
+    }
+    arguments
+}
+
+fn source(answer: &Value) -> Option<&str> {
+    answer.pointer("/state/source").and_then(Value::as_str)
+}
+
+fn column<'a>(answer: &'a Value, field: &str) -> Vec<&'a Value> {
+    answer["body"]["rows"]
+        .as_array()
+        .expect("rows")
+        .iter()
+        .map(|row| &row[field])
+        .collect()
+}
+
+#[test]
+fn a_descending_sort_spelling_sorts_any_column_from_the_state() {
+    let served = serve_corpus_app("datasette");
+    let (whole, _) = served.call(TASKS, Map::new());
+    let held = whole["body"]["rows"].as_array().expect("rows").len();
+    // Recorded: _sort_desc=priority only. Asked: by title, descending.
+    let by_title = arguments(&served, "_sort_desc=priority", &[("_sort_desc", "title")]);
+    let (answer, is_error) = served.call(TASKS, by_title);
+    assert!(!is_error, "{answer}");
+    assert_eq!(source(&answer), Some("state"), "{answer}");
+    let titles: Vec<&str> = column(&answer, "title")
+        .into_iter()
+        .map(|title| title.as_str().expect("a title"))
+        .collect();
+    assert_eq!(titles.len(), held, "{answer}");
+    let mut descending = titles.clone();
+    descending.sort_by(|left, right| right.cmp(left));
+    assert_eq!(titles, descending, "{answer}");
+}
+
+#[test]
+fn a_search_reaches_the_sibling_lists() {
+    // `q` was recorded on /posts only.
+    assert_live_answers("json-server", "get_users", &["GET /users?q=example.test"]);
+}
+
+#[test]
+fn a_page_leaving_rows_out_refuses_the_cursor_the_state_does_not_mint() {
+    let served = serve_corpus_app("datasette");
+    // The recorded first page of 5: its own line, with the recorded cursor.
+    let recorded = arguments(&served, "_size=5", &[]);
+    let (answer, is_error) = served.call(TASKS, recorded);
+    assert!(!is_error, "{answer}");
+    assert_eq!(source(&answer), Some("state"), "{answer}");
+    assert_eq!(answer["body"]["next"], Value::from("5"), "{answer}");
+    // A page size never recorded that lists every row: computed, with no next page.
+    let all = arguments(&served, "_size=5", &[("_size", "100")]);
+    let (answer, is_error) = served.call(TASKS, all);
+    assert!(!is_error, "{answer}");
+    assert_eq!(source(&answer), Some("state"), "{answer}");
+    assert_eq!(answer["body"]["next"], Value::Null, "{answer}");
+    // A first page of 3 leaves rows out: its cursor is not the recorded page's, nor null.
+    let three = arguments(&served, "_size=5", &[("_size", "3")]);
+    let (answer, is_error) = served.call(TASKS, three);
+    assert!(is_error, "{answer}");
+    let code = answer
+        .pointer("/error/code")
+        .or_else(|| answer.get("code"))
+        .and_then(Value::as_str);
+    assert_eq!(code, Some("not_modelled"), "{answer}");
+    assert_ne!(source(&answer), Some("state"), "{answer}");
+}
