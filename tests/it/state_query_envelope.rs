@@ -14,7 +14,7 @@ use crate::state_support::{Served, arguments_of, serve_corpus_app as served};
 
 /// The arguments of the recorded read of `tool` whose query holds `marker`, with values replaced
 /// (typed as the recorded argument) or removed (`None`).
-fn arguments(
+pub(crate) fn arguments(
     served: &Served,
     tool: &str,
     marker: &str,
@@ -52,7 +52,7 @@ fn arguments(
     arguments
 }
 
-fn source(answer: &Value) -> Option<&str> {
+pub(crate) fn source(answer: &Value) -> Option<&str> {
     answer.pointer("/state/source").and_then(Value::as_str)
 }
 

@@ -9,44 +9,11 @@
 
 use serde_json::{Map, Value};
 
+use crate::state_query_envelope::{arguments, source};
 use crate::state_query_grammar::assert_live_answers;
-use crate::state_support::{Served, arguments_of, serve_corpus_app};
+use crate::state_support::serve_corpus_app;
 
 const TASKS: &str = "get_tracker_tasks_json";
-
-/// The arguments of the recorded read whose query is exactly `query` (`name=value` pairs joined
-/// by `&`, as recorded), with values replaced (typed as recorded) or added as text.
-fn arguments(served: &Served, query: &str, changes: &[(&str, &str)]) -> Map<String, Value> {
-    let record = served
-        .records
-        .iter()
-        .find(|record| {
-            record.method.as_deref() == Some("GET")
-                && record.query.as_ref().is_some_and(|recorded| {
-                    let pairs: Vec<String> = recorded
-                        .pairs
-                        .iter()
-                        .flatten()
-                        .map(|(name, value)| format!("{name}={value}"))
-                        .collect();
-                    pairs.join("&") == query
-                })
-        })
-        .unwrap_or_else(|| panic!("a recorded read with {query}"));
-    let mut arguments = arguments_of(&served.replay, TASKS, record);
-    for (name, value) in changes {
-        let typed = match arguments.get(*name) {
-            Some(Value::Number(_)) => Value::Number(value.parse().expect("a number")),
-            _ => Value::String((*value).to_owned()),
-        };
-        arguments.insert((*name).to_owned(), typed);
-    }
-    arguments
-}
-
-fn source(answer: &Value) -> Option<&str> {
-    answer.pointer("/state/source").and_then(Value::as_str)
-}
 
 fn column<'a>(answer: &'a Value, field: &str) -> Vec<&'a Value> {
     answer["body"]["rows"]
@@ -63,7 +30,12 @@ fn a_descending_sort_spelling_sorts_any_column_from_the_state() {
     let (whole, _) = served.call(TASKS, Map::new());
     let held = whole["body"]["rows"].as_array().expect("rows").len();
     // Recorded: _sort_desc=priority only. Asked: by title, descending.
-    let by_title = arguments(&served, "_sort_desc=priority", &[("_sort_desc", "title")]);
+    let by_title = arguments(
+        &served,
+        TASKS,
+        "_sort_desc=priority",
+        &[("_sort_desc", Some("title"))],
+    );
     let (answer, is_error) = served.call(TASKS, by_title);
     assert!(!is_error, "{answer}");
     assert_eq!(source(&answer), Some("state"), "{answer}");
@@ -87,19 +59,19 @@ fn a_search_reaches_the_sibling_lists() {
 fn a_page_leaving_rows_out_refuses_the_cursor_the_state_does_not_mint() {
     let served = serve_corpus_app("datasette");
     // The recorded first page of 5: its own line, with the recorded cursor.
-    let recorded = arguments(&served, "_size=5", &[]);
+    let recorded = arguments(&served, TASKS, "_size=5", &[]);
     let (answer, is_error) = served.call(TASKS, recorded);
     assert!(!is_error, "{answer}");
     assert_eq!(source(&answer), Some("state"), "{answer}");
     assert_eq!(answer["body"]["next"], Value::from("5"), "{answer}");
     // A page size never recorded that lists every row: computed, with no next page.
-    let all = arguments(&served, "_size=5", &[("_size", "100")]);
+    let all = arguments(&served, TASKS, "_size=5", &[("_size", Some("100"))]);
     let (answer, is_error) = served.call(TASKS, all);
     assert!(!is_error, "{answer}");
     assert_eq!(source(&answer), Some("state"), "{answer}");
     assert_eq!(answer["body"]["next"], Value::Null, "{answer}");
     // A first page of 3 leaves rows out: its cursor is not the recorded page's, nor null.
-    let three = arguments(&served, "_size=5", &[("_size", "3")]);
+    let three = arguments(&served, TASKS, "_size=5", &[("_size", Some("3"))]);
     let (answer, is_error) = served.call(TASKS, three);
     assert!(is_error, "{answer}");
     let code = answer
