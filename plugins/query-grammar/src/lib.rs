@@ -5,8 +5,9 @@
 //!
 //! * `field-affixes` ([`affixes`]): equality by a field's own name, operator affixes such as
 //!   `_gte` or `__in` and their family (the order comparisons, or every operator word once the
-//!   family holds a list operator), dotted nested fields, and the sort and paging names one list
-//!   established offered on its siblings.
+//!   family holds a list operator), dotted nested fields, and the sort, search and paging names
+//!   one list established offered on its siblings; a descending sort name (`_sort_desc=f`) split
+//!   into the sort term `-f`.
 //! * `filter-steps` ([`steps`]): a parameter holding one filter run of operator steps
 //!   (`[tag[Task]!sort[modified]limit[2]]`) split into one term per step.
 //! * `json-filter` ([`json_filter`]): a parameter holding a filter as a JSON object, split into
@@ -77,7 +78,7 @@ rea_plugin_api::plugin_root_module! {
     /// The root module of the built-in query grammar.
     pub fn root_module() = Plugin::new("rea-query-grammar", env!("CARGO_PKG_VERSION"))
         .query_grammar(
-            StageInfo::new(FIELD_AFFIXES, "The spellings the recorded queries established (a field's own name, operator affixes such as _gte or __in and their comparison family, dotted fields, sort and paging names) extended to every field and list"),
+            StageInfo::new(FIELD_AFFIXES, "The spellings the recorded queries established (a field's own name, operator affixes such as _gte or __in and their comparison family, dotted fields, sort, search and paging names) extended to every field and list; a descending sort name (_sort_desc=f) split into the sort term -f"),
             FieldAffixes,
         )
         .query_grammar(
