@@ -732,6 +732,35 @@ impl StateService {
         {
             return Err("unrecorded-request");
         }
+        let base = self.query_base(list, model, &pairs, &segments);
+        match base {
+            Some(line) => self.evaluate_query(
+                tool,
+                list,
+                (Some(model), line, false),
+                &expanded.pairs,
+                false,
+            ),
+            None => Err("unrecorded-request"),
+        }
+    }
+
+    /// The checked line whose envelope a call evaluated over the state renders into: one that
+    /// gave the call's inert values when the state computes its envelope, else the plain line,
+    /// a whole line, or a line the query model answers, of the call's collection.
+    fn query_base<'a>(
+        &self,
+        list: &'a ListView,
+        model: &QueryModel,
+        pairs: &[(String, String)],
+        segments: &[String],
+    ) -> Option<&'a ListLine> {
+        let same_collection = |line: &&ListLine| segments_match(&split_path(&line.path), segments);
+        let answered_by_query = |line: &ListLine| {
+            list.query
+                .as_ref()
+                .is_some_and(|model| model.record_ordinals.contains(&line.record_ordinal))
+        };
         // Inert parameters may still shape the envelope (`meta=total_count`, `_extra=count`): a
         // line that gave the call's inert values answers in the envelope the call asks for.
         let inert: Vec<&(String, String)> = pairs
@@ -753,7 +782,7 @@ impl StateService {
             })
             .flatten()
             .filter(|line| self.envelope_modelled(list, model, line, plain));
-        let base = shaped
+        shaped
             .or(plain)
             .or_else(|| {
                 list.lines
@@ -766,17 +795,7 @@ impl StateService {
                     .iter()
                     .filter(same_collection)
                     .find(|line| answered_by_query(line))
-            });
-        match base {
-            Some(line) => self.evaluate_query(
-                tool,
-                list,
-                (Some(model), line, false),
-                &expanded.pairs,
-                false,
-            ),
-            None => Err("unrecorded-request"),
-        }
+            })
     }
 
     /// A list under a parent answered from the state: the entities holding the parent the call
