@@ -28,6 +28,9 @@ pub const PAGE_SIZE_NAMES: [&str; 15] = [
     "first",
 ];
 
+/// Keyset-cursor parameter names (the members after the one the value names).
+pub const CURSOR_NAMES: [&str; 5] = ["_next", "since", "after", "starting_after", "cursor"];
+
 /// Page-number parameter names.
 pub const PAGE_NAMES: [&str; 5] = ["page", "_page", "p", "pageNumber", "page_number"];
 
@@ -78,6 +81,10 @@ pub fn candidate_roles(name: &str, has_field: &dyn Fn(&str) -> bool) -> Vec<Quer
     }
     if END_NAMES.contains(&name) {
         return vec![QueryRole::End];
+    }
+    if CURSOR_NAMES.contains(&name) {
+        // The key field is the list's to learn (each unique field a candidate).
+        return vec![QueryRole::After { key: String::new() }];
     }
     if SORT_NAMES.contains(&name) {
         return vec![QueryRole::Sort];

@@ -55,6 +55,13 @@ pub enum QueryRole {
     Offset,
     /// The index after the last member.
     End,
+    /// A keyset cursor: keeps the members after the one it names in the list's order. Its value
+    /// holds the sort keys' values, then the `key` field's value, comma-separated (each with
+    /// `+` for a space); without a sort, the members whose `key` is greater.
+    After {
+        /// The field naming a member (unique in the list).
+        key: String,
+    },
     /// Changes nothing the list shows (a cache buster, a format flag): accepted with the values
     /// the recordings gave it; a call giving another value replays its recording.
     Inert {

@@ -160,7 +160,7 @@ impl Grammar {
                             grammar.named.insert(name.clone(), role.clone());
                         }
                     },
-                    QueryRole::Inert { .. } => {}
+                    QueryRole::Inert { .. } | QueryRole::After { .. } => {}
                 }
             }
         }

@@ -201,6 +201,10 @@ fn role_description(role: &crate::model::QueryRole) -> String {
         QueryRole::Order => {
             "Query parameter: the sort direction (learned from the recorded queries)".to_owned()
         }
+        QueryRole::Search => {
+            "Query parameter: keeps the members holding the text (learned from the recorded queries)"
+                .to_owned()
+        }
         _ => "Query parameter: pages the list (learned from the recorded queries)".to_owned(),
     }
 }

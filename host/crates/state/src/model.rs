@@ -530,12 +530,12 @@ pub struct QueryModel {
     /// a call matching the whole collection; a call that filters answers not modelled.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub unfiltered_totals: Vec<String>,
-    /// Envelope members (pointers) a page that left matches out showed with another value than a
-    /// page listing every match (a next-page cursor or link): the state does not compute them,
-    /// so a call whose page leaves matches out answers not modelled unless its own query's line
-    /// was checked.
+    /// Envelope members the answered lines showed with values of their own that the state does
+    /// not compute (a next-page cursor, a link to it, the last position listed): a call answers
+    /// not modelled unless its own query's line was checked, or its page lists every match and
+    /// its envelope line holds the one value every such page showed.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub paged_members: Vec<String>,
+    pub paged_members: Vec<PagedMember>,
     /// The lines the model reproduced.
     pub record_ordinals: Vec<u64>,
     /// Parameters no recorded line named that the application's query grammar, learned from the
@@ -543,6 +543,17 @@ pub struct QueryModel {
     /// the other fields, sorts and pages of sibling lists; see [`crate::derive::query_grammar`]).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub generalized: BTreeMap<String, QueryRole>,
+}
+
+/// An envelope member query lines showed with values of their own (see
+/// [`QueryModel::paged_members`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PagedMember {
+    /// The member's pointer.
+    pub pointer: String,
+    /// The values the lines whose page listed every match showed, each once (one when they
+    /// agree).
+    pub complete: Vec<Json>,
 }
 
 impl QueryModel {

@@ -273,6 +273,10 @@ pub fn order_matches(
     } else if !selection.orders.is_empty() {
         return None;
     }
+    if let Some((key, value)) = selection.cursor {
+        let cursor = Cursor::read(value, selection.sort_keys(), key)?;
+        matched.retain(|index| cursor.precedes(candidates[*index]));
+    }
     let paging = selection.paging;
     if paging.page.is_some() && paging.page_size.is_none() {
         return None;
@@ -290,6 +294,8 @@ struct Selection<'a> {
     sort_keys: Vec<(String, bool)>,
     /// The directions an order parameter gave (`true`: descending).
     orders: Vec<bool>,
+    /// A keyset cursor: its key field and value.
+    cursor: Option<(&'a str, &'a str)>,
     paging: Paging,
 }
 
@@ -301,6 +307,7 @@ impl<'a> Selection<'a> {
             searches: Vec::new(),
             sort_keys: Vec::new(),
             orders: Vec::new(),
+            cursor: None,
             paging: Paging {
                 page: None,
                 page_size: None,
@@ -346,6 +353,12 @@ impl<'a> Selection<'a> {
             QueryRole::PageSize => self.paging.page_size = Some(value.parse().ok()?),
             QueryRole::Offset => self.paging.offset = Some(value.parse().ok()?),
             QueryRole::End => self.paging.end = Some(value.parse().ok()?),
+            QueryRole::After { key } => {
+                if key.is_empty() || self.cursor.is_some() {
+                    return None;
+                }
+                self.cursor = Some((key.as_str(), value));
+            }
             // While a model is learned the values are not known yet (empty): any is tried.
             QueryRole::Inert { values } => {
                 if !values.is_empty() && !values.iter().any(|known| known == value) {
@@ -377,6 +390,51 @@ impl<'a> Selection<'a> {
             }
         }
         sort_keys
+    }
+}
+
+/// A keyset cursor read: the sort keys with the values it names, then the key field's.
+struct Cursor {
+    keys: Vec<(String, bool, String)>,
+}
+
+impl Cursor {
+    /// Reads a cursor value (comma-separated values, `+` for a space, one per sort key and one
+    /// for the key field); `None` when it holds another number of values.
+    fn read(value: &str, sort_keys: Vec<(String, bool)>, key: &str) -> Option<Self> {
+        let values: Vec<String> = value
+            .split(',')
+            .map(|part| part.replace('+', " "))
+            .collect();
+        let mut fields = sort_keys;
+        fields.push((key.to_owned(), false));
+        (values.len() == fields.len()).then(|| Cursor {
+            keys: fields
+                .into_iter()
+                .zip(values)
+                .map(|((field, descending), value)| (field, descending, value))
+                .collect(),
+        })
+    }
+
+    /// Whether an object comes after the member the cursor names, in the cursor's order.
+    fn precedes(&self, object: &Object) -> bool {
+        for (field, descending, value) in &self.keys {
+            let text = field_value(object, field).and_then(scalar_text);
+            let Some(text) = text else {
+                return false;
+            };
+            let ordering = compare_text(&text, value);
+            let ordering = if *descending {
+                ordering.reverse()
+            } else {
+                ordering
+            };
+            if ordering != Ordering::Equal {
+                return ordering == Ordering::Greater;
+            }
+        }
+        false
     }
 }
 

@@ -979,8 +979,9 @@ impl StateService {
 
     /// Whether the envelope of `base` tells what an evaluated call's envelope holds: not when a
     /// member counts the matches or the collection (the recordings never told which) and the call
-    /// filters, nor when the call's page leaves matches out and `base`, another query's line
-    /// (`own` false), holds a member such pages showed with values of their own (a next cursor).
+    /// filters, nor when `base`, another query's line (`own` false), holds a member lines showed
+    /// with values of their own (a next cursor) unless the call's page lists every match and
+    /// `base` holds the one value every such page showed.
     fn envelope_known(
         &self,
         model: &QueryModel,
@@ -991,15 +992,23 @@ impl StateService {
         let Some(body) = self.kept(base.record_ordinal).and_then(|kept| kept.json()) else {
             return true;
         };
-        let holds = |pointers: &[String]| {
-            pointers
+        let filters = evaluated.matched != candidates;
+        if filters
+            && model
+                .unfiltered_totals
                 .iter()
                 .any(|pointer| body.pointer(pointer).is_some())
-        };
-        let filters = evaluated.matched != candidates;
+        {
+            return false;
+        }
         let partial = evaluated.members.len() < evaluated.matched;
-        !(filters && holds(&model.unfiltered_totals)
-            || partial && !own && holds(&model.paged_members))
+        own || model
+            .paged_members
+            .iter()
+            .all(|member| match body.pointer(&member.pointer) {
+                None => true,
+                Some(held) => !partial && member.complete.as_slice() == [held.clone()],
+            })
     }
 
     /// The query evaluated over the state with the list's model (extended by the terms a query

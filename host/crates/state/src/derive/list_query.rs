@@ -14,7 +14,7 @@ use rea_plugin_api::json::{Json, Object};
 use super::entities::{Entities, collection_key};
 use super::lists::{ListPlan, listed_collection, pages_only, scalar_pointers};
 use super::query_grammar::scalar_fields;
-use crate::model::{ListLine, QueryModel, QueryRole};
+use crate::model::{ListLine, PagedMember, QueryModel, QueryRole};
 use crate::observation::Observation;
 use crate::query::{Evaluated, candidate_roles, field_value, order_matches};
 use crate::query_terms::expand;
@@ -272,7 +272,7 @@ fn role_options(
             options.entry(name.clone()).or_insert_with(|| {
                 let roles = match term_roles.get(name) {
                     Some(offered) if !offered.is_empty() => return offered.clone(),
-                    _ => candidate_roles(name, &has_field),
+                    _ => with_cursor_keys(candidate_roles(name, &has_field), objects),
                 };
                 if roles.is_empty() && has_whole {
                     vec![QueryRole::Inert { values: Vec::new() }]
@@ -283,6 +283,44 @@ fn role_options(
         }
     }
     options
+}
+
+/// The roles with a keyset cursor whose key is the list's to learn given each key it may have:
+/// every scalar field each entity holds with a value no other entity holds.
+fn with_cursor_keys(roles: Vec<QueryRole>, objects: &HashMap<usize, Object>) -> Vec<QueryRole> {
+    let mut found = Vec::new();
+    for role in roles {
+        match role {
+            QueryRole::After { key } if key.is_empty() => found.extend(
+                unique_fields(objects)
+                    .into_iter()
+                    .map(|key| QueryRole::After { key }),
+            ),
+            role => found.push(role),
+        }
+    }
+    found
+}
+
+/// The top-level scalar fields every object holds, each object with its own value, sorted.
+fn unique_fields(objects: &HashMap<usize, Object>) -> Vec<String> {
+    let mut indexes: Vec<&usize> = objects.keys().collect();
+    indexes.sort_unstable();
+    let Some(first) = indexes.first().map(|index| &objects[*index]) else {
+        return Vec::new();
+    };
+    let mut fields: Vec<String> = first.iter().map(|(name, _)| name.to_owned()).collect();
+    fields.sort();
+    fields.retain(|field| {
+        let mut seen = BTreeSet::new();
+        indexes.iter().all(|index| {
+            objects[*index]
+                .get(field)
+                .and_then(crate::render::scalar_text)
+                .is_some_and(|text| seen.insert(text))
+        })
+    });
+    fields
 }
 
 /// The roles chosen (only those of parameters an answered line names) and the lines they answer
@@ -551,30 +589,43 @@ fn query_model(
     })
 }
 
-/// The envelope members a page leaving matches out (`true`) showed with another value than a
-/// page listing every match (`false`), besides those the state computes (`computed`): what
-/// such a page holds that the state cannot tell (a next-page cursor, a link to it).
+/// The envelope members the answered lines' bodies (each with whether its page left matches
+/// out) show with more than one value, besides those the state computes (`computed`): what a
+/// page holds that the state cannot tell (a next-page cursor, a link to it, the last position
+/// listed), each with the values the pages listing every match showed.
 pub(crate) fn paged_members(
     pages: &[(Json, bool)],
     list_pointer: &str,
     computed: impl Fn(&str) -> bool,
-) -> Vec<String> {
-    let mut paged: Vec<String> = Vec::new();
-    for (body, _) in pages.iter().filter(|(_, partial)| *partial) {
+) -> Vec<PagedMember> {
+    let mut pointers: Vec<String> = Vec::new();
+    for (body, _) in pages {
         for (pointer, _) in scalar_pointers(body, list_pointer) {
-            if computed(&pointer) || paged.contains(&pointer) {
-                continue;
-            }
-            let value = body.pointer(&pointer);
-            if pages
-                .iter()
-                .any(|(complete, partial)| !partial && complete.pointer(&pointer) != value)
-            {
-                paged.push(pointer);
+            if !computed(&pointer) && !pointers.contains(&pointer) {
+                pointers.push(pointer);
             }
         }
     }
-    paged
+    let value_at =
+        |body: &Json, pointer: &str| body.pointer(pointer).cloned().unwrap_or(Json::Null);
+    pointers
+        .into_iter()
+        .filter_map(|pointer| {
+            let mut values = pages.iter().map(|(body, _)| value_at(body, &pointer));
+            let first = values.next()?;
+            if values.all(|value| value == first) {
+                return None;
+            }
+            let mut complete: Vec<Json> = Vec::new();
+            for (body, _) in pages.iter().filter(|(_, partial)| !partial) {
+                let value = value_at(body, &pointer);
+                if !complete.contains(&value) {
+                    complete.push(value);
+                }
+            }
+            Some(PagedMember { pointer, complete })
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -590,7 +641,7 @@ mod tests {
     }
 
     #[test]
-    fn a_member_partial_pages_show_with_their_own_values_is_paged() {
+    fn a_member_pages_show_with_values_of_their_own_is_paged() {
         let pages = [
             page(
                 r#"{"ok": true, "next": null, "total": 3, "rows": []}"#,
@@ -607,8 +658,14 @@ mod tests {
         ];
         // `total` the state computes; `ok` is the same on every page.
         let computed = |pointer: &str| pointer == "/total";
-        assert_eq!(paged_members(&pages, "/rows", computed), vec!["/next"]);
-        // Without a complete page to tell them apart, nothing is known to vary with paging.
-        assert!(paged_members(&pages[1..], "/rows", computed).is_empty());
+        let paged = paged_members(&pages, "/rows", computed);
+        assert_eq!(paged.len(), 1);
+        assert_eq!(paged[0].pointer, "/next");
+        assert_eq!(paged[0].complete, vec![Json::Null]);
+        // Without a complete page, no value is known for one.
+        let paged = paged_members(&pages[1..], "/rows", computed);
+        assert!(paged[0].complete.is_empty());
+        // Alike on every page: the envelope's own.
+        assert!(paged_members(&pages[..1], "/rows", computed).is_empty());
     }
 }
