@@ -237,6 +237,21 @@ mod tests {
     use super::*;
 
     #[test]
+    fn cursor_names_propose_a_cursor_whose_key_is_learned() {
+        for name in ["_next", "since"] {
+            assert_eq!(
+                candidate_roles(name, &|_| true),
+                vec![QueryRole::After { key: String::new() }],
+                "{name}"
+            );
+        }
+        assert_eq!(
+            candidate_roles("_size", &|_| false),
+            vec![QueryRole::PageSize]
+        );
+    }
+
+    #[test]
     fn bracket_filters_read_field_and_operator() {
         let has = |field: &str| ["state", "views"].contains(&field);
         assert_eq!(

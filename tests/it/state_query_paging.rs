@@ -4,9 +4,12 @@
 //! (`_sort_desc=f`, split by the `field-affixes` stage into the sort term `-f`) on any column;
 //! a search established on one list offered on its sibling lists; and a page leaving rows out,
 //! whose next cursor and link (`next`, `next_url`) the state does not compute, answered not
-//! modelled unless the call repeats a checked line's own query. On datasette (sorts, pages) and
-//! json-server (search on a sibling list).
+//! modelled unless the call repeats a checked line's own query; a keyset cursor (`_next`,
+//! `since`) learned with its key field, keeping the members after the one it names. On
+//! datasette (sorts, pages, cursors), pouchdb-server (a cursor) and json-server (search on a
+//! sibling list).
 
+use rea_state::model::{QueryRole, ViewDetail};
 use serde_json::{Map, Value};
 
 use crate::state_query_envelope::{arguments, source};
@@ -80,4 +83,65 @@ fn a_page_leaving_rows_out_refuses_the_cursor_the_state_does_not_mint() {
         .and_then(Value::as_str);
     assert_eq!(code, Some("not_modelled"), "{answer}");
     assert_ne!(source(&answer), Some("state"), "{answer}");
+}
+
+#[test]
+fn a_keyset_cursor_answers_the_pages_after_it_from_the_state() {
+    // Recorded: pages of 5 by id (`_next=5`, `_next=10`) and of 4 by title. Asked: the last
+    // page of 3 by id, and the last page of 5 descending by priority (cursor `priority,id`).
+    assert_live_answers(
+        "datasette",
+        TASKS,
+        &[
+            "GET /tracker/tasks.json?_size=3&_next=9",
+            "GET /tracker/tasks.json?_size=5&_next=1%2C2&_sort_desc=priority",
+        ],
+    );
+}
+
+#[test]
+fn a_keyset_cursor_is_learned_with_its_key_and_its_unminted_position_refused() {
+    let served = serve_corpus_app("pouchdb-server");
+    let tool = "get_changes_by_segment_0";
+    let model = served
+        .state()
+        .views
+        .iter()
+        .find_map(|view| match &view.detail {
+            ViewDetail::List(list) if view.tool == tool => list.query.clone(),
+            _ => None,
+        })
+        .expect("a query model");
+    assert_eq!(
+        model.role("since"),
+        Some(&QueryRole::After {
+            key: "seq".to_owned()
+        })
+    );
+    // The recorded second page: the changes after seq 5, from the state.
+    let recorded = arguments(&served, tool, "since=5", &[]);
+    let (answer, is_error) = served.call(tool, recorded);
+    assert!(!is_error, "{answer}");
+    assert_eq!(source(&answer), Some("state"), "{answer}");
+    let seqs: Vec<&Value> = answer["body"]["results"]
+        .as_array()
+        .expect("results")
+        .iter()
+        .map(|change| &change["seq"])
+        .collect();
+    assert_eq!(
+        seqs,
+        [6, 7, 8, 9, 10].map(Value::from).iter().collect::<Vec<_>>()
+    );
+    // Another position: the feed's last_seq is not minted, so not modelled, never the
+    // recorded page's.
+    let other = arguments(&served, tool, "since=5", &[("since", Some("7"))]);
+    let (answer, is_error) = served.call(tool, other);
+    assert!(is_error, "{answer}");
+    assert_ne!(source(&answer), Some("state"), "{answer}");
+    assert_ne!(
+        answer.pointer("/replay/exact_match"),
+        Some(&Value::Bool(true)),
+        "{answer}"
+    );
 }

@@ -648,6 +648,44 @@ mod tests {
     }
 
     #[test]
+    fn a_keyset_cursor_keeps_the_members_after_the_one_it_names() {
+        let data = objects(
+            r#"[{"id": 1, "title": "b c", "p": 2}, {"id": 2, "title": "a", "p": 1},
+                {"id": 3, "title": "b c", "p": 2}, {"id": 4, "title": "d", "p": 1}]"#,
+        );
+        let model = model(&[
+            ("_sort", QueryRole::Sort),
+            ("_size", QueryRole::PageSize),
+            ("_next", QueryRole::After { key: "id".into() }),
+        ]);
+        // Without a sort: the members whose key is greater.
+        assert_eq!(
+            run(&model, &[("_next", "2"), ("_size", "1")], &data),
+            Some(vec![2])
+        );
+        // With one: the sort value (`+` a space), then the key breaking its ties.
+        assert_eq!(
+            run(&model, &[("_sort", "title"), ("_next", "b+c,1")], &data),
+            Some(vec![2, 3])
+        );
+        assert_eq!(
+            run(&model, &[("_sort", "-p"), ("_next", "1,2")], &data),
+            Some(vec![3])
+        );
+        // A cursor holding another number of values than the sort keys and key is unread.
+        assert_eq!(
+            run(&model, &[("_sort", "title"), ("_next", "2")], &data),
+            None
+        );
+        let keyless = model_of_roles_after_without_key();
+        assert_eq!(run(&keyless, &[("_next", "2")], &data), None);
+    }
+
+    fn model_of_roles_after_without_key() -> QueryModel {
+        model(&[("_next", QueryRole::After { key: String::new() })])
+    }
+
+    #[test]
     fn search_sort_and_pages() {
         // contract: STATE-052
         let data = objects(POSTS);
