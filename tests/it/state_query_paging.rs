@@ -1,13 +1,12 @@
 //! Sorts, searches and pages a list's recorded queries teach, answered from the state for
-//! queries the build never sent, and the envelope members of a partial page the state does not
-//! mint refused rather than copied from another query's recording: a descending sort spelling
-//! (`_sort_desc=f`, split by the `field-affixes` stage into the sort term `-f`) on any column;
-//! a search established on one list offered on its sibling lists; and a page leaving rows out,
-//! whose next cursor and link (`next`, `next_url`) the state does not compute, answered not
-//! modelled unless the call repeats a checked line's own query; a keyset cursor (`_next`,
-//! `since`) learned with its key field, keeping the members after the one it names. On
-//! datasette (sorts, pages, cursors), pouchdb-server (a cursor) and json-server (search on a
-//! sibling list).
+//! queries the build never sent: a descending sort spelling (`_sort_desc=f`, split by the
+//! `field-affixes` stage into the sort term `-f`) on any column; a search established on one
+//! list offered on its sibling lists; a keyset cursor (`_next`, `since`) learned with its key
+//! field, keeping the members after the one it names; and the envelope members naming a page's
+//! position by that cursor (the next page's cursor and link, the last position listed) minted
+//! from the state, or the call refused as not modelled when they cannot be, never another
+//! query's recorded value. On datasette (sorts, pages, cursors), pouchdb-server (a cursor and
+//! the last position) and json-server (search on a sibling list).
 
 use rea_state::model::{QueryRole, ViewDetail};
 use serde_json::{Map, Value};
@@ -59,30 +58,37 @@ fn a_search_reaches_the_sibling_lists() {
 }
 
 #[test]
-fn a_page_leaving_rows_out_refuses_the_cursor_the_state_does_not_mint() {
+fn a_page_names_its_next_page_by_the_cursor_the_state_mints() {
+    // Recorded: pages of 5 by id and of 4 by title. Asked: pages of 3 and 2 by id, and of 5
+    // descending by priority (cursor `priority,id`), with their `next` and `next_url`.
+    assert_live_answers(
+        "datasette",
+        TASKS,
+        &[
+            "GET /tracker/tasks.json?_size=3",
+            "GET /tracker/tasks.json?_size=3&_next=3",
+            "GET /tracker/tasks.json?_size=2&_next=7",
+            "GET /tracker/tasks.json?_size=5&_sort_desc=priority",
+            "GET /tracker/tasks.json?_size=5&_next=3%2C4&_sort_desc=priority",
+        ],
+    );
     let served = serve_corpus_app("datasette");
-    // The recorded first page of 5: its own line, with the recorded cursor.
-    let recorded = arguments(&served, TASKS, "_size=5", &[]);
-    let (answer, is_error) = served.call(TASKS, recorded);
-    assert!(!is_error, "{answer}");
-    assert_eq!(source(&answer), Some("state"), "{answer}");
-    assert_eq!(answer["body"]["next"], Value::from("5"), "{answer}");
-    // A page size never recorded that lists every row: computed, with no next page.
+    // A page of all rows: no next page.
     let all = arguments(&served, TASKS, "_size=5", &[("_size", Some("100"))]);
     let (answer, is_error) = served.call(TASKS, all);
     assert!(!is_error, "{answer}");
     assert_eq!(source(&answer), Some("state"), "{answer}");
     assert_eq!(answer["body"]["next"], Value::Null, "{answer}");
-    // A first page of 3 leaves rows out: its cursor is not the recorded page's, nor null.
-    let three = arguments(&served, TASKS, "_size=5", &[("_size", Some("3"))]);
-    let (answer, is_error) = served.call(TASKS, three);
+    assert_eq!(answer["body"]["next_url"], Value::Null, "{answer}");
+    // A sort by a column no row holds leaves the cursor unknown: not modelled, no recording.
+    let unknown = arguments(&served, TASKS, "_size=4", &[("_sort", Some("nope"))]);
+    let (answer, is_error) = served.call(TASKS, unknown);
     assert!(is_error, "{answer}");
     let code = answer
         .pointer("/error/code")
         .or_else(|| answer.get("code"))
         .and_then(Value::as_str);
     assert_eq!(code, Some("not_modelled"), "{answer}");
-    assert_ne!(source(&answer), Some("state"), "{answer}");
 }
 
 #[test]
@@ -100,7 +106,7 @@ fn a_keyset_cursor_answers_the_pages_after_it_from_the_state() {
 }
 
 #[test]
-fn a_keyset_cursor_is_learned_with_its_key_and_its_unminted_position_refused() {
+fn a_keyset_cursor_is_learned_with_its_key_and_the_last_position_minted() {
     let served = serve_corpus_app("pouchdb-server");
     let tool = "get_changes_by_segment_0";
     let model = served
@@ -133,15 +139,23 @@ fn a_keyset_cursor_is_learned_with_its_key_and_its_unminted_position_refused() {
         seqs,
         [6, 7, 8, 9, 10].map(Value::from).iter().collect::<Vec<_>>()
     );
-    // Another position: the feed's last_seq is not minted, so not modelled, never the
-    // recorded page's.
-    let other = arguments(&served, tool, "since=5", &[("since", Some("7"))]);
-    let (answer, is_error) = served.call(tool, other);
-    assert!(is_error, "{answer}");
-    assert_ne!(source(&answer), Some("state"), "{answer}");
-    assert_ne!(
-        answer.pointer("/replay/exact_match"),
-        Some(&Value::Bool(true)),
-        "{answer}"
+    assert_eq!(answer["body"]["last_seq"], Value::from(10), "{answer}");
+    // Another position and size: the changes after seq 7, and the last one listed.
+    let other = arguments(
+        &served,
+        tool,
+        "since=5",
+        &[("since", Some("7")), ("limit", Some("2"))],
     );
+    let (answer, is_error) = served.call(tool, other);
+    assert!(!is_error, "{answer}");
+    assert_eq!(source(&answer), Some("state"), "{answer}");
+    let seqs: Vec<&Value> = answer["body"]["results"]
+        .as_array()
+        .expect("results")
+        .iter()
+        .map(|change| &change["seq"])
+        .collect();
+    assert_eq!(seqs, [&Value::from(8), &Value::from(9)]);
+    assert_eq!(answer["body"]["last_seq"], Value::from(9), "{answer}");
 }

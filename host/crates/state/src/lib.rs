@@ -52,6 +52,7 @@ pub mod listings;
 pub mod missing;
 pub mod model;
 pub mod observation;
+pub mod page_cursor;
 pub mod plane;
 pub mod precomputed;
 pub mod query;

@@ -536,6 +536,9 @@ pub struct QueryModel {
     /// its envelope line holds the one value every such page showed.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub paged_members: Vec<PagedMember>,
+    /// Envelope members naming the page's position by the keyset cursor, minted per call.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cursor_members: Vec<CursorMember>,
     /// The lines the model reproduced.
     pub record_ordinals: Vec<u64>,
     /// Parameters no recorded line named that the application's query grammar, learned from the
@@ -543,6 +546,32 @@ pub struct QueryModel {
     /// the other fields, sorts and pages of sibling lists; see [`crate::derive::query_grammar`]).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub generalized: BTreeMap<String, QueryRole>,
+}
+
+/// An envelope member naming the page's position by the list's keyset cursor (see
+/// [`crate::page_cursor`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CursorMember {
+    /// The member's pointer.
+    pub pointer: String,
+    /// How it names the position.
+    pub form: CursorForm,
+}
+
+/// How a cursor member names a page's position.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "form", rename_all = "kebab-case")]
+pub enum CursorForm {
+    /// The last member listed (its key's value without a sort; the cursor text with one).
+    Last,
+    /// The cursor of the last member listed while matches remain, else null.
+    Next,
+    /// A link to the next page while matches remain (`prefix?` the call's other arguments, the
+    /// cursor, then its sorts, form-encoded), else null.
+    NextLink {
+        /// The text before the query.
+        prefix: String,
+    },
 }
 
 /// An envelope member query lines showed with values of their own (see
@@ -567,6 +596,7 @@ impl QueryModel {
             totals: Vec::new(),
             unfiltered_totals: Vec::new(),
             paged_members: Vec::new(),
+            cursor_members: Vec::new(),
             record_ordinals: Vec::new(),
             generalized: BTreeMap::new(),
         }

@@ -698,7 +698,7 @@ impl StateService {
                     tool,
                     list,
                     (model, line, true),
-                    &expanded.pairs,
+                    (&expanded.pairs, &pairs),
                     exact,
                 );
             }
@@ -738,7 +738,7 @@ impl StateService {
                 tool,
                 list,
                 (Some(model), line, false),
-                &expanded.pairs,
+                (&expanded.pairs, &pairs),
                 false,
             ),
             None => Err("unrecorded-request"),
@@ -1019,7 +1019,7 @@ impl StateService {
         tool: &str,
         list: &ListView,
         (model, base, own): (Option<&QueryModel>, &ListLine, bool),
-        pairs: &[(String, String)],
+        (pairs, sent): (&[(String, String)], &[(String, String)]),
         exact: bool,
     ) -> Result<StateAnswer, &'static str> {
         let Some(model) = model else {
@@ -1064,10 +1064,22 @@ impl StateService {
             Ok(rendered) => rendered,
             Err(error) => return Ok(error),
         };
-        let Some((body, record)) = self.list_body(list, base, rendered, Some(evaluated.matched))
+        let Some((mut body, record)) =
+            self.list_body(list, base, rendered, Some(evaluated.matched))
         else {
             return Err("unrecorded-request");
         };
+        let end = crate::page_cursor::PageEnd {
+            model,
+            expanded: pairs,
+            sent,
+            last: evaluated.members.last().map(|index| candidates[*index]),
+            remaining: evaluated.members.len() < evaluated.matched,
+        };
+        for member in &model.cursor_members {
+            let value = end.value(&member.form).ok_or("unrecorded-request")?;
+            body = crate::render::with_value_at(body, &member.pointer, value);
+        }
         Ok(state_answer(
             record,
             body,

@@ -14,8 +14,9 @@ use rea_plugin_api::json::{Json, Object};
 use super::entities::{Entities, collection_key};
 use super::lists::{ListPlan, listed_collection, pages_only, scalar_pointers};
 use super::query_grammar::scalar_fields;
-use crate::model::{ListLine, PagedMember, QueryModel, QueryRole};
+use crate::model::{CursorForm, CursorMember, ListLine, PagedMember, QueryModel, QueryRole};
 use crate::observation::Observation;
+use crate::page_cursor::{PageEnd, candidate_forms};
 use crate::query::{Evaluated, candidate_roles, field_value, order_matches};
 use crate::query_terms::expand;
 use crate::render::counts_canonically;
@@ -69,6 +70,7 @@ impl<'a> Evaluator<'a> {
             totals: Vec::new(),
             unfiltered_totals: Vec::new(),
             paged_members: Vec::new(),
+            cursor_members: Vec::new(),
             record_ordinals: Vec::new(),
             generalized: BTreeMap::new(),
         };
@@ -538,9 +540,15 @@ fn query_model(
 ) -> Option<QueryModel> {
     let mut totals = Totals::default();
     let mut pages: Vec<(Json, bool)> = Vec::new();
+    let mut ends: Vec<(usize, Option<usize>, bool)> = Vec::new();
     for index in answered {
         let line = &lines[*index];
         let evaluated = evaluator.evaluates_to(&chosen, line)?;
+        ends.push((
+            *index,
+            evaluated.members.last().copied(),
+            evaluated.members.len() < evaluated.matched,
+        ));
         let body = line.observation.body.clone().unwrap_or_default();
         let whole = evaluator
             .size(&line.collection)
@@ -554,12 +562,22 @@ fn query_model(
         pages.push((body, evaluated.members.len() < evaluated.matched));
     }
     let (totals, unfiltered_totals) = totals.learned(answered.len());
+    let cursor_members = cursor_members(
+        &chosen,
+        lines,
+        (&ends, &pages),
+        evaluator,
+        &plan.list_pointer,
+    );
     let paged_members = paged_members(&pages, &plan.list_pointer, |pointer| {
         counters
             .iter()
             .chain(&totals)
             .chain(&unfiltered_totals)
             .any(|known| known == pointer)
+            || cursor_members
+                .iter()
+                .any(|member| member.pointer == pointer)
     });
     let mut record_ordinals: Vec<u64> = answered
         .iter()
@@ -584,9 +602,62 @@ fn query_model(
         totals,
         unfiltered_totals,
         paged_members,
+        cursor_members,
         record_ordinals,
         generalized: BTreeMap::new(),
     })
+}
+
+/// The envelope members every answered line (`ends`: the line, the candidate position of the
+/// last member it listed, whether matches remained; `pages`: its body) shows naming its page's
+/// position by the list's keyset cursor (see [`crate::page_cursor`]); none without a cursor.
+fn cursor_members(
+    chosen: &BTreeMap<String, QueryRole>,
+    lines: &[QueryLine<'_>],
+    (ends, pages): (&[(usize, Option<usize>, bool)], &[(Json, bool)]),
+    evaluator: &Evaluator<'_>,
+    list_pointer: &str,
+) -> Vec<CursorMember> {
+    if !chosen
+        .values()
+        .any(|role| matches!(role, QueryRole::After { .. }))
+    {
+        return Vec::new();
+    }
+    let model = QueryModel {
+        parameters: chosen.clone(),
+        ..QueryModel::of_roles(&[])
+    };
+    let value_of = |(index, last, remaining): &(usize, Option<usize>, bool), form: &CursorForm| {
+        let line = &lines[*index];
+        let candidates = &evaluator.collections.get(&line.collection)?.1;
+        PageEnd {
+            model: &model,
+            expanded: &line.arguments,
+            sent: line.observation.pairs(),
+            last: last.map(|position| candidates[position]),
+            remaining: *remaining,
+        }
+        .value(form)
+    };
+    let mut found: Vec<CursorMember> = Vec::new();
+    for (body, _) in pages {
+        for (pointer, _) in scalar_pointers(body, list_pointer) {
+            if found.iter().any(|member| member.pointer == pointer) {
+                continue;
+            }
+            let held = |body: &Json| body.pointer(&pointer).cloned().unwrap_or(Json::Null);
+            let form = candidate_forms(&held(body)).into_iter().find(|form| {
+                ends.iter()
+                    .zip(pages)
+                    .all(|(end, (shown, _))| value_of(end, form) == Some(held(shown)))
+            });
+            if let Some(form) = form {
+                found.push(CursorMember { pointer, form });
+            }
+        }
+    }
+    found
 }
 
 /// The envelope members the answered lines' bodies (each with whether its page left matches
