@@ -38,6 +38,9 @@ use crate::service::StateService;
 use crate::store::LiveState;
 
 /// Whether recorded path segments are the call's: each as written, or percent-decoded.
+/// A call's query pairs.
+type QueryPairs = [(String, String)];
+
 fn segments_match(recorded: &[&str], call: &[String]) -> bool {
     recorded.len() == call.len()
         && recorded.iter().zip(call).all(|(segment, value)| {
@@ -1019,7 +1022,7 @@ impl StateService {
         tool: &str,
         list: &ListView,
         (model, base, own): (Option<&QueryModel>, &ListLine, bool),
-        (pairs, sent): (&[(String, String)], &[(String, String)]),
+        (pairs, sent): (&QueryPairs, &QueryPairs),
         exact: bool,
     ) -> Result<StateAnswer, &'static str> {
         let Some(model) = model else {

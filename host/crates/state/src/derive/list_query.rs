@@ -540,7 +540,7 @@ fn query_model(
 ) -> Option<QueryModel> {
     let mut totals = Totals::default();
     let mut pages: Vec<(Json, bool)> = Vec::new();
-    let mut ends: Vec<(usize, Option<usize>, bool)> = Vec::new();
+    let mut ends: Vec<LineEnd> = Vec::new();
     for index in answered {
         let line = &lines[*index];
         let evaluated = evaluator.evaluates_to(&chosen, line)?;
@@ -608,13 +608,17 @@ fn query_model(
     })
 }
 
+/// An answered line's page end: the line, the candidate position of the last member it listed,
+/// and whether matches remained after it.
+type LineEnd = (usize, Option<usize>, bool);
+
 /// The envelope members every answered line (`ends`: the line, the candidate position of the
 /// last member it listed, whether matches remained; `pages`: its body) shows naming its page's
 /// position by the list's keyset cursor (see [`crate::page_cursor`]); none without a cursor.
 fn cursor_members(
     chosen: &BTreeMap<String, QueryRole>,
     lines: &[QueryLine<'_>],
-    (ends, pages): (&[(usize, Option<usize>, bool)], &[(Json, bool)]),
+    (ends, pages): (&[LineEnd], &[(Json, bool)]),
     evaluator: &Evaluator<'_>,
     list_pointer: &str,
 ) -> Vec<CursorMember> {
@@ -628,7 +632,7 @@ fn cursor_members(
         parameters: chosen.clone(),
         ..QueryModel::of_roles(&[])
     };
-    let value_of = |(index, last, remaining): &(usize, Option<usize>, bool), form: &CursorForm| {
+    let value_of = |(index, last, remaining): &LineEnd, form: &CursorForm| {
         let line = &lines[*index];
         let candidates = &evaluator.collections.get(&line.collection)?.1;
         PageEnd {
