@@ -37,10 +37,10 @@ use crate::render::{
 use crate::service::StateService;
 use crate::store::LiveState;
 
-/// Whether recorded path segments are the call's: each as written, or percent-decoded.
 /// A call's query pairs.
 type QueryPairs = [(String, String)];
 
+/// Whether recorded path segments are the call's: each as written, or percent-decoded.
 fn segments_match(recorded: &[&str], call: &[String]) -> bool {
     recorded.len() == call.len()
         && recorded.iter().zip(call).all(|(segment, value)| {
