@@ -93,6 +93,15 @@ pub fn top_field(pointer: &str) -> Option<String> {
     (!field.contains('/')).then(|| crate::json::unescape_pointer_segment(field))
 }
 
+/// The top-level member a pointer names or nests in (`/title` → `title`; `/info/run_id` →
+/// `info`): the member a rule explaining a value nested in a created object leaves out of its
+/// sources.
+pub fn owning_field(pointer: &str) -> Option<String> {
+    let rest = pointer.strip_prefix('/')?;
+    let first = rest.split('/').next()?;
+    Some(crate::json::unescape_pointer_segment(first))
+}
+
 /// The members a body sends: at its root, or inside its one envelope (`{"data": {…}}`,
 /// `{"posts": [{…}]}`).
 pub fn sent_members(body: Option<&Value>) -> Option<&Map<String, Value>> {
@@ -164,6 +173,9 @@ mod tests {
     fn pointers_bodies_and_scalars_read_as_rules_need_them() {
         assert_eq!(top_field("/a~1b~0c").as_deref(), Some("a/b~c"));
         assert_eq!(top_field("/info/title"), None);
+        assert_eq!(owning_field("/info/title").as_deref(), Some("info"));
+        assert_eq!(owning_field("/a~1b/c").as_deref(), Some("a/b"));
+        assert_eq!(owning_field("title"), None);
         let enveloped = json!({"posts": [{"title": "t"}]});
         assert_eq!(sent_members(Some(&enveloped)).unwrap()["title"], "t");
         let flat = json!({"title": "t", "body": "b"});

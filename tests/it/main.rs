@@ -96,4 +96,5 @@ mod state_writes_dependents;
 mod state_writes_document_envelope;
 mod state_writes_item_paths;
 mod state_writes_learning;
+mod state_writes_nested;
 mod state_writes_semantics;

@@ -1,6 +1,8 @@
 //! The `composed`, `slug` and `derived` rules: strings a write builds from the text it was sent.
 //!
-//! **`composed`** (creates and updates). A string member the host could not explain that spells,
+//! **`composed`** (creates and updates). A string member (or a string nested in a member, such as
+//! `/entry/title` in a created object, whose sources are those beside that member) the host
+//! could not explain that spells,
 //! around fixed text, the values of sent members, path parameters or other members the entity
 //! holds (BookStack's `description_html` `<p>{description}</p>`, MLflow's `artifact_uri`
 //! `mlflow-artifacts:/{experiment_id}/…`): learned when every recorded call that changed it
@@ -38,7 +40,7 @@ use rea_plugin_api::contracts::rule::{
     ApplyOutcome, ApplyRequest, Effect, LearnOutcome, LearnRequest, NoOptions, ObservedCall,
 };
 use rea_plugin_api::rule_fields::{
-    self, Agreement, FieldRules, scalar_text, sent_members, top_field,
+    self, Agreement, FieldRules, owning_field, scalar_text, sent_members, top_field,
 };
 use rea_plugin_api::{Plugin, PluginError, StageInfo, StateRule};
 use serde::{Deserialize, Serialize};
@@ -160,7 +162,9 @@ impl StateRule for ComposedRule {
         let mut found = Agreement::default();
         for call in &request.calls {
             for (pointer, value) in &call.unexplained {
-                let Some(field) = top_field(pointer) else {
+                // A string nested in a created object (`/entry/title`) composes from the
+                // sources beside the object it nests in.
+                let Some(field) = owning_field(pointer) else {
                     continue;
                 };
                 let template = value
@@ -584,6 +588,36 @@ mod tests {
             },
         );
         assert!(applied.set.is_empty());
+    }
+
+    #[test]
+    fn composes_a_string_nested_in_a_created_object_from_the_sources_beside_it() {
+        // A created entry nests an object whose title repeats the sent title.
+        let created = |title: &str| {
+            call(
+                json!({"title": title, "url": "http://example.test/a"}),
+                json!({"id": 3, "title": title, "entry": {"title": title}}),
+                json!({"/entry/title": title}),
+            )
+        };
+        let outcome = learn(
+            &ComposedRule,
+            "create",
+            vec![created("Tenet 2020"), created("Memento 2000")],
+        );
+        let LearnOutcome::Learned { explains, rule, .. } = outcome else {
+            panic!("{outcome:?}")
+        };
+        assert_eq!(explains, ["/entry/title"]);
+        let applied = apply(
+            &ComposedRule,
+            rule,
+            ServedCall {
+                body: Some(json!({"title": "Heat 1995"})),
+                ..ServedCall::default()
+            },
+        );
+        assert_eq!(applied.set["/entry/title"], json!("Heat 1995"));
     }
 
     #[test]

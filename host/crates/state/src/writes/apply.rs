@@ -835,7 +835,13 @@ impl Applying<'_, '_> {
                 object.insert(key, value.clone());
             }
         }
-        Json::Object(object)
+        let mut fields = Json::Object(object);
+        for (pointer, value) in &model.nested_constants {
+            if fields.pointer(pointer).is_none() {
+                set_pointer(&mut fields, pointer, value.clone());
+            }
+        }
+        fields
     }
 
     /// A created entity's identity; refused when it has none or the state already holds it.

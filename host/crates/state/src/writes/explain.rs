@@ -153,6 +153,27 @@ fn changed_leaves(pointer: String, before: Option<&Json>, after: &Json, residual
     }
 }
 
+/// What a create stored unsent under `pointer`: inside a non-empty object, each member by its
+/// own pointer, so the rules and constants explain the generated values nested in a created
+/// object (`/kernel/id`, `/info/run_id`) one by one rather than the whole object; otherwise the
+/// value itself.
+fn created_leaves(pointer: String, value: &Json, residual: &mut Residual) {
+    match value {
+        Json::Object(members) if !members.is_empty() => {
+            for (key, member) in members.iter() {
+                created_leaves(
+                    format!("{pointer}/{}", escape_pointer_segment(key)),
+                    member,
+                    residual,
+                );
+            }
+        }
+        _ => {
+            residual.insert(pointer, value.clone());
+        }
+    }
+}
+
 /// What a delete left unexplained: the changes of an entity it kept (a soft delete), or what the
 /// answer's projection of the deleted entity shows changed.
 fn delete_residual(call: &Call, residual: &mut Residual) {
@@ -438,7 +459,7 @@ impl Explanation {
                 if self.shared_candidates.get(key) == Some(&true) {
                     continue;
                 }
-                self.residuals[index].insert(pointer_of(key), value.clone());
+                created_leaves(pointer_of(key), value, &mut self.residuals[index]);
             }
         }
         for (key, path) in &self.path_candidates {
@@ -535,14 +556,18 @@ impl Explanation {
             let Some(value) = value else {
                 continue;
             };
-            let field = rea_plugin_api::json::unescape_pointer_segment(&pointer[1..]);
             // A member that only some creates stored is not a constant of every create.
             if self
                 .residuals
                 .iter()
                 .all(|residual| residual.contains_key(&pointer))
             {
-                self.model.constants.insert(field, value);
+                if nested_pointer(&pointer) {
+                    self.model.nested_constants.insert(pointer.clone(), value);
+                } else {
+                    let field = rea_plugin_api::json::unescape_pointer_segment(&pointer[1..]);
+                    self.model.constants.insert(field, value);
+                }
                 for residual in &mut self.residuals {
                     residual.remove(&pointer);
                 }
@@ -586,6 +611,11 @@ impl Explanation {
     pub(super) fn unexplained(&self) -> bool {
         self.residuals.iter().any(|residual| !residual.is_empty())
     }
+}
+
+/// Whether a pointer names a member nested inside a top-level member (`/info/run_id`).
+fn nested_pointer(pointer: &str) -> bool {
+    pointer.get(1..).is_some_and(|rest| rest.contains('/'))
 }
 
 /// Runs one rule stage's `learn`: what it explains, whether it needs the clock, and its rule; a

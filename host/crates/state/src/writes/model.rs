@@ -15,7 +15,8 @@
 //!                   collection), collection_segments, document, item_view, key_member (the
 //!                   body member naming the entity of an RPC-style write)}
 //! body              {envelope, members: {name: {types, required, fixed?}}, query}
-//! fields            {kept, removed, replace, constants, collection_constants, path_fields,
+//! fields            {kept, removed, replace, constants, nested_constants (pointer → value),
+//!                   collection_constants, path_fields,
 //!                   order, soft_delete, null_removes, sent_as, document_pointer}
 //! rules             [{stage, plugin, explains, needs_clock, rule}] in pipeline order
 //! response          {ordinal, status, media_type, kind, pointer, body}
@@ -339,6 +340,10 @@ pub struct FieldModel {
     pub replace: bool,
     /// Create: unsent members every create stored with one value.
     pub constants: BTreeMap<String, Json>,
+    /// Create: members nested inside an unsent object that every create stored with one value
+    /// (JSON pointer → value: `/info/status`), set where they nest.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub nested_constants: BTreeMap<String, Json>,
     /// Create: unsent members every create copied from the value every held entity of the
     /// collection shares.
     pub collection_constants: Vec<String>,

@@ -2245,3 +2245,95 @@ fn served_sequences_and_keys_answer_from_held_indexes_as_they_did_from_every_hel
     assert_eq!(again["body"]["id"], json!(3));
     assert_eq!(again, listing.call(tool, arguments).0);
 }
+
+/// A job as a queue stores it: its sent name, and a nested run the create generates (a uuid
+/// token, a state every create starts in, a label spelled from the sent name).
+fn job(id: u64, name: &str, token: &str) -> Value {
+    json!({
+        "id": id,
+        "name": name,
+        "run": {"token": token, "state": "queued", "label": format!("run of {name}")},
+    })
+}
+
+#[test]
+fn a_create_generates_the_values_nested_in_its_created_object() {
+    let first = "3f2a9c0d-4e5b-4a7f-8091-a2b3c4d5e6f7";
+    let second = "a0b1c2d3-e4f5-4617-a839-4a5b6c7d8e9f";
+    let held = "00112233-4455-4677-8899-aabbccddeeff";
+    let fixture = derive(vec![
+        get(0, "/jobs", 200, json!([job(1, "held", held)])),
+        get(1, "/jobs/1", 200, job(1, "held", held)),
+        record(
+            2,
+            "POST",
+            "/jobs",
+            Some(json!({"name": "nightly"})),
+            201,
+            job(2, "nightly", first),
+        ),
+        get(3, "/jobs/2", 200, job(2, "nightly", first)),
+        record(
+            4,
+            "POST",
+            "/jobs",
+            Some(json!({"name": "weekly"})),
+            201,
+            job(3, "weekly", second),
+        ),
+        get(5, "/jobs/3", 200, job(3, "weekly", second)),
+        get(
+            6,
+            "/jobs",
+            200,
+            json!([
+                job(1, "held", held),
+                job(2, "nightly", first),
+                job(3, "weekly", second)
+            ]),
+        ),
+    ]);
+    let plan = fixture.plan("post_jobs");
+    assert!(plan.served, "{:?}", plan.reason);
+    let explained: BTreeMap<&str, &[String]> = plan
+        .rules
+        .iter()
+        .map(|rule| (rule.stage.as_str(), rule.explains.as_slice()))
+        .collect();
+    assert_eq!(
+        explained.get("uuid"),
+        Some(&&["/run/token".to_owned()][..]),
+        "{explained:?}"
+    );
+    assert_eq!(
+        explained.get("composed"),
+        Some(&&["/run/label".to_owned()][..]),
+        "{explained:?}"
+    );
+    let fields = plan.fields.as_ref().expect("a field model");
+    assert_eq!(
+        fields.nested_constants.get("/run/state"),
+        Some(&rea_plugin_api::json::Json::from_serde_value(&json!(
+            "queued"
+        )))
+    );
+    assert!(
+        !fields.constants.contains_key("run"),
+        "{:?}",
+        fields.constants
+    );
+    let (written, error) = fixture.call("post_jobs", json!({"body": {"name": "hourly"}}));
+    assert!(!error, "{written}");
+    let run = &written["body"]["run"];
+    assert_eq!(run["state"], "queued", "{written}");
+    assert_eq!(run["label"], "run of hourly", "{written}");
+    let token = run["token"].as_str().expect("a generated token");
+    assert_eq!(token.len(), 36, "{written}");
+    assert!(
+        token
+            .bytes()
+            .all(|byte| byte.is_ascii_hexdigit() || byte == b'-'),
+        "{written}"
+    );
+    assert!(![first, second, held].contains(&token), "{written}");
+}
