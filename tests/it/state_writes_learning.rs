@@ -15,7 +15,8 @@ const PATCH_APPS: [&str; 3] = [
     "tests/corpus/apps/json-server-v1/build.har",
 ];
 
-fn served(app: &str) -> Served {
+/// An app's build served from the state (`tests/…` names a corpus app's capture file).
+pub(crate) fn served(app: &str) -> Served {
     let evidence = match app.strip_prefix("tests/") {
         Some(_) => capture_file(&rea_tests::workspace_root().join(app)),
         None => capture(app),

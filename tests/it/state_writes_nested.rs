@@ -4,9 +4,7 @@
 //! token the create generates and a string nested in it (`/entry/title`) composes from what the
 //! call sent, rather than the whole object being left unexplained.
 
-use crate::state_support;
-
-use state_support::{Served, capture, capture_file, serve_evidence, state_rules};
+use crate::state_writes_learning::served;
 
 /// Recorded apps whose creates answer an unsent object nesting generated or sent values: the
 /// app, the create's method and path template, the stage and the nested pointers it explains.
@@ -28,14 +26,6 @@ const NESTED: [(&str, &str, &str, &[&str]); 2] = [
         ],
     ),
 ];
-
-fn served(app: &str) -> Served {
-    let evidence = match app.strip_prefix("tests/") {
-        Some(_) => capture_file(&rea_tests::workspace_root().join(app)),
-        None => capture(app),
-    };
-    serve_evidence(evidence, state_rules(), Default::default())
-}
 
 #[test]
 fn a_create_offers_the_rules_each_value_nested_in_its_created_object() {
