@@ -8,9 +8,10 @@
 //! through [`RuleSet::from_pipeline`]. Tests may also build steps from plain-Rust rules
 //! ([`RuleSet::from_rules`]), called through the same ABI stage object in this process.
 //!
-//! Every call into a pipeline's stage runs on that stage's worker thread with a deadline
-//! ([`Deadlined`], `REA_PLUGIN_DEADLINE_SECONDS`): a stage that hangs costs one deadline per call,
-//! not the process.
+//! Every call into a pipeline's stage runs on a worker thread with a deadline ([`Deadlined`] on a
+//! [`Lane`], `REA_PLUGIN_DEADLINE_SECONDS`): a stage that hangs costs one deadline per call, not
+//! the process. The rule steps share one lane, so a served write's rule calls are started
+//! together and reach the worker in one hand-off; each query grammar has a lane of its own.
 //!
 //! The rules a state was derived with are part of its Evidence (`rule_stages`), so turning a rule
 //! off, reordering rules or changing an option gives another state Evidence id.
@@ -52,6 +53,20 @@ pub trait RuleStep: Send + Sync + std::fmt::Debug {
         request: &ApplyRequest,
         held: HeldIndexBox,
     ) -> Result<ApplyOutcome, String>;
+
+    /// Starts applying a learned rule to a served call (with the held-index answers, when the
+    /// stage asks for them); the answer comes from [`Pending::wait`]. Calls started one after
+    /// another on stages sharing a [`Lane`] reach its worker together.
+    fn start_apply(
+        &self,
+        request: ApplyRequest,
+        held: Option<HeldIndexBox>,
+    ) -> Pending<ApplyOutcome> {
+        Pending::ready(match held {
+            Some(held) => self.apply_held(&request, held),
+            None => self.apply(&request),
+        })
+    }
 }
 
 impl RuleStep for RuleHandle {
@@ -91,32 +106,34 @@ pub const DEFAULT_PLUGIN_DEADLINE: Duration = Duration::from_secs(10);
 
 type Job = Box<dyn FnOnce() + Send>;
 
-/// A stage (a rule, a query grammar) called on a worker thread of its own, with a per-call
-/// deadline: a call that does not answer in time is an error naming the deadline, and its worker
-/// (stuck in the plugin, which cannot be stopped) is abandoned; the next call starts another.
+/// One worker thread that runs stage calls in the order they were started, each with a deadline:
+/// a call that does not answer in time is an error naming the deadline, and the worker (stuck in
+/// the plugin, which cannot be stopped) is abandoned; the next call starts another. Stages that
+/// share a lane (every rule step of a pipeline) run the calls of one served write after one
+/// hand-off: the calls are all started before the first answer is waited for.
 #[derive(Debug)]
-pub struct Deadlined<H = RuleHandle> {
-    handle: Arc<H>,
+pub struct Lane {
     deadline: Duration,
-    worker: std::sync::Mutex<Option<std::sync::mpsc::Sender<Job>>>,
+    /// The running worker: its generation (counted from 1) and its queue.
+    worker: std::sync::Mutex<(u64, Option<std::sync::mpsc::Sender<Job>>)>,
 }
 
-impl<H: std::fmt::Debug + Send + Sync + 'static> Deadlined<H> {
-    /// Wraps a stage handle.
-    pub fn new(handle: H, deadline: Duration) -> Self {
+impl Lane {
+    /// A lane whose calls have `deadline` each; its worker starts with the first call.
+    pub fn new(deadline: Duration) -> Self {
         Self {
-            handle: Arc::new(handle),
             deadline,
-            worker: std::sync::Mutex::new(None),
+            worker: std::sync::Mutex::new((0, None)),
         }
     }
 
-    fn submit(&self, job: Job) -> Result<(), String> {
+    /// Queues a job on the running worker (starting one when none runs): the worker's generation.
+    fn submit(&self, job: Job) -> Result<u64, String> {
         let mut worker = self
             .worker
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner());
-        let sender = match worker.as_ref() {
+        let sender = match worker.1.as_ref() {
             Some(sender) => sender.clone(),
             None => {
                 let (sender, jobs) = std::sync::mpsc::channel::<Job>();
@@ -128,41 +145,132 @@ impl<H: std::fmt::Debug + Send + Sync + 'static> Deadlined<H> {
                         }
                     })
                     .map_err(|error| format!("the stage's worker could not start: {error}"))?;
-                *worker = Some(sender.clone());
+                *worker = (worker.0 + 1, Some(sender.clone()));
                 sender
             }
         };
         sender
             .send(job)
-            .map_err(|_| "the stage's worker ended".to_owned())
+            .map_err(|_| "the stage's worker ended".to_owned())?;
+        Ok(worker.0)
+    }
+
+    /// Abandons the worker of `generation` (stuck in a call), unless another replaced it.
+    fn abandon(&self, generation: u64) {
+        let mut worker = self
+            .worker
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        if worker.0 == generation {
+            worker.1 = None;
+        }
+    }
+
+    /// Starts `work` on the lane's worker; `stage` names the stage in a missed deadline.
+    fn start<T: Send + 'static>(
+        self: &Arc<Self>,
+        stage: String,
+        work: impl FnOnce() -> Result<T, String> + Send + 'static,
+    ) -> Pending<T> {
+        let (answer, answered) = std::sync::mpsc::channel();
+        match self.submit(Box::new(move || {
+            let _ = answer.send(work());
+        })) {
+            Ok(generation) => Pending(Waiting::On {
+                lane: Arc::clone(self),
+                generation,
+                answered,
+                stage,
+            }),
+            Err(error) => Pending::ready(Err(error)),
+        }
+    }
+}
+
+/// A started stage call's answer: [`Pending::wait`] gives it, waiting at most the lane's deadline
+/// from when it is asked.
+#[derive(Debug)]
+pub struct Pending<T>(Waiting<T>);
+
+#[derive(Debug)]
+enum Waiting<T> {
+    Ready(Result<T, String>),
+    On {
+        lane: Arc<Lane>,
+        generation: u64,
+        answered: std::sync::mpsc::Receiver<Result<T, String>>,
+        stage: String,
+    },
+}
+
+impl<T> Pending<T> {
+    /// An answer already there (a stage called on the caller's thread).
+    pub fn ready(result: Result<T, String>) -> Self {
+        Self(Waiting::Ready(result))
+    }
+
+    /// The answer; a call that misses the deadline abandons the lane's worker.
+    pub fn wait(self) -> Result<T, String> {
+        let (lane, generation, answered, stage) = match self.0 {
+            Waiting::Ready(result) => return result,
+            Waiting::On {
+                lane,
+                generation,
+                answered,
+                stage,
+            } => (lane, generation, answered, stage),
+        };
+        match answered.recv_timeout(lane.deadline) {
+            Ok(result) => result,
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+                lane.abandon(generation);
+                Err(format!(
+                    "{stage} did not answer within {} s (REA_PLUGIN_DEADLINE_SECONDS); the call was abandoned",
+                    lane.deadline.as_secs()
+                ))
+            }
+            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
+                Err(format!("{stage} ended without an answer"))
+            }
+        }
+    }
+}
+
+/// A stage (a rule, a query grammar) called on a [`Lane`]'s worker, with its per-call deadline.
+#[derive(Debug)]
+pub struct Deadlined<H = RuleHandle> {
+    handle: Arc<H>,
+    lane: Arc<Lane>,
+}
+
+impl<H: std::fmt::Debug + Send + Sync + 'static> Deadlined<H> {
+    /// Wraps a stage handle, on a lane of its own.
+    pub fn new(handle: H, deadline: Duration) -> Self {
+        Self::on(handle, Arc::new(Lane::new(deadline)))
+    }
+
+    /// Wraps a stage handle, on a lane other stages may share.
+    pub fn on(handle: H, lane: Arc<Lane>) -> Self {
+        Self {
+            handle: Arc::new(handle),
+            lane,
+        }
+    }
+
+    fn start<T: Send + 'static>(
+        &self,
+        work: impl FnOnce(&H) -> Result<T, String> + Send + 'static,
+    ) -> Pending<T> {
+        let handle = Arc::clone(&self.handle);
+        self.lane
+            .start(format!("{:?}", self.handle), move || work(&handle))
     }
 
     fn call<T: Send + 'static>(
         &self,
         work: impl FnOnce(&H) -> Result<T, String> + Send + 'static,
     ) -> Result<T, String> {
-        let (answer, answered) = std::sync::mpsc::channel();
-        let handle = Arc::clone(&self.handle);
-        self.submit(Box::new(move || {
-            let _ = answer.send(work(&handle));
-        }))?;
-        match answered.recv_timeout(self.deadline) {
-            Ok(result) => result,
-            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
-                *self
-                    .worker
-                    .lock()
-                    .unwrap_or_else(|poisoned| poisoned.into_inner()) = None;
-                Err(format!(
-                    "{:?} did not answer within {} s (REA_PLUGIN_DEADLINE_SECONDS); the call was abandoned",
-                    self.handle,
-                    self.deadline.as_secs()
-                ))
-            }
-            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
-                Err(format!("{:?} ended without an answer", self.handle))
-            }
-        }
+        self.start(work).wait()
     }
 }
 
@@ -186,10 +294,20 @@ impl RuleStep for Deadlined<RuleHandle> {
         request: &ApplyRequest,
         held: HeldIndexBox,
     ) -> Result<ApplyOutcome, String> {
+        self.start_apply(request.clone(), Some(held)).wait()
+    }
+
+    fn start_apply(
+        &self,
+        request: ApplyRequest,
+        held: Option<HeldIndexBox>,
+    ) -> Pending<ApplyOutcome> {
         // The stage takes the index and drops it before the worker answers, so a write that
         // follows never finds it shared.
-        let request = request.clone();
-        self.call(move |handle| RuleStep::apply_held(handle, &request, held))
+        self.start(move |handle| match held {
+            Some(held) => RuleStep::apply_held(handle, &request, held),
+            None => RuleStep::apply(handle, &request),
+        })
     }
 }
 
@@ -406,6 +524,7 @@ impl RuleSet {
     ) -> Result<Self, Refusal> {
         let mut steps = Vec::with_capacity(pipeline.rules.len());
         let deadline = plugin_deadline();
+        let lane = Arc::new(Lane::new(deadline));
         for rule in &pipeline.rules {
             let handle = registry.rule_stage(&rule.stage.stage).map_err(|error| {
                 Refusal::configuration_invalid(format!(
@@ -417,7 +536,7 @@ impl RuleSet {
                 stage: rule.stage.stage.clone(),
                 plugin: rule.stage.plugin.clone(),
                 options: rule.options.clone(),
-                handle: Arc::new(Deadlined::new(handle, deadline)),
+                handle: Arc::new(Deadlined::on(handle, Arc::clone(&lane))),
             });
         }
         let mut query_grammars = Vec::with_capacity(pipeline.query_grammars.len());
@@ -677,5 +796,38 @@ impl RuleSet {
                 options: step.options.clone(),
             })
             .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn calls_started_together_on_a_lane_answer_in_order_and_a_hung_call_costs_one_deadline() {
+        let lane = Arc::new(Lane::new(Duration::from_secs(1)));
+        let started: Vec<Pending<usize>> = (0..3)
+            .map(|call| lane.start(format!("call {call}"), move || Ok(call)))
+            .collect();
+        let answers: Vec<usize> = started
+            .into_iter()
+            .map(|pending| pending.wait().expect("answered"))
+            .collect();
+        assert_eq!(answers, [0, 1, 2]);
+        // A call that never answers, and one queued behind it on the same worker.
+        let (_never, hangs) = std::sync::mpsc::channel::<()>();
+        let hung = lane.start("the hung stage".to_owned(), move || {
+            let _ = hangs.recv();
+            Ok(0)
+        });
+        let queued = lane.start("the queued stage".to_owned(), || Ok(1));
+        let error = hung.wait().expect_err("past the deadline");
+        assert!(
+            error.starts_with("the hung stage did not answer within 1 s"),
+            "{error}"
+        );
+        drop(queued);
+        // The next call runs on a new worker.
+        assert_eq!(lane.start("after".to_owned(), || Ok(7)).wait(), Ok(7));
     }
 }

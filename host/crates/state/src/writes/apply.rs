@@ -11,7 +11,8 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use rea_plugin_api::contracts::rule::{
-    ApplyRequest, DependentEffect, Held, HeldIndexKind, Placement, ServedCall, ToolRef,
+    ApplyOutcome, ApplyRequest, DependentEffect, Held, HeldIndexKind, Placement, ServedCall,
+    ToolRef,
 };
 use rea_plugin_api::json::{Json, Object};
 use serde_json::Value;
@@ -22,7 +23,7 @@ use crate::held::HeldAnswers;
 use crate::model::{Document, Entity};
 use crate::observation::decoded;
 use crate::render::{pointer_mut, scalar_text, with_value_at};
-use crate::rules::RuleSet;
+use crate::rules::{Pending, RuleSet};
 use crate::store::{LiveState, Position, compare_values};
 
 /// A write call's inputs: the path segments as given, the body as sent, the query pairs.
@@ -293,8 +294,24 @@ impl Applying<'_, '_> {
             keep: false,
             dependents: Vec::new(),
         };
-        for learned in &self.plan.rules {
-            let outcome = self.apply_rule(learned, collection, before)?;
+        // Every rule's call is started before the first answer is waited for: the stages share
+        // a worker, which gets them in one hand-off.
+        let started = self
+            .plan
+            .rules
+            .iter()
+            .map(|learned| Ok((learned, self.start_rule(learned, collection, before)?)))
+            .collect::<Result<Vec<_>, Refused>>()?;
+        for (learned, pending) in started {
+            let outcome = pending.wait().map_err(|error| {
+                refused(
+                    "rule_failed",
+                    format!(
+                        "the rule `{}` cannot apply to this call: {error}",
+                        learned.stage
+                    ),
+                )
+            })?;
             // A rule sets only what it explains (what the host kept of its explanation); a
             // delete's soft-delete flag is among them.
             let owns = |pointer: &String| {
@@ -321,13 +338,13 @@ impl Applying<'_, '_> {
         Ok(applied)
     }
 
-    /// One learned rule's `apply` on the call.
-    fn apply_rule(
+    /// One learned rule's `apply` on the call, started.
+    fn start_rule(
         &self,
         learned: &PlanRule,
         collection: &str,
         before: Option<&Json>,
-    ) -> Result<rea_plugin_api::contracts::rule::ApplyOutcome, Refused> {
+    ) -> Result<Pending<ApplyOutcome>, Refused> {
         let plan = self.plan;
         let Some(step) = self.rules.step(&learned.stage) else {
             return Err(refused(
@@ -376,19 +393,9 @@ impl Applying<'_, '_> {
                 path_template: plan.path_template.clone(),
             },
         };
-        let applied = match held {
-            Some(held) => step.handle.apply_held(&request, held.into_box()),
-            None => step.handle.apply(&request),
-        };
-        applied.map_err(|error| {
-            refused(
-                "rule_failed",
-                format!(
-                    "the rule `{}` cannot apply to this call: {error}",
-                    learned.stage
-                ),
-            )
-        })
+        Ok(step
+            .handle
+            .start_apply(request, held.map(HeldAnswers::into_box)))
     }
 }
 
