@@ -10,8 +10,10 @@
 //! (create, update, delete, a dependent's change) updates them in place. A new live state
 //! (`data/reset`, `data/add`) starts without indexes, which its first served write builds again.
 //!
-//! The host keeps one more kind for itself: the distinct values of a field a create copies when
-//! every held member shares one ([`SharedValues`], a plan's collection constants).
+//! The host keeps two more kinds for itself: the distinct values of a field a create copies when
+//! every held member shares one ([`SharedValues`], a plan's collection constants), and per type
+//! and field the entities holding each value ([`Referrers`]: the entities a delete's learned
+//! dependent effects change, found without walking the state).
 //!
 //! A rule's questions cross the ABI as a [`HeldAnswers`] object owning shared references to the
 //! indexes (a stage called on its worker thread may outlive the write that asked, when it is
@@ -27,6 +29,8 @@ use rea_plugin_api::abi_stable::std_types::{ROption, RStr, RString, RVec};
 use rea_plugin_api::contracts::rule::{HeldIndexKind, held_integer, held_text};
 use rea_plugin_api::json::Json;
 use serde_json::Value;
+
+use crate::render::scalar_text;
 
 /// A collection's key in the indexes: its type and collection key.
 pub type CollectionKey = (String, String);
@@ -277,6 +281,83 @@ impl HeldIndexes {
                 }
             }
         }
+    }
+}
+
+/// Per entity type and top-level field, the held entities whose field holds each scalar value
+/// (as text): what a delete's dependent effects look up instead of walking the state. Kept from
+/// the first served delete with effects on the field, then updated as entities change.
+#[derive(Debug, Clone, Default)]
+pub struct Referrers {
+    /// Type → field → value text → the entities holding it (collection key, id).
+    types: HashMap<String, BTreeMap<String, HashMap<String, BTreeSet<(String, String)>>>>,
+}
+
+impl Referrers {
+    /// Whether the field of a type is indexed.
+    pub fn kept(&self, entity_type: &str, field: &str) -> bool {
+        self.types
+            .get(entity_type)
+            .is_some_and(|fields| fields.contains_key(field))
+    }
+
+    /// Indexes the field of a type from now on, from its held `members`: (collection key, id,
+    /// fields).
+    pub fn keep<'a>(
+        &mut self,
+        entity_type: &str,
+        field: &str,
+        members: impl Iterator<Item = (&'a str, &'a str, &'a Json)>,
+    ) {
+        let mut values: HashMap<String, BTreeSet<(String, String)>> = HashMap::new();
+        for (collection, id, fields) in members {
+            if let Some(text) = fields.get(field).and_then(scalar_text) {
+                values
+                    .entry(text)
+                    .or_default()
+                    .insert((collection.to_owned(), id.to_owned()));
+            }
+        }
+        self.types
+            .entry(entity_type.to_owned())
+            .or_default()
+            .insert(field.to_owned(), values);
+    }
+
+    /// Counts an entity (type, collection key, id) with `fields` in (`added`) or out.
+    pub fn change(&mut self, key: &(String, String, String), fields: &Json, added: bool) {
+        if self.types.is_empty() {
+            return;
+        }
+        let Some(indexed) = self.types.get_mut(&key.0) else {
+            return;
+        };
+        for (field, values) in indexed.iter_mut() {
+            let Some(text) = fields.get(field).and_then(scalar_text) else {
+                continue;
+            };
+            let member = (key.1.clone(), key.2.clone());
+            if added {
+                values.entry(text).or_default().insert(member);
+            } else if let Some(holding) = values.get_mut(&text) {
+                holding.remove(&member);
+                if holding.is_empty() {
+                    values.remove(&text);
+                }
+            }
+        }
+    }
+
+    /// The entities (collection key, id) of a type whose field holds `text`; `None` when the
+    /// field is not indexed.
+    pub fn referring(
+        &self,
+        entity_type: &str,
+        field: &str,
+        text: &str,
+    ) -> Option<impl Iterator<Item = &(String, String)>> {
+        let values = self.types.get(entity_type)?.get(field)?;
+        Some(values.get(text).into_iter().flatten())
     }
 }
 

@@ -37,7 +37,7 @@ use rea_plugin_api::contracts::rule::HeldIndexKind;
 use rea_plugin_api::json::{Json, Object};
 
 use crate::derive::entities::collection_key;
-use crate::held::{FieldIndex, HeldIndexes, SharedValues};
+use crate::held::{FieldIndex, HeldIndexes, Referrers, SharedValues};
 use crate::model::{Document, Entity, EntityType, WriteScope};
 
 /// The format name of a state document.
@@ -107,6 +107,8 @@ pub struct LiveState {
     grown: BTreeSet<WriteScope>,
     /// What served writes' rules ask about the collections they write, kept as entities change.
     held: HeldIndexes,
+    /// The entities holding each value of the fields deletes' dependent effects look up.
+    referrers: Referrers,
 }
 
 #[derive(Debug, Clone)]
@@ -163,6 +165,7 @@ impl LiveState {
         let bytes = entity_report_bytes(&entity);
         self.entity_bytes += bytes;
         self.held.change(&collection, &entity.fields, true);
+        self.referrers.change(&key, &entity.fields, true);
         let slot = Slot {
             entity,
             rank,
@@ -197,6 +200,7 @@ impl LiveState {
         let key = key_of(&slot.entity);
         self.index.remove(&key);
         self.order.remove(&slot.rank);
+        self.referrers.change(&key, &slot.entity.fields, false);
         let collection = (key.0, key.1);
         self.held.change(&collection, &slot.entity.fields, false);
         if let Some(members) = self.collections.get_mut(&collection) {
@@ -222,6 +226,9 @@ impl LiveState {
             );
             self.held
                 .replace(&collection, &slot.entity.fields, &entity.fields);
+            let key = key_of(&slot.entity);
+            self.referrers.change(&key, &slot.entity.fields, false);
+            self.referrers.change(&key, &entity.fields, true);
             self.entity_bytes = self.entity_bytes - slot.bytes + bytes;
             slot.entity = entity;
             slot.bytes = bytes;
@@ -628,6 +635,54 @@ impl LiveState {
     ) -> FieldIndex {
         let members = self.collection(entity_type, collection);
         FieldIndex::build(kinds, members.iter().map(|entity| entity.fields.get(field)))
+    }
+
+    /// Keeps, from now on, which entities of a type hold each value (as text) at a top-level
+    /// field, built from every held entity of the type when it is not kept yet.
+    pub fn keep_referrers(&mut self, entity_type: &str, field: &str) {
+        if self.referrers.kept(entity_type, field) {
+            return;
+        }
+        let members = self
+            .type_collections
+            .get(entity_type)
+            .into_iter()
+            .flatten()
+            .filter_map(|collection| {
+                self.collections
+                    .get(&(entity_type.to_owned(), collection.clone()))
+            })
+            .flat_map(|members| members.values())
+            .filter_map(|index| self.slots[*index].as_ref())
+            .map(|slot| {
+                let entity = &slot.entity;
+                (
+                    collection_key(&entity.collection),
+                    entity.id.as_str(),
+                    &entity.fields,
+                )
+            });
+        self.referrers.keep(entity_type, field, members);
+    }
+
+    /// The held entities holding `text` at any of these (type, top-level field) pairs, in state
+    /// order, each once; `None` when [`LiveState::keep_referrers`] does not keep one of them.
+    pub fn referring<'a>(
+        &self,
+        fields: impl IntoIterator<Item = (&'a str, &'a str)>,
+        text: &str,
+    ) -> Option<Vec<&Entity>> {
+        let mut held: BTreeMap<u64, &Entity> = BTreeMap::new();
+        for (entity_type, field) in fields {
+            for (collection, id) in self.referrers.referring(entity_type, field, text)? {
+                let key = (entity_type.to_owned(), collection.clone(), id.clone());
+                if let Some(index) = self.index.get(&key) {
+                    let slot = self.slot(*index);
+                    held.insert(slot.rank, &slot.entity);
+                }
+            }
+        }
+        Some(held.into_values().collect())
     }
 
     /// Served writes since the reset or load.

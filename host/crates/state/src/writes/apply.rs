@@ -94,6 +94,9 @@ pub struct Change {
     pub entities: Vec<(Option<Entity>, Option<Entity>)>,
     /// The entities of other types a delete changes with it, before and after (`None`: removed).
     pub dependents: Vec<(Entity, Option<Entity>)>,
+    /// The (type, field) pairs a delete's dependent effects look the deleted id up in: kept
+    /// indexed from the commit on ([`LiveState::keep_referrers`]).
+    pub referrers: Vec<(String, String)>,
     /// Where each written entity goes (`None`: where it was).
     pub positions: Vec<Option<Position>>,
     /// Values the rules set for each entity that the entity does not keep (a delete's clock).
@@ -618,6 +621,7 @@ impl Change {
             },
             entities: Vec::new(),
             dependents: Vec::new(),
+            referrers: Vec::new(),
             positions: Vec::new(),
             generated: Vec::new(),
             keep_deleted: false,
@@ -948,6 +952,7 @@ impl Applying<'_, '_> {
                 change.entities.push((Some(before), Some(kept)));
             } else {
                 change.dependents = super::dependents::changed(self.state, &before, &dependents);
+                change.referrers = super::dependents::looked_up(&dependents);
                 change.entities.push((Some(before), None));
             }
             change.positions.push(None);
@@ -1215,6 +1220,9 @@ pub fn commit(state: &mut LiveState, change: &Change) {
                 state.remove_entity(&before.entity_type, &before.collection, &before.id);
             }
         }
+    }
+    for (entity_type, field) in &change.referrers {
+        state.keep_referrers(entity_type, field);
     }
     if !change.missing {
         state.count_write();

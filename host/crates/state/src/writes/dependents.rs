@@ -12,8 +12,10 @@
 //!
 //! **Changed** (applying a delete whose plan learned effects): every entity of the effect's type
 //! the state holds, in any collection, whose member holds the deleted id is removed or has the
-//! member set to `null`. Walking the held entities makes a delete with effects linear in the
-//! state's size; deletes without effects walk nothing.
+//! member set to `null`. The first delete of a plan with effects walks the held entities; the
+//! commit then keeps, per effect, which entities hold each value at its field
+//! ([`LiveState::keep_referrers`]), so the deletes after it visit only the entities holding the
+//! deleted id. Deletes without effects walk nothing.
 
 use std::collections::HashSet;
 
@@ -215,8 +217,35 @@ fn to_value(json: &Json) -> serde_json::Value {
     json.to_serde_value().unwrap_or_default()
 }
 
+/// The held entities a delete's effects may change, in state order: those the kept referrer
+/// indexes name as holding the deleted id at an effect's field, else every held entity.
+fn candidates<'a>(
+    state: &'a LiveState,
+    deleted: &Entity,
+    effects: &[DependentEffect],
+) -> Box<dyn Iterator<Item = &'a Entity> + 'a> {
+    let fields = effects
+        .iter()
+        .map(|effect| (effect.entity_type.as_str(), effect.field.as_str()));
+    match state.referring(fields, &deleted.id) {
+        Some(referring) => Box::new(referring.into_iter()),
+        None => Box::new(state.entities()),
+    }
+}
+
+/// The field each of a delete's effects looks the deleted id up in, per type: what
+/// [`LiveState::keep_referrers`] keeps after the delete, so the next one finds its dependents
+/// without walking the state.
+pub(crate) fn looked_up(effects: &[DependentEffect]) -> Vec<(String, String)> {
+    effects
+        .iter()
+        .map(|effect| (effect.entity_type.clone(), effect.field.clone()))
+        .collect()
+}
+
 /// The entities a delete of `deleted` changes by its plan's learned effects: before, and after
-/// (`None`: removed).
+/// (`None`: removed). With the referrer indexes kept, only the entities holding the deleted id
+/// are visited.
 pub(crate) fn changed(
     state: &LiveState,
     deleted: &Entity,
@@ -226,7 +255,7 @@ pub(crate) fn changed(
         return Vec::new();
     }
     let mut changed = Vec::new();
-    for entity in state.entities() {
+    for entity in candidates(state, deleted, effects) {
         let Some(effect) = effects.iter().find(|effect| {
             effect.entity_type == entity.entity_type
                 && entity.entity_type != deleted.entity_type
@@ -314,6 +343,43 @@ mod tests {
             after.fields.to_canonical_string(),
             r#"{"id":6,"postId":null}"#
         );
+    }
+
+    #[test]
+    fn kept_referrers_find_what_the_walk_finds_as_entities_change() {
+        use crate::store::Position;
+        for action in [DependentAction::Remove, DependentAction::Clear] {
+            let (mut state, post) = state();
+            let effects = [DependentEffect {
+                entity_type: "/comments".to_owned(),
+                field: "postId".to_owned(),
+                action,
+            }];
+            let walked = changed(&state, &post, &effects);
+            state.keep_referrers("/comments", "postId");
+            assert_eq!(changed(&state, &post, &effects), walked);
+            // Changes after the index is kept: a new comment on post 5 placed first, comment 6
+            // moved to post 2, comment 7 removed, comment 8 moved to post 5.
+            let new = entity("/comments", "/comments", "9", r#"{"id":9,"postId":5}"#);
+            state.insert_entity(new, &Position::First);
+            let moved = entity("/comments", "/comments", "6", r#"{"id":6,"postId":2}"#);
+            assert!(state.update_entity(moved, None));
+            assert!(
+                state
+                    .remove_entity("/comments", "/posts/5/comments", "7")
+                    .is_some()
+            );
+            let moved = entity("/comments", "/comments", "8", r#"{"id":8,"postId":5}"#);
+            assert!(state.update_entity(moved, None));
+            let indexed = changed(&state, &post, &effects);
+            let fresh = LiveState::new(state.entities().cloned().collect(), Vec::new());
+            assert_eq!(indexed, changed(&fresh, &post, &effects));
+            let ids: Vec<&str> = indexed
+                .iter()
+                .map(|(before, _)| before.id.as_str())
+                .collect();
+            assert_eq!(ids, ["9", "8"], "state order");
+        }
     }
 
     #[test]
