@@ -13,7 +13,9 @@
 //! The host keeps two more kinds for itself: the distinct values of a field a create copies when
 //! every held member shares one ([`SharedValues`], a plan's collection constants), and per type
 //! and field the entities holding each value ([`Referrers`]: the entities a delete's learned
-//! dependent effects change, found without walking the state).
+//! dependent effects change, found without walking the state), and per collection and field the
+//! members in the field's order ([`SortedMembers`]: where a sorted placement puts a written
+//! entity, found without scanning the collection while it is sorted).
 //!
 //! A rule's questions cross the ABI as a [`HeldAnswers`] object owning shared references to the
 //! indexes (a stage called on its worker thread may outlive the write that asked, when it is
@@ -358,6 +360,187 @@ impl Referrers {
     ) -> Option<impl Iterator<Item = &(String, String)>> {
         let values = self.types.get(entity_type)?.get(field)?;
         Some(values.get(text).into_iter().flatten())
+    }
+}
+
+/// A field's value as [`SortedMembers`] orders it: what `store::compare_values` orders totally
+/// (absent or null, booleans, numbers exact as `f64`, strings, in that order).
+#[derive(Debug, Clone)]
+enum SortKey {
+    Null,
+    Bool(bool),
+    Number(f64),
+    Text(String),
+}
+
+impl SortKey {
+    /// The key of a value; `None` for one the index cannot order (an array, an object, a
+    /// number no `f64` holds exactly).
+    fn of(value: Option<&Json>) -> Option<Self> {
+        match value {
+            None | Some(Json::Null) => Some(Self::Null),
+            Some(Json::Bool(flag)) => Some(Self::Bool(*flag)),
+            // `+ 0.0` makes `-0.0` the `0.0` it compares equal to.
+            Some(Json::Number(number)) => number.lossless_f64().map(|x| Self::Number(x + 0.0)),
+            Some(Json::String(text)) => Some(Self::Text(text.clone())),
+            Some(Json::Array(_) | Json::Object(_)) => None,
+        }
+    }
+
+    fn rank(&self) -> u8 {
+        match self {
+            Self::Null => 0,
+            Self::Bool(_) => 1,
+            Self::Number(_) => 2,
+            Self::Text(_) => 3,
+        }
+    }
+}
+
+impl Ord for SortKey {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        match (self, other) {
+            (Self::Bool(a), Self::Bool(b)) => a.cmp(b),
+            (Self::Number(a), Self::Number(b)) => a.total_cmp(b),
+            (Self::Text(a), Self::Text(b)) => a.cmp(b),
+            _ => self.rank().cmp(&other.rank()),
+        }
+    }
+}
+
+impl PartialOrd for SortKey {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl PartialEq for SortKey {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other).is_eq()
+    }
+}
+
+impl Eq for SortKey {}
+
+/// A collection's members ordered by a top-level field, ascending or descending, with how many
+/// adjacent members of the collection's own order are out of that order. While the collection
+/// is sorted by it (no adjacent pair out of order, every value orderable), where a sorted
+/// placement puts an entity is a lookup here instead of a scan of the collection.
+#[derive(Debug, Clone, Default)]
+pub struct SortedMembers {
+    descending: bool,
+    /// (the value's key, directed, and the member's rank).
+    members: BTreeSet<(Directed, u64)>,
+    /// Adjacent pairs of the collection out of the field's order.
+    inversions: usize,
+    /// Members whose value the index cannot order.
+    unorderable: usize,
+}
+
+/// A key in a [`SortedMembers`]' direction (reversed when descending).
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Directed(SortKey, bool);
+
+impl Ord for Directed {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        let ordering = self.0.cmp(&other.0);
+        if self.1 { ordering.reverse() } else { ordering }
+    }
+}
+
+impl PartialOrd for Directed {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+/// A member's rank and its value at the indexed field.
+pub type Member<'a> = (u64, Option<&'a Json>);
+
+impl SortedMembers {
+    /// The index of a collection's members, given in collection order.
+    pub fn build<'a>(descending: bool, members: impl Iterator<Item = Member<'a>>) -> Self {
+        let mut index = Self {
+            descending,
+            ..Self::default()
+        };
+        let mut previous: Option<Option<&Json>> = None;
+        for (rank, value) in members {
+            index.count(value, rank, true);
+            if let Some(previous) = previous {
+                index.inversions += usize::from(index.inverted(previous, value));
+            }
+            previous = Some(value);
+        }
+        index
+    }
+
+    fn directed(&self, value: Option<&Json>) -> Option<Directed> {
+        SortKey::of(value).map(|key| Directed(key, self.descending))
+    }
+
+    /// Whether `first` before `second` is out of the field's order (never for an unorderable
+    /// value: those make the index unusable by themselves).
+    fn inverted(&self, first: Option<&Json>, second: Option<&Json>) -> bool {
+        match (self.directed(first), self.directed(second)) {
+            (Some(first), Some(second)) => first > second,
+            _ => false,
+        }
+    }
+
+    fn count(&mut self, value: Option<&Json>, rank: u64, added: bool) {
+        match self.directed(value) {
+            Some(key) if added => {
+                self.members.insert((key, rank));
+            }
+            Some(key) => {
+                self.members.remove(&(key, rank));
+            }
+            None if added => self.unorderable += 1,
+            None => self.unorderable -= 1,
+        }
+    }
+
+    /// A member placed (`added`) between `previous` and `next` (its neighbours in collection
+    /// order, when it has them), or removed from there.
+    pub fn change(
+        &mut self,
+        (previous, next): (Option<Member<'_>>, Option<Member<'_>>),
+        (rank, value): Member<'_>,
+        added: bool,
+    ) {
+        self.count(value, rank, added);
+        let mut with = 0;
+        if let Some((_, previous)) = previous {
+            with += usize::from(self.inverted(previous, value));
+        }
+        if let Some((_, next)) = next {
+            with += usize::from(self.inverted(value, next));
+        }
+        let without = match (previous, next) {
+            (Some((_, previous)), Some((_, next))) => usize::from(self.inverted(previous, next)),
+            _ => 0,
+        };
+        if added {
+            self.inversions = self.inversions + with - without;
+        } else {
+            self.inversions = self.inversions + without - with;
+        }
+    }
+
+    /// Where a sorted placement puts an entity holding `value`: `Some(Some(rank))` before the
+    /// member of that rank, `Some(None)` after every member; `None` when the collection is not
+    /// sorted by the field (or holds a value the index cannot order), so only a scan can say.
+    pub fn place(&self, value: Option<&Json>) -> Option<Option<u64>> {
+        if self.inversions > 0 || self.unorderable > 0 {
+            return None;
+        }
+        let key = self.directed(value)?;
+        let after = (
+            std::ops::Bound::Excluded((key, u64::MAX)),
+            std::ops::Bound::Unbounded,
+        );
+        Some(self.members.range(after).next().map(|(_, rank)| *rank))
     }
 }
 

@@ -37,7 +37,7 @@ use rea_plugin_api::contracts::rule::HeldIndexKind;
 use rea_plugin_api::json::{Json, Object};
 
 use crate::derive::entities::collection_key;
-use crate::held::{FieldIndex, HeldIndexes, Referrers, SharedValues};
+use crate::held::{FieldIndex, HeldIndexes, Referrers, SharedValues, SortedMembers};
 use crate::model::{Document, Entity, EntityType, WriteScope};
 
 /// The format name of a state document.
@@ -109,6 +109,40 @@ pub struct LiveState {
     held: HeldIndexes,
     /// The entities holding each value of the fields deletes' dependent effects look up.
     referrers: Referrers,
+    /// Per collection, its members in the order of the fields sorted placements sort by:
+    /// (field, descending) → index.
+    sorted: HashMap<(String, String), BTreeMap<(String, bool), SortedMembers>>,
+}
+
+/// Updates a collection's sorted indexes for its member of `rank` (holding `fields`), placed
+/// (`added`) or about to be removed: its neighbours in collection order are read from
+/// `collections` (which holds it then).
+fn sorted_change(
+    sorted: &mut HashMap<(String, String), BTreeMap<(String, bool), SortedMembers>>,
+    (collections, slots): (
+        &HashMap<(String, String), BTreeMap<u64, usize>>,
+        &[Option<Slot>],
+    ),
+    collection: &(String, String),
+    (rank, fields): (u64, &Json),
+    added: bool,
+) {
+    let (Some(indexes), Some(members)) = (sorted.get_mut(collection), collections.get(collection))
+    else {
+        return;
+    };
+    let previous = members.range(..rank).next_back();
+    let next = members.range(rank + 1..).next();
+    for ((field, _), index) in indexes.iter_mut() {
+        let member = |(rank, slot): (&u64, &usize)| {
+            let value = slots[*slot]
+                .as_ref()
+                .and_then(|slot| slot.entity.fields.get(field));
+            (*rank, value)
+        };
+        let neighbours = (previous.map(member), next.map(member));
+        index.change(neighbours, (rank, fields.get(field)), added);
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -188,9 +222,14 @@ impl LiveState {
             .or_default()
             .insert(collection.1.clone());
         self.collections
-            .entry(collection)
+            .entry(collection.clone())
             .or_default()
             .insert(rank, index);
+        if let Some(slot) = self.slots[index].as_ref() {
+            let member = (rank, &slot.entity.fields);
+            let held = (&self.collections, self.slots.as_slice());
+            sorted_change(&mut self.sorted, held, &collection, member, true);
+        }
         index
     }
 
@@ -203,6 +242,9 @@ impl LiveState {
         self.referrers.change(&key, &slot.entity.fields, false);
         let collection = (key.0, key.1);
         self.held.change(&collection, &slot.entity.fields, false);
+        let member = (slot.rank, &slot.entity.fields);
+        let held = (&self.collections, self.slots.as_slice());
+        sorted_change(&mut self.sorted, held, &collection, member, false);
         if let Some(members) = self.collections.get_mut(&collection) {
             members.remove(&slot.rank);
             if members.is_empty() {
@@ -219,6 +261,21 @@ impl LiveState {
     /// Replaces the entity held in a slot, keeping its place.
     fn replace_in_slot(&mut self, index: usize, entity: Entity) {
         let bytes = entity_report_bytes(&entity);
+        if let Some(slot) = self.slots[index].as_ref()
+            && !self.sorted.is_empty()
+        {
+            let collection = (
+                slot.entity.entity_type.clone(),
+                collection_key(&slot.entity.collection).to_owned(),
+            );
+            let held = (&self.collections, self.slots.as_slice());
+            let (before, after) = (
+                (slot.rank, &slot.entity.fields),
+                (slot.rank, &entity.fields),
+            );
+            sorted_change(&mut self.sorted, held, &collection, before, false);
+            sorted_change(&mut self.sorted, held, &collection, after, true);
+        }
         if let Some(slot) = self.slots[index].as_mut() {
             let collection = (
                 slot.entity.entity_type.clone(),
@@ -432,21 +489,7 @@ impl LiveState {
                 Position::First => first,
                 Position::Last => None,
                 Position::Sorted { field, descending } => {
-                    let value = entity.fields.get(field);
-                    members.and_then(|members| {
-                        members
-                            .iter()
-                            .find(|(_, index)| {
-                                let other = self.slot(**index).entity.fields.get(field);
-                                let ordering = compare_values(value, other);
-                                if *descending {
-                                    ordering == std::cmp::Ordering::Greater
-                                } else {
-                                    ordering == std::cmp::Ordering::Less
-                                }
-                            })
-                            .map(|(rank, _)| *rank)
-                    })
+                    self.sorted_before(&collection, entity.fields.get(field), field, *descending)
                 }
             };
             let (low, high) = match before {
@@ -480,7 +523,74 @@ impl LiveState {
         }
     }
 
+    /// The rank of the first member of a collection a sorted placement of `value` goes before
+    /// (`None`: after every member): from the kept sorted index while the collection is sorted
+    /// by the field, else by a scan of the collection.
+    fn sorted_before(
+        &self,
+        collection: &(String, String),
+        value: Option<&Json>,
+        field: &str,
+        descending: bool,
+    ) -> Option<u64> {
+        let indexed = self
+            .sorted
+            .get(collection)
+            .and_then(|indexes| indexes.get(&(field.to_owned(), descending)))
+            .and_then(|index| index.place(value));
+        if let Some(before) = indexed {
+            return before;
+        }
+        self.collections
+            .get(collection)?
+            .iter()
+            .find_map(|(rank, index)| {
+                let other = self.slot(*index).entity.fields.get(field);
+                let ordering = compare_values(value, other);
+                let goes_before = if descending {
+                    ordering == std::cmp::Ordering::Greater
+                } else {
+                    ordering == std::cmp::Ordering::Less
+                };
+                goes_before.then_some(*rank)
+            })
+    }
+
+    /// Keeps, from now on, a collection's members in the order of a top-level field (see
+    /// [`SortedMembers`]), built from its members when it is not kept yet.
+    pub fn keep_sorted(
+        &mut self,
+        entity_type: &str,
+        collection: &str,
+        field: &str,
+        descending: bool,
+    ) {
+        let key = (
+            entity_type.to_owned(),
+            collection_key(collection).to_owned(),
+        );
+        let index_key = (field.to_owned(), descending);
+        if self
+            .sorted
+            .get(&key)
+            .is_some_and(|indexes| indexes.contains_key(&index_key))
+        {
+            return;
+        }
+        let members = self.collections.get(&key).into_iter().flatten();
+        let index = SortedMembers::build(
+            descending,
+            members.filter_map(|(rank, index)| {
+                let slot = self.slots[*index].as_ref()?;
+                Some((*rank, slot.entity.fields.get(field)))
+            }),
+        );
+        self.sorted.entry(key).or_default().insert(index_key, index);
+    }
+
     fn renumber(&mut self) {
+        // The sorted indexes name members by rank: the next sorted placement builds them again.
+        self.sorted.clear();
         let order: Vec<usize> = self.order.values().copied().collect();
         self.order.clear();
         for members in self.collections.values_mut() {
@@ -928,6 +1038,79 @@ mod tests {
         assert_eq!(order[99], "100");
         assert_eq!(&order[100..], ["2", "3", "4"]);
         assert_eq!(state.len(), 104);
+    }
+
+    /// Applies the same sorted placements to a state keeping the sorted index and to one
+    /// scanning, checking after each that both hold the collection in one order.
+    fn place_both_ways(held: &[&str], descending: bool, writes: &[(&str, &str)]) {
+        let start: Vec<Entity> = held
+            .iter()
+            .enumerate()
+            .map(|(id, fields)| entity("/t", &id.to_string(), fields))
+            .collect();
+        let mut indexed = LiveState::new(start.clone(), Vec::new());
+        let mut scanned = LiveState::new(start, Vec::new());
+        indexed.keep_sorted("/t", "/t", "n", descending);
+        let sorted = Position::Sorted {
+            field: "n".into(),
+            descending,
+        };
+        for (id, fields) in writes {
+            for state in [&mut indexed, &mut scanned] {
+                match *fields {
+                    "-" => drop(state.remove_entity("/t", "/t", id)),
+                    _ if state.entity("/t", "/t", id).is_some() => {
+                        state.update_entity(entity("/t", id, fields), Some(&sorted));
+                    }
+                    _ => state.insert_entity(entity("/t", id, fields), &sorted),
+                }
+            }
+            assert_eq!(
+                ids(&indexed, "/t"),
+                ids(&scanned, "/t"),
+                "after {id} {fields}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_kept_sorted_index_places_as_the_scan_does() {
+        let writes = [
+            ("a", r#"{"n":4}"#),
+            ("b", r#"{"n":4}"#),
+            ("c", r#"{"n":-1}"#),
+            ("d", r#"{}"#),
+            ("e", r#"{"n":null}"#),
+            ("f", r#"{"n":"text"}"#),
+            ("g", r#"{"n":true}"#),
+            ("h", r#"{"n":2.5}"#),
+            ("1", r#"{"n":9}"#),
+            ("a", r#"{"n":0}"#),
+            ("c", "-"),
+            ("i", r#"{"n":[1]}"#),
+            ("j", r#"{"n":3}"#),
+            ("i", "-"),
+            ("k", r#"{"n":-0.0}"#),
+            ("l", r#"{"n":0}"#),
+        ];
+        for descending in [false, true] {
+            // Sorted from the start, and not (the index stands aside until it is).
+            let ascending = [r#"{"n":1}"#, r#"{"n":3}"#, r#"{"n":5}"#, r#"{"n":7}"#];
+            let mut held = ascending.to_vec();
+            if descending {
+                held.reverse();
+            }
+            place_both_ways(&held, descending, &writes);
+            let unsorted = [r#"{"n":5}"#, r#"{"n":1}"#, r#"{"n":7}"#, r#"{"n":3}"#];
+            place_both_ways(&unsorted, descending, &writes);
+            let unsorted_until_removed = [("2", "-"), ("0", "-")];
+            let writes: Vec<(&str, &str)> = unsorted_until_removed
+                .iter()
+                .chain(&writes)
+                .copied()
+                .collect();
+            place_both_ways(&unsorted, descending, &writes);
+        }
     }
 
     #[test]

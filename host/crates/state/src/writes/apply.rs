@@ -1191,6 +1191,14 @@ pub fn commit(state: &mut LiveState, change: &Change) {
         state.record_sequence(collection, field, *value);
     }
     for ((before, after), position) in change.entities.iter().zip(&change.positions) {
+        if let (Some(written), Some(Position::Sorted { field, descending })) = (after, position) {
+            state.keep_sorted(
+                &written.entity_type,
+                &written.collection,
+                field,
+                *descending,
+            );
+        }
         match (before, after) {
             (Some(before), Some(kept)) if change.keep_deleted => {
                 state.remove_entity(&before.entity_type, &before.collection, &before.id);
