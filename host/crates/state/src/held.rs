@@ -291,9 +291,12 @@ impl HeldIndexes {
 /// the first served delete with effects on the field, then updated as entities change.
 #[derive(Debug, Clone, Default)]
 pub struct Referrers {
-    /// Type → field → value text → the entities holding it (collection key, id).
-    types: HashMap<String, BTreeMap<String, HashMap<String, BTreeSet<(String, String)>>>>,
+    /// Type → field → value text → the entities holding it.
+    types: HashMap<String, BTreeMap<String, ValueHolders>>,
 }
+
+/// Per value (as text), the entities holding it: (collection key, id).
+type ValueHolders = HashMap<String, BTreeSet<(String, String)>>;
 
 impl Referrers {
     /// Whether the field of a type is indexed.
@@ -311,7 +314,7 @@ impl Referrers {
         field: &str,
         members: impl Iterator<Item = (&'a str, &'a str, &'a Json)>,
     ) {
-        let mut values: HashMap<String, BTreeSet<(String, String)>> = HashMap::new();
+        let mut values = ValueHolders::new();
         for (collection, id, fields) in members {
             if let Some(text) = fields.get(field).and_then(scalar_text) {
                 values

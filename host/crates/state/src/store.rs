@@ -82,7 +82,7 @@ pub struct LiveState {
     free: Vec<usize>,
     index: HashMap<EntityKey, usize>,
     order: BTreeMap<u64, usize>,
-    collections: HashMap<(String, String), BTreeMap<u64, usize>>,
+    collections: Collections,
     /// Per type, its collection keys (sorted).
     type_collections: BTreeMap<String, BTreeSet<String>>,
     documents: BTreeMap<String, Document>,
@@ -111,18 +111,21 @@ pub struct LiveState {
     referrers: Referrers,
     /// Per collection, its members in the order of the fields sorted placements sort by:
     /// (field, descending) → index.
-    sorted: HashMap<(String, String), BTreeMap<(String, bool), SortedMembers>>,
+    sorted: SortedIndexes,
 }
+
+/// Per collection (type, collection key), its members by rank.
+type Collections = HashMap<(String, String), BTreeMap<u64, usize>>;
+
+/// Per collection (type, collection key), its sorted indexes by (field, descending).
+type SortedIndexes = HashMap<(String, String), BTreeMap<(String, bool), SortedMembers>>;
 
 /// Updates a collection's sorted indexes for its member of `rank` (holding `fields`), placed
 /// (`added`) or about to be removed: its neighbours in collection order are read from
 /// `collections` (which holds it then).
 fn sorted_change(
-    sorted: &mut HashMap<(String, String), BTreeMap<(String, bool), SortedMembers>>,
-    (collections, slots): (
-        &HashMap<(String, String), BTreeMap<u64, usize>>,
-        &[Option<Slot>],
-    ),
+    sorted: &mut SortedIndexes,
+    (collections, slots): (&Collections, &[Option<Slot>]),
     collection: &(String, String),
     (rank, fields): (u64, &Json),
     added: bool,
