@@ -59,15 +59,16 @@ pub struct BundledBinary {
     /// Its version, when known (the running binary's).
     pub version: Option<String>,
     /// The source file without its debug sections, when it had any ([`crate::strip`]); the
-    /// bundle then ships these bytes, else a verified copy of the source.
+    /// bundle then ships the file its plan writes, else a verified copy of the source.
     pub stripped: Option<StrippedBinary>,
 }
 
-/// What stripping the source binary made.
+/// What stripping the source binary plans.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StrippedBinary {
-    /// The shipped bytes.
-    pub content: Vec<u8>,
+    /// How the shipped file is written from the source (never held in memory: it is copied
+    /// from the source when the bundle is written, and must still hash to the binary's SHA-256).
+    pub plan: crate::strip::StripPlan,
     /// The source file's size.
     pub source_bytes: u64,
     /// The source file's SHA-256.
@@ -77,42 +78,44 @@ pub struct StrippedBinary {
 }
 
 impl BundledBinary {
-    /// Reads the binary at `path` once and prepares what the bundle ships: the file without its
-    /// debug sections when it is ELF and has any, else the file as it is (hashed here, copied
-    /// and re-verified when written).
+    /// Reads the binary at `path` and prepares what the bundle ships: the file without its debug
+    /// sections when it is ELF and has any, else the file as it is. Either is hashed here through
+    /// a bounded buffer (the file is never held in memory), then copied and re-verified when
+    /// written.
     pub fn read(
         path: std::path::PathBuf,
         running: bool,
         version: Option<String>,
     ) -> Result<Self, rea_evidence::Refusal> {
-        let source = std::fs::read(&path).map_err(|error| {
-            rea_evidence::Refusal::new(
+        let at_binary = |refusal: rea_evidence::Refusal| refusal.at("/binary");
+        let mut source = std::fs::File::open(&path).map_err(|error| {
+            at_binary(rea_evidence::Refusal::new(
                 "read_failed",
                 "unavailable",
                 format!("the rea binary {} cannot be read: {error}", path.display()),
-            )
-            .at("/binary")
+            ))
         })?;
-        let source_sha256 = rea_evidence::sha256_hex(&source);
-        let stripped = crate::strip::strip_binary(&source).map_err(|problem| {
-            rea_evidence::Refusal::invalid_request(format!(
+        let (source_sha256, source_bytes) =
+            crate::output::hash_reader(&mut source, &path).map_err(at_binary)?;
+        let plan = crate::strip::plan_strip(&mut source).map_err(|problem| {
+            at_binary(rea_evidence::Refusal::invalid_request(format!(
                 "the rea binary {} cannot be shipped without its debug information: {problem}",
                 path.display()
-            ))
-            .at("/binary")
+            )))
         })?;
-        let (bytes, sha256, stripped) = match stripped {
-            None => (source.len() as u64, source_sha256, None),
-            Some(stripped) => (
-                stripped.bytes.len() as u64,
-                rea_evidence::sha256_hex(&stripped.bytes),
-                Some(StrippedBinary {
-                    source_bytes: source.len() as u64,
+        let (bytes, sha256, stripped) = match plan {
+            None => (source_bytes, source_sha256, None),
+            Some(plan) => {
+                let (sha256, bytes) =
+                    crate::output::digest_stripped(&path, &plan).map_err(at_binary)?;
+                let stripped = StrippedBinary {
+                    source_bytes,
                     source_sha256,
-                    removed_sections: stripped.removed.len(),
-                    content: stripped.bytes,
-                }),
-            ),
+                    removed_sections: plan.removed().len(),
+                    plan,
+                };
+                (bytes, sha256, Some(stripped))
+            }
         };
         Ok(Self {
             path,

@@ -265,7 +265,11 @@ fn plan_files(request: &ExportRequest, name: &str, prediction: &Prediction) -> V
         PlannedFile {
             path: format!("{env}/bin/rea"),
             content: match &request.binary.stripped {
-                Some(stripped) => FileContent::Bytes(stripped.content.clone()),
+                Some(stripped) => FileContent::Stripped {
+                    source: request.binary.path.clone(),
+                    plan: stripped.plan.clone(),
+                    sha256: request.binary.sha256.clone(),
+                },
                 None => FileContent::Copy {
                     source: request.binary.path.clone(),
                     bytes: request.binary.bytes,

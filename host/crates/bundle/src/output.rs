@@ -37,6 +37,8 @@ use rea_evidence::Refusal;
 use serde_json::json;
 use sha2::{Digest, Sha256};
 
+use crate::strip::StripPlan;
+
 /// What the destination may be.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Destination {
@@ -60,6 +62,16 @@ pub enum FileContent {
         /// Its SHA-256 (lower-case hex).
         sha256: String,
     },
+    /// A file without its debug sections, written from `source` by `plan` ([`crate::strip`]);
+    /// the result must have this SHA-256 (its size is the plan's).
+    Stripped {
+        /// The source.
+        source: PathBuf,
+        /// What to copy from it.
+        plan: StripPlan,
+        /// The written file's SHA-256 (lower-case hex).
+        sha256: String,
+    },
 }
 
 impl FileContent {
@@ -68,6 +80,7 @@ impl FileContent {
         match self {
             FileContent::Bytes(bytes) => bytes.len() as u64,
             FileContent::Copy { bytes, .. } => *bytes,
+            FileContent::Stripped { plan, .. } => plan.len(),
         }
     }
 
@@ -333,15 +346,18 @@ impl Tree<'_> {
                 sha256,
             } => {
                 let copied = copy_hashing(source, &mut handle, &path, observer)?;
-                if copied.0 != *sha256 || copied.1 != *bytes {
-                    return Err(WriteError::Refused(changed(format!(
-                        "{} changed after it was planned (SHA-256 {} of {} bytes, not {sha256} of {bytes})",
-                        shown(source),
-                        copied.0,
-                        copied.1
-                    ))));
-                }
+                unchanged(source, &copied, sha256, *bytes)?;
                 copied
+            }
+            FileContent::Stripped {
+                source,
+                plan,
+                sha256,
+            } => {
+                let mut cancelled = || observer.cancelled();
+                let written = strip_hashing(source, plan, &mut handle, &path, &mut cancelled)?;
+                unchanged(source, &written, sha256, plan.len())?;
+                written
             }
         };
         handle
@@ -433,10 +449,103 @@ impl Tree<'_> {
     }
 }
 
+/// Refuses a file whose source changed since it was planned: what was written (`written`, its
+/// SHA-256 and size) is not what was planned.
+fn unchanged(
+    source: &Path,
+    written: &(String, u64),
+    sha256: &str,
+    bytes: u64,
+) -> Result<(), WriteError> {
+    if written.0 == sha256 && written.1 == bytes {
+        return Ok(());
+    }
+    Err(WriteError::Refused(changed(format!(
+        "{} changed after it was planned (SHA-256 {} of {} bytes, not {sha256} of {bytes})",
+        shown(source),
+        written.0,
+        written.1
+    ))))
+}
+
 #[cfg(unix)]
 const NOFOLLOW: i32 = libc::O_NOFOLLOW;
 
-fn hash_reader(reader: &mut impl Read, path: &Path) -> Result<(String, u64), Refusal> {
+/// A writer that hashes and counts what passes through it, remembering whether writing failed.
+struct Hashing<'a> {
+    out: &'a mut dyn Write,
+    hasher: Sha256,
+    total: u64,
+    failed: bool,
+}
+
+impl Write for Hashing<'_> {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        let written = self.out.write(bytes).inspect_err(|_| self.failed = true)?;
+        self.hasher.update(&bytes[..written]);
+        self.total += written as u64;
+        Ok(written)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.out.flush().inspect_err(|_| self.failed = true)
+    }
+}
+
+/// Writes `source` without its debug sections to `out` by `plan`, hashing it; `cancelled` is
+/// asked between chunks. Errors name the source when reading failed, `path` when writing did.
+fn strip_hashing(
+    source: &Path,
+    plan: &StripPlan,
+    out: &mut dyn Write,
+    path: &Path,
+    cancelled: &mut dyn FnMut() -> bool,
+) -> Result<(String, u64), WriteError> {
+    let unreadable = |error: &std::io::Error| {
+        WriteError::Refused(Refusal::new(
+            "read_failed",
+            "unavailable",
+            format!("{} cannot be read: {error}", shown(source)),
+        ))
+    };
+    let mut input = File::open(source).map_err(|error| unreadable(&error))?;
+    let mut sink = Hashing {
+        out,
+        hasher: Sha256::new(),
+        total: 0,
+        failed: false,
+    };
+    let mut stopped = false;
+    let outcome = plan.write_to(&mut input, &mut sink, &mut || {
+        stopped = cancelled();
+        if stopped {
+            Err(std::io::Error::other("cancelled"))
+        } else {
+            Ok(())
+        }
+    });
+    match outcome {
+        Ok(()) => Ok((hex::encode(sink.hasher.finalize()), sink.total)),
+        Err(_) if stopped => Err(WriteError::Cancelled),
+        Err(error) if sink.failed => Err(WriteError::Refused(write_failed(path, &error))),
+        Err(error) => Err(unreadable(&error)),
+    }
+}
+
+/// The SHA-256 and size of `source` without its debug sections, as `plan` writes it.
+pub fn digest_stripped(source: &Path, plan: &StripPlan) -> Result<(String, u64), Refusal> {
+    match strip_hashing(source, plan, &mut std::io::sink(), source, &mut || false) {
+        Ok(digest) => Ok(digest),
+        Err(WriteError::Refused(refusal)) => Err(refusal),
+        Err(WriteError::Cancelled) => Err(Refusal::cancelled(format!(
+            "reading {} was cancelled",
+            shown(source)
+        ))),
+    }
+}
+
+/// The SHA-256 and size of what `reader` (the file at `path`) reads, through a bounded buffer.
+pub(crate) fn hash_reader(reader: &mut impl Read, path: &Path) -> Result<(String, u64), Refusal> {
     let mut hasher = Sha256::new();
     let mut buffer = vec![0u8; 1 << 20];
     let mut total = 0u64;
