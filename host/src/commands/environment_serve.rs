@@ -588,21 +588,21 @@ fn load_with_state(state_file: Option<StateFile>, loader: Loader) -> Result<Load
 /// replay environment is built from the manifest and the records the file keeps. `Err` says why
 /// the file cannot be used.
 pub fn load_precomputed(file: &StateFile) -> Result<Loaded, String> {
-    let evidence = rea_evidence::read_bounded(
-        &file.evidence,
-        rea_evidence::envelope::EVIDENCE_FILE_MAX_BYTES,
-    )
-    .map_err(|refusal| format!("the capture Evidence cannot be read: {}", refusal.message))?;
-    // The evidence file is hashed on a second thread while the state file and the manifest are
-    // read.
+    // The evidence file is hashed through a bounded buffer (never held whole: the server never
+    // parses it) on a second thread while the state file and the manifest are read.
     let (evidence_sha256, inputs) = std::thread::scope(|scope| {
-        let digest = scope.spawn(|| evidence.sha256());
+        let digest = scope.spawn(|| {
+            rea_evidence::sha256_bounded(
+                &file.evidence,
+                rea_evidence::envelope::EVIDENCE_FILE_MAX_BYTES,
+            )
+        });
         let inputs = read_state_and_manifest(file);
         (digest.join(), inputs)
     });
-    drop(evidence);
-    let evidence_sha256 =
-        evidence_sha256.map_err(|_| "the capture Evidence could not be hashed".to_owned())?;
+    let evidence_sha256 = evidence_sha256
+        .map_err(|_| "the capture Evidence could not be hashed".to_owned())?
+        .map_err(|refusal| format!("the capture Evidence cannot be read: {}", refusal.message))?;
     let (bytes, manifest, manifest_id) = inputs?;
     let expected = rea_state::precomputed::ExpectedInputs {
         evidence_sha256: &evidence_sha256,
@@ -610,6 +610,7 @@ pub fn load_precomputed(file: &StateFile) -> Result<Loaded, String> {
         provenance: &file.provenance,
     };
     let stored = rea_state::precomputed::read_precomputed(&bytes.bytes, &expected)?;
+    drop(bytes);
     // Refuses a manifest whose parent is not the state's capture, or citing a record not kept.
     let environment = Environment::new(
         &manifest,

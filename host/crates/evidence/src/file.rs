@@ -54,6 +54,36 @@ pub fn read_bounded_observed(
     max_bytes: u64,
     after_open: &mut dyn FnMut(),
 ) -> Result<FileBytes, Refusal> {
+    let mut bytes = Vec::new();
+    let absolute = consume_bounded(path, max_bytes, after_open, &mut |file, len| {
+        bytes.reserve_exact(usize::try_from(len).unwrap_or(0));
+        file.read_to_end(&mut bytes).map(|read| read as u64)
+    })?;
+    Ok(FileBytes {
+        path: absolute,
+        bytes,
+    })
+}
+
+/// The lower-case hex SHA-256 of a regular file of at most `max_bytes` bytes, read once through
+/// a bounded buffer (never held whole), refused as [`read_bounded`] refuses it.
+pub fn sha256_bounded(path: &Path, max_bytes: u64) -> Result<String, Refusal> {
+    let mut hasher = Sha256::new();
+    consume_bounded(path, max_bytes, &mut || {}, &mut |file, _| {
+        std::io::copy(file, &mut hasher)
+    })?;
+    Ok(hex::encode(hasher.finalize()))
+}
+
+/// Checks the file, lets `consume` read it (at most `max_bytes + 1` bytes, told the opened
+/// file's length; it returns how many it read) and checks it did not change meanwhile; returns
+/// the absolute path.
+fn consume_bounded(
+    path: &Path,
+    max_bytes: u64,
+    after_open: &mut dyn FnMut(),
+    consume: &mut dyn FnMut(&mut dyn Read, u64) -> std::io::Result<u64>,
+) -> Result<PathBuf, Refusal> {
     let absolute = std::fs::canonicalize(path)
         .or_else(|_| std::path::absolute(path))
         .unwrap_or_else(|_| path.to_path_buf());
@@ -79,26 +109,23 @@ pub fn read_bounded_observed(
         return Err(changed(&shown));
     }
     after_open();
-    let mut bytes = Vec::with_capacity(opened.len() as usize);
-    (&mut file)
-        .take(max_bytes.saturating_add(1))
-        .read_to_end(&mut bytes)
-        .map_err(|error| io_refusal(&shown, &error))?;
+    let read = consume(
+        &mut (&mut file).take(max_bytes.saturating_add(1)),
+        opened.len(),
+    )
+    .map_err(|error| io_refusal(&shown, &error))?;
     let after_handle = file
         .metadata()
         .map_err(|error| io_refusal(&shown, &error))?;
     let after_path = std::fs::metadata(path).map_err(|_| changed(&shown))?;
     let expected = Fingerprint::of(&opened);
-    if bytes.len() as u64 != opened.len()
+    if read != opened.len()
         || Fingerprint::of(&after_handle) != expected
         || Fingerprint::of(&after_path) != expected
     {
         return Err(changed(&shown));
     }
-    Ok(FileBytes {
-        path: absolute,
-        bytes,
-    })
+    Ok(absolute)
 }
 
 fn changed(shown: &str) -> Refusal {
@@ -179,6 +206,9 @@ mod tests {
             file.sha256(),
             "44136fa355b3678a1146ad16f7e8649e94fb4fc21fe77e8310c060f61caaff8a"
         );
+        assert_eq!(sha256_bounded(&path, 2), Ok(file.sha256()));
+        let over = sha256_bounded(&path, 1).unwrap_err();
+        assert_eq!(over.code, "resource_constraint");
     }
 
     #[test]
