@@ -33,7 +33,7 @@ use rea_manifest::{Environment, Manifest, TemplateRules, ToolDefinition};
 use serde_json::{Value, json};
 
 use crate::catalog::{check_state_catalog, state_tools, state_tools_with_views};
-use crate::evidence::{DERIVATION_BUDGET_BYTES, project_state_evidence_within};
+use crate::evidence::{DERIVATION_BUDGET_BYTES, ProjectedState, project_state_evidence_within};
 use crate::model::StateView;
 use crate::precomputed::PrecomputedState;
 use crate::rules::RuleSet;
@@ -276,13 +276,18 @@ fn derive(
             projected.state.manifest_evidence_id
         )));
     }
-    let state_id = projected.evidence.id().to_owned();
-    let size = crate::store::LiveState::new(
-        projected.state.entities.clone(),
-        projected.state.documents.clone(),
-    )
-    .to_document(&state_id, &projected.state.types)
-    .to_canonical_vec()
-    .len();
-    Ok((projected.state, state_id, size))
+    // The sealed state Evidence is dropped once its id is known, and the `data/get` size is
+    // counted entity by entity: no second copy of the state is held.
+    let ProjectedState {
+        state, evidence, ..
+    } = projected;
+    let state_id = evidence.id().to_owned();
+    drop(evidence);
+    let size = crate::store::initial_report_bytes(
+        &state_id,
+        &state.types,
+        &state.entities,
+        &state.documents,
+    );
+    Ok((state, state_id, size))
 }

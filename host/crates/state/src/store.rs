@@ -166,6 +166,39 @@ pub fn document_report_bytes(document: &Document) -> usize {
     document_json(document).to_canonical_vec().len()
 }
 
+/// How many bytes `data/get` writes for the live state of these entities and documents
+/// (`LiveState::new(entities, documents)` under this state Evidence id and types), counted one
+/// entity and document at a time: neither the live state nor its document is built.
+pub fn initial_report_bytes(
+    state_evidence_id: &str,
+    types: &[EntityType],
+    entities: &[Entity],
+    documents: &[Document],
+) -> usize {
+    let empty = LiveState::default()
+        .to_document(state_evidence_id, types)
+        .to_canonical_vec()
+        .len();
+    // Documents are held by view, a later one of a view replacing an earlier one.
+    let by_view: BTreeMap<&str, &Document> = documents
+        .iter()
+        .map(|document| (document.view.as_str(), document))
+        .collect();
+    let listed = |count: usize, bytes: usize| bytes + count.saturating_sub(1);
+    empty
+        + listed(
+            entities.len(),
+            entities.iter().map(entity_report_bytes).sum(),
+        )
+        + listed(
+            by_view.len(),
+            by_view
+                .values()
+                .map(|document| document_report_bytes(document))
+                .sum(),
+        )
+}
+
 fn key_of(entity: &Entity) -> EntityKey {
     (
         entity.entity_type.clone(),
@@ -1176,5 +1209,41 @@ mod tests {
             state.remove_entity("/t", "/t", id);
         }
         assert_eq!(state.report_bytes(empty), written(&state));
+    }
+
+    #[test]
+    fn initial_report_bytes_are_what_data_get_writes_for_the_initial_state() {
+        let types: Vec<EntityType> = Vec::new();
+        let entities = [
+            entity("/t", "1", r#"{"id":1}"#),
+            entity("/t", "2", r#"{"id":2,"s":"ab"}"#),
+            entity("/u", "1", r#"{"id":1,"n":[1,2]}"#),
+        ];
+        let document = |view: &str, value: &str| Document {
+            view: view.into(),
+            path: "/profile".into(),
+            value: parse(value.as_bytes()).expect("json"),
+            record_ordinal: Some(3),
+        };
+        for documents in [
+            Vec::new(),
+            vec![document("get_profile", r#"{"a":1}"#)],
+            vec![
+                document("get_profile", r#"{"a":1}"#),
+                document("get_about", r#"{"b":"x"}"#),
+                document("get_profile", r#"{"a":"replaced"}"#),
+            ],
+        ] {
+            for entities in [&entities[..], &[]] {
+                let written = LiveState::new(entities.to_vec(), documents.clone())
+                    .to_document("ev_x", &types)
+                    .to_canonical_vec()
+                    .len();
+                assert_eq!(
+                    initial_report_bytes("ev_x", &types, entities, &documents),
+                    written
+                );
+            }
+        }
     }
 }
