@@ -28,6 +28,7 @@
 //! ```
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use rea_evidence::capture::{SCENARIO_CAPTURE_OPERATION, capture_records, recorded_session};
 use rea_evidence::{Evidence, Refusal};
@@ -232,9 +233,14 @@ fn cancelled(observer: &mut dyn ExportObserver, stage: &str) -> Result<(), Refus
 
 fn plan_files(request: &ExportRequest, name: &str, prediction: &Prediction) -> Vec<PlannedFile> {
     let env = format!("envs/{name}");
-    let bytes = |path: String, bytes: Vec<u8>| PlannedFile {
+    let shared = |path: String, bytes: Arc<Vec<u8>>| PlannedFile {
         path,
         content: FileContent::Bytes(bytes),
+        executable: false,
+    };
+    let bytes = |path: String, bytes: Vec<u8>| PlannedFile {
+        path,
+        content: FileContent::Bytes(Arc::new(bytes)),
         executable: false,
     };
     let serve = ServeCommand {
@@ -282,13 +288,13 @@ fn plan_files(request: &ExportRequest, name: &str, prediction: &Prediction) -> V
             format!("{env}/env.toml"),
             content::env_toml(name).into_bytes(),
         ),
-        bytes(
+        shared(
             format!("{env}/evidence.json"),
-            request.pair.capture_bytes.clone(),
+            Arc::clone(&request.pair.capture_bytes),
         ),
-        bytes(
+        shared(
             format!("{env}/manifest.json"),
-            request.pair.manifest_bytes.clone(),
+            Arc::clone(&request.pair.manifest_bytes),
         ),
         bytes(
             format!("{env}/pipeline.toml"),
@@ -300,9 +306,9 @@ fn plan_files(request: &ExportRequest, name: &str, prediction: &Prediction) -> V
         ),
     ];
     if let (true, Some(state)) = (serve.state_file, &prediction.precomputed) {
-        files.push(bytes(
+        files.push(shared(
             format!("{env}/{}", content::STATE_FILE),
-            state.clone(),
+            Arc::clone(state),
         ));
     }
     for (path, library) in &request.pipeline.plugins {

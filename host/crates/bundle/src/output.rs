@@ -32,6 +32,7 @@ use std::collections::BTreeMap;
 use std::fs::{File, Metadata, OpenOptions};
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use rea_evidence::Refusal;
 use serde_json::json;
@@ -51,8 +52,9 @@ pub enum Destination {
 /// A file's content.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum FileContent {
-    /// These bytes.
-    Bytes(Vec<u8>),
+    /// These bytes (shared with whoever else holds them: the bundle's largest texts, the capture
+    /// Evidence and the precomputed state, are never copied to be written).
+    Bytes(Arc<Vec<u8>>),
     /// A copy of a file, which must still have this size and SHA-256 when copied.
     Copy {
         /// The source.
@@ -840,12 +842,12 @@ mod tests {
         vec![
             PlannedFile {
                 path: "README.md".into(),
-                content: FileContent::Bytes(b"hello\n".to_vec()),
+                content: FileContent::Bytes(Arc::new(b"hello\n".to_vec())),
                 executable: false,
             },
             PlannedFile {
                 path: "envs/x/bin/tool".into(),
-                content: FileContent::Bytes(vec![0, 1, 2]),
+                content: FileContent::Bytes(Arc::new(vec![0, 1, 2])),
                 executable: true,
             },
         ]
@@ -1027,7 +1029,7 @@ mod tests {
             .into_iter()
             .map(|path| PlannedFile {
                 path: path.into(),
-                content: FileContent::Bytes(path.as_bytes().to_vec()),
+                content: FileContent::Bytes(Arc::new(path.as_bytes().to_vec())),
                 executable: false,
             })
             .collect();

@@ -12,14 +12,15 @@ use rea_evidence::{Evidence, Refusal};
 use rea_json::Json;
 use rea_manifest::{Environment, Manifest, read_manifest};
 use serde_json::json;
+use std::sync::Arc;
 
 /// A manifest and its capture, authenticated, with their bytes.
 #[derive(Debug, Clone)]
 pub struct AuthenticatedPair {
-    /// `manifest.json` as the bundle holds it.
-    pub manifest_bytes: Vec<u8>,
-    /// `evidence.json` as the bundle holds it.
-    pub capture_bytes: Vec<u8>,
+    /// `manifest.json` as the bundle holds it (shared with the planned file).
+    pub manifest_bytes: Arc<Vec<u8>>,
+    /// `evidence.json` as the bundle holds it (shared with the planned file).
+    pub capture_bytes: Arc<Vec<u8>>,
     /// The manifest Evidence.
     pub manifest_evidence: Evidence,
     /// The capture Evidence.
@@ -97,8 +98,8 @@ impl AuthenticatedPair {
         let manifest = read_manifest(&manifest_evidence)?;
         Ok((
             Self {
-                manifest_bytes,
-                capture_bytes,
+                manifest_bytes: Arc::new(manifest_bytes),
+                capture_bytes: Arc::new(capture_bytes),
                 manifest_evidence,
                 capture_evidence,
                 manifest,

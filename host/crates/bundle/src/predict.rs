@@ -48,7 +48,7 @@ pub struct Prediction {
     pub coverage: Option<Value>,
     /// The derived state as the bundle's `state.json` ([`rea_state::precomputed`]), when the
     /// state serves and a provenance was given.
-    pub precomputed: Option<Vec<u8>>,
+    pub precomputed: Option<Arc<Vec<u8>>>,
     /// What the state holds, for progress: entities, entity types, documents, write plans and
     /// served write plans (empty when replay serves).
     pub counts: Vec<(&'static str, u64)>,
@@ -135,7 +135,7 @@ pub fn predict(
                     key: &key,
                     evidence_sha256: precompute.evidence_sha256,
                 };
-                precomputed = Some(write_precomputed(derived, &records, &facts)?);
+                precomputed = Some(Arc::new(write_precomputed(derived, &records, &facts)?));
             }
             counts = state_counts(derived);
             (backend, report, None, coverage)
