@@ -8,9 +8,7 @@
 
 use serde_json::{Map, Value};
 
-use rea_state::model::ViewDetail;
-
-use crate::state_support::{Served, arguments_of, serve_corpus_app as served};
+use crate::state_support::{Served, arguments_of, query_model, serve_corpus_app as served};
 
 /// The arguments of the recorded read of `tool` whose query holds `marker`, with values replaced
 /// (typed as the recorded argument) or removed (`None`).
@@ -60,15 +58,7 @@ pub(crate) fn source(answer: &Value) -> Option<&str> {
 fn directus_meta_counts_are_computed_for_another_page() {
     let served = served("directus");
     let tool = "get_items_tasks";
-    let model = served
-        .state()
-        .views
-        .iter()
-        .find_map(|view| match &view.detail {
-            ViewDetail::List(list) if view.tool == tool => list.query.clone(),
-            _ => None,
-        })
-        .expect("a query model");
+    let model = query_model(&served, tool);
     assert_eq!(
         model.unfiltered_totals,
         vec!["/meta/total_count", "/meta/filter_count"]

@@ -7,31 +7,18 @@
 //! another query's recording.
 
 use rea_plugin_api::contracts::query::QueryRole;
-use rea_state::model::{ListView, ViewDetail};
 use serde_json::{Map, Value};
 
 use crate::state_query_grammar::{assert_live_answers, served_with_probes};
-use crate::state_support::Served;
+use crate::state_support::{Served, list_view};
 
 const TIDDLERS: &str = "get_recipes_default_tiddlers_json";
 const TASKS: &str = "get_items_tasks";
 
-fn list<'a>(served: &'a Served, tool: &str) -> &'a ListView {
-    served
-        .state()
-        .views
-        .iter()
-        .find_map(|view| match &view.detail {
-            ViewDetail::List(list) if view.tool == tool => Some(list),
-            _ => None,
-        })
-        .unwrap_or_else(|| panic!("{tool} is a list view"))
-}
-
 #[test]
 fn expression_terms_are_learned_from_the_recorded_lines() {
     let (tiddlywiki, _) = served_with_probes("tiddlywiki");
-    let model = list(&tiddlywiki, TIDDLERS)
+    let model = list_view(&tiddlywiki, TIDDLERS)
         .query
         .clone()
         .expect("a query model");
@@ -54,7 +41,10 @@ fn expression_terms_are_learned_from_the_recorded_lines() {
     assert!(!model.parameters.contains_key("filter"));
     // `filter={"estimate_h": {"_gt": 5}}` recorded: its term is the bracket spelling's.
     let (directus, _) = served_with_probes("directus");
-    let model = list(&directus, TASKS).query.clone().expect("a query model");
+    let model = list_view(&directus, TASKS)
+        .query
+        .clone()
+        .expect("a query model");
     assert_eq!(
         model.parameters.get("filter[estimate_h][_gt]"),
         Some(&QueryRole::filter("estimate_h", "gt"))

@@ -8,12 +8,12 @@
 //! query's recorded value. On datasette (sorts, pages, cursors), pouchdb-server (a cursor and
 //! the last position) and json-server (search on a sibling list).
 
-use rea_state::model::{QueryRole, ViewDetail};
+use rea_state::model::QueryRole;
 use serde_json::{Map, Value};
 
 use crate::state_query_envelope::{arguments, source};
 use crate::state_query_grammar::assert_live_answers;
-use crate::state_support::serve_corpus_app;
+use crate::state_support::{query_model, serve_corpus_app};
 
 const TASKS: &str = "get_tracker_tasks_json";
 
@@ -109,15 +109,7 @@ fn a_keyset_cursor_answers_the_pages_after_it_from_the_state() {
 fn a_keyset_cursor_is_learned_with_its_key_and_the_last_position_minted() {
     let served = serve_corpus_app("pouchdb-server");
     let tool = "get_changes_by_segment_0";
-    let model = served
-        .state()
-        .views
-        .iter()
-        .find_map(|view| match &view.detail {
-            ViewDetail::List(list) if view.tool == tool => list.query.clone(),
-            _ => None,
-        })
-        .expect("a query model");
+    let model = query_model(&served, tool);
     assert_eq!(
         model.role("since"),
         Some(&QueryRole::After {
@@ -129,16 +121,8 @@ fn a_keyset_cursor_is_learned_with_its_key_and_the_last_position_minted() {
     let (answer, is_error) = served.call(tool, recorded);
     assert!(!is_error, "{answer}");
     assert_eq!(source(&answer), Some("state"), "{answer}");
-    let seqs: Vec<&Value> = answer["body"]["results"]
-        .as_array()
-        .expect("results")
-        .iter()
-        .map(|change| &change["seq"])
-        .collect();
-    assert_eq!(
-        seqs,
-        [6, 7, 8, 9, 10].map(Value::from).iter().collect::<Vec<_>>()
-    );
+    let seqs = change_seqs(&answer);
+    assert_eq!(seqs, [6, 7, 8, 9, 10].map(Value::from));
     assert_eq!(answer["body"]["last_seq"], Value::from(10), "{answer}");
     // Another position and size: the changes after seq 7, and the last one listed.
     let other = arguments(
@@ -150,12 +134,17 @@ fn a_keyset_cursor_is_learned_with_its_key_and_the_last_position_minted() {
     let (answer, is_error) = served.call(tool, other);
     assert!(!is_error, "{answer}");
     assert_eq!(source(&answer), Some("state"), "{answer}");
-    let seqs: Vec<&Value> = answer["body"]["results"]
+    let seqs = change_seqs(&answer);
+    assert_eq!(seqs, [8, 9].map(Value::from));
+    assert_eq!(answer["body"]["last_seq"], Value::from(9), "{answer}");
+}
+
+/// The `seq` of every change a changes feed answer lists.
+fn change_seqs(answer: &Value) -> Vec<Value> {
+    answer["body"]["results"]
         .as_array()
         .expect("results")
         .iter()
-        .map(|change| &change["seq"])
-        .collect();
-    assert_eq!(seqs, [&Value::from(8), &Value::from(9)]);
-    assert_eq!(answer["body"]["last_seq"], Value::from(9), "{answer}");
+        .map(|change| change["seq"].clone())
+        .collect()
 }

@@ -20,6 +20,7 @@ use rea_manifest::{Environment, Manifest, TemplateRules};
 use rea_plugin_api::contracts::capture::CaptureRecord;
 use rea_serve::ToolBackend;
 use rea_state::StateView;
+use rea_state::model::{ListView, QueryModel, ViewDetail};
 use rea_state::rules::RuleSet;
 use serde_json::{Map, Value};
 
@@ -176,6 +177,27 @@ pub fn serve_corpus_app(app: &str) -> Served {
         .dir
         .join("build.har");
     serve_evidence(capture_file(&build), state_rules(), FetchOptions::default())
+}
+
+/// The list view a served state derived for a tool.
+pub fn list_view<'a>(served: &'a Served, tool: &str) -> &'a ListView {
+    served
+        .state()
+        .views
+        .iter()
+        .find_map(|view| match &view.detail {
+            ViewDetail::List(list) if view.tool == tool => Some(list),
+            _ => None,
+        })
+        .unwrap_or_else(|| panic!("{tool} is a list view"))
+}
+
+/// The query model a served state learned for a list tool.
+pub fn query_model(served: &Served, tool: &str) -> QueryModel {
+    list_view(served, tool)
+        .query
+        .clone()
+        .unwrap_or_else(|| panic!("{tool} has a query model"))
 }
 
 /// Serves capture Evidence from the state with rule stages and download options.
