@@ -18,9 +18,11 @@
 //! length equal elsewhere), as `folder-tree` does, and otherwise the whole-segment rule
 //! `listed-id`.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
-use rea_plugin_api::contracts::route::{RouteFormOutcome, RouteFormRequest, SegmentForm};
+use rea_plugin_api::contracts::route::{
+    RecordedRoute, RouteFormOutcome, RouteFormRequest, SegmentForm,
+};
 use rea_plugin_api::{PluginError, RouteForm};
 
 use crate::folder::sibling_form;
@@ -35,17 +37,18 @@ pub struct ListedId;
 impl RouteForm for ListedId {
     fn apply(&self, request: &RouteFormRequest) -> Result<RouteFormOutcome, PluginError> {
         let mut routes = Routes::new(request);
+        let lookup = Lookup::new(routes.routes);
         let mut changes: Vec<(usize, usize, SegmentForm)> = Vec::new();
         for index in 0..routes.routes.len() {
             for position in 1..routes.routes[index].segments.len() {
                 if !routes.open(index, position) {
                     continue;
                 }
-                let form = if listed_by_collection(&routes, index, position) {
+                let form = if listed_by_collection(&routes, &lookup, index, position) {
                     sibling_form(&routes, index, position)
                         .or_else(|| Some(SegmentForm::whole(LISTED_ID)))
                 } else {
-                    named_through_sibling(&routes, index, position)
+                    named_through_sibling(&routes, &lookup, index, position)
                 };
                 if let Some(form) = form {
                     changes.push((index, position, form));
@@ -56,6 +59,46 @@ impl RouteForm for ListedId {
             routes.set(index, position, &form);
         }
         Ok(routes.outcome())
+    }
+}
+
+/// The routes indexed once per stage call, so each segment's checks visit only the routes that
+/// can matter (a listing of its collection, its own route, a sibling holding its value) and the
+/// stage stays linear in the recorded routes.
+struct Lookup<'a> {
+    /// Per listed collection (the decoded segments of a `GET` answering JSON) and value: the
+    /// members array items hold it under.
+    listed: HashMap<&'a [String], HashMap<&'a str, Vec<&'a str>>>,
+    /// Per decoded route and method (upper case): the routes recorded so.
+    same_route: HashMap<(&'a [String], String), Vec<usize>>,
+    /// Per segment count, position and decoded value there: the routes holding it.
+    at_position: HashMap<(usize, usize, &'a str), Vec<usize>>,
+}
+
+impl<'a> Lookup<'a> {
+    fn new(routes: &'a [RecordedRoute]) -> Self {
+        let mut lookup = Self {
+            listed: HashMap::new(),
+            same_route: HashMap::new(),
+            at_position: HashMap::new(),
+        };
+        for (index, route) in routes.iter().enumerate() {
+            if route.method.eq_ignore_ascii_case("GET") && route.answer.json.is_some() {
+                let listed = lookup.listed.entry(route.decoded.as_slice()).or_default();
+                for held in route.answer.values.iter().filter(|held| held.in_array) {
+                    if let Some(member) = item_member(&held.pointer) {
+                        listed.entry(held.text.as_str()).or_default().push(member);
+                    }
+                }
+            }
+            let key = (route.decoded.as_slice(), route.method.to_ascii_uppercase());
+            lookup.same_route.entry(key).or_default().push(index);
+            for (position, value) in route.decoded.iter().enumerate() {
+                let key = (route.segments.len(), position, value.as_str());
+                lookup.at_position.entry(key).or_default().push(index);
+            }
+        }
+        lookup
     }
 }
 
@@ -71,28 +114,26 @@ fn item_member(pointer: &str) -> Option<&str> {
 }
 
 /// Rule 1 (see the module docs).
-fn listed_by_collection(routes: &Routes<'_>, index: usize, position: usize) -> bool {
+fn listed_by_collection(
+    routes: &Routes<'_>,
+    lookup: &Lookup<'_>,
+    index: usize,
+    position: usize,
+) -> bool {
     let route = &routes.routes[index];
     let value = route.decoded[position].as_str();
     let collection = &route.decoded[..position];
-    let members: Vec<&str> = routes
-        .routes
-        .iter()
-        .filter(|listing| {
-            listing.method.eq_ignore_ascii_case("GET")
-                && listing.answer.json.is_some()
-                && listing.decoded.as_slice() == collection
-        })
-        .flat_map(|listing| &listing.answer.values)
-        .filter(|held| held.in_array && held.text == value)
-        .filter_map(|held| item_member(&held.pointer))
-        .collect();
-    if members.is_empty() {
+    let Some(members) = lookup
+        .listed
+        .get(collection)
+        .and_then(|values| values.get(value))
+    else {
         return false;
-    }
-    let same_route = routes.routes.iter().filter(|other| {
-        other.decoded == route.decoded && other.method.eq_ignore_ascii_case(&route.method)
-    });
+    };
+    let key = (route.decoded.as_slice(), route.method.to_ascii_uppercase());
+    let same_route = lookup.same_route[&key]
+        .iter()
+        .map(|&other| &routes.routes[other]);
     let mut answered_json = false;
     for other in same_route {
         if other.answer.json.is_none() {
@@ -119,6 +160,7 @@ fn listed_by_collection(routes: &Routes<'_>, index: usize, position: usize) -> b
 /// Rule 2 (see the module docs): the form of a sibling route's parameter that took this value.
 fn named_through_sibling(
     routes: &Routes<'_>,
+    lookup: &Lookup<'_>,
     index: usize,
     position: usize,
 ) -> Option<SegmentForm> {
@@ -126,10 +168,8 @@ fn named_through_sibling(
     let value = route.decoded[position].as_str();
     let mine = routes.others(index, position);
     let mut counts: BTreeMap<SegmentForm, usize> = BTreeMap::new();
-    for (other, sibling) in routes.routes.iter().enumerate() {
-        if sibling.segments.len() != route.segments.len() || sibling.decoded[position] != value {
-            continue;
-        }
+    let key = (route.segments.len(), position, value);
+    for &other in lookup.at_position.get(&key).into_iter().flatten() {
         let Some(form) = routes.forms[other][position].as_ref() else {
             continue;
         };
