@@ -37,7 +37,7 @@ pub struct ListedId;
 impl RouteForm for ListedId {
     fn apply(&self, request: &RouteFormRequest) -> Result<RouteFormOutcome, PluginError> {
         let mut routes = Routes::new(request);
-        let lookup = Lookup::new(routes.routes);
+        let lookup = Lookup::new(routes.routes, &routes.forms);
         let mut changes: Vec<(usize, usize, SegmentForm)> = Vec::new();
         for index in 0..routes.routes.len() {
             for position in 1..routes.routes[index].segments.len() {
@@ -71,12 +71,13 @@ struct Lookup<'a> {
     listed: HashMap<&'a [String], HashMap<&'a str, Vec<&'a str>>>,
     /// Per decoded route and method (upper case): the routes recorded so.
     same_route: HashMap<(&'a [String], String), Vec<usize>>,
-    /// Per segment count, position and decoded value there: the routes holding it.
+    /// Per segment count, position and decoded value there: the routes holding it as a parameter
+    /// (the forms the stage was given; it changes none before its last check).
     at_position: HashMap<(usize, usize, &'a str), Vec<usize>>,
 }
 
 impl<'a> Lookup<'a> {
-    fn new(routes: &'a [RecordedRoute]) -> Self {
+    fn new(routes: &'a [RecordedRoute], forms: &[Vec<Option<SegmentForm>>]) -> Self {
         let mut lookup = Self {
             listed: HashMap::new(),
             same_route: HashMap::new(),
@@ -93,7 +94,8 @@ impl<'a> Lookup<'a> {
             }
             let key = (route.decoded.as_slice(), route.method.to_ascii_uppercase());
             lookup.same_route.entry(key).or_default().push(index);
-            for (position, value) in route.decoded.iter().enumerate() {
+            let parameters = route.decoded.iter().zip(&forms[index]).enumerate();
+            for (position, (value, _)) in parameters.filter(|(_, (_, form))| form.is_some()) {
                 let key = (route.segments.len(), position, value.as_str());
                 lookup.at_position.entry(key).or_default().push(index);
             }
