@@ -184,19 +184,27 @@ pub fn initial_report_bytes(
         .iter()
         .map(|document| (document.view.as_str(), document))
         .collect();
-    let listed = |count: usize, bytes: usize| bytes + count.saturating_sub(1);
-    empty
-        + listed(
+    report_bytes_of(
+        empty,
+        (
             entities.len(),
             entities.iter().map(entity_report_bytes).sum(),
-        )
-        + listed(
+        ),
+        (
             by_view.len(),
             by_view
                 .values()
                 .map(|document| document_report_bytes(document))
                 .sum(),
-        )
+        ),
+    )
+}
+
+/// The bytes of a `data/get` document: the empty document's, plus each list's members (count,
+/// bytes) and the commas between them.
+fn report_bytes_of(empty: usize, entities: (usize, usize), documents: (usize, usize)) -> usize {
+    let listed = |(count, bytes): (usize, usize)| bytes + count.saturating_sub(1);
+    empty + listed(entities) + listed(documents)
 }
 
 fn key_of(entity: &Entity) -> EntityKey {
@@ -333,11 +341,11 @@ impl LiveState {
     /// state changes, so a write can be refused before it grows the state past what `data/add`
     /// loads.
     pub fn report_bytes(&self, empty_report_bytes: usize) -> usize {
-        empty_report_bytes
-            + self.entity_bytes
-            + self.len().saturating_sub(1)
-            + self.document_bytes
-            + self.documents.len().saturating_sub(1)
+        report_bytes_of(
+            empty_report_bytes,
+            (self.len(), self.entity_bytes),
+            (self.documents.len(), self.document_bytes),
+        )
     }
 
     /// The documents' count.
