@@ -13,7 +13,9 @@
 #      call with its `Mcp-Session-Id`, SSE reply);
 #    - json-server 0.17.4 (npm, the version and seed data the json-server capture was recorded
 #      from), plain `GET /posts/1`.
-#    rea serves the manifest of the shared json-server capture (`build.har`).
+#    rea serves the manifest of the shared json-server capture (`build.har`). The session check
+#    fails the bench when a session call is not answered by rea's fast path (the SDK's answer
+#    carries SSE event ids and a priming event), so the figures are always the fast path's.
 # 2. Memory: a synthetic capture with one endpoint and 1,500 query fields is inspected, projected
 #    and served; 8 concurrent connections repeat discovery (`server/discover`, `tools/list` and the
 #    card) for BENCH_DURATION seconds; the server's peak RSS (VmHWM) is read from /proc.
@@ -21,6 +23,10 @@
 # Prints a table and the ratios; targets: rea tools/call, stateless and in a session, >= 10x
 # json-server's GET throughput at concurrency 8 and 64, p99 < 5 ms at concurrency 64, peak RSS
 # < 50 MiB. Everything binds 127.0.0.1.
+#
+# BENCH_PERF=DIR records the rea server with `perf record -e cpu-clock -F 999` during each rea
+# run at concurrency 64 (DIR/perf-stateless.data, DIR/perf-session.data; no call graphs) and
+# prints the 15 symbols taking the most time of each.
 #
 # On a shared machine other work (compilers) preempts the servers and the load generator and
 # dominates tail latency; BENCH_NICE (default -10 when run as root, else 0) runs both servers and
@@ -99,7 +105,14 @@ run() {
   local label="$1" c="$2" url="$3"; shift 3
   local threads=$(( c < 2 ? 1 : 2 ))
   local out="$work/wrk-$(echo "$label" | tr -c 'A-Za-z0-9\n' '_')-$c.txt"
+  local profile="" perf_pid=""
+  if [ -n "${BENCH_PERF:-}" ] && [ "$c" = 64 ] && [ -n "${perf_name:-}" ]; then
+    profile="$BENCH_PERF/perf-$perf_name.data"
+    perf record -q -e cpu-clock -F 999 -p "$mcp_pid" -o "$profile" -- sleep "$duration" >/dev/null 2>&1 &
+    perf_pid=$!
+  fi
   nice -n "$nice_level" wrk -t"$threads" -c"$c" -d"${duration}s" --latency "$@" "$url" >"$out"
+  [ -z "$perf_pid" ] || wait "$perf_pid" || true
   local rps p50 p99 errors
   rps="$(awk '/^Requests\/sec:/ { print $2 }' "$out")"
   p50="$(to_ms "$(awk '$1 == "50%" { print $2 }' "$out")")"
@@ -107,7 +120,10 @@ run() {
   errors="$(awk '/Non-2xx/ { print "non-2xx:" $NF } /Socket errors/ { gsub(/ /, ""); print }' "$out" | tr '\n' ' ')"
   last_rps="$rps"
   printf '%-34s %4s %12s %10s %10s  %s\n' "$label" "$c" "$rps" "$p50" "$p99" "${errors:-none}"
+  [ -z "$profile" ] || profiles+=("$profile")
 }
+profiles=()
+[ -z "${BENCH_PERF:-}" ] || mkdir -p "$BENCH_PERF"
 
 # ---------------------------------------------------------------- throughput
 
@@ -115,6 +131,7 @@ echo "projecting the json-server capture..." >&2
 project "$shared/captures/json-server/build.har" json-server
 rea_port="$(free_port)"
 serve json-server "$rea_port"
+mcp_pid="$rea_pid"
 mcp="http://127.0.0.1:$rea_port/mcp"
 
 check="$(curl -s "$mcp" -H 'content-type: application/json' -H 'accept: application/json, text/event-stream' \
@@ -129,6 +146,9 @@ curl -s -o /dev/null "$mcp" -H 'content-type: application/json' -H 'accept: appl
 check="$(curl -s "$mcp" -H 'content-type: application/json' -H 'accept: application/json, text/event-stream' \
   -H "mcp-session-id: $session" -H 'mcp-protocol-version: 2025-11-25' -d "$call_2025")"
 echo "$check" | grep -q '"isError":false' || { echo "unexpected MCP session answer: $check" >&2; exit 1; }
+if grep -q '^id:' <<<"$check"; then
+  echo "the session call was answered by the SDK, not rea's fast path: $check" >&2; exit 1
+fi
 
 lua_post "$work/call-2026.lua" "$call_2026" "MCP-Protocol-Version: 2026-07-28" "Mcp-Method: tools/call" "Mcp-Name: get_posts_by_id"
 lua_post "$work/call-2025.lua" "$call_2025" "MCP-Protocol-Version: 2025-11-25" "Mcp-Session-Id: $session"
@@ -151,13 +171,18 @@ echo "machine: $(nproc) cores, $(awk '/MemTotal/ { printf "%.1f GiB", $2 / 10485
 printf '%-34s %4s %12s %10s %10s  %s\n' "target" "c" "req/s" "p50 ms" "p99 ms" "errors"
 declare -A rps_of
 for c in 1 8 64; do
-  run "rea tools/call (2026-07-28)" "$c" "$mcp" -s "$work/call-2026.lua"; rps_of["rea-$c"]="$last_rps"
-  run "rea tools/call (2025-11-25 session)" "$c" "$mcp" -s "$work/call-2025.lua"; rps_of["session-$c"]="$last_rps"
+  perf_name=stateless run "rea tools/call (2026-07-28)" "$c" "$mcp" -s "$work/call-2026.lua"; rps_of["rea-$c"]="$last_rps"
+  perf_name=session run "rea tools/call (2025-11-25 session)" "$c" "$mcp" -s "$work/call-2025.lua"; rps_of["session-$c"]="$last_rps"
   run "json-server GET /posts/1" "$c" "http://127.0.0.1:$js_port/posts/1"; rps_of["js-$c"]="$last_rps"
 done
 for c in 1 8 64; do
   awk -v a="${rps_of[rea-$c]}" -v s="${rps_of[session-$c]}" -v b="${rps_of[js-$c]}" -v c="$c" \
     'BEGIN { printf "ratio rea/json-server at c=%s: %.1fx stateless, %.1fx in a session\n", c, a / b, s / b }'
+done
+for profile in "${profiles[@]}"; do
+  echo
+  echo "rea at c=64, most time by symbol (self, no call graphs): $profile"
+  perf report -i "$profile" --stdio --no-children --sort symbol 2>/dev/null | grep -v '^#' | grep -v '^$' | head -15 | cut -c1-150 || true
 done
 
 # ---------------------------------------------------------------- memory
