@@ -178,3 +178,37 @@ fn ids_of_one_collection_in_two_shapes_share_one_tool() {
         "{observed:?}"
     );
 }
+
+#[test]
+fn an_action_on_an_item_an_item_route_took_shares_its_parameter() {
+    // A composite row key the row route took (`6,infra` of `/tracker/task_tags/6,infra.json`)
+    // before a delete action: one delete tool for every row.
+    let datasette = serve_corpus_app("datasette");
+    let delete = tool(
+        &datasette.manifest,
+        "POST",
+        "/tracker/task_tags/{fused-affix}/-/delete",
+    );
+    assert_eq!(delete.path_parameters.len(), 1, "{delete:#?}");
+    // A tarball file name the tarball route spells (`date-helpers-1.0.0.tgz`) before its
+    // revision: the tarball delete takes the tarball route's fused parameter.
+    let verdaccio = serve_corpus_app("verdaccio");
+    let tarball_delete = tool(
+        &verdaccio.manifest,
+        "DELETE",
+        "/{prefix-variance}/-/date-helpers-{fused-affix}.tgz/-rev/{opaque-token}",
+    );
+    assert_eq!(
+        tarball_delete.path_parameters.len(),
+        3,
+        "{tarball_delete:#?}"
+    );
+    assert!(
+        verdaccio
+            .manifest
+            .tools
+            .iter()
+            .all(|tool| !tool.path_template.contains("1.0.0.tgz")),
+        "no tool keeps the deleted tarball's name literal"
+    );
+}

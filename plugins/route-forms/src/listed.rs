@@ -13,6 +13,13 @@
 //!    one at every other position but one earlier literal one (`DELETE /bags/b/tiddlers/Call the
 //!    plumber` beside the recorded `PUT` and `GET /recipes/b/tiddlers/{title}` of `Call the
 //!    plumber`): the segment takes that parameter's form.
+//! 3. Named by an item route: a literal segment at position `p`, not the route's last, whose
+//!    decoded value an item route's last segment, a parameter at `p`, spells or took, that route
+//!    equal to this one before `p` (`POST /tracker/task_tags/6,infra/-/delete` beside `GET
+//!    /tracker/task_tags/{…}.json` that took `6,infra`; `DELETE /{…}/-/pkg-1.0.0.tgz/-rev/{…}`
+//!    beside `GET /{…}/-/pkg-{…}.tgz`): the route is an action or sub-resource of that item, and
+//!    the segment takes the item parameter's form when it spells the same segment, its rule as a
+//!    whole segment when it is the value the parameter took.
 //!
 //! A rule-1 parameter takes the form its sibling routes hold at that position (routes of the same
 //! length equal elsewhere), as `folder-tree` does, and otherwise the whole-segment rule
@@ -49,6 +56,7 @@ impl RouteForm for ListedId {
                         .or_else(|| Some(SegmentForm::whole(LISTED_ID)))
                 } else {
                     named_through_sibling(&routes, &lookup, index, position)
+                        .or_else(|| named_by_item_route(&routes, &lookup, index, position))
                 };
                 if let Some(form) = form {
                     changes.push((index, position, form));
@@ -74,6 +82,9 @@ struct Lookup<'a> {
     /// Per segment count, position and decoded value there: the routes holding it as a parameter
     /// (the forms the stage was given; it changes none before its last check).
     at_position: HashMap<(usize, usize, &'a str), Vec<usize>>,
+    /// Per position and decoded value: the routes whose last segment, at that position, is a
+    /// parameter spelling it as a whole segment (`true`) or taking it as its value (`false`).
+    item_values: HashMap<(usize, &'a str), Vec<(usize, bool)>>,
 }
 
 impl<'a> Lookup<'a> {
@@ -82,6 +93,7 @@ impl<'a> Lookup<'a> {
             listed: HashMap::new(),
             same_route: HashMap::new(),
             at_position: HashMap::new(),
+            item_values: HashMap::new(),
         };
         for (index, route) in routes.iter().enumerate() {
             if route.method.eq_ignore_ascii_case("GET") && route.answer.json.is_some() {
@@ -99,8 +111,31 @@ impl<'a> Lookup<'a> {
                 let key = (route.segments.len(), position, value.as_str());
                 lookup.at_position.entry(key).or_default().push(index);
             }
+            lookup.index_item(route, forms[index].last(), index);
         }
         lookup
+    }
+
+    /// Indexes a route whose last segment is a parameter by the segment and the value it took.
+    fn index_item(
+        &mut self,
+        route: &'a RecordedRoute,
+        last: Option<&Option<SegmentForm>>,
+        index: usize,
+    ) {
+        let (Some(Some(form)), Some(segment)) = (last, route.decoded.last()) else {
+            return;
+        };
+        let position = route.decoded.len() - 1;
+        let values = self
+            .item_values
+            .entry((position, segment.as_str()))
+            .or_default();
+        values.push((index, true));
+        if let Some(value) = form.value_in(segment).filter(|value| value != segment) {
+            let values = self.item_values.entry((position, value)).or_default();
+            values.push((index, false));
+        }
     }
 }
 
@@ -180,6 +215,41 @@ fn named_through_sibling(
         {
             *counts.entry(form.clone()).or_default() += 1;
         }
+    }
+    let most = counts.values().copied().max()?;
+    counts
+        .into_iter()
+        .find(|(_, count)| *count == most)
+        .map(|(form, _)| form)
+}
+
+/// Rule 3 (see the module docs): the form an item route's parameter gives this segment.
+fn named_by_item_route(
+    routes: &Routes<'_>,
+    lookup: &Lookup<'_>,
+    index: usize,
+    position: usize,
+) -> Option<SegmentForm> {
+    let route = &routes.routes[index];
+    if position + 1 >= route.segments.len() {
+        return None;
+    }
+    let before = &routes.others(index, position)[..position];
+    let mut counts: BTreeMap<SegmentForm, usize> = BTreeMap::new();
+    let key = (position, route.decoded[position].as_str());
+    for &(other, spelled) in lookup.item_values.get(&key).into_iter().flatten() {
+        let Some(form) = routes.forms[other][position].as_ref() else {
+            continue;
+        };
+        if routes.others(other, position)[..position] != *before {
+            continue;
+        }
+        let form = if spelled {
+            form.clone()
+        } else {
+            SegmentForm::whole(form.rule.clone())
+        };
+        *counts.entry(form).or_default() += 1;
     }
     let most = counts.values().copied().max()?;
     counts
@@ -276,6 +346,36 @@ mod tests {
             placeholders(routes),
             vec![(2, 3, "{sibling-variance}".to_owned())],
             "two literals apart, or a value the parameter never took, stays literal"
+        );
+    }
+
+    #[test]
+    fn a_segment_an_item_route_took_before_an_action_takes_its_form() {
+        let mut routes = vec![
+            route("GET", "/db/tags/6,infra.json", Some(&[])),
+            route("POST", "/db/tags/6,infra/-/delete", None),
+            route("GET", "/db/-/pkg-1.0.0.tgz", None),
+            route("DELETE", "/db/-/pkg-1.0.0.tgz/-rev/3", None),
+            route("POST", "/other/tags/6,infra/-/delete", None),
+            route("POST", "/db/tags/7,infra/-/delete", None),
+            route("POST", "/db/tags/extra/6,infra", None),
+        ];
+        routes[0].forms[2] = Some(SegmentForm {
+            suffix: ".json".into(),
+            ..SegmentForm::whole("fused-affix")
+        });
+        routes[2].forms[2] = Some(SegmentForm {
+            prefix: "pkg-".into(),
+            suffix: ".tgz".into(),
+            ..SegmentForm::whole("fused-affix")
+        });
+        assert_eq!(
+            placeholders(routes),
+            vec![
+                (1, 2, "{fused-affix}".to_owned()),
+                (3, 2, "pkg-{fused-affix}.tgz".to_owned()),
+            ],
+            "another collection, a value the item never took, or a segment last in its route stays literal"
         );
     }
 
