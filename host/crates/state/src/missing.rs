@@ -1,14 +1,15 @@
 //! The answer for an entity the state does not hold, never another id's recording.
 //!
 //! An item read, update or delete naming an entity the state does not hold answers the tool's
-//! recorded `400`/`404`/`410` (`state.view: "missing"`). That recording named another entity, and
-//! its body often says which (`{"details": {"id": "…"}}`, `"Key not found: /queue/15"`,
-//! `"version 1.0.0 not found"`). So the body is rendered with each value the recorded request
-//! named where the call names another (a path segment, percent-decoded, or a query value of the
-//! same name) replaced by the call's: a JSON string equal to it, an occurrence of it inside a
-//! string between characters that are neither letters nor digits, or a number spelled as it (a
-//! number again when the call's value is one). A body that is not JSON is rendered the same way
-//! as text.
+//! recorded `400`/`404`/`410`, or another client error reading a path a recorded delete removed (an
+//! application answering `403` for what does not exist), with `state.view: "missing"`. That
+//! recording named another entity, and its body often says which (`{"details": {"id": "…"}}`, `"Key
+//! not found: /queue/15"`, `"version 1.0.0 not found"`). So the body is rendered with each value
+//! the recorded request named where the call names another (a path segment, percent-decoded, or a
+//! query value of the same name) replaced by the call's: a JSON string equal to it, an occurrence
+//! of it inside a string between characters that are neither letters nor digits, or a number
+//! spelled as it (a number again when the call's value is one). A body that is not JSON is rendered
+//! the same way as text.
 
 use rea_manifest::BodyEncoding;
 use rea_manifest::body::ReplayBody;

@@ -318,7 +318,8 @@ pub struct ItemView {
     pub entity_pointer: String,
     /// The record whose envelope answers are rendered into.
     pub envelope_ordinal: u64,
-    /// The latest recorded `400`/`404`/`410` of the tool, which answers a missing entity.
+    /// The latest recorded `400`/`404`/`410` of the tool, or another client error reading a path
+    /// a recorded delete removed, which answers a missing entity.
     pub missing_ordinal: Option<u64>,
     /// The checked records (latest per request line in the observation window).
     pub checked_ordinals: Vec<u64>,

@@ -466,7 +466,7 @@ pub fn verify(timeline: &Timeline, plan: ItemPlan, entities: &mut Entities) -> V
     let required = required_fields(timeline, &plan, &matched);
     let missing_ordinal = timeline
         .all(plan.tool)
-        .filter(|observation| matches!(observation.status, 400 | 404 | 410))
+        .filter(|observation| shows_missing(timeline, observation))
         .max_by_key(|observation| observation.position)
         .map(|observation| observation.ordinal);
     let mut checked_ordinals: Vec<u64> = passing.iter().map(|line| line.ordinal).collect();
@@ -489,6 +489,29 @@ pub fn verify(timeline: &Timeline, plan: ItemPlan, entities: &mut Entities) -> V
             required_fields: required.unwrap_or_default().into_iter().collect(),
             ..shape
         },
+    })
+}
+
+/// Whether a failing read shows the answer for an entity the state does not hold: a `400`, `404`
+/// or `410`, or another client error (not `401`, `407` or `429`: credentials and rate) reading
+/// the path a delete the capture recorded succeeding removed before it (an application that
+/// answers `403` for an item that does not exist).
+fn shows_missing(timeline: &Timeline, observation: &Observation) -> bool {
+    match observation.status {
+        400 | 404 | 410 => true,
+        401 | 407 | 429 => false,
+        402..=499 => deleted_before(timeline, observation),
+        _ => false,
+    }
+}
+
+/// Whether a successful `DELETE` of the observation's path comes before it.
+fn deleted_before(timeline: &Timeline, observation: &Observation) -> bool {
+    timeline.by_ordinal.values().any(|other| {
+        other.method.eq_ignore_ascii_case("DELETE")
+            && other.is_success()
+            && other.position < observation.position
+            && other.segments == observation.segments
     })
 }
 

@@ -266,6 +266,31 @@ fn item_views_name_a_type_by_the_echoed_identity() {
 }
 
 #[test]
+fn a_client_error_reading_a_deleted_path_answers_a_missing_entity() {
+    let forbidden = json!({"errors": [{"message": "You don't have permission to access this."}]});
+    let fixture = derive(vec![
+        record(0, "GET", "/posts/1", 200, post(1)),
+        record(1, "GET", "/posts/2", 200, post(2)),
+        record(2, "GET", "/posts/3", 403, forbidden.clone()),
+        record(3, "DELETE", "/posts/2", 204, Value::Null),
+        record(4, "GET", "/posts/2", 403, forbidden.clone()),
+        record(5, "GET", "/posts/1", 401, json!({"error": "log in"})),
+    ]);
+    let ViewDetail::Item(item) = fixture.view("get_posts_by_id") else {
+        panic!("item view")
+    };
+    assert_eq!(
+        item.missing_ordinal,
+        Some(4),
+        "a 403 before any delete and a 401 say nothing of what exists"
+    );
+    let missing = fixture.call("get_posts_by_id", json!({"id": "7"}));
+    assert_eq!(missing["status"], 403, "{missing}");
+    assert_eq!(missing["body"], forbidden);
+    assert_eq!(missing["state"]["view"], "missing");
+}
+
+#[test]
 fn ids_fused_with_literal_text_name_entities_by_the_value_alone() {
     let fixture = derive_fused(vec![
         record(0, "GET", "/posts/1.json", 200, post(1)),
