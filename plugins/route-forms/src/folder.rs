@@ -27,7 +27,7 @@ use rea_plugin_api::contracts::route::{
 use rea_plugin_api::route_fields::{FORMAT_RULES, format_rule};
 use rea_plugin_api::{PluginError, RouteForm};
 
-use crate::routes::{Routes, Token};
+use crate::routes::{Routes, Token, most_common};
 
 /// The stage's name, also the rule of its parameters.
 pub const FOLDER_TREE: &str = "folder-tree";
@@ -168,11 +168,7 @@ pub(crate) fn sibling_form(
             *counts.entry(form.clone()).or_default() += 1;
         }
     }
-    let most = counts.values().copied().max()?;
-    counts
-        .into_iter()
-        .find(|(_, count)| *count == most)
-        .map(|(form, _)| form)
+    most_common(counts)
 }
 
 #[cfg(test)]

@@ -8,7 +8,8 @@
 //! * `folder-tree` ([`folder`]): the entries of a folder tree whose listings name them by path
 //!   (`/config/billing`, `notes/todo.md`) are parameters, one tool per depth.
 //! * `listed-id` ([`listed`]): an item segment in no known format (`a2`, `Call the plumber`) is a
-//!   parameter when its collection's listing names it, or a sibling route's parameter took it.
+//!   parameter when its collection's listing names it, or a sibling route's parameter took it, or
+//!   an item route's parameter took it before an action on that item (`6,infra/-/delete`).
 
 pub mod folder;
 pub mod fused;
@@ -33,7 +34,7 @@ rea_plugin_api::plugin_root_module! {
             FolderTree,
         )
         .route_form(
-            StageInfo::new(LISTED_ID, "An item segment in no known format (a2, Call the plumber) is a parameter when its collection's listing names it, or a sibling route's parameter took that value"),
+            StageInfo::new(LISTED_ID, "An item segment in no known format (a2, Call the plumber) is a parameter when its collection's listing names it, a sibling route's parameter took that value, or an item route's parameter took it before an action on that item (6,infra/-/delete)"),
             ListedId,
         );
 }

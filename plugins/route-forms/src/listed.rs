@@ -33,7 +33,7 @@ use rea_plugin_api::contracts::route::{
 use rea_plugin_api::{PluginError, RouteForm};
 
 use crate::folder::sibling_form;
-use crate::routes::{Routes, Token};
+use crate::routes::{Routes, Token, most_common};
 
 /// The stage's name, also the rule of its parameters that take no sibling's form.
 pub const LISTED_ID: &str = "listed-id";
@@ -216,11 +216,7 @@ fn named_through_sibling(
             *counts.entry(form.clone()).or_default() += 1;
         }
     }
-    let most = counts.values().copied().max()?;
-    counts
-        .into_iter()
-        .find(|(_, count)| *count == most)
-        .map(|(form, _)| form)
+    most_common(counts)
 }
 
 /// Rule 3 (see the module docs): the form an item route's parameter gives this segment.
@@ -251,11 +247,7 @@ fn named_by_item_route(
         };
         *counts.entry(form).or_default() += 1;
     }
-    let most = counts.values().copied().max()?;
-    counts
-        .into_iter()
-        .find(|(_, count)| *count == most)
-        .map(|(form, _)| form)
+    most_common(counts)
 }
 
 /// Whether two routes' other tokens differ at exactly one position before `position`, where both

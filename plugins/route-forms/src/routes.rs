@@ -113,6 +113,15 @@ pub(crate) fn families<'a>(routes: &Routes<'a>) -> Families<'a> {
     sets
 }
 
+/// The form most routes gave (the first in form order among equals), if any.
+pub(crate) fn most_common(counts: BTreeMap<SegmentForm, usize>) -> Option<SegmentForm> {
+    let most = counts.values().copied().max()?;
+    counts
+        .into_iter()
+        .find(|(_, count)| *count == most)
+        .map(|(form, _)| form)
+}
+
 fn token<'a>(segment: &'a str, form: Option<&SegmentForm>) -> Token<'a> {
     match form {
         Some(form) => Token::Parameter(form.clone()),
