@@ -99,3 +99,4 @@ mod state_writes_item_paths;
 mod state_writes_learning;
 mod state_writes_nested;
 mod state_writes_semantics;
+mod state_writes_short_ids;

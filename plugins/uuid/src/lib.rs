@@ -10,8 +10,10 @@
 //! **token.** Learned for a member whose value is, in every such call, an opaque string of one
 //! length (at least eight characters) from one alphabet (lower-case hex, upper-case hex,
 //! alphanumeric or base64url) holding a digit, different in every call and from the value held
-//! before (not a UUID: the `uuid` rule takes those). Applied, it derives a string of that length
-//! from that alphabet in the same way.
+//! before (not a UUID: the `uuid` rule takes those). Four to seven characters are a token only
+//! in hex mixing digits with letters (`728c`, `f304`: short generated ids), since fewer digits
+//! alone are a number and fewer characters of a wider alphabet a word or code. Applied, it
+//! derives a string of that length from that alphabet in the same way.
 //!
 //! Deterministic: the same state, tool and write count always give the same value, so the same
 //! calls after a reset give the same state.
@@ -147,6 +149,12 @@ fn token_from(
     out
 }
 
+/// The fewest characters a token holds.
+const SHORT_TOKEN: usize = 4;
+/// The fewest characters a token of any alphabet holds (shorter ones are hex mixing digits and
+/// letters).
+const LONG_TOKEN: usize = 8;
+
 /// Which stage: a UUID or a token.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
@@ -183,14 +191,22 @@ fn shape(kind: Kind, value: &Value) -> Option<GeneratedShape> {
     match kind {
         Kind::Uuid => uuid_case(text).map(|upper| GeneratedShape::Uuid { upper }),
         Kind::Token => {
-            if text.len() < 8
+            if text.len() < SHORT_TOKEN
                 || uuid_case(text).is_some()
                 || !text.bytes().any(|b| b.is_ascii_digit())
             {
                 return None;
             }
             // A token is no word: it must mix digits with letters, or be all digits in hex.
-            alphabet(text).map(|name| GeneratedShape::Token {
+            let name = alphabet(text)?;
+            // A short one is hex mixing digits with letters: short digits alone are a number,
+            // short letters of a wider alphabet a word or code.
+            if text.len() < LONG_TOKEN
+                && (!matches!(name, "hex" | "HEX") || text.bytes().all(|b| b.is_ascii_digit()))
+            {
+                return None;
+            }
+            Some(GeneratedShape::Token {
                 alphabet: name.to_owned(),
                 length: text.len(),
             })
@@ -400,6 +416,33 @@ mod tests {
         let token = apply(Kind::Token, rule, Vec::new(), 3);
         assert_eq!(token.len(), 32);
         assert_eq!(alphabet(&token), Some("hex"));
+    }
+
+    #[test]
+    fn short_hex_tokens_are_learned_from_mixed_digits_and_letters() {
+        // Four hex digits, as json-server 1.x generates its ids.
+        let outcome = learn(Kind::Token, &[json!("728c"), json!("866e")]);
+        let LearnOutcome::Learned { rule, .. } = outcome else {
+            panic!("{outcome:?}")
+        };
+        let token = apply(Kind::Token, rule, Vec::new(), 0);
+        assert_eq!(token.len(), 4);
+        assert_eq!(alphabet(&token), Some("hex"));
+        // Short digits alone are a number, short words of a wider alphabet a code.
+        for value in ["2027", "g1h2", "Ab3d", "12-4"] {
+            assert!(
+                matches!(
+                    learn(Kind::Token, &[json!(value)]),
+                    LearnOutcome::NoExplanation { .. }
+                ),
+                "{value}"
+            );
+        }
+        // Three characters are too few.
+        assert!(matches!(
+            learn(Kind::Token, &[json!("7a8")]),
+            LearnOutcome::NoExplanation { .. }
+        ));
     }
 
     #[test]

@@ -602,6 +602,8 @@ fn adopt_entity(
 struct Checked<'a> {
     /// The read.
     observation: &'a Observation,
+    /// Its tool.
+    tool: &'a str,
     /// The state's answer.
     answer: StateAnswer,
     /// Whether it agrees with the recording.
@@ -636,6 +638,7 @@ fn check_read(
         && answer.body_value().as_ref() == Some(&recorded_body);
     let checked = Checked {
         observation,
+        tool: &tool.name,
         answer,
         agrees,
     };
@@ -807,6 +810,14 @@ fn check_list_read(
         confirm_listed(replay, &listed, whole, observation.ordinal);
         return;
     }
+    if !whole && membership_only(replay, service, checked, &listed, list, &identity) {
+        // The query's own semantics (which entities pass it), not a write's effect.
+        tracing::debug!(
+            read = observation.ordinal,
+            "a list read differs in membership only"
+        );
+        return;
+    }
     let differing = differing_members(checked, &listed, list, &identity);
     let group = (entity_type.to_owned(), listed.collection.clone());
     replay.blame(&differing, Some(&group), observation.ordinal, Shown::Listed);
@@ -902,6 +913,72 @@ fn differing_members(
         }
     }
     differing
+}
+
+/// Whether a list read of a query disagrees with the state's answer only about which entities
+/// pass the query: it lists every entity the state's answer lists, in the same order among
+/// them and rendered alike, and lists besides only entities the state holds exactly as the read
+/// shows them (rendered by the list's view). Every entity's content then agrees with the
+/// application, so no write is to blame: the query's evaluation differs (such as an equality
+/// filter the application passes for an entity lacking the member).
+fn membership_only(
+    replay: &Replay<'_>,
+    service: &StateService,
+    checked: &Checked<'_>,
+    listed: &ListedRead<'_>,
+    list: &super::ListInfo,
+    identity: &str,
+) -> bool {
+    let Some(shape) = replay
+        .state
+        .views
+        .iter()
+        .find_map(|view| match &view.detail {
+            ViewDetail::List(list_view) if view.tool == checked.tool => Some(&list_view.shape),
+            _ => None,
+        })
+    else {
+        return false;
+    };
+    let Some(answered) = checked
+        .answer
+        .body_value()
+        .as_ref()
+        .map(json_of)
+        .and_then(|body| body.pointer(&list.list_pointer).cloned())
+        .and_then(|list| list.as_array().cloned())
+    else {
+        return false;
+    };
+    let recorded = members(checked.observation, &list.list_pointer);
+    if answered.len() >= recorded.len() {
+        return false;
+    }
+    let id_of =
+        |member: &Json| crate::render::identity_value(member, identity).and_then(scalar_text);
+    let mut shared = answered.iter().peekable();
+    for member in recorded.iter() {
+        if shared.peek().is_some_and(|next| *next == member) {
+            shared.next();
+            continue;
+        }
+        let Some(id) = id_of(member) else {
+            return false;
+        };
+        if answered
+            .iter()
+            .any(|other| id_of(other).as_ref() == Some(&id))
+        {
+            return false;
+        }
+        let collection = listed.member_collection(&id);
+        let live = service.read();
+        let held = live.entity(listed.entity_type, &collection, &id);
+        if held.is_none_or(|entity| render_entity(shape, checked.tool, entity) != *member) {
+            return false;
+        }
+    }
+    shared.peek().is_none()
 }
 
 /// A document read confirms the document's last write, or disagrees (the state then takes the
