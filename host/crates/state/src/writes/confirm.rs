@@ -881,14 +881,7 @@ fn differing_members(
     list: &super::ListInfo,
     identity: &str,
 ) -> Vec<Key> {
-    let answered: Vec<Json> = checked
-        .answer
-        .body_value()
-        .as_ref()
-        .map(json_of)
-        .and_then(|body| body.pointer(&list.list_pointer).cloned())
-        .and_then(|list| list.as_array().cloned())
-        .unwrap_or_default();
+    let answered = answered_members(checked, list).unwrap_or_default();
     let recorded_members = members(checked.observation, &list.list_pointer);
     let mut differing: Vec<Key> = Vec::new();
     let length = answered.len().max(recorded_members.len());
@@ -913,6 +906,17 @@ fn differing_members(
         }
     }
     differing
+}
+
+/// The members the state's answer to a list read lists.
+fn answered_members(checked: &Checked<'_>, list: &super::ListInfo) -> Option<Vec<Json>> {
+    checked
+        .answer
+        .body_value()
+        .as_ref()
+        .map(json_of)
+        .and_then(|body| body.pointer(&list.list_pointer).cloned())
+        .and_then(|list| list.as_array().cloned())
 }
 
 /// Whether a list read of a query disagrees with the state's answer only about which entities
@@ -940,14 +944,7 @@ fn membership_only(
     else {
         return false;
     };
-    let Some(answered) = checked
-        .answer
-        .body_value()
-        .as_ref()
-        .map(json_of)
-        .and_then(|body| body.pointer(&list.list_pointer).cloned())
-        .and_then(|list| list.as_array().cloned())
-    else {
+    let Some(answered) = answered_members(checked, list) else {
         return false;
     };
     let recorded = members(checked.observation, &list.list_pointer);
