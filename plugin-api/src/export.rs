@@ -1075,6 +1075,7 @@ mod tests {
                         form: crate::contracts::route::SegmentForm::whole("last"),
                     })
                     .collect(),
+                query_families: Vec::new(),
                 schema_version: SCHEMA_VERSION,
             })
         }

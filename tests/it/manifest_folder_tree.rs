@@ -3,7 +3,8 @@
 //! those the recording never named in a request line. Tested on etcd's v2 key space (directories
 //! listing `/config/billing`, recursively `/config/billing/currency`) and on jupyter_server's
 //! contents API (folders listing `notes/todo.md`); on recordings without a folder tree the form
-//! proposes nothing.
+//! proposes nothing. The tools of every depth and the root take the query names any of them
+//! recorded (one query family per tree).
 
 use std::path::PathBuf;
 
@@ -190,4 +191,56 @@ fn the_form_proposes_parameters_only_on_folder_trees() {
     for app in ["datasette", "json-server-v1", "directus"] {
         assert_eq!(folder_changes(app), 0, "{app} has no folder tree");
     }
+}
+
+/// The query names a tool takes, as recorded on its own records or shared (`records` 0).
+fn query_names(tool: &ManifestTool) -> Vec<(&str, u64)> {
+    tool.query_parameters
+        .iter()
+        .map(|parameter| (parameter.name.as_str(), parameter.records))
+        .collect()
+}
+
+#[test]
+fn the_root_of_a_folder_tree_takes_the_query_names_of_its_entries() {
+    // etcd: `recursive` was recorded on the config and services directories only; the root
+    // (read with `sorted` alone) takes it too, so the state is asked a recursive root read.
+    let etcd = served("etcd");
+    let root = tool(&etcd.manifest, "GET", "/v2/keys/");
+    assert_eq!(query_names(root), [("sorted", 1), ("recursive", 0)]);
+    let folders = tools_for(&etcd.manifest, "GET", "/v2/keys/config");
+    assert_eq!(folders.len(), 1);
+    assert!(
+        query_names(folders[0])
+            .iter()
+            .any(|(name, records)| *name == "recursive" && *records > 0),
+        "{:?}",
+        query_names(folders[0])
+    );
+    // Writes share among writes only: no read's query name reaches a delete.
+    for delete in etcd.manifest.tools.iter().filter(|t| t.method == "DELETE") {
+        assert!(
+            query_names(delete)
+                .iter()
+                .all(|(name, _)| *name != "sorted"),
+            "{}: {:?}",
+            delete.path_template,
+            query_names(delete)
+        );
+    }
+    // jupyter_server: `type` and `format` were recorded on a file read, `hash` on README.md and
+    // `content` on folders; the root listing `/api/contents` (read without a query) takes them.
+    let jupyter = served("jupyter_server");
+    let root = tool(&jupyter.manifest, "GET", "/api/contents");
+    let names: Vec<&str> = query_names(root).iter().map(|(name, _)| *name).collect();
+    for name in ["type", "format", "hash", "content"] {
+        assert!(names.contains(&name), "{name}: {names:?}");
+    }
+    // What no listing names takes nothing: the checkpoints of a file are no folder entry.
+    let checkpoints = tool(
+        &jupyter.manifest,
+        "GET",
+        "/api/contents/{prefix-variance}/{prefix-variance}/checkpoints",
+    );
+    assert!(query_names(checkpoints).is_empty(), "{checkpoints:?}");
 }

@@ -139,6 +139,13 @@ pub struct RouteFormOutcome {
     /// Forms for segments that were literal in the request; the host ignores a change to a
     /// segment that already had a form.
     pub changes: Vec<SegmentChange>,
+    /// Groups of routes (indexes in the request) read with one query language, so the tools they
+    /// make take each other's query names (a folder tree's root and its entries at every depth:
+    /// `recursive` recorded on `/v2/keys/config` is taken by the root `/v2/keys/` too). The host
+    /// merges overlapping groups and shares names only between tools of one method; a form that
+    /// learns none leaves it empty (and an older form's outcome lacks it).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub query_families: Vec<Vec<usize>>,
     /// Always [`super::SCHEMA_VERSION`].
     #[serde(default = "current_schema_version")]
     pub schema_version: u32,

@@ -18,6 +18,11 @@
 //!    including it is a listed entry becomes a parameter. It takes the form a sibling route holds at
 //!    that position (routes of one length equal elsewhere), so a listed name joins the tool of
 //!    its recorded siblings, and otherwise the whole-segment rule `folder-tree`.
+//! 4. Query families: the routes whose folder (a trailing empty segment dropped) is a listed entry
+//!    or the root of the tree (the folder above an entry's shortest listed ancestor) are read
+//!    with one query language, one family per root, so the tools of every depth take the query
+//!    names any of them recorded (`recursive` recorded on `/v2/keys/config` is taken by the root
+//!    `/v2/keys/`; `type` recorded on a document read by the `/api/contents` root).
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -59,8 +64,45 @@ impl RouteForm for FolderTree {
         for (index, position, form) in changes {
             routes.set(index, position, &form);
         }
-        Ok(routes.outcome())
+        let mut outcome = routes.outcome();
+        outcome.query_families = query_families(&request.routes, &listed);
+        Ok(outcome)
     }
+}
+
+/// The routes of each folder tree read with one query language (step 4 of the module docs): those
+/// whose folder is a listed entry or the root of one, grouped by that root; a group of one route
+/// is left out.
+fn query_families(routes: &[RecordedRoute], listed: &BTreeSet<Vec<&str>>) -> Vec<Vec<usize>> {
+    // The root of a listed entry: the folder above its shortest listed ancestor.
+    let root_of = |entry: &[&str]| -> Option<Vec<String>> {
+        (1..=entry.len())
+            .find(|end| listed.contains(&entry[..*end]))
+            .map(|end| {
+                entry[..end - 1]
+                    .iter()
+                    .map(|part| (*part).to_owned())
+                    .collect()
+            })
+    };
+    let roots: BTreeSet<Vec<String>> = listed.iter().filter_map(|entry| root_of(entry)).collect();
+    let mut families: BTreeMap<Vec<String>, Vec<usize>> = BTreeMap::new();
+    for (index, route) in routes.iter().enumerate() {
+        let folder = folder_of(route);
+        let owned: Vec<String> = folder.iter().map(|part| (*part).to_owned()).collect();
+        let root = if listed.contains(&folder) {
+            root_of(&folder)
+        } else {
+            roots.contains(&owned).then_some(owned)
+        };
+        if let Some(root) = root {
+            families.entry(root).or_default().push(index);
+        }
+    }
+    families
+        .into_values()
+        .filter(|family| family.len() > 1)
+        .collect()
 }
 
 /// A folder's decoded segments without a trailing empty one.
@@ -240,6 +282,36 @@ mod tests {
             ],
             "keys and status are listed by no folder"
         );
+    }
+
+    #[test]
+    fn the_root_and_the_entries_of_a_tree_share_one_query_family() {
+        let routes = vec![
+            listing("/keys/", &[("/node/nodes/0/key", "/config")], &[]),
+            listing(
+                "/keys/config",
+                &[("/node/nodes/0/key", "/config/billing")],
+                &[],
+            ),
+            route("GET", "/keys/config/billing", Some(&[])),
+            route("GET", "/keys/config/billing/history", Some(&[])),
+            route("GET", "/status", Some(&[])),
+            route("DELETE", "/keys/config", None),
+        ];
+        let outcome = FolderTree
+            .apply(&request(routes))
+            .expect("the form answers");
+        assert_eq!(
+            outcome.query_families,
+            vec![vec![0, 1, 2, 5]],
+            "below an entry no listing names, and outside the tree, no family"
+        );
+        let unrelated = vec![
+            route("GET", "/api/projects", Some(&[("/0/name", "web")])),
+            route("GET", "/api/projects/web", Some(&[])),
+        ];
+        let outcome = FolderTree.apply(&request(unrelated)).expect("answers");
+        assert!(outcome.query_families.is_empty());
     }
 
     #[test]

@@ -81,6 +81,7 @@ impl<'a> Routes<'a> {
         }
         RouteFormOutcome {
             changes,
+            query_families: Vec::new(),
             schema_version: SCHEMA_VERSION,
         }
     }

@@ -11,7 +11,9 @@
 //!    asset, or its path names a static file and no response was JSON-like (`page-or-asset`).
 //!    Groups on other origins are excluded as `other-origin`.
 //! 4. Parameters, tool names (see [`crate::naming`]), query names, body shapes, statuses and media
-//!    types are collected per tool; the unknowns replay cannot establish are listed.
+//!    types are collected per tool; the unknowns replay cannot establish are listed. The tools of
+//!    one method whose records a route form put in one query family take each other's query names
+//!    (recorded on none of their own records).
 //!
 //! A capture that yields no tool is refused as `unsupported_target`.
 
@@ -92,6 +94,7 @@ fn template_groups<'a>(
         by_origin.entry(line.origin).or_default().push(*line);
     }
     let mut groups: Vec<Group<'_>> = Vec::new();
+    let mut families_before = 0;
     for (origin, origin_lines) in &by_origin {
         let origin_records: Vec<&CaptureRecord> =
             origin_lines.iter().map(|line| line.record).collect();
@@ -105,11 +108,22 @@ fn template_groups<'a>(
                     .collect()
             })
             .collect();
-        let templated = apply_route_forms(&origin_records, &paths, templated, rules.route_forms())?;
+        let applied = apply_route_forms(&origin_records, &paths, templated, rules.route_forms())?;
+        let family_of: BTreeMap<usize, usize> = applied
+            .query_families
+            .iter()
+            .enumerate()
+            .flat_map(|(family, members)| {
+                members
+                    .iter()
+                    .map(move |line| (*line, families_before + family))
+            })
+            .collect();
+        families_before += applied.query_families.len();
         // (method, form per segment, literal segments) → group.
         type GroupKey<'k> = (&'k str, Vec<Option<SegmentForm>>, Vec<&'k str>);
         let mut index: BTreeMap<GroupKey<'_>, usize> = BTreeMap::new();
-        for (line, rules) in origin_lines.iter().zip(templated) {
+        for (position, (line, rules)) in origin_lines.iter().zip(applied.forms).enumerate() {
             let segments = split_path(line.path);
             let literals: Vec<&str> = segments
                 .iter()
@@ -124,10 +138,13 @@ fn template_groups<'a>(
                     rules: rules.clone(),
                     template_segments: segments.clone(),
                     members: Vec::new(),
+                    query_family: None,
                 });
                 groups.len() - 1
             });
             groups[slot].members.push(*line);
+            let group = &mut groups[slot];
+            group.query_family = group.query_family.or(family_of.get(&position).copied());
         }
     }
     groups.sort_by_key(|group| group.members[0].record.ordinal);
@@ -203,7 +220,47 @@ fn named_tools(tool_groups: &[&Group<'_>]) -> Vec<ManifestTool> {
     {
         tool.name = name;
     }
+    share_query_names(tool_groups, &mut tools);
     tools
+}
+
+/// Gives each tool of a query family the query names the family's other tools of its method
+/// recorded, after its own, in the order the family's tools first recorded them (recorded on
+/// none of its records: `records` 0, not repeated).
+fn share_query_names(tool_groups: &[&Group<'_>], tools: &mut [ManifestTool]) {
+    let mut names: BTreeMap<(usize, &str), Vec<String>> = BTreeMap::new();
+    for (group, tool) in tool_groups.iter().zip(tools.iter()) {
+        let Some(family) = group.query_family else {
+            continue;
+        };
+        let shared = names.entry((family, group.method)).or_default();
+        for parameter in &tool.query_parameters {
+            if !shared.contains(&parameter.name) {
+                shared.push(parameter.name.clone());
+            }
+        }
+    }
+    for (group, tool) in tool_groups.iter().zip(tools.iter_mut()) {
+        let Some(shared) = group
+            .query_family
+            .and_then(|family| names.get(&(family, group.method)))
+        else {
+            continue;
+        };
+        for name in shared {
+            if !tool
+                .query_parameters
+                .iter()
+                .any(|known| &known.name == name)
+            {
+                tool.query_parameters.push(QueryParameter {
+                    name: name.clone(),
+                    records: 0,
+                    repeated: false,
+                });
+            }
+        }
+    }
 }
 
 /// The manifest's record counts: cited by a tool, excluded, and in the capture.
@@ -284,6 +341,8 @@ struct Group<'a> {
     /// The first record's segments (literal positions are the same in every member).
     template_segments: Vec<&'a str>,
     members: Vec<Line<'a>>,
+    /// The query family of its records (numbered across origins), when a route form learned one.
+    query_family: Option<usize>,
 }
 
 impl Group<'_> {

@@ -17,7 +17,8 @@
 //! whose recorded and decoded spellings both hold the prefix and suffix with something between
 //! them, a rule of lower-case letters, digits and `-`, affixes without `{`, `}` or `/`, and a
 //! proposed argument name of `[A-Za-z_][A-Za-z0-9_]*`. A change that does not fit is ignored (a
-//! form only ever proposes); a stage that fails refuses the projection.
+//! form only ever proposes); a stage that fails refuses the projection. The query families the
+//! stages propose (routes read with one query language) are merged where they overlap.
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
@@ -64,17 +65,53 @@ pub fn route_form_request(records: &[&CaptureRecord], paths: &[&str]) -> RouteFo
     request_with_forms(records, paths, forms)
 }
 
+/// What the route-form stages learned of one origin's records.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AppliedForms {
+    /// The forms after the last stage, per record, per segment.
+    pub forms: Vec<Vec<Option<SegmentForm>>>,
+    /// The query families (record indexes, each in at most one family, families ordered by their
+    /// first record), the stages' overlapping families merged.
+    pub query_families: Vec<BTreeSet<usize>>,
+}
+
+/// Merges a proposed query family into `families`, with every family it overlaps; indexes past
+/// the records are ignored.
+fn merge_family(families: &mut Vec<BTreeSet<usize>>, proposed: &[usize], records: usize) {
+    let mut merged: BTreeSet<usize> = proposed
+        .iter()
+        .copied()
+        .filter(|index| *index < records)
+        .collect();
+    if merged.len() < 2 {
+        return;
+    }
+    families.retain(|family| {
+        if family.is_disjoint(&merged) {
+            return true;
+        }
+        merged.extend(family);
+        false
+    });
+    families.push(merged);
+    families.sort_by_key(|family| family.first().copied());
+}
+
 /// Runs route-form stages in order on one origin's records (`paths[r]` is record `r`'s path),
 /// starting from `forms` (per record, per segment), and answers the forms after the last stage
-/// (see the module docs for which changes are kept).
+/// and the query families they proposed (see the module docs for which changes are kept).
 pub fn apply_route_forms(
     records: &[&CaptureRecord],
     paths: &[&str],
     mut forms: Vec<Vec<Option<SegmentForm>>>,
     stages: &[Arc<RouteFormHandle>],
-) -> Result<Vec<Vec<Option<SegmentForm>>>, Refusal> {
+) -> Result<AppliedForms, Refusal> {
+    let mut query_families: Vec<BTreeSet<usize>> = Vec::new();
     if stages.is_empty() {
-        return Ok(forms);
+        return Ok(AppliedForms {
+            forms,
+            query_families,
+        });
     }
     let mut request = request_with_forms(records, paths, forms.clone());
     for stage in stages {
@@ -94,8 +131,14 @@ pub fn apply_route_forms(
                 request.routes[change.route].forms[change.segment] = Some(change.form);
             }
         }
+        for family in &outcome.query_families {
+            merge_family(&mut query_families, family, records.len());
+        }
     }
-    Ok(forms)
+    Ok(AppliedForms {
+        forms,
+        query_families,
+    })
 }
 
 /// Whether a proposed form fits a still-literal segment of a route (see the module docs).
@@ -391,6 +434,17 @@ fn escape(name: &str) -> String {
 mod tests {
     use super::*;
     use crate::testing::record;
+
+    #[test]
+    fn overlapping_query_families_merge_and_out_of_range_indexes_are_ignored() {
+        let mut families = Vec::new();
+        merge_family(&mut families, &[4, 5], 8);
+        merge_family(&mut families, &[1, 2], 8);
+        merge_family(&mut families, &[9, 3], 8);
+        assert_eq!(families.len(), 2, "a family of one known record is none");
+        merge_family(&mut families, &[2, 5, 12], 8);
+        assert_eq!(families, vec![BTreeSet::from([1, 2, 4, 5])]);
+    }
 
     #[test]
     fn answers_keep_only_scalars_a_path_spells_and_format_rules_fill_forms() {
