@@ -7,7 +7,9 @@
 //! folder lists it, while the plain reads stay the item views'. Folder listings composed from
 //! those entries (`rea_state::listings`): etcd's folders read with `sorted=true` list flat and
 //! with `recursive=true&sorted=true` deep, so a folder the build listed only flat answers deep;
-//! jupyter_server's listings hold no child's children, so none is composed.
+//! jupyter_server's listings hold no child's children, so none is composed. The root and the tools
+//! of every depth take each other's query names: etcd's root asked recursively composes its deep
+//! listing, and a name a tool took without a read showing it is refused (`shared-query`).
 
 use std::path::PathBuf;
 
@@ -261,4 +263,55 @@ fn jupyter_listings_leave_children_unlisted_and_compose_nothing() {
         "{:?}",
         served.state().folder_listings
     );
+}
+
+#[test]
+fn etcd_the_root_asked_recursively_composes_its_deep_listing() {
+    // The root tool took `recursive` from the folder tools (one query family), so the state is
+    // asked; the build read the root only with `sorted=true`.
+    let served = served("etcd");
+    let answer = from_state(&served, "/v2/keys/?recursive=true&sorted=true", None);
+    assert_eq!(answer["body"]["node"]["dir"], true);
+    let top = node_keys(&answer);
+    assert!(
+        top.contains(&"/config") && top.contains(&"/services"),
+        "{top:?}"
+    );
+    let config = answer["body"]["node"]["nodes"]
+        .as_array()
+        .and_then(|nodes| nodes.iter().find(|node| node["key"] == "/config"))
+        .expect("the config directory");
+    assert!(
+        config["nodes"]
+            .as_array()
+            .is_some_and(|nodes| !nodes.is_empty()),
+        "deep: {config}"
+    );
+}
+
+#[test]
+fn jupyter_query_names_taken_from_the_family_are_never_answered_as_absent() {
+    // `hash` was recorded on README.md only and `type` on a file read of another depth: the tools
+    // that took them from the query family hold no read showing what they do there, so the state
+    // refuses (the app answers a sha256 and a 400 not-a-file), never the plain document or
+    // listing as though the name were absent.
+    let served = served("jupyter_server");
+    let document = Some("/api/contents/{prefix-variance}/{sibling-variance}");
+    for (target, template) in [
+        ("/api/contents/notes/todo.md?hash=1", document),
+        ("/api/contents/notes?type=file", None),
+        ("/api/contents?type=directory", None),
+    ] {
+        let (tool, arguments) = call_for(&served, "GET", target, template);
+        let (answer, is_error) = served.call(&tool, arguments);
+        assert!(is_error, "{target}: {answer}");
+        assert_eq!(
+            answer["error"]["code"], "not_modelled",
+            "{target}: {answer}"
+        );
+        assert_eq!(
+            answer["error"]["data"]["reason"], "shared-query",
+            "{target}: {answer}"
+        );
+    }
 }

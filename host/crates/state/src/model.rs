@@ -328,8 +328,9 @@ pub struct ItemView {
     pub per_response_members: Vec<String>,
     /// Query keys whose recorded reads show the entity in another representation, each with its
     /// reason (`projection` or `variant`): a parameter (`name`), a value of one (`name=value`),
-    /// or a parameter every other line named (`!name`). A call naming the parameter, giving the
-    /// value, or leaving the parameter out replays its recording.
+    /// or a parameter every other line named (`!name`); and the parameters the tool took from a
+    /// query family, which no read of it shows (`shared-query`). A call naming the parameter,
+    /// giving the value, or leaving the parameter out replays its recording.
     pub projected_query_keys: BTreeMap<String, String>,
     /// The checked reads that asked for some fields only (a field-selection parameter such as
     /// `_fields`) and showed the entity with those fields.

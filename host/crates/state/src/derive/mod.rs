@@ -17,7 +17,8 @@
 //! 5. Verification: every item and list view is rendered from the state with the functions serving
 //!    uses ([`crate::render`]) and compared with its checked recordings; a view that does not
 //!    reproduce them is recorded (`item-differs`, `list-differs`), and parameters whose reads show
-//!    entities in another representation become `projected_query_keys`.
+//!    entities in another representation become `projected_query_keys`, as do the parameters
+//!    a tool took from a query family (recorded on none of its reads: `shared-query`).
 //!
 //! 6. Body queries ([`body_queries`]): a read whose query is its request body, read by the query
 //!    grammars into terms, is a view of a held type when evaluating its recorded bodies reproduces
@@ -155,6 +156,7 @@ fn derive_pass(
             })
         })
         .collect();
+    mark_shared_queries(manifest, &mut views);
     query_grammar::generalize(&mut views, &entities, rules);
     crate::selection::generalize(manifest, timeline, &mut views);
     crate::relations::generalize(manifest, timeline, (&types, &entities), &mut views);
@@ -346,6 +348,32 @@ pub(crate) fn marked_deleted(object: &Json) -> bool {
     DELETED_FLAGS
         .iter()
         .any(|flag| object.get(flag).and_then(Json::as_bool) == Some(true))
+}
+
+/// The reason a call naming a query parameter its tool took from a query family (recorded on
+/// none of its own records) replays its recording: no read shows what the parameter does there.
+pub(crate) const SHARED_QUERY: &str = "shared-query";
+
+/// Marks, on each item and list view, the query parameters its tool took from a query family
+/// (recorded on none of its records, see `rea_manifest`'s projection) as
+/// `projected_query_keys` with the reason [`SHARED_QUERY`], so a call naming one answers its
+/// recording or a `not_modelled` refusal, never the view as though the parameter were absent.
+/// A recorded view (folder entries and listings) checks a call's query pairs itself.
+fn mark_shared_queries(manifest: &Manifest, views: &mut [ReadView]) {
+    for view in views.iter_mut() {
+        let Some(tool) = manifest.tools.iter().find(|tool| tool.name == view.tool) else {
+            continue;
+        };
+        let keys = match &mut view.detail {
+            ViewDetail::Item(item) => &mut item.projected_query_keys,
+            ViewDetail::List(list) => &mut list.projected_query_keys,
+            _ => continue,
+        };
+        for parameter in tool.query_parameters.iter().filter(|q| q.records == 0) {
+            keys.entry(parameter.name.clone())
+                .or_insert_with(|| SHARED_QUERY.to_owned());
+        }
+    }
 }
 
 /// The query keys of failing lines, which show entities in another representation than the
