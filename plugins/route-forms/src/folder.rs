@@ -251,22 +251,25 @@ mod tests {
         }
     }
 
+    /// The root `/keys/` listing `/config` by name, and `/keys/config` listing these path runs.
+    fn key_listings(config: &[(&str, &str)]) -> Vec<RecordedRoute> {
+        vec![
+            listing("/keys/", &[("/node/nodes/0/key", "/config")], &[]),
+            listing("/keys/config", config, &[]),
+        ]
+    }
+
     #[test]
     fn entries_listed_by_path_and_their_root_become_parameters() {
-        let routes = vec![
-            listing("/keys/", &[("/node/nodes/0/key", "/config")], &[]),
-            listing(
-                "/keys/config",
-                &[
-                    ("/node/nodes/0/key", "/config/billing"),
-                    ("/node/nodes/0/nodes/0/key", "/config/billing/currency"),
-                ],
-                &[],
-            ),
+        let mut routes = key_listings(&[
+            ("/node/nodes/0/key", "/config/billing"),
+            ("/node/nodes/0/nodes/0/key", "/config/billing/currency"),
+        ]);
+        routes.extend([
             route("GET", "/keys/config/billing/currency", Some(&[])),
             route("PUT", "/keys/config/billing/currency", None),
             route("GET", "/keys/status", Some(&[])),
-        ];
+        ]);
         let changes = placeholders(&request(routes));
         let tree = "{folder-tree}".to_owned();
         assert_eq!(
@@ -286,18 +289,13 @@ mod tests {
 
     #[test]
     fn the_root_and_the_entries_of_a_tree_share_one_query_family() {
-        let routes = vec![
-            listing("/keys/", &[("/node/nodes/0/key", "/config")], &[]),
-            listing(
-                "/keys/config",
-                &[("/node/nodes/0/key", "/config/billing")],
-                &[],
-            ),
+        let mut routes = key_listings(&[("/node/nodes/0/key", "/config/billing")]);
+        routes.extend([
             route("GET", "/keys/config/billing", Some(&[])),
             route("GET", "/keys/config/billing/history", Some(&[])),
             route("GET", "/status", Some(&[])),
             route("DELETE", "/keys/config", None),
-        ];
+        ]);
         let outcome = FolderTree
             .apply(&request(routes))
             .expect("the form answers");
