@@ -182,8 +182,13 @@ pub fn operator_word(word: &str) -> Option<&'static str> {
 /// - `in`, `nin`: one of / none of a comma-separated list;
 /// - `like`: contains, case-insensitively; `starts`, `ends`: begins / ends with;
 /// - `null`, `nnull`: the field is absent or null (value `true`/`1`) or not (`false`/`0`);
-/// - `between`: within two comma-separated bounds, inclusive.
-pub const OPERATORS: [(&str, &[&str]); 14] = [
+/// - `between`: within two comma-separated bounds, inclusive;
+/// - `pattern`: an SQL `LIKE` pattern (`%` any run of characters, `_` one), case-insensitively;
+///   its word `like` reads as the substring operator `like` wherever a recording established
+///   that (see [`operator_word`]), and spells `pattern` only where a family of spellings that
+///   never established it is completed;
+/// - `glob`: a glob pattern (`*` any run, `?` one character, `[…]` one of a set), case-sensitively.
+pub const OPERATORS: [(&str, &[&str]); 16] = [
     ("eq", &["eq"]),
     ("ne", &["ne", "neq", "not"]),
     ("gt", &["gt"]),
@@ -198,6 +203,8 @@ pub const OPERATORS: [(&str, &[&str]); 14] = [
     ("null", &["isnull", "null"]),
     ("nnull", &["notnull", "nnull"]),
     ("between", &["between"]),
+    ("pattern", &["like"]),
+    ("glob", &["glob"]),
 ];
 
 /// The order comparisons.
@@ -267,7 +274,7 @@ mod tests {
             vec![QueryRole::filter("views", "like")]
         );
         // An unknown operator word, an unheld field, or a deeper path proposes nothing.
-        assert!(candidate_roles("filter[state][_glob]", &has).is_empty());
+        assert!(candidate_roles("filter[state][_regex]", &has).is_empty());
         assert!(candidate_roles("filter[colour][_eq]", &has).is_empty());
         assert!(candidate_roles("filter[project][code][_eq]", &has).is_empty());
     }
@@ -292,7 +299,10 @@ mod tests {
         assert_eq!(operator_word("isnull"), Some("null"));
         assert_eq!(operator_word("_nnull"), Some("nnull"));
         assert_eq!(operator_word("between"), Some("between"));
-        assert_eq!(operator_word("glob"), None);
+        assert_eq!(operator_word("glob"), Some("glob"));
+        // `like` names the substring operator a recording establishes; `regex` is no word.
+        assert_eq!(operator_word("_like"), Some("like"));
+        assert_eq!(operator_word("regex"), None);
         let has = |field: &str| field == "due";
         assert_eq!(
             candidate_roles("due__notnull", &has),

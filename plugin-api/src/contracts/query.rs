@@ -34,8 +34,9 @@ pub enum QueryRole {
         /// The field (dotted for nested members).
         field: String,
         /// One of [`crate::query_fields::OPERATORS`]: `eq`, `ne`, `gt`, `gte`, `lt`, `lte`, `in`,
-        /// `nin`, `like`, `starts`, `ends`, `null`, `nnull`, `between`; or `token`: the field is
-        /// a space-separated word list (`[[…]]` groups words) holding the value as one item.
+        /// `nin`, `like`, `starts`, `ends`, `null`, `nnull`, `between`, `pattern`, `glob`; or
+        /// `token`: the field is a space-separated word list (`[[…]]` groups words) holding the
+        /// value as one item.
         op: String,
     },
     /// Keeps members with the value in some text, case-insensitively.

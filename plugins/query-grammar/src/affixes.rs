@@ -13,8 +13,10 @@
 //!   list operator (`in`, `nin`: `__lte` and `__in`, `][_lte]` and `][_in]`; not a `_like` with
 //!   `_gte`, a fixed set), the spelling is an operator slot and takes every operator word
 //!   of the shared vocabulary (`rea_plugin_api::query_fields::OPERATORS`: `__startswith`,
-//!   `][_null]`, `__notin` …), in each spelling the vocabulary knows for an operator the family
-//!   did not establish, and only in the established one for an operator it did.
+//!   `][_null]`, `__notin`, the patterns `__like` and `__glob` …), in each spelling the
+//!   vocabulary knows for an operator the family did not establish, and only in the established
+//!   one for an operator it did, besides that word's case-insensitive `i` spelling where the
+//!   vocabulary has one (`][_icontains]` beside an established `][_contains]`).
 //! - Nested fields: a filter on a dotted field (`sla.hours`) extends the forms to the members of
 //!   object fields.
 //! - Sorts, directions, searches, pages, page sizes, offsets and ends established by name on one
@@ -180,26 +182,40 @@ impl Grammar {
     }
 
     /// Completes every family of spellings (see the module docs): the order comparisons, or
-    /// every operator word when the family also holds a list operator.
+    /// every operator word when the family also holds a list operator (for an operator the
+    /// family established, only the case-insensitive `i` spelling of its established word:
+    /// `_icontains` beside `_contains`, which the substring operator reads case-insensitively).
     fn complete_families(&mut self) {
-        let mut families: BTreeMap<Form, BTreeSet<&str>> = BTreeMap::new();
+        let mut families: BTreeMap<Form, BTreeMap<&str, BTreeSet<String>>> = BTreeMap::new();
         for (form, op) in &self.forms {
-            if let Some(template) = template_of(form, op) {
-                families.entry(template).or_default().insert(op.as_str());
+            if let Some((template, word)) = template_of(form, op) {
+                families
+                    .entry(template)
+                    .or_default()
+                    .entry(op.as_str())
+                    .or_default()
+                    .insert(word);
             }
         }
         let mut added: Vec<(Form, &str)> = Vec::new();
-        for (template, ops) in families {
+        for (template, established) in families {
+            let ops: BTreeSet<&str> = established.keys().copied().collect();
             if ops.len() < 2 || !ops.iter().any(|op| ORDER_COMPARISONS.contains(op)) {
                 continue;
             }
             let slot = ops.iter().any(|op| SET_OPERATORS.contains(op));
             for (op, words) in OPERATORS {
-                let completes = ORDER_COMPARISONS.contains(&op) || (slot && !ops.contains(op));
-                if !completes {
-                    continue;
-                }
                 for word in words.iter() {
+                    let insensitive = || {
+                        established.get(op).is_some_and(|spelled| {
+                            spelled.iter().any(|known| format!("i{known}") == *word)
+                        })
+                    };
+                    let completes = ORDER_COMPARISONS.contains(&op)
+                        || (slot && (!ops.contains(op) || insensitive()));
+                    if !completes {
+                        continue;
+                    }
                     let form = (
                         template.0.replace(PLACEHOLDER, word),
                         template.1.replace(PLACEHOLDER, word),
@@ -265,9 +281,9 @@ fn form_of(name: &str, field: &str) -> Option<Form> {
 const PLACEHOLDER: &str = "\u{0}";
 
 /// A form with its operator word (the last run of letters spelling the operator, after the
-/// field, else before it) replaced by [`PLACEHOLDER`].
-fn template_of(form: &Form, op: &str) -> Option<Form> {
-    let replace = |affix: &str| -> Option<String> {
+/// field, else before it) replaced by [`PLACEHOLDER`], and that word (lower case).
+fn template_of(form: &Form, op: &str) -> Option<(Form, String)> {
+    let replace = |affix: &str| -> Option<(String, String)> {
         let mut runs: Vec<(usize, usize)> = Vec::new();
         let mut start: Option<usize> = None;
         for (index, character) in affix.char_indices().chain([(affix.len(), ' ')]) {
@@ -284,11 +300,14 @@ fn template_of(form: &Form, op: &str) -> Option<Form> {
             .into_iter()
             .rev()
             .find(|(begin, end)| operator_word(&affix[*begin..*end]) == Some(op))?;
-        Some(format!("{}{PLACEHOLDER}{}", &affix[..begin], &affix[end..]))
+        Some((
+            format!("{}{PLACEHOLDER}{}", &affix[..begin], &affix[end..]),
+            affix[begin..end].to_ascii_lowercase(),
+        ))
     };
     match replace(&form.1) {
-        Some(after) => Some((form.0.clone(), after)),
-        None => replace(&form.0).map(|before| (before, form.1.clone())),
+        Some((after, word)) => Some(((form.0.clone(), after), word)),
+        None => replace(&form.0).map(|(before, word)| ((before, form.1.clone()), word)),
     }
 }
 
@@ -437,7 +456,7 @@ mod tests {
             Some(&filter("budget", "null"))
         );
         // No word the vocabulary lacks, and no bare field without established equality.
-        assert!(!projects.contains_key("filter[status][_glob]"));
+        assert!(!projects.contains_key("filter[status][_regex]"));
         assert!(!projects.contains_key("budget"));
     }
 
@@ -468,6 +487,27 @@ mod tests {
         assert_eq!(
             extended.get("title__notnull"),
             Some(&filter("title", "nnull"))
+        );
+        // The patterns complete the slot; the established word's `i` spelling does too.
+        assert_eq!(
+            extended.get("title__like"),
+            Some(&filter("title", "pattern"))
+        );
+        assert_eq!(extended.get("title__glob"), Some(&filter("title", "glob")));
+        let tasks = roles(&[
+            ("filter[priority][_lte]", filter("priority", "lte")),
+            ("filter[assignee][_in]", filter("assignee", "in")),
+            ("filter[title][_contains]", filter("title", "like")),
+        ]);
+        let grammar = Grammar::learn([&tasks]);
+        let extended = grammar.extend(&list(&tasks, &["title", "state"], &[]));
+        assert_eq!(
+            extended.get("filter[state][_icontains]"),
+            Some(&filter("state", "like"))
+        );
+        assert_eq!(
+            extended.get("filter[title][_icontains]"),
+            Some(&filter("title", "like"))
         );
         // Order comparisons with a `like` are no operator slot.
         let tickets = roles(&[

@@ -189,6 +189,10 @@ fn role_description(role: &crate::model::QueryRole) -> String {
                 "null" => format!("{field} is null (true) or not (false)"),
                 "nnull" => format!("{field} is not null (true) or is (false)"),
                 "between" => format!("{field} is within the two comma-separated bounds"),
+                "pattern" => format!(
+                    "{field} matches the SQL LIKE pattern (% any characters, _ one), in any case"
+                ),
+                "glob" => format!("{field} matches the glob pattern (* any characters, ? one)"),
                 _ => format!("{field} is {op} the value"),
             };
             format!(

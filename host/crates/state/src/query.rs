@@ -14,6 +14,7 @@
 use std::cmp::Ordering;
 
 use rea_plugin_api::json::{Json, Object};
+use regex::Regex;
 
 use crate::model::{QueryModel, QueryRole};
 use crate::render::scalar_text;
@@ -134,6 +135,54 @@ fn filter_matches(object: &Object, field: &str, op: &str, argument: &str) -> boo
         }),
         _ => false,
     }
+}
+
+/// The operators whose argument is a pattern: `pattern` (an SQL `LIKE` pattern) and `glob`.
+pub const PATTERN_OPERATORS: [&str; 2] = ["pattern", "glob"];
+
+/// A pattern filter's argument as an anchored regular expression (everything else escaped):
+/// for `pattern`, an SQL `LIKE` pattern (`%` any run of characters, `_` one), matched
+/// case-insensitively; for `glob`, a glob (`*` any run, `?` one character, `[…]` one of a set,
+/// `[^…]` none of it, ranges with `-`), matched case-sensitively. `None` for a set without its
+/// closing `]` or another operator.
+pub fn pattern_regex(op: &str, argument: &str) -> Option<Regex> {
+    let mut expression = String::from(if op == "pattern" { "(?is)^" } else { "(?s)^" });
+    let mut characters = argument.chars();
+    while let Some(character) = characters.next() {
+        match (op, character) {
+            ("pattern", '%') | ("glob", '*') => expression.push_str(".*"),
+            ("pattern", '_') | ("glob", '?') => expression.push('.'),
+            ("glob", '[') => expression.push_str(&glob_set(&mut characters)?),
+            ("pattern" | "glob", other) => {
+                expression.push_str(&regex::escape(other.encode_utf8(&mut [0; 4])))
+            }
+            _ => return None,
+        }
+    }
+    expression.push('$');
+    Regex::new(&expression).ok()
+}
+
+/// The rest of a glob set after its `[` as a regular-expression class (a `]` first in the set
+/// is one of its members; `-` between two members is a range); `None` without a closing `]`.
+fn glob_set(characters: &mut std::str::Chars<'_>) -> Option<String> {
+    let mut class = String::from("[");
+    let mut first = true;
+    loop {
+        let character = characters.next()?;
+        match character {
+            '^' if first => {
+                class.push('^');
+                continue;
+            }
+            ']' if !first => break,
+            '-' => class.push('-'),
+            other => class.push_str(&regex::escape(other.encode_utf8(&mut [0; 4]))),
+        }
+        first = false;
+    }
+    class.push(']');
+    Some(class)
 }
 
 /// The items of a space-separated word list in which `[[…]]` groups words into one item
@@ -286,8 +335,10 @@ pub fn order_matches(
 
 /// What a call's query arguments select, by the roles the model gives them.
 struct Selection<'a> {
-    /// `(field, operator, argument)` of each filter.
+    /// `(field, operator, argument)` of each filter but the pattern filters.
     filters: Vec<(&'a str, &'a str, &'a str)>,
+    /// `(field, pattern)` of each pattern filter (see [`pattern_regex`]).
+    patterns: Vec<(&'a str, Regex)>,
     /// Each search's text, lower-cased.
     searches: Vec<String>,
     /// The sort keys, each with whether it sorts descending.
@@ -304,6 +355,7 @@ impl<'a> Selection<'a> {
     fn read(model: &'a QueryModel, arguments: &'a [(String, String)]) -> Option<Self> {
         let mut selection = Selection {
             filters: Vec::new(),
+            patterns: Vec::new(),
             searches: Vec::new(),
             sort_keys: Vec::new(),
             orders: Vec::new(),
@@ -327,6 +379,10 @@ impl<'a> Selection<'a> {
     /// Adds one argument of a role; `None` when its value cannot be read.
     fn add(&mut self, role: &'a QueryRole, value: &'a str) -> Option<()> {
         match role {
+            QueryRole::Filter { field, op } if PATTERN_OPERATORS.contains(&op.as_str()) => {
+                self.patterns
+                    .push((field.as_str(), pattern_regex(op, value)?));
+            }
             QueryRole::Filter { field, op } => {
                 self.filters.push((field.as_str(), op.as_str(), value))
             }
@@ -374,6 +430,11 @@ impl<'a> Selection<'a> {
         self.filters
             .iter()
             .all(|(field, op, argument)| filter_matches(object, field, op, argument))
+            && self.patterns.iter().all(|(field, pattern)| {
+                field_value(object, field)
+                    .and_then(scalar_text)
+                    .is_some_and(|text| pattern.is_match(&text))
+            })
             && self
                 .searches
                 .iter()
@@ -626,6 +687,51 @@ mod tests {
             run(&words, &[("views_between", "40,120")], &data),
             Some(vec![0, 1, 2])
         );
+    }
+
+    #[test]
+    fn pattern_filters_match_like_and_glob_patterns() {
+        let data = objects(POSTS);
+        let patterns = model_of_filters(&[
+            ("title__like", "title", "pattern"),
+            ("title__glob", "title", "glob"),
+        ]);
+        // `LIKE`: `%` any run, `_` one character, case-insensitively; anchored at both ends.
+        assert_eq!(
+            run(&patterns, &[("title__like", "%TIPS")], &data),
+            Some(vec![1])
+        );
+        assert_eq!(
+            run(&patterns, &[("title__like", "%t%")], &data),
+            Some(vec![0, 1, 2, 3])
+        );
+        assert_eq!(
+            run(&patterns, &[("title__like", "n_tes")], &data),
+            Some(vec![3])
+        );
+        assert_eq!(run(&patterns, &[("title__like", "tips")], &data), Some(vec![]));
+        // Other regular-expression characters are literal.
+        assert_eq!(run(&patterns, &[("title__like", ".*")], &data), Some(vec![]));
+        // Glob: `*`, `?`, sets and ranges, case-sensitively.
+        assert_eq!(
+            run(&patterns, &[("title__glob", "*REST*")], &data),
+            Some(vec![2])
+        );
+        assert_eq!(run(&patterns, &[("title__glob", "*rest*")], &data), Some(vec![]));
+        assert_eq!(
+            run(&patterns, &[("title__glob", "[GP]*")], &data),
+            Some(vec![0, 1])
+        );
+        assert_eq!(
+            run(&patterns, &[("title__glob", "[^A-N]*")], &data),
+            Some(vec![1, 2])
+        );
+        assert_eq!(
+            run(&patterns, &[("title__glob", "Note?")], &data),
+            Some(vec![3])
+        );
+        // A set without its closing bracket is not read.
+        assert_eq!(run(&patterns, &[("title__glob", "[GP*")], &data), None);
     }
 
     #[test]
