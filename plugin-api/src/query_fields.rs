@@ -102,7 +102,7 @@ pub fn candidate_roles(name: &str, has_field: &dyn Fn(&str) -> bool) -> Vec<Quer
             op: "eq".to_owned(),
         });
     }
-    const SUFFIXES: [(&str, &str); 19] = [
+    const SUFFIXES: [(&str, &str); 21] = [
         ("_gte", "gte"),
         ("_lte", "lte"),
         ("_gt", "gt"),
@@ -122,6 +122,8 @@ pub fn candidate_roles(name: &str, has_field: &dyn Fn(&str) -> bool) -> Vec<Quer
         ("__notnull", "nnull"),
         ("__startswith", "starts"),
         ("__endswith", "ends"),
+        ("__like", "pattern"),
+        ("__glob", "glob"),
     ];
     const PREFIXES: [(&str, &str); 8] = [
         ("in_", "in"),
@@ -303,6 +305,15 @@ mod tests {
         // `like` names the substring operator a recording establishes; `regex` is no word.
         assert_eq!(operator_word("_like"), Some("like"));
         assert_eq!(operator_word("regex"), None);
+        let has = |field: &str| field == "title";
+        assert_eq!(
+            candidate_roles("title__like", &has),
+            vec![QueryRole::filter("title", "pattern")]
+        );
+        assert_eq!(
+            candidate_roles("title__glob", &has),
+            vec![QueryRole::filter("title", "glob")]
+        );
         let has = |field: &str| field == "due";
         assert_eq!(
             candidate_roles("due__notnull", &has),

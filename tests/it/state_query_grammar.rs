@@ -173,7 +173,8 @@ fn a_parameter_no_grammar_explains_stays_refused() {
 #[test]
 fn an_operator_slot_takes_every_operator_word_of_the_vocabulary() {
     // Recorded: priority__lte, assignee__in, title__contains, due__notnull, status__notin; the
-    // `__` spelling is an operator slot. Never recorded: startswith, endswith, not, isnull.
+    // `__` spelling is an operator slot. Never recorded: startswith, endswith, not, isnull, like,
+    // glob.
     assert_live_answers(
         "datasette",
         "get_tracker_tasks_json",
@@ -182,10 +183,13 @@ fn an_operator_slot_takes_every_operator_word_of_the_vocabulary() {
             "GET /tracker/tasks.json?title__endswith=page",
             "GET /tracker/tasks.json?assignee__not=ana",
             "GET /tracker/tasks.json?due__isnull=1",
+            // The pattern operators: an SQL LIKE pattern (case-insensitive) and a glob.
+            "GET /tracker/tasks.json?title__like=%25key%25",
+            "GET /tracker/tasks.json?title__glob=%2AAPI%2A",
         ],
     );
     // Recorded: `_eq`, `_lte`, `_contains`, `_in` in filter[field][op]; never `_between`,
-    // `_null`, `_nnull`, `_starts_with`, `_nin`.
+    // `_null`, `_nnull`, `_starts_with`, `_nin`, `_icontains`.
     assert_live_answers(
         "directus",
         "get_items_tasks",
@@ -194,6 +198,8 @@ fn an_operator_slot_takes_every_operator_word_of_the_vocabulary() {
             "GET /items/tasks?filter%5Bassignee%5D%5B_null%5D=true",
             "GET /items/tasks?filter%5Btitle%5D%5B_starts_with%5D=Write",
             "GET /items/tasks?filter%5Bassignee%5D%5B_nin%5D=ana%2Cbo",
+            // The case-insensitive `i` spelling of the established `_contains`.
+            "GET /items/tasks?filter%5Btitle%5D%5B_icontains%5D=LOGIN",
         ],
     );
 }
@@ -201,8 +207,8 @@ fn an_operator_slot_takes_every_operator_word_of_the_vocabulary() {
 #[test]
 fn an_operator_word_the_vocabulary_lacks_stays_refused() {
     for (app, tool, name) in [
-        ("datasette", "get_tracker_tasks_json", "title__glob"),
-        ("directus", "get_items_tasks", "filter[title][_glob]"),
+        ("datasette", "get_tracker_tasks_json", "title__regex"),
+        ("directus", "get_items_tasks", "filter[title][_regex]"),
     ] {
         let (served, _) = served_with_probes(app);
         let mut arguments = Map::new();
