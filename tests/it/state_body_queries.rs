@@ -2,13 +2,14 @@
 //! query-grammar stage (`split_body`) into terms the state evaluates over the entities it holds,
 //! so a probe body the build never sent is answered from the state with the live body. On two
 //! recorded applications with two body languages: PouchDB's Mango `_find` (`mango-selector`) and
-//! MLflow's `runs/search` and `experiments/search` (`search-filter`). A body no grammar reads, or
-//! a page whose envelope no recording showed, is refused, never answered with another body's
-//! recording.
+//! MLflow's `runs/search` and `experiments/search` (`search-filter`). A page leaving matches out
+//! carries the page token the recorded pages show (minted from the next page's offset). A body
+//! no grammar reads, or a page whose envelope no recording showed, is refused, never answered
+//! with another body's recording.
 
 use rea_manifest::catalog::ArgumentTarget;
 use rea_plugin_api::contracts::capture::CaptureRecord;
-use rea_state::model::{BodyQueryView, DefaultOrder, EnvelopePresence, ViewDetail};
+use rea_state::model::{BodyQueryView, DefaultOrder, EnvelopePresence, PageToken, ViewDetail};
 use serde_json::{Map, Value};
 
 use crate::state_query_grammar::served_with_probes;
@@ -187,7 +188,7 @@ fn a_body_the_grammars_do_not_read_is_refused_never_another_bodys_recording() {
 }
 
 #[test]
-fn a_page_leaving_matches_out_answers_only_what_the_state_can_mint() {
+fn a_page_leaving_matches_out_answers_only_the_token_the_state_can_mint() {
     // experiments/search was never recorded with a page leaving experiments out, so the page
     // token such a page carries is unknown.
     let (mlflow, probes) = served_with_probes("mlflow");
@@ -197,11 +198,20 @@ fn a_page_leaving_matches_out_answers_only_what_the_state_can_mint() {
         EXPERIMENTS,
         arguments(&mlflow, EXPERIMENTS, record),
     );
-    // A runs page leaving runs out carries a token minted per answer: the first page by a
-    // metric the build never paged is refused, and the build's own first page answers the
-    // recording of that very body.
-    let record = probe(&probes, 5);
-    assert_refused(&mlflow, RUNS, arguments(&mlflow, RUNS, record));
+    // A runs page leaving runs out carries the token the build's pages show (the base64 of
+    // `{"offset": n}`, n the next page's offset), minted from the state: the first page of 3 by
+    // a metric the build never paged answers live.
+    assert_eq!(
+        view(&mlflow, RUNS).page_token,
+        Some(PageToken {
+            member: "next_page_token".to_owned(),
+            prefix: "{\"offset\": ".to_owned(),
+            suffix: "}".to_owned(),
+        })
+    );
+    assert_eq!(view(&mlflow, EXPERIMENTS).page_token, None);
+    assert_live_answers("mlflow", RUNS, &[5]);
+    // The build's own first page answers the recording of that very body.
     let recorded = mlflow
         .records
         .iter()

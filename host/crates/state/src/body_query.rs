@@ -10,7 +10,9 @@ use std::collections::BTreeSet;
 use rea_plugin_api::contracts::query::BODY_FIELDS_TERM;
 use rea_plugin_api::json::{Json, Object};
 
-use crate::model::{BodyQueryView, DefaultOrder, Entity, EnvelopePresence, QueryModel, QueryRole};
+use crate::model::{
+    BodyQueryView, DefaultOrder, Entity, EnvelopePresence, PageToken, QueryModel, QueryRole,
+};
 use crate::query::evaluate;
 use crate::render::{identity_value, project_to, scalar_text};
 use crate::rules::RuleSet;
@@ -140,6 +142,8 @@ pub struct Listed {
     pub members: Vec<Json>,
     /// Whether matches lie beyond the page.
     pub left_out: bool,
+    /// The offset of the page after this one (the page's offset plus the members it listed).
+    pub next_offset: usize,
 }
 
 /// Evaluates the terms over the candidates (already in default order); `None` when the model
@@ -168,13 +172,18 @@ pub fn list(terms: &BodyTerms, candidates: &[&Entity]) -> Option<Listed> {
             }
         })
         .collect::<Vec<_>>();
-    let left_out = offset + members.len() < evaluated.matched;
-    Some(Listed { members, left_out })
+    let next_offset = offset + members.len();
+    Some(Listed {
+        members,
+        left_out: next_offset < evaluated.matched,
+        next_offset,
+    })
 }
 
 /// The answer body of a listing in the view's envelope; `None` when the envelope holds a member
-/// the state cannot compute for it (a page token of a page that left matches out), or no
-/// recording showed the envelope of a page that left matches out and this one does.
+/// the state cannot compute for it (a page token of a page that left matches out, unless the
+/// view learned how its token is minted), or no recording showed the envelope of a page that
+/// left matches out and this one does.
 pub fn answer_body(view: &BodyQueryView, terms: &BodyTerms, listed: Listed) -> Option<Json> {
     if listed.left_out && !view.partial_pages {
         return None;
@@ -194,7 +203,14 @@ pub fn answer_body(view: &BodyQueryView, terms: &BodyTerms, listed: Listed) -> O
             }
             EnvelopePresence::Paged => {
                 if listed.left_out {
-                    return None;
+                    let token = view
+                        .page_token
+                        .as_ref()
+                        .filter(|token| token.member == member.member)?;
+                    object.insert(
+                        member.member.clone(),
+                        Json::String(mint_token(token, listed.next_offset)),
+                    );
                 }
                 false
             }
@@ -207,6 +223,12 @@ pub fn answer_body(view: &BodyQueryView, terms: &BodyTerms, listed: Listed) -> O
         object.insert(view.list_member.clone(), list);
     }
     Some(Json::Object(object))
+}
+
+/// A page token naming the page at `offset` (see [`PageToken`]).
+pub fn mint_token(token: &PageToken, offset: usize) -> String {
+    let text = format!("{}{offset}{}", token.prefix, token.suffix);
+    rea_plugin_api::contracts::capture::base64::encode(text.as_bytes())
 }
 
 impl crate::service::StateService {
@@ -299,6 +321,7 @@ mod tests {
             default_order: DefaultOrder::State,
             envelope,
             partial_pages,
+            page_token: None,
             record_ordinal: 0,
             record_ordinals: vec![0],
         }
@@ -343,6 +366,7 @@ mod tests {
         let listed = list(&paged, &members).expect("evaluated");
         assert_eq!(listed.members, vec![json(r#"{"title": "b"}"#)]);
         assert!(listed.left_out);
+        assert_eq!(listed.next_offset, 2);
         let last = terms(&[("skip", "2", QueryRole::Offset)], &[]);
         assert!(!list(&last, &members).expect("evaluated").left_out);
     }
@@ -362,6 +386,7 @@ mod tests {
         let listed = |left_out| Listed {
             members: Vec::new(),
             left_out,
+            next_offset: 3,
         };
         let plain = terms(&[], &["status"]);
         let body = answer_body(&view(envelope.clone(), true), &plain, listed(false)).unwrap();
@@ -372,8 +397,17 @@ mod tests {
         let indexed = terms(&[], &["year"]);
         let body = answer_body(&view(envelope.clone(), true), &indexed, listed(false)).unwrap();
         assert_eq!(body, json(r#"{"items": [], "always": "x"}"#));
-        // A page token is minted per answer: a page leaving matches out is not modelled.
-        assert!(answer_body(&view(envelope, true), &plain, listed(true)).is_none());
+        // A page token is minted per answer: a page leaving matches out is not modelled, unless
+        // the view learned how its token is minted.
+        assert!(answer_body(&view(envelope.clone(), true), &plain, listed(true)).is_none());
+        let mut minting = view(envelope, true);
+        minting.page_token = Some(PageToken {
+            member: "token".to_owned(),
+            prefix: "{\"offset\": ".to_owned(),
+            suffix: "}".to_owned(),
+        });
+        let body = answer_body(&minting, &plain, listed(true)).unwrap();
+        assert_eq!(body.get("token"), Some(&Json::from("eyJvZmZzZXQiOiAzfQ==")));
         // Nor is such a page where no recording showed one.
         let bare = view(vec![member("always", EnvelopePresence::Always)], false);
         assert!(answer_body(&bare, &plain, listed(true)).is_none());

@@ -421,10 +421,26 @@ pub struct BodyQueryView {
     /// Whether a recording showed a page that left matches out (otherwise the envelope of such a
     /// page is unknown, and a call whose page leaves matches out is not modelled).
     pub partial_pages: bool,
+    /// How the page token of a page leaving matches out is minted, when every recorded such page
+    /// showed it as the base64 of one text holding the next page's offset.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub page_token: Option<PageToken>,
     /// The record whose status and headers answers take.
     pub record_ordinal: u64,
     /// The checked recordings the view reproduces.
     pub record_ordinals: Vec<u64>,
+}
+
+/// A page token learned from a body query's recorded pages: the standard base64 of `prefix`,
+/// the next page's offset in decimal, then `suffix` (`{"offset": 3}`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PageToken {
+    /// The envelope member holding it.
+    pub member: String,
+    /// The decoded text before the offset.
+    pub prefix: String,
+    /// The decoded text after it.
+    pub suffix: String,
 }
 
 /// The order of a body query that names no sort, learned from the recordings that named none.

@@ -15,7 +15,8 @@ use super::entities::{Entities, collection_key};
 use super::recorded;
 use crate::body_query::{BodyTerms, answer_body, default_ordered, list, read_body};
 use crate::model::{
-    BodyEnvelopeMember, BodyQueryView, DefaultOrder, Entity, EnvelopePresence, ViewDetail,
+    BodyEnvelopeMember, BodyQueryView, DefaultOrder, Entity, EnvelopePresence, PageToken,
+    ViewDetail,
 };
 use crate::observation::{Observation, RequestBody, Timeline};
 use crate::render::{identity_value, scalar_text};
@@ -86,6 +87,8 @@ pub fn derive(
     let Some((envelope, list_position)) = learn_envelope(&read, &list_member, &left_out) else {
         return recorded("body-envelope");
     };
+    let listed = |call: &Recorded| listed_with(default_order, call);
+    let page_token = learn_page_token(&read, &envelope, &listed);
     let view = BodyQueryView {
         entity_type: entity_type.clone(),
         list_member,
@@ -93,10 +96,10 @@ pub fn derive(
         default_order,
         envelope,
         partial_pages: left_out.contains(&true),
+        page_token,
         record_ordinal: first.observation.ordinal,
         record_ordinals: read.iter().map(|call| call.observation.ordinal).collect(),
     };
-    let listed = |call: &Recorded| listed_with(default_order, call);
     if !reproduces(&view, &read, &listed) {
         return recorded("body-differs");
     }
@@ -167,6 +170,62 @@ fn reproduces(
             .and_then(|listed| answer_body(&unpaged, &call.terms, listed))
             .is_some_and(|body| body == Json::Object(recorded))
     })
+}
+
+/// The page token of the view's one paged envelope member (see [`PageToken`]): the split of its
+/// decoded text around the next page's offset that every recorded page leaving matches out
+/// shows; `None` when one shows no such text, or two disagree.
+fn learn_page_token(
+    read: &[Recorded],
+    envelope: &[BodyEnvelopeMember],
+    listed: &dyn Fn(&Recorded) -> Option<crate::body_query::Listed>,
+) -> Option<PageToken> {
+    let mut paged = envelope
+        .iter()
+        .filter(|member| member.presence == EnvelopePresence::Paged);
+    let member = paged.next()?;
+    if paged.next().is_some() {
+        return None;
+    }
+    let mut form: Option<(String, String)> = None;
+    for call in read {
+        let listed = listed(call)?;
+        if !listed.left_out {
+            continue;
+        }
+        let token = call.answer.get(&member.member)?.as_str()?;
+        let bytes = rea_plugin_api::contracts::capture::base64::decode(token).ok()?;
+        let split = split_around(&String::from_utf8(bytes).ok()?, listed.next_offset)?;
+        if form.as_ref().is_some_and(|known| *known != split) {
+            return None;
+        }
+        form = Some(split);
+    }
+    let (prefix, suffix) = form?;
+    Some(PageToken {
+        member: member.member.clone(),
+        prefix,
+        suffix,
+    })
+}
+
+/// The text before and after the one whole decimal number `value` in `text`.
+fn split_around(text: &str, value: usize) -> Option<(String, String)> {
+    let digits = value.to_string();
+    let whole = |at: usize| {
+        let before = text[..at].chars().next_back();
+        let after = text[at + digits.len()..].chars().next();
+        !before.is_some_and(|c| c.is_ascii_digit()) && !after.is_some_and(|c| c.is_ascii_digit())
+    };
+    let mut found = text
+        .match_indices(digits.as_str())
+        .map(|(at, _)| at)
+        .filter(|at| whole(*at));
+    let at = found.next()?;
+    if found.next().is_some() {
+        return None;
+    }
+    Some((text[..at].to_owned(), text[at + digits.len()..].to_owned()))
 }
 
 /// The one top-level member every answer holds its list of objects in.
