@@ -709,15 +709,24 @@ mod tests {
             run(&patterns, &[("title__like", "n_tes")], &data),
             Some(vec![3])
         );
-        assert_eq!(run(&patterns, &[("title__like", "tips")], &data), Some(vec![]));
+        assert_eq!(
+            run(&patterns, &[("title__like", "tips")], &data),
+            Some(vec![])
+        );
         // Other regular-expression characters are literal.
-        assert_eq!(run(&patterns, &[("title__like", ".*")], &data), Some(vec![]));
+        assert_eq!(
+            run(&patterns, &[("title__like", ".*")], &data),
+            Some(vec![])
+        );
         // Glob: `*`, `?`, sets and ranges, case-sensitively.
         assert_eq!(
             run(&patterns, &[("title__glob", "*REST*")], &data),
             Some(vec![2])
         );
-        assert_eq!(run(&patterns, &[("title__glob", "*rest*")], &data), Some(vec![]));
+        assert_eq!(
+            run(&patterns, &[("title__glob", "*rest*")], &data),
+            Some(vec![])
+        );
         assert_eq!(
             run(&patterns, &[("title__glob", "[GP]*")], &data),
             Some(vec![0, 1])
