@@ -211,7 +211,7 @@ fn a_page_leaving_matches_out_answers_only_the_token_the_state_can_mint() {
     );
     assert_eq!(view(&mlflow, EXPERIMENTS).page_token, None);
     assert_live_answers("mlflow", RUNS, &[5]);
-    // The build's own first page answers the recording of that very body.
+    // The build's own first page answers from the state too, its token minted as recorded.
     let recorded = mlflow
         .records
         .iter()
@@ -228,7 +228,7 @@ fn a_page_leaving_matches_out_answers_only_the_token_the_state_can_mint() {
     assert_eq!(answer.get("body"), Some(&recorded_answer(recorded).1));
     assert_eq!(
         answer.pointer("/state/source").and_then(Value::as_str),
-        Some("recording")
+        Some("state")
     );
 }
 
