@@ -68,6 +68,7 @@ mod serve_one_command;
 mod serve_protocol;
 mod serve_socket;
 mod serve_state_mode;
+mod state_action_routes;
 mod state_body_queries;
 mod state_consistency;
 mod state_data_plane;

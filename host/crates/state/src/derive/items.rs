@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use rea_manifest::Manifest;
 use rea_manifest::segments::{split_path, template_value};
-use rea_plugin_api::json::{Json, Object};
+use rea_plugin_api::json::{Json, Object, escape_pointer_segment};
 
 use super::entities::{Entities, item_segments};
 use super::{latest_lines, marked_deleted, projected_keys, recorded};
@@ -54,7 +54,8 @@ pub(crate) fn identity_preference(name: &str) -> u8 {
     }
 }
 
-/// `(pointer, field)` pairs where an object echoes `id`: at the root or one envelope level down.
+/// `(pointer, field)` pairs where an object echoes `id`: at the root, one envelope level down, or
+/// as the one item of an envelope's array (a row page answering `{"rows": [{…}]}`: `/rows/0`).
 fn echo_candidates(body: &Json, id: &str) -> Vec<(String, String)> {
     let mut found = Vec::new();
     let Some(object) = body.as_object() else {
@@ -66,14 +67,17 @@ fn echo_candidates(body: &Json, id: &str) -> Vec<(String, String)> {
         }
     }
     for (key, value) in object.iter() {
-        if let Some(inner) = value.as_object() {
-            for (field, item) in inner.iter() {
-                if scalar_text(item).as_deref() == Some(id) {
-                    found.push((
-                        format!("/{}", rea_plugin_api::json::escape_pointer_segment(key)),
-                        field.to_owned(),
-                    ));
-                }
+        let (inner, pointer) = match value {
+            Json::Object(inner) => (inner, format!("/{}", escape_pointer_segment(key))),
+            Json::Array(items) => match items.as_slice() {
+                [Json::Object(inner)] => (inner, format!("/{}/0", escape_pointer_segment(key))),
+                _ => continue,
+            },
+            _ => continue,
+        };
+        for (field, item) in inner.iter() {
+            if scalar_text(item).as_deref() == Some(id) {
+                found.push((pointer.clone(), field.to_owned()));
             }
         }
     }
@@ -138,7 +142,14 @@ pub fn plan(
     if candidates.is_empty() {
         return Err(None);
     }
-    candidates.sort_by_key(|(pointer, field)| (!pointer.is_empty(), identity_preference(field)));
+    // The root first, then an envelope's object, then an array's one item.
+    candidates.sort_by_key(|(pointer, field)| {
+        (
+            !pointer.is_empty(),
+            pointer.ends_with("/0"),
+            identity_preference(field),
+        )
+    });
     let (entity_pointer, identity_field) = candidates.swap_remove(0);
     let entity_type = collection_template(&written, last);
     match entities.entity_type(&entity_type) {
@@ -673,4 +684,32 @@ pub(crate) fn differing_envelope_members(pointer: &str, lines: &[&Observation]) 
         }
     }
     differing
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parsed(text: &str) -> Json {
+        Json::parse(text.as_bytes()).expect("JSON")
+    }
+
+    #[test]
+    fn an_entity_is_echoed_at_the_root_in_an_envelope_or_as_an_arrays_one_item() {
+        let root = parsed(r#"{"id": 7, "title": "x"}"#);
+        assert_eq!(echo_candidates(&root, "7"), [(String::new(), "id".into())]);
+        let envelope = parsed(r#"{"data": {"id": 7}}"#);
+        assert_eq!(
+            echo_candidates(&envelope, "7"),
+            [("/data".into(), "id".into())]
+        );
+        let row_page = parsed(r#"{"ok": true, "rows": [{"id": 7, "title": "x"}]}"#);
+        assert_eq!(
+            echo_candidates(&row_page, "7"),
+            [("/rows/0".into(), "id".into())]
+        );
+        // An array of several items, or of scalars, holds no one entity.
+        let list = parsed(r#"{"rows": [{"id": 7}, {"id": 8}], "keys": ["7"]}"#);
+        assert!(echo_candidates(&list, "7").is_empty());
+    }
 }

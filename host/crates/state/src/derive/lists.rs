@@ -74,25 +74,22 @@ fn members_of<'a>(observation: &'a Observation, pointer: &str) -> &'a [Json] {
         .map_or(&[], Vec::as_slice)
 }
 
-/// The collection a list read's path lists under a type's collection template: the path itself
-/// when it fits the template segment by segment, else the path less a representation suffix on
-/// its last segment when that fits and the template's last segment is literal (`/tiddlers.json`
-/// lists `/tiddlers`: a dot and two to four ASCII letters). `None`: another collection's list.
+/// The collection a list read's path lists under a type's collection template: the path less a
+/// representation suffix on its last segment when that fits (`/tiddlers.json` lists `/tiddlers`,
+/// `/db/tasks.json` lists `/db/tasks` of `/db/{table}`: a dot and two to four ASCII letters), else
+/// the path itself when it fits the template segment by segment. `None`: another collection's
+/// list.
 pub fn listed_collection(path: &str, template: &str) -> Option<String> {
-    if fits_template(path, template) {
-        return Some(path.to_owned());
-    }
-    let (stripped, suffix) = collection_key(path).rsplit_once('.')?;
-    let literal_last = split_path(template)
-        .last()
-        .is_some_and(|segment| !segment.starts_with('{'));
-    let representation =
-        (2..=4).contains(&suffix.len()) && suffix.bytes().all(|byte| byte.is_ascii_alphabetic());
-    (representation
-        && literal_last
-        && !stripped.ends_with('/')
-        && fits_template(stripped, template))
-    .then(|| stripped.to_owned())
+    let stripped = collection_key(path)
+        .rsplit_once('.')
+        .filter(|(stripped, suffix)| {
+            (2..=4).contains(&suffix.len())
+                && suffix.bytes().all(|byte| byte.is_ascii_alphabetic())
+                && !stripped.ends_with('/')
+                && fits_template(stripped, template)
+        })
+        .map(|(stripped, _)| stripped.to_owned());
+    stripped.or_else(|| fits_template(path, template).then(|| path.to_owned()))
 }
 
 /// Whether a path fits a template segment by segment (`{…}` fits any one segment).
@@ -1208,5 +1205,35 @@ impl Spellings {
         };
         self.sorted = Some(self.sorted.unwrap_or(true) && sorted);
         self.needed.2 |= sorted && stored_value != shown_value;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::listed_collection;
+
+    #[test]
+    fn a_representation_suffix_is_not_part_of_the_collection_listed() {
+        let listed = |path, template| listed_collection(path, template);
+        assert_eq!(
+            listed(
+                "/recipes/default/tiddlers.json",
+                "/recipes/default/tiddlers"
+            ),
+            Some("/recipes/default/tiddlers".into())
+        );
+        // A parameter segment would also take the suffixed name: the suffix still goes.
+        assert_eq!(
+            listed("/db/tasks.json", "/db/{table}"),
+            Some("/db/tasks".into())
+        );
+        assert_eq!(listed("/db/tasks", "/db/{table}"), Some("/db/tasks".into()));
+        // Not a representation suffix (digits, too long), or another collection.
+        assert_eq!(listed("/db/v1.2", "/db/{table}"), Some("/db/v1.2".into()));
+        assert_eq!(
+            listed("/db/tasks.backup", "/db/{table}"),
+            Some("/db/tasks.backup".into())
+        );
+        assert_eq!(listed("/other/tasks.json", "/db/{table}"), None);
     }
 }

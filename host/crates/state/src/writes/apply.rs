@@ -148,7 +148,9 @@ pub fn call_target(plan: &WritePlan, input: &WriteInput) -> Option<(String, Opti
             _ if plan.bulk => None,
             _ => target.entity_id.clone().or_else(|| {
                 let last = crate::derive::entities::item_segments(segments).len();
-                path_value(plan, segments, last.checked_sub(1)?)
+                let at = super::target::action_segment(&plan.path_template)
+                    .unwrap_or(last.checked_sub(1)?);
+                path_value(plan, segments, at)
             }),
         };
         return Some((tied.clone(), id));

@@ -366,7 +366,10 @@ fn settle_target(draft: &mut Draft, calls: &mut [Call], views: &Views) -> Result
 /// literal path's write, the one entity its calls showed. Calls into another collection (or
 /// naming another entity) are not the plan's.
 fn link_to_calls(draft: &mut Draft, calls: &mut [Call], views: &Views) -> Result<(), &'static str> {
-    let literal = matches!(draft.classified.kind, TargetKind::Linked { literal: true });
+    let literal = matches!(
+        draft.classified.kind,
+        TargetKind::Linked { literal: true, .. }
+    );
     let Some((entity_type, collection, id)) =
         draft.calls.iter().find_map(|call| calls[*call].key.clone())
     else {

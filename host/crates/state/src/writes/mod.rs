@@ -3,7 +3,8 @@
 //! `ARCHITECTURE.md` tells the same steps):
 //!
 //! 1. [`target`]: what a tool's path names (an entity of a type, a type's collection, a document
-//!    view's document), hence its effect.
+//!    view's document), hence its effect; [`action`]: an action route's calls say whether it acts
+//!    on the entity its path names.
 //! 2. [`observe`]: the calls in record order against a simulated state that adopts what each call
 //!    was observed to do: the entity before, what the call sent, the entity after (the first read
 //!    of it by id after the call, else the entity the answer showed, else gone when the first
@@ -37,6 +38,7 @@
 //! has a start. Otherwise it is withheld with the first reason that applies, in the order of
 //! [`model::WITHHELD_REASONS`].
 
+mod action;
 pub mod apply;
 pub mod confirm;
 mod dependents;
@@ -429,7 +431,7 @@ pub fn derive_write_plans(
         .iter()
         .enumerate()
         .filter(|(index, tool)| timeline.is_write(manifest, *index) && tool.inferred_from.is_none())
-        .map(|(index, tool)| Draft::new(index, tool, timeline, state, &views))
+        .map(|(index, _)| Draft::new(manifest, index, timeline, state, &views))
         .collect();
     if drafts.is_empty() {
         return (Vec::new(), Vec::new());
@@ -470,15 +472,18 @@ pub fn derive_write_plans(
 
 impl Draft {
     /// The draft of a write tool (pass 1): what its path names (an RPC-style write resolved by
-    /// its calls' bodies) and the target that gives its plan.
+    /// its calls' bodies, an action route by the reads after its calls) and the target that
+    /// gives its plan.
     fn new(
+        manifest: &Manifest,
         index: usize,
-        tool: &rea_manifest::ManifestTool,
         timeline: &Timeline,
         state: &StateView,
         views: &Views,
     ) -> Self {
+        let tool = &manifest.tools[index];
         let classified = target::classify(tool, state);
+        let classified = action::resolve(manifest, timeline, views, index, classified);
         let classified = match &classified.kind {
             TargetKind::Rpc { entity_type, .. } => {
                 let bodies: Vec<Option<&rea_plugin_api::json::Json>> = timeline

@@ -142,13 +142,16 @@ pub(crate) fn find_entity<'a>(
             .is_some_and(|found| id.is_none_or(|id| id == found))
     };
     let mut candidates: Vec<String> = vec![preferred.to_owned(), String::new()];
+    // An envelope's object member, or the one item of its array member (`{"rows": [{…}]}`).
     if let Json::Object(object) = response {
         for (key, value) in object.iter() {
-            if matches!(value, Json::Object(_)) {
-                candidates.push(format!(
-                    "/{}",
-                    rea_plugin_api::json::escape_pointer_segment(key)
-                ));
+            let key = rea_plugin_api::json::escape_pointer_segment(key);
+            match value {
+                Json::Object(_) => candidates.push(format!("/{key}")),
+                Json::Array(items) if matches!(items.as_slice(), [Json::Object(_)]) => {
+                    candidates.push(format!("/{key}/0"));
+                }
+                _ => {}
             }
         }
     }
@@ -542,7 +545,9 @@ impl Simulation<'_> {
                 entity_type,
                 segments,
             } => self.observe_bulk(entity_type, *segments, call)?,
-            TargetKind::Linked { .. } => self.observe_linked(call)?,
+            TargetKind::Linked { action_at, .. } => {
+                self.observe_linked(*action_at, &draft.plan.path_template, call)?;
+            }
             _ => {}
         }
         Some(())
@@ -669,7 +674,8 @@ impl Simulation<'_> {
             };
             let info = views.types.get(&item.entity_type)?;
             let (collection, id) = item.named(&info.identity, read, false)?;
-            let (pointer, _) = find_entity(&response, &info.identity, Some(&id), "")?;
+            let (pointer, _) =
+                find_entity(&response, &info.identity, Some(&id), &item.entity_pointer)?;
             Some((item.entity_type.clone(), collection, id, pointer))
         })?;
         let info = views.types.get(&entity_type)?;
@@ -712,12 +718,28 @@ impl Simulation<'_> {
     }
 
     /// A write of a literal path: the first read by id in the window naming the entity the last
-    /// segment names.
-    fn observe_linked(&mut self, call: &mut Call) -> Option<()> {
+    /// segment names (an action route's, the segment `action_at` of `template`).
+    fn observe_linked(
+        &mut self,
+        action_at: Option<usize>,
+        template: &str,
+        call: &mut Call,
+    ) -> Option<()> {
         let (timeline, views) = (self.timeline, self.views);
-        let literal = crate::derive::entities::item_segments(&call.segments)
-            .last()
-            .map(|segment| decoded(segment))?;
+        let literal = match action_at {
+            Some(at) => {
+                let pattern = rea_manifest::segments::split_path(template)
+                    .get(at)
+                    .map(|pattern| (*pattern).to_owned())?;
+                decoded(rea_manifest::segments::template_value(
+                    &pattern,
+                    call.segments.get(at)?,
+                ))
+            }
+            None => crate::derive::entities::item_segments(&call.segments)
+                .last()
+                .map(|segment| decoded(segment))?,
+        };
         let (entity_type, collection, id) = call.window.iter().find_map(|ordinal| {
             let read = timeline.get(*ordinal)?;
             let Some(Scope::Item(item)) = views.scopes.get(&read.tool) else {
