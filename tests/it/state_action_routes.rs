@@ -1,5 +1,6 @@
 //! Row pages and action routes. A read answering its entity as the one item of an array
-//! (`{"rows": [{…}]}`, a row page) is an item view of the type its list reads, and a list read
+//! (`{"rows": [{…}]}`, a row page) is an item view of the type its list reads (its envelope
+//! renamed for the row it holds: `primary_key_values`), and a list read
 //! whose path carries a representation suffix (`/db/tasks.json`) lists the collection without it;
 //! an untyped `POST` naming an entity in a parameter segment followed by verb segments
 //! (`/{table}/{pk}/-/update`, `/-/delete`) updates or deletes that entity when the reads after
@@ -74,6 +75,13 @@ fn a_row_page_is_an_item_view_of_the_type_its_list_reads() {
     assert_eq!(answer["body"]["rows"][0]["id"], 7, "{answer}");
     assert_eq!(answer["body"]["rows"][0]["title"], "Design app icon");
     assert_eq!(answer["body"]["rows"].as_array().map(Vec::len), Some(1));
+    // The envelope names the row it holds, not the row it was recorded for.
+    assert_eq!(
+        answer["body"]["primary_key_values"],
+        json!(["7"]),
+        "{answer}"
+    );
+    assert_eq!(answer["body"]["table"], "tasks", "{answer}");
     // A row the state does not hold answers the build's missing-row 404.
     let (answer, _) = served.call(&rows, arguments(&[("tracker_id", "tasks"), ("id", "999")]));
     assert_eq!(answer["status"], 404, "{answer}");

@@ -101,6 +101,27 @@ fn rename_in(value: &mut Json, renamed: &[(String, String)]) {
     }
 }
 
+/// An item envelope recorded for the entity `recorded` names, rendered for the one `called` names:
+/// each value naming the recorded entity (`{"primary_key_values": ["4"]}` beside the row) renamed
+/// as a missing answer renames the recorded request's values in strings (see the module docs); a
+/// number is left alone (an envelope's count or status may equal an id).
+pub(crate) fn rename_entity(envelope: &mut Json, recorded: &str, called: &str) {
+    if recorded == called || recorded.is_empty() {
+        return;
+    }
+    let renamed = [(recorded.to_owned(), called.to_owned())];
+    match envelope {
+        Json::String(_) => rename_in(envelope, &renamed),
+        Json::Array(items) => items
+            .iter_mut()
+            .for_each(|item| rename_entity(item, recorded, called)),
+        Json::Object(object) => object
+            .iter_mut()
+            .for_each(|(_, item)| rename_entity(item, recorded, called)),
+        _ => {}
+    }
+}
+
 /// The recorded missing answer `base` for a call naming `segments` and `pairs`: as recorded when
 /// the call names what the recorded request named (`exact_match` as the caller found it), else
 /// rendered with the call's values (`exact_match: false`).

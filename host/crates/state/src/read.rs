@@ -618,11 +618,20 @@ impl StateService {
                 "the item view's envelope record is not retained",
             ));
         };
-        let body = with_value_at(
-            envelope.json().cloned().unwrap_or_default(),
-            &item.entity_pointer,
-            rendered,
-        );
+        // The envelope names the entity it was recorded for; it names this one.
+        let mut body = envelope.json().cloned().unwrap_or_default();
+        let id_of = |object: Option<&Json>| {
+            object
+                .and_then(|object| crate::render::identity_value(object, &item.identity_field))
+                .and_then(crate::render::scalar_text)
+        };
+        if let (Some(recorded), Some(called)) = (
+            id_of(body.pointer(&item.entity_pointer)),
+            id_of(Some(&rendered)),
+        ) {
+            crate::missing::rename_entity(&mut body, &recorded, &called);
+        }
+        let body = with_value_at(body, &item.entity_pointer, rendered);
         Ok(state_answer(
             envelope,
             body,

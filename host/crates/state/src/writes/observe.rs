@@ -727,15 +727,7 @@ impl Simulation<'_> {
     ) -> Option<()> {
         let (timeline, views) = (self.timeline, self.views);
         let literal = match action_at {
-            Some(at) => {
-                let pattern = rea_manifest::segments::split_path(template)
-                    .get(at)
-                    .map(|pattern| (*pattern).to_owned())?;
-                decoded(rea_manifest::segments::template_value(
-                    &pattern,
-                    call.segments.get(at)?,
-                ))
-            }
+            Some(at) => super::target::segment_value(template, &call.segments, at)?,
             None => crate::derive::entities::item_segments(&call.segments)
                 .last()
                 .map(|segment| decoded(segment))?,

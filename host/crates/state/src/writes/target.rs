@@ -282,6 +282,18 @@ pub fn action_segment(template: &str) -> Option<usize> {
     (at + 1 < segments.len()).then_some(at)
 }
 
+/// The value a call's path gives at segment `at` of a template: a fused parameter's value
+/// between its prefix and suffix, percent-decoded.
+pub fn segment_value(template: &str, segments: &[String], at: usize) -> Option<String> {
+    let pattern = split_path(template)
+        .get(at)
+        .map(|pattern| (*pattern).to_owned())?;
+    let segment = segments.get(at)?;
+    Some(crate::observation::decoded(
+        rea_manifest::segments::template_value(&pattern, segment),
+    ))
+}
+
 /// An untyped `POST` of an action route whose calls act on the entity its path names (see
 /// [`action_segment`]): an update of it, a delete for a delete verb (the last literal segment),
 /// linked by the reads after its calls; an action named by the verb, except a plain update.
