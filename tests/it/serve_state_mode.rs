@@ -18,10 +18,11 @@ use support::synthetic::{catalog_charges, many_endpoints_har};
 fn shared(name: &str) {
     let dir = &inputs().dir;
     if !dir.join(format!("{name}.manifest.json")).is_file() {
-        let har = rea_tests::shared_dir()
-            .join("captures")
-            .join(name)
-            .join("build.har");
+        let shared = rea_tests::shared_dir().join("captures").join(name);
+        let corpus = rea_tests::workspace_root()
+            .join("tests/corpus/apps")
+            .join(name);
+        let har = if shared.is_dir() { shared } else { corpus }.join("build.har");
         std::fs::copy(&har, dir.join(format!("{name}.har"))).unwrap();
         project(dir, name);
     }
@@ -368,28 +369,15 @@ fn reads_answer_from_the_live_state_that_writes_and_data_add_change() {
     stop(server);
 }
 
-// contract: REPLAY-003
+/// Served from the state, every read tool of mlflow's build answers from it: the body queries too,
+/// a page leaving runs out with the page token the state mints.
 #[test]
-fn reads_the_state_does_not_back_replay_their_recordings() {
+fn the_reads_the_state_backs_answer_from_it() {
     let (server, url) = serve("mlflow", false);
     let capture = input_json("mlflow.capture.json");
-    let records: std::collections::BTreeMap<u64, &Value> = capture["records"]
-        .as_array()
-        .unwrap()
+    let records = capture["records"].as_array().unwrap();
+    let paged = records
         .iter()
-        .map(|record| (record["ordinal"].as_u64().unwrap(), record))
-        .collect();
-    assert_eq!(
-        card(&url)["capabilities"]["operations"]
-            .as_array()
-            .unwrap()
-            .len(),
-        3
-    );
-    // `runs/search` is a body query; a page leaving runs out carries a page token minted per
-    // answer, which the state does not mint: it answers the recording of that very body.
-    let run = records
-        .values()
         .find(|record| {
             record["path"]
                 .as_str()
@@ -400,24 +388,21 @@ fn reads_the_state_does_not_back_replay_their_recordings() {
         })
         .unwrap();
     let sent: Value =
-        serde_json::from_str(run["request"]["body"]["text"].as_str().unwrap()).unwrap();
+        serde_json::from_str(paged["request"]["body"]["text"].as_str().unwrap()).unwrap();
     let answer = answer_of(&call_tool(
         &url,
         "post_mlflow_runs_search",
         &json!({"body": sent}),
     ));
-    assert_eq!(answer["state"]["source"], "recording", "{answer}");
-    let ordinal = answer["replay"]["record_ordinal"].as_u64().unwrap();
-    assert_eq!(ordinal, run["ordinal"].as_u64().unwrap());
-    assert_eq!(answer["replay"]["exact_match"], true);
-    let text = records[&ordinal]["response"]["body"]["text"]
-        .as_str()
-        .unwrap();
-    assert_eq!(answer["body"], serde_json::from_str::<Value>(text).unwrap());
-    assert_eq!(answer["status"], records[&ordinal]["response"]["status"]);
-    // A read the state backs answers from it, in the same server.
+    assert_eq!(answer["state"]["source"], "state", "{answer}");
+    let recorded: Value =
+        serde_json::from_str(paged["response"]["body"]["text"].as_str().unwrap()).unwrap();
+    assert_eq!(
+        answer["body"]["next_page_token"],
+        recorded["next_page_token"]
+    );
     let by_name = records
-        .values()
+        .iter()
         .find(|record| {
             record["path"]
                 .as_str()
@@ -434,6 +419,30 @@ fn reads_the_state_does_not_back_replay_their_recordings() {
     stop(server);
 }
 
+#[test]
+fn a_read_tool_whose_view_the_state_does_not_back_answers_its_recording() {
+    // jupyter_server's running kernels are no entity, list or document the state derives
+    // (`no-view`): served from the state, that tool answers its recording; the contents root
+    // answers from the state.
+    let (server, url) = serve("jupyter_server", false);
+    let capture = input_json("jupyter_server.capture.json");
+    let specs = capture["records"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|record| record["method"] == "GET" && record["path"] == "/api/kernels")
+        .unwrap();
+    let answer = answer_of(&call_tool(&url, "get_kernels", &json!({})));
+    // contract: REPLAY-003
+    assert_eq!(answer["state"]["source"], "recording", "{answer}");
+    assert_eq!(answer["replay"]["exact_match"], true, "{answer}");
+    assert_eq!(answer["replay"]["record_ordinal"], specs["ordinal"]);
+    let text = specs["response"]["body"]["text"].as_str().unwrap();
+    assert_eq!(answer["body"], serde_json::from_str::<Value>(text).unwrap());
+    let root = answer_of(&call_tool(&url, "get_contents", &json!({})));
+    assert_eq!(root["state"]["source"], "state", "{root}");
+    stop(server);
+}
 // contract: MANIFEST-023, REPLAY-003, SERVE-003, CARD-059
 #[test]
 fn a_state_catalog_over_the_reservation_serves_replay_when_replay_fits() {
