@@ -108,7 +108,7 @@ fn template_groups<'a>(
                     .collect()
             })
             .collect();
-        let applied = apply_route_forms(&origin_records, &paths, templated, rules.route_forms())?;
+        let applied = apply_route_forms(&responses, &paths, templated, rules.route_forms())?;
         let family_of: BTreeMap<usize, usize> = applied
             .query_families
             .iter()

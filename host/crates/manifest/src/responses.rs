@@ -23,6 +23,11 @@ impl<'a> ParsedResponses<'a> {
         }
     }
 
+    /// The records whose responses these are.
+    pub(crate) fn records(&self) -> &'a [&'a CaptureRecord] {
+        self.records
+    }
+
     /// The record's response body as JSON when its media type is JSON-like and its text parses.
     pub(crate) fn json(&self, index: usize) -> Option<&Value> {
         self.cache[index]

@@ -53,6 +53,7 @@ const MAX_RUN_SEGMENTS: usize = 8;
 /// The route form request for one origin's records (`paths[r]` is record `r`'s path), in record
 /// order, with the format rules' forms filled in.
 pub fn route_form_request(records: &[&CaptureRecord], paths: &[&str]) -> RouteFormRequest {
+    let responses = ParsedResponses::new(records);
     let segments: Vec<Vec<&str>> = paths.iter().map(|path| split_path(path)).collect();
     let forms = segments
         .iter()
@@ -62,7 +63,7 @@ pub fn route_form_request(records: &[&CaptureRecord], paths: &[&str]) -> RouteFo
                 .collect()
         })
         .collect();
-    request_with_forms(records, paths, forms)
+    request_with_forms(&responses, paths, forms)
 }
 
 /// What the route-form stages learned of one origin's records.
@@ -97,13 +98,14 @@ fn merge_family(families: &mut Vec<BTreeSet<usize>>, proposed: &[usize], records
     families.sort_by_key(|family| family.first().copied());
 }
 
-/// Runs route-form stages in order on one origin's records (`paths[r]` is record `r`'s path),
-/// starting from `forms` (per record, per segment), and answers the forms after the last stage
-/// and the query families they proposed (see the module docs for which changes are kept).
-pub fn apply_route_forms(
-    records: &[&CaptureRecord],
+/// Runs route-form stages in order on one origin's records (`paths[r]` is record `r`'s path, its
+/// response read through `responses`, the projection's own parsed bodies, so no body is parsed
+/// twice), starting from `forms` (per record, per segment), and answers the forms after the last
+/// stage (see the module docs for which changes are kept).
+pub(crate) fn apply_route_forms(
+    responses: &ParsedResponses<'_>,
     paths: &[&str],
-    mut forms: Vec<Vec<Option<SegmentForm>>>,
+    forms: Vec<Vec<Option<SegmentForm>>>,
     stages: &[Arc<RouteFormHandle>],
 ) -> Result<AppliedForms, Refusal> {
     let mut query_families: Vec<BTreeSet<usize>> = Vec::new();
@@ -113,7 +115,7 @@ pub fn apply_route_forms(
             query_families,
         });
     }
-    let mut request = request_with_forms(records, paths, forms.clone());
+    let mut request = request_with_forms(responses, paths, forms);
     for stage in stages {
         let outcome = stage.apply(&request).map_err(|error| {
             Refusal::internal(format!(
@@ -127,16 +129,20 @@ pub fn apply_route_forms(
                 continue;
             };
             if fits(route, change.segment, &change.form) {
-                forms[change.route][change.segment] = Some(change.form.clone());
                 request.routes[change.route].forms[change.segment] = Some(change.form);
             }
         }
         for family in &outcome.query_families {
-            merge_family(&mut query_families, family, records.len());
+            merge_family(&mut query_families, family, responses.records().len());
         }
     }
+    // The request's forms are the kept changes: each route's forms, held once.
     Ok(AppliedForms {
-        forms,
+        forms: request
+            .routes
+            .into_iter()
+            .map(|route| route.forms)
+            .collect(),
         query_families,
     })
 }
@@ -179,13 +185,13 @@ pub(crate) fn is_argument_name(name: &str) -> bool {
             .all(|byte| byte.is_ascii_alphanumeric() || *byte == b'_')
 }
 
-/// The request for records whose segments have these forms so far.
+/// The request for records (read through `responses`) whose segments have these forms so far.
 fn request_with_forms(
-    records: &[&CaptureRecord],
+    responses: &ParsedResponses<'_>,
     paths: &[&str],
     mut forms: Vec<Vec<Option<SegmentForm>>>,
 ) -> RouteFormRequest {
-    let responses = ParsedResponses::new(records);
+    let records = responses.records();
     let segments: Vec<Vec<&str>> = paths.iter().map(|path| split_path(path)).collect();
     let decoded: Vec<Vec<String>> = segments
         .iter()
@@ -489,6 +495,37 @@ mod tests {
         assert_eq!(
             numbered.routes[0].forms[1],
             Some(SegmentForm::whole("numeric"))
+        );
+    }
+
+    #[test]
+    fn a_request_read_through_the_projections_parsed_bodies_is_the_one_a_fresh_parse_gives() {
+        let listing = record(1, "GET", "http://app.test/api/items")
+            .json(200, r#"[{"id": 7, "title": "items"}, {"id": 8}]"#)
+            .build();
+        let item = record(2, "GET", "http://app.test/api/items/7")
+            .json(200, r#"{"id": 7, "path": "api/items"}"#)
+            .build();
+        let records = [&listing, &item];
+        let paths = ["/api/items", "/api/items/7"];
+        let fresh = route_form_request(&records, &paths);
+        // The projection reads every body before the stages run; the request reuses those.
+        let shared = ParsedResponses::new(&records);
+        for index in 0..records.len() {
+            assert!(shared.json(index).is_some());
+        }
+        let forms = fresh
+            .routes
+            .iter()
+            .map(|route| route.forms.clone())
+            .collect();
+        assert_eq!(request_with_forms(&shared, &paths, forms), fresh);
+        assert_eq!(
+            apply_route_forms(&shared, &paths, vec![vec![None; 2], vec![None; 3]], &[])
+                .expect("no stage")
+                .forms,
+            vec![vec![None; 2], vec![None; 3]],
+            "without stages the forms are answered as given"
         );
     }
 
