@@ -5,6 +5,7 @@
 //! [`crate::writes::serve`]; any other tool, [`crate::read`]); the data plane's operations on it:
 //! [`crate::plane`].
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use rea_manifest::Environment;
@@ -25,6 +26,9 @@ pub struct StateService {
     derived: StateView,
     initial: LiveState,
     live: RwLock<LiveState>,
+    /// How many times the live state was taken for writing (changed only under its write lock):
+    /// what a write prepared on a read view checks before it commits.
+    taken: AtomicU64,
     replay: Environment,
     records: KeptRecords,
     recorded_lines: RecordedLines,
@@ -59,6 +63,7 @@ impl StateService {
             empty_report_bytes,
             state_evidence_id,
             live: RwLock::new(initial.clone()),
+            taken: AtomicU64::new(0),
             initial,
             derived,
             replay,
@@ -105,7 +110,28 @@ impl StateService {
 
     /// Writes the live state.
     pub fn write(&self) -> RwLockWriteGuard<'_, LiveState> {
-        self.live.write().unwrap_or_else(PoisonError::into_inner)
+        let live = self.live.write().unwrap_or_else(PoisonError::into_inner);
+        self.taken.fetch_add(1, Ordering::Relaxed);
+        live
+    }
+
+    /// Reads the live state, with the number of times it was taken for writing so far (what
+    /// [`StateService::write_unless_taken`] checks).
+    pub fn read_counted(&self) -> (RwLockReadGuard<'_, LiveState>, u64) {
+        let live = self.read();
+        let taken = self.taken.load(Ordering::Relaxed);
+        (live, taken)
+    }
+
+    /// Writes the live state when nothing took it for writing since it was read counting
+    /// `taken` ([`StateService::read_counted`]): then it is the state that read saw.
+    pub fn write_unless_taken(&self, taken: u64) -> Option<RwLockWriteGuard<'_, LiveState>> {
+        let live = self.live.write().unwrap_or_else(PoisonError::into_inner);
+        if self.taken.load(Ordering::Relaxed) != taken {
+            return None;
+        }
+        self.taken.fetch_add(1, Ordering::Relaxed);
+        Some(live)
     }
 
     /// Restores the derived state.

@@ -7,8 +7,14 @@
 //! when serving, and from the recorded outcome when replaying (after the rules learned that
 //! every recorded value fits them), so the replay checks the plan's composition, its placement
 //! and its answer, not values an application generated at random.
+//!
+//! A served call's rule calls can be made apart from the change ([`RuleCalls`]): noted on a
+//! read view of the state, made with no lock held, and their answers handed to the `prepare`
+//! that runs under the write lock (see [`crate::writes::serve`]).
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::cell::RefCell;
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::sync::Arc;
 
 use rea_plugin_api::contracts::rule::{
     ApplyOutcome, ApplyRequest, DependentEffect, Held, HeldIndexKind, Placement, ServedCall,
@@ -23,7 +29,7 @@ use crate::held::HeldAnswers;
 use crate::model::{Document, Entity};
 use crate::observation::decoded;
 use crate::render::{pointer_mut, scalar_text, with_value_at};
-use crate::rules::{Pending, RuleSet};
+use crate::rules::{Pending, RuleSet, RuleStep};
 use crate::store::{LiveState, Position, compare_values};
 
 /// A write call's inputs: the path segments as given, the body as sent, the query pairs.
@@ -56,13 +62,134 @@ pub enum Values<'a> {
         clock: Option<String>,
         /// The state Evidence id.
         state_evidence_id: &'a str,
+        /// How its rule calls are made.
+        calls: &'a RuleCalls,
     },
+}
+
+/// How a served call's rule calls are made.
+#[derive(Debug, Default)]
+pub enum RuleCalls {
+    /// Made when `prepare` reaches them (each started on its stage's lane and waited for).
+    #[default]
+    Now,
+    /// Only noted, each answered with no change: the calls a write makes, found without making
+    /// them (on a read view of the state).
+    Noted(RefCell<Vec<NotedCall>>),
+    /// Answered before, in the order `prepare` makes them; a call that is not the one answered
+    /// next (or one past them) is made now.
+    Answered(RefCell<VecDeque<(ApplyRequest, Result<ApplyOutcome, String>)>>),
+}
+
+/// A rule call noted: its stage, its request and the held-index answers it gets.
+#[derive(Debug)]
+pub struct NotedCall {
+    step: Arc<dyn RuleStep>,
+    request: ApplyRequest,
+    held: Option<HeldAnswers>,
+}
+
+impl RuleCalls {
+    /// Calls to note.
+    pub fn noting() -> Self {
+        Self::Noted(RefCell::default())
+    }
+
+    /// The calls noted, started together (on the stages' shared lane: one hand-off) and each
+    /// waited for; no lock is held meanwhile. `None` when none was noted.
+    pub fn answer(self) -> Option<Self> {
+        let Self::Noted(noted) = self else {
+            return None;
+        };
+        let noted = noted.into_inner();
+        if noted.is_empty() {
+            return None;
+        }
+        let started: Vec<(ApplyRequest, Pending<ApplyOutcome>)> = noted
+            .into_iter()
+            .map(|call| {
+                let held = call.held.map(HeldAnswers::into_box);
+                let pending = call.step.start_apply(call.request.clone(), held);
+                (call.request, pending)
+            })
+            .collect();
+        // After a failed call the others are not waited for (a hung stage costs one deadline):
+        // `prepare` stops at the first failure.
+        let mut failed = false;
+        let answered = started
+            .into_iter()
+            .map(|(request, pending)| {
+                let answer = if failed {
+                    Err("an earlier rule of the write failed".to_owned())
+                } else {
+                    pending.wait()
+                };
+                failed |= answer.is_err();
+                (request, answer)
+            })
+            .collect();
+        Some(Self::Answered(RefCell::new(answered)))
+    }
+
+    /// A rule's call: made now, noted (answered with no change), or its answer obtained before.
+    fn start(
+        &self,
+        step: &Arc<dyn RuleStep>,
+        request: ApplyRequest,
+        held: Option<HeldAnswers>,
+    ) -> Pending<ApplyOutcome> {
+        match self {
+            Self::Now => step.start_apply(request, held.map(HeldAnswers::into_box)),
+            Self::Noted(noted) => {
+                noted.borrow_mut().push(NotedCall {
+                    step: Arc::clone(step),
+                    request,
+                    held,
+                });
+                Pending::ready(Ok(no_change()))
+            }
+            Self::Answered(answered) => {
+                let mut answered = answered.borrow_mut();
+                if answered.front().is_some_and(|(asked, _)| *asked == request)
+                    && let Some((_, answer)) = answered.pop_front()
+                {
+                    return Pending::ready(answer);
+                }
+                step.start_apply(request, held.map(HeldAnswers::into_box))
+            }
+        }
+    }
+}
+
+/// A rule's answer that changes nothing.
+fn no_change() -> ApplyOutcome {
+    ApplyOutcome {
+        keep: false,
+        dependents: Vec::new(),
+        placement: None,
+        remove: Vec::new(),
+        schema_version: rea_plugin_api::contracts::SCHEMA_VERSION,
+        set: BTreeMap::new(),
+    }
 }
 
 impl<'a> Values<'a> {
     fn clock(&self) -> Option<String> {
         match self {
             Values::Observed { clock, .. } | Values::Served { clock, .. } => clock.clone(),
+        }
+    }
+
+    /// A rule's call, made as the served call says (replaying: now).
+    fn start(
+        &self,
+        step: &Arc<dyn RuleStep>,
+        request: ApplyRequest,
+        held: Option<HeldAnswers>,
+    ) -> Pending<ApplyOutcome> {
+        match self {
+            Values::Served { calls, .. } => calls.start(step, request, held),
+            Values::Observed { .. } => RuleCalls::Now.start(step, request, held),
         }
     }
 
@@ -398,9 +525,7 @@ impl Applying<'_, '_> {
                 path_template: plan.path_template.clone(),
             },
         };
-        Ok(step
-            .handle
-            .start_apply(request, held.map(HeldAnswers::into_box)))
+        Ok(self.values.start(&step.handle, request, held))
     }
 }
 

@@ -14,17 +14,34 @@
 //! Values the write generates are deterministic: the served clock is the state's `write_clock`
 //! plus one second per write served since the last reset or load, and the rules derive
 //! generated ids from the state Evidence id, the tool, the field and that write count.
+//!
+//! A write's rule calls are made with no lock held: the write is prepared once on a read view
+//! of the live state, only noting the calls its rules make; the calls are made (in one hand-off
+//! to the stages' worker, with their deadline); then, under the write lock, the write is
+//! prepared again with their answers and committed, if no write took the state meanwhile (what
+//! the rules read is then what they were asked about). Otherwise it starts again; after
+//! [`OPTIMISTIC_TRIES`] it is prepared under the write lock with the calls made there. So
+//! concurrent writes serialize in their commit order, each on the state the one before left,
+//! and a slow or hung stage holds up only the write calling it, never the readers and other
+//! writers.
 
 use rea_plugin_api::json::{Json, Object};
 use serde_json::{Map, Value};
 
+use std::sync::RwLockWriteGuard;
+
 use super::apply::{
-    Change, Values, WriteInput, commit, keep_held_indexes, missing_member, prepare, render_response,
+    Change, Refused, RuleCalls, Values, WriteInput, commit, keep_held_indexes, missing_member,
+    prepare, render_response,
 };
 use super::model::{ResponseKind, WritePlan};
 use crate::answer::{StateAnswer, StateSource, recording_answer, state_answer, tool_error};
 use crate::call::Call;
 use crate::service::StateService;
+use crate::store::LiveState;
+
+/// How many times a write is prepared on a read view before it is prepared under the write lock.
+pub const OPTIMISTIC_TRIES: usize = 3;
 
 /// The accepted members of a plan, as a refusal names them.
 pub fn accepted_members(plan: &WritePlan) -> String {
@@ -299,18 +316,8 @@ pub fn write_call(
         segments: call.segments(&plan.path_template),
         body,
     };
-    let derived = service.derived();
-    let mut live = service.write();
-    keep_held_indexes(plan, service.rules(), &mut live, &input);
-    let clock = derived
-        .write_clock
-        .as_deref()
-        .and_then(|start| crate::instant::served_clock(start, live.writes()));
-    let values = Values::Served {
-        clock,
-        state_evidence_id: service.state_evidence_id(),
-    };
-    let change = match prepare(plan, service.rules(), &live, &input, &values) {
+    let (mut live, outcome) = prepared(service, plan, &input);
+    let change = match outcome {
         Ok(change) => change,
         Err(refused) => return tool_error(refused.code, refused.message),
     };
@@ -333,6 +340,63 @@ pub fn write_call(
     }
     commit(&mut live, &change);
     answer
+}
+
+/// A call's change, prepared with its rules' answers, and the write lock to commit it under
+/// (see the module's doc).
+fn prepared<'s>(
+    service: &'s StateService,
+    plan: &WritePlan,
+    input: &WriteInput,
+) -> (RwLockWriteGuard<'s, LiveState>, Result<Change, Refused>) {
+    let calls_rules = !plan.rules.is_empty()
+        || plan
+            .upsert
+            .as_ref()
+            .is_some_and(|upsert| !upsert.rules.is_empty());
+    for _ in 0..OPTIMISTIC_TRIES {
+        if !calls_rules {
+            break;
+        }
+        let (noted, taken) = {
+            let (live, taken) = service.read_counted();
+            let noted = RuleCalls::noting();
+            // What the write refuses is refused again under the write lock.
+            let _ = prepare_with(service, plan, &live, input, &noted);
+            (noted, taken)
+        };
+        let answered = noted.answer().unwrap_or_default();
+        if let Some(mut live) = service.write_unless_taken(taken) {
+            keep_held_indexes(plan, service.rules(), &mut live, input);
+            let change = prepare_with(service, plan, &live, input, &answered);
+            return (live, change);
+        }
+    }
+    let mut live = service.write();
+    keep_held_indexes(plan, service.rules(), &mut live, input);
+    let change = prepare_with(service, plan, &live, input, &RuleCalls::Now);
+    (live, change)
+}
+
+/// [`prepare`] of a served call on `live`, its rule calls made as `calls` says.
+fn prepare_with(
+    service: &StateService,
+    plan: &WritePlan,
+    live: &LiveState,
+    input: &WriteInput,
+    calls: &RuleCalls,
+) -> Result<Change, Refused> {
+    let clock = service
+        .derived()
+        .write_clock
+        .as_deref()
+        .and_then(|start| crate::instant::served_clock(start, live.writes()));
+    let values = Values::Served {
+        clock,
+        state_evidence_id: service.state_evidence_id(),
+        calls,
+    };
+    prepare(plan, service.rules(), live, input, &values)
 }
 
 /// The answer for an update or delete of an entity the state does not hold: the recorded
