@@ -94,6 +94,7 @@ mod state_sibling_transfer;
 mod state_withheld;
 mod state_write_lists;
 mod state_writes;
+mod state_writes_concurrent;
 mod state_writes_dependents;
 mod state_writes_document_envelope;
 mod state_writes_item_paths;
