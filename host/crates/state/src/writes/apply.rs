@@ -180,16 +180,11 @@ impl<'a> Values<'a> {
         }
     }
 
-    /// A rule's call, made as the served call says (replaying: now).
-    fn start(
-        &self,
-        step: &Arc<dyn RuleStep>,
-        request: ApplyRequest,
-        held: Option<HeldAnswers>,
-    ) -> Pending<ApplyOutcome> {
+    /// How a served call's rule calls are made (`None` replaying: when `prepare` reaches them).
+    fn calls(&self) -> Option<&'a RuleCalls> {
         match self {
-            Values::Served { calls, .. } => calls.start(step, request, held),
-            Values::Observed { .. } => RuleCalls::Now.start(step, request, held),
+            Values::Served { calls, .. } => Some(*calls),
+            Values::Observed { .. } => None,
         }
     }
 
@@ -525,7 +520,9 @@ impl Applying<'_, '_> {
                 path_template: plan.path_template.clone(),
             },
         };
-        Ok(self.values.start(&step.handle, request, held))
+        let now = RuleCalls::Now;
+        let calls = self.values.calls().unwrap_or(&now);
+        Ok(calls.start(&step.handle, request, held))
     }
 }
 
