@@ -15,7 +15,9 @@
 //! Served writes: the plans learned from a 100-write capture (a `sequence` id, a `uuid` key),
 //! served through the state service as the MCP backend calls them, on a live state holding 1k,
 //! 11k and 100k items. Each round creates one item, updates one and deletes one (so the size
-//! stays put); the figures are the medians per operation and their ratio to the 1k figure. A
+//! stays put); the figures are the medians per operation and their ratio to the 1k figure, and
+//! the median of as many creates each made after a millisecond without calls (a write as an
+//! agent makes it, the stage's worker asleep, not in a burst of writes). A
 //! served write's rules ask the indexes the live state keeps (the largest id, the held keys), so
 //! the figures should not grow with the collection.
 //!
@@ -349,6 +351,22 @@ fn rounds(service: &StateService, size: usize, samples: usize) -> [Vec<Duration>
     times
 }
 
+/// `samples` creates on a state holding `size` items (and those created before), each after the
+/// service has been idle for a millisecond (as an agent's writes come): their timings.
+fn idle_creates(service: &StateService, size: usize, samples: usize) -> Vec<Duration> {
+    service.replace(holding(service, size));
+    (0..samples)
+        .map(|index| {
+            std::thread::sleep(Duration::from_millis(1));
+            served(
+                service,
+                "post_items",
+                json!({"body": {"title": format!("idle {index}"), "done": false}}),
+            )
+        })
+        .collect()
+}
+
 fn latency(rules: Arc<RuleSet>) {
     let samples = std::env::var("REA_BENCH_SAMPLES")
         .ok()
@@ -387,7 +405,13 @@ fn latency(rules: Arc<RuleSet>) {
                 )
             })
             .collect();
-        println!("  {size:>7} items: {}", figures.join(", "));
+        let idle = idle_creates(&service, size, samples);
+        println!(
+            "  {size:>7} items: {}; create after 1 ms idle median {:>9.2?} (p99 {:>9.2?})",
+            figures.join(", "),
+            percentile(&idle, 50),
+            percentile(&idle, 99)
+        );
     }
 }
 
