@@ -6,12 +6,11 @@
 //! the route stays a `POST` its calls must link as a create.
 
 use rea_manifest::Manifest;
-use rea_manifest::segments::{split_path, template_value};
 
 use super::observe::find_entity;
 use super::target::{self, Classified, TargetKind};
 use super::{Scope, Views};
-use crate::observation::{Observation, Timeline, decoded};
+use crate::observation::{Observation, Timeline};
 use crate::render::scalar_text;
 
 /// The classification of a write tool, an untyped `POST` of an action route resolved by its
@@ -37,9 +36,6 @@ pub(crate) fn resolve(
     else {
         return classified;
     };
-    let pattern = split_path(template)
-        .get(at)
-        .map(|pattern| (*pattern).to_owned());
     let mut calls = timeline
         .all(index)
         .filter(|call| call.is_success())
@@ -48,11 +44,7 @@ pub(crate) fn resolve(
         return classified;
     }
     let acts = calls.all(|call| {
-        let Some(value) = call
-            .segments
-            .get(at)
-            .map(|segment| decoded(template_value(pattern.as_deref().unwrap_or(""), segment)))
-        else {
+        let Some(value) = target::segment_value(template, &call.segments, at) else {
             return false;
         };
         acts_on(manifest, timeline, views, call, &value)

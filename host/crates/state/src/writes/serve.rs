@@ -354,10 +354,8 @@ fn prepared<'s>(
             .upsert
             .as_ref()
             .is_some_and(|upsert| !upsert.rules.is_empty());
-    for _ in 0..OPTIMISTIC_TRIES {
-        if !calls_rules {
-            break;
-        }
+    let tries = if calls_rules { OPTIMISTIC_TRIES } else { 0 };
+    for _ in 0..tries {
         let (noted, taken) = {
             let (live, taken) = service.read_counted();
             let noted = RuleCalls::noting();
