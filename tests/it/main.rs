@@ -44,6 +44,7 @@ mod manifest_folder_tree;
 mod manifest_golden;
 mod manifest_item_ids;
 mod manifest_list_rule;
+mod manifest_member_keys;
 mod manifest_route_forms;
 mod security_build_signals;
 mod security_data_plane;

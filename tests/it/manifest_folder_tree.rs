@@ -96,7 +96,7 @@ fn etcd_keys_of_one_depth_share_one_tool_and_unread_keys_have_it() {
     let manifest = &served.manifest;
     assert_eq!(
         manifest.route_forms,
-        vec!["folder-tree", "fused-affix", "listed-id"]
+        vec!["folder-tree", "fused-affix", "listed-id", "member-key"]
     );
     let leaves = tool(
         manifest,

@@ -68,7 +68,10 @@ fn the_built_in_route_form_is_a_route_form_stage() {
         .into_iter()
         .map(|(_, stage)| stage.name.as_str())
         .collect();
-    assert_eq!(stages, vec!["folder-tree", "fused-affix", "listed-id"]);
+    assert_eq!(
+        stages,
+        vec!["folder-tree", "fused-affix", "listed-id", "member-key"]
+    );
     assert!(
         registry.rule_stage("fused-affix").is_err(),
         "a route form is no rule stage"
@@ -186,7 +189,7 @@ fn fused_tool(
     );
     assert_eq!(
         served.manifest.route_forms,
-        vec!["folder-tree", "fused-affix", "listed-id"]
+        vec!["folder-tree", "fused-affix", "listed-id", "member-key"]
     );
     let tool = served
         .manifest
@@ -324,11 +327,11 @@ fn an_absent_route_form_list_runs_the_built_in_default_and_an_empty_one_none() {
             "[manifest]\ntemplate_rules = [\"after-uid-literal\"]\n",
             &mut registry
         ),
-        vec!["folder-tree", "fused-affix", "listed-id"]
+        vec!["folder-tree", "fused-affix", "listed-id", "member-key"]
     );
     assert_eq!(
         forms("", &mut registry),
-        vec!["folder-tree", "fused-affix", "listed-id"]
+        vec!["folder-tree", "fused-affix", "listed-id", "member-key"]
     );
     assert!(forms("[manifest]\nroute_forms = []\n", &mut registry).is_empty());
 }

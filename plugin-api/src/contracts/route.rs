@@ -79,6 +79,14 @@ pub struct RecordedAnswer {
     /// older host leaves out (empty).
     #[serde(default)]
     pub paths: Vec<AnswerValue>,
+    /// The member names of a 2xx JSON answer's maps, at most two levels below the root, that a
+    /// path of the origin spells as a whole decoded segment: the names of an object whose members
+    /// all hold one JSON kind (`{"latest": "1.1.0", "next": "2.0.0"}`, `versions: {"1.0.0": {…}}`,
+    /// `_attachments: {"cover.txt": {…}}`), as a document names its parts. `pointer` is the
+    /// member's, `text` its name. In document order, at most 256. Names the route-form request of
+    /// an older host leaves out (empty).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub keys: Vec<AnswerValue>,
 }
 
 /// A scalar of a recorded answer that a path spells.

@@ -9,10 +9,15 @@
 //!   (`/config/billing`, `notes/todo.md`) are parameters, one tool per depth.
 //! * `listed-id` ([`listed`]): an item segment in no known format (`a2`, `Call the plumber`) is a
 //!   parameter when its collection's listing names it, or a sibling route's parameter took it, or
-//!   an item route's parameter took it before an action on that item (`6,infra/-/delete`).
+//!   an item route's parameter took it before an action on that item (`6,infra/-/delete`), or
+//!   every value its sibling routes hold there is an id an item route took
+//!   (`/-/package/{name}/dist-tags`).
+//! * `member-key` ([`keyed`]): a last segment its parent route's answer names as a key of a map
+//!   (`versions/1.0.0`, `_attachments/cover.txt`) is a parameter once two such parts are recorded.
 
 pub mod folder;
 pub mod fused;
+pub mod keyed;
 pub mod listed;
 mod routes;
 
@@ -20,6 +25,7 @@ use rea_plugin_api::{Plugin, StageInfo};
 
 pub use folder::{FOLDER_TREE, FolderTree};
 pub use fused::{FUSED_AFFIX, FusedAffix};
+pub use keyed::{MEMBER_KEY, MemberKey};
 pub use listed::{LISTED_ID, ListedId};
 
 rea_plugin_api::plugin_root_module! {
@@ -36,6 +42,10 @@ rea_plugin_api::plugin_root_module! {
         .route_form(
             StageInfo::new(LISTED_ID, "An item segment in no known format (a2, Call the plumber) is a parameter when its collection's listing names it, a sibling route's parameter took that value, or an item route's parameter took it before an action on that item (6,infra/-/delete)"),
             ListedId,
+        )
+        .route_form(
+            StageInfo::new(MEMBER_KEY, "A last segment its parent route's answer names as a key of a map (versions/1.0.0, _attachments/cover.txt) is a parameter once two such parts are recorded"),
+            MemberKey,
         );
 }
 

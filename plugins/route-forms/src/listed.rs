@@ -14,18 +14,25 @@
 //!    plumber` beside the recorded `PUT` and `GET /recipes/b/tiddlers/{title}` of `Call the
 //!    plumber`): the segment takes that parameter's form.
 //! 3. Named by an item route: a literal segment at position `p`, not the route's last, whose
-//!    decoded value an item route's last segment, a parameter at `p`, spells or took, that route
-//!    equal to this one before `p` (`POST /tracker/task_tags/6,infra/-/delete` beside `GET
-//!    /tracker/task_tags/{…}.json` that took `6,infra`; `DELETE /{…}/-/pkg-1.0.0.tgz/-rev/{…}`
-//!    beside `GET /{…}/-/pkg-{…}.tgz`): the route is an action or sub-resource of that item, and
-//!    the segment takes the item parameter's form when it spells the same segment, its rule as a
+//!    decoded value a parameter at `p` of a shorter route spells or took, that route equal to
+//!    this one at every other position it has (`POST /tracker/task_tags/6,infra/-/delete` beside
+//!    `GET /tracker/task_tags/{…}.json` that took `6,infra`; `DELETE /{…}/-/pkg-1.0.0.tgz/-rev/{…}`
+//!    beside `GET /{…}/-/pkg-{…}.tgz`; `PUT /-/package/p/dist-tags/legacy` beside `GET
+//!    /-/package/{…}/dist-tags`): the route is an action or sub-resource of that item, and the
+//!    segment takes the item parameter's form when it spells the same segment, its rule as a
 //!    whole segment when it is the value the parameter took.
+//! 4. Ids of an item elsewhere: a literal segment at position `p ≥ 1`, not the route's last,
+//!    whose sibling routes (of the same length, equal at every other position) hold at least two
+//!    distinct values there, every one of them a value the whole-segment parameter of an item
+//!    route (a route whose last segment is a parameter) took (`/-/package/date-helpers/dist-tags`
+//!    and `/-/package/@corp%2fui-kit/dist-tags` beside `GET /{name}` of both): the segments take
+//!    that parameter's form. Checked first, so rule 3 sees the routes it made.
 //!
 //! A rule-1 parameter takes the form its sibling routes hold at that position (routes of the same
 //! length equal elsewhere), as `folder-tree` does, and otherwise the whole-segment rule
 //! `listed-id`.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use rea_plugin_api::contracts::route::{
     RecordedRoute, RouteFormOutcome, RouteFormRequest, SegmentForm,
@@ -33,7 +40,7 @@ use rea_plugin_api::contracts::route::{
 use rea_plugin_api::{PluginError, RouteForm};
 
 use crate::folder::sibling_form;
-use crate::routes::{Routes, Token, most_common};
+use crate::routes::{Routes, Token, families, most_common};
 
 /// The stage's name, also the rule of its parameters that take no sibling's form.
 pub const LISTED_ID: &str = "listed-id";
@@ -44,6 +51,9 @@ pub struct ListedId;
 impl RouteForm for ListedId {
     fn apply(&self, request: &RouteFormRequest) -> Result<RouteFormOutcome, PluginError> {
         let mut routes = Routes::new(request);
+        for (index, position, form) in ids_of_items_elsewhere(&routes) {
+            routes.set(index, position, &form);
+        }
         let lookup = Lookup::new(routes.routes, &routes.forms);
         let mut changes: Vec<(usize, usize, SegmentForm)> = Vec::new();
         for index in 0..routes.routes.len() {
@@ -82,8 +92,8 @@ struct Lookup<'a> {
     /// Per segment count, position and decoded value there: the routes holding it as a parameter
     /// (the forms the stage was given; it changes none before its last check).
     at_position: HashMap<(usize, usize, &'a str), Vec<usize>>,
-    /// Per position and decoded value: the routes whose last segment, at that position, is a
-    /// parameter spelling it as a whole segment (`true`) or taking it as its value (`false`).
+    /// Per position and decoded value: the routes whose segment at that position is a parameter
+    /// spelling it as a whole segment (`true`) or taking it as its value (`false`).
     item_values: HashMap<(usize, &'a str), Vec<(usize, bool)>>,
 }
 
@@ -111,22 +121,24 @@ impl<'a> Lookup<'a> {
                 let key = (route.segments.len(), position, value.as_str());
                 lookup.at_position.entry(key).or_default().push(index);
             }
-            lookup.index_item(route, forms[index].last(), index);
+            for (position, form) in forms[index].iter().enumerate() {
+                if let Some(form) = form {
+                    lookup.index_item(route, form, position, index);
+                }
+            }
         }
         lookup
     }
 
-    /// Indexes a route whose last segment is a parameter by the segment and the value it took.
+    /// Indexes a route's parameter at `position` by the segment and the value it took.
     fn index_item(
         &mut self,
         route: &'a RecordedRoute,
-        last: Option<&Option<SegmentForm>>,
+        form: &SegmentForm,
+        position: usize,
         index: usize,
     ) {
-        let (Some(Some(form)), Some(segment)) = (last, route.decoded.last()) else {
-            return;
-        };
-        let position = route.decoded.len() - 1;
+        let segment = &route.decoded[position];
         let values = self
             .item_values
             .entry((position, segment.as_str()))
@@ -230,14 +242,15 @@ fn named_by_item_route(
     if position + 1 >= route.segments.len() {
         return None;
     }
-    let before = &routes.others(index, position)[..position];
+    let mine = routes.others(index, position);
     let mut counts: BTreeMap<SegmentForm, usize> = BTreeMap::new();
     let key = (position, route.decoded[position].as_str());
     for &(other, spelled) in lookup.item_values.get(&key).into_iter().flatten() {
         let Some(form) = routes.forms[other][position].as_ref() else {
             continue;
         };
-        if routes.others(other, position)[..position] != *before {
+        let theirs = routes.others(other, position);
+        if theirs.len() >= mine.len() || !mine.starts_with(&theirs) {
             continue;
         }
         let form = if spelled {
@@ -248,6 +261,52 @@ fn named_by_item_route(
         *counts.entry(form).or_default() += 1;
     }
     most_common(counts)
+}
+
+/// Rule 4 (see the module docs): the segments of sibling families whose every value an item
+/// route's whole-segment parameter took, with that parameter's form.
+fn ids_of_items_elsewhere(routes: &Routes<'_>) -> Vec<(usize, usize, SegmentForm)> {
+    let mut item_ids: HashMap<&str, BTreeMap<SegmentForm, usize>> = HashMap::new();
+    for (route, forms) in routes.routes.iter().zip(&routes.forms) {
+        let (Some(Some(form)), Some(value)) = (forms.last(), route.decoded.last()) else {
+            continue;
+        };
+        if form.prefix.is_empty() && form.suffix.is_empty() {
+            *item_ids
+                .entry(value.as_str())
+                .or_default()
+                .entry(form.clone())
+                .or_default() += 1;
+        }
+    }
+    let mut changes = Vec::new();
+    for ((length, position, _), values) in families(routes) {
+        if position == 0 || position + 1 >= length {
+            continue;
+        }
+        let members: Vec<usize> = values.values().flatten().copied().collect();
+        let decoded: BTreeSet<&str> = members
+            .iter()
+            .map(|&index| routes.routes[index].decoded[position].as_str())
+            .collect();
+        if decoded.len() < 2 || !decoded.iter().all(|value| item_ids.contains_key(value)) {
+            continue;
+        }
+        let mut counts: BTreeMap<SegmentForm, usize> = BTreeMap::new();
+        for value in &decoded {
+            for (form, count) in &item_ids[value] {
+                *counts.entry(form.clone()).or_default() += count;
+            }
+        }
+        if let Some(form) = most_common(counts) {
+            changes.extend(
+                members
+                    .into_iter()
+                    .map(|index| (index, position, form.clone())),
+            );
+        }
+    }
+    changes
 }
 
 /// Whether two routes' other tokens differ at exactly one position before `position`, where both
@@ -368,6 +427,38 @@ mod tests {
                 (3, 2, "pkg-{fused-affix}.tgz".to_owned()),
             ],
             "another collection, a value the item never took, or a segment last in its route stays literal"
+        );
+    }
+
+    #[test]
+    fn ids_an_item_route_took_make_a_family_elsewhere_a_parameter_and_its_sub_resources_follow() {
+        let mut routes = vec![
+            route("GET", "/date-helpers", Some(&[])),
+            route("GET", "/%40corp%2fui-kit", Some(&[])),
+            route("GET", "/-/package/date-helpers/dist-tags", Some(&[])),
+            route("GET", "/-/package/%40corp%2fui-kit/dist-tags", Some(&[])),
+            route("PUT", "/-/package/date-helpers/dist-tags/legacy", None),
+            route("GET", "/-/package/date-helpers/files", Some(&[])),
+            route("GET", "/-/package/unknown/files", Some(&[])),
+        ];
+        for route in &mut routes {
+            route.decoded = route
+                .decoded
+                .iter()
+                .map(|segment| segment.replace("%40", "@").replace("%2f", "/"))
+                .collect();
+        }
+        for route in &mut routes[..2] {
+            route.forms[0] = Some(SegmentForm::whole("sibling-variance"));
+        }
+        assert_eq!(
+            placeholders(routes),
+            vec![
+                (2, 2, "{sibling-variance}".to_owned()),
+                (3, 2, "{sibling-variance}".to_owned()),
+                (4, 2, "{sibling-variance}".to_owned()),
+            ],
+            "a family holding a value no item took, or one value alone, stays literal"
         );
     }
 

@@ -174,6 +174,7 @@ pub(crate) mod testing {
                     })
                     .collect(),
                 paths: Vec::new(),
+                keys: Vec::new(),
             },
         }
     }

@@ -10,7 +10,9 @@
 //! document order. Its strings at most [`MAX_PATH_DEPTH`] levels below the root that spell a
 //! path run (two or more consecutive decoded segments of a path of the origin joined by `/`, or
 //! `/` and one or more of them: what a folder listing names its entries by) are its `paths`, at
-//! most [`MAX_ANSWER_VALUES`] as well.
+//! most [`MAX_ANSWER_VALUES`] as well. The member names of its maps (objects whose members all
+//! hold one JSON kind: the root and its members) that spell a whole decoded segment are its
+//! `keys` (a document naming its parts: `versions/1.0.0`, `_attachments/cover.txt`).
 //!
 //! [`apply_route_forms`] runs the pipeline's stages in order, each on the forms the ones before
 //! left, and keeps a proposed change only where it fits: a segment still literal and not empty,
@@ -203,6 +205,7 @@ fn request_with_forms(
         .collect();
     let spelled = spelled_texts(&segments, &decoded);
     let runs = path_runs(&decoded);
+    let whole: BTreeSet<&str> = decoded.iter().flatten().map(String::as_str).collect();
     let routes = records
         .iter()
         .enumerate()
@@ -217,8 +220,11 @@ fn request_with_forms(
             answer: recorded_answer(
                 record.response.status,
                 responses.success_json(index),
-                &spelled,
-                &runs,
+                &Spelled {
+                    texts: &spelled,
+                    runs: &runs,
+                    segments: &whole,
+                },
             ),
         })
         .collect();
@@ -268,12 +274,17 @@ fn path_runs(decoded: &[Vec<String>]) -> BTreeSet<String> {
     runs
 }
 
-fn recorded_answer(
-    status: u16,
-    json: Option<&Value>,
-    spelled: &BTreeSet<&str>,
-    runs: &BTreeSet<String>,
-) -> RecordedAnswer {
+/// What the origin's paths spell (see the module docs).
+struct Spelled<'a> {
+    /// Whole segments as recorded or decoded and the runs of a decoded segment's parts.
+    texts: &'a BTreeSet<&'a str>,
+    /// Path runs of two or more segments, or `/` and one or more.
+    runs: &'a BTreeSet<String>,
+    /// Whole decoded segments.
+    segments: &'a BTreeSet<&'a str>,
+}
+
+fn recorded_answer(status: u16, json: Option<&Value>, spelled: &Spelled<'_>) -> RecordedAnswer {
     let Some(json) = json else {
         return RecordedAnswer {
             status,
@@ -291,9 +302,9 @@ fn recorded_answer(
     };
     members.sort();
     let mut values = Vec::new();
-    collect_values(json, "", false, 0, spelled, &mut values);
+    collect_values(json, "", false, 0, spelled.texts, &mut values);
     let mut paths = Vec::new();
-    collect_paths(json, "", false, 0, runs, &mut paths);
+    collect_paths(json, "", false, 0, spelled.runs, &mut paths);
     RecordedAnswer {
         status,
         json: Some(kind.to_owned()),
@@ -301,7 +312,44 @@ fn recorded_answer(
         item_members: item_members(json),
         values,
         paths,
+        keys: map_keys(json, spelled.segments),
     }
+}
+
+/// The names of an answer's maps that a path spells (see [`RecordedAnswer::keys`]): the root's
+/// and its members' when they are maps.
+fn map_keys(json: &Value, segments: &BTreeSet<&str>) -> Vec<AnswerValue> {
+    let mut keys = Vec::new();
+    let Value::Object(root) = json else {
+        return keys;
+    };
+    let mut maps: Vec<(String, &Map<String, Value>)> = vec![(String::new(), root)];
+    for (name, member) in root {
+        if let Value::Object(object) = member {
+            maps.push((format!("/{}", escape(name)), object));
+        }
+    }
+    for (pointer, map) in maps.into_iter().filter(|(_, map)| is_map(map)) {
+        for name in map.keys().filter(|name| segments.contains(name.as_str())) {
+            if keys.len() < MAX_ANSWER_VALUES {
+                keys.push(AnswerValue {
+                    pointer: format!("{pointer}/{}", escape(name)),
+                    in_array: false,
+                    text: name.clone(),
+                });
+            }
+        }
+    }
+    keys
+}
+
+/// Whether every member of an object holds one JSON kind (a map keyed by name).
+fn is_map(object: &Map<String, Value>) -> bool {
+    let kind = |value: &Value| std::mem::discriminant(value);
+    let mut kinds = object.values().map(kind);
+    kinds
+        .next()
+        .is_some_and(|first| kinds.all(|other| other == first))
 }
 
 /// The strings of an answer that spell a path run (see the module docs).
@@ -527,6 +575,30 @@ mod tests {
             vec![vec![None; 2], vec![None; 3]],
             "without stages the forms are answered as given"
         );
+    }
+
+    #[test]
+    fn map_keys_are_names_of_one_kind_objects_a_segment_spells() {
+        let answer = serde_json::json!({
+            "name": "pkg", "count": 2,
+            "versions": {"1.0.0": {"v": 1}, "1.1.0": {"v": 2}},
+            "dist-tags": {"latest": "1.1.0"},
+            "mixed": {"latest": 1, "other": "x"}
+        });
+        let segments: BTreeSet<&str> = ["pkg", "1.0.0", "latest", "name"].into_iter().collect();
+        let keys: Vec<(String, String)> = map_keys(&answer, &segments)
+            .into_iter()
+            .map(|key| (key.pointer, key.text))
+            .collect();
+        assert_eq!(
+            keys,
+            vec![
+                ("/dist-tags/latest".to_owned(), "latest".to_owned()),
+                ("/versions/1.0.0".to_owned(), "1.0.0".to_owned()),
+            ],
+            "the root mixes kinds, so `name` is no key; nor is a key of a mixed object"
+        );
+        assert!(map_keys(&serde_json::json!(["latest"]), &segments).is_empty());
     }
 
     #[test]

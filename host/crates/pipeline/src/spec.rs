@@ -656,7 +656,8 @@ fn parse_template_rules(collector: &mut Collector<'_>, table: &DeTable<'_>) -> V
 }
 
 /// The route forms the manifest projection runs when a pipeline names none.
-pub const DEFAULT_ROUTE_FORMS: [&str; 3] = ["folder-tree", "fused-affix", "listed-id"];
+pub const DEFAULT_ROUTE_FORMS: [&str; 4] =
+    ["folder-tree", "fused-affix", "listed-id", "member-key"];
 
 /// The query grammars the state engine runs when a pipeline names none.
 pub const DEFAULT_QUERY_GRAMMARS: [&str; 5] = [
@@ -861,7 +862,7 @@ mod tests {
             .collect();
         assert_eq!(
             forms,
-            vec!["folder-tree", "fused-affix", "listed-id"],
+            vec!["folder-tree", "fused-affix", "listed-id", "member-key"],
             "the built-in route forms run by default"
         );
         // Absent, the key names none (the resolved pipeline runs the default); `[]` is none.
