@@ -113,17 +113,7 @@ mod tests {
     }
 
     fn placeholders(routes: Vec<RecordedRoute>) -> Vec<(usize, usize, String)> {
-        MemberKey
-            .apply(&RouteFormRequest {
-                options: Default::default(),
-                routes,
-                schema_version: 1,
-            })
-            .expect("the form answers")
-            .changes
-            .into_iter()
-            .map(|change| (change.route, change.segment, change.form.placeholder()))
-            .collect()
+        crate::routes::testing::placeholders(&MemberKey, routes)
     }
 
     #[test]

@@ -336,17 +336,7 @@ mod tests {
     use rea_plugin_api::contracts::route::RecordedRoute;
 
     fn placeholders(routes: Vec<RecordedRoute>) -> Vec<(usize, usize, String)> {
-        ListedId
-            .apply(&RouteFormRequest {
-                options: Default::default(),
-                routes,
-                schema_version: 1,
-            })
-            .expect("the form answers")
-            .changes
-            .into_iter()
-            .map(|change| (change.route, change.segment, change.form.placeholder()))
-            .collect()
+        crate::routes::testing::placeholders(&ListedId, routes)
     }
 
     #[test]

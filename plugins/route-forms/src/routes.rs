@@ -134,7 +134,27 @@ fn token<'a>(segment: &'a str, form: Option<&SegmentForm>) -> Token<'a> {
 pub(crate) mod testing {
     //! Routes for the forms' unit tests.
 
-    use rea_plugin_api::contracts::route::{AnswerValue, RecordedAnswer, RecordedRoute};
+    use rea_plugin_api::RouteForm;
+    use rea_plugin_api::contracts::route::{
+        AnswerValue, RecordedAnswer, RecordedRoute, RouteFormRequest,
+    };
+
+    /// The `(route, segment, placeholder)` of every change a form proposes for these routes.
+    pub(crate) fn placeholders(
+        form: &impl RouteForm,
+        routes: Vec<RecordedRoute>,
+    ) -> Vec<(usize, usize, String)> {
+        form.apply(&RouteFormRequest {
+            options: Default::default(),
+            routes,
+            schema_version: 1,
+        })
+        .expect("the form answers")
+        .changes
+        .into_iter()
+        .map(|change| (change.route, change.segment, change.form.placeholder()))
+        .collect()
+    }
 
     /// A route answering 2xx JSON with the given `(pointer, text)` values, or not JSON when
     /// `values` is `None`.
