@@ -92,6 +92,7 @@ mod state_relations;
 mod state_root_items;
 mod state_serve;
 mod state_sibling_transfer;
+mod state_unlisted_documents;
 mod state_withheld;
 mod state_write_lists;
 mod state_writes;

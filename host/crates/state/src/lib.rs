@@ -66,6 +66,7 @@ pub mod selection;
 pub mod service;
 pub mod startup;
 pub mod store;
+pub mod unlisted;
 pub mod view;
 pub mod writes;
 

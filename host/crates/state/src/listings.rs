@@ -28,6 +28,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::entries::FolderEntries;
 use crate::observation::{Observation, Timeline, decoded};
+use crate::unlisted::UnlistedAnswer;
 
 /// How far below an answer's root listed folders are looked for.
 const MAX_LISTING_DEPTH: usize = 16;
@@ -62,6 +63,10 @@ pub struct FolderListing {
     pub listed: BTreeSet<String>,
     /// The entries by the text naming them.
     pub entries: BTreeMap<String, Json>,
+    /// The answer for a path no listing shows in a listed folder (see [`crate::unlisted`]); left
+    /// out when none was learned.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub missing: Option<UnlistedAnswer>,
 }
 
 /// The parent folder of an entry's text (`""`: the root).
@@ -275,6 +280,7 @@ fn learn(timeline: &Timeline, entries: &FolderEntries) -> Option<FolderListing> 
         queries: Vec::new(),
         listed: BTreeSet::new(),
         entries: entries.entries.clone(),
+        missing: crate::unlisted::learn(timeline, &entries.prefix, &entries.member),
     };
     for (read, text) in tree_reads(timeline, &listing.prefix) {
         let Some(body) = &read.body else { continue };
@@ -323,6 +329,46 @@ fn learn(timeline: &Timeline, entries: &FolderEntries) -> Option<FolderListing> 
         }
     }
     (!listing.queries.is_empty()).then_some(listing)
+}
+
+impl FolderListing {
+    /// The missing answer for a call's path after the prefix, rendered into `base` (the learned
+    /// missing answer's record): `None` unless the path is no listed entry, its parent folder is
+    /// listed, and the query is the one the missing answers were read with (see
+    /// [`crate::unlisted`]).
+    pub fn answer_unlisted(
+        &self,
+        rest: &str,
+        pairs: &[(String, String)],
+        base: &Json,
+    ) -> Option<Json> {
+        let missing = self.missing.as_ref()?;
+        let sent: BTreeSet<(String, String)> = pairs.iter().cloned().collect();
+        if sent != missing.query || rest.trim_start_matches('/').is_empty() {
+            return None;
+        }
+        if self.listed_text(rest).is_some() {
+            return None;
+        }
+        let parent = parent_of(rest.trim_end_matches('/'));
+        let listed = [parent, parent.trim_start_matches('/')]
+            .iter()
+            .any(|folder| self.listed.contains(*folder));
+        if !listed {
+            return None;
+        }
+        let counter = self
+            .entries
+            .values()
+            .filter_map(Json::as_object)
+            .flat_map(|entry| entry.iter())
+            .filter_map(|(_, value)| match value {
+                Json::Number(number) => number.as_u64(),
+                _ => None,
+            })
+            .max();
+        missing.render(base, rest, counter)
+    }
 }
 
 /// What a read of the tree shows of a listed folder (see [`Shown`]).
@@ -390,6 +436,7 @@ mod tests {
             ],
             listed: listed.iter().map(|text| (*text).to_owned()).collect(),
             entries,
+            missing: None,
         }
     }
 

@@ -378,7 +378,9 @@ impl StateService {
     }
 
     /// The folder a call names, composed from the folder entries for a learned listing query
-    /// (see [`crate::listings`]), unless a served write changed anything.
+    /// (see [`crate::listings`]), else, for a read tool of the tree (its template below the
+    /// tree's prefix), the missing answer for a path no listing shows in a listed folder (see
+    /// [`crate::unlisted`]); neither after a served write changed anything.
     fn answer_listing(&self, template: &str, call: &Call) -> Option<StateAnswer> {
         if self.written_any() {
             return None;
@@ -390,14 +392,25 @@ impl StateService {
             if !rest.is_empty() && !rest.starts_with('/') {
                 return None;
             }
-            let base = self.kept(listing.base_ordinal)?;
-            let body = listing.answer(rest, &pairs, base.json()?)?;
+            let composed = self.kept(listing.base_ordinal).and_then(|base| {
+                let body = listing.answer(rest, &pairs, base.json()?)?;
+                Some((base, body, StateSource::state(path.clone(), None)))
+            });
+            let of_tree = template
+                .strip_prefix(&listing.prefix)
+                .is_some_and(|below| below.starts_with('/'));
+            let unlisted = || {
+                let base = self.kept(listing.missing.as_ref()?.base_ordinal)?;
+                let body = listing.answer_unlisted(rest, &pairs, base.json()?)?;
+                Some((base, body, StateSource::state("missing", None)))
+            };
+            let (base, body, source) = composed.or_else(|| unlisted().filter(|_| of_tree))?;
             Some(state_answer(
                 base,
                 body,
                 self.replay().evidence_id(),
                 false,
-                StateSource::state(path.clone(), None),
+                source,
             ))
         })
     }

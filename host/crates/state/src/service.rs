@@ -210,5 +210,11 @@ pub fn answered_ordinals(state: &StateView) -> std::collections::BTreeSet<u64> {
             .iter()
             .map(|listing| listing.base_ordinal),
     );
+    wanted.extend(
+        state
+            .folder_listings
+            .iter()
+            .filter_map(|listing| Some(listing.missing.as_ref()?.base_ordinal)),
+    );
     wanted
 }
