@@ -2337,3 +2337,47 @@ fn a_create_generates_the_values_nested_in_its_created_object() {
     );
     assert!(![first, second, held].contains(&token), "{written}");
 }
+
+#[test]
+fn a_delete_read_back_with_the_item_views_missing_403_is_confirmed_and_served() {
+    // An application answering `403` for an item that does not exist (Directus): the read of the
+    // deleted path after the delete shows it gone, as the item view takes it, so the delete is
+    // observed and confirmed (it was `no-observation` while only a 404/410 showed absence).
+    let task = |id: u64, title: &str| json!({"data": {"id": id, "title": title}});
+    let forbidden = json!({"errors": [{"message": "You don't have permission to access this."}]});
+    let fixture = derive(vec![
+        get(
+            0,
+            "/items/tasks",
+            200,
+            json!({"data": [{"id": 1, "title": "a"}, {"id": 2, "title": "b"}]}),
+        ),
+        get(1, "/items/tasks/1", 200, task(1, "a")),
+        get(2, "/items/tasks/2", 200, task(2, "b")),
+        record(3, "DELETE", "/items/tasks/2", None, 204, Value::Null),
+        get(4, "/items/tasks/2", 403, forbidden.clone()),
+    ]);
+    let delete = fixture.plan("delete_items_tasks_by_id");
+    assert!(delete.served, "{:?}", delete.reason);
+    let (deleted, error) = fixture.call("delete_items_tasks_by_id", json!({"id": "1"}));
+    assert!(!error, "{deleted}");
+    assert_eq!(deleted["status"], 204);
+    let (gone, _) = fixture.call("get_items_tasks_by_id", json!({"id": "1"}));
+    assert_eq!(gone["status"], 403, "{gone}");
+    assert_eq!(gone["state"]["view"], "missing", "{gone}");
+    // A 403 of a path no delete removed shows nothing: the same capture without the delete's
+    // read-back leaves the delete unobserved.
+    let unobserved = derive(vec![
+        get(
+            0,
+            "/items/tasks",
+            200,
+            json!({"data": [{"id": 1, "title": "a"}]}),
+        ),
+        get(1, "/items/tasks/1", 200, task(1, "a")),
+        record(2, "DELETE", "/items/tasks/1", None, 204, Value::Null),
+        get(3, "/items/tasks/3", 403, forbidden),
+    ]);
+    let delete = unobserved.plan("delete_items_tasks_by_id");
+    assert_eq!(delete.reason.as_deref(), Some("no-observation"));
+}
