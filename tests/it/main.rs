@@ -93,6 +93,7 @@ mod state_root_items;
 mod state_serve;
 mod state_sibling_transfer;
 mod state_withheld;
+mod state_write_conflicts;
 mod state_write_lists;
 mod state_writes;
 mod state_writes_concurrent;
