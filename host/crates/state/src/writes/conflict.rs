@@ -25,12 +25,7 @@ pub(super) fn learn(draft: &mut Draft, calls: &[Call], state: &StateView, timeli
     if draft.plan.effect != Effect::Create || draft.plan.bulk {
         return;
     }
-    let Some(entity_type) = draft
-        .plan
-        .target
-        .as_ref()
-        .and_then(|target| target.entity_type.clone())
-    else {
+    let Some(entity_type) = draft.plan.entity_type().map(str::to_owned) else {
         return;
     };
     let mut conflicts: Vec<ConflictModel> = Vec::new();
@@ -61,7 +56,7 @@ pub(super) fn learn(draft: &mut Draft, calls: &[Call], state: &StateView, timeli
         let taken: Vec<(&str, &str)> = sent
             .iter()
             .filter_map(|(member, value)| match value {
-                Json::String(text) if !text.is_empty() => Some((member.as_ref(), &text[..])),
+                Json::String(text) if !text.is_empty() => Some((member, &text[..])),
                 _ => None,
             })
             .filter(|(member, text)| {
@@ -127,7 +122,7 @@ pub(super) fn answer(
     if plan.conflicts.is_empty() {
         return None;
     }
-    let entity_type = plan.target.as_ref()?.entity_type.as_deref()?;
+    let entity_type = plan.entity_type()?;
     let sent = sent_members(plan, input.body.as_ref())?;
     let (collection, _) = call_target(plan, input)?;
     let live = service.read();

@@ -372,12 +372,7 @@ fn share_sorts(drafts: &mut [Draft]) {
         if !draft.open() || draft.plan.effect != Effect::Update {
             continue;
         }
-        let Some(entity_type) = draft
-            .plan
-            .target
-            .as_ref()
-            .and_then(|target| target.entity_type.clone())
-        else {
+        let Some(entity_type) = draft.plan.entity_type().map(str::to_owned) else {
             continue;
         };
         let Some(sort) = sorts.get(&entity_type) else {

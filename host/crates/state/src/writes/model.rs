@@ -191,6 +191,11 @@ pub struct UpsertModel {
 }
 
 impl WritePlan {
+    /// The type it writes, when its target names one.
+    pub fn entity_type(&self) -> Option<&str> {
+        self.target.as_ref()?.entity_type.as_deref()
+    }
+
     /// The plan a call of an upsert that creates its entity follows: a create with the upsert's
     /// fields, rules and answer.
     pub fn upsert_plan(&self) -> Option<WritePlan> {

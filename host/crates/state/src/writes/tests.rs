@@ -2382,13 +2382,10 @@ fn a_delete_read_back_with_the_item_views_missing_403_is_confirmed_and_served() 
     assert_eq!(delete.reason.as_deref(), Some("no-observation"));
 }
 
-#[test]
-fn a_create_refused_for_a_taken_name_answers_that_refusal_for_a_held_name() {
-    // The build created a list, then sent the same name again and was refused with a 409 naming
-    // it: a served create sending a name the collection holds answers that 409 (renamed to the
-    // sent name), changing nothing; a free name creates.
+/// A list created, then a create of the list refused with `failure` for sending `sent`.
+fn refused_create(sent: Value, status: u16, failure: Value) -> Fixture {
     let list = |id: u64, name: &str| json!({"id": id, "name": name});
-    let fixture = derive(vec![
+    derive(vec![
         get(0, "/lists", 200, json!([list(1, "alpha")])),
         get(1, "/lists/1", 200, list(1, "alpha")),
         record(
@@ -2400,15 +2397,20 @@ fn a_create_refused_for_a_taken_name_answers_that_refusal_for_a_held_name() {
             list(2, "beta"),
         ),
         get(3, "/lists/2", 200, list(2, "beta")),
-        record(
-            4,
-            "POST",
-            "/lists",
-            Some(json!({"name": "beta"})),
-            409,
-            json!({"message": "list with name 'beta' already exists"}),
-        ),
-    ]);
+        record(4, "POST", "/lists", Some(sent), status, failure),
+    ])
+}
+
+#[test]
+fn a_create_refused_for_a_taken_name_answers_that_refusal_for_a_held_name() {
+    // The build created a list, then sent the same name again and was refused with a 409 naming
+    // it: a served create sending a name the collection holds answers that 409 (renamed to the
+    // sent name), changing nothing; a free name creates.
+    let fixture = refused_create(
+        json!({"name": "beta"}),
+        409,
+        json!({"message": "list with name 'beta' already exists"}),
+    );
     let create = fixture.plan("post_lists");
     assert!(create.served, "{:?}", create.reason);
     assert_eq!(create.conflicts.len(), 1, "{:?}", create.conflicts);
@@ -2421,31 +2423,19 @@ fn a_create_refused_for_a_taken_name_answers_that_refusal_for_a_held_name() {
         json!({"message": "list with name 'alpha' already exists"})
     );
     let (listed, _) = fixture.call("get_lists", json!({}));
-    assert_eq!(listed["body"], json!([list(1, "alpha")]), "{listed}");
+    assert_eq!(
+        listed["body"],
+        json!([{"id": 1, "name": "alpha"}]),
+        "{listed}"
+    );
     let (created, error) = fixture.call("post_lists", json!({"body": {"name": "gamma"}}));
     assert!(!error, "{created}");
     assert_eq!(created["status"], 201, "{created}");
     // A failure whose body repeats no held value teaches no conflict.
-    let unrelated = derive(vec![
-        get(0, "/lists", 200, json!([list(1, "alpha")])),
-        get(1, "/lists/1", 200, list(1, "alpha")),
-        record(
-            2,
-            "POST",
-            "/lists",
-            Some(json!({"name": "beta"})),
-            201,
-            list(2, "beta"),
-        ),
-        get(3, "/lists/2", 200, list(2, "beta")),
-        record(
-            4,
-            "POST",
-            "/lists",
-            Some(json!({"name": ""})),
-            422,
-            json!({"message": "name is required"}),
-        ),
-    ]);
+    let unrelated = refused_create(
+        json!({"name": ""}),
+        422,
+        json!({"message": "name is required"}),
+    );
     assert!(unrelated.plan("post_lists").conflicts.is_empty());
 }
