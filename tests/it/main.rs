@@ -94,6 +94,7 @@ mod state_serve;
 mod state_sibling_transfer;
 mod state_unlisted_documents;
 mod state_withheld;
+mod state_write_conflicts;
 mod state_write_lists;
 mod state_writes;
 mod state_writes_concurrent;

@@ -4,7 +4,9 @@
 //! never another id's recording. On two recorded applications: pouchdb-server answers `404` for a
 //! deleted document, and directus answers `403` for an item that does not exist (the build read a
 //! task after its recorded delete), a client error that counts as the missing answer only because
-//! the build showed it for a path its delete removed.
+//! the build showed it for a path its delete removed. The same answer read back after a recorded
+//! delete shows the deleted entity gone, so the delete is confirmed and served: directus (`403`)
+//! and json-server (`404`).
 
 use rea_state::model::ViewDetail;
 use serde_json::{Map, Value};
@@ -68,4 +70,49 @@ fn a_deleted_documents_404_answers_a_document_never_held() {
 #[test]
 fn a_403_read_after_a_recorded_delete_answers_an_item_never_held() {
     assert_missing("directus", "get_items_tasks_by_id", "999", 403);
+}
+
+/// A delete whose build read the deleted path back with the item view's missing answer is served,
+/// and an item read after a served delete answers that missing answer.
+fn assert_delete_served(app: &str, delete: &str, read: &str, id: &str, status: u16) {
+    let served = serve_corpus_app(app);
+    let plan = served
+        .state()
+        .write_plan(delete)
+        .unwrap_or_else(|| panic!("{app}: a plan for {delete}"));
+    assert!(plan.served, "{app} {delete}: {:?}", plan.reason);
+    let arguments = |id: &str| {
+        let mut arguments = Map::new();
+        arguments.insert("id".to_owned(), Value::String(id.to_owned()));
+        arguments
+    };
+    let (held, _) = served.call(read, arguments(id));
+    assert_eq!(held["status"], 200, "{app} {id} before: {held}");
+    let (deleted, is_error) = served.call(delete, arguments(id));
+    assert!(!is_error, "{app} {delete} {id}: {deleted}");
+    let (gone, _) = served.call(read, arguments(id));
+    assert_eq!(gone["status"], status, "{app} {id} after: {gone}");
+    assert_eq!(gone["state"]["view"], "missing", "{app} {id} after: {gone}");
+}
+
+#[test]
+fn a_delete_read_back_with_the_missing_403_is_served() {
+    assert_delete_served(
+        "directus",
+        "delete_items_tasks_by_id",
+        "get_items_tasks_by_id",
+        "2",
+        403,
+    );
+}
+
+#[test]
+fn a_delete_read_back_with_the_missing_404_is_served() {
+    assert_delete_served(
+        "json-server",
+        "delete_posts_by_id",
+        "get_posts_by_id",
+        "2",
+        404,
+    );
 }

@@ -131,8 +131,26 @@ pub(crate) fn missing_answer(
     evidence_id: &str,
     exact: bool,
 ) -> StateAnswer {
-    let source = StateSource::state("missing", None);
     let renamed = renamed(base, call.0, call.1);
+    renamed_answer(
+        base,
+        &renamed,
+        evidence_id,
+        exact,
+        StateSource::state("missing", None),
+    )
+}
+
+/// The recorded answer `base` rendered with each `(recorded, called)` value renamed as a missing
+/// answer renames the recorded request's values (see the module docs): as recorded when nothing
+/// is renamed (`exact_match` as `exact` says).
+pub(crate) fn renamed_answer(
+    base: &KeptRecord,
+    renamed: &[(String, String)],
+    evidence_id: &str,
+    exact: bool,
+    source: StateSource,
+) -> StateAnswer {
     let recorded = base.replay_answer(evidence_id, exact && renamed.is_empty());
     if renamed.is_empty() {
         return recording_answer(recorded, source);
@@ -146,7 +164,7 @@ pub(crate) fn missing_answer(
             _ => return recording_answer(recorded, source),
         },
     };
-    rename_in(&mut body, &renamed);
+    rename_in(&mut body, renamed);
     state_answer(base, body, evidence_id, false, source)
 }
 

@@ -165,14 +165,15 @@ impl StateService {
     }
 }
 
-/// The ordinals of the records a state's answers quote: the responses of its served writes, the
-/// envelopes and missing answers of its item views, the lines of its lists, its documents, the
+/// The ordinals of the records a state's answers quote: the responses, missing answers and
+/// conflicts of its served writes, the envelopes and missing answers of its item views, the lines of its lists, its documents, the
 /// bases of its folder entries.
 pub fn answered_ordinals(state: &StateView) -> std::collections::BTreeSet<u64> {
     let mut wanted = std::collections::BTreeSet::new();
     for plan in state.served_writes() {
         wanted.extend(plan.response.as_ref().map(|response| response.ordinal));
         wanted.extend(plan.missing_ordinal);
+        wanted.extend(plan.conflicts.iter().map(|conflict| conflict.ordinal));
         wanted.extend(
             plan.upsert
                 .as_ref()

@@ -507,7 +507,7 @@ pub fn verify(timeline: &Timeline, plan: ItemPlan, entities: &mut Entities) -> V
 /// or `410`, or another client error (not `401`, `407` or `429`: credentials and rate) reading
 /// the path a delete the capture recorded succeeding removed before it (an application that
 /// answers `403` for an item that does not exist).
-fn shows_missing(timeline: &Timeline, observation: &Observation) -> bool {
+pub(crate) fn shows_missing(timeline: &Timeline, observation: &Observation) -> bool {
     match observation.status {
         400 | 404 | 410 => true,
         401 | 407 | 429 => false,

@@ -41,6 +41,7 @@
 mod action;
 pub mod apply;
 pub mod confirm;
+mod conflict;
 mod dependents;
 mod explain;
 mod learn;
@@ -371,12 +372,7 @@ fn share_sorts(drafts: &mut [Draft]) {
         if !draft.open() || draft.plan.effect != Effect::Update {
             continue;
         }
-        let Some(entity_type) = draft
-            .plan
-            .target
-            .as_ref()
-            .and_then(|target| target.entity_type.clone())
-        else {
+        let Some(entity_type) = draft.plan.entity_type().map(str::to_owned) else {
             continue;
         };
         let Some(sort) = sorts.get(&entity_type) else {
@@ -438,9 +434,11 @@ pub fn derive_write_plans(
     }
     // Pass 2 (`observe`).
     let mut observed = observe::observe(manifest, timeline, state, &views, &mut drafts);
-    // Pass 3 (`learn`, `explain`), ending with the sorts a type's plans share.
+    // Pass 3 (`learn`, `explain`), ending with the sorts a type's plans share, and the taken
+    // values creates were refused for.
     for draft in &mut drafts {
         learn::learn(draft, &mut observed, &views, rules, records);
+        conflict::learn(draft, &observed, state, timeline);
     }
     share_sorts(&mut drafts);
     // Pass 4 (`confirm`).
@@ -523,6 +521,7 @@ impl Draft {
                 missing_ordinal: None,
                 upsert: None,
                 inferred_from: None,
+                conflicts: Vec::new(),
             },
             classified,
             calls: Vec::new(),

@@ -21,6 +21,8 @@
 //! rules             [{stage, plugin, explains, needs_clock, rule}] in pipeline order
 //! response          {ordinal, status, media_type, kind, pointer, body}
 //! missing_ordinal   the recorded 400/404/410 an update or delete of a missing entity answers
+//! conflicts         a create's recorded refusals of a taken value: [{member, ordinal, taken}]
+//!                   (a create sending a value its collection holds in `member` answers `ordinal`)
 //! inferred_from     the served plan a sibling transfer carried over (no call of its own)
 //! upsert            a PUT creating the entity its path names when absent: {record_ordinals,
 //!                   fields, rules, response} of the calls that created one
@@ -158,6 +160,21 @@ pub struct WritePlan {
     /// on a sibling collection, no recorded call of its own.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub inferred_from: Option<String>,
+    /// A create's recorded refusals of a value already taken (see [`super::conflict`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub conflicts: Vec<ConflictModel>,
+}
+
+/// A create the application refused for sending, in one member, a value an entity of the
+/// collection already held: a call sending a held value there answers that failure.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ConflictModel {
+    /// The top-level body member (a stored field of the same name).
+    pub member: String,
+    /// The failed call's record.
+    pub ordinal: u64,
+    /// The value it sent there (its answer names it, renamed for a call sending another).
+    pub taken: String,
 }
 
 /// The create half of an upsert (`PUT` of an item path creating the entity when absent).
@@ -174,6 +191,11 @@ pub struct UpsertModel {
 }
 
 impl WritePlan {
+    /// The type it writes, when its target names one.
+    pub fn entity_type(&self) -> Option<&str> {
+        self.target.as_ref()?.entity_type.as_deref()
+    }
+
     /// The plan a call of an upsert that creates its entity follows: a create with the upsert's
     /// fields, rules and answer.
     pub fn upsert_plan(&self) -> Option<WritePlan> {

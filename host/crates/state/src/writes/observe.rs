@@ -4,7 +4,8 @@
 //! Each read after the first write belongs to the window of the latest call of its scope (the
 //! type its item or list view reads, or its document view), and to the window of the latest
 //! unlinked create until the next write of any tool. A call's entity after is the first read of
-//! the written entity by id in its window (`404`/`410`: absent), else the entity its answer
+//! the written entity by id in its window (absent when it answers as the item view's missing
+//! entity: `404`/`410`, or another client error after a delete of its path), else the entity its answer
 //! showed; the simulated state then takes that value, and the first whole list read in the window
 //! gives the collection's order, so the next call's entity before is what the application held.
 //! Nothing here depends on the rules: it gathers what they learn from.
@@ -828,8 +829,9 @@ struct ReadsAfter {
 }
 
 impl ReadsAfter {
-    /// An item read of the entity.
-    fn item_read(&mut self, read: &Observation, item: &super::ItemScope) {
+    /// An item read of the entity: absent when it answers what the item view takes for a
+    /// missing entity (a `404`/`410`, or another client error after a delete of its path).
+    fn item_read(&mut self, timeline: &Timeline, read: &Observation, item: &super::ItemScope) {
         let shown = if read.is_success() {
             read.body
                 .as_ref()
@@ -841,7 +843,7 @@ impl ReadsAfter {
         if self.after.is_none() {
             if read.is_success() {
                 self.after = shown.clone().map(After::Present);
-            } else if matches!(read.status, 404 | 410) {
+            } else if crate::derive::items::shows_missing(timeline, read) {
                 self.after = Some(After::Absent);
             }
         }
@@ -925,7 +927,7 @@ fn reads_after(
                 };
                 if collection_key(&read_collection) == collection_key(collection) && read_id == *id
                 {
-                    seen.item_read(read, item);
+                    seen.item_read(timeline, read, item);
                 }
             }
             Some(Scope::List(read_type, list))

@@ -316,6 +316,9 @@ pub fn write_call(
         segments: call.segments(&plan.path_template),
         body,
     };
+    if let Some(refused) = super::conflict::answer(service, plan, &input) {
+        return refused;
+    }
     let (mut live, outcome) = prepared(service, plan, &input);
     let change = match outcome {
         Ok(change) => change,

@@ -173,6 +173,7 @@ fn transferred(
         .filter(|rule| rule_fits(rule, &known))
         .cloned()
         .collect();
+    plan.conflicts.retain(|conflict| known(&conflict.member));
     let mut response = source.response.clone();
     if let Some(response) = &mut response {
         if response.kind == ResponseKind::Projection

@@ -2337,3 +2337,105 @@ fn a_create_generates_the_values_nested_in_its_created_object() {
     );
     assert!(![first, second, held].contains(&token), "{written}");
 }
+
+#[test]
+fn a_delete_read_back_with_the_item_views_missing_403_is_confirmed_and_served() {
+    // An application answering `403` for an item that does not exist (Directus): the read of the
+    // deleted path after the delete shows it gone, as the item view takes it, so the delete is
+    // observed and confirmed (it was `no-observation` while only a 404/410 showed absence).
+    let task = |id: u64, title: &str| json!({"data": {"id": id, "title": title}});
+    let forbidden = json!({"errors": [{"message": "You don't have permission to access this."}]});
+    let fixture = derive(vec![
+        get(
+            0,
+            "/items/tasks",
+            200,
+            json!({"data": [{"id": 1, "title": "a"}, {"id": 2, "title": "b"}]}),
+        ),
+        get(1, "/items/tasks/1", 200, task(1, "a")),
+        get(2, "/items/tasks/2", 200, task(2, "b")),
+        record(3, "DELETE", "/items/tasks/2", None, 204, Value::Null),
+        get(4, "/items/tasks/2", 403, forbidden.clone()),
+    ]);
+    let delete = fixture.plan("delete_items_tasks_by_id");
+    assert!(delete.served, "{:?}", delete.reason);
+    let (deleted, error) = fixture.call("delete_items_tasks_by_id", json!({"id": "1"}));
+    assert!(!error, "{deleted}");
+    assert_eq!(deleted["status"], 204);
+    let (gone, _) = fixture.call("get_items_tasks_by_id", json!({"id": "1"}));
+    assert_eq!(gone["status"], 403, "{gone}");
+    assert_eq!(gone["state"]["view"], "missing", "{gone}");
+    // A 403 of a path no delete removed shows nothing: the same capture without the delete's
+    // read-back leaves the delete unobserved.
+    let unobserved = derive(vec![
+        get(
+            0,
+            "/items/tasks",
+            200,
+            json!({"data": [{"id": 1, "title": "a"}]}),
+        ),
+        get(1, "/items/tasks/1", 200, task(1, "a")),
+        record(2, "DELETE", "/items/tasks/1", None, 204, Value::Null),
+        get(3, "/items/tasks/3", 403, forbidden),
+    ]);
+    let delete = unobserved.plan("delete_items_tasks_by_id");
+    assert_eq!(delete.reason.as_deref(), Some("no-observation"));
+}
+
+/// A list created, then a create of the list refused with `failure` for sending `sent`.
+fn refused_create(sent: Value, status: u16, failure: Value) -> Fixture {
+    let list = |id: u64, name: &str| json!({"id": id, "name": name});
+    derive(vec![
+        get(0, "/lists", 200, json!([list(1, "alpha")])),
+        get(1, "/lists/1", 200, list(1, "alpha")),
+        record(
+            2,
+            "POST",
+            "/lists",
+            Some(json!({"name": "beta"})),
+            201,
+            list(2, "beta"),
+        ),
+        get(3, "/lists/2", 200, list(2, "beta")),
+        record(4, "POST", "/lists", Some(sent), status, failure),
+    ])
+}
+
+#[test]
+fn a_create_refused_for_a_taken_name_answers_that_refusal_for_a_held_name() {
+    // The build created a list, then sent the same name again and was refused with a 409 naming
+    // it: a served create sending a name the collection holds answers that 409 (renamed to the
+    // sent name), changing nothing; a free name creates.
+    let fixture = refused_create(
+        json!({"name": "beta"}),
+        409,
+        json!({"message": "list with name 'beta' already exists"}),
+    );
+    let create = fixture.plan("post_lists");
+    assert!(create.served, "{:?}", create.reason);
+    assert_eq!(create.conflicts.len(), 1, "{:?}", create.conflicts);
+    assert_eq!(create.conflicts[0].member, "name");
+    let (refused, error) = fixture.call("post_lists", json!({"body": {"name": "alpha"}}));
+    assert!(!error, "{refused}");
+    assert_eq!(refused["status"], 409, "{refused}");
+    assert_eq!(
+        refused["body"],
+        json!({"message": "list with name 'alpha' already exists"})
+    );
+    let (listed, _) = fixture.call("get_lists", json!({}));
+    assert_eq!(
+        listed["body"],
+        json!([{"id": 1, "name": "alpha"}]),
+        "{listed}"
+    );
+    let (created, error) = fixture.call("post_lists", json!({"body": {"name": "gamma"}}));
+    assert!(!error, "{created}");
+    assert_eq!(created["status"], 201, "{created}");
+    // A failure whose body repeats no held value teaches no conflict.
+    let unrelated = refused_create(
+        json!({"name": ""}),
+        422,
+        json!({"message": "name is required"}),
+    );
+    assert!(unrelated.plan("post_lists").conflicts.is_empty());
+}

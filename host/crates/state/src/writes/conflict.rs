@@ -1,0 +1,149 @@
+//! A create's recorded refusal of a taken value: the application refused a create (`400`, `409`,
+//! `422`) that sent, in one top-level member, the value an entity of the call's collection already
+//! held in the field of that name (a name or title taken twice). Learned where exactly one string
+//! member of the failed call's body equals that field of an entity the collection held then (the
+//! state's entities, and those the tool's own successful calls before it created); served by
+//! answering that failure, each occurrence of the recorded value in its body renamed to the sent
+//! one (as a missing answer renames, [`crate::missing`]), for a create sending a value the live
+//! collection holds in that field, changing nothing.
+
+use rea_manifest::segments::split_path;
+use rea_plugin_api::json::Json;
+
+use super::Draft;
+use super::apply::{WriteInput, call_target, sent_members};
+use super::model::{ConflictModel, Effect, WritePlan};
+use super::observe::{After, Call};
+use crate::answer::{StateAnswer, StateSource};
+use crate::derive::entities::collection_key;
+use crate::model::StateView;
+use crate::observation::{RequestBody, Timeline};
+use crate::service::StateService;
+
+/// Learns the plan's conflicts from its draft's failed calls.
+pub(super) fn learn(draft: &mut Draft, calls: &[Call], state: &StateView, timeline: &Timeline) {
+    if draft.plan.effect != Effect::Create || draft.plan.bulk {
+        return;
+    }
+    let Some(entity_type) = draft.plan.entity_type().map(str::to_owned) else {
+        return;
+    };
+    let mut conflicts: Vec<ConflictModel> = Vec::new();
+    for ordinal in &draft.failed {
+        let Some(failed) = timeline.get(*ordinal) else {
+            continue;
+        };
+        let RequestBody::Json(body) = &failed.request else {
+            continue;
+        };
+        if !matches!(failed.status, 400 | 409 | 422) {
+            continue;
+        }
+        let input = WriteInput {
+            segments: split_path(&failed.path)
+                .into_iter()
+                .map(str::to_owned)
+                .collect(),
+            body: Some(body.clone()),
+        };
+        let Some((collection, _)) = call_target(&draft.plan, &input) else {
+            continue;
+        };
+        let held = held_before(draft, calls, state, &entity_type, &collection, *ordinal);
+        let Some(sent) = sent_members(&draft.plan, Some(body)) else {
+            continue;
+        };
+        let taken: Vec<(&str, &str)> = sent
+            .iter()
+            .filter_map(|(member, value)| match value {
+                Json::String(text) if !text.is_empty() => Some((member, &text[..])),
+                _ => None,
+            })
+            .filter(|(member, text)| {
+                held.iter()
+                    .any(|fields| fields.get(member).and_then(Json::as_str) == Some(text))
+            })
+            .collect();
+        if let [(member, text)] = taken.as_slice()
+            && !conflicts.iter().any(|known| known.member == *member)
+        {
+            conflicts.push(ConflictModel {
+                member: (*member).to_owned(),
+                ordinal: *ordinal,
+                taken: (*text).to_owned(),
+            });
+        }
+    }
+    draft.plan.conflicts = conflicts;
+}
+
+/// The entities' fields a collection held before a record: the state's, and those the draft's
+/// successful calls before it were observed to create there.
+fn held_before<'a>(
+    draft: &Draft,
+    calls: &'a [Call],
+    state: &'a StateView,
+    entity_type: &str,
+    collection: &str,
+    ordinal: u64,
+) -> Vec<&'a Json> {
+    let own = collection_key(collection);
+    let seeded = state
+        .entities
+        .iter()
+        .filter(|entity| {
+            entity.entity_type == entity_type && collection_key(&entity.collection) == own
+        })
+        .map(|entity| &entity.fields);
+    let created = draft
+        .calls
+        .iter()
+        .map(|call| &calls[*call])
+        .filter(|call| call.ordinal < ordinal)
+        .filter(|call| {
+            call.key
+                .as_ref()
+                .is_some_and(|(_, held, _)| collection_key(held) == own)
+        })
+        .filter_map(|call| match &call.after {
+            After::Present(fields) => Some(fields),
+            _ => None,
+        });
+    seeded.chain(created).collect()
+}
+
+/// The recorded refusal a served create answers when it sends a value its collection holds in a
+/// member the plan learned a conflict of; `None`: no conflict.
+pub(super) fn answer(
+    service: &StateService,
+    plan: &WritePlan,
+    input: &WriteInput,
+) -> Option<StateAnswer> {
+    if plan.conflicts.is_empty() {
+        return None;
+    }
+    let entity_type = plan.entity_type()?;
+    let sent = sent_members(plan, input.body.as_ref())?;
+    let (collection, _) = call_target(plan, input)?;
+    let live = service.read();
+    let held = live.collection(entity_type, &collection);
+    let conflict = plan.conflicts.iter().find(|conflict| {
+        sent.get(&conflict.member).is_some_and(|value| {
+            held.iter()
+                .any(|entity| entity.fields.get(&conflict.member) == Some(value))
+        })
+    })?;
+    let value = sent.get(&conflict.member)?.as_str()?.to_owned();
+    let base = service.kept(conflict.ordinal)?;
+    let renamed: Vec<(String, String)> = (value != conflict.taken)
+        .then(|| (conflict.taken.clone(), value))
+        .into_iter()
+        .collect();
+    Some(crate::missing::renamed_answer(
+        base,
+        &renamed,
+        service.replay_evidence_id(),
+        false,
+        StateSource::state("conflict", None),
+    ))
+}

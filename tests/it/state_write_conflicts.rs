@@ -1,0 +1,77 @@
+//! A create's recorded refusal of a taken value, learned from the build and served: the build
+//! created an entity, then sent a create repeating its name and was refused; a served create
+//! sending a name the live collection holds answers that refusal (its body naming the sent value),
+//! changing nothing, and a create sending a free name still creates. On two recorded applications:
+//! optuna-dashboard (`400 {"reason": "Study name already exists."}` for a study name) and flexget
+//! (`409 … list with name 'weekend' already exists` for an entry list name).
+
+use serde_json::{Map, Value, json};
+
+use crate::state_support::serve_corpus_app;
+
+fn object(value: Value) -> Map<String, Value> {
+    let Value::Object(map) = value else {
+        panic!("an object")
+    };
+    map
+}
+
+/// Creates with a held value, then with a free one, through `tool`; returns both answers and the
+/// list `list` answered before and after the refused create.
+fn assert_conflict(app: &str, tool: &str, list: &str, taken: Value, free: Value) -> Value {
+    let served = serve_corpus_app(app);
+    let plan = served
+        .state()
+        .write_plan(tool)
+        .unwrap_or_else(|| panic!("{app}: a plan for {tool}"));
+    assert!(plan.served, "{app} {tool}: {:?}", plan.reason);
+    assert!(
+        !plan.conflicts.is_empty(),
+        "{app} {tool}: a conflict learned"
+    );
+    let (before, _) = served.call(list, Map::new());
+    let (refused, is_error) = served.call(tool, object(json!({"body": taken})));
+    assert!(!is_error, "{app}: {refused}");
+    assert_eq!(refused["state"]["view"], "conflict", "{app}: {refused}");
+    let (after, _) = served.call(list, Map::new());
+    assert_eq!(
+        before["body"], after["body"],
+        "{app}: the refusal changed nothing"
+    );
+    let (created, is_error) = served.call(tool, object(json!({"body": free})));
+    assert!(!is_error, "{app}: {created}");
+    assert_eq!(created["state"]["view"], "create", "{app}: {created}");
+    refused
+}
+
+#[test]
+fn a_study_name_taken_answers_the_recorded_400() {
+    let refused = assert_conflict(
+        "optuna_dashboard",
+        "post_studies",
+        "get_studies",
+        json!({"study_name": "churn-lgbm", "directions": ["minimize"]}),
+        json!({"study_name": "fresh-study", "directions": ["minimize"]}),
+    );
+    assert_eq!(refused["status"], 400, "{refused}");
+    assert_eq!(
+        refused["body"],
+        json!({"reason": "Study name already exists."})
+    );
+}
+
+#[test]
+fn an_entry_list_name_taken_answers_the_recorded_409_naming_it() {
+    let refused = assert_conflict(
+        "flexget",
+        "post_entry_list",
+        "get_entry_list",
+        json!({"name": "watchlist"}),
+        json!({"name": "fresh-list"}),
+    );
+    assert_eq!(refused["status"], 409, "{refused}");
+    assert_eq!(
+        refused["body"]["message"], "list with name 'watchlist' already exists",
+        "{refused}"
+    );
+}
