@@ -82,3 +82,91 @@ fn a_post_create_whose_identity_is_generated_keeps_its_other_rules() {
         "{explained:?}"
     );
 }
+
+/// The arguments of a call of `tool`: path segments by index, and a JSON body.
+fn arguments(
+    served: &crate::state_support::Served,
+    tool: &str,
+    segments: &[(usize, &str)],
+    body: Option<Value>,
+) -> serde_json::Map<String, Value> {
+    use rea_manifest::catalog::ArgumentTarget;
+    let definition = served.replay.tool(tool).expect("tool");
+    let mut out = serde_json::Map::new();
+    for argument in &definition.input_schema.arguments {
+        match &argument.target {
+            ArgumentTarget::Path { segment_index, .. } => {
+                if let Some((_, value)) = segments.iter().find(|(at, _)| at == segment_index) {
+                    out.insert(argument.name.clone(), Value::from(*value));
+                }
+            }
+            ArgumentTarget::Body => {
+                if let Some(body) = &body {
+                    out.insert(argument.name.clone(), body.clone());
+                }
+            }
+            ArgumentTarget::Query { .. } => {}
+        }
+    }
+    out
+}
+
+#[test]
+fn a_served_document_put_answers_its_digest_and_the_index_views_refuse_after_it() {
+    let path = rea_tests::workspace_root().join("tests/corpus/apps/pouchdb-server/build.har");
+    let served = crate::state_support::serve_evidence(
+        capture_file(&path),
+        state_rules(),
+        Default::default(),
+    );
+    let all_docs = "get_all_docs_by_segment_0";
+    let list = || {
+        served.call(
+            all_docs,
+            arguments(&served, all_docs, &[(0, "library")], None),
+        )
+    };
+    // Before any write the rows of _all_docs answer from the state.
+    let (before, is_error) = list();
+    assert!(!is_error, "{before:#}");
+    assert_eq!(
+        before.pointer("/state/source"),
+        Some(&Value::from("state")),
+        "{before:#}"
+    );
+
+    // The recorded create of `author:dick` (build.har call 30), served: its _rev is the one the
+    // application answered.
+    let put = "put_root_by_segment_0_and_id";
+    let body = serde_json::json!({"type": "author", "name": "Philip K. Dick", "born": 1928, "country": "US"});
+    let (answer, is_error) = served.call(
+        put,
+        arguments(
+            &served,
+            put,
+            &[(0, "library"), (1, "author:dick")],
+            Some(body),
+        ),
+    );
+    assert!(!is_error, "{answer:#}");
+    let get = "get_root_by_segment_0_and_id";
+    let (read, is_error) = served.call(
+        get,
+        arguments(&served, get, &[(0, "library"), (1, "author:dick")], None),
+    );
+    assert!(!is_error, "{read:#}");
+    let text = read.to_string();
+    assert!(
+        text.contains("1-54d724e81ac7dc72c33d3d8970fcf6a7"),
+        "{read:#}"
+    );
+
+    // The _all_docs rows (a type no write tool writes, which the recorded writes changed) would
+    // now show what the state held before the write: refused, never stale.
+    let (after, is_error) = list();
+    assert!(is_error, "{after:#}");
+    assert!(
+        after.to_string().contains("unmodelled-after-write"),
+        "{after:#}"
+    );
+}

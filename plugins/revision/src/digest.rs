@@ -99,6 +99,10 @@ pub struct DigestRevision {
     pub composition: Composition,
     /// How the text is read.
     pub encoding: Encoding,
+    /// Every recorded call on an entity holding a revision sent it back: a served call that
+    /// does not is refused (the application's answer to it was never shown).
+    #[serde(default)]
+    pub revision_sent: bool,
 }
 
 /// A revision's counter and digest (`3-0e04…`).
@@ -395,7 +399,22 @@ impl DigestRevisionRule {
             .all(|finding| finding.identity_param == first)
             .then_some(first)
             .flatten();
+        let updates: Vec<&&ObservedCall> = calls
+            .iter()
+            .filter(|call| {
+                call.entity_before
+                    .as_ref()
+                    .is_some_and(|e| e.get(field).is_some())
+            })
+            .collect();
+        let revision_sent = !updates.is_empty()
+            && updates.iter().all(|call| {
+                call.request_body
+                    .as_ref()
+                    .is_some_and(|body| body.get(field).is_some())
+            });
         Some(DigestRevision {
+            revision_sent,
             field: field.to_owned(),
             identity: identity.map(str::to_owned),
             identity_param,
@@ -467,16 +486,25 @@ impl StateRule for DigestRevisionRule {
             ),
             None => None,
         };
-        if let (Some(sent_revision), Some((held, ..))) = (sent.get(&rule.field), held) {
-            if sent_revision != held {
-                return Err(PluginError::new(
-                    "revision_conflict",
-                    format!(
-                        "the body sends `{}` {sent_revision}, the entity holds {held}",
-                        rule.field
-                    ),
-                ));
-            }
+        if let (Some(sent_revision), Some((held, ..))) = (sent.get(&rule.field), held)
+            && sent_revision != held
+        {
+            return Err(PluginError::new(
+                "revision_conflict",
+                format!(
+                    "the body sends `{}` {sent_revision}, the entity holds {held}",
+                    rule.field
+                ),
+            ));
+        }
+        if rule.revision_sent && held.is_some() && !sent.contains_key(&rule.field) {
+            return Err(PluginError::new(
+                "revision_required",
+                format!(
+                    "every recorded write of an entity holding `{}` sent it back; send the held one",
+                    rule.field
+                ),
+            ));
         }
         if rule.composition.history && held.is_some_and(|(_, counter, _)| counter > 1) {
             return Err(refusal(
@@ -606,6 +634,7 @@ mod tests {
         );
         assert_eq!(rule.encoding, Encoding::AsciiOnly);
         assert_eq!(rule.identity_param, Some(1));
+        assert!(rule.revision_sent);
     }
 
     #[test]
@@ -701,6 +730,15 @@ mod tests {
             .build();
         let error = DigestRevisionRule.apply(&request).expect_err("conflict");
         assert_eq!(error.code.as_str(), "revision_conflict");
+
+        let mut unsent = dune(617, "on-loan");
+        unsent.as_object_mut().expect("object").remove("_id");
+        let request = apply_request(learned())
+            .body(unsent)
+            .entity_before(held.clone())
+            .build();
+        let error = DigestRevisionRule.apply(&request).expect_err("required");
+        assert_eq!(error.code.as_str(), "revision_required");
 
         let mut second = held.clone();
         second["_rev"] = json!(DUNE);
