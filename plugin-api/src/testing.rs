@@ -136,6 +136,12 @@ impl ObservedCallBuilder {
         self
     }
 
+    /// The order the call sent its body's top-level members in.
+    pub fn member_order(mut self, names: &[&str]) -> Self {
+        self.call.member_order = names.iter().map(|name| (*name).to_owned()).collect();
+        self
+    }
+
     /// The response: status and body.
     pub fn response(mut self, status: u16, body: Value) -> Self {
         self.call.response_status = status;

@@ -99,6 +99,7 @@ mod state_write_lists;
 mod state_writes;
 mod state_writes_concurrent;
 mod state_writes_dependents;
+mod state_writes_digest_revision;
 mod state_writes_document_envelope;
 mod state_writes_item_paths;
 mod state_writes_learning;

@@ -179,6 +179,11 @@ pub struct ObservedCall {
     /// (before the next write) showed it. Empty for other writes and when no read showed one.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub dependents: Vec<ObservedDependent>,
+    /// The top-level member names of the request body in the order the call sent them (a parsed
+    /// `request_body` keeps no order); empty when the body is not a JSON object. For a rule whose
+    /// value digests the document as the application serialized it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub member_order: Vec<String>,
 }
 
 /// An entity of another type that held a deleted entity's id, and what a read after the delete

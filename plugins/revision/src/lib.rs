@@ -23,6 +23,8 @@ use rea_plugin_api::{Plugin, PluginError, StageInfo, StateRule};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+pub mod digest;
+
 /// The stage name.
 pub const STAGE: &str = "revision";
 
@@ -119,6 +121,9 @@ rea_plugin_api::plugin_root_module! {
     pub fn root_module() = Plugin::new("rea-revision", env!("CARGO_PKG_VERSION")).rule(
         StageInfo::new(STAGE, "Explains an integer revision each update takes one past the value the entity held"),
         RevisionRule,
+    ).rule(
+        StageInfo::new(digest::STAGE, "Explains a revision spelled as a counter one past the held one and the MD5 digest of the document the write saved"),
+        digest::DigestRevisionRule,
     );
 }
 

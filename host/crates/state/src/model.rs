@@ -142,6 +142,12 @@ pub struct EntityType {
     pub item_view: Option<String>,
     /// The member item reads set `true` on a record the application soft-deleted, when known.
     pub deleted_flag: Option<String>,
+    /// A recorded write changed entities of this type that no write tool writes (rows of an
+    /// index or a changes feed of the written documents, a parent's counts): the confirming
+    /// replay did not charge that to the write, and the type's views answer not modelled once a
+    /// served write changed anything (they would show what the state held before it).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub unmodelled_after_writes: bool,
 }
 
 /// An entity: its type, the collection it lives in (spelled as requests spell it), its id, and

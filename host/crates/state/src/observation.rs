@@ -282,6 +282,7 @@ impl Timeline {
             &timeline,
             &state.views,
             &state.related_writes,
+            &state.types,
         );
         timeline.with_windows(&ends)
     }

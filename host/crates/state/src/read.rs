@@ -308,6 +308,15 @@ impl StateService {
             .as_ref()
             .is_some_and(|replayed| replayed.replay.exact_match);
         let template = view.path_template.as_str();
+        // A type recorded writes changed in ways the state does not model shows, after a served
+        // write, what the state held before it: not modelled, never stale.
+        let unmodelled = view
+            .entity_type()
+            .and_then(|template| self.derived().entity_type(template))
+            .is_some_and(|known| known.unmodelled_after_writes);
+        if unmodelled && self.written_any() {
+            return self.recording(tool, template, &call, "unmodelled-after-write", true);
+        }
         let stale = self
             .read()
             .written_since_reset(&call_scope(view, &call.segments(template)));

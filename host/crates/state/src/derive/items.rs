@@ -160,6 +160,7 @@ pub fn plan(
             identity_field: identity_field.clone(),
             item_view: Some(tool.name.clone()),
             deleted_flag: None,
+            unmodelled_after_writes: false,
         }),
     }
     Ok(ItemPlan {
@@ -293,6 +294,7 @@ fn query_plan(
                 identity_field: identity.clone(),
                 item_view: Some(tool.name.clone()),
                 deleted_flag: None,
+                unmodelled_after_writes: false,
             });
             identity
         }

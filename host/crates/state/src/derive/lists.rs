@@ -363,6 +363,7 @@ fn own_member_type(
         identity_field,
         item_view: None,
         deleted_flag: None,
+        unmodelled_after_writes: false,
     };
     let resolved =
         resolve_members(entities, &entity_type, lines, pointer, true).ok_or(Some("no-view"))?;

@@ -75,7 +75,13 @@ pub fn derive_state(
     let mut used = base.window_ends();
     let mut current = conservative.clone();
     for pass in 1..=windows::MAX_PASSES {
-        let ends = windows::window_ends(manifest, &base, &current.views, &current.related_writes);
+        let ends = windows::window_ends(
+            manifest,
+            &base,
+            &current.views,
+            &current.related_writes,
+            &current.types,
+        );
         if windows::same_checks(&base, &ends, &used) {
             // The windows this pass ran with check the reads its views and plans give.
             return Ok(current);
@@ -187,8 +193,11 @@ fn derive_pass(
         folder_entries,
         folder_listings,
     };
-    let (plans, related) =
+    let (plans, related, unmodelled) =
         crate::writes::derive_write_plans(manifest, timeline, &state, records, rules);
+    for known in &mut state.types {
+        known.unmodelled_after_writes = unmodelled.contains(&known.collection_template);
+    }
     // A type whose served delete keeps its entities marked deleted names that member.
     for plan in &plans {
         let (Some(flag), Some(entity_type)) = (

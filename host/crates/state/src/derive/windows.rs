@@ -27,7 +27,7 @@ use rea_manifest::segments::{fused_value, split_path, template_affixes};
 
 use crate::derive::entities::{collection_key, item_segments};
 use crate::derive::lists::listed_collection;
-use crate::model::{ReadView, RelatedWrite, ViewDetail, WriteScope};
+use crate::model::{EntityType, ReadView, RelatedWrite, ViewDetail, WriteScope};
 use crate::observation::{Observation, Timeline};
 
 /// The most extraction passes run before the first pass's windows are kept.
@@ -115,6 +115,7 @@ pub fn window_ends(
     timeline: &Timeline,
     views: &[ReadView],
     related: &[RelatedWrite],
+    types: &[EntityType],
 ) -> BTreeMap<u64, usize> {
     let mut firsts = Firsts::default();
     for write in related {
@@ -188,6 +189,15 @@ pub fn window_ends(
                 );
             }
             WriteScope::Document { document } => consider(firsts.document.get(document)),
+        }
+        // A type the writes change in ways no write tool models (an index or a feed of the
+        // written documents) shows, after any write, what the seed did not hold.
+        if let WriteScope::Type { entity_type, .. } = &scope
+            && types.iter().any(|known| {
+                known.collection_template == *entity_type && known.unmodelled_after_writes
+            })
+        {
+            consider(first_any.as_ref());
         }
         ends.insert(observation.ordinal, end.unwrap_or(usize::MAX));
     }

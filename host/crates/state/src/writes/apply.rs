@@ -1372,6 +1372,19 @@ pub fn render_response(plan: &WritePlan, recorded: Option<&Json>, change: &Chang
     let written = after.as_ref().or(before.as_ref());
     let generated = change.generated.first().cloned().unwrap_or_default();
     match response.kind {
+        ResponseKind::Recorded if !response.renamed.is_empty() => {
+            let entity = written?;
+            let mut body = recorded.clone();
+            for (key, member) in &response.renamed {
+                let value = entity.fields.get(member)?.clone();
+                body = with_value_at(
+                    body,
+                    &format!("/{}", rea_plugin_api::json::escape_pointer_segment(key)),
+                    value,
+                );
+            }
+            Some(body)
+        }
         ResponseKind::None | ResponseKind::Recorded => Some(recorded.clone()),
         ResponseKind::Entity if plan.effect == Effect::Document => {
             let document = change.document.as_ref()?;

@@ -13,6 +13,9 @@
 //! * disagreement about an entity whose last write no read has confirmed yet contradicts that
 //!   write's plan (`contradicted_by` is the read); disagreement about an entity a read already
 //!   confirmed, or one no served write touched, is a side effect of the latest write;
+//! * a disagreement only about entities of types no write tool writes (an index or a feed of
+//!   the written documents, a parent's counts) is charged to no write: those types are returned,
+//!   and their views answer not modelled after a served write;
 //! * after a disagreement the simulated state takes what the read showed, so one mistake is
 //!   blamed once.
 //!
@@ -137,6 +140,10 @@ struct Replay<'a> {
     /// Per collection, per entity id, the writes no list read showed yet.
     pending: HashMap<(String, String), HashMap<String, Vec<usize>>>,
     verdicts: Vec<Verdict>,
+    /// The entity types some write tool writes.
+    written_types: std::collections::HashSet<String>,
+    /// The entity types a read showed changed though no write tool writes them.
+    unmodelled: std::collections::BTreeSet<String>,
 }
 
 impl Replay<'_> {
@@ -230,6 +237,23 @@ impl Replay<'_> {
         if touched_unmodelled {
             return;
         }
+        // Entities of types no write tool writes (an index or a feed of the written documents,
+        // a parent's counts): the state does not model how writes change them, so their views
+        // answer not modelled after a served write instead of charging the write.
+        let held_type = |key: &Key| {
+            self.state
+                .types
+                .iter()
+                .any(|known| known.collection_template == key.0)
+        };
+        if !keys.is_empty()
+            && keys
+                .iter()
+                .all(|key| held_type(key) && !self.written_types.contains(&key.0))
+        {
+            self.unmodelled.extend(keys.iter().map(|key| key.0.clone()));
+            return;
+        }
         if let Some(draft) = self
             .events
             .iter()
@@ -288,16 +312,16 @@ pub(crate) fn confirm(
     calls: &[Call],
     rules: &RuleSet,
     records: &[CaptureRecord],
-) {
+) -> std::collections::BTreeSet<String> {
     if drafts.iter().all(|draft| !draft.open()) {
-        return;
+        return Default::default();
     }
     let Ok(replay_environment) = Environment::new(
         manifest,
         &manifest.parent_evidence_id,
         records.iter().cloned(),
     ) else {
-        return;
+        return Default::default();
     };
     let service = StateService::new(
         state.clone(),
@@ -322,6 +346,11 @@ pub(crate) fn confirm(
         last: HashMap::new(),
         pending: HashMap::new(),
         verdicts: vec![Verdict::default(); drafts.len()],
+        written_types: drafts
+            .iter()
+            .filter_map(|draft| draft.plan.target.as_ref()?.entity_type.clone())
+            .collect(),
+        unmodelled: Default::default(),
     };
     for ordinal in &timeline.ordered {
         let Some(observation) = timeline.get(*ordinal) else {
@@ -346,6 +375,7 @@ pub(crate) fn confirm(
         check_read(&mut replay, &service, manifest, observation, record, &scope);
     }
     settle_verdicts(drafts, &replay.verdicts, state);
+    replay.unmodelled
 }
 
 /// Each open plan's verdict: the first reason that withholds it, else served.

@@ -707,6 +707,12 @@ fn observed_call(call: &Call, template: &[PathSlot]) -> ObservedCall {
         position_before: call.before_position,
         unexplained: BTreeMap::new(),
         dependents: call.dependents.clone(),
+        member_order: match &call.request {
+            RequestBody::Json(Json::Object(members)) => {
+                members.iter().map(|(name, _)| name.to_owned()).collect()
+            }
+            _ => Vec::new(),
+        },
     }
 }
 

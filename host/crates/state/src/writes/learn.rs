@@ -688,6 +688,13 @@ fn learn_response(
     } else {
         Vec::new()
     };
+    let renamed = if kind == ResponseKind::Recorded
+        && matches!(draft.plan.effect, Effect::Create | Effect::Update)
+    {
+        renamed_members(draft, calls, exemplar)
+    } else {
+        Default::default()
+    };
     Ok(ResponseModel {
         ordinal: record.ordinal,
         status: record.response.status,
@@ -696,7 +703,48 @@ fn learn_response(
         pointer,
         required_members,
         nulled_members,
+        renamed,
     })
+}
+
+/// The top-level members of a recorded answer that name a text member of the written entity
+/// under another name, the same in every recorded call's answer (see
+/// `ResponseModel::renamed`): each answer member whose exemplar text one entity member alone
+/// holds, kept when every call whose entity after is known shows the same equality.
+fn renamed_members(
+    draft: &Draft,
+    calls: &[Call],
+    exemplar: &Call,
+) -> std::collections::BTreeMap<String, String> {
+    let shown = |call: &Call| match (&call.response, &call.after) {
+        (Some(Json::Object(answer)), After::Present(Json::Object(after))) => {
+            Some((answer.clone(), after.clone()))
+        }
+        _ => None,
+    };
+    let Some((answer, after)) = shown(exemplar) else {
+        return Default::default();
+    };
+    let mut renamed = std::collections::BTreeMap::new();
+    for (key, value) in answer.iter() {
+        let Json::String(text) = value else { continue };
+        let holders: Vec<&str> = after
+            .iter()
+            .filter(|(_, held)| matches!(held, Json::String(held) if held == text))
+            .map(|(member, _)| member)
+            .collect();
+        if let [member] = holders.as_slice()
+            && *member != key
+        {
+            renamed.insert(key.to_owned(), (*member).to_owned());
+        }
+    }
+    renamed.retain(|key, member| {
+        draft.calls.iter().filter_map(|index| shown(&calls[*index])).all(|(answer, after)| {
+            matches!((answer.get(key), after.get(member)), (Some(shown), Some(held)) if shown == held)
+        })
+    });
+    renamed
 }
 
 /// The members every recorded answer showing the written entity left `null` where the entity

@@ -410,16 +410,21 @@ fn share_sorts(drafts: &mut [Draft]) {
     }
 }
 
-/// The write plans of a state (one per write tool, in manifest order), and every successful write
-/// from the first on with what it relates to (see [`crate::derive::windows`]): the four passes
-/// (see the module docs), then each plan still open is served.
+/// The write plans of a state (one per write tool, in manifest order), every successful write
+/// from the first on with what it relates to (see [`crate::derive::windows`]), and the entity
+/// types recorded writes changed though no write tool writes them (see [`confirm`]): the four
+/// passes (see the module docs), then each plan still open is served.
 pub fn derive_write_plans(
     manifest: &Manifest,
     timeline: &Timeline,
     state: &StateView,
     records: &[CaptureRecord],
     rules: &RuleSet,
-) -> (Vec<WritePlan>, Vec<RelatedWrite>) {
+) -> (
+    Vec<WritePlan>,
+    Vec<RelatedWrite>,
+    std::collections::BTreeSet<String>,
+) {
     let views = Views::new(manifest, state);
     // Pass 1 (`target`): one draft per write tool.
     let mut drafts: Vec<Draft> = manifest
@@ -430,7 +435,7 @@ pub fn derive_write_plans(
         .map(|(index, _)| Draft::new(manifest, index, timeline, state, &views))
         .collect();
     if drafts.is_empty() {
-        return (Vec::new(), Vec::new());
+        return (Vec::new(), Vec::new(), Default::default());
     }
     // Pass 2 (`observe`).
     let mut observed = observe::observe(manifest, timeline, state, &views, &mut drafts);
@@ -442,7 +447,7 @@ pub fn derive_write_plans(
     }
     share_sorts(&mut drafts);
     // Pass 4 (`confirm`).
-    confirm::confirm(
+    let unmodelled = confirm::confirm(
         manifest,
         timeline,
         state,
@@ -465,7 +470,7 @@ pub fn derive_write_plans(
     // Not a pass: the inferred tools of an opt-in sibling transfer take their source's plan.
     let inferred = siblings::transfer(manifest, state, &views, &plans);
     plans.extend(inferred);
-    (plans, related)
+    (plans, related, unmodelled)
 }
 
 impl Draft {

@@ -448,4 +448,10 @@ pub struct ResponseModel {
     /// entity held a value (a document store answering a save without the content it saved).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub nulled_members: Vec<String>,
+    /// For a recorded answer: its top-level members that every recorded call's answer showed
+    /// equal to a text member of the written entity under another name (`{"ok": true, "id": …,
+    /// "rev": …}` naming `_id` and `_rev`), answer member → entity member: a served call's answer
+    /// shows the written entity's values there, never the recorded call's.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub renamed: std::collections::BTreeMap<String, String>,
 }

@@ -472,11 +472,17 @@ fn written_answer(service: &StateService, plan: &WritePlan, change: &Change) -> 
     };
     let source = write_source(plan, change);
     match response.kind {
-        ResponseKind::None | ResponseKind::Recorded => recording_answer(
-            base.replay_answer(service.replay_evidence_id(), false),
-            source,
-        ),
-        ResponseKind::Entity | ResponseKind::Projection | ResponseKind::Identity => {
+        ResponseKind::None | ResponseKind::Recorded if response.renamed.is_empty() => {
+            recording_answer(
+                base.replay_answer(service.replay_evidence_id(), false),
+                source,
+            )
+        }
+        ResponseKind::Entity
+        | ResponseKind::Projection
+        | ResponseKind::Identity
+        | ResponseKind::Recorded
+        | ResponseKind::None => {
             let Some(body) = render_response(plan, base.json(), change) else {
                 return tool_error(
                     "internal_error",

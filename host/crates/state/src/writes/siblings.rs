@@ -437,6 +437,7 @@ mod tests {
             pointer: Some(String::new()),
             required_members: members.iter().map(|name| (*name).to_owned()).collect(),
             nulled_members: Vec::new(),
+            renamed: Default::default(),
         };
         assert!(shows_whole(
             &answer(&["id", "status", "subject"]),
