@@ -395,6 +395,10 @@ pub struct ListView {
     /// parent in (see [`crate::relations::ParentSegment`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub parent: Option<crate::relations::ParentSegment>,
+    /// The second answer shape a call paging by page number takes (see
+    /// [`crate::page_envelope`]), when the reads holding the list elsewhere taught it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub page_envelope: Option<Box<crate::page_envelope::PageEnvelope>>,
     /// How the view shows fields.
     pub shape: ViewShape,
 }

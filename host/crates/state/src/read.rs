@@ -28,6 +28,7 @@ use crate::model::{
     DocumentView, Entity, ItemKey, ItemView, ListLine, ListView, Membership, QueryModel, QueryRole,
     ViewDetail, ViewShape, WriteScope,
 };
+use crate::page_envelope::{PageEnvelope, PageNumbers};
 use crate::query::evaluate;
 use crate::recorded::{NotModelled, RecordingUnusable, call_scope};
 use crate::render::{
@@ -711,10 +712,32 @@ impl StateService {
                     list,
                     (model, line, true),
                     (&expanded.pairs, &pairs),
-                    exact,
+                    (exact, None),
                 );
             }
             return self.render_line(tool, list, line, exact);
+        }
+        if let (Some(envelope), Some(model)) = (&list.page_envelope, model)
+            && envelope.names_call(&expanded.pairs)
+        {
+            let extended = envelope.extend(model);
+            if !expanded
+                .pairs
+                .iter()
+                .all(|(name, _)| extended.role(name).is_some())
+            {
+                return Err("unrecorded-request");
+            }
+            let base = self
+                .query_base(list, &extended, &pairs, &segments)
+                .ok_or("unrecorded-request")?;
+            return self.evaluate_query(
+                tool,
+                list,
+                (Some(&extended), base, false),
+                (&expanded.pairs, &pairs),
+                (false, Some(envelope)),
+            );
         }
         let same_collection = |line: &&ListLine| segments_match(&split_path(&line.path), &segments);
         // A field selection no checked line made replays its recording, and so does a call
@@ -751,7 +774,7 @@ impl StateService {
                 list,
                 (Some(model), line, false),
                 (&expanded.pairs, &pairs),
-                false,
+                (false, None),
             ),
             None => Err("unrecorded-request"),
         }
@@ -1025,14 +1048,14 @@ impl StateService {
 
     /// The query evaluated over the state with the list's model (extended by the terms a query
     /// grammar names alone), rendered into the envelope of `base` (`own`: the line of the call's
-    /// very query).
+    /// very query), or into the list's page envelope with its members computed (`page`).
     fn evaluate_query(
         &self,
         tool: &str,
         list: &ListView,
         (model, base, own): (Option<&QueryModel>, &ListLine, bool),
         (pairs, sent): (&QueryPairs, &QueryPairs),
-        exact: bool,
+        (exact, page): (bool, Option<&PageEnvelope>),
     ) -> Result<StateAnswer, &'static str> {
         let Some(model) = model else {
             return Err("unrecorded-request");
@@ -1064,9 +1087,18 @@ impl StateService {
         let Some(evaluated) = evaluate(model, pairs, &candidates) else {
             return Err("unrecorded-request");
         };
-        if !self.envelope_known(model, base, (&evaluated, candidates.len()), own) {
-            return Err("unrecorded-request");
-        }
+        let numbers = match page {
+            Some(envelope) => Some(
+                envelope
+                    .numbers(pairs, evaluated.matched)
+                    .filter(PageNumbers::shown)
+                    .ok_or("unrecorded-request")?,
+            ),
+            None if !self.envelope_known(model, base, (&evaluated, candidates.len()), own) => {
+                return Err("unrecorded-request");
+            }
+            None => None,
+        };
         let members: Vec<&Entity> = evaluated
             .members
             .iter()
@@ -1076,6 +1108,19 @@ impl StateService {
             Ok(rendered) => rendered,
             Err(error) => return Ok(error),
         };
+        if let (Some(envelope), Some(numbers)) = (page, numbers) {
+            let record = self
+                .kept(envelope.record_ordinal)
+                .ok_or("unrecorded-request")?;
+            let recorded = record.json().cloned().ok_or("unrecorded-request")?;
+            return Ok(state_answer(
+                record,
+                envelope.render(recorded, rendered, &numbers),
+                self.replay().evidence_id(),
+                exact,
+                StateSource::state(base.path.clone(), Some("query")),
+            ));
+        }
         let Some((mut body, record)) =
             self.list_body(list, base, rendered, Some(evaluated.matched))
         else {
