@@ -885,6 +885,7 @@ impl StateService {
             .all(|(pointer, _)| {
                 model.totals.contains(&pointer)
                     || model.unfiltered_totals.contains(&pointer)
+                    || model.complete_totals.contains(&pointer)
                     || list.counters.contains(&pointer)
                     || plain.is_some_and(|plain| plain.pointer(&pointer).is_some())
             })
@@ -908,7 +909,8 @@ impl StateService {
             set_counter(&mut body, counter, count);
         }
         if let (Some(matched), Some(model)) = (matched, &list.query) {
-            for total in model.totals.iter().chain(&model.unfiltered_totals) {
+            let totals = model.totals.iter().chain(&model.unfiltered_totals);
+            for total in totals.chain(&model.complete_totals) {
                 set_counter(&mut body, total, matched);
             }
         }
@@ -1014,7 +1016,8 @@ impl StateService {
 
     /// Whether the envelope of `base` tells what an evaluated call's envelope holds: not when a
     /// member counts the matches or the collection (the recordings never told which) and the call
-    /// filters, nor when `base`, another query's line (`own` false), holds a member lines showed
+    /// filters, nor when one counts the matches or the members listed (never told apart) and the
+    /// call's page leaves matches out, nor when `base`, another query's line (`own` false), holds a member lines showed
     /// with values of their own (a next cursor) unless the call's page lists every match and
     /// `base` holds the one value every such page showed.
     fn envelope_known(
@@ -1027,16 +1030,18 @@ impl StateService {
         let Some(body) = self.kept(base.record_ordinal).and_then(|kept| kept.json()) else {
             return true;
         };
-        let filters = evaluated.matched != candidates;
-        if filters
-            && model
-                .unfiltered_totals
+        let holds_any = |pointers: &[String]| {
+            pointers
                 .iter()
                 .any(|pointer| body.pointer(pointer).is_some())
+        };
+        let filters = evaluated.matched != candidates;
+        let partial = evaluated.members.len() < evaluated.matched;
+        if (filters && holds_any(&model.unfiltered_totals))
+            || (partial && holds_any(&model.complete_totals))
         {
             return false;
         }
-        let partial = evaluated.members.len() < evaluated.matched;
         own || model
             .paged_members
             .iter()

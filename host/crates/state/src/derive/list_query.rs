@@ -70,6 +70,7 @@ impl<'a> Evaluator<'a> {
             parameters: parameters.clone(),
             totals: Vec::new(),
             unfiltered_totals: Vec::new(),
+            complete_totals: Vec::new(),
             paged_members: Vec::new(),
             cursor_members: Vec::new(),
             record_ordinals: Vec::new(),
@@ -520,11 +521,17 @@ impl Totals {
         }
     }
 
-    /// The totals, and the members kept apart, of `lines` answered lines.
-    fn learned(self, lines: usize) -> (Vec<String>, Vec<String>) {
+    /// The totals, the members kept apart, and the members counting complete pages only (see
+    /// [`QueryModel::complete_totals`]), of `lines` answered lines.
+    fn learned(self, lines: usize) -> LearnedTotals {
         let mut totals = Vec::new();
         let mut unfiltered = Vec::new();
+        let mut complete = Vec::new();
         for (pointer, held) in self.seen {
+            if held.counts && !held.informative && held.filtered {
+                complete.push(pointer);
+                continue;
+            }
             if !(held.counts && held.informative) {
                 continue;
             }
@@ -534,9 +541,12 @@ impl Totals {
                 unfiltered.push(pointer);
             }
         }
-        (totals, unfiltered)
+        (totals, unfiltered, complete)
     }
 }
+
+/// The totals, the unfiltered totals and the complete-page totals a query model learned.
+type LearnedTotals = (Vec<String>, Vec<String>, Vec<String>);
 
 /// The query model of the chosen roles: the totals (members holding the number matched where a
 /// page listed fewer), the lines it answers, and an inert parameter's accepted values (those the
@@ -572,7 +582,7 @@ fn query_model(
         );
         pages.push((body, evaluated.members.len() < evaluated.matched));
     }
-    let (totals, unfiltered_totals) = totals.learned(answered.len());
+    let (totals, unfiltered_totals, complete_totals) = totals.learned(answered.len());
     let cursor_members = cursor_members(
         &chosen,
         lines,
@@ -585,6 +595,7 @@ fn query_model(
             .iter()
             .chain(&totals)
             .chain(&unfiltered_totals)
+            .chain(&complete_totals)
             .any(|known| known == pointer)
             || cursor_members
                 .iter()
@@ -612,6 +623,7 @@ fn query_model(
         parameters: chosen,
         totals,
         unfiltered_totals,
+        complete_totals,
         paged_members,
         cursor_members,
         record_ordinals,
