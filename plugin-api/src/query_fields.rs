@@ -10,9 +10,10 @@
 use crate::contracts::query::QueryRole;
 
 /// Page-size parameter names.
-pub const PAGE_SIZE_NAMES: [&str; 15] = [
+pub const PAGE_SIZE_NAMES: [&str; 16] = [
     "limit",
     "_limit",
+    "_per_page",
     "_size",
     "per_page",
     "perPage",

@@ -79,6 +79,7 @@ mod state_folder_entries;
 mod state_golden;
 mod state_limits;
 mod state_missing_answers;
+mod state_page_envelope;
 mod state_precomputed;
 mod state_probes;
 mod state_query_envelope;

@@ -118,3 +118,24 @@ fn datasette_never_shows_another_querys_count() {
         assert_eq!(count, &Value::from(rows), "{answer}");
     }
 }
+
+#[test]
+fn datasette_count_of_a_page_listing_every_match_is_computed() {
+    // `count` was shown only on the filtered line that listed every match: the number matched or
+    // listed, which agree on such a page, so another filter's count is computed.
+    let served = served("datasette");
+    let tool = "get_tracker_tasks_json";
+    let model = query_model(&served, tool);
+    assert_eq!(model.complete_totals, vec!["/count".to_owned()]);
+    let other = arguments(&served, tool, "_extra=count", &[("status", Some("todo"))]);
+    let (answer, is_error) = served.call(tool, other);
+    assert!(!is_error, "{answer}");
+    let rows = answer["body"]["rows"].as_array().expect("rows").len();
+    assert_eq!(answer["body"]["count"], Value::from(rows), "{answer}");
+    // The live application's answer to a filter, a descending sort and the count together.
+    crate::state_query_grammar::assert_live_answers(
+        "datasette",
+        tool,
+        &["GET /tracker/tasks.json?project=MOB&_sort_desc=priority&_extra=count"],
+    );
+}

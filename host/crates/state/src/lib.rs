@@ -53,6 +53,7 @@ pub mod missing;
 pub mod model;
 pub mod observation;
 pub mod page_cursor;
+pub mod page_envelope;
 pub mod plane;
 pub mod precomputed;
 pub mod query;

@@ -401,6 +401,10 @@ pub struct ListView {
     /// parent in (see [`crate::relations::ParentSegment`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub parent: Option<crate::relations::ParentSegment>,
+    /// The second answer shape a call paging by page number takes (see
+    /// [`crate::page_envelope`]), when the reads holding the list elsewhere taught it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub page_envelope: Option<Box<crate::page_envelope::PageEnvelope>>,
     /// How the view shows fields.
     pub shape: ViewShape,
 }
@@ -554,6 +558,12 @@ pub struct QueryModel {
     /// a call matching the whole collection; a call that filters answers not modelled.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub unfiltered_totals: Vec<String>,
+    /// Envelope members only lines whose page listed every match showed, each as that number,
+    /// on a line that filtered the collection (`count` of `_extra=count`): the number matched or
+    /// the number listed, which the recordings do not tell apart. Set for a call whose page lists
+    /// every match (where both agree); a call whose page leaves matches out answers not modelled.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub complete_totals: Vec<String>,
     /// Envelope members the answered lines showed with values of their own that the state does
     /// not compute (a next-page cursor, a link to it, the last position listed): a call answers
     /// not modelled unless its own query's line was checked, or its page lists every match and
@@ -619,6 +629,7 @@ impl QueryModel {
                 .collect(),
             totals: Vec::new(),
             unfiltered_totals: Vec::new(),
+            complete_totals: Vec::new(),
             paged_members: Vec::new(),
             cursor_members: Vec::new(),
             record_ordinals: Vec::new(),

@@ -28,6 +28,7 @@ use crate::model::{
     DocumentView, Entity, ItemKey, ItemView, ListLine, ListView, Membership, QueryModel, QueryRole,
     ViewDetail, ViewShape, WriteScope,
 };
+use crate::page_envelope::{PageEnvelope, PageNumbers};
 use crate::query::evaluate;
 use crate::recorded::{NotModelled, RecordingUnusable, call_scope};
 use crate::render::{
@@ -733,10 +734,32 @@ impl StateService {
                     list,
                     (model, line, true),
                     (&expanded.pairs, &pairs),
-                    exact,
+                    (exact, None),
                 );
             }
             return self.render_line(tool, list, line, exact);
+        }
+        if let (Some(envelope), Some(model)) = (&list.page_envelope, model)
+            && envelope.names_call(&expanded.pairs)
+        {
+            let extended = envelope.extend(model);
+            if !expanded
+                .pairs
+                .iter()
+                .all(|(name, _)| extended.role(name).is_some())
+            {
+                return Err("unrecorded-request");
+            }
+            let base = self
+                .query_base(list, &extended, &pairs, &segments)
+                .ok_or("unrecorded-request")?;
+            return self.evaluate_query(
+                tool,
+                list,
+                (Some(&extended), base, false),
+                (&expanded.pairs, &pairs),
+                (false, Some(envelope)),
+            );
         }
         let same_collection = |line: &&ListLine| segments_match(&split_path(&line.path), &segments);
         // A field selection no checked line made replays its recording, and so does a call
@@ -773,7 +796,7 @@ impl StateService {
                 list,
                 (Some(model), line, false),
                 (&expanded.pairs, &pairs),
-                false,
+                (false, None),
             ),
             None => Err("unrecorded-request"),
         }
@@ -884,6 +907,7 @@ impl StateService {
             .all(|(pointer, _)| {
                 model.totals.contains(&pointer)
                     || model.unfiltered_totals.contains(&pointer)
+                    || model.complete_totals.contains(&pointer)
                     || list.counters.contains(&pointer)
                     || plain.is_some_and(|plain| plain.pointer(&pointer).is_some())
             })
@@ -907,7 +931,8 @@ impl StateService {
             set_counter(&mut body, counter, count);
         }
         if let (Some(matched), Some(model)) = (matched, &list.query) {
-            for total in model.totals.iter().chain(&model.unfiltered_totals) {
+            let totals = model.totals.iter().chain(&model.unfiltered_totals);
+            for total in totals.chain(&model.complete_totals) {
                 set_counter(&mut body, total, matched);
             }
         }
@@ -1013,7 +1038,8 @@ impl StateService {
 
     /// Whether the envelope of `base` tells what an evaluated call's envelope holds: not when a
     /// member counts the matches or the collection (the recordings never told which) and the call
-    /// filters, nor when `base`, another query's line (`own` false), holds a member lines showed
+    /// filters, nor when one counts the matches or the members listed (never told apart) and the
+    /// call's page leaves matches out, nor when `base`, another query's line (`own` false), holds a member lines showed
     /// with values of their own (a next cursor) unless the call's page lists every match and
     /// `base` holds the one value every such page showed.
     fn envelope_known(
@@ -1026,16 +1052,18 @@ impl StateService {
         let Some(body) = self.kept(base.record_ordinal).and_then(|kept| kept.json()) else {
             return true;
         };
-        let filters = evaluated.matched != candidates;
-        if filters
-            && model
-                .unfiltered_totals
+        let holds_any = |pointers: &[String]| {
+            pointers
                 .iter()
                 .any(|pointer| body.pointer(pointer).is_some())
+        };
+        let filters = evaluated.matched != candidates;
+        let partial = evaluated.members.len() < evaluated.matched;
+        if (filters && holds_any(&model.unfiltered_totals))
+            || (partial && holds_any(&model.complete_totals))
         {
             return false;
         }
-        let partial = evaluated.members.len() < evaluated.matched;
         own || model
             .paged_members
             .iter()
@@ -1047,14 +1075,14 @@ impl StateService {
 
     /// The query evaluated over the state with the list's model (extended by the terms a query
     /// grammar names alone), rendered into the envelope of `base` (`own`: the line of the call's
-    /// very query).
+    /// very query), or into the list's page envelope with its members computed (`page`).
     fn evaluate_query(
         &self,
         tool: &str,
         list: &ListView,
         (model, base, own): (Option<&QueryModel>, &ListLine, bool),
         (pairs, sent): (&QueryPairs, &QueryPairs),
-        exact: bool,
+        (exact, page): (bool, Option<&PageEnvelope>),
     ) -> Result<StateAnswer, &'static str> {
         let Some(model) = model else {
             return Err("unrecorded-request");
@@ -1086,9 +1114,18 @@ impl StateService {
         let Some(evaluated) = evaluate(model, pairs, &candidates) else {
             return Err("unrecorded-request");
         };
-        if !self.envelope_known(model, base, (&evaluated, candidates.len()), own) {
-            return Err("unrecorded-request");
-        }
+        let numbers = match page {
+            Some(envelope) => Some(
+                envelope
+                    .numbers(pairs, evaluated.matched)
+                    .filter(PageNumbers::shown)
+                    .ok_or("unrecorded-request")?,
+            ),
+            None if !self.envelope_known(model, base, (&evaluated, candidates.len()), own) => {
+                return Err("unrecorded-request");
+            }
+            None => None,
+        };
         let members: Vec<&Entity> = evaluated
             .members
             .iter()
@@ -1098,6 +1135,19 @@ impl StateService {
             Ok(rendered) => rendered,
             Err(error) => return Ok(error),
         };
+        if let (Some(envelope), Some(numbers)) = (page, numbers) {
+            let record = self
+                .kept(envelope.record_ordinal)
+                .ok_or("unrecorded-request")?;
+            let recorded = record.json().cloned().ok_or("unrecorded-request")?;
+            return Ok(state_answer(
+                record,
+                envelope.render(recorded, rendered, &numbers),
+                self.replay().evidence_id(),
+                exact,
+                StateSource::state(base.path.clone(), Some("query")),
+            ));
+        }
         let Some((mut body, record)) =
             self.list_body(list, base, rendered, Some(evaluated.matched))
         else {

@@ -166,8 +166,8 @@ impl StateService {
 }
 
 /// The ordinals of the records a state's answers quote: the responses, missing answers and
-/// conflicts of its served writes, the envelopes and missing answers of its item views, the lines of its lists, its documents, the
-/// bases of its folder entries.
+/// conflicts of its served writes, the envelopes and missing answers of its item views, the lines
+/// of its lists and their page envelopes, its documents, the bases of its folder entries.
 pub fn answered_ordinals(state: &StateView) -> std::collections::BTreeSet<u64> {
     let mut wanted = std::collections::BTreeSet::new();
     for plan in state.served_writes() {
@@ -189,6 +189,11 @@ pub fn answered_ordinals(state: &StateView) -> std::collections::BTreeSet<u64> {
             }
             ViewDetail::List(list) => {
                 wanted.extend(list.lines.iter().map(|line| line.record_ordinal));
+                wanted.extend(
+                    list.page_envelope
+                        .as_ref()
+                        .map(|envelope| envelope.record_ordinal),
+                );
             }
             ViewDetail::Document(document) => {
                 wanted.insert(document.record_ordinal);

@@ -17,6 +17,7 @@ use super::query_grammar::scalar_fields;
 use crate::model::{CursorForm, CursorMember, ListLine, PagedMember, QueryModel, QueryRole};
 use crate::observation::Observation;
 use crate::page_cursor::{PageEnd, candidate_forms};
+use crate::page_envelope::{PageEnvelope, PagedRead, shown_identity};
 use crate::query::{Evaluated, candidate_roles, field_value, order_matches};
 use crate::query_terms::expand;
 use crate::render::counts_canonically;
@@ -69,6 +70,7 @@ impl<'a> Evaluator<'a> {
             parameters: parameters.clone(),
             totals: Vec::new(),
             unfiltered_totals: Vec::new(),
+            complete_totals: Vec::new(),
             paged_members: Vec::new(),
             cursor_members: Vec::new(),
             record_ordinals: Vec::new(),
@@ -184,6 +186,27 @@ pub(crate) fn left_out(lines: &[ListLine]) -> BTreeSet<(String, String)> {
         .collect()
 }
 
+/// The entities (indexes, in state order) of a type's collection a list's queries read: those
+/// its whole lines did not leave out.
+fn kept_members(
+    entities: &Entities,
+    (entity_type, listed): (&str, &str),
+    left_out: &BTreeSet<(String, String)>,
+) -> Vec<usize> {
+    entities
+        .collection(entity_type, listed)
+        .iter()
+        .copied()
+        .filter(|index| {
+            let entity = &entities.list[*index];
+            !left_out.contains(&(
+                collection_key(&entity.collection).to_owned(),
+                entity.id.clone(),
+            ))
+        })
+        .collect()
+}
+
 /// The passing lines with a query on the type's collection (each parameter named once), the
 /// query object of each entity their collections hold (by index), and each collection's
 /// entities.
@@ -225,18 +248,7 @@ fn query_lines<'a>(
         }
         let collection = collection_key(&listed).to_owned();
         if !found.collections.contains_key(&collection) {
-            let candidates: Vec<usize> = entities
-                .collection(&plan.entity_type, &listed)
-                .iter()
-                .copied()
-                .filter(|index| {
-                    let entity = &entities.list[*index];
-                    !left_out.contains(&(
-                        collection_key(&entity.collection).to_owned(),
-                        entity.id.clone(),
-                    ))
-                })
-                .collect();
+            let candidates = kept_members(entities, (&plan.entity_type, &listed), left_out);
             for index in &candidates {
                 found
                     .objects
@@ -509,11 +521,17 @@ impl Totals {
         }
     }
 
-    /// The totals, and the members kept apart, of `lines` answered lines.
-    fn learned(self, lines: usize) -> (Vec<String>, Vec<String>) {
+    /// The totals, the members kept apart, and the members counting complete pages only (see
+    /// [`QueryModel::complete_totals`]), of `lines` answered lines.
+    fn learned(self, lines: usize) -> LearnedTotals {
         let mut totals = Vec::new();
         let mut unfiltered = Vec::new();
+        let mut complete = Vec::new();
         for (pointer, held) in self.seen {
+            if held.counts && !held.informative && held.filtered {
+                complete.push(pointer);
+                continue;
+            }
             if !(held.counts && held.informative) {
                 continue;
             }
@@ -523,9 +541,12 @@ impl Totals {
                 unfiltered.push(pointer);
             }
         }
-        (totals, unfiltered)
+        (totals, unfiltered, complete)
     }
 }
+
+/// The totals, the unfiltered totals and the complete-page totals a query model learned.
+type LearnedTotals = (Vec<String>, Vec<String>, Vec<String>);
 
 /// The query model of the chosen roles: the totals (members holding the number matched where a
 /// page listed fewer), the lines it answers, and an inert parameter's accepted values (those the
@@ -561,7 +582,7 @@ fn query_model(
         );
         pages.push((body, evaluated.members.len() < evaluated.matched));
     }
-    let (totals, unfiltered_totals) = totals.learned(answered.len());
+    let (totals, unfiltered_totals, complete_totals) = totals.learned(answered.len());
     let cursor_members = cursor_members(
         &chosen,
         lines,
@@ -574,6 +595,7 @@ fn query_model(
             .iter()
             .chain(&totals)
             .chain(&unfiltered_totals)
+            .chain(&complete_totals)
             .any(|known| known == pointer)
             || cursor_members
                 .iter()
@@ -601,6 +623,7 @@ fn query_model(
         parameters: chosen,
         totals,
         unfiltered_totals,
+        complete_totals,
         paged_members,
         cursor_members,
         record_ordinals,
@@ -701,6 +724,63 @@ pub(crate) fn paged_members(
             Some(PagedMember { pointer, complete })
         })
         .collect()
+}
+
+/// The list's page envelope (see [`crate::page_envelope`]), learned from its checked reads
+/// holding the list at `pointer`, another place than its plain reads: each read's members matched
+/// by the identity they show against the entities of the collection it lists (less what whole
+/// lines left out), in state order.
+pub(super) fn learn_page_envelope(
+    (plan, view): (&ListPlan, &str),
+    (pointer, paged): (&str, &[&Observation]),
+    model: &QueryModel,
+    entities: &Entities,
+    whole_lines: &[ListLine],
+) -> Option<PageEnvelope> {
+    let identity = entities
+        .types
+        .iter()
+        .find(|entity_type| entity_type.collection_template == plan.entity_type)?
+        .identity_field
+        .clone();
+    let left_out = left_out(whole_lines);
+    let mut owned: Vec<(Vec<Object>, Vec<&str>, Vec<String>)> = Vec::new();
+    for observation in paged {
+        let listed = listed_collection(&observation.path, &plan.entity_type)?;
+        let indexes = kept_members(entities, (&plan.entity_type, &listed), &left_out);
+        let shown = observation
+            .body
+            .as_ref()
+            .and_then(|body| body.pointer(pointer))
+            .and_then(Json::as_array)?
+            .iter()
+            .map(|member| shown_identity(member, &identity))
+            .collect::<Option<Vec<String>>>()?;
+        owned.push((
+            indexes
+                .iter()
+                .map(|index| query_object(entities, view, *index))
+                .collect(),
+            indexes
+                .iter()
+                .map(|index| entities.list[*index].id.as_str())
+                .collect(),
+            shown,
+        ));
+    }
+    let reads: Vec<PagedRead<'_>> = paged
+        .iter()
+        .zip(&owned)
+        .map(|(observation, (objects, ids, shown))| PagedRead {
+            ordinal: observation.ordinal,
+            pairs: observation.pairs(),
+            listed: shown.clone(),
+            body: observation.body.as_ref().unwrap_or(&Json::Null),
+            candidates: objects.iter().collect(),
+            ids: ids.clone(),
+        })
+        .collect();
+    crate::page_envelope::learn(model, pointer, &reads)
 }
 
 #[cfg(test)]

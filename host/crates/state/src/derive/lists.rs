@@ -641,6 +641,10 @@ pub fn verify(
         entities,
         (rules, &built.lines),
     );
+    let page_envelope = query
+        .as_ref()
+        .and_then(|model| page_envelope(timeline, &plan, model, entities, &built.lines))
+        .map(Box::new);
     let per_response_members = per_response_members(
         &plan.list_pointer,
         &matched.passing,
@@ -659,11 +663,43 @@ pub fn verify(
         selection: None,
         relations: Vec::new(),
         parent: None,
+        page_envelope,
         shape: ViewShape {
             required_fields: required.unwrap_or_default().into_iter().collect(),
             ..shape
         },
     })
+}
+
+/// The page envelope the tool's checked reads holding their list elsewhere than the plan's
+/// place (all at one other place) show, when they do.
+fn page_envelope(
+    timeline: &Timeline,
+    plan: &ListPlan,
+    model: &crate::model::QueryModel,
+    entities: &Entities,
+    whole_lines: &[ListLine],
+) -> Option<crate::page_envelope::PageEnvelope> {
+    let paged: Vec<(&Observation, String)> = timeline
+        .checked(plan.tool)
+        .filter(|observation| observation.is_success())
+        .filter_map(|observation| {
+            let pointer = observation.body.as_ref().and_then(list_pointer)?;
+            (pointer != plan.list_pointer).then_some((observation, pointer))
+        })
+        .collect();
+    let (_, pointer) = paged.first()?;
+    if paged.iter().any(|(_, other)| other != pointer) {
+        return None;
+    }
+    let reads: Vec<&Observation> = paged.iter().map(|(observation, _)| *observation).collect();
+    super::list_query::learn_page_envelope(
+        (plan, &plan.name),
+        (pointer, &reads),
+        model,
+        entities,
+        whole_lines,
+    )
 }
 
 /// Hidden fields: what the plain lines leave out of the fields they show.

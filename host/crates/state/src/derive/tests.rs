@@ -2027,6 +2027,28 @@ fn a_total_some_queries_ask_for_is_computed_and_never_another_querys_value() {
 }
 
 #[test]
+fn a_count_only_complete_pages_showed_is_computed_for_complete_pages() {
+    let fixture = meta_lines(false);
+    // `count` was shown once, on a filtered line listing every match: the number matched or
+    // listed, never told apart.
+    let model = query_model_of(&fixture);
+    assert_eq!(model.complete_totals, vec!["/count"]);
+    let answer = fixture.call("get_posts", json!({"author": "alice", "extra": "count"}));
+    assert_eq!(answer["state"]["source"], "state", "{answer}");
+    assert_eq!(
+        answer["body"],
+        json!({"items": [post(1), post(3)], "count": 2})
+    );
+    // A page leaving matches out: which number the member is, the recordings do not tell.
+    let answer = fixture.call(
+        "get_posts",
+        json!({"author": "alice", "extra": "count", "limit": 1}),
+    );
+    assert_ne!(answer["state"]["source"], "state", "{answer}");
+    assert_ne!(answer["body"]["count"], json!(1), "{answer}");
+}
+
+#[test]
 fn a_total_a_filtered_query_showed_counts_the_matches() {
     let fixture = meta_lines(true);
     let model = query_model_of(&fixture);
