@@ -122,6 +122,7 @@ fn export(args: &EnvironmentExportArgs, progress: &mut Progress) -> Result<Value
 
     let request = ExportRequest {
         pair,
+        projection: None,
         name: args.name.clone(),
         local_origin: LocalOriginName::Manifest,
         pipeline,
