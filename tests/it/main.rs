@@ -80,6 +80,7 @@ mod state_golden;
 mod state_limits;
 mod state_missing_answers;
 mod state_precomputed;
+mod state_projected;
 mod state_probes;
 mod state_query_envelope;
 mod state_query_expressions;

@@ -20,7 +20,10 @@
 //! [`crate::precomputed::read_precomputed`] from a file derived from this capture and manifest by
 //! this build with this pipeline): the state and the records it and the manifest cite, so nothing
 //! is derived and the capture Evidence is never parsed. The caller decides which source to use and
-//! logs why a precomputed state was not used.
+//! logs why a precomputed state was not used. [`StateSource::Projected`] derives as step 2 does
+//! from a projection of the capture made in this process (`environment-build`'s manifest): its
+//! records and manifest are read instead of typed and projected again, when it is the projection
+//! of this capture with the served manifest's template rules and the pipeline's route forms.
 //!
 //! Otherwise the state serves: `{"served": true, "evidence_id": "ev_…"}`.
 
