@@ -406,7 +406,7 @@ fn bundle_capture(
             destination: options.destination_stage,
         },
     };
-    rea_bundle::export(&request, environment, observer)
+    rea_bundle::export(request, environment, observer)
 }
 
 /// Registers `export_environment_bundle` (family `environment`) in `rea mcp`'s catalog.

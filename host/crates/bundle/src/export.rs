@@ -332,11 +332,14 @@ fn plan_files(request: &ExportRequest, name: &str, prediction: &Prediction) -> V
 
 /// Plans and (unless a dry run) writes the bundle; returns the report.
 pub fn export(
-    request: &ExportRequest,
+    mut request: ExportRequest,
     environment: Environment,
     observer: &mut dyn ExportObserver,
 ) -> Result<Value, Refusal> {
-    let plan = plan(request, environment, observer)?;
+    let plan = plan(&request, environment, observer)?;
+    // The projection served the prediction and the scan; the files are written without it.
+    request.projection = None;
+    let request = &request;
     let (status, files): (&str, Vec<(String, u64)>) = if request.dry_run {
         (
             "planned",
