@@ -13,7 +13,9 @@ use rea_evidence::Evidence;
 use rea_evidence::capture::capture_records_of;
 use rea_manifest::{Environment, Projection, TemplateRules, seal_manifest};
 use rea_state::evidence::DERIVATION_BUDGET_BYTES;
-use rea_state::precomputed::{Provenance, StateFacts, StateKey, stored_ordinals, write_precomputed};
+use rea_state::precomputed::{
+    Provenance, StateFacts, StateKey, stored_ordinals, write_precomputed,
+};
 use rea_state::rules::RuleSet;
 use rea_state::startup::{Decision, StateSource, decide_from};
 
@@ -27,7 +29,8 @@ fn served(
     let manifest = projection.manifest();
     let manifest_evidence = seal_manifest(manifest).expect("sealed");
     let environment = Environment::from_evidence(&manifest_evidence, capture).expect("replay");
-    let Decision::State(state) = decide_from(environment, manifest, source, "env", Arc::clone(rules))
+    let Decision::State(state) =
+        decide_from(environment, manifest, source, "env", Arc::clone(rules))
     else {
         panic!("{}: the state is unavailable", capture.id());
     };
