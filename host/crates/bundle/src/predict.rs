@@ -111,12 +111,18 @@ pub fn predict(
     environment.check_discovery_reservation(name)?;
     let mut precomputed = None;
     let mut counts = Vec::new();
+    let serving = match projection {
+        Some(projection) => {
+            rea_backends::prepare_projected(environment, manifest, capture, projection, name, rules)
+        }
+        None => rea_backends::prepare(environment, manifest, capture, name, rules),
+    };
     let (backend, state, unavailable, coverage): (
         Arc<dyn ToolBackend>,
         Value,
         Option<Refusal>,
         Option<Value>,
-    ) = match prepare(environment, manifest, capture, projection, name, rules) {
+    ) = match serving {
         Serving::State {
             backend,
             report,
@@ -185,23 +191,6 @@ pub fn predict(
         precomputed,
         counts,
     })
-}
-
-/// The server's startup decision, from the projection when there is one.
-fn prepare(
-    environment: Environment,
-    manifest: &Manifest,
-    capture: &Evidence,
-    projection: Option<&Projection>,
-    name: &str,
-    rules: Arc<RuleSet>,
-) -> Serving {
-    match projection {
-        Some(projection) => {
-            rea_backends::prepare_projected(environment, manifest, capture, projection, name, rules)
-        }
-        None => rea_backends::prepare(environment, manifest, capture, name, rules),
-    }
 }
 
 /// What the state holds, for progress: entities, entity types, documents, write plans and
