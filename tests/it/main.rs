@@ -82,6 +82,7 @@ mod state_missing_answers;
 mod state_page_envelope;
 mod state_precomputed;
 mod state_probes;
+mod state_projected;
 mod state_query_envelope;
 mod state_query_expressions;
 mod state_query_grammar;

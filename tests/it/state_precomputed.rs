@@ -28,7 +28,7 @@ fn provenance() -> Provenance {
 }
 
 /// Every capture with a `build.har`: the shared ones and the recorded corpus.
-fn every_capture() -> Vec<PathBuf> {
+pub(crate) fn every_capture() -> Vec<PathBuf> {
     let mut captures: Vec<PathBuf> = bundle_support::build_captures()
         .into_iter()
         .map(|(_, path)| path)

@@ -45,7 +45,7 @@ use rea_bundle::{
 };
 use rea_evidence::envelope::EVIDENCE_FILE_MAX_BYTES;
 use rea_evidence::{Evidence, Refusal, read_bounded};
-use rea_manifest::{TemplateRules, project_manifest_evidence};
+use rea_manifest::{Projection, TemplateRules, seal_manifest};
 use rea_self_mcp::catalog::tool_names::{BUILD_ENVIRONMENT, EXPORT_ENVIRONMENT_BUNDLE};
 use rea_self_mcp::catalog::{FAMILY_ENVIRONMENT, ToolCatalog, ToolContext, ToolOutcome, ToolSpec};
 use serde_json::{Map, Value, json};
@@ -345,14 +345,18 @@ fn bundle_capture(
     observer: &mut dyn ExportObserver,
 ) -> Result<Value, Refusal> {
     observer.stage("manifest", "projecting the environment manifest");
-    let (_, manifest) =
-        // The pipeline's route forms run with the template rules, as the state's manifest does.
-        project_manifest_evidence(&capture.evidence, &options.state_rules.templating(&options.rules)).map_err(|refusal| {
-            match refusal.stage {
-                Some(_) => refusal,
-                None => refusal.in_stage(rea_manifest::STAGE),
-            }
-        })?;
+    let in_stage = |refusal: Refusal| match refusal.stage {
+        Some(_) => refusal,
+        None => refusal.in_stage(rea_manifest::STAGE),
+    };
+    // The pipeline's route forms run with the template rules, as the state's manifest does; the
+    // projection (its records typed once) is kept for the state, replay and the credential scan.
+    let projection = Projection::project(
+        &capture.evidence,
+        &options.state_rules.templating(&options.rules),
+    )
+    .map_err(in_stage)?;
+    let manifest = seal_manifest(projection.manifest()).map_err(in_stage)?;
     if observer.cancelled() {
         return Err(Refusal::cancelled(
             "a signal was received before the bundle was written; nothing was written",
@@ -370,8 +374,10 @@ fn bundle_capture(
     }
     fits("the projected manifest Evidence", &manifest)?;
     let (pair, environment) = match capture.bytes {
-        None => AuthenticatedPair::from_sealed(manifest, capture.evidence),
-        Some(bytes) => AuthenticatedPair::from_capture_file(manifest, bytes, capture.evidence),
+        None => AuthenticatedPair::from_sealed(manifest, capture.evidence, &projection),
+        Some(bytes) => {
+            AuthenticatedPair::from_capture_file(manifest, bytes, capture.evidence, &projection)
+        }
     }
     .map_err(|refusal| refusal.in_stage(EXPORT_STAGE))?;
     observer.counted(
@@ -383,6 +389,7 @@ fn bundle_capture(
     );
     let request = ExportRequest {
         pair,
+        projection: Some(projection),
         name: options.name,
         local_origin: options.local_origin,
         pipeline: options.pipeline,
@@ -399,7 +406,7 @@ fn bundle_capture(
             destination: options.destination_stage,
         },
     };
-    rea_bundle::export(&request, environment, observer)
+    rea_bundle::export(request, environment, observer)
 }
 
 /// Registers `export_environment_bundle` (family `environment`) in `rea mcp`'s catalog.

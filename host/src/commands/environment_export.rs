@@ -122,6 +122,7 @@ fn export(args: &EnvironmentExportArgs, progress: &mut Progress) -> Result<Value
 
     let request = ExportRequest {
         pair,
+        projection: None,
         name: args.name.clone(),
         local_origin: LocalOriginName::Manifest,
         pipeline,
@@ -141,7 +142,7 @@ fn export(args: &EnvironmentExportArgs, progress: &mut Progress) -> Result<Value
             destination: EXPORT_STAGE,
         },
     };
-    rea_bundle::export(&request, environment, progress)
+    rea_bundle::export(request, environment, progress)
 }
 
 /// Prints the report (JSON, or text) or reports the refusal: exit 130 (SIGINT) or 143 (SIGTERM)

@@ -34,4 +34,6 @@ pub mod replay;
 pub mod startup;
 pub mod status;
 
-pub use startup::{Serving, prepare, prepare_precomputed, prepare_with, prepare_within};
+pub use startup::{
+    Serving, prepare, prepare_precomputed, prepare_projected, prepare_with, prepare_within,
+};

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use rea_evidence::{Evidence, Refusal};
-use rea_manifest::{Environment, Manifest};
+use rea_manifest::{Environment, Manifest, Projection};
 use rea_state::evidence::DERIVATION_BUDGET_BYTES;
 use rea_state::precomputed::PrecomputedState;
 use rea_state::rules::RuleSet;
@@ -97,6 +97,29 @@ pub fn prepare_within(
         decide_from(environment, manifest, source, name, rules),
         name,
         options,
+    )
+}
+
+/// [`prepare`] deriving the state from a projection of the capture made in this process (its
+/// records and manifest read, not typed and projected again, when it is the projection the state
+/// makes: see [`rea_state::startup::StateSource::Projected`]).
+pub fn prepare_projected(
+    environment: Environment,
+    manifest: &Manifest,
+    capture: &Evidence,
+    projection: &Projection,
+    name: &str,
+    rules: Arc<RuleSet>,
+) -> Serving {
+    let source = StateSource::Projected {
+        capture,
+        projection,
+        budget: DERIVATION_BUDGET_BYTES,
+    };
+    serving(
+        decide_from(environment, manifest, source, name, rules),
+        name,
+        FetchOptions::default(),
     )
 }
 

@@ -32,7 +32,7 @@ use std::sync::Arc;
 
 use rea_evidence::capture::{SCENARIO_CAPTURE_OPERATION, capture_records, recorded_session};
 use rea_evidence::{Evidence, Refusal};
-use rea_manifest::Environment;
+use rea_manifest::{Environment, Projection};
 use serde_json::{Value, json};
 
 use crate::content::{self, BundledBinary, ServeCommand};
@@ -74,6 +74,10 @@ pub struct Target {
 pub struct ExportRequest {
     /// The authenticated pair.
     pub pair: AuthenticatedPair,
+    /// The projection of the pair's capture the manifest was made by in this process (with the
+    /// pipeline's route forms), when it was: the state is derived from it and its records are
+    /// read, instead of typing the records and projecting the manifest again.
+    pub projection: Option<Projection>,
     /// `--name`.
     pub name: Option<String>,
     /// What names a local origin's environment without `--name`.
@@ -166,6 +170,7 @@ pub fn plan(
         environment,
         manifest,
         &request.pair.capture_evidence,
+        request.projection.as_ref(),
         &name,
         std::sync::Arc::clone(&request.rules),
         precompute,
@@ -188,7 +193,7 @@ pub fn plan(
     cancelled(observer, request.stages.bundle)?;
 
     observer.stage("scan", "scanning recorded names for credentials");
-    let scan = credential_scan(&request.pair.capture_evidence)
+    let scan = credential_scan(&request.pair.capture_evidence, request.projection.as_ref())
         .map_err(|refusal| refusal.in_stage(request.stages.bundle))?;
     warnings.extend(scan.warnings());
     cancelled(observer, request.stages.bundle)?;
@@ -203,10 +208,17 @@ pub fn plan(
     })
 }
 
-/// The credential-name scan: a HAR inspection's records; a browser scenario's events (which
-/// include what no record represents) and its saved values.
-fn credential_scan(capture: &Evidence) -> Result<credentials::CredentialScan, Refusal> {
+/// The credential-name scan: a HAR inspection's records (a projection's, when it is of this
+/// capture); a browser scenario's events (which include what no record represents) and its saved
+/// values.
+fn credential_scan(
+    capture: &Evidence,
+    projection: Option<&Projection>,
+) -> Result<credentials::CredentialScan, Refusal> {
     if capture.operation() != SCENARIO_CAPTURE_OPERATION {
+        if let Some(projection) = projection.filter(|p| p.capture_id() == capture.id()) {
+            return Ok(credentials::scan(projection.records()));
+        }
         let records = capture_records(capture)?;
         return Ok(credentials::scan(&records));
     }
@@ -320,11 +332,14 @@ fn plan_files(request: &ExportRequest, name: &str, prediction: &Prediction) -> V
 
 /// Plans and (unless a dry run) writes the bundle; returns the report.
 pub fn export(
-    request: &ExportRequest,
+    mut request: ExportRequest,
     environment: Environment,
     observer: &mut dyn ExportObserver,
 ) -> Result<Value, Refusal> {
-    let plan = plan(request, environment, observer)?;
+    let plan = plan(&request, environment, observer)?;
+    // The projection served the prediction and the scan; the files are written without it.
+    request.projection = None;
+    let request = &request;
     let (status, files): (&str, Vec<(String, u64)>) = if request.dry_run {
         (
             "planned",

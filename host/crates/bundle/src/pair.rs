@@ -10,7 +10,7 @@
 use rea_evidence::capture::capture_record_count;
 use rea_evidence::{Evidence, Refusal};
 use rea_json::Json;
-use rea_manifest::{Environment, Manifest, read_manifest};
+use rea_manifest::{Environment, Manifest, Projection, read_manifest};
 use serde_json::json;
 use std::sync::Arc;
 
@@ -51,50 +51,58 @@ impl AuthenticatedPair {
         Self::check(
             manifest_bytes,
             capture_bytes,
-            manifest_evidence,
-            capture_evidence,
+            (manifest_evidence, capture_evidence),
+            None,
         )
     }
 
     /// The pair of Evidence sealed in this process, as `--format json` writes each (canonical
-    /// JSON and a newline), checked as [`AuthenticatedPair::authenticate`] checks files.
+    /// JSON and a newline), checked as [`AuthenticatedPair::authenticate`] checks files; the
+    /// replay environment reads the records of the capture's projection.
     pub fn from_sealed(
         manifest_evidence: Evidence,
         capture_evidence: Evidence,
+        projection: &Projection,
     ) -> Result<(Self, Environment), Refusal> {
         let manifest_bytes = written_as_json(&manifest_evidence);
         let capture_bytes = written_as_json(&capture_evidence);
         Self::check(
             manifest_bytes,
             capture_bytes,
-            manifest_evidence,
-            capture_evidence,
+            (manifest_evidence, capture_evidence),
+            Some(projection),
         )
     }
 
     /// Sealed manifest Evidence with capture Evidence authenticated from the given bytes (a
-    /// capture Evidence file projected in this process).
+    /// capture Evidence file projected in this process, `projection`).
     pub fn from_capture_file(
         manifest_evidence: Evidence,
         capture_bytes: Vec<u8>,
         capture_evidence: Evidence,
+        projection: &Projection,
     ) -> Result<(Self, Environment), Refusal> {
         let manifest_bytes = written_as_json(&manifest_evidence);
         Self::check(
             manifest_bytes,
             capture_bytes,
-            manifest_evidence,
-            capture_evidence,
+            (manifest_evidence, capture_evidence),
+            Some(projection),
         )
     }
 
     fn check(
         manifest_bytes: Vec<u8>,
         capture_bytes: Vec<u8>,
-        manifest_evidence: Evidence,
-        capture_evidence: Evidence,
+        (manifest_evidence, capture_evidence): (Evidence, Evidence),
+        projection: Option<&Projection>,
     ) -> Result<(Self, Environment), Refusal> {
-        let environment = Environment::from_evidence(&manifest_evidence, &capture_evidence)?;
+        let environment = match projection {
+            Some(projection) => {
+                Environment::from_projection(&manifest_evidence, &capture_evidence, projection)?
+            }
+            None => Environment::from_evidence(&manifest_evidence, &capture_evidence)?,
+        };
         let manifest = read_manifest(&manifest_evidence)?;
         Ok((
             Self {

@@ -22,7 +22,7 @@ use rea_backends::Serving;
 use rea_backends::replay::ReplayBackend;
 use rea_evidence::capture::capture_records_of;
 use rea_evidence::{Evidence, Refusal};
-use rea_manifest::{Environment, Manifest};
+use rea_manifest::{Environment, Manifest, Projection};
 use rea_serve::ToolBackend;
 use rea_serve::mcp::McpSurface;
 use rea_state::StateView;
@@ -91,7 +91,10 @@ pub struct Precompute<'a> {
 }
 
 /// Prepares the environment under `name` as its server will and predicts what it serves; with a
-/// [`Precompute`], also writes the derived state as a precomputed state keyed with it.
+/// [`Precompute`], also writes the derived state as a precomputed state keyed with it. A
+/// projection of the capture made in this process (the manifest's own, in `environment-build`)
+/// is derived from instead of projecting the capture again
+/// ([`rea_backends::prepare_projected`]), and its records are the ones the precomputed state keeps.
 ///
 /// Refused (`resource_constraint`) when the served catalog exceeds the discovery reservation.
 /// Must not be called from within an async runtime (the tool calls run on a runtime of its own).
@@ -99,6 +102,7 @@ pub fn predict(
     environment: Environment,
     manifest: &Manifest,
     capture: &Evidence,
+    projection: Option<&Projection>,
     name: &str,
     rules: Arc<RuleSet>,
     precompute: Option<Precompute<'_>>,
@@ -107,12 +111,18 @@ pub fn predict(
     environment.check_discovery_reservation(name)?;
     let mut precomputed = None;
     let mut counts = Vec::new();
+    let serving = match projection {
+        Some(projection) => {
+            rea_backends::prepare_projected(environment, manifest, capture, projection, name, rules)
+        }
+        None => rea_backends::prepare(environment, manifest, capture, name, rules),
+    };
     let (backend, state, unavailable, coverage): (
         Arc<dyn ToolBackend>,
         Value,
         Option<Refusal>,
         Option<Value>,
-    ) = match rea_backends::prepare(environment, manifest, capture, name, rules) {
+    ) = match serving {
         Serving::State {
             backend,
             report,
@@ -128,14 +138,28 @@ pub fn predict(
                     &derived.manifest_evidence_id,
                     precompute.provenance,
                 );
-                let records = capture_records_of(capture, &stored_ordinals(derived, manifest))?;
+                let wanted = stored_ordinals(derived, manifest);
                 let facts = StateFacts {
                     state_evidence_id: service.state_evidence_id(),
                     data_get_bytes,
                     key: &key,
                     evidence_sha256: precompute.evidence_sha256,
                 };
-                precomputed = Some(Arc::new(write_precomputed(derived, &records, &facts)?));
+                let written = match projection.filter(|p| p.capture_id() == capture.id()) {
+                    Some(projection) => {
+                        let records: Vec<_> = projection
+                            .records()
+                            .iter()
+                            .filter(|record| wanted.contains(&record.ordinal))
+                            .collect();
+                        write_precomputed(derived, &records, &facts)?
+                    }
+                    None => {
+                        let records = capture_records_of(capture, &wanted)?;
+                        write_precomputed(derived, &records, &facts)?
+                    }
+                };
+                precomputed = Some(Arc::new(written));
             }
             counts = state_counts(derived);
             (backend, report, None, coverage)

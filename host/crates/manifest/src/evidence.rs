@@ -13,6 +13,7 @@ use rea_evidence::capture::{capture_records, declared_sensitive_values};
 use rea_evidence::envelope::EVIDENCE_FILE_MAX_BYTES;
 use rea_evidence::{Evidence, Refusal};
 use rea_json::{Json, from_json};
+use rea_plugin_api::contracts::capture::CaptureRecord;
 use serde::Serialize;
 
 use crate::environment::Environment;
@@ -72,14 +73,65 @@ pub fn check_capture_evidence(capture: &Evidence) -> Result<(), Refusal> {
     Ok(())
 }
 
+/// A manifest projected in this process: the capture's records (typed once), the rules they
+/// were templated with and the manifest, so a later stage (the state's derivation, the replay
+/// environment, the bundle's credential scan) reads them instead of typing the records and
+/// projecting the manifest again. Only [`Projection::project`] makes one.
+#[derive(Debug)]
+pub struct Projection {
+    capture_id: String,
+    rules: TemplateRules,
+    records: Vec<CaptureRecord>,
+    manifest: Manifest,
+}
+
+impl Projection {
+    /// Projects capture Evidence (checked as [`check_capture_evidence`] checks it) with the
+    /// rules (the pipeline's route forms included).
+    pub fn project(capture: &Evidence, rules: &TemplateRules) -> Result<Self, Refusal> {
+        check_capture_evidence(capture)?;
+        let records = capture_records(capture).map_err(|refusal| refusal.in_stage(STAGE))?;
+        let manifest = project_manifest(capture.id(), &records, rules)?;
+        Ok(Self {
+            capture_id: capture.id().to_owned(),
+            rules: rules.clone(),
+            records,
+            manifest,
+        })
+    }
+
+    /// Whether this is the projection of that capture with those rules.
+    pub fn is_of(&self, capture_id: &str, rules: &TemplateRules) -> bool {
+        self.capture_id == capture_id && self.rules == *rules
+    }
+
+    /// The id of the capture Evidence projected.
+    pub fn capture_id(&self) -> &str {
+        &self.capture_id
+    }
+
+    /// The capture's records, in capture order.
+    pub fn records(&self) -> &[CaptureRecord] {
+        &self.records
+    }
+
+    /// The projected manifest.
+    pub fn manifest(&self) -> &Manifest {
+        &self.manifest
+    }
+
+    /// The manifest and the records.
+    pub fn into_parts(self) -> (Manifest, Vec<CaptureRecord>) {
+        (self.manifest, self.records)
+    }
+}
+
 /// Projects capture Evidence into sealed manifest Evidence.
 pub fn project_manifest_evidence(
     capture: &Evidence,
     rules: &TemplateRules,
 ) -> Result<(Manifest, Evidence), Refusal> {
-    check_capture_evidence(capture)?;
-    let records = capture_records(capture).map_err(|refusal| refusal.in_stage(STAGE))?;
-    let manifest = project_manifest(capture.id(), &records, rules)?;
+    let (manifest, _) = Projection::project(capture, rules)?.into_parts();
     let evidence = seal_manifest(&manifest)?;
     Ok((manifest, evidence))
 }
@@ -136,18 +188,51 @@ impl Environment {
     /// The replay environment of authenticated manifest Evidence and its parent capture Evidence
     /// (see [`Environment::new`] for the refusals).
     pub fn from_evidence(manifest: &Evidence, capture: &Evidence) -> Result<Environment, Refusal> {
-        if rea_evidence::test_hooks::holds("loading") {
-            eprintln!(
-                "{}",
-                serde_json::json!({"level": "warn", "msg": "test hold", "stage": "loading"})
-            );
-            std::thread::sleep(rea_evidence::test_hooks::HOLD);
-        }
+        hold_loading();
         let parsed = read_manifest(manifest)?;
         capture.expect_operation(&CAPTURE_OPERATIONS)?;
         crate::environment::check_parent(&parsed, capture.id())?;
         let records = capture_records(capture)?;
         Environment::new(&parsed, capture.id(), records)
+    }
+
+    /// [`Environment::from_evidence`] reading the records of a projection of the capture made in
+    /// this process (typed once) instead of typing them again; a projection of another capture
+    /// is not read.
+    pub fn from_projection(
+        manifest: &Evidence,
+        capture: &Evidence,
+        projection: &Projection,
+    ) -> Result<Environment, Refusal> {
+        if projection.capture_id != capture.id() {
+            return Environment::from_evidence(manifest, capture);
+        }
+        hold_loading();
+        let parsed = read_manifest(manifest)?;
+        capture.expect_operation(&CAPTURE_OPERATIONS)?;
+        crate::environment::check_parent(&parsed, capture.id())?;
+        let cited: std::collections::BTreeSet<u64> = parsed
+            .tools
+            .iter()
+            .flat_map(|tool| tool.record_ordinals.iter().copied())
+            .collect();
+        let records = projection
+            .records
+            .iter()
+            .filter(|record| cited.contains(&record.ordinal))
+            .cloned();
+        Environment::new(&parsed, capture.id(), records)
+    }
+}
+
+/// The `loading` test hold (`REA_TEST_HOLD`, test builds only).
+fn hold_loading() {
+    if rea_evidence::test_hooks::holds("loading") {
+        eprintln!(
+            "{}",
+            serde_json::json!({"level": "warn", "msg": "test hold", "stage": "loading"})
+        );
+        std::thread::sleep(rea_evidence::test_hooks::HOLD);
     }
 }
 

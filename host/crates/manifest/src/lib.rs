@@ -65,7 +65,8 @@ pub use environment::{
     CATALOG_INSTRUCTIONS, Environment, UNTRUSTED_CONTENT_INSTRUCTIONS, check_parent, instructions,
 };
 pub use evidence::{
-    VIEW_OPERATION, check_capture_evidence, project_manifest_evidence, read_manifest, seal_manifest,
+    Projection, VIEW_OPERATION, check_capture_evidence, project_manifest_evidence, read_manifest,
+    seal_manifest,
 };
 pub use manifest::{
     BodyShape, ExcludedGroup, MANIFEST_VIEW_KIND, Manifest, ManifestTool, PathParameter,

@@ -8,12 +8,9 @@
 //! manifest, it depends only on the capture and the rules, so `inspect-analysis-view` and
 //! `environment-serve` seal the same id for the same capture and rules.
 
-use rea_evidence::capture::capture_records;
 use rea_evidence::{Evidence, Refusal};
-use rea_manifest::evidence::{
-    VIEW_FILE_MAX_BYTES, VIEW_OPERATION, check_capture_evidence, seal_manifest,
-};
-use rea_manifest::{Manifest, STAGE, TemplateRules, project_manifest};
+use rea_manifest::evidence::{VIEW_FILE_MAX_BYTES, VIEW_OPERATION, seal_manifest};
+use rea_manifest::{Manifest, Projection, STAGE, TemplateRules};
 use serde::Serialize;
 
 use crate::derive::derive_state;
@@ -127,16 +124,32 @@ pub fn project_state_evidence_within(
     state_rules: &RuleSet,
     budget: u64,
 ) -> Result<ProjectedState, Refusal> {
-    check_capture_evidence(capture)?;
-    let records = capture_records(capture).map_err(|refusal| refusal.in_stage(STAGE))?;
-    let manifest = project_manifest(capture.id(), &records, &state_rules.templating(rules))?;
-    let manifest_evidence = seal_manifest(&manifest)?;
-    let state = derive_state(&manifest, manifest_evidence.id(), &records, state_rules)?;
-    check_budget(&state, budget)?;
-    let evidence = seal_state(&state)?;
+    let projection = Projection::project(capture, &state_rules.templating(rules))?;
+    let (state, evidence) = derive_projected(&projection, state_rules, budget)?;
+    let (manifest, _) = projection.into_parts();
     Ok(ProjectedState {
         manifest,
         state,
         evidence,
     })
+}
+
+/// The state and its Evidence of a manifest projected in this process (the manifest and the
+/// records [`project_state_evidence_within`] would project and type), within a budget.
+pub fn derive_projected(
+    projection: &Projection,
+    state_rules: &RuleSet,
+    budget: u64,
+) -> Result<(StateView, Evidence), Refusal> {
+    let manifest = projection.manifest();
+    let manifest_evidence = seal_manifest(manifest)?;
+    let state = derive_state(
+        manifest,
+        manifest_evidence.id(),
+        projection.records(),
+        state_rules,
+    )?;
+    check_budget(&state, budget)?;
+    let evidence = seal_state(&state)?;
+    Ok((state, evidence))
 }

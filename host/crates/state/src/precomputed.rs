@@ -30,6 +30,7 @@
 //! why, so a state made from other inputs or by other code is never served. The same state,
 //! records, key and code write the same bytes.
 
+use std::borrow::Borrow;
 use std::collections::BTreeSet;
 
 use rea_evidence::{Refusal, sha256_hex};
@@ -128,7 +129,7 @@ struct Header {
 /// The body written: the records, then the state.
 #[derive(Serialize)]
 struct BodyOut<'a> {
-    records: &'a [CaptureRecord],
+    records: &'a [&'a CaptureRecord],
     state: &'a StateView,
 }
 
@@ -194,12 +195,17 @@ pub fn stored_ordinals(state: &StateView, manifest: &Manifest) -> BTreeSet<u64> 
 }
 
 /// The file of a derived state and the records it keeps ([`stored_ordinals`]).
-pub fn write_precomputed(
+pub fn write_precomputed<R: Borrow<CaptureRecord>>(
     state: &StateView,
-    records: &[CaptureRecord],
+    records: &[R],
     facts: &StateFacts<'_>,
 ) -> Result<Vec<u8>, Refusal> {
-    let mut body = serde_json::to_vec(&BodyOut { records, state }).map_err(|error| {
+    let records: Vec<&CaptureRecord> = records.iter().map(Borrow::borrow).collect();
+    let body = BodyOut {
+        records: &records,
+        state,
+    };
+    let mut body = serde_json::to_vec(&body).map_err(|error| {
         Refusal::internal(format!("the derived state cannot be written: {error}"))
     })?;
     let header = Header {

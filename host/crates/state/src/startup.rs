@@ -20,20 +20,26 @@
 //! [`crate::precomputed::read_precomputed`] from a file derived from this capture and manifest by
 //! this build with this pipeline): the state and the records it and the manifest cite, so nothing
 //! is derived and the capture Evidence is never parsed. The caller decides which source to use and
-//! logs why a precomputed state was not used.
+//! logs why a precomputed state was not used. [`StateSource::Projected`] derives as step 2 does
+//! from a projection of the capture made in this process (`environment-build`'s manifest): its
+//! records and manifest are read instead of typed and projected again, when it is the projection
+//! of this capture with the served manifest's template rules and the pipeline's route forms.
 //!
 //! Otherwise the state serves: `{"served": true, "evidence_id": "ev_…"}`.
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use rea_evidence::capture::capture_records;
 use rea_evidence::{Evidence, Refusal};
 use rea_manifest::evidence::seal_manifest;
-use rea_manifest::{Environment, Manifest, TemplateRules, ToolDefinition};
+use rea_manifest::{Environment, Manifest, Projection, TemplateRules, ToolDefinition};
 use serde_json::{Value, json};
 
 use crate::catalog::{check_state_catalog, state_tools, state_tools_with_views};
-use crate::evidence::{DERIVATION_BUDGET_BYTES, ProjectedState, project_state_evidence_within};
+use crate::evidence::{
+    DERIVATION_BUDGET_BYTES, ProjectedState, derive_projected, project_state_evidence_within,
+};
 use crate::model::StateView;
 use crate::precomputed::PrecomputedState;
 use crate::rules::RuleSet;
@@ -67,6 +73,18 @@ pub enum StateSource<'a> {
     /// A precomputed state already checked against the served inputs
     /// ([`crate::precomputed::read_precomputed`]).
     Stored(Box<PrecomputedState>),
+    /// Derived as [`StateSource::Derive`] derives it, from a projection of the capture made in
+    /// this process (its records and manifest read, neither typed nor projected again) when it
+    /// is the projection of that capture with the manifest's template rules and the pipeline's
+    /// route forms; otherwise from the capture.
+    Projected {
+        /// The capture Evidence (authenticated).
+        capture: &'a Evidence,
+        /// A projection of it.
+        projection: &'a Projection,
+        /// The derivation budget.
+        budget: u64,
+    },
 }
 
 /// Whether an environment serves from the state or from replay. (Decided once per server: the
@@ -189,19 +207,19 @@ struct Sources<'a> {
 }
 
 /// A state ready to serve: its catalog, the state, its id, its `data/get` size, the records.
-struct Ready {
+struct Ready<'a> {
     tools: Vec<ToolDefinition>,
     state: StateView,
     state_id: String,
     data_get_bytes: usize,
-    records: Vec<rea_plugin_api::contracts::capture::CaptureRecord>,
+    records: Cow<'a, [rea_plugin_api::contracts::capture::CaptureRecord]>,
 }
 
-fn serve_state(
+fn serve_state<'a>(
     sources: &Sources<'_>,
     state_rules: &RuleSet,
-    source: StateSource<'_>,
-) -> Result<Ready, Refusal> {
+    source: StateSource<'a>,
+) -> Result<Ready<'a>, Refusal> {
     let Sources {
         environment,
         manifest,
@@ -223,14 +241,30 @@ fn serve_state(
                 ..
             } = *stored;
             let size = usize::try_from(data_get_bytes).unwrap_or(usize::MAX);
-            (state, state_evidence_id, size, records)
+            (state, state_evidence_id, size, Cow::Owned(records))
         }
-        StateSource::Derive { capture, budget } => {
-            let served_id = seal_manifest(manifest)?.id().to_owned();
-            let (state, state_id, size) =
-                derive(manifest, capture, state_rules, budget, &served_id)?;
-            (state, state_id, size, capture_records(capture)?)
-        }
+        StateSource::Derive { capture, budget } => derive(
+            manifest,
+            &Derivation {
+                capture,
+                projection: None,
+                budget,
+            },
+            state_rules,
+        )?,
+        StateSource::Projected {
+            capture,
+            projection,
+            budget,
+        } => derive(
+            manifest,
+            &Derivation {
+                capture,
+                projection: Some(projection),
+                budget,
+            },
+            state_rules,
+        )?,
     };
     if data_get_bytes > MAX_STATE_BYTES {
         return Err(Refusal::resource_constraint(format!(
@@ -255,32 +289,62 @@ fn serve_state(
     })
 }
 
-/// Derives the state of the served manifest (`served_id`): the state, its id, its `data/get` size.
-fn derive(
-    manifest: &Manifest,
-    capture: &Evidence,
-    state_rules: &RuleSet,
+/// What a state is derived from: the capture, a projection of it made in this process if any, the
+/// budget.
+struct Derivation<'a> {
+    capture: &'a Evidence,
+    projection: Option<&'a Projection>,
     budget: u64,
-    served_id: &str,
-) -> Result<(StateView, String, usize), Refusal> {
+}
+
+/// The state, its id, its `data/get` size and the records it serves with.
+type Derived<'a> = (
+    StateView,
+    String,
+    usize,
+    Cow<'a, [rea_plugin_api::contracts::capture::CaptureRecord]>,
+);
+
+/// Derives the state of the served manifest: the state, its id, its `data/get` size, the records.
+/// A projection of the capture with the served manifest's template rules and the pipeline's route
+/// forms is derived from as it is (its records kept); the capture is projected otherwise (and its
+/// records typed once the projection is dropped).
+fn derive<'a>(
+    manifest: &Manifest,
+    derivation: &Derivation<'a>,
+    state_rules: &RuleSet,
+) -> Result<Derived<'a>, Refusal> {
+    let Derivation {
+        capture,
+        projection,
+        budget,
+    } = *derivation;
+    let served_id = seal_manifest(manifest)?.id().to_owned();
     let rules = TemplateRules::parse(&manifest.template_rules).map_err(|error| {
         Refusal::invalid_request(format!(
             "the manifest's template rules are not valid: {error}"
         ))
     })?;
-    let projected = project_state_evidence_within(capture, &rules, state_rules, budget)?;
-    if projected.state.manifest_evidence_id != served_id {
+    let projection = projection
+        .filter(|projection| projection.is_of(capture.id(), &state_rules.templating(&rules)));
+    let (state, evidence) = match projection {
+        Some(projection) => derive_projected(projection, state_rules, budget)?,
+        None => {
+            let ProjectedState {
+                state, evidence, ..
+            } = project_state_evidence_within(capture, &rules, state_rules, budget)?;
+            (state, evidence)
+        }
+    };
+    if state.manifest_evidence_id != served_id {
         return Err(Refusal::invalid_request(format!(
             "the state derived from evidence {} with the manifest's rules projects manifest {}, not the served manifest {served_id}",
             capture.id(),
-            projected.state.manifest_evidence_id
+            state.manifest_evidence_id
         )));
     }
     // The sealed state Evidence is dropped once its id is known, and the `data/get` size is
     // counted entity by entity: no second copy of the state is held.
-    let ProjectedState {
-        state, evidence, ..
-    } = projected;
     let state_id = evidence.id().to_owned();
     drop(evidence);
     let size = crate::store::initial_report_bytes(
@@ -289,5 +353,9 @@ fn derive(
         &state.entities,
         &state.documents,
     );
-    Ok((state, state_id, size))
+    let records = match projection {
+        Some(projection) => Cow::Borrowed(projection.records()),
+        None => Cow::Owned(capture_records(capture)?),
+    };
+    Ok((state, state_id, size, records))
 }
