@@ -78,6 +78,7 @@ mod state_field_selection;
 mod state_folder_entries;
 mod state_golden;
 mod state_limits;
+mod state_member_views;
 mod state_missing_answers;
 mod state_page_envelope;
 mod state_precomputed;

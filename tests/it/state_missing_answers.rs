@@ -26,12 +26,7 @@ fn call_unheld(served: &Served, tool: &str, unheld: &str) -> (Value, (Option<u16
         .iter()
         .find(|record| record.ordinal == ordinal)
         .expect("the missing record");
-    let definition = served
-        .manifest
-        .tools
-        .iter()
-        .find(|definition| definition.name == tool)
-        .expect("tool");
+    let definition = crate::state_support::manifest_tool(served, tool);
     let last = definition
         .path_parameters
         .last()

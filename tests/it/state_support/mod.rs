@@ -312,6 +312,16 @@ pub fn assert_not_modelled(answer: &Value, is_error: bool) {
     assert!(answer.get("body").is_none(), "{answer}");
 }
 
+/// A served manifest's tool by name.
+pub fn manifest_tool<'a>(served: &'a Served, tool: &str) -> &'a rea_manifest::ManifestTool {
+    served
+        .manifest
+        .tools
+        .iter()
+        .find(|definition| definition.name == tool)
+        .unwrap_or_else(|| panic!("{tool} is a tool"))
+}
+
 /// The detail of a served state's view of a tool.
 pub fn view_detail<'a>(served: &'a Served, tool: &str) -> &'a rea_state::model::ViewDetail {
     &served

@@ -207,6 +207,7 @@ impl ReadView {
             ViewDetail::List(_) => "list",
             ViewDetail::BodyQuery(_) => "body-query",
             ViewDetail::Document(_) => "document",
+            ViewDetail::Member(_) => "member",
             ViewDetail::Recorded { .. } => "recorded",
         }
     }
@@ -234,6 +235,7 @@ impl ReadView {
             ViewDetail::Item(item) => Some(&item.entity_type),
             ViewDetail::List(list) => Some(&list.entity_type),
             ViewDetail::BodyQuery(query) => Some(&query.entity_type),
+            ViewDetail::Member(member) => Some(&member.entity_type),
             _ => None,
         }
     }
@@ -251,6 +253,8 @@ pub enum ViewDetail {
     BodyQuery(BodyQueryView),
     /// Reads one document.
     Document(DocumentView),
+    /// Reads a member of a held entity (see [`MemberView`]).
+    Member(MemberView),
     /// Answers from the recordings.
     Recorded {
         /// Why: `no-view`, `list-differs`, `item-differs`, `document-differs`,
@@ -649,6 +653,54 @@ impl QueryModel {
 /// A query parameter's role (the plugin contract's type: query-grammar stages read and propose
 /// roles).
 pub use rea_plugin_api::contracts::query::QueryRole;
+
+/// A member view: a read answering one member of a held entity, the entity named by one path
+/// segment and the member by a pointer whose steps are literal keys or other path segments'
+/// values (`/{name}/{version}` answering the entity `name`'s `versions[version]`,
+/// `/-/package/{name}/dist-tags` its `dist-tags`). Learned where every checked read's answer
+/// equals that member of the entity the state holds (see [`crate::derive::members`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MemberView {
+    /// The held entity's type.
+    #[serde(rename = "type")]
+    pub entity_type: String,
+    /// The collection the entities the checked reads showed are held in.
+    pub collection: String,
+    /// The path segment naming the entity.
+    pub entity_segment: usize,
+    /// The steps from the entity's fields to the member.
+    pub steps: Vec<MemberStep>,
+    /// The record whose status and media type answers are rendered into.
+    pub envelope_ordinal: u64,
+    /// The tool's latest recorded `404`/`410`, which answers a member the entity lacks.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub missing_ordinal: Option<u64>,
+    /// The entity type's item view's missing answer, which answers an entity the state lacks.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub missing_entity_ordinal: Option<u64>,
+    /// The checked records.
+    pub checked_ordinals: Vec<u64>,
+}
+
+impl MemberView {
+    /// What a write must touch to change what the view shows: its entity type's collection.
+    pub fn scope(&self) -> WriteScope {
+        WriteScope::Type {
+            entity_type: self.entity_type.clone(),
+            collection: Some(crate::derive::entities::collection_key(&self.collection).to_owned()),
+        }
+    }
+}
+
+/// One step of a [`MemberView`]'s pointer.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum MemberStep {
+    /// A literal member name.
+    Key(String),
+    /// The value of a path segment (by index).
+    Segment(usize),
+}
 
 /// A document view.
 #[derive(Debug, Clone, Serialize, Deserialize)]

@@ -5,6 +5,7 @@
 //! | `item` | The entity the path arguments name (collection segments matched as written or percent-decoded, the identity percent-decoded first, then as written; for a query key, the key parameter's one value names the identity or the field the view looks the entity up by, and a call without it answers from the recording, `unrecorded-request`), rendered into the envelope of `envelope_ordinal`. Missing: the tool's latest recorded `400`/`404`/`410` (or other client error reading a path a recorded delete removed) with `state.view: "missing"`, else a tool error. |
 //! | `list` | A checked line named exactly: its envelope with the members rendered from the state (`all`: the collection in state order; `recorded`: the recorded members still held). No query argument: a line of the collection that only pages its list (`exact_match` false). Every argument with a role in the query model: the query evaluated over the state (`membership: "query"`). Otherwise the recording (`unrecorded-request`). |
 //! | `document` | The checked line named exactly: the state's document; otherwise the recording. |
+//! | `member` | The member of the live entity the path's entity segment names that the view's steps (literal keys, the values of other path segments) name, in the status and media type of `envelope_ordinal`. No entity: its item view's recorded missing answer; no member: the tool's own latest `404`/`410`; either naming the call's values, else a `not_found` tool error. A call with query arguments: the recording (`member-query`). |
 //! | `recorded` | The entry a folder listing shows for the path, where the tool learned folder entries and no served write changed what it shows ([`crate::entries`]); otherwise the recording, with the view's reason. |
 //!
 //! Repeated query values (`repeated-query`) and calls naming a `projected_query_keys` parameter
@@ -25,8 +26,8 @@ use crate::call::Call;
 use crate::derive::entities::item_segments;
 use crate::missing::missing_answer;
 use crate::model::{
-    DocumentView, Entity, ItemKey, ItemView, ListLine, ListView, Membership, QueryModel, QueryRole,
-    ViewDetail, ViewShape, WriteScope,
+    DocumentView, Entity, ItemKey, ItemView, ListLine, ListView, MemberView, Membership,
+    QueryModel, QueryRole, ViewDetail, ViewShape, WriteScope,
 };
 use crate::page_envelope::{PageEnvelope, PageNumbers};
 use crate::query::evaluate;
@@ -379,7 +380,76 @@ impl StateService {
                 .answer_document(tool, &view.path_template, document, call)
                 .or_else(|reason| self.answer_listing(template, call).ok_or(reason))
                 .unwrap_or_else(recording),
+            ViewDetail::Member(member) if call.pairs().is_empty() => {
+                self.answer_member(template, member, call, exact)
+            }
+            ViewDetail::Member(_) => recording("member-query"),
         }
+    }
+
+    /// A member view's answer: the member of the live entity the call's path names, in the
+    /// envelope record's status and media type; for an entity the state lacks, its item view's
+    /// recorded missing answer, and for a member the entity lacks, the tool's own (naming the
+    /// call's values), else a `not_found` tool error.
+    fn answer_member(
+        &self,
+        template: &str,
+        member: &MemberView,
+        call: &Call,
+        exact: bool,
+    ) -> StateAnswer {
+        let segments = call.segments(template);
+        let segments = item_segments(&segments);
+        let written = split_path(template);
+        let values: Vec<&str> = item_segments(&written)
+            .iter()
+            .zip(segments)
+            .map(|(pattern, segment)| template_value(pattern, segment))
+            .collect();
+        let path = format!("/{}", segments.join("/"));
+        let missing = |ordinal: Option<u64>, what: &str| match ordinal
+            .and_then(|ordinal| self.kept(ordinal))
+        {
+            Some(missing) => missing_answer(
+                missing,
+                (segments, &call.pairs()),
+                self.replay().evidence_id(),
+                exact,
+            ),
+            None => tool_error(
+                "not_found",
+                format!(
+                    "the state holds no such {what}, and the capture recorded no 404 or 410 answer to give"
+                ),
+            ),
+        };
+        let live = self.read();
+        let Some(entity) = values.get(member.entity_segment).and_then(|id| {
+            live.entity(&member.entity_type, &member.collection, id)
+                .or_else(|| {
+                    let decoded = percent_decode(id)?;
+                    live.entity(&member.entity_type, &member.collection, &decoded)
+                })
+        }) else {
+            return missing(member.missing_entity_ordinal, "entity");
+        };
+        let Some(value) = crate::derive::members::member_of(&entity.fields, &member.steps, &values)
+        else {
+            return missing(member.missing_ordinal, "member");
+        };
+        let Some(envelope) = self.kept(member.envelope_ordinal) else {
+            return tool_error(
+                "internal_error",
+                "the member view's envelope record is not retained",
+            );
+        };
+        state_answer(
+            envelope,
+            value.clone(),
+            self.replay().evidence_id(),
+            exact,
+            StateSource::state(path, None),
+        )
     }
 
     /// Whether a served write changed anything since the last reset.

@@ -242,6 +242,7 @@ pub(crate) fn call_scope(view: &ReadView, segments: &[String]) -> WriteScope {
         ViewDetail::Document(_) => WriteScope::Document {
             document: view.tool.clone(),
         },
+        ViewDetail::Member(member) => member.scope(),
         ViewDetail::BodyQuery(_) | ViewDetail::Recorded { .. } => WriteScope::All,
     }
 }

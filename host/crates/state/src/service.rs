@@ -201,6 +201,11 @@ pub fn answered_ordinals(state: &StateView) -> std::collections::BTreeSet<u64> {
             ViewDetail::BodyQuery(query) => {
                 wanted.insert(query.record_ordinal);
             }
+            ViewDetail::Member(member) => {
+                wanted.insert(member.envelope_ordinal);
+                wanted.extend(member.missing_ordinal);
+                wanted.extend(member.missing_entity_ordinal);
+            }
             ViewDetail::Recorded { .. } => {}
         }
     }

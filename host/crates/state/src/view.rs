@@ -192,6 +192,7 @@ pub fn text_summary(projected: &ProjectedState) -> String {
                 query.record_ordinals.len()
             ),
             ViewDetail::Document(document) => format!("document {}", document.path),
+            ViewDetail::Member(member) => format!("member of {}", member.entity_type),
         };
         text.push_str(&format!(
             "    {} {} {}: {detail}\n",

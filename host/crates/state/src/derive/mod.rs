@@ -24,6 +24,10 @@
 //!    grammars into terms, is a view of a held type when evaluating its recorded bodies reproduces
 //!    their answers.
 //!
+//! 6a. Member views ([`members`]): a read whose every checked answer is one member of a held
+//!    entity of another type (named by a path parameter, the member by literal keys and other
+//!    path parameters) answers that member of the live entity.
+//!
 //! 7. Folder entries ([`crate::entries`]): a read tool answering from its recordings whose reads
 //!    agree with the entries the folder listings show answers those entries too.
 //!
@@ -38,6 +42,7 @@ pub mod entities;
 pub mod items;
 pub(crate) mod list_query;
 pub mod lists;
+pub mod members;
 pub mod query_grammar;
 #[cfg(test)]
 pub(crate) mod tests;
@@ -325,12 +330,38 @@ impl Builder<'_> {
             }
         }
         for index in others {
-            self.details[index] = Some(documents::derive(
-                self.manifest,
-                self.timeline,
-                index,
-                &mut self.entities,
-            ));
+            self.details[index] = Some(
+                match members::derive(self.manifest, self.timeline, index, &self.entities) {
+                    Some(member) => ViewDetail::Member(member),
+                    None => {
+                        documents::derive(self.manifest, self.timeline, index, &mut self.entities)
+                    }
+                },
+            );
+        }
+        self.members_of_other_types();
+    }
+
+    /// Item views whose every read answers a member of another type's entity become member
+    /// views: the entity is what writes change, so the member follows them. Their own type
+    /// keeps no item view.
+    fn members_of_other_types(&mut self) {
+        for index in 0..self.details.len() {
+            let Some(ViewDetail::Item(item)) = &self.details[index] else {
+                continue;
+            };
+            let own = item.entity_type.clone();
+            let Some(member) = members::derive(self.manifest, self.timeline, index, &self.entities)
+                .filter(|member| member.entity_type != own)
+            else {
+                continue;
+            };
+            for known in &mut self.entities.types {
+                if known.collection_template == own {
+                    known.item_view = None;
+                }
+            }
+            self.details[index] = Some(ViewDetail::Member(member));
         }
     }
 }

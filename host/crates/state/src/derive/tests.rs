@@ -78,7 +78,7 @@ pub(crate) fn record(
 pub(crate) struct Fixture {
     pub(crate) state: StateView,
     pub(crate) service: StateService,
-    manifest: rea_manifest::Manifest,
+    pub(crate) manifest: rea_manifest::Manifest,
 }
 
 pub(crate) fn derive(records: Vec<CaptureRecord>) -> Fixture {

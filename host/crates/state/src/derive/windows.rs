@@ -54,6 +54,7 @@ pub fn read_scope(view: Option<&ReadView>, observation: &Observation) -> WriteSc
         ViewDetail::Document(_) => WriteScope::Document {
             document: view.tool.clone(),
         },
+        ViewDetail::Member(member) => member.scope(),
         ViewDetail::BodyQuery(_) | ViewDetail::Recorded { .. } => WriteScope::All,
     }
 }

@@ -294,7 +294,7 @@ impl Views {
             ViewDetail::Document(_) => {
                 self.scopes.insert(tool, Scope::Document(view.tool.clone()));
             }
-            ViewDetail::BodyQuery(_) | ViewDetail::Recorded { .. } => {}
+            ViewDetail::BodyQuery(_) | ViewDetail::Member(_) | ViewDetail::Recorded { .. } => {}
         }
     }
 }
