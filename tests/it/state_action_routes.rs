@@ -6,12 +6,15 @@
 //! (`/{table}/{pk}/-/update`, `/-/delete`) updates or deletes that entity when the reads after
 //! its calls name it. On datasette (recorded so) and on json-server recorded again in datasette's
 //! conventions (item answers wrapped in `rows`, `PATCH` and `DELETE` of an item sent as `POST`s
-//! to `/-/update` and `/-/delete`: the recording rewritten).
+//! to `/-/update` and `/-/delete`: the recording rewritten). Which routes are action routes is a
+//! route-form stage's answer (`listed-id`'s `actions`): a pipeline without it learns none.
 
 use serde_json::{Map, Value, json};
 
 use crate::state_support;
-use state_support::{Served, capture_file, serve_corpus_app, serve_evidence, state_rules};
+use state_support::{
+    Served, capture_file, pipeline_rules, serve_corpus_app, serve_evidence, state_rules,
+};
 
 fn arguments(pairs: &[(&str, &str)]) -> Map<String, Value> {
     pairs
@@ -186,4 +189,31 @@ fn action_routes_serve_updates_and_deletes_of_the_row_their_path_names() {
     assert!(!is_error, "{answer}");
     let (after, _) = served.call(&read, post("1"));
     assert_eq!(after["status"], 404, "{after}");
+}
+
+#[test]
+fn action_routes_are_what_a_route_form_stage_names() {
+    // The same recording, with a pipeline whose route forms leave out `listed-id` (the built-in
+    // stage answering which write routes are action routes): the routes stay creates their calls
+    // cannot link, withheld.
+    let folder = tempfile::tempdir().unwrap();
+    let default_forms = r#"route_forms = ["folder-tree", "fused-affix", "listed-id"]"#;
+    assert!(rea_pipeline::DEFAULT_PIPELINE.contains(default_forms));
+    let text = rea_pipeline::DEFAULT_PIPELINE.replace(
+        default_forms,
+        r#"route_forms = ["folder-tree", "fused-affix"]"#,
+    );
+    let pipeline = folder.path().join("pipeline.toml");
+    std::fs::write(&pipeline, text).unwrap();
+    let capture = capture_file(&row_page_json_server(folder.path()));
+    let served = serve_evidence(capture, pipeline_rules(Some(&pipeline)), Default::default());
+    for template in ["/posts/{numeric}/-/update", "/posts/{numeric}/-/delete"] {
+        let tool = tool_of(&served, "POST", template);
+        let (served_plan, effect, _, reason) = plan(&served, &tool);
+        assert_eq!(
+            (served_plan, effect.as_str()),
+            (false, "create"),
+            "{template}: {reason:?}"
+        );
+    }
 }

@@ -366,10 +366,10 @@ fn settle_target(draft: &mut Draft, calls: &mut [Call], views: &Views) -> Result
 /// literal path's write, the one entity its calls showed. Calls into another collection (or
 /// naming another entity) are not the plan's.
 fn link_to_calls(draft: &mut Draft, calls: &mut [Call], views: &Views) -> Result<(), &'static str> {
-    let literal = matches!(
-        draft.classified.kind,
-        TargetKind::Linked { literal: true, .. }
-    );
+    let (literal, entity_segment) = match draft.classified.kind {
+        TargetKind::Linked { literal, action_at } => (literal, action_at),
+        _ => (false, None),
+    };
     let Some((entity_type, collection, id)) =
         draft.calls.iter().find_map(|call| calls[*call].key.clone())
     else {
@@ -387,6 +387,7 @@ fn link_to_calls(draft: &mut Draft, calls: &mut [Call], views: &Views) -> Result
         item_view: info.item.as_ref().map(|item| item.name.clone()),
         key_member: None,
         entity_id: literal.then(|| id.clone()),
+        entity_segment,
     });
     let own = crate::derive::entities::collection_key(&collection);
     for call in &draft.calls {

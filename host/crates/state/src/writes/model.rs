@@ -240,6 +240,10 @@ pub struct WriteTarget {
     /// path is no type's item path (`DELETE /bags/default/tiddlers/Call%20the%20plumber`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub entity_id: Option<String>,
+    /// The path segment naming the written entity, for an action route (a route-form stage
+    /// named it: `2` of `/{table}/{pk}/-/update`); otherwise the last segment names it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub entity_segment: Option<usize>,
 }
 
 /// A member the body may send.
