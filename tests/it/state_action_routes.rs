@@ -217,3 +217,29 @@ fn action_routes_are_what_a_route_form_stage_names() {
         );
     }
 }
+
+#[test]
+fn a_datasette_row_update_sends_the_row_in_an_envelope_beside_its_options() {
+    // `{"update": {…}, "return": true}` and `{"update": {…}}`: the members sit in `update`, and
+    // `return` is an option beside it that stores nothing (a boolean, never required).
+    let served = serve_corpus_app("datasette");
+    let update = tool_of(
+        &served,
+        "POST",
+        "/tracker/{prefix-variance}/{numeric}/-/update",
+    );
+    let plan = served.state().write_plan(&update).cloned().expect("a plan");
+    let body = plan.body.as_ref().expect("a body model");
+    assert_eq!(body.envelope, "/update");
+    for member in ["priority", "status"] {
+        assert!(body.members.contains_key(member), "{member}");
+    }
+    for outside in ["update", "return"] {
+        assert!(!body.members.contains_key(outside), "{outside}");
+    }
+    assert_eq!(body.options.keys().collect::<Vec<_>>(), vec!["return"]);
+    assert_eq!(body.options["return"].types, vec!["boolean".to_owned()]);
+    assert!(!body.options["return"].required);
+    // What the calls sent in the envelope is stored as sent: no member is left unexplained.
+    assert_ne!(plan.reason.as_deref(), Some("unexplained-change"));
+}

@@ -273,6 +273,10 @@ pub struct BodyModel {
     pub bulk_ids: Option<BulkIds>,
     /// Whether the call sends no body at all (a delete).
     pub none: bool,
+    /// Scalar members a call may send beside a top-level envelope, which store nothing (options
+    /// such as `{"update": {…}, "return": true}`), by name: their recorded JSON types.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub options: BTreeMap<String, MemberModel>,
 }
 
 /// Where a bulk write's body names its entities.
