@@ -298,6 +298,15 @@ pub trait RouteFormStage: Send + Sync + 'static {
     /// Proposes parameter forms for literal segments of the request's routes.
     #[sabi(last_prefix_field)]
     fn apply(&self, request: RStr<'_>) -> RResult<RString, PluginError>;
+
+    /// Says which write routes act on the entity a parameter segment names: `request` is a
+    /// [`crate::contracts::route::ActionRouteRequest`], the answer a
+    /// [`crate::contracts::route::ActionRouteOutcome`]. Added after `apply`: a form built before
+    /// it recognises no action route.
+    fn actions(&self, request: RStr<'_>) -> RResult<RString, PluginError> {
+        let _ = request;
+        RResult::ROk(RString::from(r#"{"schema_version":1,"actions":[]}"#))
+    }
 }
 
 /// A boxed [`RouteFormStage`] trait object.

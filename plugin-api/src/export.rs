@@ -44,7 +44,9 @@ use crate::contracts::query::{
     QueryBodyRequest, QueryExpressionOutcome, QueryExpressionRequest, QueryGrammarOutcome,
     QueryGrammarRequest,
 };
-use crate::contracts::route::{RouteFormOutcome, RouteFormRequest};
+use crate::contracts::route::{
+    ActionRouteOutcome, ActionRouteRequest, RouteFormOutcome, RouteFormRequest,
+};
 use crate::contracts::rule::{
     ApplyOutcome, ApplyRequest, Held, HeldIndexKind, HeldIndexes, LearnOutcome, LearnRequest,
     OptionProblem, OptionsCheck, OptionsCheckRequest, RawOptions,
@@ -123,6 +125,12 @@ pub trait AgentTool: Send + Sync + 'static {
 pub trait RouteForm: Send + Sync + 'static {
     /// Proposes forms for segments of the request's routes that are still literal.
     fn apply(&self, request: &RouteFormRequest) -> Result<RouteFormOutcome, PluginError>;
+
+    /// Says which write routes act on the entity a parameter segment names (by default none).
+    fn actions(&self, request: &ActionRouteRequest) -> Result<ActionRouteOutcome, PluginError> {
+        let _ = request;
+        Ok(ActionRouteOutcome::default())
+    }
 }
 
 /// A query grammar written in plain Rust: which query parameters a state's lists accept beyond
@@ -596,6 +604,13 @@ impl RouteFormStage for RouteFormAdapter {
         guard(|| {
             let request: RouteFormRequest = decode_payload(request.as_str())?;
             encode_payload(&self.0.apply(&request)?)
+        })
+    }
+
+    fn actions(&self, request: RStr<'_>) -> RResult<RString, PluginError> {
+        guard(|| {
+            let request: ActionRouteRequest = decode_payload(request.as_str())?;
+            encode_payload(&self.0.actions(&request)?)
         })
     }
 }
@@ -1111,6 +1126,25 @@ mod tests {
         assert_eq!(outcome.changes[0].form.placeholder(), "{last}");
         let empty = serde_json::json!({"schema_version": 1, "routes": []}).to_string();
         assert_panics_and_refuses_other_versions(|text| stage.apply(text), &empty, &request);
+    }
+
+    #[test]
+    fn a_route_form_without_actions_recognises_no_action_route() {
+        // A form written before `actions` (it implements `apply` alone) answers none through the
+        // ABI, so a plugin built before the method keeps working unchanged.
+        let plugin =
+            Plugin::new("p", "1.0.0").route_form(StageInfo::new("last", "last"), LastSegment);
+        let stage = plugin.route_form_stage("last").expect("constructed");
+        let request = serde_json::json!({"schema_version": 1, "routes": [
+            {"method": "POST", "segments": ["t", "{numeric}", "-", "update"],
+             "parameters": [false, true, false, false]}]})
+        .to_string();
+        let answer = stage.actions(RStr::from_str(&request)).unwrap();
+        let outcome: ActionRouteOutcome = serde_json::from_str(answer.as_str()).unwrap();
+        assert!(outcome.actions.is_empty());
+        // The request of another schema version is refused.
+        let other = request.replace("\"schema_version\":1", "\"schema_version\":2");
+        assert!(stage.actions(RStr::from_str(&other)).into_result().is_err());
     }
 
     /// A stage's panic (on `panicking`) is a structured error, and a `request` of another schema

@@ -64,6 +64,15 @@ fn one_case(bytes: &[u8]) -> bool {
         || bytes.iter().all(|byte| !byte.is_ascii_uppercase())
 }
 
+/// Verbs naming a delete as a path's last segment (`/-/delete`, `/runs/delete`).
+pub const DELETE_VERBS: [&str; 3] = ["delete", "remove", "destroy"];
+
+/// Verbs naming a plain update (no action of its own) as a path's last segment.
+pub const PLAIN_UPDATE_VERBS: [&str; 5] = ["update", "edit", "modify", "patch", "save"];
+
+/// Verbs naming a create as a path's last segment.
+pub const CREATE_VERBS: [&str; 4] = ["create", "add", "new", "insert"];
+
 /// The value between a literal prefix and suffix of a segment (a fused parameter's value), when
 /// the segment has both and something between them; with neither, the whole segment.
 pub fn fused_value<'s>(prefix: &str, suffix: &str, segment: &'s str) -> Option<&'s str> {

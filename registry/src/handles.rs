@@ -13,7 +13,9 @@ use rea_plugin_api::contracts::query::{
     QueryBodyRequest, QueryExpressionOutcome, QueryExpressionRequest, QueryGrammarOutcome,
     QueryGrammarRequest,
 };
-use rea_plugin_api::contracts::route::{RouteFormOutcome, RouteFormRequest};
+use rea_plugin_api::contracts::route::{
+    ActionRouteOutcome, ActionRouteRequest, RouteFormOutcome, RouteFormRequest,
+};
 use rea_plugin_api::contracts::rule::{
     ApplyOutcome, ApplyRequest, HeldIndexKind, HeldIndexes, LearnOutcome, LearnRequest,
     OptionProblem, OptionsCheck, OptionsCheckRequest, RawOptions,
@@ -487,6 +489,19 @@ impl RouteFormHandle {
             request,
             ("route form request", "route form outcome"),
             |text| self.stage.apply(text),
+        )
+    }
+
+    /// Asks the form which write routes act on the entity a parameter segment names (a form
+    /// built before the question recognises none).
+    pub fn actions(
+        &self,
+        request: &ActionRouteRequest,
+    ) -> Result<ActionRouteOutcome, StageCallError> {
+        self.name.exchange(
+            request,
+            ("action route request", "action route outcome"),
+            |text| self.stage.actions(text),
         )
     }
 }

@@ -6,12 +6,15 @@
 //! (`/{table}/{pk}/-/update`, `/-/delete`) updates or deletes that entity when the reads after
 //! its calls name it. On datasette (recorded so) and on json-server recorded again in datasette's
 //! conventions (item answers wrapped in `rows`, `PATCH` and `DELETE` of an item sent as `POST`s
-//! to `/-/update` and `/-/delete`: the recording rewritten).
+//! to `/-/update` and `/-/delete`: the recording rewritten). Which routes are action routes is a
+//! route-form stage's answer (`listed-id`'s `actions`): a pipeline without it learns none.
 
 use serde_json::{Map, Value, json};
 
 use crate::state_support;
-use state_support::{Served, capture_file, serve_corpus_app, serve_evidence, state_rules};
+use state_support::{
+    Served, capture_file, pipeline_rules, serve_corpus_app, serve_evidence, state_rules,
+};
 
 fn arguments(pairs: &[(&str, &str)]) -> Map<String, Value> {
     pairs
@@ -186,4 +189,58 @@ fn action_routes_serve_updates_and_deletes_of_the_row_their_path_names() {
     assert!(!is_error, "{answer}");
     let (after, _) = served.call(&read, post("1"));
     assert_eq!(after["status"], 404, "{after}");
+}
+
+#[test]
+fn action_routes_are_what_a_route_form_stage_names() {
+    // The same recording, with a pipeline whose route forms leave out `listed-id` (the built-in
+    // stage answering which write routes are action routes): the routes stay creates their calls
+    // cannot link, withheld.
+    let folder = tempfile::tempdir().unwrap();
+    let default_forms = rea_pipeline::DEFAULT_PIPELINE
+        .lines()
+        .find(|line| line.starts_with("route_forms = "))
+        .expect("the default route forms");
+    let without = default_forms.replace(r#""listed-id", "#, "");
+    assert_ne!(without, default_forms, "listed-id is a default route form");
+    let text = rea_pipeline::DEFAULT_PIPELINE.replace(default_forms, &without);
+    let pipeline = folder.path().join("pipeline.toml");
+    std::fs::write(&pipeline, text).unwrap();
+    let capture = capture_file(&row_page_json_server(folder.path()));
+    let served = serve_evidence(capture, pipeline_rules(Some(&pipeline)), Default::default());
+    for template in ["/posts/{numeric}/-/update", "/posts/{numeric}/-/delete"] {
+        let tool = tool_of(&served, "POST", template);
+        let (served_plan, effect, _, reason) = plan(&served, &tool);
+        assert_eq!(
+            (served_plan, effect.as_str()),
+            (false, "create"),
+            "{template}: {reason:?}"
+        );
+    }
+}
+
+#[test]
+fn a_datasette_row_update_sends_the_row_in_an_envelope_beside_its_options() {
+    // `{"update": {…}, "return": true}` and `{"update": {…}}`: the members sit in `update`, and
+    // `return` is an option beside it that stores nothing (a boolean, never required).
+    let served = serve_corpus_app("datasette");
+    let update = tool_of(
+        &served,
+        "POST",
+        "/tracker/{prefix-variance}/{numeric}/-/update",
+    );
+    let plan = served.state().write_plan(&update).cloned().expect("a plan");
+    let body = plan.body.as_ref().expect("a body model");
+    assert_eq!(body.envelope, "/update");
+    for member in ["priority", "status"] {
+        assert!(body.members.contains_key(member), "{member}");
+    }
+    for outside in ["update", "return"] {
+        assert!(!body.members.contains_key(outside), "{outside}");
+    }
+    assert_eq!(body.options.keys().collect::<Vec<_>>(), vec!["return"]);
+    assert_eq!(body.options["return"].types, vec!["boolean".to_owned()]);
+    assert!(!body.options["return"].required);
+    // What the calls sent in the envelope is stored as sent: no member is left unexplained.
+    assert_ne!(plan.reason.as_deref(), Some("unexplained-change"));
 }

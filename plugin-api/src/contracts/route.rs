@@ -170,9 +170,80 @@ pub struct SegmentChange {
     pub form: SegmentForm,
 }
 
+/// What a route form is asked about write routes (added after [`RouteFormRequest`]): the
+/// `POST` tools whose path places no entity of the state (no type's collection holds it), so
+/// that a form knowing an application's action routes can say which segment names the entity a
+/// call acts on and what the call does to it. The host keeps a proposal only where the reads
+/// after every recorded call name that entity.
+///
+/// ```json
+/// {"schema_version": 1, "routes": [{"method": "POST",
+///   "segments": ["tracker", "{prefix-variance}", "{numeric}", "-", "update"],
+///   "parameters": [false, true, true, false, false]}]}
+/// → {"schema_version": 1, "actions": [{"route": 0, "segment": 2, "effect": "update"}]}
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ActionRouteRequest {
+    /// The write routes, one per tool.
+    pub routes: Vec<WriteRoute>,
+    /// Always [`super::SCHEMA_VERSION`].
+    #[serde(default = "current_schema_version")]
+    pub schema_version: u32,
+}
+
+/// One write tool's route.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WriteRoute {
+    /// The method.
+    pub method: String,
+    /// The path template's segments as the template spells them (`{numeric}`, `{rule}.json`).
+    pub segments: Vec<String>,
+    /// Whether each segment is a parameter (whole or fused with literal text).
+    pub parameters: Vec<bool>,
+}
+
+/// What a route form proposes for write routes.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ActionRouteOutcome {
+    /// The routes that act on the entity one of their parameter segments names; a route the
+    /// form does not recognise is left out.
+    #[serde(default)]
+    pub actions: Vec<ActionRoute>,
+    /// Always [`super::SCHEMA_VERSION`].
+    #[serde(default = "current_schema_version")]
+    pub schema_version: u32,
+}
+
+/// What a call of one write route does, by the form.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ActionRoute {
+    /// The route's index in the request.
+    pub route: usize,
+    /// The parameter segment naming the entity the call acts on.
+    pub segment: usize,
+    /// What the call does to it.
+    pub effect: ActionEffect,
+    /// The action the call performs (a verb such as `tell`), `None` for a plain update or a
+    /// delete.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub action: Option<String>,
+}
+
+/// What an action route's call does to the entity it names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ActionEffect {
+    /// It changes the entity.
+    Update,
+    /// It removes the entity.
+    Delete,
+}
+
 schema_versioned! {
     RouteFormRequest => "route form request",
     RouteFormOutcome => "route form outcome",
+    ActionRouteRequest => "action route request",
+    ActionRouteOutcome => "action route outcome",
 }
 
 #[cfg(test)]

@@ -35,7 +35,8 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use rea_plugin_api::contracts::route::{
-    RecordedRoute, RouteFormOutcome, RouteFormRequest, SegmentForm,
+    ActionRouteOutcome, ActionRouteRequest, RecordedRoute, RouteFormOutcome, RouteFormRequest,
+    SegmentForm,
 };
 use rea_plugin_api::{PluginError, RouteForm};
 
@@ -49,6 +50,11 @@ pub const LISTED_ID: &str = "listed-id";
 pub struct ListedId;
 
 impl RouteForm for ListedId {
+    /// Action routes: see [`crate::action`].
+    fn actions(&self, request: &ActionRouteRequest) -> Result<ActionRouteOutcome, PluginError> {
+        Ok(crate::action::action_routes(request))
+    }
+
     fn apply(&self, request: &RouteFormRequest) -> Result<RouteFormOutcome, PluginError> {
         let mut routes = Routes::new(request);
         for (index, position, form) in ids_of_items_elsewhere(&routes) {

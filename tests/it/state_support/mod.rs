@@ -200,14 +200,16 @@ pub fn query_model(served: &Served, tool: &str) -> QueryModel {
         .unwrap_or_else(|| panic!("{tool} has a query model"))
 }
 
-/// Serves capture Evidence from the state with rule stages and download options.
+/// Serves capture Evidence from the state with a pipeline's stages and download options.
 pub fn serve_evidence(
     capture: Evidence,
     state_rules: Arc<RuleSet>,
     options: FetchOptions,
 ) -> Served {
     let relative = capture.id().to_owned();
-    let (manifest, _) = project_manifest_evidence(&capture, &rules()).expect("manifest");
+    // The manifest projected with the pipeline's own route forms, as the state derives it.
+    let templating = state_rules.templating(&TemplateRules::parse(&RULES).expect("rules"));
+    let (manifest, _) = project_manifest_evidence(&capture, &templating).expect("manifest");
     let records = capture_records(&capture).expect("records");
     let environment =
         Environment::new(&manifest, capture.id(), records.clone()).expect("environment");

@@ -30,6 +30,7 @@ use rea_plugin_api::contracts::query::{
     QueryBodyRequest, QueryExpressionOutcome, QueryExpressionRequest, QueryGrammarOutcome,
     QueryGrammarRequest, QueryRole, QueryTerm,
 };
+use rea_plugin_api::contracts::route::{ActionRoute, ActionRouteRequest};
 use rea_plugin_api::contracts::rule::{
     ApplyOutcome, ApplyRequest, HeldIndexKind, HeldIndexes, LearnOutcome, LearnRequest,
 };
@@ -684,6 +685,44 @@ impl RuleSet {
                     }
                 }
                 Err(error) => self.grammar_failed(grammar, &error),
+            }
+        }
+        proposed
+    }
+
+    /// Asks every route-form stage, in order, which of the request's write routes act on the
+    /// entity a parameter segment names: for each route, the first proposal (a segment of the
+    /// route that is a parameter). A form that fails proposes nothing (its failure is recorded).
+    pub fn propose_action_routes(&self, request: &ActionRouteRequest) -> Vec<Option<ActionRoute>> {
+        let mut proposed: Vec<Option<ActionRoute>> = vec![None; request.routes.len()];
+        if request.routes.is_empty() {
+            return proposed;
+        }
+        for form in &self.route_forms {
+            match form.actions(request) {
+                Ok(outcome) => {
+                    for action in outcome.actions {
+                        let fits = request.routes.get(action.route).is_some_and(|route| {
+                            route.parameters.get(action.segment).copied() == Some(true)
+                        });
+                        let route = action.route;
+                        if fits && proposed[route].is_none() {
+                            proposed[route] = Some(action);
+                        }
+                    }
+                }
+                Err(error) => {
+                    let line = format!(
+                        "route form stage {} of plugin {} failed: {error}",
+                        form.stage(),
+                        form.plugin()
+                    );
+                    tracing::warn!("{line}");
+                    self.failures
+                        .lock()
+                        .unwrap_or_else(|poisoned| poisoned.into_inner())
+                        .insert(line);
+                }
             }
         }
         proposed

@@ -1,32 +1,105 @@
-//! Pass 1 for action routes: an untyped `POST` whose path names an entity in a parameter segment
-//! followed by verb segments (`/{table}/{pk}/-/update`, `/{id}/tell`) acts on that entity when
-//! its calls show it: after each successful call, a read of a type's item view (before the next
-//! write) names the entity the path names, and the call's answer shows no other entity of that
-//! type (a `POST` creating a child, `/posts/{id}/comments`, answers the child it made). Otherwise
-//! the route stays a `POST` its calls must link as a create.
+//! Pass 1 for action routes: an untyped `POST` a route-form stage recognises as an action route
+//! (`[manifest] route_forms`, asked through `actions`: the built-in `listed-id` names the
+//! parameter segment followed by verb segments, `/{table}/{pk}/-/update`, `/{id}/tell`) acts on
+//! the entity that segment names when its calls show it: after each successful call, a read of a
+//! type's item view (before the next write) names the entity the path names, and the call's
+//! answer shows no other entity of that type (a `POST` creating a child, `/posts/{id}/comments`,
+//! answers the child it made). Otherwise the route stays a `POST` its calls must link as a
+//! create. Which routes are action routes, and what their verbs do, varies by application, so a
+//! stage says it; that the calls confirm it is the host's.
 
 use rea_manifest::Manifest;
+use rea_manifest::segments::split_path;
+use rea_plugin_api::contracts::SCHEMA_VERSION;
+use rea_plugin_api::contracts::route::{ActionEffect, ActionRoute, ActionRouteRequest, WriteRoute};
 
+use super::model::Effect;
 use super::observe::find_entity;
 use super::target::{self, Classified, TargetKind};
 use super::{Scope, Views};
 use crate::observation::{Observation, Timeline};
 use crate::render::scalar_text;
+use crate::rules::RuleSet;
 
-/// The classification of a write tool, an untyped `POST` of an action route resolved by its
-/// calls (see the module docs); anything else as classified.
+/// The route-form stages' action routes of the write tools `writes` (tool index and
+/// classification), one each in order: asked only of the untyped `POST`s (`Unlinked`), as the
+/// classification an action route gives (an update, or a delete, of the entity a segment names).
+pub(crate) fn propose(
+    manifest: &Manifest,
+    writes: &[(usize, Classified)],
+    rules: &RuleSet,
+) -> Vec<Option<Classified>> {
+    let asked: Vec<usize> = writes
+        .iter()
+        .enumerate()
+        .filter(|(_, (_, classified))| classified.kind == TargetKind::Unlinked)
+        .map(|(at, _)| at)
+        .collect();
+    let routes = asked
+        .iter()
+        .map(|at| write_route(manifest, writes[*at].0))
+        .collect();
+    let request = ActionRouteRequest {
+        routes,
+        schema_version: SCHEMA_VERSION,
+    };
+    let mut proposed: Vec<Option<Classified>> = vec![None; writes.len()];
+    for (at, action) in asked.into_iter().zip(rules.propose_action_routes(&request)) {
+        proposed[at] = action.as_ref().map(classified);
+    }
+    proposed
+}
+
+/// A write tool's route as a route form is asked about it.
+fn write_route(manifest: &Manifest, index: usize) -> WriteRoute {
+    let tool = &manifest.tools[index];
+    let segments: Vec<String> = split_path(&tool.path_template)
+        .into_iter()
+        .map(str::to_owned)
+        .collect();
+    let parameters = segments
+        .iter()
+        .map(|segment| rea_manifest::segments::template_affixes(segment).is_some())
+        .collect();
+    WriteRoute {
+        method: tool.method.clone(),
+        segments,
+        parameters,
+    }
+}
+
+/// The classification a proposed action route gives: an update of the entity its segment names
+/// (an action named by the stage, or a plain update), or a delete of it, linked by the reads
+/// after its calls.
+fn classified(action: &ActionRoute) -> Classified {
+    let delete = action.effect == ActionEffect::Delete;
+    Classified {
+        effect: if delete {
+            Effect::Delete
+        } else {
+            Effect::Update
+        },
+        action: action.action.clone().filter(|_| !delete),
+        bulk: false,
+        kind: TargetKind::Linked {
+            literal: false,
+            action_at: Some(action.segment),
+        },
+        key_member: None,
+    }
+}
+
+/// The classification of a write tool: a proposed action route when its calls show it acts on
+/// the entity its path names (see the module docs); anything else as classified.
 pub(crate) fn resolve(
     manifest: &Manifest,
     timeline: &Timeline,
     views: &Views,
     index: usize,
-    classified: Classified,
+    (classified, proposed): (Classified, Option<Classified>),
 ) -> Classified {
     let template = &manifest.tools[index].path_template;
-    if classified.kind != TargetKind::Unlinked {
-        return classified;
-    }
-    let Some(action) = target::action_route(template) else {
+    let Some(action) = proposed else {
         return classified;
     };
     let TargetKind::Linked {
@@ -85,4 +158,33 @@ fn acts_on(
         return other.is_none_or(|shown| shown == value);
     }
     false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_proposed_action_route_is_an_update_or_delete_of_the_segment_it_names() {
+        let action = |effect, action: Option<&str>| ActionRoute {
+            route: 0,
+            segment: 2,
+            effect,
+            action: action.map(str::to_owned),
+        };
+        let update = classified(&action(ActionEffect::Update, None));
+        assert_eq!((update.effect, update.action), (Effect::Update, None));
+        assert_eq!(
+            update.kind,
+            TargetKind::Linked {
+                literal: false,
+                action_at: Some(2)
+            }
+        );
+        let tell = classified(&action(ActionEffect::Update, Some("tell")));
+        assert_eq!(tell.action.as_deref(), Some("tell"));
+        let delete = classified(&action(ActionEffect::Delete, Some("delete")));
+        assert_eq!((delete.effect, delete.action), (Effect::Delete, None));
+        assert!(!delete.bulk && delete.key_member.is_none());
+    }
 }

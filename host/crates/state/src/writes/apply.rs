@@ -270,8 +270,7 @@ pub fn call_target(plan: &WritePlan, input: &WriteInput) -> Option<(String, Opti
             _ if plan.bulk => None,
             _ => target.entity_id.clone().or_else(|| {
                 let last = crate::derive::entities::item_segments(segments).len();
-                let at = super::target::action_segment(&plan.path_template)
-                    .unwrap_or(last.checked_sub(1)?);
+                let at = target.entity_segment.unwrap_or(last.checked_sub(1)?);
                 path_value(plan, segments, at)
             }),
         };

@@ -38,19 +38,25 @@ fn envelope(bodies: &[&Json], preferred: &str, entity_keys: &BTreeSet<String>) -
     {
         return preferred.to_owned();
     }
-    // One member holding the object (or a one-element array of it), not a field of the entity.
+    // One member holding the object (or a one-element array of it), not a field of the entity;
+    // beside an object, scalar options that are no field of the entity either.
     let single = |body: &Json| -> Option<String> {
         let object = body.as_object()?;
-        if object.len() != 1 {
+        if object.keys().any(|key| entity_keys.contains(key)) {
             return None;
         }
-        let (key, value) = object.iter().next()?;
-        if entity_keys.contains(key) {
+        let mut holders = object
+            .iter()
+            .filter(|(_, value)| matches!(value, Json::Object(_) | Json::Array(_)));
+        let (key, value) = holders.next()?;
+        if holders.next().is_some() {
             return None;
         }
         match value {
             Json::Object(_) => Some(pointer_of(key)),
-            Json::Array(items) if items.len() == 1 && matches!(items[0], Json::Object(_)) => {
+            Json::Array(items)
+                if object.len() == 1 && items.len() == 1 && matches!(items[0], Json::Object(_)) =>
+            {
                 Some(format!("{}/0", pointer_of(key)))
             }
             _ => None,
@@ -366,10 +372,10 @@ fn settle_target(draft: &mut Draft, calls: &mut [Call], views: &Views) -> Result
 /// literal path's write, the one entity its calls showed. Calls into another collection (or
 /// naming another entity) are not the plan's.
 fn link_to_calls(draft: &mut Draft, calls: &mut [Call], views: &Views) -> Result<(), &'static str> {
-    let literal = matches!(
-        draft.classified.kind,
-        TargetKind::Linked { literal: true, .. }
-    );
+    let (literal, entity_segment) = match draft.classified.kind {
+        TargetKind::Linked { literal, action_at } => (literal, action_at),
+        _ => (false, None),
+    };
     let Some((entity_type, collection, id)) =
         draft.calls.iter().find_map(|call| calls[*call].key.clone())
     else {
@@ -387,6 +393,7 @@ fn link_to_calls(draft: &mut Draft, calls: &mut [Call], views: &Views) -> Result
         item_view: info.item.as_ref().map(|item| item.name.clone()),
         key_member: None,
         entity_id: literal.then(|| id.clone()),
+        entity_segment,
     });
     let own = crate::derive::entities::collection_key(&collection);
     for call in &draft.calls {
@@ -482,6 +489,7 @@ fn learn_body(
         })
         .collect();
     body.members = member_models(&sent);
+    body.options = envelope_options(&present, &body.envelope);
     // A `PATCH` update or document write changes what it sends and keeps the rest (HTTP's
     // partial modification): each member is optional, whatever the recorded calls happened to
     // send together.
@@ -504,6 +512,35 @@ fn learn_body(
         None => sent,
     };
     Ok((body, sent))
+}
+
+/// The scalar members the bodies sent beside a top-level envelope (`/update`: `return`), each
+/// with its recorded JSON types, none required.
+fn envelope_options(
+    bodies: &[&Json],
+    envelope: &str,
+) -> std::collections::BTreeMap<String, MemberModel> {
+    let Some(name) = envelope
+        .strip_prefix('/')
+        .filter(|rest| !rest.is_empty() && !rest.contains('/'))
+        .map(rea_plugin_api::json::unescape_pointer_segment)
+    else {
+        return Default::default();
+    };
+    let beside: Vec<Object> = bodies
+        .iter()
+        .filter_map(|body| body.as_object())
+        .map(|object| {
+            let mut rest = object.clone();
+            rest.remove(&name);
+            rest
+        })
+        .collect();
+    let mut options = member_models(&beside);
+    for option in options.values_mut() {
+        option.required = false;
+    }
+    options
 }
 
 /// Each member the calls sent: its JSON types, and whether every call sent it.
@@ -881,6 +918,7 @@ fn learn_bulk(
             query,
             none: false,
             members: learned.members,
+            options: Default::default(),
         },
         None => BodyModel {
             bulk_ids: Some(layout),
@@ -991,4 +1029,37 @@ fn response_kind(call: &Call, effect: Effect) -> Option<(ResponseKind, Option<St
         }
     }
     Some((ResponseKind::Recorded, None))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn json(text: &str) -> Json {
+        Json::parse(text.as_bytes()).expect("JSON")
+    }
+
+    #[test]
+    fn an_envelope_may_carry_scalar_options_beside_it() {
+        let keys: BTreeSet<String> = ["id", "status", "priority"].map(str::to_owned).into();
+        let with = json(r#"{"update": {"status": "doing"}, "return": true}"#);
+        let without = json(r#"{"update": {"status": "cancelled"}}"#);
+        let bodies = [&with, &without];
+        assert_eq!(envelope(&bodies, "", &keys), "/update");
+        let options = envelope_options(&bodies, "/update");
+        let names: Vec<&String> = options.keys().collect();
+        assert_eq!(names, vec!["return"]);
+        assert_eq!(options["return"].types, vec!["boolean".to_owned()]);
+        assert!(!options["return"].required);
+        // A field of the entity beside the object, two objects, or an option beside a
+        // one-element array: no envelope.
+        for text in [
+            r#"{"update": {"status": "doing"}, "priority": 1}"#,
+            r#"{"data": {"status": "doing"}, "permissions": {"read": []}}"#,
+            r#"{"rows": [{"status": "doing"}], "return": true}"#,
+        ] {
+            let body = json(text);
+            assert_eq!(envelope(&[&body], "", &keys), "", "{text}");
+        }
+    }
 }

@@ -426,13 +426,23 @@ pub fn derive_write_plans(
     std::collections::BTreeSet<String>,
 ) {
     let views = Views::new(manifest, state);
-    // Pass 1 (`target`): one draft per write tool.
-    let mut drafts: Vec<Draft> = manifest
+    // Pass 1 (`target`, `action`): one draft per write tool.
+    let writes: Vec<(usize, Classified)> = manifest
         .tools
         .iter()
         .enumerate()
         .filter(|(index, tool)| timeline.is_write(manifest, *index) && tool.inferred_from.is_none())
-        .map(|(index, _)| Draft::new(manifest, index, timeline, state, &views))
+        .map(|(index, tool)| (index, target::classify(tool, state)))
+        .collect();
+    let actions = action::propose(manifest, &writes, rules);
+    let mut drafts: Vec<Draft> = writes
+        .into_iter()
+        .zip(actions)
+        .map(|((index, classified), proposed)| {
+            let classified =
+                action::resolve(manifest, timeline, &views, index, (classified, proposed));
+            Draft::new(manifest, index, timeline, &views, classified)
+        })
         .collect();
     if drafts.is_empty() {
         return (Vec::new(), Vec::new(), Default::default());
@@ -474,19 +484,17 @@ pub fn derive_write_plans(
 }
 
 impl Draft {
-    /// The draft of a write tool (pass 1): what its path names (an RPC-style write resolved by
-    /// its calls' bodies, an action route by the reads after its calls) and the target that
-    /// gives its plan.
+    /// The draft of a write tool (pass 1): what its path names, `classified` (an action route
+    /// already resolved by the reads after its calls; an RPC-style write resolved here by its
+    /// calls' bodies) and the target that gives its plan.
     fn new(
         manifest: &Manifest,
         index: usize,
         timeline: &Timeline,
-        state: &StateView,
         views: &Views,
+        classified: Classified,
     ) -> Self {
         let tool = &manifest.tools[index];
-        let classified = target::classify(tool, state);
-        let classified = action::resolve(manifest, timeline, views, index, classified);
         let classified = match &classified.kind {
             TargetKind::Rpc { entity_type, .. } => {
                 let bodies: Vec<Option<&rea_plugin_api::json::Json>> = timeline
@@ -556,6 +564,7 @@ fn write_target(classified: &Classified, views: &Views) -> Option<WriteTarget> {
             item_view: info.item.as_ref().map(|item| item.name.clone()),
             key_member: classified.key_member.clone(),
             entity_id: None,
+            entity_segment: None,
         }),
         TargetKind::Document { view } => Some(WriteTarget {
             document: Some(view.clone()),

@@ -262,6 +262,10 @@ pub struct WriteTarget {
     /// path is no type's item path (`DELETE /bags/default/tiddlers/Call%20the%20plumber`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub entity_id: Option<String>,
+    /// The path segment naming the written entity, for an action route (a route-form stage
+    /// named it: `2` of `/{table}/{pk}/-/update`); otherwise the last segment names it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub entity_segment: Option<usize>,
 }
 
 /// A member the body may send.
@@ -291,6 +295,10 @@ pub struct BodyModel {
     pub bulk_ids: Option<BulkIds>,
     /// Whether the call sends no body at all (a delete).
     pub none: bool,
+    /// Scalar members a call may send beside a top-level envelope, which store nothing (options
+    /// such as `{"update": {…}, "return": true}`), by name: their recorded JSON types.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub options: BTreeMap<String, MemberModel>,
 }
 
 /// Where a bulk write's body names its entities.

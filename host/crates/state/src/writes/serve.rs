@@ -129,10 +129,12 @@ fn check(plan: &WritePlan, call: &Call) -> Result<Option<Json>, StateAnswer> {
             ),
         ));
     };
-    if !model.envelope.is_empty() && wrap(&model.envelope, Json::Object(members.clone())) != body {
+    if !model.envelope.is_empty()
+        && wrap(&model.envelope, Json::Object(members.clone())) != without_options(model, &body)
+    {
         return Err(refuse(
             plan,
-            "the body must hold only the envelope the recorded calls sent",
+            "the body must hold only the envelope the recorded calls sent (and the options they sent beside it)",
         ));
     }
     check_members(plan, model, members)?;
@@ -280,6 +282,24 @@ fn check_members(
 }
 
 /// A value wrapped in an envelope pointer (`/data`, `/posts/0`).
+/// The body without the options the recorded calls sent beside its envelope, each of a type they
+/// sent it with.
+fn without_options(model: &super::model::BodyModel, body: &Json) -> Json {
+    let Json::Object(object) = body else {
+        return body.clone();
+    };
+    let mut rest = object.clone();
+    for (name, option) in &model.options {
+        if rest
+            .get(name)
+            .is_some_and(|value| option.types.iter().any(|kind| kind == value.type_name()))
+        {
+            rest.remove(name);
+        }
+    }
+    Json::Object(rest)
+}
+
 fn wrap(envelope: &str, value: Json) -> Json {
     let mut parts: Vec<&str> = envelope.trim_start_matches('/').split('/').collect();
     parts.retain(|part| !part.is_empty());
@@ -536,4 +556,39 @@ fn report_growth(live: &crate::store::LiveState, change: &super::apply::Change) 
     let held = live.len() as i128;
     let commas = |entities: i128| (entities - 1).max(0);
     bytes + commas(held + count) - commas(held)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::writes::model::{BodyModel, MemberModel};
+
+    #[test]
+    fn options_beside_an_envelope_are_taken_only_as_recorded() {
+        let model = BodyModel {
+            envelope: "/update".into(),
+            options: [(
+                "return".to_owned(),
+                MemberModel {
+                    types: vec!["boolean".into()],
+                    required: false,
+                    fixed: None,
+                },
+            )]
+            .into(),
+            ..BodyModel::default()
+        };
+        let json = |text: &str| Json::parse(text.as_bytes()).expect("JSON");
+        let members = json(r#"{"status": "done"}"#);
+        let wrapped = wrap(&model.envelope, members);
+        for (text, taken) in [
+            (r#"{"update": {"status": "done"}}"#, true),
+            (r#"{"update": {"status": "done"}, "return": false}"#, true),
+            (r#"{"update": {"status": "done"}, "return": "yes"}"#, false),
+            (r#"{"update": {"status": "done"}, "alter": true}"#, false),
+        ] {
+            let left = without_options(&model, &json(text));
+            assert_eq!(left == wrapped, taken, "{text}");
+        }
+    }
 }

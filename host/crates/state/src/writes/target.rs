@@ -14,13 +14,14 @@
 //! | a type's collection + `/literal` | `PUT`, `PATCH` / `DELETE` | `update` / `delete` of the entity the literal names |
 //! | another path | `POST` | `create`, when a call's answer names an id that a read of a type's item view shows right after (the plan is tied to that collection) |
 //! | another item path | `PUT`, `PATCH` / `DELETE` | `update` / `delete` of the entity its last segment names, when a read of a type's item view right after names it (the plan is tied to that collection, and to that one entity for a literal segment) |
-//! | an action route: a parameter segment then literal ones (`/{table}/{pk}/-/update`) no type's collection places | `POST` | `update` (an action named by the last literal, except a plain update) / `delete` for a delete verb of the entity the parameter names, when a read of a type's item view right after each call names it and no answer shows another entity of that type (else as another path: a `POST` creating a child, `/posts/{id}/comments`) |
+//! | an action route a route-form stage names (`/{table}/{pk}/-/update`: see [`super::action`]) no type's collection places | `POST` | `update` (an action the stage names, or a plain update) / `delete` of the entity the stage's segment names, when a read of a type's item view right after each call names it and no answer shows another entity of that type (else as another path: a `POST` creating a child, `/posts/{id}/comments`) |
 //!
 //! A template segment in braces matches any one segment; literal segments match as written. The
 //! longest type template wins. Anything else has no state target.
 
 use rea_manifest::ManifestTool;
 use rea_manifest::segments::split_path;
+use rea_plugin_api::route_fields::{CREATE_VERBS, DELETE_VERBS, PLAIN_UPDATE_VERBS};
 
 use super::model::Effect;
 use crate::derive::entities::item_segments;
@@ -103,8 +104,6 @@ fn fits(write: &[&str], template: &[&str]) -> bool {
             .zip(template)
             .all(|(segment, pattern)| is_parameter(pattern) || segment == pattern)
 }
-
-const BULK_DELETE_SEGMENTS: [&str; 3] = ["delete", "remove", "destroy"];
 
 /// The effect a method has by default (for plans without a target).
 pub fn default_effect(method: &str) -> Effect {
@@ -273,15 +272,6 @@ fn untyped(method: &str, write: &[&str]) -> Classified {
     Classified::plain(default_effect(method), TargetKind::None)
 }
 
-/// The segment naming the entity of an action route: the last parameter segment of a template,
-/// when one or more literal segments (the verb, `-/update`, `tell`) follow it.
-pub fn action_segment(template: &str) -> Option<usize> {
-    let segments = split_path(template);
-    let segments = item_segments(&segments);
-    let at = segments.iter().rposition(|segment| is_parameter(segment))?;
-    (at + 1 < segments.len()).then_some(at)
-}
-
 /// The value a call's path gives at segment `at` of a template: a fused parameter's value
 /// between its prefix and suffix, percent-decoded.
 pub fn segment_value(template: &str, segments: &[String], at: usize) -> Option<String> {
@@ -293,32 +283,6 @@ pub fn segment_value(template: &str, segments: &[String], at: usize) -> Option<S
         rea_manifest::segments::template_value(&pattern, segment),
     ))
 }
-
-/// An untyped `POST` of an action route whose calls act on the entity its path names (see
-/// [`action_segment`]): an update of it, a delete for a delete verb (the last literal segment),
-/// linked by the reads after its calls; an action named by the verb, except a plain update.
-pub fn action_route(template: &str) -> Option<Classified> {
-    let at = action_segment(template)?;
-    let verb = split_path(template).last()?.to_ascii_lowercase();
-    let delete = BULK_DELETE_SEGMENTS.contains(&verb.as_str());
-    Some(Classified {
-        effect: if delete {
-            Effect::Delete
-        } else {
-            Effect::Update
-        },
-        action: (!delete && !PLAIN_UPDATE_VERBS.contains(&verb.as_str())).then_some(verb),
-        bulk: false,
-        kind: TargetKind::Linked {
-            literal: false,
-            action_at: Some(at),
-        },
-        key_member: None,
-    })
-}
-
-const CREATE_VERBS: [&str; 4] = ["create", "add", "new", "insert"];
-const PLAIN_UPDATE_VERBS: [&str; 5] = ["update", "edit", "modify", "patch", "save"];
 
 /// Decides what an RPC-style write does from its successful calls' bodies (`bodies`, JSON objects
 /// or not) and the members that can name an entity of its type (`key_names`, in preference
@@ -356,7 +320,7 @@ pub fn resolve_rpc(
         segments: *segments,
     };
     if let Some(key) = key {
-        let delete = BULK_DELETE_SEGMENTS.contains(&lower.as_str());
+        let delete = DELETE_VERBS.contains(&lower.as_str());
         return Classified {
             effect: if delete {
                 Effect::Delete
@@ -370,7 +334,7 @@ pub fn resolve_rpc(
             key_member: Some(key.clone()),
         };
     }
-    if BULK_DELETE_SEGMENTS.contains(&lower.as_str()) {
+    if DELETE_VERBS.contains(&lower.as_str()) {
         return Classified {
             effect: Effect::Delete,
             action: None,
@@ -415,32 +379,5 @@ mod tests {
         assert_eq!(default_effect("post"), Effect::Create);
         assert_eq!(default_effect("DELETE"), Effect::Delete);
         assert_eq!(default_effect("PATCH"), Effect::Update);
-    }
-
-    #[test]
-    fn action_routes_name_their_entity_before_the_verb_segments() {
-        assert_eq!(action_segment("/db/{table}/{numeric}/-/update"), Some(2));
-        assert_eq!(action_segment("/api/trials/{numeric}/tell"), Some(2));
-        assert_eq!(action_segment("/api/trials/{numeric}/tell/"), Some(2));
-        // No verb after the parameter, or no parameter at all.
-        assert_eq!(action_segment("/posts/{numeric}"), None);
-        assert_eq!(action_segment("/db/projects/CRM/-/update"), None);
-        let update = action_route("/db/{table}/{numeric}/-/update").expect("an action route");
-        assert_eq!(update.effect, Effect::Update);
-        assert_eq!(update.action, None, "a plain update names no action");
-        assert_eq!(
-            update.kind,
-            TargetKind::Linked {
-                literal: false,
-                action_at: Some(2)
-            }
-        );
-        let delete = action_route("/db/{table}/{numeric}/-/delete").expect("an action route");
-        assert_eq!(delete.effect, Effect::Delete);
-        let tell = action_route("/api/trials/{numeric}/tell").expect("an action route");
-        assert_eq!(
-            (tell.effect, tell.action.as_deref()),
-            (Effect::Update, Some("tell"))
-        );
     }
 }
