@@ -109,3 +109,4 @@ mod state_writes_learning;
 mod state_writes_nested;
 mod state_writes_semantics;
 mod state_writes_short_ids;
+mod state_writes_sub_resource;

@@ -5,20 +5,11 @@
 //! the corpus (a one-app rule: no other recorded application spells a revision `N-<32 hex>`).
 //! A `POST` create, whose `_id` a later rule generates, is not explained by it.
 
-use crate::state_support::{capture_file, rules, state_rules};
-use rea_state::project_state_evidence;
+use crate::state_support::{capture_file, corpus_write_plans, state_rules};
 use serde_json::Value;
 
 fn write_plans() -> Vec<Value> {
-    let path = rea_tests::workspace_root().join("tests/corpus/apps/pouchdb-server/build.har");
-    let capture = capture_file(&path);
-    let projected = project_state_evidence(&capture, &rules(), &state_rules()).expect("state");
-    let state: Value =
-        serde_json::from_slice(&projected.evidence.to_canonical_vec()).expect("state JSON");
-    state["write_plans"]
-        .as_array()
-        .expect("write plans")
-        .clone()
+    corpus_write_plans("pouchdb-server")
 }
 
 fn plan<'a>(plans: &'a [Value], tool: &str) -> &'a Value {

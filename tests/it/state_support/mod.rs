@@ -334,3 +334,18 @@ pub fn view_detail<'a>(served: &'a Served, tool: &str) -> &'a rea_state::model::
         .unwrap_or_else(|| panic!("{tool} has a view"))
         .detail
 }
+
+/// The write plans (as the state evidence spells them) the state learns from a corpus app's
+/// `build.har` (`tests/corpus/apps/<app>/`).
+pub fn corpus_write_plans(app: &str) -> Vec<Value> {
+    let path = rea_tests::workspace_root().join(format!("tests/corpus/apps/{app}/build.har"));
+    let capture = capture_file(&path);
+    let projected =
+        rea_state::project_state_evidence(&capture, &rules(), &state_rules()).expect("state");
+    let state: Value =
+        serde_json::from_slice(&projected.evidence.to_canonical_vec()).expect("state JSON");
+    state["write_plans"]
+        .as_array()
+        .expect("write plans")
+        .clone()
+}

@@ -230,7 +230,7 @@ fn named_items(views: &[ReadView], write: Option<&Observation>) -> Vec<(String, 
 
 /// Whether recorded path segments fit a path template: literal segments equal, parameters
 /// (with a fused parameter's prefix and suffix) holding a value.
-fn path_fits(template: &str, segments: &[String]) -> bool {
+pub(crate) fn path_fits(template: &str, segments: &[String]) -> bool {
     let written = split_path(template);
     written.len() == segments.len()
         && written

@@ -13,6 +13,10 @@
 //! * disagreement about an entity whose last write no read has confirmed yet contradicts that
 //!   write's plan (`contradicted_by` is the read); disagreement about an entity a read already
 //!   confirmed, or one no served write touched, is a side effect of the latest write;
+//! * a write the state has no target for, whose path extends a held item's path (a sub-resource
+//!   of the item: an attachment under its document), changes that item in ways the state does not
+//!   model: a disagreement about the item after it is charged to no write (the sub-resource write
+//!   itself stays withheld);
 //! * a disagreement only about entities of types no write tool writes (an index or a feed of
 //!   the written documents, a parent's counts) is charged to no write: those types are returned,
 //!   and their views answer not modelled after a served write;
@@ -27,6 +31,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
 use rea_manifest::catalog::ArgumentTarget;
+use rea_manifest::segments::{split_path, template_value};
 use rea_manifest::{Environment, Manifest, ToolDefinition};
 use rea_plugin_api::contracts::capture::CaptureRecord;
 use rea_plugin_api::json::Json;
@@ -38,7 +43,7 @@ use super::{Draft, Scope, Views};
 use crate::answer::{StateAnswer, StateSource};
 use crate::derive::entities::collection_key;
 use crate::model::{Entity, StateView, ViewDetail};
-use crate::observation::{Observation, RequestBody, Timeline};
+use crate::observation::{Observation, RequestBody, Timeline, decoded};
 use crate::render::{missing_required, render_entity, scalar_text};
 use crate::rules::RuleSet;
 use crate::service::StateService;
@@ -144,6 +149,9 @@ struct Replay<'a> {
     written_types: std::collections::HashSet<String>,
     /// The entity types a read showed changed though no write tool writes them.
     unmodelled: std::collections::BTreeSet<String>,
+    /// The path templates of the item views naming their entity by path, with the type and
+    /// the identity segment's pattern, sorted.
+    item_paths: Vec<(String, String, String)>,
 }
 
 impl Replay<'_> {
@@ -351,6 +359,7 @@ pub(crate) fn confirm(
             .filter_map(|draft| draft.plan.target.as_ref()?.entity_type.clone())
             .collect(),
         unmodelled: Default::default(),
+        item_paths: item_paths(manifest, views),
     };
     for ordinal in &timeline.ordered {
         let Some(observation) = timeline.get(*ordinal) else {
@@ -548,7 +557,63 @@ fn adopt_observed(replay: &mut Replay<'_>, service: &StateService, draft: &Draft
         document.value = value.clone();
         live.put_document(document);
         replay.record_event(None, document_key(view), false);
+    } else if call.key.is_none() {
+        // A write the state has no target for, below a held item's path (an attachment `PUT`
+        // under its document), changes that item in ways the state does not model: the
+        // change a later read shows is its own, not another write's.
+        for key in sub_resource_of(replay, &live, &call.segments) {
+            replay.record_event(None, key, false);
+        }
     }
+}
+
+/// The item views naming their entity by path: `(path template, type, identity pattern)`.
+fn item_paths(manifest: &Manifest, views: &Views) -> Vec<(String, String, String)> {
+    let mut paths: Vec<(String, String, String)> = views
+        .scopes
+        .iter()
+        .filter_map(|(tool, scope)| match scope {
+            Scope::Item(item) if item.key.is_path() => Some((
+                manifest.tools.get(*tool)?.path_template.clone(),
+                item.entity_type.clone(),
+                item.id_pattern.clone(),
+            )),
+            _ => None,
+        })
+        .collect();
+    paths.sort();
+    paths.dedup();
+    paths
+}
+
+/// The held entities whose item path a write's path extends (the write reaches a sub-resource
+/// of each).
+fn sub_resource_of(replay: &Replay<'_>, live: &LiveState, segments: &[String]) -> Vec<Key> {
+    let mut keys = Vec::new();
+    for (template, entity_type, id_pattern) in &replay.item_paths {
+        let length = crate::derive::entities::item_segments(&split_path(template)).len();
+        if length == 0 || segments.len() <= length {
+            continue;
+        }
+        let named = &segments[..length];
+        if !crate::derive::windows::path_fits(template, named) {
+            continue;
+        }
+        let (last, rest) = named.split_last().expect("one segment at least");
+        let collection = format!("/{}", rest.join("/"));
+        let id = decoded(template_value(id_pattern, last));
+        if live.entity(entity_type, &collection, &id).is_some() {
+            let key = (
+                entity_type.clone(),
+                collection_key(&collection).to_owned(),
+                id,
+            );
+            if !keys.contains(&key) {
+                keys.push(key);
+            }
+        }
+    }
+    keys
 }
 
 /// Adopts what a bulk call left each entity it named.
