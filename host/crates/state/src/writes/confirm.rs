@@ -561,7 +561,10 @@ fn adopt_observed(replay: &mut Replay<'_>, service: &StateService, draft: &Draft
         // A write the state has no target for, below a held item's path (an attachment `PUT`
         // under its document), changes that item in ways the state does not model: the
         // change a later read shows is its own, not another write's.
-        for key in sub_resource_of(replay, &live, &call.segments) {
+        let held = |entity_type: &str, collection: &str, id: &str| {
+            live.entity(entity_type, collection, id).is_some()
+        };
+        for key in sub_resource_of(&replay.item_paths, &call.segments, held) {
             replay.record_event(None, key, false);
         }
     }
@@ -587,10 +590,15 @@ fn item_paths(manifest: &Manifest, views: &Views) -> Vec<(String, String, String
 }
 
 /// The held entities whose item path a write's path extends (the write reaches a sub-resource
-/// of each).
-fn sub_resource_of(replay: &Replay<'_>, live: &LiveState, segments: &[String]) -> Vec<Key> {
+/// of each): `item_paths` as [`item_paths`] gives them, `held` says whether the state holds an
+/// entity `(type, collection, id)`.
+fn sub_resource_of(
+    item_paths: &[(String, String, String)],
+    segments: &[String],
+    held: impl Fn(&str, &str, &str) -> bool,
+) -> Vec<Key> {
     let mut keys = Vec::new();
-    for (template, entity_type, id_pattern) in &replay.item_paths {
+    for (template, entity_type, id_pattern) in item_paths {
         let length = crate::derive::entities::item_segments(&split_path(template)).len();
         if length == 0 || segments.len() <= length {
             continue;
@@ -599,10 +607,12 @@ fn sub_resource_of(replay: &Replay<'_>, live: &LiveState, segments: &[String]) -
         if !crate::derive::windows::path_fits(template, named) {
             continue;
         }
-        let (last, rest) = named.split_last().expect("one segment at least");
+        let Some((last, rest)) = named.split_last() else {
+            continue;
+        };
         let collection = format!("/{}", rest.join("/"));
         let id = decoded(template_value(id_pattern, last));
-        if live.entity(entity_type, &collection, &id).is_some() {
+        if held(entity_type, &collection, &id) {
             let key = (
                 entity_type.clone(),
                 collection_key(&collection).to_owned(),
@@ -1093,5 +1103,47 @@ fn check_document_read(
             document.value = body.clone();
             live.put_document(document);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::sub_resource_of;
+
+    fn segments(path: &str) -> Vec<String> {
+        path.trim_start_matches('/')
+            .split('/')
+            .map(str::to_owned)
+            .collect()
+    }
+
+    fn item_paths() -> Vec<(String, String, String)> {
+        vec![(
+            "/db/{docid}".to_owned(),
+            "/db".to_owned(),
+            "{docid}".to_owned(),
+        )]
+    }
+
+    #[test]
+    fn a_path_below_a_held_item_names_that_item() {
+        let held = |entity_type: &str, collection: &str, id: &str| {
+            (entity_type, collection, id) == ("/db", "/db", "book 1")
+        };
+        let keys = sub_resource_of(&item_paths(), &segments("/db/book%201/cover.png"), held);
+        assert_eq!(
+            keys,
+            vec![("/db".to_owned(), "/db".to_owned(), "book 1".to_owned())]
+        );
+    }
+
+    #[test]
+    fn the_item_itself_an_unheld_item_and_another_collection_name_none() {
+        let held_all = |_: &str, _: &str, _: &str| true;
+        let held_none = |_: &str, _: &str, _: &str| false;
+        let paths = item_paths();
+        assert!(sub_resource_of(&paths, &segments("/db/book1"), held_all).is_empty());
+        assert!(sub_resource_of(&paths, &segments("/db/book1/cover"), held_none).is_empty());
+        assert!(sub_resource_of(&paths, &segments("/other/book1/cover"), held_all).is_empty());
     }
 }
