@@ -193,42 +193,7 @@ fn build(args: &EnvironmentBuildArgs, progress: &mut Progress) -> Result<Value, 
     let binary = bundled_binary(args.binary.as_deref()).map_err(own)?;
     progress.check().map_err(own)?;
 
-    let capture = match kind {
-        CaptureKind::Har => {
-            progress.stage("inspect", &format!("inspecting {}", args.capture.display()));
-            rea_bundle::headroom::check_file_fits("the HAR file", &args.capture)
-                .map_err(|refusal| refusal.in_stage(INSPECT_STAGE))?;
-            let Some(extractor) = resolved.capture_extractors.get("har") else {
-                return Err(Refusal::unsupported_target(
-                    "the pipeline binds no capture extractor to `har` inputs",
-                )
-                .in_stage(INSPECT_STAGE));
-            };
-            let evidence = inspect_reporting(
-                &registry,
-                &extractor.stage,
-                &InspectRequest {
-                    capture: &args.capture,
-                    input_kind: "har",
-                    selection: None,
-                    sensitive_values: &[],
-                },
-                &mut |done, total| progress.bytes("inspect", done, total),
-            )?;
-            let records = rea_evidence::capture::capture_record_count(&evidence).unwrap_or(0);
-            let bytes = std::fs::metadata(&args.capture).map_or(0, |metadata| metadata.len());
-            progress.counted("inspect", &[("records", records), ("bytes", bytes)]);
-            CaptureInput {
-                evidence,
-                bytes: None,
-                input: "har",
-            }
-        }
-        CaptureKind::Evidence => {
-            progress.stage("read", &format!("reading {}", args.capture.display()));
-            read_capture_evidence(&args.capture)?
-        }
-    };
+    let capture = read_capture(args, kind, (&registry, &resolved), progress)?;
     progress.check().map_err(own)?;
     let options = BuildOptions {
         rules,
@@ -243,6 +208,52 @@ fn build(args: &EnvironmentBuildArgs, progress: &mut Progress) -> Result<Value, 
         destination_stage: BUILD_STAGE,
     };
     bundle_capture(capture, options, progress)
+}
+
+/// The capture Evidence of the build's input: a HAR file inspected with the pipeline's `har`
+/// extractor, or capture Evidence read as it is.
+fn read_capture(
+    args: &EnvironmentBuildArgs,
+    kind: CaptureKind,
+    (registry, resolved): (&rea_registry::Registry, &rea_pipeline::Pipeline),
+    progress: &mut Progress,
+) -> Result<CaptureInput, Refusal> {
+    match kind {
+        CaptureKind::Har => {
+            progress.stage("inspect", &format!("inspecting {}", args.capture.display()));
+            rea_bundle::headroom::check_file_fits("the HAR file", &args.capture)
+                .map_err(|refusal| refusal.in_stage(INSPECT_STAGE))?;
+            let Some(extractor) = resolved.capture_extractors.get("har") else {
+                return Err(Refusal::unsupported_target(
+                    "the pipeline binds no capture extractor to `har` inputs",
+                )
+                .in_stage(INSPECT_STAGE));
+            };
+            let evidence = inspect_reporting(
+                registry,
+                &extractor.stage,
+                &InspectRequest {
+                    capture: &args.capture,
+                    input_kind: "har",
+                    selection: None,
+                    sensitive_values: &[],
+                },
+                &mut |done, total| progress.bytes("inspect", done, total),
+            )?;
+            let records = rea_evidence::capture::capture_record_count(&evidence).unwrap_or(0);
+            let bytes = std::fs::metadata(&args.capture).map_or(0, |metadata| metadata.len());
+            progress.counted("inspect", &[("records", records), ("bytes", bytes)]);
+            Ok(CaptureInput {
+                evidence,
+                bytes: None,
+                input: "har",
+            })
+        }
+        CaptureKind::Evidence => {
+            progress.stage("read", &format!("reading {}", args.capture.display()));
+            read_capture_evidence(&args.capture)
+        }
+    }
 }
 
 /// The capture formats a build reads.

@@ -133,33 +133,14 @@ pub fn predict(
             let derived = service.derived();
             let coverage = Some(rea_state::coverage::summary(derived));
             if let Some(precompute) = precompute {
-                let key = StateKey::new(
-                    capture.id(),
-                    &derived.manifest_evidence_id,
-                    precompute.provenance,
-                );
-                let wanted = stored_ordinals(derived, manifest);
-                let facts = StateFacts {
+                let stored = Stored {
+                    manifest,
+                    capture,
+                    projection,
                     state_evidence_id: service.state_evidence_id(),
                     data_get_bytes,
-                    key: &key,
-                    evidence_sha256: precompute.evidence_sha256,
                 };
-                let written = match projection.filter(|p| p.capture_id() == capture.id()) {
-                    Some(projection) => {
-                        let records: Vec<_> = projection
-                            .records()
-                            .iter()
-                            .filter(|record| wanted.contains(&record.ordinal))
-                            .collect();
-                        write_precomputed(derived, &records, &facts)?
-                    }
-                    None => {
-                        let records = capture_records_of(capture, &wanted)?;
-                        write_precomputed(derived, &records, &facts)?
-                    }
-                };
-                precomputed = Some(Arc::new(written));
+                precomputed = Some(Arc::new(stored.write(derived, precompute)?));
             }
             counts = state_counts(derived);
             (backend, report, None, coverage)
@@ -191,6 +172,52 @@ pub fn predict(
         precomputed,
         counts,
     })
+}
+
+/// What a precomputed state is written from, besides the derived state and its key.
+struct Stored<'a> {
+    manifest: &'a Manifest,
+    capture: &'a Evidence,
+    /// A projection of the capture made in this process: its records are the ones kept.
+    projection: Option<&'a Projection>,
+    state_evidence_id: &'a str,
+    data_get_bytes: usize,
+}
+
+impl Stored<'_> {
+    /// The derived state as a precomputed state keyed with `precompute`, keeping the records the
+    /// state and the manifest cite.
+    fn write(&self, derived: &StateView, precompute: Precompute<'_>) -> Result<Vec<u8>, Refusal> {
+        let key = StateKey::new(
+            self.capture.id(),
+            &derived.manifest_evidence_id,
+            precompute.provenance,
+        );
+        let wanted = stored_ordinals(derived, self.manifest);
+        let facts = StateFacts {
+            state_evidence_id: self.state_evidence_id,
+            data_get_bytes: self.data_get_bytes,
+            key: &key,
+            evidence_sha256: precompute.evidence_sha256,
+        };
+        match self
+            .projection
+            .filter(|projection| projection.capture_id() == self.capture.id())
+        {
+            Some(projection) => {
+                let records: Vec<_> = projection
+                    .records()
+                    .iter()
+                    .filter(|record| wanted.contains(&record.ordinal))
+                    .collect();
+                write_precomputed(derived, &records, &facts)
+            }
+            None => {
+                let records = capture_records_of(self.capture, &wanted)?;
+                write_precomputed(derived, &records, &facts)
+            }
+        }
+    }
 }
 
 /// What the state holds, for progress: entities, entity types, documents, write plans and
