@@ -243,6 +243,27 @@ fn cancelled(observer: &mut dyn ExportObserver, stage: &str) -> Result<(), Refus
     Ok(())
 }
 
+/// The bundle's `bin/rea`: the binary stripped of its debug information as planned, or copied.
+fn binary_file(request: &ExportRequest, env: &str) -> PlannedFile {
+    PlannedFile {
+        path: format!("{env}/bin/rea"),
+        content: match &request.binary.stripped {
+            Some(stripped) => FileContent::Stripped {
+                source: request.binary.path.clone(),
+                plan: stripped.plan.clone(),
+                sha256: request.binary.sha256.clone(),
+            },
+            None => FileContent::Copy {
+                source: request.binary.path.clone(),
+                bytes: request.binary.bytes,
+                sha256: request.binary.sha256.clone(),
+            },
+        },
+        executable: true,
+    }
+}
+
+/// The bundle's files, sorted by path.
 fn plan_files(request: &ExportRequest, name: &str, prediction: &Prediction) -> Vec<PlannedFile> {
     let env = format!("envs/{name}");
     let shared = |path: String, bytes: Arc<Vec<u8>>| PlannedFile {
@@ -280,22 +301,7 @@ fn plan_files(request: &ExportRequest, name: &str, prediction: &Prediction) -> V
             format!("{env}/Dockerfile"),
             content::dockerfile(name, &serve, !request.pipeline.plugins.is_empty()).into_bytes(),
         ),
-        PlannedFile {
-            path: format!("{env}/bin/rea"),
-            content: match &request.binary.stripped {
-                Some(stripped) => FileContent::Stripped {
-                    source: request.binary.path.clone(),
-                    plan: stripped.plan.clone(),
-                    sha256: request.binary.sha256.clone(),
-                },
-                None => FileContent::Copy {
-                    source: request.binary.path.clone(),
-                    bytes: request.binary.bytes,
-                    sha256: request.binary.sha256.clone(),
-                },
-            },
-            executable: true,
-        },
+        binary_file(request, &env),
         bytes(
             format!("{env}/env.toml"),
             content::env_toml(name).into_bytes(),
