@@ -34,6 +34,7 @@
 // hot paths (tool calls answer `StateAnswer`s, data-plane calls `DataPlaneError`s).
 #![allow(clippy::result_large_err)]
 
+pub mod absent;
 pub mod answer;
 pub mod answering;
 pub mod body_query;
@@ -65,6 +66,7 @@ pub mod render;
 pub mod rules;
 pub mod selection;
 pub mod service;
+pub mod sliced;
 pub mod startup;
 pub mod store;
 pub mod unlisted;

@@ -93,6 +93,14 @@ pub struct StateView {
     /// none.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub folder_listings: Vec<crate::listings::FolderListing>,
+    /// The recorded read tools that answer their recorded missing answer for an entity the live
+    /// state lacks (see [`crate::absent`]); left out when none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub absent_answers: Vec<crate::absent::AbsentAnswer>,
+    /// The recorded read tools' query parameters that slice a member array of their answers
+    /// (see [`crate::sliced`]); left out when none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sliced_members: Vec<crate::sliced::SlicedMember>,
 }
 
 /// A successful write and what it relates to: the reads of what it relates to end their

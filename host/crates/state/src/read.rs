@@ -359,6 +359,8 @@ impl StateService {
             ViewDetail::Recorded { reason } => self
                 .answer_entry(tool, template, call, stale)
                 .or_else(|| self.answer_listing(template, call))
+                .or_else(|| self.answer_absent(tool, template, call, exact))
+                .or_else(|| self.answer_sliced(tool, template, call, stale))
                 .unwrap_or_else(|| recording(reason)),
             _ if call.repeated() => recording("repeated-query"),
             ViewDetail::Item(item) => match call.projected(&item.projected_query_keys) {
@@ -450,6 +452,82 @@ impl StateService {
             exact,
             StateSource::state(path, None),
         )
+    }
+
+    /// A recorded read tool's missing answer for a call naming an entity the live state lacks
+    /// (see [`crate::absent`]), naming the call's values; `None` for a held entity or a tool
+    /// that learned none.
+    fn answer_absent(
+        &self,
+        tool: &str,
+        template: &str,
+        call: &Call,
+        exact: bool,
+    ) -> Option<StateAnswer> {
+        let absent = self
+            .derived()
+            .absent_answers
+            .iter()
+            .find(|absent| absent.tool == tool)?;
+        let segments = call.segments(template);
+        let (id, collection) = crate::absent::named(template, &segments)?;
+        let live = self.read();
+        let held = live.entity(&absent.entity_type, &collection, id).is_some()
+            || percent_decode(id).is_some_and(|decoded| {
+                live.entity(&absent.entity_type, &collection, &decoded)
+                    .is_some()
+            });
+        if held {
+            return None;
+        }
+        let missing = self.kept(absent.missing_ordinal)?;
+        Some(missing_answer(
+            missing,
+            (&segments, &call.pairs()),
+            self.replay().evidence_id(),
+            exact,
+        ))
+    }
+
+    /// A recorded read tool's answer for a call giving a parameter that slices a member of it
+    /// (see [`crate::sliced`]): the checked recording of the call's line without the parameter,
+    /// that member from the given index on; `None` after a served write (as the recording) or
+    /// without such a recording.
+    fn answer_sliced(
+        &self,
+        tool: &str,
+        template: &str,
+        call: &Call,
+        stale: bool,
+    ) -> Option<StateAnswer> {
+        if stale {
+            return None;
+        }
+        let pairs = call.pairs();
+        let (sliced, start) = self
+            .derived()
+            .sliced_members
+            .iter()
+            .filter(|sliced| sliced.tool == tool)
+            .find_map(|sliced| {
+                Some((sliced, crate::sliced::start_of(&pairs, &sliced.parameter)?))
+            })?;
+        let rest = crate::sliced::without(&pairs, &sliced.parameter);
+        let path = format!("/{}", call.segments(template).join("/"));
+        let base = sliced.bases.iter().find(|base| {
+            base.query == rest
+                && (base.path == path
+                    || percent_decode(&base.path).as_deref() == percent_decode(&path).as_deref())
+        })?;
+        let kept = self.kept(base.ordinal)?;
+        let body = crate::sliced::slice(kept.json()?, &sliced.member, start)?;
+        Some(state_answer(
+            kept,
+            body,
+            self.replay().evidence_id(),
+            false,
+            StateSource::state(path, None),
+        ))
     }
 
     /// Whether a served write changed anything since the last reset.

@@ -217,6 +217,18 @@ pub fn answered_ordinals(state: &StateView) -> std::collections::BTreeSet<u64> {
     );
     wanted.extend(
         state
+            .absent_answers
+            .iter()
+            .map(|absent| absent.missing_ordinal),
+    );
+    wanted.extend(
+        state
+            .sliced_members
+            .iter()
+            .flat_map(|sliced| sliced.bases.iter().map(|base| base.ordinal)),
+    );
+    wanted.extend(
+        state
             .folder_listings
             .iter()
             .map(|listing| listing.base_ordinal),

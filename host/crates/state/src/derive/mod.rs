@@ -174,6 +174,8 @@ fn derive_pass(
     crate::relations::generalize_lists(&entities, &mut views);
     let folder_entries = crate::entries::derive(manifest, timeline, &views);
     let folder_listings = crate::listings::derive(timeline, &folder_entries);
+    let absent_answers = crate::absent::derive(manifest, timeline, (&types, &entities), &views);
+    let sliced_members = crate::sliced::derive(manifest, timeline, &views);
     let write_clock = crate::instant::write_clock(
         timeline
             .by_ordinal
@@ -197,6 +199,8 @@ fn derive_pass(
         write_plans: Vec::new(),
         folder_entries,
         folder_listings,
+        absent_answers,
+        sliced_members,
     };
     let (plans, related, unmodelled) =
         crate::writes::derive_write_plans(manifest, timeline, &state, records, rules);

@@ -142,7 +142,7 @@ fn derive_with_rules(
 
 impl Fixture {
     /// The tool of a method and template, and its path parameter's argument name.
-    fn tool(&self, template: &str) -> (String, String) {
+    pub(crate) fn tool(&self, template: &str) -> (String, String) {
         let tool = self
             .manifest
             .tools
