@@ -78,26 +78,18 @@ fn derive_one(
         }
         let (id, collection) = segments.split_last()?;
         let collection = format!("/{}", collection.join("/"));
-        if held(
+        held(
             entities,
             &entity_type,
             &collection,
             template_value(last, id),
-        )
-        .is_none()
-        {
-            return None;
-        }
+        )?;
         checked_ordinals.push(observation.ordinal);
     }
     if checked_ordinals.is_empty() {
         return None;
     }
-    let missing_ordinal = timeline
-        .all(tool)
-        .filter(|observation| matches!(observation.status, 404 | 410) && observation.body.is_some())
-        .map(|observation| observation.ordinal)
-        .last()?;
+    let missing_ordinal = crate::derive::members::missing_of(timeline, tool)?;
     Some(AbsentAnswer {
         tool: view.tool.clone(),
         entity_type,

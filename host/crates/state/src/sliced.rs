@@ -68,9 +68,12 @@ pub fn derive(manifest: &Manifest, timeline: &Timeline, views: &[ReadView]) -> V
     found
 }
 
+/// A request line: its path and decoded query pairs.
+type LineKey = (String, Vec<(String, String)>);
+
 /// The slice one parameter makes on a tool's lines, when every line giving it shows one.
 fn learn(tool: &str, parameter: &str, lines: &[&Observation]) -> Option<SlicedMember> {
-    let bases: BTreeMap<(String, Vec<(String, String)>), &Observation> = lines
+    let bases: BTreeMap<LineKey, &Observation> = lines
         .iter()
         .filter(|line| !line.pairs().iter().any(|(name, _)| name == parameter))
         .map(|line| (line.line_key(), *line))

@@ -91,7 +91,7 @@ pub fn derive(
 }
 
 /// A tool's latest recorded `404` or `410` with a JSON body.
-fn missing_of(timeline: &Timeline, tool: usize) -> Option<u64> {
+pub(crate) fn missing_of(timeline: &Timeline, tool: usize) -> Option<u64> {
     timeline
         .all(tool)
         .filter(|observation| matches!(observation.status, 404 | 410) && observation.body.is_some())
