@@ -881,7 +881,7 @@ impl StateService {
         &self,
         list: &'a ListView,
         model: &QueryModel,
-        (pairs, expanded): (&[(String, String)], &[(String, String)]),
+        (pairs, expanded): (&QueryPairs, &QueryPairs),
         segments: &[String],
     ) -> Option<&'a ListLine> {
         let same_collection = |line: &&ListLine| segments_match(&split_path(&line.path), segments);

@@ -823,8 +823,41 @@ pub(super) fn learn_page_envelope(
 
 #[cfg(test)]
 mod tests {
-    use super::paged_members;
+    use super::{Totals, paged_members};
     use rea_plugin_api::json::Json;
+
+    #[test]
+    fn a_member_showing_the_collections_size_apart_from_the_matches_is_a_collection_total() {
+        let observe = |lines: &[(&str, (usize, usize, usize))]| {
+            let mut totals = Totals::default();
+            for (text, counts) in lines {
+                let body = rea_plugin_api::json::parse(text.as_bytes()).expect("json");
+                totals.observe(&body, "/rows", *counts, &[]);
+            }
+            totals.learned(lines.len())
+        };
+        // A range matching 5 of 16 rows, a page of 2 of all 16: `total_rows` is the size.
+        let learned = observe(&[
+            (r#"{"total_rows": 16, "offset": 0, "rows": []}"#, (5, 5, 16)),
+            (
+                r#"{"total_rows": 16, "offset": 0, "rows": []}"#,
+                (16, 2, 16),
+            ),
+        ]);
+        assert_eq!(learned.sizes, vec!["/total_rows".to_owned()]);
+        assert!(learned.totals.is_empty());
+        // Only lines listing the whole collection: the size, the matches and the number listed
+        // are never told apart, so it is no collection total.
+        let learned = observe(&[(r#"{"total_rows": 16, "rows": []}"#, (16, 16, 16))]);
+        assert!(learned.sizes.is_empty());
+        // A member counting the matches where a page listed fewer is a total, not a size.
+        let learned = observe(&[
+            (r#"{"count": 5, "rows": []}"#, (5, 2, 16)),
+            (r#"{"count": 16, "rows": []}"#, (16, 16, 16)),
+        ]);
+        assert_eq!(learned.totals, vec!["/count".to_owned()]);
+        assert!(learned.sizes.is_empty());
+    }
 
     fn page(text: &str, partial: bool) -> (Json, bool) {
         (
