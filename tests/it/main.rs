@@ -77,6 +77,7 @@ mod state_document_writes;
 mod state_field_selection;
 mod state_folder_entries;
 mod state_golden;
+mod state_key_ranges;
 mod state_limits;
 mod state_member_views;
 mod state_missing_answers;

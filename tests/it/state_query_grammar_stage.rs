@@ -67,6 +67,7 @@ fn the_built_in_grammar_is_a_query_grammar_stage_the_default_pipeline_names() {
             "field-affixes",
             "filter-steps",
             "json-filter",
+            "key-range",
             "mango-selector",
             "search-filter"
         ]
@@ -84,6 +85,7 @@ fn the_built_in_grammar_is_a_query_grammar_stage_the_default_pipeline_names() {
             ("field-affixes", "rea-query-grammar"),
             ("filter-steps", "rea-query-grammar"),
             ("json-filter", "rea-query-grammar"),
+            ("key-range", "rea-query-grammar"),
             ("mango-selector", "rea-query-grammar"),
             ("search-filter", "rea-query-grammar"),
         ]
@@ -130,7 +132,7 @@ fn lists_are_extended_only_by_the_grammars_the_pipeline_names() {
                     .flat_map(|line| line.query.iter().flatten())
                     .filter(|(name, value)| {
                         state_rules()
-                            .split_query_expression(name, value, &[])
+                            .split_query_expression((name, value), &[], &[])
                             .is_none()
                     })
                     .map(|(name, _)| name)

@@ -139,6 +139,11 @@ pub struct QueryExpressionRequest {
     /// empty when serving, where only the learned roles and the roles a term names alone count.
     #[serde(default)]
     pub fields: Vec<String>,
+    /// Every query pair of the call as sent (this parameter's included), for a language whose
+    /// terms depend on another parameter of the call (a key range read in the order a direction
+    /// flag gives); empty from a host that sends none (added after `fields`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub call: Vec<(String, String)>,
     /// Always [`super::SCHEMA_VERSION`].
     #[serde(default = "current_schema_version")]
     pub schema_version: u32,

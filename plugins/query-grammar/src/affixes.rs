@@ -415,6 +415,7 @@ mod tests {
                 name: "_sort".into(),
                 value: "due".into(),
                 fields: Vec::new(),
+                call: Vec::new(),
                 schema_version: SCHEMA_VERSION,
             })
             .expect("an answer");

@@ -131,6 +131,7 @@ mod tests {
             name: "filter".into(),
             value: value.into(),
             fields: Vec::new(),
+            call: Vec::new(),
             schema_version: SCHEMA_VERSION,
         };
         JsonFilter.split(&request).unwrap().terms.map(|terms| {

@@ -12,6 +12,9 @@
 //!   (`[tag[Task]!sort[modified]limit[2]]`) split into one term per step.
 //! * `json-filter` ([`json_filter`]): a parameter holding a filter as a JSON object, split into
 //!   its terms in the bracket spelling (`filter[state][_neq]`).
+//! * `key-range` ([`key_range`]): the JSON-encoded keys (`key`, `startkey`, `endkey`) and
+//!   direction (`descending`, `inclusive_end`) of a read over an index ordered by its rows'
+//!   `key`, split into filter and sort terms read in the call's direction.
 //! * `mango-selector` ([`mango`]): the request body of a read in the Mango query language
 //!   (`_find`: selector, sort, limit, skip, fields) split into terms (`split_body`).
 //! * `search-filter` ([`search_filter`]): the request body of a search read with a SQL-like
@@ -19,6 +22,7 @@
 
 pub mod affixes;
 pub mod json_filter;
+pub mod key_range;
 pub mod mango;
 pub mod search_filter;
 pub mod steps;
@@ -70,6 +74,7 @@ impl<L: BodyLanguage> rea_plugin_api::QueryGrammar for BodyGrammar<L> {
 }
 
 pub use json_filter::{JSON_FILTER, JsonFilter};
+pub use key_range::{KEY_RANGE, KeyRange};
 pub use mango::{MANGO_SELECTOR, MangoSelector};
 pub use search_filter::{SEARCH_FILTER, SearchFilter};
 pub use steps::{FILTER_STEPS, FilterSteps};
@@ -88,6 +93,10 @@ rea_plugin_api::plugin_root_module! {
         .query_grammar(
             StageInfo::new(JSON_FILTER, "A parameter holding a filter as a JSON object ({\"f\": {\"_gt\": 5}}, _and groups) split into its terms in the bracket spelling (filter[f][_gt])"),
             JsonFilter,
+        )
+        .query_grammar(
+            StageInfo::new(KEY_RANGE, "The JSON-encoded keys (key, startkey, endkey) and direction (descending, inclusive_end) of a read over an index ordered by its rows' key split into filter and sort terms, read in the call's direction"),
+            KeyRange,
         )
         .query_grammar(
             StageInfo::new(MANGO_SELECTOR, "The request body of a read in the Mango query language (selector with equality, $gt/$gte/$lt/$lte/$ne/$in/$nin and $and, sort, limit, skip, fields) split into terms the state evaluates"),

@@ -203,6 +203,7 @@ mod tests {
             name: "filter".into(),
             value: value.into(),
             fields: fields.iter().map(|field| (*field).to_owned()).collect(),
+            call: Vec::new(),
             schema_version: SCHEMA_VERSION,
         };
         FilterSteps.split(&request).unwrap().terms.map(|terms| {

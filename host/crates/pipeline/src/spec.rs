@@ -660,10 +660,11 @@ pub const DEFAULT_ROUTE_FORMS: [&str; 4] =
     ["folder-tree", "fused-affix", "listed-id", "member-key"];
 
 /// The query grammars the state engine runs when a pipeline names none.
-pub const DEFAULT_QUERY_GRAMMARS: [&str; 5] = [
+pub const DEFAULT_QUERY_GRAMMARS: [&str; 6] = [
     "field-affixes",
     "filter-steps",
     "json-filter",
+    "key-range",
     "mango-selector",
     "search-filter",
 ];

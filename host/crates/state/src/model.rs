@@ -576,6 +576,12 @@ pub struct QueryModel {
     /// every match (where both agree); a call whose page leaves matches out answers not modelled.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub complete_totals: Vec<String>,
+    /// Envelope members holding the number of members the call's collection holds, whatever
+    /// the query selects or pages (`total_rows` beside a key range): every answered line showed
+    /// its collection's size there, and some line showed it apart from both the number matched
+    /// and the number listed. Set to the collection's size when a call is evaluated.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub collection_totals: Vec<String>,
     /// Envelope members the answered lines showed with values of their own that the state does
     /// not compute (a next-page cursor, a link to it, the last position listed): a call answers
     /// not modelled unless its own query's line was checked, or its page lists every match and
@@ -642,6 +648,7 @@ impl QueryModel {
             totals: Vec::new(),
             unfiltered_totals: Vec::new(),
             complete_totals: Vec::new(),
+            collection_totals: Vec::new(),
             paged_members: Vec::new(),
             cursor_members: Vec::new(),
             record_ordinals: Vec::new(),

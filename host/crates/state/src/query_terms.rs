@@ -55,7 +55,7 @@ pub fn expand(rules: &RuleSet, pairs: &[(String, String)], fields: &[String]) ->
         return expanded;
     }
     for (name, value) in pairs {
-        match rules.split_query_expression(name, value, fields) {
+        match rules.split_query_expression((name, value), fields, pairs) {
             Some(terms) => {
                 for term in terms {
                     expanded

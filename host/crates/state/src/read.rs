@@ -899,7 +899,7 @@ impl StateService {
                 return Err("unrecorded-request");
             }
             let base = self
-                .query_base(list, &extended, &pairs, &segments)
+                .query_base(list, &extended, (&pairs, &expanded.pairs), &segments)
                 .ok_or("unrecorded-request")?;
             return self.evaluate_query(
                 tool,
@@ -937,7 +937,7 @@ impl StateService {
         {
             return Err("unrecorded-request");
         }
-        let base = self.query_base(list, model, &pairs, &segments);
+        let base = self.query_base(list, model, (&pairs, &expanded.pairs), &segments);
         match base {
             Some(line) => self.evaluate_query(
                 tool,
@@ -950,14 +950,16 @@ impl StateService {
         }
     }
 
-    /// The checked line whose envelope a call evaluated over the state renders into: one that
-    /// gave the call's inert values when the state computes its envelope, else the plain line,
-    /// a whole line, or a line the query model answers, of the call's collection.
+    /// The checked line whose envelope a call (its pairs as sent and with every expression split
+    /// into terms) evaluated over the state renders into: one that gave the call's inert values
+    /// when the state computes its envelope, else the plain line, a whole line, or a line the
+    /// query model answers, of the call's collection; none when no line of the collection gave
+    /// the inert values the call sends as they are (not split).
     fn query_base<'a>(
         &self,
         list: &'a ListView,
         model: &QueryModel,
-        pairs: &[(String, String)],
+        (pairs, expanded): (&QueryPairs, &QueryPairs),
         segments: &[String],
     ) -> Option<&'a ListLine> {
         let same_collection = |line: &&ListLine| segments_match(&split_path(&line.path), segments);
@@ -972,6 +974,22 @@ impl StateService {
             .iter()
             .filter(|(name, _)| matches!(model.role(name), Some(QueryRole::Inert { .. })))
             .collect();
+        // An inert value only another collection's lines gave was never seen on this one: what
+        // it shows here is not known.
+        let sent_inert: Vec<&(String, String)> = inert
+            .iter()
+            .copied()
+            .filter(|pair| expanded.contains(pair))
+            .collect();
+        if !sent_inert.is_empty()
+            && !list
+                .lines
+                .iter()
+                .filter(same_collection)
+                .any(|line| gives_all(line.query.as_deref(), &sent_inert))
+        {
+            return None;
+        }
         let plain = list
             .lines
             .iter()
@@ -1056,6 +1074,7 @@ impl StateService {
                 model.totals.contains(&pointer)
                     || model.unfiltered_totals.contains(&pointer)
                     || model.complete_totals.contains(&pointer)
+                    || model.collection_totals.contains(&pointer)
                     || list.counters.contains(&pointer)
                     || plain.is_some_and(|plain| plain.pointer(&pointer).is_some())
             })
@@ -1066,7 +1085,7 @@ impl StateService {
         list: &ListView,
         line: &ListLine,
         members: Vec<Json>,
-        matched: Option<usize>,
+        matched: Option<(usize, usize)>,
     ) -> Option<(Json, &KeptRecord)> {
         let base = self.kept(line.record_ordinal)?;
         let count = members.len();
@@ -1078,10 +1097,13 @@ impl StateService {
         for counter in &list.counters {
             set_counter(&mut body, counter, count);
         }
-        if let (Some(matched), Some(model)) = (matched, &list.query) {
+        if let (Some((matched, size)), Some(model)) = (matched, &list.query) {
             let totals = model.totals.iter().chain(&model.unfiltered_totals);
             for total in totals.chain(&model.complete_totals) {
                 set_counter(&mut body, total, matched);
+            }
+            for total in &model.collection_totals {
+                set_counter(&mut body, total, size);
             }
         }
         Some((body, base))
@@ -1235,6 +1257,9 @@ impl StateService {
         let Some(model) = model else {
             return Err("unrecorded-request");
         };
+        if !own && !Self::seen_whole(list, base) {
+            return Err("unrecorded-request");
+        }
         let live = self.read();
         let listed = crate::derive::lists::listed_collection(&base.path, &list.entity_type);
         let left_out = crate::derive::list_query::left_out(&list.lines);
@@ -1296,9 +1321,12 @@ impl StateService {
                 StateSource::state(base.path.clone(), Some("query")),
             ));
         }
-        let Some((mut body, record)) =
-            self.list_body(list, base, rendered, Some(evaluated.matched))
-        else {
+        let Some((mut body, record)) = self.list_body(
+            list,
+            base,
+            rendered,
+            Some((evaluated.matched, candidates.len())),
+        ) else {
             return Err("unrecorded-request");
         };
         let end = crate::page_cursor::PageEnd {
@@ -1319,6 +1347,29 @@ impl StateService {
             exact,
             StateSource::state(base.path.clone(), Some("query")),
         ))
+    }
+
+    /// Whether some checked line listed the whole collection `base` reads (a whole line, or one
+    /// the query model answers whose parameters only sort it): else the state
+    /// holds only the members some recorded query selected, and another query over them would
+    /// leave out members no recording showed.
+    fn seen_whole(list: &ListView, base: &ListLine) -> bool {
+        let segments: Vec<String> = split_path(&base.path)
+            .into_iter()
+            .map(str::to_owned)
+            .collect();
+        let only_sorts = |line: &ListLine| {
+            let Some(model) = &list.query else {
+                return false;
+            };
+            model.record_ordinals.contains(&line.record_ordinal)
+                && line.query.iter().flatten().all(|(name, _)| {
+                    matches!(model.role(name), Some(QueryRole::Sort | QueryRole::Order))
+                })
+        };
+        list.lines.iter().any(|line| {
+            (line.whole || only_sorts(line)) && segments_match(&split_path(&line.path), &segments)
+        })
     }
 
     /// The entry a folder listing shows for the call's path (see [`crate::entries`]), unless a

@@ -742,18 +742,20 @@ impl RuleSet {
     }
 
     /// The terms of a query parameter whose value is an expression of some query grammar's
-    /// language: the first grammar (in order) that reads it answers; `None` when none does (a
-    /// failed call is recorded and reads nothing).
+    /// language, given the fields the list's entity type holds and every query pair of the call:
+    /// the first grammar (in order) that reads it answers; `None` when none does (a failed call
+    /// is recorded and reads nothing).
     pub fn split_query_expression(
         &self,
-        name: &str,
-        value: &str,
+        (name, value): (&str, &str),
         fields: &[String],
+        call: &[(String, String)],
     ) -> Option<Vec<QueryTerm>> {
         let request = QueryExpressionRequest {
             name: name.to_owned(),
             value: value.to_owned(),
             fields: fields.to_vec(),
+            call: call.to_vec(),
             schema_version: rea_plugin_api::contracts::SCHEMA_VERSION,
         };
         self.first_terms(|handle| handle.split(&request))

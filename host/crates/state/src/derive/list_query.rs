@@ -71,6 +71,7 @@ impl<'a> Evaluator<'a> {
             totals: Vec::new(),
             unfiltered_totals: Vec::new(),
             complete_totals: Vec::new(),
+            collection_totals: Vec::new(),
             paged_members: Vec::new(),
             cursor_members: Vec::new(),
             record_ordinals: Vec::new(),
@@ -465,7 +466,9 @@ fn give_up(
 /// `_extra=count`, is in the lines that asked), and held by a line where a page listed fewer
 /// than matched (else a count of the members listed could be taken for it). A member only some
 /// lines hold, none of which filtered the collection, may count the collection instead: it is
-/// kept apart (`unfiltered_totals`).
+/// kept apart (`unfiltered_totals`). A member every line showed as its collection's size, one of
+/// them apart from both the number matched and the number listed, counts the collection
+/// (`collection_totals`).
 #[derive(Default)]
 struct Totals {
     /// Per envelope pointer, in the order first seen: what the lines holding it showed.
@@ -483,6 +486,10 @@ struct Held {
     informative: bool,
     /// Whether one matched fewer than its collection holds.
     filtered: bool,
+    /// Whether each showed its collection's size.
+    sized: bool,
+    /// Whether one showed a size apart from both the number matched and the number listed.
+    told_apart: bool,
 }
 
 impl Totals {
@@ -497,9 +504,9 @@ impl Totals {
             if counters.contains(&pointer) {
                 continue;
             }
-            let counts = body
-                .pointer(&pointer)
-                .is_some_and(|value| counts_canonically(value, matched));
+            let held_value = body.pointer(&pointer);
+            let counts = held_value.is_some_and(|value| counts_canonically(value, matched));
+            let sized = held_value.is_some_and(|value| counts_canonically(value, whole));
             let at = match self.seen.iter().position(|(seen, _)| *seen == pointer) {
                 Some(at) => at,
                 None => {
@@ -508,6 +515,8 @@ impl Totals {
                         counts: true,
                         informative: false,
                         filtered: false,
+                        sized: true,
+                        told_apart: false,
                     };
                     self.seen.push((pointer, first));
                     self.seen.len() - 1
@@ -518,16 +527,24 @@ impl Totals {
             held.counts &= counts;
             held.informative |= matched != listed;
             held.filtered |= matched != whole;
+            held.sized &= sized;
+            held.told_apart |= whole != matched && whole != listed;
         }
     }
 
-    /// The totals, the members kept apart, and the members counting complete pages only (see
-    /// [`QueryModel::complete_totals`]), of `lines` answered lines.
+    /// The totals, the members kept apart, the members counting complete pages only (see
+    /// [`QueryModel::complete_totals`]) and the members counting the collection (see
+    /// [`QueryModel::collection_totals`]), of `lines` answered lines.
     fn learned(self, lines: usize) -> LearnedTotals {
         let mut totals = Vec::new();
         let mut unfiltered = Vec::new();
         let mut complete = Vec::new();
+        let mut sizes = Vec::new();
         for (pointer, held) in self.seen {
+            if held.sized && held.told_apart && held.lines == lines {
+                sizes.push(pointer);
+                continue;
+            }
             if held.counts && !held.informative && held.filtered {
                 complete.push(pointer);
                 continue;
@@ -541,12 +558,26 @@ impl Totals {
                 unfiltered.push(pointer);
             }
         }
-        (totals, unfiltered, complete)
+        LearnedTotals {
+            totals,
+            unfiltered,
+            complete,
+            sizes,
+        }
     }
 }
 
-/// The totals, the unfiltered totals and the complete-page totals a query model learned.
-type LearnedTotals = (Vec<String>, Vec<String>, Vec<String>);
+/// The envelope members a query model learned counting something (see [`QueryModel`]).
+struct LearnedTotals {
+    /// The totals (the number matched).
+    totals: Vec<String>,
+    /// The unfiltered totals.
+    unfiltered: Vec<String>,
+    /// The complete-page totals.
+    complete: Vec<String>,
+    /// The collection totals.
+    sizes: Vec<String>,
+}
 
 /// The query model of the chosen roles: the totals (members holding the number matched where a
 /// page listed fewer), the lines it answers, and an inert parameter's accepted values (those the
@@ -582,7 +613,12 @@ fn query_model(
         );
         pages.push((body, evaluated.members.len() < evaluated.matched));
     }
-    let (totals, unfiltered_totals, complete_totals) = totals.learned(answered.len());
+    let LearnedTotals {
+        totals,
+        unfiltered: unfiltered_totals,
+        complete: complete_totals,
+        sizes: collection_totals,
+    } = totals.learned(answered.len());
     let cursor_members = cursor_members(
         &chosen,
         lines,
@@ -596,6 +632,7 @@ fn query_model(
             .chain(&totals)
             .chain(&unfiltered_totals)
             .chain(&complete_totals)
+            .chain(&collection_totals)
             .any(|known| known == pointer)
             || cursor_members
                 .iter()
@@ -624,6 +661,7 @@ fn query_model(
         totals,
         unfiltered_totals,
         complete_totals,
+        collection_totals,
         paged_members,
         cursor_members,
         record_ordinals,
@@ -785,8 +823,41 @@ pub(super) fn learn_page_envelope(
 
 #[cfg(test)]
 mod tests {
-    use super::paged_members;
+    use super::{Totals, paged_members};
     use rea_plugin_api::json::Json;
+
+    #[test]
+    fn a_member_showing_the_collections_size_apart_from_the_matches_is_a_collection_total() {
+        let observe = |lines: &[(&str, (usize, usize, usize))]| {
+            let mut totals = Totals::default();
+            for (text, counts) in lines {
+                let body = rea_plugin_api::json::parse(text.as_bytes()).expect("json");
+                totals.observe(&body, "/rows", *counts, &[]);
+            }
+            totals.learned(lines.len())
+        };
+        // A range matching 5 of 16 rows, a page of 2 of all 16: `total_rows` is the size.
+        let learned = observe(&[
+            (r#"{"total_rows": 16, "offset": 0, "rows": []}"#, (5, 5, 16)),
+            (
+                r#"{"total_rows": 16, "offset": 0, "rows": []}"#,
+                (16, 2, 16),
+            ),
+        ]);
+        assert_eq!(learned.sizes, vec!["/total_rows".to_owned()]);
+        assert!(learned.totals.is_empty());
+        // Only lines listing the whole collection: the size, the matches and the number listed
+        // are never told apart, so it is no collection total.
+        let learned = observe(&[(r#"{"total_rows": 16, "rows": []}"#, (16, 16, 16))]);
+        assert!(learned.sizes.is_empty());
+        // A member counting the matches where a page listed fewer is a total, not a size.
+        let learned = observe(&[
+            (r#"{"count": 5, "rows": []}"#, (5, 2, 16)),
+            (r#"{"count": 16, "rows": []}"#, (16, 16, 16)),
+        ]);
+        assert_eq!(learned.totals, vec!["/count".to_owned()]);
+        assert!(learned.sizes.is_empty());
+    }
 
     fn page(text: &str, partial: bool) -> (Json, bool) {
         (

@@ -102,6 +102,7 @@ pub fn generalize(views: &mut [ReadView], entities: &[Entity], rules: &RuleSet) 
             totals: Vec::new(),
             unfiltered_totals: Vec::new(),
             complete_totals: Vec::new(),
+            collection_totals: Vec::new(),
             paged_members: Vec::new(),
             cursor_members: Vec::new(),
             record_ordinals: Vec::new(),
