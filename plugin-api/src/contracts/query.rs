@@ -178,10 +178,21 @@ pub struct QueryExpressionOutcome {
     /// language (or holds a part it does not model, so the call is not evaluated through it).
     #[serde(default)]
     pub terms: Option<Vec<QueryTerm>>,
+    /// The fields whose values are bytes spelled in an encoding (field → [`BASE64_ENCODING`]),
+    /// for a body language whose keys and values are bytes (a key-value store's range read):
+    /// the state compares and sorts those fields, and the terms' values over them, as the
+    /// decoded bytes (never as numbers or as the encoded text). Added after `terms`: an older
+    /// grammar names none.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub encodings: BTreeMap<String, String>,
     /// Always [`super::SCHEMA_VERSION`].
     #[serde(default = "current_schema_version")]
     pub schema_version: u32,
 }
+
+/// The encoding name of standard base64 (padding canonical) in
+/// [`QueryExpressionOutcome::encodings`].
+pub const BASE64_ENCODING: &str = "base64";
 
 impl Default for QueryExpressionOutcome {
     /// Not an expression of the grammar's language.
@@ -195,8 +206,19 @@ impl QueryExpressionOutcome {
     pub fn of(terms: Option<Vec<QueryTerm>>) -> Self {
         Self {
             terms,
+            encodings: BTreeMap::new(),
             schema_version: current_schema_version(),
         }
+    }
+
+    /// The same answer, the values of these fields spelled in `encoding` (see
+    /// [`QueryExpressionOutcome::encodings`]).
+    pub fn encoded(mut self, fields: &[&str], encoding: &str) -> Self {
+        for field in fields {
+            self.encodings
+                .insert((*field).to_owned(), encoding.to_owned());
+        }
+        self
     }
 }
 

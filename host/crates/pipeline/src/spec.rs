@@ -660,12 +660,13 @@ pub const DEFAULT_ROUTE_FORMS: [&str; 4] =
     ["folder-tree", "fused-affix", "listed-id", "member-key"];
 
 /// The query grammars the state engine runs when a pipeline names none.
-pub const DEFAULT_QUERY_GRAMMARS: [&str; 5] = [
+pub const DEFAULT_QUERY_GRAMMARS: [&str; 6] = [
     "field-affixes",
     "filter-steps",
     "json-filter",
     "mango-selector",
     "search-filter",
+    "key-range",
 ];
 
 /// The `[state]` table: the query-grammar stages, in order, each with its position (`None` when

@@ -375,7 +375,9 @@ impl StateService {
             },
             ViewDetail::BodyQuery(query) => self
                 .answer_body_query(&view.path_template, query, call, exact)
-                .unwrap_or_else(recording),
+                .unwrap_or_else(|reason| {
+                    self.recording_before_writes(tool, template, call, reason, stale)
+                }),
             ViewDetail::Document(document) => self
                 .answer_document(tool, &view.path_template, document, call)
                 .or_else(|reason| self.answer_listing(template, call).ok_or(reason))
@@ -638,6 +640,32 @@ impl StateService {
                 || refused(RecordingUnusable::NotRecorded),
                 |answer| recording_answer(answer, StateSource::recording(reason)),
             )
+    }
+
+    /// [`Self::recording`] for a view whose state is what the capture observed before its first
+    /// write: a recording made after it is refused (`recorded-after-writes`).
+    fn recording_before_writes(
+        &self,
+        tool: &str,
+        template: &str,
+        call: &Call,
+        reason: &str,
+        stale: bool,
+    ) -> StateAnswer {
+        let first_write = self.derived().first_write_ordinal;
+        let after = self
+            .recorded_lines()
+            .exact(tool, template, call)
+            .zip(first_write)
+            .is_some_and(|(ordinal, first)| ordinal > first);
+        if after && !stale {
+            return NotModelled {
+                reason: reason.to_owned(),
+                recording: RecordingUnusable::RecordedAfterWrites,
+            }
+            .into();
+        }
+        self.recording(tool, template, call, reason, stale)
     }
 
     fn render_members(
