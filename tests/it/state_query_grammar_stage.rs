@@ -67,6 +67,7 @@ fn the_built_in_grammar_is_a_query_grammar_stage_the_default_pipeline_names() {
             "field-affixes",
             "filter-steps",
             "json-filter",
+            "key-range",
             "mango-selector",
             "search-filter"
         ]
@@ -86,6 +87,7 @@ fn the_built_in_grammar_is_a_query_grammar_stage_the_default_pipeline_names() {
             ("json-filter", "rea-query-grammar"),
             ("mango-selector", "rea-query-grammar"),
             ("search-filter", "rea-query-grammar"),
+            ("key-range", "rea-query-grammar"),
         ]
     );
     // A rule stage named as a query grammar, or an unknown name, is refused at its position.

@@ -418,6 +418,137 @@ mod tests {
         }
     }
 
+    fn pair(key: &[u8], value: &[u8]) -> Entity {
+        let encode = rea_plugin_api::contracts::capture::base64::encode;
+        let key = encode(key);
+        Entity {
+            entity_type: "/kv".to_owned(),
+            collection: "/kv".to_owned(),
+            id: key.clone(),
+            fields: json(&format!(
+                r#"{{"key": "{key}", "value": "{}"}}"#,
+                encode(value)
+            )),
+            view_fields: Default::default(),
+            record_ordinals: vec![0],
+        }
+    }
+
+    #[test]
+    fn encoded_fields_compare_and_sort_as_the_decoded_bytes() {
+        // Decimal texts compare as bytes ("10" < "3" < "9"), and base64 text order is not byte
+        // order (0xfb spells "+w==", before "QQ==" of "A" in ASCII).
+        let entities = [
+            pair(b"9", b"x"),
+            pair(b"10", b"y"),
+            pair(&[0xfb], b"w"),
+            pair(b"A", b"z"),
+            pair(b"3", b"v"),
+        ];
+        let members: Vec<&Entity> = entities.iter().collect();
+        let encode = |text: &[u8]| rea_plugin_api::contracts::capture::base64::encode(text);
+        let mut range = terms(
+            &[
+                ("key", &encode(b"1"), QueryRole::filter("key", "gte")),
+                ("range_end", &encode(b"4"), QueryRole::filter("key", "lt")),
+                ("sort", "key", QueryRole::Sort),
+            ],
+            &[],
+        );
+        range.encodings = ["key", "value"]
+            .into_iter()
+            .map(|field| (field.to_owned(), BASE64_ENCODING.to_owned()))
+            .collect();
+        let keys = |listed: Listed| -> Vec<Json> {
+            listed
+                .members
+                .iter()
+                .map(|member| member.get("key").cloned().unwrap())
+                .collect()
+        };
+        let listed = list(&range, &members, &[]).expect("evaluated");
+        assert_eq!(
+            keys(listed),
+            [Json::from(encode(b"10")), Json::from(encode(b"3"))]
+        );
+        let mut all = terms(&[("sort", "key", QueryRole::Sort)], &[]);
+        all.encodings = range.encodings.clone();
+        let listed = list(&all, &members, &[]).expect("evaluated");
+        assert_eq!(
+            keys(listed),
+            [b"10".as_slice(), b"3", b"9", b"A", &[0xfb]].map(|key| Json::from(encode(key)))
+        );
+        // A value that is not base64 is not evaluated.
+        let bad = [pair(b"a", b"b")];
+        let mut broken = bad[0].clone();
+        broken.fields = json(r#"{"key": "not base64!", "value": "eA=="}"#);
+        assert!(list(&all, &[&broken], &[]).is_none());
+    }
+
+    #[test]
+    fn a_member_only_seen_projected_is_not_listed_whole() {
+        let whole = [pair(b"a", b"1")];
+        let mut projected = pair(b"b", b"2");
+        projected.fields = json(r#"{"key": "Yg=="}"#);
+        let members = [&whole[0], &projected];
+        let mut plain = terms(&[("sort", "key", QueryRole::Sort)], &[]);
+        let fields = ["key".to_owned(), "value".to_owned()];
+        assert!(list(&plain, &members, &fields).is_none());
+        plain.selection = Some(vec!["key".to_owned()]);
+        let listed = list(&plain, &members, &fields).expect("keys only");
+        assert_eq!(listed.members.len(), 2);
+    }
+
+    #[test]
+    fn counts_flags_and_an_empty_list_follow_their_learned_presence() {
+        let mut counted = view(
+            vec![
+                member("header", EnvelopePresence::Always),
+                member(
+                    "count",
+                    EnvelopePresence::Matched {
+                        text: true,
+                        omit_zero: true,
+                    },
+                ),
+                BodyEnvelopeMember {
+                    member: "more".to_owned(),
+                    value: Json::Bool(true),
+                    presence: EnvelopePresence::LeftOut,
+                },
+            ],
+            true,
+        );
+        counted.list_position = 1;
+        counted.omit_empty_list = true;
+        let listed = |members: usize, matched: usize| Listed {
+            members: vec![json(r#"{"key": "a"}"#); members],
+            left_out: members < matched,
+            next_offset: members,
+            matched,
+        };
+        let plain = terms(&[], &[]);
+        let body = answer_body(&counted, &plain, listed(1, 4)).unwrap();
+        assert_eq!(
+            body,
+            json(r#"{"header": "x", "items": [{"key": "a"}], "count": "4", "more": true}"#)
+        );
+        let body = answer_body(&counted, &plain, listed(2, 2)).unwrap();
+        assert_eq!(body.get("more"), None);
+        assert_eq!(body.get("count"), Some(&Json::from("2")));
+        // Nothing matched: neither the list nor the count.
+        let body = answer_body(&counted, &plain, listed(0, 0)).unwrap();
+        assert_eq!(body, json(r#"{"header": "x"}"#));
+        // A count spelled as a number, kept at zero.
+        counted.envelope[1].presence = EnvelopePresence::Matched {
+            text: false,
+            omit_zero: false,
+        };
+        counted.omit_empty_list = false;
+        let body = answer_body(&counted, &plain, listed(0, 0)).unwrap();
+        assert_eq!(body, json(r#"{"header": "x", "items": [], "count": 0}"#));
+    }
+
     #[test]
     fn the_default_order_reorders_by_state_or_identity() {
         let entities = [entity(2, "b"), entity(10, "a"), entity(1, "c")];
