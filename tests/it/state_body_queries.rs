@@ -308,3 +308,19 @@ fn a_recording_made_after_the_builds_writes_does_not_answer_a_body_query() {
         "{answer}"
     );
 }
+
+#[test]
+fn an_empty_listing_is_spelled_as_the_application_spells_it() {
+    // MLflow leaves empty arrays out (no answer of the build holds one; a run whose `data`
+    // holds no metrics has no `metrics`): a search matching no run has no `runs` at all.
+    let (mlflow, _) = served_with_probes("mlflow");
+    assert!(view(&mlflow, RUNS).omit_empty_list);
+    assert_live_answers("mlflow", RUNS, &[4, 7]);
+    // PouchDB's documents of several shapes say nothing of empty arrays: `_find` keeps `docs`.
+    let (pouchdb, _) = served_with_probes("pouchdb-server");
+    assert!(!view(&pouchdb, FIND).omit_empty_list);
+    // etcd's build read a deleted key (`{"header": …}`, no kvs, no count): a range matching
+    // nothing is spelled so (key_ranges_never_sent_answer_from_a_type_seeded_from_their_answers).
+    let (etcd, _) = served_with_probes("etcd");
+    assert!(view(&etcd, RANGE).omit_empty_list);
+}

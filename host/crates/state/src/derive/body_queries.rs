@@ -105,6 +105,13 @@ pub fn derive(
                 *omit_zero = true;
             }
         }
+    } else if counts.iter().all(|counts| !counts.empty)
+        && omits_empty_arrays(
+            timeline,
+            &pool(entities, &entity_type, &first.observation.path),
+        )
+    {
+        omit_empty_list = true;
     }
     let listed = |call: &Recorded| listed_with(default_order, call);
     let page_token = learn_page_token(&read, &envelope, &listed);
@@ -580,6 +587,52 @@ fn shows_empty_answer<'a>(
             .filter(|call| call.is_success())
             .filter_map(|call| call.body.as_ref().and_then(Json::as_object))
             .any(|answer| !answer.contains_key(list_member) && answer.keys().all(always))
+}
+
+/// Whether the application leaves out empty arrays, as an encoding leaving out default values
+/// does: no successful answer of the capture holds an empty array anywhere, and some entity's
+/// object lacks a member that the same object of another entity of the type holds as a
+/// non-empty array (a run's `data` without metrics has no `metrics` at all; a document store's
+/// documents of several shapes at the top level say nothing).
+fn omits_empty_arrays(timeline: &Timeline, entities: &[&Entity]) -> bool {
+    fn holds_empty_array(value: &Json) -> bool {
+        match value {
+            Json::Array(items) => items.is_empty() || items.iter().any(holds_empty_array),
+            Json::Object(object) => object.iter().any(|(_, value)| holds_empty_array(value)),
+            _ => false,
+        }
+    }
+    let arrays = |entity: &Entity| -> BTreeSet<String> {
+        let mut found = BTreeSet::new();
+        for (name, value) in entity.fields.as_object().into_iter().flat_map(|o| o.iter()) {
+            for (inner, nested) in value.as_object().into_iter().flat_map(|o| o.iter()) {
+                if nested.as_array().is_some_and(|items| !items.is_empty()) {
+                    found.insert(format!("{name}/{inner}"));
+                }
+            }
+        }
+        found
+    };
+    let lacks = |entity: &Entity, member: &str| {
+        member.split_once('/').is_some_and(|(outer, inner)| {
+            entity
+                .fields
+                .get(outer)
+                .and_then(Json::as_object)
+                .is_some_and(|object| object.get(inner).is_none())
+        })
+    };
+    let held: BTreeSet<String> = entities.iter().flat_map(|entity| arrays(entity)).collect();
+    let some_lacks = held
+        .iter()
+        .any(|member| entities.iter().any(|entity| lacks(entity, member)));
+    some_lacks
+        && !timeline
+            .by_ordinal
+            .values()
+            .filter(|observation| observation.is_success())
+            .filter_map(|observation| observation.body.as_ref())
+            .any(holds_empty_array)
 }
 
 /// Whether the list member is absent when nothing is listed: every recording listing nothing
