@@ -376,7 +376,15 @@ impl StateService {
             ViewDetail::BodyQuery(query) => self
                 .answer_body_query(&view.path_template, query, call, exact)
                 .unwrap_or_else(|reason| {
-                    self.recording_before_writes(tool, template, call, reason, stale)
+                    if !stale && self.recorded_after_writes(tool, template, call) {
+                        NotModelled {
+                            reason: reason.to_owned(),
+                            recording: RecordingUnusable::RecordedAfterWrites,
+                        }
+                        .into()
+                    } else {
+                        recording(reason)
+                    }
                 }),
             ViewDetail::Document(document) => self
                 .answer_document(tool, &view.path_template, document, call)
@@ -642,30 +650,13 @@ impl StateService {
             )
     }
 
-    /// [`Self::recording`] for a view whose state is what the capture observed before its first
-    /// write: a recording made after it is refused (`recorded-after-writes`).
-    fn recording_before_writes(
-        &self,
-        tool: &str,
-        template: &str,
-        call: &Call,
-        reason: &str,
-        stale: bool,
-    ) -> StateAnswer {
-        let first_write = self.derived().first_write_ordinal;
-        let after = self
-            .recorded_lines()
+    /// Whether the capture recorded the very request a call makes only after its first write:
+    /// that recording shows other data than a view holding what the capture observed before it.
+    fn recorded_after_writes(&self, tool: &str, template: &str, call: &Call) -> bool {
+        self.recorded_lines()
             .exact(tool, template, call)
-            .zip(first_write)
-            .is_some_and(|(ordinal, first)| ordinal > first);
-        if after && !stale {
-            return NotModelled {
-                reason: reason.to_owned(),
-                recording: RecordingUnusable::RecordedAfterWrites,
-            }
-            .into();
-        }
-        self.recording(tool, template, call, reason, stale)
+            .zip(self.derived().first_write_ordinal)
+            .is_some_and(|(ordinal, first)| ordinal > first)
     }
 
     fn render_members(
