@@ -250,6 +250,11 @@ pub struct QueryBodyRequest {
 /// The term name a body's field selection is given (the selected fields comma-separated).
 pub const BODY_FIELDS_TERM: &str = "fields";
 
+/// The term name (without roles) of a body asking for the count of its matches only: the answer
+/// lists nothing and carries its envelope (the number matched). Added after
+/// [`BODY_FIELDS_TERM`]: an older host finds a term without a role and evaluates nothing.
+pub const BODY_COUNT_ONLY_TERM: &str = "count-only";
+
 schema_versioned! {
     QueryBodyRequest => "query body request",
     QueryGrammarRequest => "query grammar request",

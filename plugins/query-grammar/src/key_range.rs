@@ -8,15 +8,16 @@
 //! * `limit` (a count; `0` is no limit) is a page size.
 //! * Without a sort order the pairs are listed by key, ascending (the store's order); `sort_order`
 //!   `ASCEND`/`DESCEND` (or `NONE`) sorts by `sort_target` `KEY` or `VALUE` (ties by key).
-//! * `keys_only` selects every field but `value`; `serializable` changes nothing listed.
+//! * `keys_only` selects every field but `value`; `count_only` lists nothing but the count;
+//!   `serializable` changes nothing listed.
 //!
-//! Anything else (`count_only`, a historical `revision`, the `min_`/`max_` revision filters,
+//! Anything else (a historical `revision`, the `min_`/`max_` revision filters,
 //! a sort by version or revision, a key that is not canonical base64) is not modelled: the body
 //! is not split, and the read is not answered from the state.
 
 use rea_plugin_api::contracts::capture::base64;
 use rea_plugin_api::contracts::query::{
-    BASE64_ENCODING, BODY_FIELDS_TERM, QueryBodyRequest, QueryRole, QueryTerm,
+    BASE64_ENCODING, BODY_COUNT_ONLY_TERM, BODY_FIELDS_TERM, QueryBodyRequest, QueryRole, QueryTerm,
 };
 use serde_json::Value;
 
@@ -98,6 +99,15 @@ fn body_terms(body: &Value, fields: &[String]) -> Option<Vec<QueryTerm>> {
             }
             "serializable" => {
                 value.as_bool()?;
+            }
+            "count_only" => {
+                if value.as_bool()? {
+                    terms.push(QueryTerm {
+                        name: BODY_COUNT_ONLY_TERM.to_owned(),
+                        value: "true".to_owned(),
+                        roles: Vec::new(),
+                    });
+                }
             }
             _ => return None,
         }
@@ -232,7 +242,6 @@ mod tests {
         for body in [
             json!({"key": "app/env"}),
             json!({"range_end": "AA=="}),
-            json!({"key": "YXBwLw==", "count_only": true}),
             json!({"key": "YXBwLw==", "revision": 2}),
             json!({"key": "YXBwLw==", "sort_order": "SIDEWAYS"}),
             json!({"key": "YXBwLw==", "sort_order": "ASCEND", "sort_target": "MOD"}),
@@ -240,6 +249,18 @@ mod tests {
         ] {
             assert_eq!(terms(body.clone()), None, "{body}");
         }
+    }
+
+    #[test]
+    fn count_only_asks_for_the_count() {
+        assert_eq!(
+            terms(json!({"key": "AA==", "range_end": "AA==", "count_only": true})).unwrap(),
+            vec![
+                term(BODY_COUNT_ONLY_TERM, "true", None),
+                term("key", "AA==", Some(QueryRole::filter("key", "gte"))),
+                term("sort", "key", Some(QueryRole::Sort)),
+            ]
+        );
     }
 
     #[test]

@@ -7,7 +7,7 @@
 use std::cmp::Ordering;
 use std::collections::{BTreeMap, BTreeSet};
 
-use rea_plugin_api::contracts::query::{BASE64_ENCODING, BODY_FIELDS_TERM};
+use rea_plugin_api::contracts::query::{BASE64_ENCODING, BODY_COUNT_ONLY_TERM, BODY_FIELDS_TERM};
 use rea_plugin_api::json::{Json, Object};
 
 use crate::model::{
@@ -32,6 +32,8 @@ pub struct BodyTerms {
     pub sorts: bool,
     /// The fields holding bytes in an encoding (field → encoding), compared as the bytes.
     pub encodings: BTreeMap<String, String>,
+    /// The body asks for the count of its matches only: nothing is listed.
+    pub count_only: bool,
 }
 
 /// Reads a request body into terms through the pipeline's query grammars (given the entities
@@ -51,6 +53,7 @@ pub fn read_body(rules: &RuleSet, body: &Json, entities: &[&Entity]) -> Option<B
         named: BTreeSet::new(),
         sorts: false,
         encodings: outcome.encodings,
+        count_only: false,
     };
     if read
         .encodings
@@ -60,6 +63,10 @@ pub fn read_body(rules: &RuleSet, body: &Json, entities: &[&Entity]) -> Option<B
         return None;
     }
     for term in outcome.terms? {
+        if term.name == BODY_COUNT_ONLY_TERM && term.roles.is_empty() {
+            read.count_only = true;
+            continue;
+        }
         if term.name == BODY_FIELDS_TERM && term.roles.is_empty() {
             read.selection = Some(term.value.split(',').map(str::to_owned).collect());
             continue;
@@ -182,6 +189,14 @@ pub fn list(terms: &BodyTerms, candidates: &[&Entity], whole: &[String]) -> Opti
         .find(|(name, _)| matches!(terms.model.role(name), Some(QueryRole::Offset)))
         .and_then(|(_, value)| value.parse::<usize>().ok())
         .unwrap_or(0);
+    if terms.count_only {
+        return Some(Listed {
+            members: Vec::new(),
+            left_out: false,
+            next_offset: offset,
+            matched: evaluated.matched,
+        });
+    }
     let kept = |field: &String| {
         terms
             .selection
@@ -391,6 +406,7 @@ mod tests {
             named: named.iter().map(|field| (*field).to_owned()).collect(),
             sorts: false,
             encodings: BTreeMap::new(),
+            count_only: false,
         }
     }
 
@@ -483,6 +499,18 @@ mod tests {
         let mut broken = bad[0].clone();
         broken.fields = json(r#"{"key": "not base64!", "value": "eA=="}"#);
         assert!(list(&all, &[&broken], &[]).is_none());
+    }
+
+    #[test]
+    fn a_count_only_body_lists_nothing_and_counts_the_matches() {
+        let entities = [entity(1, "a"), entity(2, "b"), entity(3, "c")];
+        let members: Vec<&Entity> = entities.iter().collect();
+        let mut count = terms(&[("limit", "1", QueryRole::PageSize)], &[]);
+        count.count_only = true;
+        let listed = list(&count, &members, &[]).expect("evaluated");
+        assert!(listed.members.is_empty());
+        assert!(!listed.left_out);
+        assert_eq!(listed.matched, 3);
     }
 
     #[test]

@@ -96,7 +96,12 @@ pub fn derive(
         return recorded("body-envelope");
     };
     let mut envelope = envelope;
-    if counts.iter().all(|counts| !counts.empty)
+    let empty_list_shown = read
+        .iter()
+        .zip(&counts)
+        .any(|(call, counts)| counts.empty && call.answer.contains_key(&list_member));
+    if !empty_list_shown
+        && counts.iter().all(|counts| counts.matched != 0)
         && shows_empty_answer(timeline.all(index), &list_member, &envelope)
     {
         omit_empty_list = true;
