@@ -2,7 +2,9 @@
 //! query-grammar stage (`split_body`) into terms the state evaluates over the entities it holds,
 //! so a probe body the build never sent is answered from the state with the live body. On two
 //! recorded applications with two body languages: PouchDB's Mango `_find` (`mango-selector`) and
-//! MLflow's `runs/search` and `experiments/search` (`search-filter`). A page leaving matches out
+//! MLflow's `runs/search` and `experiments/search` (`search-filter`); and etcd's v3 `kv/range`
+//! (`kv-range`: base64 keys compared as bytes), whose key-value pairs no other read holds, so
+//! its type is seeded from its own answers. A page leaving matches out
 //! carries the page token the recorded pages show (minted from the next page's offset). A body
 //! no grammar reads, or a page whose envelope no recording showed, is refused, never answered
 //! with another body's recording.
@@ -19,6 +21,7 @@ const FIND: &str = "post_find_by_segment_0";
 const RUNS: &str = "post_mlflow_runs_search";
 const EXPERIMENTS: &str = "post_mlflow_experiments_search";
 const DOCUMENT: &str = "get_root_by_segment_0_and_id";
+const RANGE: &str = "post_kv_range";
 
 fn view<'a>(served: &'a Served, tool: &str) -> &'a BodyQueryView {
     served
@@ -245,4 +248,78 @@ fn documents_listed_one_level_down_in_rows_are_held() {
         Some("state")
     );
     assert_eq!(answer.get("body"), Some(&recorded_answer(record).1));
+}
+
+#[test]
+fn key_ranges_never_sent_answer_from_a_type_seeded_from_their_answers() {
+    let (etcd, probes) = served_with_probes("etcd");
+    let range = view(&etcd, RANGE);
+    // No other read lists the key-value pairs: the type is the range answers' own, its
+    // collection the route's parent, its identity the `key` a single-key body names.
+    assert_eq!(range.entity_type, "/v3/kv");
+    assert_eq!(range.list_member, "kvs");
+    let seeded = etcd
+        .state()
+        .types
+        .iter()
+        .find(|known| known.collection_template == "/v3/kv")
+        .expect("the seeded type");
+    assert_eq!(seeded.identity_field, "key");
+    // The count is the number matched, as decimal text, left out (with the list) when nothing
+    // matched, as the build's read of a deleted key showed; `more` marks a page leaving pairs
+    // out.
+    assert_eq!(
+        presence(range, "count"),
+        &EnvelopePresence::Matched {
+            text: true,
+            omit_zero: true
+        }
+    );
+    assert_eq!(presence(range, "more"), &EnvelopePresence::LeftOut);
+    assert!(range.omit_empty_list);
+    // The db/ pairs were only listed keys-only before the build's writes.
+    assert!(range.whole_members.contains(&"value".to_owned()));
+    // One key never read alone, a range sorted by value, a page of one, the count of a prefix,
+    // an open-ended keys-only range over both prefixes, a key that does not exist.
+    assert_live_answers("etcd", RANGE, &[12, 14, 15, 16, 17, 18]);
+    // Not modelled, never another body's recording: a key only listed keys-only (and read whole
+    // only after the build's writes), a historical revision, a key that is not base64.
+    for ordinal in [11, 19, 25] {
+        let record = probe(&probes, ordinal);
+        assert_refused(&etcd, RANGE, arguments(&etcd, RANGE, record));
+    }
+}
+
+#[test]
+fn a_recording_made_after_the_builds_writes_does_not_answer_a_body_query() {
+    // The build read the db/ prefix only after its writes (a put elsewhere, a delete of
+    // db/replica); the state holds db/ as it was before them, with db/primary seen keys-only.
+    let (etcd, probes) = served_with_probes("etcd");
+    let record = probe(&probes, 13);
+    let (answer, is_error) = etcd.call(RANGE, arguments(&etcd, RANGE, record));
+    assert!(is_error, "{answer}");
+    let recording = answer
+        .pointer("/error/data/recording")
+        .or_else(|| answer.pointer("/data/recording"));
+    assert_eq!(
+        recording.and_then(Value::as_str),
+        Some("recorded-after-writes"),
+        "{answer}"
+    );
+}
+
+#[test]
+fn an_empty_listing_is_spelled_as_the_application_spells_it() {
+    // MLflow leaves empty arrays out (no answer of the build holds one; a run whose `data`
+    // holds no metrics has no `metrics`): a search matching no run has no `runs` at all.
+    let (mlflow, _) = served_with_probes("mlflow");
+    assert!(view(&mlflow, RUNS).omit_empty_list);
+    assert_live_answers("mlflow", RUNS, &[4, 7]);
+    // PouchDB's documents of several shapes say nothing of empty arrays: `_find` keeps `docs`.
+    let (pouchdb, _) = served_with_probes("pouchdb-server");
+    assert!(!view(&pouchdb, FIND).omit_empty_list);
+    // etcd's build read a deleted key (`{"header": …}`, no kvs, no count): a range matching
+    // nothing is spelled so (key_ranges_never_sent_answer_from_a_type_seeded_from_their_answers).
+    let (etcd, _) = served_with_probes("etcd");
+    assert!(view(&etcd, RANGE).omit_empty_list);
 }

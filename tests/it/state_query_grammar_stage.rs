@@ -68,6 +68,7 @@ fn the_built_in_grammar_is_a_query_grammar_stage_the_default_pipeline_names() {
             "filter-steps",
             "json-filter",
             "key-range",
+            "kv-range",
             "mango-selector",
             "search-filter"
         ]
@@ -86,6 +87,7 @@ fn the_built_in_grammar_is_a_query_grammar_stage_the_default_pipeline_names() {
             ("filter-steps", "rea-query-grammar"),
             ("json-filter", "rea-query-grammar"),
             ("key-range", "rea-query-grammar"),
+            ("kv-range", "rea-query-grammar"),
             ("mango-selector", "rea-query-grammar"),
             ("search-filter", "rea-query-grammar"),
         ]

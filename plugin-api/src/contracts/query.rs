@@ -183,10 +183,21 @@ pub struct QueryExpressionOutcome {
     /// language (or holds a part it does not model, so the call is not evaluated through it).
     #[serde(default)]
     pub terms: Option<Vec<QueryTerm>>,
+    /// The fields whose values are bytes spelled in an encoding (field → [`BASE64_ENCODING`]),
+    /// for a body language whose keys and values are bytes (a key-value store's range read):
+    /// the state compares and sorts those fields, and the terms' values over them, as the
+    /// decoded bytes (never as numbers or as the encoded text). Added after `terms`: an older
+    /// grammar names none.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub encodings: BTreeMap<String, String>,
     /// Always [`super::SCHEMA_VERSION`].
     #[serde(default = "current_schema_version")]
     pub schema_version: u32,
 }
+
+/// The encoding name of standard base64 (padding canonical) in
+/// [`QueryExpressionOutcome::encodings`].
+pub const BASE64_ENCODING: &str = "base64";
 
 impl Default for QueryExpressionOutcome {
     /// Not an expression of the grammar's language.
@@ -200,8 +211,19 @@ impl QueryExpressionOutcome {
     pub fn of(terms: Option<Vec<QueryTerm>>) -> Self {
         Self {
             terms,
+            encodings: BTreeMap::new(),
             schema_version: current_schema_version(),
         }
+    }
+
+    /// The same answer, the values of these fields spelled in `encoding` (see
+    /// [`QueryExpressionOutcome::encodings`]).
+    pub fn encoded(mut self, fields: &[&str], encoding: &str) -> Self {
+        for field in fields {
+            self.encodings
+                .insert((*field).to_owned(), encoding.to_owned());
+        }
+        self
     }
 }
 
@@ -232,6 +254,11 @@ pub struct QueryBodyRequest {
 
 /// The term name a body's field selection is given (the selected fields comma-separated).
 pub const BODY_FIELDS_TERM: &str = "fields";
+
+/// The term name (without roles) of a body asking for the count of its matches only: the answer
+/// lists nothing and carries its envelope (the number matched). Added after
+/// [`BODY_FIELDS_TERM`]: an older host finds a term without a role and evaluates nothing.
+pub const BODY_COUNT_ONLY_TERM: &str = "count-only";
 
 schema_versioned! {
     QueryBodyRequest => "query body request",

@@ -17,12 +17,16 @@
 //!   `key`, split into filter and sort terms read in the call's direction.
 //! * `mango-selector` ([`mango`]): the request body of a read in the Mango query language
 //!   (`_find`: selector, sort, limit, skip, fields) split into terms (`split_body`).
+//! * `kv-range` ([`kv_range`]): the request body of a key-value store's range read (a key, a
+//!   range end, a limit, a sort order and target, keys only; keys and values base64, compared
+//!   as bytes) split into terms (`split_body`).
 //! * `search-filter` ([`search_filter`]): the request body of a search read with a SQL-like
 //!   filter string, `order_by`, `max_results` and page tokens split into terms (`split_body`).
 
 pub mod affixes;
 pub mod json_filter;
 pub mod key_range;
+pub mod kv_range;
 pub mod mango;
 pub mod search_filter;
 pub mod steps;
@@ -49,6 +53,12 @@ pub trait BodyLanguage: Send + Sync + 'static {
         &self,
         request: &rea_plugin_api::contracts::query::QueryBodyRequest,
     ) -> Option<Vec<rea_plugin_api::contracts::query::QueryTerm>>;
+
+    /// The fields whose values are bytes spelled in an encoding, and the encoding (see
+    /// `QueryExpressionOutcome::encodings`); none by default.
+    fn encoded_fields(&self) -> (&'static [&'static str], &'static str) {
+        (&[], "")
+    }
 }
 
 /// A query grammar that reads request bodies only (it proposes no query parameter).
@@ -69,12 +79,17 @@ impl<L: BodyLanguage> rea_plugin_api::QueryGrammar for BodyGrammar<L> {
         request: &rea_plugin_api::contracts::query::QueryBodyRequest,
     ) -> Result<rea_plugin_api::contracts::query::QueryExpressionOutcome, rea_plugin_api::PluginError>
     {
-        Ok(rea_plugin_api::contracts::query::QueryExpressionOutcome::of(self.0.terms(request)))
+        let (fields, encoding) = self.0.encoded_fields();
+        Ok(
+            rea_plugin_api::contracts::query::QueryExpressionOutcome::of(self.0.terms(request))
+                .encoded(fields, encoding),
+        )
     }
 }
 
 pub use json_filter::{JSON_FILTER, JsonFilter};
 pub use key_range::{KEY_RANGE, KeyRange};
+pub use kv_range::{KV_RANGE, KvRange};
 pub use mango::{MANGO_SELECTOR, MangoSelector};
 pub use search_filter::{SEARCH_FILTER, SearchFilter};
 pub use steps::{FILTER_STEPS, FilterSteps};
@@ -97,6 +112,10 @@ rea_plugin_api::plugin_root_module! {
         .query_grammar(
             StageInfo::new(KEY_RANGE, "The JSON-encoded keys (key, startkey, endkey) and direction (descending, inclusive_end) of a read over an index ordered by its rows' key split into filter and sort terms, read in the call's direction"),
             KeyRange,
+        )
+        .query_grammar(
+            StageInfo::new(KV_RANGE, "The request body of a key-value store's range read (key, range_end, limit, sort_order and sort_target, keys_only; keys and values base64, compared as the decoded bytes) split into terms the state evaluates"),
+            BodyGrammar(KvRange),
         )
         .query_grammar(
             StageInfo::new(MANGO_SELECTOR, "The request body of a read in the Mango query language (selector with equality, $gt/$gte/$lt/$lte/$ne/$in/$nin and $and, sort, limit, skip, fields) split into terms the state evaluates"),

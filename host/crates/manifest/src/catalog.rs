@@ -335,7 +335,8 @@ pub fn is_safe_method(method: &str) -> bool {
 }
 
 /// Whether a `POST` template is a query: a literal segment whose words include `search`,
-/// `query`, `queries`, `graphql`, `lookup` or `find` (`/runs/search`, `/_search`, `/graphql`).
+/// `query`, `queries`, `graphql`, `lookup`, `find` or `range` (`/runs/search`, `/_search`,
+/// `/graphql`, a key-value store's `/kv/range`; not `/kv/deleterange`, one word).
 pub fn is_query_post(method: &str, path_template: &str) -> bool {
     if !method.eq_ignore_ascii_case("POST") {
         return false;
@@ -352,7 +353,7 @@ pub fn is_query_post(method: &str, path_template: &str) -> bool {
         .any(|word| {
             matches!(
                 word.as_str(),
-                "search" | "query" | "queries" | "graphql" | "lookup" | "find"
+                "search" | "query" | "queries" | "graphql" | "lookup" | "find" | "range"
             )
         })
 }
@@ -914,6 +915,8 @@ mod tests {
         assert!(is_query_post("POST", "/_search"));
         assert!(is_query_post("post", "/graphql"));
         assert!(!is_query_post("POST", "/researchers"));
+        assert!(is_query_post("POST", "/v3/kv/range"));
+        assert!(!is_query_post("POST", "/v3/kv/deleterange"));
     }
 
     #[test]

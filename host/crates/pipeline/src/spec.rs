@@ -660,11 +660,12 @@ pub const DEFAULT_ROUTE_FORMS: [&str; 4] =
     ["folder-tree", "fused-affix", "listed-id", "member-key"];
 
 /// The query grammars the state engine runs when a pipeline names none.
-pub const DEFAULT_QUERY_GRAMMARS: [&str; 6] = [
+pub const DEFAULT_QUERY_GRAMMARS: [&str; 7] = [
     "field-affixes",
     "filter-steps",
     "json-filter",
     "key-range",
+    "kv-range",
     "mango-selector",
     "search-filter",
 ];

@@ -5,15 +5,15 @@
 //! itself: a body no grammar reads is not evaluated.
 
 use std::cmp::Ordering;
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
-use rea_plugin_api::contracts::query::BODY_FIELDS_TERM;
+use rea_plugin_api::contracts::query::{BASE64_ENCODING, BODY_COUNT_ONLY_TERM, BODY_FIELDS_TERM};
 use rea_plugin_api::json::{Json, Object};
 
 use crate::model::{
     BodyQueryView, DefaultOrder, Entity, EnvelopePresence, PageToken, QueryModel, QueryRole,
 };
-use crate::query::evaluate;
+use crate::query::evaluate_over_bytes;
 use crate::render::{identity_value, project_to, scalar_text};
 use crate::rules::RuleSet;
 
@@ -30,6 +30,10 @@ pub struct BodyTerms {
     pub named: BTreeSet<String>,
     /// Whether the body sorts.
     pub sorts: bool,
+    /// The fields holding bytes in an encoding (field → encoding), compared as the bytes.
+    pub encodings: BTreeMap<String, String>,
+    /// The body asks for the count of its matches only: nothing is listed.
+    pub count_only: bool,
 }
 
 /// Reads a request body into terms through the pipeline's query grammars (given the entities
@@ -41,15 +45,28 @@ pub fn read_body(rules: &RuleSet, body: &Json, entities: &[&Entity]) -> Option<B
         .into_iter()
         .collect();
     let lists = object_lists(entities);
-    let terms = rules.split_query_body(&value, (&fields, &lists))?;
+    let outcome = rules.split_query_body(&value, (&fields, &lists))?;
     let mut read = BodyTerms {
         pairs: Vec::new(),
         model: QueryModel::of_roles(&[]),
         selection: None,
         named: BTreeSet::new(),
         sorts: false,
+        encodings: outcome.encodings,
+        count_only: false,
     };
-    for term in terms {
+    if read
+        .encodings
+        .values()
+        .any(|encoding| encoding != BASE64_ENCODING)
+    {
+        return None;
+    }
+    for term in outcome.terms? {
+        if term.name == BODY_COUNT_ONLY_TERM && term.roles.is_empty() {
+            read.count_only = true;
+            continue;
+        }
         if term.name == BODY_FIELDS_TERM && term.roles.is_empty() {
             read.selection = Some(term.value.split(',').map(str::to_owned).collect());
             continue;
@@ -144,40 +161,104 @@ pub struct Listed {
     pub left_out: bool,
     /// The offset of the page after this one (the page's offset plus the members it listed).
     pub next_offset: usize,
+    /// How many candidates matched before paging.
+    pub matched: usize,
 }
 
 /// Evaluates the terms over the candidates (already in default order); `None` when the model
-/// cannot read a value.
-pub fn list(terms: &BodyTerms, candidates: &[&Entity]) -> Option<Listed> {
+/// cannot read a value, or a listed member lacks one of `whole` (the members a seeded type's
+/// entities held where listed whole, see [`BodyQueryView::whole_members`]) the call's selection
+/// keeps.
+pub fn list(terms: &BodyTerms, candidates: &[&Entity], whole: &[String]) -> Option<Listed> {
     let objects: Vec<Object> = candidates
         .iter()
-        .map(|entity| entity.fields.as_object().cloned().unwrap_or_default())
-        .collect();
+        .map(|entity| {
+            decoded_object(
+                terms,
+                entity.fields.as_object().cloned().unwrap_or_default(),
+            )
+        })
+        .collect::<Option<_>>()?;
     let borrowed: Vec<&Object> = objects.iter().collect();
-    let evaluated = evaluate(&terms.model, &terms.pairs, &borrowed)?;
+    let pairs = decoded_pairs(terms)?;
+    let byte_fields: BTreeSet<String> = terms.encodings.keys().cloned().collect();
+    let evaluated = evaluate_over_bytes(&terms.model, &pairs, &borrowed, &byte_fields)?;
     let offset = terms
         .pairs
         .iter()
         .find(|(name, _)| matches!(terms.model.role(name), Some(QueryRole::Offset)))
         .and_then(|(_, value)| value.parse::<usize>().ok())
         .unwrap_or(0);
+    if terms.count_only {
+        return Some(Listed {
+            members: Vec::new(),
+            left_out: false,
+            next_offset: offset,
+            matched: evaluated.matched,
+        });
+    }
+    let kept = |field: &String| {
+        terms
+            .selection
+            .as_ref()
+            .is_none_or(|selection| selection.contains(field))
+    };
     let members = evaluated
         .members
         .iter()
         .map(|index| {
             let fields = &candidates[*index].fields;
-            match &terms.selection {
+            if whole
+                .iter()
+                .any(|field| kept(field) && fields.get(field).is_none())
+            {
+                return None;
+            }
+            Some(match &terms.selection {
                 Some(selection) => project_to(fields, selection),
                 None => fields.clone(),
-            }
+            })
         })
-        .collect::<Vec<_>>();
+        .collect::<Option<Vec<_>>>()?;
     let next_offset = offset + members.len();
     Some(Listed {
         members,
         left_out: next_offset < evaluated.matched,
         next_offset,
+        matched: evaluated.matched,
     })
+}
+
+/// The bytes a base64 text spells, each byte one character (so text order is byte order).
+fn decoded_text(text: &str) -> Option<String> {
+    let bytes = rea_plugin_api::contracts::capture::base64::decode(text).ok()?;
+    Some(bytes.into_iter().map(char::from).collect())
+}
+
+/// An entity's object as the terms compare it: each encoded field's text decoded (see
+/// [`decoded_text`]); `None` when one does not decode.
+fn decoded_object(terms: &BodyTerms, mut object: Object) -> Option<Object> {
+    for field in terms.encodings.keys() {
+        if let Some(Json::String(text)) = object.get(field) {
+            let decoded = decoded_text(text)?;
+            object.insert(field.clone(), Json::String(decoded));
+        }
+    }
+    Some(object)
+}
+
+/// The terms' values as they compare: a filter's value over an encoded field decoded.
+fn decoded_pairs(terms: &BodyTerms) -> Option<Vec<(String, String)>> {
+    terms
+        .pairs
+        .iter()
+        .map(|(name, value)| match terms.model.role(name) {
+            Some(QueryRole::Filter { field, .. }) if terms.encodings.contains_key(field) => {
+                Some((name.clone(), decoded_text(value)?))
+            }
+            _ => Some((name.clone(), value.clone())),
+        })
+        .collect()
 }
 
 /// The answer body of a listing in the view's envelope; `None` when the envelope holds a member
@@ -189,7 +270,8 @@ pub fn answer_body(view: &BodyQueryView, terms: &BodyTerms, listed: Listed) -> O
         return None;
     }
     let mut object = Object::new();
-    let mut list = Some(Json::Array(listed.members));
+    let mut list = (!(view.omit_empty_list && listed.members.is_empty()))
+        .then_some(Json::Array(listed.members));
     for (position, member) in view.envelope.iter().enumerate() {
         if position == view.list_position
             && let Some(list) = list.take()
@@ -211,6 +293,19 @@ pub fn answer_body(view: &BodyQueryView, terms: &BodyTerms, listed: Listed) -> O
                         member.member.clone(),
                         Json::String(mint_token(token, listed.next_offset)),
                     );
+                }
+                false
+            }
+            EnvelopePresence::LeftOut => listed.left_out,
+            EnvelopePresence::Matched { text, omit_zero } => {
+                if !(*omit_zero && listed.matched == 0) {
+                    let count = listed.matched.to_string();
+                    let value = if *text {
+                        Json::String(count)
+                    } else {
+                        rea_plugin_api::json::parse(count.as_bytes()).ok()?
+                    };
+                    object.insert(member.member.clone(), value);
                 }
                 false
             }
@@ -262,7 +357,7 @@ impl crate::service::StateService {
             .ok_or("query-body")?
             .identity_field;
         let candidates = default_ordered(view.default_order, identity, &members);
-        let listed = list(&terms, &candidates).ok_or("query-body")?;
+        let listed = list(&terms, &candidates, &view.whole_members).ok_or("query-body")?;
         let answer = answer_body(view, &terms, listed).ok_or("body-page")?;
         let base = self.kept(view.record_ordinal).ok_or("query-body")?;
         Ok(crate::answer::state_answer(
@@ -310,6 +405,8 @@ mod tests {
             selection: None,
             named: named.iter().map(|field| (*field).to_owned()).collect(),
             sorts: false,
+            encodings: BTreeMap::new(),
+            count_only: false,
         }
     }
 
@@ -324,6 +421,8 @@ mod tests {
             page_token: None,
             record_ordinal: 0,
             record_ordinals: vec![0],
+            omit_empty_list: false,
+            whole_members: Vec::new(),
         }
     }
 
@@ -333,6 +432,149 @@ mod tests {
             value: Json::String("x".to_owned()),
             presence,
         }
+    }
+
+    fn pair(key: &[u8], value: &[u8]) -> Entity {
+        let encode = rea_plugin_api::contracts::capture::base64::encode;
+        let key = encode(key);
+        Entity {
+            entity_type: "/kv".to_owned(),
+            collection: "/kv".to_owned(),
+            id: key.clone(),
+            fields: json(&format!(
+                r#"{{"key": "{key}", "value": "{}"}}"#,
+                encode(value)
+            )),
+            view_fields: Default::default(),
+            record_ordinals: vec![0],
+        }
+    }
+
+    #[test]
+    fn encoded_fields_compare_and_sort_as_the_decoded_bytes() {
+        // Decimal texts compare as bytes ("10" < "3" < "9"), and base64 text order is not byte
+        // order (0xfb spells "+w==", before "QQ==" of "A" in ASCII).
+        let entities = [
+            pair(b"9", b"x"),
+            pair(b"10", b"y"),
+            pair(&[0xfb], b"w"),
+            pair(b"A", b"z"),
+            pair(b"3", b"v"),
+        ];
+        let members: Vec<&Entity> = entities.iter().collect();
+        let encode = |text: &[u8]| rea_plugin_api::contracts::capture::base64::encode(text);
+        let mut range = terms(
+            &[
+                ("key", &encode(b"1"), QueryRole::filter("key", "gte")),
+                ("range_end", &encode(b"4"), QueryRole::filter("key", "lt")),
+                ("sort", "key", QueryRole::Sort),
+            ],
+            &[],
+        );
+        range.encodings = ["key", "value"]
+            .into_iter()
+            .map(|field| (field.to_owned(), BASE64_ENCODING.to_owned()))
+            .collect();
+        let keys = |listed: Listed| -> Vec<Json> {
+            listed
+                .members
+                .iter()
+                .map(|member| member.get("key").cloned().unwrap())
+                .collect()
+        };
+        let listed = list(&range, &members, &[]).expect("evaluated");
+        assert_eq!(
+            keys(listed),
+            [Json::from(encode(b"10")), Json::from(encode(b"3"))]
+        );
+        let mut all = terms(&[("sort", "key", QueryRole::Sort)], &[]);
+        all.encodings = range.encodings.clone();
+        let listed = list(&all, &members, &[]).expect("evaluated");
+        assert_eq!(
+            keys(listed),
+            [b"10".as_slice(), b"3", b"9", b"A", &[0xfb]].map(|key| Json::from(encode(key)))
+        );
+        // A value that is not base64 is not evaluated.
+        let bad = [pair(b"a", b"b")];
+        let mut broken = bad[0].clone();
+        broken.fields = json(r#"{"key": "not base64!", "value": "eA=="}"#);
+        assert!(list(&all, &[&broken], &[]).is_none());
+    }
+
+    #[test]
+    fn a_count_only_body_lists_nothing_and_counts_the_matches() {
+        let entities = [entity(1, "a"), entity(2, "b"), entity(3, "c")];
+        let members: Vec<&Entity> = entities.iter().collect();
+        let mut count = terms(&[("limit", "1", QueryRole::PageSize)], &[]);
+        count.count_only = true;
+        let listed = list(&count, &members, &[]).expect("evaluated");
+        assert!(listed.members.is_empty());
+        assert!(!listed.left_out);
+        assert_eq!(listed.matched, 3);
+    }
+
+    #[test]
+    fn a_member_only_seen_projected_is_not_listed_whole() {
+        let whole = [pair(b"a", b"1")];
+        let mut projected = pair(b"b", b"2");
+        projected.fields = json(r#"{"key": "Yg=="}"#);
+        let members = [&whole[0], &projected];
+        let mut plain = terms(&[("sort", "key", QueryRole::Sort)], &[]);
+        let fields = ["key".to_owned(), "value".to_owned()];
+        assert!(list(&plain, &members, &fields).is_none());
+        plain.selection = Some(vec!["key".to_owned()]);
+        let listed = list(&plain, &members, &fields).expect("keys only");
+        assert_eq!(listed.members.len(), 2);
+    }
+
+    #[test]
+    fn counts_flags_and_an_empty_list_follow_their_learned_presence() {
+        let mut counted = view(
+            vec![
+                member("header", EnvelopePresence::Always),
+                member(
+                    "count",
+                    EnvelopePresence::Matched {
+                        text: true,
+                        omit_zero: true,
+                    },
+                ),
+                BodyEnvelopeMember {
+                    member: "more".to_owned(),
+                    value: Json::Bool(true),
+                    presence: EnvelopePresence::LeftOut,
+                },
+            ],
+            true,
+        );
+        counted.list_position = 1;
+        counted.omit_empty_list = true;
+        let listed = |members: usize, matched: usize| Listed {
+            members: vec![json(r#"{"key": "a"}"#); members],
+            left_out: members < matched,
+            next_offset: members,
+            matched,
+        };
+        let plain = terms(&[], &[]);
+        let body = answer_body(&counted, &plain, listed(1, 4)).unwrap();
+        assert_eq!(
+            body,
+            json(r#"{"header": "x", "items": [{"key": "a"}], "count": "4", "more": true}"#)
+        );
+        let body = answer_body(&counted, &plain, listed(2, 2)).unwrap();
+        assert_eq!(body.get("more"), None);
+        assert_eq!(body.get("count"), Some(&Json::from("2")));
+        // Nothing matched: neither the list nor the count.
+        let body = answer_body(&counted, &plain, listed(0, 0)).unwrap();
+        assert_eq!(body, json(r#"{"header": "x"}"#));
+        // A count spelled as a number, kept at zero.
+        counted.envelope[1].presence = EnvelopePresence::Matched {
+            text: false,
+            omit_zero: false,
+        };
+        counted.omit_empty_list = false;
+        let body = answer_body(&counted, &plain, listed(0, 0)).unwrap();
+        assert_eq!(body, json(r#"{"header": "x", "items": [], "count": 0}"#));
     }
 
     #[test]
@@ -363,12 +605,12 @@ mod tests {
             &[],
         );
         paged.selection = Some(vec!["title".to_owned()]);
-        let listed = list(&paged, &members).expect("evaluated");
+        let listed = list(&paged, &members, &[]).expect("evaluated");
         assert_eq!(listed.members, vec![json(r#"{"title": "b"}"#)]);
         assert!(listed.left_out);
         assert_eq!(listed.next_offset, 2);
         let last = terms(&[("skip", "2", QueryRole::Offset)], &[]);
-        assert!(!list(&last, &members).expect("evaluated").left_out);
+        assert!(!list(&last, &members, &[]).expect("evaluated").left_out);
     }
 
     #[test]
@@ -387,6 +629,7 @@ mod tests {
             members: Vec::new(),
             left_out,
             next_offset: 3,
+            matched: 5,
         };
         let plain = terms(&[], &["status"]);
         let body = answer_body(&view(envelope.clone(), true), &plain, listed(false)).unwrap();

@@ -5,7 +5,7 @@
 //! as the application answers.
 //!
 //! **Listings.** Before the first write (the state the capture started from), every successful
-//! JSON read's objects held in an array, up to eight levels down, are entries; an entry's member
+//! JSON `GET`'s objects held in an array, up to eight levels down, are entries; an entry's member
 //! holding a string names it by path (`{"key": "/config/web/theme", …}`, `{"path": "data", …}`).
 //! Where several listings show one path, the entry with the most members wins (a recursive
 //! listing's folder holds its `nodes`, a flat one does not), then the later one.
@@ -100,7 +100,18 @@ pub fn derive(manifest: &Manifest, timeline: &Timeline, views: &[ReadView]) -> V
         .filter(|(text, _)| text.trim_start_matches('/').contains('/'))
         .map(|(_, member)| member.as_str())
         .collect();
-    let listings = || timeline.by_ordinal.values().filter(before_writes);
+    // Listings are reads of a path (`GET`): a query `POST`'s answer lists what its body asked.
+    let listings = || {
+        timeline
+            .by_ordinal
+            .values()
+            .filter(before_writes)
+            .filter(|observation| {
+                manifest.tools[observation.tool]
+                    .method
+                    .eq_ignore_ascii_case("GET")
+            })
+    };
     let listed = listed_entries(listings(), |key| named.contains(key));
     let mut learned: Vec<FolderEntries> = tools
         .iter()

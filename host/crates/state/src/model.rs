@@ -451,6 +451,16 @@ pub struct BodyQueryView {
     pub record_ordinal: u64,
     /// The checked recordings the view reproduces.
     pub record_ordinals: Vec<u64>,
+    /// The list member is absent when nothing is listed (every recording listing nothing
+    /// lacked it), as an encoding leaving out an empty list does.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub omit_empty_list: bool,
+    /// For a type seeded from the view's own answers (see
+    /// [`crate::derive::body_queries::seed`]): the members its entities held where the answers
+    /// listed them whole. A listed entity lacking one that the call's selection keeps was only
+    /// ever seen projected, so the call is not modelled.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub whole_members: Vec<String>,
 }
 
 /// A page token learned from a body query's recorded pages: the standard base64 of `prefix`,
@@ -505,6 +515,20 @@ pub enum EnvelopePresence {
     /// Exactly when the page left matches out (a page token, its value minted per answer): a
     /// call whose page leaves matches out is not modelled; the others do not hold it.
     Paged,
+    /// Exactly when the page left matches out, with its recorded value (a flag such as
+    /// `"more": true`, the same on every such page; never a text, which may be a token).
+    LeftOut,
+    /// The number of matches before paging (as decimal text when the recordings spelled it
+    /// so), which every recording holding it showed with at least two different numbers.
+    Matched {
+        /// Spelled as decimal text.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        text: bool,
+        /// Absent when nothing matched (every recording lacking it matched nothing), as an
+        /// encoding leaving out a zero does.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        omit_zero: bool,
+    },
 }
 
 /// One checked list line.

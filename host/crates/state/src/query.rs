@@ -12,6 +12,7 @@
 //! the caller sets counters to the number listed and totals to the number matched.
 
 use std::cmp::Ordering;
+use std::collections::BTreeSet;
 
 use rea_plugin_api::json::{Json, Object};
 use regex::Regex;
@@ -92,9 +93,16 @@ fn compare_text(left: &str, right: &str) -> Ordering {
     }
 }
 
-fn filter_matches(object: &Object, field: &str, op: &str, argument: &str) -> bool {
+fn filter_matches(object: &Object, (field, op, argument): Filter<'_>, bytes: bool) -> bool {
     let value = field_value(object, field);
     let text = value.and_then(scalar_text);
+    let compare_text = |left: &str, right: &str| {
+        if bytes {
+            left.cmp(right)
+        } else {
+            compare_text(left, right)
+        }
+    };
     match op {
         "eq" => text.as_deref() == Some(argument),
         "ne" => text.as_deref() != Some(argument),
@@ -245,6 +253,9 @@ fn compare_values(left: Option<&Json>, right: Option<&Json>) -> Ordering {
     }
 }
 
+/// A filter: `(field, operator, argument)`.
+type Filter<'a> = (&'a str, &'a str, &'a str);
+
 /// The result of evaluating a query.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Evaluated {
@@ -299,7 +310,19 @@ pub fn evaluate(
     arguments: &[(String, String)],
     candidates: &[&Object],
 ) -> Option<Evaluated> {
-    let (matched, paging) = order_matches(model, arguments, candidates)?;
+    evaluate_over_bytes(model, arguments, candidates, &BTreeSet::new())
+}
+
+/// [`evaluate`], the filters of `byte_fields` comparing their text as byte strings (never as
+/// numbers): fields holding decoded bytes, each byte one character (see
+/// [`crate::body_query`]).
+pub fn evaluate_over_bytes(
+    model: &QueryModel,
+    arguments: &[(String, String)],
+    candidates: &[&Object],
+    byte_fields: &BTreeSet<String>,
+) -> Option<Evaluated> {
+    let (matched, paging) = matches_over(model, arguments, candidates, byte_fields)?;
     Some(Evaluated {
         members: paging.apply(&matched)?,
         matched: matched.len(),
@@ -312,9 +335,19 @@ pub fn order_matches(
     arguments: &[(String, String)],
     candidates: &[&Object],
 ) -> Option<(Vec<usize>, Paging)> {
+    matches_over(model, arguments, candidates, &BTreeSet::new())
+}
+
+/// [`order_matches`] with the byte-string fields of [`evaluate_over_bytes`].
+fn matches_over(
+    model: &QueryModel,
+    arguments: &[(String, String)],
+    candidates: &[&Object],
+    byte_fields: &BTreeSet<String>,
+) -> Option<(Vec<usize>, Paging)> {
     let selection = Selection::read(model, arguments)?;
     let mut matched: Vec<usize> = (0..candidates.len())
-        .filter(|index| selection.selects(candidates[*index]))
+        .filter(|index| selection.selects(candidates[*index], byte_fields))
         .collect();
     if !selection.sort_keys.is_empty() {
         let sort_keys = selection.sort_keys();
@@ -335,8 +368,8 @@ pub fn order_matches(
 
 /// What a call's query arguments select, by the roles the model gives them.
 struct Selection<'a> {
-    /// `(field, operator, argument)` of each filter but the pattern filters.
-    filters: Vec<(&'a str, &'a str, &'a str)>,
+    /// Each filter but the pattern filters.
+    filters: Vec<Filter<'a>>,
     /// `(field, pattern)` of each pattern filter (see [`pattern_regex`]).
     patterns: Vec<(&'a str, Regex)>,
     /// Each search's text, lower-cased.
@@ -425,11 +458,12 @@ impl<'a> Selection<'a> {
         Some(())
     }
 
-    /// Whether an object passes every filter and search.
-    fn selects(&self, object: &Object) -> bool {
+    /// Whether an object passes every filter and search (the filters of `byte_fields` comparing
+    /// byte strings).
+    fn selects(&self, object: &Object, byte_fields: &BTreeSet<String>) -> bool {
         self.filters
             .iter()
-            .all(|(field, op, argument)| filter_matches(object, field, op, argument))
+            .all(|filter| filter_matches(object, *filter, byte_fields.contains(filter.0)))
             && self.patterns.iter().all(|(field, pattern)| {
                 field_value(object, field)
                     .and_then(scalar_text)

@@ -377,7 +377,17 @@ impl StateService {
             },
             ViewDetail::BodyQuery(query) => self
                 .answer_body_query(&view.path_template, query, call, exact)
-                .unwrap_or_else(recording),
+                .unwrap_or_else(|reason| {
+                    if !stale && self.recorded_after_writes(tool, template, call) {
+                        NotModelled {
+                            reason: reason.to_owned(),
+                            recording: RecordingUnusable::RecordedAfterWrites,
+                        }
+                        .into()
+                    } else {
+                        recording(reason)
+                    }
+                }),
             ViewDetail::Document(document) => self
                 .answer_document(tool, &view.path_template, document, call)
                 .or_else(|reason| self.answer_listing(template, call).ok_or(reason))
@@ -716,6 +726,15 @@ impl StateService {
                 || refused(RecordingUnusable::NotRecorded),
                 |answer| recording_answer(answer, StateSource::recording(reason)),
             )
+    }
+
+    /// Whether the capture recorded the very request a call makes only after its first write:
+    /// that recording shows other data than a view holding what the capture observed before it.
+    fn recorded_after_writes(&self, tool: &str, template: &str, call: &Call) -> bool {
+        self.recorded_lines()
+            .exact(tool, template, call)
+            .zip(self.derived().first_write_ordinal)
+            .is_some_and(|(ordinal, first)| ordinal > first)
     }
 
     fn render_members(

@@ -36,6 +36,9 @@ pub enum RecordingUnusable {
     /// A served write since the reset or load changed what the read shows, so its recordings
     /// show data from before the write.
     StaleAfterWrite,
+    /// The capture recorded the request only after its own writes, for a view whose state is
+    /// what the capture observed before them (a body query): that recording shows other data.
+    RecordedAfterWrites,
 }
 
 impl RecordingUnusable {
@@ -44,6 +47,7 @@ impl RecordingUnusable {
         match self {
             Self::NotRecorded => "not-recorded",
             Self::StaleAfterWrite => "stale-after-write",
+            Self::RecordedAfterWrites => "recorded-after-writes",
         }
     }
 }
@@ -76,6 +80,13 @@ impl NotModelled {
                     self.reason
                 ),
                 "read what the write changed through a read the state renders, or reset the state (data/reset) to read the recording again",
+            ),
+            RecordingUnusable::RecordedAfterWrites => (
+                format!(
+                    "the state does not model this read ({}), and the capture recorded this very request only after its own writes, so that recording shows other data than the state holds",
+                    self.reason
+                ),
+                "call with arguments the state's query model explains",
             ),
         };
         ToolError {

@@ -767,14 +767,22 @@ impl RuleSet {
         &self,
         body: &Value,
         (fields, object_lists): (&[String], &[String]),
-    ) -> Option<Vec<QueryTerm>> {
+    ) -> Option<QueryExpressionOutcome> {
         let request = QueryBodyRequest {
             body: body.clone(),
             fields: fields.to_vec(),
             object_lists: object_lists.to_vec(),
             schema_version: rea_plugin_api::contracts::SCHEMA_VERSION,
         };
-        self.first_terms(|handle| handle.split_body(&request))
+        self.query_grammars
+            .iter()
+            .find_map(|grammar| match grammar.handle.split_body(&request) {
+                Ok(outcome) => outcome.terms.is_some().then_some(outcome),
+                Err(error) => {
+                    self.grammar_failed(grammar, &error);
+                    None
+                }
+            })
     }
 
     /// The terms the first grammar (in order) answers to a call; a failed call is recorded and

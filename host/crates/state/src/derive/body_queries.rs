@@ -51,9 +51,10 @@ struct Recorded<'a> {
 pub fn derive(
     timeline: &Timeline,
     index: usize,
-    entities: &Entities,
+    (entities, whole_members): (&Entities, Option<&Vec<String>>),
     rules: &RuleSet,
 ) -> ViewDetail {
+    let whole_members = whole_members.cloned().unwrap_or_default();
     let calls: Vec<&Observation> = timeline
         .checked(index)
         .filter(|observation| observation.is_success())
@@ -75,18 +76,48 @@ pub fn derive(
             &identity,
             &pool(entities, &entity_type, &call.observation.path),
         );
-        list(&call.terms, &candidates)
+        list(&call.terms, &candidates, &whole_members)
     };
     let Some(default_order) = learn_order(&read, &list_member, &listed_with) else {
         return recorded("body-differs");
     };
-    let left_out: Vec<bool> = read
+    let Some(counts) = read
         .iter()
-        .map(|call| listed_with(default_order, call).is_some_and(|listed| listed.left_out))
-        .collect();
-    let Some((envelope, list_position)) = learn_envelope(&read, &list_member, &left_out) else {
+        .map(|call| listed_with(default_order, call).map(|listed| Counts::of(&listed)))
+        .collect::<Option<Vec<Counts>>>()
+    else {
+        return recorded("body-differs");
+    };
+    let left_out: Vec<bool> = counts.iter().map(|counts| counts.left_out).collect();
+    let Some((envelope, list_position)) = learn_envelope(&read, &list_member, &counts) else {
         return recorded("body-envelope");
     };
+    let Some(mut omit_empty_list) = learn_empty_list(&read, &list_member, &counts) else {
+        return recorded("body-envelope");
+    };
+    let mut envelope = envelope;
+    let empty_list_shown = read
+        .iter()
+        .zip(&counts)
+        .any(|(call, counts)| counts.empty && call.answer.contains_key(&list_member));
+    if !empty_list_shown
+        && counts.iter().all(|counts| counts.matched != 0)
+        && shows_empty_answer(timeline.all(index), &list_member, &envelope)
+    {
+        omit_empty_list = true;
+        for member in &mut envelope {
+            if let EnvelopePresence::Matched { omit_zero, .. } = &mut member.presence {
+                *omit_zero = true;
+            }
+        }
+    } else if counts.iter().all(|counts| !counts.empty)
+        && omits_empty_arrays(
+            timeline,
+            &pool(entities, &entity_type, &first.observation.path),
+        )
+    {
+        omit_empty_list = true;
+    }
     let listed = |call: &Recorded| listed_with(default_order, call);
     let page_token = learn_page_token(&read, &envelope, &listed);
     let view = BodyQueryView {
@@ -99,11 +130,126 @@ pub fn derive(
         page_token,
         record_ordinal: first.observation.ordinal,
         record_ordinals: read.iter().map(|call| call.observation.ordinal).collect(),
+        omit_empty_list,
+        whole_members: whole_members.clone(),
     };
     if !reproduces(&view, &read, &listed) {
         return recorded("body-differs");
     }
     ViewDetail::BodyQuery(view)
+}
+
+/// Seeds the entities a body-query tool's answers list when they are no held type's: a type of
+/// their own, its collection the parent of the tool's path (`/v3/kv` of `/v3/kv/range`), its
+/// identity the member a body names as the one listed object of its answer does (`{"key": k}`
+/// answering `[{"key": k, …}]`), each listed object its entity (the object listing the most
+/// members where answers differ only by leaving members out). Answers the members every object
+/// listed with all of them held (see [`BodyQueryView::whole_members`]); `None` when nothing is
+/// seeded.
+pub fn seed(
+    timeline: &Timeline,
+    (template, index): (&str, usize),
+    entities: &mut Entities,
+) -> Option<Vec<String>> {
+    let calls: Vec<&Observation> = timeline
+        .checked(index)
+        .filter(|observation| observation.is_success())
+        .filter(|observation| matches!(observation.request, RequestBody::Json(_)))
+        .collect();
+    let list_member = common_list_member(&calls)?;
+    if member_type(entities, &calls, &list_member).is_some() {
+        return None;
+    }
+    let parent = |path: &str| path.rsplit_once('/').map(|(parent, _)| parent.to_owned());
+    let type_template = parent(template).filter(|parent| !parent.is_empty())?;
+    if entities.entity_type(&type_template).is_some() {
+        return None;
+    }
+    let identity = body_identity(&calls, &list_member)?;
+    let mut whole: Option<BTreeSet<String>> = None;
+    let mut listed: Vec<(&Observation, String, &Json)> = Vec::new();
+    for call in &calls {
+        let members = call.body.as_ref().and_then(|body| body.get(&list_member));
+        for member in members.and_then(Json::as_array).into_iter().flatten() {
+            let id = member.get(&identity).and_then(scalar_text)?;
+            listed.push((call, id, member));
+        }
+    }
+    let widest = listed
+        .iter()
+        .map(|(_, _, member)| member.as_object().map_or(0, |object| object.len()))
+        .max()?;
+    entities.add_type(crate::model::EntityType {
+        collection_template: type_template.clone(),
+        identity_field: identity,
+        item_view: None,
+        deleted_flag: None,
+        unmodelled_after_writes: false,
+    });
+    for (call, id, member) in listed {
+        let collection = parent(&call.path)?;
+        let names: BTreeSet<String> = member.as_object()?.keys().map(str::to_owned).collect();
+        if names.len() == widest {
+            whole = Some(match whole {
+                Some(known) => known.intersection(&names).cloned().collect(),
+                None => names,
+            });
+        }
+        observe_widest(entities, (&type_template, &collection), &id, member, call);
+    }
+    Some(whole?.into_iter().collect())
+}
+
+/// Observes one listed object of a seeded type, keeping the one listing more members.
+fn observe_widest(
+    entities: &mut Entities,
+    (type_template, collection): (&str, &str),
+    id: &str,
+    member: &Json,
+    call: &Observation,
+) {
+    let width = |value: &Json| value.as_object().map_or(0, |object| object.len());
+    let wider = entities
+        .find(type_template, collection, id)
+        .is_some_and(|index| width(member) > width(&entities.list[index].fields));
+    entities.observe(
+        type_template,
+        collection,
+        id,
+        member,
+        (call.ordinal, call.position),
+        wider,
+    );
+}
+
+/// The member naming a body query's listed objects: one every listed object holds as a scalar,
+/// distinct within each answer, which some body holds at its top level with the value of the
+/// one object its answer lists.
+fn body_identity(calls: &[&Observation], list_member: &str) -> Option<String> {
+    let lists: Vec<(&Observation, &Vec<Json>)> = calls
+        .iter()
+        .filter_map(|call| {
+            let members = call.body.as_ref()?.get(list_member)?.as_array()?;
+            Some((*call, members))
+        })
+        .collect();
+    let first = lists.first()?.1.first()?.as_object()?;
+    first.keys().find_map(|name| {
+        let distinct = lists.iter().all(|(_, members)| {
+            let ids: Option<BTreeSet<String>> = members
+                .iter()
+                .map(|member| member.get(name).and_then(scalar_text))
+                .collect();
+            ids.is_some_and(|ids| ids.len() == members.len())
+        });
+        let named = lists.iter().any(|(call, members)| {
+            let RequestBody::Json(body) = &call.request else {
+                return false;
+            };
+            matches!(members.as_slice(), [only] if body.get(name).is_some() && only.get(name) == body.get(name))
+        });
+        (distinct && named).then(|| name.to_owned())
+    })
 }
 
 /// The entities of a type held in the collection a path lies under, in state order.
@@ -228,11 +374,26 @@ fn split_around(text: &str, value: usize) -> Option<(String, String)> {
     Some((text[..at].to_owned(), text[at + digits.len()..].to_owned()))
 }
 
-/// The one top-level member every answer holds its list of objects in.
+/// The members an answer lists in its list member (none when it lacks the member).
+fn listed_in<'a>(
+    answer: &'a rea_plugin_api::json::Object,
+    list_member: &str,
+) -> Option<&'a [Json]> {
+    match answer.get(list_member) {
+        Some(list) => list.as_array().map(Vec::as_slice),
+        None => Some(&[]),
+    }
+}
+
+/// The one top-level member every answer listing something holds its list of objects in (an
+/// answer holding no list, as an encoding leaving out an empty one does, names none; some
+/// answer names it).
 fn common_list_member(calls: &[&Observation]) -> Option<String> {
     let mut members = BTreeSet::new();
     for call in calls {
-        let pointer = call.body.as_ref().and_then(super::lists::list_pointer)?;
+        let Some(pointer) = call.body.as_ref().and_then(super::lists::list_pointer) else {
+            continue;
+        };
         let member = pointer.strip_prefix('/')?;
         if member.contains('/') || member.contains('~') {
             return None;
@@ -263,11 +424,14 @@ fn member_type(
             .collect();
         let mut resolved = 0;
         for call in calls {
-            let members = call
+            let Some(members) = call
                 .body
                 .as_ref()
                 .and_then(|body| body.get(list_member))
-                .and_then(Json::as_array)?;
+                .and_then(Json::as_array)
+            else {
+                continue;
+            };
             for member in members {
                 let Some(id) = identity_value(member, identity).and_then(scalar_text) else {
                     continue;
@@ -297,7 +461,7 @@ fn learn_order(
     .find(|order| {
         read.iter().filter(|call| !call.terms.sorts).all(|call| {
             listed_with(*order, call).is_some_and(|listed| {
-                call.answer.get(list_member) == Some(&Json::Array(listed.members))
+                listed_in(call.answer, list_member) == Some(&listed.members[..])
             })
         })
     })
@@ -308,8 +472,9 @@ fn learn_order(
 fn learn_envelope(
     read: &[Recorded],
     list_member: &str,
-    left_out: &[bool],
+    counts: &[Counts],
 ) -> Option<(Vec<BodyEnvelopeMember>, usize)> {
+    let left_out: Vec<bool> = counts.iter().map(|counts| counts.left_out).collect();
     let mut names: Vec<&str> = Vec::new();
     let mut list_position = None;
     for call in read {
@@ -333,8 +498,12 @@ fn learn_envelope(
             .map(|value| value.to_canonical_string())
             .collect();
         let value = read.iter().find_map(|call| call.answer.get(name))?.clone();
-        let presence = if held.iter().all(|held| *held) && values.len() == 1 {
+        let presence = if let Some(matched) = counting(read, name, counts) {
+            matched
+        } else if held.iter().all(|held| *held) && values.len() == 1 {
             EnvelopePresence::Always
+        } else if held == left_out && values.len() == 1 && matches!(value, Json::Bool(_)) {
+            EnvelopePresence::LeftOut
         } else if held == left_out {
             EnvelopePresence::Paged
         } else if values.len() == 1 {
@@ -349,6 +518,142 @@ fn learn_envelope(
         });
     }
     Some((envelope, list_position.unwrap_or(0)))
+}
+
+/// What evaluating a recorded body listed: how many matched, whether the page left matches
+/// out, whether it listed nothing.
+#[derive(Debug, Clone, Copy)]
+struct Counts {
+    matched: usize,
+    left_out: bool,
+    empty: bool,
+}
+
+impl Counts {
+    fn of(listed: &crate::body_query::Listed) -> Self {
+        Self {
+            matched: listed.matched,
+            left_out: listed.left_out,
+            empty: listed.members.is_empty(),
+        }
+    }
+}
+
+/// The presence of a member counting the matches (see [`EnvelopePresence::Matched`]): every
+/// recording holding it showed the number its body matched (as a number, or all as decimal
+/// text), at least two different numbers among them, and every recording lacking it matched
+/// nothing.
+fn counting(read: &[Recorded], name: &str, counts: &[Counts]) -> Option<EnvelopePresence> {
+    let mut text = None;
+    let mut numbers = BTreeSet::new();
+    let mut omit_zero = false;
+    for (call, counts) in read.iter().zip(counts) {
+        let Some(value) = call.answer.get(name) else {
+            if counts.matched != 0 {
+                return None;
+            }
+            omit_zero = true;
+            continue;
+        };
+        let (spelled, is_text) = match value {
+            Json::String(spelled) => (spelled.clone(), true),
+            Json::Number(_) => (value.to_canonical_string(), false),
+            _ => return None,
+        };
+        if spelled != counts.matched.to_string() || *text.get_or_insert(is_text) != is_text {
+            return None;
+        }
+        numbers.insert(counts.matched);
+    }
+    (numbers.len() >= 2).then(|| EnvelopePresence::Matched {
+        text: text.unwrap_or(false),
+        omit_zero,
+    })
+}
+
+/// Whether some successful answer of the tool (at any time: how an empty answer is spelled
+/// does not depend on the state) holds nothing but members the envelope always holds: no list
+/// and no count, as an encoding leaving out an empty list and a zero does.
+fn shows_empty_answer<'a>(
+    calls: impl Iterator<Item = &'a Observation>,
+    list_member: &str,
+    envelope: &[BodyEnvelopeMember],
+) -> bool {
+    let always = |name: &str| {
+        envelope
+            .iter()
+            .any(|member| member.member == name && member.presence == EnvelopePresence::Always)
+    };
+    let counted = envelope
+        .iter()
+        .any(|member| matches!(member.presence, EnvelopePresence::Matched { .. }));
+    counted
+        && calls
+            .filter(|call| call.is_success())
+            .filter_map(|call| call.body.as_ref().and_then(Json::as_object))
+            .any(|answer| !answer.contains_key(list_member) && answer.keys().all(always))
+}
+
+/// Whether the application leaves out empty arrays, as an encoding leaving out default values
+/// does: no successful answer of the capture holds an empty array anywhere, and some entity's
+/// object lacks a member that the same object of another entity of the type holds as a
+/// non-empty array (a run's `data` without metrics has no `metrics` at all; a document store's
+/// documents of several shapes at the top level say nothing).
+fn omits_empty_arrays(timeline: &Timeline, entities: &[&Entity]) -> bool {
+    fn holds_empty_array(value: &Json) -> bool {
+        match value {
+            Json::Array(items) => items.is_empty() || items.iter().any(holds_empty_array),
+            Json::Object(object) => object.iter().any(|(_, value)| holds_empty_array(value)),
+            _ => false,
+        }
+    }
+    let arrays = |entity: &Entity| -> BTreeSet<String> {
+        let mut found = BTreeSet::new();
+        for (name, value) in entity.fields.as_object().into_iter().flat_map(|o| o.iter()) {
+            for (inner, nested) in value.as_object().into_iter().flat_map(|o| o.iter()) {
+                if nested.as_array().is_some_and(|items| !items.is_empty()) {
+                    found.insert(format!("{name}/{inner}"));
+                }
+            }
+        }
+        found
+    };
+    let lacks = |entity: &Entity, member: &str| {
+        member.split_once('/').is_some_and(|(outer, inner)| {
+            entity
+                .fields
+                .get(outer)
+                .and_then(Json::as_object)
+                .is_some_and(|object| object.get(inner).is_none())
+        })
+    };
+    let held: BTreeSet<String> = entities.iter().flat_map(|entity| arrays(entity)).collect();
+    let some_lacks = held
+        .iter()
+        .any(|member| entities.iter().any(|entity| lacks(entity, member)));
+    some_lacks
+        && !timeline
+            .by_ordinal
+            .values()
+            .filter(|observation| observation.is_success())
+            .filter_map(|observation| observation.body.as_ref())
+            .any(holds_empty_array)
+}
+
+/// Whether the list member is absent when nothing is listed: every recording listing nothing
+/// lacked it (and one did); `Some(false)` when every recording held it; `None` when a
+/// recording listing something lacked it.
+fn learn_empty_list(read: &[Recorded], list_member: &str, counts: &[Counts]) -> Option<bool> {
+    let (mut shown, mut omitted) = (false, false);
+    for (call, counts) in read.iter().zip(counts) {
+        match (call.answer.contains_key(list_member), counts.empty) {
+            (false, false) => return None,
+            (false, true) => omitted = true,
+            (true, true) => shown = true,
+            (true, false) => {}
+        }
+    }
+    (!(shown && omitted)).then_some(omitted)
 }
 
 /// The fields whose naming explains a member's absence: those the bodies lacking it named and no

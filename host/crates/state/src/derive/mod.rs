@@ -304,6 +304,18 @@ impl Builder<'_> {
         for plan in &lists {
             plan.seed_row_documents(self.timeline, &mut self.entities);
         }
+        let mut whole_members = BTreeMap::new();
+        for index in 0..self.details.len() {
+            if matches!(&self.details[index], Some(ViewDetail::Recorded { reason }) if reason == "query-body")
+                && let Some(whole) = body_queries::seed(
+                    self.timeline,
+                    (&self.manifest.tools[index].path_template, index),
+                    &mut self.entities,
+                )
+            {
+                whole_members.insert(index, whole);
+            }
+        }
         let orders: Vec<(String, String, Vec<String>)> = lists
             .iter()
             .flat_map(|plan| plan.whole_orders(self.timeline, &self.entities))
@@ -328,7 +340,7 @@ impl Builder<'_> {
                 self.details[index] = Some(body_queries::derive(
                     self.timeline,
                     index,
-                    &self.entities,
+                    (&self.entities, whole_members.get(&index)),
                     self.rules,
                 ));
             }
