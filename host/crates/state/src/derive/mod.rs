@@ -203,6 +203,11 @@ fn derive_pass(
     for known in &mut state.types {
         known.unmodelled_after_writes = unmodelled.contains(&known.collection_template);
     }
+    for view in &mut state.views {
+        if let ViewDetail::Document(document) = &mut view.detail {
+            document.unmodelled_after_writes = unmodelled.contains(&view.tool);
+        }
+    }
     // A type whose served delete keeps its entities marked deleted names that member.
     for plan in &plans {
         let (Some(flag), Some(entity_type)) = (

@@ -191,6 +191,14 @@ pub fn window_ends(
             }
             WriteScope::Document { document } => consider(firsts.document.get(document)),
         }
+        // A document the writes change though no write tool writes it, likewise.
+        if let WriteScope::Document { document } = &scope
+            && by_tool.get(document.as_str()).is_some_and(|view| {
+                matches!(&view.detail, ViewDetail::Document(held) if held.unmodelled_after_writes)
+            })
+        {
+            consider(first_any.as_ref());
+        }
         // A type the writes change in ways no write tool models (an index or a feed of the
         // written documents) shows, after any write, what the seed did not hold.
         if let WriteScope::Type { entity_type, .. } = &scope

@@ -147,6 +147,13 @@ struct Replay<'a> {
     verdicts: Vec<Verdict>,
     /// The entity types some write tool writes.
     written_types: std::collections::HashSet<String>,
+    /// The document views some write tool writes.
+    written_documents: std::collections::HashSet<String>,
+    /// Writes so far that name nothing the state holds (no collection or document: a database
+    /// or a table created), by record ordinal.
+    untargeted: Vec<u64>,
+    /// Per document view, the latest read of it checked so far.
+    document_checked: HashMap<String, u64>,
     /// The entity types a read showed changed though no write tool writes them.
     unmodelled: std::collections::BTreeSet<String>,
     /// The path templates of the item views naming their entity by path, with the type and
@@ -262,6 +269,25 @@ impl Replay<'_> {
             self.unmodelled.extend(keys.iter().map(|key| key.0.clone()));
             return;
         }
+        // Likewise a document no write tool writes (a database's overview of its tables and
+        // counts): a write naming nothing the state holds since its last read (a database
+        // created) explains the difference; else its view answers not modelled after a served
+        // write (named by its view), and no write is charged.
+        let unwritten_document = |key: &Key| {
+            key.0 == DOCUMENT_TYPE && !key.1.is_empty() && !self.written_documents.contains(&key.1)
+        };
+        if !keys.is_empty() && keys.iter().all(unwritten_document) {
+            let explained = keys.iter().all(|key| {
+                let since = self.document_checked.get(&key.1).copied().unwrap_or(0);
+                self.untargeted
+                    .iter()
+                    .any(|write| *write > since && *write < read)
+            });
+            if !explained {
+                self.unmodelled.extend(keys.iter().map(|key| key.1.clone()));
+            }
+            return;
+        }
         if let Some(draft) = self
             .events
             .iter()
@@ -305,8 +331,11 @@ fn key_of(entity: &Entity) -> Key {
 }
 
 /// The key of a document for confirmation.
+/// The type part of a document's key (its view names it).
+const DOCUMENT_TYPE: &str = "document";
+
 fn document_key(view: &str) -> Key {
-    ("document".to_owned(), view.to_owned(), String::new())
+    (DOCUMENT_TYPE.to_owned(), view.to_owned(), String::new())
 }
 
 /// Pass 4 (see the module docs).
@@ -358,8 +387,14 @@ pub(crate) fn confirm(
             .iter()
             .filter_map(|draft| draft.plan.target.as_ref()?.entity_type.clone())
             .collect(),
+        written_documents: drafts
+            .iter()
+            .filter_map(|draft| draft.plan.target.as_ref()?.document.clone())
+            .collect(),
         unmodelled: Default::default(),
         item_paths: item_paths(manifest, views),
+        untargeted: Vec::new(),
+        document_checked: HashMap::new(),
     };
     for ordinal in &timeline.ordered {
         let Some(observation) = timeline.get(*ordinal) else {
@@ -370,6 +405,9 @@ pub(crate) fn confirm(
             continue;
         }
         if timeline.is_write(manifest, observation.tool) {
+            if untargeted(drafts, observation.tool) {
+                replay.untargeted.push(*ordinal);
+            }
             if let Some(call) = call_of.get(ordinal).map(|index| &calls[*index]) {
                 replay_write(&mut replay, &service, drafts, call, rules);
             }
@@ -432,6 +470,21 @@ fn replay_write(
         }
     }
     adopt_observed(replay, service, draft, call);
+}
+
+/// Whether a write tool's plan names nothing the state holds: no target, or one naming
+/// neither a collection nor a document (a table or a database created).
+fn untargeted(drafts: &[Draft], tool: usize) -> bool {
+    drafts
+        .iter()
+        .find(|draft| draft.tool == tool)
+        .is_some_and(|draft| {
+            draft
+                .plan
+                .target
+                .as_ref()
+                .is_none_or(|target| target.collection.is_none() && target.document.is_none())
+        })
 }
 
 /// Whether a call updated or deleted an entity the state did not hold before it.
@@ -1119,7 +1172,11 @@ fn check_document_read(
 ) {
     let observation = checked.observation;
     let key = document_key(view);
-    if checked_by_id(replay, &key, checked.agrees, observation.ordinal) {
+    let agrees = checked_by_id(replay, &key, checked.agrees, observation.ordinal);
+    replay
+        .document_checked
+        .insert(view.to_owned(), observation.ordinal);
+    if agrees {
         return;
     }
     if let Some(body) = &observation.body {
