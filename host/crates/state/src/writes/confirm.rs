@@ -269,23 +269,7 @@ impl Replay<'_> {
             self.unmodelled.extend(keys.iter().map(|key| key.0.clone()));
             return;
         }
-        // Likewise a document no write tool writes (a database's overview of its tables and
-        // counts): a write naming nothing the state holds since its last read (a database
-        // created) explains the difference; else its view answers not modelled after a served
-        // write (named by its view), and no write is charged.
-        let unwritten_document = |key: &Key| {
-            key.0 == DOCUMENT_TYPE && !key.1.is_empty() && !self.written_documents.contains(&key.1)
-        };
-        if !keys.is_empty() && keys.iter().all(unwritten_document) {
-            let explained = keys.iter().all(|key| {
-                let since = self.document_checked.get(&key.1).copied().unwrap_or(0);
-                self.untargeted
-                    .iter()
-                    .any(|write| *write > since && *write < read)
-            });
-            if !explained {
-                self.unmodelled.extend(keys.iter().map(|key| key.1.clone()));
-            }
+        if self.unwritten_documents(keys, read) {
             return;
         }
         if let Some(draft) = self
@@ -297,6 +281,29 @@ impl Replay<'_> {
         {
             self.verdicts[draft].side_effect = true;
         }
+    }
+
+    /// Whether every key is a document no write tool writes (a database's overview of its
+    /// tables and counts), whose difference then charges no write: a write naming nothing the
+    /// state holds since its last read (a database created) explains it; else its view answers
+    /// not modelled after a served write (named by its view).
+    fn unwritten_documents(&mut self, keys: &[Key], read: u64) -> bool {
+        let unwritten = |key: &Key| {
+            key.0 == DOCUMENT_TYPE && !key.1.is_empty() && !self.written_documents.contains(&key.1)
+        };
+        if keys.is_empty() || !keys.iter().all(unwritten) {
+            return false;
+        }
+        let explained = keys.iter().all(|key| {
+            let since = self.document_checked.get(&key.1).copied().unwrap_or(0);
+            self.untargeted
+                .iter()
+                .any(|write| *write > since && *write < read)
+        });
+        if !explained {
+            self.unmodelled.extend(keys.iter().map(|key| key.1.clone()));
+        }
+        true
     }
 
     fn check_incomplete(&mut self, draft: usize, entity: &Entity) {
