@@ -98,6 +98,7 @@ mod state_root_items;
 mod state_serve;
 mod state_sibling_transfer;
 mod state_unlisted_documents;
+mod state_unmodelled_documents;
 mod state_withheld;
 mod state_write_conflicts;
 mod state_write_lists;

@@ -244,3 +244,53 @@ fn a_datasette_row_update_sends_the_row_in_an_envelope_beside_its_options() {
     // What the calls sent in the envelope is stored as sent: no member is left unexplained.
     assert_ne!(plan.reason.as_deref(), Some("unexplained-change"));
 }
+
+#[test]
+fn a_datasette_row_update_is_served_and_answers_as_the_calls_sending_its_options_did() {
+    // The row pages carry `query_ms`, the server's measured query time, which each answer mints:
+    // the confirmation sets it aside as the row page's verification did, so the read after the
+    // first update (record 37) confirms it. The projects row page was read once before its
+    // first write; it answers in the envelope of the tasks row pages, which showed `query_ms`
+    // varying.
+    let served = serve_corpus_app("datasette");
+    let update = tool_of(
+        &served,
+        "POST",
+        "/tracker/{prefix-variance}/{numeric}/-/update",
+    );
+    let projects = tool_of(&served, "POST", "/tracker/projects/{fused-affix}/-/update");
+    for tool in [&update, &projects] {
+        let (served_plan, effect, _, reason) = plan(&served, tool);
+        assert_eq!(
+            (served_plan, effect.as_str(), reason),
+            (true, "update", None)
+        );
+    }
+    // With `return: true` the recorded call answered the row; without it, `{"ok": true}`.
+    let rows = tool_of(&served, "GET", "/tracker/{prefix-variance}/{numeric}.json");
+    let row = |id: &str| arguments(&[("tracker_id", "tasks"), ("id", id)]);
+    let call = |id: &str, body: Value| {
+        let mut sent = arguments(&[("tracker_id", "tasks"), ("segment_2", id)]);
+        sent.insert("body".into(), body);
+        served.call(&update, sent)
+    };
+    let (answer, is_error) = call("7", json!({"update": {"status": "done"}, "return": true}));
+    assert!(!is_error, "{answer}");
+    assert_eq!(answer["body"]["rows"][0]["status"], "done", "{answer}");
+    assert_eq!(answer["body"]["rows"][0]["id"], 7, "{answer}");
+    let (answer, is_error) = call(
+        "7",
+        json!({"update": {"status": "todo", "assignee": "ana"}}),
+    );
+    assert!(!is_error, "{answer}");
+    assert_eq!(answer["body"], json!({"ok": true}), "{answer}");
+    let (after, _) = served.call(&rows, row("7"));
+    assert_eq!(after["body"]["rows"][0]["status"], "todo", "{after}");
+    assert_eq!(after["body"]["rows"][0]["assignee"], "ana", "{after}");
+    // `return: false` no recorded call sent: its answer is not known, so the call is refused
+    // and changes nothing.
+    let (answer, is_error) = call("7", json!({"update": {"status": "done"}, "return": false}));
+    assert!(is_error, "{answer}");
+    let (after, _) = served.call(&rows, row("7"));
+    assert_eq!(after["body"]["rows"][0]["status"], "todo", "{after}");
+}

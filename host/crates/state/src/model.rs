@@ -752,6 +752,11 @@ pub struct DocumentView {
     pub record_ordinal: u64,
     /// Top-level members whose value each response minted.
     pub per_response_members: Vec<String>,
+    /// Whether recorded writes changed the document though no write tool writes it (a
+    /// database's overview of its tables and their counts): after a served write its view
+    /// answers not modelled, never what the state held before it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub unmodelled_after_writes: bool,
 }
 
 impl StateView {

@@ -1436,6 +1436,9 @@ impl StateService {
         if !named {
             return Err("unrecorded-request");
         }
+        if document.unmodelled_after_writes && self.written_any() {
+            return Ok(self.recording(tool, template, call, "unmodelled-after-write", true));
+        }
         let live = self.read();
         let Some(held) = live.document(tool) else {
             return Ok(tool_error(

@@ -172,6 +172,12 @@ pub fn answered_ordinals(state: &StateView) -> std::collections::BTreeSet<u64> {
     let mut wanted = std::collections::BTreeSet::new();
     for plan in state.served_writes() {
         wanted.extend(plan.response.as_ref().map(|response| response.ordinal));
+        wanted.extend(
+            plan.response
+                .iter()
+                .flat_map(|response| &response.by_options)
+                .map(|answer| answer.response.ordinal),
+        );
         wanted.extend(plan.missing_ordinal);
         wanted.extend(plan.conflicts.iter().map(|conflict| conflict.ordinal));
         wanted.extend(

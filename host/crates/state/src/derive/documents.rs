@@ -79,5 +79,6 @@ pub fn derive(
         query: line.query.clone(),
         record_ordinal: line.ordinal,
         per_response_members: per_response.into_iter().collect(),
+        unmodelled_after_writes: false,
     })
 }

@@ -134,6 +134,20 @@ fn check_bodies_kept(manifest: &Manifest, records: &[CaptureRecord]) -> Result<(
     .in_stage(rea_manifest::STAGE))
 }
 
+/// Marks the types and document views recorded writes changed though no write tool writes them
+/// (`unmodelled`: type templates and document view tools), which answer not modelled after a
+/// served write.
+fn mark_unmodelled(state: &mut StateView, unmodelled: &BTreeSet<String>) {
+    for known in &mut state.types {
+        known.unmodelled_after_writes = unmodelled.contains(&known.collection_template);
+    }
+    for view in &mut state.views {
+        if let ViewDetail::Document(document) = &mut view.detail {
+            document.unmodelled_after_writes = unmodelled.contains(&view.tool);
+        }
+    }
+}
+
 /// One extraction pass over a timeline whose observation windows are given.
 fn derive_pass(
     manifest: &Manifest,
@@ -204,9 +218,7 @@ fn derive_pass(
     };
     let (plans, related, unmodelled) =
         crate::writes::derive_write_plans(manifest, timeline, &state, records, rules);
-    for known in &mut state.types {
-        known.unmodelled_after_writes = unmodelled.contains(&known.collection_template);
-    }
+    mark_unmodelled(&mut state, &unmodelled);
     // A type whose served delete keeps its entities marked deleted names that member.
     for plan in &plans {
         let (Some(flag), Some(entity_type)) = (

@@ -191,13 +191,9 @@ pub fn window_ends(
             }
             WriteScope::Document { document } => consider(firsts.document.get(document)),
         }
-        // A type the writes change in ways no write tool models (an index or a feed of the
-        // written documents) shows, after any write, what the seed did not hold.
-        if let WriteScope::Type { entity_type, .. } = &scope
-            && types.iter().any(|known| {
-                known.collection_template == *entity_type && known.unmodelled_after_writes
-            })
-        {
+        // A type (or document) the writes change in ways no write tool models (an index or a
+        // feed of the written documents) shows, after any write, what the seed did not hold.
+        if unmodelled_scope(&scope, types, &by_tool) {
             consider(first_any.as_ref());
         }
         ends.insert(observation.ordinal, end.unwrap_or(usize::MAX));
@@ -282,6 +278,24 @@ pub fn all_related(manifest: &Manifest, timeline: &Timeline) -> Vec<RelatedWrite
 /// record that did not answer `4xx`/`5xx`.
 pub fn closes_windows(manifest: &Manifest, timeline: &Timeline, observation: &Observation) -> bool {
     timeline.is_write(manifest, observation.tool) && !(400..600).contains(&observation.status)
+}
+
+/// Whether a read's scope is a type or document view recorded writes changed though no write
+/// tool writes it.
+fn unmodelled_scope(
+    scope: &WriteScope,
+    types: &[EntityType],
+    by_tool: &HashMap<&str, &ReadView>,
+) -> bool {
+    match scope {
+        WriteScope::Type { entity_type, .. } => types.iter().any(|known| {
+            known.collection_template == *entity_type && known.unmodelled_after_writes
+        }),
+        WriteScope::Document { document } => by_tool.get(document.as_str()).is_some_and(|view| {
+            matches!(&view.detail, ViewDetail::Document(held) if held.unmodelled_after_writes)
+        }),
+        WriteScope::All => false,
+    }
 }
 
 #[cfg(test)]

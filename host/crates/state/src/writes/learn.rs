@@ -9,15 +9,15 @@
 //! a missing entity answers). A bulk plan learns each entity its calls named as one call; a `PUT`
 //! that created the entity its path names learns those calls apart, as a create (its `upsert`).
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use rea_plugin_api::contracts::capture::CaptureRecord;
 use rea_plugin_api::json::{Json, Object};
 
 use super::explain::{Explanation, Observed, learn_request, pointer_of, template_segments};
 use super::model::{
-    BodyModel, BulkIds, Effect, MemberModel, ResponseKind, ResponseModel, UpsertModel, WritePlan,
-    WriteTarget,
+    BodyModel, BulkIds, Effect, MemberModel, OptionedAnswer, ResponseKind, ResponseModel,
+    UpsertModel, WritePlan, WriteTarget,
 };
 use super::observe::{After, Call, bulk_layout};
 use super::target::{Classified, TargetKind};
@@ -696,13 +696,67 @@ fn learn_response(
     records: &[CaptureRecord],
     item: Option<&ItemInfo>,
 ) -> Result<ResponseModel, &'static str> {
+    let mut model = response_of(draft, calls, records, item, draft.calls[0])?;
+    model.by_options = answers_by_options(draft, calls, records, item)?;
+    Ok(model)
+}
+
+/// The answers of the recorded calls by the options they sent beside their envelope (see
+/// `ResponseModel::by_options`): one per set of options sent, learned from the first call that
+/// sent it; none when every set answered alike (the same kind, at the same place).
+fn answers_by_options(
+    draft: &Draft,
+    calls: &[Call],
+    records: &[CaptureRecord],
+    item: Option<&ItemInfo>,
+) -> Result<Vec<OptionedAnswer>, &'static str> {
+    let Some(body) = draft
+        .plan
+        .body
+        .as_ref()
+        .filter(|body| !body.options.is_empty())
+    else {
+        return Ok(Vec::new());
+    };
+    let mut firsts: Vec<(BTreeMap<String, Json>, usize)> = Vec::new();
+    for &call in &draft.calls {
+        let sent = match &calls[call].request {
+            RequestBody::Json(json) => body.sent_options(Some(json)),
+            _ => BTreeMap::new(),
+        };
+        if firsts.iter().all(|(options, _)| *options != sent) {
+            firsts.push((sent, call));
+        }
+    }
+    let answers = firsts
+        .into_iter()
+        .map(|(options, call)| {
+            let response = response_of(draft, calls, records, item, call)?;
+            Ok(OptionedAnswer { options, response })
+        })
+        .collect::<Result<Vec<_>, &'static str>>()?;
+    let alike = answers.windows(2).all(|pair| {
+        (pair[0].response.kind, &pair[0].response.pointer)
+            == (pair[1].response.kind, &pair[1].response.pointer)
+    });
+    Ok(if alike { Vec::new() } else { answers })
+}
+
+/// The answer model the recorded call `exemplar` (an index into `calls`) gives.
+fn response_of(
+    draft: &Draft,
+    calls: &[Call],
+    records: &[CaptureRecord],
+    item: Option<&ItemInfo>,
+    exemplar: usize,
+) -> Result<ResponseModel, &'static str> {
+    let exemplar = &calls[exemplar];
     let Some(record) = records
         .iter()
-        .find(|record| Some(record.ordinal) == draft.plan.exemplar_ordinal)
+        .find(|record| record.ordinal == exemplar.ordinal)
     else {
         return Err("body-unusable");
     };
-    let exemplar = &calls[draft.calls[0]];
     let Some((mut kind, pointer)) = response_kind(exemplar, draft.plan.effect) else {
         return Err("body-unusable");
     };
@@ -741,6 +795,7 @@ fn learn_response(
         required_members,
         nulled_members,
         renamed,
+        by_options: Vec::new(),
     })
 }
 

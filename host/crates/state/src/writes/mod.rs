@@ -87,6 +87,8 @@ pub(crate) struct ItemInfo {
 pub(crate) struct ListInfo {
     /// Where the array sits in its answers.
     pub list_pointer: String,
+    /// Envelope members (pointers) each answer minted (the view's `per_response_members`).
+    pub minted: Vec<String>,
 }
 
 /// A type and the views that read it.
@@ -113,6 +115,9 @@ pub(crate) struct ItemScope {
     /// The read template's identity segment (`{numeric}`, `{numeric}.json`: the id is the value
     /// a fused parameter holds).
     pub id_pattern: String,
+    /// Envelope members (pointers) each answer minted (the view's `per_response_members`: a
+    /// row page's measured `query_ms`), which the view's verification set aside.
+    pub minted: Vec<String>,
 }
 
 impl ItemScope {
@@ -211,7 +216,7 @@ impl Views {
         names
     }
 
-    fn new(manifest: &Manifest, state: &StateView) -> Self {
+    fn new(manifest: &Manifest, timeline: &Timeline, state: &StateView) -> Self {
         let mut views = Views::default();
         for entity_type in &state.types {
             views.types.insert(
@@ -248,7 +253,46 @@ impl Views {
                 views.add_view(tool, view);
             }
         }
+        views.share_minted(timeline, state, index_of);
         views
+    }
+
+    /// Item views answering in one envelope (the same top-level members, as their envelope
+    /// records show) mint the same members: each takes the members any of them learned as
+    /// minted, so a row page read once before the first write (whose one answer shows nothing
+    /// varying) sets aside the measured `query_ms` its sibling row pages showed varying.
+    fn share_minted(
+        &mut self,
+        timeline: &Timeline,
+        state: &StateView,
+        index_of: impl Fn(&str) -> Option<usize>,
+    ) {
+        let envelope_of = |item: &crate::model::ItemView| -> Option<Vec<String>> {
+            let body = timeline.get(item.envelope_ordinal)?.body.as_ref()?;
+            Some(body.as_object()?.keys().map(str::to_owned).collect())
+        };
+        let mut shared: BTreeMap<Vec<String>, BTreeSet<String>> = BTreeMap::new();
+        let mut members: Vec<(usize, Vec<String>)> = Vec::new();
+        for view in &state.views {
+            let ViewDetail::Item(item) = &view.detail else {
+                continue;
+            };
+            let (Some(tool), Some(envelope)) = (index_of(&view.tool), envelope_of(item)) else {
+                continue;
+            };
+            shared
+                .entry(envelope.clone())
+                .or_default()
+                .extend(item.per_response_members.iter().cloned());
+            members.push((tool, envelope));
+        }
+        for (tool, envelope) in members {
+            if let (Some(Scope::Item(scope)), Some(minted)) =
+                (self.scopes.get_mut(&tool), shared.get(&envelope))
+            {
+                scope.minted = minted.iter().cloned().collect();
+            }
+        }
     }
 
     /// Indexes one read view of a manifest tool.
@@ -277,6 +321,7 @@ impl Views {
                         )
                         .last()
                         .map_or_else(String::new, |pattern| (*pattern).to_owned()),
+                        minted: item.per_response_members.clone(),
                     }),
                 );
             }
@@ -287,6 +332,7 @@ impl Views {
                         list.entity_type.clone(),
                         ListInfo {
                             list_pointer: list.list_pointer.clone(),
+                            minted: list.per_response_members.clone(),
                         },
                     ),
                 );
@@ -425,7 +471,7 @@ pub fn derive_write_plans(
     Vec<RelatedWrite>,
     std::collections::BTreeSet<String>,
 ) {
-    let views = Views::new(manifest, state);
+    let views = Views::new(manifest, timeline, state);
     // Pass 1 (`target`, `action`): one draft per write tool.
     let writes: Vec<(usize, Classified)> = manifest
         .tools

@@ -209,6 +209,24 @@ impl WritePlan {
         Some(plan)
     }
 
+    /// The plan answering a call that sends `body`: itself, or, where the recorded calls
+    /// answered by the options they sent (`ResponseModel::by_options`), the plan answering as
+    /// the calls that sent the same options did; `None` when no recorded call sent them.
+    pub fn answering_options(
+        &self,
+        body: Option<&Json>,
+    ) -> Option<std::borrow::Cow<'_, WritePlan>> {
+        let by_options = match &self.response {
+            Some(response) if !response.by_options.is_empty() => &response.by_options,
+            _ => return Some(std::borrow::Cow::Borrowed(self)),
+        };
+        let sent = self.body.as_ref()?.sent_options(body);
+        let chosen = by_options.iter().find(|answer| answer.options == sent)?;
+        let mut plan = self.clone();
+        plan.response = Some(chosen.response.clone());
+        Some(std::borrow::Cow::Owned(plan))
+    }
+
     /// Whether a rule of the plan (or of its upsert's create half) needs the served clock.
     pub fn needs_clock(&self) -> bool {
         self.rules.iter().any(|rule| rule.needs_clock)
@@ -299,6 +317,19 @@ pub struct BodyModel {
     /// such as `{"update": {…}, "return": true}`), by name: their recorded JSON types.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub options: BTreeMap<String, MemberModel>,
+}
+
+impl BodyModel {
+    /// The options a body sends beside its envelope (see [`BodyModel::options`]), as sent.
+    pub fn sent_options(&self, body: Option<&Json>) -> BTreeMap<String, Json> {
+        let Some(Json::Object(object)) = body else {
+            return BTreeMap::new();
+        };
+        self.options
+            .keys()
+            .filter_map(|name| Some((name.clone(), object.get(name)?.clone())))
+            .collect()
+    }
 }
 
 /// Where a bulk write's body names its entities.
@@ -462,4 +493,53 @@ pub struct ResponseModel {
     /// shows the written entity's values there, never the recorded call's.
     #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     pub renamed: std::collections::BTreeMap<String, String>,
+    /// Where the recorded calls answered otherwise by the options they sent beside their
+    /// envelope (`{"update": {…}, "return": true}` answering the row, the same call without
+    /// `return` only `{"ok": true}`): the answer of each recorded set of options. A served call
+    /// sending options no recorded call sent has no answer to give, and is refused.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub by_options: Vec<OptionedAnswer>,
+}
+
+/// The answer the recorded calls gave when they sent one set of options beside their envelope.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct OptionedAnswer {
+    /// The options sent, as sent (those not sent left out).
+    pub options: BTreeMap<String, Json>,
+    /// The answer those calls gave.
+    pub response: ResponseModel,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_options_a_body_sends_are_those_the_model_names_as_sent() {
+        let option = MemberModel {
+            types: vec!["boolean".to_owned()],
+            required: false,
+            fixed: None,
+        };
+        let model = BodyModel {
+            envelope: "/update".to_owned(),
+            options: [("return".to_owned(), option)].into_iter().collect(),
+            ..BodyModel::default()
+        };
+        let body = |text: &str| Json::parse(text.as_bytes()).expect("JSON");
+        let sent = model.sent_options(Some(&body(r#"{"update": {"a": 1}, "return": true}"#)));
+        assert_eq!(
+            sent,
+            [("return".to_owned(), Json::Bool(true))]
+                .into_iter()
+                .collect()
+        );
+        // Not sent (or no body): no options, the set the calls without `return` sent.
+        assert!(
+            model
+                .sent_options(Some(&body(r#"{"update": {"a": 1}}"#)))
+                .is_empty()
+        );
+        assert!(model.sent_options(None).is_empty());
+    }
 }

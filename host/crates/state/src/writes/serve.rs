@@ -347,7 +347,13 @@ pub fn write_call(
     if change.missing {
         return missing_answer(service, plan, &input.segments, &call.pairs());
     }
-    let answer = written_answer(service, plan, &change);
+    let Some(answering) = plan.answering_options(input.body.as_ref()) else {
+        return refuse(
+            plan,
+            "the recorded calls never sent these options beside the envelope, so their answer is not known",
+        );
+    };
+    let answer = written_answer(service, &answering, &change);
     if answer.is_error() {
         return answer;
     }

@@ -438,6 +438,7 @@ mod tests {
             required_members: members.iter().map(|name| (*name).to_owned()).collect(),
             nulled_members: Vec::new(),
             renamed: Default::default(),
+            by_options: Vec::new(),
         };
         assert!(shows_whole(
             &answer(&["id", "status", "subject"]),
