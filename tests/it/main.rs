@@ -111,3 +111,4 @@ mod state_writes_nested_views;
 mod state_writes_semantics;
 mod state_writes_short_ids;
 mod state_writes_sub_resource;
+mod state_writes_untargeted;
