@@ -110,6 +110,8 @@ mod state_writes_document_envelope;
 mod state_writes_item_paths;
 mod state_writes_learning;
 mod state_writes_nested;
+mod state_writes_nested_views;
 mod state_writes_semantics;
 mod state_writes_short_ids;
 mod state_writes_sub_resource;
+mod state_writes_untargeted;

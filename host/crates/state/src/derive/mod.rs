@@ -56,9 +56,10 @@ use rea_manifest::{Manifest, ManifestTool};
 use rea_plugin_api::contracts::capture::{Body, CaptureRecord};
 use rea_plugin_api::json::Json;
 
-use crate::model::{ReadView, StateView, ViewDetail};
+use crate::model::{EntityType, ReadView, StateView, ViewDetail};
 use crate::observation::{Observation, Timeline};
 use crate::rules::RuleSet;
+use crate::writes::model::WritePlan;
 
 pub use entities::Entities;
 
@@ -137,9 +138,10 @@ fn check_bodies_kept(manifest: &Manifest, records: &[CaptureRecord]) -> Result<(
 /// Marks the types and document views recorded writes changed though no write tool writes them
 /// (`unmodelled`: type templates and document view tools), which answer not modelled after a
 /// served write.
-fn mark_unmodelled(state: &mut StateView, unmodelled: &BTreeSet<String>) {
+fn mark_unmodelled(state: &mut StateView, unmodelled: &BTreeSet<String>, nested: &BTreeSet<String>) {
     for known in &mut state.types {
-        known.unmodelled_after_writes = unmodelled.contains(&known.collection_template);
+        known.unmodelled_after_writes = unmodelled.contains(&known.collection_template)
+            || nested.contains(&known.collection_template);
     }
     for view in &mut state.views {
         if let ViewDetail::Document(document) = &mut view.detail {
@@ -218,7 +220,8 @@ fn derive_pass(
     };
     let (plans, related, unmodelled) =
         crate::writes::derive_write_plans(manifest, timeline, &state, records, rules);
-    mark_unmodelled(&mut state, &unmodelled);
+    let nested = nested_in_written(&state.types, &plans);
+    mark_unmodelled(&mut state, &unmodelled, &nested);
     // A type whose served delete keeps its entities marked deleted names that member.
     for plan in &plans {
         let (Some(flag), Some(entity_type)) = (
@@ -246,6 +249,57 @@ fn derive_pass(
         crate::writes::siblings::borrow_missing_answers(&mut state, records);
     }
     state
+}
+
+/// The types no write tool writes whose collection lies inside the collection of a type a
+/// served write writes (`/{db}/_design/d/_view/v` or `/{db}/_changes` inside `/{db}`): an index,
+/// a view or a feed of the written entities, which a served write changes in ways no plan models
+/// even where no recorded read after a write showed it. Their views answer not modelled after a
+/// served write rather than what the state held before it. A written collection at the root
+/// (`/`, no segment) holds every path, so it names no such type.
+fn nested_in_written(types: &[EntityType], plans: &[WritePlan]) -> BTreeSet<String> {
+    let templates = |plan: &WritePlan| {
+        plan.target
+            .as_ref()
+            .and_then(|target| target.entity_type.clone())
+    };
+    let written: BTreeSet<String> = plans.iter().filter_map(templates).collect();
+    let served_templates: BTreeSet<String> = plans
+        .iter()
+        .filter(|plan| plan.served)
+        .filter_map(templates)
+        .collect();
+    let served: Vec<Vec<&str>> = served_templates
+        .iter()
+        .map(|template| template_segments(template).collect::<Vec<&str>>())
+        .filter(|segments| !segments.is_empty())
+        .collect();
+    types
+        .iter()
+        .filter(|known| !written.contains(&known.collection_template))
+        .filter(|known| {
+            let inner: Vec<&str> = template_segments(&known.collection_template).collect();
+            served.iter().any(|outer| {
+                inner.len() > outer.len()
+                    && outer
+                        .iter()
+                        .zip(&inner)
+                        .all(|(outer, inner)| same_segment(outer, inner))
+            })
+        })
+        .map(|known| known.collection_template.clone())
+        .collect()
+}
+
+/// A template's non-empty segments.
+fn template_segments(template: &str) -> impl Iterator<Item = &str> {
+    template.split('/').filter(|segment| !segment.is_empty())
+}
+
+/// Two template segments name the same place: equal literals, or parameters both.
+fn same_segment(a: &str, b: &str) -> bool {
+    let parameter = |segment: &str| segment.starts_with('{') && segment.ends_with('}');
+    a == b || (parameter(a) && parameter(b))
 }
 
 /// A manifest tool's index by its name.

@@ -2064,3 +2064,59 @@ fn a_total_a_filtered_query_showed_counts_the_matches() {
         json!({"items": [post(3)], "meta": {"total": 2}})
     );
 }
+
+/// A type of `template` identified by `id`.
+fn entity_type(template: &str) -> crate::model::EntityType {
+    crate::model::EntityType {
+        collection_template: template.to_owned(),
+        identity_field: "id".to_owned(),
+        item_view: None,
+        deleted_flag: None,
+        unmodelled_after_writes: false,
+    }
+}
+
+/// A write plan of `tool` writing the type `template`, served or withheld.
+fn plan_writing(tool: &str, template: &str, served: bool) -> crate::writes::model::WritePlan {
+    serde_json::from_value(json!({
+        "tool": tool, "method": "PUT", "path_template": format!("{template}/{{id}}"),
+        "effect": "update", "bulk": false, "served": served,
+        "record_ordinals": [], "confirmed_by": [], "rules": [],
+        "target": {"type": template, "identity_field": "id", "collection_segments": 1}
+    }))
+    .expect("plan")
+}
+
+#[test]
+fn types_inside_a_served_collection_that_no_write_tool_writes_are_unmodelled_after_writes() {
+    let types = [
+        "/{db}",
+        "/{db}/_changes",
+        "/{db}/_design/catalog/_view/by_genre",
+        "/{db}/attachments",
+        "/{other}/_all_docs",
+        "/users",
+        "/",
+    ]
+    .map(entity_type);
+    let plans = [
+        plan_writing("put_doc", "/{db}", true),
+        // Written by a tool of its own (withheld): not an index of the documents.
+        plan_writing("put_attachment", "/{db}/attachments", false),
+        // Withheld: it writes nothing, so nothing inside it goes stale.
+        plan_writing("put_user", "/users", false),
+    ];
+    let nested = super::nested_in_written(&types, &plans);
+    // `/{other}/_all_docs` lies inside `/{db}` too: a parameter segment names any collection.
+    assert_eq!(
+        nested.into_iter().collect::<Vec<_>>(),
+        [
+            "/{db}/_changes",
+            "/{db}/_design/catalog/_view/by_genre",
+            "/{other}/_all_docs"
+        ]
+    );
+    // A written collection at the root holds every path: it names no nested type.
+    let root = [plan_writing("put_item", "/", true)];
+    assert!(super::nested_in_written(&types, &root).is_empty());
+}

@@ -16,7 +16,9 @@
 //! * a write the state has no target for, whose path extends a held item's path (a sub-resource
 //!   of the item: an attachment under its document), changes that item in ways the state does not
 //!   model: a disagreement about the item after it is charged to no write (the sub-resource write
-//!   itself stays withheld);
+//!   itself stays withheld); one reaching no held item is still the latest write, so a
+//!   disagreement after it that no entity explains (a listing of databases after `PUT /{db}`)
+//!   is charged to no write rather than to an earlier one as a side effect;
 //! * a disagreement only about entities of types no write tool writes (an index or a feed of
 //!   the written documents, a parent's counts) is charged to no write: those types are returned,
 //!   and their views answer not modelled after a served write;
@@ -627,10 +629,26 @@ fn adopt_observed(replay: &mut Replay<'_>, service: &StateService, draft: &Draft
         let held = |entity_type: &str, collection: &str, id: &str| {
             live.entity(entity_type, collection, id).is_some()
         };
-        for key in sub_resource_of(&replay.item_paths, &call.segments, held) {
+        let items = sub_resource_of(&replay.item_paths, &call.segments, held);
+        if items.is_empty() {
+            // Elsewhere (a database created by `PUT /{db}`) it is still the latest write: a
+            // disagreement after it that no entity explains is its own, never charged to an
+            // earlier write as a side effect.
+            replay.record_event(None, untargeted_key(call), false);
+        }
+        for key in items {
             replay.record_event(None, key, false);
         }
     }
+}
+
+/// The key an untargeted write's event is recorded under: no type holds it, so no read names it.
+fn untargeted_key(call: &Call) -> Key {
+    (
+        "untargeted-write".to_owned(),
+        call.segments.join("/"),
+        call.ordinal.to_string(),
+    )
 }
 
 /// The item views naming their entity by path: `(path template, type, identity pattern)`.

@@ -2439,3 +2439,42 @@ fn a_create_refused_for_a_taken_name_answers_that_refusal_for_a_held_name() {
     );
     assert!(unrelated.plan("post_lists").conflicts.is_empty());
 }
+
+#[test]
+fn a_disagreement_after_an_untargeted_write_is_charged_to_no_earlier_write() {
+    // `DELETE /notes/beta` is confirmed by the 404 after it; `POST /admin/reindex` names no
+    // entity the state holds, and the document read after it (`/stats`) disagrees: that is the
+    // untargeted write's doing, not a side effect of the delete before it.
+    let fixture = derive(vec![
+        get(0, "/stats", 200, json!({"count": 2})),
+        get(
+            1,
+            "/notes",
+            200,
+            json!([note_of("alpha", "a"), note_of("beta", "b")]),
+        ),
+        get(2, "/notes/alpha", 200, note_of("alpha", "a")),
+        get(3, "/notes/beta", 200, note_of("beta", "b")),
+        record(4, "DELETE", "/notes/beta", None, 204, Value::Null),
+        get(5, "/notes/beta", 404, json!({"error": "not found"})),
+        get(6, "/notes", 200, json!([note_of("alpha", "a")])),
+        record(
+            7,
+            "POST",
+            "/admin/reindex",
+            Some(json!({"full": true})),
+            200,
+            json!({"ok": true}),
+        ),
+        get(8, "/stats", 200, json!({"count": 9})),
+    ]);
+    let delete = fixture.plan("delete_notes_by_id");
+    assert!(
+        delete.served,
+        "{:?} {:?}",
+        delete.reason, fixture.state.write_plans
+    );
+    assert_eq!(delete.confirmed_by, vec![5, 6]);
+    let reindex = fixture.plan("post_admin_reindex");
+    assert!(!reindex.served, "{reindex:?}");
+}
