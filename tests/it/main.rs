@@ -110,3 +110,4 @@ mod state_writes_nested;
 mod state_writes_semantics;
 mod state_writes_short_ids;
 mod state_writes_sub_resource;
+mod state_writes_unfollowed;

@@ -12,7 +12,9 @@
 //!   entities it no longer lists);
 //! * disagreement about an entity whose last write no read has confirmed yet contradicts that
 //!   write's plan (`contradicted_by` is the read); disagreement about an entity a read already
-//!   confirmed, or one no served write touched, is a side effect of the latest write;
+//!   confirmed, or one no served write touched, is a side effect of the latest write (of no plan
+//!   when the latest write is one the replay cannot follow: adopted with no entity or document it
+//!   changed, such as an RPC the state has no target for, its change may be that write's);
 //! * a write the state has no target for, whose path extends a held item's path (a sub-resource
 //!   of the item: an attachment under its document), changes that item in ways the state does not
 //!   model: a disagreement about the item after it is charged to no write (the sub-resource write
@@ -152,6 +154,10 @@ struct Replay<'a> {
     /// The path templates of the item views naming their entity by path, with the type and
     /// the identity segment's pattern, sorted.
     item_paths: Vec<(String, String, String)>,
+    /// How many events preceded the latest write the replay could not follow (adopted with no
+    /// entity, document or item it changed: an RPC the state has no target for, a create no
+    /// read showed): a change a read shows after it may be that write's.
+    blind_after: Option<usize>,
 }
 
 impl Replay<'_> {
@@ -262,12 +268,17 @@ impl Replay<'_> {
             self.unmodelled.extend(keys.iter().map(|key| key.0.clone()));
             return;
         }
-        if let Some(draft) = self
+        // The latest write is charged; when that is a write the replay could not follow, the
+        // change may be its own, and no plan is charged.
+        let latest = self
             .events
             .iter()
+            .enumerate()
             .rev()
-            .find(|event| !keys.contains(&event.key))
-            .and_then(|event| event.draft)
+            .find(|(_, event)| !keys.contains(&event.key));
+        if let Some((index, event)) = latest
+            && self.blind_after.is_none_or(|blind| blind <= index)
+            && let Some(draft) = event.draft
         {
             self.verdicts[draft].side_effect = true;
         }
@@ -360,6 +371,7 @@ pub(crate) fn confirm(
             .collect(),
         unmodelled: Default::default(),
         item_paths: item_paths(manifest, views),
+        blind_after: None,
     };
     for ordinal in &timeline.ordered {
         let Some(observation) = timeline.get(*ordinal) else {
@@ -533,6 +545,21 @@ fn replay_planned(
 /// Adopts what a call was observed to leave: each entity a bulk call named, the entity a call
 /// wrote, or the document.
 fn adopt_observed(replay: &mut Replay<'_>, service: &StateService, draft: &Draft, call: &Call) {
+    let events = replay.events.len();
+    adopt_observed_call(replay, service, draft, call);
+    if replay.events.len() == events {
+        replay.blind_after = Some(events);
+    }
+}
+
+/// Adopts one call (see [`adopt_observed`]), recording an event per entity or document it
+/// changed.
+fn adopt_observed_call(
+    replay: &mut Replay<'_>,
+    service: &StateService,
+    draft: &Draft,
+    call: &Call,
+) {
     let mut live = service.write();
     let bulk_type = draft
         .plan

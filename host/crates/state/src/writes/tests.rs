@@ -2439,3 +2439,55 @@ fn a_create_refused_for_a_taken_name_answers_that_refusal_for_a_held_name() {
     );
     assert!(unrelated.plan("post_lists").conflicts.is_empty());
 }
+
+/// Two notes read, note 2 deleted and shown gone; then, when `blind` is set, a write the state
+/// has no target for (`POST /jobs/run`); then a read showing note 1 changed, which no write the
+/// state models did.
+fn delete_then_unfollowed_change(blind: bool) -> Fixture {
+    let mut records = vec![
+        get(
+            0,
+            "/notes",
+            200,
+            json!([note_of("1", "a"), note_of("2", "b")]),
+        ),
+        get(1, "/notes/1", 200, note_of("1", "a")),
+        get(2, "/notes/2", 200, note_of("2", "b")),
+        record(3, "DELETE", "/notes/2", None, 204, Value::Null),
+        get(4, "/notes/2", 404, json!({"error": "not found"})),
+        get(5, "/notes", 200, json!([note_of("1", "a")])),
+    ];
+    if blind {
+        records.push(record(
+            6,
+            "POST",
+            "/jobs/run",
+            Some(json!({"job": "tidy"})),
+            200,
+            json!({"started": true}),
+        ));
+    }
+    records.push(get(7, "/notes/1", 200, note_of("1", "tidied")));
+    derive(records)
+}
+
+#[test]
+fn a_change_shown_after_a_write_the_replay_cannot_follow_is_charged_to_no_plan() {
+    // Without a write between, the change of note 1 is charged to the latest write, the delete.
+    let fixture = delete_then_unfollowed_change(false);
+    let delete = fixture.plan("delete_notes_by_id");
+    assert_eq!(delete.reason.as_deref(), Some("side-effect"));
+    // After a write the state has no target for, the change may be that write's: the delete,
+    // confirmed by its reads, is served; the job write stays withheld.
+    let fixture = delete_then_unfollowed_change(true);
+    let delete = fixture.plan("delete_notes_by_id");
+    assert!(delete.served, "{:?}", delete.reason);
+    assert_eq!(delete.confirmed_by, vec![4, 5]);
+    let job = fixture.plan("post_jobs_run");
+    assert!(!job.served);
+    assert_eq!(job.reason.as_deref(), Some("no-state-target"));
+    let (deleted, error) = fixture.call("delete_notes_by_id", json!({"id": "1"}));
+    assert!(!error, "{deleted}");
+    let (gone, _) = fixture.call("get_notes_by_id", json!({"id": "1"}));
+    assert_eq!(gone["status"], 404);
+}
