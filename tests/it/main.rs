@@ -100,6 +100,7 @@ mod state_withheld;
 mod state_write_conflicts;
 mod state_write_lists;
 mod state_writes;
+mod state_writes_batch_create;
 mod state_writes_concurrent;
 mod state_writes_dependents;
 mod state_writes_digest_revision;

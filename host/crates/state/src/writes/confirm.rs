@@ -158,6 +158,9 @@ struct Replay<'a> {
     /// entity, document or item it changed: an RPC the state has no target for, a create no
     /// read showed): a change a read shows after it may be that write's.
     blind_after: Option<usize>,
+    /// How many events preceded the end of the latest write adopted as observed: what it did
+    /// besides its own entity (a parent's create making the children it nests) is not followed.
+    adopted_after: Option<usize>,
 }
 
 impl Replay<'_> {
@@ -213,12 +216,16 @@ impl Replay<'_> {
             .filter(|event| !self.events[*event].confirmed(shown))
             .collect();
         let touched_unmodelled = keys.iter().any(|key| {
-            self.last
-                .get(key)
-                .is_some_and(|event| self.events[*event].draft.is_none())
+            self.last.get(key).is_some_and(|event| {
+                self.events[*event].draft.is_none_or(|draft| {
+                    let verdict = &self.verdicts[draft];
+                    verdict.failure.is_some() || verdict.contradicted_by.is_some()
+                })
+            })
         });
-        // An entity a write the state does not model changed explains the difference: the
-        // collection's other writes are not blamed for it.
+        // An entity a write the state does not model (or models wrongly, its plan already
+        // contradicted) changed explains the difference: the collection's other writes are not
+        // blamed for it.
         if unconfirmed.is_empty()
             && !touched_unmodelled
             && let Some(collection) = collection
@@ -232,6 +239,8 @@ impl Replay<'_> {
                         .flatten()
                         .copied()
                         .filter(|event| !self.events[*event].confirmed(shown))
+                        // A write adopted after it may have made the difference.
+                        .filter(|event| self.adopted_after.is_none_or(|adopted| adopted <= *event))
                         .collect()
                 })
                 .unwrap_or_default();
@@ -372,6 +381,7 @@ pub(crate) fn confirm(
         unmodelled: Default::default(),
         item_paths: item_paths(manifest, views),
         blind_after: None,
+        adopted_after: None,
     };
     for ordinal in &timeline.ordered {
         let Some(observation) = timeline.get(*ordinal) else {
@@ -434,8 +444,20 @@ fn replay_write(
     rules: &RuleSet,
 ) {
     let draft = &drafts[call.draft];
-    if draft.open() && replay.verdicts[call.draft].failure.is_none() {
+    // A batch create (an array sent to a create learned from one-object calls) is adopted as
+    // observed: the plan serves one object.
+    let batch = draft.plan.effect == super::model::Effect::Create
+        && !draft.plan.bulk
+        && super::observe::batch_call(call);
+    if draft.open() && !batch && replay.verdicts[call.draft].failure.is_none() {
         match replay_planned(replay, service, draft, call, rules) {
+            // A call whose recorded answer the plan does not reproduce did more than the plan
+            // follows (a create nesting children its answer shows): like an adopted write, what
+            // it did besides its entity is not followed.
+            Ok(()) if replay.verdicts[call.draft].failure.is_some() => {
+                replay.adopted_after = Some(replay.events.len());
+                return;
+            }
             Ok(()) => return,
             // An update or delete of an entity the state never held cannot be replayed with the
             // plan: it shows nothing against it, and is adopted as observed.
@@ -550,6 +572,7 @@ fn adopt_observed(replay: &mut Replay<'_>, service: &StateService, draft: &Draft
     if replay.events.len() == events {
         replay.blind_after = Some(events);
     }
+    replay.adopted_after = Some(replay.events.len());
 }
 
 /// Adopts one call (see [`adopt_observed`]), recording an event per entity or document it
@@ -677,11 +700,8 @@ fn adopt_bulk(
             target.id.clone(),
         );
         match &target.after {
-            After::Present(value) => {
-                if let Some(mut held) = live.entity(entity_type, &collection, &target.id).cloned() {
-                    held.fields = value.clone();
-                    live.update_entity(held, None);
-                }
+            After::Present(_) => {
+                adopt_entity(live, entity_type, &collection, &target.id, &target.after);
                 replay.record_event(None, key, false);
             }
             After::Absent => {

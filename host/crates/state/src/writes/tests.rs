@@ -2491,3 +2491,97 @@ fn a_change_shown_after_a_write_the_replay_cannot_follow_is_charged_to_no_plan()
     let (gone, _) = fixture.call("get_notes_by_id", json!({"id": "1"}));
     assert_eq!(gone["status"], 404);
 }
+
+fn task(id: u64, title: &str, state: &str, owner: Value) -> Value {
+    json!({"id": id, "title": title, "state": state, "owner": owner})
+}
+
+#[test]
+fn a_create_sent_one_object_or_a_batch_learns_from_the_objects_and_adopts_the_batch() {
+    // `POST /tasks` sends one object twice (the second leaves `state` and `owner` to their
+    // defaults) and an array once (a batch); a read lists the batch's tasks after it.
+    let fixture = derive(vec![
+        get(
+            0,
+            "/tasks",
+            200,
+            json!({"data": [task(1, "a", "todo", json!("ana"))]}),
+        ),
+        get(
+            1,
+            "/tasks/1",
+            200,
+            json!({"data": task(1, "a", "todo", json!("ana"))}),
+        ),
+        record(
+            2,
+            "POST",
+            "/tasks",
+            Some(json!({"title": "b", "state": "doing", "owner": "bo"})),
+            200,
+            json!({"data": task(2, "b", "doing", json!("bo"))}),
+        ),
+        get(
+            3,
+            "/tasks/2",
+            200,
+            json!({"data": task(2, "b", "doing", json!("bo"))}),
+        ),
+        record(
+            4,
+            "POST",
+            "/tasks",
+            Some(json!({"title": "c"})),
+            200,
+            json!({"data": task(3, "c", "todo", Value::Null)}),
+        ),
+        get(
+            5,
+            "/tasks/3",
+            200,
+            json!({"data": task(3, "c", "todo", Value::Null)}),
+        ),
+        record(
+            6,
+            "POST",
+            "/tasks",
+            Some(json!([{"title": "d"}, {"title": "e", "owner": "eve"}])),
+            200,
+            json!({"data": [task(4, "d", "todo", Value::Null), task(5, "e", "todo", json!("eve"))]}),
+        ),
+        get(
+            7,
+            "/tasks",
+            200,
+            json!({"data": [
+                task(1, "a", "todo", json!("ana")),
+                task(2, "b", "doing", json!("bo")),
+                task(3, "c", "todo", Value::Null),
+                task(4, "d", "todo", Value::Null),
+                task(5, "e", "todo", json!("eve")),
+            ]}),
+        ),
+    ]);
+    let create = fixture.plan("post_tasks");
+    assert!(create.served, "{:?}", create.reason);
+    // The plan models the one-object calls; the defaults are what the call omitting them stored.
+    assert_eq!(create.record_ordinals, vec![2, 4]);
+    let fields = create.fields.as_ref().expect("fields");
+    assert_eq!(
+        fields.constants.get("state"),
+        Some(&rea_plugin_api::json::Json::String("todo".into()))
+    );
+    assert_eq!(
+        fields.constants.get("owner"),
+        Some(&rea_plugin_api::json::Json::Null)
+    );
+    // Served (from the state before the build's writes): one object, its omitted members
+    // defaulted; an array is refused, changing nothing.
+    let (created, error) = fixture.call("post_tasks", json!({"body": {"title": "f"}}));
+    assert!(!error, "{created}");
+    assert_eq!(created["body"]["data"], task(2, "f", "todo", Value::Null));
+    let (refused, error) = fixture.call("post_tasks", json!({"body": [{"title": "g"}]}));
+    assert!(error, "{refused}");
+    let (listed, _) = fixture.call("get_tasks", json!({}));
+    assert_eq!(listed["body"]["data"].as_array().map(Vec::len), Some(2));
+}
