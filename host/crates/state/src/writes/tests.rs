@@ -2585,3 +2585,42 @@ fn a_create_sent_one_object_or_a_batch_learns_from_the_objects_and_adopts_the_ba
     let (listed, _) = fixture.call("get_tasks", json!({}));
     assert_eq!(listed["body"]["data"].as_array().map(Vec::len), Some(2));
 }
+
+#[test]
+fn a_delete_of_a_missing_entity_answers_missing_whatever_query_it_sends() {
+    // `DELETE /notes/{id}?cascade=comments` recorded once; the build's read after it answers the
+    // missing note's 404.
+    let fixture = derive(vec![
+        get(
+            0,
+            "/notes",
+            200,
+            json!([note_of("1", "a"), note_of("2", "b")]),
+        ),
+        get(1, "/notes/1", 200, note_of("1", "a")),
+        get(2, "/notes/2", 200, note_of("2", "b")),
+        record(
+            3,
+            "DELETE",
+            "/notes/2?cascade=comments",
+            None,
+            200,
+            json!({}),
+        ),
+        get(4, "/notes/2", 404, json!({"error": "not found"})),
+        get(5, "/notes", 200, json!([note_of("1", "a")])),
+    ]);
+    let delete = fixture.plan("delete_notes_by_id");
+    assert!(delete.served, "{:?}", delete.reason);
+    // A held note deleted without the recorded query is refused: what the query changes is
+    // not modelled.
+    let (refused, error) = fixture.call("delete_notes_by_id", json!({"id": "1"}));
+    assert!(error, "{refused}");
+    let (held, _) = fixture.call("get_notes_by_id", json!({"id": "1"}));
+    assert_eq!(held["status"], 200);
+    // A note the state does not hold answers the missing note's recorded 404 either way.
+    let (missing, error) = fixture.call("delete_notes_by_id", json!({"id": "9"}));
+    assert!(!error, "{missing}");
+    assert_eq!(missing["status"], 404);
+    assert_eq!(missing["state"]["view"], "missing");
+}
