@@ -8,15 +8,8 @@
 //! build calls 25 and 28 send one task, 34 an array of two; the project create of call 30 nests
 //! two tasks its plan does not make); no second recorded application sends a batch to a create.
 
-use crate::state_support::corpus_write_plans;
+use crate::state_support::{corpus_write_plans, plan_of as plan};
 use serde_json::Value;
-
-fn plan<'a>(plans: &'a [Value], tool: &str) -> &'a Value {
-    plans
-        .iter()
-        .find(|plan| plan["tool"] == tool)
-        .unwrap_or_else(|| panic!("no plan for {tool}: {plans:#?}"))
-}
 
 #[test]
 fn a_task_create_is_learned_from_its_one_object_calls_and_served() {

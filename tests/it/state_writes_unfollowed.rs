@@ -7,15 +7,8 @@
 //! had withheld the row delete action (call 53). Both deletes are served now, confirmed by their
 //! own reads; the writes the replay cannot follow stay withheld.
 
-use crate::state_support::corpus_write_plans;
+use crate::state_support::{corpus_write_plans, plan_of as plan};
 use serde_json::Value;
-
-fn plan<'a>(plans: &'a [Value], tool: &str) -> &'a Value {
-    plans
-        .iter()
-        .find(|plan| plan["tool"] == tool)
-        .unwrap_or_else(|| panic!("no plan for {tool}: {plans:#?}"))
-}
 
 fn assert_served_and_confirmed(plan: &Value) {
     assert_eq!(plan["served"], true, "{plan:#}");

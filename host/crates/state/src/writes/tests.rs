@@ -2440,11 +2440,9 @@ fn a_create_refused_for_a_taken_name_answers_that_refusal_for_a_held_name() {
     assert!(unrelated.plan("post_lists").conflicts.is_empty());
 }
 
-/// Two notes read, note 2 deleted and shown gone; then, when `blind` is set, a write the state
-/// has no target for (`POST /jobs/run`); then a read showing note 1 changed, which no write the
-/// state models did.
-fn delete_then_unfollowed_change(blind: bool) -> Fixture {
-    let mut records = vec![
+/// Notes 1 and 2 listed and read by id.
+fn two_notes_read() -> Vec<CaptureRecord> {
+    vec![
         get(
             0,
             "/notes",
@@ -2453,10 +2451,19 @@ fn delete_then_unfollowed_change(blind: bool) -> Fixture {
         ),
         get(1, "/notes/1", 200, note_of("1", "a")),
         get(2, "/notes/2", 200, note_of("2", "b")),
+    ]
+}
+
+/// Two notes read, note 2 deleted and shown gone; then, when `blind` is set, a write the state
+/// has no target for (`POST /jobs/run`); then a read showing note 1 changed, which no write the
+/// state models did.
+fn delete_then_unfollowed_change(blind: bool) -> Fixture {
+    let mut records = two_notes_read();
+    records.extend([
         record(3, "DELETE", "/notes/2", None, 204, Value::Null),
         get(4, "/notes/2", 404, json!({"error": "not found"})),
         get(5, "/notes", 200, json!([note_of("1", "a")])),
-    ];
+    ]);
     if blind {
         records.push(record(
             6,
@@ -2590,15 +2597,8 @@ fn a_create_sent_one_object_or_a_batch_learns_from_the_objects_and_adopts_the_ba
 fn a_delete_of_a_missing_entity_answers_missing_whatever_query_it_sends() {
     // `DELETE /notes/{id}?cascade=comments` recorded once; the build's read after it answers the
     // missing note's 404.
-    let fixture = derive(vec![
-        get(
-            0,
-            "/notes",
-            200,
-            json!([note_of("1", "a"), note_of("2", "b")]),
-        ),
-        get(1, "/notes/1", 200, note_of("1", "a")),
-        get(2, "/notes/2", 200, note_of("2", "b")),
+    let mut records = two_notes_read();
+    records.extend([
         record(
             3,
             "DELETE",
@@ -2610,6 +2610,7 @@ fn a_delete_of_a_missing_entity_answers_missing_whatever_query_it_sends() {
         get(4, "/notes/2", 404, json!({"error": "not found"})),
         get(5, "/notes", 200, json!([note_of("1", "a")])),
     ]);
+    let fixture = derive(records);
     let delete = fixture.plan("delete_notes_by_id");
     assert!(delete.served, "{:?}", delete.reason);
     // A held note deleted without the recorded query is refused: what the query changes is
