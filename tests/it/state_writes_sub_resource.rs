@@ -6,15 +6,7 @@
 //! restore `POST /api/contents/{dir}/{file}/checkpoints/{id}` puts the file's saved content back
 //! (the contents `DELETE` stays served).
 
-use crate::state_support::corpus_write_plans;
-use serde_json::Value;
-
-fn plan<'a>(plans: &'a [Value], tool: &str) -> &'a Value {
-    plans
-        .iter()
-        .find(|plan| plan["tool"] == tool)
-        .unwrap_or_else(|| panic!("no plan for {tool}: {plans:#?}"))
-}
+use crate::state_support::{corpus_write_plans, plan_of as plan};
 
 #[test]
 fn an_attachment_put_explains_its_document_change_and_stays_withheld() {

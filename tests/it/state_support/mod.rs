@@ -349,3 +349,11 @@ pub fn corpus_write_plans(app: &str) -> Vec<Value> {
         .expect("write plans")
         .clone()
 }
+
+/// The write plan of one tool among a corpus application's plans (see [`corpus_write_plans`]).
+pub fn plan_of<'a>(plans: &'a [Value], tool: &str) -> &'a Value {
+    plans
+        .iter()
+        .find(|plan| plan["tool"] == tool)
+        .unwrap_or_else(|| panic!("no plan for {tool}: {plans:#?}"))
+}

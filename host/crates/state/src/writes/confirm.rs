@@ -12,7 +12,9 @@
 //!   entities it no longer lists);
 //! * disagreement about an entity whose last write no read has confirmed yet contradicts that
 //!   write's plan (`contradicted_by` is the read); disagreement about an entity a read already
-//!   confirmed, or one no served write touched, is a side effect of the latest write;
+//!   confirmed, or one no served write touched, is a side effect of the latest write (of no plan
+//!   when the latest write is one the replay cannot follow: adopted with no entity or document it
+//!   changed, such as an RPC the state has no target for, its change may be that write's);
 //! * a write the state has no target for, whose path extends a held item's path (a sub-resource
 //!   of the item: an attachment under its document), changes that item in ways the state does not
 //!   model: a disagreement about the item after it is charged to no write (the sub-resource write
@@ -161,6 +163,13 @@ struct Replay<'a> {
     /// The path templates of the item views naming their entity by path, with the type and
     /// the identity segment's pattern, sorted.
     item_paths: Vec<(String, String, String)>,
+    /// How many events preceded the latest write the replay could not follow (adopted with no
+    /// entity, document or item it changed: an RPC the state has no target for, a create no
+    /// read showed): a change a read shows after it may be that write's.
+    blind_after: Option<usize>,
+    /// How many events preceded the end of the latest write adopted as observed: what it did
+    /// besides its own entity (a parent's create making the children it nests) is not followed.
+    adopted_after: Option<usize>,
 }
 
 impl Replay<'_> {
@@ -216,12 +225,16 @@ impl Replay<'_> {
             .filter(|event| !self.events[*event].confirmed(shown))
             .collect();
         let touched_unmodelled = keys.iter().any(|key| {
-            self.last
-                .get(key)
-                .is_some_and(|event| self.events[*event].draft.is_none())
+            self.last.get(key).is_some_and(|event| {
+                self.events[*event].draft.is_none_or(|draft| {
+                    let verdict = &self.verdicts[draft];
+                    verdict.failure.is_some() || verdict.contradicted_by.is_some()
+                })
+            })
         });
-        // An entity a write the state does not model changed explains the difference: the
-        // collection's other writes are not blamed for it.
+        // An entity a write the state does not model (or models wrongly, its plan already
+        // contradicted) changed explains the difference: the collection's other writes are not
+        // blamed for it.
         if unconfirmed.is_empty()
             && !touched_unmodelled
             && let Some(collection) = collection
@@ -235,6 +248,8 @@ impl Replay<'_> {
                         .flatten()
                         .copied()
                         .filter(|event| !self.events[*event].confirmed(shown))
+                        // A write adopted after it may have made the difference.
+                        .filter(|event| self.adopted_after.is_none_or(|adopted| adopted <= *event))
                         .collect()
                 })
                 .unwrap_or_default();
@@ -274,12 +289,17 @@ impl Replay<'_> {
         if self.unwritten_documents(keys, read) {
             return;
         }
-        if let Some(draft) = self
+        // The latest write is charged; when that is a write the replay could not follow, the
+        // change may be its own, and no plan is charged.
+        let latest = self
             .events
             .iter()
+            .enumerate()
             .rev()
-            .find(|event| !keys.contains(&event.key))
-            .and_then(|event| event.draft)
+            .find(|(_, event)| !keys.contains(&event.key));
+        if let Some((index, event)) = latest
+            && self.blind_after.is_none_or(|blind| blind <= index)
+            && let Some(draft) = event.draft
         {
             self.verdicts[draft].side_effect = true;
         }
@@ -404,6 +424,8 @@ pub(crate) fn confirm(
         item_paths: item_paths(manifest, views),
         untargeted: Vec::new(),
         document_checked: HashMap::new(),
+        blind_after: None,
+        adopted_after: None,
     };
     for ordinal in &timeline.ordered {
         let Some(observation) = timeline.get(*ordinal) else {
@@ -469,8 +491,20 @@ fn replay_write(
     rules: &RuleSet,
 ) {
     let draft = &drafts[call.draft];
-    if draft.open() && replay.verdicts[call.draft].failure.is_none() {
+    // A batch create (an array sent to a create learned from one-object calls) is adopted as
+    // observed: the plan serves one object.
+    let batch = draft.plan.effect == super::model::Effect::Create
+        && !draft.plan.bulk
+        && super::observe::batch_call(call);
+    if draft.open() && !batch && replay.verdicts[call.draft].failure.is_none() {
         match replay_planned(replay, service, draft, call, rules) {
+            // A call whose recorded answer the plan does not reproduce did more than the plan
+            // follows (a create nesting children its answer shows): like an adopted write, what
+            // it did besides its entity is not followed.
+            Ok(()) if replay.verdicts[call.draft].failure.is_some() => {
+                replay.adopted_after = Some(replay.events.len());
+                return;
+            }
             Ok(()) => return,
             // An update or delete of an entity the state never held cannot be replayed with the
             // plan: it shows nothing against it, and is adopted as observed.
@@ -598,6 +632,22 @@ fn replay_planned(
 /// Adopts what a call was observed to leave: each entity a bulk call named, the entity a call
 /// wrote, or the document.
 fn adopt_observed(replay: &mut Replay<'_>, service: &StateService, draft: &Draft, call: &Call) {
+    let events = replay.events.len();
+    adopt_observed_call(replay, service, draft, call);
+    if replay.events.len() == events {
+        replay.blind_after = Some(events);
+    }
+    replay.adopted_after = Some(replay.events.len());
+}
+
+/// Adopts one call (see [`adopt_observed`]), recording an event per entity or document it
+/// changed.
+fn adopt_observed_call(
+    replay: &mut Replay<'_>,
+    service: &StateService,
+    draft: &Draft,
+    call: &Call,
+) {
     let mut live = service.write();
     let bulk_type = draft
         .plan
@@ -731,11 +781,8 @@ fn adopt_bulk(
             target.id.clone(),
         );
         match &target.after {
-            After::Present(value) => {
-                if let Some(mut held) = live.entity(entity_type, &collection, &target.id).cloned() {
-                    held.fields = value.clone();
-                    live.update_entity(held, None);
-                }
+            After::Present(_) => {
+                adopt_entity(live, entity_type, &collection, &target.id, &target.after);
                 replay.record_event(None, key, false);
             }
             After::Absent => {

@@ -541,8 +541,10 @@ impl Explanation {
         }
     }
 
-    /// Creates: what every create stored with one value is a constant.
-    pub(super) fn create_constants(&mut self) {
+    /// Creates: what every create that did not send it stored with one value is a constant (a
+    /// default, applied where a call does not send the member), when every other create sent
+    /// it (the call explains its value).
+    pub(super) fn create_constants(&mut self, observed: &[Observed<'_>]) {
         let mut values: BTreeMap<String, Option<Json>> = BTreeMap::new();
         for residual in &self.residuals {
             for (pointer, value) in residual {
@@ -556,12 +558,15 @@ impl Explanation {
             let Some(value) = value else {
                 continue;
             };
-            // A member that only some creates stored is not a constant of every create.
-            if self
-                .residuals
-                .iter()
-                .all(|residual| residual.contains_key(&pointer))
-            {
+            // A member some creates neither sent nor stored is not a constant of every create.
+            let top = (!nested_pointer(&pointer))
+                .then(|| rea_plugin_api::json::unescape_pointer_segment(&pointer[1..]));
+            if self.residuals.iter().zip(observed).all(|(residual, seen)| {
+                residual.contains_key(&pointer)
+                    || top
+                        .as_ref()
+                        .is_some_and(|field| seen.sent.contains_key(field))
+            }) {
                 if nested_pointer(&pointer) {
                     self.model.nested_constants.insert(pointer.clone(), value);
                 } else {

@@ -85,12 +85,32 @@ pub(crate) fn learn(
     rules: &RuleSet,
     records: &[CaptureRecord],
 ) {
+    // A create tool whose calls send one object or an array of them (a batch) is learned from
+    // the one-object calls: a served call sends one object, and the confirmation adopts what
+    // each batch call was observed to leave.
+    let batches = batch_create_calls(draft, calls);
+    if !batches.is_empty() && batches.len() < draft.calls.len() {
+        draft.calls.retain(|call| !batches.contains(call));
+    }
     let creating = upsert_creating_calls(draft, calls);
     if creating.is_empty() {
         learn_one(draft, calls, views, rules, records);
     } else {
         learn_upsert(draft, calls, views, rules, records, creating);
     }
+}
+
+/// The calls of a create (not bulk) that sent an array of objects.
+fn batch_create_calls(draft: &Draft, calls: &[Call]) -> Vec<usize> {
+    if draft.plan.effect != Effect::Create || draft.plan.bulk {
+        return Vec::new();
+    }
+    draft
+        .calls
+        .iter()
+        .copied()
+        .filter(|call| super::observe::batch_call(&calls[*call]))
+        .collect()
 }
 
 /// The calls of an upsert (a `PUT` of an item path) that created their entity; none when the
@@ -303,7 +323,7 @@ fn explain(
     );
     explanation.run_rules(&mut draft.plan, rules, request);
     if draft.plan.effect == Effect::Create {
-        explanation.create_constants();
+        explanation.create_constants(observed);
     }
     explanation
 }

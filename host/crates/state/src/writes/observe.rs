@@ -629,6 +629,9 @@ impl Simulation<'_> {
         segments: usize,
         call: &mut Call,
     ) -> Option<()> {
+        if batch_call(call) {
+            return self.observe_batch_create(entity_type, segments, call);
+        }
         let info = self.views.types.get(entity_type)?;
         let collection = format!(
             "/{}",
@@ -661,6 +664,45 @@ impl Simulation<'_> {
         };
         call.key = Some((entity_type.to_owned(), collection, id));
         self.observe_after(info, call);
+        Some(())
+    }
+
+    /// A create sending an array of objects to a collection whose other calls send one object (a
+    /// batch): each entity its answer lists in body order, observed as one create's (the entity
+    /// its reads by id show, else as the answer lists it), so the simulation holds them. Nothing
+    /// when the answer does not list exactly one entity per object sent.
+    fn observe_batch_create(
+        &mut self,
+        entity_type: &str,
+        segments: usize,
+        call: &mut Call,
+    ) -> Option<()> {
+        let info = self.views.types.get(entity_type)?;
+        let RequestBody::Json(Json::Array(sent)) = &call.request else {
+            return None;
+        };
+        let listed = batch_answer(call.response.as_ref()?, sent.len(), &info.identity)?;
+        let collection = format!(
+            "/{}",
+            call.segments[..segments.min(call.segments.len())].join("/")
+        );
+        let mut targets = Vec::with_capacity(listed.len());
+        for (id, object) in listed {
+            let mut one = call.clone();
+            one.key = Some((entity_type.to_owned(), collection.clone(), id.clone()));
+            one.before = None;
+            one.response = Some(object);
+            one.response_pointer = None;
+            self.observe_after(info, &mut one);
+            targets.push(BulkTarget {
+                id,
+                before: None,
+                after: one.after,
+                reads: one.reads,
+                before_position: None,
+            });
+        }
+        call.bulk = targets;
         Some(())
     }
 
@@ -782,6 +824,40 @@ fn mark_unobserved(call: &mut Call, unobserved: &mut HashSet<EntityKey>) {
     } else {
         unobserved.remove(&key);
     }
+}
+
+/// Whether a call sent an array of objects (a batch create's body).
+pub(crate) fn batch_call(call: &Call) -> bool {
+    matches!(&call.request, RequestBody::Json(Json::Array(items))
+        if !items.is_empty() && items.iter().all(|item| matches!(item, Json::Object(_))))
+}
+
+/// The entities a batch create's answer lists, each with its id: the answer's array (the body,
+/// or its one member holding an array) when it holds exactly `count` objects, each carrying the
+/// identity field.
+fn batch_answer(response: &Json, count: usize, identity: &str) -> Option<Vec<(String, Json)>> {
+    let array = match response {
+        Json::Array(items) => items,
+        Json::Object(object) => {
+            let mut arrays = object.iter().filter_map(|(_, value)| value.as_array());
+            let array = arrays.next()?;
+            if arrays.next().is_some() {
+                return None;
+            }
+            array
+        }
+        _ => return None,
+    };
+    if array.len() != count {
+        return None;
+    }
+    array
+        .iter()
+        .map(|object| {
+            let id = crate::render::identity_value(object, identity).and_then(scalar_text)?;
+            matches!(object, Json::Object(_)).then(|| (id, object.clone()))
+        })
+        .collect()
 }
 
 /// The first read by id in a create's window of an entity the state does not hold.

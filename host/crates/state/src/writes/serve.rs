@@ -9,7 +9,8 @@
 //! that cannot apply, a created id already held, the history budget), and an answer that would
 //! lack a member every recorded answer carried. An update or delete of an entity the state does
 //! not hold answers the recorded `400`/`404`/`410` (`state.view: "missing"`), or is a tool
-//! error when none was recorded.
+//! error when none was recorded; a delete of such an entity answers so whatever query or body it
+//! sends (the refusals above are for writes that would change something).
 //!
 //! Values the write generates are deterministic: the served clock is the state's `write_clock`
 //! plus one second per write served since the last reset or load, and the rules derive
@@ -330,7 +331,7 @@ pub fn write_call(
     let call = Call::resolve(definition, arguments);
     let body = match check(plan, &call) {
         Ok(body) => body,
-        Err(refusal) => return refusal,
+        Err(refusal) => return missing_delete(service, plan, &call).unwrap_or(refusal),
     };
     let input = WriteInput {
         segments: call.segments(&plan.path_template),
@@ -427,6 +428,24 @@ fn prepare_with(
 }
 
 /// The answer for an update or delete of an entity the state does not hold: the recorded
+/// A delete whose query or body the plan refuses, of an entity the state does not hold: the
+/// missing entity's answer, as the application answers a delete of nothing whatever it sends
+/// with it (`None`: the plan is no delete, or the state holds the entity).
+fn missing_delete(service: &StateService, plan: &WritePlan, call: &Call) -> Option<StateAnswer> {
+    if plan.effect != super::model::Effect::Delete || plan.bulk {
+        return None;
+    }
+    let input = WriteInput {
+        segments: call.segments(&plan.path_template),
+        body: None,
+    };
+    let missing = {
+        let (_live, outcome) = prepared(service, plan, &input);
+        matches!(outcome, Ok(change) if change.missing)
+    };
+    missing.then(|| missing_answer(service, plan, &input.segments, &call.pairs()))
+}
+
 /// `400`/`404`/`410` naming the call's entity (see [`crate::missing`]), else a tool error.
 fn missing_answer(
     service: &StateService,

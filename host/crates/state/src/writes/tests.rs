@@ -2478,3 +2478,189 @@ fn a_disagreement_after_an_untargeted_write_is_charged_to_no_earlier_write() {
     let reindex = fixture.plan("post_admin_reindex");
     assert!(!reindex.served, "{reindex:?}");
 }
+
+/// Notes 1 and 2 listed and read by id.
+fn two_notes_read() -> Vec<CaptureRecord> {
+    vec![
+        get(
+            0,
+            "/notes",
+            200,
+            json!([note_of("1", "a"), note_of("2", "b")]),
+        ),
+        get(1, "/notes/1", 200, note_of("1", "a")),
+        get(2, "/notes/2", 200, note_of("2", "b")),
+    ]
+}
+
+/// Two notes read, note 2 deleted and shown gone; then, when `blind` is set, a write the state
+/// has no target for (`POST /jobs/run`); then a read showing note 1 changed, which no write the
+/// state models did.
+fn delete_then_unfollowed_change(blind: bool) -> Fixture {
+    let mut records = two_notes_read();
+    records.extend([
+        record(3, "DELETE", "/notes/2", None, 204, Value::Null),
+        get(4, "/notes/2", 404, json!({"error": "not found"})),
+        get(5, "/notes", 200, json!([note_of("1", "a")])),
+    ]);
+    if blind {
+        records.push(record(
+            6,
+            "POST",
+            "/jobs/run",
+            Some(json!({"job": "tidy"})),
+            200,
+            json!({"started": true}),
+        ));
+    }
+    records.push(get(7, "/notes/1", 200, note_of("1", "tidied")));
+    derive(records)
+}
+
+#[test]
+fn a_change_shown_after_a_write_the_replay_cannot_follow_is_charged_to_no_plan() {
+    // Without a write between, the change of note 1 is charged to the latest write, the delete.
+    let fixture = delete_then_unfollowed_change(false);
+    let delete = fixture.plan("delete_notes_by_id");
+    assert_eq!(delete.reason.as_deref(), Some("side-effect"));
+    // After a write the state has no target for, the change may be that write's: the delete,
+    // confirmed by its reads, is served; the job write stays withheld.
+    let fixture = delete_then_unfollowed_change(true);
+    let delete = fixture.plan("delete_notes_by_id");
+    assert!(delete.served, "{:?}", delete.reason);
+    assert_eq!(delete.confirmed_by, vec![4, 5]);
+    let job = fixture.plan("post_jobs_run");
+    assert!(!job.served);
+    assert_eq!(job.reason.as_deref(), Some("no-state-target"));
+    let (deleted, error) = fixture.call("delete_notes_by_id", json!({"id": "1"}));
+    assert!(!error, "{deleted}");
+    let (gone, _) = fixture.call("get_notes_by_id", json!({"id": "1"}));
+    assert_eq!(gone["status"], 404);
+}
+
+fn task(id: u64, title: &str, state: &str, owner: Value) -> Value {
+    json!({"id": id, "title": title, "state": state, "owner": owner})
+}
+
+#[test]
+fn a_create_sent_one_object_or_a_batch_learns_from_the_objects_and_adopts_the_batch() {
+    // `POST /tasks` sends one object twice (the second leaves `state` and `owner` to their
+    // defaults) and an array once (a batch); a read lists the batch's tasks after it.
+    let fixture = derive(vec![
+        get(
+            0,
+            "/tasks",
+            200,
+            json!({"data": [task(1, "a", "todo", json!("ana"))]}),
+        ),
+        get(
+            1,
+            "/tasks/1",
+            200,
+            json!({"data": task(1, "a", "todo", json!("ana"))}),
+        ),
+        record(
+            2,
+            "POST",
+            "/tasks",
+            Some(json!({"title": "b", "state": "doing", "owner": "bo"})),
+            200,
+            json!({"data": task(2, "b", "doing", json!("bo"))}),
+        ),
+        get(
+            3,
+            "/tasks/2",
+            200,
+            json!({"data": task(2, "b", "doing", json!("bo"))}),
+        ),
+        record(
+            4,
+            "POST",
+            "/tasks",
+            Some(json!({"title": "c"})),
+            200,
+            json!({"data": task(3, "c", "todo", Value::Null)}),
+        ),
+        get(
+            5,
+            "/tasks/3",
+            200,
+            json!({"data": task(3, "c", "todo", Value::Null)}),
+        ),
+        record(
+            6,
+            "POST",
+            "/tasks",
+            Some(json!([{"title": "d"}, {"title": "e", "owner": "eve"}])),
+            200,
+            json!({"data": [task(4, "d", "todo", Value::Null), task(5, "e", "todo", json!("eve"))]}),
+        ),
+        get(
+            7,
+            "/tasks",
+            200,
+            json!({"data": [
+                task(1, "a", "todo", json!("ana")),
+                task(2, "b", "doing", json!("bo")),
+                task(3, "c", "todo", Value::Null),
+                task(4, "d", "todo", Value::Null),
+                task(5, "e", "todo", json!("eve")),
+            ]}),
+        ),
+    ]);
+    let create = fixture.plan("post_tasks");
+    assert!(create.served, "{:?}", create.reason);
+    // The plan models the one-object calls; the defaults are what the call omitting them stored.
+    assert_eq!(create.record_ordinals, vec![2, 4]);
+    let fields = create.fields.as_ref().expect("fields");
+    assert_eq!(
+        fields.constants.get("state"),
+        Some(&rea_plugin_api::json::Json::String("todo".into()))
+    );
+    assert_eq!(
+        fields.constants.get("owner"),
+        Some(&rea_plugin_api::json::Json::Null)
+    );
+    // Served (from the state before the build's writes): one object, its omitted members
+    // defaulted; an array is refused, changing nothing.
+    let (created, error) = fixture.call("post_tasks", json!({"body": {"title": "f"}}));
+    assert!(!error, "{created}");
+    assert_eq!(created["body"]["data"], task(2, "f", "todo", Value::Null));
+    let (refused, error) = fixture.call("post_tasks", json!({"body": [{"title": "g"}]}));
+    assert!(error, "{refused}");
+    let (listed, _) = fixture.call("get_tasks", json!({}));
+    assert_eq!(listed["body"]["data"].as_array().map(Vec::len), Some(2));
+}
+
+#[test]
+fn a_delete_of_a_missing_entity_answers_missing_whatever_query_it_sends() {
+    // `DELETE /notes/{id}?cascade=comments` recorded once; the build's read after it answers the
+    // missing note's 404.
+    let mut records = two_notes_read();
+    records.extend([
+        record(
+            3,
+            "DELETE",
+            "/notes/2?cascade=comments",
+            None,
+            200,
+            json!({}),
+        ),
+        get(4, "/notes/2", 404, json!({"error": "not found"})),
+        get(5, "/notes", 200, json!([note_of("1", "a")])),
+    ]);
+    let fixture = derive(records);
+    let delete = fixture.plan("delete_notes_by_id");
+    assert!(delete.served, "{:?}", delete.reason);
+    // A held note deleted without the recorded query is refused: what the query changes is
+    // not modelled.
+    let (refused, error) = fixture.call("delete_notes_by_id", json!({"id": "1"}));
+    assert!(error, "{refused}");
+    let (held, _) = fixture.call("get_notes_by_id", json!({"id": "1"}));
+    assert_eq!(held["status"], 200);
+    // A note the state does not hold answers the missing note's recorded 404 either way.
+    let (missing, error) = fixture.call("delete_notes_by_id", json!({"id": "9"}));
+    assert!(!error, "{missing}");
+    assert_eq!(missing["status"], 404);
+    assert_eq!(missing["state"]["view"], "missing");
+}
