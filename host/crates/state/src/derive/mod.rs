@@ -201,7 +201,9 @@ fn derive_pass(
     let (plans, related, unmodelled) =
         crate::writes::derive_write_plans(manifest, timeline, &state, records, rules);
     for known in &mut state.types {
-        known.unmodelled_after_writes = unmodelled.contains(&known.collection_template);
+        known.unmodelled_after_writes = unmodelled.types.contains(&known.collection_template);
+        known.folder_listings_after_writes =
+            unmodelled.folders.contains(&known.collection_template);
     }
     // A type whose served delete keeps its entities marked deleted names that member.
     for plan in &plans {

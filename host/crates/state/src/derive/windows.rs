@@ -192,10 +192,12 @@ pub fn window_ends(
             WriteScope::Document { document } => consider(firsts.document.get(document)),
         }
         // A type the writes change in ways no write tool models (an index or a feed of the
-        // written documents) shows, after any write, what the seed did not hold.
+        // written documents, a folder's listing of its children) shows, after any write, what
+        // the seed did not hold.
         if let WriteScope::Type { entity_type, .. } = &scope
             && types.iter().any(|known| {
-                known.collection_template == *entity_type && known.unmodelled_after_writes
+                known.collection_template == *entity_type
+                    && (known.unmodelled_after_writes || known.folder_listings_after_writes)
             })
         {
             consider(first_any.as_ref());
