@@ -76,6 +76,7 @@ mod state_data_plane;
 mod state_document_writes;
 mod state_field_selection;
 mod state_folder_entries;
+mod state_folder_writes;
 mod state_golden;
 mod state_key_ranges;
 mod state_limits;

@@ -2,8 +2,9 @@
 //! text it sends and the application stamps the file's `size` as the bytes of that text (the
 //! built-in `byte-length` rule stage explains it, learned from the build's saves), and answers
 //! the save without its content (`content` and `format` `null`, the members every recorded answer
-//! left null while the file held them). The save stays withheld as `side-effect`: the folder
-//! listing that shows the file changes too, which the state does not model yet.
+//! left null while the file held them). The save is served: the folder listing that shows the
+//! file changes too, which the state does not model yet, so that folder answers not modelled after
+//! a served save (`state_folder_writes`).
 
 use crate::state_support::serve_corpus_app;
 
@@ -34,7 +35,7 @@ fn jupyter_file_saves_learn_their_size_and_content_free_answer() {
     );
     let response = plan.response.as_ref().expect("the learned answer");
     assert_eq!(response.nulled_members, ["content", "format"]);
-    // The save is explained and its answer reproduced: what withholds it is the folder listing.
-    assert_eq!(plan.reason.as_deref(), Some("side-effect"), "{plan:?}");
-    assert!(!plan.served);
+    // The save is explained and its answer reproduced; the folder listing no longer withholds it.
+    assert_eq!(plan.reason, None, "{plan:?}");
+    assert!(plan.served);
 }

@@ -156,6 +156,12 @@ pub struct EntityType {
     /// served write changed anything (they would show what the state held before it).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub unmodelled_after_writes: bool,
+    /// Its entities are folders listing their children by path, and a recorded write of a
+    /// child changed its folder's listing (the child's entry, the folder's stamps) as the state
+    /// does not model: the confirming replay did not charge that to the write, and a read of a
+    /// folder at or above a collection a served write changed answers not modelled.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub folder_listings_after_writes: bool,
 }
 
 /// An entity: its type, the collection it lives in (spelled as requests spell it), its id, and

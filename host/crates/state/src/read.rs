@@ -319,6 +319,19 @@ impl StateService {
         if unmodelled && self.written_any() {
             return self.recording(tool, template, &call, "unmodelled-after-write", true);
         }
+        // A folder whose listing a served write of a child (or of anything below it) changed
+        // lists what the state does not model: not modelled, never stale.
+        let folder = view
+            .entity_type()
+            .and_then(|template| self.derived().entity_type(template))
+            .is_some_and(|known| known.folder_listings_after_writes);
+        if folder
+            && self
+                .read()
+                .written_below(&format!("/{}", call.segments(template).join("/")))
+        {
+            return self.recording(tool, template, &call, "folder-after-write", true);
+        }
         let stale = self
             .read()
             .written_since_reset(&call_scope(view, &call.segments(template)));

@@ -470,6 +470,26 @@ impl LiveState {
             .any(|written| crate::derive::windows::relates(written, shown))
     }
 
+    /// Whether a write since the reset or load changed a collection at or below `path` (a
+    /// folder's own children, or its descendants', whose stamps its listing shows), or anything
+    /// the state does not place.
+    pub fn written_below(&self, path: &str) -> bool {
+        let path = collection_key(path);
+        self.written.iter().any(|written| match written {
+            WriteScope::Type {
+                collection: Some(collection),
+                ..
+            } => collection
+                .strip_prefix(path)
+                .is_some_and(|rest| rest.is_empty() || rest.starts_with('/') || path == "/"),
+            WriteScope::Type {
+                collection: None, ..
+            }
+            | WriteScope::All => true,
+            WriteScope::Document { .. } => false,
+        })
+    }
+
     /// Replaces an entity held at `(type, collection, id)` in place, or adds it last in its
     /// collection.
     pub fn put_entity(&mut self, entity: Entity) {
@@ -1155,6 +1175,31 @@ mod tests {
                 .collect();
             place_both_ways(&unsorted, descending, &writes);
         }
+    }
+
+    #[test]
+    fn written_below_names_the_folders_at_and_above_a_written_collection() {
+        let mut state = LiveState::new(vec![entity("/api/contents", "notes", "{}")], Vec::new());
+        assert!(!state.written_below("/api/contents/notes"));
+        state.put_entity(entity("/api/contents/notes/2026", "plan.md", "{}"));
+        for folder in [
+            "/api/contents/notes/2026",
+            "/api/contents/notes",
+            "/api/contents",
+            "/",
+        ] {
+            assert!(state.written_below(folder), "{folder}");
+        }
+        // A sibling sharing the prefix's text, a file beside, and a folder below are not above.
+        for other in [
+            "/api/contents/note",
+            "/api/contents/notes/2026/plan.md",
+            "/api/contents/reports",
+        ] {
+            assert!(!state.written_below(other), "{other}");
+        }
+        // A trailing slash names the same folder.
+        assert!(state.written_below("/api/contents/notes/"));
     }
 
     #[test]

@@ -161,6 +161,7 @@ pub fn plan(
             item_view: Some(tool.name.clone()),
             deleted_flag: None,
             unmodelled_after_writes: false,
+            folder_listings_after_writes: false,
         }),
     }
     Ok(ItemPlan {
@@ -295,6 +296,7 @@ fn query_plan(
                 item_view: Some(tool.name.clone()),
                 deleted_flag: None,
                 unmodelled_after_writes: false,
+                folder_listings_after_writes: false,
             });
             identity
         }

@@ -364,6 +364,7 @@ fn own_member_type(
         item_view: None,
         deleted_flag: None,
         unmodelled_after_writes: false,
+        folder_listings_after_writes: false,
     };
     let resolved =
         resolve_members(entities, &entity_type, lines, pointer, true).ok_or(Some("no-view"))?;

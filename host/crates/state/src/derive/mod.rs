@@ -136,16 +136,23 @@ fn check_bodies_kept(manifest: &Manifest, records: &[CaptureRecord]) -> Result<(
 }
 
 /// Marks the types and document views recorded writes changed though no write tool writes them
-/// (`unmodelled`: type templates and document view tools), which answer not modelled after a
-/// served write.
-fn mark_unmodelled(state: &mut StateView, unmodelled: &BTreeSet<String>, nested: &BTreeSet<String>) {
+/// (`unmodelled.types`: type templates and document view tools) or that lie inside a written
+/// collection (`nested`), which answer not modelled after a served write, and the folder types
+/// whose listings a served write of a child changed (`unmodelled.folders`).
+fn mark_unmodelled(
+    state: &mut StateView,
+    unmodelled: &crate::writes::confirm::Unmodelled,
+    nested: &BTreeSet<String>,
+) {
     for known in &mut state.types {
-        known.unmodelled_after_writes = unmodelled.contains(&known.collection_template)
+        known.unmodelled_after_writes = unmodelled.types.contains(&known.collection_template)
             || nested.contains(&known.collection_template);
+        known.folder_listings_after_writes =
+            unmodelled.folders.contains(&known.collection_template);
     }
     for view in &mut state.views {
         if let ViewDetail::Document(document) = &mut view.detail {
-            document.unmodelled_after_writes = unmodelled.contains(&view.tool);
+            document.unmodelled_after_writes = unmodelled.types.contains(&view.tool);
         }
     }
 }

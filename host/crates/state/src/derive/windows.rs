@@ -192,7 +192,8 @@ pub fn window_ends(
             WriteScope::Document { document } => consider(firsts.document.get(document)),
         }
         // A type (or document) the writes change in ways no write tool models (an index or a
-        // feed of the written documents) shows, after any write, what the seed did not hold.
+        // feed of the written documents, a folder's listing of its children) shows, after any
+        // write, what the seed did not hold.
         if unmodelled_scope(&scope, types, &by_tool) {
             consider(first_any.as_ref());
         }
@@ -289,7 +290,8 @@ fn unmodelled_scope(
 ) -> bool {
     match scope {
         WriteScope::Type { entity_type, .. } => types.iter().any(|known| {
-            known.collection_template == *entity_type && known.unmodelled_after_writes
+            known.collection_template == *entity_type
+                && (known.unmodelled_after_writes || known.folder_listings_after_writes)
         }),
         WriteScope::Document { document } => by_tool.get(document.as_str()).is_some_and(|view| {
             matches!(&view.detail, ViewDetail::Document(held) if held.unmodelled_after_writes)

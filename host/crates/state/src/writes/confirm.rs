@@ -170,6 +170,20 @@ struct Replay<'a> {
     /// How many events preceded the end of the latest write adopted as observed: what it did
     /// besides its own entity (a parent's create making the children it nests) is not followed.
     adopted_after: Option<usize>,
+    /// The held folders (items listing their children by path) a served write wrote a child
+    /// of: how their listings change is not modelled.
+    folders: std::collections::HashSet<Key>,
+    /// The types of the folders a read showed changed by a served write of a child.
+    folder_types: std::collections::BTreeSet<String>,
+}
+
+/// What the confirming replay found the state does not model after a served write.
+#[derive(Debug, Default)]
+pub(crate) struct Unmodelled {
+    /// Types whose entities writes changed though no write tool writes them.
+    pub types: std::collections::BTreeSet<String>,
+    /// Types of folders whose listings (entries, stamps) a served write of a child changed.
+    pub folders: std::collections::BTreeSet<String>,
 }
 
 impl Replay<'_> {
@@ -219,6 +233,15 @@ impl Replay<'_> {
         shown: Shown,
     ) {
         tracing::debug!(read, keys = ?keys, "a read after a write disagrees with the replayed state");
+        // A folder a served write wrote a child of lists its children and stamps as the state
+        // does not model: the difference is charged to no write, and a read of the folder (or
+        // of a folder above it) answers not modelled after a served write wrote below it
+        // (never its stale listing).
+        if !keys.is_empty() && keys.iter().all(|key| self.folders.contains(key)) {
+            self.folder_types
+                .extend(keys.iter().map(|key| key.0.clone()));
+            return;
+        }
         let mut unconfirmed: Vec<usize> = keys
             .iter()
             .filter_map(|key| self.last.get(key).copied())
@@ -378,7 +401,7 @@ pub(crate) fn confirm(
     calls: &[Call],
     rules: &RuleSet,
     records: &[CaptureRecord],
-) -> std::collections::BTreeSet<String> {
+) -> Unmodelled {
     if drafts.iter().all(|draft| !draft.open()) {
         return Default::default();
     }
@@ -426,6 +449,8 @@ pub(crate) fn confirm(
         document_checked: HashMap::new(),
         blind_after: None,
         adopted_after: None,
+        folders: Default::default(),
+        folder_types: Default::default(),
     };
     for ordinal in &timeline.ordered {
         let Some(observation) = timeline.get(*ordinal) else {
@@ -453,7 +478,10 @@ pub(crate) fn confirm(
         check_read(&mut replay, &service, manifest, observation, record, &scope);
     }
     settle_verdicts(drafts, &replay.verdicts, state);
-    replay.unmodelled
+    Unmodelled {
+        types: replay.unmodelled,
+        folders: replay.folder_types,
+    }
 }
 
 /// Each open plan's verdict: the first reason that withholds it, else served.
@@ -626,7 +654,42 @@ fn replay_planned(
         replay.record_event(Some(call.draft), key_of(before), after.is_none());
     }
     commit(&mut live, &change);
+    // The folders listing the written entity change too (a child's entry, their stamps).
+    let held = |entity_type: &str, collection: &str, id: &str| {
+        live.entity(entity_type, collection, id).is_some()
+    };
+    for key in sub_resource_of(&replay.item_paths, &call.segments, held) {
+        if folder_lists_children(&live, &key) {
+            replay.folders.insert(key);
+        }
+    }
     Ok(())
+}
+
+/// Whether a held entity is a folder: one of its members is an array of entries naming their
+/// path below it (`{"path": "notes/todo.md"}` in `notes`, `{"key": "/config/web/theme"}` in
+/// `web`).
+fn folder_lists_children(live: &LiveState, key: &Key) -> bool {
+    let (entity_type, collection, id) = key;
+    let Some(entity) = live.entity(entity_type, collection, id) else {
+        return false;
+    };
+    let Json::Object(fields) = &entity.fields else {
+        return false;
+    };
+    let names_child = |text: &str| {
+        let mut parts = text.trim_end_matches('/').rsplit('/');
+        parts.next().is_some_and(|last| !last.is_empty()) && parts.next() == Some(id.as_str())
+    };
+    fields.iter().any(|(_, member)| match member {
+        Json::Array(entries) => entries.iter().any(|entry| match entry {
+            Json::Object(entry) => entry
+                .iter()
+                .any(|(_, value)| matches!(value, Json::String(text) if names_child(text))),
+            _ => false,
+        }),
+        _ => false,
+    })
 }
 
 /// Adopts what a call was observed to leave: each entity a bulk call named, the entity a call
@@ -1263,7 +1326,8 @@ fn check_document_read(
 
 #[cfg(test)]
 mod tests {
-    use super::{same_answer, sub_resource_of};
+    use super::*;
+    use rea_plugin_api::json::parse;
 
     fn segments(path: &str) -> Vec<String> {
         path.trim_start_matches('/')
@@ -1311,5 +1375,59 @@ mod tests {
         assert!(!same_answer(answered.clone(), recorded.clone(), &[]));
         let other_row = serde_json::json!({"ok": true, "rows": [{"id": 2}], "query_ms": 14.5});
         assert!(!same_answer(other_row, recorded, &minted));
+    }
+
+    fn held(id: &str, fields: &str) -> (LiveState, Key) {
+        let entity = Entity {
+            entity_type: "/api/contents".into(),
+            collection: "/api/contents".into(),
+            id: id.into(),
+            fields: parse(fields.as_bytes()).expect("json"),
+            view_fields: BTreeMap::new(),
+            record_ordinals: Vec::new(),
+        };
+        let key = key_of(&entity);
+        (LiveState::new(vec![entity], Vec::new()), key)
+    }
+
+    #[test]
+    fn a_folder_lists_entries_naming_their_path_below_it() {
+        // Jupyter's folder model: `content` holds entries named by `path`.
+        let (live, key) = held(
+            "notes",
+            r#"{"path":"notes","content":[{"name":"todo.md","path":"notes/todo.md"}]}"#,
+        );
+        assert!(folder_lists_children(&live, &key));
+        // etcd's directory node: `nodes` holds entries named by `key`.
+        let (live, key) = held(
+            "web",
+            r#"{"key":"/config/web","nodes":[{"key":"/config/web/theme","value":"dark"}]}"#,
+        );
+        assert!(folder_lists_children(&live, &key));
+    }
+
+    #[test]
+    fn an_item_whose_arrays_name_nothing_below_it_is_no_folder() {
+        for fields in [
+            // A file: its content is text.
+            r#"{"path":"notes/todo.md","content":"To do"}"#,
+            // An empty folder shows no child.
+            r#"{"path":"notes","content":[]}"#,
+            // Entries naming paths elsewhere (a sibling folder's, the folder itself).
+            r#"{"content":[{"path":"reports/q3.md"},{"path":"notes"}]}"#,
+            // Scalars in the array.
+            r#"{"tags":["notes/x"]}"#,
+        ] {
+            let (live, key) = held("notes", fields);
+            assert!(!folder_lists_children(&live, &key), "{fields}");
+        }
+        // An entity the state does not hold.
+        let (live, _) = held("notes", "{}");
+        let other = (
+            "/api/contents".into(),
+            "/api/contents".into(),
+            "data".into(),
+        );
+        assert!(!folder_lists_children(&live, &other));
     }
 }

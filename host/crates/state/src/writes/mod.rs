@@ -458,19 +458,16 @@ fn share_sorts(drafts: &mut [Draft]) {
 
 /// The write plans of a state (one per write tool, in manifest order), every successful write
 /// from the first on with what it relates to (see [`crate::derive::windows`]), and the entity
-/// types recorded writes changed though no write tool writes them (see [`confirm`]): the four
-/// passes (see the module docs), then each plan still open is served.
-pub fn derive_write_plans(
+/// types recorded writes changed though no write tool writes them, and the folder types whose
+/// listings served writes of their children changed (see [`confirm`]): the four passes (see the
+/// module docs), then each plan still open is served.
+pub(crate) fn derive_write_plans(
     manifest: &Manifest,
     timeline: &Timeline,
     state: &StateView,
     records: &[CaptureRecord],
     rules: &RuleSet,
-) -> (
-    Vec<WritePlan>,
-    Vec<RelatedWrite>,
-    std::collections::BTreeSet<String>,
-) {
+) -> (Vec<WritePlan>, Vec<RelatedWrite>, confirm::Unmodelled) {
     let views = Views::new(manifest, timeline, state);
     // Pass 1 (`target`, `action`): one draft per write tool.
     let writes: Vec<(usize, Classified)> = manifest
