@@ -185,6 +185,7 @@ pub fn seed(
         item_view: None,
         deleted_flag: None,
         unmodelled_after_writes: false,
+        folder_listings_after_writes: false,
     });
     for (call, id, member) in listed {
         let collection = parent(&call.path)?;

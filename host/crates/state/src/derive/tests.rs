@@ -2073,6 +2073,7 @@ fn entity_type(template: &str) -> crate::model::EntityType {
         item_view: None,
         deleted_flag: None,
         unmodelled_after_writes: false,
+        folder_listings_after_writes: false,
     }
 }
 
