@@ -15,7 +15,7 @@ use rea_state::model::{BodyQueryView, DefaultOrder, EnvelopePresence, PageToken,
 use serde_json::{Map, Value};
 
 use crate::state_query_grammar::served_with_probes;
-use crate::state_support::{Served, recorded_answer};
+use crate::state_support::{Served, assert_not_modelled, recorded_answer};
 
 const FIND: &str = "post_find_by_segment_0";
 const RUNS: &str = "post_mlflow_runs_search";
@@ -123,14 +123,8 @@ fn assert_live_answers(app: &str, tool: &str, ordinals: &[u64]) {
 
 /// The call is a structured `not_modelled` refusal: no recording, no state answer.
 fn assert_refused(served: &Served, tool: &str, arguments: Map<String, Value>) {
-    let (answer, is_error) = served.call(tool, arguments.clone());
-    assert!(is_error, "{arguments:?} is refused: {answer}");
-    let code = answer
-        .pointer("/error/code")
-        .or_else(|| answer.get("code"))
-        .and_then(Value::as_str);
-    assert_eq!(code, Some("not_modelled"), "{arguments:?}: {answer}");
-    assert!(answer.get("body").is_none(), "{arguments:?}: {answer}");
+    let (answer, is_error) = served.call(tool, arguments);
+    assert_not_modelled(&answer, is_error);
 }
 
 #[test]

@@ -11,7 +11,7 @@ use rea_plugin_api::contracts::query::QueryRole;
 use serde_json::{Map, Value};
 
 use crate::state_query_grammar::served_with_probes;
-use crate::state_support::{Served, list_view, recorded_answer, request_line};
+use crate::state_support::{Served, assert_not_modelled, list_view, recorded_answer, request_line};
 
 const ALL_DOCS: &str = "get_all_docs_by_segment_0";
 const BY_YEAR: &str = "get_design_catalog_view_by_year_by_segment_0";
@@ -28,13 +28,7 @@ fn call(served: &Served, tool: &str, arguments: &[(&str, &str)]) -> (Value, bool
 /// The call answers a structured refusal: no recording, no state answer.
 fn assert_refused(served: &Served, tool: &str, arguments: &[(&str, &str)]) {
     let (answer, is_error) = call(served, tool, arguments);
-    assert!(is_error, "{arguments:?} is refused: {answer}");
-    let code = answer
-        .pointer("/error/code")
-        .or_else(|| answer.get("code"))
-        .and_then(Value::as_str);
-    assert_eq!(code, Some("not_modelled"), "{arguments:?}: {answer}");
-    assert!(answer.get("body").is_none(), "{arguments:?}: {answer}");
+    assert_not_modelled(&answer, is_error);
 }
 
 #[test]
