@@ -581,22 +581,7 @@ fn check_record(record: &Json, index: usize) -> Result<(), String> {
         number(record, &at, "duration_ms")?;
     }
     if !nullable(record, "query") {
-        let query = member(record, &at, "query")?;
-        let query_at = At::Member(&at, "query");
-        fields(query, &query_at, &["pairs", "raw"])?;
-        nullable_string(query, &query_at, "raw")?;
-        for (position, pair) in array(query, &query_at, "pairs")?.iter().enumerate() {
-            match pair {
-                Json::Null => {}
-                Json::Array(items)
-                    if items.len() == 2 && items.iter().all(|item| item.as_str().is_some()) => {}
-                _ => {
-                    return Err(format!(
-                        "{query_at}/pairs/{position} is not null or [name, value]"
-                    ));
-                }
-            }
-        }
+        check_query(member(record, &at, "query")?, &At::Member(&at, "query"))?;
     }
     if !nullable(record, "started") {
         let started = member(record, &at, "started")?;
@@ -606,49 +591,68 @@ fn check_record(record: &Json, index: usize) -> Result<(), String> {
         string(started, &started_at, "recorded")?;
     }
     for side in ["request", "response"] {
-        let message = member(record, &at, side)?;
-        let message_at = At::Member(&at, side);
-        if side == "request" {
-            fields(
-                message,
-                &message_at,
-                &["body", "headers", "http_version", "media_type"],
-            )?;
-        } else {
-            fields(
-                message,
-                &message_at,
-                &[
-                    "body",
-                    "headers",
-                    "http_version",
-                    "media_type",
-                    "status",
-                    "status_text",
-                ],
-            )?;
-            let status = u64_of(message, &message_at, "status")?;
-            if status > u64::from(u16::MAX) {
-                return Err(format!("{message_at}/status is out of range"));
-            }
-            nullable_string(message, &message_at, "status_text")?;
-        }
-        nullable_string(message, &message_at, "http_version")?;
-        nullable_string(message, &message_at, "media_type")?;
-        let headers_at = At::Member(&message_at, "headers");
-        for (position, header) in array(message, &message_at, "headers")?.iter().enumerate() {
-            let header_at = At::Index(&headers_at, position);
-            fields(header, &header_at, &["excluded", "name", "value"])?;
-            for name in ["excluded", "name", "value"] {
-                nullable_string(header, &header_at, name)?;
-            }
-        }
-        check_body(
-            member(message, &message_at, "body")?,
-            &At::Member(&message_at, "body"),
-        )?;
+        check_message(member(record, &at, side)?, &At::Member(&at, side), side)?;
     }
     Ok(())
+}
+
+/// A record's query: its raw text and its pairs, each null or `[name, value]`.
+fn check_query(query: &Json, at: &At<'_>) -> Result<(), String> {
+    fields(query, at, &["pairs", "raw"])?;
+    nullable_string(query, at, "raw")?;
+    for (position, pair) in array(query, at, "pairs")?.iter().enumerate() {
+        match pair {
+            Json::Null => {}
+            Json::Array(items)
+                if items.len() == 2 && items.iter().all(|item| item.as_str().is_some()) => {}
+            _ => {
+                return Err(format!(
+                    "{at}/pairs/{position} is not null or [name, value]"
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A record's request or response (`side`): its members, status, headers and body.
+fn check_message(message: &Json, at: &At<'_>, side: &str) -> Result<(), String> {
+    if side == "request" {
+        fields(
+            message,
+            at,
+            &["body", "headers", "http_version", "media_type"],
+        )?;
+    } else {
+        fields(
+            message,
+            at,
+            &[
+                "body",
+                "headers",
+                "http_version",
+                "media_type",
+                "status",
+                "status_text",
+            ],
+        )?;
+        let status = u64_of(message, at, "status")?;
+        if status > u64::from(u16::MAX) {
+            return Err(format!("{at}/status is out of range"));
+        }
+        nullable_string(message, at, "status_text")?;
+    }
+    nullable_string(message, at, "http_version")?;
+    nullable_string(message, at, "media_type")?;
+    let headers_at = At::Member(at, "headers");
+    for (position, header) in array(message, at, "headers")?.iter().enumerate() {
+        let header_at = At::Index(&headers_at, position);
+        fields(header, &header_at, &["excluded", "name", "value"])?;
+        for name in ["excluded", "name", "value"] {
+            nullable_string(header, &header_at, name)?;
+        }
+    }
+    check_body(member(message, at, "body")?, &At::Member(at, "body"))
 }
 
 fn check_body(body: &Json, at: &At<'_>) -> Result<(), String> {

@@ -65,6 +65,76 @@ pub struct Environment {
     records: Vec<ReplayRecord>,
 }
 
+/// The records some tool cites, once each in ordinal order, with each one's position among them
+/// and its request's inputs; refused when a cited record has no path.
+fn keep_cited(
+    manifest: &Manifest,
+    capture_evidence_id: &str,
+    records: impl IntoIterator<Item = CaptureRecord>,
+) -> Result<KeptRecords, Refusal> {
+    let cited: BTreeMap<u64, ()> = manifest
+        .tools
+        .iter()
+        .flat_map(|tool| tool.record_ordinals.iter().map(|ordinal| (*ordinal, ())))
+        .collect();
+    let mut kept: BTreeMap<u64, ReplayRecord> = BTreeMap::new();
+    let mut inputs: BTreeMap<u64, RecordInputs> = BTreeMap::new();
+    for record in records {
+        if cited.contains_key(&record.ordinal) && !kept.contains_key(&record.ordinal) {
+            let ordinal = record.ordinal;
+            inputs.insert(ordinal, RecordInputs::of(&record));
+            let Some(replay) = ReplayRecord::from_capture(record) else {
+                return Err(Refusal::invalid_request(format!(
+                    "the manifest cites record {ordinal}, whose path evidence {capture_evidence_id} did not keep"
+                )));
+            };
+            kept.insert(ordinal, replay);
+        }
+    }
+    let positions: BTreeMap<u64, usize> = kept
+        .keys()
+        .enumerate()
+        .map(|(index, ordinal)| (*ordinal, index))
+        .collect();
+    Ok((kept.into_values().collect(), positions, inputs))
+}
+
+/// The kept records, each cited ordinal's position among them, and each one's request inputs.
+type KeptRecords = (
+    Vec<ReplayRecord>,
+    BTreeMap<u64, usize>,
+    BTreeMap<u64, RecordInputs>,
+);
+
+/// The positions of the kept records tool `index` cites; refused when it cites a record the
+/// capture does not hold, or when it cites none and was not inferred.
+fn tool_citations(
+    index: usize,
+    tool: &crate::ManifestTool,
+    positions: &BTreeMap<u64, usize>,
+    capture_evidence_id: &str,
+) -> Result<Vec<usize>, Refusal> {
+    let mut cited = Vec::with_capacity(tool.record_ordinals.len());
+    for ordinal in &tool.record_ordinals {
+        let Some(position) = positions.get(ordinal) else {
+            return Err(Refusal::invalid_request(format!(
+                "manifest tool {} cites record {ordinal}, which evidence {capture_evidence_id} does not hold",
+                tool.name
+            ))
+            .at(format!("/tools/{index}/record_ordinals")));
+        };
+        cited.push(*position);
+    }
+    if cited.is_empty() && tool.inferred_from.is_none() {
+        return Err(Refusal::invalid_request(format!(
+            "manifest tool {} cites no record",
+            tool.name
+        ))
+        .at(format!("/tools/{index}/record_ordinals")));
+    }
+    Ok(cited)
+}
+
 impl Environment {
     /// Builds the replay environment of a manifest and its parent capture's records.
     ///
@@ -84,31 +154,7 @@ impl Environment {
             )));
         }
         check_parent(manifest, capture_evidence_id)?;
-        let cited: BTreeMap<u64, ()> = manifest
-            .tools
-            .iter()
-            .flat_map(|tool| tool.record_ordinals.iter().map(|ordinal| (*ordinal, ())))
-            .collect();
-        let mut kept: BTreeMap<u64, ReplayRecord> = BTreeMap::new();
-        let mut inputs: BTreeMap<u64, RecordInputs> = BTreeMap::new();
-        for record in records {
-            if cited.contains_key(&record.ordinal) && !kept.contains_key(&record.ordinal) {
-                let ordinal = record.ordinal;
-                inputs.insert(ordinal, RecordInputs::of(&record));
-                let Some(replay) = ReplayRecord::from_capture(record) else {
-                    return Err(Refusal::invalid_request(format!(
-                        "the manifest cites record {ordinal}, whose path evidence {capture_evidence_id} did not keep"
-                    )));
-                };
-                kept.insert(ordinal, replay);
-            }
-        }
-        let positions: BTreeMap<u64, usize> = kept
-            .keys()
-            .enumerate()
-            .map(|(index, ordinal)| (*ordinal, index))
-            .collect();
-        let records: Vec<ReplayRecord> = kept.into_values().collect();
+        let (records, positions, inputs) = keep_cited(manifest, capture_evidence_id, records)?;
         let mut by_name = BTreeMap::new();
         let mut citations = Vec::with_capacity(manifest.tools.len());
         let mut tools = Vec::with_capacity(manifest.tools.len());
@@ -126,24 +172,7 @@ impl Environment {
                 ))
                 .at(format!("/tools/{index}/name")));
             }
-            let mut cited = Vec::with_capacity(tool.record_ordinals.len());
-            for ordinal in &tool.record_ordinals {
-                let Some(position) = positions.get(ordinal) else {
-                    return Err(Refusal::invalid_request(format!(
-                        "manifest tool {} cites record {ordinal}, which evidence {capture_evidence_id} does not hold",
-                        tool.name
-                    ))
-                    .at(format!("/tools/{index}/record_ordinals")));
-                };
-                cited.push(*position);
-            }
-            if cited.is_empty() && tool.inferred_from.is_none() {
-                return Err(Refusal::invalid_request(format!(
-                    "manifest tool {} cites no record",
-                    tool.name
-                ))
-                .at(format!("/tools/{index}/record_ordinals")));
-            }
+            let cited = tool_citations(index, tool, &positions, capture_evidence_id)?;
             let responses = cited.iter().map(|position| {
                 let record = &records[*position];
                 (record.status, record.interpreted().as_ref())

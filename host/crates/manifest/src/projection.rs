@@ -493,6 +493,40 @@ fn name_tokens<'a>(group: &'a Group<'_>, parameters: &'a [PathParameter]) -> Vec
         .collect()
 }
 
+/// The query parameters a tool's lines name, in first-seen order: how many lines name each, and
+/// whether some line repeats it.
+#[derive(Default)]
+struct QueryTally {
+    parameters: Vec<QueryParameter>,
+    index: BTreeMap<String, usize>,
+}
+
+impl QueryTally {
+    /// Counts one line's query.
+    fn add(&mut self, record_query: &rea_plugin_api::contracts::capture::RecordQuery) {
+        let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
+        for (name, _) in record_query.pairs.iter().flatten() {
+            *counts.entry(name).or_default() += 1;
+        }
+        let mut seen_here = BTreeSet::new();
+        for (name, _) in record_query.pairs.iter().flatten() {
+            if !seen_here.insert(name.as_str()) {
+                continue;
+            }
+            let slot = *self.index.entry(name.clone()).or_insert_with(|| {
+                self.parameters.push(QueryParameter {
+                    name: name.clone(),
+                    records: 0,
+                    repeated: false,
+                });
+                self.parameters.len() - 1
+            });
+            self.parameters[slot].records += 1;
+            self.parameters[slot].repeated |= counts[name.as_str()] > 1;
+        }
+    }
+}
+
 fn build_tool(group: &Group<'_>, names: &BTreeMap<usize, String>) -> ManifestTool {
     let mut path_parameters: Vec<PathParameter> = names
         .iter()
@@ -508,8 +542,7 @@ fn build_tool(group: &Group<'_>, names: &BTreeMap<usize, String>) -> ManifestToo
             }
         })
         .collect();
-    let mut query: Vec<QueryParameter> = Vec::new();
-    let mut query_index: BTreeMap<String, usize> = BTreeMap::new();
+    let mut query = QueryTally::default();
     let mut statuses = BTreeSet::new();
     let mut request_media_types = BTreeSet::new();
     let mut response_media_types = BTreeSet::new();
@@ -526,26 +559,7 @@ fn build_tool(group: &Group<'_>, names: &BTreeMap<usize, String>) -> ManifestToo
             }
         }
         if let Some(record_query) = &record.query {
-            let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
-            for (name, _) in record_query.pairs.iter().flatten() {
-                *counts.entry(name).or_default() += 1;
-            }
-            let mut seen_here = BTreeSet::new();
-            for (name, _) in record_query.pairs.iter().flatten() {
-                if !seen_here.insert(name.as_str()) {
-                    continue;
-                }
-                let slot = *query_index.entry(name.clone()).or_insert_with(|| {
-                    query.push(QueryParameter {
-                        name: name.clone(),
-                        records: 0,
-                        repeated: false,
-                    });
-                    query.len() - 1
-                });
-                query[slot].records += 1;
-                query[slot].repeated |= counts[name.as_str()] > 1;
-            }
+            query.add(record_query);
         }
         if record.response.status != 0 {
             statuses.insert(record.response.status);
@@ -574,7 +588,7 @@ fn build_tool(group: &Group<'_>, names: &BTreeMap<usize, String>) -> ManifestToo
         name: String::new(),
         path_parameters,
         path_template: group.path_template(),
-        query_parameters: query,
+        query_parameters: query.parameters,
         record_ordinals: group
             .members
             .iter()
