@@ -166,6 +166,15 @@ impl ItemScope {
     }
 }
 
+/// A body-query view: the type its answers list, and where.
+#[derive(Debug, Clone)]
+pub(crate) struct BodyScope {
+    /// The type.
+    pub entity_type: String,
+    /// The pointer of the answers' list.
+    pub list_pointer: String,
+}
+
 /// What a read tool reads.
 #[derive(Debug, Clone)]
 pub(crate) enum Scope {
@@ -182,6 +191,9 @@ pub(crate) enum Scope {
 pub(crate) struct Views {
     pub types: BTreeMap<String, TypeInfo>,
     pub scopes: HashMap<usize, Scope>,
+    /// The body-query views (by tool): what reads after a write show of the entity a body names
+    /// (see [`observe`]'s body reads); kept apart from `scopes`, whose reads the replay checks.
+    pub body_reads: HashMap<usize, BodyScope>,
     /// Per type, the top-level fields its observed entities store, with their JSON types.
     pub field_types: BTreeMap<String, BTreeMap<String, BTreeSet<String>>>,
     /// Per document view, the members its document holds with their JSON types: at its root
@@ -340,7 +352,16 @@ impl Views {
             ViewDetail::Document(_) => {
                 self.scopes.insert(tool, Scope::Document(view.tool.clone()));
             }
-            ViewDetail::BodyQuery(_) | ViewDetail::Member(_) | ViewDetail::Recorded { .. } => {}
+            ViewDetail::BodyQuery(query) => {
+                self.body_reads.insert(
+                    tool,
+                    BodyScope {
+                        entity_type: query.entity_type.clone(),
+                        list_pointer: explain::pointer_of(&query.list_member),
+                    },
+                );
+            }
+            ViewDetail::Member(_) | ViewDetail::Recorded { .. } => {}
         }
     }
 }
@@ -495,6 +516,7 @@ pub(crate) fn derive_write_plans(
     // Pass 3 (`learn`, `explain`), ending with the sorts a type's plans share, and the taken
     // values creates were refused for.
     for draft in &mut drafts {
+        observed_delete(draft, &observed);
         learn::learn(draft, &mut observed, &views, rules, records);
         conflict::learn(draft, &observed, state, timeline);
     }
@@ -524,6 +546,27 @@ pub(crate) fn derive_write_plans(
     let inferred = siblings::transfer(manifest, state, &views, &plans);
     plans.extend(inferred);
     (plans, related, unmodelled)
+}
+
+/// An RPC-style write whose verb names no known effect (`deleterange`) is a delete when every
+/// call's reads show the entity its body names gone: held before the call, absent after it.
+fn observed_delete(draft: &mut Draft, calls: &[observe::Call]) {
+    if draft.classified.key_member.is_none()
+        || draft.classified.effect != Effect::Update
+        || draft.classified.action.is_none()
+        || draft.calls.is_empty()
+    {
+        return;
+    }
+    let gone = draft.calls.iter().all(|call| {
+        calls[*call].before.is_some() && calls[*call].after == observe::After::Absent
+    });
+    if gone {
+        draft.classified.effect = Effect::Delete;
+        draft.classified.action = None;
+        draft.plan.effect = Effect::Delete;
+        draft.plan.action = None;
+    }
 }
 
 impl Draft {

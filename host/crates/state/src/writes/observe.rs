@@ -402,7 +402,10 @@ fn windowed_calls(
             Some(Scope::Item(item)) => Some(format!("type {}", item.entity_type)),
             Some(Scope::List(entity_type, _)) => Some(format!("type {entity_type}")),
             Some(Scope::Document(view)) => Some(format!("document {view}")),
-            None => None,
+            None => views
+                .body_reads
+                .get(&observation.tool)
+                .map(|body| format!("type {}", body.entity_type)),
         };
         if let Some(call) = scope.and_then(|scope| latest.get(&scope)) {
             calls[*call].window.push(observation.ordinal);
@@ -934,6 +937,38 @@ impl ReadsAfter {
         });
     }
 
+    /// A read of a body-query view whose body names the entity alone, by the member named as
+    /// the type's identity (`{"key": …}`, as an RPC-style write names it): an item read, the
+    /// entity present when its answer lists it and absent when the answer lists nothing. A body
+    /// naming anything else (a range, a filter, a selection) shows a listing, not the entity.
+    fn body_read(&mut self, read: &Observation, body: &super::BodyScope, identity: &str, id: &str) {
+        if !read.is_success() || !names_alone(&read.request, identity, id) {
+            return;
+        }
+        let listed = members(read, &body.list_pointer);
+        let shown = match listed {
+            [] => None,
+            [object]
+                if crate::render::identity_value(object, identity)
+                    .and_then(scalar_text)
+                    .is_some_and(|found| found == id) =>
+            {
+                Some(object)
+            }
+            _ => return,
+        };
+        if self.after.is_none() {
+            self.after = Some(shown.cloned().map_or(After::Absent, After::Present));
+        }
+        self.reads.push(ObservedRead {
+            entity: shown.map(|value| value.to_serde_value().unwrap_or_default()),
+            kind: ReadKind::Item,
+            record_ordinal: read.ordinal,
+            status: read.status,
+            ..ObservedRead::default()
+        });
+    }
+
     /// A list read of the entity's collection.
     fn list_read(&mut self, read: &Observation, list: &super::ListInfo, identity: &str, id: &str) {
         let objects: Vec<&Json> = members(read, &list.list_pointer).iter().collect();
@@ -980,6 +1015,22 @@ impl ReadsAfter {
     }
 }
 
+/// Whether a request body is an object of one member, named as the identity's last segment,
+/// holding the id.
+fn names_alone(request: &RequestBody, identity: &str, id: &str) -> bool {
+    let RequestBody::Json(Json::Object(sent)) = request else {
+        return false;
+    };
+    let name = rea_plugin_api::json::unescape_pointer_segment(
+        identity.rsplit('/').next().unwrap_or(identity),
+    );
+    sent.len() == 1
+        && sent
+            .get(&name)
+            .and_then(scalar_text)
+            .is_some_and(|sent| sent == id)
+}
+
 /// The reads in a call's window that show its entity (by id) or its collection.
 fn reads_after(
     timeline: &Timeline,
@@ -1016,6 +1067,11 @@ fn reads_after(
                 seen.list_read(read, list, &info.identity, id);
             }
             _ => {}
+        }
+        if let Some(body) = views.body_reads.get(&read.tool)
+            && body.entity_type == *entity_type
+        {
+            seen.body_read(read, body, &info.identity, id);
         }
     }
     seen
@@ -1198,4 +1254,31 @@ pub(crate) fn layout_ids(
             scalar_text(value)
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn body(text: &str) -> RequestBody {
+        RequestBody::Json(rea_plugin_api::json::parse(text.as_bytes()).expect("JSON"))
+    }
+
+    #[test]
+    fn a_body_names_its_entity_alone_by_the_identitys_name() {
+        // The identity's last segment is the member's name; the body holds nothing else.
+        assert!(names_alone(&body(r#"{"key": "YQ=="}"#), "key", "YQ=="));
+        assert!(names_alone(&body(r#"{"run_id": "r1"}"#), "/info/run_id", "r1"));
+        assert!(names_alone(&body(r#"{"id": 7}"#), "id", "7"));
+        // Another entity, a range or a selection beside the key, another member, no object.
+        assert!(!names_alone(&body(r#"{"key": "Yg=="}"#), "key", "YQ=="));
+        assert!(!names_alone(
+            &body(r#"{"key": "YQ==", "range_end": "Yg=="}"#),
+            "key",
+            "YQ=="
+        ));
+        assert!(!names_alone(&body(r#"{"name": "YQ=="}"#), "key", "YQ=="));
+        assert!(!names_alone(&body(r#"["YQ=="]"#), "key", "YQ=="));
+        assert!(!names_alone(&RequestBody::Missing, "key", "YQ=="));
+    }
 }
