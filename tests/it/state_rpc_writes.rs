@@ -36,7 +36,11 @@ fn a_body_read_naming_the_key_alone_observes_the_rpc_write_of_that_key() {
     assert_eq!(put["target"]["type"], "/v3/kv", "{shown}");
     assert_eq!(put["target"]["key_member"], "key", "{shown}");
     assert_eq!(put["effect"], "update", "{shown}");
-    assert_eq!(put["record_ordinals"], serde_json::json!([49, 52]), "{shown}");
+    assert_eq!(
+        put["record_ordinals"],
+        serde_json::json!([49, 52]),
+        "{shown}"
+    );
     // The ranges naming each put key alone show the pair after it: the put of an existing key
     // keeps its create_revision and steps its version (explained), but its mod_revision is the
     // store's revision counter, which no rule explains: withheld, never served wrongly.
@@ -50,7 +54,10 @@ fn a_body_read_naming_the_key_alone_observes_the_rpc_write_of_that_key() {
             .is_some_and(|kept| kept.contains(&Value::from("create_revision"))),
         "{shown}"
     );
-    assert!(!explained(put).contains(&"/mod_revision".to_owned()), "{shown}");
+    assert!(
+        !explained(put).contains(&"/mod_revision".to_owned()),
+        "{shown}"
+    );
     assert_eq!(put["served"], false, "{shown}");
     assert_eq!(put["reason"], "unexplained-change", "{shown}");
 }

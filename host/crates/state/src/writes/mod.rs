@@ -558,9 +558,10 @@ fn observed_delete(draft: &mut Draft, calls: &[observe::Call]) {
     {
         return;
     }
-    let gone = draft.calls.iter().all(|call| {
-        calls[*call].before.is_some() && calls[*call].after == observe::After::Absent
-    });
+    let gone = draft
+        .calls
+        .iter()
+        .all(|call| calls[*call].before.is_some() && calls[*call].after == observe::After::Absent);
     if gone {
         draft.classified.effect = Effect::Delete;
         draft.classified.action = None;

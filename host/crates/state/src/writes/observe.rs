@@ -1268,7 +1268,11 @@ mod tests {
     fn a_body_names_its_entity_alone_by_the_identitys_name() {
         // The identity's last segment is the member's name; the body holds nothing else.
         assert!(names_alone(&body(r#"{"key": "YQ=="}"#), "key", "YQ=="));
-        assert!(names_alone(&body(r#"{"run_id": "r1"}"#), "/info/run_id", "r1"));
+        assert!(names_alone(
+            &body(r#"{"run_id": "r1"}"#),
+            "/info/run_id",
+            "r1"
+        ));
         assert!(names_alone(&body(r#"{"id": 7}"#), "id", "7"));
         // Another entity, a range or a selection beside the key, another member, no object.
         assert!(!names_alone(&body(r#"{"key": "Yg=="}"#), "key", "YQ=="));
