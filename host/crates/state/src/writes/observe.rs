@@ -2,11 +2,12 @@
 //! what each call was observed to do.
 //!
 //! Each read after the first write belongs to the window of the latest call of its scope (the
-//! type its item or list view reads, or its document view), and to the window of the latest
-//! unlinked create until the next write of any tool. A call's entity after is the first read of
-//! the written entity by id in its window (absent when it answers as the item view's missing
-//! entity: `404`/`410`, or another client error after a delete of its path), else the entity its answer
-//! showed; the simulated state then takes that value, and the first whole list read in the window
+//! type its item, list or body-query view reads, or its document view), and to the window of the
+//! latest unlinked create until the next write of any tool. A call's entity after is the first
+//! read of the written entity by id in its window (absent when it answers as the item view's
+//! missing entity: `404`/`410`, or another client error after a delete of its path; a body query
+//! whose body names the entity alone by the identity's name reads it too: absent when it lists
+//! nothing), else the entity its answer showed; the simulated state then takes that value, and the first whole list read in the window
 //! gives the collection's order, so the next call's entity before is what the application held.
 //! Nothing here depends on the rules: it gathers what they learn from.
 
