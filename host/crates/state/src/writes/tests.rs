@@ -2664,3 +2664,91 @@ fn a_delete_of_a_missing_entity_answers_missing_whatever_query_it_sends() {
     assert_eq!(missing["status"], 404);
     assert_eq!(missing["state"]["view"], "missing");
 }
+
+fn thing(id: &str, name: &str) -> Value {
+    json!({"thing": {"id": id, "name": name}})
+}
+
+#[test]
+fn an_rpc_verb_whose_calls_leave_the_named_entity_gone_is_a_delete() {
+    // `POST /api/things/purge {"id": …}`: no verb the host knows, but the read after each call
+    // answers the missing entity, so the verb deletes what its body names; `POST
+    // /api/things/polish {"id": …}` leaves its entity present and stays an action update.
+    let fixture = derive(vec![
+        get(0, "/api/things/get?id=1", 200, thing("1", "a")),
+        get(1, "/api/things/get?id=2", 200, thing("2", "b")),
+        get(2, "/api/things/get?id=3", 200, thing("3", "c")),
+        get(
+            3,
+            "/api/things/get?id=9",
+            404,
+            json!({"error": "no such thing"}),
+        ),
+        record(
+            4,
+            "POST",
+            "/api/things/purge",
+            Some(json!({"id": "1"})),
+            200,
+            json!({}),
+        ),
+        get(
+            5,
+            "/api/things/get?id=1",
+            404,
+            json!({"error": "no such thing"}),
+        ),
+        record(
+            6,
+            "POST",
+            "/api/things/purge",
+            Some(json!({"id": "2"})),
+            200,
+            json!({}),
+        ),
+        get(
+            7,
+            "/api/things/get?id=2",
+            404,
+            json!({"error": "no such thing"}),
+        ),
+        record(
+            8,
+            "POST",
+            "/api/things/polish",
+            Some(json!({"id": "3"})),
+            200,
+            json!({}),
+        ),
+        get(9, "/api/things/get?id=3", 200, thing("3", "c")),
+    ]);
+    let plan = |template: &str| {
+        fixture
+            .state
+            .write_plans
+            .iter()
+            .find(|plan| plan.path_template == template)
+            .unwrap_or_else(|| panic!("a plan for {template}"))
+    };
+    let purge = plan("/api/things/purge");
+    assert_eq!(
+        purge.effect,
+        crate::writes::model::Effect::Delete,
+        "{purge:?}"
+    );
+    assert_eq!(purge.action, None, "{purge:?}");
+    assert_eq!(
+        purge
+            .target
+            .as_ref()
+            .and_then(|target| target.key_member.as_deref()),
+        Some("id")
+    );
+    let polish = plan("/api/things/polish");
+    assert_eq!(
+        polish.effect,
+        crate::writes::model::Effect::Update,
+        "{polish:?}"
+    );
+    assert_eq!(polish.action.as_deref(), Some("polish"), "{polish:?}");
+}
