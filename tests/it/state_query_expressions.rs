@@ -3,14 +3,16 @@
 //! state learns from the recorded lines, so a probe naming other values, steps and combinations
 //! is answered from the state with the live body. On two recorded applications with two
 //! languages: TiddlyWiki's filter runs (`filter-steps`) and Directus's JSON filter objects
-//! (`json-filter`). An expression the grammar does not model is refused, never answered with
-//! another query's recording.
+//! (`json-filter`), whose `_or` groups hold by any branch
+//! (the Mango `$or` of PouchDB's `_find` bodies is checked in `state_body_queries`). An
+//! expression the grammar does not model is refused, never answered with another query's
+//! recording.
 
 use rea_plugin_api::contracts::query::QueryRole;
 use serde_json::{Map, Value};
 
 use crate::state_query_grammar::{assert_live_answers, served_with_probes};
-use crate::state_support::{Served, list_view};
+use crate::state_support::{Served, list_view, recorded_answer};
 
 const TIDDLERS: &str = "get_recipes_default_tiddlers_json";
 const TASKS: &str = "get_items_tasks";
@@ -83,6 +85,60 @@ fn json_filters_apply_as_their_bracket_terms() {
     );
 }
 
+/// Probe 8 of directus: `state = doing OR priority = 5`, in the bracket spelling.
+const OR_BRACKETS: &str = "GET /items/tasks?filter%5B_or%5D%5B0%5D%5Bstate%5D%5B_eq%5D=doing&filter%5B_or%5D%5B1%5D%5Bpriority%5D%5B_eq%5D=5";
+
+#[test]
+fn an_or_group_holds_by_any_branch() {
+    // Recorded: no `_or` in either spelling; the bracket one is probed (its names are no
+    // argument of the tool's schema, which holds no name family). The JSON spelling of the same
+    // group lists what the live application listed for it.
+    let (directus, probes) = served_with_probes("directus");
+    let probe = probes
+        .iter()
+        .find(|record| crate::state_support::request_line(record, "") == OR_BRACKETS)
+        .expect("the bracket probe");
+    let (_, live) = recorded_answer(probe);
+    let mut arguments = Map::new();
+    arguments.insert(
+        "filter".to_owned(),
+        Value::String(
+            r#"{"_or": [{"state": {"_eq": "doing"}}, {"priority": {"_eq": 5}}]}"#.to_owned(),
+        ),
+    );
+    let (answer, is_error) = directus.call(TASKS, arguments);
+    assert!(!is_error, "{answer}");
+    assert_eq!(
+        answer.pointer("/state/membership").and_then(Value::as_str),
+        Some("query"),
+        "{answer}"
+    );
+    assert_eq!(answer.get("body"), Some(&live));
+    // A group beside a term every match holds narrows it: only the listed tasks of project 2.
+    let mut arguments = Map::new();
+    arguments.insert(
+        "filter".to_owned(),
+        Value::String(
+            r#"{"project": {"_eq": 2}, "_or": [{"state": {"_eq": "doing"}}, {"priority": {"_eq": 5}}]}"#
+                .to_owned(),
+        ),
+    );
+    let (answer, is_error) = directus.call(TASKS, arguments);
+    assert!(!is_error, "{answer}");
+    let listed = |body: &Value| -> Vec<Value> {
+        body.pointer("/data")
+            .and_then(Value::as_array)
+            .expect("a data list")
+            .iter()
+            .filter(|task| task.get("project") == Some(&Value::from(2)))
+            .cloned()
+            .collect()
+    };
+    let narrowed = answer.pointer("/body/data").and_then(Value::as_array);
+    assert_eq!(narrowed, Some(&listed(&live)), "{answer}");
+    assert!(!listed(&live).is_empty());
+}
+
 /// The call's answer is a structured refusal: no recording, no state answer.
 fn assert_refused(served: &Served, tool: &str, filter: &str) {
     let mut arguments = Map::new();
@@ -112,7 +168,11 @@ fn an_expression_the_grammar_does_not_model_is_refused() {
     }
     let (directus, _) = served_with_probes("directus");
     for filter in [
-        r#"{"_or": [{"state": {"_eq": "doing"}}, {"priority": {"_eq": 5}}]}"#,
+        // A negation, a quantifier over a relation inside a group, a relational path in a group
+        // (no role is known for its grouped name).
+        r#"{"_not": {"state": {"_eq": "doing"}}}"#,
+        r#"{"_or": [{"state": {"_eq": "doing"}}, {"tags": {"_some": {"_eq": "infra"}}}]}"#,
+        r#"{"_or": [{"state": {"_eq": "doing"}}, {"project": {"code": {"_eq": "MOB"}}}]}"#,
         r#"{"state": {"_eq": {"nested": 1}}}"#,
         "{state:",
     ] {

@@ -163,6 +163,36 @@ pub struct QueryTerm {
     /// other than `inert` plays it even where no recording named it.
     #[serde(default)]
     pub roles: Vec<QueryRole>,
+    /// The disjunctions the term lies in, outermost first: empty for a term every match holds
+    /// (the terms of one call are a conjunction), else the branch of each group (`_or`, `$or`)
+    /// the term belongs to. A group holds when the terms of one of its branches all hold (each
+    /// branch a conjunction, which may hold groups of its own: the terms whose path continues
+    /// it). Only a filter (or search) term may lie in a group; the state answers not modelled for
+    /// another. Added after `roles`: an older grammar names none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub within: Vec<TermBranch>,
+}
+
+/// One step of a term's path through disjunctions ([`QueryTerm::within`]): the group, named
+/// distinctly within the call (`filter[_or]`, `selector.$or`), and the branch of it (counted
+/// from 0 in the order the expression gives).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub struct TermBranch {
+    /// The group's name, distinct within the call (a nested group's name holds its parent's
+    /// path).
+    pub group: String,
+    /// The branch's index within the group.
+    pub branch: u32,
+}
+
+impl TermBranch {
+    /// Branch `branch` of the group `group`.
+    pub fn new(group: impl Into<String>, branch: u32) -> Self {
+        Self {
+            group: group.into(),
+            branch,
+        }
+    }
 }
 
 impl QueryTerm {
@@ -172,7 +202,14 @@ impl QueryTerm {
             name: name.into(),
             value: value.into(),
             roles: vec![role],
+            within: Vec::new(),
         }
+    }
+
+    /// The same term, lying in these disjunction branches (outermost first).
+    pub fn within(mut self, within: Vec<TermBranch>) -> Self {
+        self.within = within;
+        self
     }
 }
 
@@ -282,6 +319,20 @@ mod tests {
         let size: QueryRole = serde_json::from_str(r#"{"role":"page-size"}"#).unwrap();
         assert!(size.is_paging());
         assert!(!QueryRole::Sort.is_paging());
+    }
+
+    #[test]
+    fn a_term_outside_any_group_crosses_as_before_and_an_older_term_reads_ungrouped() {
+        let plain = QueryTerm::playing("status", "open", QueryRole::filter("status", "eq"));
+        let text = serde_json::to_string(&plain).unwrap();
+        assert!(!text.contains("within"), "{text}");
+        let older: QueryTerm =
+            serde_json::from_str(r#"{"name": "a", "value": "1", "roles": []}"#).unwrap();
+        assert!(older.within.is_empty());
+        let grouped = plain.within(vec![TermBranch::new("filter[_or]", 1)]);
+        let back: QueryTerm =
+            serde_json::from_str(&serde_json::to_string(&grouped).unwrap()).unwrap();
+        assert_eq!(back.within, vec![TermBranch::new("filter[_or]", 1)]);
     }
 
     #[test]

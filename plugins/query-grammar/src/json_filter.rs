@@ -8,13 +8,18 @@
 //!
 //! Members are fields, except a member named with a leading `_` or `$`: an operator, whose value
 //! (a scalar, or an array as its comma-separated items) is the term's; or `_and`/`$and`, an array
-//! of objects all of which hold. An object holding another logical group (`_or`, `_not`), an
-//! operator over an object, a field with no operator under it, or the same term twice is not
-//! split, and the call is not evaluated through this grammar.
+//! of objects all of which hold; or `_or`/`$or`, an array of objects one of which holds: each
+//! term under it lies in that branch of the group (`QueryTerm::within`), named in the bracket
+//! spelling through the group (`filter[_or][0][state][_eq]`) and playing the role its spelling
+//! outside the group has. A query pair already spelled in brackets through such groups
+//! (`filter[_or][1][priority][_eq]=5`, how a query string encodes the same object) is split into
+//! that one term. A negation (`_not`, `_nor`), a quantifier over a relation (`_some`, `_none`),
+//! an operator over an object, a field with no operator under it, an empty group, or the same
+//! term twice is not split, and the call is not evaluated through this grammar.
 
 use rea_plugin_api::contracts::query::{
     QueryExpressionOutcome, QueryExpressionRequest, QueryGrammarOutcome, QueryGrammarRequest,
-    QueryRole, QueryTerm,
+    QueryRole, QueryTerm, TermBranch,
 };
 use rea_plugin_api::json::{Json, parse};
 use rea_plugin_api::query_fields::bracket_filter;
@@ -44,34 +49,111 @@ impl QueryGrammar for JsonFilter {
     }
 }
 
-/// The terms of a JSON filter object (see the module docs).
+/// The terms of a JSON filter object, or of one bracket term through logical groups (see the
+/// module docs).
 fn terms(name: &str, value: &str) -> Option<Vec<QueryTerm>> {
     if !value.trim_start().starts_with('{') {
-        return None;
+        return bracket_term(name, value).map(|term| vec![term]);
     }
     let filter = parse(value.as_bytes()).ok()?;
-    let mut leaves: Vec<(String, String)> = Vec::new();
-    flatten(name, &filter, &mut leaves)?;
+    let mut leaves: Vec<Leaf> = Vec::new();
+    let at = Place {
+        spelled: name.to_owned(),
+        plain: name.to_owned(),
+        within: Vec::new(),
+    };
+    flatten(&at, &filter, &mut leaves)?;
     let mut terms: Vec<QueryTerm> = Vec::new();
-    for (term, value) in leaves {
-        if terms.iter().any(|known| known.name == term) {
+    for leaf in leaves {
+        let term = term(leaf);
+        if terms.iter().any(|known| known.name == term.name) {
             return None;
         }
-        let roles = bracket_filter(&term)
-            .map(|(field, op)| vec![QueryRole::filter(&field, &op)])
-            .unwrap_or_default();
-        terms.push(QueryTerm {
-            name: term,
-            value,
-            roles,
-        });
+        terms.push(term);
     }
     (!terms.is_empty()).then_some(terms)
 }
 
-/// Collects `(bracket name, value)` of every operator under `prefix`; `None` when a part is not
-/// modelled.
-fn flatten(prefix: &str, value: &Json, leaves: &mut Vec<(String, String)>) -> Option<()> {
+/// One operator of a filter: its term's name (the bracket spelling through its groups), the
+/// name outside any group (whose role it plays), its value and its disjunction branches.
+struct Leaf {
+    name: String,
+    plain: String,
+    value: String,
+    within: Vec<TermBranch>,
+}
+
+/// Where [`flatten`] is in a filter: the bracket spelling so far, the same without logical
+/// groups, and the disjunction branches entered.
+#[derive(Clone)]
+struct Place {
+    spelled: String,
+    plain: String,
+    within: Vec<TermBranch>,
+}
+
+impl Place {
+    /// One member further down (a field or an operator).
+    fn member(&self, key: &str) -> Place {
+        Place {
+            spelled: format!("{}[{key}]", self.spelled),
+            plain: format!("{}[{key}]", self.plain),
+            within: self.within.clone(),
+        }
+    }
+
+    /// Into entry `index` of the conjunction `key` (spelled, not a branch).
+    fn all_of(&self, key: &str, index: usize) -> Place {
+        Place {
+            spelled: format!("{}[{key}][{index}]", self.spelled),
+            plain: self.plain.clone(),
+            within: self.within.clone(),
+        }
+    }
+
+    /// Into branch `index` of the disjunction `key`.
+    fn any_of(&self, key: &str, index: usize) -> Option<Place> {
+        let group = format!("{}[{key}]", self.spelled);
+        let mut within = self.within.clone();
+        within.push(TermBranch::new(group.clone(), u32::try_from(index).ok()?));
+        Some(Place {
+            spelled: format!("{group}[{index}]"),
+            plain: self.plain.clone(),
+            within,
+        })
+    }
+}
+
+/// A leaf as its term: the role of its plain spelling (a field and a known operator word) when
+/// it has one, else the roles the list learned for its name.
+fn term(leaf: Leaf) -> QueryTerm {
+    let roles = bracket_filter(&leaf.plain)
+        .map(|(field, op)| vec![QueryRole::filter(&field, &op)])
+        .unwrap_or_default();
+    let name = if leaf.within.is_empty() {
+        leaf.plain
+    } else {
+        leaf.name
+    };
+    QueryTerm {
+        name,
+        value: leaf.value,
+        roles,
+        within: leaf.within,
+    }
+}
+
+/// Whether a member names a disjunction (`_or`, `$or`) or a conjunction (`_and`, `$and`).
+fn is_or(key: &str) -> bool {
+    matches!(key, "_or" | "$or")
+}
+
+fn is_and(key: &str) -> bool {
+    matches!(key, "_and" | "$and")
+}
+
+/// Collects the leaf of every operator under `at`; `None` when a part is not modelled.
+fn flatten(at: &Place, value: &Json, leaves: &mut Vec<Leaf>) -> Option<()> {
     let Json::Object(members) = value else {
         return None;
     };
@@ -79,24 +161,82 @@ fn flatten(prefix: &str, value: &Json, leaves: &mut Vec<(String, String)>) -> Op
         return None;
     }
     for (key, inner) in members.iter() {
-        let operator = key.starts_with(['_', '$']);
-        if matches!(key, "_and" | "$and") {
-            let Json::Array(all) = inner else {
+        if is_and(key) || is_or(key) {
+            let Json::Array(entries) = inner else {
                 return None;
             };
-            for each in all {
-                flatten(prefix, each, leaves)?;
-            }
-        } else if operator {
-            if matches!(key, "_or" | "$or" | "_not" | "$not" | "_nor" | "$nor") {
+            if entries.is_empty() {
                 return None;
             }
-            leaves.push((format!("{prefix}[{key}]"), operand(inner)?));
+            for (index, entry) in entries.iter().enumerate() {
+                let place = if is_or(key) {
+                    at.any_of(key, index)?
+                } else {
+                    at.all_of(key, index)
+                };
+                flatten(&place, entry, leaves)?;
+            }
+        } else if key.starts_with(['_', '$']) {
+            if LOGICAL.contains(&key.trim_start_matches(['_', '$'])) {
+                return None;
+            }
+            let place = at.member(key);
+            leaves.push(Leaf {
+                name: place.spelled,
+                plain: place.plain,
+                value: operand(inner)?,
+                within: place.within,
+            });
         } else {
-            flatten(&format!("{prefix}[{key}]"), inner, leaves)?;
+            flatten(&at.member(key), inner, leaves)?;
         }
     }
     Some(())
+}
+
+/// The logical and relational words (without `_` or `$`) this grammar does not model: a
+/// negation, and the quantifiers over a relation's list (`_some`, `_none`).
+const LOGICAL: [&str; 4] = ["not", "nor", "some", "none"];
+
+/// One query pair in the bracket spelling through logical groups (`filter[_or][0][state][_eq]`,
+/// `filter[_and][1][_or][0][priority][_gte]`) as its term; `None` when its name passes through
+/// no group, or a group's entry is not an index, or it names a word not modelled.
+fn bracket_term(name: &str, value: &str) -> Option<QueryTerm> {
+    let (base, rest) = name.split_once('[')?;
+    let parts: Vec<&str> = rest.strip_suffix(']')?.split("][").collect();
+    let mut at = Place {
+        spelled: base.to_owned(),
+        plain: base.to_owned(),
+        within: Vec::new(),
+    };
+    let mut grouped = false;
+    let mut parts = parts.into_iter();
+    while let Some(part) = parts.next() {
+        if is_or(part) || is_and(part) {
+            let index: usize = parts.next()?.parse().ok()?;
+            grouped = true;
+            at = if is_or(part) {
+                at.any_of(part, index)?
+            } else {
+                at.all_of(part, index)
+            };
+        } else if part.is_empty()
+            || part.contains(['[', ']'])
+            || LOGICAL.contains(&part.trim_start_matches(['_', '$']))
+        {
+            return None;
+        } else {
+            at = at.member(part);
+        }
+    }
+    grouped.then(|| {
+        term(Leaf {
+            name: at.spelled,
+            plain: at.plain,
+            value: value.to_owned(),
+            within: at.within,
+        })
+    })
 }
 
 /// An operator's value as query text: a scalar as written, an array as its comma-separated items.
@@ -181,10 +321,114 @@ mod tests {
         );
     }
 
+    fn split_named(name: &str, value: &str) -> Option<Vec<QueryTerm>> {
+        let request = QueryExpressionRequest {
+            name: name.into(),
+            value: value.into(),
+            fields: Vec::new(),
+            call: Vec::new(),
+            schema_version: SCHEMA_VERSION,
+        };
+        JsonFilter.split(&request).unwrap().terms
+    }
+
+    #[test]
+    fn an_or_group_puts_each_term_in_its_branch() {
+        let terms = split_named(
+            "filter",
+            r#"{"project": {"_eq": 2}, "_or": [{"state": {"_eq": "doing"}},
+                {"_and": [{"priority": {"_gte": 4}}, {"_or": [{"assignee": {"_null": true}},
+                {"project": {"code": {"_eq": "MOB"}}}]}]}]}"#,
+        )
+        .expect("an or group");
+        let or = |group: &str, branch| TermBranch::new(group, branch);
+        let seen: Vec<(&str, &str, &[QueryRole], &[TermBranch])> = terms
+            .iter()
+            .map(|term| {
+                (
+                    term.name.as_str(),
+                    term.value.as_str(),
+                    term.roles.as_slice(),
+                    term.within.as_slice(),
+                )
+            })
+            .collect();
+        let inner = "filter[_or][1][_and][1][_or]";
+        assert_eq!(
+            seen,
+            vec![
+                (
+                    "filter[project][_eq]",
+                    "2",
+                    &[QueryRole::filter("project", "eq")][..],
+                    &[][..]
+                ),
+                (
+                    "filter[_or][0][state][_eq]",
+                    "doing",
+                    &[QueryRole::filter("state", "eq")][..],
+                    &[or("filter[_or]", 0)][..]
+                ),
+                (
+                    "filter[_or][1][_and][0][priority][_gte]",
+                    "4",
+                    &[QueryRole::filter("priority", "gte")][..],
+                    &[or("filter[_or]", 1)][..]
+                ),
+                (
+                    "filter[_or][1][_and][1][_or][0][assignee][_null]",
+                    "true",
+                    &[QueryRole::filter("assignee", "null")][..],
+                    &[or("filter[_or]", 1), or(inner, 0)][..]
+                ),
+                // A relational path's role is left to what the list learned for the name.
+                (
+                    "filter[_or][1][_and][1][_or][1][project][code][_eq]",
+                    "MOB",
+                    &[][..],
+                    &[or("filter[_or]", 1), or(inner, 1)][..]
+                ),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_bracket_pair_through_groups_is_its_one_term() {
+        let [term] =
+            &split_named("filter[_or][1][priority][_eq]", "5").expect("a grouped pair")[..]
+        else {
+            panic!("one term")
+        };
+        assert_eq!(term.name, "filter[_or][1][priority][_eq]");
+        assert_eq!(term.value, "5");
+        assert_eq!(term.roles, vec![QueryRole::filter("priority", "eq")]);
+        assert_eq!(term.within, vec![TermBranch::new("filter[_or]", 1)]);
+        let [and] = &split_named("filter[_and][0][state][_neq]", "done").expect("an and pair")[..]
+        else {
+            panic!("one term")
+        };
+        assert_eq!(and.name, "filter[state][_neq]");
+        assert!(and.within.is_empty());
+        for name in [
+            "filter[state][_eq]",
+            "filter[_or][x][state][_eq]",
+            "filter[_or][state][_eq]",
+            "filter[_or][0][tasks][_some][a][_eq]",
+            "filter[_not][0][a][_eq]",
+            "filter[_or][0][]",
+            "filter",
+        ] {
+            assert!(split_named(name, "1").is_none(), "{name}");
+        }
+    }
+
     #[test]
     fn what_it_does_not_model_is_not_split() {
         for value in [
-            r#"{"_or": [{"a": {"_eq": 1}}, {"b": {"_eq": 2}}]}"#,
+            r#"{"_not": {"a": {"_eq": 1}}}"#,
+            r#"{"_or": []}"#,
+            r#"{"_or": {"a": {"_eq": 1}}}"#,
+            r#"{"_or": [{"a": {"_eq": 1}}, {"tasks": {"_some": {"b": {"_eq": 2}}}}]}"#,
             r#"{"a": 1}"#,
             r#"{"a": {"_eq": {"b": 1}}}"#,
             r#"{"_and": [{"a": {"_eq": 1}}, {"a": {"_eq": 2}}]}"#,

@@ -94,6 +94,7 @@ fn body_terms(body: &Value, fields: &[String]) -> Option<Vec<QueryTerm>> {
                         name: BODY_FIELDS_TERM.to_owned(),
                         value: kept.join(","),
                         roles: Vec::new(),
+                        within: Vec::new(),
                     });
                 }
             }
@@ -106,6 +107,7 @@ fn body_terms(body: &Value, fields: &[String]) -> Option<Vec<QueryTerm>> {
                         name: BODY_COUNT_ONLY_TERM.to_owned(),
                         value: "true".to_owned(),
                         roles: Vec::new(),
+                        within: Vec::new(),
                     });
                 }
             }

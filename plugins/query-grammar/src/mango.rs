@@ -5,12 +5,17 @@
 //! A selector member is a field (dotted for nested members) holding either a scalar (equality)
 //! or an object of operators: `$eq`, `$ne`, `$gt`, `$gte`, `$lt`, `$lte` over a scalar, `$in`
 //! and `$nin` over an array of scalars (none holding a comma). `$and` holds an array of such
-//! selectors, all of which hold. `sort` is an array of field names or `{field: "asc"|"desc"}`
-//! objects; `limit` a page size; `skip` an offset; `fields` a field selection. Anything else
-//! (`$or`, `$regex`, `$all`, `$elemMatch`, `use_index`, `bookmark`, a `null` value) is not
-//! modelled: the body is not split, and the read is not answered from the state.
+//! selectors, all of which hold; `$or` an array of them one of which holds (each term under it
+//! lies in that branch of the group, `QueryTerm::within`; as pouchdb-selector-core's matcher,
+//! which tests every document the chosen index gives against the whole selector). `sort` is an
+//! array of field names or `{field: "asc"|"desc"}` objects; `limit` a page size; `skip` an
+//! offset; `fields` a field selection. Anything else (`$nor`, `$not`, `$regex`, `$all`,
+//! `$elemMatch`, `use_index`, `bookmark`, a `null` value, an empty group) is not modelled: the
+//! body is not split, and the read is not answered from the state.
 
-use rea_plugin_api::contracts::query::{BODY_FIELDS_TERM, QueryBodyRequest, QueryRole, QueryTerm};
+use rea_plugin_api::contracts::query::{
+    BODY_FIELDS_TERM, QueryBodyRequest, QueryRole, QueryTerm, TermBranch,
+};
 use serde_json::{Map, Value};
 
 /// The stage's name.
@@ -30,7 +35,11 @@ impl crate::BodyLanguage for MangoSelector {
 fn body_terms(body: &Value) -> Option<Vec<QueryTerm>> {
     let body = body.as_object()?;
     let mut terms = Vec::new();
-    selector_terms(body.get("selector")?.as_object()?, &mut terms)?;
+    let top = At {
+        path: "selector".to_owned(),
+        within: Vec::new(),
+    };
+    selector_terms(body.get("selector")?.as_object()?, &top, &mut terms)?;
     for (member, value) in body {
         let term = match member.as_str() {
             "selector" => continue,
@@ -41,6 +50,7 @@ fn body_terms(body: &Value) -> Option<Vec<QueryTerm>> {
                 name: BODY_FIELDS_TERM.to_owned(),
                 value: list(value)?,
                 roles: Vec::new(),
+                within: Vec::new(),
             },
             _ => return None,
         };
@@ -53,25 +63,57 @@ fn body_terms(body: &Value) -> Option<Vec<QueryTerm>> {
     (names.len() == before).then_some(terms)
 }
 
-/// The filter terms of a selector object, appended.
-fn selector_terms(selector: &Map<String, Value>, terms: &mut Vec<QueryTerm>) -> Option<()> {
+/// Where [`selector_terms`] is in a selector: the dotted path so far (`selector`,
+/// `selector.$or.1`, `selector.$and.0`) and the disjunction branches entered.
+struct At {
+    path: String,
+    within: Vec<TermBranch>,
+}
+
+/// The filter terms of a selector object, appended: a term outside every `$or` named
+/// `selector.{field}.${op}`, one inside named by its path through the groups.
+fn selector_terms(
+    selector: &Map<String, Value>,
+    at: &At,
+    terms: &mut Vec<QueryTerm>,
+) -> Option<()> {
     for (field, condition) in selector {
-        if field == "$and" {
-            for part in condition.as_array()? {
-                selector_terms(part.as_object()?, terms)?;
+        if field == "$and" || field == "$or" {
+            let parts = condition.as_array()?;
+            if parts.is_empty() {
+                return None;
+            }
+            for (index, part) in parts.iter().enumerate() {
+                let mut within = at.within.clone();
+                if field == "$or" {
+                    let group = format!("{}.$or", at.path);
+                    within.push(TermBranch::new(group, u32::try_from(index).ok()?));
+                }
+                let inner = At {
+                    path: format!("{}.{field}.{index}", at.path),
+                    within,
+                };
+                selector_terms(part.as_object()?, &inner, terms)?;
             }
             continue;
         }
         if field.starts_with('$') || field.is_empty() {
             return None;
         }
+        let named = |term: QueryTerm| {
+            if at.within.is_empty() {
+                return term;
+            }
+            let name = term.name.replacen("selector", &at.path, 1);
+            QueryTerm { name, ..term }.within(at.within.clone())
+        };
         match condition {
             Value::Object(operators) => {
                 for (operator, argument) in operators {
-                    terms.push(operator_term(field, operator, argument)?);
+                    terms.push(named(operator_term(field, operator, argument)?));
                 }
             }
-            scalar => terms.push(filter_term(field, "eq", scalar_text(scalar)?)),
+            scalar => terms.push(named(filter_term(field, "eq", scalar_text(scalar)?))),
         }
     }
     Some(())
@@ -217,9 +259,68 @@ mod tests {
     }
 
     #[test]
+    fn an_or_group_puts_each_term_in_its_branch() {
+        let body = json!({"selector": {"type": "book", "$or": [{"genre": "fantasy"},
+            {"status": "withdrawn", "$or": [{"year": {"$lt": 1970}}, {"pages": {"$gte": 400}}]}],
+            "$and": [{"$or": [{"genre": "sf"}, {"genre": "horror"}]}]}});
+        let terms = body_terms(&body).expect("a Mango body");
+        let seen: Vec<(&str, &str, &[TermBranch])> = terms
+            .iter()
+            .map(|term| {
+                (
+                    term.name.as_str(),
+                    term.value.as_str(),
+                    term.within.as_slice(),
+                )
+            })
+            .collect();
+        let or = |group: &str, branch| TermBranch::new(group, branch);
+        assert_eq!(
+            seen,
+            vec![
+                (
+                    "selector.$and.0.$or.0.genre.$eq",
+                    "sf",
+                    &[or("selector.$and.0.$or", 0)][..]
+                ),
+                (
+                    "selector.$and.0.$or.1.genre.$eq",
+                    "horror",
+                    &[or("selector.$and.0.$or", 1)][..]
+                ),
+                (
+                    "selector.$or.0.genre.$eq",
+                    "fantasy",
+                    &[or("selector.$or", 0)][..]
+                ),
+                (
+                    "selector.$or.1.$or.0.year.$lt",
+                    "1970",
+                    &[or("selector.$or", 1), or("selector.$or.1.$or", 0)][..]
+                ),
+                (
+                    "selector.$or.1.$or.1.pages.$gte",
+                    "400",
+                    &[or("selector.$or", 1), or("selector.$or.1.$or", 1)][..]
+                ),
+                (
+                    "selector.$or.1.status.$eq",
+                    "withdrawn",
+                    &[or("selector.$or", 1)][..]
+                ),
+                ("selector.type.$eq", "book", &[][..]),
+            ]
+        );
+        assert_eq!(terms[0].roles, vec![QueryRole::filter("genre", "eq")]);
+        assert_eq!(terms[4].roles, vec![QueryRole::filter("pages", "gte")]);
+    }
+
+    #[test]
     fn what_the_language_holds_beyond_the_model_is_not_split() {
         for body in [
-            json!({"selector": {"$or": [{"a": 1}, {"b": 2}]}}),
+            json!({"selector": {"$nor": [{"a": 1}, {"b": 2}]}}),
+            json!({"selector": {"$or": []}}),
+            json!({"selector": {"$or": [{"a": 1}, {"b": {"$regex": "x"}}]}}),
             json!({"selector": {"title": {"$regex": "^The"}}}),
             json!({"selector": {"tags": {"$all": ["x"]}}}),
             json!({"selector": {"a": null}}),

@@ -101,6 +101,7 @@ fn term(name: &str, step: &Step<'_>, fields: &[String]) -> Option<QueryTerm> {
             name: format!("{name}:{term}"),
             value,
             roles,
+            within: Vec::new(),
         })
     };
     match (step.operator, step.negated) {

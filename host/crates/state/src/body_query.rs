@@ -90,6 +90,9 @@ pub fn read_body(rules: &RuleSet, body: &Json, entities: &[&Entity]) -> Option<B
         read.model
             .parameters
             .insert(term.name.clone(), role.clone());
+        if !term.within.is_empty() {
+            read.model.groups.insert(term.name.clone(), term.within);
+        }
         read.pairs.push((term.name, term.value));
     }
     Some(read)

@@ -628,6 +628,12 @@ pub struct QueryModel {
     /// the other fields, sorts and pages of sibling lists; see [`crate::derive::query_grammar`]).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub generalized: BTreeMap<String, QueryRole>,
+    /// For one call only (never learned): the disjunction branches each of its terms lies in
+    /// (term name → path, outermost first), as the query grammar that split the call's
+    /// expression named them; a term not named lies in none (see
+    /// [`rea_plugin_api::contracts::query::QueryTerm::within`]).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub groups: BTreeMap<String, Vec<TermBranch>>,
 }
 
 /// An envelope member naming the page's position by the list's keyset cursor (see
@@ -683,6 +689,7 @@ impl QueryModel {
             cursor_members: Vec::new(),
             record_ordinals: Vec::new(),
             generalized: BTreeMap::new(),
+            groups: BTreeMap::new(),
         }
     }
 
@@ -697,7 +704,7 @@ impl QueryModel {
 
 /// A query parameter's role (the plugin contract's type: query-grammar stages read and propose
 /// roles).
-pub use rea_plugin_api::contracts::query::QueryRole;
+pub use rea_plugin_api::contracts::query::{QueryRole, TermBranch};
 
 /// A member view: a read answering one member of a held entity, the entity named by one path
 /// segment and the member by a pointer whose steps are literal keys or other path segments'

@@ -12,12 +12,12 @@
 //! the caller sets counters to the number listed and totals to the number matched.
 
 use std::cmp::Ordering;
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use rea_plugin_api::json::{Json, Object};
 use regex::Regex;
 
-use crate::model::{QueryModel, QueryRole};
+use crate::model::{QueryModel, QueryRole, TermBranch};
 use crate::render::scalar_text;
 pub use rea_plugin_api::query_fields::{
     END_NAMES, OFFSET_NAMES, ORDER_NAMES, PAGE_NAMES, PAGE_SIZE_NAMES, SEARCH_NAMES, SORT_NAMES,
@@ -368,12 +368,9 @@ fn matches_over(
 
 /// What a call's query arguments select, by the roles the model gives them.
 struct Selection<'a> {
-    /// Each filter but the pattern filters.
-    filters: Vec<Filter<'a>>,
-    /// `(field, pattern)` of each pattern filter (see [`pattern_regex`]).
-    patterns: Vec<(&'a str, Regex)>,
-    /// Each search's text, lower-cased.
-    searches: Vec<String>,
+    /// Each filter and search, with the disjunction branches it lies in (empty: every match
+    /// holds it; see [`QueryModel::groups`]).
+    conditions: Vec<(&'a [TermBranch], Condition<'a>)>,
     /// The sort keys, each with whether it sorts descending.
     sort_keys: Vec<(String, bool)>,
     /// The directions an order parameter gave (`true`: descending).
@@ -383,13 +380,39 @@ struct Selection<'a> {
     paging: Paging,
 }
 
+/// One selecting argument: a filter, a pattern filter, or a search.
+enum Condition<'a> {
+    /// A filter but a pattern filter.
+    Filter(Filter<'a>),
+    /// `(field, pattern)` of a pattern filter (see [`pattern_regex`]).
+    Pattern(&'a str, Regex),
+    /// A search's text, lower-cased.
+    Search(String),
+}
+
+impl Condition<'_> {
+    /// Whether an object passes it (`byte_fields` compared as byte strings).
+    fn holds(&self, object: &Object, byte_fields: &BTreeSet<String>) -> bool {
+        match self {
+            Condition::Filter(filter) => {
+                filter_matches(object, *filter, byte_fields.contains(filter.0))
+            }
+            Condition::Pattern(field, pattern) => field_value(object, field)
+                .and_then(scalar_text)
+                .is_some_and(|text| pattern.is_match(&text)),
+            Condition::Search(needle) => {
+                object.iter().any(|(_, value)| contains_text(value, needle))
+            }
+        }
+    }
+}
+
 impl<'a> Selection<'a> {
-    /// Reads the arguments (each named once, each with a role); `None` when one cannot be read.
+    /// Reads the arguments (each named once, each with a role); `None` when one cannot be read,
+    /// or one lying in a disjunction does not select (a sort, a page).
     fn read(model: &'a QueryModel, arguments: &'a [(String, String)]) -> Option<Self> {
         let mut selection = Selection {
-            filters: Vec::new(),
-            patterns: Vec::new(),
-            searches: Vec::new(),
+            conditions: Vec::new(),
             sort_keys: Vec::new(),
             orders: Vec::new(),
             cursor: None,
@@ -404,22 +427,36 @@ impl<'a> Selection<'a> {
             if arguments[..index].iter().any(|(other, _)| other == name) {
                 return None;
             }
-            selection.add(model.role(name)?, value)?;
+            let within = model.groups.get(name).map_or(&[][..], Vec::as_slice);
+            let role = model.role(name)?;
+            match Self::condition(role, value)? {
+                Some(condition) => selection.conditions.push((within, condition)),
+                None if within.is_empty() => selection.add(role, value)?,
+                None => return None,
+            }
         }
         Some(selection)
     }
 
-    /// Adds one argument of a role; `None` when its value cannot be read.
-    fn add(&mut self, role: &'a QueryRole, value: &'a str) -> Option<()> {
-        match role {
+    /// The condition a selecting role reads (`Some(None)` for a role that does not select);
+    /// `None` when its value cannot be read.
+    fn condition(role: &'a QueryRole, value: &'a str) -> Option<Option<Condition<'a>>> {
+        Some(Some(match role {
             QueryRole::Filter { field, op } if PATTERN_OPERATORS.contains(&op.as_str()) => {
-                self.patterns
-                    .push((field.as_str(), pattern_regex(op, value)?));
+                Condition::Pattern(field.as_str(), pattern_regex(op, value)?)
             }
             QueryRole::Filter { field, op } => {
-                self.filters.push((field.as_str(), op.as_str(), value))
+                Condition::Filter((field.as_str(), op.as_str(), value))
             }
-            QueryRole::Search => self.searches.push(value.to_lowercase()),
+            QueryRole::Search => Condition::Search(value.to_lowercase()),
+            _ => return Some(None),
+        }))
+    }
+
+    /// Adds one argument of a role that does not select; `None` when its value cannot be read.
+    fn add(&mut self, role: &'a QueryRole, value: &'a str) -> Option<()> {
+        match role {
+            QueryRole::Filter { .. } | QueryRole::Search => return None,
             QueryRole::Sort => {
                 for key in value.split(',').filter(|key| !key.is_empty()) {
                     let (field, descending) = match key.strip_prefix('-') {
@@ -459,20 +496,42 @@ impl<'a> Selection<'a> {
     }
 
     /// Whether an object passes every filter and search (the filters of `byte_fields` comparing
-    /// byte strings).
+    /// byte strings), each disjunction holding by one of its branches.
     fn selects(&self, object: &Object, byte_fields: &BTreeSet<String>) -> bool {
-        self.filters
-            .iter()
-            .all(|filter| filter_matches(object, *filter, byte_fields.contains(filter.0)))
-            && self.patterns.iter().all(|(field, pattern)| {
-                field_value(object, field)
-                    .and_then(scalar_text)
-                    .is_some_and(|text| pattern.is_match(&text))
+        self.holds_within(&[], object, byte_fields)
+    }
+
+    /// Whether an object passes the conjunction at `prefix` (a path of disjunction branches):
+    /// every condition lying there, and every group opened there by one of its branches.
+    fn holds_within(
+        &self,
+        prefix: &[TermBranch],
+        object: &Object,
+        byte_fields: &BTreeSet<String>,
+    ) -> bool {
+        let mut groups: BTreeMap<&str, BTreeSet<u32>> = BTreeMap::new();
+        for (within, condition) in &self.conditions {
+            if !within.starts_with(prefix) {
+                continue;
+            }
+            match within.get(prefix.len()) {
+                None if !condition.holds(object, byte_fields) => return false,
+                None => {}
+                Some(step) => {
+                    groups
+                        .entry(step.group.as_str())
+                        .or_default()
+                        .insert(step.branch);
+                }
+            }
+        }
+        groups.into_iter().all(|(group, branches)| {
+            branches.into_iter().any(|branch| {
+                let mut path = prefix.to_vec();
+                path.push(TermBranch::new(group, branch));
+                self.holds_within(&path, object, byte_fields)
             })
-            && self
-                .searches
-                .iter()
-                .all(|needle| object.iter().any(|(_, value)| contains_text(value, needle)))
+        })
     }
 
     /// The sort keys, each direction flipped by the order parameter's direction at its position
@@ -615,6 +674,108 @@ mod tests {
         {"id": 2, "title": "Paging tips", "author": "bob", "views": 45, "published": false, "draft": null},
         {"id": 3, "title": "REST design", "author": "alice", "views": 45, "published": true, "draft": "no"},
         {"id": 4, "title": "Notes", "author": "carol", "views": 7, "published": false}]"#;
+
+    /// The posts model with the author, views and published filters, its `or` terms lying in
+    /// the branches given.
+    fn grouped(groups: &[(&str, &[(&str, u32)])]) -> QueryModel {
+        let mut model = model_of_filters(&[
+            ("a0", "author", "eq"),
+            ("a1", "author", "eq"),
+            ("v", "views", "gte"),
+            ("p", "published", "eq"),
+            ("t", "title", "pattern"),
+        ]);
+        model.parameters.insert("s".into(), QueryRole::Sort);
+        for (name, path) in groups {
+            let path = path
+                .iter()
+                .map(|(group, branch)| TermBranch::new(*group, *branch))
+                .collect();
+            model.groups.insert((*name).to_owned(), path);
+        }
+        model
+    }
+
+    #[test]
+    fn a_disjunction_holds_by_any_branch_beside_the_terms_every_match_holds() {
+        let data = objects(POSTS);
+        // author = bob OR author = carol
+        let either = grouped(&[("a0", &[("or", 0)]), ("a1", &[("or", 1)])]);
+        assert_eq!(
+            run(&either, &[("a0", "bob"), ("a1", "carol")], &data),
+            Some(vec![1, 3])
+        );
+        // … AND published = false, with a sort outside the group
+        assert_eq!(
+            run(
+                &either,
+                &[
+                    ("a0", "alice"),
+                    ("a1", "carol"),
+                    ("p", "false"),
+                    ("s", "-id")
+                ],
+                &data
+            ),
+            Some(vec![3])
+        );
+        // (author = alice AND views >= 100) OR (published = false AND author = bob)
+        let branches = grouped(&[
+            ("a0", &[("or", 0)]),
+            ("v", &[("or", 0)]),
+            ("p", &[("or", 1)]),
+            ("a1", &[("or", 1)]),
+        ]);
+        assert_eq!(
+            run(
+                &branches,
+                &[("a0", "alice"), ("v", "100"), ("p", "false"), ("a1", "bob")],
+                &data
+            ),
+            Some(vec![0, 1])
+        );
+        // A group nested in a branch: author = carol OR (views >= 40 AND (title LIKE 'R%' OR
+        // published = false))
+        let nested = grouped(&[
+            ("a0", &[("or", 0)]),
+            ("v", &[("or", 1)]),
+            ("t", &[("or", 1), ("or.1.or", 0)]),
+            ("p", &[("or", 1), ("or.1.or", 1)]),
+        ]);
+        assert_eq!(
+            run(
+                &nested,
+                &[("a0", "carol"), ("v", "40"), ("t", "R%"), ("p", "false")],
+                &data
+            ),
+            Some(vec![1, 2, 3])
+        );
+        // Two groups side by side both hold.
+        let two = grouped(&[
+            ("a0", &[("x", 0)]),
+            ("a1", &[("x", 1)]),
+            ("v", &[("y", 0)]),
+            ("p", &[("y", 1)]),
+        ]);
+        assert_eq!(
+            run(
+                &two,
+                &[("a0", "alice"), ("a1", "bob"), ("v", "100"), ("p", "false")],
+                &data
+            ),
+            Some(vec![0, 1])
+        );
+    }
+
+    #[test]
+    fn a_term_in_a_disjunction_that_does_not_select_is_not_evaluated() {
+        let data = objects(POSTS);
+        let sorted = grouped(&[("a0", &[("or", 0)]), ("s", &[("or", 1)])]);
+        assert_eq!(run(&sorted, &[("a0", "bob"), ("s", "id")], &data), None);
+        // A grouped term without a role is not evaluated either.
+        let unknown = grouped(&[("z", &[("or", 0)])]);
+        assert_eq!(run(&unknown, &[("z", "1")], &data), None);
+    }
 
     #[test]
     fn filters_compare_as_text_with_their_operator() {

@@ -2,12 +2,14 @@
 //! language (a filter run such as `[tag[x]!sort[y]]`, a JSON filter object) is split by the
 //! pipeline's query grammars (`split`, see `rea_plugin_api::contracts::query`) into terms, each a
 //! parameter of its own: the list's roles are learned over the terms of its recorded lines, and a
-//! call is evaluated over its terms. The host never reads an expression itself; a parameter no
+//! call is evaluated over its terms. A term may lie in disjunction branches (`_or`, `$or`) the
+//! grammar names: the call's model carries them ([`QueryModel::groups`]) and evaluation holds a
+//! group when one of its branches does. The host never reads an expression itself; a parameter no
 //! grammar splits stays as sent.
 
 use std::collections::BTreeMap;
 
-use crate::model::{QueryModel, QueryRole};
+use crate::model::{QueryModel, QueryRole, TermBranch};
 use crate::rules::RuleSet;
 
 /// A call's query pairs with every expression split into its terms.
@@ -17,6 +19,9 @@ pub struct Expanded {
     pub pairs: Vec<(String, String)>,
     /// The roles the grammar offered each term (by term name), in order of preference.
     pub candidates: BTreeMap<String, Vec<QueryRole>>,
+    /// The disjunction branches a term lies in (by term name), as the grammar named them; a term
+    /// in none is not named.
+    pub groups: BTreeMap<String, Vec<TermBranch>>,
 }
 
 impl Expanded {
@@ -27,9 +32,15 @@ impl Expanded {
 
     /// The model extended by the roles a term names alone (one candidate, not `inert`) for the
     /// terms the model gives no role: what the grammar says such a term means wherever no
-    /// recording named it. `None` when nothing is added.
+    /// recording named it, and carrying the call's disjunction groups. `None` when nothing is
+    /// added.
     pub fn extend(&self, model: &QueryModel) -> Option<QueryModel> {
         let mut extended: Option<QueryModel> = None;
+        if !self.groups.is_empty() {
+            let mut grouped = model.clone();
+            grouped.groups = self.groups.clone();
+            extended = Some(grouped);
+        }
         for (name, roles) in &self.candidates {
             let [role] = roles.as_slice() else {
                 continue;
@@ -58,6 +69,9 @@ pub fn expand(rules: &RuleSet, pairs: &[(String, String)], fields: &[String]) ->
         match rules.split_query_expression((name, value), fields, pairs) {
             Some(terms) => {
                 for term in terms {
+                    if !term.within.is_empty() {
+                        expanded.groups.insert(term.name.clone(), term.within);
+                    }
                     expanded
                         .candidates
                         .entry(term.name.clone())

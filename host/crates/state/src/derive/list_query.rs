@@ -76,6 +76,7 @@ impl<'a> Evaluator<'a> {
             cursor_members: Vec::new(),
             record_ordinals: Vec::new(),
             generalized: BTreeMap::new(),
+            groups: BTreeMap::new(),
         };
         let (indexes, candidates) = self.collections.get(&line.collection)?;
         let mut selecting: Vec<(String, String)> = Vec::new();
@@ -239,6 +240,11 @@ fn query_lines<'a>(
             continue;
         };
         let expanded = expand(rules, observation.pairs(), fields);
+        // A line holding a disjunction teaches no role: learning reads the terms as one
+        // conjunction.
+        if !expanded.groups.is_empty() {
+            continue;
+        }
         for (name, roles) in expanded.candidates {
             found.term_roles.entry(name).or_insert(roles);
         }
@@ -666,6 +672,7 @@ fn query_model(
         cursor_members,
         record_ordinals,
         generalized: BTreeMap::new(),
+        groups: BTreeMap::new(),
     })
 }
 
