@@ -885,6 +885,9 @@ impl StateService {
         }
     }
 
+    /// A list call answered by its own recorded line ([`Self::answer_named_line`]), a page
+    /// envelope the state computes ([`Self::answer_enveloped`]), or the query model over the
+    /// state ([`Self::answer_unnamed`]).
     fn answer_lines(
         &self,
         tool: &str,
@@ -898,53 +901,101 @@ impl StateService {
         let expanded = self.expand_query(list, &pairs);
         let extended = list.query.as_ref().and_then(|model| expanded.extend(model));
         let model = extended.as_ref().or(list.query.as_ref());
-        let answered_by_query = |line: &ListLine| {
-            list.query
-                .as_ref()
-                .is_some_and(|model| model.record_ordinals.contains(&line.record_ordinal))
-        };
         if let Some(line) = list
             .lines
             .iter()
             .find(|line| Self::line_names_call(line, &segments, &pairs))
         {
-            if answered_by_query(line) {
-                return self.evaluate_query(
-                    tool,
-                    list,
-                    (model, line, true),
-                    (&expanded.pairs, &pairs),
-                    (exact, None),
-                );
-            }
-            return self.render_line(tool, list, line, exact);
+            return self.answer_named_line(
+                tool,
+                list,
+                (model, line),
+                (&expanded.pairs, &pairs),
+                exact,
+            );
         }
         if let (Some(envelope), Some(model)) = (&list.page_envelope, model)
             && envelope.names_call(&expanded.pairs)
         {
-            let extended = envelope.extend(model);
-            if !expanded
-                .pairs
-                .iter()
-                .all(|(name, _)| extended.role(name).is_some())
-            {
-                return Err("unrecorded-request");
-            }
-            let base = self
-                .query_base(list, &extended, (&pairs, &expanded.pairs), &segments)
-                .ok_or("unrecorded-request")?;
+            return self.answer_enveloped(
+                tool,
+                list,
+                (envelope, model),
+                (&expanded.pairs, &pairs),
+                &segments,
+            );
+        }
+        self.answer_unnamed(tool, list, model, (&expanded.pairs, &pairs), &segments)
+    }
+
+    /// A call its own recorded line names: evaluated when the query model answers that line,
+    /// else the line as recorded.
+    fn answer_named_line(
+        &self,
+        tool: &str,
+        list: &ListView,
+        (model, line): (Option<&QueryModel>, &ListLine),
+        (expanded, pairs): (&QueryPairs, &QueryPairs),
+        exact: bool,
+    ) -> Result<StateAnswer, &'static str> {
+        let answered_by_query = list
+            .query
+            .as_ref()
+            .is_some_and(|model| model.record_ordinals.contains(&line.record_ordinal));
+        if answered_by_query {
             return self.evaluate_query(
                 tool,
                 list,
-                (Some(&extended), base, false),
-                (&expanded.pairs, &pairs),
-                (false, Some(envelope)),
+                (model, line, true),
+                (expanded, pairs),
+                (exact, None),
             );
         }
-        let same_collection = |line: &&ListLine| segments_match(&split_path(&line.path), &segments);
+        self.render_line(tool, list, line, exact)
+    }
+
+    /// A call naming a page of the envelope the state computes (page numbers and totals).
+    fn answer_enveloped(
+        &self,
+        tool: &str,
+        list: &ListView,
+        (envelope, model): (&PageEnvelope, &QueryModel),
+        (expanded, pairs): (&QueryPairs, &QueryPairs),
+        segments: &[String],
+    ) -> Result<StateAnswer, &'static str> {
+        let extended = envelope.extend(model);
+        if !expanded
+            .iter()
+            .all(|(name, _)| extended.role(name).is_some())
+        {
+            return Err("unrecorded-request");
+        }
+        let base = self
+            .query_base(list, &extended, (pairs, expanded), segments)
+            .ok_or("unrecorded-request")?;
+        self.evaluate_query(
+            tool,
+            list,
+            (Some(&extended), base, false),
+            (expanded, pairs),
+            (false, Some(envelope)),
+        )
+    }
+
+    /// A call no recorded line names: a field selection refused, no query answered by a whole
+    /// line, any other query evaluated by the model over a base line of its collection.
+    fn answer_unnamed(
+        &self,
+        tool: &str,
+        list: &ListView,
+        model: Option<&QueryModel>,
+        (expanded, pairs): (&QueryPairs, &QueryPairs),
+        segments: &[String],
+    ) -> Result<StateAnswer, &'static str> {
+        let same_collection = |line: &&ListLine| segments_match(&split_path(&line.path), segments);
         // A field selection no checked line made replays its recording, and so does a call
         // leaving out a field-selection parameter every checked line names.
-        if selects_fields(&pairs) || leaves_out_selection(&list.lines, &pairs) {
+        if selects_fields(pairs) || leaves_out_selection(&list.lines, pairs) {
             return Err("projection");
         }
         if pairs.is_empty() {
@@ -962,20 +1013,16 @@ impl StateService {
         let Some(model) = model else {
             return Err("unrecorded-request");
         };
-        if !expanded
-            .pairs
-            .iter()
-            .all(|(name, _)| model.role(name).is_some())
-        {
+        if !expanded.iter().all(|(name, _)| model.role(name).is_some()) {
             return Err("unrecorded-request");
         }
-        let base = self.query_base(list, model, (&pairs, &expanded.pairs), &segments);
+        let base = self.query_base(list, model, (pairs, expanded), segments);
         match base {
             Some(line) => self.evaluate_query(
                 tool,
                 list,
                 (Some(model), line, false),
-                (&expanded.pairs, &pairs),
+                (expanded, pairs),
                 (false, None),
             ),
             None => Err("unrecorded-request"),
@@ -1293,28 +1340,7 @@ impl StateService {
             return Err("unrecorded-request");
         }
         let live = self.read();
-        let listed = crate::derive::lists::listed_collection(&base.path, &list.entity_type);
-        let left_out = crate::derive::list_query::left_out(&list.lines);
-        let mut collection =
-            live.collection(&list.entity_type, listed.as_deref().unwrap_or(&base.path));
-        collection.retain(|entity| {
-            !left_out.contains(&(
-                crate::derive::entities::collection_key(&entity.collection).to_owned(),
-                entity.id.clone(),
-            ))
-        });
-        let objects: Vec<Object> = collection
-            .iter()
-            .map(|entity| {
-                let mut object = entity.fields.as_object().cloned().unwrap_or_default();
-                if let Some(Json::Object(overlay)) = entity.view_fields.get(tool) {
-                    for (key, value) in overlay.iter() {
-                        object.insert(key, value.clone());
-                    }
-                }
-                object
-            })
-            .collect();
+        let (collection, objects) = Self::query_candidates(&live, tool, list, base);
         let candidates: Vec<&Object> = objects.iter().collect();
         let Some(evaluated) = evaluate(model, pairs, &candidates) else {
             return Err("unrecorded-request");
@@ -1353,7 +1379,7 @@ impl StateService {
                 StateSource::state(base.path.clone(), Some("query")),
             ));
         }
-        let Some((mut body, record)) = self.list_body(
+        let Some((body, record)) = self.list_body(
             list,
             base,
             rendered,
@@ -1368,17 +1394,59 @@ impl StateService {
             last: evaluated.members.last().map(|index| candidates[*index]),
             remaining: evaluated.members.len() < evaluated.matched,
         };
-        for member in &model.cursor_members {
-            let value = end.value(&member.form).ok_or("unrecorded-request")?;
-            body = crate::render::with_value_at(body, &member.pointer, value);
-        }
         Ok(state_answer(
             record,
-            body,
+            Self::with_cursor_members(body, model, &end)?,
             self.replay().evidence_id(),
             exact,
             StateSource::state(base.path.clone(), Some("query")),
         ))
+    }
+
+    /// The entities of the collection `base` reads, less those the lines left out, and the
+    /// objects a query over them reads (each with the tool's view fields over it).
+    fn query_candidates<'a>(
+        live: &'a crate::store::LiveState,
+        tool: &str,
+        list: &ListView,
+        base: &ListLine,
+    ) -> (Vec<&'a Entity>, Vec<Object>) {
+        let listed = crate::derive::lists::listed_collection(&base.path, &list.entity_type);
+        let left_out = crate::derive::list_query::left_out(&list.lines);
+        let mut collection =
+            live.collection(&list.entity_type, listed.as_deref().unwrap_or(&base.path));
+        collection.retain(|entity| {
+            !left_out.contains(&(
+                crate::derive::entities::collection_key(&entity.collection).to_owned(),
+                entity.id.clone(),
+            ))
+        });
+        let objects: Vec<Object> = collection
+            .iter()
+            .map(|entity| {
+                let mut object = entity.fields.as_object().cloned().unwrap_or_default();
+                if let Some(Json::Object(overlay)) = entity.view_fields.get(tool) {
+                    for (key, value) in overlay.iter() {
+                        object.insert(key, value.clone());
+                    }
+                }
+                object
+            })
+            .collect();
+        (collection, objects)
+    }
+
+    /// The body with each envelope member naming the page's position by the keyset cursor set.
+    fn with_cursor_members(
+        mut body: Json,
+        model: &QueryModel,
+        end: &crate::page_cursor::PageEnd<'_>,
+    ) -> Result<Json, &'static str> {
+        for member in &model.cursor_members {
+            let value = end.value(&member.form).ok_or("unrecorded-request")?;
+            body = crate::render::with_value_at(body, &member.pointer, value);
+        }
+        Ok(body)
     }
 
     /// Whether some checked line listed the whole collection `base` reads (a whole line, or one
