@@ -36,7 +36,10 @@ pub enum QueryRole {
         /// One of [`crate::query_fields::OPERATORS`]: `eq`, `ne`, `gt`, `gte`, `lt`, `lte`, `in`,
         /// `nin`, `like`, `starts`, `ends`, `null`, `nnull`, `between`, `pattern`, `glob`; or
         /// `token`: the field is a space-separated word list (`[[…]]` groups words) holding the
-        /// value as one item.
+        /// value as one item; `regex`: the field is text a regular expression (the value) matches
+        /// anywhere; `all`: the field is an array holding each of the value's comma-separated
+        /// items (`regex` and `all` added after `token`: an older host matches no member with
+        /// either).
         op: String,
     },
     /// Keeps members with the value in some text, case-insensitively.

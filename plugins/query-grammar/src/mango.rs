@@ -3,14 +3,15 @@
 //! as terms the state engine evaluates over the entities the read lists.
 //!
 //! A selector member is a field (dotted for nested members) holding either a scalar (equality)
-//! or an object of operators: `$eq`, `$ne`, `$gt`, `$gte`, `$lt`, `$lte` over a scalar, `$in`
-//! and `$nin` over an array of scalars (none holding a comma). `$and` holds an array of such
+//! or an object of operators: `$eq`, `$ne`, `$gt`, `$gte`, `$lt`, `$lte` over a scalar, `$in`,
+//! `$nin` and `$all` (an array field holding every item) over an array of scalars (none holding
+//! a comma), `$regex` over a string (a regular expression a text field matches anywhere, as
+//! pouchdb-selector-core's `new RegExp(value).test(field)` on a string field). `$and` holds an array of such
 //! selectors, all of which hold; `$or` an array of them one of which holds (each term under it
 //! lies in that branch of the group, `QueryTerm::within`; as pouchdb-selector-core's matcher,
 //! which tests every document the chosen index gives against the whole selector). `sort` is an
 //! array of field names or `{field: "asc"|"desc"}` objects; `limit` a page size; `skip` an
-//! offset; `fields` a field selection. Anything else (`$nor`, `$not`, `$regex`, `$all`,
-//! `$elemMatch`, `use_index`, `bookmark`, a `null` value, an empty group) is not modelled: the
+//! offset; `fields` a field selection. Anything else (`$nor`, `$not`, `$elemMatch`, `$size`, `use_index`, `bookmark`, a `null` value, an empty group) is not modelled: the
 //! body is not split, and the read is not answered from the state.
 
 use rea_plugin_api::contracts::query::{
@@ -127,7 +128,10 @@ fn operator_term(field: &str, operator: &str, argument: &Value) -> Option<QueryT
         "$gte" => "gte",
         "$lt" => "lt",
         "$lte" => "lte",
-        "$in" | "$nin" => {
+        "$regex" => {
+            return Some(filter_term(field, "regex", argument.as_str()?.to_owned()));
+        }
+        "$in" | "$nin" | "$all" => {
             let items: Option<Vec<String>> = argument.as_array()?.iter().map(scalar_text).collect();
             let items = items?;
             if items.is_empty() || items.iter().any(|item| item.contains(',')) {
@@ -251,6 +255,28 @@ mod tests {
     }
 
     #[test]
+    fn regex_and_all_are_read() {
+        let terms =
+            split(json!({"selector": {"title": {"$regex": "^The"}, "tags": {"$all": ["a", "b"]}}}))
+                .expect("a Mango body");
+        assert_eq!(
+            terms,
+            vec![
+                (
+                    "selector.tags.$all".into(),
+                    "a,b".into(),
+                    vec![QueryRole::filter("tags", "all")]
+                ),
+                (
+                    "selector.title.$regex".into(),
+                    "^The".into(),
+                    vec![QueryRole::filter("title", "regex")]
+                ),
+            ]
+        );
+    }
+
+    #[test]
     fn and_groups_and_flags_are_read() {
         let terms = split(json!({"selector": {"$and": [{"active": false}, {"age": {"$ne": 3}}]}}))
             .expect("a Mango body");
@@ -320,9 +346,10 @@ mod tests {
         for body in [
             json!({"selector": {"$nor": [{"a": 1}, {"b": 2}]}}),
             json!({"selector": {"$or": []}}),
-            json!({"selector": {"$or": [{"a": 1}, {"b": {"$regex": "x"}}]}}),
-            json!({"selector": {"title": {"$regex": "^The"}}}),
-            json!({"selector": {"tags": {"$all": ["x"]}}}),
+            json!({"selector": {"$or": [{"a": 1}, {"b": {"$size": 2}}]}}),
+            json!({"selector": {"title": {"$regex": 1}}}),
+            json!({"selector": {"tags": {"$all": []}}}),
+            json!({"selector": {"tags": {"$elemMatch": {"$eq": "x"}}}}),
             json!({"selector": {"a": null}}),
             json!({"selector": {"a": 1}, "use_index": "idx"}),
             json!({"selector": {"a": {"$in": ["x,y"]}}}),

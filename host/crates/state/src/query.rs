@@ -122,6 +122,13 @@ fn filter_matches(object: &Object, (field, op, argument): Filter<'_>, bytes: boo
         "token" => text
             .as_deref()
             .is_some_and(|text| word_list(text).any(|item| item == argument)),
+        "all" => value.and_then(Json::as_array).is_some_and(|items| {
+            argument.split(',').all(|wanted| {
+                items
+                    .iter()
+                    .any(|item| scalar_text(item).is_some_and(|text| text == wanted))
+            })
+        }),
         "null" | "nnull" => {
             let is_null = matches!(value, None | Some(Json::Null));
             truth(argument).is_some_and(|wanted| wanted == (is_null == (op == "null")))
@@ -145,15 +152,32 @@ fn filter_matches(object: &Object, (field, op, argument): Filter<'_>, bytes: boo
     }
 }
 
-/// The operators whose argument is a pattern: `pattern` (an SQL `LIKE` pattern) and `glob`.
-pub const PATTERN_OPERATORS: [&str; 2] = ["pattern", "glob"];
+/// The operators whose argument is a pattern: `pattern` (an SQL `LIKE` pattern), `glob`, and
+/// `regex` (a regular expression a text field matches anywhere, see [`regex_of`]).
+pub const PATTERN_OPERATORS: [&str; 3] = ["pattern", "glob", "regex"];
 
-/// A pattern filter's argument as an anchored regular expression (everything else escaped):
-/// for `pattern`, an SQL `LIKE` pattern (`%` any run of characters, `_` one), matched
+/// The largest compiled size of a `regex` filter's expression (a call's own text).
+const REGEX_SIZE_LIMIT: usize = 1 << 20;
+
+/// A `regex` filter's argument as a regular expression, unanchored (it matches anywhere in the
+/// text, as JavaScript's `RegExp.test`); `None` for an expression the `regex` crate does not
+/// read (a look-around, a back-reference) or larger than [`REGEX_SIZE_LIMIT`].
+fn regex_of(argument: &str) -> Option<Regex> {
+    regex::RegexBuilder::new(argument)
+        .size_limit(REGEX_SIZE_LIMIT)
+        .build()
+        .ok()
+}
+
+/// A pattern filter's argument as a regular expression: for `regex` the argument itself (see
+/// [`regex_of`]); else anchored, everything else escaped: for `pattern`, an SQL `LIKE` pattern (`%` any run of characters, `_` one), matched
 /// case-insensitively; for `glob`, a glob (`*` any run, `?` one character, `[…]` one of a set,
 /// `[^…]` none of it, ranges with `-`), matched case-sensitively. `None` for a set without its
 /// closing `]` or another operator.
 pub fn pattern_regex(op: &str, argument: &str) -> Option<Regex> {
+    if op == "regex" {
+        return regex_of(argument);
+    }
     let mut expression = String::from(if op == "pattern" { "(?is)^" } else { "(?s)^" });
     let mut characters = argument.chars();
     while let Some(character) = characters.next() {
@@ -384,8 +408,9 @@ struct Selection<'a> {
 enum Condition<'a> {
     /// A filter but a pattern filter.
     Filter(Filter<'a>),
-    /// `(field, pattern)` of a pattern filter (see [`pattern_regex`]).
-    Pattern(&'a str, Regex),
+    /// `(field, pattern, text only)` of a pattern filter (see [`pattern_regex`]); a `regex`
+    /// filter matches text fields only (never a number's or a flag's spelling).
+    Pattern(&'a str, Regex, bool),
     /// A search's text, lower-cased.
     Search(String),
 }
@@ -397,7 +422,8 @@ impl Condition<'_> {
             Condition::Filter(filter) => {
                 filter_matches(object, *filter, byte_fields.contains(filter.0))
             }
-            Condition::Pattern(field, pattern) => field_value(object, field)
+            Condition::Pattern(field, pattern, text_only) => field_value(object, field)
+                .filter(|value| !*text_only || matches!(value, Json::String(_)))
                 .and_then(scalar_text)
                 .is_some_and(|text| pattern.is_match(&text)),
             Condition::Search(needle) => {
@@ -443,7 +469,7 @@ impl<'a> Selection<'a> {
     fn condition(role: &'a QueryRole, value: &'a str) -> Option<Option<Condition<'a>>> {
         Some(Some(match role {
             QueryRole::Filter { field, op } if PATTERN_OPERATORS.contains(&op.as_str()) => {
-                Condition::Pattern(field.as_str(), pattern_regex(op, value)?)
+                Condition::Pattern(field.as_str(), pattern_regex(op, value)?, op == "regex")
             }
             QueryRole::Filter { field, op } => {
                 Condition::Filter((field.as_str(), op.as_str(), value))
@@ -764,6 +790,35 @@ mod tests {
                 &data
             ),
             Some(vec![0, 1])
+        );
+    }
+
+    #[test]
+    fn a_regex_matches_text_anywhere_and_all_holds_every_item_of_an_array() {
+        let data = objects(
+            r#"[{"title": "The Dispossessed", "year": 1974, "tags": ["anarchism", "physics"]},
+                {"title": "Dune", "year": 1965, "tags": ["desert"]},
+                {"title": "Then We Came", "year": "1974", "tags": "desert"}]"#,
+        );
+        let model = model_of_filters(&[
+            ("title", "title", "regex"),
+            ("year", "year", "regex"),
+            ("tags", "tags", "all"),
+        ]);
+        assert_eq!(run(&model, &[("title", "^The")], &data), Some(vec![0, 2]));
+        assert_eq!(run(&model, &[("title", "un")], &data), Some(vec![1]));
+        // A number's spelling is no text to match.
+        assert_eq!(run(&model, &[("year", "19")], &data), Some(vec![2]));
+        // An expression the regex crate does not read is not evaluated.
+        assert_eq!(run(&model, &[("title", "(?=The)")], &data), None);
+        assert_eq!(run(&model, &[("tags", "desert")], &data), Some(vec![1]));
+        assert_eq!(
+            run(&model, &[("tags", "physics,anarchism")], &data),
+            Some(vec![0])
+        );
+        assert_eq!(
+            run(&model, &[("tags", "physics,desert")], &data),
+            Some(vec![])
         );
     }
 
