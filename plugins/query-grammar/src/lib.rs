@@ -11,12 +11,14 @@
 //! * `filter-steps` ([`steps`]): a parameter holding one filter run of operator steps
 //!   (`[tag[Task]!sort[modified]limit[2]]`) split into one term per step.
 //! * `json-filter` ([`json_filter`]): a parameter holding a filter as a JSON object, split into
-//!   its terms in the bracket spelling (`filter[state][_neq]`).
+//!   its terms in the bracket spelling (`filter[state][_neq]`), those under an `_or` in their
+//!   branch; a bracket pair through `_or`/`_and` groups as its one term.
 //! * `key-range` ([`key_range`]): the JSON-encoded keys (`key`, `startkey`, `endkey`) and
 //!   direction (`descending`, `inclusive_end`) of a read over an index ordered by its rows'
 //!   `key`, split into filter and sort terms read in the call's direction.
 //! * `mango-selector` ([`mango`]): the request body of a read in the Mango query language
-//!   (`_find`: selector, sort, limit, skip, fields) split into terms (`split_body`).
+//!   (`_find`: selector with `$and`/`$or` groups, sort, limit, skip, fields) split into terms
+//!   (`split_body`).
 //! * `kv-range` ([`kv_range`]): the request body of a key-value store's range read (a key, a
 //!   range end, a limit, a sort order and target, keys only; keys and values base64, compared
 //!   as bytes) split into terms (`split_body`).
@@ -106,7 +108,7 @@ rea_plugin_api::plugin_root_module! {
             FilterSteps,
         )
         .query_grammar(
-            StageInfo::new(JSON_FILTER, "A parameter holding a filter as a JSON object ({\"f\": {\"_gt\": 5}}, _and groups) split into its terms in the bracket spelling (filter[f][_gt])"),
+            StageInfo::new(JSON_FILTER, "A parameter holding a filter as a JSON object ({\"f\": {\"_gt\": 5}}, _and and _or groups) split into its terms in the bracket spelling (filter[f][_gt]), and a bracket pair through _or/_and groups (filter[_or][0][f][_eq]) as its one term in its branch"),
             JsonFilter,
         )
         .query_grammar(
@@ -118,7 +120,7 @@ rea_plugin_api::plugin_root_module! {
             BodyGrammar(KvRange),
         )
         .query_grammar(
-            StageInfo::new(MANGO_SELECTOR, "The request body of a read in the Mango query language (selector with equality, $gt/$gte/$lt/$lte/$ne/$in/$nin and $and, sort, limit, skip, fields) split into terms the state evaluates"),
+            StageInfo::new(MANGO_SELECTOR, "The request body of a read in the Mango query language (selector with equality, $gt/$gte/$lt/$lte/$ne/$in/$nin/$all/$regex, $and and $or, sort, limit, skip, fields) split into terms the state evaluates"),
             BodyGrammar(MangoSelector),
         )
         .query_grammar(
