@@ -91,7 +91,10 @@ pub fn read_body(rules: &RuleSet, body: &Json, entities: &[&Entity]) -> Option<B
             .parameters
             .insert(term.name.clone(), role.clone());
         if !term.within.is_empty() {
-            read.model.groups.insert(term.name.clone(), term.within);
+            read.model
+                .groups
+                .get_or_insert_default()
+                .insert(term.name.clone(), term.within);
         }
         read.pairs.push((term.name, term.value));
     }

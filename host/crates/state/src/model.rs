@@ -631,9 +631,10 @@ pub struct QueryModel {
     /// For one call only (never learned): the disjunction branches each of its terms lies in
     /// (term name → path, outermost first), as the query grammar that split the call's
     /// expression named them; a term not named lies in none (see
-    /// [`rea_plugin_api::contracts::query::QueryTerm::within`]).
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub groups: BTreeMap<String, Vec<TermBranch>>,
+    /// [`rea_plugin_api::contracts::query::QueryTerm::within`]); `None` when none lies in one.
+    /// Boxed: a model is held in every list view.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub groups: Option<Box<BTreeMap<String, Vec<TermBranch>>>>,
 }
 
 /// An envelope member naming the page's position by the list's keyset cursor (see
@@ -689,8 +690,16 @@ impl QueryModel {
             cursor_members: Vec::new(),
             record_ordinals: Vec::new(),
             generalized: BTreeMap::new(),
-            groups: BTreeMap::new(),
+            groups: None,
         }
+    }
+
+    /// The disjunction branches a term of the call lies in (see [`QueryModel::groups`]).
+    pub fn within(&self, name: &str) -> &[TermBranch] {
+        self.groups
+            .as_ref()
+            .and_then(|groups| groups.get(name))
+            .map_or(&[][..], Vec::as_slice)
     }
 
     /// The role of a parameter: the one its recorded lines established, else the one the learned

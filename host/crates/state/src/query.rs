@@ -453,7 +453,7 @@ impl<'a> Selection<'a> {
             if arguments[..index].iter().any(|(other, _)| other == name) {
                 return None;
             }
-            let within = model.groups.get(name).map_or(&[][..], Vec::as_slice);
+            let within = model.within(name);
             let role = model.role(name)?;
             match Self::condition(role, value)? {
                 Some(condition) => selection.conditions.push((within, condition)),
@@ -717,7 +717,10 @@ mod tests {
                 .iter()
                 .map(|(group, branch)| TermBranch::new(*group, *branch))
                 .collect();
-            model.groups.insert((*name).to_owned(), path);
+            model
+                .groups
+                .get_or_insert_default()
+                .insert((*name).to_owned(), path);
         }
         model
     }

@@ -38,7 +38,7 @@ impl Expanded {
         let mut extended: Option<QueryModel> = None;
         if !self.groups.is_empty() {
             let mut grouped = model.clone();
-            grouped.groups = self.groups.clone();
+            grouped.groups = Some(Box::new(self.groups.clone()));
             extended = Some(grouped);
         }
         for (name, roles) in &self.candidates {

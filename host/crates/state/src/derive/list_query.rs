@@ -76,7 +76,7 @@ impl<'a> Evaluator<'a> {
             cursor_members: Vec::new(),
             record_ordinals: Vec::new(),
             generalized: BTreeMap::new(),
-            groups: BTreeMap::new(),
+            groups: None,
         };
         let (indexes, candidates) = self.collections.get(&line.collection)?;
         let mut selecting: Vec<(String, String)> = Vec::new();
@@ -672,7 +672,7 @@ fn query_model(
         cursor_members,
         record_ordinals,
         generalized: BTreeMap::new(),
-        groups: BTreeMap::new(),
+        groups: None,
     })
 }
 

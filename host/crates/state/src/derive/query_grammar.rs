@@ -107,7 +107,7 @@ pub fn generalize(views: &mut [ReadView], entities: &[Entity], rules: &RuleSet) 
             cursor_members: Vec::new(),
             record_ordinals: Vec::new(),
             generalized: BTreeMap::new(),
-            groups: BTreeMap::new(),
+            groups: None,
         });
         model.generalized = generalized;
         if model.parameters.is_empty() && model.generalized.is_empty() {
