@@ -99,14 +99,11 @@ fn an_or_group_holds_by_any_branch() {
         .find(|record| crate::state_support::request_line(record, "") == OR_BRACKETS)
         .expect("the bracket probe");
     let (_, live) = recorded_answer(probe);
-    let mut arguments = Map::new();
-    arguments.insert(
-        "filter".to_owned(),
-        Value::String(
-            r#"{"_or": [{"state": {"_eq": "doing"}}, {"priority": {"_eq": 5}}]}"#.to_owned(),
-        ),
+    let (answer, is_error) = call_filter(
+        &directus,
+        TASKS,
+        r#"{"_or": [{"state": {"_eq": "doing"}}, {"priority": {"_eq": 5}}]}"#,
     );
-    let (answer, is_error) = directus.call(TASKS, arguments);
     assert!(!is_error, "{answer}");
     assert_eq!(
         answer.pointer("/state/membership").and_then(Value::as_str),
@@ -115,15 +112,11 @@ fn an_or_group_holds_by_any_branch() {
     );
     assert_eq!(answer.get("body"), Some(&live));
     // A group beside a term every match holds narrows it: only the listed tasks of project 2.
-    let mut arguments = Map::new();
-    arguments.insert(
-        "filter".to_owned(),
-        Value::String(
-            r#"{"project": {"_eq": 2}, "_or": [{"state": {"_eq": "doing"}}, {"priority": {"_eq": 5}}]}"#
-                .to_owned(),
-        ),
+    let (answer, is_error) = call_filter(
+        &directus,
+        TASKS,
+        r#"{"project": {"_eq": 2}, "_or": [{"state": {"_eq": "doing"}}, {"priority": {"_eq": 5}}]}"#,
     );
-    let (answer, is_error) = directus.call(TASKS, arguments);
     assert!(!is_error, "{answer}");
     let listed = |body: &Value| -> Vec<Value> {
         body.pointer("/data")
@@ -139,11 +132,16 @@ fn an_or_group_holds_by_any_branch() {
     assert!(!listed(&live).is_empty());
 }
 
-/// The call's answer is a structured refusal: no recording, no state answer.
-fn assert_refused(served: &Served, tool: &str, filter: &str) {
+/// Calls a list tool with one `filter` argument.
+fn call_filter(served: &Served, tool: &str, filter: &str) -> (Value, bool) {
     let mut arguments = Map::new();
     arguments.insert("filter".to_owned(), Value::String(filter.to_owned()));
-    let (answer, is_error) = served.call(tool, arguments);
+    served.call(tool, arguments)
+}
+
+/// The call's answer is a structured refusal: no recording, no state answer.
+fn assert_refused(served: &Served, tool: &str, filter: &str) {
+    let (answer, is_error) = call_filter(served, tool, filter);
     assert!(is_error, "{filter} is refused: {answer}");
     let code = answer
         .pointer("/error/code")
