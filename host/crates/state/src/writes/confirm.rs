@@ -523,7 +523,7 @@ fn replay_write(
     // observed: the plan serves one object.
     let batch = draft.plan.effect == super::model::Effect::Create
         && !draft.plan.bulk
-        && super::observe::batch_call(call);
+        && (super::observe::batch_call(call) || call.unknown_collection);
     if draft.open() && !batch && replay.verdicts[call.draft].failure.is_none() {
         match replay_planned(replay, service, draft, call, rules) {
             // A call whose recorded answer the plan does not reproduce did more than the plan
@@ -833,10 +833,14 @@ fn adopt_bulk(
         .target
         .as_ref()
         .map_or(0, |target| target.collection_segments);
-    let collection = format!(
-        "/{}",
-        call.segments[..segments.min(call.segments.len())].join("/")
-    );
+    // A batch its calls linked names its collection in its key; a bulk path, by its segments.
+    let collection = match &call.key {
+        Some((_, collection, _)) => collection.clone(),
+        None => format!(
+            "/{}",
+            call.segments[..segments.min(call.segments.len())].join("/")
+        ),
+    };
     for target in &call.bulk {
         let key = (
             entity_type.to_owned(),

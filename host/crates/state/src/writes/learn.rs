@@ -92,6 +92,15 @@ pub(crate) fn learn(
     if !batches.is_empty() && batches.len() < draft.calls.len() {
         draft.calls.retain(|call| !batches.contains(call));
     }
+    // Likewise a create into a collection whose earlier content is unknown (an unmodelled write
+    // made it) beside creates into held collections: the confirmation adopts it.
+    if draft
+        .calls
+        .iter()
+        .any(|call| !calls[*call].unknown_collection)
+    {
+        draft.calls.retain(|call| !calls[*call].unknown_collection);
+    }
     let creating = upsert_creating_calls(draft, calls);
     if creating.is_empty() {
         learn_one(draft, calls, views, rules, records);

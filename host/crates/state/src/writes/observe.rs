@@ -92,6 +92,9 @@ pub(crate) struct Call {
     /// A delete of one entity: the entities of other types that held its id, as reads after it
     /// showed them (see [`super::dependents`]).
     pub dependents: Vec<ObservedDependent>,
+    /// A create into a collection the simulation never held an entity of (one an unmodelled
+    /// write made, `/-/create` of a table): what the collection held before it is unknown.
+    pub unknown_collection: bool,
 }
 
 /// One entity a bulk call named, observed as a single call's entity is.
@@ -446,6 +449,7 @@ impl Call {
             window: Vec::new(),
             bulk: Vec::new(),
             dependents: Vec::new(),
+            unknown_collection: false,
         }
     }
 }
@@ -633,14 +637,14 @@ impl Simulation<'_> {
         segments: usize,
         call: &mut Call,
     ) -> Option<()> {
-        if batch_call(call) {
-            return self.observe_batch_create(entity_type, segments, call);
-        }
-        let info = self.views.types.get(entity_type)?;
         let collection = format!(
             "/{}",
             call.segments[..segments.min(call.segments.len())].join("/")
         );
+        if batch_sent(call, &self.sim, entity_type, &collection).is_some() {
+            return self.observe_batch_create(entity_type, &collection, call);
+        }
+        let info = self.views.types.get(entity_type)?;
         let preferred = info
             .item
             .as_ref()
@@ -666,54 +670,76 @@ impl Simulation<'_> {
                 &collection,
             )?,
         };
+        call.unknown_collection = self.sim.collection(entity_type, &collection).is_empty()
+            && !self
+                .sim
+                .collections_of(entity_type)
+                .iter()
+                .any(|held| collection_key(held) == collection_key(&collection));
         call.key = Some((entity_type.to_owned(), collection, id));
         self.observe_after(info, call);
         Some(())
     }
 
-    /// A create sending an array of objects to a collection whose other calls send one object (a
-    /// batch): each entity its answer lists in body order, observed as one create's (the entity
-    /// its reads by id show, else as the answer lists it), so the simulation holds them. Nothing
-    /// when the answer does not list exactly one entity per object sent.
+    /// A create sending an array of objects to a collection (a batch): each entity its objects
+    /// name (see [`batch_targets`]), observed as one write's (the entity its reads by id show,
+    /// else as the answer lists it: a create, or an update of an entity the simulation holds),
+    /// so the simulation holds them. Nothing when an object names no entity.
     fn observe_batch_create(
         &mut self,
         entity_type: &str,
-        segments: usize,
+        collection: &str,
         call: &mut Call,
     ) -> Option<()> {
         let info = self.views.types.get(entity_type)?;
-        let RequestBody::Json(Json::Array(sent)) = &call.request else {
-            return None;
-        };
-        let listed = batch_answer(call.response.as_ref()?, sent.len(), &info.identity)?;
-        let collection = format!(
-            "/{}",
-            call.segments[..segments.min(call.segments.len())].join("/")
-        );
-        let mut targets = Vec::with_capacity(listed.len());
-        for (id, object) in listed {
+        let sent = batch_sent(call, &self.sim, entity_type, collection)?;
+        let named = batch_targets(sent, call.response.as_ref(), &info.identity)?;
+        let collection = collection.to_owned();
+        let mut targets = Vec::with_capacity(named.len());
+        for (id, listed) in named {
             let mut one = call.clone();
             one.key = Some((entity_type.to_owned(), collection.clone(), id.clone()));
-            one.before = None;
-            one.response = Some(object);
+            one.before = self.sim.entity(entity_type, &collection, &id).cloned();
+            one.response = listed;
             one.response_pointer = None;
             self.observe_after(info, &mut one);
             targets.push(BulkTarget {
                 id,
-                before: None,
+                before: one.before,
                 after: one.after,
                 reads: one.reads,
-                before_position: None,
+                before_position: one.before_position,
             });
         }
         call.bulk = targets;
         Some(())
     }
 
-    /// An unlinked create: the first read by id in the window whose entity the answer shows.
+    /// An unlinked create: the first read by id in the window whose entity the answer shows (a
+    /// batch: one of the entities its answer lists, one per object sent).
     fn observe_unlinked(&mut self, call: &mut Call) -> Option<()> {
         let (timeline, views) = (self.timeline, self.views);
         let response = call.response.clone()?;
+        let sim = &self.sim;
+        let batch = call.window.iter().find_map(|ordinal| {
+            let read = timeline.get(*ordinal)?;
+            let Some(Scope::Item(item)) = views.scopes.get(&read.tool) else {
+                return None;
+            };
+            let info = views.types.get(&item.entity_type)?;
+            let (collection, id) = item.named(&info.identity, read, false)?;
+            let sent = batch_sent(call, sim, &item.entity_type, &collection)?;
+            let named = batch_targets(sent, Some(&response), &info.identity)?;
+            named
+                .iter()
+                .any(|(named, _)| *named == id)
+                .then(|| (item.entity_type.clone(), collection, id))
+        });
+        if let Some((entity_type, collection, id)) = batch {
+            self.observe_batch_create(&entity_type, &collection, call)?;
+            call.key = Some((entity_type, collection, id));
+            return Some(());
+        }
         let (entity_type, collection, id, pointer) = call.window.iter().find_map(|ordinal| {
             let read = timeline.get(*ordinal)?;
             let Some(Scope::Item(item)) = views.scopes.get(&read.tool) else {
@@ -832,36 +858,131 @@ fn mark_unobserved(call: &mut Call, unobserved: &mut HashSet<EntityKey>) {
 
 /// Whether a call sent an array of objects (a batch create's body).
 pub(crate) fn batch_call(call: &Call) -> bool {
-    matches!(&call.request, RequestBody::Json(Json::Array(items))
-        if !items.is_empty() && items.iter().all(|item| matches!(item, Json::Object(_))))
+    let array = matches!(&call.request, RequestBody::Json(body @ Json::Array(_))
+        if batch_items(body).is_some());
+    array || !call.bulk.is_empty()
 }
 
-/// The entities a batch create's answer lists, each with its id: the answer's array (the body,
-/// or its one member holding an array) when it holds exactly `count` objects, each carrying the
-/// identity field.
-fn batch_answer(response: &Json, count: usize, identity: &str) -> Option<Vec<(String, Json)>> {
-    let array = match response {
-        Json::Array(items) => items,
+/// The objects a call sends as a batch into a collection (see [`batch_items`]): an array body,
+/// or an array member of an object body whose objects carry only fields the collection's held
+/// entities carry (rows of the collection, not a list nested in one entity).
+fn batch_sent<'a>(
+    call: &'a Call,
+    sim: &LiveState,
+    entity_type: &str,
+    collection: &str,
+) -> Option<&'a Vec<Json>> {
+    let RequestBody::Json(body) = &call.request else {
+        return None;
+    };
+    let items = batch_items(body)?;
+    if matches!(body, Json::Array(_)) {
+        return Some(items);
+    }
+    let held = sim.collection(entity_type, collection);
+    let fields: HashSet<&str> = held
+        .iter()
+        .filter_map(|entity| entity.fields.as_object())
+        .flat_map(|object| object.iter().map(|(name, _)| name))
+        .collect();
+    let rows = items.iter().all(|item| {
+        item.as_object()
+            .is_some_and(|object| object.iter().all(|(name, _)| fields.contains(name)))
+    });
+    (!fields.is_empty() && rows).then_some(items)
+}
+
+/// The objects a batch body sends: a non-empty array of objects, the body itself or the one
+/// member of an object body holding one, beside which the body sends only scalar options
+/// (`{"rows": [{…}, {…}], "return": true}`).
+pub(crate) fn batch_items(body: &Json) -> Option<&Vec<Json>> {
+    let objects = |items: &Vec<Json>| {
+        !items.is_empty() && items.iter().all(|item| matches!(item, Json::Object(_)))
+    };
+    match body {
+        Json::Array(items) => objects(items).then_some(items),
+        Json::Object(object) => {
+            let mut nested = object
+                .iter()
+                .filter(|(_, value)| matches!(value, Json::Array(_) | Json::Object(_)));
+            let (_, Json::Array(items)) = nested.next()? else {
+                return None;
+            };
+            (nested.next().is_none() && objects(items)).then_some(items)
+        }
+        _ => None,
+    }
+}
+
+/// The array an answer lists one item per object in: the answer itself, or its one member
+/// holding an array.
+fn answer_listing(response: &Json) -> Option<&Vec<Json>> {
+    match response {
+        Json::Array(items) => Some(items),
         Json::Object(object) => {
             let mut arrays = object.iter().filter_map(|(_, value)| value.as_array());
             let array = arrays.next()?;
-            if arrays.next().is_some() {
-                return None;
-            }
-            array
+            arrays.next().is_none().then_some(array)
         }
-        _ => return None,
-    };
-    if array.len() != count {
-        return None;
+        _ => None,
     }
-    array
+}
+
+/// Each object a batch sends, with the id it names and the item the answer lists for it (when
+/// the answer lists one object per object sent): the object's identity member, else the listed
+/// item's at its index, by the identity or by the one member every listed item of an object
+/// that sent its identity showed it in (`{"ok": true, "id": …}`). The item listed for an object
+/// is the one carrying its id, else the one at its index. `None` when an object names no id.
+pub(crate) fn batch_targets(
+    sent: &[Json],
+    response: Option<&Json>,
+    identity: &str,
+) -> Option<Vec<(String, Option<Json>)>> {
+    let id_of = |object: &Json, member: &str| {
+        crate::render::identity_value(object, member).and_then(scalar_text)
+    };
+    let listing = response.and_then(answer_listing).filter(|items| {
+        items.len() == sent.len() && items.iter().all(|item| item.as_object().is_some())
+    });
+    let naming = listing.and_then(|items| naming_member(sent, items, identity));
+    let mut named = Vec::with_capacity(sent.len());
+    for (index, object) in sent.iter().enumerate() {
+        let at = listing.map(|items| &items[index]);
+        let id = id_of(object, identity)
+            .or_else(|| at.and_then(|item| id_of(item, identity)))
+            .or_else(|| Some(at?.get(naming.as_deref()?).and_then(scalar_text)?))?;
+        let listed = listing.and_then(|items| {
+            items
+                .iter()
+                .find(|item| id_of(item, identity).as_deref() == Some(id.as_str()))
+                .or(at)
+                .cloned()
+        });
+        named.push((id, listed));
+    }
+    Some(named)
+}
+
+/// The member every listed item shows the id its object sent in, where the items do not carry
+/// the identity itself (`id` for `_id`); `None` unless some object sent one.
+fn naming_member(sent: &[Json], items: &[Json], identity: &str) -> Option<String> {
+    let pairs: Vec<(String, &Json)> = sent
         .iter()
-        .map(|object| {
+        .zip(items)
+        .filter_map(|(object, item)| {
             let id = crate::render::identity_value(object, identity).and_then(scalar_text)?;
-            matches!(object, Json::Object(_)).then(|| (id, object.clone()))
+            Some((id, item))
         })
-        .collect()
+        .collect();
+    let (first_id, first_item) = pairs.first()?;
+    first_item.as_object()?.iter().find_map(|(name, value)| {
+        (name != identity
+            && scalar_text(value).as_deref() == Some(first_id.as_str())
+            && pairs
+                .iter()
+                .all(|(id, item)| item.get(name).and_then(scalar_text).as_deref() == Some(id)))
+        .then(|| name.to_owned())
+    })
 }
 
 /// The first read by id in a create's window of an entity the state does not hold.

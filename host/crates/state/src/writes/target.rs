@@ -9,7 +9,7 @@
 //! | a type's collection | `POST` | `create` |
 //! | a type's collection | `DELETE` / `PUT`, `PATCH` | bulk `delete` / `update` |
 //! | a type's collection + `/delete`, `/remove`, `/destroy` | `POST` | bulk `delete` (bodies naming an array of ids) |
-//! | a type's collection + `/verb` (RPC style) | `POST` | bodies naming the entity in a member (the identity's name, or an item view's key parameter): `delete` for `delete`, `remove`, `destroy`, else `update` (an action named by the verb, except `update`, `edit`, `modify`, `patch`, `save`); `create` for `create`, `add`, `new`, `insert`; else as another path; an action verb whose every call leaves the entity its body names gone (the reads after it: pass 2) is a `delete` (`deleterange`) |
+//! | a type's collection + `/verb` (RPC style; literal segments may precede the verb, `/-/insert`) | `POST` | bodies naming the entity in a member (the identity's name, or an item view's key parameter): `delete` for `delete`, `remove`, `destroy`, else `update` (an action named by the verb, except `update`, `edit`, `modify`, `patch`, `save`); `create` for `create`, `add`, `new`, `insert`; else as another path; an action verb whose every call leaves the entity its body names gone (the reads after it: pass 2) is a `delete` (`deleterange`) |
 //! | a document view's path | `PATCH`, `POST` / `PUT` | `document` (merge / replace) |
 //! | a type's collection + `/literal` | `PUT`, `PATCH` / `DELETE` | `update` / `delete` of the entity the literal names |
 //! | another path | `POST` | `create`, when a call's answer names an id that a read of a type's item view shows right after (the plan is tied to that collection) |
@@ -230,18 +230,19 @@ fn against_type(method: &str, write: &[&str], name: &str, template: &[&str]) -> 
             _ => Classified::plain(default_effect(method), TargetKind::None),
         });
     }
-    // RPC style (or a bulk delete): POST collection + /verb.
+    // RPC style (or a bulk delete): POST collection + /verb, the verb the last of the literal
+    // segments after the collection (`/{table}/-/insert`).
     if method == "POST"
-        && write.len() == length + 1
+        && write.len() > length
         && fits(&write[..length], template)
-        && !is_parameter(write[length])
+        && write[length..].iter().all(|segment| !is_parameter(segment))
     {
         return Some(Classified::plain(
             default_effect(method),
             TargetKind::Rpc {
                 entity_type,
                 segments: length,
-                verb: write[length].to_owned(),
+                verb: write[write.len() - 1].to_owned(),
             },
         ));
     }
