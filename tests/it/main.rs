@@ -111,6 +111,7 @@ mod state_writes_dependents;
 mod state_writes_digest_revision;
 mod state_writes_document_envelope;
 mod state_writes_item_paths;
+mod state_writes_keyed_batch;
 mod state_writes_learning;
 mod state_writes_nested;
 mod state_writes_nested_views;

@@ -2,9 +2,9 @@
 //! entity held (1 for a new entity) and the MD5 digest of the document as the application
 //! serialized it when it saved the write.
 //!
-//! **Learn** (creates and updates). A top-level member the rules before it left unexplained is
-//! such a revision when, in every recorded call that set it, its value is `N-` and 32 lower-case
-//! hex digits, `N` is one past the counter of the revision the entity held there (1 when it held
+//! **Learn** (creates, updates and each row of a bulk update). A top-level member the rules
+//! before it left unexplained is such a revision when, in every recorded call that set it, its
+//! value is `N-` and 32 lower-case hex digits, `N` is one past the counter of the revision the entity held there (1 when it held
 //! none), and the digest is the MD5 of one composition of the call's document, the same for
 //! every call: the body's members in the order the call sent them (`member_order`), then, each
 //! where the body lacks it, the entity's identity, the held revision, and a revision history
@@ -434,7 +434,11 @@ impl StateRule for DigestRevisionRule {
         request: &LearnRequest<NoOptions>,
     ) -> Result<LearnOutcome<DigestRevision>, PluginError> {
         use rea_plugin_api::contracts::rule::Effect;
-        if !matches!(request.effect, Effect::Create | Effect::Update) {
+        // A bulk update's rows are learned one document at a time: each saves its own digest.
+        if !matches!(
+            request.effect,
+            Effect::Create | Effect::Update | Effect::BulkUpdate
+        ) {
             return Ok(LearnOutcome::no_explanation(
                 "digest revisions are learned from creates and updates",
             ));

@@ -841,32 +841,54 @@ fn document_written(
 
 impl Applying<'_, '_> {
     /// A bulk write: each entity the body names, updated (or deleted) in body order; every one
-    /// must be held.
+    /// must be held, but for a keyed batch (a bulk update with an `upsert`), whose rows naming
+    /// an entity the state lacks create it as the plan's creating rows did.
     fn prepare_bulk(&self, target: &Target, change: &mut Change) -> Result<(), Refused> {
         let (plan, state) = (self.plan, self.state);
         let (entity_type, collection) = (&target.entity_type, &target.collection);
         let ids = bulk_ids(plan, self.input.body.as_ref(), &target.identity)?;
-        for id in &ids {
-            if state.entity(entity_type, collection, id).is_none() {
-                return Err(refused(
-                    "not_found",
-                    format!(
-                        "the body names an entity the state does not hold ({} of {collection})",
-                        Json::String(id.clone()).to_canonical_string()
-                    ),
-                ));
+        let created = plan.upsert_plan().map(|mut created| {
+            created.bulk = false;
+            if let Some(body) = created.body.as_mut() {
+                body.bulk_ids = None;
+                body.envelope = String::new();
             }
-        }
+            created
+        });
+        let missing: Vec<&String> = ids
+            .iter()
+            .filter(|id| state.entity(entity_type, collection, id).is_none())
+            .collect();
+        let created_rules = created.as_ref().map(|created| created.rules.as_slice());
+        check_keyed(&ids, &missing, created_rules, collection)?;
         for id in ids {
-            let before = state
-                .entity(entity_type, collection, &id)
-                .cloned()
-                .unwrap_or_else(|| unreachable!("checked above"));
+            let own = self.values.of_entity(&id);
+            let Some(before) = state.entity(entity_type, collection, &id).cloned() else {
+                let created = created
+                    .as_ref()
+                    .unwrap_or_else(|| unreachable!("checked above"));
+                let row = WriteInput {
+                    segments: self.input.segments.clone(),
+                    body: bulk_row(plan, self.input.body.as_ref(), &target.identity, &id),
+                };
+                let entity = Applying {
+                    plan: created,
+                    input: &row,
+                    values: &own,
+                    ..*self
+                };
+                entity.prepare_create(Target::of(created, &row)?, change)?;
+                continue;
+            };
+            // A keyed batch's row is learned whole; another bulk write's, without its identity.
+            let body = match created {
+                Some(_) => bulk_row(plan, self.input.body.as_ref(), &target.identity, &id),
+                None => bulk_member_body(plan, self.input.body.as_ref(), &target.identity, &id),
+            };
             let single = WriteInput {
                 segments: self.input.segments.clone(),
-                body: bulk_member_body(plan, self.input.body.as_ref(), &target.identity, &id),
+                body,
             };
-            let own = self.values.of_entity(&id);
             let entity = Applying {
                 input: &single,
                 values: &own,
@@ -1287,6 +1309,59 @@ fn bulk_ids(plan: &WritePlan, body: Option<&Json>, identity: &str) -> Result<Vec
         .collect()
 }
 
+/// Whether a bulk call may write the entities it names: each held, or, for a keyed batch (the
+/// rules its creates apply), named once, with at most one created where its create generates
+/// values (two creates of one call would draw the same).
+fn check_keyed(
+    ids: &[String],
+    missing: &[&String],
+    created_rules: Option<&[super::model::PlanRule]>,
+    collection: &str,
+) -> Result<(), Refused> {
+    let Some(created_rules) = created_rules else {
+        return match missing.first() {
+            Some(id) => Err(refused(
+                "not_found",
+                format!(
+                    "the body names an entity the state does not hold ({} of {collection})",
+                    Json::String((*id).clone()).to_canonical_string()
+                ),
+            )),
+            None => Ok(()),
+        };
+    };
+    let distinct: std::collections::BTreeSet<&String> = ids.iter().collect();
+    if distinct.len() != ids.len() {
+        return Err(refused(
+            "invalid_arguments",
+            "the body names one entity twice, which the recorded calls never did",
+        ));
+    }
+    if missing.len() > 1 && !created_rules.is_empty() {
+        return Err(refused(
+            "not_modelled",
+            "the body creates several entities whose generated values the state draws one call at a time",
+        ));
+    }
+    Ok(())
+}
+
+/// The row of a keyed batch's body naming `id`, whole (its identity included).
+fn bulk_row(plan: &WritePlan, body: Option<&Json>, identity: &str, id: &str) -> Option<Json> {
+    let layout = plan.body.as_ref()?.bulk_ids.as_ref()?;
+    body?
+        .pointer(&layout.pointer)?
+        .as_array()?
+        .iter()
+        .find(|row| {
+            crate::render::identity_value(row, identity)
+                .and_then(scalar_text)
+                .as_deref()
+                == Some(id)
+        })
+        .cloned()
+}
+
 /// The members a bulk body sets on one entity (see [`super::model::BulkIds::entity_members`]).
 fn bulk_member_body(
     plan: &WritePlan,
@@ -1454,4 +1529,36 @@ pub fn order_of(left: Option<&Json>, right: Option<&Json>) -> std::cmp::Ordering
 /// The collection key of a collection (re-exported for the learners).
 pub fn key(collection: &str) -> &str {
     collection_key(collection)
+}
+
+#[cfg(test)]
+mod keyed_tests {
+    use super::check_keyed;
+    use crate::writes::model::PlanRule;
+    use rea_plugin_api::json::Json;
+
+    #[test]
+    fn a_keyed_batch_creates_what_the_state_lacks_once_each() {
+        let ids: Vec<String> = ["2", "40"].map(str::to_owned).to_vec();
+        let missing = vec![&ids[1]];
+        // A plain bulk update refuses an entity the state lacks; a keyed batch creates it.
+        let refused = check_keyed(&ids, &missing, None, "/t").expect_err("refused");
+        assert_eq!(refused.code, "not_found");
+        assert!(check_keyed(&ids, &missing, Some(&[]), "/t").is_ok());
+        // One entity named twice, or two creates drawing generated values, are refused.
+        let twice: Vec<String> = ["2", "2"].map(str::to_owned).to_vec();
+        let refused = check_keyed(&twice, &[], Some(&[]), "/t").expect_err("refused");
+        assert_eq!(refused.code, "invalid_arguments");
+        let generated = [PlanRule {
+            stage: "uuid".into(),
+            plugin: "rea-uuid".into(),
+            explains: vec!["/_id".into()],
+            needs_clock: false,
+            rule: Json::Null,
+        }];
+        let both: Vec<&String> = ids.iter().collect();
+        let refused = check_keyed(&ids, &both, Some(&generated), "/t").expect_err("refused");
+        assert_eq!(refused.code, "not_modelled");
+        assert!(check_keyed(&ids, &missing, Some(&generated), "/t").is_ok());
+    }
 }

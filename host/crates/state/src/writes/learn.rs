@@ -93,13 +93,21 @@ pub(crate) fn learn(
         draft.calls.retain(|call| !batches.contains(call));
     }
     // Likewise a create into a collection whose earlier content is unknown (an unmodelled write
-    // made it) beside creates into held collections: the confirmation adopts it.
+    // made it) beside creates into held collections: the confirmation adopts it. Where every
+    // call is such a create, they are the plan's calls, learned and replayed.
     if draft
         .calls
         .iter()
         .any(|call| !calls[*call].unknown_collection)
     {
         draft.calls.retain(|call| !calls[*call].unknown_collection);
+    } else {
+        for call in &draft.calls {
+            calls[*call].unknown_collection = false;
+        }
+    }
+    if super::keyed::keyed_batch(draft, calls) {
+        return super::keyed::learn_keyed(draft, calls, views, rules, records);
     }
     let creating = upsert_creating_calls(draft, calls);
     if creating.is_empty() {
@@ -210,7 +218,7 @@ fn learn_upsert(
 }
 
 /// The body accepts what either half's calls sent; a member only some calls sent is optional.
-fn merge_upsert_body(body: &mut BodyModel, created: &BodyModel) {
+pub(super) fn merge_upsert_body(body: &mut BodyModel, created: &BodyModel) {
     for (name, member) in body.members.iter_mut() {
         match created.members.get(name) {
             Some(other) => {
@@ -240,7 +248,7 @@ fn merge_upsert_body(body: &mut BodyModel, created: &BodyModel) {
 
 /// Learns one plan from its draft's calls, step by step (see the module docs); the first step
 /// that cannot go on withholds the plan with its reason.
-fn learn_one(
+pub(super) fn learn_one(
     draft: &mut Draft,
     calls: &mut [Call],
     views: &Views,
@@ -461,7 +469,7 @@ fn request_bodies<'a>(
 }
 
 /// The id layout every bulk call's body shares, if they share one.
-fn common_bulk_layout(bodies: &[Option<&Json>]) -> Option<BulkIds> {
+pub(super) fn common_bulk_layout(bodies: &[Option<&Json>]) -> Option<BulkIds> {
     let layouts: Vec<Option<BulkIds>> = bodies
         .iter()
         .map(|body| body.and_then(bulk_layout))
@@ -545,7 +553,7 @@ fn learn_body(
 
 /// The scalar members the bodies sent beside a top-level envelope (`/update`: `return`), each
 /// with its recorded JSON types, none required.
-fn envelope_options(
+pub(super) fn envelope_options(
     bodies: &[&Json],
     envelope: &str,
 ) -> std::collections::BTreeMap<String, MemberModel> {
@@ -1051,7 +1059,11 @@ fn one_call_per_entity(draft: &Draft, calls: &[Call], layout: &BulkIds) -> Vec<C
 
 /// The entity a bulk call names by `id`: the plan's type, in the collection the call's path
 /// names.
-fn bulk_entity_key(plan: &WritePlan, call: &Call, id: &str) -> Option<(String, String, String)> {
+pub(super) fn bulk_entity_key(
+    plan: &WritePlan,
+    call: &Call,
+    id: &str,
+) -> Option<(String, String, String)> {
     let target = plan.target.as_ref()?;
     let entity_type = target.entity_type.clone()?;
     let segments = target.collection_segments;

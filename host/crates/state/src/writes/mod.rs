@@ -44,6 +44,7 @@ pub mod confirm;
 mod conflict;
 mod dependents;
 mod explain;
+mod keyed;
 mod learn;
 pub mod model;
 mod observe;

@@ -1408,3 +1408,61 @@ mod tests {
         assert!(!names_alone(&RequestBody::Missing, "key", "YQ=="));
     }
 }
+
+#[cfg(test)]
+mod batch_tests {
+    use super::{batch_items, batch_targets};
+    use rea_plugin_api::json::Json;
+    use serde_json::json;
+
+    fn of(value: serde_json::Value) -> Json {
+        Json::from_serde_value(&value)
+    }
+
+    #[test]
+    fn a_batch_is_an_array_of_objects_alone_or_beside_scalar_options() {
+        let rows = of(json!({"rows": [{"title": "a"}, {"title": "b"}], "return": true}));
+        assert_eq!(batch_items(&rows).map(Vec::len), Some(2));
+        assert_eq!(batch_items(&of(json!([{"a": 1}]))).map(Vec::len), Some(1));
+        // One row in an envelope, two arrays, an object beside the array, or an array of
+        // scalars is no batch.
+        for body in [
+            json!({"row": {"title": "a"}}),
+            json!({"rows": [{"a": 1}], "more": [{"b": 2}]}),
+            json!({"rows": [{"a": 1}], "alter": {"b": 2}}),
+            json!({"ids": [1, 2]}),
+            json!({"rows": []}),
+        ] {
+            assert!(batch_items(&of(body.clone())).is_none(), "{body}");
+        }
+    }
+
+    #[test]
+    fn each_row_names_its_entity_by_the_identity_or_the_answer() {
+        // Rows sending their identity name it; the others take the id the answer lists at
+        // their index, under the member the keyed rows' items show it in (`id` for `_id`).
+        let sent = [
+            of(json!({"name": "Eli"})),
+            of(json!({"_id": "member:3", "name": "Chen"})),
+        ];
+        let answer = of(json!([
+            {"ok": true, "id": "4387", "rev": "1-a"},
+            {"ok": true, "id": "member:3", "rev": "2-b"}
+        ]));
+        let named = batch_targets(&sent, Some(&answer), "_id").expect("named");
+        let ids: Vec<&str> = named.iter().map(|(id, _)| id.as_str()).collect();
+        assert_eq!(ids, vec!["4387", "member:3"]);
+        assert_eq!(
+            named[0].1.as_ref().and_then(|item| item.get("rev")),
+            Some(&of(json!("1-a")))
+        );
+        // An answer listing the written rows by identity pairs them by id, not by index.
+        let sent = [of(json!({"code": "WEB"})), of(json!({"code": "DOC"}))];
+        let answer = of(json!({"ok": true, "rows": [{"code": "DOC"}, {"code": "WEB"}]}));
+        let named = batch_targets(&sent, Some(&answer), "code").expect("named");
+        assert_eq!(named[0].1, Some(of(json!({"code": "WEB"}))));
+        // A row naming no entity, with nothing listed for it, names none.
+        let sent = [of(json!({"title": "No id"}))];
+        assert!(batch_targets(&sent, Some(&of(json!({"ok": true}))), "id").is_none());
+    }
+}

@@ -288,8 +288,9 @@ pub fn segment_value(template: &str, segments: &[String], at: usize) -> Option<S
 /// Decides what an RPC-style write does from its successful calls' bodies (`bodies`, JSON objects
 /// or not) and the members that can name an entity of its type (`key_names`, in preference
 /// order): a member every body names the entity in makes it an update or delete of that entity;
-/// otherwise a delete verb with array bodies is a bulk delete, a create verb a create in the
-/// type's collection, and anything else a `POST` its calls must link (`Unlinked`).
+/// otherwise a delete verb with array bodies is a bulk delete, a create verb or bodies sending
+/// rows (see [`super::observe::batch_items`]) a create in the type's collection, and anything
+/// else a `POST` its calls must link (`Unlinked`).
 pub fn resolve_rpc(
     classified: Classified,
     bodies: &[Option<&rea_plugin_api::json::Json>],
@@ -344,7 +345,14 @@ pub fn resolve_rpc(
             key_member: None,
         };
     }
-    if CREATE_VERBS.contains(&lower.as_str()) {
+    // A body sending rows of the collection (an array of objects, or an object's one array of
+    // them) writes into the collection, whatever the verb: creates, or updates of the entities
+    // the rows name (learned from the calls).
+    let batch = !bodies.is_empty()
+        && bodies
+            .iter()
+            .all(|body| body.is_some_and(|body| super::observe::batch_items(body).is_some()));
+    if CREATE_VERBS.contains(&lower.as_str()) || batch {
         return Classified {
             effect: Effect::Create,
             action: None,

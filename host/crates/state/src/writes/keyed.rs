@@ -1,0 +1,193 @@
+//! Keyed batches (pass 3): a create whose calls send rows of the collection (a batch, see
+//! [`super::observe::batch_items`]) some of which name, by the type's identity, an entity the
+//! state held is an upsert by key: a row naming a held entity updates it, any other row creates
+//! one (`/-/upsert` rows keyed by their primary key, `_bulk_docs` documents naming their `_id`).
+//! It is learned as a bulk update of the rows that named held entities, each row one call as a
+//! bulk plan learns them, whose `upsert` is the create the other rows made, as a `PUT` upsert
+//! learns its creating calls. One recorded call showing both kinds of row is enough: which rows
+//! updated and which created is what the state held before the call, not a guess.
+
+use rea_plugin_api::contracts::capture::CaptureRecord;
+use rea_plugin_api::json::{Json, Object};
+
+use super::learn::{common_bulk_layout, envelope_options, learn_one, merge_upsert_body};
+use super::model::{BodyModel, Effect, UpsertModel, WritePlan};
+use super::observe::Call;
+use super::target::Classified;
+use super::{Draft, Views};
+use crate::observation::RequestBody;
+use crate::rules::RuleSet;
+
+/// Whether a draft is a keyed batch: a create every call of which sent rows observed one by one,
+/// some naming an entity the state held, into a collection its path names.
+pub(super) fn keyed_batch(draft: &Draft, calls: &[Call]) -> bool {
+    draft.plan.effect == Effect::Create
+        && !draft.plan.bulk
+        && draft.plan.target.is_some()
+        && !draft.calls.is_empty()
+        && draft.calls.iter().all(|call| !calls[*call].bulk.is_empty())
+        && draft.calls.iter().any(|call| {
+            calls[*call]
+                .bulk
+                .iter()
+                .any(|target| target.before.is_some())
+        })
+}
+
+/// Learns a keyed batch (see the module docs). Withheld as `body-unusable` when the calls do not
+/// share one array of row objects, or when an answer lists one item per row (a listing the plan
+/// does not render).
+pub(super) fn learn_keyed(
+    draft: &mut Draft,
+    calls: &mut [Call],
+    views: &Views,
+    rules: &RuleSet,
+    records: &[CaptureRecord],
+) {
+    draft.plan.record_ordinals = draft
+        .calls
+        .iter()
+        .map(|call| calls[*call].ordinal)
+        .collect();
+    draft.plan.exemplar_ordinal = draft.plan.record_ordinals.first().copied();
+    let bodies: Vec<Option<&Json>> = draft
+        .calls
+        .iter()
+        .map(|call| match &calls[*call].request {
+            RequestBody::Json(body) => Some(body),
+            _ => None,
+        })
+        .collect();
+    let layout = common_bulk_layout(&bodies).filter(|layout| layout.objects);
+    let listing = draft.calls.iter().any(|call| lists_rows(&calls[*call]));
+    let Some(layout) = layout else {
+        draft.plan.withhold("body-unusable");
+        return;
+    };
+    let present: Vec<&Json> = bodies.iter().flatten().copied().collect();
+    let options = envelope_options(&present, &layout.pointer);
+    let (updating, creating) = rows_as_calls(draft, calls, &layout);
+    let mut ones: Vec<Call> = updating;
+    let updates = ones.len();
+    ones.extend(creating);
+    let mut half = Draft {
+        tool: draft.tool,
+        classified: Classified {
+            effect: Effect::Create,
+            bulk: false,
+            ..draft.classified.clone()
+        },
+        plan: WritePlan {
+            effect: Effect::Create,
+            ..draft.plan.clone()
+        },
+        calls: (updates..ones.len()).collect(),
+        failed: Vec::new(),
+        as_bulk: false,
+    };
+    let mut single = Draft {
+        tool: draft.tool,
+        classified: Classified {
+            effect: Effect::Update,
+            bulk: false,
+            ..draft.classified.clone()
+        },
+        plan: WritePlan {
+            effect: Effect::Update,
+            ..draft.plan.clone()
+        },
+        calls: (0..updates).collect(),
+        failed: draft.failed.clone(),
+        as_bulk: true,
+    };
+    learn_one(&mut single, &mut ones, views, rules, records);
+    if !half.calls.is_empty() {
+        learn_one(&mut half, &mut ones, views, rules, records);
+    }
+    let mut plan = single.plan;
+    plan.bulk = true;
+    plan.record_ordinals = draft.plan.record_ordinals.clone();
+    plan.exemplar_ordinal = draft.plan.exemplar_ordinal;
+    let mut body = BodyModel {
+        bulk_ids: Some(layout),
+        envelope: String::new(),
+        none: false,
+        members: plan
+            .body
+            .take()
+            .map(|learned| learned.members)
+            .unwrap_or_default(),
+        query: calls[draft.calls[0]].query.clone().unwrap_or_default(),
+        options,
+    };
+    if !half.calls.is_empty() {
+        if let Some(created) = half.plan.body.as_ref() {
+            merge_upsert_body(&mut body, created);
+        }
+        if let Some(reason) = &half.plan.reason {
+            plan.withhold(reason);
+        }
+        plan.upsert = Some(UpsertModel {
+            record_ordinals: half.plan.record_ordinals,
+            fields: half.plan.fields,
+            rules: half.plan.rules,
+            response: half.plan.response,
+        });
+    }
+    plan.body = Some(body);
+    if listing {
+        // The answer lists the rows written (in an order of its own), which the plan does not
+        // render: never another call's rows.
+        plan.withhold("body-unusable");
+    }
+    draft.plan = plan;
+    draft.classified.effect = Effect::Update;
+    draft.classified.bulk = true;
+}
+
+/// Whether a call's answer lists one item per row it sent (`{"rows": […]}` of the rows written,
+/// `[{"ok": true, "id": …}, …]`).
+fn lists_rows(call: &Call) -> bool {
+    let listing = match &call.response {
+        Some(Json::Array(items)) => Some(items),
+        Some(Json::Object(object)) => object.iter().find_map(|(_, value)| value.as_array()),
+        _ => None,
+    };
+    listing.is_some_and(|items| items.len() == call.bulk.len())
+}
+
+/// Each row of the calls as one call of its own, the row whole: the rows that named a held
+/// entity, then the rows that created one.
+fn rows_as_calls(
+    draft: &Draft,
+    calls: &[Call],
+    layout: &super::model::BulkIds,
+) -> (Vec<Call>, Vec<Call>) {
+    let (mut updating, mut creating) = (Vec::new(), Vec::new());
+    for call in &draft.calls {
+        let call = &calls[*call];
+        let RequestBody::Json(sent) = &call.request else {
+            continue;
+        };
+        let rows = sent.pointer(&layout.pointer).and_then(Json::as_array);
+        for (index, target) in call.bulk.iter().enumerate() {
+            let mut one = call.clone();
+            one.key = super::learn::bulk_entity_key(&draft.plan, call, &target.id);
+            one.before = target.before.clone();
+            one.after = target.after.clone();
+            one.reads = target.reads.clone();
+            one.before_position = target.before_position;
+            one.bulk = Vec::new();
+            // The row whole, its identity where it sent it (a digest of the saved document
+            // covers it there).
+            let row = rows.and_then(|rows| rows.get(index)).cloned();
+            one.request = RequestBody::Json(row.unwrap_or(Json::Object(Object::new())));
+            if target.before.is_some() {
+                updating.push(one);
+            } else {
+                creating.push(one);
+            }
+        }
+    }
+    (updating, creating)
+}
