@@ -10,7 +10,9 @@
 use rea_plugin_api::contracts::capture::CaptureRecord;
 use rea_plugin_api::json::{Json, Object};
 
-use super::learn::{common_bulk_layout, envelope_options, learn_one, merge_upsert_body};
+use super::learn::{
+    common_bulk_layout, envelope_options, learn_one, merge_upsert_body, request_bodies,
+};
 use super::model::{BodyModel, Effect, UpsertModel, WritePlan};
 use super::observe::Call;
 use super::target::Classified;
@@ -50,89 +52,40 @@ pub(super) fn learn_keyed(
         .map(|call| calls[*call].ordinal)
         .collect();
     draft.plan.exemplar_ordinal = draft.plan.record_ordinals.first().copied();
-    let bodies: Vec<Option<&Json>> = draft
-        .calls
-        .iter()
-        .map(|call| match &calls[*call].request {
-            RequestBody::Json(body) => Some(body),
-            _ => None,
-        })
-        .collect();
-    let layout = common_bulk_layout(&bodies).filter(|layout| layout.objects);
-    let listing = draft.calls.iter().any(|call| lists_rows(&calls[*call]));
-    let Some(layout) = layout else {
-        draft.plan.withhold("body-unusable");
-        return;
+    let bodies = match request_bodies(draft, calls) {
+        Ok(bodies) => bodies,
+        Err(reason) => return draft.plan.withhold(reason),
+    };
+    let Some(layout) = common_bulk_layout(&bodies).filter(|layout| layout.objects) else {
+        return draft.plan.withhold("body-unusable");
     };
     let present: Vec<&Json> = bodies.iter().flatten().copied().collect();
-    let options = envelope_options(&present, &layout.pointer);
+    let mut body = BodyModel {
+        bulk_ids: Some(layout.clone()),
+        query: calls[draft.calls[0]].query.clone().unwrap_or_default(),
+        options: envelope_options(&present, &layout.pointer),
+        ..BodyModel::default()
+    };
+    let listing = draft.calls.iter().any(|call| lists_rows(&calls[*call]));
     let (updating, creating) = rows_as_calls(draft, calls, &layout);
     let mut ones: Vec<Call> = updating;
     let updates = ones.len();
     ones.extend(creating);
-    let mut half = Draft {
-        tool: draft.tool,
-        classified: Classified {
-            effect: Effect::Create,
-            bulk: false,
-            ..draft.classified.clone()
-        },
-        plan: WritePlan {
-            effect: Effect::Create,
-            ..draft.plan.clone()
-        },
-        calls: (updates..ones.len()).collect(),
-        failed: Vec::new(),
-        as_bulk: false,
-    };
-    let mut single = Draft {
-        tool: draft.tool,
-        classified: Classified {
-            effect: Effect::Update,
-            bulk: false,
-            ..draft.classified.clone()
-        },
-        plan: WritePlan {
-            effect: Effect::Update,
-            ..draft.plan.clone()
-        },
-        calls: (0..updates).collect(),
-        failed: draft.failed.clone(),
-        as_bulk: true,
-    };
+    let mut single = one_by_one(draft, Effect::Update, (0..updates).collect());
     learn_one(&mut single, &mut ones, views, rules, records);
-    if !half.calls.is_empty() {
-        learn_one(&mut half, &mut ones, views, rules, records);
-    }
     let mut plan = single.plan;
     plan.bulk = true;
     plan.record_ordinals = draft.plan.record_ordinals.clone();
     plan.exemplar_ordinal = draft.plan.exemplar_ordinal;
-    let mut body = BodyModel {
-        bulk_ids: Some(layout),
-        envelope: String::new(),
-        none: false,
-        members: plan
-            .body
-            .take()
-            .map(|learned| learned.members)
-            .unwrap_or_default(),
-        query: calls[draft.calls[0]].query.clone().unwrap_or_default(),
-        options,
-    };
-    if !half.calls.is_empty() {
-        if let Some(created) = half.plan.body.as_ref() {
-            merge_upsert_body(&mut body, created);
-        }
-        if let Some(reason) = &half.plan.reason {
-            plan.withhold(reason);
-        }
-        plan.upsert = Some(UpsertModel {
-            record_ordinals: half.plan.record_ordinals,
-            fields: half.plan.fields,
-            rules: half.plan.rules,
-            response: half.plan.response,
-        });
+    body.members = plan
+        .body
+        .take()
+        .map(|learned| learned.members)
+        .unwrap_or_default();
+    if updates < ones.len() {
+        let mut half = one_by_one(draft, Effect::Create, (updates..ones.len()).collect());
+        learn_one(&mut half, &mut ones, views, rules, records);
+        adopt_creating_half(&mut plan, &mut body, half.plan);
     }
     plan.body = Some(body);
     if listing {
@@ -143,6 +96,47 @@ pub(super) fn learn_keyed(
     draft.plan = plan;
     draft.classified.effect = Effect::Update;
     draft.classified.bulk = true;
+}
+
+/// A draft learning rows one by one (`calls` index the rows as calls) with `effect`: the updates
+/// of held entities as a bulk plan's rows (the rules see `bulk-update`), the creates as creates.
+fn one_by_one(draft: &Draft, effect: Effect, calls: Vec<usize>) -> Draft {
+    Draft {
+        tool: draft.tool,
+        classified: Classified {
+            effect,
+            bulk: false,
+            ..draft.classified.clone()
+        },
+        plan: WritePlan {
+            effect,
+            ..draft.plan.clone()
+        },
+        calls,
+        // The failed calls (their recorded refusals) are the bulk plan's, not its creates'.
+        failed: match effect {
+            Effect::Update => draft.failed.clone(),
+            _ => Vec::new(),
+        },
+        as_bulk: effect == Effect::Update,
+    }
+}
+
+/// The rows that created entities become the plan's `upsert` (their body accepted beside the
+/// updating rows'; their reason the plan's).
+fn adopt_creating_half(plan: &mut WritePlan, body: &mut BodyModel, created: WritePlan) {
+    if let Some(members) = created.body.as_ref() {
+        merge_upsert_body(body, members);
+    }
+    if let Some(reason) = &created.reason {
+        plan.withhold(reason);
+    }
+    plan.upsert = Some(UpsertModel {
+        record_ordinals: created.record_ordinals,
+        fields: created.fields,
+        rules: created.rules,
+        response: created.response,
+    });
 }
 
 /// Whether a call's answer lists one item per row it sent (`{"rows": […]}` of the rows written,

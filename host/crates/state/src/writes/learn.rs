@@ -453,7 +453,7 @@ fn link_to_calls(draft: &mut Draft, calls: &mut [Call], views: &Views) -> Result
 
 /// Each call's request body as JSON (`None`: it sent none); a body that cannot be read makes the
 /// plan `body-unusable`.
-fn request_bodies<'a>(
+pub(super) fn request_bodies<'a>(
     draft: &Draft,
     calls: &'a [Call],
 ) -> Result<Vec<Option<&'a Json>>, &'static str> {

@@ -950,7 +950,7 @@ pub(crate) fn batch_targets(
         let at = listing.map(|items| &items[index]);
         let id = id_of(object, identity)
             .or_else(|| at.and_then(|item| id_of(item, identity)))
-            .or_else(|| Some(at?.get(naming.as_deref()?).and_then(scalar_text)?))?;
+            .or_else(|| at?.get(naming.as_deref()?).and_then(scalar_text))?;
         let listed = listing.and_then(|items| {
             items
                 .iter()
