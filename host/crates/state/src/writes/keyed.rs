@@ -11,7 +11,7 @@ use rea_plugin_api::contracts::capture::CaptureRecord;
 use rea_plugin_api::json::{Json, Object};
 
 use super::learn::{
-    common_bulk_layout, envelope_options, learn_one, merge_upsert_body, request_bodies,
+    common_bulk_layout, envelope_options, learn_one, merge_upsert_body, note_calls, request_bodies,
 };
 use super::model::{BodyModel, Effect, UpsertModel, WritePlan};
 use super::observe::Call;
@@ -46,12 +46,7 @@ pub(super) fn learn_keyed(
     rules: &RuleSet,
     records: &[CaptureRecord],
 ) {
-    draft.plan.record_ordinals = draft
-        .calls
-        .iter()
-        .map(|call| calls[*call].ordinal)
-        .collect();
-    draft.plan.exemplar_ordinal = draft.plan.record_ordinals.first().copied();
+    note_calls(draft, calls);
     let bodies = match request_bodies(draft, calls) {
         Ok(bodies) => bodies,
         Err(reason) => return draft.plan.withhold(reason),

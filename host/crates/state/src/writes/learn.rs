@@ -197,12 +197,7 @@ fn learn_upsert(
         learn_one(draft, calls, views, rules, records);
     }
     draft.calls = all;
-    draft.plan.record_ordinals = draft
-        .calls
-        .iter()
-        .map(|call| calls[*call].ordinal)
-        .collect();
-    draft.plan.exemplar_ordinal = draft.plan.record_ordinals.first().copied();
+    note_calls(draft, calls);
     if let Some(reason) = &half.plan.reason {
         draft.plan.withhold(reason);
     }
@@ -246,6 +241,17 @@ pub(super) fn merge_upsert_body(body: &mut BodyModel, created: &BodyModel) {
     }
 }
 
+/// The calls and the exemplar a plan names, whatever is decided (a withheld write names its
+/// exemplar).
+pub(super) fn note_calls(draft: &mut Draft, calls: &[Call]) {
+    draft.plan.record_ordinals = draft
+        .calls
+        .iter()
+        .map(|call| calls[*call].ordinal)
+        .collect();
+    draft.plan.exemplar_ordinal = draft.plan.record_ordinals.first().copied();
+}
+
 /// Learns one plan from its draft's calls, step by step (see the module docs); the first step
 /// that cannot go on withholds the plan with its reason.
 pub(super) fn learn_one(
@@ -255,13 +261,7 @@ pub(super) fn learn_one(
     rules: &RuleSet,
     records: &[CaptureRecord],
 ) {
-    // The calls and the exemplar, whatever is decided (a withheld write names its exemplar).
-    draft.plan.record_ordinals = draft
-        .calls
-        .iter()
-        .map(|call| calls[*call].ordinal)
-        .collect();
-    draft.plan.exemplar_ordinal = draft.plan.record_ordinals.first().copied();
+    note_calls(draft, calls);
     if let Err(reason) = settle_target(draft, calls, views) {
         draft.plan.withhold(reason);
         return;
