@@ -71,31 +71,82 @@ pub const SEARCH_NAMES: [&str; 7] = ["q", "search", "query", "term", "keyword", 
 /// The roles a parameter might play, most likely first. `has_field` tells whether the entities
 /// hold a (dotted) field.
 pub fn candidate_roles(name: &str, has_field: &dyn Fn(&str) -> bool) -> Vec<QueryRole> {
+    named_roles(name).unwrap_or_else(|| filter_roles(name, has_field))
+}
+
+/// The roles a reserved parameter name plays (page size, page, offset, end, cursor, sort,
+/// order, search), whatever the entities hold.
+fn named_roles(name: &str) -> Option<Vec<QueryRole>> {
     if PAGE_SIZE_NAMES.contains(&name) {
-        return vec![QueryRole::PageSize];
+        return Some(vec![QueryRole::PageSize]);
     }
     if PAGE_NAMES.contains(&name) {
-        return vec![QueryRole::Page { base: 1 }, QueryRole::Page { base: 0 }];
+        return Some(vec![
+            QueryRole::Page { base: 1 },
+            QueryRole::Page { base: 0 },
+        ]);
     }
     if OFFSET_NAMES.contains(&name) {
-        return vec![QueryRole::Offset];
+        return Some(vec![QueryRole::Offset]);
     }
     if END_NAMES.contains(&name) {
-        return vec![QueryRole::End];
+        return Some(vec![QueryRole::End]);
     }
     if CURSOR_NAMES.contains(&name) {
         // The key field is the list's to learn (each unique field a candidate).
-        return vec![QueryRole::After { key: String::new() }];
+        return Some(vec![QueryRole::After { key: String::new() }]);
     }
     if SORT_NAMES.contains(&name) {
-        return vec![QueryRole::Sort];
+        return Some(vec![QueryRole::Sort]);
     }
     if ORDER_NAMES.contains(&name) {
-        return vec![QueryRole::Order];
+        return Some(vec![QueryRole::Order]);
     }
     if SEARCH_NAMES.contains(&name) {
-        return vec![QueryRole::Search];
+        return Some(vec![QueryRole::Search]);
     }
+    None
+}
+
+/// Filter operator suffixes and the operators they spell (`year_gte`, `name__icontains`).
+const FILTER_SUFFIXES: [(&str, &str); 21] = [
+    ("_gte", "gte"),
+    ("_lte", "lte"),
+    ("_gt", "gt"),
+    ("_lt", "lt"),
+    ("_ne", "ne"),
+    ("_like", "like"),
+    ("__gte", "gte"),
+    ("__lte", "lte"),
+    ("__gt", "gt"),
+    ("__lt", "lt"),
+    ("__in", "in"),
+    ("__icontains", "like"),
+    ("__contains", "like"),
+    ("__not", "ne"),
+    ("__notin", "nin"),
+    ("__isnull", "null"),
+    ("__notnull", "nnull"),
+    ("__startswith", "starts"),
+    ("__endswith", "ends"),
+    ("__like", "pattern"),
+    ("__glob", "glob"),
+];
+/// Filter operator prefixes and the operators they spell (`min_year`, `in_tag`).
+const FILTER_PREFIXES: [(&str, &str); 8] = [
+    ("in_", "in"),
+    ("not_", "ne"),
+    ("gt_", "gt"),
+    ("lt_", "lt"),
+    ("min_", "gte"),
+    ("max_", "lte"),
+    ("like_", "like"),
+    ("eq_", "eq"),
+];
+
+/// The filter roles a name may play over a field the entities hold: the field's own name
+/// (equality), an operator suffix or prefix, or a bracketed filter.
+fn filter_roles(name: &str, has_field: &dyn Fn(&str) -> bool) -> Vec<QueryRole> {
     let mut roles = Vec::new();
     if has_field(name) {
         roles.push(QueryRole::Filter {
@@ -103,40 +154,7 @@ pub fn candidate_roles(name: &str, has_field: &dyn Fn(&str) -> bool) -> Vec<Quer
             op: "eq".to_owned(),
         });
     }
-    const SUFFIXES: [(&str, &str); 21] = [
-        ("_gte", "gte"),
-        ("_lte", "lte"),
-        ("_gt", "gt"),
-        ("_lt", "lt"),
-        ("_ne", "ne"),
-        ("_like", "like"),
-        ("__gte", "gte"),
-        ("__lte", "lte"),
-        ("__gt", "gt"),
-        ("__lt", "lt"),
-        ("__in", "in"),
-        ("__icontains", "like"),
-        ("__contains", "like"),
-        ("__not", "ne"),
-        ("__notin", "nin"),
-        ("__isnull", "null"),
-        ("__notnull", "nnull"),
-        ("__startswith", "starts"),
-        ("__endswith", "ends"),
-        ("__like", "pattern"),
-        ("__glob", "glob"),
-    ];
-    const PREFIXES: [(&str, &str); 8] = [
-        ("in_", "in"),
-        ("not_", "ne"),
-        ("gt_", "gt"),
-        ("lt_", "lt"),
-        ("min_", "gte"),
-        ("max_", "lte"),
-        ("like_", "like"),
-        ("eq_", "eq"),
-    ];
-    for (suffix, op) in SUFFIXES {
+    for (suffix, op) in FILTER_SUFFIXES {
         if let Some(field) = name.strip_suffix(suffix)
             && !field.is_empty()
             && has_field(field)
@@ -147,7 +165,7 @@ pub fn candidate_roles(name: &str, has_field: &dyn Fn(&str) -> bool) -> Vec<Quer
             });
         }
     }
-    for (prefix, op) in PREFIXES {
+    for (prefix, op) in FILTER_PREFIXES {
         if let Some(field) = name.strip_prefix(prefix)
             && !field.is_empty()
             && has_field(field)

@@ -115,6 +115,24 @@ fn a_review_is_checked_against_the_steps() {
 }
 
 #[test]
+fn a_rechecked_replay_agreement_is_no_longer_flagged() {
+    let review = REVIEW.replace(
+        "reason = \"the build never called /tags\"",
+        "reason = \"the build never called /tags\"\nreplay_agrees = \"replay answers another route's recording\"",
+    );
+    let entries = parse_review(&review).expect("the review parses");
+    let checked = check(&result(), &entries);
+    assert!(
+        checked.replay_agrees.is_empty(),
+        "step 1 was re-checked: {:?}",
+        checked.replay_agrees
+    );
+    let reads = |mode: &str| checked.knowable[&("probe-reads".to_owned(), mode.to_owned())];
+    assert_eq!(reads("state"), (1, 3), "still not knowable");
+    assert_eq!(reads("replay"), (1, 3), "still not knowable in replay");
+}
+
+#[test]
 fn stale_and_wrong_entries_are_reported() {
     let review = format!(
         "{REVIEW}\n[[miss]]\nprobe = \"probe-reads\"\nstep = 0\nrequest = \"GET /items\"\nclass = \"cannot-know\"\nreason = \"r\"\n\
@@ -180,6 +198,16 @@ fn malformed_reviews_are_refused_with_the_entry_named() {
         (
             entry("class = \"cannot-know\"\nreason = \"r\"\nnote = \"n\""),
             "unknown field",
+        ),
+        (
+            entry(
+                "class = \"defect\"\ncapability = \"paging\"\ndiagnosis = \"d\"\nreplay_agrees = \"r\"",
+            ),
+            "replay_agrees is a filled note",
+        ),
+        (
+            entry("class = \"cannot-know\"\nreason = \"r\"\nreplay_agrees = \" \""),
+            "replay_agrees is a filled note",
         ),
         (
             entry("class = \"cannot-know\"\nreason = \"r\"").replace("probe-reads", "probe-x"),

@@ -17,6 +17,10 @@
 //! steps, and its reason names the defects it also shows (`besides: …`). A route the build
 //! recorded only for other ids, filter values or sibling collections is knowable.
 //!
+//! `replay_agrees = "…"` on a `cannot-know` step that replay answers right says why that is a
+//! coincidence (replay answering another call's recording, say), once the step was re-checked;
+//! the run then stops asking for that re-check.
+//!
 //! `follows = N` marks a step that misses because step `N` of the same probe did (a write not
 //! served, say); it is grouped under that step's capability. The review is checked here: a
 //! missed step without an entry, an entry naming a step the probe does not have or with another
@@ -181,6 +185,11 @@ pub struct Entry {
     /// The earlier step of the same probe whose miss this one follows from.
     #[serde(default)]
     pub follows: Option<u64>,
+    /// For a `cannot-know` step replay answers right: why that agreement is a coincidence (the
+    /// step re-checked against the recordings and the app's source), which stops the run's
+    /// `review:` warning for it.
+    #[serde(default)]
+    pub replay_agrees: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -235,6 +244,11 @@ fn validate(entry: &Entry) -> Result<(), String> {
     }
     if entry.follows.is_some_and(|step| step >= entry.step) {
         return Err("follows must name an earlier step".to_owned());
+    }
+    if entry.replay_agrees.is_some()
+        && (entry.class != Class::CannotKnow || !filled(&entry.replay_agrees))
+    {
+        return Err("replay_agrees is a filled note of a \"cannot-know\" step".to_owned());
     }
     match entry.class {
         Class::CannotKnow => {
@@ -324,6 +338,7 @@ pub fn check(result: &AppResult, entries: &[Entry]) -> Checked {
             }
         }
         let mut cannot_know = BTreeSet::new();
+        let mut rechecked = BTreeSet::new();
         for step in state {
             let entry = by_key.get(&(probe, step.ordinal)).copied();
             check_step(&result.name, probe, step, entry, &mut checked);
@@ -332,13 +347,16 @@ pub fn check(result: &AppResult, entries: &[Entry]) -> Checked {
             });
             if cannot && !step.agrees {
                 cannot_know.insert(step.ordinal);
+                if entry.is_some_and(|entry| entry.replay_agrees.is_some()) {
+                    rechecked.insert(step.ordinal);
+                }
             }
         }
         for mode in ["state", "replay"] {
             let mut ratio = (0, 0);
             for step in steps_of(result, probe, mode) {
                 if cannot_know.contains(&step.ordinal) {
-                    if mode == "replay" && step.agrees {
+                    if mode == "replay" && step.agrees && !rechecked.contains(&step.ordinal) {
                         checked.replay_agrees.push(format!(
                             "{}: {probe} step {} ({}) is classed cannot-know but replay answers it right: re-check",
                             result.name, step.ordinal, step.request
@@ -371,6 +389,7 @@ fn check_step(app: &str, probe: &str, step: &Step, entry: Option<&Entry>, checke
                 capability: None,
                 diagnosis: None,
                 follows: None,
+                replay_agrees: None,
             });
         }
         return;

@@ -130,37 +130,7 @@ fn record(
     let request_headers = headers(&request.headers, &format!("{pointer}/headers"), sink);
     let request_media = header(&request.headers, "content-type");
     let request_body = body(&request.body, &format!("{pointer}/body"), "request", sink);
-    let (response, protocol) = match answer {
-        HopResponse::Kept(index, response) => {
-            let at = format!("{EVENTS_POINTER}/{index}");
-            let media_type =
-                header(&response.headers, "content-type").or_else(|| response.media_type.clone());
-            let record = RecordResponse {
-                body: body(&response.body, &format!("{at}/body"), "response", sink),
-                headers: headers(&response.headers, &format!("{at}/headers"), sink),
-                http_version: response.protocol.as_deref().map(http_version),
-                media_type,
-                status: response.status,
-                status_text: response.status_text.clone(),
-            };
-            (record, response.protocol.as_deref())
-        }
-        HopResponse::Omitted(omitted) => {
-            sink.limit(
-                "response-event-omitted",
-                "These responses' content events exceeded an allocation budget and were left out whole, headers included (the capture lists them among its omissions); their tools replay no body.",
-            );
-            let record = RecordResponse {
-                body: Body::Missing,
-                headers: Vec::new(),
-                http_version: None,
-                media_type: None,
-                status: omitted.status.unwrap_or_default(),
-                status_text: None,
-            };
-            (record, None)
-        }
-    };
+    let (response, protocol) = recorded_response(answer, sink);
     let duration_ms = transaction
         .end
         .map(|end| (end - request.timestamp) * 1000.0)
@@ -201,6 +171,45 @@ fn record(
         response,
         started,
         url: Some(parts.url),
+    }
+}
+
+/// The response record of a transaction's answer and the protocol it was spoken in: a kept
+/// response event whole, an omitted one by its status alone.
+fn recorded_response<'a>(
+    answer: HopResponse<'a>,
+    sink: &mut Sink<'_>,
+) -> (RecordResponse, Option<&'a str>) {
+    match answer {
+        HopResponse::Kept(index, response) => {
+            let at = format!("{EVENTS_POINTER}/{index}");
+            let media_type =
+                header(&response.headers, "content-type").or_else(|| response.media_type.clone());
+            let record = RecordResponse {
+                body: body(&response.body, &format!("{at}/body"), "response", sink),
+                headers: headers(&response.headers, &format!("{at}/headers"), sink),
+                http_version: response.protocol.as_deref().map(http_version),
+                media_type,
+                status: response.status,
+                status_text: response.status_text.clone(),
+            };
+            (record, response.protocol.as_deref())
+        }
+        HopResponse::Omitted(omitted) => {
+            sink.limit(
+                "response-event-omitted",
+                "These responses' content events exceeded an allocation budget and were left out whole, headers included (the capture lists them among its omissions); their tools replay no body.",
+            );
+            let record = RecordResponse {
+                body: Body::Missing,
+                headers: Vec::new(),
+                http_version: None,
+                media_type: None,
+                status: omitted.status.unwrap_or_default(),
+                status_text: None,
+            };
+            (record, None)
+        }
     }
 }
 

@@ -86,14 +86,7 @@ pub(crate) fn record(
     let checked_request = check_request(request, &request_pointer)?;
     let checked_response = check_response(response, &response_pointer)?;
 
-    let started = start_time(started_at, &pointer, &mut sink);
-    let duration_ms = duration(time, &mut sink);
-    if entry.contains_key("_webSocketMessages") {
-        sink.limit(
-            "websocket-messages-omitted",
-            "These entries carry WebSocket messages (`_webSocketMessages`), which are not represented as records.",
-        );
-    }
+    let (started, duration_ms) = timing((started_at, time), &entry, &pointer, &mut sink);
 
     let method = sink.keep(Some(request_method(request)), || {
         format!("{request_pointer}/method")
@@ -101,38 +94,17 @@ pub(crate) fn record(
     let url_line = request_line(request_url(request), &request_pointer, &mut sink);
     let request_headers = headers(request, &request_pointer, &mut sink);
     let response_headers = headers(response, &response_pointer, &mut sink);
-    let request_version = sink.keep(checked_request.http_version.as_deref(), || {
-        format!("{request_pointer}/httpVersion")
-    });
-    let response_version = sink.keep(checked_response.http_version.as_deref(), || {
-        format!("{response_pointer}/httpVersion")
-    });
-    let request_media = sink.keep(checked_request.media_type.as_deref(), || {
-        format!("{request_pointer}/postData/mimeType")
-    });
-    let response_media = sink.keep(checked_response.media_type.as_deref(), || {
-        format!("{response_pointer}/content/mimeType")
-    });
-    let status_text = sink.keep(checked_response.status_text.as_deref(), || {
-        format!("{response_pointer}/statusText")
-    });
+    let kept = KeptSpellings::of(
+        (&checked_request, &request_pointer),
+        (&checked_response, &response_pointer),
+        &mut sink,
+    );
     let status = checked_response.status;
-    if status == 0 {
-        sink.limit(
-            "no-response",
-            "The capture recorded no response for these requests (status 0).",
-        );
-    }
 
     // Bodies last: their text moves out of the document instead of being copied.
     let (request_body, response_body) =
         take_bodies(&mut entry, &request_pointer, &response_pointer, &mut sink)?;
-    if matches!(response_body, Body::Missing) && status != 0 {
-        sink.limit(
-            "response-body-not-recorded",
-            "The capture kept no response body for these records (a reply without a body is recorded as empty text, not as missing).",
-        );
-    }
+    note_missing_response(status, &response_body, &mut sink);
 
     Ok(CaptureRecord {
         duration_ms,
@@ -145,20 +117,95 @@ pub(crate) fn record(
         request: RecordRequest {
             body: request_body,
             headers: request_headers,
-            http_version: request_version,
-            media_type: request_media,
+            http_version: kept.request_version,
+            media_type: kept.request_media,
         },
         response: RecordResponse {
             body: response_body,
             headers: response_headers,
-            http_version: response_version,
-            media_type: response_media,
+            http_version: kept.response_version,
+            media_type: kept.response_media,
             status,
-            status_text,
+            status_text: kept.status_text,
         },
         started,
         url: url_line.url,
     })
+}
+
+/// Notes a response the capture did not record (status 0), or whose body it did not keep.
+fn note_missing_response(status: u16, body: &Body, sink: &mut Sink<'_>) {
+    if status == 0 {
+        sink.limit(
+            "no-response",
+            "The capture recorded no response for these requests (status 0).",
+        );
+    } else if matches!(body, Body::Missing) {
+        sink.limit(
+            "response-body-not-recorded",
+            "The capture kept no response body for these records (a reply without a body is recorded as empty text, not as missing).",
+        );
+    }
+}
+
+/// The entry's start and duration as a record keeps them, noting WebSocket messages the
+/// record leaves out.
+fn timing(
+    (started_at, time): (Option<&str>, Option<f64>),
+    entry: &Object,
+    pointer: &str,
+    sink: &mut Sink<'_>,
+) -> (Option<StartTime>, Option<f64>) {
+    let started = start_time(started_at, pointer, sink);
+    let duration_ms = duration(time, sink);
+    if entry.contains_key("_webSocketMessages") {
+        sink.limit(
+            "websocket-messages-omitted",
+            "These entries carry WebSocket messages (`_webSocketMessages`), which are not represented as records.",
+        );
+    }
+    (started, duration_ms)
+}
+
+/// The request's and response's HTTP versions, media types and status text, each kept unless
+/// it holds a sensitive value (then redacted).
+struct KeptSpellings {
+    request_version: Option<String>,
+    response_version: Option<String>,
+    request_media: Option<String>,
+    response_media: Option<String>,
+    status_text: Option<String>,
+}
+
+impl KeptSpellings {
+    fn of(
+        (request, request_pointer): (&CheckedRequest, &str),
+        (response, response_pointer): (&CheckedResponse, &str),
+        sink: &mut Sink<'_>,
+    ) -> Self {
+        let request_version = sink.keep(request.http_version.as_deref(), || {
+            format!("{request_pointer}/httpVersion")
+        });
+        let response_version = sink.keep(response.http_version.as_deref(), || {
+            format!("{response_pointer}/httpVersion")
+        });
+        let request_media = sink.keep(request.media_type.as_deref(), || {
+            format!("{request_pointer}/postData/mimeType")
+        });
+        let response_media = sink.keep(response.media_type.as_deref(), || {
+            format!("{response_pointer}/content/mimeType")
+        });
+        let status_text = sink.keep(response.status_text.as_deref(), || {
+            format!("{response_pointer}/statusText")
+        });
+        Self {
+            request_version,
+            response_version,
+            request_media,
+            response_media,
+            status_text,
+        }
+    }
 }
 
 /// Checks the entry's optional standard fields (and its `timings`); answers its recorded start

@@ -82,20 +82,7 @@ fn body_terms(body: &Value, fields: &[String]) -> Option<Vec<QueryTerm>> {
             "sort_target" => sort_target = value.as_str()?,
             "keys_only" => {
                 if value.as_bool()? {
-                    let kept: Vec<&str> = fields
-                        .iter()
-                        .map(String::as_str)
-                        .filter(|field| *field != VALUE)
-                        .collect();
-                    if kept.is_empty() {
-                        return None;
-                    }
-                    terms.push(QueryTerm {
-                        name: BODY_FIELDS_TERM.to_owned(),
-                        value: kept.join(","),
-                        roles: Vec::new(),
-                        within: Vec::new(),
-                    });
+                    terms.push(keys_only_term(fields)?);
                 }
             }
             "serializable" => {
@@ -127,6 +114,25 @@ fn body_terms(body: &Value, fields: &[String]) -> Option<Vec<QueryTerm>> {
         QueryRole::Sort,
     ));
     Some(terms)
+}
+
+/// The field selection `keys_only` asks for: every listed field but the value (`None` when
+/// nothing is left).
+fn keys_only_term(fields: &[String]) -> Option<QueryTerm> {
+    let kept: Vec<&str> = fields
+        .iter()
+        .map(String::as_str)
+        .filter(|field| *field != VALUE)
+        .collect();
+    if kept.is_empty() {
+        return None;
+    }
+    Some(QueryTerm {
+        name: BODY_FIELDS_TERM.to_owned(),
+        value: kept.join(","),
+        roles: Vec::new(),
+        within: Vec::new(),
+    })
 }
 
 /// The sort term's value: by key unless an order names another target (`-` descending).

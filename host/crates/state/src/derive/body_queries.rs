@@ -88,36 +88,25 @@ pub fn derive(
     else {
         return recorded("body-differs");
     };
-    let left_out: Vec<bool> = counts.iter().map(|counts| counts.left_out).collect();
-    let Some((envelope, list_position)) = learn_envelope(&read, &list_member, &counts) else {
+    let Some((mut envelope, list_position)) = learn_envelope(&read, &list_member, &counts) else {
         return recorded("body-envelope");
     };
-    let Some(mut omit_empty_list) = learn_empty_list(&read, &list_member, &counts) else {
+    let Some(recorded_omission) = learn_empty_list(&read, &list_member, &counts) else {
         return recorded("body-envelope");
     };
-    let mut envelope = envelope;
-    let empty_list_shown = read
-        .iter()
-        .zip(&counts)
-        .any(|(call, counts)| counts.empty && call.answer.contains_key(&list_member));
-    if !empty_list_shown
-        && counts.iter().all(|counts| counts.matched != 0)
-        && shows_empty_answer(timeline.all(index), &list_member, &envelope)
-    {
-        omit_empty_list = true;
-        for member in &mut envelope {
-            if let EnvelopePresence::Matched { omit_zero, .. } = &mut member.presence {
-                *omit_zero = true;
-            }
-        }
-    } else if counts.iter().all(|counts| !counts.empty)
-        && omits_empty_arrays(
-            timeline,
-            &pool(entities, &entity_type, &first.observation.path),
-        )
-    {
-        omit_empty_list = true;
-    }
+    let empties = EmptyAnswers {
+        timeline,
+        index,
+        read: &read,
+        counts: &counts,
+        list_member: &list_member,
+    };
+    // Always asked: an empty answer's evidence also marks the envelope's zero counts omitted.
+    let omitted = empties.omitted(
+        &mut envelope,
+        &pool(entities, &entity_type, &first.observation.path),
+    );
+    let omit_empty_list = recorded_omission || omitted;
     let listed = |call: &Recorded| listed_with(default_order, call);
     let page_token = learn_page_token(&read, &envelope, &listed);
     let view = BodyQueryView {
@@ -126,7 +115,7 @@ pub fn derive(
         list_position,
         default_order,
         envelope,
-        partial_pages: left_out.contains(&true),
+        partial_pages: counts.iter().any(|counts| counts.left_out),
         page_token,
         record_ordinal: first.observation.ordinal,
         record_ordinals: read.iter().map(|call| call.observation.ordinal).collect(),
@@ -137,6 +126,40 @@ pub fn derive(
         return recorded("body-differs");
     }
     ViewDetail::BodyQuery(view)
+}
+
+/// What a body-query tool's calls show about empty answers.
+struct EmptyAnswers<'r, 'a> {
+    timeline: &'r Timeline,
+    index: usize,
+    read: &'r [Recorded<'a>],
+    counts: &'r [Counts],
+    list_member: &'r str,
+}
+
+impl EmptyAnswers<'_, '_> {
+    /// Whether an empty list is left out of the answer though no learned call showed one empty:
+    /// an answer with nothing matched shows the list (and the zero counts, which `envelope`
+    /// then omits too) left out, or the entities `held` leave their empty arrays out.
+    fn omitted(&self, envelope: &mut [BodyEnvelopeMember], held: &[&Entity]) -> bool {
+        let empty_list_shown = self
+            .read
+            .iter()
+            .zip(self.counts)
+            .any(|(call, counts)| counts.empty && call.answer.contains_key(self.list_member));
+        if !empty_list_shown
+            && self.counts.iter().all(|counts| counts.matched != 0)
+            && shows_empty_answer(self.timeline.all(self.index), self.list_member, envelope)
+        {
+            for member in envelope.iter_mut() {
+                if let EnvelopePresence::Matched { omit_zero, .. } = &mut member.presence {
+                    *omit_zero = true;
+                }
+            }
+            return true;
+        }
+        self.counts.iter().all(|counts| !counts.empty) && omits_empty_arrays(self.timeline, held)
+    }
 }
 
 /// Seeds the entities a body-query tool's answers list when they are no held type's: a type of

@@ -121,36 +121,7 @@ pub fn plan(
         .filter(|line| line.query.is_none())
         .collect();
     let basis = if plain.is_empty() { &lines } else { &plain };
-    let mut common: Option<Vec<(String, String)>> = None;
-    for line in basis {
-        let Some(segment) = line.segments.get(last) else {
-            return Err(None);
-        };
-        let Some(body) = &line.body else {
-            return Err(None);
-        };
-        let found = echo_candidates(body, &decoded(template_value(template[last], segment)));
-        common = Some(match common {
-            None => found,
-            Some(previous) => previous
-                .into_iter()
-                .filter(|pair| found.contains(pair))
-                .collect(),
-        });
-    }
-    let mut candidates = common.unwrap_or_default();
-    if candidates.is_empty() {
-        return Err(None);
-    }
-    // The root first, then an envelope's object, then an array's one item.
-    candidates.sort_by_key(|(pointer, field)| {
-        (
-            !pointer.is_empty(),
-            pointer.ends_with("/0"),
-            identity_preference(field),
-        )
-    });
-    let (entity_pointer, identity_field) = candidates.swap_remove(0);
+    let (entity_pointer, identity_field) = echoed_identity(basis, template[last], last)?;
     let entity_type = collection_template(&written, last);
     match entities.entity_type(&entity_type) {
         Some(existing) if existing.identity_field != identity_field => return Err(Some("no-view")),
@@ -174,6 +145,46 @@ pub fn plan(
         id_pattern: template[last].to_owned(),
         key: ItemKey::Path,
     })
+}
+
+/// Where every line of `basis` echoes its path's item id (`template` at segment `last`): the
+/// entity's pointer and identity field, the root first, then an envelope's object, then an
+/// array's one item; `Err(None)` when no place echoes it on every line.
+fn echoed_identity(
+    basis: &[&Observation],
+    template: &str,
+    last: usize,
+) -> Result<(String, String), Option<&'static str>> {
+    let mut common: Option<Vec<(String, String)>> = None;
+    for line in basis {
+        let Some(segment) = line.segments.get(last) else {
+            return Err(None);
+        };
+        let Some(body) = &line.body else {
+            return Err(None);
+        };
+        let found = echo_candidates(body, &decoded(template_value(template, segment)));
+        common = Some(match common {
+            None => found,
+            Some(previous) => previous
+                .into_iter()
+                .filter(|pair| found.contains(pair))
+                .collect(),
+        });
+    }
+    let mut candidates = common.unwrap_or_default();
+    if candidates.is_empty() {
+        return Err(None);
+    }
+    // The root first, then an envelope's object, then an array's one item.
+    candidates.sort_by_key(|(pointer, field)| {
+        (
+            !pointer.is_empty(),
+            pointer.ends_with("/0"),
+            identity_preference(field),
+        )
+    });
+    Ok(candidates.swap_remove(0))
 }
 
 /// The collection template of an item template's first `last` segments, with the trailing slash

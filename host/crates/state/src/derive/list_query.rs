@@ -585,6 +585,27 @@ struct LearnedTotals {
     sizes: Vec<String>,
 }
 
+/// An inert parameter's accepted values: those the answered lines gave it.
+fn accept_answered_values(
+    chosen: &mut BTreeMap<String, QueryRole>,
+    lines: &[QueryLine<'_>],
+    answered: &[usize],
+) {
+    for (name, role) in chosen.iter_mut() {
+        if let QueryRole::Inert { values } = role {
+            let mut seen: Vec<String> = answered
+                .iter()
+                .flat_map(|index| lines[*index].arguments.iter())
+                .filter(|(argument, _)| argument == name)
+                .map(|(_, value)| value.clone())
+                .collect();
+            seen.sort();
+            seen.dedup();
+            *values = seen;
+        }
+    }
+}
+
 /// The query model of the chosen roles: the totals (members holding the number matched where a
 /// page listed fewer), the lines it answers, and an inert parameter's accepted values (those the
 /// answered lines gave it).
@@ -649,19 +670,7 @@ fn query_model(
         .map(|index| lines[*index].observation.ordinal)
         .collect();
     record_ordinals.sort_unstable();
-    for (name, role) in chosen.iter_mut() {
-        if let QueryRole::Inert { values } = role {
-            let mut seen: Vec<String> = answered
-                .iter()
-                .flat_map(|index| lines[*index].arguments.iter())
-                .filter(|(argument, _)| argument == name)
-                .map(|(_, value)| value.clone())
-                .collect();
-            seen.sort();
-            seen.dedup();
-            *values = seen;
-        }
-    }
+    accept_answered_values(&mut chosen, lines, answered);
     Some(QueryModel {
         parameters: chosen,
         totals,

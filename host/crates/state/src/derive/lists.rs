@@ -593,24 +593,10 @@ pub fn verify(
 ) -> ViewDetail {
     let view = plan.name.clone();
     let lines = OrderedLines::of(timeline, &plan);
-    let hidden = hidden_fields(&plan, lines.plain(), entities);
-    let mut shape = ViewShape {
-        lifted_fields: lifted_fields(&plan, lines.plain(), entities, &hidden),
-        hidden_fields: hidden,
-        ..ViewShape::default()
+    let shape = match learned_shape(timeline, &plan, &lines, entities) {
+        Ok(shape) => shape,
+        Err(reason) => return recorded(reason),
     };
-    learn_spellings(&plan, lines.plain(), entities, &mut shape);
-    // A later read listing one of those arrays unsorted contradicts the ordering: the view stays
-    // recorded (so its reads confirm no served write).
-    if !shape.sorted_arrays.is_empty()
-        && timeline.all(plan.tool).any(|observation| {
-            !timeline.is_checked(observation)
-                && observation.is_success()
-                && lists_unsorted(members_of(observation, &plan.list_pointer), &shape)
-        })
-    {
-        return recorded("list-differs");
-    }
     let counters = common_counters(&lines.lines, &plan.list_pointer);
     let mut matched = match_lines(&lines.ordered, &plan, &shape, entities);
     if matched.passing.is_empty() || matched.failing.iter().any(|line| line.query.is_none()) {
@@ -670,6 +656,34 @@ pub fn verify(
             ..shape
         },
     })
+}
+
+/// The shape a list view's plain lines show (hidden and lifted fields, spellings, sorted
+/// arrays); `Err` when a later read lists one of those arrays unsorted, which contradicts the
+/// ordering: the view stays recorded (so its reads confirm no served write).
+fn learned_shape(
+    timeline: &Timeline,
+    plan: &ListPlan,
+    lines: &OrderedLines<'_>,
+    entities: &Entities,
+) -> Result<ViewShape, &'static str> {
+    let hidden = hidden_fields(plan, lines.plain(), entities);
+    let mut shape = ViewShape {
+        lifted_fields: lifted_fields(plan, lines.plain(), entities, &hidden),
+        hidden_fields: hidden,
+        ..ViewShape::default()
+    };
+    learn_spellings(plan, lines.plain(), entities, &mut shape);
+    if !shape.sorted_arrays.is_empty()
+        && timeline.all(plan.tool).any(|observation| {
+            !timeline.is_checked(observation)
+                && observation.is_success()
+                && lists_unsorted(members_of(observation, &plan.list_pointer), &shape)
+        })
+    {
+        return Err("list-differs");
+    }
+    Ok(shape)
 }
 
 /// The page envelope the tool's checked reads holding their list elsewhere than the plan's

@@ -157,6 +157,47 @@ fn mark_unmodelled(
     }
 }
 
+/// The read views of the tools a view was derived for, in the manifest's tool order.
+fn read_views(manifest: &Manifest, details: Vec<Option<ViewDetail>>) -> Vec<ReadView> {
+    manifest
+        .tools
+        .iter()
+        .zip(details)
+        .filter_map(|(tool, detail)| {
+            detail.map(|detail| ReadView {
+                tool: tool.name.clone(),
+                method: tool.method.clone(),
+                path_template: tool.path_template.clone(),
+                detail,
+            })
+        })
+        .collect()
+}
+
+/// A type whose served delete keeps its entities marked deleted names that member.
+fn mark_deleted_flags(state: &mut StateView, plans: &[WritePlan]) {
+    for plan in plans {
+        let (Some(flag), Some(entity_type)) = (
+            plan.fields
+                .as_ref()
+                .and_then(|fields| fields.soft_delete.as_ref()),
+            plan.target
+                .as_ref()
+                .and_then(|target| target.entity_type.as_ref()),
+        ) else {
+            continue;
+        };
+        if let Some(known) = state
+            .types
+            .iter_mut()
+            .find(|known| known.collection_template == *entity_type)
+            && known.deleted_flag.is_none()
+        {
+            known.deleted_flag = Some(flag.clone());
+        }
+    }
+}
+
 /// One extraction pass over a timeline whose observation windows are given.
 fn derive_pass(
     manifest: &Manifest,
@@ -177,19 +218,7 @@ fn derive_pass(
         entities, details, ..
     } = builder;
     let (types, entities, documents) = entities.finish();
-    let mut views: Vec<ReadView> = manifest
-        .tools
-        .iter()
-        .zip(details)
-        .filter_map(|(tool, detail)| {
-            detail.map(|detail| ReadView {
-                tool: tool.name.clone(),
-                method: tool.method.clone(),
-                path_template: tool.path_template.clone(),
-                detail,
-            })
-        })
-        .collect();
+    let mut views = read_views(manifest, details);
     mark_shared_queries(manifest, &mut views);
     query_grammar::generalize(&mut views, &entities, rules);
     crate::selection::generalize(manifest, timeline, &mut views);
@@ -229,27 +258,7 @@ fn derive_pass(
         crate::writes::derive_write_plans(manifest, timeline, &state, records, rules);
     let nested = nested_in_written(&state.types, &plans);
     mark_unmodelled(&mut state, &unmodelled, &nested);
-    // A type whose served delete keeps its entities marked deleted names that member.
-    for plan in &plans {
-        let (Some(flag), Some(entity_type)) = (
-            plan.fields
-                .as_ref()
-                .and_then(|fields| fields.soft_delete.as_ref()),
-            plan.target
-                .as_ref()
-                .and_then(|target| target.entity_type.as_ref()),
-        ) else {
-            continue;
-        };
-        if let Some(known) = state
-            .types
-            .iter_mut()
-            .find(|known| known.collection_template == *entity_type)
-            && known.deleted_flag.is_none()
-        {
-            known.deleted_flag = Some(flag.clone());
-        }
-    }
+    mark_deleted_flags(&mut state, &plans);
     state.write_plans = plans;
     state.related_writes = related;
     if rules.sibling_transfer() {
@@ -340,19 +349,7 @@ struct Builder<'a> {
 
 impl Builder<'_> {
     fn run(&mut self) {
-        let mut gets = Vec::new();
-        for (index, tool) in self.manifest.tools.iter().enumerate() {
-            if !is_read_tool(tool) && !self.timeline.reading_posts.contains(&index) {
-                continue;
-            }
-            if tool.method.eq_ignore_ascii_case("GET") {
-                gets.push(index);
-            } else if is_safe_method(&tool.method) {
-                self.details[index] = Some(recorded("method-replay"));
-            } else {
-                self.details[index] = Some(recorded("query-body"));
-            }
-        }
+        let gets = self.read_gets();
         let mut items = Vec::new();
         let mut rest = Vec::new();
         for index in gets {
@@ -377,18 +374,7 @@ impl Builder<'_> {
         for plan in &lists {
             plan.seed_row_documents(self.timeline, &mut self.entities);
         }
-        let mut whole_members = BTreeMap::new();
-        for index in 0..self.details.len() {
-            if matches!(&self.details[index], Some(ViewDetail::Recorded { reason }) if reason == "query-body")
-                && let Some(whole) = body_queries::seed(
-                    self.timeline,
-                    (&self.manifest.tools[index].path_template, index),
-                    &mut self.entities,
-                )
-            {
-                whole_members.insert(index, whole);
-            }
-        }
+        let whole_members = self.seed_body_queries();
         let orders: Vec<(String, String, Vec<String>)> = lists
             .iter()
             .flat_map(|plan| plan.whole_orders(self.timeline, &self.entities))
@@ -429,6 +415,44 @@ impl Builder<'_> {
             );
         }
         self.members_of_other_types();
+    }
+
+    /// The GET read tools, in manifest order; other read tools (and posts that only read)
+    /// answer their recordings: `method-replay` for a safe method, `query-body` for the rest
+    /// (body-query views are derived for those later).
+    fn read_gets(&mut self) -> Vec<usize> {
+        let mut gets = Vec::new();
+        for (index, tool) in self.manifest.tools.iter().enumerate() {
+            if !is_read_tool(tool) && !self.timeline.reading_posts.contains(&index) {
+                continue;
+            }
+            if tool.method.eq_ignore_ascii_case("GET") {
+                gets.push(index);
+            } else if is_safe_method(&tool.method) {
+                self.details[index] = Some(recorded("method-replay"));
+            } else {
+                self.details[index] = Some(recorded("query-body"));
+            }
+        }
+        gets
+    }
+
+    /// Seeds the entities the body-query tools' answers list; per such tool, the members its
+    /// answers show whole.
+    fn seed_body_queries(&mut self) -> BTreeMap<usize, Vec<String>> {
+        let mut whole_members = BTreeMap::new();
+        for index in 0..self.details.len() {
+            if matches!(&self.details[index], Some(ViewDetail::Recorded { reason }) if reason == "query-body")
+                && let Some(whole) = body_queries::seed(
+                    self.timeline,
+                    (&self.manifest.tools[index].path_template, index),
+                    &mut self.entities,
+                )
+            {
+                whole_members.insert(index, whole);
+            }
+        }
+        whole_members
     }
 
     /// Item views whose every read answers a member of another type's entity become member

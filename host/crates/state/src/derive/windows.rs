@@ -104,6 +104,46 @@ fn earliest(slot: &mut Option<usize>, position: usize) {
     *slot = Some(slot.map_or(position, |held| held.min(position)));
 }
 
+impl Firsts {
+    /// The earliest position a write of each scope (every type, a type, a collection, a
+    /// document) was made at; a write to a path an item view reads also writes that entity.
+    fn of(timeline: &Timeline, views: &[ReadView], related: &[RelatedWrite]) -> Self {
+        let mut firsts = Firsts::default();
+        for write in related {
+            let Some(position) = timeline.get(write.ordinal).map(|write| write.position) else {
+                continue;
+            };
+            match &write.scope {
+                WriteScope::All => earliest(&mut firsts.all, position),
+                WriteScope::Type {
+                    entity_type,
+                    collection,
+                } => {
+                    earliest_in(&mut firsts.type_any, entity_type.clone(), position);
+                    match collection {
+                        Some(collection) => earliest_in(
+                            &mut firsts.collection,
+                            (entity_type.clone(), collection.clone()),
+                            position,
+                        ),
+                        None => earliest_in(&mut firsts.type_wide, entity_type.clone(), position),
+                    }
+                }
+                WriteScope::Document { document } => {
+                    earliest_in(&mut firsts.document, document.clone(), position);
+                }
+            }
+            // A write to a path an item view reads also writes that entity (a `PUT /{name}` that
+            // publishes into a package's versions changes the package document itself).
+            for (entity_type, collection) in named_items(views, timeline.get(write.ordinal)) {
+                earliest_in(&mut firsts.type_any, entity_type.clone(), position);
+                earliest_in(&mut firsts.collection, (entity_type, collection), position);
+            }
+        }
+        firsts
+    }
+}
+
 fn earliest_in<K: std::hash::Hash + Eq>(map: &mut HashMap<K, usize>, key: K, position: usize) {
     let entry = map.entry(key).or_insert(position);
     *entry = (*entry).min(position);
@@ -118,38 +158,7 @@ pub fn window_ends(
     related: &[RelatedWrite],
     types: &[EntityType],
 ) -> BTreeMap<u64, usize> {
-    let mut firsts = Firsts::default();
-    for write in related {
-        let Some(position) = timeline.get(write.ordinal).map(|write| write.position) else {
-            continue;
-        };
-        match &write.scope {
-            WriteScope::All => earliest(&mut firsts.all, position),
-            WriteScope::Type {
-                entity_type,
-                collection,
-            } => {
-                earliest_in(&mut firsts.type_any, entity_type.clone(), position);
-                match collection {
-                    Some(collection) => earliest_in(
-                        &mut firsts.collection,
-                        (entity_type.clone(), collection.clone()),
-                        position,
-                    ),
-                    None => earliest_in(&mut firsts.type_wide, entity_type.clone(), position),
-                }
-            }
-            WriteScope::Document { document } => {
-                earliest_in(&mut firsts.document, document.clone(), position);
-            }
-        }
-        // A write to a path an item view reads also writes that entity (a `PUT /{name}` that
-        // publishes into a package's versions changes the package document itself).
-        for (entity_type, collection) in named_items(views, timeline.get(write.ordinal)) {
-            earliest_in(&mut firsts.type_any, entity_type.clone(), position);
-            earliest_in(&mut firsts.collection, (entity_type, collection), position);
-        }
-    }
+    let firsts = Firsts::of(timeline, views, related);
     let first_any = related
         .iter()
         .filter_map(|write| timeline.get(write.ordinal))

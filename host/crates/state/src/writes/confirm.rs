@@ -186,6 +186,36 @@ pub(crate) struct Unmodelled {
     pub folders: std::collections::BTreeSet<String>,
 }
 
+impl<'a> Replay<'a> {
+    /// A replay of the open drafts' writes over the state, with nothing replayed yet.
+    fn new(manifest: &Manifest, state: &'a StateView, views: &'a Views, drafts: &[Draft]) -> Self {
+        Self {
+            views,
+            state,
+            events: Vec::new(),
+            last: HashMap::new(),
+            pending: HashMap::new(),
+            verdicts: vec![Verdict::default(); drafts.len()],
+            written_types: drafts
+                .iter()
+                .filter_map(|draft| draft.plan.target.as_ref()?.entity_type.clone())
+                .collect(),
+            written_documents: drafts
+                .iter()
+                .filter_map(|draft| draft.plan.target.as_ref()?.document.clone())
+                .collect(),
+            unmodelled: Default::default(),
+            item_paths: item_paths(manifest, views),
+            untargeted: Vec::new(),
+            document_checked: HashMap::new(),
+            blind_after: None,
+            adopted_after: None,
+            folders: Default::default(),
+            folder_types: Default::default(),
+        }
+    }
+}
+
 impl Replay<'_> {
     fn record_event(&mut self, draft: Option<usize>, key: Key, delete: bool) {
         let index = self.events.len();
@@ -242,6 +272,34 @@ impl Replay<'_> {
                 .extend(keys.iter().map(|key| key.0.clone()));
             return;
         }
+        let (unconfirmed, touched_unmodelled) = self.unconfirmed_writes(keys, collection, shown);
+        if let Some(event) = unconfirmed.into_iter().max() {
+            // The latest unconfirmed write about these entities.
+            if let Some(draft) = self.events[event].draft {
+                let verdict = &mut self.verdicts[draft];
+                verdict.contradicted_by.get_or_insert(read);
+            }
+            match shown {
+                Shown::ById => self.events[event].by_id = true,
+                Shown::Listed => self.events[event].listed = true,
+            }
+            return;
+        }
+        if touched_unmodelled {
+            return;
+        }
+        self.charge_unexplained(keys, read);
+    }
+
+    /// The unconfirmed writes a disagreement about `keys` may blame (the last write of each key
+    /// the read did not confirm, else the collection's pending ones), and whether a key's last
+    /// write is one the state does not model (or models wrongly).
+    fn unconfirmed_writes(
+        &self,
+        keys: &[Key],
+        collection: Option<&(String, String)>,
+        shown: Shown,
+    ) -> (Vec<usize>, bool) {
         let mut unconfirmed: Vec<usize> = keys
             .iter()
             .filter_map(|key| self.last.get(key).copied())
@@ -277,21 +335,13 @@ impl Replay<'_> {
                 })
                 .unwrap_or_default();
         }
-        if let Some(event) = unconfirmed.into_iter().max() {
-            // The latest unconfirmed write about these entities.
-            if let Some(draft) = self.events[event].draft {
-                let verdict = &mut self.verdicts[draft];
-                verdict.contradicted_by.get_or_insert(read);
-            }
-            match shown {
-                Shown::ById => self.events[event].by_id = true,
-                Shown::Listed => self.events[event].listed = true,
-            }
-            return;
-        }
-        if touched_unmodelled {
-            return;
-        }
+        (unconfirmed, touched_unmodelled)
+    }
+
+    /// A disagreement no unconfirmed write of its entities explains: entities of unwritten types
+    /// or documents answer not modelled after a served write; else the latest write of another
+    /// entity is a side effect.
+    fn charge_unexplained(&mut self, keys: &[Key], read: u64) {
         // Entities of types no write tool writes (an index or a feed of the written documents,
         // a parent's counts): the state does not model how writes change them, so their views
         // answer not modelled after a served write instead of charging the write.
@@ -428,30 +478,7 @@ pub(crate) fn confirm(
         .enumerate()
         .map(|(index, call)| (call.ordinal, index))
         .collect();
-    let mut replay = Replay {
-        views,
-        state,
-        events: Vec::new(),
-        last: HashMap::new(),
-        pending: HashMap::new(),
-        verdicts: vec![Verdict::default(); drafts.len()],
-        written_types: drafts
-            .iter()
-            .filter_map(|draft| draft.plan.target.as_ref()?.entity_type.clone())
-            .collect(),
-        written_documents: drafts
-            .iter()
-            .filter_map(|draft| draft.plan.target.as_ref()?.document.clone())
-            .collect(),
-        unmodelled: Default::default(),
-        item_paths: item_paths(manifest, views),
-        untargeted: Vec::new(),
-        document_checked: HashMap::new(),
-        blind_after: None,
-        adopted_after: None,
-        folders: Default::default(),
-        folder_types: Default::default(),
-    };
+    let mut replay = Replay::new(manifest, state, views, drafts);
     for ordinal in &timeline.ordered {
         let Some(observation) = timeline.get(*ordinal) else {
             continue;

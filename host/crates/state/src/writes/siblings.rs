@@ -174,23 +174,7 @@ fn transferred(
         .cloned()
         .collect();
     plan.conflicts.retain(|conflict| known(&conflict.member));
-    let mut response = source.response.clone();
-    if let Some(response) = &mut response {
-        if response.kind == ResponseKind::Projection
-            && source.effect == Effect::Delete
-            && shows_whole(response, views.field_types.get(source_type))
-        {
-            // The deleted entity, whole: the sibling's delete answers its own deleted entity.
-            response.kind = ResponseKind::Entity;
-        }
-        if response.kind == ResponseKind::Recorded && source.effect != Effect::Delete
-            || response.kind == ResponseKind::Projection
-        {
-            return None;
-        }
-        response.required_members.retain(|member| known(member));
-    }
-    plan.response = response;
+    plan.response = sibling_response(source, views.field_types.get(source_type), &known)?;
     plan.missing_ordinal = views
         .types
         .get(sibling_type)
@@ -203,6 +187,34 @@ fn transferred(
     });
     plan.served = true;
     Some(plan)
+}
+
+/// The source's answer model for the sibling (`None` when the sibling cannot answer as the
+/// source does: a recorded answer of a non-delete, or a projection): a delete answering its
+/// deleted entity whole answers the sibling's own, and members the sibling does not know are not
+/// required.
+fn sibling_response(
+    source: &WritePlan,
+    source_fields: Option<&BTreeMap<String, BTreeSet<String>>>,
+    known: &dyn Fn(&str) -> bool,
+) -> Option<Option<super::model::ResponseModel>> {
+    let mut response = source.response.clone();
+    if let Some(response) = &mut response {
+        if response.kind == ResponseKind::Projection
+            && source.effect == Effect::Delete
+            && shows_whole(response, source_fields)
+        {
+            // The deleted entity, whole: the sibling's delete answers its own deleted entity.
+            response.kind = ResponseKind::Entity;
+        }
+        if response.kind == ResponseKind::Recorded && source.effect != Effect::Delete
+            || response.kind == ResponseKind::Projection
+        {
+            return None;
+        }
+        response.required_members.retain(|member| known(member));
+    }
+    Some(response)
 }
 
 /// Whether a delete's answer shows the deleted entity whole: every recorded answer carried every
