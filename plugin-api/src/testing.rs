@@ -309,6 +309,15 @@ impl<R> ApplyRequestBuilder<R> {
         self
     }
 
+    /// A store-wide counter the host keeps (answer pointer → its value before this write).
+    pub fn store_counter(mut self, pointer: &str, value: Value) -> Self {
+        self.request
+            .call
+            .store_counters
+            .insert(pointer.to_owned(), value);
+        self
+    }
+
     /// How many writes the state served before this one.
     pub fn write_count(mut self, count: u64) -> Self {
         self.request.call.write_count = count;

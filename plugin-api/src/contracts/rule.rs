@@ -331,6 +331,12 @@ pub struct ServedCall {
     pub path_params: Vec<String>,
     /// The state Evidence id (generated values derive from it).
     pub state_evidence_id: String,
+    /// The store-wide counters the host keeps (an integer member of the application's answers
+    /// that holds steady between writes and steps by one per served write, such as a store's
+    /// revision in every answer's header): the answer pointer a rule learned it at → its value
+    /// before this write. Empty when the host keeps none (a host built before store counters).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub store_counters: BTreeMap<String, Value>,
     /// How many writes the state served since its last reset or load, this one excluded.
     pub write_count: u64,
 }

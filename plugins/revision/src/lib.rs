@@ -24,12 +24,13 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 pub mod digest;
+pub mod store;
 
 /// The stage name.
 pub const STAGE: &str = "revision";
 
 /// How a revision is spelled.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Spelling {
     /// A JSON number.
@@ -124,6 +125,9 @@ rea_plugin_api::plugin_root_module! {
     ).rule(
         StageInfo::new(digest::STAGE, "Explains a revision spelled as a counter one past the held one and the MD5 digest of the document the write saved"),
         digest::DigestRevisionRule,
+    ).rule(
+        StageInfo::new(store::STAGE, "Explains members stamped with a store-wide counter of the answers that every write steps by one"),
+        store::StoreCounterRule,
     );
 }
 

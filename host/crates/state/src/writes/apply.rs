@@ -509,6 +509,7 @@ impl Applying<'_, '_> {
                 held: Held::default(),
                 path_params: self.params.to_vec(),
                 state_evidence_id,
+                store_counters: BTreeMap::new(),
                 write_count: self.state.writes(),
             },
             rule: to_value(&learned.rule),
