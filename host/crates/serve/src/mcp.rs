@@ -10,7 +10,7 @@
 //! result, argument errors included, and recorded credentials redacted ([`crate::redact`]).
 
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use axum::extract::Request;
 use axum::http::{Method, StatusCode};
@@ -29,7 +29,8 @@ use tokio_util::sync::CancellationToken;
 
 use crate::arguments;
 use crate::backend::{ToolAnswer, ToolBackend};
-use crate::journal::Journal;
+use crate::journal::{Journal, JournalTime, members_digest};
+use crate::schema::CompiledSchema;
 use crate::sessions::CappedSessions;
 
 /// The `_meta.provenance` every tool result carries: replayed content is target content.
@@ -54,6 +55,8 @@ struct Surface {
     /// Answers carry recorded credentials as recorded (`--keep-credentials`); else redacted.
     keep_credentials: bool,
     tools: Vec<Tool>,
+    /// Each tool's input schema compiled, at its first call.
+    checks: Vec<OnceLock<CompiledSchema>>,
     index: HashMap<String, usize>,
     info: ServerConfig,
     journal: Option<Arc<Journal>>,
@@ -96,6 +99,7 @@ impl McpSurface {
             inner: Arc::new(Surface {
                 backend,
                 keep_credentials: false,
+                checks: tools.iter().map(|_| OnceLock::new()).collect(),
                 tools,
                 index,
                 info,
@@ -148,11 +152,9 @@ impl McpSurface {
         name: &str,
         arguments: Option<Map<String, Value>>,
     ) -> Result<CallToolResult, McpError> {
-        let time = self.inner.journal.as_ref().map(|_| crate::journal::now());
+        let time = self.inner.journal.as_ref().map(|_| JournalTime::now());
         let started = std::time::Instant::now();
-        let digest_of = |arguments: &Option<Map<String, Value>>| {
-            Value::Object(arguments.clone().unwrap_or_default())
-        };
+        let digest_of = |arguments: &Option<Map<String, Value>>| members_digest(arguments.as_ref());
         let Some(&position) = self.inner.index.get(name) else {
             if let (Some(journal), Some(time)) = (&self.inner.journal, time) {
                 let status = "unknown-tool".to_owned();
@@ -173,9 +175,22 @@ impl McpSurface {
             ));
         };
         let journaled = time.map(|time| (time, digest_of(&arguments)));
-        let arguments = arguments.unwrap_or_default();
         let schema = &self.inner.tools[position].input_schema;
-        let answer = match arguments::check(schema, &arguments) {
+        // Arguments that fit cost one validation; only others are checked again for the issues.
+        let arguments = Value::Object(arguments.unwrap_or_default());
+        let fits = self.inner.checks[position]
+            .get_or_init(|| CompiledSchema::new(schema))
+            .fits(&arguments);
+        let arguments = match arguments {
+            Value::Object(members) => members,
+            _ => Map::new(), // never: wrapped as an object above
+        };
+        let verdict = if fits {
+            Ok(())
+        } else {
+            arguments::check(schema, &arguments)
+        };
+        let answer = match verdict {
             Ok(()) => self.inner.backend.call_tool(name, arguments).await,
             Err(error) => ToolAnswer::error(json!({
                 "code": "invalid_arguments",
