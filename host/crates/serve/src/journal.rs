@@ -144,7 +144,6 @@ fn digest_of_json(json: &[u8]) -> String {
     digest
 }
 
-
 /// How journal entries are echoed to stderr.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Echo {

@@ -107,7 +107,10 @@ fn string_end(bytes: &[u8], start: usize) -> Option<(usize, bool)> {
 }
 
 fn skip_space(bytes: &[u8], mut index: usize) -> usize {
-    while bytes.get(index).is_some_and(|byte| matches!(byte, b' ' | b'\t' | b'\n' | b'\r')) {
+    while bytes
+        .get(index)
+        .is_some_and(|byte| matches!(byte, b' ' | b'\t' | b'\n' | b'\r'))
+    {
         index += 1;
     }
     index
@@ -324,9 +327,24 @@ mod tests {
     #[test]
     fn the_fragment_check_never_rejects_a_redacted_name() {
         for name in [
-            "api_key", "apiKey", "X-Api-Key", "access_token", "csrftoken", "JWT", "passphrase",
-            "passwd", "Authorization", "auth", "sessionid", "client_secret", "private-key",
-            "next_page_token", "author", "keyword", "title", "passage",
+            "api_key",
+            "apiKey",
+            "X-Api-Key",
+            "access_token",
+            "csrftoken",
+            "JWT",
+            "passphrase",
+            "passwd",
+            "Authorization",
+            "auth",
+            "sessionid",
+            "client_secret",
+            "private-key",
+            "next_page_token",
+            "author",
+            "keyword",
+            "title",
+            "passage",
         ] {
             assert_eq!(names_a_credential(name), is_redacted_name(name), "{name}");
         }
