@@ -4,9 +4,10 @@
 #
 #   host/crates/serve/bench/load.sh            # BENCH_DURATION=10 seconds per run by default
 #   REA_BINARY=path/to/rea host/crates/serve/bench/load.sh   # that binary, nothing built
+#   BENCH_CONCURRENCY="8 64" host/crates/serve/bench/load.sh  # only these concurrencies
 #
 # 1. Throughput and latency: `wrk` (Debian package; installed with apt-get when missing and root)
-#    drives, at concurrency 1, 8 and 64:
+#    drives, at concurrency 1, 8 and 64 (BENCH_CONCURRENCY):
 #    - rea, MCP `tools/call get_posts_by_id {"id": "1"}` over Streamable HTTP at the current
 #      revision (2026-07-28: one stateless POST with its `_meta`, JSON reply);
 #    - rea, the same call inside an initialize-based session (2025-11-25: `initialize`, then each
@@ -20,7 +21,8 @@
 #    and served; 8 concurrent connections repeat discovery (`server/discover`, `tools/list` and the
 #    card) for BENCH_DURATION seconds; the server's peak RSS (VmHWM) is read from /proc.
 #
-# Prints a table and the ratios; targets: rea tools/call, stateless and in a session, >= 10x
+# Prints a table (with the 1-minute load average when each run ended: other work on the machine
+# takes the cores the servers and wrk share) and the ratios; targets: rea tools/call, stateless and in a session, >= 10x
 # json-server's GET throughput at concurrency 8 and 64, p99 < 5 ms at concurrency 64, peak RSS
 # < 50 MiB. Everything binds 127.0.0.1.
 #
@@ -36,6 +38,7 @@ set -euo pipefail
 root="$(cd "$(dirname "$0")/../../../.." && pwd)"
 shared="${REA_SHARED_DIR:-$root/../shared}"
 duration="${BENCH_DURATION:-10}"
+concurrencies="${BENCH_CONCURRENCY:-1 8 64}"
 if [ "$(id -u)" = 0 ]; then nice_level="${BENCH_NICE:--10}"; else nice_level="${BENCH_NICE:-0}"; fi
 work="$(mktemp -d)"
 pids=()
@@ -119,7 +122,7 @@ run() {
   p99="$(to_ms "$(awk '$1 == "99%" { print $2 }' "$out")")"
   errors="$(awk '/Non-2xx/ { print "non-2xx:" $NF } /Socket errors/ { gsub(/ /, ""); print }' "$out" | tr '\n' ' ')"
   last_rps="$rps"
-  printf '%-34s %4s %12s %10s %10s  %s\n' "$label" "$c" "$rps" "$p50" "$p99" "${errors:-none}"
+  printf '%-34s %4s %12s %10s %10s %6s  %s\n' "$label" "$c" "$rps" "$p50" "$p99" "$(cut -d' ' -f1 /proc/loadavg)" "${errors:-none}"
   [ -z "$profile" ] || profiles+=("$profile")
 }
 profiles=()
@@ -168,14 +171,14 @@ curl -fs "http://127.0.0.1:$js_port/posts/1" | grep -q '"id": 1' || { echo "json
 
 echo
 echo "machine: $(nproc) cores, $(awk '/MemTotal/ { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo), load average $(cut -d' ' -f1-3 /proc/loadavg); wrk ${duration}s per run; nice $nice_level"
-printf '%-34s %4s %12s %10s %10s  %s\n' "target" "c" "req/s" "p50 ms" "p99 ms" "errors"
+printf '%-34s %4s %12s %10s %10s %6s  %s\n' "target" "c" "req/s" "p50 ms" "p99 ms" "load" "errors"
 declare -A rps_of
-for c in 1 8 64; do
+for c in $concurrencies; do
   perf_name=stateless run "rea tools/call (2026-07-28)" "$c" "$mcp" -s "$work/call-2026.lua"; rps_of["rea-$c"]="$last_rps"
   perf_name=session run "rea tools/call (2025-11-25 session)" "$c" "$mcp" -s "$work/call-2025.lua"; rps_of["session-$c"]="$last_rps"
   run "json-server GET /posts/1" "$c" "http://127.0.0.1:$js_port/posts/1"; rps_of["js-$c"]="$last_rps"
 done
-for c in 1 8 64; do
+for c in $concurrencies; do
   awk -v a="${rps_of[rea-$c]}" -v s="${rps_of[session-$c]}" -v b="${rps_of[js-$c]}" -v c="$c" \
     'BEGIN { printf "ratio rea/json-server at c=%s: %.1fx stateless, %.1fx in a session\n", c, a / b, s / b }'
 done
@@ -238,7 +241,7 @@ request = function()
   }, bodies[k])
 end
 EOF
-printf '%-34s %4s %12s %10s %10s  %s\n' "target" "c" "req/s" "p50 ms" "p99 ms" "errors"
+printf '%-34s %4s %12s %10s %10s %6s  %s\n' "target" "c" "req/s" "p50 ms" "p99 ms" "load" "errors"
 run "rea discovery, 1,500 query fields" 8 "$base/" -s "$work/discover.lua"
 peak_kib="$(awk '/VmHWM/ { print $2 }' "/proc/$wide_pid/status")"
 echo "catalog: $fields input fields, card $card_bytes bytes"

@@ -96,7 +96,9 @@ pub async fn handle(State(route): State<Arc<McpRoute>>, request: Request) -> Res
         None => Some(Lane::Stateless),
     };
     if request.method() != axum::http::Method::POST {
-        return delegate(&route, request).await;
+        let method = request.method().clone();
+        let response = delegate(&route, request).await;
+        return crate::mcp::session_delete_status(&method, response);
     }
     let (parts, body) = request.into_parts();
     let bytes = match mcp_intake::read_body(body, route.max_body_bytes, route.body_timeout).await {

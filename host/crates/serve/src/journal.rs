@@ -22,7 +22,7 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use serde::Serialize;
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use crate::backend::{BoxFuture, DataCall, DataPlane, RpcError};
 
@@ -59,11 +59,36 @@ impl AnswerSource {
     }
 }
 
+/// When a call arrived, to the millisecond; written (RFC 3339, UTC, milliseconds:
+/// `2026-05-04T10:12:03.417Z`) only when its entry is read or echoed, not on every call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct JournalTime(pub jiff::Timestamp);
+
+impl JournalTime {
+    /// The time now, to the millisecond.
+    pub fn now() -> Self {
+        let now = jiff::Timestamp::now();
+        Self(jiff::Timestamp::from_millisecond(now.as_millisecond()).unwrap_or(now))
+    }
+}
+
+impl std::fmt::Display for JournalTime {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(formatter, "{:.3}", self.0)
+    }
+}
+
+impl Serialize for JournalTime {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
+
 /// One journal entry.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct JournalEntry {
     /// When the call arrived (RFC 3339, UTC, milliseconds).
-    pub time: String,
+    pub time: JournalTime,
     /// `mcp` (a tool call) or `data` (a data-plane call).
     pub kind: &'static str,
     /// The tool name or the data-plane method.
@@ -101,18 +126,22 @@ impl JournalEntry {
 
 /// The digest of a call's arguments (see the module documentation).
 pub fn arguments_digest(arguments: &Value) -> String {
-    let mut digest = rea_evidence::sha256_hex(arguments.to_string().as_bytes());
-    digest.truncate(12);
-    digest
+    digest_of_json(&serde_json::to_vec(arguments).unwrap_or_default())
 }
 
-/// The time now, as the journal writes it.
-pub fn now() -> String {
-    let now = jiff::Timestamp::now();
-    let millis = now.as_millisecond();
-    jiff::Timestamp::from_millisecond(millis)
-        .map(|rounded| format!("{rounded:.3}"))
-        .unwrap_or_else(|_| now.to_string())
+/// [`arguments_digest`] of a tool call's arguments (absent ones are `{}`), read where they are
+/// rather than from a copy.
+pub fn members_digest(arguments: Option<&Map<String, Value>>) -> String {
+    match arguments {
+        Some(members) => digest_of_json(&serde_json::to_vec(members).unwrap_or_default()),
+        None => digest_of_json(b"{}"),
+    }
+}
+
+fn digest_of_json(json: &[u8]) -> String {
+    let mut digest = rea_evidence::sha256_hex(json);
+    digest.truncate(12);
+    digest
 }
 
 /// How journal entries are echoed to stderr.
@@ -165,14 +194,14 @@ impl Journal {
         }
     }
 
-    /// Records a call from its parts.
+    /// Records a call from its parts (`arguments`: their digest, [`arguments_digest`]).
     #[allow(clippy::too_many_arguments)]
     pub fn call(
         &self,
-        time: String,
+        time: JournalTime,
         kind: &'static str,
         name: &str,
-        arguments: &Value,
+        arguments: &str,
         source: AnswerSource,
         status: String,
         took: Duration,
@@ -181,7 +210,7 @@ impl Journal {
             time,
             kind,
             name: name.to_owned(),
-            arguments: arguments_digest(arguments),
+            arguments: arguments.to_owned(),
             source,
             status,
             micros: u64::try_from(took.as_micros()).unwrap_or(u64::MAX),
@@ -220,10 +249,10 @@ impl JournaledPlane {
 impl DataPlane for JournaledPlane {
     fn handle(&self, call: DataCall) -> BoxFuture<'_, Result<Value, RpcError>> {
         Box::pin(async move {
-            let time = now();
+            let time = JournalTime::now();
             let started = std::time::Instant::now();
             let method = call.method.clone();
-            let params = call.params.clone().unwrap_or(Value::Null);
+            let digest = arguments_digest(call.params.as_ref().unwrap_or(&Value::Null));
             let result = self.inner.handle(call).await;
             let (source, status) = match &result {
                 Ok(_) => (AnswerSource::State, "ok".to_owned()),
@@ -233,7 +262,7 @@ impl DataPlane for JournaledPlane {
                 time,
                 "data",
                 &method,
-                &params,
+                &digest,
                 source,
                 status,
                 started.elapsed(),
@@ -260,7 +289,7 @@ mod tests {
 
     fn entry(name: &str) -> JournalEntry {
         JournalEntry {
-            time: "2026-05-04T10:12:03.417Z".to_owned(),
+            time: JournalTime("2026-05-04T10:12:03.417Z".parse().unwrap()),
             kind: "mcp",
             name: name.to_owned(),
             arguments: arguments_digest(&json!({"id": 1})),
@@ -321,8 +350,18 @@ mod tests {
     }
 
     #[test]
+    fn members_are_digested_as_their_json_object() {
+        let members = json!({"id": "1", "q": [1, 2.50]});
+        assert_eq!(
+            members_digest(members.as_object()),
+            arguments_digest(&members)
+        );
+        assert_eq!(members_digest(None), arguments_digest(&json!({})));
+    }
+
+    #[test]
     fn times_are_utc_with_milliseconds() {
-        let time = now();
+        let time = JournalTime::now().to_string();
         assert_eq!(time.len(), "2026-05-04T10:12:03.417Z".len(), "{time}");
         assert!(time.ends_with('Z'));
     }

@@ -215,9 +215,7 @@ pub fn app(
         max_body_bytes: options.limits.max_body_bytes,
         body_timeout: options.limits.body_timeout,
     });
-    let mcp = Router::new()
-        .route("/mcp", any(fast_path::handle).with_state(mcp_route))
-        .layer(axum::middleware::from_fn(mcp::session_delete_status));
+    let mcp = Router::new().route("/mcp", any(fast_path::handle).with_state(mcp_route));
     let page = Arc::new(pages::Pages { backend, journal });
     Router::new()
         .merge(mcp)

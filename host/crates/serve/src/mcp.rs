@@ -10,11 +10,9 @@
 //! result, argument errors included, and recorded credentials redacted ([`crate::redact`]).
 
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
-use axum::extract::Request;
 use axum::http::{Method, StatusCode};
-use axum::middleware::Next;
 use axum::response::Response;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
@@ -29,7 +27,8 @@ use tokio_util::sync::CancellationToken;
 
 use crate::arguments;
 use crate::backend::{ToolAnswer, ToolBackend};
-use crate::journal::Journal;
+use crate::journal::{Journal, JournalTime, members_digest};
+use crate::schema::CompiledSchema;
 use crate::sessions::CappedSessions;
 
 /// The `_meta.provenance` every tool result carries: replayed content is target content.
@@ -54,6 +53,8 @@ struct Surface {
     /// Answers carry recorded credentials as recorded (`--keep-credentials`); else redacted.
     keep_credentials: bool,
     tools: Vec<Tool>,
+    /// Each tool's input schema compiled, at its first call.
+    checks: Vec<OnceLock<CompiledSchema>>,
     index: HashMap<String, usize>,
     info: ServerConfig,
     journal: Option<Arc<Journal>>,
@@ -96,6 +97,7 @@ impl McpSurface {
             inner: Arc::new(Surface {
                 backend,
                 keep_credentials: false,
+                checks: tools.iter().map(|_| OnceLock::new()).collect(),
                 tools,
                 index,
                 info,
@@ -148,11 +150,9 @@ impl McpSurface {
         name: &str,
         arguments: Option<Map<String, Value>>,
     ) -> Result<CallToolResult, McpError> {
-        let time = self.inner.journal.as_ref().map(|_| crate::journal::now());
+        let time = self.inner.journal.as_ref().map(|_| JournalTime::now());
         let started = std::time::Instant::now();
-        let digest_of = |arguments: &Option<Map<String, Value>>| {
-            Value::Object(arguments.clone().unwrap_or_default())
-        };
+        let digest_of = |arguments: &Option<Map<String, Value>>| members_digest(arguments.as_ref());
         let Some(&position) = self.inner.index.get(name) else {
             if let (Some(journal), Some(time)) = (&self.inner.journal, time) {
                 let status = "unknown-tool".to_owned();
@@ -173,9 +173,22 @@ impl McpSurface {
             ));
         };
         let journaled = time.map(|time| (time, digest_of(&arguments)));
-        let arguments = arguments.unwrap_or_default();
         let schema = &self.inner.tools[position].input_schema;
-        let answer = match arguments::check(schema, &arguments) {
+        // Arguments that fit cost one validation; only others are checked again for the issues.
+        let arguments = Value::Object(arguments.unwrap_or_default());
+        let fits = self.inner.checks[position]
+            .get_or_init(|| CompiledSchema::new(schema))
+            .fits(&arguments);
+        let arguments = match arguments {
+            Value::Object(members) => members,
+            _ => Map::new(), // never: wrapped as an object above
+        };
+        let verdict = if fits {
+            Ok(())
+        } else {
+            arguments::check(schema, &arguments)
+        };
+        let answer = match verdict {
             Ok(()) => self.inner.backend.call_tool(name, arguments).await,
             Err(error) => ToolAnswer::error(json!({
                 "code": "invalid_arguments",
@@ -274,13 +287,12 @@ impl ServerHandler for McpSurface {
     }
 }
 
-/// Answers a session `DELETE` the SDK accepted with `200` rather than its `202`: MCP clients
-/// (the Python and TypeScript SDKs) expect `200`/`204` for a terminated session and warn
-/// otherwise.
-pub async fn session_delete_status(request: Request, next: Next) -> Response {
-    let delete = request.method() == Method::DELETE;
-    let mut response = next.run(request).await;
-    if delete && response.status() == StatusCode::ACCEPTED {
+/// A session `DELETE` the SDK accepted answers `200` rather than its `202`: MCP clients (the
+/// Python and TypeScript SDKs) expect `200`/`204` for a terminated session and warn otherwise.
+/// (The `/mcp` route applies it to the SDK's answer to a `DELETE`; a layer of its own cost every
+/// request a boxed middleware.)
+pub fn session_delete_status(method: &Method, mut response: Response) -> Response {
+    if method == Method::DELETE && response.status() == StatusCode::ACCEPTED {
         *response.status_mut() = StatusCode::OK;
     }
     response

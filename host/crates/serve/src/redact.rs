@@ -10,10 +10,12 @@
 //!   as `"[redacted]"`;
 //! * in `replay.recorded_query`, the value of every such parameter is `[redacted]`.
 //!
-//! An answer that names no credential word at all is answered as it is, byte for byte (a quick
-//! scan decides); one that does is re-read with the strict JSON reader (member order and number
-//! lexemes kept) and, only when something was redacted, written again compactly in the same
-//! order. Headers never reach an answer; the card and the logs carry names, not recorded values.
+//! An answer none of whose member names is a credential name, and whose `recorded_query` names
+//! no credential word, is answered as it is, byte for byte: a scan of the member names decides
+//! without parsing (a name or query spelled with escapes counts as a credential, so the scan
+//! never passes what the reader would redact; `author` alone no longer costs a parse). Any other
+//! answer is re-read with the strict JSON reader (member order and number lexemes kept) and, only
+//! when something was redacted, written again compactly in the same order. Headers never reach an answer; the card and the logs carry names, not recorded values.
 
 use rea_evidence::credential_names::is_redacted_name;
 use rea_plugin_api::json::{self, Json, ParseOptions};
@@ -24,12 +26,16 @@ use crate::backend::ToolAnswer;
 /// What a redacted value is answered as.
 pub const REDACTED: &str = "[redacted]";
 
-/// Lower-case fragments every credential name contains one of.
+/// Lower-case fragments every credential name contains one of (checked before the name's
+/// segments are, which allocates).
 const FRAGMENTS: [&str; 7] = ["token", "secret", "pass", "auth", "session", "key", "jwt"];
 
 /// The answer with recorded credentials redacted (see the module documentation).
 pub fn redact_answer(mut answer: ToolAnswer) -> ToolAnswer {
-    if !might_name_a_credential(&answer.text) {
+    if !might_hold_a_credential(&answer.text) {
+        if let Some(structured) = answer.structured.as_mut() {
+            redact_value(structured);
+        }
         return answer;
     }
     let options = ParseOptions::default().max_depth(512);
@@ -46,10 +52,83 @@ pub fn redact_answer(mut answer: ToolAnswer) -> ToolAnswer {
     answer
 }
 
-/// Whether the text contains a credential word anywhere (ASCII case-insensitive).
-fn might_name_a_credential(text: &str) -> bool {
-    let lower = text.to_ascii_lowercase();
-    FRAGMENTS.iter().any(|fragment| lower.contains(fragment))
+/// Whether redaction could change the text: some member name, at any depth, is a credential name
+/// ([`is_redacted_name`]), or a `recorded_query` string might name one. A name or query spelled
+/// with escapes, and text that is not whole JSON, count as might (the strict reader decides).
+fn might_hold_a_credential(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    let mut index = 0;
+    while let Some(offset) = bytes[index..].iter().position(|&byte| byte == b'"') {
+        let start = index + offset + 1;
+        let Some((end, escaped)) = string_end(bytes, start) else {
+            return true;
+        };
+        index = end + 1;
+        let after = skip_space(bytes, index);
+        if bytes.get(after) != Some(&b':') {
+            continue;
+        }
+        let name = &text[start..end];
+        if escaped || names_a_credential(name) {
+            return true;
+        }
+        if name == "recorded_query" {
+            let value = skip_space(bytes, after + 1);
+            if bytes.get(value) == Some(&b'"') {
+                let Some((value_end, escaped)) = string_end(bytes, value + 1) else {
+                    return true;
+                };
+                let query = &text[value + 1..value_end];
+                if escaped || query.contains('%') || has_fragment(query) {
+                    return true;
+                }
+            }
+        }
+    }
+    false
+}
+
+/// Where the string starting at `start` (after its opening quote) ends, and whether it holds an
+/// escape; `None` when it does not end.
+fn string_end(bytes: &[u8], start: usize) -> Option<(usize, bool)> {
+    let mut escaped = false;
+    let mut index = start;
+    while index < bytes.len() {
+        match bytes[index] {
+            b'"' => return Some((index, escaped)),
+            b'\\' => {
+                escaped = true;
+                index += 2;
+            }
+            _ => index += 1,
+        }
+    }
+    None
+}
+
+fn skip_space(bytes: &[u8], mut index: usize) -> usize {
+    while bytes
+        .get(index)
+        .is_some_and(|byte| matches!(byte, b' ' | b'\t' | b'\n' | b'\r'))
+    {
+        index += 1;
+    }
+    index
+}
+
+/// Whether the text contains a credential word fragment (ASCII case-insensitive); every name
+/// [`is_redacted_name`] accepts does.
+fn has_fragment(text: &str) -> bool {
+    FRAGMENTS.iter().any(|fragment| {
+        text.as_bytes()
+            .windows(fragment.len())
+            .any(|window| window.eq_ignore_ascii_case(fragment.as_bytes()))
+    })
+}
+
+/// [`is_redacted_name`], answered without splitting names that hold no credential word.
+fn names_a_credential(name: &str) -> bool {
+    has_fragment(name) && is_redacted_name(name)
 }
 
 fn holds_value(value: &Json) -> bool {
@@ -71,7 +150,7 @@ fn redact_json(value: &mut Json) -> bool {
         Json::Object(object) => {
             let mut changed = false;
             for (name, member) in object.iter_mut() {
-                if is_redacted_name(name) && holds_value(member) {
+                if names_a_credential(name) && holds_value(member) {
                     *member = Json::String(REDACTED.to_owned());
                     changed = true;
                 } else if name == "recorded_query" {
@@ -103,7 +182,7 @@ fn redact_value(value: &mut Value) {
                     Value::Object(members) => !members.is_empty(),
                     Value::Bool(_) | Value::Number(_) => true,
                 };
-                if is_redacted_name(name) && holds {
+                if names_a_credential(name) && holds {
                     *member = Value::String(REDACTED.to_owned());
                 } else if name == "recorded_query" {
                     if let Value::String(query) = member
@@ -131,7 +210,7 @@ pub fn redact_query(query: &str) -> Option<String> {
     let parts: Vec<String> = pairs
         .split('&')
         .map(|part| match part.split_once('=') {
-            Some((name, value)) if !value.is_empty() && is_redacted_name(&decoded(name)) => {
+            Some((name, value)) if !value.is_empty() && names_a_credential(&decoded(name)) => {
                 changed = true;
                 format!("{name}={REDACTED}")
             }
@@ -222,5 +301,63 @@ mod tests {
         ] {
             assert_eq!(redact_answer(answer(text)).text, text);
         }
+    }
+
+    #[test]
+    fn the_scan_passes_only_answers_no_member_name_redacts() {
+        for text in [
+            r#"{"body":{"id":1,"title":"json-server","author":"typicode"},"replay":{"recorded_query":"?page=2"}}"#,
+            r#"{"body":{"note":"my password is p","tokenizer":"x \" key: \"v"}}"#,
+            r#"["token", {"keyword": "auth"}]"#,
+        ] {
+            assert!(!might_hold_a_credential(text), "{text}");
+        }
+        for text in [
+            r#"{"a":{"b":[{"Session_Token" : "t"}]}}"#,
+            r#"{"pass\u0077ord":"p"}"#,
+            r#"{"replay":{"recorded_query":"?access%5Ftoken=t"}}"#,
+            r#"{"replay":{"recorded_query":"?%74oken=t"}}"#,
+            r#"{"replay":{"recorded_query":"?q=\u0074"}}"#,
+            r#"{"unterminated"#,
+        ] {
+            assert!(might_hold_a_credential(text), "{text}");
+        }
+    }
+
+    #[test]
+    fn the_fragment_check_never_rejects_a_redacted_name() {
+        for name in [
+            "api_key",
+            "apiKey",
+            "X-Api-Key",
+            "access_token",
+            "csrftoken",
+            "JWT",
+            "passphrase",
+            "passwd",
+            "Authorization",
+            "auth",
+            "sessionid",
+            "client_secret",
+            "private-key",
+            "next_page_token",
+            "author",
+            "keyword",
+            "title",
+            "passage",
+        ] {
+            assert_eq!(names_a_credential(name), is_redacted_name(name), "{name}");
+        }
+    }
+
+    #[test]
+    fn escaped_names_and_queries_are_still_redacted() {
+        let redacted = redact_answer(answer(
+            r#"{"pass\u0077ord":"p","replay":{"recorded_query":"?%74oken=t"}}"#,
+        ));
+        assert_eq!(
+            redacted.text,
+            r#"{"password":"[redacted]","replay":{"recorded_query":"?%74oken=[redacted]"}}"#
+        );
     }
 }

@@ -77,6 +77,26 @@ pub fn fits(value: &Value, schema: &Map<String, Value>) -> bool {
     compiled(schema).is_ok_and(|validator| validator.is_valid(value))
 }
 
+/// A schema's validator, compiled once and kept by its caller (a tool keeps its input schema's),
+/// so checking a value costs no look-up: [`compiled`] finds a validator by the schema's whole
+/// serialized text, under a lock.
+pub struct CompiledSchema(Option<Arc<Validator>>);
+
+impl CompiledSchema {
+    /// Compiles `schema` (a schema that does not compile fits nothing).
+    pub fn new(schema: &Map<String, Value>) -> Self {
+        Self(compiled(schema).ok())
+    }
+
+    /// Whether `value` fits the schema: no issue at all, as [`validate`] finds none, without
+    /// collecting issues.
+    pub fn fits(&self, value: &Value) -> bool {
+        self.0
+            .as_ref()
+            .is_some_and(|validator| validator.is_valid(value))
+    }
+}
+
 /// The most compiled schemas kept; past it the cache starts afresh.
 const CACHE_LIMIT: usize = 512;
 

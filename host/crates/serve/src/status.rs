@@ -247,7 +247,7 @@ fn journal_section(journal: Option<&[crate::journal::JournalEntry]>) -> String {
     }
     let rows = entries.iter().rev().map(|entry| {
         vec![
-            entry.time.clone(),
+            entry.time.to_string(),
             entry.kind.to_owned(),
             entry.name.clone(),
             entry.arguments.clone(),
