@@ -697,19 +697,9 @@ impl Simulation<'_> {
         let collection = collection.to_owned();
         let mut targets = Vec::with_capacity(named.len());
         for (id, listed) in named {
-            let mut one = call.clone();
-            one.key = Some((entity_type.to_owned(), collection.clone(), id.clone()));
-            one.before = self.sim.entity(entity_type, &collection, &id).cloned();
-            one.response = listed;
-            one.response_pointer = None;
-            self.observe_after(info, &mut one);
-            targets.push(BulkTarget {
-                id,
-                before: one.before,
-                after: one.after,
-                reads: one.reads,
-                before_position: one.before_position,
-            });
+            let target =
+                self.observe_one_of(info, call, (entity_type, &collection), id, Some(listed));
+            targets.push(target);
         }
         call.bulk = targets;
         Some(())
@@ -758,6 +748,35 @@ impl Simulation<'_> {
         Some(())
     }
 
+    /// One entity a bulk or batch call names (`id` in `place`, the type and collection), observed
+    /// as a call of its own: with `listed` (what the answer lists of it) as its answer when given,
+    /// else the call's own.
+    fn observe_one_of(
+        &mut self,
+        info: &super::TypeInfo,
+        call: &Call,
+        place: (&str, &str),
+        id: String,
+        listed: Option<Option<Json>>,
+    ) -> BulkTarget {
+        let (entity_type, collection) = place;
+        let mut one = call.clone();
+        one.key = Some((entity_type.to_owned(), collection.to_owned(), id.clone()));
+        one.before = self.sim.entity(entity_type, collection, &id).cloned();
+        if let Some(listed) = listed {
+            one.response = listed;
+        }
+        one.response_pointer = None;
+        self.observe_after(info, &mut one);
+        BulkTarget {
+            id,
+            before: one.before,
+            after: one.after,
+            reads: one.reads,
+            before_position: one.before_position,
+        }
+    }
+
     /// A bulk call: each entity its body names, observed in turn.
     fn observe_bulk(&mut self, entity_type: &str, segments: usize, call: &mut Call) -> Option<()> {
         let info = self.views.types.get(entity_type)?;
@@ -773,18 +792,7 @@ impl Simulation<'_> {
         }?;
         let mut targets = Vec::with_capacity(ids.len());
         for id in ids {
-            let mut one = call.clone();
-            one.key = Some((entity_type.to_owned(), collection.clone(), id.clone()));
-            one.before = self.sim.entity(entity_type, &collection, &id).cloned();
-            one.response_pointer = None;
-            self.observe_after(info, &mut one);
-            targets.push(BulkTarget {
-                id,
-                before: one.before,
-                after: one.after,
-                reads: one.reads,
-                before_position: one.before_position,
-            });
+            targets.push(self.observe_one_of(info, call, (entity_type, &collection), id, None));
         }
         call.bulk = targets;
         Some(())
