@@ -43,8 +43,8 @@ fn a_body_read_naming_the_key_alone_observes_the_rpc_write_of_that_key() {
     );
     // The ranges naming each put key alone show the pair after it: the put of an existing key
     // keeps its create_revision and steps its version (explained); its mod_revision is the
-    // store's revision counter (the store-counter rule explains it: state_store_counter), which
-    // the state does not keep yet: withheld, never served wrongly.
+    // store's revision counter (the opt-in store-counter rule explains it: state_store_counter),
+    // which the state does not keep yet: withheld, never served wrongly.
     assert!(
         explained(put).contains(&"/version".to_owned()),
         "the version steps per put: {shown}"
