@@ -164,6 +164,25 @@ pub struct EntityType {
     pub folder_listings_after_writes: bool,
 }
 
+impl EntityType {
+    /// A type of `collection_template` named by `identity_field`, read by `item_view` when there
+    /// is one: no deleted flag known, and nothing writes change unmodelled yet.
+    pub fn new(
+        collection_template: String,
+        identity_field: String,
+        item_view: Option<String>,
+    ) -> Self {
+        Self {
+            collection_template,
+            identity_field,
+            item_view,
+            deleted_flag: None,
+            unmodelled_after_writes: false,
+            folder_listings_after_writes: false,
+        }
+    }
+}
+
 /// An entity: its type, the collection it lives in (spelled as requests spell it), its id, and
 /// its recorded values.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

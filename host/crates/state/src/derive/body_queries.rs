@@ -202,14 +202,11 @@ pub fn seed(
         .iter()
         .map(|(_, _, member)| member.as_object().map_or(0, |object| object.len()))
         .max()?;
-    entities.add_type(crate::model::EntityType {
-        collection_template: type_template.clone(),
-        identity_field: identity,
-        item_view: None,
-        deleted_flag: None,
-        unmodelled_after_writes: false,
-        folder_listings_after_writes: false,
-    });
+    entities.add_type(crate::model::EntityType::new(
+        type_template.clone(),
+        identity,
+        None,
+    ));
     for (call, id, member) in listed {
         let collection = parent(&call.path)?;
         let names: BTreeSet<String> = member.as_object()?.keys().map(str::to_owned).collect();

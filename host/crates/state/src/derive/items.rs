@@ -126,14 +126,11 @@ pub fn plan(
     match entities.entity_type(&entity_type) {
         Some(existing) if existing.identity_field != identity_field => return Err(Some("no-view")),
         Some(_) => {}
-        None => entities.add_type(EntityType {
-            collection_template: entity_type.clone(),
-            identity_field: identity_field.clone(),
-            item_view: Some(tool.name.clone()),
-            deleted_flag: None,
-            unmodelled_after_writes: false,
-            folder_listings_after_writes: false,
-        }),
+        None => entities.add_type(EntityType::new(
+            entity_type.clone(),
+            identity_field.clone(),
+            Some(tool.name.clone()),
+        )),
     }
     Ok(ItemPlan {
         tool: index,
@@ -301,14 +298,11 @@ fn query_plan(
         Some(_) => return Err(Some("no-view")),
         None => {
             let identity = query_identity(&field, &objects, everywhere);
-            entities.add_type(EntityType {
-                collection_template: entity_type.clone(),
-                identity_field: identity.clone(),
-                item_view: Some(tool.name.clone()),
-                deleted_flag: None,
-                unmodelled_after_writes: false,
-                folder_listings_after_writes: false,
-            });
+            entities.add_type(EntityType::new(
+                entity_type.clone(),
+                identity.clone(),
+                Some(tool.name.clone()),
+            ));
             identity
         }
     };

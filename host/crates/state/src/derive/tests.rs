@@ -2067,14 +2067,7 @@ fn a_total_a_filtered_query_showed_counts_the_matches() {
 
 /// A type of `template` identified by `id`.
 fn entity_type(template: &str) -> crate::model::EntityType {
-    crate::model::EntityType {
-        collection_template: template.to_owned(),
-        identity_field: "id".to_owned(),
-        item_view: None,
-        deleted_flag: None,
-        unmodelled_after_writes: false,
-        folder_listings_after_writes: false,
-    }
+    crate::model::EntityType::new(template.to_owned(), "id".to_owned(), None)
 }
 
 /// A write plan of `tool` writing the type `template`, served or withheld.
