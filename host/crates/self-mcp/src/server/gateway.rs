@@ -125,10 +125,13 @@ where
 }
 
 /// The axum middleware: answers a schema-invalid POSTed request with `-32602` (HTTP 200, JSON)
-/// and passes everything else to the SDK's service unchanged.
+/// and passes everything else to the SDK's service unchanged, except that a session `DELETE`
+/// the SDK accepted answers `200` rather than `202` (as `environment-serve` does).
 pub async fn http_gateway(request: Request, next: Next) -> Response {
     if request.method() != Method::POST {
-        return next.run(request).await;
+        let method = request.method().clone();
+        let response = next.run(request).await;
+        return rea_serve::mcp::session_delete_status(&method, response);
     }
     let (parts, body) = request.into_parts();
     let bytes = match to_bytes(body, MAX_CHECKED_BODY_BYTES).await {
