@@ -408,26 +408,10 @@ async fn serve(mut request: ServeRequest, env: &dyn EnvSource) -> Result<(), Com
         signal = &mut stop => return Err(cancelled(signal, "input loading")),
     };
     check_peak(request.memory, "load")?;
-    // The state derives with the manifest's template rules (the spec's contract); a pipeline
-    // naming others says so once, when a state is derived at all.
-    if !request.replay_only && request.pipeline_template_rules != loaded.manifest.template_rules {
-        tracing::warn!(
-            pipeline = request.pipeline_template_rules.join(",").as_str(),
-            manifest = loaded.manifest.template_rules.join(",").as_str(),
-            "the pipeline's template rules differ from the manifest's; the state derives with the manifest's"
-        );
+    if !request.replay_only {
+        warn_on_other_template_rules(&request.pipeline_template_rules, &loaded);
     }
-    let default_name = request
-        .name
-        .clone()
-        .or_else(|| loaded.name.clone())
-        .unwrap_or_else(|| loaded.environment.name().to_owned());
-    let name = rea_serve::config::environment_name(&default_name, env)
-        .map_err(|error| CommandFailure::configuration(vec![error.refusal()], true))?;
-    loaded
-        .environment
-        .check_discovery_reservation(&name)
-        .map_err(refused)?;
+    let name = environment_name(request.name.clone(), &loaded, env)?;
     let bound = tokio::select! {
         bound = prepare(
             loaded,
@@ -463,21 +447,14 @@ async fn serve(mut request: ServeRequest, env: &dyn EnvSource) -> Result<(), Com
     )?;
     let shutdown = ShutdownToken::new();
     let journal = Arc::new(Journal::new(request.journal));
-    let app = rea_serve::app(
-        bound.backend,
-        bound.data_plane,
-        AppOptions {
-            allowed_hosts: request.listen.allowed_hosts.clone(),
-            shutdown: shutdown.clone(),
-            limits: DataPlaneLimits {
-                body_timeout: request.limits.timeouts.body,
-                ..DataPlaneLimits::default()
-            },
-            sessions: request.limits.sessions,
-            keep_credentials: request.keep_credentials,
-            journal: Arc::clone(&journal),
-        },
+    let options = app_options(
+        &request.listen,
+        &request.limits,
+        request.keep_credentials,
+        shutdown.clone(),
+        Arc::clone(&journal),
     );
+    let app = rea_serve::app(bound.backend, bound.data_plane, options);
     let signal = server::serve_with(
         listener,
         app,
@@ -490,6 +467,58 @@ async fn serve(mut request: ServeRequest, env: &dyn EnvSource) -> Result<(), Com
     let stopped = server::stopped_document(signal, &name, &url, tool_count, bound.state);
     crate::commands::serve::report_stop(request.announce, &stopped, journal.recent(0).1)?;
     Err(CommandFailure::signalled(signal.exit_code()))
+}
+
+/// The state derives with the manifest's template rules (the spec's contract); a pipeline
+/// naming others says so once, when a state is derived at all.
+fn warn_on_other_template_rules(pipeline_rules: &[String], loaded: &Loaded) {
+    if pipeline_rules != loaded.manifest.template_rules {
+        tracing::warn!(
+            pipeline = pipeline_rules.join(",").as_str(),
+            manifest = loaded.manifest.template_rules.join(",").as_str(),
+            "the pipeline's template rules differ from the manifest's; the state derives with the manifest's"
+        );
+    }
+}
+
+/// The served environment's name: `--name`, the loaded bundle's, or the environment's own,
+/// overridden by the environment variable; a name the discovery document reserves is refused.
+fn environment_name(
+    requested: Option<String>,
+    loaded: &Loaded,
+    env: &dyn EnvSource,
+) -> Result<String, CommandFailure> {
+    let default_name = requested
+        .or_else(|| loaded.name.clone())
+        .unwrap_or_else(|| loaded.environment.name().to_owned());
+    let name = rea_serve::config::environment_name(&default_name, env)
+        .map_err(|error| CommandFailure::configuration(vec![error.refusal()], true))?;
+    loaded
+        .environment
+        .check_discovery_reservation(&name)
+        .map_err(refused)?;
+    Ok(name)
+}
+
+/// The served app's options from the request's listen, limit and credential settings.
+fn app_options(
+    listen: &ListenConfig,
+    limits: &ServeLimits,
+    keep_credentials: bool,
+    shutdown: ShutdownToken,
+    journal: Arc<Journal>,
+) -> AppOptions {
+    AppOptions {
+        allowed_hosts: listen.allowed_hosts.clone(),
+        shutdown,
+        limits: DataPlaneLimits {
+            body_timeout: limits.timeouts.body,
+            ..DataPlaneLimits::default()
+        },
+        sessions: limits.sessions,
+        keep_credentials,
+        journal,
+    }
 }
 
 /// Prepares what to serve: replay with `--replay-only`, else the state derived in-process (an

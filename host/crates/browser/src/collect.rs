@@ -94,9 +94,39 @@ pub async fn start(
     selection: NetworkSelection,
     budget: Budget,
     redactor: Arc<Redactor>,
-    mut untyped: mpsc::UnboundedReceiver<String>,
+    untyped: mpsc::UnboundedReceiver<String>,
 ) -> Result<CollectorHandle, chromiumoxide::error::CdpError> {
     let (sender, receiver) = mpsc::unbounded_channel();
+    let forwarders = forward_events(page, &sender, untyped).await?;
+    let activity = Arc::new(Mutex::new(Activity {
+        in_flight: 0,
+        last: Instant::now(),
+        step: None,
+    }));
+    let collector = Collector::new(
+        page.clone(),
+        selection,
+        budget,
+        redactor,
+        Arc::clone(&activity),
+        sender.clone(),
+    );
+    let task = tokio::spawn(collector.run(receiver));
+    Ok(CollectorHandle {
+        activity,
+        sender,
+        task,
+        forwarders,
+    })
+}
+
+/// Forwards the page's network events and the untyped CDP messages into `sender`, one task
+/// per event kind (listeners are in place when this returns).
+async fn forward_events(
+    page: &Page,
+    sender: &mpsc::UnboundedSender<Raw>,
+    mut untyped: mpsc::UnboundedReceiver<String>,
+) -> Result<Vec<tokio::task::JoinHandle<()>>, chromiumoxide::error::CdpError> {
     let mut forwarders = Vec::new();
     {
         let sender = sender.clone();
@@ -141,37 +171,39 @@ pub async fn start(
     forward!(EventLoadingFailed, |event| Raw::Failed(Box::new(
         (*event).clone()
     )));
-    let activity = Arc::new(Mutex::new(Activity {
-        in_flight: 0,
-        last: Instant::now(),
-        step: None,
-    }));
-    let collector = Collector {
-        page: page.clone(),
-        selection,
-        budget,
-        redactor,
-        activity: Arc::clone(&activity),
-        sender: sender.clone(),
-        events: Vec::new(),
-        hops: HashMap::new(),
-        finals: HashMap::new(),
-        finished: HashSet::new(),
-        ended: HashSet::new(),
-        asked: HashSet::new(),
-        extra_request: HashMap::new(),
-        extra_response: HashMap::new(),
-        omitted: Vec::new(),
-        in_flight: HashSet::new(),
-        fetching: 0,
-    };
-    let task = tokio::spawn(collector.run(receiver));
-    Ok(CollectorHandle {
-        activity,
-        sender,
-        task,
-        forwarders,
-    })
+    Ok(forwarders)
+}
+
+impl Collector {
+    /// A collector with nothing gathered yet.
+    fn new(
+        page: Page,
+        selection: NetworkSelection,
+        budget: Budget,
+        redactor: Arc<Redactor>,
+        activity: Arc<Mutex<Activity>>,
+        sender: mpsc::UnboundedSender<Raw>,
+    ) -> Self {
+        Self {
+            page,
+            selection,
+            budget,
+            redactor,
+            activity,
+            sender,
+            events: Vec::new(),
+            hops: HashMap::new(),
+            finals: HashMap::new(),
+            finished: HashSet::new(),
+            ended: HashSet::new(),
+            asked: HashSet::new(),
+            extra_request: HashMap::new(),
+            extra_response: HashMap::new(),
+            omitted: Vec::new(),
+            in_flight: HashSet::new(),
+            fetching: 0,
+        }
+    }
 }
 
 impl CollectorHandle {

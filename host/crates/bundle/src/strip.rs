@@ -345,23 +345,13 @@ fn align(offset: u64, alignment: u64) -> u64 {
     offset.next_multiple_of(alignment.max(1))
 }
 
-/// The plan: the mapped prefix as it is (with the new file header), then each kept section that
-/// lies after it, aligned as it was, then the rebuilt section names and section headers.
-fn plan(layout: &Layout) -> Result<Option<StripPlan>, String> {
-    let removed = removed_sections(layout);
-    if !removed.contains(&true) {
-        return Ok(None);
-    }
-    let indexes = kept_indexes(layout, &removed)?;
-    let header_len = layout.header.len() as u64;
-    let mut pieces = vec![
-        Piece::Bytes(Vec::new()),
-        Piece::Copy {
-            offset: header_len,
-            len: layout.mapped_end - header_len,
-        },
-    ];
-    let mut position = layout.mapped_end;
+/// The kept sections, each with its index in `layout`, the offset of its name in the rebuilt
+/// names table, and its header with `sh_link`/`sh_info` renumbered; and that names table.
+fn kept_sections(
+    layout: &Layout,
+    removed: &[bool],
+    indexes: &[u32],
+) -> (Vec<u8>, Vec<(usize, usize, Section)>) {
     let mut names = vec![0u8];
     let mut kept = Vec::new();
     for (index, section) in layout.sections.iter().enumerate() {
@@ -384,6 +374,27 @@ fn plan(layout: &Layout) -> Result<Option<StripPlan>, String> {
         }
         kept.push((index, name, out));
     }
+    (names, kept)
+}
+
+/// The plan: the mapped prefix as it is (with the new file header), then each kept section that
+/// lies after it, aligned as it was, then the rebuilt section names and section headers.
+fn plan(layout: &Layout) -> Result<Option<StripPlan>, String> {
+    let removed = removed_sections(layout);
+    if !removed.contains(&true) {
+        return Ok(None);
+    }
+    let indexes = kept_indexes(layout, &removed)?;
+    let header_len = layout.header.len() as u64;
+    let mut pieces = vec![
+        Piece::Bytes(Vec::new()),
+        Piece::Copy {
+            offset: header_len,
+            len: layout.mapped_end - header_len,
+        },
+    ];
+    let mut position = layout.mapped_end;
+    let (names, mut kept) = kept_sections(layout, &removed, &indexes);
     for (index, _, out) in &mut kept {
         let section = &layout.sections[*index];
         if *index == layout.names_index {

@@ -45,7 +45,9 @@ use serde_json::json;
 
 use crate::adapter::{Mode, Rules, Served};
 use crate::ids::IdFields;
-use crate::report::{EnvironmentReport, OPERATION, Report, SCHEMA_VERSION, Summary, ToolReport};
+use crate::report::{
+    EnvironmentReport, OPERATION, ProbeReport, Report, SCHEMA_VERSION, Summary, ToolReport,
+};
 use crate::run::{Bench, request_body, run_probe};
 
 /// The stage name refusals carry.
@@ -73,6 +75,26 @@ pub struct Comparison {
     pub report: Report,
     /// The Evidence.
     pub evidence: Evidence,
+}
+
+/// The probes' tallies summed, and the counts per tool over every step that named one.
+fn summarize(reports: &[ProbeReport]) -> (Summary, Vec<ToolReport>) {
+    let mut summary = Summary::default();
+    let mut tools: BTreeMap<String, report::Counts> = BTreeMap::new();
+    for probe in reports {
+        summary.tally.add(&probe.tally);
+        for step in &probe.steps {
+            if let Some(tool) = &step.tool {
+                tools.entry(tool.clone()).or_default().count(step);
+            }
+        }
+    }
+    summary.unobserved = summary.tally.unobserved;
+    let tools = tools
+        .into_iter()
+        .map(|(tool, counts)| ToolReport { tool, counts })
+        .collect();
+    (summary, tools)
 }
 
 /// Compares an environment with the application (see the crate docs). Every refusal comes
@@ -121,17 +143,7 @@ pub fn compare(inputs: &CompareInputs<'_>) -> Result<Comparison, Refusal> {
         served.reset();
         reports.push(run_probe(&bench, probe));
     }
-    let mut summary = Summary::default();
-    let mut tools: BTreeMap<String, report::Counts> = BTreeMap::new();
-    for probe in &reports {
-        summary.tally.add(&probe.tally);
-        for step in &probe.steps {
-            if let Some(tool) = &step.tool {
-                tools.entry(tool.clone()).or_default().count(step);
-            }
-        }
-    }
-    summary.unobserved = summary.tally.unobserved;
+    let (summary, tools) = summarize(&reports);
     let report = Report {
         parent_evidence_id: inputs.manifest.id().to_owned(),
         capture_evidence_id: inputs.capture.id().to_owned(),
@@ -152,10 +164,7 @@ pub fn compare(inputs: &CompareInputs<'_>) -> Result<Comparison, Refusal> {
         },
         summary,
         probes: reports,
-        tools: tools
-            .into_iter()
-            .map(|(tool, counts)| ToolReport { tool, counts })
-            .collect(),
+        tools,
         schema_version: SCHEMA_VERSION,
     };
     let evidence =

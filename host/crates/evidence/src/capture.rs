@@ -756,6 +756,30 @@ pub struct SealedCapture {
 }
 
 impl SealedCapture {
+    /// The sealed capture over `answer`'s record ranges, with the id the early digest computed
+    /// or, without one, the id hashed now.
+    fn assemble(
+        id: Option<String>,
+        body: Object,
+        answer: String,
+        records: Vec<std::ops::Range<usize>>,
+    ) -> Self {
+        let mut sealed = Self {
+            id: String::new(),
+            body,
+            answer,
+            records,
+        };
+        sealed.id = match id {
+            Some(id) => id,
+            None => {
+                let items = sealed.items();
+                id_of_members(&sealed.body, Some(sealed.raw(&items)))
+            }
+        };
+        sealed
+    }
+
     /// The Evidence id.
     pub fn id(&self) -> &str {
         &self.id
@@ -864,11 +888,7 @@ pub fn seal_capture_answer(
     inputs: &CaptureInputs<'_>,
     answer: String,
 ) -> Result<CaptureOutput, Refusal> {
-    let problem = |reason: String| {
-        Refusal::internal(format!(
-            "the extractor's answer is not a capture extraction: {reason}"
-        ))
-    };
+    let problem = extraction_problem;
     let options = ParseOptions::default().max_depth(EVIDENCE_MAX_DEPTH);
     // With every record selected, the id can be hashed while the answer is still being checked.
     let claimed = inputs
@@ -927,26 +947,24 @@ pub fn seal_capture_answer(
         let id = early.and_then(|early| early.finish(&body, &records));
         Ok(Some((id, body, records)))
     })?;
-    let Some((id, body, records)) = sealed else {
-        let full = json::parse_with(answer.as_bytes(), &options)
-            .map_err(|error| problem(error.to_string()))?;
-        drop(answer);
-        return build_capture_evidence(inputs, full).map(CaptureOutput::Sealed);
-    };
-    let mut sealed = SealedCapture {
-        id: String::new(),
-        body,
-        answer,
-        records,
-    };
-    sealed.id = match id {
-        Some(id) => id,
+    match sealed {
+        Some((id, body, records)) => Ok(CaptureOutput::Raw(SealedCapture::assemble(
+            id, body, answer, records,
+        ))),
         None => {
-            let items = sealed.items();
-            id_of_members(&sealed.body, Some(sealed.raw(&items)))
+            let full = json::parse_with(answer.as_bytes(), &options)
+                .map_err(|error| problem(error.to_string()))?;
+            drop(answer);
+            build_capture_evidence(inputs, full).map(CaptureOutput::Sealed)
         }
-    };
-    Ok(CaptureOutput::Raw(sealed))
+    }
+}
+
+/// The refusal for an extractor answer that does not fit the `Extraction` contract.
+fn extraction_problem(reason: String) -> Refusal {
+    Refusal::internal(format!(
+        "the extractor's answer is not a capture extraction: {reason}"
+    ))
 }
 
 /// Checking a record reads the type of every member but the text of only one kind of string,

@@ -151,6 +151,35 @@ pub fn load(path: Option<&Path>, registry: &mut Registry) -> Result<Pipeline, Pi
 pub fn resolve(spec: &PipelineSpec, registry: &mut Registry) -> Result<Pipeline, PipelineErrors> {
     let mut problems = Vec::new();
     let libraries = resolve_libraries(spec, registry, &mut problems);
+    let capture_extractors = resolve_capture(spec, registry, &mut problems);
+    let route_forms = resolve_route_forms(spec, registry, &mut problems);
+
+    let rules = resolve_rules(spec, registry, &mut problems);
+    let query_grammars = resolve_query_grammars(spec, registry, &mut problems);
+
+    if !problems.is_empty() {
+        return Err(PipelineErrors(problems));
+    }
+    Ok(Pipeline {
+        origin: spec.origin.clone(),
+        libraries,
+        capture_extractors,
+        template_rules: spec.template_rules.clone(),
+        query_grammars,
+        route_forms,
+        sibling_transfer: spec.sibling_transfer,
+        rules,
+        serve: spec.serve.clone(),
+    })
+}
+
+/// The capture stage bound to each input kind; a stage that does not read its binding's input,
+/// or is no capture stage, is a problem.
+fn resolve_capture(
+    spec: &PipelineSpec,
+    registry: &Registry,
+    problems: &mut Vec<Diagnostic>,
+) -> BTreeMap<String, ResolvedStage> {
     let mut capture_extractors = BTreeMap::new();
     for binding in &spec.capture {
         match lookup(registry, &binding.stage, StageKind::Capture) {
@@ -172,9 +201,16 @@ pub fn resolve(spec: &PipelineSpec, registry: &mut Registry) -> Result<Pipeline,
             Err((code, message)) => problems.push(spec.at(binding.position, code, message)),
         }
     }
+    capture_extractors
+}
 
-    let route_forms = resolve_route_forms(spec, registry, &mut problems);
-
+/// The rule stages in listed order with their options; a stage listed twice, unknown, or given
+/// an option it does not accept is a problem.
+fn resolve_rules(
+    spec: &PipelineSpec,
+    registry: &Registry,
+    problems: &mut Vec<Diagnostic>,
+) -> Vec<ResolvedRule> {
     let mut rules = Vec::new();
     let mut listed = std::collections::BTreeSet::new();
     for rule in &spec.rules {
@@ -217,23 +253,7 @@ pub fn resolve(spec: &PipelineSpec, registry: &mut Registry) -> Result<Pipeline,
             Err((code, message)) => problems.push(spec.at(rule.position, code, message)),
         }
     }
-
-    let query_grammars = resolve_query_grammars(spec, registry, &mut problems);
-
-    if !problems.is_empty() {
-        return Err(PipelineErrors(problems));
-    }
-    Ok(Pipeline {
-        origin: spec.origin.clone(),
-        libraries,
-        capture_extractors,
-        template_rules: spec.template_rules.clone(),
-        query_grammars,
-        route_forms,
-        sibling_transfer: spec.sibling_transfer,
-        rules,
-        serve: spec.serve.clone(),
-    })
+    rules
 }
 
 /// Loads the spec's plugin libraries into `registry` (each failure a problem at its position).

@@ -116,78 +116,90 @@ pub fn run_guided_workflows(
         .and_then(Value::as_str)
         .unwrap_or("list");
     match action {
-        "list" => {
-            let mut issues = Vec::new();
-            for key in ["workflow_id", "arguments"] {
-                if arguments.contains_key(key) {
-                    issues.push(FieldIssue::new(
-                        format!("/{key}"),
-                        "not_allowed",
-                        format!("`action: \"list\"` takes no `{key}`"),
-                    ));
-                }
-            }
-            if !issues.is_empty() {
-                return Err(issues_refusal(issues));
-            }
-            Ok(workflows.list())
-        }
-        "render" => {
-            let id = match arguments.get("workflow_id") {
-                Some(Value::String(id)) => id,
-                Some(_) => {
-                    return Err(issues_refusal(vec![FieldIssue::new(
-                        "/workflow_id",
-                        "wrong_type",
-                        "`workflow_id` must be a string",
-                    )]));
-                }
-                None => {
-                    return Err(issues_refusal(vec![FieldIssue::new(
-                        "/workflow_id",
-                        "required",
-                        "`action: \"render\"` needs a `workflow_id`",
-                    )]));
-                }
-            };
-            let empty = Map::new();
-            let values = match arguments.get("arguments") {
-                None => &empty,
-                Some(Value::Object(values)) => values,
-                Some(_) => {
-                    return Err(issues_refusal(vec![FieldIssue::new(
-                        "/arguments",
-                        "wrong_type",
-                        "`arguments` must be an object of strings",
-                    )]));
-                }
-            };
-            match workflows.render(id, values, "/arguments") {
-                Ok(rendered) => Ok(json!({
-                    "kind": "guided-workflow",
-                    "workflow_id": rendered.id,
-                    "description": rendered.description,
-                    "text": rendered.text,
-                })),
-                Err(WorkflowRefusal::NotFound(id)) => Err(Refusal::new(
-                    "workflow_not_found",
-                    "input",
-                    format!("no guided workflow `{id}` is available with the tools in scope"),
-                )
-                .at("/workflow_id")
-                .with_data(issues_data(&[FieldIssue::new(
-                    "/workflow_id",
-                    "not_found",
-                    format!("`{id}` is not an available workflow"),
-                )]))),
-                Err(WorkflowRefusal::InvalidArguments(issues)) => Err(issues_refusal(issues)),
-            }
-        }
+        "list" => list_workflows(workflows, arguments),
+        "render" => render_workflow(workflows, arguments),
         other => Err(issues_refusal(vec![FieldIssue::new(
             "/action",
             "not_allowed",
             format!("`action` must be `list` or `render`, not `{other}`"),
         )])),
+    }
+}
+
+/// `{"action": "list"}`: the workflows in scope; `workflow_id` and `arguments` are refused.
+fn list_workflows(
+    workflows: &ScopedWorkflows,
+    arguments: &Map<String, Value>,
+) -> Result<Value, Refusal> {
+    let mut issues = Vec::new();
+    for key in ["workflow_id", "arguments"] {
+        if arguments.contains_key(key) {
+            issues.push(FieldIssue::new(
+                format!("/{key}"),
+                "not_allowed",
+                format!("`action: \"list\"` takes no `{key}`"),
+            ));
+        }
+    }
+    if !issues.is_empty() {
+        return Err(issues_refusal(issues));
+    }
+    Ok(workflows.list())
+}
+
+/// `{"action": "render", "workflow_id", "arguments"?}`: one workflow rendered with the values.
+fn render_workflow(
+    workflows: &ScopedWorkflows,
+    arguments: &Map<String, Value>,
+) -> Result<Value, Refusal> {
+    let id = match arguments.get("workflow_id") {
+        Some(Value::String(id)) => id,
+        Some(_) => {
+            return Err(issues_refusal(vec![FieldIssue::new(
+                "/workflow_id",
+                "wrong_type",
+                "`workflow_id` must be a string",
+            )]));
+        }
+        None => {
+            return Err(issues_refusal(vec![FieldIssue::new(
+                "/workflow_id",
+                "required",
+                "`action: \"render\"` needs a `workflow_id`",
+            )]));
+        }
+    };
+    let empty = Map::new();
+    let values = match arguments.get("arguments") {
+        None => &empty,
+        Some(Value::Object(values)) => values,
+        Some(_) => {
+            return Err(issues_refusal(vec![FieldIssue::new(
+                "/arguments",
+                "wrong_type",
+                "`arguments` must be an object of strings",
+            )]));
+        }
+    };
+    match workflows.render(id, values, "/arguments") {
+        Ok(rendered) => Ok(json!({
+            "kind": "guided-workflow",
+            "workflow_id": rendered.id,
+            "description": rendered.description,
+            "text": rendered.text,
+        })),
+        Err(WorkflowRefusal::NotFound(id)) => Err(Refusal::new(
+            "workflow_not_found",
+            "input",
+            format!("no guided workflow `{id}` is available with the tools in scope"),
+        )
+        .at("/workflow_id")
+        .with_data(issues_data(&[FieldIssue::new(
+            "/workflow_id",
+            "not_found",
+            format!("`{id}` is not an available workflow"),
+        )]))),
+        Err(WorkflowRefusal::InvalidArguments(issues)) => Err(issues_refusal(issues)),
     }
 }
 
