@@ -197,6 +197,11 @@ def q(value) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
+def members_of(project: str) -> dict:
+    """The query of the members in a project's `members` relation (`$relatedTo`)."""
+    return {"where": q({"$relatedTo": {"object": ptr("Project", project), "key": "members"}})}
+
+
 # ---------------------------------------------------------------- scenarios
 def scenario_build(rec: Recorder) -> None:
     rec.section("Discover: health and the three classes")
@@ -227,8 +232,7 @@ def scenario_build(rec: Recorder) -> None:
              params={"where": q({"project": ptr("Project", "prjAtlas01")}), "include": "project",
                      "order": "priority"}, expect=200)
     rec.call("GET", f"{C}/Member", "members of project Atlas ($relatedTo the members relation)",
-             params={"where": q({"$relatedTo": {"object": ptr("Project", "prjAtlas01"), "key": "members"}})},
-             expect=200)
+             params=members_of("prjAtlas01"), expect=200)
     rec.call("GET", f"{C}/Project", "projects not archived, order=-budget",
              params={"where": q({"archived": False}), "order": "-budget"}, expect=200)
 
@@ -276,8 +280,7 @@ def scenario_build(rec: Recorder) -> None:
     rec.call("PUT", f"{C}/Project/prjAtlas01", "members AddRelation the new member",
              json={"members": {"__op": "AddRelation", "objects": [ptr("Member", new_member)]}}, expect=200)
     rec.call("GET", f"{C}/Member", "members of Atlas: three now",
-             params={"where": q({"$relatedTo": {"object": ptr("Project", "prjAtlas01"), "key": "members"}})},
-             expect=200)
+             params=members_of("prjAtlas01"), expect=200)
 
     rec.section("Batch: two creates and one update in one call")
     r = rec.call("POST", f"{MOUNT}/batch", "batch: create two tasks in Beacon, mark Design the logo priority 3",
@@ -341,8 +344,7 @@ def scenario_probe_reads(rec: Recorder) -> None:
     rec.call("GET", f"{C}/Task", "tasks of Cobalt (another pointer)",
              params={"where": q({"project": ptr("Project", "prjCobalt3")}), "order": "title"}, expect=200)
     rec.call("GET", f"{C}/Member", "members of Beacon ($relatedTo another project)",
-             params={"where": q({"$relatedTo": {"object": ptr("Project", "prjBeacon2"), "key": "members"}})},
-             expect=200)
+             params=members_of("prjBeacon2"), expect=200)
     rec.call("GET", f"{C}/Member", "active developers (two equalities)",
              params={"where": q({"role": "dev", "active": True})}, expect=200)
     rec.call("GET", f"{C}/Project", "archived projects", params={"where": q({"archived": True})}, expect=200)
@@ -420,11 +422,9 @@ def scenario_probe_crud(rec: Recorder) -> None:
     rec.call("PUT", f"{C}/Project/prjCobalt3", "members AddRelation Fay Ito",
              json={"members": {"__op": "AddRelation", "objects": [ptr("Member", fay)]}}, expect=200)
     rec.call("GET", f"{C}/Member", "members of Beacon: Dara only",
-             params={"where": q({"$relatedTo": {"object": ptr("Project", "prjBeacon2"), "key": "members"}})},
-             expect=200)
+             params=members_of("prjBeacon2"), expect=200)
     rec.call("GET", f"{C}/Member", "members of Cobalt: Ana and Fay",
-             params={"where": q({"$relatedTo": {"object": ptr("Project", "prjCobalt3"), "key": "members"}})},
-             expect=200)
+             params=members_of("prjCobalt3"), expect=200)
 
     rec.section("Batch: one create, one update, one delete")
     r = rec.call("POST", f"{MOUNT}/batch", "batch: create a member, update project Cobalt, delete a task",
