@@ -188,16 +188,18 @@ impl<'a> Values<'a> {
         }
     }
 
-    /// The values of one entity a bulk call named: replaying, its own recorded outcome.
-    fn of_entity(&self, id: &str) -> Values<'a> {
+    /// The values of the bulk call's entry `index` (naming `id`, when it names one): replaying,
+    /// its own recorded outcome (the entity it named, else the one observed for that entry).
+    fn of_entity(&self, index: usize, id: Option<&str>) -> Values<'a> {
         match self {
             Values::Observed {
                 clock, entities, ..
             } => Values::Observed {
-                after: entities
-                    .iter()
-                    .find(|(named, _)| named == id)
-                    .and_then(|(_, after)| *after),
+                after: match id {
+                    Some(id) => entities.iter().find(|(named, _)| named == id),
+                    None => entities.get(index),
+                }
+                .and_then(|(_, after)| *after),
                 response: None,
                 clock: clock.clone(),
                 entities: Vec::new(),
@@ -843,11 +845,10 @@ fn document_written(
 impl Applying<'_, '_> {
     /// A bulk write: each entity the body names, updated (or deleted) in body order; every one
     /// must be held, but for a keyed batch (a bulk update with an `upsert`), whose rows naming
-    /// an entity the state lacks create it as the plan's creating rows did.
+    /// an entity the state lacks, or naming none, create it as the plan's creating rows did.
     fn prepare_bulk(&self, target: &Target, change: &mut Change) -> Result<(), Refused> {
         let (plan, state) = (self.plan, self.state);
         let (entity_type, collection) = (&target.entity_type, &target.collection);
-        let ids = bulk_ids(plan, self.input.body.as_ref(), &target.identity)?;
         let created = plan.upsert_plan().map(|mut created| {
             created.bulk = false;
             if let Some(body) = created.body.as_mut() {
@@ -856,21 +857,30 @@ impl Applying<'_, '_> {
             }
             created
         });
-        let missing: Vec<&String> = ids
+        let rows = bulk_ids(plan, self.input.body.as_ref(), &target.identity, created.is_some())?;
+        let missing: Vec<Option<&String>> = rows
             .iter()
-            .filter(|id| state.entity(entity_type, collection, id).is_none())
+            .filter(|(id, _)| {
+                id.as_ref()
+                    .is_none_or(|id| state.entity(entity_type, collection, id).is_none())
+            })
+            .map(|(id, _)| id.as_ref())
             .collect();
         let created_rules = created.as_ref().map(|created| created.rules.as_slice());
-        check_keyed(&ids, &missing, created_rules, collection)?;
-        for id in ids {
-            let own = self.values.of_entity(&id);
-            let Some(before) = state.entity(entity_type, collection, &id).cloned() else {
+        let replaying = matches!(self.values, Values::Observed { .. });
+        check_keyed(&rows, &missing, created_rules, collection, replaying)?;
+        for (index, (id, row)) in rows.into_iter().enumerate() {
+            let own = self.values.of_entity(index, id.as_deref());
+            let held = id
+                .as_ref()
+                .and_then(|id| state.entity(entity_type, collection, id));
+            let Some(before) = held.cloned() else {
                 let created = created
                     .as_ref()
                     .unwrap_or_else(|| unreachable!("checked above"));
                 let row = WriteInput {
                     segments: self.input.segments.clone(),
-                    body: bulk_row(plan, self.input.body.as_ref(), &target.identity, &id),
+                    body: Some(row),
                 };
                 let entity = Applying {
                     plan: created,
@@ -882,8 +892,9 @@ impl Applying<'_, '_> {
                 continue;
             };
             // A keyed batch's row is learned whole; another bulk write's, without its identity.
+            let id = id.unwrap_or_else(|| unreachable!("a held entity is named"));
             let body = match created {
-                Some(_) => bulk_row(plan, self.input.body.as_ref(), &target.identity, &id),
+                Some(_) => Some(row),
                 None => bulk_member_body(plan, self.input.body.as_ref(), &target.identity, &id),
             };
             let single = WriteInput {
@@ -1278,8 +1289,14 @@ type Updated = (
     Vec<DependentEffect>,
 );
 
-/// The ids a bulk body names, in body order.
-fn bulk_ids(plan: &WritePlan, body: Option<&Json>, identity: &str) -> Result<Vec<String>, Refused> {
+/// The entries of a bulk body's array, in body order, each with the id it names; a keyed
+/// batch's row may name none (`keyed`: a row its create names), another bulk write's must.
+fn bulk_ids(
+    plan: &WritePlan,
+    body: Option<&Json>,
+    identity: &str,
+    keyed: bool,
+) -> Result<Vec<(Option<String>, Json)>, Refused> {
     let Some(layout) = plan.body.as_ref().and_then(|body| body.bulk_ids.as_ref()) else {
         return Err(refused("internal_error", "the bulk plan names no id array"));
     };
@@ -1300,24 +1317,28 @@ fn bulk_ids(plan: &WritePlan, body: Option<&Json>, identity: &str) -> Result<Vec
             } else {
                 Some(item)
             };
-            value.and_then(scalar_text).ok_or_else(|| {
-                refused(
+            match value.and_then(scalar_text) {
+                Some(id) => Ok((Some(id), item.clone())),
+                None if keyed && layout.objects && value.is_none() => Ok((None, item.clone())),
+                None => Err(refused(
                     "invalid_arguments",
                     "an entry of the body's array names no entity",
-                )
-            })
+                )),
+            }
         })
         .collect()
 }
 
 /// Whether a bulk call may write the entities it names: each held, or, for a keyed batch (the
 /// rules its creates apply), named once, with at most one created where its create generates
-/// values (two creates of one call would draw the same).
+/// values (two creates of one served call would draw the same; replaying, the recorded values
+/// are taken).
 fn check_keyed(
-    ids: &[String],
-    missing: &[&String],
+    rows: &[(Option<String>, Json)],
+    missing: &[Option<&String>],
     created_rules: Option<&[super::model::PlanRule]>,
     collection: &str,
+    replaying: bool,
 ) -> Result<(), Refused> {
     let Some(created_rules) = created_rules else {
         return match missing.first() {
@@ -1325,42 +1346,27 @@ fn check_keyed(
                 "not_found",
                 format!(
                     "the body names an entity the state does not hold ({} of {collection})",
-                    Json::String((*id).clone()).to_canonical_string()
+                    Json::String(id.cloned().unwrap_or_default()).to_canonical_string()
                 ),
             )),
             None => Ok(()),
         };
     };
-    let distinct: std::collections::BTreeSet<&String> = ids.iter().collect();
-    if distinct.len() != ids.len() {
+    let named: Vec<&String> = rows.iter().filter_map(|(id, _)| id.as_ref()).collect();
+    let distinct: std::collections::BTreeSet<&String> = named.iter().copied().collect();
+    if distinct.len() != named.len() {
         return Err(refused(
             "invalid_arguments",
             "the body names one entity twice, which the recorded calls never did",
         ));
     }
-    if missing.len() > 1 && !created_rules.is_empty() {
+    if missing.len() > 1 && !created_rules.is_empty() && !replaying {
         return Err(refused(
             "not_modelled",
             "the body creates several entities whose generated values the state draws one call at a time",
         ));
     }
     Ok(())
-}
-
-/// The row of a keyed batch's body naming `id`, whole (its identity included).
-fn bulk_row(plan: &WritePlan, body: Option<&Json>, identity: &str, id: &str) -> Option<Json> {
-    let layout = plan.body.as_ref()?.bulk_ids.as_ref()?;
-    body?
-        .pointer(&layout.pointer)?
-        .as_array()?
-        .iter()
-        .find(|row| {
-            crate::render::identity_value(row, identity)
-                .and_then(scalar_text)
-                .as_deref()
-                == Some(id)
-        })
-        .cloned()
 }
 
 /// The members a bulk body sets on one entity (see [`super::model::BulkIds::entity_members`]).
@@ -1461,6 +1467,16 @@ pub fn render_response(plan: &WritePlan, recorded: Option<&Json>, change: &Chang
             Some(body)
         }
         ResponseKind::None | ResponseKind::Recorded => Some(recorded.clone()),
+        ResponseKind::Rows => {
+            let identity = plan.target.as_ref()?.identity_field.as_deref()?;
+            let written: Vec<&Entity> = change
+                .entities
+                .iter()
+                .filter_map(|(before, after)| after.as_ref().or(before.as_ref()))
+                .collect();
+            let items = super::rows::render_rows(response.rows.as_ref()?, identity, &written)?;
+            Some(with_value_at(recorded.clone(), pointer, items))
+        }
         ResponseKind::Entity if plan.effect == Effect::Document => {
             let document = change.document.as_ref()?;
             Some(with_value_at(
@@ -1540,15 +1556,21 @@ mod keyed_tests {
 
     #[test]
     fn a_keyed_batch_creates_what_the_state_lacks_once_each() {
-        let ids: Vec<String> = ["2", "40"].map(str::to_owned).to_vec();
-        let missing = vec![&ids[1]];
+        let rows = |ids: &[&str]| -> Vec<(Option<String>, Json)> {
+            ids.iter()
+                .map(|id| (Some((*id).to_owned()), Json::Null))
+                .collect()
+        };
+        let ids = rows(&["2", "40"]);
+        let forty = "40".to_owned();
+        let missing = vec![Some(&forty)];
         // A plain bulk update refuses an entity the state lacks; a keyed batch creates it.
-        let refused = check_keyed(&ids, &missing, None, "/t").expect_err("refused");
+        let refused = check_keyed(&ids, &missing, None, "/t", false).expect_err("refused");
         assert_eq!(refused.code, "not_found");
-        assert!(check_keyed(&ids, &missing, Some(&[]), "/t").is_ok());
+        assert!(check_keyed(&ids, &missing, Some(&[]), "/t", false).is_ok());
         // One entity named twice, or two creates drawing generated values, are refused.
-        let twice: Vec<String> = ["2", "2"].map(str::to_owned).to_vec();
-        let refused = check_keyed(&twice, &[], Some(&[]), "/t").expect_err("refused");
+        let twice = rows(&["2", "2"]);
+        let refused = check_keyed(&twice, &[], Some(&[]), "/t", false).expect_err("refused");
         assert_eq!(refused.code, "invalid_arguments");
         let generated = [PlanRule {
             stage: "uuid".into(),
@@ -1557,9 +1579,19 @@ mod keyed_tests {
             needs_clock: false,
             rule: Json::Null,
         }];
-        let both: Vec<&String> = ids.iter().collect();
-        let refused = check_keyed(&ids, &both, Some(&generated), "/t").expect_err("refused");
+        let two = "2".to_owned();
+        let both = vec![Some(&two), Some(&forty)];
+        let refused =
+            check_keyed(&ids, &both, Some(&generated), "/t", false).expect_err("refused");
         assert_eq!(refused.code, "not_modelled");
-        assert!(check_keyed(&ids, &missing, Some(&generated), "/t").is_ok());
+        assert!(check_keyed(&ids, &missing, Some(&generated), "/t", false).is_ok());
+        // Replaying, the recorded values are taken: several creates are replayed; a row naming
+        // no entity (its create generates the identity) counts as one created.
+        assert!(check_keyed(&ids, &both, Some(&generated), "/t", true).is_ok());
+        let unnamed = vec![(None, Json::Null), (Some("2".to_owned()), Json::Null)];
+        assert!(check_keyed(&unnamed, &[None], Some(&generated), "/t", false).is_ok());
+        let refused =
+            check_keyed(&unnamed, &[None, None], Some(&generated), "/t", false).expect_err("refused");
+        assert_eq!(refused.code, "not_modelled");
     }
 }

@@ -13,7 +13,9 @@ use rea_plugin_api::json::{Json, Object};
 use super::learn::{
     common_bulk_layout, envelope_options, learn_one, merge_upsert_body, note_calls, request_bodies,
 };
-use super::model::{BodyModel, Effect, UpsertModel, WritePlan};
+use super::model::{
+    BodyModel, Effect, OptionedAnswer, ResponseKind, ResponseModel, UpsertModel, WritePlan,
+};
 use super::observe::Call;
 use super::target::Classified;
 use super::{Draft, Views};
@@ -37,8 +39,8 @@ pub(super) fn keyed_batch(draft: &Draft, calls: &[Call]) -> bool {
 }
 
 /// Learns a keyed batch (see the module docs). Withheld as `body-unusable` when the calls do not
-/// share one array of row objects, or when an answer lists one item per row (a listing the plan
-/// does not render).
+/// share one array of row objects, or when an answer lists one item per row in a way no rows
+/// model fits (see [`super::rows`]).
 pub(super) fn learn_keyed(
     draft: &mut Draft,
     calls: &mut [Call],
@@ -82,12 +84,20 @@ pub(super) fn learn_keyed(
         learn_one(&mut half, &mut ones, views, rules, records);
         adopt_creating_half(&mut plan, &mut body, half.plan);
     }
-    plan.body = Some(body);
     if listing {
-        // The answer lists the rows written (in an order of its own), which the plan does not
-        // render: never another call's rows.
-        plan.withhold("body-unusable");
+        // The answer lists the rows written: rendered as the recorded answers list them, else
+        // withheld (never another call's rows).
+        match rows_answer(draft, calls, records, &body, &plan) {
+            Some(response) => {
+                if let Some(upsert) = plan.upsert.as_mut() {
+                    upsert.response = None;
+                }
+                plan.response = Some(response);
+            }
+            None => plan.withhold("body-unusable"),
+        }
     }
+    plan.body = Some(body);
     draft.plan = plan;
     draft.classified.effect = Effect::Update;
     draft.classified.bulk = true;
@@ -132,6 +142,55 @@ fn adopt_creating_half(plan: &mut WritePlan, body: &mut BodyModel, created: Writ
         rules: created.rules,
         response: created.response,
     });
+}
+
+/// The answer of a keyed batch whose calls' answers list the rows written (see [`super::rows`]):
+/// one model every call's answer fits, given whatever options (`"return": true`) those calls
+/// sent beside the rows, and only them (a call sending other options has no known answer).
+/// `None` when a call's answer lists no rows or no model fits them all.
+fn rows_answer(
+    draft: &Draft,
+    calls: &[Call],
+    records: &[CaptureRecord],
+    body: &BodyModel,
+    plan: &WritePlan,
+) -> Option<ResponseModel> {
+    let identity = plan.target.as_ref()?.identity_field.as_deref()?;
+    let listed: Vec<&Call> = draft.calls.iter().map(|call| &calls[*call]).collect();
+    let (pointer, rows) = super::rows::learn_rows(&listed, identity)?;
+    let first = listed.first()?;
+    let record = records
+        .iter()
+        .find(|record| record.ordinal == first.ordinal)?;
+    let response = ResponseModel {
+        ordinal: record.ordinal,
+        status: record.response.status,
+        media_type: record.response.media_type.clone(),
+        kind: ResponseKind::Rows,
+        pointer: Some(pointer),
+        required_members: Vec::new(),
+        nulled_members: Vec::new(),
+        renamed: Default::default(),
+        by_options: Vec::new(),
+        rows: Some(rows),
+    };
+    let mut by_options: Vec<OptionedAnswer> = Vec::new();
+    for call in &listed {
+        let options = match &call.request {
+            RequestBody::Json(sent) => body.sent_options(Some(sent)),
+            _ => Default::default(),
+        };
+        if !body.options.is_empty() && by_options.iter().all(|known| known.options != options) {
+            by_options.push(OptionedAnswer {
+                options,
+                response: response.clone(),
+            });
+        }
+    }
+    Some(ResponseModel {
+        by_options,
+        ..response
+    })
 }
 
 /// Whether a call's answer lists one item per row it sent (`{"rows": […]}` of the rows written,

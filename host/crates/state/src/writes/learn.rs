@@ -833,6 +833,7 @@ fn response_of(
         nulled_members,
         renamed,
         by_options: Vec::new(),
+        rows: None,
     })
 }
 

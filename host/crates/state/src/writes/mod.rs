@@ -48,6 +48,7 @@ mod keyed;
 mod learn;
 pub mod model;
 mod observe;
+mod rows;
 pub mod serve;
 pub(crate) mod siblings;
 pub mod target;

@@ -465,6 +465,10 @@ pub enum ResponseKind {
     Recorded,
     /// No body.
     None,
+    /// One item per row a batch wrote, in the array at `pointer` (`""`: the answer is the
+    /// array), each item as the model's `rows` says (`{"ok": true, "rows": […]}`,
+    /// `[{"ok": true, "id": …, "rev": …}, …]`).
+    Rows,
 }
 
 /// A write's recorded answer, which served calls answer in.
@@ -499,6 +503,45 @@ pub struct ResponseModel {
     /// sending options no recorded call sent has no answer to give, and is refused.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub by_options: Vec<OptionedAnswer>,
+    /// For a [`ResponseKind::Rows`] answer: the order of its items and what each shows.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rows: Option<RowsModel>,
+}
+
+/// How a batch's answer lists the rows it wrote, one item per row (see [`ResponseKind::Rows`]),
+/// learned from the recorded answers.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RowsModel {
+    /// The order the items follow.
+    pub order: RowOrder,
+    /// What each item shows of its written entity: `None`, the entity whole; else these
+    /// members, in the recorded item's order.
+    pub members: Option<Vec<RowMember>>,
+}
+
+/// The order a batch's answer lists its rows in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RowOrder {
+    /// The order the body sent them in.
+    Body,
+    /// The written entities' identities, ascending (the application reads the rows back by
+    /// key: `DOC` before `WEB` whatever order they were sent in).
+    Identity,
+}
+
+/// One member of a batch answer's item.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RowMember {
+    /// The item's member.
+    pub name: String,
+    /// The written entity's member it shows (the same name, or a text member under another
+    /// name: `id` showing `_id`); `None`: it shows `value`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shows: Option<String>,
+    /// The value every recorded item showed there (`"ok": true`), when it shows no member.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub value: Option<Json>,
 }
 
 /// The answer the recorded calls gave when they sent one set of options beside their envelope.

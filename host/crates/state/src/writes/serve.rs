@@ -202,7 +202,21 @@ fn check_bulk(
             ),
         ));
     };
-    // Each entity's members: those beside the id array, or its object in the array.
+    // Each entity's members: those beside the id array, or its object in the array (beside
+    // which the body holds only the options the recorded calls sent there).
+    if layout.objects
+        && let Json::Object(beside) = without_options(model, &Json::Object(layout.members_beside(&body)))
+        && let Some((name, _)) = beside.iter().next()
+    {
+        return Err(refuse(
+            plan,
+            &format!(
+                "the body sends {} beside the array at {:?}, which the recorded calls never sent there",
+                Json::String(name.to_owned()).to_canonical_string(),
+                layout.pointer
+            ),
+        ));
+    }
     let entries: Vec<Object> = if layout.objects {
         let identity = plan
             .target
@@ -218,7 +232,10 @@ fn check_bulk(
                 ));
             };
             let mut members = members.clone();
-            members.remove(identity);
+            // A keyed batch's rows are learned whole (the identity among their members).
+            if plan.upsert.is_none() {
+                members.remove(identity);
+            }
             entries.push(members);
         }
         entries
@@ -527,6 +544,7 @@ fn written_answer(service: &StateService, plan: &WritePlan, change: &Change) -> 
         | ResponseKind::Projection
         | ResponseKind::Identity
         | ResponseKind::Recorded
+        | ResponseKind::Rows
         | ResponseKind::None => {
             let Some(body) = render_response(plan, base.json(), change) else {
                 return tool_error(

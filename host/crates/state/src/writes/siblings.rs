@@ -451,6 +451,7 @@ mod tests {
             nulled_members: Vec::new(),
             renamed: Default::default(),
             by_options: Vec::new(),
+            rows: None,
         };
         assert!(shows_whole(
             &answer(&["id", "status", "subject"]),
