@@ -267,7 +267,9 @@ fn a_served_bulk_docs_lists_each_document_it_saved_in_body_order() {
     assert_eq!(items.len(), 2, "{answer}");
     assert_eq!(items[1]["id"], "member:0002", "{answer}");
     assert!(
-        items[1]["rev"].as_str().is_some_and(|rev| rev.starts_with("2-")),
+        items[1]["rev"]
+            .as_str()
+            .is_some_and(|rev| rev.starts_with("2-")),
         "{answer}"
     );
     assert_eq!(items[0]["ok"], true, "{answer}");

@@ -857,7 +857,12 @@ impl Applying<'_, '_> {
             }
             created
         });
-        let rows = bulk_ids(plan, self.input.body.as_ref(), &target.identity, created.is_some())?;
+        let rows = bulk_ids(
+            plan,
+            self.input.body.as_ref(),
+            &target.identity,
+            created.is_some(),
+        )?;
         let missing: Vec<Option<&String>> = rows
             .iter()
             .filter(|(id, _)| {
@@ -1581,8 +1586,7 @@ mod keyed_tests {
         }];
         let two = "2".to_owned();
         let both = vec![Some(&two), Some(&forty)];
-        let refused =
-            check_keyed(&ids, &both, Some(&generated), "/t", false).expect_err("refused");
+        let refused = check_keyed(&ids, &both, Some(&generated), "/t", false).expect_err("refused");
         assert_eq!(refused.code, "not_modelled");
         assert!(check_keyed(&ids, &missing, Some(&generated), "/t", false).is_ok());
         // Replaying, the recorded values are taken: several creates are replayed; a row naming
@@ -1590,8 +1594,8 @@ mod keyed_tests {
         assert!(check_keyed(&ids, &both, Some(&generated), "/t", true).is_ok());
         let unnamed = vec![(None, Json::Null), (Some("2".to_owned()), Json::Null)];
         assert!(check_keyed(&unnamed, &[None], Some(&generated), "/t", false).is_ok());
-        let refused =
-            check_keyed(&unnamed, &[None, None], Some(&generated), "/t", false).expect_err("refused");
+        let refused = check_keyed(&unnamed, &[None, None], Some(&generated), "/t", false)
+            .expect_err("refused");
         assert_eq!(refused.code, "not_modelled");
     }
 }

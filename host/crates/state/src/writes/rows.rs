@@ -333,15 +333,17 @@ mod tests {
                 r#"[{"ok": true, "id": "z", "rev": "3-c"}, {"ok": true, "id": "b", "rev": "1-d"}]"#
             ))
         );
-        assert_eq!(render_rows(&model, "_id", &[&entity(r#"{"_id": "q"}"#)]), None);
+        assert_eq!(
+            render_rows(&model, "_id", &[&entity(r#"{"_id": "q"}"#)]),
+            None
+        );
     }
 
     #[test]
     fn an_item_level_error_or_an_unobserved_row_teaches_no_model() {
         let held = object(r#"{"_id": "a1", "_rev": "1-x"}"#);
-        let conflict = json(
-            r#"[{"ok": true, "id": "a1", "rev": "1-x"}, {"id": "b", "error": "conflict"}]"#,
-        );
+        let conflict =
+            json(r#"[{"ok": true, "id": "a1", "rev": "1-x"}, {"id": "b", "error": "conflict"}]"#);
         let other = object(r#"{"_id": "b", "_rev": "1-z"}"#);
         let listed = [Listed {
             response: &conflict,

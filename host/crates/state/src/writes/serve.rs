@@ -205,7 +205,8 @@ fn check_bulk(
     // Each entity's members: those beside the id array, or its object in the array (beside
     // which the body holds only the options the recorded calls sent there).
     if layout.objects
-        && let Json::Object(beside) = without_options(model, &Json::Object(layout.members_beside(&body)))
+        && let Json::Object(beside) =
+            without_options(model, &Json::Object(layout.members_beside(&body)))
         && let Some((name, _)) = beside.iter().next()
     {
         return Err(refuse(
