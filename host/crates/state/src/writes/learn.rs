@@ -858,15 +858,10 @@ fn renamed_members(
     let mut renamed = std::collections::BTreeMap::new();
     for (key, value) in answer.iter() {
         let Json::String(text) = value else { continue };
-        let holders: Vec<&str> = after
-            .iter()
-            .filter(|(_, held)| matches!(held, Json::String(held) if held == text))
-            .map(|(member, _)| member)
-            .collect();
-        if let [member] = holders.as_slice()
-            && *member != key
+        if let Some(member) = sole_text_holder(&after, text)
+            && member != key
         {
-            renamed.insert(key.to_owned(), (*member).to_owned());
+            renamed.insert(key.to_owned(), member.to_owned());
         }
     }
     renamed.retain(|key, member| {
@@ -875,6 +870,16 @@ fn renamed_members(
         })
     });
     renamed
+}
+
+/// The one member of `object` holding the text `text`, when exactly one does.
+pub(super) fn sole_text_holder<'o>(object: &'o Object, text: &str) -> Option<&'o str> {
+    let mut holders = object
+        .iter()
+        .filter(|(_, held)| matches!(held, Json::String(held) if held == text))
+        .map(|(member, _)| member);
+    let holder = holders.next()?;
+    holders.next().is_none().then_some(holder)
 }
 
 /// The members every recorded answer showing the written entity left `null` where the entity

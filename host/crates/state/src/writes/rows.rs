@@ -158,17 +158,11 @@ fn item_member(pairs: &[(&Object, &Object)], name: &str) -> Option<RowMember> {
         return Some(member(Some(name.to_owned()), None));
     }
     let (item, after) = pairs[0];
-    if let Some(Json::String(text)) = item.get(name) {
-        let holders: Vec<&str> = after
-            .iter()
-            .filter(|(_, held)| matches!(held, Json::String(held) if held == text))
-            .map(|(key, _)| key)
-            .collect();
-        if let [holder] = holders.as_slice()
-            && shown(holder)
-        {
-            return Some(member(Some((*holder).to_owned()), None));
-        }
+    if let Some(Json::String(text)) = item.get(name)
+        && let Some(holder) = super::learn::sole_text_holder(after, text)
+        && shown(holder)
+    {
+        return Some(member(Some(holder.to_owned()), None));
     }
     let value = item.get(name)?;
     pairs
