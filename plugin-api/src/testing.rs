@@ -136,6 +136,12 @@ impl ObservedCallBuilder {
         self
     }
 
+    /// The entities of the written type the state held before the call (a create).
+    pub fn held_entities(mut self, entities: Vec<Value>) -> Self {
+        self.call.held_entities = entities;
+        self
+    }
+
     /// The order the call sent its body's top-level members in.
     pub fn member_order(mut self, names: &[&str]) -> Self {
         self.call.member_order = names.iter().map(|name| (*name).to_owned()).collect();

@@ -184,6 +184,14 @@ pub struct ObservedCall {
     /// value digests the document as the application serialized it.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub member_order: Vec<String>,
+    /// For a create: the entities of the written type the state held before the call (their
+    /// top-level members holding a string, number, boolean or null), passed only when some
+    /// member the call's collection held with one value is offered in `unexplained` because the
+    /// type's other collections hold it with others (a value the collection shares by chance,
+    /// which a rule may explain as a function of another member). Empty otherwise, and from a
+    /// host built before it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub held_entities: Vec<Value>,
 }
 
 /// An entity of another type that held a deleted entity's id, and what a read after the delete

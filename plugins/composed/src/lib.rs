@@ -29,10 +29,16 @@
 //!
 //! **`byte-length`** (creates and updates, [`byte_length`]): a number that is the UTF-8 byte
 //! length of one sent string member (a document's `size`).
+//!
+//! **`name-suffix`** (creates, [`name_suffix`]): a member that is a function of the suffix of a
+//! name the create was given (a file's `mimetype` by its extension), learned from the entities
+//! of the type the state held.
 
 mod byte_length;
+mod name_suffix;
 
 pub use byte_length::{BYTE_LENGTH_STAGE, ByteLengthRule};
+pub use name_suffix::{BySuffix, NAME_SUFFIX_STAGE, NameSuffixRule};
 
 use std::collections::BTreeMap;
 
@@ -465,7 +471,7 @@ impl StateRule for SlugRule {
 }
 
 rea_plugin_api::plugin_root_module! {
-    /// The root module of the composed, slug, derived and byte-length rules.
+    /// The root module of the composed, slug, derived, byte-length and name-suffix rules.
     pub fn root_module() = Plugin::new("rea-composed", env!("CARGO_PKG_VERSION"))
         .rule(
             StageInfo::new(COMPOSED_STAGE, "Explains strings a write spells from sent members, path values and held members around fixed text"),
@@ -482,6 +488,10 @@ rea_plugin_api::plugin_root_module! {
         .rule(
             StageInfo::new(BYTE_LENGTH_STAGE, "Explains a number that is the byte length of one sent string member (a document's size)"),
             ByteLengthRule,
+        )
+        .rule(
+            StageInfo::new(NAME_SUFFIX_STAGE, "Explains a member a create stores as a function of the suffix of a name it was given (a file's media type by its extension), learned from the held entities"),
+            NameSuffixRule,
         );
 }
 

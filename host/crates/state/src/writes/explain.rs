@@ -116,6 +116,10 @@ pub(super) struct Explanation {
     /// Creates: whether each unsent member holds, in every call, the value every held entity of
     /// the collection shared.
     shared_candidates: BTreeMap<String, bool>,
+    /// Creates: members every held entity of the collection shared in every call, but the
+    /// type's other collections held otherwise: offered to the rules, a collection constant
+    /// when none explains them (see [`Explanation::settle_offered_constants`]).
+    offered_shared: BTreeSet<String>,
     /// Updates and document writes: unsent members some call kept.
     kept: BTreeSet<String>,
     /// Updates and document writes: unsent members some call removed.
@@ -230,7 +234,7 @@ impl Explanation {
         }
         match effect {
             Effect::Update => explanation.map_sent_as(observed),
-            Effect::Create => explanation.settle_create_candidates(),
+            Effect::Create => explanation.settle_create_candidates(observed),
             _ => {}
         }
         explanation.offer_unstored();
@@ -449,14 +453,27 @@ impl Explanation {
     }
 
     /// Creates: path values and values every held entity shares are the host's; the rest goes
-    /// to the rules.
-    fn settle_create_candidates(&mut self) {
+    /// to the rules. A value the collection shares while the type's other collections hold
+    /// others is offered to the rules first.
+    fn settle_create_candidates(&mut self, observed: &[Observed<'_>]) {
+        for (key, shared) in &self.shared_candidates {
+            if *shared
+                && self.path_candidates.get(key).cloned().flatten().is_none()
+                && observed
+                    .iter()
+                    .all(|seen| seen.call.shared_by_chance.contains(key))
+            {
+                self.offered_shared.insert(key.clone());
+            }
+        }
         for (index, unsent) in self.unsent.iter().enumerate() {
             for (key, value) in unsent {
                 if self.path_candidates.get(key).cloned().flatten().is_some() {
                     continue;
                 }
-                if self.shared_candidates.get(key) == Some(&true) {
+                if self.shared_candidates.get(key) == Some(&true)
+                    && !self.offered_shared.contains(key)
+                {
                     continue;
                 }
                 created_leaves(pointer_of(key), value, &mut self.residuals[index]);
@@ -468,7 +485,10 @@ impl Explanation {
             }
         }
         for (key, shared) in &self.shared_candidates {
-            if *shared && !self.model.path_fields.contains_key(key) {
+            if *shared
+                && !self.model.path_fields.contains_key(key)
+                && !self.offered_shared.contains(key)
+            {
                 self.model.collection_constants.push(key.clone());
                 if let Some(value) = self.unsent.iter().find_map(|unsent| unsent.get(key)) {
                     self.model.constants.insert(key.clone(), value.clone());
@@ -539,6 +559,30 @@ impl Explanation {
                 rule: Json::from_serde_value(&rule),
             });
         }
+    }
+
+    /// Creates: a member offered to the rules as shared by chance (see
+    /// [`Explanation::settle_create_candidates`]) that no rule explained is the collection
+    /// constant the calls showed after all.
+    pub(super) fn settle_offered_constants(&mut self) {
+        for key in std::mem::take(&mut self.offered_shared) {
+            let pointer = pointer_of(&key);
+            let inside = format!("{pointer}/");
+            let mut left = false;
+            for residual in &mut self.residuals {
+                let before = residual.len();
+                residual.retain(|at, _| *at != pointer && !at.starts_with(&inside));
+                left |= residual.len() != before;
+            }
+            if !left {
+                continue;
+            }
+            self.model.collection_constants.push(key.clone());
+            if let Some(value) = self.unsent.iter().find_map(|unsent| unsent.get(&key)) {
+                self.model.constants.insert(key, value.clone());
+            }
+        }
+        self.model.collection_constants.sort();
     }
 
     /// Creates: what every create that did not send it stored with one value is a constant (a
@@ -718,6 +762,7 @@ fn observed_call(call: &Call, template: &[PathSlot]) -> ObservedCall {
             }
             _ => Vec::new(),
         },
+        held_entities: call.held_entities.iter().map(to_value).collect(),
     }
 }
 

@@ -340,6 +340,7 @@ fn explain(
     );
     explanation.run_rules(&mut draft.plan, rules, request);
     if draft.plan.effect == Effect::Create {
+        explanation.settle_offered_constants();
         explanation.create_constants(observed);
     }
     explanation

@@ -11,7 +11,7 @@
 //! gives the collection's order, so the next call's entity before is what the application held.
 //! Nothing here depends on the rules: it gathers what they learn from.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use rea_manifest::Manifest;
 use rea_plugin_api::contracts::rule::{ObservedDependent, ObservedRead, ReadKind};
@@ -85,6 +85,13 @@ pub(crate) struct Call {
     pub held_max: BTreeMap<String, Json>,
     /// Per top-level field, the value every entity the collection held before a create shares.
     pub shared: BTreeMap<String, Json>,
+    /// The fields of [`Call::shared`] the type's other collections held with other values (a
+    /// value the collection shares by chance, offered to the rules before it is taken as a
+    /// collection constant).
+    pub shared_by_chance: BTreeSet<String>,
+    /// When some field is shared by chance: the entities of the type held before the create,
+    /// their scalar top-level members (what a rule explaining such a field learns from).
+    pub held_entities: Vec<Json>,
     /// The read ordinals of its window.
     pub window: Vec<u64>,
     /// A bulk call: each entity its body names, in body order, as observed.
@@ -446,6 +453,8 @@ impl Call {
             reads: Vec::new(),
             held_max: BTreeMap::new(),
             shared: BTreeMap::new(),
+            shared_by_chance: BTreeSet::new(),
+            held_entities: Vec::new(),
             window: Vec::new(),
             bulk: Vec::new(),
             dependents: Vec::new(),
@@ -1276,6 +1285,9 @@ fn note_held(
     };
     for (field, value) in object.iter() {
         if let Some(shared) = tallies.shared(sim, entity_type, collection, field) {
+            if held_otherwise(sim, entity_type, collection, field, &shared) {
+                call.shared_by_chance.insert(field.to_owned());
+            }
             call.shared.insert(field.to_owned(), shared);
         }
         if integer(value).is_none() {
@@ -1288,6 +1300,44 @@ fn note_held(
             );
         }
     }
+    if !call.shared_by_chance.is_empty() {
+        call.held_entities = held_scalars(sim, entity_type);
+    }
+}
+
+/// Whether another collection of the type holds the field with another value than the one the
+/// written collection shares.
+fn held_otherwise(
+    sim: &LiveState,
+    entity_type: &str,
+    collection: &str,
+    field: &str,
+    shared: &Json,
+) -> bool {
+    let written = collection_key(collection);
+    sim.collections_of(entity_type)
+        .into_iter()
+        .filter(|other| *other != written)
+        .flat_map(|other| sim.collection(entity_type, other))
+        .any(|entity| entity.fields.get(field).is_some_and(|held| held != shared))
+}
+
+/// The entities of a type the simulation holds, their scalar top-level members.
+fn held_scalars(sim: &LiveState, entity_type: &str) -> Vec<Json> {
+    sim.collections_of(entity_type)
+        .into_iter()
+        .flat_map(|collection| sim.collection(entity_type, collection))
+        .filter_map(|entity| entity.fields.as_object())
+        .map(|fields| {
+            let mut scalars = rea_plugin_api::json::Object::new();
+            for (name, value) in fields.iter() {
+                if !matches!(value, Json::Object(_) | Json::Array(_)) {
+                    scalars.insert(name.to_owned(), value.clone());
+                }
+            }
+            Json::Object(scalars)
+        })
+        .collect()
 }
 
 /// The simulation adopts what a call left its entity (an entity read back marked deleted is
