@@ -322,60 +322,32 @@ mod tests {
             json!({"name": "todo.md", "mimetype": "text/markdown"}),
             json!({"name": "q3.md", "mimetype": "text/markdown"}),
         ];
-        let outcome = learn(
-            Effect::Create,
-            vec![created("standup.md", json!("text/markdown"), same)],
-        );
-        assert!(
-            matches!(outcome, LearnOutcome::NoExplanation { .. }),
-            "{outcome:?}"
-        );
         // One suffix held with two values: not a function of the suffix.
         let mut mixed = held();
         mixed.push(json!({"name": "raw.md", "mimetype": "text/plain"}));
-        let outcome = learn(
-            Effect::Create,
-            vec![created("standup.md", json!("text/markdown"), mixed)],
-        );
-        assert!(
-            matches!(outcome, LearnOutcome::NoExplanation { .. }),
-            "{outcome:?}"
-        );
-        // The call stored another value than the held entities map its suffix to.
-        let outcome = learn(
-            Effect::Create,
-            vec![created("standup.md", json!("text/plain"), held())],
-        );
-        assert!(
-            matches!(outcome, LearnOutcome::NoExplanation { .. }),
-            "{outcome:?}"
-        );
-        // The call's suffix is none the held entities show: nothing confirms the function.
-        let outcome = learn(
-            Effect::Create,
-            vec![created("budget.csv", json!("text/csv"), held())],
-        );
-        assert!(
-            matches!(outcome, LearnOutcome::NoExplanation { .. }),
-            "{outcome:?}"
-        );
-        // No held entities (the host offered nothing), or an update: nothing learned.
-        let outcome = learn(
-            Effect::Create,
-            vec![created("standup.md", json!("text/markdown"), Vec::new())],
-        );
-        assert!(
-            matches!(outcome, LearnOutcome::NoExplanation { .. }),
-            "{outcome:?}"
-        );
-        let outcome = learn(
-            Effect::Update,
-            vec![created("standup.md", json!("text/markdown"), held())],
-        );
-        assert!(
-            matches!(outcome, LearnOutcome::NoExplanation { .. }),
-            "{outcome:?}"
-        );
+        let cases = [
+            (Effect::Create, "standup.md", json!("text/markdown"), same),
+            (Effect::Create, "standup.md", json!("text/markdown"), mixed),
+            // The call stored another value than the held entities map its suffix to.
+            (Effect::Create, "standup.md", json!("text/plain"), held()),
+            // The call's suffix is none the held entities show: nothing confirms the function.
+            (Effect::Create, "budget.csv", json!("text/csv"), held()),
+            // No held entities (the host offered nothing), or an update.
+            (
+                Effect::Create,
+                "standup.md",
+                json!("text/markdown"),
+                Vec::new(),
+            ),
+            (Effect::Update, "standup.md", json!("text/markdown"), held()),
+        ];
+        for (effect, name, mimetype, held) in cases {
+            let outcome = learn(effect, vec![created(name, mimetype, held)]);
+            assert!(
+                matches!(outcome, LearnOutcome::NoExplanation { .. }),
+                "{name}: {outcome:?}"
+            );
+        }
     }
 
     #[test]
