@@ -3,10 +3,12 @@ without the bundle's precomputed state (state.json) and time it to its first 200
 
     python3 startup.py REA CAPTURE.har... [--runs N] [--ceilings FILE] [--binary FILE]
 
-Per capture it prints the capture's size, `environment-build`'s wall time and peak RSS (the child's
-ru_maxrss), then for the server deriving the state (no --state: what every server did before) and
-reading it (--state): the median time from spawn to /ready over N fresh processes, the RSS at
-/ready and the peak RSS (VmHWM), and the ratios (derive/precomputed time, peak RSS/capture size).
+Per capture it prints the capture's size, `environment-build`'s wall time, CPU time and peak RSS
+(the child's ru_maxrss), then for the server deriving the state (no --state: what every server did
+before) and reading it (--state): the median time from spawn to /ready over N fresh processes, the
+median CPU time the server spent by then (all its threads), the RSS at /ready and the peak RSS
+(VmHWM), and the ratios (derive/precomputed time, peak RSS/capture size). On a shared machine the
+wall times follow the load; the CPU times hardly move with it, so compare builds by those.
 
 With --ceilings FILE (JSON: {"NAME": {"build_s", "build_rss_mib", "ready_ms", "ready_rss_mib"}}),
 each capture named there must stay within its ceilings (the precomputed server's figures); the run
@@ -50,7 +52,7 @@ def build(rea, har, bundle, binary):
     if status != 0:
         sys.exit("environment-build failed on %s" % har)
     report = json.loads(output)
-    return elapsed, usage.ru_maxrss / 1024, report
+    return elapsed, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, report
 
 
 def status_kib(pid, field):
@@ -61,8 +63,16 @@ def status_kib(pid, field):
     return 0
 
 
+def cpu_seconds(pid):
+    """The user and system time a live process has spent, all its threads."""
+    with open("/proc/%d/stat" % pid) as stat:
+        fields = stat.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def ready_once(rea, env_dir, state):
-    """Starts the bundle's server; returns (seconds to the first 200 from /ready, RSS MiB, peak MiB)."""
+    """Starts the bundle's server; returns (seconds to the first 200 from /ready, RSS MiB, peak MiB,
+    CPU seconds by then)."""
     port = free_port()
     argv = [rea, "environment-serve", "manifest.json", "--evidence", "evidence.json",
             "--pipeline", "pipeline.toml", "--port", str(port)]
@@ -83,18 +93,19 @@ def ready_once(rea, env_dir, state):
                 time.sleep(0.002)
         elapsed = time.monotonic() - start
         rss, peak = status_kib(child.pid, "VmRSS") / 1024, status_kib(child.pid, "VmHWM") / 1024
+        cpu = cpu_seconds(child.pid)
     finally:
         child.terminate()
         _, errors = child.communicate(timeout=30)
     if state and b"precomputed state is not used" in errors:
         sys.exit("the precomputed state was not used: %s" % errors.decode(errors="replace"))
-    return elapsed, rss, peak
+    return elapsed, rss, peak, cpu
 
 
 def ready(rea, env_dir, state, runs):
     results = [ready_once(rea, env_dir, state) for _ in range(runs)]
     return (statistics.median(r[0] for r in results), max(r[1] for r in results),
-            max(r[2] for r in results))
+            max(r[2] for r in results), statistics.median(r[3] for r in results))
 
 
 def main():
@@ -110,24 +121,25 @@ def main():
     ceilings = json.load(open(args.ceilings)) if args.ceilings else {}
     work = tempfile.mkdtemp()
     failures = []
-    print("%-16s %7s %7s %8s | %9s %8s %8s | %9s %8s %8s | %7s %7s %7s" % (
-        "capture", "MiB", "build s", "RSS MiB", "derive ms", "RSS MiB", "peak", "state ms", "RSS MiB",
-        "peak", "speedup", "build x", "serve x"))
+    print("%-16s %7s %7s %7s %8s | %9s %8s %8s %8s | %9s %8s %8s %8s | %7s %7s %7s" % (
+        "capture", "MiB", "build s", "cpu s", "RSS MiB", "derive ms", "cpu ms", "RSS MiB", "peak",
+        "state ms", "cpu ms", "RSS MiB", "peak", "speedup", "build x", "serve x"))
     try:
         for har in args.captures:
             name = os.path.basename(os.path.dirname(har)) if har.endswith("/build.har") else \
                 os.path.splitext(os.path.basename(har))[0]
             size = mib(os.path.getsize(har))
             bundle = os.path.join(work, name)
-            build_s, build_rss, report = build(args.rea, har, bundle, args.binary)
+            build_s, build_cpu, build_rss, report = build(args.rea, har, bundle, args.binary)
             env_dir = os.path.join(bundle, "envs", report["name"])
             has_state = os.path.exists(os.path.join(env_dir, "state.json"))
             derive = ready(args.rea, env_dir, False, args.runs)
             state = ready(args.rea, env_dir, True, args.runs) if has_state else None
             shown = state or derive
-            print("%-16s %7.2f %7.2f %8.1f | %9.1f %8.1f %8.1f | %9s %8s %8s | %7s %7.1f %7.1f" % (
-                name, size, build_s, build_rss, derive[0] * 1000, derive[1], derive[2],
-                "%.1f" % (state[0] * 1000) if state else "-", "%.1f" % state[1] if state else "-",
+            print("%-16s %7.2f %7.2f %7.2f %8.1f | %9.1f %8.0f %8.1f %8.1f | %9s %8s %8s %8s | %7s %7.1f %7.1f" % (
+                name, size, build_s, build_cpu, build_rss, derive[0] * 1000, derive[3] * 1000,
+                derive[1], derive[2], "%.1f" % (state[0] * 1000) if state else "-",
+                "%.0f" % (state[3] * 1000) if state else "-", "%.1f" % state[1] if state else "-",
                 "%.1f" % state[2] if state else "-",
                 "%.1fx" % (derive[0] / state[0]) if state else "-",
                 build_rss / size, shown[2] / size), flush=True)

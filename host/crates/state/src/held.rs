@@ -201,6 +201,14 @@ impl SharedValues {
         }
     }
 
+    /// A held value of `value`'s canonical text (JSON equality up to spelling), when one is held:
+    /// no such value means no member holds `value`.
+    pub fn held_like(&self, value: &Json) -> Option<&Json> {
+        self.values
+            .get(&value.to_canonical_vec())
+            .map(|(held, _)| held)
+    }
+
     /// The value every member holds, when there are members and they all hold one value.
     pub fn shared(&self) -> Option<&Json> {
         match (self.absent, self.values.len()) {
@@ -765,6 +773,61 @@ mod tests {
                 .map(|value| value.to_canonical_string())
                 .as_deref(),
             Some("7")
+        );
+    }
+
+    #[test]
+    fn a_held_value_is_told_by_the_kept_shared_values_as_by_the_members() {
+        let members = || {
+            vec![
+                item(
+                    "1",
+                    json!({"id": 1, "title": "taken", "owner": {"a": 1, "b": 2}}),
+                ),
+                item("2", json!({"id": 2, "title": "also", "rank": 1.0})),
+            ]
+        };
+        let mut kept = LiveState::new(members(), Vec::new());
+        for field in ["title", "owner", "rank"] {
+            kept.keep_shared_index("/items", "/items", field);
+        }
+        let mut unkept = LiveState::new(members(), Vec::new());
+        let probes = [
+            ("title", json!("taken")),
+            ("title", json!("free")),
+            ("title", json!(1)),
+            ("owner", json!({"b": 2, "a": 1})),
+            ("owner", json!({"a": 1})),
+            ("rank", json!(1.0)),
+            ("rank", json!(1)),
+            ("absent", json!("taken")),
+        ];
+        let agree = |kept: &LiveState, unkept: &LiveState| {
+            probes
+                .iter()
+                .map(|(field, value)| {
+                    let value = Json::from_serde_value(value);
+                    let held = kept.holds_value("/items", "/items", field, &value);
+                    assert_eq!(
+                        held,
+                        unkept.holds_value("/items", "/items", field, &value),
+                        "{field}: {value:?}"
+                    );
+                    held
+                })
+                .collect::<Vec<bool>>()
+        };
+        assert_eq!(
+            agree(&kept, &unkept),
+            [true, false, false, true, false, true, false, false]
+        );
+        for state in [&mut kept, &mut unkept] {
+            state.update_entity(item("1", json!({"id": 1, "title": "free"})), None);
+            state.remove_entity("/items", "/items", "2");
+        }
+        assert_eq!(
+            agree(&kept, &unkept),
+            [false, true, false, false, false, false, false, false]
         );
     }
 

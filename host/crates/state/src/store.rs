@@ -780,6 +780,33 @@ impl LiveState {
         self.held.keep_shared(key, field.to_owned(), values);
     }
 
+    /// Whether an entity of a collection holds `value` at a top-level field: from the kept shared
+    /// values (see [`LiveState::keep_shared_index`]) when they are kept and tell, else from its
+    /// members (a pass over the collection, also when a value of the same canonical text but
+    /// another spelling is held).
+    pub fn holds_value(
+        &self,
+        entity_type: &str,
+        collection: &str,
+        field: &str,
+        value: &Json,
+    ) -> bool {
+        let key = (
+            entity_type.to_owned(),
+            collection_key(collection).to_owned(),
+        );
+        if let Some(values) = self.held.shared(&key, field) {
+            match values.held_like(value) {
+                None => return false,
+                Some(held) if held == value => return true,
+                Some(_) => {}
+            }
+        }
+        self.collection(entity_type, collection)
+            .iter()
+            .any(|entity| entity.fields.get(field) == Some(value))
+    }
+
     /// The value every entity of a collection holds at a top-level field, when it holds
     /// entities and they all hold one value: from the kept shared values, else from its members.
     pub fn shared_value(&self, entity_type: &str, collection: &str, field: &str) -> Option<Json> {

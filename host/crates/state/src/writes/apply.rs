@@ -598,8 +598,8 @@ fn indexed(kinds: &[HeldIndexKind]) -> BTreeSet<HeldIndexKind> {
 }
 
 /// Keeps, in the live state, the held indexes a served call's rules ask about for the collection
-/// it writes, and the shared values of a create's collection constants (for the plan, and the
-/// create an upsert makes): built by the first call, kept up to date by every change after it,
+/// it writes, and the shared values of a create's collection constants and of the members its
+/// conflicts check (for the plan, and the create an upsert makes): built by the first call, kept up to date by every change after it,
 /// so applying the plan lists no collection.
 pub fn keep_held_indexes(
     plan: &WritePlan,
@@ -613,11 +613,12 @@ pub fn keep_held_indexes(
             continue;
         };
         if plan.effect == Effect::Create {
-            for field in plan
+            let constants = plan
                 .fields
                 .iter()
-                .flat_map(|model| &model.collection_constants)
-            {
+                .flat_map(|model| &model.collection_constants);
+            let conflicts = plan.conflicts.iter().map(|conflict| &conflict.member);
+            for field in constants.chain(conflicts) {
                 state.keep_shared_index(&target.entity_type, &target.collection, field);
             }
         }

@@ -5,7 +5,9 @@
 //! state's entities, and those the tool's own successful calls before it created); served by
 //! answering that failure, each occurrence of the recorded value in its body renamed to the sent
 //! one (as a missing answer renames, [`crate::missing`]), for a create sending a value the live
-//! collection holds in that field, changing nothing.
+//! collection holds in that field, changing nothing. Whether the live collection holds the sent
+//! value is asked of the shared values the served writes keep for each conflict's member
+//! ([`super::apply::keep_held_indexes`]), so a served create does not scan its collection.
 
 use rea_manifest::segments::split_path;
 use rea_plugin_api::json::Json;
@@ -126,11 +128,9 @@ pub(super) fn answer(
     let sent = sent_members(plan, input.body.as_ref())?;
     let (collection, _) = call_target(plan, input)?;
     let live = service.read();
-    let held = live.collection(entity_type, &collection);
     let conflict = plan.conflicts.iter().find(|conflict| {
         sent.get(&conflict.member).is_some_and(|value| {
-            held.iter()
-                .any(|entity| entity.fields.get(&conflict.member) == Some(value))
+            live.holds_value(entity_type, &collection, &conflict.member, value)
         })
     })?;
     let value = sent.get(&conflict.member)?.as_str()?.to_owned();
