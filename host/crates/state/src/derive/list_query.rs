@@ -291,19 +291,60 @@ fn role_options(
     for line in lines {
         for (name, _) in &line.arguments {
             options.entry(name.clone()).or_insert_with(|| {
-                let roles = match term_roles.get(name) {
+                let mut roles = match term_roles.get(name) {
                     Some(offered) if !offered.is_empty() => return offered.clone(),
                     _ => with_cursor_keys(candidate_roles(name, &has_field), objects),
                 };
                 if roles.is_empty() && has_whole {
-                    vec![QueryRole::Inert { values: Vec::new() }]
-                } else {
-                    roles
+                    roles.push(QueryRole::Inert { values: Vec::new() });
                 }
+                if !roles.contains(&QueryRole::Sort)
+                    && lists_sort_keys(recorded_values(lines, name), &has_field)
+                {
+                    roles.push(QueryRole::Sort);
+                }
+                roles
             });
         }
     }
     options
+}
+
+/// The values the lines give a parameter.
+fn recorded_values<'a>(lines: &'a [QueryLine<'_>], name: &'a str) -> impl Iterator<Item = &'a str> {
+    lines.iter().flat_map(move |line| {
+        line.arguments
+            .iter()
+            .filter(move |(named, _)| named == name)
+            .map(|(_, value)| value.as_str())
+    })
+}
+
+/// Whether recorded values spell sort keys whatever the parameter is named: each a
+/// comma-separated list of fields the entities hold, a key optionally `-` for descending, and
+/// some key descending (`-priority,title`; a plain field list may as well select fields). A
+/// parameter so valued may sort, beside the roles its name proposes (`order` proposes a
+/// direction, which such values are not); evaluation keeps the role that reproduces the lines.
+fn lists_sort_keys<'a>(
+    values: impl Iterator<Item = &'a str>,
+    has_field: &dyn Fn(&str) -> bool,
+) -> bool {
+    let mut descending = false;
+    for value in values {
+        for key in value.split(',') {
+            let field = match key.strip_prefix('-') {
+                Some(field) => {
+                    descending = true;
+                    field
+                }
+                None => key,
+            };
+            if field.is_empty() || !has_field(field) {
+                return false;
+            }
+        }
+    }
+    descending
 }
 
 /// The roles with a keyset cursor whose key is the list's to learn given each key it may have:
@@ -839,8 +880,23 @@ pub(super) fn learn_page_envelope(
 
 #[cfg(test)]
 mod tests {
-    use super::{Totals, paged_members};
+    use super::{Totals, lists_sort_keys, paged_members};
     use rea_plugin_api::json::Json;
+
+    #[test]
+    fn values_listing_fields_with_a_descending_key_spell_sort_keys() {
+        let has_field = |field: &str| ["priority", "title", "sla.hours"].contains(&field);
+        let spell = |values: &[&str]| lists_sort_keys(values.iter().copied(), &has_field);
+        assert!(spell(&["-priority,title", "title"]));
+        assert!(spell(&["-sla.hours"]));
+        // A plain field list may select fields: no descending key, no sort proposed.
+        assert!(!spell(&["title,priority"]));
+        // Directions, unknown fields and empty keys are no sort keys.
+        assert!(!spell(&["-priority", "desc"]));
+        assert!(!spell(&["-colour"]));
+        assert!(!spell(&["-priority,,title"]));
+        assert!(!spell(&[]));
+    }
 
     #[test]
     fn a_member_showing_the_collections_size_apart_from_the_matches_is_a_collection_total() {
