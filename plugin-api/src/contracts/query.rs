@@ -124,6 +124,16 @@ pub struct QueryGrammarOutcome {
     /// One map per requested list (name → role); the host ignores a name the list established or
     /// recorded.
     pub lists: Vec<BTreeMap<String, QueryRole>>,
+    /// Families of parameter names, per requested list (same order; empty: none for any list):
+    /// an anchored pattern (the ECMA-262 subset JSON Schema's `patternProperties` and the host
+    /// both read: literals, escapes, classes, groups, alternation, `+`, `*`, `?`) → what a name
+    /// of it does. A family names parameters a list accepts whose names are unbounded, each of
+    /// which the same grammar's `split` reads as its terms (`filter[_or][0][state][_eq]`: a
+    /// filter term in a branch of a group): the state catalog accepts them besides its named
+    /// arguments, and the state evaluates each through the terms, refusing a call whose terms it
+    /// cannot evaluate. Added after `lists`: an older grammar names none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub families: Vec<BTreeMap<String, String>>,
     /// Always [`super::SCHEMA_VERSION`].
     #[serde(default = "current_schema_version")]
     pub schema_version: u32,

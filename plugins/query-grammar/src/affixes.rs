@@ -65,6 +65,7 @@ impl QueryGrammar for FieldAffixes {
                     }
                 })
                 .collect(),
+            families: Vec::new(),
             schema_version: SCHEMA_VERSION,
         })
     }

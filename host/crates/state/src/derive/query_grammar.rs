@@ -4,7 +4,8 @@
 //! accept beyond those their recordings named, given every list's established roles (learned by
 //! [`super::list_query`]), the fields the state holds for its entity type and the names its
 //! recorded lines used. What the stages propose is kept apart from the recorded roles
-//! ([`QueryModel::generalized`]); the first proposal for a name wins, and a name a list
+//! ([`QueryModel::generalized`]), as are the families of unbounded parameter names they read
+//! as terms ([`QueryModel::families`]); the first proposal for a name wins, and a name a list
 //! established or recorded is never taken from a stage (its recording decides it).
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -92,7 +93,8 @@ pub fn generalize(views: &mut [ReadView], entities: &[Entity], rules: &RuleSet) 
         ViewDetail::List(list) => Some(list),
         _ => None,
     });
-    for ((list, asked), mut generalized) in list_views.zip(&request.lists).zip(proposed) {
+    for ((list, asked), proposals) in list_views.zip(&request.lists).zip(proposed) {
+        let mut generalized = proposals.roles;
         generalized.retain(|name, _| {
             !asked.established.contains_key(name)
                 && asked.recorded_names.binary_search(name).is_err()
@@ -107,10 +109,13 @@ pub fn generalize(views: &mut [ReadView], entities: &[Entity], rules: &RuleSet) 
             cursor_members: Vec::new(),
             record_ordinals: Vec::new(),
             generalized: BTreeMap::new(),
+            families: BTreeMap::new(),
             groups: None,
         });
         model.generalized = generalized;
-        if model.parameters.is_empty() && model.generalized.is_empty() {
+        model.families = proposals.families;
+        if model.parameters.is_empty() && model.generalized.is_empty() && model.families.is_empty()
+        {
             list.query = None;
         }
     }
