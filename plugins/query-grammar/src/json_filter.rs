@@ -489,6 +489,7 @@ mod tests {
                 .collect(),
             fields: vec!["state".into()],
             recorded_names: recorded.iter().map(|name| (*name).to_owned()).collect(),
+            array_fields: Vec::new(),
         };
         let request = QueryGrammarRequest {
             options: Default::default(),

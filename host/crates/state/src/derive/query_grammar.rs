@@ -41,6 +41,38 @@ pub fn scalar_fields<'a>(entities: impl IntoIterator<Item = &'a Entity>) -> BTre
     fields
 }
 
+/// The top-level fields the entities of a type hold as arrays of scalars: some entity holds a
+/// non-empty array there and every entity holding the field holds an array of scalars (or
+/// null).
+pub fn array_fields<'a>(entities: impl IntoIterator<Item = &'a Entity>) -> BTreeSet<String> {
+    // Per field: whether some entity held a non-empty array there; `None` once one held
+    // something else.
+    let mut seen: BTreeMap<String, Option<bool>> = BTreeMap::new();
+    for entity in entities {
+        let Some(object) = entity.fields.as_object() else {
+            continue;
+        };
+        for (key, value) in object.iter() {
+            let held = match value {
+                Json::Array(items) => items
+                    .iter()
+                    .all(|item| !matches!(item, Json::Array(_) | Json::Object(_) | Json::Null))
+                    .then_some(!items.is_empty()),
+                Json::Null => Some(false),
+                _ => None,
+            };
+            let known = seen.entry(key.to_owned()).or_insert(Some(false));
+            *known = match (*known, held) {
+                (Some(before), Some(filled)) => Some(before || filled),
+                _ => None,
+            };
+        }
+    }
+    seen.into_iter()
+        .filter_map(|(field, held)| (held == Some(true)).then_some(field))
+        .collect()
+}
+
 /// The query evidence of one list view a grammar is given: its established roles, its entity
 /// type's fields and the names its recorded lines used.
 pub fn list_queries(list: &crate::model::ListView, entities: &[Entity]) -> ListQueries {
@@ -63,6 +95,13 @@ pub fn list_queries(list: &crate::model::ListView, entities: &[Entity]) -> ListQ
             .unwrap_or_default(),
         fields: fields.into_iter().collect(),
         recorded_names: recorded_names.into_iter().collect(),
+        array_fields: array_fields(
+            entities
+                .iter()
+                .filter(|entity| entity.entity_type == list.entity_type),
+        )
+        .into_iter()
+        .collect(),
     }
 }
 
@@ -118,5 +157,34 @@ pub fn generalize(views: &mut [ReadView], entities: &[Entity], rules: &RuleSet) 
         {
             list.query = None;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entity(fields: &str) -> Entity {
+        Entity {
+            entity_type: "/posts".to_owned(),
+            collection: "/posts".to_owned(),
+            id: String::new(),
+            fields: rea_plugin_api::json::parse(fields.as_bytes()).expect("JSON"),
+            view_fields: BTreeMap::new(),
+            record_ordinals: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn array_fields_hold_arrays_of_scalars_in_every_entity() {
+        let entities = [
+            entity(
+                r#"{"tags": ["a", "b"], "ids": [1, 2], "links": [{"x": 1}], "mixed": [1], "empty": []}"#,
+            ),
+            entity(r#"{"tags": [], "ids": null, "mixed": "one", "empty": []}"#),
+        ];
+        let fields: Vec<String> = array_fields(&entities).into_iter().collect();
+        assert_eq!(fields, vec!["ids".to_owned(), "tags".to_owned()]);
+        assert!(!scalar_fields(&entities).contains("tags"));
     }
 }
