@@ -148,7 +148,14 @@ pub(crate) fn argument_families(view: &crate::model::ReadView) -> &BTreeMap<Stri
     static NONE: BTreeMap<String, String> = BTreeMap::new();
     match &view.detail {
         crate::model::ViewDetail::List(list) => {
-            list.query.as_ref().map_or(&NONE, |model| &model.families)
+            match list
+                .query
+                .as_ref()
+                .and_then(|model| model.families.as_deref())
+            {
+                Some(families) => families,
+                None => &NONE,
+            }
         }
         _ => &NONE,
     }

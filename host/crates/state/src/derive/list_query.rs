@@ -76,7 +76,7 @@ impl<'a> Evaluator<'a> {
             cursor_members: Vec::new(),
             record_ordinals: Vec::new(),
             generalized: BTreeMap::new(),
-            families: BTreeMap::new(),
+            families: None,
             groups: None,
         };
         let (indexes, candidates) = self.collections.get(&line.collection)?;
@@ -682,7 +682,7 @@ fn query_model(
         cursor_members,
         record_ordinals,
         generalized: BTreeMap::new(),
-        families: BTreeMap::new(),
+        families: None,
         groups: None,
     })
 }

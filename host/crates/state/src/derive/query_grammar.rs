@@ -148,13 +148,12 @@ pub fn generalize(views: &mut [ReadView], entities: &[Entity], rules: &RuleSet) 
             cursor_members: Vec::new(),
             record_ordinals: Vec::new(),
             generalized: BTreeMap::new(),
-            families: BTreeMap::new(),
+            families: None,
             groups: None,
         });
         model.generalized = generalized;
-        model.families = proposals.families;
-        if model.parameters.is_empty() && model.generalized.is_empty() && model.families.is_empty()
-        {
+        model.families = (!proposals.families.is_empty()).then(|| Box::new(proposals.families));
+        if model.parameters.is_empty() && model.generalized.is_empty() && model.families.is_none() {
             list.query = None;
         }
     }
