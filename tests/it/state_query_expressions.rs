@@ -11,7 +11,7 @@
 use rea_plugin_api::contracts::query::QueryRole;
 use serde_json::{Map, Value};
 
-use crate::state_query_grammar::{assert_live_answers, served_with_probes};
+use crate::state_query_grammar::{assert_live_answers, probe_arguments, served_with_probes};
 use crate::state_support::{Served, list_view, recorded_answer};
 
 const TIDDLERS: &str = "get_recipes_default_tiddlers_json";
@@ -99,38 +99,28 @@ fn an_or_group_holds_by_any_branch() {
         .find(|record| crate::state_support::request_line(record, "") == OR_BRACKETS)
         .expect("the bracket probe");
     let (_, live) = recorded_answer(probe);
-    let bracket_arguments: Map<String, Value> = probe
-        .query
-        .iter()
-        .flat_map(|query| query.pairs.iter().flatten())
-        .map(|(name, value)| (name.clone(), Value::String(value.clone())))
-        .collect();
+    let bracket_arguments = probe_arguments(probe);
     assert_eq!(bracket_arguments.len(), 2);
     let schema = input_schema(&directus, TASKS);
     assert!(
         rea_serve::arguments::check(&schema, &bracket_arguments).is_ok(),
         "{schema:?}"
     );
-    let (answer, is_error) = directus.call(TASKS, bracket_arguments);
-    assert!(!is_error, "{answer}");
-    assert_eq!(
-        answer.pointer("/state/membership").and_then(Value::as_str),
-        Some("query"),
-        "{answer}"
-    );
-    assert_eq!(answer.get("body"), Some(&live));
-    let (answer, is_error) = call_filter(
+    let bracket = directus.call(TASKS, bracket_arguments);
+    let json = call_filter(
         &directus,
         TASKS,
         r#"{"_or": [{"state": {"_eq": "doing"}}, {"priority": {"_eq": 5}}]}"#,
     );
-    assert!(!is_error, "{answer}");
-    assert_eq!(
-        answer.pointer("/state/membership").and_then(Value::as_str),
-        Some("query"),
-        "{answer}"
-    );
-    assert_eq!(answer.get("body"), Some(&live));
+    for (answer, is_error) in [bracket, json] {
+        assert!(!is_error, "{answer}");
+        assert_eq!(
+            answer.pointer("/state/membership").and_then(Value::as_str),
+            Some("query"),
+            "{answer}"
+        );
+        assert_eq!(answer.get("body"), Some(&live));
+    }
     // A group beside a term every match holds narrows it: only the listed tasks of project 2.
     let (answer, is_error) = call_filter(
         &directus,

@@ -36,15 +36,19 @@ pub(crate) fn served_with_probes(app: &str) -> (Served, Vec<CaptureRecord>) {
     (served, probes)
 }
 
-/// Calls a list tool with a probe's query pairs as string arguments.
-fn call_probe(served: &Served, tool: &str, probe: &CaptureRecord) -> Value {
-    let arguments: Map<String, Value> = probe
+/// A probe's query pairs as string arguments named as the pairs are.
+pub(crate) fn probe_arguments(probe: &CaptureRecord) -> Map<String, Value> {
+    probe
         .query
         .iter()
         .flat_map(|query| query.pairs.iter().flatten())
         .map(|(name, value)| (name.clone(), Value::String(value.clone())))
-        .collect();
-    served.call(tool, arguments).0
+        .collect()
+}
+
+/// Calls a list tool with a probe's query pairs as string arguments.
+fn call_probe(served: &Served, tool: &str, probe: &CaptureRecord) -> Value {
+    served.call(tool, probe_arguments(probe)).0
 }
 
 /// Each probe line is answered from the state by query evaluation, with the live body, and none
