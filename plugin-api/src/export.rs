@@ -1185,6 +1185,7 @@ mod tests {
                             .collect()
                     })
                     .collect(),
+                families: Vec::new(),
                 schema_version: SCHEMA_VERSION,
             })
         }

@@ -228,6 +228,11 @@ pub const OPERATORS: [(&str, &[&str]); 16] = [
     ("glob", &["glob"]),
 ];
 
+/// The operators that read a field holding an array of scalars item by item: the filter holds
+/// when one item holds it (a substring of one item's text, as the text of the whole array, its
+/// items joined, would hold it for a value spanning no item boundary).
+pub const ARRAY_ITEM_OPERATORS: [&str; 1] = ["like"];
+
 /// The order comparisons.
 pub const ORDER_COMPARISONS: [&str; 4] = ["gt", "gte", "lt", "lte"];
 

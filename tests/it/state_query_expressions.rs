@@ -11,7 +11,7 @@
 use rea_plugin_api::contracts::query::QueryRole;
 use serde_json::{Map, Value};
 
-use crate::state_query_grammar::{assert_live_answers, served_with_probes};
+use crate::state_query_grammar::{assert_live_answers, probe_arguments, served_with_probes};
 use crate::state_support::{Served, list_view, recorded_answer};
 
 const TIDDLERS: &str = "get_recipes_default_tiddlers_json";
@@ -90,27 +90,37 @@ const OR_BRACKETS: &str = "GET /items/tasks?filter%5B_or%5D%5B0%5D%5Bstate%5D%5B
 
 #[test]
 fn an_or_group_holds_by_any_branch() {
-    // Recorded: no `_or` in either spelling; the bracket one is probed (its names are no
-    // argument of the tool's schema, which holds no name family). The JSON spelling of the same
-    // group lists what the live application listed for it.
+    // Recorded: no `_or` in either spelling; the bracket one is probed. Its names are accepted
+    // by the tool's schema as a name family the grammar learned from the bracket filters the
+    // build recorded, and both spellings list what the live application listed for the group.
     let (directus, probes) = served_with_probes("directus");
     let probe = probes
         .iter()
         .find(|record| crate::state_support::request_line(record, "") == OR_BRACKETS)
         .expect("the bracket probe");
     let (_, live) = recorded_answer(probe);
-    let (answer, is_error) = call_filter(
+    let bracket_arguments = probe_arguments(probe);
+    assert_eq!(bracket_arguments.len(), 2);
+    let schema = input_schema(&directus, TASKS);
+    assert!(
+        rea_serve::arguments::check(&schema, &bracket_arguments).is_ok(),
+        "{schema:?}"
+    );
+    let bracket = directus.call(TASKS, bracket_arguments);
+    let json = call_filter(
         &directus,
         TASKS,
         r#"{"_or": [{"state": {"_eq": "doing"}}, {"priority": {"_eq": 5}}]}"#,
     );
-    assert!(!is_error, "{answer}");
-    assert_eq!(
-        answer.pointer("/state/membership").and_then(Value::as_str),
-        Some("query"),
-        "{answer}"
-    );
-    assert_eq!(answer.get("body"), Some(&live));
+    for (answer, is_error) in [bracket, json] {
+        assert!(!is_error, "{answer}");
+        assert_eq!(
+            answer.pointer("/state/membership").and_then(Value::as_str),
+            Some("query"),
+            "{answer}"
+        );
+        assert_eq!(answer.get("body"), Some(&live));
+    }
     // A group beside a term every match holds narrows it: only the listed tasks of project 2.
     let (answer, is_error) = call_filter(
         &directus,
@@ -130,6 +140,62 @@ fn an_or_group_holds_by_any_branch() {
     let narrowed = answer.pointer("/body/data").and_then(Value::as_array);
     assert_eq!(narrowed, Some(&listed(&live)), "{answer}");
     assert!(!listed(&live).is_empty());
+}
+
+/// The input schema the served state catalog advertises for a tool.
+pub(crate) fn input_schema(served: &Served, tool: &str) -> Map<String, Value> {
+    use rea_serve::backend::ToolBackend;
+    served
+        .backend
+        .tools()
+        .iter()
+        .find(|descriptor| descriptor.name == tool)
+        .expect("the tool is served")
+        .input_schema
+        .clone()
+}
+
+#[test]
+fn a_name_family_accepts_group_names_only() {
+    // The family is the group spelling the bracket filters take; other bracket names, a group
+    // entry that is no index, and a misspelled base stay unknown arguments.
+    let (directus, _) = served_with_probes("directus");
+    let schema = input_schema(&directus, TASKS);
+    let patterns = schema
+        .get("patternProperties")
+        .and_then(Value::as_object)
+        .expect("a name family");
+    assert_eq!(
+        patterns.keys().collect::<Vec<_>>(),
+        vec![r"^filter(\[_(and|or)\]\[[0-9]+\])+(\[[^\[\]]+\])+$"]
+    );
+    assert_eq!(
+        schema.get("additionalProperties"),
+        Some(&Value::Bool(false))
+    );
+    let accepts = |name: &str| {
+        let arguments = Map::from_iter([(name.to_owned(), Value::String("1".to_owned()))]);
+        rea_serve::arguments::check(&schema, &arguments).is_ok()
+    };
+    assert!(accepts("filter[_or][0][state][_eq]"));
+    assert!(accepts("filter[_and][1][_or][0][priority][_gte]"));
+    for name in [
+        "filter[_or][x][state][_eq]",
+        "filter[_not][0][state][_eq]",
+        "filters[_or][0][state][_eq]",
+        "filter[_or][0]",
+    ] {
+        assert!(!accepts(name), "{name}");
+    }
+    // A grouped name the grammar cannot evaluate is accepted by the schema and refused by the
+    // state, never answered with a recording.
+    let arguments = Map::from_iter([(
+        "filter[_or][0][tasks][_some][assignee][_eq]".to_owned(),
+        Value::String("chen".to_owned()),
+    )]);
+    let (answer, is_error) = directus.call(TASKS, arguments);
+    assert!(is_error, "{answer}");
+    assert!(answer.get("body").is_none(), "{answer}");
 }
 
 /// Calls a list tool with one `filter` argument.

@@ -36,15 +36,19 @@ pub(crate) fn served_with_probes(app: &str) -> (Served, Vec<CaptureRecord>) {
     (served, probes)
 }
 
-/// Calls a list tool with a probe's query pairs as string arguments.
-fn call_probe(served: &Served, tool: &str, probe: &CaptureRecord) -> Value {
-    let arguments: Map<String, Value> = probe
+/// A probe's query pairs as string arguments named as the pairs are.
+pub(crate) fn probe_arguments(probe: &CaptureRecord) -> Map<String, Value> {
+    probe
         .query
         .iter()
         .flat_map(|query| query.pairs.iter().flatten())
         .map(|(name, value)| (name.clone(), Value::String(value.clone())))
-        .collect();
-    served.call(tool, arguments).0
+        .collect()
+}
+
+/// Calls a list tool with a probe's query pairs as string arguments.
+fn call_probe(served: &Served, tool: &str, probe: &CaptureRecord) -> Value {
+    served.call(tool, probe_arguments(probe)).0
 }
 
 /// Each probe line is answered from the state by query evaluation, with the live body, and none
@@ -146,6 +150,50 @@ fn bracket_and_double_underscore_forms_complete_their_order_comparisons() {
             "GET /tracker/tasks.json?priority__gte=2&priority__lt=4",
         ],
     );
+}
+
+#[test]
+fn a_substring_form_reads_a_field_holding_an_array_item_by_item() {
+    // Recorded: title_like on /posts, never a filter on `tags`, which holds arrays of words; the
+    // live application lists the post one of whose tags holds the text (`search`).
+    assert_live_answers("json-server", "get_posts", &["GET /posts?tags_like=sea"]);
+    // No other form reads an array: equality and the order comparisons stay refused there.
+    let (served, _) = served_with_probes("json-server");
+    for name in ["tags", "tags_gte", "tags_ne"] {
+        let arguments = Map::from_iter([(name.to_owned(), Value::String("rest".to_owned()))]);
+        let (answer, is_error) = served.call("get_posts", arguments);
+        assert!(is_error, "{name}: {answer}");
+    }
+    // Directus's tasks hold `tags` arrays too, and its substring form (`filter[title][_contains]`
+    // recorded) is offered on them, keeping the tasks one of whose tags holds the text (no
+    // probe of directus asks it: the state's own tasks are the expectation).
+    let (directus, _) = served_with_probes("directus");
+    let arguments = Map::from_iter([(
+        "filter[tags][_contains]".to_owned(),
+        Value::String("fra".to_owned()),
+    )]);
+    let (answer, is_error) = directus.call("get_items_tasks", arguments);
+    assert!(!is_error, "{answer}");
+    assert_eq!(
+        answer.pointer("/state/membership").and_then(Value::as_str),
+        Some("query"),
+        "{answer}"
+    );
+    let listed: Vec<&Value> = answer
+        .pointer("/body/data")
+        .and_then(Value::as_array)
+        .expect("a data list")
+        .iter()
+        .collect();
+    assert!(!listed.is_empty(), "{answer}");
+    for task in &listed {
+        let tags = task.get("tags").and_then(Value::as_array).expect("tags");
+        assert!(
+            tags.iter()
+                .any(|tag| tag.as_str().is_some_and(|tag| tag.contains("fra"))),
+            "{task}"
+        );
+    }
 }
 
 #[test]

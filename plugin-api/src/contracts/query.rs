@@ -34,7 +34,9 @@ pub enum QueryRole {
         /// The field (dotted for nested members).
         field: String,
         /// One of [`crate::query_fields::OPERATORS`]: `eq`, `ne`, `gt`, `gte`, `lt`, `lte`, `in`,
-        /// `nin`, `like`, `starts`, `ends`, `null`, `nnull`, `between`, `pattern`, `glob`; or
+        /// `nin`, `like`, `starts`, `ends`, `null`, `nnull`, `between`, `pattern`, `glob` (over
+        /// a field holding an array of scalars, those of
+        /// [`crate::query_fields::ARRAY_ITEM_OPERATORS`] hold when one item does); or
         /// `token`: the field is a space-separated word list (`[[…]]` groups words) holding the
         /// value as one item; `regex`: the field is text a regular expression (the value) matches
         /// anywhere; `all`: the field is an array holding each of the value's comma-separated
@@ -115,6 +117,12 @@ pub struct ListQueries {
     pub fields: Vec<String>,
     /// Every parameter name some recorded line of the list named (its recording decides those).
     pub recorded_names: Vec<String>,
+    /// The top-level fields the state holds for its entity type whose values are arrays of
+    /// scalars (`tags: ["query", "search"]`), sorted: a filter of such a field by one of
+    /// [`crate::query_fields::ARRAY_ITEM_OPERATORS`] holds when one of its items does. Added
+    /// after `recorded_names`: an older host sends none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub array_fields: Vec<String>,
 }
 
 /// What a query grammar proposes: for each list of the request (same order), the parameters it
@@ -124,6 +132,16 @@ pub struct QueryGrammarOutcome {
     /// One map per requested list (name → role); the host ignores a name the list established or
     /// recorded.
     pub lists: Vec<BTreeMap<String, QueryRole>>,
+    /// Families of parameter names, per requested list (same order; empty: none for any list):
+    /// an anchored pattern (the ECMA-262 subset JSON Schema's `patternProperties` and the host
+    /// both read: literals, escapes, classes, groups, alternation, `+`, `*`, `?`) → what a name
+    /// of it does. A family names parameters a list accepts whose names are unbounded, each of
+    /// which the same grammar's `split` reads as its terms (`filter[_or][0][state][_eq]`: a
+    /// filter term in a branch of a group): the state catalog accepts them besides its named
+    /// arguments, and the state evaluates each through the terms, refusing a call whose terms it
+    /// cannot evaluate. Added after `lists`: an older grammar names none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub families: Vec<BTreeMap<String, String>>,
     /// Always [`super::SCHEMA_VERSION`].
     #[serde(default = "current_schema_version")]
     pub schema_version: u32,

@@ -40,7 +40,8 @@ use rea_plugin_api::contracts::query::{
     QueryGrammarRequest, QueryRole, QueryTerm,
 };
 use rea_plugin_api::query_fields::{
-    OPERATORS, ORDER_COMPARISONS, SET_OPERATORS, SORT_NAMES, is_role_name, operator_word,
+    ARRAY_ITEM_OPERATORS, OPERATORS, ORDER_COMPARISONS, SET_OPERATORS, SORT_NAMES, is_role_name,
+    operator_word,
 };
 
 /// The stage's name.
@@ -65,6 +66,7 @@ impl QueryGrammar for FieldAffixes {
                     }
                 })
                 .collect(),
+            families: Vec::new(),
             schema_version: SCHEMA_VERSION,
         })
     }
@@ -259,6 +261,15 @@ impl Grammar {
                 offer(format!("{before}{field}{after}"), filter(field, op));
             }
         }
+        // A field holding an array of scalars takes the forms of the operators that read it
+        // item by item.
+        for field in &list.array_fields {
+            for ((before, after), op) in &self.forms {
+                if ARRAY_ITEM_OPERATORS.contains(&op.as_str()) {
+                    offer(format!("{before}{field}{after}"), filter(field, op));
+                }
+            }
+        }
         extended
     }
 }
@@ -335,6 +346,25 @@ mod tests {
             established: established.clone(),
             fields: names(fields),
             recorded_names: names(recorded),
+            array_fields: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn an_array_field_takes_only_the_forms_reading_items() {
+        // `title_like` and `views_gte` recorded; `tags` holds arrays of words.
+        let learned = roles(&[
+            ("title_like", filter("title", "like")),
+            ("views_gte", filter("views", "gte")),
+            ("author", filter("author", "eq")),
+        ]);
+        let grammar = Grammar::learn([&learned]);
+        let mut posts = list(&learned, &["author", "title", "views"], &["title_like"]);
+        posts.array_fields = names(&["tags"]);
+        let extended = grammar.extend(&posts);
+        assert_eq!(extended.get("tags_like"), Some(&filter("tags", "like")));
+        for name in ["tags", "tags_gte"] {
+            assert!(!extended.contains_key(name), "{name}");
         }
     }
 

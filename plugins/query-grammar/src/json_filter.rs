@@ -17,6 +17,8 @@
 //! an operator over an object, a field with no operator under it, an empty group, or the same
 //! term twice is not split, and the call is not evaluated through this grammar.
 
+use std::collections::BTreeMap;
+
 use rea_plugin_api::contracts::query::{
     QueryExpressionOutcome, QueryExpressionRequest, QueryGrammarOutcome, QueryGrammarRequest,
     QueryRole, QueryTerm, TermBranch,
@@ -33,9 +35,26 @@ pub const JSON_FILTER: &str = "json-filter";
 pub struct JsonFilter;
 
 impl QueryGrammar for JsonFilter {
-    /// It proposes no parameter names: its terms are spelled in the bracket form.
+    /// It proposes no parameter name (its terms are spelled in the bracket form), but for a list
+    /// whose recorded or established names hold a filter in the bracket form, the family of
+    /// names through its logical groups (see [`group_family`]).
     fn apply(&self, request: &QueryGrammarRequest) -> Result<QueryGrammarOutcome, PluginError> {
-        Ok(crate::no_proposals(request))
+        let mut outcome = crate::no_proposals(request);
+        outcome.families = request
+            .lists
+            .iter()
+            .map(|list| {
+                list.established
+                    .keys()
+                    .chain(&list.recorded_names)
+                    .filter_map(|name| group_family(name))
+                    .collect()
+            })
+            .collect();
+        if outcome.families.iter().all(BTreeMap::is_empty) {
+            outcome.families.clear();
+        }
+        Ok(outcome)
     }
 
     fn split(
@@ -239,6 +258,44 @@ fn bracket_term(name: &str, value: &str) -> Option<QueryTerm> {
     })
 }
 
+/// The family of bracket names through logical groups a bracket filter name implies
+/// (`filter[state][_eq]` → `filter[_or][0][state][_eq]`, `filter[_and][1][_or][0][a][_gte]`, with
+/// the sigil its operator word has), as the anchored pattern and what a name of it does; `None`
+/// for a name not of the form `base[field][op]`.
+fn group_family(name: &str) -> Option<(String, String)> {
+    bracket_filter(name)?;
+    let (base, rest) = name.split_once('[')?;
+    let parts: Vec<&str> = rest.strip_suffix(']')?.split("][").collect();
+    let [_, word] = parts.as_slice() else {
+        return None;
+    };
+    let sigil = word.chars().next().filter(|c| matches!(c, '_' | '$'))?;
+    let pattern = format!(
+        r"^{base}(\[{s}(and|or)\]\[[0-9]+\])+(\[[^\[\]]+\])+$",
+        base = escaped(base),
+        s = escaped(&sigil.to_string())
+    );
+    let description = format!(
+        "a filter term inside {sigil}or/{sigil}and groups, each group and its entry's index in \
+         brackets before the field and operator ({base}[{sigil}or][0][field][{sigil}eq]), \
+         keeping the members one branch of each {sigil}or group holds"
+    );
+    Some((pattern, description))
+}
+
+/// Text as a pattern matching it literally (the characters special in a regular expression
+/// escaped).
+fn escaped(text: &str) -> String {
+    let mut out = String::new();
+    for c in text.chars() {
+        if "\\^$.|?*+()[]{}".contains(c) {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
 /// An operator's value as query text: a scalar as written, an array as its comma-separated items.
 fn operand(value: &Json) -> Option<String> {
     match value {
@@ -420,6 +477,50 @@ mod tests {
         ] {
             assert!(split_named(name, "1").is_none(), "{name}");
         }
+    }
+
+    #[test]
+    fn a_list_filtering_in_brackets_accepts_the_names_through_its_groups() {
+        use rea_plugin_api::contracts::query::{ListQueries, QueryGrammarRequest};
+        let list = |established: &[&str], recorded: &[&str]| ListQueries {
+            established: established
+                .iter()
+                .map(|name| ((*name).to_owned(), QueryRole::filter("f", "eq")))
+                .collect(),
+            fields: vec!["state".into()],
+            recorded_names: recorded.iter().map(|name| (*name).to_owned()).collect(),
+            array_fields: Vec::new(),
+        };
+        let request = QueryGrammarRequest {
+            options: Default::default(),
+            lists: vec![
+                list(&["filter[state][_eq]"], &["filter[state][_eq]", "sort"]),
+                list(&[], &["filters[title][$contains]"]),
+                list(&["state"], &["state", "views[gte]"]),
+            ],
+            schema_version: SCHEMA_VERSION,
+        };
+        let outcome = JsonFilter.apply(&request).unwrap();
+        assert!(outcome.lists.iter().all(BTreeMap::is_empty));
+        let patterns: Vec<Vec<&str>> = outcome
+            .families
+            .iter()
+            .map(|families| families.keys().map(String::as_str).collect())
+            .collect();
+        assert_eq!(
+            patterns,
+            vec![
+                vec![r"^filter(\[_(and|or)\]\[[0-9]+\])+(\[[^\[\]]+\])+$"],
+                vec![r"^filters(\[\$(and|or)\]\[[0-9]+\])+(\[[^\[\]]+\])+$"],
+                vec![],
+            ]
+        );
+        // A request no list of which filters in brackets names no family at all.
+        let plain = QueryGrammarRequest {
+            lists: vec![list(&["state"], &["state"])],
+            ..request
+        };
+        assert!(JsonFilter.apply(&plain).unwrap().families.is_empty());
     }
 
     #[test]

@@ -44,6 +44,7 @@ pub(crate) fn no_proposals(
 ) -> rea_plugin_api::contracts::query::QueryGrammarOutcome {
     rea_plugin_api::contracts::query::QueryGrammarOutcome {
         lists: vec![Default::default(); request.lists.len()],
+        families: Vec::new(),
         schema_version: rea_plugin_api::contracts::SCHEMA_VERSION,
     }
 }

@@ -254,12 +254,27 @@ impl Serialize for PropertySchema {
     }
 }
 
+/// A family of query arguments named by a pattern rather than one by one: every name the
+/// anchored pattern matches is an optional string argument sending the query parameter of that
+/// very name (JSON Schema `patternProperties`; a state catalog offers one for the unbounded names
+/// a learned query grammar reads, such as a filter term in a group's branch).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ArgumentFamily {
+    /// The anchored pattern (the ECMA-262 subset the `regex` crate reads alike).
+    pub pattern: String,
+    /// What a name of it does.
+    pub description: String,
+}
+
 /// A tool's input schema: `{"type": "object", "properties": …, "required": […],
-/// "additionalProperties": false}`, properties in argument order.
+/// "additionalProperties": false}`, properties in argument order, and `patternProperties`
+/// before `additionalProperties` when it has argument families.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct InputSchema {
     /// The arguments, in order: path parameters, query parameters, body.
     pub arguments: Vec<Argument>,
+    /// The argument families (none in a replay catalog).
+    pub families: Vec<ArgumentFamily>,
 }
 
 impl InputSchema {
@@ -298,12 +313,35 @@ impl Serialize for Properties<'_> {
     }
 }
 
+struct Families<'a>(&'a [ArgumentFamily]);
+
+impl Serialize for Families<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(Some(self.0.len()))?;
+        for family in self.0 {
+            let schema = PropertySchema {
+                kind: PropertyKind::Query {
+                    value: QueryType::String,
+                    repeated: false,
+                },
+                description: Some(family.description.clone()),
+            };
+            map.serialize_entry(&family.pattern, &schema)?;
+        }
+        map.end()
+    }
+}
+
 impl Serialize for InputSchema {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut schema = serializer.serialize_struct("InputSchema", 4)?;
+        let fields = if self.families.is_empty() { 4 } else { 5 };
+        let mut schema = serializer.serialize_struct("InputSchema", fields)?;
         schema.serialize_field("type", "object")?;
         schema.serialize_field("properties", &Properties(&self.arguments))?;
         schema.serialize_field("required", &self.required())?;
+        if !self.families.is_empty() {
+            schema.serialize_field("patternProperties", &Families(&self.families))?;
+        }
         schema.serialize_field("additionalProperties", &false)?;
         schema.end()
     }
@@ -598,7 +636,10 @@ pub fn input_schema(tool: &ManifestTool, inputs: &ToolInputs) -> InputSchema {
             },
         });
     }
-    InputSchema { arguments }
+    InputSchema {
+        arguments,
+        families: Vec::new(),
+    }
 }
 
 fn path_arguments(tool: &ManifestTool, names: &mut Names) -> Vec<Argument> {

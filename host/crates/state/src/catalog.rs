@@ -142,8 +142,28 @@ pub(crate) fn generalized_names(view: &crate::model::ReadView) -> BTreeSet<Strin
     generalized_arguments(view).into_keys().collect()
 }
 
+/// The families of query parameter names a list view's learned grammar reads as terms (anchored
+/// pattern → what a name of it does; empty for another view).
+pub(crate) fn argument_families(view: &crate::model::ReadView) -> &BTreeMap<String, String> {
+    static NONE: BTreeMap<String, String> = BTreeMap::new();
+    match &view.detail {
+        crate::model::ViewDetail::List(list) => {
+            match list
+                .query
+                .as_ref()
+                .and_then(|model| model.families.as_deref())
+            {
+                Some(families) => families,
+                None => &NONE,
+            }
+        }
+        _ => &NONE,
+    }
+}
+
 /// The query parameters a view takes beyond its recorded ones, as optional string arguments after
-/// the recorded ones (before the body).
+/// the recorded ones (before the body), and the families of names its learned grammar reads as
+/// terms, as the schema's argument families.
 fn add_generalized_arguments(
     view: &crate::model::ReadView,
     schema: &mut rea_manifest::InputSchema,
@@ -175,6 +195,17 @@ fn add_generalized_arguments(
         })
         .collect();
     schema.arguments.splice(at..at, added);
+    schema.families = argument_families(view)
+        .iter()
+        .map(
+            |(pattern, description)| rea_manifest::catalog::ArgumentFamily {
+                pattern: pattern.clone(),
+                description: format!(
+                    "Query parameters: {description} (learned from the recorded queries)"
+                ),
+            },
+        )
+        .collect();
 }
 
 /// What a generalized query argument does, in one phrase.

@@ -46,6 +46,7 @@ pub mod derive;
 pub mod entries;
 pub mod evidence;
 pub mod exact;
+pub mod families;
 pub mod held;
 pub mod instant;
 pub mod intake;

@@ -647,6 +647,13 @@ pub struct QueryModel {
     /// the other fields, sorts and pages of sibling lists; see [`crate::derive::query_grammar`]).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub generalized: BTreeMap<String, QueryRole>,
+    /// Families of parameter names no recorded line named that the query grammar reads as
+    /// terms (anchored pattern → what a name of it does; see [`crate::families`]): offered in the
+    /// state catalog as `patternProperties`, each call's such parameter evaluated through the
+    /// terms the grammar splits it into; `None` when there is none. Boxed: a model is held in
+    /// every list view.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub families: Option<Box<BTreeMap<String, String>>>,
     /// For one call only (never learned): the disjunction branches each of its terms lies in
     /// (term name → path, outermost first), as the query grammar that split the call's
     /// expression named them; a term not named lies in none (see
@@ -709,6 +716,7 @@ impl QueryModel {
             cursor_members: Vec::new(),
             record_ordinals: Vec::new(),
             generalized: BTreeMap::new(),
+            families: None,
             groups: None,
         }
     }

@@ -112,9 +112,16 @@ fn filter_matches(object: &Object, (field, op, argument): Filter<'_>, bytes: boo
         "nin" => text
             .as_deref()
             .is_some_and(|text| !argument.split(',').any(|item| item == text)),
-        "like" => text
-            .as_deref()
-            .is_some_and(|text| text.to_lowercase().contains(&argument.to_lowercase())),
+        "like" => {
+            let holds = |text: &str| text.to_lowercase().contains(&argument.to_lowercase());
+            match value {
+                // One item of an array of scalars (`ARRAY_ITEM_OPERATORS`).
+                Some(Json::Array(items)) => items
+                    .iter()
+                    .any(|item| scalar_text(item).is_some_and(|text| holds(&text))),
+                _ => text.as_deref().is_some_and(holds),
+            }
+        }
         "starts" => text
             .as_deref()
             .is_some_and(|text| text.starts_with(argument)),
@@ -823,6 +830,23 @@ mod tests {
             run(&model, &[("tags", "physics,desert")], &data),
             Some(vec![])
         );
+    }
+
+    #[test]
+    fn like_over_an_array_holds_when_one_item_does() {
+        let data = objects(
+            r#"[{"title": "Search", "tags": ["query", "Search"]},
+                {"title": "Intro", "tags": ["intro", "rest"]},
+                {"title": "Seaside", "tags": []},
+                {"title": "Plain", "tags": "seaside"}]"#,
+        );
+        let model = model_of_filters(&[("tags_like", "tags", "like")]);
+        assert_eq!(
+            run(&model, &[("tags_like", "sea")], &data),
+            Some(vec![0, 3])
+        );
+        assert_eq!(run(&model, &[("tags_like", "REST")], &data), Some(vec![1]));
+        assert_eq!(run(&model, &[("tags_like", "zzz")], &data), Some(vec![]));
     }
 
     #[test]

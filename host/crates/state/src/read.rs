@@ -229,7 +229,8 @@ type QueryArgument = (String, Vec<String>);
 
 /// A read call's arguments split in two: those its tool's recorded input schema names (replay
 /// checks and matches them), and the query arguments only its list view's learned grammar extends
-/// to (see [`crate::derive::query_grammar`]), as query name and values.
+/// to (see [`crate::derive::query_grammar`]: a name it proposed, or one of a family of names it
+/// reads as terms), as query name and values.
 fn split_generalized(
     view: Option<&crate::model::ReadView>,
     definition: Option<&rea_manifest::ToolDefinition>,
@@ -239,7 +240,8 @@ fn split_generalized(
         return (arguments.clone(), Vec::new());
     };
     let generalized = crate::catalog::generalized_names(view);
-    if generalized.is_empty() {
+    let families = crate::catalog::argument_families(view);
+    if generalized.is_empty() && families.is_empty() {
         return (arguments.clone(), Vec::new());
     }
     let mut recorded = Map::new();
@@ -248,7 +250,11 @@ fn split_generalized(
         let in_schema =
             definition.is_some_and(|definition| definition.input_schema.argument(name).is_some());
         match rea_manifest::replay::query_texts(value) {
-            Some(values) if !in_schema && generalized.contains(name) => {
+            Some(values)
+                if !in_schema
+                    && (generalized.contains(name)
+                        || crate::families::family_of(families, name).is_some()) =>
+            {
                 extended.push((name.clone(), values));
             }
             _ => {

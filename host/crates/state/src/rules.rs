@@ -549,6 +549,16 @@ pub fn is_default_query_grammars(grammars: &[QueryGrammarRef]) -> bool {
     grammars == default_query_grammar_refs().as_slice()
 }
 
+/// What the query grammars propose for one list: parameters with their roles, and families of
+/// parameter names (anchored pattern → what a name of it does).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ListProposals {
+    /// Parameter name → role.
+    pub roles: BTreeMap<String, QueryRole>,
+    /// Anchored pattern → description.
+    pub families: BTreeMap<String, String>,
+}
+
 /// The ordered rule steps a state is derived and served with, and what the served state does
 /// with the write tools whose plan is withheld (the pipeline's `[serve] withheld`; it changes
 /// what is served, never what is derived).
@@ -656,31 +666,38 @@ impl RuleSet {
     }
 
     /// Asks every query grammar, in order, about the request's lists: for each list, the
-    /// parameters proposed (the first proposal for a name wins). A grammar that fails, or answers
-    /// another number of lists, proposes nothing (its failure is recorded).
-    pub fn propose_query_parameters(
-        &self,
-        request: &QueryGrammarRequest,
-    ) -> Vec<BTreeMap<String, QueryRole>> {
-        let mut proposed: Vec<BTreeMap<String, QueryRole>> =
-            vec![BTreeMap::new(); request.lists.len()];
+    /// parameters proposed (the first proposal for a name wins) and the families of parameter
+    /// names proposed (the first proposal for a pattern wins; one the host cannot read as an
+    /// anchored pattern is dropped). A grammar that fails, or answers another number of lists,
+    /// proposes nothing (its failure is recorded).
+    pub fn propose_query_parameters(&self, request: &QueryGrammarRequest) -> Vec<ListProposals> {
+        let mut proposed: Vec<ListProposals> = vec![ListProposals::default(); request.lists.len()];
         for grammar in &self.query_grammars {
             let answer = grammar.handle.apply(request).and_then(|outcome| {
-                if outcome.lists.len() == request.lists.len() {
-                    Ok(outcome.lists)
+                let families_fit =
+                    outcome.families.is_empty() || outcome.families.len() == request.lists.len();
+                if outcome.lists.len() == request.lists.len() && families_fit {
+                    Ok(outcome)
                 } else {
                     Err(format!(
-                        "it answered {} lists for {}",
+                        "it answered {} lists ({} of name families) for {}",
                         outcome.lists.len(),
+                        outcome.families.len(),
                         request.lists.len()
                     ))
                 }
             });
             match answer {
-                Ok(lists) => {
-                    for (into, from) in proposed.iter_mut().zip(lists) {
+                Ok(outcome) => {
+                    let mut families = outcome.families.into_iter();
+                    for (into, from) in proposed.iter_mut().zip(outcome.lists) {
                         for (name, role) in from {
-                            into.entry(name).or_insert(role);
+                            into.roles.entry(name).or_insert(role);
+                        }
+                        for (pattern, description) in families.next().unwrap_or_default() {
+                            if crate::families::readable(&pattern) {
+                                into.families.entry(pattern).or_insert(description);
+                            }
                         }
                     }
                 }

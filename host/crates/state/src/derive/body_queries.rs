@@ -724,6 +724,7 @@ mod tests {
         fn apply(&self, request: &QueryGrammarRequest) -> Result<QueryGrammarOutcome, String> {
             Ok(QueryGrammarOutcome {
                 lists: vec![Default::default(); request.lists.len()],
+                families: Vec::new(),
                 schema_version: 1,
             })
         }

@@ -76,6 +76,7 @@ impl<'a> Evaluator<'a> {
             cursor_members: Vec::new(),
             record_ordinals: Vec::new(),
             generalized: BTreeMap::new(),
+            families: None,
             groups: None,
         };
         let (indexes, candidates) = self.collections.get(&line.collection)?;
@@ -722,6 +723,7 @@ fn query_model(
         cursor_members,
         record_ordinals,
         generalized: BTreeMap::new(),
+        families: None,
         groups: None,
     })
 }

@@ -4,7 +4,8 @@
 //! accept beyond those their recordings named, given every list's established roles (learned by
 //! [`super::list_query`]), the fields the state holds for its entity type and the names its
 //! recorded lines used. What the stages propose is kept apart from the recorded roles
-//! ([`QueryModel::generalized`]); the first proposal for a name wins, and a name a list
+//! ([`QueryModel::generalized`]), as are the families of unbounded parameter names they read
+//! as terms ([`QueryModel::families`]); the first proposal for a name wins, and a name a list
 //! established or recorded is never taken from a stage (its recording decides it).
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -40,6 +41,38 @@ pub fn scalar_fields<'a>(entities: impl IntoIterator<Item = &'a Entity>) -> BTre
     fields
 }
 
+/// The top-level fields the entities of a type hold as arrays of scalars: some entity holds a
+/// non-empty array there and every entity holding the field holds an array of scalars (or
+/// null).
+pub fn array_fields<'a>(entities: impl IntoIterator<Item = &'a Entity>) -> BTreeSet<String> {
+    // Per field: whether some entity held a non-empty array there; `None` once one held
+    // something else.
+    let mut seen: BTreeMap<String, Option<bool>> = BTreeMap::new();
+    for entity in entities {
+        let Some(object) = entity.fields.as_object() else {
+            continue;
+        };
+        for (key, value) in object.iter() {
+            let held = match value {
+                Json::Array(items) => items
+                    .iter()
+                    .all(|item| !matches!(item, Json::Array(_) | Json::Object(_) | Json::Null))
+                    .then_some(!items.is_empty()),
+                Json::Null => Some(false),
+                _ => None,
+            };
+            let known = seen.entry(key.to_owned()).or_insert(Some(false));
+            *known = match (*known, held) {
+                (Some(before), Some(filled)) => Some(before || filled),
+                _ => None,
+            };
+        }
+    }
+    seen.into_iter()
+        .filter_map(|(field, held)| (held == Some(true)).then_some(field))
+        .collect()
+}
+
 /// The query evidence of one list view a grammar is given: its established roles, its entity
 /// type's fields and the names its recorded lines used.
 pub fn list_queries(list: &crate::model::ListView, entities: &[Entity]) -> ListQueries {
@@ -62,6 +95,13 @@ pub fn list_queries(list: &crate::model::ListView, entities: &[Entity]) -> ListQ
             .unwrap_or_default(),
         fields: fields.into_iter().collect(),
         recorded_names: recorded_names.into_iter().collect(),
+        array_fields: array_fields(
+            entities
+                .iter()
+                .filter(|entity| entity.entity_type == list.entity_type),
+        )
+        .into_iter()
+        .collect(),
     }
 }
 
@@ -92,7 +132,8 @@ pub fn generalize(views: &mut [ReadView], entities: &[Entity], rules: &RuleSet) 
         ViewDetail::List(list) => Some(list),
         _ => None,
     });
-    for ((list, asked), mut generalized) in list_views.zip(&request.lists).zip(proposed) {
+    for ((list, asked), proposals) in list_views.zip(&request.lists).zip(proposed) {
+        let mut generalized = proposals.roles;
         generalized.retain(|name, _| {
             !asked.established.contains_key(name)
                 && asked.recorded_names.binary_search(name).is_err()
@@ -107,11 +148,42 @@ pub fn generalize(views: &mut [ReadView], entities: &[Entity], rules: &RuleSet) 
             cursor_members: Vec::new(),
             record_ordinals: Vec::new(),
             generalized: BTreeMap::new(),
+            families: None,
             groups: None,
         });
         model.generalized = generalized;
-        if model.parameters.is_empty() && model.generalized.is_empty() {
+        model.families = (!proposals.families.is_empty()).then(|| Box::new(proposals.families));
+        if model.parameters.is_empty() && model.generalized.is_empty() && model.families.is_none() {
             list.query = None;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entity(fields: &str) -> Entity {
+        Entity {
+            entity_type: "/posts".to_owned(),
+            collection: "/posts".to_owned(),
+            id: String::new(),
+            fields: rea_plugin_api::json::parse(fields.as_bytes()).expect("JSON"),
+            view_fields: BTreeMap::new(),
+            record_ordinals: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn array_fields_hold_arrays_of_scalars_in_every_entity() {
+        let entities = [
+            entity(
+                r#"{"tags": ["a", "b"], "ids": [1, 2], "links": [{"x": 1}], "mixed": [1], "empty": []}"#,
+            ),
+            entity(r#"{"tags": [], "ids": null, "mixed": "one", "empty": []}"#),
+        ];
+        let fields: Vec<String> = array_fields(&entities).into_iter().collect();
+        assert_eq!(fields, vec!["ids".to_owned(), "tags".to_owned()]);
+        assert!(!scalar_fields(&entities).contains("tags"));
     }
 }
