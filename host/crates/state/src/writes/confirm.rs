@@ -494,6 +494,27 @@ pub(crate) fn confirm(
             if let Some(call) = call_of.get(ordinal).map(|index| &calls[*index]) {
                 replay_write(&mut replay, &service, drafts, call, rules);
             }
+            // The store counters stand where the write's recorded answer shows them (a write
+            // the replay cannot follow stepped them too).
+            if let Some(body) = observation
+                .body
+                .as_ref()
+                .filter(|_| observation.is_success())
+            {
+                service.write().follow_counters(body);
+            }
+            continue;
+        }
+        if let (Some(body), Some(record)) = (
+            views.body_reads.get(&observation.tool),
+            by_ordinal.get(ordinal),
+        ) {
+            let read = BodyRead {
+                observation,
+                record,
+                scope: body,
+            };
+            check_body_read(&mut replay, &service, manifest, &read, rules);
             continue;
         }
         let Some(scope) = views.scopes.get(&observation.tool).cloned() else {
@@ -985,6 +1006,130 @@ fn check_read(
     }
 }
 
+/// A body-query read whose body names one entity alone (`{"key": …}`, as an RPC-style write
+/// names it) reads that entity: agreeing with the recording confirms its last write, disagreeing
+/// blames it (the state then takes the entity as the read listed it, or gone when it listed
+/// none). A body naming anything else (a range, a filter) is not checked.
+fn check_body_read(
+    replay: &mut Replay<'_>,
+    service: &StateService,
+    manifest: &Manifest,
+    read: &BodyRead<'_>,
+    rules: &RuleSet,
+) {
+    let BodyRead {
+        observation,
+        record,
+        scope,
+    } = *read;
+    let entity_type = &scope.entity_type;
+    let Some(identity) = replay
+        .views
+        .types
+        .get(entity_type)
+        .map(|info| &info.identity)
+    else {
+        return;
+    };
+    let (Some(id), RequestBody::Json(body)) = (
+        super::observe::named_alone(&observation.request, identity),
+        &observation.request,
+    ) else {
+        return;
+    };
+    if !observation.is_success() {
+        return;
+    }
+    let collection = {
+        let live = service.read();
+        crate::derive::body_queries::enclosing_collection(
+            live.collections_of(entity_type),
+            &observation.path,
+        )
+        .map(str::to_owned)
+    };
+    let tool = &manifest.tools[observation.tool];
+    let (Some(collection), Some(definition), Some(ViewDetail::BodyQuery(view))) = (
+        collection,
+        service.replay().tool(&tool.name),
+        service.derived().view(&tool.name).map(|view| &view.detail),
+    ) else {
+        return;
+    };
+    let mut arguments = arguments_for(definition, &observation.segments, observation.pairs());
+    if let (Some(argument), Ok(sent)) = (
+        definition
+            .input_schema
+            .arguments
+            .iter()
+            .find(|argument| argument.target == ArgumentTarget::Body),
+        body.to_serde_value(),
+    ) {
+        arguments.insert(argument.name.clone(), sent);
+    }
+    let call = crate::call::Call::resolve(definition, &arguments);
+    let template = &manifest.tools[observation.tool].path_template;
+    let Ok(answer) = service.answer_body_query_with(rules, template, view, &call, false) else {
+        return;
+    };
+    let recorded_status = (record.response.status != 0).then_some(record.response.status);
+    let recorded_body =
+        rea_manifest::body::interpret(&record.response.body, record.response.media_type.as_deref())
+            .body
+            .to_value();
+    let agrees = answer.status() == recorded_status
+        && answer
+            .body_value()
+            .is_some_and(|body| same_answer(body, recorded_body, &[]));
+    let key: Key = (
+        entity_type.clone(),
+        collection_key(&collection).to_owned(),
+        id,
+    );
+    if !checked_by_id(replay, &key, agrees, observation.ordinal) {
+        let listed = match members(observation, &scope.list_pointer) {
+            [] => None,
+            [object] => Some(object.clone()),
+            _ => return,
+        };
+        resync_listed(&mut service.write(), &key, &collection, listed);
+    }
+}
+
+/// A body-query read the replay checks: its observation, its record and the view's scope.
+#[derive(Clone, Copy)]
+struct BodyRead<'a> {
+    observation: &'a Observation,
+    record: &'a CaptureRecord,
+    scope: &'a super::BodyScope,
+}
+
+/// Resync after a body read: the entity as it listed it, or gone.
+fn resync_listed(live: &mut LiveState, key: &Key, collection: &str, listed: Option<Json>) {
+    let (entity_type, id) = (&key.0, &key.2);
+    let Some(object) = listed else {
+        live.remove_entity(entity_type, collection, id);
+        return;
+    };
+    match live.entity(entity_type, collection, id).cloned() {
+        Some(mut held) => {
+            held.fields = object;
+            live.update_entity(held, None);
+        }
+        None => live.insert_entity(
+            Entity {
+                entity_type: entity_type.clone(),
+                collection: collection.to_owned(),
+                id: id.clone(),
+                fields: object,
+                view_fields: BTreeMap::new(),
+                record_ordinals: Vec::new(),
+            },
+            &Position::Last,
+        ),
+    }
+}
+
 /// Whether the state's answer is the recorded one, the envelope members each answer minted
 /// (which the view's verification set aside: a row page's measured `query_ms`) aside.
 fn same_answer(mut answered: Value, mut recorded: Value, minted: &[String]) -> bool {
@@ -1064,27 +1209,7 @@ fn resync_item(
         .as_ref()
         .and_then(|body| body.pointer(&item.entity_pointer))
         .filter(|object| !crate::derive::marked_deleted(object));
-    let Some(object) = shown else {
-        live.remove_entity(entity_type, collection, id);
-        return;
-    };
-    match live.entity(entity_type, collection, id).cloned() {
-        Some(mut held) => {
-            held.fields = object.clone();
-            live.update_entity(held, None);
-        }
-        None => live.insert_entity(
-            Entity {
-                entity_type: entity_type.clone(),
-                collection: collection.clone(),
-                id: id.clone(),
-                fields: object.clone(),
-                view_fields: BTreeMap::new(),
-                record_ordinals: Vec::new(),
-            },
-            &Position::Last,
-        ),
-    }
+    resync_listed(live, key, collection, shown.cloned());
 }
 
 /// A list read of one collection: the entities it lists, and where each lives.
