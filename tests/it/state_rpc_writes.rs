@@ -57,7 +57,12 @@ fn a_body_read_naming_the_key_alone_observes_the_rpc_write_of_that_key() {
         "{shown}"
     );
     assert_eq!(put["served"], true, "{shown}");
-    assert_eq!(put["confirmed_by"], serde_json::json!([53]), "{shown}");
+    assert!(
+        put["confirmed_by"]
+            .as_array()
+            .is_some_and(|reads| reads.contains(&Value::from(53))),
+        "{shown}"
+    );
 }
 
 #[test]

@@ -491,18 +491,8 @@ pub(crate) fn confirm(
             if untargeted(drafts, observation.tool) {
                 replay.untargeted.push(*ordinal);
             }
-            if let Some(call) = call_of.get(ordinal).map(|index| &calls[*index]) {
-                replay_write(&mut replay, &service, drafts, call, rules);
-            }
-            // The store counters stand where the write's recorded answer shows them (a write
-            // the replay cannot follow stepped them too).
-            if let Some(body) = observation
-                .body
-                .as_ref()
-                .filter(|_| observation.is_success())
-            {
-                service.write().follow_counters(body);
-            }
+            let call = call_of.get(ordinal).map(|index| &calls[*index]);
+            replay_write_observed(&mut replay, &service, drafts, (observation, call), rules);
             continue;
         }
         if let (Some(body), Some(record)) = (
@@ -529,6 +519,27 @@ pub(crate) fn confirm(
     Unmodelled {
         types: replay.unmodelled,
         folders: replay.folder_types,
+    }
+}
+
+/// Replays a write's call (when it has one), then sets the store counters where its recorded
+/// answer shows them (a write the replay cannot follow stepped them too).
+fn replay_write_observed(
+    replay: &mut Replay<'_>,
+    service: &StateService,
+    drafts: &[Draft],
+    (observation, call): (&Observation, Option<&Call>),
+    rules: &RuleSet,
+) {
+    if let Some(call) = call {
+        replay_write(replay, service, drafts, call, rules);
+    }
+    if let Some(body) = observation
+        .body
+        .as_ref()
+        .filter(|_| observation.is_success())
+    {
+        service.write().follow_counters(body);
     }
 }
 
@@ -976,11 +987,7 @@ fn check_read(
         // Answered from a recording, or refused as a read the state does not model: not a check.
         return;
     }
-    let recorded_status = (record.response.status != 0).then_some(record.response.status);
-    let recorded_body =
-        rea_manifest::body::interpret(&record.response.body, record.response.media_type.as_deref())
-            .body
-            .to_value();
+    let (recorded_status, recorded_body) = recorded_answer(record);
     let minted = match scope {
         Scope::Item(item) => item.minted.as_slice(),
         Scope::List(_, list) => list.minted.as_slice(),
@@ -1018,9 +1025,7 @@ fn check_body_read(
     rules: &RuleSet,
 ) {
     let BodyRead {
-        observation,
-        record,
-        scope,
+        observation, scope, ..
     } = *read;
     let entity_type = &scope.entity_type;
     let Some(identity) = replay
@@ -1031,15 +1036,9 @@ fn check_body_read(
     else {
         return;
     };
-    let (Some(id), RequestBody::Json(body)) = (
-        super::observe::named_alone(&observation.request, identity),
-        &observation.request,
-    ) else {
+    let Some(id) = super::observe::named_alone(&observation.request, identity) else {
         return;
     };
-    if !observation.is_success() {
-        return;
-    }
     let collection = {
         let live = service.read();
         crate::derive::body_queries::enclosing_collection(
@@ -1048,39 +1047,12 @@ fn check_body_read(
         )
         .map(str::to_owned)
     };
-    let tool = &manifest.tools[observation.tool];
-    let (Some(collection), Some(definition), Some(ViewDetail::BodyQuery(view))) = (
-        collection,
-        service.replay().tool(&tool.name),
-        service.derived().view(&tool.name).map(|view| &view.detail),
-    ) else {
+    let Some(collection) = collection.filter(|_| observation.is_success()) else {
         return;
     };
-    let mut arguments = arguments_for(definition, &observation.segments, observation.pairs());
-    if let (Some(argument), Ok(sent)) = (
-        definition
-            .input_schema
-            .arguments
-            .iter()
-            .find(|argument| argument.target == ArgumentTarget::Body),
-        body.to_serde_value(),
-    ) {
-        arguments.insert(argument.name.clone(), sent);
-    }
-    let call = crate::call::Call::resolve(definition, &arguments);
-    let template = &manifest.tools[observation.tool].path_template;
-    let Ok(answer) = service.answer_body_query_with(rules, template, view, &call, false) else {
+    let Some(agrees) = body_read_agrees(service, manifest, read, rules) else {
         return;
     };
-    let recorded_status = (record.response.status != 0).then_some(record.response.status);
-    let recorded_body =
-        rea_manifest::body::interpret(&record.response.body, record.response.media_type.as_deref())
-            .body
-            .to_value();
-    let agrees = answer.status() == recorded_status
-        && answer
-            .body_value()
-            .is_some_and(|body| same_answer(body, recorded_body, &[]));
     let key: Key = (
         entity_type.clone(),
         collection_key(&collection).to_owned(),
@@ -1094,6 +1066,55 @@ fn check_body_read(
         };
         resync_listed(&mut service.write(), &key, &collection, listed);
     }
+}
+
+/// Whether the state answers a body read as recorded, its body sent as the tool's body argument
+/// and read by the pipeline's grammars (`None`: the state does not answer it).
+fn body_read_agrees(
+    service: &StateService,
+    manifest: &Manifest,
+    read: &BodyRead<'_>,
+    rules: &RuleSet,
+) -> Option<bool> {
+    let (observation, record) = (read.observation, read.record);
+    let RequestBody::Json(body) = &observation.request else {
+        return None;
+    };
+    let tool = &manifest.tools[observation.tool];
+    let definition = service.replay().tool(&tool.name)?;
+    let Some(ViewDetail::BodyQuery(view)) =
+        service.derived().view(&tool.name).map(|view| &view.detail)
+    else {
+        return None;
+    };
+    let mut arguments = arguments_for(definition, &observation.segments, observation.pairs());
+    let argument = definition
+        .input_schema
+        .arguments
+        .iter()
+        .find(|argument| argument.target == ArgumentTarget::Body)?;
+    arguments.insert(argument.name.clone(), body.to_serde_value().ok()?);
+    let call = crate::call::Call::resolve(definition, &arguments);
+    let answer = service
+        .answer_body_query_with(rules, &tool.path_template, view, &call, false)
+        .ok()?;
+    let (recorded_status, recorded_body) = recorded_answer(record);
+    Some(
+        answer.status() == recorded_status
+            && answer
+                .body_value()
+                .is_some_and(|body| same_answer(body, recorded_body, &[])),
+    )
+}
+
+/// A record's answer as the state's answers are compared with it: its status and body.
+fn recorded_answer(record: &CaptureRecord) -> (Option<u16>, Value) {
+    let status = (record.response.status != 0).then_some(record.response.status);
+    let body =
+        rea_manifest::body::interpret(&record.response.body, record.response.media_type.as_deref())
+            .body
+            .to_value();
+    (status, body)
 }
 
 /// A body-query read the replay checks: its observation, its record and the view's scope.
