@@ -194,6 +194,12 @@ impl ObservedCallBuilder {
         self
     }
 
+    /// A store counter the host keeps, at its value before the call (answer pointer, value).
+    pub fn store_counter(mut self, pointer: &str, value: Value) -> Self {
+        self.call.store_counters.insert(pointer.to_owned(), value);
+        self
+    }
+
     /// The written entity's position in its collection before the call.
     pub fn position_before(mut self, position: usize) -> Self {
         self.call.position_before = Some(position);

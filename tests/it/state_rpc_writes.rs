@@ -3,10 +3,11 @@
 //! observe it. A body-query read whose body names that entity alone (etcd's `kv/range` with
 //! `{"key": …}`) is a read of the entity: the pair it lists is the entity after the write, and
 //! an answer listing nothing shows it gone, so a verb naming no known effect (`deleterange`) is
-//! learned as a delete from its calls. Both stay withheld: every write advances the store's
-//! revision (`header.revision`, each pair's `mod_revision`), a counter the state does not model.
-//! On etcd's v3 JSON gateway, the one recorded application whose RPC writes only body reads
-//! observe.
+//! learned as a delete from its calls. Every write advances the store's revision
+//! (`header.revision`, each pair's `mod_revision`), a counter the state keeps (see
+//! `state_store_counter`), and the confirming replay checks such body reads as item reads, so
+//! both are served. On etcd's v3 JSON gateway, the one recorded application whose RPC writes
+//! only body reads observe.
 
 use serde_json::Value;
 
@@ -43,8 +44,8 @@ fn a_body_read_naming_the_key_alone_observes_the_rpc_write_of_that_key() {
     );
     // The ranges naming each put key alone show the pair after it: the put of an existing key
     // keeps its create_revision and steps its version (explained); its mod_revision is the
-    // store's revision counter (the opt-in store-counter rule explains it: state_store_counter),
-    // which the state does not keep yet: withheld, never served wrongly.
+    // store's revision counter (the store-counter rule explains it: state_store_counter), and
+    // the range naming the put key alone after call 52 confirms it.
     assert!(
         explained(put).contains(&"/version".to_owned()),
         "the version steps per put: {shown}"
@@ -55,8 +56,13 @@ fn a_body_read_naming_the_key_alone_observes_the_rpc_write_of_that_key() {
             .is_some_and(|kept| kept.contains(&Value::from("create_revision"))),
         "{shown}"
     );
-    assert_eq!(put["served"], false, "{shown}");
-    assert_eq!(put["reason"], "unexplained-change", "{shown}");
+    assert_eq!(put["served"], true, "{shown}");
+    assert!(
+        put["confirmed_by"]
+            .as_array()
+            .is_some_and(|reads| reads.contains(&Value::from(53))),
+        "{shown}"
+    );
 }
 
 #[test]
@@ -71,8 +77,8 @@ fn a_verb_whose_calls_leave_the_named_key_gone_is_learned_as_a_delete() {
     assert_eq!(delete["target"]["key_member"], "key", "{shown}");
     // Its answer shows the pair it deleted (`prev_kvs`, asked by `prev_kv`).
     assert_eq!(delete["response"]["pointer"], "/prev_kvs/0", "{shown}");
-    // No read the replay checks confirms it (a range after it answers the store's revision,
-    // which the state does not advance): withheld.
-    assert_eq!(delete["served"], false, "{shown}");
-    assert_eq!(delete["reason"], "unconfirmed", "{shown}");
+    // The range naming db/replica alone after it lists nothing, at the store's revision the
+    // delete stepped (the replay follows the txn before it): it confirms the delete.
+    assert_eq!(delete["served"], true, "{shown}");
+    assert_eq!(delete["confirmed_by"], serde_json::json!([57]), "{shown}");
 }

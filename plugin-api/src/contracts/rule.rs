@@ -179,6 +179,11 @@ pub struct ObservedCall {
     /// (before the next write) showed it. Empty for other writes and when no read showed one.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub dependents: Vec<ObservedDependent>,
+    /// The store-wide counters the host keeps (see [`ServedCall::store_counters`]), at their
+    /// values before this call: the answer pointer → its value. Empty when the host keeps none
+    /// (a host built before store counters, or a capture showing none).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub store_counters: BTreeMap<String, Value>,
     /// The top-level member names of the request body in the order the call sent them (a parsed
     /// `request_body` keeps no order); empty when the body is not a JSON object. For a rule whose
     /// value digests the document as the application serialized it.

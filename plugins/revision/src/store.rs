@@ -4,13 +4,16 @@
 //!
 //! **Learn** (creates, updates and actions). A top-level member the rules before this one left
 //! unexplained is stamped with a store counter when, in every recorded call that changed it, the
-//! call's answer held an integer at one and the same pointer outside the entity member (say
-//! `/header/revision`) equal to the member's new value, spelled alike in every call, greater than
-//! the value the entity held there and than every value the collection held or had been given
-//! there (a store counter passes them all), and the answers' counter grew from call to call. A
-//! member another answer pointer explains as well, in every call, is ambiguous and left alone.
-//! Unlike the `revision` rule, the step is the store's, not the entity's: a put moving a key's
-//! `mod_revision` from 4 to 9 is explained when the answer's header says 9.
+//! host kept a store counter ([`ObservedCall::store_counters`]: an envelope member of the
+//! application's answers that the host found holding steady between writes and stepping by one
+//! per write, shared by every entity, such as `/header/revision`) whose value before the call
+//! was one below the member's new value, one and the same counter in every call, the value
+//! spelled alike, and greater than the value the entity held there and than every value the
+//! collection held or had been given there. A member two counters explain alike is ambiguous
+//! and left alone. A host keeping no counter teaches nothing: an answer's integer equal to a
+//! new value (a nested copy of the entity's own id) is no store counter. Unlike the `revision`
+//! rule, the step is the store's, not the entity's: a put moving a key's `mod_revision` from 4
+//! to 9 is explained when the store stood at 8 before it.
 //!
 //! **Apply.** The members take one past the counter the host keeps for the learned answer
 //! pointer ([`ServedCall::store_counters`]). A host keeping no such counter (one built before
@@ -18,6 +21,7 @@
 //! know where the store stands, and a guessed value would be a wrong write.
 //!
 //! [`ServedCall::store_counters`]: rea_plugin_api::contracts::rule::ServedCall::store_counters
+//! [`ObservedCall::store_counters`]: rea_plugin_api::contracts::rule::ObservedCall::store_counters
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -46,39 +50,8 @@ pub struct StoreCounter {
 /// A member's finding in one call: the answer pointer holding its new value, and its spelling.
 type Finding = (String, Spelling);
 
-/// Every integer in an answer, by JSON pointer (objects and arrays walked).
-fn integers(value: &Value, pointer: String, found: &mut Vec<(String, i64)>) {
-    match value {
-        Value::Object(members) => {
-            for (name, member) in members {
-                let segment = name.replace('~', "~0").replace('/', "~1");
-                integers(member, format!("{pointer}/{segment}"), found);
-            }
-        }
-        Value::Array(items) => {
-            for (index, item) in items.iter().enumerate() {
-                integers(item, format!("{pointer}/{index}"), found);
-            }
-        }
-        other => {
-            if let Some((number, _)) = integer(other) {
-                found.push((pointer, number));
-            }
-        }
-    }
-}
-
-/// Whether an answer pointer ends at a member named `field` (the entity's own member, or a copy
-/// of the entity the answer nests: `/prev_kv/mod_revision`, `/data/id`), which no store counter is.
-fn names_member(pointer: &str, field: &str) -> bool {
-    pointer
-        .rsplit('/')
-        .next()
-        .is_some_and(|last| rea_plugin_api::json::unescape_pointer_segment(last) == field)
-}
-
-/// What one call shows of the member at `pointer` moved to `after`: every answer pointer holding
-/// the same integer the counter could be (empty: this call shows no store counter there).
+/// What one call shows of the member at `pointer` moved to `after`: every store counter the host
+/// kept that stood one below the new value before the call (empty: none explains it here).
 fn findings(call: &ObservedCall, pointer: &str, after: &Value) -> BTreeSet<Finding> {
     let (Some(field), Some((value, spelling))) = (top_field(pointer), integer(after)) else {
         return BTreeSet::new();
@@ -91,25 +64,13 @@ fn findings(call: &ObservedCall, pointer: &str, after: &Value) -> BTreeSet<Findi
     if !below(entity_held) || !below(call.held_max.get(&field)) {
         return BTreeSet::new();
     }
-    let mut answer = Vec::new();
-    if let Some(body) = &call.response_body {
-        integers(body, String::new(), &mut answer);
-    }
-    answer
-        .into_iter()
-        .filter(|(at, number)| *number == value && !names_member(at, &field))
-        .map(|(at, _)| (at, spelling))
-        .collect()
-}
-
-/// Whether the answers' value at `counter` grows from call to call (capture order).
-fn grows(calls: &[ObservedCall], counter: &str) -> bool {
-    let values: Vec<i64> = calls
+    call.store_counters
         .iter()
-        .filter_map(|call| call.response_body.as_ref()?.pointer(counter))
-        .filter_map(|value| integer(value).map(|(value, _)| value))
-        .collect();
-    values.windows(2).all(|pair| pair[0] < pair[1])
+        .filter(|(_, before)| {
+            integer(before).is_some_and(|(before, _)| before.checked_add(1) == Some(value))
+        })
+        .map(|(counter, _)| (counter.clone(), spelling))
+        .collect()
 }
 
 /// Per unexplained member, the findings every call that changed it agrees on.
@@ -158,7 +119,6 @@ impl StateRule for StoreCounterRule {
                 .or_default()
                 .insert(pointer, spelling);
         }
-        by_counter.retain(|counter, _| grows(&request.calls, counter));
         let mut counters = by_counter.into_iter();
         match (counters.next(), counters.next()) {
             (Some((counter, fields)), None) => Ok(LearnOutcome::learned(
@@ -169,7 +129,7 @@ impl StateRule for StoreCounterRule {
                 "the members follow more than one answer counter",
             )),
             _ => Ok(LearnOutcome::no_explanation(
-                "no unexplained member took the value of a growing integer of the write's answer",
+                "no unexplained member took one past a store counter the host keeps",
             )),
         }
     }
@@ -211,8 +171,10 @@ mod tests {
     use rea_plugin_api::testing::{learn_request, observed_call};
     use serde_json::json;
 
-    /// A put of a key-value pair as a store answers it: the header carries the store's revision.
+    /// A put of a key-value pair as a store answers it (the header carries the store's
+    /// revision), the host keeping that revision at one below it before the call.
     fn put(ordinal: u64, before: Option<Value>, revision: &str, held_max: &str) -> ObservedCall {
+        let stood = revision.parse::<i64>().expect("digits") - 1;
         let mut call = observed_call(ordinal)
             .sent(json!({"key": "k", "value": "v"}))
             .response(
@@ -221,6 +183,7 @@ mod tests {
                        "prev_kv": {"key": "k", "mod_revision": "1", "version": "1"}}),
             )
             .held_max("mod_revision", json!(held_max))
+            .store_counter("/header/revision", json!(stood.to_string()))
             .unexplained("/mod_revision", json!(revision));
         if let Some(before) = before {
             call = call.before(before);
@@ -260,13 +223,12 @@ mod tests {
     }
 
     #[test]
-    fn a_counter_that_does_not_grow_or_a_value_not_past_the_held_ones_is_no_store_counter() {
-        // The answers' counter went back.
-        let outcome = learn(
-            Effect::Update,
-            vec![put(1, None, "9", "7"), put(2, None, "8", "7")],
-        );
-        expect_no_explanation(outcome);
+    fn a_value_not_one_past_the_counter_or_not_past_the_held_ones_is_no_store_counter() {
+        // The store stood at 6 before a call stamping 8.
+        let mut call = put(1, None, "8", "7");
+        call.store_counters
+            .insert("/header/revision".to_owned(), json!("6"));
+        expect_no_explanation(learn(Effect::Update, vec![call]));
         // The collection already held a value as large.
         let outcome = learn(Effect::Update, vec![put(1, None, "8", "8")]);
         expect_no_explanation(outcome);
@@ -282,16 +244,19 @@ mod tests {
     }
 
     #[test]
-    fn a_copy_of_the_entity_in_the_answer_or_two_counters_explain_nothing() {
-        // The answer's only equal integer is the entity's own member nested in it.
+    fn without_a_counter_the_host_keeps_or_with_two_nothing_is_explained() {
+        // A create answering a nested copy of its own id (an answer integer equal to the new
+        // value), the host keeping no counter: no store counter.
         let call = observed_call(1)
-            .response(201, json!({"data": {"id": 5}}))
+            .response(201, json!({"movies_list_ids": [{"movie_id": 5}], "id": 5}))
             .unexplained("/id", json!(5))
             .build();
         expect_no_explanation(learn(Effect::Create, vec![call]));
-        // Two answer integers equal the new value in every call: ambiguous.
+        // Two counters stood one below the new value: ambiguous.
         let call = observed_call(1)
             .response(200, json!({"seq": 8, "revision": 8}))
+            .store_counter("/seq", json!(7))
+            .store_counter("/revision", json!(7))
             .unexplained("/rev", json!(8))
             .build();
         expect_no_explanation(learn(Effect::Update, vec![call]));

@@ -345,6 +345,19 @@ impl crate::service::StateService {
         call: &crate::call::Call,
         exact: bool,
     ) -> Result<crate::answer::StateAnswer, &'static str> {
+        self.answer_body_query_with(self.rules(), template, view, call, exact)
+    }
+
+    /// [`StateService::answer_body_query`] with the query grammars of `rules` (the confirming
+    /// replay's service holds no stages of its own).
+    pub(crate) fn answer_body_query_with(
+        &self,
+        rules: &RuleSet,
+        template: &str,
+        view: &BodyQueryView,
+        call: &crate::call::Call,
+        exact: bool,
+    ) -> Result<crate::answer::StateAnswer, &'static str> {
         let body = Json::from_serde_value(call.body.as_ref().ok_or("query-body")?);
         let path = format!("/{}", call.segments(template).join("/"));
         let live = self.read();
@@ -354,7 +367,7 @@ impl crate::service::StateService {
         )
         .ok_or("query-body")?;
         let members = live.collection(&view.entity_type, collection);
-        let terms = read_body(self.rules(), &body, &members).ok_or("query-body")?;
+        let terms = read_body(rules, &body, &members).ok_or("query-body")?;
         let identity = &self
             .derived()
             .types
@@ -365,6 +378,8 @@ impl crate::service::StateService {
         let candidates = default_ordered(view.default_order, identity, &members);
         let listed = list(&terms, &candidates, &view.whole_members).ok_or("query-body")?;
         let answer = answer_body(view, &terms, listed).ok_or("body-page")?;
+        // The envelope's store counters stand where the live state's do.
+        let answer = crate::counters::stamp(answer, live.counter_values());
         let base = self.kept(view.record_ordinal).ok_or("query-body")?;
         Ok(crate::answer::state_answer(
             base,

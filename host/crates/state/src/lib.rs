@@ -41,6 +41,7 @@ pub mod body_query;
 pub mod call;
 pub mod catalog;
 pub mod clock;
+pub mod counters;
 pub mod coverage;
 pub mod derive;
 pub mod entries;

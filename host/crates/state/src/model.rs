@@ -101,6 +101,9 @@ pub struct StateView {
     /// (see [`crate::sliced`]); left out when none.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub sliced_members: Vec<crate::sliced::SlicedMember>,
+    /// The store counters the capture shows (see [`crate::counters`]); left out when none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub store_counters: Vec<crate::counters::StoreCounter>,
 }
 
 /// A successful write and what it relates to: the reads of what it relates to end their

@@ -275,7 +275,7 @@ impl StateService {
             derived: self.derived(),
             initial: self.initial(),
         };
-        let state = read_document(document, &context).map_err(|error| {
+        let mut state = read_document(document, &context).map_err(|error| {
             DataPlaneError::invalid_with(
                 format!("{} (at {})", error.message, error.pointer),
                 InvalidDetail::Path(error.pointer),
@@ -293,6 +293,7 @@ impl StateService {
                 InvalidDetail::MaxBytes(MAX_STATE_BYTES),
             ));
         }
+        state.keep_counters_of(self.initial());
         self.replace(state);
         Ok(())
     }

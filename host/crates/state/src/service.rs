@@ -54,7 +54,8 @@ impl StateService {
             .filter(|record| wanted.contains(&record.ordinal))
             .filter_map(|record| KeptRecord::new(record).map(|kept| (record.ordinal, kept)))
             .collect();
-        let initial = LiveState::new(derived.entities.clone(), derived.documents.clone());
+        let mut initial = LiveState::new(derived.entities.clone(), derived.documents.clone());
+        initial.seed_counters(&derived.store_counters);
         let empty_report_bytes = LiveState::default()
             .to_document(&state_evidence_id, &derived.types)
             .to_canonical_vec()

@@ -36,6 +36,7 @@ use std::sync::Arc;
 use rea_plugin_api::contracts::rule::HeldIndexKind;
 use rea_plugin_api::json::{Json, Object};
 
+use crate::counters::{StoreCounter, next};
 use crate::derive::entities::collection_key;
 use crate::held::{FieldIndex, HeldIndexes, Referrers, SharedValues, SortedMembers};
 use crate::model::{Document, Entity, EntityType, WriteScope};
@@ -112,6 +113,8 @@ pub struct LiveState {
     /// Per collection, its members in the order of the fields sorted placements sort by:
     /// (field, descending) → index.
     sorted: SortedIndexes,
+    /// The store counters kept (see [`crate::counters`]), each with its value now.
+    counters: Vec<(StoreCounter, Json)>,
 }
 
 /// Per collection (type, collection key), its members by rank.
@@ -894,6 +897,57 @@ impl LiveState {
     /// Counts one served write.
     pub fn count_write(&mut self) {
         self.writes += 1;
+    }
+
+    /// Keeps the store counters a derived state shows, each at its seed.
+    pub fn seed_counters(&mut self, counters: &[StoreCounter]) {
+        self.counters = counters
+            .iter()
+            .map(|counter| (counter.clone(), counter.seed.clone()))
+            .collect();
+    }
+
+    /// Keeps the store counters another state keeps, at their values there (a loaded state
+    /// keeps the served state's).
+    pub fn keep_counters_of(&mut self, other: &LiveState) {
+        self.counters = other.counters.clone();
+    }
+
+    /// The store counters kept, by answer pointer, at their values now.
+    pub fn counter_values(&self) -> impl Iterator<Item = (&str, &Json)> {
+        self.counters
+            .iter()
+            .map(|(counter, value)| (counter.pointer.as_str(), value))
+    }
+
+    /// The counters a write of `tool` steps, each with its value after the write.
+    pub fn stepped_counters(&self, tool: &str) -> Vec<(String, Json)> {
+        self.counters
+            .iter()
+            .filter(|(counter, _)| counter.tools.iter().any(|stepping| stepping == tool))
+            .filter_map(|(counter, value)| Some((counter.pointer.clone(), next(value)?)))
+            .collect()
+    }
+
+    /// Sets a kept counter's value (a write committed, or a recorded answer the confirmation
+    /// follows); a pointer kept as no counter is ignored.
+    pub fn set_counter(&mut self, pointer: &str, value: &Json) {
+        if let Some((_, held)) = self
+            .counters
+            .iter_mut()
+            .find(|(counter, _)| counter.pointer == pointer)
+        {
+            *held = value.clone();
+        }
+    }
+
+    /// Sets every kept counter an answer holds to its value there.
+    pub fn follow_counters(&mut self, answer: &Json) {
+        let values = self
+            .counters
+            .iter_mut()
+            .map(|(counter, held)| (counter.pointer.as_str(), held));
+        crate::counters::follow(values, answer);
     }
 
     /// The largest integer a sequence generated or was given in a collection.

@@ -253,6 +253,7 @@ fn derive_pass(
         folder_listings,
         absent_answers,
         sliced_members,
+        store_counters: crate::counters::derive(manifest, timeline),
     };
     let (plans, related, unmodelled) =
         crate::writes::derive_write_plans(manifest, timeline, &state, records, rules);

@@ -235,6 +235,9 @@ pub struct Change {
     pub sequences: Vec<(String, String, i128)>,
     /// History the create charges: (type, collection, charge).
     pub history: Option<(String, String, usize)>,
+    /// The store counters the write steps, each with its value after it (see
+    /// [`crate::counters`]): its answer carries them.
+    pub counters: Vec<(String, Json)>,
 }
 
 /// Why a change cannot be made (a tool error when serving).
@@ -511,7 +514,13 @@ impl Applying<'_, '_> {
                 held: Held::default(),
                 path_params: self.params.to_vec(),
                 state_evidence_id,
-                store_counters: BTreeMap::new(),
+                store_counters: self
+                    .state
+                    .counter_values()
+                    .filter_map(|(pointer, value)| {
+                        Some((pointer.to_owned(), value.to_serde_value().ok()?))
+                    })
+                    .collect(),
                 write_count: self.state.writes(),
             },
             rule: to_value(&learned.rule),
@@ -756,12 +765,26 @@ impl Change {
             missing: false,
             sequences: Vec::new(),
             history: None,
+            counters: Vec::new(),
         }
     }
 }
 
 /// Computes a call's change, without touching the state.
 pub fn prepare(
+    plan: &WritePlan,
+    rules: &RuleSet,
+    state: &LiveState,
+    input: &WriteInput,
+    values: &Values<'_>,
+) -> Result<Change, Refused> {
+    let mut change = prepare_effect(plan, rules, state, input, values)?;
+    change.counters = state.stepped_counters(&plan.tool);
+    Ok(change)
+}
+
+/// [`prepare`] but for the store counters the write steps.
+fn prepare_effect(
     plan: &WritePlan,
     rules: &RuleSet,
     state: &LiveState,
@@ -1445,6 +1468,9 @@ pub fn commit(state: &mut LiveState, change: &Change) {
     }
     if !change.missing {
         state.count_write();
+        for (pointer, value) in &change.counters {
+            state.set_counter(pointer, value);
+        }
     }
 }
 
@@ -1452,6 +1478,16 @@ pub fn commit(state: &mut LiveState, change: &Change) {
 /// identity, or the members a projection showed) rendered in. `None` for a body that is not JSON
 /// (answered as recorded).
 pub fn render_response(plan: &WritePlan, recorded: Option<&Json>, change: &Change) -> Option<Json> {
+    let rendered = render_written(plan, recorded, change)?;
+    let counters = change
+        .counters
+        .iter()
+        .map(|(pointer, value)| (pointer.as_str(), value));
+    Some(crate::counters::stamp(rendered, counters))
+}
+
+/// [`render_response`] but for the store counters the write stepped.
+fn render_written(plan: &WritePlan, recorded: Option<&Json>, change: &Change) -> Option<Json> {
     let response = plan.response.as_ref()?;
     let recorded = recorded?;
     let pointer = response.pointer.as_deref().unwrap_or("");

@@ -491,9 +491,20 @@ pub(crate) fn confirm(
             if untargeted(drafts, observation.tool) {
                 replay.untargeted.push(*ordinal);
             }
-            if let Some(call) = call_of.get(ordinal).map(|index| &calls[*index]) {
-                replay_write(&mut replay, &service, drafts, call, rules);
-            }
+            let call = call_of.get(ordinal).map(|index| &calls[*index]);
+            replay_write_observed(&mut replay, &service, drafts, (observation, call), rules);
+            continue;
+        }
+        if let (Some(body), Some(record)) = (
+            views.body_reads.get(&observation.tool),
+            by_ordinal.get(ordinal),
+        ) {
+            let read = BodyRead {
+                observation,
+                record,
+                scope: body,
+            };
+            check_body_read(&mut replay, &service, manifest, &read, rules);
             continue;
         }
         let Some(scope) = views.scopes.get(&observation.tool).cloned() else {
@@ -508,6 +519,27 @@ pub(crate) fn confirm(
     Unmodelled {
         types: replay.unmodelled,
         folders: replay.folder_types,
+    }
+}
+
+/// Replays a write's call (when it has one), then sets the store counters where its recorded
+/// answer shows them (a write the replay cannot follow stepped them too).
+fn replay_write_observed(
+    replay: &mut Replay<'_>,
+    service: &StateService,
+    drafts: &[Draft],
+    (observation, call): (&Observation, Option<&Call>),
+    rules: &RuleSet,
+) {
+    if let Some(call) = call {
+        replay_write(replay, service, drafts, call, rules);
+    }
+    if let Some(body) = observation
+        .body
+        .as_ref()
+        .filter(|_| observation.is_success())
+    {
+        service.write().follow_counters(body);
     }
 }
 
@@ -955,11 +987,7 @@ fn check_read(
         // Answered from a recording, or refused as a read the state does not model: not a check.
         return;
     }
-    let recorded_status = (record.response.status != 0).then_some(record.response.status);
-    let recorded_body =
-        rea_manifest::body::interpret(&record.response.body, record.response.media_type.as_deref())
-            .body
-            .to_value();
+    let (recorded_status, recorded_body) = recorded_answer(record);
     let minted = match scope {
         Scope::Item(item) => item.minted.as_slice(),
         Scope::List(_, list) => list.minted.as_slice(),
@@ -982,6 +1010,144 @@ fn check_read(
             check_list_read(replay, service, &checked, entity_type, list);
         }
         Scope::Document(view) => check_document_read(replay, service, &checked, view),
+    }
+}
+
+/// A body-query read whose body names one entity alone (`{"key": …}`, as an RPC-style write
+/// names it) reads that entity: agreeing with the recording confirms its last write, disagreeing
+/// blames it (the state then takes the entity as the read listed it, or gone when it listed
+/// none). A body naming anything else (a range, a filter) is not checked.
+fn check_body_read(
+    replay: &mut Replay<'_>,
+    service: &StateService,
+    manifest: &Manifest,
+    read: &BodyRead<'_>,
+    rules: &RuleSet,
+) {
+    let BodyRead {
+        observation, scope, ..
+    } = *read;
+    let entity_type = &scope.entity_type;
+    let Some(identity) = replay
+        .views
+        .types
+        .get(entity_type)
+        .map(|info| &info.identity)
+    else {
+        return;
+    };
+    let Some(id) = super::observe::named_alone(&observation.request, identity) else {
+        return;
+    };
+    let collection = {
+        let live = service.read();
+        crate::derive::body_queries::enclosing_collection(
+            live.collections_of(entity_type),
+            &observation.path,
+        )
+        .map(str::to_owned)
+    };
+    let Some(collection) = collection.filter(|_| observation.is_success()) else {
+        return;
+    };
+    let Some(agrees) = body_read_agrees(service, manifest, read, rules) else {
+        return;
+    };
+    let key: Key = (
+        entity_type.clone(),
+        collection_key(&collection).to_owned(),
+        id,
+    );
+    if !checked_by_id(replay, &key, agrees, observation.ordinal) {
+        let listed = match members(observation, &scope.list_pointer) {
+            [] => None,
+            [object] => Some(object.clone()),
+            _ => return,
+        };
+        resync_listed(&mut service.write(), &key, &collection, listed);
+    }
+}
+
+/// Whether the state answers a body read as recorded, its body sent as the tool's body argument
+/// and read by the pipeline's grammars (`None`: the state does not answer it).
+fn body_read_agrees(
+    service: &StateService,
+    manifest: &Manifest,
+    read: &BodyRead<'_>,
+    rules: &RuleSet,
+) -> Option<bool> {
+    let (observation, record) = (read.observation, read.record);
+    let RequestBody::Json(body) = &observation.request else {
+        return None;
+    };
+    let tool = &manifest.tools[observation.tool];
+    let definition = service.replay().tool(&tool.name)?;
+    let Some(ViewDetail::BodyQuery(view)) =
+        service.derived().view(&tool.name).map(|view| &view.detail)
+    else {
+        return None;
+    };
+    let mut arguments = arguments_for(definition, &observation.segments, observation.pairs());
+    let argument = definition
+        .input_schema
+        .arguments
+        .iter()
+        .find(|argument| argument.target == ArgumentTarget::Body)?;
+    arguments.insert(argument.name.clone(), body.to_serde_value().ok()?);
+    let call = crate::call::Call::resolve(definition, &arguments);
+    let answer = service
+        .answer_body_query_with(rules, &tool.path_template, view, &call, false)
+        .ok()?;
+    let (recorded_status, recorded_body) = recorded_answer(record);
+    Some(
+        answer.status() == recorded_status
+            && answer
+                .body_value()
+                .is_some_and(|body| same_answer(body, recorded_body, &[])),
+    )
+}
+
+/// A record's answer as the state's answers are compared with it: its status and body.
+fn recorded_answer(record: &CaptureRecord) -> (Option<u16>, Value) {
+    let status = (record.response.status != 0).then_some(record.response.status);
+    let body =
+        rea_manifest::body::interpret(&record.response.body, record.response.media_type.as_deref())
+            .body
+            .to_value();
+    (status, body)
+}
+
+/// A body-query read the replay checks: its observation, its record and the view's scope.
+#[derive(Clone, Copy)]
+struct BodyRead<'a> {
+    observation: &'a Observation,
+    record: &'a CaptureRecord,
+    scope: &'a super::BodyScope,
+}
+
+/// Resync after a body read: the entity as it listed it, or gone.
+fn resync_listed(live: &mut LiveState, key: &Key, collection: &str, listed: Option<Json>) {
+    let (entity_type, id) = (&key.0, &key.2);
+    let Some(object) = listed else {
+        live.remove_entity(entity_type, collection, id);
+        return;
+    };
+    match live.entity(entity_type, collection, id).cloned() {
+        Some(mut held) => {
+            held.fields = object;
+            live.update_entity(held, None);
+        }
+        None => live.insert_entity(
+            Entity {
+                entity_type: entity_type.clone(),
+                collection: collection.to_owned(),
+                id: id.clone(),
+                fields: object,
+                view_fields: BTreeMap::new(),
+                record_ordinals: Vec::new(),
+            },
+            &Position::Last,
+        ),
     }
 }
 
@@ -1064,27 +1230,7 @@ fn resync_item(
         .as_ref()
         .and_then(|body| body.pointer(&item.entity_pointer))
         .filter(|object| !crate::derive::marked_deleted(object));
-    let Some(object) = shown else {
-        live.remove_entity(entity_type, collection, id);
-        return;
-    };
-    match live.entity(entity_type, collection, id).cloned() {
-        Some(mut held) => {
-            held.fields = object.clone();
-            live.update_entity(held, None);
-        }
-        None => live.insert_entity(
-            Entity {
-                entity_type: entity_type.clone(),
-                collection: collection.clone(),
-                id: id.clone(),
-                fields: object.clone(),
-                view_fields: BTreeMap::new(),
-                record_ordinals: Vec::new(),
-            },
-            &Position::Last,
-        ),
-    }
+    resync_listed(live, key, collection, shown.cloned());
 }
 
 /// A list read of one collection: the entities it lists, and where each lives.

@@ -756,6 +756,11 @@ fn observed_call(call: &Call, template: &[PathSlot]) -> ObservedCall {
         position_before: call.before_position,
         unexplained: BTreeMap::new(),
         dependents: call.dependents.clone(),
+        store_counters: call
+            .counters_before
+            .iter()
+            .map(|(pointer, value)| (pointer.clone(), to_value(value)))
+            .collect(),
         member_order: match &call.request {
             RequestBody::Json(Json::Object(members)) => {
                 members.iter().map(|(name, _)| name.to_owned()).collect()

@@ -83,6 +83,9 @@ pub(crate) struct Call {
     pub reads: Vec<ObservedRead>,
     /// Per top-level field, the largest integer the collection held before a create.
     pub held_max: BTreeMap<String, Json>,
+    /// The store counters the state keeps (answer pointer → value), as the recorded answers
+    /// before the call left them (see [`crate::counters`]).
+    pub counters_before: BTreeMap<String, Json>,
     /// Per top-level field, the value every entity the collection held before a create shares.
     pub shared: BTreeMap<String, Json>,
     /// The fields of [`Call::shared`] the type's other collections held with other values (a
@@ -336,6 +339,7 @@ pub(crate) fn observe(
     drafts: &mut [Draft],
 ) -> Vec<Call> {
     let mut calls = windowed_calls(manifest, timeline, views, drafts);
+    counters_before(timeline, &state.store_counters, &mut calls);
     let mut simulation = Simulation {
         timeline,
         views,
@@ -356,6 +360,41 @@ pub(crate) fn observe(
         }
     }
     calls
+}
+
+/// Each call's store counters as the recorded answers before it left them: the seed, then each
+/// successful answer holding one.
+fn counters_before(
+    timeline: &Timeline,
+    counters: &[crate::counters::StoreCounter],
+    calls: &mut [Call],
+) {
+    if counters.is_empty() {
+        return;
+    }
+    let mut values: BTreeMap<String, Json> = counters
+        .iter()
+        .map(|counter| (counter.pointer.clone(), counter.seed.clone()))
+        .collect();
+    let mut calls = calls.iter_mut().peekable();
+    for ordinal in &timeline.ordered {
+        while let Some(call) = calls.next_if(|call| call.ordinal == *ordinal) {
+            call.counters_before = values.clone();
+        }
+        let Some(body) = timeline
+            .get(*ordinal)
+            .filter(|observation| observation.is_success())
+            .and_then(|observation| observation.body.as_ref())
+        else {
+            continue;
+        };
+        crate::counters::follow(
+            values
+                .iter_mut()
+                .map(|(pointer, value)| (pointer.as_str(), value)),
+            body,
+        );
+    }
 }
 
 /// The successful write calls in record order, each with its draft and the window of reads that
@@ -452,6 +491,7 @@ impl Call {
             response_pointer: None,
             reads: Vec::new(),
             held_max: BTreeMap::new(),
+            counters_before: BTreeMap::new(),
             shared: BTreeMap::new(),
             shared_by_chance: BTreeSet::new(),
             held_entities: Vec::new(),
@@ -1157,17 +1197,22 @@ impl ReadsAfter {
 /// Whether a request body is an object of one member, named as the identity's last segment,
 /// holding the id.
 fn names_alone(request: &RequestBody, identity: &str, id: &str) -> bool {
+    named_alone(request, identity).is_some_and(|sent| sent == id)
+}
+
+/// The id a request body names alone: an object of one member, named as the identity's last
+/// segment, holding a scalar.
+pub(super) fn named_alone(request: &RequestBody, identity: &str) -> Option<String> {
     let RequestBody::Json(Json::Object(sent)) = request else {
-        return false;
+        return None;
     };
     let name = rea_plugin_api::json::unescape_pointer_segment(
         identity.rsplit('/').next().unwrap_or(identity),
     );
-    sent.len() == 1
-        && sent
-            .get(&name)
-            .and_then(scalar_text)
-            .is_some_and(|sent| sent == id)
+    if sent.len() != 1 {
+        return None;
+    }
+    sent.get(&name).and_then(scalar_text)
 }
 
 /// The reads in a call's window that show its entity (by id) or its collection.
