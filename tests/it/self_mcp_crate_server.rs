@@ -185,20 +185,14 @@ async fn tool_calls_retain_evidence_that_completion_offers_at_once() {
 // contract: SERVE-013
 #[tokio::test]
 async fn a_session_delete_over_http_answers_200_and_ends_the_session() {
-    use crate::serve_support::{legacy_session, mcp_request, send};
-    use axum::body::Body;
-    use axum::http::{Request, StatusCode};
+    use crate::serve_support::{legacy_session, mcp_request, send, session_delete};
+    use axum::http::StatusCode;
 
     let server = SelfMcpServer::new(catalog(), ToolScope::All, BundleSource::Embedded);
     let allowed = rea_serve::HostAllowlist::parse("127.0.0.1").unwrap();
     let app = server.http_router(allowed, tokio_util::sync::CancellationToken::new());
     let (session, _) = legacy_session(&app, "2025-06-18").await;
-    let delete = Request::delete("/mcp")
-        .header("host", "127.0.0.1")
-        .header("mcp-session-id", &session)
-        .header("mcp-protocol-version", "2025-06-18")
-        .body(Body::empty())
-        .unwrap();
+    let delete = session_delete(&session, "2025-06-18");
     // The SDK answers 202; MCP clients expect 200 or 204 and warn otherwise.
     assert_eq!(send(&app, delete).await.0, StatusCode::OK);
     let list = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"});

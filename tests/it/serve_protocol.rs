@@ -707,12 +707,7 @@ async fn hosts_and_origins_outside_the_allowlist_are_refused_on_every_route() {
 async fn a_deleted_session_is_gone() {
     let (app, _) = replay_app();
     let (session, _) = legacy_session(&app, "2025-06-18").await;
-    let delete = Request::delete("/mcp")
-        .header("host", "127.0.0.1")
-        .header("mcp-session-id", &session)
-        .header("mcp-protocol-version", "2025-06-18")
-        .body(Body::empty())
-        .unwrap();
+    let delete = session_delete(&session, "2025-06-18");
     assert_eq!(send(&app, delete).await.0, StatusCode::OK);
     let list = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"});
     let (status, _, _) = send(

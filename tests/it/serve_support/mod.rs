@@ -266,6 +266,16 @@ pub fn mcp_request(message: &Value, headers: &[(&str, &str)]) -> Request<Body> {
     builder.body(Body::from(message.to_string())).unwrap()
 }
 
+/// `DELETE /mcp` ending a legacy session at `version`.
+pub fn session_delete(session: &str, version: &str) -> Request<Body> {
+    Request::delete("/mcp")
+        .header("host", "127.0.0.1")
+        .header("mcp-session-id", session)
+        .header("mcp-protocol-version", version)
+        .body(Body::empty())
+        .unwrap()
+}
+
 /// The JSON-RPC messages of an MCP reply body: the body itself (JSON), or each SSE `data:` line.
 pub fn mcp_messages(body: &[u8]) -> Vec<Value> {
     let text = String::from_utf8_lossy(body);
