@@ -28,9 +28,10 @@ pub fn family_of<'a>(families: &'a BTreeMap<String, String>, name: &str) -> Opti
         .map(String::as_str)
 }
 
-/// Whether `pattern` (a [`readable`] one) matches `name`.
+/// Whether `pattern` matches `name`. Families are kept only when [`readable`] (checked once,
+/// where the grammar's proposal is kept), so the pattern is compiled here once, not checked again.
 pub fn matches(pattern: &str, name: &str) -> bool {
-    readable(pattern) && regex::Regex::new(pattern).is_ok_and(|regex| regex.is_match(name))
+    regex::Regex::new(pattern).is_ok_and(|regex| regex.is_match(name))
 }
 
 #[cfg(test)]
