@@ -14,7 +14,8 @@
 #   - run_verify.py: a verify.py the way agent-env runs it, on the framework's mcp 1.30 client;
 #   - inspect_tools.sh: tools/list through the MCP Inspector (TypeScript SDK 2.x) with no
 #     schema-lint finding (also for the state catalog, served by `rea serve`); a kit without the
-#     Inspector (set up without npm) fails that check;
+#     Inspector (set up without npm) fails that check; the state catalogs of the shared captures
+#     and of every corpus app (tests/corpus/apps) also pass the JSON Schema 2020-12 metaschema;
 # then stops the server with SIGTERM and checks exit 143 and the stopped document.
 #
 # Environment:
@@ -55,6 +56,44 @@ stop() {
   status="$("$kit/.venv/bin/python" -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["status"], d["state"]["reason"])' "$work/$label.out" 2>&1)"
   [ "$rc" -eq 143 ] && [ "$status" = "stopped replay-only" ]
   step $? "$label.stopped" "exit=$rc document=$status"
+}
+
+# state_inspector LABEL HAR: serves HAR from the state (`rea serve`) and lists its tools through the
+# MCP Inspector (no schema-lint finding, as many tools as the card) and checks every input schema
+# against the JSON Schema 2020-12 metaschema (argument-name families are `patternProperties`).
+state_inspector() {
+  local label="$1" har="$2" state_url="" rc findings
+  if [ ! -x "$kit/node_modules/.bin/mcp-inspector" ]; then
+    step 1 "$label.state-inspector" "the MCP Inspector is not installed in $kit (npm missing at setup)"
+    return
+  fi
+  "$rea" serve "$har" --port 0 --name "state-${label//_/-}" >"$work/$label.state.out" 2>"$work/$label.state.err" &
+  server_pid=$!
+  for _ in $(seq 150); do
+    state_url="$(sed -n 's/.*"msg":"MCP transport listening".*"url":"\([^"]*\)".*/\1/p' "$work/$label.state.err" | head -1)"
+    [ -n "$state_url" ] && break
+    kill -0 "$server_pid" 2>/dev/null || break
+    sleep 0.2
+  done
+  (cd "$kit" && ./inspect_tools.sh "$state_url") >"$work/$label.state-inspector.json" 2>"$work/$label.state-inspector.err"
+  rc=$?
+  findings="$(grep -E 'Schema portability|warnings? across' "$work/$label.state-inspector.err" | tail -1)"
+  [ -n "$state_url" ] && [ "$rc" -eq 0 ] && [ -z "$findings" ]
+  step $? "$label.state-inspector" "exit=$rc ${findings:-0 schema warnings}"
+  "$kit/.venv/bin/python" - "$work/$label.state-inspector.json" "${state_url%/mcp}" >"$work/$label.schemas.txt" 2>&1 <<'PY'
+import json, sys, urllib.request
+from jsonschema import Draft202012Validator
+listed = json.load(open(sys.argv[1]))["tools"]
+card = json.load(urllib.request.urlopen(sys.argv[2] + "/.well-known/agent-env.json"))
+assert len(listed) == len(card["capabilities"]["tools"]), f"{len(listed)} listed, card {len(card['capabilities']['tools'])}"
+families = 0
+for tool in listed:
+    Draft202012Validator.check_schema(tool["inputSchema"])
+    families += "patternProperties" in tool["inputSchema"]
+print(f"{len(listed)} schemas valid, {families} with argument-name families")
+PY
+  step $? "$label.state-schemas" "$(tail -1 "$work/$label.schemas.txt")"
+  kill -TERM "$server_pid"; wait "$server_pid" 2>/dev/null; server_pid=""
 }
 
 captures=0
@@ -129,25 +168,19 @@ EOF
 
   # Served from the state (`rea serve`): the state catalog's schemas (typed write bodies) pass the
   # Inspector's lint too.
-  if [ -x "$kit/node_modules/.bin/mcp-inspector" ]; then
-    "$rea" serve "$har" --port 0 --name "state-$name" >"$work/$name.state.out" 2>"$work/$name.state.err" &
-    server_pid=$!
-    state_url=""
-    for _ in $(seq 150); do
-      state_url="$(sed -n 's/.*"msg":"MCP transport listening".*"url":"\([^"]*\)".*/\1/p' "$work/$name.state.err" | head -1)"
-      [ -n "$state_url" ] && break
-      kill -0 "$server_pid" 2>/dev/null || break
-      sleep 0.2
-    done
-    (cd "$kit" && ./inspect_tools.sh "$state_url") >"$work/$name.state-inspector.json" 2>"$work/$name.state-inspector.err"
-    rc=$?
-    findings="$(grep -E 'Schema portability|warnings? across' "$work/$name.state-inspector.err" | tail -1)"
-    [ -n "$state_url" ] && [ "$rc" -eq 0 ] && [ -z "$findings" ]
-    step $? "$name.state-inspector" "exit=$rc ${findings:-0 schema warnings}"
-    kill -TERM "$server_pid"; wait "$server_pid" 2>/dev/null; server_pid=""
-  fi
+  state_inspector "$name" "$har"
 done
 require_cases "$captures" "shared captures with a build.har in $shared/captures"
+
+# The corpus apps' state catalogs (tests/corpus/apps/*/build.har): learned query grammars give
+# richer schemas there (argument-name families, typed operators) than on the shared captures.
+corpus=0
+for har in "$root"/tests/corpus/apps/*/build.har; do
+  [ -f "$har" ] || continue
+  corpus=$((corpus + 1))
+  state_inspector "corpus-$(basename "$(dirname "$har")")" "$har"
+done
+require_cases "$corpus" "corpus apps with a build.har in $root/tests/corpus/apps"
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
