@@ -106,6 +106,7 @@ mod state_unmodelled_documents;
 mod state_withheld;
 mod state_write_conflicts;
 mod state_write_lists;
+mod state_write_omitted;
 mod state_writes;
 mod state_writes_batch_create;
 mod state_writes_concurrent;

@@ -166,8 +166,8 @@ impl StateService {
     }
 }
 
-/// The ordinals of the records a state's answers quote: the responses, missing answers and
-/// conflicts of its served writes, the envelopes and missing answers of its item views, the lines
+/// The ordinals of the records a state's answers quote: the responses, missing answers,
+/// conflicts and omitted-member refusals of its served writes, the envelopes and missing answers of its item views, the lines
 /// of its lists and their page envelopes, its documents, the bases of its folder entries.
 pub fn answered_ordinals(state: &StateView) -> std::collections::BTreeSet<u64> {
     let mut wanted = std::collections::BTreeSet::new();
@@ -181,6 +181,7 @@ pub fn answered_ordinals(state: &StateView) -> std::collections::BTreeSet<u64> {
         );
         wanted.extend(plan.missing_ordinal);
         wanted.extend(plan.conflicts.iter().map(|conflict| conflict.ordinal));
+        wanted.extend(plan.omitted.iter().map(|omitted| omitted.ordinal));
         wanted.extend(
             plan.upsert
                 .as_ref()

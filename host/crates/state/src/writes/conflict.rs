@@ -1,7 +1,8 @@
 //! A create's recorded refusal of a taken value: the application refused a create (`400`, `409`,
 //! `422`) that sent, in one top-level member, the value an entity of the call's collection already
-//! held in the field of that name (a name or title taken twice). Learned where exactly one string
-//! member of the failed call's body equals that field of an entity the collection held then (the
+//! held in the field of that name (a name or title taken twice). Learned, from a failure no
+//! member the call left out explains ([`super::omitted`]), where exactly one string member of the
+//! failed call's body equals that field of an entity the collection held then (the
 //! state's entities, and those the tool's own successful calls before it created); served by
 //! answering that failure, each occurrence of the recorded value in its body renamed to the sent
 //! one (as a missing answer renames, [`crate::missing`]), for a create sending a value the live
@@ -32,6 +33,15 @@ pub(super) fn learn(draft: &mut Draft, calls: &[Call], state: &StateView, timeli
     };
     let mut conflicts: Vec<ConflictModel> = Vec::new();
     for ordinal in &draft.failed {
+        // A failure its answer explains by a member the call left out is no conflict.
+        if draft
+            .plan
+            .omitted
+            .iter()
+            .any(|omitted| omitted.ordinal == *ordinal)
+        {
+            continue;
+        }
         let Some(failed) = timeline.get(*ordinal) else {
             continue;
         };

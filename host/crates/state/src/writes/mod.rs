@@ -48,6 +48,7 @@ mod keyed;
 mod learn;
 pub mod model;
 mod observe;
+mod omitted;
 mod rows;
 pub mod serve;
 pub(crate) mod siblings;
@@ -516,10 +517,11 @@ pub(crate) fn derive_write_plans(
     // Pass 2 (`observe`).
     let mut observed = observe::observe(manifest, timeline, state, &views, &mut drafts);
     // Pass 3 (`learn`, `explain`), ending with the sorts a type's plans share, and the taken
-    // values creates were refused for.
+    // values and left-out members creates were refused for.
     for draft in &mut drafts {
         observed_delete(draft, &observed);
         learn::learn(draft, &mut observed, &views, rules, records);
+        omitted::learn(draft, timeline);
         conflict::learn(draft, &observed, state, timeline);
     }
     share_sorts(&mut drafts);
@@ -624,6 +626,7 @@ impl Draft {
                 upsert: None,
                 inferred_from: None,
                 conflicts: Vec::new(),
+                omitted: Vec::new(),
             },
             classified,
             calls: Vec::new(),

@@ -22,6 +22,7 @@
 //! response          {ordinal, status, media_type, kind, pointer, body}
 //! missing_ordinal   the recorded 400/404/410 an update or delete of a missing entity answers
 //! conflicts         a create's recorded refusals of a taken value: [{member, ordinal, taken}]
+//! omitted           a create's recorded refusals of a member left out: [{member, ordinal}]
 //!                   (a create sending a value its collection holds in `member` answers `ordinal`)
 //! inferred_from     the served plan a sibling transfer carried over (no call of its own)
 //! upsert            a PUT creating the entity its path names when absent: {record_ordinals,
@@ -163,6 +164,19 @@ pub struct WritePlan {
     /// A create's recorded refusals of a value already taken (see [`super::conflict`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub conflicts: Vec<ConflictModel>,
+    /// A create's recorded refusals of a body leaving out a member (see [`super::omitted`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub omitted: Vec<OmittedModel>,
+}
+
+/// A create the application refused for leaving out a member every successful call sent, its
+/// answer naming that member: a call leaving it out answers that failure.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OmittedModel {
+    /// The member left out (a top-level member of the body's envelope).
+    pub member: String,
+    /// The failed call's record.
+    pub ordinal: u64,
 }
 
 /// A create the application refused for sending, in one member, a value an entity of the

@@ -419,19 +419,25 @@ fn windowed_calls(
         let Some(observation) = timeline.get(*ordinal) else {
             continue;
         };
+        let write = timeline.is_write(manifest, observation.tool);
+        // A failed write changed nothing: it is noted on its draft wherever it lies, also
+        // before the first write (a create refused for what it left out, then one that worked).
+        if write && !observation.is_success() {
+            unlinked = None;
+            if let Some(draft) = draft_of.get(&observation.tool) {
+                drafts[*draft].failed.push(observation.ordinal);
+            }
+            continue;
+        }
         // Reads in their observation window seeded the state: they show no write.
         if observation.position < timeline.cutoff || timeline.is_checked(observation) {
             continue;
         }
-        if timeline.is_write(manifest, observation.tool) {
+        if write {
             unlinked = None;
             let Some(draft) = draft_of.get(&observation.tool).copied() else {
                 continue;
             };
-            if !observation.is_success() {
-                drafts[draft].failed.push(observation.ordinal);
-                continue;
-            }
             let index = calls.len();
             calls.push(Call::new(draft, observation));
             drafts[draft].calls.push(index);

@@ -1,7 +1,9 @@
 //! Serving a write tool: the call checked against what its plan accepts, applied to the live
 //! state, and answered in the plan's recorded answer.
 //!
-//! Refused (a tool error naming the accepted members; the state unchanged): repeated query
+//! A create leaving out a member whose omission the build showed refused answers that recorded
+//! refusal first ([`super::omitted`]). Refused (a tool error naming the accepted members; the
+//! state unchanged): repeated query
 //! values, query parameters other than the exemplar's, a body that is not an object (or a body
 //! for a write that takes none), a body outside the exemplar's envelope, an unaccepted member, a
 //! member of another JSON type than recorded, a fixed member with another value, a missing
@@ -347,6 +349,9 @@ pub fn write_call(
     };
     // (The server checked the arguments against the tool's input schema before this runs.)
     let call = Call::resolve(definition, arguments);
+    if let Some(refused) = super::omitted::answer(service, plan, &call) {
+        return refused;
+    }
     let body = match check(plan, &call) {
         Ok(body) => body,
         Err(refusal) => return missing_delete(service, plan, &call).unwrap_or(refusal),

@@ -174,6 +174,7 @@ fn transferred(
         .cloned()
         .collect();
     plan.conflicts.retain(|conflict| known(&conflict.member));
+    plan.omitted.retain(|omitted| known(&omitted.member));
     plan.response = sibling_response(source, views.field_types.get(source_type), &known)?;
     plan.missing_ordinal = views
         .types
