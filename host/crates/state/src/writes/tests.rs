@@ -2440,6 +2440,65 @@ fn a_create_refused_for_a_taken_name_answers_that_refusal_for_a_held_name() {
     assert!(unrelated.plan("post_lists").conflicts.is_empty());
 }
 
+/// A create refused with `failure` for sending `sent`, before the first create that worked.
+fn refused_first_create(sent: Value, failure: Value) -> Fixture {
+    let list = |id: u64, name: &str| json!({"id": id, "name": name, "color": "red"});
+    derive(vec![
+        get(0, "/lists", 200, json!([list(1, "alpha")])),
+        get(1, "/lists/1", 200, list(1, "alpha")),
+        record(2, "POST", "/lists", Some(sent), 400, failure),
+        record(
+            3,
+            "POST",
+            "/lists",
+            Some(json!({"name": "beta", "color": "red"})),
+            201,
+            list(2, "beta"),
+        ),
+        get(4, "/lists/2", 200, list(2, "beta")),
+    ])
+}
+
+#[test]
+fn a_create_refused_for_a_left_out_member_answers_that_refusal_when_it_is_left_out() {
+    // The build's first create left out `name` (sending a color the held list has) and was
+    // refused naming it; the next create sent every member. A served create without `name`
+    // answers that 400, changing nothing; the failure is no conflict over the color.
+    let fixture = refused_first_create(
+        json!({"color": "red"}),
+        json!({"error": "NOT NULL constraint failed: lists.name"}),
+    );
+    let create = fixture.plan("post_lists");
+    assert!(create.served, "{:?}", create.reason);
+    assert_eq!(create.omitted.len(), 1, "{:?}", create.omitted);
+    assert_eq!(create.omitted[0].member, "name");
+    assert_eq!(create.omitted[0].ordinal, 2);
+    assert!(create.conflicts.is_empty(), "{:?}", create.conflicts);
+    let (refused, error) = fixture.call("post_lists", json!({"body": {"color": "blue"}}));
+    assert!(!error, "{refused}");
+    assert_eq!(refused["status"], 400, "{refused}");
+    assert_eq!(refused["state"]["view"], "omitted", "{refused}");
+    let (listed, _) = fixture.call("get_lists", json!({}));
+    assert_eq!(listed["body"].as_array().map(Vec::len), Some(1), "{listed}");
+    // A member the create never stored is refused as before.
+    let (unknown, error) = fixture.call("post_lists", json!({"body": {"size": 3}}));
+    assert!(error, "{unknown}");
+    let (created, error) = fixture.call(
+        "post_lists",
+        json!({"body": {"name": "gamma", "color": "blue"}}),
+    );
+    assert!(!error, "{created}");
+    assert_eq!(created["status"], 201, "{created}");
+    // A failure naming no member it left out (only a key, or a part of a word) teaches nothing.
+    for failure in [
+        json!({"name": "invalid", "status": 400}),
+        json!({"error": "bad lists.names"}),
+    ] {
+        let unnamed = refused_first_create(json!({"color": "green"}), failure);
+        assert!(unnamed.plan("post_lists").omitted.is_empty());
+    }
+}
+
 #[test]
 fn a_disagreement_after_an_untargeted_write_is_charged_to_no_earlier_write() {
     // `DELETE /notes/beta` is confirmed by the 404 after it; `POST /admin/reindex` names no
