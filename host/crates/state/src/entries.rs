@@ -422,6 +422,14 @@ fn envelope_of(body: &Json, pointer: &str) -> Json {
 }
 
 impl FolderEntries {
+    /// The entry the listings show for a decoded path, whatever a call asks of it.
+    pub fn listed(&self, path: &str) -> Option<&Json> {
+        let rest = path.strip_prefix(&self.prefix)?;
+        self.entries
+            .get(rest)
+            .or_else(|| self.entries.get(rest.trim_start_matches('/')))
+    }
+
     /// The entry a call names: its decoded path and query pairs (see the module docs).
     pub fn entry_for(&self, path: &str, pairs: &[(String, String)]) -> Option<&Json> {
         if !pairs.iter().all(|pair| self.query.contains(pair)) {

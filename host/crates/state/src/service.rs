@@ -56,6 +56,7 @@ impl StateService {
             .collect();
         let mut initial = LiveState::new(derived.entities.clone(), derived.documents.clone());
         initial.seed_counters(&derived.store_counters);
+        initial.hold_listed_rows();
         let empty_report_bytes = LiveState::default()
             .to_document(&state_evidence_id, &derived.types)
             .to_canonical_vec()

@@ -115,6 +115,19 @@ pub struct LiveState {
     sorted: SortedIndexes,
     /// The store counters kept (see [`crate::counters`]), each with its value now.
     counters: Vec<(StoreCounter, Json)>,
+    /// Whether the rows of the build's folder listings describe this state (the derived state
+    /// and its resets; not a loaded one), and the keys written since (see
+    /// [`LiveState::listed_row_open`]).
+    listed_rows: ListedRows,
+}
+
+/// The rows of the build's folder listings this state may still hold only as rows.
+#[derive(Debug, Clone, Default)]
+struct ListedRows {
+    /// The rows describe this state.
+    speak: bool,
+    /// The keys a write created, changed or removed since the reset: their rows no longer speak.
+    written: HashSet<EntityKey>,
 }
 
 /// Per collection (type, collection key), its members by rank.
@@ -210,7 +223,7 @@ fn report_bytes_of(empty: usize, entities: (usize, usize), documents: (usize, us
     empty + listed(entities) + listed(documents)
 }
 
-fn key_of(entity: &Entity) -> EntityKey {
+pub(crate) fn key_of(entity: &Entity) -> EntityKey {
     (
         entity.entity_type.clone(),
         collection_key(&entity.collection).to_owned(),
@@ -441,6 +454,36 @@ impl LiveState {
             .get(entity_type)
             .map(|collections| collections.iter().map(String::as_str).collect())
             .unwrap_or_default()
+    }
+
+    /// Lets the rows of the build's folder listings speak for this state: it is the derived state,
+    /// which holds a document such a row lists (and no item read showed) only as that row.
+    pub fn hold_listed_rows(&mut self) {
+        self.listed_rows.speak = true;
+    }
+
+    /// Whether a listing row naming `key` still speaks for this state: the state holds the rows
+    /// of the build's listings, no entity of that key, and no write since the reset wrote it.
+    pub fn listed_row_open(&self, key: &EntityKey) -> bool {
+        self.listed_rows.speak
+            && !self.index.contains_key(key)
+            && !self.deleted.contains_key(key)
+            && !self.listed_rows.written.contains(key)
+    }
+
+    /// Notes that a write created, changed or removed the entity of `key` (its listing row, if
+    /// any, no longer speaks for the state).
+    pub fn note_written_key(&mut self, key: &EntityKey) {
+        if self.listed_rows.speak {
+            self.listed_rows.written.insert(key.clone());
+        }
+    }
+
+    /// Removes a document the state held only as a row of its folder's listing: its collection
+    /// is written, and the row no longer speaks.
+    pub fn remove_listed_row(&mut self, entity: &Entity) {
+        self.mark_written(&entity.entity_type, &entity.collection);
+        self.note_written_key(&key_of(entity));
     }
 
     fn mark_written(&mut self, entity_type: &str, collection: &str) {
@@ -1256,6 +1299,23 @@ mod tests {
                 .collect();
             place_both_ways(&unsorted, descending, &writes);
         }
+    }
+
+    #[test]
+    fn a_listing_row_speaks_until_its_key_is_held_or_written_and_never_for_a_loaded_state() {
+        let key = |id: &str| ("/t".to_owned(), "/t".to_owned(), id.to_owned());
+        let loaded = LiveState::new(vec![entity("/t", "held", "{}")], Vec::new());
+        assert!(!loaded.listed_row_open(&key("row")));
+        let mut state = loaded.clone();
+        state.hold_listed_rows();
+        assert!(state.listed_row_open(&key("row")));
+        assert!(!state.listed_row_open(&key("held")), "an entity is held");
+        state.remove_listed_row(&entity("/t", "row", "{}"));
+        assert!(!state.listed_row_open(&key("row")), "removed once");
+        assert!(state.written_below("/t"), "its collection is written");
+        state.note_written_key(&key("other"));
+        assert!(!state.listed_row_open(&key("other")), "a write created it");
+        assert!(state.listed_row_open(&key("third")));
     }
 
     #[test]

@@ -1425,6 +1425,9 @@ pub fn commit(state: &mut LiveState, change: &Change) {
         state.record_sequence(collection, field, *value);
     }
     for ((before, after), position) in change.entities.iter().zip(&change.positions) {
+        for written in [before, after].into_iter().flatten() {
+            state.note_written_key(&crate::store::key_of(written));
+        }
         if let (Some(written), Some(Position::Sorted { field, descending })) = (after, position) {
             state.keep_sorted(
                 &written.entity_type,
@@ -1439,7 +1442,13 @@ pub fn commit(state: &mut LiveState, change: &Change) {
                 state.keep_deleted(kept.clone());
             }
             (Some(before), None) => {
-                state.remove_entity(&before.entity_type, &before.collection, &before.id);
+                if state
+                    .remove_entity(&before.entity_type, &before.collection, &before.id)
+                    .is_none()
+                {
+                    // A document held only as a row of its folder's listing.
+                    state.remove_listed_row(before);
+                }
             }
             (None, Some(created)) => {
                 state.insert_entity(

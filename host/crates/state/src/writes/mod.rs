@@ -46,6 +46,7 @@ mod dependents;
 mod explain;
 mod keyed;
 mod learn;
+mod listed;
 pub mod model;
 mod observe;
 mod omitted;

@@ -364,10 +364,11 @@ pub fn write_call(
         return refused;
     }
     let (mut live, outcome) = prepared(service, plan, &input);
-    let change = match outcome {
+    let mut change = match outcome {
         Ok(change) => change,
         Err(refused) => return tool_error(refused.code, refused.message),
     };
+    super::listed::delete_listed_row(service, plan, &input, &live, &mut change);
     if change.missing {
         return missing_answer(service, plan, &input.segments, &call.pairs());
     }

@@ -1,0 +1,81 @@
+//! A served delete of a document the state holds only as a row of its folder's listing: Jupyter
+//! Server's `notes/ideas.txt`, which the build's listing of `notes` shows (read 5) but no read of
+//! its own, is deleted (`204`) like a file an item read showed, and the state forgets the row:
+//! a second delete answers the missing file's `404`, the file's read answers it too, and the
+//! folder's listing answers not modelled (never the stale row). The row speaks again after
+//! `data/reset`, never for a loaded state, and never for a path no listing shows. Only this
+//! recorded application shows the rule: etcd's v2 key deletes have no state target (its keys are
+//! held only as folder entries, no type), so they stay withheld.
+
+use serde_json::{Map, Value};
+
+use crate::state_folder_entries::call_for;
+use crate::state_support::plane_calls::run;
+use crate::state_support::{Served, serve_corpus_app};
+
+const FILE_TEMPLATE: &str = "/api/contents/{prefix-variance}/{sibling-variance}";
+
+fn call(served: &Served, method: &str, target: &str, template: Option<&str>) -> (Value, bool) {
+    let (tool, arguments): (String, Map<String, Value>) =
+        call_for(served, method, target, template);
+    served.call(&tool, arguments)
+}
+
+fn delete(served: &Served, target: &str) -> Value {
+    let (answer, is_error) = call(served, "DELETE", target, Some(FILE_TEMPLATE));
+    assert!(!is_error, "{target}: {answer}");
+    answer
+}
+
+#[test]
+fn a_file_held_only_as_a_listing_row_is_deleted_and_forgotten() {
+    let served = serve_corpus_app("jupyter_server");
+    // The state holds no entity for the file: only the notes listing's row shows it.
+    let held = served
+        .state()
+        .entities
+        .iter()
+        .any(|entity| entity.collection == "/api/contents/notes" && entity.id == "ideas.txt");
+    assert!(!held, "the build read ideas.txt itself: the case is gone");
+
+    let deleted = delete(&served, "/api/contents/notes/ideas.txt");
+    assert_eq!(deleted["status"], 204, "{deleted}");
+    // contract: WRITE-054
+    let again = delete(&served, "/api/contents/notes/ideas.txt");
+    assert_eq!(again["status"], 404, "{again}");
+    assert_eq!(again["state"]["view"], "missing", "{again}");
+
+    let (file, is_error) = call(
+        &served,
+        "GET",
+        "/api/contents/notes/ideas.txt",
+        Some(FILE_TEMPLATE),
+    );
+    assert!(!is_error, "{file}");
+    assert_eq!(file["status"], 404, "{file}");
+    // The listing the row came from no longer speaks: not modelled, not the stale row.
+    let (notes, is_error) = call(&served, "GET", "/api/contents/notes", None);
+    assert!(is_error, "{notes}");
+    assert!(notes.to_string().contains("folder-after-write"), "{notes}");
+
+    // A reset restores the derived state, whose row speaks again.
+    run(&served, "data/reset", None).expect("data/reset");
+    let deleted = delete(&served, "/api/contents/notes/ideas.txt");
+    assert_eq!(deleted["status"], 204, "{deleted}");
+}
+
+#[test]
+fn a_path_no_listing_shows_and_a_loaded_state_answer_the_missing_file() {
+    let served = serve_corpus_app("jupyter_server");
+    let nothing = delete(&served, "/api/contents/notes/nothing.txt");
+    assert_eq!(nothing["status"], 404, "{nothing}");
+
+    // A loaded state is not the one the build's listings showed, even when it holds the same.
+    let got = run(&served, "data/get", None).expect("data/get");
+    let document = got["parts"][0]["data"].clone();
+    let params = serde_json::json!({"parts": [{"kind": "data", "data": document}]});
+    run(&served, "data/add", Some(params)).expect("data/add");
+    let loaded = delete(&served, "/api/contents/notes/ideas.txt");
+    assert_eq!(loaded["status"], 404, "{loaded}");
+    assert_eq!(loaded["state"]["view"], "missing", "{loaded}");
+}
