@@ -1,13 +1,15 @@
-//! A served delete of a document the state holds only as a row of its folder's listing: Jupyter
-//! Server's `notes/ideas.txt`, which the build's listing of `notes` shows (read 5) but no read of
-//! its own, is deleted (`204`) like a file an item read showed, and the state forgets the row:
+//! A served delete or overwrite of a document the state holds only as a row of its folder's
+//! listing: Jupyter Server's `notes/ideas.txt`, which the build's listing of `notes` shows (read
+//! 5) but no read of its own, is overwritten (`200`, its mimetype kept from the row: not a create,
+//! which no held `.txt` file would explain) or
+//! deleted (`204`) like a file an item read showed, and after a delete the state forgets the row:
 //! a second delete answers the missing file's `404`, the file's read answers it too, and the
 //! folder's listing answers not modelled (never the stale row). The row speaks again after
 //! `data/reset`, never for a loaded state, and never for a path no listing shows. Only this
 //! recorded application shows the rule: etcd's v2 key deletes have no state target (its keys are
 //! held only as folder entries, no type), so they stay withheld.
 
-use serde_json::{Map, Value};
+use serde_json::{Map, Value, json};
 
 use crate::state_folder_entries::call_for;
 use crate::state_support::plane_calls::run;
@@ -78,4 +80,62 @@ fn a_path_no_listing_shows_and_a_loaded_state_answer_the_missing_file() {
     let loaded = delete(&served, "/api/contents/notes/ideas.txt");
     assert_eq!(loaded["status"], 404, "{loaded}");
     assert_eq!(loaded["state"]["view"], "missing", "{loaded}");
+}
+
+#[test]
+fn a_file_held_only_as_a_listing_row_is_overwritten_not_created() {
+    let served = serve_corpus_app("jupyter_server");
+    let row = served
+        .state()
+        .entities
+        .iter()
+        .find(|entity| entity.collection == "/api/contents" && entity.id == "notes")
+        .and_then(|notes| {
+            let rows = serde_json::to_value(&notes.fields).expect("fields");
+            rows["content"]
+                .as_array()?
+                .iter()
+                .find(|row| row["name"] == "ideas.txt")
+                .cloned()
+        })
+        .expect("the notes listing shows ideas.txt");
+    let (tool, mut arguments) = call_for(
+        &served,
+        "PUT",
+        "/api/contents/notes/ideas.txt",
+        Some(FILE_TEMPLATE),
+    );
+    arguments.insert(
+        "body".to_owned(),
+        json!({"type": "file", "format": "text", "content": "new ideas\n"}),
+    );
+    let (written, is_error) = served.call(&tool, arguments);
+    assert!(!is_error, "{written}");
+    // A save of an existing file (the build's calls 18 and 38), not a create (call 15's 201,
+    // whose mimetype no held `.txt` file explains): what the save does not set is the row's.
+    assert_eq!(written["status"], 200, "{written}");
+    assert_eq!(written["state"]["view"], "update", "{written}");
+    assert_eq!(written["body"]["mimetype"], row["mimetype"], "{written}");
+    assert_eq!(written["body"]["path"], "notes/ideas.txt", "{written}");
+    assert_eq!(written["body"]["size"], 10, "{written}");
+
+    let (file, is_error) = call(
+        &served,
+        "GET",
+        "/api/contents/notes/ideas.txt",
+        Some(FILE_TEMPLATE),
+    );
+    assert!(!is_error, "{file}");
+    assert_eq!(file["status"], 200, "{file}");
+    assert_eq!(file["body"]["content"], "new ideas\n", "{file}");
+    assert_eq!(file["body"]["mimetype"], row["mimetype"], "{file}");
+    // The file is held now: deleting it removes the entity, and then it is missing.
+    assert_eq!(
+        delete(&served, "/api/contents/notes/ideas.txt")["status"],
+        204
+    );
+    assert_eq!(
+        delete(&served, "/api/contents/notes/ideas.txt")["status"],
+        404
+    );
 }

@@ -39,6 +39,9 @@ pub struct WriteInput {
     pub segments: Vec<String>,
     /// The body.
     pub body: Option<Json>,
+    /// The entity the state holds only as a row of its folder's listing at the call's path (see
+    /// `listed.rs`): an update or delete of the path reaches it as the entity before.
+    pub listed: Option<Entity>,
 }
 
 /// Where rule-explained values come from.
@@ -910,6 +913,7 @@ impl Applying<'_, '_> {
                 let row = WriteInput {
                     segments: self.input.segments.clone(),
                     body: Some(row),
+                    listed: None,
                 };
                 let entity = Applying {
                     plan: created,
@@ -929,6 +933,7 @@ impl Applying<'_, '_> {
             let single = WriteInput {
                 segments: self.input.segments.clone(),
                 body,
+                listed: None,
             };
             let entity = Applying {
                 input: &single,
@@ -1103,6 +1108,16 @@ impl Applying<'_, '_> {
         )))
     }
 
+    /// The entity the state holds only as a listing row at the call's path, if it is the one
+    /// the call names.
+    fn listed_row(&self, entity_type: &str, collection: &str, id: &str) -> Option<Entity> {
+        self.input.listed.clone().filter(|row| {
+            row.entity_type == entity_type
+                && row.id == id
+                && collection_key(&row.collection) == collection_key(collection)
+        })
+    }
+
     /// An update or delete of the entity the call names; an entity the state does not hold is
     /// created by an upsert, else the change is `missing`.
     fn prepare_update(&self, target: Target, mut change: Change) -> Result<Change, Refused> {
@@ -1114,6 +1129,7 @@ impl Applying<'_, '_> {
             .state
             .entity(&target.entity_type, &target.collection, &id)
             .cloned()
+            .or_else(|| self.listed_row(&target.entity_type, &target.collection, &id))
         else {
             // An upsert creates the entity its path names.
             if let Some(create) = plan.upsert_plan()
@@ -1457,7 +1473,13 @@ pub fn commit(state: &mut LiveState, change: &Change) {
                 );
             }
             (Some(_), Some(updated)) => {
-                state.update_entity(updated.clone(), position.as_ref());
+                if !state.update_entity(updated.clone(), position.as_ref()) {
+                    // A document held only as a row of its folder's listing, overwritten.
+                    state.insert_entity(
+                        updated.clone(),
+                        position.as_ref().unwrap_or(&Position::Last),
+                    );
+                }
             }
             (None, None) => {}
         }

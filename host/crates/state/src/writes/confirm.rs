@@ -666,6 +666,7 @@ fn replay_planned(
     rules: &RuleSet,
 ) -> Result<(), &'static str> {
     let input = WriteInput {
+        listed: None,
         segments: call.segments.clone(),
         body: match &call.request {
             RequestBody::Json(body) => Some(body.clone()),

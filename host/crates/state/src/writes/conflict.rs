@@ -57,6 +57,7 @@ pub(super) fn learn(draft: &mut Draft, calls: &[Call], state: &StateView, timeli
                 .map(str::to_owned)
                 .collect(),
             body: Some(body.clone()),
+            listed: None,
         };
         let Some((collection, _)) = call_target(&draft.plan, &input) else {
             continue;

@@ -1,9 +1,12 @@
-//! A served delete of a document the state holds only as a row of its folder's listing: a file
-//! the build's listing of its folder showed (`notes/ideas.txt` in the `notes` listing's
-//! `content`) but no read of its own, so the state holds no entity for it. The application
-//! deletes it like any other; the state removes the row (its collection is written, so the
-//! folder's listing and the row's entry answer not modelled from then on, never the stale row)
-//! and answers the plan's recorded answer, where it would otherwise answer the missing entity's.
+//! A served update or delete of a document the state holds only as a row of its folder's
+//! listing: a file the build's listing of its folder showed (`notes/ideas.txt` in the `notes`
+//! listing's `content`) but no read of its own, so the state holds no entity for it. The
+//! application deletes or overwrites it like any other file; the state takes the row as the
+//! entity before the write (`WriteInput::listed`), so a delete removes it and answers the plan's
+//! recorded answer, and an overwrite updates it (the members the write does not set kept as the
+//! row shows them, its creation stamp say) instead of creating a new file or answering the
+//! missing entity's answer. Its collection is written either way, so the folder's listing and
+//! the row's entry answer not modelled from then on, never the stale row.
 //!
 //! A row speaks only for the derived state (and its resets), never a loaded one, and only for a
 //! key no write since the reset created, changed or removed ([`LiveState::listed_row_open`]),
@@ -13,7 +16,7 @@ use std::collections::BTreeMap;
 
 use rea_plugin_api::json::Json;
 
-use super::apply::{Change, WriteInput, call_target};
+use super::apply::{WriteInput, call_target};
 use super::model::{Effect, WritePlan};
 use crate::derive::entities::collection_key;
 use crate::model::Entity;
@@ -21,34 +24,17 @@ use crate::render::scalar_text;
 use crate::service::StateService;
 use crate::store::LiveState;
 
-/// Turns a served delete's missing change into the removal of the listing row naming its
-/// entity, when there is one (see the module docs).
-pub(super) fn delete_listed_row(
-    service: &StateService,
-    plan: &WritePlan,
-    input: &WriteInput,
-    live: &LiveState,
-    change: &mut Change,
-) {
-    if !change.missing || plan.effect != Effect::Delete || plan.bulk {
-        return;
-    }
-    let Some(row) = listed_row(service, plan, input, live) else {
-        return;
-    };
-    change.missing = false;
-    change.entities = vec![(Some(row), None)];
-    change.positions = vec![None];
-    change.generated = vec![BTreeMap::new()];
-}
-
-/// The entity a listing row shows for the call's path, when that row still speaks.
-fn listed_row(
+/// The entity a listing row shows for the path an update or delete names, when that row still
+/// speaks (see the module docs).
+pub(super) fn listed_row(
     service: &StateService,
     plan: &WritePlan,
     input: &WriteInput,
     live: &LiveState,
 ) -> Option<Entity> {
+    if plan.bulk || !matches!(plan.effect, Effect::Update | Effect::Delete) {
+        return None;
+    }
     let target = plan.target.as_ref()?;
     let entity_type = target.entity_type.clone()?;
     let identity = target.identity_field.as_deref().unwrap_or("id");

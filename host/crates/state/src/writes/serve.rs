@@ -359,16 +359,16 @@ pub fn write_call(
     let input = WriteInput {
         segments: call.segments(&plan.path_template),
         body,
+        listed: None,
     };
     if let Some(refused) = super::conflict::answer(service, plan, &input) {
         return refused;
     }
     let (mut live, outcome) = prepared(service, plan, &input);
-    let mut change = match outcome {
+    let change = match outcome {
         Ok(change) => change,
         Err(refused) => return tool_error(refused.code, refused.message),
     };
-    super::listed::delete_listed_row(service, plan, &input, &live, &mut change);
     if change.missing {
         return missing_answer(service, plan, &input.segments, &call.pairs());
     }
@@ -448,7 +448,17 @@ fn prepare_with(
         state_evidence_id: service.state_evidence_id(),
         calls,
     };
-    prepare(plan, service.rules(), live, input, &values)
+    let listed = super::listed::listed_row(service, plan, input, live).map(|row| WriteInput {
+        listed: Some(row),
+        ..input.clone()
+    });
+    prepare(
+        plan,
+        service.rules(),
+        live,
+        listed.as_ref().unwrap_or(input),
+        &values,
+    )
 }
 
 /// The answer for an update or delete of an entity the state does not hold: the recorded
@@ -462,6 +472,7 @@ fn missing_delete(service: &StateService, plan: &WritePlan, call: &Call) -> Opti
     let input = WriteInput {
         segments: call.segments(&plan.path_template),
         body: None,
+        listed: None,
     };
     let missing = {
         let (_live, outcome) = prepared(service, plan, &input);
