@@ -9,6 +9,7 @@
 //! recorded application shows the rule: etcd's v2 key deletes have no state target (its keys are
 //! held only as folder entries, no type), so they stay withheld.
 
+use rea_state::model::Entity;
 use serde_json::{Map, Value, json};
 
 use crate::state_folder_entries::call_for;
@@ -23,6 +24,15 @@ fn call(served: &Served, method: &str, target: &str, template: Option<&str>) -> 
     served.call(&tool, arguments)
 }
 
+/// The entity the derived state holds in a collection under an id.
+fn held<'s>(served: &'s Served, collection: &str, id: &str) -> Option<&'s Entity> {
+    served
+        .state()
+        .entities
+        .iter()
+        .find(|entity| entity.collection == collection && entity.id == id)
+}
+
 fn delete(served: &Served, target: &str) -> Value {
     let (answer, is_error) = call(served, "DELETE", target, Some(FILE_TEMPLATE));
     assert!(!is_error, "{target}: {answer}");
@@ -33,12 +43,11 @@ fn delete(served: &Served, target: &str) -> Value {
 fn a_file_held_only_as_a_listing_row_is_deleted_and_forgotten() {
     let served = serve_corpus_app("jupyter_server");
     // The state holds no entity for the file: only the notes listing's row shows it.
-    let held = served
-        .state()
-        .entities
-        .iter()
-        .any(|entity| entity.collection == "/api/contents/notes" && entity.id == "ideas.txt");
-    assert!(!held, "the build read ideas.txt itself: the case is gone");
+    let held = held(&served, "/api/contents/notes", "ideas.txt");
+    assert!(
+        held.is_none(),
+        "the build read ideas.txt itself: the case is gone"
+    );
 
     let deleted = delete(&served, "/api/contents/notes/ideas.txt");
     assert_eq!(deleted["status"], 204, "{deleted}");
@@ -85,11 +94,7 @@ fn a_path_no_listing_shows_and_a_loaded_state_answer_the_missing_file() {
 #[test]
 fn a_file_held_only_as_a_listing_row_is_overwritten_not_created() {
     let served = serve_corpus_app("jupyter_server");
-    let row = served
-        .state()
-        .entities
-        .iter()
-        .find(|entity| entity.collection == "/api/contents" && entity.id == "notes")
+    let row = held(&served, "/api/contents", "notes")
         .and_then(|notes| {
             let rows = serde_json::to_value(&notes.fields).expect("fields");
             rows["content"]
