@@ -33,6 +33,18 @@ fn held<'s>(served: &'s Served, collection: &str, id: &str) -> Option<&'s Entity
         .find(|entity| entity.collection == collection && entity.id == id)
 }
 
+/// The plain read of `notes/ideas.txt` (never a tool error: a file or the missing file's 404).
+fn read_ideas(served: &Served) -> Value {
+    let (file, is_error) = call(
+        served,
+        "GET",
+        "/api/contents/notes/ideas.txt",
+        Some(FILE_TEMPLATE),
+    );
+    assert!(!is_error, "{file}");
+    file
+}
+
 fn delete(served: &Served, target: &str) -> Value {
     let (answer, is_error) = call(served, "DELETE", target, Some(FILE_TEMPLATE));
     assert!(!is_error, "{target}: {answer}");
@@ -56,13 +68,7 @@ fn a_file_held_only_as_a_listing_row_is_deleted_and_forgotten() {
     assert_eq!(again["status"], 404, "{again}");
     assert_eq!(again["state"]["view"], "missing", "{again}");
 
-    let (file, is_error) = call(
-        &served,
-        "GET",
-        "/api/contents/notes/ideas.txt",
-        Some(FILE_TEMPLATE),
-    );
-    assert!(!is_error, "{file}");
+    let file = read_ideas(&served);
     assert_eq!(file["status"], 404, "{file}");
     // The listing the row came from no longer speaks: not modelled, not the stale row.
     let (notes, is_error) = call(&served, "GET", "/api/contents/notes", None);
@@ -124,13 +130,7 @@ fn a_file_held_only_as_a_listing_row_is_overwritten_not_created() {
     assert_eq!(written["body"]["path"], "notes/ideas.txt", "{written}");
     assert_eq!(written["body"]["size"], 10, "{written}");
 
-    let (file, is_error) = call(
-        &served,
-        "GET",
-        "/api/contents/notes/ideas.txt",
-        Some(FILE_TEMPLATE),
-    );
-    assert!(!is_error, "{file}");
+    let file = read_ideas(&served);
     assert_eq!(file["status"], 200, "{file}");
     assert_eq!(file["body"]["content"], "new ideas\n", "{file}");
     assert_eq!(file["body"]["mimetype"], row["mimetype"], "{file}");
