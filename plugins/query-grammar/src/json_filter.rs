@@ -334,7 +334,12 @@ fn typed(
     let Json::Object(members) = value else {
         return None;
     };
-    let text = |member: &str| members.get(member).and_then(Json::as_str).map(str::to_owned);
+    let text = |member: &str| {
+        members
+            .get(member)
+            .and_then(Json::as_str)
+            .map(str::to_owned)
+    };
     match members.get(TYPE_MEMBER)?.as_str()? {
         "Pointer" => {
             let id = text("objectId")?;
@@ -369,9 +374,7 @@ fn operator_leaf(
     let role = |op: &str| Some(QueryRole::filter(field, op));
     let leaf = match word {
         "options" => {
-            return siblings
-                .get(&format!("{sigil}regex"))
-                .map(|_| None);
+            return siblings.get(&format!("{sigil}regex")).map(|_| None);
         }
         "regex" => {
             let options = siblings.get(&format!("{sigil}options"));
@@ -406,10 +409,15 @@ fn typed_operand(
 ) -> Option<(Option<&'static str>, String, String)> {
     match operand {
         Json::Array(items) if !items.is_empty() => {
-            let read: Option<Vec<_>> = items.iter().map(|item| typed(field, item, fields)).collect();
+            let read: Option<Vec<_>> = items
+                .iter()
+                .map(|item| typed(field, item, fields))
+                .collect();
             let read = read?;
             let (member, compared, _) = read[0].clone();
-            if read.iter().any(|(m, c, text)| *m != member || *c != compared || text.contains(','))
+            if read
+                .iter()
+                .any(|(m, c, text)| *m != member || *c != compared || text.contains(','))
             {
                 return None;
             }
@@ -452,7 +460,9 @@ fn items(value: &Json) -> Option<String> {
             scalar => operand(scalar).filter(|text| !text.contains(',')),
         })
         .collect();
-    texts.filter(|texts| !texts.is_empty()).map(|texts| texts.join(","))
+    texts
+        .filter(|texts| !texts.is_empty())
+        .map(|texts| texts.join(","))
 }
 
 /// The logical and relational words (without `_` or `$`) this grammar does not model: a

@@ -860,17 +860,27 @@ mod tests {
                 {"t": "d", "due": {"__type": "Date", "iso": "2026-02-01T00:00:00.000Z"}}]"#,
         );
         let model = model(&[("order", QueryRole::Sort)]);
-        assert_eq!(run(&model, &[("order", "due")], &data), Some(vec![2, 3, 0, 1]));
+        assert_eq!(
+            run(&model, &[("order", "due")], &data),
+            Some(vec![2, 3, 0, 1])
+        );
         // Descending, the members without the field first.
-        assert_eq!(run(&model, &[("order", "-due")], &data), Some(vec![1, 0, 3, 2]));
-        let pairs = objects(r#"[{"o": {"a": 1, "b": 2}}, {"o": {"a": 1}}, {"o": {"a": 0, "c": 9}}]"#);
+        assert_eq!(
+            run(&model, &[("order", "-due")], &data),
+            Some(vec![1, 0, 3, 2])
+        );
+        let pairs =
+            objects(r#"[{"o": {"a": 1, "b": 2}}, {"o": {"a": 1}}, {"o": {"a": 0, "c": 9}}]"#);
         assert_eq!(run(&model, &[("order", "o")], &pairs), Some(vec![2, 1, 0]));
     }
 
     #[test]
     fn two_page_sizes_in_one_call_are_not_read() {
         let data = objects(POSTS);
-        let model = model(&[("count", QueryRole::PageSize), ("limit", QueryRole::PageSize)]);
+        let model = model(&[
+            ("count", QueryRole::PageSize),
+            ("limit", QueryRole::PageSize),
+        ]);
         assert_eq!(run(&model, &[("count", "1"), ("limit", "0")], &data), None);
         assert_eq!(run(&model, &[("limit", "1")], &data), Some(vec![0]));
     }
