@@ -81,7 +81,7 @@ fn arguments(served: &Served, tool: &str, record: &CaptureRecord) -> Map<String,
     arguments
 }
 
-fn probe(probes: &[CaptureRecord], ordinal: u64) -> &CaptureRecord {
+pub(crate) fn probe(probes: &[CaptureRecord], ordinal: u64) -> &CaptureRecord {
     probes
         .iter()
         .find(|record| record.ordinal == ordinal)

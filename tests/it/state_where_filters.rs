@@ -10,19 +10,13 @@
 use rea_plugin_api::contracts::capture::CaptureRecord;
 use serde_json::{Map, Value};
 
+use crate::state_body_queries::probe;
 use crate::state_query_grammar::{probe_arguments, served_with_probes};
 use crate::state_support::{Served, assert_not_modelled, recorded_answer, request_line};
 
 const TASKS: &str = "get_parse_classes_task";
 const MEMBERS: &str = "get_parse_classes_member";
 const PROJECTS: &str = "get_parse_classes_project";
-
-fn probe(probes: &[CaptureRecord], ordinal: u64) -> &CaptureRecord {
-    probes
-        .iter()
-        .find(|record| record.ordinal == ordinal)
-        .unwrap_or_else(|| panic!("probe {ordinal}"))
-}
 
 /// Each probe (by ordinal) is a request the build never made, answered from the state by
 /// evaluating its query, with the live body.
