@@ -104,6 +104,7 @@ mod state_sibling_transfer;
 mod state_store_counter;
 mod state_unlisted_documents;
 mod state_unmodelled_documents;
+mod state_where_filters;
 mod state_withheld;
 mod state_write_conflicts;
 mod state_write_lists;

@@ -81,7 +81,7 @@ fn arguments(served: &Served, tool: &str, record: &CaptureRecord) -> Map<String,
     arguments
 }
 
-fn probe(probes: &[CaptureRecord], ordinal: u64) -> &CaptureRecord {
+pub(crate) fn probe(probes: &[CaptureRecord], ordinal: u64) -> &CaptureRecord {
     probes
         .iter()
         .find(|record| record.ordinal == ordinal)
@@ -90,7 +90,7 @@ fn probe(probes: &[CaptureRecord], ordinal: u64) -> &CaptureRecord {
 
 /// Each probe request is answered from the state by evaluating its body, with the live body, and
 /// the build never sent that body.
-fn assert_live_answers(app: &str, tool: &str, ordinals: &[u64]) {
+pub(crate) fn assert_live_answers(app: &str, tool: &str, ordinals: &[u64]) {
     let (served, probes) = served_with_probes(app);
     let recorded: Vec<Value> = served.records.iter().filter_map(request_body).collect();
     for ordinal in ordinals {

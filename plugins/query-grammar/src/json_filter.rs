@@ -13,7 +13,17 @@
 //! spelling through the group (`filter[_or][0][state][_eq]`) and playing the role its spelling
 //! outside the group has. A query pair already spelled in brackets through such groups
 //! (`filter[_or][1][priority][_eq]=5`, how a query string encodes the same object) is split into
-//! that one term. A negation (`_not`, `_nor`), a quantifier over a relation (`_some`, `_none`),
+//! that one term.
+//!
+//! In the `$` dialect (a filter spelling no operator with `_`, as MongoDB's and Parse's `where=`)
+//! a field's bare value is its equality (`{"status": "open"}`: `where[status][$eq]`, `null`: its
+//! absence). A typed value (an object with `__type`) is compared by what it names: a pointer
+//! (`{"__type": "Pointer", "className": …, "objectId": …}`) by the object id the held pointer
+//! holds (`project.objectId`), a date (`{"__type": "Date", "iso": …}`) by its ISO text, against
+//! the held typed date's `iso` where the entities hold one (else the field's own text). `$regex`
+//! is a regular expression the text matches anywhere, made case-insensitive by `$options: "i"`
+//! (another option is not modelled); `$exists` is the field's presence; `$all` an array field
+//! holding every item. A negation (`_not`, `_nor`), a quantifier over a relation (`_some`, `_none`),
 //! an operator over an object, a field with no operator under it, an empty group, or the same
 //! term twice is not split, and the call is not evaluated through this grammar.
 
@@ -23,8 +33,8 @@ use rea_plugin_api::contracts::query::{
     QueryExpressionOutcome, QueryExpressionRequest, QueryGrammarOutcome, QueryGrammarRequest,
     QueryRole, QueryTerm, TermBranch,
 };
-use rea_plugin_api::json::{Json, parse};
-use rea_plugin_api::query_fields::bracket_filter;
+use rea_plugin_api::json::{Json, Object, parse};
+use rea_plugin_api::query_fields::{bracket_filter, operator_word};
 use rea_plugin_api::{PluginError, QueryGrammar};
 
 /// The stage's name.
@@ -64,13 +74,14 @@ impl QueryGrammar for JsonFilter {
         Ok(QueryExpressionOutcome::of(terms(
             &request.name,
             &request.value,
+            &request.fields,
         )))
     }
 }
 
 /// The terms of a JSON filter object, or of one bracket term through logical groups (see the
-/// module docs).
-fn terms(name: &str, value: &str) -> Option<Vec<QueryTerm>> {
+/// module docs), given the fields the list's entity type holds.
+fn terms(name: &str, value: &str, fields: &[String]) -> Option<Vec<QueryTerm>> {
     if !value.trim_start().starts_with('{') {
         return bracket_term(name, value).map(|term| vec![term]);
     }
@@ -80,8 +91,13 @@ fn terms(name: &str, value: &str) -> Option<Vec<QueryTerm>> {
         spelled: name.to_owned(),
         plain: name.to_owned(),
         within: Vec::new(),
+        field: Vec::new(),
     };
-    flatten(&at, &filter, &mut leaves)?;
+    let reading = Reading {
+        fields,
+        shorthand: !holds_underscore_operator(&filter),
+    };
+    flatten(&at, &filter, &mut leaves, &reading)?;
     let mut terms: Vec<QueryTerm> = Vec::new();
     for leaf in leaves {
         let term = term(leaf);
@@ -93,31 +109,86 @@ fn terms(name: &str, value: &str) -> Option<Vec<QueryTerm>> {
     (!terms.is_empty()).then_some(terms)
 }
 
+/// How a filter is read: the fields the list's type holds (a typed date compared by its `iso`
+/// member where the entities hold one), and whether a field's bare value is its equality (the
+/// `$` dialect's shorthand: no operator of the filter is spelled with `_`).
+struct Reading<'a> {
+    fields: &'a [String],
+    shorthand: bool,
+}
+
+/// Whether a filter spells an operator or a logical group with `_` (`_eq`, `_or`): the
+/// dialect without the equality shorthand. A typed value's `__type` is no operator.
+fn holds_underscore_operator(value: &Json) -> bool {
+    match value {
+        Json::Object(members) => members.iter().any(|(key, inner)| {
+            (key.starts_with('_')
+                && !key.starts_with("__")
+                && (is_and(key) || is_or(key) || operator_word(key).is_some()))
+                || holds_underscore_operator(inner)
+        }),
+        Json::Array(items) => items.iter().any(holds_underscore_operator),
+        _ => false,
+    }
+}
+
 /// One operator of a filter: its term's name (the bracket spelling through its groups), the
-/// name outside any group (whose role it plays), its value and its disjunction branches.
+/// name outside any group (whose role it plays), its value, its disjunction branches, and the
+/// role the grammar gives it (else the role of its plain spelling).
 struct Leaf {
     name: String,
     plain: String,
     value: String,
     within: Vec<TermBranch>,
+    role: Option<QueryRole>,
 }
 
 /// Where [`flatten`] is in a filter: the bracket spelling so far, the same without logical
-/// groups, and the disjunction branches entered.
+/// groups, the disjunction branches entered, and the field path (empty at the top).
 #[derive(Clone)]
 struct Place {
     spelled: String,
     plain: String,
     within: Vec<TermBranch>,
+    field: Vec<String>,
 }
 
 impl Place {
-    /// One member further down (a field or an operator).
+    /// One member further down (an operator, or a typed value's member).
     fn member(&self, key: &str) -> Place {
         Place {
             spelled: format!("{}[{key}]", self.spelled),
             plain: format!("{}[{key}]", self.plain),
             within: self.within.clone(),
+            field: self.field.clone(),
+        }
+    }
+
+    /// Into the field `key`.
+    fn field(&self, key: &str) -> Place {
+        let mut place = self.member(key);
+        place.field.push(key.to_owned());
+        place
+    }
+
+    /// The one field this place names (a top-level member of the filter); `None` at the top or
+    /// down a relational path, whose meaning is the list's to learn.
+    fn direct_field(&self) -> Option<&str> {
+        match self.field.as_slice() {
+            [field] => Some(field),
+            _ => None,
+        }
+    }
+
+    /// The leaf of the operator `key` here, with its value and the role the grammar gives it.
+    fn leaf(&self, key: &str, value: String, role: Option<QueryRole>) -> Leaf {
+        let place = self.member(key);
+        Leaf {
+            name: place.spelled,
+            plain: place.plain,
+            value,
+            within: place.within,
+            role,
         }
     }
 
@@ -127,6 +198,7 @@ impl Place {
             spelled: format!("{}[{key}][{index}]", self.spelled),
             plain: self.plain.clone(),
             within: self.within.clone(),
+            field: self.field.clone(),
         }
     }
 
@@ -139,16 +211,21 @@ impl Place {
             spelled: format!("{group}[{index}]"),
             plain: self.plain.clone(),
             within,
+            field: self.field.clone(),
         })
     }
 }
 
-/// A leaf as its term: the role of its plain spelling (a field and a known operator word) when
-/// it has one, else the roles the list learned for its name.
+/// A leaf as its term: the role the grammar gave it, else the role of its plain spelling (a
+/// field and a known operator word) when it has one, else the roles the list learned for its
+/// name.
 fn term(leaf: Leaf) -> QueryTerm {
-    let roles = bracket_filter(&leaf.plain)
-        .map(|(field, op)| vec![QueryRole::filter(&field, &op)])
-        .unwrap_or_default();
+    let roles = match leaf.role {
+        Some(role) => vec![role],
+        None => bracket_filter(&leaf.plain)
+            .map(|(field, op)| vec![QueryRole::filter(&field, &op)])
+            .unwrap_or_default(),
+    };
     let name = if leaf.within.is_empty() {
         leaf.plain
     } else {
@@ -171,8 +248,22 @@ fn is_and(key: &str) -> bool {
     matches!(key, "_and" | "$and")
 }
 
+/// Whether a field's value is a condition of its own rather than operators or a relational
+/// path: a scalar, `null`, or a typed value (an object with `__type`).
+fn is_bare(value: &Json) -> bool {
+    match value {
+        Json::Object(members) => members.get(TYPE_MEMBER).is_some(),
+        Json::Array(_) => false,
+        _ => true,
+    }
+}
+
 /// Collects the leaf of every operator under `at`; `None` when a part is not modelled.
-fn flatten(at: &Place, value: &Json, leaves: &mut Vec<Leaf>) -> Option<()> {
+fn flatten(at: &Place, value: &Json, leaves: &mut Vec<Leaf>, reading: &Reading) -> Option<()> {
+    if !at.field.is_empty() && is_bare(value) {
+        leaves.push(bare_condition(at, value, reading)?);
+        return Some(());
+    }
     let Json::Object(members) = value else {
         return None;
     };
@@ -193,24 +284,185 @@ fn flatten(at: &Place, value: &Json, leaves: &mut Vec<Leaf>) -> Option<()> {
                 } else {
                     at.all_of(key, index)
                 };
-                flatten(&place, entry, leaves)?;
+                flatten(&place, entry, leaves, reading)?;
             }
         } else if key.starts_with(['_', '$']) {
             if LOGICAL.contains(&key.trim_start_matches(['_', '$'])) {
                 return None;
             }
-            let place = at.member(key);
-            leaves.push(Leaf {
-                name: place.spelled,
-                plain: place.plain,
-                value: operand(inner)?,
-                within: place.within,
-            });
+            if let Some(leaf) = operator_leaf(at, (key, inner), members, reading)? {
+                leaves.push(leaf);
+            }
         } else {
-            flatten(&at.member(key), inner, leaves)?;
+            flatten(&at.field(key), inner, leaves, reading)?;
         }
     }
     Some(())
+}
+
+/// A field's bare value as its condition: a scalar its equality (the `$` dialect's shorthand),
+/// `null` its absence, a typed value equality with what it names (see [`typed`]).
+fn bare_condition(at: &Place, value: &Json, reading: &Reading) -> Option<Leaf> {
+    let field = at.direct_field()?;
+    if let Some((member, compared, text)) = typed(field, value, reading.fields) {
+        let place = member.map_or_else(|| at.clone(), |member| at.member(member));
+        return Some(place.leaf("$eq", text, Some(QueryRole::filter(&compared, "eq"))));
+    }
+    if !reading.shorthand {
+        return None;
+    }
+    match value {
+        Json::Null => Some(at.leaf("$null", "true".to_owned(), None)),
+        scalar => Some(at.leaf("$eq", operand(scalar)?, None)),
+    }
+}
+
+/// The member naming a typed value's kind (`{"__type": "Date", "iso": …}`).
+const TYPE_MEMBER: &str = "__type";
+
+/// A typed value (`{"__type": "Date", "iso": …}`, `{"__type": "Pointer", "className": …,
+/// "objectId": …}`) as what a condition on `field` compares: a pointer by the object id the
+/// held pointer holds (`field.objectId`), a date by its ISO text, held as a typed date
+/// (`field.iso`) where the fields hold one, else as the field's own text (a date-time stamp).
+/// Returns the member stepped into (if any), the compared field and the value's text; `None`
+/// for a value that is not typed or of another kind.
+fn typed(
+    field: &str,
+    value: &Json,
+    fields: &[String],
+) -> Option<(Option<&'static str>, String, String)> {
+    let Json::Object(members) = value else {
+        return None;
+    };
+    let text = |member: &str| {
+        members
+            .get(member)
+            .and_then(Json::as_str)
+            .map(str::to_owned)
+    };
+    match members.get(TYPE_MEMBER)?.as_str()? {
+        "Pointer" => {
+            let id = text("objectId")?;
+            Some((Some("objectId"), format!("{field}.objectId"), id))
+        }
+        "Date" => {
+            let iso = text("iso")?;
+            let dotted = format!("{field}.iso");
+            if fields.contains(&dotted) {
+                Some((Some("iso"), dotted, iso))
+            } else {
+                Some((None, field.to_owned(), iso))
+            }
+        }
+        _ => None,
+    }
+}
+
+/// The leaf of one operator member of a field's condition (`Some(None)` for a member another
+/// one reads: `$options` beside `$regex`); `None` when it is not modelled.
+fn operator_leaf(
+    at: &Place,
+    (key, inner): (&str, &Json),
+    siblings: &Object,
+    reading: &Reading,
+) -> Option<Option<Leaf>> {
+    let sigil = &key[..1];
+    let word = &key[1..];
+    let Some(field) = at.direct_field() else {
+        return Some(Some(at.leaf(key, operand(inner)?, None)));
+    };
+    let role = |op: &str| Some(QueryRole::filter(field, op));
+    let leaf = match word {
+        "options" => {
+            return siblings.get(&format!("{sigil}regex")).map(|_| None);
+        }
+        "regex" => {
+            let options = siblings.get(&format!("{sigil}options"));
+            at.leaf(key, pattern(inner, options)?, role("regex"))
+        }
+        "exists" => {
+            let Json::Bool(exists) = inner else {
+                return None;
+            };
+            let op = if *exists { "nnull" } else { "null" };
+            at.leaf(key, "true".to_owned(), role(op))
+        }
+        "all" => at.leaf(key, items(inner)?, role("all")),
+        _ => match typed_operand(field, inner, reading.fields) {
+            Some((member, compared, text)) => {
+                let place = member.map_or_else(|| at.clone(), |member| at.member(member));
+                let op = operator_word(key)?;
+                place.leaf(key, text, Some(QueryRole::filter(&compared, op)))
+            }
+            None => at.leaf(key, operand(inner)?, None),
+        },
+    };
+    Some(Some(leaf))
+}
+
+/// An operator's typed operand (one typed value, or an array of typed values of one kind) as
+/// [`typed`] reads it, the array's texts comma-separated; `None` for an operand holding none.
+fn typed_operand(
+    field: &str,
+    operand: &Json,
+    fields: &[String],
+) -> Option<(Option<&'static str>, String, String)> {
+    match operand {
+        Json::Array(items) if !items.is_empty() => {
+            let read: Option<Vec<_>> = items
+                .iter()
+                .map(|item| typed(field, item, fields))
+                .collect();
+            let read = read?;
+            let (member, compared, _) = read[0].clone();
+            if read
+                .iter()
+                .any(|(m, c, text)| *m != member || *c != compared || text.contains(','))
+            {
+                return None;
+            }
+            let texts: Vec<String> = read.into_iter().map(|(_, _, text)| text).collect();
+            Some((member, compared, texts.join(",")))
+        }
+        value => typed(field, value, fields),
+    }
+}
+
+/// A `$regex` operand and its `$options` as one regular expression: the options may only make
+/// it case-insensitive (`i`), which the expression then says (`(?i)…`); `None` for another
+/// option or an operand that is not text.
+fn pattern(regex: &Json, options: Option<&Json>) -> Option<String> {
+    let regex = regex.as_str()?;
+    let options = match options {
+        None => "",
+        Some(options) => options.as_str()?,
+    };
+    if !options.chars().all(|option| option == 'i') {
+        return None;
+    }
+    Some(if options.is_empty() {
+        regex.to_owned()
+    } else {
+        format!("(?i){regex}")
+    })
+}
+
+/// An array of scalars (none holding a comma) as its items comma-separated; `None` for an
+/// empty array or one holding anything else.
+fn items(value: &Json) -> Option<String> {
+    let Json::Array(items) = value else {
+        return None;
+    };
+    let texts: Option<Vec<String>> = items
+        .iter()
+        .map(|item| match item {
+            Json::Array(_) | Json::Object(_) | Json::Null => None,
+            scalar => operand(scalar).filter(|text| !text.contains(',')),
+        })
+        .collect();
+    texts
+        .filter(|texts| !texts.is_empty())
+        .map(|texts| texts.join(","))
 }
 
 /// The logical and relational words (without `_` or `$`) this grammar does not model: a
@@ -227,6 +479,7 @@ fn bracket_term(name: &str, value: &str) -> Option<QueryTerm> {
         spelled: base.to_owned(),
         plain: base.to_owned(),
         within: Vec::new(),
+        field: Vec::new(),
     };
     let mut grouped = false;
     let mut parts = parts.into_iter();
@@ -254,6 +507,7 @@ fn bracket_term(name: &str, value: &str) -> Option<QueryTerm> {
             plain: at.plain,
             value: value.to_owned(),
             within: at.within,
+            role: None,
         })
     })
 }
@@ -530,8 +784,15 @@ mod tests {
             r#"{"_or": []}"#,
             r#"{"_or": {"a": {"_eq": 1}}}"#,
             r#"{"_or": [{"a": {"_eq": 1}}, {"tasks": {"_some": {"b": {"_eq": 2}}}}]}"#,
-            r#"{"a": 1}"#,
+            r#"{"a": 1, "b": {"_eq": 2}}"#,
             r#"{"a": {"_eq": {"b": 1}}}"#,
+            r#"{"a": {"$regex": "x", "$options": "m"}}"#,
+            r#"{"a": {"$options": "i"}}"#,
+            r#"{"a": {"$exists": 1}}"#,
+            r#"{"a": {"$all": []}}"#,
+            r#"{"a": {"$eq": {"__type": "GeoPoint", "latitude": 1}}}"#,
+            r#"{"a": {"__type": "Pointer", "className": "P"}}"#,
+            r#"{"$relatedTo": {"object": {"__type": "Pointer"}, "key": "members"}}"#,
             r#"{"_and": [{"a": {"_eq": 1}}, {"a": {"_eq": 2}}]}"#,
             r#"{"_and": {"a": {"_eq": 1}}}"#,
             "{}",

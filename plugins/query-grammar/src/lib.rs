@@ -12,7 +12,9 @@
 //!   (`[tag[Task]!sort[modified]limit[2]]`) split into one term per step.
 //! * `json-filter` ([`json_filter`]): a parameter holding a filter as a JSON object, split into
 //!   its terms in the bracket spelling (`filter[state][_neq]`), those under an `_or` in their
-//!   branch; a bracket pair through `_or`/`_and` groups as its one term.
+//!   branch; a bracket pair through `_or`/`_and` groups as its one term. In the `$` dialect
+//!   (MongoDB-style, Parse Server's `where=`) a bare value is its equality and typed `Pointer`
+//!   and `Date` values compare by what they name.
 //! * `key-range` ([`key_range`]): the JSON-encoded keys (`key`, `startkey`, `endkey`) and
 //!   direction (`descending`, `inclusive_end`) of a read over an index ordered by its rows'
 //!   `key`, split into filter and sort terms read in the call's direction.
@@ -109,7 +111,7 @@ rea_plugin_api::plugin_root_module! {
             FilterSteps,
         )
         .query_grammar(
-            StageInfo::new(JSON_FILTER, "A parameter holding a filter as a JSON object ({\"f\": {\"_gt\": 5}}, _and and _or groups) split into its terms in the bracket spelling (filter[f][_gt]), and a bracket pair through _or/_and groups (filter[_or][0][f][_eq]) as its one term in its branch"),
+            StageInfo::new(JSON_FILTER, "A parameter holding a filter as a JSON object ({\"f\": {\"_gt\": 5}}, _and and _or groups; in the $ dialect a bare value as its equality, typed Pointer and Date values by their objectId and iso, $regex with $options i, $exists, $all) split into its terms in the bracket spelling (filter[f][_gt]), and a bracket pair through _or/_and groups (filter[_or][0][f][_eq]) as its one term in its branch"),
             JsonFilter,
         )
         .query_grammar(

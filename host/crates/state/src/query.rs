@@ -280,8 +280,24 @@ fn compare_values(left: Option<&Json>, right: Option<&Json>) -> Ordering {
             .unwrap_or(Ordering::Equal),
         (Some(Json::String(a)), Some(Json::String(b))) => a.cmp(b),
         (Some(Json::Bool(a)), Some(Json::Bool(b))) => a.cmp(b),
+        (Some(Json::Object(a)), Some(Json::Object(b))) => compare_objects(a, b),
         _ => rank(left).cmp(&rank(right)),
     }
+}
+
+/// How two objects compare: member by member in document order, each by its name and then its
+/// value, a shorter object first when one holds the other's members (as MongoDB orders embedded
+/// documents); so a typed value such as `{"__type": "Date", "iso": …}` sorts by what it holds.
+fn compare_objects(a: &Object, b: &Object) -> Ordering {
+    for ((a_name, a_value), (b_name, b_value)) in a.iter().zip(b.iter()) {
+        let ordering = a_name
+            .cmp(b_name)
+            .then_with(|| compare_values(Some(a_value), Some(b_value)));
+        if ordering != Ordering::Equal {
+            return ordering;
+        }
+    }
+    a.len().cmp(&b.len())
 }
 
 /// A filter: `(field, operator, argument)`.
@@ -509,6 +525,9 @@ impl<'a> Selection<'a> {
                 }
             }
             QueryRole::Page { base } => self.paging.page = Some((value.parse().ok()?, *base)),
+            // Two page sizes in one call (`count=1&limit=0`) are not read: which one pages is
+            // not known.
+            QueryRole::PageSize if self.paging.page_size.is_some() => return None,
             QueryRole::PageSize => self.paging.page_size = Some(value.parse().ok()?),
             QueryRole::Offset => self.paging.offset = Some(value.parse().ok()?),
             QueryRole::End => self.paging.end = Some(value.parse().ok()?),
@@ -830,6 +849,40 @@ mod tests {
             run(&model, &[("tags", "physics,desert")], &data),
             Some(vec![])
         );
+    }
+
+    #[test]
+    fn objects_sort_member_by_member_as_typed_values_hold_them() {
+        let data = objects(
+            r#"[{"t": "b", "due": {"__type": "Date", "iso": "2026-03-01T00:00:00.000Z"}},
+                {"t": "a"},
+                {"t": "c", "due": {"__type": "Date", "iso": "2026-01-15T00:00:00.000Z"}},
+                {"t": "d", "due": {"__type": "Date", "iso": "2026-02-01T00:00:00.000Z"}}]"#,
+        );
+        let model = model(&[("order", QueryRole::Sort)]);
+        assert_eq!(
+            run(&model, &[("order", "due")], &data),
+            Some(vec![2, 3, 0, 1])
+        );
+        // Descending, the members without the field first.
+        assert_eq!(
+            run(&model, &[("order", "-due")], &data),
+            Some(vec![1, 0, 3, 2])
+        );
+        let pairs =
+            objects(r#"[{"o": {"a": 1, "b": 2}}, {"o": {"a": 1}}, {"o": {"a": 0, "c": 9}}]"#);
+        assert_eq!(run(&model, &[("order", "o")], &pairs), Some(vec![2, 1, 0]));
+    }
+
+    #[test]
+    fn two_page_sizes_in_one_call_are_not_read() {
+        let data = objects(POSTS);
+        let model = model(&[
+            ("count", QueryRole::PageSize),
+            ("limit", QueryRole::PageSize),
+        ]);
+        assert_eq!(run(&model, &[("count", "1"), ("limit", "0")], &data), None);
+        assert_eq!(run(&model, &[("limit", "1")], &data), Some(vec![0]));
     }
 
     #[test]

@@ -296,7 +296,9 @@ fn role_options(
                     Some(offered) if !offered.is_empty() => return offered.clone(),
                     _ => with_cursor_keys(candidate_roles(name, &has_field), objects),
                 };
-                if roles.is_empty() && has_whole {
+                // A page-size name may also be a flag that changes nothing listed (Parse's
+                // `count=1`, asking for the number matched beside the page), tried last.
+                if has_whole && (roles.is_empty() || roles == [QueryRole::PageSize]) {
                     roles.push(QueryRole::Inert { values: Vec::new() });
                 }
                 if !roles.contains(&QueryRole::Sort)

@@ -707,6 +707,38 @@ fn query_roles_are_learned_only_when_they_reproduce_the_recordings() {
 }
 
 #[test]
+fn a_page_size_name_beside_another_page_size_is_learned_as_a_flag() {
+    // `count=1&limit=0` lists nothing: `limit` pages, and `count` (a page-size name) changes
+    // nothing listed, which a whole line of the collection shows.
+    let fixture = derive(vec![
+        record(0, "GET", "/posts", 200, posts()),
+        record(
+            1,
+            "GET",
+            "/posts?author=alice&count=1&limit=0",
+            200,
+            json!([]),
+        ),
+        record(2, "GET", "/posts?limit=1", 200, json!([post(1)])),
+    ]);
+    let ViewDetail::List(list) = fixture.view("get_posts") else {
+        panic!("list")
+    };
+    let model = list.query.as_ref().expect("a query model");
+    assert_eq!(
+        model.parameters.get("count"),
+        Some(&QueryRole::Inert {
+            values: vec!["1".into()]
+        })
+    );
+    assert_eq!(model.parameters.get("limit"), Some(&QueryRole::PageSize));
+    // With the flag and without `limit=0` every match is listed.
+    let answer = fixture.call("get_posts", json!({"author": "bob", "count": "1"}));
+    assert_eq!(answer["state"]["membership"], "query", "{answer}");
+    assert_eq!(answer["body"], json!([post(2)]));
+}
+
+#[test]
 fn an_inert_parameter_is_accepted_only_with_its_recorded_values() {
     // contract: STATE-057
     let fixture = derive(vec![
