@@ -42,6 +42,9 @@ pub struct ListPlan {
     pub lines: Vec<u64>,
     /// Per line ordinal, the members' entity indexes.
     pub members: BTreeMap<u64, Vec<usize>>,
+    /// The row members holding another held type's document (see
+    /// [`ListPlan::seed_row_documents`]).
+    pub row_documents: BTreeSet<String>,
 }
 
 /// Where a body's list is: the root array of objects, or the one array of objects an envelope
@@ -278,6 +281,7 @@ pub fn plan(
         list_pointer: pointer,
         lines: lines.iter().map(|line| line.ordinal).collect(),
         members,
+        row_documents: BTreeSet::new(),
     })
 }
 
@@ -391,7 +395,7 @@ fn page_size(observation: &Observation) -> Option<u64> {
 }
 
 /// The longest whole-segment prefix of a path that fits a collection template.
-fn enclosing_fit(path: &str, template: &str) -> Option<String> {
+pub fn enclosing_fit(path: &str, template: &str) -> Option<String> {
     let segments = split_path(path);
     (1..segments.len())
         .rev()
@@ -399,13 +403,46 @@ fn enclosing_fit(path: &str, template: &str) -> Option<String> {
         .find(|prefix| fits_template(prefix, template))
 }
 
+/// The members of a row holding the document of another held type with the row's identity
+/// value (see [`ListPlan::seed_row_documents`]): each with that type and the collection of it the
+/// line's path lies under.
+fn row_documents<'a>(
+    row: &'a Json,
+    id: &str,
+    path: &str,
+    others: &'a [EntityType],
+) -> Vec<(&'a str, &'a Json, &'a EntityType, String)> {
+    let mut found = Vec::new();
+    let nested = row
+        .as_object()
+        .into_iter()
+        .flat_map(|object| object.iter())
+        .filter(|(_, value)| matches!(value, Json::Object(_)));
+    for (name, document) in nested {
+        for held in others {
+            let shows = crate::render::identity_value(document, &held.identity_field)
+                .and_then(scalar_text)
+                .is_some_and(|nested_id| nested_id == id);
+            if let Some(collection) = shows
+                .then(|| enclosing_fit(path, &held.collection_template))
+                .flatten()
+            {
+                found.push((name, document, held, collection));
+            }
+        }
+    }
+    found
+}
+
 impl ListPlan {
     /// Row documents: a row of the list holding, one level down, an object that carries the
     /// identity of another held type with the row's own identity value (`{"id": "a", "doc":
     /// {"_id": "a", …}}`: a listing that includes each document) seeds that entity, in the
     /// collection of that type the line's path lies under (fields only for an entity not yet
-    /// held, as a list does).
-    pub fn seed_row_documents(&self, timeline: &Timeline, entities: &mut Entities) {
+    /// held, as a list does). The row itself is held without that member: the document is
+    /// another entity, shown beside the row when the read asks for it (a relation, see
+    /// [`crate::relations`]); the member's name is kept in [`ListPlan::row_documents`].
+    pub fn seed_row_documents(&mut self, timeline: &Timeline, entities: &mut Entities) {
         let Some(row_type) = entities.entity_type(&self.entity_type).cloned() else {
             return;
         };
@@ -420,37 +457,31 @@ impl ListPlan {
             .iter()
             .filter_map(|ordinal| timeline.get(*ordinal))
         {
-            for row in members_of(line, &self.list_pointer) {
+            let listed = self.members.get(&line.ordinal).map_or(&[][..], Vec::as_slice);
+            for (position, row) in members_of(line, &self.list_pointer).iter().enumerate() {
                 let Some(id) = crate::render::identity_value(row, &row_type.identity_field)
                     .and_then(scalar_text)
                 else {
                     continue;
                 };
-                let nested = row
-                    .as_object()
-                    .into_iter()
-                    .flat_map(|object| object.iter())
-                    .filter(|(_, value)| matches!(value, Json::Object(_)));
-                for (_, document) in nested {
-                    for held in &others {
-                        let shows = crate::render::identity_value(document, &held.identity_field)
-                            .and_then(scalar_text)
-                            .is_some_and(|nested_id| nested_id == id);
-                        let Some(collection) = shows
-                            .then(|| enclosing_fit(&line.path, &held.collection_template))
-                            .flatten()
-                        else {
-                            continue;
-                        };
-                        entities.observe(
-                            &held.collection_template,
-                            &collection,
-                            &id,
-                            document,
-                            (line.ordinal, line.position),
-                            false,
-                        );
+                for (name, document, held, collection) in
+                    row_documents(row, &id, &line.path, &others)
+                {
+                    entities.observe(
+                        &held.collection_template,
+                        &collection,
+                        &id,
+                        document,
+                        (line.ordinal, line.position),
+                        false,
+                    );
+                    if let Some(fields) = listed
+                        .get(position)
+                        .and_then(|index| entities.list[*index].fields.as_object_mut())
+                    {
+                        fields.remove(name);
                     }
+                    self.row_documents.insert(name.to_owned());
                 }
             }
         }
@@ -891,7 +922,8 @@ fn match_lines<'a>(
 }
 
 /// The view values one line teaches (what each member shows beyond its entity's projected
-/// fields), or `None` when a member lacks a field or disagrees with what an earlier line taught.
+/// fields), or `None` when a member lacks a field, disagrees with what an earlier line taught,
+/// or shows its row document (a related entity the read asked for).
 fn line_overlays(
     line: &Observation,
     listed: &[usize],
@@ -918,6 +950,10 @@ fn line_overlays(
             .filter(|(key, value)| base.get(key) != Some(*value))
             .map(|(key, value)| (key.to_owned(), value.clone()))
             .collect();
+        // A row shown with its document is the row and a related entity, not a view value.
+        if overlay.keys().any(|key| plan.row_documents.contains(key)) {
+            return None;
+        }
         match overlays.get(index).or(tentative.get(index)) {
             Some(existing) if *existing != overlay => return None,
             Some(_) => {}
