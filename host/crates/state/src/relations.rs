@@ -450,8 +450,7 @@ impl Relation {
                 Some(Json::Null) if *field == self.member => Some(Json::Null),
                 Some(value) => {
                     let id = scalar_text(value)?;
-                    live.entity(&self.entity_type, collection, &id)
-                        .map(fields)
+                    live.entity(&self.entity_type, collection, &id).map(fields)
                 }
                 None => None,
             },
@@ -460,8 +459,7 @@ impl Relation {
                     .iter()
                     .map(|id| {
                         let id = scalar_text(id)?;
-                        live.entity(&self.entity_type, collection, &id)
-                            .map(fields)
+                        live.entity(&self.entity_type, collection, &id).map(fields)
                     })
                     .collect::<Option<Vec<Json>>>()
                     .map(Json::Array),
@@ -602,7 +600,10 @@ mod tests {
         )
         .expect("parent");
         assert!(!parent.enclosing);
-        assert_eq!(parent.collection_for("/comments").as_deref(), Some("/posts"));
+        assert_eq!(
+            parent.collection_for("/comments").as_deref(),
+            Some("/posts")
+        );
     }
 
     #[test]

@@ -457,7 +457,10 @@ impl ListPlan {
             .iter()
             .filter_map(|ordinal| timeline.get(*ordinal))
         {
-            let listed = self.members.get(&line.ordinal).map_or(&[][..], Vec::as_slice);
+            let listed = self
+                .members
+                .get(&line.ordinal)
+                .map_or(&[][..], Vec::as_slice);
             for (position, row) in members_of(line, &self.list_pointer).iter().enumerate() {
                 let Some(id) = crate::render::identity_value(row, &row_type.identity_field)
                     .and_then(scalar_text)
@@ -1298,7 +1301,28 @@ impl Spellings {
 
 #[cfg(test)]
 mod tests {
-    use super::listed_collection;
+    use super::{listed_collection, row_documents};
+    use crate::model::EntityType;
+    use rea_plugin_api::json::parse;
+
+    #[test]
+    fn a_row_document_carries_the_rows_identity_in_another_held_type() {
+        let others = [EntityType::new("/{db}".into(), "_id".into(), None)];
+        let row = parse(
+            br#"{"id": "k", "key": "k", "value": {"rev": "1-x"}, "doc": {"_id": "k"},
+                "other": {"_id": "j"}}"#,
+        )
+        .expect("json");
+        let found = row_documents(&row, "k", "/a/_all_docs", &others);
+        let names: Vec<(&str, &str)> = found
+            .iter()
+            .map(|(name, _, _, collection)| (*name, collection.as_str()))
+            .collect();
+        // `value` holds no identity, `other` another row's document.
+        assert_eq!(names, [("doc", "/a")]);
+        // A path no collection of the type encloses seeds nothing.
+        assert!(row_documents(&row, "k", "/_all_docs", &others).is_empty());
+    }
 
     #[test]
     fn a_representation_suffix_is_not_part_of_the_collection_listed() {
