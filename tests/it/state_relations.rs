@@ -195,14 +195,17 @@ fn rows_shown_with_their_documents_hold_the_documents_of_the_enclosing_database(
         "a row holds its document"
     );
     // Recorded: the library's rows with documents for a book range and paged by 3 (limit=3
-    // there asked for documents, not another representation); never one key's row with its
-    // document, a range from another start, or a descending range.
+    // there asked for documents, not another representation), the members' rows only with
+    // their documents (which lists every row, as the read without them would); never one key's
+    // row with its document, a range from another start, a descending range, or a page of the
+    // members' rows alone.
     assert_live(
         "pouchdb-server",
         &[
             "GET /library/_all_docs?key=%22book%3Akindred%22&include_docs=true",
             "GET /library/_all_docs?startkey=%22book%3Ak%22&limit=3",
             "GET /library/_all_docs?descending=true&startkey=%22book%3Akindred%22&limit=3",
+            "GET /members/_all_docs?limit=2",
         ],
     );
 }

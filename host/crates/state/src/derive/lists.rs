@@ -991,6 +991,11 @@ fn list_lines(
     let passed: BTreeSet<u64> = matched.passing.iter().map(|line| line.ordinal).collect();
     for line in lines {
         if !passed.contains(&line.ordinal) {
+            if let Some(bare) = bare_row_line(line, matched, plan, shape, entities) {
+                built
+                    .lines
+                    .push(list_line(&bare, None, plan, view, shape, entities)?);
+            }
             continue;
         }
         let projection = matched.projections.get(&line.ordinal).cloned();
@@ -1010,6 +1015,53 @@ fn list_lines(
             .push(list_line(line, projection, plan, view, shape, entities)?);
     }
     Ok(built)
+}
+
+/// A failing line that showed its rows with their documents (see
+/// [`ListPlan::seed_row_documents`]), asked only by parameters no passing line names: the read
+/// without them, its rows without their documents, which lists what the bare read lists (the
+/// rows of a database read only with their documents, `include_docs=true`). `None` when a
+/// member differs from its entity otherwise.
+fn bare_row_line(
+    line: &Observation,
+    matched: &MatchedLines<'_>,
+    plan: &ListPlan,
+    shape: &ViewShape,
+    entities: &Entities,
+) -> Option<Observation> {
+    if plan.row_documents.is_empty() || line.pairs().is_empty() {
+        return None;
+    }
+    let listed = plan.members.get(&line.ordinal)?;
+    let named_elsewhere = |name: &str| {
+        matched
+            .passing
+            .iter()
+            .any(|passing| passing.pairs().iter().any(|(named, _)| named == name))
+    };
+    if line.pairs().iter().any(|(name, _)| named_elsewhere(name)) {
+        return None;
+    }
+    let mut bare = line.clone();
+    bare.query = None;
+    let rows = bare
+        .body
+        .as_mut()
+        .and_then(|body| crate::render::pointer_mut(body, &plan.list_pointer))?;
+    let Json::Array(rows) = rows else {
+        return None;
+    };
+    for row in rows.iter_mut() {
+        let object = row.as_object_mut()?;
+        for name in &plan.row_documents {
+            object.remove(name);
+        }
+    }
+    let overlays = line_overlays(&bare, listed, plan, shape, entities, &matched.overlays)?;
+    overlays
+        .values()
+        .all(|overlay| overlay.is_empty())
+        .then_some(bare)
 }
 
 /// One passing line: all of its collection in state order when it pages the whole collection
