@@ -12,6 +12,10 @@
 //!   names; a member holding an id replaced by its entity, or `null` where it holds none);
 //! - `ids`: the entities a member's array of ids names, in that order.
 //!
+//! A related entity held in the collection that encloses the entity's own (a database's
+//! document beside its row in `/{db}/_all_docs`, `include_docs=true`) is `enclosing`: a call's
+//! path names that collection, so one relation serves every database.
+//!
 //! Reads making the same query that explain it by another link teach nothing. A call making a
 //! learned query answers the entity its path names with the member computed from the live state;
 //! a related entity the state does not hold leaves the call to the view's other answers.
