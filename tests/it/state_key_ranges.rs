@@ -5,7 +5,8 @@
 //! with the envelope's `total_rows` computed as the collection's size. Only PouchDB in the corpus
 //! speaks this language. What the state cannot know is refused: a compound key, a view the build
 //! never listed whole (so other keys' rows were never seen, also on Datasette's and FlexGet's
-//! lists), a representation only another collection's reads showed.
+//! lists). Rows asked with their documents (`include_docs=true`) are answered as a relation
+//! (`state_relations`).
 
 use rea_plugin_api::contracts::query::QueryRole;
 use serde_json::{Map, Value};
@@ -125,16 +126,6 @@ fn what_the_state_cannot_know_of_a_key_range_is_refused() {
             ("segment_0", "library"),
             ("startkey", "1970"),
             ("endkey", "1999"),
-        ],
-    );
-    // Documents beside the rows (`include_docs=true`) were read on members only.
-    assert_refused(
-        &pouchdb,
-        ALL_DOCS,
-        &[
-            ("segment_0", "library"),
-            ("key", "\"book:kindred\""),
-            ("include_docs", "true"),
         ],
     );
 }

@@ -5,7 +5,10 @@
 //! tools, and a list under a parent path segment
 //! (`/posts/{id}/comments`) with the member its entities hold the parent in; probes on other
 //! entities, recorded on the live application, are answered from the state with the live body.
-//! On three recorded applications: json-server, json-server v1 and Directus.
+//! On four recorded applications: json-server, json-server v1, Directus, and PouchDB Server, whose
+//! `_all_docs` rows show each row's document beside it (`include_docs=true`): the row is held
+//! without it, and the document is the one the database (the collection enclosing the rows')
+//! holds under the row's id.
 
 use rea_plugin_api::contracts::capture::CaptureRecord;
 use rea_state::model::ViewDetail;
@@ -156,4 +159,53 @@ fn a_query_no_read_showed_related_entities_for_is_refused() {
     arguments.insert("_embed".to_owned(), Value::from("users"));
     let (answer, is_error) = json_server.call("get_posts_by_id", arguments);
     assert_not_modelled(&answer, is_error);
+}
+
+#[test]
+fn rows_shown_with_their_documents_hold_the_documents_of_the_enclosing_database() {
+    let (pouchdb, _) = served_with_probes("pouchdb-server");
+    let list = crate::state_support::list_view(&pouchdb, "get_all_docs_by_segment_0");
+    // Recorded with documents on both databases: one relation, its collection named by the call.
+    let include_docs: Vec<&Relation> = list
+        .relations
+        .iter()
+        .filter(|relation| relation.query == [("include_docs".to_owned(), "true".to_owned())])
+        .collect();
+    assert_eq!(include_docs.len(), 1, "{:?}", list.relations);
+    let relation = include_docs[0];
+    assert_eq!(relation.member, "doc");
+    assert!(relation.enclosing);
+    assert_eq!(
+        relation.collection_for("/members/_all_docs").as_deref(),
+        Some("/members")
+    );
+    // The rows hold no document, even those only read with their documents (members).
+    let rows: Vec<_> = pouchdb
+        .state()
+        .entities
+        .iter()
+        .filter(|entity| entity.entity_type == list.entity_type)
+        .collect();
+    assert!(
+        rows.iter()
+            .any(|row| row.collection == "/members/_all_docs")
+    );
+    assert!(
+        rows.iter().all(|row| row.fields.get("doc").is_none()),
+        "a row holds its document"
+    );
+    // Recorded: the library's rows with documents for a book range and paged by 3 (limit=3
+    // there asked for documents, not another representation), the members' rows only with
+    // their documents (which lists every row, as the read without them would); never one key's
+    // row with its document, a range from another start, a descending range, or a page of the
+    // members' rows alone.
+    assert_live(
+        "pouchdb-server",
+        &[
+            "GET /library/_all_docs?key=%22book%3Akindred%22&include_docs=true",
+            "GET /library/_all_docs?startkey=%22book%3Ak%22&limit=3",
+            "GET /library/_all_docs?descending=true&startkey=%22book%3Akindred%22&limit=3",
+            "GET /members/_all_docs?limit=2",
+        ],
+    );
 }

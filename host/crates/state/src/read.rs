@@ -650,6 +650,8 @@ impl StateService {
             return None;
         }
         let relation = relation_of(view, call)?;
+        let path = format!("/{}", call.segments(&view.path_template).join("/"));
+        let collection = relation.collection_for(&path)?;
         self.answer_reshaped(
             (tool, view, stale),
             call,
@@ -658,7 +660,7 @@ impl StateService {
                 let Json::Object(entity) = entity else {
                     return None;
                 };
-                let value = relation.value_for(entity, &self.read())?;
+                let value = relation.value_for(entity, &collection, &self.read())?;
                 entity.insert(relation.member.clone(), value);
                 Some(())
             },

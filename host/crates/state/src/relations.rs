@@ -12,6 +12,10 @@
 //!   names; a member holding an id replaced by its entity, or `null` where it holds none);
 //! - `ids`: the entities a member's array of ids names, in that order.
 //!
+//! A related entity held in the collection that encloses the entity's own (a database's
+//! document beside its row in `/{db}/_all_docs`, `include_docs=true`) is `enclosing`: a call's
+//! path names that collection, so one relation serves every database.
+//!
 //! Reads making the same query that explain it by another link teach nothing. A call making a
 //! learned query answers the entity its path names with the member computed from the live state;
 //! a related entity the state does not hold leaves the call to the view's other answers.
@@ -62,6 +66,11 @@ pub struct Relation {
     pub collection: String,
     /// The entity's identity field (the value `children` look for).
     pub identity: String,
+    /// Whether the related entities are those of the collection the entity's collection lies in
+    /// (a database's documents beside the rows of its `/{db}/_all_docs`): `collection` then
+    /// names the related type, and a call's path names the collection.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub enclosing: bool,
     /// How they follow from the entity.
     #[serde(flatten)]
     pub link: Link,
@@ -239,12 +248,23 @@ fn explain(
         }
         _ => return None,
     };
+    // Related entities in the collection enclosing the entity's are named by the call's path.
+    let enclosing = related.collection != parent.collection
+        && parent
+            .collection
+            .strip_prefix(related.collection.as_str())
+            .is_some_and(|rest| rest.starts_with('/'));
     Some(Relation {
         query,
         identity: identity.to_owned(),
+        enclosing,
         member: member.to_owned(),
         entity_type: related.entity_type.clone(),
-        collection: related.collection.clone(),
+        collection: if enclosing {
+            related.entity_type.clone()
+        } else {
+            related.collection.clone()
+        },
         link,
     })
 }
@@ -396,15 +416,26 @@ impl ParentSegment {
 }
 
 impl Relation {
-    /// The member's value for an entity (as rendered) from the live state; `None` when a related
-    /// entity the link names is not held.
-    pub fn value_for(&self, entity: &Object, live: &LiveState) -> Option<Json> {
+    /// The collection of the related entities for a call naming `path` (the enclosing collection
+    /// it lies in, for an `enclosing` relation).
+    pub fn collection_for(&self, path: &str) -> Option<String> {
+        if self.enclosing {
+            crate::derive::lists::enclosing_fit(path, &self.entity_type)
+        } else {
+            Some(self.collection.clone())
+        }
+    }
+
+    /// The member's value for an entity (as rendered) from the live state, its related entities
+    /// in `collection` (see [`Relation::collection_for`]); `None` when a related entity the link
+    /// names is not held.
+    pub fn value_for(&self, entity: &Object, collection: &str, live: &LiveState) -> Option<Json> {
         let fields = |related: &Entity| related.fields.clone();
         match &self.link {
             Link::Children { field } => {
                 let id = entity.get(&self.identity).and_then(scalar_text)?;
                 let members = live
-                    .collection(&self.entity_type, &self.collection)
+                    .collection(&self.entity_type, collection)
                     .into_iter()
                     .filter(|related| {
                         related
@@ -423,8 +454,7 @@ impl Relation {
                 Some(Json::Null) if *field == self.member => Some(Json::Null),
                 Some(value) => {
                     let id = scalar_text(value)?;
-                    live.entity(&self.entity_type, &self.collection, &id)
-                        .map(fields)
+                    live.entity(&self.entity_type, collection, &id).map(fields)
                 }
                 None => None,
             },
@@ -433,8 +463,7 @@ impl Relation {
                     .iter()
                     .map(|id| {
                         let id = scalar_text(id)?;
-                        live.entity(&self.entity_type, &self.collection, &id)
-                            .map(fields)
+                        live.entity(&self.entity_type, collection, &id).map(fields)
                     })
                     .collect::<Option<Vec<Json>>>()
                     .map(Json::Array),
@@ -528,6 +557,57 @@ mod tests {
         )
         .expect("ids");
         assert_eq!(ids.link, Link::Ids);
+    }
+
+    #[test]
+    fn a_document_of_the_enclosing_collection_is_named_by_the_call() {
+        let in_collection = |entity_type: &str, collection: &str, id: &str, fields: &str| Entity {
+            collection: collection.to_owned(),
+            ..entity(entity_type, id, fields)
+        };
+        let entities = vec![
+            in_collection(
+                "/{db}/_all_docs",
+                "/a/_all_docs",
+                "k",
+                r#"{"id": "k", "key": "k", "value": {"rev": "1-x"}}"#,
+            ),
+            in_collection("/{db}", "/a", "k", r#"{"_id": "k", "_rev": "1-x"}"#),
+        ];
+        let shown = parse(
+            br#"{"id": "k", "key": "k", "value": {"rev": "1-x"}, "doc": {"_id": "k", "_rev": "1-x"}}"#,
+        )
+        .expect("json");
+        let relation = explain(
+            ("/{db}/_all_docs", "id"),
+            shown.as_object().expect("object"),
+            vec![("include_docs".to_owned(), "true".to_owned())],
+            &entities,
+        )
+        .expect("a relation");
+        assert!(relation.enclosing);
+        assert_eq!(relation.collection, "/{db}");
+        assert_eq!(
+            relation.link,
+            Link::Parent {
+                field: "key".into()
+            }
+        );
+        assert_eq!(
+            relation.collection_for("/b/_all_docs").as_deref(),
+            Some("/b")
+        );
+        // A related type in a collection of its own is not named by the call.
+        let parent = explained(
+            "/comments",
+            r#"{"id": 2, "postId": 2, "body": "y", "post": {"id": 2, "title": "b"}}"#,
+        )
+        .expect("parent");
+        assert!(!parent.enclosing);
+        assert_eq!(
+            parent.collection_for("/comments").as_deref(),
+            Some("/posts")
+        );
     }
 
     #[test]

@@ -42,6 +42,9 @@ pub struct ListPlan {
     pub lines: Vec<u64>,
     /// Per line ordinal, the members' entity indexes.
     pub members: BTreeMap<u64, Vec<usize>>,
+    /// The row members holding another held type's document (see
+    /// [`ListPlan::seed_row_documents`]).
+    pub row_documents: BTreeSet<String>,
 }
 
 /// Where a body's list is: the root array of objects, or the one array of objects an envelope
@@ -278,6 +281,7 @@ pub fn plan(
         list_pointer: pointer,
         lines: lines.iter().map(|line| line.ordinal).collect(),
         members,
+        row_documents: BTreeSet::new(),
     })
 }
 
@@ -391,7 +395,7 @@ fn page_size(observation: &Observation) -> Option<u64> {
 }
 
 /// The longest whole-segment prefix of a path that fits a collection template.
-fn enclosing_fit(path: &str, template: &str) -> Option<String> {
+pub fn enclosing_fit(path: &str, template: &str) -> Option<String> {
     let segments = split_path(path);
     (1..segments.len())
         .rev()
@@ -399,13 +403,46 @@ fn enclosing_fit(path: &str, template: &str) -> Option<String> {
         .find(|prefix| fits_template(prefix, template))
 }
 
+/// The members of a row holding the document of another held type with the row's identity
+/// value (see [`ListPlan::seed_row_documents`]): each with that type and the collection of it the
+/// line's path lies under.
+fn row_documents<'a>(
+    row: &'a Json,
+    id: &str,
+    path: &str,
+    others: &'a [EntityType],
+) -> Vec<(&'a str, &'a Json, &'a EntityType, String)> {
+    let mut found = Vec::new();
+    let nested = row
+        .as_object()
+        .into_iter()
+        .flat_map(|object| object.iter())
+        .filter(|(_, value)| matches!(value, Json::Object(_)));
+    for (name, document) in nested {
+        for held in others {
+            let shows = crate::render::identity_value(document, &held.identity_field)
+                .and_then(scalar_text)
+                .is_some_and(|nested_id| nested_id == id);
+            if let Some(collection) = shows
+                .then(|| enclosing_fit(path, &held.collection_template))
+                .flatten()
+            {
+                found.push((name, document, held, collection));
+            }
+        }
+    }
+    found
+}
+
 impl ListPlan {
     /// Row documents: a row of the list holding, one level down, an object that carries the
     /// identity of another held type with the row's own identity value (`{"id": "a", "doc":
     /// {"_id": "a", …}}`: a listing that includes each document) seeds that entity, in the
     /// collection of that type the line's path lies under (fields only for an entity not yet
-    /// held, as a list does).
-    pub fn seed_row_documents(&self, timeline: &Timeline, entities: &mut Entities) {
+    /// held, as a list does). The row itself is held without that member: the document is
+    /// another entity, shown beside the row when the read asks for it (a relation, see
+    /// [`crate::relations`]); the member's name is kept in [`ListPlan::row_documents`].
+    pub fn seed_row_documents(&mut self, timeline: &Timeline, entities: &mut Entities) {
         let Some(row_type) = entities.entity_type(&self.entity_type).cloned() else {
             return;
         };
@@ -420,37 +457,34 @@ impl ListPlan {
             .iter()
             .filter_map(|ordinal| timeline.get(*ordinal))
         {
-            for row in members_of(line, &self.list_pointer) {
+            let listed = self
+                .members
+                .get(&line.ordinal)
+                .map_or(&[][..], Vec::as_slice);
+            for (position, row) in members_of(line, &self.list_pointer).iter().enumerate() {
                 let Some(id) = crate::render::identity_value(row, &row_type.identity_field)
                     .and_then(scalar_text)
                 else {
                     continue;
                 };
-                let nested = row
-                    .as_object()
-                    .into_iter()
-                    .flat_map(|object| object.iter())
-                    .filter(|(_, value)| matches!(value, Json::Object(_)));
-                for (_, document) in nested {
-                    for held in &others {
-                        let shows = crate::render::identity_value(document, &held.identity_field)
-                            .and_then(scalar_text)
-                            .is_some_and(|nested_id| nested_id == id);
-                        let Some(collection) = shows
-                            .then(|| enclosing_fit(&line.path, &held.collection_template))
-                            .flatten()
-                        else {
-                            continue;
-                        };
-                        entities.observe(
-                            &held.collection_template,
-                            &collection,
-                            &id,
-                            document,
-                            (line.ordinal, line.position),
-                            false,
-                        );
+                for (name, document, held, collection) in
+                    row_documents(row, &id, &line.path, &others)
+                {
+                    entities.observe(
+                        &held.collection_template,
+                        &collection,
+                        &id,
+                        document,
+                        (line.ordinal, line.position),
+                        false,
+                    );
+                    if let Some(fields) = listed
+                        .get(position)
+                        .and_then(|index| entities.list[*index].fields.as_object_mut())
+                    {
+                        fields.remove(name);
                     }
+                    self.row_documents.insert(name.to_owned());
                 }
             }
         }
@@ -891,7 +925,8 @@ fn match_lines<'a>(
 }
 
 /// The view values one line teaches (what each member shows beyond its entity's projected
-/// fields), or `None` when a member lacks a field or disagrees with what an earlier line taught.
+/// fields), or `None` when a member lacks a field, disagrees with what an earlier line taught,
+/// or shows its row document (a related entity the read asked for).
 fn line_overlays(
     line: &Observation,
     listed: &[usize],
@@ -918,6 +953,10 @@ fn line_overlays(
             .filter(|(key, value)| base.get(key) != Some(*value))
             .map(|(key, value)| (key.to_owned(), value.clone()))
             .collect();
+        // A row shown with its document is the row and a related entity, not a view value.
+        if overlay.keys().any(|key| plan.row_documents.contains(key)) {
+            return None;
+        }
         match overlays.get(index).or(tentative.get(index)) {
             Some(existing) if *existing != overlay => return None,
             Some(_) => {}
@@ -952,6 +991,11 @@ fn list_lines(
     let passed: BTreeSet<u64> = matched.passing.iter().map(|line| line.ordinal).collect();
     for line in lines {
         if !passed.contains(&line.ordinal) {
+            if let Some(bare) = bare_row_line(line, matched, plan, shape, entities) {
+                built
+                    .lines
+                    .push(list_line(&bare, None, plan, view, shape, entities)?);
+            }
             continue;
         }
         let projection = matched.projections.get(&line.ordinal).cloned();
@@ -971,6 +1015,53 @@ fn list_lines(
             .push(list_line(line, projection, plan, view, shape, entities)?);
     }
     Ok(built)
+}
+
+/// A failing line that showed its rows with their documents (see
+/// [`ListPlan::seed_row_documents`]), asked only by parameters no passing line names: the read
+/// without them, its rows without their documents, which lists what the bare read lists (the
+/// rows of a database read only with their documents, `include_docs=true`). `None` when a
+/// member differs from its entity otherwise.
+fn bare_row_line(
+    line: &Observation,
+    matched: &MatchedLines<'_>,
+    plan: &ListPlan,
+    shape: &ViewShape,
+    entities: &Entities,
+) -> Option<Observation> {
+    if plan.row_documents.is_empty() || line.pairs().is_empty() {
+        return None;
+    }
+    let listed = plan.members.get(&line.ordinal)?;
+    let named_elsewhere = |name: &str| {
+        matched
+            .passing
+            .iter()
+            .any(|passing| passing.pairs().iter().any(|(named, _)| named == name))
+    };
+    if line.pairs().iter().any(|(name, _)| named_elsewhere(name)) {
+        return None;
+    }
+    let mut bare = line.clone();
+    bare.query = None;
+    let rows = bare
+        .body
+        .as_mut()
+        .and_then(|body| crate::render::pointer_mut(body, &plan.list_pointer))?;
+    let Json::Array(rows) = rows else {
+        return None;
+    };
+    for row in rows.iter_mut() {
+        let object = row.as_object_mut()?;
+        for name in &plan.row_documents {
+            object.remove(name);
+        }
+    }
+    let overlays = line_overlays(&bare, listed, plan, shape, entities, &matched.overlays)?;
+    overlays
+        .values()
+        .all(|overlay| overlay.is_empty())
+        .then_some(bare)
 }
 
 /// One passing line: all of its collection in state order when it pages the whole collection
@@ -1262,7 +1353,28 @@ impl Spellings {
 
 #[cfg(test)]
 mod tests {
-    use super::listed_collection;
+    use super::{listed_collection, row_documents};
+    use crate::model::EntityType;
+    use rea_plugin_api::json::parse;
+
+    #[test]
+    fn a_row_document_carries_the_rows_identity_in_another_held_type() {
+        let others = [EntityType::new("/{db}".into(), "_id".into(), None)];
+        let row = parse(
+            br#"{"id": "k", "key": "k", "value": {"rev": "1-x"}, "doc": {"_id": "k"},
+                "other": {"_id": "j"}}"#,
+        )
+        .expect("json");
+        let found = row_documents(&row, "k", "/a/_all_docs", &others);
+        let names: Vec<(&str, &str)> = found
+            .iter()
+            .map(|(name, _, _, collection)| (*name, collection.as_str()))
+            .collect();
+        // `value` holds no identity, `other` another row's document.
+        assert_eq!(names, [("doc", "/a")]);
+        // A path no collection of the type encloses seeds nothing.
+        assert!(row_documents(&row, "k", "/_all_docs", &others).is_empty());
+    }
 
     #[test]
     fn a_representation_suffix_is_not_part_of_the_collection_listed() {

@@ -372,7 +372,7 @@ impl Builder<'_> {
                 Err(None) => others.push(index),
             }
         }
-        for plan in &lists {
+        for plan in &mut lists {
             plan.seed_row_documents(self.timeline, &mut self.entities);
         }
         let whole_members = self.seed_body_queries();
