@@ -80,6 +80,7 @@ mod state_folder_writes;
 mod state_golden;
 mod state_key_ranges;
 mod state_limits;
+mod state_list_held_entities;
 mod state_member_views;
 mod state_missing_answers;
 mod state_page_envelope;

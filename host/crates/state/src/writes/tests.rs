@@ -2811,3 +2811,78 @@ fn an_rpc_verb_whose_calls_leave_the_named_entity_gone_is_a_delete() {
     );
     assert_eq!(polish.action.as_deref(), Some("polish"), "{polish:?}");
 }
+
+/// A type no item view reads (its detail names it by path only), a rename copying entity 1
+/// under the new id 3 (a write the state does not follow), the list showing the copy, then a
+/// delete of the copy read back by the list; `listed_after_rename` leaves out the list read
+/// that first shows the copy.
+fn copied_then_deleted(listed_after_rename: bool) -> Fixture {
+    let thing = |id: u64, name: &str| json!({"thing_id": id, "thing_name": name});
+    let detail = |name: &str| json!({"name": name, "parts": []});
+    let mut records = vec![
+        get(0, "/things", 200, json!({"things": [thing(1, "a"), thing(2, "b")]})),
+        get(1, "/things/1", 200, detail("a")),
+        get(2, "/things/2", 200, detail("b")),
+        record(
+            3,
+            "POST",
+            "/things/1/rename",
+            Some(json!({"thing_name": "c"})),
+            201,
+            thing(3, "c"),
+        ),
+        get(4, "/things/3", 200, detail("c")),
+    ];
+    if listed_after_rename {
+        records.push(get(
+            5,
+            "/things",
+            200,
+            json!({"things": [thing(2, "b"), thing(3, "c")]}),
+        ));
+    }
+    let next = records.len() as u64;
+    records.push(record(next, "DELETE", "/things/3", None, 204, Value::Null));
+    records.push(get(next + 1, "/things", 200, json!({"things": [thing(2, "b")]})));
+    derive(records)
+}
+
+#[test]
+fn a_delete_of_an_entity_only_a_list_showed_is_observed_and_served() {
+    // The rename is not followed, so the copy is known from the list that first shows it (the
+    // type has no item view: its list members are its entities).
+    let fixture = copied_then_deleted(true);
+    assert!(fixture.state.types.iter().all(|known| known.item_view.is_none()));
+    let tool = fixture
+        .state
+        .write_plans
+        .iter()
+        .find(|plan| plan.method == "DELETE")
+        .map(|plan| plan.tool.clone())
+        .expect("a delete plan");
+    let delete = fixture.plan(&tool);
+    assert!(delete.served, "{:?}", delete.reason);
+    assert!(!delete.confirmed_by.is_empty(), "{delete:?}");
+    let mut arguments = serde_json::Map::new();
+    arguments.insert(delete_parameter(&fixture, &tool), json!("2"));
+    let (deleted, error) = fixture.call(&tool, Value::Object(arguments));
+    assert!(!error, "{deleted}");
+    assert_eq!(deleted["status"], 204, "{deleted}");
+    let (list, _) = fixture.call("get_things", json!({}));
+    assert_eq!(list["body"], json!({"things": [{"thing_id": 1, "thing_name": "a"}]}));
+    // No list showing the copy before its delete: nothing showed the entity it removed.
+    let unshown = copied_then_deleted(false);
+    let delete = unshown.plan(&tool);
+    assert_eq!(delete.reason.as_deref(), Some("no-observation"));
+}
+
+/// The one path parameter of a tool.
+fn delete_parameter(fixture: &Fixture, tool: &str) -> String {
+    let definition = fixture
+        .manifest
+        .tools
+        .iter()
+        .find(|definition| definition.name == tool)
+        .expect("the tool");
+    definition.path_parameters[0].name.clone()
+}
