@@ -1330,39 +1330,7 @@ fn check_list_read(
                 live.remove_entity(entity_type, &listed.collection, &id);
             }
         }
-        if listed.fits
-            && replay
-                .views
-                .types
-                .get(entity_type)
-                .is_some_and(|info| info.item.is_none())
-        {
-            hold_unheld_listed(&mut live, entity_type, &identity, &listed, observation, list);
-        }
         live.reorder_collection(entity_type, &listed.collection, &listed.recorded_ids);
-    }
-}
-
-/// A whole list of a type no item view reads lists what the state holds of its entities: those
-/// it lists and the replay lacks (made by a write the replay could not follow, a copy under a
-/// new id) are held from it, as the observation pass holds them.
-fn hold_unheld_listed(
-    live: &mut LiveState,
-    entity_type: &str,
-    identity: &str,
-    listed: &ListedRead<'_>,
-    observation: &Observation,
-    list: &super::ListInfo,
-) {
-    for object in members(observation, &list.list_pointer) {
-        let Some(id) = crate::render::identity_value(object, identity).and_then(scalar_text) else {
-            continue;
-        };
-        if live.entity(entity_type, &listed.collection, &id).is_some() {
-            continue;
-        }
-        let key = (entity_type.to_owned(), listed.collection.clone(), id);
-        resync_listed(live, &key, &listed.collection, Some(object.clone()));
     }
 }
 

@@ -546,13 +546,8 @@ impl Simulation<'_> {
             {
                 continue;
             }
-            let item = match views.scopes.get(&read.tool) {
-                Some(Scope::Item(item)) => item,
-                Some(Scope::List(entity_type, list)) => {
-                    self.hold_listed(entity_type, list, read);
-                    continue;
-                }
-                _ => continue,
+            let Some(Scope::Item(item)) = views.scopes.get(&read.tool) else {
+                continue;
             };
             let Some(info) = views.types.get(&item.entity_type) else {
                 continue;
@@ -591,53 +586,6 @@ impl Simulation<'_> {
             );
         }
         index
-    }
-
-    /// Holds the entities a whole list read (no query) shows and the simulation does not hold,
-    /// for a type no item view reads: its listed members are what the state holds of its
-    /// entities, so an entity a write the state could not follow made (a copy under a new id)
-    /// is known from the list that first shows it, and a later update or delete of it is
-    /// observed against it. An entity a write left unobserved is not taken from the list.
-    fn hold_listed(&mut self, entity_type: &str, list: &super::ListInfo, read: &Observation) {
-        let Some(info) = self.views.types.get(entity_type) else {
-            return;
-        };
-        if info.item.is_some() || !read.pairs().is_empty() {
-            return;
-        }
-        let Some(collection) = listed_collection(&read.path, entity_type) else {
-            return;
-        };
-        for object in members(read, &list.list_pointer) {
-            let Some(id) =
-                crate::render::identity_value(object, &info.identity).and_then(scalar_text)
-            else {
-                continue;
-            };
-            let key = (
-                entity_type.to_owned(),
-                collection_key(&collection).to_owned(),
-                id.clone(),
-            );
-            if marked_deleted(object)
-                || self.unobserved.contains(&key)
-                || self.sim.entity(entity_type, &collection, &id).is_some()
-            {
-                continue;
-            }
-            self.tallies.change(&collection, object, true);
-            self.sim.insert_entity(
-                Entity {
-                    entity_type: key.0,
-                    collection: collection.clone(),
-                    id,
-                    fields: object.clone(),
-                    view_fields: Default::default(),
-                    record_ordinals: Vec::new(),
-                },
-                &Position::Last,
-            );
-        }
     }
 
     /// Observes one call by what its path names; `None` when it names nothing the state models
