@@ -2813,14 +2813,18 @@ fn an_rpc_verb_whose_calls_leave_the_named_entity_gone_is_a_delete() {
 }
 
 /// A type no item view reads (its detail names it by path only), a rename copying entity 1
-/// under the new id 3 (a write the state does not follow), the list showing the copy, then a
-/// delete of the copy read back by the list; `listed_after_rename` leaves out the list read
-/// that first shows the copy.
-fn copied_then_deleted(listed_after_rename: bool) -> Fixture {
+/// under the new id 3 (its answer shows the copy), then a delete of the copy read back by the
+/// list; `listed_after_rename` gives the list read that shows the original gone.
+fn renamed_then_deleted(listed_after_rename: bool) -> Fixture {
     let thing = |id: u64, name: &str| json!({"thing_id": id, "thing_name": name});
     let detail = |name: &str| json!({"name": name, "parts": []});
     let mut records = vec![
-        get(0, "/things", 200, json!({"things": [thing(1, "a"), thing(2, "b")]})),
+        get(
+            0,
+            "/things",
+            200,
+            json!({"things": [thing(1, "a"), thing(2, "b")]}),
+        ),
         get(1, "/things/1", 200, detail("a")),
         get(2, "/things/2", 200, detail("b")),
         record(
@@ -2843,37 +2847,94 @@ fn copied_then_deleted(listed_after_rename: bool) -> Fixture {
     }
     let next = records.len() as u64;
     records.push(record(next, "DELETE", "/things/3", None, 204, Value::Null));
-    records.push(get(next + 1, "/things", 200, json!({"things": [thing(2, "b")]})));
+    records.push(get(
+        next + 1,
+        "/things",
+        200,
+        json!({"things": [thing(2, "b")]}),
+    ));
     derive(records)
 }
 
-#[test]
-fn a_delete_of_an_entity_only_a_list_showed_is_observed_and_served() {
-    // The rename is not followed, so the copy is known from the list that first shows it (the
-    // type has no item view: its list members are its entities).
-    let fixture = copied_then_deleted(true);
-    assert!(fixture.state.types.iter().all(|known| known.item_view.is_none()));
-    let tool = fixture
+/// The plan of the tool recorded with `method`, served.
+fn served_plan<'a>(fixture: &'a Fixture, method: &str) -> &'a crate::writes::model::WritePlan {
+    let plan = fixture
         .state
         .write_plans
         .iter()
-        .find(|plan| plan.method == "DELETE")
-        .map(|plan| plan.tool.clone())
-        .expect("a delete plan");
-    let delete = fixture.plan(&tool);
-    assert!(delete.served, "{:?}", delete.reason);
-    assert!(!delete.confirmed_by.is_empty(), "{delete:?}");
+        .find(|plan| plan.method == method)
+        .unwrap_or_else(|| panic!("a {method} plan"));
+    assert!(plan.served, "{}: {:?}", plan.tool, plan.reason);
+    plan
+}
+
+/// A call of `tool` naming `id` in its one path parameter, sending `body`.
+fn call_on(fixture: &Fixture, tool: &str, id: &str, body: Option<Value>) -> (Value, bool) {
     let mut arguments = serde_json::Map::new();
-    arguments.insert(delete_parameter(&fixture, &tool), json!("2"));
-    let (deleted, error) = fixture.call(&tool, Value::Object(arguments));
+    arguments.insert(delete_parameter(fixture, tool), json!(id));
+    if let Some(body) = body {
+        arguments.insert("body".to_owned(), body);
+    }
+    fixture.call(tool, Value::Object(arguments))
+}
+
+#[test]
+fn an_update_answering_a_new_entity_and_removing_its_own_is_a_copy() {
+    // The rename's answer shows entity 3 (one past the largest held) while the list after it no
+    // longer lists entity 1: a copy under a generated identity, the original removed.
+    let fixture = renamed_then_deleted(true);
+    let rename = served_plan(&fixture, "POST");
+    assert!(rename.copies, "{rename:?}");
+    assert_eq!(rename.confirmed_by, vec![5], "{rename:?}");
+    let explained: Vec<(&str, &[String])> = rename
+        .rules
+        .iter()
+        .map(|rule| (rule.stage.as_str(), rule.explains.as_slice()))
+        .collect();
+    assert_eq!(explained, vec![("sequence", &["/thing_id".to_owned()][..])]);
+    let (copied, error) = call_on(
+        &fixture,
+        &rename.tool,
+        "2",
+        Some(json!({"thing_name": "z"})),
+    );
+    assert!(!error, "{copied}");
+    assert_eq!(copied["status"], 201, "{copied}");
+    assert_eq!(copied["body"], json!({"thing_id": 3, "thing_name": "z"}));
+    let (list, _) = fixture.call("get_things", json!({}));
+    assert_eq!(
+        list["body"],
+        json!({"things": [{"thing_id": 1, "thing_name": "a"}, {"thing_id": 3, "thing_name": "z"}]})
+    );
+    // A copy of an entity the state lacks changes nothing.
+    let (missing, _) = call_on(
+        &fixture,
+        &rename.tool,
+        "2",
+        Some(json!({"thing_name": "y"})),
+    );
+    assert_ne!(missing["status"], 201, "{missing}");
+    let (unchanged, _) = fixture.call("get_things", json!({}));
+    assert_eq!(unchanged["body"], list["body"]);
+    // The delete of the copy was observed against it: served.
+    let delete = served_plan(&fixture, "DELETE");
+    let (deleted, error) = call_on(&fixture, &delete.tool, "3", None);
     assert!(!error, "{deleted}");
     assert_eq!(deleted["status"], 204, "{deleted}");
     let (list, _) = fixture.call("get_things", json!({}));
-    assert_eq!(list["body"], json!({"things": [{"thing_id": 1, "thing_name": "a"}]}));
-    // No list showing the copy before its delete: nothing showed the entity it removed.
-    let unshown = copied_then_deleted(false);
-    let delete = unshown.plan(&tool);
-    assert_eq!(delete.reason.as_deref(), Some("no-observation"));
+    assert_eq!(
+        list["body"],
+        json!({"things": [{"thing_id": 1, "thing_name": "a"}]})
+    );
+    // Without a read showing the original gone, the answer's entity is no copy: withheld, and
+    // the delete of an entity the state never held with it.
+    let unshown = renamed_then_deleted(false);
+    let rename = unshown.plan(&rename.tool);
+    assert!(!rename.served && !rename.copies, "{rename:?}");
+    assert_eq!(
+        unshown.plan(&delete.tool).reason.as_deref(),
+        Some("no-observation")
+    );
 }
 
 /// The one path parameter of a tool.
