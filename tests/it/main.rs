@@ -72,6 +72,7 @@ mod serve_state_mode;
 mod state_action_routes;
 mod state_body_queries;
 mod state_consistency;
+mod state_copy_writes;
 mod state_data_plane;
 mod state_document_writes;
 mod state_field_selection;

@@ -1,11 +1,12 @@
 //! The `sequence` rule: ids and counters a create numbers one past the largest its collection
 //! holds.
 //!
-//! **Learn** (creates only). A member the host could not explain is a sequence when, in every
-//! recorded create that stored it, its value is an integer (a JSON number, or a string of digits)
-//! one past the largest value of that member the collection held before the create
-//! (`ObservedCall::held_max`), or `1` in a collection that held none, and at least one create
-//! showed a collection holding some. Its spelling (number or string, zero-padded width) is kept.
+//! **Learn** (creates, and the identity of a copy: a write whose entity after holds another
+//! identity than before, a rename making a new record). A member the host could not explain is a
+//! sequence when, in every recorded create (copy) that stored it, its value is an integer (a JSON
+//! number, or a string of digits) one past the largest value of that member the collection held
+//! before the call (`ObservedCall::held_max`), or `1` in a collection that held none, and at
+//! least one call showed a collection holding some. Its spelling (number or string, zero-padded width) is kept.
 //!
 //! **Apply.** The member takes one past the largest of the values the collection holds and the
 //! largest the sequence generated (`ServedCall::largest_integer`, from the host's index), or `1`.
@@ -45,6 +46,20 @@ pub struct Spelling {
     pub width: Option<usize>,
 }
 
+/// Whether a write call copied its entity under a new identity: the entity after it holds
+/// another value of the identity field than the entity before.
+fn copies(call: &rea_plugin_api::contracts::rule::ObservedCall, identity: &str) -> bool {
+    let before = call
+        .entity_before
+        .as_ref()
+        .and_then(|entity| entity.get(identity));
+    let after = call
+        .entity_after
+        .as_ref()
+        .and_then(|entity| entity.get(identity));
+    !identity.is_empty() && before.is_some() && after.is_some() && before != after
+}
+
 /// The sequence rule.
 #[derive(Debug, Default, Clone, Copy)]
 pub struct SequenceRule;
@@ -57,9 +72,12 @@ impl StateRule for SequenceRule {
         &self,
         request: &LearnRequest<NoOptions>,
     ) -> Result<LearnOutcome<Self::Rule>, PluginError> {
-        if request.effect != Effect::Create {
+        let identity = request.identity_field.as_deref().unwrap_or_default();
+        if request.effect != Effect::Create
+            && !request.calls.iter().all(|call| copies(call, identity))
+        {
             return Ok(LearnOutcome::no_explanation(
-                "sequences number creates, not other writes",
+                "sequences number creates and copies under a new identity, not other writes",
             ));
         }
         // pointer → (fits every create, some create showed a held value, spelling)
@@ -67,7 +85,9 @@ impl StateRule for SequenceRule {
         for call in &request.calls {
             for (pointer, value) in &call.unexplained {
                 let field = pointer.trim_start_matches('/');
-                if pointer.matches('/').count() != 1 {
+                if pointer.matches('/').count() != 1
+                    || (request.effect != Effect::Create && field != identity)
+                {
                     continue;
                 }
                 let entry = found.entry(pointer.clone()).or_insert((true, false, None));
@@ -222,6 +242,41 @@ mod tests {
         );
         // An empty collection alone never shows the sequence.
         let outcome = learn(Effect::Create, vec![create(None, json!(1))]);
+        assert!(
+            matches!(outcome, LearnOutcome::NoExplanation { .. }),
+            "{outcome:?}"
+        );
+    }
+
+    #[test]
+    fn a_copys_new_identity_is_one_past_the_largest_held() {
+        // An update whose entity after holds another identity than before (a rename making a
+        // new record): its identity is a sequence; a member beside it is not, nor an update
+        // keeping its identity.
+        let copy = |before: Value, after: Value| ObservedCall {
+            entity_before: Some(json!({"id": before, "n": 1})),
+            entity_after: Some(json!({"id": after, "n": 2})),
+            held_max: [("id".to_owned(), json!(4)), ("n".to_owned(), json!(1))].into(),
+            unexplained: [
+                ("/id".to_owned(), after.clone()),
+                ("/n".to_owned(), json!(2)),
+            ]
+            .into(),
+            ..ObservedCall::default()
+        };
+        let learn_copy = |call: ObservedCall| {
+            let request = learn_request(Effect::Action)
+                .identity_field(Some("id"))
+                .call(call)
+                .build();
+            SequenceRule.learn(&request).expect("learns")
+        };
+        let outcome = learn_copy(copy(json!(2), json!(5)));
+        let LearnOutcome::Learned { explains, .. } = outcome else {
+            panic!("{outcome:?}")
+        };
+        assert_eq!(explains, ["/id"]);
+        let outcome = learn_copy(copy(json!(5), json!(5)));
         assert!(
             matches!(outcome, LearnOutcome::NoExplanation { .. }),
             "{outcome:?}"

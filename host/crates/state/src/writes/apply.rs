@@ -1158,6 +1158,8 @@ impl Applying<'_, '_> {
                 change.entities.push((Some(before), None));
             }
             change.positions.push(None);
+        } else if plan.copies {
+            self.copied(before, after, &mut change)?;
         } else {
             change
                 .positions
@@ -1166,6 +1168,44 @@ impl Applying<'_, '_> {
         }
         change.generated.push(generated);
         Ok(change)
+    }
+
+    /// An update copying its entity under a new identity (see [`WritePlan::copies`]): the copy
+    /// (first, what the answer shows) is created last in the collection under the identity its
+    /// rules generated, and the original removed; refused when the rules generated none or one
+    /// the collection holds.
+    fn copied(
+        &self,
+        before: Entity,
+        mut after: Entity,
+        change: &mut Change,
+    ) -> Result<(), Refused> {
+        let identity = self
+            .plan
+            .target
+            .as_ref()
+            .and_then(|target| target.identity_field.as_deref())
+            .unwrap_or_default();
+        let copy = crate::render::identity_value(&after.fields, identity)
+            .and_then(scalar_text)
+            .filter(|copy| *copy != before.id)
+            .ok_or_else(|| refused("not_modelled", "the copy was given no new identity"))?;
+        if self
+            .state
+            .entity(&before.entity_type, &before.collection, &copy)
+            .is_some()
+        {
+            return Err(refused(
+                "not_modelled",
+                "the copy's new identity is held by another entity",
+            ));
+        }
+        after.id = copy;
+        change.positions.push(Some(Position::Last));
+        change.entities.push((None, Some(after)));
+        change.positions.push(None);
+        change.entities.push((Some(before), None));
+        Ok(())
     }
 
     /// An upsert's call creating the entity its path names (as the creating calls did); refused

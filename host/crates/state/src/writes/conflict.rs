@@ -8,7 +8,8 @@
 //! one (as a missing answer renames, [`crate::missing`]), for a create sending a value the live
 //! collection holds in that field, changing nothing. Whether the live collection holds the sent
 //! value is asked of the shared values the served writes keep for each conflict's member
-//! ([`super::apply::keep_held_indexes`]), so a served create does not scan its collection.
+//! ([`super::apply::keep_held_indexes`]), so a served create does not scan its collection. A copy
+//! under a new identity makes a new record too: it shares its type's create conflicts.
 
 use rea_manifest::segments::split_path;
 use rea_plugin_api::json::Json;
@@ -88,6 +89,42 @@ pub(super) fn learn(draft: &mut Draft, calls: &[Call], state: &StateView, timeli
         }
     }
     draft.plan.conflicts = conflicts;
+}
+
+/// A copy makes a new record of its type (see [`WritePlan::copies`]): the taken values a create
+/// of that type was refused for are refused for the copy too (the same recorded failure,
+/// renamed to the sent value), so a copy never stores a value the type's creates showed taken.
+pub(super) fn share_with_copies(drafts: &mut [Draft]) {
+    let learned: Vec<(String, Vec<ConflictModel>)> = drafts
+        .iter()
+        .filter(|draft| draft.plan.effect == Effect::Create && !draft.plan.conflicts.is_empty())
+        .filter_map(|draft| {
+            Some((
+                draft.plan.entity_type()?.to_owned(),
+                draft.plan.conflicts.clone(),
+            ))
+        })
+        .collect();
+    for draft in drafts.iter_mut().filter(|draft| draft.plan.copies) {
+        let Some(entity_type) = draft.plan.entity_type().map(str::to_owned) else {
+            continue;
+        };
+        for (created, conflicts) in &learned {
+            if *created != entity_type {
+                continue;
+            }
+            for conflict in conflicts {
+                if !draft
+                    .plan
+                    .conflicts
+                    .iter()
+                    .any(|known| known.member == conflict.member)
+                {
+                    draft.plan.conflicts.push(conflict.clone());
+                }
+            }
+        }
+    }
 }
 
 /// The entities' fields a collection held before a record: the state's, and those the draft's

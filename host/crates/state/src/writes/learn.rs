@@ -295,6 +295,15 @@ pub(super) fn learn_one(
             sent: &sent[index],
         })
         .collect();
+    // An update copying its entity under a new identity does so on every observed call.
+    let copies = observed
+        .iter()
+        .filter(|seen| seen.call.copy.is_some())
+        .count();
+    if copies > 0 && copies < observed.len() {
+        return draft.plan.withhold("unexplained-change");
+    }
+    draft.plan.copies = copies > 0;
     let mut explanation = explain(draft, calls, &observed, &written, rules);
     let fields = explanation.field_model(&draft.plan, &observed);
     fix_members(&mut body, &explanation.fixed);

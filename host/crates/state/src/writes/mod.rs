@@ -525,6 +525,7 @@ pub(crate) fn derive_write_plans(
         omitted::learn(draft, timeline);
         conflict::learn(draft, &observed, state, timeline);
     }
+    conflict::share_with_copies(&mut drafts);
     share_sorts(&mut drafts);
     // Pass 4 (`confirm`).
     let unmodelled = confirm::confirm(
@@ -628,6 +629,7 @@ impl Draft {
                 inferred_from: None,
                 conflicts: Vec::new(),
                 omitted: Vec::new(),
+                copies: false,
             },
             classified,
             calls: Vec::new(),

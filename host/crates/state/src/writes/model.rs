@@ -27,6 +27,8 @@
 //! inferred_from     the served plan a sibling transfer carried over (no call of its own)
 //! upsert            a PUT creating the entity its path names when absent: {record_ordinals,
 //!                   fields, rules, response} of the calls that created one
+//! copies            an update copying its entity under a new generated identity, removing the
+//!                   original (absent: false)
 //! ```
 
 use std::collections::BTreeMap;
@@ -167,6 +169,10 @@ pub struct WritePlan {
     /// A create's recorded refusals of a body leaving out a member (see [`super::omitted`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub omitted: Vec<OmittedModel>,
+    /// An update that copies its entity under a new identity (its rules generate it) and
+    /// removes the original: a rename making a new record.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub copies: bool,
 }
 
 /// A create the application refused for leaving out a member every successful call sent, its

@@ -105,6 +105,9 @@ pub(crate) struct Call {
     /// A create into a collection the simulation never held an entity of (one an unmodelled
     /// write made, `/-/create` of a table): what the collection held before it is unknown.
     pub unknown_collection: bool,
+    /// An update observed copying its entity under a new identity (see
+    /// [`Simulation::observe_copy`]): the copy's id; `after` is the copy.
+    pub copy: Option<String>,
 }
 
 /// One entity a bulk call named, observed as a single call's entity is.
@@ -505,6 +508,7 @@ impl Call {
             bulk: Vec::new(),
             dependents: Vec::new(),
             unknown_collection: false,
+            copy: None,
         }
     }
 }
@@ -680,8 +684,72 @@ impl Simulation<'_> {
         };
         call.key = Some((entity_type.to_owned(), collection.clone(), id.clone()));
         call.before = self.sim.entity(entity_type, &collection, &id).cloned();
+        let largest = self
+            .tallies
+            .largest(&self.sim, entity_type, &collection, &info.identity);
         self.observe_after(info, call);
+        if draft.plan.effect == super::model::Effect::Update {
+            self.observe_copy(info, call, largest);
+        }
         Some(())
+    }
+
+    /// An update of a held entity that left it gone (the list after it no longer lists it) while
+    /// its answer shows another entity of the type, under an identity the simulation does not
+    /// hold: the write copied the entity under a new identity and removed the original (a
+    /// rename making a new record). The call's `after` is the copy as its answer shows it, held
+    /// from then on; `held_max` holds the largest identity
+    /// the collection held before the call, the original included (what a generated identity
+    /// follows).
+    fn observe_copy(&mut self, info: &super::TypeInfo, call: &mut Call, largest: Option<i128>) {
+        let (Some(before), After::Absent, Some(response)) =
+            (&call.before, &call.after, &call.response)
+        else {
+            return;
+        };
+        let Some((entity_type, collection, id)) = call.key.clone() else {
+            return;
+        };
+        let preferred = info
+            .item
+            .as_ref()
+            .map_or("", |item| item.entity_pointer.as_str());
+        let Some((pointer, object)) = find_entity(response, &info.identity, None, preferred) else {
+            return;
+        };
+        let Some(copy) =
+            crate::render::identity_value(object, &info.identity).and_then(scalar_text)
+        else {
+            return;
+        };
+        if copy == id
+            || marked_deleted(object)
+            || self.sim.entity(&entity_type, &collection, &copy).is_some()
+        {
+            return;
+        }
+        let shown = object.clone();
+        if let Some(largest) = largest {
+            call.held_max.insert(
+                info.identity.clone(),
+                Json::Number(rea_plugin_api::json::Number::from(largest as i64)),
+            );
+        }
+        self.tallies.change(&collection, &shown, true);
+        self.sim.insert_entity(
+            Entity {
+                entity_type,
+                collection: before.collection.clone(),
+                id: copy.clone(),
+                fields: shown.clone(),
+                view_fields: Default::default(),
+                record_ordinals: Vec::new(),
+            },
+            &Position::Last,
+        );
+        call.response_pointer = Some(pointer);
+        call.after = After::Present(shown);
+        call.copy = Some(copy);
     }
 
     /// A create in a collection: the entity its answer shows, else the first read by id in its

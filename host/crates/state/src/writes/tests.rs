@@ -2811,3 +2811,139 @@ fn an_rpc_verb_whose_calls_leave_the_named_entity_gone_is_a_delete() {
     );
     assert_eq!(polish.action.as_deref(), Some("polish"), "{polish:?}");
 }
+
+/// A type no item view reads (its detail names it by path only), a rename copying entity 1
+/// under the new id 3 (its answer shows the copy), then a delete of the copy read back by the
+/// list; `listed_after_rename` gives the list read that shows the original gone.
+fn renamed_then_deleted(listed_after_rename: bool) -> Fixture {
+    let thing = |id: u64, name: &str| json!({"thing_id": id, "thing_name": name});
+    let detail = |name: &str| json!({"name": name, "parts": []});
+    let mut records = vec![
+        get(
+            0,
+            "/things",
+            200,
+            json!({"things": [thing(1, "a"), thing(2, "b")]}),
+        ),
+        get(1, "/things/1", 200, detail("a")),
+        get(2, "/things/2", 200, detail("b")),
+        record(
+            3,
+            "POST",
+            "/things/1/rename",
+            Some(json!({"thing_name": "c"})),
+            201,
+            thing(3, "c"),
+        ),
+        get(4, "/things/3", 200, detail("c")),
+    ];
+    if listed_after_rename {
+        records.push(get(
+            5,
+            "/things",
+            200,
+            json!({"things": [thing(2, "b"), thing(3, "c")]}),
+        ));
+    }
+    let next = records.len() as u64;
+    records.push(record(next, "DELETE", "/things/3", None, 204, Value::Null));
+    records.push(get(
+        next + 1,
+        "/things",
+        200,
+        json!({"things": [thing(2, "b")]}),
+    ));
+    derive(records)
+}
+
+/// The plan of the tool recorded with `method`, served.
+fn served_plan<'a>(fixture: &'a Fixture, method: &str) -> &'a crate::writes::model::WritePlan {
+    let plan = fixture
+        .state
+        .write_plans
+        .iter()
+        .find(|plan| plan.method == method)
+        .unwrap_or_else(|| panic!("a {method} plan"));
+    assert!(plan.served, "{}: {:?}", plan.tool, plan.reason);
+    plan
+}
+
+/// A call of `tool` naming `id` in its one path parameter, sending `body`.
+fn call_on(fixture: &Fixture, tool: &str, id: &str, body: Option<Value>) -> (Value, bool) {
+    let mut arguments = serde_json::Map::new();
+    arguments.insert(delete_parameter(fixture, tool), json!(id));
+    if let Some(body) = body {
+        arguments.insert("body".to_owned(), body);
+    }
+    fixture.call(tool, Value::Object(arguments))
+}
+
+#[test]
+fn an_update_answering_a_new_entity_and_removing_its_own_is_a_copy() {
+    // The rename's answer shows entity 3 (one past the largest held) while the list after it no
+    // longer lists entity 1: a copy under a generated identity, the original removed.
+    let fixture = renamed_then_deleted(true);
+    let rename = served_plan(&fixture, "POST");
+    assert!(rename.copies, "{rename:?}");
+    assert_eq!(rename.confirmed_by, vec![5], "{rename:?}");
+    let explained: Vec<(&str, &[String])> = rename
+        .rules
+        .iter()
+        .map(|rule| (rule.stage.as_str(), rule.explains.as_slice()))
+        .collect();
+    assert_eq!(explained, vec![("sequence", &["/thing_id".to_owned()][..])]);
+    let (copied, error) = call_on(
+        &fixture,
+        &rename.tool,
+        "2",
+        Some(json!({"thing_name": "z"})),
+    );
+    assert!(!error, "{copied}");
+    assert_eq!(copied["status"], 201, "{copied}");
+    assert_eq!(copied["body"], json!({"thing_id": 3, "thing_name": "z"}));
+    let (list, _) = fixture.call("get_things", json!({}));
+    assert_eq!(
+        list["body"],
+        json!({"things": [{"thing_id": 1, "thing_name": "a"}, {"thing_id": 3, "thing_name": "z"}]})
+    );
+    // A copy of an entity the state lacks changes nothing.
+    let (missing, _) = call_on(
+        &fixture,
+        &rename.tool,
+        "2",
+        Some(json!({"thing_name": "y"})),
+    );
+    assert_ne!(missing["status"], 201, "{missing}");
+    let (unchanged, _) = fixture.call("get_things", json!({}));
+    assert_eq!(unchanged["body"], list["body"]);
+    // The delete of the copy was observed against it: served.
+    let delete = served_plan(&fixture, "DELETE");
+    let (deleted, error) = call_on(&fixture, &delete.tool, "3", None);
+    assert!(!error, "{deleted}");
+    assert_eq!(deleted["status"], 204, "{deleted}");
+    let (list, _) = fixture.call("get_things", json!({}));
+    assert_eq!(
+        list["body"],
+        json!({"things": [{"thing_id": 1, "thing_name": "a"}]})
+    );
+    // Without a read showing the original gone, the answer's entity is no copy: withheld, and
+    // the delete of an entity the state never held with it.
+    let unshown = renamed_then_deleted(false);
+    let rename = unshown.plan(&rename.tool);
+    assert!(!rename.served && !rename.copies, "{rename:?}");
+    assert_eq!(
+        unshown.plan(&delete.tool).reason.as_deref(),
+        Some("no-observation")
+    );
+}
+
+/// The one path parameter of a tool.
+fn delete_parameter(fixture: &Fixture, tool: &str) -> String {
+    let definition = fixture
+        .manifest
+        .tools
+        .iter()
+        .find(|definition| definition.name == tool)
+        .expect("the tool");
+    definition.path_parameters[0].name.clone()
+}
