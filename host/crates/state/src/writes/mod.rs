@@ -40,6 +40,7 @@
 
 mod action;
 pub mod apply;
+mod children;
 pub mod confirm;
 mod conflict;
 mod dependents;
@@ -523,6 +524,7 @@ pub(crate) fn derive_write_plans(
         observed_delete(draft, &observed);
         learn::learn(draft, &mut observed, &views, rules, records);
         omitted::learn(draft, timeline);
+        children::learn(draft, &observed, &views);
         conflict::learn(draft, &observed, state, timeline);
     }
     share_sorts(&mut drafts);
@@ -628,6 +630,7 @@ impl Draft {
                 inferred_from: None,
                 conflicts: Vec::new(),
                 omitted: Vec::new(),
+                children: Vec::new(),
             },
             classified,
             calls: Vec::new(),
