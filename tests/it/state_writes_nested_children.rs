@@ -5,6 +5,8 @@
 //! task ids 12 and 13 and `project: 5`, so the plan names `tasks` as children of the tasks type
 //! referencing their project through `project`; the task create, which nests nothing, names none.
 
+use rea_state::writes::model::NestedChildren;
+
 use crate::state_support::serve_corpus_app;
 
 #[test]
@@ -14,28 +16,18 @@ fn a_project_create_names_its_nested_tasks_as_children_of_the_tasks_type() {
         .state()
         .write_plan("post_items_projects")
         .expect("the project create's plan");
-    let children: Vec<(&str, &str, &str)> = create
-        .children
-        .iter()
-        .map(|child| {
-            (
-                child.member.as_str(),
-                child.entity_type.as_str(),
-                child.reference.as_str(),
-            )
-        })
-        .collect();
     let tasks_type = served
         .state()
         .write_plan("post_items_tasks")
         .and_then(|plan| plan.target.as_ref())
         .and_then(|target| target.entity_type.clone())
         .expect("the task create's type");
-    assert_eq!(
-        children,
-        vec![("tasks", tasks_type.as_str(), "project")],
-        "{create:?}"
-    );
+    let expected = NestedChildren {
+        member: "tasks".to_owned(),
+        entity_type: tasks_type,
+        reference: "project".to_owned(),
+    };
+    assert_eq!(create.children, vec![expected], "{create:?}");
     let tasks = served
         .state()
         .write_plan("post_items_tasks")

@@ -2850,24 +2850,18 @@ fn a_create_nesting_new_entities_of_another_type_names_them_as_children() {
         .as_ref()
         .and_then(|target| target.entity_type.clone())
         .expect("the list type");
-    let children: Vec<(&str, &str, &str)> = create
-        .children
-        .iter()
-        .map(|child| {
-            (
-                child.member.as_str(),
-                child.entity_type.as_str(),
-                child.reference.as_str(),
-            )
-        })
-        .collect();
-    assert_eq!(children.len(), 1, "{create:?}");
-    assert_eq!((children[0].0, children[0].2), ("items", "list"));
+    let [child] = create.children.as_slice() else {
+        panic!("one nested member: {create:?}")
+    };
+    assert_eq!(
+        (child.member.as_str(), child.reference.as_str()),
+        ("items", "list")
+    );
     assert_ne!(
-        children[0].1, lists_type,
+        child.entity_type, lists_type,
         "the child type is not the list type"
     );
-    assert!(children[0].1.contains("items"), "{:?}", create.children);
+    assert!(child.entity_type.contains("items"), "{child:?}");
     // Answered items that change what was sent, or that name no new list, are no children.
     for shown in [
         json!([item(2, "EGGS", 2), item(3, "tea", 2)]),
