@@ -40,6 +40,7 @@
 
 mod action;
 pub mod apply;
+mod children;
 pub mod confirm;
 mod conflict;
 mod dependents;
@@ -523,6 +524,7 @@ pub(crate) fn derive_write_plans(
         observed_delete(draft, &observed);
         learn::learn(draft, &mut observed, &views, rules, records);
         omitted::learn(draft, timeline);
+        children::learn(draft, &observed, &views);
         conflict::learn(draft, &observed, state, timeline);
     }
     conflict::share_with_copies(&mut drafts);
@@ -630,6 +632,7 @@ impl Draft {
                 conflicts: Vec::new(),
                 omitted: Vec::new(),
                 copies: false,
+                children: Vec::new(),
             },
             classified,
             calls: Vec::new(),

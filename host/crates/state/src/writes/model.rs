@@ -23,6 +23,8 @@
 //! missing_ordinal   the recorded 400/404/410 an update or delete of a missing entity answers
 //! conflicts         a create's recorded refusals of a taken value: [{member, ordinal, taken}]
 //! omitted           a create's recorded refusals of a member left out: [{member, ordinal}]
+//! children          a create's body members nesting new entities of another type:
+//!                   [{member, type, reference}]
 //!                   (a create sending a value its collection holds in `member` answers `ordinal`)
 //! inferred_from     the served plan a sibling transfer carried over (no call of its own)
 //! upsert            a PUT creating the entity its path names when absent: {record_ordinals,
@@ -173,6 +175,22 @@ pub struct WritePlan {
     /// removes the original: a rename making a new record.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub copies: bool,
+    /// A create's body members nesting new entities of another type (see [`super::children`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub children: Vec<NestedChildren>,
+}
+
+/// A create body's member whose objects the application created as entities of another type,
+/// each holding the new parent's id in its reference member.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NestedChildren {
+    /// The top-level body member holding the child objects.
+    pub member: String,
+    /// The child type (collection template).
+    #[serde(rename = "type")]
+    pub entity_type: String,
+    /// The child's member holding its parent's id.
+    pub reference: String,
 }
 
 /// A create the application refused for leaving out a member every successful call sent, its

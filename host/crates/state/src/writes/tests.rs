@@ -2946,4 +2946,64 @@ fn delete_parameter(fixture: &Fixture, tool: &str) -> String {
         .find(|definition| definition.name == tool)
         .expect("the tool");
     definition.path_parameters[0].name.clone()
+/// A list create nesting two new items, the answer showing them back as `shown` (the ids the
+/// items type generated, each naming the new list), read back after.
+fn nested_items_create(shown: Value) -> Fixture {
+    let list = |id: u64, name: &str, items: Value| json!({"id": id, "name": name, "items": items});
+    let item = |id: u64, text: &str, list: u64| json!({"id": id, "text": text, "done": false, "list": list});
+    derive(vec![
+        get(0, "/lists", 200, json!([list(1, "alpha", json!([1]))])),
+        get(1, "/lists/1", 200, list(1, "alpha", json!([1]))),
+        get(2, "/items", 200, json!([item(1, "milk", 1)])),
+        get(3, "/items/1", 200, item(1, "milk", 1)),
+        record(
+            4,
+            "POST",
+            "/lists",
+            Some(json!({"name": "beta", "items": [{"text": "eggs"}, {"text": "tea"}]})),
+            201,
+            list(2, "beta", shown),
+        ),
+        get(5, "/lists/2", 200, list(2, "beta", json!([2, 3]))),
+        get(
+            6,
+            "/items",
+            200,
+            json!([item(1, "milk", 1), item(2, "eggs", 2), item(3, "tea", 2)]),
+        ),
+    ])
+}
+
+#[test]
+fn a_create_nesting_new_entities_of_another_type_names_them_as_children() {
+    let item = |id: u64, text: &str, list: u64| json!({"id": id, "text": text, "done": false, "list": list});
+    let fixture = nested_items_create(json!([item(2, "eggs", 2), item(3, "tea", 2)]));
+    let create = fixture.plan("post_lists");
+    let lists_type = create
+        .target
+        .as_ref()
+        .and_then(|target| target.entity_type.clone())
+        .expect("the list type");
+    let [child] = create.children.as_slice() else {
+        panic!("one nested member: {create:?}")
+    };
+    assert_eq!(
+        (child.member.as_str(), child.reference.as_str()),
+        ("items", "list")
+    );
+    assert_ne!(
+        child.entity_type, lists_type,
+        "the child type is not the list type"
+    );
+    assert!(child.entity_type.contains("items"), "{child:?}");
+    // Answered items that change what was sent, or that name no new list, are no children.
+    for shown in [
+        json!([item(2, "EGGS", 2), item(3, "tea", 2)]),
+        json!([item(2, "eggs", 1), item(3, "tea", 1)]),
+        json!([item(2, "eggs", 2)]),
+        json!([2, 3]),
+    ] {
+        let fixture = nested_items_create(shown.clone());
+        assert!(fixture.plan("post_lists").children.is_empty(), "{shown}");
+    }
 }
