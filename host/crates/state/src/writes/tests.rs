@@ -2946,6 +2946,8 @@ fn delete_parameter(fixture: &Fixture, tool: &str) -> String {
         .find(|definition| definition.name == tool)
         .expect("the tool");
     definition.path_parameters[0].name.clone()
+}
+
 /// A list create nesting two new items, the answer showing them back as `shown` (the ids the
 /// items type generated, each naming the new list), read back after.
 fn nested_items_create(shown: Value) -> Fixture {
