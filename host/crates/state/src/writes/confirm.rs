@@ -175,6 +175,8 @@ struct Replay<'a> {
     folders: std::collections::HashSet<Key>,
     /// The types of the folders a read showed changed by a served write of a child.
     folder_types: std::collections::BTreeSet<String>,
+    /// Per draft, whether it writes one member of a held entity (see [`super::member`]).
+    member_writes: Vec<bool>,
 }
 
 /// What the confirming replay found the state does not model after a served write.
@@ -212,6 +214,16 @@ impl<'a> Replay<'a> {
             adopted_after: None,
             folders: Default::default(),
             folder_types: Default::default(),
+            member_writes: drafts
+                .iter()
+                .map(|draft| {
+                    draft
+                        .plan
+                        .target
+                        .as_ref()
+                        .is_some_and(|target| target.member.is_some())
+                })
+                .collect(),
         }
     }
 }
@@ -373,9 +385,26 @@ impl Replay<'_> {
         if let Some((index, event)) = latest
             && self.blind_after.is_none_or(|blind| blind <= index)
             && let Some(draft) = event.draft
+            && !(self.member_writes[draft] && self.first_shown(keys))
         {
             self.verdicts[draft].side_effect = true;
         }
+    }
+
+    /// Whether every key is an entity the replay never held: no write named it and the state the
+    /// reads observed did not hold it (its reads came after the observation windows closed). A
+    /// write of one member of another entity cannot have made it, so such a read charges no
+    /// member write (see [`super::member`]).
+    fn first_shown(&self, keys: &[Key]) -> bool {
+        !keys.is_empty()
+            && keys.iter().all(|key| {
+                !self.last.contains_key(key)
+                    && !self
+                        .state
+                        .entities
+                        .iter()
+                        .any(|entity| key_of(entity) == *key)
+            })
     }
 
     /// Whether every key is a document no write tool writes (a database's overview of its
@@ -505,6 +534,19 @@ pub(crate) fn confirm(
                 scope: body,
             };
             check_body_read(&mut replay, &service, manifest, &read, rules);
+            continue;
+        }
+        if let (Some(member), Some(record)) = (
+            views.member_reads.get(&observation.tool),
+            by_ordinal.get(ordinal),
+        ) {
+            check_member_read(
+                &mut replay,
+                &service,
+                manifest,
+                (observation, record),
+                member,
+            );
             continue;
         }
         let Some(scope) = views.scopes.get(&observation.tool).cloned() else {
@@ -1011,6 +1053,50 @@ fn check_read(
         }
         Scope::Document(view) => check_document_read(replay, service, &checked, view),
     }
+}
+
+/// A member view's read (see [`super::member`]): answered through the state's read path,
+/// agreeing with the recording confirms the last write of the entity it names, disagreeing
+/// blames it. A read answered from a recording checks nothing.
+fn check_member_read(
+    replay: &mut Replay<'_>,
+    service: &StateService,
+    manifest: &Manifest,
+    (observation, record): (&Observation, &CaptureRecord),
+    member: &super::member::MemberScope,
+) {
+    let tool = &manifest.tools[observation.tool];
+    let Some(definition) = service.replay().tool(&tool.name) else {
+        return;
+    };
+    let arguments = arguments_for(definition, &observation.segments, observation.pairs());
+    let answer = service.answer_with(&tool.name, &arguments, false);
+    if answer.is_not_modelled() || (!answer.is_error() && !answer.is_from_state()) {
+        return;
+    }
+    let Some(spelled) = observation.segments.get(member.entity_segment) else {
+        return;
+    };
+    let held = |id: &str| {
+        service
+            .read()
+            .entity(&member.entity_type, &member.collection, id)
+            .is_some()
+    };
+    let decoded_id = decoded(spelled);
+    let id = if held(&decoded_id) || !held(spelled) {
+        decoded_id
+    } else {
+        spelled.clone()
+    };
+    let (recorded_status, recorded_body) = recorded_answer(record);
+    let agrees = !answer.is_error()
+        && answer.status() == recorded_status
+        && answer
+            .body_value()
+            .is_some_and(|body| same_answer(body, recorded_body, &[]));
+    let key: Key = (member.entity_type.clone(), member.collection.clone(), id);
+    checked_by_id(replay, &key, agrees, observation.ordinal);
 }
 
 /// A body-query read whose body names one entity alone (`{"key": …}`, as an RPC-style write
