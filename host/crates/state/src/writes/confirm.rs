@@ -1020,26 +1020,15 @@ fn check_read(
     scope: &Scope,
 ) {
     let tool = &manifest.tools[observation.tool];
-    let Some(definition) = service.replay().tool(&tool.name) else {
+    let Some(answer) = state_answer(service, &tool.name, observation) else {
         return;
     };
-    let arguments = arguments_for(definition, &observation.segments, observation.pairs());
-    let answer = service.answer_with(&tool.name, &arguments, false);
-    if answer.is_not_modelled() || (!answer.is_error() && !answer.is_from_state()) {
-        // Answered from a recording, or refused as a read the state does not model: not a check.
-        return;
-    }
-    let (recorded_status, recorded_body) = recorded_answer(record);
     let minted = match scope {
         Scope::Item(item) => item.minted.as_slice(),
         Scope::List(_, list) => list.minted.as_slice(),
         Scope::Document(_) => &[],
     };
-    let agrees = !answer.is_error()
-        && answer.status() == recorded_status
-        && answer
-            .body_value()
-            .is_some_and(|body| same_answer(body, recorded_body, minted));
+    let agrees = agrees_with(&answer, record, minted);
     let checked = Checked {
         observation,
         tool: &tool.name,
@@ -1055,6 +1044,30 @@ fn check_read(
     }
 }
 
+/// The state's answer to a recorded read, through its own read path; `None` when it is answered
+/// from a recording or refused as a read the state does not model (then it checks nothing).
+fn state_answer(
+    service: &StateService,
+    tool: &str,
+    observation: &Observation,
+) -> Option<StateAnswer> {
+    let definition = service.replay().tool(tool)?;
+    let arguments = arguments_for(definition, &observation.segments, observation.pairs());
+    let answer = service.answer_with(tool, &arguments, false);
+    (!answer.is_not_modelled() && (answer.is_error() || answer.is_from_state())).then_some(answer)
+}
+
+/// Whether the state's answer is the recorded one (its status and body, the members each answer
+/// mints set aside).
+fn agrees_with(answer: &StateAnswer, record: &CaptureRecord, minted: &[String]) -> bool {
+    let (recorded_status, recorded_body) = recorded_answer(record);
+    !answer.is_error()
+        && answer.status() == recorded_status
+        && answer
+            .body_value()
+            .is_some_and(|body| same_answer(body, recorded_body, minted))
+}
+
 /// A member view's read (see [`super::member`]): answered through the state's read path,
 /// agreeing with the recording confirms the last write of the entity it names, disagreeing
 /// blames it. A read answered from a recording checks nothing.
@@ -1066,14 +1079,9 @@ fn check_member_read(
     member: &super::member::MemberScope,
 ) {
     let tool = &manifest.tools[observation.tool];
-    let Some(definition) = service.replay().tool(&tool.name) else {
+    let Some(answer) = state_answer(service, &tool.name, observation) else {
         return;
     };
-    let arguments = arguments_for(definition, &observation.segments, observation.pairs());
-    let answer = service.answer_with(&tool.name, &arguments, false);
-    if answer.is_not_modelled() || (!answer.is_error() && !answer.is_from_state()) {
-        return;
-    }
     let Some(spelled) = observation.segments.get(member.entity_segment) else {
         return;
     };
@@ -1089,12 +1097,7 @@ fn check_member_read(
     } else {
         spelled.clone()
     };
-    let (recorded_status, recorded_body) = recorded_answer(record);
-    let agrees = !answer.is_error()
-        && answer.status() == recorded_status
-        && answer
-            .body_value()
-            .is_some_and(|body| same_answer(body, recorded_body, &[]));
+    let agrees = agrees_with(&answer, record, &[]);
     let key: Key = (member.entity_type.clone(), member.collection.clone(), id);
     checked_by_id(replay, &key, agrees, observation.ordinal);
 }
