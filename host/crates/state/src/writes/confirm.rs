@@ -524,43 +524,37 @@ pub(crate) fn confirm(
             replay_write_observed(&mut replay, &service, drafts, (observation, call), rules);
             continue;
         }
-        if let (Some(body), Some(record)) = (
-            views.body_reads.get(&observation.tool),
-            by_ordinal.get(ordinal),
-        ) {
-            let read = BodyRead {
-                observation,
-                record,
-                scope: body,
-            };
-            check_body_read(&mut replay, &service, manifest, &read, rules);
-            continue;
+        if let Some(record) = by_ordinal.get(ordinal) {
+            let checking = (&service, manifest, views, rules);
+            check_recorded_read(&mut replay, checking, observation, record);
         }
-        if let (Some(member), Some(record)) = (
-            views.member_reads.get(&observation.tool),
-            by_ordinal.get(ordinal),
-        ) {
-            check_member_read(
-                &mut replay,
-                &service,
-                manifest,
-                (observation, record),
-                member,
-            );
-            continue;
-        }
-        let Some(scope) = views.scopes.get(&observation.tool).cloned() else {
-            continue;
-        };
-        let Some(record) = by_ordinal.get(ordinal) else {
-            continue;
-        };
-        check_read(&mut replay, &service, manifest, observation, record, &scope);
     }
     settle_verdicts(drafts, &replay.verdicts, state);
     Unmodelled {
         types: replay.unmodelled,
         folders: replay.folder_types,
+    }
+}
+
+/// Checks a read after a write by its view: a body query, a member view, or an item, list or
+/// document view (a read of no view checks nothing).
+fn check_recorded_read(
+    replay: &mut Replay<'_>,
+    (service, manifest, views, rules): (&StateService, &Manifest, &Views, &RuleSet),
+    observation: &Observation,
+    record: &CaptureRecord,
+) {
+    if let Some(body) = views.body_reads.get(&observation.tool) {
+        let read = BodyRead {
+            observation,
+            record,
+            scope: body,
+        };
+        check_body_read(replay, service, manifest, &read, rules);
+    } else if let Some(member) = views.member_reads.get(&observation.tool) {
+        check_member_read(replay, service, manifest, (observation, record), member);
+    } else if let Some(scope) = views.scopes.get(&observation.tool).cloned() {
+        check_read(replay, service, manifest, observation, record, &scope);
     }
 }
 
