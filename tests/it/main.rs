@@ -83,6 +83,7 @@ mod state_key_ranges;
 mod state_limits;
 mod state_listed_rows;
 mod state_member_views;
+mod state_member_writes;
 mod state_missing_answers;
 mod state_page_envelope;
 mod state_precomputed;

@@ -140,6 +140,10 @@ pub enum PropertyKind {
     },
     /// `{"type": "object"}` with the recorded members.
     Object(BodySchema),
+    /// A JSON value of the named JSON types (`string`, `number`, `boolean`, `array`, `object`,
+    /// `null`): a body that is one value, such as the JSON string a state-served member write
+    /// sends.
+    Value(Vec<String>),
 }
 
 /// One property of an input schema.
@@ -178,6 +182,10 @@ impl PropertySchema {
                 {"type": "array", "items": value.schema()}
             ]})),
             PropertyKind::Object(_) => extend(json!({"type": "object"})),
+            PropertyKind::Value(types) => extend(match types.as_slice() {
+                [one] => json!({ "type": one }),
+                several => json!({ "type": several }),
+            }),
         }
         if let Some(description) = &self.description {
             map.insert("description".to_owned(), Value::String(description.clone()));

@@ -263,6 +263,18 @@ fn served_body(plan: &WritePlan, schema: &mut rea_manifest::catalog::PropertySch
     let Some(body) = plan.body.as_ref() else {
         return;
     };
+    if let Some(member) = plan
+        .target
+        .as_ref()
+        .and_then(|target| target.member.as_ref())
+        && !member.types.is_empty()
+    {
+        schema.description = Some(
+            "Request body, applied to the environment state: the member's new value".to_owned(),
+        );
+        schema.kind = rea_manifest::catalog::PropertyKind::Value(member.types.clone());
+        return;
+    }
     if !body.envelope.is_empty() || body.bulk_ids.is_some() || body.members.is_empty() {
         schema.kind = rea_manifest::catalog::PropertyKind::Object(Default::default());
         return;

@@ -750,7 +750,7 @@ fn is_fixed(plan: &WritePlan, member: &str) -> bool {
 
 impl Change {
     /// No change yet, of a plan's effect.
-    fn of(effect: Effect) -> Self {
+    pub(crate) fn of(effect: Effect) -> Self {
         Self {
             view: match effect {
                 Effect::Create => "create",
@@ -794,6 +794,13 @@ fn prepare_effect(
     input: &WriteInput,
     values: &Values<'_>,
 ) -> Result<Change, Refused> {
+    if plan
+        .target
+        .as_ref()
+        .is_some_and(|target| target.member.is_some())
+    {
+        return super::member::prepare(plan, state, input);
+    }
     let mut change = Change::of(plan.effect);
     if plan.effect == Effect::Document {
         change.document = Some(document_written(plan, state, input)?);

@@ -175,6 +175,8 @@ struct Replay<'a> {
     folders: std::collections::HashSet<Key>,
     /// The types of the folders a read showed changed by a served write of a child.
     folder_types: std::collections::BTreeSet<String>,
+    /// Per draft, whether it writes one member of a held entity (see [`super::member`]).
+    member_writes: Vec<bool>,
 }
 
 /// What the confirming replay found the state does not model after a served write.
@@ -212,6 +214,16 @@ impl<'a> Replay<'a> {
             adopted_after: None,
             folders: Default::default(),
             folder_types: Default::default(),
+            member_writes: drafts
+                .iter()
+                .map(|draft| {
+                    draft
+                        .plan
+                        .target
+                        .as_ref()
+                        .is_some_and(|target| target.member.is_some())
+                })
+                .collect(),
         }
     }
 }
@@ -373,9 +385,26 @@ impl Replay<'_> {
         if let Some((index, event)) = latest
             && self.blind_after.is_none_or(|blind| blind <= index)
             && let Some(draft) = event.draft
+            && !(self.member_writes[draft] && self.first_shown(keys))
         {
             self.verdicts[draft].side_effect = true;
         }
+    }
+
+    /// Whether every key is an entity the replay never held: no write named it and the state the
+    /// reads observed did not hold it (its reads came after the observation windows closed). A
+    /// write of one member of another entity cannot have made it, so such a read charges no
+    /// member write (see [`super::member`]).
+    fn first_shown(&self, keys: &[Key]) -> bool {
+        !keys.is_empty()
+            && keys.iter().all(|key| {
+                !self.last.contains_key(key)
+                    && !self
+                        .state
+                        .entities
+                        .iter()
+                        .any(|entity| key_of(entity) == *key)
+            })
     }
 
     /// Whether every key is a document no write tool writes (a database's overview of its
@@ -495,30 +524,37 @@ pub(crate) fn confirm(
             replay_write_observed(&mut replay, &service, drafts, (observation, call), rules);
             continue;
         }
-        if let (Some(body), Some(record)) = (
-            views.body_reads.get(&observation.tool),
-            by_ordinal.get(ordinal),
-        ) {
-            let read = BodyRead {
-                observation,
-                record,
-                scope: body,
-            };
-            check_body_read(&mut replay, &service, manifest, &read, rules);
-            continue;
+        if let Some(record) = by_ordinal.get(ordinal) {
+            let checking = (&service, manifest, views, rules);
+            check_recorded_read(&mut replay, checking, observation, record);
         }
-        let Some(scope) = views.scopes.get(&observation.tool).cloned() else {
-            continue;
-        };
-        let Some(record) = by_ordinal.get(ordinal) else {
-            continue;
-        };
-        check_read(&mut replay, &service, manifest, observation, record, &scope);
     }
     settle_verdicts(drafts, &replay.verdicts, state);
     Unmodelled {
         types: replay.unmodelled,
         folders: replay.folder_types,
+    }
+}
+
+/// Checks a read after a write by its view: a body query, a member view, or an item, list or
+/// document view (a read of no view checks nothing).
+fn check_recorded_read(
+    replay: &mut Replay<'_>,
+    (service, manifest, views, rules): (&StateService, &Manifest, &Views, &RuleSet),
+    observation: &Observation,
+    record: &CaptureRecord,
+) {
+    if let Some(body) = views.body_reads.get(&observation.tool) {
+        let read = BodyRead {
+            observation,
+            record,
+            scope: body,
+        };
+        check_body_read(replay, service, manifest, &read, rules);
+    } else if let Some(member) = views.member_reads.get(&observation.tool) {
+        check_member_read(replay, service, manifest, (observation, record), member);
+    } else if let Some(scope) = views.scopes.get(&observation.tool).cloned() {
+        check_read(replay, service, manifest, observation, record, &scope);
     }
 }
 
@@ -979,26 +1015,15 @@ fn check_read(
     scope: &Scope,
 ) {
     let tool = &manifest.tools[observation.tool];
-    let Some(definition) = service.replay().tool(&tool.name) else {
+    let Some(answer) = state_answer(service, &tool.name, observation) else {
         return;
     };
-    let arguments = arguments_for(definition, &observation.segments, observation.pairs());
-    let answer = service.answer_with(&tool.name, &arguments, false);
-    if answer.is_not_modelled() || (!answer.is_error() && !answer.is_from_state()) {
-        // Answered from a recording, or refused as a read the state does not model: not a check.
-        return;
-    }
-    let (recorded_status, recorded_body) = recorded_answer(record);
     let minted = match scope {
         Scope::Item(item) => item.minted.as_slice(),
         Scope::List(_, list) => list.minted.as_slice(),
         Scope::Document(_) => &[],
     };
-    let agrees = !answer.is_error()
-        && answer.status() == recorded_status
-        && answer
-            .body_value()
-            .is_some_and(|body| same_answer(body, recorded_body, minted));
+    let agrees = agrees_with(&answer, record, minted);
     let checked = Checked {
         observation,
         tool: &tool.name,
@@ -1012,6 +1037,64 @@ fn check_read(
         }
         Scope::Document(view) => check_document_read(replay, service, &checked, view),
     }
+}
+
+/// The state's answer to a recorded read, through its own read path; `None` when it is answered
+/// from a recording or refused as a read the state does not model (then it checks nothing).
+fn state_answer(
+    service: &StateService,
+    tool: &str,
+    observation: &Observation,
+) -> Option<StateAnswer> {
+    let definition = service.replay().tool(tool)?;
+    let arguments = arguments_for(definition, &observation.segments, observation.pairs());
+    let answer = service.answer_with(tool, &arguments, false);
+    (!answer.is_not_modelled() && (answer.is_error() || answer.is_from_state())).then_some(answer)
+}
+
+/// Whether the state's answer is the recorded one (its status and body, the members each answer
+/// mints set aside).
+fn agrees_with(answer: &StateAnswer, record: &CaptureRecord, minted: &[String]) -> bool {
+    let (recorded_status, recorded_body) = recorded_answer(record);
+    !answer.is_error()
+        && answer.status() == recorded_status
+        && answer
+            .body_value()
+            .is_some_and(|body| same_answer(body, recorded_body, minted))
+}
+
+/// A member view's read (see [`super::member`]): answered through the state's read path,
+/// agreeing with the recording confirms the last write of the entity it names, disagreeing
+/// blames it. A read answered from a recording checks nothing.
+fn check_member_read(
+    replay: &mut Replay<'_>,
+    service: &StateService,
+    manifest: &Manifest,
+    (observation, record): (&Observation, &CaptureRecord),
+    member: &super::member::MemberScope,
+) {
+    let tool = &manifest.tools[observation.tool];
+    let Some(answer) = state_answer(service, &tool.name, observation) else {
+        return;
+    };
+    let Some(spelled) = observation.segments.get(member.entity_segment) else {
+        return;
+    };
+    let held = |id: &str| {
+        service
+            .read()
+            .entity(&member.entity_type, &member.collection, id)
+            .is_some()
+    };
+    let decoded_id = decoded(spelled);
+    let id = if held(&decoded_id) || !held(spelled) {
+        decoded_id
+    } else {
+        spelled.clone()
+    };
+    let agrees = agrees_with(&answer, record, &[]);
+    let key: Key = (member.entity_type.clone(), member.collection.clone(), id);
+    checked_by_id(replay, &key, agrees, observation.ordinal);
 }
 
 /// A body-query read whose body names one entity alone (`{"key": …}`, as an RPC-style write

@@ -441,6 +441,7 @@ fn link_to_calls(draft: &mut Draft, calls: &mut [Call], views: &Views) -> Result
         key_member: None,
         entity_id: literal.then(|| id.clone()),
         entity_segment,
+        member: None,
     });
     let own = crate::derive::entities::collection_key(&collection);
     for call in &draft.calls {
@@ -787,6 +788,15 @@ fn answers_by_options(
             == (pair[1].response.kind, &pair[1].response.pointer)
     });
     Ok(if alike { Vec::new() } else { answers })
+}
+
+/// A member write's answer (see [`super::member`]): its exemplar's, as any plan's.
+pub(super) fn member_response(
+    draft: &Draft,
+    calls: &[Call],
+    records: &[CaptureRecord],
+) -> Result<ResponseModel, &'static str> {
+    learn_response(draft, calls, records, None)
 }
 
 /// The answer model the recorded call `exemplar` (an index into `calls`) gives.

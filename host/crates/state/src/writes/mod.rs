@@ -48,6 +48,7 @@ mod explain;
 mod keyed;
 mod learn;
 mod listed;
+mod member;
 pub mod model;
 mod observe;
 mod omitted;
@@ -199,6 +200,8 @@ pub(crate) struct Views {
     /// The body-query views (by tool): what reads after a write show of the entity a body names
     /// (see [`observe`]'s body reads); kept apart from `scopes`, whose reads the replay checks.
     pub body_reads: HashMap<usize, BodyScope>,
+    /// The member views (by tool): what their reads after a member write show of its entity.
+    pub member_reads: HashMap<usize, member::MemberScope>,
     /// Per type, the top-level fields its observed entities store, with their JSON types.
     pub field_types: BTreeMap<String, BTreeMap<String, BTreeSet<String>>>,
     /// Per document view, the members its document holds with their JSON types: at its root
@@ -366,7 +369,8 @@ impl Views {
                     },
                 );
             }
-            ViewDetail::Member(_) | ViewDetail::Recorded { .. } => {}
+            ViewDetail::Member(member) => self.add_member(tool, member),
+            ViewDetail::Recorded { .. } => {}
         }
     }
 }
@@ -522,6 +526,10 @@ pub(crate) fn derive_write_plans(
     // values and left-out members creates were refused for.
     for draft in &mut drafts {
         observed_delete(draft, &observed);
+        if matches!(draft.classified.kind, TargetKind::Member { .. }) {
+            member::learn(draft, &observed, records);
+            continue;
+        }
         learn::learn(draft, &mut observed, &views, rules, records);
         omitted::learn(draft, timeline);
         children::learn(draft, &observed, &views);
@@ -663,6 +671,21 @@ fn write_target(classified: &Classified, views: &Views) -> Option<WriteTarget> {
             key_member: classified.key_member.clone(),
             entity_id: None,
             entity_segment: None,
+            member: None,
+        }),
+        TargetKind::Member {
+            entity_type,
+            collection,
+            entity_segment,
+            member,
+        } => views.types.get(entity_type).map(|info| WriteTarget {
+            entity_type: Some(entity_type.clone()),
+            identity_field: Some(info.identity.clone()),
+            collection: Some(collection.clone()),
+            item_view: info.item.as_ref().map(|item| item.name.clone()),
+            entity_segment: Some(*entity_segment),
+            member: Some(member.clone()),
+            ..WriteTarget::default()
         }),
         TargetKind::Document { view } => Some(WriteTarget {
             document: Some(view.clone()),

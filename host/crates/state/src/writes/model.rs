@@ -322,6 +322,23 @@ pub struct WriteTarget {
     /// named it: `2` of `/{table}/{pk}/-/update`); otherwise the last segment names it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub entity_segment: Option<usize>,
+    /// For a write of one member of a held entity's map (`PUT /-/package/{name}/dist-tags/{tag}`
+    /// beside the member view `/-/package/{name}/dist-tags`): where that member is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub member: Option<MemberWrite>,
+}
+
+/// A write of one member of a map a held entity holds: a `PUT` sets it to the body sent, a
+/// `DELETE` removes it; the entity is otherwise unchanged.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MemberWrite {
+    /// The steps from the entity's fields to the member (the last one the key's path segment).
+    pub steps: Vec<crate::model::MemberStep>,
+    /// Whether the write removes the member (else it sets it).
+    pub remove: bool,
+    /// The JSON types the recorded calls sent the value with (none for a removal).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub types: Vec<String>,
 }
 
 /// A member the body may send.

@@ -446,7 +446,8 @@ fn windowed_calls(
             drafts[draft].calls.push(index);
             match &drafts[draft].classified.kind {
                 TargetKind::Item { entity_type, .. }
-                | TargetKind::Collection { entity_type, .. } => {
+                | TargetKind::Collection { entity_type, .. }
+                | TargetKind::Member { entity_type, .. } => {
                     latest.insert(format!("type {entity_type}"), index);
                 }
                 TargetKind::Document { view } => {
@@ -616,6 +617,7 @@ impl Simulation<'_> {
             TargetKind::Linked { action_at, .. } => {
                 self.observe_linked(*action_at, &draft.plan.path_template, call)?;
             }
+            TargetKind::Member { .. } => super::member::observe(draft, call, &mut self.sim),
             _ => {}
         }
         Some(())

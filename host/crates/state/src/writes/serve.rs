@@ -103,6 +103,16 @@ fn check(plan: &WritePlan, call: &Call) -> Result<Option<Json>, StateAnswer> {
     };
     check_query(plan, model, call)?;
     let body = call.body.as_ref().map(Json::from_serde_value);
+    if let Some(member) = plan
+        .target
+        .as_ref()
+        .and_then(|target| target.member.as_ref())
+    {
+        return match super::member::check_body(member, body.as_ref()) {
+            Ok(()) => Ok(body),
+            Err(problem) => Err(refuse(plan, &problem)),
+        };
+    }
     if model.none {
         if body.is_some() {
             return Err(refuse(plan, "this write takes no body"));

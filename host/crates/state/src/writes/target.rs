@@ -11,6 +11,7 @@
 //! | a type's collection + `/delete`, `/remove`, `/destroy` | `POST` | bulk `delete` (bodies naming an array of ids) |
 //! | a type's collection + `/verb` (RPC style; literal segments may precede the verb, `/-/insert`) | `POST` | bodies naming the entity in a member (the identity's name, or an item view's key parameter): `delete` for `delete`, `remove`, `destroy`, else `update` (an action named by the verb, except `update`, `edit`, `modify`, `patch`, `save`); `create` for `create`, `add`, `new`, `insert`; else as another path; an action verb whose every call leaves the entity its body names gone (the reads after it: pass 2) is a `delete` (`deleterange`) |
 //! | a document view's path | `PATCH`, `POST` / `PUT` | `document` (merge / replace) |
+//! | a member view's path showing a map member + `/{key}` | `PUT` / `DELETE` | `update` of that one member: set to the body / removed |
 //! | a type's collection + `/literal` | `PUT`, `PATCH` / `DELETE` | `update` / `delete` of the entity the literal names |
 //! | another path | `POST` | `create`, when a call's answer names an id that a read of a type's item view shows right after (the plan is tied to that collection) |
 //! | another item path | `PUT`, `PATCH` / `DELETE` | `update` / `delete` of the entity its last segment names, when a read of a type's item view right after names it (the plan is tied to that collection, and to that one entity for a literal segment) |
@@ -25,7 +26,7 @@ use rea_plugin_api::route_fields::{CREATE_VERBS, DELETE_VERBS, PLAIN_UPDATE_VERB
 
 use super::model::Effect;
 use crate::derive::entities::item_segments;
-use crate::model::{StateView, ViewDetail};
+use crate::model::{MemberStep, StateView, ViewDetail};
 
 /// What a write tool's path names.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -71,6 +72,18 @@ pub enum TargetKind {
         /// An action route's segment naming the entity, when verb segments follow it
         /// (`/{table}/{pk}/-/update`); otherwise the last segment names it.
         action_at: Option<usize>,
+    },
+    /// One member of a map a held entity holds (see [`member_write`]): the path of a member
+    /// view showing the map, plus the key's segment.
+    Member {
+        /// The type.
+        entity_type: String,
+        /// The collection the member view's entities are held in.
+        collection: String,
+        /// The path segment naming the entity.
+        entity_segment: usize,
+        /// Where the member is, and whether the write removes it.
+        member: super::model::MemberWrite,
     },
     /// Nothing the state models.
     None,
@@ -147,6 +160,9 @@ pub fn classify(tool: &ManifestTool, state: &StateView) -> Classified {
             },
         );
     }
+    if let Some(member) = member_write(&method, &write, state) {
+        return member;
+    }
     // A POST to a list view's path that is not its type's collection (`/posts/{id}/comments`
     // listing comments) creates into that type; its calls show where.
     if method == "POST"
@@ -179,6 +195,48 @@ pub fn classify(tool: &ManifestTool, state: &StateView) -> Classified {
         .iter()
         .find_map(|(name, template)| against_type(&method, write, name, template))
         .unwrap_or_else(|| untyped(&method, write))
+}
+
+/// A `PUT` or `DELETE` of a member view's path plus one parameter segment, where the view shows
+/// a map member of its entity (its last step a literal key: `/-/package/{name}/dist-tags` showing
+/// the package's `dist-tags`): a write of the member the segment names as a key of that map, a
+/// `PUT` setting it to the body sent, a `DELETE` removing it. The entity stays; what else the
+/// write changes is for its calls to show.
+fn member_write(method: &str, write: &[&str], state: &StateView) -> Option<Classified> {
+    let remove = match method {
+        "PUT" => false,
+        "DELETE" => true,
+        _ => return None,
+    };
+    let (last, parent) = write.split_last()?;
+    if !is_parameter(last) {
+        return None;
+    }
+    state.views.iter().find_map(|view| {
+        let ViewDetail::Member(member) = &view.detail else {
+            return None;
+        };
+        let mut steps = member.steps.clone();
+        if !matches!(steps.last(), Some(MemberStep::Key(_)))
+            || split_path(&view.path_template) != parent
+        {
+            return None;
+        }
+        steps.push(MemberStep::Segment(parent.len()));
+        Some(Classified::plain(
+            Effect::Update,
+            TargetKind::Member {
+                entity_type: member.entity_type.clone(),
+                collection: member.collection.clone(),
+                entity_segment: member.entity_segment,
+                member: super::model::MemberWrite {
+                    steps,
+                    remove,
+                    types: Vec::new(),
+                },
+            },
+        ))
+    })
 }
 
 /// What a write path is to one type's collection template, if it is anything: an item, an

@@ -1,0 +1,150 @@
+//! Member writes: a `PUT` or `DELETE` of a member view's path plus a key segment sets that key of
+//! the map the view shows (to the body sent) or removes it, and changes nothing else of the held
+//! entity. Learned from verdaccio's dist-tag writes (`PUT`/`DELETE
+//! /-/package/{name}/dist-tags/{tag}` beside the member view `/-/package/{name}/dist-tags`),
+//! confirmed by the reads of that view after them. One recorded application shows such writes:
+//! pouchdb-server's attachment `PUT /{db}/{doc}/{attachment}` sets a key of `_attachments` too,
+//! but no member view shows that map and the value it stores is derived from the bytes sent, so
+//! it is not one of them (see the report of this change).
+
+use serde_json::{Map, Value, json};
+
+use crate::state_support::{Served, corpus_write_plans, plan_of, serve_corpus_app};
+
+const PUT_TAG: &str = "put_package_dist_tags_by_package_id_and_id";
+const DELETE_TAG: &str = "delete_package_dist_tags_by_package_id_and_id";
+const TAGS: &str = "get_package_dist_tags_by_package_id";
+const PACKAGE: &str = "get_root_by_name";
+
+/// The tool's arguments naming `values` for its path parameters, in order, and the body.
+fn arguments(
+    served: &Served,
+    tool: &str,
+    values: &[&str],
+    body: Option<Value>,
+) -> Map<String, Value> {
+    let definition = crate::state_support::manifest_tool(served, tool);
+    assert_eq!(definition.path_parameters.len(), values.len(), "{tool}");
+    let mut arguments: Map<String, Value> = definition
+        .path_parameters
+        .iter()
+        .zip(values)
+        .map(|(parameter, value)| (parameter.name.clone(), json!(value)))
+        .collect();
+    if let Some(body) = body {
+        arguments.insert("body".to_owned(), body);
+    }
+    arguments
+}
+
+fn tags_of(served: &Served, package: &str) -> Value {
+    let (answer, is_error) = served.call(TAGS, arguments(served, TAGS, &[package], None));
+    assert!(!is_error, "{answer}");
+    assert_eq!(answer["state"]["source"], "state", "{answer}");
+    answer["body"].clone()
+}
+
+fn package_of(served: &Served, package: &str) -> Value {
+    let (answer, is_error) = served.call(PACKAGE, arguments(served, PACKAGE, &[package], None));
+    assert!(!is_error, "{answer}");
+    answer["body"].clone()
+}
+
+#[test]
+fn verdaccio_dist_tag_writes_are_served_as_writes_of_one_member() {
+    let plans = corpus_write_plans("verdaccio");
+    for (tool, remove, read) in [(PUT_TAG, false, 22), (DELETE_TAG, true, 25)] {
+        let plan = plan_of(&plans, tool);
+        assert_eq!(plan["served"], true, "{plan:#}");
+        assert_eq!(plan["effect"], "update", "{plan:#}");
+        assert_eq!(plan["target"]["member"]["remove"], remove, "{plan:#}");
+        assert_eq!(
+            plan["target"]["member"]["steps"],
+            json!([{"key": "dist-tags"}, {"segment": 4}]),
+            "{plan:#}"
+        );
+        // Confirmed by the read of the member view after the call.
+        assert_eq!(plan["confirmed_by"], json!([read]), "{plan:#}");
+    }
+    assert_eq!(
+        plan_of(&plans, PUT_TAG)["target"]["member"]["types"],
+        json!(["string"])
+    );
+}
+
+#[test]
+fn verdaccio_a_served_tag_write_changes_that_one_member() {
+    let served = serve_corpus_app("verdaccio");
+    let before = package_of(&served, "date-helpers");
+    let tags = tags_of(&served, "date-helpers");
+    assert!(tags.get("beta").is_none(), "{tags}");
+    // Set a tag: the recorded answer, and the map holds it, through both views.
+    let (answer, is_error) = served.call(
+        PUT_TAG,
+        arguments(
+            &served,
+            PUT_TAG,
+            &["date-helpers", "beta"],
+            Some(json!("1.1.0")),
+        ),
+    );
+    assert!(!is_error, "{answer}");
+    assert_eq!(answer["status"], 201, "{answer}");
+    assert_eq!(answer["body"], json!({"ok": "package tagged"}), "{answer}");
+    let mut expected = tags.clone();
+    expected["beta"] = json!("1.1.0");
+    assert_eq!(tags_of(&served, "date-helpers"), expected);
+    let mut after = before.clone();
+    after["dist-tags"]["beta"] = json!("1.1.0");
+    assert_eq!(package_of(&served, "date-helpers"), after);
+    // Remove it again: the document as it was.
+    let (answer, is_error) = served.call(
+        DELETE_TAG,
+        arguments(&served, DELETE_TAG, &["date-helpers", "beta"], None),
+    );
+    assert!(!is_error, "{answer}");
+    assert_eq!(answer["body"], json!({"ok": "tag removed"}), "{answer}");
+    assert_eq!(package_of(&served, "date-helpers"), before);
+}
+
+#[test]
+fn verdaccio_a_tag_write_the_state_cannot_apply_is_refused_and_changes_nothing() {
+    let served = serve_corpus_app("verdaccio");
+    let before = package_of(&served, "date-helpers");
+    let refusals = [
+        // A body of a type no recorded call sent.
+        (
+            PUT_TAG,
+            arguments(
+                &served,
+                PUT_TAG,
+                &["date-helpers", "beta"],
+                Some(json!({"v": 1})),
+            ),
+        ),
+        // A tag the package does not hold.
+        (
+            DELETE_TAG,
+            arguments(&served, DELETE_TAG, &["date-helpers", "no-such-tag"], None),
+        ),
+        // A package the state does not hold.
+        (
+            PUT_TAG,
+            arguments(
+                &served,
+                PUT_TAG,
+                &["no-such-package", "beta"],
+                Some(json!("1.0.0")),
+            ),
+        ),
+    ];
+    for (tool, arguments) in refusals {
+        let (answer, is_error) = served.call(tool, arguments.clone());
+        assert!(is_error, "{tool} {arguments:?}: {answer}");
+        assert_eq!(
+            package_of(&served, "date-helpers"),
+            before,
+            "{tool} {arguments:?}"
+        );
+    }
+}
