@@ -206,48 +206,7 @@ fn explain(
     if differing.next().is_some() {
         return None;
     }
-    let held = |object: &Object| {
-        entities
-            .iter()
-            .position(|entity| entity.fields.as_object() == Some(object))
-    };
-    let (related, link) = match value {
-        Json::Array(items) => {
-            let indexes: Vec<usize> = items
-                .iter()
-                .map(|item| item.as_object().and_then(held))
-                .collect::<Option<_>>()?;
-            let first = &entities[*indexes.first()?];
-            let same_kind = |index: &usize| {
-                entities[*index].entity_type == first.entity_type
-                    && entities[*index].collection == first.collection
-            };
-            if !indexes.iter().all(same_kind) {
-                return None;
-            }
-            (
-                first,
-                array_link(fields.get(member), &indexes, &id, entities)?,
-            )
-        }
-        Json::Object(object) => {
-            let related = &entities[held(object)?];
-            let field = if fields.get(member).and_then(scalar_text).as_deref()
-                == Some(related.id.as_str())
-            {
-                member.to_owned()
-            } else {
-                fields
-                    .iter()
-                    .find(|(key, value)| {
-                        *key != identity && scalar_text(value).as_deref() == Some(&related.id)
-                    })
-                    .map(|(key, _)| key.to_owned())?
-            };
-            (related, Link::Parent { field })
-        }
-        _ => return None,
-    };
+    let (related, link) = related_link((member, value), fields, (identity, &id), entities)?;
     // Related entities in the collection enclosing the entity's are named by the call's path.
     let enclosing = related.collection != parent.collection
         && parent
@@ -267,6 +226,60 @@ fn explain(
         },
         link,
     })
+}
+
+/// The related entities a read's one differing member shows, and how they follow from the
+/// entity (`fields`, named `id` by its `identity` member): held objects of one kind, linked by
+/// the ids the member held or a field holding the identity (an array), or by a field naming the
+/// related entity's id (an object).
+fn related_link<'a>(
+    (member, value): (&str, &Json),
+    fields: &Object,
+    (identity, id): (&str, &str),
+    entities: &'a [Entity],
+) -> Option<(&'a Entity, Link)> {
+    let held = |object: &Object| {
+        entities
+            .iter()
+            .position(|entity| entity.fields.as_object() == Some(object))
+    };
+    match value {
+        Json::Array(items) => {
+            let indexes: Vec<usize> = items
+                .iter()
+                .map(|item| item.as_object().and_then(held))
+                .collect::<Option<_>>()?;
+            let first = &entities[*indexes.first()?];
+            let same_kind = |index: &usize| {
+                entities[*index].entity_type == first.entity_type
+                    && entities[*index].collection == first.collection
+            };
+            if !indexes.iter().all(same_kind) {
+                return None;
+            }
+            Some((
+                first,
+                array_link(fields.get(member), &indexes, id, entities)?,
+            ))
+        }
+        Json::Object(object) => {
+            let related = &entities[held(object)?];
+            let field = if fields.get(member).and_then(scalar_text).as_deref()
+                == Some(related.id.as_str())
+            {
+                member.to_owned()
+            } else {
+                fields
+                    .iter()
+                    .find(|(key, value)| {
+                        *key != identity && scalar_text(value).as_deref() == Some(&related.id)
+                    })
+                    .map(|(key, _)| key.to_owned())?
+            };
+            Some((related, Link::Parent { field }))
+        }
+        _ => None,
+    }
 }
 
 /// How a list of related entities follows from the entity: the ids its member held, else the
