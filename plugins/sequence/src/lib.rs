@@ -6,7 +6,8 @@
 //! sequence when, in every recorded create (copy) that stored it, its value is an integer (a JSON
 //! number, or a string of digits) one past the largest value of that member the collection held
 //! before the call (`ObservedCall::held_max`), or `1` in a collection that held none, and at
-//! least one call showed a collection holding some. Its spelling (number or string, zero-padded width) is kept.
+//! least one call showed a collection holding some. Its spelling (number or string, zero-padded
+//! width) is kept.
 //!
 //! **Apply.** The member takes one past the largest of the values the collection holds and the
 //! largest the sequence generated (`ServedCall::largest_integer`, from the host's index), or `1`.

@@ -731,7 +731,7 @@ fn path_params(plan: &WritePlan, segments: &[String]) -> Vec<String> {
 
 /// The decoded value a call's path holds at a segment: a fused parameter's value without the
 /// prefix and suffix the plan's template spells around it, the segment itself elsewhere.
-fn path_value(plan: &WritePlan, segments: &[String], index: usize) -> Option<String> {
+pub(super) fn path_value(plan: &WritePlan, segments: &[String], index: usize) -> Option<String> {
     let segment = segments.get(index)?;
     let template = rea_manifest::segments::split_path(&plan.path_template);
     let value = template.get(index).map_or(segment.as_str(), |pattern| {

@@ -91,20 +91,17 @@ fn call_children(
             if items.len() != shown.len() {
                 return None;
             }
-            let (entity_type, reference) = items
+            let children = items
                 .iter()
                 .zip(&shown)
                 .map(|(item, shown)| child_of(item, shown, views, parent_type, parent_id))
-                .collect::<Option<Vec<_>>>()?
-                .into_iter()
-                .reduce(|first, next| {
-                    if first == next {
-                        first
-                    } else {
-                        (String::new(), String::new())
-                    }
-                })?;
-            (!entity_type.is_empty()).then(|| NestedChildren {
+                .collect::<Option<Vec<_>>>()?;
+            let (first, rest) = children.split_first()?;
+            if rest.iter().any(|child| child != first) {
+                return None;
+            }
+            let (entity_type, reference) = first.clone();
+            Some(NestedChildren {
                 member: (*member).to_owned(),
                 entity_type,
                 reference,

@@ -13,24 +13,13 @@
 
 use rea_plugin_api::json::Json;
 
-use super::apply::{Change, Refused, WriteInput};
+use super::apply::{Change, Refused, WriteInput, path_value};
 use super::model::{BodyModel, Effect, FieldModel, MemberWrite, WritePlan};
 use super::observe::{After, Call};
 use super::{Draft, Views};
 use crate::model::{Entity, MemberStep};
-use crate::observation::{RequestBody, decoded};
+use crate::observation::RequestBody;
 use crate::store::LiveState;
-
-/// The value a call's path holds at a segment of the plan's template, decoded.
-fn segment_value(template: &str, segments: &[String], index: usize) -> Option<String> {
-    let pattern = rea_manifest::segments::split_path(template)
-        .get(index)
-        .map(|pattern| (*pattern).to_owned())?;
-    let segment = segments.get(index)?;
-    Some(decoded(rea_manifest::segments::template_value(
-        &pattern, segment,
-    )))
-}
 
 /// The entity `fields` after a member write: the member its steps name (the keys a call's path
 /// gives, through `value_at`) set to `body`, or removed. `None` when a step before the last
@@ -82,7 +71,7 @@ fn named_entity<'s>(
         target.collection.as_deref()?,
     );
     let at = target.entity_segment?;
-    let id = segment_value(&plan.path_template, segments, at)?;
+    let id = path_value(plan, segments, at)?;
     state.entity(entity_type, collection, &id).or_else(|| {
         let spelled = segments.get(at)?;
         state.entity(entity_type, collection, spelled)
@@ -111,7 +100,7 @@ pub(crate) fn prepare(
         change.missing = true;
         return Ok(change);
     };
-    let value_at = |index| segment_value(&plan.path_template, &input.segments, index);
+    let value_at = |index| path_value(plan, &input.segments, index);
     let Some(fields) = member_written(&before.fields, member, value_at, input.body.as_ref()) else {
         return Err(Refused {
             code: "not_found",
@@ -147,7 +136,7 @@ pub(crate) fn observe(draft: &Draft, call: &mut Call, sim: &mut LiveState) {
         _ => None,
     };
     let after = target.member.as_ref().and_then(|member| {
-        let value_at = |index| segment_value(&plan.path_template, &call.segments, index);
+        let value_at = |index| path_value(plan, &call.segments, index);
         member_written(&before.fields, member, value_at, body)
     });
     if let Some(fields) = &after {
