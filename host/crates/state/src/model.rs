@@ -387,6 +387,12 @@ pub struct ItemView {
     /// recording (`projection`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub projections: Vec<Projection>,
+    /// Query parameters the checked reads named only to restate the entity they answered (each a
+    /// top-level member holding the value given: `?type=file&format=text`): a call naming one
+    /// answers the entity when the live entity holds the value it gives, and its recording
+    /// otherwise (`unrestated-query`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub restated_query: Vec<String>,
     /// The field selection the state's checked reads taught, when the tool takes its parameter
     /// (see [`crate::selection`]): a call selecting other fields answers with those.
     #[serde(default, skip_serializing_if = "Option::is_none")]

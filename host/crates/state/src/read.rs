@@ -185,6 +185,23 @@ fn find_item<'a>(
     })
 }
 
+/// The reason a call whose query names a value the entity does not hold, for a parameter the
+/// checked reads named only to restate the entity ([`ItemView::restated_query`]), replays its
+/// recording: no read shows what such a value does.
+const UNRESTATED_QUERY: &str = "unrestated-query";
+
+/// Whether every pair of the call naming a restating parameter gives the value the rendered
+/// entity holds in that member.
+fn restates_call(item: &ItemView, call: &Call, rendered: &Json) -> bool {
+    call.pairs().iter().all(|(name, value)| {
+        !item.restated_query.contains(name)
+            || rendered
+                .get(name)
+                .and_then(crate::render::scalar_text)
+                .is_some_and(|shown| shown == *value)
+    })
+}
+
 /// The fields an item answer shows: those a field selection a checked read made showed; `None`
 /// for no selection. Another selection, or none where every checked read made one, replays
 /// (`projection`).
@@ -814,14 +831,15 @@ impl StateService {
         };
         let projection = item_projection(item, call)?;
         let rendered = match self.render_members(tool, &item.shape, &[entity]) {
-            Ok(mut rendered) => {
-                let rendered = rendered.remove(0);
-                match projection {
-                    Some(fields) => project_to(&rendered, fields),
-                    None => rendered,
-                }
-            }
+            Ok(mut rendered) => rendered.remove(0),
             Err(error) => return Ok(error),
+        };
+        if !restates_call(item, call, &rendered) {
+            return Err(UNRESTATED_QUERY);
+        }
+        let rendered = match projection {
+            Some(fields) => project_to(&rendered, fields),
+            None => rendered,
         };
         let Some(envelope) = self.kept(item.envelope_ordinal) else {
             return Ok(tool_error(

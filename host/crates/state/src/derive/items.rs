@@ -426,15 +426,55 @@ fn entity_of<'a>(plan: &ItemPlan, observation: &'a Observation) -> Option<(&'a J
     (named == shown).then_some((object, id))
 }
 
-/// Seeds entities from the tool's plain reads in the observation window (latest read wins).
+/// Whether a path-keyed read's query only restates the entity it answers: every pair names a
+/// top-level member of the entity holding that very value (`?type=file&format=text` answering
+/// `{"type": "file", "format": "text", …}`), so the answer is the entity as a plain read shows it.
+fn query_restates_entity(key: &ItemKey, pairs: &[(String, String)], object: &Json) -> bool {
+    let (ItemKey::Path, Json::Object(members)) = (key, object) else {
+        return false;
+    };
+    !pairs.is_empty()
+        && pairs.iter().all(|(name, value)| {
+            members
+                .get(name)
+                .and_then(scalar_text)
+                .is_some_and(|shown| shown == *value)
+        })
+}
+
+/// The query parameters the passing reads named only where their query restated the entity
+/// they answered (see [`query_restates_entity`]), sorted.
+fn restated_names(plan: &ItemPlan, passing: &[&Observation]) -> Vec<String> {
+    let mut restated = BTreeSet::new();
+    let mut otherwise = BTreeSet::new();
+    for line in passing {
+        let restates = entity_of(plan, line)
+            .is_some_and(|(object, _)| query_restates_entity(&plan.key, line.pairs(), object));
+        let names = if restates {
+            &mut restated
+        } else {
+            &mut otherwise
+        };
+        names.extend(line.pairs().iter().map(|(name, _)| name.clone()));
+    }
+    restated.difference(&otherwise).cloned().collect()
+}
+
+/// Seeds entities from the tool's plain reads in the observation window (latest read wins), and
+/// from reads whose query only restates the entity they answer ([`query_restates_entity`]).
 pub fn seed(timeline: &Timeline, plan: &ItemPlan, entities: &mut Entities) {
     for observation in timeline.checked(plan.tool) {
-        if !observation.is_success() || !is_plain(&plan.key, observation) {
+        if !observation.is_success() {
             continue;
         }
         let Some((object, id)) = entity_of(plan, observation) else {
             continue;
         };
+        if !is_plain(&plan.key, observation)
+            && !query_restates_entity(&plan.key, observation.pairs(), object)
+        {
+            continue;
+        }
         if marked_deleted(object) {
             continue;
         }
@@ -484,6 +524,7 @@ pub fn verify(timeline: &Timeline, plan: ItemPlan, entities: &mut Entities) -> V
         return recorded("rendered-oversize");
     }
     let required = required_fields(timeline, &plan, &matched);
+    let restated_query = restated_names(&plan, passing);
     let missing_ordinal = timeline
         .all(plan.tool)
         .filter(|observation| shows_missing(timeline, observation))
@@ -503,6 +544,7 @@ pub fn verify(timeline: &Timeline, plan: ItemPlan, entities: &mut Entities) -> V
         projected_query_keys,
         projected_record_ordinals: matched.projected_record_ordinals,
         projections: matched.projections,
+        restated_query,
         selection: None,
         relations: Vec::new(),
         shape: ViewShape {
@@ -720,5 +762,46 @@ mod tests {
         // An array of several items, or of scalars, holds no one entity.
         let list = parsed(r#"{"rows": [{"id": 7}, {"id": 8}], "keys": ["7"]}"#);
         assert!(echo_candidates(&list, "7").is_empty());
+    }
+
+    fn pairs(query: &[(&str, &str)]) -> Vec<(String, String)> {
+        query
+            .iter()
+            .map(|(name, value)| ((*name).to_owned(), (*value).to_owned()))
+            .collect()
+    }
+
+    #[test]
+    fn a_query_restates_the_entity_when_every_pair_is_a_member_holding_its_value() {
+        let file = parsed(r#"{"path": "a.csv", "type": "file", "format": "text", "size": 3}"#);
+        let restating = pairs(&[("type", "file"), ("format", "text")]);
+        assert!(query_restates_entity(&ItemKey::Path, &restating, &file));
+        // A number member restates its text.
+        assert!(query_restates_entity(
+            &ItemKey::Path,
+            &pairs(&[("size", "3")]),
+            &file
+        ));
+        // Another value, a parameter no member holds, or no query at all restate nothing.
+        for query in [
+            pairs(&[("type", "file"), ("format", "base64")]),
+            pairs(&[("type", "file"), ("content", "1")]),
+            Vec::new(),
+        ] {
+            assert!(
+                !query_restates_entity(&ItemKey::Path, &query, &file),
+                "{query:?}"
+            );
+        }
+        // A query key names the entity: its pairs are no restatement.
+        let key = ItemKey::Query {
+            parameter: "type".into(),
+            field: "type".into(),
+        };
+        assert!(!query_restates_entity(
+            &key,
+            &pairs(&[("type", "file")]),
+            &file
+        ));
     }
 }

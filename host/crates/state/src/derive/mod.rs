@@ -8,7 +8,8 @@
 //!    literal segment whose reads name their entity by a query parameter the answers echo
 //!    (`…/runs/get?run_id=…`, the identity possibly nested in the entity, `/info/run_id`; or a
 //!    field the view looks the entity up by, `…/get-by-name?experiment_name=…`); its reads seed
-//!    entities.
+//!    entities, the plain ones and those whose query only restates the entity they answer
+//!    (`?type=file&format=text` answering `"type": "file", "format": "text"`).
 //!    An object marked deleted (`deleted`, `isDeleted` or `is_deleted` true) never seeds one.
 //! 3. List views ([`lists`]): a `GET` answering an array of objects (the root array, or the one
 //!    array of objects an envelope carries) whose members are entities of a type, or of a new
