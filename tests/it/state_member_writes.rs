@@ -148,3 +148,39 @@ fn verdaccio_a_tag_write_the_state_cannot_apply_is_refused_and_changes_nothing()
         );
     }
 }
+
+#[test]
+fn verdaccio_a_tag_write_ends_the_windows_of_its_own_package_only() {
+    use rea_state::model::WriteScope;
+    use rea_state::observation::Timeline;
+    let served = serve_corpus_app("verdaccio");
+    let state = served.state();
+    // The dist-tag writes (ordinals 21 and 24) relate to the one package their path names.
+    for (ordinal, package) in [(21, "date-helpers"), (24, "@corp/ui-kit")] {
+        let related = state
+            .related_writes
+            .iter()
+            .find(|write| write.ordinal == ordinal)
+            .unwrap_or_else(|| panic!("write {ordinal} is related"));
+        assert_eq!(
+            related.scope,
+            WriteScope::Type {
+                entity_type: "/".to_owned(),
+                collection: Some("/".to_owned()),
+                entity: Some(package.to_owned()),
+            },
+            "{ordinal}"
+        );
+    }
+    // So the first read of left-pad-ng (ordinal 26, after both tag writes and before any write
+    // of its own) is inside its window, while date-helpers' read after the tag write of it
+    // (ordinal 22, its dist-tags) checks nothing the seed holds.
+    let timeline = Timeline::for_state(&served.manifest, &served.records, state);
+    let checked = |ordinal: u64| {
+        let observation = timeline.get(ordinal).expect("recorded");
+        timeline.is_checked(observation)
+    };
+    assert!(checked(26), "left-pad-ng's first read is inside its window");
+    assert!(!checked(22), "date-helpers' dist-tags read after its tag write");
+    assert!(!checked(25), "@corp/ui-kit's dist-tags read after its tag removal");
+}

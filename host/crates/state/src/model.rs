@@ -133,6 +133,11 @@ pub enum WriteScope {
         entity_type: String,
         /// The collection key, when one collection.
         collection: Option<String>,
+        /// The one entity of that collection (its identity, decoded), when a write changes only
+        /// the entity its path names (a member write) or a read shows only the entity its path
+        /// names (an item or member read by path); every entity of the collection when null.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        entity: Option<String>,
     },
     /// A document view's document.
     Document {
@@ -785,6 +790,7 @@ impl MemberView {
         WriteScope::Type {
             entity_type: self.entity_type.clone(),
             collection: Some(crate::derive::entities::collection_key(&self.collection).to_owned()),
+            entity: None,
         }
     }
 }

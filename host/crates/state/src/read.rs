@@ -1249,6 +1249,7 @@ impl StateService {
                         &list.entity_type,
                     )
                     .map(|listed| crate::derive::entities::collection_key(&listed).to_owned()),
+                    entity: None,
                 };
                 if live.grown_since_reset(&listed) {
                     return Err("stale-membership");

@@ -242,6 +242,7 @@ pub(crate) fn call_scope(view: &ReadView, segments: &[String]) -> WriteScope {
             Some((_, collection)) => WriteScope::Type {
                 entity_type: item.entity_type.clone(),
                 collection: Some(collection_key(&format!("/{}", collection.join("/"))).to_owned()),
+                entity: None,
             },
             None => WriteScope::All,
         },
@@ -249,6 +250,7 @@ pub(crate) fn call_scope(view: &ReadView, segments: &[String]) -> WriteScope {
             entity_type: list.entity_type.clone(),
             collection: listed_collection(&path, &list.entity_type)
                 .map(|listed| collection_key(&listed).to_owned()),
+            entity: None,
         },
         ViewDetail::Document(_) => WriteScope::Document {
             document: view.tool.clone(),

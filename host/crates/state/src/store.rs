@@ -490,6 +490,7 @@ impl LiveState {
         let scope = WriteScope::Type {
             entity_type: entity_type.to_owned(),
             collection: Some(collection_key(collection).to_owned()),
+            entity: None,
         };
         self.written.insert(scope);
     }
@@ -498,6 +499,7 @@ impl LiveState {
         self.grown.insert(WriteScope::Type {
             entity_type: entity_type.to_owned(),
             collection: Some(collection_key(collection).to_owned()),
+            entity: None,
         });
     }
 

@@ -439,14 +439,16 @@ fn a_write_ends_only_the_windows_of_what_it_relates_to() {
                 3,
                 &crate::model::WriteScope::Type {
                     entity_type: "/posts".to_owned(),
-                    collection: Some("/posts".to_owned())
+                    collection: Some("/posts".to_owned()),
+                    entity: None,
                 }
             ),
             (
                 7,
                 &crate::model::WriteScope::Type {
                     entity_type: "/users".to_owned(),
-                    collection: Some("/users".to_owned())
+                    collection: Some("/users".to_owned()),
+                    entity: None,
                 }
             ),
         ]

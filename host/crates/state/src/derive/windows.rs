@@ -5,13 +5,15 @@
 //! its path (or, for a create tied to another collection, its observed entity) names; a document
 //! view's document; or everything, when the state does not model its effect (no state target, an
 //! unlinked call, a plan withheld as `side-effect`, a write that did not answer `2xx` without
-//! failing); a write to a path an item view reads also relates to that entity's collection (a
-//! `PUT /{name}` publishing a version writes the package document `GET /{name}` reads). A read
-//! shows the entities of its item or list view's type (an item read: the
-//! collection its path names; a list read: the collection its path names when the path fits the
-//! type's template, else every collection of the type), its document view's document, or, for a
-//! read no such view explains, everything. Its window ends at the first write related to what it
-//! shows.
+//! failing); a write to a path an item view reads also relates to the entity that path names (a
+//! `PUT /{name}` publishing a version writes the package document `GET /{name}` reads: that one
+//! entity). A member write (one key of a map an entity holds) relates to the one entity its path
+//! names. A read shows the entities of its item or list view's type (an item or member read: the
+//! entity its path names, in the collection it names; a list read: the collection its path names
+//! when the path fits the type's template, else every collection of the type), its document
+//! view's document, or, for a read no such view explains, everything. Its window ends at the first
+//! write related to what it shows: a write of one entity relates to a read of that entity or of
+//! its whole collection, a write of a collection to every read of it.
 //!
 //! Extraction runs in passes ([`crate::derive::derive_state`]): the first with every window ending
 //! at the first write of any kind (what the plans of that pass relate to is what decides the
@@ -28,7 +30,7 @@ use rea_manifest::segments::{fused_value, split_path, template_affixes};
 use crate::derive::entities::{collection_key, item_segments};
 use crate::derive::lists::listed_collection;
 use crate::model::{EntityType, ReadView, RelatedWrite, ViewDetail, WriteScope};
-use crate::observation::{Observation, Timeline};
+use crate::observation::{Observation, Timeline, decoded};
 
 /// The most extraction passes run before the first pass's windows are kept.
 pub const MAX_PASSES: usize = 4;
@@ -40,9 +42,18 @@ pub fn read_scope(view: Option<&ReadView>, observation: &Observation) -> WriteSc
     };
     match &view.detail {
         ViewDetail::Item(item) => match item_segments(&observation.segments).split_last() {
-            Some((_, collection)) => WriteScope::Type {
+            Some((last, collection)) => WriteScope::Type {
                 entity_type: item.entity_type.clone(),
                 collection: Some(collection_key(&format!("/{}", collection.join("/"))).to_owned()),
+                entity: item
+                    .key
+                    .is_path()
+                    .then(|| {
+                        let template = split_path(&view.path_template);
+                        let at = item_segments(&template).len().checked_sub(1)?;
+                        Some(template_id(template.get(at)?, last))
+                    })
+                    .flatten(),
             },
             None => WriteScope::All,
         },
@@ -50,13 +61,34 @@ pub fn read_scope(view: Option<&ReadView>, observation: &Observation) -> WriteSc
             entity_type: list.entity_type.clone(),
             collection: listed_collection(&observation.path, &list.entity_type)
                 .map(|listed| collection_key(&listed).to_owned()),
+            entity: None,
         },
         ViewDetail::Document(_) => WriteScope::Document {
             document: view.tool.clone(),
         },
-        ViewDetail::Member(member) => member.scope(),
+        ViewDetail::Member(member) => match member.scope() {
+            WriteScope::Type {
+                entity_type,
+                collection,
+                ..
+            } => WriteScope::Type {
+                entity_type,
+                collection,
+                entity: split_path(&view.path_template)
+                    .get(member.entity_segment)
+                    .zip(observation.segments.get(member.entity_segment))
+                    .map(|(pattern, segment)| template_id(pattern, segment)),
+            },
+            other => other,
+        },
         ViewDetail::BodyQuery(_) | ViewDetail::Recorded { .. } => WriteScope::All,
     }
+}
+
+/// The identity a path segment names through its template segment (a fused parameter's value),
+/// decoded, as a write's path names it ([`crate::writes::apply`]'s `path_value`).
+fn template_id(pattern: &str, segment: &str) -> String {
+    decoded(rea_manifest::segments::template_value(pattern, segment))
 }
 
 /// Whether a write of scope `write` relates to a read showing `read` (what [`window_ends`]
@@ -68,15 +100,23 @@ pub fn relates(write: &WriteScope, read: &WriteScope) -> bool {
             WriteScope::Type {
                 entity_type: written,
                 collection: written_collection,
+                entity: written_entity,
             },
             WriteScope::Type {
                 entity_type: shown,
                 collection: shown_collection,
+                entity: shown_entity,
             },
         ) => {
             written == shown
                 && match (written_collection, shown_collection) {
-                    (Some(written), Some(shown)) => written == shown,
+                    (Some(written), Some(shown)) => {
+                        written == shown
+                            && match (written_entity, shown_entity) {
+                                (Some(written), Some(shown)) => written == shown,
+                                _ => true,
+                            }
+                    }
                     _ => true,
                 }
         }
@@ -95,8 +135,12 @@ struct Firsts {
     type_any: HashMap<String, usize>,
     /// Per type: the first write of every collection of it.
     type_wide: HashMap<String, usize>,
-    /// Per (type, collection key).
+    /// Per (type, collection key): writes of the whole collection.
     collection: HashMap<(String, String), usize>,
+    /// Per (type, collection key): writes of one entity of it (any).
+    entity_any: HashMap<(String, String), usize>,
+    /// Per (type, collection key, entity): writes of that one entity.
+    entity: HashMap<(String, String, String), usize>,
     document: HashMap<String, usize>,
 }
 
@@ -118,29 +162,77 @@ impl Firsts {
                 WriteScope::Type {
                     entity_type,
                     collection,
-                } => {
-                    earliest_in(&mut firsts.type_any, entity_type.clone(), position);
-                    match collection {
-                        Some(collection) => earliest_in(
-                            &mut firsts.collection,
-                            (entity_type.clone(), collection.clone()),
-                            position,
-                        ),
-                        None => earliest_in(&mut firsts.type_wide, entity_type.clone(), position),
-                    }
-                }
+                    entity,
+                } => firsts.note_type(
+                    entity_type,
+                    collection.as_deref(),
+                    entity.as_deref(),
+                    position,
+                ),
                 WriteScope::Document { document } => {
                     earliest_in(&mut firsts.document, document.clone(), position);
                 }
             }
             // A write to a path an item view reads also writes that entity (a `PUT /{name}` that
             // publishes into a package's versions changes the package document itself).
-            for (entity_type, collection) in named_items(views, timeline.get(write.ordinal)) {
-                earliest_in(&mut firsts.type_any, entity_type.clone(), position);
-                earliest_in(&mut firsts.collection, (entity_type, collection), position);
+            for (entity_type, collection, entity) in named_items(views, timeline.get(write.ordinal))
+            {
+                firsts.note_type(&entity_type, Some(&collection), entity.as_deref(), position);
             }
         }
         firsts
+    }
+
+    /// Notes a write of a type's entities: of every collection, of one, or of one entity of one.
+    fn note_type(
+        &mut self,
+        entity_type: &str,
+        collection: Option<&str>,
+        entity: Option<&str>,
+        position: usize,
+    ) {
+        earliest_in(&mut self.type_any, entity_type.to_owned(), position);
+        let Some(collection) = collection else {
+            return earliest_in(&mut self.type_wide, entity_type.to_owned(), position);
+        };
+        let key = (entity_type.to_owned(), collection.to_owned());
+        match entity {
+            Some(entity) => {
+                earliest_in(
+                    &mut self.entity,
+                    (key.0.clone(), key.1.clone(), entity.to_owned()),
+                    position,
+                );
+                earliest_in(&mut self.entity_any, key, position);
+            }
+            None => earliest_in(&mut self.collection, key, position),
+        }
+    }
+
+    /// The earliest write a read showing the entities of a type's collection (or one of them)
+    /// relates to, beyond writes of everything.
+    fn of_collection(
+        &self,
+        entity_type: &str,
+        collection: &str,
+        entity: Option<&str>,
+    ) -> Option<usize> {
+        let key = (entity_type.to_owned(), collection.to_owned());
+        let one = match entity {
+            Some(entity) => self
+                .entity
+                .get(&(key.0.clone(), key.1.clone(), entity.to_owned())),
+            None => self.entity_any.get(&key),
+        };
+        [
+            self.type_wide.get(entity_type),
+            self.collection.get(&key),
+            one,
+        ]
+        .into_iter()
+        .flatten()
+        .min()
+        .copied()
     }
 }
 
@@ -186,18 +278,17 @@ pub fn window_ends(
             WriteScope::Type {
                 entity_type,
                 collection: None,
+                ..
             } => consider(firsts.type_any.get(entity_type)),
             WriteScope::Type {
                 entity_type,
                 collection: Some(collection),
-            } => {
-                consider(firsts.type_wide.get(entity_type));
-                consider(
-                    firsts
-                        .collection
-                        .get(&(entity_type.clone(), collection.clone())),
-                );
-            }
+                entity,
+            } => consider(
+                firsts
+                    .of_collection(entity_type, collection, entity.as_deref())
+                    .as_ref(),
+            ),
             WriteScope::Document { document } => consider(firsts.document.get(document)),
         }
         // A type (or document) the writes change in ways no write tool models (an index or a
@@ -211,9 +302,12 @@ pub fn window_ends(
     ends
 }
 
-/// The `(type, collection key)` of each entity an item view (keyed by its path) reads at a
-/// write's path.
-fn named_items(views: &[ReadView], write: Option<&Observation>) -> Vec<(String, String)> {
+/// The `(type, collection key, entity)` of each entity an item view (keyed by its path) reads at
+/// a write's path.
+fn named_items(
+    views: &[ReadView],
+    write: Option<&Observation>,
+) -> Vec<(String, String, Option<String>)> {
     let Some(write) = write else {
         return Vec::new();
     };
@@ -228,7 +322,8 @@ fn named_items(views: &[ReadView], write: Option<&Observation>) -> Vec<(String, 
             WriteScope::Type {
                 entity_type,
                 collection: Some(collection),
-            } => Some((entity_type, collection)),
+                entity,
+            } => Some((entity_type, collection, entity)),
             _ => None,
         })
         .collect()
@@ -311,7 +406,55 @@ fn unmodelled_scope(
 
 #[cfg(test)]
 mod tests {
-    use super::path_fits;
+    use super::{Firsts, path_fits, relates};
+    use crate::model::WriteScope;
+
+    fn of(collection: &str, entity: Option<&str>) -> WriteScope {
+        WriteScope::Type {
+            entity_type: "/".to_owned(),
+            collection: Some(collection.to_owned()),
+            entity: entity.map(str::to_owned),
+        }
+    }
+
+    #[test]
+    fn a_write_of_one_entity_relates_to_reads_of_it_or_its_collection_only() {
+        let tagged = of("/", Some("date-helpers"));
+        // A read of that entity, or of the whole collection, shows the write.
+        assert!(relates(&tagged, &of("/", Some("date-helpers"))));
+        assert!(relates(&tagged, &of("/", None)));
+        // A read of another entity of the collection, or of another collection, does not.
+        assert!(!relates(&tagged, &of("/", Some("left-pad-ng"))));
+        assert!(!relates(&tagged, &of("/other", Some("date-helpers"))));
+        // A write of the whole collection relates to a read of any entity of it.
+        assert!(relates(&of("/", None), &of("/", Some("left-pad-ng"))));
+        assert!(relates(&WriteScope::All, &of("/", Some("left-pad-ng"))));
+    }
+
+    #[test]
+    fn a_read_window_ends_at_the_first_write_of_its_entity_or_collection() {
+        let mut firsts = Firsts::default();
+        firsts.note_type("/", Some("/"), Some("date-helpers"), 4);
+        firsts.note_type("/", Some("/"), Some("@corp/ui-kit"), 6);
+        assert_eq!(
+            firsts.of_collection("/", "/", Some("date-helpers")),
+            Some(4)
+        );
+        assert_eq!(
+            firsts.of_collection("/", "/", Some("@corp/ui-kit")),
+            Some(6)
+        );
+        assert_eq!(firsts.of_collection("/", "/", Some("left-pad-ng")), None);
+        // A read of the whole collection shows the first write of any entity of it.
+        assert_eq!(firsts.of_collection("/", "/", None), Some(4));
+        // A write of the collection ends every entity's window.
+        firsts.note_type("/", Some("/"), None, 9);
+        assert_eq!(firsts.of_collection("/", "/", Some("left-pad-ng")), Some(9));
+        // As does a write of every collection of the type.
+        firsts.note_type("/", None, None, 2);
+        assert_eq!(firsts.of_collection("/", "/", Some("left-pad-ng")), Some(2));
+        assert_eq!(firsts.type_any.get("/"), Some(&2));
+    }
 
     fn segments(path: &str) -> Vec<String> {
         path.trim_start_matches('/')

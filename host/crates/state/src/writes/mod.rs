@@ -747,9 +747,17 @@ fn call_scope(draft: &Draft, call: &observe::Call) -> Option<WriteScope> {
     }
     let entity_type = target.entity_type.clone()?;
     if let Some((called_type, collection, _)) = &call.key {
+        // A member write changes the one entity its path names, and nothing else of the
+        // collection (the reads after it confirmed so, or the plan is withheld as a side effect).
+        let entity = target
+            .member
+            .as_ref()
+            .zip(target.entity_segment)
+            .and_then(|(_, at)| apply::path_value(&draft.plan, &call.segments, at));
         return (*called_type == entity_type).then(|| WriteScope::Type {
             entity_type,
             collection: Some(crate::derive::entities::collection_key(collection).to_owned()),
+            entity,
         });
     }
     match &draft.classified.kind {
@@ -760,6 +768,7 @@ fn call_scope(draft: &Draft, call: &observe::Call) -> Option<WriteScope> {
             Some(WriteScope::Type {
                 entity_type,
                 collection: Some(crate::derive::entities::collection_key(&collection).to_owned()),
+                entity: None,
             })
         }
         _ => None,
