@@ -24,15 +24,16 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use rea_plugin_api::contracts::rule::HeldIndexKind;
 use rea_plugin_api::json::{Json, Object};
 
 use super::apply::{Change, Refused, Values, sent_members};
 use super::model::{Effect, NestedChildren, WritePlan};
+use super::observe::Call;
+use super::{Draft, Views};
 use crate::model::Entity;
 use crate::render::scalar_text;
 use crate::store::{LiveState, Position};
-use super::observe::Call;
-use super::{Draft, Views};
 
 /// Learns the plan's nested child members from its draft's calls.
 pub(super) fn learn(draft: &mut Draft, calls: &[Call], views: &Views) {
@@ -46,7 +47,10 @@ pub(super) fn learn(draft: &mut Draft, calls: &[Call], views: &Views) {
     let mut contradicted: Vec<String> = Vec::new();
     for call in draft.calls.iter().map(|index| &calls[*index]) {
         for (found, pairs) in call_children(&draft.plan, call, views, &parent) {
-            match learned.iter_mut().find(|(known, _)| known.member == found.member) {
+            match learned
+                .iter_mut()
+                .find(|(known, _)| known.member == found.member)
+            {
                 Some((known, _)) if *known != found => contradicted.push(found.member.clone()),
                 Some((_, known)) => known.extend(pairs),
                 None => learned.push((found, pairs)),
@@ -252,12 +256,20 @@ pub(super) fn prepare(
     let mut pending = Vec::new();
     for nested in &plan.children {
         let Some(parent) = fields.as_object_mut() else {
-            return Err(refused("invalid_arguments", "the body must be a JSON object"));
+            return Err(refused(
+                "invalid_arguments",
+                "the body must be a JSON object",
+            ));
         };
         let items = match sent.and_then(|sent| sent.get(&nested.member)) {
             None => Vec::new(),
             Some(value) => object_items(value)
-                .or_else(|| value.as_array().filter(|items| items.is_empty()).map(|_| Vec::new()))
+                .or_else(|| {
+                    value
+                        .as_array()
+                        .filter(|items| items.is_empty())
+                        .map(|_| Vec::new())
+                })
                 .ok_or_else(|| {
                     refused(
                         "invalid_arguments",
@@ -339,27 +351,28 @@ fn observed_child(
         })
 }
 
-/// The largest integer identity the child collection's sequence generated or holds.
+/// The largest integer identity the child collection's sequence generated or holds (its held
+/// index when one is kept, else a pass over the collection).
 fn next_id(state: &LiveState, nested: &NestedChildren, collection: &str) -> i128 {
+    let kinds = BTreeSet::from([HeldIndexKind::LargestInteger]);
     let held = state
-        .collection(&nested.entity_type, collection)
-        .into_iter()
-        .filter_map(|entity| entity.fields.get(&nested.identity))
-        .filter_map(|value| value.as_number().and_then(|number| number.as_i64()))
-        .map(i128::from)
-        .max();
+        .held_index(&nested.entity_type, collection, &nested.identity, &kinds)
+        .largest_integer();
     held.max(state.sequence(collection, &nested.identity))
         .unwrap_or(0)
 }
 
 /// Serving: a child object with the members it was sent, the learned values for the rest and
 /// the generated identity; its reference is set once the parent's id is known.
-fn served_child(item: &Object, nested: &NestedChildren, id: i128) -> Result<(Json, Object), Refused> {
+fn served_child(
+    item: &Object,
+    nested: &NestedChildren,
+    id: i128,
+) -> Result<(Json, Object), Refused> {
     let generated = |member: &str| member == nested.identity || member == nested.reference;
-    if let Some((member, _)) = item
-        .iter()
-        .find(|(member, _)| generated(member) || !nested.members.iter().any(|known| known == member))
-    {
+    if let Some((member, _)) = item.iter().find(|(member, _)| {
+        generated(member) || !nested.members.iter().any(|known| known == member)
+    }) {
         return Err(refused(
             "not_modelled",
             format!(
@@ -368,9 +381,10 @@ fn served_child(item: &Object, nested: &NestedChildren, id: i128) -> Result<(Jso
             ),
         ));
     }
-    let id = Json::Number(rea_plugin_api::json::Number::from_lexeme(&id.to_string()).ok_or_else(
-        || refused("internal_error", "the generated identity is not a number"),
-    )?);
+    let id = Json::Number(
+        rea_plugin_api::json::Number::from_lexeme(&id.to_string())
+            .ok_or_else(|| refused("internal_error", "the generated identity is not a number"))?,
+    );
     let mut child = Object::with_capacity(nested.members.len());
     for member in &nested.members {
         let value = if *member == nested.identity {

@@ -3009,3 +3009,44 @@ fn a_create_nesting_new_entities_of_another_type_names_them_as_children() {
         assert!(fixture.plan("post_lists").children.is_empty(), "{shown}");
     }
 }
+
+#[test]
+fn a_nested_create_is_served_making_its_children_with_the_next_child_ids() {
+    let fixture = nested_items_create(json!([
+        {"id": 2, "text": "eggs", "done": false, "list": 2},
+        {"id": 3, "text": "tea", "done": false, "list": 2}
+    ]));
+    let create = fixture.plan("post_lists");
+    assert!(create.served, "{create:?}");
+    let [child] = create.children.as_slice() else {
+        panic!("one nested member: {create:?}")
+    };
+    // `done` was shown false for every child that did not send it.
+    assert_eq!(
+        child.defaults.get("done"),
+        Some(&rea_plugin_api::json::Json::Bool(false)),
+        "{child:?}"
+    );
+    let (answer, is_error) = fixture.call(
+        "post_lists",
+        json!({"body": {"name": "gamma", "items": [{"text": "rice"}, {"text": "oil", "done": true}]}}),
+    );
+    assert!(!is_error, "{answer}");
+    // The answer shows the children as objects, as the recorded one did; their ids follow the
+    // largest the items hold (3: the items the read after the recorded create showed are held).
+    assert_eq!(
+        answer["body"],
+        json!({"id": 2, "name": "gamma", "items": [
+            {"id": 4, "text": "rice", "done": false, "list": 2},
+            {"id": 5, "text": "oil", "done": true, "list": 2}
+        ]}),
+        "{answer}"
+    );
+    // A child missing the member every recorded child sent is refused.
+    let (answer, is_error) = fixture.call(
+        "post_lists",
+        json!({"body": {"name": "delta", "items": [{"done": true}]}}),
+    );
+    assert!(is_error, "{answer}");
+    assert!(answer.to_string().contains("text"), "{answer}");
+}
