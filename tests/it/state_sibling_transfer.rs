@@ -351,3 +351,20 @@ fn a_missing_entity_is_answered_as_sibling_item_views_all_answer_it() {
         assert!(error, "{app}: {refused}");
     }
 }
+
+#[test]
+fn a_missing_entity_is_answered_as_one_sibling_answers_it_when_that_answer_names_nothing() {
+    // directus recorded `403` "You don't have permission to access this." for a deleted task
+    // (its body names neither `tasks` nor the id), never for a project: one sibling suffices (an
+    // answer naming its collection or id is borrowed only from two agreeing siblings: the unit
+    // test one_sibling_missing_answer_naming_nothing_of_its_path_is_borrowed).
+    let served = served("directus", with_transfer());
+    let (answer, error) = missing_read(&served, "get_items_projects_by_id");
+    assert!(!error, "{answer}");
+    assert_eq!(answer["status"], 403, "{answer}");
+    assert_eq!(answer["state"]["view"], "missing", "{answer}");
+    assert_eq!(
+        answer["body"]["errors"][0]["extensions"]["code"], "FORBIDDEN",
+        "{answer}"
+    );
+}

@@ -22,12 +22,38 @@ fn a_project_create_names_its_nested_tasks_as_children_of_the_tasks_type() {
         .and_then(|plan| plan.target.as_ref())
         .and_then(|target| target.entity_type.clone())
         .expect("the task create's type");
-    let expected = NestedChildren {
-        member: "tasks".to_owned(),
-        entity_type: tasks_type,
-        reference: "project".to_owned(),
+    let [children] = create.children.as_slice() else {
+        panic!("one nested member: {create:?}");
     };
-    assert_eq!(create.children, vec![expected], "{create:?}");
+    let NestedChildren {
+        member,
+        entity_type,
+        reference,
+        identity,
+        members,
+        defaults,
+    } = children;
+    assert_eq!(
+        (
+            member.as_str(),
+            entity_type,
+            reference.as_str(),
+            identity.as_str()
+        ),
+        ("tasks", &tasks_type, "project", "id")
+    );
+    // The members an answered task shows, and the values unsent tasks showed: assignee and
+    // tags were each left unsent by one task (null), priority and title sent by both.
+    assert_eq!(members.len(), 10, "{members:?}");
+    let learned: Vec<&str> = defaults.keys().map(String::as_str).collect();
+    assert_eq!(
+        learned,
+        ["assignee", "due", "estimate_h", "sort", "state", "tags"],
+        "{defaults:?}"
+    );
+    // The project create's nested member is never required: a project is made with no tasks.
+    let body = create.body.as_ref().expect("a body model");
+    assert!(!body.members["tasks"].required, "{body:?}");
     let tasks = served
         .state()
         .write_plan("post_items_tasks")

@@ -241,6 +241,9 @@ pub struct Change {
     /// The store counters the write steps, each with its value after it (see
     /// [`crate::counters`]): its answer carries them.
     pub counters: Vec<(String, Json)>,
+    /// The call left out the field selection its recorded calls sent: its answer shows the
+    /// entity as held (nested children as their ids).
+    pub plain: bool,
 }
 
 /// Why a change cannot be made (a tool error when serving).
@@ -769,6 +772,7 @@ impl Change {
             sequences: Vec::new(),
             history: None,
             counters: Vec::new(),
+            plain: false,
         }
     }
 }
@@ -979,11 +983,15 @@ impl Applying<'_, '_> {
                 None => remove_pointer(&mut fields, pointer),
             }
         }
+        let sent = sent_members(self.plan, self.input.body.as_ref());
+        let children =
+            super::children::prepare(self.plan, self.state, self.values, (sent, &mut fields))?;
         let fields = match fields {
             Json::Object(object) => Json::Object(ordered(self.plan, object)),
             other => other,
         };
         let id = self.new_identity(&fields, &identity, &entity_type, &collection)?;
+        let parent_id = crate::render::identity_value(&fields, &identity).cloned();
         change.sequences = sequences_of(self.plan, &fields, &collection);
         change.history = self.history_charge(&entity_type, &collection, &change.sequences)?;
         let entity = Entity {
@@ -999,6 +1007,9 @@ impl Applying<'_, '_> {
             .push(placement_position(applied.placement.as_ref()).or(Some(Position::Last)));
         change.generated.push(BTreeMap::new());
         change.entities.push((None, Some(entity)));
+        if let Some(parent_id) = parent_id {
+            super::children::place(children, &parent_id, change);
+        }
         Ok(())
     }
 
@@ -1608,6 +1619,7 @@ fn render_written(plan: &WritePlan, recorded: Option<&Json>, change: &Change) ->
         ResponseKind::Entity => {
             let entity = written?;
             let mut fields = entity.fields.clone();
+            super::children::shown_children(plan, recorded.pointer(pointer), change, &mut fields);
             if let Some(object) = fields.as_object_mut() {
                 for member in &response.nulled_members {
                     if let Some(value) = object.get_mut(member) {

@@ -191,6 +191,15 @@ pub struct NestedChildren {
     pub entity_type: String,
     /// The child's member holding its parent's id.
     pub reference: String,
+    /// The child's identity member (its type's generated id).
+    pub identity: String,
+    /// The members an answered child shows, in the answer's order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub members: Vec<String>,
+    /// The value an answered child shows for a member it was not sent, where every recorded
+    /// child left unsent showed the same one (a member without one must be sent).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub defaults: BTreeMap<String, Json>,
 }
 
 /// A create the application refused for leaving out a member every successful call sent, its

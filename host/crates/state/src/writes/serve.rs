@@ -170,7 +170,7 @@ fn check_query(
     let mut expected = model.query.clone();
     sent_query.sort();
     expected.sort();
-    if sent_query == expected {
+    if sent_query == expected || omits_selection(plan, call) {
         return Ok(());
     }
     let named = if model.query.is_empty() {
@@ -192,6 +192,35 @@ fn check_query(
             "the recorded calls of this write sent {named}, which may change what the body does"
         ),
     ))
+}
+
+/// Whether the call sent the recorded calls' query but for the field selection, where they
+/// answered the whole written entity (so the selection chose every member): it does what they
+/// did and answers the entity as held.
+fn omits_selection(plan: &WritePlan, call: &Call) -> bool {
+    let (Some(model), Some(response)) = (&plan.body, &plan.response) else {
+        return false;
+    };
+    if response.kind != ResponseKind::Entity || plan.effect != super::model::Effect::Create {
+        return false;
+    }
+    // Names that only select members (`exclude` and `include` may change what else is shown).
+    let selection = |name: &str| {
+        crate::query::PROJECTION_NAMES.contains(&name) && !matches!(name, "exclude" | "include")
+    };
+    let mut expected: Vec<(String, String)> = model
+        .query
+        .iter()
+        .filter(|(name, _)| !selection(name))
+        .cloned()
+        .collect();
+    if expected.len() == model.query.len() {
+        return false;
+    }
+    let mut sent_query = call.pairs();
+    sent_query.sort();
+    expected.sort();
+    sent_query == expected
 }
 
 /// A bulk body must name the entities in the array the recorded calls did; what it sends each
@@ -375,10 +404,11 @@ pub fn write_call(
         return refused;
     }
     let (mut live, outcome) = prepared(service, plan, &input);
-    let change = match outcome {
+    let mut change = match outcome {
         Ok(change) => change,
         Err(refused) => return tool_error(refused.code, refused.message),
     };
+    change.plain = omits_selection(plan, &call);
     if change.missing {
         return missing_answer(service, plan, &input.segments, &call.pairs());
     }

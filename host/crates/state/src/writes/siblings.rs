@@ -18,7 +18,9 @@
 //! Read side ([`borrow_missing_answers`]): an item view whose tool recorded no missing-entity
 //! answer answers a missing entity as its sibling item views do, when at least two of them
 //! recorded one and all of those agree (status, media type, body): one answer for every entity of
-//! two collections names none of them (json-server 1.x's `404 Not Found`).
+//! two collections names none of them (json-server 1.x's `404 Not Found`); or when one did, whose
+//! body names no segment of the path it answered (neither its collection nor its id: directus's
+//! `403` "You don't have permission to access this."), so nothing in it belongs to its collection.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -67,15 +69,13 @@ pub(crate) fn borrow_missing_answers(state: &mut StateView, records: &[CaptureRe
             _ => None,
         })
         .collect();
+    let record_of = |ordinal: u64| records.iter().find(|record| record.ordinal == ordinal);
     let answer_of = |ordinal: u64| {
-        records
-            .iter()
-            .find(|record| record.ordinal == ordinal)
-            .map(|record| {
-                let response = &record.response;
-                let body = response.body.bytes().map(|bytes| bytes.into_owned());
-                (response.status, response.media_type.clone(), body)
-            })
+        record_of(ordinal).map(|record| {
+            let response = &record.response;
+            let body = response.body.bytes().map(|bytes| bytes.into_owned());
+            (response.status, response.media_type.clone(), body)
+        })
     };
     let mut borrowed: Vec<(usize, u64)> = Vec::new();
     for (index, template, missing) in &items {
@@ -90,11 +90,10 @@ pub(crate) fn borrow_missing_answers(state: &mut StateView, records: &[CaptureRe
         let Some(first) = answers.first().and_then(|ordinal| answer_of(*ordinal)) else {
             continue;
         };
-        if answers.len() >= 2
-            && answers
-                .iter()
-                .all(|ordinal| answer_of(*ordinal).as_ref() == Some(&first))
-        {
+        let agreed = answers
+            .iter()
+            .all(|ordinal| answer_of(*ordinal).as_ref() == Some(&first));
+        if agreed && (answers.len() >= 2 || record_of(answers[0]).is_some_and(names_no_segment)) {
             borrowed.push((*index, answers[0]));
         }
     }
@@ -103,6 +102,21 @@ pub(crate) fn borrow_missing_answers(state: &mut StateView, records: &[CaptureRe
             item.missing_ordinal = Some(ordinal);
         }
     }
+}
+
+/// Whether a recorded answer's body names none of its request's path segments (decoded), so it
+/// says nothing of the collection or entity it answered.
+fn names_no_segment(record: &CaptureRecord) -> bool {
+    let Some(body) = record.response.body.bytes() else {
+        return false;
+    };
+    let text = String::from_utf8_lossy(&body);
+    let path = record.path.as_deref().unwrap_or("");
+    split_path(path).iter().all(|segment| {
+        let decoded = rea_manifest::segments::percent_decode(segment)
+            .map_or_else(|| (*segment).to_owned(), |value| value.into_owned());
+        decoded.is_empty() || !text.contains(decoded.as_str())
+    })
 }
 
 /// Whether two item templates are siblings: equal but for one literal segment (the collection),

@@ -3009,3 +3009,82 @@ fn a_create_nesting_new_entities_of_another_type_names_them_as_children() {
         assert!(fixture.plan("post_lists").children.is_empty(), "{shown}");
     }
 }
+
+#[test]
+fn a_nested_create_is_served_making_its_children_with_the_next_child_ids() {
+    let fixture = nested_items_create(json!([
+        {"id": 2, "text": "eggs", "done": false, "list": 2},
+        {"id": 3, "text": "tea", "done": false, "list": 2}
+    ]));
+    let create = fixture.plan("post_lists");
+    assert!(create.served, "{create:?}");
+    let [child] = create.children.as_slice() else {
+        panic!("one nested member: {create:?}")
+    };
+    // `done` was shown false for every child that did not send it.
+    assert_eq!(
+        child.defaults.get("done"),
+        Some(&rea_plugin_api::json::Json::Bool(false)),
+        "{child:?}"
+    );
+    let (answer, is_error) = fixture.call(
+        "post_lists",
+        json!({"body": {"name": "gamma", "items": [{"text": "rice"}, {"text": "oil", "done": true}]}}),
+    );
+    assert!(!is_error, "{answer}");
+    // The answer shows the children as objects, as the recorded one did; their ids follow the
+    // largest the items hold (3: the items the read after the recorded create showed are held).
+    assert_eq!(
+        answer["body"],
+        json!({"id": 2, "name": "gamma", "items": [
+            {"id": 4, "text": "rice", "done": false, "list": 2},
+            {"id": 5, "text": "oil", "done": true, "list": 2}
+        ]}),
+        "{answer}"
+    );
+    // A child missing the member every recorded child sent is refused.
+    let (answer, is_error) = fixture.call(
+        "post_lists",
+        json!({"body": {"name": "delta", "items": [{"done": true}]}}),
+    );
+    assert!(is_error, "{answer}");
+    assert!(answer.to_string().contains("text"), "{answer}");
+}
+
+/// Tasks whose missing item answered `missing`, and projects whose item tool recorded none.
+fn missing_from_one_sibling(missing: Value) -> Fixture {
+    let task = |id: u64| json!({"id": id, "title": "t"});
+    let project = |id: u64| json!({"id": id, "name": "p"});
+    derive_with(
+        vec![
+            get(0, "/tasks", 200, json!([task(1)])),
+            get(1, "/tasks/1", 200, task(1)),
+            get(2, "/tasks/9", 404, missing),
+            get(3, "/projects", 200, json!([project(1), project(2)])),
+            get(4, "/projects/1", 200, project(1)),
+            get(5, "/projects/2", 200, project(2)),
+        ],
+        rules().with_sibling_transfer(true),
+    )
+}
+
+#[test]
+fn one_sibling_missing_answer_naming_nothing_of_its_path_is_borrowed() {
+    let project_missing = |fixture: &Fixture| {
+        let parameter = delete_parameter(fixture, "get_projects_by_id");
+        fixture.call("get_projects_by_id", json!({ parameter: "7" }))
+    };
+    let fixture = missing_from_one_sibling(json!({"error": "forbidden"}));
+    let (answer, _) = project_missing(&fixture);
+    assert_eq!(answer["status"], 404, "{answer}");
+    assert_eq!(answer["body"], json!({"error": "forbidden"}), "{answer}");
+    // An answer naming its collection or its id is the tasks' own: not borrowed from one.
+    for named in [
+        json!({"error": "no task 9"}),
+        json!({"error": "tasks: none"}),
+    ] {
+        let fixture = missing_from_one_sibling(named.clone());
+        let (answer, _) = project_missing(&fixture);
+        assert_ne!(answer["status"], 404, "{named}: {answer}");
+    }
+}
