@@ -437,15 +437,29 @@ impl Applying<'_, '_> {
             .map(|learned| Ok((learned, self.start_rule(learned, collection, before)?)))
             .collect::<Result<Vec<_>, Refused>>()?;
         for (learned, pending) in started {
-            let outcome = pending.wait().map_err(|error| {
-                refused(
-                    "rule_failed",
-                    format!(
-                        "the rule `{}` cannot apply to this call: {error}",
-                        learned.stage
-                    ),
-                )
-            })?;
+            let outcome = match (pending.wait(), self.values) {
+                (Ok(outcome), _) => outcome,
+                // A replay takes what the rule explains from the recorded outcome, so a rule
+                // that cannot compute it (an order the application chose) fails no replay.
+                (
+                    Err(_),
+                    Values::Observed {
+                        after, response, ..
+                    },
+                ) => {
+                    recorded_values(learned, *after, *response, &mut applied);
+                    continue;
+                }
+                (Err(error), Values::Served { .. }) => {
+                    return Err(refused(
+                        "rule_failed",
+                        format!(
+                            "the rule `{}` cannot apply to this call: {error}",
+                            learned.stage
+                        ),
+                    ));
+                }
+            };
             // A rule sets only what it explains (what the host kept of its explanation); a
             // delete's soft-delete flag is among them.
             let owns = |pointer: &String| {
