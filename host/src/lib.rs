@@ -11,6 +11,7 @@ use rea_plugin_composed as _;
 use rea_plugin_dependents as _;
 use rea_plugin_held_clock as _;
 use rea_plugin_joined_list as _;
+use rea_plugin_operator as _;
 use rea_plugin_reference as _;
 use rea_plugin_revision as _;
 use rea_plugin_sequence as _;

@@ -82,6 +82,7 @@ mod state_golden;
 mod state_key_ranges;
 mod state_limits;
 mod state_listed_rows;
+mod state_member_operators;
 mod state_member_views;
 mod state_member_writes;
 mod state_missing_answers;

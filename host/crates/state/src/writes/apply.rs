@@ -244,6 +244,9 @@ pub struct Change {
     /// The call left out the field selection its recorded calls sent: its answer shows the
     /// entity as held (nested children as their ids).
     pub plain: bool,
+    /// The top-level members an update sent that its entity stores otherwise (see
+    /// [`ResponseModel::shows_computed`]), in body order.
+    pub computed: Vec<String>,
 }
 
 /// Why a change cannot be made (a tool error when serving).
@@ -440,15 +443,29 @@ impl Applying<'_, '_> {
             .map(|learned| Ok((learned, self.start_rule(learned, collection, before)?)))
             .collect::<Result<Vec<_>, Refused>>()?;
         for (learned, pending) in started {
-            let outcome = pending.wait().map_err(|error| {
-                refused(
-                    "rule_failed",
-                    format!(
-                        "the rule `{}` cannot apply to this call: {error}",
-                        learned.stage
-                    ),
-                )
-            })?;
+            let outcome = match (pending.wait(), self.values) {
+                (Ok(outcome), _) => outcome,
+                // A replay takes what the rule explains from the recorded outcome, so a rule
+                // that cannot compute it (an order the application chose) fails no replay.
+                (
+                    Err(_),
+                    Values::Observed {
+                        after, response, ..
+                    },
+                ) => {
+                    recorded_values(learned, *after, *response, &mut applied);
+                    continue;
+                }
+                (Err(error), Values::Served { .. }) => {
+                    return Err(refused(
+                        "rule_failed",
+                        format!(
+                            "the rule `{}` cannot apply to this call: {error}",
+                            learned.stage
+                        ),
+                    ));
+                }
+            };
             // A rule sets only what it explains (what the host kept of its explanation); a
             // delete's soft-delete flag is among them.
             let owns = |pointer: &String| {
@@ -773,6 +790,7 @@ impl Change {
             history: None,
             counters: Vec::new(),
             plain: false,
+            computed: Vec::new(),
         }
     }
 }
@@ -787,7 +805,23 @@ pub fn prepare(
 ) -> Result<Change, Refused> {
     let mut change = prepare_effect(plan, rules, state, input, values)?;
     change.counters = state.stepped_counters(&plan.tool);
+    change.computed = computed_members(plan, input, &change);
     Ok(change)
+}
+
+/// The top-level members a one-entity update sent that the entity stores otherwise: values a
+/// rule computed from what was sent (an operator applied to the held value), in body order.
+fn computed_members(plan: &WritePlan, input: &WriteInput, change: &Change) -> Vec<String> {
+    let (Some(sent), [(Some(_), Some(after))]) = (
+        sent_members(plan, input.body.as_ref()),
+        change.entities.as_slice(),
+    ) else {
+        return Vec::new();
+    };
+    sent.iter()
+        .filter(|(key, value)| after.fields.get(key).is_some_and(|stored| stored != *value))
+        .map(|(key, _)| key.to_owned())
+        .collect()
 }
 
 /// [`prepare`] but for the store counters the write steps.
@@ -1575,6 +1609,25 @@ pub fn render_response(plan: &WritePlan, recorded: Option<&Json>, change: &Chang
     Some(crate::counters::stamp(rendered, counters))
 }
 
+/// A recorded answer object showing the members a served call's rules computed (see
+/// [`ResponseModel::shows_computed`]) with their stored values, first, as the recorded answers
+/// showed them, then its other members.
+fn with_computed(recorded: Json, computed: &[String], entity: &Entity) -> Option<Json> {
+    let Json::Object(recorded) = recorded else {
+        return None;
+    };
+    let mut body = Object::with_capacity(recorded.len() + computed.len());
+    for key in computed {
+        body.insert(key, entity.fields.get(key)?.clone());
+    }
+    for (key, value) in recorded.iter() {
+        if !body.contains_key(key) {
+            body.insert(key, value.clone());
+        }
+    }
+    Some(Json::Object(body))
+}
+
 /// [`render_response`] but for the store counters the write stepped.
 fn render_written(plan: &WritePlan, recorded: Option<&Json>, change: &Change) -> Option<Json> {
     let response = plan.response.as_ref()?;
@@ -1584,7 +1637,7 @@ fn render_written(plan: &WritePlan, recorded: Option<&Json>, change: &Change) ->
     let written = after.as_ref().or(before.as_ref());
     let generated = change.generated.first().cloned().unwrap_or_default();
     match response.kind {
-        ResponseKind::Recorded if !response.renamed.is_empty() => {
+        ResponseKind::Recorded if !response.renamed.is_empty() || response.shows_computed => {
             let entity = written?;
             let mut body = recorded.clone();
             for (key, member) in &response.renamed {
@@ -1594,6 +1647,9 @@ fn render_written(plan: &WritePlan, recorded: Option<&Json>, change: &Change) ->
                     &format!("/{}", rea_plugin_api::json::escape_pointer_segment(key)),
                     value,
                 );
+            }
+            if response.shows_computed {
+                body = with_computed(body, &change.computed, entity)?;
             }
             Some(body)
         }

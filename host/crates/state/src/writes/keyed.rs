@@ -170,6 +170,7 @@ fn rows_answer(
         pointer: Some(pointer),
         required_members: Vec::new(),
         nulled_members: Vec::new(),
+        shows_computed: false,
         renamed: Default::default(),
         by_options: Vec::new(),
         rows: Some(rows),

@@ -313,6 +313,11 @@ pub(super) fn learn_one(
     if let Err(reason) = learn_answer(draft, calls, records, &written) {
         return draft.plan.withhold(reason);
     }
+    if let Some(response) = draft.plan.response.as_mut()
+        && response.kind == ResponseKind::Recorded
+    {
+        response.shows_computed = shows_computed(&observed);
+    }
     if explanation.unexplained() {
         tracing::debug!(
             tool = draft.plan.tool.as_str(),
@@ -325,6 +330,41 @@ pub(super) fn learn_one(
         );
         draft.plan.withhold("unexplained-change");
     }
+}
+
+/// Whether every observed call's answer shows, beside the members all the answers share, exactly
+/// the members the call sent that the entity stores otherwise, with their stored values, and some
+/// call sent such a member (see `ResponseModel::shows_computed`).
+fn shows_computed(observed: &[Observed<'_>]) -> bool {
+    let mut shared: Option<BTreeSet<&str>> = None;
+    let mut any = false;
+    for seen in observed {
+        let (Some(Json::Object(answer)), After::Present(Json::Object(after))) =
+            (&seen.call.response, &seen.call.after)
+        else {
+            return false;
+        };
+        let computed: BTreeSet<&str> = seen
+            .sent
+            .iter()
+            .filter(|(key, value)| after.get(key).is_some_and(|stored| stored != *value))
+            .map(|(key, _)| key)
+            .collect();
+        if computed.iter().any(|key| answer.get(key) != after.get(key)) {
+            return false;
+        }
+        any |= !computed.is_empty();
+        let rest: BTreeSet<&str> = answer
+            .keys()
+            .filter(|key| !computed.contains(key))
+            .collect();
+        match &shared {
+            None => shared = Some(rest),
+            Some(shared) if *shared != rest => return false,
+            Some(_) => {}
+        }
+    }
+    any
 }
 
 /// What explains the observed calls' changes: the calls themselves, then the rule stages, then
@@ -852,6 +892,7 @@ fn response_of(
         required_members,
         nulled_members,
         renamed,
+        shows_computed: false,
         by_options: Vec::new(),
         rows: None,
     })

@@ -561,6 +561,12 @@ pub struct ResponseModel {
     /// shows the written entity's values there, never the recorded call's.
     #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     pub renamed: std::collections::BTreeMap<String, String>,
+    /// For a recorded answer: every recorded answer showed, beside the members all of them
+    /// share, each member its call sent that the entity stores otherwise (a value a rule
+    /// computed from what was sent, an operator applied), with its stored value: a served call's
+    /// answer shows its own such members.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub shows_computed: bool,
     /// Where the recorded calls answered otherwise by the options they sent beside their
     /// envelope (`{"update": {…}, "return": true}` answering the row, the same call without
     /// `return` only `{"ok": true}`): the answer of each recorded set of options. A served call

@@ -593,7 +593,9 @@ fn written_answer(service: &StateService, plan: &WritePlan, change: &Change) -> 
     let source = write_source(plan, change);
     match response.kind {
         ResponseKind::None | ResponseKind::Recorded
-            if response.renamed.is_empty() && change.counters.is_empty() =>
+            if response.renamed.is_empty()
+                && change.counters.is_empty()
+                && (change.computed.is_empty() || !response.shows_computed) =>
         {
             recording_answer(
                 base.replay_answer(service.replay_evidence_id(), false),

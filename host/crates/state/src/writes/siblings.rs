@@ -464,6 +464,7 @@ mod tests {
             pointer: Some(String::new()),
             required_members: members.iter().map(|name| (*name).to_owned()).collect(),
             nulled_members: Vec::new(),
+            shows_computed: false,
             renamed: Default::default(),
             by_options: Vec::new(),
             rows: None,
