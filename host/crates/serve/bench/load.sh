@@ -10,8 +10,9 @@
 #    drives, at concurrency 1, 8 and 64 (BENCH_CONCURRENCY):
 #    - rea, MCP `tools/call get_posts_by_id {"id": "1"}` over Streamable HTTP at the current
 #      revision (2026-07-28: one stateless POST with its `_meta`, JSON reply);
-#    - rea, the same call inside an initialize-based session (2025-11-25: `initialize`, then each
-#      call with its `Mcp-Session-Id`, SSE reply);
+#    - rea, the same call inside an initialize-based session, at each revision of
+#      BENCH_SESSION_REVISIONS (default "2025-06-18 2025-11-25": `initialize`, then each call with
+#      its `Mcp-Session-Id`, SSE reply);
 #    - json-server 0.17.4 (npm, the version and seed data the json-server capture was recorded
 #      from), plain `GET /posts/1`.
 #    rea serves the manifest of the shared json-server capture (`build.har`). The session check
@@ -27,7 +28,7 @@
 # < 50 MiB. Everything binds 127.0.0.1.
 #
 # BENCH_PERF=DIR records the rea server with `perf record -e cpu-clock -F 999` during each rea
-# run at concurrency 64 (DIR/perf-stateless.data, DIR/perf-session.data; no call graphs) and
+# run at concurrency 64 (DIR/perf-stateless.data, DIR/perf-session-REVISION.data; no call graphs) and
 # prints the 15 symbols taking the most time of each.
 #
 # On a shared machine other work (compilers) preempts the servers and the load generator and
@@ -122,7 +123,7 @@ run() {
   p99="$(to_ms "$(awk '$1 == "99%" { print $2 }' "$out")")"
   errors="$(awk '/Non-2xx/ { print "non-2xx:" $NF } /Socket errors/ { gsub(/ /, ""); print }' "$out" | tr '\n' ' ')"
   last_rps="$rps"
-  printf '%-34s %4s %12s %10s %10s %6s  %s\n' "$label" "$c" "$rps" "$p50" "$p99" "$(cut -d' ' -f1 /proc/loadavg)" "${errors:-none}"
+  printf '%-36s %4s %12s %10s %10s %6s  %s\n' "$label" "$c" "$rps" "$p50" "$p99" "$(cut -d' ' -f1 /proc/loadavg)" "${errors:-none}"
   [ -z "$profile" ] || profiles+=("$profile")
 }
 profiles=()
@@ -141,20 +142,27 @@ check="$(curl -s "$mcp" -H 'content-type: application/json' -H 'accept: applicat
   -H 'mcp-protocol-version: 2026-07-28' -H 'mcp-method: tools/call' -H 'mcp-name: get_posts_by_id' -d "$call_2026")"
 echo "$check" | grep -q '"isError":false' || { echo "unexpected MCP answer: $check" >&2; exit 1; }
 
-init='{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}'
-session="$(curl -s -D - -o /dev/null "$mcp" -H 'content-type: application/json' -H 'accept: application/json, text/event-stream' -d "$init" \
-  | awk 'tolower($1) == "mcp-session-id:" { print $2 }' | tr -d '\r')"
-curl -s -o /dev/null "$mcp" -H 'content-type: application/json' -H 'accept: application/json, text/event-stream' \
-  -H "mcp-session-id: $session" -H 'mcp-protocol-version: 2025-11-25' -d '{"jsonrpc":"2.0","method":"notifications/initialized"}'
-check="$(curl -s "$mcp" -H 'content-type: application/json' -H 'accept: application/json, text/event-stream' \
-  -H "mcp-session-id: $session" -H 'mcp-protocol-version: 2025-11-25' -d "$call_2025")"
-echo "$check" | grep -q '"isError":false' || { echo "unexpected MCP session answer: $check" >&2; exit 1; }
-if grep -q '^id:' <<<"$check"; then
-  echo "the session call was answered by the SDK, not rea's fast path: $check" >&2; exit 1
-fi
+session_revisions="${BENCH_SESSION_REVISIONS:-2025-06-18 2025-11-25}"
+# open_session REVISION: initializes a session at the revision, checks that its call is answered by
+# rea's fast path, and writes the wrk script $work/call-REVISION.lua calling inside it
+open_session() {
+  local revision="$1" init session check
+  init="{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"$revision\",\"capabilities\":{},\"clientInfo\":{\"name\":\"bench\",\"version\":\"1\"}}}"
+  session="$(curl -s -D - -o /dev/null "$mcp" -H 'content-type: application/json' -H 'accept: application/json, text/event-stream' -d "$init" \
+    | awk 'tolower($1) == "mcp-session-id:" { print $2 }' | tr -d '\r')"
+  curl -s -o /dev/null "$mcp" -H 'content-type: application/json' -H 'accept: application/json, text/event-stream' \
+    -H "mcp-session-id: $session" -H "mcp-protocol-version: $revision" -d '{"jsonrpc":"2.0","method":"notifications/initialized"}'
+  check="$(curl -s "$mcp" -H 'content-type: application/json' -H 'accept: application/json, text/event-stream' \
+    -H "mcp-session-id: $session" -H "mcp-protocol-version: $revision" -d "$call_2025")"
+  echo "$check" | grep -q '"isError":false' || { echo "unexpected MCP session answer at $revision: $check" >&2; exit 1; }
+  if grep -q '^id:' <<<"$check"; then
+    echo "the session call at $revision was answered by the SDK, not rea's fast path: $check" >&2; exit 1
+  fi
+  lua_post "$work/call-$revision.lua" "$call_2025" "MCP-Protocol-Version: $revision" "Mcp-Session-Id: $session"
+}
+for revision in $session_revisions; do open_session "$revision"; done
 
 lua_post "$work/call-2026.lua" "$call_2026" "MCP-Protocol-Version: 2026-07-28" "Mcp-Method: tools/call" "Mcp-Name: get_posts_by_id"
-lua_post "$work/call-2025.lua" "$call_2025" "MCP-Protocol-Version: 2025-11-25" "Mcp-Session-Id: $session"
 
 echo "installing json-server 0.17.4..." >&2
 mkdir -p "$work/json-server"
@@ -171,16 +179,24 @@ curl -fs "http://127.0.0.1:$js_port/posts/1" | grep -q '"id": 1' || { echo "json
 
 echo
 echo "machine: $(nproc) cores, $(awk '/MemTotal/ { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo), load average $(cut -d' ' -f1-3 /proc/loadavg); wrk ${duration}s per run; nice $nice_level"
-printf '%-34s %4s %12s %10s %10s %6s  %s\n' "target" "c" "req/s" "p50 ms" "p99 ms" "load" "errors"
+printf '%-36s %4s %12s %10s %10s %6s  %s\n' "target" "c" "req/s" "p50 ms" "p99 ms" "load" "errors"
 declare -A rps_of
 for c in $concurrencies; do
   perf_name=stateless run "rea tools/call (2026-07-28)" "$c" "$mcp" -s "$work/call-2026.lua"; rps_of["rea-$c"]="$last_rps"
-  perf_name=session run "rea tools/call (2025-11-25 session)" "$c" "$mcp" -s "$work/call-2025.lua"; rps_of["session-$c"]="$last_rps"
+  for revision in $session_revisions; do
+    perf_name="session-$revision" run "rea tools/call ($revision session)" "$c" "$mcp" -s "$work/call-$revision.lua"
+    rps_of["session-$revision-$c"]="$last_rps"
+  done
   run "json-server GET /posts/1" "$c" "http://127.0.0.1:$js_port/posts/1"; rps_of["js-$c"]="$last_rps"
 done
 for c in $concurrencies; do
-  awk -v a="${rps_of[rea-$c]}" -v s="${rps_of[session-$c]}" -v b="${rps_of[js-$c]}" -v c="$c" \
-    'BEGIN { printf "ratio rea/json-server at c=%s: %.1fx stateless, %.1fx in a session\n", c, a / b, s / b }'
+  sessions=""
+  for revision in $session_revisions; do
+    sessions+="$(awk -v s="${rps_of[session-$revision-$c]}" -v b="${rps_of[js-$c]}" -v r="$revision" \
+      'BEGIN { printf ", %.1fx in a %s session", s / b, r }')"
+  done
+  awk -v a="${rps_of[rea-$c]}" -v b="${rps_of[js-$c]}" -v c="$c" -v sessions="$sessions" \
+    'BEGIN { printf "ratio rea/json-server at c=%s: %.1fx stateless%s\n", c, a / b, sessions }'
 done
 for profile in "${profiles[@]}"; do
   echo
@@ -241,7 +257,7 @@ request = function()
   }, bodies[k])
 end
 EOF
-printf '%-34s %4s %12s %10s %10s %6s  %s\n' "target" "c" "req/s" "p50 ms" "p99 ms" "load" "errors"
+printf '%-36s %4s %12s %10s %10s %6s  %s\n' "target" "c" "req/s" "p50 ms" "p99 ms" "load" "errors"
 run "rea discovery, 1,500 query fields" 8 "$base/" -s "$work/discover.lua"
 peak_kib="$(awk '/VmHWM/ { print $2 }' "/proc/$wide_pid/status")"
 echo "catalog: $fields input fields, card $card_bytes bytes"

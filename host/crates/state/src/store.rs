@@ -813,6 +813,16 @@ impl LiveState {
         }
     }
 
+    /// Whether the shared values of a collection's top-level field are kept (see
+    /// [`LiveState::keep_shared_index`]).
+    pub fn keeps_shared_index(&self, entity_type: &str, collection: &str, field: &str) -> bool {
+        let key = (
+            entity_type.to_owned(),
+            collection_key(collection).to_owned(),
+        );
+        self.held.shared(&key, field).is_some()
+    }
+
     /// Keeps the shared values of a collection's top-level field from now on (see
     /// [`LiveState::shared_value`]), built from its members when they are not kept yet.
     pub fn keep_shared_index(&mut self, entity_type: &str, collection: &str, field: &str) {

@@ -175,6 +175,7 @@ pub(super) fn answer(
     let entity_type = plan.entity_type()?;
     let sent = sent_members(plan, input.body.as_ref())?;
     let (collection, _) = call_target(plan, input)?;
+    keep_conflict_values(service, plan, entity_type, &collection);
     let live = service.read();
     let conflict = plan.conflicts.iter().find(|conflict| {
         sent.get(&conflict.member).is_some_and(|value| {
@@ -194,4 +195,28 @@ pub(super) fn answer(
         false,
         StateSource::state("conflict", None),
     ))
+}
+
+/// Keeps, in the live state, the shared values of the members the plan's conflicts check, when
+/// it does not keep them yet (a live state no served create wrote since `data/reset` or
+/// `data/add`): a refused create changes nothing, so without them every refused create after a
+/// reset would scan the collection.
+fn keep_conflict_values(
+    service: &StateService,
+    plan: &WritePlan,
+    entity_type: &str,
+    collection: &str,
+) {
+    let kept = {
+        let live = service.read();
+        plan.conflicts
+            .iter()
+            .all(|conflict| live.keeps_shared_index(entity_type, collection, &conflict.member))
+    };
+    if !kept {
+        let mut live = service.write();
+        for conflict in &plan.conflicts {
+            live.keep_shared_index(entity_type, collection, &conflict.member);
+        }
+    }
 }

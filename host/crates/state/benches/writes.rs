@@ -1,7 +1,7 @@
 //! Write-plan benchmark: learning and confirming plans against the number of writes in a
 //! capture (synthetic, so the capture grows linearly with its writes), and the latency of served
 //! writes against the size of the collection they write. Prints figures and ratios; run with
-//! `cargo bench -p rea-backends --bench writes` (`REA_BENCH_ONLY=learning` or `=latency` runs one
+//! `cargo bench -p rea-state --bench writes` (`REA_BENCH_ONLY=learning` or `=latency` runs one
 //! part, `REA_BENCH_SAMPLES` sets the samples per served-write figure, at most and by default 500:
 //! half the smallest size, so every delete finds its item).
 //!
@@ -12,12 +12,19 @@
 //! state evaluates over the whole collection). Its records and bytes grow linearly with the
 //! writes, so a derivation that is linear in the capture is linear here too.
 //!
-//! Served writes: the plans learned from a 100-write capture (a `sequence` id, a `uuid` key),
-//! served through the state service as the MCP backend calls them, on a live state holding 1k,
-//! 11k and 100k items. Each round creates one item, updates one and deletes one (so the size
-//! stays put); the figures are the medians per operation and their ratio to the 1k figure, and
-//! the median of as many creates each made after a millisecond without calls (a write as an
-//! agent makes it, the stage's worker asleep, not in a burst of writes). A
+//! The capture also holds, after its first create, a create sending a title an item holds, refused
+//! `409` as flexget refuses a taken list name: the create plan learns that conflict (a served
+//! create sending a held title answers the refusal and changes nothing).
+//!
+//! Served writes: the plans learned from a 100-write capture (a `sequence` id, a `uuid` key, a
+//! conflict over `title`), served through the state service as the MCP backend calls them, on a
+//! live state holding 1k, 11k and 100k items. Each round sends a create with a held title
+//! (refused), creates one item, updates one and deletes one (so the size stays put); the figures
+//! are the medians and p99 per operation and the median's ratio to the 1k figure, the median of
+//! as many refused creates on a state no create wrote yet (as after `data/reset`), and of as many
+//! creates each made after a millisecond without calls (a write as an agent makes it, the stage's
+//! worker asleep, not in a burst of writes). The first call of each series on a newly loaded
+//! state builds the indexes it asks (one pass over the collection) and is printed apart. A
 //! served write's rules ask the indexes the live state keeps (the largest id, the held keys), so
 //! the figures should not grow with the collection.
 //!
@@ -31,9 +38,38 @@
 //! 85–130 µs, ~45 µs more per call than the others. With one hand-off per write (six alternating
 //! runs of each build, load average 6.7–7.1, medians of the runs' medians): creates 32.5 / 35.1
 //! / 86.0 µs before (6 of 18 figures in the slow mode) → 30.4 / 31.7 / 34.2 µs (1 of 18).
+//!
+//! With the refused create (release bench profile, LTO off, 16 codegen units, 300 rounds, two
+//! runs, load average 9.0–10.3 from other builds on the 2 cores), medians at 1k / 11k / 100k:
+//! refused creates 12.9 / 13.8 / 13.8 µs and 12.7 / 12.5 / 17.1 µs, creates 124 / 136 / 130 µs
+//! and 125 / 122 / 240 µs, updates 41 / 44 / 43 µs and 41 / 40 / 53 µs, deletes 29 / 32 / 34 µs
+//! and 32 / 32 / 41 µs, refused creates on an unwritten state 8.4 / 8.4 / 8.9 µs and 7.9 / 8.4 /
+//! 8.0 µs (ratios 100k/1k 0.8–1.9, none growing with the collection; the creates' two rule-stage
+//! hand-offs dominate under this load). The first call after a load builds the indexes: at 100k
+//! items the first create takes 0.9–1.1 s and the first refusal 0.12–0.32 s.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+
+// The built-in plugins the default pipeline names, linked so the registry finds them.
+use rea_plugin_browser_scenario as _;
+use rea_plugin_clock as _;
+use rea_plugin_composed as _;
+use rea_plugin_dependents as _;
+use rea_plugin_har as _;
+use rea_plugin_held_clock as _;
+use rea_plugin_joined_list as _;
+use rea_plugin_query_grammar as _;
+use rea_plugin_reference as _;
+use rea_plugin_revision as _;
+use rea_plugin_route_forms as _;
+use rea_plugin_sequence as _;
+use rea_plugin_soft_delete as _;
+use rea_plugin_sort_inference as _;
+use rea_plugin_stamp as _;
+use rea_plugin_toggle as _;
+use rea_plugin_unique as _;
+use rea_plugin_uuid as _;
 
 use rea_manifest::{Environment, TemplateRules, project_manifest};
 use rea_plugin_api::contracts::capture::{
@@ -180,6 +216,21 @@ fn synthetic(writes: usize) -> Vec<CaptureRecord> {
         );
         push("GET", format!("/items/{id}"), None, 200, created.clone());
         items.insert(id, created);
+        if write == 0 {
+            // A create sending a title an item holds, refused as flexget refuses a taken name.
+            let taken = items[&3]["title"].clone();
+            push(
+                "POST",
+                "/items".into(),
+                Some(json!({"title": taken, "done": false})),
+                409,
+                json!({
+                    "message": format!("item with title '{}' already exists", taken.as_str().unwrap_or_default()),
+                    "status": "error",
+                    "status_code": 409
+                }),
+            );
+        }
         if write % 4 == 3 {
             // An item created two writes ago (ids 2 mod 4 past the seeds: never deleted).
             let target = id - 2;
@@ -227,7 +278,7 @@ fn median(mut samples: Vec<Duration>) -> Duration {
 }
 
 fn rules() -> Arc<RuleSet> {
-    let mut registry = rea::builtin_registry().expect("registry");
+    let mut registry = rea_registry::Registry::with_builtins().expect("registry");
     let (_, rules) = rea_state::rules::load_pipeline(None, &mut registry).expect("pipeline");
     Arc::new(rules)
 }
@@ -303,8 +354,9 @@ fn percentile(samples: &[Duration], per_cent: usize) -> Duration {
     sorted[(sorted.len() * per_cent / 100).min(sorted.len() - 1)]
 }
 
-/// One served call, timed as served: the answer and its document text.
-fn served(service: &StateService, tool: &str, arguments: Value) -> Duration {
+/// One served call, timed as served: the answer and its document text; the answer must carry
+/// `status` (a create's conflict) or be no error.
+fn served(service: &StateService, tool: &str, arguments: Value, status: Option<u16>) -> Duration {
     let Value::Object(arguments) = arguments else {
         unreachable!("arguments are an object")
     };
@@ -313,42 +365,81 @@ fn served(service: &StateService, tool: &str, arguments: Value) -> Duration {
     let text = answer.to_json_string();
     let elapsed = started.elapsed();
     assert!(!answer.is_error(), "{tool}: {text}");
+    if let Some(status) = status {
+        assert_eq!(answer.status(), Some(status), "{tool}: {text}");
+    }
     elapsed
 }
 
-/// `samples` rounds of a create, an update and a delete on a state holding `size` items: the
-/// timings of each operation.
-fn rounds(service: &StateService, size: usize, samples: usize) -> [Vec<Duration>; 3] {
+/// The operations a round makes, in order.
+const OPERATIONS: [&str; 4] = ["conflict", "create", "update", "delete"];
+
+/// A create sending `title`, answering `status` when it is taken.
+fn create(service: &StateService, title: String, status: Option<u16>) -> Duration {
+    served(
+        service,
+        "post_items",
+        json!({"body": {"title": title, "done": false}}),
+        status,
+    )
+}
+
+/// The ids and titles a state holds, in its order.
+fn held_titles(service: &StateService) -> Vec<(String, String)> {
+    let live = service.read();
+    live.entities()
+        .map(|entity| {
+            let title = entity.fields.get("title").and_then(Json::as_str);
+            (entity.id.clone(), title.unwrap_or_default().to_owned())
+        })
+        .collect()
+}
+
+/// `samples` rounds of a create sending a taken title (refused), a create, an update and a
+/// delete on a state holding `size` items: the timings of each operation.
+fn rounds(service: &StateService, size: usize, samples: usize) -> [Vec<Duration>; 4] {
     service.replace(holding(service, size));
-    let ids: Vec<String> = {
-        let live = service.read();
-        live.entities().map(|entity| entity.id.clone()).collect()
-    };
-    // Updates take the even positions, deletes the odd ones, spread over the collection.
-    let spread = |index: usize, parity: usize| {
-        let half = ids.len() / 2;
-        ids[(index * 7919 % half) * 2 + parity].clone()
-    };
-    let mut times: [Vec<Duration>; 3] = Default::default();
+    let held = held_titles(service);
+    // Updates take the even positions, deletes the odd ones, spread over the collection; a
+    // round's refused create sends the title of the item it updates next (still its own).
+    let spread =
+        |index: usize, parity: usize| &held[(index * 7919 % (held.len() / 2)) * 2 + parity];
+    let mut times: [Vec<Duration>; 4] = Default::default();
     for index in 0..samples {
-        times[0].push(served(
-            service,
-            "post_items",
-            json!({"body": {"title": format!("served {index}"), "done": false}}),
-        ));
-        times[1].push(served(
-            service,
-            "patch_items_by_id",
-            json!({"id": spread(index, 0), "body": {"title": format!("renamed {index}")}}),
-        ));
+        let (updated, taken) = spread(index, 0);
+        times[0].push(create(service, taken.clone(), Some(409)));
+        times[1].push(create(service, format!("served {index}"), None));
         times[2].push(served(
             service,
+            "patch_items_by_id",
+            json!({"id": updated, "body": {"title": format!("renamed {index}")}}),
+            None,
+        ));
+        times[3].push(served(
+            service,
             "delete_items_by_id",
-            json!({"id": spread(index, 1)}),
+            json!({"id": spread(index, 1).0}),
+            None,
         ));
     }
     assert_eq!(service.read().len(), size, "each round keeps the size");
     times
+}
+
+/// `samples` creates sending a taken title on a state holding `size` items that no served
+/// write changed yet (as after `data/reset`): their timings.
+fn fresh_conflicts(service: &StateService, size: usize, samples: usize) -> Vec<Duration> {
+    service.replace(holding(service, size));
+    let held = held_titles(service);
+    (0..samples)
+        .map(|index| {
+            create(
+                service,
+                held[index * 7919 % held.len()].1.clone(),
+                Some(409),
+            )
+        })
+        .collect()
 }
 
 /// `samples` creates on a state holding `size` items (and those created before), each after the
@@ -358,13 +449,27 @@ fn idle_creates(service: &StateService, size: usize, samples: usize) -> Vec<Dura
     (0..samples)
         .map(|index| {
             std::thread::sleep(Duration::from_millis(1));
-            served(
-                service,
-                "post_items",
-                json!({"body": {"title": format!("idle {index}"), "done": false}}),
-            )
+            create(service, format!("idle {index}"), None)
         })
         .collect()
+}
+
+/// The 1-minute load average (other work on the machine takes the cores the bench runs on).
+fn load_average() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .ok()
+        .and_then(|text| text.split_whitespace().next().map(str::to_owned))
+        .unwrap_or_else(|| "unknown".into())
+}
+
+/// A figure: median, p99 and the median's ratio to `base`'s.
+fn figure(name: &str, times: &[Duration], base: Duration) -> String {
+    let median = percentile(times, 50);
+    format!(
+        "{name} median {median:>9.2?} (p99 {:>9.2?}, x{:.2})",
+        percentile(times, 99),
+        median.as_secs_f64() / base.as_secs_f64()
+    )
 }
 
 fn latency(rules: Arc<RuleSet>) {
@@ -375,7 +480,7 @@ fn latency(rules: Arc<RuleSet>) {
         .unwrap_or(500)
         .min(500);
     println!(
-        "served write latency against the collection's size (through the state service, as the MCP backend calls it; median of {samples} rounds of a create, an update and a delete):"
+        "served write latency against the collection's size (through the state service, as the MCP backend calls it; {samples} rounds of a create refused for a taken title, a create, an update and a delete; medians, p99 and the median's ratio to the 1k one):"
     );
     let template = TemplateRules::parse(&["sibling-variance", "prefix-variance"]).expect("rules");
     let records = synthetic(100);
@@ -384,33 +489,40 @@ fn latency(rules: Arc<RuleSet>) {
     for plan in &state.write_plans {
         assert!(plan.served, "{}: {:?}", plan.tool, plan.reason);
         let stages: Vec<&str> = plan.rules.iter().map(|rule| rule.stage.as_str()).collect();
-        println!("  {} applies {stages:?}", plan.tool);
+        let conflicts: Vec<&str> = plan.conflicts.iter().map(|c| c.member.as_str()).collect();
+        println!(
+            "  {} applies {stages:?}, conflicts over {conflicts:?}",
+            plan.tool
+        );
     }
     let environment = Environment::new(&manifest, "ev_synthetic", records.clone()).expect("env");
     let service = StateService::new(state, "ev_state".into(), environment, &records, rules);
-    let mut first: Option<[Duration; 3]> = None;
+    let mut first: Option<[Duration; 6]> = None;
     for size in [1_000usize, 11_000, 100_000] {
-        let times = rounds(&service, size, samples);
-        let medians = [0, 1, 2].map(|operation| percentile(&times[operation], 50));
+        let mut times = rounds(&service, size, samples).to_vec();
+        times.push(fresh_conflicts(&service, size, samples.min(50)));
+        times.push(idle_creates(&service, size, samples));
+        // The first call of each series on a newly loaded state builds the indexes it asks (one
+        // pass over the collection, once): shown apart, not in the figures.
+        let builds: Vec<Duration> = times.iter_mut().map(|series| series.remove(0)).collect();
+        let medians: [Duration; 6] = std::array::from_fn(|at| percentile(&times[at], 50));
         let base = *first.get_or_insert(medians);
-        let figures: Vec<String> = ["create", "update", "delete"]
+        let names = OPERATIONS
             .iter()
+            .copied()
+            .chain(["conflict on an unwritten state", "create after 1 ms idle"]);
+        let (figures, firsts): (Vec<String>, Vec<String>) = names
             .enumerate()
-            .map(|(operation, name)| {
-                format!(
-                    "{name} median {:>9.2?} (p99 {:>9.2?}, x{:.2})",
-                    medians[operation],
-                    percentile(&times[operation], 99),
-                    medians[operation].as_secs_f64() / base[operation].as_secs_f64()
-                )
+            .map(|(at, name)| {
+                let first = format!("{name} {:.2?}", builds[at]);
+                (figure(name, &times[at], base[at]), first)
             })
-            .collect();
-        let idle = idle_creates(&service, size, samples);
+            .unzip();
         println!(
-            "  {size:>7} items: {}; create after 1 ms idle median {:>9.2?} (p99 {:>9.2?})",
+            "  {size:>7} items: {}; the first call of each on the loaded state: {} (load average {})",
             figures.join(", "),
-            percentile(&idle, 50),
-            percentile(&idle, 99)
+            firsts.join(", "),
+            load_average()
         );
     }
 }
