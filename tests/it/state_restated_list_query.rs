@@ -12,16 +12,14 @@
 use rea_state::model::ViewDetail;
 use serde_json::Value;
 
-use crate::state_folder_entries::call_for;
+use crate::state_restated_query::get_with;
 use crate::state_support::{Served, serve_corpus_app, view_detail};
 
 const ROOT_TOOL: &str = "get_contents";
 const ROOT_TEMPLATE: &str = "/api/contents";
 
 fn get(served: &Served, target: &str) -> (Value, bool) {
-    let (tool, arguments) = call_for(served, "GET", target, Some(ROOT_TEMPLATE));
-    assert_eq!(tool, ROOT_TOOL, "{target}");
-    served.call(&tool, arguments)
+    get_with(served, target, (ROOT_TEMPLATE, ROOT_TOOL))
 }
 
 #[test]
