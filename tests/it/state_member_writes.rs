@@ -181,6 +181,12 @@ fn verdaccio_a_tag_write_ends_the_windows_of_its_own_package_only() {
         timeline.is_checked(observation)
     };
     assert!(checked(26), "left-pad-ng's first read is inside its window");
-    assert!(!checked(22), "date-helpers' dist-tags read after its tag write");
-    assert!(!checked(25), "@corp/ui-kit's dist-tags read after its tag removal");
+    assert!(
+        !checked(22),
+        "date-helpers' dist-tags read after its tag write"
+    );
+    assert!(
+        !checked(25),
+        "@corp/ui-kit's dist-tags read after its tag removal"
+    );
 }
