@@ -100,6 +100,7 @@ mod state_reads_bundle;
 mod state_recorded_answers;
 mod state_recorded_reads;
 mod state_relations;
+mod state_restated_list_query;
 mod state_restated_query;
 mod state_root_items;
 mod state_rpc_writes;

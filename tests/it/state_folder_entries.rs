@@ -291,13 +291,14 @@ fn jupyter_query_names_taken_from_the_family_are_never_answered_as_absent() {
     // `hash` was recorded on README.md only and `type` on a file read of another depth: the tools
     // that took them from the query family hold no read showing what they do there, so the state
     // refuses (the app answers a sha256 and a 400 not-a-file), never the plain document or
-    // listing as though the name were absent.
+    // listing as though the name were absent. (A `type` the root model restates is answered:
+    // see state_restated_list_query.)
     let served = served("jupyter_server");
     let document = Some("/api/contents/{prefix-variance}/{sibling-variance}");
     for (target, template) in [
         ("/api/contents/notes/todo.md?hash=1", document),
         ("/api/contents/notes?type=file", None),
-        ("/api/contents?type=directory", None),
+        ("/api/contents?hash=1", None),
     ] {
         let (tool, arguments) = call_for(&served, "GET", target, template);
         let (answer, is_error) = served.call(&tool, arguments);

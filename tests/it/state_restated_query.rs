@@ -17,9 +17,18 @@ const FILE_TOOL: &str = "get_api_contents_by_prefix_variance_and_sibling_varianc
 const FILE_TEMPLATE: &str = "/api/contents/{prefix-variance}/{sibling-variance}";
 
 fn get(served: &Served, target: &str) -> (Value, bool) {
-    let (tool, arguments) = call_for(served, "GET", target, Some(FILE_TEMPLATE));
-    assert_eq!(tool, FILE_TOOL, "{target}");
-    served.call(&tool, arguments)
+    get_with(served, target, (FILE_TEMPLATE, FILE_TOOL))
+}
+
+/// A GET of `target` through the tool of `template`, which must be `tool`.
+pub(crate) fn get_with(
+    served: &Served,
+    target: &str,
+    (template, tool): (&str, &str),
+) -> (Value, bool) {
+    let (name, arguments) = call_for(served, "GET", target, Some(template));
+    assert_eq!(name, tool, "{target}");
+    served.call(&name, arguments)
 }
 
 #[test]

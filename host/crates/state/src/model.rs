@@ -441,6 +441,13 @@ pub struct ListView {
     /// The checked lines that asked for some fields only (see [`ListLine::projection`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub projected_record_ordinals: Vec<u64>,
+    /// Query parameters the tool took from a query family whose item views under this list's
+    /// path learned them as restating the entity ([`ItemView::restated_query`]): a call naming
+    /// one answers the list where the answer's top-level member of that name holds the value it
+    /// gives (a folder model's `type=directory`), and its recording otherwise
+    /// (`unrestated-query`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub restated_query: Vec<String>,
     /// The field selection the state's checked reads taught (as [`ItemView::selection`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub selection: Option<crate::selection::FieldSelection>,

@@ -193,13 +193,41 @@ const UNRESTATED_QUERY: &str = "unrestated-query";
 /// Whether every pair of the call naming a restating parameter gives the value the rendered
 /// entity holds in that member.
 fn restates_call(item: &ItemView, call: &Call, rendered: &Json) -> bool {
+    restates_pairs(&item.restated_query, call, rendered)
+}
+
+/// Whether every pair of the call naming one of `restated` gives the value the rendered answer
+/// holds in its top-level member of that name.
+fn restates_pairs(restated: &[String], call: &Call, rendered: &Json) -> bool {
     call.pairs().iter().all(|(name, value)| {
-        !item.restated_query.contains(name)
+        !restated.contains(name)
             || rendered
                 .get(name)
                 .and_then(crate::render::scalar_text)
                 .is_some_and(|shown| shown == *value)
     })
+}
+
+/// Whether the call names a parameter the list view checks against its answer's own member
+/// ([`ListView::restated_query`]).
+fn names_restated(list: &ListView, call: &Call) -> bool {
+    call.query
+        .iter()
+        .any(|(name, _)| list.restated_query.contains(name))
+}
+
+/// The call without the parameters the list view checks against its answer's own member.
+fn restated_off(list: &ListView, call: &Call) -> Call {
+    Call {
+        path: call.path.clone(),
+        query: call
+            .query
+            .iter()
+            .filter(|(name, _)| !list.restated_query.contains(name))
+            .cloned()
+            .collect(),
+        body: call.body.clone(),
+    }
 }
 
 /// The fields an item answer shows: those a field selection a checked read made showed; `None`
@@ -405,6 +433,21 @@ impl StateService {
                     .answer_item(tool, &view.path_template, item, call, exact)
                     .unwrap_or_else(recording),
             },
+            ViewDetail::List(list) if names_restated(list, call) => {
+                let unrestated = restated_off(list, call);
+                match call.projected(&list.projected_query_keys) {
+                    Some(reason) => recording(reason),
+                    None => match self.answer_list(tool, template, list, &unrestated, exact) {
+                        Ok(StateAnswer::Rendered(answer))
+                            if restates_pairs(&list.restated_query, call, &answer.body) =>
+                        {
+                            StateAnswer::Rendered(answer)
+                        }
+                        Ok(_) => recording(UNRESTATED_QUERY),
+                        Err(reason) => recording(reason),
+                    },
+                }
+            }
             ViewDetail::List(list) => match call.projected(&list.projected_query_keys) {
                 Some(reason) => recording(reason),
                 None => self
@@ -1581,7 +1624,8 @@ impl StateService {
 
 #[cfg(test)]
 mod tests {
-    use super::{collection_segments, segments_match};
+    use super::{collection_segments, restates_pairs, segments_match};
+    use crate::call::Call;
 
     #[test]
     fn the_root_collection_matches_a_one_segment_item_path() {
@@ -1599,5 +1643,44 @@ mod tests {
             &["@corp/ui-kit".to_owned()]
         ));
         assert!(!segments_match(&collection_segments("/library"), &[]));
+    }
+
+    #[test]
+    fn a_call_restates_an_answer_when_each_restating_pair_is_its_member() {
+        let folder =
+            rea_plugin_api::json::parse(br#"{"type":"directory","format":"json","content":[]}"#)
+                .expect("JSON");
+        let restated = ["type".to_owned(), "format".to_owned()];
+        let call = |pairs: &[(&str, &str)]| Call {
+            query: pairs
+                .iter()
+                .map(|(name, value)| ((*name).to_owned(), vec![(*value).to_owned()]))
+                .collect(),
+            ..Call::default()
+        };
+        assert!(restates_pairs(
+            &restated,
+            &call(&[("type", "directory")]),
+            &folder
+        ));
+        assert!(restates_pairs(
+            &restated,
+            &call(&[("type", "directory"), ("format", "json")]),
+            &folder
+        ));
+        // Another value, or one the answer has no member for, does not restate it.
+        assert!(!restates_pairs(
+            &restated,
+            &call(&[("type", "file")]),
+            &folder
+        ));
+        let bare = rea_plugin_api::json::parse(br#"{"content":[]}"#).expect("JSON");
+        assert!(!restates_pairs(
+            &restated,
+            &call(&[("type", "directory")]),
+            &bare
+        ));
+        // A parameter that is not restating is left to the other checks.
+        assert!(restates_pairs(&restated, &call(&[("hash", "1")]), &folder));
     }
 }

@@ -681,6 +681,7 @@ pub fn verify(
         per_response_members,
         projected_query_keys,
         projected_record_ordinals: matched.projections.keys().copied().collect(),
+        restated_query: Vec::new(),
         selection: None,
         relations: Vec::new(),
         parent: None,

@@ -513,22 +513,50 @@ pub(crate) const SHARED_QUERY: &str = "shared-query";
 /// (recorded on none of its records, see `rea_manifest`'s projection) as
 /// `projected_query_keys` with the reason [`SHARED_QUERY`], so a call naming one answers its
 /// recording or a `not_modelled` refusal, never the view as though the parameter were absent.
-/// A recorded view (folder entries and listings) checks a call's query pairs itself.
+/// On a list view, a parameter an item view under the list's path learned as restating its
+/// entity ([`crate::model::ItemView::restated_query`]) becomes the list's `restated_query`
+/// instead: checked against the answer's own member. A recorded view (folder entries and
+/// listings) checks a call's query pairs itself.
 fn mark_shared_queries(manifest: &Manifest, views: &mut [ReadView]) {
+    let restating = restating_items(views);
     for view in views.iter_mut() {
         let Some(tool) = manifest.tools.iter().find(|tool| tool.name == view.tool) else {
             continue;
         };
-        let keys = match &mut view.detail {
-            ViewDetail::Item(item) => &mut item.projected_query_keys,
-            ViewDetail::List(list) => &mut list.projected_query_keys,
-            _ => continue,
-        };
+        let below = format!("{}/", view.path_template.trim_end_matches('/'));
         for parameter in tool.query_parameters.iter().filter(|q| q.records == 0) {
-            keys.entry(parameter.name.clone())
+            let name = &parameter.name;
+            let keys = match &mut view.detail {
+                ViewDetail::Item(item) => &mut item.projected_query_keys,
+                ViewDetail::List(list) => {
+                    let restated = restating.iter().any(|(template, names)| {
+                        template.starts_with(&below) && names.contains(name)
+                    });
+                    if restated {
+                        list.restated_query.push(name.clone());
+                        continue;
+                    }
+                    &mut list.projected_query_keys
+                }
+                _ => break,
+            };
+            keys.entry(name.clone())
                 .or_insert_with(|| SHARED_QUERY.to_owned());
         }
     }
+}
+
+/// The path template and restating parameters of each item view that learned some.
+fn restating_items(views: &[ReadView]) -> Vec<(String, Vec<String>)> {
+    views
+        .iter()
+        .filter_map(|view| match &view.detail {
+            ViewDetail::Item(item) if !item.restated_query.is_empty() => {
+                Some((view.path_template.clone(), item.restated_query.clone()))
+            }
+            _ => None,
+        })
+        .collect()
 }
 
 /// The query keys of failing lines, which show entities in another representation than the
