@@ -291,6 +291,11 @@ impl Explanation {
                 None => {
                     self.removed.insert(key.to_owned());
                 }
+                // An object member changed in part: each changed leaf, so a member sent under
+                // another name can be placed inside it (`status` setting `/info/status`).
+                Some(now @ Json::Object(_)) if value.as_object().is_some() => {
+                    changed_leaves(pointer_of(key), Some(value), now, residual);
+                }
                 Some(now) => {
                     residual.insert(pointer_of(key), now.clone());
                 }
@@ -436,7 +441,8 @@ impl Explanation {
         }
     }
 
-    /// The unexplained top-level fields of one call that took `value` without being sent.
+    /// The unexplained fields of one call that took `value` without being sent: top-level
+    /// fields, or leaves of an object field (`/info/status`) the call sent nothing into.
     fn unsent_fields_taking(&self, position: usize, value: &Json, sent: &Object) -> Vec<String> {
         self.residuals[position]
             .iter()
@@ -444,9 +450,9 @@ impl Explanation {
                 let Some(field) = pointer.strip_prefix('/') else {
                     return false;
                 };
+                let top = field.split('/').next().unwrap_or(field);
                 *changed == value
-                    && !field.contains('/')
-                    && !sent.contains_key(&rea_plugin_api::json::unescape_pointer_segment(field))
+                    && !sent.contains_key(&rea_plugin_api::json::unescape_pointer_segment(top))
             })
             .map(|(pointer, _)| pointer.clone())
             .collect()
