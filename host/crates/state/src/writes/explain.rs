@@ -157,6 +157,16 @@ fn changed_leaves(pointer: String, before: Option<&Json>, after: &Json, residual
     }
 }
 
+/// Whether a write merged into an object member (`before` → `after`): it kept at least one of
+/// its leaves as it was (MLflow's run `info` keeps its `run_uuid`). An object every leaf of
+/// which changed or is new may have been replaced whole by what was sent (flexget's entry PUT
+/// overriding the entry data), so nothing may be placed inside it by leaf.
+fn merged_into(before: &Object, after: &Object) -> bool {
+    before
+        .iter()
+        .any(|(key, value)| after.get(key) == Some(value))
+}
+
 /// What a create stored unsent under `pointer`: inside a non-empty object, each member by its
 /// own pointer, so the rules and constants explain the generated values nested in a created
 /// object (`/kernel/id`, `/info/run_id`) one by one rather than the whole object; otherwise the
@@ -291,9 +301,14 @@ impl Explanation {
                 None => {
                     self.removed.insert(key.to_owned());
                 }
-                // An object member changed in part: each changed leaf, so a member sent under
-                // another name can be placed inside it (`status` setting `/info/status`).
-                Some(now @ Json::Object(_)) if value.as_object().is_some() => {
+                // An object member changed in part (merged into, see [`merged_into`]): each
+                // changed leaf, so a member sent under another name can be placed inside it
+                // (`status` setting `/info/status`).
+                Some(now @ Json::Object(inside))
+                    if value
+                        .as_object()
+                        .is_some_and(|held| merged_into(held, inside)) =>
+                {
                     changed_leaves(pointer_of(key), Some(value), now, residual);
                 }
                 Some(now) => {
