@@ -123,6 +123,7 @@ mod state_writes_document_envelope;
 mod state_writes_item_paths;
 mod state_writes_keyed_batch;
 mod state_writes_learning;
+mod state_writes_member_answers;
 mod state_writes_name_suffix;
 mod state_writes_nested;
 mod state_writes_nested_children;

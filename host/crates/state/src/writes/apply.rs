@@ -1672,6 +1672,11 @@ fn render_written(plan: &WritePlan, recorded: Option<&Json>, change: &Change) ->
                 document.value.clone(),
             ))
         }
+        ResponseKind::Entity if response.member.is_some() => {
+            let member = response.member.as_deref()?;
+            let shown = written?.fields.get(member)?.clone();
+            Some(with_value_at(recorded.clone(), pointer, shown))
+        }
         ResponseKind::Entity => {
             let entity = written?;
             let mut fields = entity.fields.clone();

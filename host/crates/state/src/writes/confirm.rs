@@ -632,6 +632,9 @@ fn replay_write(
             // An update or delete of an entity the state never held cannot be replayed with the
             // plan: it shows nothing against it, and is adopted as observed.
             Err("no-observation") if unheld(draft, call) => {}
+            // A call sending a member the plan does not accept is one the served tool refuses:
+            // it shows nothing against what the plan applies, and is adopted as observed.
+            Err(UNACCEPTED) => {}
             Err(failure) => replay.verdicts[call.draft].failure = Some(failure),
         }
     }
@@ -691,6 +694,65 @@ fn observed_values(call: &Call) -> Values<'_> {
     }
 }
 
+/// A call learned from the one member its answer showed (see `Call::answered_member`): the
+/// earlier write no read observed left the rest of its entity as the read after this call shows
+/// it, so the replayed entity takes that rest before the plan applies (it is that write's, not
+/// this call's).
+fn adopt_outside_answered_member(service: &StateService, call: &Call) {
+    let (Some(member), Some(before), Some((entity_type, collection, id))) =
+        (&call.answered_member, &call.before, &call.key)
+    else {
+        return;
+    };
+    let mut live = service.write();
+    let Some(held) = live
+        .entity(entity_type, collection, id)
+        .and_then(|entity| entity.fields.get(member))
+        .cloned()
+    else {
+        return;
+    };
+    let mut fields = before.fields.clone();
+    if let Json::Object(object) = &mut fields {
+        object.insert(member, held);
+    }
+    adopt_entity(
+        &mut live,
+        entity_type,
+        collection,
+        id,
+        &After::Present(fields),
+    );
+}
+
+/// Why a replayed call is not applied with its plan: its body sends a member the plan's body
+/// does not accept (see [`sends_unaccepted`]).
+const UNACCEPTED: &str = "unaccepted-member";
+
+/// Whether a call's body sends, inside the plan's envelope, a member the plan's body model does
+/// not accept (one whose effect the plan did not learn: a served call sending it is refused).
+fn sends_unaccepted(plan: &super::model::WritePlan, input: &WriteInput) -> bool {
+    let (Some(model), Some(body)) = (&plan.body, &input.body) else {
+        return false;
+    };
+    if model.bulk_ids.is_some()
+        || model.none
+        || plan
+            .target
+            .as_ref()
+            .is_some_and(|target| target.member.is_some())
+    {
+        return false;
+    }
+    body.pointer(&model.envelope)
+        .and_then(Json::as_object)
+        .is_some_and(|members| {
+            members.iter().any(|(name, _)| {
+                !model.members.contains_key(name) && !model.options.contains_key(name)
+            })
+        })
+}
+
 /// Replays a call with its plan, as serving applies it: the change is committed and its writes
 /// recorded; a recorded answer the plan does not reproduce is `body-unusable`. The error is why
 /// the plan cannot apply (the call is then adopted as observed).
@@ -709,6 +771,10 @@ fn replay_planned(
             _ => None,
         },
     };
+    if sends_unaccepted(&draft.plan, &input) {
+        return Err(UNACCEPTED);
+    }
+    adopt_outside_answered_member(service, call);
     let values = observed_values(call);
     let mut live = service.write();
     let change = match prepare(&draft.plan, rules, &live, &input, &values) {

@@ -157,6 +157,16 @@ fn changed_leaves(pointer: String, before: Option<&Json>, after: &Json, residual
     }
 }
 
+/// Whether a write merged into an object member (`before` → `after`): it kept at least one of
+/// its leaves as it was (MLflow's run `info` keeps its `run_uuid`). An object every leaf of
+/// which changed or is new may have been replaced whole by what was sent (flexget's entry PUT
+/// overriding the entry data), so nothing may be placed inside it by leaf.
+fn merged_into(before: &Object, after: &Object) -> bool {
+    before
+        .iter()
+        .any(|(key, value)| after.get(key) == Some(value))
+}
+
 /// What a create stored unsent under `pointer`: inside a non-empty object, each member by its
 /// own pointer, so the rules and constants explain the generated values nested in a created
 /// object (`/kernel/id`, `/info/run_id`) one by one rather than the whole object; otherwise the
@@ -290,6 +300,16 @@ impl Explanation {
                 }
                 None => {
                     self.removed.insert(key.to_owned());
+                }
+                // An object member changed in part (merged into, see [`merged_into`]): each
+                // changed leaf, so a member sent under another name can be placed inside it
+                // (`status` setting `/info/status`).
+                Some(now @ Json::Object(inside))
+                    if value
+                        .as_object()
+                        .is_some_and(|held| merged_into(held, inside)) =>
+                {
+                    changed_leaves(pointer_of(key), Some(value), now, residual);
                 }
                 Some(now) => {
                     residual.insert(pointer_of(key), now.clone());
@@ -436,7 +456,8 @@ impl Explanation {
         }
     }
 
-    /// The unexplained top-level fields of one call that took `value` without being sent.
+    /// The unexplained fields of one call that took `value` without being sent: top-level
+    /// fields, or leaves of an object field (`/info/status`) the call sent nothing into.
     fn unsent_fields_taking(&self, position: usize, value: &Json, sent: &Object) -> Vec<String> {
         self.residuals[position]
             .iter()
@@ -444,9 +465,9 @@ impl Explanation {
                 let Some(field) = pointer.strip_prefix('/') else {
                     return false;
                 };
+                let top = field.split('/').next().unwrap_or(field);
                 *changed == value
-                    && !field.contains('/')
-                    && !sent.contains_key(&rea_plugin_api::json::unescape_pointer_segment(field))
+                    && !sent.contains_key(&rea_plugin_api::json::unescape_pointer_segment(top))
             })
             .map(|(pointer, _)| pointer.clone())
             .collect()

@@ -174,6 +174,7 @@ fn rows_answer(
         renamed: Default::default(),
         by_options: Vec::new(),
         rows: Some(rows),
+        member: None,
     };
     let mut by_options: Vec<OptionedAnswer> = Vec::new();
     for call in &listed {

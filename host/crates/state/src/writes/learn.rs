@@ -16,8 +16,8 @@ use rea_plugin_api::json::{Json, Object};
 
 use super::explain::{Explanation, Observed, learn_request, pointer_of, template_segments};
 use super::model::{
-    BodyModel, BulkIds, Effect, MemberModel, OptionedAnswer, ResponseKind, ResponseModel,
-    UpsertModel, WritePlan, WriteTarget,
+    BodyModel, BulkIds, Effect, FieldModel, MemberModel, OptionedAnswer, ResponseKind,
+    ResponseModel, UpsertModel, WritePlan, WriteTarget,
 };
 use super::observe::{After, Call, bulk_layout};
 use super::target::{Classified, TargetKind};
@@ -307,6 +307,10 @@ pub(super) fn learn_one(
     let mut explanation = explain(draft, calls, &observed, &written, rules);
     let fields = explanation.field_model(&draft.plan, &observed);
     fix_members(&mut body, &explanation.fixed);
+    if draft.plan.effect == Effect::Update {
+        let key = draft.classified.key_member.as_deref();
+        drop_unobserved_members(&mut body, &observed, &fields, key);
+    }
     draft.plan.fields = Some(fields);
     accept_stored_members(&mut body, draft, views, &written);
     draft.plan.body = Some(body);
@@ -688,6 +692,25 @@ fn observed_calls(draft: &Draft, calls: &[Call]) -> Result<Vec<usize>, &'static 
     Ok(observed)
 }
 
+/// An update's members that only calls nothing observed sent, which no observed entity holds
+/// under their own name nor the plan places elsewhere (`sent_as`): where such a member goes is
+/// unknown (`run_name` may rename more than a field), so the body no longer accepts it and a
+/// call sending it is refused rather than applied by guess.
+fn drop_unobserved_members(
+    body: &mut BodyModel,
+    observed: &[Observed<'_>],
+    fields: &FieldModel,
+    key_member: Option<&str>,
+) {
+    body.members.retain(|name, _| {
+        Some(name.as_str()) == key_member ||
+        observed.iter().any(|seen| {
+            seen.sent.contains_key(name)
+                || matches!(&seen.call.after, After::Present(Json::Object(after)) if after.contains_key(name))
+        }) || fields.sent_as.contains_key(name)
+    });
+}
+
 /// Fixed members: sent with one value, never stored.
 fn fix_members(body: &mut BodyModel, fixed: &std::collections::BTreeMap<String, Option<Json>>) {
     for (name, value) in fixed {
@@ -854,9 +877,16 @@ fn response_of(
     else {
         return Err("body-unusable");
     };
-    let Some((mut kind, pointer)) = response_kind(exemplar, draft.plan.effect) else {
+    let Some((mut kind, mut pointer)) = response_kind(exemplar, draft.plan.effect) else {
         return Err("body-unusable");
     };
+    let member = (kind == ResponseKind::Recorded && draft.plan.effect == Effect::Update)
+        .then(|| answered_member(draft, calls, exemplar))
+        .flatten();
+    if let Some((at, _)) = &member {
+        kind = ResponseKind::Entity;
+        pointer = Some(at.clone());
+    }
     if kind == ResponseKind::None
         && record
             .response
@@ -866,12 +896,17 @@ fn response_of(
     {
         kind = ResponseKind::Recorded;
     }
-    let required_members = if matches!(kind, ResponseKind::Entity | ResponseKind::Projection) {
+    let required_members = if member.is_some() {
+        Vec::new()
+    } else if matches!(kind, ResponseKind::Entity | ResponseKind::Projection) {
         required_members(draft, calls, kind, pointer.as_deref().unwrap_or(""), item)
     } else {
         Vec::new()
     };
-    let nulled_members = if kind == ResponseKind::Entity && draft.plan.effect != Effect::Document {
+    let nulled_members = if kind == ResponseKind::Entity
+        && draft.plan.effect != Effect::Document
+        && member.is_none()
+    {
         nulled_members(draft, calls, pointer.as_deref().unwrap_or(""))
     } else {
         Vec::new()
@@ -895,7 +930,26 @@ fn response_of(
         shows_computed: false,
         by_options: Vec::new(),
         rows: None,
+        member: member.map(|(_, member)| member),
     })
+}
+
+/// An update whose exemplar answers one object member of the entity after it (see
+/// [`super::observe::answered_member`]), where every recorded call whose entity after is known
+/// answers that member at the same place: (answer pointer, member).
+fn answered_member(draft: &Draft, calls: &[Call], exemplar: &Call) -> Option<(String, String)> {
+    let shown = |call: &Call| match (&call.response, &call.after) {
+        (Some(response), After::Present(after)) => super::observe::answered_member(response, after),
+        _ => None,
+    };
+    let found = shown(exemplar)?;
+    draft
+        .calls
+        .iter()
+        .map(|index| &calls[*index])
+        .filter(|call| matches!(call.after, After::Present(_)))
+        .all(|call| shown(call).as_ref() == Some(&found))
+        .then_some(found)
 }
 
 /// The top-level members of a recorded answer that name a text member of the written entity

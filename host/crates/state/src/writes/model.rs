@@ -576,6 +576,10 @@ pub struct ResponseModel {
     /// For a [`ResponseKind::Rows`] answer: the order of its items and what each shows.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rows: Option<RowsModel>,
+    /// For an [`ResponseKind::Entity`] answer showing one object member of the written entity
+    /// rather than the entity (`{"run_info": …}`, the run's `info`): that member's name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub member: Option<String>,
 }
 
 /// How a batch's answer lists the rows it wrote, one item per row (see [`ResponseKind::Rows`]),

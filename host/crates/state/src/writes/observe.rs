@@ -71,6 +71,9 @@ pub(crate) struct Call {
     /// the application held: this call shows the two writes' effects together and teaches
     /// nothing about its own.
     pub stale_before: bool,
+    /// A call that was stale but whose answer showed one member of its entity after it (see
+    /// [`scope_to_answered_member`]): that member; `before` is the entity after everywhere else.
+    pub answered_member: Option<String>,
     /// The document before (document writes).
     pub document_before: Option<Json>,
     /// Its position in its collection before.
@@ -495,6 +498,7 @@ impl Call {
             key: None,
             before: None,
             stale_before: false,
+            answered_member: None,
             document_before: None,
             before_position: None,
             after: After::Unobserved,
@@ -982,11 +986,69 @@ fn mark_unobserved(call: &mut Call, unobserved: &mut HashSet<EntityKey>) {
         id.clone(),
     );
     call.stale_before = call.before.is_some() && unobserved.contains(&key);
+    if call.stale_before {
+        scope_to_answered_member(call);
+    }
     if call.after == After::Unobserved {
         unobserved.insert(key);
     } else {
         unobserved.remove(&key);
     }
+}
+
+/// A call whose entity an earlier unobserved write changed, but whose own answer shows one
+/// object member of its entity as the read after it shows that member (`{"run_info": …}`
+/// equal to the run's `info`), observed that member: what the call did is learned there only.
+/// Its `before` takes the entity after everywhere else (what lies outside the member is the
+/// earlier write's, which no answer of this call shows) and it is no longer stale. Nothing
+/// changes when no member, or more than one, matches.
+fn scope_to_answered_member(call: &mut Call) {
+    let (Some(before), After::Present(after)) = (call.before.as_mut(), &call.after) else {
+        return;
+    };
+    let Some(member) = call
+        .response
+        .as_ref()
+        .and_then(|response| answered_member(response, after))
+        .map(|(_, member)| member)
+    else {
+        return;
+    };
+    let Some(held) = before.fields.get(&member).cloned() else {
+        return;
+    };
+    let mut scoped = after.clone();
+    if let Json::Object(object) = &mut scoped {
+        object.insert(&member, held);
+    }
+    before.fields = scoped;
+    call.stale_before = false;
+    call.answered_member = Some(member);
+}
+
+/// Where an answer shows one object member of the written entity whole: the answer's one
+/// top-level member whose value is an object equal to exactly one object member of `entity`
+/// (answer pointer, entity member name); `None` when the answer is the entity itself or no
+/// single member matches.
+pub(crate) fn answered_member(response: &Json, entity: &Json) -> Option<(String, String)> {
+    let (Json::Object(answer), Json::Object(entity)) = (response, entity) else {
+        return None;
+    };
+    let mut shown = answer.iter();
+    let (Some((key, shown)), None) = (shown.next(), shown.next()) else {
+        return None;
+    };
+    if shown.as_object().is_none_or(|members| members.is_empty()) {
+        return None;
+    }
+    let mut holders = entity.iter().filter(|(_, held)| *held == shown);
+    let (member, _) = holders.next()?;
+    holders.next().is_none().then(|| {
+        (
+            format!("/{}", rea_plugin_api::json::escape_pointer_segment(key)),
+            member.to_owned(),
+        )
+    })
 }
 
 /// Whether a call sent an array of objects (a batch create's body).

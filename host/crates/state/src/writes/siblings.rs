@@ -468,6 +468,7 @@ mod tests {
             renamed: Default::default(),
             by_options: Vec::new(),
             rows: None,
+            member: None,
         };
         assert!(shows_whole(
             &answer(&["id", "status", "subject"]),

@@ -3088,3 +3088,71 @@ fn one_sibling_missing_answer_naming_nothing_of_its_path_is_borrowed() {
         assert_ne!(answer["status"], 404, "{named}: {answer}");
     }
 }
+
+#[test]
+fn a_stale_update_answering_one_member_of_its_entity_is_learned_in_that_member() {
+    // MLflow's runs/update follows an unobserved log-batch of the same run, but its own answer
+    // shows the run's `info` (`{"run_info": …}`) as the read after it does: the update is
+    // learned in that member (status set at /info/status), the rest of the change is the
+    // earlier write's. A member only an unobserved call sent (`title`, its answer followed by
+    // another unobserved write) is not accepted.
+    let note = |state: &str, title: &str, pinned: bool| json!({"id": 1, "info": {"state": state, "title": title}, "pinned": pinned});
+    let fixture = derive(vec![
+        get(0, "/notes", 200, json!([note("open", "a", false)])),
+        get(1, "/notes/1", 200, note("open", "a", false)),
+        record(2, "PUT", "/notes/1/pin", None, 204, Value::Null),
+        record(
+            3,
+            "POST",
+            "/notes/1",
+            Some(json!({"state": "done"})),
+            200,
+            json!({"note_info": {"state": "done", "title": "a"}}),
+        ),
+        get(4, "/notes/1", 200, note("done", "a", true)),
+        record(
+            5,
+            "POST",
+            "/notes/1",
+            Some(json!({"title": "b"})),
+            200,
+            json!({"note_info": {"state": "done", "title": "b"}}),
+        ),
+        record(6, "PUT", "/notes/1/pin", None, 204, Value::Null),
+        get(7, "/notes/1", 200, note("done", "b", true)),
+    ]);
+    let update = fixture.plan("post_notes_by_id");
+    assert!(update.served, "{update:?}");
+    let fields = update.fields.as_ref().expect("fields");
+    assert_eq!(
+        fields.sent_as.get("state").map(String::as_str),
+        Some("/info/state")
+    );
+    let response = update.response.as_ref().expect("response");
+    assert_eq!(response.member.as_deref(), Some("info"));
+    assert_eq!(response.pointer.as_deref(), Some("/note_info"));
+    let body = update.body.as_ref().expect("body");
+    assert!(!body.members.contains_key("title"), "{body:?}");
+    // The pin stays withheld: nothing observed it alone.
+    assert!(!fixture.plan("put_notes_pin_by_note_id").served);
+    // Served: the state set in the member, the answer that member, the rest kept.
+    let (before, _) = fixture.call("get_notes_by_id", json!({"id": "1"}));
+    let (written, error) = fixture.call(
+        "post_notes_by_id",
+        json!({"id": "1", "body": {"state": "held"}}),
+    );
+    assert!(!error, "{written}");
+    let (read, _) = fixture.call("get_notes_by_id", json!({"id": "1"}));
+    let mut expected = before["body"].clone();
+    expected["info"]["state"] = json!("held");
+    assert_eq!(read["body"], expected);
+    assert_eq!(written["body"], json!({"note_info": expected["info"]}));
+    // A member whose effect no observed call showed is refused, and changes nothing.
+    let (refused, error) = fixture.call(
+        "post_notes_by_id",
+        json!({"id": "1", "body": {"title": "c"}}),
+    );
+    assert!(error, "{refused}");
+    let (read, _) = fixture.call("get_notes_by_id", json!({"id": "1"}));
+    assert_eq!(read["body"], expected);
+}
