@@ -244,6 +244,12 @@ pub fn answered_ordinals(state: &StateView) -> std::collections::BTreeSet<u64> {
     );
     wanted.extend(
         state
+            .tree_writes
+            .iter()
+            .flat_map(crate::tree_writes::TreeWrites::base_ordinals),
+    );
+    wanted.extend(
+        state
             .folder_listings
             .iter()
             .filter_map(|listing| Some(listing.missing.as_ref()?.base_ordinal)),
