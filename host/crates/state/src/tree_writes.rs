@@ -649,3 +649,175 @@ pub fn derive(
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> Json {
+        rea_plugin_api::json::parse(text.as_bytes()).expect("json")
+    }
+
+    fn listing() -> FolderListing {
+        let entries: BTreeMap<String, Json> = [
+            (
+                "/f",
+                r#"{"key":"/f","dir":true,"modifiedIndex":2,"createdIndex":2}"#,
+            ),
+            (
+                "/f/a",
+                r#"{"key":"/f/a","value":"on","modifiedIndex":2,"createdIndex":2}"#,
+            ),
+            (
+                "/f/b",
+                r#"{"key":"/f/b","value":"off","modifiedIndex":3,"createdIndex":3}"#,
+            ),
+        ]
+        .into_iter()
+        .map(|(text, entry)| (text.to_owned(), parse(entry)))
+        .collect();
+        FolderListing {
+            prefix: "/keys".to_owned(),
+            pointer: "/node".to_owned(),
+            member: "key".to_owned(),
+            children: "nodes".to_owned(),
+            base_ordinal: 0,
+            root: None,
+            queries: Vec::new(),
+            listed: ["".to_owned(), "/f".to_owned()].into_iter().collect(),
+            entries,
+            missing: None,
+        }
+    }
+
+    /// A compare-and-swap class: `prevValue` compares `value`, the created index is kept.
+    fn swap() -> TreeClass {
+        TreeClass {
+            query: [(
+                "prevValue".to_owned(),
+                QueryRole::Compares("value".to_owned()),
+            )]
+            .into_iter()
+            .collect(),
+            body: ["value".to_owned()].into_iter().collect(),
+            previous_shape: Some(
+                ["createdIndex", "key", "modifiedIndex", "value"]
+                    .into_iter()
+                    .map(str::to_owned)
+                    .collect(),
+            ),
+            appends: None,
+            removes: false,
+            base_ordinal: 7,
+            node: vec![
+                ("key".to_owned(), NodeRole::Named),
+                ("value".to_owned(), NodeRole::Sent("value".to_owned())),
+                ("modifiedIndex".to_owned(), NodeRole::Counter),
+                (
+                    "createdIndex".to_owned(),
+                    NodeRole::Kept("createdIndex".to_owned()),
+                ),
+            ],
+            previous: Some("/prevNode".to_owned()),
+        }
+    }
+
+    fn body(value: &str) -> BTreeMap<String, String> {
+        [("value".to_owned(), value.to_owned())]
+            .into_iter()
+            .collect()
+    }
+
+    #[test]
+    fn bodies_are_read_as_form_pairs_or_objects_of_strings() {
+        let form = body_members(b"value=export%3A2026+11&dir=true").expect("a form");
+        assert_eq!(form["value"], "export:2026 11");
+        assert_eq!(form["dir"], "true");
+        assert_eq!(
+            body_members(br#"{"value":"x"}"#).expect("an object")["value"],
+            "x"
+        );
+        assert_eq!(body_members(b"").expect("no body"), BTreeMap::new());
+        // An object member that is no string, or a JSON array: not a body of members.
+        assert_eq!(body_members(br#"{"value":1}"#), None);
+        assert_eq!(body_members(b"[1]"), None);
+    }
+
+    #[test]
+    fn a_class_renders_a_fitting_call_and_refuses_a_failed_compare() {
+        let listing = listing();
+        let entries = TreeEntries::start(&listing, 3);
+        let base = parse(r#"{"action":"compareAndSwap","node":{},"prevNode":{}}"#);
+        let pairs = [("prevValue".to_owned(), "on".to_owned())];
+        let sent = body("off");
+        let call = TreeCall {
+            method: "PUT",
+            rest: "/f/a",
+            pairs: &pairs,
+            body: &sent,
+        };
+        let effect = swap()
+            .render(&listing, &entries, &call, &base)
+            .expect("fits");
+        assert_eq!(
+            effect.answer,
+            parse(
+                r#"{"action":"compareAndSwap","node":{"key":"/f/a","value":"off","modifiedIndex":4,"createdIndex":2},"prevNode":{"key":"/f/a","value":"on","modifiedIndex":2,"createdIndex":2}}"#
+            )
+        );
+        let mut after = entries.clone();
+        after.apply(&effect);
+        assert_eq!(after.counter, 4);
+        assert_eq!(after.entries["/f/a"].get("value"), Some(&Json::from("off")));
+        // The compare fails (the key holds "on"), a key the tree lacks, a folder: none fits.
+        let failed = [("prevValue".to_owned(), "off".to_owned())];
+        for (rest, pairs) in [("/f/a", &failed), ("/f/c", &pairs), ("/f", &pairs)] {
+            let call = TreeCall {
+                method: "PUT",
+                rest,
+                pairs,
+                body: &sent,
+            };
+            assert_eq!(
+                swap().render(&listing, &entries, &call, &base),
+                None,
+                "{rest}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_removal_takes_everything_below_and_an_append_needs_its_folder() {
+        let listing = listing();
+        let mut entries = TreeEntries::start(&listing, 3);
+        entries.apply(&TreeEffect {
+            text: "/f".to_owned(),
+            after: None,
+            answer: Json::Null,
+            base_ordinal: 0,
+        });
+        assert!(entries.entries.is_empty(), "{:?}", entries.entries);
+        assert!(entries.written_below(""));
+        let append = TreeClass {
+            query: BTreeMap::new(),
+            previous_shape: None,
+            appends: Some(4),
+            previous: None,
+            node: vec![("key".to_owned(), NodeRole::Named)],
+            ..swap()
+        };
+        let sent = body("job");
+        let call = TreeCall {
+            method: "POST",
+            rest: "/f",
+            pairs: &[],
+            body: &sent,
+        };
+        assert_eq!(append.render(&listing, &entries, &call, &Json::Null), None);
+        let held = TreeEntries::start(&listing, 3);
+        let effect = append
+            .render(&listing, &held, &call, &parse(r#"{"node":{}}"#))
+            .expect("the folder is held");
+        assert_eq!(effect.text, "/f/0004");
+    }
+}
