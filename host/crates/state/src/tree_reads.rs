@@ -108,7 +108,7 @@ pub fn confirm(
         if !read.method.eq_ignore_ascii_case("GET") {
             continue;
         }
-        let Some(rest) = crate::tree_writes::rest_below(read, &listing.prefix) else {
+        let Some(rest) = crate::unlisted::rest_of(read, &listing.prefix) else {
             continue;
         };
         let tool = &manifest.tools.get(read.tool)?.name;

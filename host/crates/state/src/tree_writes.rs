@@ -36,7 +36,7 @@ use rea_plugin_api::json::{Json, Object};
 use serde::{Deserialize, Serialize};
 
 use crate::listings::FolderListing;
-use crate::observation::{Observation, Timeline, decoded, is_write_tool};
+use crate::observation::{Observation, Timeline, is_write_tool};
 
 /// The learned writes of one folder tree.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -202,14 +202,6 @@ impl TreeEntries {
     }
 }
 
-/// The decoded request path of an observation after `prefix` (`None`: not below it).
-pub(crate) fn rest_below(observation: &Observation, prefix: &str) -> Option<String> {
-    let segments: Vec<String> = observation.segments.iter().map(|s| decoded(s)).collect();
-    let path = format!("/{}", segments.join("/"));
-    let rest = path.strip_prefix(prefix)?;
-    (rest.starts_with('/') && rest.len() > 1).then(|| rest.to_owned())
-}
-
 /// The members a recorded request body sent: a form body's pairs, or a JSON object's string
 /// members (`None`: another body).
 pub fn body_members(text: &[u8]) -> Option<BTreeMap<String, String>> {
@@ -282,7 +274,7 @@ pub(crate) fn tree_writes<'t>(
         if !is_write_tool(tool) || !observation.is_success() {
             continue;
         }
-        let Some(rest) = rest_below(observation, &listing.prefix) else {
+        let Some(rest) = crate::unlisted::rest_of(observation, &listing.prefix) else {
             continue;
         };
         let bytes = records
@@ -399,6 +391,54 @@ pub(crate) fn follow(
     })
 }
 
+/// The role of each query parameter a call sent: a compare on the member of the previous entry
+/// its value spells, else an exact value.
+fn query_roles(
+    pairs: &[(String, String)],
+    previous: Option<&Object>,
+) -> BTreeMap<String, QueryRole> {
+    pairs
+        .iter()
+        .map(|(name, value)| {
+            let compared = previous.and_then(|entry| {
+                entry
+                    .iter()
+                    .find(|(_, held)| spelled(held).as_deref() == Some(value.as_str()))
+                    .map(|(member, _)| member.to_owned())
+            });
+            let role =
+                compared.map_or_else(|| QueryRole::Exact(value.clone()), QueryRole::Compares);
+            (name.clone(), role)
+        })
+        .collect()
+}
+
+/// The role of each member of a written node (see the module docs).
+fn node_roles(
+    (listing, next): (&FolderListing, i64),
+    node: &Object,
+    body: &BTreeMap<String, String>,
+    previous: Option<&Object>,
+) -> Vec<(String, NodeRole)> {
+    node.iter()
+        .map(|(name, value)| {
+            let sent = body.get(name).map(|sent| Json::String(sent.clone()));
+            let role = if name == listing.member {
+                NodeRole::Named
+            } else if integer(value) == Some(next) {
+                NodeRole::Counter
+            } else if sent.as_ref() == Some(value) {
+                NodeRole::Sent(name.to_owned())
+            } else if previous.and_then(|entry| entry.get(name)) == Some(value) {
+                NodeRole::Kept(name.to_owned())
+            } else {
+                NodeRole::Constant(value.clone())
+            };
+            (name.to_owned(), role)
+        })
+        .collect()
+}
+
 /// The class one recorded call shows (see the module docs).
 fn learn_class(
     listing: &FolderListing,
@@ -422,45 +462,8 @@ fn learn_class(
         .and_then(|text| entries.entries.get(&text))
         .map(|entry| without_children(entry, &listing.children));
     let previous_object = previous_entry.as_ref().and_then(Json::as_object);
-    let query = call
-        .pairs
-        .iter()
-        .map(|(name, value)| {
-            let compared = previous_object.and_then(|entry| {
-                entry
-                    .iter()
-                    .find(|(_, held)| spelled(held).as_deref() == Some(value.as_str()))
-                    .map(|(member, _)| member.to_owned())
-            });
-            let role =
-                compared.map_or_else(|| QueryRole::Exact(value.clone()), QueryRole::Compares);
-            (name.clone(), role)
-        })
-        .collect();
-    let node = write
-        .node
-        .iter()
-        .map(|(name, value)| {
-            let role = if name == listing.member {
-                NodeRole::Named
-            } else if integer(value) == Some(next) {
-                NodeRole::Counter
-            } else if call
-                .body
-                .get(name)
-                .map(|sent| Json::String(sent.clone()))
-                .as_ref()
-                == Some(value)
-            {
-                NodeRole::Sent(name.to_owned())
-            } else if previous_object.and_then(|entry| entry.get(name)) == Some(value) {
-                NodeRole::Kept(name.to_owned())
-            } else {
-                NodeRole::Constant(value.clone())
-            };
-            (name.to_owned(), role)
-        })
-        .collect();
+    let query = query_roles(call.pairs, previous_object);
+    let node = node_roles((listing, next), write.node, call.body, previous_object);
     let pointer_member = listing
         .pointer
         .trim_start_matches('/')
