@@ -5,7 +5,7 @@
 //! the files and folders elsewhere still answer from the state. Jupyter Server's file `PUT
 //! /api/contents/{dir}/{file}` (build calls 15, 18, 38 under `notes`, whose listing read 17 shows
 //! the created `standup.md`). Only this recorded application shows the rule: etcd's v2 key writes
-//! have no state target yet (see the report of the docs branch).
+//! are folder-tree writes instead (see `state_tree_writes`).
 
 use serde_json::{Value, json};
 

@@ -60,11 +60,30 @@ pub fn request_line(record: &CaptureRecord) -> Option<String> {
     Some(cut(&format!("{method} {path}{query}")))
 }
 
-/// A recorded request body: JSON when it parses, else its text; `None` when blank or absent.
+/// A recorded request body: JSON when it parses, a form body's pairs as an object of strings
+/// (the members the tool's body schema names, as an agent sends them), else its text; `None`
+/// when blank or absent.
 pub fn request_body(record: &CaptureRecord) -> Option<Value> {
     let bytes = record.request.body.bytes()?;
     if bytes.iter().all(u8::is_ascii_whitespace) {
         return None;
+    }
+    let form = record.request.media_type.as_deref().is_some_and(|media| {
+        media.split(';').next().is_some_and(|essence| {
+            essence
+                .trim()
+                .eq_ignore_ascii_case("application/x-www-form-urlencoded")
+        })
+    });
+    if let (true, Ok(text)) = (form, std::str::from_utf8(&bytes)) {
+        let pairs = rea_plugin_api::contracts::capture::url::decode_query(text.trim());
+        let mut members = serde_json::Map::new();
+        for (name, value) in pairs {
+            if members.insert(name, Value::String(value)).is_some() {
+                return Some(Value::String(text.to_owned()));
+            }
+        }
+        return Some(Value::Object(members));
     }
     Some(
         serde_json::from_slice(&bytes)

@@ -27,6 +27,9 @@ impl StateService {
         arguments: &Map<String, Value>,
         provenance: bool,
     ) -> StateAnswer {
+        if let Some(answer) = self.answer_tree_write(tool, arguments) {
+            return answer;
+        }
         if let Some(plan) = self.derived().write_plan(tool) {
             if plan.served {
                 return crate::writes::serve::write_call(self, plan, arguments);

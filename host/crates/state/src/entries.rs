@@ -432,21 +432,26 @@ impl FolderEntries {
 
     /// The entry a call names: its decoded path and query pairs (see the module docs).
     pub fn entry_for(&self, path: &str, pairs: &[(String, String)]) -> Option<&Json> {
-        if !pairs.iter().all(|pair| self.query.contains(pair)) {
-            return None;
-        }
-        if self.exact_query && pairs.iter().cloned().collect::<BTreeSet<_>>() != self.query {
-            return None;
-        }
         let rest = path.strip_prefix(&self.prefix)?;
         let entry = self
             .entries
             .get(rest)
             .or_else(|| self.entries.get(rest.trim_start_matches('/')))?;
-        let Json::Object(object) = entry else {
-            return None;
-        };
-        self.shapes.contains(&member_names(object)).then_some(entry)
+        self.accepts(pairs, entry).then_some(entry)
+    }
+
+    /// Whether a call sending `pairs` answers `entry` (an entry of this tree, as listed or as a
+    /// served write left it: see [`crate::tree_reads`]).
+    pub fn accepts(&self, pairs: &[(String, String)], entry: &Json) -> bool {
+        if !pairs.iter().all(|pair| self.query.contains(pair)) {
+            return false;
+        }
+        if self.exact_query && pairs.iter().cloned().collect::<BTreeSet<_>>() != self.query {
+            return false;
+        }
+        entry
+            .as_object()
+            .is_some_and(|object| self.shapes.contains(&member_names(object)))
     }
 }
 

@@ -71,6 +71,8 @@ pub mod service;
 pub mod sliced;
 pub mod startup;
 pub mod store;
+pub mod tree_reads;
+pub mod tree_writes;
 pub mod unlisted;
 pub mod view;
 pub mod writes;

@@ -342,6 +342,28 @@ impl FolderListing {
         pairs: &[(String, String)],
         base: &Json,
     ) -> Option<Json> {
+        let counter = self
+            .entries
+            .values()
+            .filter_map(Json::as_object)
+            .flat_map(|entry| entry.iter())
+            .filter_map(|(_, value)| match value {
+                Json::Number(number) => number.as_u64(),
+                _ => None,
+            })
+            .max();
+        self.answer_unlisted_at(rest, pairs, base, counter)
+    }
+
+    /// [`FolderListing::answer_unlisted`] with the tree's counter given (a served write's tree
+    /// keeps it: see [`crate::tree_writes`]).
+    pub fn answer_unlisted_at(
+        &self,
+        rest: &str,
+        pairs: &[(String, String)],
+        base: &Json,
+        counter: Option<u64>,
+    ) -> Option<Json> {
         let missing = self.missing.as_ref()?;
         let sent: BTreeSet<(String, String)> = pairs.iter().cloned().collect();
         if sent != missing.query || rest.trim_start_matches('/').is_empty() {
@@ -357,16 +379,6 @@ impl FolderListing {
         if !listed {
             return None;
         }
-        let counter = self
-            .entries
-            .values()
-            .filter_map(Json::as_object)
-            .flat_map(|entry| entry.iter())
-            .filter_map(|(_, value)| match value {
-                Json::Number(number) => number.as_u64(),
-                _ => None,
-            })
-            .max();
         missing.render(base, rest, counter)
     }
 }

@@ -93,6 +93,10 @@ pub struct StateView {
     /// none.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub folder_listings: Vec<crate::listings::FolderListing>,
+    /// The writes of folder trees learned from the listings' entries (see
+    /// [`crate::tree_writes`]); left out when none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tree_writes: Vec<crate::tree_writes::TreeWrites>,
     /// The recorded read tools that answer their recorded missing answer for an entity the live
     /// state lacks (see [`crate::absent`]); left out when none.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

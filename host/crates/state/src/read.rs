@@ -413,6 +413,13 @@ impl StateService {
     ) -> StateAnswer {
         let template = view.path_template.as_str();
         let recording = |reason: &str| self.recording(tool, template, call, reason, stale);
+        if matches!(
+            view.detail,
+            ViewDetail::Recorded { .. } | ViewDetail::Document(_)
+        ) && let Some(answer) = self.answer_tree_read(tool, template, call)
+        {
+            return answer;
+        }
         // A query an item view was read with that shows the document as its folder lists it.
         if matches!(view.detail, ViewDetail::Item(_))
             && let Some(answer) = self.answer_entry(tool, template, call, self.written_any())

@@ -220,12 +220,6 @@ pub fn answered_ordinals(state: &StateView) -> std::collections::BTreeSet<u64> {
     }
     wanted.extend(
         state
-            .folder_entries
-            .iter()
-            .map(|entries| entries.base_ordinal),
-    );
-    wanted.extend(
-        state
             .absent_answers
             .iter()
             .map(|absent| absent.missing_ordinal),
@@ -236,17 +230,25 @@ pub fn answered_ordinals(state: &StateView) -> std::collections::BTreeSet<u64> {
             .iter()
             .flat_map(|sliced| sliced.bases.iter().map(|base| base.ordinal)),
     );
-    wanted.extend(
-        state
-            .folder_listings
-            .iter()
-            .map(|listing| listing.base_ordinal),
-    );
-    wanted.extend(
-        state
-            .folder_listings
-            .iter()
-            .filter_map(|listing| Some(listing.missing.as_ref()?.base_ordinal)),
-    );
+
+    wanted.extend(folder_ordinals(state));
     wanted
+}
+
+/// The records a folder tree's answers quote: its entries' and listings' bases, its missing
+/// answer, its served writes' recorded answers.
+fn folder_ordinals(state: &StateView) -> impl Iterator<Item = u64> + '_ {
+    let entries = state
+        .folder_entries
+        .iter()
+        .map(|entries| entries.base_ordinal);
+    let listings = state.folder_listings.iter().flat_map(|listing| {
+        std::iter::once(listing.base_ordinal)
+            .chain(listing.missing.as_ref().map(|missing| missing.base_ordinal))
+    });
+    let trees = state
+        .tree_writes
+        .iter()
+        .flat_map(crate::tree_writes::TreeWrites::base_ordinals);
+    entries.chain(listings).chain(trees)
 }

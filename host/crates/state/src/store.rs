@@ -40,6 +40,7 @@ use crate::counters::{StoreCounter, next};
 use crate::derive::entities::collection_key;
 use crate::held::{FieldIndex, HeldIndexes, Referrers, SharedValues, SortedMembers};
 use crate::model::{Document, Entity, EntityType, WriteScope};
+use crate::tree_writes::{TreeEffect, TreeEntries};
 
 /// The format name of a state document.
 pub const STATE_FORMAT: &str = "rea-state/v1";
@@ -119,6 +120,8 @@ pub struct LiveState {
     /// and its resets; not a loaded one), and the keys written since (see
     /// [`LiveState::listed_row_open`]).
     listed_rows: ListedRows,
+    /// The folder trees served writes changed, by prefix (see [`crate::tree_writes`]).
+    trees: BTreeMap<String, TreeEntries>,
 }
 
 /// The rows of the build's folder listings this state may still hold only as rows.
@@ -947,6 +950,29 @@ impl LiveState {
     /// Served writes since the reset or load.
     pub fn writes(&self) -> u64 {
         self.writes
+    }
+
+    /// A folder tree's entries as served writes left them (`None`: no served write changed it).
+    pub fn tree(&self, prefix: &str) -> Option<&TreeEntries> {
+        self.trees.get(prefix)
+    }
+
+    /// Applies a served write's effect to a folder tree (first taking its entries from
+    /// `initial`): the tree's pseudo-document is written, and one write is counted.
+    pub fn write_tree(
+        &mut self,
+        prefix: &str,
+        initial: impl FnOnce() -> TreeEntries,
+        effect: &TreeEffect,
+    ) {
+        self.trees
+            .entry(prefix.to_owned())
+            .or_insert_with(initial)
+            .apply(effect);
+        self.written.insert(WriteScope::Document {
+            document: prefix.to_owned(),
+        });
+        self.writes += 1;
     }
 
     /// Counts one served write.

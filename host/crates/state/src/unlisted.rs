@@ -51,7 +51,7 @@ struct Missing<'t> {
 }
 
 /// The decoded path of an observation, after `prefix` (`None`: not below it).
-fn rest_of(read: &Observation, prefix: &str) -> Option<String> {
+pub(crate) fn rest_of(read: &Observation, prefix: &str) -> Option<String> {
     let segments: Vec<String> = read.segments.iter().map(|s| decoded(s)).collect();
     let path = format!("/{}", segments.join("/"));
     let rest = path.strip_prefix(prefix)?;

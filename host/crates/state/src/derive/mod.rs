@@ -227,6 +227,13 @@ fn derive_pass(
     crate::relations::generalize_lists(&entities, &mut views);
     let folder_entries = crate::entries::derive(manifest, timeline, &views);
     let folder_listings = crate::listings::derive(timeline, &folder_entries);
+    let tree_writes = crate::tree_writes::derive(
+        manifest,
+        timeline,
+        records,
+        &folder_listings,
+        &folder_entries,
+    );
     let absent_answers = crate::absent::derive(manifest, timeline, (&types, &entities), &views);
     let sliced_members = crate::sliced::derive(manifest, timeline, &views);
     let write_clock = crate::instant::write_clock(
@@ -252,6 +259,7 @@ fn derive_pass(
         write_plans: Vec::new(),
         folder_entries,
         folder_listings,
+        tree_writes,
         absent_answers,
         sliced_members,
         store_counters: crate::counters::derive(manifest, timeline),
@@ -262,11 +270,35 @@ fn derive_pass(
     mark_unmodelled(&mut state, &unmodelled, &nested);
     mark_deleted_flags(&mut state, &plans);
     state.write_plans = plans;
+    mark_tree_writes(&mut state);
     state.related_writes = related;
     if rules.sibling_transfer() {
         crate::writes::siblings::borrow_missing_answers(&mut state, records);
     }
     state
+}
+
+/// The write tools a folder tree's learned writes serve (see [`crate::tree_writes`]): their
+/// plans are served, confirmed by the reads that agreed with the tree's replayed writes.
+fn mark_tree_writes(state: &mut StateView) {
+    for writes in &state.tree_writes {
+        for tool in &writes.tools {
+            let Some(plan) = state
+                .write_plans
+                .iter_mut()
+                .find(|plan| plan.tool == tool.tool)
+            else {
+                continue;
+            };
+            if tool.classes.is_empty() {
+                continue;
+            }
+            plan.served = true;
+            plan.reason = None;
+            plan.hint = None;
+            plan.confirmed_by = writes.confirmed_by.clone();
+        }
+    }
 }
 
 /// The types no write tool writes whose collection lies inside the collection of a type a
