@@ -23,7 +23,7 @@ use rea_plugin_api::contracts::rule::{
 use rea_plugin_api::json::{Json, Object};
 use serde_json::Value;
 
-use super::model::{Effect, PlanRule, ResponseKind, WritePlan};
+use super::model::{Effect, PlanRule, ResponseKind, ResponseModel, WritePlan};
 use crate::derive::entities::collection_key;
 use crate::held::HeldAnswers;
 use crate::model::{Document, Entity};
@@ -1638,20 +1638,7 @@ fn render_written(plan: &WritePlan, recorded: Option<&Json>, change: &Change) ->
     let generated = change.generated.first().cloned().unwrap_or_default();
     match response.kind {
         ResponseKind::Recorded if !response.renamed.is_empty() || response.shows_computed => {
-            let entity = written?;
-            let mut body = recorded.clone();
-            for (key, member) in &response.renamed {
-                let value = entity.fields.get(member)?.clone();
-                body = with_value_at(
-                    body,
-                    &format!("/{}", rea_plugin_api::json::escape_pointer_segment(key)),
-                    value,
-                );
-            }
-            if response.shows_computed {
-                body = with_computed(body, &change.computed, entity)?;
-            }
-            Some(body)
+            render_recorded_members(response, recorded, change, written?)
         }
         ResponseKind::None | ResponseKind::Recorded => Some(recorded.clone()),
         ResponseKind::Rows => {
@@ -1696,27 +1683,58 @@ fn render_written(plan: &WritePlan, recorded: Option<&Json>, change: &Change) ->
             let value = crate::render::identity_value(&entity.fields, identity)?.clone();
             Some(with_value_at(recorded.clone(), pointer, value))
         }
-        ResponseKind::Projection => {
-            let entity = written?;
-            let shown = recorded.pointer(pointer)?.as_object()?;
-            let mut object = Object::with_capacity(shown.len());
-            for (key, value) in shown.iter() {
-                let generated_value = generated.get(&format!(
-                    "/{}",
-                    rea_plugin_api::json::escape_pointer_segment(key)
-                ));
-                let value = generated_value
-                    .or_else(|| entity.fields.get(key))
-                    .unwrap_or(value);
-                object.insert(key, value.clone());
-            }
-            Some(with_value_at(
-                recorded.clone(),
-                pointer,
-                Json::Object(object),
-            ))
-        }
+        ResponseKind::Projection => render_projection(recorded, pointer, &generated, written?),
     }
+}
+
+/// The recorded answer with the members the write renamed or computed taken from the written
+/// entity.
+fn render_recorded_members(
+    response: &ResponseModel,
+    recorded: &Json,
+    change: &Change,
+    entity: &Entity,
+) -> Option<Json> {
+    let mut body = recorded.clone();
+    for (key, member) in &response.renamed {
+        let value = entity.fields.get(member)?.clone();
+        body = with_value_at(
+            body,
+            &format!("/{}", rea_plugin_api::json::escape_pointer_segment(key)),
+            value,
+        );
+    }
+    if response.shows_computed {
+        body = with_computed(body, &change.computed, entity)?;
+    }
+    Some(body)
+}
+
+/// The recorded answer's object at `pointer`, each member taken from the values the write
+/// generated, else from the written entity, else as recorded.
+fn render_projection(
+    recorded: &Json,
+    pointer: &str,
+    generated: &BTreeMap<String, Json>,
+    entity: &Entity,
+) -> Option<Json> {
+    let shown = recorded.pointer(pointer)?.as_object()?;
+    let mut object = Object::with_capacity(shown.len());
+    for (key, value) in shown.iter() {
+        let generated_value = generated.get(&format!(
+            "/{}",
+            rea_plugin_api::json::escape_pointer_segment(key)
+        ));
+        let value = generated_value
+            .or_else(|| entity.fields.get(key))
+            .unwrap_or(value);
+        object.insert(key, value.clone());
+    }
+    Some(with_value_at(
+        recorded.clone(),
+        pointer,
+        Json::Object(object),
+    ))
 }
 
 /// The first member every recorded answer carried (at the answer's entity) that a rendered
