@@ -441,18 +441,11 @@ impl StateService {
                     .unwrap_or_else(recording),
             },
             ViewDetail::List(list) if names_restated(list, call) => {
-                let unrestated = restated_off(list, call);
                 match call.projected(&list.projected_query_keys) {
                     Some(reason) => recording(reason),
-                    None => match self.answer_list(tool, template, list, &unrestated, exact) {
-                        Ok(StateAnswer::Rendered(answer))
-                            if restates_pairs(&list.restated_query, call, &answer.body) =>
-                        {
-                            StateAnswer::Rendered(answer)
-                        }
-                        Ok(_) => recording(UNRESTATED_QUERY),
-                        Err(reason) => recording(reason),
-                    },
+                    None => self
+                        .answer_restated_list(tool, template, list, call, exact)
+                        .unwrap_or_else(recording),
                 }
             }
             ViewDetail::List(list) => match call.projected(&list.projected_query_keys) {
@@ -482,6 +475,28 @@ impl StateService {
                 self.answer_member(template, member, call, exact)
             }
             ViewDetail::Member(_) => recording("member-query"),
+        }
+    }
+
+    /// A list call naming a parameter its view learned as restating the answer: the list
+    /// answered without it, where the answer's own top-level member holds the value the call
+    /// gives (else `unrestated-query`).
+    fn answer_restated_list(
+        &self,
+        tool: &str,
+        template: &str,
+        list: &ListView,
+        call: &Call,
+        exact: bool,
+    ) -> Result<StateAnswer, &'static str> {
+        let unrestated = restated_off(list, call);
+        match self.answer_list(tool, template, list, &unrestated, exact)? {
+            StateAnswer::Rendered(answer)
+                if restates_pairs(&list.restated_query, call, &answer.body) =>
+            {
+                Ok(StateAnswer::Rendered(answer))
+            }
+            _ => Err(UNRESTATED_QUERY),
         }
     }
 

@@ -295,15 +295,10 @@ pub(super) fn learn_one(
             sent: &sent[index],
         })
         .collect();
-    // An update copying its entity under a new identity does so on every observed call.
-    let copies = observed
-        .iter()
-        .filter(|seen| seen.call.copy.is_some())
-        .count();
-    if copies > 0 && copies < observed.len() {
-        return draft.plan.withhold("unexplained-change");
-    }
-    draft.plan.copies = copies > 0;
+    draft.plan.copies = match copies_on_every_call(&observed) {
+        Ok(copies) => copies,
+        Err(reason) => return draft.plan.withhold(reason),
+    };
     let mut explanation = explain(draft, calls, &observed, &written, rules);
     let fields = explanation.field_model(&draft.plan, &observed);
     fix_members(&mut body, &explanation.fixed);
@@ -334,6 +329,19 @@ pub(super) fn learn_one(
         );
         draft.plan.withhold("unexplained-change");
     }
+}
+
+/// Whether the update copies its entity under a new identity: it must do so on every observed
+/// call or on none (else `unexplained-change`).
+fn copies_on_every_call(observed: &[Observed<'_>]) -> Result<bool, &'static str> {
+    let copies = observed
+        .iter()
+        .filter(|seen| seen.call.copy.is_some())
+        .count();
+    if copies > 0 && copies < observed.len() {
+        return Err("unexplained-change");
+    }
+    Ok(copies > 0)
 }
 
 /// Whether every observed call's answer shows, beside the members all the answers share, exactly
