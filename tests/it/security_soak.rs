@@ -443,7 +443,13 @@ fn soak_mixed_calls_at_concurrency_64() {
     let (server_cpu, client_cpu) = (cpu_seconds(pid), cpu_seconds(std::process::id()));
     let replayed = runtime.block_on(replay(&client, &rounds));
     server.signal("TERM");
-    let _ = server.finish();
+    let (_, _, server_stderr) = server.finish();
+    // A handler that panics drops its connection: the client sees a transport error, and the
+    // server's stderr says why.
+    let panics: Vec<&String> = server_stderr
+        .iter()
+        .filter(|line| line.contains("panicked"))
+        .collect();
 
     let (rss_cold, rss_start, rss_peak, rss_idle) = rounds.rss;
     let server_errors = client.server_errors.load(Ordering::Relaxed);
@@ -470,7 +476,7 @@ fn soak_mixed_calls_at_concurrency_64() {
     assert_eq!(
         (server_errors, transport_errors),
         (0, 0),
-        "transport errors: {:?}",
+        "transport errors: {:?}; server panics: {panics:?}",
         client.transport_messages.lock().expect("messages")
     );
     assert!(!rounds.final_writes.is_empty(), "the final round wrote");
