@@ -14,7 +14,8 @@
 //!   (file-backed pages, not memory the server holds) and makes its one-time allocations. RSS
 //!   before the warm-up (after the first load) is printed too, with the idle figure against it.
 //!   The server gives freed heap back once idle for 5 s, and again 1 s after its last connection
-//!   closed (the client's idle keep-alive connections close 10 s after their last request);
+//!   closed (the client drops keep-alive connections idle for 5 s, before the server's 10 s
+//!   request-head timeout would close them under a request);
 //! * the final `data/get` equal to a sequential replay of the final round's accepted writes
 //!   (from the same start: `data/reset`, `data/add`; each worker's patches in its order, creates
 //!   in the order the server numbered them). Earlier rounds end in the next round's reset and
@@ -408,6 +409,10 @@ fn client_of(address: &str) -> Client {
     Client {
         http: reqwest::Client::builder()
             .pool_max_idle_per_host(WORKERS)
+            // Below the server's 10 s request-head timeout, which closes a keep-alive connection
+            // idle that long: a client reusing it at that instant sees `IncompleteMessage` (the
+            // keep-alive race of HTTP/1.1, a harness fault, not the server's).
+            .pool_idle_timeout(Duration::from_secs(5))
             .timeout(Duration::from_secs(60))
             .build()
             .expect("client"),
