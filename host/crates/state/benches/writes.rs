@@ -165,111 +165,112 @@ fn key(id: usize) -> String {
     )
 }
 
-/// A capture with `writes` writes (see the module docs).
-fn synthetic(writes: usize) -> Vec<CaptureRecord> {
-    let mut records = Vec::new();
-    let mut ordinal = 0u64;
-    let mut push =
-        |method: &str, target: String, request: Option<Value>, status: u16, body: Value| {
-            records.push(record(ordinal, method, &target, request, status, body));
-            ordinal += 1;
-        };
-    // The items by id (json-server lists them in id order, which is creation order).
-    let mut items: std::collections::BTreeMap<usize, Value> = (1..=SEEDED)
-        .map(|id| (id, item(id, &format!("seed {id}"))))
-        .collect();
-    let page = |items: &std::collections::BTreeMap<usize, Value>| {
-        json!(items.values().take(10).cloned().collect::<Vec<_>>())
-    };
-    push(
-        "GET",
-        "/items".into(),
-        None,
-        200,
-        json!(items.values().cloned().collect::<Vec<_>>()),
-    );
-    push(
-        "GET",
-        "/items?_page=1&_limit=10".into(),
-        None,
-        200,
-        page(&items),
-    );
-    for seeded in items.values() {
-        push(
-            "GET",
-            format!("/items/{}", seeded["id"]),
-            None,
-            200,
-            seeded.clone(),
+/// The records of a synthetic capture, numbered in the order they are pushed.
+#[derive(Default)]
+struct Recording {
+    records: Vec<CaptureRecord>,
+    ordinal: u64,
+}
+
+/// The items by id (json-server lists them in id order, which is creation order).
+type Items = std::collections::BTreeMap<usize, Value>;
+
+impl Recording {
+    fn push(
+        &mut self,
+        method: &str,
+        target: String,
+        request: Option<Value>,
+        status: u16,
+        body: Value,
+    ) {
+        let record = record(self.ordinal, method, &target, request, status, body);
+        self.records.push(record);
+        self.ordinal += 1;
+    }
+
+    /// The first page of the list.
+    fn page(&mut self, items: &Items) {
+        let page = json!(items.values().take(10).cloned().collect::<Vec<_>>());
+        self.push("GET", "/items?_page=1&_limit=10".into(), None, 200, page);
+    }
+
+    /// The seeded items read as a list, a page and one by one.
+    fn seeds(&mut self, items: &Items) {
+        let all = json!(items.values().cloned().collect::<Vec<_>>());
+        self.push("GET", "/items".into(), None, 200, all);
+        self.page(items);
+        for seeded in items.values() {
+            let target = format!("/items/{}", seeded["id"]);
+            self.push("GET", target, None, 200, seeded.clone());
+        }
+    }
+
+    /// A create sending a title an item holds, refused as flexget refuses a taken name.
+    fn taken_create(&mut self, items: &Items) {
+        let taken = items[&3]["title"].clone();
+        let message = format!(
+            "item with title '{}' already exists",
+            taken.as_str().unwrap_or_default()
+        );
+        self.push(
+            "POST",
+            "/items".into(),
+            Some(json!({"title": taken, "done": false})),
+            409,
+            json!({"message": message, "status": "error", "status_code": 409}),
         );
     }
+
+    /// An update of `target`'s title, read back.
+    fn update(&mut self, items: &mut Items, target: usize) {
+        let mut updated = items[&target].clone();
+        updated["title"] = json!(format!("renamed {target}"));
+        let path = format!("/items/{target}");
+        let body = Some(json!({"title": updated["title"]}));
+        self.push("PATCH", path.clone(), body, 200, updated.clone());
+        self.push("GET", path, None, 200, updated.clone());
+        items.insert(target, updated);
+    }
+
+    /// A delete of `target`, read back missing.
+    fn delete(&mut self, items: &mut Items, target: usize) {
+        self.push("DELETE", format!("/items/{target}"), None, 200, json!({}));
+        self.push("GET", format!("/items/{target}"), None, 404, json!({}));
+        items.remove(&target);
+    }
+}
+
+/// A capture with `writes` writes (see the module docs).
+fn synthetic(writes: usize) -> Vec<CaptureRecord> {
+    let mut recording = Recording::default();
+    let mut items: Items = (1..=SEEDED)
+        .map(|id| (id, item(id, &format!("seed {id}"))))
+        .collect();
+    recording.seeds(&items);
     for write in 0..writes {
         let id = SEEDED + write + 1;
         let created = item(id, &format!("item {id}"));
-        push(
-            "POST",
-            "/items".into(),
-            Some(json!({"title": created["title"], "done": created["done"]})),
-            201,
-            created.clone(),
-        );
-        push("GET", format!("/items/{id}"), None, 200, created.clone());
+        let body = Some(json!({"title": created["title"], "done": created["done"]}));
+        recording.push("POST", "/items".into(), body, 201, created.clone());
+        recording.push("GET", format!("/items/{id}"), None, 200, created.clone());
         items.insert(id, created);
         if write == 0 {
-            // A create sending a title an item holds, refused as flexget refuses a taken name.
-            let taken = items[&3]["title"].clone();
-            push(
-                "POST",
-                "/items".into(),
-                Some(json!({"title": taken, "done": false})),
-                409,
-                json!({
-                    "message": format!("item with title '{}' already exists", taken.as_str().unwrap_or_default()),
-                    "status": "error",
-                    "status_code": 409
-                }),
-            );
+            recording.taken_create(&items);
         }
         if write % 4 == 3 {
             // An item created two writes ago (ids 2 mod 4 past the seeds: never deleted).
-            let target = id - 2;
-            let mut updated = items[&target].clone();
-            updated["title"] = json!(format!("renamed {target}"));
-            push(
-                "PATCH",
-                format!("/items/{target}"),
-                Some(json!({"title": updated["title"]})),
-                200,
-                updated.clone(),
-            );
-            push(
-                "GET",
-                format!("/items/{target}"),
-                None,
-                200,
-                updated.clone(),
-            );
-            items.insert(target, updated);
+            recording.update(&mut items, id - 2);
         }
         if write % 8 == 5 {
             // An item created three writes ago (ids 3 mod 8 past the seeds: never updated).
-            let target = id - 3;
-            push("DELETE", format!("/items/{target}"), None, 200, json!({}));
-            push("GET", format!("/items/{target}"), None, 404, json!({}));
-            items.remove(&target);
+            recording.delete(&mut items, id - 3);
         }
         if write.is_multiple_of((writes / 20).max(1)) {
-            push(
-                "GET",
-                "/items?_page=1&_limit=10".into(),
-                None,
-                200,
-                page(&items),
-            );
+            recording.page(&items);
         }
     }
-    records
+    recording.records
 }
 
 fn median(mut samples: Vec<Duration>) -> Duration {
