@@ -113,6 +113,7 @@ mod state_unmodelled_documents;
 mod state_where_filters;
 mod state_withheld;
 mod state_write_conflicts;
+mod state_write_defaults;
 mod state_write_lists;
 mod state_write_omitted;
 mod state_writes;

@@ -1011,7 +1011,11 @@ impl Applying<'_, '_> {
         } = target;
         let mut fields = self.created_fields(&entity_type, &collection);
         let applied = self.apply_rules(&collection, None)?;
+        let kept_identity = self.kept_identity(&identity);
         for (pointer, value) in &applied.set {
+            if kept_identity.as_ref() == Some(pointer) {
+                continue;
+            }
             match value {
                 Some(value) => set_pointer(&mut fields, pointer, value.clone()),
                 None => remove_pointer(&mut fields, pointer),
@@ -1047,18 +1051,43 @@ impl Applying<'_, '_> {
         Ok(())
     }
 
-    /// A created entity's fields before the rules: the members sent (not fixed, not a rule's),
-    /// the path values, the value every held entity of the collection shares (else the plan's
-    /// constant), and the plan's constants.
+    /// The pointer of the identity a call sent, when the plan keeps it as sent: no rule's to
+    /// generate (see `writes::defaults`).
+    fn kept_identity(&self, identity: &str) -> Option<String> {
+        let keeps = self.plan.fields.as_ref()?.identity_as_sent;
+        let sent = sent_members(self.plan, self.input.body.as_ref())?;
+        (keeps && sent.contains_key(identity)).then(|| {
+            format!(
+                "/{}",
+                rea_plugin_api::json::escape_pointer_segment(identity)
+            )
+        })
+    }
+
+    /// A created entity's fields before the rules: the members sent (not fixed, not a rule's, but
+    /// an identity the plan keeps as sent), the defaults of members left out, the path values,
+    /// the value every held entity of the collection shares (else the plan's constant), and the
+    /// plan's constants.
     fn created_fields(&self, entity_type: &str, collection: &str) -> Json {
         let plan = self.plan;
         let model = plan.fields.clone().unwrap_or_default();
         let sent = sent_members(plan, self.input.body.as_ref())
             .cloned()
             .unwrap_or_default();
+        let identity = plan
+            .target
+            .as_ref()
+            .and_then(|target| target.identity_field.as_deref())
+            .unwrap_or("id");
         let mut object = Object::new();
         for (key, value) in sent.iter() {
-            if !is_fixed(plan, key) && !ruled(plan, key) {
+            let kept = model.identity_as_sent && key == identity;
+            if kept || (!is_fixed(plan, key) && !ruled(plan, key)) {
+                object.insert(key, value.clone());
+            }
+        }
+        for (key, value) in &model.defaults {
+            if !object.contains_key(key) {
                 object.insert(key, value.clone());
             }
         }

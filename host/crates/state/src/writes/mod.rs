@@ -43,6 +43,7 @@ pub mod apply;
 mod children;
 pub mod confirm;
 mod conflict;
+mod defaults;
 mod dependents;
 mod explain;
 mod keyed;
@@ -537,6 +538,7 @@ pub(crate) fn derive_write_plans(
     }
     conflict::share_with_copies(&mut drafts);
     share_sorts(&mut drafts);
+    defaults::learn(&mut drafts, &observed);
     // Pass 4 (`confirm`).
     let unmodelled = confirm::confirm(
         manifest,

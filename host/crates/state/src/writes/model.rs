@@ -489,6 +489,14 @@ pub struct FieldModel {
     /// envelope member its reads hold the document's object under: `/data`).
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub document_pointer: String,
+    /// Create: members a call may leave out, with the value the type's recorded creations that
+    /// left them out stored (see `writes::defaults`).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub defaults: BTreeMap<String, Json>,
+    /// Create: a sent identity is kept as sent rather than generated (a recorded creation of the
+    /// type sent it and was created under it).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub identity_as_sent: bool,
 }
 
 /// A member holding a path value.

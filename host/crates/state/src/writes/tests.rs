@@ -3156,3 +3156,100 @@ fn a_stale_update_answering_one_member_of_its_entity_is_learned_in_that_member()
     let (read, _) = fixture.call("get_notes_by_id", json!({"id": "1"}));
     assert_eq!(read["body"], expected);
 }
+
+#[test]
+fn a_create_leaves_out_what_a_batch_row_left_out_and_keeps_a_sent_identity() {
+    // `POST /tasks` sends one object (every member) once; a batch leaves `state`, `owner` and
+    // `prio` out of its rows (stored `todo`, `null` and, disagreeing, 1 and 2) and sends one
+    // row's id, created under it (see `writes::defaults`).
+    let fixture = derive(vec![
+        get(
+            0,
+            "/tasks",
+            200,
+            json!([{"id": 1, "title": "a", "state": "doing", "owner": "ana", "prio": 3}]),
+        ),
+        record(
+            1,
+            "POST",
+            "/tasks",
+            Some(json!({"title": "b", "state": "doing", "owner": "bo", "prio": 2})),
+            201,
+            json!({"id": 2, "title": "b", "state": "doing", "owner": "bo", "prio": 2}),
+        ),
+        get(
+            2,
+            "/tasks/2",
+            200,
+            json!({"id": 2, "title": "b", "state": "doing", "owner": "bo", "prio": 2}),
+        ),
+        record(
+            3,
+            "POST",
+            "/tasks",
+            Some(json!([{"title": "c", "owner": "cy"}, {"id": 9, "title": "d", "state": "done"}])),
+            201,
+            json!([
+                {"id": 3, "title": "c", "state": "todo", "owner": "cy", "prio": 1},
+                {"id": 9, "title": "d", "state": "done", "owner": null, "prio": 2}
+            ]),
+        ),
+        get(
+            4,
+            "/tasks",
+            200,
+            json!([
+                {"id": 1, "title": "a", "state": "doing", "owner": "ana", "prio": 3},
+                {"id": 2, "title": "b", "state": "doing", "owner": "bo", "prio": 2},
+                {"id": 3, "title": "c", "state": "todo", "owner": "cy", "prio": 1},
+                {"id": 9, "title": "d", "state": "done", "owner": null, "prio": 2}
+            ]),
+        ),
+    ]);
+    let create = fixture.plan("post_tasks");
+    assert!(create.served, "{:?}", create.reason);
+    let fields = create.fields.as_ref().expect("fields");
+    let defaults: Vec<(&str, String)> = fields
+        .defaults
+        .iter()
+        .map(|(name, value)| (name.as_str(), value.to_canonical_string()))
+        .collect();
+    // `prio` was stored 1 and 2 where left out: no default, still required.
+    assert_eq!(
+        defaults,
+        [
+            ("owner", "null".to_owned()),
+            ("state", "\"todo\"".to_owned())
+        ]
+    );
+    assert!(fields.identity_as_sent);
+    let body = create.body.as_ref().expect("body");
+    assert!(body.members["prio"].required);
+    assert!(!body.members["id"].required);
+    // Served from the state before the build's writes (task 1 held).
+    let (created, error) = fixture.call("post_tasks", json!({"body": {"title": "e", "prio": 4}}));
+    assert!(!error, "{created}");
+    assert_eq!(
+        created["body"],
+        json!({"id": 2, "title": "e", "state": "todo", "owner": null, "prio": 4})
+    );
+    let (kept, error) = fixture.call(
+        "post_tasks",
+        json!({"body": {"id": 40, "title": "f", "prio": 1, "state": "done"}}),
+    );
+    assert!(!error, "{kept}");
+    assert_eq!(kept["body"]["id"], 40, "{kept}");
+    // Refused, changing nothing: a member without a default left out, and a held identity.
+    let (before, _) = fixture.call("get_tasks", json!({}));
+    let (refused, error) = fixture.call("post_tasks", json!({"body": {"title": "g"}}));
+    assert!(error, "{refused}");
+    assert!(refused.to_string().contains("prio"), "{refused}");
+    let (taken, error) = fixture.call(
+        "post_tasks",
+        json!({"body": {"id": 1, "title": "h", "prio": 1}}),
+    );
+    assert!(error, "{taken}");
+    let (after, _) = fixture.call("get_tasks", json!({}));
+    assert_eq!(before, after, "the refusals changed nothing");
+    assert_eq!(after["body"].as_array().map(Vec::len), Some(3));
+}

@@ -1,0 +1,164 @@
+//! Members a create may leave out, and an identity it may send (after pass 3, before the
+//! confirmation): a one-object create learned from calls that each sent every member takes them
+//! all as required, yet the type's other recorded creations (the rows of a batch sent to the
+//! same tool, the rows an upsert created) may show a member left out and the value the
+//! application stored for it (`{"title": "Book the venue", …}` without `status` created with
+//! `"status": "todo"`). Where every such creation that left a member out stored one value, the
+//! member is optional and a served create leaving it out stores that value
+//! (`FieldModel::defaults`). Where such a creation sent the type's identity and the entity was
+//! created under it (an upsert creating row `40`), a create may send the identity too: it is
+//! kept as sent rather than generated (`FieldModel::identity_as_sent`), and a held identity is
+//! refused as any taken one is.
+//!
+//! Learned only from creations observed whole (no entity before, the entity after shown), in the
+//! collection the plan's own calls wrote, matched to the row their body sent by position.
+
+use std::collections::BTreeMap;
+
+use rea_plugin_api::json::{Json, Object};
+
+use super::Draft;
+use super::model::{Effect, MemberModel};
+use super::observe::{After, Call, batch_items};
+use crate::observation::RequestBody;
+
+/// One creation the type's recorded writes show: the row sent and the entity it left.
+struct Creation<'c> {
+    sent: &'c Object,
+    created: &'c Object,
+}
+
+/// Learns each served-so-far one-object create's defaults and sent identity from the other
+/// drafts' (and its own batch calls') creations of its type.
+pub(super) fn learn(drafts: &mut [Draft], calls: &[Call]) {
+    for index in 0..drafts.len() {
+        let Some((entity_type, collection)) = learnable(&drafts[index], calls) else {
+            continue;
+        };
+        let creations = creations(drafts, calls, &entity_type, &collection);
+        if !creations.is_empty() {
+            apply(&mut drafts[index], &creations);
+        }
+    }
+}
+
+/// The type and collection of a one-object create still learning (not withheld), whose own
+/// calls wrote one collection.
+fn learnable(draft: &Draft, calls: &[Call]) -> Option<(String, String)> {
+    let plan = &draft.plan;
+    if plan.effect != Effect::Create || plan.bulk || plan.reason.is_some() {
+        return None;
+    }
+    let body = plan.body.as_ref()?;
+    if body.bulk_ids.is_some() || body.none || plan.fields.is_none() {
+        return None;
+    }
+    let entity_type = plan.target.as_ref()?.entity_type.clone()?;
+    let mut collections = draft
+        .calls
+        .iter()
+        .filter_map(|call| calls[*call].key.as_ref())
+        .map(|(_, collection, _)| collection.clone());
+    let collection = collections.next()?;
+    collections
+        .all(|other| other == collection)
+        .then_some((entity_type, collection))
+}
+
+/// The batch rows the type's recorded calls created in `collection`, each matched to the row
+/// its body sent at the same position.
+fn creations<'c>(
+    drafts: &[Draft],
+    calls: &'c [Call],
+    entity_type: &str,
+    collection: &str,
+) -> Vec<Creation<'c>> {
+    let mut found = Vec::new();
+    for call in calls {
+        let same_type = drafts
+            .get(call.draft)
+            .and_then(|draft| draft.plan.target.as_ref())
+            .and_then(|target| target.entity_type.as_deref())
+            == Some(entity_type);
+        let RequestBody::Json(body) = &call.request else {
+            continue;
+        };
+        let Some(rows) = batch_items(body).filter(|rows| rows.len() == call.bulk.len()) else {
+            continue;
+        };
+        if !same_type
+            || call
+                .key
+                .as_ref()
+                .is_some_and(|(_, written, _)| written != collection)
+        {
+            continue;
+        }
+        for (row, target) in rows.iter().zip(&call.bulk) {
+            if let (Json::Object(sent), None, After::Present(Json::Object(created))) =
+                (row, &target.before, &target.after)
+            {
+                found.push(Creation { sent, created });
+            }
+        }
+    }
+    found
+}
+
+/// The plan's required members the creations left out with one stored value become optional
+/// defaults; its identity, when a creation sent it and was created under it, is accepted.
+fn apply(draft: &mut Draft, creations: &[Creation<'_>]) {
+    let plan = &mut draft.plan;
+    let identity = plan
+        .target
+        .as_ref()
+        .and_then(|target| target.identity_field.clone())
+        .unwrap_or_else(|| "id".to_owned());
+    let (Some(body), Some(fields)) = (plan.body.as_mut(), plan.fields.as_mut()) else {
+        return;
+    };
+    let mut defaults: BTreeMap<String, Option<Json>> = BTreeMap::new();
+    for (name, member) in &body.members {
+        if !member.required || fields.defaults.contains_key(name) {
+            continue;
+        }
+        for creation in creations.iter().filter(|c| !c.sent.contains_key(name)) {
+            let stored = creation.created.get(name).cloned();
+            let agreed = defaults.entry(name.clone()).or_insert(stored.clone());
+            if *agreed != stored {
+                *agreed = None;
+            }
+        }
+    }
+    for (name, value) in defaults {
+        if let (Some(value), Some(member)) = (value, body.members.get_mut(&name)) {
+            member.required = false;
+            fields.defaults.insert(name, value);
+        }
+    }
+    let sent_identities: Vec<&Json> = creations
+        .iter()
+        .filter_map(|c| {
+            c.sent
+                .get(&identity)
+                .filter(|&id| c.created.get(&identity) == Some(id))
+        })
+        .collect();
+    if !sent_identities.is_empty() && !body.members.contains_key(&identity) {
+        let mut types: Vec<String> = sent_identities
+            .iter()
+            .map(|id| id.type_name().to_owned())
+            .collect();
+        types.sort();
+        types.dedup();
+        body.members.insert(
+            identity,
+            MemberModel {
+                types,
+                required: false,
+                fixed: None,
+            },
+        );
+        fields.identity_as_sent = true;
+    }
+}
