@@ -150,3 +150,71 @@ fn a_nested_copy_of_a_created_id_is_no_store_counter() {
         );
     }
 }
+
+/// db/backup, a key the build never held (`10.0.2.12:5432`).
+const BACKUP: &str = "ZGIvYmFja3Vw";
+
+#[test]
+fn a_put_of_a_new_key_creates_it_at_the_next_revision() {
+    // The build's put of app/region (call 49) created its key: `kv/put` is an upsert keyed by
+    // its body's `key`, its creating half learned apart, the key's revisions stamped by the
+    // store-counter (not the collection's largest revision, which the sequence leaves to it).
+    let plans = corpus_write_plans("etcd");
+    let put = plan_of(&plans, "post_kv_put");
+    let shown = serde_json::to_string_pretty(put).expect("plan");
+    assert_eq!(put["upsert"]["record_ordinals"], json!([49]), "{shown}");
+    let stages: Vec<&Value> = put["upsert"]["rules"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|rule| &rule["stage"])
+        .collect();
+    assert_eq!(stages, [&json!("store-counter")], "{shown}");
+    assert_eq!(
+        put["upsert"]["fields"]["constants"]["version"], "1",
+        "{shown}"
+    );
+
+    let served = serve_corpus_app("etcd");
+    let range = |served: &Served| answered(served, "post_kv_range", json!({"key": BACKUP}));
+    let before = range(&served);
+    assert!(before.get("kvs").is_none(), "{before}");
+    // A put naming no key is refused and changes nothing.
+    let (refused, is_error) = served.call(
+        "post_kv_put",
+        with_body(
+            &served,
+            "post_kv_put",
+            json!({"value": "MTAuMC4yLjEyOjU0MzI="}),
+        ),
+    );
+    assert!(is_error, "{refused}");
+    assert_eq!(range(&served)["header"]["revision"], "7");
+    // The put creates the pair at the store's next revision, version 1 (probe-crud step 33).
+    let put = answered(
+        &served,
+        "post_kv_put",
+        json!({"key": BACKUP, "value": "MTAuMC4yLjEyOjU0MzI="}),
+    );
+    assert_eq!(put["header"]["revision"], "8", "{put}");
+    assert!(put.get("prev_kv").is_none(), "{put}");
+    let after = range(&served);
+    assert_eq!(after["count"], "1", "{after}");
+    assert_eq!(
+        after["kvs"][0],
+        json!({"key": BACKUP, "create_revision": "8", "mod_revision": "8", "version": "1",
+               "value": "MTAuMC4yLjEyOjU0MzI="}),
+        "{after}"
+    );
+    // Put again: now an update of a held pair, its create_revision kept.
+    answered(
+        &served,
+        "post_kv_put",
+        json!({"key": BACKUP, "value": "MTAuMC4yLjEzOjU0MzI="}),
+    );
+    let again = range(&served);
+    assert_eq!(again["header"]["revision"], "9", "{again}");
+    assert_eq!(again["kvs"][0]["create_revision"], "8", "{again}");
+    assert_eq!(again["kvs"][0]["mod_revision"], "9", "{again}");
+    assert_eq!(again["kvs"][0]["version"], "2", "{again}");
+}

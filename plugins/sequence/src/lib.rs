@@ -61,6 +61,35 @@ fn copies(call: &rea_plugin_api::contracts::rule::ObservedCall, identity: &str) 
     !identity.is_empty() && before.is_some() && after.is_some() && before != after
 }
 
+/// Whether, in every call storing the member at `pointer`, its value is also one past a store
+/// counter the host kept before the call (`ObservedCall::store_counters`, the same counter each
+/// time): the store's counter, stepping with every write of any entity, explains it as well as
+/// the collection's largest, which a create into a collection behind the store would not follow,
+/// so the member is left to the `store-counter` stage. A counter the answers hold at the member's
+/// own name (`/id` for `/id`, `/data/id`) is the entity's own member, not a store's.
+fn store_counted(calls: &[rea_plugin_api::contracts::rule::ObservedCall], pointer: &str) -> bool {
+    let mut shared: Option<std::collections::BTreeSet<&String>> = None;
+    for call in calls {
+        let Some((value, _)) = call.unexplained.get(pointer).and_then(integer) else {
+            continue;
+        };
+        let counters = call
+            .store_counters
+            .iter()
+            // A counter at the member's own name is the written entity's member as the answer
+            // shows it (a create answering the entity), no store's.
+            .filter(|(counter, _)| !counter.ends_with(pointer))
+            .filter(|(_, before)| integer(before).is_some_and(|(before, _)| before + 1 == value))
+            .map(|(counter, _)| counter)
+            .collect();
+        shared = Some(match shared {
+            None => counters,
+            Some(held) => held.intersection(&counters).copied().collect(),
+        });
+    }
+    shared.is_some_and(|counters| !counters.is_empty())
+}
+
 /// The sequence rule.
 #[derive(Debug, Default, Clone, Copy)]
 pub struct SequenceRule;
@@ -123,6 +152,7 @@ impl StateRule for SequenceRule {
         let fields = found
             .into_iter()
             .filter(|(_, (fits, shown, _))| *fits && *shown)
+            .filter(|(pointer, _)| !store_counted(&request.calls, pointer))
             .map(|(pointer, (_, _, spelling))| {
                 let spelling = match spelling.flatten() {
                     None => Spelling {
@@ -227,6 +257,40 @@ mod tests {
             )
             .expect("applies");
         assert_eq!(applied.set["/id"], json!(10));
+    }
+
+    #[test]
+    fn a_member_a_store_counter_explains_too_is_left_to_it() {
+        // A put numbering its key one past the collection's largest, which is also one past the
+        // store's revision before it (etcd's `create_revision`): the store's counter.
+        let counted = |held: i64, revision: &str, value: &str| ObservedCall {
+            store_counters: [("/header/revision".to_owned(), json!(revision))].into(),
+            ..create(Some(json!(held.to_string())), json!(value))
+        };
+        let outcome = learn(Effect::Create, vec![counted(7, "7", "8")]);
+        assert!(
+            matches!(outcome, LearnOutcome::NoExplanation { .. }),
+            "{outcome:?}"
+        );
+        // A counter that stood elsewhere in one call explains nothing: the sequence is learned.
+        let outcome = learn(
+            Effect::Create,
+            vec![counted(7, "7", "8"), counted(8, "12", "9")],
+        );
+        assert!(
+            matches!(outcome, LearnOutcome::Learned { .. }),
+            "{outcome:?}"
+        );
+        // A "counter" at the member's own name is the created entity's id as answered: no store's.
+        let own = ObservedCall {
+            store_counters: [("/data/id".to_owned(), json!(4))].into(),
+            ..create(Some(json!(4)), json!(5))
+        };
+        let outcome = learn(Effect::Create, vec![own]);
+        assert!(
+            matches!(outcome, LearnOutcome::Learned { .. }),
+            "{outcome:?}"
+        );
     }
 
     #[test]

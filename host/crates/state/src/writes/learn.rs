@@ -133,11 +133,13 @@ fn batch_create_calls(draft: &Draft, calls: &[Call]) -> Vec<usize> {
 /// The calls of an upsert (a `PUT` of an item path) that created their entity; none when the
 /// tool is no upsert.
 fn upsert_creating_calls(draft: &Draft, calls: &[Call]) -> Vec<usize> {
+    let by_path = draft.plan.action.is_none()
+        && draft.plan.method.eq_ignore_ascii_case("PUT")
+        && draft.classified.key_member.is_none();
+    let by_body = draft.classified.key_member.is_some();
     let upsert = draft.plan.effect == Effect::Update
         && !draft.plan.bulk
-        && draft.plan.action.is_none()
-        && draft.plan.method.eq_ignore_ascii_case("PUT")
-        && draft.classified.key_member.is_none()
+        && (by_path || by_body)
         && matches!(draft.classified.kind, TargetKind::Item { .. });
     if !upsert {
         return Vec::new();
@@ -181,11 +183,16 @@ fn learn_upsert(
         as_bulk: false,
     };
     learn_one(&mut half, calls, views, rules, records);
-    draft.calls = all
-        .iter()
-        .copied()
-        .filter(|call| !creating.contains(call))
-        .collect();
+    // An upsert naming its entity by a body member (an RPC-style put) learns its update from
+    // every call, as it did before the creates were told apart: its answer need not show the
+    // entity, and the creating calls show what the update's rules do to the members sent.
+    if draft.classified.key_member.is_none() {
+        draft.calls = all
+            .iter()
+            .copied()
+            .filter(|call| !creating.contains(call))
+            .collect();
+    }
     if draft.calls.is_empty() {
         // Only creating calls: what an update of a held entity does is unknown.
         draft.plan.target = half.plan.target.clone();
