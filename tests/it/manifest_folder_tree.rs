@@ -228,6 +228,32 @@ fn the_root_of_a_folder_tree_takes_the_query_names_of_its_entries() {
             query_names(delete)
         );
     }
+    // Writes share among every write method: `prevValue` (recorded on PUTs) reaches the deletes
+    // and `recursive` (recorded on a delete) the PUTs; no write's query name reaches a read.
+    for write in etcd.manifest.tools.iter().filter(|t| {
+        ["PUT", "DELETE", "POST"].contains(&t.method.as_str())
+            && t.path_template.starts_with("/v2/")
+    }) {
+        let names: Vec<&str> = query_names(write).iter().map(|(name, _)| *name).collect();
+        for name in ["prevValue", "prevIndex", "prevExist", "recursive"] {
+            assert!(
+                names.contains(&name),
+                "{} {}: {names:?}",
+                write.method,
+                write.path_template
+            );
+        }
+    }
+    for read in etcd.manifest.tools.iter().filter(|t| t.method == "GET") {
+        assert!(
+            query_names(read)
+                .iter()
+                .all(|(name, _)| !name.starts_with("prev")),
+            "{}: {:?}",
+            read.path_template,
+            query_names(read)
+        );
+    }
     // jupyter_server: `type` and `format` were recorded on a file read, `hash` on README.md and
     // `content` on folders; the root listing `/api/contents` (read without a query) takes them.
     let jupyter = served("jupyter_server");

@@ -221,3 +221,61 @@ fn etcd_a_deleted_key_answers_missing_at_the_index_now_and_an_append_names_its_i
     );
     assert!(is_error, "{refused}");
 }
+
+#[test]
+fn etcd_a_compare_and_delete_by_value_follows_the_recorded_compares() {
+    // The build deleted by `prevIndex` only (the queue's first job), and compared by
+    // `prevValue` and by `prevIndex` alike on its `PUT`s: a `DELETE` comparing by `prevValue`
+    // (a query name the delete tools take from the tree's writes) is that compare-and-delete.
+    let served = serve_corpus_app("etcd");
+    let delete = served
+        .manifest
+        .tools
+        .iter()
+        .find(|tool| tool.method == "DELETE")
+        .expect("a delete tool");
+    assert!(
+        delete
+            .query_parameters
+            .iter()
+            .any(|parameter| parameter.name == "prevValue" && parameter.records == 0),
+        "{:?}",
+        delete.query_parameters
+    );
+    // A failed compare: refused (its 412 is not recorded), changing nothing.
+    let (failed, is_error) = send(
+        &served,
+        "DELETE",
+        "/v2/keys/flags/dark-mode?prevValue=on",
+        None,
+    );
+    assert!(is_error, "{failed}");
+    let held = get(&served, "/v2/keys/flags/dark-mode");
+    assert_eq!(held["body"]["node"]["value"], "off", "{held}");
+    let (deleted, is_error) = send(
+        &served,
+        "DELETE",
+        "/v2/keys/flags/dark-mode?prevValue=off",
+        None,
+    );
+    assert!(!is_error, "{deleted}");
+    assert_eq!(
+        deleted["body"],
+        json!({
+            "action": "compareAndDelete",
+            "node": {"key": "/flags/dark-mode", "modifiedIndex": 17, "createdIndex": 10},
+            "prevNode": {"key": "/flags/dark-mode", "value": "off", "modifiedIndex": 10, "createdIndex": 10}
+        })
+    );
+    let read = get(&served, "/v2/keys/flags/dark-mode");
+    assert_eq!(read["status"], 404, "{read}");
+    // A compare on a member no recorded compare showed (`prevExist=true` is an exact value the
+    // build never sent on any write): refused.
+    let (refused, is_error) = send(
+        &served,
+        "DELETE",
+        "/v2/keys/flags/new-checkout?prevExist=true",
+        None,
+    );
+    assert!(is_error, "{refused}");
+}

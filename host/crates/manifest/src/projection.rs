@@ -224,16 +224,34 @@ fn named_tools(tool_groups: &[&Group<'_>]) -> Vec<ManifestTool> {
     tools
 }
 
+/// The methods whose query names a query family shares: a read's among the reads of its method,
+/// a write's among every write of the family (a compare such as `prevValue`, recorded on a `PUT`,
+/// is a query name of the tree's `DELETE` too; whether the state serves it is the state's
+/// learning, never the schema's).
+fn sharing_method(method: &str) -> &str {
+    if ["GET", "HEAD", "OPTIONS"]
+        .iter()
+        .any(|read| method.eq_ignore_ascii_case(read))
+    {
+        method
+    } else {
+        "write"
+    }
+}
+
 /// Gives each tool of a query family the query names the family's other tools of its method
-/// recorded, after its own, in the order the family's tools first recorded them (recorded on
-/// none of its records: `records` 0, not repeated).
+/// (of any write method, for a write: see [`sharing_method`]) recorded, after its own, in the
+/// order the family's tools first recorded them (recorded on none of its records: `records` 0,
+/// not repeated).
 fn share_query_names(tool_groups: &[&Group<'_>], tools: &mut [ManifestTool]) {
     let mut names: BTreeMap<(usize, &str), Vec<String>> = BTreeMap::new();
     for (group, tool) in tool_groups.iter().zip(tools.iter()) {
         let Some(family) = group.query_family else {
             continue;
         };
-        let shared = names.entry((family, group.method)).or_default();
+        let shared = names
+            .entry((family, sharing_method(group.method)))
+            .or_default();
         for parameter in &tool.query_parameters {
             if !shared.contains(&parameter.name) {
                 shared.push(parameter.name.clone());
@@ -243,7 +261,7 @@ fn share_query_names(tool_groups: &[&Group<'_>], tools: &mut [ManifestTool]) {
     for (group, tool) in tool_groups.iter().zip(tools.iter_mut()) {
         let Some(shared) = group
             .query_family
-            .and_then(|family| names.get(&(family, group.method)))
+            .and_then(|family| names.get(&(family, sharing_method(group.method))))
         else {
             continue;
         };

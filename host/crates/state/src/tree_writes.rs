@@ -366,12 +366,106 @@ pub fn learn(
             }
         })
         .collect();
+    let mut tools: Vec<TreeTool> = tools;
+    swap_compares(&mut tools, timeline, listing);
     Some(TreeWrites {
         prefix: listing.prefix.clone(),
         seed,
         tools,
         confirmed_by: Vec::new(),
     })
+}
+
+/// A class's one query parameter, when it is a compare: its name and the member it compares.
+fn one_compare(class: &TreeClass) -> Option<(&str, &str)> {
+    match class.query.iter().collect::<Vec<_>>().as_slice() {
+        [(name, QueryRole::Compares(member))] => Some((name.as_str(), member.as_str())),
+        _ => None,
+    }
+}
+
+/// A class's recorded answer without the written node and the previous entry.
+fn answer_beside_nodes(
+    class: &TreeClass,
+    timeline: &Timeline,
+    listing: &FolderListing,
+) -> Option<Json> {
+    let mut answer = timeline.by_ordinal.get(&class.base_ordinal)?.body.clone()?;
+    for pointer in std::iter::once(&listing.pointer).chain(class.previous.as_ref()) {
+        answer = crate::render::with_value_at(answer, pointer, Json::Null);
+    }
+    Some(answer)
+}
+
+/// Whether two classes differ only in the compare they make: the same call otherwise, the same
+/// written node, the same answer beside it.
+fn compare_alike(
+    (one, other): (&TreeClass, &TreeClass),
+    timeline: &Timeline,
+    listing: &FolderListing,
+) -> bool {
+    one.body == other.body
+        && one.previous_shape == other.previous_shape
+        && one.appends == other.appends
+        && one.removes == other.removes
+        && one.node == other.node
+        && one.previous == other.previous
+        && answer_beside_nodes(one, timeline, listing).is_some()
+        && answer_beside_nodes(one, timeline, listing)
+            == answer_beside_nodes(other, timeline, listing)
+}
+
+/// Compares the tree makes alike: where the kept classes of one method show two compares (on
+/// different parameters) that differ in nothing else, what a compare does does not depend on
+/// which member it compares; a kept class of any method making one of them is then also learned
+/// with each other one in its place (etcd's `DELETE …?prevValue=off`, a compare-and-delete,
+/// from a recorded `prevIndex` delete and the `PUT`s comparing by `prevValue` and `prevIndex`
+/// alike). A tool already holding a class with that compare keeps its own.
+fn swap_compares(tools: &mut [TreeTool], timeline: &Timeline, listing: &FolderListing) {
+    let mut alike: BTreeSet<(String, String)> = BTreeSet::new();
+    for (index, tool) in tools.iter().enumerate() {
+        let classes = tools[index..]
+            .iter()
+            .filter(|other| other.method.eq_ignore_ascii_case(&tool.method))
+            .flat_map(|other| other.classes.iter());
+        for other in classes {
+            for one in &tool.classes {
+                let (Some(first), Some(second)) = (one_compare(one), one_compare(other)) else {
+                    continue;
+                };
+                if first.0 != second.0 && compare_alike((one, other), timeline, listing) {
+                    for (name, member) in [first, second] {
+                        alike.insert((name.to_owned(), member.to_owned()));
+                    }
+                }
+            }
+        }
+    }
+    for tool in tools.iter_mut() {
+        let mut added = Vec::new();
+        for class in &tool.classes {
+            let Some((name, member)) = one_compare(class) else {
+                continue;
+            };
+            if !alike.contains(&(name.to_owned(), member.to_owned())) {
+                continue;
+            }
+            for (swapped, compared) in &alike {
+                let query: BTreeMap<String, QueryRole> =
+                    [(swapped.clone(), QueryRole::Compares(compared.clone()))].into();
+                let held = tool.classes.iter().chain(&added).any(|known: &TreeClass| {
+                    known.query == query && known.removes == class.removes
+                });
+                if !held {
+                    added.push(TreeClass {
+                        query,
+                        ..class.clone()
+                    });
+                }
+            }
+        }
+        tool.classes.extend(added);
+    }
 }
 
 /// What a recorded write did to the entries, as its answer shows.
