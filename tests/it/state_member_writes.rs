@@ -150,7 +150,7 @@ fn verdaccio_a_tag_write_the_state_cannot_apply_is_refused_and_changes_nothing()
 }
 
 #[test]
-fn verdaccio_a_tag_write_ends_the_windows_of_its_own_package_only() {
+fn verdaccio_a_tag_write_ends_its_own_packages_windows_a_withheld_publish_every_packages() {
     use rea_state::model::WriteScope;
     use rea_state::observation::Timeline;
     let served = serve_corpus_app("verdaccio");
@@ -172,15 +172,36 @@ fn verdaccio_a_tag_write_ends_the_windows_of_its_own_package_only() {
             "{ordinal}"
         );
     }
-    // So the first read of left-pad-ng (ordinal 26, after both tag writes and before any write
-    // of its own) is inside its window, while date-helpers' read after the tag write of it
-    // (ordinal 22, its dist-tags) checks nothing the seed holds.
+    // The publishes before them (ordinals 14 and 18, `PUT /{name}`: withheld, an item write of
+    // the package collection whose effect the state does not model) relate to the whole
+    // collection, so the first read of left-pad-ng (ordinal 26, before any write of its own) is
+    // outside its window; date-helpers' read after the tag write of it (ordinal 22, its
+    // dist-tags) checks nothing the seed holds.
+    for ordinal in [14, 18] {
+        let related = state
+            .related_writes
+            .iter()
+            .find(|write| write.ordinal == ordinal)
+            .unwrap_or_else(|| panic!("write {ordinal} is related"));
+        assert_eq!(
+            related.scope,
+            WriteScope::Type {
+                entity_type: "/".to_owned(),
+                collection: Some("/".to_owned()),
+                entity: None,
+            },
+            "{ordinal}"
+        );
+    }
     let timeline = Timeline::for_state(&served.manifest, &served.records, state);
     let checked = |ordinal: u64| {
         let observation = timeline.get(ordinal).expect("recorded");
         timeline.is_checked(observation)
     };
-    assert!(checked(26), "left-pad-ng's first read is inside its window");
+    assert!(
+        !checked(26),
+        "left-pad-ng's first read follows the withheld publishes"
+    );
     assert!(
         !checked(22),
         "date-helpers' dist-tags read after its tag write"
