@@ -143,3 +143,80 @@ fn verdaccio_answers_a_missing_version_or_package_as_the_build_showed_it() {
         "{answer}"
     );
 }
+
+const LATEST_TOOL: &str = "get_latest_by_segment_0";
+const PUT_TAG: &str = "put_package_dist_tags_by_package_id_and_id";
+
+#[test]
+fn verdaccio_a_dist_tag_read_answers_the_version_the_tag_names() {
+    let served = serve_corpus_app("verdaccio");
+    // `/{name}/latest` answered `versions[dist-tags[latest]]`: a lookup through the document.
+    let latest = member_view(&served, LATEST_TOOL);
+    assert_eq!(
+        latest.steps,
+        vec![
+            MemberStep::Key("versions".to_owned()),
+            MemberStep::Via(vec![
+                MemberStep::Key("dist-tags".to_owned()),
+                MemberStep::Key("latest".to_owned())
+            ])
+        ]
+    );
+    let package = first_read(&served, "/date-helpers");
+    let (answer, is_error) = served.call(
+        LATEST_TOOL,
+        arguments(&served, LATEST_TOOL, &["date-helpers"]),
+    );
+    assert!(!is_error, "{answer}");
+    assert_eq!(answer["state"]["source"], "state", "{answer}");
+    let tagged = package["dist-tags"]["latest"]
+        .as_str()
+        .expect("a latest tag");
+    assert_eq!(answer["body"], package["versions"][tagged], "{answer}");
+    // A served tag write moves what the tag names.
+    let (written, is_error) = served.call(PUT_TAG, {
+        let mut arguments = arguments(&served, PUT_TAG, &["date-helpers", "latest"]);
+        arguments.insert("body".to_owned(), json!("1.0.0"));
+        arguments
+    });
+    assert!(!is_error, "{written}");
+    let (answer, is_error) = served.call(
+        LATEST_TOOL,
+        arguments(&served, LATEST_TOOL, &["date-helpers"]),
+    );
+    assert!(!is_error, "{answer}");
+    assert_eq!(answer["state"]["source"], "state", "{answer}");
+    assert_eq!(answer["body"], package["versions"]["1.0.0"], "{answer}");
+}
+
+#[test]
+fn verdaccio_versions_are_members_not_a_type_of_their_own() {
+    let served = serve_corpus_app("verdaccio");
+    // The version reads echo their key, an item view of a type `/{name}` at first; as members of
+    // the package document they leave no such type, so a publish `PUT /{name}` is no bulk write
+    // of versions.
+    let state = served.state();
+    let version = member_view(&served, VERSION_TOOL);
+    assert!(
+        state
+            .types
+            .iter()
+            .all(|known| known.collection_template == version.entity_type),
+        "{:?}",
+        state.types
+    );
+    assert!(
+        state
+            .entities
+            .iter()
+            .all(|entity| entity.entity_type == version.entity_type)
+    );
+    let plans = crate::state_support::corpus_write_plans("verdaccio");
+    let publish = crate::state_support::plan_of(&plans, "put_root_by_name");
+    assert_eq!(publish["bulk"], false, "{publish:#}");
+    assert_eq!(
+        publish["target"]["type"],
+        json!(version.entity_type),
+        "{publish:#}"
+    );
+}

@@ -814,6 +814,9 @@ pub enum MemberStep {
     Key(String),
     /// The value of a path segment (by index).
     Segment(usize),
+    /// The string another member of the entity holds, named by steps from the entity's root
+    /// (literal keys and path segments): `versions[dist-tags[tag]]`, the version a tag names.
+    Via(Vec<MemberStep>),
 }
 
 /// A document view.

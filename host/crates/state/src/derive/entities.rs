@@ -42,6 +42,8 @@ pub struct Entities {
     collections: BTreeMap<(String, String), Vec<usize>>,
     /// The documents.
     pub documents: Vec<Document>,
+    /// The types no view renders after all (see [`Entities::retire_type`]).
+    retired: Vec<String>,
 }
 
 impl Entities {
@@ -205,19 +207,30 @@ impl Entities {
             .map_or(&[], Vec::as_slice)
     }
 
-    /// Types, entities in state order, and documents.
+    /// Retires a type no view renders after all: it and its entities are left out of
+    /// [`Entities::finish`].
+    pub fn retire_type(&mut self, template: &str) {
+        if !self.retired.iter().any(|retired| retired == template) {
+            self.retired.push(template.to_owned());
+        }
+    }
+
+    /// Types, entities in state order, and documents; retired types and their entities left out.
     pub fn finish(self) -> (Vec<EntityType>, Vec<Entity>, Vec<Document>) {
         let Entities {
-            types,
+            mut types,
             list,
             order,
             documents,
+            retired,
             ..
         } = self;
+        types.retain(|known| !retired.contains(&known.collection_template));
         let mut slots: Vec<Option<Entity>> = list.into_iter().map(Some).collect();
         let entities = order
             .into_iter()
             .filter_map(|index| slots[index].take())
+            .filter(|entity| !retired.contains(&entity.entity_type))
             .collect();
         (types, entities, documents)
     }

@@ -122,7 +122,7 @@ fn candidates(
             };
             let mut steps = Vec::new();
             walk(
-                &entity.fields,
+                (&entity.fields, &entity.fields),
                 body,
                 (written, values),
                 &mut steps,
@@ -141,9 +141,10 @@ fn candidates(
 }
 
 /// Visits every member of `value` (down to [`MAX_DEPTH`]) equal to `body`, with its steps: a key
-/// spelled by a parameter segment is that segment's step, any other key a literal one.
+/// spelled by a parameter segment is that segment's step, a key another member of the entity
+/// holds under a key the path spells is that lookup ([`via_step`]), any other key a literal one.
 fn walk(
-    value: &Json,
+    (entity, value): (&Json, &Json),
     body: &Json,
     path: (&[&str], &[&str]),
     steps: &mut Vec<MemberStep>,
@@ -161,15 +162,41 @@ fn walk(
             .find(|&index| written[index].contains('{') && values[index] == key)
         {
             Some(index) => MemberStep::Segment(index),
-            None => MemberStep::Key(key.to_string()),
+            None => via_step(entity, key, path).unwrap_or_else(|| MemberStep::Key(key.to_string())),
         };
         steps.push(step);
         if member == body {
             found(steps);
         }
-        walk(member, body, path, steps, found);
+        walk((entity, member), body, path, steps, found);
         steps.pop();
     }
+}
+
+/// The lookup naming `key` through the entity: an object member of the entity holding `key` as
+/// the string under a key one of the path's segments spells, a parameter's value or a literal
+/// segment (`dist-tags[latest]` naming the version `1.1.0` of `/date-helpers/latest`). The path's
+/// first match, the entity's members in order.
+fn via_step(entity: &Json, key: &str, (written, values): (&[&str], &[&str])) -> Option<MemberStep> {
+    let Json::Object(members) = entity else {
+        return None;
+    };
+    members.iter().find_map(|(name, member)| {
+        let Json::Object(map) = member else {
+            return None;
+        };
+        (0..values.len()).find_map(|index| {
+            let held = map.get(values[index])?;
+            (held.as_str() == Some(key)).then(|| {
+                let spelled = if written[index].contains('{') {
+                    MemberStep::Segment(index)
+                } else {
+                    MemberStep::Key(values[index].to_owned())
+                };
+                MemberStep::Via(vec![MemberStep::Key(name.to_string()), spelled])
+            })
+        })
+    })
 }
 
 /// The member of `fields` a view's steps name for a call's path segments.
@@ -178,10 +205,20 @@ pub fn member_of<'a>(
     steps: &[MemberStep],
     segments: &[&str],
 ) -> Option<&'a Json> {
-    steps.iter().try_fold(fields, |value, step| match step {
-        MemberStep::Key(key) => value.get(key),
-        MemberStep::Segment(index) => value.get(segments.get(*index)?),
+    steps.iter().try_fold(fields, |value, step| {
+        value.get(&step_key(fields, step, segments)?)
     })
+}
+
+/// The key a step names in an entity's `fields` for a call's path segments.
+pub(crate) fn step_key(fields: &Json, step: &MemberStep, segments: &[&str]) -> Option<String> {
+    match step {
+        MemberStep::Key(key) => Some(key.clone()),
+        MemberStep::Segment(index) => segments.get(*index).map(|value| (*value).to_owned()),
+        MemberStep::Via(steps) => member_of(fields, steps, segments)?
+            .as_str()
+            .map(str::to_owned),
+    }
 }
 
 #[cfg(test)]
@@ -330,6 +367,76 @@ mod tests {
         );
         assert_eq!(answer["body"], json!({"latest": "20"}), "{answer}");
         assert_eq!(answer["state"]["source"], "state", "{answer}");
+    }
+
+    #[test]
+    fn a_read_answering_the_member_another_member_names_is_a_lookup() {
+        // `/packages/2/tagged/latest` answers `versions[tags[latest]]` of package 2.
+        let mut records = records();
+        records.insert(
+            6,
+            record(
+                9,
+                "GET",
+                "/packages/2/tagged/latest",
+                200,
+                package(2, "20")["versions"]["20"].clone(),
+            ),
+        );
+        // Renumbered in capture order (a record's start time and pointer follow its ordinal).
+        let records: Vec<_> = records
+            .into_iter()
+            .enumerate()
+            .map(|(ordinal, mut renumbered)| {
+                let like = record(ordinal as u64, "GET", "/", 200, json!({}));
+                renumbered.ordinal = like.ordinal;
+                renumbered.pointer = like.pointer;
+                renumbered.started = like.started;
+                renumbered
+            })
+            .collect();
+        let fixture = derive(records);
+        let tool = "get_packages_tagged_latest_by_package_id";
+        let ViewDetail::Member(tagged) = fixture.view(tool) else {
+            panic!("tagged: {:?}", fixture.view(tool))
+        };
+        assert_eq!(
+            tagged.steps,
+            vec![
+                MemberStep::Key("versions".to_owned()),
+                MemberStep::Via(vec![
+                    MemberStep::Key("tags".to_owned()),
+                    MemberStep::Key("latest".to_owned())
+                ])
+            ]
+        );
+        // Package 1's latest tag names version 10 in the state's seed.
+        let answer = fixture.call(tool, json!({"package_id": "1"}));
+        assert_eq!(answer["body"], json!({"n": "10", "size": 1}), "{answer}");
+        assert_eq!(answer["state"]["source"], "state", "{answer}");
+    }
+
+    #[test]
+    fn a_lookup_naming_no_string_names_no_member() {
+        let fields = package(1, "10");
+        let fields = rea_plugin_api::json::parse(fields.to_string().as_bytes()).unwrap();
+        let via = |key: &str| {
+            [
+                MemberStep::Key("versions".to_owned()),
+                MemberStep::Via(vec![
+                    MemberStep::Key("tags".to_owned()),
+                    MemberStep::Key(key.to_owned()),
+                ]),
+            ]
+        };
+        let found = super::member_of(&fields, &via("latest"), &["1"]).unwrap();
+        assert_eq!(found.to_canonical_vec(), br#"{"n":"10","size":1}"#);
+        // A tag the package lacks, or a lookup landing on an object, names nothing.
+        assert!(super::member_of(&fields, &via("beta"), &["1"]).is_none());
+        let object = [MemberStep::Via(vec![MemberStep::Key(
+            "versions".to_owned(),
+        )])];
+        assert!(super::member_of(&fields, &object, &["1"]).is_none());
     }
 
     #[test]

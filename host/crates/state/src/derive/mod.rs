@@ -398,9 +398,13 @@ impl Builder<'_> {
         }
         let mut lists = Vec::new();
         let mut others = Vec::new();
+        let mut unlisted = Vec::new();
         for index in rest {
             match lists::plan(self.manifest, self.timeline, index, &mut self.entities) {
                 Ok(plan) => lists.push(plan),
+                // An answer holding an array no list view reads (a version's `contributors`)
+                // may still be a member of a held entity.
+                Err(Some("no-view")) => unlisted.push(index),
                 Err(Some(reason)) => self.details[index] = Some(recorded(reason)),
                 Err(None) => others.push(index),
             }
@@ -448,6 +452,14 @@ impl Builder<'_> {
                 },
             );
         }
+        for index in unlisted {
+            self.details[index] = Some(
+                match members::derive(self.manifest, self.timeline, index, &self.entities) {
+                    Some(member) => ViewDetail::Member(member),
+                    None => recorded("no-view"),
+                },
+            );
+        }
         self.members_of_other_types();
     }
 
@@ -491,7 +503,9 @@ impl Builder<'_> {
 
     /// Item views whose every read answers a member of another type's entity become member
     /// views: the entity is what writes change, so the member follows them. Their own type
-    /// keeps no item view.
+    /// keeps no item view, and when no other view renders it, it is no type at all: its
+    /// entities were members of the other type's (`/{name}/{version}` read as an item of a
+    /// collection `/{name}` would make a write to `/{name}` a bulk write of versions).
     fn members_of_other_types(&mut self) {
         for index in 0..self.details.len() {
             let Some(ViewDetail::Item(item)) = &self.details[index] else {
@@ -509,7 +523,26 @@ impl Builder<'_> {
                 }
             }
             self.details[index] = Some(ViewDetail::Member(member));
+            if !self
+                .details
+                .iter()
+                .flatten()
+                .any(|detail| renders(detail, &own))
+            {
+                self.entities.retire_type(&own);
+            }
         }
+    }
+}
+
+/// Whether a view renders the entities of a type (a member view renders its entity's member).
+fn renders(detail: &ViewDetail, template: &str) -> bool {
+    match detail {
+        ViewDetail::Item(item) => item.entity_type == template,
+        ViewDetail::List(list) => list.entity_type == template,
+        ViewDetail::BodyQuery(query) => query.entity_type == template,
+        ViewDetail::Member(member) => member.entity_type == template,
+        ViewDetail::Document(_) | ViewDetail::Recorded { .. } => false,
     }
 }
 

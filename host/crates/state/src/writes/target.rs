@@ -193,8 +193,34 @@ pub fn classify(tool: &ManifestTool, state: &StateView) -> Classified {
     types.sort_by(|a, b| b.1.len().cmp(&a.1.len()).then(a.0.cmp(b.0)));
     types
         .iter()
-        .find_map(|(name, template)| against_type(&method, write, name, template))
+        .find_map(|(name, template)| match template {
+            // The root collection (`/`, items `/{name}`): only its item paths are placed, every
+            // longer path being something of an item (`/{name}/-rev/{rev}`) its calls place.
+            [""] => root_item(&method, write, name),
+            _ => against_type(&method, write, name, template),
+        })
         .unwrap_or_else(|| untyped(&method, write))
+}
+
+/// A `PUT`, `PATCH` or `DELETE` of `/{id}`, an item of a type whose collection is the root.
+fn root_item(method: &str, write: &[&str], name: &str) -> Option<Classified> {
+    let [segment] = write else {
+        return None;
+    };
+    let effect = match method {
+        "DELETE" => Effect::Delete,
+        "PUT" | "PATCH" => Effect::Update,
+        _ => return None,
+    };
+    is_parameter(segment).then(|| {
+        Classified::plain(
+            effect,
+            TargetKind::Item {
+                entity_type: name.to_owned(),
+                segments: 0,
+            },
+        )
+    })
 }
 
 /// A `PUT` or `DELETE` of a member view's path plus one parameter segment, where the view shows
