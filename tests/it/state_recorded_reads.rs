@@ -11,8 +11,8 @@
 //! which names its study by path only, so it is no item view) under the study list's
 //! `study_id`s, and its `after` (`trials[after:]` in the application's source). The other
 //! recorded reads with a recorded `404` are item views (their missing answers are theirs) or lie
-//! under no held collection (jupyter's sessions and kernels, never listed before a write); no
-//! other recorded read's parameter slices a member.
+//! under no held collection (jupyter's sessions and kernels, never listed before a write: they
+//! answer as `state_created_reads` says); no other recorded read's parameter slices a member.
 
 use serde_json::{Map, Value, json};
 
