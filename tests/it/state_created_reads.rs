@@ -17,11 +17,7 @@ const MISSING: &str = "00000000-0000-4000-8000-000000000000";
 
 /// The arguments naming one id of an item tool.
 fn item(served: &Served, tool: &str, id: &str) -> Map<String, Value> {
-    let definition = crate::state_support::manifest_tool(served, tool);
-    assert_eq!(definition.path_parameters.len(), 1, "{tool}");
-    let mut arguments = Map::new();
-    arguments.insert(definition.path_parameters[0].name.clone(), json!(id));
-    arguments
+    crate::state_support::id_arguments(served, tool, id)
 }
 
 #[test]

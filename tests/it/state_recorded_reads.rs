@@ -22,11 +22,7 @@ const DETAIL_TOOL: &str = "get_studies_by_version";
 
 /// The detail tool's arguments naming a study id.
 fn study(served: &Served, id: &str) -> Map<String, Value> {
-    let definition = crate::state_support::manifest_tool(served, DETAIL_TOOL);
-    assert_eq!(definition.path_parameters.len(), 1, "{DETAIL_TOOL}");
-    let mut arguments = Map::new();
-    arguments.insert(definition.path_parameters[0].name.clone(), json!(id));
-    arguments
+    crate::state_support::id_arguments(served, DETAIL_TOOL, id)
 }
 
 #[test]

@@ -297,6 +297,14 @@ mod tests {
         ]
     }
 
+    /// The capture of [`created_then_deleted`] with one record replaced by a `GET` of `path`
+    /// answering `body`, derived.
+    fn replaced(ordinal: u64, path: &str, body: Value) -> Fixture {
+        let mut records = created_then_deleted();
+        records[ordinal as usize] = record(ordinal, "GET", path, 200, body);
+        derive(records)
+    }
+
     /// The `GET /api/runs` tool.
     fn list_tool(fixture: &Fixture) -> String {
         fixture
@@ -339,15 +347,7 @@ mod tests {
     #[test]
     fn nothing_is_learned_when_a_read_named_an_entity_the_capture_did_not_create() {
         // A read named the run before the write answering it: it existed already.
-        let mut records = created_then_deleted();
-        records[0] = record(
-            0,
-            "GET",
-            "/api/health",
-            200,
-            json!({"ok": true, "last": RUN}),
-        );
-        let fixture = derive(records);
+        let fixture = replaced(0, "/api/health", json!({"ok": true, "last": RUN}));
         assert!(
             fixture.state.created_reads.is_empty(),
             "{:?}",
@@ -362,15 +362,8 @@ mod tests {
     fn a_list_whose_recordings_disagree_without_the_created_entities_is_not_learned() {
         // The second listing lacks a run that existed before the capture's writes: removed by
         // something the created entities do not explain.
-        let mut records = created_then_deleted();
-        records[3] = record(
-            3,
-            "GET",
-            "/api/runs",
-            200,
-            json!([run(RUN, "idle"), {"id": "seeded", "state": "idle"}]),
-        );
-        let fixture = derive(records);
+        let listed = json!([run(RUN, "idle"), {"id": "seeded", "state": "idle"}]);
+        let fixture = replaced(3, "/api/runs", listed);
         let list = list_tool(&fixture);
         assert!(
             fixture
