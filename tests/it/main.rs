@@ -73,6 +73,7 @@ mod state_action_routes;
 mod state_body_queries;
 mod state_consistency;
 mod state_copy_writes;
+mod state_created_reads;
 mod state_data_plane;
 mod state_document_writes;
 mod state_field_selection;

@@ -421,18 +421,18 @@ fn the_reads_the_state_backs_answer_from_it() {
 
 #[test]
 fn a_read_tool_whose_view_the_state_does_not_back_answers_its_recording() {
-    // jupyter_server's running kernels are no entity, list or document the state derives
-    // (`no-view`): served from the state, that tool answers its recording; the contents root
-    // answers from the state.
+    // jupyter_server's tracker config is no entity, list or document the state derives
+    // (`no-view`: read only after writes the state does not model): served from the state, that
+    // tool answers its recording; the contents root answers from the state.
     let (server, url) = serve("jupyter_server", false);
     let capture = input_json("jupyter_server.capture.json");
     let specs = capture["records"]
         .as_array()
         .unwrap()
         .iter()
-        .find(|record| record["method"] == "GET" && record["path"] == "/api/kernels")
+        .find(|record| record["method"] == "GET" && record["path"] == "/api/config/tracker")
         .unwrap();
-    let answer = answer_of(&call_tool(&url, "get_kernels", &json!({})));
+    let answer = answer_of(&call_tool(&url, "get_config_tracker", &json!({})));
     // contract: REPLAY-003
     assert_eq!(answer["state"]["source"], "recording", "{answer}");
     assert_eq!(answer["replay"]["exact_match"], true, "{answer}");

@@ -11,8 +11,8 @@
 //! which names its study by path only, so it is no item view) under the study list's
 //! `study_id`s, and its `after` (`trials[after:]` in the application's source). The other
 //! recorded reads with a recorded `404` are item views (their missing answers are theirs) or lie
-//! under no held collection (jupyter's sessions and kernels, never listed before a write); no
-//! other recorded read's parameter slices a member.
+//! under no held collection (jupyter's sessions and kernels, never listed before a write: they
+//! answer as `state_created_reads` says); no other recorded read's parameter slices a member.
 
 use serde_json::{Map, Value, json};
 
@@ -22,11 +22,7 @@ const DETAIL_TOOL: &str = "get_studies_by_version";
 
 /// The detail tool's arguments naming a study id.
 fn study(served: &Served, id: &str) -> Map<String, Value> {
-    let definition = crate::state_support::manifest_tool(served, DETAIL_TOOL);
-    assert_eq!(definition.path_parameters.len(), 1, "{DETAIL_TOOL}");
-    let mut arguments = Map::new();
-    arguments.insert(definition.path_parameters[0].name.clone(), json!(id));
-    arguments
+    crate::state_support::id_arguments(served, DETAIL_TOOL, id)
 }
 
 #[test]

@@ -314,6 +314,18 @@ pub fn assert_not_modelled(answer: &Value, is_error: bool) {
     assert!(answer.get("body").is_none(), "{answer}");
 }
 
+/// The arguments of a tool with one path parameter naming `id`.
+pub fn id_arguments(served: &Served, tool: &str, id: &str) -> Map<String, Value> {
+    let definition = manifest_tool(served, tool);
+    assert_eq!(definition.path_parameters.len(), 1, "{tool}");
+    let mut arguments = Map::new();
+    arguments.insert(
+        definition.path_parameters[0].name.clone(),
+        Value::String(id.to_owned()),
+    );
+    arguments
+}
+
 /// A served manifest's tool by name.
 pub fn manifest_tool<'a>(served: &'a Served, tool: &str) -> &'a rea_manifest::ManifestTool {
     served

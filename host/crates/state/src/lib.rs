@@ -43,6 +43,7 @@ pub mod catalog;
 pub mod clock;
 pub mod counters;
 pub mod coverage;
+pub mod created;
 pub mod derive;
 pub mod entries;
 pub mod evidence;

@@ -101,6 +101,10 @@ pub struct StateView {
     /// state lacks (see [`crate::absent`]); left out when none.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub absent_answers: Vec<crate::absent::AbsentAnswer>,
+    /// The recorded read tools that answer the state before the capture's creates (see
+    /// [`crate::created`]); left out when none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub created_reads: Vec<crate::created::CreatedRead>,
     /// The recorded read tools' query parameters that slice a member array of their answers
     /// (see [`crate::sliced`]); left out when none.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

@@ -431,6 +431,7 @@ impl StateService {
                 .answer_entry(tool, template, call, stale)
                 .or_else(|| self.answer_listing(template, call))
                 .or_else(|| self.answer_absent(tool, template, call, exact))
+                .or_else(|| self.answer_created(tool, template, call, (exact, stale)))
                 .or_else(|| self.answer_sliced(tool, template, call, stale))
                 .unwrap_or_else(|| recording(reason)),
             _ if call.repeated() => recording("repeated-query"),
@@ -598,6 +599,47 @@ impl StateService {
             self.replay().evidence_id(),
             exact,
         ))
+    }
+
+    /// A recorded read tool's answer from the state before the capture's creates (see
+    /// [`crate::created`]): an item tool's missing answer naming the call's values, a list
+    /// tool's recordings less the created entities; `None` after a served write, for a call
+    /// with a query, or for a tool that learned none.
+    fn answer_created(
+        &self,
+        tool: &str,
+        template: &str,
+        call: &Call,
+        (exact, stale): (bool, bool),
+    ) -> Option<StateAnswer> {
+        let pairs = call.pairs();
+        if stale || !pairs.is_empty() {
+            return None;
+        }
+        let created = self
+            .derived()
+            .created_reads
+            .iter()
+            .find(|read| read.tool == tool)?;
+        let evidence_id = self.replay().evidence_id();
+        let segments = call.segments(template);
+        match &created.answer {
+            crate::created::CreatedAnswer::Item {
+                missing_ordinal, ..
+            } => Some(missing_answer(
+                self.kept(*missing_ordinal)?,
+                (&segments, &pairs),
+                evidence_id,
+                exact,
+            )),
+            crate::created::CreatedAnswer::List { base_ordinal, seed } => Some(state_answer(
+                self.kept(*base_ordinal)?,
+                seed.clone(),
+                evidence_id,
+                exact,
+                StateSource::state(format!("/{}", segments.join("/")), Some("all")),
+            )),
+        }
     }
 
     /// A recorded read tool's answer for a call giving a parameter that slices a member of it

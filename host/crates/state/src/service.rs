@@ -224,6 +224,12 @@ pub fn answered_ordinals(state: &StateView) -> std::collections::BTreeSet<u64> {
             .iter()
             .map(|absent| absent.missing_ordinal),
     );
+    wanted.extend(state.created_reads.iter().map(|read| match &read.answer {
+        crate::created::CreatedAnswer::Item {
+            missing_ordinal, ..
+        } => *missing_ordinal,
+        crate::created::CreatedAnswer::List { base_ordinal, .. } => *base_ordinal,
+    }));
     wanted.extend(
         state
             .sliced_members

@@ -32,6 +32,10 @@
 //! 7. Folder entries ([`crate::entries`]): a read tool answering from its recordings whose reads
 //!    agree with the entries the folder listings show answers those entries too.
 //!
+//! 8. Created reads ([`crate::created`]): a read tool answering from its recordings whose every
+//!    successful recording showed only entities the capture's writes created answers the state
+//!    before them (an item tool its missing answer, a list tool its recordings less them).
+//!
 //! Everything else a read tool may be answers from its recordings with a reason: `method-replay`
 //! (`HEAD`, `OPTIONS`, `TRACE`), `query-body` (query `POST`s), `no-view` (no JSON read in the
 //! observation window), `query-varies`/`path-varies` (a document tool read on several lines),
@@ -236,6 +240,7 @@ fn derive_pass(
     );
     let absent_answers = crate::absent::derive(manifest, timeline, (&types, &entities), &views);
     let sliced_members = crate::sliced::derive(manifest, timeline, &views);
+    let created_reads = crate::created::derive(manifest, timeline, &views);
     let write_clock = crate::instant::write_clock(
         timeline
             .by_ordinal
@@ -261,6 +266,7 @@ fn derive_pass(
         folder_listings,
         tree_writes,
         absent_answers,
+        created_reads,
         sliced_members,
         store_counters: crate::counters::derive(manifest, timeline),
     };
