@@ -705,22 +705,16 @@ fn query_model(
             .chain(&unfiltered_totals)
             .chain(&complete_totals)
             .chain(&collection_totals)
-            .chain(&offset_members)
             .any(|known| known == pointer)
             || cursor_members
                 .iter()
                 .any(|member| member.pointer == pointer)
+            || offset_members
+                .iter()
+                .any(|member| member.pointer == pointer)
     });
-    paged_members.extend(offset_members.into_iter().map(|pointer| PagedMember {
-        pointer,
-        complete: Vec::new(),
-        offset: true,
-    }));
-    let mut record_ordinals: Vec<u64> = answered
-        .iter()
-        .map(|index| lines[*index].observation.ordinal)
-        .collect();
-    record_ordinals.sort_unstable();
+    paged_members.extend(offset_members);
+    let record_ordinals = answered_ordinals(lines, answered);
     accept_answered_values(&mut chosen, lines, answered);
     Some(QueryModel {
         parameters: chosen,
@@ -735,6 +729,16 @@ fn query_model(
         families: None,
         groups: None,
     })
+}
+
+/// The record ordinals of the answered lines, ascending.
+fn answered_ordinals(lines: &[QueryLine<'_>], answered: &[usize]) -> Vec<u64> {
+    let mut ordinals: Vec<u64> = answered
+        .iter()
+        .map(|index| lines[*index].observation.ordinal)
+        .collect();
+    ordinals.sort_unstable();
+    ordinals
 }
 
 /// The offset a line's page starts at: the value of its parameter playing the offset role, 0
@@ -757,7 +761,7 @@ fn offset_members(
     lines: &[QueryLine<'_>],
     answered: &[usize],
     list_pointer: &str,
-) -> Vec<String> {
+) -> Vec<PagedMember> {
     let Some(offsets) = answered
         .iter()
         .map(|index| line_offset(chosen, &lines[*index]))
@@ -770,6 +774,13 @@ fn offset_members(
         .map(|index| lines[*index].observation.body.as_ref())
         .collect();
     offset_pointers(&bodies, &offsets, list_pointer)
+        .into_iter()
+        .map(|pointer| PagedMember {
+            pointer,
+            complete: Vec::new(),
+            offset: true,
+        })
+        .collect()
 }
 
 /// The scalar envelope pointers each body (beside the list at `list_pointer`) holds its
