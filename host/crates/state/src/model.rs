@@ -727,6 +727,11 @@ pub struct PagedMember {
     /// The values the lines whose page listed every match showed, each once (one when they
     /// agree).
     pub complete: Vec<Json>,
+    /// Whether the member holds the offset the page starts at (`offset` beside `skip`): every
+    /// answered line showed there the value its offset parameter gave (0 without one), and some
+    /// line gave one. Computed per call (the call's offset), so it refuses no page.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub offset: bool,
 }
 
 impl QueryModel {

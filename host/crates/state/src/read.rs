@@ -1451,6 +1451,7 @@ impl StateService {
             .paged_members
             .iter()
             .all(|member| match body.pointer(&member.pointer) {
+                _ if member.offset => true,
                 None => true,
                 Some(held) => !partial && member.complete.as_slice() == [held.clone()],
             })
@@ -1513,7 +1514,7 @@ impl StateService {
                 StateSource::state(base.path.clone(), Some("query")),
             ));
         }
-        let Some((body, record)) = self.list_body(
+        let Some((mut body, record)) = self.list_body(
             list,
             base,
             rendered,
@@ -1521,6 +1522,7 @@ impl StateService {
         ) else {
             return Err("unrecorded-request");
         };
+        Self::set_offset_members(&mut body, model, pairs)?;
         let end = crate::page_cursor::PageEnd {
             model,
             expanded: pairs,
@@ -1535,6 +1537,29 @@ impl StateService {
             exact,
             StateSource::state(base.path.clone(), Some("query")),
         ))
+    }
+
+    /// Sets the envelope members holding the page's offset (see
+    /// [`crate::model::PagedMember::offset`]) to the offset the call asked for, 0 without one.
+    fn set_offset_members(
+        body: &mut Json,
+        model: &QueryModel,
+        pairs: &QueryPairs,
+    ) -> Result<(), &'static str> {
+        if !model.paged_members.iter().any(|member| member.offset) {
+            return Ok(());
+        }
+        let offset = match pairs
+            .iter()
+            .find(|(name, _)| matches!(model.role(name), Some(QueryRole::Offset)))
+        {
+            Some((_, value)) => value.parse().map_err(|_| "unrecorded-request")?,
+            None => 0,
+        };
+        for member in model.paged_members.iter().filter(|member| member.offset) {
+            crate::render::set_counter(body, &member.pointer, offset);
+        }
+        Ok(())
     }
 
     /// The entities of the collection `base` reads, less those the lines left out, and the

@@ -690,6 +690,7 @@ fn query_model(
         complete: complete_totals,
         sizes: collection_totals,
     } = totals.learned(answered.len());
+    let offset_members = offset_members(&chosen, lines, answered, &plan.list_pointer);
     let cursor_members = cursor_members(
         &chosen,
         lines,
@@ -697,7 +698,7 @@ fn query_model(
         evaluator,
         &plan.list_pointer,
     );
-    let paged_members = paged_members(&pages, &plan.list_pointer, |pointer| {
+    let mut paged_members = paged_members(&pages, &plan.list_pointer, |pointer| {
         counters
             .iter()
             .chain(&totals)
@@ -708,12 +709,12 @@ fn query_model(
             || cursor_members
                 .iter()
                 .any(|member| member.pointer == pointer)
+            || offset_members
+                .iter()
+                .any(|member| member.pointer == pointer)
     });
-    let mut record_ordinals: Vec<u64> = answered
-        .iter()
-        .map(|index| lines[*index].observation.ordinal)
-        .collect();
-    record_ordinals.sort_unstable();
+    paged_members.extend(offset_members);
+    let record_ordinals = answered_ordinals(lines, answered);
     accept_answered_values(&mut chosen, lines, answered);
     Some(QueryModel {
         parameters: chosen,
@@ -728,6 +729,79 @@ fn query_model(
         families: None,
         groups: None,
     })
+}
+
+/// The record ordinals of the answered lines, ascending.
+fn answered_ordinals(lines: &[QueryLine<'_>], answered: &[usize]) -> Vec<u64> {
+    let mut ordinals: Vec<u64> = answered
+        .iter()
+        .map(|index| lines[*index].observation.ordinal)
+        .collect();
+    ordinals.sort_unstable();
+    ordinals
+}
+
+/// The offset a line's page starts at: the value of its parameter playing the offset role, 0
+/// without one; `None` when that value is no whole number.
+fn line_offset(chosen: &BTreeMap<String, QueryRole>, line: &QueryLine<'_>) -> Option<usize> {
+    match line
+        .arguments
+        .iter()
+        .find(|(name, _)| matches!(chosen.get(name), Some(QueryRole::Offset)))
+    {
+        Some((_, value)) => value.parse().ok(),
+        None => Some(0),
+    }
+}
+
+/// The envelope members every answered line shows holding its page's offset (see
+/// [`crate::model::PagedMember::offset`]): none unless some line gave an offset other than 0.
+fn offset_members(
+    chosen: &BTreeMap<String, QueryRole>,
+    lines: &[QueryLine<'_>],
+    answered: &[usize],
+    list_pointer: &str,
+) -> Vec<PagedMember> {
+    let Some(offsets) = answered
+        .iter()
+        .map(|index| line_offset(chosen, &lines[*index]))
+        .collect::<Option<Vec<usize>>>()
+    else {
+        return Vec::new();
+    };
+    let bodies: Vec<Option<&Json>> = answered
+        .iter()
+        .map(|index| lines[*index].observation.body.as_ref())
+        .collect();
+    offset_pointers(&bodies, &offsets, list_pointer)
+        .into_iter()
+        .map(|pointer| PagedMember {
+            pointer,
+            complete: Vec::new(),
+            offset: true,
+        })
+        .collect()
+}
+
+/// The scalar envelope pointers each body (beside the list at `list_pointer`) holds its
+/// line's offset at, when some offset is not 0.
+fn offset_pointers(bodies: &[Option<&Json>], offsets: &[usize], list_pointer: &str) -> Vec<String> {
+    if offsets.iter().all(|offset| *offset == 0) {
+        return Vec::new();
+    }
+    let Some(Some(first)) = bodies.first() else {
+        return Vec::new();
+    };
+    scalar_pointers(first, list_pointer)
+        .into_iter()
+        .map(|(pointer, _)| pointer)
+        .filter(|pointer| {
+            bodies.iter().zip(offsets).all(|(body, offset)| {
+                body.and_then(|body| body.pointer(pointer))
+                    .is_some_and(|value| counts_canonically(value, *offset))
+            })
+        })
+        .collect()
 }
 
 /// An answered line's page end: the line, the candidate position of the last member it listed,
@@ -820,7 +894,11 @@ pub(crate) fn paged_members(
                     complete.push(value);
                 }
             }
-            Some(PagedMember { pointer, complete })
+            Some(PagedMember {
+                pointer,
+                complete,
+                offset: false,
+            })
         })
         .collect()
 }
@@ -884,7 +962,7 @@ pub(super) fn learn_page_envelope(
 
 #[cfg(test)]
 mod tests {
-    use super::{Totals, lists_sort_keys, paged_members};
+    use super::{Totals, lists_sort_keys, offset_pointers, paged_members};
     use rea_plugin_api::json::Json;
 
     #[test]
@@ -933,6 +1011,27 @@ mod tests {
         ]);
         assert_eq!(learned.totals, vec!["/count".to_owned()]);
         assert!(learned.sizes.is_empty());
+    }
+
+    #[test]
+    fn a_member_holding_every_lines_offset_is_an_offset_member() {
+        let parse = |text: &str| rea_plugin_api::json::parse(text.as_bytes()).expect("json");
+        let bodies = [
+            parse(r#"{"total_rows": 16, "offset": 0, "rows": []}"#),
+            parse(r#"{"total_rows": 16, "offset": 3, "rows": []}"#),
+        ];
+        let shown: Vec<Option<&Json>> = bodies.iter().map(Some).collect();
+        assert_eq!(
+            offset_pointers(&shown, &[0, 3], "/rows"),
+            vec!["/offset".to_owned()]
+        );
+        // A member showing 0 where a line started at 3 is no offset.
+        assert!(offset_pointers(&shown, &[0, 6], "/rows").is_empty());
+        // No line gave an offset: a constant 0 is never told from one.
+        assert!(offset_pointers(&shown[..1], &[0], "/rows").is_empty());
+        // A line without the member: not every line holds it.
+        let bare = parse(r#"{"rows": []}"#);
+        assert!(offset_pointers(&[shown[1], Some(&bare)], &[3, 0], "/rows").is_empty());
     }
 
     fn page(text: &str, partial: bool) -> (Json, bool) {

@@ -636,7 +636,10 @@ pub fn verify(
     if matched.passing.is_empty() || matched.failing.iter().any(|line| line.query.is_none()) {
         return recorded("list-differs");
     }
-    let Some(projected_query_keys) = projected_keys(&matched.passing, &matched.failing) else {
+    let undocumented = document_free_lines(&matched, &plan, &shape, entities);
+    let mut checked = matched.passing.clone();
+    checked.extend(undocumented.iter());
+    let Some(projected_query_keys) = projected_keys(&checked, &matched.failing) else {
         return recorded("list-differs");
     };
     matched.install(&plan, &view, entities);
@@ -653,6 +656,7 @@ pub fn verify(
         .iter()
         .copied()
         .filter(|line| !matched.projections.contains_key(&line.ordinal))
+        .chain(undocumented.iter())
         .collect();
     let query = super::list_query::learn_query(
         &plan,
@@ -1045,7 +1049,90 @@ fn bare_row_line(
     }
     let mut bare = line.clone();
     bare.query = None;
-    let rows = bare
+    without_row_documents(&mut bare, plan)?;
+    let overlays = line_overlays(&bare, listed, plan, shape, entities, &matched.overlays)?;
+    overlays
+        .values()
+        .all(|overlay| overlay.is_empty())
+        .then_some(bare)
+}
+
+/// The failing lines that showed their rows with their documents (see
+/// [`ListPlan::seed_row_documents`]), read without the pairs asking for the documents and
+/// without them: those pairs are the ones every such line gives and no passing line names
+/// (`include_docs=true`). A line keeping other pairs (`limit=3&skip=3` beside
+/// `include_docs=true`) whose every row is then its entity as held teaches query roles as a
+/// passing line does; a line keeping none is the bare read [`bare_row_line`] lists.
+fn document_free_lines(
+    matched: &MatchedLines<'_>,
+    plan: &ListPlan,
+    shape: &ViewShape,
+    entities: &Entities,
+) -> Vec<Observation> {
+    if plan.row_documents.is_empty() {
+        return Vec::new();
+    }
+    let shows_documents = |line: &Observation| {
+        members_of(line, &plan.list_pointer).iter().any(|row| {
+            row.as_object()
+                .is_some_and(|row| plan.row_documents.iter().any(|name| row.contains_key(name)))
+        })
+    };
+    let named: BTreeSet<&str> = matched
+        .passing
+        .iter()
+        .flat_map(|line| line.pairs().iter().map(|(name, _)| name.as_str()))
+        .collect();
+    let documented: Vec<&Observation> = matched
+        .failing
+        .iter()
+        .copied()
+        .filter(|line| shows_documents(line))
+        .collect();
+    let Some(asking) = documented
+        .iter()
+        .map(|line| {
+            line.pairs()
+                .iter()
+                .filter(|(name, _)| !named.contains(name.as_str()))
+                .cloned()
+                .collect::<BTreeSet<(String, String)>>()
+        })
+        .reduce(|common, pairs| common.intersection(&pairs).cloned().collect())
+    else {
+        return Vec::new();
+    };
+    if asking.is_empty() {
+        return Vec::new();
+    }
+    documented
+        .into_iter()
+        .filter_map(|line| {
+            let rest: Vec<(String, String)> = line
+                .pairs()
+                .iter()
+                .filter(|pair| !asking.contains(*pair))
+                .cloned()
+                .collect();
+            if rest.is_empty() {
+                return None;
+            }
+            let mut bare = line.clone();
+            bare.query = Some(rest);
+            without_row_documents(&mut bare, plan)?;
+            let listed = plan.members.get(&line.ordinal)?;
+            let overlays = line_overlays(&bare, listed, plan, shape, entities, &matched.overlays)?;
+            overlays
+                .values()
+                .all(|overlay| overlay.is_empty())
+                .then_some(bare)
+        })
+        .collect()
+}
+
+/// Removes the row documents from each row of a line's list; `None` when a row is no object.
+fn without_row_documents(line: &mut Observation, plan: &ListPlan) -> Option<()> {
+    let rows = line
         .body
         .as_mut()
         .and_then(|body| crate::render::pointer_mut(body, &plan.list_pointer))?;
@@ -1058,11 +1145,7 @@ fn bare_row_line(
             object.remove(name);
         }
     }
-    let overlays = line_overlays(&bare, listed, plan, shape, entities, &matched.overlays)?;
-    overlays
-        .values()
-        .all(|overlay| overlay.is_empty())
-        .then_some(bare)
+    Some(())
 }
 
 /// One passing line: all of its collection in state order when it pages the whole collection
