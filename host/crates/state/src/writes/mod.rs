@@ -55,6 +55,7 @@ mod observe;
 mod omitted;
 mod rows;
 pub mod serve;
+mod shapes;
 pub(crate) mod siblings;
 pub mod target;
 #[cfg(test)]
@@ -208,6 +209,8 @@ pub(crate) struct Views {
     /// Per document view, the members its document holds with their JSON types: at its root
     /// (pointer `""`) and inside each top-level object member (an envelope: `/data`).
     pub document_types: BTreeMap<String, BTreeMap<String, MemberTypes>>,
+    /// Per type, the key sets of the objects its observed entities store in each member.
+    pub field_shapes: BTreeMap<String, shapes::MemberShapes>,
 }
 
 impl Views {
@@ -252,6 +255,8 @@ impl Views {
         for entity in &state.entities {
             if let Some(fields) = entity.fields.as_object() {
                 note_types(views.field_types.entry(entity.entity_type.clone()), fields);
+                let shapes = views.field_shapes.entry(entity.entity_type.clone());
+                shapes::note_shapes(shapes.or_default(), fields);
             }
         }
         for document in &state.documents {
