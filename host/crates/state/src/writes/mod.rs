@@ -566,7 +566,7 @@ pub(crate) fn derive_write_plans(
     let related = related_writes(manifest, timeline, &drafts, &observed);
     let mut plans: Vec<WritePlan> = drafts.into_iter().map(|draft| draft.plan).collect();
     // Not a pass: the inferred tools of an opt-in sibling transfer take their source's plan.
-    let inferred = siblings::transfer(manifest, state, &views, &plans);
+    let inferred = siblings::transfer(manifest, state, &views, &plans, records);
     plans.extend(inferred);
     (plans, related, unmodelled)
 }
