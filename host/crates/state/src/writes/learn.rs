@@ -316,12 +316,7 @@ pub(super) fn learn_one(
     }
     draft.plan.fields = Some(fields);
     accept_stored_members(&mut body, draft, views, &written);
-    let stored_shapes = written
-        .entity_type
-        .as_ref()
-        .and_then(|name| views.field_shapes.get(name));
-    let explained = rule_members(&draft.plan);
-    drop_unshown_shapes(&mut body, &sent, &observed, stored_shapes, &explained);
+    refuse_unshown_shapes(&mut body, draft, views, &written, (&sent, &observed));
     draft.plan.body = Some(body);
     if let Err(reason) = learn_answer(draft, calls, records, &written) {
         return draft.plan.withhold(reason);
@@ -795,6 +790,23 @@ fn accept_stored_members(
             },
         );
     }
+}
+
+/// Removes the members some call sent as an object of a shape nothing showed stored (see
+/// [`super::shapes`]), given every call's members and the observed calls.
+fn refuse_unshown_shapes(
+    body: &mut BodyModel,
+    draft: &Draft,
+    views: &Views,
+    written: &Written<'_>,
+    (sent, observed): (&[Object], &[Observed<'_>]),
+) {
+    let stored = written
+        .entity_type
+        .as_ref()
+        .and_then(|name| views.field_shapes.get(name));
+    let explained = rule_members(&draft.plan);
+    drop_unshown_shapes(body, sent, observed, stored, &explained);
 }
 
 /// The members the plan's rules explain (their pointers' names).
