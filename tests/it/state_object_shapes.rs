@@ -8,27 +8,16 @@
 //! recorded application shows such a write: no other corpus app sends a member an object of a
 //! shape it never stores (see the report of this change).
 
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
+use crate::state_member_operators::{arguments, item};
 use crate::state_support::{Served, corpus_write_plans, plan_of, serve_corpus_app};
 
 const UPDATE: &str = "put_parse_classes_project_by_object_id";
 const PROJECT: &str = "get_parse_classes_project_by_object_id";
 
-fn arguments(id: &str, body: Option<Value>) -> Map<String, Value> {
-    let mut arguments = Map::new();
-    arguments.insert("objectId".to_owned(), json!(id));
-    if let Some(body) = body {
-        arguments.insert("body".to_owned(), body);
-    }
-    arguments
-}
-
 fn project(served: &Served, id: &str) -> Value {
-    let (answer, is_error) = served.call(PROJECT, arguments(id, None));
-    assert!(!is_error, "{answer}");
-    assert_eq!(answer["state"]["source"], "state", "{answer}");
-    answer["body"].clone()
+    item(served, PROJECT, id)
 }
 
 #[test]
