@@ -87,6 +87,7 @@ mod state_member_operators;
 mod state_member_views;
 mod state_member_writes;
 mod state_missing_answers;
+mod state_object_shapes;
 mod state_offset_paging;
 mod state_page_envelope;
 mod state_precomputed;

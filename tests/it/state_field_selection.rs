@@ -144,3 +144,91 @@ fn a_selection_the_rule_does_not_explain_is_refused() {
         refused(&directus, DIRECTUS_TASK, arguments);
     }
 }
+
+const PARSE_TASKS: &str = "get_parse_classes_task";
+const PARSE_MEMBERS: &str = "get_parse_classes_member";
+
+#[test]
+fn parse_keys_is_learned_and_offered_on_the_sibling_lists() {
+    let (parse, probes) = served_with_probes("parse-server");
+    let keys = FieldSelection {
+        parameter: "keys".to_owned(),
+        kept: vec![
+            "objectId".to_owned(),
+            "createdAt".to_owned(),
+            "updatedAt".to_owned(),
+        ],
+    };
+    // Recorded on the Task list (`keys=title,status`): the identity and both clocks kept. The
+    // expanded pointer of `include=project` (an item showing every field a task holds) selected
+    // nothing, so it teaches no selection rule of its own.
+    assert_eq!(selection_of(&parse, PARSE_TASKS), Some(keys.clone()));
+    // The Member list never recorded `keys`: the one learned rule is offered there too, and its
+    // catalog takes the argument.
+    assert_eq!(selection_of(&parse, PARSE_MEMBERS), Some(keys));
+    let schema = crate::state_query_expressions::input_schema(&parse, PARSE_MEMBERS);
+    assert!(
+        schema
+            .get("properties")
+            .and_then(|properties| properties.get("keys"))
+            .is_some(),
+        "the Member list takes keys: {schema:?}"
+    );
+    let record = probe(
+        &probes,
+        "GET /parse/classes/Task?where=%7B%22%24or%22%3A%5B%7B%22priority%22%3A3%7D%2C%7B%22status%22%3A%22doing%22%7D%5D%7D&keys=title&order=title",
+    );
+    let (answer, live) = answer_probe(&parse, record, PARSE_TASKS);
+    assert_eq!(answer.get("body"), Some(&live));
+    // The probe's routing knows only the recorded names, so the Member call is made by hand.
+    let record = probe(
+        &probes,
+        "GET /parse/classes/Member?order=name&keys=name%2Crole",
+    );
+    let mut arguments = Map::new();
+    arguments.insert("order".to_owned(), Value::from("name"));
+    arguments.insert("keys".to_owned(), Value::from("name,role"));
+    let (answer, is_error) = parse.call(PARSE_MEMBERS, arguments);
+    assert!(!is_error, "{answer}");
+    assert_eq!(answer["state"]["source"], "state", "{answer}");
+    let live = recorded_answer(record).1;
+    assert_eq!(
+        member_names(&answer["body"], "/results"),
+        member_names(&live, "/results")
+    );
+    assert_eq!(answer.get("body"), Some(&live));
+}
+
+#[test]
+fn parse_keys_naming_a_field_no_member_holds_is_refused() {
+    let (parse, _) = served_with_probes("parse-server");
+    for fields in ["name,colour", "*", "name,,role"] {
+        let mut arguments = Map::new();
+        arguments.insert("keys".to_owned(), Value::from(fields));
+        let (answer, is_error) = parse.call(PARSE_MEMBERS, arguments);
+        assert_not_modelled(&answer, is_error);
+    }
+}
+
+#[test]
+fn kinto_fields_is_offered_on_the_lists_that_never_recorded_it() {
+    let (kinto, _) = served_with_probes("kinto");
+    const COLLECTIONS: &str = "get_buckets_workspace_collections";
+    // Recorded on the records list only; the collections list takes it too (Kinto selects
+    // fields on every plural endpoint), keeping the identity and the clock.
+    assert_eq!(
+        selection_of(&kinto, COLLECTIONS),
+        selection_of(&kinto, KINTO_RECORDS)
+    );
+    let mut arguments = Map::new();
+    arguments.insert("_fields".to_owned(), Value::from("title"));
+    let (answer, is_error) = kinto.call(COLLECTIONS, arguments);
+    assert!(!is_error, "{answer}");
+    assert_eq!(answer["state"]["source"], "state", "{answer}");
+    let shown = member_names(&answer["body"], "/data");
+    assert!(!shown.is_empty(), "{answer}");
+    for mut names in shown {
+        names.sort();
+        assert_eq!(names, ["id", "last_modified", "title"], "{answer}");
+    }
+}

@@ -14,7 +14,8 @@ use crate::state_support::{Served, corpus_write_plans, plan_of, serve_corpus_app
 const UPDATE: &str = "put_parse_classes_task_by_object_id";
 const TASK: &str = "get_parse_classes_task_by_object_id";
 
-fn arguments(id: &str, body: Option<Value>) -> Map<String, Value> {
+/// A parse-server item call's arguments: the object id and, for a write, the body.
+pub(crate) fn arguments(id: &str, body: Option<Value>) -> Map<String, Value> {
     let mut arguments = Map::new();
     arguments.insert("objectId".to_owned(), json!(id));
     if let Some(body) = body {
@@ -24,7 +25,12 @@ fn arguments(id: &str, body: Option<Value>) -> Map<String, Value> {
 }
 
 fn task(served: &Served, id: &str) -> Value {
-    let (answer, is_error) = served.call(TASK, arguments(id, None));
+    item(served, TASK, id)
+}
+
+/// A parse-server item read's body, answered from the state.
+pub(crate) fn item(served: &Served, tool: &str, id: &str) -> Value {
+    let (answer, is_error) = served.call(tool, arguments(id, None));
     assert!(!is_error, "{answer}");
     assert_eq!(answer["state"]["source"], "state", "{answer}");
     answer["body"].clone()

@@ -5,7 +5,9 @@
 //! merges and replaces confirmed on `/posts`, offered on `/comments` and `/users`) and
 //! json-server-v1 (the merge confirmed on `/tickets/{id}`, offered on `/customers/{id}` and
 //! `/notes/{id}`; the customer delete, answering the deleted customer whole, offered on
-//! `/notes/{id}` answering the deleted note). Off by default; replay never lists an inferred tool.
+//! `/notes/{id}` answering the deleted note). parse-server's Task update, answered as recorded
+//! with only the stamp its clock rule sets (`{"updatedAt": …}`), is offered on the Member class
+//! (one recorded app shows such an answer). Off by default; replay never lists an inferred tool.
 
 use std::sync::Arc;
 
@@ -367,4 +369,45 @@ fn a_missing_entity_is_answered_as_one_sibling_answers_it_when_that_answer_names
         answer["body"]["errors"][0]["extensions"]["code"], "FORBIDDEN",
         "{answer}"
     );
+}
+
+#[test]
+fn parse_serves_the_task_update_on_members_answering_the_stamp_its_clock_sets() {
+    // Recorded as is, the Task update's answer `{"updatedAt": …}` shows only the member its
+    // clock rule stamps, which members hold too: it names nothing of a task, so the update
+    // carries over to the Member class the build only read and created. (One recorded app shows
+    // an update answering only a stamp: no other corpus app's transfer changes.)
+    let parse = served("parse-server", with_transfer());
+    const UPDATE: &str = "put_parse_classes_member_by_object_id";
+    const READ: &str = "get_parse_classes_member_by_object_id";
+    assert_inferred(&parse, UPDATE, "put_parse_classes_task_by_object_id");
+    let before = read_from_state(&parse, READ, "mbrChen003");
+    assert_eq!(before["body"]["active"], false, "{before}");
+    let body = json!({"active": true, "role": "lead"});
+    let answer = call(
+        &parse,
+        UPDATE,
+        arguments(&parse, UPDATE, Some("mbrChen003"), Some(body)),
+    );
+    let shown: Vec<&String> = answer["body"]
+        .as_object()
+        .expect("an object")
+        .keys()
+        .collect();
+    assert_eq!(shown, ["updatedAt"], "{answer}");
+    let after = read_from_state(&parse, READ, "mbrChen003");
+    assert_eq!(after["body"]["active"], true, "{after}");
+    assert_eq!(after["body"]["role"], "lead", "{after}");
+    assert!(answer["body"]["updatedAt"].is_string(), "{answer}");
+    assert_ne!(after["body"]["updatedAt"], before["body"]["updatedAt"]);
+    // The Task plan's operator rule explains task fields only: it stays behind, so an operator
+    // object sent for a member's field is refused and changes nothing.
+    let operator = json!({"active": {"__op": "Increment", "amount": 1}});
+    let Value::Object(refused) = arguments(&parse, UPDATE, Some("mbrChen003"), Some(operator))
+    else {
+        unreachable!("arguments are an object")
+    };
+    let (refusal, error) = parse.call(UPDATE, refused);
+    assert!(error, "{refusal}");
+    assert_eq!(read_from_state(&parse, READ, "mbrChen003"), after);
 }

@@ -109,7 +109,8 @@ pub fn state_tools_with_views(
 }
 
 /// The query parameters a view takes beyond its recorded ones: those a list view's learned
-/// grammar extends to (see [`crate::derive::query_grammar`]) and those showing related entities
+/// grammar extends to (see [`crate::derive::query_grammar`]), its learned field selection (see
+/// [`crate::selection`]; a recorded name stays as recorded) and those showing related entities
 /// the reads of its type taught (see [`crate::relations`]), each with what it does.
 fn generalized_arguments(view: &crate::model::ReadView) -> BTreeMap<String, String> {
     use crate::model::ViewDetail;
@@ -126,6 +127,13 @@ fn generalized_arguments(view: &crate::model::ReadView) -> BTreeMap<String, Stri
         ViewDetail::Item(item) => &item.relations,
         _ => return names,
     };
+    if let ViewDetail::List(list) = &view.detail
+        && let Some(selection) = &list.selection
+    {
+        names.entry(selection.parameter.clone()).or_insert_with(|| {
+            "Query parameter: the fields to show (comma-separated), as the recorded field selections of this application did".to_owned()
+        });
+    }
     for relation in relations {
         for (name, _) in &relation.query {
             names.entry(name.clone()).or_insert_with(|| {

@@ -32,7 +32,7 @@ pub fn is_sort_parameter(name: &str) -> bool {
 
 /// Field-selection parameter names: a call naming one asks for a `projection`; other parameters
 /// that show members in another representation are a `variant`.
-pub const PROJECTION_NAMES: [&str; 10] = [
+pub const PROJECTION_NAMES: [&str; 11] = [
     "fields",
     "_fields",
     "select",
@@ -43,6 +43,7 @@ pub const PROJECTION_NAMES: [&str; 10] = [
     "attributes",
     "columns",
     "_source",
+    "keys",
 ];
 
 /// Whether a parameter only pages a list (page size, or a position at its beginning).

@@ -6,9 +6,12 @@
 //! alone with a plain list of fields (`title,status`: names, no `*` and no dotted path) showed
 //! exactly the fields it asked for plus the same fields it did not ask for (`kept`: the
 //! identity and a clock the application always adds, or none; a list shows the fields some
-//! member shows). The reads of every item and list view of the state teach one rule per
+//! member shows; a read showing every field its type's entities hold selected nothing and
+//! teaches nothing). The reads of every item and list view of the state teach one rule per
 //! parameter name (an application's selection language is one), and a view whose
-//! tool takes the parameter carries it ([`FieldSelection`]). A call naming the parameter with a
+//! tool takes the parameter carries it ([`FieldSelection`]); so does a list view whose tool takes
+//! no field-selection parameter when one rule was learned (a sibling list: the state catalog
+//! offers it the parameter). A call naming the parameter with a
 //! plain list of fields the state holds for the view's type answers the entity (or each listed
 //! member) with those fields and the kept ones; anything else (a star, a relation path, a field
 //! no entity holds, a repeated or second selection parameter) is left to the view's other
@@ -21,7 +24,7 @@ use serde::{Deserialize, Serialize};
 use rea_manifest::Manifest;
 use rea_plugin_api::json::{Json, Object};
 
-use crate::model::{ReadView, ViewDetail};
+use crate::model::{Entity, ReadView, ViewDetail};
 use crate::observation::Timeline;
 use crate::query::PROJECTION_NAMES;
 
@@ -116,17 +119,24 @@ pub fn learn(examples: &[SelectionExample<'_>]) -> Vec<FieldSelection> {
 /// learned from every successful read of those views that selected fields (see the module
 /// docs). What a selection shows is the fields it names, whatever values they hold, so reads
 /// after a write teach it as well as those in the observation window.
-pub fn generalize(manifest: &Manifest, timeline: &Timeline, views: &mut [ReadView]) {
+pub fn generalize(
+    manifest: &Manifest,
+    timeline: &Timeline,
+    entities: &[Entity],
+    views: &mut [ReadView],
+) {
+    let held = held_fields(entities);
     let mut examples: Vec<Shown<'_>> = Vec::new();
     for view in views.iter() {
         let Some(index) = crate::derive::tool_index(manifest, &view.tool) else {
             continue;
         };
-        let (pointer, is_list) = match &view.detail {
-            ViewDetail::Item(item) => (item.entity_pointer.as_str(), false),
-            ViewDetail::List(list) => (list.list_pointer.as_str(), true),
+        let (pointer, is_list, entity_type) = match &view.detail {
+            ViewDetail::Item(item) => (item.entity_pointer.as_str(), false, &item.entity_type),
+            ViewDetail::List(list) => (list.list_pointer.as_str(), true, &list.entity_type),
             _ => continue,
         };
+        let held = held.get(entity_type.as_str());
         for observation in timeline.all(index) {
             if !observation.is_success() || one_selection(observation.pairs()).is_none() {
                 continue;
@@ -135,7 +145,8 @@ pub fn generalize(manifest: &Manifest, timeline: &Timeline, views: &mut [ReadVie
                 .body
                 .as_ref()
                 .and_then(|body| body.pointer(pointer))
-                .and_then(|shown| shown_fields(shown, is_list));
+                .and_then(|shown| shown_fields(shown, is_list))
+                .filter(|shown| leaves_out_some(shown, held));
             if let Some(shown) = shown {
                 examples.push((observation.pairs(), shown));
             }
@@ -153,17 +164,60 @@ pub fn generalize(manifest: &Manifest, timeline: &Timeline, views: &mut [ReadVie
         let Some(tool) = manifest.tools.iter().find(|tool| tool.name == view.tool) else {
             continue;
         };
-        let taken = learned.iter().find(|rule| {
-            tool.query_parameters
-                .iter()
-                .any(|parameter| parameter.name == rule.parameter)
-        });
+        let taken = learned
+            .iter()
+            .find(|rule| {
+                tool.query_parameters
+                    .iter()
+                    .any(|parameter| parameter.name == rule.parameter)
+            })
+            .or_else(|| offered(&learned, tool, &view.detail));
         match &mut view.detail {
             ViewDetail::Item(item) => item.selection = taken.cloned(),
             ViewDetail::List(list) => list.selection = taken.cloned(),
             _ => {}
         }
     }
+}
+
+/// The top-level fields the entities of each type hold.
+fn held_fields(entities: &[Entity]) -> BTreeMap<&str, BTreeSet<&str>> {
+    let mut held: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
+    for entity in entities {
+        if let Some(fields) = entity.fields.as_object() {
+            held.entry(entity.entity_type.as_str())
+                .or_default()
+                .extend(fields.keys());
+        }
+    }
+    held
+}
+
+/// Whether a read's answer left out some field its type's entities hold: one showing them all
+/// (`include=project`, a pointer expanded in place) selected nothing, and teaches no selection.
+fn leaves_out_some(shown: &[String], held: Option<&BTreeSet<&str>>) -> bool {
+    held.is_some_and(|held| {
+        held.iter()
+            .any(|field| !shown.iter().any(|name| name == field))
+    })
+}
+
+/// The one learned rule a list view whose tool takes no learned parameter is offered (as the
+/// query grammar extends to sibling lists): an application's selection language is one. None
+/// when more than one rule was learned, or the tool takes any field-selection parameter.
+fn offered<'r>(
+    learned: &'r [FieldSelection],
+    tool: &rea_manifest::ManifestTool,
+    detail: &ViewDetail,
+) -> Option<&'r FieldSelection> {
+    let [rule] = learned else {
+        return None;
+    };
+    let selects = tool
+        .query_parameters
+        .iter()
+        .any(|parameter| PROJECTION_NAMES.contains(&parameter.name.as_str()));
+    (matches!(detail, ViewDetail::List(_)) && !selects).then_some(rule)
 }
 
 /// The fields an answer shows: an entity's members, or the members some listed object shows
@@ -318,5 +372,15 @@ mod tests {
         let plain_shown = names(&["title", "id", "last_modified"]);
         let learned = learn(&[(&with_id, &with_id_shown), (&plain, &plain_shown)]);
         assert_eq!(learned[0].kept, names(&["last_modified", "id"]));
+    }
+
+    #[test]
+    fn a_read_showing_every_held_field_selected_nothing() {
+        let held: BTreeSet<&str> = ["title", "status", "project", "objectId"].into();
+        let all = names(&["objectId", "title", "status", "project"]);
+        assert!(!leaves_out_some(&all, Some(&held)));
+        assert!(leaves_out_some(&names(&["title", "objectId"]), Some(&held)));
+        // A type holding no entity shows nothing a selection left out.
+        assert!(!leaves_out_some(&all, None));
     }
 }

@@ -20,6 +20,7 @@ use super::model::{
     ResponseModel, UpsertModel, WritePlan, WriteTarget,
 };
 use super::observe::{After, Call, bulk_layout};
+use super::shapes::drop_unshown_shapes;
 use super::target::{Classified, TargetKind};
 use super::{Draft, ItemInfo, TypeInfo, Views};
 use crate::observation::RequestBody;
@@ -315,6 +316,7 @@ pub(super) fn learn_one(
     }
     draft.plan.fields = Some(fields);
     accept_stored_members(&mut body, draft, views, &written);
+    refuse_unshown_shapes(&mut body, draft, views, &written, (&sent, &observed));
     draft.plan.body = Some(body);
     if let Err(reason) = learn_answer(draft, calls, records, &written) {
         return draft.plan.withhold(reason);
@@ -771,17 +773,7 @@ fn accept_stored_members(
     let Some(stored) = stored else {
         return;
     };
-    let generated: BTreeSet<String> = plan
-        .rules
-        .iter()
-        .flat_map(|rule| rule.explains.iter())
-        .map(|pointer| {
-            pointer
-                .trim_start_matches('/')
-                .replace("~1", "/")
-                .replace("~0", "~")
-        })
-        .collect();
+    let generated = rule_members(plan);
     for (field, types) in stored {
         if body.members.contains_key(field)
             || generated.contains(field)
@@ -798,6 +790,37 @@ fn accept_stored_members(
             },
         );
     }
+}
+
+/// Removes the members some call sent as an object of a shape nothing showed stored (see
+/// [`super::shapes`]), given every call's members and the observed calls.
+fn refuse_unshown_shapes(
+    body: &mut BodyModel,
+    draft: &Draft,
+    views: &Views,
+    written: &Written<'_>,
+    (sent, observed): (&[Object], &[Observed<'_>]),
+) {
+    let stored = written
+        .entity_type
+        .as_ref()
+        .and_then(|name| views.field_shapes.get(name));
+    let explained = rule_members(&draft.plan);
+    drop_unshown_shapes(body, sent, observed, stored, &explained);
+}
+
+/// The members the plan's rules explain (their pointers' names).
+fn rule_members(plan: &WritePlan) -> BTreeSet<String> {
+    plan.rules
+        .iter()
+        .flat_map(|rule| rule.explains.iter())
+        .map(|pointer| {
+            pointer
+                .trim_start_matches('/')
+                .replace("~1", "/")
+                .replace("~0", "~")
+        })
+        .collect()
 }
 
 /// The plan's answer: the exemplar's recorded answer and how it shows the written entity, and

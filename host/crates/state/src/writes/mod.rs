@@ -55,6 +55,7 @@ mod observe;
 mod omitted;
 mod rows;
 pub mod serve;
+mod shapes;
 pub(crate) mod siblings;
 pub mod target;
 #[cfg(test)]
@@ -208,6 +209,8 @@ pub(crate) struct Views {
     /// Per document view, the members its document holds with their JSON types: at its root
     /// (pointer `""`) and inside each top-level object member (an envelope: `/data`).
     pub document_types: BTreeMap<String, BTreeMap<String, MemberTypes>>,
+    /// Per type, the key sets of the objects its observed entities store in each member.
+    pub field_shapes: BTreeMap<String, shapes::MemberShapes>,
 }
 
 impl Views {
@@ -252,6 +255,8 @@ impl Views {
         for entity in &state.entities {
             if let Some(fields) = entity.fields.as_object() {
                 note_types(views.field_types.entry(entity.entity_type.clone()), fields);
+                let shapes = views.field_shapes.entry(entity.entity_type.clone());
+                shapes::note_shapes(shapes.or_default(), fields);
             }
         }
         for document in &state.documents {
@@ -561,7 +566,7 @@ pub(crate) fn derive_write_plans(
     let related = related_writes(manifest, timeline, &drafts, &observed);
     let mut plans: Vec<WritePlan> = drafts.into_iter().map(|draft| draft.plan).collect();
     // Not a pass: the inferred tools of an opt-in sibling transfer take their source's plan.
-    let inferred = siblings::transfer(manifest, state, &views, &plans);
+    let inferred = siblings::transfer(manifest, state, &views, &plans, records);
     plans.extend(inferred);
     (plans, related, unmodelled)
 }

@@ -10,7 +10,8 @@
 //! type's stored fields (none required), constants are dropped, a rule is kept only when every
 //! pointer it explains (and the field it keeps a list sorted by) is a field of the sibling type,
 //! the answer keeps its kind (an answer recorded as is transfers only for a delete, whose body
-//! names no entity; a delete answering the deleted entity whole, every field its type stores,
+//! names no entity, or when it shows only members the rules the sibling keeps generate, an
+//! update's `{"updatedAt": …}`; a delete answering the deleted entity whole, every field its type stores,
 //! answers the sibling's deleted entity whole, while one showing some members does not
 //! transfer), and an update or delete of a missing entity answers the sibling's own recorded
 //! absence where it has one.
@@ -41,6 +42,7 @@ pub(crate) fn transfer(
     state: &StateView,
     views: &Views,
     plans: &[WritePlan],
+    records: &[CaptureRecord],
 ) -> Vec<WritePlan> {
     manifest
         .tools
@@ -50,7 +52,7 @@ pub(crate) fn transfer(
             let source = plans
                 .iter()
                 .find(|plan| plan.tool == source_name && plan.served)?;
-            transferred(tool, source, state, views)
+            transferred(tool, source, state, views, records)
         })
         .collect()
 }
@@ -136,6 +138,7 @@ fn transferred(
     source: &WritePlan,
     state: &StateView,
     views: &Views,
+    records: &[CaptureRecord],
 ) -> Option<WritePlan> {
     if source.bulk || source.action.is_some() || source.effect == Effect::Document {
         return None;
@@ -189,7 +192,13 @@ fn transferred(
         .collect();
     plan.conflicts.retain(|conflict| known(&conflict.member));
     plan.omitted.retain(|omitted| known(&omitted.member));
-    plan.response = sibling_response(source, views.field_types.get(source_type), &known)?;
+    let generated = recorded_generated(source, &plan.rules, records);
+    plan.response = sibling_response(
+        source,
+        views.field_types.get(source_type),
+        &known,
+        generated,
+    )?;
     plan.missing_ordinal = views
         .types
         .get(sibling_type)
@@ -212,6 +221,7 @@ fn sibling_response(
     source: &WritePlan,
     source_fields: Option<&BTreeMap<String, BTreeSet<String>>>,
     known: &dyn Fn(&str) -> bool,
+    generated: bool,
 ) -> Option<Option<super::model::ResponseModel>> {
     let mut response = source.response.clone();
     if let Some(response) = &mut response {
@@ -222,7 +232,7 @@ fn sibling_response(
             // The deleted entity, whole: the sibling's delete answers its own deleted entity.
             response.kind = ResponseKind::Entity;
         }
-        if response.kind == ResponseKind::Recorded && source.effect != Effect::Delete
+        if response.kind == ResponseKind::Recorded && source.effect != Effect::Delete && !generated
             || response.kind == ResponseKind::Projection
         {
             return None;
@@ -230,6 +240,29 @@ fn sibling_response(
         response.required_members.retain(|member| known(member));
     }
     Some(response)
+}
+
+/// Whether the source's recorded answer shows only members the rules the sibling keeps generate
+/// (an update answering `{"updatedAt": …}`, the stamp its clock rule sets): such an answer names
+/// nothing of the source's entity, so the sibling answers it as the source does.
+fn recorded_generated(source: &WritePlan, kept: &[PlanRule], records: &[CaptureRecord]) -> bool {
+    let Some(response) = source.response.as_ref() else {
+        return false;
+    };
+    let body = records
+        .iter()
+        .find(|record| record.ordinal == response.ordinal)
+        .and_then(|record| record.response.body.bytes())
+        .and_then(|bytes| rea_plugin_api::json::Json::parse(&bytes).ok());
+    let Some(rea_plugin_api::json::Json::Object(members)) = body else {
+        return false;
+    };
+    let generated: BTreeSet<String> = kept
+        .iter()
+        .flat_map(|rule| rule.explains.iter())
+        .map(|pointer| first_segment(pointer))
+        .collect();
+    !members.is_empty() && members.keys().all(|name| generated.contains(name))
 }
 
 /// Whether a delete's answer shows the deleted entity whole: every recorded answer carried every
