@@ -169,7 +169,9 @@ fn sorted_change(
 
 #[derive(Debug, Clone)]
 struct Slot {
-    entity: Entity,
+    /// Shared with the copies of the state (`data/reset`'s initial state and the live one): a
+    /// state is cloned without copying its entities, and a write replaces a slot's entity.
+    entity: Arc<Entity>,
     rank: u64,
     /// The entity's canonical bytes as `data/get` writes it.
     bytes: usize,
@@ -264,7 +266,7 @@ impl LiveState {
         self.held.change(&collection, &entity.fields, true);
         self.referrers.change(&key, &entity.fields, true);
         let slot = Slot {
-            entity,
+            entity: Arc::new(entity),
             rank,
             bytes,
         };
@@ -318,7 +320,7 @@ impl LiveState {
             }
         }
         self.free.push(index);
-        Some(slot.entity)
+        Some(Arc::unwrap_or_clone(slot.entity))
     }
 
     /// Replaces the entity held in a slot, keeping its place.
@@ -350,7 +352,7 @@ impl LiveState {
             self.referrers.change(&key, &slot.entity.fields, false);
             self.referrers.change(&key, &entity.fields, true);
             self.entity_bytes = self.entity_bytes - slot.bytes + bytes;
-            slot.entity = entity;
+            slot.entity = Arc::new(entity);
             slot.bytes = bytes;
         }
     }
@@ -380,7 +382,7 @@ impl LiveState {
 
     /// The entities, in state order.
     pub fn entities(&self) -> impl Iterator<Item = &Entity> {
-        self.order.values().map(|index| &self.slot(*index).entity)
+        self.order.values().map(|index| &*self.slot(*index).entity)
     }
 
     /// How many entities the state holds.
@@ -411,7 +413,7 @@ impl LiveState {
                 collection_key(collection).to_owned(),
                 id.to_owned(),
             ))
-            .map(|index| &self.slot(*index).entity)
+            .map(|index| &*self.slot(*index).entity)
     }
 
     /// An entity a soft delete kept, marked deleted.
@@ -433,7 +435,7 @@ impl LiveState {
             .map(|members| {
                 members
                     .values()
-                    .map(|index| &self.slot(*index).entity)
+                    .map(|index| &*self.slot(*index).entity)
                     .collect()
             })
             .unwrap_or_default()
@@ -940,7 +942,7 @@ impl LiveState {
                 let key = (entity_type.to_owned(), collection.clone(), id.clone());
                 if let Some(index) = self.index.get(&key) {
                     let slot = self.slot(*index);
-                    held.insert(slot.rank, &slot.entity);
+                    held.insert(slot.rank, &*slot.entity);
                 }
             }
         }
@@ -1222,6 +1224,41 @@ mod tests {
             .iter()
             .map(|entity| entity.id.clone())
             .collect()
+    }
+
+    #[test]
+    fn a_clone_shares_its_entities_and_writes_leave_the_other_copy_unchanged() {
+        let initial = LiveState::new(
+            vec![
+                entity("/t", "1", r#"{"id":1,"n":5}"#),
+                entity("/t", "2", r#"{"id":2,"n":3}"#),
+            ],
+            Vec::new(),
+        );
+        let mut live = initial.clone();
+        let held =
+            |state: &LiveState, id: &str| state.entity("/t", "/t", id).map(|e| e as *const Entity);
+        // Cloning copies no entity (data/reset and the live state share the initial ones).
+        assert_eq!(held(&initial, "1"), held(&live, "1"));
+        assert!(live.update_entity(entity("/t", "1", r#"{"id":1,"n":6}"#), None));
+        let removed = live.remove_entity("/t", "/t", "2").expect("held");
+        assert_eq!(removed.fields, parse(br#"{"id":2,"n":3}"#).expect("json"));
+        live.insert_entity(entity("/t", "3", r#"{"id":3}"#), &Position::Last);
+        assert_eq!(ids(&live, "/t"), ["1", "3"]);
+        assert_eq!(
+            live.entity("/t", "/t", "1").map(|e| &e.fields),
+            Some(&parse(br#"{"id":1,"n":6}"#).expect("json"))
+        );
+        // The initial copy is as it was.
+        assert_eq!(ids(&initial, "/t"), ["1", "2"]);
+        assert_eq!(
+            initial.entity("/t", "/t", "1").map(|e| &e.fields),
+            Some(&parse(br#"{"id":1,"n":5}"#).expect("json"))
+        );
+        assert_eq!(
+            initial.entity("/t", "/t", "2").map(|e| &e.fields),
+            Some(&parse(br#"{"id":2,"n":3}"#).expect("json"))
+        );
     }
 
     #[test]
