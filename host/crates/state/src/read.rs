@@ -1609,7 +1609,7 @@ impl StateService {
     }
 
     /// Whether some checked line listed the whole collection `base` reads (a whole line, or one
-    /// the query model answers whose parameters only sort it or are inert): else the state
+    /// the query model answers whose parameters only sort it): else the state
     /// holds only the members some recorded query selected, and another query over them would
     /// leave out members no recording showed.
     fn seen_whole(list: &ListView, base: &ListLine) -> bool {
@@ -1623,10 +1623,7 @@ impl StateService {
             };
             model.record_ordinals.contains(&line.record_ordinal)
                 && line.query.iter().flatten().all(|(name, _)| {
-                    matches!(
-                        model.role(name),
-                        Some(QueryRole::Sort | QueryRole::Order | QueryRole::Inert { .. })
-                    )
+                    matches!(model.role(name), Some(QueryRole::Sort | QueryRole::Order))
                 })
         };
         list.lines.iter().any(|line| {

@@ -297,11 +297,8 @@ fn role_options(
                     _ => with_cursor_keys(candidate_roles(name, &has_field), objects),
                 };
                 // A page-size name may also be a flag that changes nothing listed (Parse's
-                // `count=1`, asking for the number matched beside the page), tried last. A name
-                // no role fits that every line sent with one value (`in_config=all`) is part of
-                // what the recorded lines listed: the state's collection is what they showed.
-                let constant = roles.is_empty() && one_value_on_every_line(lines, name);
-                if (has_whole && (roles.is_empty() || roles == [QueryRole::PageSize])) || constant {
+                // `count=1`, asking for the number matched beside the page), tried last.
+                if has_whole && (roles.is_empty() || roles == [QueryRole::PageSize]) {
                     roles.push(QueryRole::Inert { values: Vec::new() });
                 }
                 if !roles.contains(&QueryRole::Sort)
@@ -314,21 +311,6 @@ fn role_options(
         }
     }
     options
-}
-
-/// Whether every line names a parameter, and all with the same one value.
-fn one_value_on_every_line(lines: &[QueryLine<'_>], name: &str) -> bool {
-    let mut values = lines.iter().map(|line| {
-        let mut given = line.arguments.iter().filter(|(named, _)| named == name);
-        match (given.next(), given.next()) {
-            (Some((_, value)), None) => Some(value.as_str()),
-            _ => None,
-        }
-    });
-    let Some(Some(first)) = values.next() else {
-        return false;
-    };
-    values.all(|value| value == Some(first))
 }
 
 /// The values the lines give a parameter.
@@ -444,7 +426,7 @@ fn choose_roles(
                     answered.push(index);
                 }
                 None => {
-                    give_up((line, lines), options, &mut chosen, &mut dropped);
+                    give_up(line, options, &mut chosen, &mut dropped);
                     continue 'search;
                 }
             }
@@ -501,10 +483,9 @@ fn roles_for(
 
 /// A line no roles reproduce: its parameters lose their roles, except that when it names a
 /// parameter that may be inert and is not established, only that one is given up (the line then
-/// stays unanswered). A parameter every line sent with one value is given up last: without it
-/// no line is answered.
+/// stays unanswered).
 fn give_up(
-    (line, lines): (&QueryLine<'_>, &[QueryLine<'_>]),
+    line: &QueryLine<'_>,
     options: &BTreeMap<String, Vec<QueryRole>>,
     chosen: &mut BTreeMap<String, QueryRole>,
     dropped: &mut BTreeSet<String>,
@@ -515,17 +496,14 @@ fn give_up(
             Some([QueryRole::Inert { .. }])
         )
     };
-    let names = || line.arguments.iter().map(|(name, _)| name);
-    let varying = |name: &&String| !one_value_on_every_line(lines, name);
-    let mut giving_up: Vec<&String> = names()
-        .filter(varying)
+    let mut giving_up: Vec<&String> = line
+        .arguments
+        .iter()
+        .map(|(name, _)| name)
         .filter(|name| roleless(name) && !chosen.contains_key(*name))
         .collect();
     if giving_up.is_empty() {
-        giving_up = names().filter(varying).collect();
-    }
-    if giving_up.is_empty() {
-        giving_up = names().collect();
+        giving_up = line.arguments.iter().map(|(name, _)| name).collect();
     }
     for name in giving_up {
         dropped.insert(name.clone());

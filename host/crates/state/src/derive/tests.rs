@@ -806,63 +806,6 @@ fn an_inert_parameter_is_accepted_only_with_its_recorded_values() {
 }
 
 #[test]
-fn a_parameter_every_line_sent_with_one_value_is_accepted_with_that_value_only() {
-    // No line leaves `scope` out, so nothing shows what the list is without it; every line sent
-    // it as `all`, so the state's collection is what `scope=all` lists.
-    let fixture = derive(vec![
-        record(0, "GET", "/posts?scope=all", 200, posts()),
-        record(
-            1,
-            "GET",
-            "/posts?scope=all&author=alice",
-            200,
-            json!([post(1), post(3)]),
-        ),
-        record(2, "GET", "/posts?scope=all&limit=1", 200, json!([post(1)])),
-    ]);
-    let ViewDetail::List(list) = fixture.view("get_posts") else {
-        panic!("list")
-    };
-    let model = list.query.as_ref().expect("a query model");
-    assert_eq!(
-        model.parameters.get("scope"),
-        Some(&QueryRole::Inert {
-            values: vec!["all".into()]
-        })
-    );
-    // A query no line made, with the value every line sent: evaluated over the state.
-    let answer = fixture.call(
-        "get_posts",
-        json!({"scope": "all", "author": "alice", "limit": "1"}),
-    );
-    assert_eq!(answer["state"]["membership"], "query", "{answer}");
-    assert_eq!(answer["body"], json!([post(1)]));
-    // contract: STATE-057
-    let answer = fixture.call("get_posts", json!({"scope": "mine", "author": "bob"}));
-    assert_eq!(
-        stand_in(&answer),
-        json!({"not_modelled": "unrecorded-request", "recording": "not-recorded"}),
-        "{answer}"
-    );
-    // Two values across the lines (and no whole line): no role.
-    let varied = derive(vec![
-        record(0, "GET", "/posts?scope=all", 200, posts()),
-        record(1, "GET", "/posts?scope=mine", 200, json!([post(2)])),
-        record(2, "GET", "/posts/1", 200, post(1)),
-    ]);
-    let ViewDetail::List(list) = varied.view("get_posts") else {
-        panic!("list")
-    };
-    assert!(
-        list.query
-            .as_ref()
-            .is_none_or(|model| !model.parameters.contains_key("scope")),
-        "{:?}",
-        list.query
-    );
-}
-
-#[test]
 fn field_selections_the_checked_reads_made_render_from_the_state() {
     // contract: STATE-041, STATE-060, STATE-089, STATE-093
     let fixture = derive(vec![
