@@ -399,6 +399,16 @@ fn matches_over(
         .collect();
     if !selection.sort_keys.is_empty() {
         let sort_keys = selection.sort_keys();
+        // A sort by a field no match holds orders nothing the state knows (a sort name the
+        // application maps to another field, `show_name` for `name`): not evaluated.
+        let unheld = |field: &String| {
+            !matched
+                .iter()
+                .any(|index| field_value(candidates[*index], field).is_some())
+        };
+        if matched.len() > 1 && sort_keys.iter().any(|(field, _)| unheld(field)) {
+            return None;
+        }
         matched.sort_by(|a, b| sort_order(&sort_keys, candidates[*a], candidates[*b]));
     } else if !selection.orders.is_empty() {
         return None;
@@ -849,6 +859,23 @@ mod tests {
         assert_eq!(
             run(&model, &[("tags", "physics,desert")], &data),
             Some(vec![])
+        );
+    }
+
+    #[test]
+    fn a_sort_by_a_field_no_match_holds_is_not_evaluated() {
+        let data = objects(r#"[{"name": "b"}, {"name": "a"}, {"name": "c"}]"#);
+        let model = model(&[("sort_by", QueryRole::Sort)]);
+        assert_eq!(
+            run(&model, &[("sort_by", "name")], &data),
+            Some(vec![1, 0, 2])
+        );
+        // `show_name` names no member: the order it asks for is not known.
+        assert_eq!(run(&model, &[("sort_by", "show_name")], &data), None);
+        // One match has one order whatever the key.
+        assert_eq!(
+            run(&model, &[("sort_by", "show_name")], &data[..1]),
+            Some(vec![0])
         );
     }
 
