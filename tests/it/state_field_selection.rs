@@ -12,7 +12,9 @@ use serde_json::{Map, Value};
 
 use crate::state_query_grammar::served_with_probes;
 use crate::state_support::agreement::route;
-use crate::state_support::{Served, assert_not_modelled, recorded_answer, view_detail};
+use crate::state_support::{
+    Served, assert_not_modelled, probe_with_line, recorded_answer, view_detail,
+};
 
 const KINTO_RECORDS: &str = "get_buckets_workspace_collections_records_by_collection_id";
 const DIRECTUS_TASK: &str = "get_items_tasks_by_id";
@@ -24,13 +26,6 @@ fn selection_of(served: &Served, tool: &str) -> Option<FieldSelection> {
         ViewDetail::List(list) => list.selection.clone(),
         _ => None,
     }
-}
-
-fn probe<'a>(probes: &'a [CaptureRecord], line: &str) -> &'a CaptureRecord {
-    probes
-        .iter()
-        .find(|record| crate::state_support::request_line(record, "") == line)
-        .unwrap_or_else(|| panic!("the probes hold {line}"))
 }
 
 /// The probe answered through its tool from the state; the answer and the live body.
@@ -85,7 +80,7 @@ fn a_list_selection_of_other_fields_shows_those_and_the_kept_ones() {
             kept: vec!["id".to_owned(), "last_modified".to_owned()],
         })
     );
-    let record = probe(
+    let record = probe_with_line(
         &probes,
         "GET /v1/buckets/workspace/collections/tasks/records?_fields=assignee%2Cdue",
     );
@@ -117,7 +112,7 @@ fn an_item_selection_never_recorded_on_items_shows_the_fields_asked_for() {
             kept: Vec::new(),
         })
     );
-    let record = probe(&probes, "GET /items/tasks/8?fields=title%2Cstate");
+    let record = probe_with_line(&probes, "GET /items/tasks/8?fields=title%2Cstate");
     let (answer, live) = answer_probe(&directus, record, DIRECTUS_TASK);
     assert_eq!(answer.get("body"), Some(&live));
 }
@@ -174,14 +169,14 @@ fn parse_keys_is_learned_and_offered_on_the_sibling_lists() {
             .is_some(),
         "the Member list takes keys: {schema:?}"
     );
-    let record = probe(
+    let record = probe_with_line(
         &probes,
         "GET /parse/classes/Task?where=%7B%22%24or%22%3A%5B%7B%22priority%22%3A3%7D%2C%7B%22status%22%3A%22doing%22%7D%5D%7D&keys=title&order=title",
     );
     let (answer, live) = answer_probe(&parse, record, PARSE_TASKS);
     assert_eq!(answer.get("body"), Some(&live));
     // The probe's routing knows only the recorded names, so the Member call is made by hand.
-    let record = probe(
+    let record = probe_with_line(
         &probes,
         "GET /parse/classes/Member?order=name&keys=name%2Crole",
     );

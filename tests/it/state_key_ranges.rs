@@ -12,7 +12,9 @@ use rea_plugin_api::contracts::query::QueryRole;
 use serde_json::{Map, Value};
 
 use crate::state_query_grammar::served_with_probes;
-use crate::state_support::{Served, assert_not_modelled, list_view, recorded_answer, request_line};
+use crate::state_support::{
+    Served, assert_not_modelled, list_view, probe_with_line, recorded_answer,
+};
 
 const ALL_DOCS: &str = "get_all_docs_by_segment_0";
 const BY_YEAR: &str = "get_design_catalog_view_by_year_by_segment_0";
@@ -59,10 +61,7 @@ fn key_range_terms_and_the_collection_total_are_learned_from_the_recorded_ranges
 fn an_exclusive_end_never_recorded_is_read_from_the_state() {
     let (pouchdb, probes) = served_with_probes("pouchdb-server");
     let line = "GET /library/_all_docs?startkey=%22author%3A%22&endkey=%22author%3Alem%22&inclusive_end=false";
-    let probe = probes
-        .iter()
-        .find(|record| request_line(record, "") == line)
-        .expect("the probe");
+    let probe = probe_with_line(&probes, line);
     let (answer, is_error) = call(
         &pouchdb,
         ALL_DOCS,

@@ -11,7 +11,9 @@ use rea_plugin_api::contracts::query::QueryRole;
 use serde_json::{Map, Value};
 
 use crate::state_query_grammar::served_with_probes;
-use crate::state_support::{Served, assert_not_modelled, list_view, recorded_answer, request_line};
+use crate::state_support::{
+    Served, assert_not_modelled, list_view, probe_with_line, recorded_answer,
+};
 
 const ALL_DOCS: &str = "get_all_docs_by_segment_0";
 
@@ -46,10 +48,7 @@ fn an_offset_recorded_beside_row_documents_is_learned_with_the_member_echoing_it
 fn a_page_at_an_offset_never_recorded_answers_the_live_rows_and_offset() {
     let (pouchdb, probes) = served_with_probes("pouchdb-server");
     let line = "GET /library/_all_docs?skip=6&limit=4";
-    let probe = probes
-        .iter()
-        .find(|record| request_line(record, "") == line)
-        .expect("the probe");
+    let probe = probe_with_line(&probes, line);
     let (answer, is_error) = call(
         &pouchdb,
         ALL_DOCS,

@@ -94,10 +94,7 @@ fn an_or_group_holds_by_any_branch() {
     // by the tool's schema as a name family the grammar learned from the bracket filters the
     // build recorded, and both spellings list what the live application listed for the group.
     let (directus, probes) = served_with_probes("directus");
-    let probe = probes
-        .iter()
-        .find(|record| crate::state_support::request_line(record, "") == OR_BRACKETS)
-        .expect("the bracket probe");
+    let probe = crate::state_support::probe_with_line(&probes, OR_BRACKETS);
     let (_, live) = recorded_answer(probe);
     let bracket_arguments = probe_arguments(probe);
     assert_eq!(bracket_arguments.len(), 2);

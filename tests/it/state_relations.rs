@@ -36,10 +36,7 @@ fn assert_live(app: &str, lines: &[&str]) {
         .map(|record| crate::state_support::request_line(record, ""))
         .collect();
     for line in lines {
-        let record: &CaptureRecord = probes
-            .iter()
-            .find(|record| crate::state_support::request_line(record, "") == *line)
-            .unwrap_or_else(|| panic!("{app} probes {line}"));
+        let record: &CaptureRecord = crate::state_support::probe_with_line(&probes, line);
         assert!(!recorded.iter().any(|known| known == line), "{line}");
         // The tool the path names; the query as string arguments (relation parameters the
         // tool never recorded are offered by the state catalog).

@@ -284,6 +284,14 @@ pub fn check_golden(path: &Path, actual: &[u8]) {
     }
 }
 
+/// The one probe record whose request line (as [`request_line`] spells it) is `line`.
+pub fn probe_with_line<'a>(probes: &'a [CaptureRecord], line: &str) -> &'a CaptureRecord {
+    probes
+        .iter()
+        .find(|record| request_line(record, "") == line)
+        .unwrap_or_else(|| panic!("the probes hold {line}"))
+}
+
 /// A record's request line (`METHOD /path?query` as recorded), `missing` standing for an absent
 /// method or path.
 pub fn request_line(record: &CaptureRecord, missing: &str) -> String {
