@@ -9,28 +9,19 @@
 //! (`state_relations`).
 
 use rea_plugin_api::contracts::query::QueryRole;
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use crate::state_query_grammar::served_with_probes;
 use crate::state_support::{
-    Served, assert_not_modelled, list_view, probe_with_line, recorded_answer,
+    Served, assert_not_modelled, call_with_strings, list_view, probe_with_line, recorded_answer,
 };
 
 const ALL_DOCS: &str = "get_all_docs_by_segment_0";
 const BY_YEAR: &str = "get_design_catalog_view_by_year_by_segment_0";
 
-/// Calls a tool with string arguments.
-fn call(served: &Served, tool: &str, arguments: &[(&str, &str)]) -> (Value, bool) {
-    let arguments: Map<String, Value> = arguments
-        .iter()
-        .map(|(name, value)| ((*name).to_owned(), Value::String((*value).to_owned())))
-        .collect();
-    served.call(tool, arguments)
-}
-
 /// The call answers a structured refusal: no recording, no state answer.
 fn assert_refused(served: &Served, tool: &str, arguments: &[(&str, &str)]) {
-    let (answer, is_error) = call(served, tool, arguments);
+    let (answer, is_error) = call_with_strings(served, tool, arguments);
     assert_not_modelled(&answer, is_error);
 }
 
@@ -62,7 +53,7 @@ fn an_exclusive_end_never_recorded_is_read_from_the_state() {
     let (pouchdb, probes) = served_with_probes("pouchdb-server");
     let line = "GET /library/_all_docs?startkey=%22author%3A%22&endkey=%22author%3Alem%22&inclusive_end=false";
     let probe = probe_with_line(&probes, line);
-    let (answer, is_error) = call(
+    let (answer, is_error) = call_with_strings(
         &pouchdb,
         ALL_DOCS,
         &[
@@ -82,7 +73,7 @@ fn an_exclusive_end_never_recorded_is_read_from_the_state() {
     assert_eq!(answer.get("body"), Some(&live), "{line}");
     // A descending range from a start never recorded: the keys up to it, greatest first, and
     // the database's size beside them.
-    let (answer, is_error) = call(
+    let (answer, is_error) = call_with_strings(
         &pouchdb,
         ALL_DOCS,
         &[

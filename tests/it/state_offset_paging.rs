@@ -8,23 +8,14 @@
 //! its offset in the envelope).
 
 use rea_plugin_api::contracts::query::QueryRole;
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use crate::state_query_grammar::served_with_probes;
 use crate::state_support::{
-    Served, assert_not_modelled, list_view, probe_with_line, recorded_answer,
+    assert_not_modelled, call_with_strings, list_view, probe_with_line, recorded_answer,
 };
 
 const ALL_DOCS: &str = "get_all_docs_by_segment_0";
-
-/// Calls a tool with string arguments.
-fn call(served: &Served, tool: &str, arguments: &[(&str, &str)]) -> (Value, bool) {
-    let arguments: Map<String, Value> = arguments
-        .iter()
-        .map(|(name, value)| ((*name).to_owned(), Value::String((*value).to_owned())))
-        .collect();
-    served.call(tool, arguments)
-}
 
 #[test]
 fn an_offset_recorded_beside_row_documents_is_learned_with_the_member_echoing_it() {
@@ -49,7 +40,7 @@ fn a_page_at_an_offset_never_recorded_answers_the_live_rows_and_offset() {
     let (pouchdb, probes) = served_with_probes("pouchdb-server");
     let line = "GET /library/_all_docs?skip=6&limit=4";
     let probe = probe_with_line(&probes, line);
-    let (answer, is_error) = call(
+    let (answer, is_error) = call_with_strings(
         &pouchdb,
         ALL_DOCS,
         &[("segment_0", "library"), ("skip", "6"), ("limit", "4")],
@@ -64,7 +55,7 @@ fn a_page_at_an_offset_never_recorded_answers_the_live_rows_and_offset() {
     assert_eq!(live.get("offset").and_then(Value::as_u64), Some(6));
     assert_eq!(answer.get("body"), Some(&live), "{line}");
     // Without a skip the page starts at 0, whatever line's envelope it is rendered into.
-    let (answer, is_error) = call(
+    let (answer, is_error) = call_with_strings(
         &pouchdb,
         ALL_DOCS,
         &[("segment_0", "library"), ("limit", "2")],
@@ -79,7 +70,7 @@ fn a_page_at_an_offset_never_recorded_answers_the_live_rows_and_offset() {
 #[test]
 fn an_offset_that_is_no_whole_number_is_refused() {
     let (pouchdb, _) = served_with_probes("pouchdb-server");
-    let (answer, is_error) = call(
+    let (answer, is_error) = call_with_strings(
         &pouchdb,
         ALL_DOCS,
         &[("segment_0", "library"), ("skip", "three"), ("limit", "4")],

@@ -284,6 +284,15 @@ pub fn check_golden(path: &Path, actual: &[u8]) {
     }
 }
 
+/// Calls a tool with string arguments (`[("skip", "6")]`).
+pub fn call_with_strings(served: &Served, tool: &str, arguments: &[(&str, &str)]) -> (Value, bool) {
+    let arguments: Map<String, Value> = arguments
+        .iter()
+        .map(|(name, value)| ((*name).to_owned(), Value::String((*value).to_owned())))
+        .collect();
+    served.call(tool, arguments)
+}
+
 /// The one probe record whose request line (as [`request_line`] spells it) is `line`.
 pub fn probe_with_line<'a>(probes: &'a [CaptureRecord], line: &str) -> &'a CaptureRecord {
     probes
