@@ -43,6 +43,7 @@ use rea_bundle::{
     AuthenticatedPair, BUILD_STAGE, Destination, EXPORT_STAGE, ExportObserver, ExportRequest,
     LocalOriginName, Stages, TOOL_STAGE, Target,
 };
+use rea_evidence::capture::CaptureOutput;
 use rea_evidence::envelope::EVIDENCE_FILE_MAX_BYTES;
 use rea_evidence::{Evidence, Refusal, read_bounded};
 use rea_manifest::{Projection, TemplateRules, seal_manifest};
@@ -53,7 +54,7 @@ use serde_json::{Map, Value, json};
 use crate::commands::environment_export::{
     Progress, Quiet, absolute, bundled_binary, finish, load_pipeline, serve_command,
 };
-use crate::commands::inspect_capture::{InspectRequest, inspect_reporting};
+use crate::commands::inspect_capture::{InspectRequest, inspect_output_reporting};
 use crate::memory_limit::MemoryLimit;
 use crate::output::CommandFailure;
 use crate::progress::Interrupt;
@@ -132,8 +133,14 @@ pub fn run(args: &EnvironmentBuildArgs) -> Result<(), CommandFailure> {
 /// A capture read for a build: its Evidence and the bytes `evidence.json` holds.
 struct CaptureInput {
     evidence: Evidence,
-    /// `None`: the Evidence as `--format json` writes it (an inspected HAR, retained Evidence).
+    /// `None`: the Evidence as `--format json` writes it (retained Evidence, an inspected HAR
+    /// whose extractor's answer is not canonical JSON).
     bytes: Option<Vec<u8>>,
+    /// The records typed from an inspected HAR's canonical record text, when the build kept that
+    /// text: `evidence` is then the Evidence without its records
+    /// ([`rea_evidence::capture::SealedCapture::into_header`]) and `bytes` the whole, written
+    /// before the record text was dropped, so no JSON tree of the records is ever held.
+    records: Option<Vec<rea_plugin_api::contracts::capture::CaptureRecord>>,
     input: &'static str,
 }
 
@@ -229,7 +236,7 @@ fn read_capture(
                 )
                 .in_stage(INSPECT_STAGE));
             };
-            let evidence = inspect_reporting(
+            let output = inspect_output_reporting(
                 registry,
                 &extractor.stage,
                 &InspectRequest {
@@ -240,19 +247,45 @@ fn read_capture(
                 },
                 &mut |done, total| progress.bytes("inspect", done, total),
             )?;
-            let records = rea_evidence::capture::capture_record_count(&evidence).unwrap_or(0);
+            let input = inspected_input(output)?;
+            let records = rea_evidence::capture::capture_record_count(&input.evidence).unwrap_or(0);
             let bytes = std::fs::metadata(&args.capture).map_or(0, |metadata| metadata.len());
             progress.counted("inspect", &[("records", records), ("bytes", bytes)]);
-            Ok(CaptureInput {
-                evidence,
-                bytes: None,
-                input: "har",
-            })
+            Ok(input)
         }
         CaptureKind::Evidence => {
             progress.stage("read", &format!("reading {}", args.capture.display()));
             read_capture_evidence(&args.capture)
         }
+    }
+}
+
+/// An inspected HAR's capture input. Record text kept as the extractor wrote it is written as
+/// `evidence.json`'s bytes and typed record by record, then dropped: the build holds the bytes,
+/// the typed records and the Evidence without its records, never a JSON tree of the records (the
+/// largest part of a build's memory otherwise). The bytes are those `--format json` writes of
+/// the Evidence document ([`rea_bundle::written_as_json`]).
+fn inspected_input(output: CaptureOutput) -> Result<CaptureInput, Refusal> {
+    match output {
+        CaptureOutput::Raw(sealed) => {
+            let mut bytes = sealed.to_canonical_vec();
+            bytes.push(b'\n');
+            let records = sealed
+                .typed_records()
+                .map_err(|refusal| refusal.in_stage(INSPECT_STAGE))?;
+            Ok(CaptureInput {
+                evidence: sealed.into_header(),
+                bytes: Some(bytes),
+                records: Some(records),
+                input: "har",
+            })
+        }
+        CaptureOutput::Sealed(evidence) => Ok(CaptureInput {
+            evidence,
+            bytes: None,
+            records: None,
+            input: "har",
+        }),
     }
 }
 
@@ -312,6 +345,7 @@ fn read_capture_evidence(path: &Path) -> Result<CaptureInput, Refusal> {
     Ok(CaptureInput {
         evidence,
         bytes: Some(file.bytes),
+        records: None,
         input: "evidence",
     })
 }
@@ -362,10 +396,12 @@ fn bundle_capture(
     };
     // The pipeline's route forms run with the template rules, as the state's manifest does; the
     // projection (its records typed once) is kept for the state, replay and the credential scan.
-    let projection = Projection::project(
-        &capture.evidence,
-        &options.state_rules.templating(&options.rules),
-    )
+    let templating = options.state_rules.templating(&options.rules);
+    let typed_here = capture.records.is_some();
+    let projection = match capture.records {
+        Some(records) => Projection::of_records(&capture.evidence, records, &templating),
+        None => Projection::project(&capture.evidence, &templating),
+    }
     .map_err(in_stage)?;
     let manifest = seal_manifest(projection.manifest()).map_err(in_stage)?;
     if observer.cancelled() {
@@ -380,8 +416,16 @@ fn bundle_capture(
         rea_bundle::headroom::check_evidence_fits(what, evidence)
             .map_err(|refusal| refusal.in_stage(BUILD_STAGE))
     };
-    if capture.bytes.is_none() {
-        fits("the capture Evidence", &capture.evidence)?;
+    match &capture.bytes {
+        None => fits("the capture Evidence", &capture.evidence)?,
+        // Written in this process from record text it kept: the canonical JSON is the bytes
+        // without their newline.
+        Some(bytes) if typed_here => rea_bundle::headroom::check_fits(
+            "the capture Evidence",
+            bytes.len().saturating_sub(1) as u64,
+        )
+        .map_err(|refusal| refusal.in_stage(BUILD_STAGE))?,
+        Some(_) => {}
     }
     fits("the projected manifest Evidence", &manifest)?;
     let (pair, environment) = match capture.bytes {
@@ -595,6 +639,7 @@ fn export_source(
                 CaptureInput {
                     evidence,
                     bytes: None,
+                    records: None,
                     input: "evidence",
                 },
                 LocalOriginName::Required,

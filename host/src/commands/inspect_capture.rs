@@ -232,8 +232,18 @@ pub fn inspect_output(
     stage: &str,
     request: &InspectRequest<'_>,
 ) -> Result<CaptureOutput, Refusal> {
+    inspect_output_reporting(registry, stage, request, &mut |_, _| {})
+}
+
+/// [`inspect_output`], with `read` hearing the extractor's progress as [`inspect_reporting`]'s.
+pub fn inspect_output_reporting(
+    registry: &Registry,
+    stage: &str,
+    request: &InspectRequest<'_>,
+    read: &mut dyn FnMut(u64, u64),
+) -> Result<CaptureOutput, Refusal> {
     let staged = |refusal: Refusal| refusal.in_stage(INSPECT_CAPTURE_OPERATION);
-    let mut extracted = run_extractor(registry, stage, request, &mut |_, _| {}).map_err(staged)?;
+    let mut extracted = run_extractor(registry, stage, request, read).map_err(staged)?;
     let answer = std::mem::take(&mut extracted.answer);
     seal_capture_answer(&extracted.inputs(request), answer).map_err(staged)
 }

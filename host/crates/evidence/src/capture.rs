@@ -821,6 +821,36 @@ impl SealedCapture {
         Evidence::authenticate(&self.to_canonical_vec())
     }
 
+    /// The records, typed one by one from their canonical text (as [`capture_records`] types
+    /// them from the Evidence document, without parsing the records into a JSON tree first).
+    pub fn typed_records(&self) -> Result<Vec<CaptureRecord>, Refusal> {
+        self.items()
+            .into_iter()
+            .map(|text| {
+                json::from_slice_exact(text).map_err(|error| {
+                    Refusal::invalid_request(format!(
+                        "the capture Evidence's records are malformed: {error}"
+                    ))
+                    .at("/records")
+                })
+            })
+            .collect()
+    }
+
+    /// The Evidence without its records: its id, operation and every other member, the record
+    /// text dropped. For a build that typed the records ([`SealedCapture::typed_records`]) and
+    /// wrote the whole ([`SealedCapture::write_to`]) first, so no JSON tree of the records is
+    /// held: a reader of this Evidence's `records` finds none (they are the caller's).
+    pub fn into_header(self) -> Evidence {
+        let operation = self
+            .body
+            .get("operation")
+            .and_then(Json::as_str)
+            .unwrap_or_default()
+            .to_owned();
+        Evidence::from_parts(self.id, operation, self.body)
+    }
+
     fn items(&self) -> Vec<&[u8]> {
         self.records
             .iter()

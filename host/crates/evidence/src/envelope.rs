@@ -60,6 +60,16 @@ impl Evidence {
         }
     }
 
+    /// Evidence of an id hashed elsewhere over more than `body` holds: only for
+    /// [`crate::capture::SealedCapture::into_header`], whose body leaves out the records.
+    pub(crate) fn from_parts(id: String, operation: String, body: Object) -> Evidence {
+        Evidence {
+            id,
+            operation,
+            body,
+        }
+    }
+
     /// Seals anything serde writes as a JSON object (numbers take `serde_json`'s spelling).
     pub fn seal_value<T: Serialize + ?Sized>(
         operation: &str,

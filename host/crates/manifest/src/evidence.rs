@@ -76,7 +76,8 @@ pub fn check_capture_evidence(capture: &Evidence) -> Result<(), Refusal> {
 /// A manifest projected in this process: the capture's records (typed once), the rules they
 /// were templated with and the manifest, so a later stage (the state's derivation, the replay
 /// environment, the bundle's credential scan) reads them instead of typing the records and
-/// projecting the manifest again. Only [`Projection::project`] makes one.
+/// projecting the manifest again. Only [`Projection::project`] and [`Projection::of_records`]
+/// make one.
 #[derive(Debug)]
 pub struct Projection {
     capture_id: String,
@@ -91,6 +92,19 @@ impl Projection {
     pub fn project(capture: &Evidence, rules: &TemplateRules) -> Result<Self, Refusal> {
         check_capture_evidence(capture)?;
         let records = capture_records(capture).map_err(|refusal| refusal.in_stage(STAGE))?;
+        Self::of_records(capture, records, rules)
+    }
+
+    /// Projects the records of capture Evidence typed by the caller (a build that kept the
+    /// capture's record text and typed it record by record, never holding the records as a JSON
+    /// tree: [`rea_evidence::capture::SealedCapture::typed_records`]); `capture` gives the id and
+    /// is checked as [`Projection::project`] checks it, its own `records` not read.
+    pub fn of_records(
+        capture: &Evidence,
+        records: Vec<CaptureRecord>,
+        rules: &TemplateRules,
+    ) -> Result<Self, Refusal> {
+        check_capture_evidence(capture)?;
         let manifest = project_manifest(capture.id(), &records, rules)?;
         Ok(Self {
             capture_id: capture.id().to_owned(),
