@@ -268,8 +268,8 @@ fn read_capture(
 fn inspected_input(output: CaptureOutput) -> Result<CaptureInput, Refusal> {
     match output {
         CaptureOutput::Raw(sealed) => {
-            let mut bytes = sealed.to_canonical_vec();
-            bytes.push(b'\n');
+            let bytes =
+                written_exactly(&sealed).map_err(|refusal| refusal.in_stage(INSPECT_STAGE))?;
             let records = sealed
                 .typed_records()
                 .map_err(|refusal| refusal.in_stage(INSPECT_STAGE))?;
@@ -287,6 +287,32 @@ fn inspected_input(output: CaptureOutput) -> Result<CaptureInput, Refusal> {
             input: "har",
         }),
     }
+}
+
+/// The canonical serialization and a newline, in a buffer of exactly that size (counted first:
+/// a buffer grown as it is written copies the whole at every doubling).
+fn written_exactly(sealed: &rea_evidence::capture::SealedCapture) -> Result<Vec<u8>, Refusal> {
+    struct Counter(usize);
+    impl std::io::Write for Counter {
+        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+            self.0 += bytes.len();
+            Ok(bytes.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let failed = |error: std::io::Error| {
+        Refusal::internal(format!(
+            "the capture Evidence could not be written: {error}"
+        ))
+    };
+    let mut counter = Counter(0);
+    sealed.write_to(&mut counter).map_err(failed)?;
+    let mut bytes = Vec::with_capacity(counter.0 + 1);
+    sealed.write_to(&mut bytes).map_err(failed)?;
+    bytes.push(b'\n');
+    Ok(bytes)
 }
 
 /// The capture formats a build reads.

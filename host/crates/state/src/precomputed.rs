@@ -205,9 +205,17 @@ pub fn write_precomputed<R: Borrow<CaptureRecord>>(
         records: &records,
         state,
     };
-    let mut body = serde_json::to_vec(&body).map_err(|error| {
+    let failed = |error: serde_json::Error| {
         Refusal::internal(format!("the derived state cannot be written: {error}"))
-    })?;
+    };
+    // Written twice, counted then kept, into a buffer of its exact size with room for the header:
+    // a buffer grown as it is written would copy the whole body on the way (and hold the copy and
+    // the original at once) at every doubling.
+    let mut counted = ByteCount(0);
+    serde_json::to_writer(&mut counted, &body).map_err(failed)?;
+    let mut written = Vec::with_capacity(counted.0 + MAX_HEADER_BYTES);
+    serde_json::to_writer(&mut written, &body).map_err(failed)?;
+    let mut body = written;
     let header = Header {
         body_bytes: body.len() as u64,
         body_sha256: sha256_hex(&body),
@@ -227,6 +235,20 @@ pub fn write_precomputed<R: Borrow<CaptureRecord>>(
     body.reserve_exact(line.len());
     body.splice(0..0, line);
     Ok(body)
+}
+
+/// A writer that only counts the bytes written to it.
+struct ByteCount(usize);
+
+impl std::io::Write for ByteCount {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.0 += bytes.len();
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
 }
 
 /// Reads a precomputed state derived from the `expected` inputs. `Err` says, in one sentence, why

@@ -84,8 +84,11 @@ pub fn derive_state(
     let base = Timeline::new(manifest, records);
     let conservative = derive_pass(manifest, manifest_evidence_id, &base, records, rules);
     let mut used = base.window_ends();
-    let mut current = conservative.clone();
+    // The state of the latest pass after the first (`None`: the first's, not copied, as most
+    // captures settle there).
+    let mut later: Option<StateView> = None;
     for pass in 1..=windows::MAX_PASSES {
+        let current = later.as_ref().unwrap_or(&conservative);
         let ends = windows::window_ends(
             manifest,
             &base,
@@ -95,13 +98,21 @@ pub fn derive_state(
         );
         if windows::same_checks(&base, &ends, &used) {
             // The windows this pass ran with check the reads its views and plans give.
-            return Ok(current);
+            return Ok(later.unwrap_or(conservative));
         }
         if pass == windows::MAX_PASSES {
             break;
         }
         let timeline = base.with_windows(&ends);
-        current = derive_pass(manifest, manifest_evidence_id, &timeline, records, rules);
+        // The previous later pass is dropped before the next is derived.
+        drop(later.take());
+        later = Some(derive_pass(
+            manifest,
+            manifest_evidence_id,
+            &timeline,
+            records,
+            rules,
+        ));
         used = ends;
     }
     tracing::debug!("the observation windows did not settle; every write relates to everything");
