@@ -159,11 +159,28 @@ fn the_command_path_writes_exactly_the_parsed_paths_bytes() {
                         relative.display()
                     );
                     // The typed records read back from either.
-                    let evidence = output.into_evidence().expect("authenticates");
+                    let evidence =
+                        rea_evidence::Evidence::authenticate(&bytes).expect("authenticates");
+                    let records = capture_records(&parsed).unwrap();
+                    assert_eq!(capture_records(&evidence).unwrap(), records);
+                    // What environment-build keeps instead of the document: the records typed
+                    // from the kept text, and the Evidence without them (its id and every other
+                    // member).
+                    let CaptureOutput::Raw(sealed) = output else {
+                        unreachable!("checked above")
+                    };
                     assert_eq!(
-                        capture_records(&evidence).unwrap(),
-                        capture_records(&parsed).unwrap()
+                        sealed.typed_records().unwrap(),
+                        records,
+                        "{}",
+                        relative.display()
                     );
+                    let header = sealed.into_header();
+                    let mut body = parsed.body().clone();
+                    body.remove("records");
+                    assert_eq!(header.id(), parsed.id());
+                    assert_eq!(header.operation(), parsed.operation());
+                    assert!(header.body() == &body, "{}", relative.display());
                 }
                 (Err(a), Err(b)) => assert_eq!(a, b, "{}", relative.display()),
                 (a, b) => panic!("{}: paths disagree: {a:?} / {b:?}", relative.display()),
