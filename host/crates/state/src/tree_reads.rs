@@ -3,8 +3,9 @@
 //! left them.
 //!
 //! **Reads.** Once a served write changed a tree, a read of a path below its prefix answers, in
-//! this order: a listed folder (still held) asked with a learned listing query, its children
-//! composed from the written entries (see [`crate::listings`]); an entry the read tool's folder
+//! this order: a listed folder (still held, or created by a served write: all its children are
+//! the tree's writes) asked with a learned listing query, its children composed from the written
+//! entries (see [`crate::listings`]); an entry the read tool's folder
 //! entries accept (see [`crate::entries`]), unless it holds its children and a write changed one
 //! below it; a path no entry names, in a held folder whose children are listed, the tree's missing
 //! answer holding the tree's counter now (see [`crate::unlisted`]). Anything else is not modelled
