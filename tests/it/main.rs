@@ -110,6 +110,7 @@ mod state_rpc_writes;
 mod state_serve;
 mod state_sibling_transfer;
 mod state_store_counter;
+mod state_tree_depths;
 mod state_tree_writes;
 mod state_unlisted_documents;
 mod state_unmodelled_documents;

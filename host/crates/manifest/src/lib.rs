@@ -38,6 +38,7 @@
 pub mod body;
 pub mod card;
 pub mod catalog;
+pub mod depths;
 pub mod display;
 pub mod environment;
 pub mod evidence;

@@ -67,6 +67,10 @@ pub fn project_manifest(
     if rules.sibling_transfer() {
         let inferred = crate::siblings::inferred_tools(&tools);
         tools.extend(inferred);
+        let families: Vec<Option<usize>> =
+            tool_groups.iter().map(|group| group.query_family).collect();
+        let deeper = crate::depths::inferred_depth_tools(&tools, &families);
+        tools.extend(deeper);
     }
     Ok(Manifest {
         excluded_groups,

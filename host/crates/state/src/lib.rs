@@ -72,6 +72,7 @@ pub mod service;
 pub mod sliced;
 pub mod startup;
 pub mod store;
+pub mod tree_depths;
 pub mod tree_reads;
 pub mod tree_writes;
 pub mod unlisted;

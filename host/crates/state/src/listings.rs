@@ -124,7 +124,7 @@ impl FolderListing {
     }
 
     /// The shapes of listed folders' entries (their children member left out).
-    fn folder_shapes(&self) -> BTreeSet<BTreeSet<&str>> {
+    pub(crate) fn folder_shapes(&self) -> BTreeSet<BTreeSet<&str>> {
         self.listed
             .iter()
             .filter_map(|text| self.entry(text))

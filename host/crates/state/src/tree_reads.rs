@@ -3,8 +3,9 @@
 //! left them.
 //!
 //! **Reads.** Once a served write changed a tree, a read of a path below its prefix answers, in
-//! this order: a listed folder (still held) asked with a learned listing query, its children
-//! composed from the written entries (see [`crate::listings`]); an entry the read tool's folder
+//! this order: a listed folder (still held, or created by a served write: all its children are
+//! the tree's writes) asked with a learned listing query, its children composed from the written
+//! entries (see [`crate::listings`]); an entry the read tool's folder
 //! entries accept (see [`crate::entries`]), unless it holds its children and a write changed one
 //! below it; a path no entry names, in a held folder whose children are listed, the tree's missing
 //! answer holding the tree's counter now (see [`crate::unlisted`]). Anything else is not modelled
@@ -16,7 +17,7 @@
 //! its effect applied to the live tree; a call no class fits is refused as not modelled, changing
 //! nothing.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use rea_manifest::Manifest;
 use rea_plugin_api::contracts::capture::CaptureRecord;
@@ -33,6 +34,7 @@ use crate::tree_writes::{TreeCall, TreeEntries, TreeWrites, body_members, follow
 
 /// A listing as a tree's entries are now: the written entries, the listed folders still held.
 fn effective(listing: &FolderListing, tree: &TreeEntries) -> FolderListing {
+    let created = created_folders(listing, tree);
     let mut listing = listing.clone();
     listing.entries = tree.entries.clone();
     listing.listed.retain(|text| {
@@ -40,7 +42,29 @@ fn effective(listing: &FolderListing, tree: &TreeEntries) -> FolderListing {
             || tree.entries.contains_key(text)
             || tree.entries.contains_key(text.trim_start_matches('/'))
     });
+    listing.listed.extend(created);
     listing
+}
+
+/// The folders served writes created (held now, absent before the first write, shaped as a
+/// listed folder is): every child they hold came from a write the tree keeps, so their
+/// listings are known whole.
+fn created_folders(listing: &FolderListing, tree: &TreeEntries) -> Vec<String> {
+    let shapes = listing.folder_shapes();
+    tree.written
+        .iter()
+        .filter(|text| !listing.entries.contains_key(*text))
+        .filter(|text| {
+            tree.entries
+                .get(*text)
+                .and_then(Json::as_object)
+                .is_some_and(|entry| {
+                    let names: BTreeSet<&str> = entry.keys().collect();
+                    shapes.contains(&names)
+                })
+        })
+        .cloned()
+        .collect()
 }
 
 /// A tree read's answer and the record it is rendered into (see the module docs).

@@ -1,0 +1,59 @@
+//! Folder-tree depths: an inferred tool offering a tree's write at a depth the recording only
+//! read (`rea_manifest::depths`, opt-in with sibling transfer: `PUT /v2/keys/{id}` beside the
+//! recorded `PUT /v2/keys/{key_id}/{id}`) joins the learned writes of its source's tree (see
+//! [`crate::tree_writes`]): what a write does does not depend on how deep its entry lies, so a
+//! call of it takes the classes of the tree's tools of its method
+//! ([`crate::tree_writes::TreeWrites::classes_for`]), and a call no class fits is refused as any
+//! tree write's is. Its plan is its source's, served and inferred (`inferred_from`), confirmed
+//! by the reads that confirmed the tree's writes; it cites no recorded call. It joins only a tree
+//! whose prefix its template lies below and that learned at least one class of its method.
+
+use rea_manifest::Manifest;
+
+use crate::model::StateView;
+use crate::tree_writes::TreeTool;
+
+/// Adds each inferred tool whose source is a tree's write tool to that tree, with a served,
+/// inferred plan (see the module docs).
+pub(crate) fn attach(manifest: &Manifest, state: &mut StateView) {
+    for tool in &manifest.tools {
+        let Some(source) = tool.inferred_from.as_deref() else {
+            continue;
+        };
+        let Some(tree) = state
+            .tree_writes
+            .iter_mut()
+            .find(|tree| tree.tool(source).is_some())
+        else {
+            continue;
+        };
+        let below = tool
+            .path_template
+            .starts_with(&format!("{}/", tree.prefix.trim_end_matches('/')));
+        let learned = tree.classes_for(&tool.name, &tool.method).next().is_some();
+        if !below || !learned || tree.tool(&tool.name).is_some() {
+            continue;
+        }
+        tree.tools.push(TreeTool {
+            tool: tool.name.clone(),
+            method: tool.method.clone(),
+            classes: Vec::new(),
+        });
+        let confirmed_by = tree.confirmed_by.clone();
+        let Some(mut plan) = state.write_plan(source).cloned() else {
+            continue;
+        };
+        plan.tool = tool.name.clone();
+        plan.method = tool.method.clone();
+        plan.path_template = tool.path_template.clone();
+        plan.served = true;
+        plan.reason = None;
+        plan.hint = None;
+        plan.contradicted_by = None;
+        plan.record_ordinals = Vec::new();
+        plan.confirmed_by = confirmed_by;
+        plan.inferred_from = Some(source.to_owned());
+        state.write_plans.retain(|known| known.tool != tool.name);
+        state.write_plans.push(plan);
+    }
+}
