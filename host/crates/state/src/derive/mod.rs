@@ -225,10 +225,12 @@ fn derive_pass(
     let (types, entities, documents) = entities.finish();
     let mut views = read_views(manifest, details);
     mark_shared_queries(manifest, &mut views);
-    query_grammar::generalize(&mut views, &entities, rules);
     crate::selection::generalize(manifest, timeline, &entities, &mut views);
     crate::relations::generalize(manifest, timeline, (&types, &entities), &mut views);
     crate::relations::generalize_lists(&entities, &mut views);
+    crate::joins::generalize(manifest, timeline, (&types, &entities), &mut views);
+    // After the joins: a grammar extends filters to the fields of the joined entities.
+    query_grammar::generalize(&mut views, &entities, rules);
     let folder_entries = crate::entries::derive(manifest, timeline, &views);
     let folder_listings = crate::listings::derive(timeline, &folder_entries);
     let tree_writes = crate::tree_writes::derive(

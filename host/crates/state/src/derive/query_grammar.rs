@@ -102,7 +102,28 @@ pub fn list_queries(list: &crate::model::ListView, entities: &[Entity]) -> ListQ
         )
         .into_iter()
         .collect(),
+        joined_fields: joined_fields(list, entities),
     }
+}
+
+/// The scalar fields of the entities each many-to-one join of a list reaches (see
+/// [`crate::joins`]), dotted through the member, sorted.
+fn joined_fields(list: &crate::model::ListView, entities: &[Entity]) -> Vec<String> {
+    let mut fields = BTreeSet::new();
+    for join in &list.joins {
+        if !matches!(join.link, crate::relations::Link::Parent { .. }) {
+            continue;
+        }
+        let related = entities.iter().filter(|entity| {
+            entity.entity_type == join.entity_type && entity.collection == join.collection
+        });
+        for field in scalar_fields(related) {
+            if !field.contains('.') {
+                fields.insert(format!("{}.{field}", join.member));
+            }
+        }
+    }
+    fields.into_iter().collect()
 }
 
 /// Asks the pipeline's query grammars about the list views and extends each by what they
