@@ -53,12 +53,7 @@ pub struct FieldAffixes;
 
 impl QueryGrammar for FieldAffixes {
     fn apply(&self, request: &QueryGrammarRequest) -> Result<QueryGrammarOutcome, PluginError> {
-        let mut grammar = Grammar::learn(request.lists.iter().map(|list| &list.established));
-        grammar.paths = request
-            .lists
-            .iter()
-            .flat_map(|list| &list.recorded_names)
-            .any(|name| is_bracket_path(name));
+        let grammar = Grammar::learn(request.lists.iter().map(|list| &list.established));
         Ok(QueryGrammarOutcome {
             lists: request
                 .lists
@@ -128,32 +123,6 @@ pub struct Grammar {
     forms: BTreeMap<Form, String>,
     /// Roles established by name that are not filters (sort, order, search, paging).
     named: BTreeMap<String, QueryRole>,
-    /// A recorded name filtered through a path of bracketed names (`filter[project][code][_eq]`):
-    /// the bracket forms reach the fields of joined entities (`ListQueries::joined_fields`).
-    paths: bool,
-}
-
-/// Whether a parameter name is a bracketed filter through a path of two or more names before
-/// its operator word (`filter[project][code][_eq]`; not a logical group's `_or` or branch).
-pub fn is_bracket_path(name: &str) -> bool {
-    let Some((base, rest)) = name.split_once('[') else {
-        return false;
-    };
-    let Some(inner) = rest.strip_suffix(']') else {
-        return false;
-    };
-    let groups: Vec<&str> = inner.split("][").collect();
-    let Some((word, path)) = groups.split_last() else {
-        return false;
-    };
-    let plain = |part: &&str| {
-        !part.is_empty()
-            && !part.starts_with(['_', '$'])
-            && part
-                .chars()
-                .all(|character| character.is_alphanumeric() || matches!(character, '_' | '-'))
-    };
-    !base.is_empty() && path.len() >= 2 && path.iter().all(plain) && operator_word(word).is_some()
 }
 
 /// A bracket form (`filter[`, `][_eq]`): a field between `[` and `]`.
@@ -298,7 +267,7 @@ impl Grammar {
             }
         }
         // A joined entity's field, through the bracket forms, spelled as a path of names.
-        for field in list.joined_fields.iter().filter(|_| self.paths) {
+        for field in &list.joined_fields {
             for (form, op) in self.forms.iter().filter(|(form, _)| is_bracket_form(form)) {
                 let path = field.replace('.', "][");
                 offer(format!("{}{path}{}", form.0, form.1), filter(field, op));
@@ -395,11 +364,7 @@ mod tests {
     }
 
     #[test]
-    fn a_recorded_bracket_path_reaches_the_joined_fields_through_bracket_forms() {
-        assert!(is_bracket_path("filter[project][code][_eq]"));
-        assert!(!is_bracket_path("filter[state][_eq]"));
-        assert!(!is_bracket_path("filter[_or][0][state][_eq]"));
-        assert!(!is_bracket_path("filter[project][code][colour]"));
+    fn the_bracket_forms_reach_the_joined_fields_as_paths() {
         let learned = roles(&[
             ("filter[state][_eq]", filter("state", "eq")),
             ("filter[priority][_lte]", filter("priority", "lte")),
@@ -414,7 +379,7 @@ mod tests {
         let outcome = FieldAffixes
             .apply(&QueryGrammarRequest {
                 options: Default::default(),
-                lists: vec![tasks.clone()],
+                lists: vec![tasks],
                 schema_version: SCHEMA_VERSION,
             })
             .unwrap();
@@ -429,16 +394,6 @@ mod tests {
         );
         // Not through a form that is no bracket form.
         assert!(!extended.keys().any(|name| name.starts_with("project")));
-        // Without a recorded path, no joined field is offered.
-        tasks.recorded_names.clear();
-        let outcome = FieldAffixes
-            .apply(&QueryGrammarRequest {
-                options: Default::default(),
-                lists: vec![tasks],
-                schema_version: SCHEMA_VERSION,
-            })
-            .unwrap();
-        assert!(!outcome.lists[0].keys().any(|name| name.contains("[project]")));
     }
 
     #[test]

@@ -230,7 +230,7 @@ fn derive_pass(
     crate::relations::generalize_lists(&entities, &mut views);
     crate::joins::generalize(manifest, timeline, (&types, &entities), &mut views);
     // After the joins: a grammar extends filters to the fields of the joined entities.
-    query_grammar::generalize(&mut views, &entities, rules);
+    query_grammar::generalize(manifest, &mut views, &entities, rules);
     let folder_entries = crate::entries::derive(manifest, timeline, &views);
     let folder_listings = crate::listings::derive(timeline, &folder_entries);
     let tree_writes = crate::tree_writes::derive(

@@ -13,6 +13,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use rea_plugin_api::contracts::SCHEMA_VERSION;
 use rea_plugin_api::contracts::query::{ListQueries, QueryGrammarRequest};
 use rea_plugin_api::json::Json;
+use rea_plugin_api::query_fields::bracket_path;
+use rea_manifest::Manifest;
 
 use crate::model::{Entity, QueryModel, ReadView, ViewDetail};
 use crate::rules::RuleSet;
@@ -75,7 +77,11 @@ pub fn array_fields<'a>(entities: impl IntoIterator<Item = &'a Entity>) -> BTree
 
 /// The query evidence of one list view a grammar is given: its established roles, its entity
 /// type's fields and the names its recorded lines used.
-pub fn list_queries(list: &crate::model::ListView, entities: &[Entity]) -> ListQueries {
+pub fn list_queries(
+    list: &crate::model::ListView,
+    entities: &[Entity],
+    parameters: &[&str],
+) -> ListQueries {
     let fields = scalar_fields(
         entities
             .iter()
@@ -102,16 +108,29 @@ pub fn list_queries(list: &crate::model::ListView, entities: &[Entity]) -> ListQ
         )
         .into_iter()
         .collect(),
-        joined_fields: joined_fields(list, entities),
+        joined_fields: joined_fields(list, entities, parameters),
     }
 }
 
 /// The scalar fields of the entities each many-to-one join of a list reaches (see
-/// [`crate::joins`]), dotted through the member, sorted.
-fn joined_fields(list: &crate::model::ListView, entities: &[Entity]) -> Vec<String> {
+/// [`crate::joins`]), dotted through the member, sorted: those of a member some recorded
+/// parameter of the list's tool filters through (`filter[project][code][_eq]`, see
+/// [`bracket_path`]), the evidence that the application's filters reach through it.
+fn joined_fields(
+    list: &crate::model::ListView,
+    entities: &[Entity],
+    parameters: &[&str],
+) -> Vec<String> {
+    let through: BTreeSet<String> = parameters
+        .iter()
+        .filter_map(|name| bracket_path(name))
+        .filter_map(|(path, _)| path.into_iter().next())
+        .collect();
     let mut fields = BTreeSet::new();
     for join in &list.joins {
-        if !matches!(join.link, crate::relations::Link::Parent { .. }) {
+        if !matches!(join.link, crate::relations::Link::Parent { .. })
+            || !through.contains(&join.member)
+        {
             continue;
         }
         let related = entities.iter().filter(|entity| {
@@ -129,14 +148,32 @@ fn joined_fields(list: &crate::model::ListView, entities: &[Entity]) -> Vec<Stri
 /// Asks the pipeline's query grammars about the list views and extends each by what they
 /// propose: a view with a model gets the parameters proposed for it, a view without one a model
 /// of them alone (answering no recorded line).
-pub fn generalize(views: &mut [ReadView], entities: &[Entity], rules: &RuleSet) {
+pub fn generalize(
+    manifest: &Manifest,
+    views: &mut [ReadView],
+    entities: &[Entity],
+    rules: &RuleSet,
+) {
     if rules.query_grammars().is_empty() {
         return;
     }
     let lists: Vec<ListQueries> = views
         .iter()
         .filter_map(|view| match &view.detail {
-            ViewDetail::List(list) => Some(list_queries(list, entities)),
+            ViewDetail::List(list) => {
+                let parameters: Vec<&str> = manifest
+                    .tools
+                    .iter()
+                    .find(|tool| tool.name == view.tool)
+                    .map(|tool| {
+                        tool.query_parameters
+                            .iter()
+                            .map(|parameter| parameter.name.as_str())
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                Some(list_queries(list, entities, &parameters))
+            }
             _ => None,
         })
         .collect();
