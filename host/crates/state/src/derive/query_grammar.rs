@@ -112,6 +112,22 @@ pub fn list_queries(
     }
 }
 
+/// The query parameter names a tool of the manifest was recorded with.
+pub fn tool_parameters<'m>(manifest: &'m Manifest, tool: &str) -> Vec<&'m str> {
+    manifest
+        .tools
+        .iter()
+        .find(|known| known.name == tool)
+        .map(|known| {
+            known
+                .query_parameters
+                .iter()
+                .map(|parameter| parameter.name.as_str())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 /// The scalar fields of the entities each many-to-one join of a list reaches (see
 /// [`crate::joins`]), dotted through the member, sorted: those of a member some recorded
 /// parameter of the list's tool filters through (`filter[project][code][_eq]`, see
@@ -160,20 +176,11 @@ pub fn generalize(
     let lists: Vec<ListQueries> = views
         .iter()
         .filter_map(|view| match &view.detail {
-            ViewDetail::List(list) => {
-                let parameters: Vec<&str> = manifest
-                    .tools
-                    .iter()
-                    .find(|tool| tool.name == view.tool)
-                    .map(|tool| {
-                        tool.query_parameters
-                            .iter()
-                            .map(|parameter| parameter.name.as_str())
-                            .collect()
-                    })
-                    .unwrap_or_default();
-                Some(list_queries(list, entities, &parameters))
-            }
+            ViewDetail::List(list) => Some(list_queries(
+                list,
+                entities,
+                &tool_parameters(manifest, &view.tool),
+            )),
             _ => None,
         })
         .collect();
