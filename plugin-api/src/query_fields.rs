@@ -259,7 +259,12 @@ pub fn bracket_path(name: &str) -> Option<(Vec<String>, String)> {
     (!base.is_empty() && path.len() >= 2 && path.iter().all(plain))
         .then(|| operator_word(word))
         .flatten()
-        .map(|op| (path.iter().map(|part| (*part).to_owned()).collect(), op.to_owned()))
+        .map(|op| {
+            (
+                path.iter().map(|part| (*part).to_owned()).collect(),
+                op.to_owned(),
+            )
+        })
 }
 
 /// A filter in bracket form: `field[op]` or `name[field][op]` (`views[gte]`,

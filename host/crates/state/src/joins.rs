@@ -301,8 +301,16 @@ mod tests {
 
     fn state() -> Vec<Entity> {
         vec![
-            entity("/projects", "1", r#"{"id": 1, "code": "WEB", "tasks": [1, 3]}"#),
-            entity("/projects", "2", r#"{"id": 2, "code": "MOB", "tasks": [2]}"#),
+            entity(
+                "/projects",
+                "1",
+                r#"{"id": 1, "code": "WEB", "tasks": [1, 3]}"#,
+            ),
+            entity(
+                "/projects",
+                "2",
+                r#"{"id": 2, "code": "MOB", "tasks": [2]}"#,
+            ),
             entity("/tasks", "1", r#"{"id": 1, "title": "a", "project": 1}"#),
             entity("/tasks", "2", r#"{"id": 2, "title": "b", "project": 2}"#),
             entity("/tasks", "3", r#"{"id": 3, "title": "c", "project": 1}"#),

@@ -276,12 +276,9 @@ fn project_related(value: Json, fields: Option<&Vec<String>>) -> Json {
         return value;
     };
     match value {
-        Json::Array(items) => Json::Array(
-            items
-                .iter()
-                .map(|item| project_to(item, fields))
-                .collect(),
-        ),
+        Json::Array(items) => {
+            Json::Array(items.iter().map(|item| project_to(item, fields)).collect())
+        }
         Json::Object(_) => project_to(&value, fields),
         other => other,
     }
@@ -808,7 +805,11 @@ impl StateService {
                 Selected::Related { member, fields } => {
                     let join = joins.iter().find(|join| join.member == *member)?;
                     let related_held = self.held_fields(&join.entity_type);
-                    if !fields.iter().flatten().all(|field| related_held.contains(field)) {
+                    if !fields
+                        .iter()
+                        .flatten()
+                        .all(|field| related_held.contains(field))
+                    {
                         return None;
                     }
                     shown.push(member.clone());

@@ -289,7 +289,10 @@ pub fn path_selection(value: &str) -> Option<Vec<Selected>> {
             return None;
         }
         let known = parts.iter_mut().find_map(|part| match part {
-            Selected::Related { member: known, fields } if known == member => Some(fields),
+            Selected::Related {
+                member: known,
+                fields,
+            } if known == member => Some(fields),
             _ => None,
         });
         match (known, field) {
@@ -393,7 +396,10 @@ mod tests {
         );
         assert_eq!(
             path_selection("*,tasks.id,tasks.title"),
-            Some(vec![Selected::All, related("tasks", Some(&["id", "title"]))])
+            Some(vec![
+                Selected::All,
+                related("tasks", Some(&["id", "title"]))
+            ])
         );
         assert_eq!(
             path_selection("tasks.title,tasks.*"),

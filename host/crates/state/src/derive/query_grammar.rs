@@ -10,11 +10,11 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use rea_manifest::Manifest;
 use rea_plugin_api::contracts::SCHEMA_VERSION;
 use rea_plugin_api::contracts::query::{ListQueries, QueryGrammarRequest};
 use rea_plugin_api::json::Json;
 use rea_plugin_api::query_fields::bracket_path;
-use rea_manifest::Manifest;
 
 use crate::model::{Entity, QueryModel, ReadView, ViewDetail};
 use crate::rules::RuleSet;
