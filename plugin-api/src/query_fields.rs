@@ -242,6 +242,31 @@ pub const ORDER_COMPARISONS: [&str; 4] = ["gt", "gte", "lt", "lte"];
 /// `_gte`/`_like`) are a fixed set.
 pub const SET_OPERATORS: [&str; 2] = ["in", "nin"];
 
+/// A filter in bracket form through a path of two or more names (`filter[project][code][_eq]`:
+/// the field `code` of what `project` names), as the names and the operator; `None` for another
+/// name, or a path through a logical group or branch (`filter[_or][0][state][_eq]`).
+pub fn bracket_path(name: &str) -> Option<(Vec<String>, String)> {
+    let (base, rest) = name.split_once('[')?;
+    let groups: Vec<&str> = rest.strip_suffix(']')?.split("][").collect();
+    let (word, path) = groups.split_last()?;
+    let plain = |part: &&str| {
+        !part.is_empty()
+            && !part.starts_with(['_', '$'])
+            && part
+                .chars()
+                .all(|character| character.is_alphanumeric() || matches!(character, '_' | '-'))
+    };
+    (!base.is_empty() && path.len() >= 2 && path.iter().all(plain))
+        .then(|| operator_word(word))
+        .flatten()
+        .map(|op| {
+            (
+                path.iter().map(|part| (*part).to_owned()).collect(),
+                op.to_owned(),
+            )
+        })
+}
+
 /// A filter in bracket form: `field[op]` or `name[field][op]` (`views[gte]`,
 /// `filter[state][_eq]`, `filters[title][$contains]`), as the field and the operator.
 pub fn bracket_filter(name: &str) -> Option<(String, String)> {

@@ -102,6 +102,7 @@ mod state_query_sort_keys;
 mod state_reads_bundle;
 mod state_recorded_answers;
 mod state_recorded_reads;
+mod state_relation_paths;
 mod state_relations;
 mod state_restated_list_query;
 mod state_restated_query;

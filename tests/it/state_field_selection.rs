@@ -29,7 +29,7 @@ fn selection_of(served: &Served, tool: &str) -> Option<FieldSelection> {
 }
 
 /// The probe answered through its tool from the state; the answer and the live body.
-fn answer_probe(served: &Served, record: &CaptureRecord, tool: &str) -> (Value, Value) {
+pub(crate) fn answer_probe(served: &Served, record: &CaptureRecord, tool: &str) -> (Value, Value) {
     let (routed, arguments) = route(served, record).expect("the probe has a tool");
     assert_eq!(routed, tool);
     let (answer, is_error) = served.call(tool, arguments);

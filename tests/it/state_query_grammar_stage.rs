@@ -171,7 +171,12 @@ fn the_stage_asked_through_the_registry_answers_what_the_state_holds() {
         .query_grammar_stage("field-affixes")
         .expect("the built-in grammar");
     for app in APPS {
-        let state = state_of(&build_of(app), state_rules());
+        let served = serve_evidence(
+            capture_file(&build_of(app)),
+            state_rules(),
+            FetchOptions::default(),
+        );
+        let state = served.state().clone();
         let mut tools = Vec::new();
         let mut lists = Vec::new();
         for view in &state.views {
@@ -182,6 +187,7 @@ fn the_stage_asked_through_the_registry_answers_what_the_state_holds() {
             lists.push(rea_state::derive::query_grammar::list_queries(
                 list,
                 &state.entities,
+                &rea_state::derive::query_grammar::tool_parameters(&served.manifest, &view.tool),
             ));
         }
         let outcome = stage

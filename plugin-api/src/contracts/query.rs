@@ -123,6 +123,12 @@ pub struct ListQueries {
     /// after `recorded_names`: an older host sends none.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub array_fields: Vec<String>,
+    /// The fields of related entities the state reaches through a member of its entities naming
+    /// one by its id (`project.status` where `project` holds a project's id), dotted, sorted: a
+    /// filter names them in the bracket spelling of a path (`filter[project][status][_eq]`).
+    /// Added after `array_fields`: an older host sends none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub joined_fields: Vec<String>,
 }
 
 /// What a query grammar proposes: for each list of the request (same order), the parameters it

@@ -125,6 +125,11 @@ pub struct Grammar {
     named: BTreeMap<String, QueryRole>,
 }
 
+/// A bracket form (`filter[`, `][_eq]`): a field between `[` and `]`.
+fn is_bracket_form((before, after): &Form) -> bool {
+    before.ends_with('[') && after.starts_with(']')
+}
+
 impl Grammar {
     /// Learns the grammar from the established roles of every list.
     pub fn learn<'a>(lists: impl IntoIterator<Item = &'a BTreeMap<String, QueryRole>>) -> Self {
@@ -261,6 +266,13 @@ impl Grammar {
                 offer(format!("{before}{field}{after}"), filter(field, op));
             }
         }
+        // A joined entity's field, through the bracket forms, spelled as a path of names.
+        for field in &list.joined_fields {
+            for (form, op) in self.forms.iter().filter(|(form, _)| is_bracket_form(form)) {
+                let path = field.replace('.', "][");
+                offer(format!("{}{path}{}", form.0, form.1), filter(field, op));
+            }
+        }
         // A field holding an array of scalars takes the forms of the operators that read it
         // item by item.
         for field in &list.array_fields {
@@ -347,7 +359,41 @@ mod tests {
             fields: names(fields),
             recorded_names: names(recorded),
             array_fields: Vec::new(),
+            joined_fields: Vec::new(),
         }
+    }
+
+    #[test]
+    fn the_bracket_forms_reach_the_joined_fields_as_paths() {
+        let learned = roles(&[
+            ("filter[state][_eq]", filter("state", "eq")),
+            ("filter[priority][_lte]", filter("priority", "lte")),
+            ("title_like", filter("title", "like")),
+        ]);
+        let mut tasks = list(
+            &learned,
+            &["state", "priority", "title"],
+            &["filter[project][code][_eq]"],
+        );
+        tasks.joined_fields = names(&["project.status"]);
+        let outcome = FieldAffixes
+            .apply(&QueryGrammarRequest {
+                options: Default::default(),
+                lists: vec![tasks],
+                schema_version: SCHEMA_VERSION,
+            })
+            .unwrap();
+        let extended = &outcome.lists[0];
+        assert_eq!(
+            extended.get("filter[project][status][_eq]"),
+            Some(&filter("project.status", "eq"))
+        );
+        assert_eq!(
+            extended.get("filter[project][status][_gt]"),
+            Some(&filter("project.status", "gt"))
+        );
+        // Not through a form that is no bracket form.
+        assert!(!extended.keys().any(|name| name.starts_with("project")));
     }
 
     #[test]

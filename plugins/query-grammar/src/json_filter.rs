@@ -744,6 +744,7 @@ mod tests {
             fields: vec!["state".into()],
             recorded_names: recorded.iter().map(|name| (*name).to_owned()).collect(),
             array_fields: Vec::new(),
+            joined_fields: Vec::new(),
         };
         let request = QueryGrammarRequest {
             options: Default::default(),

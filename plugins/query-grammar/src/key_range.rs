@@ -289,6 +289,7 @@ mod tests {
             fields: fields.iter().map(|field| (*field).to_owned()).collect(),
             recorded_names: Vec::new(),
             array_fields: Vec::new(),
+            joined_fields: Vec::new(),
         };
         let request = |lists: Vec<ListQueries>| QueryGrammarRequest {
             options: Default::default(),

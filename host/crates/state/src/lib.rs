@@ -52,6 +52,7 @@ pub mod families;
 pub mod held;
 pub mod instant;
 pub mod intake;
+pub mod joins;
 pub mod listings;
 pub mod missing;
 pub mod model;

@@ -414,6 +414,10 @@ pub struct ItemView {
     /// [`crate::relations`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub relations: Vec<crate::relations::Relation>,
+    /// The members its entities name related entities by, for query paths through them (see
+    /// [`crate::joins`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub joins: Vec<crate::relations::Relation>,
     /// How the view shows fields.
     pub shape: ViewShape,
 }
@@ -463,6 +467,9 @@ pub struct ListView {
     /// [`ItemView::relations`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub relations: Vec<crate::relations::Relation>,
+    /// The members its entities name related entities by (as [`ItemView::joins`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub joins: Vec<crate::relations::Relation>,
     /// For a list under a parent (`/posts/{id}/comments`), the member its entities hold the
     /// parent in (see [`crate::relations::ParentSegment`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]

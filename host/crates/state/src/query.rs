@@ -64,12 +64,29 @@ pub fn field_value<'a>(object: &'a Object, field: &str) -> Option<&'a Json> {
     if let Some(value) = object.get(field) {
         return Some(value);
     }
+    if let Some((member, rest)) = field.split_once('.')
+        && !matches!(object.get(member), Some(Json::Object(_)))
+        && let Some(Json::Object(joined)) = object.get(&joined_member(member))
+    {
+        return field_value(joined, rest);
+    }
     let mut parts = field.split('.');
     let mut current = member_value(object, parts.next()?)?;
     for part in parts {
         current = member_value(current.as_object()?, part)?;
     }
     Some(current)
+}
+
+/// The prefix of the member under which a query's object holds the related entity one of its
+/// members names (see [`crate::joins`]): a filter on `project.status` reads the `status` of the
+/// entity joined for `project` where the object's own `project` holds an id, not an object.
+/// No application's member starts with it, and searches read no member named with it.
+pub const JOINED: &str = "\u{0}joined:";
+
+/// The member holding the entity joined for `member` (see [`JOINED`]).
+pub fn joined_member(member: &str) -> String {
+    format!("{JOINED}{member}")
 }
 
 /// One part of a dotted field (see [`field_value`]).
@@ -346,6 +363,19 @@ impl Paging {
     }
 }
 
+/// The page size that asks for every match: `-1`, a size no list can have, read as no bound
+/// (as `limit=-1` lists the whole collection where a plain list is bounded by a default size).
+pub const UNBOUNDED_PAGE_SIZE: &str = "-1";
+
+/// A page size argument: a count, or [`UNBOUNDED_PAGE_SIZE`] as the largest one; `None` for
+/// anything else.
+fn page_size_of(value: &str) -> Option<u64> {
+    if value == UNBOUNDED_PAGE_SIZE {
+        return Some(u64::MAX);
+    }
+    value.parse().ok()
+}
+
 /// Whether a role only pages (page, page size, offset, end).
 pub fn is_paging(role: &QueryRole) -> bool {
     role.is_paging()
@@ -460,9 +490,9 @@ impl Condition<'_> {
                 .filter(|value| !*text_only || matches!(value, Json::String(_)))
                 .and_then(scalar_text)
                 .is_some_and(|text| pattern.is_match(&text)),
-            Condition::Search(needle) => {
-                object.iter().any(|(_, value)| contains_text(value, needle))
-            }
+            Condition::Search(needle) => object
+                .iter()
+                .any(|(key, value)| !key.starts_with(JOINED) && contains_text(value, needle)),
         }
     }
 }
@@ -539,7 +569,7 @@ impl<'a> Selection<'a> {
             // Two page sizes in one call (`count=1&limit=0`) are not read: which one pages is
             // not known.
             QueryRole::PageSize if self.paging.page_size.is_some() => return None,
-            QueryRole::PageSize => self.paging.page_size = Some(value.parse().ok()?),
+            QueryRole::PageSize => self.paging.page_size = Some(page_size_of(value)?),
             QueryRole::Offset => self.paging.offset = Some(value.parse().ok()?),
             QueryRole::End => self.paging.end = Some(value.parse().ok()?),
             QueryRole::After { key } => {
@@ -911,6 +941,17 @@ mod tests {
         ]);
         assert_eq!(run(&model, &[("count", "1"), ("limit", "0")], &data), None);
         assert_eq!(run(&model, &[("limit", "1")], &data), Some(vec![0]));
+    }
+
+    #[test]
+    fn a_page_size_of_minus_one_lists_every_match() {
+        let data = objects(POSTS);
+        let model = model(&[("limit", QueryRole::PageSize), ("s", QueryRole::Sort)]);
+        assert_eq!(
+            run(&model, &[("limit", "-1"), ("s", "-id")], &data),
+            Some(vec![3, 2, 1, 0])
+        );
+        assert_eq!(run(&model, &[("limit", "-2")], &data), None);
     }
 
     #[test]

@@ -269,6 +269,21 @@ fn item_projection<'a>(
         .ok_or("projection")
 }
 
+/// Related entities (an object, an array of objects, or `null`) shown with some fields only
+/// (all for `None`).
+fn project_related(value: Json, fields: Option<&Vec<String>>) -> Json {
+    let Some(fields) = fields else {
+        return value;
+    };
+    match value {
+        Json::Array(items) => {
+            Json::Array(items.iter().map(|item| project_to(item, fields)).collect())
+        }
+        Json::Object(_) => project_to(&value, fields),
+        other => other,
+    }
+}
+
 /// A query argument: its name and values.
 type QueryArgument = (String, Vec<String>);
 
@@ -746,13 +761,84 @@ impl StateService {
             return None;
         }
         let held = self.held_fields(entity_type);
-        let fields = selection.fields_for(&call.pairs(), |field| held.contains(field))?;
+        let Some(fields) = selection.fields_for(&call.pairs(), |field| held.contains(field)) else {
+            let parts = selection.paths_for(&call.pairs())?;
+            return self.answer_paths((tool, view, stale), call, selection, &parts);
+        };
         self.answer_reshaped(
             (tool, view, stale),
             call,
             |name| name == selection.parameter,
             |entity| {
                 *entity = project_to(entity, &fields);
+                Some(())
+            },
+        )
+    }
+
+    /// A call selecting fields through relation paths (see [`crate::selection::Selected`]): the
+    /// call without its selection answered from the state, each entity then shown with the
+    /// fields named (all for `*`) and each member the paths go through holding its related
+    /// entities (see [`crate::joins`]) with the fields named through it. `None` when a field is
+    /// not held, a member joins nothing, or a related entity is not held.
+    fn answer_paths(
+        &self,
+        (tool, view, stale): (&str, &crate::model::ReadView, bool),
+        call: &Call,
+        selection: &crate::selection::FieldSelection,
+        parts: &[crate::selection::Selected],
+    ) -> Option<StateAnswer> {
+        use crate::selection::Selected;
+        let (entity_type, joins) = match &view.detail {
+            ViewDetail::Item(item) => (&item.entity_type, &item.joins),
+            ViewDetail::List(list) => (&list.entity_type, &list.joins),
+            _ => return None,
+        };
+        let held = self.held_fields(entity_type);
+        let mut shown: Vec<String> = Vec::new();
+        let mut related = Vec::new();
+        for part in parts {
+            match part {
+                Selected::All => {}
+                Selected::Field(field) if held.contains(field) => shown.push(field.clone()),
+                Selected::Field(_) => return None,
+                Selected::Related { member, fields } => {
+                    let join = joins.iter().find(|join| join.member == *member)?;
+                    let related_held = self.held_fields(&join.entity_type);
+                    if !fields
+                        .iter()
+                        .flatten()
+                        .all(|field| related_held.contains(field))
+                    {
+                        return None;
+                    }
+                    shown.push(member.clone());
+                    related.push((join, fields.as_ref()));
+                }
+            }
+        }
+        let all = parts.contains(&Selected::All);
+        shown.extend(selection.kept.iter().cloned());
+        self.answer_reshaped(
+            (tool, view, stale),
+            call,
+            |name| name == selection.parameter,
+            |entity| {
+                let Json::Object(object) = entity else {
+                    return None;
+                };
+                let held = object.clone();
+                if !all {
+                    *entity = project_to(entity, &shown);
+                }
+                let Json::Object(target) = entity else {
+                    return None;
+                };
+                let live = self.read();
+                for (join, fields) in &related {
+                    let value = join.value_for(&held, &join.collection, &live)?;
+                    target.insert(join.member.clone(), project_related(value, *fields));
+                }
                 Some(())
             },
         )
@@ -1589,10 +1675,25 @@ impl StateService {
                         object.insert(key, value.clone());
                     }
                 }
+                Self::join_related(live, list, &mut object);
                 object
             })
             .collect();
         (collection, objects)
+    }
+
+    /// Sets over a query's object the entity each many-to-one join of the list names (see
+    /// [`crate::query::JOINED`]), so filters and sorts read its fields through the member.
+    fn join_related(live: &crate::store::LiveState, list: &ListView, object: &mut Object) {
+        for join in &list.joins {
+            if !matches!(join.link, crate::relations::Link::Parent { .. }) {
+                continue;
+            }
+            if let Some(related @ Json::Object(_)) = join.value_for(object, &join.collection, live)
+            {
+                object.insert(crate::query::joined_member(&join.member), related);
+            }
+        }
     }
 
     /// The body with each envelope member naming the page's position by the keyset cursor set.

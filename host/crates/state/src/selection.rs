@@ -243,7 +243,89 @@ fn shown_fields(shown: &Json, is_list: bool) -> Option<Vec<String>> {
     (!fields.is_empty()).then_some(fields)
 }
 
+/// One part of a selection through relation paths (see [`FieldSelection::paths_for`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Selected {
+    /// `*`: every field the entity shows.
+    All,
+    /// A field of the entity.
+    Field(String),
+    /// A member naming related entities (see [`crate::joins`]) shown with the fields the
+    /// selection names through it (`tasks.title`), or whole (`tasks.*`: `None`).
+    Related {
+        /// The entity's member.
+        member: String,
+        /// The related entities' fields shown, `None` for all of them.
+        fields: Option<Vec<String>>,
+    },
+}
+
+/// The parts of a selection value naming fields through relation paths (`id,project.name`,
+/// `code,tasks.title`, `*,tasks.*`): names, `*`, and one-step paths `member.field` or
+/// `member.*` (the paths of one member gathered in its first place); `None` for a value naming
+/// no path, a deeper path, an empty or repeated name.
+pub fn path_selection(value: &str) -> Option<Vec<Selected>> {
+    let plain = |name: &str| {
+        !name.is_empty()
+            && name
+                .chars()
+                .all(|character| character.is_alphanumeric() || matches!(character, '_' | '-'))
+    };
+    let mut parts: Vec<Selected> = Vec::new();
+    let mut names = BTreeSet::new();
+    for name in value.split(',') {
+        if !names.insert(name) {
+            return None;
+        }
+        let Some((member, field)) = name.split_once('.') else {
+            match name {
+                "*" => parts.push(Selected::All),
+                _ if plain(name) => parts.push(Selected::Field(name.to_owned())),
+                _ => return None,
+            }
+            continue;
+        };
+        if !plain(member) || !(field == "*" || plain(field)) {
+            return None;
+        }
+        let known = parts.iter_mut().find_map(|part| match part {
+            Selected::Related {
+                member: known,
+                fields,
+            } if known == member => Some(fields),
+            _ => None,
+        });
+        match (known, field) {
+            (Some(fields), "*") => *fields = None,
+            (Some(Some(fields)), _) => fields.push(field.to_owned()),
+            (Some(None), _) => {}
+            (None, "*") => parts.push(Selected::Related {
+                member: member.to_owned(),
+                fields: None,
+            }),
+            (None, _) => parts.push(Selected::Related {
+                member: member.to_owned(),
+                fields: Some(vec![field.to_owned()]),
+            }),
+        }
+    }
+    parts
+        .iter()
+        .any(|part| matches!(part, Selected::Related { .. }))
+        .then_some(parts)
+}
+
 impl FieldSelection {
+    /// The parts of a selection through relation paths a call's query makes under this rule
+    /// (see [`path_selection`]); `None` when it makes none with this parameter, or another
+    /// selection too.
+    pub fn paths_for(&self, pairs: &[(String, String)]) -> Option<Vec<Selected>> {
+        let (parameter, value) = one_selection(pairs)?;
+        (parameter == self.parameter)
+            .then(|| path_selection(value))
+            .flatten()
+    }
+
     /// The fields a call's query asks for under this rule, those kept after them; `None` when
     /// the call makes no selection with this parameter, makes another selection too, or names a
     /// field `held` denies.
@@ -296,6 +378,37 @@ mod tests {
         assert_eq!(plain_fields("a,,b"), None);
         assert_eq!(plain_fields("a,a"), None);
         assert_eq!(plain_fields(""), None);
+    }
+
+    #[test]
+    fn path_selections_gather_each_members_paths() {
+        let related = |member: &str, fields: Option<&[&str]>| Selected::Related {
+            member: member.into(),
+            fields: fields.map(names),
+        };
+        assert_eq!(
+            path_selection("id,title,project.name"),
+            Some(vec![
+                Selected::Field("id".into()),
+                Selected::Field("title".into()),
+                related("project", Some(&["name"])),
+            ])
+        );
+        assert_eq!(
+            path_selection("*,tasks.id,tasks.title"),
+            Some(vec![
+                Selected::All,
+                related("tasks", Some(&["id", "title"]))
+            ])
+        );
+        assert_eq!(
+            path_selection("tasks.title,tasks.*"),
+            Some(vec![related("tasks", None)])
+        );
+        assert_eq!(path_selection("id,title"), None);
+        assert_eq!(path_selection("a.b.c"), None);
+        assert_eq!(path_selection("a.b,a.b"), None);
+        assert_eq!(path_selection("a.,b"), None);
     }
 
     #[test]

@@ -547,6 +547,7 @@ pub fn verify(timeline: &Timeline, plan: ItemPlan, entities: &mut Entities) -> V
         restated_query,
         selection: None,
         relations: Vec::new(),
+        joins: Vec::new(),
         shape: ViewShape {
             required_fields: required.unwrap_or_default().into_iter().collect(),
             ..shape

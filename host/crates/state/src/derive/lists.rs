@@ -688,6 +688,7 @@ pub fn verify(
         restated_query: Vec::new(),
         selection: None,
         relations: Vec::new(),
+        joins: Vec::new(),
         parent: None,
         page_envelope,
         shape: ViewShape {

@@ -61,7 +61,7 @@ use rea_manifest::{Manifest, ManifestTool};
 use rea_plugin_api::contracts::capture::{Body, CaptureRecord};
 use rea_plugin_api::json::Json;
 
-use crate::model::{EntityType, ReadView, StateView, ViewDetail};
+use crate::model::{Entity, EntityType, ReadView, StateView, ViewDetail};
 use crate::observation::{Observation, Timeline};
 use crate::rules::RuleSet;
 use crate::writes::model::WritePlan;
@@ -214,6 +214,23 @@ fn mark_deleted_flags(state: &mut StateView, plans: &[WritePlan]) {
     }
 }
 
+/// Extends the read views beyond their recorded queries: field selections, relations, the
+/// joins relation paths read, and (after the joins, whose fields a grammar's filters reach) the
+/// query grammars.
+fn generalize_views(
+    manifest: &Manifest,
+    timeline: &Timeline,
+    (types, entities): (&[EntityType], &[Entity]),
+    views: &mut [ReadView],
+    rules: &RuleSet,
+) {
+    crate::selection::generalize(manifest, timeline, entities, views);
+    crate::relations::generalize(manifest, timeline, (types, entities), views);
+    crate::relations::generalize_lists(entities, views);
+    crate::joins::generalize(manifest, timeline, (types, entities), views);
+    query_grammar::generalize(manifest, views, entities, rules);
+}
+
 /// One extraction pass over a timeline whose observation windows are given.
 fn derive_pass(
     manifest: &Manifest,
@@ -236,10 +253,7 @@ fn derive_pass(
     let (types, entities, documents) = entities.finish();
     let mut views = read_views(manifest, details);
     mark_shared_queries(manifest, &mut views);
-    query_grammar::generalize(&mut views, &entities, rules);
-    crate::selection::generalize(manifest, timeline, &entities, &mut views);
-    crate::relations::generalize(manifest, timeline, (&types, &entities), &mut views);
-    crate::relations::generalize_lists(&entities, &mut views);
+    generalize_views(manifest, timeline, (&types, &entities), &mut views, rules);
     let folder_entries = crate::entries::derive(manifest, timeline, &views);
     let folder_listings = crate::listings::derive(timeline, &folder_entries);
     let tree_writes = crate::tree_writes::derive(

@@ -10,9 +10,11 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use rea_manifest::Manifest;
 use rea_plugin_api::contracts::SCHEMA_VERSION;
 use rea_plugin_api::contracts::query::{ListQueries, QueryGrammarRequest};
 use rea_plugin_api::json::Json;
+use rea_plugin_api::query_fields::bracket_path;
 
 use crate::model::{Entity, QueryModel, ReadView, ViewDetail};
 use crate::rules::RuleSet;
@@ -75,7 +77,11 @@ pub fn array_fields<'a>(entities: impl IntoIterator<Item = &'a Entity>) -> BTree
 
 /// The query evidence of one list view a grammar is given: its established roles, its entity
 /// type's fields and the names its recorded lines used.
-pub fn list_queries(list: &crate::model::ListView, entities: &[Entity]) -> ListQueries {
+pub fn list_queries(
+    list: &crate::model::ListView,
+    entities: &[Entity],
+    parameters: &[&str],
+) -> ListQueries {
     let fields = scalar_fields(
         entities
             .iter()
@@ -102,20 +108,79 @@ pub fn list_queries(list: &crate::model::ListView, entities: &[Entity]) -> ListQ
         )
         .into_iter()
         .collect(),
+        joined_fields: joined_fields(list, entities, parameters),
     }
+}
+
+/// The query parameter names a tool of the manifest was recorded with.
+pub fn tool_parameters<'m>(manifest: &'m Manifest, tool: &str) -> Vec<&'m str> {
+    manifest
+        .tools
+        .iter()
+        .find(|known| known.name == tool)
+        .map(|known| {
+            known
+                .query_parameters
+                .iter()
+                .map(|parameter| parameter.name.as_str())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The scalar fields of the entities each many-to-one join of a list reaches (see
+/// [`crate::joins`]), dotted through the member, sorted: those of a member some recorded
+/// parameter of the list's tool filters through (`filter[project][code][_eq]`, see
+/// [`bracket_path`]), the evidence that the application's filters reach through it.
+fn joined_fields(
+    list: &crate::model::ListView,
+    entities: &[Entity],
+    parameters: &[&str],
+) -> Vec<String> {
+    let through: BTreeSet<String> = parameters
+        .iter()
+        .filter_map(|name| bracket_path(name))
+        .filter_map(|(path, _)| path.into_iter().next())
+        .collect();
+    let mut fields = BTreeSet::new();
+    for join in &list.joins {
+        if !matches!(join.link, crate::relations::Link::Parent { .. })
+            || !through.contains(&join.member)
+        {
+            continue;
+        }
+        let related = entities.iter().filter(|entity| {
+            entity.entity_type == join.entity_type && entity.collection == join.collection
+        });
+        for field in scalar_fields(related) {
+            if !field.contains('.') {
+                fields.insert(format!("{}.{field}", join.member));
+            }
+        }
+    }
+    fields.into_iter().collect()
 }
 
 /// Asks the pipeline's query grammars about the list views and extends each by what they
 /// propose: a view with a model gets the parameters proposed for it, a view without one a model
 /// of them alone (answering no recorded line).
-pub fn generalize(views: &mut [ReadView], entities: &[Entity], rules: &RuleSet) {
+pub fn generalize(
+    manifest: &Manifest,
+    views: &mut [ReadView],
+    entities: &[Entity],
+    rules: &RuleSet,
+) {
     if rules.query_grammars().is_empty() {
         return;
     }
     let lists: Vec<ListQueries> = views
         .iter()
         .filter_map(|view| match &view.detail {
-            ViewDetail::List(list) => Some(list_queries(list, entities)),
+            ViewDetail::List(list) => Some(list_queries(
+                list,
+                entities,
+                &tool_parameters(manifest, &view.tool),
+            )),
             _ => None,
         })
         .collect();

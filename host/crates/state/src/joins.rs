@@ -1,0 +1,348 @@
+//! Relation paths (`project.code`, `tasks.title`): the related entities a member of an entity
+//! names, learned for the paths a query reaches through that member: a field selection naming a
+//! related entity's fields (`fields=id,project.name`, `fields=code,tasks.title`,
+//! `fields=*,tasks.*`; see [`crate::selection::Selected`]) and a filter on a related entity's
+//! field (`filter[project][status][_eq]`, evaluated over the joined entity; see
+//! [`crate::query::JOINED`]).
+//!
+//! A member joins a type when a successful read of the entity's item or list view showed it as
+//! related entities: exactly as held (a learned [`Relation`], whatever query asked for it), or,
+//! in a read naming a field-selection parameter, each as a part of a held entity (the members
+//! the selection named, each as that entity holds it), named by the id the member holds (a
+//! many-to-one: `project: 2` shown as `{"name": "Mobile app"}`) or by ids its array holds (a
+//! one-to-many: `tasks: [1, 3, 7]` shown as `[{"id": 1, "title": …}]`). The related entities of
+//! an array are those holding the entity's identity in one field, in state order, where exactly
+//! the held ids do; else the held ids in their order. A member two reads joined to different
+//! types joins none.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+use rea_manifest::Manifest;
+use rea_plugin_api::json::{Json, Object};
+
+use crate::model::{Entity, EntityType, ReadView, ViewDetail};
+use crate::observation::Timeline;
+use crate::query::{PROJECTION_NAMES, field_value};
+use crate::relations::{Link, Relation};
+use crate::render::scalar_text;
+
+/// The learned joins of one entity type, by member (`None`: two reads disagreed).
+type TypeJoins = BTreeMap<String, Option<Relation>>;
+
+/// Teaches each item and list view the joins of its entity type (see the module docs), from
+/// the relations the views learned and the reads of every view of the type.
+pub fn generalize(
+    manifest: &Manifest,
+    timeline: &Timeline,
+    (types, entities): (&[EntityType], &[Entity]),
+    views: &mut [ReadView],
+) {
+    let by_id = ids(entities);
+    let mut learned: BTreeMap<String, TypeJoins> = BTreeMap::new();
+    for view in views.iter() {
+        let (entity_type, relations) = match &view.detail {
+            ViewDetail::Item(item) => (&item.entity_type, &item.relations),
+            ViewDetail::List(list) => (&list.entity_type, &list.relations),
+            _ => continue,
+        };
+        let joins = learned.entry(entity_type.clone()).or_default();
+        for relation in relations.iter().filter(|relation| !relation.enclosing) {
+            add(joins, bare(relation.clone()));
+        }
+        let Some(index) = crate::derive::tool_index(manifest, &view.tool) else {
+            continue;
+        };
+        let Some(identity) = types
+            .iter()
+            .find(|known| known.collection_template == *entity_type)
+            .map(|known| known.identity_field.as_str())
+        else {
+            continue;
+        };
+        for observation in timeline.all(index) {
+            let selects = observation
+                .pairs()
+                .iter()
+                .any(|(name, _)| PROJECTION_NAMES.contains(&name.as_str()));
+            if !observation.is_success() || !selects {
+                continue;
+            }
+            for shown in shown_objects(view, observation.body.as_ref()) {
+                let Some(held) = held_entity(entities, entity_type, identity, shown) else {
+                    continue;
+                };
+                for join in shown_joins((held, identity), shown, entities, &by_id) {
+                    add(joins, join);
+                }
+            }
+        }
+    }
+    for view in views.iter_mut() {
+        let (entity_type, joins) = match &mut view.detail {
+            ViewDetail::Item(item) => (&item.entity_type, &mut item.joins),
+            ViewDetail::List(list) => (&list.entity_type, &mut list.joins),
+            _ => continue,
+        };
+        *joins = learned
+            .get(entity_type)
+            .map(|known| known.values().flatten().cloned().collect())
+            .unwrap_or_default();
+    }
+}
+
+/// A relation as a join: asked for by no query of its own.
+fn bare(relation: Relation) -> Relation {
+    Relation {
+        query: Vec::new(),
+        ..relation
+    }
+}
+
+/// Adds a join of a member; one disagreeing with a known one makes the member join none.
+fn add(joins: &mut TypeJoins, join: Relation) {
+    match joins.get(&join.member) {
+        None => {
+            joins.insert(join.member.clone(), Some(join));
+        }
+        Some(Some(known)) if *known != join => {
+            joins.insert(join.member.clone(), None);
+        }
+        Some(_) => {}
+    }
+}
+
+/// The entities' indexes by id.
+fn ids(entities: &[Entity]) -> HashMap<&str, Vec<usize>> {
+    let mut by_id: HashMap<&str, Vec<usize>> = HashMap::new();
+    for (index, entity) in entities.iter().enumerate() {
+        by_id.entry(entity.id.as_str()).or_default().push(index);
+    }
+    by_id
+}
+
+/// The objects a read of a view shows: its entity, or each member it lists.
+fn shown_objects<'a>(view: &ReadView, body: Option<&'a Json>) -> Vec<&'a Object> {
+    let (pointer, is_list) = match &view.detail {
+        ViewDetail::Item(item) => (&item.entity_pointer, false),
+        ViewDetail::List(list) => (&list.list_pointer, true),
+        _ => return Vec::new(),
+    };
+    match body.and_then(|body| body.pointer(pointer)) {
+        Some(Json::Object(object)) if !is_list => vec![object],
+        Some(Json::Array(items)) if is_list => items.iter().filter_map(Json::as_object).collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// The held entity of a type a shown object names by its identity.
+fn held_entity<'a>(
+    entities: &'a [Entity],
+    entity_type: &str,
+    identity: &str,
+    shown: &Object,
+) -> Option<&'a Entity> {
+    if identity.starts_with('/') {
+        return None;
+    }
+    let id = shown.get(identity).and_then(scalar_text)?;
+    entities
+        .iter()
+        .find(|entity| entity.entity_type == entity_type && entity.id == id)
+}
+
+/// Whether a shown object is a part of a held entity: every member it shows held as shown.
+fn part_of(shown: &Object, entity: &Entity) -> bool {
+    let Some(fields) = entity.fields.as_object() else {
+        return false;
+    };
+    !shown.is_empty()
+        && shown
+            .iter()
+            .all(|(key, value)| fields.get(key) == Some(value))
+}
+
+/// The (type, collection) of the held entities with one of the ids of which a shown object is
+/// a part.
+fn kinds_of<'a>(
+    shown: &Object,
+    held_ids: &[String],
+    entities: &'a [Entity],
+    by_id: &HashMap<&str, Vec<usize>>,
+) -> BTreeSet<(&'a str, &'a str)> {
+    held_ids
+        .iter()
+        .flat_map(|id| by_id.get(id.as_str()).into_iter().flatten())
+        .map(|index| &entities[*index])
+        .filter(|entity| part_of(shown, entity))
+        .map(|entity| (entity.entity_type.as_str(), entity.collection.as_str()))
+        .collect()
+}
+
+/// The joins one shown object teaches: each member the held entity holds as an id (or ids)
+/// that the object shows as parts of held entities of one kind.
+fn shown_joins(
+    (held, identity): (&Entity, &str),
+    shown: &Object,
+    entities: &[Entity],
+    by_id: &HashMap<&str, Vec<usize>>,
+) -> Vec<Relation> {
+    let Some(fields) = held.fields.as_object() else {
+        return Vec::new();
+    };
+    let mut joins = Vec::new();
+    for (member, value) in shown.iter() {
+        let held_value = fields.get(member);
+        let (parts, held_ids): (Vec<&Object>, Vec<String>) = match (value, held_value) {
+            (Json::Object(part), Some(id)) => match scalar_text(id) {
+                Some(id) if !id.is_empty() => (vec![part], vec![id]),
+                _ => continue,
+            },
+            (Json::Array(items), Some(Json::Array(ids))) if !items.is_empty() => {
+                let parts: Option<Vec<&Object>> = items.iter().map(Json::as_object).collect();
+                let ids: Option<Vec<String>> = ids.iter().map(scalar_text).collect();
+                match (parts, ids) {
+                    (Some(parts), Some(ids)) => (parts, ids),
+                    _ => continue,
+                }
+            }
+            _ => continue,
+        };
+        let mut kinds: Option<BTreeSet<(&str, &str)>> = None;
+        for part in &parts {
+            let found = kinds_of(part, &held_ids, entities, by_id);
+            kinds = Some(match kinds {
+                None => found,
+                Some(known) => known.intersection(&found).copied().collect(),
+            });
+        }
+        let Some(kinds) = kinds else {
+            continue;
+        };
+        let [(entity_type, collection)] = kinds.into_iter().collect::<Vec<_>>()[..] else {
+            continue;
+        };
+        let link = if matches!(value, Json::Object(_)) {
+            Link::Parent {
+                field: member.to_owned(),
+            }
+        } else {
+            children_link((entity_type, collection), (&held.id, &held_ids), entities)
+                .unwrap_or(Link::Ids)
+        };
+        joins.push(Relation {
+            query: Vec::new(),
+            member: member.to_owned(),
+            entity_type: entity_type.to_owned(),
+            collection: collection.to_owned(),
+            identity: identity.to_owned(),
+            enclosing: false,
+            link,
+        });
+    }
+    joins
+}
+
+/// The field of the related kind's entities holding the entity's id, where the entities holding
+/// it there are exactly the held ids, in order.
+fn children_link(
+    (entity_type, collection): (&str, &str),
+    (id, held_ids): (&str, &[String]),
+    entities: &[Entity],
+) -> Option<Link> {
+    let kind: Vec<&Entity> = entities
+        .iter()
+        .filter(|entity| entity.entity_type == entity_type && entity.collection == collection)
+        .collect();
+    let first = kind
+        .iter()
+        .find(|entity| held_ids.first() == Some(&entity.id))?;
+    let text_of = |entity: &Entity, field: &str| {
+        entity
+            .fields
+            .as_object()
+            .and_then(|object| field_value(object, field))
+            .and_then(scalar_text)
+    };
+    first.fields.as_object()?.keys().find_map(|field| {
+        let holding: Vec<&String> = kind
+            .iter()
+            .filter(|entity| text_of(entity, field).as_deref() == Some(id))
+            .map(|entity| &entity.id)
+            .collect();
+        (holding.len() == held_ids.len() && holding.iter().zip(held_ids).all(|(a, b)| *a == b))
+            .then(|| Link::Children {
+                field: field.to_owned(),
+            })
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rea_plugin_api::json::parse;
+
+    fn entity(entity_type: &str, id: &str, fields: &str) -> Entity {
+        Entity {
+            entity_type: entity_type.to_owned(),
+            collection: entity_type.to_owned(),
+            id: id.to_owned(),
+            fields: parse(fields.as_bytes()).expect("json"),
+            view_fields: Default::default(),
+            record_ordinals: Vec::new(),
+        }
+    }
+
+    fn object(text: &str) -> Object {
+        match parse(text.as_bytes()).expect("json") {
+            Json::Object(object) => object,
+            _ => unreachable!(),
+        }
+    }
+
+    fn state() -> Vec<Entity> {
+        vec![
+            entity(
+                "/projects",
+                "1",
+                r#"{"id": 1, "code": "WEB", "tasks": [1, 3]}"#,
+            ),
+            entity(
+                "/projects",
+                "2",
+                r#"{"id": 2, "code": "MOB", "tasks": [2]}"#,
+            ),
+            entity("/tasks", "1", r#"{"id": 1, "title": "a", "project": 1}"#),
+            entity("/tasks", "2", r#"{"id": 2, "title": "b", "project": 2}"#),
+            entity("/tasks", "3", r#"{"id": 3, "title": "c", "project": 1}"#),
+        ]
+    }
+
+    #[test]
+    fn a_part_of_a_held_entity_joins_its_member() {
+        let entities = state();
+        let by_id = ids(&entities);
+        let shown = object(r#"{"id": 2, "project": {"code": "MOB"}}"#);
+        let joins = shown_joins((&entities[3], "id"), &shown, &entities, &by_id);
+        assert_eq!(joins.len(), 1);
+        assert_eq!(joins[0].entity_type, "/projects");
+        assert_eq!(
+            joins[0].link,
+            Link::Parent {
+                field: "project".into()
+            }
+        );
+        // One-to-many: the tasks holding the project's id, exactly its held ids.
+        let shown = object(r#"{"id": 1, "tasks": [{"title": "a"}, {"id": 3}]}"#);
+        let joins = shown_joins((&entities[0], "id"), &shown, &entities, &by_id);
+        assert_eq!(joins[0].entity_type, "/tasks");
+        assert_eq!(
+            joins[0].link,
+            Link::Children {
+                field: "project".into()
+            }
+        );
+        // A part no held entity of the ids holds teaches nothing.
+        let shown = object(r#"{"id": 2, "project": {"code": "WEB"}}"#);
+        assert!(shown_joins((&entities[3], "id"), &shown, &entities, &by_id).is_empty());
+    }
+}

@@ -1,0 +1,86 @@
+//! Relation paths (`rea_state::joins`): Directus's build showed a task's `project` as the held
+//! project (`fields=*,project.*`) and as a part of it (`fields=id,title,project.name`), and a
+//! project's `tasks` as parts of the held tasks (`fields=*,tasks.id,tasks.title`), so its
+//! probes selecting other fields through those members (`fields=code,tasks.title`,
+//! `fields=*,tasks.*` on a project the build never read that way, `project.code`) and
+//! filtering on another field of the joined project (`filter[project][status][_eq]`, where the
+//! build filtered on `filter[project][code][_eq]`) are answered from the state with the live
+//! answers; `limit=-1` lists every match. One app: no other corpus application selects or
+//! filters through a relation.
+
+use rea_state::relations::Link;
+use serde_json::{Map, Value};
+
+use crate::state_field_selection::answer_probe;
+use crate::state_query_grammar::served_with_probes;
+use crate::state_support::{assert_not_modelled, list_view, probe_with_line};
+
+const TASKS: &str = "get_items_tasks";
+const PROJECTS: &str = "get_items_projects";
+const PROJECT: &str = "get_items_projects_by_id";
+
+#[test]
+fn the_members_naming_related_entities_join_their_types() {
+    let (directus, _) = served_with_probes("directus");
+    let tasks = list_view(&directus, TASKS);
+    let project = tasks
+        .joins
+        .iter()
+        .find(|join| join.member == "project")
+        .expect("tasks join their project");
+    assert_eq!(
+        project.link,
+        Link::Parent {
+            field: "project".to_owned()
+        }
+    );
+    let projects = list_view(&directus, PROJECTS);
+    let children = projects
+        .joins
+        .iter()
+        .find(|join| join.member == "tasks")
+        .expect("projects join their tasks");
+    assert_eq!(children.entity_type, tasks.entity_type);
+    assert_eq!(
+        children.link,
+        Link::Children {
+            field: "project".to_owned()
+        }
+    );
+}
+
+#[test]
+fn selections_and_filters_through_a_relation_answer_the_live_probes() {
+    let (directus, probes) = served_with_probes("directus");
+    for (line, tool) in [
+        (
+            "GET /items/tasks?filter%5Bproject%5D%5Bstatus%5D%5B_eq%5D=paused&fields=id%2Ctitle%2Cproject.code",
+            TASKS,
+        ),
+        (
+            "GET /items/projects?fields=code%2Ctasks.title&sort=code",
+            PROJECTS,
+        ),
+        ("GET /items/projects/2?fields=%2A%2Ctasks.%2A", PROJECT),
+        ("GET /items/tasks?limit=-1&fields=title", TASKS),
+    ] {
+        let record = probe_with_line(&probes, line);
+        let (answer, live) = answer_probe(&directus, record, tool);
+        assert_eq!(answer.get("body"), Some(&live), "{line}");
+    }
+}
+
+#[test]
+fn a_path_through_a_member_joining_nothing_or_to_a_field_not_held_is_refused() {
+    let (directus, _) = served_with_probes("directus");
+    for fields in [
+        "id,title,state.name",
+        "id,project.colour",
+        "id,project.code.name",
+    ] {
+        let mut arguments = Map::new();
+        arguments.insert("fields".to_owned(), Value::from(fields));
+        let (answer, is_error) = directus.call(TASKS, arguments);
+        assert_not_modelled(&answer, is_error);
+    }
+}
