@@ -180,11 +180,9 @@ fn transferred(
         .body
         .as_ref()
         .map(|body| sibling_body(body, &fields, &identity));
-    let stores =
-        |name: &str, kind: &str| fields.get(name).is_some_and(|kinds| kinds.contains(kind));
     plan.fields = Some(sibling_fields(
         source.fields.clone().unwrap_or_default(),
-        (&known, &stores),
+        (&known, &fields),
         entity_order(state, sibling_type),
     )?);
     plan.rules = source
@@ -347,11 +345,11 @@ fn sibling_body(
 }
 
 /// The source's field model over the sibling's fields: a constant kept where the sibling type
-/// stores its member with its JSON type (`stores`), every other list kept where it names a
-/// sibling field; `None` when a soft delete's flag is no sibling field.
+/// stores its member with its JSON type (`stored`: field → JSON types), every other list kept
+/// where it names a sibling field; `None` when a soft delete's flag is no sibling field.
 fn sibling_fields(
     mut model: FieldModel,
-    (known, stores): (&impl Fn(&str) -> bool, &impl Fn(&str, &str) -> bool),
+    (known, stored): (&impl Fn(&str) -> bool, &BTreeMap<String, BTreeSet<String>>),
     order: Vec<String>,
 ) -> Option<FieldModel> {
     if model
@@ -363,9 +361,11 @@ fn sibling_fields(
     }
     model.kept.retain(|name| known(name));
     model.removed.retain(|name| known(name));
-    model
-        .constants
-        .retain(|name, value| stores(name, value.type_name()));
+    model.constants.retain(|name, value| {
+        stored
+            .get(name)
+            .is_some_and(|kinds| kinds.contains(value.type_name()))
+    });
     model.collection_constants.retain(|name| known(name));
     model.path_fields.retain(|name, _| known(name));
     model
@@ -461,8 +461,10 @@ mod tests {
             .constants
             .insert("body".to_owned(), Json::String("x".to_owned()));
         // The sibling stores `body` as a string, `createdAt` as a string too.
-        let stores =
-            |name: &str, kind: &str| kind == "string" && ["body", "createdAt"].contains(&name);
+        let stores: BTreeMap<String, BTreeSet<String>> = ["body", "createdAt"]
+            .iter()
+            .map(|name| ((*name).to_owned(), ["string".to_owned()].into()))
+            .collect();
         let moved = sibling_fields(
             model,
             (&known, &stores),
