@@ -121,6 +121,7 @@ mod state_write_conflicts;
 mod state_write_defaults;
 mod state_write_lists;
 mod state_write_omitted;
+mod state_write_recorded_answers;
 mod state_writes;
 mod state_writes_batch_create;
 mod state_writes_concurrent;

@@ -411,3 +411,45 @@ fn parse_serves_the_task_update_on_members_answering_the_stamp_its_clock_sets() 
     assert!(error, "{refusal}");
     assert_eq!(read_from_state(&parse, READ, "mbrChen003"), after);
 }
+
+/// flexget's routes end in a slash (`/api/entry_list/`): the trailing slash names no collection
+/// segment, so the list create confirmed on entry lists is offered on the movie lists the build
+/// only read, with its recorded refusal of a taken name; and the movies of the list it made,
+/// which no recording listed, are none (a list under an item a served create made).
+#[test]
+fn a_slash_terminated_list_create_is_offered_on_its_sibling_list() {
+    let served = served("flexget", with_transfer());
+    let tool = "post_movie_list";
+    assert_inferred(&served, tool, "post_entry_list");
+    let created = call(
+        &served,
+        tool,
+        arguments(&served, tool, None, Some(json!({"name": "noir"}))),
+    );
+    assert_eq!(created["status"], 201, "{created}");
+    assert_eq!(created["body"]["name"], "noir", "{created}");
+    let id = created["body"]["id"].to_string();
+    let movies = "get_movie_list_movies_by_movie_list_id";
+    let listed = call(&served, movies, arguments(&served, movies, Some(&id), None));
+    assert_eq!(listed["state"]["source"], "state", "{listed}");
+    assert_eq!(listed["body"], json!([]), "{listed}");
+    // A list the build held but never listed the movies of is still not known.
+    let unknown = served.call(
+        movies,
+        arguments(&served, movies, Some("2"), None)
+            .as_object()
+            .cloned()
+            .unwrap_or_default(),
+    );
+    assert_ne!(unknown.0["body"], json!([]), "{:?}", unknown);
+    let again = call(
+        &served,
+        tool,
+        arguments(&served, tool, None, Some(json!({"name": "noir"}))),
+    );
+    assert_eq!(again["status"], 409, "{again}");
+    assert_eq!(
+        again["body"]["message"], "list with name 'noir' already exists",
+        "{again}"
+    );
+}

@@ -81,7 +81,8 @@ fn is_parameter(tool: &ManifestTool, index: usize) -> bool {
 }
 
 /// The index of a write's collection segment: its last literal segment, followed by at most one
-/// (whole-segment) parameter.
+/// (whole-segment) parameter. A trailing slash (`/api/lists/`, `/api/lists/{numeric}/`) ends the
+/// path and names no segment.
 fn collection_segment(tool: &ManifestTool) -> Option<usize> {
     let segments = split_path(&tool.path_template);
     if tool
@@ -91,10 +92,14 @@ fn collection_segment(tool: &ManifestTool) -> Option<usize> {
     {
         return None;
     }
-    let last_literal = (0..segments.len())
+    let length = match segments.split_last() {
+        Some((last, rest)) if last.is_empty() && !rest.is_empty() => rest.len(),
+        _ => segments.len(),
+    };
+    let last_literal = (0..length)
         .rev()
         .find(|index| !is_parameter(tool, *index))?;
-    (segments.len() - last_literal <= 2).then_some(last_literal)
+    (length - last_literal <= 2).then_some(last_literal)
 }
 
 /// Whether two templates have the same segments, parameters at the same places (whatever their
@@ -274,6 +279,29 @@ mod tests {
             )
             .collect();
         assert!(offered(&tools).is_empty());
+    }
+
+    #[test]
+    fn a_trailing_slash_names_no_collection_segment() {
+        // flexget's routes end in a slash: the list create is offered on the sibling list.
+        let tools = [
+            ("GET", "/api/entry_list/", "json-array"),
+            ("GET", "/api/movie_list/", "json-array"),
+            ("GET", "/api/entry_list/{numeric}/", "json-object"),
+            ("POST", "/api/entry_list/", ""),
+            ("DELETE", "/api/entry_list/{numeric}/", ""),
+        ]
+        .map(|(method, template, kind)| tool(method, template, kind));
+        assert_eq!(
+            offered(&tools),
+            vec![(
+                "POST".to_owned(),
+                "/api/movie_list/".to_owned(),
+                "post_api_movie_list_".to_owned(),
+                "post_api_entry_list_".to_owned()
+            )],
+            "the delete has no sibling item read to go to"
+        );
     }
 
     #[test]

@@ -122,6 +122,41 @@ pub(crate) fn rename_entity(envelope: &mut Json, recorded: &str, called: &str) {
     }
 }
 
+/// A write's answer recorded as is (it shows no written entity) for a call naming `segments`:
+/// each path value the recorded request named where the call names another, spelled inside a
+/// string of the answer, renamed to the call's (`"successfully removed series 4 from DB"` for a
+/// delete of series 3 names 3); numbers are left alone (a status or count may equal an id). The
+/// recording unchanged when the call names the recorded path, or the answer is not JSON.
+pub(crate) fn recorded_write_answer(
+    base: &KeptRecord,
+    segments: &[String],
+    evidence_id: &str,
+    source: StateSource,
+) -> StateAnswer {
+    let renamed = renamed(base, segments, &[]);
+    let recorded = base.replay_answer(evidence_id, false);
+    let Some(mut body) = base.json().cloned().filter(|_| !renamed.is_empty()) else {
+        return recording_answer(recorded, source);
+    };
+    rename_strings(&mut body, &renamed);
+    state_answer(base, body, evidence_id, false, source)
+}
+
+/// Each string inside `value` with the `(recorded, called)` values renamed as [`rename_in`]
+/// renames them; numbers and keys left alone.
+fn rename_strings(value: &mut Json, renamed: &[(String, String)]) {
+    match value {
+        Json::String(_) => rename_in(value, renamed),
+        Json::Array(items) => items
+            .iter_mut()
+            .for_each(|item| rename_strings(item, renamed)),
+        Json::Object(object) => object
+            .iter_mut()
+            .for_each(|(_, item)| rename_strings(item, renamed)),
+        _ => {}
+    }
+}
+
 /// The recorded missing answer `base` for a call naming `segments` and `pairs`: as recorded when
 /// the call names what the recorded request named (`exact_match` as the caller found it), else
 /// rendered with the call's values (`exact_match: false`).
@@ -171,6 +206,19 @@ pub(crate) fn renamed_answer(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_recorded_write_answer_renames_inside_strings_and_leaves_numbers() {
+        let mut body = Json::parse(
+            br#"{"message": "successfully removed series 4 from DB", "status_code": 4, "id": "4"}"#,
+        )
+        .unwrap();
+        rename_strings(&mut body, &[("4".to_owned(), "3".to_owned())]);
+        assert_eq!(
+            body.to_canonical_string(),
+            r#"{"id":"3","message":"successfully removed series 3 from DB","status_code":4}"#
+        );
+    }
 
     #[test]
     fn whole_tokens_are_replaced_and_parts_of_words_are_not() {

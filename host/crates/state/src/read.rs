@@ -1226,7 +1226,7 @@ impl StateService {
                 .min_by_key(|line| line.query.is_some());
             return match paging {
                 Some(line) => self.render_line(tool, list, line, false),
-                None => Err("unrecorded-request"),
+                None => self.answer_under_created(tool, list, segments),
             };
         }
         let Some(model) = model else {
@@ -1246,6 +1246,42 @@ impl StateService {
             ),
             None => Err("unrecorded-request"),
         }
+    }
+
+    /// A list no recorded line names, of the collection under an item a served create made
+    /// since the reset or load (`/lists/3/entries` after `POST /lists` made list 3): no recording
+    /// listed it, so it holds what the writes since made there (none, at first), answered in
+    /// the first checked line's envelope, in state order.
+    fn answer_under_created(
+        &self,
+        tool: &str,
+        list: &ListView,
+        segments: &[String],
+    ) -> Result<StateAnswer, &'static str> {
+        let path = item_segments(segments);
+        let (_, parent) = path.split_last().ok_or("unrecorded-request")?;
+        let (parent_id, parent_collection) = parent.split_last().ok_or("unrecorded-request")?;
+        let parent_id = percent_decode(parent_id).ok_or("unrecorded-request")?;
+        let live = self.read();
+        if !live.created_here(&format!("/{}", parent_collection.join("/")), &parent_id) {
+            return Err("unrecorded-request");
+        }
+        let members = live.collection(&list.entity_type, &format!("/{}", path.join("/")));
+        let rendered = match self.render_members(tool, &list.shape, &members) {
+            Ok(rendered) => rendered,
+            Err(error) => return Ok(error),
+        };
+        let line = list.lines.first().ok_or("unrecorded-request")?;
+        let (body, base) = self
+            .list_body(list, line, rendered, None)
+            .ok_or("unrecorded-request")?;
+        Ok(state_answer(
+            base,
+            body,
+            self.replay().evidence_id(),
+            false,
+            StateSource::state(format!("/{}", segments.join("/")), Some("all")),
+        ))
     }
 
     /// The checked line whose envelope a call (its pairs as sent and with every expression split

@@ -93,6 +93,9 @@ pub struct LiveState {
     known_collections: HashSet<(String, String)>,
     /// Collections served creates introduced since the reset or load.
     history_collections: HashSet<(String, String)>,
+    /// The entities served creates made since the reset or load, by collection key and id: no
+    /// recording listed what lies under them, so what does is what the writes since made.
+    created: HashSet<(String, String)>,
     history_score: usize,
     /// Served writes since the reset or load.
     writes: u64,
@@ -569,6 +572,27 @@ impl LiveState {
         self.deleted.remove(&key);
         let rank = self.rank_for(&entity, position, None);
         self.place(entity, rank);
+    }
+
+    /// Notes an entity a served create made (see [`LiveState::created_here`]).
+    pub fn note_created(&mut self, entity: &Entity) {
+        self.created.insert((
+            collection_key(&entity.collection).to_owned(),
+            entity.id.clone(),
+        ));
+    }
+
+    /// Whether the entity of `collection` named `id` is held and was made by a served create
+    /// since the reset or load (not one the Evidence or a loaded state held).
+    pub fn created_here(&self, collection: &str, id: &str) -> bool {
+        let key = (collection_key(collection).to_owned(), id.to_owned());
+        self.created.contains(&key)
+            && self.type_collections.iter().any(|(entity_type, held)| {
+                held.contains(&key.0)
+                    && self
+                        .index
+                        .contains_key(&(entity_type.clone(), key.0.clone(), key.1.clone()))
+            })
     }
 
     /// Replaces an entity's fields and moves it to a position of its collection; `false` when the
@@ -1224,6 +1248,21 @@ mod tests {
             .iter()
             .map(|entity| entity.id.clone())
             .collect()
+    }
+
+    #[test]
+    fn an_entity_is_created_here_while_held_after_a_served_create_noted_it() {
+        let mut state = LiveState::new(vec![entity("/t/", "1", r#"{"id":1}"#)], Vec::new());
+        let made = entity("/t/", "2", r#"{"id":2}"#);
+        state.note_created(&made);
+        state.insert_entity(made, &Position::Last);
+        assert!(
+            state.created_here("/t", "2"),
+            "a trailing slash names the same collection"
+        );
+        assert!(!state.created_here("/t", "1"), "held by the Evidence");
+        state.remove_entity("/t", "/t/", "2");
+        assert!(!state.created_here("/t", "2"), "no longer held");
     }
 
     #[test]

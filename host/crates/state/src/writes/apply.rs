@@ -1588,6 +1588,7 @@ pub fn commit(state: &mut LiveState, change: &Change) {
                 }
             }
             (None, Some(created)) => {
+                state.note_created(created);
                 state.insert_entity(
                     created.clone(),
                     position.as_ref().unwrap_or(&Position::Last),

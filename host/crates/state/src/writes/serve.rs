@@ -38,7 +38,7 @@ use super::apply::{
     prepare, render_response,
 };
 use super::model::{ResponseKind, WritePlan};
-use crate::answer::{StateAnswer, StateSource, recording_answer, state_answer, tool_error};
+use crate::answer::{StateAnswer, StateSource, state_answer, tool_error};
 use crate::call::Call;
 use crate::service::StateService;
 use crate::store::LiveState;
@@ -418,7 +418,7 @@ pub fn write_call(
             "the recorded calls never sent these options beside the envelope, so their answer is not known",
         );
     };
-    let answer = written_answer(service, &answering, &change);
+    let answer = written_answer(service, &answering, &change, &input.segments);
     if answer.is_error() {
         return answer;
     }
@@ -575,8 +575,15 @@ fn write_source(plan: &WritePlan, change: &Change) -> StateSource {
 
 /// A served write's answer, in its recorded answer (an upsert's call that created its entity
 /// answers as the creating calls did); an error when the answer cannot be rendered or lacks a
-/// member every recorded answer carried.
-fn written_answer(service: &StateService, plan: &WritePlan, change: &Change) -> StateAnswer {
+/// member every recorded answer carried. An answer served as recorded names the call's path
+/// values where it spelled the recorded request's in a string
+/// ([`crate::missing::recorded_write_answer`]).
+fn written_answer(
+    service: &StateService,
+    plan: &WritePlan,
+    change: &Change,
+    segments: &[String],
+) -> StateAnswer {
     let created = (plan.effect == super::model::Effect::Update && change.view == "create")
         .then(|| plan.upsert_plan())
         .flatten();
@@ -597,8 +604,10 @@ fn written_answer(service: &StateService, plan: &WritePlan, change: &Change) -> 
                 && change.counters.is_empty()
                 && (change.computed.is_empty() || !response.shows_computed) =>
         {
-            recording_answer(
-                base.replay_answer(service.replay_evidence_id(), false),
+            crate::missing::recorded_write_answer(
+                base,
+                segments,
+                service.replay_evidence_id(),
                 source,
             )
         }

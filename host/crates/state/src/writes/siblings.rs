@@ -7,7 +7,8 @@
 //! path names a type of the state with the same effect (no bulk, action or document write), both
 //! types hold entities, their identity field has the same name and their ids the same JSON type.
 //! What the source learned about its own fields stays behind: the body accepts the sibling
-//! type's stored fields (none required), constants are dropped, a rule is kept only when every
+//! type's stored fields (none required), a constant is kept only for a member the sibling type
+//! stores with the constant's JSON type (a created list's `added_on`), a rule is kept only when every
 //! pointer it explains (and the field it keeps a list sorted by) is a field of the sibling type,
 //! the answer keeps its kind (an answer recorded as is transfers only for a delete, whose body
 //! names no entity, or when it shows only members the rules the sibling keeps generate, an
@@ -181,7 +182,7 @@ fn transferred(
         .map(|body| sibling_body(body, &fields, &identity));
     plan.fields = Some(sibling_fields(
         source.fields.clone().unwrap_or_default(),
-        &known,
+        (&known, &fields),
         entity_order(state, sibling_type),
     )?);
     plan.rules = source
@@ -343,11 +344,12 @@ fn sibling_body(
     }
 }
 
-/// The source's field model over the sibling's fields: constants dropped, every other list kept
+/// The source's field model over the sibling's fields: a constant kept where the sibling type
+/// stores its member with its JSON type (`stored`: field → JSON types), every other list kept
 /// where it names a sibling field; `None` when a soft delete's flag is no sibling field.
 fn sibling_fields(
     mut model: FieldModel,
-    known: &impl Fn(&str) -> bool,
+    (known, stored): (&impl Fn(&str) -> bool, &BTreeMap<String, BTreeSet<String>>),
     order: Vec<String>,
 ) -> Option<FieldModel> {
     if model
@@ -359,7 +361,11 @@ fn sibling_fields(
     }
     model.kept.retain(|name| known(name));
     model.removed.retain(|name| known(name));
-    model.constants.clear();
+    model.constants.retain(|name, value| {
+        stored
+            .get(name)
+            .is_some_and(|kinds| kinds.contains(value.type_name()))
+    });
     model.collection_constants.retain(|name| known(name));
     model.path_fields.retain(|name, _| known(name));
     model
@@ -441,23 +447,42 @@ mod tests {
     }
 
     #[test]
-    fn the_field_model_drops_what_is_the_sources_own() {
+    fn the_field_model_keeps_only_what_the_sibling_stores() {
         let mut model = FieldModel {
             kept: vec!["title".to_owned(), "body".to_owned()],
             replace: true,
             ..FieldModel::default()
         };
         model.constants.insert("views".to_owned(), Json::from(0i64));
-        let moved = sibling_fields(model, &known, vec!["id".to_owned(), "body".to_owned()])
-            .expect("no soft delete");
+        model
+            .constants
+            .insert("createdAt".to_owned(), Json::from(0i64));
+        model
+            .constants
+            .insert("body".to_owned(), Json::String("x".to_owned()));
+        // The sibling stores `body` as a string, `createdAt` as a string too.
+        let stores: BTreeMap<String, BTreeSet<String>> = ["body", "createdAt"]
+            .iter()
+            .map(|name| ((*name).to_owned(), ["string".to_owned()].into()))
+            .collect();
+        let moved = sibling_fields(
+            model,
+            (&known, &stores),
+            vec!["id".to_owned(), "body".to_owned()],
+        )
+        .expect("no soft delete");
         assert_eq!(moved.kept, vec!["body".to_owned()]);
-        assert!(moved.constants.is_empty());
+        assert_eq!(
+            moved.constants.keys().collect::<Vec<_>>(),
+            vec!["body"],
+            "views is no sibling field, the sibling's createdAt no number"
+        );
         assert!(moved.replace, "a replace stays a replace");
         let soft = FieldModel {
             soft_delete: Some("archived".to_owned()),
             ..FieldModel::default()
         };
-        assert!(sibling_fields(soft, &known, Vec::new()).is_none());
+        assert!(sibling_fields(soft, (&known, &stores), Vec::new()).is_none());
     }
 
     #[test]
