@@ -227,6 +227,7 @@ fn derive_pass(
     mark_shared_queries(manifest, &mut views);
     query_grammar::generalize(&mut views, &entities, rules);
     crate::selection::generalize(manifest, timeline, &entities, &mut views);
+    crate::digests::generalize(manifest, timeline, &mut views);
     crate::relations::generalize(manifest, timeline, (&types, &entities), &mut views);
     crate::relations::generalize_lists(&entities, &mut views);
     let folder_entries = crate::entries::derive(manifest, timeline, &views);
