@@ -81,7 +81,7 @@ pub(crate) fn generalize(manifest: &Manifest, timeline: &Timeline, views: &mut [
                 .body
                 .as_ref()
                 .and_then(|body| body.pointer(&item.entity_pointer));
-            if let Some(members) = shown.and_then(|shown| digest_members(shown)) {
+            if let Some(members) = shown.and_then(digest_members) {
                 learned.push(DigestQuery {
                     parameter: parameter.clone(),
                     value: value.clone(),
