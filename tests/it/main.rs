@@ -75,6 +75,7 @@ mod state_consistency;
 mod state_copy_writes;
 mod state_created_reads;
 mod state_data_plane;
+mod state_digest_conflicts;
 mod state_document_writes;
 mod state_field_selection;
 mod state_folder_entries;

@@ -290,13 +290,12 @@ fn etcd_the_root_asked_recursively_composes_its_deep_listing() {
 fn jupyter_query_names_taken_from_the_family_are_never_answered_as_absent() {
     // `hash` was recorded on README.md only and `type` on a file read of another depth: the tools
     // that took them from the query family hold no read showing what they do there, so the state
-    // refuses (the app answers a sha256 and a 400 not-a-file), never the plain document or
-    // listing as though the name were absent. (A `type` the root model restates is answered:
-    // see state_restated_list_query.)
+    // refuses (the app answers a 400 not-a-file; a folder holds no text to digest), never the
+    // plain listing as though the name were absent. (A `type` the root model restates is
+    // answered: see state_restated_list_query; a document's `hash=1` is a digest query: see
+    // state_digest_conflicts.)
     let served = served("jupyter_server");
-    let document = Some("/api/contents/{prefix-variance}/{sibling-variance}");
     for (target, template) in [
-        ("/api/contents/notes/todo.md?hash=1", document),
         ("/api/contents/notes?type=file", None),
         ("/api/contents?hash=1", None),
     ] {

@@ -1,5 +1,6 @@
 //! Answering one tool call from the state: a served write tool's call changes the live state
-//! ([`crate::writes::serve`]); a withheld write tool's answers as the pipeline's `[serve]
+//! ([`crate::writes::serve`]); a withheld write tool's call sending a value its build was refused
+//! for as taken answers that refusal, changing nothing; its other calls answer as the pipeline's `[serve]
 //! withheld` says (a `not_served` error naming why and what to record, or its recording with no
 //! change; hidden, it is no tool of the catalog); any other tool's is read from it
 //! ([`crate::read`]).
@@ -33,6 +34,12 @@ impl StateService {
         if let Some(plan) = self.derived().write_plan(tool) {
             if plan.served {
                 return crate::writes::serve::write_call(self, plan, arguments);
+            }
+            if !matches!(self.rules().withheld(), WithheldWrites::Hide)
+                && let Some(refused) =
+                    crate::writes::serve::withheld_conflict(self, plan, arguments)
+            {
+                return refused;
             }
             match self.rules().withheld() {
                 WithheldWrites::Refuse => return not_served(plan),

@@ -45,6 +45,7 @@ pub mod counters;
 pub mod coverage;
 pub mod created;
 pub mod derive;
+pub mod digests;
 pub mod entries;
 pub mod evidence;
 pub mod exact;

@@ -406,6 +406,10 @@ pub struct ItemView {
     /// otherwise (`unrestated-query`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub restated_query: Vec<String>,
+    /// Query pairs whose answer shows a digest of a member's text (see [`crate::digests`]): a
+    /// call naming one the view would otherwise replay answers the entity with the digest.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub digests: Vec<crate::digests::DigestQuery>,
     /// The field selection the state's checked reads taught, when the tool takes its parameter
     /// (see [`crate::selection`]): a call selecting other fields answers with those.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -451,7 +451,9 @@ impl StateService {
                 .unwrap_or_else(|| recording(reason)),
             _ if call.repeated() => recording("repeated-query"),
             ViewDetail::Item(item) => match call.projected(&item.projected_query_keys) {
-                Some(reason) => recording(reason),
+                Some(reason) => self
+                    .answer_digest(tool, &view.path_template, item, call, exact)
+                    .unwrap_or_else(|| recording(reason)),
                 None => self
                     .answer_item(tool, &view.path_template, item, call, exact)
                     .unwrap_or_else(recording),
@@ -1061,6 +1063,45 @@ impl StateService {
             exact,
             StateSource::state(view, None),
         ))
+    }
+
+    /// A call naming a digest query pair ([`crate::digests`]) the view's reads never showed: the
+    /// entity answered without the pair, its digest set from the live text; `None` when no pair
+    /// is named, the rest of the call is itself replayed, or the answer is no rendered entity
+    /// with that text.
+    fn answer_digest(
+        &self,
+        tool: &str,
+        template: &str,
+        item: &ItemView,
+        call: &Call,
+        exact: bool,
+    ) -> Option<StateAnswer> {
+        let digest = item
+            .digests
+            .iter()
+            .find(|digest| digest.named_by(&call.query))?;
+        let rest = Call {
+            path: call.path.clone(),
+            query: call
+                .query
+                .iter()
+                .filter(|(name, _)| *name != digest.parameter)
+                .cloned()
+                .collect(),
+            body: call.body.clone(),
+        };
+        if rest.projected(&item.projected_query_keys).is_some() {
+            return None;
+        }
+        let StateAnswer::Rendered(mut answer) =
+            self.answer_item(tool, template, item, &rest, exact).ok()?
+        else {
+            return None;
+        };
+        let entity = crate::render::pointer_mut(&mut answer.body, &item.entity_pointer)?;
+        digest.apply(entity)?;
+        Some(StateAnswer::Rendered(answer))
     }
 
     /// The answer for an entity the state does not hold: the tool's latest recorded

@@ -168,7 +168,7 @@ impl StateService {
 }
 
 /// The ordinals of the records a state's answers quote: the responses, missing answers,
-/// conflicts and omitted-member refusals of its served writes, the envelopes and missing answers of its item views, the lines
+/// conflicts and omitted-member refusals of its served writes, the conflicts of its withheld ones, the envelopes and missing answers of its item views, the lines
 /// of its lists and their page envelopes, its documents, the bases of its folder entries.
 pub fn answered_ordinals(state: &StateView) -> std::collections::BTreeSet<u64> {
     let mut wanted = std::collections::BTreeSet::new();
@@ -189,6 +189,10 @@ pub fn answered_ordinals(state: &StateView) -> std::collections::BTreeSet<u64> {
                 .and_then(|upsert| upsert.response.as_ref())
                 .map(|response| response.ordinal),
         );
+    }
+    // A withheld write answers its learned conflicts too (`writes::serve::withheld_conflict`).
+    for plan in state.write_plans.iter().filter(|plan| !plan.served) {
+        wanted.extend(plan.conflicts.iter().map(|conflict| conflict.ordinal));
     }
     for view in &state.views {
         match &view.detail {

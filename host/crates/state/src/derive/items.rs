@@ -545,6 +545,7 @@ pub fn verify(timeline: &Timeline, plan: ItemPlan, entities: &mut Entities) -> V
         projected_record_ordinals: matched.projected_record_ordinals,
         projections: matched.projections,
         restated_query,
+        digests: Vec::new(),
         selection: None,
         relations: Vec::new(),
         joins: Vec::new(),

@@ -225,6 +225,7 @@ fn generalize_views(
     rules: &RuleSet,
 ) {
     crate::selection::generalize(manifest, timeline, entities, views);
+    crate::digests::generalize(manifest, timeline, views);
     crate::relations::generalize(manifest, timeline, (types, entities), views);
     crate::relations::generalize_lists(entities, views);
     crate::joins::generalize(manifest, timeline, (types, entities), views);

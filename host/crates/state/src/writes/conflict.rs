@@ -9,7 +9,10 @@
 //! collection holds in that field, changing nothing. Whether the live collection holds the sent
 //! value is asked of the shared values the served writes keep for each conflict's member
 //! ([`super::apply::keep_held_indexes`]), so a served create does not scan its collection. A copy
-//! under a new identity makes a new record too: it shares its type's create conflicts.
+//! under a new identity makes a new record too: it shares its type's create conflicts, and learns
+//! its own refusals as a create does (a rename onto a taken path). A withheld write answers its
+//! conflicts too ([`super::serve::withheld_conflict`]): the refusal changes nothing and depends
+//! on the taken value alone, so it needs none of what the write itself would do.
 
 use rea_manifest::segments::split_path;
 use rea_plugin_api::json::Json;
@@ -26,7 +29,8 @@ use crate::service::StateService;
 
 /// Learns the plan's conflicts from its draft's failed calls.
 pub(super) fn learn(draft: &mut Draft, calls: &[Call], state: &StateView, timeline: &Timeline) {
-    if draft.plan.effect != Effect::Create || draft.plan.bulk {
+    // A copy makes a new record: its own refusals of a taken value are conflicts as a create's.
+    if (draft.plan.effect != Effect::Create && !draft.plan.copies) || draft.plan.bulk {
         return;
     }
     let Some(entity_type) = draft.plan.entity_type().map(str::to_owned) else {

@@ -377,6 +377,29 @@ fn wrap(envelope: &str, value: Json) -> Json {
     current
 }
 
+/// The recorded refusal of a taken value a withheld write's plan learned (see
+/// [`super::conflict`]), for a call sending, where its recorded calls sent their members, a value
+/// the live collection holds in that member; `None` otherwise (the withheld write answers as
+/// withheld). The body model is not asked: a withheld plan's model knows only the values its few
+/// calls sent, and the refusal depends on the taken value alone.
+pub fn withheld_conflict(
+    service: &StateService,
+    plan: &WritePlan,
+    arguments: &Map<String, Value>,
+) -> Option<StateAnswer> {
+    if plan.conflicts.is_empty() {
+        return None;
+    }
+    let definition = service.replay().tool(&plan.tool)?;
+    let call = Call::resolve(definition, arguments);
+    let input = WriteInput {
+        segments: call.segments(&plan.path_template),
+        body: call.body.as_ref().map(Json::from_serde_value),
+        listed: None,
+    };
+    super::conflict::answer(service, plan, &input)
+}
+
 /// Serves one call of a served write tool.
 pub fn write_call(
     service: &StateService,
