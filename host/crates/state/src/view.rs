@@ -191,6 +191,11 @@ pub fn text_summary(projected: &ProjectedState) -> String {
                 query.entity_type,
                 query.record_ordinals.len()
             ),
+            ViewDetail::Document(document) if document.is_keyed() => format!(
+                "documents by id ({} paths, first {})",
+                document.keyed.len() + 1,
+                document.path
+            ),
             ViewDetail::Document(document) => format!("document {}", document.path),
             ViewDetail::Member(member) => format!("member of {}", member.entity_type),
         };
