@@ -468,14 +468,9 @@ impl StateService {
                         recording(reason)
                     }
                 }),
-            ViewDetail::Document(document) => self
-                .answer_keyed(tool, template, document, call, (exact, stale))
-                .map_or_else(
-                    || self.answer_document(tool, &view.path_template, document, call),
-                    Ok,
-                )
-                .or_else(|reason| self.answer_listing(template, call).ok_or(reason))
-                .unwrap_or_else(recording),
+            ViewDetail::Document(document) => {
+                self.answer_document_view(tool, template, document, call, (exact, stale))
+            }
             ViewDetail::Member(member) if call.pairs().is_empty() => {
                 self.answer_member(template, member, call, exact)
             }
@@ -1714,6 +1709,22 @@ impl StateService {
             true,
             StateSource::state(path.to_owned(), None),
         ))
+    }
+
+    /// A document view's answer: a keyed view's missing or sliced answer, else the document
+    /// the call's line names, else the folder listing or the recording.
+    fn answer_document_view(
+        &self,
+        tool: &str,
+        template: &str,
+        document: &DocumentView,
+        call: &Call,
+        (exact, stale): (bool, bool),
+    ) -> StateAnswer {
+        self.answer_keyed(tool, template, document, call, (exact, stale))
+            .map_or_else(|| self.answer_document(tool, template, document, call), Ok)
+            .or_else(|reason| self.answer_listing(template, call).ok_or(reason))
+            .unwrap_or_else(|reason| self.recording(tool, template, call, reason, stale))
     }
 
     /// A keyed document view's answer before its documents (see
