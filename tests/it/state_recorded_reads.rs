@@ -50,8 +50,8 @@ fn optuna_answers_a_missing_study_as_the_build_showed_it() {
             "{answer}"
         );
     }
-    // A held study answers its recording, byte for byte (a read slicing its trials from the
-    // state, the slice of its line's recording).
+    // A held study answers its document from the state (one per study id), as recorded byte
+    // for byte (a read slicing its trials, the slice of its line's recording).
     for ordinal in &absent.checked_ordinals {
         let record = &served.records[*ordinal as usize];
         let (answer, is_error) = served.call(
@@ -59,12 +59,7 @@ fn optuna_answers_a_missing_study_as_the_build_showed_it() {
             arguments_of(&served.replay, DETAIL_TOOL, record),
         );
         assert!(!is_error, "{answer}");
-        let source = if record.query.is_some() {
-            "state"
-        } else {
-            "recording"
-        };
-        assert_eq!(answer["state"]["source"], source, "{answer}");
+        assert_eq!(answer["state"]["source"], "state", "{answer}");
         assert_eq!(answer["body"], recorded_answer(record).1, "{ordinal}");
     }
 }

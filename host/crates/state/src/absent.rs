@@ -4,7 +4,9 @@
 //! where every checked `2xx` read of it names an entity the state holds in that collection and
 //! the tool recorded a missing answer (`404`/`410` with a JSON body). A call naming an id the
 //! live collection lacks answers that missing answer naming the call's values, as an item view's
-//! missing entity does; a call naming a held entity still answers from the recordings.
+//! missing entity does; a call naming a held entity still answers from the recordings. A
+//! document view holding one document per id (see [`crate::derive::documents`]) learns the same,
+//! and answers a held entity's document.
 //!
 //! Learned from the recordings only (the ids the reads named and the entities the state holds
 //! for them), never from names.
@@ -42,7 +44,12 @@ pub fn derive(
     views
         .iter()
         .filter(|view| view.method == "GET")
-        .filter(|view| matches!(&view.detail, ViewDetail::Recorded { reason } if reason != "method-replay"))
+        .filter(|view| match &view.detail {
+            ViewDetail::Recorded { reason } => reason != "method-replay",
+            // A view holding one document per id names its entity by path as a recorded one.
+            ViewDetail::Document(document) => document.is_keyed(),
+            _ => false,
+        })
         .filter_map(|view| {
             let tool = crate::derive::tool_index(manifest, &view.tool)?;
             derive_one(timeline, tool, view, (types, entities))
@@ -167,8 +174,9 @@ mod tests {
         ]);
         let (tool, argument) = fixture.tool("/api/studies/{numeric}");
         let tool = tool.as_str();
+        // One document per study id (the reads name their study by path only).
         assert!(
-            matches!(fixture.view(tool), ViewDetail::Recorded { reason } if reason == "path-varies"),
+            matches!(fixture.view(tool), ViewDetail::Document(document) if document.is_keyed()),
             "{:?}",
             fixture.view(tool)
         );
@@ -185,9 +193,9 @@ mod tests {
             missing["body"],
             json!({"reason": "study_id=99 is not found"})
         );
-        // A held study still answers its recording.
+        // A held study answers its document.
         let held = fixture.call(tool, json!({ argument: 2 }));
-        assert_eq!(held["state"]["source"], "recording", "{held}");
+        assert_eq!(held["state"]["source"], "state", "{held}");
         assert_eq!(held["body"], json!({"name": "price", "trials": []}));
     }
 

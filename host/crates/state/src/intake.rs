@@ -11,7 +11,7 @@
 //!   field to another value; `(type, collection, id)` unique (a single trailing slash names the
 //!   same collection; repeated separators stay distinct).
 //! * Each document is `{view, path, value, record_ordinal?}`: a `document` view, once, at its
-//!   checked line's path.
+//!   checked line's path (a view holding one document per id: once per checked line).
 //! * Record citations may be omitted or empty; given, they must be the served Evidence's for that
 //!   entity or document.
 //! * Every number must be exact ([`crate::exact`]).
@@ -170,7 +170,7 @@ pub fn read_document(
     for (position, item) in documents.iter().enumerate() {
         let pointer = format!("{base}/documents/{position}");
         let document = read_document_entry(item, &pointer, context)?;
-        if !views_seen.insert(document.view.clone()) {
+        if !views_seen.insert((document.view.clone(), document.path.clone())) {
             return refuse(
                 format!("{pointer}/view"),
                 "another document names the same view",
@@ -424,7 +424,7 @@ fn read_document_entry(
         );
     };
     let path = string(object, "path", pointer)?;
-    if path != document_view.path {
+    if !document_view.lines().any(|(checked, _)| checked == path) {
         return refuse(
             format!("{pointer}/path"),
             "`path` is not the document view's path",
@@ -434,7 +434,7 @@ fn read_document_entry(
         return refuse(pointer, "lacks its `value` member");
     };
     exact(value, &format!("{pointer}/value"), "`value`")?;
-    let derived = context.initial.document(view);
+    let derived = context.initial.document(view, path);
     if let Some(ordinal) = object.get("record_ordinal") {
         let given = ordinal.as_number().and_then(|number| number.as_u64());
         if given.is_none() || derived.and_then(|document| document.record_ordinal) != given {

@@ -855,6 +855,36 @@ pub struct DocumentView {
     /// answers not modelled, never what the state held before it.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub unmodelled_after_writes: bool,
+    /// The further checked lines of a view whose documents differ by path (one document per
+    /// id of its path template, each read without a query): the first is `path`. Empty for a
+    /// view read on one line.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub keyed: Vec<DocumentLine>,
+}
+
+/// One further checked line of a keyed document view: its path and record.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DocumentLine {
+    /// The line's path.
+    pub path: String,
+    /// The checked record.
+    pub record_ordinal: u64,
+}
+
+impl DocumentView {
+    /// Whether the view holds one document per id of its path template.
+    pub fn is_keyed(&self) -> bool {
+        !self.keyed.is_empty()
+    }
+
+    /// Every checked line's path and record, the first line first.
+    pub fn lines(&self) -> impl Iterator<Item = (&str, u64)> {
+        std::iter::once((self.path.as_str(), self.record_ordinal)).chain(
+            self.keyed
+                .iter()
+                .map(|line| (line.path.as_str(), line.record_ordinal)),
+        )
+    }
 }
 
 impl StateView {

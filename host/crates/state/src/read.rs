@@ -485,10 +485,9 @@ impl StateService {
                         recording(reason)
                     }
                 }),
-            ViewDetail::Document(document) => self
-                .answer_document(tool, &view.path_template, document, call)
-                .or_else(|reason| self.answer_listing(template, call).ok_or(reason))
-                .unwrap_or_else(recording),
+            ViewDetail::Document(document) => {
+                self.answer_document_view(tool, template, document, call, (exact, stale))
+            }
             ViewDetail::Member(member) if call.pairs().is_empty() => {
                 self.answer_member(template, member, call, exact)
             }
@@ -1849,22 +1848,24 @@ impl StateService {
         call: &Call,
     ) -> Result<StateAnswer, &'static str> {
         let segments = call.segments(template);
-        let named = segments_match(&split_path(&document.path), &segments)
-            && same_pairs(document.query.as_ref(), &call.pairs());
-        if !named {
+        let named = document.lines().find(|(path, _)| {
+            segments_match(&split_path(path), &segments)
+                && same_pairs(document.query.as_ref(), &call.pairs())
+        });
+        let Some((path, record_ordinal)) = named else {
             return Err("unrecorded-request");
-        }
+        };
         if document.unmodelled_after_writes && self.written_any() {
             return Ok(self.recording(tool, template, call, "unmodelled-after-write", true));
         }
         let live = self.read();
-        let Some(held) = live.document(tool) else {
+        let Some(held) = live.document(tool, path) else {
             return Ok(tool_error(
                 "not_found",
                 "the state holds no value for this document",
             ));
         };
-        let Some(base) = self.kept(document.record_ordinal) else {
+        let Some(base) = self.kept(record_ordinal) else {
             return Err("unrecorded-request");
         };
         let mut body = held.value.clone();
@@ -1884,8 +1885,43 @@ impl StateService {
             body,
             self.replay().evidence_id(),
             true,
-            StateSource::state(document.path.clone(), None),
+            StateSource::state(path.to_owned(), None),
         ))
+    }
+
+    /// A document view's answer: a keyed view's missing or sliced answer, else the document
+    /// the call's line names, else the folder listing or the recording.
+    fn answer_document_view(
+        &self,
+        tool: &str,
+        template: &str,
+        document: &DocumentView,
+        call: &Call,
+        (exact, stale): (bool, bool),
+    ) -> StateAnswer {
+        self.answer_keyed(tool, template, document, call, (exact, stale))
+            .map_or_else(|| self.answer_document(tool, template, document, call), Ok)
+            .or_else(|reason| self.answer_listing(template, call).ok_or(reason))
+            .unwrap_or_else(|reason| self.recording(tool, template, call, reason, stale))
+    }
+
+    /// A keyed document view's answer before its documents (see
+    /// [`crate::derive::documents`]): the recorded missing answer for an id the live collection
+    /// of its entity lacks ([`crate::absent`]), and a sliced member of a line read with a
+    /// query ([`crate::sliced`]); `None` for a view read on one line, or to answer the document.
+    fn answer_keyed(
+        &self,
+        tool: &str,
+        template: &str,
+        document: &DocumentView,
+        call: &Call,
+        (exact, stale): (bool, bool),
+    ) -> Option<StateAnswer> {
+        if !document.is_keyed() {
+            return None;
+        }
+        self.answer_absent(tool, template, call, exact)
+            .or_else(|| self.answer_sliced(tool, template, call, stale))
     }
 }
 

@@ -252,6 +252,9 @@ pub(crate) fn call_scope(view: &ReadView, segments: &[String]) -> WriteScope {
                 .map(|listed| collection_key(&listed).to_owned()),
             entity: None,
         },
+        // A view holding one document per id shows what the id names, which any write may
+        // change (a create reusing an id, a delete, an action on it): every write relates.
+        ViewDetail::Document(document) if document.is_keyed() => WriteScope::All,
         ViewDetail::Document(_) => WriteScope::Document {
             document: view.tool.clone(),
         },

@@ -209,7 +209,7 @@ pub fn answered_ordinals(state: &StateView) -> std::collections::BTreeSet<u64> {
                 );
             }
             ViewDetail::Document(document) => {
-                wanted.insert(document.record_ordinal);
+                wanted.extend(document.lines().map(|(_, ordinal)| ordinal));
             }
             ViewDetail::BodyQuery(query) => {
                 wanted.insert(query.record_ordinal);

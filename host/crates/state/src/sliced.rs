@@ -2,7 +2,9 @@
 //! recordings whose every checked read equals the checked read of the same line without it, but
 //! for one member array, which holds that read's items from the parameter's value on (a study's
 //! detail read `?after=6` answers its `trials` from the seventh). A call giving the parameter
-//! with a whole number answers the recording of its line without it, that member sliced so.
+//! with a whole number answers the recording of its line without it, that member sliced so. A
+//! document view holding one document per id (see [`crate::derive::documents`]) learns the same
+//! for its lines read with a query.
 //!
 //! Learned from the recordings only (each parameterized read compared with its unparameterized
 //! line, the same member sliced for all, some read leaving items out), never from names. The
@@ -48,7 +50,8 @@ pub struct SliceBase {
 pub fn derive(manifest: &Manifest, timeline: &Timeline, views: &[ReadView]) -> Vec<SlicedMember> {
     let mut found = Vec::new();
     for view in views {
-        if view.method != "GET" || !matches!(view.detail, ViewDetail::Recorded { .. }) {
+        let keyed = matches!(&view.detail, ViewDetail::Document(document) if document.is_keyed());
+        if view.method != "GET" || !(keyed || matches!(view.detail, ViewDetail::Recorded { .. })) {
             continue;
         }
         let Some(tool) = crate::derive::tool_index(manifest, &view.tool) else {

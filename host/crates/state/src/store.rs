@@ -87,7 +87,8 @@ pub struct LiveState {
     collections: Collections,
     /// Per type, its collection keys (sorted).
     type_collections: BTreeMap<String, BTreeSet<String>>,
-    documents: BTreeMap<String, Document>,
+    /// The documents by view and path (a keyed document view holds one per id).
+    documents: BTreeMap<(String, String), Document>,
     deleted: HashMap<EntityKey, Entity>,
     /// Collection keys the Evidence or the loaded state holds (never forgotten).
     known_collections: HashSet<(String, String)>,
@@ -203,10 +204,10 @@ pub fn initial_report_bytes(
         .to_document(state_evidence_id, types)
         .to_canonical_vec()
         .len();
-    // Documents are held by view, a later one of a view replacing an earlier one.
-    let by_view: BTreeMap<&str, &Document> = documents
+    // Documents are held by view and path, a later one replacing an earlier one.
+    let by_view: BTreeMap<(&str, &str), &Document> = documents
         .iter()
-        .map(|document| (document.view.as_str(), document))
+        .map(|document| ((document.view.as_str(), document.path.as_str()), document))
         .collect();
     report_bytes_of(
         empty,
@@ -246,7 +247,7 @@ impl LiveState {
             document_bytes: documents.iter().map(document_report_bytes).sum(),
             documents: documents
                 .into_iter()
-                .map(|document| (document.view.clone(), document))
+                .map(|document| ((document.view.clone(), document.path.clone()), document))
                 .collect(),
             ..Self::default()
         };
@@ -398,14 +399,51 @@ impl LiveState {
         self.index.is_empty()
     }
 
-    /// The documents, by view.
+    /// The documents, by view and path.
     pub fn documents(&self) -> impl Iterator<Item = &Document> {
         self.documents.values()
     }
 
-    /// The document of a view.
-    pub fn document(&self, view: &str) -> Option<&Document> {
-        self.documents.get(view)
+    /// The document of a view at a path (a view read on one line holds one, at that line's
+    /// path).
+    pub fn document(&self, view: &str, path: &str) -> Option<&Document> {
+        self.documents.get(&(view.to_owned(), path.to_owned()))
+    }
+
+    /// The document of a view a write's path reaches: the one whose path's segments begin the
+    /// write's segments (its own path, or a member of it named by literal segments after it),
+    /// each as written or percent-decoded.
+    pub fn document_under(&self, view: &str, segments: &[String]) -> Option<&Document> {
+        let decoded = |text: &str| {
+            rea_manifest::segments::percent_decode(text)
+                .map_or_else(|| text.to_owned(), std::borrow::Cow::into_owned)
+        };
+        let same = |held: &str, given: &str| held == given || decoded(held) == decoded(given);
+        let given: Vec<&str> = segments
+            .iter()
+            .map(String::as_str)
+            .filter(|segment| !segment.is_empty())
+            .collect();
+        let held_segments = |document: &Document| -> Vec<String> {
+            rea_manifest::segments::split_path(&document.path)
+                .into_iter()
+                .filter(|segment| !segment.is_empty())
+                .map(str::to_owned)
+                .collect()
+        };
+        self.documents
+            .range((view.to_owned(), String::new())..)
+            .take_while(|((held_view, _), _)| held_view == view)
+            .map(|(_, document)| document)
+            .filter(|document| {
+                let held = held_segments(document);
+                held.len() <= given.len()
+                    && held
+                        .iter()
+                        .zip(&given)
+                        .all(|(held, given)| same(held, given))
+            })
+            .max_by_key(|document| held_segments(document).len())
     }
 
     /// The entity `(type, collection, id)` (a single trailing slash of the collection ignored).
@@ -795,7 +833,8 @@ impl LiveState {
             document: document.view.clone(),
         });
         self.document_bytes += document_report_bytes(&document);
-        if let Some(old) = self.documents.insert(document.view.clone(), document) {
+        let key = (document.view.clone(), document.path.clone());
+        if let Some(old) = self.documents.insert(key, document) {
             self.document_bytes -= document_report_bytes(&old);
         }
     }

@@ -173,27 +173,7 @@ pub fn text_summary(projected: &ProjectedState) -> String {
         ));
     }
     for view in &state.views {
-        let detail = match &view.detail {
-            ViewDetail::Recorded { reason } => format!("recorded ({reason})"),
-            ViewDetail::List(list) => format!(
-                "list of {} ({} lines{})",
-                list.entity_type,
-                list.lines.len(),
-                if list.query.is_some() {
-                    ", query model"
-                } else {
-                    ""
-                }
-            ),
-            ViewDetail::Item(item) => format!("item of {}", item.entity_type),
-            ViewDetail::BodyQuery(query) => format!(
-                "body query of {} ({} recordings)",
-                query.entity_type,
-                query.record_ordinals.len()
-            ),
-            ViewDetail::Document(document) => format!("document {}", document.path),
-            ViewDetail::Member(member) => format!("member of {}", member.entity_type),
-        };
+        let detail = view_detail_text(view);
         text.push_str(&format!(
             "    {} {} {}: {detail}\n",
             view.tool, view.method, view.path_template
@@ -214,6 +194,36 @@ pub fn text_summary(projected: &ProjectedState) -> String {
         ));
     }
     text
+}
+
+/// How the text summary names a read view's kind.
+fn view_detail_text(view: &crate::model::ReadView) -> String {
+    match &view.detail {
+        ViewDetail::Recorded { reason } => format!("recorded ({reason})"),
+        ViewDetail::List(list) => format!(
+            "list of {} ({} lines{})",
+            list.entity_type,
+            list.lines.len(),
+            if list.query.is_some() {
+                ", query model"
+            } else {
+                ""
+            }
+        ),
+        ViewDetail::Item(item) => format!("item of {}", item.entity_type),
+        ViewDetail::BodyQuery(query) => format!(
+            "body query of {} ({} recordings)",
+            query.entity_type,
+            query.record_ordinals.len()
+        ),
+        ViewDetail::Document(document) if document.is_keyed() => format!(
+            "documents by id ({} paths, first {})",
+            document.keyed.len() + 1,
+            document.path
+        ),
+        ViewDetail::Document(document) => format!("document {}", document.path),
+        ViewDetail::Member(member) => format!("member of {}", member.entity_type),
+    }
 }
 
 #[cfg(test)]

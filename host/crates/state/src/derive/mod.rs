@@ -14,7 +14,9 @@
 //! 3. List views ([`lists`]): a `GET` answering an array of objects (the root array, or the one
 //!    array of objects an envelope carries) whose members are entities of a type, or of a new
 //!    type the list itself names; lines, membership, view values, counters, and the query model.
-//! 4. Document views: other `GET`s answering JSON, one request line each.
+//! 4. Document views ([`documents`]): other `GET`s answering JSON, one request line each, or
+//!    one document per id of their path template (read on several paths without a query; any
+//!    write closes such a view's observation window, as it shows what the id names).
 //! 5. Verification: every item and list view is rendered from the state with the functions serving
 //!    uses ([`crate::render`]) and compared with its checked recordings; a view that does not
 //!    reproduce them is recorded (`item-differs`, `list-differs`), and parameters whose reads show

@@ -1077,6 +1077,78 @@ fn documents_answer_their_checked_line() {
 }
 
 #[test]
+fn a_view_read_on_several_paths_holds_a_document_per_path_which_data_add_names_once_each() {
+    // contract: DATA-063
+    // The boards' list names each board; their details name it by path only.
+    let fixture = derive(vec![
+        record(
+            0,
+            "GET",
+            "/boards",
+            200,
+            json!([{"id": 1, "name": "a"}, {"id": 2, "name": "b"}]),
+        ),
+        record(1, "GET", "/boards/1", 200, json!({"title": "a"})),
+        record(2, "GET", "/boards/2", 200, json!({"title": "b"})),
+        record(
+            3,
+            "GET",
+            "/boards/1?view=wide",
+            200,
+            json!({"title": "a", "wide": true}),
+        ),
+    ]);
+    let (tool, argument) = fixture.tool("/boards/{numeric}");
+    let ViewDetail::Document(document) = fixture.view(&tool) else {
+        panic!("{:?}", fixture.view(&tool));
+    };
+    assert_eq!(
+        document.lines().collect::<Vec<_>>(),
+        vec![("/boards/1", 1), ("/boards/2", 2)]
+    );
+    // Each path answers its own document; a line read with a query answers its recording.
+    let second = fixture.call(&tool, json!({ argument.clone(): "2" }));
+    assert_eq!(
+        second["state"],
+        json!({"source": "state", "view": "/boards/2"})
+    );
+    assert_eq!(second["body"], json!({"title": "b"}));
+    let wide = fixture.call(&tool, json!({ argument.clone(): "1", "view": "wide" }));
+    assert_eq!(wide["state"]["source"], "recording", "{wide}");
+    // The state's own document loads again: the view named once per path.
+    let context = crate::intake::IntakeContext {
+        state_evidence_id: "ev_state",
+        derived: fixture.service.derived(),
+        initial: fixture.service.initial(),
+    };
+    let document = fixture.service.document();
+    let documents = document.pointer("/rea_state/documents").cloned().unwrap();
+    assert_eq!(documents.as_array().map(Vec::len), Some(2));
+    crate::intake::read_document(&document, &context).unwrap();
+    // The same path twice, or a path no checked line read, is refused.
+    let with_documents = |documents: Vec<rea_plugin_api::json::Json>| {
+        let mut changed = document.clone();
+        if let rea_plugin_api::json::Json::Object(root) = &mut changed
+            && let Some(rea_plugin_api::json::Json::Object(state)) = root.get_mut("rea_state")
+        {
+            state.insert("documents", rea_plugin_api::json::Json::Array(documents));
+        }
+        changed
+    };
+    let list = documents.as_array().unwrap().clone();
+    let twice = with_documents(vec![list[0].clone(), list[0].clone()]);
+    let refused = crate::intake::read_document(&twice, &context).unwrap_err();
+    assert_eq!(refused.pointer, "/rea_state/documents/1/view");
+    let mut elsewhere = list[1].clone();
+    if let rea_plugin_api::json::Json::Object(object) = &mut elsewhere {
+        object.insert("path", "/boards/3");
+    }
+    let refused =
+        crate::intake::read_document(&with_documents(vec![elsewhere]), &context).unwrap_err();
+    assert_eq!(refused.pointer, "/rea_state/documents/0/path");
+}
+
+#[test]
 fn an_oversized_document_stays_recorded() {
     // contract: STATE-096
     let fixture = derive(vec![record(

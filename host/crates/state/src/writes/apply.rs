@@ -877,7 +877,7 @@ fn document_written(
     let Some(view) = target.and_then(|target| target.document.as_deref()) else {
         return Err(refused("internal_error", "the plan names no document"));
     };
-    let Some(held) = state.document(view) else {
+    let Some(held) = state.document_under(view, &input.segments) else {
         return Err(refused(
             "not_found",
             "the state holds no value for this document",

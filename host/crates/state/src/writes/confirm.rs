@@ -465,8 +465,8 @@ fn key_of(entity: &Entity) -> Key {
 /// The type part of a document's key (its view names it).
 const DOCUMENT_TYPE: &str = "document";
 
-fn document_key(view: &str) -> Key {
-    (DOCUMENT_TYPE.to_owned(), view.to_owned(), String::new())
+fn document_key(view: &str, path: &str) -> Key {
+    (DOCUMENT_TYPE.to_owned(), view.to_owned(), path.to_owned())
 }
 
 /// Pass 4 (see the module docs).
@@ -810,7 +810,11 @@ fn replay_planned(
         }
     }
     if let Some(document) = &change.document {
-        replay.record_event(Some(call.draft), document_key(&document.view), false);
+        replay.record_event(
+            Some(call.draft),
+            document_key(&document.view, &document.path),
+            false,
+        );
     }
     for (before, after) in &change.dependents {
         replay.record_event(Some(call.draft), key_of(before), after.is_none());
@@ -891,12 +895,13 @@ fn adopt_observed_call(
         replay.record_event(None, key, deleted);
     } else if let After::Document(value) = &call.after
         && let super::target::TargetKind::Document { view } = &draft.classified.kind
-        && let Some(held) = live.document(view).cloned()
+        && let Some(held) = live.document_under(view, &call.segments).cloned()
     {
         let mut document = held;
         document.value = value.clone();
+        let key = document_key(view, &document.path);
         live.put_document(document);
-        replay.record_event(None, document_key(view), false);
+        replay.record_event(None, key, false);
     } else if call.key.is_none() {
         // A write the state has no target for, below a held item's path (an attachment `PUT`
         // under its document), changes that item in ways the state does not model: the
@@ -1633,7 +1638,11 @@ fn check_document_read(
     view: &str,
 ) {
     let observation = checked.observation;
-    let key = document_key(view);
+    let path = service
+        .read()
+        .document_under(view, &observation.segments)
+        .map_or_else(|| observation.path.clone(), |held| held.path.clone());
+    let key = document_key(view, &path);
     let agrees = checked_by_id(replay, &key, checked.agrees, observation.ordinal);
     replay
         .document_checked
@@ -1643,7 +1652,7 @@ fn check_document_read(
     }
     if let Some(body) = &observation.body {
         let mut live = service.write();
-        if let Some(held) = live.document(view).cloned() {
+        if let Some(held) = live.document(view, &path).cloned() {
             let mut document = held;
             document.value = body.clone();
             live.put_document(document);

@@ -631,14 +631,9 @@ impl Simulation<'_> {
     /// showed it.
     fn observe_document(&mut self, view: &str, call: &mut Call) {
         let (timeline, views) = (self.timeline, self.views);
-        let document_path = self
-            .sim
-            .document(view)
-            .map(|document| document.path.clone());
-        call.document_before = self
-            .sim
-            .document(view)
-            .map(|document| document.value.clone());
+        let held = self.sim.document_under(view, &call.segments).cloned();
+        let document_path = held.as_ref().map(|document| document.path.clone());
+        call.document_before = held.as_ref().map(|document| document.value.clone());
         call.after = call
             .window
             .iter()
@@ -650,8 +645,7 @@ impl Simulation<'_> {
             })
             .and_then(|read| read.body.clone())
             .map_or(After::Unobserved, After::Document);
-        if let (After::Document(value), Some(held)) = (&call.after, self.sim.document(view)) {
-            let mut document = held.clone();
+        if let (After::Document(value), Some(mut document)) = (&call.after, held) {
             document.value = value.clone();
             self.sim.put_document(document);
         }

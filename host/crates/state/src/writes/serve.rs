@@ -682,7 +682,7 @@ fn report_growth(live: &crate::store::LiveState, change: &super::apply::Change) 
         count += after_count - before_count;
     }
     if let Some(document) = &change.document {
-        let old = live.document(&document.view);
+        let old = live.document(&document.view, &document.path);
         bytes += document_report_bytes(document) as i128
             - old.map_or(0, |old| document_report_bytes(old) as i128);
         if old.is_none() && live.document_count() > 0 {

@@ -11,6 +11,7 @@
 //! | a type's collection + `/delete`, `/remove`, `/destroy` | `POST` | bulk `delete` (bodies naming an array of ids) |
 //! | a type's collection + `/verb` (RPC style; literal segments may precede the verb, `/-/insert`) | `POST` | bodies naming the entity in a member (the identity's name, or an item view's key parameter): `delete` for `delete`, `remove`, `destroy`, else `update` (an action named by the verb, except `update`, `edit`, `modify`, `patch`, `save`); `create` for `create`, `add`, `new`, `insert`; else as another path; an action verb whose every call leaves the entity its body names gone (the reads after it: pass 2) is a `delete` (`deleterange`) |
 //! | a document view's path | `PATCH`, `POST` / `PUT` | `document` (merge / replace) |
+//! | a document view's path + `/member` (a member every document of the view holds as an object) | `PATCH` / `PUT` | `document` (merge / replace, landing on that member of the document the path names) |
 //! | a member view's path showing a map member + `/{key}` | `PUT` / `DELETE` | `update` of that one member: set to the body / removed |
 //! | a type's collection + `/literal` | `PUT`, `PATCH` / `DELETE` | `update` / `delete` of the entity the literal names |
 //! | another path | `POST` | `create`, when a call's answer names an id that a read of a type's item view shows right after (the plan is tied to that collection) |
@@ -23,6 +24,8 @@
 use rea_manifest::ManifestTool;
 use rea_manifest::segments::split_path;
 use rea_plugin_api::route_fields::{CREATE_VERBS, DELETE_VERBS, PLAIN_UPDATE_VERBS};
+
+use rea_plugin_api::json::Json;
 
 use super::model::Effect;
 use crate::derive::entities::item_segments;
@@ -160,6 +163,9 @@ pub fn classify(tool: &ManifestTool, state: &StateView) -> Classified {
             },
         );
     }
+    if let Some(member) = document_member_write(&method, &write, state) {
+        return member;
+    }
     if let Some(member) = member_write(&method, &write, state) {
         return member;
     }
@@ -262,6 +268,43 @@ fn member_write(method: &str, write: &[&str], state: &StateView) -> Option<Class
                 },
             },
         ))
+    })
+}
+
+/// A `PUT` or `PATCH` of a document view's path followed by one literal segment naming a member
+/// every document of the view holds as an object (`/studies/{id}/note` beside
+/// `/studies/{id}`'s `note`): a document write landing on that member of the document the
+/// path names (pass 3 learns where, [`super::explain::document_pointer`]).
+fn document_member_write(method: &str, write: &[&str], state: &StateView) -> Option<Classified> {
+    if !matches!(method, "PUT" | "PATCH") {
+        return None;
+    }
+    let (member, parent) = write.split_last()?;
+    if is_parameter(member) {
+        return None;
+    }
+    state.views.iter().find_map(|view| {
+        if !matches!(view.detail, ViewDetail::Document(_))
+            || !fits(parent, &split_path(&view.path_template))
+        {
+            return None;
+        }
+        let mut documents = state
+            .documents
+            .iter()
+            .filter(|document| document.view == view.tool)
+            .peekable();
+        documents.peek()?;
+        documents
+            .all(|document| matches!(document.value.get(member), Some(Json::Object(_))))
+            .then(|| {
+                Classified::plain(
+                    Effect::Document,
+                    TargetKind::Document {
+                        view: view.tool.clone(),
+                    },
+                )
+            })
     })
 }
 

@@ -1000,6 +1000,101 @@ fn a_document_put_replaces_the_document_and_a_patch_merges() {
     assert_eq!(read["body"], json!({"theme": "dark", "lang": "en"}));
 }
 
+/// A board list naming each board by `board_id`, and board details naming their board by path
+/// only, each with a versioned note.
+fn boards_with_notes() -> Vec<CaptureRecord> {
+    let board = |title: &str, version: u64, body: &str| json!({"title": title, "cards": [1, 2], "note": {"version": version, "body": body}});
+    vec![
+        get(
+            0,
+            "/boards",
+            200,
+            json!({"boards": [{"board_id": 1, "title": "a"}, {"board_id": 2, "title": "b"}]}),
+        ),
+        get(1, "/boards/1", 200, board("a", 1, "first")),
+        get(2, "/boards/2", 200, board("b", 0, "")),
+        get(3, "/boards/9", 404, json!({"reason": "Not found"})),
+        record(
+            4,
+            "PUT",
+            "/boards/1/note",
+            Some(json!({"version": 2, "body": "second"})),
+            204,
+            Value::Null,
+        ),
+        get(5, "/boards/1", 200, board("a", 2, "second")),
+    ]
+}
+
+#[test]
+fn a_view_read_on_several_ids_holds_a_document_per_id_and_a_member_put_replaces_that_member() {
+    let fixture = derive(boards_with_notes());
+    let tool_of = |template: &str| {
+        fixture
+            .manifest
+            .tools
+            .iter()
+            .find(|tool| {
+                tool.path_template.replace(char::is_alphanumeric, "")
+                    == template.replace(char::is_alphanumeric, "")
+                    && tool.path_template.starts_with("/boards")
+            })
+            .map(|tool| tool.name.clone())
+            .unwrap_or_else(|| panic!("no tool {template}"))
+    };
+    let (read, write) = (tool_of("/boards/{id}"), tool_of("/boards/{id}/note"));
+    let Some(crate::model::ViewDetail::Document(document)) =
+        fixture.state.view(&read).map(|view| &view.detail)
+    else {
+        panic!("{:?}", fixture.state.view(&read));
+    };
+    assert_eq!(
+        document.lines().collect::<Vec<_>>(),
+        vec![("/boards/1", 1), ("/boards/2", 2)]
+    );
+    let plan = fixture.plan(&write);
+    assert_eq!(plan.effect, crate::writes::model::Effect::Document);
+    assert!(plan.served, "{:?}", plan.reason);
+    assert_eq!(plan.confirmed_by, vec![5]);
+    // The state holds each board as read before the first write.
+    let (first, _) = fixture.call(&read, json!({read_argument(&fixture, &read): "1"}));
+    assert_eq!(
+        first["body"]["note"],
+        json!({"version": 1, "body": "first"})
+    );
+    // A PUT of board 2's note replaces that member of board 2's document only.
+    let (written, error) = fixture.call(
+        &write,
+        json!({read_argument(&fixture, &write): "2", "body": {"version": 1, "body": "new"}}),
+    );
+    assert!(!error, "{written}");
+    let (second, _) = fixture.call(&read, json!({read_argument(&fixture, &read): "2"}));
+    assert_eq!(
+        second["body"],
+        json!({"title": "b", "cards": [1, 2], "note": {"version": 1, "body": "new"}})
+    );
+    let (first, _) = fixture.call(&read, json!({read_argument(&fixture, &read): "1"}));
+    assert_eq!(
+        first["body"]["note"],
+        json!({"version": 1, "body": "first"})
+    );
+    // An id the boards' collection lacks answers the recorded missing answer.
+    let (missing, _) = fixture.call(&read, json!({read_argument(&fixture, &read): "7"}));
+    assert_eq!(missing["status"], 404, "{missing}");
+}
+
+/// The path parameter's argument name of a tool.
+fn read_argument(fixture: &Fixture, tool: &str) -> String {
+    fixture
+        .manifest
+        .tools
+        .iter()
+        .find(|known| known.name == tool)
+        .and_then(|known| known.path_parameters.last())
+        .map(|parameter| parameter.name.clone())
+        .expect("a path parameter")
+}
+
 #[test]
 fn a_document_merge_lands_inside_the_envelope_its_reads_hold_it_under() {
     let settings = |week: &str, priority: u64| json!({"data": {"id": 1, "week": week, "priority": priority}, "meta": {"v": 1}});
