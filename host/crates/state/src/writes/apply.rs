@@ -442,18 +442,7 @@ impl Applying<'_, '_> {
             .iter()
             .map(|learned| Ok((learned, self.start_rule(learned, collection, before)?)))
             .collect::<Result<Vec<_>, Refused>>()?;
-        let merged = self
-            .plan
-            .fields
-            .as_ref()
-            .map(|fields| &fields.merged)
-            .filter(|merged| !merged.is_empty());
-        let keyed = merged
-            .map(|merged| {
-                let sent = sent_members(self.plan, self.input.body.as_ref());
-                super::merged::added_keys(merged, sent, before)
-            })
-            .unwrap_or_default();
+        let keyed = self.keyed(before);
         for (learned, pending) in started {
             let outcome = match (pending.wait(), self.values) {
                 (Ok(outcome), _) => outcome,
@@ -503,6 +492,15 @@ impl Applying<'_, '_> {
         }
         expand_keyed(&mut applied, &keyed);
         Ok(applied)
+    }
+
+    /// The keys the call's merged members add (see [`super::merged::Keyed`]).
+    fn keyed(&self, before: Option<&Json>) -> super::merged::Keyed {
+        let Some(fields) = self.plan.fields.as_ref().filter(|f| !f.merged.is_empty()) else {
+            return super::merged::Keyed::new();
+        };
+        let sent = sent_members(self.plan, self.input.body.as_ref());
+        super::merged::added_keys(&fields.merged, sent, before)
     }
 
     /// One learned rule's `apply` on the call, started.
