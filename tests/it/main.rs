@@ -87,6 +87,7 @@ mod state_listed_rows;
 mod state_member_operators;
 mod state_member_views;
 mod state_member_writes;
+mod state_merge_writes;
 mod state_missing_answers;
 mod state_object_shapes;
 mod state_offset_paging;

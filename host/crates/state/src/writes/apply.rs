@@ -442,6 +442,7 @@ impl Applying<'_, '_> {
             .iter()
             .map(|learned| Ok((learned, self.start_rule(learned, collection, before)?)))
             .collect::<Result<Vec<_>, Refused>>()?;
+        let keyed = self.keyed(before);
         for (learned, pending) in started {
             let outcome = match (pending.wait(), self.values) {
                 (Ok(outcome), _) => outcome,
@@ -453,7 +454,7 @@ impl Applying<'_, '_> {
                         after, response, ..
                     },
                 ) => {
-                    recorded_values(learned, *after, *response, &mut applied);
+                    recorded_values(learned, (*after, *response), &keyed, &mut applied);
                     continue;
                 }
                 (Err(error), Values::Served { .. }) => {
@@ -486,10 +487,20 @@ impl Applying<'_, '_> {
                 after, response, ..
             } = self.values
             {
-                recorded_values(learned, *after, *response, &mut applied);
+                recorded_values(learned, (*after, *response), &keyed, &mut applied);
             }
         }
+        expand_keyed(&mut applied, &keyed);
         Ok(applied)
+    }
+
+    /// The keys the call's merged members add (see [`super::merged::Keyed`]).
+    fn keyed(&self, before: Option<&Json>) -> super::merged::Keyed {
+        let Some(fields) = self.plan.fields.as_ref().filter(|f| !f.merged.is_empty()) else {
+            return super::merged::Keyed::new();
+        };
+        let sent = sent_members(self.plan, self.input.body.as_ref());
+        super::merged::added_keys(&fields.merged, sent, before)
     }
 
     /// One learned rule's `apply` on the call, started.
@@ -564,11 +575,15 @@ impl Applying<'_, '_> {
 /// else the answer's entity object; absent from a recorded entity after: removed).
 fn recorded_values(
     learned: &PlanRule,
-    after: Option<&Json>,
-    response: Option<&Json>,
+    (after, response): (Option<&Json>, Option<&Json>),
+    keyed: &super::merged::Keyed,
     applied: &mut Applied,
 ) {
-    for pointer in &learned.explains {
+    let concrete = learned.explains.iter().flat_map(|pointer| {
+        super::merged::expand_pointer(pointer, keyed).unwrap_or_else(|| vec![pointer.clone()])
+    });
+    for pointer in concrete {
+        let pointer = &pointer;
         let recorded = after
             .and_then(|after| after.pointer(pointer))
             .or_else(|| response.and_then(|response| response.pointer(pointer)));
@@ -580,6 +595,23 @@ fn recorded_values(
                 applied.set.insert(pointer.clone(), None);
             }
             None => {}
+        }
+    }
+}
+
+/// What the rules set at a keyed pointer (`/time/{versions}`, see [`super::merged::Keyed`]) set
+/// at each key the call's merged members added, where no recorded value (a replay's) is set.
+fn expand_keyed(applied: &mut Applied, keyed: &super::merged::Keyed) {
+    if keyed.is_empty() {
+        return;
+    }
+    let (markers, concrete): (BTreeMap<_, _>, BTreeMap<_, _>) = std::mem::take(&mut applied.set)
+        .into_iter()
+        .partition(|(pointer, _)| super::merged::expand_pointer(pointer, keyed).is_some());
+    applied.set = concrete;
+    for (pointer, value) in markers {
+        for pointer in super::merged::expand_pointer(&pointer, keyed).unwrap_or_default() {
+            applied.set.entry(pointer).or_insert_with(|| value.clone());
         }
     }
 }
@@ -1082,8 +1114,17 @@ impl Applying<'_, '_> {
         let mut object = Object::new();
         for (key, value) in sent.iter() {
             let kept = model.identity_as_sent && key == identity;
-            if kept || (!is_fixed(plan, key) && !ruled(plan, key)) {
-                object.insert(key, value.clone());
+            let unstored = model.unstored.iter().any(|member| member == key);
+            if !kept && (is_fixed(plan, key) || ruled(plan, key) || unstored) {
+                continue;
+            }
+            match (model.merged.get(key), value) {
+                (Some(gained), Json::Object(entries)) => {
+                    object.insert(key, super::merged::merge_into(None, entries, gained));
+                }
+                _ => {
+                    object.insert(key, value.clone());
+                }
             }
         }
         for (key, value) in &model.defaults {
@@ -1381,10 +1422,17 @@ impl Applying<'_, '_> {
             .and_then(|target| target.key_member.as_deref());
         let mut placed = Vec::new();
         for (key, value) in sent.iter() {
-            if is_fixed(plan, key) || Some(key) == key_member || ruled(plan, key) {
+            if is_fixed(plan, key)
+                || Some(key) == key_member
+                || ruled(plan, key)
+                || model.unstored.iter().any(|member| member == key)
+            {
                 continue;
             }
-            if let Some(pointer) = model.sent_as.get(key) {
+            if let (Some(gained), Json::Object(entries)) = (model.merged.get(key), value) {
+                let merged = super::merged::merge_into(object.get(key), entries, gained);
+                object.insert(key, merged);
+            } else if let Some(pointer) = model.sent_as.get(key) {
                 placed.push((pointer.clone(), value.clone()));
             } else if value.is_null() && model.null_removes {
                 object.remove(key);

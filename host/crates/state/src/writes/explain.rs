@@ -223,6 +223,7 @@ impl Explanation {
         template: &[PathSlot],
     ) -> Self {
         let mut explanation = Self::default();
+        explanation.model.merged = super::merged::learn_merged(effect, observed);
         for seen in observed {
             let mut residual = Residual::new();
             let mut unsent = Residual::new();
@@ -248,6 +249,7 @@ impl Explanation {
             _ => {}
         }
         explanation.offer_unstored();
+        explanation.key_residuals(effect, observed);
         explanation
     }
 
@@ -261,6 +263,9 @@ impl Explanation {
         unstored: Unstored,
     ) {
         for (key, value) in sent.iter() {
+            if self.model.merged.contains_key(key) {
+                continue;
+            }
             match after.get(key) {
                 Some(stored) if stored == value => {}
                 Some(stored) => {

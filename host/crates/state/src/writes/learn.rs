@@ -209,6 +209,7 @@ fn learn_upsert(
     if let Some(reason) = &half.plan.reason {
         draft.plan.withhold(reason);
     }
+    unstore_differing_fixed(&mut draft.plan, &mut half.plan);
     if let (Some(body), Some(created)) = (draft.plan.body.as_mut(), half.plan.body.as_ref()) {
         merge_upsert_body(body, created);
     }
@@ -218,6 +219,36 @@ fn learn_upsert(
         rules: half.plan.rules,
         response: half.plan.response,
     });
+}
+
+/// A member the creating half of an upsert fixed (sent with one value, never stored) that the
+/// updating half sent otherwise is unstored in the creates (see [`super::merged`]); where the
+/// updates fixed it at another value, it was sent with several values and stored by no call, so
+/// it is unstored in both.
+fn unstore_differing_fixed(update: &mut WritePlan, create: &mut WritePlan) {
+    let (Some(updated), Some(created)) = (update.body.as_ref(), create.body.as_ref()) else {
+        return;
+    };
+    let mut in_creates = Vec::new();
+    let mut in_both = Vec::new();
+    for (name, member) in &created.members {
+        let (Some(value), Some(other)) = (&member.fixed, updated.members.get(name)) else {
+            continue;
+        };
+        match &other.fixed {
+            Some(fixed) if fixed == value => {}
+            Some(_) => in_both.push(name.clone()),
+            None => in_creates.push(name.clone()),
+        }
+    }
+    if let Some(fields) = update.fields.as_mut() {
+        fields.unstored.extend(in_both.iter().cloned());
+    }
+    if let Some(fields) = create.fields.as_mut() {
+        fields
+            .unstored
+            .extend(in_creates.into_iter().chain(in_both));
+    }
 }
 
 /// The body accepts what either half's calls sent; a member only some calls sent is optional.
@@ -409,6 +440,7 @@ fn explain(
         &template,
     );
     explanation.run_rules(&mut draft.plan, rules, request);
+    explanation.settle_unstored(draft.plan.effect, observed);
     if draft.plan.effect == Effect::Create {
         explanation.settle_offered_constants();
         explanation.create_constants(observed);
@@ -805,7 +837,11 @@ fn refuse_unshown_shapes(
         .entity_type
         .as_ref()
         .and_then(|name| views.field_shapes.get(name));
-    let explained = rule_members(&draft.plan);
+    let mut explained = rule_members(&draft.plan);
+    if let Some(fields) = &draft.plan.fields {
+        explained.extend(fields.merged.keys().cloned());
+        explained.extend(fields.unstored.iter().cloned());
+    }
     drop_unshown_shapes(body, sent, observed, stored, &explained);
 }
 

@@ -50,6 +50,7 @@ mod keyed;
 mod learn;
 mod listed;
 mod member;
+mod merged;
 pub mod model;
 mod observe;
 mod omitted;

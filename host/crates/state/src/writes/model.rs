@@ -497,6 +497,15 @@ pub struct FieldModel {
     /// type sent it and was created under it).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub identity_as_sent: bool,
+    /// Map-merge members (see `writes::merged`): a sent object member whose entries the write
+    /// set key-wise into the held object of the same name (member → the members each entry it
+    /// set gained with one value, `{"contributors": []}`).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub merged: BTreeMap<String, Json>,
+    /// Members sent but not stored, whatever their value (see `writes::merged`): an update keeps
+    /// what the entity held, a create stores its constant or nothing.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unstored: Vec<String>,
 }
 
 /// A member holding a path value.
