@@ -7,45 +7,25 @@
 //! but no member view shows that map and the value it stores is derived from the bytes sent, so
 //! it is not one of them (see the report of this change).
 
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
-use crate::state_support::{Served, corpus_write_plans, plan_of, serve_corpus_app};
+use crate::state_support::{Served, corpus_write_plans, path_arguments, plan_of, serve_corpus_app};
 
 const PUT_TAG: &str = "put_package_dist_tags_by_package_id_and_id";
 const DELETE_TAG: &str = "delete_package_dist_tags_by_package_id_and_id";
 const TAGS: &str = "get_package_dist_tags_by_package_id";
 const PACKAGE: &str = "get_root_by_name";
 
-/// The tool's arguments naming `values` for its path parameters, in order, and the body.
-fn arguments(
-    served: &Served,
-    tool: &str,
-    values: &[&str],
-    body: Option<Value>,
-) -> Map<String, Value> {
-    let definition = crate::state_support::manifest_tool(served, tool);
-    assert_eq!(definition.path_parameters.len(), values.len(), "{tool}");
-    let mut arguments: Map<String, Value> = definition
-        .path_parameters
-        .iter()
-        .zip(values)
-        .map(|(parameter, value)| (parameter.name.clone(), json!(value)))
-        .collect();
-    if let Some(body) = body {
-        arguments.insert("body".to_owned(), body);
-    }
-    arguments
-}
-
 fn tags_of(served: &Served, package: &str) -> Value {
-    let (answer, is_error) = served.call(TAGS, arguments(served, TAGS, &[package], None));
+    let (answer, is_error) = served.call(TAGS, path_arguments(served, TAGS, &[package], None));
     assert!(!is_error, "{answer}");
     assert_eq!(answer["state"]["source"], "state", "{answer}");
     answer["body"].clone()
 }
 
 fn package_of(served: &Served, package: &str) -> Value {
-    let (answer, is_error) = served.call(PACKAGE, arguments(served, PACKAGE, &[package], None));
+    let (answer, is_error) =
+        served.call(PACKAGE, path_arguments(served, PACKAGE, &[package], None));
     assert!(!is_error, "{answer}");
     answer["body"].clone()
 }
@@ -81,7 +61,7 @@ fn verdaccio_a_served_tag_write_changes_that_one_member() {
     // Set a tag: the recorded answer, and the map holds it, through both views.
     let (answer, is_error) = served.call(
         PUT_TAG,
-        arguments(
+        path_arguments(
             &served,
             PUT_TAG,
             &["date-helpers", "beta"],
@@ -100,7 +80,7 @@ fn verdaccio_a_served_tag_write_changes_that_one_member() {
     // Remove it again: the document as it was.
     let (answer, is_error) = served.call(
         DELETE_TAG,
-        arguments(&served, DELETE_TAG, &["date-helpers", "beta"], None),
+        path_arguments(&served, DELETE_TAG, &["date-helpers", "beta"], None),
     );
     assert!(!is_error, "{answer}");
     assert_eq!(answer["body"], json!({"ok": "tag removed"}), "{answer}");
@@ -115,7 +95,7 @@ fn verdaccio_a_tag_write_the_state_cannot_apply_is_refused_and_changes_nothing()
         // A body of a type no recorded call sent.
         (
             PUT_TAG,
-            arguments(
+            path_arguments(
                 &served,
                 PUT_TAG,
                 &["date-helpers", "beta"],
@@ -125,12 +105,12 @@ fn verdaccio_a_tag_write_the_state_cannot_apply_is_refused_and_changes_nothing()
         // A tag the package does not hold.
         (
             DELETE_TAG,
-            arguments(&served, DELETE_TAG, &["date-helpers", "no-such-tag"], None),
+            path_arguments(&served, DELETE_TAG, &["date-helpers", "no-such-tag"], None),
         ),
         // A package the state does not hold.
         (
             PUT_TAG,
-            arguments(
+            path_arguments(
                 &served,
                 PUT_TAG,
                 &["no-such-package", "beta"],

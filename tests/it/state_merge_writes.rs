@@ -6,37 +6,16 @@
 //! reads of the package after each call. One recorded application shows it (Jupyter Server's
 //! config `PATCH` merges a section alike, but its document has no state view).
 
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
-use crate::state_support::{Served, corpus_write_plans, plan_of, serve_corpus_app};
+use crate::state_support::{Served, corpus_write_plans, path_arguments, plan_of, serve_corpus_app};
 
 const PUBLISH: &str = "put_root_by_name";
 const PACKAGE: &str = "get_root_by_name";
 const TAGS: &str = "get_package_dist_tags_by_package_id";
 
-/// The tool's arguments naming `values` for its path parameters, in order, and the body.
-fn arguments(
-    served: &Served,
-    tool: &str,
-    values: &[&str],
-    body: Option<Value>,
-) -> Map<String, Value> {
-    let definition = crate::state_support::manifest_tool(served, tool);
-    assert_eq!(definition.path_parameters.len(), values.len(), "{tool}");
-    let mut arguments: Map<String, Value> = definition
-        .path_parameters
-        .iter()
-        .zip(values)
-        .map(|(parameter, value)| (parameter.name.clone(), json!(value)))
-        .collect();
-    if let Some(body) = body {
-        arguments.insert("body".to_owned(), body);
-    }
-    arguments
-}
-
 fn read(served: &Served, tool: &str, package: &str) -> (Value, bool) {
-    let (answer, is_error) = served.call(tool, arguments(served, tool, &[package], None));
+    let (answer, is_error) = served.call(tool, path_arguments(served, tool, &[package], None));
     (answer["body"].clone(), is_error || answer["status"] != 200)
 }
 
@@ -111,7 +90,7 @@ fn verdaccio_a_served_publish_merges_the_version_and_tag_into_the_held_package()
     let body = publish_body("date-helpers", "1.3.0", "next");
     let (answer, is_error) = served.call(
         PUBLISH,
-        arguments(&served, PUBLISH, &["date-helpers"], Some(body.clone())),
+        path_arguments(&served, PUBLISH, &["date-helpers"], Some(body.clone())),
     );
     assert!(!is_error, "{answer}");
     assert_eq!(answer["status"], 201, "{answer}");
@@ -143,7 +122,7 @@ fn verdaccio_the_first_publish_of_a_package_creates_it() {
     let body = publish_body("csv-lite", "0.3.0", "latest");
     let (answer, is_error) = served.call(
         PUBLISH,
-        arguments(&served, PUBLISH, &["csv-lite"], Some(body.clone())),
+        path_arguments(&served, PUBLISH, &["csv-lite"], Some(body.clone())),
     );
     assert!(!is_error, "{answer}");
     assert_eq!(answer["body"]["ok"], "created new package", "{answer}");
@@ -170,7 +149,7 @@ fn verdaccio_a_publish_the_plan_cannot_apply_is_refused_and_changes_nothing() {
     for body in [versions_as_text, unknown_member] {
         let (answer, is_error) = served.call(
             PUBLISH,
-            arguments(&served, PUBLISH, &["date-helpers"], Some(body.clone())),
+            path_arguments(&served, PUBLISH, &["date-helpers"], Some(body.clone())),
         );
         assert!(is_error, "{body}: {answer}");
         assert_eq!(read(&served, PACKAGE, "date-helpers").0, before, "{body}");

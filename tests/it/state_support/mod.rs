@@ -331,6 +331,27 @@ pub fn assert_not_modelled(answer: &Value, is_error: bool) {
     assert!(answer.get("body").is_none(), "{answer}");
 }
 
+/// The tool's arguments naming `values` for its path parameters, in order, and the body.
+pub fn path_arguments(
+    served: &Served,
+    tool: &str,
+    values: &[&str],
+    body: Option<Value>,
+) -> Map<String, Value> {
+    let definition = manifest_tool(served, tool);
+    assert_eq!(definition.path_parameters.len(), values.len(), "{tool}");
+    let mut arguments: Map<String, Value> = definition
+        .path_parameters
+        .iter()
+        .zip(values)
+        .map(|(parameter, value)| (parameter.name.clone(), Value::from(*value)))
+        .collect();
+    if let Some(body) = body {
+        arguments.insert("body".to_owned(), body);
+    }
+    arguments
+}
+
 /// The arguments of a tool with one path parameter naming `id`.
 pub fn id_arguments(served: &Served, tool: &str, id: &str) -> Map<String, Value> {
     let definition = manifest_tool(served, tool);

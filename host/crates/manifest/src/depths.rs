@@ -15,6 +15,7 @@ use std::collections::BTreeSet;
 
 use crate::manifest::{ManifestTool, QueryParameter};
 use crate::segments::split_path;
+use crate::siblings::unique_name;
 
 /// The inferred tools the write tools of each query family offer at the family's other depths,
 /// in the order of the reads that reach them. `families[i]` is the query family of `tools[i]`
@@ -129,16 +130,6 @@ fn depth_name(source: &ManifestTool, read: &ManifestTool) -> String {
         Some((_, rest)) => format!("{method}_{rest}"),
         None => format!("{method}_{}", read.name),
     }
-}
-
-fn unique_name(name: &str, taken: &BTreeSet<String>) -> String {
-    if !taken.contains(name) {
-        return name.to_owned();
-    }
-    (2..)
-        .map(|counter| format!("{name}_inferred_{counter}"))
-        .find(|candidate| !taken.contains(candidate))
-        .unwrap_or_default()
 }
 
 #[cfg(test)]

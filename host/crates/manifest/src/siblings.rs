@@ -153,7 +153,8 @@ fn inferred_name(source: &ManifestTool, position: usize, collection: &str) -> St
     format!("{}_{other}", source.name)
 }
 
-fn unique_name(name: &str, taken: &BTreeSet<String>) -> String {
+/// `name`, or `name_inferred_N` with the first counter no tool of `taken` holds.
+pub(crate) fn unique_name(name: &str, taken: &BTreeSet<String>) -> String {
     if !taken.contains(name) {
         return name.to_owned();
     }

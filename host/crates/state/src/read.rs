@@ -1307,21 +1307,7 @@ impl StateService {
             return Err("unrecorded-request");
         }
         let members = live.collection(&list.entity_type, &format!("/{}", path.join("/")));
-        let rendered = match self.render_members(tool, &list.shape, &members) {
-            Ok(rendered) => rendered,
-            Err(error) => return Ok(error),
-        };
-        let line = list.lines.first().ok_or("unrecorded-request")?;
-        let (body, base) = self
-            .list_body(list, line, rendered, None)
-            .ok_or("unrecorded-request")?;
-        Ok(state_answer(
-            base,
-            body,
-            self.replay().evidence_id(),
-            false,
-            StateSource::state(format!("/{}", segments.join("/")), Some("all")),
-        ))
+        self.answer_members(tool, list, &members, segments, "all")
     }
 
     /// The checked line whose envelope a call (its pairs as sent and with every expression split
@@ -1408,7 +1394,20 @@ impl StateService {
         let members = parent
             .members(segments, &list.entity_type, &live)
             .ok_or("unrecorded-request")?;
-        let rendered = match self.render_members(tool, &list.shape, &members) {
+        self.answer_members(tool, list, &members, segments, "query")
+    }
+
+    /// `members` rendered in the list's shape and answered in its first checked line's envelope,
+    /// from the state at the called path (`scope`: what of the collection the answer shows).
+    fn answer_members(
+        &self,
+        tool: &str,
+        list: &ListView,
+        members: &[&Entity],
+        segments: &[String],
+        scope: &'static str,
+    ) -> Result<StateAnswer, &'static str> {
+        let rendered = match self.render_members(tool, &list.shape, members) {
             Ok(rendered) => rendered,
             Err(error) => return Ok(error),
         };
@@ -1421,7 +1420,7 @@ impl StateService {
             body,
             self.replay().evidence_id(),
             false,
-            StateSource::state(format!("/{}", segments.join("/")), Some("query")),
+            StateSource::state(format!("/{}", segments.join("/")), Some(scope)),
         ))
     }
 
