@@ -634,7 +634,9 @@ fn held_answers(
     let kinds = indexed(kinds);
     for (pointer, field) in explained_fields(learned) {
         let index = state.held_index(entity_type, collection, &field, &kinds);
-        answers.answer(pointer.clone(), index, state.sequence(collection, &field));
+        let largest = super::numbered::type_largest(plan, state, entity_type, &field)
+            .or_else(|| state.sequence(collection, &field));
+        answers.answer(pointer.clone(), index, largest);
     }
     answers
 }
@@ -698,6 +700,7 @@ pub fn keep_held_indexes(
                 state.keep_held_index(&target.entity_type, &target.collection, &field, &kinds);
             }
         }
+        super::numbered::keep_indexes(plan, state, &target.entity_type);
     }
 }
 
@@ -721,7 +724,9 @@ fn held_values(
             .filter_map(|entity| entity.fields.get(&field))
             .map(to_value)
             .collect();
-        if let Some(largest) = state.sequence(collection, &field) {
+        let largest = super::numbered::type_largest(plan, state, entity_type, &field)
+            .or_else(|| state.sequence(collection, &field));
+        if let Some(largest) = largest {
             values.push(Value::from(largest as i64));
         }
         held.insert(pointer.clone(), values);
@@ -1112,10 +1117,15 @@ impl Applying<'_, '_> {
             .and_then(|target| target.identity_field.as_deref())
             .unwrap_or("id");
         let mut object = Object::new();
+        let mut placed = Vec::new();
         for (key, value) in sent.iter() {
             let kept = model.identity_as_sent && key == identity;
             let unstored = model.unstored.iter().any(|member| member == key);
             if !kept && (is_fixed(plan, key) || ruled(plan, key) || unstored) {
+                continue;
+            }
+            if let Some(pointer) = model.sent_as.get(key) {
+                placed.push((pointer, value.clone()));
                 continue;
             }
             match (model.merged.get(key), value) {
@@ -1160,6 +1170,9 @@ impl Applying<'_, '_> {
             }
         }
         let mut fields = Json::Object(object);
+        for (pointer, value) in placed {
+            set_pointer(&mut fields, pointer, value);
+        }
         for (pointer, value) in &model.nested_constants {
             if fields.pointer(pointer).is_none() {
                 set_pointer(&mut fields, pointer, value.clone());

@@ -3,7 +3,8 @@
 //! held in the field of that name (a name or title taken twice). Learned, from a failure no
 //! member the call left out explains ([`super::omitted`]), where exactly one string member of the
 //! failed call's body equals that field of an entity the collection held then (the
-//! state's entities, and those the tool's own successful calls before it created); served by
+//! state's entities, and those the tool's own successful calls before it created), or, of
+//! several such members, exactly one is spelled in a string of the failure's answer; served by
 //! answering that failure, each occurrence of the recorded value in its body renamed to the sent
 //! one (as a missing answer renames, [`crate::missing`]), for a create sending a value the live
 //! collection holds in that field, changing nothing. Whether the live collection holds the sent
@@ -82,6 +83,7 @@ pub(super) fn learn(draft: &mut Draft, calls: &[Call], state: &StateView, timeli
                     .any(|fields| fields.get(member).and_then(Json::as_str) == Some(text))
             })
             .collect();
+        let taken = named_by_answer(taken, failed.body.as_ref());
         if let [(member, text)] = taken.as_slice()
             && !conflicts.iter().any(|known| known.member == *member)
         {
@@ -93,6 +95,34 @@ pub(super) fn learn(draft: &mut Draft, calls: &[Call], state: &StateView, timeli
         }
     }
     draft.plan.conflicts = conflicts;
+}
+
+/// Of several members sending a taken value, those whose value the failure's answer spells in
+/// one of its strings (`entry with title 'Tenet 2020 720p' already exists` names the title, not
+/// the `original_url` the call sent an entity's too); one member, or none named, is kept as is.
+fn named_by_answer<'a>(
+    taken: Vec<(&'a str, &'a str)>,
+    answer: Option<&Json>,
+) -> Vec<(&'a str, &'a str)> {
+    let Some(answer) = answer.filter(|_| taken.len() > 1) else {
+        return taken;
+    };
+    let named: Vec<(&str, &str)> = taken
+        .iter()
+        .copied()
+        .filter(|(_, text)| spells(answer, text))
+        .collect();
+    if named.is_empty() { taken } else { named }
+}
+
+/// Whether a string of the answer (not a key) holds the text.
+fn spells(answer: &Json, text: &str) -> bool {
+    match answer {
+        Json::String(held) => held.contains(text),
+        Json::Array(items) => items.iter().any(|item| spells(item, text)),
+        Json::Object(members) => members.iter().any(|(_, value)| spells(value, text)),
+        _ => false,
+    }
 }
 
 /// A copy makes a new record of its type (see [`WritePlan::copies`]): the taken values a create

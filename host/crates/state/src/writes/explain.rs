@@ -188,6 +188,27 @@ fn created_leaves(pointer: String, value: &Json, residual: &mut Residual) {
     }
 }
 
+/// The one leaf of `fields` (pointers that took a sent member's value) the member sets: the only
+/// one, or, of several, the one whose last segment is the member's name; with `own_name_only`,
+/// that leaf alone, nested under a top-level field (`/entry/url` for `url`).
+fn placed_leaf(fields: Vec<String>, member: &str, own_name_only: bool) -> Option<String> {
+    let own_name = |pointer: &String| {
+        pointer
+            .rsplit('/')
+            .next()
+            .is_some_and(|last| rea_plugin_api::json::unescape_pointer_segment(last) == member)
+            && pointer.matches('/').count() > 1
+    };
+    if !own_name_only && let [only] = fields.as_slice() {
+        return Some(only.clone());
+    }
+    let mut named = fields.into_iter().filter(own_name);
+    match (named.next(), named.next()) {
+        (Some(only), None) => Some(only),
+        _ => None,
+    }
+}
+
 /// What a delete left unexplained: the changes of an entity it kept (a soft delete), or what the
 /// answer's projection of the deleted entity shows changed.
 fn delete_residual(call: &Call, residual: &mut Residual) {
@@ -244,8 +265,11 @@ impl Explanation {
             explanation.unsent.push(unsent);
         }
         match effect {
-            Effect::Update => explanation.map_sent_as(observed),
-            Effect::Create => explanation.settle_create_candidates(observed),
+            Effect::Update => explanation.map_sent_as(observed, false),
+            Effect::Create => {
+                explanation.settle_create_candidates(observed);
+                explanation.map_sent_as(observed, true);
+            }
             _ => {}
         }
         explanation.offer_unstored();
@@ -420,10 +444,13 @@ impl Explanation {
         }
     }
 
-    /// Updates: a member sent under another name than the field it sets (`new_name` setting
-    /// `name`): a member the entity does not store under its own name whose value one changed,
-    /// unsent field took in every observed call that sent it.
-    fn map_sent_as(&mut self, observed: &[Observed<'_>]) {
+    /// A member sent under another name than the field it sets (`new_name` setting `name`): a
+    /// member the entity does not store under its own name whose value one changed, unsent field
+    /// took in every observed call that sent it (of several, the one leaf of the member's own
+    /// name: `url` beside `original_url`, both taking one value). Creates place a member only on
+    /// a nested leaf of its own name (`url` → `/entry/url`): a created entity shows every field
+    /// new, so another leaf taking the sent value may do so by chance.
+    fn map_sent_as(&mut self, observed: &[Observed<'_>], own_name_only: bool) {
         let mut mapped: BTreeMap<String, Option<String>> = BTreeMap::new();
         for (position, seen) in observed.iter().enumerate() {
             let After::Present(Json::Object(after)) = &seen.call.after else {
@@ -435,14 +462,11 @@ impl Explanation {
                     continue;
                 }
                 let fields = self.unsent_fields_taking(position, value, seen.sent);
-                let entry =
-                    mapped
-                        .entry(member.to_owned())
-                        .or_insert_with(|| match fields.as_slice() {
-                            [only] => Some(only.clone()),
-                            _ => None,
-                        });
-                if fields.len() != 1 || entry.as_ref() != fields.first() {
+                let placed = placed_leaf(fields, member, own_name_only);
+                let entry = mapped
+                    .entry(member.to_owned())
+                    .or_insert_with(|| placed.clone());
+                if placed.is_none() || *entry != placed {
                     *entry = None;
                 }
             }

@@ -52,6 +52,7 @@ mod listed;
 mod member;
 mod merged;
 pub mod model;
+mod numbered;
 mod observe;
 mod omitted;
 mod rows;
@@ -541,6 +542,7 @@ pub(crate) fn derive_write_plans(
         omitted::learn(draft, timeline);
         children::learn(draft, &observed, &views);
         conflict::learn(draft, &observed, state, timeline);
+        numbered::learn(draft, state, rules);
     }
     conflict::share_with_copies(&mut drafts);
     share_sorts(&mut drafts);

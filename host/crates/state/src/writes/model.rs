@@ -465,6 +465,10 @@ pub struct FieldModel {
     pub replace: bool,
     /// Create: unsent members every create stored with one value.
     pub constants: BTreeMap<String, Json>,
+    /// Create: the top-level fields a largest-value rule numbers across the type's collections
+    /// (see [`super::numbered`]): the entries of every list share one id sequence.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub numbered_by_type: Vec<String>,
     /// Create: members nested inside an unsent object that every create stored with one value
     /// (JSON pointer → value: `/info/status`), set where they nest.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
@@ -481,8 +485,9 @@ pub struct FieldModel {
     pub soft_delete: Option<String>,
     /// Update: a member sent `null` is removed (JSON merge patch) rather than set to `null`.
     pub null_removes: bool,
-    /// Update: members the calls sent under another name than the field they set (member → the
-    /// field's JSON pointer): `new_name` setting `/name`.
+    /// Members the calls sent under another name than the field they set (member → the field's
+    /// JSON pointer): an update's `new_name` setting `/name`, a create's `url` setting the nested
+    /// leaf of its own name, `/entry/url`.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub sent_as: BTreeMap<String, String>,
     /// Document writes: where in the document the sent members land, when not at its root (the

@@ -368,6 +368,7 @@ fn sibling_fields(
     });
     model.collection_constants.retain(|name| known(name));
     model.path_fields.retain(|name, _| known(name));
+    model.numbered_by_type.retain(|name| known(name));
     model
         .sent_as
         .retain(|_, pointer| known(first_segment(pointer).as_str()));
