@@ -307,6 +307,9 @@ fn served_body(plan: &WritePlan, schema: &mut rea_manifest::catalog::PropertySch
             fixed.join(", ")
         )
     });
+    // A member whose omission the plan answers with a learned refusal is not required: a call
+    // leaving it out reaches that answer.
+    let answered = crate::writes::omitted::answered_omissions(plan);
     schema.kind = rea_manifest::catalog::PropertyKind::Object(rea_manifest::catalog::BodySchema {
         members: body
             .members
@@ -316,7 +319,7 @@ fn served_body(plan: &WritePlan, schema: &mut rea_manifest::catalog::PropertySch
         required: body
             .members
             .iter()
-            .filter(|(_, member)| member.required)
+            .filter(|(name, member)| member.required && !answered.contains(*name))
             .map(|(name, _)| name.clone())
             .collect(),
         closed: true,

@@ -54,7 +54,7 @@ mod merged;
 pub mod model;
 mod numbered;
 mod observe;
-mod omitted;
+pub(crate) mod omitted;
 mod rows;
 pub mod serve;
 mod shapes;

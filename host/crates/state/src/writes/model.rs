@@ -210,6 +210,11 @@ pub struct OmittedModel {
     pub member: String,
     /// The failed call's record.
     pub ordinal: u64,
+    /// The other required members the failed call left out, which its answer did not name (so
+    /// leaving them out is not what it refused): a member another call leaves out alone is
+    /// refused with this answer renamed only when it is none of these (see [`super::omitted`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unnamed: Vec<String>,
 }
 
 /// A create the application refused for sending, in one member, a value an entity of the

@@ -6,6 +6,12 @@
 //! served by answering that failure unchanged, changing nothing, for a create whose body holds
 //! the plan's envelope, sends only members the plan accepts, and leaves that member out (checked
 //! before the refusal of a missing required member, which would otherwise answer such a call).
+//! A create leaving out another required member alone (none but those the refused call also left
+//! out without its answer naming them) answers that refusal with the member it left out named
+//! instead, where a string names the learned one and no other required member: the application
+//! validates its required members alike ([`renamed_refusal`]; one app: FlexGet's entry create).
+
+use std::collections::BTreeSet;
 
 use rea_plugin_api::json::{Json, Object};
 
@@ -36,16 +42,16 @@ pub(super) fn learn(draft: &mut Draft, timeline: &Timeline) {
         let Some(sent) = sent_members(&draft.plan, Some(body)) else {
             continue;
         };
-        let named: Vec<&String> = required_members(&draft.plan)
+        let (named, unnamed): (Vec<&String>, Vec<&String>) = required_members(&draft.plan)
             .filter(|member| !sent.contains_key(member.as_str()))
-            .filter(|member| names_word(answer, member))
-            .collect();
+            .partition(|member| names_word(answer, member));
         if let [member] = named.as_slice()
             && !omitted.iter().any(|known| &known.member == *member)
         {
             omitted.push(OmittedModel {
                 member: (*member).clone(),
                 ordinal: *ordinal,
+                unnamed: unnamed.into_iter().cloned().collect(),
             });
         }
     }
@@ -99,10 +105,13 @@ pub(super) fn answer(service: &StateService, plan: &WritePlan, call: &Call) -> O
     {
         return None;
     }
-    let omitted = plan
+    let Some(omitted) = plan
         .omitted
         .iter()
-        .find(|omitted| !sent.contains_key(omitted.member.as_str()))?;
+        .find(|omitted| !sent.contains_key(omitted.member.as_str()))
+    else {
+        return renamed_refusal(service, plan, sent);
+    };
     let base = service.kept(omitted.ordinal)?;
     Some(crate::missing::renamed_answer(
         base,
@@ -111,6 +120,94 @@ pub(super) fn answer(service: &StateService, plan: &WritePlan, call: &Call) -> O
         false,
         StateSource::state("omitted", None),
     ))
+}
+
+/// The required members a call may leave out and still reach the plan, which answers a
+/// learned refusal (see [`renamed_refusal`]) or refuses the omission itself: every required
+/// member of a plan that learned an omitted-member refusal (the members a refused call left out
+/// unnamed may be left out beside another), none otherwise. The catalog does not require them.
+pub(crate) fn answered_omissions(plan: &WritePlan) -> BTreeSet<String> {
+    if plan.omitted.is_empty() {
+        return BTreeSet::new();
+    }
+    required_members(plan).cloned().collect()
+}
+
+/// A create sending every member a learned refusal names but leaving out one other required
+/// member, the only one it leaves out but those the refused call also left out unnamed: the
+/// application validates the required members alike, so it answers that refusal with the member
+/// it left out named instead, in each string naming the learned member and no other required
+/// one (`'original_url' is a required property` becomes `'title' is a required property`; the
+/// list of every required member stays as recorded).
+fn renamed_refusal(service: &StateService, plan: &WritePlan, sent: &Object) -> Option<StateAnswer> {
+    let required: Vec<&String> = required_members(plan).collect();
+    plan.omitted.iter().find_map(|omitted| {
+        let left_out: Vec<&String> = required
+            .iter()
+            .copied()
+            .filter(|member| !sent.contains_key(member.as_str()))
+            .filter(|member| !omitted.unnamed.contains(member))
+            .collect();
+        let [member] = left_out.as_slice() else {
+            return None;
+        };
+        let base = service.kept(omitted.ordinal)?;
+        let mut body = base.json()?.clone();
+        let others: Vec<&String> = required
+            .iter()
+            .copied()
+            .filter(|other| **other != omitted.member)
+            .collect();
+        if !rename_member(&mut body, &omitted.member, member, &others) {
+            return None;
+        }
+        Some(crate::answer::state_answer(
+            base,
+            body,
+            service.replay_evidence_id(),
+            false,
+            StateSource::state("omitted", None),
+        ))
+    })
+}
+
+/// Renames the member `from` to `to` (whole words) in each string of the answer naming it and
+/// none of `others`; whether one was renamed.
+fn rename_member(answer: &mut Json, from: &str, to: &str, others: &[&String]) -> bool {
+    match answer {
+        Json::String(text) => {
+            if !holds_word(text, from) || others.iter().any(|other| holds_word(text, other)) {
+                return false;
+            }
+            *text = replace_words(text, from, to);
+            true
+        }
+        Json::Array(items) => items.iter_mut().fold(false, |renamed, item| {
+            rename_member(item, from, to, others) | renamed
+        }),
+        Json::Object(members) => members.iter_mut().fold(false, |renamed, (_, value)| {
+            rename_member(value, from, to, others) | renamed
+        }),
+        _ => false,
+    }
+}
+
+/// `text` with each whole-word occurrence of `from` (as [`holds_word`] reads one) replaced.
+fn replace_words(text: &str, from: &str, to: &str) -> String {
+    let is_word = |c: char| c.is_alphanumeric() || c == '_';
+    let mut out = String::with_capacity(text.len());
+    let mut copied = 0;
+    for (at, _) in text.match_indices(from) {
+        let before = text[..at].chars().next_back();
+        let after = text[at + from.len()..].chars().next();
+        if at >= copied && !before.is_some_and(is_word) && !after.is_some_and(is_word) {
+            out.push_str(&text[copied..at]);
+            out.push_str(to);
+            copied = at + from.len();
+        }
+    }
+    out.push_str(&text[copied..]);
+    out
 }
 
 #[cfg(test)]
@@ -134,5 +231,33 @@ mod tests {
             "original_url"
         ));
         assert!(!holds_word("'original_url' is a required property", "url"));
+    }
+
+    #[test]
+    fn a_refusal_is_renamed_only_where_a_string_names_the_one_member() {
+        let mut answer = Json::parse(
+            br#"{"validation_errors": [{"message": "'original_url' is a required property",
+                "validator_value": "['title', 'original_url']"}], "message": "validation error"}"#,
+        )
+        .unwrap();
+        let title = "title".to_owned();
+        assert!(rename_member(
+            &mut answer,
+            "original_url",
+            "title",
+            &[&title]
+        ));
+        assert_eq!(
+            answer.to_canonical_string(),
+            r#"{"message":"validation error","validation_errors":[{"message":"'title' is a required property","validator_value":"['title', 'original_url']"}]}"#
+        );
+        let mut unnamed = Json::String("validation error".to_owned());
+        assert!(!rename_member(
+            &mut unnamed,
+            "original_url",
+            "title",
+            &[&title]
+        ));
+        assert_eq!(replace_words("a_url url urls", "url", "x"), "a_url x urls");
     }
 }
