@@ -122,6 +122,7 @@ mod state_withheld;
 mod state_write_conflicts;
 mod state_write_defaults;
 mod state_write_lists;
+mod state_write_numbering;
 mod state_write_omitted;
 mod state_write_recorded_answers;
 mod state_writes;

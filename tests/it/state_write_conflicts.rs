@@ -104,3 +104,33 @@ fn an_entry_list_name_taken_answers_the_recorded_409_naming_it() {
         "{refused}"
     );
 }
+
+#[test]
+fn an_entry_title_taken_answers_the_409_its_answer_names() {
+    // The refused create sent a title and an original_url some entry held both; the answer
+    // spells the title, so the title is the conflict's member.
+    let served = serve_corpus_app("flexget");
+    let tool = "post_entry_list_entries_by_entry_list_id";
+    let plan = served.state().write_plan(tool).expect("the entry create");
+    let conflicts: Vec<(&str, u64)> = plan
+        .conflicts
+        .iter()
+        .map(|conflict| (conflict.member.as_str(), conflict.ordinal))
+        .collect();
+    assert_eq!(conflicts, [("title", 30)]);
+    let heat = "http://example.test/heat-1995-1080p.torrent";
+    let (refused, is_error) = served.call(
+        tool,
+        object(
+            json!({"entry_list_id": "1", "body": {"title": "Heat 1995 1080p",
+            "url": heat, "original_url": heat}}),
+        ),
+    );
+    assert!(!is_error, "{refused}");
+    assert_eq!(refused["state"]["view"], "conflict", "{refused}");
+    assert_eq!(refused["status"], 409, "{refused}");
+    assert_eq!(
+        refused["body"]["message"], "entry with title 'Heat 1995 1080p' already exists",
+        "{refused}"
+    );
+}

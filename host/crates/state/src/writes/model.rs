@@ -215,6 +215,12 @@ pub struct OmittedModel {
     /// refused with this answer renamed only when it is none of these (see [`super::omitted`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub unnamed: Vec<String>,
+    /// The other required members the failed call sent that its answer names too (a validation
+    /// error listing every required member: `['title', 'original_url']`): the application says
+    /// they are required alike, so a call leaving one of them out alone answers this refusal
+    /// with that member named instead.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub named_too: Vec<String>,
 }
 
 /// A create the application refused for sending, in one member, a value an entity of the

@@ -7,9 +7,10 @@
 //! the plan's envelope, sends only members the plan accepts, and leaves that member out (checked
 //! before the refusal of a missing required member, which would otherwise answer such a call).
 //! A create leaving out another required member alone (none but those the refused call also left
-//! out without its answer naming them) answers that refusal with the member it left out named
-//! instead, where a string names the learned one and no other required member: the application
-//! validates its required members alike ([`renamed_refusal`]; one app: FlexGet's entry create).
+//! out without its answer naming them), one the refusal's answer names too (a list of the
+//! required members), answers that refusal with the member it left out named instead, where a
+//! string names the learned one and no other required member ([`renamed_refusal`]; one app:
+//! FlexGet's entry create; datasette's `NOT NULL` refusal names no other member).
 
 use std::collections::BTreeSet;
 
@@ -48,10 +49,16 @@ pub(super) fn learn(draft: &mut Draft, timeline: &Timeline) {
         if let [member] = named.as_slice()
             && !omitted.iter().any(|known| &known.member == *member)
         {
+            let named_too = required_members(&draft.plan)
+                .filter(|other| sent.contains_key(other.as_str()))
+                .filter(|other| names_word(answer, other))
+                .cloned()
+                .collect();
             omitted.push(OmittedModel {
                 member: (*member).clone(),
                 ordinal: *ordinal,
                 unnamed: unnamed.into_iter().cloned().collect(),
+                named_too,
             });
         }
     }
@@ -134,11 +141,13 @@ pub(crate) fn answered_omissions(plan: &WritePlan) -> BTreeSet<String> {
 }
 
 /// A create sending every member a learned refusal names but leaving out one other required
-/// member, the only one it leaves out but those the refused call also left out unnamed: the
-/// application validates the required members alike, so it answers that refusal with the member
-/// it left out named instead, in each string naming the learned member and no other required
-/// one (`'original_url' is a required property` becomes `'title' is a required property`; the
-/// list of every required member stays as recorded).
+/// member the refusal's answer names too (`validator_value: "['title', 'original_url']"`), the
+/// only one it leaves out but those the refused call also left out unnamed: the application
+/// says it requires them alike, so it answers that refusal with the member left out named
+/// instead, in each string naming the learned member and no other required one (`'original_url'
+/// is a required property` becomes `'title' is a required property`; the list of every required
+/// member stays as recorded). A refusal naming no other member (`NOT NULL constraint failed:
+/// tasks.title`) says nothing of the others and answers only its own member's omission.
 fn renamed_refusal(service: &StateService, plan: &WritePlan, sent: &Object) -> Option<StateAnswer> {
     let required: Vec<&String> = required_members(plan).collect();
     plan.omitted.iter().find_map(|omitted| {
@@ -151,6 +160,9 @@ fn renamed_refusal(service: &StateService, plan: &WritePlan, sent: &Object) -> O
         let [member] = left_out.as_slice() else {
             return None;
         };
+        if !omitted.named_too.contains(member) {
+            return None;
+        }
         let base = service.kept(omitted.ordinal)?;
         let mut body = base.json()?.clone();
         let others: Vec<&String> = required
