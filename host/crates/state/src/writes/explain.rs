@@ -858,3 +858,38 @@ pub(super) fn learn_request(
         },
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::placed_leaf;
+
+    fn leaves(pointers: &[&str]) -> Vec<String> {
+        pointers
+            .iter()
+            .map(|pointer| (*pointer).to_owned())
+            .collect()
+    }
+
+    #[test]
+    fn a_sent_member_is_placed_on_the_one_leaf_or_the_one_of_its_name() {
+        // An update: the only leaf taking the value, whatever its name.
+        assert_eq!(
+            placed_leaf(leaves(&["/name"]), "new_name", false).as_deref(),
+            Some("/name")
+        );
+        // Of several leaves taking one value, the one of the member's name.
+        let both = leaves(&["/entry/original_url", "/entry/url"]);
+        assert_eq!(
+            placed_leaf(both.clone(), "url", false).as_deref(),
+            Some("/entry/url")
+        );
+        assert_eq!(placed_leaf(both, "link", false), None);
+        // A create places a member only on a nested leaf of its own name.
+        assert_eq!(placed_leaf(leaves(&["/entry/title"]), "name", true), None);
+        assert_eq!(
+            placed_leaf(leaves(&["/info/run_name"]), "run_name", true).as_deref(),
+            Some("/info/run_name")
+        );
+        assert_eq!(placed_leaf(leaves(&["/url"]), "url", true), None);
+    }
+}

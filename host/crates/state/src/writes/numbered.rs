@@ -31,7 +31,14 @@ pub(super) fn learn(draft: &mut Draft, state: &StateView, rules: &RuleSet) {
     };
     let numbered: Vec<String> = largest_value_fields(&draft.plan, rules)
         .into_iter()
-        .filter(|field| shared_numbering(state, &entity_type, field))
+        .filter(|field| {
+            let held = state
+                .entities
+                .iter()
+                .filter(|entity| entity.entity_type == entity_type)
+                .map(|entity| (entity.collection.as_str(), &entity.fields));
+            shared_numbering(held, field)
+        })
         .collect();
     if let Some(fields) = draft.plan.fields.as_mut() {
         fields.numbered_by_type = numbered;
@@ -54,20 +61,16 @@ fn largest_value_fields(plan: &super::model::WritePlan, rules: &RuleSet) -> BTre
         .collect()
 }
 
-/// Whether at least two collections of the type hold the field as integers and no value is held
-/// in two of them.
-fn shared_numbering(state: &StateView, entity_type: &str, field: &str) -> bool {
+/// Whether, of the held entities (collection, fields) of one type, at least two collections hold
+/// the field as integers and no value is held in two of them.
+fn shared_numbering<'a>(held: impl Iterator<Item = (&'a str, &'a Json)>, field: &str) -> bool {
     let mut holder: BTreeMap<i128, &str> = BTreeMap::new();
     let mut collections: BTreeSet<&str> = BTreeSet::new();
-    for entity in state
-        .entities
-        .iter()
-        .filter(|entity| entity.entity_type == entity_type)
-    {
-        let Some(value) = entity.fields.get(field).and_then(integer) else {
+    for (collection, fields) in held {
+        let Some(value) = fields.get(field).and_then(integer) else {
             continue;
         };
-        let collection = collection_key(&entity.collection);
+        let collection = collection_key(collection);
         collections.insert(collection);
         if *holder.entry(value).or_insert(collection) != collection {
             return false;
@@ -137,5 +140,49 @@ fn integer(value: &Json) -> Option<i128> {
             text.parse().ok()
         }
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn collections_share_a_numbering_when_none_holds_another_ones_value() {
+        let entity = |id: i64| Json::parse(format!(r#"{{"id": {id}}}"#).as_bytes()).unwrap();
+        let shared = [
+            ("/lists/1/entries/", entity(1)),
+            ("/lists/1/entries/", entity(2)),
+            ("/lists/2/entries/", entity(3)),
+        ];
+        let held = || {
+            shared
+                .iter()
+                .map(|(collection, fields)| (*collection, fields))
+        };
+        assert!(shared_numbering(held(), "id"));
+        // Each collection numbered apart: both hold 1.
+        let apart = [
+            ("/lists/1/entries/", entity(1)),
+            ("/lists/1/entries/", entity(2)),
+            ("/lists/2/entries/", entity(1)),
+        ];
+        let held = || {
+            apart
+                .iter()
+                .map(|(collection, fields)| (*collection, fields))
+        };
+        assert!(!shared_numbering(held(), "id"));
+        // One collection shows no numbering across collections.
+        let alone = [
+            ("/lists/1/entries/", entity(1)),
+            ("/lists/1/entries/", entity(2)),
+        ];
+        let held = || {
+            alone
+                .iter()
+                .map(|(collection, fields)| (*collection, fields))
+        };
+        assert!(!shared_numbering(held(), "id"));
     }
 }
