@@ -14,7 +14,10 @@
 //! ([`super::serve::write_call`]), in order, and answering the list of their answers, each
 //! wrapped as recorded. A sub-request no served write tool takes refuses the whole batch before
 //! anything is applied; one whose write is refused restores the state as it was before the
-//! batch and refuses the batch naming the sub-request.
+//! batch and refuses the batch naming the sub-request. (The restore replaces the live state with
+//! the copy taken before the batch: a write another caller committed between the batch's
+//! sub-requests is undone with it. Each sub-request takes the write lock on its own, as its tool's
+//! call would.)
 
 use rea_manifest::Manifest;
 use rea_manifest::ToolDefinition;
@@ -50,6 +53,9 @@ pub struct BatchModel {
     /// The recorded batch call whose status and media type the answer takes.
     pub answer_ordinal: u64,
 }
+
+/// A sub-request resolved: the served write plan it names and that tool's arguments.
+type SubCall<'s> = (&'s WritePlan, Map<String, Value>);
 
 /// One recorded sub-request's members by role, and the write tool it names.
 struct SubRequest<'a> {
@@ -291,7 +297,7 @@ fn sub_calls<'s>(
     service: &'s StateService,
     model: &BatchModel,
     body: Option<&Value>,
-) -> Result<Vec<(&'s WritePlan, Map<String, Value>)>, String> {
+) -> Result<Vec<SubCall<'s>>, String> {
     let items = body
         .and_then(|body| body.get(&model.requests))
         .and_then(Value::as_array)
@@ -320,7 +326,7 @@ fn sub_call<'s>(
     service: &'s StateService,
     model: &BatchModel,
     item: &Value,
-) -> Result<(&'s WritePlan, Map<String, Value>), String> {
+) -> Result<SubCall<'s>, String> {
     let item = item.as_object().ok_or("it is not an object")?;
     if let Some(other) = item
         .keys()
