@@ -31,7 +31,8 @@ fn the_members_naming_related_entities_join_their_types() {
     assert_eq!(
         project.link,
         Link::Parent {
-            field: "project".to_owned()
+            field: "project".to_owned(),
+            key: None,
         }
     );
     let projects = list_view(&directus, PROJECTS);

@@ -5,7 +5,9 @@
 //! tools, and a list under a parent path segment
 //! (`/posts/{id}/comments`) with the member its entities hold the parent in; probes on other
 //! entities, recorded on the live application, are answered from the state with the live body.
-//! On four recorded applications: json-server, json-server v1, Directus, and PouchDB Server, whose
+//! On five recorded applications: json-server, json-server v1, Directus, Parse Server (a member
+//! holding a reference object, a Pointer, replaced by the entity it names, shown with the
+//! members the read showed beside its fields), and PouchDB Server, whose
 //! `_all_docs` rows show each row's document beside it (`include_docs=true`): the row is held
 //! without it, and the document is the one the database (the collection enclosing the rows')
 //! holds under the row's id.
@@ -82,7 +84,8 @@ fn item_queries_learn_their_links() {
     assert_eq!(
         expand[0].link,
         Link::Parent {
-            field: "postId".to_owned()
+            field: "postId".to_owned(),
+            key: None,
         }
     );
     // Directus replaces the member holding the id by the entity it names.
@@ -93,7 +96,8 @@ fn item_queries_learn_their_links() {
     assert_eq!(
         project[0].link,
         Link::Parent {
-            field: "project".to_owned()
+            field: "project".to_owned(),
+            key: None,
         }
     );
 }
@@ -122,6 +126,37 @@ fn related_entities_of_other_entities_answer_from_the_state() {
     );
     // Recorded: task 2 with its project; task 9 has none.
     assert_live("directus", &["GET /items/tasks/9?fields=%2A%2Cproject.%2A"]);
+    // Recorded: tskAtl0002 with its project (Atlas); Cobalt, listed, was never included.
+    assert_live(
+        "parse-server",
+        &["GET /parse/classes/Task/tskCbt0007?include=project"],
+    );
+}
+
+#[test]
+fn a_reference_object_is_replaced_by_the_entity_it_names_shown_with_members_beside() {
+    // Parse Server holds a task's project as a Pointer (`{"__type": "Pointer", "className":
+    // "Project", "objectId": …}`); `include=project` shows the project's own fields and
+    // `__type: "Object"` and `className` beside them.
+    let (parse, _) = served_with_probes("parse-server");
+    let project = relations_of(&parse, "get_parse_classes_task_by_object_id");
+    assert_eq!(project.len(), 1, "{project:?}");
+    assert_eq!(project[0].member, "project");
+    assert_eq!(
+        project[0].link,
+        Link::Parent {
+            field: "project".to_owned(),
+            key: Some("objectId".to_owned()),
+        }
+    );
+    let beside = project[0]
+        .beside
+        .as_ref()
+        .map(|beside| serde_json::to_value(beside).expect("JSON"));
+    assert_eq!(
+        beside,
+        Some(serde_json::json!({"__type": "Object", "className": "Project"}))
+    );
 }
 
 #[test]

@@ -296,11 +296,12 @@ fn answered(document: &Value) -> Answer {
     let view = text_at(document, "/state/view");
     let source = match (state_source, view.as_deref()) {
         (Some("state"), Some("missing")) => Source::Missing,
-        (Some("state"), Some(view @ ("create" | "update" | "delete" | "document-write"))) => {
-            Source::Write {
-                view: view.to_owned(),
-            }
-        }
+        (
+            Some("state"),
+            Some(view @ ("create" | "update" | "delete" | "document-write" | "batch")),
+        ) => Source::Write {
+            view: view.to_owned(),
+        },
         (Some("state"), _) => Source::State,
         _ => Source::Recording {
             ordinal: replay

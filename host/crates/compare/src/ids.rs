@@ -117,15 +117,17 @@ impl IdMap {
     /// Learns the id pairs two answers to one call show (see the module docs): identifier
     /// fields of objects at the same place or paired by a natural key, the answer's own identity
     /// (root, envelope or listed items) also within the call's collection, and two scalar
-    /// answers (a create answering only the new id).
+    /// answers (a create answering only the new id). A served write's own answer (`written`)
+    /// lists what its call's body listed, in the body's order: two lists of one length no
+    /// natural key pairs also pair by position there (a batch's answers, one per sub-request).
     pub fn learn_answers(
         &mut self,
         fields: &IdFields,
         collection: &str,
-        live: &Value,
-        env: &Value,
+        (live, env): (&Value, &Value),
+        written: bool,
     ) {
-        self.learn_at(fields, collection, live, env, true);
+        self.learn_at(fields, collection, live, env, (true, written));
     }
 
     fn learn_at(
@@ -134,7 +136,7 @@ impl IdMap {
         collection: &str,
         live: &Value,
         env: &Value,
-        own: bool,
+        (own, written): (bool, bool),
     ) {
         match (live, env) {
             (Value::Object(left), Value::Object(right)) => {
@@ -149,7 +151,7 @@ impl IdMap {
                         self.learn(scope, value, other);
                     }
                     if nested {
-                        self.learn_at(fields, collection, value, other, envelope);
+                        self.learn_at(fields, collection, value, other, (envelope, written));
                     }
                 }
             }
@@ -158,7 +160,11 @@ impl IdMap {
                 let paired = crate::pairing::pair(left, right, fields);
                 if paired.key.is_some() || (left.len() == 1 && right.len() == 1) {
                     for (a, b) in paired.pairs {
-                        self.learn_at(fields, collection, &left[a], &right[b], own);
+                        self.learn_at(fields, collection, &left[a], &right[b], (own, written));
+                    }
+                } else if written && left.len() == right.len() {
+                    for (a, b) in left.iter().zip(right) {
+                        self.learn_at(fields, collection, a, b, (own, written));
                     }
                 }
             }
@@ -276,8 +282,11 @@ mod tests {
         ids.learn_answers(
             &fields,
             "/posts",
-            &json!([{"id": 7, "title": "b", "authorId": "u1"}, {"id": 9, "title": "a"}]),
-            &json!([{"id": 2, "title": "a"}, {"id": 1, "title": "b", "authorId": "u5"}]),
+            (
+                &json!([{"id": 7, "title": "b", "authorId": "u1"}, {"id": 9, "title": "a"}]),
+                &json!([{"id": 2, "title": "a"}, {"id": 1, "title": "b", "authorId": "u5"}]),
+            ),
+            false,
         );
         // contract: COMPARE-015
         assert_eq!(
@@ -292,8 +301,11 @@ mod tests {
         ids.learn_answers(
             &fields,
             "/runs",
-            &json!({"run": {"info": {"run_id": "abc", "experiment_id": "3"}}}),
-            &json!({"run": {"info": {"run_id": "xyz", "experiment_id": "1"}}}),
+            (
+                &json!({"run": {"info": {"run_id": "abc", "experiment_id": "3"}}}),
+                &json!({"run": {"info": {"run_id": "xyz", "experiment_id": "1"}}}),
+            ),
+            false,
         );
         // contract: COMPARE-016
         assert_eq!(
@@ -301,7 +313,7 @@ mod tests {
             (Some("xyz"), Some("1"))
         );
         let mut ids = IdMap::default();
-        ids.learn_answers(&fields, "/tokens", &json!("k-41"), &json!("k-1"));
+        ids.learn_answers(&fields, "/tokens", (&json!("k-41"), &json!("k-1")), false);
         // contract: COMPARE-017
         assert_eq!(ids.lookup(Some("/tokens"), "k-41"), Some("k-1"));
         // Arrays without a natural key teach nothing.
@@ -309,10 +321,25 @@ mod tests {
         ids.learn_answers(
             &fields,
             "/x",
-            &json!([{"id": 1}, {"id": 2}]),
-            &json!([{"id": 3}, {"id": 4}]),
+            (
+                &json!([{"id": 1}, {"id": 2}]),
+                &json!([{"id": 3}, {"id": 4}]),
+            ),
+            false,
         );
         assert_eq!(ids.lookup(None, "1"), None);
+        // A served write's own answer lists what its body listed: such lists pair by position.
+        let mut ids = IdMap::default();
+        ids.learn_answers(
+            &fields,
+            "/batch",
+            (
+                &json!([{"success": {"objectId": "live1"}}, {"success": {}}]),
+                &json!([{"success": {"objectId": "env1"}}, {"success": {}}]),
+            ),
+            true,
+        );
+        assert_eq!(ids.lookup(None, "live1"), Some("env1"));
     }
 
     #[test]

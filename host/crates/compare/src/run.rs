@@ -279,8 +279,9 @@ impl ProbeRun<'_, '_> {
         if let Some((live, env)) = learnable_bodies(live.as_ref(), &env)
             && may_learn(&source, recorded, &request.body)
         {
+            let written = written_view(&source).is_some();
             self.ids
-                .learn_answers(self.bench.fields, &collection, live, env);
+                .learn_answers(self.bench.fields, &collection, (live, env), written);
         }
         let mut differences = Vec::new();
         if status != Some(live_status) {

@@ -224,6 +224,7 @@ fn shown_joins(
         let link = if matches!(value, Json::Object(_)) {
             Link::Parent {
                 field: member.to_owned(),
+                key: None,
             }
         } else {
             children_link((entity_type, collection), (&held.id, &held_ids), entities)
@@ -236,6 +237,7 @@ fn shown_joins(
             collection: collection.to_owned(),
             identity: identity.to_owned(),
             enclosing: false,
+            beside: None,
             link,
         });
     }
@@ -328,7 +330,8 @@ mod tests {
         assert_eq!(
             joins[0].link,
             Link::Parent {
-                field: "project".into()
+                field: "project".into(),
+                key: None,
             }
         );
         // One-to-many: the tasks holding the project's id, exactly its held ids.

@@ -43,10 +43,14 @@ pub enum Link {
         /// The related entities' member naming the entity.
         field: String,
     },
-    /// The entity the entity's `field` names.
+    /// The entity the entity's `field` names: by its id, or by the id a reference object
+    /// holds in its `key` member (`{"__type": "Pointer", "objectId": "p1"}`).
     Parent {
         /// The entity's member naming the related one.
         field: String,
+        /// The member of the reference object `field` holds that names the related id.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        key: Option<String>,
     },
     /// The entities the shown member's array of ids names.
     Ids,
@@ -71,6 +75,10 @@ pub struct Relation {
     /// names the related type, and a call's path names the collection.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub enclosing: bool,
+    /// The members a related entity is shown with besides its own fields, as every read
+    /// showing it had them (`{"__type": "Object", "className": "Project"}`); `None`: none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub beside: Option<Json>,
     /// How they follow from the entity.
     #[serde(flatten)]
     pub link: Link,
@@ -206,7 +214,7 @@ fn explain(
     if differing.next().is_some() {
         return None;
     }
-    let (related, link) = related_link((member, value), fields, (identity, &id), entities)?;
+    let (related, link, beside) = related_link((member, value), fields, (identity, &id), entities)?;
     // Related entities in the collection enclosing the entity's are named by the call's path.
     let enclosing = related.collection != parent.collection
         && parent
@@ -217,6 +225,7 @@ fn explain(
         query,
         identity: identity.to_owned(),
         enclosing,
+        beside,
         member: member.to_owned(),
         entity_type: related.entity_type.clone(),
         collection: if enclosing {
@@ -231,13 +240,13 @@ fn explain(
 /// The related entities a read's one differing member shows, and how they follow from the
 /// entity (`fields`, named `id` by its `identity` member): held objects of one kind, linked by
 /// the ids the member held or a field holding the identity (an array), or by a field naming the
-/// related entity's id (an object).
+/// related entity's id (an object), with the members shown beside the related entity's own.
 fn related_link<'a>(
     (member, value): (&str, &Json),
     fields: &Object,
     (identity, id): (&str, &str),
     entities: &'a [Entity],
-) -> Option<(&'a Entity, Link)> {
+) -> Option<(&'a Entity, Link, Option<Json>)> {
     let held = |object: &Object| {
         entities
             .iter()
@@ -260,26 +269,83 @@ fn related_link<'a>(
             Some((
                 first,
                 array_link(fields.get(member), &indexes, id, entities)?,
+                None,
             ))
         }
         Json::Object(object) => {
-            let related = &entities[held(object)?];
-            let field = if fields.get(member).and_then(scalar_text).as_deref()
-                == Some(related.id.as_str())
-            {
-                member.to_owned()
-            } else {
-                fields
-                    .iter()
-                    .find(|(key, value)| {
-                        *key != identity && scalar_text(value).as_deref() == Some(&related.id)
-                    })
-                    .map(|(key, _)| key.to_owned())?
+            let Some(index) = held(object) else {
+                return referenced(member, object, fields.get(member)?, entities);
             };
-            Some((related, Link::Parent { field }))
+            let related = &entities[index];
+            if let Some(link) = reference_link(member, fields.get(member), &related.id) {
+                return Some((related, link, None));
+            }
+            let field = fields
+                .iter()
+                .find(|(key, value)| {
+                    *key != identity && scalar_text(value).as_deref() == Some(&related.id)
+                })
+                .map(|(key, _)| key.to_owned())?;
+            Some((related, Link::Parent { field, key: None }, None))
         }
         _ => None,
     }
+}
+
+/// The link of a member naming the related id itself, or in one member of the reference
+/// object it holds.
+fn reference_link(member: &str, held: Option<&Json>, related_id: &str) -> Option<Link> {
+    let field = member.to_owned();
+    match held? {
+        Json::Object(reference) => reference
+            .iter()
+            .find(|(_, value)| scalar_text(value).as_deref() == Some(related_id))
+            .map(|(key, _)| Link::Parent {
+                field,
+                key: Some(key.to_owned()),
+            }),
+        value => (scalar_text(value).as_deref() == Some(related_id))
+            .then_some(Link::Parent { field, key: None }),
+    }
+}
+
+/// The held entity a member's reference object names (by one of its members) that a shown
+/// object holds with further members (those shown beside it); `None` when none fits.
+fn referenced<'a>(
+    member: &str,
+    shown: &Object,
+    held: &Json,
+    entities: &'a [Entity],
+) -> Option<(&'a Entity, Link, Option<Json>)> {
+    let Json::Object(reference) = held else {
+        return None;
+    };
+    reference.iter().find_map(|(key, value)| {
+        let id = scalar_text(value)?;
+        let related = entities.iter().find(|entity| {
+            entity.id == id
+                && entity.fields.as_object().is_some_and(|fields| {
+                    !fields.is_empty()
+                        && fields
+                            .iter()
+                            .all(|(name, value)| shown.get(name) == Some(value))
+                })
+        })?;
+        let own = related.fields.as_object()?;
+        let beside: Object = shown
+            .iter()
+            .filter(|(name, _)| !own.contains_key(name))
+            .map(|(name, value)| (name.to_owned(), value.clone()))
+            .collect();
+        Some((
+            related,
+            Link::Parent {
+                field: member.to_owned(),
+                key: Some(key.to_owned()),
+            },
+            Some(Json::Object(beside)),
+        ))
+    })
 }
 
 /// How a list of related entities follows from the entity: the ids its member held, else the
@@ -429,6 +495,17 @@ impl ParentSegment {
 }
 
 impl Relation {
+    /// A related entity as the relation shows it: its fields, then the members shown beside.
+    fn shown(&self, related: &Entity) -> Json {
+        let mut fields = related.fields.clone();
+        if let (Json::Object(object), Some(Json::Object(beside))) = (&mut fields, &self.beside) {
+            for (name, value) in beside.iter() {
+                object.insert(name, value.clone());
+            }
+        }
+        fields
+    }
+
     /// The collection of the related entities for a call naming `path` (the enclosing collection
     /// it lies in, for an `enclosing` relation).
     pub fn collection_for(&self, path: &str) -> Option<String> {
@@ -443,7 +520,7 @@ impl Relation {
     /// in `collection` (see [`Relation::collection_for`]); `None` when a related entity the link
     /// names is not held.
     pub fn value_for(&self, entity: &Object, collection: &str, live: &LiveState) -> Option<Json> {
-        let fields = |related: &Entity| related.fields.clone();
+        let fields = |related: &Entity| self.shown(related);
         match &self.link {
             Link::Children { field } => {
                 let id = entity.get(&self.identity).and_then(scalar_text)?;
@@ -463,13 +540,17 @@ impl Relation {
                     .collect();
                 Some(Json::Array(members))
             }
-            Link::Parent { field } => match entity.get(field) {
-                Some(Json::Null) if *field == self.member => Some(Json::Null),
-                Some(value) => {
+            Link::Parent { field, key } => match (entity.get(field), key) {
+                (Some(Json::Null), _) if *field == self.member => Some(Json::Null),
+                (Some(Json::Object(reference)), Some(key)) => {
+                    let id = scalar_text(reference.get(key)?)?;
+                    live.entity(&self.entity_type, collection, &id).map(fields)
+                }
+                (Some(value), None) => {
                     let id = scalar_text(value)?;
                     live.entity(&self.entity_type, collection, &id).map(fields)
                 }
-                None => None,
+                _ => None,
             },
             Link::Ids => match entity.get(&self.member)? {
                 Json::Array(ids) => ids
@@ -548,7 +629,8 @@ mod tests {
         assert_eq!(
             parent.link,
             Link::Parent {
-                field: "postId".into()
+                field: "postId".into(),
+                key: None,
             }
         );
         // A member holding an id replaced by its entity.
@@ -560,7 +642,8 @@ mod tests {
         assert_eq!(
             replaced.link,
             Link::Parent {
-                field: "project".into()
+                field: "project".into(),
+                key: None,
             }
         );
         let ids = explained(
@@ -570,6 +653,52 @@ mod tests {
         )
         .expect("ids");
         assert_eq!(ids.link, Link::Ids);
+    }
+
+    #[test]
+    fn a_reference_object_is_replaced_by_its_entity_shown_with_members_beside() {
+        let mut entities = state();
+        entities.push(entity(
+            "/items",
+            "9",
+            r#"{"id": 9, "post": {"__type": "Ref", "kind": "posts", "id": 2}}"#,
+        ));
+        let shown = parse(br#"{"id": 9, "post": {"id": 2, "title": "b", "__type": "Full"}}"#)
+            .expect("json");
+        let relation = explain(
+            ("/items", "id"),
+            shown.as_object().expect("object"),
+            vec![("include".to_owned(), "post".to_owned())],
+            &entities,
+        )
+        .expect("a relation");
+        assert_eq!(relation.entity_type, "/posts");
+        assert_eq!(
+            relation.link,
+            Link::Parent {
+                field: "post".into(),
+                key: Some("id".into()),
+            }
+        );
+        let beside = parse(br#"{"__type": "Full"}"#).expect("json");
+        assert_eq!(relation.beside.as_ref(), Some(&beside));
+        let related = relation.shown(&entities[1]);
+        assert_eq!(
+            related,
+            parse(br#"{"id": 2, "title": "b", "__type": "Full"}"#).expect("json")
+        );
+        // A shown object missing a field of the entity the reference names teaches nothing.
+        let partial = parse(br#"{"id": 9, "post": {"id": 2, "__type": "Full"}}"#).expect("json");
+        let query = vec![("include".to_owned(), "post".to_owned())];
+        assert_eq!(
+            explain(
+                ("/items", "id"),
+                partial.as_object().expect("object"),
+                query,
+                &entities
+            ),
+            None
+        );
     }
 
     #[test]
@@ -603,7 +732,8 @@ mod tests {
         assert_eq!(
             relation.link,
             Link::Parent {
-                field: "key".into()
+                field: "key".into(),
+                key: None,
             }
         );
         assert_eq!(

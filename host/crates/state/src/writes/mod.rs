@@ -40,6 +40,7 @@
 
 mod action;
 pub mod apply;
+pub mod batch;
 mod children;
 pub mod confirm;
 mod conflict;
@@ -568,6 +569,9 @@ pub(crate) fn derive_write_plans(
     }
     let related = related_writes(manifest, timeline, &drafts, &observed);
     let mut plans: Vec<WritePlan> = drafts.into_iter().map(|draft| draft.plan).collect();
+    // Not a pass: a write withheld for want of a target whose calls are batches of served
+    // writes serves them (`batch`).
+    batch::learn(manifest, timeline, &mut plans);
     // Not a pass: the inferred tools of an opt-in sibling transfer take their source's plan.
     let inferred = siblings::transfer(manifest, state, &views, &plans, records);
     plans.extend(inferred);
@@ -651,6 +655,7 @@ impl Draft {
                 omitted: Vec::new(),
                 copies: false,
                 children: Vec::new(),
+                batch: None,
             },
             classified,
             calls: Vec::new(),

@@ -31,6 +31,8 @@
 //!                   fields, rules, response} of the calls that created one
 //! copies            an update copying its entity under a new generated identity, removing the
 //!                   original (absent: false)
+//! batch             a batch of sub-requests, each applied as the served write it names:
+//!                   {requests, method, path, body, wrapper, answer_ordinal} (absent: none)
 //! ```
 
 use std::collections::BTreeMap;
@@ -178,6 +180,10 @@ pub struct WritePlan {
     /// A create's body members nesting new entities of another type (see [`super::children`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub children: Vec<NestedChildren>,
+    /// A batch of sub-requests, each applied as the served write it names (see
+    /// [`super::batch`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub batch: Option<super::batch::BatchModel>,
 }
 
 /// A create body's member whose objects the application created as entities of another type,

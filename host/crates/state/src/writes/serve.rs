@@ -409,6 +409,9 @@ pub fn write_call(
     let Some(definition) = service.replay().tool(&plan.tool) else {
         return tool_error("unknown_tool", format!("no tool named {}", plan.tool));
     };
+    if let Some(batch) = &plan.batch {
+        return super::batch::serve(service, plan, batch, arguments);
+    }
     // (The server checked the arguments against the tool's input schema before this runs.)
     let call = Call::resolve(definition, arguments);
     if let Some(refused) = super::omitted::answer(service, plan, &call) {
