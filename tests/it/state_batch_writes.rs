@@ -125,3 +125,25 @@ fn parse_a_batch_with_a_sub_request_not_served_or_refused_changes_nothing() {
         "Draft the roadmap"
     );
 }
+
+#[test]
+fn parse_a_write_waits_while_a_batch_holds_the_write_gate() {
+    let served = serve_corpus_app("parse-server");
+    let members = member_count(&served);
+    let create = json!([{"method": "POST", "path": "/parse/classes/Member",
+        "body": {"name": "Ida Park", "email": "ida@example.test", "role": "dev", "active": true}}]);
+    let gate = served.backend.service().batch_writes();
+    std::thread::scope(|scope| {
+        let writer = scope.spawn(|| batch(&served, create));
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        // Held off for as long as the gate is held, however long that is.
+        assert!(
+            !writer.is_finished(),
+            "a write ran while a batch held the gate"
+        );
+        drop(gate);
+        let (answer, is_error) = writer.join().expect("the writer");
+        assert!(!is_error, "{answer}");
+    });
+    assert_eq!(member_count(&served), members + 1);
+}

@@ -29,6 +29,10 @@ pub struct StateService {
     /// How many times the live state was taken for writing (changed only under its write lock):
     /// what a write prepared on a read view checks before it commits.
     taken: AtomicU64,
+    /// Held shared by every served write and alone by a batch of writes, so no other caller's
+    /// write lands between a batch's sub-requests (a refused sub-request restores the state held
+    /// before the batch, which would undo it).
+    write_gate: RwLock<()>,
     replay: Environment,
     records: KeptRecords,
     recorded_lines: RecordedLines,
@@ -66,6 +70,7 @@ impl StateService {
             state_evidence_id,
             live: RwLock::new(initial.clone()),
             taken: AtomicU64::new(0),
+            write_gate: RwLock::new(()),
             initial,
             derived,
             replay,
@@ -134,6 +139,22 @@ impl StateService {
         }
         self.taken.fetch_add(1, Ordering::Relaxed);
         Some(live)
+    }
+
+    /// Taken by one served write for as long as it is served: any number at once, none while a
+    /// batch holds [`StateService::batch_writes`].
+    pub fn one_write(&self) -> RwLockReadGuard<'_, ()> {
+        self.write_gate
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Taken by a batch of writes for as long as its sub-requests are applied: no other served
+    /// write runs meanwhile.
+    pub fn batch_writes(&self) -> RwLockWriteGuard<'_, ()> {
+        self.write_gate
+            .write()
+            .unwrap_or_else(PoisonError::into_inner)
     }
 
     /// Restores the derived state.

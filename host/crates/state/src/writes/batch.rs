@@ -11,13 +11,14 @@
 //! recorded calls and must agree across them.
 //!
 //! Served by applying each sub-request as the one call of the write tool it names would be
-//! ([`super::serve::write_call`]), in order, and answering the list of their answers, each
+//! ([`super::serve::gated_write_call`]), in order, and answering the list of their answers, each
 //! wrapped as recorded. A sub-request no served write tool takes refuses the whole batch before
 //! anything is applied; one whose write is refused restores the state as it was before the
-//! batch and refuses the batch naming the sub-request. (The restore replaces the live state with
-//! the copy taken before the batch: a write another caller committed between the batch's
-//! sub-requests is undone with it. Each sub-request takes the write lock on its own, as its tool's
-//! call would.)
+//! batch and refuses the batch naming the sub-request. The batch holds the service's write gate
+//! alone ([`crate::service::StateService::batch_writes`]) while it runs, so no other caller's
+//! write lands between its sub-requests and a restore undoes only the batch's own writes; each
+//! sub-request still takes the state's write lock on its own, as its tool's call would (a read
+//! meanwhile may see the sub-requests applied so far).
 
 use rea_manifest::Manifest;
 use rea_manifest::ToolDefinition;
@@ -259,7 +260,7 @@ pub fn serve(
     let before = service.read().clone();
     let mut answers = Vec::with_capacity(subs.len());
     for (position, (sub_plan, sub_arguments)) in subs.iter().enumerate() {
-        let answer = super::serve::write_call(service, sub_plan, sub_arguments);
+        let answer = super::serve::gated_write_call(service, sub_plan, sub_arguments);
         let Some(body) = answer_body(&answer) else {
             service.replace(before);
             return refused_sub(position, &answer);

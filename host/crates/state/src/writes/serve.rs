@@ -400,8 +400,24 @@ pub fn withheld_conflict(
     super::conflict::answer(service, plan, &input)
 }
 
-/// Serves one call of a served write tool.
+/// Serves one call of a served write tool: alone when it is a batch, beside other single
+/// writes otherwise (`StateService::batch_writes`).
 pub fn write_call(
+    service: &StateService,
+    plan: &WritePlan,
+    arguments: &Map<String, Value>,
+) -> StateAnswer {
+    if plan.batch.is_some() {
+        let _alone = service.batch_writes();
+        return gated_write_call(service, plan, arguments);
+    }
+    let _beside = service.one_write();
+    gated_write_call(service, plan, arguments)
+}
+
+/// Serves one call of a served write tool, its caller holding the write gate (a batch's
+/// sub-requests run under the batch's).
+pub(super) fn gated_write_call(
     service: &StateService,
     plan: &WritePlan,
     arguments: &Map<String, Value>,
