@@ -68,11 +68,16 @@ pub(super) fn document_element(
         element
             .get(member)
             .and_then(Json::as_object)
-            .is_some_and(|inner| sent.iter().all(|(key, value)| inner.get(key) == Some(value)))
+            .is_some_and(|inner| {
+                sent.iter()
+                    .all(|(key, value)| inner.get(key) == Some(value))
+            })
     };
     let mut keys = BTreeSet::new();
     for (_, value) in root.iter() {
-        let elements = value.as_array().map_or(&[][..], |elements| elements.as_slice());
+        let elements = value
+            .as_array()
+            .map_or(&[][..], |elements| elements.as_slice());
         for fields in elements
             .iter()
             .filter(|element| holds(element))
@@ -101,7 +106,9 @@ pub(crate) fn element_pointers(document: &Json, key: &str, id: &str) -> Vec<Stri
     };
     let mut pointers = Vec::new();
     for (name, value) in root.iter() {
-        let elements = value.as_array().map_or(&[][..], |elements| elements.as_slice());
+        let elements = value
+            .as_array()
+            .map_or(&[][..], |elements| elements.as_slice());
         for (index, element) in elements.iter().enumerate() {
             if element.get(key).and_then(scalar_text).as_deref() == Some(id) {
                 pointers.push(format!("{}/{index}", pointer_of(name)));
@@ -461,7 +468,9 @@ impl Explanation {
         }
         let mut expected = before.clone();
         for target in &targets {
-            if let Some(slot) = crate::render::pointer_mut(&mut expected, &format!("{target}{pointer}")) {
+            if let Some(slot) =
+                crate::render::pointer_mut(&mut expected, &format!("{target}{pointer}"))
+            {
                 *slot = Json::Object(inner.clone());
             }
         }
