@@ -5,8 +5,20 @@
 //! left null while the file held them). The save is served: the folder listing that shows the
 //! file changes too, which the state does not model yet, so that folder answers not modelled after
 //! a served save (`state_folder_writes`).
+//!
+//! Document writes landing in elements (optuna-dashboard, one recorded application): a trial's
+//! note `PUT /api/studies/{study}/{trial}/note` lands on the `note` of every element of the
+//! study detail's arrays whose `trial_id` the path names (the trial in `trials` and again in
+//! `best_trials`), learned from the build's one call, whose only read after is sliced
+//! (`?after=3`). The probe's note on another study's trial reads back as the application
+//! answered it.
 
-use crate::state_support::serve_corpus_app;
+use rea_evidence::capture::capture_records;
+use serde_json::json;
+
+use crate::state_support::{
+    capture_file, path_arguments, probe_with_line, recorded_answer, serve_corpus_app,
+};
 
 #[test]
 fn jupyter_file_saves_learn_their_size_and_content_free_answer() {
@@ -38,4 +50,51 @@ fn jupyter_file_saves_learn_their_size_and_content_free_answer() {
     // The save is explained and its answer reproduced; the folder listing no longer withholds it.
     assert_eq!(plan.reason, None, "{plan:?}");
     assert!(plan.served);
+}
+
+#[test]
+fn optuna_trial_notes_land_on_the_trial_the_path_names() {
+    let served = serve_corpus_app("optuna_dashboard");
+    let (write, read) = (
+        "put_studies_note_by_study_id_and_segment_3",
+        "get_studies_by_version",
+    );
+    let plan = served
+        .state()
+        .write_plans
+        .iter()
+        .find(|plan| plan.tool == write)
+        .expect("the trial note plan");
+    assert!(plan.served, "{plan:?}");
+    let fields = plan.fields.as_ref().expect("fields");
+    assert_eq!(fields.document_element.as_deref(), Some("trial_id"));
+    assert_eq!(fields.document_pointer, "/note");
+    // The probe's first note on banner-review's trial 17, read back as the application did.
+    let dir = rea_tests::fidelity::discover(&rea_tests::fidelity::default_roots())
+        .into_iter()
+        .find(|found| found.name == "optuna_dashboard")
+        .expect("the corpus holds optuna_dashboard")
+        .dir;
+    let probes = capture_records(&capture_file(&dir.join("probe-crud.har"))).expect("records");
+    let note = json!({"version": 1, "body": "Control banner."});
+    let (answer, is_error) = served.call(
+        write,
+        path_arguments(&served, write, &["3", "17"], Some(note.clone())),
+    );
+    assert!(!is_error, "{answer}");
+    assert_eq!(answer["status"], 204, "{answer}");
+    let (detail, is_error) = served.call(read, path_arguments(&served, read, &["3"], None));
+    assert!(!is_error, "{detail}");
+    assert_eq!(detail["state"]["source"], "state", "{detail}");
+    let live = probe_with_line(&probes, "GET /api/studies/3");
+    assert_eq!(detail["body"], recorded_answer(live).1);
+    assert_eq!(detail["body"]["best_trials"][0]["note"], note);
+    // A trial the study does not hold: refused, the document unchanged.
+    let (refused, is_error) = served.call(
+        write,
+        path_arguments(&served, write, &["3", "4"], Some(note)),
+    );
+    assert!(is_error, "{refused}");
+    let (again, _) = served.call(read, path_arguments(&served, read, &["3"], None));
+    assert_eq!(again["body"], detail["body"]);
 }

@@ -1867,19 +1867,51 @@ impl StateService {
         let Some(base) = self.kept(record_ordinal) else {
             return Err("unrecorded-request");
         };
-        let mut body = held.value.clone();
-        if let (Json::Object(value), Some(Json::Object(recorded))) = (&mut body, base.json()) {
-            for member in &document.per_response_members {
-                let name = member
-                    .trim_start_matches('/')
-                    .replace("~1", "/")
-                    .replace("~0", "~");
-                if let Some(kept) = recorded.get(&name) {
-                    value.insert(name, kept.clone());
-                }
-            }
-        }
+        let body = with_recorded_members(document, held.value.clone(), base.json());
         Ok(state_answer(
+            base,
+            body,
+            self.replay().evidence_id(),
+            true,
+            StateSource::state(path.to_owned(), None),
+        ))
+    }
+
+    /// A keyed document view's call giving a parameter that slices a member of it (see
+    /// [`crate::sliced`]): the live document of the call's path, that member from the given
+    /// index on; `None` when the call's other pairs are not the view's query, the state holds no
+    /// such document, or the view answers its recordings after a write.
+    fn answer_sliced_document(
+        &self,
+        tool: &str,
+        template: &str,
+        document: &DocumentView,
+        call: &Call,
+    ) -> Option<StateAnswer> {
+        let pairs = call.pairs();
+        let (sliced, start) = self
+            .derived()
+            .sliced_members
+            .iter()
+            .filter(|sliced| sliced.tool == tool)
+            .find_map(|sliced| {
+                Some((sliced, crate::sliced::start_of(&pairs, &sliced.parameter)?))
+            })?;
+        let rest = crate::sliced::without(&pairs, &sliced.parameter);
+        if !same_pairs(document.query.as_ref(), &rest)
+            || (document.unmodelled_after_writes && self.written_any())
+        {
+            return None;
+        }
+        let segments = call.segments(template);
+        let (path, record_ordinal) = document
+            .lines()
+            .find(|(path, _)| segments_match(&split_path(path), &segments))?;
+        let value = self.read().document(tool, path)?.value.clone();
+        let base = self.kept(record_ordinal)?;
+        let whole = with_recorded_members(document, value, base.json());
+        let body = crate::sliced::slice(&whole, &sliced.member, start)?;
+        Some(state_answer(
             base,
             body,
             self.replay().evidence_id(),
@@ -1920,8 +1952,26 @@ impl StateService {
             return None;
         }
         self.answer_absent(tool, template, call, exact)
+            .or_else(|| self.answer_sliced_document(tool, template, document, call))
             .or_else(|| self.answer_sliced(tool, template, call, stale))
     }
+}
+
+/// A document's value with the top-level members each response mints as its recording showed
+/// them.
+fn with_recorded_members(document: &DocumentView, mut body: Json, recorded: Option<&Json>) -> Json {
+    if let (Json::Object(value), Some(Json::Object(recorded))) = (&mut body, recorded) {
+        for member in &document.per_response_members {
+            let name = member
+                .trim_start_matches('/')
+                .replace("~1", "/")
+                .replace("~0", "~");
+            if let Some(kept) = recorded.get(&name) {
+                value.insert(name, kept.clone());
+            }
+        }
+    }
+    body
 }
 
 #[cfg(test)]

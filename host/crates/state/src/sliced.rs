@@ -9,7 +9,9 @@
 //! Learned from the recordings only (each parameterized read compared with its unparameterized
 //! line, the same member sliced for all, some read leaving items out), never from names. The
 //! bases are checked reads (before the first write related to them), and a call after a served
-//! write answers as the recording would (not modelled), so a slice never shows stale items.
+//! write answers as the recording would (not modelled), so a slice never shows stale items; a
+//! keyed document view's call answers its live document sliced instead (`read.rs`), before and
+//! after writes.
 
 use std::collections::BTreeMap;
 

@@ -929,18 +929,20 @@ fn document_written(
         .as_ref()
         .map_or("", |fields| fields.document_pointer.as_str());
     let mut value = held.value.clone();
-    let Some(written) = crate::render::pointer_mut(&mut value, pointer) else {
-        return Err(refused(
-            "not_found",
-            "the held document has no object where this write's members land",
-        ));
-    };
-    if replace {
-        *written = Json::Object(Object::new());
-    }
-    if let Json::Object(object) = written {
-        for (key, member) in sent.iter() {
-            object.insert(key, member.clone());
+    for pointer in landing_pointers(plan, &held.value, &input.segments, pointer)? {
+        let Some(written) = crate::render::pointer_mut(&mut value, &pointer) else {
+            return Err(refused(
+                "not_found",
+                "the held document has no object where this write's members land",
+            ));
+        };
+        if replace {
+            *written = Json::Object(Object::new());
+        }
+        if let Json::Object(object) = written {
+            for (key, member) in sent.iter() {
+                object.insert(key, member.clone());
+            }
         }
     }
     Ok(Document {
@@ -949,6 +951,41 @@ fn document_written(
         value,
         record_ordinal: None,
     })
+}
+
+/// Where a document write's members land: the plan's pointer, or, for a write landing in the
+/// elements its path's id names (`document_element`), that pointer inside each of them (none
+/// held: refused `not_found`).
+fn landing_pointers(
+    plan: &WritePlan,
+    held: &Json,
+    segments: &[String],
+    pointer: &str,
+) -> Result<Vec<String>, Refused> {
+    let Some(key) = plan
+        .fields
+        .as_ref()
+        .and_then(|fields| fields.document_element.as_deref())
+    else {
+        return Ok(vec![pointer.to_owned()]);
+    };
+    let id = segments
+        .iter()
+        .rev()
+        .nth(1)
+        .map(|id| crate::observation::decoded(id))
+        .unwrap_or_default();
+    let elements = super::explain::element_pointers(held, key, &id);
+    if elements.is_empty() {
+        return Err(refused(
+            "not_found",
+            format!("the document holds no element whose {key} is {id}"),
+        ));
+    }
+    Ok(elements
+        .into_iter()
+        .map(|element| format!("{element}{pointer}"))
+        .collect())
 }
 
 impl Applying<'_, '_> {

@@ -47,6 +47,77 @@ pub(super) fn document_pointer(sent: &Object, after: &Json) -> String {
     }
 }
 
+/// Where a document write of `{document}/{id}/{member}` lands when the document's root does not
+/// hold what it sent: the element member (`trial_id`) whose value is the path's `id` in every
+/// top-level array element holding the sent members in its `member` object, when one member
+/// does, with the pointer to `member` inside the element (`/note`).
+pub(super) fn document_element(
+    sent: &Object,
+    after: &Json,
+    segments: &[String],
+) -> Option<(String, String)> {
+    let [.., id, member] = segments else {
+        return None;
+    };
+    let root = after.as_object()?;
+    if sent.is_empty() || sent.iter().all(|(key, _)| root.contains_key(key)) {
+        return None;
+    }
+    let id = crate::observation::decoded(id);
+    let holds = |element: &Json| {
+        element
+            .get(member)
+            .and_then(Json::as_object)
+            .is_some_and(|inner| {
+                sent.iter()
+                    .all(|(key, value)| inner.get(key) == Some(value))
+            })
+    };
+    let mut keys = BTreeSet::new();
+    for (_, value) in root.iter() {
+        let elements = value
+            .as_array()
+            .map_or(&[][..], |elements| elements.as_slice());
+        for fields in elements
+            .iter()
+            .filter(|element| holds(element))
+            .filter_map(Json::as_object)
+        {
+            keys.extend(
+                fields
+                    .iter()
+                    .filter(|(_, field)| scalar_text(field).as_deref() == Some(id.as_str()))
+                    .map(|(name, _)| name.to_owned()),
+            );
+        }
+    }
+    let mut keys = keys.into_iter();
+    match (keys.next(), keys.next()) {
+        (Some(key), None) => Some((key, pointer_of(member))),
+        _ => None,
+    }
+}
+
+/// The pointers of the elements of a document's top-level arrays whose `key` member holds `id`
+/// (`/trials/3`, `/best_trials/0`), in document order.
+pub(crate) fn element_pointers(document: &Json, key: &str, id: &str) -> Vec<String> {
+    let Some(root) = document.as_object() else {
+        return Vec::new();
+    };
+    let mut pointers = Vec::new();
+    for (name, value) in root.iter() {
+        let elements = value
+            .as_array()
+            .map_or(&[][..], |elements| elements.as_slice());
+        for (index, element) in elements.iter().enumerate() {
+            if element.get(key).and_then(scalar_text).as_deref() == Some(id) {
+                pointers.push(format!("{}/{index}", pointer_of(name)));
+            }
+        }
+    }
+    pointers
+}
+
 /// What is left unexplained of one call: JSON pointer → the value after.
 pub(super) type Residual = BTreeMap<String, Json>;
 
@@ -352,11 +423,18 @@ impl Explanation {
     /// document unchanged.
     fn document_call(&mut self, seen: &Observed<'_>, after: &Json, residual: &mut Residual) {
         let before = seen.call.document_before.as_ref();
-        let pointer = document_pointer(seen.sent, after);
+        let element = document_element(seen.sent, after, &seen.call.segments);
+        let key = element.as_ref().map(|(key, _)| key.clone());
+        let pointer = element.map_or_else(|| document_pointer(seen.sent, after), |(_, at)| at);
         if self.residuals.is_empty() {
             self.model.document_pointer = pointer.clone();
-        } else if self.model.document_pointer != pointer {
+            self.model.document_element = key.clone();
+        } else if self.model.document_pointer != pointer || self.model.document_element != key {
             residual.insert(String::new(), after.clone());
+            return;
+        }
+        if let Some(key) = &key {
+            self.element_call(seen, (key, &pointer), after, residual);
             return;
         }
         let Some(inner) = after.pointer(&pointer).and_then(Json::as_object) else {
@@ -377,6 +455,51 @@ impl Explanation {
         }
         for (inner_pointer, value) in inside {
             residual.insert(format!("{pointer}{inner_pointer}"), value);
+        }
+    }
+
+    /// A document write landing in the elements its path's id names: the sent members against
+    /// the first such element's member object; every other such element showing that object,
+    /// and the rest of the document unchanged.
+    fn element_call(
+        &mut self,
+        seen: &Observed<'_>,
+        (key, pointer): (&str, &str),
+        after: &Json,
+        residual: &mut Residual,
+    ) {
+        let id = seen.call.segments.iter().rev().nth(1).map(|id| decoded(id));
+        let (Some(before), Some(id)) = (seen.call.document_before.as_ref(), id) else {
+            residual.insert(String::new(), after.clone());
+            return;
+        };
+        let targets = element_pointers(before, key, &id);
+        let written = targets
+            .first()
+            .map(|target| format!("{target}{pointer}"))
+            .and_then(|first| Some((after.pointer(&first)?.as_object()?, first)));
+        let Some((inner, first)) = written else {
+            residual.insert(String::new(), after.clone());
+            return;
+        };
+        let mut inside = Residual::new();
+        self.compare_sent(seen.sent, inner, &mut inside, Unstored::FirstValue);
+        if let Some(Json::Object(held)) = before.pointer(&first) {
+            self.kept_or_removed(seen.sent, held, inner, &mut inside);
+        }
+        for (inner_pointer, value) in inside {
+            residual.insert(format!("{first}{inner_pointer}"), value);
+        }
+        let mut expected = before.clone();
+        for target in &targets {
+            if let Some(slot) =
+                crate::render::pointer_mut(&mut expected, &format!("{target}{pointer}"))
+            {
+                *slot = Json::Object(inner.clone());
+            }
+        }
+        if expected != *after {
+            residual.insert(String::new(), after.clone());
         }
     }
 

@@ -214,6 +214,9 @@ pub(crate) struct Views {
     pub document_types: BTreeMap<String, BTreeMap<String, MemberTypes>>,
     /// Per type, the key sets of the objects its observed entities store in each member.
     pub field_shapes: BTreeMap<String, shapes::MemberShapes>,
+    /// The sliced members of the read tools (by tool): a read giving the parameter shows the
+    /// member array from that index on ([`crate::sliced`]).
+    pub sliced: HashMap<usize, Vec<(String, String)>>,
 }
 
 impl Views {
@@ -280,6 +283,12 @@ impl Views {
         for view in &state.views {
             if let Some(tool) = index_of(&view.tool) {
                 views.add_view(tool, view);
+            }
+        }
+        for sliced in &state.sliced_members {
+            if let Some(tool) = index_of(&sliced.tool) {
+                let parts = (sliced.parameter.clone(), sliced.member.clone());
+                views.sliced.entry(tool).or_default().push(parts);
             }
         }
         views.share_minted(timeline, state, index_of);

@@ -17,7 +17,8 @@
 //! body              {envelope, members: {name: {types, required, fixed?}}, query}
 //! fields            {kept, removed, replace, constants, nested_constants (pointer → value),
 //!                   collection_constants, path_fields,
-//!                   order, soft_delete, null_removes, sent_as, document_pointer}
+//!                   order, soft_delete, null_removes, sent_as, document_pointer,
+//!                   document_element}
 //! rules             [{stage, plugin, explains, needs_clock, rule}] in pipeline order
 //! response          {ordinal, status, media_type, kind, pointer, body}
 //! missing_ordinal   the recorded 400/404/410 an update or delete of a missing entity answers
@@ -511,6 +512,12 @@ pub struct FieldModel {
     /// envelope member its reads hold the document's object under: `/data`).
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub document_pointer: String,
+    /// Document writes landing in an element (`/studies/{id}/{trial}/note`): the element member
+    /// whose value the path segment before the last names (`trial_id`). Every top-level array
+    /// element of the document holding that value is written, `document_pointer` then pointing
+    /// inside the element (`/note`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub document_element: Option<String>,
     /// Create: members a call may leave out, with the value the type's recorded creations that
     /// left them out stored (see `writes::defaults`).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]

@@ -531,6 +531,30 @@ struct Simulation<'a> {
     unobserved: HashSet<EntityKey>,
 }
 
+/// The document a read after a document write shows: its body, or, for a read giving a
+/// parameter that slices a member array ([`crate::sliced`]), its body with the items it leaves
+/// out before that index restored from the document before the write (the read shows the rest).
+fn unsliced(views: &Views, read: &Observation, before: Option<&Json>) -> Option<Json> {
+    let body = read.body.clone()?;
+    let slicing = views.sliced.get(&read.tool).and_then(|sliced| {
+        sliced.iter().find_map(|(parameter, member)| {
+            Some((crate::sliced::start_of(read.pairs(), parameter)?, member))
+        })
+    });
+    let Some((start, member)) = slicing else {
+        return Some(body);
+    };
+    let held = before?.get(member)?.as_array()?;
+    let mut body = body;
+    let Some(Json::Array(shown)) = body.as_object_mut()?.get_mut(member) else {
+        return None;
+    };
+    let mut items: Vec<Json> = held.iter().take(start).cloned().collect();
+    items.append(shown);
+    *shown = items;
+    Some(body)
+}
+
 impl Simulation<'_> {
     /// Holds the entities the plain item reads before a call (from the record `from` of the
     /// timeline's order, after the seeding reads) show and the simulation does not hold: an
@@ -643,7 +667,7 @@ impl Simulation<'_> {
                     && read.is_success()
                     && Some(&read.path) == document_path.as_ref()
             })
-            .and_then(|read| read.body.clone())
+            .and_then(|read| unsliced(views, read, call.document_before.as_ref()))
             .map_or(After::Unobserved, After::Document);
         if let (After::Document(value), Some(mut document)) = (&call.after, held) {
             document.value = value.clone();

@@ -12,6 +12,7 @@
 //! | a type's collection + `/verb` (RPC style; literal segments may precede the verb, `/-/insert`) | `POST` | bodies naming the entity in a member (the identity's name, or an item view's key parameter): `delete` for `delete`, `remove`, `destroy`, else `update` (an action named by the verb, except `update`, `edit`, `modify`, `patch`, `save`); `create` for `create`, `add`, `new`, `insert`; else as another path; an action verb whose every call leaves the entity its body names gone (the reads after it: pass 2) is a `delete` (`deleterange`) |
 //! | a document view's path | `PATCH`, `POST` / `PUT` | `document` (merge / replace) |
 //! | a document view's path + `/member` (a member every document of the view holds as an object) | `PATCH` / `PUT` | `document` (merge / replace, landing on that member of the document the path names) |
+//! | a document view's path + `/{id}/member` (every document holds an array of objects each holding the member as an object) | `PATCH` / `PUT` | `document` (merge / replace, landing on that member of every element the id names, by the element key pass 3 learns) |
 //! | a member view's path showing a map member + `/{key}` | `PUT` / `DELETE` | `update` of that one member: set to the body / removed |
 //! | a type's collection + `/literal` | `PUT`, `PATCH` / `DELETE` | `update` / `delete` of the entity the literal names |
 //! | another path | `POST` | `create`, when a call's answer names an id that a read of a type's item view shows right after (the plan is tied to that collection) |
@@ -274,7 +275,11 @@ fn member_write(method: &str, write: &[&str], state: &StateView) -> Option<Class
 /// A `PUT` or `PATCH` of a document view's path followed by one literal segment naming a member
 /// every document of the view holds as an object (`/studies/{id}/note` beside
 /// `/studies/{id}`'s `note`): a document write landing on that member of the document the
-/// path names (pass 3 learns where, [`super::explain::document_pointer`]).
+/// path names (pass 3 learns where, [`super::explain::document_pointer`]); or followed by a
+/// parameter and such a segment, where every document holds an array of objects each holding
+/// that member (`/studies/{id}/{trial}/note` beside each trial's `note`): a document write
+/// landing on that member of the element the parameter names (pass 3 learns the element's key,
+/// [`super::explain::document_element`]).
 fn document_member_write(method: &str, write: &[&str], state: &StateView) -> Option<Classified> {
     if !matches!(method, "PUT" | "PATCH") {
         return None;
@@ -284,11 +289,20 @@ fn document_member_write(method: &str, write: &[&str], state: &StateView) -> Opt
         return None;
     }
     state.views.iter().find_map(|view| {
-        if !matches!(view.detail, ViewDetail::Document(_))
-            || !fits(parent, &split_path(&view.path_template))
-        {
+        if !matches!(view.detail, ViewDetail::Document(_)) {
             return None;
         }
+        let template = split_path(&view.path_template);
+        let holds: fn(&Json, &str) -> bool = if fits(parent, &template) {
+            |value, member| matches!(value.get(member), Some(Json::Object(_)))
+        } else if parent
+            .split_last()
+            .is_some_and(|(id, rest)| is_parameter(id) && fits(rest, &template))
+        {
+            elements_hold
+        } else {
+            return None;
+        };
         let mut documents = state
             .documents
             .iter()
@@ -296,7 +310,7 @@ fn document_member_write(method: &str, write: &[&str], state: &StateView) -> Opt
             .peekable();
         documents.peek()?;
         documents
-            .all(|document| matches!(document.value.get(member), Some(Json::Object(_))))
+            .all(|document| holds(&document.value, member))
             .then(|| {
                 Classified::plain(
                     Effect::Document,
@@ -305,6 +319,22 @@ fn document_member_write(method: &str, write: &[&str], state: &StateView) -> Opt
                     },
                 )
             })
+    })
+}
+
+/// Whether a document holds an array member whose elements are objects, each holding `member`
+/// as an object (`trials`, each trial holding its `note`): the elements a write of
+/// `{document}/{id}/{member}` lands in.
+fn elements_hold(document: &Json, member: &str) -> bool {
+    document.as_object().is_some_and(|members| {
+        members.iter().any(|(_, value)| {
+            value.as_array().is_some_and(|elements| {
+                !elements.is_empty()
+                    && elements
+                        .iter()
+                        .all(|element| matches!(element.get(member), Some(Json::Object(_))))
+            })
+        })
     })
 }
 

@@ -1095,6 +1095,132 @@ fn read_argument(fixture: &Fixture, tool: &str) -> String {
         .expect("a path parameter")
 }
 
+/// Board details holding cards, each with a versioned note, and the pinned cards again: a card
+/// note PUT names its board and card by path (`/boards/1/12/note`), and the one read after it
+/// shows the board's cards from the second on (`?from=1`, a slice the reads before it showed).
+fn boards_with_card_notes() -> Vec<CaptureRecord> {
+    let card = |id: u64, position: u64, version: u64, body: &str| json!({"card_id": id, "position": position, "note": {"version": version, "body": body}});
+    let board = |title: &str, cards: Vec<Value>, pinned: Vec<Value>| json!({"title": title, "cards": cards, "pinned": pinned});
+    let first = |note: (u64, &str)| {
+        let pinned = card(12, 1, note.0, note.1);
+        board("a", vec![card(11, 0, 0, ""), pinned.clone()], vec![pinned])
+    };
+    vec![
+        get(
+            0,
+            "/boards",
+            200,
+            json!({"boards": [{"board_id": 1, "title": "a"}, {"board_id": 2, "title": "b"}]}),
+        ),
+        get(1, "/boards/1", 200, first((1, "old"))),
+        get(
+            2,
+            "/boards/2",
+            200,
+            board("b", vec![card(21, 0, 0, ""), card(22, 1, 0, "")], vec![]),
+        ),
+        get(3, "/boards/1?from=1", 200, {
+            let mut sliced = first((1, "old"));
+            sliced["cards"] = json!([card(12, 1, 1, "old")]);
+            sliced
+        }),
+        record(
+            4,
+            "PUT",
+            "/boards/1/12/note",
+            Some(json!({"version": 2, "body": "new"})),
+            204,
+            Value::Null,
+        ),
+        get(5, "/boards/1?from=1", 200, {
+            let mut sliced = first((2, "new"));
+            sliced["cards"] = json!([card(12, 1, 2, "new")]);
+            sliced
+        }),
+    ]
+}
+
+#[test]
+fn a_member_put_under_an_element_id_lands_on_every_element_the_id_names() {
+    let fixture = derive(boards_with_card_notes());
+    let named = |parameters: usize| {
+        fixture
+            .manifest
+            .tools
+            .iter()
+            .find(|tool| {
+                tool.path_template.starts_with("/boards/")
+                    && tool.path_parameters.len() == parameters
+            })
+            .unwrap_or_else(|| panic!("no tool with {parameters} parameters"))
+    };
+    let (read, write) = (named(1), named(2));
+    let plan = fixture.plan(&write.name);
+    assert_eq!(plan.effect, crate::writes::model::Effect::Document);
+    assert!(plan.served, "{:?}", plan.reason);
+    assert_eq!(plan.confirmed_by, vec![5]);
+    let fields = plan.fields.as_ref().expect("fields");
+    assert_eq!(fields.document_element.as_deref(), Some("card_id"));
+    assert_eq!(fields.document_pointer, "/note");
+    let arguments = |board: &str, card: &str, body: Value| {
+        let mut arguments = json!({"body": body});
+        arguments[write.path_parameters[0].name.as_str()] = json!(board);
+        arguments[write.path_parameters[1].name.as_str()] = json!(card);
+        arguments
+    };
+    // Board 2's card 22: its note replaced, card 21 and board 1 unchanged.
+    let (written, error) = fixture.call(
+        &write.name,
+        arguments("2", "22", json!({"version": 1, "body": "b"})),
+    );
+    assert!(!error, "{written}");
+    let board = |id: &str| {
+        let mut arguments = json!({});
+        arguments[read.path_parameters[0].name.as_str()] = json!(id);
+        fixture.call(&read.name, arguments).0["body"].clone()
+    };
+    assert_eq!(
+        board("2")["cards"][1]["note"],
+        json!({"version": 1, "body": "b"})
+    );
+    assert_eq!(
+        board("2")["cards"][0]["note"],
+        json!({"version": 0, "body": ""})
+    );
+    assert_eq!(
+        board("1")["cards"][1]["note"],
+        json!({"version": 1, "body": "old"})
+    );
+    // Board 1's card 12: the note of the card and of its pinned copy, answered sliced too.
+    let (written, error) = fixture.call(
+        &write.name,
+        arguments("1", "12", json!({"version": 2, "body": "new"})),
+    );
+    assert!(!error, "{written}");
+    assert_eq!(
+        board("1")["pinned"][0]["note"],
+        json!({"version": 2, "body": "new"})
+    );
+    let mut sliced = json!({"from": "1"});
+    sliced[read.path_parameters[0].name.as_str()] = json!("1");
+    let (answer, _) = fixture.call(&read.name, sliced);
+    assert_eq!(
+        answer["body"]["cards"],
+        json!([{"card_id": 12, "position": 1, "note": {"version": 2, "body": "new"}}])
+    );
+    // A card the board does not hold: refused, nothing changed.
+    let (refused, error) = fixture.call(
+        &write.name,
+        arguments("2", "12", json!({"version": 3, "body": "x"})),
+    );
+    assert!(error, "{refused}");
+    assert!(refused.to_string().contains("card_id"), "{refused}");
+    assert_eq!(
+        board("2")["cards"][1]["note"],
+        json!({"version": 1, "body": "b"})
+    );
+}
+
 #[test]
 fn a_document_merge_lands_inside_the_envelope_its_reads_hold_it_under() {
     let settings = |week: &str, priority: u64| json!({"data": {"id": 1, "week": week, "priority": priority}, "meta": {"v": 1}});
