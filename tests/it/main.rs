@@ -39,6 +39,7 @@ mod fidelity_review;
 mod foundation_plugins;
 mod house_contract_recount;
 mod house_function_length;
+mod manifest_class_routes;
 mod manifest_cli;
 mod manifest_folder_tree;
 mod manifest_golden;

@@ -12,7 +12,11 @@
 //! varies. The parts take the whole-segment rule `member-key`. A family whose siblings already
 //! hold a parameter at that position is left as it is: the form widens no parameter another rule
 //! made (`/date-helpers/latest` beside `/{…}/{…}` of the package's versions: a tag names the
-//! version it resolves to, which the version route's answers do not show as the tag).
+//! version it resolves to, which the version route's answers do not show as the tag). A family
+//! where a named part has routes beneath it (`/data/issue/1` beside `/data/issue`, its parent
+//! `/data` answering `{"issue": {"link": …}, "status": …}`) is left as it is too: such a map is a
+//! directory of collections (an issue tracker's classes), each key a collection the state reads
+//! apart, not a part of one document.
 
 use std::collections::{BTreeSet, HashMap};
 
@@ -39,6 +43,13 @@ impl RouteForm for MemberKey {
             }
             let mut members = values.values().flatten();
             if members.any(|&index| sibling_form(&routes, index, position).is_some()) {
+                continue;
+            }
+            let mut members = values.values().flatten();
+            if members.any(|&index| {
+                names_part(&routes, &parts, index, position)
+                    && has_routes_beneath(&routes, index, position)
+            }) {
                 continue;
             }
             let named: BTreeSet<&str> = values
@@ -91,6 +102,16 @@ fn names_part(
     parts
         .get(&route.decoded[..position])
         .is_some_and(|keys| keys.contains(route.decoded[position].as_str()))
+}
+
+/// Whether a recorded route continues below route `index`'s segment at `position`
+/// (`/data/issue/1` below `/data/issue`): the segment names a collection, not a leaf part.
+fn has_routes_beneath(routes: &Routes<'_>, index: usize, position: usize) -> bool {
+    let stem = &routes.routes[index].decoded[..=position];
+    routes
+        .routes
+        .iter()
+        .any(|route| route.decoded.len() > stem.len() && route.decoded.starts_with(stem))
 }
 
 #[cfg(test)]
@@ -149,6 +170,23 @@ mod tests {
             route("GET", "/another/x", None),
         ]);
         assert_eq!(changes, Vec::new());
+    }
+
+    #[test]
+    fn keys_naming_collections_with_items_beneath_stay_literal() {
+        let changes = placeholders(vec![
+            keyed("/rest/data", &["issue", "status", "priority"]),
+            route("GET", "/rest/data/issue", Some(&[])),
+            route("GET", "/rest/data/status", Some(&[])),
+            route("GET", "/rest/data/priority", Some(&[])),
+            route("GET", "/rest/data/issue/1", Some(&[])),
+            route("PUT", "/rest/data/status/5", None),
+        ]);
+        assert_eq!(
+            changes,
+            Vec::new(),
+            "a directory of collections is no document"
+        );
     }
 
     #[test]

@@ -87,6 +87,27 @@ pub(crate) fn echo_members(body: &Value, text: &str) -> Vec<String> {
     names
 }
 
+/// Whether a member of `body` echoes `text` as an identity would ([`echo_members`]), leaving out
+/// a `type` member beside an `id` member in the same object: that pair is a resource identifier
+/// (JSON:API's `{"data": {"type": "issue", "id": "7"}}`, Roundup's items), whose `type` names the
+/// collection every item of it shares, not the item the path names.
+pub(crate) fn echoes_identity(body: &Value, text: &str) -> bool {
+    let Value::Object(root) = body else {
+        return false;
+    };
+    let echoes_in = |object: &serde_json::Map<String, Value>| {
+        let identifier_pair = object.contains_key("id");
+        object
+            .iter()
+            .any(|(name, value)| scalar_equals(value, text) && !(identifier_pair && name == "type"))
+    };
+    echoes_in(root)
+        || root.values().any(|value| match value {
+            Value::Object(inner) => echoes_in(inner),
+            _ => false,
+        })
+}
+
 fn scalar_equals(value: &Value, text: &str) -> bool {
     match value {
         Value::String(string) => string == text,
@@ -109,5 +130,21 @@ mod tests {
         assert_eq!(echo_members(&body, "abc"), vec!["uid"]);
         assert!(echo_members(&body, "x").is_empty());
         assert!(echo_members(&json!([{"id": 2}]), "2").is_empty());
+    }
+
+    #[test]
+    fn a_type_beside_an_id_names_no_identity() {
+        let item = json!({"data": {"id": "7", "type": "issue", "link": "/data/issue/7"}});
+        assert!(
+            !echoes_identity(&item, "issue"),
+            "a resource identifier's type"
+        );
+        assert!(echoes_identity(&item, "7"));
+        let kind = json!({"name": "python3", "type": "kernel"});
+        assert!(
+            echoes_identity(&kind, "kernel"),
+            "a type with no id beside it echoes"
+        );
+        assert!(!echoes_identity(&json!([{"id": 2}]), "2"));
     }
 }

@@ -15,7 +15,9 @@
 //! 3. `sibling-variance`: among paths of the same length that are equal except at one position
 //!    (any method), a position holding at least two distinct literal values, each of which some
 //!    recorded 2xx JSON response echoes (a scalar member, at the root or one envelope level down,
-//!    equal to the decoded segment: `/tiddlers/Welcome` answers `{"title": "Welcome"}`). Values
+//!    equal to the decoded segment: `/tiddlers/Welcome` answers `{"title": "Welcome"}`; a `type`
+//!    member beside an `id`, a resource identifier's type such as `/data/issue/7` answering
+//!    `{"data": {"id": "7", "type": "issue"}}`, names the collection, not the item). Values
 //!    that echo, and values none of whose records answered 2xx JSON (a `PUT` answering 204),
 //!    become parameters; values whose 2xx JSON answers do not echo them stay literal. Ids of the
 //!    same family that a format rule took join that parameter when their answers echo them too
@@ -38,7 +40,7 @@ use rea_registry::RouteFormHandle;
 use rea_plugin_api::route_fields;
 use serde::{Deserialize, Serialize};
 
-use crate::responses::{ParsedResponses, echo_members};
+use crate::responses::{ParsedResponses, echoes_identity};
 use crate::segments::{segment_value, split_path};
 
 /// An opt-in templating rule a view can name.
@@ -425,8 +427,8 @@ fn apply_sibling_variance(
             if answered.is_empty() {
                 silent.push(*value);
             } else if answered.iter().any(|body| {
-                !echo_members(body, &decoded).is_empty()
-                    || (decoded.as_ref() != *value && !echo_members(body, value).is_empty())
+                echoes_identity(body, &decoded)
+                    || (decoded.as_ref() != *value && echoes_identity(body, value))
             }) {
                 echoing.push(*value);
             }
@@ -479,7 +481,7 @@ fn join_formatted_ids(
         .filter(|record| {
             let value = segment_value(segments[*record][position]);
             let answered = responses.success_json(*record);
-            answered.is_none_or(|body| !echo_members(body, &value).is_empty())
+            answered.is_none_or(|body| echoes_identity(body, &value))
         })
         .collect();
     for record in &joining {
