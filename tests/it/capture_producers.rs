@@ -52,12 +52,7 @@ fn text_missing_empty_and_reported_null_bodies_stay_distinct() {
             text: "{\"a\":1}".into()
         }
     );
-    assert_eq!(
-        records[1].request.body,
-        Body::Text {
-            text: String::new()
-        }
-    );
+    assert_eq!(records[1].request.body, Body::Text { text: "".into() });
     assert_eq!(records[2].request.body, Body::ReportedNull);
     assert_eq!(records[3].request.body, Body::Missing);
     assert_eq!(records[4].response.body, Body::Missing);

@@ -65,7 +65,7 @@ fn query_of(record: &CaptureRecord) -> BTreeMap<String, Vec<String>> {
 fn body_of(record: &CaptureRecord) -> Option<Value> {
     match &record.request.body {
         Body::Text { text } if !text.trim().is_empty() => {
-            Some(serde_json::from_str(text).unwrap_or_else(|_| Value::String(text.clone())))
+            Some(serde_json::from_str(text).unwrap_or_else(|_| Value::String(text.to_string())))
         }
         Body::Base64 { base64, .. } => Some(Value::String(base64.clone())),
         _ => None,

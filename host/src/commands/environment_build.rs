@@ -110,6 +110,10 @@ pub struct EnvironmentBuildArgs {
 
 /// Runs `rea environment-build`.
 pub fn run(args: &EnvironmentBuildArgs) -> Result<(), CommandFailure> {
+    // As a server does, before any other thread starts: large buffers (the capture's text, its
+    // typed records, the projection's parsed bodies) are mapped alone and given back when freed,
+    // rather than left in the heap the next stage grows from.
+    rea_serve::memory::configure_allocator();
     if args.directory.is_none() && !args.dry_run {
         return Err(CommandFailure::configuration(
             vec![

@@ -19,6 +19,7 @@ mod limitations;
 pub mod url;
 
 pub use limitations::Limitations;
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
@@ -192,8 +193,10 @@ pub enum Body {
     ReportedNull,
     /// UTF-8 text.
     Text {
-        /// The text.
-        text: String,
+        /// The text, shared: a record's clones (the replay environment's, the state's kept
+        /// records) hold one copy of a body, not one each.
+        #[serde(deserialize_with = "shared_text")]
+        text: Arc<str>,
     },
     /// Exact bytes, recorded as base64 by the producer (decoded and re-encoded canonically).
     Base64 {
@@ -218,7 +221,7 @@ impl Serialize for Body {
             Body::ReportedNull => map.serialize_entry("kind", "reported-null")?,
             Body::Text { text } => {
                 map.serialize_entry("kind", "text")?;
-                map.serialize_entry("text", text)?;
+                map.serialize_entry("text", &**text)?;
             }
             Body::Base64 { base64, bytes } => {
                 map.serialize_entry("base64", base64)?;
@@ -234,7 +237,18 @@ impl Serialize for Body {
     }
 }
 
+/// A body's text read as a string and kept shared (the `rc` feature of serde is not used).
+fn shared_text<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Arc<str>, D::Error> {
+    let text = <std::borrow::Cow<'de, str>>::deserialize(deserializer)?;
+    Ok(Arc::from(text.as_ref()))
+}
+
 impl Body {
+    /// A text body.
+    pub fn text_of(text: impl Into<Arc<str>>) -> Self {
+        Body::Text { text: text.into() }
+    }
+
     /// The text of a [`Body::Text`] body.
     pub fn text(&self) -> Option<&str> {
         match self {

@@ -259,7 +259,9 @@ fn body(content: &Content, pointer: &str, part: &str, sink: &mut Sink<'_>) -> Bo
             if sink.marked(text) {
                 sink.redact(pointer.to_owned(), SECRET_REDACTION);
             }
-            Body::Text { text: text.clone() }
+            Body::Text {
+                text: text.as_str().into(),
+            }
         }
         Content::Base64 { base64, bytes } => Body::Base64 {
             base64: base64.clone(),

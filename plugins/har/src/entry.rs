@@ -586,7 +586,7 @@ fn text_body(
                 sink.redact_sensitive(pointer.to_owned());
                 return Ok(excluded());
             }
-            Ok(Body::Text { text })
+            Ok(Body::Text { text: text.into() })
         }
     }
 }

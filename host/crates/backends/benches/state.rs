@@ -130,7 +130,7 @@ fn record(ordinal: u64, target: &str, body: String) -> CaptureRecord {
             media_type: None,
         },
         response: RecordResponse {
-            body: Body::Text { text: body },
+            body: Body::Text { text: body.into() },
             headers: Vec::new(),
             http_version: None,
             media_type: Some("application/json".to_owned()),

@@ -241,7 +241,9 @@ fn header_value<'a>(headers: &'a [SessionHeader], name: &str) -> Option<&'a str>
 /// A kept body as the scan reads it (a cut body's beginning is text it may hold names in).
 fn content_body(content: &Content) -> Body {
     match content {
-        Content::Text { text } => Body::Text { text: text.clone() },
+        Content::Text { text } => Body::Text {
+            text: text.as_str().into(),
+        },
         Content::Base64 { base64, bytes } => Body::Base64 {
             base64: base64.clone(),
             bytes: *bytes,
@@ -250,7 +252,7 @@ fn content_body(content: &Content) -> Body {
             prefix: Some(prefix),
             ..
         } => Body::Text {
-            text: prefix.clone(),
+            text: prefix.as_str().into(),
         },
         _ => Body::Missing,
     }
@@ -633,7 +635,7 @@ mod tests {
         for ordinal in 0..25 {
             let mut big = record(ordinal);
             big.response.body = Body::Text {
-                text: format!("{{\"token\": \"{}\"}}", "x".repeat(4 * 1024 * 1024)),
+                text: format!("{{\"token\": \"{}\"}}", "x".repeat(4 * 1024 * 1024)).into(),
             };
             records.push(big);
         }

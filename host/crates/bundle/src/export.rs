@@ -324,10 +324,11 @@ fn plan_files(request: &ExportRequest, name: &str, prediction: &Prediction) -> V
         ),
     ];
     if let (true, Some(state)) = (serve.state_file, &prediction.precomputed) {
-        files.push(shared(
-            format!("{env}/{}", content::STATE_FILE),
-            Arc::clone(state),
-        ));
+        files.push(PlannedFile {
+            path: format!("{env}/{}", content::STATE_FILE),
+            content: FileContent::State(Arc::clone(state)),
+            executable: false,
+        });
     }
     for (path, library) in &request.pipeline.plugins {
         files.push(bytes(format!("{env}/{path}"), library.clone()));

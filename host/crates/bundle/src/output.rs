@@ -64,6 +64,8 @@ pub enum FileContent {
         /// Its SHA-256 (lower-case hex).
         sha256: String,
     },
+    /// A derived state's file, serialized as it is written (its bytes are never held).
+    State(Arc<rea_state::precomputed::PrecomputedFile>),
     /// A file without its debug sections, written from `source` by `plan` ([`crate::strip`]);
     /// the result must have this SHA-256 (its size is the plan's).
     Stripped {
@@ -82,6 +84,7 @@ impl FileContent {
         match self {
             FileContent::Bytes(bytes) => bytes.len() as u64,
             FileContent::Copy { bytes, .. } => *bytes,
+            FileContent::State(file) => file.len(),
             FileContent::Stripped { plan, .. } => plan.len(),
         }
     }
@@ -341,6 +344,13 @@ impl Tree<'_> {
                     .write_all(bytes)
                     .map_err(|error| write_failed(&path, &error))?;
                 (rea_evidence::sha256_hex(bytes), bytes.len() as u64)
+            }
+            FileContent::State(state) => {
+                let mut hashing = rea_evidence::HashingWriter::new(&mut handle);
+                state
+                    .write_to(&mut hashing)
+                    .map_err(|error| write_failed(&path, &error))?;
+                hashing.finish()
             }
             FileContent::Copy {
                 source,

@@ -26,10 +26,9 @@ use rea_manifest::{Environment, Manifest, Projection};
 use rea_serve::ToolBackend;
 use rea_serve::mcp::McpSurface;
 use rea_state::StateView;
-use rea_state::precomputed::{
-    Provenance, StateFacts, StateKey, stored_ordinals, write_precomputed,
-};
+use rea_state::precomputed::{PrecomputedFile, Provenance, StateFacts, StateKey, stored_ordinals};
 use rea_state::rules::RuleSet;
+use rea_state::service::StateService;
 use serde_json::Value;
 
 /// What a bundle serves under its name.
@@ -48,7 +47,7 @@ pub struct Prediction {
     pub coverage: Option<Value>,
     /// The derived state as the bundle's `state.json` ([`rea_state::precomputed`]), when the
     /// state serves and a provenance was given.
-    pub precomputed: Option<Arc<Vec<u8>>>,
+    pub precomputed: Option<Arc<PrecomputedFile>>,
     /// What the state holds, for progress: entities, entity types, documents, write plans and
     /// served write plans (empty when replay serves).
     pub counts: Vec<(&'static str, u64)>,
@@ -109,7 +108,7 @@ pub fn predict(
 ) -> Result<Prediction, Refusal> {
     // As the server: the replay catalog under the served name first, then the state.
     environment.check_discovery_reservation(name)?;
-    let mut precomputed = None;
+    let mut pending = None;
     let mut counts = Vec::new();
     let serving = match projection {
         Some(projection) => {
@@ -129,7 +128,7 @@ pub fn predict(
             data_get_bytes,
             ..
         } => {
-            let service = backend.service();
+            let service = Arc::clone(backend.service());
             let derived = service.derived();
             let coverage = Some(rea_state::coverage::summary(derived));
             if let Some(precompute) = precompute {
@@ -140,9 +139,10 @@ pub fn predict(
                     state_evidence_id: service.state_evidence_id(),
                     data_get_bytes,
                 };
-                precomputed = Some(Arc::new(stored.write(derived, precompute)?));
+                pending = Some(stored.pending(&service, precompute)?);
             }
             counts = state_counts(derived);
+            drop(service);
             (backend, report, None, coverage)
         }
         Serving::Replay {
@@ -163,6 +163,8 @@ pub fn predict(
         .map(|tool| tool.name.clone())
         .collect();
     let probe = find_probe(Arc::clone(&backend), manifest)?;
+    drop(backend);
+    let precomputed = pending.map(Pending::prepare).transpose()?.map(Arc::new);
     Ok(Prediction {
         tools,
         probe,
@@ -184,42 +186,71 @@ struct Stored<'a> {
     data_get_bytes: usize,
 }
 
+/// A precomputed state to prepare once the prediction's server is dropped: its service (the
+/// derived state is taken from it then, not copied, when nothing else holds it), the records it
+/// keeps (their bodies shared with the capture's) and its facts.
+struct Pending {
+    service: Arc<StateService>,
+    records: Vec<rea_plugin_api::contracts::capture::CaptureRecord>,
+    key: StateKey,
+    state_evidence_id: String,
+    data_get_bytes: usize,
+    evidence_sha256: String,
+}
+
 impl Stored<'_> {
-    /// The derived state as a precomputed state keyed with `precompute`, keeping the records the
-    /// state and the manifest cite.
-    fn write(&self, derived: &StateView, precompute: Precompute<'_>) -> Result<Vec<u8>, Refusal> {
+    /// What the derived state's file keeps: the records the state and the manifest cite, keyed
+    /// with `precompute`.
+    fn pending(
+        &self,
+        service: &Arc<StateService>,
+        precompute: Precompute<'_>,
+    ) -> Result<Pending, Refusal> {
+        let derived = service.derived();
         let key = StateKey::new(
             self.capture.id(),
             &derived.manifest_evidence_id,
             precompute.provenance,
         );
         let wanted = stored_ordinals(derived, self.manifest);
-        let facts = StateFacts {
-            state_evidence_id: self.state_evidence_id,
-            data_get_bytes: self.data_get_bytes,
-            key: &key,
-            evidence_sha256: precompute.evidence_sha256,
-        };
-        match self
+        let records = match self
             .projection
             .filter(|projection| projection.capture_id() == self.capture.id())
         {
-            Some(projection) => {
-                let records: Vec<_> = projection
-                    .records()
-                    .iter()
-                    .filter(|record| wanted.contains(&record.ordinal))
-                    .collect();
-                write_precomputed(derived, &records, &facts)
-            }
-            None => {
-                let records = capture_records_of(self.capture, &wanted)?;
-                write_precomputed(derived, &records, &facts)
-            }
-        }
+            Some(projection) => projection
+                .records()
+                .iter()
+                .filter(|record| wanted.contains(&record.ordinal))
+                .cloned()
+                .collect(),
+            None => capture_records_of(self.capture, &wanted)?,
+        };
+        Ok(Pending {
+            service: Arc::clone(service),
+            records,
+            key,
+            state_evidence_id: self.state_evidence_id.to_owned(),
+            data_get_bytes: self.data_get_bytes,
+            evidence_sha256: precompute.evidence_sha256.to_owned(),
+        })
     }
 }
 
+impl Pending {
+    /// The derived state's file.
+    fn prepare(self) -> Result<PrecomputedFile, Refusal> {
+        let facts = StateFacts {
+            state_evidence_id: &self.state_evidence_id,
+            data_get_bytes: self.data_get_bytes,
+            key: &self.key,
+            evidence_sha256: &self.evidence_sha256,
+        };
+        let state = Arc::try_unwrap(self.service)
+            .map(StateService::into_derived)
+            .unwrap_or_else(|service| service.derived().clone());
+        PrecomputedFile::prepare(state, self.records, &facts)
+    }
+}
 /// What the state holds, for progress: entities, entity types, documents, write plans and
 /// served write plans.
 fn state_counts(derived: &StateView) -> Vec<(&'static str, u64)> {

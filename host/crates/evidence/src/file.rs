@@ -41,6 +41,44 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
     hex::encode(Sha256::digest(bytes))
 }
 
+/// A writer that hashes (SHA-256) and counts what passes through it to `inner` (`std::io::sink()`
+/// to only hash and count).
+#[derive(Debug)]
+pub struct HashingWriter<W> {
+    inner: W,
+    hasher: Sha256,
+    bytes: u64,
+}
+
+impl<W: std::io::Write> HashingWriter<W> {
+    /// Hashes what is written to `inner`.
+    pub fn new(inner: W) -> Self {
+        Self {
+            inner,
+            hasher: Sha256::new(),
+            bytes: 0,
+        }
+    }
+
+    /// The lower-case hex SHA-256 of what was written, and how many bytes it was.
+    pub fn finish(self) -> (String, u64) {
+        (hex::encode(self.hasher.finalize()), self.bytes)
+    }
+}
+
+impl<W: std::io::Write> std::io::Write for HashingWriter<W> {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        let written = self.inner.write(bytes)?;
+        self.hasher.update(&bytes[..written]);
+        self.bytes += written as u64;
+        Ok(written)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
+    }
+}
+
 /// Reads a regular file of at most `max_bytes` bytes, refusing one that changes while read.
 pub fn read_bounded(path: &Path, max_bytes: u64) -> Result<FileBytes, Refusal> {
     read_bounded_observed(path, max_bytes, &mut || {})

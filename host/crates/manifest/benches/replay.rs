@@ -39,7 +39,7 @@ fn record(ordinal: u64, path: String, query: Option<String>, body: String) -> Ca
             media_type: None,
         },
         response: RecordResponse {
-            body: Body::Text { text: body },
+            body: Body::Text { text: body.into() },
             headers: Vec::new(),
             http_version: None,
             media_type: Some("application/json".into()),

@@ -104,12 +104,14 @@ pub fn interpret(body: &Body, media_type: Option<&str>) -> InterpretedBody {
             recorded: false,
             truncated: false,
         },
-        Body::Text { text } => text_body(text, media_type),
+        Body::Text { text } => text_body(text, Some(text), media_type),
         Body::Base64 { base64, .. } => base64_body(base64, media_type),
     }
 }
 
-fn text_body(text: &str, media_type: Option<&str>) -> InterpretedBody {
+/// A text body as replay answers it; `shared` is the recorded text when `text` is all of it, so a
+/// body answered as text shares the record's copy.
+fn text_body(text: &str, shared: Option<&Arc<str>>, media_type: Option<&str>) -> InterpretedBody {
     if text.len() > REPLY_BODY_LIMIT {
         return InterpretedBody {
             body: ReplayBody::Text(Arc::from(utf8_prefix(text, REPLY_BODY_LIMIT))),
@@ -118,12 +120,13 @@ fn text_body(text: &str, media_type: Option<&str>) -> InterpretedBody {
             truncated: true,
         };
     }
+    let whole = || shared.map_or_else(|| Arc::from(text), Arc::clone);
     let body = if media::is_json_like(media_type) {
         parse_safe_json(text)
             .map(ReplayBody::Json)
-            .unwrap_or_else(|| ReplayBody::Text(Arc::from(text)))
+            .unwrap_or_else(|| ReplayBody::Text(whole()))
     } else {
-        ReplayBody::Text(Arc::from(text))
+        ReplayBody::Text(whole())
     };
     InterpretedBody {
         body,
@@ -152,7 +155,7 @@ fn base64_body(base64: &str, media_type: Option<&str>) -> InterpretedBody {
         bytes.truncate(REPLY_BODY_LIMIT);
     }
     match std::str::from_utf8(&bytes) {
-        Ok(text) if !truncated => text_body(text, media_type),
+        Ok(text) if !truncated => text_body(text, None, media_type),
         Ok(text) => cut_text(text),
         Err(error) if truncated && error.error_len().is_none() => {
             cut_text(std::str::from_utf8(&bytes[..error.valid_up_to()]).unwrap_or_default())

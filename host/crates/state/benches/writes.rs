@@ -118,7 +118,7 @@ fn record(
         query,
         request: RecordRequest {
             body: request.map_or(Body::Missing, |body| Body::Text {
-                text: body.to_string(),
+                text: body.to_string().into(),
             }),
             headers: Vec::new(),
             http_version: None,
@@ -126,7 +126,7 @@ fn record(
         },
         response: RecordResponse {
             body: Body::Text {
-                text: body.to_string(),
+                text: body.to_string().into(),
             },
             headers: Vec::new(),
             http_version: None,

@@ -33,7 +33,7 @@
 use std::borrow::Borrow;
 use std::collections::BTreeSet;
 
-use rea_evidence::{Refusal, sha256_hex};
+use rea_evidence::{HashingWriter, Refusal, sha256_hex};
 use rea_manifest::Manifest;
 use rea_plugin_api::contracts::capture::CaptureRecord;
 use rea_plugin_api::json::{self, Json};
@@ -216,9 +216,22 @@ pub fn write_precomputed<R: Borrow<CaptureRecord>>(
     let mut written = Vec::with_capacity(counted.0 + MAX_HEADER_BYTES);
     serde_json::to_writer(&mut written, &body).map_err(failed)?;
     let mut body = written;
+    let line = header_line(facts, body.len() as u64, &sha256_hex(&body))?;
+    // The header goes in front of the body in place (no second copy of a large body).
+    body.reserve_exact(line.len());
+    body.splice(0..0, line);
+    Ok(body)
+}
+
+/// The header line (canonical JSON and a newline) of a body of `body_bytes` bytes and this SHA-256.
+fn header_line(
+    facts: &StateFacts<'_>,
+    body_bytes: u64,
+    body_sha256: &str,
+) -> Result<Vec<u8>, Refusal> {
     let header = Header {
-        body_bytes: body.len() as u64,
-        body_sha256: sha256_hex(&body),
+        body_bytes,
+        body_sha256: body_sha256.to_owned(),
         data_get_bytes: facts.data_get_bytes as u64,
         evidence_sha256: facts.evidence_sha256.to_owned(),
         format: PRECOMPUTED_FORMAT.to_owned(),
@@ -231,10 +244,94 @@ pub fn write_precomputed<R: Borrow<CaptureRecord>>(
     })?;
     let mut line = header.to_canonical_vec();
     line.push(b'\n');
-    // The header goes in front of the body in place (no second copy of a large body).
-    body.reserve_exact(line.len());
-    body.splice(0..0, line);
-    Ok(body)
+    Ok(line)
+}
+
+/// A derived state's file ready to be written ([`PrecomputedFile::write_to`]): its header, and
+/// the state and the records its body serializes as they are written, so the file's bytes are
+/// never held (the same bytes [`write_precomputed`] gives). Its body is serialized once when it is
+/// prepared (counted and hashed for the header) and once when it is written (checked against the
+/// header).
+#[derive(Debug)]
+pub struct PrecomputedFile {
+    header: Vec<u8>,
+    body_bytes: u64,
+    body_sha256: String,
+    state: StateView,
+    records: Vec<CaptureRecord>,
+}
+
+impl PartialEq for PrecomputedFile {
+    /// The header names the body's length and SHA-256: equal headers, equal files.
+    fn eq(&self, other: &Self) -> bool {
+        self.header == other.header
+    }
+}
+
+impl Eq for PrecomputedFile {}
+
+/// The buffer a precomputed body is serialized through (serde writes it piece by piece).
+const WRITE_BUFFER_BYTES: usize = 64 * 1024;
+
+/// Serializes the body of `state` and `records` to `out` through a buffer.
+fn write_body(
+    state: &StateView,
+    records: &[CaptureRecord],
+    out: &mut dyn std::io::Write,
+) -> std::io::Result<()> {
+    let records: Vec<&CaptureRecord> = records.iter().collect();
+    let body = BodyOut {
+        records: &records,
+        state,
+    };
+    let mut buffered = std::io::BufWriter::with_capacity(WRITE_BUFFER_BYTES, out);
+    serde_json::to_writer(&mut buffered, &body).map_err(std::io::Error::other)?;
+    std::io::Write::flush(&mut buffered)
+}
+
+impl PrecomputedFile {
+    /// Prepares the file of a derived state and the records it keeps ([`stored_ordinals`]).
+    pub fn prepare(
+        state: StateView,
+        records: Vec<CaptureRecord>,
+        facts: &StateFacts<'_>,
+    ) -> Result<Self, Refusal> {
+        let mut digest = HashingWriter::new(std::io::sink());
+        write_body(&state, &records, &mut digest).map_err(|error| {
+            Refusal::internal(format!("the derived state cannot be written: {error}"))
+        })?;
+        let (body_sha256, body_bytes) = digest.finish();
+        Ok(Self {
+            header: header_line(facts, body_bytes, &body_sha256)?,
+            body_bytes,
+            body_sha256,
+            state,
+            records,
+        })
+    }
+
+    /// The file's size in bytes.
+    pub fn len(&self) -> u64 {
+        self.header.len() as u64 + self.body_bytes
+    }
+
+    /// Whether the file is empty (never: it has a header).
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Writes the file to `out`; fails when the body written is not the one the header names.
+    pub fn write_to(&self, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+        out.write_all(&self.header)?;
+        let mut digest = HashingWriter::new(out);
+        write_body(&self.state, &self.records, &mut digest)?;
+        if digest.finish() != (self.body_sha256.clone(), self.body_bytes) {
+            return Err(std::io::Error::other(
+                "the derived state's body changed after its header was written",
+            ));
+        }
+        Ok(())
+    }
 }
 
 /// A writer that only counts the bytes written to it.

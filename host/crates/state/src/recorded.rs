@@ -141,7 +141,7 @@ fn recorded_body(body: &Body) -> RecordedBody {
         Body::Text { text } if text.trim().is_empty() => RecordedBody::None,
         Body::Text { text } => match serde_json::from_str::<Value>(text) {
             Ok(value) => RecordedBody::Json(value),
-            Err(_) => RecordedBody::Text(text.clone()),
+            Err(_) => RecordedBody::Text(text.to_string()),
         },
         Body::Base64 { .. } | Body::Excluded { .. } => RecordedBody::Opaque,
     }
@@ -318,7 +318,7 @@ mod tests {
     fn a_query_post_answers_the_recording_of_its_very_body() {
         let mut lookup = record(1, "POST", "/lookup", 200, json!({"found": "a"}));
         lookup.request.body = rea_plugin_api::contracts::capture::Body::Text {
-            text: r#"{"name": "a"}"#.to_owned(),
+            text: r#"{"name": "a"}"#.into(),
         };
         let fixture = derive(vec![record(0, "GET", "/posts", 200, posts()), lookup]);
         let answer = fixture.call("post_lookup", json!({"body": {"name": "a"}}));

@@ -100,6 +100,11 @@ impl StateService {
         &self.derived
     }
 
+    /// The derived state, the rest of the service dropped.
+    pub fn into_derived(self) -> StateView {
+        self.derived
+    }
+
     /// The derived state, indexed (what `data/reset` restores).
     pub fn initial(&self) -> &LiveState {
         &self.initial

@@ -782,7 +782,7 @@ mod tests {
     ) -> rea_plugin_api::contracts::capture::CaptureRecord {
         let mut search = record(ordinal, "POST", "/posts/search", 200, answer);
         search.request.body = rea_plugin_api::contracts::capture::Body::Text {
-            text: body.to_string(),
+            text: body.to_string().into(),
         };
         search
     }

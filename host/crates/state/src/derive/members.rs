@@ -249,7 +249,7 @@ mod tests {
     fn records() -> Vec<rea_plugin_api::contracts::capture::CaptureRecord> {
         let mut put = record(6, "PUT", "/packages/1", 200, package(1, "20"));
         put.request.body = Body::Text {
-            text: package(1, "20").to_string(),
+            text: package(1, "20").to_string().into(),
         };
         put.request.media_type = Some("application/json".to_owned());
         vec![

@@ -56,7 +56,7 @@ pub(crate) fn record(
             media_type: None,
         },
         response: RecordResponse {
-            body: Body::Text { text },
+            body: Body::Text { text: text.into() },
             headers: Vec::new(),
             http_version: Some("HTTP/1.1".to_owned()),
             media_type: Some(media_type.to_owned()),
@@ -1049,7 +1049,7 @@ fn documents_answer_their_checked_line() {
     // contract: STATE-006, STATE-062
     let mut profile = record(0, "GET", "/profile", 200, Value::Null);
     profile.response.body = Body::Text {
-        text: r#"{"theme": "light", "n": 1.50}"#.to_owned(),
+        text: r#"{"theme": "light", "n": 1.50}"#.into(),
     };
     let fixture = derive(vec![
         profile,
@@ -1862,7 +1862,7 @@ fn post_record(
 ) -> CaptureRecord {
     let mut record = record(ordinal, "POST", target, status, body);
     record.request.body = Body::Text {
-        text: request.to_string(),
+        text: request.to_string().into(),
     };
     record.request.media_type = Some("application/json".to_owned());
     record

@@ -57,7 +57,7 @@ fn record(
         request: RecordRequest {
             body: match &request {
                 Some(body) => Body::Text {
-                    text: body.to_string(),
+                    text: body.to_string().into(),
                 },
                 None => Body::Missing,
             },
@@ -66,7 +66,7 @@ fn record(
             media_type: request.as_ref().map(|_| "application/json".to_owned()),
         },
         response: RecordResponse {
-            body: Body::Text { text },
+            body: Body::Text { text: text.into() },
             headers: Vec::new(),
             http_version: Some("HTTP/1.1".to_owned()),
             media_type: Some("application/json".to_owned()),
@@ -369,7 +369,7 @@ fn each_withheld_reason_the_host_decides() {
         note(1, "b", "2026-01-01T00:00:00Z"),
     );
     form.request.body = Body::Text {
-        text: "text=b".to_owned(),
+        text: "text=b".into(),
     };
     form.request.media_type = Some("application/x-www-form-urlencoded".to_owned());
     records.push(form);
