@@ -319,7 +319,7 @@ fn served_body(plan: &WritePlan, schema: &mut rea_manifest::catalog::PropertySch
             .filter(|(_, member)| member.required)
             .map(|(name, _)| name.clone())
             .collect(),
-        closed: true,
+        closed: !body.open,
     });
 }
 
