@@ -396,33 +396,36 @@ pub fn all_related(manifest: &Manifest, timeline: &Timeline) -> Vec<RelatedWrite
 ///
 /// A `GET` of a literal path (no parameter) answering a JSON object, where a write tool of the
 /// manifest `PATCH`es, `PUT`s or `POST`s that same path, reads a document the application changes
-/// through that path (a settings section, `/api/config/{section}` spelled literally): its answer
-/// is taken to be what the seed held until a write of its path (or of a path above or below it)
-/// though writes of other paths the state does not model came before (a session create, a kernel
-/// restart). A document no write tool of its own path changes (a status, a count) may be derived
-/// from anything, so its window still ends at the first write of any kind.
+/// through that path (a settings section such as `/settings/editor`): its answer is taken to be
+/// what the seed held until a write of its path (or of a path above or below it), though writes
+/// of other paths the state does not model came before (a session create, a job started). A
+/// document no write tool of its own path changes (a status, a count) may be derived from
+/// anything, so its window still ends at the first write of any kind.
 pub fn own_path_ends(manifest: &Manifest, timeline: &Timeline) -> HashMap<u64, usize> {
-    let owned: Vec<usize> = (0..manifest.tools.len())
-        .filter(|index| owned_document_tool(manifest, timeline, *index))
-        .collect();
     let mut ends = HashMap::new();
-    for tool in owned {
+    for tool in 0..manifest.tools.len() {
+        if !owned_document_tool(manifest, timeline, tool) {
+            continue;
+        }
+        // The path is literal: every read of the tool names it, so its end is found once.
+        let path: Vec<String> = split_path(&manifest.tools[tool].path_template)
+            .into_iter()
+            .map(str::to_owned)
+            .collect();
+        let end = timeline
+            .by_ordinal
+            .values()
+            .filter(|write| closes_windows(manifest, timeline, write))
+            .filter(|write| nested_paths(&write.segments, &path))
+            .map(|write| write.position)
+            .min()
+            .unwrap_or(usize::MAX);
         for ordinal in &timeline.by_tool[tool] {
-            let Some(read) = timeline.get(*ordinal) else {
-                continue;
-            };
-            if !matches!(read.body, Some(Json::Object(_))) {
-                continue;
+            if let Some(read) = timeline.get(*ordinal)
+                && matches!(read.body, Some(Json::Object(_)))
+            {
+                ends.insert(read.ordinal, end);
             }
-            let end = timeline
-                .by_ordinal
-                .values()
-                .filter(|write| closes_windows(manifest, timeline, write))
-                .filter(|write| nested_paths(&write.segments, &read.segments))
-                .map(|write| write.position)
-                .min()
-                .unwrap_or(usize::MAX);
-            ends.insert(read.ordinal, end);
         }
     }
     ends
