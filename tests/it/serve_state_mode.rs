@@ -421,22 +421,32 @@ fn the_reads_the_state_backs_answer_from_it() {
 
 #[test]
 fn a_read_tool_whose_view_the_state_does_not_back_answers_its_recording() {
-    // jupyter_server's tracker config is no entity, list or document the state derives
-    // (`no-view`: read only after writes the state does not model): served from the state, that
-    // tool answers its recording; the contents root answers from the state.
+    // jupyter_server's checkpoint list is no entity, list or document the state derives
+    // (`no-view`: read only after the checkpoint create, a write the state does not model):
+    // served from the state, that tool answers its recording; the contents root answers from
+    // the state.
     let (server, url) = serve("jupyter_server", false);
     let capture = input_json("jupyter_server.capture.json");
-    let specs = capture["records"]
+    let path = "/api/contents/notes/standup.md/checkpoints";
+    let recorded: Vec<&Value> = capture["records"]
         .as_array()
         .unwrap()
         .iter()
-        .find(|record| record["method"] == "GET" && record["path"] == "/api/config/tracker")
-        .unwrap();
-    let answer = answer_of(&call_tool(&url, "get_config_tracker", &json!({})));
+        .filter(|record| record["method"] == "GET" && record["path"] == path)
+        .collect();
+    assert!(!recorded.is_empty());
+    let answer = answer_of(&call_tool(
+        &url,
+        "get_contents_checkpoints_by_content_id_and_segment_3",
+        &json!({"content_id": "notes", "segment_3": "standup.md"}),
+    ));
     // contract: REPLAY-003
     assert_eq!(answer["state"]["source"], "recording", "{answer}");
     assert_eq!(answer["replay"]["exact_match"], true, "{answer}");
-    assert_eq!(answer["replay"]["record_ordinal"], specs["ordinal"]);
+    let specs = recorded
+        .iter()
+        .find(|record| record["ordinal"] == answer["replay"]["record_ordinal"])
+        .unwrap_or_else(|| panic!("not a recorded checkpoint list: {answer}"));
     let text = specs["response"]["body"]["text"].as_str().unwrap();
     assert_eq!(answer["body"], serde_json::from_str::<Value>(text).unwrap());
     let root = answer_of(&call_tool(&url, "get_contents", &json!({})));

@@ -98,3 +98,35 @@ fn optuna_trial_notes_land_on_the_trial_the_path_names() {
     let (again, _) = served.call(read, path_arguments(&served, read, &["3"], None));
     assert_eq!(again["body"], detail["body"]);
 }
+
+/// The config section (`/api/config/tracker`) is first read after session and kernel writes the
+/// state does not model; a write of its own path (`PATCH`) makes it a document seen until that
+/// write. Its `PATCH`es are JSON merge patches (`editor` merged entry by entry, `null` removing
+/// `autosave`), confirmed by the reads after each, and the section held nothing before them, so a
+/// member no recorded call sent is accepted too.
+#[test]
+fn jupyter_config_patches_merge_the_section_past_unmodelled_writes() {
+    let served = serve_corpus_app("jupyter_server");
+    let state = served.state();
+    let view = state
+        .views
+        .iter()
+        .find(|view| view.path_template == "/api/config/tracker")
+        .expect("the config view");
+    assert!(
+        matches!(view.detail, rea_state::model::ViewDetail::Document(_)),
+        "{:?}",
+        view.detail
+    );
+    let plan = state
+        .write_plans
+        .iter()
+        .find(|plan| plan.method == "PATCH" && plan.path_template == "/api/config/tracker")
+        .expect("the config PATCH plan");
+    assert!(plan.served, "{:?}", plan.reason);
+    assert_eq!(plan.confirmed_by, [70, 72]);
+    let fields = plan.fields.as_ref().expect("the field model");
+    assert!(fields.null_removes);
+    assert!(fields.merged.contains_key("editor"), "{fields:?}");
+    assert!(plan.body.as_ref().is_some_and(|body| body.open));
+}

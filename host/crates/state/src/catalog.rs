@@ -322,7 +322,7 @@ fn served_body(plan: &WritePlan, schema: &mut rea_manifest::catalog::PropertySch
             .filter(|(name, member)| member.required && !answered.contains(*name))
             .map(|(name, _)| name.clone())
             .collect(),
-        closed: true,
+        closed: !body.open,
     });
 }
 

@@ -221,7 +221,7 @@ impl Timeline {
             .map(|observation| (observation.position, observation.ordinal))
             .collect();
         ordered.sort_unstable();
-        Self {
+        let mut timeline = Self {
             by_ordinal,
             by_tool,
             order,
@@ -229,6 +229,19 @@ impl Timeline {
             cutoff,
             ordered: ordered.into_iter().map(|(_, ordinal)| ordinal).collect(),
             reading_posts: reading,
+        };
+        // A document its own path writes is seen until the first write of that path.
+        let own_path = crate::derive::windows::own_path_ends(manifest, &timeline);
+        timeline.with_windows_in_place(own_path.into_iter());
+        timeline
+    }
+
+    /// Sets the windows of the observations named (ordinal, end position).
+    fn with_windows_in_place(&mut self, ends: impl Iterator<Item = (u64, usize)>) {
+        for (ordinal, end) in ends {
+            if let Some(observation) = self.by_ordinal.get_mut(&ordinal) {
+                observation.window_end = end;
+            }
         }
     }
 

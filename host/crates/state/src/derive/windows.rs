@@ -26,6 +26,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use rea_manifest::Manifest;
 use rea_manifest::segments::{fused_value, split_path, template_affixes};
+use rea_plugin_api::json::Json;
 
 use crate::derive::entities::{collection_key, item_segments};
 use crate::derive::lists::listed_collection;
@@ -263,6 +264,7 @@ pub fn window_ends(
         .iter()
         .map(|view| (view.tool.as_str(), view))
         .collect();
+    let own_path = own_path_ends(manifest, timeline);
     let mut ends = BTreeMap::new();
     for observation in timeline.by_ordinal.values() {
         if timeline.is_write(manifest, observation.tool) {
@@ -270,13 +272,20 @@ pub fn window_ends(
         }
         let tool = &manifest.tools[observation.tool];
         let scope = read_scope(by_tool.get(tool.name.as_str()).copied(), observation);
-        let mut end = firsts.all;
+        // A document its own path writes ends at the first write of its path; writes of
+        // everything (other paths the state does not model) are not taken to change it.
+        let owned = own_path.get(&observation.ordinal);
+        let mut end = match owned {
+            Some(own) => Some(*own),
+            None => firsts.all,
+        };
         let mut consider = |position: Option<&usize>| {
             if let Some(position) = position {
                 earliest(&mut end, *position);
             }
         };
         match &scope {
+            WriteScope::All if owned.is_some() => {}
             WriteScope::All => consider(first_any.as_ref()),
             WriteScope::Type {
                 entity_type,
@@ -380,6 +389,71 @@ pub fn all_related(manifest: &Manifest, timeline: &Timeline) -> Vec<RelatedWrite
             scope: WriteScope::All,
         })
         .collect()
+}
+
+/// Per read of a document its own path writes, the position its window ends at: the first write
+/// of its path, of a path below it or of a path above it.
+///
+/// A `GET` of a literal path (no parameter) answering a JSON object, where a write tool of the
+/// manifest `PATCH`es, `PUT`s or `POST`s that same path, reads a document the application changes
+/// through that path (a settings section such as `/settings/editor`): its answer is taken to be
+/// what the seed held until a write of its path (or of a path above or below it), though writes
+/// of other paths the state does not model came before (a session create, a job started). A
+/// document no write tool of its own path changes (a status, a count) may be derived from
+/// anything, so its window still ends at the first write of any kind.
+pub fn own_path_ends(manifest: &Manifest, timeline: &Timeline) -> HashMap<u64, usize> {
+    let mut ends = HashMap::new();
+    for tool in 0..manifest.tools.len() {
+        if !owned_document_tool(manifest, timeline, tool) {
+            continue;
+        }
+        // The path is literal: every read of the tool names it, so its end is found once.
+        let path: Vec<String> = split_path(&manifest.tools[tool].path_template)
+            .into_iter()
+            .map(str::to_owned)
+            .collect();
+        let end = timeline
+            .by_ordinal
+            .values()
+            .filter(|write| closes_windows(manifest, timeline, write))
+            .filter(|write| nested_paths(&write.segments, &path))
+            .map(|write| write.position)
+            .min()
+            .unwrap_or(usize::MAX);
+        for ordinal in &timeline.by_tool[tool] {
+            if let Some(read) = timeline.get(*ordinal)
+                && matches!(read.body, Some(Json::Object(_)))
+            {
+                ends.insert(read.ordinal, end);
+            }
+        }
+    }
+    ends
+}
+
+/// Whether a read tool's literal path is also the path of a `PATCH`, `PUT` or `POST` tool.
+fn owned_document_tool(manifest: &Manifest, timeline: &Timeline, index: usize) -> bool {
+    let tool = &manifest.tools[index];
+    if !tool.method.eq_ignore_ascii_case("GET") || tool.path_template.contains('{') {
+        return false;
+    }
+    let path = split_path(&tool.path_template);
+    manifest.tools.iter().enumerate().any(|(other, write)| {
+        ["PATCH", "PUT", "POST"]
+            .iter()
+            .any(|method| write.method.eq_ignore_ascii_case(method))
+            && split_path(&write.path_template) == path
+            && timeline.by_tool[other]
+                .iter()
+                .filter_map(|ordinal| timeline.get(*ordinal))
+                .any(|call| closes_windows(manifest, timeline, call))
+    })
+}
+
+/// Whether one path's segments are a prefix of the other's (the same path included).
+fn nested_paths(left: &[String], right: &[String]) -> bool {
+    let shorter = left.len().min(right.len());
+    left[..shorter] == right[..shorter]
 }
 
 /// Whether an observation is a write that may have changed the application: a write tool's

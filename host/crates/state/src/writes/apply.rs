@@ -23,7 +23,7 @@ use rea_plugin_api::contracts::rule::{
 use rea_plugin_api::json::{Json, Object};
 use serde_json::Value;
 
-use super::model::{Effect, PlanRule, ResponseKind, ResponseModel, WritePlan};
+use super::model::{Effect, FieldModel, PlanRule, ResponseKind, ResponseModel, WritePlan};
 use crate::derive::entities::collection_key;
 use crate::held::HeldAnswers;
 use crate::model::{Document, Entity};
@@ -940,9 +940,7 @@ fn document_written(
             *written = Json::Object(Object::new());
         }
         if let Json::Object(object) = written {
-            for (key, member) in sent.iter() {
-                object.insert(key, member.clone());
-            }
+            write_document_members(plan.fields.as_ref(), object, &sent);
         }
     }
     Ok(Document {
@@ -986,6 +984,23 @@ fn landing_pointers(
         .into_iter()
         .map(|element| format!("{element}{pointer}"))
         .collect())
+}
+
+/// Sets a document write's sent members into the object where they land: a member its calls
+/// showed merged entry by entry (`FieldModel::merged`), a `null` its calls showed removing the
+/// member (`FieldModel::null_removes`) removed, any other member as sent.
+fn write_document_members(fields: Option<&FieldModel>, object: &mut Object, sent: &Object) {
+    for (key, member) in sent.iter() {
+        let merged = fields.and_then(|fields| fields.merged.get(key));
+        if let (Some(gained), Json::Object(entries)) = (merged, member) {
+            let value = super::merged::merge_into(object.get(key), entries, gained);
+            object.insert(key, value);
+        } else if member.is_null() && fields.is_some_and(|fields| fields.null_removes) {
+            object.remove(key);
+        } else {
+            object.insert(key, member.clone());
+        }
+    }
 }
 
 impl Applying<'_, '_> {

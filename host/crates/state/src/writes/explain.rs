@@ -28,7 +28,11 @@ pub(super) fn document_pointer(sent: &Object, after: &Json) -> String {
     let Some(root) = after.as_object() else {
         return String::new();
     };
-    if sent.is_empty() || sent.iter().all(|(key, _)| root.contains_key(key)) {
+    if sent.is_empty()
+        || sent
+            .iter()
+            .all(|(key, value)| root.contains_key(key) || value.is_null())
+    {
         return String::new();
     }
     let holding: Vec<&str> = root
@@ -116,6 +120,17 @@ pub(crate) fn element_pointers(document: &Json, key: &str, id: &str) -> Vec<Stri
         }
     }
     pointers
+}
+
+/// Whether a document write sent `null` for a member the document held before (at the object
+/// where its writes land) and holds no more.
+fn sent_null_removed(sent: &Object, before: Option<&Json>, after: &Object, pointer: &str) -> bool {
+    let held = before.and_then(|before| before.pointer(pointer));
+    sent.iter().any(|(key, value)| {
+        value.is_null()
+            && !after.contains_key(key)
+            && held.is_some_and(|held| held.get(key).is_some())
+    })
 }
 
 /// What is left unexplained of one call: JSON pointer → the value after.
@@ -449,7 +464,14 @@ impl Explanation {
             }
         }
         let mut inside = Residual::new();
-        self.compare_sent(seen.sent, inner, &mut inside, Unstored::FirstValue);
+        // A sent `null` the document no longer holds removed the member (a JSON merge patch);
+        // another member not stored is fixed at its first value.
+        let unstored = if sent_null_removed(seen.sent, before, inner, &pointer) {
+            Unstored::NullRemoves
+        } else {
+            Unstored::FirstValue
+        };
+        self.compare_sent(seen.sent, inner, &mut inside, unstored);
         if let Some(Json::Object(before)) = before.and_then(|before| before.pointer(&pointer)) {
             self.kept_or_removed(seen.sent, before, inner, &mut inside);
         }

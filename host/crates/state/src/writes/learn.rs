@@ -611,7 +611,9 @@ fn learn_body(
         .calls
         .iter()
         .filter_map(|call| match &calls[*call].after {
-            After::Present(Json::Object(object)) => {
+            // A document's members are its fields: a sent object member the document holds
+            // (`editor` of a settings section) is a member written, not an envelope.
+            After::Present(Json::Object(object)) | After::Document(Json::Object(object)) => {
                 Some(object.keys().map(str::to_owned).collect::<Vec<_>>())
             }
             _ => None,
@@ -631,6 +633,7 @@ fn learn_body(
         .collect();
     body.members = member_models(&sent);
     body.options = envelope_options(&present, &body.envelope);
+    body.open = open_document(draft, calls, &body);
     // A `PATCH` update or document write changes what it sends and keeps the rest (HTTP's
     // partial modification): each member is optional, whatever the recorded calls happened to
     // send together.
@@ -653,6 +656,22 @@ fn learn_body(
         None => sent,
     };
     Ok((body, sent))
+}
+
+/// Whether a document write accepts members its calls did not send (see [`BodyModel::open`]):
+/// its body is the members (no envelope) and the document before its first recorded call was an
+/// empty object.
+fn open_document(draft: &Draft, calls: &[Call], body: &BodyModel) -> bool {
+    draft.plan.effect == Effect::Document
+        && body.envelope.is_empty()
+        && draft
+            .calls
+            .iter()
+            .map(|call| &calls[*call])
+            .min_by_key(|call| call.ordinal)
+            .and_then(|call| call.document_before.as_ref())
+            .and_then(Json::as_object)
+            .is_some_and(Object::is_empty)
 }
 
 /// The scalar members the bodies sent beside a top-level envelope (`/update`: `return`), each
@@ -970,7 +989,15 @@ fn response_of(
     {
         kind = ResponseKind::Recorded;
     }
-    let required_members = if member.is_some() {
+    // A whole document's answer is the document as written: no member is required of it.
+    let whole_document = draft.plan.effect == Effect::Document
+        && pointer.as_deref().unwrap_or("").is_empty()
+        && draft
+            .plan
+            .fields
+            .as_ref()
+            .is_none_or(|fields| fields.document_pointer.is_empty());
+    let required_members = if member.is_some() || whole_document {
         Vec::new()
     } else if matches!(kind, ResponseKind::Entity | ResponseKind::Projection) {
         required_members(draft, calls, kind, pointer.as_deref().unwrap_or(""), item)
@@ -1206,6 +1233,7 @@ fn learn_bulk(
             none: false,
             members: learned.members,
             options: Default::default(),
+            open: false,
         },
         None => BodyModel {
             bulk_ids: Some(layout),

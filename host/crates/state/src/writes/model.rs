@@ -399,6 +399,12 @@ pub struct BodyModel {
     /// such as `{"update": {…}, "return": true}`), by name: their recorded JSON types.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub options: BTreeMap<String, MemberModel>,
+    /// Whether a call may send members the recorded calls did not (of any JSON type): a whole
+    /// document's write whose document held nothing before the first recorded write, so every
+    /// member it holds is one a write sent and the application showed no member set of its own
+    /// (a settings section written by JSON merge patches).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub open: bool,
 }
 
 impl BodyModel {

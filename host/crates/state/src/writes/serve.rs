@@ -300,6 +300,9 @@ fn check_members(
     for (name, value) in members.iter() {
         let quoted = Json::String(name.to_owned()).to_canonical_string();
         let Some(member) = model.members.get(name) else {
+            if model.open {
+                continue;
+            }
             return Err(refuse(
                 plan,
                 &format!("the member {quoted} was never shown stored by this write"),

@@ -1000,6 +1000,122 @@ fn a_document_put_replaces_the_document_and_a_patch_merges() {
     assert_eq!(read["body"], json!({"theme": "dark", "lang": "en"}));
 }
 
+/// A settings section first read after a write the state does not model (a job started by an
+/// RPC-style `POST` no read shows), then written by JSON merge patches: objects merged entry by
+/// entry, `null` removing a member; and a status document no write of its own path changes. The
+/// section holds `seed`'s members before the writes (and after, untouched).
+fn settings_after_an_unmodelled_write(seed: &Value) -> Vec<CaptureRecord> {
+    let section = |members: Value| {
+        let mut whole = seed.clone();
+        for (key, value) in members.as_object().expect("members") {
+            whole[key] = value.clone();
+        }
+        whole
+    };
+    let first = json!({"theme": "dark", "autosave": 30, "keys": {"tab": 4}});
+    let second = json!({"theme": "dark", "keys": {"tab": 4, "wrap": true}});
+    vec![
+        get(0, "/status", 200, json!({"jobs": 0})),
+        record(
+            1,
+            "POST",
+            "/jobs/start",
+            Some(json!({"kind": "index"})),
+            202,
+            json!({"started": true}),
+        ),
+        get(2, "/status", 200, json!({"jobs": 1})),
+        get(3, "/config/editor", 200, section(json!({}))),
+        record(
+            4,
+            "PATCH",
+            "/config/editor",
+            Some(first.clone()),
+            200,
+            section(first.clone()),
+        ),
+        get(5, "/config/editor", 200, section(first)),
+        record(
+            6,
+            "PATCH",
+            "/config/editor",
+            Some(json!({"autosave": null, "keys": {"wrap": true}})),
+            200,
+            section(second.clone()),
+        ),
+        get(7, "/config/editor", 200, section(second)),
+    ]
+}
+
+#[test]
+fn a_document_its_own_path_writes_is_seen_past_unmodelled_writes_and_merge_patched() {
+    let fixture = derive(settings_after_an_unmodelled_write(&json!({})));
+    // The settings read after the unmodelled `POST` is the seed's document: its window ends at
+    // the first write of its own path only.
+    let settings = fixture
+        .state
+        .views
+        .iter()
+        .find(|view| view.tool == "get_config_editor")
+        .expect("the settings view");
+    assert!(
+        matches!(settings.detail, crate::model::ViewDetail::Document(_)),
+        "{:?}",
+        settings.detail
+    );
+    // The status document has no write of its own path: the `POST` may have changed it, so it
+    // keeps only the read before that write.
+    let status = fixture
+        .state
+        .views
+        .iter()
+        .find(|view| view.tool == "get_status")
+        .expect("the status view");
+    match &status.detail {
+        crate::model::ViewDetail::Document(document) => assert_eq!(document.record_ordinal, 0),
+        other => panic!("status: {other:?}"),
+    }
+    let patch = fixture.plan("patch_config_editor");
+    assert!(patch.served, "{:?}", patch.reason);
+    let fields = patch.fields.as_ref().expect("the field model");
+    assert!(fields.null_removes, "{fields:?}");
+    assert!(fields.merged.contains_key("keys"), "{fields:?}");
+    // The section held nothing before the first write: any member is accepted, stored as sent.
+    assert!(patch.body.as_ref().is_some_and(|body| body.open));
+    let (first, error) = fixture.call(
+        "patch_config_editor",
+        json!({"body": {"theme": "light", "keys": {"tab": 2}, "ruler": 80}}),
+    );
+    assert!(!error, "{first}");
+    assert_eq!(
+        first["body"],
+        json!({"theme": "light", "keys": {"tab": 2}, "ruler": 80})
+    );
+    let (second, error) = fixture.call(
+        "patch_config_editor",
+        json!({"body": {"ruler": null, "keys": {"wrap": false}}}),
+    );
+    assert!(!error, "{second}");
+    let merged = json!({"theme": "light", "keys": {"tab": 2, "wrap": false}});
+    assert_eq!(second["body"], merged);
+    let (read, _) = fixture.call("get_config_editor", json!({}));
+    assert_eq!(read["body"], merged);
+}
+
+#[test]
+fn a_document_holding_members_before_its_writes_refuses_a_member_never_sent() {
+    // The same section holding a member of its own before the first write: the application
+    // showed members it holds, so a member no call sent is refused, changing nothing.
+    let fixture = derive(settings_after_an_unmodelled_write(&json!({"lang": "en"})));
+    let patch = fixture.plan("patch_config_editor");
+    assert!(patch.served, "{:?}", patch.reason);
+    assert!(patch.body.as_ref().is_some_and(|body| !body.open));
+    let (refused, error) = fixture.call("patch_config_editor", json!({"body": {"ruler": 80}}));
+    assert!(error, "{refused}");
+    let (read, _) = fixture.call("get_config_editor", json!({}));
+    assert_eq!(read["body"], json!({"lang": "en"}));
+}
+
 /// A board list naming each board by `board_id`, and board details naming their board by path
 /// only, each with a versioned note.
 fn boards_with_notes() -> Vec<CaptureRecord> {
