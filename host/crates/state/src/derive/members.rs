@@ -13,7 +13,7 @@ use rea_plugin_api::json::Json;
 
 use super::Entities;
 use super::entities::item_segments;
-use crate::model::{MemberStep, MemberView};
+use crate::model::{MemberStep, MemberView, ViewDetail};
 use crate::observation::Timeline;
 
 /// How deep a member may sit in its entity.
@@ -205,8 +205,11 @@ pub fn member_of<'a>(
     steps: &[MemberStep],
     segments: &[&str],
 ) -> Option<&'a Json> {
-    steps.iter().try_fold(fields, |value, step| {
-        value.get(&step_key(fields, step, segments)?)
+    steps.iter().try_fold(fields, |value, step| match step {
+        MemberStep::Or(alternatives) => alternatives
+            .iter()
+            .find_map(|alternative| value.get(&step_key(fields, alternative, segments)?)),
+        _ => value.get(&step_key(fields, step, segments)?),
     })
 }
 
@@ -218,7 +221,90 @@ pub(crate) fn step_key(fields: &Json, step: &MemberStep, segments: &[&str]) -> O
         MemberStep::Via(steps) => member_of(fields, steps, segments)?
             .as_str()
             .map(str::to_owned),
+        MemberStep::Or(alternatives) => alternatives
+            .iter()
+            .find_map(|alternative| step_key(fields, alternative, segments)),
     }
+}
+
+/// Widens a member view's parameter step into a lookup where a sibling member view shows it:
+/// when another member view of the same entity differs from it only in one path segment, a
+/// literal there (`/{name}/latest` beside `/{name}/{version}`), and answers through a lookup
+/// naming that literal where this view steps by the segment (`versions[dist-tags[latest]]`
+/// beside `versions[version]`), the segment may name a key of either map: the step becomes the
+/// segment, else the lookup by the segment (`/{name}/next` answers `versions[dist-tags[next]]`).
+pub fn widen_lookups(manifest: &Manifest, details: &mut [Option<ViewDetail>]) {
+    let templates: Vec<Vec<String>> = manifest
+        .tools
+        .iter()
+        .map(|tool| {
+            item_segments(&split_path(&tool.path_template))
+                .iter()
+                .map(|segment| (*segment).to_owned())
+                .collect()
+        })
+        .collect();
+    let widened: Vec<(usize, usize, MemberStep)> = details
+        .iter()
+        .enumerate()
+        .filter_map(|(index, detail)| match detail {
+            Some(ViewDetail::Member(view)) => Some((index, view)),
+            _ => None,
+        })
+        .flat_map(|(index, view)| {
+            view.steps.iter().enumerate().filter_map({
+                let (templates, details) = (&templates, &*details);
+                move |(at, step)| {
+                    let MemberStep::Segment(segment) = step else {
+                        return None;
+                    };
+                    let lookup = sibling_lookup(details, templates, (index, view), (at, *segment))?;
+                    Some((index, at, MemberStep::Or(vec![step.clone(), lookup])))
+                }
+            })
+        })
+        .collect();
+    for (index, at, step) in widened {
+        if let Some(Some(ViewDetail::Member(view))) = details.get_mut(index) {
+            view.steps[at] = step;
+        }
+    }
+}
+
+/// The lookup by segment `segment` a sibling member view of `view` shows at step `at` (see
+/// [`widen_lookups`]).
+fn sibling_lookup(
+    details: &[Option<ViewDetail>],
+    templates: &[Vec<String>],
+    (index, view): (usize, &MemberView),
+    (at, segment): (usize, usize),
+) -> Option<MemberStep> {
+    let own = &templates[index];
+    details.iter().enumerate().find_map(|(other, detail)| {
+        let Some(ViewDetail::Member(sibling)) = detail else {
+            return None;
+        };
+        let theirs = &templates[other];
+        let literal = theirs.get(segment)?;
+        let fits = other != index
+            && sibling.entity_type == view.entity_type
+            && sibling.entity_segment == view.entity_segment
+            && theirs.len() == own.len()
+            && !literal.contains('{')
+            && own.get(segment).is_some_and(|mine| mine.contains('{'))
+            && (0..own.len()).all(|j| j == segment || own[j] == theirs[j])
+            && sibling.steps.len() == view.steps.len()
+            && (0..view.steps.len()).all(|j| j == at || sibling.steps[j] == view.steps[j]);
+        let MemberStep::Via(path) = sibling.steps.get(at).filter(|_| fits)? else {
+            return None;
+        };
+        let (last, before) = path.split_last()?;
+        (*last == MemberStep::Key(literal.clone())).then(|| {
+            let mut widened = before.to_vec();
+            widened.push(MemberStep::Segment(segment));
+            MemberStep::Via(widened)
+        })
+    })
 }
 
 #[cfg(test)]

@@ -496,6 +496,7 @@ impl Builder<'_> {
             );
         }
         self.members_of_other_types();
+        members::widen_lookups(self.manifest, &mut self.details);
     }
 
     /// The GET read tools, in manifest order; other read tools (and posts that only read)
