@@ -503,6 +503,72 @@ mod tests {
     }
 
     #[test]
+    fn a_sibling_lookup_by_a_literal_widens_the_key_step_to_either_map() {
+        // `/packages/1/versions/latest` answers `versions[tags[latest]]` beside the version
+        // tool's `versions[n]`: a version tool's key may name a tag too.
+        let mut records = records();
+        records.insert(
+            6,
+            record(
+                9,
+                "GET",
+                "/packages/1/versions/latest",
+                200,
+                package(1, "10")["versions"]["10"].clone(),
+            ),
+        );
+        let records: Vec<_> = records
+            .into_iter()
+            .enumerate()
+            .map(|(ordinal, mut renumbered)| {
+                let like = record(ordinal as u64, "GET", "/", 200, json!({}));
+                renumbered.ordinal = like.ordinal;
+                renumbered.pointer = like.pointer;
+                renumbered.started = like.started;
+                renumbered
+            })
+            .collect();
+        let fixture = derive(records);
+        let ViewDetail::Member(latest) = fixture.view("get_packages_versions_latest_by_package_id")
+        else {
+            panic!("latest")
+        };
+        assert_eq!(
+            latest.steps[1],
+            MemberStep::Via(vec![
+                MemberStep::Key("tags".to_owned()),
+                MemberStep::Key("latest".to_owned())
+            ])
+        );
+        let ViewDetail::Member(version) = fixture.view(VERSION_TOOL) else {
+            panic!("version: {:?}", fixture.view(VERSION_TOOL))
+        };
+        assert_eq!(
+            version.steps,
+            vec![
+                MemberStep::Key("versions".to_owned()),
+                MemberStep::Or(vec![
+                    MemberStep::Segment(3),
+                    MemberStep::Via(vec![
+                        MemberStep::Key("tags".to_owned()),
+                        MemberStep::Segment(3)
+                    ])
+                ])
+            ]
+        );
+        let fields = package(2, "20");
+        let fields = rea_plugin_api::json::parse(fields.to_string().as_bytes()).unwrap();
+        let at = |key: &str| {
+            super::member_of(&fields, &version.steps, &["packages", "2", "versions", key])
+                .map(|found| String::from_utf8(found.to_canonical_vec()).unwrap())
+        };
+        // A version key, else a tag naming one; neither names nothing.
+        assert_eq!(at("10").as_deref(), Some(r#"{"n":"10","size":2}"#));
+        assert_eq!(at("latest").as_deref(), Some(r#"{"n":"20","size":3}"#));
+        assert_eq!(at("beta"), None);
+    }
+
+    #[test]
     fn a_lookup_naming_no_string_names_no_member() {
         let fields = package(1, "10");
         let fields = rea_plugin_api::json::parse(fields.to_string().as_bytes()).unwrap();
