@@ -423,13 +423,22 @@ pub(crate) fn neutral_names(timeline: &Timeline, tool: usize) -> BTreeSet<String
         .all(tool)
         .filter(|read| read.is_success() && read.body.is_some())
         .collect();
+    // Per path, the (status, body) of its plain reads.
+    let mut plain: BTreeMap<&str, Vec<(u16, &Json)>> = BTreeMap::new();
+    for read in reads.iter().filter(|read| read.query.is_none()) {
+        if let Some(body) = &read.body {
+            plain
+                .entry(read.path.as_str())
+                .or_default()
+                .push((read.status, body));
+        }
+    }
     let mut shown = BTreeSet::new();
     for read in reads.iter().filter(|read| !read.pairs().is_empty()) {
-        let alike = reads.iter().any(|plain| {
-            plain.query.is_none()
-                && plain.path == read.path
-                && plain.status == read.status
-                && plain.body == read.body
+        let alike = plain.get(read.path.as_str()).is_some_and(|answers| {
+            answers
+                .iter()
+                .any(|(status, body)| *status == read.status && read.body.as_ref() == Some(*body))
         });
         if alike {
             shown.extend(read.pairs().iter().map(|(name, _)| name.clone()));
