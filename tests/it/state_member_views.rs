@@ -54,11 +54,19 @@ fn verdaccio_versions_and_dist_tags_are_members_of_the_package_document() {
     let version = member_view(&served, VERSION_TOOL);
     let tags = member_view(&served, TAGS_TOOL);
     assert_eq!(version.entity_type, tags.entity_type);
+    // The version segment names a version, else a tag (`/{name}/latest` beside it looks the
+    // version up through `dist-tags`).
     assert_eq!(
         version.steps,
         vec![
             MemberStep::Key("versions".to_owned()),
-            MemberStep::Segment(1)
+            MemberStep::Or(vec![
+                MemberStep::Segment(1),
+                MemberStep::Via(vec![
+                    MemberStep::Key("dist-tags".to_owned()),
+                    MemberStep::Segment(1)
+                ])
+            ])
         ]
     );
     assert_eq!(tags.steps, vec![MemberStep::Key("dist-tags".to_owned())]);

@@ -406,6 +406,11 @@ pub struct ItemView {
     /// otherwise (`unrestated-query`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub restated_query: Vec<String>,
+    /// Query parameters the capture shows changing nothing of the answer (a read naming them
+    /// answered as the plain read of its path did: `?write=true`; see
+    /// [`crate::derive::items::neutral_names`]): a read naming only these shows the entity.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub neutral_query: Vec<String>,
     /// Query pairs whose answer shows a digest of a member's text (see [`crate::digests`]): a
     /// call naming one the view would otherwise replay answers the entity with the digest.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -837,6 +842,10 @@ pub enum MemberStep {
     /// The string another member of the entity holds, named by steps from the entity's root
     /// (literal keys and path segments): `versions[dist-tags[tag]]`, the version a tag names.
     Via(Vec<MemberStep>),
+    /// The first of these steps naming a key the member holds: `versions[version]`, else
+    /// `versions[dist-tags[version]]` (a segment naming a version or a tag; see
+    /// [`crate::derive::members::widen_lookups`]).
+    Or(Vec<MemberStep>),
 }
 
 /// A document view.

@@ -36,6 +36,9 @@ pub struct ItemPlan {
     pub id_pattern: String,
     /// How calls name the entity.
     pub key: ItemKey,
+    /// The query parameters the capture shows changing nothing of the answer (see
+    /// [`neutral_names`]): a read naming only these shows the entity as a plain read does.
+    pub neutral: BTreeSet<String>,
 }
 
 /// The preference of an identity field name (lower is better).
@@ -141,6 +144,7 @@ pub fn plan(
         last,
         id_pattern: template[last].to_owned(),
         key: ItemKey::Path,
+        neutral: neutral_names(timeline, index),
     })
 }
 
@@ -315,6 +319,7 @@ fn query_plan(
         last,
         id_pattern: String::new(),
         key: ItemKey::Query { parameter, field },
+        neutral: BTreeSet::new(),
     })
 }
 
@@ -390,15 +395,56 @@ fn query_identity(field: &str, objects: &[&Json], everywhere: impl Fn(&str) -> b
     ids.into_iter().next().unwrap_or_else(|| field.to_owned())
 }
 
-/// Whether a read names its entity and nothing else: no query for a path key, only the key
+/// Whether a read names its entity and nothing else: no query (or only `neutral` parameters,
+/// see [`neutral_names`]) for a path key, only the key
 /// parameter for a query key (what seeds entities and picks the envelope).
-pub(crate) fn is_plain(key: &ItemKey, observation: &Observation) -> bool {
+pub(crate) fn is_plain(
+    key: &ItemKey,
+    neutral: &BTreeSet<String>,
+    observation: &Observation,
+) -> bool {
     match key {
-        ItemKey::Path => observation.query.is_none(),
+        ItemKey::Path => observation
+            .pairs()
+            .iter()
+            .all(|(name, _)| neutral.contains(name)),
         ItemKey::Query { parameter, .. } => {
             observation.pairs().len() == 1 && observation.pairs()[0].0 == *parameter
         }
     }
+}
+
+/// The query parameters of a path-keyed item tool that the capture shows changing nothing of
+/// the answer: a read of a path naming them answered exactly as a read of that path without a
+/// query did (`?write=true` beside the plain read: the same status and body, a document whose
+/// revision two writes would have changed).
+pub(crate) fn neutral_names(timeline: &Timeline, tool: usize) -> BTreeSet<String> {
+    let reads: Vec<&Observation> = timeline
+        .all(tool)
+        .filter(|read| read.is_success() && read.body.is_some())
+        .collect();
+    // Per path, the (status, body) of its plain reads.
+    let mut plain: BTreeMap<&str, Vec<(u16, &Json)>> = BTreeMap::new();
+    for read in reads.iter().filter(|read| read.query.is_none()) {
+        if let Some(body) = &read.body {
+            plain
+                .entry(read.path.as_str())
+                .or_default()
+                .push((read.status, body));
+        }
+    }
+    let mut shown = BTreeSet::new();
+    for read in reads.iter().filter(|read| !read.pairs().is_empty()) {
+        let alike = plain.get(read.path.as_str()).is_some_and(|answers| {
+            answers
+                .iter()
+                .any(|(status, body)| *status == read.status && read.body.as_ref() == Some(*body))
+        });
+        if alike {
+            shown.extend(read.pairs().iter().map(|(name, _)| name.clone()));
+        }
+    }
+    shown
 }
 
 /// The collection an item read names: its path before the identity segment.
@@ -470,7 +516,7 @@ pub fn seed(timeline: &Timeline, plan: &ItemPlan, entities: &mut Entities) {
         let Some((object, id)) = entity_of(plan, observation) else {
             continue;
         };
-        if !is_plain(&plan.key, observation)
+        if !is_plain(&plan.key, &plan.neutral, observation)
             && !query_restates_entity(&plan.key, observation.pairs(), object)
         {
             continue;
@@ -517,7 +563,7 @@ pub fn verify(timeline: &Timeline, plan: ItemPlan, entities: &mut Entities) -> V
     let envelope = passing
         .iter()
         .rev()
-        .find(|line| is_plain(&plan.key, line))
+        .find(|line| is_plain(&plan.key, &plan.neutral, line))
         .unwrap_or(&passing[passing.len() - 1]);
     let per_response_members = differing_envelope_members(&plan.entity_pointer, passing);
     if renders_oversize(&plan, passing, envelope) {
@@ -545,6 +591,7 @@ pub fn verify(timeline: &Timeline, plan: ItemPlan, entities: &mut Entities) -> V
         projected_record_ordinals: matched.projected_record_ordinals,
         projections: matched.projections,
         restated_query,
+        neutral_query: plan.neutral.iter().cloned().collect(),
         digests: Vec::new(),
         selection: None,
         relations: Vec::new(),
@@ -692,7 +739,7 @@ fn required_fields(
     for observation in timeline.all(plan.tool) {
         if timeline.is_checked(observation)
             || !observation.is_success()
-            || !is_plain(&plan.key, observation)
+            || !is_plain(&plan.key, &plan.neutral, observation)
         {
             continue;
         }

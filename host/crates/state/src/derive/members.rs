@@ -13,7 +13,7 @@ use rea_plugin_api::json::Json;
 
 use super::Entities;
 use super::entities::item_segments;
-use crate::model::{MemberStep, MemberView};
+use crate::model::{MemberStep, MemberView, ViewDetail};
 use crate::observation::Timeline;
 
 /// How deep a member may sit in its entity.
@@ -205,8 +205,11 @@ pub fn member_of<'a>(
     steps: &[MemberStep],
     segments: &[&str],
 ) -> Option<&'a Json> {
-    steps.iter().try_fold(fields, |value, step| {
-        value.get(&step_key(fields, step, segments)?)
+    steps.iter().try_fold(fields, |value, step| match step {
+        MemberStep::Or(alternatives) => alternatives
+            .iter()
+            .find_map(|alternative| value.get(&step_key(fields, alternative, segments)?)),
+        _ => value.get(&step_key(fields, step, segments)?),
     })
 }
 
@@ -218,7 +221,90 @@ pub(crate) fn step_key(fields: &Json, step: &MemberStep, segments: &[&str]) -> O
         MemberStep::Via(steps) => member_of(fields, steps, segments)?
             .as_str()
             .map(str::to_owned),
+        MemberStep::Or(alternatives) => alternatives
+            .iter()
+            .find_map(|alternative| step_key(fields, alternative, segments)),
     }
+}
+
+/// Widens a member view's parameter step into a lookup where a sibling member view shows it:
+/// when another member view of the same entity differs from it only in one path segment, a
+/// literal there (`/{name}/latest` beside `/{name}/{version}`), and answers through a lookup
+/// naming that literal where this view steps by the segment (`versions[dist-tags[latest]]`
+/// beside `versions[version]`), the segment may name a key of either map: the step becomes the
+/// segment, else the lookup by the segment (`/{name}/next` answers `versions[dist-tags[next]]`).
+pub fn widen_lookups(manifest: &Manifest, details: &mut [Option<ViewDetail>]) {
+    let templates: Vec<Vec<String>> = manifest
+        .tools
+        .iter()
+        .map(|tool| {
+            item_segments(&split_path(&tool.path_template))
+                .iter()
+                .map(|segment| (*segment).to_owned())
+                .collect()
+        })
+        .collect();
+    let widened: Vec<(usize, usize, MemberStep)> = details
+        .iter()
+        .enumerate()
+        .filter_map(|(index, detail)| match detail {
+            Some(ViewDetail::Member(view)) => Some((index, view)),
+            _ => None,
+        })
+        .flat_map(|(index, view)| {
+            view.steps.iter().enumerate().filter_map({
+                let (templates, details) = (&templates, &*details);
+                move |(at, step)| {
+                    let MemberStep::Segment(segment) = step else {
+                        return None;
+                    };
+                    let lookup = sibling_lookup(details, templates, (index, view), (at, *segment))?;
+                    Some((index, at, MemberStep::Or(vec![step.clone(), lookup])))
+                }
+            })
+        })
+        .collect();
+    for (index, at, step) in widened {
+        if let Some(Some(ViewDetail::Member(view))) = details.get_mut(index) {
+            view.steps[at] = step;
+        }
+    }
+}
+
+/// The lookup by segment `segment` a sibling member view of `view` shows at step `at` (see
+/// [`widen_lookups`]).
+fn sibling_lookup(
+    details: &[Option<ViewDetail>],
+    templates: &[Vec<String>],
+    (index, view): (usize, &MemberView),
+    (at, segment): (usize, usize),
+) -> Option<MemberStep> {
+    let own = &templates[index];
+    details.iter().enumerate().find_map(|(other, detail)| {
+        let Some(ViewDetail::Member(sibling)) = detail else {
+            return None;
+        };
+        let theirs = &templates[other];
+        let literal = theirs.get(segment)?;
+        let fits = other != index
+            && sibling.entity_type == view.entity_type
+            && sibling.entity_segment == view.entity_segment
+            && theirs.len() == own.len()
+            && !literal.contains('{')
+            && own.get(segment).is_some_and(|mine| mine.contains('{'))
+            && (0..own.len()).all(|j| j == segment || own[j] == theirs[j])
+            && sibling.steps.len() == view.steps.len()
+            && (0..view.steps.len()).all(|j| j == at || sibling.steps[j] == view.steps[j]);
+        let MemberStep::Via(path) = sibling.steps.get(at).filter(|_| fits)? else {
+            return None;
+        };
+        let (last, before) = path.split_last()?;
+        (*last == MemberStep::Key(literal.clone())).then(|| {
+            let mut widened = before.to_vec();
+            widened.push(MemberStep::Segment(segment));
+            MemberStep::Via(widened)
+        })
+    })
 }
 
 #[cfg(test)]
@@ -414,6 +500,72 @@ mod tests {
         let answer = fixture.call(tool, json!({"package_id": "1"}));
         assert_eq!(answer["body"], json!({"n": "10", "size": 1}), "{answer}");
         assert_eq!(answer["state"]["source"], "state", "{answer}");
+    }
+
+    #[test]
+    fn a_sibling_lookup_by_a_literal_widens_the_key_step_to_either_map() {
+        // `/packages/1/versions/latest` answers `versions[tags[latest]]` beside the version
+        // tool's `versions[n]`: a version tool's key may name a tag too.
+        let mut records = records();
+        records.insert(
+            6,
+            record(
+                9,
+                "GET",
+                "/packages/1/versions/latest",
+                200,
+                package(1, "10")["versions"]["10"].clone(),
+            ),
+        );
+        let records: Vec<_> = records
+            .into_iter()
+            .enumerate()
+            .map(|(ordinal, mut renumbered)| {
+                let like = record(ordinal as u64, "GET", "/", 200, json!({}));
+                renumbered.ordinal = like.ordinal;
+                renumbered.pointer = like.pointer;
+                renumbered.started = like.started;
+                renumbered
+            })
+            .collect();
+        let fixture = derive(records);
+        let ViewDetail::Member(latest) = fixture.view("get_packages_versions_latest_by_package_id")
+        else {
+            panic!("latest")
+        };
+        assert_eq!(
+            latest.steps[1],
+            MemberStep::Via(vec![
+                MemberStep::Key("tags".to_owned()),
+                MemberStep::Key("latest".to_owned())
+            ])
+        );
+        let ViewDetail::Member(version) = fixture.view(VERSION_TOOL) else {
+            panic!("version: {:?}", fixture.view(VERSION_TOOL))
+        };
+        assert_eq!(
+            version.steps,
+            vec![
+                MemberStep::Key("versions".to_owned()),
+                MemberStep::Or(vec![
+                    MemberStep::Segment(3),
+                    MemberStep::Via(vec![
+                        MemberStep::Key("tags".to_owned()),
+                        MemberStep::Segment(3)
+                    ])
+                ])
+            ]
+        );
+        let fields = package(2, "20");
+        let fields = rea_plugin_api::json::parse(fields.to_string().as_bytes()).unwrap();
+        let at = |key: &str| {
+            super::member_of(&fields, &version.steps, &["packages", "2", "versions", key])
+                .map(|found| String::from_utf8(found.to_canonical_vec()).unwrap())
+        };
+        // A version key, else a tag naming one; neither names nothing.
+        assert_eq!(at("10").as_deref(), Some(r#"{"n":"10","size":2}"#));
+        assert_eq!(at("latest").as_deref(), Some(r#"{"n":"20","size":3}"#));
+        assert_eq!(at("beta"), None);
     }
 
     #[test]

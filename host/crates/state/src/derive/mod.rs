@@ -540,7 +540,9 @@ impl Builder<'_> {
     /// views: the entity is what writes change, so the member follows them. Their own type
     /// keeps no item view, and when no other view renders it, it is no type at all: its
     /// entities were members of the other type's (`/{name}/{version}` read as an item of a
-    /// collection `/{name}` would make a write to `/{name}` a bulk write of versions).
+    /// collection `/{name}` would make a write to `/{name}` a bulk write of versions). Then a
+    /// member view's key step that a sibling view looks up through another map widens to
+    /// either map ([`members::widen_lookups`]).
     fn members_of_other_types(&mut self) {
         for index in 0..self.details.len() {
             let Some(ViewDetail::Item(item)) = &self.details[index] else {
@@ -567,6 +569,7 @@ impl Builder<'_> {
                 self.entities.retire_type(&own);
             }
         }
+        members::widen_lookups(self.manifest, &mut self.details);
     }
 }
 

@@ -448,7 +448,7 @@ fn a_write_ends_only_the_windows_of_what_it_relates_to() {
                 &crate::model::WriteScope::Type {
                     entity_type: "/users".to_owned(),
                     collection: Some("/users".to_owned()),
-                    entity: None,
+                    entity: Some("1".to_owned()),
                 }
             ),
         ]
@@ -497,6 +497,98 @@ fn a_write_ends_only_the_windows_of_what_it_relates_to() {
         .filter(|ordinal| timeline.is_checked(timeline.get(*ordinal).unwrap()))
         .collect();
     assert_eq!(checked, vec![4, 5]);
+}
+
+#[test]
+fn an_item_write_ends_only_the_windows_of_the_entity_its_path_names() {
+    // contract: STATE-003
+    let user = |id: u64, name: &str| json!({"id": id, "name": name});
+    let mut patch = record(1, "PATCH", "/users/1", 200, user(1, "ann"));
+    patch.request.body = Body::Text {
+        text: json!({"name": "ann"}).to_string(),
+    };
+    patch.request.media_type = Some("application/json".to_owned());
+    let records = vec![
+        record(0, "GET", "/users/1", 200, user(1, "ana")),
+        patch,
+        record(2, "GET", "/users/1", 200, user(1, "ann")),
+        // First read after the write of user 1: user 2 is what the state starts from.
+        record(3, "GET", "/users/2", 200, user(2, "bo")),
+        // A read of the whole collection shows the write.
+        record(
+            4,
+            "GET",
+            "/users",
+            200,
+            json!([user(1, "ann"), user(2, "bo")]),
+        ),
+    ];
+    let fixture = derive(records.clone());
+    let plan = fixture.state.write_plan("patch_users_by_id").expect("plan");
+    assert!(plan.served, "{plan:?}");
+    assert_eq!(
+        fixture.state.related_writes[0].scope,
+        crate::model::WriteScope::Type {
+            entity_type: "/users".to_owned(),
+            collection: Some("/users".to_owned()),
+            entity: Some("1".to_owned()),
+        }
+    );
+    let names: Vec<&str> = fixture
+        .state
+        .entities
+        .iter()
+        .filter_map(|entity| entity.fields.get("name").and_then(|name| name.as_str()))
+        .collect();
+    assert_eq!(names, vec!["ana", "bo"]);
+    let timeline =
+        crate::observation::Timeline::for_state(&fixture.manifest, &records, &fixture.state);
+    let checked: Vec<u64> = [2, 3, 4]
+        .into_iter()
+        .filter(|ordinal| timeline.is_checked(timeline.get(*ordinal).unwrap()))
+        .collect();
+    assert_eq!(checked, vec![3]);
+}
+
+#[test]
+fn a_query_answering_as_the_plain_read_of_its_path_seeds_the_entity() {
+    // contract: STATE-003
+    let user = |id: u64, name: &str| json!({"id": id, "name": name});
+    let fixture = derive(vec![
+        record(0, "GET", "/users/1", 200, user(1, "ana")),
+        record(
+            1,
+            "GET",
+            "/users/1?expand=posts",
+            200,
+            json!({"id": 1, "name": "ana", "posts": []}),
+        ),
+        // The only read of user 2 before the write names `write=true`, which a read of user 1
+        // shows changing nothing.
+        record(2, "GET", "/users/2?write=true", 200, user(2, "bo")),
+        record(3, "GET", "/users/1?write=true", 200, user(1, "ana")),
+        record(4, "POST", "/rpc/rename", 200, json!({"ok": true})),
+        record(5, "GET", "/users/2", 200, user(2, "bob")),
+    ]);
+    let ViewDetail::Item(item) = fixture.view("get_users_by_id") else {
+        panic!("item: {:?}", fixture.view("get_users_by_id"))
+    };
+    // `expand` answered otherwise than the plain read: not neutral, a variant.
+    assert_eq!(item.neutral_query, vec!["write".to_owned()]);
+    assert_eq!(
+        item.projected_query_keys.get("expand").map(String::as_str),
+        Some("variant")
+    );
+    let names: Vec<&str> = fixture
+        .state
+        .entities
+        .iter()
+        .filter_map(|entity| entity.fields.get("name").and_then(|name| name.as_str()))
+        .collect();
+    assert_eq!(names, vec!["ana", "bo"]);
+    let answer = fixture.call("get_users_by_id", json!({"id": "2", "write": "true"}));
+    assert_eq!(answer["body"], user(2, "bo"), "{answer}");
+    assert_eq!(answer["state"]["source"], "state", "{answer}");
 }
 
 #[test]

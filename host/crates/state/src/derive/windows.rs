@@ -7,8 +7,8 @@
 //! unlinked call, a plan withheld as `side-effect`, a write that did not answer `2xx` without
 //! failing); a write to a path an item view reads also relates to the entity that path names (a
 //! `PUT /{name}` publishing a version writes the package document `GET /{name}` reads: that one
-//! entity). A member write (one key of a map an entity holds) relates to the one entity its path
-//! names. A read shows the entities of its item or list view's type (an item or member read: the
+//! entity). A member write (one key of a map an entity holds), and a write of one item its path
+//! names (an update, a create by `PUT`, a delete), relate to the one entity its path names. A read shows the entities of its item or list view's type (an item or member read: the
 //! entity its path names, in the collection it names; a list read: the collection its path names
 //! when the path fits the type's template, else every collection of the type), its document
 //! view's document, or, for a read no such view explains, everything. Its window ends at the first

@@ -125,6 +125,92 @@ pub(crate) fn resolve(
     if acts { action } else { classified }
 }
 
+/// A `PUT` or `DELETE` of an item path plus a literal and a parameter segment (`/{name}/-rev/{rev}`)
+/// whose every successful call names, in that last segment, the value a top-level member of the
+/// entity held as the latest read of it before the call showed (its revision, `_rev`): an update
+/// or delete of the entity the item segment names, as an action route would be, and confirmed
+/// as one ([`resolve`]). The revision is a token the call names; the capture shows no call naming
+/// a stale one, so what that answers is not known and it is not checked.
+pub(crate) fn revision_route(
+    manifest: &Manifest,
+    timeline: &Timeline,
+    views: &Views,
+    index: usize,
+    classified: &Classified,
+) -> Option<Classified> {
+    let unplaced = TargetKind::Linked {
+        literal: false,
+        action_at: None,
+    };
+    let tool = &manifest.tools[index];
+    let written = split_path(&tool.path_template);
+    let is_parameter = |at: usize| {
+        written
+            .get(at)
+            .is_some_and(|segment| rea_manifest::segments::template_affixes(segment).is_some())
+    };
+    let at = written.len().checked_sub(3)?;
+    if classified.kind != unplaced || !is_parameter(at) || is_parameter(at + 1) {
+        return None;
+    }
+    let mut calls = timeline
+        .all(index)
+        .filter(|call| call.is_success())
+        .peekable();
+    calls.peek()?;
+    let named = |call: &Observation, segment| {
+        target::segment_value(&tool.path_template, &call.segments, segment)
+    };
+    calls
+        .all(|call| {
+            let (Some(id), Some(revision)) = (named(call, at), named(call, at + 2)) else {
+                return false;
+            };
+            held_before(timeline, views, call, &id)
+                .is_some_and(|entity| holds_scalar(entity, &revision))
+        })
+        .then(|| Classified {
+            kind: TargetKind::Linked {
+                literal: false,
+                action_at: Some(at),
+            },
+            ..classified.clone()
+        })
+}
+
+/// The entity `id` as the latest successful item read before `call` showed it.
+fn held_before<'a>(
+    timeline: &'a Timeline,
+    views: &Views,
+    call: &Observation,
+    id: &str,
+) -> Option<&'a rea_plugin_api::json::Json> {
+    timeline.ordered[..call.position]
+        .iter()
+        .rev()
+        .filter_map(|ordinal| timeline.get(*ordinal))
+        .filter(|read| read.is_success())
+        .find_map(|read| {
+            let Some(Scope::Item(item)) = views.scopes.get(&read.tool) else {
+                return None;
+            };
+            let info = views.types.get(&item.entity_type)?;
+            let (_, named) = item.named(&info.identity, read, false)?;
+            (named == id)
+                .then(|| read.body.as_ref()?.pointer(&item.entity_pointer))
+                .flatten()
+        })
+}
+
+/// Whether a top-level member of an entity holds `value` as a scalar.
+fn holds_scalar(entity: &rea_plugin_api::json::Json, value: &str) -> bool {
+    entity.as_object().is_some_and(|members| {
+        members
+            .iter()
+            .any(|(_, member)| scalar_text(member).as_deref() == Some(value))
+    })
+}
+
 /// Whether a read after a call (before the next write) names the entity `value` names, and the
 /// call's answer shows no other entity of that read's type.
 fn acts_on(

@@ -175,8 +175,31 @@ struct Replay<'a> {
     folders: std::collections::HashSet<Key>,
     /// The types of the folders a read showed changed by a served write of a child.
     folder_types: std::collections::BTreeSet<String>,
-    /// Per draft, whether it writes one member of a held entity (see [`super::member`]).
+    /// Per draft, whether it writes one entity its path names and nothing else: one member of
+    /// a held entity (see [`super::member`]), or an update or delete of one item.
     member_writes: Vec<bool>,
+}
+
+/// Whether a draft writes one entity its path names: one member of a held entity (see
+/// [`super::member`]), or an update or delete of one item its path names (no batch, bulk or
+/// body member naming the entity). Such a write cannot have made another entity appear.
+fn writes_one_named_entity(draft: &Draft) -> bool {
+    let member = draft
+        .plan
+        .target
+        .as_ref()
+        .is_some_and(|target| target.member.is_some());
+    let item = matches!(
+        draft.classified.kind,
+        super::target::TargetKind::Item { .. }
+    ) && draft.classified.key_member.is_none()
+        && !draft.as_bulk
+        && !draft.plan.bulk
+        && matches!(
+            draft.plan.effect,
+            super::model::Effect::Update | super::model::Effect::Delete
+        );
+    member || item
 }
 
 /// What the confirming replay found the state does not model after a served write.
@@ -214,16 +237,7 @@ impl<'a> Replay<'a> {
             adopted_after: None,
             folders: Default::default(),
             folder_types: Default::default(),
-            member_writes: drafts
-                .iter()
-                .map(|draft| {
-                    draft
-                        .plan
-                        .target
-                        .as_ref()
-                        .is_some_and(|target| target.member.is_some())
-                })
-                .collect(),
+            member_writes: drafts.iter().map(writes_one_named_entity).collect(),
         }
     }
 }
@@ -393,8 +407,8 @@ impl Replay<'_> {
 
     /// Whether every key is an entity the replay never held: no write named it and the state the
     /// reads observed did not hold it (its reads came after the observation windows closed). A
-    /// write of one member of another entity cannot have made it, so such a read charges no
-    /// member write (see [`super::member`]).
+    /// write of one member of another entity, or an update or delete of another entity its path
+    /// names, cannot have made it, so such a read charges no such write.
     fn first_shown(&self, keys: &[Key]) -> bool {
         !keys.is_empty()
             && keys.iter().all(|key| {

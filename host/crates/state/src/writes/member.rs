@@ -36,7 +36,7 @@ pub(crate) fn member_written(
         .map(|step| match step {
             MemberStep::Key(key) => Some(key.clone()),
             MemberStep::Segment(index) => value_at(*index),
-            MemberStep::Via(_) => None,
+            MemberStep::Via(_) | MemberStep::Or(_) => None,
         })
         .collect::<Option<_>>()?;
     let (last, parents) = keys.split_last()?;

@@ -129,6 +129,9 @@ pub(crate) struct ItemScope {
     /// Envelope members (pointers) each answer minted (the view's `per_response_members`: a
     /// row page's measured `query_ms`), which the view's verification set aside.
     pub minted: Vec<String>,
+    /// Query parameters the capture shows changing nothing of the answer (the view's
+    /// `neutral_query`): a read naming only these shows the entity as a plain read does.
+    pub neutral: BTreeSet<String>,
 }
 
 impl ItemScope {
@@ -142,7 +145,7 @@ impl ItemScope {
         read: &Observation,
         plain_only: bool,
     ) -> Option<(String, String)> {
-        if plain_only && !crate::derive::items::is_plain(&self.key, read) {
+        if plain_only && !crate::derive::items::is_plain(&self.key, &self.neutral, read) {
             return None;
         }
         let (last, rest) = crate::derive::entities::item_segments(&read.segments).split_last()?;
@@ -360,6 +363,7 @@ impl Views {
                         .last()
                         .map_or_else(String::new, |pattern| (*pattern).to_owned()),
                         minted: item.per_response_members.clone(),
+                        neutral: item.neutral_query.iter().cloned().collect(),
                     }),
                 );
             }
@@ -530,6 +534,8 @@ pub(crate) fn derive_write_plans(
         .into_iter()
         .zip(actions)
         .map(|((index, classified), proposed)| {
+            let proposed = proposed
+                .or_else(|| action::revision_route(manifest, timeline, &views, index, &classified));
             let classified =
                 action::resolve(manifest, timeline, &views, index, (classified, proposed));
             Draft::new(manifest, index, timeline, &views, classified)
@@ -756,6 +762,16 @@ fn related_writes(
     related
 }
 
+/// Whether a call writes the one entity its path names: an item path (no body member naming the
+/// entity, no batch or bulk of several, no copy under a new identity).
+fn path_named(draft: &Draft, call: &observe::Call) -> bool {
+    matches!(draft.classified.kind, TargetKind::Item { .. })
+        && draft.classified.key_member.is_none()
+        && !draft.as_bulk
+        && call.bulk.is_empty()
+        && call.copy.is_none()
+}
+
 /// What one modelled call relates to, when the state models its effect.
 fn call_scope(draft: &Draft, call: &observe::Call) -> Option<WriteScope> {
     // A delete changing other types' entities relates to everything, as one the state does not
@@ -770,14 +786,18 @@ fn call_scope(draft: &Draft, call: &observe::Call) -> Option<WriteScope> {
         });
     }
     let entity_type = target.entity_type.clone()?;
-    if let Some((called_type, collection, _)) = &call.key {
+    if let Some((called_type, collection, id)) = &call.key {
         // A member write changes the one entity its path names, and nothing else of the
-        // collection (the reads after it confirmed so, or the plan is withheld as a side effect).
+        // collection (the reads after it confirmed so, or the plan is withheld as a side effect);
+        // so does a write of one item its path names (`PUT /{name}`, `DELETE /posts/{id}`),
+        // confirmed as a plan: a create or update of another entity of the collection that
+        // changed a held one is charged as a side effect, and then relates to everything.
         let entity = target
             .member
             .as_ref()
             .zip(target.entity_segment)
-            .and_then(|(_, at)| apply::path_value(&draft.plan, &call.segments, at));
+            .and_then(|(_, at)| apply::path_value(&draft.plan, &call.segments, at))
+            .or_else(|| path_named(draft, call).then(|| id.clone()));
         return (*called_type == entity_type).then(|| WriteScope::Type {
             entity_type,
             collection: Some(crate::derive::entities::collection_key(collection).to_owned()),

@@ -174,10 +174,15 @@ fn derive(records: Vec<CaptureRecord>) -> Fixture {
 }
 
 fn derive_with(records: Vec<CaptureRecord>, rules: RuleSet) -> Fixture {
+    derive_templated(records, rules, &["sibling-variance", "prefix-variance"])
+}
+
+/// [`derive_with`] under these template rules.
+fn derive_templated(records: Vec<CaptureRecord>, rules: RuleSet, templates: &[&str]) -> Fixture {
     let manifest = project_manifest(
         "ev_capture",
         &records,
-        &TemplateRules::parse(&["sibling-variance", "prefix-variance"]).unwrap(),
+        &TemplateRules::parse(templates).unwrap(),
     )
     .unwrap();
     let state = crate::derive::derive_state(&manifest, "ev_manifest", &records, &rules).unwrap();
@@ -3589,4 +3594,72 @@ fn a_create_leaves_out_what_a_batch_row_left_out_and_keeps_a_sent_identity() {
     let (after, _) = fixture.call("get_tasks", json!({}));
     assert_eq!(before, after, "the refusals changed nothing");
     assert_eq!(after["body"].as_array().map(Vec::len), Some(3));
+}
+
+#[test]
+fn a_delete_naming_its_entity_s_revision_after_the_item_path_deletes_that_entity() {
+    // contract: WRITE-025
+    let doc = |id: &str, rev: &str| json!({"_id": id, "_rev": rev, "title": id.to_uppercase()});
+    let missing = json!({"error": "no such document"});
+    let (first, second) = ("1-30687552719df095", "3-b3efe0d46b2596fa");
+    let removed = json!({"ok": "removed"});
+    let records = vec![
+        get(0, "/docs/a", 200, doc("a", first)),
+        get(1, "/docs/b", 200, doc("b", second)),
+        get(2, "/docs/c", 200, doc("c", "2-7550992019c2f234")),
+        record(
+            3,
+            "DELETE",
+            &format!("/docs/a/-rev/{first}"),
+            None,
+            200,
+            removed.clone(),
+        ),
+        get(4, "/docs/a", 404, missing.clone()),
+        record(
+            5,
+            "DELETE",
+            &format!("/docs/b/-rev/{second}"),
+            None,
+            200,
+            removed.clone(),
+        ),
+        get(6, "/docs/b", 404, missing.clone()),
+    ];
+    let templates = ["opaque-token", "sibling-variance", "prefix-variance"];
+    let fixture = derive_templated(records, rules(), &templates);
+    let tool = fixture
+        .manifest
+        .tools
+        .iter()
+        .find(|tool| tool.method == "DELETE")
+        .expect("the delete tool");
+    assert_eq!(tool.path_parameters.len(), 2, "{}", tool.path_template);
+    let plan = fixture.plan(&tool.name);
+    assert!(plan.served, "{:?}", plan.reason);
+    assert_eq!(plan.effect, crate::writes::model::Effect::Delete);
+    assert_eq!(plan.confirmed_by, vec![4, 6]);
+    // Served: the entity the item segment names is deleted, whatever revision the call names
+    // (the capture shows no stale one refused).
+    let names: Vec<String> = tool
+        .path_parameters
+        .iter()
+        .map(|parameter| parameter.name.clone())
+        .collect();
+    let (answer, error) = fixture.call(
+        &tool.name,
+        json!({names[0].clone(): "c", names[1].clone(): "9-0000000000000000"}),
+    );
+    assert!(!error, "{answer}");
+    assert_eq!(answer["body"], json!({"ok": "removed"}), "{answer}");
+    let read = fixture
+        .manifest
+        .tools
+        .iter()
+        .find(|tool| tool.method == "GET")
+        .expect("the read tool");
+    let argument = read.path_parameters[0].name.clone();
+    let (answer, _) = fixture.call(&read.name, json!({argument: "c"}));
+    assert_eq!(answer["status"], 404, "{answer}");
+    assert_eq!(answer["body"], missing, "{answer}");
 }
