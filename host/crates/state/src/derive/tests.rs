@@ -505,7 +505,7 @@ fn an_item_write_ends_only_the_windows_of_the_entity_its_path_names() {
     let user = |id: u64, name: &str| json!({"id": id, "name": name});
     let mut patch = record(1, "PATCH", "/users/1", 200, user(1, "ann"));
     patch.request.body = Body::Text {
-        text: json!({"name": "ann"}).to_string(),
+        text: json!({"name": "ann"}).to_string().into(),
     };
     patch.request.media_type = Some("application/json".to_owned());
     let records = vec![
