@@ -658,6 +658,30 @@ impl StateService {
         }
     }
 
+    /// The sliced member view a call of `tool` slices, with where the call starts and the call's
+    /// other query pairs.
+    fn sliced_call(
+        &self,
+        tool: &str,
+        call: &Call,
+    ) -> Option<(
+        &crate::sliced::SlicedMember,
+        usize,
+        crate::observation::QueryPairs,
+    )> {
+        let pairs = call.pairs();
+        let (sliced, start) = self
+            .derived()
+            .sliced_members
+            .iter()
+            .filter(|sliced| sliced.tool == tool)
+            .find_map(|sliced| {
+                Some((sliced, crate::sliced::start_of(&pairs, &sliced.parameter)?))
+            })?;
+        let rest = crate::sliced::without(&pairs, &sliced.parameter);
+        Some((sliced, start, rest))
+    }
+
     /// A recorded read tool's answer for a call giving a parameter that slices a member of it
     /// (see [`crate::sliced`]): the checked recording of the call's line without the parameter,
     /// that member from the given index on; `None` after a served write (as the recording) or
@@ -672,16 +696,7 @@ impl StateService {
         if stale {
             return None;
         }
-        let pairs = call.pairs();
-        let (sliced, start) = self
-            .derived()
-            .sliced_members
-            .iter()
-            .filter(|sliced| sliced.tool == tool)
-            .find_map(|sliced| {
-                Some((sliced, crate::sliced::start_of(&pairs, &sliced.parameter)?))
-            })?;
-        let rest = crate::sliced::without(&pairs, &sliced.parameter);
+        let (sliced, start, rest) = self.sliced_call(tool, call)?;
         let path = format!("/{}", call.segments(template).join("/"));
         let base = sliced.bases.iter().find(|base| {
             base.query == rest
@@ -1888,16 +1903,7 @@ impl StateService {
         document: &DocumentView,
         call: &Call,
     ) -> Option<StateAnswer> {
-        let pairs = call.pairs();
-        let (sliced, start) = self
-            .derived()
-            .sliced_members
-            .iter()
-            .filter(|sliced| sliced.tool == tool)
-            .find_map(|sliced| {
-                Some((sliced, crate::sliced::start_of(&pairs, &sliced.parameter)?))
-            })?;
-        let rest = crate::sliced::without(&pairs, &sliced.parameter);
+        let (sliced, start, rest) = self.sliced_call(tool, call)?;
         if !same_pairs(document.query.as_ref(), &rest)
             || (document.unmodelled_after_writes && self.written_any())
         {

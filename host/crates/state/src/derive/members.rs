@@ -309,7 +309,7 @@ fn sibling_lookup(
 
 #[cfg(test)]
 mod tests {
-    use rea_plugin_api::contracts::capture::Body;
+    use rea_plugin_api::contracts::capture::{Body, CaptureRecord};
     use serde_json::{Value, json};
 
     use crate::derive::tests::{derive, record};
@@ -332,7 +332,7 @@ mod tests {
 
     /// Two packages read whole, their `tags` and one version each read on their own, then a
     /// `PUT` of package 1 its later read confirms.
-    fn records() -> Vec<rea_plugin_api::contracts::capture::CaptureRecord> {
+    fn records() -> Vec<CaptureRecord> {
         let mut put = record(6, "PUT", "/packages/1", 200, package(1, "20"));
         put.request.body = Body::Text {
             text: package(1, "20").to_string().into(),
@@ -469,19 +469,7 @@ mod tests {
                 package(2, "20")["versions"]["20"].clone(),
             ),
         );
-        // Renumbered in capture order (a record's start time and pointer follow its ordinal).
-        let records: Vec<_> = records
-            .into_iter()
-            .enumerate()
-            .map(|(ordinal, mut renumbered)| {
-                let like = record(ordinal as u64, "GET", "/", 200, json!({}));
-                renumbered.ordinal = like.ordinal;
-                renumbered.pointer = like.pointer;
-                renumbered.started = like.started;
-                renumbered
-            })
-            .collect();
-        let fixture = derive(records);
+        let fixture = derive(renumbered(records));
         let tool = "get_packages_tagged_latest_by_package_id";
         let ViewDetail::Member(tagged) = fixture.view(tool) else {
             panic!("tagged: {:?}", fixture.view(tool))
@@ -502,6 +490,22 @@ mod tests {
         assert_eq!(answer["state"]["source"], "state", "{answer}");
     }
 
+    /// Records renumbered in capture order (a record's start time and pointer follow its
+    /// ordinal).
+    fn renumbered(records: Vec<CaptureRecord>) -> Vec<CaptureRecord> {
+        records
+            .into_iter()
+            .enumerate()
+            .map(|(ordinal, mut renumbered)| {
+                let like = record(ordinal as u64, "GET", "/", 200, json!({}));
+                renumbered.ordinal = like.ordinal;
+                renumbered.pointer = like.pointer;
+                renumbered.started = like.started;
+                renumbered
+            })
+            .collect()
+    }
+
     #[test]
     fn a_sibling_lookup_by_a_literal_widens_the_key_step_to_either_map() {
         // `/packages/1/versions/latest` answers `versions[tags[latest]]` beside the version
@@ -517,18 +521,7 @@ mod tests {
                 package(1, "10")["versions"]["10"].clone(),
             ),
         );
-        let records: Vec<_> = records
-            .into_iter()
-            .enumerate()
-            .map(|(ordinal, mut renumbered)| {
-                let like = record(ordinal as u64, "GET", "/", 200, json!({}));
-                renumbered.ordinal = like.ordinal;
-                renumbered.pointer = like.pointer;
-                renumbered.started = like.started;
-                renumbered
-            })
-            .collect();
-        let fixture = derive(records);
+        let fixture = derive(renumbered(records));
         let ViewDetail::Member(latest) = fixture.view("get_packages_versions_latest_by_package_id")
         else {
             panic!("latest")

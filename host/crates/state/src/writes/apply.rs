@@ -746,7 +746,8 @@ fn placement_position(placement: Option<&Placement>) -> Option<Position> {
     }
 }
 
-fn integer(value: &Json) -> Option<i128> {
+/// A held value as an integer: a JSON integer, or a string of decimal digits.
+pub(super) fn integer(value: &Json) -> Option<i128> {
     match value {
         Json::Number(number) => number.as_i64().map(i128::from),
         Json::String(text) if !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit()) => {

@@ -67,7 +67,7 @@ fn shared_numbering<'a>(held: impl Iterator<Item = (&'a str, &'a Json)>, field: 
     let mut holder: BTreeMap<i128, &str> = BTreeMap::new();
     let mut collections: BTreeSet<&str> = BTreeSet::new();
     for (collection, fields) in held {
-        let Some(value) = fields.get(field).and_then(integer) else {
+        let Some(value) = fields.get(field).and_then(super::apply::integer) else {
             continue;
         };
         let collection = collection_key(collection);
@@ -130,16 +130,6 @@ pub(super) fn keep_indexes(
         for field in &fields.numbered_by_type {
             state.keep_held_index(entity_type, collection, field, &kinds);
         }
-    }
-}
-
-fn integer(value: &Json) -> Option<i128> {
-    match value {
-        Json::Number(number) => number.as_i64().map(i128::from),
-        Json::String(text) if !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit()) => {
-            text.parse().ok()
-        }
-        _ => None,
     }
 }
 
