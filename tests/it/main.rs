@@ -83,6 +83,7 @@ mod state_field_selection;
 mod state_folder_entries;
 mod state_folder_writes;
 mod state_golden;
+mod state_guarded_batches;
 mod state_key_ranges;
 mod state_limits;
 mod state_listed_rows;

@@ -268,6 +268,11 @@ fn served_body(plan: &WritePlan, schema: &mut rea_manifest::catalog::PropertySch
         "Request body, applied to the environment state; accepted members: {}",
         crate::writes::serve::accepted_members(plan)
     ));
+    if let Some(guarded) = &plan.guarded {
+        schema.description = Some(crate::writes::guarded::described(guarded));
+        schema.kind = rea_manifest::catalog::PropertyKind::Object(Default::default());
+        return;
+    }
     let Some(body) = plan.body.as_ref() else {
         return;
     };
@@ -342,6 +347,9 @@ fn withheld_phrase(plan: &WritePlan, withheld: WithheldWrites) -> Option<String>
 
 /// What a served write tool's description says about the state.
 fn write_phrase(plan: &WritePlan) -> String {
+    if plan.guarded.is_some() {
+        return "applied to the environment state: applies the sub-requests its body lists as the writes they name, when its guards hold".to_owned();
+    }
     let target = plan.target.as_ref();
     let what = match (plan.effect, plan.bulk, &plan.action) {
         (Effect::Create, _, _) => format!(

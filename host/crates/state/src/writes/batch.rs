@@ -389,7 +389,7 @@ fn sub_arguments(
 }
 
 /// A sub-request's answer body; `None` for an error.
-fn answer_body(answer: &StateAnswer) -> Option<Json> {
+pub(super) fn answer_body(answer: &StateAnswer) -> Option<Json> {
     match answer {
         StateAnswer::Rendered(rendered) => Some(rendered.body.clone()),
         StateAnswer::Recorded(recorded) => {

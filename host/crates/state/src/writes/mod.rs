@@ -47,6 +47,7 @@ mod conflict;
 mod defaults;
 mod dependents;
 mod explain;
+pub mod guarded;
 mod keyed;
 mod learn;
 mod listed;
@@ -585,8 +586,9 @@ pub(crate) fn derive_write_plans(
     let related = related_writes(manifest, timeline, &drafts, &observed);
     let mut plans: Vec<WritePlan> = drafts.into_iter().map(|draft| draft.plan).collect();
     // Not a pass: a write withheld for want of a target whose calls are batches of served
-    // writes serves them (`batch`).
+    // writes serves them (`batch`; `guarded`: sub-requests beside guards).
     batch::learn(manifest, timeline, &mut plans);
+    guarded::learn(manifest, timeline, &mut plans);
     // Not a pass: the inferred tools of an opt-in sibling transfer take their source's plan.
     let inferred = siblings::transfer(manifest, state, &views, &plans, records);
     plans.extend(inferred);
@@ -671,6 +673,7 @@ impl Draft {
                 copies: false,
                 children: Vec::new(),
                 batch: None,
+                guarded: None,
             },
             classified,
             calls: Vec::new(),

@@ -185,6 +185,10 @@ pub struct WritePlan {
     /// [`super::batch`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub batch: Option<super::batch::BatchModel>,
+    /// A guarded batch: sub-requests wrapped by their tools' verbs, applied when the guards
+    /// beside them hold (see [`super::guarded`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub guarded: Option<super::guarded::GuardedModel>,
 }
 
 /// A create body's member whose objects the application created as entities of another type,

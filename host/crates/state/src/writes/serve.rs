@@ -410,7 +410,7 @@ pub fn write_call(
     plan: &WritePlan,
     arguments: &Map<String, Value>,
 ) -> StateAnswer {
-    if plan.batch.is_some() {
+    if plan.batch.is_some() || plan.guarded.is_some() {
         let _alone = service.batch_writes();
         return gated_write_call(service, plan, arguments);
     }
@@ -430,6 +430,9 @@ pub(super) fn gated_write_call(
     };
     if let Some(batch) = &plan.batch {
         return super::batch::serve(service, plan, batch, arguments);
+    }
+    if let Some(guarded) = &plan.guarded {
+        return super::guarded::serve(service, plan, guarded, arguments);
     }
     // (The server checked the arguments against the tool's input schema before this runs.)
     let call = Call::resolve(definition, arguments);
