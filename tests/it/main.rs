@@ -141,6 +141,7 @@ mod state_writes_name_suffix;
 mod state_writes_nested;
 mod state_writes_nested_children;
 mod state_writes_nested_creates;
+mod state_writes_nested_values;
 mod state_writes_nested_views;
 mod state_writes_semantics;
 mod state_writes_short_ids;
