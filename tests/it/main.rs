@@ -133,6 +133,7 @@ mod state_writes_concurrent;
 mod state_writes_dependents;
 mod state_writes_digest_revision;
 mod state_writes_document_envelope;
+mod state_writes_entity_tags;
 mod state_writes_item_paths;
 mod state_writes_keyed_batch;
 mod state_writes_learning;
