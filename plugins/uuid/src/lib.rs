@@ -13,7 +13,9 @@
 //! before (not a UUID: the `uuid` rule takes those). Four to seven characters are a token only
 //! in hex mixing digits with letters (`728c`, `f304`: short generated ids), since fewer digits
 //! alone are a number and fewer characters of a wider alphabet a word or code. Applied, it
-//! derives a string of that length from that alphabet in the same way.
+//! derives a string of that length from that alphabet in the same way. A token spelled as an
+//! HTTP entity tag, between double quotes (an `@etag` member repeating the `ETag` header, one
+//! app: Roundup), is learned by what the quotes hold and served quoted.
 //!
 //! Deterministic: the same state, tool and write count always give the same value, so the same
 //! calls after a reset give the same state.
@@ -183,7 +185,22 @@ pub enum GeneratedShape {
         alphabet: String,
         /// Characters.
         length: usize,
+        /// Spelled as an HTTP entity tag: the token between double quotes (`"4635…"`, an
+        /// `@etag` a body repeats from the `ETag` header).
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        quoted: bool,
     },
+}
+
+/// The token inside an entity tag's double quotes, and whether it was quoted.
+fn unquoted(text: &str) -> (&str, bool) {
+    match text
+        .strip_prefix('"')
+        .and_then(|inner| inner.strip_suffix('"'))
+    {
+        Some(inner) if !inner.contains('"') => (inner, true),
+        _ => (text, false),
+    }
 }
 
 fn shape(kind: Kind, value: &Value) -> Option<GeneratedShape> {
@@ -191,6 +208,7 @@ fn shape(kind: Kind, value: &Value) -> Option<GeneratedShape> {
     match kind {
         Kind::Uuid => uuid_case(text).map(|upper| GeneratedShape::Uuid { upper }),
         Kind::Token => {
+            let (text, quoted) = unquoted(text);
             if text.len() < SHORT_TOKEN
                 || uuid_case(text).is_some()
                 || !text.bytes().any(|b| b.is_ascii_digit())
@@ -209,6 +227,7 @@ fn shape(kind: Kind, value: &Value) -> Option<GeneratedShape> {
             Some(GeneratedShape::Token {
                 alphabet: name.to_owned(),
                 length: text.len(),
+                quoted,
             })
         }
     }
@@ -274,11 +293,15 @@ impl StateRule for GeneratedRule {
                         ),
                         *upper,
                     ),
-                    GeneratedShape::Token { alphabet, length } => {
+                    GeneratedShape::Token {
+                        alphabet,
+                        length,
+                        quoted,
+                    } => {
                         let letters = alphabet_bytes(alphabet).ok_or_else(|| {
                             PluginError::new("invalid_rule", "a token alphabet does not parse")
                         })?;
-                        token_from(
+                        let token = token_from(
                             &call.state_evidence_id,
                             &request.tool.name,
                             pointer,
@@ -286,7 +309,12 @@ impl StateRule for GeneratedRule {
                             attempt,
                             *length,
                             letters,
-                        )
+                        );
+                        if *quoted {
+                            format!("\"{token}\"")
+                        } else {
+                            token
+                        }
                     }
                 };
                 if !call.holds_folded_text(pointer, &candidate) {
@@ -416,6 +444,37 @@ mod tests {
         let token = apply(Kind::Token, rule, Vec::new(), 3);
         assert_eq!(token.len(), 32);
         assert_eq!(alphabet(&token), Some("hex"));
+    }
+
+    #[test]
+    fn an_entity_tag_is_a_token_between_double_quotes() {
+        // Roundup's `@etag`: the item's ETag header repeated in the body, quotes included.
+        let outcome = learn(
+            Kind::Token,
+            &[
+                json!("\"46359978fea2c6114931fa86a277fee3\""),
+                json!("\"2be4f94938153c6ea0c2a1e5df6e1d3b\""),
+            ],
+        );
+        let LearnOutcome::Learned { rule, .. } = outcome else {
+            panic!("{outcome:?}")
+        };
+        let tag = apply(Kind::Token, rule, Vec::new(), 1);
+        let inner = tag
+            .strip_prefix('"')
+            .and_then(|inner| inner.strip_suffix('"'))
+            .expect("quoted");
+        assert_eq!((inner.len(), alphabet(inner)), (32, Some("hex")));
+        // Quotes around a word are no tag of a token; an unbalanced quote is no tag.
+        for value in ["\"pending\"", "\"46359978fea2c6114931fa86a277fee3"] {
+            assert!(
+                matches!(
+                    learn(Kind::Token, &[json!(value)]),
+                    LearnOutcome::NoExplanation { .. }
+                ),
+                "{value}"
+            );
+        }
     }
 
     #[test]

@@ -253,6 +253,24 @@ fn merged_into(before: &Object, after: &Object) -> bool {
         .any(|(key, value)| after.get(key) == Some(value))
 }
 
+/// Whether a non-empty string `value` is a leaf of an object nested in `entity` (not a
+/// top-level member): an entity whose properties sit under an envelope object shows the sent
+/// value there, as it is (`/attributes/summary`) or as a linked object's identity
+/// (`/attributes/author/id`).
+fn shows_nested(entity: &Object, value: &Json) -> bool {
+    fn holds(json: &Json, value: &Json) -> bool {
+        match json {
+            Json::Object(members) => members.iter().any(|(_, member)| holds(member, value)),
+            Json::Array(items) => items.iter().any(|item| holds(item, value)),
+            leaf => leaf == value,
+        }
+    }
+    matches!(value, Json::String(text) if !text.is_empty())
+        && entity
+            .iter()
+            .any(|(_, member)| matches!(member, Json::Object(_)) && holds(member, value))
+}
+
 /// What a create stored unsent under `pointer`: inside a non-empty object, each member by its
 /// own pointer, so the rules and constants explain the generated values nested in a created
 /// object (`/kernel/id`, `/info/run_id`) one by one rather than the whole object; otherwise the
@@ -385,11 +403,15 @@ impl Explanation {
                     self.model.null_removes = true;
                 }
                 None => {
+                    // A create whose entity shows the sent value inside a nested object kept it
+                    // as data where the plan does not place it: not a constant to insist on.
+                    let shown = unstored == Unstored::OneValue && shows_nested(after, value);
                     let entry = self
                         .fixed
                         .entry(key.to_owned())
                         .or_insert(Some(value.clone()));
-                    if unstored != Unstored::FirstValue && entry.as_ref() != Some(value) {
+                    if shown || (unstored != Unstored::FirstValue && entry.as_ref() != Some(value))
+                    {
                         *entry = None;
                     }
                 }
@@ -1006,7 +1028,8 @@ pub(super) fn learn_request(
 
 #[cfg(test)]
 mod tests {
-    use super::placed_leaf;
+    use super::{placed_leaf, shows_nested};
+    use rea_plugin_api::json::{Json, parse};
 
     fn leaves(pointers: &[&str]) -> Vec<String> {
         pointers
@@ -1036,5 +1059,21 @@ mod tests {
             Some("/info/run_name")
         );
         assert_eq!(placed_leaf(leaves(&["/url"]), "url", true), None);
+    }
+
+    #[test]
+    fn a_sent_value_a_nested_object_shows_is_data_not_a_constant() {
+        let entity: Json = parse(
+            br#"{"id": "9", "type": "msg", "attributes": {"author": {"id": "4"}, "summary": "Hi"}}"#,
+        )
+        .expect("json");
+        let entity = entity.as_object().expect("object");
+        let text = |value: &str| Json::String(value.to_owned());
+        assert!(shows_nested(entity, &text("4")));
+        assert!(shows_nested(entity, &text("Hi")));
+        // A top-level member is no nested leaf; an absent value and an empty one are not shown.
+        assert!(!shows_nested(entity, &text("msg")));
+        assert!(!shows_nested(entity, &text("5")));
+        assert!(!shows_nested(entity, &text("")));
     }
 }
