@@ -71,6 +71,7 @@ mod serve_protocol;
 mod serve_socket;
 mod serve_state_mode;
 mod state_action_routes;
+mod state_argument_free;
 mod state_batch_writes;
 mod state_body_queries;
 mod state_consistency;

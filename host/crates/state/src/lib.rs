@@ -37,6 +37,7 @@
 pub mod absent;
 pub mod answer;
 pub mod answering;
+pub mod argument_free;
 pub mod body_query;
 pub mod call;
 pub mod catalog;

@@ -1866,6 +1866,11 @@ impl StateService {
             segments_match(&split_path(path), &segments)
                 && same_pairs(document.query.as_ref(), &call.pairs())
         });
+        // A document the recordings show argument-free answers every path of its template.
+        let (named, exact) = match named {
+            Some(named) => (Some(named), true),
+            None => (self.argument_free_line(tool, document, call), false),
+        };
         let Some((path, record_ordinal)) = named else {
             return Err("unrecorded-request");
         };
@@ -1887,7 +1892,7 @@ impl StateService {
             base,
             body,
             self.replay().evidence_id(),
-            true,
+            exact,
             StateSource::state(path.to_owned(), None),
         ))
     }

@@ -217,6 +217,20 @@ impl RecordedLines {
     }
 }
 
+impl RecordedLines {
+    /// The ordinals of a read tool's recorded requests, in recorded order, when they name at
+    /// least two different paths and none names a query or a body; `None` otherwise.
+    pub(crate) fn plain_paths(&self, tool: &str) -> Option<Vec<u64>> {
+        let lines = self.by_tool.get(tool)?;
+        let plain = lines.iter().all(|line| {
+            line.query.as_ref().is_some_and(BTreeMap::is_empty) && line.body == RecordedBody::None
+        });
+        let paths: std::collections::BTreeSet<&[String]> =
+            lines.iter().map(|line| line.segments.as_slice()).collect();
+        (plain && paths.len() >= 2).then(|| lines.iter().map(|line| line.ordinal).collect())
+    }
+}
+
 fn same_segments(recorded: &[String], call: &[String]) -> bool {
     recorded.len() == call.len()
         && recorded.iter().zip(call).all(|(segment, value)| {
