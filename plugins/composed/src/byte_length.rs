@@ -11,16 +11,29 @@
 //!
 //! **Apply.** The member takes the byte length of the sent text; a call not sending it leaves the
 //! member as the entity holds it (the text did not change). A create not sending it is refused:
-//! the rule knows no text to measure. The sent text is measured as sent: an application storing
-//! a decoded form (a base64 `content` whose size counts the decoded bytes) shows another length,
-//! which only a recorded call of that form would teach.
+//! the rule knows no text to measure. The sent text is measured as sent.
+//!
+//! **Decoded forms.** An application storing a decoded form (Jupyter's `format: "base64"` file,
+//! whose `size` counts the decoded bytes) shows it in the entities the state held
+//! (`ObservedCall::held_entities`): a held entity whose number is not its text's byte length but
+//! the length of the bytes the text decodes to as base64 (line breaks ignored, as MIME base64
+//! wraps its lines), and exactly one member the calls sent (other than the text and the number)
+//! holding a string no call sent (`format: "base64"`, where the calls sent `"text"`), the same
+//! member and value in every such entity, and every held entity with that value decoding to its
+//! number: a call sending that member with that value is measured by the decoded bytes; a text
+//! that is not base64 then is refused. No held entity of that form, or two candidate members,
+//! learns the text length alone.
 
 use rea_plugin_api::contracts::rule::{
     ApplyOutcome, ApplyRequest, Effect, LearnOutcome, LearnRequest, NoOptions, ObservedCall,
 };
+use std::collections::{BTreeMap, BTreeSet};
+
+use rea_plugin_api::contracts::capture::base64;
 use rea_plugin_api::rule_fields::{self, FieldRules, sent_members, top_field};
 use rea_plugin_api::{PluginError, StateRule};
-use serde_json::Value;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
 
 /// The stage name.
 pub const BYTE_LENGTH_STAGE: &str = "byte-length";
@@ -39,14 +52,146 @@ fn measured_member(call: &ObservedCall, field: &str, after: &Value) -> Option<St
     candidates.next().is_none().then(|| name.clone())
 }
 
+/// What a learned byte length measures: the sent member's text (spelled as its name alone), or
+/// that text's decoded bytes when another sent member names a decoded form.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum Measured {
+    /// The UTF-8 bytes of the sent member of this name.
+    Text(String),
+    /// The sent member's bytes, or its base64-decoded bytes when `form` is sent.
+    Forms {
+        /// The sent member measured.
+        member: String,
+        /// The sent member and value that name the base64 form.
+        form: DecodedForm,
+    },
+}
+
+/// A sent member's value naming a base64 form of the measured text (`format` = `base64`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DecodedForm {
+    /// The naming member.
+    pub member: String,
+    /// Its value for the base64 form.
+    pub value: String,
+}
+
+impl Measured {
+    /// The sent member measured.
+    fn member(&self) -> &str {
+        match self {
+            Self::Text(member) | Self::Forms { member, .. } => member,
+        }
+    }
+
+    /// The length the sent `text` stores, in a call sending `sent`; `None` when the call names
+    /// the base64 form and the text is not base64.
+    fn length(&self, text: &str, sent: &Map<String, Value>) -> Option<usize> {
+        match self {
+            Self::Forms { form, .. }
+                if sent.get(&form.member).and_then(Value::as_str) == Some(form.value.as_str()) =>
+            {
+                decoded_length(text)
+            }
+            _ => Some(text.len()),
+        }
+    }
+}
+
+/// The bytes a base64 text decodes to, its line breaks ignored (MIME base64 wraps its lines).
+fn decoded_length(text: &str) -> Option<usize> {
+    let joined: String = text.chars().filter(|c| !matches!(c, '\n' | '\r')).collect();
+    base64::decode(&joined).ok().map(|bytes| bytes.len())
+}
+
+/// The string values each sent member (other than `skipped`) took in the calls.
+fn sent_strings<'a>(
+    calls: &'a [ObservedCall],
+    skipped: [&str; 2],
+) -> BTreeMap<&'a str, BTreeSet<&'a str>> {
+    let mut values: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
+    for call in calls {
+        let Some(sent) = sent_members(call.request_body.as_ref()) else {
+            continue;
+        };
+        for (name, value) in sent {
+            if let Some(text) = value.as_str()
+                && !skipped.contains(&name.as_str())
+            {
+                values.entry(name).or_default().insert(text);
+            }
+        }
+    }
+    values
+}
+
+/// The decoded form the held entities show for `field` measuring `member` (see the module docs).
+fn decoded_form(calls: &[ObservedCall], field: &str, member: &str) -> Option<DecodedForm> {
+    let sent = sent_strings(calls, [field, member]);
+    let held = || calls.iter().flat_map(|call| &call.held_entities);
+    let mut found: Option<DecodedForm> = None;
+    for entity in held() {
+        let (Some(size), Some(text)) = (
+            entity.get(field).and_then(Value::as_u64),
+            entity.get(member).and_then(Value::as_str),
+        ) else {
+            continue;
+        };
+        if size == text.len() as u64 || decoded_length(text) != Some(size as usize) {
+            continue;
+        }
+        let mut candidates = sent.iter().filter_map(|(name, values)| {
+            let held = entity.get(*name)?.as_str()?;
+            (!values.contains(held)).then(|| DecodedForm {
+                member: (*name).to_owned(),
+                value: held.to_owned(),
+            })
+        });
+        let candidate = candidates.next()?;
+        if candidates.next().is_some() || found.as_ref().is_some_and(|f| *f != candidate) {
+            return None;
+        }
+        found = Some(candidate);
+    }
+    let form = found?;
+    let decodes = |entity: &Value| {
+        entity.get(&form.member).and_then(Value::as_str) != Some(form.value.as_str())
+            || entity
+                .get(member)
+                .and_then(Value::as_str)
+                .and_then(decoded_length)
+                .map(|length| length as u64)
+                == entity.get(field).and_then(Value::as_u64)
+    };
+    held().all(decodes).then_some(form)
+}
+
+/// The learned texts, each with the decoded form the held entities show, if any.
+fn with_forms(calls: &[ObservedCall], rule: FieldRules<String>) -> FieldRules<Measured> {
+    let fields = rule
+        .fields
+        .into_iter()
+        .map(|(pointer, member)| {
+            let measured =
+                match top_field(&pointer).and_then(|field| decoded_form(calls, &field, &member)) {
+                    Some(form) => Measured::Forms { member, form },
+                    None => Measured::Text(member),
+                };
+            (pointer, measured)
+        })
+        .collect();
+    FieldRules { fields }
+}
+
 /// The byte-length rule.
 #[derive(Debug, Default, Clone, Copy)]
 pub struct ByteLengthRule;
 
 impl StateRule for ByteLengthRule {
     type Options = NoOptions;
-    /// Per explained pointer, the sent member whose bytes it counts.
-    type Rule = FieldRules<String>;
+    /// Per explained pointer, the sent member whose bytes it counts (and its decoded form).
+    type Rule = FieldRules<Measured>;
 
     fn learn(
         &self,
@@ -57,22 +202,30 @@ impl StateRule for ByteLengthRule {
                 "a byte length is learned from creates and updates",
             ));
         }
-        Ok(rule_fields::learned_by_agreement(
+        let outcome = rule_fields::learned_by_agreement(
             &request.calls,
             |call, pointer, after| {
                 top_field(pointer).and_then(|field| measured_member(call, &field, after))
             },
             "no unexplained number was the byte length of one sent string member",
-        ))
+        );
+        outcome.map_rule(|rule| Ok::<_, PluginError>(with_forms(&request.calls, rule)))
     }
 
     fn apply(&self, request: &ApplyRequest<Self::Rule>) -> Result<ApplyOutcome, PluginError> {
         let sent = sent_members(request.call.body.as_ref());
         let mut outcome = ApplyOutcome::default();
-        for (pointer, member) in &request.rule.fields {
-            match sent.and_then(|sent| sent.get(member)) {
-                Some(Value::String(text)) => {
-                    outcome.set.insert(pointer.clone(), Value::from(text.len()));
+        for (pointer, measured) in &request.rule.fields {
+            let member = measured.member();
+            match sent.and_then(|sent| Some((sent, sent.get(member)?))) {
+                Some((sent, Value::String(text))) => {
+                    let length = measured.length(text, sent).ok_or_else(|| {
+                        PluginError::new(
+                            "unmeasured_value",
+                            format!("{member:?} names a base64 form but is not base64"),
+                        )
+                    })?;
+                    outcome.set.insert(pointer.clone(), Value::from(length));
                 }
                 Some(_) => {
                     return Err(PluginError::new(
@@ -99,7 +252,7 @@ mod tests {
     use rea_plugin_api::testing::{apply_request, learn_request, observed_call};
     use serde_json::json;
 
-    fn learn(effect: Effect, calls: Vec<ObservedCall>) -> LearnOutcome<FieldRules<String>> {
+    fn learn(effect: Effect, calls: Vec<ObservedCall>) -> LearnOutcome<FieldRules<Measured>> {
         let request = calls
             .into_iter()
             .fold(learn_request(effect), |request, call| request.call(call));
@@ -127,7 +280,7 @@ mod tests {
             panic!("{outcome:?}")
         };
         assert_eq!(explains, ["/size"]);
-        assert_eq!(rule.fields["/size"], "content");
+        assert_eq!(rule.fields["/size"], Measured::Text("content".to_owned()));
         let applied = ByteLengthRule
             .apply(
                 &apply_request(rule.clone())
@@ -185,5 +338,81 @@ mod tests {
             matches!(outcome, LearnOutcome::NoExplanation { .. }),
             "{outcome:?}"
         );
+    }
+
+    /// A text file and a base64 file as a document store holds them (`logo.png`: 8 bytes,
+    /// encoded on wrapped lines with a final line break).
+    fn held() -> Vec<Value> {
+        vec![
+            json!({"name": "todo.md", "format": "text", "type": "file", "content": "abc", "size": 3}),
+            json!({"name": "logo.png", "format": "base64", "type": "file",
+                   "content": "iVBO\nRw0KGgo=\n", "size": 8}),
+            json!({"name": "notes", "format": "json", "type": "directory", "content": null}),
+        ]
+    }
+
+    fn created(held: Vec<Value>) -> ObservedCall {
+        observed_call(1)
+            .sent(json!({"type": "file", "format": "text", "content": "# Stand\n"}))
+            .unexplained("/size", json!(8))
+            .held_entities(held)
+            .build()
+    }
+
+    #[test]
+    fn a_held_base64_entity_teaches_its_form_and_the_decoded_bytes_are_measured() {
+        assert_eq!(decoded_length("iVBO\nRw0KGgo=\n"), Some(8));
+        assert_eq!(decoded_length("not base64!"), None);
+        let outcome = learn(Effect::Create, vec![created(held())]);
+        let LearnOutcome::Learned { rule, .. } = outcome else {
+            panic!("{outcome:?}")
+        };
+        let form = DecodedForm {
+            member: "format".to_owned(),
+            value: "base64".to_owned(),
+        };
+        assert_eq!(
+            rule.fields["/size"],
+            Measured::Forms {
+                member: "content".to_owned(),
+                form
+            }
+        );
+        let size = |body: Value| {
+            ByteLengthRule
+                .apply(&apply_request(rule.clone()).body(body).build())
+                .map(|applied| applied.set["/size"].clone())
+        };
+        let pixel = json!({"type": "file", "format": "base64", "content": "iVBORw0KGgo="});
+        assert_eq!(size(pixel).expect("applies"), json!(8));
+        let text = json!({"type": "file", "format": "text", "content": "iVBORw0KGgo="});
+        assert_eq!(size(text).expect("applies"), json!(12));
+        let broken = json!({"type": "file", "format": "base64", "content": "not base64!"});
+        assert_eq!(size(broken).expect_err("refused").code, "unmeasured_value");
+        // The learned rule keeps the plain spelling when no form was shown.
+        let plain = serde_json::to_value(Measured::Text("content".to_owned())).expect("json");
+        assert_eq!(plain, json!("content"));
+    }
+
+    #[test]
+    fn no_form_is_learned_without_one_naming_member_or_against_a_held_entity() {
+        let measured = |held: Vec<Value>| {
+            let outcome = learn(Effect::Create, vec![created(held)]);
+            let LearnOutcome::Learned { rule, .. } = outcome else {
+                panic!("{outcome:?}")
+            };
+            rule.fields["/size"].clone()
+        };
+        let text = Measured::Text("content".to_owned());
+        // Only text files held: nothing shows a decoded form.
+        assert_eq!(measured(held()[..1].to_vec()), text);
+        // Two sent members hold unsent values: which one names the form is not shown.
+        let mut two = held();
+        two[1]["type"] = json!("binary");
+        assert_eq!(measured(two), text);
+        // Another entity of that form whose size is not its decoded length.
+        let mut against = held();
+        against.push(json!({"format": "base64", "content": "iVBORw0KGgo=", "size": 12}));
+        assert_eq!(measured(against), text);
     }
 }

@@ -16,8 +16,11 @@
 //!   list its recordings agree on once the created entities are taken out of each (the session
 //!   list a create filled and a delete emptied: `[]`).
 //!
-//! Both answer only before a served write (any write may have created what a later call names),
-//! and only calls without a query. Learned from the recordings' values only, never from names.
+//! Both answer only calls without a query, and only before a served write that may have created
+//! what they answer: a write whose plan's recorded calls include a write that created one of the
+//! entities the tool's reads showed (`CreatedRead::creators`); any served write, when none is
+//! known. A served write of other tools was never seen creating them (the sessions a file save
+//! leaves as they were). Learned from the recordings' values only, never from names.
 
 use rea_manifest::Manifest;
 use rea_manifest::segments::{split_path, template_affixes};
@@ -35,6 +38,24 @@ pub struct CreatedRead {
     pub tool: String,
     /// What it answers.
     pub answer: CreatedAnswer,
+    /// The writes (ordinals) that created the entities its reads showed: once none of them is
+    /// a served write's record, no served write was seen creating what it answers.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub creators: Vec<u64>,
+}
+
+impl CreatedRead {
+    /// Whether a served write may have created what the read answers: one of the plans served
+    /// (`served`: each served plan's record ordinals) recorded a creating write, or no creating
+    /// write is known.
+    pub fn created_by_served<'a>(&self, mut served: impl Iterator<Item = &'a [u64]>) -> bool {
+        self.creators.is_empty()
+            || served.any(|records| {
+                records
+                    .iter()
+                    .any(|ordinal| self.creators.contains(ordinal))
+            })
+    }
 }
 
 /// What a [`CreatedRead`] answers.
@@ -70,26 +91,46 @@ pub fn derive(manifest: &Manifest, timeline: &Timeline, views: &[ReadView]) -> V
         let Some((answer, member)) = item_read(manifest, timeline, tool, view) else {
             continue;
         };
+        let creators = item_creators(&answer);
         found.push(CreatedRead {
             tool: view.tool.clone(),
             answer,
+            creators: creators.clone(),
         });
         let written = split_path(&view.path_template);
         let collection = item_segments(&written);
         let collection = &collection[..collection.len() - 1];
         for &(list, list_tool) in &recorded {
             if split_path(&list.path_template) == collection
-                && let Some(answer) = list_read(manifest, timeline, list_tool, &member)
+                && let Some((answer, mut listed)) =
+                    list_read(manifest, timeline, list_tool, &member)
             {
+                listed.extend(&creators);
+                listed.sort_unstable();
+                listed.dedup();
                 found.push(CreatedRead {
                     tool: list.tool.clone(),
                     answer,
+                    creators: listed,
                 });
             }
         }
     }
     found.sort_by(|a, b| a.tool.cmp(&b.tool));
     found
+}
+
+/// The writes that created what an item tool's reads named, in order, each once.
+fn item_creators(answer: &CreatedAnswer) -> Vec<u64> {
+    let mut creators: Vec<u64> = match answer {
+        CreatedAnswer::Item { created_by, .. } => {
+            created_by.iter().map(|(_, write)| *write).collect()
+        }
+        CreatedAnswer::List { .. } => Vec::new(),
+    };
+    creators.sort_unstable();
+    creators.dedup();
+    creators
 }
 
 /// An item tool's answer (its missing answer, the writes that created what its reads named) and
@@ -237,9 +278,10 @@ fn list_read(
     timeline: &Timeline,
     tool: usize,
     member: &str,
-) -> Option<CreatedAnswer> {
+) -> Option<(CreatedAnswer, Vec<u64>)> {
     let mut seed: Option<Json> = None;
     let mut base_ordinal = None;
+    let mut creators = Vec::new();
     for observation in timeline.all(tool).filter(|read| read.is_success()) {
         if !observation.pairs().is_empty() || observation.query_withheld {
             return None;
@@ -248,8 +290,9 @@ fn list_read(
         let mut kept = Vec::new();
         for item in items {
             let id = scalar_text(item.as_object()?.get(member)?)?;
-            if creating_write(manifest, timeline, (member, &id), observation.position).is_none() {
-                kept.push(item.clone());
+            match creating_write(manifest, timeline, (member, &id), observation.position) {
+                Some(write) => creators.push(write),
+                None => kept.push(item.clone()),
             }
         }
         let reduced = Json::Array(kept);
@@ -258,10 +301,11 @@ fn list_read(
         }
         base_ordinal = Some(observation.ordinal);
     }
-    Some(CreatedAnswer::List {
+    let answer = CreatedAnswer::List {
         base_ordinal: base_ordinal?,
         seed: seed?,
-    })
+    };
+    Some((answer, creators))
 }
 
 #[cfg(test)]
@@ -342,6 +386,29 @@ mod tests {
         assert_eq!(listed["status"], 200, "{listed}");
         assert_eq!(listed["body"], json!([]), "{listed}");
         assert_eq!(listed["state"]["source"], "state", "{listed}");
+    }
+
+    #[test]
+    fn a_created_read_names_the_writes_that_created_what_it_showed() {
+        let fixture = derive(created_then_deleted());
+        for read in &fixture.state.created_reads {
+            assert_eq!(read.creators, vec![1], "{read:?}");
+        }
+    }
+
+    #[test]
+    fn only_a_served_write_that_created_in_the_capture_stales_a_created_read() {
+        let fixture = derive(created_then_deleted());
+        let read = &fixture.state.created_reads[0];
+        let other: [&[u64]; 2] = [&[3], &[0, 6]];
+        assert!(!read.created_by_served(other.into_iter()));
+        let creating: [&[u64]; 2] = [&[3], &[1, 4]];
+        assert!(read.created_by_served(creating.into_iter()));
+        let unknown = super::CreatedRead {
+            creators: Vec::new(),
+            ..read.clone()
+        };
+        assert!(unknown.created_by_served(other.into_iter()));
     }
 
     #[test]

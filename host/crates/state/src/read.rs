@@ -619,8 +619,9 @@ impl StateService {
 
     /// A recorded read tool's answer from the state before the capture's creates (see
     /// [`crate::created`]): an item tool's missing answer naming the call's values, a list
-    /// tool's recordings less the created entities; `None` after a served write, for a call
-    /// with a query, or for a tool that learned none.
+    /// tool's recordings less the created entities; `None` after a served write of a tool that
+    /// created what it answers in the capture (any, when that is not known), for a call with a
+    /// query, or for a tool that learned none.
     fn answer_created(
         &self,
         tool: &str,
@@ -629,7 +630,7 @@ impl StateService {
         (exact, stale): (bool, bool),
     ) -> Option<StateAnswer> {
         let pairs = call.pairs();
-        if stale || !pairs.is_empty() {
+        if !pairs.is_empty() {
             return None;
         }
         let created = self
@@ -637,6 +638,13 @@ impl StateService {
             .created_reads
             .iter()
             .find(|read| read.tool == tool)?;
+        let served = self
+            .derived()
+            .served_writes()
+            .map(|plan| plan.record_ordinals.as_slice());
+        if stale && created.created_by_served(served) {
+            return None;
+        }
         let evidence_id = self.replay().evidence_id();
         let segments = call.segments(template);
         match &created.answer {

@@ -1,0 +1,60 @@
+//! A byte length counting a text's decoded bytes, learned by the `byte-length` rule stage from
+//! the entities the state held: Jupyter Server's file `PUT /api/contents/{dir}/{file}` stores
+//! `size` as the bytes of the sent `content`, and for `format: "base64"` as the bytes it decodes
+//! to. The build saved only text files (`notes/standup.md`), but it read `data/logo.png` as
+//! base64 (`size` 71, its content 98 characters on wrapped lines): the rule learns that a call
+//! sending `format: "base64"` is measured by the decoded bytes, where the build's calls sent
+//! `"text"`. One recorded application shows it (the other base64 bodies of the corpus,
+//! verdaccio's and pouchdb-server's attachments, send their length).
+
+use serde_json::{Value, json};
+
+use crate::state_folder_entries::call_for;
+use crate::state_support::{Served, corpus_write_plans, plan_of, serve_corpus_app};
+
+const FILE_TEMPLATE: &str = "/api/contents/{prefix-variance}/{sibling-variance}";
+
+fn put_file(served: &Served, target: &str, body: Value) -> (Value, bool) {
+    let (tool, mut arguments) = call_for(served, "PUT", target, Some(FILE_TEMPLATE));
+    arguments.insert("body".to_owned(), body);
+    served.call(&tool, arguments)
+}
+
+#[test]
+fn the_file_create_learns_the_base64_form_from_the_held_png() {
+    let plans = corpus_write_plans("jupyter_server");
+    let put = plan_of(&plans, "put_contents_by_content_id_and_name");
+    let upsert = &put["upsert"];
+    let rule = upsert["rules"]
+        .as_array()
+        .expect("rules")
+        .iter()
+        .find(|rule| rule["stage"] == "byte-length")
+        .unwrap_or_else(|| panic!("no byte-length rule: {upsert:#}"));
+    assert_eq!(rule["explains"], json!(["/size"]), "{rule:#}");
+    assert_eq!(
+        rule["rule"]["fields"]["/size"],
+        json!({"member": "content", "form": {"member": "format", "value": "base64"}}),
+        "{rule:#}"
+    );
+}
+
+#[test]
+fn a_served_base64_file_counts_its_decoded_bytes_and_a_text_file_its_text() {
+    let served = serve_corpus_app("jupyter_server");
+    // The probe's 8-byte PNG header, 12 characters of base64.
+    let pixel = json!({"type": "file", "format": "base64", "content": "iVBORw0KGgo="});
+    let (written, is_error) = put_file(&served, "/api/contents/data/pixel.png", pixel);
+    assert!(!is_error, "{written}");
+    assert_eq!(written["status"], 201, "{written}");
+    assert_eq!(written["body"]["size"], 8, "{written}");
+    let text = json!({"type": "file", "format": "text", "content": "iVBORw0KGgo="});
+    let (written, is_error) = put_file(&served, "/api/contents/notes/pixel.md", text);
+    assert!(!is_error, "{written}");
+    assert_eq!(written["body"]["size"], 12, "{written}");
+    // Not base64 while naming that form: refused, nothing created.
+    let broken = json!({"type": "file", "format": "base64", "content": "not base64!"});
+    let (refused, is_error) = put_file(&served, "/api/contents/data/broken.png", broken);
+    assert!(is_error, "{refused}");
+    assert!(refused.to_string().contains("not base64"), "{refused}");
+}
