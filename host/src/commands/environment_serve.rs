@@ -618,28 +618,34 @@ fn load_with_state(state_file: Option<StateFile>, loader: Loader) -> Result<Load
 /// the file cannot be used.
 pub fn load_precomputed(file: &StateFile) -> Result<Loaded, String> {
     // The evidence file is hashed through a bounded buffer (never held whole: the server never
-    // parses it) on a second thread while the state file and the manifest are read.
-    let (evidence_sha256, inputs) = std::thread::scope(|scope| {
+    // parses it) on a second thread while the manifest is read.
+    let (evidence_sha256, manifest) = std::thread::scope(|scope| {
         let digest = scope.spawn(|| {
             rea_evidence::sha256_bounded(
                 &file.evidence,
                 rea_evidence::envelope::EVIDENCE_FILE_MAX_BYTES,
             )
         });
-        let inputs = read_state_and_manifest(file);
-        (digest.join(), inputs)
+        let manifest = read_manifest(file);
+        (digest.join(), manifest)
     });
     let evidence_sha256 = evidence_sha256
         .map_err(|_| "the capture Evidence could not be hashed".to_owned())?
         .map_err(|refusal| format!("the capture Evidence cannot be read: {}", refusal.message))?;
-    let (bytes, manifest, manifest_id) = inputs?;
+    let (manifest, manifest_id) = manifest?;
     let expected = rea_state::precomputed::ExpectedInputs {
         evidence_sha256: &evidence_sha256,
         manifest_evidence_id: &manifest_id,
         provenance: &file.provenance,
     };
-    let stored = rea_state::precomputed::read_precomputed(&bytes.bytes, &expected)?;
-    drop(bytes);
+    // The state file is read value by value (its bytes are never held whole).
+    let limit = rea_evidence::envelope::EVIDENCE_FILE_MAX_BYTES
+        + rea_state::evidence::DERIVATION_BUDGET_BYTES
+        + 64 * 1024;
+    let stored = rea_evidence::read_bounded_with(&file.path, limit, |reader| {
+        rea_state::precomputed::read_precomputed_from(reader, &expected)
+    })
+    .map_err(|refusal| format!("the precomputed state cannot be read: {}", refusal.message))??;
     // Refuses a manifest whose parent is not the state's capture, or citing a record not kept.
     let environment = Environment::new(
         &manifest,
@@ -655,16 +661,8 @@ pub fn load_precomputed(file: &StateFile) -> Result<Loaded, String> {
     })
 }
 
-/// The precomputed state file's bytes, and the manifest it must have been derived for with its
-/// Evidence id.
-fn read_state_and_manifest(
-    file: &StateFile,
-) -> Result<(rea_evidence::FileBytes, rea_manifest::Manifest, String), String> {
-    let limit = rea_evidence::envelope::EVIDENCE_FILE_MAX_BYTES
-        + rea_state::evidence::DERIVATION_BUDGET_BYTES
-        + 64 * 1024;
-    let bytes = rea_evidence::read_bounded(&file.path, limit)
-        .map_err(|refusal| format!("the precomputed state cannot be read: {}", refusal.message))?;
+/// The manifest a precomputed state must have been derived for, with its Evidence id.
+fn read_manifest(file: &StateFile) -> Result<(rea_manifest::Manifest, String), String> {
     let manifest = Evidence::read_file(
         &file.manifest,
         rea_evidence::envelope::EVIDENCE_FILE_MAX_BYTES,
@@ -675,7 +673,7 @@ fn read_state_and_manifest(
         .map_err(|refusal| format!("the manifest cannot be sealed: {}", refusal.message))?
         .id()
         .to_owned();
-    Ok((bytes, manifest, manifest_id))
+    Ok((manifest, manifest_id))
 }
 
 /// Reads both Evidence files once, authenticates them, and builds the replay environment; the

@@ -13,7 +13,9 @@ wall times follow the load; the CPU times hardly move with it, so compare builds
 With --ceilings FILE (JSON: {"NAME": {"build_s", "build_rss_mib", "ready_ms", "ready_rss_mib"}}),
 each capture named there must stay within its ceilings (the precomputed server's figures); the run
 fails naming every figure over its ceiling. --binary FILE is the binary the bundles carry (passed to
-`environment-build --binary`; default: REA itself). Everything binds 127.0.0.1.
+`environment-build --binary`; default: REA itself). --precomputed-only skips the server deriving
+the state (its columns show `-`; the ratios are then the build's and the precomputed server's).
+Everything binds 127.0.0.1.
 """
 import argparse
 import json
@@ -115,6 +117,7 @@ def main():
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--ceilings")
     parser.add_argument("--binary")
+    parser.add_argument("--precomputed-only", action="store_true")
     args = parser.parse_args()
     # The servers run in their env folders.
     args.rea = os.path.abspath(args.rea)
@@ -133,15 +136,19 @@ def main():
             build_s, build_cpu, build_rss, report = build(args.rea, har, bundle, args.binary)
             env_dir = os.path.join(bundle, "envs", report["name"])
             has_state = os.path.exists(os.path.join(env_dir, "state.json"))
-            derive = ready(args.rea, env_dir, False, args.runs)
+            derive = None if args.precomputed_only and has_state else \
+                ready(args.rea, env_dir, False, args.runs)
             state = ready(args.rea, env_dir, True, args.runs) if has_state else None
             shown = state or derive
-            print("%-16s %7.2f %7.2f %7.2f %8.1f | %9.1f %8.0f %8.1f %8.1f | %9s %8s %8s %8s | %7s %7.1f %7.1f" % (
-                name, size, build_s, build_cpu, build_rss, derive[0] * 1000, derive[3] * 1000,
-                derive[1], derive[2], "%.1f" % (state[0] * 1000) if state else "-",
+            print("%-16s %7.2f %7.2f %7.2f %8.1f | %9s %8s %8s %8s | %9s %8s %8s %8s | %7s %7.1f %7.1f" % (
+                name, size, build_s, build_cpu, build_rss,
+                "%.1f" % (derive[0] * 1000) if derive else "-",
+                "%.0f" % (derive[3] * 1000) if derive else "-",
+                "%.1f" % derive[1] if derive else "-", "%.1f" % derive[2] if derive else "-",
+                "%.1f" % (state[0] * 1000) if state else "-",
                 "%.0f" % (state[3] * 1000) if state else "-", "%.1f" % state[1] if state else "-",
                 "%.1f" % state[2] if state else "-",
-                "%.1fx" % (derive[0] / state[0]) if state else "-",
+                "%.1fx" % (derive[0] / state[0]) if state and derive else "-",
                 build_rss / size, shown[2] / size), flush=True)
             limits = ceilings.get(name)
             if limits:

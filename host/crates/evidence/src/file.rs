@@ -113,6 +113,44 @@ pub fn sha256_bounded(path: &Path, max_bytes: u64) -> Result<String, Refusal> {
     Ok(hex::encode(hasher.finalize()))
 }
 
+/// Reads a regular file of at most `max_bytes` bytes through `read` (so a reader that types it as
+/// it goes never holds its bytes whole), refused as [`read_bounded`] refuses it. What `read`
+/// leaves unread is read after it, so the whole file is checked not to have changed meanwhile.
+pub fn read_bounded_with<T>(
+    path: &Path,
+    max_bytes: u64,
+    read: impl FnOnce(&mut dyn Read) -> T,
+) -> Result<T, Refusal> {
+    let mut read = Some(read);
+    let mut value = None;
+    consume_bounded(path, max_bytes, &mut || {}, &mut |file, _| {
+        let mut counted = CountingReader {
+            inner: file,
+            bytes: 0,
+        };
+        if let Some(read) = read.take() {
+            value = Some(read(&mut counted));
+        }
+        std::io::copy(&mut counted, &mut std::io::sink())?;
+        Ok(counted.bytes)
+    })?;
+    value.ok_or_else(|| Refusal::internal("the file was not read"))
+}
+
+/// A reader that counts the bytes read through it.
+struct CountingReader<'a> {
+    inner: &'a mut dyn Read,
+    bytes: u64,
+}
+
+impl Read for CountingReader<'_> {
+    fn read(&mut self, buffer: &mut [u8]) -> std::io::Result<usize> {
+        let read = self.inner.read(buffer)?;
+        self.bytes += read as u64;
+        Ok(read)
+    }
+}
+
 /// Checks the file, lets `consume` read it (at most `max_bytes + 1` bytes, told the opened
 /// file's length; it returns how many it read) and checks it did not change meanwhile; returns
 /// the absolute path.
@@ -231,6 +269,22 @@ impl Fingerprint {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_file_read_in_part_is_checked_whole_and_refused_over_its_budget() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("a.json");
+        std::fs::write(&path, b"abcdef").unwrap();
+        let first = read_bounded_with(&path, 6, |reader| {
+            let mut two = [0u8; 2];
+            reader.read_exact(&mut two).map(|()| two)
+        })
+        .unwrap()
+        .unwrap();
+        assert_eq!(&first, b"ab");
+        let refused = read_bounded_with(&path, 5, |_| ()).unwrap_err();
+        assert_eq!(refused.code, "resource_constraint");
+    }
 
     #[test]
     fn reads_a_file_within_its_budget() {

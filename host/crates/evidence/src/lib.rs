@@ -23,5 +23,7 @@ pub mod refusal;
 pub mod test_hooks;
 
 pub use envelope::{EVIDENCE_ID_PREFIX, Evidence, evidence_id_of};
-pub use file::{FileBytes, HashingWriter, read_bounded, sha256_bounded, sha256_hex};
+pub use file::{
+    FileBytes, HashingWriter, read_bounded, read_bounded_with, sha256_bounded, sha256_hex,
+};
 pub use refusal::Refusal;

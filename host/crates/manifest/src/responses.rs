@@ -30,19 +30,36 @@ impl<'a> ParsedResponses<'a> {
 
     /// The record's response body as JSON when its media type is JSON-like and its text parses.
     pub(crate) fn json(&self, index: usize) -> Option<&Value> {
-        self.cache[index]
-            .get_or_init(|| {
-                let record = self.records[index];
-                let response = &record.response;
-                if !media::is_json_like(response.media_type.as_deref()) {
-                    return None;
-                }
-                match &response.body {
-                    Body::Text { text } => serde_json::from_str(text).ok(),
-                    _ => None,
-                }
-            })
-            .as_ref()
+        self.cache[index].get_or_init(|| self.parse(index)).as_ref()
+    }
+
+    /// The record's response body parsed (not kept).
+    fn parse(&self, index: usize) -> Option<Value> {
+        let response = &self.records[index].response;
+        if !media::is_json_like(response.media_type.as_deref()) {
+            return None;
+        }
+        match &response.body {
+            Body::Text { text } => serde_json::from_str(text).ok(),
+            _ => None,
+        }
+    }
+
+    /// `read` of the record's response body as [`Self::success_json`] answers it, parsed for the
+    /// call only when no earlier question kept it: a pass over every record (the route-form
+    /// request) does not hold every body's tree at once.
+    pub(crate) fn with_success_json<T>(
+        &self,
+        index: usize,
+        read: impl FnOnce(Option<&Value>) -> T,
+    ) -> T {
+        if !(200..300).contains(&self.records[index].response.status) {
+            return read(None);
+        }
+        match self.cache[index].get() {
+            Some(kept) => read(kept.as_ref()),
+            None => read(self.parse(index).as_ref()),
+        }
     }
 
     /// The record's response body as JSON when its status is 2xx.
@@ -121,6 +138,24 @@ fn scalar_equals(value: &Value, text: &str) -> bool {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn a_body_read_for_one_question_is_kept_only_when_an_earlier_one_kept_it() {
+        let answered = crate::testing::record(1, "GET", "http://app.test/api/items/7")
+            .json(200, r#"{"id": 7}"#)
+            .build();
+        let missing = crate::testing::record(2, "GET", "http://app.test/api/items/8")
+            .json(404, r#"{"error": "missing"}"#)
+            .build();
+        let records = [&answered, &missing];
+        let responses = ParsedResponses::new(&records);
+        let id = |json: Option<&Value>| json.map(|body| body["id"].clone());
+        assert_eq!(responses.with_success_json(0, id), Some(json!(7)));
+        assert!(responses.cache[0].get().is_none());
+        assert!(responses.with_success_json(1, |json| json.is_none()));
+        assert!(responses.json(0).is_some());
+        assert_eq!(responses.with_success_json(0, id), Some(json!(7)));
+    }
 
     #[test]
     fn echoes_are_found_at_the_root_and_one_envelope_down() {

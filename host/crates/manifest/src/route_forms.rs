@@ -217,15 +217,17 @@ fn request_with_forms(
                 .collect(),
             forms: std::mem::take(&mut forms[index]),
             decoded: decoded[index].clone(),
-            answer: recorded_answer(
-                record.response.status,
-                responses.success_json(index),
-                &Spelled {
-                    texts: &spelled,
-                    runs: &runs,
-                    segments: &whole,
-                },
-            ),
+            answer: responses.with_success_json(index, |json| {
+                recorded_answer(
+                    record.response.status,
+                    json,
+                    &Spelled {
+                        texts: &spelled,
+                        runs: &runs,
+                        segments: &whole,
+                    },
+                )
+            }),
         })
         .collect();
     RouteFormRequest {

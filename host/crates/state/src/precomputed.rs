@@ -32,6 +32,7 @@
 
 use std::borrow::Borrow;
 use std::collections::BTreeSet;
+use std::io::{BufRead, Read};
 
 use rea_evidence::{HashingWriter, Refusal, sha256_hex};
 use rea_manifest::Manifest;
@@ -41,6 +42,8 @@ use rea_registry::{PluginSource, Registry};
 use serde::{Deserialize, Serialize};
 
 use crate::model::StateView;
+
+mod values;
 
 /// The header's `format`.
 pub const PRECOMPUTED_FORMAT: &str = "rea-precomputed-state";
@@ -131,13 +134,6 @@ struct Header {
 struct BodyOut<'a> {
     records: &'a [&'a CaptureRecord],
     state: &'a StateView,
-}
-
-/// The body read back.
-#[derive(Deserialize)]
-struct BodyIn {
-    records: Vec<CaptureRecord>,
-    state: StateView,
 }
 
 /// What a state's file is written with besides the state: its Evidence id, the size of its
@@ -354,13 +350,60 @@ pub fn read_precomputed(
     bytes: &[u8],
     expected: &ExpectedInputs<'_>,
 ) -> Result<PrecomputedState, String> {
-    let split = bytes
-        .iter()
-        .take(MAX_HEADER_BYTES)
-        .position(|byte| *byte == b'\n')
-        .ok_or("it has no header line")?;
-    let (header, body) = (&bytes[..split], &bytes[split + 1..]);
-    let header = read_header(header)?;
+    read_precomputed_from(bytes, expected)
+}
+
+/// [`read_precomputed`] from a reader (a state file): the body is read value by value
+/// ([`values`]), hashed and counted as it is read, so its bytes are never held whole; what was
+/// read is used only when the body's length and SHA-256 are the header's. Reads at most the
+/// header's line and the length it names, and one byte more.
+pub fn read_precomputed_from<R: Read>(
+    reader: R,
+    expected: &ExpectedInputs<'_>,
+) -> Result<PrecomputedState, String> {
+    let mut reader = std::io::BufReader::with_capacity(READ_BUFFER_BYTES, reader);
+    let header = read_header_line(&mut reader)?;
+    let header = read_header(&header)?;
+    check_inputs(&header, expected)?;
+    // One byte past the header's length is read, so a longer body is told from its prefix.
+    let body = values::HashingReader::new(reader.take(header.body_bytes.saturating_add(1)));
+    let mut body = std::io::BufReader::with_capacity(READ_BUFFER_BYTES, body);
+    let read = values::read_body(&mut body);
+    let (digest, length) = body
+        .into_inner()
+        .finish()
+        .map_err(|error| format!("it cannot be read: {error}"))?;
+    if length != header.body_bytes || digest != header.body_sha256 {
+        return Err(NOT_ITS_BODY.to_owned());
+    }
+    let body = read?;
+    Ok(PrecomputedState {
+        capture_evidence_id: header.key.capture_evidence_id,
+        records: body.records,
+        state: body.state,
+        state_evidence_id: header.state_evidence_id,
+        data_get_bytes: header.data_get_bytes,
+    })
+}
+
+/// The buffer a state file is read through.
+const READ_BUFFER_BYTES: usize = 256 * 1024;
+
+/// The header line, without its newline.
+fn read_header_line(reader: &mut impl BufRead) -> Result<Vec<u8>, String> {
+    let mut line = Vec::new();
+    reader
+        .take(MAX_HEADER_BYTES as u64)
+        .read_until(b'\n', &mut line)
+        .map_err(|error| format!("it cannot be read: {error}"))?;
+    if line.pop() != Some(b'\n') {
+        return Err("it has no header line".to_owned());
+    }
+    Ok(line)
+}
+
+/// Whether the header names the expected capture Evidence file, manifest, pipeline and code.
+fn check_inputs(header: &Header, expected: &ExpectedInputs<'_>) -> Result<(), String> {
     if header.evidence_sha256 != expected.evidence_sha256 {
         return Err(format!(
             "it was derived from a capture Evidence file of SHA-256 {}, not {}",
@@ -373,30 +416,10 @@ pub fn read_precomputed(
         expected.manifest_evidence_id,
         expected.provenance,
     );
-    if let Some(difference) = header.key.difference(&key) {
-        return Err(difference);
+    match header.key.difference(&key) {
+        Some(difference) => Err(difference),
+        None => Ok(()),
     }
-    if body.len() as u64 != header.body_bytes {
-        return Err(NOT_ITS_BODY.to_owned());
-    }
-    // The body is hashed on a second thread while it is read straight into the typed state (no
-    // JSON tree in between); what was read is used only when the digest is the header's.
-    let (digest, body) = std::thread::scope(|scope| {
-        let digest = scope.spawn(|| sha256_hex(body));
-        let read = json::from_slice_exact::<BodyIn>(body);
-        (digest.join(), read)
-    });
-    if digest.ok().as_deref() != Some(header.body_sha256.as_str()) {
-        return Err(NOT_ITS_BODY.to_owned());
-    }
-    let body = body.map_err(|error| format!("its body is not a state: {error}"))?;
-    Ok(PrecomputedState {
-        capture_evidence_id: header.key.capture_evidence_id,
-        records: body.records,
-        state: body.state,
-        state_evidence_id: header.state_evidence_id,
-        data_get_bytes: header.data_get_bytes,
-    })
 }
 
 /// The header line, of this format and version (checked first: another version's header may
