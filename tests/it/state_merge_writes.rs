@@ -8,7 +8,9 @@
 
 use serde_json::{Value, json};
 
-use crate::state_support::{Served, corpus_write_plans, path_arguments, plan_of, serve_corpus_app};
+use crate::state_support::{
+    Served, corpus_write_plans, path_arguments, plan_of, rule_of, serve_corpus_app,
+};
 
 const PUBLISH: &str = "put_root_by_name";
 const PACKAGE: &str = "get_root_by_name";
@@ -65,12 +67,7 @@ fn verdaccio_publish_is_learned_as_a_map_merge_upsert() {
         "{plan:#}"
     );
     // The time stamped at each version a publish adds, one rule for every version.
-    let clock = plan["rules"]
-        .as_array()
-        .expect("rules")
-        .iter()
-        .find(|rule| rule["stage"] == "clock")
-        .expect("a clock rule");
+    let clock = rule_of(plan, "clock");
     assert_eq!(
         clock["explains"],
         json!(["/time/modified", "/time/{versions}"])

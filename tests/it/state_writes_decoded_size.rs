@@ -10,7 +10,7 @@
 use serde_json::{Value, json};
 
 use crate::state_folder_entries::call_for;
-use crate::state_support::{Served, corpus_write_plans, plan_of, serve_corpus_app};
+use crate::state_support::{Served, corpus_write_plans, plan_of, rule_of, serve_corpus_app};
 
 const FILE_TEMPLATE: &str = "/api/contents/{prefix-variance}/{sibling-variance}";
 
@@ -25,12 +25,7 @@ fn the_file_create_learns_the_base64_form_from_the_held_png() {
     let plans = corpus_write_plans("jupyter_server");
     let put = plan_of(&plans, "put_contents_by_content_id_and_name");
     let upsert = &put["upsert"];
-    let rule = upsert["rules"]
-        .as_array()
-        .expect("rules")
-        .iter()
-        .find(|rule| rule["stage"] == "byte-length")
-        .unwrap_or_else(|| panic!("no byte-length rule: {upsert:#}"));
+    let rule = rule_of(upsert, "byte-length");
     assert_eq!(rule["explains"], json!(["/size"]), "{rule:#}");
     assert_eq!(
         rule["rule"]["fields"]["/size"],

@@ -13,7 +13,7 @@
 use serde_json::{Value, json};
 
 use crate::state_folder_entries::call_for;
-use crate::state_support::{Served, corpus_write_plans, plan_of, serve_corpus_app};
+use crate::state_support::{Served, corpus_write_plans, plan_of, rule_of, serve_corpus_app};
 
 const FILE_TEMPLATE: &str = "/api/contents/{prefix-variance}/{sibling-variance}";
 
@@ -36,12 +36,7 @@ fn a_created_files_mimetype_is_learned_by_its_names_suffix_not_as_a_collection_c
     let plans = corpus_write_plans("jupyter_server");
     let put = plan_of(&plans, "put_contents_by_content_id_and_name");
     let upsert = &put["upsert"];
-    let rule = upsert["rules"]
-        .as_array()
-        .expect("rules")
-        .iter()
-        .find(|rule| rule["stage"] == "name-suffix")
-        .unwrap_or_else(|| panic!("no name-suffix rule: {upsert:#}"));
+    let rule = rule_of(upsert, "name-suffix");
     assert_eq!(rule["explains"], json!(["/mimetype"]), "{rule:#}");
     let learned = &rule["rule"]["fields"]["/mimetype"];
     assert_eq!(learned["member"], "name", "{learned:#}");

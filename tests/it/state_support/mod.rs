@@ -407,3 +407,14 @@ pub fn plan_of<'a>(plans: &'a [Value], tool: &str) -> &'a Value {
         .find(|plan| plan["tool"] == tool)
         .unwrap_or_else(|| panic!("no plan for {tool}: {plans:#?}"))
 }
+
+/// The learned rule of one stage in a write plan's rules (the plan's own `rules`, or its
+/// `upsert`'s: pass that object), as the state evidence spells it.
+pub fn rule_of<'a>(plan: &'a Value, stage: &str) -> &'a Value {
+    plan["rules"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|rule| rule["stage"] == stage)
+        .unwrap_or_else(|| panic!("no {stage} rule: {plan:#}"))
+}

@@ -67,25 +67,37 @@ struct SubRequest<'a> {
 /// Serves, as batches, the writes withheld as `no-state-target` whose recorded calls show
 /// batches of served writes (see the module docs).
 pub(crate) fn learn(manifest: &Manifest, timeline: &Timeline, plans: &mut [WritePlan]) {
-    for index in 0..plans.len() {
-        if plans[index].served || plans[index].reason.as_deref() != Some("no-state-target") {
-            continue;
-        }
-        let Some(tool) = manifest
-            .tools
-            .iter()
-            .position(|tool| tool.name == plans[index].tool)
-        else {
-            continue;
-        };
+    for (index, tool) in untargeted(manifest, plans) {
         if let Some(model) = batch_model(manifest, timeline, tool, plans) {
             let plan = &mut plans[index];
             plan.batch = Some(model);
-            plan.served = true;
-            plan.reason = None;
-            plan.hint = None;
+            mark_served(plan);
         }
     }
+}
+
+/// The plans withheld as `no-state-target`, each with its tool's position in the manifest: the
+/// plans the batch learners (this module's and `guarded`'s) may serve.
+pub(super) fn untargeted(manifest: &Manifest, plans: &[WritePlan]) -> Vec<(usize, usize)> {
+    plans
+        .iter()
+        .enumerate()
+        .filter(|(_, plan)| !plan.served && plan.reason.as_deref() == Some("no-state-target"))
+        .filter_map(|(index, plan)| {
+            let tool = manifest
+                .tools
+                .iter()
+                .position(|tool| tool.name == plan.tool)?;
+            Some((index, tool))
+        })
+        .collect()
+}
+
+/// Marks a plan served by the model a batch learner found for it: no reason or hint is left.
+pub(super) fn mark_served(plan: &mut WritePlan) {
+    plan.served = true;
+    plan.reason = None;
+    plan.hint = None;
 }
 
 /// The batch model every successful call of a tool agrees on; `None` when a call shows no

@@ -253,11 +253,12 @@ fn merged_into(before: &Object, after: &Object) -> bool {
         .any(|(key, value)| after.get(key) == Some(value))
 }
 
-/// Whether a non-empty string `value` is a leaf of an object nested in `entity` (not a
-/// top-level member): an entity whose properties sit under an envelope object shows the sent
-/// value there, as it is (`/attributes/summary`) or as a linked object's identity
-/// (`/attributes/author/id`).
-fn shows_nested(entity: &Object, value: &Json) -> bool {
+/// Whether a non-empty string `value` is a leaf of an object nested in `entity` under a member
+/// the call did not send (not a top-level member): an entity whose properties sit under an
+/// envelope object shows the sent value there, as it is (`/attributes/summary`) or as a linked
+/// object's identity (`/attributes/author/id`). A value shown only inside a member the call sent
+/// itself (a publish's `versions`, holding its `description`) is that member's data, not this one's.
+fn shows_nested(entity: &Object, value: &Json, sent: &Object) -> bool {
     fn holds(json: &Json, value: &Json) -> bool {
         match json {
             Json::Object(members) => members.iter().any(|(_, member)| holds(member, value)),
@@ -268,6 +269,7 @@ fn shows_nested(entity: &Object, value: &Json) -> bool {
     matches!(value, Json::String(text) if !text.is_empty())
         && entity
             .iter()
+            .filter(|(key, _)| !sent.contains_key(key))
             .any(|(_, member)| matches!(member, Json::Object(_)) && holds(member, value))
 }
 
@@ -405,7 +407,7 @@ impl Explanation {
                 None => {
                     // A create whose entity shows the sent value inside a nested object kept it
                     // as data where the plan does not place it: not a constant to insist on.
-                    let shown = unstored == Unstored::OneValue && shows_nested(after, value);
+                    let shown = unstored == Unstored::OneValue && shows_nested(after, value, sent);
                     let entry = self
                         .fixed
                         .entry(key.to_owned())
@@ -1068,12 +1070,21 @@ mod tests {
         )
         .expect("json");
         let entity = entity.as_object().expect("object");
+        let sent: Json = parse(br#"{"author": "4", "content": "Hi"}"#).expect("json");
+        let sent = sent.as_object().expect("object");
         let text = |value: &str| Json::String(value.to_owned());
-        assert!(shows_nested(entity, &text("4")));
-        assert!(shows_nested(entity, &text("Hi")));
+        assert!(shows_nested(entity, &text("4"), sent));
+        assert!(shows_nested(entity, &text("Hi"), sent));
         // A top-level member is no nested leaf; an absent value and an empty one are not shown.
-        assert!(!shows_nested(entity, &text("msg")));
-        assert!(!shows_nested(entity, &text("5")));
-        assert!(!shows_nested(entity, &text("")));
+        assert!(!shows_nested(entity, &text("msg"), sent));
+        assert!(!shows_nested(entity, &text("5"), sent));
+        assert!(!shows_nested(entity, &text(""), sent));
+        // Shown only inside a member the call sent itself: that member's data.
+        let publish: Json = parse(br#"{"versions": {"1.3.0": {"summary": "Hi"}}}"#).expect("json");
+        let publish = publish.as_object().expect("object");
+        let package: Json =
+            parse(br#"{"name": "p", "versions": {"1.3.0": {"summary": "Hi"}}}"#).expect("json");
+        let package = package.as_object().expect("object");
+        assert!(!shows_nested(package, &text("Hi"), publish));
     }
 }

@@ -32,6 +32,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use super::apply::WriteInput;
+use super::batch;
 use super::model::WritePlan;
 use crate::answer::{StateAnswer, StateSource, state_answer, tool_error};
 use crate::call::Call;
@@ -86,25 +87,14 @@ pub struct GuardModel {
 /// Serves, as guarded batches, the writes withheld as `no-state-target` whose recorded calls
 /// show them (see the module docs).
 pub(crate) fn learn(manifest: &Manifest, timeline: &Timeline, plans: &mut [WritePlan]) {
-    for index in 0..plans.len() {
-        let plan = &plans[index];
-        if plan.served || plan.batch.is_some() || plan.reason.as_deref() != Some("no-state-target")
-        {
+    for (index, tool) in batch::untargeted(manifest, plans) {
+        if plans[index].batch.is_some() || plans[index].served {
             continue;
         }
-        let Some(tool) = manifest
-            .tools
-            .iter()
-            .position(|tool| tool.name == plan.tool)
-        else {
-            continue;
-        };
-        if let Some(model) = guarded_model(timeline, tool, plans, &plan.path_template) {
+        if let Some(model) = guarded_model(timeline, tool, plans, &plans[index].path_template) {
             let plan = &mut plans[index];
             plan.guarded = Some(model);
-            plan.served = true;
-            plan.reason = None;
-            plan.hint = None;
+            batch::mark_served(plan);
         }
     }
 }
