@@ -6,27 +6,12 @@
 //! answer), the one recorded application whose writes take this shape: one app (etcd). The
 //! roles are read from the recorded call's shape, not from its member names.
 
-use rea_manifest::catalog::ArgumentTarget;
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
-use crate::state_support::{Served, corpus_write_plans, plan_of, serve_corpus_app};
+use crate::state_support::{Served, corpus_write_plans, plan_of, serve_corpus_app, with_body};
 
 /// app/owner, `platform-team` at version 1 and revision 5 before the build's writes.
 const OWNER: &str = "YXBwL293bmVy";
-
-/// A tool's arguments: `body` as its request body.
-fn with_body(served: &Served, tool: &str, body: Value) -> Map<String, Value> {
-    let definition = served.replay.tool(tool).expect("the tool");
-    let argument = definition
-        .input_schema
-        .arguments
-        .iter()
-        .find(|argument| argument.target == ArgumentTarget::Body)
-        .expect("a body argument");
-    let mut arguments = Map::new();
-    arguments.insert(argument.name.clone(), body);
-    arguments
-}
 
 /// The pair a range naming `key` alone answers.
 fn pair(served: &Served, key: &str) -> Value {

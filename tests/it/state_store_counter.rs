@@ -6,11 +6,10 @@
 //! each served write of a tool whose answers stepped it, written into the write's answer and the
 //! range answers' `header`, and restored by `data/reset`.
 
-use rea_manifest::catalog::ArgumentTarget;
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
 use crate::state_support::plane_calls::run;
-use crate::state_support::{Served, corpus_write_plans, plan_of, serve_corpus_app};
+use crate::state_support::{Served, corpus_write_plans, plan_of, serve_corpus_app, with_body};
 
 #[test]
 fn the_default_pipeline_runs_the_store_counter_after_the_revision() {
@@ -49,20 +48,6 @@ fn a_put_learns_the_store_revision_its_answer_header_carries() {
             .is_some_and(|reads| reads.contains(&Value::from(53))),
         "{shown}"
     );
-}
-
-/// A tool's arguments: `body` as its request body.
-fn with_body(served: &Served, tool: &str, body: Value) -> Map<String, Value> {
-    let definition = served.replay.tool(tool).expect("the tool");
-    let argument = definition
-        .input_schema
-        .arguments
-        .iter()
-        .find(|argument| argument.target == ArgumentTarget::Body)
-        .expect("a body argument");
-    let mut arguments = Map::new();
-    arguments.insert(argument.name.clone(), body);
-    arguments
 }
 
 /// The body of a served call's answer, which must not be an error.

@@ -15,6 +15,7 @@ use rea_backends::plane::StatePlane;
 use rea_evidence::Evidence;
 use rea_evidence::capture::capture_records;
 use rea_json::Json;
+use rea_manifest::catalog::ArgumentTarget;
 use rea_manifest::evidence::project_manifest_evidence;
 use rea_manifest::{Environment, Manifest, TemplateRules};
 use rea_plugin_api::contracts::capture::CaptureRecord;
@@ -406,6 +407,20 @@ pub fn plan_of<'a>(plans: &'a [Value], tool: &str) -> &'a Value {
         .iter()
         .find(|plan| plan["tool"] == tool)
         .unwrap_or_else(|| panic!("no plan for {tool}: {plans:#?}"))
+}
+
+/// A tool's arguments: `body` as its request body.
+pub fn with_body(served: &Served, tool: &str, body: Value) -> Map<String, Value> {
+    let definition = served.replay.tool(tool).expect("the tool");
+    let argument = definition
+        .input_schema
+        .arguments
+        .iter()
+        .find(|argument| argument.target == ArgumentTarget::Body)
+        .expect("a body argument");
+    let mut arguments = Map::new();
+    arguments.insert(argument.name.clone(), body);
+    arguments
 }
 
 /// The learned rule of one stage in a write plan's rules (the plan's own `rules`, or its

@@ -255,16 +255,7 @@ fn answers_as(plans: &[WritePlan], tool: &str, timeline: &Timeline, wrapped: &Js
 }
 
 /// Serves one call of a batch tool (see the module docs).
-pub fn serve(
-    service: &StateService,
-    plan: &WritePlan,
-    model: &BatchModel,
-    arguments: &Map<String, Value>,
-) -> StateAnswer {
-    let Some(definition) = service.replay().tool(&plan.tool) else {
-        return tool_error("unknown_tool", format!("no tool named {}", plan.tool));
-    };
-    let call = Call::resolve(definition, arguments);
+pub(super) fn serve(service: &StateService, model: &BatchModel, call: &Call) -> StateAnswer {
     let subs = match sub_calls(service, model, call.body.as_ref()) {
         Ok(subs) => subs,
         Err(problem) => return tool_error("invalid_arguments", problem),

@@ -387,16 +387,7 @@ pub fn described(model: &GuardedModel) -> String {
 type SubCall<'s> = (&'s WritePlan, Map<String, Value>, &'s Wrapper);
 
 /// Serves one call of a guarded batch tool (see the module docs).
-pub fn serve(
-    service: &StateService,
-    plan: &WritePlan,
-    model: &GuardedModel,
-    arguments: &Map<String, Value>,
-) -> StateAnswer {
-    let Some(definition) = service.replay().tool(&plan.tool) else {
-        return tool_error("unknown_tool", format!("no tool named {}", plan.tool));
-    };
-    let call = Call::resolve(definition, arguments);
+pub(super) fn serve(service: &StateService, model: &GuardedModel, call: &Call) -> StateAnswer {
     let subs = match checked_body(model, call.body.as_ref())
         .and_then(|body| sub_calls(service, model, body).map(|subs| (body, subs)))
         .and_then(|(body, subs)| check_guards(service, model, body, &subs).map(|()| subs))

@@ -428,14 +428,14 @@ pub(super) fn gated_write_call(
     let Some(definition) = service.replay().tool(&plan.tool) else {
         return tool_error("unknown_tool", format!("no tool named {}", plan.tool));
     };
-    if let Some(batch) = &plan.batch {
-        return super::batch::serve(service, plan, batch, arguments);
-    }
-    if let Some(guarded) = &plan.guarded {
-        return super::guarded::serve(service, plan, guarded, arguments);
-    }
     // (The server checked the arguments against the tool's input schema before this runs.)
     let call = Call::resolve(definition, arguments);
+    if let Some(batch) = &plan.batch {
+        return super::batch::serve(service, batch, &call);
+    }
+    if let Some(guarded) = &plan.guarded {
+        return super::guarded::serve(service, guarded, &call);
+    }
     if let Some(refused) = super::omitted::answer(service, plan, &call) {
         return refused;
     }
