@@ -29,7 +29,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use super::model::WritePlan;
-use crate::answer::{StateAnswer, StateSource, state_answer, tool_error};
+use crate::answer::{KeptRecord, StateAnswer, StateSource, state_answer, tool_error};
 use crate::call::Call;
 use crate::derive::lists::fits_template;
 use crate::observation::{RequestBody, Timeline};
@@ -279,6 +279,12 @@ pub(super) fn serve(service: &StateService, model: &BatchModel, call: &Call) -> 
             "the batch's recorded answer is not retained",
         );
     };
+    batch_answer(service, base, Json::Array(answers))
+}
+
+/// A served batch's answer: `body` over its recorded answer `base`, from the state's batch view
+/// (this module's batches and `guarded`'s).
+pub(super) fn batch_answer(service: &StateService, base: &KeptRecord, body: Json) -> StateAnswer {
     let source = StateSource::Write {
         source: "state",
         view: "batch",
@@ -286,13 +292,7 @@ pub(super) fn serve(service: &StateService, model: &BatchModel, call: &Call) -> 
         id: None,
         ids: None,
     };
-    state_answer(
-        base,
-        Json::Array(answers),
-        service.replay_evidence_id(),
-        false,
-        source,
-    )
+    state_answer(base, body, service.replay_evidence_id(), false, source)
 }
 
 /// The served write plan and arguments of each sub-request of a batch body, or why the body is

@@ -34,7 +34,7 @@ use serde_json::{Map, Value};
 use super::apply::WriteInput;
 use super::batch;
 use super::model::WritePlan;
-use crate::answer::{StateAnswer, StateSource, state_answer, tool_error};
+use crate::answer::{StateAnswer, tool_error};
 use crate::call::Call;
 use crate::observation::{RequestBody, Timeline};
 use crate::service::StateService;
@@ -422,14 +422,7 @@ pub(super) fn serve(service: &StateService, model: &GuardedModel, call: &Call) -
         let live = service.read();
         crate::counters::stamp(Json::Object(body), live.counter_values())
     };
-    let source = StateSource::Write {
-        source: "state",
-        view: "batch",
-        collection: None,
-        id: None,
-        ids: None,
-    };
-    state_answer(base, body, service.replay_evidence_id(), false, source)
+    batch::batch_answer(service, base, body)
 }
 
 /// The call's body: an object holding the list of sub-requests and only the members the
