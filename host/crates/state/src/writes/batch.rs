@@ -371,7 +371,7 @@ fn sub_call<'s>(
 }
 
 /// The arguments of a tool for a path and body.
-fn sub_arguments(
+pub(super) fn sub_arguments(
     definition: &ToolDefinition,
     path: &str,
     body: Option<&Value>,

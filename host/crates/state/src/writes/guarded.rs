@@ -496,16 +496,13 @@ fn sub_call<'s>(
         .write_plan(&wrapper.tool)
         .filter(|plan| plan.served && plan.batch.is_none() && plan.guarded.is_none())?;
     let definition = service.replay().tool(&wrapper.tool)?;
-    let segments: Vec<String> = split_path(&plan.path_template)
+    // A sibling write that takes no body cannot carry the sub-request.
+    definition
+        .input_schema
+        .arguments
         .iter()
-        .map(|segment| (*segment).to_owned())
-        .collect();
-    let mut arguments = super::confirm::arguments_for(definition, &segments, &[]);
-    let argument =
-        definition.input_schema.arguments.iter().find(|argument| {
-            matches!(argument.target, rea_manifest::catalog::ArgumentTarget::Body)
-        })?;
-    arguments.insert(argument.name.clone(), sent.clone());
+        .find(|argument| matches!(argument.target, rea_manifest::catalog::ArgumentTarget::Body))?;
+    let arguments = batch::sub_arguments(definition, &plan.path_template, Some(sent));
     Some((plan, arguments, wrapper))
 }
 
