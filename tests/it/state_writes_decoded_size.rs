@@ -6,6 +6,11 @@
 //! sending `format: "base64"` is measured by the decoded bytes, where the build's calls sent
 //! `"text"`. One recorded application shows it (the other base64 bodies of the corpus,
 //! verdaccio's and pouchdb-server's attachments, send their length).
+//!
+//! The held `logo.png` also shows how the application spells the bytes it stores: re-encoded on
+//! lines of 76 characters, each ending in a line break. The rule learns that spelling and stores
+//! a base64 save re-spelled (`respells`), so the probe's `pixel.png` reads back as
+//! `iVBORw0KGgo=\n`, as the live application answered it. One recorded application shows it.
 
 use serde_json::{Value, json};
 
@@ -29,9 +34,11 @@ fn the_file_create_learns_the_base64_form_from_the_held_png() {
     assert_eq!(rule["explains"], json!(["/size"]), "{rule:#}");
     assert_eq!(
         rule["rule"]["fields"]["/size"],
-        json!({"member": "content", "form": {"member": "format", "value": "base64"}}),
+        json!({"member": "content", "form": {"member": "format", "value": "base64",
+            "wrap": {"line": 76, "final_break": true}}}),
         "{rule:#}"
     );
+    assert_eq!(rule["rule"]["respells"], json!(["/content"]), "{rule:#}");
 }
 
 #[test]
@@ -43,10 +50,32 @@ fn a_served_base64_file_counts_its_decoded_bytes_and_a_text_file_its_text() {
     assert!(!is_error, "{written}");
     assert_eq!(written["status"], 201, "{written}");
     assert_eq!(written["body"]["size"], 8, "{written}");
+    // It reads back re-spelled as the held PNG is (a final line break), its size its bytes.
+    let (tool, arguments) = call_for(
+        &served,
+        "GET",
+        "/api/contents/data/pixel.png",
+        Some(FILE_TEMPLATE),
+    );
+    let (read, is_error) = served.call(&tool, arguments);
+    assert!(!is_error, "{read}");
+    assert_eq!(read["body"]["content"], "iVBORw0KGgo=\n", "{read}");
+    assert_eq!(read["body"]["format"], "base64", "{read}");
+    assert_eq!(read["body"]["size"], 8, "{read}");
     let text = json!({"type": "file", "format": "text", "content": "iVBORw0KGgo="});
     let (written, is_error) = put_file(&served, "/api/contents/notes/pixel.md", text);
     assert!(!is_error, "{written}");
     assert_eq!(written["body"]["size"], 12, "{written}");
+    // A text file is stored as sent.
+    let (tool, arguments) = call_for(
+        &served,
+        "GET",
+        "/api/contents/notes/pixel.md",
+        Some(FILE_TEMPLATE),
+    );
+    let (read, is_error) = served.call(&tool, arguments);
+    assert!(!is_error, "{read}");
+    assert_eq!(read["body"]["content"], "iVBORw0KGgo=", "{read}");
     // Not base64 while naming that form: refused, nothing created.
     let broken = json!({"type": "file", "format": "base64", "content": "not base64!"});
     let (refused, is_error) = put_file(&served, "/api/contents/data/broken.png", broken);

@@ -23,6 +23,15 @@
 //! number: a call sending that member with that value is measured by the decoded bytes; a text
 //! that is not base64 then is refused. No held entity of that form, or two candidate members,
 //! learns the text length alone.
+//!
+//! **Stored spelling.** The held entities of that form also show how the application spells the
+//! bytes it stores when it reads them back: re-encoded base64 on lines of one length, each ending
+//! in a line break (MIME base64, Jupyter's `iVBORw0KGgo=\n`). When every held text of the form is
+//! its decoded bytes re-encoded so (one line length shown by a text of two lines or more, and
+//! every text ending in a break, or none), the rule learns that spelling ([`Wrap`]) and names the
+//! measured member in its `respells`: a call sending the base64 form stores the member re-spelled,
+//! and the host lets the rule set that sent member. Without a held text of two lines or more no
+//! spelling is learned (the text is stored as sent).
 
 use rea_plugin_api::contracts::rule::{
     ApplyOutcome, ApplyRequest, Effect, LearnOutcome, LearnRequest, NoOptions, ObservedCall,
@@ -30,6 +39,7 @@ use rea_plugin_api::contracts::rule::{
 use std::collections::{BTreeMap, BTreeSet};
 
 use rea_plugin_api::contracts::capture::base64;
+use rea_plugin_api::json::escape_pointer_segment;
 use rea_plugin_api::rule_fields::{self, FieldRules, sent_members, top_field};
 use rea_plugin_api::{PluginError, StateRule};
 use serde::{Deserialize, Serialize};
@@ -75,6 +85,74 @@ pub struct DecodedForm {
     pub member: String,
     /// Its value for the base64 form.
     pub value: String,
+    /// The spelling the held texts of the form show, when they show one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wrap: Option<Wrap>,
+}
+
+/// How an application spells stored bytes as base64: standard padded base64 on lines of `line`
+/// characters joined by line breaks, with a break after the last line when `final_break`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Wrap {
+    /// The characters of every line but the last.
+    pub line: usize,
+    /// Whether the last line ends in a break too.
+    pub final_break: bool,
+}
+
+impl Wrap {
+    /// The bytes spelled this way.
+    fn spell(&self, bytes: &[u8]) -> String {
+        let encoded = base64::encode(bytes);
+        let lines: Vec<&str> = encoded
+            .as_bytes()
+            .chunks(self.line.max(1))
+            .map(|chunk| std::str::from_utf8(chunk).unwrap_or_default())
+            .collect();
+        let mut spelled = lines.join("\n");
+        if self.final_break && !spelled.is_empty() {
+            spelled.push('\n');
+        }
+        spelled
+    }
+
+    /// The spelling every text shows, when they show one (see the module docs).
+    fn shown_by(texts: &[&str]) -> Option<Self> {
+        let mut line: Option<usize> = None;
+        let mut final_break: Option<bool> = None;
+        for &text in texts {
+            let breaks = text.ends_with('\n');
+            if *final_break.get_or_insert(breaks) != breaks {
+                return None;
+            }
+            let body = text.strip_suffix('\n').unwrap_or(text);
+            if let Some((first, _)) = body.split_once('\n')
+                && *line.get_or_insert(first.len()) != first.len()
+            {
+                return None;
+            }
+        }
+        let wrap = Self {
+            line: line.filter(|line| *line > 0)?,
+            final_break: final_break?,
+        };
+        texts
+            .iter()
+            .all(|text| decoded_bytes(text).is_some_and(|bytes| wrap.spell(&bytes) == *text))
+            .then_some(wrap)
+    }
+}
+
+/// The learned rule: per explained pointer, what it measures; and the pointers of the sent members
+/// the rule stores re-spelled (`respells`, read by the host: a rule sets a sent member only when
+/// it names it there).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ByteLengths {
+    /// The explained fields and what each measures.
+    pub fields: BTreeMap<String, Measured>,
+    /// The sent members a call naming the base64 form stores in the learned spelling.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub respells: Vec<String>,
 }
 
 impl Measured {
@@ -85,24 +163,44 @@ impl Measured {
         }
     }
 
-    /// The length the sent `text` stores, in a call sending `sent`; `None` when the call names
-    /// the base64 form and the text is not base64.
-    fn length(&self, text: &str, sent: &Map<String, Value>) -> Option<usize> {
+    /// The decoded form a call sending `sent` names, if it names the learned one.
+    fn named_form(&self, sent: &Map<String, Value>) -> Option<&DecodedForm> {
         match self {
             Self::Forms { form, .. }
                 if sent.get(&form.member).and_then(Value::as_str) == Some(form.value.as_str()) =>
             {
-                decoded_length(text)
+                Some(form)
             }
-            _ => Some(text.len()),
+            _ => None,
         }
+    }
+
+    /// The length the sent `text` stores, in a call sending `sent`; `None` when the call names
+    /// the base64 form and the text is not base64.
+    fn length(&self, text: &str, sent: &Map<String, Value>) -> Option<usize> {
+        match self.named_form(sent) {
+            Some(_) => decoded_length(text),
+            None => Some(text.len()),
+        }
+    }
+
+    /// The text stored re-spelled, in a call sending `sent` that names a form whose spelling
+    /// was learned; `None` when it is stored as sent.
+    fn respelled(&self, text: &str, sent: &Map<String, Value>) -> Option<String> {
+        let wrap = self.named_form(sent)?.wrap?;
+        decoded_bytes(text).map(|bytes| wrap.spell(&bytes))
     }
 }
 
 /// The bytes a base64 text decodes to, its line breaks ignored (MIME base64 wraps its lines).
-fn decoded_length(text: &str) -> Option<usize> {
+fn decoded_bytes(text: &str) -> Option<Vec<u8>> {
     let joined: String = text.chars().filter(|c| !matches!(c, '\n' | '\r')).collect();
-    base64::decode(&joined).ok().map(|bytes| bytes.len())
+    base64::decode(&joined).ok()
+}
+
+/// The number of bytes a base64 text decodes to.
+fn decoded_length(text: &str) -> Option<usize> {
+    decoded_bytes(text).map(|bytes| bytes.len())
 }
 
 /// The string values each sent member (other than `skipped`) took in the calls.
@@ -146,6 +244,7 @@ fn decoded_form(calls: &[ObservedCall], field: &str, member: &str) -> Option<Dec
             (!values.contains(held)).then(|| DecodedForm {
                 member: (*name).to_owned(),
                 value: held.to_owned(),
+                wrap: None,
             })
         });
         let candidate = candidates.next()?;
@@ -164,12 +263,25 @@ fn decoded_form(calls: &[ObservedCall], field: &str, member: &str) -> Option<Dec
                 .map(|length| length as u64)
                 == entity.get(field).and_then(Value::as_u64)
     };
-    held().all(decodes).then_some(form)
+    if !held().all(decodes) {
+        return None;
+    }
+    let texts: Vec<&str> = held()
+        .filter(|entity| {
+            entity.get(&form.member).and_then(Value::as_str) == Some(form.value.as_str())
+        })
+        .filter_map(|entity| entity.get(member).and_then(Value::as_str))
+        .collect();
+    Some(DecodedForm {
+        wrap: Wrap::shown_by(&texts),
+        ..form
+    })
 }
 
-/// The learned texts, each with the decoded form the held entities show, if any.
-fn with_forms(calls: &[ObservedCall], rule: FieldRules<String>) -> FieldRules<Measured> {
-    let fields = rule
+/// The learned texts, each with the decoded form the held entities show, if any, and the
+/// members stored in a learned spelling.
+fn with_forms(calls: &[ObservedCall], rule: FieldRules<String>) -> ByteLengths {
+    let fields: BTreeMap<String, Measured> = rule
         .fields
         .into_iter()
         .map(|(pointer, member)| {
@@ -181,7 +293,19 @@ fn with_forms(calls: &[ObservedCall], rule: FieldRules<String>) -> FieldRules<Me
             (pointer, measured)
         })
         .collect();
-    FieldRules { fields }
+    let respells: BTreeSet<String> = fields
+        .values()
+        .filter_map(|measured| match measured {
+            Measured::Forms { member, form } if form.wrap.is_some() => {
+                Some(format!("/{}", escape_pointer_segment(member)))
+            }
+            _ => None,
+        })
+        .collect();
+    ByteLengths {
+        fields,
+        respells: respells.into_iter().collect(),
+    }
 }
 
 /// The byte-length rule.
@@ -190,8 +314,9 @@ pub struct ByteLengthRule;
 
 impl StateRule for ByteLengthRule {
     type Options = NoOptions;
-    /// Per explained pointer, the sent member whose bytes it counts (and its decoded form).
-    type Rule = FieldRules<Measured>;
+    /// Per explained pointer, the sent member whose bytes it counts (and its decoded form), and
+    /// the sent members stored re-spelled.
+    type Rule = ByteLengths;
 
     fn learn(
         &self,
@@ -226,6 +351,10 @@ impl StateRule for ByteLengthRule {
                         )
                     })?;
                     outcome.set.insert(pointer.clone(), Value::from(length));
+                    if let Some(spelled) = measured.respelled(text, sent) {
+                        let at = format!("/{}", escape_pointer_segment(member));
+                        outcome.set.insert(at, Value::String(spelled));
+                    }
                 }
                 Some(_) => {
                     return Err(PluginError::new(
@@ -252,7 +381,7 @@ mod tests {
     use rea_plugin_api::testing::{apply_request, learn_request, observed_call};
     use serde_json::json;
 
-    fn learn(effect: Effect, calls: Vec<ObservedCall>) -> LearnOutcome<FieldRules<Measured>> {
+    fn learn(effect: Effect, calls: Vec<ObservedCall>) -> LearnOutcome<ByteLengths> {
         let request = calls
             .into_iter()
             .fold(learn_request(effect), |request, call| request.call(call));
@@ -370,6 +499,7 @@ mod tests {
         let form = DecodedForm {
             member: "format".to_owned(),
             value: "base64".to_owned(),
+            wrap: None,
         };
         assert_eq!(
             rule.fields["/size"],
@@ -414,5 +544,58 @@ mod tests {
         let mut against = held();
         against.push(json!({"format": "base64", "content": "iVBORw0KGgo=", "size": 12}));
         assert_eq!(measured(against), text);
+    }
+
+    /// A held base64 text on full lines of 4 characters and a last one, each ending in a break.
+    fn wrapped() -> Vec<Value> {
+        let mut held = held();
+        held[1]["content"] = json!("iVBO\nRw0K\nGgo=\n");
+        held
+    }
+
+    #[test]
+    fn the_held_spelling_of_the_form_is_learned_and_a_base64_save_stored_in_it() {
+        assert_eq!(
+            Wrap::shown_by(&["iVBO\nRw0K\nGgo=\n"]),
+            Some(Wrap {
+                line: 4,
+                final_break: true
+            })
+        );
+        // One line shows no line length; a text not re-encoded as it reads shows no spelling.
+        assert_eq!(Wrap::shown_by(&["iVBORw0KGgo=\n"]), None);
+        assert_eq!(Wrap::shown_by(&["iVBO\nRw0KGgo=\n"]), None);
+        // Lines of one length disagreeing on the final break show none either.
+        assert_eq!(Wrap::shown_by(&["iVBO\nRw0K\nGgo=\n", "iVBO\nRw0K"]), None);
+        let outcome = learn(Effect::Create, vec![created(wrapped())]);
+        let LearnOutcome::Learned { explains, rule, .. } = outcome else {
+            panic!("{outcome:?}")
+        };
+        assert_eq!(explains, ["/size"]);
+        assert_eq!(rule.respells, ["/content"]);
+        let applied = |body: Value| {
+            ByteLengthRule
+                .apply(&apply_request(rule.clone()).body(body).build())
+                .expect("applies")
+                .set
+        };
+        // A base64 save stores its bytes re-encoded on the learned lines, sized by its bytes.
+        let set = applied(json!({"type": "file", "format": "base64", "content": "iVBORw0KGgo="}));
+        assert_eq!(set["/content"], json!("iVBO\nRw0K\nGgo=\n"));
+        assert_eq!(set["/size"], json!(8));
+        // A text save is stored as sent: the rule sets its size only.
+        let set = applied(json!({"type": "file", "format": "text", "content": "iVBORw0KGgo="}));
+        assert!(!set.contains_key("/content"), "{set:?}");
+        // Without a learned spelling nothing is re-spelled, and the rule names no member.
+        let outcome = learn(Effect::Create, vec![created(held())]);
+        let LearnOutcome::Learned { rule, .. } = outcome else {
+            panic!("{outcome:?}")
+        };
+        assert!(rule.respells.is_empty());
+        assert_eq!(
+            serde_json::to_value(&rule).expect("json"),
+            json!({"fields": {"/size": {"member": "content",
+                "form": {"member": "format", "value": "base64"}}}})
+        );
     }
 }

@@ -29,7 +29,8 @@
 //!
 //! **`byte-length`** (creates and updates, [`byte_length`]): a number that is the UTF-8 byte
 //! length of one sent string member (a document's `size`), or the bytes it decodes to when a
-//! sent member names the base64 form the held entities of the type show.
+//! sent member names the base64 form the held entities of the type show; a text sent in that form
+//! is stored re-encoded in the spelling those entities show (wrapped lines), when they show one.
 //!
 //! **`name-suffix`** (creates, [`name_suffix`]): a member that is a function of the suffix of a
 //! name the create was given (a file's `mimetype` by its extension), learned from the entities
@@ -38,7 +39,9 @@
 mod byte_length;
 mod name_suffix;
 
-pub use byte_length::{BYTE_LENGTH_STAGE, ByteLengthRule, DecodedForm, Measured};
+pub use byte_length::{
+    BYTE_LENGTH_STAGE, ByteLengthRule, ByteLengths, DecodedForm, Measured, Wrap,
+};
 pub use name_suffix::{BySuffix, NAME_SUFFIX_STAGE, NameSuffixRule};
 
 use std::collections::BTreeMap;

@@ -364,6 +364,17 @@ fn ruled(plan: &WritePlan, member: &str) -> bool {
         .any(|rule| rule.explains.contains(&pointer))
 }
 
+/// Whether a learned rule names the sent member at `pointer` among those it stores re-spelled
+/// (its rule's `respells`: a base64 text the application stores re-encoded on wrapped lines), so
+/// the value it sets there replaces the one sent.
+fn respells(learned: &PlanRule, pointer: &str) -> bool {
+    learned
+        .rule
+        .get("respells")
+        .and_then(Json::as_array)
+        .is_some_and(|pointers| pointers.iter().any(|named| named.as_str() == Some(pointer)))
+}
+
 /// The top-level field a pointer names.
 fn top_field(pointer: &str) -> Option<String> {
     let first = pointer.strip_prefix('/')?.split('/').next()?;
@@ -467,10 +478,13 @@ impl Applying<'_, '_> {
                     ));
                 }
             };
-            // A rule sets only what it explains (what the host kept of its explanation); a
-            // delete's soft-delete flag is among them.
+            // A rule sets only what it explains (what the host kept of its explanation) and the
+            // sent members it names as stored re-spelled; a delete's soft-delete flag is among
+            // them.
             let owns = |pointer: &String| {
-                learned.explains.is_empty() || learned.explains.contains(pointer)
+                learned.explains.is_empty()
+                    || learned.explains.contains(pointer)
+                    || respells(learned, pointer)
             };
             for (pointer, value) in outcome.set.iter().filter(|(pointer, _)| owns(pointer)) {
                 applied.set.insert(pointer.clone(), Some(from_value(value)));
@@ -1905,7 +1919,7 @@ pub fn key(collection: &str) -> &str {
 
 #[cfg(test)]
 mod keyed_tests {
-    use super::check_keyed;
+    use super::{check_keyed, respells};
     use crate::writes::model::PlanRule;
     use rea_plugin_api::json::Json;
 
@@ -1947,5 +1961,21 @@ mod keyed_tests {
         let refused = check_keyed(&unnamed, &[None, None], Some(&generated), "/t", false)
             .expect_err("refused");
         assert_eq!(refused.code, "not_modelled");
+    }
+
+    #[test]
+    fn a_rule_sets_a_sent_member_only_when_it_names_it_respelled() {
+        let rule = |text: &str| PlanRule {
+            stage: "byte-length".into(),
+            plugin: "rea-composed".into(),
+            explains: vec!["/size".into()],
+            needs_clock: false,
+            rule: rea_plugin_api::json::parse(text.as_bytes()).expect("json"),
+        };
+        let named = rule(r#"{"fields": {}, "respells": ["/content"]}"#);
+        assert!(respells(&named, "/content"));
+        assert!(!respells(&named, "/format"));
+        assert!(!respells(&rule(r#"{"fields": {}}"#), "/content"));
+        assert!(!respells(&rule(r#"{"respells": "/content"}"#), "/content"));
     }
 }
