@@ -33,7 +33,15 @@ pub const PAGE_SIZE_NAMES: [&str; 16] = [
 pub const CURSOR_NAMES: [&str; 5] = ["_next", "since", "after", "starting_after", "cursor"];
 
 /// Page-number parameter names.
-pub const PAGE_NAMES: [&str; 5] = ["page", "_page", "p", "pageNumber", "page_number"];
+pub const PAGE_NAMES: [&str; 7] = [
+    "page",
+    "_page",
+    "p",
+    "pageNumber",
+    "page_number",
+    "page_index",
+    "pageIndex",
+];
 
 /// Offset parameter names.
 pub const OFFSET_NAMES: [&str; 6] = ["offset", "start", "_start", "skip", "$skip", "from"];
@@ -68,10 +76,30 @@ pub const ORDER_NAMES: [&str; 7] = [
 /// Search parameter names.
 pub const SEARCH_NAMES: [&str; 7] = ["q", "search", "query", "term", "keyword", "keywords", "_q"];
 
+/// A name less one leading sigil: an ASCII punctuation character other than `_` and `-` (an
+/// application may mark its control parameters apart from its fields, `@sort`, `$top`, `:limit`).
+/// The name itself when it has none.
+pub fn unsigiled(name: &str) -> &str {
+    name.strip_prefix(|character: char| {
+        character.is_ascii_punctuation() && !matches!(character, '_' | '-')
+    })
+    .filter(|rest| !rest.is_empty())
+    .unwrap_or(name)
+}
+
+/// Whether a name is one of a vocabulary's names, as it is or less a sigil ([`unsigiled`]): the
+/// sigil is another spelling of the control name, whose role the state keeps only where the
+/// recorded lines confirm it.
+pub fn spelled_in(names: &[&str], name: &str) -> bool {
+    names.contains(&name) || names.contains(&unsigiled(name))
+}
+
 /// The roles a parameter might play, most likely first. `has_field` tells whether the entities
-/// hold a (dotted) field.
+/// hold a (dotted) field. A reserved name less a sigil plays the reserved name's roles.
 pub fn candidate_roles(name: &str, has_field: &dyn Fn(&str) -> bool) -> Vec<QueryRole> {
-    named_roles(name).unwrap_or_else(|| filter_roles(name, has_field))
+    named_roles(name)
+        .or_else(|| named_roles(unsigiled(name)))
+        .unwrap_or_else(|| filter_roles(name, has_field))
 }
 
 /// The roles a reserved parameter name plays (page size, page, offset, end, cursor, sort,
@@ -149,10 +177,14 @@ const FILTER_PREFIXES: [(&str, &str); 8] = [
 fn filter_roles(name: &str, has_field: &dyn Fn(&str) -> bool) -> Vec<QueryRole> {
     let mut roles = Vec::new();
     if has_field(name) {
-        roles.push(QueryRole::Filter {
-            field: name.to_owned(),
-            op: "eq".to_owned(),
-        });
+        // A field's own name compares by equality, or (tried after it) holds the value as a
+        // case-insensitive substring (`title=page` listing "Login page times out").
+        for op in ["eq", "like"] {
+            roles.push(QueryRole::Filter {
+                field: name.to_owned(),
+                op: op.to_owned(),
+            });
+        }
     }
     for (suffix, op) in FILTER_SUFFIXES {
         if let Some(field) = name.strip_suffix(suffix)
@@ -293,6 +325,35 @@ pub fn is_role_name(name: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_fields_own_name_is_equality_then_a_substring() {
+        assert_eq!(
+            candidate_roles("title", &|field| field == "title"),
+            vec![
+                QueryRole::filter("title", "eq"),
+                QueryRole::filter("title", "like")
+            ]
+        );
+        assert!(candidate_roles("colour", &|field| field == "title").is_empty());
+    }
+
+    #[test]
+    fn a_reserved_name_less_a_sigil_plays_its_roles() {
+        assert_eq!(unsigiled("@sort"), "sort");
+        assert_eq!(unsigiled("_sort"), "_sort");
+        assert_eq!(unsigiled("@"), "@");
+        assert!(spelled_in(&SORT_NAMES, "@sort"));
+        assert!(!spelled_in(&SORT_NAMES, "@title"));
+        assert_eq!(
+            candidate_roles("@page_size", &|_| false),
+            vec![QueryRole::PageSize]
+        );
+        assert_eq!(
+            candidate_roles("@page_index", &|_| false),
+            vec![QueryRole::Page { base: 1 }, QueryRole::Page { base: 0 }]
+        );
+    }
 
     #[test]
     fn cursor_names_propose_a_cursor_whose_key_is_learned() {

@@ -22,7 +22,7 @@ use rea_plugin_api::json::{Json, Object};
 
 use crate::model::{Entity, EntityType, ReadView, ViewDetail};
 use crate::observation::Timeline;
-use crate::query::{PROJECTION_NAMES, field_value};
+use crate::query::field_value;
 use crate::relations::{Link, Relation};
 use crate::render::scalar_text;
 
@@ -63,7 +63,7 @@ pub fn generalize(
             let selects = observation
                 .pairs()
                 .iter()
-                .any(|(name, _)| PROJECTION_NAMES.contains(&name.as_str()));
+                .any(|(name, _)| crate::query::is_projection(name.as_str()));
             if !observation.is_success() || !selects {
                 continue;
             }

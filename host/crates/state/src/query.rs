@@ -21,13 +21,13 @@ use crate::model::{QueryModel, QueryRole, TermBranch};
 use crate::render::scalar_text;
 pub use rea_plugin_api::query_fields::{
     END_NAMES, OFFSET_NAMES, ORDER_NAMES, PAGE_NAMES, PAGE_SIZE_NAMES, SEARCH_NAMES, SORT_NAMES,
-    WHOLE_POSITION_NAMES, candidate_roles, operator_word,
+    WHOLE_POSITION_NAMES, candidate_roles, operator_word, spelled_in,
 };
 
 /// Whether a query parameter sorts or orders a list (a read with one never teaches a collection's
 /// own order).
 pub fn is_sort_parameter(name: &str) -> bool {
-    SORT_NAMES.contains(&name) || ORDER_NAMES.contains(&name)
+    spelled_in(&SORT_NAMES, name) || spelled_in(&ORDER_NAMES, name)
 }
 
 /// Field-selection parameter names: a call naming one asks for a `projection`; other parameters
@@ -46,12 +46,17 @@ pub const PROJECTION_NAMES: [&str; 11] = [
     "keys",
 ];
 
+/// Whether a parameter selects fields (a [`PROJECTION_NAMES`] name, or one less a sigil).
+pub fn is_projection(name: &str) -> bool {
+    spelled_in(&PROJECTION_NAMES, name)
+}
+
 /// Whether a parameter only pages a list (page size, or a position at its beginning).
 pub fn only_pages(name: &str, value: &str) -> bool {
-    if PAGE_SIZE_NAMES.contains(&name) {
+    if spelled_in(&PAGE_SIZE_NAMES, name) {
         return value.parse::<u64>().is_ok();
     }
-    if WHOLE_POSITION_NAMES.contains(&name) {
+    if spelled_in(&WHOLE_POSITION_NAMES, name) {
         return value == "0";
     }
     false

@@ -83,7 +83,7 @@ fn leaves_out_selection(lines: &[ListLine], call: &[(String, String)]) -> bool {
             .iter()
             .flatten()
             .map(|(name, _)| name.clone())
-            .filter(|name| crate::query::PROJECTION_NAMES.contains(&name.as_str()))
+            .filter(|name| crate::query::is_projection(name.as_str()))
             .collect()
     };
     let common = lines
@@ -240,7 +240,7 @@ fn item_projection<'a>(
     let selection: Vec<(String, String)> = call
         .pairs()
         .into_iter()
-        .filter(|(name, _)| crate::query::PROJECTION_NAMES.contains(&name.as_str()))
+        .filter(|(name, _)| crate::query::is_projection(name.as_str()))
         .collect();
     if selection.is_empty() {
         // A call leaving out a field selection every checked read made shows the entity in a
@@ -789,8 +789,9 @@ impl StateService {
             let parts = selection.paths_for(&call.pairs())?;
             return self.answer_paths((tool, view, stale), call, selection, &parts);
         };
+        let shown = shown_selected(view, &fields);
         self.answer_reshaped(
-            (tool, view, stale),
+            (tool, shown.as_ref().unwrap_or(view), stale),
             call,
             |name| name == selection.parameter,
             |entity| {
@@ -1991,6 +1992,30 @@ fn with_recorded_members(document: &DocumentView, mut body: Json, recorded: Opti
         }
     }
     body
+}
+
+/// A list view showing the fields a selection names that its plain reads leave out (see
+/// [`crate::derive::lists::unhidden`]); `None` when it hides none of them.
+fn shown_selected(
+    view: &crate::model::ReadView,
+    fields: &[String],
+) -> Option<crate::model::ReadView> {
+    let ViewDetail::List(list) = &view.detail else {
+        return None;
+    };
+    if !list
+        .shape
+        .hidden_fields
+        .iter()
+        .any(|hidden| fields.contains(hidden))
+    {
+        return None;
+    }
+    let mut shown = view.clone();
+    if let ViewDetail::List(list) = &mut shown.detail {
+        list.shape = crate::derive::lists::unhidden(&list.shape, fields);
+    }
+    Some(shown)
 }
 
 #[cfg(test)]

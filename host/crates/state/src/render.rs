@@ -63,7 +63,7 @@ pub fn project_to(rendered: &Json, fields: &[String]) -> Json {
 pub fn selects_fields(pairs: &[(String, String)]) -> bool {
     pairs
         .iter()
-        .any(|(name, _)| crate::query::PROJECTION_NAMES.contains(&name.as_str()))
+        .any(|(name, _)| crate::query::is_projection(name.as_str()))
 }
 
 /// An entity as a view shows it (see [`ViewShape`]): its fields with the hidden ones dropped, the

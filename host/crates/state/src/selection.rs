@@ -26,7 +26,6 @@ use rea_plugin_api::json::{Json, Object};
 
 use crate::model::{Entity, ReadView, ViewDetail};
 use crate::observation::Timeline;
-use crate::query::PROJECTION_NAMES;
 
 /// A learned field-selection parameter: the fields a selection shows are the ones it names and
 /// then `kept`.
@@ -66,7 +65,7 @@ pub fn plain_fields(value: &str) -> Option<Vec<String>> {
 fn one_selection(pairs: &[(String, String)]) -> Option<(&str, &str)> {
     let mut selecting = pairs
         .iter()
-        .filter(|(name, _)| PROJECTION_NAMES.contains(&name.as_str()));
+        .filter(|(name, _)| crate::query::is_projection(name.as_str()));
     let (name, value) = selecting.next()?;
     selecting
         .next()
@@ -216,7 +215,7 @@ fn offered<'r>(
     let selects = tool
         .query_parameters
         .iter()
-        .any(|parameter| PROJECTION_NAMES.contains(&parameter.name.as_str()));
+        .any(|parameter| crate::query::is_projection(parameter.name.as_str()));
     (matches!(detail, ViewDetail::List(_)) && !selects).then_some(rule)
 }
 

@@ -680,7 +680,7 @@ impl MatchedReads<'_> {
         let query: Vec<(String, String)> = line
             .pairs()
             .iter()
-            .filter(|(name, _)| crate::query::PROJECTION_NAMES.contains(&name.as_str()))
+            .filter(|(name, _)| crate::query::is_projection(name.as_str()))
             .cloned()
             .collect();
         let consistent = self

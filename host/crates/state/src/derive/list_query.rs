@@ -168,7 +168,10 @@ pub(super) fn learn_query(
         memo: HashMap::new(),
     };
     let options = role_options(&lines, &objects, has_whole, &term_roles);
-    let (chosen, answered) = choose_roles(&lines, &options, &mut evaluator)?;
+    let untestable: BTreeSet<usize> = (0..lines.len())
+        .filter(|index| sorts_unheld_keys(&lines[*index].arguments, &options, &objects))
+        .collect();
+    let (chosen, answered) = choose_roles(&lines, &options, &untestable, &mut evaluator)?;
     query_model(plan, counters, &lines, chosen, &answered, &mut evaluator)
 }
 
@@ -240,7 +243,14 @@ fn query_lines<'a>(
         else {
             continue;
         };
-        let expanded = expand(rules, observation.pairs(), fields);
+        // A selection of fields changes what members show, not which: left out.
+        let unselected: Vec<(String, String)> = observation
+            .pairs()
+            .iter()
+            .filter(|(name, _)| !crate::query::is_projection(name))
+            .cloned()
+            .collect();
+        let expanded = expand(rules, &unselected, fields);
         // A line holding a disjunction teaches no role: learning reads the terms as one
         // conjunction.
         if !expanded.groups.is_empty() {
@@ -251,7 +261,8 @@ fn query_lines<'a>(
         }
         let arguments: Vec<(String, String)> = expanded.pairs;
         let names: BTreeSet<&str> = arguments.iter().map(|(name, _)| name.as_str()).collect();
-        if names.len() != arguments.len() {
+        // A line naming nothing but a selection teaches no role (as a line with no query).
+        if arguments.is_empty() || names.len() != arguments.len() {
             continue;
         }
         let collection = collection_key(&listed).to_owned();
@@ -393,6 +404,7 @@ fn unique_fields(objects: &HashMap<usize, Object>) -> Vec<String> {
 fn choose_roles(
     lines: &[QueryLine<'_>],
     options: &BTreeMap<String, Vec<QueryRole>>,
+    untestable: &BTreeSet<usize>,
     evaluator: &mut Evaluator<'_>,
 ) -> Option<(BTreeMap<String, QueryRole>, Vec<usize>)> {
     let mut chosen: BTreeMap<String, QueryRole> = BTreeMap::new();
@@ -402,7 +414,9 @@ fn choose_roles(
         .map(|(name, _)| name.clone())
         .collect();
     // Lines with fewer parameters first: they fix a role before combinations are tried.
-    let mut order: Vec<usize> = (0..lines.len()).collect();
+    let mut order: Vec<usize> = (0..lines.len())
+        .filter(|index| !untestable.contains(index))
+        .collect();
     order.sort_by_key(|index| {
         (
             lines[*index].arguments.len(),
@@ -441,6 +455,30 @@ fn choose_roles(
         }
         return Some((chosen, answered));
     }
+}
+
+/// Whether a line sorts (by a parameter whose only candidate role is a sort) by a key no entity
+/// holds a scalar for (`-activity` where the state holds no activity, `priority` holding a
+/// link object): the state cannot order by it, so the line tests no role and is left
+/// unanswered rather than taking the sort role from the lines that can test it.
+fn sorts_unheld_keys(
+    arguments: &[(String, String)],
+    options: &BTreeMap<String, Vec<QueryRole>>,
+    objects: &HashMap<usize, Object>,
+) -> bool {
+    let scalar_held = |field: &str| {
+        objects.values().any(|object| {
+            field_value(object, field)
+                .is_some_and(|value| crate::render::scalar_text(value).is_some())
+        })
+    };
+    arguments.iter().any(|(name, value)| {
+        options.get(name).map(Vec::as_slice) == Some(&[QueryRole::Sort][..])
+            && value
+                .split(',')
+                .map(|key| key.strip_prefix('-').unwrap_or(key))
+                .any(|key| key.is_empty() || !scalar_held(key))
+    })
 }
 
 /// The roles (the chosen ones, and a combination of candidates for the line's other parameters)
@@ -962,8 +1000,32 @@ pub(super) fn learn_page_envelope(
 
 #[cfg(test)]
 mod tests {
-    use super::{Totals, lists_sort_keys, offset_pointers, paged_members};
+    use super::{Totals, lists_sort_keys, offset_pointers, paged_members, sorts_unheld_keys};
+    use crate::model::QueryRole;
     use rea_plugin_api::json::Json;
+    use std::collections::{BTreeMap, HashMap};
+
+    #[test]
+    fn a_sort_by_a_key_no_entity_holds_as_a_scalar_tests_no_role() {
+        let object =
+            rea_plugin_api::json::parse(br#"{"id": "1", "title": "a", "status": {"id": "5"}}"#)
+                .expect("json")
+                .as_object()
+                .cloned()
+                .expect("object");
+        let objects = HashMap::from([(0, object)]);
+        let options = BTreeMap::from([
+            ("@sort".to_owned(), vec![QueryRole::Sort]),
+            ("title".to_owned(), vec![QueryRole::filter("title", "eq")]),
+        ]);
+        let unheld = |name: &str, value: &str| {
+            sorts_unheld_keys(&[(name.to_owned(), value.to_owned())], &options, &objects)
+        };
+        assert!(!unheld("@sort", "-id,title"));
+        assert!(unheld("@sort", "-activity"));
+        assert!(unheld("@sort", "status,title"));
+        assert!(!unheld("title", "zzz"));
+    }
 
     #[test]
     fn values_listing_fields_with_a_descending_key_spell_sort_keys() {

@@ -48,22 +48,58 @@ pub struct ListPlan {
 }
 
 /// Where a body's list is: the root array of objects, or the one array of objects an envelope
-/// carries.
+/// carries, or, in an envelope carrying none, the one such array of the one envelope member
+/// holding one (`{"data": {"collection": […], "total": 6}}`: two levels deep).
 pub fn list_pointer(body: &Json) -> Option<String> {
-    let all_objects = |items: &Vec<Json>| items.iter().all(|item| matches!(item, Json::Object(_)));
     match body {
         Json::Array(items) if all_objects(items) => Some(String::new()),
-        Json::Object(object) => {
-            let arrays: Vec<&str> = object
+        Json::Object(object) => match object_arrays(object).as_slice() {
+            [only] => Some(format!("/{}", escape_pointer_segment(only))),
+            [] => nested_list_pointer(object),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// Whether every item of an array is an object.
+fn all_objects(items: &[Json]) -> bool {
+    items.iter().all(|item| matches!(item, Json::Object(_)))
+}
+
+/// The members of an object holding arrays of objects.
+fn object_arrays(object: &Object) -> Vec<&str> {
+    object
+        .iter()
+        .filter(|(_, value)| value.as_array().is_some_and(|items| all_objects(items)))
+        .map(|(key, _)| key)
+        .collect()
+}
+
+/// The one array of objects of the one member of an envelope holding one, one level down, when
+/// that member holds nothing else but numbers and objects (counters and links: a list's
+/// envelope, not an entity such as a folder with its children beside its own name).
+fn nested_list_pointer(object: &Object) -> Option<String> {
+    let nested: Vec<(&str, &str)> = object
+        .iter()
+        .filter_map(|(key, value)| {
+            let inner = value.as_object()?;
+            let envelope = inner
                 .iter()
-                .filter(|(_, value)| value.as_array().is_some_and(all_objects))
-                .map(|(key, _)| key)
-                .collect();
-            match arrays.as_slice() {
-                [only] => Some(format!("/{}", escape_pointer_segment(only))),
+                .map(|(_, member)| member)
+                .all(|member| matches!(member, Json::Number(_) | Json::Object(_) | Json::Array(_)));
+            match object_arrays(inner).as_slice() {
+                [only] if envelope => Some((key, *only)),
                 _ => None,
             }
-        }
+        })
+        .collect();
+    match nested.as_slice() {
+        [(outer, inner)] => Some(format!(
+            "/{}/{}",
+            escape_pointer_segment(outer),
+            escape_pointer_segment(inner)
+        )),
         _ => None,
     }
 }
@@ -272,6 +308,7 @@ pub fn plan(
             };
             indexes.push(index);
         }
+        merge_selected_fields(entities, &indexes, line, &pointer);
         members.insert(line.ordinal, indexes);
     }
     Ok(ListPlan {
@@ -283,6 +320,40 @@ pub fn plan(
         members,
         row_documents: BTreeSet::new(),
     })
+}
+
+/// The fields a line asking for some fields by name (`fields=title,status`) showed and its
+/// members' entities lack, added to them: a list whose plain reads show a few fields (an id and
+/// a link) shows the others only when asked, so what a selection showed is the entity's (a
+/// field the entity holds keeps its value).
+fn merge_selected_fields(
+    entities: &mut Entities,
+    indexes: &[usize],
+    line: &Observation,
+    pointer: &str,
+) {
+    let pairs = line.pairs();
+    let named: BTreeSet<String> = pairs
+        .iter()
+        .filter(|(name, _)| crate::query::is_projection(name))
+        .filter_map(|(_, value)| crate::selection::plain_fields(value))
+        .flatten()
+        .collect();
+    if named.is_empty() {
+        return;
+    }
+    for (index, member) in indexes.iter().zip(members_of(line, pointer)) {
+        let (Some(shown), Json::Object(fields)) =
+            (member.as_object(), &mut entities.list[*index].fields)
+        else {
+            continue;
+        };
+        for (key, value) in shown.iter() {
+            if named.contains(key) && !fields.contains_key(key) {
+                fields.insert(key, value.clone());
+            }
+        }
+    }
 }
 
 /// Where the checked successful reads of a tool hold their list: the same place in all, or, when
@@ -390,7 +461,7 @@ fn page_size(observation: &Observation) -> Option<u64> {
     observation
         .pairs()
         .iter()
-        .find(|(name, _)| crate::query::PAGE_SIZE_NAMES.contains(&name.as_str()))
+        .find(|(name, _)| crate::query::spelled_in(&crate::query::PAGE_SIZE_NAMES, name.as_str()))
         .and_then(|(_, value)| value.parse().ok())
 }
 
@@ -650,18 +721,9 @@ pub fn verify(
     let required = built
         .required
         .map(|required| relax_required(required, timeline, &plan));
-    // Lines asking for some fields only teach no query roles.
-    let selecting: Vec<&Observation> = matched
-        .passing
-        .iter()
-        .copied()
-        .filter(|line| !matched.projections.contains_key(&line.ordinal))
-        .chain(undocumented.iter())
-        .collect();
-    let query = super::list_query::learn_query(
-        &plan,
-        &view,
-        &selecting,
+    let query = learned_query(
+        (&plan, &view),
+        (&matched, &undocumented),
         &counters,
         entities,
         (rules, &built.lines),
@@ -696,6 +758,37 @@ pub fn verify(
             ..shape
         },
     })
+}
+
+/// The query model the passing lines teach, lines asking for some fields only included (their
+/// selection left out: what they list is what the query without it lists); failing that, the
+/// one the other lines teach.
+fn learned_query(
+    (plan, view): (&ListPlan, &str),
+    (matched, undocumented): (&MatchedLines<'_>, &[Observation]),
+    counters: &[String],
+    entities: &Entities,
+    (rules, whole_lines): (&crate::rules::RuleSet, &[ListLine]),
+) -> Option<crate::model::QueryModel> {
+    let all: Vec<&Observation> = matched
+        .passing
+        .iter()
+        .copied()
+        .chain(undocumented.iter())
+        .collect();
+    let learn = |lines: &[&Observation]| {
+        super::list_query::learn_query(plan, view, lines, counters, entities, (rules, whole_lines))
+    };
+    if !matched.projections.is_empty()
+        && let Some(model) = learn(&all)
+    {
+        return Some(model);
+    }
+    let selecting: Vec<&Observation> = all
+        .into_iter()
+        .filter(|line| !matched.projections.contains_key(&line.ordinal))
+        .collect();
+    learn(&selecting)
 }
 
 /// The shape a list view's plain lines show (hidden and lifted fields, spellings, sorted
@@ -1294,9 +1387,10 @@ fn lists_unsorted(members: &[Json], shape: &ViewShape) -> bool {
 
 /// Whether a line only pages its list from the beginning, field selections aside.
 fn pages_only_but_selection(observation: &Observation) -> bool {
-    observation.pairs().iter().all(|(name, value)| {
-        only_pages(name, value) || crate::query::PROJECTION_NAMES.contains(&name.as_str())
-    })
+    observation
+        .pairs()
+        .iter()
+        .all(|(name, value)| only_pages(name, value) || crate::query::is_projection(name.as_str()))
 }
 
 /// The fields a line asking for some fields only showed (in the recorded order), when every
@@ -1322,24 +1416,33 @@ fn projected_line(
         if shown.len() != fields.len() || fields.iter().any(|field| !shown.contains_key(field)) {
             return None;
         }
-        let mut rendered = project_fields(
-            shape,
-            entities.list[*index]
-                .fields
-                .as_object()
-                .unwrap_or(&Object::new()),
-        );
+        let stored = entities.list[*index]
+            .fields
+            .as_object()
+            .cloned()
+            .unwrap_or_default();
+        let mut rendered = project_fields(&unhidden(shape, &fields), &stored);
         if let Some(overlay) = overlays.get(index) {
             for (key, value) in overlay.iter() {
                 rendered.insert(key, value.clone());
             }
         }
-        fewer |= rendered.len() > fields.len();
+        fewer |= project_fields(shape, &stored).len() > fields.len() || stored.len() > fields.len();
         if project_to(&Json::Object(rendered), &fields) != *member {
             return None;
         }
     }
     fewer.then_some(fields)
+}
+
+/// A view's shape with the fields a selection names shown, hidden or not: a list whose plain
+/// reads leave a field out shows it when asked for it.
+pub(crate) fn unhidden(shape: &ViewShape, selected: &[String]) -> ViewShape {
+    let mut shape = shape.clone();
+    shape
+        .hidden_fields
+        .retain(|hidden| !selected.contains(hidden));
+    shape
 }
 
 /// Learns how the plain lines spell fields otherwise than the stored values, when they always
@@ -1438,9 +1541,35 @@ impl Spellings {
 
 #[cfg(test)]
 mod tests {
-    use super::{listed_collection, row_documents};
-    use crate::model::EntityType;
+    use super::{list_pointer, listed_collection, row_documents, unhidden};
+    use crate::model::{EntityType, ViewShape};
     use rea_plugin_api::json::parse;
+
+    #[test]
+    fn a_list_two_levels_deep_sits_in_an_envelope_of_counters_and_links() {
+        let body =
+            parse(br#"{"data": {"collection": [{"id": "1"}], "total": 1, "links": {"self": []}}}"#)
+                .expect("json");
+        assert_eq!(list_pointer(&body).as_deref(), Some("/data/collection"));
+        // A folder holding its children beside its own name is an entity, not an envelope.
+        let folder =
+            parse(br#"{"node": {"key": "/dir", "nodes": [{"key": "/dir/a"}]}}"#).expect("json");
+        assert_eq!(list_pointer(&folder), None);
+        let top = parse(br#"{"data": [{"id": "1"}], "meta": {"items": [{}]}}"#).expect("json");
+        assert_eq!(list_pointer(&top).as_deref(), Some("/data"));
+    }
+
+    #[test]
+    fn a_selection_shows_the_fields_it_names_that_plain_reads_hide() {
+        let shape = ViewShape {
+            hidden_fields: vec!["title".into(), "status".into()],
+            ..ViewShape::default()
+        };
+        assert_eq!(
+            unhidden(&shape, &["title".into()]).hidden_fields,
+            vec!["status".to_owned()]
+        );
+    }
 
     #[test]
     fn a_row_document_carries_the_rows_identity_in_another_held_type() {

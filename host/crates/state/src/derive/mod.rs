@@ -698,7 +698,7 @@ pub(crate) fn projected_keys(
         .reduce(|common, names| common.intersection(&names).copied().collect())
         .unwrap_or_default();
     let reason_of = |name: &str| {
-        if crate::query::PROJECTION_NAMES.contains(&name) {
+        if crate::query::is_projection(name) {
             "projection"
         } else {
             "variant"

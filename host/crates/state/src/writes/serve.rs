@@ -205,9 +205,8 @@ fn omits_selection(plan: &WritePlan, call: &Call) -> bool {
         return false;
     }
     // Names that only select members (`exclude` and `include` may change what else is shown).
-    let selection = |name: &str| {
-        crate::query::PROJECTION_NAMES.contains(&name) && !matches!(name, "exclude" | "include")
-    };
+    let selection =
+        |name: &str| crate::query::is_projection(name) && !matches!(name, "exclude" | "include");
     let mut expected: Vec<(String, String)> = model
         .query
         .iter()
