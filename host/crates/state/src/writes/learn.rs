@@ -864,18 +864,26 @@ fn refuse_unshown_shapes(
     drop_unshown_shapes(body, sent, observed, stored, &explained);
 }
 
-/// The members the plan's rules explain (their pointers' names).
+/// The members the plan's rules explain (their pointers' names), and the top-level members
+/// holding a leaf they explain (a sent map whose stamped or dropped entries a rule accounts
+/// for is stored in the shape the rules leave, not refused as an unshown shape).
 fn rule_members(plan: &WritePlan) -> BTreeSet<String> {
-    plan.rules
-        .iter()
-        .flat_map(|rule| rule.explains.iter())
+    let explained = plan.rules.iter().flat_map(|rule| rule.explains.iter());
+    let mut members: BTreeSet<String> = explained
+        .clone()
         .map(|pointer| {
             pointer
                 .trim_start_matches('/')
                 .replace("~1", "/")
                 .replace("~0", "~")
         })
-        .collect()
+        .collect();
+    members.extend(
+        explained
+            .filter(|pointer| pointer.trim_start_matches('/').contains('/'))
+            .filter_map(|pointer| rea_plugin_api::rule_fields::owning_field(pointer)),
+    );
+    members
 }
 
 /// The plan's answer: the exemplar's recorded answer and how it shows the written entity, and
