@@ -857,6 +857,8 @@ fn refuse_unshown_shapes(
         .as_ref()
         .and_then(|name| views.field_shapes.get(name));
     let mut explained = rule_members(&draft.plan);
+    // A member holding a leaf a rule explains is no unshown shape.
+    explained.extend(rule_owners(&draft.plan));
     if let Some(fields) = &draft.plan.fields {
         explained.extend(fields.merged.keys().cloned());
         explained.extend(fields.unstored.iter().cloned());
@@ -864,26 +866,29 @@ fn refuse_unshown_shapes(
     drop_unshown_shapes(body, sent, observed, stored, &explained);
 }
 
-/// The members the plan's rules explain (their pointers' names), and the top-level members
-/// holding a leaf they explain (a sent map whose stamped or dropped entries a rule accounts
-/// for is stored in the shape the rules leave, not refused as an unshown shape).
+/// The members the plan's rules explain (their pointers' names).
 fn rule_members(plan: &WritePlan) -> BTreeSet<String> {
-    let explained = plan.rules.iter().flat_map(|rule| rule.explains.iter());
-    let mut members: BTreeSet<String> = explained
-        .clone()
+    rule_pointers(plan)
         .map(|pointer| {
             pointer
                 .trim_start_matches('/')
                 .replace("~1", "/")
                 .replace("~0", "~")
         })
-        .collect();
-    members.extend(
-        explained
-            .filter(|pointer| pointer.trim_start_matches('/').contains('/'))
-            .filter_map(|pointer| rea_plugin_api::rule_fields::owning_field(pointer)),
-    );
-    members
+        .collect()
+}
+
+/// The pointers the plan's rules explain.
+fn rule_pointers(plan: &WritePlan) -> impl Iterator<Item = &String> {
+    plan.rules.iter().flat_map(|rule| rule.explains.iter())
+}
+
+/// The top-level members holding a leaf the plan's rules explain: a sent map whose stamped or
+/// dropped entries a rule accounts for is stored in the shape the rules leave.
+fn rule_owners(plan: &WritePlan) -> impl Iterator<Item = String> {
+    rule_pointers(plan)
+        .filter(|pointer| pointer.trim_start_matches('/').contains('/'))
+        .filter_map(|pointer| rea_plugin_api::rule_fields::owning_field(pointer))
 }
 
 /// The plan's answer: the exemplar's recorded answer and how it shows the written entity, and
