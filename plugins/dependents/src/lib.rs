@@ -18,6 +18,8 @@
 
 use std::collections::BTreeMap;
 
+pub mod mirrored;
+
 use rea_plugin_api::contracts::rule::{
     ApplyOutcome, ApplyRequest, DependentAction, DependentEffect, LearnOutcome, LearnRequest,
     NoOptions, ObservedDependent,
@@ -120,6 +122,9 @@ rea_plugin_api::plugin_root_module! {
     pub fn root_module() = Plugin::new("rea-dependents", env!("CARGO_PKG_VERSION")).rule(
         StageInfo::new(STAGE, "Explains what a delete does to the entities referring to it (removed or their relation cleared); serves it on every such entity"),
         DependentsRule,
+    ).rule(
+        StageInfo::new(mirrored::STAGE, "Explains entries of an object member removed with their key of another object member (a time map following versions)"),
+        mirrored::MirroredKeysRule,
     );
 }
 

@@ -23,6 +23,7 @@ use rea_plugin_api::{Plugin, PluginError, StageInfo, StateRule};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+pub mod counter_token;
 pub mod digest;
 pub mod store;
 
@@ -125,6 +126,9 @@ rea_plugin_api::plugin_root_module! {
     ).rule(
         StageInfo::new(digest::STAGE, "Explains a revision spelled as a counter one past the held one and the MD5 digest of the document the write saved"),
         digest::DigestRevisionRule,
+    ).rule(
+        StageInfo::new(counter_token::STAGE, "Explains a revision spelled as a counter one past the held one and a fresh token of hex digits"),
+        counter_token::CounterTokenRule,
     ).rule(
         StageInfo::new(store::STAGE, "Explains members stamped with a store-wide counter of the answers that every write steps by one"),
         store::StoreCounterRule,

@@ -398,6 +398,16 @@ impl Explanation {
             }
             match after.get(key) {
                 Some(stored) if stored == value => {}
+                // A sent object stored in part as sent (merged into, see [`merged_into`]): each
+                // leaf stored otherwise, so a rule sees the one entry the write changed (a
+                // clock stamped in a sent map) rather than the whole member.
+                Some(stored @ Json::Object(inside))
+                    if value
+                        .as_object()
+                        .is_some_and(|sent| merged_into(sent, inside)) =>
+                {
+                    changed_leaves(pointer_of(key), Some(value), stored, residual);
+                }
                 Some(stored) => {
                     residual.insert(pointer_of(key), stored.clone());
                 }
@@ -1030,8 +1040,37 @@ pub(super) fn learn_request(
 
 #[cfg(test)]
 mod tests {
-    use super::{placed_leaf, shows_nested};
+    use super::{Explanation, Residual, Unstored, placed_leaf, shows_nested, to_value};
     use rea_plugin_api::json::{Json, parse};
+
+    #[test]
+    fn a_sent_object_stored_in_part_as_sent_offers_its_changed_leaves() {
+        let object = |text: &str| {
+            let json: Json = parse(text.as_bytes()).expect("json");
+            json.as_object().expect("object").clone()
+        };
+        let sent = object(r#"{"time": {"modified": "t0", "1.0.0": "t1", "1.1.0": "t2"}, "n": 1}"#);
+        let after = object(r#"{"time": {"modified": "t9", "1.1.0": "t2"}, "n": 2}"#);
+        let mut residual = Residual::default();
+        Explanation::default().compare_sent(&sent, &after, &mut residual, Unstored::OneValue);
+        let found: Vec<(&str, serde_json::Value)> = residual
+            .iter()
+            .map(|(pointer, value)| (pointer.as_str(), to_value(value)))
+            .collect();
+        assert_eq!(
+            found,
+            [
+                ("/n", serde_json::json!(2)),
+                ("/time/1.0.0", serde_json::Value::Null),
+                ("/time/modified", serde_json::json!("t9"))
+            ]
+        );
+        // An object every leaf of which changed is offered whole.
+        let after = object(r#"{"time": {"modified": "t9"}, "n": 1}"#);
+        let mut residual = Residual::default();
+        Explanation::default().compare_sent(&sent, &after, &mut residual, Unstored::OneValue);
+        assert_eq!(residual.keys().collect::<Vec<_>>(), ["/time"]);
+    }
 
     fn leaves(pointers: &[&str]) -> Vec<String> {
         pointers

@@ -857,6 +857,8 @@ fn refuse_unshown_shapes(
         .as_ref()
         .and_then(|name| views.field_shapes.get(name));
     let mut explained = rule_members(&draft.plan);
+    // A member holding a leaf a rule explains is no unshown shape.
+    explained.extend(rule_owners(&draft.plan));
     if let Some(fields) = &draft.plan.fields {
         explained.extend(fields.merged.keys().cloned());
         explained.extend(fields.unstored.iter().cloned());
@@ -866,9 +868,7 @@ fn refuse_unshown_shapes(
 
 /// The members the plan's rules explain (their pointers' names).
 fn rule_members(plan: &WritePlan) -> BTreeSet<String> {
-    plan.rules
-        .iter()
-        .flat_map(|rule| rule.explains.iter())
+    rule_pointers(plan)
         .map(|pointer| {
             pointer
                 .trim_start_matches('/')
@@ -876,6 +876,19 @@ fn rule_members(plan: &WritePlan) -> BTreeSet<String> {
                 .replace("~0", "~")
         })
         .collect()
+}
+
+/// The pointers the plan's rules explain.
+fn rule_pointers(plan: &WritePlan) -> impl Iterator<Item = &String> {
+    plan.rules.iter().flat_map(|rule| rule.explains.iter())
+}
+
+/// The top-level members holding a leaf the plan's rules explain: a sent map whose stamped or
+/// dropped entries a rule accounts for is stored in the shape the rules leave.
+fn rule_owners(plan: &WritePlan) -> impl Iterator<Item = String> {
+    rule_pointers(plan)
+        .filter(|pointer| pointer.trim_start_matches('/').contains('/'))
+        .filter_map(|pointer| rea_plugin_api::rule_fields::owning_field(pointer))
 }
 
 /// The plan's answer: the exemplar's recorded answer and how it shows the written entity, and
