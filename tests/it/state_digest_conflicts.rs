@@ -8,10 +8,10 @@
 //!   A value the build never sent (`hash=0`) still answers as before.
 //! - A rename onto a taken path: the build's `PATCH notes/standup.md {"path": "notes/todo.md"}`
 //!   answered `409 File already exists`. The rename tool (an update copying its entity under a
-//!   new identity) stays withheld, yet a call renaming onto a path the folder holds answers that
-//!   refusal, its recorded path renamed to the sent one, and changes nothing, where the pipeline
-//!   lists withheld writes (`[serve] withheld = "refuse"` here; hidden, the default, the tool is
-//!   no tool at all).
+//!   new identity, served since the copy keeps what its answer leaves `null` and takes the last
+//!   part of the sent path as its name: see `state_rename_moves`) answers a call renaming onto a
+//!   path the folder holds with that refusal, its recorded path renamed to the sent one, and
+//!   changes nothing.
 //!
 //! One recorded application shows both: Jupyter Server.
 
@@ -59,7 +59,7 @@ fn jupyter_a_hash_query_answers_the_digest_of_the_held_text() {
 }
 
 #[test]
-fn jupyter_a_withheld_rename_onto_a_taken_path_answers_the_recorded_conflict() {
+fn jupyter_a_rename_onto_a_taken_path_answers_the_recorded_conflict() {
     let rules = Arc::new(RuleSet::clone(&state_rules()).with_withheld(WithheldWrites::Refuse));
     let build = rea_tests::workspace_root().join("tests/corpus/apps/jupyter_server/build.har");
     let served = serve_evidence(capture_file(&build), rules, FetchOptions::default());
@@ -70,7 +70,7 @@ fn jupyter_a_withheld_rename_onto_a_taken_path_answers_the_recorded_conflict() {
         Some(FILE_TEMPLATE),
     );
     let plan = served.state().write_plan(&tool).expect("the rename's plan");
-    assert!(!plan.served, "the rename itself is served now: {plan:?}");
+    assert!(plan.served, "{plan:?}");
     assert!(plan.copies, "{plan:?}");
     assert!(
         plan.conflicts
@@ -95,13 +95,14 @@ fn jupyter_a_withheld_rename_onto_a_taken_path_answers_the_recorded_conflict() {
     let (kept, _) = call(&served, "GET", "/api/contents/data/logo.png", None);
     assert_eq!(kept["status"], 200, "{kept}");
 
-    // A free path is no conflict: the withheld rename answers as withheld.
+    // A free path is no conflict: the rename moves the file.
     let (free, is_error) = call(
         &served,
         "PATCH",
         "/api/contents/data/logo.png",
         Some(json!({"path": "data/later.png"})),
     );
-    assert!(is_error, "{free}");
-    assert!(free.to_string().contains("not_served"), "{free}");
+    assert!(!is_error, "{free}");
+    assert_eq!(free["status"], 200, "{free}");
+    assert_eq!(free["body"]["name"], "later.png", "{free}");
 }

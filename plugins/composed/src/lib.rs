@@ -68,14 +68,18 @@ pub const DERIVED_STAGE: &str = "derived";
 /// The shortest source value a template takes (shorter values match by chance).
 const SHORTEST_SOURCE: usize = 2;
 
-/// The sources a template may take, in preference order: `sent:NAME`, `path:INDEX`,
-/// `held:NAME` → text.
+/// The sources a template may take, in preference order: `sent:NAME`, `sent-last:NAME`,
+/// `path:INDEX`, `held:NAME` → text.
 fn sources(call: &ObservedCall, except: &str) -> Vec<(String, String)> {
     let mut found = Vec::new();
     if let Some(sent) = sent_members(call.request_body.as_ref()) {
         for (name, value) in sent {
             if let Some(text) = scalar_text(value) {
+                let last = last_part(&text).map(str::to_owned);
                 found.push((format!("sent:{name}"), text));
+                if let Some(last) = last {
+                    found.push((format!("sent-last:{name}"), last));
+                }
             }
         }
     }
@@ -96,6 +100,14 @@ fn sources(call: &ObservedCall, except: &str) -> Vec<(String, String)> {
     found
 }
 
+/// The last `/`-separated part of a sent path-like text (`archive/old-notes.md` →
+/// `old-notes.md`): a name a call gives inside a path; `None` when the text holds no `/` or the
+/// part is empty.
+fn last_part(text: &str) -> Option<&str> {
+    let (_, last) = text.rsplit_once('/')?;
+    (!last.is_empty()).then_some(last)
+}
+
 /// One part of a composed string's template: fixed text, or a source (`sent:NAME`, `path:INDEX`,
 /// `held:NAME`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -108,7 +120,7 @@ pub enum Part {
     },
     /// A value the call gives.
     Source {
-        /// `sent:NAME`, `path:INDEX` or `held:NAME`.
+        /// `sent:NAME`, `sent-last:NAME`, `path:INDEX` or `held:NAME`.
         source: String,
     },
 }
@@ -211,6 +223,10 @@ impl StateRule for ComposedRule {
                     Some(("sent", name)) => {
                         sent.and_then(|sent| sent.get(name)).and_then(scalar_text)
                     }
+                    Some(("sent-last", name)) => sent
+                        .and_then(|sent| sent.get(name))
+                        .and_then(scalar_text)
+                        .and_then(|text| last_part(&text).map(str::to_owned)),
                     Some(("path", index)) => index
                         .parse::<usize>()
                         .ok()
@@ -602,6 +618,49 @@ mod tests {
             },
         );
         assert!(applied.set.is_empty());
+    }
+
+    #[test]
+    fn names_a_member_by_the_last_part_of_a_sent_path() {
+        // Jupyter-like rename: the name is the last part of the sent path, not a template
+        // fitted to the path segment (`old-` + `notes` + `.md`).
+        let outcome = learn(
+            &ComposedRule,
+            "update",
+            vec![ObservedCall {
+                path_params: vec!["notes".into(), "untitled.md".into()],
+                ..call(
+                    json!({"path": "archive/old-notes.md"}),
+                    json!({"name": "old-notes.md", "path": "archive/old-notes.md"}),
+                    json!({"/name": "old-notes.md"}),
+                )
+            }],
+        );
+        let LearnOutcome::Learned { explains, rule, .. } = outcome else {
+            panic!("{outcome:?}")
+        };
+        assert_eq!(explains, ["/name"]);
+        let served = |body: Value| ServedCall {
+            body: Some(body),
+            entity_before: Some(json!({"name": "todo.md", "path": "notes/todo.md"})),
+            ..ServedCall::default()
+        };
+        let applied = apply(
+            &ComposedRule,
+            rule.clone(),
+            served(json!({"path": "notes/done.md"})),
+        );
+        assert_eq!(applied.set["/name"], json!("done.md"));
+        // A sent path with no `/` gives no last part: the name stays as it is.
+        let applied = apply(&ComposedRule, rule, served(json!({"path": "done.md"})));
+        assert!(applied.set.is_empty());
+    }
+
+    #[test]
+    fn the_last_part_of_a_path_needs_a_separator_and_text() {
+        assert_eq!(last_part("a/b/c.md"), Some("c.md"));
+        assert_eq!(last_part("c.md"), None);
+        assert_eq!(last_part("a/"), None);
     }
 
     #[test]

@@ -1390,11 +1390,17 @@ impl Applying<'_, '_> {
             .unwrap_or_default();
         let copy = crate::render::identity_value(&after.fields, identity)
             .and_then(scalar_text)
-            .filter(|copy| *copy != before.id)
             .ok_or_else(|| refused("not_modelled", "the copy was given no new identity"))?;
+        let collection = moved_collection(&before, &after.fields, &copy)?;
+        if copy == before.id && collection == before.collection {
+            return Err(refused(
+                "not_modelled",
+                "the copy was given no new identity",
+            ));
+        }
         if self
             .state
-            .entity(&before.entity_type, &before.collection, &copy)
+            .entity(&before.entity_type, &collection, &copy)
             .is_some()
         {
             return Err(refused(
@@ -1403,6 +1409,7 @@ impl Applying<'_, '_> {
             ));
         }
         after.id = copy;
+        after.collection = collection;
         change.positions.push(Some(Position::Last));
         change.entities.push((None, Some(after)));
         change.positions.push(None);
@@ -1917,6 +1924,72 @@ pub fn key(collection: &str) -> &str {
     collection_key(collection)
 }
 
+/// The collection a copy lands in. A held member spelling the entity's own path below some root
+/// (its key: `notes/untitled.md` for `/api/contents/notes/untitled.md`, the longest such) that the
+/// write changed
+/// moves the copy under the root to the folders the new value names (`archive/old-notes.md` →
+/// `/api/contents/archive`); otherwise the copy stays in the original's collection. Refused when
+/// the new value's last part is not the copy's identity, or a folder it names is not spelled as
+/// a path segment is (a character a request would percent-encode).
+pub(super) fn moved_collection(
+    before: &Entity,
+    after: &Json,
+    copy: &str,
+) -> Result<String, Refused> {
+    let own: Vec<String> = before
+        .collection
+        .split('/')
+        .filter(|segment| !segment.is_empty())
+        .map(|segment| {
+            rea_manifest::segments::percent_decode(segment)
+                .map_or_else(|| segment.to_owned(), |decoded| decoded.into_owned())
+        })
+        .chain(std::iter::once(before.id.clone()))
+        .collect();
+    let (Some(held), Some(now)) = (before.fields.as_object(), after.as_object()) else {
+        return Ok(before.collection.clone());
+    };
+    // The member spelling the most of the path (a full path over a bare name).
+    let key = held.iter().filter_map(|(member, value)| {
+        let held = value.as_str()?;
+        let parts: Vec<&str> = held.split('/').collect();
+        let root = own.len().checked_sub(parts.len())?;
+        let spells_own = own[root..]
+            .iter()
+            .zip(&parts)
+            .all(|(own, part)| own == part);
+        let moved = now.get(member)?.as_str().filter(|moved| *moved != held)?;
+        spells_own.then_some((root, moved))
+    });
+    let key = key.min_by_key(|(root, _)| *root);
+    let Some((root, moved)) = key else {
+        return Ok(before.collection.clone());
+    };
+    let parts: Vec<&str> = moved.split('/').collect();
+    let Some((last, folders)) = parts.split_last() else {
+        return Ok(before.collection.clone());
+    };
+    if *last != copy || folders.iter().any(|folder| !plain_segment(folder)) {
+        return Err(refused(
+            "not_modelled",
+            "the copy's new key names a place the state cannot spell",
+        ));
+    }
+    let kept = own[..root].iter().map(String::as_str);
+    Ok(kept
+        .chain(folders.iter().copied())
+        .fold(String::new(), |path, segment| format!("{path}/{segment}")))
+}
+
+/// Whether a folder name is a path segment as a request spells it (no character it would
+/// percent-encode, not empty).
+fn plain_segment(segment: &str) -> bool {
+    !segment.is_empty()
+        && segment
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-._~".contains(c))
+}
+
 #[cfg(test)]
 mod keyed_tests {
     use super::{check_keyed, respells};
@@ -1977,5 +2050,57 @@ mod keyed_tests {
         assert!(!respells(&named, "/format"));
         assert!(!respells(&rule(r#"{"fields": {}}"#), "/content"));
         assert!(!respells(&rule(r#"{"respells": "/content"}"#), "/content"));
+    }
+}
+
+#[cfg(test)]
+mod moved_tests {
+    use super::moved_collection;
+    use crate::model::Entity;
+    use rea_plugin_api::json::Json;
+    use serde_json::json;
+
+    fn file(collection: &str, id: &str, fields: serde_json::Value) -> Entity {
+        Entity {
+            entity_type: "/files/{folder}".into(),
+            collection: collection.into(),
+            id: id.into(),
+            fields: Json::from_serde_value(&fields),
+            view_fields: Default::default(),
+            record_ordinals: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn a_changed_path_key_moves_the_copy_to_the_folder_it_names() {
+        let before = file(
+            "/files/notes",
+            "a.md",
+            json!({"name": "a.md", "path": "notes/a.md"}),
+        );
+        let after =
+            |path: &str, name: &str| Json::from_serde_value(&json!({"name": name, "path": path}));
+        // Another folder (the full path wins over the bare name).
+        let moved = moved_collection(&before, &after("archive/b.md", "b.md"), "b.md");
+        assert_eq!(moved.expect("moved"), "/files/archive");
+        // The same folder, or to the root of the paths.
+        let kept = moved_collection(&before, &after("notes/b.md", "b.md"), "b.md");
+        assert_eq!(kept.expect("kept"), "/files/notes");
+        let root = moved_collection(&before, &after("b.md", "b.md"), "b.md");
+        assert_eq!(root.expect("root"), "/files");
+        // A last part that is not the copy's identity, or a folder a request would encode.
+        assert!(moved_collection(&before, &after("archive/c.md", "b.md"), "b.md").is_err());
+        assert!(moved_collection(&before, &after("my notes/b.md", "b.md"), "b.md").is_err());
+    }
+
+    #[test]
+    fn a_copy_with_no_path_key_stays_in_its_collection() {
+        // Optuna-like: a numeric identity no member spells as a path.
+        let before = file("/studies", "3", json!({"study_id": 3, "name": "old"}));
+        let after = Json::from_serde_value(&json!({"study_id": 4, "name": "new"}));
+        assert_eq!(
+            moved_collection(&before, &after, "4").expect("kept"),
+            "/studies"
+        );
     }
 }

@@ -789,6 +789,14 @@ fn call_scope(draft: &Draft, call: &observe::Call) -> Option<WriteScope> {
         });
     }
     let entity_type = target.entity_type.clone()?;
+    // A copy moved into another collection changes two collections of its type.
+    if call.moved_to.is_some() {
+        return Some(WriteScope::Type {
+            entity_type,
+            collection: None,
+            entity: None,
+        });
+    }
     if let Some((called_type, collection, id)) = &call.key {
         // A member write changes the one entity its path names, and nothing else of the
         // collection (the reads after it confirmed so, or the plan is withheld as a side effect);

@@ -111,6 +111,9 @@ pub(crate) struct Call {
     /// An update observed copying its entity under a new identity (see
     /// [`Simulation::observe_copy`]): the copy's id; `after` is the copy.
     pub copy: Option<String>,
+    /// A copy's collection when the write moved it out of the original's (see
+    /// [`super::apply::moved_collection`]).
+    pub moved_to: Option<String>,
 }
 
 /// One entity a bulk call named, observed as a single call's entity is.
@@ -514,6 +517,7 @@ impl Call {
             dependents: Vec::new(),
             unknown_collection: false,
             copy: None,
+            moved_to: None,
         }
     }
 }
@@ -746,13 +750,16 @@ impl Simulation<'_> {
         else {
             return;
         };
-        if copy == id
+        let shown = kept_where_left_null(object, &before.fields);
+        let Ok(moved) = super::apply::moved_collection(before, &shown, &copy) else {
+            return;
+        };
+        if (copy == id && moved == collection)
             || marked_deleted(object)
-            || self.sim.entity(&entity_type, &collection, &copy).is_some()
+            || self.sim.entity(&entity_type, &moved, &copy).is_some()
         {
             return;
         }
-        let shown = object.clone();
         if let Some(largest) = largest {
             call.held_max.insert(
                 info.identity.clone(),
@@ -763,7 +770,7 @@ impl Simulation<'_> {
         self.sim.insert_entity(
             Entity {
                 entity_type,
-                collection: before.collection.clone(),
+                collection: moved.clone(),
                 id: copy.clone(),
                 fields: shown.clone(),
                 view_fields: Default::default(),
@@ -774,6 +781,7 @@ impl Simulation<'_> {
         call.response_pointer = Some(pointer);
         call.after = After::Present(shown);
         call.copy = Some(copy);
+        call.moved_to = (moved != before.collection).then_some(moved);
     }
 
     /// A create in a collection: the entity its answer shows, else the first read by id in its
@@ -1637,12 +1645,40 @@ pub(crate) fn layout_ids(
         .collect()
 }
 
+/// The copy a rename's answer shows, with each member the answer leaves `null` that the original
+/// held with a value kept as held: a rename's answer is the item's summary (no body), and the
+/// copy is the same record under its new identity, so a member the answer blanks is not one the
+/// write cleared.
+fn kept_where_left_null(shown: &Json, held: &Json) -> Json {
+    let mut copy = shown.clone();
+    let (Some(fields), Some(held)) = (copy.as_object_mut(), held.as_object()) else {
+        return copy;
+    };
+    for (key, value) in held.iter() {
+        if !value.is_null() && fields.get(key).is_some_and(Json::is_null) {
+            fields.insert(key.to_owned(), value.clone());
+        }
+    }
+    copy
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn body(text: &str) -> RequestBody {
         RequestBody::Json(rea_plugin_api::json::parse(text.as_bytes()).expect("JSON"))
+    }
+
+    #[test]
+    fn a_copy_keeps_what_its_answer_leaves_null() {
+        let of = |text: &str| rea_plugin_api::json::parse(text.as_bytes()).expect("JSON");
+        let held = of(r#"{"name": "a.md", "content": "x", "format": "text", "hash": null}"#);
+        let shown = of(r#"{"name": "b.md", "content": null, "format": null, "hash": null}"#);
+        assert_eq!(
+            kept_where_left_null(&shown, &held),
+            of(r#"{"name": "b.md", "content": "x", "format": "text", "hash": null}"#)
+        );
     }
 
     #[test]
