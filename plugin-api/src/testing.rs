@@ -78,6 +78,12 @@ impl<O> LearnRequestBuilder<O> {
         self
     }
 
+    /// Adds recorded calls, in order.
+    pub fn calls<C: Into<ObservedCall>>(mut self, calls: impl IntoIterator<Item = C>) -> Self {
+        self.request.calls.extend(calls.into_iter().map(Into::into));
+        self
+    }
+
     /// Adds a clock anchor.
     pub fn anchor(mut self, record_ordinal: u64, instant: &str, duration_ms: Option<u64>) -> Self {
         self.request.clock_anchors.push(ClockAnchor {

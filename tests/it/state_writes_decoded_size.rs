@@ -25,6 +25,11 @@ fn put_file(served: &Served, target: &str, body: Value) -> (Value, bool) {
     served.call(&tool, arguments)
 }
 
+fn get_file(served: &Served, target: &str) -> (Value, bool) {
+    let (tool, arguments) = call_for(served, "GET", target, Some(FILE_TEMPLATE));
+    served.call(&tool, arguments)
+}
+
 #[test]
 fn the_file_create_learns_the_base64_form_from_the_held_png() {
     let plans = corpus_write_plans("jupyter_server");
@@ -51,13 +56,7 @@ fn a_served_base64_file_counts_its_decoded_bytes_and_a_text_file_its_text() {
     assert_eq!(written["status"], 201, "{written}");
     assert_eq!(written["body"]["size"], 8, "{written}");
     // It reads back re-spelled as the held PNG is (a final line break), its size its bytes.
-    let (tool, arguments) = call_for(
-        &served,
-        "GET",
-        "/api/contents/data/pixel.png",
-        Some(FILE_TEMPLATE),
-    );
-    let (read, is_error) = served.call(&tool, arguments);
+    let (read, is_error) = get_file(&served, "/api/contents/data/pixel.png");
     assert!(!is_error, "{read}");
     assert_eq!(read["body"]["content"], "iVBORw0KGgo=\n", "{read}");
     assert_eq!(read["body"]["format"], "base64", "{read}");
@@ -67,13 +66,7 @@ fn a_served_base64_file_counts_its_decoded_bytes_and_a_text_file_its_text() {
     assert!(!is_error, "{written}");
     assert_eq!(written["body"]["size"], 12, "{written}");
     // A text file is stored as sent.
-    let (tool, arguments) = call_for(
-        &served,
-        "GET",
-        "/api/contents/notes/pixel.md",
-        Some(FILE_TEMPLATE),
-    );
-    let (read, is_error) = served.call(&tool, arguments);
+    let (read, is_error) = get_file(&served, "/api/contents/notes/pixel.md");
     assert!(!is_error, "{read}");
     assert_eq!(read["body"]["content"], "iVBORw0KGgo=", "{read}");
     // Not base64 while naming that form: refused, nothing created.

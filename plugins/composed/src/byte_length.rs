@@ -382,9 +382,7 @@ mod tests {
     use serde_json::json;
 
     fn learn(effect: Effect, calls: Vec<ObservedCall>) -> LearnOutcome<ByteLengths> {
-        let request = calls
-            .into_iter()
-            .fold(learn_request(effect), |request, call| request.call(call));
+        let request = learn_request(effect).calls(calls);
         ByteLengthRule.learn(&request.build()).expect("learns")
     }
 

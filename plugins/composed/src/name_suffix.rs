@@ -263,9 +263,7 @@ mod tests {
     }
 
     fn learn(effect: Effect, calls: Vec<ObservedCall>) -> LearnOutcome<FieldRules<BySuffix>> {
-        let request = calls
-            .into_iter()
-            .fold(learn_request(effect), |request, call| request.call(call));
+        let request = learn_request(effect).calls(calls);
         NameSuffixRule.learn(&request.build()).expect("learns")
     }
 

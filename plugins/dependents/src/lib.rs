@@ -141,9 +141,7 @@ mod tests {
         effect: Effect,
         calls: Vec<rea_plugin_api::testing::ObservedCallBuilder>,
     ) -> LearnOutcome<Dependents> {
-        let request = calls
-            .into_iter()
-            .fold(learn_request(effect), |request, call| request.call(call));
+        let request = learn_request(effect).calls(calls);
         DependentsRule.learn(&request.build()).expect("learns")
     }
 

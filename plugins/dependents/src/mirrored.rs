@@ -204,11 +204,7 @@ mod tests {
     }
 
     fn learn(calls: Vec<ObservedCall>) -> LearnOutcome<MirroredKeys> {
-        let request = calls
-            .into_iter()
-            .fold(learn_request(Effect::Update), |request, call| {
-                request.call(call)
-            });
+        let request = learn_request(Effect::Update).calls(calls);
         MirroredKeysRule.learn(&request.build()).expect("learns")
     }
 

@@ -211,11 +211,7 @@ mod tests {
     }
 
     fn learn(calls: Vec<ObservedCall>) -> LearnOutcome<FieldRules<Joined>> {
-        let request = calls
-            .into_iter()
-            .fold(learn_request(Effect::Create), |request, call| {
-                request.call(call)
-            });
+        let request = learn_request(Effect::Create).calls(calls);
         JoinedListRule.learn(&request.build()).expect("learns")
     }
 

@@ -180,9 +180,7 @@ mod tests {
     }
 
     fn learn(effect: Effect, calls: Vec<ObservedCall>) -> LearnOutcome<FieldRules<CounterToken>> {
-        let request = calls
-            .into_iter()
-            .fold(learn_request(effect), |request, call| request.call(call));
+        let request = learn_request(effect).calls(calls);
         CounterTokenRule.learn(&request.build()).expect("learns")
     }
 

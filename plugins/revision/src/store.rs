@@ -192,9 +192,7 @@ mod tests {
     }
 
     fn learn(effect: Effect, calls: Vec<ObservedCall>) -> LearnOutcome<StoreCounter> {
-        let request = calls
-            .into_iter()
-            .fold(learn_request(effect), |request, call| request.call(call));
+        let request = learn_request(effect).calls(calls);
         StoreCounterRule.learn(&request.build()).expect("learns")
     }
 

@@ -228,9 +228,7 @@ mod tests {
     }
 
     fn learn(effect: Effect, calls: Vec<ObservedCall>) -> LearnOutcome<FieldRules<Spelling>> {
-        let request = calls
-            .into_iter()
-            .fold(learn_request(effect), |request, call| request.call(call));
+        let request = learn_request(effect).calls(calls);
         SequenceRule.learn(&request.build()).expect("learns")
     }
 
