@@ -3,23 +3,18 @@
 //! one record's text (or the state's) at a time instead of the whole file's bytes beside the
 //! typed values they become.
 //!
-//! `serde_json` streams the body ([`serde_json::Deserializer::from_reader`]) and finds where each
-//! value's text ends (a [`RawValue`]); [`rea_plugin_api::json::from_slice_exact`] then types that
-//! text (the strict reader, number lexemes kept). The body must be laid out as the writer writes
-//! it: `{"records":[…],"state":…}`. What is read is also hashed and counted ([`HashingReader`]);
-//! the caller uses the values only when the digest and the length are the header's.
+//! [`ValueScanner`] finds where one JSON value ends (strings and their escapes, nesting) without
+//! interpreting it; [`rea_plugin_api::json::from_slice_exact`] then types the value's text. The
+//! body must be laid out as the writer writes it: `{"records":[…],"state":…}` (whitespace between
+//! tokens allowed). What is read is also hashed and counted ([`HashingReader`]); the caller uses
+//! the values only when the digest and the length are the header's.
 
-use std::fmt;
-use std::io::{Read, Write};
-use std::marker::PhantomData;
+use std::io::{BufRead, Read, Write};
 
 use rea_evidence::HashingWriter;
 use rea_plugin_api::contracts::capture::CaptureRecord;
 use rea_plugin_api::json;
-use serde::de::{
-    self, DeserializeOwned, DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor,
-};
-use serde_json::value::RawValue;
+use serde::de::DeserializeOwned;
 
 use crate::model::StateView;
 
@@ -62,99 +57,224 @@ pub(crate) struct Body {
 }
 
 /// Reads a body laid out as `{"records":[…],"state":…}` (see the module documentation); the
-/// reader is left after the closing brace and the whitespace after it. Give it a buffered reader:
-/// `serde_json` reads a reader byte by byte.
-pub(crate) fn read_body<R: Read>(reader: R) -> Result<Body, Unreadable> {
-    let mut deserializer = serde_json::Deserializer::from_reader(reader);
-    let body =
-        de::Deserializer::deserialize_map(&mut deserializer, BodyVisitor).map_err(unreadable)?;
-    deserializer.end().map_err(unreadable)?;
-    Ok(body)
+/// reader is left after the closing brace.
+pub(crate) fn read_body<R: BufRead>(reader: R) -> Result<Body, Unreadable> {
+    let mut scanner = ValueScanner::new(reader);
+    scanner.expect(b'{')?;
+    scanner.expect_key("records")?;
+    scanner.expect(b'[')?;
+    let mut records = Vec::new();
+    if scanner.peek()? == Some(b']') {
+        scanner.consume(1);
+    } else {
+        loop {
+            records.push(scanner.typed::<CaptureRecord>()?);
+            match scanner.next_byte()? {
+                Some(b',') => {}
+                Some(b']') => break,
+                _ => return Err("its records are not a JSON array".to_owned()),
+            }
+        }
+    }
+    records.shrink_to_fit();
+    scanner.expect(b',')?;
+    scanner.expect_key("state")?;
+    let state = scanner.typed::<StateView>()?;
+    scanner.expect(b'}')?;
+    Ok(Body { records, state })
 }
 
-/// An error of the body as a sentence's end.
-fn unreadable(error: serde_json::Error) -> Unreadable {
-    match error.classify() {
-        serde_json::error::Category::Io => format!("it cannot be read: {error}"),
-        serde_json::error::Category::Eof => format!("its body ends inside a value ({error})"),
-        _ => format!("its body is not a state: {error}"),
-    }
+/// Finds the text of one JSON value at a time in a reader (see the module documentation).
+struct ValueScanner<R> {
+    reader: R,
+    /// The text of the value last scanned.
+    text: Vec<u8>,
 }
 
-/// The body's object: `records`, then `state`, nothing else.
-struct BodyVisitor;
-
-impl<'de> Visitor<'de> for BodyVisitor {
-    type Value = Body;
-
-    fn expecting(&self, formatter: &mut fmt::Formatter) -> fmt::Result {
-        formatter.write_str("a state's body (an object of `records` and `state`)")
+impl<R: BufRead> ValueScanner<R> {
+    fn new(reader: R) -> Self {
+        Self {
+            reader,
+            text: Vec::new(),
+        }
     }
 
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Body, A::Error> {
-        expect_key(&mut map, "records")?;
-        let records = map.next_value_seed(RecordsSeed)?;
-        expect_key(&mut map, "state")?;
-        let state = map.next_value_seed(Typed::<StateView>(PhantomData))?;
-        if map.next_key::<IgnoredAny>()?.is_some() {
-            return Err(de::Error::custom(
-                "its body is not laid out as a state's (nothing expected after `state`)",
+    fn failed(error: std::io::Error) -> Unreadable {
+        format!("it cannot be read: {error}")
+    }
+
+    /// The next byte after whitespace, not consumed; `None` at the end.
+    fn peek(&mut self) -> Result<Option<u8>, Unreadable> {
+        loop {
+            let buffer = self.reader.fill_buf().map_err(Self::failed)?;
+            let Some(&byte) = buffer.first() else {
+                return Ok(None);
+            };
+            let blanks = buffer
+                .iter()
+                .take_while(|byte| matches!(byte, b' ' | b'\t' | b'\n' | b'\r'))
+                .count();
+            if blanks == 0 {
+                return Ok(Some(byte));
+            }
+            self.reader.consume(blanks);
+        }
+    }
+
+    fn consume(&mut self, bytes: usize) {
+        self.reader.consume(bytes);
+    }
+
+    /// The next byte after whitespace, consumed.
+    fn next_byte(&mut self) -> Result<Option<u8>, Unreadable> {
+        let byte = self.peek()?;
+        if byte.is_some() {
+            self.consume(1);
+        }
+        Ok(byte)
+    }
+
+    fn expect(&mut self, wanted: u8) -> Result<(), Unreadable> {
+        match self.next_byte()? {
+            Some(byte) if byte == wanted => Ok(()),
+            _ => Err(format!(
+                "its body is not laid out as a state's (`{}` expected)",
+                char::from(wanted)
+            )),
+        }
+    }
+
+    /// A member name spelled without escapes, and its colon.
+    fn expect_key(&mut self, name: &str) -> Result<(), Unreadable> {
+        self.scan()?;
+        if self.text.len() != name.len() + 2
+            || &self.text[1..self.text.len() - 1] != name.as_bytes()
+        {
+            return Err(format!(
+                "its body is not laid out as a state's (`{name}` expected)"
             ));
         }
-        Ok(Body { records, state })
-    }
-}
-
-/// The next member's name, which must be `name`.
-fn expect_key<'de, A: MapAccess<'de>>(map: &mut A, name: &str) -> Result<(), A::Error> {
-    match map.next_key::<String>()? {
-        Some(key) if key == name => Ok(()),
-        _ => Err(de::Error::custom(format!(
-            "its body is not laid out as a state's (`{name}` expected)"
-        ))),
-    }
-}
-
-/// The records array, each record typed from its text as soon as it is read.
-struct RecordsSeed;
-
-impl<'de> DeserializeSeed<'de> for RecordsSeed {
-    type Value = Vec<CaptureRecord>;
-
-    fn deserialize<D: de::Deserializer<'de>>(
-        self,
-        deserializer: D,
-    ) -> Result<Self::Value, D::Error> {
-        deserializer.deserialize_seq(self)
-    }
-}
-
-impl<'de> Visitor<'de> for RecordsSeed {
-    type Value = Vec<CaptureRecord>;
-
-    fn expecting(&self, formatter: &mut fmt::Formatter) -> fmt::Result {
-        formatter.write_str("the kept records (an array)")
+        self.expect(b':')
     }
 
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-        let mut records = Vec::new();
-        while let Some(record) = seq.next_element_seed(Typed::<CaptureRecord>(PhantomData))? {
-            records.push(record);
+    /// The next value, typed from its text.
+    fn typed<T: DeserializeOwned>(&mut self) -> Result<T, Unreadable> {
+        self.scan()?;
+        let value = json::from_slice_exact(&self.text)
+            .map_err(|error| format!("its body is not a state: {error}"));
+        // A large value's text is not kept for the next (smaller) one.
+        if self.text.capacity() > SCAN_BUFFER_BYTES {
+            self.text = Vec::new();
         }
-        records.shrink_to_fit();
-        Ok(records)
+        value
+    }
+
+    /// Scans the next value's text into `text`.
+    fn scan(&mut self) -> Result<(), Unreadable> {
+        self.text.clear();
+        let first = self.peek()?.ok_or("its body ends before its last value")?;
+        let mut shape = Shape::new(first);
+        loop {
+            let buffer = self.reader.fill_buf().map_err(Self::failed)?;
+            if buffer.is_empty() {
+                return match shape.ends_at_end() {
+                    true => Ok(()),
+                    false => Err("its body ends inside a value".to_owned()),
+                };
+            }
+            match shape.end_in(buffer) {
+                Some(end) => {
+                    self.text.extend_from_slice(&buffer[..end]);
+                    self.reader.consume(end);
+                    return Ok(());
+                }
+                None => {
+                    let length = buffer.len();
+                    self.text.extend_from_slice(buffer);
+                    self.reader.consume(length);
+                }
+            }
+        }
     }
 }
 
-/// One value: its text (a [`RawValue`], held only until it is typed), typed by the strict reader.
-struct Typed<T>(PhantomData<T>);
+/// The text buffer kept between values (larger ones are freed once typed).
+const SCAN_BUFFER_BYTES: usize = 1024 * 1024;
 
-impl<'de, T: DeserializeOwned> DeserializeSeed<'de> for Typed<T> {
-    type Value = T;
+/// Where a value being scanned is: inside a string (after an escape), at which nesting depth.
+struct Shape {
+    /// An object or array (counted by depth), a string, or a bare scalar.
+    kind: Kind,
+    depth: usize,
+    in_string: bool,
+    escaped: bool,
+    started: bool,
+}
 
-    fn deserialize<D: de::Deserializer<'de>>(self, deserializer: D) -> Result<T, D::Error> {
-        let text: Box<RawValue> = serde::Deserialize::deserialize(deserializer)?;
-        json::from_slice_exact(text.get().as_bytes()).map_err(de::Error::custom)
+#[derive(Clone, Copy, PartialEq)]
+enum Kind {
+    Nested,
+    String,
+    Scalar,
+}
+
+impl Shape {
+    fn new(first: u8) -> Self {
+        let kind = match first {
+            b'{' | b'[' => Kind::Nested,
+            b'"' => Kind::String,
+            _ => Kind::Scalar,
+        };
+        Self {
+            kind,
+            depth: 0,
+            in_string: false,
+            escaped: false,
+            started: false,
+        }
+    }
+
+    /// A scalar may end with the body (it is checked when typed); nothing else may.
+    fn ends_at_end(&self) -> bool {
+        self.kind == Kind::Scalar && self.started
+    }
+
+    /// Where the value ends in `bytes` (one past its last byte), when it does.
+    fn end_in(&mut self, bytes: &[u8]) -> Option<usize> {
+        for (at, &byte) in bytes.iter().enumerate() {
+            if self.kind == Kind::Scalar {
+                if matches!(byte, b',' | b']' | b'}' | b' ' | b'\t' | b'\n' | b'\r') {
+                    return Some(at);
+                }
+                self.started = true;
+                continue;
+            }
+            if self.in_string {
+                if self.escaped {
+                    self.escaped = false;
+                } else if byte == b'\\' {
+                    self.escaped = true;
+                } else if byte == b'"' {
+                    self.in_string = false;
+                    if self.kind == Kind::String {
+                        return Some(at + 1);
+                    }
+                }
+                continue;
+            }
+            match byte {
+                b'"' => self.in_string = true,
+                b'{' | b'[' => self.depth += 1,
+                b'}' | b']' => {
+                    self.depth = self.depth.saturating_sub(1);
+                    if self.depth == 0 {
+                        return Some(at + 1);
+                    }
+                }
+                _ => {}
+            }
+        }
+        None
     }
 }
 
@@ -162,34 +282,48 @@ impl<'de, T: DeserializeOwned> DeserializeSeed<'de> for Typed<T> {
 mod tests {
     use super::*;
 
-    /// A state of nothing: no tool, no record.
-    const EMPTY_STATE: &str = r#"{"documents":[],"entities":[],"first_write_ordinal":null,
-        "related_writes":[],"manifest_evidence_id":"ev_m","parent_evidence_id":"ev_p",
-        "record_order":"RECORD_ORDER","template_rules":[],"types":[],"views":[],
-        "write_clock":null,"rule_stages":[],"write_plans":[]}"#;
-
-    fn empty_state() -> String {
-        let order = serde_json::to_string(&crate::observation::RecordOrder::RecordOrder).unwrap();
-        EMPTY_STATE.replace("\"RECORD_ORDER\"", &order)
+    fn scanned(text: &str) -> Vec<String> {
+        let mut scanner = ValueScanner::new(text.as_bytes());
+        let mut values = Vec::new();
+        while scanner.peek().unwrap().is_some() {
+            scanner.scan().unwrap();
+            values.push(String::from_utf8(scanner.text.clone()).unwrap());
+            if scanner.peek().unwrap() == Some(b',') {
+                scanner.consume(1);
+            }
+        }
+        values
     }
 
     #[test]
-    fn a_body_read_through_small_reads_is_whole() {
-        let text = format!(r#" {{ "records" : [ ] , "state" : {} }} "#, empty_state());
-        let mut reader = std::io::BufReader::with_capacity(3, text.as_bytes());
-        let body = read_body(&mut reader).unwrap();
-        assert!(body.records.is_empty());
-        assert_eq!(body.state.manifest_evidence_id, "ev_m");
-        // Everything was read, the whitespace after the body too.
-        assert_eq!(reader.bytes().count(), 0);
+    fn values_end_where_their_text_does() {
+        assert_eq!(
+            scanned(r#"{"a":"}]\"","b":[1,{"c":[]}]} , "x\\" ,12.5e3,true,[ ] "#),
+            [
+                r#"{"a":"}]\"","b":[1,{"c":[]}]}"#,
+                r#""x\\""#,
+                "12.5e3",
+                "true",
+                "[ ]"
+            ]
+        );
     }
 
     #[test]
-    fn a_value_is_typed_by_the_strict_reader() {
-        // Duplicate members are refused, as `from_slice_exact` refuses them.
-        let state = empty_state().replacen("\"types\":[]", "\"types\":[],\"types\":[]", 1);
-        let refused = read_body(format!(r#"{{"records":[],"state":{state}}}"#).as_bytes());
-        assert!(refused.err().unwrap().contains("not a state"));
+    fn a_value_across_small_reads_is_whole() {
+        let text = r#"{"records":[],"state":{"x":"y"}}"#;
+        let reader = std::io::BufReader::with_capacity(3, text.as_bytes());
+        let mut scanner = ValueScanner::new(reader);
+        scanner.expect(b'{').unwrap();
+        scanner.expect_key("records").unwrap();
+        scanner.expect(b'[').unwrap();
+        scanner.expect(b']').unwrap();
+        scanner.expect(b',').unwrap();
+        scanner.expect_key("state").unwrap();
+        scanner.scan().unwrap();
+        assert_eq!(scanner.text, br#"{"x":"y"}"#);
+        scanner.expect(b'}').unwrap();
+        assert_eq!(scanner.peek().unwrap(), None);
     }
 
     #[test]
@@ -197,17 +331,7 @@ mod tests {
         let refused = |text: &str| read_body(text.as_bytes()).err().unwrap();
         assert!(refused(r#"{"state":{},"records":[]}"#).contains("`records` expected"));
         assert!(refused(r#"{"records":[{"a":"#).contains("ends inside a value"));
-        assert!(refused(r#"{"records":{}}"#).contains("expected the kept records"));
-        assert!(refused(r#"[[],{}]"#).contains("expected a state's body"));
-        let state = empty_state();
-        let after = format!(r#"{{"records":[],"state":{state},"x":1}}"#);
-        assert!(refused(&after).contains("after `state`"));
-        let trailing = format!(r#"{{"records":[],"state":{state}}} x"#);
-        assert!(
-            refused(&trailing).contains("trailing"),
-            "{}",
-            refused(&trailing)
-        );
+        assert!(refused(r#"{"records":{}}"#).contains("`[` expected"));
     }
 
     #[test]
