@@ -88,7 +88,9 @@ fn sources(call: &ObservedCall, except: &str) -> Vec<(String, String)> {
     }
     if let Some(Value::Object(after)) = &call.entity_after {
         for (name, value) in after {
-            if name == except {
+            // A held member the write itself changed unexplained gives nothing: two such
+            // members would otherwise each spell the other, a rule no call can apply.
+            if name == except || changed_unexplained(call, name) {
                 continue;
             }
             if let Some(text) = scalar_text(value) {
@@ -98,6 +100,13 @@ fn sources(call: &ObservedCall, except: &str) -> Vec<(String, String)> {
     }
     found.retain(|(_, text)| text.chars().count() >= SHORTEST_SOURCE);
     found
+}
+
+/// Whether the call changed the top-level member `name` in a way nothing explains yet.
+fn changed_unexplained(call: &ObservedCall, name: &str) -> bool {
+    call.unexplained
+        .keys()
+        .any(|pointer| owning_field(pointer).as_deref() == Some(name))
 }
 
 /// The last `/`-separated part of a sent path-like text (`archive/old-notes.md` →
@@ -618,6 +627,25 @@ mod tests {
             },
         );
         assert!(applied.set.is_empty());
+    }
+
+    #[test]
+    fn two_members_the_write_changed_unexplained_never_spell_each_other() {
+        // A create whose answer holds `name` equal to `path`, neither sent: each is a held value
+        // of the other, but neither is given by the call, so no template is learned.
+        let outcome = learn(
+            &ComposedRule,
+            "create",
+            vec![call(
+                json!({"type": "directory"}),
+                json!({"name": "Untitled Folder", "path": "Untitled Folder", "type": "directory"}),
+                json!({"/name": "Untitled Folder", "/path": "Untitled Folder"}),
+            )],
+        );
+        assert!(
+            matches!(outcome, LearnOutcome::NoExplanation { .. }),
+            "{outcome:?}"
+        );
     }
 
     #[test]
