@@ -33,16 +33,7 @@ const SHORTEST: usize = 8;
 
 /// A revision's counter and token, when `value` is `N-` and lower-case hex digits.
 fn parts(value: &Value) -> Option<(u64, &str)> {
-    let (counter, token) = value.as_str()?.split_once('-')?;
-    let counter_ok = !counter.is_empty() && counter.bytes().all(|b| b.is_ascii_digit());
-    let token_ok = token.len() >= SHORTEST
-        && token
-            .bytes()
-            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b));
-    if !(counter_ok && token_ok) {
-        return None;
-    }
-    Some((counter.parse().ok()?, token))
+    crate::counter_and_hex(value, |length| length >= SHORTEST)
 }
 
 /// What a revision's counter continues from.

@@ -107,13 +107,7 @@ pub struct DigestRevision {
 
 /// A revision's counter and digest (`3-0e04…`).
 fn parse_revision(value: &Value) -> Option<(u64, &str)> {
-    let (counter, digest) = value.as_str()?.split_once('-')?;
-    let counter_ok = !counter.is_empty() && counter.bytes().all(|b| b.is_ascii_digit());
-    let digest_ok = digest.len() == 32
-        && digest
-            .bytes()
-            .all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'));
-    (counter_ok && digest_ok).then_some((counter.parse().ok()?, digest))
+    crate::counter_and_hex(value, |length| length == 32)
 }
 
 /// A number as JavaScript's `JSON.stringify` spells it, when Rust's spelling is the same.

@@ -23,6 +23,19 @@ use rea_plugin_api::{Plugin, PluginError, StageInfo, StateRule};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+/// A revision spelled `N-` and lower-case hex digits: its counter and hex part, when the hex
+/// part's length passes `length_ok` (the digest and counter-token forms).
+pub(crate) fn counter_and_hex(
+    value: &Value,
+    length_ok: impl Fn(usize) -> bool,
+) -> Option<(u64, &str)> {
+    let (counter, hex) = value.as_str()?.split_once('-')?;
+    let counter_ok = !counter.is_empty() && counter.bytes().all(|b| b.is_ascii_digit());
+    let hex_ok =
+        length_ok(hex.len()) && hex.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'));
+    (counter_ok && hex_ok).then_some((counter.parse().ok()?, hex))
+}
+
 pub mod counter_token;
 pub mod digest;
 pub mod store;
