@@ -378,6 +378,14 @@ impl WriteObserver for Progress {
     fn staging(&mut self, folder: Option<&Path>) {
         self.interrupt.set_staging(folder);
     }
+
+    fn swept(&mut self, folder: &Path) {
+        let folder = folder.display().to_string();
+        tracing::warn!(
+            folder,
+            "removed the staging folder of an earlier build that was killed"
+        );
+    }
 }
 
 impl ExportObserver for Progress {

@@ -1,7 +1,8 @@
 //! Issue 15, defect 2: SIGTERM or a second SIGINT while `environment-build` writes the bundle.
 //! A bundle appears whole or not at all (written into a sibling staging folder and renamed at the
 //! end; a signal removes the staging folder), and the command ends 143/130 with a `cancelled`
-//! refusal naming the signal.
+//! refusal naming the signal. SIGKILL leaves the staging folder; the next build of that bundle
+//! sweeps it.
 //!
 //! `REA_TEST_HOLD=written:<file>` holds the write after that file until a signal ends the command
 //! (SIGTERM or a second SIGINT), so the signal lands mid-write.
@@ -154,4 +155,45 @@ fn sigterm_while_a_write_is_stuck_removes_the_staging_folder_from_the_signal_thr
         "{refusal}"
     );
     assert_nothing_left(work, &before);
+}
+
+/// The staging folders beside a work folder's `bundle` destination.
+fn staging_folders(work: &Path) -> Vec<String> {
+    std::fs::read_dir(work)
+        .unwrap()
+        .filter_map(|entry| entry.ok()?.file_name().into_string().ok())
+        .filter(|name| name.starts_with(".bundle.partial-"))
+        .collect()
+}
+
+#[test]
+fn a_staging_folder_a_sigkill_left_is_swept_by_the_next_build_of_that_bundle() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let work = dir.path();
+    let (code, _, stderr) = build_signalled(work, &["KILL"]);
+    assert_eq!(code, None, "SIGKILL ends the build: {stderr:?}");
+    let left = staging_folders(work);
+    assert_eq!(left.len(), 1, "a killed build cannot clean up: {left:?}");
+    assert!(!work.join("bundle").exists());
+
+    let binary = stand_in_binary(work).display().to_string();
+    let har = har("tiddlywiki").display().to_string();
+    let args = ["environment-build", &har, "bundle", "--name", "wiki"];
+    let run = bundle_support::run(
+        work,
+        &[&args[..], &["--binary", &binary, "--json"]].concat(),
+    );
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert!(work.join("bundle/README.md").is_file());
+    assert_eq!(staging_folders(work), Vec::<String>::new());
+    let warned: Value = run
+        .stderr
+        .lines()
+        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+        .find(|line| line["level"] == "warn" && line["folder"].is_string())
+        .unwrap_or_else(|| panic!("no warning about the swept folder: {}", run.stderr));
+    assert!(
+        warned["folder"].as_str().unwrap().ends_with(&left[0]),
+        "{warned}"
+    );
 }

@@ -26,6 +26,7 @@
 //! * [`headroom`]: the live heap headroom an input must fit before it is read.
 //! * [`strip`]: the bundled binary without its debug sections and symbol table (never shipped).
 //! * [`output`]: the owned output tree: exclusive creates, `0600`, read-back verification.
+//! * [`stale`]: the staging folders a killed writer left, swept before the next write.
 //! * [`export`]: the whole export and its report.
 //!
 //! The commands (`rea environment-export`, `rea environment-build`) and the MCP tool
@@ -44,6 +45,7 @@ pub mod output;
 pub mod pair;
 pub mod pipeline;
 pub mod predict;
+pub mod stale;
 pub mod strip;
 
 pub use content::{BundledBinary, ServeCommand, StrippedBinary};

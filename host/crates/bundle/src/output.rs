@@ -20,6 +20,9 @@
 //!   destination is claimed with `RENAME_NOREPLACE`, an empty one is replaced only while still
 //!   empty). The observer is told the staging folder ([`WriteObserver::staging`]) so a signal
 //!   handler can remove it.
+//! * A staging folder of this destination that a killed writer left (SIGKILL cannot be caught) is
+//!   swept before the new one is made ([`crate::stale`]), and the observer told
+//!   ([`WriteObserver::swept`]).
 //! * Between files, and between the chunks of a copied file, the writer asks whether the caller
 //!   cancelled; a cancellation is refused `cancelled` naming the folder and the files written so
 //!   far.
@@ -131,6 +134,9 @@ pub trait WriteObserver {
     /// The staging folder the bundle is being written into (`None` once it was renamed onto the
     /// destination or removed): whoever stops the process meanwhile removes it.
     fn staging(&mut self, _folder: Option<&Path>) {}
+    /// A staging folder a killed writer left beside the destination was removed
+    /// ([`crate::stale`]).
+    fn swept(&mut self, _folder: &Path) {}
 }
 
 /// An observer that reports nothing and never cancels.
@@ -627,6 +633,9 @@ pub fn write_tree(
     observer: &mut dyn WriteObserver,
 ) -> Result<Vec<WrittenFile>, Refusal> {
     check_destination(directory, rule)?;
+    for folder in crate::stale::sweep(&parent_of(directory), &destination_name(directory)) {
+        observer.swept(&folder);
+    }
     let staging = create_staging(directory)?;
     observer.staging(Some(&staging.0));
     let outcome = write_staged(&staging, directory, files, observer)
@@ -639,16 +648,21 @@ pub fn write_tree(
     outcome
 }
 
+/// The destination's own name, as its staging folders spell it.
+fn destination_name(directory: &Path) -> String {
+    directory
+        .file_name()
+        .map(|name| name.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "bundle".to_owned())
+}
+
 /// The staging folder and its identity.
 struct Staging(PathBuf, Metadata);
 
 /// Creates the sibling staging folder `.NAME.partial-PID-N` (mode `0700`, never an existing one).
 fn create_staging(directory: &Path) -> Result<Staging, Refusal> {
     let parent = parent_of(directory);
-    let name = directory
-        .file_name()
-        .map(|name| name.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "bundle".to_owned());
+    let name = destination_name(directory);
     let mut builder = std::fs::DirBuilder::new();
     #[cfg(unix)]
     {
