@@ -154,4 +154,5 @@ mod state_writes_semantics;
 mod state_writes_short_ids;
 mod state_writes_sub_resource;
 mod state_writes_unfollowed;
+mod state_writes_unlisted_deletes;
 mod state_writes_untargeted;

@@ -69,8 +69,9 @@ pub const DERIVED_STAGE: &str = "derived";
 const SHORTEST_SOURCE: usize = 2;
 
 /// The sources a template may take, in preference order: `sent:NAME`, `sent-last:NAME`,
-/// `path:INDEX`, `held:NAME` → text.
-fn sources(call: &ObservedCall, except: &str) -> Vec<(String, String)> {
+/// `path:INDEX`, `held:NAME` → text. A create offers no held member: it holds nothing before
+/// the call, so a template reading one could never be filled when served.
+fn sources(call: &ObservedCall, except: &str, effect: Effect) -> Vec<(String, String)> {
     let mut found = Vec::new();
     if let Some(sent) = sent_members(call.request_body.as_ref()) {
         for (name, value) in sent {
@@ -86,7 +87,11 @@ fn sources(call: &ObservedCall, except: &str) -> Vec<(String, String)> {
     for (index, value) in call.path_params.iter().enumerate() {
         found.push((format!("path:{index}"), value.clone()));
     }
-    if let Some(Value::Object(after)) = &call.entity_after {
+    let held = match &call.entity_after {
+        Some(Value::Object(after)) if effect != Effect::Create => Some(after),
+        _ => None,
+    };
+    if let Some(after) = held {
         for (name, value) in after {
             // A held member the write itself changed unexplained gives nothing: two such
             // members would otherwise each spell the other, a rule no call can apply.
@@ -200,7 +205,7 @@ impl StateRule for ComposedRule {
                 };
                 let template = value
                     .as_str()
-                    .and_then(|value| template_of(value, &sources(call, &field)));
+                    .and_then(|value| template_of(value, &sources(call, &field, request.effect)));
                 found.record(pointer, template);
             }
         }
@@ -645,6 +650,35 @@ mod tests {
         assert!(
             matches!(outcome, LearnOutcome::NoExplanation { .. }),
             "{outcome:?}"
+        );
+    }
+
+    #[test]
+    fn a_create_spells_no_member_from_a_held_one() {
+        // A created message's link spells its answer's `type` (a constant of every create) and
+        // a literal id: the create held nothing before, so no served call could fill `held:type`.
+        let created = || {
+            call(
+                json!({"content": "Hello", "author": "4"}),
+                json!({"id": "9", "type": "msg", "link": "http://h/rest/data/msg/9"}),
+                json!({"/link": "http://h/rest/data/msg/9"}),
+            )
+        };
+        let outcome = learn(&ComposedRule, "create", vec![created()]);
+        assert!(
+            matches!(outcome, LearnOutcome::NoExplanation { .. }),
+            "{outcome:?}"
+        );
+        // An update, holding the entity before the call, spells it from the held member.
+        let LearnOutcome::Learned { rule, .. } = learn(&ComposedRule, "update", vec![created()])
+        else {
+            panic!("an update learns the template")
+        };
+        assert_eq!(
+            rule.fields["/link"][1],
+            Part::Source {
+                source: "held:type".into()
+            }
         );
     }
 

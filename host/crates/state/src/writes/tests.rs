@@ -3663,3 +3663,34 @@ fn a_delete_naming_its_entity_s_revision_after_the_item_path_deletes_that_entity
     assert_eq!(answer["status"], 404, "{answer}");
     assert_eq!(answer["body"], missing, "{answer}");
 }
+
+#[test]
+fn a_whole_list_disagreeing_about_another_entity_still_confirms_a_delete() {
+    // The list after the delete shows note 2 otherwise than its update answered (blamed on that
+    // update), and no longer lists note 3: the delete's effect shows all the same.
+    let note = |id: u64, title: &str| json!({"id": id, "title": title});
+    let fixture = derive(vec![
+        get(
+            0,
+            "/notes",
+            200,
+            json!([note(1, "a"), note(2, "b"), note(3, "c")]),
+        ),
+        record(
+            1,
+            "PATCH",
+            "/notes/2",
+            Some(json!({"title": "b2"})),
+            200,
+            note(2, "b2"),
+        ),
+        record(2, "DELETE", "/notes/3", None, 200, json!({})),
+        get(3, "/notes", 200, json!([note(1, "a"), note(2, "B2!")])),
+    ]);
+    let delete = fixture.plan("delete_notes_by_id");
+    assert!(delete.served, "{:?}", delete.reason);
+    assert_eq!(delete.confirmed_by, vec![3]);
+    let update = fixture.plan("patch_notes_by_id");
+    assert!(!update.served, "{update:?}");
+    assert_eq!(update.contradicted_by, Some(3));
+}
