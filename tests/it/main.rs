@@ -143,6 +143,7 @@ mod state_writes_entity_tags;
 mod state_writes_item_paths;
 mod state_writes_keyed_batch;
 mod state_writes_learning;
+mod state_writes_made_sources;
 mod state_writes_member_answers;
 mod state_writes_name_suffix;
 mod state_writes_nested;
