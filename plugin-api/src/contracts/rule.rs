@@ -174,6 +174,12 @@ pub struct ObservedCall {
     /// explains some of these pointers.
     #[serde(default)]
     pub unexplained: BTreeMap<String, Value>,
+    /// What the rules before this one in the pipeline explained of the call (JSON pointer → the
+    /// value after the call): values another rule generates in the same call (a created
+    /// entity's id), which a rule whose learned rule names `"earlier": true` gets, served, in
+    /// [`ServedCall::earlier`]. Empty from a host built before it.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub earlier: BTreeMap<String, Value>,
     /// For a delete: the entities of other types the state held before the call with a top-level
     /// member equal to the deleted entity's id, each as the first read of it by id after the call
     /// (before the next write) showed it. Empty for other writes and when no read showed one.
@@ -326,6 +332,12 @@ pub struct ServedCall {
     pub clock: Option<String>,
     /// The entity the call writes, as held before the call (`None` for a create).
     pub entity_before: Option<Value>,
+    /// What the plan's other rules set for this call (pointer → value), passed only to a rule
+    /// whose learned rule names `"earlier": true` (a value spelled from one another rule
+    /// generates in the same call, such as a created entity's URL ending in its generated id),
+    /// which the host calls after the others answered; empty otherwise.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub earlier: BTreeMap<String, Value>,
     /// Every value the collection holds for each field the rule explains, with the largest a
     /// sequence generated there (field pointer → held values): passed only to a stage that
     /// declares [`HeldIndexKind::Values`] (a stage built before held indexes, by default), since

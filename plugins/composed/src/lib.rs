@@ -8,8 +8,11 @@
 //! `mlflow-artifacts:/{experiment_id}/…`): learned when every recorded call that changed it
 //! spells it with one template. The template is found left to right, taking at each position the
 //! longest source value (of two characters or more) that starts there, sent members first, then
-//! path parameters, then held members. **Apply:** the template filled from the served call (a held
-//! member takes its sent value when the call sends it). A call that does not send a member the
+//! path parameters, then held members, then the members another rule generated in the same call
+//! (`made:NAME`, from `ObservedCall::earlier`: a created issue's `link` ending in the id the
+//! sequence generated; any length, but only as a whole token). **Apply:** the template filled from
+//! the served call (a held member takes its sent value when the call sends it; a generated one is
+//! read from `ServedCall::earlier`, which the host fills for a rule marked `earlier`). A call that does not send a member the
 //! template takes from the call leaves the string as it is. Sent text is copied as sent,
 //! unescaped (a known limit: an application that escapes or renders it spells it otherwise).
 //!
@@ -49,6 +52,7 @@ use std::collections::BTreeMap;
 use rea_plugin_api::contracts::rule::{
     ApplyOutcome, ApplyRequest, Effect, LearnOutcome, LearnRequest, NoOptions, ObservedCall,
 };
+use rea_plugin_api::json::escape_pointer_segment;
 use rea_plugin_api::rule_fields::{
     self, Agreement, FieldRules, owning_field, scalar_text, sent_members, top_field,
 };
@@ -69,8 +73,9 @@ pub const DERIVED_STAGE: &str = "derived";
 const SHORTEST_SOURCE: usize = 2;
 
 /// The sources a template may take, in preference order: `sent:NAME`, `sent-last:NAME`,
-/// `path:INDEX`, `held:NAME` → text.
-fn sources(call: &ObservedCall, except: &str) -> Vec<(String, String)> {
+/// `path:INDEX`, `held:NAME`, `made:NAME` → text. A create offers no held member: it holds nothing before
+/// the call, so a template reading one could never be filled when served.
+fn sources(call: &ObservedCall, except: &str, effect: Effect) -> Vec<(String, String)> {
     let mut found = Vec::new();
     if let Some(sent) = sent_members(call.request_body.as_ref()) {
         for (name, value) in sent {
@@ -86,7 +91,12 @@ fn sources(call: &ObservedCall, except: &str) -> Vec<(String, String)> {
     for (index, value) in call.path_params.iter().enumerate() {
         found.push((format!("path:{index}"), value.clone()));
     }
-    if let Some(Value::Object(after)) = &call.entity_after {
+    let made: Vec<(String, String)> = made_sources(call, except);
+    let held = match &call.entity_after {
+        Some(Value::Object(after)) if effect != Effect::Create => Some(after),
+        _ => None,
+    };
+    if let Some(after) = held {
         for (name, value) in after {
             // A held member the write itself changed unexplained gives nothing: two such
             // members would otherwise each spell the other, a rule no call can apply.
@@ -99,7 +109,38 @@ fn sources(call: &ObservedCall, except: &str) -> Vec<(String, String)> {
         }
     }
     found.retain(|(_, text)| text.chars().count() >= SHORTEST_SOURCE);
+    found.extend(made);
     found
+}
+
+/// The `made:NAME` sources: the top-level members another rule generated for this call (its
+/// `earlier` values, a created entity's id), of any length; a template places one only as a
+/// whole token (see [`MADE`]), so a short generated id never matches inside other text.
+fn made_sources(call: &ObservedCall, except: &str) -> Vec<(String, String)> {
+    call.earlier
+        .iter()
+        .filter_map(|(pointer, value)| {
+            let name = top_field(pointer)?;
+            let text = scalar_text(value)?;
+            (name != except && !text.is_empty()).then(|| (format!("{MADE}{name}"), text))
+        })
+        .collect()
+}
+
+/// The prefix of a source another rule generated in the same call.
+const MADE: &str = "made:";
+
+/// Whether `source` (spelling `text`) may start at `rest`, `before` the character in front of
+/// it: a generated value only as a whole token, no letter or digit touching it on either side.
+fn fits(source: &str, text: &str, rest: &str, before: Option<char>) -> bool {
+    if !rest.starts_with(text) {
+        return false;
+    }
+    if !source.starts_with(MADE) {
+        return true;
+    }
+    let touches = |character: Option<char>| character.is_some_and(char::is_alphanumeric);
+    !touches(before) && !touches(rest[text.len()..].chars().next())
 }
 
 /// Whether the call changed the top-level member `name` in a way nothing explains yet.
@@ -129,7 +170,7 @@ pub enum Part {
     },
     /// A value the call gives.
     Source {
-        /// `sent:NAME`, `sent-last:NAME`, `path:INDEX` or `held:NAME`.
+        /// `sent:NAME`, `sent-last:NAME`, `path:INDEX`, `held:NAME` or `made:NAME`.
         source: String,
     },
 }
@@ -140,10 +181,11 @@ fn template_of(value: &str, sources: &[(String, String)]) -> Option<Vec<Part>> {
     let mut literal = String::new();
     let mut rest = value;
     let mut placed = false;
+    let mut before: Option<char> = None;
     while !rest.is_empty() {
         let best = sources
             .iter()
-            .filter(|(_, text)| rest.starts_with(text.as_str()))
+            .filter(|(name, text)| fits(name, text, rest, before))
             .fold(None::<&(String, String)>, |best, source| match best {
                 Some(kept) if kept.1.len() >= source.1.len() => Some(kept),
                 _ => Some(source),
@@ -158,12 +200,14 @@ fn template_of(value: &str, sources: &[(String, String)]) -> Option<Vec<Part>> {
                 parts.push(Part::Source {
                     source: name.clone(),
                 });
+                before = text.chars().last();
                 rest = &rest[text.len()..];
                 placed = true;
             }
             None => {
                 let next = rest.chars().next()?;
                 literal.push(next);
+                before = Some(next);
                 rest = &rest[next.len_utf8()..];
             }
         }
@@ -174,6 +218,18 @@ fn template_of(value: &str, sources: &[(String, String)]) -> Option<Vec<Part>> {
     placed.then_some(parts)
 }
 
+/// What `composed` learns: per member, its template; and whether a template reads a value
+/// another rule generates in the same call (`made:NAME`), so the host calls the rule after the
+/// others, passing their values (`ServedCall::earlier`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Templates {
+    /// Per member pointer, its template.
+    pub fields: BTreeMap<String, Vec<Part>>,
+    /// Whether some template reads a `made:NAME` source.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub earlier: bool,
+}
+
 /// The composed rule.
 #[derive(Debug, Default, Clone, Copy)]
 pub struct ComposedRule;
@@ -181,7 +237,7 @@ pub struct ComposedRule;
 impl StateRule for ComposedRule {
     type Options = NoOptions;
     /// Per member, its template.
-    type Rule = FieldRules<Vec<Part>>;
+    type Rule = Templates;
 
     fn learn(
         &self,
@@ -200,14 +256,14 @@ impl StateRule for ComposedRule {
                 };
                 let template = value
                     .as_str()
-                    .and_then(|value| template_of(value, &sources(call, &field)));
+                    .and_then(|value| template_of(value, &sources(call, &field, request.effect)));
                 found.record(pointer, template);
             }
         }
-        Ok(rule_fields::learned(
+        Ok(templates(rule_fields::learned(
             found.agreed(),
             "no unexplained string spelled the call's values with one template",
-        ))
+        )))
     }
 
     fn apply(&self, request: &ApplyRequest<Self::Rule>) -> Result<ApplyOutcome, PluginError> {
@@ -244,6 +300,11 @@ impl StateRule for ComposedRule {
                         .and_then(|sent| sent.get(name))
                         .or_else(|| held.and_then(|held| held.get(name)))
                         .and_then(scalar_text),
+                    Some(("made", name)) => request
+                        .call
+                        .earlier
+                        .get(&format!("/{}", escape_pointer_segment(name)))
+                        .and_then(scalar_text),
                     _ => {
                         return Err(PluginError::new(
                             "invalid_rule",
@@ -260,6 +321,39 @@ impl StateRule for ComposedRule {
             outcome.set.insert(pointer.clone(), Value::String(spelled));
         }
         Ok(outcome)
+    }
+}
+
+/// The learned templates as `composed`'s rule, marked when one reads a `made:NAME` source.
+fn templates(outcome: LearnOutcome<FieldRules<Vec<Part>>>) -> LearnOutcome<Templates> {
+    match outcome {
+        LearnOutcome::Learned {
+            explains,
+            needs_clock,
+            rule,
+            schema_version,
+        } => {
+            let earlier =
+                rule.fields.values().flatten().any(
+                    |part| matches!(part, Part::Source { source } if source.starts_with(MADE)),
+                );
+            LearnOutcome::Learned {
+                explains,
+                needs_clock,
+                rule: Templates {
+                    fields: rule.fields,
+                    earlier,
+                },
+                schema_version,
+            }
+        }
+        LearnOutcome::NoExplanation {
+            reason,
+            schema_version,
+        } => LearnOutcome::NoExplanation {
+            reason,
+            schema_version,
+        },
     }
 }
 
@@ -645,6 +739,98 @@ mod tests {
         assert!(
             matches!(outcome, LearnOutcome::NoExplanation { .. }),
             "{outcome:?}"
+        );
+    }
+
+    #[test]
+    fn a_create_spells_no_member_from_a_held_one() {
+        // A created message's link spells its answer's `type` (a constant of every create) and
+        // a literal id: the create held nothing before, so no served call could fill `held:type`.
+        let created = || {
+            call(
+                json!({"content": "Hello", "author": "4"}),
+                json!({"id": "9", "type": "msg", "link": "http://h/rest/data/msg/9"}),
+                json!({"/link": "http://h/rest/data/msg/9"}),
+            )
+        };
+        let outcome = learn(&ComposedRule, "create", vec![created()]);
+        assert!(
+            matches!(outcome, LearnOutcome::NoExplanation { .. }),
+            "{outcome:?}"
+        );
+        // An update, holding the entity before the call, spells it from the held member.
+        let LearnOutcome::Learned { rule, .. } = learn(&ComposedRule, "update", vec![created()])
+        else {
+            panic!("an update learns the template")
+        };
+        assert_eq!(
+            rule.fields["/link"][1],
+            Part::Source {
+                source: "held:type".into()
+            }
+        );
+    }
+
+    #[test]
+    fn a_create_spells_a_member_from_the_id_another_rule_generated() {
+        // Roundup-like: the created issue's link ends in the id the sequence generated
+        // (`earlier`); the id `7` inside `127.0.0.1` is no whole token, so it is not taken.
+        let created = |id: &str| ObservedCall {
+            earlier: serde_json::from_value(json!({"/id": id})).expect("a map"),
+            ..call(
+                json!({"title": "Export"}),
+                json!({"id": id, "link": format!("http://127.0.0.1/rest/data/issue/{id}")}),
+                json!({"/link": format!("http://127.0.0.1/rest/data/issue/{id}")}),
+            )
+        };
+        let LearnOutcome::Learned { explains, rule, .. } =
+            learn(&ComposedRule, "create", vec![created("7"), created("8")])
+        else {
+            panic!("the create learns the template")
+        };
+        assert_eq!(explains, ["/link"]);
+        assert!(rule.earlier, "{rule:?}");
+        assert_eq!(
+            rule.fields["/link"],
+            [
+                Part::Text {
+                    text: "http://127.0.0.1/rest/data/issue/".into()
+                },
+                Part::Source {
+                    source: "made:id".into()
+                }
+            ]
+        );
+        let served = |earlier: Value| ServedCall {
+            body: Some(json!({"title": "Import"})),
+            earlier: serde_json::from_value(earlier).expect("a map"),
+            ..ServedCall::default()
+        };
+        let applied = apply(&ComposedRule, rule.clone(), served(json!({"/id": "12"})));
+        assert_eq!(
+            applied.set["/link"],
+            json!("http://127.0.0.1/rest/data/issue/12")
+        );
+        // Without the generated id the link is left as it is.
+        let applied = apply(&ComposedRule, rule, served(json!({})));
+        assert!(applied.set.is_empty());
+        // A template without a generated source is not marked: the host calls it with the others.
+        let LearnOutcome::Learned { rule, .. } = learn(
+            &ComposedRule,
+            "update",
+            vec![call(
+                json!({"description": "Old maps"}),
+                json!({"id": 4, "description_html": "<p>Old maps</p>"}),
+                json!({"/description_html": "<p>Old maps</p>"}),
+            )],
+        ) else {
+            panic!("the update learns the template")
+        };
+        assert!(!rule.earlier);
+        assert!(
+            !serde_json::to_string(&rule)
+                .expect("json")
+                .contains("earlier")
         );
     }
 

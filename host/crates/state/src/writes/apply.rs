@@ -437,7 +437,8 @@ impl Target {
 }
 
 impl Applying<'_, '_> {
-    /// Each of the plan's rules applied to the call, in pipeline order.
+    /// Each of the plan's rules applied to the call, in pipeline order (a rule reading what the
+    /// others set, `"earlier": true`, after them).
     fn apply_rules(&self, collection: &str, before: Option<&Json>) -> Result<Applied, Refused> {
         let mut applied = Applied {
             set: BTreeMap::new(),
@@ -445,15 +446,38 @@ impl Applying<'_, '_> {
             keep: false,
             dependents: Vec::new(),
         };
-        // Every rule's call is started before the first answer is waited for: the stages share
-        // a worker, which gets them in one hand-off.
-        let started = self
+        let keyed = self.keyed(before);
+        // A rule reading what the others set (`"earlier": true`) is called once they answered.
+        let (first, last): (Vec<&PlanRule>, Vec<&PlanRule>) = self
             .plan
             .rules
             .iter()
-            .map(|learned| Ok((learned, self.start_rule(learned, collection, before)?)))
+            .partition(|learned| !reads_earlier(learned));
+        self.apply_phase(&first, (collection, before), &keyed, &mut applied)?;
+        if !last.is_empty() {
+            self.apply_phase(&last, (collection, before), &keyed, &mut applied)?;
+        }
+        expand_keyed(&mut applied, &keyed);
+        Ok(applied)
+    }
+
+    /// One phase of the plan's rules applied to the call, their answers merged into `applied`
+    /// in pipeline order. Every rule's call is started before the first answer is waited for:
+    /// the stages share a worker, which gets them in one hand-off.
+    fn apply_phase(
+        &self,
+        rules: &[&PlanRule],
+        (collection, before): (&str, Option<&Json>),
+        keyed: &super::merged::Keyed,
+        applied: &mut Applied,
+    ) -> Result<(), Refused> {
+        let started = rules
+            .iter()
+            .map(|learned| {
+                let pending = self.start_rule(learned, collection, before, &applied.set)?;
+                Ok((*learned, pending))
+            })
             .collect::<Result<Vec<_>, Refused>>()?;
-        let keyed = self.keyed(before);
         for (learned, pending) in started {
             let outcome = match (pending.wait(), self.values) {
                 (Ok(outcome), _) => outcome,
@@ -465,7 +489,7 @@ impl Applying<'_, '_> {
                         after, response, ..
                     },
                 ) => {
-                    recorded_values(learned, (*after, *response), &keyed, &mut applied);
+                    recorded_values(learned, (*after, *response), keyed, applied);
                     continue;
                 }
                 (Err(error), Values::Served { .. }) => {
@@ -501,11 +525,10 @@ impl Applying<'_, '_> {
                 after, response, ..
             } = self.values
             {
-                recorded_values(learned, (*after, *response), &keyed, &mut applied);
+                recorded_values(learned, (*after, *response), keyed, applied);
             }
         }
-        expand_keyed(&mut applied, &keyed);
-        Ok(applied)
+        Ok(())
     }
 
     /// The keys the call's merged members add (see [`super::merged::Keyed`]).
@@ -523,6 +546,7 @@ impl Applying<'_, '_> {
         learned: &PlanRule,
         collection: &str,
         before: Option<&Json>,
+        earlier: &BTreeMap<String, Option<Json>>,
     ) -> Result<Pending<ApplyOutcome>, Refused> {
         let plan = self.plan;
         let Some(step) = self.rules.step(&learned.stage) else {
@@ -558,6 +582,16 @@ impl Applying<'_, '_> {
                 body: self.input.body.as_ref().map(to_value),
                 clock: self.values.clock(),
                 entity_before: before.map(to_value),
+                earlier: if reads_earlier(learned) {
+                    earlier
+                        .iter()
+                        .filter_map(|(pointer, value)| {
+                            Some((pointer.clone(), to_value(value.as_ref()?)))
+                        })
+                        .collect()
+                } else {
+                    BTreeMap::new()
+                },
                 held_values,
                 held: Held::default(),
                 path_params: self.params.to_vec(),
@@ -583,6 +617,12 @@ impl Applying<'_, '_> {
         let calls = self.values.calls().unwrap_or(&now);
         Ok(calls.start(&step.handle, request, held))
     }
+}
+
+/// Whether a learned rule reads what the plan's other rules set for the call (its rule names
+/// `"earlier": true`): it is called after them, given their values in `ServedCall::earlier`.
+fn reads_earlier(learned: &PlanRule) -> bool {
+    matches!(learned.rule.get("earlier"), Some(Json::Bool(true)))
 }
 
 /// Replay: what the application generated where a rule explains, as recorded (the entity after,

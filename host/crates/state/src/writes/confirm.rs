@@ -1487,6 +1487,9 @@ fn check_list_read(
     let group = (entity_type.to_owned(), listed.collection.clone());
     replay.blame(&differing, Some(&group), observation.ordinal, Shown::Listed);
     if whole {
+        // What it disagrees about is the listed entities' writes; the deletes of entities it
+        // no longer lists show their effect all the same.
+        confirm_unlisted_deletes(replay, &listed, &differing, observation.ordinal);
         // Resync: the collection as the read listed it.
         let mut live = service.write();
         let held: Vec<String> = live
@@ -1536,6 +1539,40 @@ fn confirm_listed(replay: &mut Replay<'_>, listed: &ListedRead<'_>, whole: bool,
         replay.confirm_event(event, read, Shown::Listed);
     }
     replay.pending.insert(group, pending);
+}
+
+/// A disagreeing whole list still confirms the deletes of the entities it no longer lists
+/// (the answer, replayed, lists none of them either): the difference is about entities it shows,
+/// blamed on their writes. A deleted entity the disagreement names confirms nothing.
+fn confirm_unlisted_deletes(
+    replay: &mut Replay<'_>,
+    listed: &ListedRead<'_>,
+    differing: &[Key],
+    read: u64,
+) {
+    let group = (listed.entity_type.to_owned(), listed.collection.clone());
+    let Some(pending) = replay.pending.get_mut(&group) else {
+        return;
+    };
+    let named = |id: &str| {
+        listed.recorded_ids.iter().any(|listed| listed == id)
+            || differing.iter().any(|key| key.0 == group.0 && key.2 == id)
+    };
+    let mut confirmed: Vec<usize> = Vec::new();
+    for (id, events) in pending.iter_mut() {
+        if named(id) {
+            continue;
+        }
+        let (deletes, others): (Vec<usize>, Vec<usize>) = events
+            .iter()
+            .partition(|event| replay.events[**event].delete);
+        confirmed.extend(deletes);
+        *events = others;
+    }
+    pending.retain(|_, events| !events.is_empty());
+    for event in confirmed {
+        replay.confirm_event(event, read, Shown::Listed);
+    }
 }
 
 /// Which entities a disagreeing list answer shows otherwise than the recording: those at a

@@ -775,9 +775,11 @@ impl Explanation {
             {
                 continue;
             }
-            for residual in &mut self.residuals {
+            for (call, residual) in request.calls.iter_mut().zip(&mut self.residuals) {
                 for pointer in &explains {
-                    residual.remove(pointer);
+                    if let Some(value) = residual.remove(pointer) {
+                        call.earlier.insert(pointer.clone(), to_value(&value));
+                    }
                 }
             }
             plan.rules.push(PlanRule {
@@ -984,6 +986,7 @@ fn observed_call(call: &Call, template: &[PathSlot]) -> ObservedCall {
         started: call.started.clone(),
         position_before: call.before_position,
         unexplained: BTreeMap::new(),
+        earlier: BTreeMap::new(),
         dependents: call.dependents.clone(),
         store_counters: call
             .counters_before

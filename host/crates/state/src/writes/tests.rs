@@ -3663,3 +3663,88 @@ fn a_delete_naming_its_entity_s_revision_after_the_item_path_deletes_that_entity
     assert_eq!(answer["status"], 404, "{answer}");
     assert_eq!(answer["body"], missing, "{answer}");
 }
+
+#[test]
+fn a_whole_list_disagreeing_about_another_entity_still_confirms_a_delete() {
+    // The list after the delete shows note 2 otherwise than its update answered (blamed on that
+    // update), and no longer lists note 3: the delete's effect shows all the same.
+    let note = |id: u64, title: &str| json!({"id": id, "title": title});
+    let fixture = derive(vec![
+        get(
+            0,
+            "/notes",
+            200,
+            json!([note(1, "a"), note(2, "b"), note(3, "c")]),
+        ),
+        record(
+            1,
+            "PATCH",
+            "/notes/2",
+            Some(json!({"title": "b2"})),
+            200,
+            note(2, "b2"),
+        ),
+        record(2, "DELETE", "/notes/3", None, 200, json!({})),
+        get(3, "/notes", 200, json!([note(1, "a"), note(2, "B2!")])),
+    ]);
+    let delete = fixture.plan("delete_notes_by_id");
+    assert!(delete.served, "{:?}", delete.reason);
+    assert_eq!(delete.confirmed_by, vec![3]);
+    let update = fixture.plan("patch_notes_by_id");
+    assert!(!update.served, "{update:?}");
+    assert_eq!(update.contradicted_by, Some(3));
+}
+
+/// A note as its list and item show it: its `url` ends in its id.
+fn linked_note(id: u64, text: &str) -> Value {
+    json!({"id": id, "url": format!("{ORIGIN}/notes/{id}"), "text": text})
+}
+
+#[test]
+fn a_created_url_spells_the_id_the_sequence_generates_in_the_same_create() {
+    // Two creates answering their next id and a URL ending in it: the URL is `composed` from
+    // the id the sequence generates (`made:id`), so the rule is applied after the sequence.
+    let fixture = derive(vec![
+        get(0, "/notes", 200, json!([linked_note(1, "a")])),
+        get(1, "/notes/1", 200, linked_note(1, "a")),
+        record(
+            2,
+            "POST",
+            "/notes",
+            Some(json!({"text": "b"})),
+            201,
+            linked_note(2, "b"),
+        ),
+        get(3, "/notes/2", 200, linked_note(2, "b")),
+        record(
+            4,
+            "POST",
+            "/notes",
+            Some(json!({"text": "c"})),
+            201,
+            linked_note(3, "c"),
+        ),
+        get(5, "/notes/3", 200, linked_note(3, "c")),
+        get(
+            6,
+            "/notes",
+            200,
+            json!([
+                linked_note(1, "a"),
+                linked_note(2, "b"),
+                linked_note(3, "c")
+            ]),
+        ),
+    ]);
+    let plan = fixture.plan("post_notes");
+    assert!(plan.served, "{plan:?}");
+    let composed = plan
+        .rules
+        .iter()
+        .find(|rule| rule.stage == "composed")
+        .expect("a composed rule");
+    assert_eq!(composed.explains, ["/url"]);
+    let (created, error) = fixture.call("post_notes", json!({"body": {"text": "d"}}));
+    assert!(!error, "{created}");
+    assert_eq!(created["body"], linked_note(2, "d"));
+}
