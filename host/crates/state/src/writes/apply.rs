@@ -876,6 +876,38 @@ fn computed_members(plan: &WritePlan, input: &WriteInput, change: &Change) -> Ve
         .collect()
 }
 
+/// What a member write's rules set on its entity besides the member (a revision the write
+/// steps), applied to the entity `before` it in `collection`: pointer → value (`None`:
+/// removed), in pipeline order.
+pub(super) fn member_rule_effects(
+    plan: &WritePlan,
+    rules: &RuleSet,
+    (state, input, values): (&LiveState, &WriteInput, &Values<'_>),
+    collection: &str,
+    before: &Json,
+) -> Result<BTreeMap<String, Option<Json>>, Refused> {
+    let params = path_params(plan, &input.segments);
+    let applying = Applying {
+        plan,
+        rules,
+        state,
+        input,
+        values,
+        params: &params,
+    };
+    Ok(applying.apply_rules(collection, Some(before))?.set)
+}
+
+/// Sets (`Some`) or removes (`None`) each pointer's value in an entity's fields.
+pub(super) fn set_effects(fields: &mut Json, effects: &BTreeMap<String, Option<Json>>) {
+    for (pointer, value) in effects {
+        match value {
+            Some(value) => set_pointer(fields, pointer, value.clone()),
+            None => remove_pointer(fields, pointer),
+        }
+    }
+}
+
 /// [`prepare`] but for the store counters the write steps.
 fn prepare_effect(
     plan: &WritePlan,
@@ -889,7 +921,7 @@ fn prepare_effect(
         .as_ref()
         .is_some_and(|target| target.member.is_some())
     {
-        return super::member::prepare(plan, state, input);
+        return super::member::prepare(plan, rules, (state, input, values));
     }
     let mut change = Change::of(plan.effect);
     if plan.effect == Effect::Document {

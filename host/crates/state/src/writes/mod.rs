@@ -552,7 +552,7 @@ pub(crate) fn derive_write_plans(
     for draft in &mut drafts {
         observed_delete(draft, &observed);
         if matches!(draft.classified.kind, TargetKind::Member { .. }) {
-            member::learn(draft, &observed, records);
+            member::learn(draft, &observed, records, (&views, rules));
             continue;
         }
         learn::learn(draft, &mut observed, &views, rules, records);
