@@ -1,6 +1,9 @@
 //! Member writes: a `PUT` or `DELETE` of a member view's path plus a key segment sets that key of
 //! the map the view shows (to the body sent) or removes it, and changes nothing else of the held
-//! entity. Learned from verdaccio's dist-tag writes (`PUT`/`DELETE
+//! entity but what the rules learned it steps beside the member from the first read of the
+//! entity after it (the tag set of `build.har` call 21 steps the package `_rev`, read 30:
+//! `counter-token`; the tag removal, call 24, is read after by no package read, so it learns
+//! none). Learned from verdaccio's dist-tag writes (`PUT`/`DELETE
 //! /-/package/{name}/dist-tags/{tag}` beside the member view `/-/package/{name}/dist-tags`),
 //! confirmed by the reads of that view after them. One recorded application shows such writes:
 //! pouchdb-server's attachment `PUT /{db}/{doc}/{attachment}` sets a key of `_attachments` too,
@@ -52,8 +55,20 @@ fn verdaccio_dist_tag_writes_are_served_as_writes_of_one_member() {
     );
 }
 
+/// The counter of a `N-<hex>` revision and its digits' count.
+fn revision_parts(revision: &Value) -> (u64, usize) {
+    let text = revision.as_str().expect("a revision string");
+    let (counter, hex) = text.split_once('-').expect("N-hex");
+    assert!(
+        hex.chars()
+            .all(|c| c.is_ascii_hexdigit() && !c.is_ascii_uppercase()),
+        "{text}"
+    );
+    (counter.parse().expect("a counter"), hex.len())
+}
+
 #[test]
-fn verdaccio_a_served_tag_write_changes_that_one_member() {
+fn verdaccio_a_served_tag_write_changes_that_one_member_and_steps_the_revision() {
     let served = serve_corpus_app("verdaccio");
     let before = package_of(&served, "date-helpers");
     let tags = tags_of(&served, "date-helpers");
@@ -74,9 +89,20 @@ fn verdaccio_a_served_tag_write_changes_that_one_member() {
     let mut expected = tags.clone();
     expected["beta"] = json!("1.1.0");
     assert_eq!(tags_of(&served, "date-helpers"), expected);
+    // The package shows the tag and, as the build's read after its tag write showed, its
+    // revision stepped: the counter plus one, 16 fresh hex digits.
+    let tagged = package_of(&served, "date-helpers");
+    let (counter, digits) = revision_parts(&before["_rev"]);
+    assert_eq!(
+        revision_parts(&tagged["_rev"]),
+        (counter + 1, digits),
+        "{tagged}"
+    );
+    assert_ne!(tagged["_rev"], before["_rev"]);
     let mut after = before.clone();
     after["dist-tags"]["beta"] = json!("1.1.0");
-    assert_eq!(package_of(&served, "date-helpers"), after);
+    after["_rev"] = tagged["_rev"].clone();
+    assert_eq!(tagged, after);
     // Remove it again: the document as it was.
     let (answer, is_error) = served.call(
         DELETE_TAG,
@@ -84,7 +110,11 @@ fn verdaccio_a_served_tag_write_changes_that_one_member() {
     );
     assert!(!is_error, "{answer}");
     assert_eq!(answer["body"], json!({"ok": "tag removed"}), "{answer}");
-    assert_eq!(package_of(&served, "date-helpers"), before);
+    // The removal's plan learned no step (no package read follows the build's removal): the
+    // document as it was but for the revision the tag set stepped.
+    let mut untagged = before.clone();
+    untagged["_rev"] = tagged["_rev"].clone();
+    assert_eq!(package_of(&served, "date-helpers"), untagged);
 }
 
 #[test]

@@ -5,9 +5,10 @@
 //! `time.modified` (the `clock` rule, on the one leaf of the sent `time` map stored otherwise).
 //! Both rules are shown on this one recorded application: PouchDB Server's `_rev` is a digest
 //! (`digest-revision`), and no other capture holds a map keyed like another member. The reads
-//! after both calls agree with the replayed plan; the plan is still withheld (`side-effect`):
-//! the package read 30 shows the `_rev` the tag write 21 moved, which the tag write's plan does
-//! not model, and the disagreement is charged to the latest write, call 27.
+//! after both calls agree with the replayed plan, and the plan is served: the package read 30
+//! shows the `_rev` the tag write 21 moved, which the tag write's plan models now (a member write
+//! learns the rules of what the first read of its entity after it shows stepped beside the
+//! member: `counter-token` on `_rev`), so that read no longer disagrees with the replay.
 
 use crate::state_support::corpus_write_plans;
 use serde_json::{Value, json};
@@ -61,4 +62,24 @@ fn package_writes_at_a_revision_learn_their_revision_and_time_rules() {
         Some(json!({"follows": {"time": "versions"}})),
         "{plan:#}"
     );
+}
+
+#[test]
+fn a_tag_write_learns_the_package_revision_it_steps_so_the_revision_writes_are_served() {
+    let plans = corpus_write_plans("verdaccio");
+    let tag = plans
+        .iter()
+        .find(|plan| {
+            plan["method"] == "PUT" && plan["target"]["member"]["steps"][0]["key"] == "dist-tags"
+        })
+        .expect("the tag write");
+    assert_eq!(tag["served"], true, "{tag:#}");
+    assert_eq!(
+        explained_by(tag, "counter-token"),
+        json!(["/_rev"]),
+        "{tag:#}"
+    );
+    let plan = rev_put();
+    assert_eq!(plan["served"], true, "{plan:#}");
+    assert_eq!(plan["reason"], Value::Null, "{plan:#}");
 }

@@ -916,6 +916,38 @@ fn computed_members(plan: &WritePlan, input: &WriteInput, change: &Change) -> Ve
         .collect()
 }
 
+/// What a member write's rules set on its entity besides the member (a revision the write
+/// steps), applied to the entity `before` it in `collection`: pointer → value (`None`:
+/// removed), in pipeline order.
+pub(super) fn member_rule_effects(
+    plan: &WritePlan,
+    rules: &RuleSet,
+    (state, input, values): (&LiveState, &WriteInput, &Values<'_>),
+    collection: &str,
+    before: &Json,
+) -> Result<BTreeMap<String, Option<Json>>, Refused> {
+    let params = path_params(plan, &input.segments);
+    let applying = Applying {
+        plan,
+        rules,
+        state,
+        input,
+        values,
+        params: &params,
+    };
+    Ok(applying.apply_rules(collection, Some(before))?.set)
+}
+
+/// Sets (`Some`) or removes (`None`) each pointer's value in an entity's fields.
+pub(super) fn set_effects(fields: &mut Json, effects: &BTreeMap<String, Option<Json>>) {
+    for (pointer, value) in effects {
+        match value {
+            Some(value) => set_pointer(fields, pointer, value.clone()),
+            None => remove_pointer(fields, pointer),
+        }
+    }
+}
+
 /// [`prepare`] but for the store counters the write steps.
 fn prepare_effect(
     plan: &WritePlan,
@@ -929,7 +961,7 @@ fn prepare_effect(
         .as_ref()
         .is_some_and(|target| target.member.is_some())
     {
-        return super::member::prepare(plan, state, input);
+        return super::member::prepare(plan, rules, (state, input, values));
     }
     let mut change = Change::of(plan.effect);
     if plan.effect == Effect::Document {
@@ -1153,6 +1185,7 @@ impl Applying<'_, '_> {
             collection,
             ..
         } = target;
+        self.check_parent()?;
         let mut fields = self.created_fields(&entity_type, &collection);
         let applied = self.apply_rules(&collection, None)?;
         let kept_identity = self.kept_identity(&identity);
@@ -1285,7 +1318,73 @@ impl Applying<'_, '_> {
                 set_pointer(&mut fields, pointer, value.clone());
             }
         }
+        self.spell_below_parent(&model, &mut fields);
         fields
+    }
+
+    /// A create below a parent: refused (`not_found`) when the state holds no parent the path
+    /// names (see `writes::parent_create`).
+    fn check_parent(&self) -> Result<(), Refused> {
+        let Some(below) = self
+            .plan
+            .fields
+            .as_ref()
+            .and_then(|fields| fields.below_parent.as_ref())
+        else {
+            return Ok(());
+        };
+        let segments = &self.input.segments;
+        let parent = segments
+            .get(below.parent_at)
+            .map(|segment| decoded(segment));
+        let collection = format!(
+            "/{}",
+            segments[..below.parent_at.min(segments.len())].join("/")
+        );
+        match parent {
+            Some(parent)
+                if self
+                    .state
+                    .entity(&below.parent_type, &collection, &parent)
+                    .is_some() =>
+            {
+                Ok(())
+            }
+            _ => Err(refused(
+                "not_found",
+                "the state holds no parent the path names for this create",
+            )),
+        }
+    }
+
+    /// A create below a parent: each member spelling the entity's parent path, `/`, and its
+    /// identity (see `writes::parent_create`).
+    fn spell_below_parent(&self, model: &FieldModel, fields: &mut Json) {
+        let Some(below) = &model.below_parent else {
+            return;
+        };
+        let Some(identity) = self
+            .plan
+            .target
+            .as_ref()
+            .and_then(|target| target.identity_field.as_deref())
+        else {
+            return;
+        };
+        let Some(id) = crate::render::identity_value(fields, identity).and_then(scalar_text) else {
+            return;
+        };
+        let collection_segments = self
+            .plan
+            .target
+            .as_ref()
+            .map_or(0, |target| target.collection_segments);
+        let segments = &self.input.segments[..collection_segments.min(self.input.segments.len())];
+        let parent = super::parent_create::parent_path(segments, below.parent_at);
+        for member in &below.members {
+            let spelled = Json::String(format!("{parent}/{id}"));
+            set_pointer(fields, &super::explain::pointer_of(member), spelled);
+        }
     }
 
     /// A created entity's identity; refused when it has none or the state already holds it.

@@ -13,12 +13,16 @@
 
 use rea_plugin_api::json::Json;
 
-use super::apply::{Change, Refused, WriteInput, path_value};
+use super::apply::{
+    Change, Refused, Values, WriteInput, member_rule_effects, path_value, set_effects,
+};
+use super::explain::{Explanation, Observed, learn_request, template_segments};
 use super::model::{BodyModel, Effect, FieldModel, MemberWrite, WritePlan};
 use super::observe::{After, Call};
 use super::{Draft, Views};
 use crate::model::{Entity, MemberStep};
-use crate::observation::RequestBody;
+use crate::observation::{RequestBody, Timeline};
+use crate::rules::RuleSet;
 use crate::store::LiveState;
 
 /// The entity `fields` after a member write: the member its steps name (the keys a call's path
@@ -80,11 +84,12 @@ fn named_entity<'s>(
 }
 
 /// A served (or replayed) member write's change: the named entity with its member set or
-/// removed; refused (`not_found`) for an entity the state lacks or a member it cannot hold.
+/// removed, then what the plan's rules set besides it (a revision the write steps); refused
+/// (`not_found`) for an entity the state lacks or a member it cannot hold.
 pub(crate) fn prepare(
     plan: &WritePlan,
-    state: &LiveState,
-    input: &WriteInput,
+    rules: &RuleSet,
+    (state, input, values): (&LiveState, &WriteInput, &Values<'_>),
 ) -> Result<Change, Refused> {
     let Some(member) = plan
         .target
@@ -110,6 +115,12 @@ pub(crate) fn prepare(
     };
     let mut after = before.clone();
     after.fields = fields;
+    if !plan.rules.is_empty() {
+        let applied = (state, input, values);
+        let effects =
+            member_rule_effects(plan, rules, applied, &before.collection, &before.fields)?;
+        set_effects(&mut after.fields, &effects);
+    }
     change.entities.push((Some(before.clone()), Some(after)));
     change.positions.push(None);
     change.generated.push(Default::default());
@@ -117,9 +128,15 @@ pub(crate) fn prepare(
 }
 
 /// Pass 2 for a member write: the entity it names, before, and after as the write leaves it
-/// (the sent value in the member), which the simulation adopts; nothing when the entity is not
-/// held.
-pub(crate) fn observe(draft: &Draft, call: &mut Call, sim: &mut LiveState) {
+/// (the sent value in the member; or, when the first read of the entity by id in the call's
+/// window shows that and top-level scalars beside the member stepped, as that read shows it:
+/// see [`stepped_beside`]), which the simulation adopts; nothing when the entity is not held.
+pub(crate) fn observe(
+    draft: &Draft,
+    call: &mut Call,
+    sim: &mut LiveState,
+    (timeline, views): (&Timeline, &Views),
+) {
     let plan = &draft.plan;
     let Some(target) = plan.target.as_ref() else {
         return;
@@ -138,7 +155,9 @@ pub(crate) fn observe(draft: &Draft, call: &mut Call, sim: &mut LiveState) {
     };
     let after = target.member.as_ref().and_then(|member| {
         let value_at = |index| path_value(plan, &call.segments, index);
-        member_written(&before.fields, member, value_at, body)
+        let written = member_written(&before.fields, member, value_at, body)?;
+        let shown = super::observe::first_shown(timeline, views, call);
+        Some(stepped_beside(written, shown, member))
     });
     if let Some(fields) = &after {
         let mut entity = before.clone();
@@ -149,12 +168,110 @@ pub(crate) fn observe(draft: &Draft, call: &mut Call, sim: &mut LiveState) {
     call.before = Some(before);
 }
 
+/// The entity after a member write: as the read after it `shown` it when that differs from the
+/// `written` fields (the sent value in the member) only in top-level scalars other than the
+/// member's own (a revision the write stepped, which the rules may explain); else as written.
+fn stepped_beside(written: Json, shown: Option<Json>, member: &MemberWrite) -> Json {
+    let own = match member.steps.first() {
+        Some(MemberStep::Key(key)) => key.as_str(),
+        _ => return written,
+    };
+    let (Some(Json::Object(shown_fields)), Json::Object(written_fields)) = (&shown, &written)
+    else {
+        return written;
+    };
+    let same_keys = shown_fields.len() == written_fields.len()
+        && shown_fields
+            .iter()
+            .all(|(key, _)| written_fields.contains_key(key));
+    let stepped_only = shown_fields.iter().all(|(key, value)| {
+        let held = written_fields.get(key);
+        held == Some(value)
+            || (key != own
+                && matches!(value, Json::String(_) | Json::Number(_))
+                && held.is_some_and(|held| matches!(held, Json::String(_) | Json::Number(_))))
+    });
+    match shown {
+        Some(shown) if same_keys && stepped_only => shown,
+        _ => written,
+    }
+}
+
+/// The rules explaining what a member write's observed calls changed beside the member (see
+/// [`stepped_beside`]): learned from each call's entity with the member written against the
+/// entity the read after it showed, and kept only when they explain every such change (else
+/// the plan models the member alone, and the reads after it judge it as before).
+fn learn_stepped(draft: &mut Draft, calls: &[Call], (views, rules): (&Views, &RuleSet)) {
+    let Some(member) = draft
+        .plan
+        .target
+        .as_ref()
+        .and_then(|target| target.member.clone())
+    else {
+        return;
+    };
+    let stepped: Vec<Call> = draft
+        .calls
+        .iter()
+        .filter_map(|index| written_before(&draft.plan, &calls[*index], &member))
+        .collect();
+    if stepped.is_empty() {
+        return;
+    }
+    let sent = rea_plugin_api::json::Object::new();
+    let observed: Vec<Observed<'_>> = stepped
+        .iter()
+        .map(|call| Observed { call, sent: &sent })
+        .collect();
+    let identity = draft
+        .plan
+        .target
+        .as_ref()
+        .and_then(|target| target.entity_type.as_ref())
+        .and_then(|entity_type| views.types.get(entity_type))
+        .map_or_else(String::new, |info| info.identity.clone());
+    let template = template_segments(&draft.plan.path_template);
+    let mut explanation = Explanation::of_calls(Effect::Update, &observed, &template);
+    let all: Vec<&Call> = draft.calls.iter().map(|index| &calls[*index]).collect();
+    let request = learn_request(&draft.plan, false, &all, &observed, &identity, &template);
+    let mut learned = draft.plan.clone();
+    learned.rules.clear();
+    explanation.run_rules(&mut learned, rules, request);
+    if !explanation.unexplained() {
+        draft.plan.rules = learned.rules;
+    }
+}
+
+/// A call whose read after it showed more than its member written, with its entity before
+/// taken as the member written (so what remains changed is what it stepped beside); `None`
+/// for a call observed as written.
+fn written_before(plan: &WritePlan, call: &Call, member: &MemberWrite) -> Option<Call> {
+    let (Some(before), After::Present(after)) = (&call.before, &call.after) else {
+        return None;
+    };
+    let body = match &call.request {
+        RequestBody::Json(body) => Some(body),
+        _ => None,
+    };
+    let value_at = |index| path_value(plan, &call.segments, index);
+    let written = member_written(&before.fields, member, value_at, body)?;
+    if written == *after {
+        return None;
+    }
+    let mut stepped = call.clone();
+    if let Some(before) = stepped.before.as_mut() {
+        before.fields = written;
+    }
+    Some(stepped)
+}
+
 /// Pass 3 for a member write: the body its calls sent (a JSON value, or none for a removal), the
-/// calls that wrote a held entity, and the answer.
+/// calls that wrote a held entity, the answer, and the rules of what it steps beside the member.
 pub(crate) fn learn(
     draft: &mut Draft,
     calls: &[Call],
     records: &[rea_plugin_api::contracts::capture::CaptureRecord],
+    learning: (&Views, &RuleSet),
 ) {
     let remove = draft
         .plan
@@ -197,8 +314,9 @@ pub(crate) fn learn(
     draft.plan.fields = Some(FieldModel::default());
     match super::learn::member_response(draft, calls, records) {
         Ok(response) => draft.plan.response = Some(response),
-        Err(reason) => draft.plan.withhold(reason),
+        Err(reason) => return draft.plan.withhold(reason),
     }
+    learn_stepped(draft, calls, learning);
 }
 
 /// A served member write's body: of a type the recorded calls sent (any JSON value), or none
@@ -287,6 +405,33 @@ mod tests {
             None
         );
         assert_eq!(member_written(&fields, &tag_write(false), key, None), None);
+    }
+
+    #[test]
+    fn a_read_after_showing_scalars_stepped_beside_the_member_is_the_entity_after() {
+        let written = json(r#"{"_rev": "9-aa", "n": 1, "dist-tags": {"b": "1"}, "v": {}}"#);
+        let shown = |text: &str| Some(json(text));
+        // A revision stepped beside the member: as the read showed it.
+        let stepped = shown(r#"{"_rev": "10-bb", "n": 1, "dist-tags": {"b": "1"}, "v": {}}"#);
+        assert_eq!(
+            stepped_beside(written.clone(), stepped.clone(), &tag_write(false)),
+            stepped.expect("shown")
+        );
+        // No read, the member itself shown otherwise, an object member changed, a member added
+        // or a scalar turned into another kind: as written.
+        for other in [
+            None,
+            shown(r#"{"_rev": "10-bb", "n": 1, "dist-tags": {"b": "2"}, "v": {}}"#),
+            shown(r#"{"_rev": "9-aa", "n": 1, "dist-tags": {"b": "1"}, "v": {"x": 1}}"#),
+            shown(r#"{"_rev": "9-aa", "n": 1, "dist-tags": {"b": "1"}, "v": {}, "w": 1}"#),
+            shown(r#"{"_rev": null, "n": 1, "dist-tags": {"b": "1"}, "v": {}}"#),
+        ] {
+            assert_eq!(
+                stepped_beside(written.clone(), other.clone(), &tag_write(false)),
+                written,
+                "{other:?}"
+            );
+        }
     }
 
     #[test]

@@ -57,6 +57,7 @@ pub mod model;
 mod numbered;
 mod observe;
 pub(crate) mod omitted;
+mod parent_create;
 mod rows;
 pub mod serve;
 mod shapes;
@@ -552,7 +553,7 @@ pub(crate) fn derive_write_plans(
     for draft in &mut drafts {
         observed_delete(draft, &observed);
         if matches!(draft.classified.kind, TargetKind::Member { .. }) {
-            member::learn(draft, &observed, records);
+            member::learn(draft, &observed, records, (&views, rules));
             continue;
         }
         learn::learn(draft, &mut observed, &views, rules, records);
@@ -585,14 +586,26 @@ pub(crate) fn derive_write_plans(
     }
     let related = related_writes(manifest, timeline, &drafts, &observed);
     let mut plans: Vec<WritePlan> = drafts.into_iter().map(|draft| draft.plan).collect();
-    // Not a pass: a write withheld for want of a target whose calls are batches of served
-    // writes serves them (`batch`; `guarded`: sub-requests beside guards).
-    batch::learn(manifest, timeline, &mut plans);
-    guarded::learn(manifest, timeline, &mut plans);
-    // Not a pass: the inferred tools of an opt-in sibling transfer take their source's plan.
-    let inferred = siblings::transfer(manifest, state, &views, &plans, records);
-    plans.extend(inferred);
+    borrowed_plans(manifest, timeline, (state, &views), records, &mut plans);
     (plans, related, unmodelled)
+}
+
+/// Not a pass: plans taken from served ones. A write withheld for want of a target whose calls
+/// are batches of served writes serves them (`batch`; `guarded`: sub-requests beside guards);
+/// the inferred tools of an opt-in sibling transfer take their source's plan; a withheld create
+/// below a served create's route takes its plan (`parent_create`).
+fn borrowed_plans(
+    manifest: &Manifest,
+    timeline: &Timeline,
+    (state, views): (&StateView, &Views),
+    records: &[CaptureRecord],
+    plans: &mut Vec<WritePlan>,
+) {
+    batch::learn(manifest, timeline, plans);
+    guarded::learn(manifest, timeline, plans);
+    let inferred = siblings::transfer(manifest, state, views, plans, records);
+    plans.extend(inferred);
+    parent_create::borrow(state, plans);
 }
 
 /// An RPC-style write whose verb names no known effect (`deleterange`) is a delete when every

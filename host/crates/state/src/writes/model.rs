@@ -545,6 +545,23 @@ pub struct FieldModel {
     /// what the entity held, a create stores its constant or nothing.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub unstored: Vec<String>,
+    /// Create below a parent (see `writes::parent_create`): the parent and the members spelling
+    /// the created entity's path below it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub below_parent: Option<BelowParent>,
+}
+
+/// A create below a parent: the path segment naming the parent (an entity of `parent_type` in
+/// the collection the segments before it spell), and the members spelling the created entity's
+/// parent path (the collection's segments from that one on, decoded), `/`, and its identity.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BelowParent {
+    /// The parent's path segment.
+    pub parent_at: usize,
+    /// The parent's type.
+    pub parent_type: String,
+    /// The members spelling the path.
+    pub members: Vec<String>,
 }
 
 /// A member holding a path value.

@@ -649,7 +649,10 @@ impl Simulation<'_> {
             TargetKind::Linked { action_at, .. } => {
                 self.observe_linked(*action_at, &draft.plan.path_template, call)?;
             }
-            TargetKind::Member { .. } => super::member::observe(draft, call, &mut self.sim),
+            TargetKind::Member { .. } => {
+                let seen = (self.timeline, self.views);
+                super::member::observe(draft, call, &mut self.sim, seen);
+            }
             _ => {}
         }
         Some(())
@@ -1379,6 +1382,55 @@ pub(super) fn named_alone(request: &RequestBody, identity: &str) -> Option<Strin
     sent.get(&name).and_then(scalar_text)
 }
 
+/// The entity as the first plain read of it by id after a call showed it, when one did before
+/// any later write that names the entity (its id a path segment, or a string of its body): a
+/// write naming another entity of the type closes the call's window to the type's reads, yet
+/// cannot have changed this one.
+pub(super) fn first_shown(timeline: &Timeline, views: &Views, call: &Call) -> Option<Json> {
+    let (entity_type, collection, id) = call.key.as_ref()?;
+    let info = views.types.get(entity_type)?;
+    let start = timeline
+        .ordered
+        .iter()
+        .position(|ordinal| *ordinal == call.ordinal)?;
+    for ordinal in &timeline.ordered[start + 1..] {
+        let read = timeline.get(*ordinal)?;
+        if !matches!(read.method.as_str(), "GET" | "HEAD") {
+            if names_entity((&read.segments, &read.request), id) {
+                return None;
+            }
+            continue;
+        }
+        let Some(Scope::Item(item)) = views.scopes.get(&read.tool) else {
+            continue;
+        };
+        if item.entity_type != *entity_type {
+            continue;
+        }
+        let Some((read_collection, read_id)) = item.named(&info.identity, read, true) else {
+            continue;
+        };
+        if collection_key(&read_collection) == collection_key(collection) && read_id == *id {
+            return read
+                .body
+                .as_ref()
+                .filter(|_| read.is_success())
+                .and_then(|body| body.pointer(&item.entity_pointer))
+                .cloned();
+        }
+    }
+    None
+}
+
+/// Whether a request names an entity: its id is one of the path's segments (decoded), or a
+/// string its JSON body holds (as a value or a key).
+fn names_entity((segments, body): (&[String], &RequestBody), id: &str) -> bool {
+    let quoted = Json::String(id.to_owned()).to_canonical_string();
+    segments.iter().any(|segment| decoded(segment) == id)
+        || matches!(body, RequestBody::Json(body)
+            if body.to_canonical_string().contains(&quoted))
+}
+
 /// The reads in a call's window that show its entity (by id) or its collection.
 fn reads_after(
     timeline: &Timeline,
@@ -1679,6 +1731,34 @@ mod tests {
             kept_where_left_null(&shown, &held),
             of(r#"{"name": "b.md", "content": "x", "format": "text", "hash": null}"#)
         );
+    }
+
+    #[test]
+    fn a_write_names_an_entity_by_a_path_segment_or_a_body_string() {
+        let path = |text: &str| -> Vec<String> { text.split('/').map(str::to_owned).collect() };
+        let none = RequestBody::Missing;
+        // A segment, decoded, or a string anywhere in the body.
+        assert!(names_entity(
+            (&path("date-helpers/-rev/9-a"), &none),
+            "date-helpers"
+        ));
+        assert!(names_entity(
+            (&path("@corp%2fui-kit/-rev/6-b"), &none),
+            "@corp/ui-kit"
+        ));
+        let sent = body(r#"{"name": "left-pad-ng", "deps": {"x": ["date-helpers"]}}"#);
+        assert!(names_entity(
+            (&path("other/-rev/1-c"), &sent),
+            "date-helpers"
+        ));
+        // Another package's write, or a part of a string naming it, is none.
+        assert!(!names_entity((&path("left-pad-ng/-rev/6-d"), &sent), "pad"));
+        // A key naming it names it too (the safe side: a write that might have changed the entity
+        // ends the search for what the member write did).
+        let keyed = body(r#"{"date-helpers": 1}"#);
+        assert!(names_entity((&path("x"), &keyed), "date-helpers"));
+        let noted = body(r#"{"note": "date-helpers!"}"#);
+        assert!(!names_entity((&path("x"), &noted), "date-helpers"));
     }
 
     #[test]
