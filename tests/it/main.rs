@@ -87,6 +87,7 @@ mod state_golden;
 mod state_guarded_batches;
 mod state_key_ranges;
 mod state_limits;
+mod state_link_filters;
 mod state_listed_rows;
 mod state_member_operators;
 mod state_member_views;

@@ -55,6 +55,7 @@ pub mod held;
 pub mod instant;
 pub mod intake;
 pub mod joins;
+pub mod link_filters;
 pub mod listings;
 pub mod missing;
 pub mod model;

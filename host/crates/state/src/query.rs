@@ -118,6 +118,9 @@ fn compare_text(left: &str, right: &str) -> Ordering {
 
 fn filter_matches(object: &Object, (field, op, argument): Filter<'_>, bytes: bool) -> bool {
     let value = field_value(object, field);
+    if let Some(linked) = crate::link_filters::matches(field, value, op, argument) {
+        return linked;
+    }
     let text = value.and_then(scalar_text);
     let compare_text = |left: &str, right: &str| {
         if bytes {

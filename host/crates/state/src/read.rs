@@ -1660,7 +1660,8 @@ impl StateService {
             return Err("unrecorded-request");
         }
         let live = self.read();
-        let (collection, objects) = Self::query_candidates(&live, tool, list, base);
+        let (collection, mut objects) = Self::query_candidates(&live, tool, list, base);
+        Self::link_objects(&live, model, pairs, &mut objects)?;
         let candidates: Vec<&Object> = objects.iter().collect();
         let Some(evaluated) = evaluate(model, pairs, &candidates) else {
             return Err("unrecorded-request");
@@ -1779,6 +1780,37 @@ impl StateService {
             })
             .collect();
         (collection, objects)
+    }
+
+    /// Sets over the query's objects the values of the model's link filters (see
+    /// [`crate::link_filters`]); refuses a link filter whose value names no held entity of the
+    /// linked type (no recording showed what it answers), or whose member some candidate does
+    /// not hold (the state cannot tell whether it matches).
+    fn link_objects(
+        live: &crate::store::LiveState,
+        model: &QueryModel,
+        pairs: &QueryPairs,
+        objects: &mut [Object],
+    ) -> Result<(), &'static str> {
+        use crate::link_filters::{LinkField, model_links, names_held, with_links};
+        let links = model_links(model.parameters.values());
+        if links.is_empty() {
+            return Ok(());
+        }
+        let held: Vec<&Entity> = live.entities().collect();
+        for (name, value) in pairs {
+            if let Some(crate::model::QueryRole::Filter { field, op }) = model.parameters.get(name)
+                && let Some(link) = LinkField::parse(field)
+                && (!names_held(&link, op, value, &held)
+                    || objects
+                        .iter()
+                        .any(|object| object.get(&link.member).is_none()))
+            {
+                return Err("unrecorded-request");
+            }
+        }
+        with_links(objects.iter_mut(), &links, &held);
+        Ok(())
     }
 
     /// Sets over a query's object the entity each many-to-one join of the list names (see

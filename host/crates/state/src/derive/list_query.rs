@@ -129,7 +129,7 @@ pub(super) fn learn_query(
     passing: &[&Observation],
     counters: &[String],
     entities: &Entities,
-    (rules, whole_lines): (&RuleSet, &[ListLine]),
+    (rules, whole_lines, others): (&RuleSet, &[ListLine], &[&Observation]),
 ) -> Option<QueryModel> {
     let has_whole = passing.iter().any(|observation| {
         pages_only(observation) && listed_collection(&observation.path, &plan.entity_type).is_some()
@@ -144,7 +144,7 @@ pub(super) fn learn_query(
     .collect();
     let QueryLines {
         lines,
-        objects,
+        mut objects,
         collections,
         term_roles,
     } = query_lines(
@@ -157,6 +157,7 @@ pub(super) fn learn_query(
     if lines.is_empty() {
         return None;
     }
+    let (links, untested) = learn_links((&lines, others), &mut objects, entities);
     let mut evaluator = Evaluator {
         collections: collections
             .into_iter()
@@ -167,12 +168,69 @@ pub(super) fn learn_query(
             .collect(),
         memo: HashMap::new(),
     };
-    let options = role_options(&lines, &objects, has_whole, &term_roles);
+    let mut options = role_options(&lines, &objects, has_whole, &term_roles);
+    // A value naming a linked entity by its key is the stronger evidence: tried first.
+    for (name, mut roles) in links {
+        let others = options.remove(&name).unwrap_or_default();
+        roles.extend(others);
+        options.insert(name, roles);
+    }
     let untestable: BTreeSet<usize> = (0..lines.len())
         .filter(|index| sorts_unheld_keys(&lines[*index].arguments, &options, &objects))
         .collect();
-    let (chosen, answered) = choose_roles(&lines, &options, &untestable, &mut evaluator)?;
+    let (mut chosen, answered) = choose_roles(&lines, &options, &untestable, &mut evaluator)?;
+    let untested = crate::link_filters::untested_roles(&chosen, &untested);
+    chosen.extend(untested);
     query_model(plan, counters, &lines, chosen, &answered, &mut evaluator)
+}
+
+/// The roles link parameters may play, by name, and the links learned for names only the
+/// list's other recorded lines named.
+type LearnedLinks = (
+    BTreeMap<String, Vec<QueryRole>>,
+    BTreeMap<String, Vec<crate::link_filters::LinkField>>,
+);
+
+/// The link filters the lines' parameters may be (see [`crate::link_filters`]), by name, with
+/// each learned link's values set over the objects the lines read; and the links learned from
+/// the values of parameters only the list's other recorded lines (`others`: lines that test no
+/// role, such as those after the writes) named.
+fn learn_links(
+    (lines, others): (&[QueryLine<'_>], &[&Observation]),
+    objects: &mut HashMap<usize, Object>,
+    entities: &Entities,
+) -> LearnedLinks {
+    let mut values: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for line in lines {
+        for (name, value) in &line.arguments {
+            values.entry(name.clone()).or_default().push(value.clone());
+        }
+    }
+    let mut other_values: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for (name, value) in others.iter().flat_map(|observation| observation.pairs()) {
+        if !values.contains_key(name) && !crate::query::is_projection(name) {
+            other_values
+                .entry(name.clone())
+                .or_default()
+                .push(value.clone());
+        }
+    }
+    let held: Vec<&crate::model::Entity> = entities.list.iter().collect();
+    let (learned, untested) = {
+        let listed: Vec<&Object> = objects.values().collect();
+        (
+            crate::link_filters::learn(&values, &listed, &held),
+            crate::link_filters::learn(&other_values, &listed, &held),
+        )
+    };
+    let links: BTreeSet<_> = learned
+        .values()
+        .chain(untested.values())
+        .flatten()
+        .cloned()
+        .collect();
+    crate::link_filters::with_links(objects.values_mut(), &links, &held);
+    (crate::link_filters::roles(&learned, &values), untested)
 }
 
 /// The entities (collection key, id) a whole line of the list left out of the collection it

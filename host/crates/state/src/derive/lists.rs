@@ -721,12 +721,18 @@ pub fn verify(
     let required = built
         .required
         .map(|required| relax_required(required, timeline, &plan));
+    // The lines that test no role (after a write, or failing), whose values still name links.
+    let others: Vec<&Observation> = timeline
+        .all(plan.tool)
+        .filter(|observation| !timeline.is_checked(observation) && observation.is_success())
+        .chain(matched.failing.iter().copied())
+        .collect();
     let query = learned_query(
         (&plan, &view),
         (&matched, &undocumented),
         &counters,
         entities,
-        (rules, &built.lines),
+        (rules, &built.lines, &others),
     );
     let page_envelope = query
         .as_ref()
@@ -768,7 +774,7 @@ fn learned_query(
     (matched, undocumented): (&MatchedLines<'_>, &[Observation]),
     counters: &[String],
     entities: &Entities,
-    (rules, whole_lines): (&crate::rules::RuleSet, &[ListLine]),
+    (rules, whole_lines, others): (&crate::rules::RuleSet, &[ListLine], &[&Observation]),
 ) -> Option<crate::model::QueryModel> {
     let all: Vec<&Observation> = matched
         .passing
@@ -777,7 +783,14 @@ fn learned_query(
         .chain(undocumented.iter())
         .collect();
     let learn = |lines: &[&Observation]| {
-        super::list_query::learn_query(plan, view, lines, counters, entities, (rules, whole_lines))
+        super::list_query::learn_query(
+            plan,
+            view,
+            lines,
+            counters,
+            entities,
+            (rules, whole_lines, others),
+        )
     };
     if !matched.projections.is_empty()
         && let Some(model) = learn(&all)

@@ -1,0 +1,515 @@
+//! Link filters: a list parameter naming a member that holds ids of entities of another held
+//! type (a link `status: "3"`, a link object `{"id": "3", "link": …}`, or an array of them), whose
+//! value names the linked entities by id or by one text member of theirs (`status=in-progress`
+//! for a status whose `name` is `in-progress`, `assignedto=alice` for a user whose `username` is
+//! `alice`), several joined by `,` meaning any of them once a recorded line showed that union.
+//!
+//! Learned from the recorded query lines: the member, the linked type (every id the member holds
+//! is an entity of it) and the text member (every recorded value names an entity of that type by
+//! it or by id, one of them by the text member). The learned filter is an ordinary
+//! [`QueryRole::Filter`] whose field spells the link (see [`LinkField::field`]): the objects a
+//! query reads hold, under that field, the ids and key texts of the entities each links, so the
+//! filter compares with any of them. A served value naming no held entity of the linked type is
+//! refused (the recordings never showed what such a filter answers), and so is one over a
+//! candidate the state holds without the member (it cannot tell whether it matches).
+//!
+//! A link object pins its type: each of its members besides the id is the linked entity's
+//! (`{"id": "3", "link": "…/priority/3"}` is a part of priority 3, not of status 3). A link
+//! parameter only lines that test no role named (lines after the writes) is learned from their
+//! values alone and takes the operator the tested link filters chose ([`untested_roles`]).
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+use rea_plugin_api::json::{Json, Object};
+
+use crate::model::{Entity, QueryRole};
+
+/// The prefix of a link filter's field; no application's member starts with it.
+pub const LINKED: &str = "\u{0}linked:";
+
+/// A learned link: the member holding the ids, the linked entity type, and the text member of
+/// the linked entities a value may name them by.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct LinkField {
+    /// The member of the listed entities holding the linked ids.
+    pub member: String,
+    /// The linked entities' type (its collection template).
+    pub target_type: String,
+    /// The linked entities' member a value may name them by.
+    pub key: String,
+}
+
+impl LinkField {
+    /// The field a filter of this link reads (and a query's object holds the linked values
+    /// under): the prefix, then the member, type and key separated by NUL.
+    pub fn field(&self) -> String {
+        format!(
+            "{LINKED}{}\u{0}{}\u{0}{}",
+            self.member, self.target_type, self.key
+        )
+    }
+
+    /// The link a filter's field spells, if it spells one.
+    pub fn parse(field: &str) -> Option<LinkField> {
+        let mut parts = field.strip_prefix(LINKED)?.split('\u{0}');
+        let link = LinkField {
+            member: parts.next()?.to_owned(),
+            target_type: parts.next()?.to_owned(),
+            key: parts.next()?.to_owned(),
+        };
+        parts.next().is_none().then_some(link)
+    }
+}
+
+/// The ids a member's value links: a scalar id, an object's `id`, or an array of either; `null`
+/// links none. `None` for any other value.
+pub fn linked_ids(value: &Json) -> Option<Vec<String>> {
+    fn one(value: &Json) -> Option<String> {
+        match value {
+            Json::String(text) => Some(text.clone()),
+            Json::Number(number) => Some(number.as_str().to_owned()),
+            Json::Object(object) => one(object.get("id")?).filter(|_| {
+                object
+                    .get("id")
+                    .is_some_and(|id| !matches!(id, Json::Object(_)))
+            }),
+            _ => None,
+        }
+    }
+    match value {
+        Json::Null => Some(Vec::new()),
+        Json::Array(items) => items.iter().map(one).collect(),
+        other => one(other).map(|id| vec![id]),
+    }
+}
+
+/// The text an entity shows for a member: its own field, else the first view showing it
+/// otherwise (a list view naming a label the item nests elsewhere).
+fn shown_text<'a>(entity: &'a Entity, member: &str) -> Option<&'a str> {
+    entity
+        .fields
+        .get(member)
+        .and_then(Json::as_str)
+        .or_else(|| {
+            entity
+                .view_fields
+                .values()
+                .find_map(|view| view.get(member).and_then(Json::as_str))
+        })
+}
+
+/// The linked type's entities by id, each with its key member's text.
+type Targets<'a> = HashMap<&'a str, Option<&'a str>>;
+
+/// The entities of `target_type` among `entities`: id → the text of their `key` member.
+fn targets<'a>(entities: impl Iterator<Item = &'a Entity>, link: &LinkField) -> Targets<'a> {
+    entities
+        .filter(|entity| entity.entity_type == link.target_type)
+        .map(|entity| (entity.id.as_str(), shown_text(entity, &link.key)))
+        .collect()
+}
+
+/// The items a filter's value names: split by `,` for `in`, the whole value for `eq`.
+fn items<'a>(op: &str, argument: &'a str) -> Vec<&'a str> {
+    match op {
+        "in" => argument.split(',').collect(),
+        _ => vec![argument],
+    }
+}
+
+/// Whether a link filter's field value (the linked ids and key texts, see [`with_links`])
+/// matches the argument: some item of it is one of them. `None` when the field is no link's.
+pub fn matches(field: &str, value: Option<&Json>, op: &str, argument: &str) -> Option<bool> {
+    LinkField::parse(field)?;
+    let held: Vec<&str> = value
+        .and_then(Json::as_array)
+        .map(|texts| texts.iter().filter_map(Json::as_str).collect())
+        .unwrap_or_default();
+    let wanted = items(op, argument);
+    Some(match op {
+        "eq" | "in" => wanted.iter().any(|item| held.contains(item)),
+        _ => false,
+    })
+}
+
+/// The value a query's object holds under a link's field: the id and key text of each entity
+/// the member links (an id no held entity has, alone).
+fn link_value(object: &Object, link: &LinkField, targets: &Targets<'_>) -> Option<Json> {
+    let ids = linked_ids(object.get(&link.member)?)?;
+    let mut texts = Vec::new();
+    for id in ids {
+        if let Some(Some(key)) = targets.get(id.as_str()) {
+            texts.push(Json::String((*key).to_owned()));
+        }
+        texts.push(Json::String(id));
+    }
+    Some(Json::Array(texts))
+}
+
+/// The links the model's filters read.
+pub fn model_links<'a>(parameters: impl Iterator<Item = &'a QueryRole>) -> BTreeSet<LinkField> {
+    parameters
+        .filter_map(|role| match role {
+            QueryRole::Filter { field, .. } => LinkField::parse(field),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Sets over each object the values of the links (see [`link_value`]), reading the linked
+/// entities among `entities`.
+pub fn with_links<'a>(
+    objects: impl Iterator<Item = &'a mut Object>,
+    links: &BTreeSet<LinkField>,
+    entities: &[&Entity],
+) {
+    let targets: Vec<(&LinkField, Targets<'_>)> = links
+        .iter()
+        .map(|link| (link, targets(entities.iter().copied(), link)))
+        .collect();
+    for object in objects {
+        for (link, held) in &targets {
+            if let Some(value) = link_value(object, link, held) {
+                object.insert(link.field(), value);
+            }
+        }
+    }
+}
+
+/// Whether every item of a served link filter's value names a held entity of the linked type,
+/// by id or key (else the recordings never showed what the filter answers).
+pub fn names_held(link: &LinkField, op: &str, argument: &str, entities: &[&Entity]) -> bool {
+    let held = targets(entities.iter().copied(), link);
+    items(op, argument)
+        .iter()
+        .all(|item| held.contains_key(item) || held.values().any(|key| *key == Some(*item)))
+}
+
+/// The link fields a parameter may filter by, learned from its recorded values (see the module
+/// docs): per parameter name that is a member of the listed objects holding ids, the links to a
+/// type holding every id the member holds, by a text member naming some recorded value.
+pub fn learn(
+    values: &BTreeMap<String, Vec<String>>,
+    objects: &[&Object],
+    entities: &[&Entity],
+) -> BTreeMap<String, Vec<LinkField>> {
+    let mut types: Vec<&str> = Vec::new();
+    for entity in entities {
+        if !types.contains(&entity.entity_type.as_str()) {
+            types.push(&entity.entity_type);
+        }
+    }
+    let mut learned = BTreeMap::new();
+    for (name, sent) in values {
+        let Some(held_ids) = member_ids(objects, name) else {
+            continue;
+        };
+        let links: Vec<LinkField> = types
+            .iter()
+            .flat_map(|target| type_links(name, target, (&held_ids, sent), (objects, entities)))
+            .collect();
+        if !links.is_empty() {
+            learned.insert(name.clone(), links);
+        }
+    }
+    learned
+}
+
+/// Every id the member holds across the objects, when each object's value links ids and some
+/// links one.
+fn member_ids(objects: &[&Object], member: &str) -> Option<BTreeSet<String>> {
+    let mut ids = BTreeSet::new();
+    for object in objects {
+        if let Some(value) = object.get(member) {
+            ids.extend(linked_ids(value)?);
+        }
+    }
+    (!ids.is_empty()).then_some(ids)
+}
+
+/// Whether every link object the member holds is a part of the entity of the type it names by
+/// id: each of its other members as that entity shows it (`{"id": "3", "link": "…/status/3"}`
+/// is a part of status 3, not of priority 3). A scalar id names nothing else: true.
+fn parts_of(objects: &[&Object], member: &str, of_type: &[&Entity]) -> bool {
+    let items = objects
+        .iter()
+        .filter_map(|object| object.get(member))
+        .flat_map(|value| match value {
+            Json::Array(items) => items.iter().collect(),
+            other => vec![other],
+        });
+    items.filter_map(Json::as_object).all(|link| {
+        let Some(id) = link.get("id").and_then(crate::render::scalar_text) else {
+            return false;
+        };
+        of_type.iter().any(|entity| {
+            entity.id == id
+                && link.iter().all(|(key, value)| {
+                    key == "id"
+                        || std::iter::once(&entity.fields)
+                            .chain(entity.view_fields.values())
+                            .any(|shown| shown.get(key) == Some(value))
+                })
+        })
+    })
+}
+
+/// The links of `member` to `target` (each text member of its entities by which every recorded
+/// item names one of them, one item by that member), when the type holds every id the member
+/// holds and every link object it holds is a part of one of its entities.
+fn type_links(
+    member: &str,
+    target: &str,
+    (held_ids, sent): (&BTreeSet<String>, &[String]),
+    (objects, entities): (&[&Object], &[&Entity]),
+) -> Vec<LinkField> {
+    let of_type: Vec<&Entity> = entities
+        .iter()
+        .copied()
+        .filter(|entity| entity.entity_type == target)
+        .collect();
+    let ids: BTreeSet<&str> = of_type.iter().map(|entity| entity.id.as_str()).collect();
+    if !held_ids.iter().all(|id| ids.contains(id.as_str())) || !parts_of(objects, member, &of_type)
+    {
+        return Vec::new();
+    }
+    let keys: BTreeSet<&str> = of_type
+        .iter()
+        .flat_map(|entity| {
+            std::iter::once(&entity.fields)
+                .chain(entity.view_fields.values())
+                .filter_map(Json::as_object)
+                .flat_map(|fields| fields.iter())
+        })
+        .filter(|(_, value)| matches!(value, Json::String(_)))
+        .map(|(key, _)| key)
+        .collect();
+    let items: Vec<&str> = sent.iter().flat_map(|value| value.split(',')).collect();
+    keys.into_iter()
+        .filter(|key| {
+            let named = |item: &str| {
+                of_type
+                    .iter()
+                    .any(|entity| shown_text(entity, key) == Some(item))
+            };
+            items.iter().all(|item| ids.contains(item) || named(item))
+                && items.iter().any(|item| !ids.contains(item) && named(item))
+        })
+        .map(|key| LinkField {
+            member: member.to_owned(),
+            target_type: target.to_owned(),
+            key: key.to_owned(),
+        })
+        .collect()
+}
+
+/// The filter roles a list's link parameters may play: `in` (any of the `,`-separated items)
+/// when some recorded value of a link parameter holds a `,`, else `eq`; the recorded lines then
+/// decide whether the union is what the application answered.
+pub fn roles(
+    learned: &BTreeMap<String, Vec<LinkField>>,
+    values: &BTreeMap<String, Vec<String>>,
+) -> BTreeMap<String, Vec<QueryRole>> {
+    let joined = learned.keys().any(|name| {
+        values
+            .get(name)
+            .is_some_and(|sent| sent.iter().any(|value| value.contains(',')))
+    });
+    let op = if joined { "in" } else { "eq" };
+    learned
+        .iter()
+        .map(|(name, links)| {
+            let roles = links
+                .iter()
+                .map(|link| QueryRole::filter(&link.field(), op))
+                .collect();
+            (name.clone(), roles)
+        })
+        .collect()
+}
+
+/// The filter roles of link parameters no line that tested roles named (a line recorded after
+/// the writes, say), given the roles the tested lines chose: each such name learned a link and
+/// takes the operator of the chosen link filters, when they agree on one; none when no link
+/// filter was chosen (the lines never showed the application filters by links).
+pub fn untested_roles(
+    chosen: &BTreeMap<String, QueryRole>,
+    untested: &BTreeMap<String, Vec<LinkField>>,
+) -> BTreeMap<String, QueryRole> {
+    let ops: BTreeSet<&str> = chosen
+        .values()
+        .filter_map(|role| match role {
+            QueryRole::Filter { field, op } if LinkField::parse(field).is_some() => {
+                Some(op.as_str())
+            }
+            _ => None,
+        })
+        .collect();
+    let [op] = ops.into_iter().collect::<Vec<_>>()[..] else {
+        return BTreeMap::new();
+    };
+    untested
+        .iter()
+        .filter(|(name, _)| !chosen.contains_key(*name))
+        .filter_map(|(name, links)| {
+            let [link] = links.as_slice() else {
+                return None;
+            };
+            Some((name.clone(), QueryRole::filter(&link.field(), op)))
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rea_plugin_api::json::parse;
+
+    fn json(text: &str) -> Json {
+        parse(text.as_bytes()).unwrap()
+    }
+
+    fn entity(entity_type: &str, id: &str, fields: &str) -> Entity {
+        Entity {
+            entity_type: entity_type.to_owned(),
+            collection: entity_type.to_owned(),
+            id: id.to_owned(),
+            fields: json(fields),
+            view_fields: BTreeMap::new(),
+            record_ordinals: Vec::new(),
+        }
+    }
+
+    fn held() -> Vec<Entity> {
+        vec![
+            entity("/state", "1", r#"{"id": "1", "name": "open"}"#),
+            entity("/state", "2", r#"{"id": "2", "name": "closed"}"#),
+            entity("/person", "1", r#"{"id": "1", "login": "ann"}"#),
+            entity("/person", "2", r#"{"id": "2", "login": "ben"}"#),
+            entity("/person", "3", r#"{"id": "3", "login": "cy"}"#),
+        ]
+    }
+
+    #[test]
+    fn learns_the_linked_type_and_the_member_a_value_names() {
+        let entities = held();
+        let refs: Vec<&Entity> = entities.iter().collect();
+        let a = json(r#"{"state": {"id": "1"}, "owner": "3", "tags": [{"id": "2"}]}"#);
+        let b = json(r#"{"state": {"id": "2"}, "owner": null, "tags": []}"#);
+        let objects = vec![a.as_object().unwrap(), b.as_object().unwrap()];
+        let values = BTreeMap::from([
+            ("state".to_owned(), vec!["closed".to_owned()]),
+            ("owner".to_owned(), vec!["cy".to_owned()]),
+            ("tags".to_owned(), vec!["1".to_owned()]),
+        ]);
+        let learned = learn(&values, &objects, &refs);
+        assert_eq!(
+            learned["state"],
+            vec![LinkField {
+                member: "state".into(),
+                target_type: "/state".into(),
+                key: "name".into()
+            }]
+        );
+        assert_eq!(learned["owner"][0].key, "login");
+        // Ids alone name no key member: nothing learned.
+        assert!(!learned.contains_key("tags"));
+    }
+
+    #[test]
+    fn a_link_object_pins_the_type_it_is_a_part_of() {
+        let entities = [
+            entity(
+                "/state",
+                "1",
+                r#"{"id": "1", "link": "/state/1", "name": "open"}"#,
+            ),
+            entity(
+                "/rank",
+                "1",
+                r#"{"id": "1", "link": "/rank/1", "name": "high"}"#,
+            ),
+        ];
+        let refs: Vec<&Entity> = entities.iter().collect();
+        let a = json(r#"{"rank": {"id": "1", "link": "/rank/1"}}"#);
+        let objects = vec![a.as_object().unwrap()];
+        // Both types hold id 1 and a `name`; only ranks show the link object's `link`.
+        let values = BTreeMap::from([("rank".to_owned(), vec!["high,open".to_owned()])]);
+        assert!(learn(&values, &objects, &refs).is_empty());
+        let values = BTreeMap::from([("rank".to_owned(), vec!["high".to_owned()])]);
+        let learned = learn(&values, &objects, &refs);
+        assert_eq!(learned["rank"].len(), 1);
+        assert_eq!(learned["rank"][0].target_type, "/rank");
+    }
+
+    #[test]
+    fn an_untested_link_takes_the_chosen_links_operator() {
+        let link = |member: &str| LinkField {
+            member: member.into(),
+            target_type: format!("/{member}"),
+            key: "name".into(),
+        };
+        let untested = BTreeMap::from([("rank".to_owned(), vec![link("rank")])]);
+        let chosen = BTreeMap::from([(
+            "state".to_owned(),
+            QueryRole::filter(&link("state").field(), "in"),
+        )]);
+        assert_eq!(
+            untested_roles(&chosen, &untested)["rank"],
+            QueryRole::filter(&link("rank").field(), "in")
+        );
+        // No chosen link filter: the lines never showed the application filters by links.
+        let plain = BTreeMap::from([("title".to_owned(), QueryRole::filter("title", "like"))]);
+        assert!(untested_roles(&plain, &untested).is_empty());
+    }
+
+    #[test]
+    fn the_separator_is_offered_only_when_a_recorded_value_holds_it() {
+        let link = LinkField {
+            member: "state".into(),
+            target_type: "/state".into(),
+            key: "name".into(),
+        };
+        let learned = BTreeMap::from([("state".to_owned(), vec![link.clone()])]);
+        let single = BTreeMap::from([("state".to_owned(), vec!["open".to_owned()])]);
+        let joined = BTreeMap::from([("state".to_owned(), vec!["1,2".to_owned()])]);
+        assert_eq!(
+            roles(&learned, &single)["state"],
+            vec![QueryRole::filter(&link.field(), "eq")]
+        );
+        assert_eq!(
+            roles(&learned, &joined)["state"],
+            vec![QueryRole::filter(&link.field(), "in")]
+        );
+        assert_eq!(LinkField::parse(&link.field()), Some(link));
+    }
+
+    #[test]
+    fn matches_by_id_or_key_and_refuses_unheld_names() {
+        let entities = held();
+        let refs: Vec<&Entity> = entities.iter().collect();
+        let link = LinkField {
+            member: "tags".into(),
+            target_type: "/state".into(),
+            key: "name".into(),
+        };
+        let mut object = json(r#"{"tags": [{"id": "1"}, {"id": "9"}]}"#)
+            .as_object()
+            .unwrap()
+            .clone();
+        with_links(
+            std::iter::once(&mut object),
+            &BTreeSet::from([link.clone()]),
+            &refs,
+        );
+        let field = link.field();
+        let value = object.get(&field);
+        assert_eq!(matches(&field, value, "eq", "open"), Some(true));
+        assert_eq!(matches(&field, value, "eq", "9"), Some(true));
+        assert_eq!(matches(&field, value, "eq", "closed"), Some(false));
+        assert_eq!(matches(&field, value, "in", "closed,1"), Some(true));
+        assert_eq!(matches("title", value, "eq", "open"), None);
+        assert!(names_held(&link, "in", "open,2", &refs));
+        assert!(!names_held(&link, "eq", "archived", &refs));
+    }
+}
