@@ -31,6 +31,7 @@ fn held<'s>(served: &'s Served, collection: &str, id: &str) -> Option<&'s Entity
         .entities
         .iter()
         .find(|entity| entity.collection == collection && entity.id == id)
+        .map(|entity| &**entity)
 }
 
 /// The plain read of `notes/ideas.txt` (never a tool error: a file or the missing file's 404).

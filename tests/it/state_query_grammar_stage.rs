@@ -186,7 +186,11 @@ fn the_stage_asked_through_the_registry_answers_what_the_state_holds() {
             tools.push(view.tool.clone());
             lists.push(rea_state::derive::query_grammar::list_queries(
                 list,
-                &state.entities,
+                &state
+                    .entities
+                    .iter()
+                    .map(|entity| (**entity).clone())
+                    .collect::<Vec<_>>(),
                 &rea_state::derive::query_grammar::tool_parameters(&served.manifest, &view.tool),
             ));
         }

@@ -133,9 +133,11 @@ pub const RULE_STAGE_FAILED: &str = "rule-stage-failed";
 
 /// Plans the bundle: name, prediction, scan, files. Writes nothing. `environment` is the replay
 /// environment the pair's check built ([`AuthenticatedPair::authenticate`]); the prediction hands
-/// it to the server's startup decision.
+/// it to the server's startup decision. The request's projection is taken (scanned, then moved
+/// into the prediction, whose precomputed state keeps its records): the files are written
+/// without it.
 pub fn plan(
-    request: &ExportRequest,
+    request: &mut ExportRequest,
     environment: Environment,
     observer: &mut dyn ExportObserver,
 ) -> Result<BundlePlan, Refusal> {
@@ -157,6 +159,11 @@ pub fn plan(
     }
     cancelled(observer, request.stages.bundle)?;
 
+    // The scan reads the projection's records before the prediction takes them; its outcome is
+    // reported at its own stage, after the state's.
+    let projection = request.projection.take();
+    let scan = credential_scan(&request.pair.capture_evidence, projection.as_ref());
+    let request = &*request;
     observer.stage("state", &format!("preparing what {name} serves"));
     let evidence_sha256 = rea_evidence::sha256_hex(&request.pair.capture_bytes);
     let precompute = request
@@ -170,7 +177,7 @@ pub fn plan(
         environment,
         manifest,
         &request.pair.capture_evidence,
-        request.projection.as_ref(),
+        projection,
         &name,
         std::sync::Arc::clone(&request.rules),
         precompute,
@@ -193,8 +200,7 @@ pub fn plan(
     cancelled(observer, request.stages.bundle)?;
 
     observer.stage("scan", "scanning recorded names for credentials");
-    let scan = credential_scan(&request.pair.capture_evidence, request.projection.as_ref())
-        .map_err(|refusal| refusal.in_stage(request.stages.bundle))?;
+    let scan = scan.map_err(|refusal| refusal.in_stage(request.stages.bundle))?;
     warnings.extend(scan.warnings());
     cancelled(observer, request.stages.bundle)?;
 
@@ -343,9 +349,8 @@ pub fn export(
     environment: Environment,
     observer: &mut dyn ExportObserver,
 ) -> Result<Value, Refusal> {
-    let plan = plan(&request, environment, observer)?;
-    // The projection served the prediction and the scan; the files are written without it.
-    request.projection = None;
+    // The projection serves the scan and the prediction; the files are written without it.
+    let plan = plan(&mut request, environment, observer)?;
     let request = &request;
     let (status, files): (&str, Vec<(String, u64)>) = if request.dry_run {
         (

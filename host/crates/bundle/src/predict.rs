@@ -93,7 +93,8 @@ pub struct Precompute<'a> {
 /// [`Precompute`], also writes the derived state as a precomputed state keyed with it. A
 /// projection of the capture made in this process (the manifest's own, in `environment-build`)
 /// is derived from instead of projecting the capture again
-/// ([`rea_backends::prepare_projected`]), and its records are the ones the precomputed state keeps.
+/// ([`rea_backends::prepare_projected`]), and its records are the ones the precomputed state keeps:
+/// moved out of it, not copied (the rest of it is dropped once the state is derived).
 ///
 /// Refused (`resource_constraint`) when the served catalog exceeds the discovery reservation.
 /// Must not be called from within an async runtime (the tool calls run on a runtime of its own).
@@ -101,7 +102,7 @@ pub fn predict(
     environment: Environment,
     manifest: &Manifest,
     capture: &Evidence,
-    projection: Option<&Projection>,
+    projection: Option<Projection>,
     name: &str,
     rules: Arc<RuleSet>,
     precompute: Option<Precompute<'_>>,
@@ -110,7 +111,7 @@ pub fn predict(
     environment.check_discovery_reservation(name)?;
     let mut pending = None;
     let mut counts = Vec::new();
-    let serving = match projection {
+    let serving = match &projection {
         Some(projection) => {
             rea_backends::prepare_projected(environment, manifest, capture, projection, name, rules)
         }
@@ -124,10 +125,13 @@ pub fn predict(
     ) = match serving {
         Serving::State {
             backend,
+            plane,
             report,
             data_get_bytes,
-            ..
         } => {
+            // The data plane shares the service: dropped now, so the derived state is taken from
+            // the service once the backend is dropped too, not copied ([`Pending::prepare`]).
+            drop(plane);
             let service = Arc::clone(backend.service());
             let derived = service.derived();
             let coverage = Some(rea_state::coverage::summary(derived));
@@ -140,6 +144,8 @@ pub fn predict(
                     data_get_bytes,
                 };
                 pending = Some(stored.pending(&service, precompute)?);
+            } else {
+                drop(projection);
             }
             counts = state_counts(derived);
             drop(service);
@@ -150,7 +156,10 @@ pub fn predict(
             refusal,
             report,
         } => (
-            Arc::new(ReplayBackend::new(environment, name)),
+            {
+                drop(projection);
+                Arc::new(ReplayBackend::new(environment, name))
+            },
             report,
             Some(refusal),
             None,
@@ -180,8 +189,8 @@ pub fn predict(
 struct Stored<'a> {
     manifest: &'a Manifest,
     capture: &'a Evidence,
-    /// A projection of the capture made in this process: its records are the ones kept.
-    projection: Option<&'a Projection>,
+    /// A projection of the capture made in this process: its records are the ones kept (moved).
+    projection: Option<Projection>,
     state_evidence_id: &'a str,
     data_get_bytes: usize,
 }
@@ -200,9 +209,10 @@ struct Pending {
 
 impl Stored<'_> {
     /// What the derived state's file keeps: the records the state and the manifest cite, keyed
-    /// with `precompute`.
+    /// with `precompute`. A projection's records are moved (the ones not kept dropped), never
+    /// copied: two lists of the capture's records are never held at once.
     fn pending(
-        &self,
+        self,
         service: &Arc<StateService>,
         precompute: Precompute<'_>,
     ) -> Result<Pending, Refusal> {
@@ -217,12 +227,15 @@ impl Stored<'_> {
             .projection
             .filter(|projection| projection.capture_id() == self.capture.id())
         {
-            Some(projection) => projection
-                .records()
-                .iter()
-                .filter(|record| wanted.contains(&record.ordinal))
-                .cloned()
-                .collect(),
+            Some(projection) => {
+                let (_, records) = projection.into_parts();
+                let mut kept: Vec<_> = records
+                    .into_iter()
+                    .filter(|record| wanted.contains(&record.ordinal))
+                    .collect();
+                kept.shrink_to_fit();
+                kept
+            }
             None => capture_records_of(self.capture, &wanted)?,
         };
         Ok(Pending {

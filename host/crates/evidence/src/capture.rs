@@ -823,18 +823,20 @@ impl SealedCapture {
 
     /// The records, typed one by one from their canonical text (as [`capture_records`] types
     /// them from the Evidence document, without parsing the records into a JSON tree first).
+    /// The list is allocated at its size once (a fallible collect grows it by doubling: up to
+    /// twice the records' room held).
     pub fn typed_records(&self) -> Result<Vec<CaptureRecord>, Refusal> {
-        self.items()
-            .into_iter()
-            .map(|text| {
-                json::from_slice_exact(text).map_err(|error| {
-                    Refusal::invalid_request(format!(
-                        "the capture Evidence's records are malformed: {error}"
-                    ))
-                    .at("/records")
-                })
-            })
-            .collect()
+        let items = self.items();
+        let mut records = Vec::with_capacity(items.len());
+        for text in items {
+            records.push(json::from_slice_exact(text).map_err(|error| {
+                Refusal::invalid_request(format!(
+                    "the capture Evidence's records are malformed: {error}"
+                ))
+                .at("/records")
+            })?);
+        }
+        Ok(records)
     }
 
     /// The Evidence without its records: its id, operation and every other member, the record

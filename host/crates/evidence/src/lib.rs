@@ -20,6 +20,7 @@ pub mod credential_names;
 pub mod envelope;
 pub mod file;
 pub mod refusal;
+pub mod streamed;
 pub mod test_hooks;
 
 pub use envelope::{EVIDENCE_ID_PREFIX, Evidence, evidence_id_of};

@@ -39,7 +39,19 @@ struct StateDocument<'a> {
 
 /// Seals a state as Evidence.
 pub fn seal_state(state: &StateView) -> Result<Evidence, Refusal> {
-    let document = StateDocument {
+    Evidence::seal_value(VIEW_OPERATION, &state_document(state))
+        .map_err(|refusal| refusal.in_stage(STAGE))
+}
+
+/// The id [`seal_state`] gives a state, hashed member by member and item by item
+/// ([`rea_evidence::streamed::sealed_id_of`]): the state's JSON tree is never built.
+pub fn sealed_state_id(state: &StateView) -> Result<String, Refusal> {
+    rea_evidence::streamed::sealed_id_of(VIEW_OPERATION, &state_document(state))
+        .map_err(|refusal| refusal.in_stage(STAGE))
+}
+
+fn state_document(state: &StateView) -> StateDocument<'_> {
+    StateDocument {
         state,
         parameters: StateParameters {
             view: ViewParameters {
@@ -49,8 +61,7 @@ pub fn seal_state(state: &StateView) -> Result<Evidence, Refusal> {
         },
         schema_version: STATE_SCHEMA_VERSION,
         view: STATE_VIEW_KIND,
-    };
-    Evidence::seal_value(VIEW_OPERATION, &document).map_err(|refusal| refusal.in_stage(STAGE))
+    }
 }
 
 /// A state and its Evidence, with the manifest projected on the way.
@@ -141,6 +152,28 @@ pub fn derive_projected(
     state_rules: &RuleSet,
     budget: u64,
 ) -> Result<(StateView, Evidence), Refusal> {
+    let state = derive_within(projection, state_rules, budget)?;
+    let evidence = seal_state(&state)?;
+    Ok((state, evidence))
+}
+
+/// [`derive_projected`] with the state Evidence's id only ([`sealed_state_id`]: the Evidence is
+/// never built).
+pub fn derive_projected_id(
+    projection: &Projection,
+    state_rules: &RuleSet,
+    budget: u64,
+) -> Result<(StateView, String), Refusal> {
+    let state = derive_within(projection, state_rules, budget)?;
+    let id = sealed_state_id(&state)?;
+    Ok((state, id))
+}
+
+fn derive_within(
+    projection: &Projection,
+    state_rules: &RuleSet,
+    budget: u64,
+) -> Result<StateView, Refusal> {
     let manifest = projection.manifest();
     let manifest_evidence = seal_manifest(manifest)?;
     let state = derive_state(
@@ -150,6 +183,5 @@ pub fn derive_projected(
         state_rules,
     )?;
     check_budget(&state, budget)?;
-    let evidence = seal_state(&state)?;
-    Ok((state, evidence))
+    Ok(state)
 }

@@ -37,6 +37,7 @@
 //!
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use rea_plugin_api::json::Json;
 use serde::{Deserialize, Serialize};
@@ -54,8 +55,11 @@ pub const STATE_SCHEMA_VERSION: u64 = 1;
 pub struct StateView {
     /// Documents: reads that are not entities, one per document view.
     pub documents: Vec<Document>,
-    /// Entities, in state order (the order lists render them in).
-    pub entities: Vec<Entity>,
+    /// Entities, in state order (the order lists render them in). Shared with the served state's
+    /// live and initial copies ([`crate::store::LiveState::from_shared`]): a service holds each
+    /// derived entity once. Written and read as a plain array of entities.
+    #[serde(with = "shared_entities")]
+    pub entities: Vec<Arc<Entity>>,
     /// The first successful write's ordinal (the replay of writes starts there).
     pub first_write_ordinal: Option<u64>,
     /// Every successful write from the first on, with what it relates to, in record order.
@@ -927,5 +931,70 @@ impl StateView {
             .filter(|view| matches!(view.detail, ViewDetail::Recorded { .. }))
             .count();
         (self.views.len() - recorded, recorded)
+    }
+}
+
+/// Entities held shared, written and read as the plain array of entities (no `rc` feature of
+/// serde: the bytes are those of a `Vec<Entity>`).
+mod shared_entities {
+    use std::sync::Arc;
+
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    use super::Entity;
+
+    pub fn serialize<S: Serializer>(
+        entities: &[Arc<Entity>],
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(entities.iter().map(|entity| &**entity))
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Vec<Arc<Entity>>, D::Error> {
+        let entities = Vec::<Entity>::deserialize(deserializer)?;
+        Ok(entities.into_iter().map(Arc::new).collect())
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+        use serde::Serialize;
+
+        #[derive(Serialize, Deserialize)]
+        struct Shared {
+            #[serde(with = "super")]
+            entities: Vec<Arc<Entity>>,
+        }
+
+        #[derive(Serialize)]
+        struct Plain {
+            entities: Vec<Entity>,
+        }
+
+        #[test]
+        fn shared_entities_write_and_read_as_a_plain_array() {
+            let entity = Entity {
+                entity_type: "/items".to_owned(),
+                collection: "/items".to_owned(),
+                id: "1".to_owned(),
+                fields: rea_plugin_api::json::Json::Null,
+                view_fields: Default::default(),
+                record_ordinals: vec![3],
+            };
+            let plain = serde_json::to_string(&Plain {
+                entities: vec![entity.clone()],
+            })
+            .unwrap();
+            let shared = serde_json::to_string(&Shared {
+                entities: vec![Arc::new(entity.clone())],
+            })
+            .unwrap();
+            assert_eq!(shared, plain);
+            let read: Shared = serde_json::from_str(&plain).unwrap();
+            assert_eq!(read.entities.len(), 1);
+            assert_eq!(*read.entities[0], entity);
+        }
     }
 }

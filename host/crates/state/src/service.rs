@@ -58,7 +58,9 @@ impl StateService {
             .filter(|record| wanted.contains(&record.ordinal))
             .filter_map(|record| KeptRecord::new(record).map(|kept| (record.ordinal, kept)))
             .collect();
-        let mut initial = LiveState::new(derived.entities.clone(), derived.documents.clone());
+        // The entities are shared with the derived state, not copied.
+        let mut initial =
+            LiveState::from_shared(derived.entities.clone(), derived.documents.clone());
         initial.seed_counters(&derived.store_counters);
         initial.hold_listed_rows();
         let empty_report_bytes = LiveState::default()

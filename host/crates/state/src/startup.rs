@@ -37,9 +37,7 @@ use rea_manifest::{Environment, Manifest, Projection, TemplateRules, ToolDefinit
 use serde_json::{Value, json};
 
 use crate::catalog::{check_state_catalog, state_tools, state_tools_with_views};
-use crate::evidence::{
-    DERIVATION_BUDGET_BYTES, ProjectedState, derive_projected, project_state_evidence_within,
-};
+use crate::evidence::{DERIVATION_BUDGET_BYTES, derive_projected_id};
 use crate::model::StateView;
 use crate::precomputed::PrecomputedState;
 use crate::rules::RuleSet;
@@ -327,13 +325,12 @@ fn derive<'a>(
     })?;
     let projection = projection
         .filter(|projection| projection.is_of(capture.id(), &state_rules.templating(&rules)));
-    let (state, evidence) = match projection {
-        Some(projection) => derive_projected(projection, state_rules, budget)?,
+    // Only the state Evidence's id is needed: it is hashed from the state, never built.
+    let (state, state_id) = match projection {
+        Some(projection) => derive_projected_id(projection, state_rules, budget)?,
         None => {
-            let ProjectedState {
-                state, evidence, ..
-            } = project_state_evidence_within(capture, &rules, state_rules, budget)?;
-            (state, evidence)
+            let projection = Projection::project(capture, &state_rules.templating(&rules))?;
+            derive_projected_id(&projection, state_rules, budget)?
         }
     };
     if state.manifest_evidence_id != served_id {
@@ -343,10 +340,7 @@ fn derive<'a>(
             state.manifest_evidence_id
         )));
     }
-    // The sealed state Evidence is dropped once its id is known, and the `data/get` size is
-    // counted entity by entity: no second copy of the state is held.
-    let state_id = evidence.id().to_owned();
-    drop(evidence);
+    // The `data/get` size is counted entity by entity: no second copy of the state is held.
     let size = crate::store::initial_report_bytes(
         &state_id,
         &state.types,

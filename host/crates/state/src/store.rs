@@ -197,7 +197,7 @@ pub fn document_report_bytes(document: &Document) -> usize {
 pub fn initial_report_bytes(
     state_evidence_id: &str,
     types: &[EntityType],
-    entities: &[Entity],
+    entities: &[Arc<Entity>],
     documents: &[Document],
 ) -> usize {
     let empty = LiveState::default()
@@ -213,7 +213,10 @@ pub fn initial_report_bytes(
         empty,
         (
             entities.len(),
-            entities.iter().map(entity_report_bytes).sum(),
+            entities
+                .iter()
+                .map(|entity| entity_report_bytes(entity))
+                .sum(),
         ),
         (
             by_view.len(),
@@ -243,6 +246,12 @@ pub(crate) fn key_of(entity: &Entity) -> EntityKey {
 impl LiveState {
     /// A state holding these entities (in state order) and documents.
     pub fn new(entities: Vec<Entity>, documents: Vec<Document>) -> Self {
+        Self::from_shared(entities.into_iter().map(Arc::new).collect(), documents)
+    }
+
+    /// A state holding these shared entities (in state order: a derived state's, held once by the
+    /// state and its live copies) and documents.
+    pub fn from_shared(entities: Vec<Arc<Entity>>, documents: Vec<Document>) -> Self {
         let mut state = Self {
             document_bytes: documents.iter().map(document_report_bytes).sum(),
             documents: documents
@@ -257,12 +266,16 @@ impl LiveState {
                 entity.entity_type.clone(),
                 collection_key(&entity.collection).to_owned(),
             ));
-            state.place(entity, rank);
+            state.place_shared(entity, rank);
         }
         state
     }
 
     fn place(&mut self, entity: Entity, rank: u64) -> usize {
+        self.place_shared(Arc::new(entity), rank)
+    }
+
+    fn place_shared(&mut self, entity: Arc<Entity>, rank: u64) -> usize {
         let key = key_of(&entity);
         let collection = (key.0.clone(), key.1.clone());
         let bytes = entity_report_bytes(&entity);
@@ -270,7 +283,7 @@ impl LiveState {
         self.held.change(&collection, &entity.fields, true);
         self.referrers.change(&key, &entity.fields, true);
         let slot = Slot {
-            entity: Arc::new(entity),
+            entity,
             rank,
             bytes,
         };
@@ -1565,7 +1578,8 @@ mod tests {
             entity("/t", "1", r#"{"id":1}"#),
             entity("/t", "2", r#"{"id":2,"s":"ab"}"#),
             entity("/u", "1", r#"{"id":1,"n":[1,2]}"#),
-        ];
+        ]
+        .map(Arc::new);
         let document = |view: &str, value: &str| Document {
             view: view.into(),
             path: "/profile".into(),
@@ -1582,7 +1596,7 @@ mod tests {
             ],
         ] {
             for entities in [&entities[..], &[]] {
-                let written = LiveState::new(entities.to_vec(), documents.clone())
+                let written = LiveState::from_shared(entities.to_vec(), documents.clone())
                     .to_document("ev_x", &types)
                     .to_canonical_vec()
                     .len();

@@ -277,7 +277,7 @@ fn derive_pass(
     );
     let mut state = StateView {
         documents,
-        entities,
+        entities: entities.into_iter().map(std::sync::Arc::new).collect(),
         first_write_ordinal: timeline.first_write,
         related_writes: Vec::new(),
         manifest_evidence_id: manifest_evidence_id.to_owned(),

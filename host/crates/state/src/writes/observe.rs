@@ -352,7 +352,7 @@ pub(crate) fn observe(
     let mut simulation = Simulation {
         timeline,
         views,
-        sim: LiveState::new(state.entities.clone(), state.documents.clone()),
+        sim: LiveState::from_shared(state.entities.clone(), state.documents.clone()),
         tallies: Tallies::default(),
         unobserved: HashSet::new(),
     };
