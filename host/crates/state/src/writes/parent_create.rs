@@ -61,6 +61,7 @@ fn borrowed_plan(state: &StateView, source: &WritePlan, below: &WritePlan) -> Op
     let held: Vec<&Entity> = state
         .entities
         .iter()
+        .map(|entity| &**entity)
         .filter(|entity| entity.entity_type == entity_type)
         .collect();
     let spelled: Vec<String> = constants
