@@ -19,6 +19,7 @@
 use std::sync::Arc;
 
 use rea_backends::Serving;
+use rea_backends::backend::StateBackend;
 use rea_backends::replay::ReplayBackend;
 use rea_evidence::capture::capture_records_of;
 use rea_evidence::{Evidence, Refusal};
@@ -109,20 +110,20 @@ pub fn predict(
 ) -> Result<Prediction, Refusal> {
     // As the server: the replay catalog under the served name first, then the state.
     environment.check_discovery_reservation(name)?;
-    let mut pending = None;
-    let mut counts = Vec::new();
     let serving = match &projection {
         Some(projection) => {
             rea_backends::prepare_projected(environment, manifest, capture, projection, name, rules)
         }
         None => rea_backends::prepare(environment, manifest, capture, name, rules),
     };
-    let (backend, state, unavailable, coverage): (
-        Arc<dyn ToolBackend>,
-        Value,
-        Option<Refusal>,
-        Option<Value>,
-    ) = match serving {
+    let Prepared {
+        backend,
+        state,
+        unavailable,
+        coverage,
+        pending,
+        counts,
+    } = match serving {
         Serving::State {
             backend,
             plane,
@@ -132,38 +133,29 @@ pub fn predict(
             // The data plane shares the service: dropped now, so the derived state is taken from
             // the service once the backend is dropped too, not copied ([`Pending::prepare`]).
             drop(plane);
-            let service = Arc::clone(backend.service());
-            let derived = service.derived();
-            let coverage = Some(rea_state::coverage::summary(derived));
-            if let Some(precompute) = precompute {
-                let stored = Stored {
-                    manifest,
-                    capture,
-                    projection,
-                    state_evidence_id: service.state_evidence_id(),
-                    data_get_bytes,
-                };
-                pending = Some(stored.pending(&service, precompute)?);
-            } else {
-                drop(projection);
-            }
-            counts = state_counts(derived);
-            drop(service);
-            (backend, report, None, coverage)
+            let stored = Unkeyed {
+                manifest,
+                capture,
+                projection,
+                data_get_bytes,
+            };
+            state_prepared(backend, report, stored, precompute)?
         }
         Serving::Replay {
             environment,
             refusal,
             report,
-        } => (
-            {
-                drop(projection);
-                Arc::new(ReplayBackend::new(environment, name))
-            },
-            report,
-            Some(refusal),
-            None,
-        ),
+        } => {
+            drop(projection);
+            Prepared {
+                backend: Arc::new(ReplayBackend::new(environment, name)),
+                state: report,
+                unavailable: Some(refusal),
+                coverage: None,
+                pending: None,
+                counts: Vec::new(),
+            }
+        }
     };
     rea_serve::check_card_agrees(backend.as_ref()).map_err(|error| error.refusal())?;
     let tools: Vec<String> = backend
@@ -183,6 +175,66 @@ pub fn predict(
         precomputed,
         counts,
     })
+}
+
+/// What the server prepared, as the prediction reads it.
+struct Prepared {
+    backend: Arc<dyn ToolBackend>,
+    /// The state report (`state` of the build report).
+    state: Value,
+    /// Why the state does not serve (the replay fallback), if it does not.
+    unavailable: Option<Refusal>,
+    coverage: Option<Value>,
+    /// The precomputed state to write, when asked for.
+    pending: Option<Pending>,
+    counts: Vec<(&'static str, u64)>,
+}
+
+/// The state backend's coverage, counts and (when asked for) the precomputed state to write; the
+/// service is dropped before returning so only the backend still holds it.
+fn state_prepared(
+    backend: Arc<StateBackend>,
+    report: Value,
+    stored: Unkeyed<'_>,
+    precompute: Option<Precompute<'_>>,
+) -> Result<Prepared, Refusal> {
+    let service = Arc::clone(backend.service());
+    let derived = service.derived();
+    let coverage = Some(rea_state::coverage::summary(derived));
+    let pending = match precompute {
+        Some(precompute) => {
+            let stored = Stored {
+                manifest: stored.manifest,
+                capture: stored.capture,
+                projection: stored.projection,
+                state_evidence_id: service.state_evidence_id(),
+                data_get_bytes: stored.data_get_bytes,
+            };
+            Some(stored.pending(&service, precompute)?)
+        }
+        None => {
+            drop(stored);
+            None
+        }
+    };
+    let counts = state_counts(derived);
+    drop(service);
+    Ok(Prepared {
+        backend,
+        state: report,
+        unavailable: None,
+        coverage,
+        pending,
+        counts,
+    })
+}
+
+/// What a precomputed state is written from, before the service names the state's id.
+struct Unkeyed<'a> {
+    manifest: &'a Manifest,
+    capture: &'a Evidence,
+    projection: Option<Projection>,
+    data_get_bytes: usize,
 }
 
 /// What a precomputed state is written from, besides the derived state and its key.
