@@ -326,34 +326,20 @@ impl StateRule for ComposedRule {
 
 /// The learned templates as `composed`'s rule, marked when one reads a `made:NAME` source.
 fn templates(outcome: LearnOutcome<FieldRules<Vec<Part>>>) -> LearnOutcome<Templates> {
-    match outcome {
-        LearnOutcome::Learned {
-            explains,
-            needs_clock,
-            rule,
-            schema_version,
-        } => {
-            let earlier =
-                rule.fields.values().flatten().any(
-                    |part| matches!(part, Part::Source { source } if source.starts_with(MADE)),
-                );
-            LearnOutcome::Learned {
-                explains,
-                needs_clock,
-                rule: Templates {
-                    fields: rule.fields,
-                    earlier,
-                },
-                schema_version,
-            }
-        }
-        LearnOutcome::NoExplanation {
-            reason,
-            schema_version,
-        } => LearnOutcome::NoExplanation {
-            reason,
-            schema_version,
-        },
+    let mapped = outcome.map_rule(|rule| {
+        let earlier = rule
+            .fields
+            .values()
+            .flatten()
+            .any(|part| matches!(part, Part::Source { source } if source.starts_with(MADE)));
+        Ok::<_, std::convert::Infallible>(Templates {
+            fields: rule.fields,
+            earlier,
+        })
+    });
+    match mapped {
+        Ok(outcome) => outcome,
+        Err(never) => match never {},
     }
 }
 

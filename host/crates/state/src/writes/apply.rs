@@ -402,6 +402,26 @@ struct Applying<'a, 'v> {
     params: &'a [String],
 }
 
+impl<'a, 'v> Applying<'a, 'v> {
+    /// The call `(state, input, values)` applying `plan` with `rules`; `params` are its path
+    /// parameters' values ([`path_params`]).
+    fn new(
+        plan: &'a WritePlan,
+        rules: &'a RuleSet,
+        (state, input, values): (&'a LiveState, &'a WriteInput, &'a Values<'v>),
+        params: &'a [String],
+    ) -> Self {
+        Applying {
+            plan,
+            rules,
+            state,
+            input,
+            values,
+            params,
+        }
+    }
+}
+
 /// What a call writes: the type, its identity field, the collection (as the path spells it) and,
 /// for an item write, the entity.
 struct Target {
@@ -927,14 +947,7 @@ pub(super) fn member_rule_effects(
     before: &Json,
 ) -> Result<BTreeMap<String, Option<Json>>, Refused> {
     let params = path_params(plan, &input.segments);
-    let applying = Applying {
-        plan,
-        rules,
-        state,
-        input,
-        values,
-        params: &params,
-    };
+    let applying = Applying::new(plan, rules, (state, input, values), &params);
     Ok(applying.apply_rules(collection, Some(before))?.set)
 }
 
@@ -970,14 +983,7 @@ fn prepare_effect(
     }
     let target = Target::of(plan, input)?;
     let params = path_params(plan, &input.segments);
-    let applying = Applying {
-        plan,
-        rules,
-        state,
-        input,
-        values,
-        params: &params,
-    };
+    let applying = Applying::new(plan, rules, (state, input, values), &params);
     if plan.bulk {
         applying.prepare_bulk(&target, &mut change)?;
         return Ok(change);
