@@ -31,6 +31,7 @@ mod capture_robustness;
 mod capture_sensitive;
 mod cli_conventions;
 mod compare_command;
+mod compare_composed_parts;
 mod compare_crosscheck;
 mod compare_mcp;
 mod compare_refusals;

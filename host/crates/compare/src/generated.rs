@@ -7,7 +7,7 @@
 //! | `unique` | both are UUIDs, or both generated integers of 10 to 20 digits of one JSON kind and length |
 //! | `token` | both are strings of one length of at least eight, the same character classes, and a digit (literal identity) |
 //! | `renewed` | at its recorded pointers only (`*` matches actual array items), as `uuid` or `token` |
-//! | `composed` | each side spells the value its parts build from that answer's own fields, and the parts agree by text or by their source fields' clock and id rules |
+//! | `composed` | each side spells the value its parts build from that answer's own fields (a `sent-last:NAME` part: the last `/`-separated part of the sent text), and the parts agree by text or by their source fields' clock and id rules |
 //!
 //! A numeric `sequence` compares literally (only an id mapping may apply). A read's or replay's
 //! answer, and a missing write target's absence answer, have no generation facts. Within one
@@ -210,6 +210,10 @@ pub fn compose(
                         .get(name)
                         .or_else(|| sent.and_then(|sent| sent.get(name)))
                         .cloned(),
+                    ("sent-last", name) => entity
+                        .get(name)
+                        .or_else(|| sent.and_then(|sent| sent.get(name)))
+                        .and_then(|value| last_part(&crate::ids::id_text(value)?)),
                     ("path", index) => index
                         .parse::<usize>()
                         .ok()
@@ -226,10 +230,31 @@ pub fn compose(
     Some((built, sources))
 }
 
+/// The last `/`-separated part of a text holding a `/`, when it is not empty (a `sent-last:`
+/// source, as the `composed` stage spells it: `reports/2027` → `2027`).
+fn last_part(text: &str) -> Option<Value> {
+    let (_, last) = text.rsplit_once('/')?;
+    (!last.is_empty()).then(|| Value::String(last.to_owned()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn a_sent_last_source_is_the_last_part_of_the_sent_path() {
+        let parts = [TemplatePart::Source("sent-last:path".into())];
+        let sent = json!({"path": "reports/2027"});
+        let entity = json!({"name": "2027"});
+        let entity = entity.as_object().expect("object");
+        let (built, sources) = compose(&parts, entity, Some(&sent), &[]).expect("composed");
+        assert_eq!(built, "2027");
+        assert_eq!(sources, vec![("sent-last:path".to_owned(), json!("2027"))]);
+        // A sent text without a `/`, or ending in one, has no last part.
+        assert!(compose(&parts, entity, Some(&json!({"path": "archive"})), &[]).is_none());
+        assert!(compose(&parts, entity, Some(&json!({"path": "reports/"})), &[]).is_none());
+    }
 
     #[test]
     fn uuid_rules_normalise_only_two_uuids_case_insensitively() {
