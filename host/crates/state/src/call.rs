@@ -18,6 +18,9 @@ pub(crate) struct Call {
     pub(crate) query: Vec<(String, Vec<String>)>,
     /// The body argument, when given.
     pub(crate) body: Option<Value>,
+    /// The query pairs as sent, when an answer reshaping the call left some out (a field
+    /// selection): what links to pages repeat.
+    pub(crate) sent: Option<Vec<(String, String)>>,
 }
 
 impl Call {

@@ -736,6 +736,31 @@ pub enum CursorForm {
         /// The text before the query.
         prefix: String,
     },
+    /// An object of links to pages beside the list (`{"next": [{"rel": "next", "uri": …}],
+    /// "self": …}`), present when the call names a page size: each relation's entry repeats the
+    /// call's query with the page parameter first, set to the page it names, and is present only
+    /// where that page exists (the next while matches remain, a previous past the first page).
+    PageLinks {
+        /// The text before each link's query.
+        prefix: String,
+        /// Whether names and values are spelled as decoded (else form-encoded).
+        decoded: bool,
+        /// The relations, in the order the recordings showed them.
+        relations: Vec<PageRelation>,
+    },
+}
+
+/// One relation of a [`CursorForm::PageLinks`] object.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PageRelation {
+    /// Its key in the links object.
+    pub key: String,
+    /// The page it names, less the call's page (-1, 0 or 1).
+    pub step: i64,
+    /// Its entry as recorded, the link's text left `null`.
+    pub template: Json,
+    /// The pointer of the link's text within the entry.
+    pub link: String,
 }
 
 /// An envelope member query lines showed with values of their own (see

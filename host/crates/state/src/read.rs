@@ -227,6 +227,7 @@ fn restated_off(list: &ListView, call: &Call) -> Call {
             .cloned()
             .collect(),
         body: call.body.clone(),
+        sent: call.sent.clone(),
     }
 }
 
@@ -926,6 +927,7 @@ impl StateService {
                 .cloned()
                 .collect(),
             body: call.body.clone(),
+            sent: Some(call.sent.clone().unwrap_or_else(|| call.pairs())),
         };
         let StateAnswer::Rendered(mut rendered) = self.answer_view(tool, view, &bare, false, stale)
         else {
@@ -1113,6 +1115,7 @@ impl StateService {
                 .cloned()
                 .collect(),
             body: call.body.clone(),
+            sent: call.sent.clone(),
         };
         if rest.projected(&item.projected_query_keys).is_some() {
             return None;
@@ -1181,6 +1184,8 @@ impl StateService {
     ) -> Result<StateAnswer, &'static str> {
         let segments = call.segments(template);
         let pairs = call.pairs();
+        // What links to pages repeat: the query as sent, with what a reshaping answer left out.
+        let linked = call.sent.clone().unwrap_or_else(|| pairs.clone());
         let expanded = self.expand_query(list, &pairs);
         let extended = list.query.as_ref().and_then(|model| expanded.extend(model));
         let model = extended.as_ref().or(list.query.as_ref());
@@ -1193,7 +1198,7 @@ impl StateService {
                 tool,
                 list,
                 (model, line),
-                (&expanded.pairs, &pairs),
+                (&expanded.pairs, &pairs, &linked),
                 exact,
             );
         }
@@ -1204,11 +1209,17 @@ impl StateService {
                 tool,
                 list,
                 (envelope, model),
-                (&expanded.pairs, &pairs),
+                (&expanded.pairs, &pairs, &linked),
                 &segments,
             );
         }
-        self.answer_unnamed(tool, list, model, (&expanded.pairs, &pairs), &segments)
+        self.answer_unnamed(
+            tool,
+            list,
+            model,
+            (&expanded.pairs, &pairs, &linked),
+            &segments,
+        )
     }
 
     /// A call its own recorded line names: evaluated when the query model answers that line,
@@ -1218,7 +1229,7 @@ impl StateService {
         tool: &str,
         list: &ListView,
         (model, line): (Option<&QueryModel>, &ListLine),
-        (expanded, pairs): (&QueryPairs, &QueryPairs),
+        (expanded, _, linked): (&QueryPairs, &QueryPairs, &QueryPairs),
         exact: bool,
     ) -> Result<StateAnswer, &'static str> {
         let answered_by_query = list
@@ -1230,7 +1241,7 @@ impl StateService {
                 tool,
                 list,
                 (model, line, true),
-                (expanded, pairs),
+                (expanded, linked),
                 (exact, None),
             );
         }
@@ -1243,7 +1254,7 @@ impl StateService {
         tool: &str,
         list: &ListView,
         (envelope, model): (&PageEnvelope, &QueryModel),
-        (expanded, pairs): (&QueryPairs, &QueryPairs),
+        (expanded, pairs, linked): (&QueryPairs, &QueryPairs, &QueryPairs),
         segments: &[String],
     ) -> Result<StateAnswer, &'static str> {
         let extended = envelope.extend(model);
@@ -1260,7 +1271,7 @@ impl StateService {
             tool,
             list,
             (Some(&extended), base, false),
-            (expanded, pairs),
+            (expanded, linked),
             (false, Some(envelope)),
         )
     }
@@ -1272,7 +1283,7 @@ impl StateService {
         tool: &str,
         list: &ListView,
         model: Option<&QueryModel>,
-        (expanded, pairs): (&QueryPairs, &QueryPairs),
+        (expanded, pairs, linked): (&QueryPairs, &QueryPairs, &QueryPairs),
         segments: &[String],
     ) -> Result<StateAnswer, &'static str> {
         let same_collection = |line: &&ListLine| segments_match(&split_path(&line.path), segments);
@@ -1305,7 +1316,7 @@ impl StateService {
                 tool,
                 list,
                 (Some(model), line, false),
-                (expanded, pairs),
+                (expanded, linked),
                 (false, None),
             ),
             None => Err("unrecorded-request"),
@@ -1650,7 +1661,7 @@ impl StateService {
         tool: &str,
         list: &ListView,
         (model, base, own): (Option<&QueryModel>, &ListLine, bool),
-        (pairs, sent): (&QueryPairs, &QueryPairs),
+        (pairs, linked): (&QueryPairs, &QueryPairs),
         (exact, page): (bool, Option<&PageEnvelope>),
     ) -> Result<StateAnswer, &'static str> {
         let Some(model) = model else {
@@ -1712,9 +1723,10 @@ impl StateService {
         let end = crate::page_cursor::PageEnd {
             model,
             expanded: pairs,
-            sent,
+            sent: linked,
             last: evaluated.members.last().map(|index| candidates[*index]),
             remaining: evaluated.members.len() < evaluated.matched,
+            matched: evaluated.matched,
         };
         Ok(state_answer(
             record,
@@ -1834,8 +1846,9 @@ impl StateService {
         end: &crate::page_cursor::PageEnd<'_>,
     ) -> Result<Json, &'static str> {
         for member in &model.cursor_members {
-            let value = end.value(&member.form).ok_or("unrecorded-request")?;
-            body = crate::render::with_value_at(body, &member.pointer, value);
+            let value = end.minted(&member.form).ok_or("unrecorded-request")?;
+            body = crate::render::with_member_at(body, &member.pointer, value)
+                .ok_or("unrecorded-request")?;
         }
         Ok(body)
     }

@@ -153,6 +153,27 @@ pub fn with_value_at(mut envelope: Json, pointer: &str, value: Json) -> Json {
     envelope
 }
 
+/// An envelope with the member at `pointer` set (added when absent) or, for `None`, removed;
+/// `None` when the object holding it is not there.
+pub fn with_member_at(mut envelope: Json, pointer: &str, value: Option<Json>) -> Option<Json> {
+    let Some((parent, key)) = pointer.rsplit_once('/') else {
+        return value;
+    };
+    let key = rea_plugin_api::json::unescape_pointer_segment(key);
+    let Json::Object(object) = pointer_mut(&mut envelope, parent)? else {
+        return None;
+    };
+    match value {
+        Some(value) => {
+            object.insert(key, value);
+        }
+        None => {
+            object.remove(&key);
+        }
+    }
+    Some(envelope)
+}
+
 /// Sets a counter to `count`, keeping its recorded representation: a number stays a number, a
 /// digit string stays a digit string of at least its recorded width (zero padding kept).
 pub fn set_counter(envelope: &mut Json, pointer: &str, count: usize) {
@@ -294,5 +315,21 @@ mod tests {
             rendered.to_canonical_string(),
             r#"{"due":"2026","status":"kept","title":"a"}"#
         );
+    }
+
+    #[test]
+    fn a_member_is_set_added_or_removed_in_the_object_holding_it() {
+        let body = json(r#"{"data": {"list": [], "total": 2}}"#);
+        let added = with_member_at(body, "/data/links", Some(json(r#"{"self": "s"}"#)));
+        assert_eq!(
+            added,
+            Some(json(
+                r#"{"data": {"list": [], "total": 2, "links": {"self": "s"}}}"#
+            ))
+        );
+        let removed = with_member_at(added.expect("added"), "/data/links", None);
+        assert_eq!(removed, Some(json(r#"{"data": {"list": [], "total": 2}}"#)));
+        // No object holding it: not set.
+        assert_eq!(with_member_at(json("[]"), "/data/links", None), None);
     }
 }

@@ -9,14 +9,14 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use rea_plugin_api::json::{Json, Object};
+use rea_plugin_api::json::{Json, Object, escape_pointer_segment};
 
 use super::entities::{Entities, collection_key};
 use super::lists::{ListPlan, listed_collection, pages_only, scalar_pointers};
 use super::query_grammar::scalar_fields;
 use crate::model::{CursorForm, CursorMember, ListLine, PagedMember, QueryModel, QueryRole};
 use crate::observation::Observation;
-use crate::page_cursor::{PageEnd, candidate_forms};
+use crate::page_cursor::{PageEnd, candidate_forms, page_link_forms};
 use crate::page_envelope::{PageEnvelope, PagedRead, shown_identity};
 use crate::query::{Evaluated, candidate_roles, field_value, order_matches};
 use crate::query_terms::expand;
@@ -767,6 +767,7 @@ fn query_model(
             *index,
             evaluated.members.last().copied(),
             evaluated.members.len() < evaluated.matched,
+            evaluated.matched,
         ));
         let body = line.observation.body.clone().unwrap_or_default();
         let whole = evaluator
@@ -901,8 +902,8 @@ fn offset_pointers(bodies: &[Option<&Json>], offsets: &[usize], list_pointer: &s
 }
 
 /// An answered line's page end: the line, the candidate position of the last member it listed,
-/// and whether matches remained after it.
-type LineEnd = (usize, Option<usize>, bool);
+/// whether matches remained after it, and how many matched.
+type LineEnd = (usize, Option<usize>, bool, usize);
 
 /// The envelope members every answered line (`ends`: the line, the candidate position of the
 /// last member it listed, whether matches remained; `pages`: its body) shows naming its page's
@@ -914,17 +915,11 @@ fn cursor_members(
     evaluator: &Evaluator<'_>,
     list_pointer: &str,
 ) -> Vec<CursorMember> {
-    if !chosen
-        .values()
-        .any(|role| matches!(role, QueryRole::After { .. }))
-    {
-        return Vec::new();
-    }
     let model = QueryModel {
         parameters: chosen.clone(),
         ..QueryModel::of_roles(&[])
     };
-    let value_of = |(index, last, remaining): &LineEnd, form: &CursorForm| {
+    let value_of = |(index, last, remaining, matched): &LineEnd, form: &CursorForm| {
         let line = &lines[*index];
         let candidates = &evaluator.collections.get(&line.collection)?.1;
         PageEnd {
@@ -933,10 +928,25 @@ fn cursor_members(
             sent: line.observation.pairs(),
             last: last.map(|position| candidates[position]),
             remaining: *remaining,
+            matched: *matched,
         }
-        .value(form)
+        .minted(form)
     };
-    let mut found: Vec<CursorMember> = Vec::new();
+    let mut found: Vec<CursorMember> = page_links(chosen, lines, (ends, pages), list_pointer)
+        .into_iter()
+        .find(|member| {
+            ends.iter().zip(pages).all(|(end, (shown, _))| {
+                value_of(end, &member.form) == Some(shown.pointer(&member.pointer).cloned())
+            })
+        })
+        .into_iter()
+        .collect();
+    if !chosen
+        .values()
+        .any(|role| matches!(role, QueryRole::After { .. }))
+    {
+        return found;
+    }
     for (body, _) in pages {
         for (pointer, _) in scalar_pointers(body, list_pointer) {
             if found.iter().any(|member| member.pointer == pointer) {
@@ -946,7 +956,7 @@ fn cursor_members(
             let form = candidate_forms(&held(body)).into_iter().find(|form| {
                 ends.iter()
                     .zip(pages)
-                    .all(|(end, (shown, _))| value_of(end, form) == Some(held(shown)))
+                    .all(|(end, (shown, _))| value_of(end, form) == Some(Some(held(shown))))
             });
             if let Some(form) = form {
                 found.push(CursorMember { pointer, form });
@@ -954,6 +964,62 @@ fn cursor_members(
         }
     }
     found
+}
+
+/// The links members beside the list (see [`CursorForm::PageLinks`]) the answered lines show,
+/// each in the forms their recorded values may take (to be checked against every line); none
+/// without a page and a page-size parameter.
+fn page_links(
+    chosen: &BTreeMap<String, QueryRole>,
+    lines: &[QueryLine<'_>],
+    (ends, pages): (&[LineEnd], &[(Json, bool)]),
+    list_pointer: &str,
+) -> Vec<CursorMember> {
+    let Some((name, base)) = chosen.iter().find_map(|(name, role)| match role {
+        QueryRole::Page { base } => Some((name, *base)),
+        _ => None,
+    }) else {
+        return Vec::new();
+    };
+    if !chosen.values().any(|role| *role == QueryRole::PageSize) {
+        return Vec::new();
+    }
+    let Some((parent, _)) = list_pointer.rsplit_once('/') else {
+        return Vec::new();
+    };
+    // Per object member beside the list: its values, each with the page its line answered.
+    let mut shown: BTreeMap<String, Vec<(&Json, u64)>> = BTreeMap::new();
+    for ((index, ..), (body, _)) in ends.iter().zip(pages) {
+        let Some(envelope) = body.pointer(parent).and_then(Json::as_object) else {
+            continue;
+        };
+        let page = match lines[*index]
+            .arguments
+            .iter()
+            .find(|(sent, _)| sent == name)
+        {
+            Some((_, value)) => value.parse().ok(),
+            None => Some(base),
+        };
+        let Some(page) = page else { continue };
+        for (key, member) in envelope.iter() {
+            let pointer = format!("{parent}/{}", escape_pointer_segment(key));
+            if pointer != list_pointer && matches!(member, Json::Object(_)) {
+                shown.entry(pointer).or_default().push((member, page));
+            }
+        }
+    }
+    shown
+        .into_iter()
+        .flat_map(|(pointer, values)| {
+            page_link_forms(&values, name)
+                .into_iter()
+                .map(move |form| CursorMember {
+                    pointer: pointer.clone(),
+                    form,
+                })
+        })
+        .collect()
 }
 
 /// The envelope members the answered lines' bodies (each with whether its page left matches

@@ -1,0 +1,114 @@
+//! Links to pages beside a list, minted from the state with the envelope members that name a
+//! page's position (`rea_state::page_cursor`): an object of relations beside the list, each
+//! repeating the call's query with the page parameter first and set to the page it names,
+//! present where that page exists (Roundup's `@links`: `self`, `next` while matches remain,
+//! `prev` past the first page; spelled as decoded, as the recorded links spell them), learned
+//! from the build's pages and answered for pages the build never read. The keyset links of
+//! datasette (`next_url`) are the regression guard: its list learns no such object and keeps
+//! minting its next-page link. The links object: one app, Roundup.
+
+use rea_state::model::CursorForm;
+use serde_json::Value;
+
+use crate::state_query_grammar::assert_live_answers;
+use crate::state_query_grammar::{probe_arguments, served_with_probes};
+use crate::state_support::{call_with_strings, query_model, recorded_answer, serve_corpus_app};
+
+const ISSUES: &str = "get_rt_rest_data_issue";
+
+/// A link with its query's pairs after the first (the page) in sorted order: a tool call's
+/// arguments object keeps no order, so the pairs it repeats come in the arguments' order.
+fn unordered_links(body: &mut Value) {
+    let Some(Value::Object(links)) = body.pointer_mut("/data/@links") else {
+        return;
+    };
+    for entry in links.values_mut() {
+        let Some(Value::String(link)) = entry.pointer_mut("/0/uri") else {
+            continue;
+        };
+        let (prefix, query) = link.split_once('?').expect("a query");
+        let mut pairs: Vec<&str> = query.split('&').collect();
+        pairs[1..].sort_unstable();
+        *link = format!("{prefix}?{}", pairs.join("&"));
+    }
+}
+
+#[test]
+fn page_links_beside_the_list_are_minted_for_pages_the_build_never_read() {
+    // Recorded: pages 1 to 3 of 2 by title. Asked: other sizes, sorts and pages, one without a
+    // page number (the first page, its links naming it).
+    let (served, probes) = served_with_probes("roundup");
+    for ordinal in [13, 14, 15] {
+        let probe = probes
+            .iter()
+            .find(|record| record.ordinal == ordinal)
+            .expect("the probe");
+        let (mut answer, is_error) = served.call(ISSUES, probe_arguments(probe));
+        assert!(!is_error, "{ordinal}: {answer:#}");
+        assert_eq!(
+            answer.pointer("/state/source").and_then(Value::as_str),
+            Some("state"),
+            "{answer:#}"
+        );
+        let (_, mut live) = recorded_answer(probe);
+        assert!(live.pointer("/data/@links").is_some(), "{live:#}");
+        unordered_links(&mut live);
+        let body = answer.get_mut("body").expect("a body");
+        unordered_links(body);
+        assert_eq!(*body, live, "{ordinal}");
+    }
+    let served = serve_corpus_app("roundup");
+    let model = query_model(&served, ISSUES);
+    let links = model
+        .cursor_members
+        .iter()
+        .find(|member| matches!(member.form, CursorForm::PageLinks { .. }))
+        .expect("a links member");
+    assert_eq!(links.pointer, "/data/@links");
+    // A call naming no page size lists no links; one listing every match names no next page.
+    let (answer, is_error) = call_with_strings(&served, ISSUES, &[("@fields", "title")]);
+    assert!(!is_error, "{answer:#}");
+    assert_eq!(answer.pointer("/body/data/@links"), None, "{answer:#}");
+    let (answer, is_error) = call_with_strings(
+        &served,
+        ISSUES,
+        &[("@page_size", "10"), ("@fields", "title")],
+    );
+    assert!(!is_error, "{answer:#}");
+    let relations: Vec<&str> = answer
+        .pointer("/body/data/@links")
+        .and_then(Value::as_object)
+        .unwrap_or_else(|| panic!("links: {answer:#}"))
+        .keys()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(relations, vec!["self"], "{answer:#}");
+}
+
+#[test]
+fn keyset_links_keep_their_form_beside_page_links() {
+    let served = serve_corpus_app("datasette");
+    let model = query_model(&served, "get_tracker_tasks_json");
+    let forms: Vec<&CursorForm> = model
+        .cursor_members
+        .iter()
+        .map(|member| &member.form)
+        .collect();
+    assert!(
+        forms
+            .iter()
+            .any(|form| matches!(form, CursorForm::NextLink { .. })),
+        "{forms:?}"
+    );
+    assert!(
+        !forms
+            .iter()
+            .any(|form| matches!(form, CursorForm::PageLinks { .. })),
+        "{forms:?}"
+    );
+    assert_live_answers(
+        "datasette",
+        "get_tracker_tasks_json",
+        &["GET /tracker/tasks.json?_size=3&_next=3"],
+    );
+}
