@@ -375,11 +375,14 @@ impl ServerHandler for McpHandler {
         &self,
         requested: &SubscriptionFilter,
     ) -> Option<SubscriptionFilter> {
+        // rmcp acknowledges the subscription next and calls `listen` after.
+        self.shared.subscription_begins();
         Some(requested.supported_by(&self.get_info().capabilities))
     }
 
     async fn listen(&self, context: SubscriptionContext) -> Result<(), McpError> {
-        let id = self.shared.add_sink(context.sink().clone());
+        let (id, missed) = self.shared.add_sink(context.sink().clone());
+        super::notify_sink(context.sink(), missed).await;
         context.cancelled().await;
         self.shared.remove_sink(id);
         Ok(())

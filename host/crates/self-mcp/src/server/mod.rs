@@ -43,6 +43,53 @@ pub(crate) struct Shared {
     peers: Mutex<Vec<Peer<RoleServer>>>,
     sinks: Mutex<Vec<(u64, SubscriptionSink)>>,
     next_sink: AtomicU64,
+    scope_history: Mutex<ScopeHistory>,
+}
+
+/// The scope changes by generation, so a subscription acknowledged before a change but
+/// registered after it still hears of it: rmcp acknowledges `subscriptions/listen` before it
+/// calls the handler's `listen`, and a change between the two would reach no sink.
+#[derive(Default)]
+struct ScopeHistory {
+    /// How many scope changes there were.
+    generation: u64,
+    /// The latest changes (at most [`ScopeHistory::KEPT`]), by generation.
+    recent: std::collections::VecDeque<(u64, ScopeChange)>,
+    /// The generation each subscription being acknowledged began at, oldest first.
+    beginning: std::collections::VecDeque<u64>,
+}
+
+impl ScopeHistory {
+    const KEPT: usize = 64;
+
+    fn record(&mut self, change: ScopeChange) {
+        self.generation += 1;
+        self.recent.push_back((self.generation, change));
+        if self.recent.len() > Self::KEPT {
+            self.recent.pop_front();
+        }
+    }
+
+    /// What changed after generation `since` (everything, when older changes were forgotten).
+    fn since(&self, since: u64) -> ScopeChange {
+        let forgotten = self
+            .recent
+            .front()
+            .is_some_and(|(generation, _)| *generation > since + 1);
+        let mut missed = ScopeChange {
+            prompts_changed: forgotten,
+            tools_changed: forgotten,
+        };
+        for (_, change) in self
+            .recent
+            .iter()
+            .filter(|(generation, _)| *generation > since)
+        {
+            missed.prompts_changed |= change.prompts_changed;
+            missed.tools_changed |= change.tools_changed;
+        }
+        missed
+    }
 }
 
 impl Shared {
@@ -76,13 +123,37 @@ impl Shared {
             .push(peer);
     }
 
-    fn add_sink(&self, sink: SubscriptionSink) -> u64 {
+    /// A subscription is being acknowledged: the scope generation it begins at.
+    fn subscription_begins(&self) {
+        let mut history = self
+            .scope_history
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        let generation = history.generation;
+        history.beginning.push_back(generation);
+    }
+
+    /// Registers a subscription's sink; returns its id and what changed between its
+    /// acknowledgment and now (which no notification reached it for).
+    fn add_sink(&self, sink: SubscriptionSink) -> (u64, ScopeChange) {
         let id = self.next_sink.fetch_add(1, Ordering::Relaxed);
+        let mut history = self
+            .scope_history
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        let began = history.beginning.pop_front().unwrap_or(history.generation);
         self.sinks
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .push((id, sink));
-        id
+        (id, history.since(began))
+    }
+
+    fn record_scope_change(&self, change: ScopeChange) {
+        self.scope_history
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .record(change);
     }
 
     fn remove_sink(&self, id: u64) {
@@ -90,6 +161,16 @@ impl Shared {
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .retain(|(sink_id, _)| *sink_id != id);
+    }
+}
+
+/// Tells one subscription what changed, as far as it asked to hear of it.
+async fn notify_sink(sink: &SubscriptionSink, change: ScopeChange) {
+    if change.prompts_changed && sink.accepted().prompts_list_changed == Some(true) {
+        let _ = sink.notify_prompt_list_changed().await;
+    }
+    if change.tools_changed && sink.accepted().tools_list_changed == Some(true) {
+        let _ = sink.notify_tool_list_changed().await;
     }
 }
 
@@ -130,6 +211,7 @@ impl SelfMcpServer {
                 peers: Mutex::new(Vec::new()),
                 sinks: Mutex::new(Vec::new()),
                 next_sink: AtomicU64::new(0),
+                scope_history: Mutex::new(ScopeHistory::default()),
             }),
         }
     }
@@ -180,6 +262,9 @@ impl SelfMcpServer {
         if !change.prompts_changed && !change.tools_changed {
             return;
         }
+        // Recorded before the sinks are read: a sink registered after this hears of it from
+        // [`Shared::add_sink`], one registered before from the loop below.
+        self.shared.record_scope_change(change);
         let peers: Vec<Peer<RoleServer>> = self
             .shared
             .peers
@@ -208,13 +293,8 @@ impl SelfMcpServer {
             .iter()
             .map(|(_, sink)| sink.clone())
             .collect();
-        for sink in sinks {
-            if change.prompts_changed && sink.accepted().prompts_list_changed == Some(true) {
-                let _ = sink.notify_prompt_list_changed().await;
-            }
-            if change.tools_changed && sink.accepted().tools_list_changed == Some(true) {
-                let _ = sink.notify_tool_list_changed().await;
-            }
+        for sink in &sinks {
+            notify_sink(sink, change).await;
         }
     }
 
@@ -296,5 +376,54 @@ impl SelfMcpServer {
                 Arc::new(allowed_hosts),
                 rea_serve::guard::protect,
             ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{ScopeChange, ScopeHistory};
+
+    const PROMPTS: ScopeChange = ScopeChange {
+        prompts_changed: true,
+        tools_changed: false,
+    };
+    const TOOLS: ScopeChange = ScopeChange {
+        prompts_changed: false,
+        tools_changed: true,
+    };
+    const NOTHING: ScopeChange = ScopeChange {
+        prompts_changed: false,
+        tools_changed: false,
+    };
+
+    #[test]
+    fn a_subscription_hears_of_the_changes_after_it_began_and_only_those() {
+        let mut history = ScopeHistory::default();
+        history.record(PROMPTS);
+        let began = history.generation;
+        assert_eq!(history.since(began), NOTHING);
+        history.record(TOOLS);
+        assert_eq!(history.since(began), TOOLS);
+        assert_eq!(
+            history.since(0),
+            ScopeChange {
+                prompts_changed: true,
+                ..TOOLS
+            }
+        );
+    }
+
+    #[test]
+    fn changes_older_than_the_kept_ones_count_as_everything() {
+        let mut history = ScopeHistory::default();
+        for _ in 0..ScopeHistory::KEPT + 2 {
+            history.record(TOOLS);
+        }
+        let everything = ScopeChange {
+            prompts_changed: true,
+            tools_changed: true,
+        };
+        assert_eq!(history.since(0), everything);
+        assert_eq!(history.since(history.generation - 1), TOOLS);
     }
 }
