@@ -133,7 +133,7 @@ pub fn predict(
             // The data plane shares the service: dropped now, so the derived state is taken from
             // the service once the backend is dropped too, not copied ([`Pending::prepare`]).
             drop(plane);
-            let stored = Unkeyed {
+            let stored = Stored {
                 manifest,
                 capture,
                 projection,
@@ -195,23 +195,14 @@ struct Prepared {
 fn state_prepared(
     backend: Arc<StateBackend>,
     report: Value,
-    stored: Unkeyed<'_>,
+    stored: Stored<'_>,
     precompute: Option<Precompute<'_>>,
 ) -> Result<Prepared, Refusal> {
     let service = Arc::clone(backend.service());
     let derived = service.derived();
     let coverage = Some(rea_state::coverage::summary(derived));
     let pending = match precompute {
-        Some(precompute) => {
-            let stored = Stored {
-                manifest: stored.manifest,
-                capture: stored.capture,
-                projection: stored.projection,
-                state_evidence_id: service.state_evidence_id(),
-                data_get_bytes: stored.data_get_bytes,
-            };
-            Some(stored.pending(&service, precompute)?)
-        }
+        Some(precompute) => Some(stored.pending(&service, precompute)?),
         None => {
             drop(stored);
             None
@@ -229,21 +220,12 @@ fn state_prepared(
     })
 }
 
-/// What a precomputed state is written from, before the service names the state's id.
-struct Unkeyed<'a> {
-    manifest: &'a Manifest,
-    capture: &'a Evidence,
-    projection: Option<Projection>,
-    data_get_bytes: usize,
-}
-
 /// What a precomputed state is written from, besides the derived state and its key.
 struct Stored<'a> {
     manifest: &'a Manifest,
     capture: &'a Evidence,
     /// A projection of the capture made in this process: its records are the ones kept (moved).
     projection: Option<Projection>,
-    state_evidence_id: &'a str,
     data_get_bytes: usize,
 }
 
@@ -294,7 +276,7 @@ impl Stored<'_> {
             service: Arc::clone(service),
             records,
             key,
-            state_evidence_id: self.state_evidence_id.to_owned(),
+            state_evidence_id: service.state_evidence_id().to_owned(),
             data_get_bytes: self.data_get_bytes,
             evidence_sha256: precompute.evidence_sha256.to_owned(),
         })
