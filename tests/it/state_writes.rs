@@ -609,6 +609,78 @@ fn refused_writes_name_the_accepted_members_and_change_nothing() {
     assert_eq!(data_get(&served), before);
 }
 
+/// A capture file inspected where it lies (its path named in the capture Evidence, as the
+/// command names it) and served from the state.
+fn serve_stored_at(path: &std::path::Path) -> Served {
+    let capture = rea::commands::inspect_capture::inspect_with_builtins(
+        &rea::commands::inspect_capture::InspectRequest {
+            capture: path,
+            input_kind: "har",
+            selection: None,
+            sensitive_values: &[],
+        },
+    )
+    .expect("the capture inspects");
+    state_support::serve_evidence(
+        capture,
+        state_support::state_rules(),
+        rea_backends::fetch::FetchOptions::default(),
+    )
+}
+
+/// The first generated id a create answers, served from the same recording stored at two paths.
+fn generated_ids_at_two_paths(
+    build: &std::path::Path,
+    create: &str,
+    arguments: &Value,
+) -> [String; 2] {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let near = dir.path().join("a/build.har");
+    let far = dir.path().join("elsewhere/deeper/copy.har");
+    [&near, &far].iter().for_each(|path| {
+        std::fs::create_dir_all(path.parent().expect("a folder")).expect("folder");
+        std::fs::copy(build, path).expect("copy");
+    });
+    let served = [serve_stored_at(&near), serve_stored_at(&far)];
+    let [one, two] = &served;
+    // The capture Evidence names the file, so the Evidence ids differ; the draw seed does not.
+    assert_ne!(
+        one.backend.service().state_evidence_id(),
+        two.backend.service().state_evidence_id()
+    );
+    assert!(
+        one.state().draw_seed.starts_with("ev_"),
+        "a draw seed is sealed"
+    );
+    assert_eq!(one.state().draw_seed, two.state().draw_seed);
+    served.map(|served| {
+        let (answer, error) = call(&served, create, arguments.clone());
+        assert!(!error, "{answer}");
+        // The answer's `replay` names the capture Evidence (and so its path); its body does not.
+        serde_json::to_string(&answer["body"]).expect("an answer")
+    })
+}
+
+#[test]
+fn generated_ids_are_the_same_wherever_the_recording_is_stored() {
+    let kinto = state_support::captures_dir().join("kinto/build.har");
+    let create = "post_buckets_workspace_collections_records_by_collection_id";
+    let arguments = json!({"collection_id": "tasks", "body": {"data": {"title": "Moved"}}});
+    let [near, far] = generated_ids_at_two_paths(&kinto, create, &arguments);
+    assert!(near.contains("\"id\""), "{near}");
+    assert_eq!(near, far, "a UUID the uuid rule draws");
+    let tickets = rea_tests::fidelity::discover(&rea_tests::fidelity::default_roots())
+        .into_iter()
+        .find(|found| found.name == "json-server-v1")
+        .expect("the corpus holds json-server-v1")
+        .dir
+        .join("build.har");
+    let arguments = json!({"body": {"subject": "Moved", "customerId": "c1", "priority": 2}});
+    let [near, far] = generated_ids_at_two_paths(&tickets, "post_tickets", &arguments);
+    assert!(near.contains("\"id\""), "{near}");
+    assert_eq!(near, far, "a token the token rule draws");
+}
+
 #[test]
 fn kinto_writes_generate_deterministic_ids_and_clocks() {
     let served = serve("kinto/build.har");

@@ -354,8 +354,14 @@ pub struct ServedCall {
     /// The path parameters by template index.
     #[serde(default)]
     pub path_params: Vec<String>,
-    /// The state Evidence id (generated values derive from it).
+    /// The state Evidence id.
     pub state_evidence_id: String,
+    /// What the values a write generates derive from (fresh ids, tokens): a digest of the served
+    /// state that names no file, path or parent Evidence, so the same recording generates the
+    /// same values wherever it is stored. Empty from a host built before it: read it through
+    /// [`ServedCall::generation_seed`].
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub draw_seed: String,
     /// The store-wide counters the host keeps (an integer member of the application's answers
     /// that holds steady between writes and steps by one per served write, such as a store's
     /// revision in every answer's header): the answer pointer a rule learned it at → its value
@@ -467,6 +473,16 @@ impl PartialEq for Held {
 }
 
 impl ServedCall {
+    /// What generated values derive from: [`ServedCall::draw_seed`], or the state Evidence id
+    /// when the host passed no draw seed.
+    pub fn generation_seed(&self) -> &str {
+        if self.draw_seed.is_empty() {
+            &self.state_evidence_id
+        } else {
+            &self.draw_seed
+        }
+    }
+
     fn listed(&self, pointer: &str) -> impl Iterator<Item = &Value> {
         self.held_values.get(pointer).into_iter().flatten()
     }
@@ -723,4 +739,26 @@ schema_versioned! {
     HeldIndexes => "rule held indexes",
     OptionsCheckRequest => "rule options check request",
     OptionsCheck => "rule options check",
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ServedCall;
+
+    #[test]
+    fn generated_values_draw_from_the_draw_seed_or_else_the_state_id() {
+        let mut call = ServedCall {
+            state_evidence_id: "ev_state".to_owned(),
+            ..ServedCall::default()
+        };
+        // A host built before draw seeds passes none: the state Evidence id stands in.
+        assert_eq!(call.generation_seed(), "ev_state");
+        let json = serde_json::to_value(&call).expect("json");
+        assert!(json.get("draw_seed").is_none(), "an empty seed is left out");
+        call.draw_seed = "ev_seed".to_owned();
+        assert_eq!(call.generation_seed(), "ev_seed");
+        let read: ServedCall =
+            serde_json::from_value(serde_json::to_value(&call).expect("json")).expect("read");
+        assert_eq!(read.draw_seed, "ev_seed");
+    }
 }

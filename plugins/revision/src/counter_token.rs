@@ -141,7 +141,7 @@ impl StateRule for CounterTokenRule {
                 PluginError::new("revision_overflow", "the next revision is too large")
             })?;
             let token = token(
-                &call.state_evidence_id,
+                call.generation_seed(),
                 &request.tool.name,
                 pointer,
                 call.write_count,

@@ -158,7 +158,7 @@ impl StateRule for UniqueRule {
             let mut attempt = 0;
             let text = loop {
                 let candidate = derive(
-                    &call.state_evidence_id,
+                    call.generation_seed(),
                     &request.tool.name,
                     pointer,
                     call.write_count,

@@ -285,7 +285,7 @@ impl StateRule for GeneratedRule {
                 let candidate = match shape {
                     GeneratedShape::Uuid { upper } => uuid_from(
                         &derive(
-                            &call.state_evidence_id,
+                            call.generation_seed(),
                             &request.tool.name,
                             pointer,
                             call.write_count,
@@ -302,7 +302,7 @@ impl StateRule for GeneratedRule {
                             PluginError::new("invalid_rule", "a token alphabet does not parse")
                         })?;
                         let token = token_from(
-                            &call.state_evidence_id,
+                            call.generation_seed(),
                             &request.tool.name,
                             pointer,
                             call.write_count,

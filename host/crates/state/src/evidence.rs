@@ -50,6 +50,22 @@ pub fn sealed_state_id(state: &StateView) -> Result<String, Refusal> {
         .map_err(|refusal| refusal.in_stage(STAGE))
 }
 
+/// The seed served writes' generated values derive from: the id [`sealed_state_id`] gives the
+/// state with `parent_evidence_id`, `manifest_evidence_id` and `draw_seed` left empty. Those two
+/// ids seal the capture file's path (the capture Evidence names it); the rest of the state is
+/// the recording's content and the rules, so the same recording and pipeline draw the same
+/// values wherever the file is stored.
+pub fn draw_seed(state: &mut StateView) -> Result<String, Refusal> {
+    let parent = std::mem::take(&mut state.parent_evidence_id);
+    let manifest = std::mem::take(&mut state.manifest_evidence_id);
+    let earlier = std::mem::take(&mut state.draw_seed);
+    let seed = sealed_state_id(state);
+    state.parent_evidence_id = parent;
+    state.manifest_evidence_id = manifest;
+    state.draw_seed = earlier;
+    seed
+}
+
 fn state_document(state: &StateView) -> StateDocument<'_> {
     StateDocument {
         state,
@@ -176,12 +192,13 @@ fn derive_within(
 ) -> Result<StateView, Refusal> {
     let manifest = projection.manifest();
     let manifest_evidence = seal_manifest(manifest)?;
-    let state = derive_state(
+    let mut state = derive_state(
         manifest,
         manifest_evidence.id(),
         projection.records(),
         state_rules,
     )?;
+    state.draw_seed = draw_seed(&mut state)?;
     check_budget(&state, budget)?;
     Ok(state)
 }

@@ -29,6 +29,9 @@
 //! views                one per read tool (manifest order): {tool, method, path_template, kind, …}
 //! write_plans          one per write tool (manifest order): served, or withheld with a reason
 //!                      (see [`crate::writes::model`])
+//! draw_seed            what served writes' generated values derive from: the id the state
+//!                      seals with its two parent ids and this member left out, free of the
+//!                      capture file's path
 //! ```
 //!
 //! A view's `kind` is `item`, `list`, `document` or `recorded` (with a `reason`); see
@@ -116,6 +119,12 @@ pub struct StateView {
     /// The store counters the capture shows (see [`crate::counters`]); left out when none.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub store_counters: Vec<crate::counters::StoreCounter>,
+    /// What the values served writes generate derive from: the id the state seals with no parent
+    /// Evidence id (see [`crate::evidence::draw_seed`]), so a recording generates the same values
+    /// wherever its file is stored (the capture Evidence names the file's path). Left out when
+    /// empty (a state from before it, whose writes draw from the state Evidence id).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub draw_seed: String,
 }
 
 /// A successful write and what it relates to: the reads of what it relates to end their

@@ -97,6 +97,16 @@ impl StateService {
         &self.state_evidence_id
     }
 
+    /// What served writes' generated values derive from: the state's draw seed, or its Evidence
+    /// id for a state derived before draw seeds.
+    pub fn draw_seed(&self) -> &str {
+        if self.derived.draw_seed.is_empty() {
+            &self.state_evidence_id
+        } else {
+            &self.derived.draw_seed
+        }
+    }
+
     /// The derived state.
     pub fn derived(&self) -> &StateView {
         &self.derived

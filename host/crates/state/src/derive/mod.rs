@@ -297,6 +297,8 @@ fn derive_pass(
         created_reads,
         sliced_members,
         store_counters: crate::counters::derive(manifest, timeline),
+        // Sealed once the state is whole (`crate::evidence::draw_seed`).
+        draw_seed: String::new(),
     };
     let (plans, related, unmodelled) =
         crate::writes::derive_write_plans(manifest, timeline, &state, records, rules);

@@ -2312,3 +2312,27 @@ fn types_inside_a_served_collection_that_no_write_tool_writes_are_unmodelled_aft
     let root = [plan_writing("put_item", "/", true)];
     assert!(super::nested_in_written(&types, &root).is_empty());
 }
+
+#[test]
+fn the_draw_seed_seals_the_state_without_its_parents_ids() {
+    let records = vec![
+        record(0, "GET", "/posts/1", 200, post(1)),
+        record(1, "GET", "/posts/2", 200, post(2)),
+    ];
+    let mut state = derive(records.clone()).state;
+    let seed = crate::evidence::draw_seed(&mut state).unwrap();
+    assert!(seed.starts_with("ev_"));
+    // The ids are kept, and the seed is not the state Evidence id.
+    assert_eq!(state.parent_evidence_id, "ev_capture");
+    assert_eq!(state.manifest_evidence_id, "ev_manifest");
+    assert_ne!(seed, crate::evidence::sealed_state_id(&state).unwrap());
+    // Another capture file (its path in the capture Evidence) gives other parents, the same seed.
+    state.parent_evidence_id = "ev_moved_capture".to_owned();
+    state.manifest_evidence_id = "ev_moved_manifest".to_owned();
+    state.draw_seed = seed.clone();
+    assert_eq!(crate::evidence::draw_seed(&mut state).unwrap(), seed);
+    assert_eq!(state.draw_seed, seed, "the member is restored");
+    // Other content, another seed.
+    let mut other = derive(vec![record(0, "GET", "/posts/3", 200, post(3))]).state;
+    assert_ne!(crate::evidence::draw_seed(&mut other).unwrap(), seed);
+}

@@ -65,6 +65,8 @@ pub enum Values<'a> {
         clock: Option<String>,
         /// The state Evidence id.
         state_evidence_id: &'a str,
+        /// What generated values derive from ([`crate::StateService::draw_seed`]).
+        draw_seed: &'a str,
         /// How its rule calls are made.
         calls: &'a RuleCalls,
     },
@@ -580,9 +582,11 @@ impl Applying<'_, '_> {
         };
         // A served call's rule gets what it declared it asks about the collection: answers
         // from the held indexes, or (a stage built before them) every held value.
-        let (held_values, held, state_evidence_id) = match self.values {
+        let (held_values, held, (state_evidence_id, draw_seed)) = match self.values {
             Values::Served {
-                state_evidence_id, ..
+                state_evidence_id,
+                draw_seed,
+                ..
             } => {
                 let kinds = step.handle.held_indexes();
                 let (values, held) = if kinds.contains(&HeldIndexKind::Values) {
@@ -593,9 +597,10 @@ impl Applying<'_, '_> {
                     let answers = held_answers(plan, learned, kinds, self.state, collection);
                     (BTreeMap::new(), Some(answers))
                 };
-                (values, held, (*state_evidence_id).to_owned())
+                let seeds = ((*state_evidence_id).to_owned(), (*draw_seed).to_owned());
+                (values, held, seeds)
             }
-            Values::Observed { .. } => (BTreeMap::new(), None, String::new()),
+            Values::Observed { .. } => (BTreeMap::new(), None, Default::default()),
         };
         let request = ApplyRequest {
             call: ServedCall {
@@ -616,6 +621,7 @@ impl Applying<'_, '_> {
                 held: Held::default(),
                 path_params: self.params.to_vec(),
                 state_evidence_id,
+                draw_seed,
                 store_counters: self
                     .state
                     .counter_values()

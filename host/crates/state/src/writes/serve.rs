@@ -533,6 +533,7 @@ fn prepare_with(
     let values = Values::Served {
         clock,
         state_evidence_id: service.state_evidence_id(),
+        draw_seed: service.draw_seed(),
         calls,
     };
     let listed = super::listed::listed_row(service, plan, input, live).map(|row| WriteInput {
