@@ -90,13 +90,15 @@ page links spell them; a value holding a space is percent-encoded.
   the end; other includes (`include=project` with a filter, `include=assignee` on a page, an item
   with `include=tasks` and `include=assignee`), other items and relationships (an empty to-one
   answers 404 `"Not Found"`);
-  missing task, project and user (404).
+  missing task, project and user (404); items the build read, asked with `fields[Task]`,
+  by their `links.self` (trailing slash) and with `include=tasks`.
 - **probe-crud.har** — a task created in project 3, read in filtered lists and its project's
   relationship, `PATCH`ed (title, priority) and moved by `PATCH /tasks/<id>/project`; a seeded task
   set done and another deleted, the lists and pages of 4 read after; a project created, renamed,
   its delete refused while a task names it (409), then deleted; a user created, assigned a task,
   listed by role, deleted (its task's `assignee_id` becomes null); refusals (a username that exists
-  and a task without a title: 409; a type not the collection's: 400; a missing task and user: 404).
+  and a task without a title: 409; a type not the collection's: 400; a missing task and user: 404);
+  tasks the build read by id (1 and 4) changed and one deleted, each read back.
 
 ## API styles this app shows (corpus checklist)
 

@@ -250,6 +250,11 @@ def scenario_probe_reads(rec: Recorder) -> None:
     read(rec, f"{P}/7", "a project that does not exist: 404", expect=404)
     read(rec, f"{U}/99", "a user that does not exist: 404", expect=404)
 
+    rec.section("Items the build read, asked otherwise")
+    read(rec, q(f"{T}/1", ("fields[Task]", "title,status")), "task 1, only title and status")
+    read(rec, f"{T}/4/", "task 4 by its `links.self` (the trailing slash)")
+    read(rec, q(f"{P}/2", ("include", "tasks")), "project 2 with its tasks")
+
 
 # ---------------------------------------------------------------- probe-crud
 def probe_crud_tasks(rec: Recorder) -> None:
@@ -316,6 +321,15 @@ def probe_crud_others(rec: Recorder) -> None:
     create(rec, "users", "Task", {"username": "gina"}, "a type that is not the collection's: 400", expect=400)
     update(rec, "tasks", "Task", "42", {"status": "done"}, "PATCH a task that does not exist: 404", expect=404)
     delete(rec, f"{U}/42", "DELETE a user that does not exist: 404", expect=404)
+
+    rec.section("Tasks the build read by id, changed and deleted")
+    update(rec, "tasks", "Task", "4", {"status": "done", "estimate": 13}, "task 4 done, estimate 13")
+    read(rec, f"{T}/4", "read it")
+    update(rec, "tasks", "Task", "1", {"title": "Design the landing page again"}, "retitle task 1")
+    read(rec, f"{T}/1", "read it")
+    delete(rec, f"{T}/4", "delete task 4")
+    read(rec, f"{T}/4", "it is gone: 404", expect=404)
+    read(rec, f"{U}/3", "user 3 (carol), unchanged")
 
 
 def scenario_probe_crud(rec: Recorder) -> None:
