@@ -185,6 +185,12 @@ impl Object {
         self.members.push((key, value));
     }
 
+    /// Gives back the room the members' list grew beyond them (the parser's objects are kept
+    /// whole, often for a program's lifetime: a list grown by doubling holds up to twice its size).
+    pub(crate) fn shrink_to_fit(&mut self) {
+        self.members.shrink_to_fit();
+    }
+
     pub(crate) fn members(&self) -> &[(String, Json)] {
         &self.members
     }

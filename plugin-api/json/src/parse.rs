@@ -457,6 +457,8 @@ impl Parser<'_, '_> {
                 Some(b',') => self.pos += 1,
                 Some(b']') => {
                     self.pos += 1;
+                    // Without the room the list grew beyond its items (see `Object::shrink_to_fit`).
+                    items.shrink_to_fit();
                     return Ok(Json::Array(items));
                 }
                 _ => return Err(self.unexpected().within(&items.len().to_string())),
@@ -513,6 +515,7 @@ impl Parser<'_, '_> {
                 Some(b',') => self.pos += 1,
                 Some(b'}') => {
                     self.pos += 1;
+                    object.shrink_to_fit();
                     return Ok(Json::Object(object));
                 }
                 _ => return Err(self.unexpected()),
@@ -759,6 +762,15 @@ mod tests {
             .collect();
         assert_eq!(numbers, ["1.50", "-0", "1e2"]);
         assert_eq!(value.get("a").unwrap().as_str(), Some("xé😀"));
+    }
+
+    #[test]
+    fn parsed_lists_keep_no_room_beyond_their_items() {
+        let value = parse(br#"{"a": [1, 2, 3, 4, 5], "b": 1, "c": 2, "d": 3, "e": 4}"#).unwrap();
+        let items = value.get("a").unwrap().as_array().unwrap();
+        assert_eq!(items.capacity(), items.len());
+        let members = value.as_object().unwrap().members.capacity();
+        assert_eq!(members, 5);
     }
 
     #[test]

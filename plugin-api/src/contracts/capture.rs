@@ -159,6 +159,7 @@ pub struct RecordQuery {
     /// Decoded `[name, value]` pairs in request order (form-urlencoded decoding: `+` is a space,
     /// percent-escapes that are not UTF-8 become U+FFFD; the raw spelling stays exact). A pair
     /// holding a sensitive value is `null`.
+    #[serde(deserialize_with = "exact_list")]
     pub pairs: Vec<Option<(String, String)>>,
     /// The text after `?` exactly as recorded (may be empty for an explicit empty query); `None`
     /// when it holds a sensitive value.
@@ -237,6 +238,18 @@ impl Serialize for Body {
     }
 }
 
+/// A list read without the room it grew beyond its items: records are kept (the build's, a
+/// server's), and a list grown by doubling holds up to twice its size (a one-header list, four).
+fn exact_list<'de, D, T>(deserializer: D) -> Result<Vec<T>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    let mut items = Vec::<T>::deserialize(deserializer)?;
+    items.shrink_to_fit();
+    Ok(items)
+}
+
 /// A body's text read as a string and kept shared (the `rc` feature of serde is not used).
 fn shared_text<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Arc<str>, D::Error> {
     let text = <std::borrow::Cow<'de, str>>::deserialize(deserializer)?;
@@ -280,6 +293,7 @@ pub struct RecordRequest {
     /// The request body (`postData`).
     pub body: Body,
     /// Request headers in recorded order.
+    #[serde(deserialize_with = "exact_list")]
     pub headers: Vec<RecordHeader>,
     /// The HTTP version as recorded.
     pub http_version: Option<String>,
@@ -294,6 +308,7 @@ pub struct RecordResponse {
     /// The response body (`content.text`, decoded from base64 when so recorded).
     pub body: Body,
     /// Response headers in recorded order.
+    #[serde(deserialize_with = "exact_list")]
     pub headers: Vec<RecordHeader>,
     /// The HTTP version as recorded.
     pub http_version: Option<String>,
@@ -341,4 +356,23 @@ pub struct Limitation {
     /// about a selected record.
     #[serde(default)]
     pub record_ordinals: Vec<u64>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn headers_and_query_pairs_are_read_without_spare_room() {
+        let response: RecordResponse = serde_json::from_str(
+            r#"{"body": {"kind": "missing"}, "headers": [{"excluded": null, "name": "A", "value": "1"}],
+               "http_version": null, "media_type": null, "status": 200, "status_text": null}"#,
+        )
+        .unwrap();
+        assert_eq!(response.headers.capacity(), 1);
+        let query: RecordQuery =
+            serde_json::from_str(r#"{"pairs": [["a", "1"], null, ["b", "2"]], "raw": null}"#)
+                .unwrap();
+        assert_eq!(query.pairs.capacity(), 3);
+    }
 }

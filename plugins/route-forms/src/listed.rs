@@ -272,17 +272,19 @@ fn named_by_item_route(
 /// Rule 4 (see the module docs): the segments of sibling families whose every value an item
 /// route's whole-segment parameter took, with that parameter's form.
 fn ids_of_items_elsewhere(routes: &Routes<'_>) -> Vec<(usize, usize, SegmentForm)> {
-    let mut item_ids: HashMap<&str, BTreeMap<SegmentForm, usize>> = HashMap::new();
+    // Per id, the forms (borrowed: one id per item, so a map, or a copy of a form, per id would
+    // hold far more than the routes do) and how often each took it.
+    let mut item_ids: HashMap<&str, Vec<(&SegmentForm, usize)>> = HashMap::new();
     for (route, forms) in routes.routes.iter().zip(&routes.forms) {
         let (Some(Some(form)), Some(value)) = (forms.last(), route.decoded.last()) else {
             continue;
         };
         if form.prefix.is_empty() && form.suffix.is_empty() {
-            *item_ids
-                .entry(value.as_str())
-                .or_default()
-                .entry(form.clone())
-                .or_default() += 1;
+            let counted = item_ids.entry(value.as_str()).or_default();
+            match counted.iter_mut().find(|(known, _)| *known == form) {
+                Some((_, count)) => *count += 1,
+                None => counted.push((form, 1)),
+            }
         }
     }
     let mut changes = Vec::new();
@@ -301,7 +303,7 @@ fn ids_of_items_elsewhere(routes: &Routes<'_>) -> Vec<(usize, usize, SegmentForm
         let mut counts: BTreeMap<SegmentForm, usize> = BTreeMap::new();
         for value in &decoded {
             for (form, count) in &item_ids[value] {
-                *counts.entry(form.clone()).or_default() += count;
+                *counts.entry((*form).clone()).or_default() += count;
             }
         }
         if let Some(form) = most_common(counts) {
