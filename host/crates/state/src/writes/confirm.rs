@@ -1397,9 +1397,9 @@ fn resync_item(
     let shown = observation
         .body
         .as_ref()
-        .and_then(|body| body.pointer(&item.entity_pointer))
+        .and_then(|body| item.shown(body))
         .filter(|object| !crate::derive::marked_deleted(object));
-    resync_listed(live, key, collection, shown.cloned());
+    resync_listed(live, key, collection, shown);
 }
 
 /// A list read of one collection: the entities it lists, and where each lives.

@@ -72,6 +72,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use rea_manifest::Manifest;
 use rea_plugin_api::contracts::capture::CaptureRecord;
+use rea_plugin_api::json::Json;
 
 use self::model::{Effect, WritePlan, WriteTarget};
 use self::target::{Classified, TargetKind};
@@ -134,9 +135,21 @@ pub(crate) struct ItemScope {
     /// Query parameters the capture shows changing nothing of the answer (the view's
     /// `neutral_query`): a read naming only these shows the entity as a plain read does.
     pub neutral: BTreeSet<String>,
+    /// The view's identity field and how its answers nest the properties (see
+    /// [`crate::nesting`]), when they do.
+    pub nesting: Option<(String, crate::nesting::Nesting)>,
 }
 
 impl ItemScope {
+    /// The entity a successful read's body shows, flat (see [`crate::nesting`]).
+    pub fn shown(&self, body: &Json) -> Option<Json> {
+        let object = body.pointer(&self.entity_pointer)?;
+        match &self.nesting {
+            Some((identity, nesting)) => nesting.flatten(identity, object),
+            None => Some(object.clone()),
+        }
+    }
+
     /// The entity an item read names, `(collection, id)`: the path without its last segment, and
     /// the identity the last segment or the key parameter gives (a read looking the entity up by
     /// another field names it only by the entity it showed). With `plain_only`, only a read
@@ -366,6 +379,10 @@ impl Views {
                         .map_or_else(String::new, |pattern| (*pattern).to_owned()),
                         minted: item.per_response_members.clone(),
                         neutral: item.neutral_query.iter().cloned().collect(),
+                        nesting: item
+                            .nesting
+                            .clone()
+                            .map(|nesting| (item.identity_field.clone(), nesting)),
                     }),
                 );
             }
