@@ -915,6 +915,8 @@ pub fn prepare(
     input: &WriteInput,
     values: &Values<'_>,
 ) -> Result<Change, Refused> {
+    let respelled = super::references::respelled(&plan.references, state, input)?;
+    let input = respelled.as_ref().unwrap_or(input);
     let mut change = prepare_effect(plan, rules, state, input, values)?;
     change.counters = state.stepped_counters(&plan.tool);
     change.computed = computed_members(plan, input, &change);

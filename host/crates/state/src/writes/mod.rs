@@ -58,6 +58,7 @@ mod numbered;
 mod observe;
 pub(crate) mod omitted;
 mod parent_create;
+pub mod references;
 mod rows;
 pub mod serve;
 mod shapes;
@@ -565,6 +566,7 @@ pub(crate) fn derive_write_plans(
     }
     // Pass 2 (`observe`).
     let mut observed = observe::observe(manifest, timeline, state, &views, &mut drafts);
+    references::learn(&mut drafts, &mut observed, state);
     // Pass 3 (`learn`, `explain`), ending with the sorts a type's plans share, and the taken
     // values and left-out members creates were refused for.
     for draft in &mut drafts {
@@ -704,6 +706,7 @@ impl Draft {
                 children: Vec::new(),
                 batch: None,
                 guarded: None,
+                references: Vec::new(),
             },
             classified,
             calls: Vec::new(),

@@ -189,6 +189,10 @@ pub struct WritePlan {
     /// beside them hold (see [`super::guarded`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub guarded: Option<super::guarded::GuardedModel>,
+    /// Members the calls send as ids or key names of another type's entities, stored as their
+    /// link objects (see [`super::references`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub references: Vec<super::references::SentReference>,
 }
 
 /// A create body's member whose objects the application created as entities of another type,

@@ -52,8 +52,11 @@ pub(crate) struct Call {
     pub segments: Vec<String>,
     /// The query pairs.
     pub query: Option<Vec<(String, String)>>,
-    /// The request body.
+    /// The request body (its sent references re-spelled as the link objects stored, see
+    /// [`super::references`]).
     pub request: RequestBody,
+    /// The request body as recorded, when [`super::references`] re-spelled it.
+    pub recorded_request: Option<RequestBody>,
     /// The answer as JSON.
     pub response: Option<Json>,
     /// The status.
@@ -502,6 +505,7 @@ impl Call {
             before: None,
             stale_before: false,
             answered_member: None,
+            recorded_request: None,
             document_before: None,
             before_position: None,
             after: After::Unobserved,
