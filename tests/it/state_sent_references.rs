@@ -5,7 +5,9 @@
 //! `priority=urgent, status=in-progress`, reading each back; the plans learn each member's linked
 //! type and key member, a `PUT` takes those its type's create learned (the assignee), and a
 //! served `PUT` naming a status and a user by name stores their link objects, so a list filtered
-//! by the new status lists the issue. A name no held entity has is refused. One app: Roundup (no
+//! by the new status lists the issue; its answer names the members it changed, by id
+//! (`"attribute": {"status": "8", "assignedto": "5"}`), as the build's answer named its own. A name
+//! no held entity has is refused. One app: Roundup (no
 //! other corpus app sends a link by a key name and reads it back as a link object).
 
 use rea_manifest::catalog::ArgumentTarget;
@@ -82,6 +84,17 @@ fn a_served_put_by_name_stores_the_link_objects_the_lists_filter_by() {
     let body = json!({"status": "resolved", "assignedto": "carol"});
     let (answer, is_error) = served.call(PUT_ISSUE, put_arguments(&served, "2", body));
     assert!(!is_error, "{answer:#}");
+    // The answer names the members this call changed, each by its linked entity's id.
+    assert_eq!(
+        answer.pointer("/body/data/attribute"),
+        Some(&json!({"status": "8", "assignedto": "5"})),
+        "{answer:#}"
+    );
+    assert_eq!(
+        answer.pointer("/body/data/id"),
+        Some(&json!("2")),
+        "{answer:#}"
+    );
     let (answer, is_error) = call_with_strings(
         &served,
         ISSUES,

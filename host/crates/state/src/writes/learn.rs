@@ -353,6 +353,7 @@ pub(super) fn learn_one(
     if let Err(reason) = learn_answer(draft, calls, records, &written) {
         return draft.plan.withhold(reason);
     }
+    learn_changed_members(draft, &observed);
     if let Some(response) = draft.plan.response.as_mut()
         && response.kind == ResponseKind::Recorded
     {
@@ -658,6 +659,34 @@ fn learn_body(
         None => sent,
     };
     Ok((body, sent))
+}
+
+/// The answer naming the members each call changed (see [`super::references::ChangedMembers`]),
+/// for a plan with sent references whose every observed call answered it.
+fn learn_changed_members(draft: &mut Draft, observed: &[Observed<'_>]) {
+    if draft.plan.references.is_empty() || draft.plan.effect != Effect::Update {
+        return;
+    }
+    let Some(response) = draft.plan.response.as_mut() else {
+        return;
+    };
+    let pointer = response.pointer.clone().unwrap_or_default();
+    let calls: Option<Vec<(&Object, &Object, &Object)>> = observed
+        .iter()
+        .map(|seen| {
+            let answer = seen
+                .call
+                .response
+                .as_ref()?
+                .pointer(&pointer)?
+                .as_object()?;
+            let After::Present(Json::Object(after)) = &seen.call.after else {
+                return None;
+            };
+            Some((answer, seen.sent, after))
+        })
+        .collect();
+    response.changed = calls.and_then(|calls| super::references::changed_members(&calls));
 }
 
 /// A `PUT` update of sent references (see [`super::references`]) whose every call kept each
@@ -1099,6 +1128,7 @@ fn response_of(
         by_options: Vec::new(),
         rows: None,
         member: member.map(|(_, member)| member),
+        changed: None,
     })
 }
 

@@ -657,6 +657,10 @@ pub struct ResponseModel {
     /// rather than the entity (`{"run_info": …}`, the run's `info`): that member's name.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub member: Option<String>,
+    /// The answer's object member naming the members the call changed, each as stored or as its
+    /// link object's id (see [`super::references::ChangedMembers`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub changed: Option<super::references::ChangedMembers>,
 }
 
 /// How a batch's answer lists the rows it wrote, one item per row (see [`ResponseKind::Rows`]),

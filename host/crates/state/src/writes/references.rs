@@ -338,6 +338,99 @@ pub(crate) fn respelled(
     }))
 }
 
+/// A write answer's object member naming the members the call changed (`{"data": {"id", "type",
+/// "link", "attribute": {"priority": "2", "status": "5"}}}`): each member the call sent, as the
+/// entity stores it, a link object (or an array of them) spelled by its one member the answers
+/// showed (the linked entity's id). Learned when every recorded call of a plan with sent
+/// references answered exactly its sent members there; rendered from the applied change.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ChangedMembers {
+    /// The answer object's member holding the changed members.
+    pub member: String,
+    /// The link objects' member an answer spells a reference by.
+    pub link_member: String,
+}
+
+impl ChangedMembers {
+    /// The answer with the changed members of `sent` (body order) spelled from the written
+    /// entity; `None` when the entity holds one of them in no spelling the answers showed.
+    pub(crate) fn render(
+        &self,
+        mut answer: Json,
+        pointer: &str,
+        sent: &[String],
+        written: &Entity,
+    ) -> Option<Json> {
+        let mut changed = Object::with_capacity(sent.len());
+        for key in sent {
+            let stored = written.fields.get(key)?;
+            changed.insert(key.as_str(), self.spelled(stored)?);
+        }
+        let object = crate::render::pointer_mut(&mut answer, pointer)?.as_object_mut()?;
+        object.insert(self.member.as_str(), Json::Object(changed));
+        Some(answer)
+    }
+
+    /// A stored value as an answer names it: a link object by its member, an array item by item.
+    fn spelled(&self, stored: &Json) -> Option<Json> {
+        match stored {
+            Json::Object(link) => link.get(&self.link_member).cloned(),
+            Json::Array(items) => Some(Json::Array(
+                items
+                    .iter()
+                    .map(|item| self.spelled(item))
+                    .collect::<Option<_>>()?,
+            )),
+            value => Some(value.clone()),
+        }
+    }
+}
+
+/// The changed-members answer every call of a plan with sent references gave (see
+/// [`ChangedMembers`]): `(answer, sent, stored)` per call, the answer's object at the plan's
+/// response pointer, the members it sent (re-spelled) and the entity after it.
+pub(crate) fn changed_members(calls: &[(&Object, &Object, &Object)]) -> Option<ChangedMembers> {
+    let (answer, sent, _) = calls.first()?;
+    let link_member = sent.iter().find_map(|(key, value)| {
+        let Json::Object(link) = value else {
+            return None;
+        };
+        let shown = answer
+            .iter()
+            .find_map(|(_, member)| member.as_object()?.get(key))?;
+        link.iter()
+            .find(|(_, item)| *item == shown)
+            .map(|(name, _)| name.to_owned())
+    })?;
+    let member = answer
+        .iter()
+        .find(|(_, value)| {
+            value.as_object().is_some_and(|object| {
+                object.len() == sent.len() && sent.keys().all(|key| object.contains_key(key))
+            })
+        })
+        .map(|(name, _)| name.to_owned())?;
+    let model = ChangedMembers {
+        member,
+        link_member,
+    };
+    let agrees = calls.iter().all(|(answer, sent, stored)| {
+        let names: Vec<String> = sent.keys().map(str::to_owned).collect();
+        let entity = Entity {
+            entity_type: String::new(),
+            collection: String::new(),
+            id: String::new(),
+            fields: Json::Object((*stored).clone()),
+            view_fields: Default::default(),
+            record_ordinals: Vec::new(),
+        };
+        model
+            .render(Json::Object((*answer).clone()), "", &names, &entity)
+            .is_some_and(|rendered| rendered == Json::Object((*answer).clone()))
+    });
+    agrees.then_some(model)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -378,6 +471,43 @@ mod tests {
         .into_iter()
         .map(Arc::new)
         .collect()
+    }
+
+    #[test]
+    fn an_answer_naming_the_changed_members_by_id_is_learned_and_rendered() {
+        let answer =
+            parsed(r#"{"id": "7", "type": "t", "attribute": {"status": "5", "title": "a"}}"#);
+        let sent = parsed(r#"{"status": {"id": "5", "link": "/status/5"}, "title": "a"}"#);
+        let stored = parsed(
+            r#"{"id": "7", "status": {"id": "5", "link": "/status/5"}, "title": "a", "n": 1}"#,
+        );
+        let object = |json: &Json| json.as_object().expect("object").clone();
+        let (answer, sent, stored) = (object(&answer), object(&sent), object(&stored));
+        let model = changed_members(&[(&answer, &sent, &stored)]).expect("learned");
+        assert_eq!(model.member, "attribute");
+        assert_eq!(model.link_member, "id");
+        let written = entity(
+            "/t",
+            "2",
+            r#"{"id": "2", "status": [{"id": "3", "link": "/s/3"}]}"#,
+        );
+        let rendered = model
+            .render(
+                parsed(r#"{"data": {"id": "2", "attribute": {}}}"#),
+                "/data",
+                &["status".to_owned()],
+                &written,
+            )
+            .expect("rendered");
+        assert_eq!(
+            rendered,
+            parsed(r#"{"data": {"id": "2", "attribute": {"status": ["3"]}}}"#)
+        );
+        // An answer naming another member than those sent teaches nothing.
+        let other = object(&parsed(
+            r#"{"id": "7", "attribute": {"status": "5", "nosy": []}}"#,
+        ));
+        assert_eq!(changed_members(&[(&other, &sent, &stored)]), None);
     }
 
     #[test]
