@@ -59,6 +59,7 @@ pub mod link_filters;
 pub mod listings;
 pub mod missing;
 pub mod model;
+pub mod nesting;
 pub mod observation;
 pub mod page_cursor;
 pub mod page_envelope;

@@ -424,6 +424,10 @@ pub struct ItemView {
     /// [`crate::derive::items::neutral_names`]): a read naming only these shows the entity.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub neutral_query: Vec<String>,
+    /// How the entity object nests the entity's properties in one member, the state holding the
+    /// entity flat (see [`crate::nesting`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nesting: Option<crate::nesting::Nesting>,
     /// Query pairs whose answer shows a digest of a member's text (see [`crate::digests`]): a
     /// call naming one the view would otherwise replay answers the entity with the digest.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

@@ -1080,6 +1080,10 @@ impl StateService {
         ) {
             crate::missing::rename_entity(&mut body, &recorded, &called);
         }
+        let rendered = match (&item.nesting, body.pointer(&item.entity_pointer)) {
+            (Some(nesting), Some(shell)) => nesting.nest(&item.identity_field, shell, &rendered),
+            _ => rendered,
+        };
         let body = with_value_at(body, &item.entity_pointer, rendered);
         Ok(state_answer(
             envelope,

@@ -2,6 +2,7 @@
 //! tools (RPC-style reads) whose answers echo a query parameter's value in one member of the
 //! entity (its identity, or another field the view looks the entity up by).
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 
 use rea_manifest::Manifest;
@@ -11,6 +12,7 @@ use rea_plugin_api::json::{Json, Object, escape_pointer_segment};
 use super::entities::{Entities, item_segments};
 use super::{latest_lines, marked_deleted, projected_keys, recorded};
 use crate::model::{EntityType, ItemKey, ItemView, Projection, ViewDetail, ViewShape};
+use crate::nesting::Nesting;
 use crate::observation::{Observation, Timeline, decoded};
 use crate::render::{
     identity_value, project_to, render_entity, scalar_text, selects_fields, with_value_at,
@@ -39,6 +41,8 @@ pub struct ItemPlan {
     /// The query parameters the capture shows changing nothing of the answer (see
     /// [`neutral_names`]): a read naming only these shows the entity as a plain read does.
     pub neutral: BTreeSet<String>,
+    /// How the entity object nests its properties, when it does (see [`crate::nesting`]).
+    pub nesting: Option<Nesting>,
 }
 
 /// The preference of an identity field name (lower is better).
@@ -126,6 +130,14 @@ pub fn plan(
     let basis = if plain.is_empty() { &lines } else { &plain };
     let (entity_pointer, identity_field) = echoed_identity(basis, template[last], last)?;
     let entity_type = collection_template(&written, last);
+    let collection = basis[0].segments[..last.min(basis[0].segments.len())].to_vec();
+    let nesting = crate::nesting::learn(
+        timeline,
+        &collection,
+        &entity_pointer,
+        &identity_field,
+        basis,
+    );
     match entities.entity_type(&entity_type) {
         Some(existing) if existing.identity_field != identity_field => return Err(Some("no-view")),
         Some(_) => {}
@@ -145,6 +157,7 @@ pub fn plan(
         id_pattern: template[last].to_owned(),
         key: ItemKey::Path,
         neutral: neutral_names(timeline, index),
+        nesting,
     })
 }
 
@@ -320,6 +333,7 @@ fn query_plan(
         id_pattern: String::new(),
         key: ItemKey::Query { parameter, field },
         neutral: BTreeSet::new(),
+        nesting: None,
     })
 }
 
@@ -452,10 +466,15 @@ fn collection_of(observation: &Observation, last: usize) -> String {
     format!("/{}", observation.segments[..last].join("/"))
 }
 
-/// The entity object of a read and its id, when the read shows the one it names.
-fn entity_of<'a>(plan: &ItemPlan, observation: &'a Observation) -> Option<(&'a Json, String)> {
-    let object = observation.body.as_ref()?.pointer(&plan.entity_pointer)?;
-    let id = scalar_text(identity_value(object, &plan.identity_field)?)?;
+/// The entity object of a read (flat, when the view nests its properties) and its id, when the
+/// read shows the one it names.
+fn entity_of<'a>(plan: &ItemPlan, observation: &'a Observation) -> Option<(Cow<'a, Json>, String)> {
+    let shown = observation.body.as_ref()?.pointer(&plan.entity_pointer)?;
+    let object = match &plan.nesting {
+        Some(nesting) => Cow::Owned(nesting.flatten(&plan.identity_field, shown)?),
+        None => Cow::Borrowed(shown),
+    };
+    let id = scalar_text(identity_value(&object, &plan.identity_field)?)?;
     let (named, shown) = match &plan.key {
         ItemKey::Path => (
             decoded(template_value(
@@ -466,7 +485,7 @@ fn entity_of<'a>(plan: &ItemPlan, observation: &'a Observation) -> Option<(&'a J
         ),
         ItemKey::Query { parameter, field } => (
             query_value(observation, parameter)?.to_owned(),
-            scalar_text(identity_value(object, field)?)?,
+            scalar_text(identity_value(&object, field)?)?,
         ),
     };
     (named == shown).then_some((object, id))
@@ -495,7 +514,7 @@ fn restated_names(plan: &ItemPlan, passing: &[&Observation]) -> Vec<String> {
     let mut otherwise = BTreeSet::new();
     for line in passing {
         let restates = entity_of(plan, line)
-            .is_some_and(|(object, _)| query_restates_entity(&plan.key, line.pairs(), object));
+            .is_some_and(|(object, _)| query_restates_entity(&plan.key, line.pairs(), &object));
         let names = if restates {
             &mut restated
         } else {
@@ -517,18 +536,18 @@ pub fn seed(timeline: &Timeline, plan: &ItemPlan, entities: &mut Entities) {
             continue;
         };
         if !is_plain(&plan.key, &plan.neutral, observation)
-            && !query_restates_entity(&plan.key, observation.pairs(), object)
+            && !query_restates_entity(&plan.key, observation.pairs(), &object)
         {
             continue;
         }
-        if marked_deleted(object) {
+        if marked_deleted(&object) {
             continue;
         }
         entities.observe(
             &plan.entity_type,
             &collection_of(observation, plan.last),
             &id,
-            object,
+            &object,
             (observation.ordinal, observation.position),
             true,
         );
@@ -565,7 +584,21 @@ pub fn verify(timeline: &Timeline, plan: ItemPlan, entities: &mut Entities) -> V
         .rev()
         .find(|line| is_plain(&plan.key, &plan.neutral, line))
         .unwrap_or(&passing[passing.len() - 1]);
-    let per_response_members = differing_envelope_members(&plan.entity_pointer, passing);
+    let mut per_response_members = differing_envelope_members(&plan.entity_pointer, passing);
+    if let Some(nesting) = &plan.nesting {
+        // Every answer of the tool, also those after writes: a member beside the properties
+        // that two answers spell differently is each answer's own (an entity tag).
+        let shown: Vec<&Json> = timeline
+            .all(plan.tool)
+            .filter(|line| line.is_success())
+            .filter_map(|line| line.body.as_ref()?.pointer(&plan.entity_pointer))
+            .collect();
+        per_response_members.extend(nesting.minted(
+            &plan.identity_field,
+            &plan.entity_pointer,
+            &shown,
+        ));
+    }
     if renders_oversize(&plan, passing, envelope) {
         return recorded("rendered-oversize");
     }
@@ -592,6 +625,7 @@ pub fn verify(timeline: &Timeline, plan: ItemPlan, entities: &mut Entities) -> V
         projections: matched.projections,
         restated_query,
         neutral_query: plan.neutral.iter().cloned().collect(),
+        nesting: plan.nesting,
         digests: Vec::new(),
         selection: None,
         relations: Vec::new(),
@@ -642,6 +676,7 @@ fn match_reads<'a>(
             continue;
         };
         let held = entities.find(&plan.entity_type, &collection_of(line, plan.last), &id);
+        let object = object.as_ref();
         let agrees = if marked_deleted(object) {
             held.is_none()
         } else {
@@ -705,7 +740,11 @@ fn renders_oversize(plan: &ItemPlan, passing: &[&Observation], envelope: &Observ
             return false;
         };
         let body = envelope.body.clone().unwrap_or_default();
-        with_value_at(body, &plan.entity_pointer, object.clone())
+        let object = match (&plan.nesting, body.pointer(&plan.entity_pointer)) {
+            (Some(nesting), Some(shell)) => nesting.nest(&plan.identity_field, shell, &object),
+            _ => object.into_owned(),
+        };
+        with_value_at(body, &plan.entity_pointer, object)
             .to_canonical_vec()
             .len()
             > rea_manifest::REPLY_BODY_LIMIT
@@ -725,7 +764,9 @@ fn required_fields(
         if matched.projected_record_ordinals.contains(&line.ordinal) {
             continue;
         }
-        if let Some((Json::Object(object), _)) = entity_of(plan, line) {
+        if let Some((object, _)) = entity_of(plan, line)
+            && let Json::Object(object) = object.as_ref()
+        {
             if marked_deleted(&Json::Object(object.clone())) {
                 continue;
             }
@@ -743,7 +784,8 @@ fn required_fields(
         {
             continue;
         }
-        if let Some((Json::Object(object), _)) = entity_of(plan, observation)
+        if let Some((object, _)) = entity_of(plan, observation)
+            && let Json::Object(object) = object.as_ref()
             && !marked_deleted(&Json::Object(object.clone()))
             && let Some(previous) = required.as_mut()
         {

@@ -249,6 +249,9 @@ pub struct Change {
     /// The top-level members an update sent that its entity stores otherwise (see
     /// [`ResponseModel::shows_computed`]), in body order.
     pub computed: Vec<String>,
+    /// The top-level members the call sent, in body order (what an answer naming the changed
+    /// members names, see [`super::references::ChangedMembers`]).
+    pub sent: Vec<String>,
 }
 
 /// Why a change cannot be made (a tool error when serving).
@@ -909,6 +912,7 @@ impl Change {
             counters: Vec::new(),
             plain: false,
             computed: Vec::new(),
+            sent: Vec::new(),
         }
     }
 }
@@ -921,9 +925,14 @@ pub fn prepare(
     input: &WriteInput,
     values: &Values<'_>,
 ) -> Result<Change, Refused> {
+    let respelled = super::references::respelled(&plan.references, state, input)?;
+    let input = respelled.as_ref().unwrap_or(input);
     let mut change = prepare_effect(plan, rules, state, input, values)?;
     change.counters = state.stepped_counters(&plan.tool);
     change.computed = computed_members(plan, input, &change);
+    change.sent = sent_members(plan, input.body.as_ref())
+        .map(|sent| sent.keys().map(str::to_owned).collect())
+        .unwrap_or_default();
     Ok(change)
 }
 
@@ -1918,6 +1927,19 @@ pub fn commit(state: &mut LiveState, change: &Change) {
 /// (answered as recorded).
 pub fn render_response(plan: &WritePlan, recorded: Option<&Json>, change: &Change) -> Option<Json> {
     let rendered = render_written(plan, recorded, change)?;
+    let rendered = match plan
+        .response
+        .as_ref()
+        .and_then(|model| model.changed.as_ref())
+    {
+        Some(changed) => {
+            let pointer = plan.response.as_ref()?.pointer.as_deref().unwrap_or("");
+            let (before, after) = change.entities.first().cloned().unwrap_or((None, None));
+            let written = after.as_ref().or(before.as_ref())?;
+            changed.render(rendered, pointer, &change.sent, written)?
+        }
+        None => rendered,
+    };
     let counters = change
         .counters
         .iter()

@@ -175,6 +175,7 @@ fn rows_answer(
         by_options: Vec::new(),
         rows: Some(rows),
         member: None,
+        changed: None,
     };
     let mut by_options: Vec<OptionedAnswer> = Vec::new();
     for call in &listed {

@@ -345,6 +345,7 @@ pub(super) fn learn_one(
         let key = draft.classified.key_member.as_deref();
         drop_unobserved_members(&mut body, &observed, &fields, key);
     }
+    partial_put(&mut body, draft, &fields);
     draft.plan.fields = Some(fields);
     accept_stored_members(&mut body, draft, views, &written);
     refuse_unshown_shapes(&mut body, draft, views, &written, (&sent, &observed));
@@ -352,6 +353,7 @@ pub(super) fn learn_one(
     if let Err(reason) = learn_answer(draft, calls, records, &written) {
         return draft.plan.withhold(reason);
     }
+    learn_changed_members(draft, &observed);
     if let Some(response) = draft.plan.response.as_mut()
         && response.kind == ResponseKind::Recorded
     {
@@ -631,7 +633,8 @@ fn learn_body(
                 .unwrap_or_default()
         })
         .collect();
-    body.members = member_models(&sent);
+    body.members =
+        member_models(&recorded_members(draft, calls, &body.envelope).unwrap_or(sent.clone()));
     body.options = envelope_options(&present, &body.envelope);
     body.open = open_document(draft, calls, &body);
     // A `PATCH` update or document write changes what it sends and keeps the rest (HTTP's
@@ -656,6 +659,75 @@ fn learn_body(
         None => sent,
     };
     Ok((body, sent))
+}
+
+/// The answer naming the members each call changed (see [`super::references::ChangedMembers`]),
+/// for a plan with sent references whose every observed call answered it.
+fn learn_changed_members(draft: &mut Draft, observed: &[Observed<'_>]) {
+    if draft.plan.references.is_empty() || draft.plan.effect != Effect::Update {
+        return;
+    }
+    let Some(response) = draft.plan.response.as_mut() else {
+        return;
+    };
+    let pointer = response.pointer.clone().unwrap_or_default();
+    let calls: Option<Vec<(&Object, &Object, &Object)>> = observed
+        .iter()
+        .map(|seen| {
+            let answer = seen
+                .call
+                .response
+                .as_ref()?
+                .pointer(&pointer)?
+                .as_object()?;
+            let After::Present(Json::Object(after)) = &seen.call.after else {
+                return None;
+            };
+            Some((answer, seen.sent, after))
+        })
+        .collect();
+    response.changed = calls.and_then(|calls| super::references::changed_members(&calls));
+}
+
+/// A `PUT` update of sent references (see [`super::references`]) whose every call kept each
+/// member it did not send (nothing replaced or removed) modifies in part, as a `PATCH` does: no
+/// member is required, whatever the recorded calls happened to send together.
+fn partial_put(body: &mut BodyModel, draft: &Draft, fields: &FieldModel) {
+    if draft.plan.effect == Effect::Update
+        && draft.plan.method.eq_ignore_ascii_case("PUT")
+        && !draft.plan.references.is_empty()
+        && !fields.replace
+        && fields.removed.is_empty()
+        && !fields.kept.is_empty()
+    {
+        for member in body.members.values_mut() {
+            member.required = false;
+        }
+    }
+}
+
+/// The members each call sent as recorded, when [`super::references`] re-spelled some call's
+/// body (its sent references stored as link objects): what a served call sends is the recorded
+/// spelling, ids and key names.
+fn recorded_members(draft: &Draft, calls: &[Call], envelope: &str) -> Option<Vec<Object>> {
+    let calls: Vec<&Call> = draft.calls.iter().map(|call| &calls[*call]).collect();
+    if calls.iter().all(|call| call.recorded_request.is_none()) {
+        return None;
+    }
+    let members = calls
+        .iter()
+        .map(
+            |call| match call.recorded_request.as_ref().unwrap_or(&call.request) {
+                RequestBody::Json(raw) => raw
+                    .pointer(envelope)
+                    .and_then(Json::as_object)
+                    .cloned()
+                    .unwrap_or_default(),
+                _ => Object::new(),
+            },
+        )
+        .collect();
+    Some(members)
 }
 
 /// Whether a document write accepts members its calls did not send (see [`BodyModel::open`]):
@@ -832,10 +904,21 @@ fn accept_stored_members(
         {
             continue;
         }
+        // A sent reference is sent as the id or key name of the entity its link object names.
+        let reference = plan
+            .references
+            .iter()
+            .any(|reference| reference.member == *field);
         body.members.insert(
             field.clone(),
             MemberModel {
-                types: types.iter().cloned().collect(),
+                types: types
+                    .iter()
+                    .map(|kind| match kind.as_str() {
+                        "object" if reference => "string".to_owned(),
+                        _ => kind.clone(),
+                    })
+                    .collect(),
                 required: false,
                 fixed: None,
             },
@@ -1045,6 +1128,7 @@ fn response_of(
         by_options: Vec::new(),
         rows: None,
         member: member.map(|(_, member)| member),
+        changed: None,
     })
 }
 

@@ -58,6 +58,7 @@ mod numbered;
 mod observe;
 pub(crate) mod omitted;
 mod parent_create;
+pub mod references;
 mod rows;
 pub mod serve;
 mod shapes;
@@ -72,6 +73,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use rea_manifest::Manifest;
 use rea_plugin_api::contracts::capture::CaptureRecord;
+use rea_plugin_api::json::Json;
 
 use self::model::{Effect, WritePlan, WriteTarget};
 use self::target::{Classified, TargetKind};
@@ -134,9 +136,21 @@ pub(crate) struct ItemScope {
     /// Query parameters the capture shows changing nothing of the answer (the view's
     /// `neutral_query`): a read naming only these shows the entity as a plain read does.
     pub neutral: BTreeSet<String>,
+    /// The view's identity field and how its answers nest the properties (see
+    /// [`crate::nesting`]), when they do.
+    pub nesting: Option<(String, crate::nesting::Nesting)>,
 }
 
 impl ItemScope {
+    /// The entity a successful read's body shows, flat (see [`crate::nesting`]).
+    pub fn shown(&self, body: &Json) -> Option<Json> {
+        let object = body.pointer(&self.entity_pointer)?;
+        match &self.nesting {
+            Some((identity, nesting)) => nesting.flatten(identity, object),
+            None => Some(object.clone()),
+        }
+    }
+
     /// The entity an item read names, `(collection, id)`: the path without its last segment, and
     /// the identity the last segment or the key parameter gives (a read looking the entity up by
     /// another field names it only by the entity it showed). With `plain_only`, only a read
@@ -366,6 +380,10 @@ impl Views {
                         .map_or_else(String::new, |pattern| (*pattern).to_owned()),
                         minted: item.per_response_members.clone(),
                         neutral: item.neutral_query.iter().cloned().collect(),
+                        nesting: item
+                            .nesting
+                            .clone()
+                            .map(|nesting| (item.identity_field.clone(), nesting)),
                     }),
                 );
             }
@@ -548,6 +566,7 @@ pub(crate) fn derive_write_plans(
     }
     // Pass 2 (`observe`).
     let mut observed = observe::observe(manifest, timeline, state, &views, &mut drafts);
+    references::learn(&mut drafts, &mut observed, state);
     // Pass 3 (`learn`, `explain`), ending with the sorts a type's plans share, and the taken
     // values and left-out members creates were refused for.
     for draft in &mut drafts {
@@ -687,6 +706,7 @@ impl Draft {
                 children: Vec::new(),
                 batch: None,
                 guarded: None,
+                references: Vec::new(),
             },
             classified,
             calls: Vec::new(),

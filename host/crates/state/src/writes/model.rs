@@ -189,6 +189,10 @@ pub struct WritePlan {
     /// beside them hold (see [`super::guarded`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub guarded: Option<super::guarded::GuardedModel>,
+    /// Members the calls send as ids or key names of another type's entities, stored as their
+    /// link objects (see [`super::references`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub references: Vec<super::references::SentReference>,
 }
 
 /// A create body's member whose objects the application created as entities of another type,
@@ -653,6 +657,10 @@ pub struct ResponseModel {
     /// rather than the entity (`{"run_info": …}`, the run's `info`): that member's name.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub member: Option<String>,
+    /// The answer's object member naming the members the call changed, each as stored or as its
+    /// link object's id (see [`super::references::ChangedMembers`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub changed: Option<super::references::ChangedMembers>,
 }
 
 /// How a batch's answer lists the rows it wrote, one item per row (see [`ResponseKind::Rows`]),

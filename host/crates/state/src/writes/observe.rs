@@ -52,8 +52,11 @@ pub(crate) struct Call {
     pub segments: Vec<String>,
     /// The query pairs.
     pub query: Option<Vec<(String, String)>>,
-    /// The request body.
+    /// The request body (its sent references re-spelled as the link objects stored, see
+    /// [`super::references`]).
     pub request: RequestBody,
+    /// The request body as recorded, when [`super::references`] re-spelled it.
+    pub recorded_request: Option<RequestBody>,
     /// The answer as JSON.
     pub response: Option<Json>,
     /// The status.
@@ -502,6 +505,7 @@ impl Call {
             before: None,
             stale_before: false,
             answered_member: None,
+            recorded_request: None,
             document_before: None,
             before_position: None,
             after: After::Unobserved,
@@ -600,7 +604,7 @@ impl Simulation<'_> {
             let shown = read
                 .body
                 .as_ref()
-                .and_then(|body| body.pointer(&item.entity_pointer))
+                .and_then(|body| item.shown(body))
                 .filter(|object| !marked_deleted(object));
             if self.unobserved.contains(&key) || self.sim.entity(&key.0, &collection, &id).is_some()
             {
@@ -609,13 +613,13 @@ impl Simulation<'_> {
             let Some(object) = shown else {
                 continue;
             };
-            self.tallies.change(&collection, object, true);
+            self.tallies.change(&collection, &object, true);
             self.sim.insert_entity(
                 Entity {
                     entity_type: key.0,
                     collection,
                     id,
-                    fields: object.clone(),
+                    fields: object,
                     view_fields: Default::default(),
                     record_ordinals: Vec::new(),
                 },
@@ -1258,10 +1262,7 @@ impl ReadsAfter {
     /// missing entity (a `404`/`410`, or another client error after a delete of its path).
     fn item_read(&mut self, timeline: &Timeline, read: &Observation, item: &super::ItemScope) {
         let shown = if read.is_success() {
-            read.body
-                .as_ref()
-                .and_then(|body| body.pointer(&item.entity_pointer))
-                .cloned()
+            read.body.as_ref().and_then(|body| item.shown(body))
         } else {
             None
         };
@@ -1415,8 +1416,7 @@ pub(super) fn first_shown(timeline: &Timeline, views: &Views, call: &Call) -> Op
                 .body
                 .as_ref()
                 .filter(|_| read.is_success())
-                .and_then(|body| body.pointer(&item.entity_pointer))
-                .cloned();
+                .and_then(|body| item.shown(body));
         }
     }
     None

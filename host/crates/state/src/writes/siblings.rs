@@ -528,6 +528,7 @@ mod tests {
             by_options: Vec::new(),
             rows: None,
             member: None,
+            changed: None,
         };
         assert!(shows_whole(
             &answer(&["id", "status", "subject"]),
