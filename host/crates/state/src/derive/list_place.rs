@@ -3,10 +3,13 @@
 //! An envelope may carry, beside its list, an array of related objects (empty when nothing is
 //! related, or objects of other kinds). Such a body alone does not say which array is the list;
 //! the tool's other answers do: the list is the array every answer showing objects in exactly
-//! one of its arrays shows them in, and each answer holds its list there. An answer carrying one
+//! one of its arrays shows them in, when its objects share a kind the others' objects never show
+//! (a scalar member holding one value in every listed object, `"type": "Task"`, that no object
+//! of another array holds), and each answer holds its list there. A document holding two arrays
+//! of one kind (a board's cards and its pinned cards) holds no list. An answer carrying one
 //! array of objects holds its list there, as [`super::lists::list_pointer`] says.
 
-use rea_plugin_api::json::{Json, escape_pointer_segment};
+use rea_plugin_api::json::{Json, Object, escape_pointer_segment};
 
 use super::lists::list_pointer;
 
@@ -53,8 +56,15 @@ pub(crate) fn list_places(body: &Json) -> Vec<Place> {
 }
 
 /// The place the bodies agree on: the one array every body showing objects in exactly one of
-/// its places shows them in (`None` when no body does, or two disagree).
-pub(crate) fn agreed_place<'a>(bodies: impl IntoIterator<Item = &'a Json>) -> Option<String> {
+/// its places shows them in, its objects of a kind no other array's show (`None` when no body
+/// shows objects so, two disagree, or the kinds do not tell the arrays apart).
+pub(crate) fn agreed_place(bodies: &[&Json]) -> Option<String> {
+    let voted = voted_place(bodies)?;
+    distinct_kind(bodies, &voted).then_some(voted)
+}
+
+/// The one array every body showing objects in exactly one of its places shows them in.
+fn voted_place(bodies: &[&Json]) -> Option<String> {
     let mut agreed: Option<String> = None;
     for body in bodies {
         let places = list_places(body);
@@ -69,6 +79,43 @@ pub(crate) fn agreed_place<'a>(bodies: impl IntoIterator<Item = &'a Json>) -> Op
         }
     }
     agreed
+}
+
+/// The objects of the array at `at` of a body.
+fn objects_at<'a>(body: &'a Json, at: &str) -> Vec<&'a Object> {
+    body.pointer(at)
+        .and_then(Json::as_array)
+        .map(|items| items.iter().filter_map(Json::as_object).collect())
+        .unwrap_or_default()
+}
+
+/// Whether the objects at `pointer` share a scalar member value (the same in every one of
+/// them, in every body) that no object of another array of the bodies holds.
+fn distinct_kind(bodies: &[&Json], pointer: &str) -> bool {
+    let listed: Vec<&Object> = bodies
+        .iter()
+        .flat_map(|body| objects_at(body, pointer))
+        .collect();
+    let Some((first, rest)) = listed.split_first() else {
+        return false;
+    };
+    let shared: Vec<(&str, &Json)> = first
+        .iter()
+        .filter(|(_, value)| !matches!(value, Json::Array(_) | Json::Object(_)))
+        .filter(|(key, value)| rest.iter().all(|object| object.get(key) == Some(*value)))
+        .collect();
+    let others: Vec<&Object> = bodies
+        .iter()
+        .flat_map(|body| {
+            list_places(body)
+                .into_iter()
+                .filter(|place| place.pointer != pointer)
+                .flat_map(move |place| objects_at(body, &place.pointer))
+        })
+        .collect();
+    shared
+        .iter()
+        .any(|(key, value)| others.iter().all(|object| object.get(key) != Some(*value)))
 }
 
 /// Where a body holds its list: its one place, or, among several, the agreed one.
@@ -104,9 +151,9 @@ mod tests {
         let empty = body(r#"{"data": [], "included": []}"#);
         assert_eq!(list_places(&plain).len(), 2);
         // Alone, an answer showing objects in two arrays (or in none) says nothing.
-        assert_eq!(agreed_place([&related]), None);
-        assert_eq!(agreed_place([&empty]), None);
-        let agreed = agreed_place([&related, &plain, &empty]);
+        assert_eq!(agreed_place(&[&related]), None);
+        assert_eq!(agreed_place(&[&empty]), None);
+        let agreed = agreed_place(&[&related, &plain, &empty]);
         assert_eq!(agreed.as_deref(), Some("/data"));
         for answer in [&plain, &related, &empty] {
             assert_eq!(
@@ -118,10 +165,27 @@ mod tests {
     }
 
     #[test]
+    fn two_arrays_of_one_kind_hold_no_list() {
+        // A board's cards and its pinned cards: the pinned card is a card again.
+        let card = |id: u64| format!(r#"{{"card_id": {id}, "kind": "card"}}"#);
+        let both = body(&format!(
+            r#"{{"title": "a", "cards": [{}, {}], "pinned": [{}]}}"#,
+            card(11),
+            card(12),
+            card(12)
+        ));
+        let unpinned = body(&format!(r#"{{"cards": [{}], "pinned": []}}"#, card(21)));
+        assert_eq!(agreed_place(&[&both, &unpinned]), None);
+        // Listed objects sharing no value at all tell nothing apart either.
+        let plain = body(r#"{"a": [{"id": 1}, {"id": 2}], "b": []}"#);
+        assert_eq!(agreed_place(&[&plain]), None);
+    }
+
+    #[test]
     fn answers_showing_objects_in_different_arrays_agree_on_none() {
         let first = body(r#"{"a": [{"id": "1"}], "b": []}"#);
         let second = body(r#"{"a": [], "b": [{"id": "1"}]}"#);
-        assert_eq!(agreed_place([&first, &second]), None);
+        assert_eq!(agreed_place(&[&first, &second]), None);
         // One array of objects is the list, whatever the others say.
         let single = body(r#"{"a": [{"id": "1"}], "n": 1}"#);
         assert_eq!(place_in(&single, Some("/b")).as_deref(), Some("/a"));

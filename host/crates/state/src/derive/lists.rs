@@ -367,7 +367,10 @@ fn common_list_pointer(timeline: &Timeline, index: usize) -> Result<String, Opti
             .checked(index)
             .filter(|observation| observation.is_success())
     };
-    let agreed = agreed_place(successes().filter_map(|observation| observation.body.as_ref()));
+    let bodies: Vec<&Json> = successes()
+        .filter_map(|observation| observation.body.as_ref())
+        .collect();
+    let agreed = agreed_place(&bodies);
     let mut every: BTreeSet<String> = BTreeSet::new();
     let mut plain: BTreeSet<String> = BTreeSet::new();
     for observation in successes() {
