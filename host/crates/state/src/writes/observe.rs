@@ -3,8 +3,9 @@
 //!
 //! Each read after the first write belongs to the window of the latest call of its scope (the
 //! type its item, list or body-query view reads, or its document view), and to the window of the
-//! latest unlinked create until the next write of any tool; a delete closes every other scope's
-//! window (it may clear what other types' entities held of it). A call's entity after is the first
+//! latest unlinked create until the next write of any tool; a delete of an item of a held type
+//! closes every other scope's window (it may clear what other types' entities held of it). A
+//! call's entity after is the first
 //! read of the written entity by id in its window (absent when it answers as the item view's
 //! missing entity: `404`/`410`, or another client error after a delete of its path; a body query
 //! whose body names the entity alone by the identity's name reads it too: absent when it lists
@@ -410,8 +411,8 @@ fn counters_before(
 /// The successful write calls in record order, each with its draft and the window of reads that
 /// follow it (a failed call is noted on its draft): a read belongs to the window of the latest
 /// call of its scope (the type its item or list view reads, or its document view), and to the
-/// window of the latest unlinked create until the next write of any tool; a delete closes every
-/// window but its own scope's.
+/// window of the latest unlinked create until the next write of any tool; a delete of an item of
+/// a held type closes every window but its own scope's.
 fn windowed_calls(
     manifest: &Manifest,
     timeline: &Timeline,
@@ -452,9 +453,11 @@ fn windowed_calls(
             let index = calls.len();
             calls.push(Call::new(draft, observation));
             drafts[draft].calls.push(index);
-            // A delete may clear what other types' entities hold of it (their dependents), so
-            // the reads after it show no earlier write of another type.
-            if drafts[draft].plan.effect == super::model::Effect::Delete {
+            // A delete of an item of a held type may clear what other types' entities hold of
+            // it (their dependents), so the reads after it show no earlier write of another type.
+            if drafts[draft].plan.effect == super::model::Effect::Delete
+                && matches!(drafts[draft].classified.kind, TargetKind::Item { .. })
+            {
                 latest.clear();
             }
             match &drafts[draft].classified.kind {
