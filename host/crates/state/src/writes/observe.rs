@@ -453,24 +453,8 @@ fn windowed_calls(
             let index = calls.len();
             calls.push(Call::new(draft, observation));
             drafts[draft].calls.push(index);
-            // A delete of an item of a held type may clear what other types' entities hold of
-            // it (their dependents), so the reads after it show no earlier write of another type.
-            if drafts[draft].plan.effect == super::model::Effect::Delete
-                && matches!(drafts[draft].classified.kind, TargetKind::Item { .. })
-            {
-                latest.clear();
-            }
-            match &drafts[draft].classified.kind {
-                TargetKind::Item { entity_type, .. }
-                | TargetKind::Collection { entity_type, .. }
-                | TargetKind::Member { entity_type, .. } => {
-                    latest.insert(format!("type {entity_type}"), index);
-                }
-                TargetKind::Document { view } => {
-                    latest.insert(format!("document {view}"), index);
-                }
-                TargetKind::Unlinked | TargetKind::Linked { .. } => unlinked = Some(index),
-                TargetKind::Rpc { .. } | TargetKind::None => {}
+            if let Some(call) = open_window(&drafts[draft], index, &mut latest) {
+                unlinked = Some(call);
             }
             continue;
         }
@@ -493,6 +477,32 @@ fn windowed_calls(
         }
     }
     calls
+}
+
+/// Opens the window of a write call (the `index`th) of a draft: the latest call of its scope
+/// from now on; `Some(index)` for an unlinked or linked write, whose window takes every read
+/// until the next write. A delete of an item of a held type may clear what other types'
+/// entities hold of it (their dependents), so it closes every other scope's window: the reads
+/// after it show no earlier write of another type.
+fn open_window(draft: &Draft, index: usize, latest: &mut HashMap<String, usize>) -> Option<usize> {
+    if draft.plan.effect == super::model::Effect::Delete
+        && matches!(draft.classified.kind, TargetKind::Item { .. })
+    {
+        latest.clear();
+    }
+    match &draft.classified.kind {
+        TargetKind::Item { entity_type, .. }
+        | TargetKind::Collection { entity_type, .. }
+        | TargetKind::Member { entity_type, .. } => {
+            latest.insert(format!("type {entity_type}"), index);
+        }
+        TargetKind::Document { view } => {
+            latest.insert(format!("document {view}"), index);
+        }
+        TargetKind::Unlinked | TargetKind::Linked { .. } => return Some(index),
+        TargetKind::Rpc { .. } | TargetKind::None => {}
+    }
+    None
 }
 
 impl Call {
