@@ -99,7 +99,28 @@ pub fn spelled_in(names: &[&str], name: &str) -> bool {
 pub fn candidate_roles(name: &str, has_field: &dyn Fn(&str) -> bool) -> Vec<QueryRole> {
     named_roles(name)
         .or_else(|| named_roles(unsigiled(name)))
+        .or_else(|| paging_member_roles(name))
         .unwrap_or_else(|| filter_roles(name, has_field))
+}
+
+/// The roles of a paging name nested in a page name's brackets (`page[limit]`, `page[offset]`,
+/// `page[size]`): the inner name's, when it is a page size, offset or end name.
+fn paging_member_roles(name: &str) -> Option<Vec<QueryRole>> {
+    let (base, rest) = name.split_once('[')?;
+    let inner = rest.strip_suffix(']')?;
+    if !PAGE_NAMES.contains(&base) || inner.contains(['[', ']']) {
+        return None;
+    }
+    let roles = named_roles(inner)?;
+    roles
+        .iter()
+        .all(|role| {
+            matches!(
+                role,
+                QueryRole::PageSize | QueryRole::Offset | QueryRole::End
+            )
+        })
+        .then_some(roles)
 }
 
 /// The roles a reserved parameter name plays (page size, page, offset, end, cursor, sort,
@@ -213,7 +234,29 @@ fn filter_roles(name: &str, has_field: &dyn Fn(&str) -> bool) -> Vec<QueryRole> 
     {
         roles.push(QueryRole::Filter { field, op });
     }
+    if let Some(field) = bracketed_field(name)
+        && has_field(field)
+    {
+        // A held field in brackets with no operator word (`filter[status]`): one of a
+        // comma-separated list (`filter[status]=done,doing`; one value is equality), else
+        // equality (a value holding a comma).
+        for op in ["in", "eq"] {
+            roles.push(QueryRole::filter(field, op));
+        }
+    }
     roles
+}
+
+/// The field a name holds in one pair of brackets after a non-empty base, when it is no
+/// operator word (`filter[status]`; not `views[gte]`, nor `filter[a][b]`).
+fn bracketed_field(name: &str) -> Option<&str> {
+    let (base, rest) = name.split_once('[')?;
+    let field = rest.strip_suffix(']')?;
+    (!base.is_empty()
+        && !field.is_empty()
+        && !field.contains(['[', ']'])
+        && operator_word(field).is_none())
+    .then_some(field)
 }
 
 /// An operator word's meaning (`_eq`, `$gte`, `neq`, `icontains`, `starts_with`, `isnull` …):
@@ -389,6 +432,41 @@ mod tests {
         assert!(candidate_roles("filter[state][_regex]", &has).is_empty());
         assert!(candidate_roles("filter[colour][_eq]", &has).is_empty());
         assert!(candidate_roles("filter[project][code][_eq]", &has).is_empty());
+    }
+
+    #[test]
+    fn a_bracketed_field_is_one_of_a_list_and_a_nested_paging_name_pages() {
+        let has = |field: &str| ["status", "limit"].contains(&field);
+        assert_eq!(
+            candidate_roles("filter[status]", &has),
+            vec![
+                QueryRole::filter("status", "in"),
+                QueryRole::filter("status", "eq")
+            ]
+        );
+        // An unheld field, an operator word or a deeper path is no bracketed field.
+        assert!(candidate_roles("filter[colour]", &has).is_empty());
+        assert_eq!(bracketed_field("views[gte]"), None);
+        assert_eq!(bracketed_field("filter[a][b]"), None);
+        assert_eq!(bracketed_field("[status]"), None);
+        assert_eq!(
+            candidate_roles("page[limit]", &has),
+            vec![QueryRole::PageSize]
+        );
+        assert_eq!(
+            candidate_roles("page[offset]", &has),
+            vec![QueryRole::Offset]
+        );
+        // Only paging names nest in a page name; another base is a filter's.
+        assert_eq!(paging_member_roles("page[sort]"), None);
+        assert_eq!(paging_member_roles("filter[limit]"), None);
+        assert_eq!(
+            candidate_roles("filter[limit]", &has),
+            vec![
+                QueryRole::filter("limit", "in"),
+                QueryRole::filter("limit", "eq")
+            ]
+        );
     }
 
     #[test]

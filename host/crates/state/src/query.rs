@@ -76,11 +76,28 @@ pub fn field_value<'a>(object: &'a Object, field: &str) -> Option<&'a Json> {
         return field_value(joined, rest);
     }
     let mut parts = field.split('.');
-    let mut current = member_value(object, parts.next()?)?;
+    let Some(mut current) = parts.next().and_then(|first| member_value(object, first)) else {
+        return nested_member(object, field);
+    };
     for part in parts {
         current = member_value(current.as_object()?, part)?;
     }
     Some(current)
+}
+
+/// A plain field no member of the object is named, held by exactly one of its object members
+/// (the properties an envelope member nests: `status` of `{"attributes": {"status": …}}`); never
+/// a joined entity's (see [`JOINED`]).
+fn nested_member<'a>(object: &'a Object, field: &str) -> Option<&'a Json> {
+    if field.contains(['.', '[']) {
+        return None;
+    }
+    let mut found = object
+        .iter()
+        .filter(|(key, _)| !key.starts_with(JOINED))
+        .filter_map(|(_, member)| member.as_object()?.get(field));
+    let first = found.next()?;
+    found.next().is_none().then_some(first)
 }
 
 /// The prefix of the member under which a query's object holds the related entity one of its
@@ -725,6 +742,25 @@ mod tests {
                 .collect(),
             _ => unreachable!(),
         }
+    }
+
+    #[test]
+    fn a_plain_field_reads_the_one_object_member_nesting_it() {
+        let object = parse(
+            br#"{"id": "1", "attributes": {"status": "todo", "self": "a"},
+                "links": {"self": "/t/1"}, "\u0000joined:project": {"code": "WEB"}}"#,
+        )
+        .expect("json");
+        let object = object.as_object().expect("object");
+        assert_eq!(
+            field_value(object, "status").and_then(Json::as_str),
+            Some("todo")
+        );
+        // Two object members holding it, a joined entity's member, or a dotted path: none.
+        assert_eq!(field_value(object, "self"), None);
+        assert_eq!(field_value(object, "code"), None);
+        assert_eq!(field_value(object, "attributes.missing"), None);
+        assert_eq!(field_value(object, "id").and_then(Json::as_str), Some("1"));
     }
 
     #[test]

@@ -17,6 +17,7 @@ use rea_plugin_api::json::{Json, Object, escape_pointer_segment};
 
 use super::entities::{Entities, collection_key};
 use super::items::{differing_envelope_members, identity_preference};
+use super::list_place::{agreed_place, place_in};
 use super::{latest_lines, marked_deleted, projected_keys, recorded};
 use crate::model::{
     EntityType, ListLine, ListView, MemberRef, Membership, QueryModel, ViewDetail, ViewShape,
@@ -361,16 +362,22 @@ fn merge_selected_fields(
 /// […]}` where plain reads answer the array), the place every read without a query holds it.
 /// Lines holding it elsewhere are left to their recordings.
 fn common_list_pointer(timeline: &Timeline, index: usize) -> Result<String, Option<&'static str>> {
+    let successes = || {
+        timeline
+            .checked(index)
+            .filter(|observation| observation.is_success())
+    };
+    let bodies: Vec<&Json> = successes()
+        .filter_map(|observation| observation.body.as_ref())
+        .collect();
+    let agreed = agreed_place(&bodies);
     let mut every: BTreeSet<String> = BTreeSet::new();
     let mut plain: BTreeSet<String> = BTreeSet::new();
-    for observation in timeline
-        .checked(index)
-        .filter(|observation| observation.is_success())
-    {
+    for observation in successes() {
         let found = observation
             .body
             .as_ref()
-            .and_then(list_pointer)
+            .and_then(|body| place_in(body, agreed.as_deref()))
             .ok_or(None)?;
         if observation.query.is_none() {
             plain.insert(found.clone());
@@ -386,7 +393,11 @@ fn common_list_pointer(timeline: &Timeline, index: usize) -> Result<String, Opti
 
 /// Whether a line holds its list at the pointer.
 fn holds_list_at(line: &Observation, pointer: &str) -> bool {
-    line.body.as_ref().and_then(list_pointer).as_deref() == Some(pointer)
+    line.body
+        .as_ref()
+        .and_then(|body| place_in(body, Some(pointer)))
+        .as_deref()
+        == Some(pointer)
 }
 
 /// Each line's members resolved to entities of a type (`None`: a line that does not resolve).
@@ -845,7 +856,10 @@ fn page_envelope(
         .checked(plan.tool)
         .filter(|observation| observation.is_success())
         .filter_map(|observation| {
-            let pointer = observation.body.as_ref().and_then(list_pointer)?;
+            let pointer = observation
+                .body
+                .as_ref()
+                .and_then(|body| place_in(body, Some(&plan.list_pointer)))?;
             (pointer != plan.list_pointer).then_some((observation, pointer))
         })
         .collect();

@@ -47,6 +47,7 @@ pub mod body_queries;
 pub mod documents;
 pub mod entities;
 pub mod items;
+pub(crate) mod list_place;
 pub(crate) mod list_query;
 pub mod lists;
 pub mod members;

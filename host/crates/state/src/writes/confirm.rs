@@ -326,10 +326,13 @@ impl Replay<'_> {
         collection: Option<&(String, String)>,
         shown: Shown,
     ) -> (Vec<usize>, bool) {
+        // A write adopted after an entity's last write may have changed it besides its own
+        // entity (a delete clearing what other entities held of it): that write is not blamed.
         let mut unconfirmed: Vec<usize> = keys
             .iter()
             .filter_map(|key| self.last.get(key).copied())
             .filter(|event| !self.events[*event].confirmed(shown))
+            .filter(|event| self.adopted_after.is_none_or(|adopted| adopted <= *event))
             .collect();
         let touched_unmodelled = keys.iter().any(|key| {
             self.last.get(key).is_some_and(|event| {

@@ -3,7 +3,9 @@
 //!
 //! Each read after the first write belongs to the window of the latest call of its scope (the
 //! type its item, list or body-query view reads, or its document view), and to the window of the
-//! latest unlinked create until the next write of any tool. A call's entity after is the first
+//! latest unlinked create until the next write of any tool; a delete of an item of a held type
+//! closes every other scope's window (it may clear what other types' entities held of it). A
+//! call's entity after is the first
 //! read of the written entity by id in its window (absent when it answers as the item view's
 //! missing entity: `404`/`410`, or another client error after a delete of its path; a body query
 //! whose body names the entity alone by the identity's name reads it too: absent when it lists
@@ -412,7 +414,8 @@ fn counters_before(
 /// The successful write calls in record order, each with its draft and the window of reads that
 /// follow it (a failed call is noted on its draft): a read belongs to the window of the latest
 /// call of its scope (the type its item or list view reads, or its document view), and to the
-/// window of the latest unlinked create until the next write of any tool.
+/// window of the latest unlinked create until the next write of any tool; a delete of an item of
+/// a held type closes every window but its own scope's.
 fn windowed_calls(
     manifest: &Manifest,
     timeline: &Timeline,
@@ -453,17 +456,8 @@ fn windowed_calls(
             let index = calls.len();
             calls.push(Call::new(draft, observation));
             drafts[draft].calls.push(index);
-            match &drafts[draft].classified.kind {
-                TargetKind::Item { entity_type, .. }
-                | TargetKind::Collection { entity_type, .. }
-                | TargetKind::Member { entity_type, .. } => {
-                    latest.insert(format!("type {entity_type}"), index);
-                }
-                TargetKind::Document { view } => {
-                    latest.insert(format!("document {view}"), index);
-                }
-                TargetKind::Unlinked | TargetKind::Linked { .. } => unlinked = Some(index),
-                TargetKind::Rpc { .. } | TargetKind::None => {}
+            if let Some(call) = open_window(&drafts[draft], index, &mut latest) {
+                unlinked = Some(call);
             }
             continue;
         }
@@ -486,6 +480,32 @@ fn windowed_calls(
         }
     }
     calls
+}
+
+/// Opens the window of a write call (the `index`th) of a draft: the latest call of its scope
+/// from now on; `Some(index)` for an unlinked or linked write, whose window takes every read
+/// until the next write. A delete of an item of a held type may clear what other types'
+/// entities hold of it (their dependents), so it closes every other scope's window: the reads
+/// after it show no earlier write of another type.
+fn open_window(draft: &Draft, index: usize, latest: &mut HashMap<String, usize>) -> Option<usize> {
+    if draft.plan.effect == super::model::Effect::Delete
+        && matches!(draft.classified.kind, TargetKind::Item { .. })
+    {
+        latest.clear();
+    }
+    match &draft.classified.kind {
+        TargetKind::Item { entity_type, .. }
+        | TargetKind::Collection { entity_type, .. }
+        | TargetKind::Member { entity_type, .. } => {
+            latest.insert(format!("type {entity_type}"), index);
+        }
+        TargetKind::Document { view } => {
+            latest.insert(format!("document {view}"), index);
+        }
+        TargetKind::Unlinked | TargetKind::Linked { .. } => return Some(index),
+        TargetKind::Rpc { .. } | TargetKind::None => {}
+    }
+    None
 }
 
 impl Call {

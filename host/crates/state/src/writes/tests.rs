@@ -3748,3 +3748,55 @@ fn a_created_url_spells_the_id_the_sequence_generates_in_the_same_create() {
     assert!(!error, "{created}");
     assert_eq!(created["body"], linked_note(2, "d"));
 }
+
+fn assigned(id: u64, title: &str, assignee: Option<u64>) -> Value {
+    json!({"id": id, "title": title, "assignee": assignee})
+}
+
+#[test]
+fn an_update_read_back_past_an_adopted_delete_of_what_it_named_is_not_blamed() {
+    // The update sets task 6's assignee to user 5, a list shows it so; then a delete of user 5
+    // the replay cannot follow (the state never held user 5: adopted as observed) clears what
+    // task 6 held of it, and the read of task 6 after shows `null`. That read is no `after` of
+    // the update (the delete closed its window) and contradicts nothing it did.
+    let records = vec![
+        get(0, "/users", 200, json!([{"id": 1, "name": "ann"}])),
+        get(
+            1,
+            "/tasks",
+            200,
+            json!([assigned(6, "six", None), assigned(7, "seven", Some(1))]),
+        ),
+        get(2, "/tasks/7", 200, assigned(7, "seven", Some(1))),
+        get(3, "/users/1", 200, json!({"id": 1, "name": "ann"})),
+        record(
+            4,
+            "PATCH",
+            "/tasks/7",
+            Some(json!({"title": "seven again"})),
+            200,
+            assigned(7, "seven again", Some(1)),
+        ),
+        get(5, "/tasks/7", 200, assigned(7, "seven again", Some(1))),
+        record(
+            6,
+            "PATCH",
+            "/tasks/6",
+            Some(json!({"assignee": 5})),
+            200,
+            assigned(6, "six", Some(5)),
+        ),
+        get(
+            7,
+            "/tasks?assignee=5",
+            200,
+            json!([assigned(6, "six", Some(5))]),
+        ),
+        record(8, "DELETE", "/users/5", None, 204, Value::Null),
+        get(9, "/tasks/6", 200, assigned(6, "six", None)),
+    ];
+    let fixture = derive(records);
+    let patch = fixture.plan("patch_tasks_by_id");
+    assert!(patch.served, "{patch:?}");
+    assert_eq!(patch.contradicted_by, None);
+}
