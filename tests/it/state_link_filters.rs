@@ -8,20 +8,10 @@
 
 use rea_state::link_filters::LinkField;
 use rea_state::model::QueryRole;
-use serde_json::Value;
 
-use crate::state_support::{call_with_strings, query_model, serve_corpus_app};
+use crate::state_support::{call_with_strings, collection_ids, query_model, serve_corpus_app};
 
 const ISSUES: &str = "get_rt_rest_data_issue";
-
-fn ids(answer: &Value) -> Vec<String> {
-    answer["body"]["data"]["collection"]
-        .as_array()
-        .unwrap_or_else(|| panic!("a nested list: {answer:#}"))
-        .iter()
-        .map(|member| member["id"].as_str().expect("an id").to_owned())
-        .collect()
-}
 
 #[test]
 fn link_filters_learn_the_linked_type_the_key_member_and_the_separator() {
@@ -51,14 +41,14 @@ fn a_link_filter_answers_other_names_and_unions_and_refuses_what_it_cannot_tell(
         &[("status", "resolved"), ("@fields", "title,status")],
     );
     assert!(!is_error, "{answer:#}");
-    assert_eq!(ids(&answer), vec!["4"]);
+    assert_eq!(collection_ids(&answer), vec!["4"]);
     let (answer, is_error) = call_with_strings(
         &served,
         ISSUES,
         &[("status", "unread,deferred"), ("@fields", "title")],
     );
     assert!(!is_error, "{answer:#}");
-    assert_eq!(ids(&answer), vec!["2", "5"]);
+    assert_eq!(collection_ids(&answer), vec!["2", "5"]);
     // Priority was filtered only after the build's writes (priority=wish): its link is learned
     // from that value and takes the operator the tested link filters chose.
     let (answer, is_error) = call_with_strings(
@@ -67,7 +57,7 @@ fn a_link_filter_answers_other_names_and_unions_and_refuses_what_it_cannot_tell(
         &[("priority", "critical,urgent"), ("@fields", "title")],
     );
     assert!(!is_error, "{answer:#}");
-    assert_eq!(ids(&answer), vec!["1", "4", "6"]);
+    assert_eq!(collection_ids(&answer), vec!["1", "4", "6"]);
     // A name no held status has: the recordings never showed what it answers.
     let (answer, is_error) = call_with_strings(
         &served,

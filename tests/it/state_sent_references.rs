@@ -14,7 +14,7 @@ use rea_manifest::catalog::ArgumentTarget;
 use serde_json::{Map, Value, json};
 
 use crate::state_support::{
-    Served, call_with_strings, corpus_write_plans, plan_of, serve_corpus_app,
+    Served, call_with_strings, collection_ids, corpus_write_plans, plan_of, serve_corpus_app,
 };
 
 const PUT_ISSUE: &str = "put_rt_rest_data_issue_by_id";
@@ -31,15 +31,6 @@ fn put_arguments(served: &Served, id: &str, body: Value) -> Map<String, Value> {
             ArgumentTarget::Body => Some((argument.name.clone(), body.clone())),
             _ => None,
         })
-        .collect()
-}
-
-fn ids(answer: &Value) -> Vec<String> {
-    answer["body"]["data"]["collection"]
-        .as_array()
-        .unwrap_or_else(|| panic!("a nested list: {answer:#}"))
-        .iter()
-        .map(|member| member["id"].as_str().expect("an id").to_owned())
         .collect()
 }
 
@@ -101,7 +92,7 @@ fn a_served_put_by_name_stores_the_link_objects_the_lists_filter_by() {
         &[("status", "resolved"), ("@fields", "title")],
     );
     assert!(!is_error, "{answer:#}");
-    assert_eq!(ids(&answer), vec!["2", "4"]);
+    assert_eq!(collection_ids(&answer), vec!["2", "4"]);
     let issue = served
         .backend
         .service()

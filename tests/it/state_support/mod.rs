@@ -433,3 +433,13 @@ pub fn rule_of<'a>(plan: &'a Value, stage: &str) -> &'a Value {
         .find(|rule| rule["stage"] == stage)
         .unwrap_or_else(|| panic!("no {stage} rule: {plan:#}"))
 }
+
+/// The `id`s of the list an answer nests at `/body/data/collection` (Roundup's list envelope).
+pub fn collection_ids(answer: &Value) -> Vec<String> {
+    answer["body"]["data"]["collection"]
+        .as_array()
+        .unwrap_or_else(|| panic!("a nested list: {answer:#}"))
+        .iter()
+        .map(|member| member["id"].as_str().expect("an id").to_owned())
+        .collect()
+}
