@@ -5,7 +5,11 @@
 //! `prev` past the first page; spelled as decoded, as the recorded links spell them), learned
 //! from the build's pages and answered for pages the build never read. The keyset links of
 //! datasette (`next_url`) are the regression guard: its list learns no such object and keeps
-//! minting its next-page link. The links object: one app, Roundup.
+//! minting its next-page link. safrs's top-level `links` is the second app: each link repeats
+//! the call's query as sent with the offset and page size last (`page[offset]`, `page[limit]`,
+//! named by the links alone where the calls never send them), under the collection path with a
+//! trailing slash, a call naming no size linked with the default the build's links show (250),
+//! `first` and `last` anchored pages. The links object: Roundup + safrs.
 
 use rea_state::model::CursorForm;
 use serde_json::Value;
@@ -110,5 +114,59 @@ fn keyset_links_keep_their_form_beside_page_links() {
         "datasette",
         "get_tracker_tasks_json",
         &["GET /tracker/tasks.json?_size=3&_next=3"],
+    );
+}
+
+#[test]
+fn page_links_after_the_query_with_a_default_size_are_minted_on_a_second_app() {
+    // Recorded: filters, sorts and pages of 4, 2, 3 and 5 (`links` naming the offset and the
+    // size last, 250 without a size). Asked: filters and sorts the build never sent.
+    let (served, probes) = served_with_probes("safrs");
+    for (ordinal, tool) in [
+        (1, "get_api_tasks"),
+        (9, "get_users"),
+        (13, "get_api_tasks"),
+        (14, "get_projects"),
+    ] {
+        let probe = probes
+            .iter()
+            .find(|record| record.ordinal == ordinal)
+            .expect("the probe");
+        let (answer, is_error) = served.call(tool, probe_arguments(probe));
+        assert!(!is_error, "{ordinal}: {answer:#}");
+        assert_eq!(
+            answer.pointer("/state/source").and_then(Value::as_str),
+            Some("state"),
+            "{answer:#}"
+        );
+        let (_, live) = recorded_answer(probe);
+        assert!(live.pointer("/links/self").is_some(), "{live:#}");
+        assert_eq!(answer.get("body"), Some(&live), "{ordinal}");
+    }
+    let model = query_model(&served, "get_api_tasks");
+    let links = model
+        .cursor_members
+        .iter()
+        .find(|member| matches!(member.form, CursorForm::PageLinks { .. }))
+        .expect("a links member");
+    assert_eq!(links.pointer, "/links");
+    let CursorForm::PageLinks {
+        prefix,
+        position_last,
+        default_size,
+        link_only,
+        ..
+    } = &links.form
+    else {
+        unreachable!()
+    };
+    assert_eq!(prefix, "/api/tasks/");
+    assert!(*position_last);
+    assert_eq!(*default_size, Some(250));
+    assert_eq!(
+        link_only
+            .as_ref()
+            .map(|(offset, size)| (offset.as_str(), size.as_str())),
+        Some(("page[offset]", "page[limit]"))
     );
 }

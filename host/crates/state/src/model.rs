@@ -750,9 +750,10 @@ pub enum CursorForm {
         prefix: String,
     },
     /// An object of links to pages beside the list (`{"next": [{"rel": "next", "uri": …}],
-    /// "self": …}`), present when the call names a page size: each relation's entry repeats the
-    /// call's query with the page parameter first, set to the page it names, and is present only
-    /// where that page exists (the next while matches remain, a previous past the first page).
+    /// "self": …}`), present when the call names a page size (or always, given a default size):
+    /// each relation's entry repeats the call's query with the page (or offset) parameter first
+    /// or, with the page size, last, set to the page it names, and is present where its learned
+    /// [`PagePresence`] holds.
     PageLinks {
         /// The text before each link's query.
         prefix: String,
@@ -760,6 +761,18 @@ pub enum CursorForm {
         decoded: bool,
         /// The relations, in the order the recordings showed them.
         relations: Vec<PageRelation>,
+        /// Whether the position and page-size parameters follow the call's other arguments
+        /// (else the position parameter comes first and the others keep their places).
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        position_last: bool,
+        /// The page size a call naming none is linked with (else such a call lists no links).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        default_size: Option<u64>,
+        /// The offset and page-size parameters the links name when the list's calls name
+        /// none (so every call lists from the first item, with the default size), learned from
+        /// the links.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        link_only: Option<(String, String)>,
     },
 }
 
@@ -768,12 +781,62 @@ pub enum CursorForm {
 pub struct PageRelation {
     /// Its key in the links object.
     pub key: String,
-    /// The page it names, less the call's page (-1, 0 or 1).
+    /// The page it names, less the call's page (-1, 0 or 1), unless anchored.
     pub step: i64,
+    /// The page it names regardless of the call's page, when so learned.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub anchor: Option<PageAnchor>,
+    /// When the relation is present.
+    #[serde(default, skip_serializing_if = "PagePresence::is_exists")]
+    pub present: PagePresence,
     /// Its entry as recorded, the link's text left `null`.
     pub template: Json,
     /// The pointer of the link's text within the entry.
     pub link: String,
+}
+
+/// A page a [`PageRelation`] names whatever page the call asks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PageAnchor {
+    /// The page starting at the first item.
+    First,
+    /// The page starting at the matched count rounded down to a whole number of pages.
+    LastWhole,
+}
+
+/// When a [`PageRelation`] is present, its target `t` (an item offset, never negative) read
+/// against the call's page offset `o`, page size `s` and matched count `m`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PagePresence {
+    /// Where the page exists: `t <= o` or `t < m`.
+    #[default]
+    Exists,
+    /// On every page.
+    Always,
+    /// Before the whole-page last offset: `t < ⌊m/s⌋·s`.
+    BeforeLastWhole,
+    /// After the call's page start: `t > o`.
+    AfterCall,
+    /// A whole page or more before the call's page: `t + s <= o`.
+    PageBeforeCall,
+}
+
+impl PagePresence {
+    /// Every presence, the default first (the order learning tries them in).
+    pub const ALL: [PagePresence; 5] = [
+        PagePresence::Exists,
+        PagePresence::Always,
+        PagePresence::BeforeLastWhole,
+        PagePresence::AfterCall,
+        PagePresence::PageBeforeCall,
+    ];
+
+    /// Whether this is the default presence.
+    pub fn is_exists(&self) -> bool {
+        *self == PagePresence::Exists
+    }
 }
 
 /// An envelope member query lines showed with values of their own (see

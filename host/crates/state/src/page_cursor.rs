@@ -2,16 +2,18 @@
 //! the last member a page listed (the sort keys' values, then the cursor's key field value,
 //! comma-separated with `+` for a space, as the cursor parameter reads them), as the last
 //! position listed, as the next page's cursor while matches remain, or as a link to the next
-//! page; or by page number, an object of links beside the list whose relations each repeat the
-//! call's query with the page parameter first, set to the previous, the same or the next page
+//! page; or by page number or item offset, an object of links beside the list whose relations
+//! each repeat the call's query with the position parameter first (or it and the page size
+//! last), set to a page learned per relation (a step from the call's page, the first, the
+//! whole-page last) and present where its learned [`PagePresence`] holds
 //! ([`CursorForm::PageLinks`]). Learned where every checked line of a list with a cursor (or a
-//! page and a page-size) parameter shows the member so, and minted for every call the state
-//! evaluates.
+//! position and a page-size) parameter shows the member so (or, for links, where the links
+//! alone name the offset and the size), and minted for every call the state evaluates.
 
 use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
 use rea_plugin_api::json::{Json, Object};
 
-use crate::model::{CursorForm, PageRelation, QueryModel, QueryRole};
+use crate::model::{CursorForm, PageAnchor, PagePresence, PageRelation, QueryModel, QueryRole};
 use crate::render::scalar_text;
 
 /// What form-encoding leaves as it is: letters, digits and `*-._`.
@@ -20,6 +22,118 @@ const FORM: &AsciiSet = &NON_ALPHANUMERIC
     .remove(b'-')
     .remove(b'.')
     .remove(b'_');
+
+/// How a links form spells its queries.
+#[derive(Debug, Clone, Copy)]
+struct LinkSpelling {
+    /// Names and values as decoded (else form-encoded).
+    decoded: bool,
+    /// The position and page-size parameters after the call's other arguments.
+    position_last: bool,
+}
+
+/// The parameter naming a call's page: a page number counted from a base, or the offset of the
+/// page's first item.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Position<'a> {
+    /// A page number (`@page_index`, from `base`).
+    Page {
+        /// The parameter's name.
+        name: &'a str,
+        /// The first page's number.
+        base: u64,
+    },
+    /// An item offset (`page[offset]`).
+    Offset {
+        /// The parameter's name.
+        name: &'a str,
+    },
+}
+
+impl<'a> Position<'a> {
+    /// The position parameter among a model's roles, a page number first.
+    pub fn of(roles: impl Iterator<Item = (&'a String, &'a QueryRole)> + Clone) -> Option<Self> {
+        let page = roles.clone().find_map(|(name, role)| match role {
+            QueryRole::Page { base } => Some(Position::Page { name, base: *base }),
+            _ => None,
+        });
+        page.or_else(|| {
+            roles
+                .into_iter()
+                .find_map(|(name, role)| (*role == QueryRole::Offset).then_some(name))
+                .map(|name| Position::Offset { name })
+        })
+    }
+
+    /// The parameter's name.
+    pub fn name(&self) -> &'a str {
+        match self {
+            Position::Page { name, .. } | Position::Offset { name } => name,
+        }
+    }
+
+    /// The item offset a value of the parameter (the first page without one) names with pages
+    /// of `size`; `None` when it is no number or precedes the base.
+    pub fn offset(&self, value: Option<&str>, size: u64) -> Option<u64> {
+        let Some(value) = value else {
+            return Some(0);
+        };
+        let value: u64 = value.parse().ok()?;
+        match self {
+            Position::Page { base, .. } => value.checked_sub(*base)?.checked_mul(size),
+            Position::Offset { .. } => Some(value),
+        }
+    }
+
+    /// The parameter's value naming the page starting at item `offset`.
+    fn value(&self, offset: u64, size: u64) -> u64 {
+        match self {
+            Position::Page { base, .. } => offset / size.max(1) + base,
+            Position::Offset { .. } => offset,
+        }
+    }
+}
+
+/// Where a call's page stands: its first item's offset, its size and the matched count.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PagePlace {
+    /// The page's first item's offset.
+    pub offset: u64,
+    /// The page size.
+    pub size: u64,
+    /// How many members matched.
+    pub matched: u64,
+}
+
+impl PagePlace {
+    /// The matched count rounded down to a whole number of pages.
+    fn last_whole(&self) -> u64 {
+        self.matched / self.size.max(1) * self.size
+    }
+
+    /// The item offset a relation names from this page; `None` before the first item.
+    fn target(&self, relation: &PageRelation) -> Option<u64> {
+        match relation.anchor {
+            Some(PageAnchor::First) => Some(0),
+            Some(PageAnchor::LastWhole) => Some(self.last_whole()),
+            None => {
+                let step = relation.step.checked_mul(i64::try_from(self.size).ok()?)?;
+                u64::try_from(i64::try_from(self.offset).ok()?.checked_add(step)?).ok()
+            }
+        }
+    }
+
+    /// Whether a relation naming `target` is present on this page.
+    fn holds(&self, presence: PagePresence, target: u64) -> bool {
+        match presence {
+            PagePresence::Exists => target <= self.offset || target < self.matched,
+            PagePresence::Always => true,
+            PagePresence::BeforeLastWhole => target < self.last_whole(),
+            PagePresence::AfterCall => target > self.offset,
+            PagePresence::PageBeforeCall => target.saturating_add(self.size) <= self.offset,
+        }
+    }
+}
 
 /// One evaluated call as cursor members see it.
 pub struct PageEnd<'a> {
@@ -78,7 +192,18 @@ impl PageEnd<'_> {
                 prefix,
                 decoded,
                 relations,
-            } => self.page_links(prefix, *decoded, relations),
+                position_last,
+                default_size,
+                link_only,
+            } => self.page_links(
+                prefix,
+                LinkSpelling {
+                    decoded: *decoded,
+                    position_last: *position_last,
+                },
+                relations,
+                (*default_size, link_only.as_ref()),
+            ),
             _ => self.value(form).map(Some),
         }
     }
@@ -106,60 +231,87 @@ impl PageEnd<'_> {
         }
     }
 
-    /// The page parameter's name and base, when the model has one.
-    fn page_parameter(&self) -> Option<(&str, u64)> {
-        self.model
+    /// The parameter naming the call's page, when the model has one.
+    fn position(&self) -> Option<Position<'_>> {
+        Position::of(self.model.parameters.iter().chain(&self.model.generalized))
+    }
+
+    /// The value the call gave a parameter, if any.
+    fn sent_value(&self, name: &str) -> Option<&str> {
+        self.expanded
+            .iter()
+            .find(|(sent, _)| sent == name)
+            .map(|(_, value)| value.as_str())
+    }
+
+    /// The page-size parameter's name and the value the call gave it, if any.
+    fn page_size(&self) -> Option<(&str, Option<&str>)> {
+        let name = self
+            .model
             .parameters
             .iter()
             .chain(&self.model.generalized)
-            .find_map(|(name, role)| match role {
-                QueryRole::Page { base } => Some((name.as_str(), *base)),
-                _ => None,
-            })
+            .find_map(|(name, role)| (*role == QueryRole::PageSize).then_some(name.as_str()))?;
+        let sent = self
+            .expanded
+            .iter()
+            .find(|(expanded, _)| matches!(self.model.role(expanded), Some(QueryRole::PageSize)))
+            .map(|(_, value)| value.as_str());
+        Some((name, sent))
     }
 
-    /// The page the call asks for (the base without a page parameter); `None` when its value
-    /// is no page number.
-    fn page(&self, name: &str, base: u64) -> Option<u64> {
-        match self.expanded.iter().find(|(sent, _)| sent == name) {
-            Some((_, value)) => value.parse().ok(),
-            None => Some(base),
-        }
-    }
-
-    /// The links object of a [`CursorForm::PageLinks`] form: absent unless the call names a
-    /// page size; each relation present where the page it names exists.
+    /// The links object of a [`CursorForm::PageLinks`] form: absent when the call names no page
+    /// size and no default size was learned; each relation present where its presence holds.
     fn page_links(
         &self,
         prefix: &str,
-        decoded: bool,
+        spelling: LinkSpelling,
         relations: &[PageRelation],
+        (default_size, link_only): (Option<u64>, Option<&(String, String)>),
     ) -> Option<Option<Json>> {
-        let sized = self
+        let (size_name, sent_size) = match link_only {
+            // A page size the list's own calls never sent: a call sending it is not told.
+            Some((_, size_name)) => match self.sent_value(size_name) {
+                Some(_) if self.model.parameters.get(size_name) != Some(&QueryRole::PageSize) => {
+                    return None;
+                }
+                sent => (size_name.as_str(), sent),
+            },
+            None => self.page_size()?,
+        };
+        let size = match (sent_size, default_size) {
+            (Some(value), _) => value.parse().ok()?,
+            (None, Some(size)) => size,
+            (None, None) => return Some(None),
+        };
+        let position = match link_only {
+            Some((name, _)) => Position::Offset { name },
+            None => self.position()?,
+        };
+        let value = self
             .expanded
             .iter()
-            .any(|(name, _)| matches!(self.model.role(name), Some(QueryRole::PageSize)));
-        if !sized {
-            return Some(None);
-        }
-        let (name, base) = self.page_parameter()?;
-        let page = self.page(name, base)?;
-        let size: u64 = self
-            .expanded
-            .iter()
-            .find(|(name, _)| matches!(self.model.role(name), Some(QueryRole::PageSize)))
-            .and_then(|(_, value)| value.parse().ok())?;
-        let listed_through = (page.checked_sub(base)? + 1).checked_mul(size)?;
+            .find(|(name, _)| name == position.name())
+            .map(|(_, value)| value.as_str());
+        let place = PagePlace {
+            offset: position.offset(value, size)?,
+            size,
+            matched: u64::try_from(self.matched).ok()?,
+        };
         let mut links = Object::new();
         for relation in relations {
-            let target = match relation.step {
-                0 => page,
-                -1 if page > base => page - 1,
-                1 if listed_through < self.matched as u64 => page + 1,
-                -1 | 1 => continue,
-                _ => return None,
+            let Some(target) = place.target(relation) else {
+                continue;
             };
-            let link = format!("{prefix}?{}", self.page_query(name, target, decoded));
+            if !place.holds(relation.present, target) {
+                continue;
+            }
+            let pairs = self.page_pairs(
+                (position.name(), position.value(target, size)),
+                (size_name, size),
+                spelling.position_last,
+            );
+            let link = format!("{prefix}?{}", spell_query(&pairs, spelling.decoded));
             let entry = crate::render::with_value_at(
                 relation.template.clone(),
                 &relation.link,
@@ -170,22 +322,27 @@ impl PageEnd<'_> {
         Some(Some(Json::Object(links)))
     }
 
-    /// A page's query: the page parameter first, then the call's other arguments as sent, each
-    /// spelled as decoded or form-encoded.
-    fn page_query(&self, name: &str, page: u64, decoded: bool) -> String {
-        let spell = |text: &str| {
-            if decoded {
-                text.to_owned()
-            } else {
-                form_encode(text)
-            }
-        };
-        let page_pair = (name.to_owned(), page.to_string());
-        std::iter::once(&page_pair)
-            .chain(self.sent.iter().filter(|(sent, _)| sent != name))
-            .map(|(name, value)| format!("{}={}", spell(name), spell(value)))
-            .collect::<Vec<_>>()
-            .join("&")
+    /// A page's query pairs: the position parameter first, then the call's other arguments as
+    /// sent (the page size last when the call named none); or, `position_last`, the call's
+    /// arguments but those two, then the position and the page size.
+    fn page_pairs(
+        &self,
+        (position, value): (&str, u64),
+        (size_name, size): (&str, u64),
+        position_last: bool,
+    ) -> Vec<(String, String)> {
+        let position_pair = (position.to_owned(), value.to_string());
+        let size_pair = (size_name.to_owned(), size.to_string());
+        let others = self.sent.iter().filter(|(sent, _)| sent != position);
+        if position_last {
+            let kept = others.filter(|(sent, _)| sent != size_name).cloned();
+            return kept.chain([position_pair, size_pair]).collect();
+        }
+        let sized = self.sent.iter().any(|(sent, _)| sent == size_name);
+        std::iter::once(position_pair)
+            .chain(others.cloned())
+            .chain((!sized).then_some(size_pair))
+            .collect()
     }
 
     /// The next page's query: the call's other arguments, the cursor, then its sorts.
@@ -216,72 +373,268 @@ fn form_encode(text: &str) -> String {
         .replace("%20", "+")
 }
 
-/// The [`CursorForm::PageLinks`] forms the links objects recorded on pages (each with the page
-/// it answered, of the page parameter `name`) may take, form-encoded first: each member of
-/// them a relation holding one link text whose query names the page parameter, its step and
-/// entry alike on every page showing it, and every link text after one prefix; none otherwise.
-pub fn page_link_forms(shown: &[(&Json, u64)], name: &str) -> Vec<CursorForm> {
-    let mut prefixes: Vec<String> = Vec::new();
-    let mut relations: Vec<PageRelation> = Vec::new();
-    for (links, page) in shown {
-        let Some(object) = links.as_object().filter(|object| !object.is_empty()) else {
-            return Vec::new();
-        };
-        for (key, entry) in object.iter() {
-            let Some((prefix, relation)) = page_relation(key, entry, name, *page) else {
-                return Vec::new();
-            };
-            if !prefixes.contains(&prefix) {
-                prefixes.push(prefix);
-            }
-            match relations.iter().find(|known| known.key == relation.key) {
-                Some(known) if *known != relation => return Vec::new(),
-                Some(_) => {}
-                None => relations.push(relation),
-            }
+/// Query pairs joined as `name=value&…`, each spelled as decoded or form-encoded.
+fn spell_query(pairs: &[(String, String)], decoded: bool) -> String {
+    let spell = |text: &str| {
+        if decoded {
+            text.to_owned()
+        } else {
+            form_encode(text)
         }
-    }
-    let [prefix] = prefixes.as_slice() else {
+    };
+    pairs
+        .iter()
+        .map(|(name, value)| format!("{}={}", spell(name), spell(value)))
+        .collect::<Vec<_>>()
+        .join("&")
+}
+
+/// One recorded page as links learning sees it.
+#[derive(Debug, Clone, Copy)]
+pub struct ShownPage<'a> {
+    /// The links object the page showed.
+    pub links: &'a Json,
+    /// The position parameter's value the call sent, if any.
+    pub position: Option<&'a str>,
+    /// The page size the call sent, if any.
+    pub size: Option<u64>,
+    /// How many members matched.
+    pub matched: u64,
+}
+
+/// One relation as the recorded pages showed it: its entry's template and link pointer, and
+/// per page showing it the page's index and the item offset its link names.
+struct ShownRelation {
+    template: Json,
+    link: String,
+    targets: Vec<(usize, u64)>,
+}
+
+/// The [`CursorForm::PageLinks`] forms the links objects recorded on pages may take (each
+/// spelling: position first or last, form-encoded or decoded): each member of them a relation
+/// holding one link text whose query names the position parameter, its entry alike on every
+/// page, the page it names and when it is present alike on every page, every link text after
+/// one prefix, and the page size of calls naming none one value; none otherwise.
+pub fn page_link_forms(
+    shown: &[ShownPage<'_>],
+    position: Position<'_>,
+    size_name: &str,
+) -> Vec<CursorForm> {
+    let Some(default_size) = default_size(shown, size_name) else {
         return Vec::new();
     };
+    let places: Option<Vec<PagePlace>> = shown
+        .iter()
+        .map(|page| {
+            let size = page.size.or(default_size)?;
+            Some(PagePlace {
+                offset: position.offset(page.position, size)?,
+                size,
+                matched: page.matched,
+            })
+        })
+        .collect();
+    let Some(places) = places else {
+        return Vec::new();
+    };
+    let Some((prefix, relations)) = shown_relations(shown, &places, position) else {
+        return Vec::new();
+    };
+    let mut learned = Vec::new();
+    for (key, relation) in relations {
+        let Some(relation) = learn_relation(key, relation, &places) else {
+            return Vec::new();
+        };
+        learned.push(relation);
+    }
     // Relations every page showed in key order are minted in key order.
-    let sorted = shown.iter().all(|(links, _)| {
-        links.as_object().is_some_and(|object| {
+    let sorted = shown.iter().all(|page| {
+        page.links.as_object().is_some_and(|object| {
             let keys: Vec<&str> = object.iter().map(|(key, _)| key).collect();
             keys.is_sorted()
         })
     });
     if sorted {
-        relations.sort_by(|a, b| a.key.cmp(&b.key));
+        learned.sort_by(|a, b| a.key.cmp(&b.key));
     }
-    [false, true]
+    [(false, false), (false, true), (true, false), (true, true)]
         .into_iter()
-        .map(|decoded| CursorForm::PageLinks {
+        .map(|(position_last, decoded)| CursorForm::PageLinks {
             prefix: prefix.clone(),
             decoded,
-            relations: relations.clone(),
+            relations: learned.clone(),
+            position_last,
+            default_size,
+            link_only: None,
         })
         .collect()
 }
 
-/// One relation of a links object recorded on page `page`, with the text before its link's
-/// query: its entry must hold one link text, whose query gives the page parameter `name`.
-fn page_relation(key: &str, entry: &Json, name: &str, page: u64) -> Option<(String, PageRelation)> {
+/// The offset and page-size parameters every link of the shown pages names though no call
+/// sent them (`sent` tells), the page size given when the calls name it (`size`): of the
+/// two, the one some link sets to 0 is the offset; `None` unless there are exactly two and
+/// exactly one of them is ever 0 (or, the size given, one, ever 0).
+pub fn link_only_names(
+    shown: &[ShownPage<'_>],
+    sent: impl Fn(&str) -> bool,
+    size: Option<&str>,
+) -> Option<(String, String)> {
+    let mut names: Option<Vec<(String, bool)>> = None;
+    for page in shown {
+        for (_, entry) in page.links.as_object()?.iter() {
+            let mut texts = Vec::new();
+            link_texts(entry, "", &mut texts);
+            let [(_, text)] = texts.as_slice() else {
+                return None;
+            };
+            let mut here: Vec<(String, bool)> = Vec::new();
+            for pair in text.split_once('?')?.1.split('&') {
+                let (spelled, value) = pair.split_once('=')?;
+                let name = rea_manifest::segments::percent_decode(spelled)?;
+                if !sent(&name) {
+                    here.push((name.into_owned(), value == "0"));
+                }
+            }
+            let known = names.get_or_insert_with(|| {
+                here.iter().map(|(name, _)| (name.clone(), false)).collect()
+            });
+            if known.len() != here.len() || known.iter().zip(&here).any(|((a, _), (b, _))| a != b) {
+                return None;
+            }
+            for ((_, zero), (_, here_zero)) in known.iter_mut().zip(&here) {
+                *zero |= here_zero;
+            }
+        }
+    }
+    match (names?.as_slice(), size) {
+        ([(a, true)], Some(size)) => Some((a.clone(), size.to_owned())),
+        (_, Some(_)) => None,
+        ([(a, true), (b, false)], None) => Some((a.clone(), b.clone())),
+        ([(a, false), (b, true)], None) => Some((b.clone(), a.clone())),
+        _ => None,
+    }
+}
+
+/// The page size the links of pages whose call named none name (one value; `Some(None)` when
+/// no such page showed links); `None` when they disagree or name none.
+fn default_size(shown: &[ShownPage<'_>], size_name: &str) -> Option<Option<u64>> {
+    let mut found: Option<u64> = None;
+    for page in shown.iter().filter(|page| page.size.is_none()) {
+        let object = page.links.as_object()?;
+        for (_, entry) in object.iter() {
+            let mut texts = Vec::new();
+            link_texts(entry, "", &mut texts);
+            let [(_, text)] = texts.as_slice() else {
+                return None;
+            };
+            let size = query_value(text.split_once('?')?.1, size_name)?;
+            if found.is_some_and(|known| known != size) {
+                return None;
+            }
+            found = Some(size);
+        }
+    }
+    Some(found)
+}
+
+/// The link prefix and the relations the pages showed (in first-shown order); `None` when an
+/// entry holds no one link naming the position, entries of a key differ, or prefixes differ.
+fn shown_relations(
+    shown: &[ShownPage<'_>],
+    places: &[PagePlace],
+    position: Position<'_>,
+) -> Option<(String, Vec<(String, ShownRelation)>)> {
+    let mut prefixes: Vec<String> = Vec::new();
+    let mut relations: Vec<(String, ShownRelation)> = Vec::new();
+    for (index, (page, place)) in shown.iter().zip(places).enumerate() {
+        let object = page.links.as_object().filter(|object| !object.is_empty())?;
+        for (key, entry) in object.iter() {
+            let (prefix, template, link, value) = link_parts(entry, position.name())?;
+            let target = position.offset(Some(&value.to_string()), place.size)?;
+            if !prefixes.contains(&prefix) {
+                prefixes.push(prefix);
+            }
+            match relations.iter_mut().find(|(known, _)| known == key) {
+                Some((_, known)) if known.template != template || known.link != link => {
+                    return None;
+                }
+                Some((_, known)) => known.targets.push((index, target)),
+                None => relations.push((
+                    key.to_owned(),
+                    ShownRelation {
+                        template,
+                        link,
+                        targets: vec![(index, target)],
+                    },
+                )),
+            }
+        }
+    }
+    let [prefix] = prefixes.as_slice() else {
+        return None;
+    };
+    Some((prefix.clone(), relations))
+}
+
+/// A relation's learned page and presence: the first of the first page, the whole-page last
+/// offset and one step from the call's page naming the page every link named, then the first
+/// presence telling every page showing the links object whether it shows the relation.
+fn learn_relation(key: String, shown: ShownRelation, places: &[PagePlace]) -> Option<PageRelation> {
+    let (first_index, first_target) = *shown.targets.first()?;
+    let first_place = places[first_index];
+    let step = {
+        let difference =
+            i64::try_from(first_target).ok()? - i64::try_from(first_place.offset).ok()?;
+        let size = i64::try_from(first_place.size).ok()?.max(1);
+        (difference % size == 0).then_some(difference / size)
+    };
+    let mut relation = PageRelation {
+        key,
+        step: step.unwrap_or_default(),
+        anchor: None,
+        present: PagePresence::Exists,
+        template: shown.template,
+        link: shown.link,
+    };
+    let names_every = |relation: &PageRelation| {
+        shown
+            .targets
+            .iter()
+            .all(|(index, target)| places[*index].target(relation) == Some(*target))
+    };
+    let anchors = [Some(PageAnchor::First), Some(PageAnchor::LastWhole)];
+    let steps = step.map(|_| None);
+    relation.anchor = anchors.into_iter().chain(steps).find(|anchor| {
+        names_every(&PageRelation {
+            anchor: *anchor,
+            ..relation.clone()
+        })
+    })?;
+    let shown_on = |index: usize| shown.targets.iter().any(|(at, _)| *at == index);
+    relation.present = PagePresence::ALL.into_iter().find(|presence| {
+        places.iter().enumerate().all(|(index, place)| {
+            let present = place
+                .target(&relation)
+                .is_some_and(|target| place.holds(*presence, target));
+            present == shown_on(index)
+        })
+    })?;
+    Some(relation)
+}
+
+/// A links entry's parts: the text before its link's query, the entry with the link `null`,
+/// the link's pointer and the value its query gives the position parameter `name`; the entry
+/// must hold one link text.
+fn link_parts(entry: &Json, name: &str) -> Option<(String, Json, String, u64)> {
     let mut texts = Vec::new();
     link_texts(entry, "", &mut texts);
     let [(link, text)] = texts.as_slice() else {
         return None;
     };
     let (prefix, query) = text.split_once('?')?;
-    let target = i64::try_from(query_page(query, name)?).ok()?;
-    let step = target - i64::try_from(page).ok()?;
-    let relation = PageRelation {
-        key: key.to_owned(),
-        step,
-        template: crate::render::with_value_at(entry.clone(), link, Json::Null),
-        link: link.clone(),
-    };
-    Some((prefix.to_owned(), relation))
+    let value = query_value(query, name)?;
+    let template = crate::render::with_value_at(entry.clone(), link, Json::Null);
+    Some((prefix.to_owned(), template, link.clone(), value))
 }
 
 /// The string leaves of a value holding a query (`?`), with their pointers.
@@ -303,8 +656,8 @@ fn link_texts(value: &Json, at: &str, found: &mut Vec<(String, String)>) {
     }
 }
 
-/// The page number a link's query gives the page parameter `name` (its name compared decoded).
-fn query_page(query: &str, name: &str) -> Option<u64> {
+/// The number a link's query gives the parameter `name` (its name compared decoded).
+fn query_value(query: &str, name: &str) -> Option<u64> {
     query.split('&').find_map(|pair| {
         let (spelled, value) = pair.split_once('=')?;
         let decoded = rea_manifest::segments::percent_decode(spelled)?;
@@ -399,6 +752,8 @@ mod tests {
         let relation = |key: &str, step: i64| PageRelation {
             key: key.to_owned(),
             step,
+            anchor: None,
+            present: PagePresence::Exists,
             template: rea_plugin_api::json::parse(
                 format!(r#"[{{"rel": "{key}", "uri": null}}]"#).as_bytes(),
             )
@@ -413,6 +768,9 @@ mod tests {
                 relation("prev", -1),
                 relation("self", 0),
             ],
+            position_last: false,
+            default_size: None,
+            link_only: None,
         }
     }
 
@@ -495,6 +853,21 @@ mod tests {
         assert_eq!(end.minted(&links_form(true)), None);
     }
 
+    /// A page of the `@page_index` tests: its links, its page and 2 a page of 6 matched.
+    fn numbered<'a>(links: &'a Json, page: &'a str) -> ShownPage<'a> {
+        ShownPage {
+            links,
+            position: Some(page),
+            size: Some(2),
+            matched: 6,
+        }
+    }
+
+    const INDEX: Position<'static> = Position::Page {
+        name: "@page_index",
+        base: 1,
+    };
+
     #[test]
     fn page_link_forms_merge_the_relations_every_page_showed() {
         let parse = |text: &str| rea_plugin_api::json::parse(text.as_bytes()).expect("json");
@@ -506,28 +879,204 @@ mod tests {
             r#"{"prev": [{"rel": "prev", "uri": "http://h/i?@page_index=2&@page_size=2"}],
                 "self": [{"rel": "self", "uri": "http://h/i?@page_index=3&@page_size=2"}]}"#,
         );
-        let forms = page_link_forms(&[(&first, 1), (&last, 3)], "@page_index");
-        assert_eq!(forms.len(), 2);
+        let pages = [numbered(&first, "1"), numbered(&last, "3")];
+        let forms = page_link_forms(&pages, INDEX, "@page_size");
+        assert_eq!(forms.len(), 4);
         let CursorForm::PageLinks {
             prefix,
             decoded,
             relations,
+            position_last,
+            default_size,
+            ..
         } = &forms[0]
         else {
             panic!("{forms:?}");
         };
-        assert_eq!((prefix.as_str(), *decoded), ("http://h/i", false));
-        let steps: Vec<(&str, i64)> = relations
+        assert_eq!(
+            (prefix.as_str(), *decoded, *position_last),
+            ("http://h/i", false, false)
+        );
+        assert_eq!(*default_size, None);
+        let steps: Vec<(&str, i64, Option<PageAnchor>, PagePresence)> = relations
             .iter()
-            .map(|relation| (relation.key.as_str(), relation.step))
+            .map(|relation| {
+                (
+                    relation.key.as_str(),
+                    relation.step,
+                    relation.anchor,
+                    relation.present,
+                )
+            })
             .collect();
-        assert_eq!(steps, vec![("next", 1), ("prev", -1), ("self", 0)]);
+        assert_eq!(
+            steps,
+            vec![
+                ("next", 1, None, PagePresence::Exists),
+                ("prev", -1, None, PagePresence::Exists),
+                ("self", 0, None, PagePresence::Exists)
+            ]
+        );
         assert_eq!(relations[0].link, "/0/uri");
         // A relation whose step differs between pages, or a link without the page: no form.
         let shifted =
             parse(r#"{"self": [{"rel": "self", "uri": "http://h/i?@page_index=2&@page_size=2"}]}"#);
-        assert!(page_link_forms(&[(&first, 1), (&shifted, 3)], "@page_index").is_empty());
+        let pages = [numbered(&first, "1"), numbered(&shifted, "3")];
+        assert!(page_link_forms(&pages, INDEX, "@page_size").is_empty());
         let pageless = parse(r#"{"self": "http://h/i?@page_size=2"}"#);
-        assert!(page_link_forms(&[(&pageless, 1)], "@page_index").is_empty());
+        assert!(page_link_forms(&[numbered(&pageless, "1")], INDEX, "@page_size").is_empty());
+    }
+
+    /// An offset page of the `page[offset]` tests.
+    fn offset_page<'a>(
+        links: &'a Json,
+        offset: Option<&'a str>,
+        size: Option<u64>,
+        matched: u64,
+    ) -> ShownPage<'a> {
+        ShownPage {
+            links,
+            position: offset,
+            size,
+            matched,
+        }
+    }
+
+    /// The form learned from offset pages: no size named (a default of 250), then 9 matched 4
+    /// a page from offsets 0 and 4; the position and size follow the call's arguments.
+    fn offset_form() -> CursorForm {
+        let parse = |text: &str| rea_plugin_api::json::parse(text.as_bytes()).expect("json");
+        let plain = parse(r#"{"self": "/t/?s=a&o=0&l=250"}"#);
+        let first = parse(
+            r#"{"last": "/t/?s=a&o=8&l=4", "next": "/t/?s=a&o=4&l=4", "self": "/t/?s=a&o=0&l=4"}"#,
+        );
+        let second = parse(
+            r#"{"first": "/t/?s=a&o=0&l=4", "last": "/t/?s=a&o=8&l=4", "self": "/t/?s=a&o=4&l=4"}"#,
+        );
+        let offset = Position::Offset { name: "o" };
+        let pages = [
+            offset_page(&plain, None, None, 9),
+            offset_page(&first, None, Some(4), 9),
+            offset_page(&second, Some("4"), Some(4), 9),
+        ];
+        page_link_forms(&pages, offset, "l")
+            .into_iter()
+            .find(|form| {
+                matches!(
+                    form,
+                    CursorForm::PageLinks {
+                        position_last: true,
+                        decoded: true,
+                        ..
+                    }
+                )
+            })
+            .expect("a form")
+    }
+
+    #[test]
+    fn offset_links_learn_anchored_pages_their_presence_and_a_default_size() {
+        let CursorForm::PageLinks {
+            relations,
+            default_size,
+            ..
+        } = offset_form()
+        else {
+            unreachable!()
+        };
+        assert_eq!(default_size, Some(250));
+        let learned: Vec<(&str, Option<PageAnchor>, PagePresence)> = relations
+            .iter()
+            .map(|relation| (relation.key.as_str(), relation.anchor, relation.present))
+            .collect();
+        assert_eq!(
+            learned,
+            vec![
+                (
+                    "first",
+                    Some(PageAnchor::First),
+                    PagePresence::PageBeforeCall
+                ),
+                ("last", Some(PageAnchor::LastWhole), PagePresence::AfterCall),
+                ("next", None, PagePresence::BeforeLastWhole),
+                ("self", None, PagePresence::Exists),
+            ]
+        );
+    }
+
+    #[test]
+    fn offset_links_are_minted_for_pages_the_build_never_read() {
+        let form = offset_form();
+        // Offset 4 of 2 a page, 9 matched.
+        let model = QueryModel::of_roles(&[
+            ("o", QueryRole::Offset),
+            ("l", QueryRole::PageSize),
+            ("s", QueryRole::Sort),
+        ]);
+        let sent = pairs(&[("l", "2"), ("o", "4"), ("s", "a")]);
+        let mut end = PageEnd {
+            model: &model,
+            expanded: &sent,
+            sent: &sent,
+            last: None,
+            remaining: true,
+            matched: 9,
+        };
+        let minted = |end: &PageEnd<'_>| match end.minted(&form) {
+            Some(Some(Json::Object(links))) => links
+                .iter()
+                .map(|(key, link)| format!("{key} {}", link.as_str().unwrap_or_default()))
+                .collect::<Vec<_>>(),
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(
+            minted(&end),
+            vec![
+                "first /t/?s=a&o=0&l=2",
+                "last /t/?s=a&o=8&l=2",
+                "next /t/?s=a&o=6&l=2",
+                "self /t/?s=a&o=4&l=2"
+            ]
+        );
+        // No size named: the default size's one page, linking itself only.
+        let plain_call = pairs(&[("s", "a")]);
+        end.expanded = &plain_call;
+        end.sent = &plain_call;
+        assert_eq!(minted(&end), vec!["self /t/?s=a&o=0&l=250"]);
+    }
+
+    #[test]
+    fn link_only_names_tell_the_offset_from_the_size_by_a_zero() {
+        let parse = |text: &str| rea_plugin_api::json::parse(text.as_bytes()).expect("json");
+        let plain = parse(r#"{"self": "/t/?f=a&o=0&l=250"}"#);
+        let sized = parse(r#"{"next": "/t/?o=2&l=2", "self": "/t/?o=0&l=2"}"#);
+        let sent = |name: &str| name == "f";
+        let pages = [offset_page(&plain, None, None, 3)];
+        assert_eq!(
+            link_only_names(&pages, sent, None),
+            Some(("o".to_owned(), "l".to_owned()))
+        );
+        // The size given: the one name left is the offset.
+        let sent_sized = |name: &str| name == "f" || name == "l";
+        let pages = [
+            offset_page(&plain, None, None, 3),
+            offset_page(&sized, None, Some(2), 3),
+        ];
+        assert_eq!(
+            link_only_names(&pages, sent_sized, Some("l")),
+            Some(("o".to_owned(), "l".to_owned()))
+        );
+        // Names differing between links, or no zero: none.
+        let other = parse(r#"{"self": "/t/?p=0&l=250"}"#);
+        let pages = [
+            offset_page(&plain, None, None, 3),
+            offset_page(&other, None, None, 3),
+        ];
+        assert_eq!(link_only_names(&pages, sent, None), None);
+        let nonzero = parse(r#"{"self": "/t/?o=5&l=250"}"#);
+        assert_eq!(
+            link_only_names(&[offset_page(&nonzero, None, None, 3)], sent, None),
+            None
+        );
     }
 }

@@ -16,7 +16,9 @@ use super::lists::{ListPlan, listed_collection, pages_only, scalar_pointers};
 use super::query_grammar::scalar_fields;
 use crate::model::{CursorForm, CursorMember, ListLine, PagedMember, QueryModel, QueryRole};
 use crate::observation::Observation;
-use crate::page_cursor::{PageEnd, candidate_forms, page_link_forms};
+use crate::page_cursor::{
+    PageEnd, Position, ShownPage, candidate_forms, link_only_names, page_link_forms,
+};
 use crate::page_envelope::{PageEnvelope, PagedRead, shown_identity};
 use crate::query::{Evaluated, candidate_roles, field_value, order_matches};
 use crate::query_terms::expand;
@@ -803,9 +805,11 @@ fn query_model(
             .chain(&complete_totals)
             .chain(&collection_totals)
             .any(|known| known == pointer)
-            || cursor_members
-                .iter()
-                .any(|member| member.pointer == pointer)
+            || cursor_members.iter().any(|member| {
+                pointer
+                    .strip_prefix(member.pointer.as_str())
+                    .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
+            })
             || offset_members
                 .iter()
                 .any(|member| member.pointer == pointer)
@@ -967,59 +971,114 @@ fn cursor_members(
 }
 
 /// The links members beside the list (see [`CursorForm::PageLinks`]) the answered lines show,
-/// each in the forms their recorded values may take (to be checked against every line); none
-/// without a page and a page-size parameter.
+/// each in the forms their recorded values may take (to be checked against every line): with
+/// the position (page or offset) and page-size parameters the list's roles name, or, when they
+/// name neither, the two its links name though no call sent them.
 fn page_links(
     chosen: &BTreeMap<String, QueryRole>,
     lines: &[QueryLine<'_>],
     (ends, pages): (&[LineEnd], &[(Json, bool)]),
     list_pointer: &str,
 ) -> Vec<CursorMember> {
-    let Some((name, base)) = chosen.iter().find_map(|(name, role)| match role {
-        QueryRole::Page { base } => Some((name, *base)),
-        _ => None,
-    }) else {
-        return Vec::new();
+    let position = Position::of(chosen.iter());
+    let size_name = chosen
+        .iter()
+        .find_map(|(name, role)| (*role == QueryRole::PageSize).then_some(name.as_str()));
+    let named = match (position, size_name) {
+        (Some(position), Some(size_name)) => Some((position, size_name)),
+        (None, _) => None,
+        (Some(_), None) => return Vec::new(),
     };
-    if !chosen.values().any(|role| *role == QueryRole::PageSize) {
-        return Vec::new();
-    }
     let Some((parent, _)) = list_pointer.rsplit_once('/') else {
         return Vec::new();
     };
-    // Per object member beside the list: its values, each with the page its line answered.
-    let mut shown: BTreeMap<String, Vec<(&Json, u64)>> = BTreeMap::new();
-    for ((index, ..), (body, _)) in ends.iter().zip(pages) {
+    let sent = |name: &str| {
+        chosen.contains_key(name)
+            || lines
+                .iter()
+                .any(|line| line.arguments.iter().any(|(sent, _)| sent == name))
+    };
+    let shown = shown_pages(
+        lines,
+        (ends, pages),
+        (parent, list_pointer),
+        (named, size_name),
+    );
+    let mut found = Vec::new();
+    for (pointer, values) in shown {
+        let forms = match named {
+            Some((position, size_name)) => page_link_forms(&values, position, size_name),
+            None => link_only_forms(&values, &sent, size_name),
+        };
+        found.extend(forms.into_iter().map(|form| CursorMember {
+            pointer: pointer.clone(),
+            form,
+        }));
+    }
+    found
+}
+
+/// The [`CursorForm::PageLinks`] forms of a list whose calls name no position or page size:
+/// every call at the first item with the default size, the parameters learned from the links.
+fn link_only_forms(
+    values: &[ShownPage<'_>],
+    sent: &impl Fn(&str) -> bool,
+    size_name: Option<&str>,
+) -> Vec<CursorForm> {
+    let Some((position, size)) = link_only_names(values, sent, size_name) else {
+        return Vec::new();
+    };
+    let mut forms = page_link_forms(values, Position::Offset { name: &position }, &size);
+    for form in &mut forms {
+        if let CursorForm::PageLinks { link_only, .. } = form {
+            *link_only = Some((position.clone(), size.clone()));
+        }
+    }
+    forms
+}
+
+/// Per object member beside the list, the pages showing it (with the position and page size
+/// their calls sent, when the list's roles name them).
+fn shown_pages<'a>(
+    lines: &'a [QueryLine<'_>],
+    (ends, pages): (&[LineEnd], &'a [(Json, bool)]),
+    (parent, list_pointer): (&str, &str),
+    (named, size_name): (Option<(Position<'_>, &str)>, Option<&str>),
+) -> BTreeMap<String, Vec<ShownPage<'a>>> {
+    let mut shown: BTreeMap<String, Vec<ShownPage<'a>>> = BTreeMap::new();
+    for ((index, _, _, matched), (body, _)) in ends.iter().zip(pages) {
         let Some(envelope) = body.pointer(parent).and_then(Json::as_object) else {
             continue;
         };
-        let page = match lines[*index]
-            .arguments
-            .iter()
-            .find(|(sent, _)| sent == name)
-        {
-            Some((_, value)) => value.parse().ok(),
-            None => Some(base),
+        let arguments = &lines[*index].arguments;
+        let value_of = |wanted: &str| {
+            arguments
+                .iter()
+                .find(|(sent, _)| sent == wanted)
+                .map(|(_, value)| value.as_str())
         };
-        let Some(page) = page else { continue };
+        let position = named.and_then(|(position, _)| value_of(position.name()));
+        let size = match size_name.and_then(value_of).map(str::parse) {
+            Some(Ok(size)) => Some(size),
+            Some(Err(_)) => continue,
+            None => None,
+        };
+        let Ok(matched) = u64::try_from(*matched) else {
+            continue;
+        };
         for (key, member) in envelope.iter() {
             let pointer = format!("{parent}/{}", escape_pointer_segment(key));
             if pointer != list_pointer && matches!(member, Json::Object(_)) {
-                shown.entry(pointer).or_default().push((member, page));
+                shown.entry(pointer).or_default().push(ShownPage {
+                    links: member,
+                    position,
+                    size,
+                    matched,
+                });
             }
         }
     }
     shown
-        .into_iter()
-        .flat_map(|(pointer, values)| {
-            page_link_forms(&values, name)
-                .into_iter()
-                .map(move |form| CursorMember {
-                    pointer: pointer.clone(),
-                    form,
-                })
-        })
-        .collect()
 }
 
 /// The envelope members the answered lines' bodies (each with whether its page left matches
