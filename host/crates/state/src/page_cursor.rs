@@ -11,6 +11,7 @@
 //! alone name the offset and the size), and minted for every call the state evaluates.
 
 use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
+use rea_plugin_api::contracts::capture::url::decode_query;
 use rea_plugin_api::json::{Json, Object};
 
 use crate::model::{CursorForm, PageAnchor, PagePresence, PageRelation, QueryModel, QueryRole};
@@ -487,14 +488,11 @@ pub fn link_only_names(
             let [(_, text)] = texts.as_slice() else {
                 return None;
             };
-            let mut here: Vec<(String, bool)> = Vec::new();
-            for pair in text.split_once('?')?.1.split('&') {
-                let (spelled, value) = pair.split_once('=')?;
-                let name = rea_manifest::segments::percent_decode(spelled)?;
-                if !sent(&name) {
-                    here.push((name.into_owned(), value == "0"));
-                }
-            }
+            let here: Vec<(String, bool)> = decode_query(text.split_once('?')?.1)
+                .into_iter()
+                .filter(|(name, _)| !sent(name))
+                .map(|(name, value)| (name, value == "0"))
+                .collect();
             let known = names.get_or_insert_with(|| {
                 here.iter().map(|(name, _)| (name.clone(), false)).collect()
             });
@@ -658,11 +656,9 @@ fn link_texts(value: &Json, at: &str, found: &mut Vec<(String, String)>) {
 
 /// The number a link's query gives the parameter `name` (its name compared decoded).
 fn query_value(query: &str, name: &str) -> Option<u64> {
-    query.split('&').find_map(|pair| {
-        let (spelled, value) = pair.split_once('=')?;
-        let decoded = rea_manifest::segments::percent_decode(spelled)?;
-        (decoded == name).then(|| value.parse().ok()).flatten()
-    })
+    decode_query(query)
+        .into_iter()
+        .find_map(|(decoded, value)| (decoded == name).then(|| value.parse().ok()).flatten())
 }
 
 /// The forms a member holding `value` in one line may take, most specific first.
@@ -748,6 +744,22 @@ mod tests {
         assert_eq!(end.value(&CursorForm::Next), None);
     }
 
+    /// A call sending `sent` (no expression to split) whose page leaves matches out.
+    fn first_call<'a>(
+        model: &'a QueryModel,
+        sent: &'a [(String, String)],
+        matched: usize,
+    ) -> PageEnd<'a> {
+        PageEnd {
+            model,
+            expanded: sent,
+            sent,
+            last: None,
+            remaining: true,
+            matched,
+        }
+    }
+
     fn links_form(decoded: bool) -> CursorForm {
         let relation = |key: &str, step: i64| PageRelation {
             key: key.to_owned(),
@@ -798,14 +810,7 @@ mod tests {
             ("@sort", QueryRole::Sort),
         ]);
         let sent = pairs(&[("@sort", "-id"), ("@page_size", "3"), ("@fields", "a,b")]);
-        let mut end = PageEnd {
-            model: &model,
-            expanded: &sent,
-            sent: &sent,
-            last: None,
-            remaining: true,
-            matched: 6,
-        };
+        let mut end = first_call(&model, &sent, 6);
         // The first page (no page named): self and next, the page parameter first, decoded.
         assert_eq!(
             links_of(end.minted(&links_form(true))),
@@ -1014,14 +1019,7 @@ mod tests {
             ("s", QueryRole::Sort),
         ]);
         let sent = pairs(&[("l", "2"), ("o", "4"), ("s", "a")]);
-        let mut end = PageEnd {
-            model: &model,
-            expanded: &sent,
-            sent: &sent,
-            last: None,
-            remaining: true,
-            matched: 9,
-        };
+        let mut end = first_call(&model, &sent, 9);
         let minted = |end: &PageEnd<'_>| match end.minted(&form) {
             Some(Some(Json::Object(links))) => links
                 .iter()

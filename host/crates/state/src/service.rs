@@ -97,14 +97,11 @@ impl StateService {
         &self.state_evidence_id
     }
 
-    /// What served writes' generated values derive from: the state's draw seed, or its Evidence
-    /// id for a state derived before draw seeds.
+    /// What served writes' generated values derive from: the state's draw seed (empty for a
+    /// state derived without one, where the rules draw from the state Evidence id instead:
+    /// [`rea_plugin_api::contracts::rule::ServedCall::generation_seed`]).
     pub fn draw_seed(&self) -> &str {
-        if self.derived.draw_seed.is_empty() {
-            &self.state_evidence_id
-        } else {
-            &self.derived.draw_seed
-        }
+        &self.derived.draw_seed
     }
 
     /// The derived state.
