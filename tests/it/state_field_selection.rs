@@ -13,7 +13,7 @@ use serde_json::{Map, Value};
 use crate::state_query_grammar::served_with_probes;
 use crate::state_support::agreement::route;
 use crate::state_support::{
-    Served, assert_not_modelled, probe_with_line, recorded_answer, view_detail,
+    Served, assert_not_modelled, probe_with_line, recorded_answer, serve_corpus_app, view_detail,
 };
 
 const KINTO_RECORDS: &str = "get_buckets_workspace_collections_records_by_collection_id";
@@ -226,4 +226,79 @@ fn kinto_fields_is_offered_on_the_lists_that_never_recorded_it() {
         names.sort();
         assert_eq!(names, ["id", "last_modified", "title"], "{answer}");
     }
+}
+
+const ROUNDUP_USERS: &str = "get_rt_rest_data_user";
+const ROUNDUP_PRIORITIES: &str = "get_rt_rest_data_priority";
+
+/// A served list call with one selection argument.
+fn select(served: &Served, tool: &str, parameter: &str, fields: &str) -> (Value, bool) {
+    let mut arguments = Map::new();
+    arguments.insert(parameter.to_owned(), Value::from(fields));
+    served.call(tool, arguments)
+}
+
+#[test]
+fn a_selection_within_the_only_recorded_selection_is_narrowed_from_it() {
+    let roundup = serve_corpus_app("roundup");
+    // Each list was read once, with its selection (`username,realname`; `name,order`): the
+    // call without a selection is not modelled, so a narrower selection is answered by the
+    // recorded one's members narrowed to the fields asked for and the kept identity and link.
+    for (tool, path, wider, field) in [
+        (
+            ROUNDUP_USERS,
+            "/rt/rest/data/user",
+            "username,realname",
+            "username",
+        ),
+        (
+            ROUNDUP_PRIORITIES,
+            "/rt/rest/data/priority",
+            "name,order",
+            "name",
+        ),
+    ] {
+        let record = roundup
+            .records
+            .iter()
+            .find(|record| {
+                record.path.as_deref() == Some(path)
+                    && record.query.iter().any(|query| {
+                        query
+                            .pairs
+                            .iter()
+                            .flatten()
+                            .any(|(_, value)| value == wider)
+                    })
+            })
+            .expect("the recorded selection");
+        let recorded = recorded_answer(record).1;
+        let (answer, is_error) = select(&roundup, tool, "@fields", field);
+        assert!(!is_error, "{answer}");
+        assert_eq!(answer["state"]["source"], "state", "{answer}");
+        let members = |body: &Value| body["data"]["collection"].as_array().cloned().unwrap();
+        let narrowed: Vec<Value> = members(&recorded)
+            .iter()
+            .map(|member| {
+                let keep = ["id", "link", field];
+                let object = member.as_object().unwrap();
+                Value::Object(
+                    object
+                        .iter()
+                        .filter(|(name, _)| keep.contains(&name.as_str()))
+                        .map(|(name, value)| (name.clone(), value.clone()))
+                        .collect(),
+                )
+            })
+            .collect();
+        assert_eq!(members(&answer["body"]), narrowed, "{tool}");
+        assert_eq!(
+            answer["body"]["data"]["@total_size"],
+            recorded["data"]["@total_size"]
+        );
+    }
+    // A field no recorded selection showed (a user's address, held from one item read) is not
+    // narrowed from anything: refused as before.
+    let (answer, is_error) = select(&roundup, ROUNDUP_USERS, "@fields", "username,address");
+    assert_not_modelled(&answer, is_error);
 }

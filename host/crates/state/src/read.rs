@@ -800,6 +800,67 @@ impl StateService {
                 Some(())
             },
         )
+        .or_else(|| self.answer_narrowed((tool, view, stale), call, selection, &fields))
+    }
+
+    /// A list call selecting fields a checked line's wider selection showed (`username` where a
+    /// line selected `username,realname`): the call with that line's selection answered from the
+    /// state, each member then narrowed to the fields asked for. `None` when no checked line's
+    /// selection holds them all or that call is not answered from the state.
+    fn answer_narrowed(
+        &self,
+        (tool, view, stale): (&str, &crate::model::ReadView, bool),
+        call: &Call,
+        selection: &crate::selection::FieldSelection,
+        fields: &[String],
+    ) -> Option<StateAnswer> {
+        let ViewDetail::List(list) = &view.detail else {
+            return None;
+        };
+        let wider = list.lines.iter().find_map(|line| {
+            let (_, value) = line
+                .query
+                .iter()
+                .flatten()
+                .find(|(name, _)| *name == selection.parameter)?;
+            // A line showing every field its entities hold kept no projection of its own.
+            let shown = match &line.projection {
+                Some(shown) => shown.clone(),
+                None => crate::selection::plain_fields(value)?,
+            };
+            let kept = |field: &String| selection.kept.contains(field);
+            fields
+                .iter()
+                .all(|field| shown.contains(field) || kept(field))
+                .then_some(value)
+        })?;
+        let widened = Call {
+            path: call.path.clone(),
+            query: call
+                .query
+                .iter()
+                .map(|(name, values)| match *name == selection.parameter {
+                    true => (name.clone(), vec![wider.clone()]),
+                    false => (name.clone(), values.clone()),
+                })
+                .collect(),
+            body: call.body.clone(),
+            sent: Some(call.sent.clone().unwrap_or_else(|| call.pairs())),
+        };
+        let StateAnswer::Rendered(mut rendered) =
+            self.answer_view(tool, view, &widened, false, stale)
+        else {
+            return None;
+        };
+        let Json::Array(members) =
+            crate::render::pointer_mut(&mut rendered.body, &list.list_pointer)?
+        else {
+            return None;
+        };
+        for member in members.iter_mut() {
+            *member = project_to(member, fields);
+        }
+        Some(StateAnswer::Rendered(rendered))
     }
 
     /// A call selecting fields through relation paths (see [`crate::selection::Selected`]): the
