@@ -52,24 +52,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 // The built-in plugins the default pipeline names, linked so the registry finds them.
-use rea_plugin_browser_scenario as _;
-use rea_plugin_clock as _;
-use rea_plugin_composed as _;
-use rea_plugin_dependents as _;
-use rea_plugin_har as _;
-use rea_plugin_held_clock as _;
-use rea_plugin_joined_list as _;
-use rea_plugin_query_grammar as _;
-use rea_plugin_reference as _;
-use rea_plugin_revision as _;
-use rea_plugin_route_forms as _;
-use rea_plugin_sequence as _;
-use rea_plugin_soft_delete as _;
-use rea_plugin_sort_inference as _;
-use rea_plugin_stamp as _;
-use rea_plugin_toggle as _;
-use rea_plugin_unique as _;
-use rea_plugin_uuid as _;
+#[path = "support/pipeline_plugins.rs"]
+mod pipeline_plugins;
 
 use rea_manifest::{Environment, TemplateRules, project_manifest};
 use rea_plugin_api::contracts::capture::{

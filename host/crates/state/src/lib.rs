@@ -84,6 +84,11 @@ pub mod unlisted;
 pub mod view;
 pub mod writes;
 
+// The write benchmark's plugin list, checked against the default pipeline.
+#[cfg(test)]
+#[path = "../benches/support/pipeline_plugins.rs"]
+mod pipeline_plugins;
+
 pub use derive::derive_state;
 pub use evidence::{ProjectedState, project_state_evidence, seal_state};
 pub use model::{STATE_VIEW_KIND, StateView};
