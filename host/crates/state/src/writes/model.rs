@@ -661,6 +661,11 @@ pub struct ResponseModel {
     /// link object's id (see [`super::references::ChangedMembers`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub changed: Option<super::references::ChangedMembers>,
+    /// For an [`ResponseKind::Entity`] answer: the places outside the entity that repeat one of
+    /// its text members naming it by id (answer pointer → entity member pointer, see
+    /// [`super::echoed`]): a served answer shows the served entity's value there.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub echoed: std::collections::BTreeMap<String, String>,
 }
 
 /// How a batch's answer lists the rows it wrote, one item per row (see [`ResponseKind::Rows`]),
