@@ -160,3 +160,31 @@ fn roundup_learns_the_status_its_second_issue_create_left_out_as_a_default() {
     );
     assert!(fields.nested_constants.contains_key("/status/link"));
 }
+
+#[test]
+fn a_project_a_task_names_refuses_its_delete_until_the_task_is_gone() {
+    let served = serve_corpus_app("safrs");
+    let refusal = &plan(&served, "delete_projects_by_id").referenced;
+    assert_eq!(refusal.len(), 1, "{refusal:?}");
+    assert_eq!(refusal[0].member, "/attributes/project_id");
+    let project =
+        json!({"data": {"type": "Project", "attributes": {"code": "QA", "name": "Quality"}}});
+    let (created, _) = served.call("post_projects", with_body(&[], project));
+    let project = created["body"]["data"]["id"]
+        .as_str()
+        .expect("an id")
+        .to_owned();
+    let task = json!({"data": {"type": "Task", "attributes": {"title": "Test plan", "project_id": project.parse::<u64>().expect("numeric")}}});
+    let (created, _) = served.call("post_tasks", with_body(&[], task));
+    let task = created["body"]["data"]["id"]
+        .as_str()
+        .expect("an id")
+        .to_owned();
+    let (answer, _) = served.call("delete_projects_by_id", args(&[("id", &project)]));
+    assert_eq!(answer["status"], 409, "{answer:#}");
+    let (answer, is_error) = served.call("delete_tasks_by_id", args(&[("id", &task)]));
+    assert!(!is_error, "{answer:#}");
+    let (answer, is_error) = served.call("delete_projects_by_id", args(&[("id", &project)]));
+    assert!(!is_error, "{answer:#}");
+    assert_eq!(answer["status"], 204, "{answer:#}");
+}

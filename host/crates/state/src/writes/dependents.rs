@@ -35,7 +35,7 @@ use crate::store::LiveState;
 /// The members of `fields` (its identity left out) holding `id` as text: a top-level member by
 /// its name, a member nested in object members by its JSON pointer
 /// (`/attributes/assignee_id`; see [`member_at`]).
-fn members_holding(fields: &Json, identity: &str, id: &str) -> Vec<String> {
+pub(super) fn members_holding(fields: &Json, identity: &str, id: &str) -> Vec<String> {
     let Json::Object(object) = fields else {
         return Vec::new();
     };

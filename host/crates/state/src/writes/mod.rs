@@ -59,6 +59,7 @@ mod numbered;
 mod observe;
 pub(crate) mod omitted;
 mod parent_create;
+mod referenced;
 pub mod references;
 mod rows;
 pub mod serve;
@@ -580,6 +581,7 @@ pub(crate) fn derive_write_plans(
         omitted::learn(draft, timeline);
         children::learn(draft, &observed, &views);
         conflict::learn(draft, &observed, state, timeline);
+        referenced::learn(draft, (&observed, &views), state, timeline);
         numbered::learn(draft, state, rules);
     }
     conflict::share_with_copies(&mut drafts);
@@ -703,6 +705,7 @@ impl Draft {
                 inferred_from: None,
                 conflicts: Vec::new(),
                 omitted: Vec::new(),
+                referenced: Vec::new(),
                 copies: false,
                 children: Vec::new(),
                 batch: None,

@@ -174,6 +174,10 @@ pub struct WritePlan {
     /// A create's recorded refusals of a body leaving out a member (see [`super::omitted`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub omitted: Vec<OmittedModel>,
+    /// A delete's recorded refusal of an entity another type's entity names (see
+    /// [`super::referenced`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub referenced: Vec<ReferencedModel>,
     /// An update that copies its entity under a new identity (its rules generate it) and
     /// removes the original: a rename making a new record.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -215,6 +219,19 @@ pub struct NestedChildren {
     /// child left unsent showed the same one (a member without one must be sent).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub defaults: BTreeMap<String, Json>,
+}
+
+/// A delete the application refused while an entity of another type named the deleted entity in
+/// a member: a delete of an entity the live state's entities of that type name there answers
+/// that failure.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReferencedModel {
+    /// The naming entities' type.
+    pub entity_type: String,
+    /// The member naming the deleted entity (a top-level name, or a JSON pointer).
+    pub member: String,
+    /// The failed call's record.
+    pub ordinal: u64,
 }
 
 /// A create the application refused for leaving out a member every successful call sent, its

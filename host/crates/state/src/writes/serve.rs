@@ -450,6 +450,9 @@ pub(super) fn gated_write_call(
     if let Some(refused) = super::conflict::answer(service, plan, &input) {
         return refused;
     }
+    if let Some(refused) = super::referenced::answer(service, plan, &input) {
+        return refused;
+    }
     let (mut live, outcome) = prepared(service, plan, &input);
     let mut change = match outcome {
         Ok(change) => change,
