@@ -2,10 +2,12 @@
 //! (issue 12, write learning), on real recordings: safrs's task, project and user creates are
 //! served (the defaults a create did not send, nested under `attributes`, and the links built
 //! from the generated id, nested under `links` and `relationships`), a served update's answer
-//! names the written resource beside it (its top-level `links.self`), a taken value nested in the
-//! sent object is refused as the build showed (`attributes.code`), and the user delete clears the
-//! `assignee_id` nested in the tasks naming the user. Roundup is the second app of the defaults
-//! rule: its issue create's `status`, left out by the second create, is a default.
+//! names the written resource beside it (its top-level `links.self`), a taken value nested in
+//! the sent object is refused as the build showed (`attributes.code`), the user delete clears
+//! the `assignee_id` nested in the tasks naming the user, a project a task names refuses its
+//! delete, and a `type` other than the collection's is refused naming both. Roundup is the
+//! second app of the defaults rule: its issue create's `status`, left out by the second create,
+//! is a default.
 
 use serde_json::{Map, Value, json};
 
@@ -187,4 +189,26 @@ fn a_project_a_task_names_refuses_its_delete_until_the_task_is_gone() {
     let (answer, is_error) = served.call("delete_projects_by_id", args(&[("id", &project)]));
     assert!(!is_error, "{answer:#}");
     assert_eq!(answer["status"], 204, "{answer:#}");
+}
+
+#[test]
+fn a_type_other_than_the_collections_is_refused_naming_both() {
+    let served = serve_corpus_app("safrs");
+    // Learned from the task create's refusal (entry 62), shared with the user create.
+    let wrong = json!({"data": {"type": "Task", "attributes": {"username": "gina"}}});
+    let (answer, _) = served.call("post_users", with_body(&[], wrong));
+    assert_eq!(answer["status"], 400, "{answer:#}");
+    let title = answer["body"]["errors"][0]["title"]
+        .as_str()
+        .expect("a title");
+    assert!(
+        title.ends_with("Invalid type member: Task != User"),
+        "{title}"
+    );
+    let wrong = json!({"data": {"type": "Project", "attributes": {"title": "Wrong"}}});
+    let (answer, _) = served.call("post_tasks", with_body(&[], wrong));
+    let title = answer["body"]["errors"][0]["title"]
+        .as_str()
+        .expect("a title");
+    assert!(title.ends_with("Project != Task"), "{title}");
 }

@@ -44,6 +44,7 @@ pub mod batch;
 mod children;
 pub mod confirm;
 mod conflict;
+mod constant_refusal;
 mod defaults;
 pub(crate) mod dependents;
 mod echoed;
@@ -585,6 +586,7 @@ pub(crate) fn derive_write_plans(
         numbered::learn(draft, state, rules);
     }
     conflict::share_with_copies(&mut drafts);
+    constant_refusal::learn(&mut drafts, &observed, state, timeline);
     share_sorts(&mut drafts);
     defaults::learn(&mut drafts, &observed);
     // Pass 4 (`confirm`).
@@ -706,6 +708,7 @@ impl Draft {
                 conflicts: Vec::new(),
                 omitted: Vec::new(),
                 referenced: Vec::new(),
+                constant_refusals: Vec::new(),
                 copies: false,
                 children: Vec::new(),
                 batch: None,

@@ -178,6 +178,10 @@ pub struct WritePlan {
     /// [`super::referenced`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub referenced: Vec<ReferencedModel>,
+    /// A create's recorded refusal of a value other than its collection's constant (see
+    /// [`super::constant_refusal`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub constant_refusals: Vec<ConstantRefusal>,
     /// An update that copies its entity under a new identity (its rules generate it) and
     /// removes the original: a rename making a new record.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -219,6 +223,22 @@ pub struct NestedChildren {
     /// child left unsent showed the same one (a member without one must be sent).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub defaults: BTreeMap<String, Json>,
+}
+
+/// A create the application refused for sending, in a top-level member, a text other than the one
+/// its collection's entities all hold there (`type`), its answer spelling both.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ConstantRefusal {
+    /// The member (a top-level member of the body's envelope).
+    pub member: String,
+    /// The failed call's record.
+    pub ordinal: u64,
+    /// The text the failed call sent there.
+    pub recorded_sent: String,
+    /// The constant of the failed call's tool, which its answer spells.
+    pub recorded_constant: String,
+    /// This tool's constant: every successful call sent it, every held entity holds it.
+    pub constant: String,
 }
 
 /// A delete the application refused while an entity of another type named the deleted entity in

@@ -447,6 +447,9 @@ pub(super) fn gated_write_call(
         body,
         listed: None,
     };
+    if let Some(refused) = super::constant_refusal::answer(service, plan, &input) {
+        return refused;
+    }
     if let Some(refused) = super::conflict::answer(service, plan, &input) {
         return refused;
     }
