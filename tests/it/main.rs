@@ -96,6 +96,7 @@ mod state_member_views;
 mod state_member_writes;
 mod state_merge_writes;
 mod state_missing_answers;
+mod state_nested_creates;
 mod state_nested_entities;
 mod state_nested_list_query;
 mod state_object_shapes;

@@ -211,7 +211,8 @@ pub struct ObservedCall {
 pub struct ObservedDependent {
     /// Its type (the collection template its item view reads).
     pub entity_type: String,
-    /// The top-level members whose value (as text) is the deleted entity's id.
+    /// The members whose value (as text) is the deleted entity's id: a top-level member by its
+    /// name, a member nested in object members by its JSON pointer (starting with `/`).
     pub fields: Vec<String>,
     /// The entity as the state held it before the delete.
     pub before: Value,
@@ -225,7 +226,8 @@ pub struct ObservedDependent {
 pub struct DependentEffect {
     /// The dependent type.
     pub entity_type: String,
-    /// The member holding the deleted entity's id.
+    /// The member holding the deleted entity's id (a top-level name, or a JSON pointer starting
+    /// with `/` for a member nested in object members).
     pub field: String,
     /// What happens to each dependent.
     pub action: DependentAction,

@@ -1,5 +1,6 @@
 //! The `dependents` rule: what a delete does to the entities of other types that refer to the
-//! deleted entity (a relation held in a top-level member, `postId: 5`, `customerId: "c4"`).
+//! deleted entity (a relation held in a top-level member, `postId: 5`, `customerId: "c4"`, or in a
+//! member nested in object members, named by its JSON pointer: `/attributes/assignee_id`).
 //!
 //! **Learn** (deletes only). The host offers, per recorded delete, each entity of another type it
 //! held with a top-level member equal (as text) to the deleted entity's id, as the first read of it
@@ -51,6 +52,16 @@ struct Seen {
     kept: bool,
 }
 
+/// The member a field names: a JSON pointer when it starts with `/` (a member nested in object
+/// members, `/attributes/assignee_id`), else a top-level member's name.
+fn member_at<'a>(value: &'a Value, field: &str) -> Option<&'a Value> {
+    if field.starts_with('/') {
+        value.pointer(field)
+    } else {
+        value.get(field)
+    }
+}
+
 /// Notes what one dependent shows, per member holding the deleted id.
 fn note(seen: &mut BTreeMap<(String, String), Seen>, dependent: &ObservedDependent) {
     for field in &dependent.fields {
@@ -61,7 +72,7 @@ fn note(seen: &mut BTreeMap<(String, String), Seen>, dependent: &ObservedDepende
             // Which of several members carried the relation is not shown by a removal.
             None if dependent.fields.len() == 1 => entry.removed = true,
             None => {}
-            Some(after) => match after.get(field) {
+            Some(after) => match member_at(after, field) {
                 Some(Value::Null) => entry.cleared = true,
                 _ => entry.kept = true,
             },
@@ -199,6 +210,26 @@ mod tests {
         assert_eq!(
             learned(learn(Effect::Delete, vec![call])),
             [effect("/tickets", "customerId", DependentAction::Clear)]
+        );
+    }
+
+    #[test]
+    fn a_nested_member_read_back_null_learns_a_cleared_relation_by_its_pointer() {
+        // The task's `estimate` holds the deleted user's id by chance and is kept: only the
+        // nested `assignee_id` the read shows cleared is followed.
+        let call = observed_call(58).dependent(
+            "/tasks",
+            &["/attributes/assignee_id", "/attributes/estimate"],
+            json!({"id": "6", "attributes": {"assignee_id": 5, "estimate": 5}}),
+            Some(json!({"id": "6", "attributes": {"assignee_id": null, "estimate": 5}})),
+        );
+        assert_eq!(
+            learned(learn(Effect::Delete, vec![call])),
+            [effect(
+                "/tasks",
+                "/attributes/assignee_id",
+                DependentAction::Clear
+            )]
         );
     }
 

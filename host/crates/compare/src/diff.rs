@@ -170,10 +170,23 @@ pub fn compare_bodies(
     live: &Representation,
     env: &Representation,
 ) -> BodyComparison {
+    let composes = context.generation.is_some_and(|generation| {
+        generation
+            .rules
+            .iter()
+            .any(|rule| matches!(rule.kind, GenerationKind::Composed(_)))
+    });
+    let roots = match (live, env) {
+        (Representation::Json(live), Representation::Json(env)) if composes => {
+            Some((live.clone(), env.clone()))
+        }
+        _ => None,
+    };
     let mut walk = Walk {
         context,
         found: BodyComparison::default(),
         admitted: Vec::new(),
+        roots,
     };
     match (live, env) {
         (Representation::Json(live), Representation::Json(env)) => {
@@ -232,6 +245,34 @@ struct Walk<'c> {
     context: &'c Context<'c>,
     found: BodyComparison,
     admitted: Vec<Admitted>,
+    /// The live and environment bodies, kept when a composed rule may read its parts from an
+    /// object enclosing its member's parent (see [`compose_enclosed`]).
+    roots: Option<(Value, Value)>,
+}
+
+/// One side of a composed field (see [`compose`]): its parts read from the member's parent, else
+/// from the nearest object enclosing it that holds them all (a member nested below the written
+/// entity, `/data/links/self` built from `/data`'s `made:id`).
+fn compose_enclosed(
+    parts: &[crate::generated::TemplatePart],
+    (parent, root, pointer): (&Map<String, Value>, Option<&Value>, &str),
+    sent: Option<&Value>,
+    path_params: &[String],
+) -> Option<(String, Vec<(String, Value)>)> {
+    if let Some(side) = compose(parts, parent, sent, path_params) {
+        return Some(side);
+    }
+    let root = root?;
+    let mut at = pointer;
+    while let Some((above, _)) = at.rsplit_once('/') {
+        at = above;
+        if let Some(object) = root.pointer(at).and_then(Value::as_object)
+            && let Some(side) = compose(parts, object, sent, path_params)
+        {
+            return Some(side);
+        }
+    }
+    None
 }
 
 fn escape(segment: &str) -> String {
@@ -400,15 +441,16 @@ impl<'c> Walk<'c> {
         else {
             return self.scalar(live, env, pointer, place);
         };
-        let live_side = compose(
+        let roots = self.roots.as_ref().map(|(live, env)| (live, env));
+        let live_side = compose_enclosed(
             parts,
-            live_entity,
+            (live_entity, roots.map(|roots| roots.0), pointer),
             generation.sent.0.as_ref(),
             &generation.path_params.0,
         );
-        let env_side = compose(
+        let env_side = compose_enclosed(
             parts,
-            env_entity,
+            (env_entity, roots.map(|roots| roots.1), pointer),
             generation.sent.1.as_ref(),
             &generation.path_params.1,
         );
@@ -823,5 +865,29 @@ mod tests {
         );
         // contract: COMPARE-047
         assert_eq!(pointers(&other_part), vec!["/experiment_id", "/uri"]);
+        // A member nested below the entity reads a `made:` part from the object enclosing it.
+        let nested = Generation {
+            rules: vec![GenerationRule {
+                kind: GenerationKind::Composed(vec![
+                    TemplatePart::Text("/items/".into()),
+                    TemplatePart::Source("made:id".into()),
+                    TemplatePart::Text("/".into()),
+                ]),
+                pointer: "/data/links/self".into(),
+            }],
+            ..Generation::default()
+        };
+        let agreeing = with_generation(
+            &nested,
+            json!({"data": {"id": "10", "links": {"self": "/items/10/"}}}),
+            json!({"data": {"id": "10", "links": {"self": "/items/10/"}}}),
+        );
+        assert!(agreeing.differences.is_empty(), "{agreeing:?}");
+        let incoherent = with_generation(
+            &nested,
+            json!({"data": {"id": "10", "links": {"self": "/items/10/"}}}),
+            json!({"data": {"id": "10", "links": {"self": "/items/9/"}}}),
+        );
+        assert_eq!(pointers(&incoherent), vec!["/data/links/self"]);
     }
 }

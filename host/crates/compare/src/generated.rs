@@ -7,7 +7,7 @@
 //! | `unique` | both are UUIDs, or both generated integers of 10 to 20 digits of one JSON kind and length |
 //! | `token` | both are strings of one length of at least eight, the same character classes, and a digit (literal identity) |
 //! | `renewed` | at its recorded pointers only (`*` matches actual array items), as `uuid` or `token` |
-//! | `composed` | each side spells the value its parts build from that answer's own fields (a `sent-last:NAME` part: the last `/`-separated part of the sent text), and the parts agree by text or by their source fields' clock and id rules |
+//! | `composed` | each side spells the value its parts build from that answer's own fields (a `sent-last:NAME` part: the last `/`-separated part of the sent text; a `made:NAME` part: the member another rule generated, read as a held one, from the member's parent or the nearest object enclosing it that holds every part: `/data/links/self` from `/data`'s `id`), and the parts agree by text or by their source fields' clock and id rules |
 //!
 //! A numeric `sequence` compares literally (only an id mapping may apply). A read's or replay's
 //! answer, and a missing write target's absence answer, have no generation facts. Within one
@@ -205,7 +205,7 @@ pub fn compose(
             TemplatePart::Text(text) => built.push_str(text),
             TemplatePart::Source(source) => {
                 let value = match source.split_once(':')? {
-                    ("held", name) => entity.get(name).cloned(),
+                    ("held" | "made", name) => entity.get(name).cloned(),
                     ("sent", name) => entity
                         .get(name)
                         .or_else(|| sent.and_then(|sent| sent.get(name)))

@@ -262,7 +262,7 @@ impl HeldIndexes {
         }
         if let Some(shared) = self.shared.get_mut(collection) {
             for (field, values) in shared.iter_mut() {
-                values.change(fields.get(field), added);
+                values.change(crate::writes::dependents::member_at(fields, field), added);
             }
         }
     }
@@ -324,7 +324,9 @@ impl Referrers {
     ) {
         let mut values = ValueHolders::new();
         for (collection, id, fields) in members {
-            if let Some(text) = fields.get(field).and_then(scalar_text) {
+            if let Some(text) =
+                crate::writes::dependents::member_at(fields, field).and_then(scalar_text)
+            {
                 values
                     .entry(text)
                     .or_default()
@@ -346,7 +348,9 @@ impl Referrers {
             return;
         };
         for (field, values) in indexed.iter_mut() {
-            let Some(text) = fields.get(field).and_then(scalar_text) else {
+            let Some(text) =
+                crate::writes::dependents::member_at(fields, field).and_then(scalar_text)
+            else {
                 continue;
             };
             let member = (key.1.clone(), key.2.clone());

@@ -220,6 +220,8 @@ pub fn answered_ordinals(state: &StateView) -> std::collections::BTreeSet<u64> {
         wanted.extend(plan.guarded.as_ref().map(|guarded| guarded.answer_ordinal));
         wanted.extend(plan.conflicts.iter().map(|conflict| conflict.ordinal));
         wanted.extend(plan.omitted.iter().map(|omitted| omitted.ordinal));
+        wanted.extend(plan.referenced.iter().map(|referenced| referenced.ordinal));
+        wanted.extend(plan.constant_refusals.iter().map(|refusal| refusal.ordinal));
         wanted.extend(
             plan.upsert
                 .as_ref()

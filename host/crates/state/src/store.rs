@@ -904,7 +904,8 @@ impl LiveState {
         self.held.shared(&key, field).is_some()
     }
 
-    /// Keeps the shared values of a collection's top-level field from now on (see
+    /// Keeps the shared values of a collection's field (top-level, or a JSON pointer: see
+    /// `writes::dependents::member_at`) from now on (see
     /// [`LiveState::shared_value`]), built from its members when they are not kept yet.
     pub fn keep_shared_index(&mut self, entity_type: &str, collection: &str, field: &str) {
         let key = (
@@ -915,7 +916,11 @@ impl LiveState {
             return;
         }
         let members = self.collection(entity_type, collection);
-        let values = SharedValues::build(members.iter().map(|entity| entity.fields.get(field)));
+        let values = SharedValues::build(
+            members
+                .iter()
+                .map(|entity| crate::writes::dependents::member_at(&entity.fields, field)),
+        );
         self.held.keep_shared(key, field.to_owned(), values);
     }
 
@@ -943,7 +948,9 @@ impl LiveState {
         }
         self.collection(entity_type, collection)
             .iter()
-            .any(|entity| entity.fields.get(field) == Some(value))
+            .any(|entity| {
+                crate::writes::dependents::member_at(&entity.fields, field) == Some(value)
+            })
     }
 
     /// The value every entity of a collection holds at a top-level field, when it holds

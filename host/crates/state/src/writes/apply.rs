@@ -2013,7 +2013,8 @@ fn render_written(plan: &WritePlan, recorded: Option<&Json>, change: &Change) ->
                     }
                 }
             }
-            Some(with_value_at(recorded.clone(), pointer, fields))
+            let answer = with_value_at(recorded.clone(), pointer, fields);
+            Some(super::echoed::render(answer, pointer, &response.echoed))
         }
         ResponseKind::Identity => {
             let entity = written?;

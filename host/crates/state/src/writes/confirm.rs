@@ -1481,7 +1481,12 @@ fn check_list_read(
         confirm_listed(replay, &listed, whole, observation.ordinal);
         return;
     }
-    if !whole && membership_only(replay, service, checked, &listed, list, &identity) {
+    // A whole list of another path than its entities' collection (`/projects/4/tasks` of
+    // tasks held in `/tasks`) lists what the state holds elsewhere by a membership it does not
+    // model: like a query's, its extra entities shown as held are no write's effect.
+    let other_path = whole && !listed.fits;
+    if (!whole || other_path) && membership_only(replay, service, checked, &listed, list, &identity)
+    {
         // The query's own semantics (which entities pass it), not a write's effect.
         tracing::debug!(
             read = observation.ordinal,

@@ -1,6 +1,8 @@
 //! A create's recorded refusal of a taken value: the application refused a create (`400`, `409`,
-//! `422`) that sent, in one top-level member, the value an entity of the call's collection already
-//! held in the field of that name (a name or title taken twice). Learned, from a failure no
+//! `422`) that sent, in one top-level member or one string nested in a sent object (named by its
+//! JSON pointer, `/attributes/code`), the value an entity of the call's collection already held
+//! there (a name or title taken twice); a member a successful call of the tool sent a value at
+//! that its collection held then (every project's `type: "Project"`) is no such cause. Learned, from a failure no
 //! member the call left out explains ([`super::omitted`]), where exactly one string member of the
 //! failed call's body equals that field of an entity the collection held then (the
 //! state's entities, and those the tool's own successful calls before it created), or, of
@@ -16,10 +18,11 @@
 //! on the taken value alone, so it needs none of what the write itself would do.
 
 use rea_manifest::segments::split_path;
-use rea_plugin_api::json::Json;
+use rea_plugin_api::json::{Json, escape_pointer_segment};
 
 use super::Draft;
 use super::apply::{WriteInput, call_target, sent_members};
+use super::dependents::{member_at, object_member_at};
 use super::model::{ConflictModel, Effect, WritePlan};
 use super::observe::{After, Call};
 use crate::answer::{StateAnswer, StateSource};
@@ -72,16 +75,15 @@ pub(super) fn learn(draft: &mut Draft, calls: &[Call], state: &StateView, timeli
         let Some(sent) = sent_members(&draft.plan, Some(body)) else {
             continue;
         };
-        let taken: Vec<(&str, &str)> = sent
+        let texts = sent_texts(sent);
+        let taken: Vec<(&str, &str)> = texts
             .iter()
-            .filter_map(|(member, value)| match value {
-                Json::String(text) if !text.is_empty() => Some((member, &text[..])),
-                _ => None,
-            })
+            .map(|(member, text)| (member.as_str(), *text))
             .filter(|(member, text)| {
                 held.iter()
-                    .any(|fields| fields.get(member).and_then(Json::as_str) == Some(text))
+                    .any(|fields| member_at(fields, member).and_then(Json::as_str) == Some(text))
             })
+            .filter(|(member, _)| !sent_taken_by_success(draft, calls, state, member))
             .collect();
         let taken = named_by_answer(taken, failed.body.as_ref());
         if let [(member, text)] = taken.as_slice()
@@ -95,6 +97,62 @@ pub(super) fn learn(draft: &mut Draft, calls: &[Call], state: &StateView, timeli
         }
     }
     draft.plan.conflicts = conflicts;
+}
+
+/// The non-empty texts a call sent: its top-level string members by name, and the strings nested
+/// in its object members by JSON pointer (`/attributes/code`, see
+/// [`super::dependents::member_at`]).
+fn sent_texts(sent: &rea_plugin_api::json::Object) -> Vec<(String, &str)> {
+    fn nested<'v>(value: &'v Json, at: String, found: &mut Vec<(String, &'v str)>) {
+        match value {
+            Json::Object(object) => {
+                for (name, inner) in object.iter() {
+                    nested(
+                        inner,
+                        format!("{at}/{}", escape_pointer_segment(name)),
+                        found,
+                    );
+                }
+            }
+            Json::String(text) if !text.is_empty() => found.push((at, text)),
+            _ => {}
+        }
+    }
+    let mut found = Vec::new();
+    for (member, value) in sent.iter() {
+        match value {
+            Json::String(text) if !text.is_empty() && !member.starts_with('/') => {
+                found.push((member.to_owned(), &text[..]));
+            }
+            Json::Object(_) => nested(
+                value,
+                format!("/{}", escape_pointer_segment(member)),
+                &mut found,
+            ),
+            _ => {}
+        }
+    }
+    found
+}
+
+/// Whether a successful call of the draft sent, at `member`, a value its collection already held
+/// there (every entity's `type: "Project"`): a value held before is no refusal's cause there.
+fn sent_taken_by_success(draft: &Draft, calls: &[Call], state: &StateView, member: &str) -> bool {
+    draft.calls.iter().map(|index| &calls[*index]).any(|call| {
+        let (RequestBody::Json(body), Some((entity_type, collection, _))) =
+            (&call.request, &call.key)
+        else {
+            return false;
+        };
+        let Some(sent) = sent_members(&draft.plan, Some(body))
+            .and_then(|sent| object_member_at(sent, member).cloned())
+        else {
+            return false;
+        };
+        held_before(draft, calls, state, entity_type, collection, call.ordinal)
+            .iter()
+            .any(|fields| member_at(fields, member) == Some(&sent))
+    })
 }
 
 /// Of several members sending a taken value, those whose value the failure's answer spells in
@@ -212,11 +270,13 @@ pub(super) fn answer(
     keep_conflict_values(service, plan, entity_type, &collection);
     let live = service.read();
     let conflict = plan.conflicts.iter().find(|conflict| {
-        sent.get(&conflict.member).is_some_and(|value| {
+        object_member_at(sent, &conflict.member).is_some_and(|value| {
             live.holds_value(entity_type, &collection, &conflict.member, value)
         })
     })?;
-    let value = sent.get(&conflict.member)?.as_str()?.to_owned();
+    let value = object_member_at(sent, &conflict.member)?
+        .as_str()?
+        .to_owned();
     let base = service.kept(conflict.ordinal)?;
     let renamed: Vec<(String, String)> = (value != conflict.taken)
         .then(|| (conflict.taken.clone(), value))
@@ -252,5 +312,27 @@ fn keep_conflict_values(
         for conflict in &plan.conflicts {
             live.keep_shared_index(entity_type, collection, &conflict.member);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::sent_texts;
+    use rea_plugin_api::json::Json;
+
+    #[test]
+    fn the_texts_a_call_sent_include_those_nested_in_its_object_members() {
+        let sent = Json::parse(
+            br#"{"type": "Project", "attributes": {"code": "WEB", "n": 2, "name": ""}}"#,
+        )
+        .expect("json");
+        let texts = sent_texts(sent.as_object().expect("object"));
+        assert_eq!(
+            texts,
+            [
+                ("type".to_owned(), "Project"),
+                ("/attributes/code".to_owned(), "WEB")
+            ]
+        );
     }
 }

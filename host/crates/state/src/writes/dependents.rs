@@ -21,7 +21,7 @@ use std::collections::HashSet;
 
 use rea_manifest::Manifest;
 use rea_plugin_api::contracts::rule::{DependentAction, DependentEffect, ObservedDependent};
-use rea_plugin_api::json::Json;
+use rea_plugin_api::json::{Json, Object, escape_pointer_segment};
 
 use super::observe::{self, Call};
 use super::{Scope, Views};
@@ -32,18 +32,106 @@ use crate::observation::{Observation, Timeline};
 use crate::render::{identity_value, scalar_text};
 use crate::store::LiveState;
 
-/// The top-level members of `fields` (its identity left out) holding `id` as text.
-fn members_holding(fields: &Json, identity: &str, id: &str) -> Vec<String> {
+/// The members of `fields` (its identity left out) holding `id` as text: a top-level member by
+/// its name, a member nested in object members by its JSON pointer
+/// (`/attributes/assignee_id`; see [`member_at`]).
+pub(super) fn members_holding(fields: &Json, identity: &str, id: &str) -> Vec<String> {
     let Json::Object(object) = fields else {
         return Vec::new();
     };
-    object
-        .iter()
-        .filter(|(name, value)| {
-            *name != identity && scalar_text(value).is_some_and(|text| text == id)
-        })
-        .map(|(name, _)| name.to_owned())
-        .collect()
+    let mut found = Vec::new();
+    for (name, value) in object.iter() {
+        if name == identity {
+            continue;
+        }
+        let escaped = format!("/{}", escape_pointer_segment(name));
+        if matches!(value, Json::Object(_)) {
+            nested_holding(value, &escaped, id, &mut found);
+        } else if scalar_text(value).is_some_and(|text| text == id) {
+            // A name that reads as a pointer is spelled as one.
+            found.push(if name.starts_with('/') {
+                escaped
+            } else {
+                name.to_owned()
+            });
+        }
+    }
+    found
+}
+
+/// The pointers below `at` of the scalar members nested in object members holding `id` as text.
+fn nested_holding(value: &Json, at: &str, id: &str, found: &mut Vec<String>) {
+    match value {
+        Json::Object(object) => {
+            for (name, inner) in object.iter() {
+                let pointer = format!("{at}/{}", escape_pointer_segment(name));
+                nested_holding(inner, &pointer, id, found);
+            }
+        }
+        Json::Array(_) => {}
+        scalar => {
+            if scalar_text(scalar).is_some_and(|text| text == id) {
+                found.push(at.to_owned());
+            }
+        }
+    }
+}
+
+/// The member a dependent effect's field names in an entity's fields: a JSON pointer when it
+/// starts with `/` (a member nested in object members), else a top-level member's name.
+pub(crate) fn member_at<'a>(fields: &'a Json, field: &str) -> Option<&'a Json> {
+    if field.starts_with('/') {
+        fields.pointer(field)
+    } else {
+        fields.get(field)
+    }
+}
+
+/// [`member_at`] in an object (a call's sent members).
+pub(crate) fn object_member_at<'a>(object: &'a Object, field: &str) -> Option<&'a Json> {
+    let Some(pointer) = field.strip_prefix('/') else {
+        return object.get(field);
+    };
+    let mut parts = pointer
+        .split('/')
+        .map(rea_plugin_api::json::unescape_pointer_segment);
+    let mut value = object.get(&parts.next()?)?;
+    for part in parts {
+        value = value.as_object()?.get(&part)?;
+    }
+    Some(value)
+}
+
+/// Sets the member a dependent effect's field names (see [`member_at`]) to `null`, when held.
+fn clear_member(fields: &mut Json, field: &str) {
+    if !field.starts_with('/') {
+        if let Json::Object(object) = fields {
+            object.insert(field, Json::Null);
+        }
+        return;
+    }
+    let parts: Vec<String> = field[1..]
+        .split('/')
+        .map(rea_plugin_api::json::unescape_pointer_segment)
+        .collect();
+    let Some((last, parents)) = parts.split_last() else {
+        return;
+    };
+    let mut current = fields;
+    for part in parents {
+        match current {
+            Json::Object(object) => match object.get_mut(part) {
+                Some(inner) => current = inner,
+                None => return,
+            },
+            _ => return,
+        }
+    }
+    if let Json::Object(object) = current
+        && object.contains_key(last)
+    {
+        object.insert(last.clone(), Json::Null);
+    }
 }
 
 /// What the reads after a recorded delete of one entity show of the entities of other types
@@ -259,9 +347,7 @@ pub(crate) fn changed(
         let Some(effect) = effects.iter().find(|effect| {
             effect.entity_type == entity.entity_type
                 && entity.entity_type != deleted.entity_type
-                && entity
-                    .fields
-                    .get(&effect.field)
+                && member_at(&entity.fields, &effect.field)
                     .and_then(scalar_text)
                     .is_some_and(|text| text == deleted.id)
         }) else {
@@ -271,9 +357,7 @@ pub(crate) fn changed(
             DependentAction::Remove => None,
             DependentAction::Clear => {
                 let mut after = entity.clone();
-                if let Json::Object(object) = &mut after.fields {
-                    object.insert(&effect.field, Json::Null);
-                }
+                clear_member(&mut after.fields, &effect.field);
                 Some(after)
             }
         };
@@ -380,6 +464,42 @@ mod tests {
                 .collect();
             assert_eq!(ids, ["9", "8"], "state order");
         }
+    }
+
+    #[test]
+    fn a_member_nested_in_an_object_member_is_named_by_its_pointer_and_cleared_there() {
+        let fields = Json::parse(
+            br#"{"id": "6", "attributes": {"assignee_id": 5, "estimate": 8}, "links": {"self": "/t/6/"}}"#,
+        )
+        .expect("json");
+        assert_eq!(
+            members_holding(&fields, "id", "5"),
+            ["/attributes/assignee_id"]
+        );
+        let user = entity("/users", "/users", "5", r#"{"id": "5"}"#);
+        let task = Entity {
+            fields,
+            ..entity("/tasks", "/tasks", "6", "{}")
+        };
+        let state = LiveState::new(vec![user.clone(), task], Vec::new());
+        let effect = DependentEffect {
+            entity_type: "/tasks".to_owned(),
+            field: "/attributes/assignee_id".to_owned(),
+            action: DependentAction::Clear,
+        };
+        let changed = changed(&state, &user, &[effect]);
+        let after = changed[0].1.as_ref().expect("kept");
+        assert_eq!(
+            after.fields.pointer("/attributes/assignee_id"),
+            Some(&Json::Null)
+        );
+        assert_eq!(
+            after
+                .fields
+                .pointer("/attributes/estimate")
+                .and_then(scalar_text),
+            Some("8".to_owned())
+        );
     }
 
     #[test]

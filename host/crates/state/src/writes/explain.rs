@@ -833,14 +833,10 @@ impl Explanation {
             let Some(value) = value else {
                 continue;
             };
-            // A member some creates neither sent nor stored is not a constant of every create.
-            let top = (!nested_pointer(&pointer))
-                .then(|| rea_plugin_api::json::unescape_pointer_segment(&pointer[1..]));
+            // A member some creates neither sent nor stored is not a constant of every create
+            // (a nested member is sent when the sent object holds its pointer).
             if self.residuals.iter().zip(observed).all(|(residual, seen)| {
-                residual.contains_key(&pointer)
-                    || top
-                        .as_ref()
-                        .is_some_and(|field| seen.sent.contains_key(field))
+                residual.contains_key(&pointer) || sends(seen.sent, &pointer)
             }) {
                 if nested_pointer(&pointer) {
                     self.model.nested_constants.insert(pointer.clone(), value);
@@ -891,6 +887,26 @@ impl Explanation {
     pub(super) fn unexplained(&self) -> bool {
         self.residuals.iter().any(|residual| !residual.is_empty())
     }
+}
+
+/// Whether a sent object holds the member a pointer names, at the top level or nested
+/// (`/attributes/status` in `{"attributes": {"status": "todo"}}`).
+fn sends(sent: &Object, pointer: &str) -> bool {
+    let mut segments = pointer
+        .get(1..)
+        .unwrap_or_default()
+        .split('/')
+        .map(rea_plugin_api::json::unescape_pointer_segment);
+    let Some(first) = segments.next() else {
+        return false;
+    };
+    let mut value = sent.get(&first);
+    for segment in segments {
+        value = value
+            .and_then(Json::as_object)
+            .and_then(|object| object.get(&segment));
+    }
+    value.is_some()
 }
 
 /// Whether a pointer names a member nested inside a top-level member (`/info/run_id`).
@@ -1043,8 +1059,21 @@ pub(super) fn learn_request(
 
 #[cfg(test)]
 mod tests {
-    use super::{Explanation, Residual, Unstored, placed_leaf, shows_nested, to_value};
+    use super::{Explanation, Residual, Unstored, placed_leaf, sends, shows_nested, to_value};
     use rea_plugin_api::json::{Json, parse};
+
+    #[test]
+    fn a_nested_member_is_sent_when_the_sent_object_holds_its_pointer() {
+        let json: Json =
+            parse(br#"{"type": "Task", "attributes": {"status": "todo"}}"#).expect("json");
+        let sent = json.as_object().expect("object");
+        // A create that sent the nested member explains its value: a default is what the
+        // creates that did not send it stored.
+        assert!(sends(sent, "/attributes/status"));
+        assert!(sends(sent, "/type"));
+        assert!(!sends(sent, "/attributes/priority"));
+        assert!(!sends(sent, "/type/status"));
+    }
 
     #[test]
     fn a_sent_object_stored_in_part_as_sent_offers_its_changed_leaves() {

@@ -176,6 +176,7 @@ fn rows_answer(
         rows: Some(rows),
         member: None,
         changed: None,
+        echoed: Default::default(),
     };
     let mut by_options: Vec<OptionedAnswer> = Vec::new();
     for call in &listed {

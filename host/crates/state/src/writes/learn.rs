@@ -1100,14 +1100,14 @@ fn response_of(
     } else {
         Vec::new()
     };
-    let nulled_members = if kind == ResponseKind::Entity
-        && draft.plan.effect != Effect::Document
-        && member.is_none()
-    {
-        nulled_members(draft, calls, pointer.as_deref().unwrap_or(""))
-    } else {
-        Vec::new()
-    };
+    let shows_member = member.is_some();
+    let nulled_members =
+        if kind == ResponseKind::Entity && draft.plan.effect != Effect::Document && !shows_member {
+            nulled_members(draft, calls, pointer.as_deref().unwrap_or(""))
+        } else {
+            Vec::new()
+        };
+    let echoed = echoed_members(draft, calls, (kind, shows_member), pointer.as_deref());
     let renamed = if kind == ResponseKind::Recorded
         && matches!(draft.plan.effect, Effect::Create | Effect::Update)
     {
@@ -1129,7 +1129,23 @@ fn response_of(
         rows: None,
         member: member.map(|(_, member)| member),
         changed: None,
+        echoed,
     })
+}
+
+/// An entity answer's places outside the entity echoing one of its members (see
+/// [`super::echoed`]); none for other answers, or one showing a member of the entity.
+fn echoed_members(
+    draft: &Draft,
+    calls: &[Call],
+    (kind, shows_member): (ResponseKind, bool),
+    pointer: Option<&str>,
+) -> std::collections::BTreeMap<String, String> {
+    if kind != ResponseKind::Entity || shows_member {
+        return Default::default();
+    }
+    let shown: Vec<&Call> = draft.calls.iter().map(|index| &calls[*index]).collect();
+    super::echoed::learn(&shown, pointer.unwrap_or(""))
 }
 
 /// An update whose exemplar answers one object member of the entity after it (see

@@ -44,8 +44,10 @@ pub mod batch;
 mod children;
 pub mod confirm;
 mod conflict;
+mod constant_refusal;
 mod defaults;
-mod dependents;
+pub(crate) mod dependents;
+mod echoed;
 mod explain;
 pub mod guarded;
 mod keyed;
@@ -58,6 +60,7 @@ mod numbered;
 mod observe;
 pub(crate) mod omitted;
 mod parent_create;
+mod referenced;
 pub mod references;
 mod rows;
 pub mod serve;
@@ -579,9 +582,11 @@ pub(crate) fn derive_write_plans(
         omitted::learn(draft, timeline);
         children::learn(draft, &observed, &views);
         conflict::learn(draft, &observed, state, timeline);
+        referenced::learn(draft, (&observed, &views), state, timeline);
         numbered::learn(draft, state, rules);
     }
     conflict::share_with_copies(&mut drafts);
+    constant_refusal::learn(&mut drafts, &observed, state, timeline);
     share_sorts(&mut drafts);
     defaults::learn(&mut drafts, &observed);
     // Pass 4 (`confirm`).
@@ -702,6 +707,8 @@ impl Draft {
                 inferred_from: None,
                 conflicts: Vec::new(),
                 omitted: Vec::new(),
+                referenced: Vec::new(),
+                constant_refusals: Vec::new(),
                 copies: false,
                 children: Vec::new(),
                 batch: None,

@@ -174,6 +174,14 @@ pub struct WritePlan {
     /// A create's recorded refusals of a body leaving out a member (see [`super::omitted`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub omitted: Vec<OmittedModel>,
+    /// A delete's recorded refusal of an entity another type's entity names (see
+    /// [`super::referenced`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub referenced: Vec<ReferencedModel>,
+    /// A create's recorded refusal of a value other than its collection's constant (see
+    /// [`super::constant_refusal`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub constant_refusals: Vec<ConstantRefusal>,
     /// An update that copies its entity under a new identity (its rules generate it) and
     /// removes the original: a rename making a new record.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -215,6 +223,35 @@ pub struct NestedChildren {
     /// child left unsent showed the same one (a member without one must be sent).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub defaults: BTreeMap<String, Json>,
+}
+
+/// A create the application refused for sending, in a top-level member, a text other than the one
+/// its collection's entities all hold there (`type`), its answer spelling both.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ConstantRefusal {
+    /// The member (a top-level member of the body's envelope).
+    pub member: String,
+    /// The failed call's record.
+    pub ordinal: u64,
+    /// The text the failed call sent there.
+    pub recorded_sent: String,
+    /// The constant of the failed call's tool, which its answer spells.
+    pub recorded_constant: String,
+    /// This tool's constant: every successful call sent it, every held entity holds it.
+    pub constant: String,
+}
+
+/// A delete the application refused while an entity of another type named the deleted entity in
+/// a member: a delete of an entity the live state's entities of that type name there answers
+/// that failure.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReferencedModel {
+    /// The naming entities' type.
+    pub entity_type: String,
+    /// The member naming the deleted entity (a top-level name, or a JSON pointer).
+    pub member: String,
+    /// The failed call's record.
+    pub ordinal: u64,
 }
 
 /// A create the application refused for leaving out a member every successful call sent, its
@@ -661,6 +698,11 @@ pub struct ResponseModel {
     /// link object's id (see [`super::references::ChangedMembers`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub changed: Option<super::references::ChangedMembers>,
+    /// For an [`ResponseKind::Entity`] answer: the places outside the entity that repeat one of
+    /// its text members naming it by id (answer pointer → entity member pointer, see
+    /// [`super::echoed`]): a served answer shows the served entity's value there.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub echoed: std::collections::BTreeMap<String, String>,
 }
 
 /// How a batch's answer lists the rows it wrote, one item per row (see [`ResponseKind::Rows`]),

@@ -1356,9 +1356,14 @@ impl ReadsAfter {
         if whole && !query_sorted && self.first_order.is_none() {
             self.first_order = Some(order.clone());
         }
-        // The first read of the whole collection (no query at all) not listing a held entity
-        // shows it gone.
-        if read.pairs().is_empty() && whole && self.unlisted.is_none() {
+        // The first read of the whole collection (no query at all, or only an order: a sorted
+        // whole list lists every entity too) not listing a held entity shows it gone.
+        let every = read
+            .pairs()
+            .iter()
+            .all(|(name, value)| is_sort_parameter(name) || only_pages(name, value));
+        let plain = read.pairs().iter().all(|(name, _)| is_sort_parameter(name));
+        if plain && every && self.unlisted.is_none() {
             self.unlisted = Some(position.is_none());
         }
         let shown = position

@@ -447,7 +447,13 @@ pub(super) fn gated_write_call(
         body,
         listed: None,
     };
+    if let Some(refused) = super::constant_refusal::answer(service, plan, &input) {
+        return refused;
+    }
     if let Some(refused) = super::conflict::answer(service, plan, &input) {
+        return refused;
+    }
+    if let Some(refused) = super::referenced::answer(service, plan, &input) {
         return refused;
     }
     let (mut live, outcome) = prepared(service, plan, &input);

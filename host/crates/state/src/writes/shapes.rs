@@ -3,7 +3,10 @@
 //! object such as `{"__op": "AddRelation", "objects": […]}` beside stored
 //! `{"__type": "Relation", …}` values) and no rule stage explains is not a value the application
 //! stores as sent: what it does with it is not shown, so the body no longer accepts the member
-//! and a call sending it is refused rather than stored by guess.
+//! and a call sending it is refused rather than stored by guess. An object an observed call's
+//! entity after holds with every sent member as sent, beside members it did not send (a create's
+//! `{"code": "DOC"}` stored as `{"code": "DOC", "status": "active"}`), is part of a stored one,
+//! not a shape of its own.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -59,9 +62,10 @@ pub(super) fn drop_unshown_shapes(
                 .and_then(|stored| stored.get(name))
                 .is_some_and(|shapes| shapes.contains(&shape));
             let left = observed.iter().any(|seen| match &seen.call.after {
-                After::Present(Json::Object(after)) => {
-                    after.get(name).and_then(shape_of).as_ref() == Some(&shape)
-                }
+                After::Present(Json::Object(after)) => after.get(name).is_some_and(|stored| {
+                    shape_of(stored).as_ref() == Some(&shape)
+                        || holds_as_sent(stored, seen.sent.get(name))
+                }),
                 _ => false,
             });
             if !held && !left {
@@ -76,6 +80,19 @@ pub(super) fn drop_unshown_shapes(
         );
         body.members.remove(name);
     }
+}
+
+/// Whether a stored object holds every member a call sent in its object as sent, beside
+/// members it did not send (`{"code": "DOC"}` stored as `{"code": "DOC", "status": "active"}`):
+/// the sent object is part of the stored one, not a shape of its own.
+fn holds_as_sent(stored: &Json, sent: Option<&Json>) -> bool {
+    let (Some(stored), Some(sent)) = (stored.as_object(), sent.and_then(Json::as_object)) else {
+        return false;
+    };
+    !sent.is_empty()
+        && sent
+            .iter()
+            .all(|(key, value)| stored.get(key) == Some(value))
 }
 
 #[cfg(test)]
@@ -125,6 +142,19 @@ mod tests {
         // The operator object is no stored shape; the date is (keys in any order).
         assert!(!model.members.contains_key("members"));
         assert!(model.members.contains_key("due"));
+    }
+
+    #[test]
+    fn a_sent_object_stored_whole_beside_members_it_did_not_send_is_no_shape_of_its_own() {
+        let stored = Json::Object(object(
+            r#"{"code": "DOC", "name": "Docs", "status": "active"}"#,
+        ));
+        let sent = Json::Object(object(r#"{"code": "DOC", "name": "Docs"}"#));
+        assert!(holds_as_sent(&stored, Some(&sent)));
+        // A sent member stored otherwise, or an empty object, is not held as sent.
+        let renamed = Json::Object(object(r#"{"code": "DOC", "name": "Other"}"#));
+        assert!(!holds_as_sent(&stored, Some(&renamed)));
+        assert!(!holds_as_sent(&stored, Some(&Json::Object(object("{}")))));
     }
 
     #[test]

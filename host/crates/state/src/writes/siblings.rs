@@ -529,6 +529,7 @@ mod tests {
             rows: None,
             member: None,
             changed: None,
+            echoed: Default::default(),
         };
         assert!(shows_whole(
             &answer(&["id", "status", "subject"]),
