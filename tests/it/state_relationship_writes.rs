@@ -4,8 +4,8 @@
 //! entry 39 as `attributes.assignee_id` 1) as an update of the parent's member named around the
 //! route's last segment (`/attributes/` + name + `_id`), and applies to another relationship
 //! (`project`), answering the related resource as the recorded call did; an identifier no held
-//! entity of the relationship's type matches, or a relationship the parent holds no member for,
-//! is refused with nothing changed. One app: no other corpus recording writes a relationship
+//! entity of the relationship's type matches, a relationship the parent holds no member for, or
+//! a body holding anything beside the identifier's wrapping, is refused with nothing changed. One app: no other corpus recording writes a relationship
 //! route.
 
 use serde_json::{Map, Value, json};
@@ -69,13 +69,17 @@ fn another_relationship_sets_its_member_and_answers_the_related_resource() {
 }
 
 #[test]
-fn an_unknown_or_mistyped_identifier_and_an_unknown_relationship_are_refused() {
+fn an_unknown_or_mistyped_identifier_an_unknown_relationship_and_a_body_beside_are_refused() {
     let served = serve_corpus_app("safrs");
     let before = task_attributes(&served, "3");
     for (relationship, sent) in [
         ("project", json!({"data": {"type": "Project", "id": "99"}})),
         ("assignee", json!({"data": {"type": "Project", "id": "1"}})),
         ("reviewer", json!({"data": {"type": "User", "id": "1"}})),
+        (
+            "project",
+            json!({"data": {"type": "Project", "id": "2"}, "meta": {"note": "x"}}),
+        ),
     ] {
         let (answer, is_error) = served.call(TOOL, call_args("3", relationship, sent));
         assert!(is_error, "{relationship}: {answer:#}");

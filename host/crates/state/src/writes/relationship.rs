@@ -13,9 +13,10 @@
 //! it), answered as the recorded call was: its status, and its body with the named entity where
 //! the recorded one stood, the strings repeating one of that entity's string members re-spelled
 //! from the served entity, and a string ending in the recorded call's path ending in the served
-//! call's. Refused, nothing changed: a parent the state does not hold, a segment naming no
-//! member the parent holds, an identifier no held entity matches (of the type the segment's
-//! recorded calls named; for another segment, of a type holding the member's current value).
+//! call's. Refused, nothing changed: a body holding anything beside the identifier's wrapping,
+//! a parent the state does not hold, a segment naming no member the parent holds, an identifier
+//! no held entity matches (of the type the segment's recorded calls named; for another segment,
+//! of a type holding the member's current value).
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -357,6 +358,7 @@ pub(super) fn serve(
     let body = call.body.as_ref().map(Json::from_serde_value);
     let Some(sent) = body
         .as_ref()
+        .filter(|body| wrapped_only(body, &model.identifier))
         .and_then(|body| body.pointer(&model.identifier))
         .and_then(Json::as_object)
     else {
@@ -383,6 +385,23 @@ pub(super) fn serve(
     change.generated.push(Default::default());
     commit(&mut live, &change);
     answer
+}
+
+/// Whether every object around the identifier at `pointer` holds only the member leading to it,
+/// as the recorded calls sent it (`{"data": {…}}`).
+fn wrapped_only(body: &Json, pointer: &str) -> bool {
+    let mut value = body;
+    for part in pointer.split('/').skip(1) {
+        let key = rea_plugin_api::json::unescape_pointer_segment(part);
+        match value {
+            Json::Object(object) if object.len() == 1 => match object.get(&key) {
+                Some(inner) => value = inner,
+                None => return false,
+            },
+            _ => return false,
+        }
+    }
+    true
 }
 
 /// The parent before and after, and the related entity, for a call; or why it is refused.
@@ -584,6 +603,15 @@ mod tests {
             sent,
             &json(r#"{"type": "Project", "id": "1"}"#)
         ));
+    }
+
+    #[test]
+    fn the_identifier_is_sent_wrapped_as_recorded_and_nothing_beside_it() {
+        let sent = json(r#"{"data": {"type": "User", "id": "1"}}"#);
+        assert!(wrapped_only(&sent, "/data"));
+        let beside = json(r#"{"data": {"type": "User", "id": "1"}, "meta": {}}"#);
+        assert!(!wrapped_only(&beside, "/data"));
+        assert!(!wrapped_only(&json(r#"{"other": {}}"#), "/data"));
     }
 
     #[test]
