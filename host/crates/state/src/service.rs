@@ -218,6 +218,7 @@ pub fn answered_ordinals(state: &StateView) -> std::collections::BTreeSet<u64> {
         wanted.extend(plan.missing_ordinal);
         wanted.extend(plan.batch.as_ref().map(|batch| batch.answer_ordinal));
         wanted.extend(plan.guarded.as_ref().map(|guarded| guarded.answer_ordinal));
+        wanted.extend(plan.relationship.as_ref().map(|model| model.answer_ordinal));
         wanted.extend(plan.conflicts.iter().map(|conflict| conflict.ordinal));
         wanted.extend(plan.omitted.iter().map(|omitted| omitted.ordinal));
         wanted.extend(plan.referenced.iter().map(|referenced| referenced.ordinal));

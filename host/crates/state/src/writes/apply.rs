@@ -310,7 +310,7 @@ pub fn call_target(plan: &WritePlan, input: &WriteInput) -> Option<(String, Opti
     Some((collection, id))
 }
 
-fn set_pointer(object: &mut Json, pointer: &str, value: Json) {
+pub(super) fn set_pointer(object: &mut Json, pointer: &str, value: Json) {
     let Some(rest) = pointer.strip_prefix('/') else {
         return;
     };

@@ -62,6 +62,7 @@ pub(crate) mod omitted;
 mod parent_create;
 mod referenced;
 pub mod references;
+pub mod relationship;
 mod rows;
 pub mod serve;
 mod shapes;
@@ -608,6 +609,7 @@ pub(crate) fn derive_write_plans(
             draft.plan.withhold("no-state-target");
         }
     }
+    relationship::learn(&mut drafts, (&observed, &views), state, timeline);
     let related = related_writes(manifest, timeline, &drafts, &observed);
     let mut plans: Vec<WritePlan> = drafts.into_iter().map(|draft| draft.plan).collect();
     borrowed_plans(manifest, timeline, (state, &views), records, &mut plans);
@@ -713,6 +715,7 @@ impl Draft {
                 children: Vec::new(),
                 batch: None,
                 guarded: None,
+                relationship: None,
                 references: Vec::new(),
             },
             classified,

@@ -1413,12 +1413,18 @@ pub(super) fn named_alone(request: &RequestBody, identity: &str) -> Option<Strin
 /// write naming another entity of the type closes the call's window to the type's reads, yet
 /// cannot have changed this one.
 pub(super) fn first_shown(timeline: &Timeline, views: &Views, call: &Call) -> Option<Json> {
-    let (entity_type, collection, id) = call.key.as_ref()?;
+    first_shown_after(timeline, views, call.ordinal, call.key.as_ref()?)
+}
+
+/// [`first_shown`] for the call at `at` writing the entity `key` (type, collection, id).
+pub(super) fn first_shown_after(
+    timeline: &Timeline,
+    views: &Views,
+    at: u64,
+    (entity_type, collection, id): &(String, String, String),
+) -> Option<Json> {
     let info = views.types.get(entity_type)?;
-    let start = timeline
-        .ordered
-        .iter()
-        .position(|ordinal| *ordinal == call.ordinal)?;
+    let start = timeline.ordered.iter().position(|ordinal| *ordinal == at)?;
     for ordinal in &timeline.ordered[start + 1..] {
         let read = timeline.get(*ordinal)?;
         if !matches!(read.method.as_str(), "GET" | "HEAD") {

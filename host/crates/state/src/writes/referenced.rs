@@ -27,7 +27,7 @@ use crate::service::StateService;
 
 /// The entities (type, collection, id) → fields as the recorded writes before `ordinal` left
 /// them: the state's, then each observed call's entity after, in record order.
-fn held_before(state: &StateView, calls: &[Call], ordinal: u64) -> HashMap<Key, Json> {
+pub(super) fn held_before(state: &StateView, calls: &[Call], ordinal: u64) -> HashMap<Key, Json> {
     let mut held: HashMap<Key, Json> = state
         .entities
         .iter()
@@ -60,7 +60,7 @@ fn held_before(state: &StateView, calls: &[Call], ordinal: u64) -> HashMap<Key, 
 }
 
 /// An entity key: type, collection, id.
-type Key = (String, String, String);
+pub(super) type Key = (String, String, String);
 
 /// The (type, member) pairs of the entities of types other than `deleted_type` holding `id`.
 fn referring(

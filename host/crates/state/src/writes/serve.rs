@@ -435,6 +435,9 @@ pub(super) fn gated_write_call(
     if let Some(guarded) = &plan.guarded {
         return super::guarded::serve(service, guarded, &call);
     }
+    if let Some(relationship) = &plan.relationship {
+        return super::relationship::serve(service, plan, relationship, &call);
+    }
     if let Some(refused) = super::omitted::answer(service, plan, &call) {
         return refused;
     }

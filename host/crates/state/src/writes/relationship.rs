@@ -1,0 +1,632 @@
+//! Relationship writes (after the four passes, for a write withheld as `no-state-target`): a
+//! `PUT`, `PATCH` or `POST` of a type's item path plus one parameter segment naming a
+//! relationship (`/api/tasks/{id}/{relationship}`), whose every successful call sent a resource
+//! identifier (a body object whose every member equals the same member of one held entity, the
+//! entity's identity among them: `{"data": {"type": "User", "id": "1"}}`) and whose parent, read
+//! back by id after the call, shows exactly one member changed, to the sent id
+//! (`/attributes/assignee_id`). The pairing of the segment and the member is learned as the
+//! member's pointer around the segment's value (`/attributes/` + `assignee` + `_id`), agreeing
+//! across the calls, and applies to another segment value whose member the parent holds
+//! (`project` → `/attributes/project_id`).
+//!
+//! Served as an update of that member of the parent (typed as the read after the calls showed
+//! it), answered as the recorded call was: its status, and its body with the named entity where
+//! the recorded one stood, the strings repeating one of that entity's string members re-spelled
+//! from the served entity, and a string ending in the recorded call's path ending in the served
+//! call's. Refused, nothing changed: a body holding anything beside the identifier's wrapping,
+//! a parent the state does not hold, a segment naming no member the parent holds, an identifier
+//! no held entity matches (of the type the segment's recorded calls named; for another segment,
+//! of a type holding the member's current value).
+
+use std::collections::{BTreeMap, HashMap};
+
+use rea_manifest::segments::{split_path, template_affixes};
+use rea_plugin_api::json::{Json, Object};
+use serde::{Deserialize, Serialize};
+
+use super::apply::{Change, commit, set_pointer};
+use super::dependents::member_at;
+use super::model::{Effect, WritePlan};
+use super::observe::{Call, first_shown_after};
+use super::referenced::{Key, held_before};
+use super::{Draft, Views};
+use crate::answer::{StateAnswer, StateSource, state_answer, tool_error};
+use crate::model::{Entity, StateView};
+use crate::observation::{Observation, RequestBody, Timeline, decoded};
+use crate::render::scalar_text;
+use crate::service::StateService;
+
+/// How a relationship write names its parent and the entity it relates, and how it answers.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RelationshipModel {
+    /// The parent's type (collection template).
+    pub parent_type: String,
+    /// The path segment naming the parent (the relationship's segment follows it).
+    pub parent_segment: usize,
+    /// The body pointer of the resource identifier.
+    pub identifier: String,
+    /// The identifier's member holding the related entity's id.
+    pub id_member: String,
+    /// The parent member's pointer before the relationship's name.
+    pub prefix: String,
+    /// The parent member's pointer after the relationship's name.
+    pub suffix: String,
+    /// The reads showed the member's value as a number.
+    pub numeric: bool,
+    /// Per relationship name the recorded calls sent, the related entity's type.
+    pub named: BTreeMap<String, String>,
+    /// The recorded call whose status and body the answer takes.
+    pub answer_ordinal: u64,
+    /// That call's path.
+    pub answer_path: String,
+    /// Where its answer holds the related entity.
+    pub answer_pointer: String,
+}
+
+/// What one recorded call shows.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Shown {
+    identifier: String,
+    id_member: String,
+    prefix: String,
+    suffix: String,
+    numeric: bool,
+    name: String,
+    related_type: String,
+}
+
+/// Learns the relationship writes among the drafts withheld as `no-state-target`.
+pub(super) fn learn(
+    drafts: &mut [Draft],
+    (calls, views): (&[Call], &Views),
+    state: &StateView,
+    timeline: &Timeline,
+) {
+    for draft in drafts.iter_mut() {
+        if draft.plan.served || draft.plan.reason.as_deref() != Some("no-state-target") {
+            continue;
+        }
+        if !matches!(draft.plan.method.as_str(), "PUT" | "PATCH" | "POST") {
+            continue;
+        }
+        let Some((parent_type, parent_segment)) = parent_of(&draft.plan.path_template, views)
+        else {
+            continue;
+        };
+        let successes: Vec<&Observation> = timeline
+            .all(draft.tool)
+            .filter(|call| call.is_success())
+            .collect();
+        let learned = (parent_type.as_str(), parent_segment);
+        if let Some(model) = model_of(&successes, learned, (calls, views), state, timeline) {
+            draft.plan.relationship = Some(model);
+            super::batch::mark_served(&mut draft.plan);
+        }
+    }
+}
+
+/// The type whose item path the write's template extends by one parameter segment, and the
+/// segment naming the parent.
+fn parent_of(template: &str, views: &Views) -> Option<(String, usize)> {
+    let write = split_path(template);
+    let (last, item) = write.split_last()?;
+    let (id, collection) = item.split_last()?;
+    if template_affixes(last).is_none() || template_affixes(id).is_none() {
+        return None;
+    }
+    let mut fitting = views.types.iter().filter(|(_, info)| {
+        let own = split_path(&info.template);
+        own.len() == collection.len()
+            && own
+                .iter()
+                .zip(collection)
+                .all(|(pattern, segment)| template_affixes(pattern).is_some() || pattern == segment)
+    });
+    let (entity_type, _) = fitting.next()?;
+    fitting
+        .next()
+        .is_none()
+        .then(|| (entity_type.clone(), collection.len()))
+}
+
+/// The model every successful call agrees on; `None` when one shows no relationship write.
+fn model_of(
+    successes: &[&Observation],
+    (parent_type, parent_segment): (&str, usize),
+    (calls, views): (&[Call], &Views),
+    state: &StateView,
+    timeline: &Timeline,
+) -> Option<RelationshipModel> {
+    let first = successes.first()?;
+    let mut named = BTreeMap::new();
+    let mut agreed: Option<Shown> = None;
+    for call in successes {
+        let held = held_before(state, calls, call.ordinal);
+        let shown = shown_by(call, (parent_type, parent_segment), &held, views, timeline)?;
+        if let Some(known) = &agreed {
+            let same = (
+                &known.identifier,
+                &known.id_member,
+                &known.prefix,
+                &known.suffix,
+            ) == (
+                &shown.identifier,
+                &shown.id_member,
+                &shown.prefix,
+                &shown.suffix,
+            );
+            if !same || known.numeric != shown.numeric {
+                return None;
+            }
+        }
+        if named
+            .insert(shown.name.clone(), shown.related_type.clone())
+            .is_some_and(|known| known != shown.related_type)
+        {
+            return None;
+        }
+        agreed = Some(shown);
+    }
+    let shown = agreed?;
+    let answer = first.body.as_ref()?;
+    let sent = identifier_in(&first.request, &shown.identifier)?;
+    let answer_pointer = holding(answer, sent, "")?;
+    Some(RelationshipModel {
+        parent_type: parent_type.to_owned(),
+        parent_segment,
+        identifier: shown.identifier,
+        id_member: shown.id_member,
+        prefix: shown.prefix,
+        suffix: shown.suffix,
+        numeric: shown.numeric,
+        named,
+        answer_ordinal: first.ordinal,
+        answer_path: first.path.clone(),
+        answer_pointer,
+    })
+}
+
+/// What one call shows: the identifier it sent naming one held entity, and the one member of
+/// its parent the read after it shows changed to that entity's id.
+fn shown_by(
+    call: &Observation,
+    (parent_type, at): (&str, usize),
+    held: &HashMap<Key, Json>,
+    views: &Views,
+    timeline: &Timeline,
+) -> Option<Shown> {
+    let parent_id = decoded(call.segments.get(at)?);
+    let name = decoded(call.segments.get(at + 1)?);
+    let RequestBody::Json(body) = &call.request else {
+        return None;
+    };
+    let (identifier, id_member, related) = sent_identifier(body, held, views)?;
+    let (key, before) = held
+        .iter()
+        .find(|((entity_type, _, id), _)| entity_type == parent_type && *id == parent_id)?;
+    let after = first_shown_after(timeline, views, call.ordinal, key)?;
+    let changes = changed(before, &after, "");
+    let [(pointer, value)] = changes.as_slice() else {
+        return None;
+    };
+    if scalar_text(value).as_deref() != Some(related.2.as_str()) {
+        return None;
+    }
+    let (prefix, suffix) = around(pointer, &name)?;
+    Some(Shown {
+        identifier,
+        id_member,
+        prefix,
+        suffix,
+        numeric: matches!(value, Json::Number(_)),
+        name,
+        related_type: related.0.clone(),
+    })
+}
+
+/// The pointer split around the relationship's name, which its last segment holds.
+fn around(pointer: &str, name: &str) -> Option<(String, String)> {
+    let last_start = pointer.rfind('/')? + 1;
+    let at = pointer[last_start..].find(name)? + last_start;
+    Some((
+        pointer[..at].to_owned(),
+        pointer[at + name.len()..].to_owned(),
+    ))
+}
+
+/// The leaves (pointer, value after) whose values differ between two objects.
+fn changed(before: &Json, after: &Json, at: &str) -> Vec<(String, Json)> {
+    match (before, after) {
+        (Json::Object(was), Json::Object(now)) => {
+            let mut keys: Vec<&str> = was.keys().chain(now.keys()).collect();
+            keys.sort_unstable();
+            keys.dedup();
+            keys.into_iter()
+                .flat_map(|key| {
+                    let pointer = format!("{at}/{}", escape(key));
+                    match (was.get(key), now.get(key)) {
+                        (Some(was), Some(now)) => changed(was, now, &pointer),
+                        (_, now) => vec![(pointer, now.cloned().unwrap_or(Json::Null))],
+                    }
+                })
+                .collect()
+        }
+        _ if before == after => Vec::new(),
+        _ => vec![(at.to_owned(), after.clone())],
+    }
+}
+
+fn escape(key: &str) -> String {
+    key.replace('~', "~0").replace('/', "~1")
+}
+
+/// The body object at `pointer` as sent.
+fn identifier_in<'a>(request: &'a RequestBody, pointer: &str) -> Option<&'a Object> {
+    match request {
+        RequestBody::Json(body) => body.pointer(pointer)?.as_object(),
+        _ => None,
+    }
+}
+
+/// The resource identifier a body sends: the one object (the body or an object member of it)
+/// whose members are all scalars equal to the same members of exactly one held entity's type,
+/// that entity's identity among them; its pointer, the identity member and the entity's key.
+fn sent_identifier<'h>(
+    body: &Json,
+    held: &'h HashMap<Key, Json>,
+    views: &Views,
+) -> Option<(String, String, &'h Key)> {
+    let mut found = Vec::new();
+    for (pointer, object) in objects(body, String::new()) {
+        for (key, fields) in held {
+            let Some(info) = views.types.get(&key.0) else {
+                continue;
+            };
+            let identity = info.identity.trim_start_matches('/');
+            if object.get(identity).and_then(scalar_text).as_deref() != Some(key.2.as_str()) {
+                continue;
+            }
+            if matches_members(object, fields) {
+                found.push((pointer.clone(), identity.to_owned(), key));
+            }
+        }
+    }
+    found.sort_by(|a, b| (&a.0, &a.2).cmp(&(&b.0, &b.2)));
+    match found.as_slice() {
+        [one] => Some(one.clone()),
+        _ => None,
+    }
+}
+
+/// The objects of a body with their pointers: the body and its object members, recursively.
+fn objects(value: &Json, at: String) -> Vec<(String, &Object)> {
+    let Json::Object(object) = value else {
+        return Vec::new();
+    };
+    let mut found = vec![(at.clone(), object)];
+    for (key, member) in object.iter() {
+        found.extend(objects(member, format!("{at}/{}", escape(key))));
+    }
+    found
+}
+
+/// Whether every member of `object` is a scalar equal (as text) to the same member of `fields`.
+fn matches_members(object: &Object, fields: &Json) -> bool {
+    !object.is_empty()
+        && object.iter().all(|(key, value)| {
+            let Some(sent) = scalar_text(value) else {
+                return false;
+            };
+            member_at(fields, key).and_then(scalar_text).as_deref() == Some(sent.as_str())
+        })
+}
+
+/// The pointer of the object in `answer` holding every member of `sent` with equal values.
+fn holding(answer: &Json, sent: &Object, at: &str) -> Option<String> {
+    let Json::Object(object) = answer else {
+        return None;
+    };
+    let all = sent
+        .iter()
+        .all(|(key, value)| object.get(key).and_then(scalar_text) == scalar_text(value));
+    if all {
+        return Some(at.to_owned());
+    }
+    let mut keys: Vec<&str> = object.keys().collect();
+    keys.sort_unstable();
+    keys.into_iter()
+        .find_map(|key| holding(object.get(key)?, sent, &format!("{at}/{}", escape(key))))
+}
+
+/// Serves one call of a relationship write (see the module docs).
+pub(super) fn serve(
+    service: &StateService,
+    plan: &WritePlan,
+    model: &RelationshipModel,
+    call: &crate::call::Call,
+) -> StateAnswer {
+    let segments = call.segments(&plan.path_template);
+    let (Some(parent_id), Some(name)) = (
+        segments.get(model.parent_segment).map(|s| decoded(s)),
+        segments.get(model.parent_segment + 1).map(|s| decoded(s)),
+    ) else {
+        return tool_error(
+            "invalid_arguments",
+            "the path names no parent and relationship",
+        );
+    };
+    let body = call.body.as_ref().map(Json::from_serde_value);
+    let Some(sent) = body
+        .as_ref()
+        .filter(|body| wrapped_only(body, &model.identifier))
+        .and_then(|body| body.pointer(&model.identifier))
+        .and_then(Json::as_object)
+    else {
+        return tool_error(
+            "invalid_arguments",
+            format!(
+                "the body must hold the related entity's identifier at {} (its {:?} naming the id)",
+                model.identifier, model.id_member
+            ),
+        );
+    };
+    let mut live = service.write();
+    let written = match updated(&live, model, (&parent_id, &name), sent) {
+        Ok(written) => written,
+        Err(problem) => return tool_error("not_found", format!("{problem}; nothing was changed")),
+    };
+    let answer = answer(service, model, &written, &segments);
+    if answer.is_error() {
+        return answer;
+    }
+    let mut change = Change::of(Effect::Update);
+    change.entities.push((Some(written.0), Some(written.1)));
+    change.positions.push(None);
+    change.generated.push(Default::default());
+    commit(&mut live, &change);
+    answer
+}
+
+/// Whether every object around the identifier at `pointer` holds only the member leading to it,
+/// as the recorded calls sent it (`{"data": {…}}`).
+fn wrapped_only(body: &Json, pointer: &str) -> bool {
+    let mut value = body;
+    for part in pointer.split('/').skip(1) {
+        let key = rea_plugin_api::json::unescape_pointer_segment(part);
+        match value {
+            Json::Object(object) if object.len() == 1 => match object.get(&key) {
+                Some(inner) => value = inner,
+                None => return false,
+            },
+            _ => return false,
+        }
+    }
+    true
+}
+
+/// The parent before and after, and the related entity, for a call; or why it is refused.
+fn updated(
+    live: &crate::store::LiveState,
+    model: &RelationshipModel,
+    (parent_id, name): (&str, &str),
+    sent: &Object,
+) -> Result<(Entity, Entity, Entity), String> {
+    let parent = live
+        .entities()
+        .find(|entity| entity.entity_type == model.parent_type && entity.id == parent_id)
+        .ok_or_else(|| format!("no {} {parent_id} is held", model.parent_type))?;
+    let member = format!("{}{name}{}", model.prefix, model.suffix);
+    let current = member_at(&parent.fields, &member).ok_or_else(|| {
+        format!(
+            "{} {parent_id} has no relationship {name:?}",
+            model.parent_type
+        )
+    })?;
+    let id = sent
+        .get(&model.id_member)
+        .and_then(scalar_text)
+        .ok_or_else(|| format!("the identifier names no {:?}", model.id_member))?;
+    let types: Vec<String> = match model.named.get(name) {
+        Some(known) => vec![known.clone()],
+        None => holding_types(live, current),
+    };
+    let related = live
+        .entities()
+        .find(|entity| {
+            types.contains(&entity.entity_type)
+                && entity.id == id
+                && matches_members(sent, &entity.fields)
+        })
+        .ok_or_else(|| format!("no held entity the relationship {name:?} names has id {id}"))?;
+    let value = if model.numeric {
+        Json::parse(id.as_bytes())
+            .ok()
+            .filter(|value| matches!(value, Json::Number(_)))
+            .unwrap_or(Json::String(id))
+    } else {
+        Json::String(id)
+    };
+    let mut after = parent.clone();
+    set_pointer(&mut after.fields, &member, value);
+    Ok((parent.clone(), after, related.clone()))
+}
+
+/// The types holding an entity whose id is the member's current value (none for a null).
+fn holding_types(live: &crate::store::LiveState, current: &Json) -> Vec<String> {
+    let Some(text) = scalar_text(current) else {
+        return Vec::new();
+    };
+    let mut types: Vec<String> = live
+        .entities()
+        .filter(|entity| entity.id == text)
+        .map(|entity| entity.entity_type.clone())
+        .collect();
+    types.sort();
+    types.dedup();
+    types
+}
+
+/// The recorded answer re-spelled for the related entity and the served call's path.
+fn answer(
+    service: &StateService,
+    model: &RelationshipModel,
+    (parent, _, related): &(Entity, Entity, Entity),
+    segments: &[String],
+) -> StateAnswer {
+    let Some(base) = service.kept(model.answer_ordinal) else {
+        return tool_error(
+            "internal_error",
+            "the relationship's recorded answer is not retained",
+        );
+    };
+    let Some(recorded) = base.json() else {
+        return tool_error(
+            "internal_error",
+            "the relationship's recorded answer is not JSON",
+        );
+    };
+    let Some(was) = recorded.pointer(&model.answer_pointer).cloned() else {
+        return tool_error(
+            "internal_error",
+            "the recorded answer holds no related entity",
+        );
+    };
+    let path = format!("/{}", segments.join("/"));
+    let respell =
+        |text: &str| respelled(text, (&was, &related.fields), (&model.answer_path, &path));
+    let mut body = rewrite_strings(recorded, &respell);
+    if model.answer_pointer.is_empty() {
+        body = related.fields.clone();
+    } else {
+        set_pointer(&mut body, &model.answer_pointer, related.fields.clone());
+    }
+    let source = StateSource::Write {
+        source: "state",
+        view: "update",
+        collection: Some(parent.collection.clone()),
+        id: Some(parent.id.clone()),
+        ids: None,
+    };
+    state_answer(base, body, service.replay_evidence_id(), false, source)
+}
+
+/// A recorded string re-spelled: the served entity's string where the recorded entity held the
+/// same string at that pointer; the served path where it ended in the recorded path.
+fn respelled(text: &str, (was, now): (&Json, &Json), (recorded, served): (&str, &str)) -> String {
+    if let Some(pointer) = string_pointer(was, text, "")
+        && let Some(Json::String(served)) = now.pointer(&pointer)
+    {
+        return served.clone();
+    }
+    match text.strip_suffix(recorded) {
+        Some(start) if !recorded.is_empty() => format!("{start}{served}"),
+        _ => text.to_owned(),
+    }
+}
+
+/// The pointer of a string member equal to `text`, first in key order.
+fn string_pointer(value: &Json, text: &str, at: &str) -> Option<String> {
+    match value {
+        Json::String(own) if own == text && !at.is_empty() => Some(at.to_owned()),
+        Json::Object(object) => {
+            let mut keys: Vec<&str> = object.keys().collect();
+            keys.sort_unstable();
+            keys.into_iter().find_map(|key| {
+                string_pointer(object.get(key)?, text, &format!("{at}/{}", escape(key)))
+            })
+        }
+        _ => None,
+    }
+}
+
+/// Every string of a value passed through `respell`.
+fn rewrite_strings(value: &Json, respell: &dyn Fn(&str) -> String) -> Json {
+    match value {
+        Json::String(text) => Json::String(respell(text)),
+        Json::Object(object) => {
+            let mut out = Object::new();
+            for (key, member) in object.iter() {
+                out.insert(key, rewrite_strings(member, respell));
+            }
+            Json::Object(out)
+        }
+        Json::Array(items) => Json::Array(
+            items
+                .iter()
+                .map(|item| rewrite_strings(item, respell))
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn json(text: &str) -> Json {
+        Json::parse(text.as_bytes()).expect("json")
+    }
+
+    #[test]
+    fn the_member_is_split_around_the_relationship_name_in_its_last_segment() {
+        assert_eq!(
+            around("/attributes/assignee_id", "assignee"),
+            Some(("/attributes/".to_owned(), "_id".to_owned()))
+        );
+        assert_eq!(around("/assignee/id", "assignee"), None);
+        assert_eq!(
+            around("/owner", "owner"),
+            Some(("/".to_owned(), String::new()))
+        );
+    }
+
+    #[test]
+    fn the_changed_leaves_are_found_at_any_depth() {
+        let before = json(r#"{"id": "10", "attributes": {"assignee_id": 3, "title": "t"}}"#);
+        let after = json(r#"{"id": "10", "attributes": {"assignee_id": 1, "title": "t"}}"#);
+        assert_eq!(
+            changed(&before, &after, ""),
+            vec![("/attributes/assignee_id".to_owned(), json("1"))]
+        );
+    }
+
+    #[test]
+    fn an_identifier_matches_an_entity_holding_its_members() {
+        let sent = json(r#"{"type": "User", "id": "1"}"#);
+        let sent = sent.as_object().expect("object");
+        assert!(matches_members(
+            sent,
+            &json(r#"{"type": "User", "id": "1", "x": 2}"#)
+        ));
+        assert!(!matches_members(
+            sent,
+            &json(r#"{"type": "Project", "id": "1"}"#)
+        ));
+    }
+
+    #[test]
+    fn the_identifier_is_sent_wrapped_as_recorded_and_nothing_beside_it() {
+        let sent = json(r#"{"data": {"type": "User", "id": "1"}}"#);
+        assert!(wrapped_only(&sent, "/data"));
+        let beside = json(r#"{"data": {"type": "User", "id": "1"}, "meta": {}}"#);
+        assert!(!wrapped_only(&beside, "/data"));
+        assert!(!wrapped_only(&json(r#"{"other": {}}"#), "/data"));
+    }
+
+    #[test]
+    fn recorded_strings_follow_the_served_entity_and_path() {
+        let was = json(r#"{"links": {"self": "/api/users/1/"}}"#);
+        let now = json(r#"{"links": {"self": "/api/projects/3/"}}"#);
+        let paths = ("/api/tasks/10/assignee", "/api/tasks/2/project");
+        assert_eq!(
+            respelled("/api/users/1/", (&was, &now), paths),
+            "/api/projects/3/"
+        );
+        assert_eq!(
+            respelled("http://h:1/api/tasks/10/assignee", (&was, &now), paths),
+            "http://h:1/api/tasks/2/project"
+        );
+        assert_eq!(respelled("1.0", (&was, &now), paths), "1.0");
+    }
+}
