@@ -85,6 +85,7 @@ pub fn state_tools_with_views(
                 let mut tool = tool.clone();
                 tool.description = with_phrase(&tool.description, STATE_PHRASE);
                 if let Some(view) = views.iter().find(|view| view.tool == tool.name) {
+                    widen_union_filters(view, &mut tool.input_schema);
                     add_generalized_arguments(view, &mut tool.input_schema);
                 }
                 return Some(tool);
@@ -166,6 +167,39 @@ pub(crate) fn argument_families(view: &crate::model::ReadView) -> &BTreeMap<Stri
             }
         }
         _ => &NONE,
+    }
+}
+
+/// Types as a string or an integer each recorded query argument a list view's model reads as one
+/// of several values (a filter whose operator takes a comma list, `in` or `nin`), where its
+/// recorded values typed it as an integer: `filter[project_id]=1,3` is a union of two ids.
+fn widen_union_filters(view: &crate::model::ReadView, schema: &mut rea_manifest::InputSchema) {
+    use crate::model::{QueryRole, ViewDetail};
+    use rea_manifest::catalog::{PropertyKind, QueryType};
+    let ViewDetail::List(list) = &view.detail else {
+        return;
+    };
+    let Some(model) = &list.query else {
+        return;
+    };
+    for argument in &mut schema.arguments {
+        let ArgumentTarget::Query { name } = &argument.target else {
+            continue;
+        };
+        let union = matches!(
+            model.parameters.get(name),
+            Some(QueryRole::Filter { op, .. }) if op == "in" || op == "nin"
+        );
+        let integer = matches!(
+            argument.schema.kind,
+            PropertyKind::Query {
+                value: QueryType::Integer,
+                repeated: false
+            }
+        );
+        if union && integer {
+            argument.schema.kind = PropertyKind::StringOrInteger;
+        }
     }
 }
 

@@ -853,6 +853,12 @@ pub struct PagedMember {
     /// line gave one. Computed per call (the call's offset), so it refuses no page.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub offset: bool,
+    /// Whether the member holds the page size (`limit` beside `page[limit]`): every answered line
+    /// giving a size showed it there, each line giving none showed one default value (held in
+    /// `complete`, empty when every line gave a size), and two lines showed different values.
+    /// Computed per call (the call's size, else the default), so it refuses no page size.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub size: bool,
 }
 
 impl QueryModel {

@@ -1651,7 +1651,7 @@ impl StateService {
             .paged_members
             .iter()
             .all(|member| match body.pointer(&member.pointer) {
-                _ if member.offset => true,
+                _ if member.offset || member.size => true,
                 None => true,
                 Some(held) => !partial && member.complete.as_slice() == [held.clone()],
             })
@@ -1724,6 +1724,7 @@ impl StateService {
             return Err("unrecorded-request");
         };
         Self::set_offset_members(&mut body, model, pairs)?;
+        Self::set_size_members(&mut body, model, pairs)?;
         let end = crate::page_cursor::PageEnd {
             model,
             expanded: pairs,
@@ -1760,6 +1761,35 @@ impl StateService {
         };
         for member in model.paged_members.iter().filter(|member| member.offset) {
             crate::render::set_counter(body, &member.pointer, offset);
+        }
+        Ok(())
+    }
+
+    /// Sets the envelope members holding the page size (see
+    /// [`crate::model::PagedMember::size`]) to the size the call asked for, else the default the
+    /// lines giving none showed (`unrecorded-request` when none did).
+    fn set_size_members(
+        body: &mut Json,
+        model: &QueryModel,
+        pairs: &QueryPairs,
+    ) -> Result<(), &'static str> {
+        let size = pairs
+            .iter()
+            .find(|(name, _)| matches!(model.role(name), Some(QueryRole::PageSize)));
+        for member in model.paged_members.iter().filter(|member| member.size) {
+            match size {
+                Some((_, value)) => {
+                    let size: usize = value.parse().map_err(|_| "unrecorded-request")?;
+                    crate::render::set_counter(body, &member.pointer, size);
+                }
+                None => {
+                    let [default] = member.complete.as_slice() else {
+                        return Err("unrecorded-request");
+                    };
+                    *crate::render::pointer_mut(body, &member.pointer)
+                        .ok_or("unrecorded-request")? = default.clone();
+                }
+            }
         }
         Ok(())
     }

@@ -1,0 +1,77 @@
+//! The list query grammar on a JSON:API recording (issue 12, reads): a bracket filter the build
+//! used on some attributes extends to every attribute a resource nests (`filter[title]`) and to
+//! the sibling lists (`filter[username]` on users); a filter whose comma list is a union is typed
+//! a string or an integer (`filter[project_id]=1,3`); a page size the build never sent answers
+//! from the state with the envelope member holding the size computed (`meta.limit`). One app:
+//! safrs.
+
+use rea_state::model::QueryRole;
+use serde_json::Value;
+
+use crate::state_support::{call_with_strings, query_model, serve_corpus_app};
+
+const TASKS: &str = "get_api_tasks";
+
+fn ids(answer: &Value) -> Vec<String> {
+    answer["body"]["data"]
+        .as_array()
+        .unwrap_or_else(|| panic!("a list in data: {answer:#}"))
+        .iter()
+        .map(|member| member["id"].as_str().expect("an id").to_owned())
+        .collect()
+}
+
+#[test]
+fn the_bracket_filter_extends_to_every_nested_attribute_and_sibling_list() {
+    let served = serve_corpus_app("safrs");
+    let tasks = query_model(&served, TASKS);
+    assert_eq!(
+        tasks.role("filter[title]"),
+        Some(&QueryRole::filter("title", "in"))
+    );
+    let (answer, is_error) = call_with_strings(
+        &served,
+        TASKS,
+        &[("filter[title]", "Rotate the TLS certificates")],
+    );
+    assert!(!is_error, "{answer:#}");
+    assert_eq!(ids(&answer).len(), 1, "{answer:#}");
+    let users = query_model(&served, "get_users");
+    assert!(users.role("filter[username]").is_some());
+    let (answer, is_error) =
+        call_with_strings(&served, "get_users", &[("filter[username]", "carol")]);
+    assert!(!is_error, "{answer:#}");
+    assert_eq!(answer["body"]["data"][0]["attributes"]["username"], "carol");
+}
+
+#[test]
+fn a_union_filter_takes_a_comma_list_in_its_input_schema() {
+    let served = serve_corpus_app("safrs");
+    let tools = rea_serve::ToolBackend::tools(served.backend.as_ref());
+    let tasks = tools
+        .iter()
+        .find(|tool| tool.name == TASKS)
+        .expect("the tasks tool");
+    let schema = &tasks.input_schema["properties"]["filter[project_id]"];
+    assert_eq!(
+        schema["anyOf"],
+        serde_json::json!([{"type": "string"}, {"type": "integer"}]),
+        "{schema:#}"
+    );
+    let (answer, is_error) = call_with_strings(&served, TASKS, &[("filter[project_id]", "1,3")]);
+    assert!(!is_error, "{answer:#}");
+    assert!(!ids(&answer).is_empty(), "{answer:#}");
+}
+
+#[test]
+fn a_page_size_never_sent_computes_the_size_member() {
+    let served = serve_corpus_app("safrs");
+    let (answer, is_error) = call_with_strings(&served, TASKS, &[("page[limit]", "5")]);
+    assert!(!is_error, "{answer:#}");
+    assert_eq!(ids(&answer).len(), 5, "{answer:#}");
+    assert_eq!(answer["body"]["meta"]["limit"], 5, "{answer:#}");
+    // Without a size: the default the build's plain lists showed.
+    let (answer, is_error) = call_with_strings(&served, TASKS, &[("sort", "title")]);
+    assert!(!is_error, "{answer:#}");
+    assert_eq!(answer["body"]["meta"]["limit"], 250, "{answer:#}");
+}
