@@ -2,8 +2,9 @@
 //! used on some attributes extends to every attribute a resource nests (`filter[title]`) and to
 //! the sibling lists (`filter[username]` on users); a filter whose comma list is a union is typed
 //! a string or an integer (`filter[project_id]=1,3`); a page size the build never sent answers
-//! from the state with the envelope member holding the size computed (`meta.limit`). One app:
-//! safrs.
+//! from the state with the envelope member holding the size computed (`meta.limit`); the pages
+//! read through the collection's trailing-slash spelling teach the plain list its offset and the
+//! presence of its `next` link. One app: safrs.
 
 use rea_state::model::QueryRole;
 use serde_json::Value;
@@ -74,4 +75,36 @@ fn a_page_size_never_sent_computes_the_size_member() {
     let (answer, is_error) = call_with_strings(&served, TASKS, &[("sort", "title")]);
     assert!(!is_error, "{answer:#}");
     assert_eq!(answer["body"]["meta"]["limit"], 250, "{answer:#}");
+}
+
+#[test]
+fn the_trailing_slash_pages_teach_the_plain_list_its_offset_and_links() {
+    let served = serve_corpus_app("safrs");
+    let tasks = query_model(&served, TASKS);
+    // Recorded only through `/api/tasks/` (the links' spelling), learned on `/api/tasks`.
+    assert_eq!(tasks.role("page[offset]"), Some(&QueryRole::Offset));
+    let (answer, is_error) = call_with_strings(
+        &served,
+        TASKS,
+        &[("page[offset]", "4"), ("page[limit]", "2")],
+    );
+    assert!(!is_error, "{answer:#}");
+    assert_eq!(ids(&answer).len(), 2, "{answer:#}");
+    let links = &answer["body"]["links"];
+    assert_eq!(
+        links["self"], "/api/tasks/?page[offset]=4&page[limit]=2",
+        "{links:#}"
+    );
+    assert_eq!(
+        links["next"], "/api/tasks/?page[offset]=6&page[limit]=2",
+        "{links:#}"
+    );
+    // `next` is left out where it would name the last page (entries 15, 17, 67 show it).
+    let (answer, is_error) = call_with_strings(&served, TASKS, &[("page[limit]", "5")]);
+    assert!(!is_error, "{answer:#}");
+    assert!(answer["body"]["links"].get("next").is_none(), "{answer:#}");
+    assert_eq!(
+        answer["body"]["links"]["last"],
+        "/api/tasks/?page[offset]=5&page[limit]=5"
+    );
 }

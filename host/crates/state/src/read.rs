@@ -1724,7 +1724,6 @@ impl StateService {
             return Err("unrecorded-request");
         };
         Self::set_offset_members(&mut body, model, pairs)?;
-        Self::set_size_members(&mut body, model, pairs)?;
         let end = crate::page_cursor::PageEnd {
             model,
             expanded: pairs,
@@ -1743,12 +1742,14 @@ impl StateService {
     }
 
     /// Sets the envelope members holding the page's offset (see
-    /// [`crate::model::PagedMember::offset`]) to the offset the call asked for, 0 without one.
+    /// [`crate::model::PagedMember::offset`]) to the offset the call asked for, 0 without one,
+    /// and those holding its size ([`Self::set_size_members`]).
     fn set_offset_members(
         body: &mut Json,
         model: &QueryModel,
         pairs: &QueryPairs,
     ) -> Result<(), &'static str> {
+        Self::set_size_members(body, model, pairs)?;
         if !model.paged_members.iter().any(|member| member.offset) {
             return Ok(());
         }

@@ -789,8 +789,7 @@ fn query_model(
         complete: complete_totals,
         sizes: collection_totals,
     } = totals.learned(answered.len());
-    let mut offset_members = offset_members(&chosen, lines, answered, &plan.list_pointer);
-    offset_members.extend(size_members(&chosen, lines, answered, &plan.list_pointer));
+    let offset_members = position_members(&chosen, lines, answered, &plan.list_pointer);
     let cursor_members = cursor_members(
         &chosen,
         lines,
@@ -905,6 +904,19 @@ fn offset_pointers(bodies: &[Option<&Json>], offsets: &[usize], list_pointer: &s
             })
         })
         .collect()
+}
+
+/// The envelope members holding the page's offset ([`offset_members`]) and size
+/// ([`size_members`]), computed per call.
+fn position_members(
+    chosen: &BTreeMap<String, QueryRole>,
+    lines: &[QueryLine<'_>],
+    answered: &[usize],
+    list_pointer: &str,
+) -> Vec<PagedMember> {
+    let mut members = offset_members(chosen, lines, answered, list_pointer);
+    members.extend(size_members(chosen, lines, answered, list_pointer));
+    members
 }
 
 /// The page size a line gives: the value of its parameter playing the page-size role, `None`

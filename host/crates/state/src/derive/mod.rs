@@ -64,7 +64,7 @@ use rea_manifest::{Manifest, ManifestTool};
 use rea_plugin_api::contracts::capture::{Body, CaptureRecord};
 use rea_plugin_api::json::Json;
 
-use crate::model::{Entity, EntityType, ReadView, StateView, ViewDetail};
+use crate::model::{Entity, EntityType, QueryRole, ReadView, StateView, ViewDetail};
 use crate::observation::{Observation, Timeline};
 use crate::rules::RuleSet;
 use crate::writes::model::WritePlan;
@@ -258,6 +258,7 @@ fn derive_pass(
     let mut views = read_views(manifest, details);
     mark_shared_queries(manifest, &mut views);
     generalize_views(manifest, timeline, (&types, &entities), &mut views, rules);
+    unmark_paging_grammar(&mut views);
     let folder_entries = crate::entries::derive(manifest, timeline, &views);
     let folder_listings = crate::listings::derive(timeline, &folder_entries);
     let tree_writes = crate::tree_writes::derive(
@@ -447,9 +448,7 @@ impl Builder<'_> {
                 Err(None) => others.push(index),
             }
         }
-        for plan in &mut lists {
-            plan.seed_row_documents(self.timeline, &mut self.entities);
-        }
+        self.settle_lists(&mut lists);
         let whole_members = self.seed_body_queries();
         let orders: Vec<(String, String, Vec<String>)> = lists
             .iter()
@@ -499,6 +498,15 @@ impl Builder<'_> {
             );
         }
         self.members_of_other_types();
+    }
+
+    /// Seeds the row documents of the list plans, then joins the lines of a collection's
+    /// trailing-slash spelling to its plain spelling's plan ([`lists::join_slash_spellings`]).
+    fn settle_lists(&mut self, lists: &mut [lists::ListPlan]) {
+        for plan in lists.iter_mut() {
+            plan.seed_row_documents(self.timeline, &mut self.entities);
+        }
+        lists::join_slash_spellings(self.manifest, lists);
     }
 
     /// The GET read tools, in manifest order; other read tools (and posts that only read)
@@ -649,6 +657,24 @@ fn mark_shared_queries(manifest: &Manifest, views: &mut [ReadView]) {
             keys.entry(name.clone())
                 .or_insert_with(|| SHARED_QUERY.to_owned());
         }
+    }
+}
+
+/// Takes back the [`SHARED_QUERY`] mark of a list view's paging parameter its model gives a
+/// paging role (learned from the lines of the route's trailing-slash spelling, `page[offset]`
+/// recorded only through `/api/tasks/`, see [`lists::join_slash_spellings`], or proposed by its
+/// query grammar): that role says what it does there.
+fn unmark_paging_grammar(views: &mut [ReadView]) {
+    for view in views.iter_mut() {
+        let ViewDetail::List(list) = &mut view.detail else {
+            continue;
+        };
+        let Some(model) = &list.query else {
+            continue;
+        };
+        list.projected_query_keys.retain(|name, reason| {
+            reason != SHARED_QUERY || !model.role(name).is_some_and(QueryRole::is_paging)
+        });
     }
 }
 
