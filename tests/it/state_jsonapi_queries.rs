@@ -4,7 +4,9 @@
 //! a string or an integer (`filter[project_id]=1,3`); a page size the build never sent answers
 //! from the state with the envelope member holding the size computed (`meta.limit`); the pages
 //! read through the collection's trailing-slash spelling teach the plain list its offset and the
-//! presence of its `next` link. One app: safrs.
+//! presence of its `next` link; a relationship route (`/api/projects/{id}/tasks`, a folder-tree
+//! segment read only as `tasks`) answers the children of any parent by their foreign key nested
+//! under `attributes`. One app: safrs.
 
 use rea_state::model::QueryRole;
 use serde_json::Value;
@@ -106,5 +108,45 @@ fn the_trailing_slash_pages_teach_the_plain_list_its_offset_and_links() {
     assert_eq!(
         answer["body"]["links"]["last"],
         "/api/tasks/?page[offset]=5&page[limit]=5"
+    );
+}
+
+#[test]
+fn a_relationship_route_answers_the_children_of_any_parent() {
+    let served = serve_corpus_app("safrs");
+    let call = |tool: &str, parent: (&str, &str), relation: &str| {
+        let arguments: serde_json::Map<String, Value> = [
+            (parent.0.to_owned(), Value::String(parent.1.to_owned())),
+            ("id".to_owned(), Value::String(relation.to_owned())),
+        ]
+        .into_iter()
+        .collect();
+        served.call(tool, arguments)
+    };
+    // Recorded: project 2's tasks (entry 27). Asked: project 3's, by `project_id`.
+    let (answer, is_error) = call(
+        "get_projects_by_project_id_and_id",
+        ("project_id", "3"),
+        "tasks",
+    );
+    assert!(!is_error, "{answer:#}");
+    assert_eq!(
+        answer.pointer("/state/source").and_then(Value::as_str),
+        Some("state"),
+        "{answer:#}"
+    );
+    for task in answer["body"]["data"].as_array().expect("tasks") {
+        assert_eq!(task["attributes"]["project_id"], 3, "{task:#}");
+    }
+    // Recorded: user 2's tasks (entry 28). Asked: user 1's, by `assignee_id`.
+    let (answer, is_error) = call("get_users_by_user_id_and_id", ("user_id", "1"), "tasks");
+    assert!(!is_error, "{answer:#}");
+    assert_eq!(ids(&answer), ["4", "8"], "{answer:#}");
+    // Another relation under the same template is no call of this list.
+    let (answer, _) = call("get_users_by_user_id_and_id", ("user_id", "1"), "projects");
+    assert_ne!(
+        answer.pointer("/state/source").and_then(Value::as_str),
+        Some("state"),
+        "{answer:#}"
     );
 }
