@@ -6,7 +6,8 @@
 //! read through the collection's trailing-slash spelling teach the plain list its offset and the
 //! presence of its `next` link; a relationship route (`/api/projects/{id}/tasks`, a folder-tree
 //! segment read only as `tasks`) answers the children of any parent by their foreign key nested
-//! under `attributes`. One app: safrs.
+//! under `attributes`; a sparse fieldset (`fields[Task]=title,priority`) keeps the named
+//! attributes of each task in lists and items. One app: safrs.
 
 use rea_state::model::QueryRole;
 use serde_json::Value;
@@ -147,6 +148,45 @@ fn a_relationship_route_answers_the_children_of_any_parent() {
     assert_ne!(
         answer.pointer("/state/source").and_then(Value::as_str),
         Some("state"),
+        "{answer:#}"
+    );
+}
+
+#[test]
+fn a_sparse_fieldset_keeps_the_named_attributes_of_lists_and_items() {
+    let served = serve_corpus_app("safrs");
+    // Recorded: fields[Task]=title,status (entry 13). Asked: title,priority.
+    let (answer, is_error) =
+        call_with_strings(&served, TASKS, &[("fields[Task]", "title,priority")]);
+    assert!(!is_error, "{answer:#}");
+    let tasks = answer["body"]["data"].as_array().expect("tasks");
+    assert!(tasks.len() >= 9, "{answer:#}");
+    for task in tasks {
+        let attributes = task["attributes"].as_object().expect("attributes");
+        let mut names: Vec<&str> = attributes.keys().map(String::as_str).collect();
+        names.sort_unstable();
+        assert_eq!(names, ["priority", "title"], "{task:#}");
+        assert!(task.get("relationships").is_some(), "{task:#}");
+    }
+    assert_eq!(
+        answer["body"]["links"]["self"],
+        "/api/tasks/?fields[Task]=title,priority&page[offset]=0&page[limit]=250"
+    );
+    // On an item of the type.
+    let arguments: serde_json::Map<String, Value> = [
+        ("id".to_owned(), Value::String("1".to_owned())),
+        (
+            "fields[Task]".to_owned(),
+            Value::String("status".to_owned()),
+        ),
+    ]
+    .into_iter()
+    .collect();
+    let (answer, is_error) = served.call("get_tasks_by_id", arguments);
+    assert!(!is_error, "{answer:#}");
+    assert_eq!(
+        answer["body"]["data"]["attributes"],
+        serde_json::json!({"status": "done"}),
         "{answer:#}"
     );
 }

@@ -96,6 +96,9 @@ pub struct StateView {
     /// [`crate::entries`]); left out when none.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub folder_entries: Vec<crate::entries::FolderEntries>,
+    /// The sparse fieldset the list reads taught ([`crate::sparse`]), if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sparse: Option<crate::sparse::SparseFields>,
     /// The folder listings composed from those entries (see [`crate::listings`]); left out when
     /// none.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

@@ -228,6 +228,7 @@ fn restated_off(list: &ListView, call: &Call) -> Call {
             .collect(),
         body: call.body.clone(),
         sent: call.sent.clone(),
+        relink: call.relink,
     }
 }
 
@@ -442,6 +443,9 @@ impl StateService {
         {
             return answer;
         }
+        if let Some(answer) = self.answer_sparse(tool, view, call, stale) {
+            return answer;
+        }
         match &view.detail {
             ViewDetail::Recorded { reason } => self
                 .answer_entry(tool, template, call, stale)
@@ -494,6 +498,46 @@ impl StateService {
             }
             ViewDetail::Member(_) => recording("member-query"),
         }
+    }
+
+    /// A list or item call naming the sparse fieldset the state learned ([`crate::sparse`]) for
+    /// the type its entities show: the call without it answered from the state, each entity of
+    /// that type keeping only the named properties; `None` for any other call or answer.
+    fn answer_sparse(
+        &self,
+        tool: &str,
+        view: &crate::model::ReadView,
+        call: &Call,
+        stale: bool,
+    ) -> Option<StateAnswer> {
+        let rule = self.derived().sparse.as_ref()?;
+        let (pointer, pairs) = match &view.detail {
+            ViewDetail::Item(item) => (&item.entity_pointer, call.pairs()),
+            ViewDetail::List(list) => (&list.list_pointer, call.pairs()),
+            _ => return None,
+        };
+        let (name, (type_name, requested)) = pairs
+            .iter()
+            .find_map(|(name, value)| Some((name, rule.asked(name, value)?)))?;
+        let bare = Call {
+            path: call.path.clone(),
+            query: call
+                .query
+                .iter()
+                .filter(|(sent, _)| sent != name)
+                .cloned()
+                .collect(),
+            body: call.body.clone(),
+            sent: Some(call.sent.clone().unwrap_or_else(|| pairs.clone())),
+            relink: true,
+        };
+        let StateAnswer::Rendered(mut rendered) = self.answer_view(tool, view, &bare, false, stale)
+        else {
+            return None;
+        };
+        let shown = crate::render::pointer_mut(&mut rendered.body, pointer)?;
+        rule.apply(shown, type_name, &requested)?;
+        Some(StateAnswer::Rendered(rendered))
     }
 
     /// A list call naming a parameter its view learned as restating the answer: the list
@@ -928,6 +972,7 @@ impl StateService {
                 .collect(),
             body: call.body.clone(),
             sent: Some(call.sent.clone().unwrap_or_else(|| call.pairs())),
+            relink: false,
         };
         let StateAnswer::Rendered(mut rendered) = self.answer_view(tool, view, &bare, false, stale)
         else {
@@ -1120,6 +1165,7 @@ impl StateService {
                 .collect(),
             body: call.body.clone(),
             sent: call.sent.clone(),
+            relink: call.relink,
         };
         if rest.projected(&item.projected_query_keys).is_some() {
             return None;
@@ -1193,9 +1239,13 @@ impl StateService {
         let expanded = self.expand_query(list, &pairs);
         let extended = list.query.as_ref().and_then(|model| expanded.extend(model));
         let model = extended.as_ref().or(list.query.as_ref());
+        // A call a reshaping answer left every parameter out of links its pages as sent: no
+        // plain line's recorded links answer it.
+        let reshaped_bare = call.relink && pairs.is_empty();
         if let Some(line) = list
             .lines
             .iter()
+            .filter(|_| !reshaped_bare)
             .find(|line| Self::line_names_call(line, &segments, &pairs))
         {
             return self.answer_named_line(
@@ -1222,7 +1272,7 @@ impl StateService {
             list,
             model,
             (&expanded.pairs, &pairs, &linked),
-            &segments,
+            (&segments, call.relink),
         )
     }
 
@@ -1288,7 +1338,7 @@ impl StateService {
         list: &ListView,
         model: Option<&QueryModel>,
         (expanded, pairs, linked): (&QueryPairs, &QueryPairs, &QueryPairs),
-        segments: &[String],
+        (segments, relink): (&[String], bool),
     ) -> Result<StateAnswer, &'static str> {
         let same_collection = |line: &&ListLine| segments_match(&split_path(&line.path), segments);
         // A field selection no checked line made replays its recording, and so does a call
@@ -1296,7 +1346,8 @@ impl StateService {
         if selects_fields(pairs) || leaves_out_selection(&list.lines, pairs) {
             return Err("projection");
         }
-        if pairs.is_empty() {
+        // A call a reshaping answer left a parameter out of still links its pages as sent.
+        if pairs.is_empty() && !relink {
             let paging = list
                 .lines
                 .iter()

@@ -219,7 +219,7 @@ fn mark_deleted_flags(state: &mut StateView, plans: &[WritePlan]) {
 
 /// Extends the read views beyond their recorded queries: field selections, relations, the
 /// joins relation paths read, and (after the joins, whose fields a grammar's filters reach) the
-/// query grammars.
+/// query grammars; then a paging parameter a list's model plays loses its shared-query mark.
 fn generalize_views(
     manifest: &Manifest,
     timeline: &Timeline,
@@ -233,6 +233,7 @@ fn generalize_views(
     crate::relations::generalize_lists(entities, views);
     crate::joins::generalize(manifest, timeline, (types, entities), views);
     query_grammar::generalize(manifest, views, entities, rules);
+    unmark_paging_grammar(views);
 }
 
 /// One extraction pass over a timeline whose observation windows are given.
@@ -258,7 +259,6 @@ fn derive_pass(
     let mut views = read_views(manifest, details);
     mark_shared_queries(manifest, &mut views);
     generalize_views(manifest, timeline, (&types, &entities), &mut views, rules);
-    unmark_paging_grammar(&mut views);
     let folder_entries = crate::entries::derive(manifest, timeline, &views);
     let folder_listings = crate::listings::derive(timeline, &folder_entries);
     let tree_writes = crate::tree_writes::derive(
@@ -278,6 +278,7 @@ fn derive_pass(
             .map(|observation| (observation.started.as_deref(), observation.duration_ms)),
     );
     let mut state = StateView {
+        sparse: crate::sparse::learn(manifest, timeline, &entities, &views),
         documents,
         entities: entities.into_iter().map(std::sync::Arc::new).collect(),
         first_write_ordinal: timeline.first_write,
