@@ -7,7 +7,8 @@
 //! presence of its `next` link; a relationship route (`/api/projects/{id}/tasks`, a folder-tree
 //! segment read only as `tasks`) answers the children of any parent by their foreign key nested
 //! under `attributes`; a sparse fieldset (`fields[Task]=title,priority`) keeps the named
-//! attributes of each task in lists and items. One app: safrs.
+//! attributes of each task in lists and items, and of each project by `fields[Project]`, which
+//! the state catalog offers the projects list. One app: safrs.
 
 use rea_state::model::QueryRole;
 use serde_json::Value;
@@ -189,4 +190,27 @@ fn a_sparse_fieldset_keeps_the_named_attributes_of_lists_and_items() {
         serde_json::json!({"status": "done"}),
         "{answer:#}"
     );
+    // The sibling list takes it by its own type's name, offered by the state catalog.
+    let tools = rea_serve::ToolBackend::tools(served.backend.as_ref());
+    let projects = tools
+        .iter()
+        .find(|tool| tool.name == "get_projects")
+        .expect("the projects tool");
+    assert!(
+        projects.input_schema["properties"]
+            .get("fields[Project]")
+            .is_some(),
+        "{:#?}",
+        projects.input_schema
+    );
+    let (answer, is_error) =
+        call_with_strings(&served, "get_projects", &[("fields[Project]", "code")]);
+    assert!(!is_error, "{answer:#}");
+    for project in answer["body"]["data"].as_array().expect("projects") {
+        let attributes = project["attributes"].as_object().expect("attributes");
+        assert_eq!(
+            attributes.keys().map(String::as_str).collect::<Vec<_>>(),
+            ["code"]
+        );
+    }
 }

@@ -61,7 +61,13 @@ pub fn state_tools(
     manifest: &rea_manifest::Manifest,
     plans: &[WritePlan],
 ) -> Vec<ToolDefinition> {
-    state_tools_with_views(environment, manifest, plans, &[], WithheldWrites::Hide)
+    state_tools_with_views(
+        environment,
+        manifest,
+        plans,
+        (&[], None),
+        WithheldWrites::Hide,
+    )
 }
 
 /// [`state_tools`] of a derived state: a tool with a read view is a read tool too (a `POST` the
@@ -71,7 +77,10 @@ pub fn state_tools_with_views(
     environment: &Environment,
     manifest: &rea_manifest::Manifest,
     plans: &[WritePlan],
-    views: &[crate::model::ReadView],
+    (views, sparse): (
+        &[crate::model::ReadView],
+        Option<&crate::sparse::SparseFields>,
+    ),
     withheld: WithheldWrites,
 ) -> Vec<ToolDefinition> {
     environment
@@ -87,6 +96,7 @@ pub fn state_tools_with_views(
                 if let Some(view) = views.iter().find(|view| view.tool == tool.name) {
                     widen_union_filters(view, &mut tool.input_schema);
                     add_generalized_arguments(view, &mut tool.input_schema);
+                    add_sparse_argument(&tool.name, sparse, &mut tool.input_schema);
                 }
                 return Some(tool);
             }
@@ -248,6 +258,43 @@ fn add_generalized_arguments(
             },
         )
         .collect();
+}
+
+/// The sparse fieldset parameter the state offers a tool (see [`crate::sparse`]), as an
+/// optional string argument before the body, unless the tool takes it already.
+fn add_sparse_argument(
+    tool: &str,
+    sparse: Option<&crate::sparse::SparseFields>,
+    schema: &mut rea_manifest::InputSchema,
+) {
+    use rea_manifest::catalog::{Argument, PropertyKind, PropertySchema, QueryType};
+    let Some(name) = sparse.and_then(|rule| rule.offered.get(tool)) else {
+        return;
+    };
+    if schema
+        .arguments
+        .iter()
+        .any(|argument| argument.name == *name)
+    {
+        return;
+    }
+    let at = schema
+        .arguments
+        .iter()
+        .position(|argument| argument.target == ArgumentTarget::Body)
+        .unwrap_or(schema.arguments.len());
+    let argument = Argument {
+        name: name.clone(),
+        target: ArgumentTarget::Query { name: name.clone() },
+        schema: PropertySchema {
+            kind: PropertyKind::Query {
+                value: QueryType::String,
+                repeated: false,
+            },
+            description: Some("Query parameter: the properties to show (comma-separated), as the recorded sparse fieldsets of this application did".to_owned()),
+        },
+    };
+    schema.arguments.insert(at, argument);
 }
 
 /// What a generalized query argument does, in one phrase.

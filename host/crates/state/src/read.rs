@@ -292,16 +292,18 @@ type QueryArgument = (String, Vec<String>);
 /// A read call's arguments split in two: those its tool's recorded input schema names (replay
 /// checks and matches them), and the query arguments only its list view's learned grammar extends
 /// to (see [`crate::derive::query_grammar`]: a name it proposed, or one of a family of names it
-/// reads as terms), as query name and values.
+/// reads as terms) or the sparse fieldset the state offers the tool (`sparse`), as query name
+/// and values.
 fn split_generalized(
-    view: Option<&crate::model::ReadView>,
+    (view, sparse): (Option<&crate::model::ReadView>, Option<&String>),
     definition: Option<&rea_manifest::ToolDefinition>,
     arguments: &Map<String, Value>,
 ) -> (Map<String, Value>, Vec<QueryArgument>) {
     let Some(view) = view else {
         return (arguments.clone(), Vec::new());
     };
-    let generalized = crate::catalog::generalized_names(view);
+    let mut generalized = crate::catalog::generalized_names(view);
+    generalized.extend(sparse.cloned());
     let families = crate::catalog::argument_families(view);
     if generalized.is_empty() && families.is_empty() {
         return (arguments.clone(), Vec::new());
@@ -354,8 +356,9 @@ impl StateService {
         arguments: &Map<String, Value>,
         provenance: bool,
     ) -> StateAnswer {
+        let sparse = (self.derived().sparse.as_ref()).and_then(|rule| rule.offered.get(tool));
         let (recorded, generalized) = split_generalized(
-            self.derived().view(tool),
+            (self.derived().view(tool), sparse),
             self.replay().tool(tool),
             arguments,
         );

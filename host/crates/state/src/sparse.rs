@@ -11,6 +11,8 @@
 //! any list or item view naming the base with the type name its entities show is answered as
 //! the call without it, each entity pruned.
 
+use std::collections::BTreeMap;
+
 use serde::{Deserialize, Serialize};
 
 use rea_manifest::Manifest;
@@ -29,6 +31,10 @@ pub struct SparseFields {
     pub type_member: String,
     /// The object member holding the properties a selection keeps (`attributes`).
     pub nested: String,
+    /// Per list or item tool whose entities all show one type name, the parameter naming it
+    /// (`get_projects` → `fields[Project]`): what the state catalog offers the tool.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub offered: BTreeMap<String, String>,
 }
 
 /// A name of the form `base[name]` (one pair of brackets, both parts non-empty): its parts.
@@ -79,7 +85,37 @@ pub fn learn(
             learned = Some(taught);
         }
     }
-    learned
+    let mut learned = learned?;
+    learned.offered = offered(&learned, entities, views);
+    Some(learned)
+}
+
+/// The parameter each list or item view's entities name their one type by (see
+/// [`SparseFields::offered`]).
+fn offered(
+    rule: &SparseFields,
+    entities: &[Entity],
+    views: &[ReadView],
+) -> BTreeMap<String, String> {
+    let mut offered = BTreeMap::new();
+    for view in views {
+        let entity_type = match &view.detail {
+            ViewDetail::List(list) => &list.entity_type,
+            ViewDetail::Item(item) => &item.entity_type,
+            _ => continue,
+        };
+        let mut names = entities
+            .iter()
+            .filter(|entity| entity.entity_type == *entity_type)
+            .map(|entity| entity.fields.get(&rule.type_member).and_then(Json::as_str));
+        let Some(Some(first)) = names.next() else {
+            continue;
+        };
+        if names.all(|name| name == Some(first)) {
+            offered.insert(view.tool.clone(), format!("{}[{first}]", rule.base));
+        }
+    }
+    offered
 }
 
 /// The rule one read teaches (`None` when its parameter is of another form, or a member does
@@ -110,6 +146,7 @@ fn taught_by(name: &str, value: &str, shown: &[Json], held: &[&Entity]) -> Optio
         base: base.to_owned(),
         type_member,
         nested: nested?,
+        offered: BTreeMap::new(),
     })
 }
 
@@ -226,6 +263,7 @@ mod tests {
                 base: "fields".to_owned(),
                 type_member: "type".to_owned(),
                 nested: "attributes".to_owned(),
+                offered: BTreeMap::new(),
             }
         );
         // Another type name than the members show, or a property left that was not asked.

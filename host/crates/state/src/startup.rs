@@ -274,7 +274,7 @@ fn serve_state<'a>(
         environment,
         manifest,
         &state.write_plans,
-        &state.views,
+        (&state.views, state.sparse.as_ref()),
         state_rules.withheld(),
     );
     check_state_catalog(&tools, name)?;
