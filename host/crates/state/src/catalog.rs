@@ -61,19 +61,25 @@ pub fn state_tools(
     manifest: &rea_manifest::Manifest,
     plans: &[WritePlan],
 ) -> Vec<ToolDefinition> {
-    state_tools_with_views(
-        environment,
-        manifest,
-        plans,
-        (&[], None),
-        WithheldWrites::Hide,
-    )
+    state_tools_with_views(environment, manifest, plans, &[], WithheldWrites::Hide)
 }
 
 /// [`state_tools`] of a derived state: a tool with a read view is a read tool too (a `POST` the
 /// capture shows only reading); a withheld write tool is listed unless `withheld` hides it,
 /// described by what a call answers instead.
 pub fn state_tools_with_views(
+    environment: &Environment,
+    manifest: &rea_manifest::Manifest,
+    plans: &[WritePlan],
+    views: &[crate::model::ReadView],
+    withheld: WithheldWrites,
+) -> Vec<ToolDefinition> {
+    state_tools_with_sparse(environment, manifest, plans, (views, None), withheld)
+}
+
+/// [`state_tools_with_views`] with the state's sparse fieldset (see [`crate::sparse`]): each
+/// read tool it is offered to takes its parameter too.
+pub fn state_tools_with_sparse(
     environment: &Environment,
     manifest: &rea_manifest::Manifest,
     plans: &[WritePlan],

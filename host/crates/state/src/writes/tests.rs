@@ -1930,7 +1930,7 @@ fn catalog_names(fixture: &Fixture, mode: crate::rules::WithheldWrites) -> Vec<S
         &environment,
         &fixture.manifest,
         &fixture.state.write_plans,
-        (&fixture.state.views, None),
+        &fixture.state.views,
         mode,
     )
     .into_iter()
