@@ -11,7 +11,7 @@
 //! trailing slash, a call naming no size linked with the default the build's links show (250),
 //! `first` and `last` anchored pages. The links object: Roundup + safrs.
 
-use rea_state::model::CursorForm;
+use rea_state::model::{CursorForm, QueryRole};
 use serde_json::Value;
 
 use crate::state_query_grammar::assert_live_answers;
@@ -163,10 +163,8 @@ fn page_links_after_the_query_with_a_default_size_are_minted_on_a_second_app() {
     assert_eq!(prefix, "/api/tasks/");
     assert!(*position_last);
     assert_eq!(*default_size, Some(250));
-    assert_eq!(
-        link_only
-            .as_ref()
-            .map(|(offset, size)| (offset.as_str(), size.as_str())),
-        Some(("page[offset]", "page[limit]"))
-    );
+    // The offset is a learned role (the pages read through `/api/tasks/` are lines of this list
+    // too), so the links name it as the roles do, not as the links alone.
+    assert_eq!(*link_only, None);
+    assert_eq!(model.role("page[offset]"), Some(&QueryRole::Offset));
 }

@@ -177,6 +177,13 @@ fn the_stage_asked_through_the_registry_answers_what_the_state_holds() {
             FetchOptions::default(),
         );
         let state = served.state().clone();
+        let entities: Vec<_> = state
+            .entities
+            .iter()
+            .map(|entity| (**entity).clone())
+            .collect();
+        let nested_plainly =
+            rea_state::derive::query_grammar::names_nested_plainly(&state.views, &entities);
         let mut tools = Vec::new();
         let mut lists = Vec::new();
         for view in &state.views {
@@ -186,12 +193,9 @@ fn the_stage_asked_through_the_registry_answers_what_the_state_holds() {
             tools.push(view.tool.clone());
             lists.push(rea_state::derive::query_grammar::list_queries(
                 list,
-                &state
-                    .entities
-                    .iter()
-                    .map(|entity| (**entity).clone())
-                    .collect::<Vec<_>>(),
+                &entities,
                 &rea_state::derive::query_grammar::tool_parameters(&served.manifest, &view.tool),
+                nested_plainly,
             ));
         }
         let outcome = stage

@@ -172,6 +172,7 @@ fn a_list_under_a_parent_learns_the_member_holding_it() {
             segment: 1,
             collection: "/comments".to_owned(),
             field: "postId".to_owned(),
+            fixed: Vec::new(),
         })
     );
 }

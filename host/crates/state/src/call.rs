@@ -21,6 +21,10 @@ pub(crate) struct Call {
     /// The query pairs as sent, when an answer reshaping the call left some out (a field
     /// selection): what links to pages repeat.
     pub(crate) sent: Option<Vec<(String, String)>>,
+    /// Whether the call is what a reshaping answer left of a call whose pages link every pair
+    /// as sent (a sparse fieldset, [`crate::sparse`]): a plain line's recorded links do not
+    /// answer it.
+    pub(crate) relink: bool,
 }
 
 impl Call {

@@ -74,6 +74,21 @@ pub fn state_tools_with_views(
     views: &[crate::model::ReadView],
     withheld: WithheldWrites,
 ) -> Vec<ToolDefinition> {
+    state_tools_with_sparse(environment, manifest, plans, (views, None), withheld)
+}
+
+/// [`state_tools_with_views`] with the state's sparse fieldset (see [`crate::sparse`]): each
+/// read tool it is offered to takes its parameter too.
+pub fn state_tools_with_sparse(
+    environment: &Environment,
+    manifest: &rea_manifest::Manifest,
+    plans: &[WritePlan],
+    (views, sparse): (
+        &[crate::model::ReadView],
+        Option<&crate::sparse::SparseFields>,
+    ),
+    withheld: WithheldWrites,
+) -> Vec<ToolDefinition> {
     environment
         .tools()
         .iter()
@@ -85,7 +100,9 @@ pub fn state_tools_with_views(
                 let mut tool = tool.clone();
                 tool.description = with_phrase(&tool.description, STATE_PHRASE);
                 if let Some(view) = views.iter().find(|view| view.tool == tool.name) {
+                    widen_union_filters(view, &mut tool.input_schema);
                     add_generalized_arguments(view, &mut tool.input_schema);
+                    add_sparse_argument(&tool.name, sparse, &mut tool.input_schema);
                 }
                 return Some(tool);
             }
@@ -169,6 +186,39 @@ pub(crate) fn argument_families(view: &crate::model::ReadView) -> &BTreeMap<Stri
     }
 }
 
+/// Types as a string or an integer each recorded query argument a list view's model reads as one
+/// of several values (a filter whose operator takes a comma list, `in` or `nin`), where its
+/// recorded values typed it as an integer: `filter[project_id]=1,3` is a union of two ids.
+fn widen_union_filters(view: &crate::model::ReadView, schema: &mut rea_manifest::InputSchema) {
+    use crate::model::{QueryRole, ViewDetail};
+    use rea_manifest::catalog::{PropertyKind, QueryType};
+    let ViewDetail::List(list) = &view.detail else {
+        return;
+    };
+    let Some(model) = &list.query else {
+        return;
+    };
+    for argument in &mut schema.arguments {
+        let ArgumentTarget::Query { name } = &argument.target else {
+            continue;
+        };
+        let union = matches!(
+            model.parameters.get(name),
+            Some(QueryRole::Filter { op, .. }) if op == "in" || op == "nin"
+        );
+        let integer = matches!(
+            argument.schema.kind,
+            PropertyKind::Query {
+                value: QueryType::Integer,
+                repeated: false
+            }
+        );
+        if union && integer {
+            argument.schema.kind = PropertyKind::StringOrInteger;
+        }
+    }
+}
+
 /// The query parameters a view takes beyond its recorded ones, as optional string arguments after
 /// the recorded ones (before the body), and the families of names its learned grammar reads as
 /// terms, as the schema's argument families.
@@ -214,6 +264,43 @@ fn add_generalized_arguments(
             },
         )
         .collect();
+}
+
+/// The sparse fieldset parameter the state offers a tool (see [`crate::sparse`]), as an
+/// optional string argument before the body, unless the tool takes it already.
+fn add_sparse_argument(
+    tool: &str,
+    sparse: Option<&crate::sparse::SparseFields>,
+    schema: &mut rea_manifest::InputSchema,
+) {
+    use rea_manifest::catalog::{Argument, PropertyKind, PropertySchema, QueryType};
+    let Some(name) = sparse.and_then(|rule| rule.offered.get(tool)) else {
+        return;
+    };
+    if schema
+        .arguments
+        .iter()
+        .any(|argument| argument.name == *name)
+    {
+        return;
+    }
+    let at = schema
+        .arguments
+        .iter()
+        .position(|argument| argument.target == ArgumentTarget::Body)
+        .unwrap_or(schema.arguments.len());
+    let argument = Argument {
+        name: name.clone(),
+        target: ArgumentTarget::Query { name: name.clone() },
+        schema: PropertySchema {
+            kind: PropertyKind::Query {
+                value: QueryType::String,
+                repeated: false,
+            },
+            description: Some("Query parameter: the properties to show (comma-separated), as the recorded sparse fieldsets of this application did".to_owned()),
+        },
+    };
+    schema.arguments.insert(at, argument);
 }
 
 /// What a generalized query argument does, in one phrase.

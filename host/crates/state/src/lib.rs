@@ -75,6 +75,7 @@ pub mod rules;
 pub mod selection;
 pub mod service;
 pub mod sliced;
+pub mod sparse;
 pub mod startup;
 pub mod store;
 pub mod tree_depths;

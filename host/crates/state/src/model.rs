@@ -96,6 +96,9 @@ pub struct StateView {
     /// [`crate::entries`]); left out when none.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub folder_entries: Vec<crate::entries::FolderEntries>,
+    /// The sparse fieldset the list reads taught ([`crate::sparse`]), if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sparse: Option<crate::sparse::SparseFields>,
     /// The folder listings composed from those entries (see [`crate::listings`]); left out when
     /// none.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -853,6 +856,12 @@ pub struct PagedMember {
     /// line gave one. Computed per call (the call's offset), so it refuses no page.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub offset: bool,
+    /// Whether the member holds the page size (`limit` beside `page[limit]`): every answered line
+    /// giving a size showed it there, each line giving none showed one default value (held in
+    /// `complete`, empty when every line gave a size), and two lines showed different values.
+    /// Computed per call (the call's size, else the default), so it refuses no page size.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub size: bool,
 }
 
 impl QueryModel {

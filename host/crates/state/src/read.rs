@@ -228,6 +228,7 @@ fn restated_off(list: &ListView, call: &Call) -> Call {
             .collect(),
         body: call.body.clone(),
         sent: call.sent.clone(),
+        relink: call.relink,
     }
 }
 
@@ -291,16 +292,18 @@ type QueryArgument = (String, Vec<String>);
 /// A read call's arguments split in two: those its tool's recorded input schema names (replay
 /// checks and matches them), and the query arguments only its list view's learned grammar extends
 /// to (see [`crate::derive::query_grammar`]: a name it proposed, or one of a family of names it
-/// reads as terms), as query name and values.
+/// reads as terms) or the sparse fieldset the state offers the tool (`sparse`), as query name
+/// and values.
 fn split_generalized(
-    view: Option<&crate::model::ReadView>,
+    (view, sparse): (Option<&crate::model::ReadView>, Option<&String>),
     definition: Option<&rea_manifest::ToolDefinition>,
     arguments: &Map<String, Value>,
 ) -> (Map<String, Value>, Vec<QueryArgument>) {
     let Some(view) = view else {
         return (arguments.clone(), Vec::new());
     };
-    let generalized = crate::catalog::generalized_names(view);
+    let mut generalized = crate::catalog::generalized_names(view);
+    generalized.extend(sparse.cloned());
     let families = crate::catalog::argument_families(view);
     if generalized.is_empty() && families.is_empty() {
         return (arguments.clone(), Vec::new());
@@ -353,8 +356,9 @@ impl StateService {
         arguments: &Map<String, Value>,
         provenance: bool,
     ) -> StateAnswer {
+        let sparse = (self.derived().sparse.as_ref()).and_then(|rule| rule.offered.get(tool));
         let (recorded, generalized) = split_generalized(
-            self.derived().view(tool),
+            (self.derived().view(tool), sparse),
             self.replay().tool(tool),
             arguments,
         );
@@ -442,6 +446,9 @@ impl StateService {
         {
             return answer;
         }
+        if let Some(answer) = self.answer_sparse(tool, view, call, stale) {
+            return answer;
+        }
         match &view.detail {
             ViewDetail::Recorded { reason } => self
                 .answer_entry(tool, template, call, stale)
@@ -494,6 +501,46 @@ impl StateService {
             }
             ViewDetail::Member(_) => recording("member-query"),
         }
+    }
+
+    /// A list or item call naming the sparse fieldset the state learned ([`crate::sparse`]) for
+    /// the type its entities show: the call without it answered from the state, each entity of
+    /// that type keeping only the named properties; `None` for any other call or answer.
+    fn answer_sparse(
+        &self,
+        tool: &str,
+        view: &crate::model::ReadView,
+        call: &Call,
+        stale: bool,
+    ) -> Option<StateAnswer> {
+        let rule = self.derived().sparse.as_ref()?;
+        let (pointer, pairs) = match &view.detail {
+            ViewDetail::Item(item) => (&item.entity_pointer, call.pairs()),
+            ViewDetail::List(list) => (&list.list_pointer, call.pairs()),
+            _ => return None,
+        };
+        let (name, (type_name, requested)) = pairs
+            .iter()
+            .find_map(|(name, value)| Some((name, rule.asked(name, value)?)))?;
+        let bare = Call {
+            path: call.path.clone(),
+            query: call
+                .query
+                .iter()
+                .filter(|(sent, _)| sent != name)
+                .cloned()
+                .collect(),
+            body: call.body.clone(),
+            sent: Some(call.sent.clone().unwrap_or_else(|| pairs.clone())),
+            relink: true,
+        };
+        let StateAnswer::Rendered(mut rendered) = self.answer_view(tool, view, &bare, false, stale)
+        else {
+            return None;
+        };
+        let shown = crate::render::pointer_mut(&mut rendered.body, pointer)?;
+        rule.apply(shown, type_name, &requested)?;
+        Some(StateAnswer::Rendered(rendered))
     }
 
     /// A list call naming a parameter its view learned as restating the answer: the list
@@ -846,6 +893,7 @@ impl StateService {
                 .collect(),
             body: call.body.clone(),
             sent: Some(call.sent.clone().unwrap_or_else(|| call.pairs())),
+            relink: false,
         };
         let StateAnswer::Rendered(mut rendered) =
             self.answer_view(tool, view, &widened, false, stale)
@@ -989,6 +1037,7 @@ impl StateService {
                 .collect(),
             body: call.body.clone(),
             sent: Some(call.sent.clone().unwrap_or_else(|| call.pairs())),
+            relink: false,
         };
         let StateAnswer::Rendered(mut rendered) = self.answer_view(tool, view, &bare, false, stale)
         else {
@@ -1181,6 +1230,7 @@ impl StateService {
                 .collect(),
             body: call.body.clone(),
             sent: call.sent.clone(),
+            relink: call.relink,
         };
         if rest.projected(&item.projected_query_keys).is_some() {
             return None;
@@ -1254,9 +1304,13 @@ impl StateService {
         let expanded = self.expand_query(list, &pairs);
         let extended = list.query.as_ref().and_then(|model| expanded.extend(model));
         let model = extended.as_ref().or(list.query.as_ref());
+        // A call a reshaping answer left every parameter out of links its pages as sent: no
+        // plain line's recorded links answer it.
+        let reshaped_bare = call.relink && pairs.is_empty();
         if let Some(line) = list
             .lines
             .iter()
+            .filter(|_| !reshaped_bare)
             .find(|line| Self::line_names_call(line, &segments, &pairs))
         {
             return self.answer_named_line(
@@ -1283,7 +1337,7 @@ impl StateService {
             list,
             model,
             (&expanded.pairs, &pairs, &linked),
-            &segments,
+            (&segments, call.relink),
         )
     }
 
@@ -1349,7 +1403,7 @@ impl StateService {
         list: &ListView,
         model: Option<&QueryModel>,
         (expanded, pairs, linked): (&QueryPairs, &QueryPairs, &QueryPairs),
-        segments: &[String],
+        (segments, relink): (&[String], bool),
     ) -> Result<StateAnswer, &'static str> {
         let same_collection = |line: &&ListLine| segments_match(&split_path(&line.path), segments);
         // A field selection no checked line made replays its recording, and so does a call
@@ -1357,7 +1411,8 @@ impl StateService {
         if selects_fields(pairs) || leaves_out_selection(&list.lines, pairs) {
             return Err("projection");
         }
-        if pairs.is_empty() {
+        // A call a reshaping answer left a parameter out of still links its pages as sent.
+        if pairs.is_empty() && !relink {
             let paging = list
                 .lines
                 .iter()
@@ -1712,7 +1767,7 @@ impl StateService {
             .paged_members
             .iter()
             .all(|member| match body.pointer(&member.pointer) {
-                _ if member.offset => true,
+                _ if member.offset || member.size => true,
                 None => true,
                 Some(held) => !partial && member.complete.as_slice() == [held.clone()],
             })
@@ -1803,12 +1858,14 @@ impl StateService {
     }
 
     /// Sets the envelope members holding the page's offset (see
-    /// [`crate::model::PagedMember::offset`]) to the offset the call asked for, 0 without one.
+    /// [`crate::model::PagedMember::offset`]) to the offset the call asked for, 0 without one,
+    /// and those holding its size ([`Self::set_size_members`]).
     fn set_offset_members(
         body: &mut Json,
         model: &QueryModel,
         pairs: &QueryPairs,
     ) -> Result<(), &'static str> {
+        Self::set_size_members(body, model, pairs)?;
         if !model.paged_members.iter().any(|member| member.offset) {
             return Ok(());
         }
@@ -1821,6 +1878,35 @@ impl StateService {
         };
         for member in model.paged_members.iter().filter(|member| member.offset) {
             crate::render::set_counter(body, &member.pointer, offset);
+        }
+        Ok(())
+    }
+
+    /// Sets the envelope members holding the page size (see
+    /// [`crate::model::PagedMember::size`]) to the size the call asked for, else the default the
+    /// lines giving none showed (`unrecorded-request` when none did).
+    fn set_size_members(
+        body: &mut Json,
+        model: &QueryModel,
+        pairs: &QueryPairs,
+    ) -> Result<(), &'static str> {
+        let size = pairs
+            .iter()
+            .find(|(name, _)| matches!(model.role(name), Some(QueryRole::PageSize)));
+        for member in model.paged_members.iter().filter(|member| member.size) {
+            match size {
+                Some((_, value)) => {
+                    let size: usize = value.parse().map_err(|_| "unrecorded-request")?;
+                    crate::render::set_counter(body, &member.pointer, size);
+                }
+                None => {
+                    let [default] = member.complete.as_slice() else {
+                        return Err("unrecorded-request");
+                    };
+                    *crate::render::pointer_mut(body, &member.pointer)
+                        .ok_or("unrecorded-request")? = default.clone();
+                }
+            }
         }
         Ok(())
     }

@@ -376,7 +376,12 @@ fn array_link(
             .and_then(|object| field_value(object, field))
             .and_then(scalar_text)
     };
-    fields.keys().find_map(|field| {
+    // The top-level fields, then the plain names of members held nested in one object member
+    // (`project_id` of `{"attributes": {"project_id": 2}}`, read as `field_value` reads them).
+    let nested = crate::derive::query_grammar::plain_nested_fields(related.iter().copied());
+    let candidates = fields.keys().map(str::to_owned).chain(nested);
+    candidates.into_iter().find_map(|field| {
+        let field = field.as_str();
         // A field holding each related entity's own identity names no other entity.
         if related
             .iter()
@@ -411,10 +416,16 @@ pub struct ParentSegment {
     pub collection: String,
     /// Their member holding the parent's value.
     pub field: String,
+    /// The other parameter segments, each with the one value every checked line gave it (the
+    /// relation's name a folder-tree segment took, `/api/users/{id}/{…}` read only as
+    /// `…/tasks`): a call naming another value there is no call of this list.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub fixed: Vec<(usize, String)>,
 }
 
 /// Teaches each list view whose path names a parent by one parameter segment the field its
-/// members hold it in (see [`ParentSegment`]).
+/// members hold it in (see [`ParentSegment`]); the path's other parameter segments must each
+/// hold one value on every checked line, kept as [`ParentSegment::fixed`].
 pub fn generalize_lists(entities: &[Entity], views: &mut [ReadView]) {
     for view in views.iter_mut() {
         let parameters: Vec<usize> = split_path(&view.path_template)
@@ -426,10 +437,40 @@ pub fn generalize_lists(entities: &[Entity], views: &mut [ReadView]) {
         let ViewDetail::List(list) = &mut view.detail else {
             continue;
         };
-        if let [segment] = parameters[..] {
-            list.parent = parent_segment(list, segment, entities);
+        let paths: Vec<&str> = list.lines.iter().map(|line| line.path.as_str()).collect();
+        let found: Vec<ParentSegment> = parameters
+            .iter()
+            .filter_map(|segment| {
+                let fixed = fixed_segments(&paths, &parameters, *segment)?;
+                let parent = parent_segment(list, *segment, entities)?;
+                Some(ParentSegment { fixed, ..parent })
+            })
+            .collect();
+        if let [parent] = &found[..] {
+            list.parent = Some(parent.clone());
         }
     }
+}
+
+/// The parameter segments but `parent`, each with the one value every checked line's path
+/// gave it; `None` when one took two values (or a list has no line).
+fn fixed_segments(
+    paths: &[&str],
+    parameters: &[usize],
+    parent: usize,
+) -> Option<Vec<(usize, String)>> {
+    let mut fixed = Vec::new();
+    for segment in parameters.iter().copied().filter(|index| *index != parent) {
+        let mut values = paths
+            .iter()
+            .map(|path| split_path(path).get(segment).map(|raw| (*raw).to_owned()));
+        let first = values.next()??;
+        if !values.all(|value| value.as_deref() == Some(first.as_str())) {
+            return None;
+        }
+        fixed.push((segment, first));
+    }
+    Some(fixed)
 }
 
 /// The field every checked line's members hold the line's parent value in (those members
@@ -459,6 +500,7 @@ fn parent_segment(list: &ListView, segment: usize, entities: &[Entity]) -> Optio
             segment,
             collection: entities[indexes[0]].collection.clone(),
             field,
+            fixed: Vec::new(),
         };
         if found.as_ref().is_some_and(|known| *known != parent) {
             return None;
@@ -477,6 +519,13 @@ impl ParentSegment {
         live: &'a LiveState,
     ) -> Option<Vec<&'a Entity>> {
         let value = percent_decode(segments.get(self.segment)?)?.into_owned();
+        if !self
+            .fixed
+            .iter()
+            .all(|(index, fixed)| segments.get(*index) == Some(fixed))
+        {
+            return None;
+        }
         Some(
             live.collection(entity_type, &self.collection)
                 .into_iter()
@@ -781,5 +830,30 @@ mod tests {
         assert_eq!(explained("/comments", r#"{"id": 2, "postId": 2}"#), None);
         // An entity the state does not hold.
         assert_eq!(explained("/posts", r#"{"id": 9, "comments": []}"#), None);
+    }
+
+    #[test]
+    fn a_parent_segment_beside_a_fixed_one_and_a_nested_foreign_key() {
+        // `/users/{id}/{…}` read only as `…/tasks`: the second segment is fixed.
+        let paths = ["/users/2/tasks", "/users/1/tasks"];
+        assert_eq!(
+            fixed_segments(&paths, &[1, 2], 1),
+            Some(vec![(2, "tasks".to_owned())])
+        );
+        // As the parent, the first would need one value on every line.
+        assert_eq!(fixed_segments(&paths, &[1, 2], 2), None);
+        // The children's foreign key nested in one object member.
+        let entities = vec![
+            entity("/tasks", "3", r#"{"id": "3", "attributes": {"owner": 2}}"#),
+            entity("/tasks", "4", r#"{"id": "4", "attributes": {"owner": 1}}"#),
+            entity("/tasks", "5", r#"{"id": "5", "attributes": {"owner": 2}}"#),
+        ];
+        assert_eq!(
+            array_link(None, &[0, 2], "2", &entities),
+            Some(Link::Children {
+                field: "owner".to_owned()
+            })
+        );
+        assert_eq!(array_link(None, &[0], "2", &entities), None);
     }
 }

@@ -789,7 +789,7 @@ fn query_model(
         complete: complete_totals,
         sizes: collection_totals,
     } = totals.learned(answered.len());
-    let offset_members = offset_members(&chosen, lines, answered, &plan.list_pointer);
+    let offset_members = position_members(&chosen, lines, answered, &plan.list_pointer);
     let cursor_members = cursor_members(
         &chosen,
         lines,
@@ -880,6 +880,7 @@ fn offset_members(
             pointer,
             complete: Vec::new(),
             offset: true,
+            size: false,
         })
         .collect()
 }
@@ -903,6 +904,106 @@ fn offset_pointers(bodies: &[Option<&Json>], offsets: &[usize], list_pointer: &s
             })
         })
         .collect()
+}
+
+/// The envelope members holding the page's offset ([`offset_members`]) and size
+/// ([`size_members`]), computed per call.
+fn position_members(
+    chosen: &BTreeMap<String, QueryRole>,
+    lines: &[QueryLine<'_>],
+    answered: &[usize],
+    list_pointer: &str,
+) -> Vec<PagedMember> {
+    let mut members = offset_members(chosen, lines, answered, list_pointer);
+    members.extend(size_members(chosen, lines, answered, list_pointer));
+    members
+}
+
+/// The page size a line gives: the value of its parameter playing the page-size role, `None`
+/// without one; `Err` when that value is no whole number.
+fn line_size(
+    chosen: &BTreeMap<String, QueryRole>,
+    line: &QueryLine<'_>,
+) -> Result<Option<usize>, ()> {
+    match line
+        .arguments
+        .iter()
+        .find(|(name, _)| matches!(chosen.get(name), Some(QueryRole::PageSize)))
+    {
+        Some((_, value)) => value.parse().map(Some).map_err(|_| ()),
+        None => Ok(None),
+    }
+}
+
+/// The envelope members every answered line shows holding its page size (see
+/// [`crate::model::PagedMember::size`]), the lines giving none one default value.
+fn size_members(
+    chosen: &BTreeMap<String, QueryRole>,
+    lines: &[QueryLine<'_>],
+    answered: &[usize],
+    list_pointer: &str,
+) -> Vec<PagedMember> {
+    let Ok(sizes) = answered
+        .iter()
+        .map(|index| line_size(chosen, &lines[*index]))
+        .collect::<Result<Vec<Option<usize>>, ()>>()
+    else {
+        return Vec::new();
+    };
+    let bodies: Vec<Option<&Json>> = answered
+        .iter()
+        .map(|index| lines[*index].observation.body.as_ref())
+        .collect();
+    size_pointers(&bodies, &sizes, list_pointer)
+        .into_iter()
+        .map(|(pointer, default)| PagedMember {
+            pointer,
+            complete: default.into_iter().collect(),
+            offset: false,
+            size: true,
+        })
+        .collect()
+}
+
+/// The scalar envelope pointers each body (beside the list at `list_pointer`) holds its line's
+/// page size at, those of lines giving none one default value (returned), when some line gave a
+/// size and the bodies show two values there.
+fn size_pointers(
+    bodies: &[Option<&Json>],
+    sizes: &[Option<usize>],
+    list_pointer: &str,
+) -> Vec<(String, Option<Json>)> {
+    if sizes.iter().all(Option::is_none) {
+        return Vec::new();
+    }
+    let Some(Some(first)) = bodies.first() else {
+        return Vec::new();
+    };
+    let mut found = Vec::new();
+    for (pointer, _) in scalar_pointers(first, list_pointer) {
+        let mut default: Option<Json> = None;
+        let mut values: Vec<&Json> = Vec::new();
+        let holds = bodies.iter().zip(sizes).all(|(body, size)| {
+            let Some(value) = body.and_then(|body| body.pointer(&pointer)) else {
+                return false;
+            };
+            values.push(value);
+            match size {
+                Some(size) => counts_canonically(value, *size),
+                None => match &default {
+                    Some(known) => known == value,
+                    None => {
+                        default = Some(value.clone());
+                        true
+                    }
+                },
+            }
+        });
+        if holds && values.iter().any(|value| *value != values[0]) {
+            found.push((pointer, default));
+        }
+    }
+    found
 }
 
 /// An answered line's page end: the line, the candidate position of the last member it listed,
@@ -1119,6 +1220,7 @@ pub(crate) fn paged_members(
                 pointer,
                 complete,
                 offset: false,
+                size: false,
             })
         })
         .collect()
@@ -1183,7 +1285,9 @@ pub(super) fn learn_page_envelope(
 
 #[cfg(test)]
 mod tests {
-    use super::{Totals, lists_sort_keys, offset_pointers, paged_members, sorts_unheld_keys};
+    use super::{
+        Totals, lists_sort_keys, offset_pointers, paged_members, size_pointers, sorts_unheld_keys,
+    };
     use crate::model::QueryRole;
     use rea_plugin_api::json::Json;
     use std::collections::{BTreeMap, HashMap};
@@ -1277,6 +1381,31 @@ mod tests {
         // A line without the member: not every line holds it.
         let bare = parse(r#"{"rows": []}"#);
         assert!(offset_pointers(&[shown[1], Some(&bare)], &[3, 0], "/rows").is_empty());
+    }
+
+    #[test]
+    fn a_member_holding_every_lines_page_size_is_a_size_member_with_its_default() {
+        let parse = |text: &str| rea_plugin_api::json::parse(text.as_bytes()).expect("json");
+        let bodies = [
+            parse(r#"{"meta": {"count": 9, "limit": 250}, "data": []}"#),
+            parse(r#"{"meta": {"count": 9, "limit": 4}, "data": []}"#),
+            parse(r#"{"meta": {"count": 4, "limit": 2}, "data": []}"#),
+        ];
+        let shown: Vec<Option<&Json>> = bodies.iter().map(Some).collect();
+        assert_eq!(
+            size_pointers(&shown, &[None, Some(4), Some(2)], "/data"),
+            vec![("/meta/limit".to_owned(), Some(parse("250")))]
+        );
+        // Every line gave a size: no default.
+        assert_eq!(
+            size_pointers(&shown[1..], &[Some(4), Some(2)], "/data"),
+            vec![("/meta/limit".to_owned(), None)]
+        );
+        // A member showing another size than the line gave is none.
+        assert!(size_pointers(&shown, &[None, Some(5), Some(2)], "/data").is_empty());
+        // No line gave a size, or one value only: never told from a constant.
+        assert!(size_pointers(&shown, &[None, None, None], "/data").is_empty());
+        assert!(size_pointers(&shown[1..2], &[Some(4)], "/data").is_empty());
     }
 
     fn page(text: &str, partial: bool) -> (Json, bool) {

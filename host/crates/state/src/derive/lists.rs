@@ -48,6 +48,56 @@ pub struct ListPlan {
     pub row_documents: BTreeSet<String>,
 }
 
+/// Joins to each list plan the lines of the plan reading the same collection spelled with a
+/// trailing slash (`/api/tasks/` beside `/api/tasks`, the same method, member type and list
+/// place): its answers list the same entities, so the plain spelling's view learns its queries
+/// and links from both (a page read through the links' spelling included). The slash plan keeps
+/// its lines too.
+pub fn join_slash_spellings(manifest: &Manifest, plans: &mut [ListPlan]) {
+    let spelled: Vec<(String, String)> = plans
+        .iter()
+        .map(|plan| {
+            let tool = &manifest.tools[plan.tool];
+            (tool.method.to_ascii_uppercase(), tool.path_template.clone())
+        })
+        .collect();
+    for (into, from) in slash_joins(&spelled, plans) {
+        let (lines, members) = (plans[from].lines.clone(), plans[from].members.clone());
+        let plan = &mut plans[into];
+        for line in lines {
+            if !plan.lines.contains(&line) {
+                plan.lines.push(line);
+            }
+        }
+        plan.lines.sort_unstable();
+        for (ordinal, listed) in members {
+            plan.members.entry(ordinal).or_insert(listed);
+        }
+    }
+}
+
+/// The pairs (plain plan, slash plan) [`join_slash_spellings`] joins, given each plan's method
+/// and path template.
+fn slash_joins(spelled: &[(String, String)], plans: &[ListPlan]) -> Vec<(usize, usize)> {
+    let mut joins = Vec::new();
+    for (into, plain) in plans.iter().enumerate() {
+        let (method, template) = &spelled[into];
+        let slashed = format!("{template}/");
+        for (from, other) in plans.iter().enumerate() {
+            let (other_method, other_template) = &spelled[from];
+            if from != into
+                && other_method == method
+                && *other_template == slashed
+                && other.entity_type == plain.entity_type
+                && other.list_pointer == plain.list_pointer
+            {
+                joins.push((into, from));
+            }
+        }
+    }
+    joins
+}
+
 /// Where a body's list is: the root array of objects, or the one array of objects an envelope
 /// carries, or, in an envelope carrying none, the one such array of the one envelope member
 /// holding one (`{"data": {"collection": […], "total": 6}}`: two levels deep).
@@ -129,7 +179,14 @@ pub fn listed_collection(path: &str, template: &str) -> Option<String> {
                 && fits_template(stripped, template)
         })
         .map(|(stripped, _)| stripped.to_owned());
-    stripped.or_else(|| fits_template(path, template).then(|| path.to_owned()))
+    stripped
+        .or_else(|| fits_template(path, template).then(|| path.to_owned()))
+        .or_else(|| {
+            // The collection spelled with a trailing slash (`/api/tasks/` beside `/api/tasks`):
+            // the list's members are the collection's entities, so the same collection.
+            let key = collection_key(path);
+            (key != path && fits_template(key, template)).then(|| key.to_owned())
+        })
 }
 
 /// Whether a path fits a template segment by segment (`{…}` fits any one segment).
@@ -1568,9 +1625,42 @@ impl Spellings {
 
 #[cfg(test)]
 mod tests {
-    use super::{list_pointer, listed_collection, row_documents, unhidden};
+    use super::{ListPlan, list_pointer, listed_collection, row_documents, slash_joins, unhidden};
     use crate::model::{EntityType, ViewShape};
     use rea_plugin_api::json::parse;
+
+    #[test]
+    fn a_trailing_slash_spelling_lists_the_same_collection_and_joins_its_plan() {
+        assert_eq!(
+            listed_collection("/api/tasks/", "/api/tasks").as_deref(),
+            Some("/api/tasks")
+        );
+        assert_eq!(listed_collection("/api/tasks/", "/api/users"), None);
+        let plan = |tool: usize, entity_type: &str| ListPlan {
+            tool,
+            name: format!("tool{tool}"),
+            entity_type: entity_type.to_owned(),
+            list_pointer: "/data".to_owned(),
+            lines: vec![tool as u64],
+            members: Default::default(),
+            row_documents: Default::default(),
+        };
+        let get = |template: &str| ("GET".to_owned(), template.to_owned());
+        let plans = [
+            plan(0, "/api/tasks"),
+            plan(1, "/api/tasks"),
+            plan(2, "/api/users"),
+            plan(3, "/api/tasks"),
+        ];
+        let spelled = [
+            get("/api/tasks"),
+            get("/api/tasks/"),
+            get("/api/users/"),
+            ("POST".to_owned(), "/api/tasks/".to_owned()),
+        ];
+        // Only the GET of the same type's collection with a trailing slash joins.
+        assert_eq!(slash_joins(&spelled, &plans), vec![(0, 1)]);
+    }
 
     #[test]
     fn a_list_two_levels_deep_sits_in_an_envelope_of_counters_and_links() {

@@ -64,7 +64,7 @@ use rea_manifest::{Manifest, ManifestTool};
 use rea_plugin_api::contracts::capture::{Body, CaptureRecord};
 use rea_plugin_api::json::Json;
 
-use crate::model::{Entity, EntityType, ReadView, StateView, ViewDetail};
+use crate::model::{Entity, EntityType, QueryRole, ReadView, StateView, ViewDetail};
 use crate::observation::{Observation, Timeline};
 use crate::rules::RuleSet;
 use crate::writes::model::WritePlan;
@@ -219,7 +219,7 @@ fn mark_deleted_flags(state: &mut StateView, plans: &[WritePlan]) {
 
 /// Extends the read views beyond their recorded queries: field selections, relations, the
 /// joins relation paths read, and (after the joins, whose fields a grammar's filters reach) the
-/// query grammars.
+/// query grammars; then a paging parameter a list's model plays loses its shared-query mark.
 fn generalize_views(
     manifest: &Manifest,
     timeline: &Timeline,
@@ -233,6 +233,7 @@ fn generalize_views(
     crate::relations::generalize_lists(entities, views);
     crate::joins::generalize(manifest, timeline, (types, entities), views);
     query_grammar::generalize(manifest, views, entities, rules);
+    unmark_paging_grammar(views);
 }
 
 /// One extraction pass over a timeline whose observation windows are given.
@@ -277,6 +278,7 @@ fn derive_pass(
             .map(|observation| (observation.started.as_deref(), observation.duration_ms)),
     );
     let mut state = StateView {
+        sparse: crate::sparse::learn(manifest, timeline, &entities, &views),
         documents,
         entities: entities.into_iter().map(std::sync::Arc::new).collect(),
         first_write_ordinal: timeline.first_write,
@@ -447,9 +449,7 @@ impl Builder<'_> {
                 Err(None) => others.push(index),
             }
         }
-        for plan in &mut lists {
-            plan.seed_row_documents(self.timeline, &mut self.entities);
-        }
+        self.settle_lists(&mut lists);
         let whole_members = self.seed_body_queries();
         let orders: Vec<(String, String, Vec<String>)> = lists
             .iter()
@@ -499,6 +499,15 @@ impl Builder<'_> {
             );
         }
         self.members_of_other_types();
+    }
+
+    /// Seeds the row documents of the list plans, then joins the lines of a collection's
+    /// trailing-slash spelling to its plain spelling's plan ([`lists::join_slash_spellings`]).
+    fn settle_lists(&mut self, lists: &mut [lists::ListPlan]) {
+        for plan in lists.iter_mut() {
+            plan.seed_row_documents(self.timeline, &mut self.entities);
+        }
+        lists::join_slash_spellings(self.manifest, lists);
     }
 
     /// The GET read tools, in manifest order; other read tools (and posts that only read)
@@ -649,6 +658,24 @@ fn mark_shared_queries(manifest: &Manifest, views: &mut [ReadView]) {
             keys.entry(name.clone())
                 .or_insert_with(|| SHARED_QUERY.to_owned());
         }
+    }
+}
+
+/// Takes back the [`SHARED_QUERY`] mark of a list view's paging parameter its model gives a
+/// paging role (learned from the lines of the route's trailing-slash spelling, `page[offset]`
+/// recorded only through `/api/tasks/`, see [`lists::join_slash_spellings`], or proposed by its
+/// query grammar): that role says what it does there.
+fn unmark_paging_grammar(views: &mut [ReadView]) {
+    for view in views.iter_mut() {
+        let ViewDetail::List(list) = &mut view.detail else {
+            continue;
+        };
+        let Some(model) = &list.query else {
+            continue;
+        };
+        list.projected_query_keys.retain(|name, reason| {
+            reason != SHARED_QUERY || !model.role(name).is_some_and(QueryRole::is_paging)
+        });
     }
 }
 

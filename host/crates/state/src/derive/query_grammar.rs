@@ -75,18 +75,79 @@ pub fn array_fields<'a>(entities: impl IntoIterator<Item = &'a Entity>) -> BTree
         .collect()
 }
 
+/// The plain names of the scalar members the entities of a type hold only nested in one object
+/// member (`title` of `{"attributes": {"title": …}}`): a name no entity holds at the top level
+/// and each entity holding it holds under one object member only, as [`crate::query::field_value`]
+/// reads a plain field.
+pub fn plain_nested_fields<'a>(entities: impl IntoIterator<Item = &'a Entity>) -> BTreeSet<String> {
+    let mut plain = BTreeSet::new();
+    let mut refused = BTreeSet::new();
+    for entity in entities {
+        let Some(object) = entity.fields.as_object() else {
+            continue;
+        };
+        let mut holders: BTreeMap<&str, usize> = BTreeMap::new();
+        for (_, value) in object.iter() {
+            if let Json::Object(members) = value {
+                for (member, inner) in members.iter() {
+                    if !matches!(inner, Json::Array(_) | Json::Object(_)) {
+                        *holders.entry(member).or_default() += 1;
+                    }
+                }
+            }
+        }
+        for (member, count) in holders {
+            if count == 1 && object.get(member).is_none() {
+                plain.insert(member.to_owned());
+            } else {
+                refused.insert(member.to_owned());
+            }
+        }
+    }
+    plain.retain(|member| !refused.contains(member));
+    plain
+}
+
+/// Whether some list's recorded queries filter by a plain name its entities hold only nested
+/// ([`plain_nested_fields`]): the evidence that the application's filters name nested members
+/// plainly (`filter[status]` over `attributes.status`).
+pub fn names_nested_plainly(views: &[ReadView], entities: &[Entity]) -> bool {
+    views.iter().any(|view| {
+        let ViewDetail::List(list) = &view.detail else {
+            return false;
+        };
+        let Some(model) = &list.query else {
+            return false;
+        };
+        let plain = plain_nested_fields(
+            entities
+                .iter()
+                .filter(|entity| entity.entity_type == list.entity_type),
+        );
+        model.parameters.values().any(|role| {
+            matches!(role, crate::model::QueryRole::Filter { field, .. } if plain.contains(field))
+        })
+    })
+}
+
 /// The query evidence of one list view a grammar is given: its established roles, its entity
-/// type's fields and the names its recorded lines used.
+/// type's fields (with the plain names of its nested members, `nested_plainly`) and the names
+/// its recorded lines used.
 pub fn list_queries(
     list: &crate::model::ListView,
     entities: &[Entity],
     parameters: &[&str],
+    nested_plainly: bool,
 ) -> ListQueries {
-    let fields = scalar_fields(
+    let of_type = || {
         entities
             .iter()
-            .filter(|entity| entity.entity_type == list.entity_type),
-    );
+            .filter(|entity| entity.entity_type == list.entity_type)
+    };
+    let mut fields = scalar_fields(of_type());
+    if nested_plainly {
+        fields.extend(plain_nested_fields(of_type()));
+    }
     let recorded_names: BTreeSet<String> = list
         .lines
         .iter()
@@ -173,6 +234,7 @@ pub fn generalize(
     if rules.query_grammars().is_empty() {
         return;
     }
+    let nested_plainly = names_nested_plainly(views, entities);
     let lists: Vec<ListQueries> = views
         .iter()
         .filter_map(|view| match &view.detail {
@@ -180,6 +242,7 @@ pub fn generalize(
                 list,
                 entities,
                 &tool_parameters(manifest, &view.tool),
+                nested_plainly,
             )),
             _ => None,
         })
@@ -250,5 +313,21 @@ mod tests {
         let fields: Vec<String> = array_fields(&entities).into_iter().collect();
         assert_eq!(fields, vec!["ids".to_owned(), "tags".to_owned()]);
         assert!(!scalar_fields(&entities).contains("tags"));
+    }
+
+    #[test]
+    fn plain_nested_fields_are_held_under_one_object_member_only() {
+        let entities = [
+            entity(
+                r#"{"id": "1", "title": "a", "attributes": {"status": "todo", "title": "b", "tags": []}, "links": {"self": "/1", "status": "x"}}"#,
+            ),
+            entity(
+                r#"{"id": "2", "attributes": {"status": "done", "priority": 2}, "meta": {"shown": true}}"#,
+            ),
+        ];
+        let plain: Vec<String> = plain_nested_fields(&entities).into_iter().collect();
+        // `status` is nested twice in the first entity, `title` held at the top level, `tags`
+        // no scalar.
+        assert_eq!(plain, ["priority", "self", "shown"]);
     }
 }

@@ -1,0 +1,286 @@
+//! Sparse fieldsets: a query parameter named as a base with a type's name in brackets
+//! (`fields[Task]=title,status`) that keeps, in each shown entity whose type member holds that
+//! name, only the named properties of the one object member nesting them (`attributes`), every
+//! other member as the plain read shows it.
+//!
+//! Learned from the successful list reads naming one such parameter alone with a plain list of
+//! fields: each member the read listed is a held entity of the list's type but for that object
+//! member, which holds exactly the entity's properties the value names (those it holds), and
+//! each member shows the bracketed name in one top-level member (the type member, `type:
+//! "Task"`). One rule per state (an application's sparse fieldsets are one language); a call of
+//! any list or item view naming the base with the type name its entities show is answered as
+//! the call without it, each entity pruned.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use rea_manifest::Manifest;
+use rea_plugin_api::json::{Json, Object};
+
+use crate::model::{Entity, ReadView, ViewDetail};
+use crate::observation::Timeline;
+use crate::selection::plain_fields;
+
+/// A learned sparse fieldset (see the module docs).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SparseFields {
+    /// The parameter's base, before the brackets (`fields`).
+    pub base: String,
+    /// The top-level member naming each entity's type (`type`).
+    pub type_member: String,
+    /// The object member holding the properties a selection keeps (`attributes`).
+    pub nested: String,
+    /// Per list or item tool whose entities all show one type name, the parameter naming it
+    /// (`get_projects` → `fields[Project]`): what the state catalog offers the tool.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub offered: BTreeMap<String, String>,
+}
+
+/// A name of the form `base[name]` (one pair of brackets, both parts non-empty): its parts.
+pub fn bracketed(name: &str) -> Option<(&str, &str)> {
+    let (base, rest) = name.split_once('[')?;
+    let inner = rest.strip_suffix(']')?;
+    (!base.is_empty() && !inner.is_empty() && !inner.contains(['[', ']'])).then_some((base, inner))
+}
+
+/// Learns the rule from the list reads of every list view (see the module docs); `None` when no
+/// read teaches one or two reads teach different ones.
+pub fn learn(
+    manifest: &Manifest,
+    timeline: &Timeline,
+    entities: &[Entity],
+    views: &[ReadView],
+) -> Option<SparseFields> {
+    let mut learned: Option<SparseFields> = None;
+    for view in views {
+        let ViewDetail::List(list) = &view.detail else {
+            continue;
+        };
+        let Some(index) = crate::derive::tool_index(manifest, &view.tool) else {
+            continue;
+        };
+        let held: Vec<&Entity> = entities
+            .iter()
+            .filter(|entity| entity.entity_type == list.entity_type)
+            .collect();
+        for observation in timeline.all(index) {
+            let [(name, value)] = observation.pairs() else {
+                continue;
+            };
+            let shown = observation
+                .body
+                .as_ref()
+                .and_then(|body| body.pointer(&list.list_pointer))
+                .and_then(Json::as_array);
+            let (Some(shown), true) = (shown, observation.is_success()) else {
+                continue;
+            };
+            let Some(taught) = taught_by(name, value, shown, &held) else {
+                continue;
+            };
+            if learned.as_ref().is_some_and(|known| *known != taught) {
+                return None;
+            }
+            learned = Some(taught);
+        }
+    }
+    let mut learned = learned?;
+    learned.offered = offered(&learned, entities, views);
+    Some(learned)
+}
+
+/// The parameter each list or item view's entities name their one type by (see
+/// [`SparseFields::offered`]).
+fn offered(
+    rule: &SparseFields,
+    entities: &[Entity],
+    views: &[ReadView],
+) -> BTreeMap<String, String> {
+    let mut offered = BTreeMap::new();
+    for view in views {
+        let entity_type = match &view.detail {
+            ViewDetail::List(list) => &list.entity_type,
+            ViewDetail::Item(item) => &item.entity_type,
+            _ => continue,
+        };
+        let mut names = entities
+            .iter()
+            .filter(|entity| entity.entity_type == *entity_type)
+            .map(|entity| entity.fields.get(&rule.type_member).and_then(Json::as_str));
+        let Some(Some(first)) = names.next() else {
+            continue;
+        };
+        if names.all(|name| name == Some(first)) {
+            offered.insert(view.tool.clone(), format!("{}[{first}]", rule.base));
+        }
+    }
+    offered
+}
+
+/// The rule one read teaches (`None` when its parameter is of another form, or a member does
+/// not fit).
+fn taught_by(name: &str, value: &str, shown: &[Json], held: &[&Entity]) -> Option<SparseFields> {
+    let (base, type_name) = bracketed(name)?;
+    let requested = plain_fields(value)?;
+    let first = shown.first()?.as_object()?;
+    let type_member = first
+        .iter()
+        .find(|(_, value)| value.as_str() == Some(type_name))
+        .map(|(key, _)| key.to_owned())?;
+    let mut nested: Option<String> = None;
+    for member in shown {
+        let member = member.as_object()?;
+        if member.get(&type_member).and_then(Json::as_str) != Some(type_name) {
+            return None;
+        }
+        let found = held
+            .iter()
+            .find_map(|entity| pruned_member(entity.fields.as_object()?, member, &requested))?;
+        if nested.as_ref().is_some_and(|known| *known != found) {
+            return None;
+        }
+        nested = Some(found);
+    }
+    Some(SparseFields {
+        base: base.to_owned(),
+        type_member,
+        nested: nested?,
+        offered: BTreeMap::new(),
+    })
+}
+
+/// The one object member in which `shown` differs from `held`, when `shown` holds there exactly
+/// the members of `held`'s that `requested` names and equals it everywhere else.
+fn pruned_member(held: &Object, shown: &Object, requested: &[String]) -> Option<String> {
+    if held.len() != shown.len() {
+        return None;
+    }
+    let mut differing = held
+        .iter()
+        .filter(|(key, value)| shown.get(key) != Some(*value));
+    let (key, Json::Object(properties)) = differing.next()? else {
+        return None;
+    };
+    if differing.next().is_some() {
+        return None;
+    }
+    let kept = prune(properties, requested);
+    (shown.get(key) == Some(&Json::Object(kept)) && kept_fewer(properties, requested))
+        .then(|| key.to_owned())
+}
+
+/// Whether a selection leaves out some property (one keeping them all teaches nothing).
+fn kept_fewer(properties: &Object, requested: &[String]) -> bool {
+    properties
+        .iter()
+        .any(|(key, _)| !requested.iter().any(|field| field == key))
+}
+
+/// The properties `requested` names, in the held order.
+fn prune(properties: &Object, requested: &[String]) -> Object {
+    let mut kept = Object::new();
+    for (key, value) in properties.iter() {
+        if requested.iter().any(|field| field == key) {
+            kept.insert(key, value.clone());
+        }
+    }
+    kept
+}
+
+impl SparseFields {
+    /// The fields a call's pair asks for, when it is this rule's parameter: the type name in
+    /// its brackets and the plain fields.
+    pub fn asked<'a>(&self, name: &'a str, value: &str) -> Option<(&'a str, Vec<String>)> {
+        let (base, type_name) = bracketed(name)?;
+        (base == self.base).then_some(())?;
+        Some((type_name, plain_fields(value)?))
+    }
+
+    /// Prunes, in each entity object of `shown` (one entity, or an array of them) whose type
+    /// member holds `type_name`, the nested member to the `requested` properties; `None` when
+    /// some entity shows no such member or no entity is of the type.
+    pub fn apply(&self, shown: &mut Json, type_name: &str, requested: &[String]) -> Option<()> {
+        let entities: Vec<&mut Json> = match shown {
+            Json::Array(items) => items.iter_mut().collect(),
+            object => vec![object],
+        };
+        let mut pruned = 0;
+        for entity in entities {
+            let object = match entity {
+                Json::Object(object) => object,
+                _ => return None,
+            };
+            if object.get(&self.type_member).and_then(Json::as_str) != Some(type_name) {
+                continue;
+            }
+            let Some(Json::Object(properties)) = object.get(&self.nested) else {
+                return None;
+            };
+            let kept = prune(properties, requested);
+            object.insert(self.nested.as_str(), Json::Object(kept));
+            pruned += 1;
+        }
+        (pruned > 0).then_some(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rea_plugin_api::json::parse;
+
+    fn entity(fields: &str) -> Entity {
+        Entity {
+            entity_type: "/tasks".to_owned(),
+            collection: "/tasks".to_owned(),
+            id: String::new(),
+            fields: parse(fields.as_bytes()).expect("JSON"),
+            view_fields: Default::default(),
+            record_ordinals: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn a_bracketed_type_keeps_the_named_nested_properties() {
+        let held = [
+            entity(
+                r#"{"id": "1", "type": "Task", "attributes": {"title": "a", "status": "x", "rank": 1}}"#,
+            ),
+            entity(
+                r#"{"id": "2", "type": "Task", "attributes": {"title": "b", "status": "y", "rank": 2}}"#,
+            ),
+        ];
+        let held: Vec<&Entity> = held.iter().collect();
+        let shown =
+            parse(br#"[{"id": "2", "type": "Task", "attributes": {"title": "b", "status": "y"}}]"#)
+                .expect("JSON");
+        let shown = shown.as_array().expect("array");
+        let rule = taught_by("fields[Task]", "title,status", shown, &held).expect("a rule");
+        assert_eq!(
+            rule,
+            SparseFields {
+                base: "fields".to_owned(),
+                type_member: "type".to_owned(),
+                nested: "attributes".to_owned(),
+                offered: BTreeMap::new(),
+            }
+        );
+        // Another type name than the members show, or a property left that was not asked.
+        assert_eq!(
+            taught_by("fields[Project]", "title,status", shown, &held),
+            None
+        );
+        assert_eq!(taught_by("fields[Task]", "title", shown, &held), None);
+        let mut answer =
+            parse(br#"{"id": "1", "type": "Task", "attributes": {"title": "a", "status": "x"}}"#)
+                .expect("JSON");
+        let (type_name, requested) = rule.asked("fields[Task]", "status").expect("asked");
+        assert_eq!(rule.apply(&mut answer, type_name, &requested), Some(()));
+        assert_eq!(
+            answer.get("attributes"),
+            Some(&parse(br#"{"status": "x"}"#).expect("JSON"))
+        );
+        assert_eq!(rule.apply(&mut answer, "Project", &requested), None);
+    }
+}
