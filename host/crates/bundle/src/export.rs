@@ -165,31 +165,7 @@ pub fn plan(
     let scan = credential_scan(&request.pair.capture_evidence, projection.as_ref());
     let request = &*request;
     observer.stage("state", &format!("preparing what {name} serves"));
-    let evidence_sha256 = request.pair.capture_file.sha256();
-    let precompute = request
-        .provenance
-        .as_ref()
-        .map(|provenance| crate::predict::Precompute {
-            provenance,
-            evidence_sha256: &evidence_sha256,
-        });
-    // A capture file written again from its records needs them back from the prediction.
-    let keep_records = matches!(request.pair.capture_file, CaptureFile::Rewritten(_));
-    let projected = projection.map(|projection| Projected {
-        projection,
-        keep_records,
-    });
-    let (prediction, records) = predict(
-        environment,
-        manifest,
-        &request.pair.capture_evidence,
-        projected,
-        &name,
-        std::sync::Arc::clone(&request.rules),
-        precompute,
-    )
-    .map_err(|refusal| refusal.in_stage(request.stages.bundle))?;
-    let evidence = evidence_content(&request.pair, records)
+    let (prediction, evidence) = predicted(request, projection, environment, &name)
         .map_err(|refusal| refusal.in_stage(request.stages.bundle))?;
     let failures = request.rules.failures();
     if !failures.is_empty() {
@@ -220,6 +196,40 @@ pub fn plan(
         files,
         warnings,
     })
+}
+
+/// The prediction under `name` and `evidence.json`'s content (the capture Evidence written again
+/// from the records the prediction hands back, when the pair holds only its digest).
+fn predicted(
+    request: &ExportRequest,
+    projection: Option<Projection>,
+    environment: Environment,
+    name: &str,
+) -> Result<(Prediction, FileContent), Refusal> {
+    let evidence_sha256 = request.pair.capture_file.sha256();
+    let precompute = request
+        .provenance
+        .as_ref()
+        .map(|provenance| crate::predict::Precompute {
+            provenance,
+            evidence_sha256: &evidence_sha256,
+        });
+    let keep_records = matches!(request.pair.capture_file, CaptureFile::Rewritten(_));
+    let projected = projection.map(|projection| Projected {
+        projection,
+        keep_records,
+    });
+    let (prediction, records) = predict(
+        environment,
+        &request.pair.manifest,
+        &request.pair.capture_evidence,
+        projected,
+        name,
+        std::sync::Arc::clone(&request.rules),
+        precompute,
+    )?;
+    let evidence = evidence_content(&request.pair, records)?;
+    Ok((prediction, evidence))
 }
 
 /// The credential-name scan: a HAR inspection's records (a projection's, when it is of this

@@ -168,18 +168,11 @@ pub fn predict(
             environment,
             refusal,
             report,
-        } => {
-            let records = handed_back(projection, keep_records);
-            Prepared {
-                backend: Arc::new(ReplayBackend::new(environment, name)),
-                state: report,
-                unavailable: Some(refusal),
-                coverage: None,
-                pending: None,
-                counts: Vec::new(),
-                records,
-            }
-        }
+        } => Prepared::replay(
+            ReplayBackend::new(environment, name),
+            (refusal, report),
+            handed_back(projection, keep_records),
+        ),
     };
     rea_serve::check_card_agrees(backend.as_ref()).map_err(|error| error.refusal())?;
     let tools: Vec<String> = backend
@@ -221,6 +214,25 @@ struct Prepared {
     counts: Vec<(&'static str, u64)>,
     /// The capture's records handed back.
     records: CaptureRecords,
+}
+
+impl Prepared {
+    /// Replay serves: why the state does not, and its report.
+    fn replay(
+        backend: ReplayBackend,
+        (refusal, report): (Refusal, Value),
+        records: CaptureRecords,
+    ) -> Self {
+        Prepared {
+            backend: Arc::new(backend),
+            state: report,
+            unavailable: Some(refusal),
+            coverage: None,
+            pending: None,
+            counts: Vec::new(),
+            records,
+        }
+    }
 }
 
 /// The state backend's coverage, counts and (when asked for) the precomputed state to write; the
