@@ -169,13 +169,30 @@ fn the_command_path_writes_exactly_the_parsed_paths_bytes() {
                     let CaptureOutput::Raw(sealed) = output else {
                         unreachable!("checked above")
                     };
-                    assert_eq!(
-                        sealed.typed_records().unwrap(),
-                        records,
-                        "{}",
+                    let (typed, given_back) = sealed.typed_records_checked().unwrap();
+                    assert_eq!(typed, records, "{}", relative.display());
+                    // Every record serializes back to its text, so environment-build writes
+                    // evidence.json again from the typed records, never holding its bytes: the
+                    // same bytes, with the length and SHA-256 it checks them against.
+                    assert!(given_back, "{}", relative.display());
+                    let digest = sealed.written_digest().unwrap();
+                    let mut file = bytes.clone();
+                    file.push(b'\n');
+                    assert_eq!(digest.bytes, file.len() as u64);
+                    assert_eq!(digest.sha256, rea_evidence::sha256_hex(&file));
+                    let header = sealed.into_header();
+                    let rewrite = rea_evidence::rewrite::CaptureRewrite::new(
+                        header.clone(),
+                        std::sync::Arc::new(typed),
+                        digest,
+                    );
+                    let mut written = Vec::new();
+                    rewrite.write_to(&mut written).unwrap();
+                    assert!(
+                        written == file,
+                        "{}: rewritten bytes differ",
                         relative.display()
                     );
-                    let header = sealed.into_header();
                     let mut body = parsed.body().clone();
                     body.remove("records");
                     assert_eq!(header.id(), parsed.id());

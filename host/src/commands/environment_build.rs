@@ -138,12 +138,17 @@ pub fn run(args: &EnvironmentBuildArgs) -> Result<(), CommandFailure> {
 struct CaptureInput {
     evidence: Evidence,
     /// `None`: the Evidence as `--format json` writes it (retained Evidence, an inspected HAR
-    /// whose extractor's answer is not canonical JSON).
+    /// whose extractor's answer is not canonical JSON), or written again from `records`.
     bytes: Option<Vec<u8>>,
+    /// The length and SHA-256 of `evidence.json` when it is written again from `records`
+    /// ([`rea_evidence::rewrite`]): an inspected HAR whose every record serializes back to its
+    /// text, so the build holds no bytes of the capture Evidence.
+    written: Option<rea_evidence::rewrite::WrittenDigest>,
     /// The records typed from an inspected HAR's canonical record text, when the build kept that
     /// text: `evidence` is then the Evidence without its records
-    /// ([`rea_evidence::capture::SealedCapture::into_header`]) and `bytes` the whole, written
-    /// before the record text was dropped, so no JSON tree of the records is ever held.
+    /// ([`rea_evidence::capture::SealedCapture::into_header`]) and `written` its file's digest
+    /// (or `bytes` the whole, written before the record text was dropped), so no JSON tree of
+    /// the records is ever held.
     records: Option<Vec<rea_plugin_api::contracts::capture::CaptureRecord>>,
     input: &'static str,
 }
@@ -264,22 +269,34 @@ fn read_capture(
     }
 }
 
-/// An inspected HAR's capture input. Record text kept as the extractor wrote it is written as
-/// `evidence.json`'s bytes and typed record by record, then dropped: the build holds the bytes,
-/// the typed records and the Evidence without its records, never a JSON tree of the records (the
-/// largest part of a build's memory otherwise). The bytes are those `--format json` writes of
-/// the Evidence document ([`rea_bundle::written_as_json`]).
+/// An inspected HAR's capture input. Record text kept as the extractor wrote it is typed record
+/// by record, then dropped: the build holds the typed records and the Evidence without its
+/// records, never a JSON tree of the records (the largest part of a build's memory otherwise).
+/// When every record serializes back to its text, `evidence.json` is written again from the
+/// records when the bundle is written ([`rea_evidence::rewrite`]) and only its length and SHA-256
+/// are held; otherwise its bytes are written now and held. Either way the file is what
+/// `--format json` writes of the Evidence document ([`rea_bundle::written_as_json`]).
 fn inspected_input(output: CaptureOutput) -> Result<CaptureInput, Refusal> {
+    let stage = |refusal: Refusal| refusal.in_stage(INSPECT_STAGE);
     match output {
         CaptureOutput::Raw(sealed) => {
-            let bytes =
-                written_exactly(&sealed).map_err(|refusal| refusal.in_stage(INSPECT_STAGE))?;
-            let records = sealed
-                .typed_records()
-                .map_err(|refusal| refusal.in_stage(INSPECT_STAGE))?;
+            let (records, given_back) = sealed.typed_records_checked().map_err(stage)?;
+            // Each record serializes back to its text: the file is written again from the
+            // records, only its digest held; otherwise its bytes are kept.
+            let (bytes, written) = if given_back {
+                let written = sealed.written_digest().map_err(|error| {
+                    stage(Refusal::internal(format!(
+                        "the capture Evidence could not be measured: {error}"
+                    )))
+                })?;
+                (None, Some(written))
+            } else {
+                (Some(written_exactly(&sealed).map_err(stage)?), None)
+            };
             Ok(CaptureInput {
                 evidence: sealed.into_header(),
-                bytes: Some(bytes),
+                bytes,
+                written,
                 records: Some(records),
                 input: "har",
             })
@@ -287,6 +304,7 @@ fn inspected_input(output: CaptureOutput) -> Result<CaptureInput, Refusal> {
         CaptureOutput::Sealed(evidence) => Ok(CaptureInput {
             evidence,
             bytes: None,
+            written: None,
             records: None,
             input: "har",
         }),
@@ -375,6 +393,7 @@ fn read_capture_evidence(path: &Path) -> Result<CaptureInput, Refusal> {
     Ok(CaptureInput {
         evidence,
         bytes: Some(file.bytes),
+        written: None,
         records: None,
         input: "evidence",
     })
@@ -413,6 +432,27 @@ fn parse_rules(names: &[String], pointer: &str) -> Result<TemplateRules, Refusal
     })
 }
 
+/// The capture Evidence built in this process must fit the live heap headroom before it is
+/// serialized for the bundle (a capture Evidence file was checked before it was read). Written
+/// in this process from record text it kept, its canonical JSON is the file without its newline.
+fn capture_fits(
+    evidence: &Evidence,
+    written: (Option<&[u8]>, Option<&rea_evidence::rewrite::WrittenDigest>),
+    typed_here: bool,
+) -> Result<(), Refusal> {
+    let canonical = match written {
+        (Some(bytes), _) if typed_here => bytes.len().saturating_sub(1) as u64,
+        (Some(_), _) => return Ok(()),
+        (None, Some(written)) => written.bytes.saturating_sub(1),
+        (None, None) => {
+            return rea_bundle::headroom::check_evidence_fits("the capture Evidence", evidence)
+                .map_err(|refusal| refusal.in_stage(BUILD_STAGE));
+        }
+    };
+    rea_bundle::headroom::check_fits("the capture Evidence", canonical)
+        .map_err(|refusal| refusal.in_stage(BUILD_STAGE))
+}
+
 /// Projects the manifest from capture Evidence, authenticates the pair and exports the bundle.
 fn bundle_capture(
     capture: CaptureInput,
@@ -442,27 +482,18 @@ fn bundle_capture(
     }
     // The Evidence built in this process must fit the live heap headroom before it is
     // serialized for the bundle (a capture Evidence file was checked before it was read).
-    let fits = |what: &str, evidence: &Evidence| {
-        rea_bundle::headroom::check_evidence_fits(what, evidence)
-            .map_err(|refusal| refusal.in_stage(BUILD_STAGE))
-    };
-    match &capture.bytes {
-        None => fits("the capture Evidence", &capture.evidence)?,
-        // Written in this process from record text it kept: the canonical JSON is the bytes
-        // without their newline.
-        Some(bytes) if typed_here => rea_bundle::headroom::check_fits(
-            "the capture Evidence",
-            bytes.len().saturating_sub(1) as u64,
-        )
-        .map_err(|refusal| refusal.in_stage(BUILD_STAGE))?,
-        Some(_) => {}
-    }
-    fits("the projected manifest Evidence", &manifest)?;
-    let (pair, environment) = match capture.bytes {
-        None => AuthenticatedPair::from_sealed(manifest, capture.evidence, &projection),
-        Some(bytes) => {
+    let written = (capture.bytes.as_deref(), capture.written.as_ref());
+    capture_fits(&capture.evidence, written, typed_here)?;
+    rea_bundle::headroom::check_evidence_fits("the projected manifest Evidence", &manifest)
+        .map_err(|refusal| refusal.in_stage(BUILD_STAGE))?;
+    let (pair, environment) = match (capture.bytes, capture.written) {
+        (Some(bytes), _) => {
             AuthenticatedPair::from_capture_file(manifest, bytes, capture.evidence, &projection)
         }
+        (None, Some(written)) => {
+            AuthenticatedPair::from_rewritten(manifest, written, capture.evidence, &projection)
+        }
+        (None, None) => AuthenticatedPair::from_sealed(manifest, capture.evidence, &projection),
     }
     .map_err(|refusal| refusal.in_stage(EXPORT_STAGE))?;
     observer.counted(
@@ -669,6 +700,7 @@ fn export_source(
                 CaptureInput {
                     evidence,
                     bytes: None,
+                    written: None,
                     records: None,
                     input: "evidence",
                 },

@@ -39,9 +39,9 @@ use crate::content::{self, BundledBinary, ServeCommand};
 use crate::credentials::{self, Warning};
 use crate::name::{LocalOriginName, choose_name};
 use crate::output::{Destination, FileContent, PlannedFile, WriteObserver, write_tree};
-use crate::pair::AuthenticatedPair;
+use crate::pair::{AuthenticatedPair, CaptureFile};
 use crate::pipeline::BundlePipeline;
-use crate::predict::{Prediction, predict};
+use crate::predict::{CaptureRecords, Prediction, Projected, predict};
 
 /// The `name-from-file` warning code.
 pub const NAME_FROM_FILE: &str = "name-from-file";
@@ -165,24 +165,8 @@ pub fn plan(
     let scan = credential_scan(&request.pair.capture_evidence, projection.as_ref());
     let request = &*request;
     observer.stage("state", &format!("preparing what {name} serves"));
-    let evidence_sha256 = rea_evidence::sha256_hex(&request.pair.capture_bytes);
-    let precompute = request
-        .provenance
-        .as_ref()
-        .map(|provenance| crate::predict::Precompute {
-            provenance,
-            evidence_sha256: &evidence_sha256,
-        });
-    let prediction = predict(
-        environment,
-        manifest,
-        &request.pair.capture_evidence,
-        projection,
-        &name,
-        std::sync::Arc::clone(&request.rules),
-        precompute,
-    )
-    .map_err(|refusal| refusal.in_stage(request.stages.bundle))?;
+    let (prediction, evidence) = predicted(request, projection, environment, &name)
+        .map_err(|refusal| refusal.in_stage(request.stages.bundle))?;
     let failures = request.rules.failures();
     if !failures.is_empty() {
         let mut warning = Warning::new(
@@ -205,13 +189,47 @@ pub fn plan(
     cancelled(observer, request.stages.bundle)?;
 
     observer.stage("plan", "planning the bundle's files");
-    let files = plan_files(request, &name, &prediction);
+    let files = plan_files(request, &name, &prediction, evidence);
     Ok(BundlePlan {
         name,
         prediction,
         files,
         warnings,
     })
+}
+
+/// The prediction under `name` and `evidence.json`'s content (the capture Evidence written again
+/// from the records the prediction hands back, when the pair holds only its digest).
+fn predicted(
+    request: &ExportRequest,
+    projection: Option<Projection>,
+    environment: Environment,
+    name: &str,
+) -> Result<(Prediction, FileContent), Refusal> {
+    let evidence_sha256 = request.pair.capture_file.sha256();
+    let precompute = request
+        .provenance
+        .as_ref()
+        .map(|provenance| crate::predict::Precompute {
+            provenance,
+            evidence_sha256: &evidence_sha256,
+        });
+    let keep_records = matches!(request.pair.capture_file, CaptureFile::Rewritten(_));
+    let projected = projection.map(|projection| Projected {
+        projection,
+        keep_records,
+    });
+    let (prediction, records) = predict(
+        environment,
+        &request.pair.manifest,
+        &request.pair.capture_evidence,
+        projected,
+        name,
+        std::sync::Arc::clone(&request.rules),
+        precompute,
+    )?;
+    let evidence = evidence_content(&request.pair, records)?;
+    Ok((prediction, evidence))
 }
 
 /// The credential-name scan: a HAR inspection's records (a projection's, when it is of this
@@ -269,8 +287,34 @@ fn binary_file(request: &ExportRequest, env: &str) -> PlannedFile {
     }
 }
 
+/// `evidence.json`'s content: the pair's bytes, or the capture Evidence written again from the
+/// records the prediction handed back.
+fn evidence_content(
+    pair: &AuthenticatedPair,
+    records: CaptureRecords,
+) -> Result<FileContent, Refusal> {
+    match (&pair.capture_file, records) {
+        (CaptureFile::Bytes(bytes), _) => Ok(FileContent::Bytes(Arc::clone(bytes))),
+        (CaptureFile::Rewritten(digest), Some(records)) => Ok(FileContent::Capture(Arc::new(
+            rea_evidence::rewrite::CaptureRewrite::new(
+                pair.capture_evidence.clone(),
+                records,
+                digest.clone(),
+            ),
+        ))),
+        (CaptureFile::Rewritten(_), None) => Err(Refusal::internal(
+            "the capture's records were not kept to write evidence.json from",
+        )),
+    }
+}
+
 /// The bundle's files, sorted by path.
-fn plan_files(request: &ExportRequest, name: &str, prediction: &Prediction) -> Vec<PlannedFile> {
+fn plan_files(
+    request: &ExportRequest,
+    name: &str,
+    prediction: &Prediction,
+    evidence: FileContent,
+) -> Vec<PlannedFile> {
     let env = format!("envs/{name}");
     let shared = |path: String, bytes: Arc<Vec<u8>>| PlannedFile {
         path,
@@ -312,10 +356,11 @@ fn plan_files(request: &ExportRequest, name: &str, prediction: &Prediction) -> V
             format!("{env}/env.toml"),
             content::env_toml(name).into_bytes(),
         ),
-        shared(
-            format!("{env}/evidence.json"),
-            Arc::clone(&request.pair.capture_bytes),
-        ),
+        PlannedFile {
+            path: format!("{env}/evidence.json"),
+            content: evidence,
+            executable: false,
+        },
         shared(
             format!("{env}/manifest.json"),
             Arc::clone(&request.pair.manifest_bytes),

@@ -53,7 +53,7 @@ pub use credentials::Warning;
 pub use export::{BundlePlan, ExportObserver, ExportRequest, Stages, Target, export, plan};
 pub use name::{LocalOriginName, check_name, choose_name};
 pub use output::{Destination, check_destination};
-pub use pair::{AuthenticatedPair, written_as_json};
+pub use pair::{AuthenticatedPair, CaptureFile, written_as_json};
 pub use pipeline::{BundlePipeline, PipelineLibrary};
 pub use predict::{Prediction, VerifyProbe, predict};
 

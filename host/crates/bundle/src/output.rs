@@ -69,6 +69,9 @@ pub enum FileContent {
     },
     /// A derived state's file, serialized as it is written (its bytes are never held).
     State(Arc<rea_state::precomputed::PrecomputedFile>),
+    /// A capture Evidence file written again from its records as it is written (its bytes are
+    /// never held), which must be the file sealed at inspection.
+    Capture(Arc<rea_evidence::rewrite::CaptureRewrite>),
     /// A file without its debug sections, written from `source` by `plan` ([`crate::strip`]);
     /// the result must have this SHA-256 (its size is the plan's).
     Stripped {
@@ -88,6 +91,7 @@ impl FileContent {
             FileContent::Bytes(bytes) => bytes.len() as u64,
             FileContent::Copy { bytes, .. } => *bytes,
             FileContent::State(file) => file.len(),
+            FileContent::Capture(file) => file.len(),
             FileContent::Stripped { plan, .. } => plan.len(),
         }
     }
@@ -266,6 +270,14 @@ fn write_failed(path: &Path, error: &std::io::Error) -> Refusal {
     )
 }
 
+/// A capture Evidence file that could not be written again, or was not the inspected one.
+fn rewrite_failed(path: &Path, error: rea_evidence::rewrite::RewriteError) -> Refusal {
+    match error {
+        rea_evidence::rewrite::RewriteError::Io(error) => write_failed(path, &error),
+        other => changed(format!("{}: {other}", shown(path))),
+    }
+}
+
 fn changed(message: String) -> Refusal {
     Refusal::new("artifact_changed", "integrity_mismatch", message)
 }
@@ -356,6 +368,13 @@ impl Tree<'_> {
                 state
                     .write_to(&mut hashing)
                     .map_err(|error| write_failed(&path, &error))?;
+                hashing.finish()
+            }
+            FileContent::Capture(capture) => {
+                let mut hashing = rea_evidence::HashingWriter::new(&mut handle);
+                capture
+                    .write_to(&mut hashing)
+                    .map_err(|error| rewrite_failed(&path, error))?;
                 hashing.finish()
             }
             FileContent::Copy {

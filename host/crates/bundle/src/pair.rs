@@ -5,9 +5,12 @@
 //! copied are the bytes authenticated), and cross-checked as `environment-serve` checks them
 //! ([`Environment::from_evidence`]: a manifest of another view kind, capture Evidence of another
 //! operation and a manifest projected from another capture are refused with `invalid_request`
-//! naming both ids). Nothing is written before this passes.
+//! naming both ids). Nothing is written before this passes. A build that inspected a HAR holds no
+//! bytes of the capture Evidence: `evidence.json` is written again from the capture's records and
+//! checked against the digest of the bytes sealed at inspection ([`CaptureFile::Rewritten`]).
 
 use rea_evidence::capture::capture_record_count;
+use rea_evidence::rewrite::WrittenDigest;
 use rea_evidence::{Evidence, Refusal};
 use rea_json::Json;
 use rea_manifest::{Environment, Manifest, Projection, read_manifest};
@@ -19,14 +22,48 @@ use std::sync::Arc;
 pub struct AuthenticatedPair {
     /// `manifest.json` as the bundle holds it (shared with the planned file).
     pub manifest_bytes: Arc<Vec<u8>>,
-    /// `evidence.json` as the bundle holds it (shared with the planned file).
-    pub capture_bytes: Arc<Vec<u8>>,
+    /// `evidence.json` as the bundle holds it.
+    pub capture_file: CaptureFile,
     /// The manifest Evidence.
     pub manifest_evidence: Evidence,
     /// The capture Evidence.
     pub capture_evidence: Evidence,
     /// The manifest.
     pub manifest: Manifest,
+}
+
+/// `evidence.json` as the bundle holds it.
+#[derive(Debug, Clone)]
+pub enum CaptureFile {
+    /// Its bytes (shared with the planned file).
+    Bytes(Arc<Vec<u8>>),
+    /// Its length and SHA-256: the file is written again from the capture's records
+    /// ([`rea_evidence::rewrite::CaptureRewrite`]), the capture Evidence being the one sealed
+    /// without its records ([`rea_evidence::capture::SealedCapture::into_header`]).
+    Rewritten(WrittenDigest),
+}
+
+impl CaptureFile {
+    /// The file's SHA-256 (lower-case hex).
+    pub fn sha256(&self) -> String {
+        match self {
+            CaptureFile::Bytes(bytes) => rea_evidence::sha256_hex(bytes),
+            CaptureFile::Rewritten(digest) => digest.sha256.clone(),
+        }
+    }
+
+    /// The file's length in bytes.
+    pub fn len(&self) -> u64 {
+        match self {
+            CaptureFile::Bytes(bytes) => bytes.len() as u64,
+            CaptureFile::Rewritten(digest) => digest.bytes,
+        }
+    }
+
+    /// Whether the file is empty (never for Evidence).
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
 }
 
 /// Which input a refusal is about.
@@ -50,7 +87,7 @@ impl AuthenticatedPair {
             Evidence::authenticate(&capture_bytes).map_err(|refusal| about(refusal, "evidence"))?;
         Self::check(
             manifest_bytes,
-            capture_bytes,
+            CaptureFile::Bytes(Arc::new(capture_bytes)),
             (manifest_evidence, capture_evidence),
             None,
         )
@@ -68,7 +105,7 @@ impl AuthenticatedPair {
         let capture_bytes = written_as_json(&capture_evidence);
         Self::check(
             manifest_bytes,
-            capture_bytes,
+            CaptureFile::Bytes(Arc::new(capture_bytes)),
             (manifest_evidence, capture_evidence),
             Some(projection),
         )
@@ -85,15 +122,33 @@ impl AuthenticatedPair {
         let manifest_bytes = written_as_json(&manifest_evidence);
         Self::check(
             manifest_bytes,
-            capture_bytes,
+            CaptureFile::Bytes(Arc::new(capture_bytes)),
             (manifest_evidence, capture_evidence),
+            Some(projection),
+        )
+    }
+
+    /// Sealed manifest Evidence with capture Evidence sealed in this process without its records
+    /// (`capture_header`, their projection `projection`), whose file is written again from them
+    /// and must be the one `written` names.
+    pub fn from_rewritten(
+        manifest_evidence: Evidence,
+        written: WrittenDigest,
+        capture_header: Evidence,
+        projection: &Projection,
+    ) -> Result<(Self, Environment), Refusal> {
+        let manifest_bytes = written_as_json(&manifest_evidence);
+        Self::check(
+            manifest_bytes,
+            CaptureFile::Rewritten(written),
+            (manifest_evidence, capture_header),
             Some(projection),
         )
     }
 
     fn check(
         manifest_bytes: Vec<u8>,
-        capture_bytes: Vec<u8>,
+        capture_file: CaptureFile,
         (manifest_evidence, capture_evidence): (Evidence, Evidence),
         projection: Option<&Projection>,
     ) -> Result<(Self, Environment), Refusal> {
@@ -107,7 +162,7 @@ impl AuthenticatedPair {
         Ok((
             Self {
                 manifest_bytes: Arc::new(manifest_bytes),
-                capture_bytes: Arc::new(capture_bytes),
+                capture_file,
                 manifest_evidence,
                 capture_evidence,
                 manifest,

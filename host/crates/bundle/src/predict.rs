@@ -24,10 +24,13 @@ use rea_backends::replay::ReplayBackend;
 use rea_evidence::capture::capture_records_of;
 use rea_evidence::{Evidence, Refusal};
 use rea_manifest::{Environment, Manifest, Projection};
+use rea_plugin_api::contracts::capture::CaptureRecord;
 use rea_serve::ToolBackend;
 use rea_serve::mcp::McpSurface;
 use rea_state::StateView;
-use rea_state::precomputed::{PrecomputedFile, Provenance, StateFacts, StateKey, stored_ordinals};
+use rea_state::precomputed::{
+    KeptRecords, PrecomputedFile, Provenance, StateFacts, StateKey, stored_ordinals,
+};
 use rea_state::rules::RuleSet;
 use rea_state::service::StateService;
 use serde_json::Value;
@@ -90,12 +93,26 @@ pub struct Precompute<'a> {
     pub evidence_sha256: &'a str,
 }
 
+/// A projection of the capture made in this process (the manifest's own, in `environment-build`),
+/// and whether its whole list of records is handed back once the state is derived (a build
+/// writing the capture Evidence again from its records, [`rea_evidence::rewrite`]).
+#[derive(Debug)]
+pub struct Projected {
+    /// The projection.
+    pub projection: Projection,
+    /// Hand its records back (shared with the precomputed state's kept ones).
+    pub keep_records: bool,
+}
+
+/// The capture's records a prediction hands back ([`Projected::keep_records`]).
+pub type CaptureRecords = Option<Arc<Vec<CaptureRecord>>>;
+
 /// Prepares the environment under `name` as its server will and predicts what it serves; with a
 /// [`Precompute`], also writes the derived state as a precomputed state keyed with it. A
-/// projection of the capture made in this process (the manifest's own, in `environment-build`)
-/// is derived from instead of projecting the capture again
-/// ([`rea_backends::prepare_projected`]), and its records are the ones the precomputed state keeps:
-/// moved out of it, not copied (the rest of it is dropped once the state is derived).
+/// projection of the capture made in this process is derived from instead of projecting the
+/// capture again ([`rea_backends::prepare_projected`]), and its records are the ones the
+/// precomputed state keeps: moved out of it, not copied (the rest of it is dropped once the state
+/// is derived, and the records too unless they are handed back).
 ///
 /// Refused (`resource_constraint`) when the served catalog exceeds the discovery reservation.
 /// Must not be called from within an async runtime (the tool calls run on a runtime of its own).
@@ -103,13 +120,17 @@ pub fn predict(
     environment: Environment,
     manifest: &Manifest,
     capture: &Evidence,
-    projection: Option<Projection>,
+    projected: Option<Projected>,
     name: &str,
     rules: Arc<RuleSet>,
     precompute: Option<Precompute<'_>>,
-) -> Result<Prediction, Refusal> {
+) -> Result<(Prediction, CaptureRecords), Refusal> {
     // As the server: the replay catalog under the served name first, then the state.
     environment.check_discovery_reservation(name)?;
+    let keep_records = projected
+        .as_ref()
+        .is_some_and(|projected| projected.keep_records);
+    let projection = projected.map(|projected| projected.projection);
     let serving = match &projection {
         Some(projection) => {
             rea_backends::prepare_projected(environment, manifest, capture, projection, name, rules)
@@ -123,6 +144,7 @@ pub fn predict(
         coverage,
         pending,
         counts,
+        records,
     } = match serving {
         Serving::State {
             backend,
@@ -137,6 +159,7 @@ pub fn predict(
                 manifest,
                 capture,
                 projection,
+                keep_records,
                 data_get_bytes,
             };
             state_prepared(backend, report, stored, precompute)?
@@ -145,17 +168,11 @@ pub fn predict(
             environment,
             refusal,
             report,
-        } => {
-            drop(projection);
-            Prepared {
-                backend: Arc::new(ReplayBackend::new(environment, name)),
-                state: report,
-                unavailable: Some(refusal),
-                coverage: None,
-                pending: None,
-                counts: Vec::new(),
-            }
-        }
+        } => Prepared::replay(
+            ReplayBackend::new(environment, name),
+            (refusal, report),
+            handed_back(projection, keep_records),
+        ),
     };
     rea_serve::check_card_agrees(backend.as_ref()).map_err(|error| error.refusal())?;
     let tools: Vec<String> = backend
@@ -166,7 +183,7 @@ pub fn predict(
     let probe = find_probe(Arc::clone(&backend), manifest)?;
     drop(backend);
     let precomputed = pending.map(Pending::prepare).transpose()?.map(Arc::new);
-    Ok(Prediction {
+    let prediction = Prediction {
         tools,
         probe,
         state,
@@ -174,7 +191,14 @@ pub fn predict(
         coverage,
         precomputed,
         counts,
-    })
+    };
+    Ok((prediction, records))
+}
+
+/// A projection's records when they are to be handed back (the rest of it dropped).
+fn handed_back(projection: Option<Projection>, keep_records: bool) -> CaptureRecords {
+    let projection = projection.filter(|_| keep_records)?;
+    Some(Arc::new(projection.into_parts().1))
 }
 
 /// What the server prepared, as the prediction reads it.
@@ -188,6 +212,27 @@ struct Prepared {
     /// The precomputed state to write, when asked for.
     pending: Option<Pending>,
     counts: Vec<(&'static str, u64)>,
+    /// The capture's records handed back.
+    records: CaptureRecords,
+}
+
+impl Prepared {
+    /// Replay serves: why the state does not, and its report.
+    fn replay(
+        backend: ReplayBackend,
+        (refusal, report): (Refusal, Value),
+        records: CaptureRecords,
+    ) -> Self {
+        Prepared {
+            backend: Arc::new(backend),
+            state: report,
+            unavailable: Some(refusal),
+            coverage: None,
+            pending: None,
+            counts: Vec::new(),
+            records,
+        }
+    }
 }
 
 /// The state backend's coverage, counts and (when asked for) the precomputed state to write; the
@@ -201,12 +246,12 @@ fn state_prepared(
     let service = Arc::clone(backend.service());
     let derived = service.derived();
     let coverage = Some(rea_state::coverage::summary(derived));
-    let pending = match precompute {
-        Some(precompute) => Some(stored.pending(&service, precompute)?),
-        None => {
-            drop(stored);
-            None
+    let (pending, records) = match precompute {
+        Some(precompute) => {
+            let (pending, records) = stored.pending(&service, precompute)?;
+            (Some(pending), records)
         }
+        None => (None, handed_back(stored.projection, stored.keep_records)),
     };
     let counts = state_counts(derived);
     drop(service);
@@ -217,6 +262,7 @@ fn state_prepared(
         coverage,
         pending,
         counts,
+        records,
     })
 }
 
@@ -226,6 +272,8 @@ struct Stored<'a> {
     capture: &'a Evidence,
     /// A projection of the capture made in this process: its records are the ones kept (moved).
     projection: Option<Projection>,
+    /// Hand the projection's records back, the kept ones shared with them.
+    keep_records: bool,
     data_get_bytes: usize,
 }
 
@@ -234,7 +282,7 @@ struct Stored<'a> {
 /// keeps (their bodies shared with the capture's) and its facts.
 struct Pending {
     service: Arc<StateService>,
-    records: Vec<rea_plugin_api::contracts::capture::CaptureRecord>,
+    records: KeptRecords,
     key: StateKey,
     state_evidence_id: String,
     data_get_bytes: usize,
@@ -243,13 +291,14 @@ struct Pending {
 
 impl Stored<'_> {
     /// What the derived state's file keeps: the records the state and the manifest cite, keyed
-    /// with `precompute`. A projection's records are moved (the ones not kept dropped), never
+    /// with `precompute`, and the projection's records when they are handed back. A projection's
+    /// records are moved (the ones not kept dropped unless handed back, then shared), never
     /// copied: two lists of the capture's records are never held at once.
     fn pending(
         self,
         service: &Arc<StateService>,
         precompute: Precompute<'_>,
-    ) -> Result<Pending, Refusal> {
+    ) -> Result<(Pending, CaptureRecords), Refusal> {
         let derived = service.derived();
         let key = StateKey::new(
             self.capture.id(),
@@ -257,30 +306,41 @@ impl Stored<'_> {
             precompute.provenance,
         );
         let wanted = stored_ordinals(derived, self.manifest);
-        let records = match self
+        let projection = self
             .projection
-            .filter(|projection| projection.capture_id() == self.capture.id())
-        {
-            Some(projection) => {
-                let (_, records) = projection.into_parts();
-                let mut kept: Vec<_> = records
-                    .into_iter()
-                    .filter(|record| wanted.contains(&record.ordinal))
-                    .collect();
-                kept.shrink_to_fit();
-                kept
+            .filter(|projection| projection.capture_id() == self.capture.id());
+        let (records, handed) = match projection {
+            Some(projection) if self.keep_records => {
+                let all = Arc::new(projection.into_parts().1);
+                (KeptRecords::wanted(Arc::clone(&all), &wanted), Some(all))
             }
-            None => capture_records_of(self.capture, &wanted)?,
+            Some(projection) => (KeptRecords::all(kept_of(projection, &wanted)), None),
+            None => (
+                KeptRecords::all(capture_records_of(self.capture, &wanted)?),
+                None,
+            ),
         };
-        Ok(Pending {
+        let pending = Pending {
             service: Arc::clone(service),
             records,
             key,
             state_evidence_id: service.state_evidence_id().to_owned(),
             data_get_bytes: self.data_get_bytes,
             evidence_sha256: precompute.evidence_sha256.to_owned(),
-        })
+        };
+        Ok((pending, handed))
     }
+}
+
+/// A projection's records whose ordinals are `wanted` (the rest dropped).
+fn kept_of(projection: Projection, wanted: &std::collections::BTreeSet<u64>) -> Vec<CaptureRecord> {
+    let (_, records) = projection.into_parts();
+    let mut kept: Vec<_> = records
+        .into_iter()
+        .filter(|record| wanted.contains(&record.ordinal))
+        .collect();
+    kept.shrink_to_fit();
+    kept
 }
 
 impl Pending {

@@ -43,7 +43,7 @@ use rea_plugin_api::contracts::session::RecordedSession;
 use sha2::{Digest, Sha256};
 
 use crate::envelope::{
-    EVIDENCE_MAX_DEPTH, Evidence, RawArray, document_around, id_of_digest, id_of_members,
+    EVIDENCE_MAX_DEPTH, Evidence, RawArray, RawItems, document_around, id_of_digest, id_of_members,
     write_document,
 };
 use crate::refusal::Refusal;
@@ -826,17 +826,40 @@ impl SealedCapture {
     /// The list is allocated at its size once (a fallible collect grows it by doubling: up to
     /// twice the records' room held).
     pub fn typed_records(&self) -> Result<Vec<CaptureRecord>, Refusal> {
+        self.typed(false).map(|(records, _)| records)
+    }
+
+    /// [`SealedCapture::typed_records`], and whether every record serializes back to exactly its
+    /// text, so the Evidence can be written again from the records
+    /// ([`crate::rewrite::CaptureRewrite`]) rather than kept as bytes.
+    pub fn typed_records_checked(&self) -> Result<(Vec<CaptureRecord>, bool), Refusal> {
+        self.typed(true)
+    }
+
+    fn typed(&self, check: bool) -> Result<(Vec<CaptureRecord>, bool), Refusal> {
         let items = self.items();
         let mut records = Vec::with_capacity(items.len());
+        let mut given_back = check;
         for text in items {
-            records.push(json::from_slice_exact(text).map_err(|error| {
+            let record: CaptureRecord = json::from_slice_exact(text).map_err(|error| {
                 Refusal::invalid_request(format!(
                     "the capture Evidence's records are malformed: {error}"
                 ))
                 .at("/records")
-            })?);
+            })?;
+            given_back = given_back && crate::rewrite::gives_back(&record, text);
+            records.push(record);
         }
-        Ok(records)
+        Ok((records, given_back))
+    }
+
+    /// The length and SHA-256 of the file `--format json` writes: the canonical serialization
+    /// and a newline.
+    pub fn written_digest(&self) -> std::io::Result<crate::rewrite::WrittenDigest> {
+        crate::rewrite::WrittenDigest::of(|mut out| {
+            self.write_to(&mut out)?;
+            std::io::Write::write_all(out, b"\n")
+        })
     }
 
     /// The Evidence without its records: its id, operation and every other member, the record
@@ -863,7 +886,7 @@ impl SealedCapture {
     fn raw<'a>(&self, items: &'a [&'a [u8]]) -> RawArray<'a> {
         RawArray {
             key: "records",
-            items,
+            items: RawItems::Text(items),
         }
     }
 }
@@ -1133,6 +1156,7 @@ impl<'scope> EarlyDigest<'scope> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::sync::Arc;
 
     const RECORD: &str = r#"{"duration_ms":1.5,"method":"GET","ordinal":0,"origin":"http://h","path":"/","pointer":"/log/entries/0","query":{"pairs":[["a","1"],null],"raw":null},"request":{"body":{"kind":"missing"},"headers":[{"excluded":null,"name":"A","value":"b"}],"http_version":null,"media_type":null},"response":{"body":{"base64":"AA==","bytes":1,"kind":"base64"},"headers":[],"http_version":"HTTP/1.1","media_type":"x","status":200,"status_text":"OK"},"started":{"instant":null,"recorded":"x"},"url":"http://h/"}"#;
 
@@ -1215,6 +1239,77 @@ mod tests {
                 }
             });
         }
+    }
+
+    /// A sealed capture of an answer text (no selection, no declared values).
+    fn sealed_of(text: String) -> SealedCapture {
+        let extractor = ExtractorRef {
+            plugin: "p".to_owned(),
+            stage: "s".to_owned(),
+            version: "1".to_owned(),
+        };
+        let inputs = CaptureInputs {
+            path: Path::new("/c.har"),
+            bytes: 9,
+            sha256: "00",
+            input_kind: "har",
+            extractor: &extractor,
+            selection: None,
+            sensitive_values: &[],
+            origin: CaptureOrigin::File,
+        };
+        match seal_capture_answer(&inputs, text).unwrap() {
+            CaptureOutput::Raw(sealed) => sealed,
+            CaptureOutput::Sealed(_) => panic!("a canonical answer is sealed over its text"),
+        }
+    }
+
+    #[test]
+    fn the_evidence_written_again_from_its_typed_records_is_the_sealed_file() {
+        use crate::rewrite::{CaptureRewrite, WrittenDigest};
+        for count in [0, 1, 3] {
+            let sealed = sealed_of(answer_text(count));
+            let mut file = sealed.to_canonical_vec();
+            file.push(b'\n');
+            let (records, given_back) = sealed.typed_records_checked().unwrap();
+            assert!(given_back, "{count}");
+            assert_eq!(records, sealed.typed_records().unwrap());
+            let digest = sealed.written_digest().unwrap();
+            let expected = WrittenDigest {
+                bytes: file.len() as u64,
+                sha256: crate::sha256_hex(&file),
+            };
+            assert_eq!(digest, expected);
+            let rewrite = CaptureRewrite::new(sealed.into_header(), Arc::new(records), digest);
+            assert_eq!(rewrite.len(), file.len() as u64);
+            let mut written = Vec::new();
+            rewrite.write_to(&mut written).unwrap();
+            assert_eq!(
+                String::from_utf8(written).unwrap(),
+                String::from_utf8(file).unwrap()
+            );
+        }
+    }
+
+    #[test]
+    fn a_record_not_given_back_is_told_and_a_file_not_the_sealed_one_is_an_error() {
+        use crate::rewrite::{CaptureRewrite, RewriteError, WrittenDigest};
+        // A number spelled otherwise than serde writes it is kept as recorded (canonical text),
+        // but the typed record would not give it back.
+        let text = answer_text(2).replacen(r#""duration_ms":1.5"#, r#""duration_ms":1.50"#, 1);
+        let sealed = sealed_of(text);
+        let (records, given_back) = sealed.typed_records_checked().unwrap();
+        assert!(!given_back);
+        // Written again anyway, the file is not the sealed one: the write fails, naming both.
+        let digest = sealed.written_digest().unwrap();
+        let rewrite = CaptureRewrite::new(sealed.into_header(), Arc::new(records), digest);
+        let error = rewrite.write_to(&mut Vec::new()).unwrap_err();
+        assert!(matches!(error, RewriteError::Changed { .. }), "{error}");
+        assert!(
+            error.to_string().contains("is not the one inspected"),
+            "{error}"
+        );
+        let _: WrittenDigest = rewrite.digest().clone();
     }
 
     #[test]

@@ -246,11 +246,42 @@ pub fn evidence_id_of(body: &Object) -> String {
 
 /// A member whose value is already canonical JSON text: an array of canonical items, written as
 /// `[item,item,…]` without being parsed again (capture Evidence keeps an extractor's canonical
-/// record text this way).
-#[derive(Debug, Clone, Copy)]
+/// record text this way, or writes its typed records' canonical text again).
+#[derive(Clone, Copy)]
 pub(crate) struct RawArray<'a> {
     pub(crate) key: &'a str,
-    pub(crate) items: &'a [&'a [u8]],
+    pub(crate) items: RawItems<'a>,
+}
+
+/// The items of a [`RawArray`]: their text, or a writer giving each item's text in turn.
+#[derive(Clone, Copy)]
+pub(crate) enum RawItems<'a> {
+    /// Each item's canonical text.
+    Text(&'a [&'a [u8]]),
+    /// How many items there are and what writes item `index`'s canonical text.
+    Written(usize, &'a dyn ItemWriter),
+}
+
+/// Writes the canonical text of a raw array's items one at a time.
+pub(crate) trait ItemWriter {
+    /// Writes item `index`'s canonical text through `flush` (in as many pieces as it likes).
+    fn write_item(&self, index: usize, flush: &mut dyn FnMut(&[u8]));
+}
+
+impl RawItems<'_> {
+    fn len(&self) -> usize {
+        match self {
+            RawItems::Text(items) => items.len(),
+            RawItems::Written(count, _) => *count,
+        }
+    }
+
+    fn write_item(&self, index: usize, flush: &mut dyn FnMut(&[u8])) {
+        match self {
+            RawItems::Text(items) => flush(items[index]),
+            RawItems::Written(_, writer) => writer.write_item(index, flush),
+        }
+    }
 }
 
 /// The id of `body` plus an optional raw member.
@@ -306,7 +337,7 @@ pub(crate) fn write_document(
 ) {
     enum Value<'a> {
         Json(&'a Json),
-        Raw(&'a [&'a [u8]]),
+        Raw(RawItems<'a>),
         Id(&'a str),
     }
     let mut members: Vec<(&str, Value<'_>)> = body
@@ -339,7 +370,7 @@ pub(crate) fn write_document(
             Value::Id(id) => write_canonical_string(id, &mut buffer),
             Value::Raw(items) => {
                 buffer.push(b'[');
-                for (position, item) in items.iter().enumerate() {
+                for position in 0..items.len() {
                     if position > 0 {
                         buffer.push(b',');
                     }
@@ -347,7 +378,7 @@ pub(crate) fn write_document(
                     // between them.
                     flush(&buffer);
                     buffer.clear();
-                    flush(item);
+                    items.write_item(position, flush);
                 }
                 buffer.push(b']');
             }
@@ -399,7 +430,7 @@ mod tests {
             for count in [0, 1, 2] {
                 let raw = RawArray {
                     key: "records",
-                    items: &items[..count],
+                    items: RawItems::Text(&items[..count]),
                 };
                 let mut written = Vec::new();
                 write_document(&body, Some(raw), None, &mut |chunk| {

@@ -8,6 +8,8 @@
 //! * [`file`]: bounded, change-detecting reading of an input file.
 //! * [`capture`]: capture Evidence (`inspect_web_network_capture`): building it from an
 //!   extractor's answer, and reading its records back as typed values.
+//! * [`rewrite`]: capture Evidence written again from its typed records, checked against the
+//!   digest of the bytes sealed at inspection.
 //! * [`credential_names`]: which recorded names look like credentials.
 //! * [`test_hooks`]: the variables only tests set, compiled only with the `test-hooks` feature.
 
@@ -20,6 +22,7 @@ pub mod credential_names;
 pub mod envelope;
 pub mod file;
 pub mod refusal;
+pub mod rewrite;
 pub mod streamed;
 pub mod test_hooks;
 

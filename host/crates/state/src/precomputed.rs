@@ -254,7 +254,52 @@ pub struct PrecomputedFile {
     body_bytes: u64,
     body_sha256: String,
     state: StateView,
-    records: Vec<CaptureRecord>,
+    records: KeptRecords,
+}
+
+/// The records a precomputed state's file keeps: a list of them, or those at some positions of a
+/// list shared with another writer (a build writing the capture Evidence again from the capture's
+/// records, [`rea_evidence::rewrite`], keeps one list of them, not two).
+#[derive(Debug)]
+pub struct KeptRecords {
+    records: std::sync::Arc<Vec<CaptureRecord>>,
+    /// The kept positions in `records`, ascending; `None`: every record.
+    positions: Option<Vec<usize>>,
+}
+
+impl KeptRecords {
+    /// Every record of the list.
+    pub fn all(records: Vec<CaptureRecord>) -> Self {
+        Self {
+            records: std::sync::Arc::new(records),
+            positions: None,
+        }
+    }
+
+    /// The records of a shared list whose ordinals are `wanted`, in the list's order.
+    pub fn wanted(records: std::sync::Arc<Vec<CaptureRecord>>, wanted: &BTreeSet<u64>) -> Self {
+        let positions = records
+            .iter()
+            .enumerate()
+            .filter(|(_, record)| wanted.contains(&record.ordinal))
+            .map(|(position, _)| position)
+            .collect();
+        Self {
+            records,
+            positions: Some(positions),
+        }
+    }
+
+    /// The kept records, in order.
+    fn listed(&self) -> Vec<&CaptureRecord> {
+        match &self.positions {
+            None => self.records.iter().collect(),
+            Some(positions) => positions
+                .iter()
+                .map(|&position| &self.records[position])
+                .collect(),
+        }
+    }
 }
 
 impl PartialEq for PrecomputedFile {
@@ -272,10 +317,10 @@ const WRITE_BUFFER_BYTES: usize = 64 * 1024;
 /// Serializes the body of `state` and `records` to `out` through a buffer.
 fn write_body(
     state: &StateView,
-    records: &[CaptureRecord],
+    records: &KeptRecords,
     out: &mut dyn std::io::Write,
 ) -> std::io::Result<()> {
-    let records: Vec<&CaptureRecord> = records.iter().collect();
+    let records = records.listed();
     let body = BodyOut {
         records: &records,
         state,
@@ -289,7 +334,7 @@ impl PrecomputedFile {
     /// Prepares the file of a derived state and the records it keeps ([`stored_ordinals`]).
     pub fn prepare(
         state: StateView,
-        records: Vec<CaptureRecord>,
+        records: KeptRecords,
         facts: &StateFacts<'_>,
     ) -> Result<Self, Refusal> {
         let mut digest = HashingWriter::new(std::io::sink());
@@ -466,4 +511,29 @@ pub fn pipeline_identity(pipeline: &rea_pipeline::Pipeline, registry: &Registry)
         .collect();
     let canonical = Json::from_serde_value(&serde_json::Value::Array(steps)).to_canonical_vec();
     sha256_hex(&canonical)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(ordinal: u64) -> CaptureRecord {
+        let text = r#"{"duration_ms":null,"method":"GET","ordinal":0,"origin":"http://h","path":"/","pointer":"/log/entries/0","query":null,"request":{"body":{"kind":"missing"},"headers":[],"http_version":null,"media_type":null},"response":{"body":{"kind":"text","text":"{}"},"headers":[],"http_version":null,"media_type":"application/json","status":200,"status_text":"OK"},"started":null,"url":"http://h/"}"#;
+        let mut record: CaptureRecord = serde_json::from_str(text).unwrap();
+        record.ordinal = ordinal;
+        record
+    }
+
+    #[test]
+    fn kept_records_are_the_wanted_ordinals_of_a_shared_list_in_its_order() {
+        let all = std::sync::Arc::new(vec![record(0), record(1), record(2)]);
+        let kept = KeptRecords::wanted(std::sync::Arc::clone(&all), &BTreeSet::from([2, 0, 7]));
+        let ordinals: Vec<u64> = kept.listed().iter().map(|record| record.ordinal).collect();
+        assert_eq!(ordinals, [0, 2]);
+        // The list is shared, not copied.
+        assert!(std::ptr::eq(kept.listed()[1], &all[2]));
+        let every = KeptRecords::all(vec![record(4), record(5)]);
+        let ordinals: Vec<u64> = every.listed().iter().map(|record| record.ordinal).collect();
+        assert_eq!(ordinals, [4, 5]);
+    }
 }
