@@ -321,7 +321,9 @@ fn compare_values(left: Option<&Json>, right: Option<&Json>) -> Ordering {
             .as_f64()
             .partial_cmp(&b.as_f64())
             .unwrap_or(Ordering::Equal),
-        (Some(Json::String(a)), Some(Json::String(b))) => a.cmp(b),
+        // Text reading as numbers compares as numbers, as the filters compare it (`"10"` after
+        // `"9"`: the integer ids an application's database sorts, sent as JSON text).
+        (Some(Json::String(a)), Some(Json::String(b))) => compare_text(a, b),
         (Some(Json::Bool(a)), Some(Json::Bool(b))) => a.cmp(b),
         (Some(Json::Object(a)), Some(Json::Object(b))) => compare_objects(a, b),
         _ => rank(left).cmp(&rank(right)),
@@ -464,7 +466,7 @@ fn matches_over(
         if matched.len() > 1 && sort_keys.iter().any(|(field, _)| unheld(field)) {
             return None;
         }
-        matched.sort_by(|a, b| sort_order(&sort_keys, candidates[*a], candidates[*b]));
+        matched.sort_by(|a, b| sort_order(&sort_keys, byte_fields, candidates[*a], candidates[*b]));
     } else if !selection.orders.is_empty() {
         return None;
     }
@@ -710,10 +712,23 @@ impl Cursor {
     }
 }
 
-/// How two objects compare by sort keys.
-fn sort_order(sort_keys: &[(String, bool)], a: &Object, b: &Object) -> Ordering {
+/// How two objects compare by sort keys (the text of `byte_fields` as byte strings).
+fn sort_order(
+    sort_keys: &[(String, bool)],
+    byte_fields: &BTreeSet<String>,
+    a: &Object,
+    b: &Object,
+) -> Ordering {
     for (field, descending) in sort_keys {
-        let ordering = compare_values(field_value(a, field), field_value(b, field));
+        let (left, right) = (field_value(a, field), field_value(b, field));
+        let ordering = match (left, right) {
+            (Some(Json::String(left)), Some(Json::String(right)))
+                if byte_fields.contains(field) =>
+            {
+                left.cmp(right)
+            }
+            _ => compare_values(left, right),
+        };
         let ordering = if *descending {
             ordering.reverse()
         } else {
@@ -974,6 +989,21 @@ mod tests {
         let pairs =
             objects(r#"[{"o": {"a": 1, "b": 2}}, {"o": {"a": 1}}, {"o": {"a": 0, "c": 9}}]"#);
         assert_eq!(run(&model, &[("order", "o")], &pairs), Some(vec![2, 1, 0]));
+    }
+
+    #[test]
+    fn text_reading_as_numbers_sorts_as_numbers() {
+        // JSON:API-style ids: integers sent as text; other text keeps its byte order.
+        let data = objects(r#"[{"id": "9"}, {"id": "10"}, {"id": "2"}, {"id": "b"}, {"id": "a"}]"#);
+        let model = model(&[("sort", QueryRole::Sort)]);
+        assert_eq!(
+            run(&model, &[("sort", "id")], &data),
+            Some(vec![2, 0, 1, 4, 3])
+        );
+        assert_eq!(
+            run(&model, &[("sort", "-id")], &data),
+            Some(vec![3, 4, 1, 0, 2])
+        );
     }
 
     #[test]
