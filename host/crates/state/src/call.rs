@@ -28,6 +28,19 @@ pub(crate) struct Call {
 }
 
 impl Call {
+    /// The call with another query, answered for a reshaping answer: the pairs as sent are
+    /// kept (what links to pages repeat), and `relink` says whether plain lines' recorded links
+    /// may answer it.
+    pub(crate) fn reshaped(&self, query: Vec<(String, Vec<String>)>, relink: bool) -> Call {
+        Call {
+            path: self.path.clone(),
+            query,
+            body: self.body.clone(),
+            sent: Some(self.sent.clone().unwrap_or_else(|| self.pairs())),
+            relink,
+        }
+    }
+
     pub(crate) fn resolve(definition: &ToolDefinition, arguments: &Map<String, Value>) -> Self {
         let mut call = Call::default();
         for (name, value) in arguments {

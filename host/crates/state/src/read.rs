@@ -522,18 +522,8 @@ impl StateService {
         let (name, (type_name, requested)) = pairs
             .iter()
             .find_map(|(name, value)| Some((name, rule.asked(name, value)?)))?;
-        let bare = Call {
-            path: call.path.clone(),
-            query: call
-                .query
-                .iter()
-                .filter(|(sent, _)| sent != name)
-                .cloned()
-                .collect(),
-            body: call.body.clone(),
-            sent: Some(call.sent.clone().unwrap_or_else(|| pairs.clone())),
-            relink: true,
-        };
+        let query = call.query.iter().filter(|(sent, _)| sent != name);
+        let bare = call.reshaped(query.cloned().collect(), true);
         let StateAnswer::Rendered(mut rendered) = self.answer_view(tool, view, &bare, false, stale)
         else {
             return None;
@@ -881,20 +871,14 @@ impl StateService {
                 .all(|field| shown.contains(field) || kept(field))
                 .then_some(value)
         })?;
-        let widened = Call {
-            path: call.path.clone(),
-            query: call
-                .query
-                .iter()
-                .map(|(name, values)| match *name == selection.parameter {
-                    true => (name.clone(), vec![wider.clone()]),
-                    false => (name.clone(), values.clone()),
-                })
-                .collect(),
-            body: call.body.clone(),
-            sent: Some(call.sent.clone().unwrap_or_else(|| call.pairs())),
-            relink: false,
-        };
+        let query = call
+            .query
+            .iter()
+            .map(|(name, values)| match *name == selection.parameter {
+                true => (name.clone(), vec![wider.clone()]),
+                false => (name.clone(), values.clone()),
+            });
+        let widened = call.reshaped(query.collect(), false);
         let StateAnswer::Rendered(mut rendered) =
             self.answer_view(tool, view, &widened, false, stale)
         else {
@@ -1027,18 +1011,8 @@ impl StateService {
             ViewDetail::List(list) => (&list.list_pointer, true),
             _ => return None,
         };
-        let bare = Call {
-            path: call.path.clone(),
-            query: call
-                .query
-                .iter()
-                .filter(|(name, _)| !left_out(name))
-                .cloned()
-                .collect(),
-            body: call.body.clone(),
-            sent: Some(call.sent.clone().unwrap_or_else(|| call.pairs())),
-            relink: false,
-        };
+        let query = call.query.iter().filter(|(name, _)| !left_out(name));
+        let bare = call.reshaped(query.cloned().collect(), false);
         let StateAnswer::Rendered(mut rendered) = self.answer_view(tool, view, &bare, false, stale)
         else {
             return None;

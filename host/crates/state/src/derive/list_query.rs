@@ -845,14 +845,28 @@ fn answered_ordinals(lines: &[QueryLine<'_>], answered: &[usize]) -> Vec<u64> {
 /// The offset a line's page starts at: the value of its parameter playing the offset role, 0
 /// without one; `None` when that value is no whole number.
 fn line_offset(chosen: &BTreeMap<String, QueryRole>, line: &QueryLine<'_>) -> Option<usize> {
-    match line
-        .arguments
+    role_value(chosen, line, |role| matches!(role, QueryRole::Offset))
+        .map_or(Some(0), |value| value.parse().ok())
+}
+
+/// The value a line gives its parameter whose chosen role `plays`, if it gives one.
+fn role_value<'l>(
+    chosen: &BTreeMap<String, QueryRole>,
+    line: &'l QueryLine<'_>,
+    plays: impl Fn(&QueryRole) -> bool,
+) -> Option<&'l str> {
+    line.arguments
         .iter()
-        .find(|(name, _)| matches!(chosen.get(name), Some(QueryRole::Offset)))
-    {
-        Some((_, value)) => value.parse().ok(),
-        None => Some(0),
-    }
+        .find(|(name, _)| chosen.get(name).is_some_and(&plays))
+        .map(|(_, value)| value.as_str())
+}
+
+/// The recorded bodies of the answered lines, in order.
+fn answered_bodies<'l>(lines: &'l [QueryLine<'_>], answered: &[usize]) -> Vec<Option<&'l Json>> {
+    answered
+        .iter()
+        .map(|index| lines[*index].observation.body.as_ref())
+        .collect()
 }
 
 /// The envelope members every answered line shows holding its page's offset (see
@@ -870,10 +884,7 @@ fn offset_members(
     else {
         return Vec::new();
     };
-    let bodies: Vec<Option<&Json>> = answered
-        .iter()
-        .map(|index| lines[*index].observation.body.as_ref())
-        .collect();
+    let bodies = answered_bodies(lines, answered);
     offset_pointers(&bodies, &offsets, list_pointer)
         .into_iter()
         .map(|pointer| PagedMember {
@@ -925,14 +936,8 @@ fn line_size(
     chosen: &BTreeMap<String, QueryRole>,
     line: &QueryLine<'_>,
 ) -> Result<Option<usize>, ()> {
-    match line
-        .arguments
-        .iter()
-        .find(|(name, _)| matches!(chosen.get(name), Some(QueryRole::PageSize)))
-    {
-        Some((_, value)) => value.parse().map(Some).map_err(|_| ()),
-        None => Ok(None),
-    }
+    role_value(chosen, line, |role| matches!(role, QueryRole::PageSize))
+        .map_or(Ok(None), |value| value.parse().map(Some).map_err(|_| ()))
 }
 
 /// The envelope members every answered line shows holding its page size (see
@@ -950,10 +955,7 @@ fn size_members(
     else {
         return Vec::new();
     };
-    let bodies: Vec<Option<&Json>> = answered
-        .iter()
-        .map(|index| lines[*index].observation.body.as_ref())
-        .collect();
+    let bodies = answered_bodies(lines, answered);
     size_pointers(&bodies, &sizes, list_pointer)
         .into_iter()
         .map(|(pointer, default)| PagedMember {

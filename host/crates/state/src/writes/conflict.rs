@@ -174,7 +174,7 @@ fn named_by_answer<'a>(
 }
 
 /// Whether a string of the answer (not a key) holds the text.
-fn spells(answer: &Json, text: &str) -> bool {
+pub(super) fn spells(answer: &Json, text: &str) -> bool {
     match answer {
         Json::String(held) => held.contains(text),
         Json::Array(items) => items.iter().any(|item| spells(item, text)),
@@ -277,14 +277,24 @@ pub(super) fn answer(
     let value = object_member_at(sent, &conflict.member)?
         .as_str()?
         .to_owned();
-    let base = service.kept(conflict.ordinal)?;
     let renamed: Vec<(String, String)> = (value != conflict.taken)
         .then(|| (conflict.taken.clone(), value))
         .into_iter()
         .collect();
+    recorded_refusal(service, conflict.ordinal, &renamed)
+}
+
+/// The recorded refusal at `ordinal`, each `(from, to)` text of it renamed, answered from the
+/// state as a conflict; `None` when the record is not kept.
+pub(super) fn recorded_refusal(
+    service: &StateService,
+    ordinal: u64,
+    renamed: &[(String, String)],
+) -> Option<StateAnswer> {
+    let base = service.kept(ordinal)?;
     Some(crate::missing::renamed_answer(
         base,
-        &renamed,
+        renamed,
         service.replay_evidence_id(),
         false,
         StateSource::state("conflict", None),

@@ -12,9 +12,10 @@ use rea_plugin_api::json::{Json, Object};
 
 use super::Draft;
 use super::apply::{WriteInput, sent_members};
+use super::conflict::spells;
 use super::model::{ConstantRefusal, Effect, WritePlan};
 use super::observe::Call;
-use crate::answer::{StateAnswer, StateSource};
+use crate::answer::StateAnswer;
 use crate::model::StateView;
 use crate::observation::{RequestBody, Timeline};
 use crate::service::StateService;
@@ -45,16 +46,6 @@ fn constant_of(draft: &Draft, calls: &[Call], state: &StateView, member: &str) -
     held.peek()?;
     held.all(|entity| entity.fields.get(member).and_then(Json::as_str) == Some(&constant))
         .then_some(constant)
-}
-
-/// Whether a string of the answer (not a key) holds the text.
-fn spells(answer: &Json, text: &str) -> bool {
-    match answer {
-        Json::String(held) => held.contains(text),
-        Json::Array(items) => items.iter().any(|item| spells(item, text)),
-        Json::Object(members) => members.iter().any(|(_, value)| spells(value, text)),
-        _ => false,
-    }
 }
 
 /// The members of a failed call's body where it sent a text other than the draft's constant,
@@ -153,19 +144,12 @@ pub(super) fn answer(
         .into_iter()
         .filter(|(from, to)| from != to)
         .collect();
-    let base = service.kept(refusal.ordinal)?;
-    Some(crate::missing::renamed_answer(
-        base,
-        &renamed,
-        service.replay_evidence_id(),
-        false,
-        StateSource::state("conflict", None),
-    ))
+    super::conflict::recorded_refusal(service, refusal.ordinal, &renamed)
 }
 
 #[cfg(test)]
 mod tests {
-    use super::spells;
+    use super::super::conflict::spells;
     use rea_plugin_api::json::Json;
 
     #[test]

@@ -19,7 +19,7 @@ use super::dependents::{member_at, members_holding};
 use super::model::{Effect, ReferencedModel, WritePlan};
 use super::observe::{After, Call};
 use super::{Draft, Views};
-use crate::answer::{StateAnswer, StateSource};
+use crate::answer::StateAnswer;
 use crate::model::StateView;
 use crate::observation::Timeline;
 use crate::render::scalar_text;
@@ -176,14 +176,7 @@ pub(super) fn answer(
     if !named {
         return None;
     }
-    let base = service.kept(refusal.ordinal)?;
-    Some(crate::missing::renamed_answer(
-        base,
-        &[],
-        service.replay_evidence_id(),
-        false,
-        StateSource::state("conflict", None),
-    ))
+    super::conflict::recorded_refusal(service, refusal.ordinal, &[])
 }
 
 #[cfg(test)]
