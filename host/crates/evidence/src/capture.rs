@@ -1180,25 +1180,38 @@ mod tests {
             .replace(r#""records":[null]"#, r#""records":[]"#)
     }
 
-    #[test]
-    fn the_id_hashed_during_the_check_is_the_id() {
-        let extractor = ExtractorRef {
+    /// The extractor the test answers name.
+    fn test_extractor() -> ExtractorRef {
+        ExtractorRef {
             plugin: "p".to_owned(),
             stage: "s".to_owned(),
             version: "1".to_owned(),
-        };
+        }
+    }
+
+    /// The inputs of a test capture (`/c.har`, no selection) declaring these sensitive values.
+    fn test_inputs<'a>(
+        extractor: &'a ExtractorRef,
+        sensitive_values: &'a [String],
+    ) -> CaptureInputs<'a> {
+        CaptureInputs {
+            path: Path::new("/c.har"),
+            bytes: 9,
+            sha256: "00",
+            input_kind: "har",
+            extractor,
+            selection: None,
+            sensitive_values,
+            origin: CaptureOrigin::File,
+        }
+    }
+
+    #[test]
+    fn the_id_hashed_during_the_check_is_the_id() {
+        let extractor = test_extractor();
         let sensitive = ["zzz".to_owned()];
         for sensitive_values in [&[][..], &sensitive[..]] {
-            let inputs = CaptureInputs {
-                path: Path::new("/c.har"),
-                bytes: 9,
-                sha256: "00",
-                input_kind: "har",
-                extractor: &extractor,
-                selection: None,
-                sensitive_values,
-                origin: CaptureOrigin::File,
-            };
+            let inputs = test_inputs(&extractor, sensitive_values);
             for count in [0, 1, 3, 40] {
                 let text = answer_text(count);
                 assert_eq!(
@@ -1243,21 +1256,8 @@ mod tests {
 
     /// A sealed capture of an answer text (no selection, no declared values).
     fn sealed_of(text: String) -> SealedCapture {
-        let extractor = ExtractorRef {
-            plugin: "p".to_owned(),
-            stage: "s".to_owned(),
-            version: "1".to_owned(),
-        };
-        let inputs = CaptureInputs {
-            path: Path::new("/c.har"),
-            bytes: 9,
-            sha256: "00",
-            input_kind: "har",
-            extractor: &extractor,
-            selection: None,
-            sensitive_values: &[],
-            origin: CaptureOrigin::File,
-        };
+        let extractor = test_extractor();
+        let inputs = test_inputs(&extractor, &[]);
         match seal_capture_answer(&inputs, text).unwrap() {
             CaptureOutput::Raw(sealed) => sealed,
             CaptureOutput::Sealed(_) => panic!("a canonical answer is sealed over its text"),
