@@ -66,12 +66,7 @@ fn another_filter_value_answers_from_the_state() {
 #[test]
 fn the_task_update_is_served_past_the_adopted_user_delete() {
     let served = serve_corpus_app("safrs");
-    let plan = served
-        .state()
-        .write_plans
-        .iter()
-        .find(|plan| plan.tool == "patch_tasks_by_id")
-        .expect("a plan");
+    let plan = crate::state_support::write_plan(&served, "patch_tasks_by_id");
     assert!(plan.served, "{:?}", plan.reason);
     assert_eq!(plan.contradicted_by, None);
 }

@@ -11,23 +11,7 @@
 
 use serde_json::{Map, Value, json};
 
-use crate::state_support::{Served, serve_corpus_app};
-
-fn plan<'a>(served: &'a Served, tool: &str) -> &'a rea_state::writes::model::WritePlan {
-    served
-        .state()
-        .write_plans
-        .iter()
-        .find(|plan| plan.tool == tool)
-        .unwrap_or_else(|| panic!("a plan for {tool}"))
-}
-
-fn args(pairs: &[(&str, &str)]) -> Map<String, Value> {
-    pairs
-        .iter()
-        .map(|(name, value)| ((*name).to_owned(), Value::String((*value).to_owned())))
-        .collect()
-}
+use crate::state_support::{serve_corpus_app, string_arguments as args, write_plan as plan};
 
 fn with_body(pairs: &[(&str, &str)], body: Value) -> Map<String, Value> {
     let mut arguments = args(pairs);

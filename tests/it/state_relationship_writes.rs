@@ -23,9 +23,8 @@ fn call_args(task: &str, relationship: &str, body: Value) -> Map<String, Value> 
 }
 
 fn task_attributes(served: &crate::state_support::Served, task: &str) -> Value {
-    let mut arguments = Map::new();
-    arguments.insert("id".into(), Value::String(task.into()));
-    let (answer, is_error) = served.call("get_tasks_by_id", arguments);
+    let (answer, is_error) =
+        crate::state_support::call_with_strings(served, "get_tasks_by_id", &[("id", task)]);
     assert!(!is_error, "{answer:#}");
     answer["body"]["data"]["attributes"].clone()
 }
@@ -33,12 +32,7 @@ fn task_attributes(served: &crate::state_support::Served, task: &str) -> Value {
 #[test]
 fn the_relationship_route_is_learned_from_the_assignee_write_and_read_back() {
     let served = serve_corpus_app("safrs");
-    let plan = served
-        .state()
-        .write_plans
-        .iter()
-        .find(|plan| plan.tool == TOOL)
-        .expect("a plan");
+    let plan = crate::state_support::write_plan(&served, TOOL);
     assert!(plan.served, "{:?}", plan.reason);
     let model = plan.relationship.as_ref().expect("a relationship model");
     assert_eq!(model.identifier, "/data");

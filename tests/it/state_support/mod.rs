@@ -287,11 +287,25 @@ pub fn check_golden(path: &Path, actual: &[u8]) {
 
 /// Calls a tool with string arguments (`[("skip", "6")]`).
 pub fn call_with_strings(served: &Served, tool: &str, arguments: &[(&str, &str)]) -> (Value, bool) {
-    let arguments: Map<String, Value> = arguments
+    served.call(tool, string_arguments(arguments))
+}
+
+/// Tool arguments holding these strings (`[("id", "3")]`).
+pub fn string_arguments(pairs: &[(&str, &str)]) -> Map<String, Value> {
+    pairs
         .iter()
         .map(|(name, value)| ((*name).to_owned(), Value::String((*value).to_owned())))
-        .collect();
-    served.call(tool, arguments)
+        .collect()
+}
+
+/// The served state's write plan of a tool (panics when it has none).
+pub fn write_plan<'a>(served: &'a Served, tool: &str) -> &'a rea_state::writes::model::WritePlan {
+    served
+        .state()
+        .write_plans
+        .iter()
+        .find(|plan| plan.tool == tool)
+        .unwrap_or_else(|| panic!("a plan for {tool}"))
 }
 
 /// The one probe record whose request line (as [`request_line`] spells it) is `line`.
