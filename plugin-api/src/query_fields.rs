@@ -234,6 +234,13 @@ fn filter_roles(name: &str, has_field: &dyn Fn(&str) -> bool) -> Vec<QueryRole> 
     {
         roles.push(QueryRole::Filter { field, op });
     }
+    if let Some((field, op)) = bracketed_field(name).and_then(dotted_operator)
+        && has_field(field)
+    {
+        // An operator word after a dot inside the brackets (`filter[rating.gte]`,
+        // `filter[title.icontains]`).
+        roles.push(QueryRole::filter(field, op));
+    }
     if let Some(field) = bracketed_field(name)
         && has_field(field)
     {
@@ -257,6 +264,16 @@ fn bracketed_field(name: &str) -> Option<&str> {
         && !field.contains(['[', ']'])
         && operator_word(field).is_none())
     .then_some(field)
+}
+
+/// A field and the operator a dotted operator word after it spells (`rating.gte`,
+/// `status.in`); `None` when the last dotted part is no operator word.
+fn dotted_operator(inner: &str) -> Option<(&str, &'static str)> {
+    let (field, word) = inner.rsplit_once('.')?;
+    (!field.is_empty() && !word.starts_with(['_', '$']))
+        .then(|| operator_word(word))
+        .flatten()
+        .map(|op| (field, op))
 }
 
 /// An operator word's meaning (`_eq`, `$gte`, `neq`, `icontains`, `starts_with`, `isnull` …):
@@ -379,6 +396,28 @@ mod tests {
             ]
         );
         assert!(candidate_roles("colour", &|field| field == "title").is_empty());
+    }
+
+    #[test]
+    fn an_operator_word_after_a_dot_in_brackets_filters_the_field_before_it() {
+        let held = |field: &str| ["rating", "title", "author.name"].contains(&field);
+        assert_eq!(
+            candidate_roles("filter[rating.gte]", &held),
+            vec![QueryRole::filter("rating", "gte")]
+        );
+        assert_eq!(
+            candidate_roles("filter[title.icontains]", &held),
+            vec![QueryRole::filter("title", "like")]
+        );
+        // A dotted field whose last part is no operator word is the field itself.
+        assert_eq!(
+            candidate_roles("filter[author.name]", &held),
+            vec![
+                QueryRole::filter("author.name", "in"),
+                QueryRole::filter("author.name", "eq")
+            ]
+        );
+        assert!(candidate_roles("filter[pages.gte]", &held).is_empty());
     }
 
     #[test]

@@ -74,7 +74,51 @@ pub fn state_tools_with_views(
     views: &[crate::model::ReadView],
     withheld: WithheldWrites,
 ) -> Vec<ToolDefinition> {
-    state_tools_with_sparse(environment, manifest, plans, (views, None), withheld)
+    state_tools_worded(
+        environment,
+        manifest,
+        plans,
+        (views, None),
+        (withheld, Wording::Sentence),
+    )
+}
+
+/// How the learned query arguments of a catalog are described: each in a sentence, or by its
+/// field and operator alone (what a catalog whose sentences would not fit the discovery
+/// reservation says).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Wording {
+    Sentence,
+    Brief,
+}
+
+/// [`state_tools_with_sparse`] charged against the discovery reservation under the served
+/// `name`: when the sentences describing the learned query arguments would not fit, each is
+/// described by its field and operator alone (`Filter: pages lt`), and the catalog is charged
+/// again; a catalog still over the reservation is refused.
+pub fn state_catalog_within_reservation(
+    environment: &Environment,
+    manifest: &rea_manifest::Manifest,
+    plans: &[WritePlan],
+    (views, sparse): (
+        &[crate::model::ReadView],
+        Option<&crate::sparse::SparseFields>,
+    ),
+    (withheld, name): (WithheldWrites, &str),
+) -> Result<Vec<ToolDefinition>, Refusal> {
+    let tools = state_tools_with_sparse(environment, manifest, plans, (views, sparse), withheld);
+    if check_state_catalog(&tools, name).is_ok() {
+        return Ok(tools);
+    }
+    let brief = state_tools_worded(
+        environment,
+        manifest,
+        plans,
+        (views, sparse),
+        (withheld, Wording::Brief),
+    );
+    check_state_catalog(&brief, name)?;
+    Ok(brief)
 }
 
 /// [`state_tools_with_views`] with the state's sparse fieldset (see [`crate::sparse`]): each
@@ -89,6 +133,26 @@ pub fn state_tools_with_sparse(
     ),
     withheld: WithheldWrites,
 ) -> Vec<ToolDefinition> {
+    state_tools_worded(
+        environment,
+        manifest,
+        plans,
+        (views, sparse),
+        (withheld, Wording::Sentence),
+    )
+}
+
+/// [`state_tools_with_sparse`], the learned query arguments described as `wording` says.
+fn state_tools_worded(
+    environment: &Environment,
+    manifest: &rea_manifest::Manifest,
+    plans: &[WritePlan],
+    (views, sparse): (
+        &[crate::model::ReadView],
+        Option<&crate::sparse::SparseFields>,
+    ),
+    (withheld, wording): (WithheldWrites, Wording),
+) -> Vec<ToolDefinition> {
     environment
         .tools()
         .iter()
@@ -101,7 +165,7 @@ pub fn state_tools_with_sparse(
                 tool.description = with_phrase(&tool.description, STATE_PHRASE);
                 if let Some(view) = views.iter().find(|view| view.tool == tool.name) {
                     widen_union_filters(view, &mut tool.input_schema);
-                    add_generalized_arguments(view, &mut tool.input_schema);
+                    add_generalized_arguments(view, &mut tool.input_schema, wording);
                     add_sparse_argument(&tool.name, sparse, &mut tool.input_schema);
                 }
                 return Some(tool);
@@ -129,14 +193,17 @@ pub fn state_tools_with_sparse(
 /// grammar extends to (see [`crate::derive::query_grammar`]), its learned field selection (see
 /// [`crate::selection`]; a recorded name stays as recorded) and those showing related entities
 /// the reads of its type taught (see [`crate::relations`]), each with what it does.
-fn generalized_arguments(view: &crate::model::ReadView) -> BTreeMap<String, String> {
+fn generalized_arguments(
+    view: &crate::model::ReadView,
+    wording: Wording,
+) -> BTreeMap<String, String> {
     use crate::model::ViewDetail;
     let mut names = BTreeMap::new();
     let relations = match &view.detail {
         ViewDetail::List(list) => {
             if let Some(model) = &list.query {
                 for (name, role) in &model.generalized {
-                    names.insert(name.clone(), role_description(role));
+                    names.insert(name.clone(), role_description(role, wording));
                 }
             }
             &list.relations
@@ -164,7 +231,9 @@ fn generalized_arguments(view: &crate::model::ReadView) -> BTreeMap<String, Stri
 /// The names of the query parameters a view takes beyond its recorded ones (see
 /// [`generalized_arguments`]).
 pub(crate) fn generalized_names(view: &crate::model::ReadView) -> BTreeSet<String> {
-    generalized_arguments(view).into_keys().collect()
+    generalized_arguments(view, Wording::Sentence)
+        .into_keys()
+        .collect()
 }
 
 /// The families of query parameter names a list view's learned grammar reads as terms (anchored
@@ -225,6 +294,7 @@ fn widen_union_filters(view: &crate::model::ReadView, schema: &mut rea_manifest:
 fn add_generalized_arguments(
     view: &crate::model::ReadView,
     schema: &mut rea_manifest::InputSchema,
+    wording: Wording,
 ) {
     use rea_manifest::catalog::{Argument, PropertyKind, PropertySchema, QueryType};
     let at = schema
@@ -232,7 +302,7 @@ fn add_generalized_arguments(
         .iter()
         .position(|argument| argument.target == ArgumentTarget::Body)
         .unwrap_or(schema.arguments.len());
-    let added: Vec<Argument> = generalized_arguments(view)
+    let added: Vec<Argument> = generalized_arguments(view, wording)
         .into_iter()
         .filter(|(name, _)| {
             !schema
@@ -304,8 +374,11 @@ fn add_sparse_argument(
 }
 
 /// What a generalized query argument does, in one phrase.
-fn role_description(role: &crate::model::QueryRole) -> String {
+fn role_description(role: &crate::model::QueryRole, wording: Wording) -> String {
     use crate::model::QueryRole;
+    if let (Wording::Brief, QueryRole::Filter { field, op }) = (wording, role) {
+        return format!("Filter: {field} {op}");
+    }
     match role {
         QueryRole::Filter { field, op } => {
             let test = match op.as_str() {
@@ -483,4 +556,25 @@ pub fn check_state_catalog(
     name: &str,
 ) -> Result<DiscoveryCharge, Refusal> {
     check_discovery_reservation(tools, &state_card(name, tools))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Wording, role_description};
+    use crate::model::QueryRole;
+
+    #[test]
+    fn a_learned_filter_is_described_in_a_sentence_or_by_field_and_operator() {
+        let role = QueryRole::filter("pages", "lt");
+        assert_eq!(
+            role_description(&role, Wording::Sentence),
+            "Query parameter: keeps the members whose pages is lt the value (learned from the recorded queries)"
+        );
+        assert_eq!(role_description(&role, Wording::Brief), "Filter: pages lt");
+        // Other roles keep their sentence.
+        assert_eq!(
+            role_description(&QueryRole::Sort, Wording::Brief),
+            role_description(&QueryRole::Sort, Wording::Sentence)
+        );
+    }
 }

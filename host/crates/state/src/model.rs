@@ -776,6 +776,18 @@ pub enum CursorForm {
         /// the links.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         link_only: Option<(String, String)>,
+        /// Whether every pair of a link is spelled in name order (the call's arguments, the
+        /// position and the page size sorted together), as an application re-encoding the
+        /// whole query spells it.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        sorted: bool,
+        /// Whether a link naming the first item leaves the position parameter out (`first`
+        /// without `page[offset]`; a link left with no pair is the prefix alone).
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        first_unnamed: bool,
+        /// Whether a relation the page lacks is shown as `null` under its key (else left out).
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        absent_null: bool,
     },
 }
 
@@ -796,6 +808,10 @@ pub struct PageRelation {
     pub template: Json,
     /// The pointer of the link's text within the entry.
     pub link: String,
+    /// Whether the link leaves the page size out when the call sent none (`first` repeating
+    /// the call as sent; else it names the default size).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub leaves_unsent_size: bool,
 }
 
 /// A page a [`PageRelation`] names whatever page the call asks for.

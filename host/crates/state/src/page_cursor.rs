@@ -31,6 +31,12 @@ struct LinkSpelling {
     decoded: bool,
     /// The position and page-size parameters after the call's other arguments.
     position_last: bool,
+    /// Every pair in name order.
+    sorted: bool,
+    /// The position parameter left out where it names the first item.
+    first_unnamed: bool,
+    /// A relation the page lacks shown as `null`.
+    absent_null: bool,
 }
 
 /// The parameter naming a call's page: a page number counted from a base, or the offset of the
@@ -196,11 +202,17 @@ impl PageEnd<'_> {
                 position_last,
                 default_size,
                 link_only,
+                sorted,
+                first_unnamed,
+                absent_null,
             } => self.page_links(
                 prefix,
                 LinkSpelling {
                     decoded: *decoded,
                     position_last: *position_last,
+                    sorted: *sorted,
+                    first_unnamed: *first_unnamed,
+                    absent_null: *absent_null,
                 },
                 relations,
                 (*default_size, link_only.as_ref()),
@@ -301,18 +313,24 @@ impl PageEnd<'_> {
         };
         let mut links = Object::new();
         for relation in relations {
-            let Some(target) = place.target(relation) else {
+            let target = place
+                .target(relation)
+                .filter(|target| place.holds(relation.present, *target));
+            let Some(target) = target else {
+                if spelling.absent_null {
+                    links.insert(relation.key.clone(), Json::Null);
+                }
                 continue;
             };
-            if !place.holds(relation.present, target) {
-                continue;
-            }
             let pairs = self.page_pairs(
-                (position.name(), position.value(target, size)),
+                (position.name(), position.value(target, size), target == 0),
                 (size_name, size),
-                spelling.position_last,
+                (spelling, relation.leaves_unsent_size),
             );
-            let link = format!("{prefix}?{}", spell_query(&pairs, spelling.decoded));
+            let link = match pairs.as_slice() {
+                [] => prefix.to_owned(),
+                _ => format!("{prefix}?{}", spell_query(&pairs, spelling.decoded)),
+            };
             let entry = crate::render::with_value_at(
                 relation.template.clone(),
                 &relation.link,
@@ -325,24 +343,34 @@ impl PageEnd<'_> {
 
     /// A page's query pairs: the position parameter first, then the call's other arguments as
     /// sent (the page size last when the call named none); or, `position_last`, the call's
-    /// arguments but those two, then the position and the page size.
+    /// arguments but those two, then the position and the page size; or, `sorted`, all of them
+    /// in name order. The position is left out at the first item when `first_unnamed`, and the
+    /// size when the call sent none and the relation leaves it out.
     fn page_pairs(
         &self,
-        (position, value): (&str, u64),
+        (position, value, first): (&str, u64, bool),
         (size_name, size): (&str, u64),
-        position_last: bool,
+        (spelling, leaves_unsent_size): (LinkSpelling, bool),
     ) -> Vec<(String, String)> {
-        let position_pair = (position.to_owned(), value.to_string());
-        let size_pair = (size_name.to_owned(), size.to_string());
-        let others = self.sent.iter().filter(|(sent, _)| sent != position);
-        if position_last {
-            let kept = others.filter(|(sent, _)| sent != size_name).cloned();
-            return kept.chain([position_pair, size_pair]).collect();
-        }
+        let position_pair =
+            (!(first && spelling.first_unnamed)).then(|| (position.to_owned(), value.to_string()));
         let sized = self.sent.iter().any(|(sent, _)| sent == size_name);
-        std::iter::once(position_pair)
+        let size_pair =
+            (sized || !leaves_unsent_size).then(|| (size_name.to_owned(), size.to_string()));
+        let others = self.sent.iter().filter(|(sent, _)| sent != position);
+        if spelling.sorted || spelling.position_last {
+            let kept = others.filter(|(sent, _)| sent != size_name).cloned();
+            let mut pairs: Vec<(String, String)> =
+                kept.chain(position_pair).chain(size_pair).collect();
+            if spelling.sorted {
+                pairs.sort_by(|a, b| a.0.cmp(&b.0));
+            }
+            return pairs;
+        }
+        position_pair
+            .into_iter()
             .chain(others.cloned())
-            .chain((!sized).then_some(size_pair))
+            .chain(size_pair.filter(|_| !sized))
             .collect()
     }
 
@@ -403,19 +431,32 @@ pub struct ShownPage<'a> {
     pub matched: u64,
 }
 
-/// One relation as the recorded pages showed it: its entry's template and link pointer, and
-/// per page showing it the page's index and the item offset its link names.
+/// One relation as the recorded pages showed it: its entry's template and link pointer, per
+/// page showing it the page's index and the item offset its link names, and whether its links
+/// on pages whose call sent no page size named one (`Some(true)`), never did (`Some(false)`).
 struct ShownRelation {
     template: Json,
     link: String,
     targets: Vec<(usize, u64)>,
+    names_unsent_size: Option<bool>,
+}
+
+/// What the links objects showed of their spelling beyond each relation.
+#[derive(Debug, Clone, Copy, Default)]
+struct ShownSpelling {
+    /// Some link named the first item without the position parameter.
+    first_unnamed: bool,
+    /// Some relation was shown as `null`.
+    absent_null: bool,
 }
 
 /// The [`CursorForm::PageLinks`] forms the links objects recorded on pages may take (each
-/// spelling: position first or last, form-encoded or decoded): each member of them a relation
-/// holding one link text whose query names the position parameter, its entry alike on every
-/// page, the page it names and when it is present alike on every page, every link text after
-/// one prefix, and the page size of calls naming none one value; none otherwise.
+/// spelling: position first or last, all pairs in name order, form-encoded or decoded): each
+/// member of them a relation holding one link text (or `null` where the page lacks it) whose
+/// query names the position parameter (or, naming the first item, may leave it out), its entry
+/// alike on every page, the page it names and when it is present alike on every page, every
+/// link text after one prefix, and the page size of calls naming none one value; none
+/// otherwise.
 pub fn page_link_forms(
     shown: &[ShownPage<'_>],
     position: Position<'_>,
@@ -438,7 +479,9 @@ pub fn page_link_forms(
     let Some(places) = places else {
         return Vec::new();
     };
-    let Some((prefix, relations)) = shown_relations(shown, &places, position) else {
+    let Some((prefix, relations, spelling)) =
+        shown_relations(shown, &places, (position, size_name))
+    else {
         return Vec::new();
     };
     let mut learned = Vec::new();
@@ -458,15 +501,20 @@ pub fn page_link_forms(
     if sorted {
         learned.sort_by(|a, b| a.key.cmp(&b.key));
     }
-    [(false, false), (false, true), (true, false), (true, true)]
+    let orders = [(false, false), (true, false), (false, true)];
+    orders
         .into_iter()
-        .map(|(position_last, decoded)| CursorForm::PageLinks {
+        .flat_map(|order| [(order, false), (order, true)])
+        .map(|((position_last, sorted), decoded)| CursorForm::PageLinks {
             prefix: prefix.clone(),
             decoded,
             relations: learned.clone(),
             position_last,
             default_size,
             link_only: None,
+            sorted,
+            first_unnamed: spelling.first_unnamed,
+            absent_null: spelling.absent_null,
         })
         .collect()
 }
@@ -514,18 +562,19 @@ pub fn link_only_names(
 }
 
 /// The page size the links of pages whose call named none name (one value; `Some(None)` when
-/// no such page showed links); `None` when they disagree or name none.
+/// no such link named one); `None` when they disagree, or an entry holds no one link.
 fn default_size(shown: &[ShownPage<'_>], size_name: &str) -> Option<Option<u64>> {
     let mut found: Option<u64> = None;
     for page in shown.iter().filter(|page| page.size.is_none()) {
         let object = page.links.as_object()?;
         for (_, entry) in object.iter() {
-            let mut texts = Vec::new();
-            link_texts(entry, "", &mut texts);
-            let [(_, text)] = texts.as_slice() else {
-                return None;
+            let Some((_, text)) = entry_link(entry)? else {
+                continue;
             };
-            let size = query_value(text.split_once('?')?.1, size_name)?;
+            let query = text.split_once('?').map_or("", |(_, query)| query);
+            let Some(size) = query_number(query, size_name)? else {
+                continue;
+            };
             if found.is_some_and(|known| known != size) {
                 return None;
             }
@@ -535,34 +584,51 @@ fn default_size(shown: &[ShownPage<'_>], size_name: &str) -> Option<Option<u64>>
     Some(found)
 }
 
-/// The link prefix and the relations the pages showed (in first-shown order); `None` when an
-/// entry holds no one link naming the position, entries of a key differ, or prefixes differ.
+/// The link prefix, the relations the pages showed (in first-shown order) and what they showed
+/// of their spelling; `None` when an entry holds no one link (nor `null`), entries of a key
+/// differ, or prefixes differ.
 fn shown_relations(
     shown: &[ShownPage<'_>],
     places: &[PagePlace],
-    position: Position<'_>,
-) -> Option<(String, Vec<(String, ShownRelation)>)> {
+    (position, size_name): (Position<'_>, &str),
+) -> Option<(String, Vec<(String, ShownRelation)>, ShownSpelling)> {
     let mut prefixes: Vec<String> = Vec::new();
     let mut relations: Vec<(String, ShownRelation)> = Vec::new();
+    let mut spelling = ShownSpelling::default();
     for (index, (page, place)) in shown.iter().zip(places).enumerate() {
         let object = page.links.as_object().filter(|object| !object.is_empty())?;
         for (key, entry) in object.iter() {
-            let (prefix, template, link, value) = link_parts(entry, position.name())?;
-            let target = position.offset(Some(&value.to_string()), place.size)?;
-            if !prefixes.contains(&prefix) {
-                prefixes.push(prefix);
+            let Some(parts) = link_parts(entry, (position.name(), size_name))? else {
+                spelling.absent_null = true;
+                continue;
+            };
+            let value = parts.value.map(|value| value.to_string());
+            let target = position.offset(value.as_deref(), place.size)?;
+            spelling.first_unnamed |= parts.value.is_none();
+            if !prefixes.contains(&parts.prefix) {
+                prefixes.push(parts.prefix);
             }
+            let unsent_size = page.size.is_none().then_some(parts.names_size);
             match relations.iter_mut().find(|(known, _)| known == key) {
-                Some((_, known)) if known.template != template || known.link != link => {
+                Some((_, known))
+                    if known.template != parts.template || known.link != parts.link =>
+                {
                     return None;
                 }
-                Some((_, known)) => known.targets.push((index, target)),
+                Some((_, known)) => {
+                    known.targets.push((index, target));
+                    known.names_unsent_size = match (known.names_unsent_size, unsent_size) {
+                        (Some(a), Some(b)) if a != b => return None,
+                        (known, here) => known.or(here),
+                    };
+                }
                 None => relations.push((
                     key.to_owned(),
                     ShownRelation {
-                        template,
-                        link,
+                        template: parts.template,
+                        link: parts.link,
                         targets: vec![(index, target)],
+                        names_unsent_size: unsent_size,
                     },
                 )),
             }
@@ -571,7 +637,7 @@ fn shown_relations(
     let [prefix] = prefixes.as_slice() else {
         return None;
     };
-    Some((prefix.clone(), relations))
+    Some((prefix.clone(), relations, spelling))
 }
 
 /// A relation's learned page and presence: the first of the first page, the whole-page last
@@ -593,6 +659,7 @@ fn learn_relation(key: String, shown: ShownRelation, places: &[PagePlace]) -> Op
         present: PagePresence::Exists,
         template: shown.template,
         link: shown.link,
+        leaves_unsent_size: shown.names_unsent_size == Some(false),
     };
     let names_every = |relation: &PageRelation| {
         shown
@@ -620,19 +687,54 @@ fn learn_relation(key: String, shown: ShownRelation, places: &[PagePlace]) -> Op
     Some(relation)
 }
 
-/// A links entry's parts: the text before its link's query, the entry with the link `null`,
-/// the link's pointer and the value its query gives the position parameter `name`; the entry
-/// must hold one link text.
-fn link_parts(entry: &Json, name: &str) -> Option<(String, Json, String, u64)> {
-    let mut texts = Vec::new();
-    link_texts(entry, "", &mut texts);
-    let [(link, text)] = texts.as_slice() else {
-        return None;
+/// A links entry's parts (see [`link_parts`]).
+struct LinkParts {
+    /// The text before the link's query (the whole text when it has none).
+    prefix: String,
+    /// The entry with the link `null`.
+    template: Json,
+    /// The link's pointer within the entry.
+    link: String,
+    /// The value its query gives the position parameter, when it names it.
+    value: Option<u64>,
+    /// Whether its query names the page size.
+    names_size: bool,
+}
+
+/// A links entry's parts: `Some(None)` for a `null` entry; `None` when the entry holds no one
+/// link text, or its query gives the position or the page size no number.
+fn link_parts(entry: &Json, (name, size_name): (&str, &str)) -> Option<Option<LinkParts>> {
+    let Some((link, text)) = entry_link(entry)? else {
+        return Some(None);
     };
-    let (prefix, query) = text.split_once('?')?;
-    let value = query_value(query, name)?;
-    let template = crate::render::with_value_at(entry.clone(), link, Json::Null);
-    Some((prefix.to_owned(), template, link.clone(), value))
+    let (prefix, query) = text.split_once('?').unwrap_or((&text, ""));
+    let value = query_number(query, name)?;
+    let names_size = query_number(query, size_name)?.is_some();
+    let template = crate::render::with_value_at(entry.clone(), &link, Json::Null);
+    Some(Some(LinkParts {
+        prefix: prefix.to_owned(),
+        template,
+        link,
+        value,
+        names_size,
+    }))
+}
+
+/// A links entry's one link, its pointer and text (a text with no query counts only as the
+/// whole entry); `Some(None)` for `null`; `None` when it holds no one link.
+fn entry_link(entry: &Json) -> Option<Option<(String, String)>> {
+    match entry {
+        Json::Null => Some(None),
+        Json::String(text) => Some(Some((String::new(), text.clone()))),
+        _ => {
+            let mut texts = Vec::new();
+            link_texts(entry, "", &mut texts);
+            match texts.as_slice() {
+                [(link, text)] => Some(Some((link.clone(), text.clone()))),
+                _ => None,
+            }
+        }
+    }
 }
 
 /// The string leaves of a value holding a query (`?`), with their pointers.
@@ -654,11 +756,16 @@ fn link_texts(value: &Json, at: &str, found: &mut Vec<(String, String)>) {
     }
 }
 
-/// The number a link's query gives the parameter `name` (its name compared decoded).
-fn query_value(query: &str, name: &str) -> Option<u64> {
-    decode_query(query)
+/// The number a link's query gives the parameter `name` (its name compared decoded):
+/// `Some(None)` when it names no such parameter, `None` when its value is no number.
+fn query_number(query: &str, name: &str) -> Option<Option<u64>> {
+    match decode_query(query)
         .into_iter()
-        .find_map(|(decoded, value)| (decoded == name).then(|| value.parse().ok()).flatten())
+        .find(|(decoded, _)| decoded == name)
+    {
+        Some((_, value)) => value.parse().ok().map(Some),
+        None => Some(None),
+    }
 }
 
 /// The forms a member holding `value` in one line may take, most specific first.
@@ -771,6 +878,7 @@ mod tests {
             )
             .expect("json"),
             link: "/0/uri".to_owned(),
+            leaves_unsent_size: false,
         };
         CursorForm::PageLinks {
             prefix: "http://h/issue".into(),
@@ -783,6 +891,9 @@ mod tests {
             position_last: false,
             default_size: None,
             link_only: None,
+            sorted: false,
+            first_unnamed: false,
+            absent_null: false,
         }
     }
 
@@ -886,7 +997,8 @@ mod tests {
         );
         let pages = [numbered(&first, "1"), numbered(&last, "3")];
         let forms = page_link_forms(&pages, INDEX, "@page_size");
-        assert_eq!(forms.len(), 4);
+        // Position first or last, or every pair in name order; decoded or form-encoded.
+        assert_eq!(forms.len(), 6);
         let CursorForm::PageLinks {
             prefix,
             decoded,
@@ -923,13 +1035,21 @@ mod tests {
             ]
         );
         assert_eq!(relations[0].link, "/0/uri");
-        // A relation whose step differs between pages, or a link without the page: no form.
+        // A relation whose step differs between pages: no form.
         let shifted =
             parse(r#"{"self": [{"rel": "self", "uri": "http://h/i?@page_index=2&@page_size=2"}]}"#);
         let pages = [numbered(&first, "1"), numbered(&shifted, "3")];
         assert!(page_link_forms(&pages, INDEX, "@page_size").is_empty());
+        // A link without the page names the first page, leaving its number out.
         let pageless = parse(r#"{"self": "http://h/i?@page_size=2"}"#);
-        assert!(page_link_forms(&[numbered(&pageless, "1")], INDEX, "@page_size").is_empty());
+        let forms = page_link_forms(&[numbered(&pageless, "1")], INDEX, "@page_size");
+        assert!(matches!(
+            forms.first(),
+            Some(CursorForm::PageLinks {
+                first_unnamed: true,
+                ..
+            })
+        ));
     }
 
     /// An offset page of the `page[offset]` tests.
@@ -977,6 +1097,126 @@ mod tests {
                 )
             })
             .expect("a form")
+    }
+
+    /// Pages whose links re-encode the whole query in name order, leave the offset out at the
+    /// first item and the size out of `first` when the call sent none, and show a relation the
+    /// page lacks as `null`: a plain call (10 matched), then pages of 4 at offsets 0 and 4.
+    fn sorted_link_pages(parse: impl Fn(&str) -> Json) -> [Json; 3] {
+        [
+            parse(
+                r#"{"first": "http://h/b/", "last": "http://h/b/?page%5Blimit%5D=50",
+                    "next": null, "prev": null}"#,
+            ),
+            parse(
+                r#"{"first": "http://h/b/?page%5Blimit%5D=4&sort=title",
+                    "last": "http://h/b/?page%5Blimit%5D=4&page%5Boffset%5D=8&sort=title",
+                    "next": "http://h/b/?page%5Blimit%5D=4&page%5Boffset%5D=4&sort=title",
+                    "prev": null}"#,
+            ),
+            parse(
+                r#"{"first": "http://h/b/?page%5Blimit%5D=4&sort=title",
+                    "last": "http://h/b/?page%5Blimit%5D=4&page%5Boffset%5D=8&sort=title",
+                    "next": "http://h/b/?page%5Blimit%5D=4&page%5Boffset%5D=8&sort=title",
+                    "prev": "http://h/b/?page%5Blimit%5D=4&sort=title"}"#,
+            ),
+        ]
+    }
+
+    #[test]
+    fn links_in_name_order_leave_the_first_offset_out_and_show_absent_relations_as_null() {
+        let parse = |text: &str| rea_plugin_api::json::parse(text.as_bytes()).expect("json");
+        let [plain, first, second] = sorted_link_pages(parse);
+        let offset = Position::Offset {
+            name: "page[offset]",
+        };
+        let pages = [
+            offset_page(&plain, None, None, 10),
+            offset_page(&first, None, Some(4), 10),
+            offset_page(&second, Some("4"), Some(4), 10),
+        ];
+        let forms = page_link_forms(&pages, offset, "page[limit]");
+        let form = forms
+            .iter()
+            .find(|form| {
+                matches!(
+                    form,
+                    CursorForm::PageLinks {
+                        sorted: true,
+                        decoded: false,
+                        ..
+                    }
+                )
+            })
+            .expect("a form in name order");
+        let CursorForm::PageLinks {
+            relations,
+            default_size,
+            first_unnamed,
+            absent_null,
+            ..
+        } = form
+        else {
+            unreachable!()
+        };
+        assert_eq!(*default_size, Some(50));
+        assert!(*first_unnamed && *absent_null);
+        let sizes: Vec<(&str, bool)> = relations
+            .iter()
+            .map(|relation| (relation.key.as_str(), relation.leaves_unsent_size))
+            .collect();
+        assert_eq!(
+            sizes,
+            [
+                ("first", true),
+                ("last", false),
+                ("next", false),
+                ("prev", false)
+            ]
+        );
+        // Minted for a page of 3 from offset 3 of 7 matched, the call's pairs in another order.
+        let model = QueryModel::of_roles(&[
+            ("page[offset]", QueryRole::Offset),
+            ("page[limit]", QueryRole::PageSize),
+            ("filter[status]", QueryRole::filter("status", "eq")),
+        ]);
+        let sent = pairs(&[
+            ("page[offset]", "3"),
+            ("filter[status]", "lost"),
+            ("page[limit]", "3"),
+        ]);
+        let end = first_call(&model, &sent, 7);
+        let Some(Some(Json::Object(links))) = end.minted(form) else {
+            panic!("links");
+        };
+        let q = "http://h/b/?filter%5Bstatus%5D=lost&page%5Blimit%5D=3";
+        let text = |key: &str| links.get(key).cloned().expect("a relation");
+        assert_eq!(text("first"), Json::from(q));
+        assert_eq!(text("last"), Json::from(format!("{q}&page%5Boffset%5D=6")));
+        assert_eq!(text("next"), Json::from(format!("{q}&page%5Boffset%5D=6")));
+        assert_eq!(text("prev"), Json::from(q));
+        // A call naming nothing: `first` is the prefix alone, the others null or sized.
+        let none = pairs(&[]);
+        let end = first_call(&model, &none, 7);
+        let Some(Some(Json::Object(links))) = end.minted(form) else {
+            panic!("links");
+        };
+        let shown: Vec<(String, Json)> = links
+            .iter()
+            .map(|(key, value)| (key.to_owned(), value.clone()))
+            .collect();
+        assert_eq!(
+            shown,
+            [
+                ("first".to_owned(), Json::from("http://h/b/")),
+                (
+                    "last".to_owned(),
+                    Json::from("http://h/b/?page%5Blimit%5D=50")
+                ),
+                ("next".to_owned(), Json::Null),
+                ("prev".to_owned(), Json::Null),
+            ]
+        );
     }
 
     #[test]

@@ -36,7 +36,7 @@ use rea_manifest::evidence::seal_manifest;
 use rea_manifest::{Environment, Manifest, Projection, TemplateRules, ToolDefinition};
 use serde_json::{Value, json};
 
-use crate::catalog::{check_state_catalog, state_tools, state_tools_with_sparse};
+use crate::catalog::{check_state_catalog, state_catalog_within_reservation, state_tools};
 use crate::evidence::{DERIVATION_BUDGET_BYTES, derive_projected_id};
 use crate::model::StateView;
 use crate::precomputed::PrecomputedState;
@@ -270,14 +270,13 @@ fn serve_state<'a>(
         )));
     }
     // Then the catalog with the served write tools.
-    let tools = state_tools_with_sparse(
+    let tools = state_catalog_within_reservation(
         environment,
         manifest,
         &state.write_plans,
         (&state.views, state.sparse.as_ref()),
-        state_rules.withheld(),
-    );
-    check_state_catalog(&tools, name)?;
+        (state_rules.withheld(), name),
+    )?;
     Ok(Ready {
         tools,
         state,

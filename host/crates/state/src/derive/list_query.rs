@@ -580,8 +580,9 @@ fn roles_for(
 }
 
 /// A line no roles reproduce: its parameters lose their roles, except that when it names a
-/// parameter that may be inert and is not established, only that one is given up (the line then
-/// stays unanswered).
+/// parameter that may be inert and is not established, only that one is given up, and when it
+/// names established parameters beside others, only the others are (the established roles
+/// reproduce the lines that fixed them; the line then stays unanswered).
 fn give_up(
     line: &QueryLine<'_>,
     options: &BTreeMap<String, Vec<QueryRole>>,
@@ -601,6 +602,14 @@ fn give_up(
         .filter(|name| roleless(name) && !chosen.contains_key(*name))
         .collect();
     if giving_up.is_empty() {
+        giving_up = line
+            .arguments
+            .iter()
+            .map(|(name, _)| name)
+            .filter(|name| !chosen.contains_key(*name))
+            .collect();
+    }
+    if giving_up.is_empty() || giving_up.len() == line.arguments.len() {
         giving_up = line.arguments.iter().map(|(name, _)| name).collect();
     }
     for name in giving_up {

@@ -180,7 +180,9 @@ pub fn listed_collection(path: &str, template: &str) -> Option<String> {
         })
         .map(|(stripped, _)| stripped.to_owned());
     stripped
-        .or_else(|| fits_template(path, template).then(|| path.to_owned()))
+        // The collection as its items name it (`/books/` lists `/books`, whose items are
+        // `/books/{id}/`): one trailing slash never names another collection.
+        .or_else(|| fits_template(path, template).then(|| collection_key(path).to_owned()))
         .or_else(|| {
             // The collection spelled with a trailing slash (`/api/tasks/` beside `/api/tasks`):
             // the list's members are the collection's entities, so the same collection.
@@ -668,33 +670,37 @@ fn counter_name(name: &str) -> bool {
     .any(|word| lower.contains(word))
 }
 
-/// Pointers (top level, or one level down in an object) of an envelope's scalar members.
+/// Pointers (top level, or down to two levels in objects: `/meta/pagination/count`) of an
+/// envelope's scalar members, with their names.
 pub(crate) fn scalar_pointers(body: &Json, list_pointer: &str) -> Vec<(String, String)> {
     let mut found = Vec::new();
-    let Some(object) = body.as_object() else {
-        return found;
-    };
+    if let Some(object) = body.as_object() {
+        collect_scalar_pointers(object, "", list_pointer, 3, &mut found);
+    }
+    found
+}
+
+/// The scalar members of an envelope object at `at`, `depth` levels deep at most.
+fn collect_scalar_pointers(
+    object: &Object,
+    at: &str,
+    list_pointer: &str,
+    depth: usize,
+    found: &mut Vec<(String, String)>,
+) {
     for (key, value) in object.iter() {
-        let pointer = format!("/{}", escape_pointer_segment(key));
+        let pointer = format!("{at}/{}", escape_pointer_segment(key));
         if pointer == list_pointer {
             continue;
         }
         match value {
-            Json::Object(inner) => {
-                for (name, item) in inner.iter() {
-                    if matches!(item, Json::Number(_) | Json::String(_)) {
-                        found.push((
-                            format!("{pointer}/{}", escape_pointer_segment(name)),
-                            name.to_owned(),
-                        ));
-                    }
-                }
+            Json::Object(inner) if depth > 1 => {
+                collect_scalar_pointers(inner, &pointer, list_pointer, depth - 1, found);
             }
             Json::Number(_) | Json::String(_) => found.push((pointer, key.to_owned())),
             _ => {}
         }
     }
-    found
 }
 
 /// A list view's lines in the order verification reads them: the plain lines, then those with
@@ -1625,9 +1631,26 @@ impl Spellings {
 
 #[cfg(test)]
 mod tests {
-    use super::{ListPlan, list_pointer, listed_collection, row_documents, slash_joins, unhidden};
+    use super::{
+        ListPlan, list_pointer, listed_collection, row_documents, scalar_pointers, slash_joins,
+        unhidden,
+    };
     use crate::model::{EntityType, ViewShape};
     use rea_plugin_api::json::parse;
+
+    #[test]
+    fn envelope_scalars_are_found_down_to_two_levels_in_objects() {
+        let body = parse(
+            br#"{"data": [{"id": 1}], "links": {"next": null, "first": "/b/"},
+                 "meta": {"pagination": {"count": 10, "deeper": {"no": 1}}}, "total": 3}"#,
+        )
+        .expect("json");
+        let found: Vec<String> = scalar_pointers(&body, "/data")
+            .into_iter()
+            .map(|(pointer, _)| pointer)
+            .collect();
+        assert_eq!(found, ["/links/first", "/meta/pagination/count", "/total"]);
+    }
 
     #[test]
     fn a_trailing_slash_spelling_lists_the_same_collection_and_joins_its_plan() {
@@ -1636,6 +1659,11 @@ mod tests {
             Some("/api/tasks")
         );
         assert_eq!(listed_collection("/api/tasks/", "/api/users"), None);
+        // A list whose own template has the slash lists the collection its items name.
+        assert_eq!(
+            listed_collection("/books/", "/books/").as_deref(),
+            Some("/books")
+        );
         let plan = |tool: usize, entity_type: &str| ListPlan {
             tool,
             name: format!("tool{tool}"),

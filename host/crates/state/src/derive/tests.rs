@@ -730,6 +730,39 @@ fn a_whole_page_the_collection_outgrew_replays_as_page_exceeded() {
 }
 
 #[test]
+fn a_line_naming_an_unexplained_parameter_beside_an_established_one_keeps_that_role() {
+    let fixture = derive(vec![
+        record(0, "GET", "/posts", 200, posts()),
+        record(
+            1,
+            "GET",
+            "/posts?author=alice",
+            200,
+            json!([post(1), post(3)]),
+        ),
+        // `author_ne` would filter, but this line disagrees with it: the line is left
+        // unanswered and only `author_ne` given up; `author` stays a filter.
+        record(
+            2,
+            "GET",
+            "/posts?author=alice&author_ne=bob",
+            200,
+            json!([post(3)]),
+        ),
+    ]);
+    let ViewDetail::List(list) = fixture.view("get_posts") else {
+        panic!("list")
+    };
+    let model = list.query.as_ref().expect("a query model");
+    assert_eq!(
+        model.parameters.get("author"),
+        Some(&QueryRole::filter("author", "eq"))
+    );
+    assert!(!model.parameters.contains_key("author_ne"));
+    assert_eq!(model.record_ordinals, vec![1]);
+}
+
+#[test]
 fn query_roles_are_learned_only_when_they_reproduce_the_recordings() {
     // contract: STATE-052, STATE-053, STATE-054, STATE-055, STATE-056, STATE-058
     let fixture = derive(vec![

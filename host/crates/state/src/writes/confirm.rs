@@ -977,12 +977,15 @@ fn sub_resource_of(
 ) -> Vec<Key> {
     let mut keys = Vec::new();
     for (template, entity_type, id_pattern) in item_paths {
-        let length = crate::derive::entities::item_segments(&split_path(template)).len();
+        // The item's own segments (a trailing slash, `/books/{id}/`, names no segment).
+        let template_segments = split_path(template);
+        let item = crate::derive::entities::item_segments(&template_segments);
+        let length = item.len();
         if length == 0 || segments.len() <= length {
             continue;
         }
         let named = &segments[..length];
-        if !crate::derive::windows::path_fits(template, named) {
+        if !crate::derive::windows::path_fits(&format!("/{}", item.join("/")), named) {
             continue;
         }
         let Some((last, rest)) = named.split_last() else {
@@ -1751,6 +1754,21 @@ mod tests {
         assert_eq!(
             keys,
             vec![("/db".to_owned(), "/db".to_owned(), "book 1".to_owned())]
+        );
+    }
+
+    #[test]
+    fn an_item_path_with_a_trailing_slash_names_the_item_a_path_below_it_reaches() {
+        let held = |_: &str, collection: &str, id: &str| (collection, id) == ("/books", "1");
+        let paths = vec![(
+            "/books/{numeric}/".to_owned(),
+            "/books".to_owned(),
+            "{numeric}".to_owned(),
+        )];
+        let keys = sub_resource_of(&paths, &segments("/books/1/relationships/borrower"), held);
+        assert_eq!(
+            keys,
+            vec![("/books".to_owned(), "/books".to_owned(), "1".to_owned())]
         );
     }
 
