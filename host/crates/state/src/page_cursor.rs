@@ -441,6 +441,9 @@ struct ShownRelation {
     names_unsent_size: Option<bool>,
 }
 
+/// The link prefix, the relations by key and the spelling the links objects showed.
+type ShownLinks = (String, Vec<(String, ShownRelation)>, ShownSpelling);
+
 /// What the links objects showed of their spelling beyond each relation.
 #[derive(Debug, Clone, Copy, Default)]
 struct ShownSpelling {
@@ -591,7 +594,7 @@ fn shown_relations(
     shown: &[ShownPage<'_>],
     places: &[PagePlace],
     (position, size_name): (Position<'_>, &str),
-) -> Option<(String, Vec<(String, ShownRelation)>, ShownSpelling)> {
+) -> Option<ShownLinks> {
     let mut prefixes: Vec<String> = Vec::new();
     let mut relations: Vec<(String, ShownRelation)> = Vec::new();
     let mut spelling = ShownSpelling::default();
