@@ -88,6 +88,7 @@ mod state_golden;
 mod state_guarded_batches;
 mod state_jsonapi_lists;
 mod state_jsonapi_queries;
+mod state_jsonapi_second_app;
 mod state_key_ranges;
 mod state_limits;
 mod state_link_filters;

@@ -1,0 +1,110 @@
+//! Create rules and refusals learned on the second JSON:API app of the corpus (issue 12),
+//! drf-jsonapi (Django REST framework JSON:API, `tests/corpus/apps/drf-jsonapi/`): a taken value
+//! nested in the sent object is a create conflict (`writes/conflict.rs`: the member's `email`
+//! under `attributes`, refused 400 as build.har's entry 73 shows), and a `type` other than the
+//! collection's answers the refusal another create tool met, renamed
+//! (`writes/constant_refusal.rs`: learned from the book create's 409 of entry 74, answered for
+//! the member create). The author create is served with the links nested below the top level
+//! (`links.self`, the relationship's `links`) composed from the generated id, and the book create
+//! learns its defaults nested under `attributes` (though withheld for its relationship links).
+//! safrs is the first app of these rules (`state_nested_creates`: `attributes.code`,
+//! `Task != User`, the task create's links).
+
+use serde_json::{Map, Value, json};
+
+use crate::state_support::{serve_corpus_app, write_plan as plan};
+
+fn body(body: Value) -> Map<String, Value> {
+    let mut arguments = Map::new();
+    arguments.insert("body".into(), body);
+    arguments
+}
+
+#[test]
+fn a_taken_email_nested_in_the_sent_member_is_refused_and_a_fresh_one_created() {
+    let served = serve_corpus_app("drf-jsonapi");
+    let create = plan(&served, "post_members");
+    assert!(create.served, "{:?}", create.reason);
+    let conflicts: Vec<&str> = create
+        .conflicts
+        .iter()
+        .map(|conflict| conflict.member.as_str())
+        .collect();
+    assert_eq!(conflicts, ["/attributes/email"]);
+    let taken = json!({"data": {"type": "Member", "attributes": {"name": "Noor Again", "email": "noor@example.test"}}});
+    let (answer, _) = served.call("post_members", body(taken));
+    assert_eq!(answer["status"], 400, "{answer:#}");
+    assert_eq!(
+        answer["body"]["errors"][0]["source"]["pointer"], "/data/attributes/email",
+        "{answer:#}"
+    );
+    let fresh = json!({"data": {"type": "Member", "attributes": {"name": "Rae Kim", "email": "rae@example.test"}}});
+    let (answer, is_error) = served.call("post_members", body(fresh));
+    assert!(!is_error, "{answer:#}");
+    assert_eq!(answer["status"], 201, "{answer:#}");
+    assert_eq!(
+        answer["body"]["data"]["attributes"]["email"],
+        "rae@example.test"
+    );
+}
+
+#[test]
+fn a_type_other_than_the_members_is_refused_naming_both() {
+    let served = serve_corpus_app("drf-jsonapi");
+    // Learned from the book create's refusal (entry 74, `Author` sent to `/books/`).
+    let wrong = json!({"data": {"type": "Book", "attributes": {"name": "Rae"}}});
+    let (answer, _) = served.call("post_members", body(wrong));
+    assert_eq!(answer["status"], 409, "{answer:#}");
+    let detail = answer["body"]["errors"][0]["detail"]
+        .as_str()
+        .expect("a detail");
+    assert!(
+        detail.starts_with("The resource object's type (Book) is not the type")
+            && detail.ends_with("the endpoint (Member)."),
+        "{detail}"
+    );
+}
+
+#[test]
+fn the_author_create_is_served_with_links_composed_from_the_id_below_the_top_level() {
+    let served = serve_corpus_app("drf-jsonapi");
+    let create = plan(&served, "post_authors");
+    assert!(create.served, "{:?}", create.reason);
+    let composed = create
+        .rules
+        .iter()
+        .find(|rule| rule.stage == "composed")
+        .expect("a composed rule");
+    for member in ["/links/self", "/relationships/books/links/self"] {
+        assert!(composed.explains.contains(&member.to_owned()), "{member}");
+    }
+    let sent = json!({"data": {"type": "Author", "attributes": {"name": "Rae Kim", "country": "KR", "born": 1980}}});
+    let (answer, is_error) = served.call("post_authors", body(sent));
+    assert!(!is_error, "{answer:#}");
+    let data = &answer["body"]["data"];
+    let id = data["id"].as_str().expect("an id");
+    assert_eq!(
+        data["attributes"],
+        json!({"name": "Rae Kim", "country": "KR", "born": 1980})
+    );
+    let base = "http://127.0.0.1:18853/authors";
+    assert_eq!(data["links"]["self"], format!("{base}/{id}/"));
+    assert_eq!(
+        data["relationships"]["books"]["links"]["related"],
+        format!("{base}/{id}/books/")
+    );
+    assert_eq!(data["relationships"]["books"]["data"], json!([]));
+}
+
+#[test]
+fn the_book_create_learns_its_nested_defaults_though_withheld() {
+    let served = serve_corpus_app("drf-jsonapi");
+    // Entry 57 sent no status or rating; entry 41 sent both.
+    let create = plan(&served, "post_books");
+    let fields = create.fields.as_ref().expect("a field model");
+    assert_eq!(
+        fields.nested_constants.get("/attributes/status"),
+        Some(&rea_plugin_api::json::Json::String("available".into()))
+    );
+    assert!(fields.nested_constants.contains_key("/attributes/rating"));
+}
