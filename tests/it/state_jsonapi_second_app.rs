@@ -8,7 +8,10 @@
 //! (`links.self`, the relationship's `links`) composed from the generated id, and the book create
 //! learns its defaults nested under `attributes` (though withheld for its relationship links).
 //! safrs is the first app of these rules (`state_nested_creates`: `attributes.code`,
-//! `Task != User`, the task create's links).
+//! `Task != User`, the task create's links). The books list learns what no other app showed:
+//! lookups after a dot in the brackets (`filter[rating.gte]`), a filter kept though a line pairs
+//! it with an unexplained one, counters two levels deep (`meta.pagination`) and page links that
+//! re-encode the whole query in name order (`page_cursor.rs`).
 
 use serde_json::{Map, Value, json};
 
@@ -107,4 +110,51 @@ fn the_book_create_learns_its_nested_defaults_though_withheld() {
         Some(&rea_plugin_api::json::Json::String("available".into()))
     );
     assert!(fields.nested_constants.contains_key("/attributes/rating"));
+}
+
+/// The books list's arguments: each named query parameter with its value.
+fn query(pairs: &[(&str, &str)]) -> Map<String, Value> {
+    pairs
+        .iter()
+        .map(|(name, value)| ((*name).to_owned(), Value::from(*value)))
+        .collect()
+}
+
+#[test]
+fn the_books_list_learns_its_filters_lookups_and_page_links_in_name_order() {
+    let served = serve_corpus_app("drf-jsonapi");
+    // `filter[status]` is kept though entry 6 pairs it with an unexplained relationship filter;
+    // `filter[rating.gte]` (entry 7) completes the dotted lookups to `filter[pages.lt]`.
+    let (answer, is_error) = served.call(
+        "get_books",
+        query(&[("filter[pages.lt]", "200"), ("page[limit]", "2")]),
+    );
+    assert!(!is_error, "{answer:#}");
+    assert_eq!(answer["state"]["membership"], "query", "{answer:#}");
+    let body = &answer["body"];
+    let ids: Vec<&str> = body["data"]
+        .as_array()
+        .expect("a list")
+        .iter()
+        .filter_map(|book| book["id"].as_str())
+        .collect();
+    assert_eq!(ids, ["3", "6"], "{body:#}");
+    // Counters two levels deep, computed per call.
+    assert_eq!(
+        body["meta"]["pagination"],
+        json!({"count": 3, "limit": 2, "offset": 0})
+    );
+    // The links re-encode the whole query in name order, `first` leaving the offset out and a
+    // relation the page lacks `null`.
+    let origin = "http://127.0.0.1:18853/books/";
+    let q = "filter%5Bpages.lt%5D=200&page%5Blimit%5D=2";
+    assert_eq!(
+        body["links"],
+        json!({
+            "first": format!("{origin}?{q}"),
+            "last": format!("{origin}?{q}&page%5Boffset%5D=2"),
+            "next": format!("{origin}?{q}&page%5Boffset%5D=2"),
+            "prev": null
+        })
+    );
 }
