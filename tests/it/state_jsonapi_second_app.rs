@@ -158,3 +158,29 @@ fn the_books_list_learns_its_filters_lookups_and_page_links_in_name_order() {
         })
     );
 }
+
+#[test]
+fn the_book_create_sending_a_relationship_is_served_with_the_links_beside_it() {
+    let served = serve_corpus_app("drf-jsonapi");
+    let create = plan(&served, "post_books");
+    assert!(create.served, "{:?}", create.reason);
+    let book = json!({"data": {"type": "Book", "attributes": {"title": "Kindred", "isbn": "978-0807083697x", "status": "available", "pages": 264, "rating": 5}, "relationships": {"author": {"data": {"type": "Author", "id": "3"}}}}});
+    let (answer, is_error) = served.call("post_books", body(book));
+    assert!(!is_error, "{answer:#}");
+    assert_eq!(answer["status"], 201, "{answer:#}");
+    let data = &answer["body"]["data"];
+    let id = data["id"].as_str().expect("an id");
+    let origin = "http://127.0.0.1:18853/books/";
+    // The sent linkage kept, its links and the unsent relationship's composed from the new id.
+    assert_eq!(
+        data["relationships"]["author"],
+        json!({
+            "links": {
+                "self": format!("{origin}{id}/relationships/author"),
+                "related": format!("{origin}{id}/author/")
+            },
+            "data": {"type": "Author", "id": "3"}
+        })
+    );
+    assert_eq!(data["relationships"]["borrower"]["data"], Value::Null);
+}

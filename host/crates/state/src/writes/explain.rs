@@ -219,6 +219,8 @@ pub(super) struct Explanation {
 fn changed_leaves(pointer: String, before: Option<&Json>, after: &Json, residual: &mut Residual) {
     match (before, after) {
         (Some(before), after) if before == after => {}
+        // A new object inside one that changed: each of its leaves, as a create's.
+        (None, Json::Object(_)) => created_leaves(pointer, after, residual),
         (Some(Json::Object(before)), Json::Object(after)) => {
             for (key, value) in after.iter() {
                 changed_leaves(
@@ -251,6 +253,21 @@ fn merged_into(before: &Object, after: &Object) -> bool {
     before
         .iter()
         .any(|(key, value)| after.get(key) == Some(value))
+}
+
+/// Whether every leaf of a sent object is stored as sent at its own place inside `stored`, which
+/// may hold more (a JSON:API `relationships` object: the sent `author.data` kept, the `links`
+/// beside it and another relationship added).
+fn kept_within(sent: &Json, stored: &Json) -> bool {
+    match (sent, stored) {
+        (Json::Object(sent), Json::Object(stored)) => {
+            !sent.is_empty()
+                && sent.iter().all(|(key, value)| {
+                    stored.get(key).is_some_and(|held| kept_within(value, held))
+                })
+        }
+        (sent, stored) => sent == stored,
+    }
 }
 
 /// Whether a non-empty string `value` is a leaf of an object nested in `entity` under a member
@@ -402,9 +419,9 @@ impl Explanation {
                 // leaf stored otherwise, so a rule sees the one entry the write changed (a
                 // clock stamped in a sent map) rather than the whole member.
                 Some(stored @ Json::Object(inside))
-                    if value
-                        .as_object()
-                        .is_some_and(|sent| merged_into(sent, inside)) =>
+                    if value.as_object().is_some_and(|sent| {
+                        merged_into(sent, inside) || kept_within(value, stored)
+                    }) =>
                 {
                     changed_leaves(pointer_of(key), Some(value), stored, residual);
                 }
@@ -1102,6 +1119,34 @@ mod tests {
         let mut residual = Residual::default();
         Explanation::default().compare_sent(&sent, &after, &mut residual, Unstored::OneValue);
         assert_eq!(residual.keys().collect::<Vec<_>>(), ["/time"]);
+    }
+
+    #[test]
+    fn a_sent_object_kept_within_what_was_stored_offers_each_added_leaf() {
+        let object = |text: &str| {
+            let json: Json = parse(text.as_bytes()).expect("json");
+            json.as_object().expect("object").clone()
+        };
+        let sent = object(r#"{"rel": {"author": {"data": {"id": "1"}}}}"#);
+        let after = object(
+            r#"{"rel": {"author": {"links": {"self": "/b/11/author"}, "data": {"id": "1"}},
+                        "borrower": {"links": {"self": "/b/11/borrower"}, "data": null}}}"#,
+        );
+        let mut residual = Residual::default();
+        Explanation::default().compare_sent(&sent, &after, &mut residual, Unstored::OneValue);
+        assert_eq!(
+            residual.keys().collect::<Vec<_>>(),
+            [
+                "/rel/author/links/self",
+                "/rel/borrower/data",
+                "/rel/borrower/links/self"
+            ]
+        );
+        // A sent leaf stored otherwise: the object is no longer kept within, offered whole.
+        let sent = object(r#"{"rel": {"author": {"data": {"id": "2"}}}}"#);
+        let mut residual = Residual::default();
+        Explanation::default().compare_sent(&sent, &after, &mut residual, Unstored::OneValue);
+        assert_eq!(residual.keys().collect::<Vec<_>>(), ["/rel"]);
     }
 
     fn leaves(pointers: &[&str]) -> Vec<String> {
