@@ -143,6 +143,7 @@ mod state_write_omitted;
 mod state_write_recorded_answers;
 mod state_writes;
 mod state_writes_batch_create;
+mod state_writes_collected;
 mod state_writes_concurrent;
 mod state_writes_counter_token;
 mod state_writes_decoded_size;
