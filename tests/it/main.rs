@@ -162,6 +162,7 @@ mod state_writes_nested_children;
 mod state_writes_nested_creates;
 mod state_writes_nested_values;
 mod state_writes_nested_views;
+mod state_writes_refused_numbers;
 mod state_writes_semantics;
 mod state_writes_short_ids;
 mod state_writes_sub_resource;
