@@ -306,6 +306,12 @@ impl<R> ApplyRequestBuilder<R> {
         self
     }
 
+    /// The statuses of the tool's served calls refused since its previous served success.
+    pub fn refused_before(mut self, statuses: &[u16]) -> Self {
+        self.request.call.refused_before = statuses.to_vec();
+        self
+    }
+
     /// The entity the call writes, as held before it.
     pub fn entity_before(mut self, entity: Value) -> Self {
         self.request.call.entity_before = Some(entity);

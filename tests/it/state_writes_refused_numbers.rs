@@ -5,8 +5,9 @@
 //! that a 409 refusal consumed a number (`consumed_by`), the list line whose only parameter is
 //! a sigil name playing no query role lists the whole collection (`derive::lists`), and the
 //! create's entity after is the one that list showed (`writes::observe`), so the plan is
-//! confirmed and served: a served create takes the next number, the list shows it, and the same
-//! name again answers the recorded 409. One app: Roundup.
+//! confirmed and served: a served create takes the next number, the list shows it, the same
+//! name again answers the recorded 409, and the create after that refusal skips the number it
+//! took (`ServedCall::refused_before`). One app: Roundup.
 
 use serde_json::json;
 
@@ -55,4 +56,13 @@ fn a_served_keyword_create_is_listed_and_a_taken_name_refused() {
     );
     let (answer, _) = served.call(CREATE_KEYWORD, with_body(&served, CREATE_KEYWORD, body));
     assert_eq!(answer["status"], json!(409), "{answer:#}");
+    // The refused create took number 5, as the application's did: the next one is 6.
+    let body = json!({"name": "mobile"});
+    let (answer, is_error) = served.call(CREATE_KEYWORD, with_body(&served, CREATE_KEYWORD, body));
+    assert!(!is_error, "{answer:#}");
+    assert_eq!(
+        answer.pointer("/body/data/id"),
+        Some(&json!("6")),
+        "{answer:#}"
+    );
 }

@@ -378,6 +378,10 @@ pub struct ServedCall {
     pub store_counters: BTreeMap<String, Value>,
     /// How many writes the state served since its last reset or load, this one excluded.
     pub write_count: u64,
+    /// The response statuses of the tool's served calls refused since its previous served
+    /// success (see [`ObservedCall::refused_before`]). Empty from a host built before it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub refused_before: Vec<u16>,
 }
 
 /// A question a rule may ask about what the written collection holds at a top-level field it

@@ -15,7 +15,9 @@
 //! spelling names those statuses (`consumed_by`).
 //!
 //! **Apply.** The member takes one past the largest of the values the collection holds and the
-//! largest the sequence generated (`ServedCall::largest_integer`, from the host's index), or `1`.
+//! largest the sequence generated (`ServedCall::largest_integer`, from the host's index), or `1`,
+//! plus one for each served refusal of a consuming status since the tool's previous success
+//! (`ServedCall::refused_before`).
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -218,7 +220,14 @@ impl StateRule for SequenceRule {
         let mut outcome = ApplyOutcome::default();
         for (pointer, spelling) in &request.rule.fields {
             let largest = request.call.largest_integer(pointer);
-            let next = largest.map_or(1, |largest| largest + 1);
+            // Each served refusal of a status that consumed a number took one.
+            let consumed = request
+                .call
+                .refused_before
+                .iter()
+                .filter(|status| spelling.consumed_by.contains(status))
+                .count();
+            let next = largest.map_or(1, |largest| largest + 1) + consumed as i128;
             let value = if spelling.string {
                 let width = spelling.width.unwrap_or(0);
                 Value::String(format!("{next:0width$}"))
@@ -313,12 +322,22 @@ mod tests {
         // Served: one past the largest held, as before.
         let applied = SequenceRule
             .apply(
-                &apply_request(rule)
+                &apply_request(rule.clone())
                     .held_values("/id", vec![json!("3")])
                     .build(),
             )
             .expect("applies");
         assert_eq!(applied.set["/id"], json!("4"));
+        // A served 409 since the previous success took a number; a served 400 took none.
+        let applied = SequenceRule
+            .apply(
+                &apply_request(rule)
+                    .held_values("/id", vec![json!("3")])
+                    .refused_before(&[409, 400])
+                    .build(),
+            )
+            .expect("applies");
+        assert_eq!(applied.set["/id"], json!("5"));
         // A gap after no refusal, after mixed refusals, or after a status another create showed
         // taking none, is no sequence.
         for calls in [
