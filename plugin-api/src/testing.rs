@@ -188,6 +188,12 @@ impl ObservedCallBuilder {
         self
     }
 
+    /// The statuses of the tool's refused calls since its previous successful one.
+    pub fn refused_before(mut self, statuses: &[u16]) -> Self {
+        self.call.refused_before = statuses.to_vec();
+        self
+    }
+
     /// The path parameters, by template index.
     pub fn path_params(mut self, params: &[&str]) -> Self {
         self.call.path_params = params.iter().map(|param| (*param).to_owned()).collect();
@@ -297,6 +303,12 @@ impl<R> ApplyRequestBuilder<R> {
     /// The served clock.
     pub fn clock(mut self, clock: &str) -> Self {
         self.request.call.clock = Some(clock.to_owned());
+        self
+    }
+
+    /// The statuses of the tool's served calls refused since its previous served success.
+    pub fn refused_before(mut self, statuses: &[u16]) -> Self {
+        self.request.call.refused_before = statuses.to_vec();
         self
     }
 

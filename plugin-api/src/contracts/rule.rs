@@ -203,6 +203,12 @@ pub struct ObservedCall {
     /// host built before it.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub held_entities: Vec<Value>,
+    /// The response statuses of the same tool's refused calls since its previous successful
+    /// call (or the capture's start), in record order: a refused create may have consumed a
+    /// number its collection's sequence would otherwise have given the next one. Empty when
+    /// none was refused, and from a host built before it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub refused_before: Vec<u16>,
 }
 
 /// An entity of another type that held a deleted entity's id, and what a read after the delete
@@ -372,6 +378,10 @@ pub struct ServedCall {
     pub store_counters: BTreeMap<String, Value>,
     /// How many writes the state served since its last reset or load, this one excluded.
     pub write_count: u64,
+    /// The response statuses of the tool's served calls refused since its previous served
+    /// success (see [`ObservedCall::refused_before`]). Empty from a host built before it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub refused_before: Vec<u16>,
 }
 
 /// A question a rule may ask about what the written collection holds at a top-level field it

@@ -24,6 +24,9 @@ use rea_plugin_api::{Plugin, PluginError, StageInfo, StateRule};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+pub mod collected;
+pub use collected::CollectedRule;
+
 /// The stage name.
 pub const STAGE: &str = "reference";
 
@@ -242,10 +245,15 @@ impl StateRule for ReferenceRule {
 
 rea_plugin_api::plugin_root_module! {
     /// The root module of the reference rule.
-    pub fn root_module() = Plugin::new("rea-reference", env!("CARGO_PKG_VERSION")).rule(
-        StageInfo::new(STAGE, "Explains members holding the entities the ids a write sent name (many, or one)"),
-        ReferenceRule,
-    );
+    pub fn root_module() = Plugin::new("rea-reference", env!("CARGO_PKG_VERSION"))
+        .rule(
+            StageInfo::new(STAGE, "Explains members holding the entities the ids a write sent name (many, or one)"),
+            ReferenceRule,
+        )
+        .rule(
+            StageInfo::new(collected::STAGE, "Explains an unsent array member a create stores as the list of what one sent member stored"),
+            CollectedRule,
+        );
 }
 
 rea_plugin_api::submit_builtin!(root_module);

@@ -7,12 +7,19 @@
 //! number, or a string of digits) one past the largest value of that member the collection held
 //! before the call (`ObservedCall::held_max`), or `1` in a collection that held none, and at
 //! least one call showed a collection holding some. Its spelling (number or string, zero-padded
-//! width) is kept.
+//! width) is kept. A create may also be one past that plus the refused calls of the tool just
+//! before it whose status consumed a number (`ObservedCall::refused_before`): a status consumes
+//! when a create right after refusals of that status alone skipped exactly as many numbers, and
+//! no create after such a refusal skipped none (Roundup numbers a keyword before it refuses a
+//! taken name with 409, but refuses an invalid issue with 400 before numbering it); the learned
+//! spelling names those statuses (`consumed_by`).
 //!
 //! **Apply.** The member takes one past the largest of the values the collection holds and the
-//! largest the sequence generated (`ServedCall::largest_integer`, from the host's index), or `1`.
+//! largest the sequence generated (`ServedCall::largest_integer`, from the host's index), or `1`,
+//! plus one for each served refusal of a consuming status since the tool's previous success
+//! (`ServedCall::refused_before`).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use rea_plugin_api::contracts::rule::{
     ApplyOutcome, ApplyRequest, Effect, HeldIndexKind, LearnOutcome, LearnRequest, NoOptions,
@@ -38,13 +45,45 @@ fn integer(value: &Value) -> Option<(i128, Option<usize>)> {
 
 /// How a sequence field is spelled: a JSON number, or a string of digits (zero-padded to a
 /// width when the recorded values were).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Spelling {
     /// Spelled as a string of digits.
     pub string: bool,
     /// The zero-padded width of a string.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub width: Option<usize>,
+    /// The statuses of refused calls the recorded creates showed consuming a number.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub consumed_by: Vec<u16>,
+}
+
+/// One create's numbers skipped past the collection's largest (`value - largest - 1`) and the
+/// statuses of the tool's refusals just before it.
+type Gap<'a> = (i128, &'a [u16]);
+
+/// The statuses whose refusals consumed a number, when one set explains every create's gap: a
+/// status consumes when a create after refusals of it alone skipped as many numbers, and none
+/// does that a create skipping none followed; `None` when no set explains every gap.
+fn consumed_statuses(gaps: &[Gap]) -> Option<BTreeSet<u16>> {
+    let mut consumed = BTreeSet::new();
+    let mut kept = BTreeSet::new();
+    for (gap, refused) in gaps {
+        if *gap == 0 {
+            kept.extend(refused.iter().copied());
+        } else if let Some(first) = refused.first()
+            && refused.iter().all(|status| status == first)
+        {
+            consumed.insert(*first);
+        }
+    }
+    let explained = gaps.iter().all(|(gap, refused)| {
+        let counted = refused
+            .iter()
+            .filter(|status| consumed.contains(status))
+            .count();
+        i128::try_from(counted).is_ok_and(|counted| counted == *gap)
+    });
+    (explained && consumed.is_disjoint(&kept)).then_some(consumed)
 }
 
 /// Whether a write call copied its entity under a new identity: the entity after it holds
@@ -112,6 +151,8 @@ impl StateRule for SequenceRule {
         }
         // pointer → (fits every create, some create showed a held value, spelling)
         let mut found: BTreeMap<String, (bool, bool, Option<Option<usize>>)> = BTreeMap::new();
+        // pointer → each create's gap past the largest held, with the refusals before it
+        let mut gaps: BTreeMap<String, Vec<Gap>> = BTreeMap::new();
         for call in &request.calls {
             for (pointer, value) in &call.unexplained {
                 let field = pointer.trim_start_matches('/');
@@ -131,7 +172,9 @@ impl StateRule for SequenceRule {
                     .and_then(integer)
                     .map(|(held, _)| held);
                 let expected = held.map_or(1, |held| held + 1);
-                entry.0 &= number == expected;
+                gaps.entry(pointer.clone())
+                    .or_default()
+                    .push((number - expected, &call.refused_before));
                 entry.1 |= held.is_some();
                 // A number (`None`), a plain digit string (`Some(0)`), or a zero-padded one of
                 // a width (`Some(width)`).
@@ -153,22 +196,19 @@ impl StateRule for SequenceRule {
             .into_iter()
             .filter(|(_, (fits, shown, _))| *fits && *shown)
             .filter(|(pointer, _)| !store_counted(&request.calls, pointer))
-            .map(|(pointer, (_, _, spelling))| {
-                let spelling = match spelling.flatten() {
-                    None => Spelling {
-                        string: false,
-                        width: None,
-                    },
-                    Some(0) => Spelling {
-                        string: true,
-                        width: None,
-                    },
-                    Some(width) => Spelling {
-                        string: true,
-                        width: Some(width),
-                    },
+            .filter_map(|(pointer, (_, _, spelling))| {
+                let consumed = consumed_statuses(gaps.get(&pointer).map_or(&[], Vec::as_slice))?;
+                let (string, width) = match spelling.flatten() {
+                    None => (false, None),
+                    Some(0) => (true, None),
+                    Some(width) => (true, Some(width)),
                 };
-                (pointer, spelling)
+                let spelling = Spelling {
+                    string,
+                    width,
+                    consumed_by: consumed.into_iter().collect(),
+                };
+                Some((pointer, spelling))
             });
         Ok(rule_fields::learned(
             fields,
@@ -180,7 +220,14 @@ impl StateRule for SequenceRule {
         let mut outcome = ApplyOutcome::default();
         for (pointer, spelling) in &request.rule.fields {
             let largest = request.call.largest_integer(pointer);
-            let next = largest.map_or(1, |largest| largest + 1);
+            // Each served refusal of a status that consumed a number took one.
+            let consumed = request
+                .call
+                .refused_before
+                .iter()
+                .filter(|status| spelling.consumed_by.contains(status))
+                .count();
+            let next = largest.map_or(1, |largest| largest + 1) + consumed as i128;
             let value = if spelling.string {
                 let width = spelling.width.unwrap_or(0);
                 Value::String(format!("{next:0width$}"))
@@ -255,6 +302,55 @@ mod tests {
             )
             .expect("applies");
         assert_eq!(applied.set["/id"], json!(10));
+    }
+
+    #[test]
+    fn a_refusal_of_a_status_that_consumed_a_number_explains_a_gap() {
+        let after = |held: &str, id: &str, refused: &[u16]| ObservedCall {
+            refused_before: refused.to_vec(),
+            ..create(Some(json!(held)), json!(id))
+        };
+        // A 409 just before took 4: the create got 5; a 400 took none.
+        let outcome = learn(
+            Effect::Create,
+            vec![after("3", "5", &[409]), after("5", "6", &[400, 400])],
+        );
+        let LearnOutcome::Learned { rule, .. } = outcome else {
+            panic!("{outcome:?}")
+        };
+        assert_eq!(rule.fields["/id"].consumed_by, [409]);
+        // Served: one past the largest held, as before.
+        let applied = SequenceRule
+            .apply(
+                &apply_request(rule.clone())
+                    .held_values("/id", vec![json!("3")])
+                    .build(),
+            )
+            .expect("applies");
+        assert_eq!(applied.set["/id"], json!("4"));
+        // A served 409 since the previous success took a number; a served 400 took none.
+        let applied = SequenceRule
+            .apply(
+                &apply_request(rule)
+                    .held_values("/id", vec![json!("3")])
+                    .refused_before(&[409, 400])
+                    .build(),
+            )
+            .expect("applies");
+        assert_eq!(applied.set["/id"], json!("5"));
+        // A gap after no refusal, after mixed refusals, or after a status another create showed
+        // taking none, is no sequence.
+        for calls in [
+            vec![after("3", "5", &[])],
+            vec![after("3", "5", &[400, 409])],
+            vec![after("3", "5", &[409]), after("5", "6", &[409])],
+        ] {
+            let outcome = learn(Effect::Create, calls);
+            assert!(
+                matches!(outcome, LearnOutcome::NoExplanation { .. }),
+                "{outcome:?}"
+            );
+        }
     }
 
     #[test]

@@ -126,6 +126,9 @@ pub struct LiveState {
     listed_rows: ListedRows,
     /// The folder trees served writes changed, by prefix (see [`crate::tree_writes`]).
     trees: BTreeMap<String, TreeEntries>,
+    /// Per write tool, the statuses of its served calls refused since its previous served
+    /// success (what a rule's `ServedCall::refused_before` reads).
+    refused: BTreeMap<String, Vec<u16>>,
 }
 
 /// The rows of the build's folder listings this state may still hold only as rows.
@@ -1058,6 +1061,24 @@ impl LiveState {
             document: prefix.to_owned(),
         });
         self.writes += 1;
+    }
+
+    /// Notes a served call of `tool` refused with `status`.
+    pub fn note_refusal(&mut self, tool: &str, status: u16) {
+        self.refused
+            .entry(tool.to_owned())
+            .or_default()
+            .push(status);
+    }
+
+    /// The statuses of `tool`'s served calls refused since its previous served success.
+    pub fn refused_since(&self, tool: &str) -> &[u16] {
+        self.refused.get(tool).map_or(&[], Vec::as_slice)
+    }
+
+    /// Forgets `tool`'s refusals: a served call of it succeeded.
+    pub fn clear_refusals(&mut self, tool: &str) {
+        self.refused.remove(tool);
     }
 
     /// Counts one served write.

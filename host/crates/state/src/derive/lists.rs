@@ -1357,7 +1357,9 @@ fn list_line(
         .copied()
         .filter(|index| !excluded.contains(index))
         .collect();
-    let all = (whole || (projection.is_some() && pages_only_but_selection(line)))
+    let all = (whole
+        || (projection.is_some() && pages_only_but_selection(line))
+        || pages_only_but_presentation(line, entities, listed))
         && listed_collection.is_some()
         && kept == *listed
         // Only a read asking for nothing but the list shows what the list leaves out (a page
@@ -1479,6 +1481,29 @@ fn pages_only_but_selection(observation: &Observation) -> bool {
         .pairs()
         .iter()
         .all(|(name, value)| only_pages(name, value) || crate::query::is_projection(name.as_str()))
+}
+
+/// Whether a line asks for nothing but pages, selections and names spelled with a sigil that
+/// play no query role over its listed entities (`@verbose=2`: no reserved name, and no member
+/// they hold, so it filters, sorts and pages nothing): such a name chooses how members are
+/// shown, not which, and a line listing every held entity with it lists the whole collection.
+fn pages_only_but_presentation(line: &Observation, entities: &Entities, listed: &[usize]) -> bool {
+    let has_field = |field: &str| {
+        listed
+            .iter()
+            .any(|index| entities.list[*index].fields.get(field).is_some())
+    };
+    let presentation = |name: &str| {
+        rea_plugin_api::query_fields::unsigiled(name) != name
+            && rea_plugin_api::query_fields::candidate_roles(name, &has_field).is_empty()
+    };
+    let pairs = line.pairs();
+    pairs.iter().any(|(name, _)| presentation(name))
+        && pairs.iter().all(|(name, value)| {
+            only_pages(name, value)
+                || crate::query::is_projection(name.as_str())
+                || presentation(name)
+        })
 }
 
 /// The fields a line asking for some fields only showed (in the recorded order), when every

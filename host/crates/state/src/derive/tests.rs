@@ -684,6 +684,37 @@ fn whole_lines_list_every_entity_in_state_order() {
 }
 
 #[test]
+fn a_sigil_name_playing_no_query_role_lists_the_whole_collection() {
+    // `@verbose=2` names no member the posts hold and no reserved role: it chooses how members
+    // are shown; `@author=alice` (a held member) filters, and a plain unknown name is not
+    // taken for a presentation name.
+    let fixture = derive(vec![
+        record(0, "GET", "/posts", 200, posts()),
+        record(1, "GET", "/posts?@verbose=2", 200, posts()),
+        record(
+            2,
+            "GET",
+            "/posts?@author=alice",
+            200,
+            json!([post(1), post(3)]),
+        ),
+        record(3, "GET", "/posts?verbose=2", 200, posts()),
+    ]);
+    let ViewDetail::List(list) = fixture.view("get_posts") else {
+        panic!("list")
+    };
+    let membership = |ordinal: u64| {
+        list.lines
+            .iter()
+            .find(|line| line.record_ordinal == ordinal)
+            .map(|line| line.membership)
+    };
+    assert_eq!(membership(1), Some(Membership::All));
+    assert_ne!(membership(2), Some(Membership::All));
+    assert_ne!(membership(3), Some(Membership::All));
+}
+
+#[test]
 fn a_whole_page_the_collection_outgrew_replays_as_page_exceeded() {
     // contract: STATE-088, STATE-104
     let fixture = derive(vec![

@@ -633,6 +633,10 @@ impl Applying<'_, '_> {
                     })
                     .collect(),
                 write_count: self.state.writes(),
+                refused_before: match self.values {
+                    Values::Served { .. } => self.state.refused_since(&plan.tool).to_vec(),
+                    Values::Observed { .. } => Vec::new(),
+                },
             },
             rule: to_value(&learned.rule),
             schema_version: rea_plugin_api::contracts::SCHEMA_VERSION,

@@ -1021,6 +1021,7 @@ fn observed_call(call: &Call, template: &[PathSlot]) -> ObservedCall {
         unexplained: BTreeMap::new(),
         earlier: BTreeMap::new(),
         dependents: call.dependents.clone(),
+        refused_before: call.refused_before.clone(),
         store_counters: call
             .counters_before
             .iter()

@@ -119,6 +119,9 @@ pub(crate) struct Call {
     /// A copy's collection when the write moved it out of the original's (see
     /// [`super::apply::moved_collection`]).
     pub moved_to: Option<String>,
+    /// The statuses of the same tool's refused calls since its previous successful call (or
+    /// the capture's start), in record order: what a sequence may have consumed.
+    pub refused_before: Vec<u16>,
 }
 
 /// One entity a bulk call named, observed as a single call's entity is.
@@ -430,6 +433,7 @@ fn windowed_calls(
     let mut calls: Vec<Call> = Vec::new();
     let mut latest: HashMap<String, usize> = HashMap::new();
     let mut unlinked: Option<usize> = None;
+    let mut refused: HashMap<usize, Vec<u16>> = HashMap::new();
     for ordinal in &timeline.ordered {
         let Some(observation) = timeline.get(*ordinal) else {
             continue;
@@ -441,6 +445,7 @@ fn windowed_calls(
             unlinked = None;
             if let Some(draft) = draft_of.get(&observation.tool) {
                 drafts[*draft].failed.push(observation.ordinal);
+                refused.entry(*draft).or_default().push(observation.status);
             }
             continue;
         }
@@ -454,7 +459,9 @@ fn windowed_calls(
                 continue;
             };
             let index = calls.len();
-            calls.push(Call::new(draft, observation));
+            let mut call = Call::new(draft, observation);
+            call.refused_before = refused.remove(&draft).unwrap_or_default();
+            calls.push(call);
             drafts[draft].calls.push(index);
             if let Some(call) = open_window(&drafts[draft], index, &mut latest) {
                 unlinked = Some(call);
@@ -542,6 +549,7 @@ impl Call {
             unknown_collection: false,
             copy: None,
             moved_to: None,
+            refused_before: Vec::new(),
         }
     }
 }
@@ -1275,6 +1283,9 @@ struct ReadsAfter {
     first_order: Option<Vec<String>>,
     /// Whether the first read of the whole collection (no query at all) did not list the entity.
     unlisted: Option<bool>,
+    /// The entity as the first unfiltered list read listing it showed it (see
+    /// [`unfiltered_list`]).
+    listed: Option<Json>,
 }
 
 impl ReadsAfter {
@@ -1366,9 +1377,11 @@ impl ReadsAfter {
         if plain && every && self.unlisted.is_none() {
             self.unlisted = Some(position.is_none());
         }
-        let shown = position
-            .and_then(|position| objects.get(position))
-            .map(|object| object.to_serde_value().unwrap_or_default());
+        let listed = position.and_then(|position| objects.get(position));
+        if self.listed.is_none() && unfiltered_list(read, &objects) {
+            self.listed = listed.map(|object| (*object).clone());
+        }
+        let shown = listed.map(|object| object.to_serde_value().unwrap_or_default());
         self.reads.push(ObservedRead {
             entity: shown,
             kind: ReadKind::List,
@@ -1508,6 +1521,35 @@ fn reads_after(
     seen
 }
 
+/// Whether a list read lists its collection unfiltered and unprojected: it asks for nothing but
+/// pages and names spelled with a sigil that play no query role over what it lists (`@verbose=2`,
+/// see `derive::lists`), so each member is shown whole.
+fn unfiltered_list(read: &Observation, objects: &[&Json]) -> bool {
+    let has_field = |field: &str| objects.iter().any(|object| object.get(field).is_some());
+    read.pairs().iter().all(|(name, value)| {
+        only_pages(name, value)
+            || (rea_plugin_api::query_fields::unsigiled(name) != name
+                && rea_plugin_api::query_fields::candidate_roles(name, &has_field).is_empty())
+    })
+}
+
+/// A create's entity as the response showed it, or, when an unfiltered list read after it
+/// showed every member the response did with the same values and more, as that list did (a
+/// create answering its id and link alone, whose created entity no item read showed).
+fn fuller_listed(after: After, listed: Option<&Json>) -> After {
+    match (&after, listed) {
+        (After::Present(Json::Object(shown)), Some(Json::Object(object)))
+            if object.len() > shown.len()
+                && shown
+                    .iter()
+                    .all(|(member, value)| object.get(member) == Some(value)) =>
+        {
+            After::Present(Json::Object(object.clone()))
+        }
+        _ => after,
+    }
+}
+
 /// The entity after a call, the reads that show it, and the simulation's adoption of it.
 fn observe_after(
     timeline: &Timeline,
@@ -1535,6 +1577,9 @@ fn observe_after(
         }
         if !marked_deleted(object) {
             after = After::Present(object.clone());
+            if call.before.is_none() {
+                after = fuller_listed(after, seen.listed.as_ref());
+            }
         }
     }
     if after == After::Unobserved && call.before.is_some() && seen.unlisted == Some(true) {
@@ -1870,5 +1915,32 @@ mod batch_tests {
         // A row naming no entity, with nothing listed for it, names none.
         let sent = [of(json!({"title": "No id"}))];
         assert!(batch_targets(&sent, Some(&of(json!({"ok": true}))), "id").is_none());
+    }
+}
+
+#[cfg(test)]
+mod listed_tests {
+    use super::{After, fuller_listed};
+    use rea_plugin_api::json::Json;
+    use serde_json::json;
+
+    fn of(value: serde_json::Value) -> Json {
+        Json::from_serde_value(&value)
+    }
+
+    #[test]
+    fn a_list_showing_more_of_a_created_entity_than_its_answer_is_its_entity_after() {
+        let answered = || After::Present(of(json!({"id": "5", "link": "/keyword/5"})));
+        let listed = of(json!({"id": "5", "link": "/keyword/5", "name": "security"}));
+        assert_eq!(
+            fuller_listed(answered(), Some(&listed)),
+            After::Present(listed.clone())
+        );
+        // No list, a list disagreeing with the answer, or one showing no more: the answer.
+        assert_eq!(fuller_listed(answered(), None), answered());
+        let other = of(json!({"id": "5", "link": "/keyword/6", "name": "security"}));
+        assert_eq!(fuller_listed(answered(), Some(&other)), answered());
+        let same = of(json!({"id": "5", "link": "/keyword/5"}));
+        assert_eq!(fuller_listed(answered(), Some(&same)), answered());
     }
 }

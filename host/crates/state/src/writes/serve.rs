@@ -450,13 +450,7 @@ pub(super) fn gated_write_call(
         body,
         listed: None,
     };
-    if let Some(refused) = super::constant_refusal::answer(service, plan, &input) {
-        return refused;
-    }
-    if let Some(refused) = super::conflict::answer(service, plan, &input) {
-        return refused;
-    }
-    if let Some(refused) = super::referenced::answer(service, plan, &input) {
+    if let Some(refused) = recorded_refusal(service, plan, &input) {
         return refused;
     }
     let (mut live, outcome) = prepared(service, plan, &input);
@@ -489,7 +483,24 @@ pub(super) fn gated_write_call(
         );
     }
     commit(&mut live, &change);
+    live.clear_refusals(&plan.tool);
     answer
+}
+
+/// The recorded refusal a call gets for a constant refusal, a taken value or a referenced
+/// entity, noted as a refusal of the tool (what a sequence learned consumes a number reads).
+fn recorded_refusal(
+    service: &StateService,
+    plan: &WritePlan,
+    input: &WriteInput,
+) -> Option<StateAnswer> {
+    let refused = super::constant_refusal::answer(service, plan, input)
+        .or_else(|| super::conflict::answer(service, plan, input))
+        .or_else(|| super::referenced::answer(service, plan, input))?;
+    if let Some(status) = refused.status() {
+        service.write().note_refusal(&plan.tool, status);
+    }
+    Some(refused)
 }
 
 /// A call's change, prepared with its rules' answers, and the write lock to commit it under

@@ -142,6 +142,10 @@ fn rules_except(left_out: &[&str]) -> RuleSet {
         RuleSet::direct(rea_plugin_reference::ReferenceRule),
     );
     add(
+        "collected",
+        RuleSet::direct(rea_plugin_reference::CollectedRule),
+    );
+    add(
         "soft-delete",
         RuleSet::direct(rea_plugin_soft_delete::SoftDeleteRule),
     );
