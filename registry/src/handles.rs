@@ -363,8 +363,14 @@ impl RuleHandle {
     /// refused unread).
     pub fn learn(&self, request: &LearnRequest) -> Result<LearnOutcome, StageCallError> {
         let request = self.name.encode(request, "rule learn request")?;
+        self.learn_text(&request)
+    }
+
+    /// [`RuleHandle::learn`] of a request already encoded as the contract's JSON text (what
+    /// crosses the ABI): a host asking several stages about one tool encodes its calls once.
+    pub fn learn_text(&self, request: &str) -> Result<LearnOutcome, StageCallError> {
         self.name.decode_within(
-            self.stage.learn(RStr::from_str(&request)),
+            self.stage.learn(RStr::from_str(request)),
             "rule learn outcome",
             MAX_RULE_ANSWER_BYTES,
         )

@@ -2,8 +2,10 @@
 //! capture (synthetic, so the capture grows linearly with its writes), and the latency of served
 //! writes against the size of the collection they write. Prints figures and ratios; run with
 //! `cargo bench -p rea-state --bench writes` (`REA_BENCH_ONLY=learning` or `=latency` runs one
-//! part, `REA_BENCH_SAMPLES` sets the samples per served-write figure, at most and by default 500:
-//! half the smallest size, so every delete finds its item).
+//! part, `REA_BENCH_SAMPLES` sets the samples per served-write figure, by default 500 and at most
+//! half the smallest size, so every delete finds its item; `REA_BENCH_SIZES`, a comma list, sets
+//! the write counts or collection sizes measured, to profile one of them). Learning figures also
+//! give the CPU time per write (`/proc/self/stat`, 10 ms ticks).
 //!
 //! The synthetic capture is a json-server-like collection: a whole list and every item by id,
 //! then per write a create (`POST /items`, the next id and a fresh UUID `key`, read back by id),
@@ -47,6 +49,19 @@
 //! 8.0 µs (ratios 100k/1k 0.8–1.9, none growing with the collection; the creates' two rule-stage
 //! hand-offs dominate under this load). The first call after a load builds the indexes: at 100k
 //! items the first create takes 0.9–1.1 s and the first refusal 0.12–0.32 s.
+//!
+//! Issue 12 measured learning (same build settings; 2 cores shared with other builds, load
+//! average 6–9; each learning figure also prints the process's CPU time per write, which the
+//! waits for a core leave out). Before: 651.7 µs per write at 1000 writes, 1407.3 µs at 4000
+//! (x8.64 for x4 writes): a create's conflict learning held, for every successful call, every
+//! value its collection held before it (quadratic), and each observed create listed its
+//! collection to ask whether it held one. Without them, 250 → 8000 writes: CPU 480 / 473 / 487 /
+//! 587 / 693 / 660 µs per write (wall 961 → 1040 µs), the rest in the allocator over each
+//! stage's clone and encoding of the whole request. With the request encoded once for all the
+//! stages (the calls spliced with each stage's residuals): CPU 333 / 327 / 333 / 355 / 405 / 435
+//! µs per write (x1.31 from 250 to 8000; a second run under the fidelity run's load: 520 / 393 /
+//! 417 / 462 / 413 / 452, the 250 figure being 8 clock ticks), wall 326 / 420 / 442 / 508 / 656 /
+//! 682 µs at load average 7.4–8.8.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -257,6 +272,28 @@ fn synthetic(writes: usize) -> Vec<CaptureRecord> {
     recording.records
 }
 
+/// The sizes `REA_BENCH_SIZES` names (a comma list of counts), else `default`.
+fn sizes(default: &[usize]) -> Vec<usize> {
+    std::env::var("REA_BENCH_SIZES")
+        .ok()
+        .map(|list| {
+            list.split(',')
+                .filter_map(|size| size.trim().parse().ok())
+                .collect::<Vec<usize>>()
+        })
+        .filter(|sizes| !sizes.is_empty())
+        .unwrap_or_else(|| default.to_vec())
+}
+
+/// The CPU time the process has used, user and system, from `/proc/self/stat` (in clock ticks of
+/// 10 ms): on a shared machine it grows with the work done, not with the waits for a core.
+fn cpu_time() -> Option<Duration> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    let fields: Vec<&str> = stat.rsplit_once(')')?.1.split_whitespace().collect();
+    let ticks = fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?;
+    Some(Duration::from_millis(ticks * 10))
+}
+
 fn median(mut samples: Vec<Duration>) -> Duration {
     samples.sort();
     samples[samples.len() / 2]
@@ -274,11 +311,12 @@ fn learning(rules: &RuleSet) {
     );
     let template = TemplateRules::parse(&["sibling-variance", "prefix-variance"]).expect("rules");
     let mut previous: Option<(usize, Duration)> = None;
-    for writes in [250usize, 500, 1000, 2000, 4000, 8000] {
+    for writes in sizes(&[250, 500, 1000, 2000, 4000, 8000]) {
         let records = synthetic(writes);
         let manifest = project_manifest("ev_synthetic", &records, &template).expect("manifest");
         let mut samples = Vec::new();
         let mut state = None;
+        let cpu_before = cpu_time();
         for _ in 0..3 {
             let started = Instant::now();
             state = Some(
@@ -286,6 +324,9 @@ fn learning(rules: &RuleSet) {
             );
             samples.push(started.elapsed());
         }
+        let cpu = cpu_time()
+            .zip(cpu_before)
+            .map(|(after, before)| (after - before) / 3);
         let state = state.expect("derived");
         let time = median(samples);
         let served = state.served_writes().count();
@@ -296,8 +337,14 @@ fn learning(rules: &RuleSet) {
                 writes as f64 / writes_before as f64
             )
         });
+        let cpu = cpu.map_or(String::new(), |cpu| {
+            format!(
+                ", CPU {:.1} µs per write",
+                cpu.as_secs_f64() * 1e6 / writes as f64
+            )
+        });
         println!(
-            "  {writes:>5} writes, {:>6} records: state with plans {time:>10.2?} = {:>6.1} µs per write ({served} of {} plans served){ratio}",
+            "  {writes:>5} writes, {:>6} records: state with plans {time:>10.2?} = {:>6.1} µs per write ({served} of {} plans served){ratio}{cpu}",
             records.len(),
             time.as_secs_f64() * 1e6 / writes as f64,
             state.write_plans.len(),
@@ -458,12 +505,13 @@ fn figure(name: &str, times: &[Duration], base: Duration) -> String {
 }
 
 fn latency(rules: Arc<RuleSet>) {
+    let sizes = sizes(&[1_000, 11_000, 100_000]);
     let samples = std::env::var("REA_BENCH_SAMPLES")
         .ok()
         .and_then(|value| value.parse::<usize>().ok())
         .filter(|samples| *samples > 0)
         .unwrap_or(500)
-        .min(500);
+        .min(sizes.iter().min().map_or(500, |smallest| smallest / 2));
     println!(
         "served write latency against the collection's size (through the state service, as the MCP backend calls it; {samples} rounds of a create refused for a taken title, a create, an update and a delete; medians, p99 and the median's ratio to the 1k one):"
     );
@@ -483,7 +531,7 @@ fn latency(rules: Arc<RuleSet>) {
     let environment = Environment::new(&manifest, "ev_synthetic", records.clone()).expect("env");
     let service = StateService::new(state, "ev_state".into(), environment, &records, rules);
     let mut first: Option<[Duration; 6]> = None;
-    for size in [1_000usize, 11_000, 100_000] {
+    for size in sizes {
         let mut times = rounds(&service, size, samples).to_vec();
         times.push(fresh_conflicts(&service, size, samples.min(50)));
         times.push(idle_creates(&service, size, samples));

@@ -45,6 +45,14 @@ use serde_json::Value;
 pub trait RuleStep: Send + Sync + std::fmt::Debug {
     /// Learns from a tool's observations.
     fn learn(&self, request: &LearnRequest) -> Result<LearnOutcome, String>;
+    /// Learns from a tool's observations given as the contract's JSON text (what crosses the
+    /// ABI), so the host encodes a tool's calls once for all its stages
+    /// ([`crate::writes`]' learn pass).
+    fn learn_text(&self, request: String) -> Result<LearnOutcome, String> {
+        let request: LearnRequest =
+            serde_json::from_str(&request).map_err(|error| error.to_string())?;
+        self.learn(&request)
+    }
     /// Applies a learned rule to a served call.
     fn apply(&self, request: &ApplyRequest) -> Result<ApplyOutcome, String>;
     /// The held-index kinds the stage's `apply` asks about.
@@ -75,6 +83,10 @@ pub trait RuleStep: Send + Sync + std::fmt::Debug {
 impl RuleStep for RuleHandle {
     fn learn(&self, request: &LearnRequest) -> Result<LearnOutcome, String> {
         RuleHandle::learn(self, request).map_err(|error| error.to_string())
+    }
+
+    fn learn_text(&self, request: String) -> Result<LearnOutcome, String> {
+        RuleHandle::learn_text(self, &request).map_err(|error| error.to_string())
     }
 
     fn apply(&self, request: &ApplyRequest) -> Result<ApplyOutcome, String> {
@@ -336,6 +348,10 @@ impl RuleStep for Deadlined<RuleHandle> {
         self.call(move |handle| RuleStep::learn(handle, &request))
     }
 
+    fn learn_text(&self, request: String) -> Result<LearnOutcome, String> {
+        self.call(move |handle| RuleStep::learn_text(handle, request))
+    }
+
     fn apply(&self, request: &ApplyRequest) -> Result<ApplyOutcome, String> {
         let request = request.clone();
         self.call(move |handle| RuleStep::apply(handle, &request))
@@ -389,7 +405,11 @@ impl Direct {
 impl RuleStep for Direct {
     fn learn(&self, request: &LearnRequest) -> Result<LearnOutcome, String> {
         let text = serde_json::to_string(request).map_err(|error| error.to_string())?;
-        Self::call(self.0.learn(RStr::from_str(&text)))
+        self.learn_text(text)
+    }
+
+    fn learn_text(&self, request: String) -> Result<LearnOutcome, String> {
+        Self::call(self.0.learn(RStr::from_str(&request)))
     }
 
     fn apply(&self, request: &ApplyRequest) -> Result<ApplyOutcome, String> {

@@ -498,6 +498,17 @@ impl LiveState {
             .unwrap_or_default()
     }
 
+    /// Whether a collection holds an entity (what [`LiveState::collection`] tells by being
+    /// non-empty, without listing it).
+    pub fn holds_collection(&self, entity_type: &str, collection: &str) -> bool {
+        self.collections
+            .get(&(
+                entity_type.to_owned(),
+                collection_key(collection).to_owned(),
+            ))
+            .is_some_and(|members| !members.is_empty())
+    }
+
     /// An entity's position in its collection's order.
     pub fn position(&self, entity_type: &str, collection: &str, id: &str) -> Option<usize> {
         let key = (
@@ -1328,6 +1339,16 @@ mod tests {
             .iter()
             .map(|entity| entity.id.clone())
             .collect()
+    }
+
+    #[test]
+    fn a_collection_is_held_while_it_holds_an_entity() {
+        let mut state = LiveState::new(vec![entity("/t/", "1", r#"{"id":1}"#)], Vec::new());
+        assert!(state.holds_collection("/t", "/t"));
+        assert!(!state.holds_collection("/t", "/u"));
+        state.remove_entity("/t", "/t", "1");
+        assert!(!state.holds_collection("/t", "/t/"));
+        assert!(state.collection("/t", "/t").is_empty());
     }
 
     #[test]

@@ -17,6 +17,8 @@
 //! conflicts too ([`super::serve::withheld_conflict`]): the refusal changes nothing and depends
 //! on the taken value alone, so it needs none of what the write itself would do.
 
+use std::collections::{HashMap, HashSet};
+
 use rea_manifest::segments::split_path;
 use rea_plugin_api::json::{Json, escape_pointer_segment};
 
@@ -41,6 +43,7 @@ pub(super) fn learn(draft: &mut Draft, calls: &[Call], state: &StateView, timeli
         return;
     };
     let mut conflicts: Vec<ConflictModel> = Vec::new();
+    let mut known = HashMap::new();
     for ordinal in &draft.failed {
         // A failure its answer explains by a member the call left out is no conflict.
         if draft
@@ -83,7 +86,7 @@ pub(super) fn learn(draft: &mut Draft, calls: &[Call], state: &StateView, timeli
                 held.iter()
                     .any(|fields| member_at(fields, member).and_then(Json::as_str) == Some(text))
             })
-            .filter(|(member, _)| !sent_taken_by_success(draft, calls, state, member))
+            .filter(|(member, _)| !sent_taken_by_success(draft, calls, state, (member, &mut known)))
             .collect();
         let taken = named_by_answer(taken, failed.body.as_ref());
         if let [(member, text)] = taken.as_slice()
@@ -137,22 +140,92 @@ fn sent_texts(sent: &rea_plugin_api::json::Object) -> Vec<(String, &str)> {
 
 /// Whether a successful call of the draft sent, at `member`, a value its collection already held
 /// there (every entity's `type: "Project"`): a value held before is no refusal's cause there.
-fn sent_taken_by_success(draft: &Draft, calls: &[Call], state: &StateView, member: &str) -> bool {
-    draft.calls.iter().map(|index| &calls[*index]).any(|call| {
-        let (RequestBody::Json(body), Some((entity_type, collection, _))) =
-            (&call.request, &call.key)
-        else {
-            return false;
+/// Asked once per member (`known`), each answer one pass over the calls: the values the state's
+/// entities and the earlier creates held are looked up by their canonical text, which is equal
+/// exactly when the values are (keys sorted, numbers as their lexemes).
+fn sent_taken_by_success(
+    draft: &Draft,
+    calls: &[Call],
+    state: &StateView,
+    (member, known): (&str, &mut HashMap<String, bool>),
+) -> bool {
+    if let Some(taken) = known.get(member) {
+        return *taken;
+    }
+    let sent: Vec<(&Call, &str, &str, Json)> = draft
+        .calls
+        .iter()
+        .map(|index| &calls[*index])
+        .filter_map(|call| {
+            let (RequestBody::Json(body), Some((entity_type, collection, _))) =
+                (&call.request, &call.key)
+            else {
+                return None;
+            };
+            let sent = sent_members(&draft.plan, Some(body))
+                .and_then(|sent| object_member_at(sent, member).cloned())?;
+            Some((call, entity_type.as_str(), collection_key(collection), sent))
+        })
+        .collect();
+    let created = first_creations(draft, calls, member);
+    let mut seeded: HashMap<(&str, &str), HashSet<String>> = HashMap::new();
+    let taken = sent.iter().any(|(call, entity_type, own, value)| {
+        let text = value.to_canonical_string();
+        created
+            .get(own)
+            .and_then(|firsts| firsts.get(&text))
+            .is_some_and(|first| *first < call.ordinal)
+            || seeded
+                .entry((*entity_type, *own))
+                .or_insert_with(|| seeded_values(state, (entity_type, own), member))
+                .contains(&text)
+    });
+    known.insert(member.to_owned(), taken);
+    taken
+}
+
+/// The canonical texts of the values the state's entities of a type hold at `member` in one
+/// collection (keyed as [`collection_key`] keys it).
+fn seeded_values(
+    state: &StateView,
+    (entity_type, own): (&str, &str),
+    member: &str,
+) -> HashSet<String> {
+    state
+        .entities
+        .iter()
+        .filter(|entity| {
+            entity.entity_type == entity_type && collection_key(&entity.collection) == own
+        })
+        .filter_map(|entity| member_at(&entity.fields, member))
+        .map(Json::to_canonical_string)
+        .collect()
+}
+
+/// Per collection (keyed as [`collection_key`] keys it), for each canonical text of a value a
+/// call of the draft left its entity holding at `member`, the first such call's ordinal: what
+/// [`held_before`] holds there for a later call.
+fn first_creations<'c>(
+    draft: &Draft,
+    calls: &'c [Call],
+    member: &str,
+) -> HashMap<&'c str, HashMap<String, u64>> {
+    let mut first: HashMap<&str, HashMap<String, u64>> = HashMap::new();
+    for call in draft.calls.iter().map(|index| &calls[*index]) {
+        let (Some((_, collection, _)), After::Present(fields)) = (&call.key, &call.after) else {
+            continue;
         };
-        let Some(sent) = sent_members(&draft.plan, Some(body))
-            .and_then(|sent| object_member_at(sent, member).cloned())
-        else {
-            return false;
+        let Some(value) = member_at(fields, member) else {
+            continue;
         };
-        held_before(draft, calls, state, entity_type, collection, call.ordinal)
-            .iter()
-            .any(|fields| member_at(fields, member) == Some(&sent))
-    })
+        let ordinal = first
+            .entry(collection_key(collection))
+            .or_default()
+            .entry(value.to_canonical_string())
+            .or_insert(call.ordinal);
+        *ordinal = (*ordinal).min(call.ordinal);
+    }
+    first
 }
 
 /// Of several members sending a taken value, those whose value the failure's answer spells in

@@ -14,6 +14,7 @@ use rea_plugin_api::contracts::rule::{
 };
 use rea_plugin_api::json::{Json, Object, escape_pointer_segment};
 
+use super::encoded::EncodedRequest;
 use super::model::{Effect, FieldModel, PathField, PlanRule, WritePlan};
 use super::observe::{After, Call};
 use crate::derive::{DELETED_FLAGS, marked_deleted};
@@ -756,22 +757,29 @@ impl Explanation {
     }
 
     /// The rule stages in pipeline order, each offered what the ones before it left: a rule that
-    /// explains something (or places the entity) joins the plan.
+    /// explains something (or places the entity) joins the plan. The request is encoded once
+    /// ([`EncodedRequest`]); each stage gets it with its options and the calls' residuals.
     pub(super) fn run_rules(
         &mut self,
         plan: &mut WritePlan,
         rules: &RuleSet,
-        mut request: LearnRequest,
+        request: LearnRequest,
     ) {
-        for step in rules.steps() {
-            for (call, residual) in request.calls.iter_mut().zip(&self.residuals) {
-                call.unexplained = residual
-                    .iter()
-                    .map(|(pointer, value)| (pointer.clone(), to_value(value)))
-                    .collect();
+        let encoded = match EncodedRequest::new(&request) {
+            Ok(encoded) => encoded,
+            Err(error) => {
+                for step in rules.steps() {
+                    rules.record_failure(step, "learn", &plan.tool, &error.to_string());
+                }
+                return;
             }
-            request.options = step.options.clone();
-            let Some((explains, needs_clock, rule)) = learn_step(rules, step, &request, &plan.tool)
+        };
+        drop(request);
+        let mut earlier: Vec<BTreeMap<String, serde_json::Value>> =
+            vec![BTreeMap::new(); encoded.len()];
+        for step in rules.steps() {
+            let Some((explains, needs_clock, rule)) =
+                self.learn_encoded(rules, step, &encoded, &earlier, &plan.tool)
             else {
                 continue;
             };
@@ -792,10 +800,10 @@ impl Explanation {
             {
                 continue;
             }
-            for (call, residual) in request.calls.iter_mut().zip(&mut self.residuals) {
+            for (earlier, residual) in earlier.iter_mut().zip(&mut self.residuals) {
                 for pointer in &explains {
                     if let Some(value) = residual.remove(pointer) {
-                        call.earlier.insert(pointer.clone(), to_value(&value));
+                        earlier.insert(pointer.clone(), to_value(&value));
                     }
                 }
             }
@@ -806,6 +814,34 @@ impl Explanation {
                 needs_clock,
                 rule: Json::from_serde_value(&rule),
             });
+        }
+    }
+
+    /// One stage's [`learn_step`] on the encoded request, offered the calls' current residuals.
+    fn learn_encoded(
+        &self,
+        rules: &RuleSet,
+        step: &ConfiguredRule,
+        encoded: &EncodedRequest,
+        earlier: &[BTreeMap<String, serde_json::Value>],
+        tool: &str,
+    ) -> Option<(Vec<String>, bool, serde_json::Value)> {
+        let residuals: Vec<BTreeMap<String, serde_json::Value>> = self
+            .residuals
+            .iter()
+            .map(|residual| {
+                residual
+                    .iter()
+                    .map(|(pointer, value)| (pointer.clone(), to_value(value)))
+                    .collect()
+            })
+            .collect();
+        match encoded.text(&step.options, &residuals, earlier) {
+            Ok(text) => learn_step(rules, step, text, tool),
+            Err(error) => {
+                rules.record_failure(step, "learn", tool, &error.to_string());
+                None
+            }
         }
     }
 
@@ -936,10 +972,10 @@ fn nested_pointer(pointer: &str) -> bool {
 fn learn_step(
     rules: &RuleSet,
     step: &ConfiguredRule,
-    request: &LearnRequest,
+    request: String,
     tool: &str,
 ) -> Option<(Vec<String>, bool, serde_json::Value)> {
-    match step.handle.learn(request) {
+    match step.handle.learn_text(request) {
         Ok(LearnOutcome::Learned {
             explains,
             needs_clock,

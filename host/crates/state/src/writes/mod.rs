@@ -48,6 +48,7 @@ mod constant_refusal;
 mod defaults;
 pub(crate) mod dependents;
 mod echoed;
+mod encoded;
 mod explain;
 pub mod guarded;
 mod keyed;

@@ -860,7 +860,7 @@ impl Simulation<'_> {
                 &collection,
             )?,
         };
-        call.unknown_collection = self.sim.collection(entity_type, &collection).is_empty()
+        call.unknown_collection = !self.sim.holds_collection(entity_type, &collection)
             && !self
                 .sim
                 .collections_of(entity_type)
