@@ -77,10 +77,11 @@ fn keep_cited(
         .iter()
         .flat_map(|tool| tool.record_ordinals.iter().map(|ordinal| (*ordinal, ())))
         .collect();
-    let mut kept: BTreeMap<u64, ReplayRecord> = BTreeMap::new();
+    // A list sorted once, not a map of them collected into a list: the records are held once.
+    let mut kept: Vec<ReplayRecord> = Vec::new();
     let mut inputs: BTreeMap<u64, RecordInputs> = BTreeMap::new();
     for record in records {
-        if cited.contains_key(&record.ordinal) && !kept.contains_key(&record.ordinal) {
+        if cited.contains_key(&record.ordinal) && !inputs.contains_key(&record.ordinal) {
             let ordinal = record.ordinal;
             inputs.insert(ordinal, RecordInputs::of(&record));
             let Some(replay) = ReplayRecord::from_capture(record) else {
@@ -88,15 +89,17 @@ fn keep_cited(
                     "the manifest cites record {ordinal}, whose path evidence {capture_evidence_id} did not keep"
                 )));
             };
-            kept.insert(ordinal, replay);
+            kept.push(replay);
         }
     }
+    kept.sort_by_key(|record| record.ordinal);
+    kept.shrink_to_fit();
     let positions: BTreeMap<u64, usize> = kept
-        .keys()
+        .iter()
         .enumerate()
-        .map(|(index, ordinal)| (*ordinal, index))
+        .map(|(index, record)| (record.ordinal, index))
         .collect();
-    Ok((kept.into_values().collect(), positions, inputs))
+    Ok((kept, positions, inputs))
 }
 
 /// The kept records, each cited ordinal's position among them, and each one's request inputs.
@@ -375,6 +378,25 @@ mod tests {
             !other.replay.exact_match,
             "an id never recorded is no exact match"
         );
+    }
+
+    #[test]
+    fn cited_records_are_kept_once_each_in_ordinal_order() {
+        let records = users();
+        let manifest =
+            crate::project_manifest("ev_capture", &records, &TemplateRules::none()).unwrap();
+        let mut given: Vec<CaptureRecord> = records.into_iter().rev().collect();
+        let mut again = given[0].clone();
+        again.response.status = 500;
+        given.push(again);
+        let environment = Environment::new(&manifest, "ev_capture", given).unwrap();
+        let kept: Vec<(u64, u16)> = environment
+            .records
+            .iter()
+            .map(|record| (record.ordinal, record.status))
+            .collect();
+        assert_eq!(kept, [(5, 200), (6, 200)]);
+        assert_eq!(environment.cited_ordinals("get_users_by_id"), [5, 6]);
     }
 
     #[test]

@@ -5,8 +5,9 @@
 //! [`crate::writes::serve`]; any other tool, [`crate::read`]); the data plane's operations on it:
 //! [`crate::plane`].
 
+use std::borrow::Cow;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
+use std::sync::{Arc, OnceLock, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use rea_manifest::Environment;
 use rea_plugin_api::contracts::capture::CaptureRecord;
@@ -24,7 +25,9 @@ use crate::store::LiveState;
 pub struct StateService {
     state_evidence_id: String,
     derived: StateView,
-    initial: LiveState,
+    /// The derived state indexed, as `data/reset` restores it: built the first time it is asked
+    /// for (a reset, a `data/add`), not at startup beside the live state's own indexes.
+    initial: OnceLock<LiveState>,
     live: RwLock<LiveState>,
     /// How many times the live state was taken for writing (changed only under its write lock):
     /// what a write prepared on a read view checks before it commits.
@@ -43,26 +46,20 @@ pub struct StateService {
 
 impl StateService {
     /// The service of a derived state, its Evidence id, the replay environment of the same
-    /// manifest, and the capture records (only those the views cite are kept).
-    pub fn new(
+    /// manifest, and the capture records (only those the views cite are kept). Records given
+    /// owned are dropped once the kept ones and the recorded lines are read from them, before the
+    /// live state is built, so they are not held beside it.
+    pub fn new<'a>(
         derived: StateView,
         state_evidence_id: String,
         replay: Environment,
-        records: &[CaptureRecord],
+        records: impl Into<Cow<'a, [CaptureRecord]>>,
         rules: Arc<RuleSet>,
     ) -> Self {
-        let wanted = answered_ordinals(&derived);
-        let recorded_lines = RecordedLines::new(&derived, &replay, records);
-        let records = records
-            .iter()
-            .filter(|record| wanted.contains(&record.ordinal))
-            .filter_map(|record| KeptRecord::new(record).map(|kept| (record.ordinal, kept)))
-            .collect();
-        // The entities are shared with the derived state, not copied.
-        let mut initial =
-            LiveState::from_shared(derived.entities.clone(), derived.documents.clone());
-        initial.seed_counters(&derived.store_counters);
-        initial.hold_listed_rows();
+        let records = records.into();
+        let recorded_lines = RecordedLines::new(&derived, &replay, &records);
+        let records = kept_records(&derived, records);
+        let live = initial_state(&derived);
         let empty_report_bytes = LiveState::default()
             .to_document(&state_evidence_id, &derived.types)
             .to_canonical_vec()
@@ -70,10 +67,10 @@ impl StateService {
         Self {
             empty_report_bytes,
             state_evidence_id,
-            live: RwLock::new(initial.clone()),
+            live: RwLock::new(live),
             taken: AtomicU64::new(0),
             write_gate: RwLock::new(()),
-            initial,
+            initial: OnceLock::new(),
             derived,
             replay,
             records,
@@ -116,7 +113,7 @@ impl StateService {
 
     /// The derived state, indexed (what `data/reset` restores).
     pub fn initial(&self) -> &LiveState {
-        &self.initial
+        self.initial.get_or_init(|| initial_state(&self.derived))
     }
 
     /// The replay environment answering recordings.
@@ -173,7 +170,7 @@ impl StateService {
 
     /// Restores the derived state.
     pub fn reset(&self) {
-        *self.write() = self.initial.clone();
+        *self.write() = self.initial().clone();
     }
 
     /// Replaces the whole live state.
@@ -200,6 +197,25 @@ impl StateService {
     pub(crate) fn replay_evidence_id(&self) -> &str {
         self.replay.evidence_id()
     }
+}
+
+/// The derived state indexed, its entities shared with it, not copied.
+fn initial_state(derived: &StateView) -> LiveState {
+    let mut initial = LiveState::from_shared(derived.entities.clone(), derived.documents.clone());
+    initial.seed_counters(&derived.store_counters);
+    initial.hold_listed_rows();
+    initial
+}
+
+/// The records a state's answers quote ([`answered_ordinals`]), kept; the given records are
+/// dropped here.
+fn kept_records(state: &StateView, records: Cow<'_, [CaptureRecord]>) -> KeptRecords {
+    let wanted = answered_ordinals(state);
+    records
+        .iter()
+        .filter(|record| wanted.contains(&record.ordinal))
+        .filter_map(|record| KeptRecord::new(record).map(|kept| (record.ordinal, kept)))
+        .collect()
 }
 
 /// The ordinals of the records a state's answers quote: the responses, missing answers,

@@ -174,7 +174,7 @@ pub fn decide_from(
                 records,
             } = ready;
             let report = json!({ "served": true, "evidence_id": state_id });
-            let service = StateService::new(state, state_id, environment, &records, rules);
+            let service = StateService::new(state, state_id, environment, records, rules);
             Decision::State(ServedState {
                 service,
                 tools,

@@ -1,7 +1,8 @@
 //! A precomputed state's body read value by value from a reader: each kept record is typed from
-//! its own text as soon as it has been read, then the state from its text, so the server holds
-//! one record's text (or the state's) at a time instead of the whole file's bytes beside the
-//! typed values they become.
+//! its own text as soon as it has been read, then the state, each of its entities from its own
+//! text and its other members from theirs, so the server holds one record's or one entity's text
+//! (or the text of the state's other members) at a time instead of the whole file's bytes beside
+//! the typed values they become.
 //!
 //! [`ValueScanner`] finds where one JSON value ends (strings and their escapes, nesting) without
 //! interpreting it; [`rea_plugin_api::json::from_slice_exact`] then types the value's text. The
@@ -16,7 +17,7 @@ use rea_plugin_api::contracts::capture::CaptureRecord;
 use rea_plugin_api::json;
 use serde::de::DeserializeOwned;
 
-use crate::model::StateView;
+use crate::model::{Entity, StateView};
 
 /// Why a body cannot be read, as a sentence's end.
 type Unreadable = String;
@@ -79,9 +80,80 @@ pub(crate) fn read_body<R: BufRead>(reader: R) -> Result<Body, Unreadable> {
     records.shrink_to_fit();
     scanner.expect(b',')?;
     scanner.expect_key("state")?;
-    let state = scanner.typed::<StateView>()?;
+    let state = read_state(&mut scanner)?;
     scanner.expect(b'}')?;
     Ok(Body { records, state })
+}
+
+/// The state's member holding its entities (read entity by entity, see [`read_state`]).
+const ENTITIES_KEY: &[u8] = b"\"entities\"";
+
+/// Reads the state object member by member: its entities one by one, each typed from its own
+/// text, and every other member's text gathered into an object typed as the state with an empty
+/// entity list in their place; so the text held at once is one entity's, or the other members',
+/// never the whole state's beside the entities it becomes.
+fn read_state<R: BufRead>(scanner: &mut ValueScanner<R>) -> Result<StateView, Unreadable> {
+    scanner.expect(b'{')?;
+    let mut rest = vec![b'{'];
+    let mut entities = None;
+    if scanner.peek()? == Some(b'}') {
+        scanner.consume(1);
+    } else {
+        loop {
+            scanner.scan()?;
+            let key = std::mem::take(&mut scanner.text);
+            scanner.expect(b':')?;
+            rest.extend_from_slice(&key);
+            rest.push(b':');
+            if key == ENTITIES_KEY && entities.is_none() {
+                entities = Some(read_entities(scanner)?);
+                rest.extend_from_slice(b"[]");
+            } else {
+                scanner.scan()?;
+                rest.extend_from_slice(&scanner.text);
+                scanner.release_large();
+            }
+            match scanner.next_byte()? {
+                Some(b',') => rest.push(b','),
+                Some(b'}') => break,
+                _ => return Err("its state is not a JSON object".to_owned()),
+            }
+        }
+    }
+    rest.push(b'}');
+    let mut state: StateView = typed_text(&rest)?;
+    drop(rest);
+    if let Some(entities) = entities {
+        state.entities = entities;
+    }
+    Ok(state)
+}
+
+/// Reads the state's entity array, each entity typed from its own text.
+fn read_entities<R: BufRead>(
+    scanner: &mut ValueScanner<R>,
+) -> Result<Vec<std::sync::Arc<Entity>>, Unreadable> {
+    scanner.expect(b'[')?;
+    let mut entities = Vec::new();
+    if scanner.peek()? == Some(b']') {
+        scanner.consume(1);
+        return Ok(entities);
+    }
+    loop {
+        entities.push(std::sync::Arc::new(scanner.typed::<Entity>()?));
+        match scanner.next_byte()? {
+            Some(b',') => {}
+            Some(b']') => break,
+            _ => return Err("its entities are not a JSON array".to_owned()),
+        }
+    }
+    entities.shrink_to_fit();
+    Ok(entities)
+}
+
+/// A value typed from its text.
+fn typed_text<T: DeserializeOwned>(text: &[u8]) -> Result<T, Unreadable> {
+    json::from_slice_exact(text).map_err(|error| format!("its body is not a state: {error}"))
 }
 
 /// Finds the text of one JSON value at a time in a reader (see the module documentation).
@@ -160,13 +232,17 @@ impl<R: BufRead> ValueScanner<R> {
     /// The next value, typed from its text.
     fn typed<T: DeserializeOwned>(&mut self) -> Result<T, Unreadable> {
         self.scan()?;
-        let value = json::from_slice_exact(&self.text)
-            .map_err(|error| format!("its body is not a state: {error}"));
-        // A large value's text is not kept for the next (smaller) one.
+        let value = typed_text(&self.text);
+        self.release_large();
+        value
+    }
+
+    /// Frees the text buffer when it grew large: a large value's text is not kept for the next
+    /// (smaller) one.
+    fn release_large(&mut self) {
         if self.text.capacity() > SCAN_BUFFER_BYTES {
             self.text = Vec::new();
         }
-        value
     }
 
     /// Scans the next value's text into `text`.
@@ -332,6 +408,54 @@ mod tests {
         assert!(refused(r#"{"state":{},"records":[]}"#).contains("`records` expected"));
         assert!(refused(r#"{"records":[{"a":"#).contains("ends inside a value"));
         assert!(refused(r#"{"records":{}}"#).contains("`[` expected"));
+    }
+
+    #[test]
+    fn a_state_read_entity_by_entity_is_the_state_written() {
+        use crate::derive::tests::{derive, record};
+        use serde_json::json;
+        let state = derive(vec![
+            record(
+                1,
+                "GET",
+                "/api/items/1",
+                200,
+                json!({"id": 1, "title": "a"}),
+            ),
+            record(
+                2,
+                "GET",
+                "/api/items/2",
+                200,
+                json!({"id": 2, "title": "b"}),
+            ),
+            record(
+                3,
+                "GET",
+                "/api/items",
+                200,
+                json!([{"id": 1, "title": "a"}, {"id": 2, "title": "b"}]),
+            ),
+        ])
+        .state;
+        assert_eq!(state.entities.len(), 2);
+        let written = serde_json::to_vec(&state).unwrap();
+        // The members in another order (by name), the entities among them.
+        let mut moved: serde_json::Map<String, serde_json::Value> = serde_json::Map::new();
+        let value: serde_json::Value = serde_json::from_slice(&written).unwrap();
+        let members = value.as_object().unwrap();
+        moved.insert("entities".to_owned(), members["entities"].clone());
+        moved.extend(members.clone());
+        for text in [written, serde_json::to_vec(&moved).unwrap()] {
+            let body = [br#"{"records":[],"state":"#.as_slice(), &text, b"}"].concat();
+            let read = read_body(body.as_slice()).unwrap();
+            assert_eq!(
+                serde_json::to_vec(&read.state).unwrap(),
+                serde_json::to_vec(&state).unwrap()
+            );
+        }
+        let refused = br#"{"records":[],"state":{"entities":[] , "x": 1}}"#;
+        assert!(read_body(refused.as_slice()).is_err_and(|why| why.contains("not a state")));
     }
 
     #[test]
