@@ -136,6 +136,7 @@ mod tests {
             store_counters: BTreeMap::new(),
             member_order: vec!["title".into()],
             held_entities: Vec::new(),
+            refused_before: vec![409],
         }
     }
 
