@@ -1369,24 +1369,13 @@ fn list_line(
         collection: entities.list[*index].collection.clone(),
         id: entities.list[*index].id.clone(),
     };
-    let rendered: Vec<Json> = listed
-        .iter()
-        .map(|index| {
-            let rendered = render_entity(shape, view, &entities.list[*index]);
-            match &projection {
-                Some(fields) => project_to(&rendered, fields),
-                None => rendered,
-            }
-        })
-        .collect();
-    let size = crate::render::with_value_at(
-        line.body.clone().unwrap_or_default(),
-        &plan.list_pointer,
-        Json::Array(rendered),
-    )
-    .to_canonical_vec()
-    .len();
-    if size > rea_manifest::REPLY_BODY_LIMIT {
+    if rendered_size(
+        line,
+        (plan, view, shape),
+        entities,
+        (listed, projection.as_deref()),
+    ) > rea_manifest::REPLY_BODY_LIMIT
+    {
         return Err("rendered-oversize");
     }
     Ok(ListLine {
@@ -1412,6 +1401,33 @@ fn list_line(
         whole,
         projection,
     })
+}
+
+/// The size of a line's answer rendered from the state: its recorded envelope holding the
+/// listed entities, each rendered by the view's shape (and projected to the selected fields).
+fn rendered_size(
+    line: &Observation,
+    (plan, view, shape): (&ListPlan, &str, &ViewShape),
+    entities: &Entities,
+    (listed, projection): (&[usize], Option<&[String]>),
+) -> usize {
+    let rendered: Vec<Json> = listed
+        .iter()
+        .map(|index| {
+            let rendered = render_entity(shape, view, &entities.list[*index]);
+            match projection {
+                Some(fields) => project_to(&rendered, fields),
+                None => rendered,
+            }
+        })
+        .collect();
+    crate::render::with_value_at(
+        line.body.clone().unwrap_or_default(),
+        &plan.list_pointer,
+        Json::Array(rendered),
+    )
+    .to_canonical_vec()
+    .len()
 }
 
 /// Members of reads after the observation window that leave a field out show the application

@@ -565,6 +565,37 @@ impl Applying<'_, '_> {
         super::merged::added_keys(&fields.merged, sent, before)
     }
 
+    /// What a served call's rule gets about the collection, as it declared it asks: answers
+    /// from the held indexes, or (a stage built before them) every held value; with the state's
+    /// seeds. An observed call's rule gets none of it.
+    fn collection_inputs(
+        &self,
+        step: &crate::rules::ConfiguredRule,
+        learned: &PlanRule,
+        collection: &str,
+    ) -> CollectionInputs {
+        let Values::Served {
+            state_evidence_id,
+            draw_seed,
+            ..
+        } = self.values
+        else {
+            return (BTreeMap::new(), None, Default::default());
+        };
+        let plan = self.plan;
+        let kinds = step.handle.held_indexes();
+        let (values, held) = if kinds.contains(&HeldIndexKind::Values) {
+            (held_values(plan, learned, self.state, collection), None)
+        } else if kinds.is_empty() {
+            (BTreeMap::new(), None)
+        } else {
+            let answers = held_answers(plan, learned, kinds, self.state, collection);
+            (BTreeMap::new(), Some(answers))
+        };
+        let seeds = ((*state_evidence_id).to_owned(), (*draw_seed).to_owned());
+        (values, held, seeds)
+    }
+
     /// One learned rule's `apply` on the call, started.
     fn start_rule(
         &self,
@@ -583,28 +614,8 @@ impl Applying<'_, '_> {
                 ),
             ));
         };
-        // A served call's rule gets what it declared it asks about the collection: answers
-        // from the held indexes, or (a stage built before them) every held value.
-        let (held_values, held, (state_evidence_id, draw_seed)) = match self.values {
-            Values::Served {
-                state_evidence_id,
-                draw_seed,
-                ..
-            } => {
-                let kinds = step.handle.held_indexes();
-                let (values, held) = if kinds.contains(&HeldIndexKind::Values) {
-                    (held_values(plan, learned, self.state, collection), None)
-                } else if kinds.is_empty() {
-                    (BTreeMap::new(), None)
-                } else {
-                    let answers = held_answers(plan, learned, kinds, self.state, collection);
-                    (BTreeMap::new(), Some(answers))
-                };
-                let seeds = ((*state_evidence_id).to_owned(), (*draw_seed).to_owned());
-                (values, held, seeds)
-            }
-            Values::Observed { .. } => (BTreeMap::new(), None, Default::default()),
-        };
+        let (held_values, held, (state_evidence_id, draw_seed)) =
+            self.collection_inputs(step, learned, collection);
         let request = ApplyRequest {
             call: ServedCall {
                 body: self.input.body.as_ref().map(to_value),
@@ -651,6 +662,14 @@ impl Applying<'_, '_> {
         Ok(calls.start(&step.handle, request, held))
     }
 }
+
+/// What [`Applying::collection_inputs`] gives a rule: every held value, the held-index answers,
+/// and the state's evidence id and draw seed.
+type CollectionInputs = (
+    BTreeMap<String, Vec<Value>>,
+    Option<HeldAnswers>,
+    (String, String),
+);
 
 /// Whether a learned rule reads what the plan's other rules set for the call (its rule names
 /// `"earlier": true`): it is called after them, given their values in `ServedCall::earlier`.
