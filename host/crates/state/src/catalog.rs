@@ -74,13 +74,7 @@ pub fn state_tools_with_views(
     views: &[crate::model::ReadView],
     withheld: WithheldWrites,
 ) -> Vec<ToolDefinition> {
-    state_tools_worded(
-        environment,
-        manifest,
-        plans,
-        (views, None),
-        (withheld, Wording::Sentence),
-    )
+    state_tools_with_sparse(environment, manifest, plans, (views, None), withheld)
 }
 
 /// How the learned query arguments of a catalog are described: each in a sentence, or by its
