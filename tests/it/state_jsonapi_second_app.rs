@@ -13,15 +13,9 @@
 //! it with an unexplained one, counters two levels deep (`meta.pagination`) and page links that
 //! re-encode the whole query in name order (`page_cursor.rs`).
 
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
-use crate::state_support::{serve_corpus_app, write_plan as plan};
-
-fn body(body: Value) -> Map<String, Value> {
-    let mut arguments = Map::new();
-    arguments.insert("body".into(), body);
-    arguments
-}
+use crate::state_support::{call_with_strings, serve_corpus_app, with_body, write_plan as plan};
 
 #[test]
 fn a_taken_email_nested_in_the_sent_member_is_refused_and_a_fresh_one_created() {
@@ -35,14 +29,14 @@ fn a_taken_email_nested_in_the_sent_member_is_refused_and_a_fresh_one_created() 
         .collect();
     assert_eq!(conflicts, ["/attributes/email"]);
     let taken = json!({"data": {"type": "Member", "attributes": {"name": "Noor Again", "email": "noor@example.test"}}});
-    let (answer, _) = served.call("post_members", body(taken));
+    let (answer, _) = served.call("post_members", with_body(&served, "post_members", taken));
     assert_eq!(answer["status"], 400, "{answer:#}");
     assert_eq!(
         answer["body"]["errors"][0]["source"]["pointer"], "/data/attributes/email",
         "{answer:#}"
     );
     let fresh = json!({"data": {"type": "Member", "attributes": {"name": "Rae Kim", "email": "rae@example.test"}}});
-    let (answer, is_error) = served.call("post_members", body(fresh));
+    let (answer, is_error) = served.call("post_members", with_body(&served, "post_members", fresh));
     assert!(!is_error, "{answer:#}");
     assert_eq!(answer["status"], 201, "{answer:#}");
     assert_eq!(
@@ -56,7 +50,7 @@ fn a_type_other_than_the_members_is_refused_naming_both() {
     let served = serve_corpus_app("drf-jsonapi");
     // Learned from the book create's refusal (entry 74, `Author` sent to `/books/`).
     let wrong = json!({"data": {"type": "Book", "attributes": {"name": "Rae"}}});
-    let (answer, _) = served.call("post_members", body(wrong));
+    let (answer, _) = served.call("post_members", with_body(&served, "post_members", wrong));
     assert_eq!(answer["status"], 409, "{answer:#}");
     let detail = answer["body"]["errors"][0]["detail"]
         .as_str()
@@ -82,7 +76,7 @@ fn the_author_create_is_served_with_links_composed_from_the_id_below_the_top_lev
         assert!(composed.explains.contains(&member.to_owned()), "{member}");
     }
     let sent = json!({"data": {"type": "Author", "attributes": {"name": "Rae Kim", "country": "KR", "born": 1980}}});
-    let (answer, is_error) = served.call("post_authors", body(sent));
+    let (answer, is_error) = served.call("post_authors", with_body(&served, "post_authors", sent));
     assert!(!is_error, "{answer:#}");
     let data = &answer["body"]["data"];
     let id = data["id"].as_str().expect("an id");
@@ -112,22 +106,15 @@ fn the_book_create_learns_its_nested_defaults_though_withheld() {
     assert!(fields.nested_constants.contains_key("/attributes/rating"));
 }
 
-/// The books list's arguments: each named query parameter with its value.
-fn query(pairs: &[(&str, &str)]) -> Map<String, Value> {
-    pairs
-        .iter()
-        .map(|(name, value)| ((*name).to_owned(), Value::from(*value)))
-        .collect()
-}
-
 #[test]
 fn the_books_list_learns_its_filters_lookups_and_page_links_in_name_order() {
     let served = serve_corpus_app("drf-jsonapi");
     // `filter[status]` is kept though entry 6 pairs it with an unexplained relationship filter;
     // `filter[rating.gte]` (entry 7) completes the dotted lookups to `filter[pages.lt]`.
-    let (answer, is_error) = served.call(
+    let (answer, is_error) = call_with_strings(
+        &served,
         "get_books",
-        query(&[("filter[pages.lt]", "200"), ("page[limit]", "2")]),
+        &[("filter[pages.lt]", "200"), ("page[limit]", "2")],
     );
     assert!(!is_error, "{answer:#}");
     assert_eq!(answer["state"]["membership"], "query", "{answer:#}");
@@ -165,7 +152,7 @@ fn the_book_create_sending_a_relationship_is_served_with_the_links_beside_it() {
     let create = plan(&served, "post_books");
     assert!(create.served, "{:?}", create.reason);
     let book = json!({"data": {"type": "Book", "attributes": {"title": "Kindred", "isbn": "978-0807083697x", "status": "available", "pages": 264, "rating": 5}, "relationships": {"author": {"data": {"type": "Author", "id": "3"}}}}});
-    let (answer, is_error) = served.call("post_books", body(book));
+    let (answer, is_error) = served.call("post_books", with_body(&served, "post_books", book));
     assert!(!is_error, "{answer:#}");
     assert_eq!(answer["status"], 201, "{answer:#}");
     let data = &answer["body"]["data"];

@@ -100,19 +100,17 @@ pub fn state_catalog_within_reservation(
     ),
     (withheld, name): (WithheldWrites, &str),
 ) -> Result<Vec<ToolDefinition>, Refusal> {
-    let tools = state_tools_with_sparse(environment, manifest, plans, (views, sparse), withheld);
-    if check_state_catalog(&tools, name).is_ok() {
-        return Ok(tools);
-    }
-    let brief = state_tools_worded(
-        environment,
-        manifest,
-        plans,
-        (views, sparse),
-        (withheld, Wording::Brief),
-    );
-    check_state_catalog(&brief, name)?;
-    Ok(brief)
+    let worded = |wording| {
+        let tools = state_tools_worded(
+            environment,
+            manifest,
+            plans,
+            (views, sparse),
+            (withheld, wording),
+        );
+        check_state_catalog(&tools, name).map(|_| tools)
+    };
+    worded(Wording::Sentence).or_else(|_| worded(Wording::Brief))
 }
 
 /// [`state_tools_with_views`] with the state's sparse fieldset (see [`crate::sparse`]): each
