@@ -90,3 +90,26 @@ fn safrs_related_route_answers_any_parent_through_the_same_parent_segment() {
         assert_eq!(task["attributes"]["project_id"], 1, "{task:#}");
     }
 }
+
+#[test]
+fn a_filter_and_a_sort_through_a_relationship_read_the_linked_resource() {
+    let served = serve_corpus_app("drf-jsonapi");
+    // build.har filtered by Octavia E. Butler (entry 9) and sorted by `author.name,title`
+    // (entry 16); the linkage `{type: Author, id}` is a part of one held author.
+    let (answer, is_error) = call_with_strings(
+        &served,
+        "get_books",
+        &[("filter[author.name]", "Italo Calvino")],
+    );
+    assert!(!is_error, "{answer:#}");
+    assert_eq!(listed_ids(&answer), ["9", "10"]);
+    let (answer, is_error) =
+        call_with_strings(&served, "get_books", &[("sort", "-author.name,title")]);
+    assert!(!is_error, "{answer:#}");
+    // Authors by name descending: Ursula K. Le Guin (1), Stanisław Lem (2), Octavia E. Butler
+    // (3), Italo Calvino (4); each one's books by title.
+    assert_eq!(
+        listed_ids(&answer),
+        ["3", "2", "1", "6", "4", "5", "7", "8", "10", "9"]
+    );
+}

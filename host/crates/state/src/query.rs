@@ -105,10 +105,19 @@ fn nested_member<'a>(object: &'a Object, field: &str) -> Option<&'a Json> {
 
 /// The identifier a to-one relation object names, which a plain field holding one reads as
 /// (see [`nested_member`]): of `{"links": {…}, "data": {"type": "Author", "id": "2"}}` the
-/// `"2"`, of `{"links": {…}, "data": null}` the `null`. The object is one without an `id` of its
-/// own, whose one member holds a resource identifier (an object with a scalar `id`) or `null`
-/// and whose other members are objects of texts (its links); `None` for any other value.
+/// `"2"`, of `{"links": {…}, "data": null}` the `null` (see [`relation_linkage`]).
 pub fn relation_identifier(value: &Json) -> Option<&Json> {
+    match relation_linkage(value)? {
+        Json::Object(identifier) => identifier.get("id"),
+        null => Some(null),
+    }
+}
+
+/// The linkage of a to-one relation object: its one member holding a resource identifier (an
+/// object with a scalar `id`, `{"type": "Author", "id": "2"}`) or `null`, when the object has no
+/// `id` of its own and its other members are objects of texts (its links); `None` for any other
+/// value.
+pub fn relation_linkage(value: &Json) -> Option<&Json> {
     let Json::Object(members) = value else {
         return None;
     };
@@ -117,10 +126,10 @@ pub fn relation_identifier(value: &Json) -> Option<&Json> {
     }
     let mut found = None;
     for (_, member) in members.iter() {
-        let named = match member {
-            Json::Null => member,
+        match member {
+            Json::Null => {}
             Json::Object(inner) => match inner.get("id") {
-                Some(id) if !matches!(id, Json::Object(_) | Json::Array(_) | Json::Null) => id,
+                Some(id) if !matches!(id, Json::Object(_) | Json::Array(_) | Json::Null) => {}
                 Some(_) => return None,
                 None if inner
                     .iter()
@@ -131,8 +140,8 @@ pub fn relation_identifier(value: &Json) -> Option<&Json> {
                 None => return None,
             },
             _ => return None,
-        };
-        if found.replace(named).is_some() {
+        }
+        if found.replace(member).is_some() {
             return None;
         }
     }

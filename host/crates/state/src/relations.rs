@@ -600,7 +600,7 @@ impl Relation {
                     .collect();
                 Some(Json::Array(members))
             }
-            Link::Parent { field, key } => match (entity.get(field), key) {
+            Link::Parent { field, key } => match (field_value(entity, field), key) {
                 (Some(Json::Null), _) if *field == self.member => Some(Json::Null),
                 (Some(Json::Object(reference)), Some(key)) => {
                     let id = scalar_text(reference.get(key)?)?;
