@@ -42,6 +42,8 @@ pub mod body_query;
 pub mod call;
 pub mod catalog;
 pub mod clock;
+pub mod compound;
+pub mod compound_keys;
 pub mod counters;
 pub mod coverage;
 pub mod created;

@@ -99,6 +99,9 @@ pub struct StateView {
     /// The sparse fieldset the list reads taught ([`crate::sparse`]), if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sparse: Option<crate::sparse::SparseFields>,
+    /// The compound documents the list and item reads taught ([`crate::compound`]), if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub compound: Option<crate::compound::CompoundDocuments>,
     /// The folder listings composed from those entries (see [`crate::listings`]); left out when
     /// none.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

@@ -1,0 +1,374 @@
+//! Compound documents: a query parameter naming relationships (`include=author,borrower`) whose
+//! answer is the plain answer plus one top-level member (`included`) holding the related
+//! resources the shown resources' relationship linkage names (`relationships.<rel>.data`: an
+//! identifier object, `null`, or an array of identifiers).
+//!
+//! Learned from the successful list and item reads naming such a parameter: every name in its
+//! value is a member of one object member of each shown resource (`relationships`), each holding
+//! the linkage in one member (`data`), and the top-level member holds exactly the resources those
+//! identifiers name (the shown resources left out), each matching its identifier's members. Where
+//! the held entity already holds the linkage shown, it is read from the entity; where the held
+//! entity shows none (an application that fills the linkage of included relationships only),
+//! the linkage is learned as keyed ([`crate::compound_keys`]): a property of the resource or of
+//! the related resources holding the other's id. One rule per state; a call of any list or item
+//! view naming relationships its entities hold is answered as the call without the parameter,
+//! the linkage filled and the related resources the state holds added in first-seen order over
+//! the shown resources (by relationship in the order named), each as its own entity holds it.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use rea_manifest::Manifest;
+use rea_plugin_api::json::{Json, Object};
+
+use crate::compound_keys::KeyedLinkage;
+use crate::model::{Entity, ReadView, ViewDetail};
+use crate::observation::Timeline;
+
+/// A learned compound-document rule (see the module docs).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CompoundDocuments {
+    /// The parameter naming the relationships (`include`).
+    pub parameter: String,
+    /// The top-level member holding the related resources (`included`).
+    pub included: String,
+    /// The object member of each resource holding its relationships (`relationships`).
+    pub relationships: String,
+    /// The member of a relationship holding its linkage (`data`).
+    pub linkage: String,
+    /// The relationships whose linkage is computed from a key property, not held.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub keyed: Vec<KeyedLinkage>,
+    /// Per list or item tool, the relationships its entities hold (what the catalog offers).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub offered: BTreeMap<String, Vec<String>>,
+}
+
+/// The member names one read shows (before keyed linkage is learned).
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Shape {
+    parameter: String,
+    included: String,
+    relationships: String,
+    linkage: String,
+}
+
+/// The resources a body shows at a pointer: one object, or an array of them.
+fn shown_at<'a>(body: &'a Json, pointer: &str) -> Option<Vec<&'a Object>> {
+    match body.pointer(pointer)? {
+        Json::Array(items) => items.iter().map(Json::as_object).collect(),
+        Json::Object(object) => Some(vec![object]),
+        _ => None,
+    }
+}
+
+/// The relationship names a parameter value lists (comma-separated, none empty).
+pub fn named(value: &str) -> Option<Vec<String>> {
+    let names: Vec<String> = value.split(',').map(str::to_owned).collect();
+    names.iter().all(|name| !name.is_empty()).then_some(names)
+}
+
+/// The identifiers a linkage value holds (`null`: none); `None` when it is no linkage.
+fn identifiers(linkage: &Json) -> Option<Vec<&Object>> {
+    match linkage {
+        Json::Null => Some(Vec::new()),
+        Json::Object(object) if is_identifier(object) => Some(vec![object]),
+        Json::Array(items) => items
+            .iter()
+            .map(|item| item.as_object().filter(|object| is_identifier(object)))
+            .collect(),
+        _ => None,
+    }
+}
+
+/// Whether an object has the form of a resource identifier: a few string members.
+fn is_identifier(object: &Object) -> bool {
+    (2..=3).contains(&object.len()) && object.iter().all(|(_, value)| value.as_str().is_some())
+}
+
+/// Whether a resource is the one an identifier names: it shows each identifier member.
+pub fn names_resource(identifier: &Object, resource: &Object) -> bool {
+    identifier
+        .iter()
+        .all(|(key, value)| resource.get(key) == Some(value))
+}
+
+/// Learns the rule from the list and item reads of every view (see the module docs); `None`
+/// when no read teaches one or two reads teach different member names.
+pub fn learn(
+    manifest: &Manifest,
+    timeline: &Timeline,
+    entities: &[Entity],
+    views: &[ReadView],
+) -> Option<CompoundDocuments> {
+    let mut shape: Option<Shape> = None;
+    let mut keyed: Vec<KeyedLinkage> = Vec::new();
+    for view in views {
+        let Some((entity_type, pointer)) = view_place(view) else {
+            continue;
+        };
+        let Some(index) = crate::derive::tool_index(manifest, &view.tool) else {
+            continue;
+        };
+        let held: Vec<&Entity> = entities.iter().collect();
+        for observation in timeline.all(index) {
+            let Some(body) = observation
+                .body
+                .as_ref()
+                .filter(|_| observation.is_success())
+            else {
+                continue;
+            };
+            for (name, value) in observation.pairs() {
+                let Some((taught, names)) = taught_by(name, value, body, pointer) else {
+                    continue;
+                };
+                if shape.as_ref().is_some_and(|known| *known != taught) {
+                    return None;
+                }
+                let shown = shown_at(body, pointer)?;
+                let read = Read {
+                    shape: &taught,
+                    names: &names,
+                    shown: &shown,
+                };
+                for learned in crate::compound_keys::learn(&read, entity_type, &held)? {
+                    if !keyed.contains(&learned) {
+                        keyed.push(learned);
+                    }
+                }
+                shape = Some(taught);
+            }
+        }
+    }
+    let shape = shape?;
+    let offered = offered(&shape.relationships, entities, views);
+    Some(CompoundDocuments {
+        parameter: shape.parameter,
+        included: shape.included,
+        relationships: shape.relationships,
+        linkage: shape.linkage,
+        keyed,
+        offered,
+    })
+}
+
+/// One teaching read: its member names, the relationships it named and the resources it shows.
+pub(crate) struct Read<'a> {
+    shape: &'a Shape,
+    pub(crate) names: &'a [String],
+    pub(crate) shown: &'a [&'a Object],
+}
+
+impl Read<'_> {
+    /// The relationship object a shown resource holds under `name`.
+    pub(crate) fn relationship<'b>(&self, resource: &'b Object, name: &str) -> Option<&'b Object> {
+        resource
+            .get(&self.shape.relationships)?
+            .as_object()?
+            .get(name)?
+            .as_object()
+    }
+
+    /// The linkage member's name.
+    pub(crate) fn linkage(&self) -> &str {
+        &self.shape.linkage
+    }
+
+    /// The relationships member's name.
+    pub(crate) fn relationships(&self) -> &str {
+        &self.shape.relationships
+    }
+}
+
+/// A list or item view's entity type and where its resources sit.
+fn view_place(view: &ReadView) -> Option<(&str, &str)> {
+    match &view.detail {
+        ViewDetail::List(list) => Some((&list.entity_type, &list.list_pointer)),
+        ViewDetail::Item(item) => Some((&item.entity_type, &item.entity_pointer)),
+        _ => None,
+    }
+}
+
+/// The shape one read's pair teaches, with the names it lists (`None` when the pair names no
+/// relationships or the body does not fit).
+fn taught_by(name: &str, value: &str, body: &Json, pointer: &str) -> Option<(Shape, Vec<String>)> {
+    let names = named(value)?;
+    let shown = shown_at(body, pointer)?;
+    let first = *shown.first()?;
+    let relationships = first
+        .iter()
+        .find(|(_, member)| {
+            member
+                .as_object()
+                .is_some_and(|object| names.iter().all(|name| object.contains_key(name)))
+        })
+        .map(|(key, _)| key.to_owned())?;
+    let root = body.as_object()?;
+    let top = pointer.strip_prefix('/')?.split('/').next()?;
+    let relationship = first.get(&relationships)?.as_object()?.get(&names[0])?;
+    for (linkage, _) in relationship.as_object()?.iter() {
+        for (included, member) in root.iter().filter(|(key, _)| *key != top) {
+            let Some(resources) = member.as_array() else {
+                continue;
+            };
+            let shape = Shape {
+                parameter: name.to_owned(),
+                included: included.to_owned(),
+                relationships: relationships.clone(),
+                linkage: linkage.to_owned(),
+            };
+            if names_exactly(&shape, &names, &shown, resources) {
+                return Some((shape, names));
+            }
+        }
+    }
+    None
+}
+
+/// Whether the identifiers the shown resources link under `names` (less the shown resources
+/// themselves) name exactly the resources listed, one each.
+fn names_exactly(shape: &Shape, names: &[String], shown: &[&Object], listed: &[Json]) -> bool {
+    let Some(listed) = listed
+        .iter()
+        .map(Json::as_object)
+        .collect::<Option<Vec<&Object>>>()
+    else {
+        return false;
+    };
+    let mut linked: Vec<&Object> = Vec::new();
+    for resource in shown {
+        for name in names {
+            let linkage = resource
+                .get(&shape.relationships)
+                .and_then(|member| member.get(name))
+                .and_then(|relationship| relationship.get(&shape.linkage));
+            let Some(found) = linkage.and_then(identifiers) else {
+                return false;
+            };
+            linked.extend(found);
+        }
+    }
+    linked.retain(|identifier| !shown.iter().any(|own| names_resource(identifier, own)));
+    !linked.is_empty()
+        && linked
+            .iter()
+            .all(|identifier| listed.iter().any(|entry| names_resource(identifier, entry)))
+        && listed.iter().all(|entry| {
+            linked
+                .iter()
+                .any(|identifier| names_resource(identifier, entry))
+        })
+}
+
+/// The relationships each list or item view's entities hold (see
+/// [`CompoundDocuments::offered`]).
+fn offered(
+    relationships: &str,
+    entities: &[Entity],
+    views: &[ReadView],
+) -> BTreeMap<String, Vec<String>> {
+    let mut offered = BTreeMap::new();
+    for view in views {
+        let Some((entity_type, _)) = view_place(view) else {
+            continue;
+        };
+        let names = entities
+            .iter()
+            .find(|entity| entity.entity_type == entity_type)
+            .and_then(|entity| entity.fields.get(relationships)?.as_object())
+            .map(|object| object.keys().map(str::to_owned).collect::<Vec<_>>());
+        if let Some(names) = names.filter(|names| !names.is_empty()) {
+            offered.insert(view.tool.clone(), names);
+        }
+    }
+    offered
+}
+
+impl CompoundDocuments {
+    /// The relationships a call's pair asks `tool` for, when it is this rule's parameter naming
+    /// only relationships the tool's entities hold.
+    pub fn asked(&self, tool: &str, name: &str, value: &str) -> Option<Vec<String>> {
+        (name == self.parameter).then_some(())?;
+        let offered = self.offered.get(tool)?;
+        let names = named(value)?;
+        names
+            .iter()
+            .all(|name| offered.contains(name))
+            .then_some(names)
+    }
+
+    /// Fills, in the answer `body`, each resource at `pointer` with the linkage of the `names`
+    /// relationships and adds the related resources `held` holds under the included member;
+    /// `None` when a resource lacks a relationship, an identifier names no held resource, or
+    /// nothing is related and the plain answer has no included member to show it empty.
+    pub fn apply(
+        &self,
+        body: &mut Json,
+        pointer: &str,
+        names: &[String],
+        held: &[&Entity],
+    ) -> Option<()> {
+        let shown = crate::render::pointer_mut(body, pointer)?;
+        let resources: Vec<&mut Object> = match shown {
+            Json::Array(items) => items
+                .iter_mut()
+                .map(Json::as_object_mut)
+                .collect::<Option<_>>()?,
+            Json::Object(object) => vec![object],
+            _ => return None,
+        };
+        let mut linked: Vec<Object> = Vec::new();
+        let mut own: Vec<Object> = Vec::new();
+        for resource in resources {
+            own.push(resource.clone());
+            for name in names {
+                let linkage = self.linkage_of(resource, name, held)?;
+                linked.extend(identifiers(&linkage)?.into_iter().cloned());
+            }
+        }
+        let mut included: Vec<Json> = Vec::new();
+        let mut seen: Vec<Object> = Vec::new();
+        for identifier in linked {
+            if seen.contains(&identifier) || own.iter().any(|o| names_resource(&identifier, o)) {
+                continue;
+            }
+            let entity = held.iter().find(|entity| {
+                (entity.fields.as_object())
+                    .is_some_and(|fields| names_resource(&identifier, fields))
+            })?;
+            included.push(entity.fields.clone());
+            seen.push(identifier);
+        }
+        let root = body.as_object_mut()?;
+        if included.is_empty() && !root.contains_key(&self.included) {
+            return None;
+        }
+        root.insert(self.included.as_str(), Json::Array(included));
+        Some(())
+    }
+
+    /// The linkage of one relationship of a shown resource: computed and written into it when
+    /// keyed, else as it holds it.
+    fn linkage_of(&self, resource: &mut Object, name: &str, held: &[&Entity]) -> Option<Json> {
+        let keyed = self.keyed.iter().find(|keyed| keyed.links(resource, name));
+        let computed = match keyed {
+            Some(keyed) => Some(keyed.linkage_for(resource, held)?),
+            None => None,
+        };
+        let relationship = resource
+            .get_mut(&self.relationships)?
+            .as_object_mut()?
+            .get_mut(name)?
+            .as_object_mut()?;
+        let Some((linkage, added)) = computed else {
+            return relationship.get(&self.linkage).cloned();
+        };
+        relationship.insert(self.linkage.as_str(), linkage.clone());
+        for (key, value) in added.iter() {
+            relationship.insert(key, value.clone());
+        }
+        Some(linkage)
+    }
+}
