@@ -73,6 +73,7 @@ pub mod read;
 pub mod recorded;
 pub mod relations;
 pub mod render;
+pub mod request_echo;
 pub mod rules;
 pub mod selection;
 pub mod service;

@@ -454,10 +454,10 @@ impl StateService {
             return answer;
         }
         if let Some(answer) = self.answer_compound(tool, view, call, stale) {
-            return answer;
+            return self.with_echo(tool, template, (call, stale), answer);
         }
         if let Some(answer) = self.answer_sparse(tool, view, call, stale) {
-            return answer;
+            return self.with_echo(tool, template, (call, stale), answer);
         }
         match &view.detail {
             ViewDetail::Recorded { reason } => self
@@ -541,6 +541,35 @@ impl StateService {
         let shown = crate::render::pointer_mut(&mut rendered.body, pointer)?;
         rule.apply(shown, type_name, &requested)?;
         Some(StateAnswer::Rendered(rendered))
+    }
+
+    /// A reshaping answer of an item call with a query, with the envelope member echoing the call
+    /// ([`crate::request_echo`]) where the tool's reads show one: its path and pairs as sent.
+    fn with_echo(
+        &self,
+        tool: &str,
+        template: &str,
+        (call, stale): (&Call, bool),
+        answer: StateAnswer,
+    ) -> StateAnswer {
+        let StateAnswer::Rendered(mut rendered) = answer else {
+            return answer;
+        };
+        let pairs = call.sent.clone().unwrap_or_else(|| call.pairs());
+        if let Some(pointer) = &self.derived().request_echo
+            && matches!(
+                self.derived().view(tool).map(|view| &view.detail),
+                Some(ViewDetail::Item(_))
+            )
+            && !pairs.is_empty()
+        {
+            let path = format!("/{}", call.segments(template).join("/"));
+            let line = crate::request_echo::request_line(&path, &pairs);
+            if crate::request_echo::apply(&mut rendered.body, pointer, line).is_none() {
+                return self.recording(tool, template, call, "request-echo", stale);
+            }
+        }
+        StateAnswer::Rendered(rendered)
     }
 
     /// The query parameters the state offers a tool beyond its recorded ones: the sparse fieldset

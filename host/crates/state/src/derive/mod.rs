@@ -280,6 +280,7 @@ fn derive_pass(
     let mut state = StateView {
         sparse: crate::sparse::learn(manifest, timeline, &entities, &views),
         compound: crate::compound::learn(manifest, timeline, &entities, &views),
+        request_echo: crate::request_echo::learn(manifest, timeline, &views),
         documents,
         entities: entities.into_iter().map(std::sync::Arc::new).collect(),
         first_write_ordinal: timeline.first_write,
