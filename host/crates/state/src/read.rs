@@ -1378,7 +1378,7 @@ impl StateService {
                 list,
                 (model, line),
                 (&expanded.pairs, &pairs, &linked),
-                exact,
+                (exact, call.relink),
             );
         }
         if let (Some(envelope), Some(model)) = (&list.page_envelope, model)
@@ -1409,15 +1409,15 @@ impl StateService {
         list: &ListView,
         (model, line): (Option<&QueryModel>, &ListLine),
         (expanded, pairs, linked): (&QueryPairs, &QueryPairs, &QueryPairs),
-        exact: bool,
+        (exact, relink): (bool, bool),
     ) -> Result<StateAnswer, &'static str> {
         let answered_by_query = list
             .query
             .as_ref()
             .is_some_and(|model| model.record_ordinals.contains(&line.record_ordinal));
-        // A reshaping answer's call links its pages with what it left out: the line's recorded
-        // links do not spell them.
-        if !answered_by_query && linked != pairs {
+        // A reshaping answer's call that links its pages as sent (`relink`) links them with what
+        // it left out: the line's recorded links do not spell them.
+        if !answered_by_query && relink && linked != pairs {
             return Err(RELINKED_LINE);
         }
         if answered_by_query {

@@ -8,7 +8,6 @@
 //! document), rendered from the call without its query, gets the member back with the call's
 //! pairs as sent.
 
-
 use rea_manifest::Manifest;
 use rea_plugin_api::json::{Json, Object};
 
