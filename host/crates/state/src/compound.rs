@@ -95,13 +95,15 @@ pub fn names_resource(identifier: &Object, resource: &Object) -> bool {
 }
 
 /// Learns the rule from the list and item reads of every view (see the module docs); `None`
-/// when no read teaches one or two reads teach different member names.
+/// when no read teaches one, two reads teach different member names, or a read shows a linkage
+/// neither held nor keyed.
 pub fn learn(
     manifest: &Manifest,
     timeline: &Timeline,
     entities: &[Entity],
     views: &[ReadView],
 ) -> Option<CompoundDocuments> {
+    let held: Vec<&Entity> = entities.iter().collect();
     let mut shape: Option<Shape> = None;
     let mut keyed: Vec<KeyedLinkage> = Vec::new();
     for view in views {
@@ -111,7 +113,6 @@ pub fn learn(
         let Some(index) = crate::derive::tool_index(manifest, &view.tool) else {
             continue;
         };
-        let held: Vec<&Entity> = entities.iter().collect();
         for observation in timeline.all(index) {
             let Some(body) = observation
                 .body
@@ -120,20 +121,16 @@ pub fn learn(
             else {
                 continue;
             };
-            for (name, value) in observation.pairs() {
-                let Some((taught, names)) = taught_by(name, value, body, pointer) else {
-                    continue;
+            for pair in observation.pairs() {
+                let (taught, learned) = match lesson(pair, body, pointer, (entity_type, &held)) {
+                    Lesson::Nothing => continue,
+                    Lesson::Contradicts => return None,
+                    Lesson::Taught(taught, learned) => (taught, learned),
                 };
                 if shape.as_ref().is_some_and(|known| *known != taught) {
                     return None;
                 }
-                let shown = shown_at(body, pointer)?;
-                let read = Read {
-                    shape: &taught,
-                    names: &names,
-                    shown: &shown,
-                };
-                for learned in crate::compound_keys::learn(&read, entity_type, &held)? {
+                for learned in learned {
                     if !keyed.contains(&learned) {
                         keyed.push(learned);
                     }
@@ -144,14 +141,73 @@ pub fn learn(
     }
     let shape = shape?;
     let offered = offered(&shape.relationships, entities, views);
-    Some(CompoundDocuments {
+    Some(rule_of(shape, keyed, offered))
+}
+
+/// The rule of a shape and its keyed linkage.
+fn rule_of(
+    shape: Shape,
+    keyed: Vec<KeyedLinkage>,
+    offered: BTreeMap<String, Vec<String>>,
+) -> CompoundDocuments {
+    CompoundDocuments {
         parameter: shape.parameter,
         included: shape.included,
         relationships: shape.relationships,
         linkage: shape.linkage,
         keyed,
         offered,
-    })
+    }
+}
+
+/// What one read's pair teaches.
+enum Lesson {
+    /// The pair names no relationships the body shows included.
+    Nothing,
+    /// The member names, and the relationships whose linkage is keyed.
+    Taught(Shape, Vec<KeyedLinkage>),
+    /// A relationship's linkage is neither held nor keyed.
+    Contradicts,
+}
+
+/// The lesson of one read's pair: the resources at `pointer` of `body`, of `entity_type` among
+/// the `held` entities.
+fn lesson(
+    (name, value): &(String, String),
+    body: &Json,
+    pointer: &str,
+    (entity_type, held): (&str, &[&Entity]),
+) -> Lesson {
+    let (Some((taught, names)), Some(shown)) = (
+        taught_by(name, value, body, pointer),
+        shown_at(body, pointer),
+    ) else {
+        return Lesson::Nothing;
+    };
+    let read = Read {
+        shape: &taught,
+        names: &names,
+        shown: &shown,
+    };
+    match crate::compound_keys::learn(&read, entity_type, held) {
+        Some(keyed) => Lesson::Taught(taught, keyed),
+        None => Lesson::Contradicts,
+    }
+}
+
+/// The rule one body teaches alone (nothing offered): what a unit test learns from.
+#[cfg(test)]
+pub(crate) fn learn_from_body(
+    (name, value): (&str, &str),
+    body: &Json,
+    pointer: &str,
+    (entity_type, held): (&str, &[&Entity]),
+) -> Option<CompoundDocuments> {
+    let pair = (name.to_owned(), value.to_owned());
+    match lesson(&pair, body, pointer, (entity_type, held)) {
+        Lesson::Taught(shape, keyed) => Some(rule_of(shape, keyed, BTreeMap::new())),
+        _ => None,
+    }
 }
 
 /// One teaching read: its member names, the relationships it named and the resources it shows.
@@ -370,5 +426,125 @@ impl CompoundDocuments {
             relationship.insert(key, value.clone());
         }
         Some(linkage)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rea_plugin_api::json::parse;
+
+    fn json(text: &str) -> Json {
+        parse(text.as_bytes()).expect("JSON")
+    }
+
+    fn entity(entity_type: &str, id: &str, fields: &str) -> Entity {
+        Entity {
+            entity_type: entity_type.to_owned(),
+            collection: entity_type.to_owned(),
+            id: id.to_owned(),
+            fields: json(fields),
+            view_fields: Default::default(),
+            record_ordinals: Vec::new(),
+        }
+    }
+
+    fn book(id: &str, author: &str, borrower: &str) -> String {
+        format!(
+            r#"{{"type": "Book", "id": "{id}", "relationships": {{"author": {{"links": {{"self": "/b/{id}/a"}}, "data": {author}}}, "borrower": {{"data": {borrower}}}}}}}"#
+        )
+    }
+
+    fn rule() -> CompoundDocuments {
+        CompoundDocuments {
+            parameter: "include".to_owned(),
+            included: "included".to_owned(),
+            relationships: "relationships".to_owned(),
+            linkage: "data".to_owned(),
+            keyed: Vec::new(),
+            offered: BTreeMap::from([(
+                "get_books".to_owned(),
+                vec!["author".to_owned(), "borrower".to_owned()],
+            )]),
+        }
+    }
+
+    #[test]
+    fn a_read_naming_relationships_teaches_the_members_holding_them() {
+        let a1 = r#"{"type": "Author", "id": "1"}"#;
+        let body = json(&format!(
+            r#"{{"data": [{}, {}], "included": [{{"type": "Author", "id": "1", "name": "Le Guin"}}]}}"#,
+            book("1", a1, "null"),
+            book("2", a1, "null")
+        ));
+        let (shape, names) = taught_by("include", "author", &body, "/data").expect("a shape");
+        assert_eq!(names, ["author"]);
+        assert_eq!(
+            shape,
+            Shape {
+                parameter: "include".to_owned(),
+                included: "included".to_owned(),
+                relationships: "relationships".to_owned(),
+                linkage: "data".to_owned(),
+            }
+        );
+        // An included member listing a resource nothing links teaches nothing.
+        let extra = json(&format!(
+            r#"{{"data": [{}], "included": [{{"type": "Author", "id": "1"}}, {{"type": "Author", "id": "9"}}]}}"#,
+            book("1", a1, "null")
+        ));
+        assert_eq!(taught_by("include", "author", &extra, "/data"), None);
+        // A name no resource holds as a relationship teaches nothing.
+        assert_eq!(taught_by("include", "editor", &body, "/data"), None);
+    }
+
+    #[test]
+    fn the_included_resources_are_the_held_ones_first_seen_once_each() {
+        let a1 = r#"{"type": "Author", "id": "1"}"#;
+        let m2 = r#"{"type": "Member", "id": "2"}"#;
+        let held = [
+            entity(
+                "/authors",
+                "1",
+                r#"{"type": "Author", "id": "1", "name": "Le Guin"}"#,
+            ),
+            entity(
+                "/members",
+                "2",
+                r#"{"type": "Member", "id": "2", "name": "Maya"}"#,
+            ),
+        ];
+        let held: Vec<&Entity> = held.iter().collect();
+        let rule = rule();
+        assert_eq!(
+            rule.asked("get_books", "include", "borrower,author")
+                .map(|n| n.len()),
+            Some(2)
+        );
+        assert_eq!(rule.asked("get_books", "include", "editor"), None);
+        assert_eq!(rule.asked("get_members", "include", "author"), None);
+        let mut body = json(&format!(
+            r#"{{"data": [{}, {}]}}"#,
+            book("1", a1, m2),
+            book("2", a1, "null")
+        ));
+        let names = ["borrower".to_owned(), "author".to_owned()];
+        assert_eq!(rule.apply(&mut body, "/data", &names, &held), Some(()));
+        let included = body
+            .get("included")
+            .and_then(Json::as_array)
+            .expect("included");
+        let ids: Vec<Option<&str>> = included.iter().map(|r| r.get("type")?.as_str()).collect();
+        assert_eq!(ids, [Some("Member"), Some("Author")]);
+        assert_eq!(included[1], held[0].fields);
+        // A linked resource the state does not hold refuses the answer.
+        let mut body = json(&format!(
+            r#"{{"data": {}}}"#,
+            book("3", r#"{"type": "Author", "id": "7"}"#, "null")
+        ));
+        assert_eq!(rule.apply(&mut body, "/data", &names, &held), None);
+        // Nothing linked, and no included member in the plain answer to show it empty.
+        let mut body = json(&format!(r#"{{"data": {}}}"#, book("3", "null", "null")));
+        assert_eq!(rule.apply(&mut body, "/data", &names, &held), None);
     }
 }

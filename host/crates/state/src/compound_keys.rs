@@ -353,3 +353,123 @@ impl KeyedLinkage {
             .collect()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::compound::CompoundDocuments;
+    use rea_plugin_api::json::parse;
+
+    fn json(text: &str) -> Json {
+        parse(text.as_bytes()).expect("JSON")
+    }
+
+    fn entity(entity_type: &str, id: &str, fields: &str) -> Entity {
+        Entity {
+            entity_type: entity_type.to_owned(),
+            collection: entity_type.to_owned(),
+            id: id.to_owned(),
+            fields: json(fields),
+            view_fields: Default::default(),
+            record_ordinals: Vec::new(),
+        }
+    }
+
+    fn task(id: &str, project: &str, data: &str) -> String {
+        format!(
+            r#"{{"id": "{id}", "type": "Task", "attributes": {{"project_id": {project}}}, "relationships": {{"project": {{"data": {data}}}}}}}"#
+        )
+    }
+
+    fn project(id: &str, data: &str) -> String {
+        format!(
+            r#"{{"id": "{id}", "type": "Project", "attributes": {{"code": "P{id}"}}, "relationships": {{"tasks": {{"data": {data}}}}}}}"#
+        )
+    }
+
+    fn held() -> Vec<Entity> {
+        vec![
+            entity("/tasks", "1", &task("1", "1", "null")),
+            entity("/tasks", "2", &task("2", "2", "null")),
+            entity("/tasks", "3", &task("3", "1", "null")),
+            entity("/projects", "1", &project("1", "[]")),
+            entity("/projects", "2", &project("2", "[]")),
+        ]
+    }
+
+    /// The rule a compound answer teaches, learned as `learn` does it.
+    fn learned(body: &str, pointer: &str, name: &str, entity_type: &str) -> CompoundDocuments {
+        let held = held();
+        let held: Vec<&Entity> = held.iter().collect();
+        let body = json(body);
+        crate::compound::learn_from_body(("include", name), &body, pointer, (entity_type, &held))
+            .expect("a rule")
+    }
+
+    #[test]
+    fn a_to_one_linkage_is_keyed_by_the_resources_own_property() {
+        let p1 = r#"{"id": "1", "type": "Project"}"#;
+        let body = format!(
+            r#"{{"data": [{}, {}], "included": [{}]}}"#,
+            task("1", "1", p1),
+            task("3", "1", p1),
+            project("1", "[]")
+        );
+        let rule = learned(&body, "/data", "project", "/tasks");
+        let [keyed] = rule.keyed.as_slice() else {
+            panic!("one keyed linkage: {:?}", rule.keyed);
+        };
+        assert_eq!(
+            keyed.key,
+            KeyPlace::Own("/attributes/project_id".to_owned())
+        );
+        assert_eq!(keyed.id_member, "id");
+        let held = held();
+        let held: Vec<&Entity> = held.iter().collect();
+        let shown = json(&task("2", "2", "null"));
+        let (linkage, added) = keyed
+            .linkage_for(shown.as_object().expect("object"), &held)
+            .expect("a linkage");
+        assert_eq!(linkage, json(r#"{"id": "2", "type": "Project"}"#));
+        assert!(added.is_empty());
+        let unlinked = json(&task("4", "null", "null"));
+        let (linkage, _) = keyed
+            .linkage_for(unlinked.as_object().expect("object"), &held)
+            .expect("a linkage");
+        assert_eq!(linkage, Json::Null);
+    }
+
+    #[test]
+    fn a_to_many_linkage_lists_the_referrers_and_counts_them() {
+        let data = r#"[{"id": "1", "type": "Task"}, {"id": "3", "type": "Task"}]"#;
+        let shown = project("1", data).replace(
+            r#""data": ["#,
+            r#""meta": {"count": 2, "limit": 250}, "data": ["#,
+        );
+        let body = format!(
+            r#"{{"data": {shown}, "included": [{}, {}]}}"#,
+            task("1", "1", "null"),
+            task("3", "1", "null")
+        );
+        let rule = learned(&body, "/data", "tasks", "/projects");
+        let [keyed] = rule.keyed.as_slice() else {
+            panic!("one keyed linkage: {:?}", rule.keyed);
+        };
+        assert_eq!(
+            keyed.key,
+            KeyPlace::Referrers("/attributes/project_id".to_owned())
+        );
+        assert_eq!(keyed.counted, ["/meta/count"]);
+        let held = held();
+        let held: Vec<&Entity> = held.iter().collect();
+        let other = json(&project("2", "[]"));
+        let (linkage, added) = keyed
+            .linkage_for(other.as_object().expect("object"), &held)
+            .expect("a linkage");
+        assert_eq!(linkage, json(r#"[{"id": "2", "type": "Task"}]"#));
+        assert_eq!(
+            Json::Object(added),
+            json(r#"{"meta": {"count": 1, "limit": 250}}"#)
+        );
+    }
+}

@@ -123,3 +123,67 @@ pub fn apply(body: &mut Json, pointer: &str, line: String) -> Option<()> {
     parent.insert(name, Json::String(line));
     Some(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rea_plugin_api::json::parse;
+
+    fn read(path: &str, query: &[(&str, &str)], body: &str) -> Observation {
+        let query: Vec<(String, String)> = query
+            .iter()
+            .map(|(name, value)| ((*name).to_owned(), (*value).to_owned()))
+            .collect();
+        Observation {
+            ordinal: 0,
+            tool: 0,
+            path: path.to_owned(),
+            segments: Vec::new(),
+            query: (!query.is_empty()).then_some(query),
+            query_withheld: false,
+            status: 200,
+            body: Some(parse(body.as_bytes()).expect("JSON")),
+            body_bytes: body.len(),
+            position: 0,
+            method: "GET".to_owned(),
+            request: crate::observation::RequestBody::Missing,
+            started: None,
+            duration_ms: None,
+            window_end: usize::MAX,
+        }
+    }
+
+    #[test]
+    fn a_member_naming_the_request_line_only_with_a_query_is_an_echo() {
+        let queried = read(
+            "/p/1",
+            &[("include", "tasks")],
+            r#"{"data": {"id": "1", "self": "/p/1?include=tasks"}, "links": {"self": "/p/1/", "related": "/p/1?include=tasks"}}"#,
+        );
+        let plain = read(
+            "/p/2",
+            &[],
+            r#"{"data": {"id": "2"}, "links": {"self": "/p/2/"}}"#,
+        );
+        // The entity's own member is left out; the envelope's is the echo.
+        assert_eq!(
+            echo_pointer(&[&queried, &plain], "/data"),
+            Some("/links/related".to_owned())
+        );
+        // A plain read showing the member too: no echo.
+        let shown = read(
+            "/p/2",
+            &[],
+            r#"{"data": {"id": "2"}, "links": {"related": "/p/2?include=tasks"}}"#,
+        );
+        assert_eq!(echo_pointer(&[&queried, &shown], "/data"), None);
+        let mut body = parse(br#"{"links": {"self": "/p/3/"}}"#).expect("JSON");
+        let pairs = [("fields[P]".to_owned(), "a,b".to_owned())];
+        let line = request_line("/p/3", &pairs);
+        assert_eq!(apply(&mut body, "/links/related", line), Some(()));
+        assert_eq!(
+            body.pointer("/links/related").and_then(Json::as_str),
+            Some("/p/3?fields[P]=a,b")
+        );
+    }
+}
