@@ -131,7 +131,7 @@ fn learn_one(
     pairs: &[Pair<'_>],
     held: &[&Entity],
 ) -> Option<KeyedLinkage> {
-    let mut links: Vec<(&Object, Vec<(&Object, &Entity)>, bool)> = Vec::new();
+    let mut links: Vec<Links<'_>> = Vec::new();
     for (resource, shown, _) in pairs {
         let (related, to_many) = match shown.get(read.linkage())? {
             Json::Null => (Vec::new(), false),
