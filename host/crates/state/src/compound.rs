@@ -405,6 +405,12 @@ impl CompoundDocuments {
         Some(())
     }
 
+    /// The linkage of a resource's relationship `name` (held, or computed when keyed); `None`
+    /// when the resource has no such relationship.
+    pub fn linkage(&self, resource: &Object, name: &str, held: &[&Entity]) -> Option<Json> {
+        self.linkage_of(&mut resource.clone(), name, held)
+    }
+
     /// The linkage of one relationship of a shown resource: computed and written into it when
     /// keyed, else as it holds it.
     fn linkage_of(&self, resource: &mut Object, name: &str, held: &[&Entity]) -> Option<Json> {

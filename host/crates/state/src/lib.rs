@@ -71,6 +71,7 @@ pub mod query;
 pub mod query_terms;
 pub mod read;
 pub mod recorded;
+pub mod related_routes;
 pub mod relations;
 pub mod render;
 pub mod request_echo;

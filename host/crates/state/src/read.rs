@@ -440,6 +440,9 @@ impl StateService {
     ) -> StateAnswer {
         let template = view.path_template.as_str();
         let recording = |reason: &str| self.recording(tool, template, call, reason, stale);
+        if let Some(answer) = self.answer_related_route(tool, template, call, exact) {
+            return answer;
+        }
         if matches!(
             view.detail,
             ViewDetail::Recorded { .. } | ViewDetail::Document(_)
@@ -570,6 +573,39 @@ impl StateService {
             }
         }
         StateAnswer::Rendered(rendered)
+    }
+
+    /// A call of a to-one related route ([`crate::related_routes`]) without a query: the related
+    /// resource the live state links the call's entity to, in the route's envelope; `None` for
+    /// any other call, or one the state cannot answer so.
+    fn answer_related_route(
+        &self,
+        tool: &str,
+        template: &str,
+        call: &Call,
+        exact: bool,
+    ) -> Option<StateAnswer> {
+        let derived = self.derived();
+        let route = derived
+            .related_routes
+            .iter()
+            .find(|route| route.tool == tool)?;
+        let rule = derived.compound.as_ref()?;
+        if !call.query.is_empty() {
+            return None;
+        }
+        let envelope = self.kept(route.envelope_ordinal)?;
+        let path = format!("/{}", call.segments(template).join("/"));
+        let live = self.read();
+        let held: Vec<&Entity> = live.entities().collect();
+        let body = route.answer((rule, envelope.json()?), &path, &held)?;
+        Some(state_answer(
+            envelope,
+            body,
+            self.replay().evidence_id(),
+            exact,
+            StateSource::state(path, None),
+        ))
     }
 
     /// The query parameters the state offers a tool beyond its recorded ones: the sparse fieldset

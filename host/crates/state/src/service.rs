@@ -250,6 +250,12 @@ pub fn answered_ordinals(state: &StateView) -> std::collections::BTreeSet<u64> {
     for plan in state.write_plans.iter().filter(|plan| !plan.served) {
         wanted.extend(plan.conflicts.iter().map(|conflict| conflict.ordinal));
     }
+    wanted.extend(
+        state
+            .related_routes
+            .iter()
+            .map(|route| route.envelope_ordinal),
+    );
     for view in &state.views {
         match &view.detail {
             ViewDetail::Item(item) => {

@@ -277,9 +277,13 @@ fn derive_pass(
             .values()
             .map(|observation| (observation.started.as_deref(), observation.duration_ms)),
     );
+    let compound = crate::compound::learn(manifest, timeline, &entities, &views);
+    let related_routes =
+        crate::related_routes::learn(manifest, timeline, (&entities, &views), compound.as_ref());
     let mut state = StateView {
         sparse: crate::sparse::learn(manifest, timeline, &entities, &views),
-        compound: crate::compound::learn(manifest, timeline, &entities, &views),
+        compound,
+        related_routes,
         request_echo: crate::request_echo::learn(manifest, timeline, &views),
         documents,
         entities: entities.into_iter().map(std::sync::Arc::new).collect(),

@@ -1,0 +1,232 @@
+//! To-one related routes: a read whose path is an entity's path and one more segment naming
+//! one of its relationships (`/books/4/author/`, `/api/tasks/4/project`), answering the related
+//! resource the entity's linkage names ([`crate::compound`]: held, or keyed) as its own entity
+//! holds it, in the envelope of a recorded answer.
+//!
+//! Learned per read tool from its successful reads without a query: the segments before the last
+//! name a held entity (its collection and id), the last one of its relationships whose linkage
+//! names one held resource, and one place of the body (the top, or a top-level member) shows
+//! exactly that resource. The envelope's other text members are kept as recorded, or, where the
+//! reads show them otherwise, minted per call: the call's path after a constant prefix (an
+//! absolute `links.self`), or a text member of the related resource (`links.related` its
+//! `links.self`). A call for any entity the state holds is answered so; an empty linkage, an
+//! entity or a related resource the state lacks are not modelled.
+
+use serde::{Deserialize, Serialize};
+
+use rea_manifest::Manifest;
+use rea_plugin_api::json::{Json, Object};
+
+use crate::compound::{CompoundDocuments, names_resource};
+use crate::model::{Entity, ReadView};
+use crate::observation::{Observation, Timeline};
+
+/// Where a minted envelope member's text comes from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MemberSource {
+    /// The call's path after this prefix (`http://127.0.0.1:18851`).
+    Request(String),
+    /// The related resource's text member at this pointer (`/links/self`).
+    Related(String),
+}
+
+/// A learned related route (see the module docs).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RelatedRoute {
+    /// The read tool.
+    pub tool: String,
+    /// Where the related resource sits in the body (`/data`; `""`: the body).
+    pub pointer: String,
+    /// The record whose envelope answers are rendered into.
+    pub envelope_ordinal: u64,
+    /// The envelope members minted per call, by pointer.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub minted: Vec<(String, MemberSource)>,
+}
+
+/// The segments of a path, empty ones left out.
+fn segments(path: &str) -> Vec<&str> {
+    path.split('/')
+        .filter(|segment| !segment.is_empty())
+        .collect()
+}
+
+/// The held entity a path's segments before the last name, and the last segment.
+fn parent_of<'a, 'b>(path: &'b str, held: &[&'a Entity]) -> Option<(&'a Entity, &'b str)> {
+    let segments = segments(path);
+    let (name, parent) = segments.split_last()?;
+    let (id, collection) = parent.split_last()?;
+    let collection = collection.join("/");
+    let entity = held
+        .iter()
+        .copied()
+        .find(|entity| entity.id == *id && entity.collection.trim_matches('/') == collection)?;
+    Some((entity, name))
+}
+
+/// The one held resource a parent's relationship links, when it links one.
+fn related_of<'a>(
+    rule: &CompoundDocuments,
+    parent: &Entity,
+    name: &str,
+    held: &[&'a Entity],
+) -> Option<&'a Entity> {
+    let linkage = rule.linkage(parent.fields.as_object()?, name, held)?;
+    let identifier = linkage.as_object()?;
+    held.iter().copied().find(|entity| {
+        (entity.fields.as_object()).is_some_and(|fields| names_resource(identifier, fields))
+    })
+}
+
+/// The text members of an object, at most one object down, by pointer.
+fn text_members(object: &Object) -> Vec<(String, &str)> {
+    let mut found = Vec::new();
+    for (key, value) in object.iter() {
+        match value {
+            Json::String(text) => found.push((format!("/{key}"), text.as_str())),
+            Json::Object(inner) => found.extend(
+                inner
+                    .iter()
+                    .filter_map(|(name, value)| Some((format!("/{key}/{name}"), value.as_str()?))),
+            ),
+            _ => {}
+        }
+    }
+    found
+}
+
+/// Learns the related routes of every read tool (see the module docs).
+pub fn learn(
+    manifest: &Manifest,
+    timeline: &Timeline,
+    (entities, views): (&[Entity], &[ReadView]),
+    rule: Option<&CompoundDocuments>,
+) -> Vec<RelatedRoute> {
+    let Some(rule) = rule else {
+        return Vec::new();
+    };
+    let held: Vec<&Entity> = entities.iter().collect();
+    let mut routes = Vec::new();
+    for view in views {
+        let Some(index) = crate::derive::tool_index(manifest, &view.tool) else {
+            continue;
+        };
+        let reads: Vec<&Observation> = timeline
+            .all(index)
+            .filter(|read| read.is_success() && read.pairs().is_empty() && read.body.is_some())
+            .collect();
+        if let Some(route) = route_of(&view.tool, &reads, rule, &held) {
+            routes.push(route);
+        }
+    }
+    routes
+}
+
+/// A read's body and the related resource it shows.
+type Shown<'a> = (&'a Observation, &'a Json, &'a Entity);
+
+/// The route a tool's reads teach, when every one of them fits (see the module docs).
+fn route_of(
+    tool: &str,
+    reads: &[&Observation],
+    rule: &CompoundDocuments,
+    held: &[&Entity],
+) -> Option<RelatedRoute> {
+    let mut shown: Vec<Shown<'_>> = Vec::new();
+    for read in reads {
+        let (parent, name) = parent_of(&read.path, held)?;
+        let related = related_of(rule, parent, name, held)?;
+        shown.push((read, read.body.as_ref()?, related));
+    }
+    let (last, body, related) = *shown.last()?;
+    let pointer = std::iter::once(String::new())
+        .chain(body.as_object()?.keys().map(|key| format!("/{key}")))
+        .find(|pointer| {
+            shown
+                .iter()
+                .all(|(_, body, related)| body.pointer(pointer) == Some(&related.fields))
+        })?;
+    let related_texts = text_members(related.fields.as_object()?);
+    let mut minted = Vec::new();
+    for (member, value) in text_members(body.as_object()?) {
+        if !pointer.is_empty() && (member == pointer || member.starts_with(&format!("{pointer}/")))
+        {
+            continue;
+        }
+        let varies = shown
+            .iter()
+            .any(|(_, other, _)| other.pointer(&member).and_then(Json::as_str) != Some(value));
+        if !varies {
+            continue;
+        }
+        let source = minted_source(&member, &shown, (value, &last.path), &related_texts)?;
+        minted.push((member, source));
+    }
+    Some(RelatedRoute {
+        tool: tool.to_owned(),
+        pointer,
+        envelope_ordinal: last.ordinal,
+        minted,
+    })
+}
+
+/// Where a member the reads show otherwise comes from, when every read agrees on it.
+fn minted_source(
+    member: &str,
+    shown: &[Shown<'_>],
+    (value, path): (&str, &str),
+    related_texts: &[(String, &str)],
+) -> Option<MemberSource> {
+    let text = |body: &Json| {
+        body.pointer(member)
+            .and_then(Json::as_str)
+            .map(str::to_owned)
+    };
+    if let Some(prefix) = value.strip_suffix(path)
+        && shown.iter().all(|(read, body, _)| {
+            text(body).is_some_and(|text| text == format!("{prefix}{}", read.path))
+        })
+    {
+        return Some(MemberSource::Request(prefix.to_owned()));
+    }
+    related_texts
+        .iter()
+        .filter(|(_, text)| *text == value)
+        .map(|(pointer, _)| pointer)
+        .find(|pointer| {
+            shown.iter().all(|(_, body, related)| {
+                text(body).is_some_and(|text| {
+                    related.fields.pointer(pointer).and_then(Json::as_str) == Some(text.as_str())
+                })
+            })
+        })
+        .map(|pointer| MemberSource::Related(pointer.clone()))
+}
+
+impl RelatedRoute {
+    /// The answer body for a call of `path`: the envelope with the related resource the state
+    /// holds and the minted members; `None` when the state holds no such entity, its linkage is
+    /// empty or names no held resource.
+    pub fn answer(
+        &self,
+        (rule, envelope): (&CompoundDocuments, &Json),
+        path: &str,
+        held: &[&Entity],
+    ) -> Option<Json> {
+        let (parent, name) = parent_of(path, held)?;
+        let related = related_of(rule, parent, name, held)?;
+        let mut body = envelope.clone();
+        *crate::render::pointer_mut(&mut body, &self.pointer)? = related.fields.clone();
+        for (member, source) in &self.minted {
+            let text = match source {
+                MemberSource::Request(prefix) => format!("{prefix}{path}"),
+                MemberSource::Related(pointer) => {
+                    related.fields.pointer(pointer)?.as_str()?.to_owned()
+                }
+            };
+            *crate::render::pointer_mut(&mut body, member)? = Json::String(text);
+        }
+        Some(body)
+    }
+}
