@@ -5,7 +5,9 @@
 //! linkage on the entity; safrs fills it only for the included relationships, computed from the
 //! key property (`compound_keys.rs`: `attributes.project_id` to one, the tasks naming the project
 //! to many, with the `meta` counts of the filled relationship). safrs's item envelopes echo a
-//! call with a query in `links.related` (`request_echo.rs`).
+//! call with a query in `links.related` (`request_echo.rs`). The to-one related routes
+//! (`/books/{id}/author/`, `/api/tasks/{id}/{rel}`) answer the resource the live linkage names,
+//! in the route's recorded envelope (`related_routes.rs`).
 
 use serde_json::{Value, json};
 
@@ -172,5 +174,65 @@ fn safrs_items_include_the_live_referrers_with_their_counts_and_echo_the_call() 
     assert_eq!(
         body["included"][3]["attributes"]["title"],
         "Write the changelog"
+    );
+}
+
+#[test]
+fn drf_to_one_related_routes_answer_the_linked_resource_for_any_book() {
+    let served = serve_corpus_app("drf-jsonapi");
+    // Entries 31-32 read `/books/4/author/` and `/books/4/borrower/` only.
+    let (answer, is_error) =
+        call_with_strings(&served, "get_books_author_by_book_id", &[("book_id", "9")]);
+    assert!(!is_error, "{answer:#}");
+    let (item, _) = call_with_strings(&served, "get_authors_by_author_id", &[("author_id", "4")]);
+    assert_eq!(answer["body"], item["body"], "{answer:#}");
+    let (answer, is_error) = call_with_strings(
+        &served,
+        "get_books_borrower_by_book_id",
+        &[("book_id", "7")],
+    );
+    assert!(!is_error, "{answer:#}");
+    assert_eq!(
+        identities(&json!([answer["body"]["data"]])),
+        pairs(&[("Member", "1")])
+    );
+    // Book 3 has no borrower: the build never showed that answer.
+    let (answer, is_error) = call_with_strings(
+        &served,
+        "get_books_borrower_by_book_id",
+        &[("book_id", "3")],
+    );
+    assert_not_modelled(&answer, is_error);
+}
+
+#[test]
+fn safrs_to_one_related_routes_mint_their_links_from_the_call_and_the_resource() {
+    let served = serve_corpus_app("safrs");
+    // The relationship is a path segment (`/api/tasks/{task_id}/{id}`): entries 25-26 read
+    // task 4's project and assignee.
+    let (answer, is_error) = call_with_strings(
+        &served,
+        "get_tasks_by_task_id_and_id",
+        &[("task_id", "9"), ("id", "project")],
+    );
+    assert!(!is_error, "{answer:#}");
+    let body = &answer["body"];
+    assert_eq!(
+        identities(&json!([body["data"]])),
+        pairs(&[("Project", "3")])
+    );
+    assert_eq!(
+        body["links"],
+        json!({"related": "/api/projects/3/", "self": "http://127.0.0.1:18851/api/tasks/9/project"})
+    );
+    let (answer, is_error) = call_with_strings(
+        &served,
+        "get_tasks_by_task_id_and_id",
+        &[("task_id", "1"), ("id", "assignee")],
+    );
+    assert!(!is_error, "{answer:#}");
+    assert_eq!(
+        identities(&json!([answer["body"]["data"]])),
+        pairs(&[("User", "3")])
     );
 }

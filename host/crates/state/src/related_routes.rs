@@ -230,3 +230,129 @@ impl RelatedRoute {
         Some(body)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rea_plugin_api::json::parse;
+    use std::collections::BTreeMap;
+
+    fn json(text: &str) -> Json {
+        parse(text.as_bytes()).expect("JSON")
+    }
+
+    fn entity(collection: &str, id: &str, fields: &str) -> Entity {
+        Entity {
+            entity_type: collection.to_owned(),
+            collection: collection.to_owned(),
+            id: id.to_owned(),
+            fields: json(fields),
+            view_fields: Default::default(),
+            record_ordinals: Vec::new(),
+        }
+    }
+
+    fn read(ordinal: u64, path: &str, body: &str) -> Observation {
+        Observation {
+            ordinal,
+            tool: 0,
+            path: path.to_owned(),
+            segments: Vec::new(),
+            query: None,
+            query_withheld: false,
+            status: 200,
+            body: Some(json(body)),
+            body_bytes: body.len(),
+            position: ordinal as usize,
+            method: "GET".to_owned(),
+            request: crate::observation::RequestBody::Missing,
+            started: None,
+            duration_ms: None,
+            window_end: usize::MAX,
+        }
+    }
+
+    fn book(id: &str, author: &str) -> String {
+        format!(
+            r#"{{"type": "Book", "id": "{id}", "relationships": {{"author": {{"data": {author}}}}}}}"#
+        )
+    }
+
+    fn author(id: &str) -> String {
+        format!(r#"{{"type": "Author", "id": "{id}", "links": {{"self": "/authors/{id}/"}}}}"#)
+    }
+
+    fn rule() -> CompoundDocuments {
+        CompoundDocuments {
+            parameter: "include".to_owned(),
+            included: "included".to_owned(),
+            relationships: "relationships".to_owned(),
+            linkage: "data".to_owned(),
+            keyed: Vec::new(),
+            offered: BTreeMap::new(),
+        }
+    }
+
+    #[test]
+    fn a_relationship_segment_answers_the_linked_resource_in_the_envelope() {
+        let a = |id: &str| format!(r#"{{"type": "Author", "id": "{id}"}}"#);
+        let held = [
+            entity("/books/", "4", &book("4", &a("2"))),
+            entity("/books/", "9", &book("9", &a("4"))),
+            entity("/books/", "3", &book("3", "null")),
+            entity("/authors/", "2", &author("2")),
+            entity("/authors/", "4", &author("4")),
+        ];
+        let held: Vec<&Entity> = held.iter().collect();
+        let reads = [
+            read(31, "/books/4/author/", &envelope_text("/books/4/author/", "2")),
+            read(32, "/books/9/author/", &envelope_text("/books/9/author/", "4")),
+        ];
+        let reads: Vec<&Observation> = reads.iter().collect();
+        let route = route_of("get_author", &reads, &rule(), &held).expect("a route");
+        assert_eq!(route.pointer, "/data");
+        assert_eq!(route.envelope_ordinal, 32);
+        assert_eq!(
+            route.minted,
+            [
+                (
+                    "/links/self".to_owned(),
+                    MemberSource::Request("http://h".to_owned())
+                ),
+                (
+                    "/links/related".to_owned(),
+                    MemberSource::Related("/links/self".to_owned())
+                ),
+            ]
+        );
+        let envelope = json(&envelope_text("/books/9/author/", "4"));
+        let body = route
+            .answer((&rule(), &envelope), "/books/4/author/", &held)
+            .expect("an answer");
+        assert_eq!(body, json(&envelope_text("/books/4/author/", "2")));
+        // An empty linkage, or an entity the state lacks, is not answered.
+        assert_eq!(
+            route.answer((&rule(), &envelope), "/books/3/author/", &held),
+            None
+        );
+        assert_eq!(
+            route.answer((&rule(), &envelope), "/books/7/author/", &held),
+            None
+        );
+        // A read showing another resource than the linkage names teaches no route.
+        let wrong = [read(
+            33,
+            "/books/4/author/",
+            &envelope_text("/books/4/author/", "4"),
+        )];
+        let wrong: Vec<&Observation> = wrong.iter().collect();
+        assert_eq!(route_of("get_author", &wrong, &rule(), &held), None);
+    }
+
+    fn envelope_text(path: &str, id: &str) -> String {
+        format!(
+            r#"{{"data": {}, "links": {{"self": "http://h{path}", "related": "/authors/{id}/", "kind": "to-one"}}}}"#,
+            author(id)
+        )
+    }
+}
