@@ -440,14 +440,7 @@ impl StateService {
     ) -> StateAnswer {
         let template = view.path_template.as_str();
         let recording = |reason: &str| self.recording(tool, template, call, reason, stale);
-        if let Some(answer) = self.answer_related_route(tool, template, call, exact) {
-            return answer;
-        }
-        if matches!(
-            view.detail,
-            ViewDetail::Recorded { .. } | ViewDetail::Document(_)
-        ) && let Some(answer) = self.answer_tree_read(tool, template, call)
-        {
+        if let Some(answer) = self.answer_route_or_tree(tool, view, call, exact) {
             return answer;
         }
         // A query an item view was read with that shows the document as its folder lists it.
@@ -456,11 +449,8 @@ impl StateService {
         {
             return answer;
         }
-        if let Some(answer) = self.answer_compound(tool, view, call, stale) {
-            return self.with_echo(tool, template, (call, stale), answer);
-        }
-        if let Some(answer) = self.answer_sparse(tool, view, call, stale) {
-            return self.with_echo(tool, template, (call, stale), answer);
+        if let Some(answer) = self.answer_reshaping(tool, view, call, stale) {
+            return answer;
         }
         match &view.detail {
             ViewDetail::Recorded { reason } => self
@@ -544,6 +534,43 @@ impl StateService {
         let shown = crate::render::pointer_mut(&mut rendered.body, pointer)?;
         rule.apply(shown, type_name, &requested)?;
         Some(StateAnswer::Rendered(rendered))
+    }
+
+    /// A recorded or document view's call answered as a related route ([`crate::related_routes`])
+    /// or a folder tree's read; `None` for any other view or call.
+    fn answer_route_or_tree(
+        &self,
+        tool: &str,
+        view: &crate::model::ReadView,
+        call: &Call,
+        exact: bool,
+    ) -> Option<StateAnswer> {
+        let template = view.path_template.as_str();
+        matches!(
+            view.detail,
+            ViewDetail::Recorded { .. } | ViewDetail::Document(_)
+        )
+        .then(|| {
+            self.answer_related_route(tool, template, call, exact)
+                .or_else(|| self.answer_tree_read(tool, template, call))
+        })
+        .flatten()
+    }
+
+    /// A call a reshaping answer takes: naming relationships to include ([`crate::compound`]) or
+    /// a sparse fieldset ([`crate::sparse`]), answered as the call without it, with the echo of
+    /// the call its item envelopes show ([`Self::with_echo`]); `None` for any other call.
+    fn answer_reshaping(
+        &self,
+        tool: &str,
+        view: &crate::model::ReadView,
+        call: &Call,
+        stale: bool,
+    ) -> Option<StateAnswer> {
+        let answer = self
+            .answer_compound(tool, view, call, stale)
+            .or_else(|| self.answer_sparse(tool, view, call, stale))?;
+        Some(self.with_echo(tool, &view.path_template, (call, stale), answer))
     }
 
     /// A reshaping answer of an item call with a query, with the envelope member echoing the call

@@ -305,8 +305,16 @@ mod tests {
         ];
         let held: Vec<&Entity> = held.iter().collect();
         let reads = [
-            read(31, "/books/4/author/", &envelope_text("/books/4/author/", "2")),
-            read(32, "/books/9/author/", &envelope_text("/books/9/author/", "4")),
+            read(
+                31,
+                "/books/4/author/",
+                &envelope_text("/books/4/author/", "2"),
+            ),
+            read(
+                32,
+                "/books/9/author/",
+                &envelope_text("/books/9/author/", "4"),
+            ),
         ];
         let reads: Vec<&Observation> = reads.iter().collect();
         let route = route_of("get_author", &reads, &rule(), &held).expect("a route");
