@@ -140,7 +140,7 @@ pub fn learn(
         }
     }
     let shape = shape?;
-    let offered = offered(&shape.relationships, entities, views);
+    let offered = offered(&shape.relationships, (manifest, timeline), views);
     Some(rule_of(shape, keyed, offered))
 }
 
@@ -318,22 +318,27 @@ fn names_exactly(shape: &Shape, names: &[String], shown: &[&Object], listed: &[J
         })
 }
 
-/// The relationships each list or item view's entities hold (see
-/// [`CompoundDocuments::offered`]).
+/// The relationships each list or item view's recorded answers show its resources holding (see
+/// [`CompoundDocuments::offered`]): a view whose reads show resources without them (a list of
+/// identifiers) is offered none.
 fn offered(
     relationships: &str,
-    entities: &[Entity],
+    (manifest, timeline): (&Manifest, &Timeline),
     views: &[ReadView],
 ) -> BTreeMap<String, Vec<String>> {
     let mut offered = BTreeMap::new();
     for view in views {
-        let Some((entity_type, _)) = view_place(view) else {
+        let (Some((_, pointer)), Some(index)) = (
+            view_place(view),
+            crate::derive::tool_index(manifest, &view.tool),
+        ) else {
             continue;
         };
-        let names = entities
-            .iter()
-            .find(|entity| entity.entity_type == entity_type)
-            .and_then(|entity| entity.fields.get(relationships)?.as_object())
+        let names = timeline
+            .all(index)
+            .filter(|read| read.is_success())
+            .find_map(|read| shown_at(read.body.as_ref()?, pointer)?.first().copied())
+            .and_then(|resource| resource.get(relationships)?.as_object())
             .map(|object| object.keys().map(str::to_owned).collect::<Vec<_>>());
         if let Some(names) = names.filter(|names| !names.is_empty()) {
             offered.insert(view.tool.clone(), names);
