@@ -363,13 +363,15 @@ impl CompoundDocuments {
     /// Fills, in the answer `body`, each resource at `pointer` with the linkage of the `names`
     /// relationships and adds the related resources `held` holds under the included member;
     /// `None` when a resource lacks a relationship, an identifier names no held resource, or
-    /// nothing is related and the plain answer has no included member to show it empty.
+    /// nothing is related and the plain answer has no included member to show it empty. After
+    /// a served write (`written`), a held to-many linkage refuses too: the writes of the related
+    /// resources do not change the linkage their parent holds.
     pub fn apply(
         &self,
         body: &mut Json,
         pointer: &str,
         names: &[String],
-        held: &[&Entity],
+        (held, written): (&[&Entity], bool),
     ) -> Option<()> {
         let shown = crate::render::pointer_mut(body, pointer)?;
         let resources: Vec<&mut Object> = match shown {
@@ -386,6 +388,9 @@ impl CompoundDocuments {
             own.push(resource.clone());
             for name in names {
                 let linkage = self.linkage_of(resource, name, held)?;
+                if written && matches!(linkage, Json::Array(_)) && !self.is_keyed(resource, name) {
+                    return None;
+                }
                 linked.extend(identifiers(&linkage)?.into_iter().cloned());
             }
         }
@@ -408,6 +413,11 @@ impl CompoundDocuments {
         }
         root.insert(self.included.as_str(), Json::Array(included));
         Some(())
+    }
+
+    /// Whether the linkage of a resource's relationship `name` is computed ([`KeyedLinkage`]).
+    fn is_keyed(&self, resource: &Object, name: &str) -> bool {
+        self.keyed.iter().any(|keyed| keyed.links(resource, name))
     }
 
     /// The linkage of a resource's relationship `name` (held, or computed when keyed); `None`
@@ -540,7 +550,10 @@ mod tests {
             book("2", a1, "null")
         ));
         let names = ["borrower".to_owned(), "author".to_owned()];
-        assert_eq!(rule.apply(&mut body, "/data", &names, &held), Some(()));
+        assert_eq!(
+            rule.apply(&mut body, "/data", &names, (&held, false)),
+            Some(())
+        );
         let included = body
             .get("included")
             .and_then(Json::as_array)
@@ -553,9 +566,20 @@ mod tests {
             r#"{{"data": {}}}"#,
             book("3", r#"{"type": "Author", "id": "7"}"#, "null")
         ));
-        assert_eq!(rule.apply(&mut body, "/data", &names, &held), None);
+        assert_eq!(rule.apply(&mut body, "/data", &names, (&held, false)), None);
+        // A held to-many linkage after a served write: the related resources' writes do not
+        // change it.
+        let mut body = json(
+            r#"{"data": {"type": "Author", "id": "1", "relationships": {"books": {"data": [{"type": "Member", "id": "2"}]}}}}"#,
+        );
+        let books = ["books".to_owned()];
+        assert_eq!(
+            rule.apply(&mut body.clone(), "/data", &books, (&held, false)),
+            Some(())
+        );
+        assert_eq!(rule.apply(&mut body, "/data", &books, (&held, true)), None);
         // Nothing linked, and no included member in the plain answer to show it empty.
         let mut body = json(&format!(r#"{{"data": {}}}"#, book("3", "null", "null")));
-        assert_eq!(rule.apply(&mut body, "/data", &names, &held), None);
+        assert_eq!(rule.apply(&mut body, "/data", &names, (&held, false)), None);
     }
 }

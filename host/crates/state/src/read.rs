@@ -674,9 +674,10 @@ impl StateService {
         else {
             return Some(refused());
         };
+        let written = self.written_any();
         let live = self.read();
         let held: Vec<&crate::model::Entity> = live.entities().collect();
-        match rule.apply(&mut rendered.body, pointer, &names, &held) {
+        match rule.apply(&mut rendered.body, pointer, &names, (&held, written)) {
             Some(()) => Some(StateAnswer::Rendered(rendered)),
             None => Some(refused()),
         }
