@@ -320,7 +320,8 @@ fn names_exactly(shape: &Shape, names: &[String], shown: &[&Object], listed: &[J
 
 /// The relationships each list or item view's recorded answers show its resources holding (see
 /// [`CompoundDocuments::offered`]): a view whose reads show resources without them (a list of
-/// identifiers) is offered none.
+/// identifiers) is offered none, and so is a view whose body is the resource (no top level beside
+/// it to hold the included member).
 fn offered(
     relationships: &str,
     (manifest, timeline): (&Manifest, &Timeline),
@@ -329,7 +330,7 @@ fn offered(
     let mut offered = BTreeMap::new();
     for view in views {
         let (Some((_, pointer)), Some(index)) = (
-            view_place(view),
+            view_place(view).filter(|(_, pointer)| !pointer.is_empty()),
             crate::derive::tool_index(manifest, &view.tool),
         ) else {
             continue;
