@@ -74,7 +74,13 @@ pub fn state_tools_with_views(
     views: &[crate::model::ReadView],
     withheld: WithheldWrites,
 ) -> Vec<ToolDefinition> {
-    state_tools_with_sparse(environment, manifest, plans, (views, None), withheld)
+    state_tools_with_sparse(
+        environment,
+        manifest,
+        plans,
+        (views, OfferedRules::default()),
+        withheld,
+    )
 }
 
 /// How the learned query arguments of a catalog are described: each in a sentence, or by its
@@ -94,10 +100,7 @@ pub fn state_catalog_within_reservation(
     environment: &Environment,
     manifest: &rea_manifest::Manifest,
     plans: &[WritePlan],
-    (views, sparse): (
-        &[crate::model::ReadView],
-        Option<&crate::sparse::SparseFields>,
-    ),
+    (views, offered): (&[crate::model::ReadView], OfferedRules<'_>),
     (withheld, name): (WithheldWrites, &str),
 ) -> Result<Vec<ToolDefinition>, Refusal> {
     let worded = |wording| {
@@ -105,7 +108,7 @@ pub fn state_catalog_within_reservation(
             environment,
             manifest,
             plans,
-            (views, sparse),
+            (views, offered),
             (withheld, wording),
         );
         check_state_catalog(&tools, name).map(|_| tools)
@@ -113,23 +116,30 @@ pub fn state_catalog_within_reservation(
     worded(Wording::Sentence).or_else(|_| worded(Wording::Brief))
 }
 
-/// [`state_tools_with_views`] with the state's sparse fieldset (see [`crate::sparse`]): each
-/// read tool it is offered to takes its parameter too.
+/// The rules by which a derived state offers read tools parameters beyond their recorded ones.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct OfferedRules<'a> {
+    /// The sparse fieldset ([`crate::sparse`]).
+    pub sparse: Option<&'a crate::sparse::SparseFields>,
+    /// The compound documents ([`crate::compound`]).
+    pub compound: Option<&'a crate::compound::CompoundDocuments>,
+}
+
+/// [`state_tools_with_views`] with the state's offered rules (a sparse fieldset, see
+/// [`crate::sparse`]; compound documents, see [`crate::compound`]): each read tool a parameter
+/// is offered to takes it too.
 pub fn state_tools_with_sparse(
     environment: &Environment,
     manifest: &rea_manifest::Manifest,
     plans: &[WritePlan],
-    (views, sparse): (
-        &[crate::model::ReadView],
-        Option<&crate::sparse::SparseFields>,
-    ),
+    (views, offered): (&[crate::model::ReadView], OfferedRules<'_>),
     withheld: WithheldWrites,
 ) -> Vec<ToolDefinition> {
     state_tools_worded(
         environment,
         manifest,
         plans,
-        (views, sparse),
+        (views, offered),
         (withheld, Wording::Sentence),
     )
 }
@@ -139,10 +149,7 @@ fn state_tools_worded(
     environment: &Environment,
     manifest: &rea_manifest::Manifest,
     plans: &[WritePlan],
-    (views, sparse): (
-        &[crate::model::ReadView],
-        Option<&crate::sparse::SparseFields>,
-    ),
+    (views, offered): (&[crate::model::ReadView], OfferedRules<'_>),
     (withheld, wording): (WithheldWrites, Wording),
 ) -> Vec<ToolDefinition> {
     environment
@@ -158,7 +165,8 @@ fn state_tools_worded(
                 if let Some(view) = views.iter().find(|view| view.tool == tool.name) {
                     widen_union_filters(view, &mut tool.input_schema);
                     add_generalized_arguments(view, &mut tool.input_schema, wording);
-                    add_sparse_argument(&tool.name, sparse, &mut tool.input_schema);
+                    add_sparse_argument(&tool.name, offered.sparse, &mut tool.input_schema);
+                    add_compound_argument(&tool.name, offered.compound, &mut tool.input_schema);
                 }
                 return Some(tool);
             }
@@ -335,14 +343,38 @@ fn add_sparse_argument(
     sparse: Option<&crate::sparse::SparseFields>,
     schema: &mut rea_manifest::InputSchema,
 ) {
-    use rea_manifest::catalog::{Argument, PropertyKind, PropertySchema, QueryType};
     let Some(name) = sparse.and_then(|rule| rule.offered.get(tool)) else {
         return;
     };
+    let description = "Query parameter: the properties to show (comma-separated), as the recorded sparse fieldsets of this application did";
+    add_query_argument(name, description.to_owned(), schema);
+}
+
+/// The compound documents' parameter the state offers a tool (see [`crate::compound`]), as an
+/// optional string argument before the body, unless the tool takes it already.
+fn add_compound_argument(
+    tool: &str,
+    compound: Option<&crate::compound::CompoundDocuments>,
+    schema: &mut rea_manifest::InputSchema,
+) {
+    let Some((rule, names)) = compound.and_then(|rule| Some((rule, rule.offered.get(tool)?)))
+    else {
+        return;
+    };
+    let description = format!(
+        "Query parameter: the relationships whose resources to include (comma-separated: {})",
+        names.join(", ")
+    );
+    add_query_argument(&rule.parameter, description, schema);
+}
+
+/// An optional string query argument before the body, unless the tool takes it already.
+fn add_query_argument(name: &str, description: String, schema: &mut rea_manifest::InputSchema) {
+    use rea_manifest::catalog::{Argument, PropertyKind, PropertySchema, QueryType};
     if schema
         .arguments
         .iter()
-        .any(|argument| argument.name == *name)
+        .any(|argument| argument.name == name)
     {
         return;
     }
@@ -352,14 +384,16 @@ fn add_sparse_argument(
         .position(|argument| argument.target == ArgumentTarget::Body)
         .unwrap_or(schema.arguments.len());
     let argument = Argument {
-        name: name.clone(),
-        target: ArgumentTarget::Query { name: name.clone() },
+        name: name.to_owned(),
+        target: ArgumentTarget::Query {
+            name: name.to_owned(),
+        },
         schema: PropertySchema {
             kind: PropertyKind::Query {
                 value: QueryType::String,
                 repeated: false,
             },
-            description: Some("Query parameter: the properties to show (comma-separated), as the recorded sparse fieldsets of this application did".to_owned()),
+            description: Some(description),
         },
     };
     schema.arguments.insert(at, argument);

@@ -99,6 +99,17 @@ pub struct StateView {
     /// The sparse fieldset the list reads taught ([`crate::sparse`]), if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sparse: Option<crate::sparse::SparseFields>,
+    /// The compound documents the list and item reads taught ([`crate::compound`]), if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub compound: Option<crate::compound::CompoundDocuments>,
+    /// The to-one related routes the reads taught ([`crate::related_routes`]); left out when
+    /// none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub related_routes: Vec<crate::related_routes::RelatedRoute>,
+    /// The item envelopes' member echoing a call's path and query ([`crate::request_echo`]), if
+    /// any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub request_echo: Option<String>,
     /// The folder listings composed from those entries (see [`crate::listings`]); left out when
     /// none.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

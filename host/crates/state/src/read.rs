@@ -190,6 +190,14 @@ fn find_item<'a>(
 /// recording: no read shows what such a value does.
 const UNRESTATED_QUERY: &str = "unrestated-query";
 
+/// The reason a compound-document call ([`crate::compound`]) the state cannot answer (a
+/// relationship its entities do not hold, a related resource it lacks) replays its recording.
+const COMPOUND_DOCUMENT: &str = "compound-document";
+
+/// The reason a reshaping answer's call whose own recorded line the query model does not
+/// answer replays its recording: the line's links do not spell what the call left out.
+const RELINKED_LINE: &str = "relinked-line";
+
 /// Whether every pair of the call naming a restating parameter gives the value the rendered
 /// entity holds in that member.
 fn restates_call(item: &ItemView, call: &Call, rendered: &Json) -> bool {
@@ -292,10 +300,10 @@ type QueryArgument = (String, Vec<String>);
 /// A read call's arguments split in two: those its tool's recorded input schema names (replay
 /// checks and matches them), and the query arguments only its list view's learned grammar extends
 /// to (see [`crate::derive::query_grammar`]: a name it proposed, or one of a family of names it
-/// reads as terms) or the sparse fieldset the state offers the tool (`sparse`), as query name
-/// and values.
+/// reads as terms) or the parameters the state offers the tool (`offered`: a sparse fieldset,
+/// compound documents), as query name and values.
 fn split_generalized(
-    (view, sparse): (Option<&crate::model::ReadView>, Option<&String>),
+    (view, offered): (Option<&crate::model::ReadView>, &[String]),
     definition: Option<&rea_manifest::ToolDefinition>,
     arguments: &Map<String, Value>,
 ) -> (Map<String, Value>, Vec<QueryArgument>) {
@@ -303,7 +311,7 @@ fn split_generalized(
         return (arguments.clone(), Vec::new());
     };
     let mut generalized = crate::catalog::generalized_names(view);
-    generalized.extend(sparse.cloned());
+    generalized.extend(offered.iter().cloned());
     let families = crate::catalog::argument_families(view);
     if generalized.is_empty() && families.is_empty() {
         return (arguments.clone(), Vec::new());
@@ -356,9 +364,8 @@ impl StateService {
         arguments: &Map<String, Value>,
         provenance: bool,
     ) -> StateAnswer {
-        let sparse = (self.derived().sparse.as_ref()).and_then(|rule| rule.offered.get(tool));
         let (recorded, generalized) = split_generalized(
-            (self.derived().view(tool), sparse),
+            (self.derived().view(tool), &self.offered_parameters(tool)),
             self.replay().tool(tool),
             arguments,
         );
@@ -433,11 +440,7 @@ impl StateService {
     ) -> StateAnswer {
         let template = view.path_template.as_str();
         let recording = |reason: &str| self.recording(tool, template, call, reason, stale);
-        if matches!(
-            view.detail,
-            ViewDetail::Recorded { .. } | ViewDetail::Document(_)
-        ) && let Some(answer) = self.answer_tree_read(tool, template, call)
-        {
+        if let Some(answer) = self.answer_route_or_tree(tool, view, call, exact) {
             return answer;
         }
         // A query an item view was read with that shows the document as its folder lists it.
@@ -446,7 +449,7 @@ impl StateService {
         {
             return answer;
         }
-        if let Some(answer) = self.answer_sparse(tool, view, call, stale) {
+        if let Some(answer) = self.answer_reshaping(tool, view, call, stale) {
             return answer;
         }
         match &view.detail {
@@ -531,6 +534,153 @@ impl StateService {
         let shown = crate::render::pointer_mut(&mut rendered.body, pointer)?;
         rule.apply(shown, type_name, &requested)?;
         Some(StateAnswer::Rendered(rendered))
+    }
+
+    /// A recorded or document view's call answered as a related route ([`crate::related_routes`])
+    /// or a folder tree's read; `None` for any other view or call.
+    fn answer_route_or_tree(
+        &self,
+        tool: &str,
+        view: &crate::model::ReadView,
+        call: &Call,
+        exact: bool,
+    ) -> Option<StateAnswer> {
+        let template = view.path_template.as_str();
+        matches!(
+            view.detail,
+            ViewDetail::Recorded { .. } | ViewDetail::Document(_)
+        )
+        .then(|| {
+            self.answer_related_route(tool, template, call, exact)
+                .or_else(|| self.answer_tree_read(tool, template, call))
+        })
+        .flatten()
+    }
+
+    /// A call a reshaping answer takes: naming relationships to include ([`crate::compound`]) or
+    /// a sparse fieldset ([`crate::sparse`]), answered as the call without it, with the echo of
+    /// the call its item envelopes show ([`Self::with_echo`]); `None` for any other call.
+    fn answer_reshaping(
+        &self,
+        tool: &str,
+        view: &crate::model::ReadView,
+        call: &Call,
+        stale: bool,
+    ) -> Option<StateAnswer> {
+        let answer = self
+            .answer_compound(tool, view, call, stale)
+            .or_else(|| self.answer_sparse(tool, view, call, stale))?;
+        Some(self.with_echo(tool, &view.path_template, (call, stale), answer))
+    }
+
+    /// A reshaping answer of an item call with a query, with the envelope member echoing the call
+    /// ([`crate::request_echo`]) where the tool's reads show one: its path and pairs as sent.
+    fn with_echo(
+        &self,
+        tool: &str,
+        template: &str,
+        (call, stale): (&Call, bool),
+        answer: StateAnswer,
+    ) -> StateAnswer {
+        let StateAnswer::Rendered(mut rendered) = answer else {
+            return answer;
+        };
+        let pairs = call.sent.clone().unwrap_or_else(|| call.pairs());
+        if let Some(pointer) = &self.derived().request_echo
+            && matches!(
+                self.derived().view(tool).map(|view| &view.detail),
+                Some(ViewDetail::Item(_))
+            )
+            && !pairs.is_empty()
+        {
+            let path = format!("/{}", call.segments(template).join("/"));
+            let line = crate::request_echo::request_line(&path, &pairs);
+            if crate::request_echo::apply(&mut rendered.body, pointer, line).is_none() {
+                return self.recording(tool, template, call, "request-echo", stale);
+            }
+        }
+        StateAnswer::Rendered(rendered)
+    }
+
+    /// A call of a to-one related route ([`crate::related_routes`]) without a query: the related
+    /// resource the live state links the call's entity to, in the route's envelope; `None` for
+    /// any other call, or one the state cannot answer so.
+    fn answer_related_route(
+        &self,
+        tool: &str,
+        template: &str,
+        call: &Call,
+        exact: bool,
+    ) -> Option<StateAnswer> {
+        let derived = self.derived();
+        let route = derived
+            .related_routes
+            .iter()
+            .find(|route| route.tool == tool)?;
+        let rule = derived.compound.as_ref()?;
+        if !call.query.is_empty() {
+            return None;
+        }
+        let envelope = self.kept(route.envelope_ordinal)?;
+        let path = format!("/{}", call.segments(template).join("/"));
+        let live = self.read();
+        let held: Vec<&Entity> = live.entities().collect();
+        let body = route.answer((rule, envelope.json()?), &path, &held)?;
+        Some(state_answer(
+            envelope,
+            body,
+            self.replay().evidence_id(),
+            exact,
+            StateSource::state(path, None),
+        ))
+    }
+
+    /// The query parameters the state offers a tool beyond its recorded ones: the sparse fieldset
+    /// ([`crate::sparse`]) and the compound documents' parameter ([`crate::compound`]).
+    fn offered_parameters(&self, tool: &str) -> Vec<String> {
+        let derived = self.derived();
+        let sparse = (derived.sparse.as_ref()).and_then(|rule| rule.offered.get(tool));
+        let compound = (derived.compound.as_ref())
+            .filter(|rule| rule.offered.contains_key(tool))
+            .map(|rule| &rule.parameter);
+        sparse.into_iter().chain(compound).cloned().collect()
+    }
+
+    /// A list or item call naming relationships to include ([`crate::compound`]): the call
+    /// without the parameter answered from the state, the linkage filled and the related
+    /// resources the live state holds added; `None` for any other call or answer.
+    fn answer_compound(
+        &self,
+        tool: &str,
+        view: &crate::model::ReadView,
+        call: &Call,
+        stale: bool,
+    ) -> Option<StateAnswer> {
+        let rule = self.derived().compound.as_ref()?;
+        let pointer = match &view.detail {
+            ViewDetail::Item(item) => &item.entity_pointer,
+            ViewDetail::List(list) => &list.list_pointer,
+            _ => return None,
+        };
+        let (name, value) = (call.pairs().into_iter())
+            .find(|(name, _)| *name == rule.parameter && rule.offered.contains_key(tool))?;
+        let refused = || self.recording(tool, &view.path_template, call, COMPOUND_DOCUMENT, stale);
+        let Some(names) = rule.asked(tool, &name, &value) else {
+            return Some(refused());
+        };
+        let query = call.query.iter().filter(|(sent, _)| *sent != name);
+        let bare = call.reshaped(query.cloned().collect(), true);
+        let StateAnswer::Rendered(mut rendered) = self.answer_view(tool, view, &bare, false, stale)
+        else {
+            return Some(refused());
+        };
+        let written = self.written_any();
+        let live = self.read();
+        let held: Vec<&crate::model::Entity> = live.entities().collect();
+        match rule.apply(&mut rendered.body, pointer, &names, (&held, written)) {
+            Some(()) => Some(StateAnswer::Rendered(rendered)),
+            None => Some(refused()),
+        }
     }
 
     /// A list call naming a parameter its view learned as restating the answer: the list
@@ -1292,7 +1442,7 @@ impl StateService {
                 list,
                 (model, line),
                 (&expanded.pairs, &pairs, &linked),
-                exact,
+                (exact, call.relink),
             );
         }
         if let (Some(envelope), Some(model)) = (&list.page_envelope, model)
@@ -1322,13 +1472,18 @@ impl StateService {
         tool: &str,
         list: &ListView,
         (model, line): (Option<&QueryModel>, &ListLine),
-        (expanded, _, linked): (&QueryPairs, &QueryPairs, &QueryPairs),
-        exact: bool,
+        (expanded, pairs, linked): (&QueryPairs, &QueryPairs, &QueryPairs),
+        (exact, relink): (bool, bool),
     ) -> Result<StateAnswer, &'static str> {
         let answered_by_query = list
             .query
             .as_ref()
             .is_some_and(|model| model.record_ordinals.contains(&line.record_ordinal));
+        // A reshaping answer's call that links its pages as sent (`relink`) links them with what
+        // it left out: the line's recorded links do not spell them.
+        if !answered_by_query && relink && linked != pairs {
+            return Err(RELINKED_LINE);
+        }
         if answered_by_query {
             return self.evaluate_query(
                 tool,

@@ -218,38 +218,54 @@ fn kept_records(state: &StateView, records: Cow<'_, [CaptureRecord]>) -> KeptRec
         .collect()
 }
 
+/// The records a served write's answers quote: its responses, missing answer, batch, guarded,
+/// relationship and upsert answers, conflicts and refusals.
+fn served_write_ordinals(
+    plan: &crate::writes::model::WritePlan,
+    wanted: &mut std::collections::BTreeSet<u64>,
+) {
+    wanted.extend(plan.response.as_ref().map(|response| response.ordinal));
+    wanted.extend(
+        plan.response
+            .iter()
+            .flat_map(|response| &response.by_options)
+            .map(|answer| answer.response.ordinal),
+    );
+    wanted.extend(plan.missing_ordinal);
+    wanted.extend(plan.batch.as_ref().map(|batch| batch.answer_ordinal));
+    wanted.extend(plan.guarded.as_ref().map(|guarded| guarded.answer_ordinal));
+    wanted.extend(plan.relationship.as_ref().map(|model| model.answer_ordinal));
+    wanted.extend(plan.conflicts.iter().map(|conflict| conflict.ordinal));
+    wanted.extend(plan.omitted.iter().map(|omitted| omitted.ordinal));
+    wanted.extend(plan.referenced.iter().map(|referenced| referenced.ordinal));
+    wanted.extend(plan.constant_refusals.iter().map(|refusal| refusal.ordinal));
+    wanted.extend(
+        plan.upsert
+            .as_ref()
+            .and_then(|upsert| upsert.response.as_ref())
+            .map(|response| response.ordinal),
+    );
+}
+
 /// The ordinals of the records a state's answers quote: the responses, missing answers,
 /// conflicts and omitted-member refusals of its served writes, the conflicts of its withheld ones, the envelopes and missing answers of its item views, the lines
-/// of its lists and their page envelopes, its documents, the bases of its folder entries.
+/// of its lists and their page envelopes, its documents, the bases of its folder entries, the
+/// envelopes of its related routes.
 pub fn answered_ordinals(state: &StateView) -> std::collections::BTreeSet<u64> {
     let mut wanted = std::collections::BTreeSet::new();
     for plan in state.served_writes() {
-        wanted.extend(plan.response.as_ref().map(|response| response.ordinal));
-        wanted.extend(
-            plan.response
-                .iter()
-                .flat_map(|response| &response.by_options)
-                .map(|answer| answer.response.ordinal),
-        );
-        wanted.extend(plan.missing_ordinal);
-        wanted.extend(plan.batch.as_ref().map(|batch| batch.answer_ordinal));
-        wanted.extend(plan.guarded.as_ref().map(|guarded| guarded.answer_ordinal));
-        wanted.extend(plan.relationship.as_ref().map(|model| model.answer_ordinal));
-        wanted.extend(plan.conflicts.iter().map(|conflict| conflict.ordinal));
-        wanted.extend(plan.omitted.iter().map(|omitted| omitted.ordinal));
-        wanted.extend(plan.referenced.iter().map(|referenced| referenced.ordinal));
-        wanted.extend(plan.constant_refusals.iter().map(|refusal| refusal.ordinal));
-        wanted.extend(
-            plan.upsert
-                .as_ref()
-                .and_then(|upsert| upsert.response.as_ref())
-                .map(|response| response.ordinal),
-        );
+        served_write_ordinals(plan, &mut wanted);
     }
     // A withheld write answers its learned conflicts too (`writes::serve::withheld_conflict`).
     for plan in state.write_plans.iter().filter(|plan| !plan.served) {
         wanted.extend(plan.conflicts.iter().map(|conflict| conflict.ordinal));
     }
+    wanted.extend(
+        state
+            .related_routes
+            .iter()
+            .map(|route| route.envelope_ordinal),
+    );
     for view in &state.views {
         match &view.detail {
             ViewDetail::Item(item) => {

@@ -274,7 +274,13 @@ fn serve_state<'a>(
         environment,
         manifest,
         &state.write_plans,
-        (&state.views, state.sparse.as_ref()),
+        (
+            &state.views,
+            crate::catalog::OfferedRules {
+                sparse: state.sparse.as_ref(),
+                compound: state.compound.as_ref(),
+            },
+        ),
         (state_rules.withheld(), name),
     )?;
     Ok(Ready {

@@ -274,14 +274,13 @@ fn derive_pass(
     let absent_answers = crate::absent::derive(manifest, timeline, (&types, &entities), &views);
     let sliced_members = crate::sliced::derive(manifest, timeline, &views);
     let created_reads = crate::created::derive(manifest, timeline, &views);
-    let write_clock = crate::instant::write_clock(
-        timeline
-            .by_ordinal
-            .values()
-            .map(|observation| (observation.started.as_deref(), observation.duration_ms)),
-    );
+    let write_clock = write_clock_of(timeline);
+    let (compound, related_routes) = relationship_rules(manifest, timeline, (&entities, &views));
     let mut state = StateView {
         sparse: crate::sparse::learn(manifest, timeline, &entities, &views),
+        compound,
+        related_routes,
+        request_echo: crate::request_echo::learn(manifest, timeline, &views),
         documents,
         entities: entities.into_iter().map(std::sync::Arc::new).collect(),
         first_write_ordinal: timeline.first_write,
@@ -319,6 +318,32 @@ fn derive_pass(
         crate::writes::siblings::borrow_missing_answers(&mut state, records);
     }
     state
+}
+
+/// The clock served writes start from: after the capture's last record.
+fn write_clock_of(timeline: &Timeline) -> Option<String> {
+    crate::instant::write_clock(
+        timeline
+            .by_ordinal
+            .values()
+            .map(|observation| (observation.started.as_deref(), observation.duration_ms)),
+    )
+}
+
+/// The compound documents the reads taught ([`crate::compound`]) and the to-one related routes
+/// answered through their linkage ([`crate::related_routes`]).
+fn relationship_rules(
+    manifest: &Manifest,
+    timeline: &Timeline,
+    (entities, views): (&[Entity], &[ReadView]),
+) -> (
+    Option<crate::compound::CompoundDocuments>,
+    Vec<crate::related_routes::RelatedRoute>,
+) {
+    let compound = crate::compound::learn(manifest, timeline, entities, views);
+    let routes =
+        crate::related_routes::learn(manifest, timeline, (entities, views), compound.as_ref());
+    (compound, routes)
 }
 
 /// The write tools a folder tree's learned writes serve (see [`crate::tree_writes`]): their

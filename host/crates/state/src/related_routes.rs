@@ -1,0 +1,366 @@
+//! To-one related routes: a read whose path is an entity's path and one more segment naming
+//! one of its relationships (`/books/4/author/`, `/api/tasks/4/project`), answering the related
+//! resource the entity's linkage names ([`crate::compound`]: held, or keyed) as its own entity
+//! holds it, in the envelope of a recorded answer.
+//!
+//! Learned per read tool from its successful reads without a query: the segments before the last
+//! name a held entity (its collection and id), the last one of its relationships whose linkage
+//! names one held resource, and one place of the body (the top, or a top-level member) shows
+//! exactly that resource. The envelope's other text members are kept as recorded, or, where the
+//! reads show them otherwise, minted per call: the call's path after a constant prefix (an
+//! absolute `links.self`), or a text member of the related resource (`links.related` its
+//! `links.self`). A call for any entity the state holds is answered so; an empty linkage, an
+//! entity or a related resource the state lacks are not modelled.
+
+use serde::{Deserialize, Serialize};
+
+use rea_manifest::Manifest;
+use rea_plugin_api::json::{Json, Object};
+
+use crate::compound::{CompoundDocuments, names_resource};
+use crate::model::{Entity, ReadView};
+use crate::observation::{Observation, Timeline};
+
+/// Where a minted envelope member's text comes from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MemberSource {
+    /// The call's path after this prefix (`http://127.0.0.1:18851`).
+    Request(String),
+    /// The related resource's text member at this pointer (`/links/self`).
+    Related(String),
+}
+
+/// A learned related route (see the module docs).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RelatedRoute {
+    /// The read tool.
+    pub tool: String,
+    /// Where the related resource sits in the body (`/data`; `""`: the body).
+    pub pointer: String,
+    /// The record whose envelope answers are rendered into.
+    pub envelope_ordinal: u64,
+    /// The envelope members minted per call, by pointer.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub minted: Vec<(String, MemberSource)>,
+}
+
+/// The segments of a path, empty ones left out.
+fn segments(path: &str) -> Vec<&str> {
+    path.split('/')
+        .filter(|segment| !segment.is_empty())
+        .collect()
+}
+
+/// The held entity a path's segments before the last name, and the last segment.
+fn parent_of<'a, 'b>(path: &'b str, held: &[&'a Entity]) -> Option<(&'a Entity, &'b str)> {
+    let segments = segments(path);
+    let (name, parent) = segments.split_last()?;
+    let (id, collection) = parent.split_last()?;
+    let collection = collection.join("/");
+    let entity = held
+        .iter()
+        .copied()
+        .find(|entity| entity.id == *id && entity.collection.trim_matches('/') == collection)?;
+    Some((entity, name))
+}
+
+/// The one held resource a parent's relationship links, when it links one.
+fn related_of<'a>(
+    rule: &CompoundDocuments,
+    parent: &Entity,
+    name: &str,
+    held: &[&'a Entity],
+) -> Option<&'a Entity> {
+    let linkage = rule.linkage(parent.fields.as_object()?, name, held)?;
+    let identifier = linkage.as_object()?;
+    held.iter().copied().find(|entity| {
+        (entity.fields.as_object()).is_some_and(|fields| names_resource(identifier, fields))
+    })
+}
+
+/// The text members of an object, at most one object down, by pointer.
+fn text_members(object: &Object) -> Vec<(String, &str)> {
+    let mut found = Vec::new();
+    for (key, value) in object.iter() {
+        match value {
+            Json::String(text) => found.push((format!("/{key}"), text.as_str())),
+            Json::Object(inner) => found.extend(
+                inner
+                    .iter()
+                    .filter_map(|(name, value)| Some((format!("/{key}/{name}"), value.as_str()?))),
+            ),
+            _ => {}
+        }
+    }
+    found
+}
+
+/// Learns the related routes of every read tool (see the module docs).
+pub fn learn(
+    manifest: &Manifest,
+    timeline: &Timeline,
+    (entities, views): (&[Entity], &[ReadView]),
+    rule: Option<&CompoundDocuments>,
+) -> Vec<RelatedRoute> {
+    let Some(rule) = rule else {
+        return Vec::new();
+    };
+    let held: Vec<&Entity> = entities.iter().collect();
+    let mut routes = Vec::new();
+    for view in views {
+        let Some(index) = crate::derive::tool_index(manifest, &view.tool) else {
+            continue;
+        };
+        let reads: Vec<&Observation> = timeline
+            .all(index)
+            .filter(|read| read.is_success() && read.pairs().is_empty() && read.body.is_some())
+            .collect();
+        if let Some(route) = route_of(&view.tool, &reads, rule, &held) {
+            routes.push(route);
+        }
+    }
+    routes
+}
+
+/// A read's body and the related resource it shows.
+type Shown<'a> = (&'a Observation, &'a Json, &'a Entity);
+
+/// The route a tool's reads teach, when every one of them fits (see the module docs).
+fn route_of(
+    tool: &str,
+    reads: &[&Observation],
+    rule: &CompoundDocuments,
+    held: &[&Entity],
+) -> Option<RelatedRoute> {
+    let mut shown: Vec<Shown<'_>> = Vec::new();
+    for read in reads {
+        let (parent, name) = parent_of(&read.path, held)?;
+        let related = related_of(rule, parent, name, held)?;
+        shown.push((read, read.body.as_ref()?, related));
+    }
+    let (last, body, related) = *shown.last()?;
+    let pointer = std::iter::once(String::new())
+        .chain(body.as_object()?.keys().map(|key| format!("/{key}")))
+        .find(|pointer| {
+            shown
+                .iter()
+                .all(|(_, body, related)| body.pointer(pointer) == Some(&related.fields))
+        })?;
+    let related_texts = text_members(related.fields.as_object()?);
+    let mut minted = Vec::new();
+    for (member, value) in text_members(body.as_object()?) {
+        if !pointer.is_empty() && (member == pointer || member.starts_with(&format!("{pointer}/")))
+        {
+            continue;
+        }
+        let varies = shown
+            .iter()
+            .any(|(_, other, _)| other.pointer(&member).and_then(Json::as_str) != Some(value));
+        if !varies {
+            continue;
+        }
+        let source = minted_source(&member, &shown, (value, &last.path), &related_texts)?;
+        minted.push((member, source));
+    }
+    Some(RelatedRoute {
+        tool: tool.to_owned(),
+        pointer,
+        envelope_ordinal: last.ordinal,
+        minted,
+    })
+}
+
+/// Where a member the reads show otherwise comes from, when every read agrees on it.
+fn minted_source(
+    member: &str,
+    shown: &[Shown<'_>],
+    (value, path): (&str, &str),
+    related_texts: &[(String, &str)],
+) -> Option<MemberSource> {
+    let text = |body: &Json| {
+        body.pointer(member)
+            .and_then(Json::as_str)
+            .map(str::to_owned)
+    };
+    if let Some(prefix) = value.strip_suffix(path)
+        && shown.iter().all(|(read, body, _)| {
+            text(body).is_some_and(|text| text == format!("{prefix}{}", read.path))
+        })
+    {
+        return Some(MemberSource::Request(prefix.to_owned()));
+    }
+    related_texts
+        .iter()
+        .filter(|(_, text)| *text == value)
+        .map(|(pointer, _)| pointer)
+        .find(|pointer| {
+            shown.iter().all(|(_, body, related)| {
+                text(body).is_some_and(|text| {
+                    related.fields.pointer(pointer).and_then(Json::as_str) == Some(text.as_str())
+                })
+            })
+        })
+        .map(|pointer| MemberSource::Related(pointer.clone()))
+}
+
+impl RelatedRoute {
+    /// The answer body for a call of `path`: the envelope with the related resource the state
+    /// holds and the minted members; `None` when the state holds no such entity, its linkage is
+    /// empty or names no held resource.
+    pub fn answer(
+        &self,
+        (rule, envelope): (&CompoundDocuments, &Json),
+        path: &str,
+        held: &[&Entity],
+    ) -> Option<Json> {
+        let (parent, name) = parent_of(path, held)?;
+        let related = related_of(rule, parent, name, held)?;
+        let mut body = envelope.clone();
+        *crate::render::pointer_mut(&mut body, &self.pointer)? = related.fields.clone();
+        for (member, source) in &self.minted {
+            let text = match source {
+                MemberSource::Request(prefix) => format!("{prefix}{path}"),
+                MemberSource::Related(pointer) => {
+                    related.fields.pointer(pointer)?.as_str()?.to_owned()
+                }
+            };
+            *crate::render::pointer_mut(&mut body, member)? = Json::String(text);
+        }
+        Some(body)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rea_plugin_api::json::parse;
+    use std::collections::BTreeMap;
+
+    fn json(text: &str) -> Json {
+        parse(text.as_bytes()).expect("JSON")
+    }
+
+    fn entity(collection: &str, id: &str, fields: &str) -> Entity {
+        Entity {
+            entity_type: collection.to_owned(),
+            collection: collection.to_owned(),
+            id: id.to_owned(),
+            fields: json(fields),
+            view_fields: Default::default(),
+            record_ordinals: Vec::new(),
+        }
+    }
+
+    fn read(ordinal: u64, path: &str, body: &str) -> Observation {
+        Observation {
+            ordinal,
+            tool: 0,
+            path: path.to_owned(),
+            segments: Vec::new(),
+            query: None,
+            query_withheld: false,
+            status: 200,
+            body: Some(json(body)),
+            body_bytes: body.len(),
+            position: ordinal as usize,
+            method: "GET".to_owned(),
+            request: crate::observation::RequestBody::Missing,
+            started: None,
+            duration_ms: None,
+            window_end: usize::MAX,
+        }
+    }
+
+    fn book(id: &str, author: &str) -> String {
+        format!(
+            r#"{{"type": "Book", "id": "{id}", "relationships": {{"author": {{"data": {author}}}}}}}"#
+        )
+    }
+
+    fn author(id: &str) -> String {
+        format!(r#"{{"type": "Author", "id": "{id}", "links": {{"self": "/authors/{id}/"}}}}"#)
+    }
+
+    fn rule() -> CompoundDocuments {
+        CompoundDocuments {
+            parameter: "include".to_owned(),
+            included: "included".to_owned(),
+            relationships: "relationships".to_owned(),
+            linkage: "data".to_owned(),
+            keyed: Vec::new(),
+            offered: BTreeMap::new(),
+        }
+    }
+
+    #[test]
+    fn a_relationship_segment_answers_the_linked_resource_in_the_envelope() {
+        let a = |id: &str| format!(r#"{{"type": "Author", "id": "{id}"}}"#);
+        let held = [
+            entity("/books/", "4", &book("4", &a("2"))),
+            entity("/books/", "9", &book("9", &a("4"))),
+            entity("/books/", "3", &book("3", "null")),
+            entity("/authors/", "2", &author("2")),
+            entity("/authors/", "4", &author("4")),
+        ];
+        let held: Vec<&Entity> = held.iter().collect();
+        let reads = [
+            read(
+                31,
+                "/books/4/author/",
+                &envelope_text("/books/4/author/", "2"),
+            ),
+            read(
+                32,
+                "/books/9/author/",
+                &envelope_text("/books/9/author/", "4"),
+            ),
+        ];
+        let reads: Vec<&Observation> = reads.iter().collect();
+        let route = route_of("get_author", &reads, &rule(), &held).expect("a route");
+        assert_eq!(route.pointer, "/data");
+        assert_eq!(route.envelope_ordinal, 32);
+        assert_eq!(
+            route.minted,
+            [
+                (
+                    "/links/self".to_owned(),
+                    MemberSource::Request("http://h".to_owned())
+                ),
+                (
+                    "/links/related".to_owned(),
+                    MemberSource::Related("/links/self".to_owned())
+                ),
+            ]
+        );
+        let envelope = json(&envelope_text("/books/9/author/", "4"));
+        let body = route
+            .answer((&rule(), &envelope), "/books/4/author/", &held)
+            .expect("an answer");
+        assert_eq!(body, json(&envelope_text("/books/4/author/", "2")));
+        // An empty linkage, or an entity the state lacks, is not answered.
+        assert_eq!(
+            route.answer((&rule(), &envelope), "/books/3/author/", &held),
+            None
+        );
+        assert_eq!(
+            route.answer((&rule(), &envelope), "/books/7/author/", &held),
+            None
+        );
+        // A read showing another resource than the linkage names teaches no route.
+        let wrong = [read(
+            33,
+            "/books/4/author/",
+            &envelope_text("/books/4/author/", "4"),
+        )];
+        let wrong: Vec<&Observation> = wrong.iter().collect();
+        assert_eq!(route_of("get_author", &wrong, &rule(), &held), None);
+    }
+
+    fn envelope_text(path: &str, id: &str) -> String {
+        format!(
+            r#"{{"data": {}, "links": {{"self": "http://h{path}", "related": "/authors/{id}/", "kind": "to-one"}}}}"#,
+            author(id)
+        )
+    }
+}
