@@ -83,12 +83,16 @@ struct Shown {
     related_type: String,
 }
 
-/// Learns the relationship writes among the drafts withheld as `no-state-target`.
+/// Learns the relationship writes among the drafts withheld for want of a target
+/// (`no-state-target`, `no-observation`): before the replay (pass 4), which then applies their
+/// recorded calls with the model rather than adopting them blind ([`replay`]), the model alone;
+/// after it (`serve`), the drafts with a model (learned then or now) are served.
 pub(super) fn learn(
     drafts: &mut [Draft],
     (calls, views): (&[Call], &Views),
     state: &StateView,
     timeline: &Timeline,
+    serve: bool,
 ) {
     for draft in drafts.iter_mut() {
         let untargeted = matches!(
@@ -96,6 +100,13 @@ pub(super) fn learn(
             Some("no-state-target" | "no-observation")
         );
         if draft.plan.served || !untargeted {
+            continue;
+        }
+        if draft.plan.relationship.is_some() {
+            if serve {
+                draft.plan.effect = super::model::Effect::Update;
+                super::batch::mark_served(&mut draft.plan);
+            }
             continue;
         }
         if !matches!(draft.plan.method.as_str(), "PUT" | "PATCH" | "POST") {
@@ -112,8 +123,10 @@ pub(super) fn learn(
         let learned = (parent_type.as_str(), parent_segment);
         if let Some(model) = model_of(&successes, learned, (calls, views), state, timeline) {
             draft.plan.relationship = Some(model);
-            draft.plan.effect = super::model::Effect::Update;
-            super::batch::mark_served(&mut draft.plan);
+            if serve {
+                draft.plan.effect = super::model::Effect::Update;
+                super::batch::mark_served(&mut draft.plan);
+            }
         }
     }
 }
@@ -437,6 +450,25 @@ fn holding(answer: &Json, sent: &Object, at: &str) -> Option<String> {
     keys.sort_unstable();
     keys.into_iter()
         .find_map(|key| holding(object.get(key)?, sent, &format!("{at}/{}", escape(key))))
+}
+
+/// Replays a recorded call of a relationship write on the simulated state (pass 4): the parent
+/// as the model sets it; its key, or `None` when the model does not apply (then adopted).
+pub(super) fn replay(
+    live: &mut crate::store::LiveState,
+    model: &RelationshipModel,
+    (segments, request): (&[String], &RequestBody),
+) -> Option<(String, String, String)> {
+    let parent_id = decoded(segments.get(model.parent_segment)?);
+    let name = decoded(segments.last()?);
+    let RequestBody::Json(body) = request else {
+        return None;
+    };
+    let sent = body.pointer(&model.identifier)?.as_object()?;
+    let (_, after, _) = updated(live, model, (&parent_id, &name), sent).ok()?;
+    let key = crate::store::key_of(&after);
+    live.update_entity(after, None);
+    Some(key)
 }
 
 /// Serves one call of a relationship write (see the module docs).
