@@ -88,6 +88,20 @@ fn linkages(value: &Json, at: String, depth: usize, parent: &Json, found: &mut V
     }
 }
 
+/// The one entity of `by_id` an identifier names, looked up by each of its scalar members.
+fn named_in<'a>(identifier: &Object, by_id: &HashMap<&str, Vec<&'a Entity>>) -> Option<&'a Entity> {
+    let mut named = identifier
+        .iter()
+        .filter_map(|(_, value)| scalar_text(value))
+        .filter_map(|text| by_id.get(text.as_str()))
+        .flatten()
+        .filter(|entity| names(identifier, &entity.fields));
+    let first = named.next()?;
+    named
+        .all(|other| std::ptr::eq(*other, *first))
+        .then_some(*first)
+}
+
 /// The numeric text of an id, for ordering.
 fn id_order(id: &str) -> (bool, i128, String) {
     match id.parse::<i128>() {
@@ -157,56 +171,53 @@ impl InverseLink {
     /// This link when every parent lists exactly the children naming it (at least two in all),
     /// with its count pointer and order learned; `None` otherwise.
     fn verified<'a>(mut self, entities: impl Iterator<Item = &'a Entity> + Clone) -> Option<Self> {
-        let parents: Vec<&Entity> = entities
-            .clone()
-            .filter(|entity| entity.entity_type == self.parent_type)
-            .collect();
-        let children: Vec<&Entity> = entities
-            .filter(|entity| entity.entity_type == self.child_type)
-            .collect();
-        let mut listed = 0;
-        let mut lengths = Vec::new();
-        for parent in &parents {
-            let items = parent.fields.pointer(&self.list)?.as_array()?;
-            let mut naming: Vec<&str> = children
-                .iter()
-                .filter(|child| {
-                    self.parent_named(child)
-                        .is_some_and(|link| names(link, &parent.fields))
-                })
-                .map(|child| child.id.as_str())
-                .collect();
-            let mut shown = Vec::new();
-            for item in items {
-                let entry = item.as_object()?;
-                let child = children.iter().find(|child| names(entry, &child.fields))?;
-                shown.push(child.id.as_str());
+        let of_type = |entity_type: &str| -> HashMap<&'a str, Vec<&'a Entity>> {
+            let mut by_id: HashMap<&str, Vec<&Entity>> = HashMap::new();
+            for entity in entities.clone().filter(|e| e.entity_type == entity_type) {
+                by_id.entry(entity.id.as_str()).or_default().push(entity);
             }
-            self.sorted &= shown
-                .windows(2)
-                .all(|pair| id_order(pair[0]) < id_order(pair[1]));
-            naming.sort_unstable();
-            let mut sorted_shown = shown.clone();
-            sorted_shown.sort_unstable();
-            if naming != sorted_shown {
-                return None;
-            }
-            listed += shown.len();
-            lengths.push((parent, shown.len()));
-        }
-        // Every child's linkage is an object naming a held parent, or null.
-        for child in &children {
+            by_id
+        };
+        let (parents, children) = (of_type(&self.parent_type), of_type(&self.child_type));
+        // Per parent id, the children whose linkage names it; every linkage an object naming a
+        // held parent, or null.
+        let mut naming: HashMap<&str, Vec<&str>> = HashMap::new();
+        for child in children.values().flatten() {
             match child.fields.pointer(&self.linkage)? {
                 Json::Null => {}
                 Json::Object(link) => {
-                    parents.iter().find(|parent| names(link, &parent.fields))?;
+                    let parent = named_in(link, &parents)?;
+                    naming
+                        .entry(parent.id.as_str())
+                        .or_default()
+                        .push(&child.id);
                 }
                 _ => return None,
             }
         }
-        if listed < 2 {
+        let mut lengths = Vec::new();
+        for parent in parents.values().flatten() {
+            let items = parent.fields.pointer(&self.list)?.as_array()?;
+            let mut shown = Vec::new();
+            for item in items {
+                shown.push(named_in(item.as_object()?, &children)?.id.as_str());
+            }
+            self.sorted &= shown
+                .windows(2)
+                .all(|pair| id_order(pair[0]) < id_order(pair[1]));
+            let mut listed = naming.remove(parent.id.as_str()).unwrap_or_default();
+            listed.sort_unstable();
+            let length = shown.len();
+            shown.sort_unstable();
+            if listed != shown {
+                return None;
+            }
+            lengths.push((parent, length));
+        }
+        if lengths.iter().map(|(_, length)| length).sum::<usize>() < 2 {
             return None;
         }
+        lengths.sort_by_key(|(parent, _)| parent.id.as_str());
         self.count = count_pointer(&self.list, &lengths);
         Some(self)
     }

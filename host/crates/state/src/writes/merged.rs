@@ -8,9 +8,10 @@
 //! the held versions and stamping `contributors: []` into it; a settings section's `PATCH`
 //! merging `editor`); an entry set into a held object merges into it at every depth
 //! ([`deep_merge`]: a JSON:API `PATCH` sending `relationships.borrower.data` replaces that
-//! `data` and keeps the relationship's `links` and the unsent `author`). Learned before the rules, when every observed call sending the member as a
-//! non-empty object shows it merged with the same gained members, and one call shows of one
-//! member what storing it as sent would not (a held entry kept, or an entry's gained members):
+//! `data` and keeps the relationship's `links` and the unsent `author`). Learned before the
+//! rules, when every observed call sending the member as a non-empty object shows it merged with
+//! the same gained members, and one call shows of one member what storing it as sent would not
+//! (a held entry kept, or an entry's gained members):
 //! the write merges, so every member its calls show merged alike merges (the tags map of a
 //! publish whose calls only set tags the package held or none).
 //!

@@ -9,6 +9,14 @@
 //! across the calls, and applies to another segment value whose member the parent holds
 //! (`project` → `/attributes/project_id`).
 //!
+//! The relationship may also be named by a literal after literal segments
+//! (`/books/{id}/relationships/author`, one tool per relationship), and the member may be the
+//! relationship's linkage: an object the read after shows holding exactly the sent identifier
+//! (`/relationships/` + `author` + `/data`, set to `{"type": "Author", "id": "3"}`), set to the
+//! identifier as sent; an answer that held the identifier as sent answers the served one
+//! (JSON:API's relationship routes, drf-jsonapi). The model is learned before the replay (pass 4)
+//! too, which applies the recorded calls with it ([`replay`]) rather than adopting them blind.
+//!
 //! Served as an update of that member of the parent (typed as the read after the calls showed
 //! it), answered as the recorded call was: its status, and its body with the named entity where
 //! the recorded one stood, the strings repeating one of that entity's string members re-spelled
@@ -63,10 +71,10 @@ pub struct RelationshipModel {
     pub answer_pointer: String,
     /// The member is the relationship's linkage: the parent holds the sent identifier object
     /// there (`/relationships/author/data` holding `{"type": "Author", "id": "3"}`), not the id.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub linkage: bool,
     /// The recorded answer holds the identifier as sent, not the related entity.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub answers_identifier: bool,
 }
 
