@@ -422,6 +422,34 @@ mod tests {
     }
 
     #[test]
+    fn an_entry_set_into_a_held_object_merges_at_every_depth() {
+        // drf-jsonapi's book PATCH: the sent borrower `data` replaces the held one, the
+        // relationship's `links` and the unsent `author` stay.
+        let held = json(
+            r#"{"author": {"links": {"self": "/b/6/a"}, "data": {"type": "Author", "id": "2"}},
+                "borrower": {"links": {"self": "/b/6/b"}, "data": null}}"#,
+        );
+        let sent = object(r#"{"borrower": {"data": {"type": "Member", "id": "4"}}}"#);
+        let stored = json(
+            r#"{"author": {"links": {"self": "/b/6/a"}, "data": {"type": "Author", "id": "2"}},
+                "borrower": {"links": {"self": "/b/6/b"}, "data": {"type": "Member", "id": "4"}}}"#,
+        );
+        let (gained, shown) = merge_shown(Some(&held), &sent, &stored).expect("a merge");
+        assert!(gained.is_empty() && shown);
+        assert_eq!(merge_into(Some(&held), &sent, &json("{}")), stored);
+        // A `null` sent replaces a held object; a held entry dropped is no merge.
+        let cleared = object(r#"{"author": {"data": null}}"#);
+        let merged = merge_into(Some(&held), &cleared, &json("{}"));
+        assert_eq!(merged.pointer("/author/data"), Some(&Json::Null));
+        assert_eq!(
+            merged.pointer("/author/links"),
+            held.pointer("/author/links")
+        );
+        let replaced = json(r#"{"author": {"data": null}, "borrower": {"data": null}}"#);
+        assert!(merge_shown(Some(&held), &cleared, &replaced).is_none());
+    }
+
+    #[test]
     fn only_empty_values_are_a_creates_unstored_constant() {
         assert!(empty_value(&json("{}")) && empty_value(&json("null")));
         assert!(!empty_value(&json(r#"{"a": 1}"#)) && !empty_value(&json("0")));

@@ -749,6 +749,47 @@ mod tests {
     }
 
     #[test]
+    fn a_linkage_is_the_object_holding_exactly_the_sent_identifier() {
+        let sent = json(r#"{"type": "Author", "id": "3"}"#);
+        let sent = sent.as_object().expect("object");
+        let after =
+            json(r#"{"relationships": {"author": {"data": {"type": "Author", "id": "3"}}}}"#);
+        // One leaf changed (the id), inside the linkage object.
+        assert_eq!(
+            set_member(
+                &after,
+                ("/relationships/author/data/id", &json(r#""3""#)),
+                sent,
+                "3"
+            ),
+            Some(("/relationships/author/data".to_owned(), true))
+        );
+        // A linkage set from null: the whole object changed.
+        assert_eq!(
+            set_member(
+                &after,
+                (
+                    "/relationships/author/data",
+                    &json(r#"{"type": "Author", "id": "3"}"#)
+                ),
+                sent,
+                "3"
+            ),
+            Some(("/relationships/author/data".to_owned(), true))
+        );
+        // A member holding the id itself (safrs), and a value naming another id.
+        let flat = json(r#"{"attributes": {"assignee_id": 3, "title": "t"}}"#);
+        assert_eq!(
+            set_member(&flat, ("/attributes/assignee_id", &json("3")), sent, "3"),
+            Some(("/attributes/assignee_id".to_owned(), false))
+        );
+        assert_eq!(
+            set_member(&flat, ("/attributes/assignee_id", &json("4")), sent, "3"),
+            None
+        );
+    }
+
+    #[test]
     fn the_changed_leaves_are_found_at_any_depth() {
         let before = json(r#"{"id": "10", "attributes": {"assignee_id": 3, "title": "t"}}"#);
         let after = json(r#"{"id": "10", "attributes": {"assignee_id": 1, "title": "t"}}"#);
