@@ -120,6 +120,7 @@ mod state_recorded_answers;
 mod state_recorded_reads;
 mod state_relation_paths;
 mod state_relations;
+mod state_relationship_identifiers;
 mod state_relationship_writes;
 mod state_rename_moves;
 mod state_restated_list_query;

@@ -8,7 +8,9 @@
 //! segment read only as `tasks`) answers the children of any parent by their foreign key nested
 //! under `attributes`; a sparse fieldset (`fields[Task]=title,priority`) keeps the named
 //! attributes of each task in lists and items, and of each project by `fields[Project]`, which
-//! the state catalog offers the projects list. One app: safrs.
+//! the state catalog offers the projects list; the users list, whose own lines never paged,
+//! pages with the links, counters and default size the tasks list taught
+//! (`derive/sibling_pages.rs`). One app: safrs.
 
 use rea_state::model::QueryRole;
 use serde_json::Value;
@@ -213,4 +215,30 @@ fn a_sparse_fieldset_keeps_the_named_attributes_of_lists_and_items() {
             ["code"]
         );
     }
+}
+
+#[test]
+fn the_users_list_pages_with_the_links_the_tasks_list_taught() {
+    let served = serve_corpus_app("safrs");
+    // The users list's lines (entries 0, 9, 12, 60) never named a page size.
+    let (answer, is_error) = call_with_strings(
+        &served,
+        "get_users",
+        &[("sort", "username"), ("page[limit]", "2")],
+    );
+    assert!(!is_error, "{answer:#}");
+    assert_eq!(answer["state"]["membership"], "query", "{answer:#}");
+    assert_eq!(ids(&answer), ["1", "2"]);
+    assert_eq!(
+        answer["body"]["links"],
+        serde_json::json!({
+            "last": "/api/users/?sort=username&page[offset]=4&page[limit]=2",
+            "next": "/api/users/?sort=username&page[offset]=2&page[limit]=2",
+            "self": "/api/users/?sort=username&page[offset]=0&page[limit]=2"
+        })
+    );
+    assert_eq!(
+        answer["body"]["meta"],
+        serde_json::json!({"count": 4, "limit": 2, "total": 4})
+    );
 }

@@ -11,9 +11,13 @@
 //! `Task != User`, the task create's links). The books list learns what no other app showed:
 //! lookups after a dot in the brackets (`filter[rating.gte]`), a filter kept though a line pairs
 //! it with an unexplained one, counters two levels deep (`meta.pagination`) and page links that
-//! re-encode the whole query in name order (`page_cursor.rs`). Relationship writes: a `PATCH`
-//! sending `relationships.borrower.data` merges member by member, the relationship's `links` and
-//! the unsent `author` kept (`writes/merged.rs::deep_merge`); the literal routes
+//! re-encode the whole query in name order (`page_cursor.rs`), which it lends the authors and
+//! members lists, whose own lines never paged (`derive/sibling_pages.rs`; safrs's users borrow
+//! its tasks' form, `state_jsonapi_queries`). A sparse fieldset (`fields[Book]=title,status`,
+//! entry 17) leaves out the relationships it does not name (`sparse.rs`; safrs keeps them), on
+//! the books list, its siblings and the items. Relationship writes: a `PATCH` sending
+//! `relationships.borrower.data` merges member by member, the relationship's `links` and the
+//! unsent `author` kept (`writes/merged.rs::deep_merge`); the literal routes
 //! `/books/{id}/relationships/{author,borrower}` set the book's linkage object and answer the
 //! identifier (`writes/relationship.rs`, safrs's parameter route the first app:
 //! `state_relationship_writes`); the parents' to-many `relationships.books` / `.loans` follow the
@@ -337,4 +341,110 @@ fn a_member_delete_clears_the_borrower_linkages_and_a_missing_member_answers_404
     arguments.insert("book_id".into(), json!("42"));
     let (answer, _) = served.call("patch_books_by_book_id", arguments);
     assert_eq!(answer["status"], 404, "{answer:#}");
+}
+
+/// The ids of a list answer's members.
+fn ids(answer: &Value) -> Vec<&str> {
+    answer["body"]["data"]
+        .as_array()
+        .unwrap_or_else(|| panic!("a list: {answer:#}"))
+        .iter()
+        .filter_map(|member| member["id"].as_str())
+        .collect()
+}
+
+#[test]
+fn the_sibling_lists_page_with_the_links_and_counters_the_books_list_taught() {
+    let served = serve_corpus_app("drf-jsonapi");
+    // The members list's lines (entries 1, 12, 72) never named a page.
+    let (answer, is_error) = call_with_strings(
+        &served,
+        "get_members",
+        &[("sort", "name"), ("page[limit]", "2")],
+    );
+    assert!(!is_error, "{answer:#}");
+    assert_eq!(answer["state"]["membership"], "query", "{answer:#}");
+    assert_eq!(ids(&answer), ["1", "2"]);
+    let body = &answer["body"];
+    assert_eq!(
+        body["meta"]["pagination"],
+        json!({"count": 3, "limit": 2, "offset": 0})
+    );
+    let origin = "http://127.0.0.1:18853/members/";
+    let next = format!("{origin}?page%5Blimit%5D=2&page%5Boffset%5D=2&sort=name");
+    assert_eq!(
+        body["links"],
+        json!({
+            "first": format!("{origin}?page%5Blimit%5D=2&sort=name"),
+            "last": next,
+            "next": next,
+            "prev": null
+        })
+    );
+    // A filter the authors list never sent: the call's own query in the links, the default
+    // size named by `last`.
+    let (answer, is_error) =
+        call_with_strings(&served, "get_authors", &[("filter[country]", "PL")]);
+    assert!(!is_error, "{answer:#}");
+    assert_eq!(ids(&answer), ["2"]);
+    let origin = "http://127.0.0.1:18853/authors/";
+    assert_eq!(
+        answer["body"]["links"],
+        json!({
+            "first": format!("{origin}?filter%5Bcountry%5D=PL"),
+            "last": format!("{origin}?filter%5Bcountry%5D=PL&page%5Blimit%5D=50"),
+            "next": null,
+            "prev": null
+        })
+    );
+}
+
+#[test]
+fn a_sparse_fieldset_leaves_out_the_relationships_it_does_not_name() {
+    let served = serve_corpus_app("drf-jsonapi");
+    // Recorded: `fields[Book]=title,status` (entry 17). Asked: title and pages.
+    let (answer, is_error) =
+        call_with_strings(&served, "get_books", &[("fields[Book]", "title,pages")]);
+    assert!(!is_error, "{answer:#}");
+    let books = answer["body"]["data"].as_array().expect("books");
+    assert_eq!(books.len(), 10, "{answer:#}");
+    for book in books {
+        let mut members: Vec<&str> = book
+            .as_object()
+            .expect("a book")
+            .keys()
+            .map(String::as_str)
+            .collect();
+        members.sort_unstable();
+        assert_eq!(members, ["attributes", "id", "links", "type"], "{book:#}");
+        assert_eq!(
+            book["attributes"].as_object().map(|object| object.len()),
+            Some(2)
+        );
+    }
+    assert_eq!(
+        answer["body"]["links"]["first"],
+        "http://127.0.0.1:18853/books/?fields%5BBook%5D=title%2Cpages"
+    );
+    // A sibling list by its own type's name, and an item.
+    let (answer, is_error) =
+        call_with_strings(&served, "get_authors", &[("fields[Author]", "name")]);
+    assert!(!is_error, "{answer:#}");
+    assert_eq!(
+        answer["body"]["data"][0],
+        json!({"type": "Author", "id": "1", "attributes": {"name": "Ursula K. Le Guin"}, "links": {"self": "http://127.0.0.1:18853/authors/1/"}})
+    );
+    let (answer, is_error) = call_with_strings(
+        &served,
+        "get_books_by_book_id",
+        &[("book_id", "1"), ("fields[Book]", "title,status")],
+    );
+    assert!(!is_error, "{answer:#}");
+    assert_eq!(
+        answer["body"],
+        json!({"data": {"type": "Book", "id": "1", "attributes": {"title": "The Left Hand of Darkness", "status": "loaned"}, "links": {"self": "http://127.0.0.1:18853/books/1/"}}})
+    );
+    // Naming a relationship: what the selection keeps of the relationships no recording showed.
+    let (answer, _) = call_with_strings(&served, "get_books", &[("fields[Book]", "title,author")]);
+    assert_ne!(answer["state"]["source"], "state", "{answer:#}");
 }

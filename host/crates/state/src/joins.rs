@@ -20,9 +20,10 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use rea_manifest::Manifest;
 use rea_plugin_api::json::{Json, Object};
 
+use crate::derive::entities::collection_key;
 use crate::model::{Entity, EntityType, ReadView, ViewDetail};
 use crate::observation::Timeline;
-use crate::query::field_value;
+use crate::query::{field_value, relation_linkage};
 use crate::relations::{Link, Relation};
 use crate::render::scalar_text;
 
@@ -77,6 +78,11 @@ pub fn generalize(
             }
         }
     }
+    for (entity_type, joins) in learned.iter_mut() {
+        for join in linkage_joins(entity_type, types, entities, &by_id) {
+            add(joins, join);
+        }
+    }
     for view in views.iter_mut() {
         let (entity_type, joins) = match &mut view.detail {
             ViewDetail::Item(item) => (&item.entity_type, &mut item.joins),
@@ -87,6 +93,132 @@ pub fn generalize(
             .get(entity_type)
             .map(|known| known.values().flatten().cloned().collect())
             .unwrap_or_default();
+    }
+}
+
+/// The joins a type's relation objects teach (see [`crate::query::relation_linkage`]): each
+/// field whose every linkage, over the type's entities, is a part of held entities of one kind
+/// (`author` of a book, `{"type": "Author", "id": "2"}`: the author holding that `type` and `id`).
+fn linkage_joins(
+    entity_type: &str,
+    types: &[EntityType],
+    entities: &[Entity],
+    by_id: &HashMap<&str, Vec<usize>>,
+) -> Vec<Relation> {
+    let Some(identity) = types
+        .iter()
+        .find(|known| known.collection_template == entity_type)
+        .map(|known| known.identity_field.as_str())
+    else {
+        return Vec::new();
+    };
+    let mut kinds: BTreeMap<&str, BTreeSet<(&str, &str)>> = BTreeMap::new();
+    for entity in entities
+        .iter()
+        .filter(|entity| entity.entity_type == entity_type)
+    {
+        let Some(object) = entity.fields.as_object() else {
+            continue;
+        };
+        for (field, identifier) in linkages(object) {
+            let found = linked_kinds(identifier, entities, by_id);
+            kinds
+                .entry(field)
+                .and_modify(|known| known.retain(|kind| found.contains(kind)))
+                .or_insert(found);
+        }
+    }
+    kinds
+        .into_iter()
+        .filter_map(|(field, kinds)| {
+            let [(target, collection)] = kinds.into_iter().collect::<Vec<_>>()[..] else {
+                return None;
+            };
+            Some(Relation {
+                query: Vec::new(),
+                member: field.to_owned(),
+                entity_type: target.to_owned(),
+                collection: collection.to_owned(),
+                identity: identity.to_owned(),
+                enclosing: false,
+                beside: None,
+                link: Link::Parent {
+                    field: field.to_owned(),
+                    key: None,
+                },
+            })
+        })
+        .collect()
+}
+
+/// The fields an object holds as to-one relation objects nested in one of its object members,
+/// each with the resource identifier its linkage holds (a `null` linkage links none).
+pub fn linkages(object: &Object) -> Vec<(&str, &Object)> {
+    object
+        .iter()
+        .filter_map(|(_, member)| member.as_object())
+        .flat_map(|members| members.iter())
+        .filter_map(|(field, value)| match relation_linkage(value)? {
+            Json::Object(identifier) => Some((field, identifier)),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The (type, collection key) of the held entities a resource identifier is a part of.
+fn linked_kinds<'a>(
+    identifier: &Object,
+    entities: &'a [Entity],
+    by_id: &HashMap<&str, Vec<usize>>,
+) -> BTreeSet<(&'a str, &'a str)> {
+    let Some(id) = identifier.get("id").and_then(scalar_text) else {
+        return BTreeSet::new();
+    };
+    by_id
+        .get(id.as_str())
+        .into_iter()
+        .flatten()
+        .map(|index| &entities[*index])
+        .filter(|entity| part_of(identifier, entity))
+        .map(|entity| {
+            (
+                entity.entity_type.as_str(),
+                collection_key(&entity.collection),
+            )
+        })
+        .collect()
+}
+
+/// Sets over each object the held entity each of its relation objects links (see
+/// [`linkages`]), under the joined member of its field ([`crate::query::joined_member`]), where
+/// the linkage is a part of exactly one held entity: what a filter or sort through the field
+/// (`filter[author.name]`, `sort=author.name`) reads while query roles are learned, before the
+/// joins are.
+pub fn with_linked_entities<'a>(
+    objects: impl Iterator<Item = &'a mut Object>,
+    entities: &[Entity],
+) {
+    let by_id = ids(entities);
+    for object in objects {
+        let linked: Vec<(String, Json)> = linkages(object)
+            .into_iter()
+            .filter_map(|(field, identifier)| {
+                let id = identifier.get("id").and_then(scalar_text)?;
+                let mut parts = by_id
+                    .get(id.as_str())?
+                    .iter()
+                    .map(|index| &entities[*index])
+                    .filter(|entity| part_of(identifier, entity));
+                let entity = parts.next()?;
+                parts
+                    .next()
+                    .is_none()
+                    .then(|| (crate::query::joined_member(field), entity.fields.clone()))
+            })
+            .collect();
+        for (member, fields) in linked {
+            object.insert(member, fields);
+        }
     }
 }
 
@@ -347,5 +479,55 @@ mod tests {
         // A part no held entity of the ids holds teaches nothing.
         let shown = object(r#"{"id": 2, "project": {"code": "WEB"}}"#);
         assert!(shown_joins((&entities[3], "id"), &shown, &entities, &by_id).is_empty());
+    }
+
+    #[test]
+    fn a_linkage_joins_the_one_held_entity_holding_its_type_and_id() {
+        let book = |id: &str, author: &str| {
+            entity(
+                "/books",
+                id,
+                &format!(
+                    r#"{{"type": "Book", "id": "{id}", "relationships": {{"author":
+                        {{"links": {{"self": "/l"}}, "data": {{"type": "Author", "id": "{author}"}}}}}}}}"#
+                ),
+            )
+        };
+        let entities = vec![
+            entity(
+                "/authors",
+                "1",
+                r#"{"type": "Author", "id": "1", "name": "Le Guin"}"#,
+            ),
+            entity(
+                "/authors",
+                "2",
+                r#"{"type": "Author", "id": "2", "name": "Lem"}"#,
+            ),
+            book("1", "2"),
+            book("2", "1"),
+        ];
+        let types = [EntityType::new("/books".into(), "id".into(), None)];
+        let joins = linkage_joins("/books", &types, &entities, &ids(&entities));
+        assert_eq!(joins.len(), 1);
+        assert_eq!(joins[0].member, "author");
+        assert_eq!(joins[0].entity_type, "/authors");
+        // Book 1 (type `Book`, id 1) is no part of the linkage `{Author, 1}`: one author joined.
+        let mut objects: Vec<Object> = entities[2..]
+            .iter()
+            .map(|entity| entity.fields.as_object().expect("object").clone())
+            .collect();
+        with_linked_entities(objects.iter_mut(), &entities);
+        let joined = crate::query::joined_member("author");
+        assert_eq!(objects[0].get(&joined), Some(&entities[1].fields));
+        assert_eq!(
+            field_value(&objects[1], "author.name")
+                .and_then(scalar_text)
+                .as_deref(),
+            Some("Le Guin")
+        );
+        // A linkage naming no held entity joins none.
+        let unknown = vec![entities[0].clone(), book("3", "9")];
+        assert!(linkage_joins("/books", &types, &unknown, &ids(&unknown)).is_empty());
     }
 }

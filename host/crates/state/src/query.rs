@@ -97,7 +97,55 @@ fn nested_member<'a>(object: &'a Object, field: &str) -> Option<&'a Json> {
         .filter(|(key, _)| !key.starts_with(JOINED))
         .filter_map(|(_, member)| member.as_object()?.get(field));
     let first = found.next()?;
-    found.next().is_none().then_some(first)
+    found
+        .next()
+        .is_none()
+        .then(|| relation_identifier(first).unwrap_or(first))
+}
+
+/// The identifier a to-one relation object names, which a plain field holding one reads as
+/// (see [`nested_member`]): of `{"links": {…}, "data": {"type": "Author", "id": "2"}}` the
+/// `"2"`, of `{"links": {…}, "data": null}` the `null` (see [`relation_linkage`]).
+pub fn relation_identifier(value: &Json) -> Option<&Json> {
+    match relation_linkage(value)? {
+        Json::Object(identifier) => identifier.get("id"),
+        null => Some(null),
+    }
+}
+
+/// The linkage of a to-one relation object: its one member holding a resource identifier (an
+/// object with a scalar `id`, `{"type": "Author", "id": "2"}`) or `null`, when the object has no
+/// `id` of its own and its other members are objects of texts (its links); `None` for any other
+/// value.
+pub fn relation_linkage(value: &Json) -> Option<&Json> {
+    let Json::Object(members) = value else {
+        return None;
+    };
+    if members.contains_key("id") {
+        return None;
+    }
+    let mut found = None;
+    for (_, member) in members.iter() {
+        match member {
+            Json::Null => {}
+            Json::Object(inner) => match inner.get("id") {
+                Some(id) if !matches!(id, Json::Object(_) | Json::Array(_) | Json::Null) => {}
+                Some(_) => return None,
+                None if inner
+                    .iter()
+                    .all(|(_, text)| matches!(text, Json::String(_))) =>
+                {
+                    continue;
+                }
+                None => return None,
+            },
+            _ => return None,
+        }
+        if found.replace(member).is_some() {
+            return None;
+        }
+    }
+    found
 }
 
 /// The prefix of the member under which a query's object holds the related entity one of its
@@ -776,6 +824,58 @@ mod tests {
         assert_eq!(field_value(object, "code"), None);
         assert_eq!(field_value(object, "attributes.missing"), None);
         assert_eq!(field_value(object, "id").and_then(Json::as_str), Some("1"));
+    }
+
+    #[test]
+    fn a_plain_field_holding_a_relation_object_reads_the_identifier_it_names() {
+        let rows = objects(
+            r#"[{"id": "1", "relationships": {
+                    "author": {"links": {"self": "/b/1/a"}, "data": {"type": "A", "id": "2"}},
+                    "borrower": {"links": {"self": "/b/1/m"}, "data": null}}},
+                {"id": "2", "relationships": {
+                    "author": {"links": {"self": "/b/2/a"}, "data": {"type": "A", "id": "3"}},
+                    "borrower": {"links": {"self": "/b/2/m"}, "data": {"type": "M", "id": "1"}}}}]"#,
+        );
+        assert_eq!(
+            field_value(&rows[0], "author")
+                .and_then(scalar_text)
+                .as_deref(),
+            Some("2")
+        );
+        assert_eq!(field_value(&rows[0], "borrower"), Some(&Json::Null));
+        let relations = model_of_filters(&[
+            ("filter[author]", "author", "in"),
+            ("filter[borrower.isnull]", "borrower", "null"),
+        ]);
+        let both = [
+            ("filter[author]", "2,3"),
+            ("filter[borrower.isnull]", "false"),
+        ];
+        assert_eq!(run(&relations, &both, &rows), Some(vec![1]));
+        let null = [("filter[borrower.isnull]", "true")];
+        assert_eq!(run(&relations, &null, &rows), Some(vec![0]));
+    }
+
+    #[test]
+    fn only_a_to_one_relation_object_names_an_identifier() {
+        let named = |text: &str| {
+            let value = parse(text.as_bytes()).expect("json");
+            relation_identifier(&value).and_then(scalar_text)
+        };
+        assert_eq!(
+            named(r#"{"links": {"self": "/x"}, "data": {"id": 7}}"#).as_deref(),
+            Some("7")
+        );
+        // An object with its own id is an entity part; a to-many array, a second identifier, a
+        // member that is no link text, or an object identifier: none.
+        assert_eq!(named(r#"{"id": "1", "data": {"id": "2"}}"#), None);
+        assert_eq!(named(r#"{"data": [{"id": "2"}]}"#), None);
+        assert_eq!(named(r#"{"a": {"id": "2"}, "b": {"id": "3"}}"#), None);
+        assert_eq!(
+            named(r#"{"meta": {"count": 2}, "data": {"id": "2"}}"#),
+            None
+        );
+        assert_eq!(named(r#"{"data": {"id": {"n": 2}}}"#), None);
     }
 
     #[test]

@@ -28,6 +28,7 @@ use serde::{Deserialize, Serialize};
 
 use rea_manifest::segments::{percent_decode, split_path};
 
+use crate::derive::entities::collection_key;
 use crate::model::{Entity, EntityType, ListView, ReadView, ViewDetail};
 use crate::observation::{Observation, Timeline};
 use crate::query::field_value;
@@ -261,7 +262,8 @@ fn related_link<'a>(
             let first = &entities[*indexes.first()?];
             let same_kind = |index: &usize| {
                 entities[*index].entity_type == first.entity_type
-                    && entities[*index].collection == first.collection
+                    && collection_key(&entities[*index].collection)
+                        == collection_key(&first.collection)
             };
             if !indexes.iter().all(same_kind) {
                 return None;
@@ -394,7 +396,7 @@ fn array_link(
             .enumerate()
             .filter(|(_, entity)| {
                 entity.entity_type == first.entity_type
-                    && entity.collection == first.collection
+                    && collection_key(&entity.collection) == collection_key(&first.collection)
                     && text_of(entity, field).as_deref() == Some(id)
             })
             .map(|(index, _)| index)
@@ -474,7 +476,8 @@ fn fixed_segments(
 }
 
 /// The field every checked line's members hold the line's parent value in (those members
-/// exactly, in state order); `None` when a line lists no member, or no field fits them all.
+/// exactly, in state order); `None` when a line lists no member, lists members of its own path's
+/// collection, or no field fits them all.
 fn parent_segment(list: &ListView, segment: usize, entities: &[Entity]) -> Option<ParentSegment> {
     let mut found: Option<ParentSegment> = None;
     for line in &list.lines {
@@ -488,11 +491,19 @@ fn parent_segment(list: &ListView, segment: usize, entities: &[Entity]) -> Optio
             .map(|member| {
                 entities.iter().position(|entity| {
                     entity.entity_type == list.entity_type
-                        && entity.collection == member.collection
+                        && collection_key(&entity.collection) == collection_key(&member.collection)
                         && entity.id == member.id
                 })
             })
             .collect::<Option<_>>()?;
+        if indexes
+            .iter()
+            .any(|index| collection_key(&entities[*index].collection) == collection_key(&line.path))
+        {
+            // The members are the line's own collection (`/lists/1/movies/`'s movies): a nested
+            // collection per parent, not one collection its members' field relates to parents.
+            return None;
+        }
         let Some(Link::Children { field }) = array_link(None, &indexes, &value, entities) else {
             return None;
         };
@@ -589,7 +600,7 @@ impl Relation {
                     .collect();
                 Some(Json::Array(members))
             }
-            Link::Parent { field, key } => match (entity.get(field), key) {
+            Link::Parent { field, key } => match (field_value(entity, field), key) {
                 (Some(Json::Null), _) if *field == self.member => Some(Json::Null),
                 (Some(Json::Object(reference)), Some(key)) => {
                     let id = scalar_text(reference.get(key)?)?;
@@ -852,6 +863,34 @@ mod tests {
             array_link(None, &[0, 2], "2", &entities),
             Some(Link::Children {
                 field: "owner".to_owned()
+            })
+        );
+        assert_eq!(array_link(None, &[0], "2", &entities), None);
+    }
+
+    #[test]
+    fn a_linkage_names_the_parent_across_a_collection_spelled_with_a_trailing_slash() {
+        let linked = |collection: &str, id: &str, author: &str| Entity {
+            collection: collection.to_owned(),
+            ..entity(
+                "/books/",
+                id,
+                &format!(
+                    r#"{{"id": "{id}", "relationships": {{"author":
+                        {{"links": {{"self": "/b/{id}/a"}}, "data": {{"type": "A", "id": "{author}"}}}}}}}}"#
+                ),
+            )
+        };
+        // Book 4 was read as an item (`/books/4/`, collection `/books`), 5 and 6 only listed.
+        let entities = vec![
+            linked("/books", "4", "2"),
+            linked("/books/", "5", "2"),
+            linked("/books/", "6", "3"),
+        ];
+        assert_eq!(
+            array_link(None, &[0, 1], "2", &entities),
+            Some(Link::Children {
+                field: "author".to_owned()
             })
         );
         assert_eq!(array_link(None, &[0], "2", &entities), None);

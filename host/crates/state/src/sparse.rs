@@ -1,15 +1,19 @@
 //! Sparse fieldsets: a query parameter named as a base with a type's name in brackets
 //! (`fields[Task]=title,status`) that keeps, in each shown entity whose type member holds that
-//! name, only the named properties of the one object member nesting them (`attributes`), every
-//! other member as the plain read shows it.
+//! name, only the named properties of the one object member nesting them (`attributes`), leaves
+//! out whole the members the recorded selection left out (drf-jsonapi's `relationships`, none of
+//! whose relationships it named; safrs keeps them), every other member as the plain read shows
+//! it.
 //!
 //! Learned from the successful list reads naming one such parameter alone with a plain list of
 //! fields: each member the read listed is a held entity of the list's type but for that object
-//! member, which holds exactly the entity's properties the value names (those it holds), and
-//! each member shows the bracketed name in one top-level member (the type member, `type:
-//! "Task"`). One rule per state (an application's sparse fieldsets are one language); a call of
-//! any list or item view naming the base with the type name its entities show is answered as
-//! the call without it, each entity pruned.
+//! member, which holds exactly the entity's properties the value names (those it holds), and the
+//! members it lacks, none holding a property the value names; each member shows the bracketed
+//! name in one top-level member (the type member, `type: "Task"`). One rule per state (an
+//! application's sparse fieldsets are one language); a call of any list or item view naming the
+//! base with the type name its entities show is answered as the call without it, each entity
+//! pruned, unless it names a property of a member the recordings left out (no recording showed
+//! what that keeps).
 
 use std::collections::BTreeMap;
 
@@ -31,6 +35,9 @@ pub struct SparseFields {
     pub type_member: String,
     /// The object member holding the properties a selection keeps (`attributes`).
     pub nested: String,
+    /// The top-level members a selection leaves out whole (`relationships`), in held order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub dropped: Vec<String>,
     /// Per list or item tool whose entities all show one type name, the parameter naming it
     /// (`get_projects` → `fields[Project]`): what the state catalog offers the tool.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
@@ -128,7 +135,7 @@ fn taught_by(name: &str, value: &str, shown: &[Json], held: &[&Entity]) -> Optio
         .iter()
         .find(|(_, value)| value.as_str() == Some(type_name))
         .map(|(key, _)| key.to_owned())?;
-    let mut nested: Option<String> = None;
+    let mut learned: Option<(String, Vec<String>)> = None;
     for member in shown {
         let member = member.as_object()?;
         if member.get(&type_member).and_then(Json::as_str) != Some(type_name) {
@@ -137,37 +144,63 @@ fn taught_by(name: &str, value: &str, shown: &[Json], held: &[&Entity]) -> Optio
         let found = held
             .iter()
             .find_map(|entity| pruned_member(entity.fields.as_object()?, member, &requested))?;
-        if nested.as_ref().is_some_and(|known| *known != found) {
+        if learned.as_ref().is_some_and(|known| *known != found) {
             return None;
         }
-        nested = Some(found);
+        learned = Some(found);
     }
+    let (nested, dropped) = learned?;
     Some(SparseFields {
         base: base.to_owned(),
         type_member,
-        nested: nested?,
+        nested,
+        dropped,
         offered: BTreeMap::new(),
     })
 }
 
 /// The one object member in which `shown` differs from `held`, when `shown` holds there exactly
-/// the members of `held`'s that `requested` names and equals it everywhere else.
-fn pruned_member(held: &Object, shown: &Object, requested: &[String]) -> Option<String> {
-    if held.len() != shown.len() {
+/// the members of `held`'s that `requested` names and equals it everywhere else, with the
+/// members of `held` that `shown` lacks (none holding a requested property).
+fn pruned_member(
+    held: &Object,
+    shown: &Object,
+    requested: &[String],
+) -> Option<(String, Vec<String>)> {
+    if shown.iter().any(|(key, _)| held.get(key).is_none()) {
         return None;
     }
-    let mut differing = held
+    let dropped: Vec<String> = held
         .iter()
-        .filter(|(key, value)| shown.get(key) != Some(*value));
-    let (key, Json::Object(properties)) = differing.next()? else {
+        .filter(|(key, _)| shown.get(key).is_none())
+        .map(|(key, _)| key.to_owned())
+        .collect();
+    if dropped
+        .iter()
+        .any(|key| holds_requested(held.get(key), requested))
+    {
         return None;
-    };
+    }
+    let mut differing = shown
+        .iter()
+        .filter(|(key, value)| held.get(key) != Some(*value));
+    let (key, _) = differing.next()?;
     if differing.next().is_some() {
         return None;
     }
+    let Some(Json::Object(properties)) = held.get(key) else {
+        return None;
+    };
     let kept = prune(properties, requested);
     (shown.get(key) == Some(&Json::Object(kept)) && kept_fewer(properties, requested))
-        .then(|| key.to_owned())
+        .then(|| (key.to_owned(), dropped))
+}
+
+/// Whether a member is an object holding a property `requested` names.
+fn holds_requested(member: Option<&Json>, requested: &[String]) -> bool {
+    member
+        .and_then(Json::as_object)
+        .is_some_and(|object| requested.iter().any(|field| object.get(field).is_some()))
 }
 
 /// Whether a selection leaves out some property (one keeping them all teaches nothing).
@@ -198,8 +231,9 @@ impl SparseFields {
     }
 
     /// Prunes, in each entity object of `shown` (one entity, or an array of them) whose type
-    /// member holds `type_name`, the nested member to the `requested` properties; `None` when
-    /// some entity shows no such member or no entity is of the type.
+    /// member holds `type_name`, the nested member to the `requested` properties and leaves out
+    /// the dropped members; `None` when some entity shows no such member, a dropped member holds
+    /// a requested property, or no entity is of the type.
     pub fn apply(&self, shown: &mut Json, type_name: &str, requested: &[String]) -> Option<()> {
         let entities: Vec<&mut Json> = match shown {
             Json::Array(items) => items.iter_mut().collect(),
@@ -219,6 +253,12 @@ impl SparseFields {
             };
             let kept = prune(properties, requested);
             object.insert(self.nested.as_str(), Json::Object(kept));
+            for dropped in &self.dropped {
+                if holds_requested(object.get(dropped), requested) {
+                    return None;
+                }
+                object.remove(dropped);
+            }
             pruned += 1;
         }
         (pruned > 0).then_some(())
@@ -263,6 +303,7 @@ mod tests {
                 base: "fields".to_owned(),
                 type_member: "type".to_owned(),
                 nested: "attributes".to_owned(),
+                dropped: Vec::new(),
                 offered: BTreeMap::new(),
             }
         );
@@ -282,5 +323,42 @@ mod tests {
             Some(&parse(br#"{"status": "x"}"#).expect("JSON"))
         );
         assert_eq!(rule.apply(&mut answer, "Project", &requested), None);
+    }
+
+    #[test]
+    fn members_the_selection_left_out_are_dropped_unless_a_call_names_their_properties() {
+        let held = [entity(
+            r#"{"type": "Book", "id": "1", "attributes": {"title": "a", "pages": 3, "rating": 5}, "relationships": {"author": {"data": null}}, "links": {"self": "/books/1/"}}"#,
+        )];
+        let held: Vec<&Entity> = held.iter().collect();
+        let shown = parse(
+            br#"[{"type": "Book", "id": "1", "attributes": {"title": "a", "pages": 3}, "links": {"self": "/books/1/"}}]"#,
+        )
+        .expect("JSON");
+        let shown = shown.as_array().expect("array");
+        let rule = taught_by("fields[Book]", "title,pages", shown, &held).expect("a rule");
+        assert_eq!(rule.nested, "attributes");
+        assert_eq!(rule.dropped, ["relationships"]);
+        // A selection naming a relationship while leaving it out teaches nothing.
+        assert_eq!(
+            taught_by("fields[Book]", "title,pages,author", shown, &held),
+            None
+        );
+        let mut answer = held[0].fields.clone();
+        assert_eq!(
+            rule.apply(&mut answer, "Book", &["rating".to_owned()]),
+            Some(())
+        );
+        assert_eq!(
+            answer,
+            parse(br#"{"type": "Book", "id": "1", "attributes": {"rating": 5}, "links": {"self": "/books/1/"}}"#)
+                .expect("JSON")
+        );
+        // Which relationships a selection naming one keeps no recording showed.
+        let mut answer = held[0].fields.clone();
+        assert_eq!(
+            rule.apply(&mut answer, "Book", &["author".to_owned()]),
+            None
+        );
     }
 }

@@ -160,6 +160,7 @@ pub(super) fn learn_query(
         return None;
     }
     let (links, untested) = learn_links((&lines, others), &mut objects, entities);
+    crate::joins::with_linked_entities(objects.values_mut(), &entities.list);
     let mut evaluator = Evaluator {
         collections: collections
             .into_iter()

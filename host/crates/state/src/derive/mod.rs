@@ -52,6 +52,7 @@ pub(crate) mod list_query;
 pub mod lists;
 pub mod members;
 pub mod query_grammar;
+pub(crate) mod sibling_pages;
 #[cfg(test)]
 pub(crate) mod tests;
 pub mod windows;
@@ -219,7 +220,8 @@ fn mark_deleted_flags(state: &mut StateView, plans: &[WritePlan]) {
 
 /// Extends the read views beyond their recorded queries: field selections, relations, the
 /// joins relation paths read, and (after the joins, whose fields a grammar's filters reach) the
-/// query grammars; then a paging parameter a list's model plays loses its shared-query mark.
+/// query grammars, then the page links a paged list lends its siblings; then a paging parameter
+/// a list's model plays loses its shared-query mark.
 fn generalize_views(
     manifest: &Manifest,
     timeline: &Timeline,
@@ -233,6 +235,7 @@ fn generalize_views(
     crate::relations::generalize_lists(entities, views);
     crate::joins::generalize(manifest, timeline, (types, entities), views);
     query_grammar::generalize(manifest, views, entities, rules);
+    sibling_pages::offer(manifest, timeline, views);
     unmark_paging_grammar(views);
 }
 

@@ -76,7 +76,9 @@ pub fn array_fields<'a>(entities: impl IntoIterator<Item = &'a Entity>) -> BTree
 }
 
 /// The plain names of the scalar members the entities of a type hold only nested in one object
-/// member (`title` of `{"attributes": {"title": …}}`): a name no entity holds at the top level
+/// member (`title` of `{"attributes": {"title": …}}`), a to-one relation object counting as the
+/// identifier it names (`author` of `{"relationships": {"author": {"data": {"id": "2", …}}}}`,
+/// see [`crate::query::relation_identifier`]): a name no entity holds at the top level
 /// and each entity holding it holds under one object member only, as [`crate::query::field_value`]
 /// reads a plain field.
 pub fn plain_nested_fields<'a>(entities: impl IntoIterator<Item = &'a Entity>) -> BTreeSet<String> {
@@ -90,7 +92,9 @@ pub fn plain_nested_fields<'a>(entities: impl IntoIterator<Item = &'a Entity>) -
         for (_, value) in object.iter() {
             if let Json::Object(members) = value {
                 for (member, inner) in members.iter() {
-                    if !matches!(inner, Json::Array(_) | Json::Object(_)) {
+                    let plain = !matches!(inner, Json::Array(_) | Json::Object(_))
+                        || crate::query::relation_identifier(inner).is_some();
+                    if plain {
                         *holders.entry(member).or_default() += 1;
                     }
                 }

@@ -1,0 +1,115 @@
+//! Relationship identifiers read as the field they name (issue 12): a JSON:API resource holds a
+//! to-one relationship as `relationships.<rel>` = `{links, data: {type, id}}` (or `data: null`),
+//! and the application's filters (`filter[author]=3`, `filter[borrower.isnull]=true`) and related
+//! routes (`/authors/{id}/books/`, `/members/{id}/loans/`) compare that identifier
+//! (`query::relation_identifier`). drf-jsonapi is the app showing it; the related routes are
+//! answered for any parent as safrs's are (`/api/projects/{id}/tasks`, a folder-tree tool whose children holding the
+//! parent's id as a plain attribute), and through the same `ParentSegment`, which now also finds
+//! members listed from an item path (`/books/4/`) and a list path (`/books/`) as one collection.
+
+use serde_json::{Value, json};
+
+use crate::state_support::{call_with_strings, serve_corpus_app, with_body};
+
+/// The ids of a JSON:API list answer's resources, in order.
+fn listed_ids(answer: &Value) -> Vec<String> {
+    answer["body"]["data"]
+        .as_array()
+        .unwrap_or_else(|| panic!("a list: {answer:#}"))
+        .iter()
+        .filter_map(|resource| resource["id"].as_str().map(str::to_owned))
+        .collect()
+}
+
+#[test]
+fn a_filter_on_a_relationship_compares_the_identifier_it_names() {
+    let served = serve_corpus_app("drf-jsonapi");
+    // build.har filtered by authors 2 and 1 (entries 5, 43); author 3 was never asked for.
+    let (answer, is_error) = call_with_strings(&served, "get_books", &[("filter[author]", "3")]);
+    assert!(!is_error, "{answer:#}");
+    assert_eq!(answer["state"]["membership"], "query", "{answer:#}");
+    assert_eq!(listed_ids(&answer), ["7", "8"]);
+    assert_eq!(answer["body"]["meta"]["pagination"]["count"], 2);
+    // A null linkage is what `isnull` tests (entry 10 asked for `true` only).
+    let (answer, is_error) = call_with_strings(
+        &served,
+        "get_books",
+        &[("filter[borrower.isnull]", "false")],
+    );
+    assert!(!is_error, "{answer:#}");
+    assert_eq!(listed_ids(&answer), ["1", "4", "7", "10"]);
+}
+
+#[test]
+fn a_related_route_lists_the_children_whose_linkage_names_any_parent() {
+    let served = serve_corpus_app("drf-jsonapi");
+    // Recorded for author 2 and member 1 only (entries 33, 34).
+    let (answer, is_error) = call_with_strings(
+        &served,
+        "get_authors_books_by_author_id",
+        &[("author_id", "3")],
+    );
+    assert!(!is_error, "{answer:#}");
+    assert_eq!(listed_ids(&answer), ["7", "8"]);
+    let (answer, is_error) = call_with_strings(
+        &served,
+        "get_members_loans_by_member_id",
+        &[("member_id", "3")],
+    );
+    assert!(!is_error, "{answer:#}");
+    assert_eq!(listed_ids(&answer), ["10"]);
+    // A served create naming author 3 is listed under it (the state, not a recording).
+    let book = json!({"data": {"type": "Book", "attributes": {"title": "Fledgling", "isbn": "978-0446696166", "status": "available", "pages": 310, "rating": 4}, "relationships": {"author": {"data": {"type": "Author", "id": "3"}}}}});
+    let (created, is_error) = served.call("post_books", with_body(&served, "post_books", book));
+    assert!(!is_error, "{created:#}");
+    let id = created["body"]["data"]["id"]
+        .as_str()
+        .expect("an id")
+        .to_owned();
+    let (answer, _) = call_with_strings(
+        &served,
+        "get_authors_books_by_author_id",
+        &[("author_id", "3")],
+    );
+    assert_eq!(listed_ids(&answer), ["7".to_owned(), "8".to_owned(), id]);
+}
+
+#[test]
+fn safrs_related_route_answers_any_parent_through_the_same_parent_segment() {
+    let served = serve_corpus_app("safrs");
+    // Recorded for projects 2 and 4 (entries 27, 34, 46, 50); project 1 never.
+    let (answer, is_error) = call_with_strings(
+        &served,
+        "get_projects_by_project_id_and_id",
+        &[("project_id", "1"), ("id", "tasks")],
+    );
+    assert!(!is_error, "{answer:#}");
+    let ids = listed_ids(&answer);
+    assert!(!ids.is_empty(), "{answer:#}");
+    for task in answer["body"]["data"].as_array().expect("a list") {
+        assert_eq!(task["attributes"]["project_id"], 1, "{task:#}");
+    }
+}
+
+#[test]
+fn a_filter_and_a_sort_through_a_relationship_read_the_linked_resource() {
+    let served = serve_corpus_app("drf-jsonapi");
+    // build.har filtered by Octavia E. Butler (entry 9) and sorted by `author.name,title`
+    // (entry 16); the linkage `{type: Author, id}` is a part of one held author.
+    let (answer, is_error) = call_with_strings(
+        &served,
+        "get_books",
+        &[("filter[author.name]", "Italo Calvino")],
+    );
+    assert!(!is_error, "{answer:#}");
+    assert_eq!(listed_ids(&answer), ["9", "10"]);
+    let (answer, is_error) =
+        call_with_strings(&served, "get_books", &[("sort", "-author.name,title")]);
+    assert!(!is_error, "{answer:#}");
+    // Authors by name descending: Ursula K. Le Guin (1), Stanisław Lem (2), Octavia E. Butler
+    // (3), Italo Calvino (4); each one's books by title.
+    assert_eq!(
+        listed_ids(&answer),
+        ["3", "2", "1", "6", "4", "5", "7", "8", "10", "9"]
+    );
+}
