@@ -15,7 +15,15 @@
 //! members lists, whose own lines never paged (`derive/sibling_pages.rs`; safrs's users borrow
 //! its tasks' form, `state_jsonapi_queries`). A sparse fieldset (`fields[Book]=title,status`,
 //! entry 17) leaves out the relationships it does not name (`sparse.rs`; safrs keeps them), on
-//! the books list, its siblings and the items.
+//! the books list, its siblings and the items. Relationship writes: a `PATCH` sending
+//! `relationships.borrower.data` merges member by member, the relationship's `links` and the
+//! unsent `author` kept (`writes/merged.rs::deep_merge`); the literal routes
+//! `/books/{id}/relationships/{author,borrower}` set the book's linkage object and answer the
+//! identifier (`writes/relationship.rs`, safrs's parameter route the first app:
+//! `state_relationship_writes`); the parents' to-many `relationships.books` / `.loans` follow the
+//! linkages with their counts (`inverse.rs`); a member's delete clears the linkages naming it
+//! (`data: null`, `writes/dependents.rs`; safrs clears `attributes.assignee_id`), and the delete
+//! and the `PATCH` of a missing id answer the build's 404.
 
 use serde_json::{Value, json};
 
@@ -174,6 +182,165 @@ fn the_book_create_sending_a_relationship_is_served_with_the_links_beside_it() {
         })
     );
     assert_eq!(data["relationships"]["borrower"]["data"], Value::Null);
+}
+
+/// The book read by id from the state: its `data`.
+fn book(served: &crate::state_support::Served, id: &str) -> Value {
+    let (answer, is_error) = call_with_strings(served, "get_books_by_book_id", &[("book_id", id)]);
+    assert!(!is_error, "{answer:#}");
+    answer["body"]["data"].clone()
+}
+
+/// The author or member read by id from the state: its `relationships`' one to-many member.
+fn listed(served: &crate::state_support::Served, tool: &str, argument: &str, id: &str) -> Value {
+    let (answer, is_error) = call_with_strings(served, tool, &[(argument, id)]);
+    assert!(!is_error, "{answer:#}");
+    let relationships = &answer["body"]["data"]["relationships"];
+    let (_, only) = relationships
+        .as_object()
+        .and_then(|members| members.iter().next())
+        .expect("one relationship");
+    json!({"data": only["data"], "count": only["meta"]["count"]})
+}
+
+fn books(ids: &[&str]) -> Value {
+    Value::Array(
+        ids.iter()
+            .map(|id| json!({"type": "Book", "id": id}))
+            .collect(),
+    )
+}
+
+#[test]
+fn a_patch_merges_its_relationships_member_by_member_keeping_the_links() {
+    let served = serve_corpus_app("drf-jsonapi");
+    let patch = plan(&served, "patch_books_by_book_id");
+    assert!(patch.served, "{:?}", patch.reason);
+    // Book 4 (Solaris) is lent to member 2 in the seed: returned, its borrower cleared.
+    let before = book(&served, "4");
+    let sent = json!({"data": {"type": "Book", "id": "4", "attributes": {"status": "available"}, "relationships": {"borrower": {"data": null}}}});
+    let mut arguments = with_body(&served, "patch_books_by_book_id", sent);
+    arguments.insert("book_id".into(), json!("4"));
+    let (answer, is_error) = served.call("patch_books_by_book_id", arguments);
+    assert!(!is_error, "{answer:#}");
+    let data = &answer["body"]["data"];
+    assert_eq!(data["attributes"]["status"], "available");
+    assert_eq!(data["attributes"]["title"], before["attributes"]["title"]);
+    let borrower = &data["relationships"]["borrower"];
+    assert_eq!(borrower["data"], Value::Null, "{data:#}");
+    assert_eq!(
+        borrower["links"],
+        before["relationships"]["borrower"]["links"]
+    );
+    assert_eq!(
+        data["relationships"]["author"],
+        before["relationships"]["author"]
+    );
+    assert_eq!(book(&served, "4"), *data);
+    // The member's loans follow the linkage (the inverse side): book 4 is no longer listed.
+    assert_eq!(
+        listed(&served, "get_members_by_member_id", "member_id", "2"),
+        json!({"data": [], "count": 0})
+    );
+}
+
+#[test]
+fn the_relationship_routes_set_the_linkage_and_answer_the_identifier() {
+    let served = serve_corpus_app("drf-jsonapi");
+    for tool in [
+        "patch_books_relationships_author_by_book_id",
+        "patch_books_relationships_borrower_by_book_id",
+    ] {
+        let route = plan(&served, tool);
+        assert!(route.served, "{tool}: {:?}", route.reason);
+        let model = route.relationship.as_ref().expect("a relationship model");
+        assert!(model.linkage && model.answers_identifier, "{model:?}");
+        assert_eq!(
+            (model.prefix.as_str(), model.suffix.as_str()),
+            ("/relationships/", "/data")
+        );
+    }
+    // Book 9 (Invisible Cities, author 4) credited to author 1.
+    let tool = "patch_books_relationships_author_by_book_id";
+    let mut arguments = with_body(
+        &served,
+        tool,
+        json!({"data": {"type": "Author", "id": "1"}}),
+    );
+    arguments.insert("book_id".into(), json!("9"));
+    let (answer, is_error) = served.call(tool, arguments);
+    assert!(!is_error, "{answer:#}");
+    assert_eq!(answer["status"], 200, "{answer:#}");
+    assert_eq!(
+        answer["body"],
+        json!({"data": {"type": "Author", "id": "1"}})
+    );
+    let linkage = &book(&served, "9")["relationships"]["author"];
+    assert_eq!(linkage["data"], json!({"type": "Author", "id": "1"}));
+    assert!(
+        linkage["links"]["self"]
+            .as_str()
+            .is_some_and(|link| link.ends_with("/books/9/relationships/author"))
+    );
+    // Both authors' books follow, in id order, with their counts.
+    let authors = "get_authors_by_author_id";
+    assert_eq!(
+        listed(&served, authors, "author_id", "1"),
+        json!({"data": books(&["1", "2", "3", "9"]), "count": 4})
+    );
+    assert_eq!(
+        listed(&served, authors, "author_id", "4"),
+        json!({"data": books(&["10"]), "count": 1})
+    );
+    // An author the state does not hold, or a member where an author goes, changes nothing.
+    for sent in [
+        json!({"data": {"type": "Author", "id": "99"}}),
+        json!({"data": {"type": "Member", "id": "2"}}),
+    ] {
+        let mut arguments = with_body(&served, tool, sent);
+        arguments.insert("book_id".into(), json!("9"));
+        let (answer, is_error) = served.call(tool, arguments);
+        assert!(is_error, "{answer:#}");
+    }
+    assert_eq!(
+        book(&served, "9")["relationships"]["author"]["data"],
+        json!({"type": "Author", "id": "1"})
+    );
+}
+
+#[test]
+fn a_member_delete_clears_the_borrower_linkages_and_a_missing_member_answers_404() {
+    let served = serve_corpus_app("drf-jsonapi");
+    let delete = plan(&served, "delete_members_by_member_id");
+    assert!(delete.served, "{:?}", delete.reason);
+    // Maya (member 1) holds books 1 and 7 in the seed.
+    let (answer, is_error) = call_with_strings(
+        &served,
+        "delete_members_by_member_id",
+        &[("member_id", "1")],
+    );
+    assert!(!is_error, "{answer:#}");
+    assert_eq!(answer["status"], 204, "{answer:#}");
+    for id in ["1", "7"] {
+        let borrower = &book(&served, id)["relationships"]["borrower"];
+        assert_eq!(borrower["data"], Value::Null, "book {id}: {borrower:#}");
+        assert!(borrower["links"]["related"].is_string(), "{borrower:#}");
+    }
+    assert_eq!(
+        book(&served, "4")["relationships"]["borrower"]["data"],
+        json!({"type": "Member", "id": "2"})
+    );
+    let (answer, _) = call_with_strings(
+        &served,
+        "delete_members_by_member_id",
+        &[("member_id", "42")],
+    );
+    assert_eq!(answer["status"], 404, "{answer:#}");
+    let sent = json!({"data": {"type": "Book", "id": "42", "attributes": {"status": "lost"}}});
+    let mut arguments = with_body(&served, "patch_books_by_book_id", sent);
+    arguments.insert("book_id".into(), json!("42"));
+    let (answer, _) = served.call("patch_books_by_book_id", arguments);
+    assert_eq!(answer["status"], 404, "{answer:#}");
 }
 
 /// The ids of a list answer's members.

@@ -5,8 +5,9 @@
 //! route's last segment (`/attributes/` + name + `_id`), and applies to another relationship
 //! (`project`), answering the related resource as the recorded call did; an identifier no held
 //! entity of the relationship's type matches, a relationship the parent holds no member for, or
-//! a body holding anything beside the identifier's wrapping, is refused with nothing changed. One app: no other corpus recording writes a relationship
-//! route.
+//! a body holding anything beside the identifier's wrapping, is refused with nothing changed. The
+//! second app, drf-jsonapi, writes its relationships through literal routes
+//! (`/books/{id}/relationships/author`) setting a linkage object (`state_jsonapi_second_app`).
 
 use serde_json::{Map, Value, json};
 
@@ -42,6 +43,9 @@ fn the_relationship_route_is_learned_from_the_assignee_write_and_read_back() {
         ("/attributes/", "_id")
     );
     assert!(model.numeric);
+    // The member holds the id itself, and the answer is the related resource (drf-jsonapi's
+    // routes set a linkage object and answer the identifier: `state_jsonapi_second_app`).
+    assert!(!model.linkage && !model.answers_identifier);
     assert_eq!(model.named.keys().collect::<Vec<_>>(), ["assignee"]);
 }
 

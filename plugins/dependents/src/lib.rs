@@ -6,7 +6,8 @@
 //! held with a top-level member equal (as text) to the deleted entity's id, as the first read of it
 //! by id after the delete showed it ([`ObservedDependent`]). A dependent read back absent
 //! (`404`) says the delete removes the entities referring to it through that member (a cascade);
-//! one read back with that member `null` says the delete clears the relation. A dependent read back
+//! one read back with that member `null` (or the object holding it `null`: a JSON:API linkage's
+//! `data` cleared whole) says the delete clears the relation. A dependent read back
 //! with the member unchanged says the relation is not followed. One delete is enough when the
 //! pattern is unambiguous: a removed dependent names exactly one member holding the id (two such
 //! members cannot be told apart), and no recorded delete showed a dependent of that type and member
@@ -62,6 +63,15 @@ fn member_at<'a>(value: &'a Value, field: &str) -> Option<&'a Value> {
     }
 }
 
+/// Whether the object holding a nested member is shown `null`: the member went with the object
+/// referring to the entity (a JSON:API linkage `/relationships/borrower/data` cleared whole,
+/// its `id` with it).
+fn holder_null(value: &Value, field: &str) -> bool {
+    field.rsplit_once('/').is_some_and(|(holder, _)| {
+        !holder.is_empty() && value.pointer(holder) == Some(&Value::Null)
+    })
+}
+
 /// Notes what one dependent shows, per member holding the deleted id.
 fn note(seen: &mut BTreeMap<(String, String), Seen>, dependent: &ObservedDependent) {
     for field in &dependent.fields {
@@ -74,6 +84,7 @@ fn note(seen: &mut BTreeMap<(String, String), Seen>, dependent: &ObservedDepende
             None => {}
             Some(after) => match member_at(after, field) {
                 Some(Value::Null) => entry.cleared = true,
+                None if holder_null(after, field) => entry.cleared = true,
                 _ => entry.kept = true,
             },
         }
@@ -231,6 +242,34 @@ mod tests {
                 DependentAction::Clear
             )]
         );
+    }
+
+    #[test]
+    fn a_linkage_read_back_null_learns_its_id_cleared_and_a_null_elsewhere_does_not() {
+        // drf-jsonapi: the book's borrower linkage `{type, id}` shown `data: null`.
+        let field = "/relationships/borrower/data/id";
+        let before = json!({"id": "6", "relationships": {"borrower": {"data": {"type": "Member", "id": "4"}}}});
+        let cleared = observed_call(70).dependent(
+            "/books",
+            &[field],
+            before.clone(),
+            Some(json!({"id": "6", "relationships": {"borrower": {"data": null}}})),
+        );
+        assert_eq!(
+            learned(learn(Effect::Delete, vec![cleared])),
+            [effect("/books", field, DependentAction::Clear)]
+        );
+        // The linkage gone with its relationship is not shown cleared.
+        let gone = observed_call(70).dependent(
+            "/books",
+            &[field],
+            before,
+            Some(json!({"id": "6", "relationships": null})),
+        );
+        assert!(matches!(
+            learn(Effect::Delete, vec![gone]),
+            LearnOutcome::NoExplanation { .. }
+        ));
     }
 
     #[test]

@@ -56,6 +56,7 @@ pub mod families;
 pub mod held;
 pub mod instant;
 pub mod intake;
+pub mod inverse;
 pub mod joins;
 pub mod link_filters;
 pub mod listings;

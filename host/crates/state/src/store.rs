@@ -129,6 +129,9 @@ pub struct LiveState {
     /// Per write tool, the statuses of its served calls refused since its previous served
     /// success (what a rule's `ServedCall::refused_before` reads).
     refused: BTreeMap<String, Vec<u16>>,
+    /// The inverse linkages the entities showed before the first change (see
+    /// [`crate::inverse`]), learned then.
+    inverse: Option<Arc<Vec<crate::inverse::InverseLink>>>,
 }
 
 /// The rows of the build's folder listings this state may still hold only as rows.
@@ -628,15 +631,48 @@ impl LiveState {
 
     /// Adds an entity at a position of its collection (replacing one with the same key).
     pub fn insert_entity(&mut self, entity: Entity, position: &Position) {
+        self.learn_inverse();
         self.mark_written(&entity.entity_type, &entity.collection);
         self.mark_grown(&entity.entity_type, &entity.collection);
         let key = key_of(&entity);
-        if let Some(index) = self.index.get(&key).copied() {
-            self.unplace(index);
-        }
+        let before = self
+            .index
+            .get(&key)
+            .copied()
+            .and_then(|index| self.unplace(index));
         self.deleted.remove(&key);
         let rank = self.rank_for(&entity, position, None);
+        self.follow_inverse(before.as_ref(), Some(&entity));
         self.place(entity, rank);
+    }
+
+    /// Learns the inverse linkages before the first change (see [`crate::inverse`]).
+    fn learn_inverse(&mut self) {
+        if self.inverse.is_none() {
+            let entities: Vec<&Entity> = self.entities().collect();
+            self.inverse = Some(Arc::new(crate::inverse::learn(entities.into_iter())));
+        }
+    }
+
+    /// Moves a child changed `before` → `after` between the arrays of the parents its linkage
+    /// names (see [`crate::inverse`]).
+    fn follow_inverse(&mut self, before: Option<&Entity>, after: Option<&Entity>) {
+        let Some(links) = self.inverse.clone().filter(|links| !links.is_empty()) else {
+            return;
+        };
+        let held = |entity_type: &str| -> Vec<&Entity> {
+            self.collections_of(entity_type)
+                .into_iter()
+                .flat_map(|collection| self.collection(entity_type, collection))
+                .collect()
+        };
+        let parents = crate::inverse::moved_parents(&links, held, (before, after));
+        for parent in parents {
+            if let Some(index) = self.index.get(&key_of(&parent)).copied() {
+                self.mark_written(&parent.entity_type, &parent.collection);
+                self.replace_in_slot(index, parent);
+            }
+        }
     }
 
     /// Notes an entity a served create made (see [`LiveState::created_here`]).
@@ -663,10 +699,13 @@ impl LiveState {
     /// Replaces an entity's fields and moves it to a position of its collection; `false` when the
     /// state holds no such entity.
     pub fn update_entity(&mut self, entity: Entity, position: Option<&Position>) -> bool {
+        self.learn_inverse();
         let key = key_of(&entity);
         let Some(index) = self.index.get(&key).copied() else {
             return false;
         };
+        let before = Arc::clone(&self.slot(index).entity);
+        self.follow_inverse(Some(&before), Some(&entity));
         self.mark_written(&entity.entity_type, &entity.collection);
         match position {
             None => self.replace_in_slot(index, entity),
@@ -839,13 +878,16 @@ impl LiveState {
         collection: &str,
         id: &str,
     ) -> Option<Entity> {
+        self.learn_inverse();
         let index = *self.index.get(&(
             entity_type.to_owned(),
             collection_key(collection).to_owned(),
             id.to_owned(),
         ))?;
         self.mark_written(entity_type, collection);
-        self.unplace(index)
+        let removed = self.unplace(index);
+        self.follow_inverse(removed.as_ref(), None);
+        removed
     }
 
     /// Keeps an entity a soft delete removed, marked deleted (read by id, never listed).

@@ -534,10 +534,13 @@ pub(crate) fn confirm(
             continue;
         }
         if timeline.is_write(manifest, observation.tool) {
+            let call = call_of.get(ordinal).map(|index| &calls[*index]);
+            if call.is_none() && replay_relationship(&mut replay, &service, drafts, observation) {
+                continue;
+            }
             if untargeted(drafts, observation.tool) {
                 replay.untargeted.push(*ordinal);
             }
-            let call = call_of.get(ordinal).map(|index| &calls[*index]);
             replay_write_observed(&mut replay, &service, drafts, (observation, call), rules);
             continue;
         }
@@ -573,6 +576,36 @@ fn check_recorded_read(
     } else if let Some(scope) = views.scopes.get(&observation.tool).cloned() {
         check_read(replay, service, manifest, observation, record, &scope);
     }
+}
+
+/// Replays a successful call of a relationship write that pass 2 observed no call of (no
+/// target): its parent's member set as the learned model sets it; whether it applied.
+fn replay_relationship(
+    replay: &mut Replay<'_>,
+    service: &StateService,
+    drafts: &[Draft],
+    observation: &Observation,
+) -> bool {
+    let Some(model) = drafts
+        .iter()
+        .find(|draft| draft.tool == observation.tool)
+        .and_then(|draft| draft.plan.relationship.as_ref())
+        .filter(|_| observation.is_success())
+    else {
+        return false;
+    };
+    let applied = super::relationship::replay(
+        &mut service.write(),
+        model,
+        (&observation.segments, &observation.request),
+    );
+    let Some((entity_type, collection, id)) = applied else {
+        return false;
+    };
+    let key = (entity_type, collection_key(&collection).to_owned(), id);
+    replay.record_event(None, key, false);
+    replay.adopted_after = Some(replay.events.len());
+    true
 }
 
 /// Replays a write's call (when it has one), then sets the store counters where its recorded
@@ -900,7 +933,15 @@ fn adopt_observed_call(
         .target
         .as_ref()
         .and_then(|target| target.entity_type.clone());
-    if let (true, Some(entity_type)) = (!call.bulk.is_empty(), bulk_type) {
+    // A relationship write learned from its reads sets its parent's member as it serves.
+    let related = draft.plan.relationship.as_ref().and_then(|model| {
+        let request = call.recorded_request.as_ref().unwrap_or(&call.request);
+        super::relationship::replay(&mut live, model, (&call.segments, request))
+    });
+    if let Some(key) = related {
+        let key = (key.0, collection_key(&key.1).to_owned(), key.2);
+        replay.record_event(None, key, false);
+    } else if let (true, Some(entity_type)) = (!call.bulk.is_empty(), bulk_type) {
         adopt_bulk(replay, &mut live, draft, call, &entity_type);
     } else if let Some((entity_type, collection, id)) = &call.key {
         let key = (

@@ -134,6 +134,25 @@ fn clear_member(fields: &mut Json, field: &str) {
     }
 }
 
+/// The pointer of the object holding a nested member when that object is an identifier of the
+/// deleted entity (each of its scalar members equal, as text, to the entity's member of that name:
+/// a JSON:API linkage `{"type": "Member", "id": "4"}` at `/relationships/borrower/data`), so
+/// clearing the relation clears the object whole, as the application shows it (`data: null`).
+fn identifier_holding<'f>(fields: &Json, field: &'f str, deleted: &Entity) -> Option<&'f str> {
+    let (holder, _) = field.rsplit_once('/')?;
+    let Some(Json::Object(object)) = fields.pointer(holder).filter(|_| !holder.is_empty()) else {
+        return None;
+    };
+    object
+        .iter()
+        .all(|(key, value)| {
+            scalar_text(value).is_some_and(|text| {
+                deleted.fields.get(key).and_then(scalar_text).as_deref() == Some(text.as_str())
+            })
+        })
+        .then_some(holder)
+}
+
 /// What the reads after a recorded delete of one entity show of the entities of other types
 /// that held its id (see the module docs); empty for other calls.
 pub(crate) fn observed(
@@ -357,7 +376,9 @@ pub(crate) fn changed(
             DependentAction::Remove => None,
             DependentAction::Clear => {
                 let mut after = entity.clone();
-                clear_member(&mut after.fields, &effect.field);
+                let field = identifier_holding(&entity.fields, &effect.field, deleted)
+                    .unwrap_or(&effect.field);
+                clear_member(&mut after.fields, field);
                 Some(after)
             }
         };
@@ -500,6 +521,37 @@ mod tests {
                 .and_then(scalar_text),
             Some("8".to_owned())
         );
+    }
+
+    #[test]
+    fn a_cleared_identifier_of_the_deleted_entity_is_cleared_whole() {
+        let member = entity(
+            "/members",
+            "/members",
+            "4",
+            r#"{"type": "Member", "id": "4"}"#,
+        );
+        let book = entity(
+            "/books",
+            "/books",
+            "6",
+            r#"{"id": "6", "relationships": {"borrower": {"links": {"self": "/b/6"}, "data": {"type": "Member", "id": "4"}}, "author": {"data": {"type": "Author", "id": "4"}}}}"#,
+        );
+        let state = LiveState::new(vec![member.clone(), book], Vec::new());
+        let effect = DependentEffect {
+            entity_type: "/books".to_owned(),
+            field: "/relationships/borrower/data/id".to_owned(),
+            action: DependentAction::Clear,
+        };
+        let changed = changed(&state, &member, &[effect]);
+        let after = changed[0].1.as_ref().expect("kept");
+        assert_eq!(
+            after.fields.pointer("/relationships/borrower"),
+            Some(&Json::parse(br#"{"links": {"self": "/b/6"}, "data": null}"#).expect("json"))
+        );
+        // Another type's linkage naming the same id is no identifier of the member.
+        let author = after.fields.pointer("/relationships/author/data/id");
+        assert_eq!(author.and_then(scalar_text).as_deref(), Some("4"));
     }
 
     #[test]

@@ -6,9 +6,12 @@
 //! name kept, each named one as sent, or, where both are objects, as sent plus members every such
 //! entry gained with one value (a package registry's publish setting `versions["1.2.0"]` beside
 //! the held versions and stamping `contributors: []` into it; a settings section's `PATCH`
-//! merging `editor`). Learned before the rules, when every observed call sending the member as a
-//! non-empty object shows it merged with the same gained members, and one call shows of one
-//! member what storing it as sent would not (a held entry kept, or an entry's gained members):
+//! merging `editor`); an entry set into a held object merges into it at every depth
+//! ([`deep_merge`]: a JSON:API `PATCH` sending `relationships.borrower.data` replaces that
+//! `data` and keeps the relationship's `links` and the unsent `author`). Learned before the
+//! rules, when every observed call sending the member as a non-empty object shows it merged with
+//! the same gained members, and one call shows of one member what storing it as sent would not
+//! (a held entry kept, or an entry's gained members):
 //! the write merges, so every member its calls show merged alike merges (the tags map of a
 //! publish whose calls only set tags the package held or none).
 //!
@@ -120,6 +123,16 @@ fn merge_shown(held: Option<&Json>, sent: &Object, stored: &Json) -> Option<(Obj
     let mut gained: Option<Object> = None;
     for (key, value) in sent.iter() {
         let now = stored.get(key)?;
+        // An object entry set into a held one merges into it at every depth (a JSON:API
+        // relationship's `data` replaced, its `links` kept): no gained members.
+        if let (Some(held_entry @ Json::Object(_)), Json::Object(_)) = (held.get(key), value) {
+            let merged = deep_merge(held_entry, value);
+            if merged != *now {
+                return None;
+            }
+            shown |= merged != *value;
+            continue;
+        }
         let entry_gained = match (value, now) {
             (Json::Object(sent_entry), Json::Object(stored_entry)) => {
                 gained_members(sent_entry, stored_entry)?
@@ -154,7 +167,26 @@ fn gained_members(sent: &Object, stored: &Object) -> Option<Object> {
     Some(gained)
 }
 
-/// A merged member applied: `sent`'s entries set into `held` key-wise, each object entry given
+/// `sent` merged into `held` at every depth: where both are objects, the held members `sent`
+/// does not name kept and each it names merged in turn; anything else (`null`, an array, a
+/// scalar, an object in place of another value) is `sent` as it is.
+pub(super) fn deep_merge(held: &Json, sent: &Json) -> Json {
+    let (Json::Object(held), Json::Object(sent)) = (held, sent) else {
+        return sent.clone();
+    };
+    let mut merged = held.clone();
+    for (key, value) in sent.iter() {
+        let value = match held.get(key) {
+            Some(inner) => deep_merge(inner, value),
+            None => value.clone(),
+        };
+        merged.insert(key, value);
+    }
+    Json::Object(merged)
+}
+
+/// A merged member applied: `sent`'s entries set into `held` key-wise, an object entry set into
+/// a held object merged into it at every depth ([`deep_merge`]), each other object entry given
 /// the members the plan's entries gained where it lacks them.
 pub(super) fn merge_into(held: Option<&Json>, sent: &Object, gained: &Json) -> Json {
     let empty = Object::new();
@@ -164,6 +196,11 @@ pub(super) fn merge_into(held: Option<&Json>, sent: &Object, gained: &Json) -> J
         _ => Object::new(),
     };
     for (key, value) in sent.iter() {
+        if let (Some(held_entry @ Json::Object(_)), Json::Object(_)) = (merged.get(key), value) {
+            let value = deep_merge(held_entry, value);
+            merged.insert(key, value);
+            continue;
+        }
         let mut value = value.clone();
         if let Json::Object(entry) = &mut value {
             for (name, member) in gained.iter() {
@@ -382,6 +419,34 @@ mod tests {
         let sent = object(r#"{"x": {"v": 1}, "y": {"v": 2}}"#);
         let stored = json(r#"{"x": {"v": 1, "g": 1}, "y": {"v": 2, "g": 2}}"#);
         assert!(merge_shown(None, &sent, &stored).is_none());
+    }
+
+    #[test]
+    fn an_entry_set_into_a_held_object_merges_at_every_depth() {
+        // drf-jsonapi's book PATCH: the sent borrower `data` replaces the held one, the
+        // relationship's `links` and the unsent `author` stay.
+        let held = json(
+            r#"{"author": {"links": {"self": "/b/6/a"}, "data": {"type": "Author", "id": "2"}},
+                "borrower": {"links": {"self": "/b/6/b"}, "data": null}}"#,
+        );
+        let sent = object(r#"{"borrower": {"data": {"type": "Member", "id": "4"}}}"#);
+        let stored = json(
+            r#"{"author": {"links": {"self": "/b/6/a"}, "data": {"type": "Author", "id": "2"}},
+                "borrower": {"links": {"self": "/b/6/b"}, "data": {"type": "Member", "id": "4"}}}"#,
+        );
+        let (gained, shown) = merge_shown(Some(&held), &sent, &stored).expect("a merge");
+        assert!(gained.is_empty() && shown);
+        assert_eq!(merge_into(Some(&held), &sent, &json("{}")), stored);
+        // A `null` sent replaces a held object; a held entry dropped is no merge.
+        let cleared = object(r#"{"author": {"data": null}}"#);
+        let merged = merge_into(Some(&held), &cleared, &json("{}"));
+        assert_eq!(merged.pointer("/author/data"), Some(&Json::Null));
+        assert_eq!(
+            merged.pointer("/author/links"),
+            held.pointer("/author/links")
+        );
+        let replaced = json(r#"{"author": {"data": null}, "borrower": {"data": null}}"#);
+        assert!(merge_shown(Some(&held), &cleared, &replaced).is_none());
     }
 
     #[test]

@@ -591,6 +591,7 @@ pub(crate) fn derive_write_plans(
     constant_refusal::learn(&mut drafts, &observed, state, timeline);
     share_sorts(&mut drafts);
     defaults::learn(&mut drafts, &observed);
+    relationship::learn(&mut drafts, (&observed, &views), state, timeline, false);
     // Pass 4 (`confirm`).
     let unmodelled = confirm::confirm(
         manifest,
@@ -610,7 +611,7 @@ pub(crate) fn derive_write_plans(
             draft.plan.withhold("no-state-target");
         }
     }
-    relationship::learn(&mut drafts, (&observed, &views), state, timeline);
+    relationship::learn(&mut drafts, (&observed, &views), state, timeline, true);
     let related = related_writes(manifest, timeline, &drafts, &observed);
     let mut plans: Vec<WritePlan> = drafts.into_iter().map(|draft| draft.plan).collect();
     borrowed_plans(manifest, timeline, (state, &views), records, &mut plans);

@@ -34,9 +34,11 @@
 //!                   original (absent: false)
 //! batch             a batch of sub-requests, each applied as the served write it names:
 //!                   {requests, method, path, body, wrapper, answer_ordinal} (absent: none)
-//! relationship      a relationship write setting a parent's member to a related entity's id:
+//! relationship      a relationship write setting a parent's member to a related entity's id
+//!                   (or its linkage object to the identifier sent):
 //!                   {parent_type, parent_segment, identifier, id_member, prefix, suffix,
-//!                   numeric, named, answer_ordinal, answer_path, answer_pointer} (absent: none)
+//!                   numeric, named, answer_ordinal, answer_path, answer_pointer, linkage,
+//!                   answers_identifier} (absent: none)
 //! ```
 
 use std::collections::BTreeMap;
@@ -201,7 +203,8 @@ pub struct WritePlan {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub guarded: Option<super::guarded::GuardedModel>,
     /// A relationship write: the parent's member the route's last segment names, set to the
-    /// id of the entity the body's identifier names (see [`super::relationship`]).
+    /// id of the entity the body's identifier names, or to the identifier itself where the
+    /// member is a linkage object (see [`super::relationship`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub relationship: Option<super::relationship::RelationshipModel>,
     /// Members the calls send as ids or key names of another type's entities, stored as their

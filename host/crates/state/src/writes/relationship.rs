@@ -9,6 +9,14 @@
 //! across the calls, and applies to another segment value whose member the parent holds
 //! (`project` → `/attributes/project_id`).
 //!
+//! The relationship may also be named by a literal after literal segments
+//! (`/books/{id}/relationships/author`, one tool per relationship), and the member may be the
+//! relationship's linkage: an object the read after shows holding exactly the sent identifier
+//! (`/relationships/` + `author` + `/data`, set to `{"type": "Author", "id": "3"}`), set to the
+//! identifier as sent; an answer that held the identifier as sent answers the served one
+//! (JSON:API's relationship routes, drf-jsonapi). The model is learned before the replay (pass 4)
+//! too, which applies the recorded calls with it ([`replay`]) rather than adopting them blind.
+//!
 //! Served as an update of that member of the parent (typed as the read after the calls showed
 //! it), answered as the recorded call was: its status, and its body with the named entity where
 //! the recorded one stood, the strings repeating one of that entity's string members re-spelled
@@ -61,6 +69,13 @@ pub struct RelationshipModel {
     pub answer_path: String,
     /// Where its answer holds the related entity.
     pub answer_pointer: String,
+    /// The member is the relationship's linkage: the parent holds the sent identifier object
+    /// there (`/relationships/author/data` holding `{"type": "Author", "id": "3"}`), not the id.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub linkage: bool,
+    /// The recorded answer holds the identifier as sent, not the related entity.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub answers_identifier: bool,
 }
 
 /// What one recorded call shows.
@@ -71,19 +86,35 @@ struct Shown {
     prefix: String,
     suffix: String,
     numeric: bool,
+    linkage: bool,
     name: String,
     related_type: String,
 }
 
-/// Learns the relationship writes among the drafts withheld as `no-state-target`.
+/// Learns the relationship writes among the drafts withheld for want of a target
+/// (`no-state-target`, `no-observation`): before the replay (pass 4), which then applies their
+/// recorded calls with the model rather than adopting them blind ([`replay`]), the model alone;
+/// after it (`serve`), the drafts with a model (learned then or now) are served.
 pub(super) fn learn(
     drafts: &mut [Draft],
     (calls, views): (&[Call], &Views),
     state: &StateView,
     timeline: &Timeline,
+    serve: bool,
 ) {
     for draft in drafts.iter_mut() {
-        if draft.plan.served || draft.plan.reason.as_deref() != Some("no-state-target") {
+        let untargeted = matches!(
+            draft.plan.reason.as_deref(),
+            Some("no-state-target" | "no-observation")
+        );
+        if draft.plan.served || !untargeted {
+            continue;
+        }
+        if draft.plan.relationship.is_some() {
+            if serve {
+                draft.plan.effect = super::model::Effect::Update;
+                super::batch::mark_served(&mut draft.plan);
+            }
             continue;
         }
         if !matches!(draft.plan.method.as_str(), "PUT" | "PATCH" | "POST") {
@@ -100,22 +131,36 @@ pub(super) fn learn(
         let learned = (parent_type.as_str(), parent_segment);
         if let Some(model) = model_of(&successes, learned, (calls, views), state, timeline) {
             draft.plan.relationship = Some(model);
-            super::batch::mark_served(&mut draft.plan);
+            if serve {
+                draft.plan.effect = super::model::Effect::Update;
+                super::batch::mark_served(&mut draft.plan);
+            }
         }
     }
 }
 
-/// The type whose item path the write's template extends by one parameter segment, and the
-/// segment naming the parent.
+/// The type whose item path the write's template extends by the relationship's segment (a
+/// parameter, or a literal name after literal segments: `/books/{id}/relationships/author`),
+/// and the segment naming the parent: the one type whose collection template the path starts
+/// with, a parameter segment after it.
 fn parent_of(template: &str, views: &Views) -> Option<(String, usize)> {
     let write = split_path(template);
-    let (last, item) = write.split_last()?;
+    let (last, before_last) = write.split_last()?;
+    let literal = |segment: &&str| template_affixes(segment).is_none();
+    let between = before_last
+        .iter()
+        .rev()
+        .take_while(|segment| literal(segment))
+        .count();
+    let item = &before_last[..before_last.len() - between];
     let (id, collection) = item.split_last()?;
-    if template_affixes(last).is_none() || template_affixes(id).is_none() {
+    let named = if between == 0 { !literal(last) } else { true };
+    if !named || literal(id) {
         return None;
     }
     let mut fitting = views.types.iter().filter(|(_, info)| {
-        let own = split_path(&info.template);
+        // A collection template ending in a slash (`/books/`) names its items below it.
+        let own = split_path(info.template.strip_suffix('/').unwrap_or(&info.template));
         own.len() == collection.len()
             && own
                 .iter()
@@ -155,7 +200,7 @@ fn model_of(
                 &shown.prefix,
                 &shown.suffix,
             );
-            if !same || known.numeric != shown.numeric {
+            if !same || (known.numeric, known.linkage) != (shown.numeric, shown.linkage) {
                 return None;
             }
         }
@@ -171,6 +216,10 @@ fn model_of(
     let answer = first.body.as_ref()?;
     let sent = identifier_in(&first.request, &shown.identifier)?;
     let answer_pointer = holding(answer, sent, "")?;
+    let answers_identifier = answer
+        .pointer(&answer_pointer)
+        .and_then(Json::as_object)
+        .is_some_and(|shown| shown.len() == sent.len());
     Some(RelationshipModel {
         parent_type: parent_type.to_owned(),
         parent_segment,
@@ -183,6 +232,8 @@ fn model_of(
         answer_ordinal: first.ordinal,
         answer_path: first.path.clone(),
         answer_pointer,
+        linkage: shown.linkage,
+        answers_identifier,
     })
 }
 
@@ -196,42 +247,113 @@ fn shown_by(
     timeline: &Timeline,
 ) -> Option<Shown> {
     let parent_id = decoded(call.segments.get(at)?);
-    let name = decoded(call.segments.get(at + 1)?);
+    let name = decoded(call.segments.last()?);
     let RequestBody::Json(body) = &call.request else {
         return None;
     };
     let (identifier, id_member, related) = sent_identifier(body, held, views)?;
+    let sent = body.pointer(&identifier)?.as_object()?;
     let (key, before) = held
         .iter()
         .find(|((entity_type, _, id), _)| entity_type == parent_type && *id == parent_id)?;
-    let after = first_shown_after(timeline, views, call.ordinal, key)?;
+    let after = first_shown_after(timeline, views, call.ordinal, key)
+        .or_else(|| first_listed_after(timeline, views, call.ordinal, key))?;
     let changes = changed(before, &after, "");
     let [(pointer, value)] = changes.as_slice() else {
         return None;
     };
-    if scalar_text(value).as_deref() != Some(related.2.as_str()) {
+    let (member, linkage) = set_member(&after, (pointer, value), sent, &related.2)?;
+    let (prefix, suffix) = around(&member, &name)?;
+    if !linkage && suffix.contains('/') {
         return None;
     }
-    let (prefix, suffix) = around(pointer, &name)?;
     Some(Shown {
         identifier,
         id_member,
         prefix,
         suffix,
-        numeric: matches!(value, Json::Number(_)),
+        numeric: !linkage && matches!(value, Json::Number(_)),
+        linkage,
         name,
         related_type: related.0.clone(),
     })
 }
 
-/// The pointer split around the relationship's name, which its last segment holds.
+/// The member one changed leaf shows the call set, and whether it is a linkage: the leaf's
+/// object (or the leaf itself) holding exactly the sent identifier's members, as sent; else the
+/// leaf holding the related entity's id.
+fn set_member(
+    after: &Json,
+    (pointer, value): (&str, &Json),
+    sent: &Object,
+    related_id: &str,
+) -> Option<(String, bool)> {
+    let is_sent = |shown: &Json| {
+        shown.as_object().is_some_and(|shown| {
+            shown.len() == sent.len() && matches_members(sent, &Json::Object(shown.clone()))
+        })
+    };
+    if is_sent(value) {
+        return Some((pointer.to_owned(), true));
+    }
+    if scalar_text(value).as_deref() != Some(related_id) {
+        return None;
+    }
+    match pointer.rsplit_once('/') {
+        Some((holder, _)) if !holder.is_empty() && after.pointer(holder).is_some_and(is_sent) => {
+            Some((holder.to_owned(), true))
+        }
+        _ => Some((pointer.to_owned(), false)),
+    }
+}
+
+/// What the first list read after the call (before a later write naming the entity) shows of
+/// the entity, listed by its identity among a list view's members of its type.
+fn first_listed_after(
+    timeline: &Timeline,
+    views: &Views,
+    at: u64,
+    (entity_type, _, id): &Key,
+) -> Option<Json> {
+    let info = views.types.get(entity_type)?;
+    let identity = info.identity.trim_start_matches('/');
+    let start = timeline.ordered.iter().position(|ordinal| *ordinal == at)?;
+    for ordinal in &timeline.ordered[start + 1..] {
+        let read = timeline.get(*ordinal)?;
+        if !matches!(read.method.as_str(), "GET" | "HEAD") {
+            return None;
+        }
+        let Some(super::Scope::List(list_type, list)) = views.scopes.get(&read.tool) else {
+            continue;
+        };
+        if list_type != entity_type || !read.is_success() {
+            continue;
+        }
+        let listed = super::observe::members(read, &list.list_pointer)
+            .iter()
+            .find(|object| object.get(identity).and_then(scalar_text).as_deref() == Some(id));
+        if let Some(object) = listed {
+            return Some(object.clone());
+        }
+    }
+    None
+}
+
+/// The pointer split around the relationship's name, which its last segment holding the name
+/// holds (`/attributes/assignee_id`, `/relationships/author/data`).
 fn around(pointer: &str, name: &str) -> Option<(String, String)> {
-    let last_start = pointer.rfind('/')? + 1;
-    let at = pointer[last_start..].find(name)? + last_start;
-    Some((
-        pointer[..at].to_owned(),
-        pointer[at + name.len()..].to_owned(),
-    ))
+    let mut end = pointer.len();
+    loop {
+        let start = pointer[..end].rfind('/')? + 1;
+        if let Some(at) = pointer[start..end].find(name) {
+            let at = at + start;
+            return Some((
+                pointer[..at].to_owned(),
+                pointer[at + name.len()..].to_owned(),
+            ));
+        }
+        end = start.checked_sub(1).filter(|end| *end > 0)?;
+    }
 }
 
 /// The leaves (pointer, value after) whose values differ between two objects.
@@ -338,6 +460,25 @@ fn holding(answer: &Json, sent: &Object, at: &str) -> Option<String> {
         .find_map(|key| holding(object.get(key)?, sent, &format!("{at}/{}", escape(key))))
 }
 
+/// Replays a recorded call of a relationship write on the simulated state (pass 4): the parent
+/// as the model sets it; its key, or `None` when the model does not apply (then adopted).
+pub(super) fn replay(
+    live: &mut crate::store::LiveState,
+    model: &RelationshipModel,
+    (segments, request): (&[String], &RequestBody),
+) -> Option<(String, String, String)> {
+    let parent_id = decoded(segments.get(model.parent_segment)?);
+    let name = decoded(segments.last()?);
+    let RequestBody::Json(body) = request else {
+        return None;
+    };
+    let sent = body.pointer(&model.identifier)?.as_object()?;
+    let (_, after, _) = updated(live, model, (&parent_id, &name), sent).ok()?;
+    let key = crate::store::key_of(&after);
+    live.update_entity(after, None);
+    Some(key)
+}
+
 /// Serves one call of a relationship write (see the module docs).
 pub(super) fn serve(
     service: &StateService,
@@ -348,7 +489,10 @@ pub(super) fn serve(
     let segments = call.segments(&plan.path_template);
     let (Some(parent_id), Some(name)) = (
         segments.get(model.parent_segment).map(|s| decoded(s)),
-        segments.get(model.parent_segment + 1).map(|s| decoded(s)),
+        segments
+            .last()
+            .filter(|_| segments.len() > model.parent_segment + 1)
+            .map(|s| decoded(s)),
     ) else {
         return tool_error(
             "invalid_arguments",
@@ -438,7 +582,9 @@ fn updated(
                 && matches_members(sent, &entity.fields)
         })
         .ok_or_else(|| format!("no held entity the relationship {name:?} names has id {id}"))?;
-    let value = if model.numeric {
+    let value = if model.linkage {
+        Json::Object(sent.clone())
+    } else if model.numeric {
         Json::parse(id.as_bytes())
             .ok()
             .filter(|value| matches!(value, Json::Number(_)))
@@ -495,10 +641,15 @@ fn answer(
     let respell =
         |text: &str| respelled(text, (&was, &related.fields), (&model.answer_path, &path));
     let mut body = rewrite_strings(recorded, &respell);
-    if model.answer_pointer.is_empty() {
-        body = related.fields.clone();
+    let shown = if model.answers_identifier {
+        identifier_of(&was, &related.fields)
     } else {
-        set_pointer(&mut body, &model.answer_pointer, related.fields.clone());
+        related.fields.clone()
+    };
+    if model.answer_pointer.is_empty() {
+        body = shown;
+    } else {
+        set_pointer(&mut body, &model.answer_pointer, shown);
     }
     let source = StateSource::Write {
         source: "state",
@@ -508,6 +659,18 @@ fn answer(
         ids: None,
     };
     state_answer(base, body, service.replay_evidence_id(), false, source)
+}
+
+/// The related entity's identifier as the recorded answer spelled one: each member the recorded
+/// identifier holds, taken from the entity.
+fn identifier_of(recorded: &Json, entity: &Json) -> Json {
+    let mut identifier = Object::new();
+    for (key, _) in recorded.as_object().into_iter().flat_map(Object::iter) {
+        if let Some(value) = member_at(entity, key) {
+            identifier.insert(key, value.clone());
+        }
+    }
+    Json::Object(identifier)
 }
 
 /// A recorded string re-spelled: the served entity's string where the recorded entity held the
@@ -574,10 +737,55 @@ mod tests {
             around("/attributes/assignee_id", "assignee"),
             Some(("/attributes/".to_owned(), "_id".to_owned()))
         );
-        assert_eq!(around("/assignee/id", "assignee"), None);
+        assert_eq!(
+            around("/relationships/author/data", "author"),
+            Some(("/relationships/".to_owned(), "/data".to_owned()))
+        );
+        assert_eq!(around("/attributes/owner", "author"), None);
         assert_eq!(
             around("/owner", "owner"),
             Some(("/".to_owned(), String::new()))
+        );
+    }
+
+    #[test]
+    fn a_linkage_is_the_object_holding_exactly_the_sent_identifier() {
+        let sent = json(r#"{"type": "Author", "id": "3"}"#);
+        let sent = sent.as_object().expect("object");
+        let after =
+            json(r#"{"relationships": {"author": {"data": {"type": "Author", "id": "3"}}}}"#);
+        // One leaf changed (the id), inside the linkage object.
+        assert_eq!(
+            set_member(
+                &after,
+                ("/relationships/author/data/id", &json(r#""3""#)),
+                sent,
+                "3"
+            ),
+            Some(("/relationships/author/data".to_owned(), true))
+        );
+        // A linkage set from null: the whole object changed.
+        assert_eq!(
+            set_member(
+                &after,
+                (
+                    "/relationships/author/data",
+                    &json(r#"{"type": "Author", "id": "3"}"#)
+                ),
+                sent,
+                "3"
+            ),
+            Some(("/relationships/author/data".to_owned(), true))
+        );
+        // A member holding the id itself (safrs), and a value naming another id.
+        let flat = json(r#"{"attributes": {"assignee_id": 3, "title": "t"}}"#);
+        assert_eq!(
+            set_member(&flat, ("/attributes/assignee_id", &json("3")), sent, "3"),
+            Some(("/attributes/assignee_id".to_owned(), false))
+        );
+        assert_eq!(
+            set_member(&flat, ("/attributes/assignee_id", &json("4")), sent, "3"),
+            None
         );
     }
 

@@ -1,0 +1,497 @@
+//! Inverse linkages: a parent's array of identifiers listing exactly the children whose to-one
+//! linkage names it (a JSON:API author's `relationships.books.data` listing the books whose
+//! `relationships.author.data` is `{"type": "Author", "id": …}`), with a count beside it
+//! (`relationships.books.meta.count`), learned from the held entities when every parent and
+//! every child agree, and kept as children change: a child whose linkage moves, appears or goes
+//! leaves its old parent's array and joins its new parent's (in id order when every learned
+//! array listed its children in id order, else last), the count following the array.
+//!
+//! An identifier names an entity when each of its members is a scalar equal, as text, to the
+//! entity's member of that name (`type`, `id`); a linkage is an object holding only such members.
+
+use std::collections::{BTreeMap, HashMap};
+
+use rea_plugin_api::json::{Json, Object, escape_pointer_segment};
+
+use crate::model::Entity;
+use crate::render::scalar_text;
+
+/// One learned inverse linkage.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct InverseLink {
+    /// The children's type and the pointer of their linkage object (`/relationships/author/data`).
+    pub child_type: String,
+    pub linkage: String,
+    /// The parents' type and the pointer of their identifier array (`/relationships/books/data`).
+    pub parent_type: String,
+    pub list: String,
+    /// The pointer of the count of that array, when the parents show one.
+    pub count: Option<String>,
+    /// The members each identifier of the array holds (`type`, `id`).
+    pub entry_keys: Vec<String>,
+    /// Every parent listed its children in ascending id order.
+    pub sorted: bool,
+}
+
+/// Whether every member of `identifier` is a scalar equal, as text, to the same member of
+/// `fields`.
+fn names(identifier: &Object, fields: &Json) -> bool {
+    !identifier.is_empty()
+        && identifier.iter().all(|(key, value)| {
+            scalar_text(value).is_some_and(|text| {
+                fields.get(key).and_then(scalar_text).as_deref() == Some(text.as_str())
+            })
+        })
+}
+
+/// The arrays of objects of scalars in `fields` (depth at most three), by pointer.
+fn identifier_arrays<'a>(
+    value: &'a Json,
+    at: String,
+    depth: usize,
+    found: &mut Vec<(String, &'a [Json])>,
+) {
+    match value {
+        Json::Object(object) if depth < 4 => {
+            for (key, member) in object.iter() {
+                let pointer = format!("{at}/{}", escape_pointer_segment(key));
+                identifier_arrays(member, pointer, depth + 1, found);
+            }
+        }
+        Json::Array(items)
+            if !at.is_empty()
+                && items.iter().all(|item| {
+                    item.as_object()
+                        .is_some_and(|entry| entry.iter().all(|(_, v)| scalar_text(v).is_some()))
+                }) =>
+        {
+            found.push((at, items.as_slice()));
+        }
+        _ => {}
+    }
+}
+
+/// The pointers of the objects in `fields` naming `parent` (depth at most three).
+fn linkages(value: &Json, at: String, depth: usize, parent: &Json, found: &mut Vec<String>) {
+    let Json::Object(object) = value else {
+        return;
+    };
+    if !at.is_empty() && names(object, parent) {
+        found.push(at);
+        return;
+    }
+    if depth < 4 {
+        for (key, member) in object.iter() {
+            let pointer = format!("{at}/{}", escape_pointer_segment(key));
+            linkages(member, pointer, depth + 1, parent, found);
+        }
+    }
+}
+
+/// The one entity of `by_id` an identifier names, looked up by each of its scalar members.
+fn named_in<'a>(identifier: &Object, by_id: &HashMap<&str, Vec<&'a Entity>>) -> Option<&'a Entity> {
+    let mut named = identifier
+        .iter()
+        .filter_map(|(_, value)| scalar_text(value))
+        .filter_map(|text| by_id.get(text.as_str()))
+        .flatten()
+        .filter(|entity| names(identifier, &entity.fields));
+    let first = named.next()?;
+    named
+        .all(|other| std::ptr::eq(*other, *first))
+        .then_some(*first)
+}
+
+/// The numeric text of an id, for ordering.
+fn id_order(id: &str) -> (bool, i128, String) {
+    match id.parse::<i128>() {
+        Ok(number) => (false, number, String::new()),
+        Err(_) => (true, 0, id.to_owned()),
+    }
+}
+
+/// Learns the inverse linkages the held entities agree on (see the module docs).
+pub(crate) fn learn<'a>(entities: impl Iterator<Item = &'a Entity> + Clone) -> Vec<InverseLink> {
+    let mut by_id: HashMap<&str, Vec<&Entity>> = HashMap::new();
+    for entity in entities.clone() {
+        by_id.entry(entity.id.as_str()).or_default().push(entity);
+    }
+    // Candidates: (parent type, list pointer, child type, linkage pointer) from one listed child.
+    let mut candidates: BTreeMap<(String, String, String, String), Vec<String>> = BTreeMap::new();
+    for parent in entities.clone() {
+        let mut arrays = Vec::new();
+        identifier_arrays(&parent.fields, String::new(), 0, &mut arrays);
+        for (list, items) in arrays {
+            let Some(Json::Object(entry)) = items.first() else {
+                continue;
+            };
+            let named: Vec<&&Entity> = entry
+                .iter()
+                .find_map(|(_, value)| scalar_text(value).and_then(|text| by_id.get(text.as_str())))
+                .into_iter()
+                .flatten()
+                .filter(|child| names(entry, &child.fields))
+                .collect();
+            let [child] = named.as_slice() else {
+                continue;
+            };
+            let mut found = Vec::new();
+            linkages(&child.fields, String::new(), 0, &parent.fields, &mut found);
+            for linkage in found {
+                let key = (
+                    parent.entity_type.clone(),
+                    list.clone(),
+                    child.entity_type.clone(),
+                    linkage,
+                );
+                candidates
+                    .entry(key)
+                    .or_insert_with(|| entry.keys().map(str::to_owned).collect());
+            }
+        }
+    }
+    candidates
+        .into_iter()
+        .filter_map(|((parent_type, list, child_type, linkage), entry_keys)| {
+            let link = InverseLink {
+                child_type,
+                linkage,
+                parent_type,
+                list,
+                count: None,
+                entry_keys,
+                sorted: true,
+            };
+            link.verified(entities.clone())
+        })
+        .collect()
+}
+
+impl InverseLink {
+    /// This link when every parent lists exactly the children naming it (at least two in all),
+    /// with its count pointer and order learned; `None` otherwise.
+    fn verified<'a>(mut self, entities: impl Iterator<Item = &'a Entity> + Clone) -> Option<Self> {
+        let of_type = |entity_type: &str| -> HashMap<&'a str, Vec<&'a Entity>> {
+            let mut by_id: HashMap<&str, Vec<&Entity>> = HashMap::new();
+            for entity in entities.clone().filter(|e| e.entity_type == entity_type) {
+                by_id.entry(entity.id.as_str()).or_default().push(entity);
+            }
+            by_id
+        };
+        let (parents, children) = (of_type(&self.parent_type), of_type(&self.child_type));
+        // Per parent id, the children whose linkage names it; every linkage an object naming a
+        // held parent, or null.
+        let mut naming: HashMap<&str, Vec<&str>> = HashMap::new();
+        for child in children.values().flatten() {
+            match child.fields.pointer(&self.linkage)? {
+                Json::Null => {}
+                Json::Object(link) => {
+                    let parent = named_in(link, &parents)?;
+                    naming
+                        .entry(parent.id.as_str())
+                        .or_default()
+                        .push(&child.id);
+                }
+                _ => return None,
+            }
+        }
+        let mut lengths = Vec::new();
+        for parent in parents.values().flatten() {
+            let items = parent.fields.pointer(&self.list)?.as_array()?;
+            let mut shown = Vec::new();
+            for item in items {
+                shown.push(named_in(item.as_object()?, &children)?.id.as_str());
+            }
+            self.sorted &= shown
+                .windows(2)
+                .all(|pair| id_order(pair[0]) < id_order(pair[1]));
+            let mut listed = naming.remove(parent.id.as_str()).unwrap_or_default();
+            listed.sort_unstable();
+            let length = shown.len();
+            shown.sort_unstable();
+            if listed != shown {
+                return None;
+            }
+            lengths.push((parent, length));
+        }
+        if lengths.iter().map(|(_, length)| length).sum::<usize>() < 2 {
+            return None;
+        }
+        lengths.sort_by_key(|(parent, _)| parent.id.as_str());
+        self.count = count_pointer(&self.list, &lengths);
+        Some(self)
+    }
+
+    /// The linkage object a child holds (`None`: null or absent).
+    fn parent_named<'e>(&self, child: &'e Entity) -> Option<&'e Object> {
+        child.fields.pointer(&self.linkage)?.as_object()
+    }
+
+    /// The identifier of a child as the parents' arrays spell it.
+    fn entry_of(&self, child: &Entity) -> Option<Json> {
+        let mut entry = Object::new();
+        for key in &self.entry_keys {
+            entry.insert(key, child.fields.get(key)?.clone());
+        }
+        Some(Json::Object(entry))
+    }
+}
+
+/// The pointer of a number beside the array (inside the object holding it, down to two levels)
+/// equal to its length in every parent, the lengths not all equal.
+fn count_pointer(list: &str, lengths: &[(&&Entity, usize)]) -> Option<String> {
+    let (holder, _) = list.rsplit_once('/')?;
+    let (first, _) = lengths.first()?;
+    let mut numbers = Vec::new();
+    number_leaves(
+        first.fields.pointer(holder)?,
+        holder.to_owned(),
+        0,
+        &mut numbers,
+    );
+    let distinct = lengths.iter().any(|(_, len)| *len != lengths[0].1);
+    numbers.into_iter().find(|pointer| {
+        distinct
+            && lengths.iter().all(|(parent, len)| {
+                parent.fields.pointer(pointer).and_then(scalar_text) == Some(len.to_string())
+            })
+    })
+}
+
+fn number_leaves(value: &Json, at: String, depth: usize, found: &mut Vec<String>) {
+    match value {
+        Json::Number(_) => found.push(at),
+        Json::Object(object) if depth < 2 => {
+            for (key, member) in object.iter() {
+                number_leaves(
+                    member,
+                    format!("{at}/{}", escape_pointer_segment(key)),
+                    depth + 1,
+                    found,
+                );
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The parents a child's change moves it between, each as it is after the change: the child
+/// (`before` → `after`; `None` where it did not or no longer exists) leaves the array of the
+/// parent its old linkage named and joins that of the parent its new linkage names.
+pub(crate) fn moved_parents<'a>(
+    links: &[InverseLink],
+    held: impl Fn(&str) -> Vec<&'a Entity>,
+    (before, after): (Option<&Entity>, Option<&Entity>),
+) -> Vec<Entity> {
+    let Some(child) = after.or(before) else {
+        return Vec::new();
+    };
+    let mut changed: Vec<Entity> = Vec::new();
+    for link in links
+        .iter()
+        .filter(|link| link.child_type == child.entity_type)
+    {
+        let old = before.and_then(|before| link.parent_named(before));
+        let new = after.and_then(|after| link.parent_named(after));
+        if old == new {
+            continue;
+        }
+        let Some(entry) = link.entry_of(child) else {
+            continue;
+        };
+        let mut edit = |named: &Object, join: bool| {
+            let found = changed.iter().position(|parent| {
+                parent.entity_type == link.parent_type && names(named, &parent.fields)
+            });
+            let mut parent = match found {
+                Some(index) => changed.remove(index),
+                None => match held(&link.parent_type)
+                    .into_iter()
+                    .find(|parent| names(named, &parent.fields))
+                {
+                    Some(parent) => parent.clone(),
+                    None => return,
+                },
+            };
+            link.relist(&mut parent, (&entry, &child.id), join);
+            changed.push(parent);
+        };
+        if let Some(old) = old {
+            edit(old, false);
+        }
+        if let Some(new) = new {
+            edit(new, true);
+        }
+    }
+    changed
+}
+
+impl InverseLink {
+    /// A parent's array with the child's entry taken out, then (when `join`) put in: before the
+    /// first entry of a greater id (the entry's member holding the child's id) when the arrays
+    /// are sorted, else last.
+    fn relist(&self, parent: &mut Entity, (entry, id): (&Json, &str), join: bool) {
+        let Some(Json::Array(items)) = pointer_mut(&mut parent.fields, &self.list) else {
+            return;
+        };
+        items.retain(|item| item != entry);
+        if join {
+            let id_key = self
+                .entry_keys
+                .iter()
+                .find(|key| entry.get(key).and_then(scalar_text).as_deref() == Some(id));
+            let at = match id_key.filter(|_| self.sorted) {
+                Some(key) => items
+                    .iter()
+                    .position(|item| {
+                        item.get(key)
+                            .and_then(scalar_text)
+                            .is_some_and(|other| id_order(&other) > id_order(id))
+                    })
+                    .unwrap_or(items.len()),
+                None => items.len(),
+            };
+            items.insert(at, entry.clone());
+        }
+        let length = items.len();
+        if let Some(count) = &self.count
+            && let Some(value) = pointer_mut(&mut parent.fields, count)
+        {
+            *value = Json::parse(length.to_string().as_bytes()).unwrap_or(Json::Null);
+        }
+    }
+}
+
+/// The member at a JSON pointer, mutable.
+fn pointer_mut<'a>(value: &'a mut Json, pointer: &str) -> Option<&'a mut Json> {
+    let mut current = value;
+    for part in pointer.split('/').skip(1) {
+        let key = rea_plugin_api::json::unescape_pointer_segment(part);
+        current = match current {
+            Json::Object(object) => object.get_mut(&key)?,
+            _ => return None,
+        };
+    }
+    Some(current)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entity(entity_type: &str, id: &str, fields: &str) -> Entity {
+        Entity {
+            entity_type: entity_type.to_owned(),
+            collection: entity_type.to_owned(),
+            id: id.to_owned(),
+            fields: Json::parse(fields.as_bytes()).expect("json"),
+            view_fields: Default::default(),
+            record_ordinals: Vec::new(),
+        }
+    }
+
+    fn author(id: &str, books: &[&str]) -> Entity {
+        let data: Vec<String> = books
+            .iter()
+            .map(|book| format!(r#"{{"type": "Book", "id": "{book}"}}"#))
+            .collect();
+        entity(
+            "/authors",
+            id,
+            &format!(
+                r#"{{"type": "Author", "id": "{id}", "relationships": {{"books": {{"meta": {{"count": {}}}, "data": [{}]}}}}}}"#,
+                books.len(),
+                data.join(", ")
+            ),
+        )
+    }
+
+    fn book(id: &str, author: &str) -> Entity {
+        entity(
+            "/books",
+            id,
+            &format!(
+                r#"{{"type": "Book", "id": "{id}", "relationships": {{"author": {{"data": {{"type": "Author", "id": "{author}"}}}}}}}}"#
+            ),
+        )
+    }
+
+    fn held() -> Vec<Entity> {
+        vec![
+            author("1", &["1", "2"]),
+            author("2", &["3"]),
+            book("1", "1"),
+            book("2", "1"),
+            book("3", "2"),
+        ]
+    }
+
+    #[test]
+    fn a_parent_array_listing_the_children_whose_linkage_names_it_is_learned_with_its_count() {
+        let held = held();
+        let links = learn(held.iter());
+        assert_eq!(
+            links,
+            [InverseLink {
+                child_type: "/books".into(),
+                linkage: "/relationships/author/data".into(),
+                parent_type: "/authors".into(),
+                list: "/relationships/books/data".into(),
+                count: Some("/relationships/books/meta/count".into()),
+                entry_keys: vec!["type".into(), "id".into()],
+                sorted: true,
+            }]
+        );
+    }
+
+    #[test]
+    fn an_array_disagreeing_with_the_linkages_is_no_inverse() {
+        let mut held = held();
+        held[1] = author("2", &[]);
+        assert!(learn(held.iter()).is_empty());
+    }
+
+    #[test]
+    fn a_moved_child_leaves_its_old_parent_and_joins_the_new_one_in_id_order() {
+        let held = held();
+        let links = learn(held.iter());
+        let parents = |entity_type: &str| -> Vec<&Entity> {
+            held.iter()
+                .filter(|entity| entity.entity_type == entity_type)
+                .collect()
+        };
+        let moved = moved_parents(&links, parents, (Some(&held[2]), Some(&book("1", "2"))));
+        let shown: Vec<(&str, String)> = moved
+            .iter()
+            .map(|parent| {
+                let books = parent
+                    .fields
+                    .pointer("/relationships/books")
+                    .expect("books");
+                (parent.id.as_str(), books.to_canonical_string())
+            })
+            .collect();
+        assert_eq!(
+            shown,
+            [
+                (
+                    "1",
+                    r#"{"data":[{"id":"2","type":"Book"}],"meta":{"count":1}}"#.to_owned()
+                ),
+                (
+                    "2",
+                    r#"{"data":[{"id":"1","type":"Book"},{"id":"3","type":"Book"}],"meta":{"count":2}}"#
+                        .to_owned()
+                ),
+            ]
+        );
+        // A deleted child leaves its parent; a child naming no held parent changes none.
+        let gone = moved_parents(&links, parents, (Some(&held[4]), None));
+        assert_eq!(gone.len(), 1);
+        assert_eq!(
+            gone[0].fields.pointer("/relationships/books/meta/count"),
+            Some(&Json::parse(b"0").expect("json"))
+        );
+        assert!(moved_parents(&links, parents, (None, Some(&book("9", "7")))).is_empty());
+    }
+}
