@@ -42,8 +42,7 @@ pub fn inferred_tools(tools: &[ManifestTool]) -> Vec<ManifestTool> {
             {
                 continue;
             }
-            let collection = split_path(&sibling.path_template)[position].to_owned();
-            let name = unique_name(&inferred_name(source, position, &collection), &names);
+            let name = unique_name(&inferred_name(source, sibling, position), &names);
             names.insert(name.clone());
             offered.push(ManifestTool {
                 method: source.method.clone(),
@@ -134,11 +133,21 @@ fn same_kinds(a: &ManifestTool, b: &ManifestTool) -> bool {
         && (left.contains("json-object") || left.contains("json-array"))
 }
 
-/// The source's name with its collection's word replaced by the sibling's (`patch_posts_by_id`
-/// → `patch_comments_by_id`), else the sibling's word appended.
-fn inferred_name(source: &ManifestTool, position: usize, collection: &str) -> String {
+/// The sibling read's name under the source's method (`get_comments_by_comment_id` →
+/// `patch_comments_by_comment_id`: the sibling's parameters, which the inferred tool takes), when
+/// both names start with their method; else the source's name with its collection's word
+/// replaced by the sibling's (`patch_posts_by_id` → `patch_comments_by_id`), else the sibling's
+/// word appended.
+fn inferred_name(source: &ManifestTool, sibling: &ManifestTool, position: usize) -> String {
+    let method = source.method.to_ascii_lowercase();
+    if let (Some(rest), true) = (
+        sibling.name.strip_prefix("get_"),
+        source.name.starts_with(&format!("{method}_")),
+    ) {
+        return format!("{method}_{rest}");
+    }
     let own = snake_case(split_path(&source.path_template)[position]);
-    let other = snake_case(collection);
+    let other = snake_case(split_path(&sibling.path_template)[position]);
     let words: Vec<&str> = source.name.split('_').collect();
     let own_words: Vec<&str> = own.split('_').collect();
     if let Some(start) = words
@@ -258,6 +267,29 @@ mod tests {
             ],
             "the sibling read's own parameter rule is kept; /profile (an object) is no sibling of the /posts list"
         );
+    }
+
+    #[test]
+    fn an_inferred_tool_is_named_after_the_sibling_read_whose_parameters_it_takes() {
+        let named = |tool: ManifestTool, name: &str| ManifestTool {
+            name: name.to_owned(),
+            ..tool
+        };
+        let tools = [
+            named(tool("GET", "/books/{numeric}", "json-object"), "get_books_by_book_id"),
+            named(tool("GET", "/members/{numeric}", "json-object"), "get_members_by_member_id"),
+            named(tool("PATCH", "/books/{numeric}", ""), "patch_books_by_book_id"),
+        ];
+        let inferred = inferred_tools(&tools);
+        assert_eq!(inferred.len(), 1);
+        assert_eq!(inferred[0].name, "patch_members_by_member_id");
+        // A source named otherwise renames its collection's word.
+        let tools = [
+            tools[0].clone(),
+            tools[1].clone(),
+            named(tool("PATCH", "/books/{numeric}", ""), "update_books_by_book_id"),
+        ];
+        assert_eq!(inferred_tools(&tools)[0].name, "update_members_by_book_id");
     }
 
     #[test]
