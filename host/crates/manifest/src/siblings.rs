@@ -276,9 +276,18 @@ mod tests {
             ..tool
         };
         let tools = [
-            named(tool("GET", "/books/{numeric}", "json-object"), "get_books_by_book_id"),
-            named(tool("GET", "/members/{numeric}", "json-object"), "get_members_by_member_id"),
-            named(tool("PATCH", "/books/{numeric}", ""), "patch_books_by_book_id"),
+            named(
+                tool("GET", "/books/{numeric}", "json-object"),
+                "get_books_by_book_id",
+            ),
+            named(
+                tool("GET", "/members/{numeric}", "json-object"),
+                "get_members_by_member_id",
+            ),
+            named(
+                tool("PATCH", "/books/{numeric}", ""),
+                "patch_books_by_book_id",
+            ),
         ];
         let inferred = inferred_tools(&tools);
         assert_eq!(inferred.len(), 1);
@@ -287,7 +296,10 @@ mod tests {
         let tools = [
             tools[0].clone(),
             tools[1].clone(),
-            named(tool("PATCH", "/books/{numeric}", ""), "update_books_by_book_id"),
+            named(
+                tool("PATCH", "/books/{numeric}", ""),
+                "update_books_by_book_id",
+            ),
         ];
         assert_eq!(inferred_tools(&tools)[0].name, "update_members_by_book_id");
     }

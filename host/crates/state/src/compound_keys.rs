@@ -358,21 +358,11 @@ impl KeyedLinkage {
 mod tests {
     use super::*;
     use crate::compound::CompoundDocuments;
+    use crate::test_support::entity;
     use rea_plugin_api::json::parse;
 
     fn json(text: &str) -> Json {
         parse(text.as_bytes()).expect("JSON")
-    }
-
-    fn entity(entity_type: &str, id: &str, fields: &str) -> Entity {
-        Entity {
-            entity_type: entity_type.to_owned(),
-            collection: entity_type.to_owned(),
-            id: id.to_owned(),
-            fields: json(fields),
-            view_fields: Default::default(),
-            record_ordinals: Vec::new(),
-        }
     }
 
     fn task(id: &str, project: &str, data: &str) -> String {

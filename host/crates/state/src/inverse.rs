@@ -378,17 +378,7 @@ fn pointer_mut<'a>(value: &'a mut Json, pointer: &str) -> Option<&'a mut Json> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn entity(entity_type: &str, id: &str, fields: &str) -> Entity {
-        Entity {
-            entity_type: entity_type.to_owned(),
-            collection: entity_type.to_owned(),
-            id: id.to_owned(),
-            fields: Json::parse(fields.as_bytes()).expect("json"),
-            view_fields: Default::default(),
-            record_ordinals: Vec::new(),
-        }
-    }
+    use crate::test_support::entity;
 
     fn author(id: &str, books: &[&str]) -> Entity {
         let data: Vec<String> = books

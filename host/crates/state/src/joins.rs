@@ -413,18 +413,8 @@ fn children_link(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_support::entity;
     use rea_plugin_api::json::parse;
-
-    fn entity(entity_type: &str, id: &str, fields: &str) -> Entity {
-        Entity {
-            entity_type: entity_type.to_owned(),
-            collection: entity_type.to_owned(),
-            id: id.to_owned(),
-            fields: parse(fields.as_bytes()).expect("json"),
-            view_fields: Default::default(),
-            record_ordinals: Vec::new(),
-        }
-    }
 
     fn object(text: &str) -> Object {
         match parse(text.as_bytes()).expect("json") {

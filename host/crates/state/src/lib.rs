@@ -99,3 +99,5 @@ pub use derive::derive_state;
 pub use evidence::{ProjectedState, project_state_evidence, seal_state};
 pub use model::{STATE_VIEW_KIND, StateView};
 pub use startup::{Decision, decide};
+#[cfg(test)]
+mod test_support;

@@ -363,21 +363,11 @@ pub fn untested_roles(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_support::entity;
     use rea_plugin_api::json::parse;
 
     fn json(text: &str) -> Json {
         parse(text.as_bytes()).unwrap()
-    }
-
-    fn entity(entity_type: &str, id: &str, fields: &str) -> Entity {
-        Entity {
-            entity_type: entity_type.to_owned(),
-            collection: entity_type.to_owned(),
-            id: id.to_owned(),
-            fields: json(fields),
-            view_fields: BTreeMap::new(),
-            record_ordinals: Vec::new(),
-        }
     }
 
     fn held() -> Vec<Entity> {

@@ -234,22 +234,12 @@ impl RelatedRoute {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_support::entity;
     use rea_plugin_api::json::parse;
     use std::collections::BTreeMap;
 
     fn json(text: &str) -> Json {
         parse(text.as_bytes()).expect("JSON")
-    }
-
-    fn entity(collection: &str, id: &str, fields: &str) -> Entity {
-        Entity {
-            entity_type: collection.to_owned(),
-            collection: collection.to_owned(),
-            id: id.to_owned(),
-            fields: json(fields),
-            view_fields: Default::default(),
-            record_ordinals: Vec::new(),
-        }
     }
 
     fn read(ordinal: u64, path: &str, body: &str) -> Observation {

@@ -630,18 +630,8 @@ impl Relation {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_support::entity;
     use rea_plugin_api::json::parse;
-
-    fn entity(entity_type: &str, id: &str, fields: &str) -> Entity {
-        Entity {
-            entity_type: entity_type.to_owned(),
-            collection: entity_type.to_owned(),
-            id: id.to_owned(),
-            fields: parse(fields.as_bytes()).expect("json"),
-            view_fields: Default::default(),
-            record_ordinals: Vec::new(),
-        }
-    }
 
     fn state() -> Vec<Entity> {
         vec![

@@ -434,20 +434,10 @@ pub(crate) fn changed_members(calls: &[(&Object, &Object, &Object)]) -> Option<C
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_support::entity;
 
     fn parsed(text: &str) -> Json {
         Json::parse(text.as_bytes()).expect("JSON")
-    }
-
-    fn entity(entity_type: &str, id: &str, fields: &str) -> Entity {
-        Entity {
-            entity_type: entity_type.into(),
-            collection: entity_type.into(),
-            id: id.into(),
-            fields: parsed(fields),
-            view_fields: Default::default(),
-            record_ordinals: Vec::new(),
-        }
     }
 
     fn held() -> Vec<Arc<Entity>> {
