@@ -16,9 +16,10 @@
 //! excepted) that did not answer `4xx`/`5xx`. [`Timeline::new`] starts conservatively: the first
 //! write of any kind ends every read's window ([`Timeline::first_write`], [`Timeline::cutoff`]).
 //! Extraction then narrows each read's window to the writes related to what the read shows
-//! ([`Timeline::with_windows`], decided in [`crate::derive::windows`]): each observation carries
+//! ([`Timeline::set_windows`], decided in [`crate::derive::windows`]): each observation carries
 //! the position its window ends at, so a read of one type after a write of another still seeds
-//! and checks the state.
+//! and checks the state. Windows are set on the one timeline, never on a copy of it: its parsed
+//! bodies are the derivation's largest holding (issue 17).
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -262,16 +263,10 @@ impl Timeline {
         observation.position < observation.window_end
     }
 
-    /// The same timeline with each observation's window ending where `window_ends` says
-    /// (ordinal → position); observations it does not name keep theirs.
-    pub fn with_windows(&self, window_ends: &BTreeMap<u64, usize>) -> Self {
-        let mut timeline = self.clone();
-        for (ordinal, end) in window_ends {
-            if let Some(observation) = timeline.by_ordinal.get_mut(ordinal) {
-                observation.window_end = *end;
-            }
-        }
-        timeline
+    /// Ends each observation's window where `window_ends` says (ordinal → position); observations
+    /// it does not name keep theirs. Setting [`Timeline::window_ends`] taken earlier restores them.
+    pub fn set_windows(&mut self, window_ends: &BTreeMap<u64, usize>) {
+        self.with_windows_in_place(window_ends.iter().map(|(ordinal, end)| (*ordinal, *end)));
     }
 
     /// Each observation's window end (ordinal → position).
@@ -289,7 +284,7 @@ impl Timeline {
         records: &[CaptureRecord],
         state: &crate::model::StateView,
     ) -> Self {
-        let timeline = Self::new(manifest, records);
+        let mut timeline = Self::new(manifest, records);
         let ends = crate::derive::windows::window_ends(
             manifest,
             &timeline,
@@ -297,7 +292,8 @@ impl Timeline {
             &state.related_writes,
             &state.types,
         );
-        timeline.with_windows(&ends)
+        timeline.set_windows(&ends);
+        timeline
     }
 
     /// A tool's observations in the observation window, in record order.

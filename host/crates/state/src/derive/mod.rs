@@ -85,9 +85,12 @@ pub fn derive_state(
     rules: &RuleSet,
 ) -> Result<StateView, Refusal> {
     check_bodies_kept(manifest, records)?;
-    let base = Timeline::new(manifest, records);
-    let conservative = derive_pass(manifest, manifest_evidence_id, &base, records, rules);
-    let mut used = base.window_ends();
+    // One timeline: a later pass sets its windows, and they are set back to the base windows
+    // after it (a copy per pass would hold every parsed body twice).
+    let mut timeline = Timeline::new(manifest, records);
+    let conservative = derive_pass(manifest, manifest_evidence_id, &timeline, records, rules);
+    let base_ends = timeline.window_ends();
+    let mut used = base_ends.clone();
     // The state of the latest pass after the first (`None`: the first's, not copied, as most
     // captures settle there).
     let mut later: Option<StateView> = None;
@@ -95,21 +98,21 @@ pub fn derive_state(
         let current = later.as_ref().unwrap_or(&conservative);
         let ends = windows::window_ends(
             manifest,
-            &base,
+            &timeline,
             &current.views,
             &current.related_writes,
             &current.types,
         );
-        if windows::same_checks(&base, &ends, &used) {
+        if windows::same_checks(&timeline, &ends, &used) {
             // The windows this pass ran with check the reads its views and plans give.
             return Ok(later.unwrap_or(conservative));
         }
         if pass == windows::MAX_PASSES {
             break;
         }
-        let timeline = base.with_windows(&ends);
         // The previous later pass is dropped before the next is derived.
         drop(later.take());
+        timeline.set_windows(&ends);
         later = Some(derive_pass(
             manifest,
             manifest_evidence_id,
@@ -117,11 +120,12 @@ pub fn derive_state(
             records,
             rules,
         ));
+        timeline.set_windows(&base_ends);
         used = ends;
     }
     tracing::debug!("the observation windows did not settle; every write relates to everything");
     let mut state = conservative;
-    state.related_writes = windows::all_related(manifest, &base);
+    state.related_writes = windows::all_related(manifest, &timeline);
     Ok(state)
 }
 

@@ -551,6 +551,40 @@ fn an_item_write_ends_only_the_windows_of_the_entity_its_path_names() {
 }
 
 #[test]
+fn setting_a_passes_windows_and_then_the_base_windows_restores_the_timeline() {
+    let user = |id: u64, name: &str| json!({"id": id, "name": name});
+    let mut patch = record(1, "PATCH", "/users/1", 200, user(1, "ann"));
+    patch.request.body = Body::Text {
+        text: json!({"name": "ann"}).to_string().into(),
+    };
+    patch.request.media_type = Some("application/json".to_owned());
+    let records = vec![
+        record(0, "GET", "/users/1", 200, user(1, "ana")),
+        patch,
+        record(2, "GET", "/users/2", 200, user(2, "bo")),
+    ];
+    let fixture = derive(records.clone());
+    let mut timeline = crate::observation::Timeline::new(&fixture.manifest, &records);
+    let base = timeline.window_ends();
+    let checked = |timeline: &crate::observation::Timeline| -> Vec<u64> {
+        [0, 2]
+            .into_iter()
+            .filter(|ordinal| timeline.is_checked(timeline.get(*ordinal).unwrap()))
+            .collect()
+    };
+    // The first write ends every window at first; a pass's windows (here: the write of user 1
+    // leaves user 2's read checked) are set on the same timeline, and the base set back.
+    assert_eq!(checked(&timeline), vec![0]);
+    let pass: std::collections::BTreeMap<u64, usize> = [(2, usize::MAX)].into_iter().collect();
+    timeline.set_windows(&pass);
+    assert_eq!(checked(&timeline), vec![0, 2]);
+    assert_eq!(timeline.window_ends()[&0], base[&0]);
+    timeline.set_windows(&base);
+    assert_eq!(timeline.window_ends(), base);
+    assert_eq!(checked(&timeline), vec![0]);
+}
+
+#[test]
 fn a_query_answering_as_the_plain_read_of_its_path_seeds_the_entity() {
     // contract: STATE-003
     let user = |id: u64, name: &str| json!({"id": id, "name": name});
