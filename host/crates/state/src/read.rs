@@ -517,20 +517,12 @@ impl StateService {
         stale: bool,
     ) -> Option<StateAnswer> {
         let rule = self.derived().sparse.as_ref()?;
-        let (pointer, pairs) = match &view.detail {
-            ViewDetail::Item(item) => (&item.entity_pointer, call.pairs()),
-            ViewDetail::List(list) => (&list.list_pointer, call.pairs()),
-            _ => return None,
-        };
+        let pointer = shown_pointer(view)?;
+        let pairs = call.pairs();
         let (name, (type_name, requested)) = pairs
             .iter()
             .find_map(|(name, value)| Some((name, rule.asked(name, value)?)))?;
-        let query = call.query.iter().filter(|(sent, _)| sent != name);
-        let bare = call.reshaped(query.cloned().collect(), true);
-        let StateAnswer::Rendered(mut rendered) = self.answer_view(tool, view, &bare, false, stale)
-        else {
-            return None;
-        };
+        let mut rendered = self.rendered_without(tool, view, call, name, stale)?;
         let shown = crate::render::pointer_mut(&mut rendered.body, pointer)?;
         rule.apply(shown, type_name, &requested)?;
         Some(StateAnswer::Rendered(rendered))
@@ -657,21 +649,14 @@ impl StateService {
         stale: bool,
     ) -> Option<StateAnswer> {
         let rule = self.derived().compound.as_ref()?;
-        let pointer = match &view.detail {
-            ViewDetail::Item(item) => &item.entity_pointer,
-            ViewDetail::List(list) => &list.list_pointer,
-            _ => return None,
-        };
+        let pointer = shown_pointer(view)?;
         let (name, value) = (call.pairs().into_iter())
             .find(|(name, _)| *name == rule.parameter && rule.offered.contains_key(tool))?;
         let refused = || self.recording(tool, &view.path_template, call, COMPOUND_DOCUMENT, stale);
         let Some(names) = rule.asked(tool, &name, &value) else {
             return Some(refused());
         };
-        let query = call.query.iter().filter(|(sent, _)| *sent != name);
-        let bare = call.reshaped(query.cloned().collect(), true);
-        let StateAnswer::Rendered(mut rendered) = self.answer_view(tool, view, &bare, false, stale)
-        else {
+        let Some(mut rendered) = self.rendered_without(tool, view, call, &name, stale) else {
             return Some(refused());
         };
         let written = self.written_any();
@@ -680,6 +665,24 @@ impl StateService {
         match rule.apply(&mut rendered.body, pointer, &names, (&held, written)) {
             Some(()) => Some(StateAnswer::Rendered(rendered)),
             None => Some(refused()),
+        }
+    }
+
+    /// The answer the state renders for the call without the parameter `name` (what a reshaping
+    /// answer starts from); `None` when the state renders none.
+    fn rendered_without(
+        &self,
+        tool: &str,
+        view: &crate::model::ReadView,
+        call: &Call,
+        name: &str,
+        stale: bool,
+    ) -> Option<crate::answer::RenderedAnswer> {
+        let query = call.query.iter().filter(|(sent, _)| sent.as_str() != name);
+        let bare = call.reshaped(query.cloned().collect(), true);
+        match self.answer_view(tool, view, &bare, false, stale) {
+            StateAnswer::Rendered(rendered) => Some(rendered),
+            _ => None,
         }
     }
 
@@ -2341,6 +2344,16 @@ fn shown_selected(
         list.shape = crate::derive::lists::unhidden(&list.shape, fields);
     }
     Some(shown)
+}
+
+/// Where an item or list view's answer shows its entities (the entity, the list); `None` for
+/// any other view.
+fn shown_pointer(view: &crate::model::ReadView) -> Option<&str> {
+    match &view.detail {
+        ViewDetail::Item(item) => Some(&item.entity_pointer),
+        ViewDetail::List(list) => Some(&list.list_pointer),
+        _ => None,
+    }
 }
 
 #[cfg(test)]
