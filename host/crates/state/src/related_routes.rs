@@ -15,7 +15,7 @@
 use serde::{Deserialize, Serialize};
 
 use rea_manifest::Manifest;
-use rea_plugin_api::json::{Json, Object};
+use rea_plugin_api::json::Json;
 
 use crate::compound::{CompoundDocuments, names_resource};
 use crate::model::{Entity, ReadView};
@@ -79,23 +79,6 @@ fn related_of<'a>(
     })
 }
 
-/// The text members of an object, at most one object down, by pointer.
-fn text_members(object: &Object) -> Vec<(String, &str)> {
-    let mut found = Vec::new();
-    for (key, value) in object.iter() {
-        match value {
-            Json::String(text) => found.push((format!("/{key}"), text.as_str())),
-            Json::Object(inner) => found.extend(
-                inner
-                    .iter()
-                    .filter_map(|(name, value)| Some((format!("/{key}/{name}"), value.as_str()?))),
-            ),
-            _ => {}
-        }
-    }
-    found
-}
-
 /// Learns the related routes of every read tool (see the module docs).
 pub fn learn(
     manifest: &Manifest,
@@ -147,9 +130,9 @@ fn route_of(
                 .iter()
                 .all(|(_, body, related)| body.pointer(pointer) == Some(&related.fields))
         })?;
-    let related_texts = text_members(related.fields.as_object()?);
+    let related_texts = crate::request_echo::string_pointers(related.fields.as_object()?);
     let mut minted = Vec::new();
-    for (member, value) in text_members(body.as_object()?) {
+    for (member, value) in crate::request_echo::string_pointers(body.as_object()?) {
         if !pointer.is_empty() && (member == pointer || member.starts_with(&format!("{pointer}/")))
         {
             continue;

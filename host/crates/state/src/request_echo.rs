@@ -99,8 +99,9 @@ fn within(pointer: &str, entity_pointer: &str) -> bool {
     pointer == entity_pointer || pointer.starts_with(&format!("{entity_pointer}/"))
 }
 
-/// The pointers of the string members of an object, at most one object down.
-fn string_pointers(object: &Object) -> Vec<(String, &str)> {
+/// The pointers of the string members of an object, at most one object down (what an echo or
+/// a related route's minted members may be).
+pub(crate) fn string_pointers(object: &Object) -> Vec<(String, &str)> {
     let mut found = Vec::new();
     for (key, value) in object.iter() {
         match value {
