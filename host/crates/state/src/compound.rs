@@ -114,11 +114,7 @@ pub fn learn(
             continue;
         };
         for observation in timeline.all(index) {
-            let Some(body) = observation
-                .body
-                .as_ref()
-                .filter(|_| observation.is_success())
-            else {
+            let Some(body) = observation.success_body() else {
                 continue;
             };
             for pair in observation.pairs() {

@@ -126,11 +126,7 @@ pub fn derive(manifest: &Manifest, timeline: &Timeline) -> Vec<StoreCounter> {
         let Some(observation) = timeline.get(*ordinal) else {
             continue;
         };
-        let Some(body) = observation
-            .body
-            .as_ref()
-            .filter(|_| observation.is_success())
-        else {
+        let Some(body) = observation.success_body() else {
             continue;
         };
         let write = timeline.is_write(manifest, observation.tool);

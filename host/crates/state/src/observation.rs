@@ -108,6 +108,11 @@ impl Observation {
         (200..300).contains(&self.status)
     }
 
+    /// The answer's body when the status is `2xx`.
+    pub fn success_body(&self) -> Option<&Json> {
+        self.body.as_ref().filter(|_| self.is_success())
+    }
+
     /// The line key: path and query as written, which tells distinct request lines apart.
     pub fn line_key(&self) -> (String, Vec<(String, String)>) {
         (self.path.clone(), self.pairs().to_vec())

@@ -503,11 +503,12 @@ fn a_write_ends_only_the_windows_of_what_it_relates_to() {
 fn an_item_write_ends_only_the_windows_of_the_entity_its_path_names() {
     // contract: STATE-003
     let user = |id: u64, name: &str| json!({"id": id, "name": name});
-    let mut patch = record(1, "PATCH", "/users/1", 200, user(1, "ann"));
-    patch.request.body = Body::Text {
-        text: json!({"name": "ann"}).to_string().into(),
-    };
-    patch.request.media_type = Some("application/json".to_owned());
+    let patch = sending_record(
+        (1, "PATCH", "/users/1"),
+        json!({"name": "ann"}),
+        200,
+        user(1, "ann"),
+    );
     let records = vec![
         record(0, "GET", "/users/1", 200, user(1, "ana")),
         patch,
@@ -553,11 +554,12 @@ fn an_item_write_ends_only_the_windows_of_the_entity_its_path_names() {
 #[test]
 fn setting_a_passes_windows_and_then_the_base_windows_restores_the_timeline() {
     let user = |id: u64, name: &str| json!({"id": id, "name": name});
-    let mut patch = record(1, "PATCH", "/users/1", 200, user(1, "ann"));
-    patch.request.body = Body::Text {
-        text: json!({"name": "ann"}).to_string().into(),
-    };
-    patch.request.media_type = Some("application/json".to_owned());
+    let patch = sending_record(
+        (1, "PATCH", "/users/1"),
+        json!({"name": "ann"}),
+        200,
+        user(1, "ann"),
+    );
     let records = vec![
         record(0, "GET", "/users/1", 200, user(1, "ana")),
         patch,
@@ -2050,7 +2052,17 @@ fn post_record(
     status: u16,
     body: Value,
 ) -> CaptureRecord {
-    let mut record = record(ordinal, "POST", target, status, body);
+    sending_record((ordinal, "POST", target), request, status, body)
+}
+
+/// A record of `method` sending a JSON request body.
+fn sending_record(
+    (ordinal, method, target): (u64, &str, &str),
+    request: Value,
+    status: u16,
+    body: Value,
+) -> CaptureRecord {
+    let mut record = record(ordinal, method, target, status, body);
     record.request.body = Body::Text {
         text: request.to_string().into(),
     };

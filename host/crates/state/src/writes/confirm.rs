@@ -620,11 +620,7 @@ fn replay_write_observed(
     if let Some(call) = call {
         replay_write(replay, service, drafts, call, rules);
     }
-    if let Some(body) = observation
-        .body
-        .as_ref()
-        .filter(|_| observation.is_success())
-    {
+    if let Some(body) = observation.success_body() {
         service.write().follow_counters(body);
     }
 }
