@@ -1,8 +1,10 @@
 //! A served write of a document inside a folder the state holds as an item listing its children by
 //! path: the confirming replay charges the folder's changed listing (the new child's entry, the
 //! folder's stamps) to no write, so the document write is served, and after such a write a read
-//! of that folder (or of a folder above it) answers not modelled, never its stale listing, while
-//! the files and folders elsewhere still answer from the state. Jupyter Server's file `PUT
+//! of that folder answers its listing composed from the live state or, when the new child's place
+//! among its siblings is not shown (`folder-child-place`, see `state_folder_listings`), not
+//! modelled, never its stale listing, while the files and folders elsewhere still answer from the
+//! state. Jupyter Server's file `PUT
 //! /api/contents/{dir}/{file}` (build calls 15, 18, 38 under `notes`, whose listing read 17 shows
 //! the created `standup.md`). Only this recorded application shows the rule: etcd's v2 key writes
 //! are folder-tree writes instead (see `state_tree_writes`).
@@ -32,7 +34,8 @@ fn a_file_put_in_a_listed_folder_is_served_and_confirmed_by_its_reads() {
 }
 
 #[test]
-fn the_folder_written_in_answers_not_modelled_and_the_rest_answers_from_the_state() {
+fn the_folder_a_new_child_was_written_in_answers_not_modelled_and_the_rest_answers_from_the_state()
+{
     let served = serve_corpus_app("jupyter_server");
     let folders = served
         .state()
@@ -72,10 +75,10 @@ fn the_folder_written_in_answers_not_modelled_and_the_rest_answers_from_the_stat
     assert_eq!(file["status"], 200, "{file}");
     assert_eq!(file["body"]["content"], "# Plan\n", "{file}");
 
-    // The folder written in: its listing changed as the state does not model.
+    // The folder written in: where its new child sits among the others is not shown.
     let (notes, is_error) = read("/api/contents/notes", None);
     assert!(is_error, "{notes}");
-    assert!(notes.to_string().contains("folder-after-write"), "{notes}");
+    assert!(notes.to_string().contains("folder-child-place"), "{notes}");
     // A file beside the folder, and another folder, still answer from the state.
     for target in ["/api/contents/analysis.ipynb", "/api/contents/reports"] {
         let (answer, is_error) = read(target, None);

@@ -4,7 +4,7 @@
 //! which no held `.txt` file would explain) or
 //! deleted (`204`) like a file an item read showed, and after a delete the state forgets the row:
 //! a second delete answers the missing file's `404`, the file's read answers it too, and the
-//! folder's listing answers not modelled (never the stale row). The row speaks again after
+//! folder's listing is composed without it (never the stale row; see `state_folder_listings`). The row speaks again after
 //! `data/reset`, never for a loaded state, and never for a path no listing shows. Only this
 //! recorded application shows the rule: etcd's v2 key deletes have no state target (its keys are
 //! held only as folder entries, no type), so they stay withheld.
@@ -71,10 +71,20 @@ fn a_file_held_only_as_a_listing_row_is_deleted_and_forgotten() {
 
     let file = read_ideas(&served);
     assert_eq!(file["status"], 404, "{file}");
-    // The listing the row came from no longer speaks: not modelled, not the stale row.
+    // The listing the row came from no longer shows it: composed, not the stale row.
     let (notes, is_error) = call(&served, "GET", "/api/contents/notes", None);
-    assert!(is_error, "{notes}");
-    assert!(notes.to_string().contains("folder-after-write"), "{notes}");
+    assert!(!is_error, "{notes}");
+    let names: Vec<&Value> = notes["body"]["content"]
+        .as_array()
+        .expect("a listing")
+        .iter()
+        .map(|entry| &entry["name"])
+        .collect();
+    assert_eq!(
+        names,
+        [&json!("todo.md"), &json!("meeting-2026-11-30.md")],
+        "{notes}"
+    );
 
     // A reset restores the derived state, whose row speaks again.
     run(&served, "data/reset", None).expect("data/reset");

@@ -53,6 +53,7 @@ pub mod entries;
 pub mod evidence;
 pub mod exact;
 pub mod families;
+pub mod folder_compose;
 pub mod held;
 pub mod instant;
 pub mod intake;

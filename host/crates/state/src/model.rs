@@ -205,6 +205,10 @@ pub struct EntityType {
     /// folder at or above a collection a served write changed answers not modelled.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub folder_listings_after_writes: bool,
+    /// The members of its folders a write below them stamps with the write's clock, and the
+    /// clock format they show (see [`crate::folder_compose`]).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub folder_stamps: BTreeMap<String, String>,
 }
 
 impl EntityType {
@@ -222,6 +226,7 @@ impl EntityType {
             deleted_flag: None,
             unmodelled_after_writes: false,
             folder_listings_after_writes: false,
+            folder_stamps: BTreeMap::new(),
         }
     }
 }

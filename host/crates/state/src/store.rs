@@ -547,6 +547,16 @@ impl LiveState {
             && !self.listed_rows.written.contains(key)
     }
 
+    /// Whether a write since the reset created, changed or removed an entity of any type named
+    /// `id` in the collection whose decoded path is `collection`.
+    pub fn row_written(&self, collection: &str, id: &str) -> bool {
+        self.listed_rows.written.iter().any(|(_, held, held_id)| {
+            held_id == id
+                && rea_manifest::segments::percent_decode(collection_key(held))
+                    .is_some_and(|held| held == collection)
+        })
+    }
+
     /// Notes that a write created, changed or removed the entity of `key` (its listing row, if
     /// any, no longer speaks for the state).
     pub fn note_written_key(&mut self, key: &EntityKey) {

@@ -508,6 +508,7 @@ fn own_member_type(
         deleted_flag: None,
         unmodelled_after_writes: false,
         folder_listings_after_writes: false,
+        folder_stamps: Default::default(),
     };
     let resolved =
         resolve_members(entities, &entity_type, lines, pointer, true).ok_or(Some("no-view"))?;

@@ -313,6 +313,7 @@ fn derive_pass(
         crate::writes::derive_write_plans(manifest, timeline, &state, records, rules);
     let nested = nested_in_written(&state.types, &plans);
     mark_unmodelled(&mut state, &unmodelled, &nested);
+    crate::folder_compose::learn_stamps(timeline, &mut state);
     mark_deleted_flags(&mut state, &plans);
     state.write_plans = plans;
     mark_tree_writes(&mut state);

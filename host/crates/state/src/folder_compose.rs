@@ -1,0 +1,366 @@
+//! Folder listings composed after served writes: a folder entity whose held member lists its
+//! children by path (`notes` holding `content: [{"name": "todo.md", "path": "notes/todo.md",
+//! …}]`), read after a served write below it, answers its listing composed from the live state
+//! rather than the listing the build read before its writes (which would be stale).
+//!
+//! **Composing.** The folder's rows, as the state holds them, keep their order (the tree's child
+//! order): a row whose child a served write changed shows the live entity as the folder lists it
+//! (each member of the rows' shape; the members every row of the type's listings shows `null`
+//! while the entity read alone holds a value, `content` and `format`, stay `null`); a row whose
+//! child a served write removed or moved away is left out; a row no write touched stays as held.
+//! A live entity in the folder no row names is a *new child*: its place among the others is the
+//! application's own order (a file system's), which no recording teaches when it has siblings,
+//! so such a listing is refused (`folder-child-place`); a new child alone in its folder has one
+//! place. A folder whose children the build never listed (its member `null`) is refused
+//! (`folder-unlisted`), unless a served write created it, when its every child is a write's. The
+//! folder's *stamps* are the members its first reads after the build's writes showed changed
+//! from clock to clock (`last_modified`, `created`, learned per type in [`learn_stamps`]): they
+//! show the latest served write's clock, spelled in the format those reads show (clocks are
+//! compared by format; the instant is the served clock's).
+//!
+//! Learned on Jupyter Server's contents (its `notes`, `reports` folders); etcd's v2 keys tree
+//! composes its listings after writes in [`crate::tree_reads`].
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use rea_plugin_api::json::{Json, Object};
+
+use crate::derive::entities::collection_key;
+use crate::model::{Entity, EntityType, StateView};
+use crate::observation::{Timeline, decoded};
+use crate::store::LiveState;
+
+/// Why a folder read after writes is not composed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NotComposed {
+    /// The build never listed the folder's children.
+    Unlisted,
+    /// A new child has siblings: its place in the listing is not shown.
+    ChildPlace,
+    /// The held folder lists no children by path, or is not held.
+    NotAFolder,
+}
+
+impl NotComposed {
+    /// The refusal's reason.
+    pub fn reason(self) -> &'static str {
+        match self {
+            Self::Unlisted => "folder-unlisted",
+            Self::ChildPlace => "folder-child-place",
+            Self::NotAFolder => "folder-after-write",
+        }
+    }
+}
+
+/// The percent-decoded form of a path or segment.
+fn plain(text: &str) -> String {
+    rea_manifest::segments::percent_decode(text)
+        .map_or_else(|| text.to_owned(), std::borrow::Cow::into_owned)
+}
+
+/// The path an entity names (`/api/contents/notes`), decoded.
+pub fn entity_path(entity: &Entity) -> String {
+    format!(
+        "{}/{}",
+        plain(collection_key(&entity.collection)),
+        entity.id
+    )
+}
+
+/// Whether `text` names a child of the folder `id` (`notes/todo.md` in `notes`).
+fn names_child(text: &str, id: &str) -> bool {
+    let mut parts = text.trim_end_matches('/').rsplit('/');
+    parts.next().is_some_and(|last| !last.is_empty()) && parts.next() == Some(id)
+}
+
+/// The member of a folder entity holding its children: an array of objects one of whose text
+/// members names a child of the folder.
+fn children_member(entity: &Entity) -> Option<String> {
+    let Json::Object(fields) = &entity.fields else {
+        return None;
+    };
+    fields.iter().find_map(|(name, value)| {
+        let Json::Array(rows) = value else {
+            return None;
+        };
+        let lists = rows.iter().any(|row| {
+            row.as_object().is_some_and(|row| {
+                row.iter()
+                    .any(|(_, v)| v.as_str().is_some_and(|t| names_child(t, &entity.id)))
+            })
+        });
+        lists.then(|| name.to_owned())
+    })
+}
+
+/// What the derived state teaches about one folder type's listings.
+struct FolderType<'s> {
+    /// The member holding children.
+    children: String,
+    /// The listed folders of the type, as derived.
+    listed: Vec<&'s Entity>,
+    /// The rows' members, in the first row's order.
+    shape: Vec<String>,
+    /// The members every row shows `null` while an entity read alone holds a value.
+    nulled: BTreeSet<String>,
+}
+
+fn rows_of<'e>(entity: &'e Entity, children: &str) -> &'e [Json] {
+    match entity.fields.get(children) {
+        Some(Json::Array(rows)) => rows,
+        _ => &[],
+    }
+}
+
+impl<'s> FolderType<'s> {
+    /// The listed folders of `entity_type` in the derived state, and what their rows show.
+    fn learn(state: &'s StateView, entity_type: &str) -> Option<Self> {
+        let folders: Vec<(&Entity, String)> = state
+            .entities
+            .iter()
+            .filter(|entity| entity.entity_type == entity_type)
+            .filter_map(|entity| Some((&**entity, children_member(entity)?)))
+            .collect();
+        let children = folders.first()?.1.clone();
+        let listed: Vec<&Entity> = folders
+            .into_iter()
+            .filter(|(_, member)| *member == children)
+            .map(|(entity, _)| entity)
+            .collect();
+        let rows: Vec<&Object> = listed
+            .iter()
+            .flat_map(|folder| rows_of(folder, &children))
+            .filter_map(Json::as_object)
+            .collect();
+        let shape: Vec<String> = rows.first()?.keys().map(str::to_owned).collect();
+        let by_path: BTreeMap<String, &Entity> = state
+            .entities
+            .iter()
+            .map(|entity| (entity_path(entity), &**entity))
+            .collect();
+        let nulled = shape
+            .iter()
+            .filter(|name| {
+                let all_null = rows
+                    .iter()
+                    .all(|row| matches!(row.get(name), Some(Json::Null)));
+                let held = listed.iter().any(|folder| {
+                    rows_of(folder, &children).iter().any(|row| {
+                        row_child_path(folder, row)
+                            .and_then(|path| by_path.get(&path))
+                            .and_then(|child| child.fields.get(name))
+                            .is_some_and(|value| !matches!(value, Json::Null))
+                    })
+                });
+                all_null && held
+            })
+            .cloned()
+            .collect();
+        Some(Self {
+            children,
+            listed,
+            shape,
+            nulled,
+        })
+    }
+
+    /// A live child entity as the folder lists it.
+    fn entry_of(&self, child: &Entity) -> Json {
+        let mut entry = Object::new();
+        for name in &self.shape {
+            let value = if self.nulled.contains(name) {
+                Json::Null
+            } else {
+                child.fields.get(name).cloned().unwrap_or(Json::Null)
+            };
+            entry.insert(name.clone(), value);
+        }
+        Json::Object(entry)
+    }
+}
+
+/// The path a row names below its folder (`/api/contents/notes/todo.md`): the folder's path and
+/// the last part of the row's text naming a child.
+fn row_child_path(folder: &Entity, row: &Json) -> Option<String> {
+    Some(format!(
+        "{}/{}",
+        entity_path(folder),
+        row_name(folder, row)?
+    ))
+}
+
+/// The child name a row gives (`todo.md` of `notes/todo.md`).
+fn row_name(folder: &Entity, row: &Json) -> Option<String> {
+    let Json::Object(row) = row else { return None };
+    row.iter().find_map(|(_, value)| {
+        let text = value.as_str()?;
+        names_child(text, &folder.id).then(|| {
+            text.trim_end_matches('/')
+                .rsplit('/')
+                .next()
+                .unwrap_or_default()
+                .to_owned()
+        })
+    })
+}
+
+/// The live entities whose collection is the folder's path, by id.
+fn live_children<'l>(live: &'l LiveState, folder_path: &str) -> BTreeMap<String, &'l Entity> {
+    live.entities()
+        .filter(|entity| plain(collection_key(&entity.collection)) == folder_path)
+        .map(|entity| (entity.id.clone(), entity))
+        .collect()
+}
+
+/// The listing of a live folder after served writes (see the module docs): its children, or why
+/// they are not composed.
+pub fn compose(
+    state: &StateView,
+    live: &LiveState,
+    folder: &Entity,
+) -> Result<Vec<Json>, NotComposed> {
+    let known = FolderType::learn(state, &folder.entity_type).ok_or(NotComposed::NotAFolder)?;
+    let path = entity_path(folder);
+    let derived = known
+        .listed
+        .iter()
+        .find(|listed| entity_path(listed) == path && listed.id == folder.id);
+    let created = !state
+        .entities
+        .iter()
+        .any(|held| held.entity_type == folder.entity_type && entity_path(held) == path);
+    let rows: &[Json] = match derived {
+        Some(listed) => rows_of(listed, &known.children),
+        None if created => &[],
+        None => return Err(NotComposed::Unlisted),
+    };
+    let mut children = live_children(live, &path);
+    let mut listing = Vec::new();
+    for row in rows {
+        let name = row_name(folder, row).ok_or(NotComposed::NotAFolder)?;
+        match children.remove(&name) {
+            Some(child) => listing.push(known.entry_of(child)),
+            None if live.row_written(&path, &name) => {}
+            None => listing.push(row.clone()),
+        }
+    }
+    match (children.len(), listing.is_empty()) {
+        (0, _) => {}
+        (1, true) => listing.extend(children.values().map(|child| known.entry_of(child))),
+        _ => return Err(NotComposed::ChildPlace),
+    }
+    Ok(listing)
+}
+
+/// The folder as its read after writes shows it: `folder` with its composed children, the
+/// members every listed folder of its type holds alike where it holds `null` (a created folder's
+/// `format`), and its stamps at `clock` (see the module docs).
+pub fn composed_folder(
+    state: &StateView,
+    known: &EntityType,
+    folder: &Entity,
+    children: Vec<Json>,
+    clock: Option<&str>,
+) -> Option<Json> {
+    let listing = FolderType::learn(state, &folder.entity_type)?;
+    let mut fields = folder.fields.as_object()?.clone();
+    for (name, value) in fields.iter_mut() {
+        if !matches!(value, Json::Null) || *name == listing.children {
+            continue;
+        }
+        let mut shown = listing.listed.iter().filter_map(|f| f.fields.get(name));
+        let first = shown.next()?.clone();
+        if shown.all(|other| *other == first) {
+            *value = first;
+        }
+    }
+    fields.insert(listing.children.clone(), Json::Array(children));
+    for (member, format) in &known.folder_stamps {
+        let stamp =
+            clock.and_then(|clock| crate::clock::respell(&Json::String(clock.into()), format));
+        match stamp {
+            Some(stamp) if fields.contains_key(member) => {
+                fields.insert(member.clone(), stamp);
+            }
+            _ => return None,
+        }
+    }
+    Some(Json::Object(fields))
+}
+
+/// Per folder type whose listings the build's writes changed, the stamp members and their
+/// format: the members the first successful read of a held folder after the capture's first
+/// write shows changed from one clock to another, when every such read agrees on the format.
+pub fn learn_stamps(timeline: &Timeline, state: &mut StateView) {
+    let Some(first_write) = timeline.first_write else {
+        return;
+    };
+    let mut learned: BTreeMap<String, BTreeMap<String, Option<String>>> = BTreeMap::new();
+    for known in state
+        .types
+        .iter()
+        .filter(|t| t.folder_listings_after_writes)
+    {
+        let folders: BTreeMap<String, &Entity> = state
+            .entities
+            .iter()
+            .filter(|entity| entity.entity_type == known.collection_template)
+            .filter(|entity| children_member(entity).is_some())
+            .map(|entity| (entity_path(entity), &**entity))
+            .collect();
+        let stamps = learned
+            .entry(known.collection_template.clone())
+            .or_default();
+        let mut seen = BTreeSet::new();
+        for read in timeline.by_ordinal.values() {
+            if read.ordinal < first_write || !read.is_success() || read.query.is_some() {
+                continue;
+            }
+            let path: Vec<String> = read.segments.iter().map(|s| decoded(s)).collect();
+            let path = format!("/{}", path.join("/"));
+            let (Some(folder), Some(Json::Object(shown))) = (folders.get(&path), &read.body) else {
+                continue;
+            };
+            if !read.method.eq_ignore_ascii_case("GET") || !seen.insert(path) {
+                continue;
+            }
+            changed_clocks(folder, shown, stamps);
+        }
+    }
+    for known in &mut state.types {
+        if let Some(stamps) = learned.remove(&known.collection_template) {
+            known.folder_stamps = stamps
+                .into_iter()
+                .filter_map(|(member, format)| Some((member, format?)))
+                .collect();
+        }
+    }
+}
+
+/// Notes the members a read shows changed from one clock to another (a format two reads spell
+/// differently is none).
+fn changed_clocks(folder: &Entity, shown: &Object, stamps: &mut BTreeMap<String, Option<String>>) {
+    for (member, value) in shown.iter() {
+        let before = folder.fields.get(member);
+        let (Some(Json::String(before)), Json::String(after)) = (before, value) else {
+            continue;
+        };
+        let (Some(_), Some(format)) = (
+            crate::clock::format_of(before),
+            crate::clock::format_of(after),
+        ) else {
+            continue;
+        };
+        if before == after {
+            continue;
+        }
+        stamps
+            .entry(member.to_owned())
+            .and_modify(|held| {
+                if held.as_deref() != Some(format.as_str()) {
+                    *held = None;
+                }
+            })
+            .or_insert(Some(format));
+    }
+}
