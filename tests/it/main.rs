@@ -84,6 +84,7 @@ mod state_digest_conflicts;
 mod state_document_writes;
 mod state_field_selection;
 mod state_folder_entries;
+mod state_folder_listings;
 mod state_folder_writes;
 mod state_golden;
 mod state_guarded_batches;

@@ -364,3 +364,60 @@ fn changed_clocks(folder: &Entity, shown: &Object, stamps: &mut BTreeMap<String,
             .or_insert(Some(format));
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> Json {
+        rea_plugin_api::json::parse(text.as_bytes()).expect("json")
+    }
+
+    fn folder(fields: &str) -> Entity {
+        Entity {
+            entity_type: "/files".into(),
+            collection: "/files".into(),
+            id: "notes".into(),
+            fields: parse(fields),
+            view_fields: BTreeMap::new(),
+            record_ordinals: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn a_folder_lists_its_children_by_path_and_rows_name_them() {
+        let notes = folder(
+            r#"{"name": "notes", "content": [{"name": "a.md", "path": "notes/a.md", "content": null}]}"#,
+        );
+        assert_eq!(children_member(&notes).as_deref(), Some("content"));
+        let row = parse(r#"{"name": "a.md", "path": "notes/a.md"}"#);
+        assert_eq!(row_name(&notes, &row).as_deref(), Some("a.md"));
+        assert_eq!(entity_path(&notes), "/files/notes");
+        assert!(!names_child("other/a.md", "notes"));
+        let file = folder(r#"{"name": "a.md", "content": "text"}"#);
+        assert_eq!(children_member(&file), None, "a text is no listing");
+    }
+
+    #[test]
+    fn stamps_are_the_members_changed_from_clock_to_clock_in_one_format() {
+        let notes = folder(
+            r#"{"name": "notes", "modified": "2026-11-26T09:10:00Z", "size": 1, "created": "2026-11-26T09:10:00Z"}"#,
+        );
+        let mut stamps = BTreeMap::new();
+        let first = parse(
+            r#"{"name": "notes", "modified": "2026-12-01T14:35:43.340912Z", "size": 2, "created": "2026-11-26T09:10:00Z"}"#,
+        );
+        changed_clocks(&notes, first.as_object().expect("object"), &mut stamps);
+        assert_eq!(
+            stamps,
+            BTreeMap::from([("modified".to_owned(), Some("T.6Z".to_owned()))])
+        );
+        let second = parse(r#"{"modified": "2026-12-01T14:35:43.3Z"}"#);
+        changed_clocks(&notes, second.as_object().expect("object"), &mut stamps);
+        assert_eq!(
+            stamps,
+            BTreeMap::from([("modified".to_owned(), None)]),
+            "two formats: no stamp"
+        );
+    }
+}

@@ -40,6 +40,12 @@ pub struct ListingQuery {
     pub query: BTreeSet<(String, String)>,
     /// Whether each child folder shows its own children (else only its entry).
     pub deep: bool,
+    /// A pair of the query that orders the children (`sorted=true`): every listing read with it
+    /// shows every folder's children in the order of their naming text. A call without it is
+    /// this query in the application's own order, which no read shows: answered only where no
+    /// composed folder holds two children or more.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub order_flag: Option<(String, String)>,
 }
 
 /// The listings of one folder tree, composed from its entries.
@@ -104,6 +110,20 @@ fn tree_reads<'t>(
 }
 
 impl FolderListing {
+    /// The learned query a call's pairs name: exactly, or with its order flag left out (`true`:
+    /// then the listing's order is the application's own).
+    fn query_for(&self, sent: &BTreeSet<(String, String)>) -> Option<(&ListingQuery, bool)> {
+        if let Some(query) = self.queries.iter().find(|query| query.query == *sent) {
+            return Some((query, false));
+        }
+        self.queries.iter().find_map(|query| {
+            let flag = query.order_flag.as_ref()?;
+            let mut with_flag = sent.clone();
+            with_flag.insert(flag.clone());
+            (query.query == with_flag && !sent.contains(flag)).then_some((query, true))
+        })
+    }
+
     /// The entry of a text, as listed (`/a` or `a`).
     fn entry(&self, text: &str) -> Option<&Object> {
         self.entries
@@ -168,7 +188,7 @@ impl FolderListing {
     /// docs): `None` when no learned query or listed folder explains it.
     pub fn answer(&self, rest: &str, pairs: &[(String, String)], base: &Json) -> Option<Json> {
         let sent: BTreeSet<(String, String)> = pairs.iter().cloned().collect();
-        let query = self.queries.iter().find(|query| query.query == sent)?;
+        let (query, unordered) = self.query_for(&sent)?;
         let folder = self.listed_text(rest)?;
         let mut node = if folder.is_empty() {
             self.root.clone()?
@@ -176,6 +196,9 @@ impl FolderListing {
             Json::Object(self.entry(&folder)?.clone())
         };
         let children = self.compose(&folder, query.deep)?;
+        if unordered && !at_most_one_child(&children, &self.children) {
+            return None;
+        }
         node.as_object_mut()?
             .insert(self.children.clone(), Json::Array(children));
         Some(crate::render::with_value_at(
@@ -184,6 +207,31 @@ impl FolderListing {
             node,
         ))
     }
+}
+
+/// Whether no folder of a composed listing holds two children or more (their order is then
+/// immaterial).
+fn at_most_one_child(children: &[Json], member: &str) -> bool {
+    children.len() <= 1
+        && children.iter().all(|child| match child.get(member) {
+            Some(Json::Array(nested)) => at_most_one_child(nested, member),
+            _ => true,
+        })
+}
+
+/// Whether every folder of a recorded listing lists its children in the order of their naming
+/// text.
+fn sorted_by_name(children: &[Json], member: &str, naming: &str) -> bool {
+    let names: Vec<Option<&str>> = children
+        .iter()
+        .map(|child| child.get(naming).and_then(Json::as_str))
+        .collect();
+    names.iter().all(Option::is_some)
+        && names.windows(2).all(|pair| pair[0] <= pair[1])
+        && children.iter().all(|child| match child.get(member) {
+            Some(Json::Array(nested)) => sorted_by_name(nested, member, naming),
+            _ => true,
+        })
 }
 
 /// The children member of a tree's entries: the one member holding an array of entries named
@@ -239,6 +287,15 @@ fn collect_listed(
     }
 }
 
+/// The pair of a query whose every listing read shows every folder's children sorted by their
+/// naming text, when exactly one pair of the query sends `true`.
+fn order_flag(query: &BTreeSet<(String, String)>, reads: &[&Shown]) -> Option<(String, String)> {
+    let mut flags = query.iter().filter(|(_, value)| value == "true");
+    let flag = flags.next()?;
+    let sorted = reads.iter().all(|read| read.sorted);
+    (flags.next().is_none() && sorted).then(|| flag.clone())
+}
+
 /// What one listing read showed: its query, the depths whose composition reproduce it, whether
 /// they differ, and the rest of its answer.
 struct Shown {
@@ -248,6 +305,8 @@ struct Shown {
     differ: bool,
     envelope: Json,
     ordinal: u64,
+    /// Every folder's children in the order of their naming text.
+    sorted: bool,
 }
 
 /// The listings of every folder tree the folder entries learned (see the module docs).
@@ -324,6 +383,7 @@ fn learn(timeline: &Timeline, entries: &FolderEntries) -> Option<FolderListing> 
                 listing.queries.push(ListingQuery {
                     query: query.clone(),
                     deep,
+                    order_flag: order_flag(query, &reads),
                 });
             }
         }
@@ -405,6 +465,7 @@ fn shown_by(listing: &FolderListing, read: &Observation, text: &str) -> Option<S
         differ: flat != deep,
         envelope,
         ordinal: read.ordinal,
+        sorted: sorted_by_name(recorded, &listing.children, &listing.member),
     })
 }
 
@@ -440,10 +501,12 @@ mod tests {
                 ListingQuery {
                     query: [("recursive".to_owned(), "true".to_owned())].into(),
                     deep: true,
+                    order_flag: None,
                 },
                 ListingQuery {
-                    query: BTreeSet::new(),
+                    query: [("sorted".to_owned(), "true".to_owned())].into(),
                     deep: false,
+                    order_flag: Some(("sorted".to_owned(), "true".to_owned())),
                 },
             ],
             listed: listed.iter().map(|text| (*text).to_owned()).collect(),
@@ -499,7 +562,8 @@ mod tests {
             Some(parse(r#""/a/c/d""#))
         );
         assert_eq!(at(&root, "/action"), Some(parse(r#""get""#)));
-        let flat = listing.answer("/a", &[], &base).expect("a flat folder");
+        let sorted = [("sorted".to_owned(), "true".to_owned())];
+        let flat = listing.answer("/a", &sorted, &base).expect("a flat folder");
         assert_eq!(at(&flat, "/node/key"), Some(parse(r#""/a""#)));
         assert_eq!(
             at(&flat, "/node/nodes/1"),
@@ -510,6 +574,66 @@ mod tests {
             listing.answer("/a", &other, &base).is_none(),
             "a query no listing read sent"
         );
-        assert!(listing.answer("/z", &[], &base).is_none(), "no entry");
+        assert!(listing.answer("/z", &sorted, &base).is_none(), "no entry");
+    }
+
+    #[test]
+    fn a_call_without_the_order_flag_answers_only_folders_whose_order_is_immaterial() {
+        let listing = tree(&["", "/a", "/a/c"]);
+        let base = parse(r#"{"action": "get", "node": {"key": "/x"}}"#);
+        // `/a/c` holds one child: its order is no question.
+        let one = listing.answer("/a/c", &[], &base).expect("one child");
+        assert_eq!(
+            one.pointer("/node/nodes"),
+            Some(&parse(r#"[{"key": "/a/c/d", "value": "2"}]"#))
+        );
+        // `/a` holds two: their order without the flag is the application's own, not shown.
+        assert!(listing.answer("/a", &[], &base).is_none());
+        assert!(
+            listing
+                .answer("/a", &[("sorted".into(), "true".into())], &base)
+                .is_some()
+        );
+        // A query whose flag is not learned is no order flag.
+        assert!(
+            listing
+                .answer("/a/c", &[("quorum".into(), "true".into())], &base)
+                .is_none()
+        );
+    }
+
+    #[test]
+    fn a_flag_is_an_order_flag_when_its_reads_list_children_sorted() {
+        let query: BTreeSet<(String, String)> = [("sorted".to_owned(), "true".to_owned())].into();
+        let shown = |children: &str| Shown {
+            query: query.clone(),
+            flat: true,
+            deep: false,
+            differ: true,
+            envelope: Json::Null,
+            ordinal: 0,
+            sorted: sorted_by_name(
+                parse(children).as_array().expect("children"),
+                "nodes",
+                "key",
+            ),
+        };
+        let sorted = shown(r#"[{"key": "/a"}, {"key": "/b", "nodes": [{"key": "/b/c"}]}]"#);
+        let unsorted = shown(r#"[{"key": "/b"}, {"key": "/a"}]"#);
+        assert_eq!(
+            order_flag(&query, &[&sorted]),
+            Some(("sorted".to_owned(), "true".to_owned()))
+        );
+        assert_eq!(order_flag(&query, &[&sorted, &unsorted]), None);
+        let two: BTreeSet<(String, String)> = [
+            ("recursive".to_owned(), "true".to_owned()),
+            ("sorted".to_owned(), "true".to_owned()),
+        ]
+        .into();
+        assert_eq!(
+            order_flag(&two, &[&sorted]),
+            None,
+            "which pair orders is not shown"
+        );
     }
 }
