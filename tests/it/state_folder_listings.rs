@@ -141,6 +141,7 @@ fn etcd_a_listing_without_the_order_flag_answers_where_order_is_immaterial() {
     // Two children: etcd's own order without the flag is not shown.
     let (queue, is_error) = etcd_get(&served, "/v2/keys/queue");
     assert!(is_error, "{queue}");
+    assert!(queue.to_string().contains("listing-order"), "{queue}");
     let (deleted, _) = send(
         &served,
         "DELETE",

@@ -124,6 +124,18 @@ impl FolderListing {
         })
     }
 
+    /// Whether a call names a listed folder with a learned query less its order flag whose
+    /// composition holds two children or more: their order, the application's own, is not shown.
+    pub fn order_unknown(&self, rest: &str, pairs: &[(String, String)]) -> bool {
+        let sent: BTreeSet<(String, String)> = pairs.iter().cloned().collect();
+        let Some((query, true)) = self.query_for(&sent) else {
+            return false;
+        };
+        self.listed_text(rest)
+            .and_then(|folder| self.compose(&folder, query.deep))
+            .is_some_and(|children| !at_most_one_child(&children, &self.children))
+    }
+
     /// The entry of a text, as listed (`/a` or `a`).
     fn entry(&self, text: &str) -> Option<&Object> {
         self.entries

@@ -513,6 +513,10 @@ impl StateService {
             ViewDetail::Recorded { reason } => self
                 .answer_entry(tool, template, call, stale)
                 .or_else(|| self.answer_listing(template, call))
+                .or_else(|| {
+                    self.listing_order_unknown(template, call)
+                        .then(|| recording("listing-order"))
+                })
                 .or_else(|| self.answer_absent(tool, template, call, exact))
                 .or_else(|| self.answer_created(tool, template, call, (exact, stale)))
                 .or_else(|| self.answer_sliced(tool, template, call, stale))
@@ -979,6 +983,19 @@ impl StateService {
     /// (see [`crate::listings`]), else, for a read tool of the tree (its template below the
     /// tree's prefix), the missing answer for a path no listing shows in a listed folder (see
     /// [`crate::unlisted`]); neither after a served write changed anything.
+    /// Whether a call names a listed folder whose listing without its order flag would show two
+    /// children or more in the application's own order, which no read shows (see
+    /// [`crate::listings::FolderListing::order_unknown`]).
+    fn listing_order_unknown(&self, template: &str, call: &Call) -> bool {
+        let path = format!("/{}", call.segments(template).join("/"));
+        let pairs = call.pairs();
+        self.derived().folder_listings.iter().any(|listing| {
+            path.strip_prefix(&listing.prefix).is_some_and(|rest| {
+                (rest.is_empty() || rest.starts_with('/')) && listing.order_unknown(rest, &pairs)
+            })
+        })
+    }
+
     fn answer_listing(&self, template: &str, call: &Call) -> Option<StateAnswer> {
         if self.written_any() {
             return None;
@@ -2337,7 +2354,14 @@ impl StateService {
     ) -> StateAnswer {
         self.answer_keyed(tool, template, document, call, (exact, stale))
             .map_or_else(|| self.answer_document(tool, template, document, call), Ok)
-            .or_else(|reason| self.answer_listing(template, call).ok_or(reason))
+            .or_else(|reason| {
+                let unknown = self.listing_order_unknown(template, call);
+                self.answer_listing(template, call).ok_or(if unknown {
+                    "listing-order"
+                } else {
+                    reason
+                })
+            })
             .unwrap_or_else(|reason| self.recording(tool, template, call, reason, stale))
     }
 

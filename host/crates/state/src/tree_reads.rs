@@ -9,7 +9,8 @@
 //! entries accept (see [`crate::entries`]), unless it holds its children and a write changed one
 //! below it; a path no entry names, in a held folder whose children are listed, the tree's missing
 //! answer holding the tree's counter now (see [`crate::unlisted`]). Anything else is not modelled
-//! (never the recording, which shows the tree before the writes). The same answers confirm the
+//! (never the recording, which shows the tree before the writes; `listing-order` when a listing
+//! asked without its order flag shows two children or more). The same answers confirm the
 //! learned writes: every read of the tree after the capture's first write that they answer must
 //! agree with its recording ([`confirm`]).
 //!
@@ -326,6 +327,9 @@ impl StateService {
                 ),
                 None => not_modelled("tree-after-write"),
             },
+            None if effective(listing, tree).order_unknown(&rest, &pairs) => {
+                not_modelled("listing-order")
+            }
             None => not_modelled("tree-after-write"),
         })
     }
