@@ -14,10 +14,13 @@
 //! after a served delete of one of its two keys), and is refused where the order is etcd's own,
 //! which no build read shows (`queue` before, two children).
 
+use std::sync::Arc;
+
+use rea_backends::fetch::FetchOptions;
 use serde_json::{Value, json};
 
 use crate::state_folder_entries::call_for;
-use crate::state_support::{Served, serve_corpus_app};
+use crate::state_support::{Served, capture_file, serve_corpus_app, serve_evidence, state_rules};
 
 const FILE_TEMPLATE: &str = "/api/contents/{prefix-variance}/{sibling-variance}";
 
@@ -157,4 +160,61 @@ fn etcd_a_listing_without_the_order_flag_answers_where_order_is_immaterial() {
         queue["body"]["node"]["nodes"],
         json!([{"key": "/queue/00000000000000000016", "value": "rebuild-search-index", "modifiedIndex": 16, "createdIndex": 16}])
     );
+}
+
+/// Jupyter Server served with sibling transfer on (the fidelity run's setting), which offers the
+/// rename of a folder below another (`PATCH /api/contents/{dir}/{name}`).
+fn jupyter_with_transfer() -> Served {
+    let build = rea_tests::fidelity::discover(&rea_tests::fidelity::default_roots())
+        .into_iter()
+        .find(|found| found.name == "jupyter_server")
+        .expect("the corpus holds jupyter_server")
+        .dir
+        .join("build.har");
+    let rules = Arc::new((*state_rules()).clone().with_sibling_transfer(true));
+    serve_evidence(capture_file(&build), rules, FetchOptions::default())
+}
+
+#[test]
+fn jupyter_a_folder_a_served_write_created_lists_the_children_writes_made() {
+    let served = jupyter_with_transfer();
+    let directory = Some(json!({"type": "directory"}));
+    let (created, _) = send(&served, "POST", "/api/contents/reports", (None, directory));
+    assert_eq!(created["status"], 201, "{created}");
+    assert_eq!(created["body"]["content"], Value::Null, "{created}");
+    let target = "/api/contents/reports/Untitled%20Folder";
+    let rename = Some(json!({"path": "reports/2027"}));
+    let (renamed, _) = send(&served, "PATCH", target, (Some(FILE_TEMPLATE), rename));
+    assert_eq!(renamed["status"], 200, "{renamed}");
+    let numeric = Some("/api/contents/{prefix-variance}/{numeric}");
+    let (folder, is_error) = send(
+        &served,
+        "GET",
+        "/api/contents/reports/2027",
+        (numeric, None),
+    );
+    assert!(!is_error, "{folder}");
+    // The live application's answer (probe-crud step 17), clocks compared by format.
+    let live = probe_answer("jupyter_server", "probe-crud", 17);
+    assert_eq!(
+        clocks_as_formats(&folder["body"]),
+        clocks_as_formats(&live),
+        "{folder}"
+    );
+    // A file a served write created is no folder: it answers as its item view does.
+    let file = Some(json!({"type": "file", "format": "text", "content": "x\n"}));
+    let (_, _) = send(
+        &served,
+        "PUT",
+        "/api/contents/notes/x.md",
+        (Some(FILE_TEMPLATE), file),
+    );
+    let (read, is_error) = send(
+        &served,
+        "GET",
+        "/api/contents/notes/x.md",
+        (Some(FILE_TEMPLATE), None),
+    );
+    assert!(!is_error, "{read}");
+    assert_eq!(read["body"]["content"], "x\n", "{read}");
 }

@@ -25,9 +25,14 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use rea_plugin_api::json::{Json, Object};
 
+use crate::answer::{KeptRecord, StateAnswer, StateSource, state_answer};
+use crate::call::Call;
+use crate::clock;
 use crate::derive::entities::collection_key;
-use crate::model::{Entity, EntityType, StateView};
+use crate::model::{Entity, EntityType, ReadView, StateView, ViewDetail};
 use crate::observation::{Timeline, decoded};
+use crate::recorded::{NotModelled, RecordingUnusable};
+use crate::service::StateService;
 use crate::store::LiveState;
 
 /// Why a folder read after writes is not composed.
@@ -164,6 +169,63 @@ impl<'s> FolderType<'s> {
         })
     }
 
+    /// The folder type a held folder is shaped as: its own type's, else the first type's whose
+    /// listed folders hold exactly its members (a folder a served write created in a collection
+    /// of files).
+    fn of_folder(state: &'s StateView, folder: &Entity) -> Option<Self> {
+        let names = |entity: &Entity| -> Option<BTreeSet<String>> {
+            Some(
+                entity
+                    .fields
+                    .as_object()?
+                    .keys()
+                    .map(str::to_owned)
+                    .collect(),
+            )
+        };
+        let own = names(folder)?;
+        std::iter::once(folder.entity_type.as_str())
+            .chain(
+                state
+                    .types
+                    .iter()
+                    .map(|known| known.collection_template.as_str()),
+            )
+            .filter_map(|entity_type| Self::learn(state, entity_type))
+            .find(|known| {
+                known
+                    .listed
+                    .iter()
+                    .any(|listed| names(listed) == Some(own.clone()))
+                    && known.holds_alike(folder)
+            })
+    }
+
+    /// Whether a held entity holds, of the members every listed folder holds with one value
+    /// other than a clock (`"type": "directory"`), each with that value or `null`, and one at least with it: a file
+    /// shaped as a folder (`"type": "file"`) is none.
+    fn holds_alike(&self, entity: &Entity) -> bool {
+        let mut alike = 0;
+        for (name, value) in entity.fields.as_object().into_iter().flat_map(Object::iter) {
+            let mut shown = self.listed.iter().map(|listed| listed.fields.get(name));
+            let Some(Some(first)) = shown.next() else {
+                continue;
+            };
+            let clock = first
+                .as_str()
+                .is_some_and(|text| clock::format_of(text).is_some());
+            if matches!(first, Json::Null) || clock || shown.any(|other| other != Some(first)) {
+                continue;
+            }
+            match value {
+                Json::Null => {}
+                _ if value == first => alike += 1,
+                _ => return false,
+            }
+        }
+        alike > 0
+    }
+
     /// A live child entity as the folder lists it.
     fn entry_of(&self, child: &Entity) -> Json {
         let mut entry = Object::new();
@@ -213,22 +275,18 @@ fn live_children<'l>(live: &'l LiveState, folder_path: &str) -> BTreeMap<String,
 }
 
 /// The listing of a live folder after served writes (see the module docs): its children, or why
-/// they are not composed.
-pub fn compose(
-    state: &StateView,
+/// they are not composed. `created`: a served write created the folder (its every child is a
+/// write's).
+fn compose(
     live: &LiveState,
-    folder: &Entity,
+    (folder, created): (&Entity, bool),
+    known: &FolderType<'_>,
 ) -> Result<Vec<Json>, NotComposed> {
-    let known = FolderType::learn(state, &folder.entity_type).ok_or(NotComposed::NotAFolder)?;
     let path = entity_path(folder);
     let derived = known
         .listed
         .iter()
-        .find(|listed| entity_path(listed) == path && listed.id == folder.id);
-    let created = !state
-        .entities
-        .iter()
-        .any(|held| held.entity_type == folder.entity_type && entity_path(held) == path);
+        .find(|listed| listed.entity_type == folder.entity_type && entity_path(listed) == path);
     let rows: &[Json] = match derived {
         Some(listed) => rows_of(listed, &known.children),
         None if created => &[],
@@ -254,38 +312,170 @@ pub fn compose(
 
 /// The folder as its read after writes shows it: `folder` with its composed children, the
 /// members every listed folder of its type holds alike where it holds `null` (a created folder's
-/// `format`), and its stamps at `clock` (see the module docs).
-pub fn composed_folder(
-    state: &StateView,
-    known: &EntityType,
+/// `format`), and, when `clock` is given, its stamps at that clock (see the module docs).
+fn composed_folder(
+    known: &FolderType<'_>,
     folder: &Entity,
     children: Vec<Json>,
-    clock: Option<&str>,
+    stamps: Option<(&BTreeMap<String, String>, &str)>,
 ) -> Option<Json> {
-    let listing = FolderType::learn(state, &folder.entity_type)?;
     let mut fields = folder.fields.as_object()?.clone();
     for (name, value) in fields.iter_mut() {
-        if !matches!(value, Json::Null) || *name == listing.children {
+        if !matches!(value, Json::Null) || *name == known.children {
             continue;
         }
-        let mut shown = listing.listed.iter().filter_map(|f| f.fields.get(name));
+        let mut shown = known.listed.iter().filter_map(|f| f.fields.get(name));
         let first = shown.next()?.clone();
         if shown.all(|other| *other == first) {
             *value = first;
         }
     }
-    fields.insert(listing.children.clone(), Json::Array(children));
-    for (member, format) in &known.folder_stamps {
-        let stamp =
-            clock.and_then(|clock| crate::clock::respell(&Json::String(clock.into()), format));
-        match stamp {
-            Some(stamp) if fields.contains_key(member) => {
-                fields.insert(member.clone(), stamp);
-            }
-            _ => return None,
+    fields.insert(known.children.clone(), Json::Array(children));
+    let Some((stamps, clock)) = stamps else {
+        return Some(Json::Object(fields));
+    };
+    for (member, format) in stamps {
+        let stamp = clock::respell(&Json::String(clock.into()), format)?;
+        if !fields.contains_key(member) {
+            return None;
         }
+        fields.insert(member.clone(), stamp);
     }
     Some(Json::Object(fields))
+}
+
+impl StateService {
+    /// A folder's read after a served write below it, its listing composed from the live state
+    /// (see the module docs): the answer, or the refusal's reason.
+    pub(crate) fn answer_composed_folder(
+        &self,
+        view: &ReadView,
+        call: &Call,
+    ) -> Result<StateAnswer, &'static str> {
+        let not_a_folder = NotComposed::NotAFolder.reason();
+        let ViewDetail::Item(item) = &view.detail else {
+            return Err(not_a_folder);
+        };
+        if !call.pairs().is_empty() {
+            return Err(not_a_folder);
+        }
+        let segments = call.segments(&view.path_template);
+        let live = self.read();
+        let folder = held_at(&live, &[item.entity_type.as_str()], &segments).ok_or(not_a_folder)?;
+        self.composed_answer(&live, (folder, false), &segments)
+    }
+
+    /// A read naming a folder a served write created (held now, written since the reset, no
+    /// entity at its path in the derived state, no array it holds filled), answered composed
+    /// whatever view the read's tool has: `None` when the call names no such folder or sends a
+    /// query.
+    pub(crate) fn answer_created_folder(&self, template: &str, call: &Call) -> Option<StateAnswer> {
+        if !call.pairs().is_empty() {
+            return None;
+        }
+        let segments = call.segments(template);
+        let live = self.read();
+        if !live.written_since_reset(&crate::model::WriteScope::All) {
+            return None;
+        }
+        let types: Vec<&str> = self
+            .derived()
+            .types
+            .iter()
+            .map(|known| known.collection_template.as_str())
+            .collect();
+        let folder = held_at(&live, &types, &segments)?;
+        let path = entity_path(folder);
+        let created = live.row_written(&plain(collection_key(&folder.collection)), &folder.id)
+            && !self
+                .derived()
+                .entities
+                .iter()
+                .any(|held| entity_path(held) == path)
+            && folder
+                .fields
+                .as_object()?
+                .iter()
+                .all(|(_, v)| !matches!(v, Json::Array(items) if !items.is_empty()));
+        if !created {
+            return None;
+        }
+        FolderType::of_folder(self.derived(), folder)?;
+        Some(
+            self.composed_answer(&live, (folder, true), &segments)
+                .unwrap_or_else(|reason| not_modelled(reason)),
+        )
+    }
+
+    /// A live folder's composed answer, rendered into its folder type's item envelope.
+    fn composed_answer(
+        &self,
+        live: &LiveState,
+        (folder, created): (&Entity, bool),
+        segments: &[String],
+    ) -> Result<StateAnswer, &'static str> {
+        let not_a_folder = NotComposed::NotAFolder.reason();
+        let derived = self.derived();
+        let known = FolderType::of_folder(derived, folder).ok_or(not_a_folder)?;
+        let children = compose(live, (folder, created), &known).map_err(NotComposed::reason)?;
+        let listed_type = known
+            .listed
+            .first()
+            .map(|listed| listed.entity_type.as_str());
+        let shape_type = listed_type
+            .and_then(|template| derived.entity_type(template))
+            .ok_or(not_a_folder)?;
+        let clock = derived
+            .write_clock
+            .as_deref()
+            .and_then(|start| crate::instant::served_clock(start, live.writes().saturating_sub(1)));
+        let stamps = live
+            .written_below(&entity_path(folder))
+            .then(|| Some((&shape_type.folder_stamps, clock.as_deref()?)))
+            .flatten();
+        let body = composed_folder(&known, folder, children, stamps).ok_or(not_a_folder)?;
+        let (base, pointer) = self.folder_envelope(shape_type).ok_or(not_a_folder)?;
+        let body =
+            crate::render::with_value_at(base.json().cloned().ok_or(not_a_folder)?, pointer, body);
+        Ok(state_answer(
+            base,
+            body,
+            self.replay().evidence_id(),
+            false,
+            StateSource::state(format!("/{}", segments.join("/")), None),
+        ))
+    }
+
+    /// The record and pointer a folder type's item view renders its folders into.
+    fn folder_envelope(&self, known: &EntityType) -> Option<(&KeptRecord, &str)> {
+        let tool = known.item_view.as_deref()?;
+        let view = self.derived().view(tool)?;
+        let ViewDetail::Item(item) = &view.detail else {
+            return None;
+        };
+        Some((
+            self.kept(item.envelope_ordinal)?,
+            item.entity_pointer.as_str(),
+        ))
+    }
+}
+
+/// The live entity of one of `types` a path names (its last segment the id, as sent or decoded).
+fn held_at<'l>(live: &'l LiveState, types: &[&str], segments: &[String]) -> Option<&'l Entity> {
+    let (id, parents) = crate::derive::entities::item_segments(segments).split_last()?;
+    let collection = format!("/{}", parents.join("/"));
+    types.iter().find_map(|entity_type| {
+        live.entity(entity_type, &collection, id)
+            .or_else(|| live.entity(entity_type, &collection, &plain(id)))
+    })
+}
+
+fn not_modelled(reason: &str) -> StateAnswer {
+    NotModelled {
+        reason: reason.to_owned(),
+        recording: RecordingUnusable::NotRecorded,
+    }
+    .into()
 }
 
 /// Per folder type whose listings the build's writes changed, the stamp members and their
@@ -345,10 +535,7 @@ fn changed_clocks(folder: &Entity, shown: &Object, stamps: &mut BTreeMap<String,
         let (Some(Json::String(before)), Json::String(after)) = (before, value) else {
             continue;
         };
-        let (Some(_), Some(format)) = (
-            crate::clock::format_of(before),
-            crate::clock::format_of(after),
-        ) else {
+        let (Some(_), Some(format)) = (clock::format_of(before), clock::format_of(after)) else {
             continue;
         };
         if before == after {

@@ -397,6 +397,11 @@ impl StateService {
         if unmodelled && self.written_any() {
             return self.recording(tool, template, &call, "unmodelled-after-write", true);
         }
+        // A folder a served write created lists the children served writes made, whatever the
+        // view its path's tool has.
+        if let Some(answer) = self.answer_created_folder(template, &call) {
+            return answer;
+        }
         // A folder whose listing a served write of a child (or of anything below it) changed
         // lists what the state does not model: not modelled, never stale.
         let folder = view
@@ -428,61 +433,6 @@ impl StateService {
         }
         self.answer_selection(tool, view, &call, stale)
             .unwrap_or(answer)
-    }
-
-    /// A folder's item read after a served write below it, its listing composed from the live
-    /// state (see [`crate::folder_compose`]); the refusal's reason when it is not composed.
-    fn answer_composed_folder(
-        &self,
-        view: &crate::model::ReadView,
-        call: &Call,
-    ) -> Result<StateAnswer, &'static str> {
-        use crate::folder_compose::{NotComposed, compose, composed_folder};
-        let not_a_folder = NotComposed::NotAFolder.reason();
-        let ViewDetail::Item(item) = &view.detail else {
-            return Err(not_a_folder);
-        };
-        if !call.pairs().is_empty() {
-            return Err(not_a_folder);
-        }
-        let segments = call.segments(&view.path_template);
-        let (id, parents) = crate::derive::entities::item_segments(&segments)
-            .split_last()
-            .ok_or(not_a_folder)?;
-        let collection = format!("/{}", parents.join("/"));
-        let live = self.read();
-        let decoded = |text: &str| {
-            rea_manifest::segments::percent_decode(text)
-                .map_or_else(|| text.to_owned(), std::borrow::Cow::into_owned)
-        };
-        let folder = live
-            .entity(&item.entity_type, &collection, id)
-            .or_else(|| live.entity(&item.entity_type, &collection, &decoded(id)))
-            .ok_or(not_a_folder)?;
-        let known = self
-            .derived()
-            .entity_type(&item.entity_type)
-            .ok_or(not_a_folder)?;
-        let children = compose(self.derived(), &live, folder).map_err(NotComposed::reason)?;
-        let clock =
-            self.derived().write_clock.as_deref().and_then(|start| {
-                crate::instant::served_clock(start, live.writes().saturating_sub(1))
-            });
-        let body = composed_folder(self.derived(), known, folder, children, clock.as_deref())
-            .ok_or(not_a_folder)?;
-        let base = self.kept(item.envelope_ordinal).ok_or(not_a_folder)?;
-        let body = crate::render::with_value_at(
-            base.json().cloned().ok_or(not_a_folder)?,
-            &item.entity_pointer,
-            body,
-        );
-        Ok(state_answer(
-            base,
-            body,
-            self.replay().evidence_id(),
-            false,
-            StateSource::state(format!("/{}", segments.join("/")), None),
-        ))
     }
 
     /// A read call answered by its view (see the module docs), before field selections are
