@@ -403,7 +403,7 @@ impl StateService {
         FolderType::of_folder(self.derived(), folder)?;
         Some(
             self.composed_answer(&live, (folder, true), &segments)
-                .unwrap_or_else(|reason| not_modelled(reason)),
+                .unwrap_or_else(not_modelled),
         )
     }
 
