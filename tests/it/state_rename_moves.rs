@@ -3,7 +3,7 @@
 //! `content` and `format` `null`), and the build's later reads of the new path (31, 28) show the
 //! content the document held. The copy keeps each member the rename's answer leaves `null`, so the
 //! rename is served: a rename onto a held name answers the 409 the build showed (entry 35), and a
-//! rename in a folder moves the file. One recorded application shows a re-keying write answered
+//! rename in a folder moves the file (the folder it left listing its other rows). One recorded application shows a re-keying write answered
 //! as a summary (optuna-dashboard's copying rename answers its study whole, see
 //! `state_copy_writes`).
 
@@ -97,12 +97,29 @@ fn a_rename_into_another_folder_moves_the_file_there() {
     let new = read_file(&served, "/api/contents/data/todo.md");
     assert_eq!(new["status"], 200, "{new}");
     assert_eq!(new["body"]["path"], "data/todo.md", "{new}");
-    // Both folders' listings changed: neither answers its stale listing from the state.
-    for folder in ["/api/contents/notes", "/api/contents/data"] {
+    // Both folders' listings changed: neither answers its stale listing. The folder the file
+    // left lists its other rows (composed, see `state_folder_listings`); the one it entered was
+    // never listed by the build, so it is refused.
+    let listing = |folder: &str| {
         let (tool, arguments) = call_for(&served, "GET", folder, None);
-        let (listing, is_error) = served.call(&tool, arguments);
-        assert!(is_error, "{folder}: {listing}");
-    }
+        served.call(&tool, arguments)
+    };
+    let (notes, is_error) = listing("/api/contents/notes");
+    assert!(!is_error, "{notes}");
+    let names: Vec<&Value> = notes["body"]["content"]
+        .as_array()
+        .expect("a listing")
+        .iter()
+        .map(|entry| &entry["name"])
+        .collect();
+    assert_eq!(
+        names,
+        [&json!("ideas.txt"), &json!("meeting-2026-11-30.md")],
+        "{notes}"
+    );
+    let (data, is_error) = listing("/api/contents/data");
+    assert!(is_error, "{data}");
+    assert!(data.to_string().contains("folder-unlisted"), "{data}");
 }
 
 #[test]

@@ -18,6 +18,14 @@
 //! show the latest served write's clock, spelled in the format those reads show (clocks are
 //! compared by format; the instant is the served clock's).
 //!
+//! **Created folders.** An entity a served write created (written since the reset, no entity at
+//! its path in the derived state, no array it holds filled) that is shaped as a type's listed
+//! folders (their members, and of the members they all hold with one value other than a clock,
+//! `"type": "directory"`, each that value or `null`) is a folder whatever the view its path's
+//! tool has (a recorded view, another type's item view): its read answers its children, the
+//! entities served writes made in it, and the listed folders' common values where it holds
+//! `null` (`"format": "json"`), in the listed type's item envelope.
+//!
 //! Learned on Jupyter Server's contents (its `notes`, `reports` folders); etcd's v2 keys tree
 //! composes its listings after writes in [`crate::tree_reads`].
 
@@ -583,6 +591,32 @@ mod tests {
         assert!(!names_child("other/a.md", "notes"));
         let file = folder(r#"{"name": "a.md", "content": "text"}"#);
         assert_eq!(children_member(&file), None, "a text is no listing");
+    }
+
+    #[test]
+    fn a_created_entity_is_a_folder_when_it_holds_the_listed_folders_common_values() {
+        let listed = [
+            folder(
+                r#"{"name": "notes", "type": "directory", "content": [], "at": "2026-11-26T09:10:00Z"}"#,
+            ),
+            folder(
+                r#"{"name": "reports", "type": "directory", "content": [], "at": "2026-11-26T09:10:00Z"}"#,
+            ),
+        ];
+        let known = FolderType {
+            children: "content".into(),
+            listed: listed.iter().collect(),
+            shape: Vec::new(),
+            nulled: BTreeSet::new(),
+        };
+        let created = folder(
+            r#"{"name": "2027", "type": "directory", "content": null, "at": "2026-12-05T10:00:00Z"}"#,
+        );
+        assert!(known.holds_alike(&created), "a clock is no common value");
+        let file = folder(r#"{"name": "x.md", "type": "file", "content": "x", "at": null}"#);
+        assert!(!known.holds_alike(&file));
+        let bare = folder(r#"{"name": "y", "type": null}"#);
+        assert!(!known.holds_alike(&bare), "no common value held");
     }
 
     #[test]
