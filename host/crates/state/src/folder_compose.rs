@@ -7,7 +7,8 @@
 //! order): a row whose child a served write changed shows the live entity as the folder lists it
 //! (each member of the rows' shape; the members every row of the type's listings shows `null`
 //! while the entity read alone holds a value, `content` and `format`, stay `null`); a row whose
-//! child a served write removed or moved away is left out; a row no write touched stays as held.
+//! child a served write removed or moved away is left out; a row no write touched stays as the
+//! listing showed it.
 //! A live entity in the folder no row names is a *new child*: its place among the others is the
 //! application's own order (a file system's), which no recording teaches when it has siblings,
 //! so such a listing is refused (`folder-child-place`); a new child alone in its folder has one
@@ -304,10 +305,11 @@ fn compose(
     let mut listing = Vec::new();
     for row in rows {
         let name = row_name(folder, row).ok_or(NotComposed::NotAFolder)?;
+        let written = live.row_written(&path, &name);
         match children.remove(&name) {
-            Some(child) => listing.push(known.entry_of(child)),
-            None if live.row_written(&path, &name) => {}
-            None => listing.push(row.clone()),
+            Some(child) if written => listing.push(known.entry_of(child)),
+            None if written => {}
+            _ => listing.push(row.clone()),
         }
     }
     match (children.len(), listing.is_empty()) {
