@@ -3424,15 +3424,31 @@ fn one_sibling_missing_answer_naming_nothing_of_its_path_is_borrowed() {
     let (answer, _) = project_missing(&fixture);
     assert_eq!(answer["status"], 404, "{answer}");
     assert_eq!(answer["body"], json!({"error": "forbidden"}), "{answer}");
-    // An answer naming its collection or its id is the tasks' own: not borrowed from one.
+    // An answer naming its collection in a form no renaming reaches is the tasks' own: not
+    // borrowed from one.
     for named in [
         json!({"error": "no task 9"}),
-        json!({"error": "tasks: none"}),
+        json!({"error": "tasksets: none"}),
     ] {
         let fixture = missing_from_one_sibling(named.clone());
         let (answer, _) = project_missing(&fixture);
         assert_ne!(answer["status"], 404, "{named}: {answer}");
     }
+}
+
+#[test]
+fn one_sibling_missing_answer_naming_its_path_segments_is_borrowed_renamed() {
+    // Roundup's "no such issue 99" is a sentence over its path: the collection and the id, each a
+    // whole word, renamed to the call's for a sibling collection.
+    let fixture = missing_from_one_sibling(json!({"error": "no such tasks 9", "at": "/tasks/9"}));
+    let parameter = delete_parameter(&fixture, "get_projects_by_id");
+    let (answer, _) = fixture.call("get_projects_by_id", json!({ parameter: "7" }));
+    assert_eq!(answer["status"], 404, "{answer}");
+    assert_eq!(
+        answer["body"],
+        json!({"error": "no such projects 7", "at": "/projects/7"}),
+        "{answer}"
+    );
 }
 
 #[test]
