@@ -327,6 +327,40 @@ fn json_server_v1_serves_the_customer_delete_on_notes_answering_the_deleted_note
     assert!(!listed_ids.contains(&&Value::String(id.clone())), "{notes}");
 }
 
+#[test]
+fn json_server_v1_carries_the_customer_deletes_cleared_relation_to_the_agent_delete() {
+    // The customer delete clears `customerId` on the tickets naming it (learned from the build);
+    // on `/agents/{id}` the inferred delete clears the tickets' `agentId`, the one member of
+    // tickets holding agent ids only.
+    let served = served("json-server-v1", with_transfer());
+    assert_inferred(&served, "delete_agents_by_id", "delete_customers_by_id");
+    let tickets = call(&served, "get_tickets", json!({}));
+    let naming = |tickets: &Value, agent: &str| -> usize {
+        let list = tickets["body"].as_array().expect("a list");
+        list.iter()
+            .filter(|ticket| ticket["agentId"] == agent)
+            .count()
+    };
+    let (agent, _) = held(&served, "/agents");
+    assert!(naming(&tickets, &agent) > 0, "{agent}: {tickets}");
+    let listed_before = tickets["body"].as_array().expect("a list").len();
+    let deleted = call(
+        &served,
+        "delete_agents_by_id",
+        arguments(&served, "delete_agents_by_id", Some(&agent), None),
+    );
+    assert_eq!(deleted["state"]["view"], "delete", "{deleted}");
+    let tickets = call(&served, "get_tickets", json!({}));
+    assert_eq!(tickets["state"]["source"], "state", "{tickets}");
+    assert_eq!(naming(&tickets, &agent), 0, "{tickets}");
+    let list = tickets["body"].as_array().expect("a list");
+    assert_eq!(list.len(), listed_before, "cleared, not removed: {tickets}");
+    assert!(
+        list.iter().any(|ticket| ticket["agentId"].is_null()),
+        "{tickets}"
+    );
+}
+
 /// A read by id of an entity the state does not hold, on a tool that recorded no such answer.
 fn missing_read(served: &Served, tool: &str) -> (Value, bool) {
     let Value::Object(arguments) = arguments(served, tool, Some("9999"), None) else {

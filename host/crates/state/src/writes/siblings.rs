@@ -219,6 +219,12 @@ fn transferred(
         .iter()
         .filter(|rule| rule_fits(rule, &known))
         .cloned()
+        .chain(super::sibling_dependents::sibling_dependents(
+            &source.rules,
+            state,
+            source_type,
+            sibling_type,
+        ))
         .collect();
     plan.conflicts.retain(|conflict| known(&conflict.member));
     plan.omitted.retain(|omitted| known(&omitted.member));
