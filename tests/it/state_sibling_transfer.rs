@@ -388,17 +388,23 @@ fn a_missing_entity_is_answered_as_sibling_item_views_all_answer_it() {
     }
 }
 
+/// An app's missing-entity answer on a tool that recorded none, lent by a sibling item view
+/// (sibling transfer on): asserts its status and the `missing` view.
+fn borrowed_missing(app: &str, tool: &str, status: u16) -> Value {
+    let (answer, error) = missing_read(&served(app, with_transfer()), tool);
+    assert!(!error, "{app}: {answer}");
+    assert_eq!(answer["status"], status, "{app}: {answer}");
+    assert_eq!(answer["state"]["view"], "missing", "{app}: {answer}");
+    answer
+}
+
 #[test]
 fn a_missing_entity_is_answered_as_one_sibling_answers_it_when_that_answer_names_nothing() {
     // directus recorded `403` "You don't have permission to access this." for a deleted task
     // (its body names neither `tasks` nor the id), never for a project: one sibling suffices (an
     // answer naming its collection in another form than the segment is not borrowed: the unit
     // test one_sibling_missing_answer_naming_nothing_of_its_path_is_borrowed).
-    let served = served("directus", with_transfer());
-    let (answer, error) = missing_read(&served, "get_items_projects_by_id");
-    assert!(!error, "{answer}");
-    assert_eq!(answer["status"], 403, "{answer}");
-    assert_eq!(answer["state"]["view"], "missing", "{answer}");
+    let answer = borrowed_missing("directus", "get_items_projects_by_id", 403);
     assert_eq!(
         answer["body"]["errors"][0]["extensions"]["code"], "FORBIDDEN",
         "{answer}"
@@ -412,20 +418,12 @@ fn one_sibling_missing_answer_is_rendered_for_the_called_collection_and_id() {
     // so the message view answers it renamed. datasette's row pages of the tables with numeric keys
     // (one tool, `/tracker/{prefix-variance}/{numeric}.json`) recorded `Row not found`, lent to the
     // projects page (its own tool, keyed by code) that never recorded one.
-    let roundup = served("roundup", with_transfer());
-    let (answer, error) = missing_read(&roundup, "get_rt_rest_data_msg_by_id");
-    assert!(!error, "{answer}");
-    assert_eq!(answer["status"], 404, "{answer}");
-    assert_eq!(answer["state"]["view"], "missing", "{answer}");
+    let answer = borrowed_missing("roundup", "get_rt_rest_data_msg_by_id", 404);
     assert_eq!(
         answer["body"]["error"]["msg"], "no such msg 9999",
         "{answer}"
     );
-    let datasette = served("datasette", with_transfer());
-    let (answer, error) = missing_read(&datasette, "get_tracker_projects_by_id");
-    assert!(!error, "{answer}");
-    assert_eq!(answer["status"], 404, "{answer}");
-    assert_eq!(answer["state"]["view"], "missing", "{answer}");
+    let answer = borrowed_missing("datasette", "get_tracker_projects_by_id", 404);
     assert_eq!(answer["body"]["error"], "Row not found", "{answer}");
     // Off by default: neither tool has a missing answer of its own.
     let (_, error) = missing_read(

@@ -2338,6 +2338,17 @@ fn delete_plan(fixture: &Fixture) -> &crate::writes::model::WritePlan {
         .expect("the delete's plan")
 }
 
+/// The effects of a plan's `dependents` rule, as JSON.
+fn dependents_effects(plan: &crate::writes::model::WritePlan) -> Value {
+    let rule = plan
+        .rules
+        .iter()
+        .find(|rule| rule.stage == "dependents")
+        .unwrap_or_else(|| panic!("no dependents rule: {:?}", plan.rules));
+    let effects = rule.rule.get("dependents").expect("effects");
+    effects.to_serde_value().expect("json")
+}
+
 #[test]
 fn a_whole_list_after_a_delete_shows_its_dependents_removed() {
     // No note is read by id after the delete: the whole notes list, listing every other note the
@@ -2345,16 +2356,9 @@ fn a_whole_list_after_a_delete_shows_its_dependents_removed() {
     let fixture = ticket_delete_then_notes(vec![ticket_note(3, 2)]);
     let delete = delete_plan(&fixture);
     assert!(delete.served, "{:?}", delete.reason);
-    let rule = delete
-        .rules
-        .iter()
-        .find(|rule| rule.stage == "dependents")
-        .unwrap_or_else(|| panic!("no dependents rule: {:?}", delete.rules));
     assert_eq!(
-        rule.rule
-            .get("dependents")
-            .map(|effects| effects.to_serde_value().expect("json")),
-        Some(json!([{"entity_type": "/notes", "field": "ticketId", "action": {"kind": "remove"}}]))
+        dependents_effects(delete),
+        json!([{"entity_type": "/notes", "field": "ticketId", "action": {"kind": "remove"}}])
     );
     // Served from the state before the build's writes, a delete of the other ticket removes its
     // note from the list and keeps ticket 1's.
@@ -2472,16 +2476,9 @@ fn an_inferred_delete_carries_the_dependents_over_the_member_naming_its_ids() {
     let fixture = ticket_delete_beside_agents(ids, None);
     let delete = inferred_agent_delete(&fixture);
     assert!(delete.served, "{:?}", delete.reason);
-    let rule = delete
-        .rules
-        .iter()
-        .find(|rule| rule.stage == "dependents")
-        .unwrap_or_else(|| panic!("no dependents rule: {:?}", delete.rules));
     assert_eq!(
-        rule.rule
-            .get("dependents")
-            .map(|effects| effects.to_serde_value().expect("json")),
-        Some(json!([{"entity_type": "/notes", "field": "agentId", "action": {"kind": "remove"}}]))
+        dependents_effects(delete),
+        json!([{"entity_type": "/notes", "field": "agentId", "action": {"kind": "remove"}}])
     );
     let (deleted, error) = fixture.call(&delete.tool, json!({"id": "a1"}));
     assert!(!error, "{deleted}");
