@@ -17,6 +17,7 @@
 //!   (`versions/1.0.0`, `_attachments/cover.txt`) is a parameter once two such parts are recorded.
 
 pub mod action;
+mod beside;
 pub mod folder;
 pub mod fused;
 pub mod keyed;
