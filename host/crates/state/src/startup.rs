@@ -264,6 +264,14 @@ fn serve_state<'a>(
             state_rules,
         )?,
     };
+    // Read as the manifest reads them: ids over two segments joined (`rea_manifest::joined`).
+    let records = if manifest.joined_segments.is_empty() {
+        records
+    } else {
+        let mut joined = records.into_owned();
+        rea_manifest::joined::rewrite_records(&mut joined, &manifest.joined_segments);
+        Cow::Owned(joined)
+    };
     if data_get_bytes > MAX_STATE_BYTES {
         return Err(Refusal::resource_constraint(format!(
             "data/get would write the derived state in {data_get_bytes} bytes, over the {MAX_STATE_BYTES}-byte limit data/add loads"
