@@ -43,8 +43,11 @@ fn called<'m>(manifest: &'m Manifest, method: &str, path: &str) -> Option<&'m st
     rea_compare::route::match_tool(&manifest.tools, method, path).map(|tool| tool.name.as_str())
 }
 
-/// The ordinal of the build's record of a request line (its path as recorded).
+/// The ordinal of the build's record of a request line (its path as recorded; the served records
+/// are read as the manifest reads them, ids over two segments joined).
 fn ordinal(served: &Served, method: &str, path: &str) -> u64 {
+    let joined = join_path(path, &served.manifest.joined_segments);
+    let path = joined.as_deref().unwrap_or(path);
     served
         .records
         .iter()
