@@ -5,9 +5,10 @@
 //!   (`@corp%2fui-kit` read whole, `/@corp/ui-kit/2.0.0-beta.1` spelled over two segments) and
 //!   pouchdb-server's design documents (`_design/catalog` named by `_all_docs`, spelled over two
 //!   segments by the view routes) are one segment, so a scoped version read joins the version
-//!   tool and answers every version of the package from the state, and a design document read is
-//!   a document read, not an attachment read; folder trees (jupyter_server's contents, etcd's
-//!   keys) join nothing;
+//!   tool and answers every version of the package from the state (a bundle's server reading its
+//!   precomputed state answers as a deriving one, its evidence holding the paths as recorded),
+//!   and a design document read is a document read, not an attachment read; folder trees
+//!   (jupyter_server's contents, etcd's keys) join nothing;
 //! * one more call of a family (listed-id rule 6): the scoped version read takes the version
 //!   tool's forms, a dist-tag read (`/date-helpers/latest`, a key of another map) does not;
 //! * listed beside its siblings (listed-id rule 5): pouchdb-server's `PUT /loans` and `GET
@@ -18,6 +19,7 @@
 use crate::state_support::{Served, call_with_strings, capture_file, rules, serve_corpus_app};
 use rea_manifest::joined::join_path;
 use rea_manifest::{Manifest, ManifestTool};
+use serde_json::Value;
 
 /// The tool of a method and template (panics listing the templates when there is none).
 fn tool<'m>(manifest: &'m Manifest, method: &str, template: &str) -> &'m ManifestTool {
@@ -196,4 +198,76 @@ fn a_collection_listed_beside_its_siblings_joins_their_tools() {
         "/tracker/task_tags/-/insert"
     )));
     tool(&datasette.manifest, "POST", "/tracker/task_tags/-/insert");
+}
+
+/// Builds a corpus app's bundle into `work` and answers its env folder.
+fn bundle(work: &std::path::Path, app: &str) -> std::path::PathBuf {
+    let binary = crate::bundle_support::stand_in_binary(work)
+        .display()
+        .to_string();
+    let capture = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("corpus/apps")
+        .join(app)
+        .join("build.har")
+        .display()
+        .to_string();
+    let run = crate::bundle_support::run(
+        work,
+        &[
+            "environment-build",
+            &capture,
+            app,
+            "--name",
+            app,
+            "--binary",
+            &binary,
+            "--json",
+        ],
+    );
+    let report = crate::bundle_support::report(&run);
+    assert_eq!(report["state"]["served"], true, "{report}");
+    work.join(app).join("envs").join(app)
+}
+
+/// The answer of one tool call on a bundle's server, reading its precomputed state or deriving.
+fn bundle_answer(env: &std::path::Path, precomputed: bool, tool: &str, arguments: &Value) -> Value {
+    use crate::serve_support::process::{Server, answer_of, call_tool};
+    let mut command = std::process::Command::new(crate::bundle_support::rea());
+    command
+        .arg("environment-serve")
+        .arg(env.join("manifest.json"))
+        .arg("--evidence")
+        .arg(env.join("evidence.json"))
+        .arg("--pipeline")
+        .arg(env.join("pipeline.toml"));
+    if precomputed {
+        command.arg("--state").arg(env.join("state.json"));
+    }
+    let mut server = Server::spawn_in(command, env, &[("MCP_PORT", "0")]);
+    let answer = answer_of(&call_tool(&server.url(), tool, arguments));
+    server.signal("TERM");
+    let (_, _, stderr) = server.finish();
+    assert_eq!(
+        stderr
+            .join("\n")
+            .contains("the state is read from the precomputed file"),
+        precomputed
+    );
+    answer
+}
+
+#[test]
+fn a_bundle_serves_a_scoped_version_from_its_precomputed_state_as_deriving_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let env = bundle(dir.path(), "verdaccio");
+    // The bundle's evidence holds the capture's records as recorded.
+    let evidence = std::fs::read_to_string(env.join("evidence.json")).unwrap();
+    assert!(evidence.contains("/@corp/ui-kit/2.0.0-beta.1"));
+    let tool = "get_root_by_prefix_variance_and_sibling_variance";
+    let arguments = serde_json::json!({"segment_0": "@corp/ui-kit", "version": "1.0.0"});
+    let read = bundle_answer(&env, true, tool, &arguments);
+    assert_eq!(read["status"], 200, "{read}");
+    assert_eq!(read["body"]["name"], "@corp/ui-kit", "{read}");
+    assert_eq!(read["body"]["version"], "1.0.0", "{read}");
+    assert_eq!(read, bundle_answer(&env, false, tool, &arguments));
 }
