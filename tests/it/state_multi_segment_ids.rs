@@ -11,6 +11,8 @@
 //!   (jupyter_server's contents, etcd's keys) join nothing;
 //! * one more call of a family (listed-id rule 6): the scoped version read takes the version
 //!   tool's forms, a dist-tag read (`/date-helpers/latest`, a key of another map) does not;
+//! * a fused prefix spelling the route's own parameter is part of the id (`fused-affix`):
+//!   verdaccio's tarball route is `/{name}/-/{…}.tgz`, a tool for every package's tarballs;
 //! * listed beside its siblings (listed-id rule 5): pouchdb-server's `PUT /loans` and `GET
 //!   /loans/_all_docs` join `/{db}` and `/{db}/_all_docs` (`_all_dbs` lists `loans` beside
 //!   `library` and `members`); datasette's `task_tags` insert, answering another shape than the
@@ -83,6 +85,19 @@ fn verdaccio_scoped_names_are_one_segment_and_every_version_has_the_version_tool
         assert_eq!(
             called(manifest, "GET", path),
             Some(versions.name.as_str()),
+            "{path}"
+        );
+    }
+    // Every package's tarballs have the tarball tool: the one recorded package's name, which
+    // the file name spelled, is part of the id.
+    let tarballs = tool(manifest, "GET", "/{prefix-variance}/-/{fused-affix}.tgz");
+    for path in [
+        "/csv-lite/-/csv-lite-0.3.0.tgz",
+        "/@corp/ui-kit/-/ui-kit-1.0.0.tgz",
+    ] {
+        assert_eq!(
+            called(manifest, "GET", path),
+            Some(tarballs.name.as_str()),
             "{path}"
         );
     }
