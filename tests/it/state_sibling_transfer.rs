@@ -327,6 +327,40 @@ fn json_server_v1_serves_the_customer_delete_on_notes_answering_the_deleted_note
     assert!(!listed_ids.contains(&&Value::String(id.clone())), "{notes}");
 }
 
+#[test]
+fn json_server_v1_carries_the_customer_deletes_cleared_relation_to_the_agent_delete() {
+    // The customer delete clears `customerId` on the tickets naming it (learned from the build);
+    // on `/agents/{id}` the inferred delete clears the tickets' `agentId`, the one member of
+    // tickets holding agent ids only.
+    let served = served("json-server-v1", with_transfer());
+    assert_inferred(&served, "delete_agents_by_id", "delete_customers_by_id");
+    let tickets = call(&served, "get_tickets", json!({}));
+    let naming = |tickets: &Value, agent: &str| -> usize {
+        let list = tickets["body"].as_array().expect("a list");
+        list.iter()
+            .filter(|ticket| ticket["agentId"] == agent)
+            .count()
+    };
+    let (agent, _) = held(&served, "/agents");
+    assert!(naming(&tickets, &agent) > 0, "{agent}: {tickets}");
+    let listed_before = tickets["body"].as_array().expect("a list").len();
+    let deleted = call(
+        &served,
+        "delete_agents_by_id",
+        arguments(&served, "delete_agents_by_id", Some(&agent), None),
+    );
+    assert_eq!(deleted["state"]["view"], "delete", "{deleted}");
+    let tickets = call(&served, "get_tickets", json!({}));
+    assert_eq!(tickets["state"]["source"], "state", "{tickets}");
+    assert_eq!(naming(&tickets, &agent), 0, "{tickets}");
+    let list = tickets["body"].as_array().expect("a list");
+    assert_eq!(list.len(), listed_before, "cleared, not removed: {tickets}");
+    assert!(
+        list.iter().any(|ticket| ticket["agentId"].is_null()),
+        "{tickets}"
+    );
+}
+
 /// A read by id of an entity the state does not hold, on a tool that recorded no such answer.
 fn missing_read(served: &Served, tool: &str) -> (Value, bool) {
     let Value::Object(arguments) = arguments(served, tool, Some("9999"), None) else {
@@ -354,21 +388,49 @@ fn a_missing_entity_is_answered_as_sibling_item_views_all_answer_it() {
     }
 }
 
+/// An app's missing-entity answer on a tool that recorded none, lent by a sibling item view
+/// (sibling transfer on): asserts its status and the `missing` view.
+fn borrowed_missing(app: &str, tool: &str, status: u16) -> Value {
+    let (answer, error) = missing_read(&served(app, with_transfer()), tool);
+    assert!(!error, "{app}: {answer}");
+    assert_eq!(answer["status"], status, "{app}: {answer}");
+    assert_eq!(answer["state"]["view"], "missing", "{app}: {answer}");
+    answer
+}
+
 #[test]
 fn a_missing_entity_is_answered_as_one_sibling_answers_it_when_that_answer_names_nothing() {
     // directus recorded `403` "You don't have permission to access this." for a deleted task
     // (its body names neither `tasks` nor the id), never for a project: one sibling suffices (an
-    // answer naming its collection or id is borrowed only from two agreeing siblings: the unit
+    // answer naming its collection in another form than the segment is not borrowed: the unit
     // test one_sibling_missing_answer_naming_nothing_of_its_path_is_borrowed).
-    let served = served("directus", with_transfer());
-    let (answer, error) = missing_read(&served, "get_items_projects_by_id");
-    assert!(!error, "{answer}");
-    assert_eq!(answer["status"], 403, "{answer}");
-    assert_eq!(answer["state"]["view"], "missing", "{answer}");
+    let answer = borrowed_missing("directus", "get_items_projects_by_id", 403);
     assert_eq!(
         answer["body"]["errors"][0]["extensions"]["code"], "FORBIDDEN",
         "{answer}"
     );
+}
+
+#[test]
+fn one_sibling_missing_answer_is_rendered_for_the_called_collection_and_id() {
+    // Roundup recorded `404 {"error": {"status": 404, "msg": "no such issue 99"}}` for a missing
+    // issue, never for a message: the sentence names its collection and id as whole path segments,
+    // so the message view answers it renamed. datasette's row pages of the tables with numeric keys
+    // (one tool, `/tracker/{prefix-variance}/{numeric}.json`) recorded `Row not found`, lent to the
+    // projects page (its own tool, keyed by code) that never recorded one.
+    let answer = borrowed_missing("roundup", "get_rt_rest_data_msg_by_id", 404);
+    assert_eq!(
+        answer["body"]["error"]["msg"], "no such msg 9999",
+        "{answer}"
+    );
+    let answer = borrowed_missing("datasette", "get_tracker_projects_by_id", 404);
+    assert_eq!(answer["body"]["error"], "Row not found", "{answer}");
+    // Off by default: neither tool has a missing answer of its own.
+    let (_, error) = missing_read(
+        &served("roundup", state_rules()),
+        "get_rt_rest_data_msg_by_id",
+    );
+    assert!(error);
 }
 
 #[test]

@@ -17,6 +17,10 @@
 //!    beside `/tracker/tasks/1.json`), and is one parameter only when the shapes agree: the
 //!    items the collections' first 2xx JSON answers list share at least half their members
 //!    (`tasks.json` listing tasks and `projects.json` listing projects stay two tools each).
+//!    A shared prefix that is the value a parameter of each route holds at another position, and
+//!    a separator, is part of the id, not literal text (`/{name}/-/date-helpers-1.0.0.tgz`, the
+//!    tarball named after its package, is `/{name}/-/{…}.tgz`: a tool for every package's
+//!    tarballs, not only those of the package the build read).
 //! 2. Single values: a segment whose run of parts fits a format rule, next to a prefix ending in
 //!    or a suffix starting with `.`, `:`, `-`, `_`, `@` or `~`, each one worded part (one
 //!    separator and a run holding a letter, no `%`, not itself id-shaped): `1.json`, `v2:7`,
@@ -83,13 +87,19 @@ fn family_pass(routes: &mut Routes<'_>) {
             None => continue,
         };
         let name = collections.then(|| "collection".to_owned());
+        let holders: Vec<usize> = values.values().flatten().copied().collect();
+        // A prefix spelling the routes' own parameter is part of the id (see the module docs).
+        let prefix = if echoes_a_parameter(routes, &holders, position, prefix) {
+            ""
+        } else {
+            prefix
+        };
         let form = SegmentForm {
             rule: rule.to_owned(),
             prefix: prefix.to_owned(),
             suffix: suffix.to_owned(),
             name,
         };
-        let holders: Vec<usize> = values.values().flatten().copied().collect();
         forms.push((holders, position, form));
     }
     for (holders, position, form) in forms {
@@ -97,6 +107,29 @@ fn family_pass(routes: &mut Routes<'_>) {
             routes.set(route, position, &form);
         }
     }
+}
+
+/// Whether a family's shared prefix is the value a parameter of each of its routes holds at
+/// another position, and one separator (`date-helpers-` of `date-helpers-1.0.0.tgz` under
+/// `/{name}/-/`, `date-helpers` the `{name}`).
+fn echoes_a_parameter(
+    routes: &Routes<'_>,
+    holders: &[usize],
+    position: usize,
+    prefix: &str,
+) -> bool {
+    let Some(name) = prefix
+        .strip_suffix(is_separator)
+        .filter(|name| !name.is_empty())
+    else {
+        return false;
+    };
+    holders.iter().all(|&holder| {
+        let route = &routes.routes[holder];
+        route.decoded.iter().enumerate().any(|(at, value)| {
+            at != position && value == name && routes.forms[holder][at].is_some()
+        })
+    })
 }
 
 fn single_pass(routes: &mut Routes<'_>) {
@@ -457,6 +490,39 @@ mod tests {
                 (2, 2, "{numeric}.json".to_owned()),
             ],
             "user names nothing shows as values stay literal"
+        );
+    }
+
+    #[test]
+    fn a_prefix_spelling_the_routes_own_parameter_is_part_of_the_id() {
+        let tarball = |version: &str| {
+            let mut read = route(
+                "GET",
+                &format!("/pkg/-/pkg-{version}.tgz"),
+                Some(&[("/versions/0", version)]),
+            );
+            read.forms[0] = Some(SegmentForm::whole("prefix-variance"));
+            read
+        };
+        let changes = apply(vec![tarball("1.0.0"), tarball("1.2.0")]);
+        assert_eq!(
+            changes,
+            vec![
+                (0, 2, "{fused-affix}.tgz".to_owned()),
+                (1, 2, "{fused-affix}.tgz".to_owned()),
+            ]
+        );
+        let literal = |version: &str| {
+            route(
+                "GET",
+                &format!("/pkg/-/pkg-{version}.tgz"),
+                Some(&[("/versions/0", version)]),
+            )
+        };
+        let changes = apply(vec![literal("1.0.0"), literal("1.2.0")]);
+        assert_eq!(
+            changes[0].2, "pkg-{fused-affix}.tgz",
+            "a literal `pkg` is no parameter's value"
         );
     }
 

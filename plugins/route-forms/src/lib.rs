@@ -11,12 +11,17 @@
 //!   parameter when its collection's listing names it, or a sibling route's parameter took it, or
 //!   an item route's parameter took it before an action on that item (`6,infra/-/delete`), or
 //!   every value its sibling routes hold there is an id an item route took
-//!   (`/-/package/{name}/dist-tags`); it also says which write routes act on the entity such a
-//!   parameter names ([`action`]: `/{table}/{pk}/-/update`).
+//!   (`/-/package/{name}/dist-tags`), or a listing names it beside its siblings' values (`PUT
+//!   /loans` beside `GET /{db}`, `_all_dbs` listing all three), or the route is one more call of
+//!   a family whose parameters took its values (`/@corp%2Fui-kit/2.0.0-beta.1` beside
+//!   `/{name}/{version}`); it also says which write routes act on the entity such a parameter
+//!   names ([`action`]: `/{table}/{pk}/-/update`).
 //! * `member-key` ([`keyed`]): a last segment its parent route's answer names as a key of a map
 //!   (`versions/1.0.0`, `_attachments/cover.txt`) is a parameter once two such parts are recorded.
 
 pub mod action;
+mod beside;
+mod family;
 pub mod folder;
 pub mod fused;
 pub mod keyed;

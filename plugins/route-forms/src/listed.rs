@@ -27,6 +27,16 @@
 //!    route (a route whose last segment is a parameter) took (`/-/package/date-helpers/dist-tags`
 //!    and `/-/package/@corp%2fui-kit/dist-tags` beside `GET /{name}` of both): the segments take
 //!    that parameter's form. Checked first, so rule 3 sees the routes it made.
+//! 5. Listed beside its siblings ([`crate::beside`]): a literal segment at any position whose
+//!    value a recorded listing names in one array beside at least two values a sibling route's
+//!    whole-segment parameter took there (`PUT /loans` beside `GET /{db}` of `library` and
+//!    `members`, all three listed by `GET /_all_dbs`): the segment takes that parameter's form.
+//!    Checked after rule 4, before the others, so they see the routes it made.
+//! 6. One more call of a family ([`crate::family`]): a route whose every literal segment sits
+//!    where a family of routes (its method, its length, one template) holds a whole-segment
+//!    parameter, each value shown to be an id (a parameter took it at that position, or an answer
+//!    names it as a map's key), takes the family's forms (`GET /@corp%2Fui-kit/2.0.0-beta.1`
+//!    beside `GET /{name}/{version}`). Checked after rule 5.
 //!
 //! A rule-1 parameter takes the form its sibling routes hold at that position (routes of the same
 //! length equal elsewhere), as `folder-tree` does, and otherwise the whole-segment rule
@@ -58,6 +68,12 @@ impl RouteForm for ListedId {
     fn apply(&self, request: &RouteFormRequest) -> Result<RouteFormOutcome, PluginError> {
         let mut routes = Routes::new(request);
         for (index, position, form) in ids_of_items_elsewhere(&routes) {
+            routes.set(index, position, &form);
+        }
+        for (index, position, form) in crate::beside::listed_beside(&routes) {
+            routes.set(index, position, &form);
+        }
+        for (index, position, form) in crate::family::joins_family(&routes) {
             routes.set(index, position, &form);
         }
         let lookup = Lookup::new(routes.routes, &routes.forms);

@@ -211,7 +211,9 @@ pub fn serve_evidence(
     // The manifest projected with the pipeline's own route forms, as the state derives it.
     let templating = state_rules.templating(&TemplateRules::parse(&RULES).expect("rules"));
     let (manifest, _) = project_manifest_evidence(&capture, &templating).expect("manifest");
-    let records = capture_records(&capture).expect("records");
+    // The records as the manifest reads them (ids over two segments joined, `rea_manifest::joined`).
+    let mut records = capture_records(&capture).expect("records");
+    let _ = rea_manifest::joined::rewrite_records(&mut records, &manifest.joined_segments);
     let environment =
         Environment::new(&manifest, capture.id(), records.clone()).expect("environment");
     let replay = Environment::new(&manifest, capture.id(), records.clone()).expect("environment");

@@ -135,7 +135,10 @@ pub fn read_probe(evidence: &Evidence, manifest: &Manifest) -> Result<Probe, Ref
     let matches_any = records.iter().any(|record| {
         record.origin.as_deref() == Some(origin.as_str())
             && match (&record.method, &record.path) {
-                (Some(method), Some(path)) => match_tool(&manifest.tools, method, path).is_some(),
+                (Some(method), Some(path)) => {
+                    let joined = rea_manifest::joined::join_path(path, &manifest.joined_segments);
+                    match_tool(&manifest.tools, method, joined.as_deref().unwrap_or(path)).is_some()
+                }
                 _ => false,
             }
     });

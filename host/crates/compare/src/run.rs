@@ -182,6 +182,9 @@ impl ProbeRun<'_, '_> {
             return self.unobserved(record, "other-origin");
         }
         let answered = record.response.status != 0;
+        // Read as the projection read the build's paths: ids over two segments joined.
+        let joined = rea_manifest::joined::join_path(path, &self.bench.manifest.joined_segments);
+        let path = joined.as_deref().unwrap_or(path);
         let tool = match_tool(&self.bench.manifest.tools, method, path);
         let (Some(tool), true) = (
             tool,

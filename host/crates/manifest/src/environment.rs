@@ -80,8 +80,13 @@ fn keep_cited(
     // A list sorted once, not a map of them collected into a list: the records are held once.
     let mut kept: Vec<ReplayRecord> = Vec::new();
     let mut inputs: BTreeMap<u64, RecordInputs> = BTreeMap::new();
-    for record in records {
+    for mut record in records {
         if cited.contains_key(&record.ordinal) && !inputs.contains_key(&record.ordinal) {
+            // Read as the projection read it: ids over two segments joined.
+            let _ = crate::joined::rewrite_records(
+                std::slice::from_mut(&mut record),
+                &manifest.joined_segments,
+            );
             let ordinal = record.ordinal;
             inputs.insert(ordinal, RecordInputs::of(&record));
             let Some(replay) = ReplayRecord::from_capture(record) else {

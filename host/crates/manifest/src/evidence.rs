@@ -82,7 +82,10 @@ pub fn check_capture_evidence(capture: &Evidence) -> Result<(), Refusal> {
 pub struct Projection {
     capture_id: String,
     rules: TemplateRules,
+    /// The records with ids over two segments joined ([`crate::joined`]).
     records: Vec<CaptureRecord>,
+    /// The paths and URLs the joined records were recorded with.
+    recorded: Vec<crate::joined::Recorded>,
     manifest: Manifest,
 }
 
@@ -105,11 +108,16 @@ impl Projection {
         rules: &TemplateRules,
     ) -> Result<Self, Refusal> {
         check_capture_evidence(capture)?;
-        let manifest = project_manifest(capture.id(), &records, rules)?;
+        let mut records = records;
+        let joined = crate::joined::learn(&records);
+        let recorded = crate::joined::rewrite_records(&mut records, &joined);
+        let mut manifest = project_manifest(capture.id(), &records, rules)?;
+        manifest.joined_segments = joined;
         Ok(Self {
             capture_id: capture.id().to_owned(),
             rules: rules.clone(),
             records,
+            recorded,
             manifest,
         })
     }
@@ -124,7 +132,8 @@ impl Projection {
         &self.capture_id
     }
 
-    /// The capture's records, in capture order.
+    /// The capture's records, in capture order, read as the manifest reads them (ids over two
+    /// segments joined: [`crate::joined`]).
     pub fn records(&self) -> &[CaptureRecord] {
         &self.records
     }
@@ -134,9 +143,11 @@ impl Projection {
         &self.manifest
     }
 
-    /// The manifest and the records.
+    /// The manifest and the records as the capture holds them (their recorded paths).
     pub fn into_parts(self) -> (Manifest, Vec<CaptureRecord>) {
-        (self.manifest, self.records)
+        let mut records = self.records;
+        crate::joined::restore_records(&mut records, self.recorded);
+        (self.manifest, records)
     }
 }
 

@@ -42,6 +42,7 @@ pub mod depths;
 pub mod display;
 pub mod environment;
 pub mod evidence;
+pub mod joined;
 pub mod manifest;
 pub mod media;
 pub mod naming;

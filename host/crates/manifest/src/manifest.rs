@@ -50,6 +50,12 @@ pub struct Manifest {
     pub parent_evidence_id: String,
     /// The origin with the most JSON-like records; every tool is on it.
     pub primary_origin: String,
+    /// The heads of ids over two segments (`@corp` of `@corp/ui-kit`, `_design` of
+    /// `_design/catalog`): a segment spelling one and the segment after it are read as one
+    /// segment, the `/` encoded, by the projection, the state, replay and the comparer
+    /// ([`crate::joined`]; left out when none).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub joined_segments: Vec<String>,
     /// How many records the capture has, how many tools cite, how many excluded groups hold.
     pub records: RecordCounts,
     /// The route-form stages run after the template rules, in order (left out when none ran).

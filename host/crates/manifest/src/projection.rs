@@ -75,6 +75,7 @@ pub fn project_manifest(
     Ok(Manifest {
         excluded_groups,
         format_rules: FORMAT_RULES.map(str::to_owned).to_vec(),
+        joined_segments: Vec::new(),
         name: naming::environment_name(primary_origin),
         parent_evidence_id: parent_evidence_id.to_owned(),
         primary_origin: primary_origin.to_owned(),

@@ -117,12 +117,18 @@ fn skip_space(bytes: &[u8], mut index: usize) -> usize {
 }
 
 /// Whether the text contains a credential word fragment (ASCII case-insensitive); every name
-/// [`is_redacted_name`] accepts does.
+/// [`is_redacted_name`] accepts does. One pass: a fragment is compared only where its first
+/// letter is (every answer's member names go through here on the serving path).
 fn has_fragment(text: &str) -> bool {
-    FRAGMENTS.iter().any(|fragment| {
-        text.as_bytes()
-            .windows(fragment.len())
-            .any(|window| window.eq_ignore_ascii_case(fragment.as_bytes()))
+    let bytes = text.as_bytes();
+    bytes.iter().enumerate().any(|(at, byte)| {
+        let first = byte.to_ascii_lowercase();
+        FRAGMENTS.iter().any(|fragment| {
+            fragment.as_bytes()[0] == first
+                && bytes
+                    .get(at..at + fragment.len())
+                    .is_some_and(|window| window.eq_ignore_ascii_case(fragment.as_bytes()))
+        })
     })
 }
 
@@ -321,6 +327,37 @@ mod tests {
             r#"{"unterminated"#,
         ] {
             assert!(might_hold_a_credential(text), "{text}");
+        }
+    }
+
+    #[test]
+    fn the_one_pass_fragment_check_finds_every_fragment_anywhere() {
+        let naive = |text: &str| {
+            FRAGMENTS
+                .iter()
+                .any(|fragment| text.to_ascii_lowercase().contains(fragment))
+        };
+        for text in [
+            "",
+            "k",
+            "ke",
+            "KEY",
+            "monkey",
+            "xJwT",
+            "authorization",
+            "pas",
+            "Pass",
+            "sessio",
+            "SESSION_ID",
+            "secre",
+            "my-secret",
+            "tok",
+            "_TOKEN_",
+            "title",
+            "tsk",
+            "jw",
+        ] {
+            assert_eq!(has_fragment(text), naive(text), "{text:?}");
         }
     }
 

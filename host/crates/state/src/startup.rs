@@ -264,6 +264,7 @@ fn serve_state<'a>(
             state_rules,
         )?,
     };
+    let records = joined_records(manifest, records);
     if data_get_bytes > MAX_STATE_BYTES {
         return Err(Refusal::resource_constraint(format!(
             "data/get would write the derived state in {data_get_bytes} bytes, over the {MAX_STATE_BYTES}-byte limit data/add loads"
@@ -290,6 +291,20 @@ fn serve_state<'a>(
         data_get_bytes,
         records,
     })
+}
+
+/// The records as the manifest reads them: ids over two segments joined
+/// (`rea_manifest::joined`; as given when the manifest joins none).
+fn joined_records<'r>(
+    manifest: &Manifest,
+    records: Cow<'r, [rea_plugin_api::contracts::capture::CaptureRecord]>,
+) -> Cow<'r, [rea_plugin_api::contracts::capture::CaptureRecord]> {
+    if manifest.joined_segments.is_empty() {
+        return records;
+    }
+    let mut joined = records.into_owned();
+    let _ = rea_manifest::joined::rewrite_records(&mut joined, &manifest.joined_segments);
+    Cow::Owned(joined)
 }
 
 /// What a state is derived from: the capture, a projection of it made in this process if any, the

@@ -67,6 +67,7 @@ pub mod relationship;
 mod rows;
 pub mod serve;
 mod shapes;
+mod sibling_dependents;
 pub(crate) mod siblings;
 pub mod target;
 #[cfg(test)]

@@ -21,8 +21,13 @@
 //! answer answers a missing entity as its sibling item views do, when at least two of them
 //! recorded one and all of those agree (status, media type, body): one answer for every entity of
 //! two collections names none of them (json-server 1.x's `404 Not Found`); or when one did, whose
-//! body names no segment of the path it answered (neither its collection nor its id: directus's
-//! `403` "You don't have permission to access this."), so nothing in it belongs to its collection.
+//! body names its collection, if at all, only as the whole path segment, which the missing answer
+//! renames to the call's (`crate::missing`): directus's `403` "You don't have permission to access
+//! this." names nothing, Roundup's "no such issue 99" answers "no such msg 7" for a message, while
+//! "no task 9" beside `/tasks/9` names its collection in a form no renaming reaches and stays the
+//! tasks' own. A sibling's collection segment may be a parameter (datasette's row pages of every
+//! table with numeric keys, `/tracker/{prefix-variance}/{numeric}.json`, beside
+//! `/tracker/projects/{fused-affix}.json`).
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -96,7 +101,11 @@ pub(crate) fn borrow_missing_answers(state: &mut StateView, records: &[CaptureRe
         let agreed = answers
             .iter()
             .all(|ordinal| answer_of(*ordinal).as_ref() == Some(&first));
-        if agreed && (answers.len() >= 2 || record_of(answers[0]).is_some_and(names_no_segment)) {
+        let renders = || {
+            let record = record_of(answers[0]);
+            record.is_some_and(|record| names_collection_as_segment(record, template.len() - 2))
+        };
+        if agreed && (answers.len() >= 2 || renders()) {
             borrowed.push((*index, answers[0]));
         }
     }
@@ -107,30 +116,50 @@ pub(crate) fn borrow_missing_answers(state: &mut StateView, records: &[CaptureRe
     }
 }
 
-/// Whether a recorded answer's body names none of its request's path segments (decoded), so it
-/// says nothing of the collection or entity it answered.
-fn names_no_segment(record: &CaptureRecord) -> bool {
+/// Whether a recorded answer's body names its collection (the path segment at `collection`,
+/// decoded) only as that whole segment, a word the missing answer renames to the call's, and no
+/// other form of it (a word it begins, `task` for `tasks`, or one beginning with it): then the body
+/// rendered for a sibling collection names that collection, or nothing of either.
+fn names_collection_as_segment(record: &CaptureRecord, collection: usize) -> bool {
     let Some(body) = record.response.body.bytes() else {
         return false;
     };
-    let text = String::from_utf8_lossy(&body);
+    let text = String::from_utf8_lossy(&body).to_lowercase();
     let path = record.path.as_deref().unwrap_or("");
-    split_path(path).iter().all(|segment| {
-        let decoded = rea_manifest::segments::percent_decode(segment)
-            .map_or_else(|| (*segment).to_owned(), |value| value.into_owned());
-        decoded.is_empty() || !text.contains(decoded.as_str())
-    })
+    let Some(segment) = split_path(path).get(collection).map(|segment| {
+        rea_manifest::segments::percent_decode(segment)
+            .map_or_else(|| (*segment).to_owned(), |value| value.into_owned())
+            .to_lowercase()
+    }) else {
+        return false;
+    };
+    let form_of = |word: &str| {
+        word != segment
+            && ((word.len() >= 3 && segment.starts_with(word))
+                || word.starts_with(segment.as_str()))
+    };
+    !segment.is_empty()
+        && !text
+            .split(|c: char| !c.is_alphanumeric())
+            .filter(|word| !word.is_empty())
+            .any(form_of)
 }
 
-/// Whether two item templates are siblings: equal but for one literal segment (the collection),
-/// both ending in a parameter (`/tickets/{numeric}`, `/notes/{sibling-variance}`).
+/// Whether two item templates are siblings: equal but for the segment before the last (the
+/// collection, a literal in at least one), both ending in a parameter (`/tickets/{numeric}`,
+/// `/notes/{sibling-variance}`, `/tracker/{prefix-variance}/{numeric}.json`).
 fn item_siblings(a: &[&str], b: &[&str]) -> bool {
     let parameter = |segment: &&str| segment.starts_with('{');
-    if a.len() != b.len() || !a.last().is_some_and(parameter) || !b.last().is_some_and(parameter) {
+    if a.len() < 2
+        || a.len() != b.len()
+        || !a.last().is_some_and(parameter)
+        || !b.last().is_some_and(parameter)
+    {
         return false;
     }
+    let collection = a.len() - 2;
     let differing: Vec<usize> = (0..a.len() - 1).filter(|at| a[*at] != b[*at]).collect();
-    matches!(differing.as_slice(), [at] if !parameter(&a[*at]) && !parameter(&b[*at]))
+    differing == [collection] && !(parameter(&a[collection]) && parameter(&b[collection]))
 }
 
 /// One source plan carried over to an inferred tool, when the shapes agree.
@@ -190,6 +219,12 @@ fn transferred(
         .iter()
         .filter(|rule| rule_fits(rule, &known))
         .cloned()
+        .chain(super::sibling_dependents::sibling_dependents(
+            &source.rules,
+            state,
+            source_type,
+            sibling_type,
+        ))
         .collect();
     plan.conflicts.retain(|conflict| known(&conflict.member));
     plan.omitted.retain(|omitted| known(&omitted.member));
@@ -552,5 +587,25 @@ mod tests {
         assert!(!item_siblings(&path("/a/{id}"), &path("/a/{id}")));
         assert!(!item_siblings(&path("/a/literal"), &path("/b/literal")));
         assert!(!item_siblings(&path("/a/{id}"), &path("/a/b/{id}")));
+    }
+
+    #[test]
+    fn item_siblings_differ_in_the_collection_a_literal_in_one_at_least() {
+        let split = |path: &'static str| {
+            path.split('/')
+                .filter(|s| !s.is_empty())
+                .collect::<Vec<_>>()
+        };
+        let siblings = |a, b| item_siblings(&split(a), &split(b));
+        assert!(siblings("/tickets/{numeric}", "/agents/{id}"));
+        // datasette's row pages: a family of tables beside one table of its own.
+        assert!(siblings(
+            "/tracker/{prefix-variance}/{numeric}.json",
+            "/tracker/projects/{fused-affix}.json"
+        ));
+        assert!(!siblings("/{a}/{numeric}", "/{b}/{numeric}"));
+        assert!(!siblings("/v1/tasks/{id}", "/v2/tasks/{id}"));
+        assert!(!siblings("/tasks/{id}", "/tasks/{id}/notes"));
+        assert!(!siblings("/tasks/{id}", "/projects/all"));
     }
 }

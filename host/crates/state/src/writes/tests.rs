@@ -186,7 +186,9 @@ fn derive_templated(records: Vec<CaptureRecord>, rules: RuleSet, templates: &[&s
     let manifest = project_manifest(
         "ev_capture",
         &records,
-        &TemplateRules::parse(templates).unwrap(),
+        &TemplateRules::parse(templates)
+            .unwrap()
+            .with_sibling_transfer(rules.sibling_transfer()),
     )
     .unwrap();
     let state = crate::derive::derive_state(&manifest, "ev_manifest", &records, &rules).unwrap();
@@ -2336,6 +2338,17 @@ fn delete_plan(fixture: &Fixture) -> &crate::writes::model::WritePlan {
         .expect("the delete's plan")
 }
 
+/// The effects of a plan's `dependents` rule, as JSON.
+fn dependents_effects(plan: &crate::writes::model::WritePlan) -> Value {
+    let rule = plan
+        .rules
+        .iter()
+        .find(|rule| rule.stage == "dependents")
+        .unwrap_or_else(|| panic!("no dependents rule: {:?}", plan.rules));
+    let effects = rule.rule.get("dependents").expect("effects");
+    effects.to_serde_value().expect("json")
+}
+
 #[test]
 fn a_whole_list_after_a_delete_shows_its_dependents_removed() {
     // No note is read by id after the delete: the whole notes list, listing every other note the
@@ -2343,16 +2356,9 @@ fn a_whole_list_after_a_delete_shows_its_dependents_removed() {
     let fixture = ticket_delete_then_notes(vec![ticket_note(3, 2)]);
     let delete = delete_plan(&fixture);
     assert!(delete.served, "{:?}", delete.reason);
-    let rule = delete
-        .rules
-        .iter()
-        .find(|rule| rule.stage == "dependents")
-        .unwrap_or_else(|| panic!("no dependents rule: {:?}", delete.rules));
     assert_eq!(
-        rule.rule
-            .get("dependents")
-            .map(|effects| effects.to_serde_value().expect("json")),
-        Some(json!([{"entity_type": "/notes", "field": "ticketId", "action": {"kind": "remove"}}]))
+        dependents_effects(delete),
+        json!([{"entity_type": "/notes", "field": "ticketId", "action": {"kind": "remove"}}])
     );
     // Served from the state before the build's writes, a delete of the other ticket removes its
     // note from the list and keeps ticket 1's.
@@ -2375,6 +2381,133 @@ fn a_list_missing_other_entities_shows_no_dependents() {
     let delete = delete_plan(&fixture);
     assert!(
         delete.rules.iter().all(|rule| rule.stage != "dependents"),
+        "{:?}",
+        delete.rules
+    );
+}
+
+/// A ticket delete read back `404`, then the whole notes list without the ticket's notes; agents
+/// only read. Each note names its ticket and agent; `extra` adds a member to every note.
+fn ticket_delete_beside_agents(ids: [Value; 4], extra: Option<(&str, Value)>) -> Fixture {
+    let [t1, t2, a1, a2] = ids;
+    let note = |id: u64, ticket: &Value, agent: &Value| {
+        let mut note = json!({"id": id, "ticketId": ticket, "agentId": agent, "body": "n"});
+        if let Some((name, value)) = &extra {
+            note[*name] = value.clone();
+        }
+        note
+    };
+    let agent = |id: &Value| json!({"id": id, "name": "a"});
+    derive_with(
+        vec![
+            get(0, "/tickets", 200, json!([ticket_of(&t1), ticket_of(&t2)])),
+            get(
+                1,
+                &format!("/tickets/{}", text_of(&t1)),
+                200,
+                ticket_of(&t1),
+            ),
+            get(
+                2,
+                &format!("/tickets/{}", text_of(&t2)),
+                200,
+                ticket_of(&t2),
+            ),
+            get(3, "/agents", 200, json!([agent(&a1), agent(&a2)])),
+            get(4, &format!("/agents/{}", text_of(&a1)), 200, agent(&a1)),
+            get(5, &format!("/agents/{}", text_of(&a2)), 200, agent(&a2)),
+            get(
+                6,
+                "/notes",
+                200,
+                json!([note(1, &t1, &a2), note(2, &t2, &a2), note(3, &t2, &a1)]),
+            ),
+            record(
+                7,
+                "DELETE",
+                &format!("/tickets/{}", text_of(&t1)),
+                None,
+                204,
+                Value::Null,
+            ),
+            get(8, &format!("/tickets/{}", text_of(&t1)), 404, json!({})),
+            get(
+                9,
+                "/notes",
+                200,
+                json!([note(2, &t2, &a2), note(3, &t2, &a1)]),
+            ),
+        ],
+        rules_with_dependents().with_sibling_transfer(true),
+    )
+}
+
+fn ticket_of(id: &Value) -> Value {
+    json!({"id": id, "subject": "s"})
+}
+
+fn text_of(id: &Value) -> String {
+    id.as_str().map_or_else(|| id.to_string(), str::to_owned)
+}
+
+fn inferred_agent_delete(fixture: &Fixture) -> &crate::writes::model::WritePlan {
+    fixture
+        .state
+        .write_plans
+        .iter()
+        .find(|plan| plan.method == "DELETE" && plan.inferred_from.is_some())
+        .unwrap_or_else(|| {
+            let tools: Vec<(&str, &str)> = fixture
+                .manifest
+                .tools
+                .iter()
+                .map(|tool| (tool.method.as_str(), tool.path_template.as_str()))
+                .collect();
+            panic!("no inferred agent delete: {tools:?}")
+        })
+}
+
+#[test]
+fn an_inferred_delete_carries_the_dependents_over_the_member_naming_its_ids() {
+    // The ticket delete removed the notes naming the ticket (`ticketId`); the agents' inferred
+    // delete removes the notes naming the agent, found by the held values (`agentId` holds
+    // agent ids only), not by its name.
+    let ids = [json!("t1"), json!("t2"), json!("a1"), json!("a2")];
+    let fixture = ticket_delete_beside_agents(ids, None);
+    let delete = inferred_agent_delete(&fixture);
+    assert!(delete.served, "{:?}", delete.reason);
+    assert_eq!(
+        dependents_effects(delete),
+        json!([{"entity_type": "/notes", "field": "agentId", "action": {"kind": "remove"}}])
+    );
+    let (deleted, error) = fixture.call(&delete.tool, json!({"id": "a1"}));
+    assert!(!error, "{deleted}");
+    let (notes, _) = fixture.call("get_notes", json!({}));
+    let listed: Vec<&Value> = notes["body"]
+        .as_array()
+        .expect("notes")
+        .iter()
+        .map(|note| &note["id"])
+        .collect();
+    assert_eq!(listed, [&json!(1), &json!(2)], "{notes}");
+}
+
+#[test]
+fn an_inferred_delete_leaves_dependents_behind_when_two_members_could_name_its_ids() {
+    // Numeric ids: the notes' `rank` (1 or 2) could name an agent as well as `agentId` does.
+    let ids = || [json!(1), json!(2), json!(1), json!(2)];
+    let fixture = ticket_delete_beside_agents(ids(), Some(("rank", json!(2))));
+    let delete = inferred_agent_delete(&fixture);
+    assert!(
+        delete.rules.iter().all(|rule| rule.stage != "dependents"),
+        "{:?}",
+        delete.rules
+    );
+    // Without `rank`, `agentId` is the one member besides `ticketId` holding agent ids only.
+    let fixture = ticket_delete_beside_agents(ids(), None);
+    let delete = inferred_agent_delete(&fixture);
+    assert!(
+        delete.rules.iter().any(|rule| rule.stage == "dependents"),
         "{:?}",
         delete.rules
     );
@@ -3424,15 +3557,31 @@ fn one_sibling_missing_answer_naming_nothing_of_its_path_is_borrowed() {
     let (answer, _) = project_missing(&fixture);
     assert_eq!(answer["status"], 404, "{answer}");
     assert_eq!(answer["body"], json!({"error": "forbidden"}), "{answer}");
-    // An answer naming its collection or its id is the tasks' own: not borrowed from one.
+    // An answer naming its collection in a form no renaming reaches is the tasks' own: not
+    // borrowed from one.
     for named in [
         json!({"error": "no task 9"}),
-        json!({"error": "tasks: none"}),
+        json!({"error": "tasksets: none"}),
     ] {
         let fixture = missing_from_one_sibling(named.clone());
         let (answer, _) = project_missing(&fixture);
         assert_ne!(answer["status"], 404, "{named}: {answer}");
     }
+}
+
+#[test]
+fn one_sibling_missing_answer_naming_its_path_segments_is_borrowed_renamed() {
+    // Roundup's "no such issue 99" is a sentence over its path: the collection and the id, each a
+    // whole word, renamed to the call's for a sibling collection.
+    let fixture = missing_from_one_sibling(json!({"error": "no such tasks 9", "at": "/tasks/9"}));
+    let parameter = delete_parameter(&fixture, "get_projects_by_id");
+    let (answer, _) = fixture.call("get_projects_by_id", json!({ parameter: "7" }));
+    assert_eq!(answer["status"], 404, "{answer}");
+    assert_eq!(
+        answer["body"],
+        json!({"error": "no such projects 7", "at": "/projects/7"}),
+        "{answer}"
+    );
 }
 
 #[test]
