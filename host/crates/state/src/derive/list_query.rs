@@ -53,6 +53,8 @@ struct QueryLine<'a> {
 struct Evaluator<'a> {
     collections: HashMap<String, (Vec<usize>, Vec<&'a Object>)>,
     memo: HashMap<String, Option<Vec<usize>>>,
+    /// Whether sorts place null keys first (see [`QueryModel::nulls_first`]).
+    nulls_first: bool,
 }
 
 impl<'a> Evaluator<'a> {
@@ -70,16 +72,8 @@ impl<'a> Evaluator<'a> {
     ) -> Option<Evaluated> {
         let model = QueryModel {
             parameters: parameters.clone(),
-            totals: Vec::new(),
-            unfiltered_totals: Vec::new(),
-            complete_totals: Vec::new(),
-            collection_totals: Vec::new(),
-            paged_members: Vec::new(),
-            cursor_members: Vec::new(),
-            record_ordinals: Vec::new(),
-            generalized: BTreeMap::new(),
-            families: None,
-            groups: None,
+            nulls_first: self.nulls_first,
+            ..QueryModel::of_roles(&[])
         };
         let (indexes, candidates) = self.collections.get(&line.collection)?;
         let mut selecting: Vec<(String, String)> = Vec::new();
@@ -161,16 +155,6 @@ pub(super) fn learn_query(
     }
     let (links, untested) = learn_links((&lines, others), &mut objects, entities);
     crate::joins::with_linked_entities(objects.values_mut(), &entities.list);
-    let mut evaluator = Evaluator {
-        collections: collections
-            .into_iter()
-            .map(|(key, indexes)| {
-                let candidates = indexes.iter().map(|index| &objects[index]).collect();
-                (key, (indexes, candidates))
-            })
-            .collect(),
-        memo: HashMap::new(),
-    };
     let mut options = role_options(&lines, &objects, has_whole, &term_roles);
     // A value naming a linked entity by its key is the stronger evidence: tried first.
     for (name, mut roles) in links {
@@ -181,10 +165,53 @@ pub(super) fn learn_query(
     let untestable: BTreeSet<usize> = (0..lines.len())
         .filter(|index| sorts_unheld_keys(&lines[*index].arguments, &options, &objects))
         .collect();
-    let (mut chosen, answered) = choose_roles(&lines, &options, &untestable, &mut evaluator)?;
+    let (mut evaluator, (mut chosen, answered)) =
+        choose_with_null_placement(&lines, &options, &untestable, (&objects, &collections))?;
     let untested = crate::link_filters::untested_roles(&chosen, &untested);
     chosen.extend(untested);
     query_model(plan, counters, &lines, chosen, &answered, &mut evaluator)
+}
+
+/// The roles chosen and the lines they answered (see [`choose_roles`]).
+type ChosenRoles = (BTreeMap<String, QueryRole>, Vec<usize>);
+
+/// The roles that reproduce the most lines (see [`choose_roles`]) with their evaluator: sorts
+/// placing null keys last, or first where that answers more lines (see
+/// [`QueryModel::nulls_first`]).
+fn choose_with_null_placement<'o>(
+    lines: &[QueryLine<'_>],
+    options: &BTreeMap<String, Vec<QueryRole>>,
+    untestable: &BTreeSet<usize>,
+    (objects, collections): (&'o HashMap<usize, Object>, &HashMap<String, Vec<usize>>),
+) -> Option<(Evaluator<'o>, ChosenRoles)> {
+    let evaluator = |nulls_first: bool| Evaluator {
+        collections: collections
+            .iter()
+            .map(|(key, indexes)| {
+                let candidates = indexes.iter().map(|index| &objects[index]).collect();
+                (key.clone(), (indexes.clone(), candidates))
+            })
+            .collect(),
+        memo: HashMap::new(),
+        nulls_first,
+    };
+    let mut last = evaluator(false);
+    let chosen = choose_roles(lines, options, untestable, &mut last);
+    let testable = lines.len() - untestable.len();
+    if chosen
+        .as_ref()
+        .is_some_and(|(_, answered)| answered.len() == testable)
+    {
+        return chosen.map(|chosen| (last, chosen));
+    }
+    let mut first = evaluator(true);
+    let with_first = choose_roles(lines, options, untestable, &mut first);
+    let answers =
+        |found: &Option<ChosenRoles>| found.as_ref().map_or(0, |(_, answered)| answered.len());
+    if answers(&with_first) > answers(&chosen) {
+        return with_first.map(|chosen| (first, chosen));
+    }
+    chosen.map(|chosen| (last, chosen))
 }
 
 /// The roles link parameters may play, by name, and the links learned for names only the
@@ -799,7 +826,8 @@ fn query_model(
         complete: complete_totals,
         sizes: collection_totals,
     } = totals.learned(answered.len());
-    let offset_members = position_members(&chosen, lines, answered, &plan.list_pointer);
+    let mut offset_members = position_members(&chosen, lines, answered, &plan.list_pointer);
+    offset_members.extend(echo_members(lines, answered, &plan.list_pointer));
     let cursor_members = cursor_members(
         &chosen,
         lines,
@@ -835,6 +863,7 @@ fn query_model(
         collection_totals,
         paged_members,
         cursor_members,
+        nulls_first: evaluator.nulls_first,
         record_ordinals,
         generalized: BTreeMap::new(),
         families: None,
@@ -902,6 +931,7 @@ fn offset_members(
             complete: Vec::new(),
             offset: true,
             size: false,
+            echo: None,
         })
         .collect()
 }
@@ -940,6 +970,22 @@ fn position_members(
     members
 }
 
+/// The envelope members echoing each answered line's call (see [`crate::query_echo`]).
+fn echo_members(
+    lines: &[QueryLine<'_>],
+    answered: &[usize],
+    list_pointer: &str,
+) -> Vec<PagedMember> {
+    let shown: Vec<crate::query_echo::ShownLine<'_>> = answered
+        .iter()
+        .map(|index| {
+            let observation = lines[*index].observation;
+            (observation.body.as_ref(), observation.pairs())
+        })
+        .collect();
+    crate::query_echo::learn(&shown, list_pointer)
+}
+
 /// The page size a line gives: the value of its parameter playing the page-size role, `None`
 /// without one; `Err` when that value is no whole number.
 fn line_size(
@@ -973,6 +1019,7 @@ fn size_members(
             complete: default.into_iter().collect(),
             offset: false,
             size: true,
+            echo: None,
         })
         .collect()
 }
@@ -1034,6 +1081,7 @@ fn cursor_members(
 ) -> Vec<CursorMember> {
     let model = QueryModel {
         parameters: chosen.clone(),
+        nulls_first: evaluator.nulls_first,
         ..QueryModel::of_roles(&[])
     };
     let value_of = |(index, last, remaining, matched): &LineEnd, form: &CursorForm| {
@@ -1233,6 +1281,7 @@ pub(crate) fn paged_members(
                 complete,
                 offset: false,
                 size: false,
+                echo: None,
             })
         })
         .collect()
