@@ -1971,8 +1971,7 @@ impl StateService {
         ) else {
             return Err("unrecorded-request");
         };
-        Self::set_offset_members(&mut body, model, pairs)?;
-        Self::set_echo_members(&mut body, model, linked);
+        Self::set_computed_members(&mut body, model, (pairs, linked))?;
         let end = crate::page_cursor::PageEnd {
             model,
             expanded: pairs,
@@ -2012,6 +2011,19 @@ impl StateService {
         for member in model.paged_members.iter().filter(|member| member.offset) {
             crate::render::set_counter(body, &member.pointer, offset);
         }
+        Ok(())
+    }
+
+    /// Sets the envelope members the state computes per call: the page's offset and size
+    /// ([`Self::set_offset_members`], from the evaluated pairs) and the call's echo
+    /// ([`Self::set_echo_members`], from the pairs as sent).
+    fn set_computed_members(
+        body: &mut Json,
+        model: &QueryModel,
+        (pairs, sent): (&QueryPairs, &QueryPairs),
+    ) -> Result<(), &'static str> {
+        Self::set_offset_members(body, model, pairs)?;
+        Self::set_echo_members(body, model, sent);
         Ok(())
     }
 

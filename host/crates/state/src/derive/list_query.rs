@@ -796,38 +796,15 @@ fn query_model(
     answered: &[usize],
     evaluator: &mut Evaluator<'_>,
 ) -> Option<QueryModel> {
-    let mut totals = Totals::default();
-    let mut pages: Vec<(Json, bool)> = Vec::new();
-    let mut ends: Vec<LineEnd> = Vec::new();
-    for index in answered {
-        let line = &lines[*index];
-        let evaluated = evaluator.evaluates_to(&chosen, line)?;
-        ends.push((
-            *index,
-            evaluated.members.last().copied(),
-            evaluated.members.len() < evaluated.matched,
-            evaluated.matched,
-        ));
-        let body = line.observation.body.clone().unwrap_or_default();
-        let whole = evaluator
-            .size(&line.collection)
-            .unwrap_or(evaluated.matched);
-        totals.observe(
-            &body,
-            &plan.list_pointer,
-            (evaluated.matched, evaluated.members.len(), whole),
-            counters,
-        );
-        pages.push((body, evaluated.members.len() < evaluated.matched));
-    }
+    let (totals, pages, ends) =
+        answered_pages(plan, counters, (lines, &chosen, answered), evaluator)?;
     let LearnedTotals {
         totals,
         unfiltered: unfiltered_totals,
         complete: complete_totals,
         sizes: collection_totals,
     } = totals.learned(answered.len());
-    let mut offset_members = position_members(&chosen, lines, answered, &plan.list_pointer);
-    offset_members.extend(echo_members(lines, answered, &plan.list_pointer));
+    let offset_members = position_members(&chosen, lines, answered, &plan.list_pointer);
     let cursor_members = cursor_members(
         &chosen,
         lines,
@@ -869,6 +846,45 @@ fn query_model(
         families: None,
         groups: None,
     })
+}
+
+/// The totals the answered lines show, their bodies (each with whether its page left matches
+/// out) and where their pages end (see [`answered_pages`]).
+type AnsweredPages = (Totals, Vec<(Json, bool)>, Vec<LineEnd>);
+
+/// Each answered line evaluated with the chosen roles: the totals its body shows, its body with
+/// whether its page left matches out, and where its page ends; `None` when one is not reproduced.
+fn answered_pages(
+    plan: &ListPlan,
+    counters: &[String],
+    (lines, chosen, answered): (&[QueryLine<'_>], &BTreeMap<String, QueryRole>, &[usize]),
+    evaluator: &mut Evaluator<'_>,
+) -> Option<AnsweredPages> {
+    let mut totals = Totals::default();
+    let mut pages: Vec<(Json, bool)> = Vec::new();
+    let mut ends: Vec<LineEnd> = Vec::new();
+    for index in answered {
+        let line = &lines[*index];
+        let evaluated = evaluator.evaluates_to(chosen, line)?;
+        ends.push((
+            *index,
+            evaluated.members.last().copied(),
+            evaluated.members.len() < evaluated.matched,
+            evaluated.matched,
+        ));
+        let body = line.observation.body.clone().unwrap_or_default();
+        let whole = evaluator
+            .size(&line.collection)
+            .unwrap_or(evaluated.matched);
+        totals.observe(
+            &body,
+            &plan.list_pointer,
+            (evaluated.matched, evaluated.members.len(), whole),
+            counters,
+        );
+        pages.push((body, evaluated.members.len() < evaluated.matched));
+    }
+    Some((totals, pages, ends))
 }
 
 /// The record ordinals of the answered lines, ascending.
@@ -958,7 +974,7 @@ fn offset_pointers(bodies: &[Option<&Json>], offsets: &[usize], list_pointer: &s
 }
 
 /// The envelope members holding the page's offset ([`offset_members`]) and size
-/// ([`size_members`]), computed per call.
+/// ([`size_members`]) and echoing the call ([`echo_members`]), computed per call.
 fn position_members(
     chosen: &BTreeMap<String, QueryRole>,
     lines: &[QueryLine<'_>],
@@ -967,6 +983,7 @@ fn position_members(
 ) -> Vec<PagedMember> {
     let mut members = offset_members(chosen, lines, answered, list_pointer);
     members.extend(size_members(chosen, lines, answered, list_pointer));
+    members.extend(echo_members(lines, answered, list_pointer));
     members
 }
 
