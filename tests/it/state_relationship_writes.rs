@@ -132,10 +132,7 @@ fn a_third_app_relationship_route_sets_the_linkage_and_the_parents_lists_follow(
     assert!(plan.served, "{:?}", plan.reason);
     let model = plan.relationship.as_ref().expect("a relationship model");
     assert!(model.linkage && model.answers_as_recorded, "{model:?}");
-    assert_eq!(
-        model.fixed.get(&2).map(String::as_str),
-        Some("relationships")
-    );
+    assert_eq!(model.fixed, [(2, "relationships".to_owned())]);
     // Task 9 (Amara's, person 1) passes to Bruno (person 2).
     let sent = json!({"data": {"type": "person", "id": "2"}});
     let (answer, is_error) = served.call(ROUTE, route_args("9", "relationships", "assignee", sent));

@@ -86,9 +86,10 @@ pub struct RelationshipModel {
     pub answers_as_recorded: bool,
     /// Parameter segments between the parent and the relationship's name that every recorded
     /// call gave one value (`relationships` of a route templated `/tasks/{id}/{a}/{b}`): by
-    /// index, that value, which a served call must give too.
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub fixed: BTreeMap<usize, String>,
+    /// index, that value, which a served call must give too (a list of pairs: a state's JSON
+    /// keys are text).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub fixed: Vec<(usize, String)>,
 }
 
 /// What one recorded call shows.
@@ -279,7 +280,7 @@ fn model_of(
         linkage: shown.linkage,
         answers_identifier: answers_identifier && !answers_as_recorded,
         answers_as_recorded,
-        fixed: BTreeMap::new(),
+        fixed: Vec::new(),
     })
 }
 
@@ -546,7 +547,7 @@ pub(super) fn serve(
         );
     };
     if let Some((index, value)) = model.fixed.iter().find(|(index, value)| {
-        segments.get(**index).map(|s| decoded(s)).as_deref() != Some(value.as_str())
+        segments.get(*index).map(|s| decoded(s)).as_deref() != Some(value.as_str())
     }) {
         return tool_error(
             "invalid_arguments",
