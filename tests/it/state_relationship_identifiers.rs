@@ -6,6 +6,9 @@
 //! answered for any parent as safrs's are (`/api/projects/{id}/tasks`, a folder-tree tool whose children holding the
 //! parent's id as a plain attribute), and through the same `ParentSegment`, which now also finds
 //! members listed from an item path (`/books/4/`) and a list path (`/books/`) as one collection.
+//! The third JSON:API app, flask-rest-jsonapi-next, names the identifier through the related
+//! resource (`filter[assignee.id]`) and filters and sorts by related attributes with SQLite's
+//! nulls first (`joins::linkage_joins`, `QueryModel::nulls_first`).
 
 use serde_json::{Value, json};
 
@@ -111,5 +114,64 @@ fn a_filter_and_a_sort_through_a_relationship_read_the_linked_resource() {
     assert_eq!(
         listed_ids(&answer),
         ["3", "2", "1", "6", "4", "5", "7", "8", "10", "9"]
+    );
+}
+
+// The third JSON:API app, flask-rest-jsonapi-next (`tests/corpus/apps/flask-rest-jsonapi-next/`):
+// its filters name a relationship's id through the related resource (`filter[assignee.id]=3`)
+// and related attributes (`filter[project.code]=ORC`), its sorts a related attribute with
+// SQLite's nulls first (`sort=assignee.name`), and every list answer's `links.self` repeats the
+// call (`query_echo.rs`).
+
+#[test]
+fn a_third_app_filters_by_a_relationship_id_through_the_related_resource() {
+    let served = serve_corpus_app("flask-rest-jsonapi-next");
+    // build.har filtered by assignees 3 and 1 and project 1 (entries 5-7); Dana (4) and
+    // project 3 never.
+    let (answer, is_error) =
+        call_with_strings(&served, "get_tasks", &[("filter[assignee.id]", "4")]);
+    assert!(!is_error, "{answer:#}");
+    assert_eq!(answer["state"]["membership"], "query", "{answer:#}");
+    assert_eq!(listed_ids(&answer), ["2", "6", "11"]);
+    assert_eq!(answer["body"]["meta"]["count"], 3);
+    assert_eq!(
+        answer["body"]["links"]["self"],
+        "http://127.0.0.1:18855/tasks?filter%5Bassignee.id%5D=4"
+    );
+    let (answer, is_error) =
+        call_with_strings(&served, "get_tasks", &[("filter[project.id]", "3")]);
+    assert!(!is_error, "{answer:#}");
+    assert_eq!(listed_ids(&answer), ["7", "8"]);
+}
+
+#[test]
+fn a_third_app_filters_and_sorts_by_a_related_attribute_nulls_first() {
+    let served = serve_corpus_app("flask-rest-jsonapi-next");
+    // build.har filtered by the code ORC (entry 8) and sorted by `project.name,title` (entry 18,
+    // whose tasks without a project came first: SQLite's NULL order).
+    let (answer, is_error) =
+        call_with_strings(&served, "get_tasks", &[("filter[project.code]", "QRY")]);
+    assert!(!is_error, "{answer:#}");
+    assert_eq!(listed_ids(&answer), ["9", "10"]);
+    let (answer, is_error) =
+        call_with_strings(&served, "get_tasks", &[("sort", "assignee.name,title")]);
+    assert!(!is_error, "{answer:#}");
+    // Unassigned first (Drill test cores, Paint the railings), then Amara's, Bruno's, Chen's
+    // and Dana's tasks, each by title.
+    assert_eq!(
+        listed_ids(&answer),
+        [
+            "10", "3", "9", "7", "1", "12", "4", "5", "8", "2", "11", "6"
+        ]
+    );
+    let (answer, is_error) =
+        call_with_strings(&served, "get_tasks", &[("sort", "-project.name,title")]);
+    assert!(!is_error, "{answer:#}");
+    // Descending, the tasks without a project last.
+    assert_eq!(
+        listed_ids(&answer),
+        [
+            "10", "9", "5", "4", "6", "8", "7", "2", "3", "1", "12", "11"
+        ]
     );
 }

@@ -7,7 +7,10 @@
 //! entity of the relationship's type matches, a relationship the parent holds no member for, or
 //! a body holding anything beside the identifier's wrapping, is refused with nothing changed. The
 //! second app, drf-jsonapi, writes its relationships through literal routes
-//! (`/books/{id}/relationships/author`) setting a linkage object (`state_jsonapi_second_app`).
+//! (`/books/{id}/relationships/author`) setting a linkage object (`state_jsonapi_second_app`);
+//! the third, flask-rest-jsonapi-next, through a route whose `relationships` segment every
+//! recorded call fixed, answering only a message, with a `PATCH` merging a `relationships`
+//! member, a delete clearing the linkages naming it and the parents' lists following (below).
 
 use serde_json::{Map, Value, json};
 
@@ -83,4 +86,112 @@ fn an_unknown_or_mistyped_identifier_an_unknown_relationship_and_a_body_beside_a
         assert!(is_error, "{relationship}: {answer:#}");
     }
     assert_eq!(task_attributes(&served, "3"), before);
+}
+
+// The third JSON:API app, flask-rest-jsonapi-next: its relationship routes are templated
+// `/tasks/{task_id}/{segment_2}/{id}` (recorded as `/tasks/13/relationships/project` and
+// `/tasks/2/relationships/assignee`, answering only `meta.message`); a `PATCH` of the task sending
+// `relationships.assignee.data: null` merges member by member (`writes/merged.rs`); a person's
+// delete clears the `assignee` linkages naming them (`data: null`); the people's
+// `relationships.tasks.data` follow the tasks' linkages (`inverse.rs`).
+
+const ROUTE: &str = "patch_tasks_by_task_id_and_segment_2_and_id";
+
+fn tracker_task(served: &crate::state_support::Served, id: &str) -> Value {
+    let (answer, is_error) =
+        crate::state_support::call_with_strings(served, "get_tasks_by_id", &[("id", id)]);
+    assert!(!is_error, "{answer:#}");
+    answer["body"]["data"].clone()
+}
+
+fn person_tasks(served: &crate::state_support::Served, id: &str) -> Vec<String> {
+    let (answer, is_error) =
+        crate::state_support::call_with_strings(served, "get_people_by_id", &[("id", id)]);
+    assert!(!is_error, "{answer:#}");
+    answer["body"]["data"]["relationships"]["tasks"]["data"]
+        .as_array()
+        .expect("the linkage")
+        .iter()
+        .map(|entry| entry["id"].as_str().expect("an id").to_owned())
+        .collect()
+}
+
+fn route_args(task: &str, segment: &str, name: &str, body: Value) -> Map<String, Value> {
+    let mut arguments = Map::new();
+    arguments.insert("task_id".into(), Value::String(task.into()));
+    arguments.insert("segment_2".into(), Value::String(segment.into()));
+    arguments.insert("id".into(), Value::String(name.into()));
+    arguments.insert("body".into(), body);
+    arguments
+}
+
+#[test]
+fn a_third_app_relationship_route_sets_the_linkage_and_the_parents_lists_follow() {
+    let served = serve_corpus_app("flask-rest-jsonapi-next");
+    let plan = crate::state_support::write_plan(&served, ROUTE);
+    assert!(plan.served, "{:?}", plan.reason);
+    let model = plan.relationship.as_ref().expect("a relationship model");
+    assert!(model.linkage && model.answers_as_recorded, "{model:?}");
+    assert_eq!(model.fixed, [(2, "relationships".to_owned())]);
+    // Task 9 (Amara's, person 1) passes to Bruno (person 2).
+    let sent = json!({"data": {"type": "person", "id": "2"}});
+    let (answer, is_error) = served.call(ROUTE, route_args("9", "relationships", "assignee", sent));
+    assert!(!is_error, "{answer:#}");
+    assert_eq!(
+        answer["body"]["meta"]["message"],
+        "Relationship successfully updated"
+    );
+    let linkage = &tracker_task(&served, "9")["relationships"]["assignee"];
+    assert_eq!(linkage["data"], json!({"type": "person", "id": "2"}));
+    assert_eq!(linkage["links"]["self"], "/tasks/9/relationships/assignee");
+    assert_eq!(person_tasks(&served, "1"), ["1", "7"]);
+    assert_eq!(person_tasks(&served, "2"), ["4", "9", "12"]);
+    // Another value where every recorded call sent `relationships` changes nothing.
+    let sent = json!({"data": {"type": "person", "id": "3"}});
+    let (answer, is_error) = served.call(ROUTE, route_args("9", "links", "assignee", sent));
+    assert!(is_error, "{answer:#}");
+    assert_eq!(
+        tracker_task(&served, "9")["relationships"]["assignee"]["data"]["id"],
+        "2"
+    );
+}
+
+#[test]
+fn a_third_app_patch_merges_relationships_and_a_delete_clears_the_linkages_naming_it() {
+    let served = serve_corpus_app("flask-rest-jsonapi-next");
+    // Task 5 (Chen's, project 2): done, nobody assigned; title and project kept.
+    let before = tracker_task(&served, "5");
+    let sent = json!({"data": {"type": "task", "id": "5", "attributes": {"status": "done"}, "relationships": {"assignee": {"data": null}}}});
+    let mut arguments = crate::state_support::with_body(&served, "patch_tasks_by_id", sent);
+    arguments.insert("id".into(), json!("5"));
+    let (answer, is_error) = served.call("patch_tasks_by_id", arguments);
+    assert!(!is_error, "{answer:#}");
+    let data = &answer["body"]["data"];
+    assert_eq!(data["attributes"]["status"], "done");
+    assert_eq!(data["attributes"]["title"], before["attributes"]["title"]);
+    assert_eq!(data["relationships"]["assignee"]["data"], Value::Null);
+    assert_eq!(
+        data["relationships"]["assignee"]["links"],
+        before["relationships"]["assignee"]["links"]
+    );
+    assert_eq!(
+        data["relationships"]["project"],
+        before["relationships"]["project"]
+    );
+    assert_eq!(person_tasks(&served, "3"), ["8"]);
+    // Dana (person 4) holds tasks 2, 6 and 11 in the seed: her delete clears their assignee.
+    let delete = crate::state_support::write_plan(&served, "delete_people_by_id");
+    assert!(delete.served, "{:?}", delete.reason);
+    let (answer, is_error) =
+        crate::state_support::call_with_strings(&served, "delete_people_by_id", &[("id", "4")]);
+    assert!(!is_error, "{answer:#}");
+    for id in ["2", "6", "11"] {
+        let assignee = &tracker_task(&served, id)["relationships"]["assignee"];
+        assert_eq!(assignee["data"], Value::Null, "task {id}: {assignee:#}");
+        assert!(assignee["links"]["self"].is_string(), "{assignee:#}");
+    }
+    assert_eq!(
+        tracker_task(&served, "1")["relationships"]["assignee"]["data"],
+        json!({"type": "person", "id": "1"})
+    );
 }

@@ -70,6 +70,7 @@ pub mod page_envelope;
 pub mod plane;
 pub mod precomputed;
 pub mod query;
+pub mod query_echo;
 pub mod query_terms;
 pub mod read;
 pub mod recorded;

@@ -56,15 +56,21 @@ fn renamed(
     renamed
 }
 
-/// `text` with each whole-token occurrence of `from` replaced by `to`.
+/// `text` with each whole-token occurrence of `from` replaced by `to` (a part of a dotted
+/// number, the `1` of `"1.0"`, is no token).
 fn replace_tokens(text: &str, from: &str, to: &str) -> String {
     let boundary = |c: Option<char>| c.is_none_or(|c| !c.is_alphanumeric());
+    let dotted_digit = |mut chars: Box<dyn Iterator<Item = char> + '_>| {
+        chars.next() == Some('.') && chars.next().is_some_and(|c| c.is_ascii_digit())
+    };
     let mut out = String::with_capacity(text.len());
     let mut copied = 0;
     for (at, _) in text.match_indices(from) {
         let before = text[..at].chars().next_back();
         let after = text[at + from.len()..].chars().next();
-        if at >= copied && boundary(before) && boundary(after) {
+        let dotted = dotted_digit(Box::new(text[at + from.len()..].chars()))
+            || dotted_digit(Box::new(text[..at].chars().rev()));
+        if at >= copied && boundary(before) && boundary(after) && !dotted {
             out.push_str(&text[copied..at]);
             out.push_str(to);
             copied = at + from.len();
@@ -231,6 +237,13 @@ mod tests {
             "version 2.1.0 not found"
         );
         assert_eq!(replace_tokens("a15 15b 15", "15", "7"), "a15 15b 7");
+        // A part of a dotted number is no token (`jsonapi.version` beside item 1).
+        assert_eq!(replace_tokens("1.0", "1", "4"), "1.0");
+        assert_eq!(replace_tokens("v2.1 of 1", "1", "4"), "v2.1 of 4");
+        assert_eq!(
+            replace_tokens("removed item 1.", "1", "4"),
+            "removed item 4."
+        );
     }
 
     #[test]

@@ -721,6 +721,11 @@ pub struct QueryModel {
     /// Envelope members naming the page's position by the keyset cursor, minted per call.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub cursor_members: Vec<CursorMember>,
+    /// Whether a sort places members lacking a key (or holding `null` there) before the others
+    /// ascending and after them descending, as SQLite orders NULL (else after them ascending):
+    /// learned where only that placement reproduces the recorded sorted lines.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub nulls_first: bool,
     /// The lines the model reproduced.
     pub record_ordinals: Vec<u64>,
     /// Parameters no recorded line named that the application's query grammar, learned from the
@@ -894,6 +899,20 @@ pub struct PagedMember {
     /// Computed per call (the call's size, else the default), so it refuses no page size.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub size: bool,
+    /// Whether the member names the call itself, a prefix then its query as sent (see
+    /// [`crate::query_echo`]). Computed per call, so it refuses no query.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub echo: Option<QueryEcho>,
+}
+
+/// How a list's envelope member spells the call it answers (see [`crate::query_echo`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct QueryEcho {
+    /// The text before the query (the list's own address, as the application writes it).
+    pub prefix: String,
+    /// Whether names and values are spelled as decoded (else form-encoded).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub decoded: bool,
 }
 
 impl QueryModel {
@@ -910,6 +929,7 @@ impl QueryModel {
             collection_totals: Vec::new(),
             paged_members: Vec::new(),
             cursor_members: Vec::new(),
+            nulls_first: false,
             record_ordinals: Vec::new(),
             generalized: BTreeMap::new(),
             families: None,

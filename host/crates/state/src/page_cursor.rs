@@ -403,7 +403,7 @@ fn form_encode(text: &str) -> String {
 }
 
 /// Query pairs joined as `name=value&…`, each spelled as decoded or form-encoded.
-fn spell_query(pairs: &[(String, String)], decoded: bool) -> String {
+pub(crate) fn spell_query(pairs: &[(String, String)], decoded: bool) -> String {
     let spell = |text: &str| {
         if decoded {
             text.to_owned()

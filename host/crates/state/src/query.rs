@@ -514,7 +514,14 @@ fn matches_over(
         if matched.len() > 1 && sort_keys.iter().any(|(field, _)| unheld(field)) {
             return None;
         }
-        matched.sort_by(|a, b| sort_order(&sort_keys, byte_fields, candidates[*a], candidates[*b]));
+        matched.sort_by(|a, b| {
+            sort_order(
+                (&sort_keys, model.nulls_first),
+                byte_fields,
+                candidates[*a],
+                candidates[*b],
+            )
+        });
     } else if !selection.orders.is_empty() {
         return None;
     }
@@ -760,16 +767,19 @@ impl Cursor {
     }
 }
 
-/// How two objects compare by sort keys (the text of `byte_fields` as byte strings).
+/// How two objects compare by sort keys (the text of `byte_fields` as byte strings; a missing
+/// or null key the least of all when `nulls_first`, else the greatest).
 fn sort_order(
-    sort_keys: &[(String, bool)],
+    (sort_keys, nulls_first): (&[(String, bool)], bool),
     byte_fields: &BTreeSet<String>,
     a: &Object,
     b: &Object,
 ) -> Ordering {
+    let null = |value: Option<&Json>| matches!(value, None | Some(Json::Null));
     for (field, descending) in sort_keys {
         let (left, right) = (field_value(a, field), field_value(b, field));
         let ordering = match (left, right) {
+            _ if nulls_first && null(left) != null(right) => null(right).cmp(&null(left)),
             (Some(Json::String(left)), Some(Json::String(right)))
                 if byte_fields.contains(field) =>
             {
@@ -1089,6 +1099,21 @@ mod tests {
         let pairs =
             objects(r#"[{"o": {"a": 1, "b": 2}}, {"o": {"a": 1}}, {"o": {"a": 0, "c": 9}}]"#);
         assert_eq!(run(&model, &[("order", "o")], &pairs), Some(vec![2, 1, 0]));
+    }
+
+    #[test]
+    fn a_model_placing_nulls_first_sorts_them_before_ascending_and_after_descending() {
+        // SQLite's NULL order (flask-rest-jsonapi-next's `sort=assignee.name` through an outer
+        // join): a missing or null key the least of all.
+        let data = objects(r#"[{"n": "b"}, {"n": null}, {"n": "a"}, {}]"#);
+        let mut model = model(&[("sort", QueryRole::Sort)]);
+        assert_eq!(run(&model, &[("sort", "n")], &data), Some(vec![2, 0, 1, 3]));
+        model.nulls_first = true;
+        assert_eq!(run(&model, &[("sort", "n")], &data), Some(vec![1, 3, 2, 0]));
+        assert_eq!(
+            run(&model, &[("sort", "-n")], &data),
+            Some(vec![0, 2, 1, 3])
+        );
     }
 
     #[test]

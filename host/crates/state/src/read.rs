@@ -1923,7 +1923,7 @@ impl StateService {
             .paged_members
             .iter()
             .all(|member| match body.pointer(&member.pointer) {
-                _ if member.offset || member.size => true,
+                _ if member.offset || member.size || member.echo.is_some() => true,
                 None => true,
                 Some(held) => !partial && member.complete.as_slice() == [held.clone()],
             })
@@ -1995,7 +1995,7 @@ impl StateService {
         ) else {
             return Err("unrecorded-request");
         };
-        Self::set_offset_members(&mut body, model, pairs)?;
+        Self::set_computed_members(&mut body, model, (pairs, linked))?;
         let end = crate::page_cursor::PageEnd {
             model,
             expanded: pairs,
@@ -2036,6 +2036,32 @@ impl StateService {
             crate::render::set_counter(body, &member.pointer, offset);
         }
         Ok(())
+    }
+
+    /// Sets the envelope members the state computes per call: the page's offset and size
+    /// ([`Self::set_offset_members`], from the evaluated pairs) and the call's echo
+    /// ([`Self::set_echo_members`], from the pairs as sent).
+    fn set_computed_members(
+        body: &mut Json,
+        model: &QueryModel,
+        (pairs, sent): (&QueryPairs, &QueryPairs),
+    ) -> Result<(), &'static str> {
+        Self::set_offset_members(body, model, pairs)?;
+        Self::set_echo_members(body, model, sent);
+        Ok(())
+    }
+
+    /// Sets the envelope members echoing the call (see [`crate::query_echo`]) to its own
+    /// address, from the pairs it sent.
+    fn set_echo_members(body: &mut Json, model: &QueryModel, sent: &QueryPairs) {
+        for member in &model.paged_members {
+            let Some(echo) = &member.echo else {
+                continue;
+            };
+            if let Some(slot) = crate::render::pointer_mut(body, &member.pointer) {
+                *slot = Json::String(crate::query_echo::render(echo, sent));
+            }
+        }
     }
 
     /// Sets the envelope members holding the page size (see

@@ -53,6 +53,8 @@ struct QueryLine<'a> {
 struct Evaluator<'a> {
     collections: HashMap<String, (Vec<usize>, Vec<&'a Object>)>,
     memo: HashMap<String, Option<Vec<usize>>>,
+    /// Whether sorts place null keys first (see [`QueryModel::nulls_first`]).
+    nulls_first: bool,
 }
 
 impl<'a> Evaluator<'a> {
@@ -70,16 +72,8 @@ impl<'a> Evaluator<'a> {
     ) -> Option<Evaluated> {
         let model = QueryModel {
             parameters: parameters.clone(),
-            totals: Vec::new(),
-            unfiltered_totals: Vec::new(),
-            complete_totals: Vec::new(),
-            collection_totals: Vec::new(),
-            paged_members: Vec::new(),
-            cursor_members: Vec::new(),
-            record_ordinals: Vec::new(),
-            generalized: BTreeMap::new(),
-            families: None,
-            groups: None,
+            nulls_first: self.nulls_first,
+            ..QueryModel::of_roles(&[])
         };
         let (indexes, candidates) = self.collections.get(&line.collection)?;
         let mut selecting: Vec<(String, String)> = Vec::new();
@@ -161,16 +155,6 @@ pub(super) fn learn_query(
     }
     let (links, untested) = learn_links((&lines, others), &mut objects, entities);
     crate::joins::with_linked_entities(objects.values_mut(), &entities.list);
-    let mut evaluator = Evaluator {
-        collections: collections
-            .into_iter()
-            .map(|(key, indexes)| {
-                let candidates = indexes.iter().map(|index| &objects[index]).collect();
-                (key, (indexes, candidates))
-            })
-            .collect(),
-        memo: HashMap::new(),
-    };
     let mut options = role_options(&lines, &objects, has_whole, &term_roles);
     // A value naming a linked entity by its key is the stronger evidence: tried first.
     for (name, mut roles) in links {
@@ -181,10 +165,53 @@ pub(super) fn learn_query(
     let untestable: BTreeSet<usize> = (0..lines.len())
         .filter(|index| sorts_unheld_keys(&lines[*index].arguments, &options, &objects))
         .collect();
-    let (mut chosen, answered) = choose_roles(&lines, &options, &untestable, &mut evaluator)?;
+    let (mut evaluator, (mut chosen, answered)) =
+        choose_with_null_placement(&lines, &options, &untestable, (&objects, &collections))?;
     let untested = crate::link_filters::untested_roles(&chosen, &untested);
     chosen.extend(untested);
     query_model(plan, counters, &lines, chosen, &answered, &mut evaluator)
+}
+
+/// The roles chosen and the lines they answered (see [`choose_roles`]).
+type ChosenRoles = (BTreeMap<String, QueryRole>, Vec<usize>);
+
+/// The roles that reproduce the most lines (see [`choose_roles`]) with their evaluator: sorts
+/// placing null keys last, or first where that answers more lines (see
+/// [`QueryModel::nulls_first`]).
+fn choose_with_null_placement<'o>(
+    lines: &[QueryLine<'_>],
+    options: &BTreeMap<String, Vec<QueryRole>>,
+    untestable: &BTreeSet<usize>,
+    (objects, collections): (&'o HashMap<usize, Object>, &HashMap<String, Vec<usize>>),
+) -> Option<(Evaluator<'o>, ChosenRoles)> {
+    let evaluator = |nulls_first: bool| Evaluator {
+        collections: collections
+            .iter()
+            .map(|(key, indexes)| {
+                let candidates = indexes.iter().map(|index| &objects[index]).collect();
+                (key.clone(), (indexes.clone(), candidates))
+            })
+            .collect(),
+        memo: HashMap::new(),
+        nulls_first,
+    };
+    let mut last = evaluator(false);
+    let chosen = choose_roles(lines, options, untestable, &mut last);
+    let testable = lines.len() - untestable.len();
+    if chosen
+        .as_ref()
+        .is_some_and(|(_, answered)| answered.len() == testable)
+    {
+        return chosen.map(|chosen| (last, chosen));
+    }
+    let mut first = evaluator(true);
+    let with_first = choose_roles(lines, options, untestable, &mut first);
+    let answers =
+        |found: &Option<ChosenRoles>| found.as_ref().map_or(0, |(_, answered)| answered.len());
+    if answers(&with_first) > answers(&chosen) {
+        return with_first.map(|chosen| (first, chosen));
+    }
+    chosen.map(|chosen| (last, chosen))
 }
 
 /// The roles link parameters may play, by name, and the links learned for names only the
@@ -769,30 +796,8 @@ fn query_model(
     answered: &[usize],
     evaluator: &mut Evaluator<'_>,
 ) -> Option<QueryModel> {
-    let mut totals = Totals::default();
-    let mut pages: Vec<(Json, bool)> = Vec::new();
-    let mut ends: Vec<LineEnd> = Vec::new();
-    for index in answered {
-        let line = &lines[*index];
-        let evaluated = evaluator.evaluates_to(&chosen, line)?;
-        ends.push((
-            *index,
-            evaluated.members.last().copied(),
-            evaluated.members.len() < evaluated.matched,
-            evaluated.matched,
-        ));
-        let body = line.observation.body.clone().unwrap_or_default();
-        let whole = evaluator
-            .size(&line.collection)
-            .unwrap_or(evaluated.matched);
-        totals.observe(
-            &body,
-            &plan.list_pointer,
-            (evaluated.matched, evaluated.members.len(), whole),
-            counters,
-        );
-        pages.push((body, evaluated.members.len() < evaluated.matched));
-    }
+    let (totals, pages, ends) =
+        answered_pages(plan, counters, (lines, &chosen, answered), evaluator)?;
     let LearnedTotals {
         totals,
         unfiltered: unfiltered_totals,
@@ -835,11 +840,51 @@ fn query_model(
         collection_totals,
         paged_members,
         cursor_members,
+        nulls_first: evaluator.nulls_first,
         record_ordinals,
         generalized: BTreeMap::new(),
         families: None,
         groups: None,
     })
+}
+
+/// The totals the answered lines show, their bodies (each with whether its page left matches
+/// out) and where their pages end (see [`answered_pages`]).
+type AnsweredPages = (Totals, Vec<(Json, bool)>, Vec<LineEnd>);
+
+/// Each answered line evaluated with the chosen roles: the totals its body shows, its body with
+/// whether its page left matches out, and where its page ends; `None` when one is not reproduced.
+fn answered_pages(
+    plan: &ListPlan,
+    counters: &[String],
+    (lines, chosen, answered): (&[QueryLine<'_>], &BTreeMap<String, QueryRole>, &[usize]),
+    evaluator: &mut Evaluator<'_>,
+) -> Option<AnsweredPages> {
+    let mut totals = Totals::default();
+    let mut pages: Vec<(Json, bool)> = Vec::new();
+    let mut ends: Vec<LineEnd> = Vec::new();
+    for index in answered {
+        let line = &lines[*index];
+        let evaluated = evaluator.evaluates_to(chosen, line)?;
+        ends.push((
+            *index,
+            evaluated.members.last().copied(),
+            evaluated.members.len() < evaluated.matched,
+            evaluated.matched,
+        ));
+        let body = line.observation.body.clone().unwrap_or_default();
+        let whole = evaluator
+            .size(&line.collection)
+            .unwrap_or(evaluated.matched);
+        totals.observe(
+            &body,
+            &plan.list_pointer,
+            (evaluated.matched, evaluated.members.len(), whole),
+            counters,
+        );
+        pages.push((body, evaluated.members.len() < evaluated.matched));
+    }
+    Some((totals, pages, ends))
 }
 
 /// The record ordinals of the answered lines, ascending.
@@ -902,6 +947,7 @@ fn offset_members(
             complete: Vec::new(),
             offset: true,
             size: false,
+            echo: None,
         })
         .collect()
 }
@@ -928,7 +974,7 @@ fn offset_pointers(bodies: &[Option<&Json>], offsets: &[usize], list_pointer: &s
 }
 
 /// The envelope members holding the page's offset ([`offset_members`]) and size
-/// ([`size_members`]), computed per call.
+/// ([`size_members`]) and echoing the call ([`echo_members`]), computed per call.
 fn position_members(
     chosen: &BTreeMap<String, QueryRole>,
     lines: &[QueryLine<'_>],
@@ -937,7 +983,24 @@ fn position_members(
 ) -> Vec<PagedMember> {
     let mut members = offset_members(chosen, lines, answered, list_pointer);
     members.extend(size_members(chosen, lines, answered, list_pointer));
+    members.extend(echo_members(lines, answered, list_pointer));
     members
+}
+
+/// The envelope members echoing each answered line's call (see [`crate::query_echo`]).
+fn echo_members(
+    lines: &[QueryLine<'_>],
+    answered: &[usize],
+    list_pointer: &str,
+) -> Vec<PagedMember> {
+    let shown: Vec<crate::query_echo::ShownLine<'_>> = answered
+        .iter()
+        .map(|index| {
+            let observation = lines[*index].observation;
+            (observation.body.as_ref(), observation.pairs())
+        })
+        .collect();
+    crate::query_echo::learn(&shown, list_pointer)
 }
 
 /// The page size a line gives: the value of its parameter playing the page-size role, `None`
@@ -973,6 +1036,7 @@ fn size_members(
             complete: default.into_iter().collect(),
             offset: false,
             size: true,
+            echo: None,
         })
         .collect()
 }
@@ -1034,6 +1098,7 @@ fn cursor_members(
 ) -> Vec<CursorMember> {
     let model = QueryModel {
         parameters: chosen.clone(),
+        nulls_first: evaluator.nulls_first,
         ..QueryModel::of_roles(&[])
     };
     let value_of = |(index, last, remaining, matched): &LineEnd, form: &CursorForm| {
@@ -1233,6 +1298,7 @@ pub(crate) fn paged_members(
                 complete,
                 offset: false,
                 size: false,
+                echo: None,
             })
         })
         .collect()

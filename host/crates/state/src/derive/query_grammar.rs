@@ -278,6 +278,7 @@ pub fn generalize(
             collection_totals: Vec::new(),
             paged_members: Vec::new(),
             cursor_members: Vec::new(),
+            nulls_first: false,
             record_ordinals: Vec::new(),
             generalized: BTreeMap::new(),
             families: None,

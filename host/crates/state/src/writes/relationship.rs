@@ -10,7 +10,10 @@
 //! (`project` → `/attributes/project_id`).
 //!
 //! The relationship may also be named by a literal after literal segments
-//! (`/books/{id}/relationships/author`, one tool per relationship), and the member may be the
+//! (`/books/{id}/relationships/author`, one tool per relationship), or after parameter segments
+//! every recorded call (two or more) gave one value (`/tasks/{id}/{a}/{b}` recorded as
+//! `/tasks/13/relationships/project` and `/tasks/2/relationships/assignee`: the value is kept and
+//! a served call must give it too), and the member may be the
 //! relationship's linkage: an object the read after shows holding exactly the sent identifier
 //! (`/relationships/` + `author` + `/data`, set to `{"type": "Author", "id": "3"}`), set to the
 //! identifier as sent; an answer that held the identifier as sent answers the served one
@@ -18,7 +21,8 @@
 //! too, which applies the recorded calls with it ([`replay`]) rather than adopting them blind.
 //!
 //! Served as an update of that member of the parent (typed as the read after the calls showed
-//! it), answered as the recorded call was: its status, and its body with the named entity where
+//! it), answered as the recorded call was (as recorded when it names no related entity,
+//! flask-rest-jsonapi-next's `{"meta": {"message": …}}`): its status, and its body with the named entity where
 //! the recorded one stood, the strings repeating one of that entity's string members re-spelled
 //! from the served entity, and a string ending in the recorded call's path ending in the served
 //! call's. Refused, nothing changed: a body holding anything beside the identifier's wrapping,
@@ -76,6 +80,16 @@ pub struct RelationshipModel {
     /// The recorded answer holds the identifier as sent, not the related entity.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub answers_identifier: bool,
+    /// The recorded answer names no related entity (`{"meta": {"message": …}}`): it is answered
+    /// as recorded.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub answers_as_recorded: bool,
+    /// Parameter segments between the parent and the relationship's name that every recorded
+    /// call gave one value (`relationships` of a route templated `/tasks/{id}/{a}/{b}`): by
+    /// index, that value, which a served call must give too (a list of pairs: a state's JSON
+    /// keys are text).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub fixed: Vec<(usize, String)>,
 }
 
 /// What one recorded call shows.
@@ -120,16 +134,23 @@ pub(super) fn learn(
         if !matches!(draft.plan.method.as_str(), "PUT" | "PATCH" | "POST") {
             continue;
         }
-        let Some((parent_type, parent_segment)) = parent_of(&draft.plan.path_template, views)
-        else {
-            continue;
-        };
         let successes: Vec<&Observation> = timeline
             .all(draft.tool)
             .filter(|call| call.is_success())
             .collect();
+        let fixed = fixed_segments(&successes);
+        let template = &draft.plan.path_template;
+        let Some((parent_type, parent_segment)) = parent_of(template, views, &BTreeMap::new())
+            .or_else(|| parent_of(template, views, &fixed))
+        else {
+            continue;
+        };
         let learned = (parent_type.as_str(), parent_segment);
-        if let Some(model) = model_of(&successes, learned, (calls, views), state, timeline) {
+        if let Some(mut model) = model_of(&successes, learned, (calls, views), state, timeline) {
+            model.fixed = fixed
+                .into_iter()
+                .filter(|(index, _)| *index > parent_segment)
+                .collect();
             draft.plan.relationship = Some(model);
             if serve {
                 draft.plan.effect = super::model::Effect::Update;
@@ -139,18 +160,40 @@ pub(super) fn learn(
     }
 }
 
+/// The segments but the last that every call gave one value, by index: none unless two calls
+/// show it (one call cannot tell a constant from the parent's id).
+fn fixed_segments(successes: &[&Observation]) -> BTreeMap<usize, String> {
+    let Some((first, rest)) = successes.split_first().filter(|(_, rest)| !rest.is_empty()) else {
+        return BTreeMap::new();
+    };
+    let count = first.segments.len().saturating_sub(1);
+    (0..count)
+        .filter(|index| {
+            rest.iter()
+                .all(|call| call.segments.get(*index) == first.segments.get(*index))
+        })
+        .map(|index| (index, first.segments[index].clone()))
+        .collect()
+}
+
 /// The type whose item path the write's template extends by the relationship's segment (a
-/// parameter, or a literal name after literal segments: `/books/{id}/relationships/author`),
-/// and the segment naming the parent: the one type whose collection template the path starts
-/// with, a parameter segment after it.
-fn parent_of(template: &str, views: &Views) -> Option<(String, usize)> {
+/// parameter, or a literal name after literal segments: `/books/{id}/relationships/author`; a
+/// parameter every call gave one value, `fixed`, counting as that literal between the parent
+/// and the name), and the segment naming the parent: the one type whose collection template
+/// the path starts with, a parameter segment after it.
+fn parent_of(
+    template: &str,
+    views: &Views,
+    fixed: &BTreeMap<usize, String>,
+) -> Option<(String, usize)> {
     let write = split_path(template);
     let (last, before_last) = write.split_last()?;
     let literal = |segment: &&str| template_affixes(segment).is_none();
     let between = before_last
         .iter()
+        .enumerate()
         .rev()
-        .take_while(|segment| literal(segment))
+        .take_while(|(index, segment)| literal(segment) || fixed.contains_key(index))
         .count();
     let item = &before_last[..before_last.len() - between];
     let (id, collection) = item.split_last()?;
@@ -215,7 +258,9 @@ fn model_of(
     let shown = agreed?;
     let answer = first.body.as_ref()?;
     let sent = identifier_in(&first.request, &shown.identifier)?;
-    let answer_pointer = holding(answer, sent, "")?;
+    let found = holding(answer, sent, "");
+    let answers_as_recorded = found.is_none();
+    let answer_pointer = found.unwrap_or_default();
     let answers_identifier = answer
         .pointer(&answer_pointer)
         .and_then(Json::as_object)
@@ -233,7 +278,9 @@ fn model_of(
         answer_path: first.path.clone(),
         answer_pointer,
         linkage: shown.linkage,
-        answers_identifier,
+        answers_identifier: answers_identifier && !answers_as_recorded,
+        answers_as_recorded,
+        fixed: Vec::new(),
     })
 }
 
@@ -499,6 +546,14 @@ pub(super) fn serve(
             "the path names no parent and relationship",
         );
     };
+    if let Some((index, value)) = model.fixed.iter().find(|(index, value)| {
+        segments.get(*index).map(|s| decoded(s)).as_deref() != Some(value.as_str())
+    }) {
+        return tool_error(
+            "invalid_arguments",
+            format!("path segment {index} must be {value:?}, as every recorded call sent it"),
+        );
+    }
     let body = call.body.as_ref().map(Json::from_serde_value);
     let Some(sent) = body
         .as_ref()
@@ -631,6 +686,22 @@ fn answer(
             "the relationship's recorded answer is not JSON",
         );
     };
+    let source = StateSource::Write {
+        source: "state",
+        view: "update",
+        collection: Some(parent.collection.clone()),
+        id: Some(parent.id.clone()),
+        ids: None,
+    };
+    if model.answers_as_recorded {
+        return state_answer(
+            base,
+            recorded.clone(),
+            service.replay_evidence_id(),
+            false,
+            source,
+        );
+    }
     let Some(was) = recorded.pointer(&model.answer_pointer).cloned() else {
         return tool_error(
             "internal_error",
@@ -651,13 +722,6 @@ fn answer(
     } else {
         set_pointer(&mut body, &model.answer_pointer, shown);
     }
-    let source = StateSource::Write {
-        source: "state",
-        view: "update",
-        collection: Some(parent.collection.clone()),
-        id: Some(parent.id.clone()),
-        ids: None,
-    };
     state_answer(base, body, service.replay_evidence_id(), false, source)
 }
 

@@ -214,18 +214,7 @@ fn transferred(
         (&known, &fields),
         entity_order(state, sibling_type),
     )?);
-    plan.rules = source
-        .rules
-        .iter()
-        .filter(|rule| rule_fits(rule, &known))
-        .cloned()
-        .chain(super::sibling_dependents::sibling_dependents(
-            &source.rules,
-            state,
-            source_type,
-            sibling_type,
-        ))
-        .collect();
+    plan.rules = sibling_rules(&source.rules, state, (source_type, sibling_type), &known);
     plan.conflicts.retain(|conflict| known(&conflict.member));
     plan.omitted.retain(|omitted| known(&omitted.member));
     let generated = recorded_generated(source, &plan.rules, records);
@@ -247,6 +236,27 @@ fn transferred(
     });
     plan.served = true;
     Some(plan)
+}
+
+/// The source's rules that speak of the sibling's fields, and its delete's dependents carried
+/// over to the member holding the sibling's ids (`super::sibling_dependents`).
+fn sibling_rules(
+    rules: &[PlanRule],
+    state: &StateView,
+    (source_type, sibling_type): (&str, &str),
+    known: &impl Fn(&str) -> bool,
+) -> Vec<PlanRule> {
+    rules
+        .iter()
+        .filter(|rule| rule_fits(rule, known))
+        .cloned()
+        .chain(super::sibling_dependents::sibling_dependents(
+            rules,
+            state,
+            source_type,
+            sibling_type,
+        ))
+        .collect()
 }
 
 /// The source's answer model for the sibling (`None` when the sibling cannot answer as the
