@@ -57,9 +57,18 @@ pub(crate) struct Body {
     pub(crate) state: StateView,
 }
 
-/// Reads a body laid out as `{"records":[…],"state":…}` (see the module documentation); the
-/// reader is left after the closing brace.
-pub(crate) fn read_body<R: BufRead>(reader: R) -> Result<Body, Unreadable> {
+/// How a body's records are typed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum RecordForm {
+    /// Whole, every member as written.
+    Whole,
+    /// The part a server reads ([`super::served`]).
+    Served,
+}
+
+/// Reads a body laid out as `{"records":[…],"state":…}` (see the module documentation), its
+/// records in `form`; the reader is left after the closing brace.
+pub(crate) fn read_body<R: BufRead>(reader: R, form: RecordForm) -> Result<Body, Unreadable> {
     let mut scanner = ValueScanner::new(reader);
     scanner.expect(b'{')?;
     scanner.expect_key("records")?;
@@ -69,7 +78,10 @@ pub(crate) fn read_body<R: BufRead>(reader: R) -> Result<Body, Unreadable> {
         scanner.consume(1);
     } else {
         loop {
-            records.push(scanner.typed::<CaptureRecord>()?);
+            records.push(match form {
+                RecordForm::Whole => scanner.typed::<CaptureRecord>()?,
+                RecordForm::Served => scanner.typed::<super::served::ServedRecord>()?.into(),
+            });
             match scanner.next_byte()? {
                 Some(b',') => {}
                 Some(b']') => break,
