@@ -416,7 +416,7 @@ mod tests {
 
     #[test]
     fn a_body_of_another_layout_or_cut_short_is_refused() {
-        let refused = |text: &str| read_body(text.as_bytes()).err().unwrap();
+        let refused = |text: &str| read_body(text.as_bytes(), RecordForm::Whole).err().unwrap();
         assert!(refused(r#"{"state":{},"records":[]}"#).contains("`records` expected"));
         assert!(refused(r#"{"records":[{"a":"#).contains("ends inside a value"));
         assert!(refused(r#"{"records":{}}"#).contains("`[` expected"));
@@ -460,14 +460,17 @@ mod tests {
         moved.extend(members.clone());
         for text in [written, serde_json::to_vec(&moved).unwrap()] {
             let body = [br#"{"records":[],"state":"#.as_slice(), &text, b"}"].concat();
-            let read = read_body(body.as_slice()).unwrap();
+            let read = read_body(body.as_slice(), RecordForm::Whole).unwrap();
             assert_eq!(
                 serde_json::to_vec(&read.state).unwrap(),
                 serde_json::to_vec(&state).unwrap()
             );
         }
         let refused = br#"{"records":[],"state":{"entities":[] , "x": 1}}"#;
-        assert!(read_body(refused.as_slice()).is_err_and(|why| why.contains("not a state")));
+        assert!(
+            read_body(refused.as_slice(), RecordForm::Served)
+                .is_err_and(|why| why.contains("not a state"))
+        );
     }
 
     #[test]
