@@ -1,8 +1,8 @@
 //! Precomputed state (`rea_state::precomputed`, issue 17): the state, write plans and cited
 //! records a bundle stores read back exactly (every shared and corpus capture: the same bytes
-//! written again, the same Evidence id sealed again, the same records); another evidence file
-//! (its SHA-256), a key that differs in any other member, a changed body or another format is not
-//! used; a bundle's server reads its `state.json` and answers as a deriving server does; a
+//! written again, the same Evidence id sealed again, the same records; a server reads the same
+//! state and the part of each record it reads); another evidence file (its SHA-256), a key that
+//! differs in any other member, a changed body or another format is not used; a bundle's server reads its `state.json` and answers as a deriving server does; a
 //! `state.json` of another capture, a damaged one, or one whose evidence file changed is not
 //! served (the server derives, saying why).
 
@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use rea_evidence::capture::capture_records;
 use rea_state::precomputed::{
     ExpectedInputs, PrecomputedState, Provenance, StateFacts, StateKey, read_precomputed,
-    write_precomputed,
+    read_served_from, served_part, write_precomputed,
 };
 use serde_json::{Value, json};
 use serve_support::process::{Server, call_tool, tools_list};
@@ -90,6 +90,21 @@ fn every_capture_state_reads_back_exactly() {
         // The state read back writes the same bytes and seals the same Evidence id.
         let again = write_precomputed(&loaded.state, &loaded.records, &facts).unwrap();
         assert!(again == bytes, "{}: the state changed", path.display());
+        // A server reads the same state and the part of each record it reads.
+        let served = read_served_from(bytes.as_slice(), &expected(&manifest_id, &provenance))
+            .unwrap_or_else(|reason| panic!("{}: {reason}", path.display()));
+        let parts: Vec<_> = records.iter().map(served_part).collect();
+        assert!(
+            served.records == parts,
+            "{}: the served records changed",
+            path.display()
+        );
+        let served_again = write_precomputed(&served.state, &loaded.records, &facts).unwrap();
+        assert!(
+            served_again == bytes,
+            "{}: the served state changed",
+            path.display()
+        );
         let resealed = rea_state::seal_state(&loaded.state).unwrap();
         assert_eq!(resealed.id(), id, "{}", path.display());
     }

@@ -638,12 +638,13 @@ pub fn load_precomputed(file: &StateFile) -> Result<Loaded, String> {
         manifest_evidence_id: &manifest_id,
         provenance: &file.provenance,
     };
-    // The state file is read value by value (its bytes are never held whole).
+    // The state file is read value by value (its bytes are never held whole), its records as a
+    // server reads them.
     let limit = rea_evidence::envelope::EVIDENCE_FILE_MAX_BYTES
         + rea_state::evidence::DERIVATION_BUDGET_BYTES
         + 64 * 1024;
     let stored = rea_evidence::read_bounded_with(&file.path, limit, |reader| {
-        rea_state::precomputed::read_precomputed_from(reader, &expected)
+        rea_state::precomputed::read_served_from(reader, &expected)
     })
     .map_err(|refusal| format!("the precomputed state cannot be read: {}", refusal.message))??;
     // Refuses a manifest whose parent is not the state's capture, or citing a record not kept.

@@ -78,7 +78,9 @@ fn keep_cited(
         .flat_map(|tool| tool.record_ordinals.iter().map(|ordinal| (*ordinal, ())))
         .collect();
     // A list sorted once, not a map of them collected into a list: the records are held once.
-    let mut kept: Vec<ReplayRecord> = Vec::new();
+    // Sized for every cited record up front: a list grown by doubling and shrunk at the end holds
+    // up to twice its size, then a copy beside it.
+    let mut kept: Vec<ReplayRecord> = Vec::with_capacity(cited.len());
     let mut inputs: BTreeMap<u64, RecordInputs> = BTreeMap::new();
     for mut record in records {
         if cited.contains_key(&record.ordinal) && !inputs.contains_key(&record.ordinal) {
@@ -97,7 +99,9 @@ fn keep_cited(
             kept.push(replay);
         }
     }
-    kept.sort_by_key(|record| record.ordinal);
+    // In place (a stable sort takes scratch room of up to the list's size): the ordinals are
+    // unique, so the order is the same.
+    kept.sort_unstable_by_key(|record| record.ordinal);
     kept.shrink_to_fit();
     let positions: BTreeMap<u64, usize> = kept
         .iter()

@@ -198,7 +198,7 @@ impl Timeline {
         cited.sort_by_key(|record| record.ordinal);
         cited.dedup_by_key(|record| record.ordinal);
         let (order, ordered) = record_order(&cited);
-        let mut by_ordinal = BTreeMap::new();
+        let mut observed = Vec::with_capacity(ordered.len());
         let mut by_tool: Vec<Vec<(usize, u64)>> = vec![Vec::new(); manifest.tools.len()];
         for (position, index) in ordered.iter().enumerate() {
             let record = cited[*index];
@@ -207,8 +207,12 @@ impl Timeline {
                 continue;
             };
             by_tool[tool].push((position, record.ordinal));
-            by_ordinal.insert(record.ordinal, observation);
+            observed.push((record.ordinal, observation));
         }
+        // Built in one piece from the list (its nodes full): a map grown one ascending insert at a
+        // time leaves its nodes about half full, and the observations are the derivation's
+        // largest holding (issue 17). The ordinals are unique (`cited` is deduplicated).
+        let mut by_ordinal: BTreeMap<u64, Observation> = observed.into_iter().collect();
         let by_tool: Vec<Vec<u64>> = by_tool
             .into_iter()
             .map(|mut list| {

@@ -43,7 +43,10 @@ use serde::{Deserialize, Serialize};
 
 use crate::model::StateView;
 
+mod served;
 mod values;
+
+pub use served::served_part;
 
 /// The header's `format`.
 pub const PRECOMPUTED_FORMAT: &str = "rea-precomputed-state";
@@ -167,7 +170,8 @@ pub struct ExpectedInputs<'a> {
 pub struct PrecomputedState {
     /// The capture Evidence id it was derived from (the one the evidence file holds).
     pub capture_evidence_id: String,
-    /// The capture records the manifest and the state cite.
+    /// The capture records the manifest and the state cite: whole ([`read_precomputed_from`]),
+    /// or the part a server reads ([`read_served_from`]).
     pub records: Vec<CaptureRecord>,
     /// The state.
     pub state: StateView,
@@ -406,6 +410,23 @@ pub fn read_precomputed_from<R: Read>(
     reader: R,
     expected: &ExpectedInputs<'_>,
 ) -> Result<PrecomputedState, String> {
+    read_from(reader, expected, values::RecordForm::Whole)
+}
+
+/// [`read_precomputed_from`] for a server: each kept record is typed as the part a server reads
+/// ([`served_part`]: the members it does not read are skipped, never allocated).
+pub fn read_served_from<R: Read>(
+    reader: R,
+    expected: &ExpectedInputs<'_>,
+) -> Result<PrecomputedState, String> {
+    read_from(reader, expected, values::RecordForm::Served)
+}
+
+fn read_from<R: Read>(
+    reader: R,
+    expected: &ExpectedInputs<'_>,
+    form: values::RecordForm,
+) -> Result<PrecomputedState, String> {
     let mut reader = std::io::BufReader::with_capacity(READ_BUFFER_BYTES, reader);
     let header = read_header_line(&mut reader)?;
     let header = read_header(&header)?;
@@ -413,7 +434,7 @@ pub fn read_precomputed_from<R: Read>(
     // One byte past the header's length is read, so a longer body is told from its prefix.
     let body = values::HashingReader::new(reader.take(header.body_bytes.saturating_add(1)));
     let mut body = std::io::BufReader::with_capacity(READ_BUFFER_BYTES, body);
-    let read = values::read_body(&mut body);
+    let read = values::read_body(&mut body, form);
     let (digest, length) = body
         .into_inner()
         .finish()

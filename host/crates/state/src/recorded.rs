@@ -15,7 +15,7 @@
 use std::collections::{BTreeMap, HashMap};
 
 use rea_manifest::Environment;
-use rea_manifest::segments::{percent_decode, split_path};
+use rea_manifest::segments::percent_decode;
 use rea_plugin_api::contracts::capture::{Body, CaptureRecord};
 use serde_json::{Value, json};
 
@@ -123,7 +123,10 @@ enum RecordedBody {
 #[derive(Debug, Clone)]
 struct RecordedLine {
     ordinal: u64,
-    segments: Vec<String>,
+    /// The recorded path without its leading `/`: its segments are its `/`-separated parts
+    /// ([`rea_manifest::segments::split_path`]), split where they are compared (one text per line, not one per segment:
+    /// a server holds a line per recorded read).
+    path: String,
     /// Query name → values in recorded order; `None` when a pair was excluded as sensitive.
     query: Option<BTreeMap<String, Vec<String>>>,
     body: RecordedBody,
@@ -165,7 +168,7 @@ fn recorded_line(record: &CaptureRecord) -> Option<RecordedLine> {
     };
     Some(RecordedLine {
         ordinal: record.ordinal,
-        segments: split_path(path).into_iter().map(str::to_owned).collect(),
+        path: path.strip_prefix('/').unwrap_or(path).to_owned(),
         query,
         body: recorded_body(&record.request.body),
     })
@@ -204,7 +207,7 @@ impl RecordedLines {
             }
         }
         self.by_tool.get(tool)?.iter().find_map(|line| {
-            let same = same_segments(&line.segments, &segments)
+            let same = same_segments(&line.path, &segments)
                 && line.query.as_ref().is_some_and(|recorded| {
                     recorded.len() == query.len()
                         && recorded
@@ -225,17 +228,21 @@ impl RecordedLines {
         let plain = lines.iter().all(|line| {
             line.query.as_ref().is_some_and(BTreeMap::is_empty) && line.body == RecordedBody::None
         });
-        let paths: std::collections::BTreeSet<&[String]> =
-            lines.iter().map(|line| line.segments.as_slice()).collect();
+        let paths: std::collections::BTreeSet<&str> =
+            lines.iter().map(|line| line.path.as_str()).collect();
         (plain && paths.len() >= 2).then(|| lines.iter().map(|line| line.ordinal).collect())
     }
 }
 
-fn same_segments(recorded: &[String], call: &[String]) -> bool {
-    recorded.len() == call.len()
-        && recorded.iter().zip(call).all(|(segment, value)| {
+/// Whether a recorded path (without its leading `/`) has the call's segments, each as written or
+/// percent-decoded.
+fn same_segments(recorded: &str, call: &[String]) -> bool {
+    let mut segments = recorded.split('/');
+    call.iter().all(|value| {
+        segments.next().is_some_and(|segment| {
             segment == value || percent_decode(segment).is_some_and(|decoded| decoded == *value)
         })
+    }) && segments.next().is_none()
 }
 
 fn same_body(recorded: &RecordedBody, sent: Option<&Value>) -> bool {
@@ -283,6 +290,26 @@ mod tests {
 
     use crate::derive::tests::{derive, post, posts, record, stand_in};
     use crate::model::ViewDetail;
+
+    #[test]
+    fn a_recorded_path_has_a_calls_segments_as_written_or_decoded_and_no_more() {
+        let call = |segments: &[&str]| -> Vec<String> {
+            segments
+                .iter()
+                .map(|segment| (*segment).to_owned())
+                .collect()
+        };
+        assert!(super::same_segments("items/7", &call(&["items", "7"])));
+        assert!(super::same_segments(
+            "files/a%20b",
+            &call(&["files", "a b"])
+        ));
+        assert!(super::same_segments("", &call(&[""])));
+        assert!(!super::same_segments("items/7", &call(&["items", "8"])));
+        assert!(!super::same_segments("items/7", &call(&["items"])));
+        assert!(!super::same_segments("items", &call(&["items", "7"])));
+        assert!(!super::same_segments("items/7/", &call(&["items", "7"])));
+    }
 
     #[test]
     fn a_read_the_state_cannot_render_answers_only_the_recording_of_that_request() {

@@ -57,9 +57,18 @@ pub(crate) struct Body {
     pub(crate) state: StateView,
 }
 
-/// Reads a body laid out as `{"records":[…],"state":…}` (see the module documentation); the
-/// reader is left after the closing brace.
-pub(crate) fn read_body<R: BufRead>(reader: R) -> Result<Body, Unreadable> {
+/// How a body's records are typed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum RecordForm {
+    /// Whole, every member as written.
+    Whole,
+    /// The part a server reads ([`super::served`]).
+    Served,
+}
+
+/// Reads a body laid out as `{"records":[…],"state":…}` (see the module documentation), its
+/// records in `form`; the reader is left after the closing brace.
+pub(crate) fn read_body<R: BufRead>(reader: R, form: RecordForm) -> Result<Body, Unreadable> {
     let mut scanner = ValueScanner::new(reader);
     scanner.expect(b'{')?;
     scanner.expect_key("records")?;
@@ -69,7 +78,10 @@ pub(crate) fn read_body<R: BufRead>(reader: R) -> Result<Body, Unreadable> {
         scanner.consume(1);
     } else {
         loop {
-            records.push(scanner.typed::<CaptureRecord>()?);
+            records.push(match form {
+                RecordForm::Whole => scanner.typed::<CaptureRecord>()?,
+                RecordForm::Served => scanner.typed::<super::served::ServedRecord>()?.into(),
+            });
             match scanner.next_byte()? {
                 Some(b',') => {}
                 Some(b']') => break,
@@ -404,7 +416,7 @@ mod tests {
 
     #[test]
     fn a_body_of_another_layout_or_cut_short_is_refused() {
-        let refused = |text: &str| read_body(text.as_bytes()).err().unwrap();
+        let refused = |text: &str| read_body(text.as_bytes(), RecordForm::Whole).err().unwrap();
         assert!(refused(r#"{"state":{},"records":[]}"#).contains("`records` expected"));
         assert!(refused(r#"{"records":[{"a":"#).contains("ends inside a value"));
         assert!(refused(r#"{"records":{}}"#).contains("`[` expected"));
@@ -448,14 +460,17 @@ mod tests {
         moved.extend(members.clone());
         for text in [written, serde_json::to_vec(&moved).unwrap()] {
             let body = [br#"{"records":[],"state":"#.as_slice(), &text, b"}"].concat();
-            let read = read_body(body.as_slice()).unwrap();
+            let read = read_body(body.as_slice(), RecordForm::Whole).unwrap();
             assert_eq!(
                 serde_json::to_vec(&read.state).unwrap(),
                 serde_json::to_vec(&state).unwrap()
             );
         }
         let refused = br#"{"records":[],"state":{"entities":[] , "x": 1}}"#;
-        assert!(read_body(refused.as_slice()).is_err_and(|why| why.contains("not a state")));
+        assert!(
+            read_body(refused.as_slice(), RecordForm::Served)
+                .is_err_and(|why| why.contains("not a state"))
+        );
     }
 
     #[test]
