@@ -23,26 +23,13 @@ import httpx  # noqa: E402
 
 from appdriver import AppSpec, record_app  # noqa: E402
 from harlib import Recorder  # noqa: E402
+from jsonapi_client import JSONAPI, follow, read, rel, send, sqlite_app  # noqa: E402
 
 APP_PORT = 18855
 PROXY_PORT = 18955
 DB = "tracker.db"
-BIN = HERE / ".venv" / "bin"
-JSONAPI = "application/vnd.api+json"
+prepare, command = sqlite_app(HERE, DB, APP_PORT)
 P, H, T = "/projects", "/people", "/tasks"
-
-
-# ---------------------------------------------------------------- the seed
-def prepare(run: Path) -> None:
-    """A fresh database in run/ holding the seed of seed.py."""
-    import subprocess
-
-    (run / DB).unlink(missing_ok=True)
-    subprocess.run([BIN / "python", HERE / "seed.py", run / DB], check=True, cwd=HERE)
-
-
-def command(run: Path) -> list:
-    return [BIN / "python", HERE / "app.py", run / DB, str(APP_PORT)]
 
 
 # ---------------------------------------------------------------- helpers
@@ -57,28 +44,6 @@ def q(path: str, *pairs: tuple) -> str:
 def jf(*conditions: dict) -> tuple:
     """The package's JSON filter parameter (`filter=[{"name", "op", "val"}]`)."""
     return ("filter", json.dumps(list(conditions), separators=(",", ":")))
-
-
-def read(rec: Recorder, path: str, why: str, expect: int = 200) -> httpx.Response:
-    return rec.call("GET", path, why, expect=expect)
-
-
-def follow(rec: Recorder, r: httpx.Response, what: str) -> None:
-    """Follow `links.next` (an absolute URL) of a paged collection to its last page."""
-    page = 2
-    while r.json().get("links", {}).get("next"):
-        nxt = r.json()["links"]["next"].removeprefix(rec.base_url)
-        r = read(rec, nxt, f"{what}: page {page} from `links.next`")
-        page += 1
-
-
-def send(rec: Recorder, method: str, path: str, why: str, body: dict, expect: int) -> httpx.Response:
-    return rec.call(method, path, why, expect=expect, content=json.dumps(body),
-                    headers={"Content-Type": JSONAPI}, display=f"{path} {json.dumps(body)}")
-
-
-def rel(typ: str, id_) -> dict:
-    return {"data": None if id_ is None else {"type": typ, "id": str(id_)}}
 
 
 def rels(typ: str, *ids) -> dict:

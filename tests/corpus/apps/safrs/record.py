@@ -10,7 +10,6 @@ with a space is percent-encoded. Writes send `application/vnd.api+json`.
 
 from __future__ import annotations
 
-import json
 import signal
 import sys
 from pathlib import Path
@@ -23,26 +22,13 @@ import httpx  # noqa: E402
 
 from appdriver import AppSpec, record_app  # noqa: E402
 from harlib import Recorder  # noqa: E402
+from jsonapi_client import JSONAPI, read, send, sqlite_app  # noqa: E402
 
 APP_PORT = 18851
 PROXY_PORT = 18951
 DB = "tracker.db"
 A = "/api"
-BIN = HERE / ".venv" / "bin"
-JSONAPI = "application/vnd.api+json"
-
-
-# ---------------------------------------------------------------- the seed
-def prepare(run: Path) -> None:
-    """A fresh database in run/ holding the seed of seed.py."""
-    import subprocess
-
-    (run / DB).unlink(missing_ok=True)
-    subprocess.run([BIN / "python", HERE / "seed.py", run / DB], check=True, cwd=HERE)
-
-
-def command(run: Path) -> list:
-    return [BIN / "python", HERE / "app.py", run / DB, str(APP_PORT)]
+prepare, command = sqlite_app(HERE, DB, APP_PORT)
 
 
 # ---------------------------------------------------------------- helpers
@@ -54,21 +40,12 @@ def q(path: str, *pairs: tuple) -> str:
     return path + "?" + "&".join(f"{k}={quote(str(v), safe=',-')}" for k, v in pairs)
 
 
-def read(rec: Recorder, path: str, why: str, expect: int = 200) -> httpx.Response:
-    return rec.call("GET", path, why, expect=expect)
-
-
 def follow(rec: Recorder, r: httpx.Response, what: str) -> None:
     """Follow `links.next` of a paged collection to its last page."""
     page = 2
     while "next" in r.json().get("links", {}):
         r = read(rec, r.json()["links"]["next"], f"{what}: page {page} from `links.next`")
         page += 1
-
-
-def send(rec: Recorder, method: str, path: str, why: str, body: dict, expect: int) -> httpx.Response:
-    return rec.call(method, path, why, expect=expect, content=json.dumps(body),
-                    headers={"Content-Type": JSONAPI}, display=f"{path} {json.dumps(body)}")
 
 
 def create(rec: Recorder, coll: str, typ: str, attrs: dict, why: str, expect: int = 201) -> httpx.Response:
