@@ -74,12 +74,7 @@ fn a_file_held_only_as_a_listing_row_is_deleted_and_forgotten() {
     // The listing the row came from no longer shows it: composed, not the stale row.
     let (notes, is_error) = call(&served, "GET", "/api/contents/notes", None);
     assert!(!is_error, "{notes}");
-    let names: Vec<&Value> = notes["body"]["content"]
-        .as_array()
-        .expect("a listing")
-        .iter()
-        .map(|entry| &entry["name"])
-        .collect();
+    let names = listed_names(&notes);
     assert_eq!(
         names,
         [&json!("todo.md"), &json!("meeting-2026-11-30.md")],
@@ -154,4 +149,14 @@ fn a_file_held_only_as_a_listing_row_is_overwritten_not_created() {
         delete(&served, "/api/contents/notes/ideas.txt")["status"],
         404
     );
+}
+
+/// The names a contents listing's answer lists, in its order.
+pub(crate) fn listed_names(listing: &Value) -> Vec<&Value> {
+    listing["body"]["content"]
+        .as_array()
+        .expect("a listing")
+        .iter()
+        .map(|entry| &entry["name"])
+        .collect()
 }

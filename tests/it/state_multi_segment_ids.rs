@@ -18,26 +18,11 @@
 //!   `library` and `members`); datasette's `task_tags` insert, answering another shape than the
 //!   other tables' inserts, keeps its tool.
 
+use crate::manifest_folder_tree::tool;
 use crate::state_support::{Served, call_with_strings, capture_file, rules, serve_corpus_app};
+use rea_manifest::Manifest;
 use rea_manifest::joined::join_path;
-use rea_manifest::{Manifest, ManifestTool};
 use serde_json::Value;
-
-/// The tool of a method and template (panics listing the templates when there is none).
-fn tool<'m>(manifest: &'m Manifest, method: &str, template: &str) -> &'m ManifestTool {
-    manifest
-        .tools
-        .iter()
-        .find(|tool| tool.method == method && tool.path_template == template)
-        .unwrap_or_else(|| {
-            let templates: Vec<String> = manifest
-                .tools
-                .iter()
-                .map(|tool| format!("{} {}", tool.method, tool.path_template))
-                .collect();
-            panic!("no {method} {template}: {templates:#?}")
-        })
-}
 
 /// The tool a live request line calls, read as the comparer reads it (ids over two segments
 /// joined).
@@ -246,20 +231,10 @@ fn bundle(work: &std::path::Path, app: &str) -> std::path::PathBuf {
 
 /// The answer of one tool call on a bundle's server, reading its precomputed state or deriving.
 fn bundle_answer(env: &std::path::Path, precomputed: bool, tool: &str, arguments: &Value) -> Value {
-    use crate::serve_support::process::{Server, answer_of, call_tool};
-    let mut command = std::process::Command::new(crate::bundle_support::rea());
-    command
-        .arg("environment-serve")
-        .arg(env.join("manifest.json"))
-        .arg("--evidence")
-        .arg(env.join("evidence.json"))
-        .arg("--pipeline")
-        .arg(env.join("pipeline.toml"));
-    if precomputed {
-        command.arg("--state").arg(env.join("state.json"));
-    }
-    let mut server = Server::spawn_in(command, env, &[("MCP_PORT", "0")]);
-    let answer = answer_of(&call_tool(&server.url(), tool, arguments));
+    use crate::serve_support::process::{answer_of, call_tool};
+    let state = env.join("state.json");
+    let (server, url) = crate::state_precomputed::serve(env, precomputed.then_some(&*state));
+    let answer = answer_of(&call_tool(&url, tool, arguments));
     server.signal("TERM");
     let (_, _, stderr) = server.finish();
     assert_eq!(

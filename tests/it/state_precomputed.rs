@@ -218,7 +218,7 @@ fn build(work: &Path, name: &str) -> PathBuf {
 }
 
 /// Serves an env folder's inputs (with `--state FILE` when given) on an ephemeral port.
-fn serve(env: &Path, state: Option<&Path>) -> (Server, String) {
+pub(crate) fn serve(env: &Path, state: Option<&Path>) -> (Server, String) {
     let mut command = std::process::Command::new(bundle_support::rea());
     command
         .arg("environment-serve")

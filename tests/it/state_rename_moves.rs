@@ -106,12 +106,7 @@ fn a_rename_into_another_folder_moves_the_file_there() {
     };
     let (notes, is_error) = listing("/api/contents/notes");
     assert!(!is_error, "{notes}");
-    let names: Vec<&Value> = notes["body"]["content"]
-        .as_array()
-        .expect("a listing")
-        .iter()
-        .map(|entry| &entry["name"])
-        .collect();
+    let names = crate::state_listed_rows::listed_names(&notes);
     assert_eq!(
         names,
         [&json!("ideas.txt"), &json!("meeting-2026-11-30.md")],
