@@ -241,6 +241,13 @@ pub trait RuleStage: Send + Sync + 'static {
         drop(held);
         self.apply(request)
     }
+
+    /// When the stage's `learn` can explain anything: a
+    /// [`crate::contracts::rule::LearnScope`] as JSON text. Added after `apply_held`: a stage
+    /// built before it answers the default, every tool (asked for every tool, as then).
+    fn learn_scope(&self) -> RString {
+        RString::from(crate::export::EVERY_TOOL)
+    }
 }
 
 /// A boxed [`RuleStage`] trait object.

@@ -49,7 +49,7 @@ use crate::contracts::route::{
 };
 use crate::contracts::rule::{
     ApplyOutcome, ApplyRequest, Held, HeldIndexKind, HeldIndexes, LearnOutcome, LearnRequest,
-    OptionProblem, OptionsCheck, OptionsCheckRequest, RawOptions,
+    LearnScope, OptionProblem, OptionsCheck, OptionsCheckRequest, RawOptions,
 };
 use crate::contracts::tool::{ToolCallOutcome, ToolCallRequest, ToolDescription};
 use crate::contracts::{SCHEMA_VERSION, SchemaVersioned};
@@ -82,6 +82,11 @@ pub trait CaptureExtractor: Send + Sync + 'static {
     }
 }
 
+/// The learn scope of a stage that declares none: every tool (a
+/// [`crate::contracts::rule::LearnScope`] as JSON text, what the ABI's `learn_scope` answers by
+/// default).
+pub const EVERY_TOOL: &str = r#"{"explains_only":false,"schema_version":1}"#;
+
 /// A state rule written in plain Rust, over its own options and learned-rule types.
 ///
 /// The adapters read the pipeline's options into [`StateRule::Options`] (a value that does not
@@ -106,6 +111,15 @@ pub trait StateRule: Send + Sync + 'static {
     /// [`crate::contracts::rule::ServedCall::held`]); none by default.
     fn held_indexes(&self) -> Vec<HeldIndexKind> {
         Vec::new()
+    }
+
+    /// When `learn` can explain anything: the effects it learns for, and whether its rule joins a
+    /// plan only by explaining (the host then asks it only for tools within that scope); every
+    /// tool by default. A stage whose `learn` answers no explanation for other effects, or whose
+    /// rule carries no placement or dependents, says so here and is spared decoding requests it
+    /// cannot answer.
+    fn learn_scope(&self) -> LearnScope {
+        LearnScope::default()
     }
 }
 
@@ -559,6 +573,7 @@ trait RuleCalls: Send + Sync + 'static {
     fn learn(&self, request: &str) -> Result<RString, PluginError>;
     fn apply(&self, request: &str, held: Held) -> Result<RString, PluginError>;
     fn held_indexes(&self) -> Result<RString, PluginError>;
+    fn learn_scope(&self) -> Result<RString, PluginError>;
     fn check_options(&self, options: &RawOptions) -> Vec<OptionProblem>;
 }
 
@@ -590,6 +605,10 @@ impl<R: StateRule> RuleCalls for TypedRule<R> {
             kinds: self.0.held_indexes(),
             schema_version: SCHEMA_VERSION,
         })
+    }
+
+    fn learn_scope(&self) -> Result<RString, PluginError> {
+        encode_payload(&self.0.learn_scope())
     }
 
     fn check_options(&self, options: &RawOptions) -> Vec<OptionProblem> {
@@ -662,6 +681,14 @@ impl RuleStage for RuleAdapter {
 
     fn apply_held(&self, request: RStr<'_>, held: HeldIndexBox) -> RResult<RString, PluginError> {
         guard(|| self.0.apply(request.as_str(), Held::from_index(held)))
+    }
+
+    fn learn_scope(&self) -> RString {
+        // A declaration that cannot be written is every tool, as a stage declaring nothing gets.
+        match guard(|| self.0.learn_scope()) {
+            RResult::ROk(text) => text,
+            RResult::RErr(_) => RString::from(EVERY_TOOL),
+        }
     }
 }
 
@@ -960,6 +987,53 @@ mod tests {
         let applied: ApplyOutcome =
             serde_json::from_str(stage.apply(RStr::from_str(&request)).unwrap().as_str()).unwrap();
         assert_eq!(applied.set["/id"], serde_json::json!(1));
+    }
+
+    /// A rule declaring the effects it learns for, joining only by explaining.
+    struct Scoped;
+
+    impl StateRule for Scoped {
+        type Options = crate::contracts::rule::NoOptions;
+        type Rule = serde_json::Value;
+        fn learn(&self, _: &LearnRequest<Self::Options>) -> Result<LearnOutcome, PluginError> {
+            Ok(LearnOutcome::no_explanation("unused"))
+        }
+        fn apply(&self, _: &ApplyRequest) -> Result<ApplyOutcome, PluginError> {
+            Ok(ApplyOutcome::default())
+        }
+        fn learn_scope(&self) -> LearnScope {
+            use crate::contracts::rule::Effect::{Action, Update};
+            LearnScope::effects([Update, Action]).explaining()
+        }
+    }
+
+    #[test]
+    fn a_stage_built_before_learn_scopes_is_asked_for_every_tool_and_a_new_one_within_its_own() {
+        use crate::contracts::rule::Effect::{Action, Create, Delete, Update};
+        let every = LearnScope::default();
+        assert_eq!(LearnScope::declared(EVERY_TOOL), every);
+        // A stage built before the declaration, one not written and one not read back.
+        let older = RuleStage_TO::from_value(Older, TD_Opaque);
+        assert_eq!(LearnScope::declared(older.learn_scope().as_str()), every);
+        assert_eq!(LearnScope::declared(""), every);
+        assert_eq!(LearnScope::declared(r#"{"effects":["unheard-of"]}"#), every);
+        let without = rule_stage_object(Numbering);
+        assert_eq!(LearnScope::declared(without.learn_scope().as_str()), every);
+        for (effect, unexplained) in [(Create, true), (Delete, false)] {
+            assert!(every.asks(effect, unexplained));
+        }
+        let scoped = LearnScope::declared(rule_stage_object(Scoped).learn_scope().as_str());
+        assert_eq!(scoped, LearnScope::effects([Update, Action]).explaining());
+        assert!(scoped.asks(Update, true));
+        assert!(!scoped.asks(Update, false), "nothing left to explain");
+        assert!(
+            !scoped.asks(Create, true),
+            "an effect it does not learn for"
+        );
+        // Effects alone: asked with nothing unexplained (a placement or dependents stage).
+        let placing = LearnScope::effects([Create]);
+        assert!(placing.asks(Create, false));
+        assert!(!placing.asks(Delete, true));
     }
 
     struct Panics;

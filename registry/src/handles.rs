@@ -17,7 +17,7 @@ use rea_plugin_api::contracts::route::{
     ActionRouteOutcome, ActionRouteRequest, RouteFormOutcome, RouteFormRequest,
 };
 use rea_plugin_api::contracts::rule::{
-    ApplyOutcome, ApplyRequest, HeldIndexKind, HeldIndexes, LearnOutcome, LearnRequest,
+    ApplyOutcome, ApplyRequest, HeldIndexKind, HeldIndexes, LearnOutcome, LearnRequest, LearnScope,
     OptionProblem, OptionsCheck, OptionsCheckRequest, RawOptions,
 };
 use rea_plugin_api::contracts::tool::{ToolCallOutcome, ToolCallRequest, ToolDescription};
@@ -316,6 +316,7 @@ pub struct RuleHandle {
     name: StageName,
     stage: RuleStageBox,
     held_indexes: Vec<HeldIndexKind>,
+    learn_scope: LearnScope,
 }
 
 stage_handle_names!(RuleHandle);
@@ -331,11 +332,19 @@ impl RuleHandle {
             plugin.module.rule_stage()(RStr::from_str(&stage.name)),
         )?;
         let held_indexes = HeldIndexes::declared(stage.held_indexes().as_str());
+        let learn_scope = LearnScope::declared(stage.learn_scope().as_str());
         Ok(Self {
             name,
             stage,
             held_indexes,
+            learn_scope,
         })
+    }
+
+    /// When the stage's `learn` can explain anything (every tool for a stage built before the
+    /// declaration).
+    pub fn learn_scope(&self) -> &LearnScope {
+        &self.learn_scope
     }
 
     /// The held-index kinds the stage's `apply` asks about ([`HeldIndexKind::Values`] for a

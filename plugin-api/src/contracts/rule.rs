@@ -425,6 +425,69 @@ impl HeldIndexes {
     }
 }
 
+/// When a rule stage's `learn` can explain anything (its answer to the ABI's `learn_scope`): the
+/// host asks it only then, so a stage is not sent, decoded and dropped a tool's whole request to
+/// answer "nothing" (issue 12). The default, what a stage built before declarations gets, is
+/// asked for every tool.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LearnScope {
+    /// The effects the stage learns for ([`LearnRequest::effect`]); none: every effect.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub effects: Option<Vec<Effect>>,
+    /// Whether the stage's learned rule joins a plan only by explaining members the calls left
+    /// unexplained (it places no entity and changes no dependents): the host does not ask it when
+    /// no call has anything unexplained.
+    #[serde(default)]
+    pub explains_only: bool,
+    /// Always [`super::SCHEMA_VERSION`].
+    #[serde(default = "current_schema_version")]
+    pub schema_version: u32,
+}
+
+impl Default for LearnScope {
+    /// Every tool: every effect, asked whatever is left unexplained.
+    fn default() -> Self {
+        Self {
+            effects: None,
+            explains_only: false,
+            schema_version: super::SCHEMA_VERSION,
+        }
+    }
+}
+
+impl LearnScope {
+    /// A stage that learns only for these effects (still asked when nothing is unexplained).
+    pub fn effects(effects: impl IntoIterator<Item = Effect>) -> Self {
+        Self {
+            effects: Some(effects.into_iter().collect()),
+            ..Self::default()
+        }
+    }
+
+    /// This scope, for a stage whose rule joins only by explaining (see
+    /// [`LearnScope::explains_only`]).
+    pub fn explaining(mut self) -> Self {
+        self.explains_only = true;
+        self
+    }
+
+    /// The scope a stage's declaration (its `learn_scope` answer) names; one that does not read
+    /// back is every tool, what a stage built before declarations gets.
+    pub fn declared(text: &str) -> Self {
+        serde_json::from_str::<LearnScope>(text).unwrap_or_default()
+    }
+
+    /// Whether the stage is asked to learn for a tool of this effect, when some call of it has
+    /// something unexplained (`unexplained`) or none has.
+    pub fn asks(&self, effect: Effect, unexplained: bool) -> bool {
+        (unexplained || !self.explains_only)
+            && self
+                .effects
+                .as_ref()
+                .is_none_or(|effects| effects.contains(&effect))
+    }
+}
+
 /// An integer as a sequence reads it: a JSON number within 64 bits, or a non-empty string of
 /// ASCII digits (within 128 bits).
 pub fn held_integer(value: &Value) -> Option<i128> {
@@ -749,6 +812,7 @@ impl<R> super::SchemaVersioned for ApplyRequest<R> {
 schema_versioned! {
     ApplyOutcome => "rule apply outcome",
     HeldIndexes => "rule held indexes",
+    LearnScope => "rule learn scope",
     OptionsCheckRequest => "rule options check request",
     OptionsCheck => "rule options check",
 }

@@ -318,6 +318,16 @@ impl StateRule for ByteLengthRule {
     /// the sent members stored re-spelled.
     type Rule = ByteLengths;
 
+    /// The effects `learn` answers for (it explains nothing for others), joining only by
+    /// explaining.
+    fn learn_scope(&self) -> rea_plugin_api::contracts::rule::LearnScope {
+        rea_plugin_api::contracts::rule::LearnScope::effects([
+            rea_plugin_api::contracts::rule::Effect::Create,
+            rea_plugin_api::contracts::rule::Effect::Update,
+        ])
+        .explaining()
+    }
+
     fn learn(
         &self,
         request: &LearnRequest<NoOptions>,

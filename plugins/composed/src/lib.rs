@@ -239,6 +239,19 @@ impl StateRule for ComposedRule {
     /// Per member, its template.
     type Rule = Templates;
 
+    /// The effects `learn` answers for (it explains nothing for others), joining only by
+    /// explaining.
+    fn learn_scope(&self) -> rea_plugin_api::contracts::rule::LearnScope {
+        rea_plugin_api::contracts::rule::LearnScope::effects([
+            rea_plugin_api::contracts::rule::Effect::Create,
+            rea_plugin_api::contracts::rule::Effect::Update,
+            rea_plugin_api::contracts::rule::Effect::Action,
+            rea_plugin_api::contracts::rule::Effect::BulkUpdate,
+            rea_plugin_api::contracts::rule::Effect::Document,
+        ])
+        .explaining()
+    }
+
     fn learn(
         &self,
         request: &LearnRequest<NoOptions>,
@@ -414,6 +427,16 @@ impl StateRule for DerivedRule {
     type Options = NoOptions;
     type Rule = FieldRules<Derivation>;
 
+    /// The effects `learn` answers for (it explains nothing for others), joining only by
+    /// explaining.
+    fn learn_scope(&self) -> rea_plugin_api::contracts::rule::LearnScope {
+        rea_plugin_api::contracts::rule::LearnScope::effects([
+            rea_plugin_api::contracts::rule::Effect::Update,
+            rea_plugin_api::contracts::rule::Effect::Action,
+        ])
+        .explaining()
+    }
+
     fn learn(
         &self,
         request: &LearnRequest<NoOptions>,
@@ -539,6 +562,19 @@ impl StateRule for SlugRule {
     type Options = NoOptions;
     /// Per member, the sent member it is the slug of.
     type Rule = FieldRules<String>;
+
+    /// The effects `learn` answers for (it explains nothing for others), joining only by
+    /// explaining.
+    fn learn_scope(&self) -> rea_plugin_api::contracts::rule::LearnScope {
+        rea_plugin_api::contracts::rule::LearnScope::effects([
+            rea_plugin_api::contracts::rule::Effect::Create,
+            rea_plugin_api::contracts::rule::Effect::Update,
+            rea_plugin_api::contracts::rule::Effect::Action,
+            rea_plugin_api::contracts::rule::Effect::BulkUpdate,
+            rea_plugin_api::contracts::rule::Effect::Document,
+        ])
+        .explaining()
+    }
 
     fn learn(
         &self,

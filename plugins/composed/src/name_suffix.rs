@@ -167,6 +167,15 @@ impl StateRule for NameSuffixRule {
     /// Per explained pointer, the name it follows and the value of each suffix.
     type Rule = FieldRules<BySuffix>;
 
+    /// The effects `learn` answers for (it explains nothing for others), joining only by
+    /// explaining.
+    fn learn_scope(&self) -> rea_plugin_api::contracts::rule::LearnScope {
+        rea_plugin_api::contracts::rule::LearnScope::effects([
+            rea_plugin_api::contracts::rule::Effect::Create,
+        ])
+        .explaining()
+    }
+
     fn learn(
         &self,
         request: &LearnRequest<NoOptions>,

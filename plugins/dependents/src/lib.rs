@@ -95,6 +95,14 @@ impl StateRule for DependentsRule {
     type Options = NoOptions;
     type Rule = Dependents;
 
+    /// The effects `learn` answers for; asked whatever is unexplained (it changes dependents).
+    fn learn_scope(&self) -> rea_plugin_api::contracts::rule::LearnScope {
+        rea_plugin_api::contracts::rule::LearnScope::effects([
+            rea_plugin_api::contracts::rule::Effect::Delete,
+            rea_plugin_api::contracts::rule::Effect::BulkDelete,
+        ])
+    }
+
     fn learn(
         &self,
         request: &LearnRequest<NoOptions>,

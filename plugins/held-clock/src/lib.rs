@@ -147,6 +147,17 @@ impl StateRule for HeldClockRule {
     type Options = NoOptions;
     type Rule = FieldRules<HeldClock>;
 
+    /// The effects `learn` answers for (it explains nothing for others), joining only by
+    /// explaining.
+    fn learn_scope(&self) -> rea_plugin_api::contracts::rule::LearnScope {
+        rea_plugin_api::contracts::rule::LearnScope::effects([
+            rea_plugin_api::contracts::rule::Effect::Update,
+            rea_plugin_api::contracts::rule::Effect::Action,
+            rea_plugin_api::contracts::rule::Effect::BulkUpdate,
+        ])
+        .explaining()
+    }
+
     fn learn(
         &self,
         request: &LearnRequest<NoOptions>,
@@ -239,6 +250,17 @@ pub struct NestedClockRule;
 impl StateRule for NestedClockRule {
     type Options = NoOptions;
     type Rule = FieldRules<NestedClocks>;
+
+    /// The effects `learn` answers for (it explains nothing for others), joining only by
+    /// explaining.
+    fn learn_scope(&self) -> rea_plugin_api::contracts::rule::LearnScope {
+        rea_plugin_api::contracts::rule::LearnScope::effects([
+            rea_plugin_api::contracts::rule::Effect::Update,
+            rea_plugin_api::contracts::rule::Effect::Action,
+            rea_plugin_api::contracts::rule::Effect::BulkUpdate,
+        ])
+        .explaining()
+    }
 
     fn learn(
         &self,

@@ -423,6 +423,17 @@ impl StateRule for DigestRevisionRule {
     type Options = NoOptions;
     type Rule = DigestRevision;
 
+    /// The effects `learn` answers for (it explains nothing for others), joining only by
+    /// explaining.
+    fn learn_scope(&self) -> rea_plugin_api::contracts::rule::LearnScope {
+        rea_plugin_api::contracts::rule::LearnScope::effects([
+            rea_plugin_api::contracts::rule::Effect::Create,
+            rea_plugin_api::contracts::rule::Effect::Update,
+            rea_plugin_api::contracts::rule::Effect::BulkUpdate,
+        ])
+        .explaining()
+    }
+
     fn learn(
         &self,
         request: &LearnRequest<NoOptions>,

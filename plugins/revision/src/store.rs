@@ -96,6 +96,18 @@ impl StateRule for StoreCounterRule {
     type Options = NoOptions;
     type Rule = StoreCounter;
 
+    /// The effects `learn` answers for (it explains nothing for others), joining only by
+    /// explaining.
+    fn learn_scope(&self) -> rea_plugin_api::contracts::rule::LearnScope {
+        rea_plugin_api::contracts::rule::LearnScope::effects([
+            rea_plugin_api::contracts::rule::Effect::Create,
+            rea_plugin_api::contracts::rule::Effect::Update,
+            rea_plugin_api::contracts::rule::Effect::Action,
+            rea_plugin_api::contracts::rule::Effect::BulkUpdate,
+        ])
+        .explaining()
+    }
+
     fn learn(
         &self,
         request: &LearnRequest<NoOptions>,

@@ -126,6 +126,16 @@ impl StateRule for SoftDeleteRule {
     type Options = Options;
     type Rule = Marker;
 
+    /// The effects `learn` answers for (it explains nothing for others), joining only by
+    /// explaining.
+    fn learn_scope(&self) -> rea_plugin_api::contracts::rule::LearnScope {
+        rea_plugin_api::contracts::rule::LearnScope::effects([
+            rea_plugin_api::contracts::rule::Effect::Delete,
+            rea_plugin_api::contracts::rule::Effect::BulkDelete,
+        ])
+        .explaining()
+    }
+
     fn learn(&self, request: &LearnRequest<Options>) -> Result<LearnOutcome<Marker>, PluginError> {
         if !request.effect.deletes() {
             return Ok(LearnOutcome::no_explanation(

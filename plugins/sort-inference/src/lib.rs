@@ -40,6 +40,15 @@ impl StateRule for SortInference {
     type Options = NoOptions;
     type Rule = Learned;
 
+    /// The effects `learn` answers for; asked whatever is unexplained (it places the entity).
+    fn learn_scope(&self) -> rea_plugin_api::contracts::rule::LearnScope {
+        rea_plugin_api::contracts::rule::LearnScope::effects([
+            rea_plugin_api::contracts::rule::Effect::Create,
+            rea_plugin_api::contracts::rule::Effect::Update,
+            rea_plugin_api::contracts::rule::Effect::Action,
+        ])
+    }
+
     fn learn(
         &self,
         request: &LearnRequest<NoOptions>,

@@ -44,6 +44,15 @@ impl StateRule for ToggleRule {
     type Options = NoOptions;
     type Rule = Toggles;
 
+    /// The effects `learn` answers for (it explains nothing for others), joining only by
+    /// explaining.
+    fn learn_scope(&self) -> rea_plugin_api::contracts::rule::LearnScope {
+        rea_plugin_api::contracts::rule::LearnScope::effects([
+            rea_plugin_api::contracts::rule::Effect::Action,
+        ])
+        .explaining()
+    }
+
     fn learn(
         &self,
         request: &LearnRequest<NoOptions>,
@@ -109,6 +118,15 @@ impl StateRule for SetRule {
     type Options = NoOptions;
     /// Per member, the value the action sets.
     type Rule = FieldRules<Value>;
+
+    /// The effects `learn` answers for (it explains nothing for others), joining only by
+    /// explaining.
+    fn learn_scope(&self) -> rea_plugin_api::contracts::rule::LearnScope {
+        rea_plugin_api::contracts::rule::LearnScope::effects([
+            rea_plugin_api::contracts::rule::Effect::Action,
+        ])
+        .explaining()
+    }
 
     fn learn(
         &self,

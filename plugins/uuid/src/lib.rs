@@ -237,6 +237,11 @@ impl StateRule for GeneratedRule {
     type Options = NoOptions;
     type Rule = FieldRules<GeneratedShape>;
 
+    /// Its rule joins a plan only by explaining (asked while something is unexplained).
+    fn learn_scope(&self) -> rea_plugin_api::contracts::rule::LearnScope {
+        rea_plugin_api::contracts::rule::LearnScope::default().explaining()
+    }
+
     fn learn(
         &self,
         request: &LearnRequest<NoOptions>,

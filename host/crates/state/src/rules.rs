@@ -32,13 +32,20 @@ use rea_plugin_api::contracts::query::{
 };
 use rea_plugin_api::contracts::route::{ActionRoute, ActionRouteRequest};
 use rea_plugin_api::contracts::rule::{
-    ApplyOutcome, ApplyRequest, HeldIndexKind, HeldIndexes, LearnOutcome, LearnRequest,
+    ApplyOutcome, ApplyRequest, HeldIndexKind, HeldIndexes, LearnOutcome, LearnRequest, LearnScope,
 };
 use rea_plugin_api::export::rule_stage_object;
 use rea_plugin_api::{HeldIndexBox, PluginError, RuleStageBox, StateRule};
 use rea_registry::{QueryGrammarHandle, Registry, RouteFormHandle, RuleHandle};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+
+/// The learn scope of a step that declares none: asked for every tool.
+static EVERY_TOOL: LearnScope = LearnScope {
+    effects: None,
+    explains_only: false,
+    schema_version: rea_plugin_api::contracts::SCHEMA_VERSION,
+};
 
 /// A rule stage the host can call: `learn` and `apply` over the contract's types. A failed call
 /// is one sentence naming the stage.
@@ -57,6 +64,11 @@ pub trait RuleStep: Send + Sync + std::fmt::Debug {
     fn apply(&self, request: &ApplyRequest) -> Result<ApplyOutcome, String>;
     /// The held-index kinds the stage's `apply` asks about.
     fn held_indexes(&self) -> &[HeldIndexKind];
+    /// When the stage's `learn` can explain anything: the learn pass asks it only then (every
+    /// tool unless the stage declared otherwise).
+    fn learn_scope(&self) -> &LearnScope {
+        &EVERY_TOOL
+    }
     /// Applies a learned rule to a served call, with the answers about the written collection
     /// the stage asks for.
     fn apply_held(
@@ -95,6 +107,10 @@ impl RuleStep for RuleHandle {
 
     fn held_indexes(&self) -> &[HeldIndexKind] {
         RuleHandle::held_indexes(self)
+    }
+
+    fn learn_scope(&self) -> &LearnScope {
+        RuleHandle::learn_scope(self)
     }
 
     fn apply_held(
@@ -361,6 +377,10 @@ impl RuleStep for Deadlined<RuleHandle> {
         self.handle.held_indexes()
     }
 
+    fn learn_scope(&self) -> &LearnScope {
+        self.handle.learn_scope()
+    }
+
     fn apply_held(
         &self,
         request: &ApplyRequest,
@@ -385,7 +405,7 @@ impl RuleStep for Deadlined<RuleHandle> {
 
 /// A plain-Rust rule called in this process through its ABI stage object (tests): the same JSON
 /// text, option and rule reading and panic guard as a loaded plugin's.
-struct Direct(RuleStageBox, Vec<HeldIndexKind>);
+struct Direct(RuleStageBox, Vec<HeldIndexKind>, LearnScope);
 
 impl std::fmt::Debug for Direct {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -419,6 +439,10 @@ impl RuleStep for Direct {
 
     fn held_indexes(&self) -> &[HeldIndexKind] {
         &self.1
+    }
+
+    fn learn_scope(&self) -> &LearnScope {
+        &self.2
     }
 
     fn apply_held(
@@ -891,7 +915,8 @@ impl RuleSet {
     pub fn direct<R: StateRule>(rule: R) -> Arc<dyn RuleStep> {
         let stage = rule_stage_object(rule);
         let held_indexes = HeldIndexes::declared(stage.held_indexes().as_str());
-        Arc::new(Direct(stage, held_indexes))
+        let learn_scope = LearnScope::declared(stage.learn_scope().as_str());
+        Arc::new(Direct(stage, held_indexes, learn_scope))
     }
 
     /// The steps, in order.

@@ -758,7 +758,9 @@ impl Explanation {
 
     /// The rule stages in pipeline order, each offered what the ones before it left: a rule that
     /// explains something (or places the entity) joins the plan. The request is encoded once
-    /// ([`EncodedRequest`]); each stage gets it with its options and the calls' residuals.
+    /// ([`EncodedRequest`]); each stage gets it with its options and the calls' residuals, unless
+    /// its learn scope says it explains nothing for the tool's effect, or, a stage joining only by
+    /// explaining, when no call has anything unexplained left.
     pub(super) fn run_rules(
         &mut self,
         plan: &mut WritePlan,
@@ -774,10 +776,15 @@ impl Explanation {
                 return;
             }
         };
+        let effect = request.effect;
         drop(request);
         let mut earlier: Vec<BTreeMap<String, serde_json::Value>> =
             vec![BTreeMap::new(); encoded.len()];
         for step in rules.steps() {
+            // A stage that declared it can explain nothing here is not asked (issue 12).
+            if !step.handle.learn_scope().asks(effect, self.unexplained()) {
+                continue;
+            }
             let Some((explains, needs_clock, rule)) =
                 self.learn_encoded(rules, step, &encoded, &earlier, &plan.tool)
             else {

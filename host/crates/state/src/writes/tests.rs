@@ -3953,3 +3953,132 @@ fn an_update_read_back_past_an_adopted_delete_of_what_it_named_is_not_blamed() {
     assert!(patch.served, "{patch:?}");
     assert_eq!(patch.contradicted_by, None);
 }
+
+/// A rule stage that explains nothing and notes each tool it was asked to learn for, under the
+/// learn scope it declares.
+struct Noting {
+    scope: rea_plugin_api::contracts::rule::LearnScope,
+    asked: Arc<std::sync::Mutex<Vec<String>>>,
+}
+
+impl rea_plugin_api::StateRule for Noting {
+    type Options = rea_plugin_api::contracts::rule::NoOptions;
+    type Rule = Value;
+
+    fn learn(
+        &self,
+        request: &rea_plugin_api::contracts::rule::LearnRequest<Self::Options>,
+    ) -> Result<rea_plugin_api::contracts::rule::LearnOutcome<Value>, rea_plugin_api::PluginError>
+    {
+        let mut asked = self.asked.lock().expect("not poisoned");
+        asked.push(request.tool.name.clone());
+        Ok(rea_plugin_api::contracts::rule::LearnOutcome::no_explanation("noted"))
+    }
+
+    fn apply(
+        &self,
+        _: &rea_plugin_api::contracts::rule::ApplyRequest<Value>,
+    ) -> Result<rea_plugin_api::contracts::rule::ApplyOutcome, rea_plugin_api::PluginError> {
+        Ok(rea_plugin_api::contracts::rule::ApplyOutcome::default())
+    }
+
+    fn learn_scope(&self) -> rea_plugin_api::contracts::rule::LearnScope {
+        self.scope.clone()
+    }
+}
+
+#[test]
+fn a_stage_is_asked_to_learn_only_within_its_declared_scope() {
+    use rea_plugin_api::contracts::rule::{Effect, LearnScope};
+    let item = |id: u64, title: &str| json!({"id": id, "title": title});
+    let records = vec![
+        get(0, "/items", 200, json!([item(1, "a")])),
+        get(1, "/items/1", 200, item(1, "a")),
+        record(
+            2,
+            "POST",
+            "/items",
+            Some(json!({"title": "b"})),
+            201,
+            item(2, "b"),
+        ),
+        get(3, "/items/2", 200, item(2, "b")),
+        record(
+            4,
+            "POST",
+            "/items",
+            Some(json!({"title": "c"})),
+            201,
+            item(3, "c"),
+        ),
+        get(5, "/items/3", 200, item(3, "c")),
+        record(6, "DELETE", "/items/1", None, 200, json!({})),
+        get(7, "/items/1", 404, json!({})),
+    ];
+    let scopes = [
+        ("first-every-tool", LearnScope::default()),
+        ("first-explaining", LearnScope::default().explaining()),
+        ("first-deletes", LearnScope::effects([Effect::Delete])),
+        (
+            "first-updates",
+            LearnScope::effects([Effect::Update]).explaining(),
+        ),
+    ];
+    let noted = |scopes: &[(&str, LearnScope)]| {
+        scopes
+            .iter()
+            .map(|(stage, scope)| {
+                let asked = Arc::default();
+                let step = ConfiguredRule {
+                    stage: (*stage).to_owned(),
+                    plugin: "test".to_owned(),
+                    options: BTreeMap::new(),
+                    handle: RuleSet::direct(Noting {
+                        scope: scope.clone(),
+                        asked: Arc::clone(&asked),
+                    }),
+                };
+                (step, asked)
+            })
+            .collect::<Vec<_>>()
+    };
+    let (first, last) = (
+        noted(&scopes),
+        noted(&[("last-explaining", LearnScope::default().explaining())]),
+    );
+    let mut rules = RuleSet::empty();
+    first.iter().for_each(|(step, _)| rules.push(step.clone()));
+    rules_except(&[])
+        .steps()
+        .iter()
+        .for_each(|step| rules.push(step.clone()));
+    last.iter().for_each(|(step, _)| rules.push(step.clone()));
+    let fixture = derive_with(records, rules);
+    // The plans are the default rules' (the noting stages explain nothing).
+    let create = fixture.plan("post_items");
+    assert!(create.served, "{create:?}");
+    assert_eq!(
+        create
+            .rules
+            .iter()
+            .map(|rule| rule.stage.as_str())
+            .collect::<Vec<_>>(),
+        ["sequence"]
+    );
+    assert!(fixture.plan("delete_items_by_id").served);
+    let asked = |noted: &[(ConfiguredRule, Arc<std::sync::Mutex<Vec<String>>>)], at: usize| {
+        let mut tools = noted[at].1.lock().expect("not poisoned").clone();
+        tools.sort();
+        tools.dedup();
+        tools
+    };
+    // Unscoped: every tool. Explaining only: the create, whose id is unexplained before
+    // `sequence`, never the delete, which leaves nothing unexplained.
+    assert_eq!(asked(&first, 0), ["delete_items_by_id", "post_items"]);
+    assert_eq!(asked(&first, 1), ["post_items"]);
+    // Effects: only its own, whatever is unexplained; none when no tool has that effect.
+    assert_eq!(asked(&first, 2), ["delete_items_by_id"]);
+    assert!(asked(&first, 3).is_empty());
+    // After `sequence` explained the id, nothing is left for an explaining stage.
+    assert!(asked(&last, 0).is_empty());
+}
