@@ -87,6 +87,7 @@ mod state_folder_entries;
 mod state_folder_writes;
 mod state_golden;
 mod state_guarded_batches;
+mod state_inverse_bare_ids;
 mod state_jsonapi_lists;
 mod state_jsonapi_queries;
 mod state_jsonapi_second_app;
