@@ -5,21 +5,30 @@
 //! reads (as the build's read 44 showed project 1's `[1,3,7,10]` after the create of entry 25).
 //! The object form (JSON:API `relationships.*.data`) is tested on drf-jsonapi and
 //! flask-rest-jsonapi-next (`state_jsonapi_second_app`, `state_relationship_writes`).
+//!
+//! With the arrays following, the projects list's `filter[status][_neq]` (recorded only beside
+//! `deep[tasks][_filter]…` and `fields`, which reshape the members) is no longer marked a variant
+//! where the query grammar reads it (`derive/variant_relief.rs`): the list answers it from the
+//! state after served writes, as the build's read 44 did after the archive of entry 42.
 
 use serde_json::{Map, Value, json};
 
 use crate::state_support::{Served, serve_corpus_app};
 
-/// A tool's arguments naming its path, and the body.
+/// A tool's arguments naming its path and query, and the body.
 fn arguments(
     served: &Served,
     tool: &str,
-    path: &[&str],
+    (path, query): (&[&str], &[(&str, &str)]),
     body: Option<Value>,
 ) -> Map<String, Value> {
     let definition = served.replay.tool(tool).expect("tool");
     let segments: Vec<String> = path.iter().map(|segment| (*segment).to_owned()).collect();
-    let mut arguments = rea_state::writes::arguments_for(definition, &segments, &[]);
+    let pairs: Vec<(String, String)> = query
+        .iter()
+        .map(|(name, value)| ((*name).to_owned(), (*value).to_owned()))
+        .collect();
+    let mut arguments = rea_state::writes::arguments_for(definition, &segments, &pairs);
     if let Some(body) = body {
         arguments.insert("body".to_owned(), body);
     }
@@ -27,7 +36,16 @@ fn arguments(
 }
 
 fn call(served: &Served, tool: &str, path: &[&str], body: Option<Value>) -> Value {
-    let (answer, is_error) = served.call(tool, arguments(served, tool, path, body));
+    call_query(served, tool, (path, &[]), body)
+}
+
+fn call_query(
+    served: &Served,
+    tool: &str,
+    request: (&[&str], &[(&str, &str)]),
+    body: Option<Value>,
+) -> Value {
+    let (answer, is_error) = served.call(tool, arguments(served, tool, request, body));
     assert!(!is_error, "{tool}: {answer}");
     assert_eq!(answer["state"]["source"], "state", "{tool}: {answer}");
     answer
@@ -92,4 +110,46 @@ fn directus_served_task_writes_relist_the_projects_bare_task_ids() {
     let listed = listed_tasks(&served);
     assert_eq!(listed[0], (1, json!([1, 10])));
     assert_eq!(listed[2..], recorded[2..]);
+}
+
+#[test]
+fn directus_the_projects_list_filtered_by_status_answers_from_the_state_after_writes() {
+    let served = serve_corpus_app("directus");
+    let body = json!({"title": "Plan launch party", "project": 1});
+    call(&served, "post_items_tasks", &["items", "tasks"], Some(body));
+    let archive = json!({"status": "archived"});
+    let path = ["items", "projects", "3"];
+    call(&served, "patch_items_projects_by_id", &path, Some(archive));
+    let query = [("filter[status][_neq]", "archived")];
+    let answer = call_query(
+        &served,
+        "get_items_projects",
+        (&["items", "projects"], &query),
+        None,
+    );
+    let shown: Vec<(Value, Value)> = answer["body"]["data"]
+        .as_array()
+        .expect("the projects")
+        .iter()
+        .map(|project| (project["id"].clone(), project["tasks"].clone()))
+        .collect();
+    assert_eq!(
+        shown,
+        [
+            (json!(1), json!([1, 3, 7, 10])),
+            (json!(2), json!([2, 5, 6]))
+        ]
+    );
+    // The line that reshapes the tasks (`deep`, `fields`) keeps its marks.
+    let view = crate::state_support::list_view(&served, "get_items_projects");
+    let marks: Vec<&str> = view
+        .projected_query_keys
+        .keys()
+        .map(String::as_str)
+        .collect();
+    assert!(
+        marks.contains(&"deep[tasks][_filter][state][_neq]"),
+        "{marks:?}"
+    );
+    assert!(!marks.contains(&"filter[status][_neq]"), "{marks:?}");
 }

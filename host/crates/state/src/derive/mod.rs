@@ -55,6 +55,7 @@ pub mod query_grammar;
 pub(crate) mod sibling_pages;
 #[cfg(test)]
 pub(crate) mod tests;
+pub(crate) mod variant_relief;
 pub mod windows;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -224,7 +225,7 @@ fn mark_deleted_flags(state: &mut StateView, plans: &[WritePlan]) {
 
 /// Extends the read views beyond their recorded queries: field selections, relations, the
 /// joins relation paths read, and (after the joins, whose fields a grammar's filters reach) the
-/// query grammars, then the page links a paged list lends its siblings; then a paging parameter
+/// query grammars, taking back the variant marks they read ([`variant_relief`]), then the page links a paged list lends its siblings; then a paging parameter
 /// a list's model plays loses its shared-query mark.
 fn generalize_views(
     manifest: &Manifest,
@@ -239,6 +240,7 @@ fn generalize_views(
     crate::relations::generalize_lists(entities, views);
     crate::joins::generalize(manifest, timeline, (types, entities), views);
     query_grammar::generalize(manifest, views, entities, rules);
+    variant_relief::relieve(manifest, timeline, views);
     sibling_pages::offer(manifest, timeline, views);
     unmark_paging_grammar(views);
 }
