@@ -44,6 +44,7 @@
 //! `document-differs`, `rendered-oversize`.
 
 pub mod body_queries;
+pub(crate) mod created_mentions;
 pub mod documents;
 pub mod entities;
 pub mod items;
@@ -78,7 +79,8 @@ pub const DELETED_FLAGS: [&str; 3] = ["deleted", "isDeleted", "is_deleted"];
 
 /// Derives the state a capture observed from its records and the manifest projected from them,
 /// with the write plans the rules explain. Extraction runs in passes until the observation
-/// windows are settled (see [`windows`]).
+/// windows are settled (see [`windows`]; a read naming an entity created before it ends at the
+/// create, [`created_mentions`]).
 pub fn derive_state(
     manifest: &Manifest,
     manifest_evidence_id: &str,
@@ -97,13 +99,15 @@ pub fn derive_state(
     let mut later: Option<StateView> = None;
     for pass in 1..=windows::MAX_PASSES {
         let current = later.as_ref().unwrap_or(&conservative);
-        let ends = windows::window_ends(
+        let mut ends = windows::window_ends(
             manifest,
             &timeline,
             &current.views,
             &current.related_writes,
             &current.types,
         );
+        let written = (&current.related_writes[..], &current.types[..]);
+        created_mentions::close_windows(manifest, &timeline, written, &mut ends);
         if windows::same_checks(&timeline, &ends, &used) {
             // The windows this pass ran with check the reads its views and plans give.
             return Ok(later.unwrap_or(conservative));
