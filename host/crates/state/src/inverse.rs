@@ -8,6 +8,8 @@
 //!
 //! An identifier names an entity when each of its members is a scalar equal, as text, to the
 //! entity's member of that name (`type`, `id`); a linkage is an object holding only such members.
+//! The arrays may list bare ids instead, each child's linkage then a scalar equal to its parent's
+//! id (a directus project's `tasks: [1, 3, 7]` beside each task's `project: 1`).
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -27,10 +29,29 @@ pub(crate) struct InverseLink {
     pub list: String,
     /// The pointer of the count of that array, when the parents show one.
     pub count: Option<String>,
-    /// The members each identifier of the array holds (`type`, `id`).
-    pub entry_keys: Vec<String>,
+    /// How the array spells each child.
+    pub entry: EntryForm,
     /// Every parent listed its children in ascending id order.
     pub sorted: bool,
+}
+
+/// How a parent's array spells a child, and so how a child's linkage names its parent.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum EntryForm {
+    /// An identifier object holding these members (`{"type": "Book", "id": "1"}`), the linkage an
+    /// object naming the parent the same way.
+    Identifier(Vec<String>),
+    /// The child's id itself, a JSON number when `numeric` (`[1, 3, 7]`), the linkage a scalar
+    /// equal to the parent's id.
+    Bare { numeric: bool },
+}
+
+/// The text of a number or a string (a bare id; never a boolean).
+fn bare_id(value: &Json) -> Option<String> {
+    match value {
+        Json::Number(_) | Json::String(_) => scalar_text(value),
+        _ => None,
+    }
 }
 
 /// Whether every member of `identifier` is a scalar equal, as text, to the same member of
@@ -44,7 +65,8 @@ fn names(identifier: &Object, fields: &Json) -> bool {
         })
 }
 
-/// The arrays of objects of scalars in `fields` (depth at most three), by pointer.
+/// The arrays of objects of scalars, or of bare ids, in `fields` (depth at most three), by
+/// pointer.
 fn identifier_arrays<'a>(
     value: &'a Json,
     at: String,
@@ -60,10 +82,10 @@ fn identifier_arrays<'a>(
         }
         Json::Array(items)
             if !at.is_empty()
-                && items.iter().all(|item| {
+                && (items.iter().all(|item| {
                     item.as_object()
                         .is_some_and(|entry| entry.iter().all(|(_, v)| scalar_text(v).is_some()))
-                }) =>
+                }) || items.iter().all(|item| bare_id(item).is_some())) =>
         {
             found.push((at, items.as_slice()));
         }
@@ -85,6 +107,20 @@ fn linkages(value: &Json, at: String, depth: usize, parent: &Json, found: &mut V
             let pointer = format!("{at}/{}", escape_pointer_segment(key));
             linkages(member, pointer, depth + 1, parent, found);
         }
+    }
+}
+
+/// The pointers of the bare ids in `fields` equal to `id` (depth at most three, outside arrays).
+fn bare_linkages(value: &Json, at: String, depth: usize, id: &str, found: &mut Vec<String>) {
+    match value {
+        Json::Object(object) if depth < 4 => {
+            for (key, member) in object.iter() {
+                let pointer = format!("{at}/{}", escape_pointer_segment(key));
+                bare_linkages(member, pointer, depth + 1, id, found);
+            }
+        }
+        _ if !at.is_empty() && bare_id(value).as_deref() == Some(id) => found.push(at),
+        _ => {}
     }
 }
 
@@ -110,61 +146,89 @@ fn id_order(id: &str) -> (bool, i128, String) {
     }
 }
 
+/// A candidate link: (parent type, list pointer, child type, linkage pointer).
+type Candidate = (String, String, String, String);
+
 /// Learns the inverse linkages the held entities agree on (see the module docs).
 pub(crate) fn learn<'a>(entities: impl Iterator<Item = &'a Entity> + Clone) -> Vec<InverseLink> {
     let mut by_id: HashMap<&str, Vec<&Entity>> = HashMap::new();
     for entity in entities.clone() {
         by_id.entry(entity.id.as_str()).or_default().push(entity);
     }
-    // Candidates: (parent type, list pointer, child type, linkage pointer) from one listed child.
-    let mut candidates: BTreeMap<(String, String, String, String), Vec<String>> = BTreeMap::new();
+    let mut candidates: BTreeMap<Candidate, EntryForm> = BTreeMap::new();
     for parent in entities.clone() {
-        let mut arrays = Vec::new();
-        identifier_arrays(&parent.fields, String::new(), 0, &mut arrays);
-        for (list, items) in arrays {
-            let Some(Json::Object(entry)) = items.first() else {
-                continue;
-            };
-            let named: Vec<&&Entity> = entry
-                .iter()
-                .find_map(|(_, value)| scalar_text(value).and_then(|text| by_id.get(text.as_str())))
-                .into_iter()
-                .flatten()
-                .filter(|child| names(entry, &child.fields))
-                .collect();
-            let [child] = named.as_slice() else {
-                continue;
-            };
-            let mut found = Vec::new();
-            linkages(&child.fields, String::new(), 0, &parent.fields, &mut found);
-            for linkage in found {
-                let key = (
-                    parent.entity_type.clone(),
-                    list.clone(),
-                    child.entity_type.clone(),
-                    linkage,
-                );
-                candidates
-                    .entry(key)
-                    .or_insert_with(|| entry.keys().map(str::to_owned).collect());
-            }
-        }
+        candidates_of(parent, &by_id, &mut candidates);
     }
     candidates
         .into_iter()
-        .filter_map(|((parent_type, list, child_type, linkage), entry_keys)| {
+        .filter_map(|((parent_type, list, child_type, linkage), entry)| {
             let link = InverseLink {
                 child_type,
                 linkage,
                 parent_type,
                 list,
                 count: None,
-                entry_keys,
+                entry,
                 sorted: true,
             };
             link.verified(entities.clone())
         })
         .collect()
+}
+
+/// The candidate links one parent's arrays suggest, each from the child its first entry names.
+fn candidates_of(
+    parent: &Entity,
+    by_id: &HashMap<&str, Vec<&Entity>>,
+    candidates: &mut BTreeMap<Candidate, EntryForm>,
+) {
+    let mut arrays = Vec::new();
+    identifier_arrays(&parent.fields, String::new(), 0, &mut arrays);
+    for (list, items) in arrays {
+        let Some(first) = items.first() else {
+            continue;
+        };
+        for (child, linkage, entry) in listed_children(first, parent, by_id) {
+            let key = (
+                parent.entity_type.clone(),
+                list.clone(),
+                child.entity_type.clone(),
+                linkage,
+            );
+            candidates.entry(key).or_insert(entry);
+        }
+    }
+}
+
+/// The children an array's entry may name, each with the pointer of a member of it naming
+/// `parent` and the entry's form: the one entity an identifier names, or every other entity of
+/// a bare id.
+fn listed_children<'a>(
+    first: &Json,
+    parent: &Entity,
+    by_id: &HashMap<&str, Vec<&'a Entity>>,
+) -> Vec<(&'a Entity, String, EntryForm)> {
+    let mut listed = Vec::new();
+    if let Json::Object(entry) = first {
+        let Some(child) = named_in(entry, by_id) else {
+            return listed;
+        };
+        let mut found = Vec::new();
+        linkages(&child.fields, String::new(), 0, &parent.fields, &mut found);
+        let form = EntryForm::Identifier(entry.keys().map(str::to_owned).collect());
+        listed.extend(found.into_iter().map(|at| (child, at, form.clone())));
+    } else if let Some(text) = bare_id(first) {
+        let form = EntryForm::Bare {
+            numeric: matches!(first, Json::Number(_)),
+        };
+        let others = by_id.get(text.as_str()).into_iter().flatten();
+        for child in others.filter(|child| !std::ptr::eq(**child, parent)) {
+            let mut found = Vec::new();
+            bare_linkages(&child.fields, String::new(), 0, &parent.id, &mut found);
+            listed.extend(found.into_iter().map(|at| (*child, at, form.clone())));
+        }
+    }
+    listed
 }
 
 impl InverseLink {
@@ -185,22 +249,24 @@ impl InverseLink {
         for child in children.values().flatten() {
             match child.fields.pointer(&self.linkage)? {
                 Json::Null => {}
-                Json::Object(link) => {
-                    let parent = named_in(link, &parents)?;
+                link => {
+                    let parent = self.entity_named(link, &parents)?;
                     naming
                         .entry(parent.id.as_str())
                         .or_default()
                         .push(&child.id);
                 }
-                _ => return None,
             }
         }
         let mut lengths = Vec::new();
         for parent in parents.values().flatten() {
             let items = parent.fields.pointer(&self.list)?.as_array()?;
             let mut shown = Vec::new();
-            for item in items {
-                shown.push(named_in(item.as_object()?, &children)?.id.as_str());
+            for item in items.iter().filter(|item| self.spelled(item)) {
+                shown.push(self.entity_named(item, &children)?.id.as_str());
+            }
+            if shown.len() != items.len() {
+                return None;
             }
             self.sorted &= shown
                 .windows(2)
@@ -222,18 +288,76 @@ impl InverseLink {
         Some(self)
     }
 
-    /// The linkage object a child holds (`None`: null or absent).
-    fn parent_named<'e>(&self, child: &'e Entity) -> Option<&'e Object> {
-        child.fields.pointer(&self.linkage)?.as_object()
+    /// The one entity of `by_id` a linkage or an array entry names (an identifier object, or a
+    /// bare id).
+    fn entity_named<'e>(
+        &self,
+        named: &Json,
+        by_id: &HashMap<&str, Vec<&'e Entity>>,
+    ) -> Option<&'e Entity> {
+        match &self.entry {
+            EntryForm::Identifier(_) => named_in(named.as_object()?, by_id),
+            EntryForm::Bare { .. } => match by_id.get(bare_id(named)?.as_str())?.as_slice() {
+                [one] => Some(*one),
+                _ => None,
+            },
+        }
     }
 
-    /// The identifier of a child as the parents' arrays spell it.
-    fn entry_of(&self, child: &Entity) -> Option<Json> {
-        let mut entry = Object::new();
-        for key in &self.entry_keys {
-            entry.insert(key, child.fields.get(key)?.clone());
+    /// Whether an array entry has the learned form (a bare id of the learned JSON type).
+    fn spelled(&self, item: &Json) -> bool {
+        match &self.entry {
+            EntryForm::Identifier(_) => matches!(item, Json::Object(_)),
+            EntryForm::Bare { numeric } => {
+                bare_id(item).is_some() && matches!(item, Json::Number(_)) == *numeric
+            }
         }
-        Some(Json::Object(entry))
+    }
+
+    /// The linkage a child holds (`None`: null, absent, or not of the learned form).
+    fn parent_named<'e>(&self, child: &'e Entity) -> Option<&'e Json> {
+        let named = child.fields.pointer(&self.linkage)?;
+        match &self.entry {
+            EntryForm::Identifier(_) => matches!(named, Json::Object(_)),
+            EntryForm::Bare { .. } => bare_id(named).is_some(),
+        }
+        .then_some(named)
+    }
+
+    /// Whether a linkage names `parent`.
+    fn names_parent(&self, named: &Json, parent: &Entity) -> bool {
+        match &self.entry {
+            EntryForm::Identifier(_) => named
+                .as_object()
+                .is_some_and(|named| names(named, &parent.fields)),
+            EntryForm::Bare { .. } => bare_id(named).as_deref() == Some(parent.id.as_str()),
+        }
+    }
+
+    /// The entry of a child as the parents' arrays spell it.
+    fn entry_of(&self, child: &Entity) -> Option<Json> {
+        match &self.entry {
+            EntryForm::Identifier(keys) => {
+                let mut entry = Object::new();
+                for key in keys {
+                    entry.insert(key, child.fields.get(key)?.clone());
+                }
+                Some(Json::Object(entry))
+            }
+            EntryForm::Bare { numeric: true } => Json::parse(child.id.as_bytes())
+                .ok()
+                .filter(|id| matches!(id, Json::Number(_))),
+            EntryForm::Bare { numeric: false } => Some(Json::String(child.id.clone())),
+        }
+    }
+
+    /// The id an array entry shows: the bare id, or the member of an identifier `key` names
+    /// (the one holding the child's id).
+    fn shown_id(&self, item: &Json, key: Option<&String>) -> Option<String> {
+        match &self.entry {
+            EntryForm::Identifier(_) => item.get(key?).and_then(scalar_text),
+            EntryForm::Bare { .. } => bare_id(item),
+        }
     }
 }
 
@@ -299,15 +423,15 @@ pub(crate) fn moved_parents<'a>(
         let Some(entry) = link.entry_of(child) else {
             continue;
         };
-        let mut edit = |named: &Object, join: bool| {
+        let mut edit = |named: &Json, join: bool| {
             let found = changed.iter().position(|parent| {
-                parent.entity_type == link.parent_type && names(named, &parent.fields)
+                parent.entity_type == link.parent_type && link.names_parent(named, parent)
             });
             let mut parent = match found {
                 Some(index) => changed.remove(index),
                 None => match held(&link.parent_type)
                     .into_iter()
-                    .find(|parent| names(named, &parent.fields))
+                    .find(|parent| link.names_parent(named, parent))
                 {
                     Some(parent) => parent.clone(),
                     None => return,
@@ -328,28 +452,29 @@ pub(crate) fn moved_parents<'a>(
 
 impl InverseLink {
     /// A parent's array with the child's entry taken out, then (when `join`) put in: before the
-    /// first entry of a greater id (the entry's member holding the child's id) when the arrays
-    /// are sorted, else last.
+    /// first entry of a greater id (the bare id, or the entry's member holding the child's id)
+    /// when the arrays are sorted, else last.
     fn relist(&self, parent: &mut Entity, (entry, id): (&Json, &str), join: bool) {
         let Some(Json::Array(items)) = pointer_mut(&mut parent.fields, &self.list) else {
             return;
         };
         items.retain(|item| item != entry);
         if join {
-            let id_key = self
-                .entry_keys
-                .iter()
-                .find(|key| entry.get(key).and_then(scalar_text).as_deref() == Some(id));
-            let at = match id_key.filter(|_| self.sorted) {
-                Some(key) => items
+            let id_key = match &self.entry {
+                EntryForm::Identifier(keys) => keys
+                    .iter()
+                    .find(|key| entry.get(key).and_then(scalar_text).as_deref() == Some(id)),
+                EntryForm::Bare { .. } => None,
+            };
+            let at = match self.sorted && self.shown_id(entry, id_key).is_some() {
+                true => items
                     .iter()
                     .position(|item| {
-                        item.get(key)
-                            .and_then(scalar_text)
+                        self.shown_id(item, id_key)
                             .is_some_and(|other| id_order(&other) > id_order(id))
                     })
                     .unwrap_or(items.len()),
-                None => items.len(),
+                false => items.len(),
             };
             items.insert(at, entry.clone());
         }
@@ -428,7 +553,7 @@ mod tests {
                 parent_type: "/authors".into(),
                 list: "/relationships/books/data".into(),
                 count: Some("/relationships/books/meta/count".into()),
-                entry_keys: vec!["type".into(), "id".into()],
+                entry: EntryForm::Identifier(vec!["type".into(), "id".into()]),
                 sorted: true,
             }]
         );
@@ -483,5 +608,89 @@ mod tests {
             Some(&Json::parse(b"0").expect("json"))
         );
         assert!(moved_parents(&links, parents, (None, Some(&book("9", "7")))).is_empty());
+    }
+
+    fn project(id: &str, tasks: &[u32]) -> Entity {
+        let tasks: Vec<String> = tasks.iter().map(u32::to_string).collect();
+        entity(
+            "/projects",
+            id,
+            &format!(r#"{{"id": {id}, "tasks": [{}]}}"#, tasks.join(", ")),
+        )
+    }
+
+    fn task(id: &str, project: &str) -> Entity {
+        // `sort` equals the id, so it names project 1 from task 1 too: only `project` agrees.
+        entity(
+            "/tasks",
+            id,
+            &format!(r#"{{"id": {id}, "sort": {id}, "project": {project}}}"#),
+        )
+    }
+
+    fn bare_held() -> Vec<Entity> {
+        vec![
+            project("1", &[1, 3]),
+            project("2", &[2]),
+            task("1", "1"),
+            task("2", "2"),
+            task("3", "1"),
+            task("4", "null"),
+        ]
+    }
+
+    fn tasks_of(parents: &[Entity]) -> Vec<(&str, String)> {
+        parents
+            .iter()
+            .map(|parent| {
+                let tasks = parent.fields.pointer("/tasks").expect("tasks");
+                (parent.id.as_str(), tasks.to_canonical_string())
+            })
+            .collect()
+    }
+
+    #[test]
+    fn an_array_of_bare_ids_listing_the_children_whose_scalar_names_it_is_learned() {
+        let held = bare_held();
+        assert_eq!(
+            learn(held.iter()),
+            [InverseLink {
+                child_type: "/tasks".into(),
+                linkage: "/project".into(),
+                parent_type: "/projects".into(),
+                list: "/tasks".into(),
+                count: None,
+                entry: EntryForm::Bare { numeric: true },
+                sorted: true,
+            }]
+        );
+        // A parent whose array misses one of its children: no link.
+        let mut disagreeing = bare_held();
+        disagreeing[0] = project("1", &[1]);
+        assert!(learn(disagreeing.iter()).is_empty());
+    }
+
+    #[test]
+    fn a_created_moved_or_deleted_child_relists_its_bare_id_in_id_order() {
+        let held = bare_held();
+        let links = learn(held.iter());
+        let parents = |entity_type: &str| -> Vec<&Entity> {
+            held.iter()
+                .filter(|entity| entity.entity_type == entity_type)
+                .collect()
+        };
+        let created = moved_parents(&links, parents, (None, Some(&task("9", "1"))));
+        assert_eq!(tasks_of(&created), [("1", "[1,3,9]".to_owned())]);
+        let moved = moved_parents(&links, parents, (Some(&held[2]), Some(&task("1", "2"))));
+        assert_eq!(
+            tasks_of(&moved),
+            [("1", "[3]".to_owned()), ("2", "[1,2]".to_owned())]
+        );
+        let deleted = moved_parents(&links, parents, (Some(&held[4]), None));
+        assert_eq!(tasks_of(&deleted), [("1", "[1]".to_owned())]);
+        // A child given a parent from none joins it; one naming no held parent changes none.
+        let adopted = moved_parents(&links, parents, (Some(&held[5]), Some(&task("4", "2"))));
+        assert_eq!(tasks_of(&adopted), [("2", "[2,4]".to_owned())]);
+        assert!(moved_parents(&links, parents, (None, Some(&task("8", "7")))).is_empty());
     }
 }

@@ -44,6 +44,7 @@
 //! `document-differs`, `rendered-oversize`.
 
 pub mod body_queries;
+pub(crate) mod created_mentions;
 pub mod documents;
 pub mod entities;
 pub mod items;
@@ -55,6 +56,7 @@ pub mod query_grammar;
 pub(crate) mod sibling_pages;
 #[cfg(test)]
 pub(crate) mod tests;
+pub(crate) mod variant_relief;
 pub mod windows;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -77,7 +79,8 @@ pub const DELETED_FLAGS: [&str; 3] = ["deleted", "isDeleted", "is_deleted"];
 
 /// Derives the state a capture observed from its records and the manifest projected from them,
 /// with the write plans the rules explain. Extraction runs in passes until the observation
-/// windows are settled (see [`windows`]).
+/// windows are settled (see [`windows`]; a read naming an entity created before it ends at the
+/// create, [`created_mentions`]).
 pub fn derive_state(
     manifest: &Manifest,
     manifest_evidence_id: &str,
@@ -96,13 +99,15 @@ pub fn derive_state(
     let mut later: Option<StateView> = None;
     for pass in 1..=windows::MAX_PASSES {
         let current = later.as_ref().unwrap_or(&conservative);
-        let ends = windows::window_ends(
+        let mut ends = windows::window_ends(
             manifest,
             &timeline,
             &current.views,
             &current.related_writes,
             &current.types,
         );
+        let written = (&current.related_writes[..], &current.types[..]);
+        created_mentions::close_windows(manifest, &timeline, written, &mut ends);
         if windows::same_checks(&timeline, &ends, &used) {
             // The windows this pass ran with check the reads its views and plans give.
             return Ok(later.unwrap_or(conservative));
@@ -224,7 +229,7 @@ fn mark_deleted_flags(state: &mut StateView, plans: &[WritePlan]) {
 
 /// Extends the read views beyond their recorded queries: field selections, relations, the
 /// joins relation paths read, and (after the joins, whose fields a grammar's filters reach) the
-/// query grammars, then the page links a paged list lends its siblings; then a paging parameter
+/// query grammars, taking back the variant marks they read ([`variant_relief`]), then the page links a paged list lends its siblings; then a paging parameter
 /// a list's model plays loses its shared-query mark.
 fn generalize_views(
     manifest: &Manifest,
@@ -239,6 +244,7 @@ fn generalize_views(
     crate::relations::generalize_lists(entities, views);
     crate::joins::generalize(manifest, timeline, (types, entities), views);
     query_grammar::generalize(manifest, views, entities, rules);
+    variant_relief::relieve(manifest, timeline, views);
     sibling_pages::offer(manifest, timeline, views);
     unmark_paging_grammar(views);
 }
