@@ -5,9 +5,11 @@
 //! MLflow's `runs/search` and `experiments/search` (`search-filter`); and etcd's v3 `kv/range`
 //! (`kv-range`: base64 keys compared as bytes), whose key-value pairs no other read holds, so
 //! its type is seeded from its own answers. A page leaving matches out
-//! carries the page token the recorded pages show (minted from the next page's offset). A body
-//! no grammar reads, or a page whose envelope no recording showed, is refused, never answered
-//! with another body's recording.
+//! carries the page token the recorded pages show (minted from the next page's offset), or the
+//! one a sibling route's pages show (`derive/sibling_body_pages.rs`: MLflow's experiments/search
+//! borrows runs/search's; neither etcd's `kv/range` nor PouchDB's `_find` has a sibling body
+//! query). A body no grammar reads, or a page whose envelope no recording showed, is refused,
+//! never answered with another body's recording.
 
 use rea_manifest::catalog::ArgumentTarget;
 use rea_plugin_api::contracts::capture::CaptureRecord;
@@ -150,7 +152,8 @@ fn body_queries_are_learned_as_views_of_the_held_types() {
     assert!(runs.partial_pages);
     let experiments = view(&mlflow, EXPERIMENTS);
     assert_eq!(experiments.entity_type, "/api/2.0/mlflow/experiments");
-    assert!(!experiments.partial_pages);
+    // Its own recordings never left experiments out: its pages are lent by runs/search.
+    assert!(experiments.partial_pages);
 }
 
 #[test]
@@ -198,27 +201,27 @@ fn a_body_the_grammars_do_not_read_is_refused_never_another_bodys_recording() {
 
 #[test]
 fn a_page_leaving_matches_out_answers_only_the_token_the_state_can_mint() {
-    // experiments/search was never recorded with a page leaving experiments out, so the page
-    // token such a page carries is unknown.
-    let (mlflow, probes) = served_with_probes("mlflow");
-    let record = probe(&probes, 9);
-    assert_refused(
-        &mlflow,
-        EXPERIMENTS,
-        arguments(&mlflow, EXPERIMENTS, record),
-    );
+    let (mlflow, _) = served_with_probes("mlflow");
     // A runs page leaving runs out carries the token the build's pages show (the base64 of
     // `{"offset": n}`, n the next page's offset), minted from the state: the first page of 3 by
     // a metric the build never paged answers live.
+    let token = PageToken {
+        member: "next_page_token".to_owned(),
+        prefix: "{\"offset\": ".to_owned(),
+        suffix: "}".to_owned(),
+    };
+    assert_eq!(view(&mlflow, RUNS).page_token, Some(token.clone()));
+    // experiments/search was never recorded with a page leaving experiments out; its sibling
+    // route runs/search lends it the token (the same `max_results`, no page token of its own,
+    // the token right after the list): the newest experiment by creation time, one a page,
+    // answers live, its token naming the next page.
+    let experiments = view(&mlflow, EXPERIMENTS);
+    assert_eq!(experiments.page_token, Some(token));
     assert_eq!(
-        view(&mlflow, RUNS).page_token,
-        Some(PageToken {
-            member: "next_page_token".to_owned(),
-            prefix: "{\"offset\": ".to_owned(),
-            suffix: "}".to_owned(),
-        })
+        presence(experiments, "next_page_token"),
+        &EnvelopePresence::Paged
     );
-    assert_eq!(view(&mlflow, EXPERIMENTS).page_token, None);
+    assert_live_answers("mlflow", EXPERIMENTS, &[9]);
     assert_live_answers("mlflow", RUNS, &[5]);
     // The build's own first page answers from the state too, its token minted as recorded.
     let recorded = mlflow

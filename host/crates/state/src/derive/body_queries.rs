@@ -274,7 +274,7 @@ fn body_identity(calls: &[&Observation], list_member: &str) -> Option<String> {
 }
 
 /// The entities of a type held in the collection a path lies under, in state order.
-fn pool<'a>(entities: &'a Entities, entity_type: &str, path: &str) -> Vec<&'a Entity> {
+pub(super) fn pool<'a>(entities: &'a Entities, entity_type: &str, path: &str) -> Vec<&'a Entity> {
     let collections: BTreeSet<&str> = entities
         .list
         .iter()

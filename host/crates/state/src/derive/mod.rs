@@ -25,7 +25,7 @@
 //!
 //! 6. Body queries ([`body_queries`]): a read whose query is its request body, read by the query
 //!    grammars into terms, is a view of a held type when evaluating its recorded bodies reproduces
-//!    their answers.
+//!    their answers; a page token one learned is lent to sibling routes' ([`sibling_body_pages`]).
 //!
 //! 6a. Member views ([`members`]): a read whose every checked answer is one member of a held
 //!    entity of another type (named by a path parameter, the member by literal keys and other
@@ -53,6 +53,7 @@ pub(crate) mod list_query;
 pub mod lists;
 pub mod members;
 pub mod query_grammar;
+pub(crate) mod sibling_body_pages;
 pub(crate) mod sibling_pages;
 #[cfg(test)]
 pub(crate) mod tests;
@@ -508,17 +509,7 @@ impl Builder<'_> {
                 self.rules,
             ));
         }
-        for index in 0..self.details.len() {
-            if matches!(&self.details[index], Some(ViewDetail::Recorded { reason }) if reason == "query-body")
-            {
-                self.details[index] = Some(body_queries::derive(
-                    self.timeline,
-                    index,
-                    (&self.entities, whole_members.get(&index)),
-                    self.rules,
-                ));
-            }
-        }
+        self.derive_body_queries(&whole_members);
         for index in others {
             self.details[index] = Some(
                 match members::derive(self.manifest, self.timeline, index, &self.entities) {
@@ -538,6 +529,23 @@ impl Builder<'_> {
             );
         }
         self.members_of_other_types();
+    }
+
+    /// Derives the body-query views of the tools answering `query-body` so far, then lends a
+    /// page token one learned to its siblings ([`sibling_body_pages`]).
+    fn derive_body_queries(&mut self, whole_members: &BTreeMap<usize, Vec<String>>) {
+        for index in 0..self.details.len() {
+            if matches!(&self.details[index], Some(ViewDetail::Recorded { reason }) if reason == "query-body")
+            {
+                self.details[index] = Some(body_queries::derive(
+                    self.timeline,
+                    index,
+                    (&self.entities, whole_members.get(&index)),
+                    self.rules,
+                ));
+            }
+        }
+        sibling_body_pages::offer(self.timeline, &self.entities, &mut self.details, self.rules);
     }
 
     /// Seeds the row documents of the list plans, then joins the lines of a collection's
