@@ -7,7 +7,10 @@
 //! `/notes/{id}`; the customer delete, answering the deleted customer whole, offered on
 //! `/notes/{id}` answering the deleted note). parse-server's Task update, answered as recorded
 //! with only the stamp its clock rule sets (`{"updatedAt": …}`), is offered on the Member class
-//! (one recorded app shows such an answer). Off by default; replay never lists an inferred tool.
+//! (one recorded app shows such an answer). json-server's replace confirmed on `/posts/{id}` is
+//! offered on its `/profile` document, which the build only merged (`PATCH`): the sent object
+//! becomes the document (one recorded app; json-server-v1 wrote its `/settings` document with both
+//! methods, so nothing is inferred there). Off by default; replay never lists an inferred tool.
 
 use std::sync::Arc;
 
