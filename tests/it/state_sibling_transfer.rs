@@ -7,7 +7,10 @@
 //! `/notes/{id}`; the customer delete, answering the deleted customer whole, offered on
 //! `/notes/{id}` answering the deleted note). parse-server's Task update, answered as recorded
 //! with only the stamp its clock rule sets (`{"updatedAt": …}`), is offered on the Member class
-//! (one recorded app shows such an answer). Off by default; replay never lists an inferred tool.
+//! (one recorded app shows such an answer). json-server's replace confirmed on `/posts/{id}` is
+//! offered on its `/profile` document, which the build only merged (`PATCH`): the sent object
+//! becomes the document (one recorded app; json-server-v1 wrote its `/settings` document with both
+//! methods, so nothing is inferred there). Off by default; replay never lists an inferred tool.
 
 use std::sync::Arc;
 
@@ -513,5 +516,103 @@ fn a_slash_terminated_list_create_is_offered_on_its_sibling_list() {
     assert_eq!(
         again["body"]["message"], "list with name 'noir' already exists",
         "{again}"
+    );
+}
+
+/// The document a read view holds, as derived.
+fn held_document(served: &Served, view: &str) -> Map<String, Value> {
+    let document = served
+        .state()
+        .documents
+        .iter()
+        .find(|document| document.view == view)
+        .unwrap_or_else(|| panic!("the state holds the {view} document"));
+    let Ok(Value::Object(members)) = document.value.to_serde_value() else {
+        panic!("the document is an object")
+    };
+    members
+}
+
+#[test]
+fn json_server_replaces_the_profile_document_as_its_posts_replace_confirmed() {
+    // The build confirmed `PUT /posts/{id}` as a replace and `PATCH /profile` as a merge: the
+    // replace is offered on the document, inferred, and the sent object becomes the document.
+    let served = served("json-server", with_transfer());
+    assert_inferred(&served, "put_profile", "put_posts_by_id");
+    let description = listed(&served, "put_profile").expect("put_profile is listed");
+    assert!(
+        description.contains("inferred: carried over from the confirmed write \"put_posts_by_id\""),
+        "{description}"
+    );
+    let coverage = rea_state::coverage::summary(served.state());
+    assert!(
+        coverage["writes"]["served"]
+            .as_array()
+            .expect("served writes")
+            .contains(&json!({
+                "tool": "put_profile", "effect": "document", "inferred_from": "put_posts_by_id"
+            })),
+        "{coverage}"
+    );
+    let document = held_document(&served, "get_profile");
+    let mut members = document.keys();
+    let (changed, dropped) = (
+        members.next().expect("a member").clone(),
+        members.next().expect("a second member").clone(),
+    );
+    let mut sent = document.clone();
+    sent.remove(&dropped);
+    sent.insert(changed.clone(), json!("replaced"));
+    let answer = call(
+        &served,
+        "put_profile",
+        arguments(
+            &served,
+            "put_profile",
+            None,
+            Some(Value::Object(sent.clone())),
+        ),
+    );
+    assert_eq!(answer["body"], Value::Object(sent.clone()), "{answer}");
+    let read = call(&served, "get_profile", json!({}));
+    assert_eq!(
+        read["body"],
+        Value::Object(sent),
+        "{read}: {dropped} is gone"
+    );
+    // The document's own merge still keeps what it does not send.
+    let merged = call(
+        &served,
+        "patch_profile",
+        arguments(
+            &served,
+            "patch_profile",
+            None,
+            Some(json!({ changed.clone(): "merged" })),
+        ),
+    );
+    assert_eq!(merged["body"][&changed], "merged", "{merged}");
+    assert!(merged["body"].get(&dropped).is_none(), "{merged}");
+    assert_eq!(
+        merged["body"].as_object().map(Map::len),
+        Some(document.len() - 1)
+    );
+}
+
+#[test]
+fn json_server_v1_offers_no_update_on_a_document_it_wrote_with_both_methods() {
+    // json-server 1.x's build wrote `/settings` with both PATCH and PUT: each has its own
+    // recorded plan (whether served is its own learning's matter), nothing is inferred there.
+    let served = served("json-server-v1", with_transfer());
+    let on_settings: Vec<_> = served
+        .state()
+        .write_plans
+        .iter()
+        .filter(|plan| plan.path_template == "/settings")
+        .map(|plan| (plan.method.clone(), plan.inferred_from.clone()))
+        .collect();
+    assert_eq!(
+        on_settings,
+        vec![("PATCH".to_owned(), None), ("PUT".to_owned(), None)]
     );
 }

@@ -11,6 +11,12 @@
 //! and is offered only where no tool of that method fits the sibling's template. Whether the
 //! state serves it (the source write confirmed, the sibling type holding entities of the same
 //! identity) is the state engine's decision; replay never answers it (it has no recording).
+//!
+//! Documents ([`inferred_document_tools`]): an item update recorded on a collection (`PUT
+//! /posts/{numeric}`, answered as an object) is offered on a document read (`GET /profile`: an
+//! object, its template ending in a literal) that the recording wrote with another method only
+//! (`PATCH /profile`), under the document read's template. Whether the update's mode (a replace
+//! or a merge) carries over is again the state engine's decision: both modes must be confirmed.
 
 use std::collections::BTreeSet;
 
@@ -60,7 +66,91 @@ pub fn inferred_tools(tools: &[ManifestTool]) -> Vec<ManifestTool> {
             });
         }
     }
+    let documents = inferred_document_tools(tools, &offered, &mut names);
+    offered.extend(documents);
     offered
+}
+
+/// The item updates offered on document reads written by another method only (see the module
+/// docs), in source order.
+fn inferred_document_tools(
+    tools: &[ManifestTool],
+    offered: &[ManifestTool],
+    names: &mut BTreeSet<String>,
+) -> Vec<ManifestTool> {
+    let mut documents: Vec<ManifestTool> = Vec::new();
+    for source in tools.iter().filter(|tool| is_item_update(tool)) {
+        let Some(own_read) = tools
+            .iter()
+            .find(|tool| is_get(tool) && same_route(tool, source, None))
+        else {
+            continue;
+        };
+        for document in tools.iter().filter(|tool| is_document_read(tool, tools)) {
+            let taken = tools
+                .iter()
+                .chain(offered)
+                .chain(&documents)
+                .any(|tool| tool.method == source.method && same_route(tool, document, None));
+            if taken || !same_kinds(own_read, document) {
+                continue;
+            }
+            let method = source.method.to_ascii_lowercase();
+            let rest = document.name.strip_prefix("get_").unwrap_or(&document.name);
+            let name = unique_name(&format!("{method}_{rest}"), names);
+            names.insert(name.clone());
+            documents.push(inferred_on(source, document, name));
+        }
+    }
+    documents
+}
+
+/// The inferred tool: the read's template and parameters, the source's method and body shape.
+fn inferred_on(source: &ManifestTool, read: &ManifestTool, name: String) -> ManifestTool {
+    ManifestTool {
+        method: source.method.clone(),
+        name,
+        path_parameters: read.path_parameters.clone(),
+        path_template: read.path_template.clone(),
+        query_parameters: Vec::new(),
+        record_ordinals: Vec::new(),
+        request_body: source.request_body.clone(),
+        request_media_types: source.request_media_types.clone(),
+        response_body: None,
+        response_media_types: source.response_media_types.clone(),
+        statuses: Vec::new(),
+        inferred_from: Some(source.name.clone()),
+    }
+}
+
+/// Whether a recorded write updates an item: `PUT` or `PATCH` on a template ending in a whole
+/// parameter.
+fn is_item_update(tool: &ManifestTool) -> bool {
+    let length = split_path(&tool.path_template).len();
+    ["PUT", "PATCH"]
+        .iter()
+        .any(|method| tool.method.eq_ignore_ascii_case(method))
+        && tool.inferred_from.is_none()
+        && length > 0
+        && is_parameter(tool, length - 1)
+        && collection_segment(tool).is_some()
+}
+
+/// Whether a recorded read is a document's: an object, its template ending in a literal, the
+/// recording writing its path with some update method.
+fn is_document_read(read: &ManifestTool, tools: &[ManifestTool]) -> bool {
+    let segments = split_path(&read.path_template);
+    is_get(read)
+        && segments
+            .last()
+            .is_some_and(|last| !last.is_empty() && !is_parameter(read, segments.len() - 1))
+        && tools.iter().any(|tool| {
+            ["PUT", "PATCH"]
+                .iter()
+                .any(|method| tool.method.eq_ignore_ascii_case(method))
+                && tool.inferred_from.is_none()
+                && same_route(tool, read, None)
+        })
 }
 
 fn is_write(method: &str) -> bool {
@@ -346,6 +436,51 @@ mod tests {
                 "post_api_entry_list_".to_owned()
             )],
             "the delete has no sibling item read to go to"
+        );
+    }
+
+    #[test]
+    fn an_item_update_is_offered_on_a_document_written_by_another_method() {
+        let family = |document: &[(&str, &str, &str)]| -> Vec<ManifestTool> {
+            [
+                ("GET", "/posts", "json-array"),
+                ("GET", "/posts/{numeric}", "json-object"),
+                ("PUT", "/posts/{numeric}", ""),
+                ("DELETE", "/posts/{numeric}", ""),
+            ]
+            .iter()
+            .chain(document)
+            .map(|(method, template, kind)| tool(method, template, kind))
+            .collect()
+        };
+        let profile = family(&[
+            ("GET", "/profile", "json-object"),
+            ("PATCH", "/profile", ""),
+        ]);
+        assert_eq!(
+            offered(&profile),
+            vec![(
+                "PUT".to_owned(),
+                "/profile".to_owned(),
+                "put_profile".to_owned(),
+                "put_posts_by_id".to_owned()
+            )],
+            "the update, not the delete"
+        );
+        let both = family(&[
+            ("GET", "/settings", "json-object"),
+            ("PATCH", "/settings", ""),
+            ("PUT", "/settings", ""),
+        ]);
+        assert!(offered(&both).is_empty(), "the document's own PUT");
+        let unwritten = family(&[("GET", "/profile", "json-object")]);
+        assert!(offered(&unwritten).is_empty(), "no document write");
+        let array = family(&[("GET", "/profile", "json-array"), ("PATCH", "/profile", "")]);
+        assert!(
+            offered(&array)
+                .iter()
+                .all(|(_, template, _, _)| template != "/profile"),
+            "an array is no item's shape"
         );
     }
 

@@ -28,6 +28,14 @@
 //! tasks' own. A sibling's collection segment may be a parameter (datasette's row pages of every
 //! table with numeric keys, `/tracker/{prefix-variance}/{numeric}.json`, beside
 //! `/tracker/projects/{fused-affix}.json`).
+//!
+//! Documents ([`document_transferred`]): an item update offered on a document (`PUT /profile`
+//! inferred from `PUT /posts/{numeric}`) takes the document's own served write plan (`PATCH
+//! /profile`) with the source's mode: a replace (the sent object becomes the document, members
+//! not sent are gone) or a merge. Both modes must be confirmed by the recording's reads (the
+//! source's on its entities, the document's own on the document), the document and the source's
+//! entities JSON objects, the document written whole at its root; the body accepts the held
+//! document's members (none required).
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -58,6 +66,9 @@ pub(crate) fn transfer(
             let source = plans
                 .iter()
                 .find(|plan| plan.tool == source_name && plan.served)?;
+            if target::classify(tool, state).effect == Effect::Document {
+                return document_transferred(tool, source, plans, state);
+            }
             transferred(tool, source, state, views, records)
         })
         .collect()
@@ -236,6 +247,98 @@ fn transferred(
     });
     plan.served = true;
     Some(plan)
+}
+
+/// An item update carried over to a document another method wrote (see the module docs).
+fn document_transferred(
+    tool: &ManifestTool,
+    source: &WritePlan,
+    plans: &[WritePlan],
+    state: &StateView,
+) -> Option<WritePlan> {
+    let mode = confirmed_item_update(source, state)?;
+    let own = plans.iter().find(|plan| {
+        plan.served
+            && plan.effect == Effect::Document
+            && plan.inferred_from.is_none()
+            && !plan.confirmed_by.is_empty()
+            && plan.path_template == tool.path_template
+    })?;
+    let fields = own.fields.as_ref()?;
+    let view = own.target.as_ref()?.document.as_deref()?;
+    let held = state
+        .documents
+        .iter()
+        .find(|document| document.view == view)?
+        .value
+        .as_object()?;
+    let answers_document = own
+        .response
+        .as_ref()
+        .is_none_or(|response| response.kind == ResponseKind::Entity);
+    if !fields.document_pointer.is_empty()
+        || fields.document_element.is_some()
+        || !answers_document
+        || own
+            .body
+            .as_ref()
+            .is_none_or(|body| !body.envelope.is_empty())
+    {
+        return None;
+    }
+    let mut plan = own.clone();
+    plan.tool = tool.name.clone();
+    plan.method = tool.method.clone();
+    plan.record_ordinals = Vec::new();
+    plan.confirmed_by = Vec::new();
+    plan.inferred_from = Some(source.tool.clone());
+    if let Some(fields) = plan.fields.as_mut() {
+        fields.replace = mode;
+        fields.kept.clear();
+        fields.removed.clear();
+    }
+    if let Some(body) = plan.body.as_mut() {
+        body.members = document_members(held);
+    }
+    if let Some(response) = plan.response.as_mut() {
+        response.required_members.clear();
+    }
+    Some(plan)
+}
+
+/// The mode (`true`: a replace) of a served, confirmed update of one entity whose type holds
+/// JSON objects.
+fn confirmed_item_update(source: &WritePlan, state: &StateView) -> Option<bool> {
+    let entity_type = source.target.as_ref()?.entity_type.as_deref()?;
+    let objects = state
+        .entities
+        .iter()
+        .filter(|entity| entity.entity_type == entity_type)
+        .all(|entity| entity.fields.as_object().is_some());
+    (source.served
+        && source.effect == Effect::Update
+        && !source.bulk
+        && source.action.is_none()
+        && !source.confirmed_by.is_empty()
+        && objects)
+        .then(|| source.fields.as_ref().map(|fields| fields.replace))
+        .flatten()
+}
+
+/// A held document's members, each optional, with its JSON type.
+fn document_members(held: &rea_plugin_api::json::Object) -> BTreeMap<String, MemberModel> {
+    held.iter()
+        .map(|(name, value)| {
+            (
+                name.to_owned(),
+                MemberModel {
+                    types: vec![value.type_name().to_owned()],
+                    required: false,
+                    fixed: None,
+                },
+            )
+        })
+        .collect()
 }
 
 /// The source's rules that speak of the sibling's fields, and its delete's dependents carried

@@ -3530,6 +3530,94 @@ fn a_nested_create_is_served_making_its_children_with_the_next_child_ids() {
     assert!(answer.to_string().contains("text"), "{answer}");
 }
 
+/// Posts replaced by `PUT` (read back without the member not sent) and a profile document merged
+/// by `PATCH`, read back when `confirmed`, with sibling transfer on.
+fn replaced_posts_merged_profile(confirmed: bool) -> Fixture {
+    let profile = |theme: &str| json!({"name": "n", "theme": theme, "size": 10});
+    let mut records = vec![
+        get(
+            0,
+            "/posts",
+            200,
+            json!([{"id": 1, "title": "a", "body": "b"}]),
+        ),
+        get(
+            1,
+            "/posts/1",
+            200,
+            json!({"id": 1, "title": "a", "body": "b"}),
+        ),
+        get(2, "/profile", 200, profile("light")),
+        record(
+            3,
+            "PUT",
+            "/posts/1",
+            Some(json!({"title": "c"})),
+            200,
+            json!({"id": 1, "title": "c"}),
+        ),
+        get(4, "/posts/1", 200, json!({"id": 1, "title": "c"})),
+        get(5, "/posts", 200, json!([{"id": 1, "title": "c"}])),
+        record(
+            6,
+            "PATCH",
+            "/profile",
+            Some(json!({"theme": "dark"})),
+            200,
+            profile("dark"),
+        ),
+    ];
+    if confirmed {
+        records.push(get(7, "/profile", 200, profile("dark")));
+    }
+    derive_with(records, rules().with_sibling_transfer(true))
+}
+
+#[test]
+fn a_confirmed_replace_is_offered_on_a_document_whose_merge_was_confirmed() {
+    let fixture = replaced_posts_merged_profile(true);
+    let plan = fixture.plan("put_profile");
+    assert!(plan.served, "{:?}", plan.reason);
+    assert_eq!(plan.inferred_from.as_deref(), Some("put_posts_by_id"));
+    assert_eq!(plan.effect, crate::writes::model::Effect::Document);
+    assert!(plan.record_ordinals.is_empty() && plan.confirmed_by.is_empty());
+    // The sent object becomes the document: the members not sent are gone.
+    let (answer, error) = fixture.call("put_profile", json!({"body": {"theme": "solar"}}));
+    assert!(!error, "{answer}");
+    assert_eq!(answer["body"], json!({"theme": "solar"}), "{answer}");
+    let (read, _) = fixture.call("get_profile", json!({}));
+    assert_eq!(read["body"], json!({"theme": "solar"}), "{read}");
+    // A member the document does not hold is refused, as the body model is the document's.
+    let (refused, error) = fixture.call("put_profile", json!({"body": {"colour": "red"}}));
+    assert!(error, "{refused}");
+    // The document's own merge keeps its members.
+    let (merged, error) = fixture.call("patch_profile", json!({"body": {"size": 5}}));
+    assert!(!error, "{merged}");
+    assert_eq!(
+        merged["body"],
+        json!({"theme": "solar", "size": 5}),
+        "{merged}"
+    );
+}
+
+#[test]
+fn no_replace_is_served_on_a_document_whose_own_write_no_read_confirmed() {
+    let fixture = replaced_posts_merged_profile(false);
+    assert!(
+        fixture.plan("put_posts_by_id").served,
+        "the source is served"
+    );
+    assert!(
+        fixture
+            .state
+            .write_plans
+            .iter()
+            .all(|plan| plan.tool != "put_profile" || !plan.served),
+        "{:?}",
+        fixture.state.write_plans
+    );
+}
+
 /// Tasks whose missing item answered `missing`, and projects whose item tool recorded none.
 fn missing_from_one_sibling(missing: Value) -> Fixture {
     let task = |id: u64| json!({"id": id, "title": "t"});
