@@ -56,13 +56,9 @@ pub fn inferred_depth_tools(
     offered
 }
 
-/// The source write offered at the read's template.
+/// The source write offered at the read's template, taking the source's query names.
 fn depth_tool(source: &ManifestTool, read: &ManifestTool, name: String) -> ManifestTool {
     ManifestTool {
-        method: source.method.clone(),
-        name,
-        path_parameters: read.path_parameters.clone(),
-        path_template: read.path_template.clone(),
         query_parameters: source
             .query_parameters
             .iter()
@@ -72,13 +68,7 @@ fn depth_tool(source: &ManifestTool, read: &ManifestTool, name: String) -> Manif
                 repeated: parameter.repeated,
             })
             .collect(),
-        record_ordinals: Vec::new(),
-        request_body: source.request_body.clone(),
-        request_media_types: source.request_media_types.clone(),
-        response_body: None,
-        response_media_types: source.response_media_types.clone(),
-        statuses: Vec::new(),
-        inferred_from: Some(source.name.clone()),
+        ..crate::siblings::inferred_on(source, read, name)
     }
 }
 

@@ -50,20 +50,7 @@ pub fn inferred_tools(tools: &[ManifestTool]) -> Vec<ManifestTool> {
             }
             let name = unique_name(&inferred_name(source, sibling, position), &names);
             names.insert(name.clone());
-            offered.push(ManifestTool {
-                method: source.method.clone(),
-                name,
-                path_parameters: sibling.path_parameters.clone(),
-                path_template: sibling.path_template.clone(),
-                query_parameters: Vec::new(),
-                record_ordinals: Vec::new(),
-                request_body: source.request_body.clone(),
-                request_media_types: source.request_media_types.clone(),
-                response_body: None,
-                response_media_types: source.response_media_types.clone(),
-                statuses: Vec::new(),
-                inferred_from: Some(source.name.clone()),
-            });
+            offered.push(inferred_on(source, sibling, name));
         }
     }
     let documents = inferred_document_tools(tools, &offered, &mut names);
@@ -105,8 +92,13 @@ fn inferred_document_tools(
     documents
 }
 
-/// The inferred tool: the read's template and parameters, the source's method and body shape.
-fn inferred_on(source: &ManifestTool, read: &ManifestTool, name: String) -> ManifestTool {
+/// The inferred tool: the read's template and parameters, the source's method and body shape
+/// (no query parameters: [`crate::depths`] adds the source's).
+pub(crate) fn inferred_on(
+    source: &ManifestTool,
+    read: &ManifestTool,
+    name: String,
+) -> ManifestTool {
     ManifestTool {
         method: source.method.clone(),
         name,
