@@ -58,6 +58,21 @@ pub enum Effect {
 }
 
 impl Effect {
+    /// The effects that change entities the state holds: an update, an action, a bulk update.
+    pub const UPDATES: [Effect; 3] = [Effect::Update, Effect::Action, Effect::BulkUpdate];
+
+    /// The effects that remove entities: a delete, a bulk delete.
+    pub const DELETES: [Effect; 2] = [Effect::Delete, Effect::BulkDelete];
+
+    /// The effects whose calls write members: every effect but the deletes.
+    pub const WRITING_MEMBERS: [Effect; 5] = [
+        Effect::Create,
+        Effect::Update,
+        Effect::Action,
+        Effect::BulkUpdate,
+        Effect::Document,
+    ];
+
     /// The wire spelling (`create`, `bulk-update`, …).
     pub fn as_str(self) -> &'static str {
         match self {

@@ -50,7 +50,8 @@ pub use name_suffix::{BySuffix, NAME_SUFFIX_STAGE, NameSuffixRule};
 use std::collections::BTreeMap;
 
 use rea_plugin_api::contracts::rule::{
-    ApplyOutcome, ApplyRequest, Effect, LearnOutcome, LearnRequest, NoOptions, ObservedCall,
+    ApplyOutcome, ApplyRequest, Effect, LearnOutcome, LearnRequest, LearnScope, NoOptions,
+    ObservedCall,
 };
 use rea_plugin_api::json::escape_pointer_segment;
 use rea_plugin_api::rule_fields::{
@@ -241,15 +242,8 @@ impl StateRule for ComposedRule {
 
     /// The effects `learn` answers for (it explains nothing for others), joining only by
     /// explaining.
-    fn learn_scope(&self) -> rea_plugin_api::contracts::rule::LearnScope {
-        rea_plugin_api::contracts::rule::LearnScope::effects([
-            rea_plugin_api::contracts::rule::Effect::Create,
-            rea_plugin_api::contracts::rule::Effect::Update,
-            rea_plugin_api::contracts::rule::Effect::Action,
-            rea_plugin_api::contracts::rule::Effect::BulkUpdate,
-            rea_plugin_api::contracts::rule::Effect::Document,
-        ])
-        .explaining()
+    fn learn_scope(&self) -> LearnScope {
+        LearnScope::effects(Effect::WRITING_MEMBERS).explaining()
     }
 
     fn learn(
@@ -429,12 +423,8 @@ impl StateRule for DerivedRule {
 
     /// The effects `learn` answers for (it explains nothing for others), joining only by
     /// explaining.
-    fn learn_scope(&self) -> rea_plugin_api::contracts::rule::LearnScope {
-        rea_plugin_api::contracts::rule::LearnScope::effects([
-            rea_plugin_api::contracts::rule::Effect::Update,
-            rea_plugin_api::contracts::rule::Effect::Action,
-        ])
-        .explaining()
+    fn learn_scope(&self) -> LearnScope {
+        LearnScope::effects([Effect::Update, Effect::Action]).explaining()
     }
 
     fn learn(
@@ -565,15 +555,8 @@ impl StateRule for SlugRule {
 
     /// The effects `learn` answers for (it explains nothing for others), joining only by
     /// explaining.
-    fn learn_scope(&self) -> rea_plugin_api::contracts::rule::LearnScope {
-        rea_plugin_api::contracts::rule::LearnScope::effects([
-            rea_plugin_api::contracts::rule::Effect::Create,
-            rea_plugin_api::contracts::rule::Effect::Update,
-            rea_plugin_api::contracts::rule::Effect::Action,
-            rea_plugin_api::contracts::rule::Effect::BulkUpdate,
-            rea_plugin_api::contracts::rule::Effect::Document,
-        ])
-        .explaining()
+    fn learn_scope(&self) -> LearnScope {
+        LearnScope::effects(Effect::WRITING_MEMBERS).explaining()
     }
 
     fn learn(

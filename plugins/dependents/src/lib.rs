@@ -23,8 +23,8 @@ use std::collections::BTreeMap;
 pub mod mirrored;
 
 use rea_plugin_api::contracts::rule::{
-    ApplyOutcome, ApplyRequest, DependentAction, DependentEffect, LearnOutcome, LearnRequest,
-    NoOptions, ObservedDependent,
+    ApplyOutcome, ApplyRequest, DependentAction, DependentEffect, Effect, LearnOutcome,
+    LearnRequest, LearnScope, NoOptions, ObservedDependent,
 };
 use rea_plugin_api::{Plugin, PluginError, StageInfo, StateRule};
 use serde::{Deserialize, Serialize};
@@ -96,11 +96,8 @@ impl StateRule for DependentsRule {
     type Rule = Dependents;
 
     /// The effects `learn` answers for; asked whatever is unexplained (it changes dependents).
-    fn learn_scope(&self) -> rea_plugin_api::contracts::rule::LearnScope {
-        rea_plugin_api::contracts::rule::LearnScope::effects([
-            rea_plugin_api::contracts::rule::Effect::Delete,
-            rea_plugin_api::contracts::rule::Effect::BulkDelete,
-        ])
+    fn learn_scope(&self) -> LearnScope {
+        LearnScope::effects(Effect::DELETES)
     }
 
     fn learn(

@@ -21,7 +21,8 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use rea_plugin_api::contracts::rule::{
-    ApplyOutcome, ApplyRequest, LearnOutcome, LearnRequest, NoOptions, ObservedCall,
+    ApplyOutcome, ApplyRequest, Effect, LearnOutcome, LearnRequest, LearnScope, NoOptions,
+    ObservedCall,
 };
 use rea_plugin_api::date::{UtcInstant, read_clock, read_iso_clock, spell_clock};
 use rea_plugin_api::rule_fields::{self, FieldRules, top_field};
@@ -149,13 +150,8 @@ impl StateRule for HeldClockRule {
 
     /// The effects `learn` answers for (it explains nothing for others), joining only by
     /// explaining.
-    fn learn_scope(&self) -> rea_plugin_api::contracts::rule::LearnScope {
-        rea_plugin_api::contracts::rule::LearnScope::effects([
-            rea_plugin_api::contracts::rule::Effect::Update,
-            rea_plugin_api::contracts::rule::Effect::Action,
-            rea_plugin_api::contracts::rule::Effect::BulkUpdate,
-        ])
-        .explaining()
+    fn learn_scope(&self) -> LearnScope {
+        LearnScope::effects(Effect::UPDATES).explaining()
     }
 
     fn learn(
@@ -253,13 +249,8 @@ impl StateRule for NestedClockRule {
 
     /// The effects `learn` answers for (it explains nothing for others), joining only by
     /// explaining.
-    fn learn_scope(&self) -> rea_plugin_api::contracts::rule::LearnScope {
-        rea_plugin_api::contracts::rule::LearnScope::effects([
-            rea_plugin_api::contracts::rule::Effect::Update,
-            rea_plugin_api::contracts::rule::Effect::Action,
-            rea_plugin_api::contracts::rule::Effect::BulkUpdate,
-        ])
-        .explaining()
+    fn learn_scope(&self) -> LearnScope {
+        LearnScope::effects(Effect::UPDATES).explaining()
     }
 
     fn learn(

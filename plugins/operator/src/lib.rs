@@ -18,7 +18,8 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use rea_plugin_api::contracts::rule::{
-    ApplyOutcome, ApplyRequest, LearnOutcome, LearnRequest, NoOptions, ObservedCall,
+    ApplyOutcome, ApplyRequest, Effect, LearnOutcome, LearnRequest, LearnScope, NoOptions,
+    ObservedCall,
 };
 use rea_plugin_api::json::escape_pointer_segment;
 use rea_plugin_api::{Plugin, PluginError, StageInfo, StateRule};
@@ -273,13 +274,8 @@ impl StateRule for MemberOperatorRule {
 
     /// The effects `learn` answers for (it explains nothing for others), joining only by
     /// explaining.
-    fn learn_scope(&self) -> rea_plugin_api::contracts::rule::LearnScope {
-        rea_plugin_api::contracts::rule::LearnScope::effects([
-            rea_plugin_api::contracts::rule::Effect::Update,
-            rea_plugin_api::contracts::rule::Effect::Action,
-            rea_plugin_api::contracts::rule::Effect::BulkUpdate,
-        ])
-        .explaining()
+    fn learn_scope(&self) -> LearnScope {
+        LearnScope::effects(Effect::UPDATES).explaining()
     }
 
     fn learn(

@@ -18,7 +18,8 @@
 
 use md5::{Digest, Md5};
 use rea_plugin_api::contracts::rule::{
-    ApplyOutcome, ApplyRequest, LearnOutcome, LearnRequest, NoOptions, ObservedCall,
+    ApplyOutcome, ApplyRequest, Effect, LearnOutcome, LearnRequest, LearnScope, NoOptions,
+    ObservedCall,
 };
 use rea_plugin_api::rule_fields::{self, FieldRules, sent_members, top_field};
 use rea_plugin_api::{PluginError, StateRule};
@@ -103,13 +104,8 @@ impl StateRule for CounterTokenRule {
 
     /// The effects `learn` answers for (it explains nothing for others), joining only by
     /// explaining.
-    fn learn_scope(&self) -> rea_plugin_api::contracts::rule::LearnScope {
-        rea_plugin_api::contracts::rule::LearnScope::effects([
-            rea_plugin_api::contracts::rule::Effect::Update,
-            rea_plugin_api::contracts::rule::Effect::Action,
-            rea_plugin_api::contracts::rule::Effect::BulkUpdate,
-        ])
-        .explaining()
+    fn learn_scope(&self) -> LearnScope {
+        LearnScope::effects(Effect::UPDATES).explaining()
     }
 
     fn learn(

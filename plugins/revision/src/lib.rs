@@ -16,7 +16,8 @@
 //! options name, this rule finds the member among what the rules before it left unexplained.
 
 use rea_plugin_api::contracts::rule::{
-    ApplyOutcome, ApplyRequest, LearnOutcome, LearnRequest, NoOptions, ObservedCall,
+    ApplyOutcome, ApplyRequest, Effect, LearnOutcome, LearnRequest, LearnScope, NoOptions,
+    ObservedCall,
 };
 use rea_plugin_api::rule_fields::{self, FieldRules, sent_members, top_field};
 use rea_plugin_api::{Plugin, PluginError, StageInfo, StateRule};
@@ -91,13 +92,8 @@ impl StateRule for RevisionRule {
 
     /// The effects `learn` answers for (it explains nothing for others), joining only by
     /// explaining.
-    fn learn_scope(&self) -> rea_plugin_api::contracts::rule::LearnScope {
-        rea_plugin_api::contracts::rule::LearnScope::effects([
-            rea_plugin_api::contracts::rule::Effect::Update,
-            rea_plugin_api::contracts::rule::Effect::Action,
-            rea_plugin_api::contracts::rule::Effect::BulkUpdate,
-        ])
-        .explaining()
+    fn learn_scope(&self) -> LearnScope {
+        LearnScope::effects(Effect::UPDATES).explaining()
     }
 
     fn learn(

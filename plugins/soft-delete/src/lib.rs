@@ -19,7 +19,9 @@
 
 use std::collections::BTreeSet;
 
-use rea_plugin_api::contracts::rule::{ApplyOutcome, ApplyRequest, LearnOutcome, LearnRequest};
+use rea_plugin_api::contracts::rule::{
+    ApplyOutcome, ApplyRequest, Effect, LearnOutcome, LearnRequest, LearnScope,
+};
 use rea_plugin_api::{Plugin, PluginError, StageInfo, StateRule};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -128,12 +130,8 @@ impl StateRule for SoftDeleteRule {
 
     /// The effects `learn` answers for (it explains nothing for others), joining only by
     /// explaining.
-    fn learn_scope(&self) -> rea_plugin_api::contracts::rule::LearnScope {
-        rea_plugin_api::contracts::rule::LearnScope::effects([
-            rea_plugin_api::contracts::rule::Effect::Delete,
-            rea_plugin_api::contracts::rule::Effect::BulkDelete,
-        ])
-        .explaining()
+    fn learn_scope(&self) -> LearnScope {
+        LearnScope::effects(Effect::DELETES).explaining()
     }
 
     fn learn(&self, request: &LearnRequest<Options>) -> Result<LearnOutcome<Marker>, PluginError> {

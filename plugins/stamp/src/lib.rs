@@ -13,7 +13,7 @@
 use std::collections::BTreeMap;
 
 use rea_plugin_api::contracts::rule::{
-    ApplyOutcome, ApplyRequest, LearnOutcome, LearnRequest, NoOptions,
+    ApplyOutcome, ApplyRequest, Effect, LearnOutcome, LearnRequest, LearnScope, NoOptions,
 };
 use rea_plugin_api::rule_fields::{self, FieldRules, top_field};
 use rea_plugin_api::{Plugin, PluginError, StageInfo, StateRule};
@@ -57,13 +57,8 @@ impl StateRule for StampRule {
 
     /// The effects `learn` answers for (it explains nothing for others), joining only by
     /// explaining.
-    fn learn_scope(&self) -> rea_plugin_api::contracts::rule::LearnScope {
-        rea_plugin_api::contracts::rule::LearnScope::effects([
-            rea_plugin_api::contracts::rule::Effect::Update,
-            rea_plugin_api::contracts::rule::Effect::Action,
-            rea_plugin_api::contracts::rule::Effect::BulkUpdate,
-        ])
-        .explaining()
+    fn learn_scope(&self) -> LearnScope {
+        LearnScope::effects(Effect::UPDATES).explaining()
     }
 
     fn learn(
