@@ -17,12 +17,7 @@ fn project_tasks(served: &Served, id: &str) -> Vec<String> {
     let (answer, is_error) = call_with_strings(served, "get_projects_by_id", &[("id", id)]);
     assert!(!is_error, "{answer:#}");
     assert_eq!(answer["state"]["source"], "state", "{answer:#}");
-    answer["body"]["data"]["relationships"]["tasks"]["data"]
-        .as_array()
-        .expect("the linkage")
-        .iter()
-        .map(|entry| entry["id"].as_str().expect("an id").to_owned())
-        .collect()
+    crate::state_relationship_writes::linked_task_ids(&answer)
 }
 
 #[test]

@@ -11,29 +11,9 @@
 //! where the query grammar reads it (`derive/variant_relief.rs`): the list answers it from the
 //! state after served writes, as the build's read 44 did after the archive of entry 42.
 
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
-use crate::state_support::{Served, serve_corpus_app};
-
-/// A tool's arguments naming its path and query, and the body.
-fn arguments(
-    served: &Served,
-    tool: &str,
-    (path, query): (&[&str], &[(&str, &str)]),
-    body: Option<Value>,
-) -> Map<String, Value> {
-    let definition = served.replay.tool(tool).expect("tool");
-    let segments: Vec<String> = path.iter().map(|segment| (*segment).to_owned()).collect();
-    let pairs: Vec<(String, String)> = query
-        .iter()
-        .map(|(name, value)| ((*name).to_owned(), (*value).to_owned()))
-        .collect();
-    let mut arguments = rea_state::writes::arguments_for(definition, &segments, &pairs);
-    if let Some(body) = body {
-        arguments.insert("body".to_owned(), body);
-    }
-    arguments
-}
+use crate::state_support::{Served, request_arguments, serve_corpus_app};
 
 fn call(served: &Served, tool: &str, path: &[&str], body: Option<Value>) -> Value {
     call_query(served, tool, (path, &[]), body)
@@ -45,7 +25,7 @@ fn call_query(
     request: (&[&str], &[(&str, &str)]),
     body: Option<Value>,
 ) -> Value {
-    let (answer, is_error) = served.call(tool, arguments(served, tool, request, body));
+    let (answer, is_error) = served.call(tool, request_arguments(served, tool, request, body));
     assert!(!is_error, "{tool}: {answer}");
     assert_eq!(answer["state"]["source"], "state", "{tool}: {answer}");
     answer

@@ -108,6 +108,11 @@ fn person_tasks(served: &crate::state_support::Served, id: &str) -> Vec<String> 
     let (answer, is_error) =
         crate::state_support::call_with_strings(served, "get_people_by_id", &[("id", id)]);
     assert!(!is_error, "{answer:#}");
+    linked_task_ids(&answer)
+}
+
+/// The ids of an item answer's `relationships.tasks` linkage, in order.
+pub(crate) fn linked_task_ids(answer: &Value) -> Vec<String> {
     answer["body"]["data"]["relationships"]["tasks"]["data"]
         .as_array()
         .expect("the linkage")

@@ -8,35 +8,14 @@
 //! the field selection (answered with the project as held). Only directus among the recorded
 //! applications creates nested children in one call.
 
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
-use crate::state_support::{Served, serve_corpus_app};
+use crate::state_support::{Served, request_arguments, serve_corpus_app};
 
 const CREATE: &str = "post_items_projects";
 
-/// A tool's arguments naming a path and query, and the body.
-fn arguments(
-    served: &Served,
-    tool: &str,
-    path: &[&str],
-    query: &[(&str, &str)],
-    body: Option<Value>,
-) -> Map<String, Value> {
-    let definition = served.replay.tool(tool).expect("tool");
-    let segments: Vec<String> = path.iter().map(|segment| (*segment).to_owned()).collect();
-    let pairs: Vec<(String, String)> = query
-        .iter()
-        .map(|(name, value)| ((*name).to_owned(), (*value).to_owned()))
-        .collect();
-    let mut arguments = rea_state::writes::arguments_for(definition, &segments, &pairs);
-    if let Some(body) = body {
-        arguments.insert("body".to_owned(), body);
-    }
-    arguments
-}
-
 fn read(served: &Served, tool: &str, path: &[&str]) -> Value {
-    let (answer, is_error) = served.call(tool, arguments(served, tool, path, &[], None));
+    let (answer, is_error) = served.call(tool, request_arguments(served, tool, (path, &[]), None));
     assert!(!is_error, "{answer}");
     assert_eq!(answer["state"]["source"], "state", "{answer}");
     answer["body"]["data"].clone()
@@ -52,11 +31,10 @@ fn directus_a_project_create_makes_its_nested_tasks_with_the_task_sequence() {
     let tasks = json!([{"title": "Pick a lake", "priority": 2}, {"title": "Fill it", "priority": 4, "assignee": "ana"}]);
     let (answer, is_error) = served.call(
         CREATE,
-        arguments(
+        request_arguments(
             &served,
             CREATE,
-            &["items", "projects"],
-            &[("fields", "*,tasks.*")],
+            (&["items", "projects"], &[("fields", "*,tasks.*")]),
             Some(project(tasks)),
         ),
     );
@@ -88,11 +66,10 @@ fn directus_a_project_create_makes_its_nested_tasks_with_the_task_sequence() {
     // The next task create draws the id after them.
     let (answer, is_error) = served.call(
         "post_items_tasks",
-        arguments(
+        request_arguments(
             &served,
             "post_items_tasks",
-            &["items", "tasks"],
-            &[],
+            (&["items", "tasks"], &[]),
             Some(json!({"title": "After"})),
         ),
     );
@@ -107,7 +84,7 @@ fn directus_a_project_created_without_tasks_or_selection_holds_none() {
     body.as_object_mut().expect("object").remove("tasks");
     let (answer, is_error) = served.call(
         CREATE,
-        arguments(&served, CREATE, &["items", "projects"], &[], Some(body)),
+        request_arguments(&served, CREATE, (&["items", "projects"], &[]), Some(body)),
     );
     assert!(!is_error, "{answer}");
     assert_eq!(answer["body"]["data"]["tasks"], json!([]), "{answer}");
@@ -135,11 +112,10 @@ fn directus_a_nested_task_the_recorded_children_do_not_explain_is_refused_and_ch
     ] {
         let (answer, is_error) = served.call(
             CREATE,
-            arguments(
+            request_arguments(
                 &served,
                 CREATE,
-                &["items", "projects"],
-                &[("fields", "*,tasks.*")],
+                (&["items", "projects"], &[("fields", "*,tasks.*")]),
                 Some(project(tasks.clone())),
             ),
         );
@@ -147,11 +123,10 @@ fn directus_a_nested_task_the_recorded_children_do_not_explain_is_refused_and_ch
         assert!(answer.to_string().contains(says), "{tasks}: {answer}");
         let (missing, _) = served.call(
             "get_items_projects_by_id",
-            arguments(
+            request_arguments(
                 &served,
                 "get_items_projects_by_id",
-                &["items", "projects", "5"],
-                &[],
+                (&["items", "projects", "5"], &[]),
                 None,
             ),
         );

@@ -300,6 +300,27 @@ pub fn string_arguments(pairs: &[(&str, &str)]) -> Map<String, Value> {
         .collect()
 }
 
+/// A tool's arguments naming its path segments and query pairs as a recorded request would,
+/// and the body.
+pub fn request_arguments(
+    served: &Served,
+    tool: &str,
+    (path, query): (&[&str], &[(&str, &str)]),
+    body: Option<Value>,
+) -> Map<String, Value> {
+    let definition = served.replay.tool(tool).expect("tool");
+    let segments: Vec<String> = path.iter().map(|segment| (*segment).to_owned()).collect();
+    let pairs: Vec<(String, String)> = query
+        .iter()
+        .map(|(name, value)| ((*name).to_owned(), (*value).to_owned()))
+        .collect();
+    let mut arguments = rea_state::writes::arguments_for(definition, &segments, &pairs);
+    if let Some(body) = body {
+        arguments.insert("body".to_owned(), body);
+    }
+    arguments
+}
+
 /// The served state's write plan of a tool (panics when it has none).
 pub fn write_plan<'a>(served: &'a Served, tool: &str) -> &'a rea_state::writes::model::WritePlan {
     served
