@@ -19,6 +19,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use rea_plugin_api::contracts::capture::CaptureRecord;
+use rea_plugin_api::json::Json;
 
 use crate::segments::{segment_value, split_path};
 
@@ -62,8 +63,17 @@ pub fn learn(records: &[CaptureRecord]) -> Vec<String> {
         .map(String::as_str)
         .collect();
     for record in records.iter().filter(|record| answered(record)) {
-        if let Some(text) = record.response.body.text() {
-            shown.extend(json_strings(text).filter(|text| runs.contains_key(*text)));
+        if let Some(body) = record.response.body.text() {
+            let Ok(json) = Json::parse(body.as_bytes()) else {
+                continue;
+            };
+            let mut strings = Vec::new();
+            json_strings(&json, &mut strings);
+            shown.extend(
+                strings
+                    .into_iter()
+                    .filter_map(|text| runs.get_key_value(text).map(|(id, _)| id.as_str())),
+            );
         }
     }
     let heads: BTreeSet<String> = shown
@@ -79,34 +89,23 @@ fn answered(record: &CaptureRecord) -> bool {
     (200..300).contains(&record.response.status)
 }
 
-/// The JSON string literals of a text holding a `/` (one holding an escape left out), at most
-/// [`MAX_ID_LENGTH`] bytes long, without their quotes.
-fn json_strings(text: &str) -> impl Iterator<Item = &str> {
-    let mut rest = text;
-    std::iter::from_fn(move || {
-        loop {
-            let after = &rest[rest.find('"')? + 1..];
-            let end = closing_quote(after)?;
-            let literal = &after[..end];
-            rest = &after[end + 1..];
-            if literal.contains('/') && !literal.contains('\\') && literal.len() <= MAX_ID_LENGTH {
-                return Some(literal);
+/// The strings of a JSON answer holding a `/` (member names and values, at any depth), at most
+/// [`MAX_ID_LENGTH`] bytes long.
+fn json_strings<'j>(value: &'j Json, found: &mut Vec<&'j str>) {
+    let possible_id = |text: &str| text.contains('/') && text.len() <= MAX_ID_LENGTH;
+    match value {
+        Json::String(text) if possible_id(text) => found.push(text),
+        Json::Array(items) => items.iter().for_each(|item| json_strings(item, found)),
+        Json::Object(object) => {
+            for (name, member) in object.iter() {
+                if possible_id(name) {
+                    found.push(name);
+                }
+                json_strings(member, found);
             }
         }
-    })
-}
-
-/// The position of the quote closing a JSON string whose text starts `text`.
-fn closing_quote(text: &str) -> Option<usize> {
-    let mut escaped = false;
-    for (index, byte) in text.bytes().enumerate() {
-        match byte {
-            b'\\' if !escaped => escaped = true,
-            b'"' if !escaped => return Some(index),
-            _ => escaped = false,
-        }
+        _ => {}
     }
-    None
 }
 
 /// The path with each segment spelling a head (decoded) and the non-empty segment after it
