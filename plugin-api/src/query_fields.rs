@@ -43,6 +43,10 @@ pub const PAGE_NAMES: [&str; 7] = [
     "pageIndex",
 ];
 
+/// Page-number names read only inside a page name's brackets (`page[number]`): alone, such a
+/// name is a field's.
+pub const PAGE_MEMBER_NAMES: [&str; 1] = ["number"];
+
 /// Offset parameter names.
 pub const OFFSET_NAMES: [&str; 6] = ["offset", "start", "_start", "skip", "$skip", "from"];
 
@@ -104,12 +108,19 @@ pub fn candidate_roles(name: &str, has_field: &dyn Fn(&str) -> bool) -> Vec<Quer
 }
 
 /// The roles of a paging name nested in a page name's brackets (`page[limit]`, `page[offset]`,
-/// `page[size]`): the inner name's, when it is a page size, offset or end name.
+/// `page[size]`, `page[number]`): the inner name's, when it is a page size, offset or end name,
+/// or a page number's when it is one of [`PAGE_MEMBER_NAMES`].
 fn paging_member_roles(name: &str) -> Option<Vec<QueryRole>> {
     let (base, rest) = name.split_once('[')?;
     let inner = rest.strip_suffix(']')?;
     if !PAGE_NAMES.contains(&base) || inner.contains(['[', ']']) {
         return None;
+    }
+    if PAGE_MEMBER_NAMES.contains(&inner) {
+        return Some(vec![
+            QueryRole::Page { base: 1 },
+            QueryRole::Page { base: 0 },
+        ]);
     }
     let roles = named_roles(inner)?;
     roles
@@ -496,8 +507,13 @@ mod tests {
             candidate_roles("page[offset]", &has),
             vec![QueryRole::Offset]
         );
+        assert_eq!(
+            candidate_roles("page[number]", &has),
+            vec![QueryRole::Page { base: 1 }, QueryRole::Page { base: 0 }]
+        );
         // Only paging names nest in a page name; another base is a filter's.
         assert_eq!(paging_member_roles("page[sort]"), None);
+        assert_eq!(paging_member_roles("filter[number]"), None);
         assert_eq!(paging_member_roles("filter[limit]"), None);
         assert_eq!(
             candidate_roles("filter[limit]", &has),

@@ -809,6 +809,18 @@ pub enum CursorForm {
         /// Whether a relation the page lacks is shown as `null` under its key (else left out).
         #[serde(default, skip_serializing_if = "std::ops::Not::not")]
         absent_null: bool,
+        /// Whether the position parameter follows the call's other arguments, the page size
+        /// keeping its place among them (an application setting the page on a copy of the
+        /// call's query: `?sort=title&page[size]=5&page[number]=2`).
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        appended: bool,
+        /// The order the recorded calls sent their parameters in, which the links repeat the
+        /// call's query in (a call's arguments arrive unordered).
+        #[serde(
+            default,
+            skip_serializing_if = "crate::query_order::QueryOrder::is_empty"
+        )]
+        order: crate::query_order::QueryOrder,
     },
 }
 
@@ -833,6 +845,14 @@ pub struct PageRelation {
     /// the call as sent; else it names the default size).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub leaves_unsent_size: bool,
+    /// Whether the link names the position parameter at the first item though the form leaves
+    /// it out there (`prev` naming `page[number]=1` beside a `first` naming no page).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub names_first: bool,
+    /// Whether the relation repeats the call itself, its query as sent (the query echo of
+    /// [`crate::query_echo`], `self` beside the page links), on every page.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub echo: bool,
 }
 
 /// A page a [`PageRelation`] names whatever page the call asks for.
@@ -843,6 +863,9 @@ pub enum PageAnchor {
     First,
     /// The page starting at the matched count rounded down to a whole number of pages.
     LastWhole,
+    /// The page holding the last match (the first page when none matched): the page count's
+    /// page.
+    LastPage,
 }
 
 /// When a [`PageRelation`] is present, its target `t` (an item offset, never negative) read

@@ -15,6 +15,7 @@ use rea_plugin_api::contracts::capture::url::decode_query;
 use rea_plugin_api::json::{Json, Object};
 
 use crate::model::{CursorForm, PageAnchor, PagePresence, PageRelation, QueryModel, QueryRole};
+use crate::query_order::QueryOrder;
 use crate::render::scalar_text;
 
 /// What form-encoding leaves as it is: letters, digits and `*-._`.
@@ -37,6 +38,8 @@ struct LinkSpelling {
     first_unnamed: bool,
     /// A relation the page lacks shown as `null`.
     absent_null: bool,
+    /// The position parameter after the call's other arguments, the size keeping its place.
+    appended: bool,
 }
 
 /// The parameter naming a call's page: a page number counted from a base, or the offset of the
@@ -123,6 +126,9 @@ impl PagePlace {
         match relation.anchor {
             Some(PageAnchor::First) => Some(0),
             Some(PageAnchor::LastWhole) => Some(self.last_whole()),
+            Some(PageAnchor::LastPage) => {
+                Some(self.matched.saturating_sub(1) / self.size.max(1) * self.size)
+            }
             None => {
                 let step = relation.step.checked_mul(i64::try_from(self.size).ok()?)?;
                 u64::try_from(i64::try_from(self.offset).ok()?.checked_add(step)?).ok()
@@ -205,6 +211,8 @@ impl PageEnd<'_> {
                 sorted,
                 first_unnamed,
                 absent_null,
+                appended,
+                order,
             } => self.page_links(
                 prefix,
                 LinkSpelling {
@@ -213,9 +221,10 @@ impl PageEnd<'_> {
                     sorted: *sorted,
                     first_unnamed: *first_unnamed,
                     absent_null: *absent_null,
+                    appended: *appended,
                 },
                 relations,
-                (*default_size, link_only.as_ref()),
+                (*default_size, link_only.as_ref(), order),
             ),
             _ => self.value(form).map(Some),
         }
@@ -273,15 +282,17 @@ impl PageEnd<'_> {
         Some((name, sent))
     }
 
-    /// The links object of a [`CursorForm::PageLinks`] form: absent when the call names no page
-    /// size and no default size was learned; each relation present where its presence holds.
+    /// The links object of a [`CursorForm::PageLinks`] form: when the call names no page size
+    /// and no default size was learned, its echo relations alone (absent without one); else
+    /// each relation present where its presence holds, an echo relation always.
     fn page_links(
         &self,
         prefix: &str,
         spelling: LinkSpelling,
         relations: &[PageRelation],
-        (default_size, link_only): (Option<u64>, Option<&(String, String)>),
+        (default_size, link_only, order): (Option<u64>, Option<&(String, String)>, &QueryOrder),
     ) -> Option<Option<Json>> {
+        let sent = order.arrange(self.sent);
         let (size_name, sent_size) = match link_only {
             // A page size the list's own calls never sent: a call sending it is not told.
             Some((_, size_name)) => match self.sent_value(size_name) {
@@ -295,7 +306,9 @@ impl PageEnd<'_> {
         let size = match (sent_size, default_size) {
             (Some(value), _) => value.parse().ok()?,
             (None, Some(size)) => size,
-            (None, None) => return Some(None),
+            (None, None) => {
+                return Some(echoes_only(prefix, (&sent, spelling.decoded), relations));
+            }
         };
         let position = match link_only {
             Some((name, _)) => Position::Offset { name },
@@ -313,6 +326,11 @@ impl PageEnd<'_> {
         };
         let mut links = Object::new();
         for relation in relations {
+            if relation.echo {
+                let entry = echo_entry(prefix, (&sent, spelling.decoded), relation);
+                links.insert(relation.key.clone(), entry);
+                continue;
+            }
             let target = place
                 .target(relation)
                 .filter(|target| place.holds(relation.present, *target));
@@ -322,8 +340,10 @@ impl PageEnd<'_> {
                 }
                 continue;
             };
-            let pairs = self.page_pairs(
-                (position.name(), position.value(target, size), target == 0),
+            let unnamed = target == 0 && !relation.names_first;
+            let pairs = Self::page_pairs(
+                &sent,
+                (position.name(), position.value(target, size), unnamed),
                 (size_name, size),
                 (spelling, relation.leaves_unsent_size),
             );
@@ -344,20 +364,29 @@ impl PageEnd<'_> {
     /// A page's query pairs: the position parameter first, then the call's other arguments as
     /// sent (the page size last when the call named none); or, `position_last`, the call's
     /// arguments but those two, then the position and the page size; or, `sorted`, all of them
-    /// in name order. The position is left out at the first item when `first_unnamed`, and the
-    /// size when the call sent none and the relation leaves it out.
+    /// in name order; or, `appended`, the call's arguments but the position (the page size in
+    /// its place, else after them), then the position. The position is left out at the first
+    /// item (`first`) when `first_unnamed`, and the size when the call sent none and the
+    /// relation leaves it out.
     fn page_pairs(
-        &self,
+        sent: &[(String, String)],
         (position, value, first): (&str, u64, bool),
         (size_name, size): (&str, u64),
         (spelling, leaves_unsent_size): (LinkSpelling, bool),
     ) -> Vec<(String, String)> {
         let position_pair =
             (!(first && spelling.first_unnamed)).then(|| (position.to_owned(), value.to_string()));
-        let sized = self.sent.iter().any(|(sent, _)| sent == size_name);
+        let sized = sent.iter().any(|(name, _)| name == size_name);
         let size_pair =
             (sized || !leaves_unsent_size).then(|| (size_name.to_owned(), size.to_string()));
-        let others = self.sent.iter().filter(|(sent, _)| sent != position);
+        let others = sent.iter().filter(|(name, _)| name != position);
+        if spelling.appended {
+            return others
+                .cloned()
+                .chain(size_pair.filter(|_| !sized))
+                .chain(position_pair)
+                .collect();
+        }
         if spelling.sorted || spelling.position_last {
             let kept = others.filter(|(sent, _)| sent != size_name).cloned();
             let mut pairs: Vec<(String, String)> =
@@ -402,6 +431,44 @@ fn form_encode(text: &str) -> String {
         .replace("%20", "+")
 }
 
+/// The links object of a call the form lists no page links for: its echo relations alone
+/// (`None` when it has none), the call's pairs (`sent`) spelled decoded or not.
+fn echoes_only(
+    prefix: &str,
+    sent: (&[(String, String)], bool),
+    relations: &[PageRelation],
+) -> Option<Json> {
+    let mut links = Object::new();
+    for relation in relations.iter().filter(|relation| relation.echo) {
+        links.insert(relation.key.clone(), echo_entry(prefix, sent, relation));
+    }
+    (!links.is_empty()).then_some(Json::Object(links))
+}
+
+/// An echo relation's entry: the prefix, then `?` and the call's pairs (the prefix alone for a
+/// call sending none).
+fn echo_entry(
+    prefix: &str,
+    (sent, decoded): (&[(String, String)], bool),
+    relation: &PageRelation,
+) -> Json {
+    let link = echo_text(prefix, sent, decoded);
+    crate::render::with_value_at(
+        relation.template.clone(),
+        &relation.link,
+        Json::String(link),
+    )
+}
+
+/// A call's own address: the prefix, then `?` and its pairs as sent (the prefix alone without
+/// pairs).
+fn echo_text(prefix: &str, sent: &[(String, String)], decoded: bool) -> String {
+    if sent.is_empty() {
+        return prefix.to_owned();
+    }
+    format!("{prefix}?{}", spell_query(sent, decoded))
+}
+
 /// Query pairs joined as `name=value&…`, each spelled as decoded or form-encoded.
 pub(crate) fn spell_query(pairs: &[(String, String)], decoded: bool) -> String {
     let spell = |text: &str| {
@@ -429,16 +496,20 @@ pub struct ShownPage<'a> {
     pub size: Option<u64>,
     /// How many members matched.
     pub matched: u64,
+    /// The call's query pairs as sent.
+    pub sent: &'a [(String, String)],
 }
 
 /// One relation as the recorded pages showed it: its entry's template and link pointer, per
-/// page showing it the page's index and the item offset its link names, and whether its links
-/// on pages whose call sent no page size named one (`Some(true)`), never did (`Some(false)`).
+/// page showing it the page's index and the item offset its link names, whether its links
+/// on pages whose call sent no page size named one (`Some(true)`), never did (`Some(false)`),
+/// and whether its links naming the first item named the position.
 struct ShownRelation {
     template: Json,
     link: String,
     targets: Vec<(usize, u64)>,
     names_unsent_size: Option<bool>,
+    named_first: Option<bool>,
 }
 
 /// The link prefix, the relations by key and the spelling the links objects showed.
@@ -454,72 +525,247 @@ struct ShownSpelling {
 }
 
 /// The [`CursorForm::PageLinks`] forms the links objects recorded on pages may take (each
-/// spelling: position first or last, all pairs in name order, form-encoded or decoded): each
-/// member of them a relation holding one link text (or `null` where the page lacks it) whose
-/// query names the position parameter (or, naming the first item, may leave it out), its entry
-/// alike on every page, the page it names and when it is present alike on every page, every
-/// link text after one prefix, and the page size of calls naming none one value; none
-/// otherwise.
+/// spelling: position first or last, all pairs in name order, the position appended after the
+/// call's query; form-encoded or decoded): each member of them a relation holding one link text
+/// (or `null` where the page lacks it) whose query names the position parameter (or, naming the
+/// first item, may leave it out), its entry alike on every page, the page it names and when it
+/// is present alike on every page, every link text after one prefix, and the page size of calls
+/// naming none one value; or, where the pages' links are no such relations alone, also a
+/// relation echoing the call on every page ([`echo_relations`]), a page whose call named no
+/// size (no default learned) showing only those. Each repeats a call's query in the order the
+/// recorded calls sent theirs ([`QueryOrder`]). None otherwise.
 pub fn page_link_forms(
     shown: &[ShownPage<'_>],
     position: Position<'_>,
     size_name: &str,
 ) -> Vec<CursorForm> {
+    let forms = forms_beside(shown, (position, size_name), Vec::new());
+    if !forms.is_empty() {
+        return forms;
+    }
+    let echoes = echo_relations(shown);
+    if echoes.is_empty() {
+        return forms;
+    }
+    forms_beside(shown, (position, size_name), echoes)
+}
+
+/// The forms of [`page_link_forms`] whose echo relations are `echoes`.
+fn forms_beside(
+    shown: &[ShownPage<'_>],
+    (position, size_name): (Position<'_>, &str),
+    echoes: Vec<ShownEcho>,
+) -> Vec<CursorForm> {
+    let stripped: Vec<Json> = shown
+        .iter()
+        .map(|page| without_keys(page.links, &echoes))
+        .collect();
     let Some(default_size) = default_size(shown, size_name) else {
         return Vec::new();
     };
-    let places: Option<Vec<PagePlace>> = shown
-        .iter()
-        .map(|page| {
-            let size = page.size.or(default_size)?;
-            Some(PagePlace {
-                offset: position.offset(page.position, size)?,
-                size,
-                matched: page.matched,
-            })
-        })
-        .collect();
-    let Some(places) = places else {
+    let Some((pages, places)) = placed_pages(
+        shown,
+        &stripped,
+        (position, default_size),
+        !echoes.is_empty(),
+    ) else {
         return Vec::new();
     };
     let Some((prefix, relations, spelling)) =
-        shown_relations(shown, &places, (position, size_name))
+        shown_relations(&pages, &places, (position, size_name), !echoes.is_empty())
     else {
         return Vec::new();
     };
+    if echoes.iter().any(|echo| echo.prefix != prefix) {
+        return Vec::new();
+    }
     let mut learned = Vec::new();
     for (key, relation) in relations {
-        let Some(relation) = learn_relation(key, relation, &places) else {
+        let Some(relation) = learn_relation(key, relation, &places, (position, spelling)) else {
             return Vec::new();
         };
         learned.push(relation);
     }
-    // Relations every page showed in key order are minted in key order.
-    let sorted = shown.iter().all(|page| {
-        page.links.as_object().is_some_and(|object| {
-            let keys: Vec<&str> = object.iter().map(|(key, _)| key).collect();
-            keys.is_sorted()
-        })
-    });
-    if sorted {
-        learned.sort_by(|a, b| a.key.cmp(&b.key));
-    }
-    let orders = [(false, false), (true, false), (false, true)];
+    learned.extend(echoes.into_iter().map(ShownEcho::relation));
+    order_relations(&mut learned, shown);
+    let order = QueryOrder::learn(shown.iter().map(|page| page.sent));
+    spelled_forms(&prefix, learned, (default_size, order), spelling)
+}
+
+/// The forms of the learned relations in every spelling of their queries.
+fn spelled_forms(
+    prefix: &str,
+    relations: Vec<PageRelation>,
+    (default_size, order): (Option<u64>, QueryOrder),
+    spelling: ShownSpelling,
+) -> Vec<CursorForm> {
+    // (position_last, sorted, appended)
+    let orders = [
+        (false, false, false),
+        (true, false, false),
+        (false, true, false),
+        (false, false, true),
+    ];
     orders
         .into_iter()
         .flat_map(|order| [(order, false), (order, true)])
-        .map(|((position_last, sorted), decoded)| CursorForm::PageLinks {
-            prefix: prefix.clone(),
-            decoded,
-            relations: learned.clone(),
-            position_last,
-            default_size,
-            link_only: None,
-            sorted,
-            first_unnamed: spelling.first_unnamed,
-            absent_null: spelling.absent_null,
+        .map(
+            |((position_last, sorted, appended), decoded)| CursorForm::PageLinks {
+                prefix: prefix.to_owned(),
+                decoded,
+                relations: relations.clone(),
+                position_last,
+                default_size,
+                link_only: None,
+                sorted,
+                first_unnamed: spelling.first_unnamed,
+                absent_null: spelling.absent_null,
+                appended,
+                order: order.clone(),
+            },
+        )
+        .collect()
+}
+
+/// Orders the relations as every page showed its keys (in key order, as every page showed them
+/// so), else as first shown.
+fn order_relations(relations: &mut [PageRelation], shown: &[ShownPage<'_>]) {
+    let objects = || shown.iter().filter_map(|page| page.links.as_object());
+    let sorted = objects().all(|object| {
+        let keys: Vec<&str> = object.iter().map(|(key, _)| key).collect();
+        keys.is_sorted()
+    });
+    if sorted {
+        relations.sort_by(|a, b| a.key.cmp(&b.key));
+        return;
+    }
+    let mut order: Vec<&str> = Vec::new();
+    for object in objects() {
+        for (key, _) in object.iter() {
+            if !order.contains(&key) {
+                order.push(key);
+            }
+        }
+    }
+    relations.sort_by_key(|relation| order.iter().position(|key| *key == relation.key));
+}
+
+/// A links member every page showed as its call's own address (the prefix, then `?` and the
+/// query as sent): its key, its entry with the link `null`, the link's pointer and the prefix.
+struct ShownEcho {
+    key: String,
+    template: Json,
+    link: String,
+    prefix: String,
+}
+
+impl ShownEcho {
+    /// The echo as a relation of the form.
+    fn relation(self) -> PageRelation {
+        PageRelation {
+            key: self.key,
+            step: 0,
+            anchor: None,
+            present: PagePresence::Always,
+            template: self.template,
+            link: self.link,
+            leaves_unsent_size: false,
+            names_first: false,
+            echo: true,
+        }
+    }
+}
+
+/// The links members echoing the calls (see [`ShownEcho`]): shown on every page in one
+/// spelling, some page's call sending a query; none when no page's call sent one.
+fn echo_relations(shown: &[ShownPage<'_>]) -> Vec<ShownEcho> {
+    let Some(first) = shown.first().and_then(|page| page.links.as_object()) else {
+        return Vec::new();
+    };
+    if shown.iter().all(|page| page.sent.is_empty()) {
+        return Vec::new();
+    }
+    first
+        .iter()
+        .filter_map(|(key, _)| {
+            [false, true]
+                .into_iter()
+                .find_map(|decoded| shown_echo(shown, key, decoded))
         })
         .collect()
+}
+
+/// The echo every page shows under `key` spelled so (decoded or form-encoded), if they do.
+fn shown_echo(shown: &[ShownPage<'_>], key: &str, decoded: bool) -> Option<ShownEcho> {
+    let mut found: Option<ShownEcho> = None;
+    for page in shown {
+        let entry = page.links.as_object()?.get(key)?;
+        let (link, text) = entry_link(entry)??;
+        let prefix = match page.sent {
+            [] => text,
+            sent => text
+                .strip_suffix(&format!("?{}", spell_query(sent, decoded)))?
+                .to_owned(),
+        };
+        let template = crate::render::with_value_at(entry.clone(), &link, Json::Null);
+        match &found {
+            Some(known)
+                if known.prefix != prefix || known.template != template || known.link != link =>
+            {
+                return None;
+            }
+            Some(_) => {}
+            None => {
+                found = Some(ShownEcho {
+                    key: key.to_owned(),
+                    template,
+                    link,
+                    prefix,
+                });
+            }
+        }
+    }
+    found.filter(|echo| !echo.prefix.is_empty() && !echo.prefix.contains('?'))
+}
+
+/// A links object less the echo members.
+fn without_keys(links: &Json, echoes: &[ShownEcho]) -> Json {
+    let mut links = links.clone();
+    if let Json::Object(object) = &mut links {
+        for echo in echoes {
+            object.remove(&echo.key);
+        }
+    }
+    links
+}
+
+/// The pages links learning places, their links less the echoes (`stripped`), each with its
+/// place: a page whose call named no page size (no default size learned) is left out when it
+/// shows nothing but echoes (`echoes`: some are learned); `None` when such a page shows more,
+/// a page's position is no number, or no page is left.
+fn placed_pages<'b>(
+    shown: &[ShownPage<'b>],
+    stripped: &'b [Json],
+    (position, default_size): (Position<'_>, Option<u64>),
+    echoes: bool,
+) -> Option<(Vec<ShownPage<'b>>, Vec<PagePlace>)> {
+    let mut pages = Vec::new();
+    let mut places = Vec::new();
+    for (page, links) in shown.iter().zip(stripped) {
+        let Some(size) = page.size.or(default_size) else {
+            if echoes && links.as_object().is_some_and(|object| object.is_empty()) {
+                continue;
+            }
+            return None;
+        };
+        places.push(PagePlace {
+            offset: position.offset(page.position, size)?,
+            size,
+            matched: page.matched,
+        });
+        pages.push(ShownPage { links, ..*page });
+    }
+    (!pages.is_empty()).then_some((pages, places))
 }
 
 /// The offset and page-size parameters every link of the shown pages names though no call
@@ -594,12 +840,16 @@ fn shown_relations(
     shown: &[ShownPage<'_>],
     places: &[PagePlace],
     (position, size_name): (Position<'_>, &str),
+    echoes: bool,
 ) -> Option<ShownLinks> {
     let mut prefixes: Vec<String> = Vec::new();
     let mut relations: Vec<(String, ShownRelation)> = Vec::new();
     let mut spelling = ShownSpelling::default();
     for (index, (page, place)) in shown.iter().zip(places).enumerate() {
-        let object = page.links.as_object().filter(|object| !object.is_empty())?;
+        let object = page
+            .links
+            .as_object()
+            .filter(|object| echoes || !object.is_empty())?;
         for (key, entry) in object.iter() {
             let Some(parts) = link_parts(entry, (position.name(), size_name))? else {
                 spelling.absent_null = true;
@@ -612,6 +862,7 @@ fn shown_relations(
                 prefixes.push(parts.prefix);
             }
             let unsent_size = page.size.is_none().then_some(parts.names_size);
+            let named_first = (target == 0).then_some(parts.value.is_some());
             match relations.iter_mut().find(|(known, _)| known == key) {
                 Some((_, known))
                     if known.template != parts.template || known.link != parts.link =>
@@ -620,10 +871,8 @@ fn shown_relations(
                 }
                 Some((_, known)) => {
                     known.targets.push((index, target));
-                    known.names_unsent_size = match (known.names_unsent_size, unsent_size) {
-                        (Some(a), Some(b)) if a != b => return None,
-                        (known, here) => known.or(here),
-                    };
+                    known.names_unsent_size = agreeing(known.names_unsent_size, unsent_size)?;
+                    known.named_first = agreeing(known.named_first, named_first)?;
                 }
                 None => relations.push((
                     key.to_owned(),
@@ -632,6 +881,7 @@ fn shown_relations(
                         link: parts.link,
                         targets: vec![(index, target)],
                         names_unsent_size: unsent_size,
+                        named_first,
                     },
                 )),
             }
@@ -643,10 +893,43 @@ fn shown_relations(
     Some((prefix.clone(), relations, spelling))
 }
 
-/// A relation's learned page and presence: the first of the first page, the whole-page last
-/// offset and one step from the call's page naming the page every link named, then the first
-/// presence telling every page showing the links object whether it shows the relation.
-fn learn_relation(key: String, shown: ShownRelation, places: &[PagePlace]) -> Option<PageRelation> {
+/// Two pages' evidence of one flag merged: `None` when they disagree.
+fn agreeing(known: Option<bool>, here: Option<bool>) -> Option<Option<bool>> {
+    match (known, here) {
+        (Some(a), Some(b)) if a != b => None,
+        (known, here) => Some(known.or(here)),
+    }
+}
+
+/// The anchored pages a relation may name, in the order learning tries them: the first page,
+/// then, where the recorded pages do not tell the two apart (no page matched a whole number
+/// of pages), the last page as the position's unit names it: a page number the page count's
+/// page, an offset the whole-page offset.
+fn anchors(position: Position<'_>) -> [Option<PageAnchor>; 3] {
+    match position {
+        Position::Page { .. } => [
+            Some(PageAnchor::First),
+            Some(PageAnchor::LastPage),
+            Some(PageAnchor::LastWhole),
+        ],
+        Position::Offset { .. } => [
+            Some(PageAnchor::First),
+            Some(PageAnchor::LastWhole),
+            Some(PageAnchor::LastPage),
+        ],
+    }
+}
+
+/// A relation's learned page and presence: an anchored page ([`anchors`]) or one step from the
+/// call's page naming the page every link named, then the first presence telling every page
+/// showing the links object whether it shows the relation; and whether it names the first
+/// item's position where the form leaves it out.
+fn learn_relation(
+    key: String,
+    shown: ShownRelation,
+    places: &[PagePlace],
+    (position, spelling): (Position<'_>, ShownSpelling),
+) -> Option<PageRelation> {
     let (first_index, first_target) = *shown.targets.first()?;
     let first_place = places[first_index];
     let step = {
@@ -663,6 +946,8 @@ fn learn_relation(key: String, shown: ShownRelation, places: &[PagePlace]) -> Op
         template: shown.template,
         link: shown.link,
         leaves_unsent_size: shown.names_unsent_size == Some(false),
+        names_first: spelling.first_unnamed && shown.named_first == Some(true),
+        echo: false,
     };
     let names_every = |relation: &PageRelation| {
         shown
@@ -670,9 +955,8 @@ fn learn_relation(key: String, shown: ShownRelation, places: &[PagePlace]) -> Op
             .iter()
             .all(|(index, target)| places[*index].target(relation) == Some(*target))
     };
-    let anchors = [Some(PageAnchor::First), Some(PageAnchor::LastWhole)];
     let steps = step.map(|_| None);
-    relation.anchor = anchors.into_iter().chain(steps).find(|anchor| {
+    relation.anchor = anchors(position).into_iter().chain(steps).find(|anchor| {
         names_every(&PageRelation {
             anchor: *anchor,
             ..relation.clone()
@@ -882,6 +1166,8 @@ mod tests {
             .expect("json"),
             link: "/0/uri".to_owned(),
             leaves_unsent_size: false,
+            names_first: false,
+            echo: false,
         };
         CursorForm::PageLinks {
             prefix: "http://h/issue".into(),
@@ -897,6 +1183,8 @@ mod tests {
             sorted: false,
             first_unnamed: false,
             absent_null: false,
+            appended: false,
+            order: QueryOrder::default(),
         }
     }
 
@@ -979,6 +1267,7 @@ mod tests {
             position: Some(page),
             size: Some(2),
             matched: 6,
+            sent: &[],
         }
     }
 
@@ -1000,8 +1289,9 @@ mod tests {
         );
         let pages = [numbered(&first, "1"), numbered(&last, "3")];
         let forms = page_link_forms(&pages, INDEX, "@page_size");
-        // Position first or last, or every pair in name order; decoded or form-encoded.
-        assert_eq!(forms.len(), 6);
+        // Position first or last, every pair in name order, or the position appended; decoded or
+        // form-encoded.
+        assert_eq!(forms.len(), 8);
         let CursorForm::PageLinks {
             prefix,
             decoded,
@@ -1067,6 +1357,7 @@ mod tests {
             position: offset,
             size,
             matched,
+            sent: &[],
         }
     }
 

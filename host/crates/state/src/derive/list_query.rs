@@ -1252,6 +1252,7 @@ fn shown_pages<'a>(
                     position,
                     size,
                     matched,
+                    sent: lines[*index].observation.pairs(),
                 });
             }
         }
