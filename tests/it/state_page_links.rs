@@ -10,8 +10,18 @@
 //! named by the links alone where the calls never send them), under the collection path with a
 //! trailing slash, a call naming no size linked with the default the build's links show (250),
 //! `first` and `last` anchored pages. The links object: Roundup + safrs.
+//!
+//! Page-number links beside the query echo: flask-rest-jsonapi-next's `links` name
+//! `page[number]` (a page position inside a page name's brackets) appended after the call's
+//! query, `first` naming no page, `prev` naming page 1, `last` the page count's page, present
+//! only where the recorded pages show them, and `self` echoing the call (alone for a call naming
+//! no page size), the query repeated in the order the build's calls sent theirs
+//! (`rea_state::query_order`). drf-jsonapi's offset links are the second app: its `last` is the
+//! whole-page offset (`(count // limit) * limit` in its pagination), where flask's page-number
+//! `last` is the page count's page (a page of 3 of 12 links page 4): the recorded pages of
+//! neither matched a whole number of pages, so each takes its position's unit.
 
-use rea_state::model::{CursorForm, QueryRole};
+use rea_state::model::{CursorForm, PageAnchor, QueryRole};
 use serde_json::Value;
 
 use crate::state_query_grammar::assert_live_answers;
@@ -167,4 +177,138 @@ fn page_links_after_the_query_with_a_default_size_are_minted_on_a_second_app() {
     // too), so the links name it as the roles do, not as the links alone.
     assert_eq!(*link_only, None);
     assert_eq!(model.role("page[offset]"), Some(&QueryRole::Offset));
+}
+
+/// Calls each probe (its ordinal, its tool) and asserts the state answers it with the live body.
+fn assert_probes_answered(app: &str, probes_asked: &[(u64, &str)]) {
+    let (served, probes) = served_with_probes(app);
+    for (ordinal, tool) in probes_asked {
+        let probe = probes
+            .iter()
+            .find(|record| record.ordinal == *ordinal)
+            .expect("the probe");
+        let (answer, is_error) = served.call(tool, probe_arguments(probe));
+        assert!(!is_error, "{ordinal}: {answer:#}");
+        assert_eq!(
+            answer.pointer("/state/source").and_then(Value::as_str),
+            Some("state"),
+            "{answer:#}"
+        );
+        let (_, live) = recorded_answer(probe);
+        assert!(live.pointer("/links/last").is_some(), "{live:#}");
+        assert_eq!(answer.get("body"), Some(&live), "{ordinal}");
+    }
+}
+
+#[test]
+fn page_number_links_beside_the_echo_are_minted_for_pages_the_build_never_read() {
+    // Recorded: pages of 5 by title and by id, pages of 2 of the todo tasks, a page of 3 with
+    // includes. Asked: pages of 3 and 4 (12 matched: the last page whole), a filter with two
+    // sorts, an include with a sort, and the people list, which lends the tasks' form.
+    assert_probes_answered(
+        "flask-rest-jsonapi-next",
+        &[
+            (30, "get_tasks"),
+            (31, "get_tasks"),
+            (33, "get_tasks"),
+            (34, "get_tasks"),
+            (36, "get_tasks"),
+            (37, "get_people"),
+            (40, "get_tasks"),
+        ],
+    );
+    let served = serve_corpus_app("flask-rest-jsonapi-next");
+    let model = query_model(&served, "get_tasks");
+    assert_eq!(
+        model.role("page[number]"),
+        Some(&QueryRole::Page { base: 1 })
+    );
+    let links = model
+        .cursor_members
+        .iter()
+        .find(|member| matches!(member.form, CursorForm::PageLinks { .. }))
+        .expect("a links member");
+    let CursorForm::PageLinks {
+        relations,
+        appended,
+        first_unnamed,
+        ..
+    } = &links.form
+    else {
+        unreachable!()
+    };
+    assert!(*appended && *first_unnamed);
+    let learned: Vec<(&str, Option<PageAnchor>, bool, bool)> = relations
+        .iter()
+        .map(|relation| {
+            (
+                relation.key.as_str(),
+                relation.anchor,
+                relation.names_first,
+                relation.echo,
+            )
+        })
+        .collect();
+    assert_eq!(
+        learned,
+        [
+            ("first", Some(PageAnchor::First), false, false),
+            ("last", Some(PageAnchor::LastPage), false, false),
+            ("next", None, false, false),
+            ("prev", None, true, false),
+            ("self", None, false, true),
+        ]
+    );
+    // A call naming no page size lists the echo alone, the query in the recorded order
+    // (`include` before `filter`) though its arguments arrive in name order.
+    let (answer, is_error) = call_with_strings(
+        &served,
+        "get_tasks",
+        &[("filter[status]", "doing"), ("include", "assignee")],
+    );
+    assert!(!is_error, "{answer:#}");
+    assert_eq!(
+        answer.pointer("/body/links"),
+        Some(&serde_json::json!({
+            "self": "http://127.0.0.1:18855/tasks?include=assignee&filter%5Bstatus%5D=doing"
+        })),
+        "{answer:#}"
+    );
+}
+
+#[test]
+fn offset_links_keep_the_whole_page_last_where_page_numbers_take_the_page_count() {
+    // Recorded: offset pages of 4, 2, 3 and 5, none matching a whole number of pages. Asked:
+    // pages of 3 of the available books by two sorts, of 3 with an include, and the members
+    // list (lent the books' form).
+    assert_probes_answered(
+        "drf-jsonapi",
+        &[
+            (29, "get_books"),
+            (30, "get_books"),
+            (31, "get_members"),
+            (34, "get_books"),
+        ],
+    );
+    let served = serve_corpus_app("drf-jsonapi");
+    let model = query_model(&served, "get_books");
+    let anchors: Vec<(&str, Option<PageAnchor>)> = model
+        .cursor_members
+        .iter()
+        .filter_map(|member| match &member.form {
+            CursorForm::PageLinks { relations, .. } => Some(relations),
+            _ => None,
+        })
+        .flatten()
+        .map(|relation| (relation.key.as_str(), relation.anchor))
+        .collect();
+    assert_eq!(
+        anchors,
+        [
+            ("first", Some(PageAnchor::First)),
+            ("last", Some(PageAnchor::LastWhole)),
+            ("next", None),
+            ("prev", None),
+        ]
+    );
 }

@@ -1611,4 +1611,171 @@ mod tests {
             None
         );
     }
+
+    /// Page-number pages of 2 of 5 matched whose links append `page[number]` after the call's
+    /// query (`first` naming no page, `prev` naming page 1) beside a `self` echoing the call,
+    /// and a call naming no size showing the echo alone.
+    fn echoed_pages(parse: impl Fn(&str) -> Json) -> [Json; 4] {
+        let q = "http://h/t?sort=title&page%5Bsize%5D=2";
+        let page = |number: u64| format!("{q}&page%5Bnumber%5D={number}");
+        [
+            parse(r#"{"self": "http://h/t?filter%5Bstatus%5D=todo"}"#),
+            parse(&format!(
+                r#"{{"first": "{q}", "last": "{}", "next": "{}", "self": "{q}"}}"#,
+                page(3),
+                page(2)
+            )),
+            parse(&format!(
+                r#"{{"first": "{q}", "last": "{}", "next": "{}", "prev": "{}", "self": "{}"}}"#,
+                page(3),
+                page(3),
+                page(1),
+                page(2)
+            )),
+            parse(&format!(
+                r#"{{"first": "{q}", "last": "{}", "prev": "{}", "self": "{}"}}"#,
+                page(3),
+                page(2),
+                page(3)
+            )),
+        ]
+    }
+
+    #[test]
+    fn page_number_links_beside_an_echo_are_learned_and_minted_in_the_recorded_order() {
+        let parse = |text: &str| rea_plugin_api::json::parse(text.as_bytes()).expect("json");
+        let links = echoed_pages(parse);
+        let unsized_call = pairs(&[("filter[status]", "todo")]);
+        let sized = pairs(&[("sort", "title"), ("page[size]", "2")]);
+        let second = pairs(&[
+            ("sort", "title"),
+            ("page[size]", "2"),
+            ("page[number]", "2"),
+        ]);
+        let third = pairs(&[
+            ("sort", "title"),
+            ("page[size]", "2"),
+            ("page[number]", "3"),
+        ]);
+        let shown = |index: usize, position, size, sent| ShownPage {
+            links: &links[index],
+            position,
+            size,
+            matched: 5,
+            sent,
+        };
+        let pages = [
+            shown(0, None, None, unsized_call.as_slice()),
+            shown(1, None, Some(2), sized.as_slice()),
+            shown(2, Some("2"), Some(2), second.as_slice()),
+            shown(3, Some("3"), Some(2), third.as_slice()),
+        ];
+        let position = Position::Page {
+            name: "page[number]",
+            base: 1,
+        };
+        let forms = page_link_forms(&pages, position, "page[size]");
+        let form = forms
+            .iter()
+            .find(|form| {
+                matches!(
+                    form,
+                    CursorForm::PageLinks {
+                        appended: true,
+                        decoded: false,
+                        ..
+                    }
+                )
+            })
+            .expect("an appended form");
+        let CursorForm::PageLinks { relations, .. } = form else {
+            unreachable!()
+        };
+        let learned: Vec<(&str, Option<PageAnchor>, bool, bool)> = relations
+            .iter()
+            .map(|r| (r.key.as_str(), r.anchor, r.names_first, r.echo))
+            .collect();
+        // No page matched a whole number of pages: a page number's last is the page count's.
+        assert_eq!(
+            learned,
+            [
+                ("first", Some(PageAnchor::First), false, false),
+                ("last", Some(PageAnchor::LastPage), false, false),
+                ("next", None, false, false),
+                ("prev", None, true, false),
+                ("self", None, false, true),
+            ]
+        );
+        // Page 2 of 3 of 9 matched (the last page whole), the arguments in name order: the
+        // links repeat the query in the recorded order, `page[number]` last.
+        let model = QueryModel::of_roles(&[
+            ("page[number]", QueryRole::Page { base: 1 }),
+            ("page[size]", QueryRole::PageSize),
+            ("sort", QueryRole::Sort),
+            ("filter[status]", QueryRole::filter("status", "in")),
+        ]);
+        let sent = pairs(&[
+            ("page[number]", "2"),
+            ("page[size]", "3"),
+            ("sort", "title"),
+        ]);
+        let end = first_call(&model, &sent, 9);
+        let q = "http://h/t?sort=title&page%5Bsize%5D=3";
+        let minted: Vec<String> = match end.minted(form) {
+            Some(Some(Json::Object(links))) => links
+                .iter()
+                .map(|(key, link)| format!("{key} {}", link.as_str().unwrap_or_default()))
+                .collect(),
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(
+            minted,
+            [
+                format!("first {q}"),
+                format!("last {q}&page%5Bnumber%5D=3"),
+                format!("next {q}&page%5Bnumber%5D=3"),
+                format!("prev {q}&page%5Bnumber%5D=1"),
+                format!("self {q}&page%5Bnumber%5D=2"),
+            ]
+        );
+        // A call naming no page size: the echo alone.
+        let plain = pairs(&[("filter[status]", "done")]);
+        let end = first_call(&model, &plain, 9);
+        let echo = parse(r#"{"self": "http://h/t?filter%5Bstatus%5D=done"}"#);
+        assert_eq!(end.minted(form), Some(Some(echo)));
+    }
+
+    #[test]
+    fn a_member_learned_as_a_page_is_no_echo() {
+        // Every call sent its offset and size, so `self` both echoes each call and names the
+        // call's page: learned as the page (which a call naming no offset still gets right).
+        let parse = |text: &str| rea_plugin_api::json::parse(text.as_bytes()).expect("json");
+        let first = parse(r#"{"next": "/t/?o=4&l=4", "self": "/t/?o=0&l=4"}"#);
+        let second = parse(r#"{"prev": "/t/?o=0&l=4", "self": "/t/?o=4&l=4"}"#);
+        let (a, b) = (
+            pairs(&[("o", "0"), ("l", "4")]),
+            pairs(&[("o", "4"), ("l", "4")]),
+        );
+        let page = |links, position, sent| ShownPage {
+            links,
+            position: Some(position),
+            size: Some(4),
+            matched: 8,
+            sent,
+        };
+        let pages = [
+            page(&first, "0", a.as_slice()),
+            page(&second, "4", b.as_slice()),
+        ];
+        let forms = page_link_forms(&pages, Position::Offset { name: "o" }, "l");
+        let Some(CursorForm::PageLinks { relations, .. }) = forms.first() else {
+            panic!("{forms:?}")
+        };
+        let self_relation = relations
+            .iter()
+            .find(|relation| relation.key == "self")
+            .expect("self");
+        assert!(!self_relation.echo, "{self_relation:?}");
+        assert_eq!(self_relation.step, 0);
+    }
 }
