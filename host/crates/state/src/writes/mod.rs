@@ -72,6 +72,7 @@ pub(crate) mod siblings;
 pub mod target;
 #[cfg(test)]
 mod tests;
+mod together;
 
 pub use confirm::arguments_for;
 
