@@ -44,12 +44,19 @@ fn separable_partner(calls: &[Call], later: usize) -> Option<usize> {
         return None;
     }
     let key = entity_key(call)?;
-    let earlier = (0..later)
-        .rev()
-        .find(|index| entity_key(&calls[*index]).as_ref() == Some(&key))?;
+    let earlier = (0..later).rev().find(|index| {
+        let between = &calls[*index];
+        entity_key(between).as_ref() == Some(&key) || names_in_bulk(between, &key)
+    })?;
     let partner = &calls[earlier];
     (partner.bulk.is_empty() && partner.after == After::Unobserved && partner.before.is_some())
         .then_some(earlier)
+}
+
+/// Whether a bulk call names an entity of the id among the ones it writes (it may sit between
+/// the two calls, and the pair is then not taken as separable).
+fn names_in_bulk(call: &Call, key: &(String, String, String)) -> bool {
+    call.bulk.iter().any(|target| target.id == key.2)
 }
 
 /// A call's entity: type, collection key, id.
