@@ -833,6 +833,29 @@ fn sends_unaccepted(plan: &super::model::WritePlan, input: &WriteInput) -> bool 
         })
 }
 
+/// The events of the entities a replayed call's change wrote (each checked complete when it
+/// stays), linked to the earlier write of the entity when the call is confirmed together with
+/// it (see [`super::together`]).
+fn record_entity_events(replay: &mut Replay<'_>, call: &Call, change: &super::apply::Change) {
+    for (before, after) in &change.entities {
+        let Some(entity) = after.as_ref().or(before.as_ref()) else {
+            continue;
+        };
+        if let Some(after) = after
+            && !change.keep_deleted
+        {
+            replay.check_incomplete(call.draft, after);
+        }
+        let deleted = after.is_none() || change.keep_deleted;
+        let key = key_of(entity);
+        let previous = replay.last.get(&key).copied();
+        replay.record_event(Some(call.draft), key.clone(), deleted);
+        if call.together_with.is_some() {
+            replay.link_together(&key, previous);
+        }
+    }
+}
+
 /// Replays a call with its plan, as serving applies it: the change is committed and its writes
 /// recorded; a recorded answer the plan does not reproduce is `body-unusable`. The error is why
 /// the plan cannot apply (the call is then adopted as observed).
@@ -882,22 +905,7 @@ fn replay_planned(
     {
         replay.verdicts[call.draft].failure = Some("body-unusable");
     }
-    for (before, after) in &change.entities {
-        if let Some(entity) = after.as_ref().or(before.as_ref()) {
-            if let Some(after) = after
-                && !change.keep_deleted
-            {
-                replay.check_incomplete(call.draft, after);
-            }
-            let deleted = after.is_none() || change.keep_deleted;
-            let key = key_of(entity);
-            let previous = replay.last.get(&key).copied();
-            replay.record_event(Some(call.draft), key.clone(), deleted);
-            if call.together_with.is_some() {
-                replay.link_together(&key, previous);
-            }
-        }
-    }
+    record_entity_events(replay, call, &change);
     if let Some(document) = &change.document {
         replay.record_event(
             Some(call.draft),
