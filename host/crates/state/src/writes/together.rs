@@ -4,9 +4,10 @@
 //! [`super::observe`]'s `answered_member`: MLflow's `runs/update` answering `{"run_info": …}`
 //! after an unobserved `runs/log-batch` of the same run), the two effects are separable: the
 //! later write is learned in that member, and everything else the read shows changed is the
-//! earlier write's. The earlier call's entity after is then what the later call's scoped
-//! `before` holds (the read after both, with the member as it was before either), and the read
-//! confirms the two calls together ([`super::confirm`]).
+//! earlier write's (which is taken to have left that member as it was: what it did there, the
+//! later write overwrote unseen). The earlier call's entity after is then what the later call's
+//! scoped `before` holds (the read after both, with the member as it was before either), and the
+//! read confirms the two calls together ([`super::confirm`]).
 //!
 //! Nothing is attributed when the later call's answer showed no member (its effect may lie
 //! anywhere: an `{}` answer), when the earlier call was observed already, or when the calls are
