@@ -148,6 +148,7 @@ mod state_write_lists;
 mod state_write_numbering;
 mod state_write_omitted;
 mod state_write_recorded_answers;
+mod state_write_windows;
 mod state_writes;
 mod state_writes_batch_create;
 mod state_writes_collected;

@@ -65,6 +65,9 @@ struct Event {
     delete: bool,
     by_id: bool,
     listed: bool,
+    /// The earlier write of the same entity a read confirms together with this one (see
+    /// [`super::together`]): no read showed it alone.
+    together: Option<usize>,
 }
 
 /// What kind of read confirms or disagrees.
@@ -251,6 +254,7 @@ impl Replay<'_> {
             delete,
             by_id: false,
             listed: false,
+            together: None,
         });
         self.pending
             .entry((key.0.clone(), key.1.clone()))
@@ -261,8 +265,8 @@ impl Replay<'_> {
         self.last.insert(key, index);
     }
 
-    fn confirm_event(&mut self, event: usize, read: u64, shown: Shown) {
-        let event = &mut self.events[event];
+    fn confirm_event(&mut self, index: usize, read: u64, shown: Shown) {
+        let event = &mut self.events[index];
         if event.confirmed(shown) {
             return;
         }
@@ -275,6 +279,35 @@ impl Replay<'_> {
             if !confirmed.contains(&read) {
                 confirmed.push(read);
             }
+        }
+        // The read shows the earlier write no read showed alone too.
+        if let Some(earlier) = self.events[index].together {
+            self.confirm_event(earlier, read, shown);
+        }
+    }
+
+    /// Links the latest event of `key` to the event of the earlier write of the entity recorded
+    /// before it (`previous`), which reads confirm together with it (see [`super::together`]).
+    fn link_together(&mut self, key: &Key, previous: Option<usize>) {
+        if let (Some(latest), Some(previous)) = (self.last.get(key).copied(), previous)
+            && latest != previous
+        {
+            self.events[latest].together = Some(previous);
+        }
+    }
+
+    /// The write a disagreement blames among a pair confirmed together: the earlier one, when no
+    /// read confirmed it yet and a plan replayed it (the later one's change is its answered
+    /// member, which its own answer showed as the read does).
+    fn blamed_of_pair(&self, event: usize, shown: Shown) -> usize {
+        match self.events[event].together {
+            Some(earlier)
+                if !self.events[earlier].confirmed(shown)
+                    && self.events[earlier].draft.is_some() =>
+            {
+                earlier
+            }
+            _ => event,
         }
     }
 
@@ -301,6 +334,7 @@ impl Replay<'_> {
         let (unconfirmed, touched_unmodelled) = self.unconfirmed_writes(keys, collection, shown);
         if let Some(event) = unconfirmed.into_iter().max() {
             // The latest unconfirmed write about these entities.
+            let event = self.blamed_of_pair(event, shown);
             if let Some(draft) = self.events[event].draft {
                 let verdict = &mut self.verdicts[draft];
                 verdict.contradicted_by.get_or_insert(read);
@@ -799,6 +833,29 @@ fn sends_unaccepted(plan: &super::model::WritePlan, input: &WriteInput) -> bool 
         })
 }
 
+/// The events of the entities a replayed call's change wrote (each checked complete when it
+/// stays), linked to the earlier write of the entity when the call is confirmed together with
+/// it (see [`super::together`]).
+fn record_entity_events(replay: &mut Replay<'_>, call: &Call, change: &super::apply::Change) {
+    for (before, after) in &change.entities {
+        let Some(entity) = after.as_ref().or(before.as_ref()) else {
+            continue;
+        };
+        if let Some(after) = after
+            && !change.keep_deleted
+        {
+            replay.check_incomplete(call.draft, after);
+        }
+        let deleted = after.is_none() || change.keep_deleted;
+        let key = key_of(entity);
+        let previous = replay.last.get(&key).copied();
+        replay.record_event(Some(call.draft), key.clone(), deleted);
+        if call.together_with.is_some() {
+            replay.link_together(&key, previous);
+        }
+    }
+}
+
 /// Replays a call with its plan, as serving applies it: the change is committed and its writes
 /// recorded; a recorded answer the plan does not reproduce is `body-unusable`. The error is why
 /// the plan cannot apply (the call is then adopted as observed).
@@ -820,7 +877,11 @@ fn replay_planned(
     if sends_unaccepted(&draft.plan, &input) {
         return Err(UNACCEPTED);
     }
-    adopt_outside_answered_member(service, call);
+    // A call confirmed together with the earlier write of its entity replays on what that
+    // write's replay left (its plan's change, or what it was observed to leave).
+    if call.together_with.is_none() {
+        adopt_outside_answered_member(service, call);
+    }
     let values = observed_values(call);
     let mut live = service.write();
     let change = match prepare(&draft.plan, rules, &live, &input, &values) {
@@ -844,17 +905,7 @@ fn replay_planned(
     {
         replay.verdicts[call.draft].failure = Some("body-unusable");
     }
-    for (before, after) in &change.entities {
-        if let Some(entity) = after.as_ref().or(before.as_ref()) {
-            if let Some(after) = after
-                && !change.keep_deleted
-            {
-                replay.check_incomplete(call.draft, after);
-            }
-            let deleted = after.is_none() || change.keep_deleted;
-            replay.record_event(Some(call.draft), key_of(entity), deleted);
-        }
-    }
+    record_entity_events(replay, call, &change);
     if let Some(document) = &change.document {
         replay.record_event(
             Some(call.draft),

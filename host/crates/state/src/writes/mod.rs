@@ -12,7 +12,9 @@
 //!    call, each entity its body names in turn. An RPC-style write names its entity in a body
 //!    member; a write of an item path no type holds is linked by the read of the entity its last
 //!    segment names. A call whose entity an earlier write left unobserved (no read between)
-//!    shows both writes' effects at once: it is not learned from. An entity a plain item read
+//!    shows both writes' effects at once: it is not learned from, unless its answer showed the
+//!    one member it changed ([`together`]: the earlier call is then observed from the rest, and
+//!    the read after both confirms the two together). An entity a plain item read
 //!    between the calls shows for the first time (made by a write the state does not model) is
 //!    held from then on, as the read showed it.
 //! 3. [`learn`]: per plan, the members the body sends (required, optional, fixed), how the
@@ -72,6 +74,7 @@ pub(crate) mod siblings;
 pub mod target;
 #[cfg(test)]
 mod tests;
+mod together;
 
 pub use confirm::arguments_for;
 

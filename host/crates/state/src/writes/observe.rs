@@ -79,6 +79,10 @@ pub(crate) struct Call {
     /// A call that was stale but whose answer showed one member of its entity after it (see
     /// [`scope_to_answered_member`]): that member; `before` is the entity after everywhere else.
     pub answered_member: Option<String>,
+    /// A call learned in its answered member whose entity an earlier unobserved call of the
+    /// same entity changed elsewhere (see [`super::together`]): that call's ordinal, which the
+    /// reads confirming this call confirm too.
+    pub together_with: Option<u64>,
     /// The document before (document writes).
     pub document_before: Option<Json>,
     /// Its position in its collection before.
@@ -376,6 +380,7 @@ pub(crate) fn observe(
                 super::dependents::observed(manifest, timeline, views, &simulation.sim, call);
         }
     }
+    super::together::attribute_separable(&mut calls);
     calls
 }
 
@@ -532,6 +537,7 @@ impl Call {
             before: None,
             stale_before: false,
             answered_member: None,
+            together_with: None,
             recorded_request: None,
             document_before: None,
             before_position: None,

@@ -3716,7 +3716,8 @@ fn a_stale_update_answering_one_member_of_its_entity_is_learned_in_that_member()
     assert_eq!(response.pointer.as_deref(), Some("/note_info"));
     let body = update.body.as_ref().expect("body");
     assert!(!body.members.contains_key("title"), "{body:?}");
-    // The pin stays withheld: nothing observed it alone.
+    // The pin stays withheld: its first call is observed together with the update (see
+    // `writes::together`), but one flip of a flag sent nothing that explains it.
     assert!(!fixture.plan("put_notes_pin_by_note_id").served);
     // Served: the state set in the member, the answer that member, the rest kept.
     let (before, _) = fixture.call("get_notes_by_id", json!({"id": "1"}));
@@ -3738,6 +3739,70 @@ fn a_stale_update_answering_one_member_of_its_entity_is_learned_in_that_member()
     assert!(error, "{refused}");
     let (read, _) = fixture.call("get_notes_by_id", json!({"id": "1"}));
     assert_eq!(read["body"], expected);
+}
+
+/// A note with its `info` member (state, title) and a `pinned` flag.
+fn pinned_note(state: &str, title: &str, pinned: bool) -> Value {
+    json!({"id": 1, "info": {"state": state, "title": title}, "pinned": pinned})
+}
+
+/// A capture writing note 1 twice with no read between: an update of `pinned` (answering
+/// nothing), then an update of its state whose answer is `later_answer`; the read after both.
+fn two_writes_one_read(later_answer: Value) -> Fixture {
+    derive(vec![
+        get(0, "/notes", 200, json!([pinned_note("open", "a", false)])),
+        get(1, "/notes/1", 200, pinned_note("open", "a", false)),
+        record(
+            2,
+            "PATCH",
+            "/notes/1",
+            Some(json!({"pinned": true})),
+            204,
+            Value::Null,
+        ),
+        record(
+            3,
+            "POST",
+            "/notes/1",
+            Some(json!({"state": "done"})),
+            200,
+            later_answer,
+        ),
+        get(4, "/notes/1", 200, pinned_note("done", "a", true)),
+    ])
+}
+
+#[test]
+fn two_writes_one_read_are_confirmed_together_when_the_later_answer_shows_its_member() {
+    // MLflow's unobserved runs/log-batch then runs/update answering `{"run_info": …}`: the
+    // update is learned in the member its answer showed, and the rest of what the read after
+    // both shows changed is the earlier write's, which that read confirms together with it.
+    let fixture = two_writes_one_read(json!({"note_info": {"state": "done", "title": "a"}}));
+    let pin = fixture.plan("patch_notes_by_id");
+    assert!(pin.served, "{pin:?}");
+    assert_eq!(pin.confirmed_by, vec![4], "{pin:?}");
+    let update = fixture.plan("post_notes_by_id");
+    assert!(update.served, "{update:?}");
+    assert_eq!(update.confirmed_by, vec![4], "{update:?}");
+    // Served from the seed: the pin sets what it sends, and nothing of `info`.
+    let (written, error) = fixture.call(
+        "patch_notes_by_id",
+        json!({"id": "1", "body": {"pinned": true}}),
+    );
+    assert!(!error, "{written}");
+    let (read, _) = fixture.call("get_notes_by_id", json!({"id": "1"}));
+    assert_eq!(read["body"], pinned_note("open", "a", true));
+}
+
+#[test]
+fn two_writes_one_read_teach_nothing_of_the_earlier_when_the_later_answer_shows_no_member() {
+    // The later write answering `{}` may have changed anything: the read after both shows the
+    // two effects together, and neither write is learned from it.
+    let fixture = two_writes_one_read(json!({}));
+    let pin = fixture.plan("patch_notes_by_id");
+    assert!(!pin.served, "{pin:?}");
+    assert_eq!(pin.reason.as_deref(), Some("no-observation"), "{pin:?}");
+    assert!(pin.confirmed_by.is_empty(), "{pin:?}");
 }
 
 #[test]
