@@ -123,6 +123,9 @@ pub struct OfferedRules<'a> {
     pub sparse: Option<&'a crate::sparse::SparseFields>,
     /// The compound documents ([`crate::compound`]).
     pub compound: Option<&'a crate::compound::CompoundDocuments>,
+    /// The lists' recorded refusals of a query naming a field their entities do not hold
+    /// ([`crate::query_refusals`]).
+    pub refusals: &'a [crate::query_refusals::QueryRefusal],
 }
 
 /// [`state_tools_with_views`] with the state's offered rules (a sparse fieldset, see
@@ -167,6 +170,7 @@ fn state_tools_worded(
                     add_generalized_arguments(view, &mut tool.input_schema, wording);
                     add_sparse_argument(&tool.name, offered.sparse, &mut tool.input_schema);
                     add_compound_argument(&tool.name, offered.compound, &mut tool.input_schema);
+                    add_refused_fields(&tool.name, offered.refusals, &mut tool.input_schema);
                 }
                 return Some(tool);
             }
@@ -331,6 +335,7 @@ fn add_generalized_arguments(
                 description: format!(
                     "Query parameters: {description} (learned from the recorded queries)"
                 ),
+                value: None,
             },
         )
         .collect();
@@ -366,6 +371,61 @@ fn add_compound_argument(
         names.join(", ")
     );
     add_query_argument(&rule.parameter, description, schema);
+}
+
+/// What a call naming a field the listed entities do not hold answers (see
+/// [`crate::query_refusals`]).
+const REFUSED_FIELD_PHRASE: &str = "a field the listed entities do not hold answers the application's recorded error for such a field";
+
+/// The forms a list's recorded refusals name fields in (see [`crate::query_refusals`]): a name
+/// form as an argument family of plain words between its prefix and suffix, a value form's
+/// argument described as answering that refusal.
+fn add_refused_fields(
+    tool: &str,
+    refusals: &[crate::query_refusals::QueryRefusal],
+    schema: &mut rea_manifest::InputSchema,
+) {
+    use crate::query_refusals::RefusedForm;
+    for refusal in refusals.iter().filter(|refusal| refusal.tool == tool) {
+        match &refusal.form {
+            RefusedForm::Name { prefix, suffix } => {
+                let pattern = crate::query_refusals::family_pattern(prefix, suffix);
+                if schema
+                    .families
+                    .iter()
+                    .any(|family| family.pattern == pattern)
+                {
+                    continue;
+                }
+                schema.families.push(rea_manifest::catalog::ArgumentFamily {
+                    pattern,
+                    description: format!(
+                        "Query parameters: {prefix}<field>{suffix}; {REFUSED_FIELD_PHRASE}"
+                    ),
+                    // The named filters it spans keep their types (an id filter's integer, a
+                    // repeated one's array).
+                    value: Some(rea_manifest::catalog::PropertyKind::Value(
+                        ["string", "number", "boolean", "array"]
+                            .map(str::to_owned)
+                            .to_vec(),
+                    )),
+                });
+            }
+            RefusedForm::Value { parameter, .. } => {
+                let Some(argument) = schema.arguments.iter_mut().find(|argument| {
+                    matches!(&argument.target, ArgumentTarget::Query { name } if name == parameter)
+                }) else {
+                    continue;
+                };
+                let described = argument.schema.description.take().unwrap_or_default();
+                argument.schema.description = Some(if described.is_empty() {
+                    format!("Query parameter; {REFUSED_FIELD_PHRASE}")
+                } else {
+                    with_phrase(&described, REFUSED_FIELD_PHRASE)
+                });
+            }
+        }
+    }
 }
 
 /// An optional string query argument before the body, unless the tool takes it already.

@@ -71,6 +71,7 @@ pub mod plane;
 pub mod precomputed;
 pub mod query;
 pub mod query_echo;
+pub mod query_refusals;
 pub mod query_terms;
 pub mod read;
 pub mod recorded;

@@ -266,6 +266,7 @@ pub fn answered_ordinals(state: &StateView) -> std::collections::BTreeSet<u64> {
             .iter()
             .map(|route| route.envelope_ordinal),
     );
+    wanted.extend(state.query_refusals.iter().map(|refusal| refusal.ordinal));
     for view in &state.views {
         match &view.detail {
             ViewDetail::Item(item) => {

@@ -283,6 +283,7 @@ fn derive_pass(
         &folder_entries,
     );
     let absent_answers = crate::absent::derive(manifest, timeline, (&types, &entities), &views);
+    let query_refusals = crate::query_refusals::derive(manifest, timeline, &entities, &views);
     let sliced_members = crate::sliced::derive(manifest, timeline, &views);
     let created_reads = crate::created::derive(manifest, timeline, &views);
     let write_clock = write_clock_of(timeline);
@@ -310,6 +311,7 @@ fn derive_pass(
         folder_listings,
         tree_writes,
         absent_answers,
+        query_refusals,
         created_reads,
         sliced_members,
         store_counters: crate::counters::derive(manifest, timeline),
