@@ -561,20 +561,44 @@ fn served_body(plan: &WritePlan, schema: &mut rea_manifest::catalog::PropertySch
     // A member whose omission the plan answers with a learned refusal is not required: a call
     // leaving it out reaches that answer.
     let answered = crate::writes::omitted::answered_omissions(plan);
+    // A plan answering a learned type refusal admits any scalar at a member of one scalar type,
+    // and a call sending one reaches that answer whatever it leaves out (the state refuses a
+    // call leaving out a member every recorded call sent, as the description says).
+    let typed = crate::writes::type_refusal::answers_types(plan);
     schema.kind = rea_manifest::catalog::PropertyKind::Object(rea_manifest::catalog::BodySchema {
         members: body
             .members
             .iter()
-            .map(|(name, member)| (name.clone(), member.types.clone()))
+            .map(|(name, member)| {
+                let types = crate::writes::type_refusal::admitted_types(plan, name, &member.types);
+                (name.clone(), types)
+            })
             .collect(),
         required: body
             .members
             .iter()
-            .filter(|(name, member)| member.required && !answered.contains(*name))
+            .filter(|(name, member)| member.required && !answered.contains(*name) && !typed)
             .map(|(name, _)| name.clone())
             .collect(),
         closed: !body.open,
     });
+    if typed {
+        let required: Vec<&str> = body
+            .members
+            .iter()
+            .filter(|(_, member)| member.required)
+            .map(|(name, _)| name.as_str())
+            .collect();
+        let mut described = schema.description.take().unwrap_or_default();
+        described.push_str("; a member sent with a value of another JSON type answers the application's recorded type error");
+        if !required.is_empty() {
+            described.push_str(&format!(
+                "; otherwise the state refuses a body leaving out one of {}",
+                required.join(", ")
+            ));
+        }
+        schema.description = Some(described);
+    }
 }
 
 /// What a withheld write tool's description says, when `withheld` lists it.

@@ -239,6 +239,7 @@ fn served_write_ordinals(
     wanted.extend(plan.omitted.iter().map(|omitted| omitted.ordinal));
     wanted.extend(plan.referenced.iter().map(|referenced| referenced.ordinal));
     wanted.extend(plan.constant_refusals.iter().map(|refusal| refusal.ordinal));
+    wanted.extend(plan.type_refusals.iter().map(|refusal| refusal.ordinal));
     wanted.extend(
         plan.upsert
             .as_ref()

@@ -72,6 +72,7 @@ pub(crate) mod siblings;
 pub mod target;
 #[cfg(test)]
 mod tests;
+pub(crate) mod type_refusal;
 
 pub use confirm::arguments_for;
 
@@ -590,6 +591,7 @@ pub(crate) fn derive_write_plans(
     }
     conflict::share_with_copies(&mut drafts);
     constant_refusal::learn(&mut drafts, &observed, state, timeline);
+    type_refusal::learn(&mut drafts, timeline);
     share_sorts(&mut drafts);
     defaults::learn(&mut drafts, &observed);
     relationship::learn(&mut drafts, (&observed, &views), state, timeline, false);
@@ -714,6 +716,7 @@ impl Draft {
                 omitted: Vec::new(),
                 referenced: Vec::new(),
                 constant_refusals: Vec::new(),
+                type_refusals: Vec::new(),
                 copies: false,
                 children: Vec::new(),
                 batch: None,
