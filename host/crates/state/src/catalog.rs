@@ -583,22 +583,34 @@ fn served_body(plan: &WritePlan, schema: &mut rea_manifest::catalog::PropertySch
         closed: !body.open,
     });
     if typed {
-        let required: Vec<&str> = body
-            .members
-            .iter()
-            .filter(|(_, member)| member.required)
-            .map(|(name, _)| name.as_str())
-            .collect();
-        let mut described = schema.description.take().unwrap_or_default();
-        described.push_str("; a member sent with a value of another JSON type answers the application's recorded type error");
-        if !required.is_empty() {
-            described.push_str(&format!(
-                "; otherwise the state refuses a body leaving out one of {}",
-                required.join(", ")
-            ));
-        }
-        schema.description = Some(described);
+        describe_type_refusal(body, schema);
     }
+}
+
+/// The description of a body whose plan answers a learned type refusal (see
+/// [`crate::writes::type_refusal`]): what a mistyped member answers, and the members the state
+/// still requires (the schema does not).
+fn describe_type_refusal(
+    body: &crate::writes::model::BodyModel,
+    schema: &mut rea_manifest::catalog::PropertySchema,
+) {
+    let required: Vec<&str> = body
+        .members
+        .iter()
+        .filter(|(_, member)| member.required)
+        .map(|(name, _)| name.as_str())
+        .collect();
+    let mut described = schema.description.take().unwrap_or_default();
+    described.push_str(
+        "; a member sent with a value of another JSON type answers the application's recorded type error",
+    );
+    if !required.is_empty() {
+        described.push_str(&format!(
+            "; otherwise the state refuses a body leaving out one of {}",
+            required.join(", ")
+        ));
+    }
+    schema.description = Some(described);
 }
 
 /// What a withheld write tool's description says, when `withheld` lists it.

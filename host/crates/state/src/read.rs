@@ -364,11 +364,6 @@ impl StateService {
         arguments: &Map<String, Value>,
         provenance: bool,
     ) -> StateAnswer {
-        // A query naming a field the listed entities do not hold answers the application's
-        // recorded refusal of such a field.
-        if let Some(refused) = crate::query_refusals::answer(self, tool, arguments) {
-            return refused;
-        }
         let (recorded, generalized) = split_generalized(
             (self.derived().view(tool), &self.offered_parameters(tool)),
             self.replay().tool(tool),
