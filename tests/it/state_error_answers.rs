@@ -10,12 +10,17 @@
 //! - A write member sent with a value of another JSON type (`writes::type_refusal`): one app,
 //!   parse-server (build entry 50, `priority: "high"`), answered for a create's `estimate` and an
 //!   update's `done` as the live application answered the probe.
+//!
+//! The input schema admits such calls. Beside them, a replacing update no longer requires a
+//! member a successful create of its type left out (`writes::replace_required`): one app,
+//! json-server, whose one recorded `PUT /posts/5` sent every member while its `POST /posts
+//! {"title"}` stored a post with the title alone.
 
 use std::path::PathBuf;
 
 use serde_json::{Map, Value, json};
 
-use crate::state_support::{Served, call_with_strings, serve_corpus_app, with_body};
+use crate::state_support::{Served, call_with_strings, id_arguments, serve_corpus_app, with_body};
 
 /// A corpus app's folder.
 fn app_dir(app: &str) -> PathBuf {
@@ -188,4 +193,36 @@ fn a_well_typed_body_is_checked_as_before() {
         .or_else(|| answer.get("code"))
         .and_then(Value::as_str);
     assert_eq!(code, Some("invalid_arguments"), "{answer:#}");
+}
+
+#[test]
+fn a_replacing_update_requires_only_what_the_creates_required() {
+    const REPLACE_POST: &str = "put_posts_by_id";
+    let served = serve_corpus_app("json-server");
+    let schema = input_schema(&served, REPLACE_POST);
+    assert_eq!(
+        schema["properties"]["body"]["required"],
+        json!(["title"]),
+        "{schema:#?}"
+    );
+    let mut arguments = id_arguments(&served, REPLACE_POST, "3");
+    arguments.extend(with_body(
+        &served,
+        REPLACE_POST,
+        json!({"title": "Relations, rewritten"}),
+    ));
+    assert!(admits(&schema, &arguments));
+    let (answer, is_error) = served.call(REPLACE_POST, arguments);
+    assert!(!is_error, "{answer:#}");
+    assert_live(&answer, live_answer("json-server", "probe-crud", 20));
+    let (answer, is_error) = served.call(
+        "get_posts_by_id",
+        id_arguments(&served, "get_posts_by_id", "3"),
+    );
+    assert!(!is_error, "{answer:#}");
+    assert_live(&answer, live_answer("json-server", "probe-crud", 21));
+    // A member every create sent stays required.
+    let mut arguments = id_arguments(&served, REPLACE_POST, "3");
+    arguments.extend(with_body(&served, REPLACE_POST, json!({"author": "erin"})));
+    assert!(!admits(&schema, &arguments));
 }

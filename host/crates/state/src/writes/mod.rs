@@ -64,6 +64,7 @@ mod parent_create;
 mod referenced;
 pub mod references;
 pub mod relationship;
+mod replace_required;
 mod rows;
 pub mod serve;
 mod shapes;
@@ -592,6 +593,7 @@ pub(crate) fn derive_write_plans(
     conflict::share_with_copies(&mut drafts);
     constant_refusal::learn(&mut drafts, &observed, state, timeline);
     type_refusal::learn(&mut drafts, timeline);
+    replace_required::learn(&mut drafts);
     share_sorts(&mut drafts);
     defaults::learn(&mut drafts, &observed);
     relationship::learn(&mut drafts, (&observed, &views), state, timeline, false);
