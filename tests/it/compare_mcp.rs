@@ -44,7 +44,7 @@ fn the_tool_returns_the_comparison_the_command_prints() {
     );
     assert!(!failed, "{report}");
     assert_eq!(report["operation"], "environment_compare");
-    assert_eq!(report["summary"]["agreeing"], json!(36));
+    assert_eq!(report["summary"]["agreeing"], json!(38));
     // The workflow that judges a reconstruction names the tool as its way to comparison Evidence.
     let (rendered, failed) = session.call(
         "guided_workflows",

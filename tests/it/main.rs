@@ -83,6 +83,7 @@ mod state_created_reads;
 mod state_data_plane;
 mod state_digest_conflicts;
 mod state_document_writes;
+mod state_error_answers;
 mod state_field_selection;
 mod state_folder_entries;
 mod state_folder_listings;

@@ -263,15 +263,19 @@ impl Serialize for PropertySchema {
 }
 
 /// A family of query arguments named by a pattern rather than one by one: every name the
-/// anchored pattern matches is an optional string argument sending the query parameter of that
-/// very name (JSON Schema `patternProperties`; a state catalog offers one for the unbounded names
-/// a learned query grammar reads, such as a filter term in a group's branch).
+/// anchored pattern matches is an optional argument sending the query parameter of that very
+/// name (JSON Schema `patternProperties`; a state catalog offers one for the unbounded names a
+/// learned query grammar reads, such as a filter term in a group's branch). Its values are
+/// strings unless `value` says otherwise (a family spanning named arguments of other types
+/// admits theirs too: JSON Schema checks a named argument against a pattern it matches as well).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ArgumentFamily {
     /// The anchored pattern (the ECMA-262 subset the `regex` crate reads alike).
     pub pattern: String,
     /// What a name of it does.
     pub description: String,
+    /// What its values are, when not strings.
+    pub value: Option<PropertyKind>,
 }
 
 /// A tool's input schema: `{"type": "object", "properties": …, "required": […],
@@ -328,10 +332,10 @@ impl Serialize for Families<'_> {
         let mut map = serializer.serialize_map(Some(self.0.len()))?;
         for family in self.0 {
             let schema = PropertySchema {
-                kind: PropertyKind::Query {
+                kind: family.value.clone().unwrap_or(PropertyKind::Query {
                     value: QueryType::String,
                     repeated: false,
-                },
+                }),
                 description: Some(family.description.clone()),
             };
             map.serialize_entry(&family.pattern, &schema)?;

@@ -47,6 +47,11 @@ impl StateService {
                 WithheldWrites::Hide => {}
             }
         }
+        // A query naming a field the listed entities do not hold answers the application's
+        // recorded refusal of such a field.
+        if let Some(refused) = crate::query_refusals::answer(self, tool, arguments) {
+            return refused;
+        }
         self.answer_read(tool, arguments, provenance)
     }
 

@@ -123,6 +123,9 @@ pub struct OfferedRules<'a> {
     pub sparse: Option<&'a crate::sparse::SparseFields>,
     /// The compound documents ([`crate::compound`]).
     pub compound: Option<&'a crate::compound::CompoundDocuments>,
+    /// The lists' recorded refusals of a query naming a field their entities do not hold
+    /// ([`crate::query_refusals`]).
+    pub refusals: &'a [crate::query_refusals::QueryRefusal],
 }
 
 /// [`state_tools_with_views`] with the state's offered rules (a sparse fieldset, see
@@ -167,6 +170,7 @@ fn state_tools_worded(
                     add_generalized_arguments(view, &mut tool.input_schema, wording);
                     add_sparse_argument(&tool.name, offered.sparse, &mut tool.input_schema);
                     add_compound_argument(&tool.name, offered.compound, &mut tool.input_schema);
+                    add_refused_fields(&tool.name, offered.refusals, &mut tool.input_schema);
                 }
                 return Some(tool);
             }
@@ -331,6 +335,7 @@ fn add_generalized_arguments(
                 description: format!(
                     "Query parameters: {description} (learned from the recorded queries)"
                 ),
+                value: None,
             },
         )
         .collect();
@@ -366,6 +371,61 @@ fn add_compound_argument(
         names.join(", ")
     );
     add_query_argument(&rule.parameter, description, schema);
+}
+
+/// What a call naming a field the listed entities do not hold answers (see
+/// [`crate::query_refusals`]).
+const REFUSED_FIELD_PHRASE: &str = "a field the listed entities do not hold answers the application's recorded error for such a field";
+
+/// The forms a list's recorded refusals name fields in (see [`crate::query_refusals`]): a name
+/// form as an argument family of plain words between its prefix and suffix, a value form's
+/// argument described as answering that refusal.
+fn add_refused_fields(
+    tool: &str,
+    refusals: &[crate::query_refusals::QueryRefusal],
+    schema: &mut rea_manifest::InputSchema,
+) {
+    use crate::query_refusals::RefusedForm;
+    for refusal in refusals.iter().filter(|refusal| refusal.tool == tool) {
+        match &refusal.form {
+            RefusedForm::Name { prefix, suffix } => {
+                let pattern = crate::query_refusals::family_pattern(prefix, suffix);
+                if schema
+                    .families
+                    .iter()
+                    .any(|family| family.pattern == pattern)
+                {
+                    continue;
+                }
+                schema.families.push(rea_manifest::catalog::ArgumentFamily {
+                    pattern,
+                    description: format!(
+                        "Query parameters: {prefix}<field>{suffix}; {REFUSED_FIELD_PHRASE}"
+                    ),
+                    // The named filters it spans keep their types (an id filter's integer, a
+                    // repeated one's array).
+                    value: Some(rea_manifest::catalog::PropertyKind::Value(
+                        ["string", "number", "boolean", "array"]
+                            .map(str::to_owned)
+                            .to_vec(),
+                    )),
+                });
+            }
+            RefusedForm::Value { parameter, .. } => {
+                let Some(argument) = schema.arguments.iter_mut().find(|argument| {
+                    matches!(&argument.target, ArgumentTarget::Query { name } if name == parameter)
+                }) else {
+                    continue;
+                };
+                let described = argument.schema.description.take().unwrap_or_default();
+                argument.schema.description = Some(if described.is_empty() {
+                    format!("Query parameter; {REFUSED_FIELD_PHRASE}")
+                } else {
+                    with_phrase(&described, REFUSED_FIELD_PHRASE)
+                });
+            }
+        }
+    }
 }
 
 /// An optional string query argument before the body, unless the tool takes it already.
@@ -501,20 +561,56 @@ fn served_body(plan: &WritePlan, schema: &mut rea_manifest::catalog::PropertySch
     // A member whose omission the plan answers with a learned refusal is not required: a call
     // leaving it out reaches that answer.
     let answered = crate::writes::omitted::answered_omissions(plan);
+    // A plan answering a learned type refusal admits any scalar at a member of one scalar type,
+    // and a call sending one reaches that answer whatever it leaves out (the state refuses a
+    // call leaving out a member every recorded call sent, as the description says).
+    let typed = crate::writes::type_refusal::answers_types(plan);
     schema.kind = rea_manifest::catalog::PropertyKind::Object(rea_manifest::catalog::BodySchema {
         members: body
             .members
             .iter()
-            .map(|(name, member)| (name.clone(), member.types.clone()))
+            .map(|(name, member)| {
+                let types = crate::writes::type_refusal::admitted_types(plan, name, &member.types);
+                (name.clone(), types)
+            })
             .collect(),
         required: body
             .members
             .iter()
-            .filter(|(name, member)| member.required && !answered.contains(*name))
+            .filter(|(name, member)| member.required && !answered.contains(*name) && !typed)
             .map(|(name, _)| name.clone())
             .collect(),
         closed: !body.open,
     });
+    if typed {
+        describe_type_refusal(body, schema);
+    }
+}
+
+/// The description of a body whose plan answers a learned type refusal (see
+/// [`crate::writes::type_refusal`]): what a mistyped member answers, and the members the state
+/// still requires (the schema does not).
+fn describe_type_refusal(
+    body: &crate::writes::model::BodyModel,
+    schema: &mut rea_manifest::catalog::PropertySchema,
+) {
+    let required: Vec<&str> = body
+        .members
+        .iter()
+        .filter(|(_, member)| member.required)
+        .map(|(name, _)| name.as_str())
+        .collect();
+    let mut described = schema.description.take().unwrap_or_default();
+    described.push_str(
+        "; a member sent with a value of another JSON type answers the application's recorded type error",
+    );
+    if !required.is_empty() {
+        described.push_str(&format!(
+            "; otherwise the state refuses a body leaving out one of {}",
+            required.join(", ")
+        ));
+    }
+    schema.description = Some(described);
 }
 
 /// What a withheld write tool's description says, when `withheld` lists it.

@@ -72,6 +72,7 @@ pub mod precomputed;
 pub mod query;
 pub mod query_echo;
 pub mod query_order;
+pub mod query_refusals;
 pub mod query_terms;
 pub mod read;
 pub mod recorded;

@@ -122,6 +122,10 @@ pub struct StateView {
     /// state lacks (see [`crate::absent`]); left out when none.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub absent_answers: Vec<crate::absent::AbsentAnswer>,
+    /// The list read tools that answer their recorded refusal of a query naming a field their
+    /// entities do not hold (see [`crate::query_refusals`]); left out when none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub query_refusals: Vec<crate::query_refusals::QueryRefusal>,
     /// The recorded read tools that answer the state before the capture's creates (see
     /// [`crate::created`]); left out when none.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

@@ -239,6 +239,7 @@ fn served_write_ordinals(
     wanted.extend(plan.omitted.iter().map(|omitted| omitted.ordinal));
     wanted.extend(plan.referenced.iter().map(|referenced| referenced.ordinal));
     wanted.extend(plan.constant_refusals.iter().map(|refusal| refusal.ordinal));
+    wanted.extend(plan.type_refusals.iter().map(|refusal| refusal.ordinal));
     wanted.extend(
         plan.upsert
             .as_ref()
@@ -266,6 +267,7 @@ pub fn answered_ordinals(state: &StateView) -> std::collections::BTreeSet<u64> {
             .iter()
             .map(|route| route.envelope_ordinal),
     );
+    wanted.extend(state.query_refusals.iter().map(|refusal| refusal.ordinal));
     for view in &state.views {
         match &view.detail {
             ViewDetail::Item(item) => {

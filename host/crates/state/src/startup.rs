@@ -280,6 +280,7 @@ fn serve_state<'a>(
             crate::catalog::OfferedRules {
                 sparse: state.sparse.as_ref(),
                 compound: state.compound.as_ref(),
+                refusals: &state.query_refusals,
             },
         ),
         (state_rules.withheld(), name),

@@ -273,16 +273,10 @@ fn derive_pass(
     let mut views = read_views(manifest, details);
     mark_shared_queries(manifest, &mut views);
     generalize_views(manifest, timeline, (&types, &entities), &mut views, rules);
-    let folder_entries = crate::entries::derive(manifest, timeline, &views);
-    let folder_listings = crate::listings::derive(timeline, &folder_entries);
-    let tree_writes = crate::tree_writes::derive(
-        manifest,
-        timeline,
-        records,
-        &folder_listings,
-        &folder_entries,
-    );
+    let (folder_entries, folder_listings, tree_writes) =
+        folder_rules(manifest, timeline, records, &views);
     let absent_answers = crate::absent::derive(manifest, timeline, (&types, &entities), &views);
+    let query_refusals = crate::query_refusals::derive(manifest, timeline, &entities, &views);
     let sliced_members = crate::sliced::derive(manifest, timeline, &views);
     let created_reads = crate::created::derive(manifest, timeline, &views);
     let write_clock = write_clock_of(timeline);
@@ -310,6 +304,7 @@ fn derive_pass(
         folder_listings,
         tree_writes,
         absent_answers,
+        query_refusals,
         created_reads,
         sliced_members,
         store_counters: crate::counters::derive(manifest, timeline),
@@ -330,6 +325,30 @@ fn derive_pass(
         crate::writes::siblings::borrow_missing_answers(&mut state, records);
     }
     state
+}
+
+/// The folder entries the read views' recordings show, the folder listings composed from them
+/// and the writes of folder trees those listings teach.
+fn folder_rules(
+    manifest: &Manifest,
+    timeline: &Timeline,
+    records: &[CaptureRecord],
+    views: &[ReadView],
+) -> (
+    Vec<crate::entries::FolderEntries>,
+    Vec<crate::listings::FolderListing>,
+    Vec<crate::tree_writes::TreeWrites>,
+) {
+    let folder_entries = crate::entries::derive(manifest, timeline, views);
+    let folder_listings = crate::listings::derive(timeline, &folder_entries);
+    let tree_writes = crate::tree_writes::derive(
+        manifest,
+        timeline,
+        records,
+        &folder_listings,
+        &folder_entries,
+    );
+    (folder_entries, folder_listings, tree_writes)
 }
 
 /// The clock served writes start from: after the capture's last record.

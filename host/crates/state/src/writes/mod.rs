@@ -66,6 +66,7 @@ mod parent_create;
 mod referenced;
 pub mod references;
 pub mod relationship;
+mod replace_required;
 mod rows;
 pub mod serve;
 mod shapes;
@@ -75,6 +76,7 @@ pub mod target;
 #[cfg(test)]
 mod tests;
 mod together;
+pub(crate) mod type_refusal;
 
 pub use confirm::arguments_for;
 
@@ -537,6 +539,14 @@ fn share_sorts(drafts: &mut [Draft]) {
     }
 }
 
+/// What a call's arguments are checked for, learned after pass 3: the recorded refusal of a
+/// mistyped member ([`type_refusal`]) and the members a replacing update requires
+/// ([`replace_required`]).
+fn learn_argument_checks(drafts: &mut [Draft], timeline: &Timeline) {
+    type_refusal::learn(drafts, timeline);
+    replace_required::learn(drafts);
+}
+
 /// The write plans of a state (one per write tool, in manifest order), every successful write
 /// from the first on with what it relates to (see [`crate::derive::windows`]), and the entity
 /// types recorded writes changed though no write tool writes them, and the folder types whose
@@ -593,6 +603,7 @@ pub(crate) fn derive_write_plans(
     }
     conflict::share_with_copies(&mut drafts);
     constant_refusal::learn(&mut drafts, &observed, state, timeline);
+    learn_argument_checks(&mut drafts, timeline);
     share_sorts(&mut drafts);
     defaults::learn(&mut drafts, &observed);
     relationship::learn(&mut drafts, (&observed, &views), state, timeline, false);
@@ -717,6 +728,7 @@ impl Draft {
                 omitted: Vec::new(),
                 referenced: Vec::new(),
                 constant_refusals: Vec::new(),
+                type_refusals: Vec::new(),
                 copies: false,
                 children: Vec::new(),
                 batch: None,

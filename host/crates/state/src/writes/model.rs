@@ -187,6 +187,10 @@ pub struct WritePlan {
     /// [`super::constant_refusal`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub constant_refusals: Vec<ConstantRefusal>,
+    /// A create's or update's recorded refusal of a member sent with a value of another JSON
+    /// type (see [`super::type_refusal`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub type_refusals: Vec<TypeRefusal>,
     /// An update that copies its entity under a new identity (its rules generate it) and
     /// removes the original: a rename making a new record.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -249,6 +253,34 @@ pub struct ConstantRefusal {
     pub recorded_constant: String,
     /// This tool's constant: every successful call sent it, every held entity holds it.
     pub constant: String,
+}
+
+/// A write the application refused for sending a member with a scalar of another JSON type than
+/// its successful calls sent there, its answer spelling the member and both types' names.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TypeRefusal {
+    /// The failed call's record.
+    pub ordinal: u64,
+    /// The member it sent mistyped (a top-level member of the body's envelope).
+    pub member: String,
+    /// The JSON type the successful calls sent there (`number`).
+    pub expected: String,
+    /// The JSON type the failed call sent (`string`).
+    pub sent: String,
+    /// How the answer spells JSON type names.
+    pub spelling: TypeSpelling,
+}
+
+/// How an answer spells JSON type names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TypeSpelling {
+    /// `number`.
+    Lower,
+    /// `Number`.
+    Capitalised,
+    /// `NUMBER`.
+    Upper,
 }
 
 /// A delete the application refused while an entity of another type named the deleted entity in

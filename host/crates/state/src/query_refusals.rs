@@ -1,0 +1,457 @@
+//! A list's recorded refusal of a query naming a field its entities do not hold: the build called
+//! a list read with one query parameter naming, in its name (`filter[colour]=red`) or in its value
+//! (`sort=colour`), a word no entity of the listed type holds as a member at any depth, and the
+//! application answered `400`/`422` with a JSON body spelling that word (`TaskSchema has no
+//! attribute colour`, `invalid filter[colour]`). Learned where a successful read of the same tool
+//! used the same form with a field the entities hold (`filter[status]=todo`, `sort=-priority`),
+//! so the form is the one the list reads fields from; one refusal per tool and form.
+//!
+//! Served before the list's view: a call naming, in that form, a plain word (letters, digits,
+//! `_`) that no entity of the type the live state holds has as a member answers that recorded
+//! refusal with the recorded word renamed to the called one (`filter[weight]` answers `TaskSchema
+//! has no attribute weight`). A value form's comma-separated terms lose the descending mark the
+//! successful reads showed (`sort=-weight`); a term that is no plain word (`assignee.name`, an
+//! operator suffix) leaves the call to the view. The catalog admits the name form as an argument
+//! family (`^filter\[[A-Za-z0-9_]+\]$`), described as answering that refusal.
+//!
+//! Learned from the recordings only (the words a failed and a successful read named and the
+//! members the state's entities hold), never from names.
+
+use std::collections::BTreeSet;
+
+use rea_manifest::Manifest;
+use rea_plugin_api::json::Json;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use crate::answer::{StateAnswer, StateSource};
+use crate::model::{Entity, ReadView, ViewDetail};
+use crate::observation::{Observation, Timeline};
+use crate::service::StateService;
+
+/// Where a refused query names its field.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "form", rename_all = "kebab-case")]
+pub enum RefusedForm {
+    /// In the parameter's name, between a prefix and a suffix (`filter[` `colour` `]`).
+    Name {
+        /// The name's text before the field.
+        prefix: String,
+        /// The name's text after the field.
+        suffix: String,
+    },
+    /// In the value of one parameter, a comma list of fields (`sort=colour`).
+    Value {
+        /// The parameter's name.
+        parameter: String,
+        /// The mark a successful read put before a field to sort descending (`-`), if any.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        descending: Option<String>,
+    },
+}
+
+/// A list tool's recorded refusal of a query naming a field its entities do not hold.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct QueryRefusal {
+    /// The list read tool.
+    pub tool: String,
+    /// The listed entity type (its collection template).
+    pub entity_type: String,
+    /// Where the query names the field.
+    #[serde(flatten)]
+    pub form: RefusedForm,
+    /// The field the refused call named (renamed in its answer to the one a call names).
+    pub field: String,
+    /// The refused call's record.
+    pub ordinal: u64,
+}
+
+/// Whether a word is plain: letters, digits and `_` only, and not empty.
+fn plain(word: &str) -> bool {
+    !word.is_empty() && word.chars().all(|c| c.is_alphanumeric() || c == '_')
+}
+
+/// Every member name an entity's fields hold, at any depth.
+fn member_names(value: &Json, names: &mut BTreeSet<String>) {
+    match value {
+        Json::Object(members) => {
+            for (name, member) in members.iter() {
+                names.insert(name.to_owned());
+                member_names(member, names);
+            }
+        }
+        Json::Array(items) => items.iter().for_each(|item| member_names(item, names)),
+        _ => {}
+    }
+}
+
+/// The member names the entities of a type hold.
+fn held_names<'e>(entities: impl Iterator<Item = &'e Entity>) -> BTreeSet<String> {
+    let mut names = BTreeSet::new();
+    for entity in entities {
+        member_names(&entity.fields, &mut names);
+    }
+    names
+}
+
+/// Whether a string of the answer (not a key) holds the word whole: the characters beside it
+/// are neither letters, digits nor `_`.
+fn spells_word(answer: &Json, word: &str) -> bool {
+    match answer {
+        Json::String(text) => {
+            let inner = |c: char| c.is_alphanumeric() || c == '_';
+            text.match_indices(word).any(|(at, _)| {
+                let before = text[..at].chars().next_back();
+                let after = text[at + word.len()..].chars().next();
+                !before.is_some_and(inner) && !after.is_some_and(inner)
+            })
+        }
+        Json::Array(items) => items.iter().any(|item| spells_word(item, word)),
+        Json::Object(members) => members.iter().any(|(_, value)| spells_word(value, word)),
+        _ => false,
+    }
+}
+
+/// A value's fields: its comma-separated terms without the descending mark; `None` when a term
+/// is no plain word.
+fn value_fields(value: &str, descending: Option<&str>) -> Option<Vec<String>> {
+    value
+        .split(',')
+        .map(|term| {
+            let field = descending
+                .and_then(|mark| term.strip_prefix(mark))
+                .unwrap_or(term);
+            plain(field).then(|| field.to_owned())
+        })
+        .collect()
+}
+
+/// The field a query pair names in a form: the word between the prefix and suffix of a name,
+/// or the first of a value's fields the `held` names lack.
+fn named_field(
+    form: &RefusedForm,
+    (name, value): (&str, &str),
+    held: &BTreeSet<String>,
+) -> Option<String> {
+    match form {
+        RefusedForm::Name { prefix, suffix } => {
+            let field = name
+                .strip_prefix(prefix.as_str())?
+                .strip_suffix(suffix.as_str())?;
+            (plain(field) && !held.contains(field)).then(|| field.to_owned())
+        }
+        RefusedForm::Value {
+            parameter,
+            descending,
+        } => {
+            if name != parameter {
+                return None;
+            }
+            value_fields(value, descending.as_deref())?
+                .into_iter()
+                .find(|field| !held.contains(field))
+        }
+    }
+}
+
+/// The forms a refused pair may name its one field in: each plain word of its name between a
+/// prefix and a suffix (neither empty: a bare name is no family of names), and its value's one
+/// field (the mark of a descending sort is learned from the successes).
+fn candidate_forms((name, value): (&str, &str)) -> Vec<(RefusedForm, String)> {
+    let mut forms = Vec::new();
+    let mut start = None;
+    for (at, c) in name.char_indices().chain([(name.len(), ' ')]) {
+        let inner = at < name.len() && (c.is_alphanumeric() || c == '_');
+        match (inner, start) {
+            (true, None) => start = Some(at),
+            (false, Some(from)) if from > 0 && at < name.len() => {
+                let form = RefusedForm::Name {
+                    prefix: name[..from].to_owned(),
+                    suffix: name[at..].to_owned(),
+                };
+                forms.push((form, name[from..at].to_owned()));
+                start = None;
+            }
+            (false, Some(_)) => start = None,
+            _ => {}
+        }
+    }
+    let field = value.strip_prefix('-').unwrap_or(value);
+    if plain(field) {
+        let form = RefusedForm::Value {
+            parameter: name.to_owned(),
+            descending: None,
+        };
+        forms.push((form, field.to_owned()));
+    }
+    forms
+}
+
+/// The form as the successful reads show it: one of them used it with held fields only (a
+/// name form with a held field; a value form whose every term names a held field, its
+/// descending mark `-` when a term carried it), and none with a plain word the entities do not
+/// hold (which the application would then accept).
+fn shown_form(
+    form: RefusedForm,
+    successes: &[&Observation],
+    held: &BTreeSet<String>,
+) -> Option<RefusedForm> {
+    let pairs = || {
+        successes
+            .iter()
+            .flat_map(|observation| observation.query.iter().flatten())
+    };
+    let form = match form {
+        RefusedForm::Name { .. } => form,
+        RefusedForm::Value { parameter, .. } => {
+            let marked = pairs()
+                .filter(|(name, _)| *name == parameter)
+                .any(|(_, value)| value.split(',').any(|term| term.starts_with('-')));
+            RefusedForm::Value {
+                parameter,
+                descending: marked.then(|| "-".to_owned()),
+            }
+        }
+    };
+    let mut shown = false;
+    for (name, value) in pairs() {
+        let fields = match &form {
+            RefusedForm::Name { .. } => {
+                named_field(&form, (name, value), &BTreeSet::new()).map(|field| vec![field])
+            }
+            RefusedForm::Value {
+                parameter,
+                descending,
+            } => (name == parameter)
+                .then(|| value_fields(value, descending.as_deref()))
+                .flatten(),
+        };
+        match fields {
+            Some(fields) if fields.iter().all(|field| held.contains(field)) => shown = true,
+            Some(_) => return None,
+            None => {}
+        }
+    }
+    shown.then_some(form)
+}
+
+/// The refusals one list view's failed reads teach (see the module docs).
+fn derive_one(
+    timeline: &Timeline,
+    tool: usize,
+    view: &ReadView,
+    entities: &[Entity],
+) -> Vec<QueryRefusal> {
+    let ViewDetail::List(list) = &view.detail else {
+        return Vec::new();
+    };
+    let held = held_names(
+        entities
+            .iter()
+            .filter(|entity| entity.entity_type == list.entity_type),
+    );
+    let successes: Vec<&Observation> = timeline
+        .all(tool)
+        .filter(|seen| seen.is_success())
+        .collect();
+    let mut learned: Vec<QueryRefusal> = Vec::new();
+    for failed in timeline.all(tool) {
+        let (Some(answer), Some([(name, value)])) = (&failed.body, failed.query.as_deref()) else {
+            continue;
+        };
+        if !matches!(failed.status, 400 | 422) || held.is_empty() {
+            continue;
+        }
+        let shown: Vec<(RefusedForm, String)> = candidate_forms((name, value))
+            .into_iter()
+            .filter(|(_, field)| !held.contains(field) && spells_word(answer, field))
+            .filter_map(|(form, field)| Some((shown_form(form, &successes, &held)?, field)))
+            .collect();
+        if let [(form, field)] = shown.as_slice()
+            && !learned.iter().any(|known| known.form == *form)
+        {
+            learned.push(QueryRefusal {
+                tool: view.tool.clone(),
+                entity_type: list.entity_type.clone(),
+                form: form.clone(),
+                field: field.clone(),
+                ordinal: failed.ordinal,
+            });
+        }
+    }
+    learned
+}
+
+/// The query refusals the list reads' recordings teach (see the module docs).
+pub fn derive(
+    manifest: &Manifest,
+    timeline: &Timeline,
+    entities: &[Entity],
+    views: &[ReadView],
+) -> Vec<QueryRefusal> {
+    views
+        .iter()
+        .filter(|view| view.method == "GET")
+        .filter_map(|view| {
+            let tool = crate::derive::tool_index(manifest, &view.tool)?;
+            Some(derive_one(timeline, tool, view, entities))
+        })
+        .flatten()
+        .collect()
+}
+
+/// The argument family a name form admits: its prefix, a plain word, its suffix.
+pub(crate) fn family_pattern(prefix: &str, suffix: &str) -> String {
+    format!(
+        "^{}[A-Za-z0-9_]+{}$",
+        regex::escape(prefix),
+        regex::escape(suffix)
+    )
+}
+
+/// The refusal a read call answers when a query argument names, in a learned form, a field the
+/// live entities of the listed type do not hold; `None` otherwise.
+pub(crate) fn answer(
+    service: &StateService,
+    tool: &str,
+    arguments: &Map<String, Value>,
+) -> Option<StateAnswer> {
+    let refusals: Vec<&QueryRefusal> = service
+        .derived()
+        .query_refusals
+        .iter()
+        .filter(|refusal| refusal.tool == tool)
+        .collect();
+    let first = refusals.first()?;
+    let held = {
+        let live = service.read();
+        let collections = live.collections_of(&first.entity_type);
+        held_names(
+            collections
+                .iter()
+                .flat_map(|collection| live.collection(&first.entity_type, collection)),
+        )
+    };
+    // A name the tool takes already (recorded, or offered by the view) is no unknown field.
+    let known = |name: &str| {
+        service
+            .replay()
+            .tool(tool)
+            .is_some_and(|definition| definition.input_schema.argument(name).is_some())
+            || service
+                .derived()
+                .view(tool)
+                .is_some_and(|view| crate::catalog::generalized_names(view).contains(name))
+    };
+    for (name, value) in arguments {
+        let texts = rea_manifest::replay::query_texts(value);
+        let Some([value]) = texts.as_deref() else {
+            continue;
+        };
+        for refusal in &refusals {
+            if matches!(refusal.form, RefusedForm::Name { .. }) && known(name) {
+                continue;
+            }
+            let Some(field) = named_field(&refusal.form, (name, value), &held) else {
+                continue;
+            };
+            let base = service.kept(refusal.ordinal)?;
+            let renamed: Vec<(String, String)> = (field != refusal.field)
+                .then(|| (refusal.field.clone(), field))
+                .into_iter()
+                .collect();
+            return Some(crate::missing::renamed_answer(
+                base,
+                &renamed,
+                service.replay_evidence_id(),
+                false,
+                StateSource::state("query-refused", None),
+            ));
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn held(names: &[&str]) -> BTreeSet<String> {
+        names.iter().map(|name| (*name).to_owned()).collect()
+    }
+
+    #[test]
+    fn a_name_form_names_the_plain_word_between_its_prefix_and_suffix() {
+        let form = RefusedForm::Name {
+            prefix: "filter[".to_owned(),
+            suffix: "]".to_owned(),
+        };
+        let held = held(&["title", "status"]);
+        assert_eq!(
+            named_field(&form, ("filter[weight]", "1"), &held).as_deref(),
+            Some("weight")
+        );
+        // A held field, an operator suffix or another family names nothing refused.
+        assert_eq!(named_field(&form, ("filter[title]", "x"), &held), None);
+        assert_eq!(named_field(&form, ("filter[weight.gte]", "1"), &held), None);
+        assert_eq!(named_field(&form, ("page[weight]", "1"), &held), None);
+    }
+
+    #[test]
+    fn a_value_form_names_its_first_unheld_term_without_the_descending_mark() {
+        let form = RefusedForm::Value {
+            parameter: "sort".to_owned(),
+            descending: Some("-".to_owned()),
+        };
+        let held = held(&["title", "priority"]);
+        assert_eq!(
+            named_field(&form, ("sort", "-weight"), &held).as_deref(),
+            Some("weight")
+        );
+        assert_eq!(
+            named_field(&form, ("sort", "title,-weight"), &held).as_deref(),
+            Some("weight")
+        );
+        assert_eq!(named_field(&form, ("sort", "-priority,title"), &held), None);
+        // A term that is no plain word leaves the call to the view.
+        assert_eq!(
+            named_field(&form, ("sort", "project.name,weight"), &held),
+            None
+        );
+        assert_eq!(named_field(&form, ("order", "weight"), &held), None);
+    }
+
+    #[test]
+    fn a_refused_pair_offers_each_word_of_its_name_and_its_value() {
+        let forms = candidate_forms(("filter[colour]", "red"));
+        let fields: Vec<&str> = forms.iter().map(|(_, field)| field.as_str()).collect();
+        assert_eq!(fields, ["colour", "red"]);
+        assert_eq!(
+            forms[0].0,
+            RefusedForm::Name {
+                prefix: "filter[".to_owned(),
+                suffix: "]".to_owned()
+            }
+        );
+    }
+
+    #[test]
+    fn an_answer_spells_a_word_whole_in_its_strings() {
+        let answer = Json::parse(
+            br#"{"errors": [{"detail": "TaskSchema has no attribute colour", "colours": 1}]}"#,
+        )
+        .expect("json");
+        assert!(spells_word(&answer, "colour"));
+        assert!(!spells_word(&answer, "colours"));
+        assert!(!spells_word(&answer, "attrib"));
+    }
+
+    #[test]
+    fn the_name_family_admits_plain_words_only() {
+        let pattern = family_pattern("filter[", "]");
+        assert!(crate::families::readable(&pattern));
+        assert!(crate::families::matches(&pattern, "filter[weight]"));
+        assert!(!crate::families::matches(&pattern, "filter[weight.gte]"));
+        assert!(!crate::families::matches(&pattern, "xfilter[weight]"));
+    }
+}
