@@ -84,7 +84,8 @@ space is percent-encoded. Pages are followed through the server's own `links.nex
   fields; pages of 5 and of 2 (filtered) followed through `links.next`; includes on lists and an
   item; items (one with a null assignee and due date); related routes (to-many and to-one) and
   relationship routes; missing task and person (404); an unknown filter (400). Then the writes,
-  each followed by reads: create a task (201) and read both parents' `tasks` identifiers, `PATCH`
+  each followed by reads: create a task (201; its due date sent as a full timestamp) and read both
+  parents' `tasks` identifiers, `PATCH`
   two attributes (204), move it by `PATCH /tasks/<id>/relationships/project` (both projects' `tasks`
   identifiers read after), pass a task to another person through its relationship route; a person
   created, changed, given a task by a `relationships` member in a `PATCH`, deleted (the task's
@@ -105,7 +106,8 @@ space is percent-encoded. Pages are followed through the server's own `links.nex
   unknown filter (400), an unknown type (404); items the build read, asked with `fields[tasks]` and
   with `include`.
 - **probe-crud.har** — a task created in project 2, read in filtered lists and in its parents'
-  identifiers, `PATCH`ed and moved to project 4 by its relationship route; a seeded task done and
+  identifiers, `PATCH`ed (a due date written short, `2026-12-30`, is answered as the full timestamp
+  `2026-12-30T00:00:00.000Z`) and moved to project 4 by its relationship route; a seeded task done and
   another deleted (its project's identifiers shrink), pages of 4 after; a person created, handed a
   task through its relationship route, deleted (the task's assignee becomes null); a project
   created with a task, deleted (the task's project becomes null, `[exists]=false` lists it); a

@@ -139,7 +139,7 @@ def build_items(rec: Recorder) -> None:
 def build_task_writes(rec: Recorder) -> None:
     rec.section("Create a task, change it, move it, read it back")
     r = create(rec, T, "tasks", {"title": "Check the tide tables", "status": "todo", "priority": 2, "estimate": 3,
-                                 "due-date": "2026-12-12"},
+                                 "due-date": "2026-12-12T00:00:00.000Z"},
                "create a task in project 1 for Kofi; answers 201 with the generated id", task_in(1, 2))
     tid = r.json()["data"]["id"]
     read(rec, f"{T}/{tid}", "read it")
@@ -335,7 +335,8 @@ def probe_crud_tasks(rec: Recorder) -> None:
     read(rec, f"{P}/2", "project 2's `tasks` identifiers list it")
     read(rec, f"{H}/1", "Ines's `tasks` identifiers list it")
     read(rec, f"{P}/2/tasks", "project 2's related route")
-    update(rec, T, "tasks", tid, {"title": "Test the misters", "priority": 2}, "PATCH title and priority")
+    update(rec, T, "tasks", tid, {"title": "Test the misters", "priority": 2, "due-date": "2026-12-30"},
+           "PATCH title, priority and a due date written short (answered as a full timestamp)")
     read(rec, f"{T}/{tid}", "read it")
     read(rec, q(T, ("filter[priority]", "2"), ("sort", "title")), "priority 2 by title: listed")
     send(rec, "PATCH", f"{T}/{tid}/relationships/project", "PATCH the to-one relationship: move it to project 4",
