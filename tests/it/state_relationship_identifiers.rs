@@ -8,7 +8,9 @@
 //! members listed from an item path (`/books/4/`) and a list path (`/books/`) as one collection.
 //! The third JSON:API app, flask-rest-jsonapi-next, names the identifier through the related
 //! resource (`filter[assignee.id]`) and filters and sorts by related attributes with SQLite's
-//! nulls first (`joins::linkage_joins`, `QueryModel::nulls_first`).
+//! nulls first (`joins::linkage_joins`, `QueryModel::nulls_first`). The fourth, Fortune.js
+//! (fortune-json-api), filters by the bare identifier as drf-jsonapi does (`filter[project]=1`,
+//! a comma list `filter[assignee]=2,4`), its resources' `type` the collection's plural.
 
 use serde_json::{Value, json};
 
@@ -174,4 +176,45 @@ fn a_third_app_filters_and_sorts_by_a_related_attribute_nulls_first() {
             "10", "9", "5", "4", "6", "8", "7", "2", "3", "1", "12", "11"
         ]
     );
+}
+
+// The fourth JSON:API app, Fortune.js with fortune-json-api (`tests/corpus/apps/fortune/`): a
+// link field's bare identifier is its filter (`filter[project]=1`, `filter[assignee]=2,4`, build
+// entries 5-8), compared with the linkage `{type: "projects", id}` as drf-jsonapi's
+// `filter[author]`; every list answer's relative `links.self` repeats the call.
+
+#[test]
+fn a_fourth_app_filters_by_the_bare_relationship_identifier() {
+    let served = serve_corpus_app("fortune");
+    // build.har filtered by assignees 3, 2 and 4 together, and 1 with a status (entries 6-8);
+    // Marco (4) alone and project 3 never.
+    let (answer, is_error) = call_with_strings(&served, "get_tasks", &[("filter[assignee]", "4")]);
+    assert!(!is_error, "{answer:#}");
+    assert_eq!(answer["state"]["membership"], "query", "{answer:#}");
+    assert_eq!(listed_ids(&answer), ["2", "10", "12"]);
+    assert_eq!(answer["body"]["meta"]["count"], 3);
+    assert_eq!(
+        answer["body"]["links"]["self"],
+        "/tasks?filter%5Bassignee%5D=4"
+    );
+    let (answer, is_error) = call_with_strings(&served, "get_tasks", &[("filter[project]", "3")]);
+    assert!(!is_error, "{answer:#}");
+    assert_eq!(listed_ids(&answer), ["7", "8"]);
+    // A comma list of identifiers is `in`; a second filter narrows.
+    let (answer, is_error) =
+        call_with_strings(&served, "get_tasks", &[("filter[assignee]", "1,3")]);
+    assert!(!is_error, "{answer:#}");
+    assert_eq!(listed_ids(&answer), ["1", "4", "7", "8", "9"]);
+    let (answer, is_error) = call_with_strings(
+        &served,
+        "get_tasks",
+        &[("filter[project]", "2"), ("filter[status]", "todo")],
+    );
+    assert!(!is_error, "{answer:#}");
+    assert_eq!(listed_ids(&answer), ["6"]);
+    // An identifier no task's linkage names matches none (project 9 does not exist).
+    let (answer, is_error) = call_with_strings(&served, "get_tasks", &[("filter[project]", "9")]);
+    assert!(!is_error, "{answer:#}");
+    assert!(listed_ids(&answer).is_empty(), "{answer:#}");
+    assert_eq!(answer["body"]["meta"]["count"], 0);
 }
