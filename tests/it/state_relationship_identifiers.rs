@@ -10,7 +10,8 @@
 //! resource (`filter[assignee.id]`) and filters and sorts by related attributes with SQLite's
 //! nulls first (`joins::linkage_joins`, `QueryModel::nulls_first`). The fourth, Fortune.js
 //! (fortune-json-api), filters by the bare identifier as drf-jsonapi does (`filter[project]=1`,
-//! a comma list `filter[assignee]=2,4`), its resources' `type` the collection's plural.
+//! a comma list `filter[assignee]=2,4`), its resources' `type` the collection's plural, its
+//! related routes' `links.self` the called path (`path_echo.rs`).
 
 use serde_json::{Value, json};
 
@@ -217,4 +218,47 @@ fn a_fourth_app_filters_by_the_bare_relationship_identifier() {
     assert!(!is_error, "{answer:#}");
     assert!(listed_ids(&answer).is_empty(), "{answer:#}");
     assert_eq!(answer["body"]["meta"]["count"], 0);
+}
+
+#[test]
+fn a_fourth_app_related_route_names_the_called_parent_in_its_self_link() {
+    let served = serve_corpus_app("fortune");
+    // Recorded for projects 2 and 1 (entries 37, 50) and people 1 and 3 (entries 38, 60), each
+    // answer's `links.self` its own path (`path_echo.rs`); project 3 and Marco (4) never.
+    let (answer, is_error) = call_with_strings(
+        &served,
+        "get_projects_by_project_id_and_id",
+        &[("project_id", "3"), ("id", "tasks")],
+    );
+    assert!(!is_error, "{answer:#}");
+    assert_eq!(listed_ids(&answer), ["7", "8"]);
+    assert_eq!(answer["body"]["links"]["self"], "/projects/3/tasks");
+    let (answer, is_error) = call_with_strings(
+        &served,
+        "get_people_by_people_id_and_id",
+        &[("people_id", "4"), ("id", "tasks")],
+    );
+    assert!(!is_error, "{answer:#}");
+    assert_eq!(listed_ids(&answer), ["2", "10", "12"]);
+    assert_eq!(answer["body"]["links"]["self"], "/people/4/tasks");
+    // A served create naming project 3 is listed under it, and by the identifier filter.
+    let task = json!({"data": {"type": "tasks", "attributes": {"title": "Oil the levers"}, "relationships": {"project": {"data": {"type": "projects", "id": "3"}}, "assignee": {"data": {"type": "people", "id": "2"}}}}});
+    let (created, is_error) = served.call("post_tasks", with_body(&served, "post_tasks", task));
+    assert!(!is_error, "{created:#}");
+    let id = created["body"]["data"]["id"]
+        .as_str()
+        .expect("an id")
+        .to_owned();
+    let (answer, _) = call_with_strings(
+        &served,
+        "get_projects_by_project_id_and_id",
+        &[("project_id", "3"), ("id", "tasks")],
+    );
+    assert_eq!(
+        listed_ids(&answer),
+        ["7".to_owned(), "8".to_owned(), id.clone()]
+    );
+    assert_eq!(answer["body"]["links"]["self"], "/projects/3/tasks");
+    let (answer, _) = call_with_strings(&served, "get_tasks", &[("filter[project]", "3")]);
+    assert_eq!(listed_ids(&answer), ["7".to_owned(), "8".to_owned(), id]);
 }
