@@ -298,7 +298,24 @@ pub fn operator_word(word: &str) -> Option<&'static str> {
         .iter()
         .find(|(_, words)| words.contains(&word.as_str()))
         .map(|(op, _)| *op)
+        .or_else(|| {
+            OPERATOR_ALIASES
+                .iter()
+                .find(|(alias, _)| *alias == word.as_str())
+                .map(|(_, op)| *op)
+        })
 }
+
+/// Words read as an operator where a recording spells one so, but never offered where a family
+/// of spellings is completed (see [`OPERATORS`]): a range's bounds `min` and `max` (`gte`,
+/// `lte`), `fuzzy-match` (`like`) and `exists` (`nnull`: `true` holds a value, `false` is absent
+/// or null), as fortune-json-api's `filter[f][min]`, `[fuzzy-match]` and `[exists]` spell them.
+pub const OPERATOR_ALIASES: [(&str, &str); 4] = [
+    ("min", "gte"),
+    ("max", "lte"),
+    ("fuzzy-match", "like"),
+    ("exists", "nnull"),
+];
 
 /// The operators a filter may apply, each with the words that spell it (lower case, without a
 /// leading `_` or `$`): what a family of operator spellings is completed with.
@@ -545,6 +562,11 @@ mod tests {
         assert_eq!(operator_word("_nnull"), Some("nnull"));
         assert_eq!(operator_word("between"), Some("between"));
         assert_eq!(operator_word("glob"), Some("glob"));
+        // fortune-json-api's bracket words.
+        assert_eq!(operator_word("min"), Some("gte"));
+        assert_eq!(operator_word("max"), Some("lte"));
+        assert_eq!(operator_word("fuzzy-match"), Some("like"));
+        assert_eq!(operator_word("exists"), Some("nnull"));
         // `like` names the substring operator a recording establishes; `regex` is no word.
         assert_eq!(operator_word("_like"), Some("like"));
         assert_eq!(operator_word("regex"), None);

@@ -153,6 +153,30 @@ fn bracket_and_double_underscore_forms_complete_their_order_comparisons() {
 }
 
 #[test]
+fn bracket_words_outside_the_vocabulary_read_as_the_operators_they_alias() {
+    // fortune-json-api's words (`plugin-api` `OPERATOR_ALIASES`), recorded as `[min]` on priority,
+    // `[max]` and both on estimate, `[min]` on due-date, `[exists]=false` on assignee and
+    // `[fuzzy-match]=the` on title (build entries 10-15): other fields, a date's upper bound,
+    // the other link, a match in capitals, and the projects' budget.
+    assert_live_answers(
+        "fortune",
+        "get_tasks",
+        &[
+            "GET /tasks?filter[priority][max]=1",
+            "GET /tasks?filter[due-date][max]=2026-12-01",
+            "GET /tasks?filter[project][exists]=false",
+            "GET /tasks?filter[assignee][exists]=true",
+            "GET /tasks?filter[title][fuzzy-match]=WALL",
+        ],
+    );
+    assert_live_answers(
+        "fortune",
+        "get_projects",
+        &["GET /projects?filter[budget][min]=70"],
+    );
+}
+
+#[test]
 fn a_substring_form_reads_a_field_holding_an_array_item_by_item() {
     // Recorded: title_like on /posts, never a filter on `tags`, which holds arrays of words; the
     // live application lists the post one of whose tags holds the text (`search`).

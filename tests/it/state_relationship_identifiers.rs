@@ -8,7 +8,10 @@
 //! members listed from an item path (`/books/4/`) and a list path (`/books/`) as one collection.
 //! The third JSON:API app, flask-rest-jsonapi-next, names the identifier through the related
 //! resource (`filter[assignee.id]`) and filters and sorts by related attributes with SQLite's
-//! nulls first (`joins::linkage_joins`, `QueryModel::nulls_first`).
+//! nulls first (`joins::linkage_joins`, `QueryModel::nulls_first`). The fourth, Fortune.js
+//! (fortune-json-api), filters by the bare identifier as drf-jsonapi does (`filter[project]=1`,
+//! a comma list `filter[assignee]=2,4`), its resources' `type` the collection's plural, its
+//! related routes' `links.self` the called path (`path_echo.rs`).
 
 use serde_json::{Value, json};
 
@@ -174,4 +177,88 @@ fn a_third_app_filters_and_sorts_by_a_related_attribute_nulls_first() {
             "10", "9", "5", "4", "6", "8", "7", "2", "3", "1", "12", "11"
         ]
     );
+}
+
+// The fourth JSON:API app, Fortune.js with fortune-json-api (`tests/corpus/apps/fortune/`): a
+// link field's bare identifier is its filter (`filter[project]=1`, `filter[assignee]=2,4`, build
+// entries 5-8), compared with the linkage `{type: "projects", id}` as drf-jsonapi's
+// `filter[author]`; every list answer's relative `links.self` repeats the call.
+
+#[test]
+fn a_fourth_app_filters_by_the_bare_relationship_identifier() {
+    let served = serve_corpus_app("fortune");
+    // build.har filtered by assignees 3, 2 and 4 together, and 1 with a status (entries 6-8);
+    // Marco (4) alone and project 3 never.
+    let (answer, is_error) = call_with_strings(&served, "get_tasks", &[("filter[assignee]", "4")]);
+    assert!(!is_error, "{answer:#}");
+    assert_eq!(answer["state"]["membership"], "query", "{answer:#}");
+    assert_eq!(listed_ids(&answer), ["2", "10", "12"]);
+    assert_eq!(answer["body"]["meta"]["count"], 3);
+    assert_eq!(
+        answer["body"]["links"]["self"],
+        "/tasks?filter%5Bassignee%5D=4"
+    );
+    let (answer, is_error) = call_with_strings(&served, "get_tasks", &[("filter[project]", "3")]);
+    assert!(!is_error, "{answer:#}");
+    assert_eq!(listed_ids(&answer), ["7", "8"]);
+    // A comma list of identifiers is `in`; a second filter narrows.
+    let (answer, is_error) =
+        call_with_strings(&served, "get_tasks", &[("filter[assignee]", "1,3")]);
+    assert!(!is_error, "{answer:#}");
+    assert_eq!(listed_ids(&answer), ["1", "4", "7", "8", "9"]);
+    let (answer, is_error) = call_with_strings(
+        &served,
+        "get_tasks",
+        &[("filter[project]", "2"), ("filter[status]", "todo")],
+    );
+    assert!(!is_error, "{answer:#}");
+    assert_eq!(listed_ids(&answer), ["6"]);
+    // An identifier no task's linkage names matches none (project 9 does not exist).
+    let (answer, is_error) = call_with_strings(&served, "get_tasks", &[("filter[project]", "9")]);
+    assert!(!is_error, "{answer:#}");
+    assert!(listed_ids(&answer).is_empty(), "{answer:#}");
+    assert_eq!(answer["body"]["meta"]["count"], 0);
+}
+
+#[test]
+fn a_fourth_app_related_route_names_the_called_parent_in_its_self_link() {
+    let served = serve_corpus_app("fortune");
+    // Recorded for projects 2 and 1 (entries 37, 50) and people 1 and 3 (entries 38, 60), each
+    // answer's `links.self` its own path (`path_echo.rs`); project 3 and Marco (4) never.
+    let (answer, is_error) = call_with_strings(
+        &served,
+        "get_projects_by_project_id_and_id",
+        &[("project_id", "3"), ("id", "tasks")],
+    );
+    assert!(!is_error, "{answer:#}");
+    assert_eq!(listed_ids(&answer), ["7", "8"]);
+    assert_eq!(answer["body"]["links"]["self"], "/projects/3/tasks");
+    let (answer, is_error) = call_with_strings(
+        &served,
+        "get_people_by_people_id_and_id",
+        &[("people_id", "4"), ("id", "tasks")],
+    );
+    assert!(!is_error, "{answer:#}");
+    assert_eq!(listed_ids(&answer), ["2", "10", "12"]);
+    assert_eq!(answer["body"]["links"]["self"], "/people/4/tasks");
+    // A served create naming project 3 is listed under it, and by the identifier filter.
+    let task = json!({"data": {"type": "tasks", "attributes": {"title": "Oil the levers"}, "relationships": {"project": {"data": {"type": "projects", "id": "3"}}, "assignee": {"data": {"type": "people", "id": "2"}}}}});
+    let (created, is_error) = served.call("post_tasks", with_body(&served, "post_tasks", task));
+    assert!(!is_error, "{created:#}");
+    let id = created["body"]["data"]["id"]
+        .as_str()
+        .expect("an id")
+        .to_owned();
+    let (answer, _) = call_with_strings(
+        &served,
+        "get_projects_by_project_id_and_id",
+        &[("project_id", "3"), ("id", "tasks")],
+    );
+    assert_eq!(
+        listed_ids(&answer),
+        ["7".to_owned(), "8".to_owned(), id.clone()]
+    );
+    assert_eq!(answer["body"]["links"]["self"], "/projects/3/tasks");
+    let (answer, _) = call_with_strings(&served, "get_tasks", &[("filter[project]", "3")]);
+    assert_eq!(listed_ids(&answer), ["7".to_owned(), "8".to_owned(), id]);
 }

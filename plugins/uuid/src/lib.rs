@@ -13,7 +13,9 @@
 //! before (not a UUID: the `uuid` rule takes those). Four to seven characters are a token only
 //! in hex mixing digits with letters (`728c`, `f304`: short generated ids), since fewer digits
 //! alone are a number and fewer characters of a wider alphabet a word or code. Applied, it
-//! derives a string of that length from that alphabet in the same way. A token spelled as an
+//! derives a string of that length from that alphabet in the same way. Calls whose tokens fall
+//! in nested alphabets agree on the widest (a random base64url id holds no `-` or `_` in about
+//! two draws of three and reads as alphanumeric there: Fortune.js's memory adapter). A token spelled as an
 //! HTTP entity tag, between double quotes (an `@etag` member repeating the `ETag` header, one
 //! app: Roundup), is learned by what the quotes hold and served quoted.
 //!
@@ -25,7 +27,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use rea_plugin_api::contracts::rule::{
     ApplyOutcome, ApplyRequest, HeldIndexKind, LearnOutcome, LearnRequest, NoOptions,
 };
-use rea_plugin_api::rule_fields::{self, Agreement, FieldRules};
+use rea_plugin_api::rule_fields::{self, FieldRules};
 use rea_plugin_api::{Plugin, PluginError, StageInfo, StateRule};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -192,6 +194,73 @@ pub enum GeneratedShape {
     },
 }
 
+/// Whether every character of alphabet `narrow` is one of alphabet `wide`.
+fn alphabet_within(narrow: &str, wide: &str) -> bool {
+    match (alphabet_bytes(narrow), alphabet_bytes(wide)) {
+        (Some(narrow), Some(wide)) => narrow.iter().all(|byte| wide.contains(byte)),
+        _ => false,
+    }
+}
+
+/// The shape two calls' values agree on: the same shape, or tokens of one length and quoting
+/// whose alphabets nest (the wider); `None` when they disagree.
+fn widened(first: &GeneratedShape, second: &GeneratedShape) -> Option<GeneratedShape> {
+    if first == second {
+        return Some(first.clone());
+    }
+    let (
+        GeneratedShape::Token {
+            alphabet: a,
+            length: la,
+            quoted: qa,
+        },
+        GeneratedShape::Token {
+            alphabet: b,
+            length: lb,
+            quoted: qb,
+        },
+    ) = (first, second)
+    else {
+        return None;
+    };
+    if la != lb || qa != qb {
+        return None;
+    }
+    if alphabet_within(a, b) {
+        Some(second.clone())
+    } else if alphabet_within(b, a) {
+        Some(first.clone())
+    } else {
+        None
+    }
+}
+
+/// Per member, the shape every recorded call agreed on so far (`widened`), `None` once one call
+/// disagreed or held no generated value.
+#[derive(Default)]
+struct Widening {
+    findings: BTreeMap<String, Option<GeneratedShape>>,
+}
+
+impl Widening {
+    fn record(&mut self, pointer: &str, found: Option<GeneratedShape>) {
+        let merged = match self.findings.get(pointer) {
+            None => found,
+            Some(agreed) => match (agreed, &found) {
+                (Some(agreed), Some(found)) => widened(agreed, found),
+                _ => None,
+            },
+        };
+        self.findings.insert(pointer.to_owned(), merged);
+    }
+
+    fn agreed(self) -> impl Iterator<Item = (String, GeneratedShape)> {
+        self.findings
+            .into_iter()
+            .filter_map(|(pointer, found)| Some((pointer, found?)))
+    }
+}
+
 /// The token inside an entity tag's double quotes, and whether it was quoted.
 fn unquoted(text: &str) -> (&str, bool) {
     match text
@@ -246,7 +315,7 @@ impl StateRule for GeneratedRule {
         &self,
         request: &LearnRequest<NoOptions>,
     ) -> Result<LearnOutcome<Self::Rule>, PluginError> {
-        let mut shapes = Agreement::default();
+        let mut shapes = Widening::default();
         let mut seen: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
         for call in &request.calls {
             for (pointer, value) in &call.unexplained {
@@ -449,6 +518,43 @@ mod tests {
         let token = apply(Kind::Token, rule, Vec::new(), 3);
         assert_eq!(token.len(), 32);
         assert_eq!(alphabet(&token), Some("hex"));
+    }
+
+    #[test]
+    fn tokens_of_nested_alphabets_agree_on_the_widest() {
+        // Fortune.js's memory adapter draws 15 base64url characters; some draws hold no `-`/`_`.
+        let outcome = learn(
+            Kind::Token,
+            &[
+                json!("s2UkrBg-nlFk2kx"),
+                json!("JwPtrvji0QvJvgK"),
+                json!("O-8hNwDM6FmQp_n"),
+            ],
+        );
+        let LearnOutcome::Learned { rule, .. } = outcome else {
+            panic!("{outcome:?}")
+        };
+        assert_eq!(
+            rule.fields["/id"],
+            GeneratedShape::Token {
+                alphabet: "base64url".into(),
+                length: 15,
+                quoted: false
+            }
+        );
+        // Lengths that differ, and alphabets that do not nest (lower and upper hex), disagree.
+        for values in [
+            [json!("JwPtrvji0QvJvgK"), json!("JwPtrvji0QvJvgKa")],
+            [json!("48a6aa810b59"), json!("48A6AA810B59")],
+        ] {
+            assert!(
+                matches!(
+                    learn(Kind::Token, &values),
+                    LearnOutcome::NoExplanation { .. }
+                ),
+                "{values:?}"
+            );
+        }
     }
 
     #[test]

@@ -4,7 +4,8 @@
 //! compare as bytes, also against UTF-8 text carrying the same bytes. Objects compare member by
 //! member (`missing-field`, `extra-field`), arrays item by item once paired ([`crate::pairing`]:
 //! `length` when not every item pairs, `order` when paired items come in another order), clocks
-//! by format (`clock-format`), identifier fields through the id mapping, generated values under
+//! by format (`clock-format`), identifier fields through the id mapping (and a path's segments
+//! naming mapped ids, a link to a generated id: [`segments_translate`]), generated values under
 //! the answer's generation rules, and anything else literally (`value`). Each difference has a
 //! JSON pointer into the application's answer (an extra member's pointer names where it would
 //! be) and both values, cut short.
@@ -279,6 +280,32 @@ fn escape(segment: &str) -> String {
     segment.replace('~', "~0").replace('/', "~1")
 }
 
+/// Whether the live text, a path whose `/`-separated segments include ids the mapping pairs
+/// with other environment ids, spells the environment's once each is translated (a link naming
+/// a generated id: `/tasks/<id>/relationships/project`); a segment the mapping does not pair is
+/// compared as it is.
+fn segments_translate(ids: &IdMap, live: &Value, env: &Value) -> bool {
+    let (Some(live), Some(env)) = (live.as_str(), env.as_str()) else {
+        return false;
+    };
+    // A text that is one id alone is a value, not a path (an identifier field maps by name).
+    if !live.contains('/') {
+        return false;
+    }
+    let mut changed = false;
+    let rebuilt: Vec<String> = live
+        .split('/')
+        .map(|segment| match ids.lookup(None, segment) {
+            Some(mapped) if !segment.is_empty() && mapped != segment => {
+                changed = true;
+                mapped.to_owned()
+            }
+            _ => segment.to_owned(),
+        })
+        .collect();
+    changed && rebuilt.join("/") == env
+}
+
 fn numbers_equal(live: &Value, env: &Value) -> bool {
     match (live, env) {
         (Value::Number(a), Value::Number(b)) => {
@@ -423,6 +450,10 @@ impl<'c> Walk<'c> {
             if compared != live {
                 self.found.normalised.id += 1;
             }
+            return;
+        }
+        if translated.is_none() && segments_translate(self.context.ids, live, env) {
+            self.found.normalised.id += 1;
             return;
         }
         self.differ(Category::Value, pointer, Some(live), Some(env));
@@ -649,6 +680,31 @@ mod tests {
         assert_eq!(found.normalised.id, 3);
         // contract: COMPARE-074
         assert_eq!(pointers(&found), vec!["/note", "/views"]);
+    }
+
+    #[test]
+    fn a_link_naming_a_mapped_id_compares_through_the_mapping() {
+        let mut ids = IdMap::default();
+        ids.learn(None, &json!("gyDs1uK9iu2Ivm3"), &json!("iSpbIaU3Sjihy6L"));
+        let found = json_differences(
+            &ids,
+            json!({"links": {"self": "/tasks/gyDs1uK9iu2Ivm3/relationships/project"}}),
+            json!({"links": {"self": "/tasks/iSpbIaU3Sjihy6L/relationships/project"}}),
+        );
+        assert!(found.differences.is_empty(), "{:?}", found.differences);
+        assert_eq!(found.normalised.id, 1);
+        // Another id, or the same id under another path, still differs.
+        for env in [
+            "/tasks/sw9YeN4TiaFA8hk/project",
+            "/tasks/iSpbIaU3Sjihy6L/assignee",
+        ] {
+            let found = json_differences(
+                &ids,
+                json!({"links": {"self": "/tasks/gyDs1uK9iu2Ivm3/project"}}),
+                json!({"links": {"self": env}}),
+            );
+            assert_eq!(categories(&found), ["value"], "{env}");
+        }
     }
 
     #[test]

@@ -929,6 +929,57 @@ pub(crate) mod tests {
     }
 
     #[test]
+    fn seeded_numbers_beside_generated_tokens_are_one_sibling_variance_parameter() {
+        // Seeded numeric ids beside the random tokens the application generated for creates.
+        let records = vec![
+            record(0, "GET", "http://h/tasks/1")
+                .json(200, r#"{"data":{"id":"1"}}"#)
+                .build(),
+            record(1, "GET", "http://h/tasks/s2UkrBg-nlFk2kx")
+                .json(200, r#"{"data":{"id":"s2UkrBg-nlFk2kx"}}"#)
+                .build(),
+            record(2, "PATCH", "http://h/tasks/s2UkrBg-nlFk2kx")
+                .answer(204, "text/plain", "")
+                .build(),
+            record(3, "PATCH", "http://h/tasks/10")
+                .answer(204, "text/plain", "")
+                .build(),
+            record(4, "GET", "http://h/people/3")
+                .json(200, r#"{"data":{"id":"3"}}"#)
+                .build(),
+        ];
+        let with = project(&records, &["opaque-token", "sibling-variance"]);
+        let templates: Vec<(&str, &str)> = with
+            .tools
+            .iter()
+            .map(|tool| (tool.method.as_str(), tool.path_template.as_str()))
+            .collect();
+        assert!(
+            templates.contains(&("GET", "/tasks/{sibling-variance}")),
+            "{templates:?}"
+        );
+        assert!(
+            templates.contains(&("PATCH", "/tasks/{sibling-variance}")),
+            "{templates:?}"
+        );
+        // A family holding one shape keeps its rule.
+        assert!(
+            templates.contains(&("GET", "/people/{numeric}")),
+            "{templates:?}"
+        );
+        // Without sibling variance the shapes stay apart.
+        let without = project(&records, &["opaque-token"]);
+        let apart: Vec<&str> = without
+            .tools
+            .iter()
+            .filter(|tool| tool.method == "GET")
+            .map(|tool| tool.path_template.as_str())
+            .collect();
+        assert!(apart.contains(&"/tasks/{numeric}"), "{apart:?}");
+        assert!(apart.contains(&"/tasks/{opaque-token}"), "{apart:?}");
+    }
+
+    #[test]
     fn ids_of_one_collection_in_two_shapes_are_one_sibling_variance_parameter() {
         let records = vec![
             record(0, "GET", "http://h/tickets/101")

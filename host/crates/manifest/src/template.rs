@@ -22,7 +22,9 @@
 //!    become parameters; values whose 2xx JSON answers do not echo them stay literal. Ids of the
 //!    same family that a format rule took join that parameter when their answers echo them too
 //!    (or answered no JSON): one collection's ids in two shapes (`101` and `728c`) are one
-//!    parameter, not a tool per shape. Repeated until nothing changes.
+//!    parameter, not a tool per shape; so are ids a format rule and the opaque-token rule took
+//!    apart (seeded numbers beside generated tokens: `7` and `gyDs1uK9iu2Ivm3`), whose answers
+//!    echo them too. Repeated until nothing changes.
 //! 4. `prefix-variance`: a literal segment at a position that another path, equal up to that
 //!    position, holds as a parameter, when the literal is one of that parameter's observed values
 //!    (`/collections/{…}` observed `tasks`, so `/collections/tasks/records` is templated too).
@@ -362,6 +364,7 @@ pub(crate) fn template_records(
                 }
             }
             TemplateRule::SiblingVariance => {
+                join_token_ids(&segments, &mut state, responses);
                 while apply_sibling_variance(&segments, &mut state, responses) {}
             }
             TemplateRule::PrefixVariance => while apply_prefix_variance(&segments, &mut state) {},
@@ -488,6 +491,62 @@ fn join_formatted_ids(
         state[*record][position] = Some(SegmentRule::SiblingVariance);
     }
     !joining.is_empty()
+}
+
+/// Ids of one collection that two rules took apart, a format rule's (`7`) and the opaque-token
+/// rule's (`gyDs1uK9iu2Ivm3`: seeded numbers beside generated tokens), at one position of paths
+/// otherwise equal: one sibling-variance parameter when every such record's 2xx JSON answer
+/// echoes its segment or it answered none, not a tool per shape.
+fn join_token_ids(
+    segments: &[Vec<&str>],
+    state: &mut [Vec<Option<SegmentRule>>],
+    responses: &ParsedResponses<'_>,
+) {
+    // (length, position, the other tokens) → the records holding an id rule there.
+    let mut families: BTreeMap<(usize, usize, Vec<Token<'_>>), Vec<usize>> = BTreeMap::new();
+    for (record, path) in segments.iter().enumerate() {
+        for position in 0..path.len() {
+            let Some(rule) = state[record][position] else {
+                continue;
+            };
+            if !(rule.is_format() || rule == SegmentRule::OpaqueToken) {
+                continue;
+            }
+            let others: Vec<Token<'_>> = path
+                .iter()
+                .zip(&state[record])
+                .enumerate()
+                .filter(|(index, _)| *index != position)
+                .map(|(_, (segment, rule))| token(segment, *rule))
+                .collect();
+            families
+                .entry((path.len(), position, others))
+                .or_default()
+                .push(record);
+        }
+    }
+    for ((_, position, _), records) in families {
+        let shapes: BTreeSet<SegmentRule> = records
+            .iter()
+            .filter_map(|record| state[*record][position])
+            .collect();
+        if !shapes.contains(&SegmentRule::OpaqueToken)
+            || !shapes.iter().any(|rule| rule.is_format())
+        {
+            continue;
+        }
+        let echoing = records.iter().all(|record| {
+            let value = segment_value(segments[*record][position]);
+            responses
+                .success_json(*record)
+                .is_none_or(|body| echoes_identity(body, &value))
+        });
+        if echoing {
+            for record in records {
+                state[record][position] = Some(SegmentRule::SiblingVariance);
+            }
+        }
+    }
 }
 
 fn apply_prefix_variance(segments: &[Vec<&str>], state: &mut [Vec<Option<SegmentRule>>]) -> bool {

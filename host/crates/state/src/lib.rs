@@ -67,6 +67,7 @@ pub mod nesting;
 pub mod observation;
 pub mod page_cursor;
 pub mod page_envelope;
+pub mod path_echo;
 pub mod plane;
 pub mod precomputed;
 pub mod query;

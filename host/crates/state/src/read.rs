@@ -1709,7 +1709,8 @@ impl StateService {
     }
 
     /// `members` rendered in the list's shape and answered in its first checked line's envelope,
-    /// from the state at the called path (`scope`: what of the collection the answer shows).
+    /// from the state at the called path (`scope`: what of the collection the answer shows), the
+    /// envelope members echoing the lines' paths naming the called one ([`crate::path_echo`]).
     fn answer_members(
         &self,
         tool: &str,
@@ -1723,9 +1724,17 @@ impl StateService {
             Err(error) => return Ok(error),
         };
         let line = list.lines.first().ok_or("unrecorded-request")?;
-        let (body, base) = self
+        let (mut body, base) = self
             .list_body(list, line, rendered, None)
             .ok_or("unrecorded-request")?;
+        let lines: Vec<(&Json, &str)> = list
+            .lines
+            .iter()
+            .filter_map(|line| self.kept(line.record_ordinal))
+            .filter_map(|kept| Some((kept.json()?, kept.path.as_str())))
+            .collect();
+        let called = format!("/{}", segments.join("/"));
+        crate::path_echo::mint(&mut body, &crate::path_echo::echoing(&lines), &called);
         Ok(state_answer(
             base,
             body,
