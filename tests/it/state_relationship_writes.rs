@@ -200,3 +200,44 @@ fn a_third_app_patch_merges_relationships_and_a_delete_clears_the_linkages_namin
         json!({"type": "person", "id": "1"})
     );
 }
+
+// flask-rest-jsonapi-next's project create (build entry 70) is read back (entry 73) only after
+// two task creates naming the project (entries 71, 72), so the read lists tasks the create did
+// not make: the later writes naming the project end the create's window (`writes/observe.rs`),
+// and the create is learned from its answer (an empty `tasks` linkage), then its projects' lists
+// follow the tasks' creates (`inverse.rs`). The person update of entry 61, read back (entry 65)
+// after a task update naming the person (entry 63), is learned the same way.
+
+fn create(served: &crate::state_support::Served, tool: &str, body: Value) -> Value {
+    let mut arguments = Map::new();
+    arguments.insert("body".into(), body);
+    let (answer, is_error) = served.call(tool, arguments);
+    assert!(!is_error, "{answer:#}");
+    assert_eq!(answer["status"], 201, "{answer:#}");
+    answer["body"]["data"].clone()
+}
+
+#[test]
+fn a_project_create_read_back_after_tasks_naming_it_is_served_and_lists_them() {
+    let served = serve_corpus_app("flask-rest-jsonapi-next");
+    for tool in ["post_projects", "patch_people_by_id"] {
+        let plan = crate::state_support::write_plan(&served, tool);
+        assert!(plan.served, "{tool}: {:?}", plan.reason);
+    }
+    let sent = json!({"data": {"type": "project", "attributes": {"name": "Canal Locks", "code": "CNL", "budget": 75}}});
+    let project = create(&served, "post_projects", sent);
+    assert_eq!(project["id"], "5", "{project:#}");
+    assert_eq!(project["relationships"]["tasks"]["data"], json!([]));
+    assert_eq!(
+        project["relationships"]["tasks"]["links"]["self"],
+        "/projects/5/relationships/tasks"
+    );
+    let sent = json!({"data": {"type": "task", "attributes": {"title": "Seal the gates"},
+        "relationships": {"project": {"data": {"type": "project", "id": "5"}}}}});
+    let task = create(&served, "post_tasks", sent);
+    let (answer, is_error) =
+        crate::state_support::call_with_strings(&served, "get_projects_by_id", &[("id", "5")]);
+    assert!(!is_error, "{answer:#}");
+    let listed = linked_task_ids(&answer);
+    assert_eq!(listed, [task["id"].as_str().expect("an id")]);
+}

@@ -4170,3 +4170,67 @@ fn a_stage_is_asked_to_learn_only_within_its_declared_scope() {
     // After `sequence` explained the id, nothing is left for an explaining stage.
     assert!(asked(&last, 0).is_empty());
 }
+
+/// A JSON:API group listing the identifiers of the items whose `group` linkage names it.
+fn group(id: &str, name: &str, items: &[&str]) -> Value {
+    let items: Vec<Value> = items
+        .iter()
+        .map(|item| json!({"type": "item", "id": item}))
+        .collect();
+    json!({"type": "group", "id": id, "name": name, "items": {"data": items}})
+}
+
+fn item(id: &str, title: &str, group: &str) -> Value {
+    json!({"type": "item", "id": id, "title": title, "group": {"data": {"type": "group", "id": group}}})
+}
+
+#[test]
+fn a_create_read_back_after_a_child_naming_it_is_learned_from_its_answer() {
+    let child =
+        json!({"type": "item", "title": "c", "group": {"data": {"type": "group", "id": "3"}}});
+    let fixture = derive(vec![
+        get(
+            0,
+            "/groups",
+            200,
+            json!({"data": [group("1", "a", &["1"]), group("2", "b", &["2"])]}),
+        ),
+        get(
+            1,
+            "/items",
+            200,
+            json!({"data": [item("1", "x", "1"), item("2", "y", "2")]}),
+        ),
+        get(2, "/groups/1", 200, group("1", "a", &["1"])),
+        get(3, "/items/2", 200, item("2", "y", "2")),
+        record(
+            4,
+            "POST",
+            "/groups",
+            Some(json!({"type": "group", "name": "c"})),
+            201,
+            group("3", "c", &[]),
+        ),
+        // The item's create names group 3: the group's read after it lists the item, which the
+        // group's create did not make.
+        record(5, "POST", "/items", Some(child), 201, item("3", "c", "3")),
+        get(6, "/groups/3", 200, group("3", "c", &["3"])),
+        get(7, "/items/3", 200, item("3", "c", "3")),
+    ]);
+    let plan = fixture.plan("post_groups");
+    assert!(plan.served, "{plan:?}");
+    // The create made an empty list (its answer), not the one the read after the item's create
+    // showed.
+    let fields = plan.fields.as_ref().expect("fields");
+    let made = fields.nested_constants.get("/items/data");
+    assert_eq!(
+        made.map(|items| items.to_canonical_string()).as_deref(),
+        Some("[]")
+    );
+    let (made, error) = fixture.call(
+        "post_groups",
+        json!({"body": {"type": "group", "name": "d"}}),
+    );
+    assert!(!error, "{made:#}");
+    assert_eq!(made["body"]["items"]["data"], json!([]), "{made:#}");
+}
