@@ -241,3 +241,110 @@ fn a_project_create_read_back_after_tasks_naming_it_is_served_and_lists_them() {
     let listed = linked_task_ids(&answer);
     assert_eq!(listed, [task["id"].as_str().expect("an id")]);
 }
+
+// flask-rest-jsonapi-next's to-many relationship route `POST /projects/{id}/relationships/tasks`
+// (build entry 80, adding task 11 to project 4 and answering a message only, read back by entry
+// 81) is learned from its one call as the named tasks' `project` linkage set to the project
+// (`writes/to_many.rs`); the projects' lists follow (`inverse.rs`). Its `DELETE` sibling (entry
+// 83) stays withheld: the capture holds no body of it. No other recorded app writes a to-many
+// relationship route (drf-jsonapi and safrs write to-one relationships only).
+
+const TO_MANY: &str = "post_projects_by_project_id_and_segment_2_and_id";
+
+fn project_args(project: &str, segment: &str, name: &str, body: Value) -> Map<String, Value> {
+    let mut arguments = Map::new();
+    arguments.insert("project_id".into(), Value::String(project.into()));
+    arguments.insert("segment_2".into(), Value::String(segment.into()));
+    arguments.insert("id".into(), Value::String(name.into()));
+    arguments.insert("body".into(), body);
+    arguments
+}
+
+fn project_task_ids(served: &crate::state_support::Served, id: &str) -> Vec<String> {
+    let (answer, is_error) =
+        crate::state_support::call_with_strings(served, "get_projects_by_id", &[("id", id)]);
+    assert!(!is_error, "{answer:#}");
+    linked_task_ids(&answer)
+}
+
+#[test]
+fn a_to_many_route_links_the_named_tasks_to_the_project_and_its_list_follows() {
+    let served = serve_corpus_app("flask-rest-jsonapi-next");
+    let plan = crate::state_support::write_plan(&served, TO_MANY);
+    assert!(plan.served, "{:?}", plan.reason);
+    let model = plan.to_many.as_ref().expect("a to-many model");
+    assert_eq!(model.identifiers, "/data");
+    assert!(model.adds);
+    assert_eq!(model.fixed, [(2, "relationships".to_owned())]);
+    let link = &model.named["tasks"];
+    assert_eq!(link.linkage, "/relationships/project/data");
+    let withheld = crate::state_support::write_plan(
+        &served,
+        "delete_projects_by_project_id_and_segment_2_and_id",
+    );
+    assert!(!withheld.served);
+    // Task 9 (project 4) and task 12 join project 1.
+    let before = project_task_ids(&served, "1");
+    let sent = json!({"data": [{"type": "task", "id": "12"}, {"type": "task", "id": "9"}]});
+    let (answer, is_error) =
+        served.call(TO_MANY, project_args("1", "relationships", "tasks", sent));
+    assert!(!is_error, "{answer:#}");
+    assert_eq!(
+        answer["body"]["meta"]["message"],
+        "Relationship successfully created"
+    );
+    for id in ["9", "12"] {
+        let project = &tracker_task(&served, id)["relationships"]["project"];
+        assert_eq!(
+            project["data"],
+            json!({"type": "project", "id": "1"}),
+            "{project:#}"
+        );
+        assert_eq!(
+            project["links"]["self"],
+            format!("/tasks/{id}/relationships/project")
+        );
+    }
+    let mut expected = before.clone();
+    expected.extend(["9".to_owned(), "12".to_owned()]);
+    assert_eq!(project_task_ids(&served, "1"), expected);
+    assert!(!project_task_ids(&served, "4").contains(&"9".to_owned()));
+}
+
+#[test]
+fn a_to_many_route_refuses_an_unknown_task_segment_relationship_or_a_body_beside() {
+    let served = serve_corpus_app("flask-rest-jsonapi-next");
+    let before = project_task_ids(&served, "1");
+    let task = json!({"data": [{"type": "task", "id": "12"}]});
+    for (segment, name, sent) in [
+        // One unknown identifier refuses the whole call.
+        (
+            "relationships",
+            "tasks",
+            json!({"data": [{"type": "task", "id": "12"}, {"type": "task", "id": "99"}]}),
+        ),
+        (
+            "relationships",
+            "tasks",
+            json!({"data": [{"type": "person", "id": "1"}]}),
+        ),
+        ("links", "tasks", task.clone()),
+        ("relationships", "members", task.clone()),
+        (
+            "relationships",
+            "tasks",
+            json!({"data": [{"type": "task", "id": "12"}], "meta": {}}),
+        ),
+    ] {
+        let (answer, is_error) = served.call(TO_MANY, project_args("1", segment, name, sent));
+        assert!(is_error, "{segment}/{name}: {answer:#}");
+    }
+    let (answer, is_error) =
+        served.call(TO_MANY, project_args("42", "relationships", "tasks", task));
+    assert!(is_error, "{answer:#}");
+    assert_eq!(project_task_ids(&served, "1"), before);
+    assert_eq!(
+        tracker_task(&served, "12")["relationships"]["project"]["data"],
+        Value::Null
+    );
+}

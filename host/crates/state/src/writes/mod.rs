@@ -72,6 +72,7 @@ pub(crate) mod siblings;
 pub mod target;
 #[cfg(test)]
 mod tests;
+pub mod to_many;
 
 pub use confirm::arguments_for;
 
@@ -593,6 +594,7 @@ pub(crate) fn derive_write_plans(
     share_sorts(&mut drafts);
     defaults::learn(&mut drafts, &observed);
     relationship::learn(&mut drafts, (&observed, &views), state, timeline, false);
+    to_many::learn(&mut drafts, (&observed, &views), state, timeline, false);
     // Pass 4 (`confirm`).
     let unmodelled = confirm::confirm(
         manifest,
@@ -613,6 +615,7 @@ pub(crate) fn derive_write_plans(
         }
     }
     relationship::learn(&mut drafts, (&observed, &views), state, timeline, true);
+    to_many::learn(&mut drafts, (&observed, &views), state, timeline, true);
     let related = related_writes(manifest, timeline, &drafts, &observed);
     let mut plans: Vec<WritePlan> = drafts.into_iter().map(|draft| draft.plan).collect();
     borrowed_plans(manifest, timeline, (state, &views), records, &mut plans);
@@ -719,6 +722,7 @@ impl Draft {
                 batch: None,
                 guarded: None,
                 relationship: None,
+                to_many: None,
                 references: Vec::new(),
             },
             classified,
