@@ -348,3 +348,114 @@ fn a_to_many_route_refuses_an_unknown_task_segment_relationship_or_a_body_beside
         Value::Null
     );
 }
+
+// The relationship routes' reads (`linkage_routes.rs`): flask-rest-jsonapi-next's
+// `/tasks/{id}/{segment_2}/{id}` and `/projects/{id}/{segment_2}/{id}`, each read once by the
+// build (entries 37, 38), answer the linkage the state holds, its ids spelled as numbers as the
+// reads spelled them, `links.self` the call's path and a to-many's `links.related` the entity's
+// own; so they follow the served relationship writes. drf-jsonapi's literal relationship routes
+// (`/books/{id}/relationships/author`, `/authors/{id}/relationships/books`, entries 35, 36) are
+// learned the same way, their ids spelled as held, and follow its relationship writes too.
+
+fn route_read(served: &crate::state_support::Served, tool: &str, args: &[(&str, &str)]) -> Value {
+    let (answer, is_error) = crate::state_support::call_with_strings(served, tool, args);
+    assert!(!is_error, "{answer:#}");
+    assert_eq!(answer["state"]["source"], "state", "{answer:#}");
+    answer["body"].clone()
+}
+
+#[test]
+fn the_relationship_routes_answer_the_held_linkage_and_follow_the_writes() {
+    let served = serve_corpus_app("flask-rest-jsonapi-next");
+    let task_route = |id: &str, name: &str| {
+        let args = [
+            ("task_id", id),
+            ("segment_2", "relationships"),
+            ("id", name),
+        ];
+        route_read(&served, "get_tasks_by_task_id_and_segment_2_and_id", &args)
+    };
+    let nobody = task_route("10", "assignee");
+    assert_eq!(nobody["data"], Value::Null, "{nobody:#}");
+    assert_eq!(nobody["links"]["self"], "/tasks/10/relationships/assignee");
+    assert_eq!(
+        task_route("7", "project")["data"],
+        json!({"id": 3, "type": "project"})
+    );
+    let project_route = |id: &str| {
+        let args = [
+            ("project_id", id),
+            ("segment_2", "relationships"),
+            ("id", "tasks"),
+        ];
+        route_read(
+            &served,
+            "get_projects_by_project_id_and_segment_2_and_id",
+            &args,
+        )
+    };
+    let listed = project_route("1");
+    assert_eq!(
+        listed["links"]["related"], "/projects/1/tasks",
+        "{listed:#}"
+    );
+    assert_eq!(listed["links"]["self"], "/projects/1/relationships/tasks");
+    // Task 12 joins project 1 through the to-many route: both routes show it.
+    let sent = json!({"data": [{"type": "task", "id": "12"}]});
+    let (answer, is_error) =
+        served.call(TO_MANY, project_args("1", "relationships", "tasks", sent));
+    assert!(!is_error, "{answer:#}");
+    let ids: Vec<Value> = project_route("1")["data"]
+        .as_array()
+        .expect("an array")
+        .iter()
+        .map(|entry| entry["id"].clone())
+        .collect();
+    assert_eq!(ids, [json!(1), json!(2), json!(3), json!(12)]);
+    assert_eq!(
+        task_route("12", "project")["data"],
+        json!({"id": 1, "type": "project"})
+    );
+}
+
+#[test]
+fn a_second_app_relationship_read_follows_its_relationship_write() {
+    let served = serve_corpus_app("drf-jsonapi");
+    let books_of = |author: &str| {
+        let args = [("author_id", author)];
+        route_read(
+            &served,
+            "get_authors_relationships_books_by_author_id",
+            &args,
+        )["data"]
+            .clone()
+    };
+    let before = books_of("1");
+    // Book 9 credited to author 1 through the to-one route.
+    let tool = "patch_books_relationships_author_by_book_id";
+    let mut arguments = crate::state_support::with_body(
+        &served,
+        tool,
+        json!({"data": {"type": "Author", "id": "1"}}),
+    );
+    arguments.insert("book_id".into(), json!("9"));
+    let (answer, is_error) = served.call(tool, arguments);
+    assert!(!is_error, "{answer:#}");
+    let mut expected = before.as_array().expect("an array").clone();
+    expected.push(json!({"type": "Book", "id": "9"}));
+    assert_eq!(books_of("1"), Value::Array(expected));
+    let args = [("book_id", "9")];
+    let author = route_read(&served, "get_books_relationships_author_by_book_id", &args);
+    assert_eq!(author, json!({"data": {"type": "Author", "id": "1"}}));
+    // Both reads are linkage routes (`linkage_routes.rs`), their ids spelled as held.
+    let routes: Vec<&str> = (served.state().linkage_routes.iter())
+        .map(|route| route.tool.as_str())
+        .collect();
+    assert_eq!(
+        routes,
+        [
+            "get_books_relationships_author_by_book_id",
+            "get_authors_relationships_books_by_author_id"
+        ]
+    );
+}

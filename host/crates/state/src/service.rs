@@ -267,6 +267,12 @@ pub fn answered_ordinals(state: &StateView) -> std::collections::BTreeSet<u64> {
             .iter()
             .map(|route| route.envelope_ordinal),
     );
+    wanted.extend(
+        state
+            .linkage_routes
+            .iter()
+            .map(|route| route.envelope_ordinal),
+    );
     for view in &state.views {
         match &view.detail {
             ViewDetail::Item(item) => {
