@@ -266,9 +266,7 @@ fn derive_pass(
         details: vec![None; manifest.tools.len()],
     };
     builder.run();
-    let Builder {
-        entities, details, ..
-    } = builder;
+    let (entities, details) = (builder.entities, builder.details);
     let (types, entities, documents) = entities.finish();
     let mut views = read_views(manifest, details);
     mark_shared_queries(manifest, &mut views);
