@@ -200,3 +200,262 @@ fn a_third_app_patch_merges_relationships_and_a_delete_clears_the_linkages_namin
         json!({"type": "person", "id": "1"})
     );
 }
+
+// flask-rest-jsonapi-next's project create (build entry 70) is read back (entry 73) only after
+// two task creates naming the project (entries 71, 72), so the read lists tasks the create did
+// not make: the later writes naming the project end the create's window (`writes/observe.rs`),
+// and the create is learned from its answer (an empty `tasks` linkage), then its projects' lists
+// follow the tasks' creates (`inverse.rs`). The person update of entry 61, read back (entry 65)
+// after a task update naming the person (entry 63), is learned the same way.
+
+fn create(served: &crate::state_support::Served, tool: &str, body: Value) -> Value {
+    let mut arguments = Map::new();
+    arguments.insert("body".into(), body);
+    let (answer, is_error) = served.call(tool, arguments);
+    assert!(!is_error, "{answer:#}");
+    assert_eq!(answer["status"], 201, "{answer:#}");
+    answer["body"]["data"].clone()
+}
+
+#[test]
+fn a_project_create_read_back_after_tasks_naming_it_is_served_and_lists_them() {
+    let served = serve_corpus_app("flask-rest-jsonapi-next");
+    for tool in ["post_projects", "patch_people_by_id"] {
+        let plan = crate::state_support::write_plan(&served, tool);
+        assert!(plan.served, "{tool}: {:?}", plan.reason);
+    }
+    let sent = json!({"data": {"type": "project", "attributes": {"name": "Canal Locks", "code": "CNL", "budget": 75}}});
+    let project = create(&served, "post_projects", sent);
+    assert_eq!(project["id"], "5", "{project:#}");
+    assert_eq!(project["relationships"]["tasks"]["data"], json!([]));
+    assert_eq!(
+        project["relationships"]["tasks"]["links"]["self"],
+        "/projects/5/relationships/tasks"
+    );
+    let sent = json!({"data": {"type": "task", "attributes": {"title": "Seal the gates"},
+        "relationships": {"project": {"data": {"type": "project", "id": "5"}}}}});
+    let task = create(&served, "post_tasks", sent);
+    let (answer, is_error) =
+        crate::state_support::call_with_strings(&served, "get_projects_by_id", &[("id", "5")]);
+    assert!(!is_error, "{answer:#}");
+    let listed = linked_task_ids(&answer);
+    assert_eq!(listed, [task["id"].as_str().expect("an id")]);
+}
+
+// flask-rest-jsonapi-next's to-many relationship route `POST /projects/{id}/relationships/tasks`
+// (build entry 80, adding task 11 to project 4 and answering a message only, read back by entry
+// 81) is learned from its one call as the named tasks' `project` linkage set to the project
+// (`writes/to_many.rs`); the projects' lists follow (`inverse.rs`). Its `DELETE` sibling (entry
+// 83) stays withheld: the capture holds no body of it. No other recorded app writes a to-many
+// relationship route (drf-jsonapi and safrs write to-one relationships only).
+
+const TO_MANY: &str = "post_projects_by_project_id_and_segment_2_and_id";
+
+fn project_args(project: &str, segment: &str, name: &str, body: Value) -> Map<String, Value> {
+    let mut arguments = Map::new();
+    arguments.insert("project_id".into(), Value::String(project.into()));
+    arguments.insert("segment_2".into(), Value::String(segment.into()));
+    arguments.insert("id".into(), Value::String(name.into()));
+    arguments.insert("body".into(), body);
+    arguments
+}
+
+fn project_task_ids(served: &crate::state_support::Served, id: &str) -> Vec<String> {
+    let (answer, is_error) =
+        crate::state_support::call_with_strings(served, "get_projects_by_id", &[("id", id)]);
+    assert!(!is_error, "{answer:#}");
+    linked_task_ids(&answer)
+}
+
+#[test]
+fn a_to_many_route_links_the_named_tasks_to_the_project_and_its_list_follows() {
+    let served = serve_corpus_app("flask-rest-jsonapi-next");
+    let plan = crate::state_support::write_plan(&served, TO_MANY);
+    assert!(plan.served, "{:?}", plan.reason);
+    let model = plan.to_many.as_ref().expect("a to-many model");
+    assert_eq!(model.identifiers, "/data");
+    assert!(model.adds);
+    assert_eq!(model.fixed, [(2, "relationships".to_owned())]);
+    let link = &model.named["tasks"];
+    assert_eq!(link.linkage, "/relationships/project/data");
+    let withheld = crate::state_support::write_plan(
+        &served,
+        "delete_projects_by_project_id_and_segment_2_and_id",
+    );
+    assert!(!withheld.served);
+    // Task 9 (project 4) and task 12 join project 1.
+    let before = project_task_ids(&served, "1");
+    let sent = json!({"data": [{"type": "task", "id": "12"}, {"type": "task", "id": "9"}]});
+    let (answer, is_error) =
+        served.call(TO_MANY, project_args("1", "relationships", "tasks", sent));
+    assert!(!is_error, "{answer:#}");
+    assert_eq!(
+        answer["body"]["meta"]["message"],
+        "Relationship successfully created"
+    );
+    for id in ["9", "12"] {
+        let project = &tracker_task(&served, id)["relationships"]["project"];
+        assert_eq!(
+            project["data"],
+            json!({"type": "project", "id": "1"}),
+            "{project:#}"
+        );
+        assert_eq!(
+            project["links"]["self"],
+            format!("/tasks/{id}/relationships/project")
+        );
+    }
+    let mut expected = before.clone();
+    expected.extend(["9".to_owned(), "12".to_owned()]);
+    assert_eq!(project_task_ids(&served, "1"), expected);
+    assert!(!project_task_ids(&served, "4").contains(&"9".to_owned()));
+}
+
+#[test]
+fn a_to_many_route_refuses_an_unknown_task_segment_relationship_or_a_body_beside() {
+    let served = serve_corpus_app("flask-rest-jsonapi-next");
+    let before = project_task_ids(&served, "1");
+    let task = json!({"data": [{"type": "task", "id": "12"}]});
+    for (segment, name, sent) in [
+        // One unknown identifier refuses the whole call.
+        (
+            "relationships",
+            "tasks",
+            json!({"data": [{"type": "task", "id": "12"}, {"type": "task", "id": "99"}]}),
+        ),
+        (
+            "relationships",
+            "tasks",
+            json!({"data": [{"type": "person", "id": "1"}]}),
+        ),
+        ("links", "tasks", task.clone()),
+        ("relationships", "members", task.clone()),
+        (
+            "relationships",
+            "tasks",
+            json!({"data": [{"type": "task", "id": "12"}], "meta": {}}),
+        ),
+    ] {
+        let (answer, is_error) = served.call(TO_MANY, project_args("1", segment, name, sent));
+        assert!(is_error, "{segment}/{name}: {answer:#}");
+    }
+    let (answer, is_error) =
+        served.call(TO_MANY, project_args("42", "relationships", "tasks", task));
+    assert!(is_error, "{answer:#}");
+    assert_eq!(project_task_ids(&served, "1"), before);
+    assert_eq!(
+        tracker_task(&served, "12")["relationships"]["project"]["data"],
+        Value::Null
+    );
+}
+
+// The relationship routes' reads (`linkage_routes.rs`): flask-rest-jsonapi-next's
+// `/tasks/{id}/{segment_2}/{id}` and `/projects/{id}/{segment_2}/{id}`, each read once by the
+// build (entries 37, 38), answer the linkage the state holds, its ids spelled as numbers as the
+// reads spelled them, `links.self` the call's path and a to-many's `links.related` the entity's
+// own; so they follow the served relationship writes. drf-jsonapi's literal relationship routes
+// (`/books/{id}/relationships/author`, `/authors/{id}/relationships/books`, entries 35, 36) are
+// learned the same way, their ids spelled as held, and follow its relationship writes too.
+
+fn route_read(served: &crate::state_support::Served, tool: &str, args: &[(&str, &str)]) -> Value {
+    let (answer, is_error) = crate::state_support::call_with_strings(served, tool, args);
+    assert!(!is_error, "{answer:#}");
+    assert_eq!(answer["state"]["source"], "state", "{answer:#}");
+    answer["body"].clone()
+}
+
+#[test]
+fn the_relationship_routes_answer_the_held_linkage_and_follow_the_writes() {
+    let served = serve_corpus_app("flask-rest-jsonapi-next");
+    let task_route = |id: &str, name: &str| {
+        let args = [
+            ("task_id", id),
+            ("segment_2", "relationships"),
+            ("id", name),
+        ];
+        route_read(&served, "get_tasks_by_task_id_and_segment_2_and_id", &args)
+    };
+    let nobody = task_route("10", "assignee");
+    assert_eq!(nobody["data"], Value::Null, "{nobody:#}");
+    assert_eq!(nobody["links"]["self"], "/tasks/10/relationships/assignee");
+    assert_eq!(
+        task_route("7", "project")["data"],
+        json!({"id": 3, "type": "project"})
+    );
+    let project_route = |id: &str| {
+        let args = [
+            ("project_id", id),
+            ("segment_2", "relationships"),
+            ("id", "tasks"),
+        ];
+        route_read(
+            &served,
+            "get_projects_by_project_id_and_segment_2_and_id",
+            &args,
+        )
+    };
+    let listed = project_route("1");
+    assert_eq!(
+        listed["links"]["related"], "/projects/1/tasks",
+        "{listed:#}"
+    );
+    assert_eq!(listed["links"]["self"], "/projects/1/relationships/tasks");
+    // Task 12 joins project 1 through the to-many route: both routes show it.
+    let sent = json!({"data": [{"type": "task", "id": "12"}]});
+    let (answer, is_error) =
+        served.call(TO_MANY, project_args("1", "relationships", "tasks", sent));
+    assert!(!is_error, "{answer:#}");
+    let ids: Vec<Value> = project_route("1")["data"]
+        .as_array()
+        .expect("an array")
+        .iter()
+        .map(|entry| entry["id"].clone())
+        .collect();
+    assert_eq!(ids, [json!(1), json!(2), json!(3), json!(12)]);
+    assert_eq!(
+        task_route("12", "project")["data"],
+        json!({"id": 1, "type": "project"})
+    );
+}
+
+#[test]
+fn a_second_app_relationship_read_follows_its_relationship_write() {
+    let served = serve_corpus_app("drf-jsonapi");
+    let books_of = |author: &str| {
+        let args = [("author_id", author)];
+        route_read(
+            &served,
+            "get_authors_relationships_books_by_author_id",
+            &args,
+        )["data"]
+            .clone()
+    };
+    let before = books_of("1");
+    // Book 9 credited to author 1 through the to-one route.
+    let tool = "patch_books_relationships_author_by_book_id";
+    let mut arguments = crate::state_support::with_body(
+        &served,
+        tool,
+        json!({"data": {"type": "Author", "id": "1"}}),
+    );
+    arguments.insert("book_id".into(), json!("9"));
+    let (answer, is_error) = served.call(tool, arguments);
+    assert!(!is_error, "{answer:#}");
+    let mut expected = before.as_array().expect("an array").clone();
+    expected.push(json!({"type": "Book", "id": "9"}));
+    assert_eq!(books_of("1"), Value::Array(expected));
+    let args = [("book_id", "9")];
+    let author = route_read(&served, "get_books_relationships_author_by_book_id", &args);
+    assert_eq!(author, json!({"data": {"type": "Author", "id": "1"}}));
+    // Both reads are linkage routes (`linkage_routes.rs`), their ids spelled as held.
+    let routes: Vec<&str> = (served.state().linkage_routes.iter())
+        .map(|route| route.tool.as_str())
+        .collect();
+    assert_eq!(
+        routes,
+        [
+            "get_books_relationships_author_by_book_id",
+            "get_authors_relationships_books_by_author_id"
+        ]
+    );
+}

@@ -280,10 +280,10 @@ fn escape(segment: &str) -> String {
     segment.replace('~', "~0").replace('/', "~1")
 }
 
-/// Whether the live text, a path whose `/`-separated segments include ids the mapping pairs
-/// with other environment ids, spells the environment's once each is translated (a link naming
-/// a generated id: `/tasks/<id>/relationships/project`); a segment the mapping does not pair is
-/// compared as it is.
+/// Whether the live text, a path whose segments (separated by `/`, and in its query by `?`, `&`
+/// and `=`) include ids the mapping pairs with other environment ids, spells the environment's
+/// once each is translated (a link naming a generated id: `/tasks/<id>/relationships/project`,
+/// `/tasks?filter%5Bproject%5D=<id>`); a segment the mapping does not pair is compared as it is.
 fn segments_translate(ids: &IdMap, live: &Value, env: &Value) -> bool {
     let (Some(live), Some(env)) = (live.as_str(), env.as_str()) else {
         return false;
@@ -293,17 +293,20 @@ fn segments_translate(ids: &IdMap, live: &Value, env: &Value) -> bool {
         return false;
     }
     let mut changed = false;
-    let rebuilt: Vec<String> = live
-        .split('/')
-        .map(|segment| match ids.lookup(None, segment) {
+    let mut rebuilt = String::with_capacity(live.len());
+    for piece in live.split_inclusive(['/', '?', '&', '=']) {
+        let segment = piece.trim_end_matches(['/', '?', '&', '=']);
+        let separator = &piece[segment.len()..];
+        match ids.lookup(None, segment) {
             Some(mapped) if !segment.is_empty() && mapped != segment => {
                 changed = true;
-                mapped.to_owned()
+                rebuilt.push_str(mapped);
             }
-            _ => segment.to_owned(),
-        })
-        .collect();
-    changed && rebuilt.join("/") == env
+            _ => rebuilt.push_str(segment),
+        }
+        rebuilt.push_str(separator);
+    }
+    changed && rebuilt == env
 }
 
 fn numbers_equal(live: &Value, env: &Value) -> bool {
@@ -704,6 +707,20 @@ mod tests {
                 json!({"links": {"self": env}}),
             );
             assert_eq!(categories(&found), ["value"], "{env}");
+        }
+        // An id in the link's query compares through the mapping too; another value does not.
+        let live = "/tasks?filter%5Bproject%5D=gyDs1uK9iu2Ivm3&sort=title";
+        for (env, differs) in [
+            ("/tasks?filter%5Bproject%5D=iSpbIaU3Sjihy6L&sort=title", false),
+            ("/tasks?filter%5Bproject%5D=iSpbIaU3Sjihy6L&sort=name", true),
+            ("/tasks?filter%5Bassignee%5D=iSpbIaU3Sjihy6L&sort=title", true),
+        ] {
+            let found = json_differences(
+                &ids,
+                json!({"links": {"self": live}}),
+                json!({"links": {"self": env}}),
+            );
+            assert_eq!(!found.differences.is_empty(), differs, "{env}");
         }
     }
 

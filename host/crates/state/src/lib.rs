@@ -60,6 +60,7 @@ pub mod intake;
 pub mod inverse;
 pub mod joins;
 pub mod link_filters;
+pub mod linkage_routes;
 pub mod listings;
 pub mod missing;
 pub mod model;

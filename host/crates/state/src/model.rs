@@ -106,6 +106,10 @@ pub struct StateView {
     /// none.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub related_routes: Vec<crate::related_routes::RelatedRoute>,
+    /// The relationship linkage routes the reads taught ([`crate::linkage_routes`]); left out
+    /// when none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub linkage_routes: Vec<crate::linkage_routes::LinkageRoute>,
     /// The item envelopes' member echoing a call's path and query ([`crate::request_echo`]), if
     /// any.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -539,8 +539,9 @@ impl StateService {
         Some(StateAnswer::Rendered(rendered))
     }
 
-    /// A recorded or document view's call answered as a related route ([`crate::related_routes`])
-    /// or a folder tree's read; `None` for any other view or call.
+    /// A call answered as a relationship linkage route ([`crate::linkage_routes`]), or a recorded
+    /// or document view's call as a related route ([`crate::related_routes`]) or a folder tree's
+    /// read; `None` for any other view or call.
     fn answer_route_or_tree(
         &self,
         tool: &str,
@@ -549,6 +550,10 @@ impl StateService {
         exact: bool,
     ) -> Option<StateAnswer> {
         let template = view.path_template.as_str();
+        // A linkage route answers before any view its reads taught (see `linkage_routes`).
+        if let Some(answer) = self.answer_linkage_route(tool, template, call, exact) {
+            return Some(answer);
+        }
         matches!(
             view.detail,
             ViewDetail::Recorded { .. } | ViewDetail::Document(_)
@@ -618,6 +623,39 @@ impl StateService {
         let derived = self.derived();
         let route = derived
             .related_routes
+            .iter()
+            .find(|route| route.tool == tool)?;
+        let rule = derived.compound.as_ref()?;
+        if !call.query.is_empty() {
+            return None;
+        }
+        let envelope = self.kept(route.envelope_ordinal)?;
+        let path = format!("/{}", call.segments(template).join("/"));
+        let live = self.read();
+        let held: Vec<&Entity> = live.entities().collect();
+        let body = route.answer((rule, envelope.json()?), &path, &held)?;
+        Some(state_answer(
+            envelope,
+            body,
+            self.replay().evidence_id(),
+            exact,
+            StateSource::state(path, None),
+        ))
+    }
+
+    /// A call of a relationship linkage route ([`crate::linkage_routes`]) without a query: the
+    /// linkage the live state holds for the call's entity, in the route's envelope; `None` for
+    /// any other call, or one the state cannot answer so.
+    fn answer_linkage_route(
+        &self,
+        tool: &str,
+        template: &str,
+        call: &Call,
+        exact: bool,
+    ) -> Option<StateAnswer> {
+        let derived = self.derived();
+        let route = derived
+            .linkage_routes
             .iter()
             .find(|route| route.tool == tool)?;
         let rule = derived.compound.as_ref()?;

@@ -235,6 +235,7 @@ fn served_write_ordinals(
     wanted.extend(plan.batch.as_ref().map(|batch| batch.answer_ordinal));
     wanted.extend(plan.guarded.as_ref().map(|guarded| guarded.answer_ordinal));
     wanted.extend(plan.relationship.as_ref().map(|model| model.answer_ordinal));
+    wanted.extend(plan.to_many.as_ref().map(|model| model.answer_ordinal));
     wanted.extend(plan.conflicts.iter().map(|conflict| conflict.ordinal));
     wanted.extend(plan.omitted.iter().map(|omitted| omitted.ordinal));
     wanted.extend(plan.referenced.iter().map(|referenced| referenced.ordinal));
@@ -268,6 +269,12 @@ pub fn answered_ordinals(state: &StateView) -> std::collections::BTreeSet<u64> {
             .map(|route| route.envelope_ordinal),
     );
     wanted.extend(state.query_refusals.iter().map(|refusal| refusal.ordinal));
+    wanted.extend(
+        state
+            .linkage_routes
+            .iter()
+            .map(|route| route.envelope_ordinal),
+    );
     for view in &state.views {
         match &view.detail {
             ViewDetail::Item(item) => {

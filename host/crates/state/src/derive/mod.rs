@@ -266,9 +266,7 @@ fn derive_pass(
         details: vec![None; manifest.tools.len()],
     };
     builder.run();
-    let Builder {
-        entities, details, ..
-    } = builder;
+    let (entities, details) = (builder.entities, builder.details);
     let (types, entities, documents) = entities.finish();
     let mut views = read_views(manifest, details);
     mark_shared_queries(manifest, &mut views);
@@ -280,11 +278,13 @@ fn derive_pass(
     let sliced_members = crate::sliced::derive(manifest, timeline, &views);
     let created_reads = crate::created::derive(manifest, timeline, &views);
     let write_clock = write_clock_of(timeline);
-    let (compound, related_routes) = relationship_rules(manifest, timeline, (&entities, &views));
+    let (compound, related_routes, linkage_routes) =
+        relationship_rules(manifest, timeline, (&entities, &views));
     let mut state = StateView {
         sparse: crate::sparse::learn(manifest, timeline, &entities, &views),
         compound,
         related_routes,
+        linkage_routes,
         request_echo: crate::request_echo::learn(manifest, timeline, &views),
         documents,
         entities: entities.into_iter().map(std::sync::Arc::new).collect(),
@@ -361,8 +361,9 @@ fn write_clock_of(timeline: &Timeline) -> Option<String> {
     )
 }
 
-/// The compound documents the reads taught ([`crate::compound`]) and the to-one related routes
-/// answered through their linkage ([`crate::related_routes`]).
+/// The compound documents the reads taught ([`crate::compound`]), the to-one related routes
+/// answered through their linkage ([`crate::related_routes`]) and the routes answering the
+/// linkage itself ([`crate::linkage_routes`]).
 fn relationship_rules(
     manifest: &Manifest,
     timeline: &Timeline,
@@ -370,11 +371,14 @@ fn relationship_rules(
 ) -> (
     Option<crate::compound::CompoundDocuments>,
     Vec<crate::related_routes::RelatedRoute>,
+    Vec<crate::linkage_routes::LinkageRoute>,
 ) {
     let compound = crate::compound::learn(manifest, timeline, entities, views);
     let routes =
         crate::related_routes::learn(manifest, timeline, (entities, views), compound.as_ref());
-    (compound, routes)
+    let linkages =
+        crate::linkage_routes::learn(manifest, timeline, (entities, views), compound.as_ref());
+    (compound, routes, linkages)
 }
 
 /// The write tools a folder tree's learned writes serve (see [`crate::tree_writes`]): their

@@ -985,9 +985,19 @@ fn adopt_observed_call(
         let request = call.recorded_request.as_ref().unwrap_or(&call.request);
         super::relationship::replay(&mut live, model, (&call.segments, request))
     });
+    // A to-many relationship write sets each named entity's linkage as it serves.
+    let linked = draft.plan.to_many.as_ref().and_then(|model| {
+        let request = call.recorded_request.as_ref().unwrap_or(&call.request);
+        super::to_many::replay(&mut live, model, (&call.segments, request))
+    });
     if let Some(key) = related {
         let key = (key.0, collection_key(&key.1).to_owned(), key.2);
         replay.record_event(None, key, false);
+    } else if let Some(keys) = linked {
+        for key in keys {
+            let key = (key.0, collection_key(&key.1).to_owned(), key.2);
+            replay.record_event(None, key, false);
+        }
     } else if let (true, Some(entity_type)) = (!call.bulk.is_empty(), bulk_type) {
         adopt_bulk(replay, &mut live, draft, call, &entity_type);
     } else if let Some((entity_type, collection, id)) = &call.key {

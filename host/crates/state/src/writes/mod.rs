@@ -77,6 +77,7 @@ pub mod target;
 mod tests;
 mod together;
 pub(crate) mod type_refusal;
+pub mod to_many;
 
 pub use confirm::arguments_for;
 
@@ -606,7 +607,7 @@ pub(crate) fn derive_write_plans(
     learn_argument_checks(&mut drafts, timeline);
     share_sorts(&mut drafts);
     defaults::learn(&mut drafts, &observed);
-    relationship::learn(&mut drafts, (&observed, &views), state, timeline, false);
+    learn_relationships(&mut drafts, (&observed, &views), state, timeline, false);
     // Pass 4 (`confirm`).
     let unmodelled = confirm::confirm(
         manifest,
@@ -626,11 +627,25 @@ pub(crate) fn derive_write_plans(
             draft.plan.withhold("no-state-target");
         }
     }
-    relationship::learn(&mut drafts, (&observed, &views), state, timeline, true);
+    learn_relationships(&mut drafts, (&observed, &views), state, timeline, true);
     let related = related_writes(manifest, timeline, &drafts, &observed);
     let mut plans: Vec<WritePlan> = drafts.into_iter().map(|draft| draft.plan).collect();
     borrowed_plans(manifest, timeline, (state, &views), records, &mut plans);
     (plans, related, unmodelled)
+}
+
+/// The relationship writes among the drafts withheld for want of a target, to-one
+/// ([`relationship`]) and to-many ([`to_many`]): before the replay their models, after it
+/// (`serve`) the drafts holding one served.
+fn learn_relationships(
+    drafts: &mut [Draft],
+    (calls, views): (&[observe::Call], &Views),
+    state: &StateView,
+    timeline: &Timeline,
+    serve: bool,
+) {
+    relationship::learn(drafts, (calls, views), state, timeline, serve);
+    to_many::learn(drafts, (calls, views), state, timeline, serve);
 }
 
 /// Not a pass: plans taken from served ones. A write withheld for want of a target whose calls
@@ -734,6 +749,7 @@ impl Draft {
                 batch: None,
                 guarded: None,
                 relationship: None,
+                to_many: None,
                 references: Vec::new(),
             },
             classified,

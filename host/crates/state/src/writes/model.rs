@@ -211,6 +211,10 @@ pub struct WritePlan {
     /// member is a linkage object (see [`super::relationship`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub relationship: Option<super::relationship::RelationshipModel>,
+    /// A to-many relationship write: the linkage of each entity the body's identifiers name,
+    /// set to the parent the path names or cleared (see [`super::to_many`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub to_many: Option<super::to_many::ToManyModel>,
     /// Members the calls send as ids or key names of another type's entities, stored as their
     /// link objects (see [`super::references`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

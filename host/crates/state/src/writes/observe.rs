@@ -4,8 +4,9 @@
 //! Each read after the first write belongs to the window of the latest call of its scope (the
 //! type its item, list or body-query view reads, or its document view), and to the window of the
 //! latest unlinked create until the next write of any tool; a delete of an item of a held type
-//! closes every other scope's window (it may clear what other types' entities held of it). A
-//! call's entity after is the first
+//! closes every other scope's window (it may clear what other types' entities held of it); a
+//! later write naming a call's entity (its id a path segment or a string of its body: a child's
+//! create naming its parent) ends that call's window for it. A call's entity after is the first
 //! read of the written entity by id in its window (absent when it answers as the item view's
 //! missing entity: `404`/`410`, or another client error after a delete of its path; a body query
 //! whose body names the entity alone by the identity's name reads it too: absent when it lists
@@ -1492,10 +1493,14 @@ fn reads_after(
     let Some((entity_type, collection, id)) = &call.key else {
         return seen;
     };
+    let closed = closing_write(timeline, call, id);
     for ordinal in &call.window {
         let Some(read) = timeline.get(*ordinal) else {
             continue;
         };
+        if closed.is_some_and(|at| read.position > at) {
+            continue;
+        }
         match views.scopes.get(&read.tool) {
             Some(Scope::Item(item)) if item.entity_type == *entity_type => {
                 let Some((read_collection, read_id)) = item.named(&info.identity, read, true)
@@ -1525,6 +1530,32 @@ fn reads_after(
         }
     }
     seen
+}
+
+/// The position of the first successful write of another call after `call`, within its window,
+/// that names its entity (`id` a path segment or a string of its body): a read after it may show
+/// that write's effect on the entity too (a child's create naming its parent, whose list of
+/// children then grows), so it no longer shows the call's alone.
+fn closing_write(timeline: &Timeline, call: &Call, id: &str) -> Option<usize> {
+    let start = timeline.get(call.ordinal)?.position;
+    let last = call
+        .window
+        .iter()
+        .filter_map(|ordinal| timeline.get(*ordinal))
+        .map(|read| read.position)
+        .max()?;
+    timeline
+        .ordered
+        .get(start + 1..last)?
+        .iter()
+        .filter_map(|ordinal| timeline.get(*ordinal))
+        .find(|write| {
+            !matches!(write.method.as_str(), "GET" | "HEAD")
+                && !timeline.reading_posts.contains(&write.tool)
+                && write.is_success()
+                && names_entity((&write.segments, &write.request), id)
+        })
+        .map(|write| write.position)
 }
 
 /// Whether a list read lists its collection unfiltered and unprojected: it asks for nothing but

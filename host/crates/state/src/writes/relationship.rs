@@ -404,7 +404,7 @@ fn around(pointer: &str, name: &str) -> Option<(String, String)> {
 }
 
 /// The leaves (pointer, value after) whose values differ between two objects.
-fn changed(before: &Json, after: &Json, at: &str) -> Vec<(String, Json)> {
+pub(super) fn changed(before: &Json, after: &Json, at: &str) -> Vec<(String, Json)> {
     match (before, after) {
         (Json::Object(was), Json::Object(now)) => {
             let mut keys: Vec<&str> = was.keys().chain(now.keys()).collect();
@@ -480,7 +480,7 @@ fn objects(value: &Json, at: String) -> Vec<(String, &Object)> {
 }
 
 /// Whether every member of `object` is a scalar equal (as text) to the same member of `fields`.
-fn matches_members(object: &Object, fields: &Json) -> bool {
+pub(super) fn matches_members(object: &Object, fields: &Json) -> bool {
     !object.is_empty()
         && object.iter().all(|(key, value)| {
             let Some(sent) = scalar_text(value) else {
@@ -491,7 +491,7 @@ fn matches_members(object: &Object, fields: &Json) -> bool {
 }
 
 /// The pointer of the object in `answer` holding every member of `sent` with equal values.
-fn holding(answer: &Json, sent: &Object, at: &str) -> Option<String> {
+pub(super) fn holding(answer: &Json, sent: &Object, at: &str) -> Option<String> {
     let Json::Object(object) = answer else {
         return None;
     };
@@ -588,7 +588,7 @@ pub(super) fn serve(
 
 /// Whether every object around the identifier at `pointer` holds only the member leading to it,
 /// as the recorded calls sent it (`{"data": {…}}`).
-fn wrapped_only(body: &Json, pointer: &str) -> bool {
+pub(super) fn wrapped_only(body: &Json, pointer: &str) -> bool {
     let mut value = body;
     for part in pointer.split('/').skip(1) {
         let key = rea_plugin_api::json::unescape_pointer_segment(part);

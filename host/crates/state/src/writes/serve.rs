@@ -438,6 +438,9 @@ pub(super) fn gated_write_call(
     if let Some(relationship) = &plan.relationship {
         return super::relationship::serve(service, plan, relationship, &call);
     }
+    if let Some(to_many) = &plan.to_many {
+        return super::to_many::serve(service, plan, to_many, &call);
+    }
     if let Some(refused) = super::omitted::answer(service, plan, &call) {
         return refused;
     }

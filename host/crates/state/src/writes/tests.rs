@@ -4235,3 +4235,163 @@ fn a_stage_is_asked_to_learn_only_within_its_declared_scope() {
     // After `sequence` explained the id, nothing is left for an explaining stage.
     assert!(asked(&last, 0).is_empty());
 }
+
+/// A JSON:API group listing the identifiers of the items whose `group` linkage names it.
+fn group(id: &str, name: &str, items: &[&str]) -> Value {
+    let items: Vec<Value> = items
+        .iter()
+        .map(|item| json!({"type": "item", "id": item}))
+        .collect();
+    json!({"type": "group", "id": id, "name": name, "items": {"data": items}})
+}
+
+fn item(id: &str, title: &str, group: &str) -> Value {
+    json!({"type": "item", "id": id, "title": title, "group": {"data": {"type": "group", "id": group}}})
+}
+
+#[test]
+fn a_create_read_back_after_a_child_naming_it_is_learned_from_its_answer() {
+    let child =
+        json!({"type": "item", "title": "c", "group": {"data": {"type": "group", "id": "3"}}});
+    let fixture = derive(vec![
+        get(
+            0,
+            "/groups",
+            200,
+            json!({"data": [group("1", "a", &["1"]), group("2", "b", &["2"])]}),
+        ),
+        get(
+            1,
+            "/items",
+            200,
+            json!({"data": [item("1", "x", "1"), item("2", "y", "2")]}),
+        ),
+        get(2, "/groups/1", 200, group("1", "a", &["1"])),
+        get(3, "/items/2", 200, item("2", "y", "2")),
+        record(
+            4,
+            "POST",
+            "/groups",
+            Some(json!({"type": "group", "name": "c"})),
+            201,
+            group("3", "c", &[]),
+        ),
+        // The item's create names group 3: the group's read after it lists the item, which the
+        // group's create did not make.
+        record(5, "POST", "/items", Some(child), 201, item("3", "c", "3")),
+        get(6, "/groups/3", 200, group("3", "c", &["3"])),
+        get(7, "/items/3", 200, item("3", "c", "3")),
+    ]);
+    let plan = fixture.plan("post_groups");
+    assert!(plan.served, "{plan:?}");
+    // The create made an empty list (its answer), not the one the read after the item's create
+    // showed.
+    let fields = plan.fields.as_ref().expect("fields");
+    let made = fields.nested_constants.get("/items/data");
+    assert_eq!(
+        made.map(|items| items.to_canonical_string()).as_deref(),
+        Some("[]")
+    );
+    let (made, error) = fixture.call(
+        "post_groups",
+        json!({"body": {"type": "group", "name": "d"}}),
+    );
+    assert!(!error, "{made:#}");
+    assert_eq!(made["body"]["items"]["data"], json!([]), "{made:#}");
+}
+
+/// Groups and items (see [`group`]): item 3 joins group 1 through the groups' to-many route, then
+/// item 2 leaves group 2, each read back by id.
+fn groups_with_routes() -> Vec<CaptureRecord> {
+    let sent = |id: &str| Some(json!({"data": [{"type": "item", "id": id}]}));
+    let mut unlinked = item("3", "z", "1");
+    unlinked["group"]["data"] = Value::Null;
+    let mut left = item("2", "y", "2");
+    left["group"]["data"] = Value::Null;
+    vec![
+        get(
+            0,
+            "/groups",
+            200,
+            json!({"data": [group("1", "a", &["1"]), group("2", "b", &["2"])]}),
+        ),
+        get(
+            1,
+            "/items",
+            200,
+            json!({"data": [item("1", "x", "1"), item("2", "y", "2"), unlinked]}),
+        ),
+        get(2, "/groups/1", 200, group("1", "a", &["1"])),
+        get(3, "/items/2", 200, item("2", "y", "2")),
+        record(
+            4,
+            "POST",
+            "/groups/1/relationships/items",
+            sent("3"),
+            200,
+            json!({"meta": {"message": "created"}}),
+        ),
+        get(5, "/items/3", 200, item("3", "z", "1")),
+        record(
+            6,
+            "DELETE",
+            "/groups/2/relationships/items",
+            sent("2"),
+            200,
+            json!({"meta": {"message": "removed"}}),
+        ),
+        get(7, "/items/2", 200, left),
+    ]
+}
+
+#[test]
+fn a_to_many_route_adds_and_removes_linkages_learned_from_one_call_each() {
+    let fixture = derive(groups_with_routes());
+    let tool = |method: &str| {
+        let found = fixture
+            .manifest
+            .tools
+            .iter()
+            .find(|tool| tool.method == method && tool.path_template.contains("relationships"));
+        found.unwrap_or_else(|| panic!("no {method} route")).clone()
+    };
+    let (add, remove) = (tool("POST"), tool("DELETE"));
+    for (route, adds) in [(&add, true), (&remove, false)] {
+        let plan = fixture.plan(&route.name);
+        assert!(plan.served, "{plan:?}");
+        let model = plan.to_many.as_ref().expect("a to-many model");
+        assert_eq!(model.adds, adds);
+        assert_eq!(model.named["items"].linkage, "/group/data");
+    }
+    let arguments = |route: &rea_manifest::ManifestTool, group: &str, item: &str| {
+        let mut arguments = json!({"body": {"data": [{"type": "item", "id": item}]}});
+        arguments[route.path_parameters[0].name.as_str()] = json!(group);
+        for parameter in &route.path_parameters[1..] {
+            let value = parameter.observed_values[0].clone();
+            arguments[parameter.name.as_str()] = json!(value);
+        }
+        arguments
+    };
+    let listed = |id: &str| {
+        let (shown, error) = fixture.call("get_groups_by_id", json!({"id": id}));
+        assert!(!error, "{shown:#}");
+        shown["body"]["items"]["data"].clone()
+    };
+    // Item 1 leaves group 1, then joins group 2; removing it from group 1 again changes nothing.
+    let (answer, error) = fixture.call(&remove.name, arguments(&remove, "1", "1"));
+    assert!(!error, "{answer:#}");
+    assert_eq!(answer["body"]["meta"]["message"], "removed");
+    assert_eq!(listed("1"), json!([]));
+    let (answer, error) = fixture.call(&add.name, arguments(&add, "2", "1"));
+    assert!(!error, "{answer:#}");
+    assert_eq!(
+        listed("2"),
+        json!([{"type": "item", "id": "1"}, {"type": "item", "id": "2"}])
+    );
+    let (_, error) = fixture.call(&remove.name, arguments(&remove, "1", "1"));
+    assert!(!error);
+    assert_eq!(listed("2").as_array().map(Vec::len), Some(2));
+    // An item no group holds is refused.
+    let (_, error) = fixture.call(&add.name, arguments(&add, "2", "9"));
+    assert!(error);
+}

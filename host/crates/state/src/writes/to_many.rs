@@ -1,0 +1,580 @@
+//! To-many relationship writes (after the four passes, for a write withheld as `no-observation`
+//! or `no-state-target`): a `POST` (an add) or `DELETE` (a removal) of a type's item path plus
+//! segments naming a relationship (`/projects/{id}/relationships/tasks`), whose every successful
+//! call sent one array of resource identifiers, each an object of scalars naming one held entity
+//! of one type (`{"data": [{"type": "task", "id": "11"}]}`), and after which each named entity,
+//! read back by id, shows one member changed: its linkage now naming the parent (an add: the
+//! task's `relationships.project.data` set to `{"type": "project", "id": "4"}`), or cleared (a
+//! removal: `null`). One call is learned from when its read after shows this; the segments between
+//! the parent and the relationship's name keep the values the recorded calls gave them (a parameter
+//! `{segment_2}` recorded as `relationships`), which a served call must give too.
+//!
+//! Served as an update of each named entity's linkage (set to the parent's identifier, spelled
+//! with the members the read after showed, or cleared where it named the parent), the parents'
+//! lists following ([`crate::inverse`]), answered as the recorded call was (JSON:API's
+//! `{"meta": {"message": …}}`; a recorded answer naming a sent identifier is not learned).
+//! Refused, nothing changed: a body holding anything beside the identifiers' wrapping, a parent
+//! the state does not hold, a relationship name no recorded call sent, an identifier naming no
+//! held entity of the relationship's type.
+
+use std::collections::{BTreeMap, HashMap};
+
+use rea_manifest::segments::{split_path, template_affixes};
+use rea_plugin_api::json::{Json, Object};
+use serde::{Deserialize, Serialize};
+
+use super::apply::{Change, commit, set_pointer};
+use super::dependents::member_at;
+use super::model::Effect;
+use super::observe::{Call, first_shown_after};
+use super::referenced::{Key, held_before};
+use super::relationship::{changed, holding, matches_members, wrapped_only};
+use super::{Draft, Views};
+use crate::answer::{StateAnswer, StateSource, state_answer, tool_error};
+use crate::model::{Entity, StateView};
+use crate::observation::{Observation, RequestBody, Timeline, decoded};
+use crate::render::scalar_text;
+use crate::service::StateService;
+use crate::store::LiveState;
+
+/// How a to-many relationship write names its parent and the entities it links or unlinks.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ToManyModel {
+    /// The parent's type (collection template).
+    pub parent_type: String,
+    /// The path segment naming the parent.
+    pub parent_segment: usize,
+    /// The segments between the parent and the relationship's name, by index, with the value
+    /// every recorded call gave (a list of pairs: a state's JSON keys are text).
+    pub fixed: Vec<(usize, String)>,
+    /// The body pointer of the identifiers' array.
+    pub identifiers: String,
+    /// The calls link the named entities to the parent (`POST`), else unlink them (`DELETE`).
+    pub adds: bool,
+    /// Per relationship name the recorded calls sent, the linkage it sets.
+    pub named: BTreeMap<String, ToManyLink>,
+    /// The recorded call whose status and body the answer takes.
+    pub answer_ordinal: u64,
+}
+
+/// The linkage a to-many relationship sets on each entity it names.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ToManyLink {
+    /// The named entities' type.
+    pub child_type: String,
+    /// The pointer of their linkage (`/relationships/project/data`).
+    pub linkage: String,
+    /// The members the linkage holds, each the parent's member of that name (`id`, `type`).
+    pub members: Vec<String>,
+}
+
+/// Learns the to-many relationship writes among the drafts withheld for want of a target, as
+/// [`super::relationship::learn`] does: before the replay the model alone, after it (`serve`)
+/// the drafts with a model are served.
+pub(super) fn learn(
+    drafts: &mut [Draft],
+    (calls, views): (&[Call], &Views),
+    state: &StateView,
+    timeline: &Timeline,
+    serve: bool,
+) {
+    for draft in drafts.iter_mut() {
+        let untargeted = matches!(
+            draft.plan.reason.as_deref(),
+            Some("no-state-target" | "no-observation")
+        );
+        if draft.plan.served || !untargeted || draft.plan.relationship.is_some() {
+            continue;
+        }
+        if draft.plan.to_many.is_none() {
+            let adds = match draft.plan.method.as_str() {
+                "POST" => true,
+                "DELETE" => false,
+                _ => continue,
+            };
+            let successes: Vec<&Observation> = timeline
+                .all(draft.tool)
+                .filter(|call| call.is_success())
+                .collect();
+            let learning = (adds, (calls, views), state, timeline);
+            draft.plan.to_many = model_of(&draft.plan.path_template, &successes, learning);
+        }
+        if serve && draft.plan.to_many.is_some() {
+            draft.plan.effect = Effect::Update;
+            super::batch::mark_served(&mut draft.plan);
+        }
+    }
+}
+
+/// What a model is learned with: whether the calls add, the observed calls and the views, the
+/// seeded state and the timeline.
+type Learning<'a> = (bool, (&'a [Call], &'a Views), &'a StateView, &'a Timeline);
+
+/// The model every successful call agrees on (at least one); `None` when one shows no to-many
+/// relationship write.
+fn model_of(
+    template: &str,
+    successes: &[&Observation],
+    (adds, (calls, views), state, timeline): Learning<'_>,
+) -> Option<ToManyModel> {
+    let (parent_type, parent_segment) = parent_of(template, views)?;
+    let first = successes.first()?;
+    let mut named: BTreeMap<String, ToManyLink> = BTreeMap::new();
+    let mut identifiers: Option<String> = None;
+    for call in successes {
+        let held = held_before(state, calls, call.ordinal);
+        let parent = (parent_type.as_str(), parent_segment);
+        let (name, pointer, link) = shown_by(call, parent, adds, (&held, views), timeline)?;
+        if identifiers.get_or_insert_with(|| pointer.clone()) != &pointer
+            || named
+                .insert(name, link.clone())
+                .is_some_and(|known| known != link)
+        {
+            return None;
+        }
+    }
+    let fixed = fixed_segments(successes, parent_segment)?;
+    answered_as_recorded(first, identifiers.as_deref()?)?;
+    Some(ToManyModel {
+        parent_type,
+        parent_segment,
+        fixed,
+        identifiers: identifiers?,
+        adds,
+        named,
+        answer_ordinal: first.ordinal,
+    })
+}
+
+/// The type whose collection template the write's path starts with, and the parameter segment
+/// after it naming the parent, at least one segment (the relationship's name) following: the
+/// one such type.
+fn parent_of(template: &str, views: &Views) -> Option<(String, usize)> {
+    let write = split_path(template);
+    let write = write.as_slice();
+    let mut fitting = (1..write.len().saturating_sub(1))
+        .filter(|at| template_affixes(write[*at]).is_some())
+        .flat_map(|at| {
+            views
+                .types
+                .iter()
+                .filter(move |(_, info)| {
+                    let own = split_path(info.template.strip_suffix('/').unwrap_or(&info.template));
+                    own.len() == at
+                        && own.iter().zip(write).all(|(pattern, segment)| {
+                            template_affixes(pattern).is_some() || pattern == segment
+                        })
+                })
+                .map(move |(entity_type, _)| (entity_type.clone(), at))
+        });
+    let found = fitting.next()?;
+    fitting.next().is_none().then_some(found)
+}
+
+/// The segments between the parent and the relationship's name, each with the one value every
+/// call gave it; `None` when the calls gave one of them two values.
+fn fixed_segments(successes: &[&Observation], parent: usize) -> Option<Vec<(usize, String)>> {
+    let first = successes.first()?;
+    let between = parent + 1..first.segments.len().saturating_sub(1);
+    between
+        .map(|index| {
+            let value = decoded(first.segments.get(index)?);
+            successes
+                .iter()
+                .all(|call| call.segments.get(index).map(|s| decoded(s)).as_ref() == Some(&value))
+                .then_some((index, value))
+        })
+        .collect()
+}
+
+/// Whether the recorded answer names none of the identifiers sent (a message only), so it is
+/// answered as recorded.
+fn answered_as_recorded(call: &Observation, identifiers: &str) -> Option<()> {
+    let answer = call.body.as_ref()?;
+    let RequestBody::Json(body) = &call.request else {
+        return None;
+    };
+    let items = body.pointer(identifiers)?.as_array()?;
+    items
+        .iter()
+        .filter_map(Json::as_object)
+        .all(|item| holding(answer, item, "").is_none())
+        .then_some(())
+}
+
+/// What one call shows: the relationship's name, the pointer of the identifiers it sent, and
+/// the linkage the read after each named entity shows set to the parent (or cleared).
+fn shown_by(
+    call: &Observation,
+    (parent_type, at): (&str, usize),
+    adds: bool,
+    (held, views): (&HashMap<Key, Json>, &Views),
+    timeline: &Timeline,
+) -> Option<(String, String, ToManyLink)> {
+    let parent_id = decoded(call.segments.get(at)?);
+    let name = decoded(call.segments.last()?);
+    let RequestBody::Json(body) = &call.request else {
+        return None;
+    };
+    let (_, parent) = held
+        .iter()
+        .find(|((entity_type, _, id), _)| entity_type == parent_type && *id == parent_id)?;
+    let (pointer, children) = identifier_array(body, held, views)?;
+    let mut agreed: Option<ToManyLink> = None;
+    for key in children {
+        let after = first_shown_after(timeline, views, call.ordinal, key)?;
+        let (linkage, members) = linkage_set((held.get(key)?, &after), parent, adds)?;
+        let shown = ToManyLink {
+            child_type: key.0.clone(),
+            linkage,
+            members,
+        };
+        if agreed.as_ref().is_some_and(|known| *known != shown) {
+            return None;
+        }
+        agreed = Some(shown);
+    }
+    Some((name, pointer, agreed?))
+}
+
+/// The one array of a body (at any depth of objects) whose every entry is an object of scalars
+/// naming one held entity, all of one type: its pointer and the entities' keys.
+fn identifier_array<'h>(
+    body: &Json,
+    held: &'h HashMap<Key, Json>,
+    views: &Views,
+) -> Option<(String, Vec<&'h Key>)> {
+    let mut found = Vec::new();
+    arrays(body, String::new(), &mut found);
+    let mut named = found.into_iter().filter_map(|(pointer, items)| {
+        let keys: Vec<&Key> = items
+            .iter()
+            .map(|item| named_entity(item.as_object()?, held, views))
+            .collect::<Option<_>>()?;
+        let one_type = keys.windows(2).all(|pair| pair[0].0 == pair[1].0);
+        (!keys.is_empty() && one_type).then_some((pointer, keys))
+    });
+    let first = named.next()?;
+    named.next().is_none().then_some(first)
+}
+
+/// The arrays of a value's objects, by pointer.
+fn arrays<'a>(value: &'a Json, at: String, found: &mut Vec<(String, &'a [Json])>) {
+    match value {
+        Json::Object(object) => {
+            for (key, member) in object.iter() {
+                let pointer = format!("{at}/{}", rea_plugin_api::json::escape_pointer_segment(key));
+                arrays(member, pointer, found);
+            }
+        }
+        Json::Array(items) if !at.is_empty() => found.push((at, items.as_slice())),
+        _ => {}
+    }
+}
+
+/// The one held entity an identifier names: its identity member among the identifier's, every
+/// member equal to the entity's.
+fn named_entity<'h>(
+    identifier: &Object,
+    held: &'h HashMap<Key, Json>,
+    views: &Views,
+) -> Option<&'h Key> {
+    let mut named = held.iter().filter(|(key, fields)| {
+        views.types.get(&key.0).is_some_and(|info| {
+            let identity = info.identity.trim_start_matches('/');
+            identifier.get(identity).and_then(scalar_text).as_deref() == Some(key.2.as_str())
+        }) && matches_members(identifier, fields)
+    });
+    let (key, _) = named.next()?;
+    named.next().is_none().then_some(key)
+}
+
+/// The linkage one entity's read after shows set (an add: the one changed member, or the object
+/// holding it, an object naming the parent) or cleared (a removal: the one changed member now
+/// null, an object naming the parent before): its pointer and members.
+fn linkage_set(
+    (before, after): (&Json, &Json),
+    parent: &Json,
+    adds: bool,
+) -> Option<(String, Vec<String>)> {
+    let changes = changed(before, after, "");
+    let [(pointer, value)] = changes.as_slice() else {
+        return None;
+    };
+    let naming = |shown: &Json, at: &str| {
+        let object = shown.pointer(at)?.as_object()?;
+        matches_members(object, parent)
+            .then(|| (at.to_owned(), object.keys().map(str::to_owned).collect()))
+    };
+    if !adds {
+        return (*value == Json::Null).then(|| naming(before, pointer))?;
+    }
+    let holder = pointer.rsplit_once('/').map(|(holder, _)| holder);
+    naming(after, pointer).or_else(|| {
+        holder
+            .filter(|at| !at.is_empty())
+            .and_then(|at| naming(after, at))
+    })
+}
+
+/// The entities a call links or unlinks, each before and after; or why it is refused.
+fn linked(
+    live: &LiveState,
+    (model, link): (&ToManyModel, &ToManyLink),
+    parent_id: &str,
+    items: &[Json],
+) -> Result<Vec<(Entity, Entity)>, String> {
+    let parent = live
+        .entities()
+        .find(|entity| entity.entity_type == model.parent_type && entity.id == parent_id)
+        .ok_or_else(|| format!("no {} {parent_id} is held", model.parent_type))?;
+    let mut linkage = Object::new();
+    for member in &link.members {
+        let value = member_at(&parent.fields, member)
+            .ok_or_else(|| format!("{} {parent_id} holds no {member:?}", model.parent_type))?;
+        linkage.insert(member, value.clone());
+    }
+    let mut written: Vec<(Entity, Entity)> = Vec::new();
+    for item in items {
+        let child = item
+            .as_object()
+            .and_then(|identifier| {
+                live.entities().find(|entity| {
+                    entity.entity_type == link.child_type
+                        && matches_members(identifier, &entity.fields)
+                })
+            })
+            .ok_or_else(|| {
+                format!(
+                    "no held {} is named by {}",
+                    link.child_type,
+                    item.to_canonical_string()
+                )
+            })?;
+        if written.iter().any(|(before, _)| before.id == child.id) {
+            continue;
+        }
+        let mut after = child.clone();
+        let names_parent = member_at(&child.fields, &link.linkage)
+            .and_then(Json::as_object)
+            .is_some_and(|shown| matches_members(shown, &parent.fields));
+        match model.adds {
+            true => set_pointer(
+                &mut after.fields,
+                &link.linkage,
+                Json::Object(linkage.clone()),
+            ),
+            false if names_parent => set_pointer(&mut after.fields, &link.linkage, Json::Null),
+            false => continue,
+        }
+        written.push((child.clone(), after));
+    }
+    Ok(written)
+}
+
+/// The parent id, the relationship's name and the identifiers of a call's path and body, as the
+/// model reads them; or why it is refused.
+fn read_call<'b>(
+    model: &ToManyModel,
+    segments: &[String],
+    body: Option<&'b Json>,
+) -> Result<(String, String, &'b [Json]), String> {
+    let (Some(parent_id), Some(name)) = (
+        segments.get(model.parent_segment).map(|s| decoded(s)),
+        segments
+            .last()
+            .filter(|_| segments.len() > model.parent_segment + 1)
+            .map(|s| decoded(s)),
+    ) else {
+        return Err("the path names no parent and relationship".to_owned());
+    };
+    if let Some((index, value)) = model.fixed.iter().find(|(index, value)| {
+        segments.get(*index).map(|s| decoded(s)).as_deref() != Some(value.as_str())
+    }) {
+        return Err(format!(
+            "path segment {index} must be {value:?}, as every recorded call sent it"
+        ));
+    }
+    let items = body
+        .filter(|body| wrapped_only(body, &model.identifiers))
+        .and_then(|body| body.pointer(&model.identifiers))
+        .and_then(Json::as_array)
+        .ok_or_else(|| {
+            format!(
+                "the body must hold the identifiers' array at {}, and nothing beside it",
+                model.identifiers
+            )
+        })?;
+    Ok((parent_id, name, items.as_slice()))
+}
+
+/// Replays a recorded call on the simulated state (pass 4): each named entity as the model sets
+/// it; their keys, or `None` when the model does not apply (then adopted).
+pub(super) fn replay(
+    live: &mut LiveState,
+    model: &ToManyModel,
+    (segments, request): (&[String], &RequestBody),
+) -> Option<Vec<(String, String, String)>> {
+    let RequestBody::Json(body) = request else {
+        return None;
+    };
+    let (parent_id, name, items) = read_call(model, segments, Some(body)).ok()?;
+    let link = model.named.get(&name)?;
+    let written = linked(live, (model, link), &parent_id, items).ok()?;
+    let mut keys = Vec::new();
+    for (_, after) in written {
+        keys.push(crate::store::key_of(&after));
+        live.update_entity(after, None);
+    }
+    Some(keys)
+}
+
+/// Serves one call of a to-many relationship write (see the module docs).
+pub(super) fn serve(
+    service: &StateService,
+    plan: &super::model::WritePlan,
+    model: &ToManyModel,
+    call: &crate::call::Call,
+) -> StateAnswer {
+    let segments = call.segments(&plan.path_template);
+    let body = call.body.as_ref().map(Json::from_serde_value);
+    let (parent_id, name, items) = match read_call(model, &segments, body.as_ref()) {
+        Ok(read) => read,
+        Err(problem) => return tool_error("invalid_arguments", problem),
+    };
+    let Some(link) = model.named.get(&name) else {
+        return tool_error(
+            "invalid_arguments",
+            format!("no recorded call wrote the relationship {name:?}"),
+        );
+    };
+    let mut live = service.write();
+    let written = match linked(&live, (model, link), &parent_id, items) {
+        Ok(written) => written,
+        Err(problem) => return tool_error("not_found", format!("{problem}; nothing was changed")),
+    };
+    let Some(base) = service.kept(model.answer_ordinal) else {
+        return tool_error(
+            "internal_error",
+            "the relationship's recorded answer is not retained",
+        );
+    };
+    let Some(recorded) = base.json() else {
+        return tool_error(
+            "internal_error",
+            "the relationship's recorded answer is not JSON",
+        );
+    };
+    let source = StateSource::Write {
+        source: "state",
+        view: "update",
+        collection: Some(link.child_type.clone()),
+        id: written.first().map(|(_, after)| after.id.clone()),
+        ids: Some(written.iter().map(|(_, after)| after.id.clone()).collect()),
+    };
+    let answer = state_answer(
+        base,
+        recorded.clone(),
+        service.replay_evidence_id(),
+        false,
+        source,
+    );
+    let mut change = Change::of(Effect::Update);
+    for (before, after) in written {
+        change.entities.push((Some(before), Some(after)));
+        change.positions.push(None);
+        change.generated.push(Default::default());
+    }
+    commit(&mut live, &change);
+    answer
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn json(text: &str) -> Json {
+        Json::parse(text.as_bytes()).expect("json")
+    }
+
+    #[test]
+    fn an_add_sets_a_linkage_naming_the_parent_and_a_removal_clears_it() {
+        let parent = json(r#"{"type": "project", "id": "4", "name": "x"}"#);
+        let before = json(
+            r#"{"id": "11", "relationships": {"project": {"data": {"type": "project", "id": "3"}, "links": {"self": "/t"}}}}"#,
+        );
+        let after = json(
+            r#"{"id": "11", "relationships": {"project": {"data": {"type": "project", "id": "4"}, "links": {"self": "/t"}}}}"#,
+        );
+        let set = linkage_set((&before, &after), &parent, true);
+        assert_eq!(
+            set,
+            Some((
+                "/relationships/project/data".to_owned(),
+                vec!["type".to_owned(), "id".to_owned()]
+            ))
+        );
+        // From null, the whole linkage changed.
+        let unset = json(r#"{"id": "11", "relationships": {"project": {"data": null}}}"#);
+        let from_null = json(
+            r#"{"id": "11", "relationships": {"project": {"data": {"type": "project", "id": "4"}}}}"#,
+        );
+        assert_eq!(
+            linkage_set((&unset, &from_null), &parent, true).map(|(at, _)| at),
+            Some("/relationships/project/data".to_owned())
+        );
+        // A removal: the linkage that named the parent is null after; one naming another parent
+        // is no removal, nor an add naming another parent.
+        assert_eq!(
+            linkage_set((&from_null, &unset), &parent, false).map(|(at, _)| at),
+            Some("/relationships/project/data".to_owned())
+        );
+        assert_eq!(linkage_set((&after, &before), &parent, true), None);
+        assert_eq!(linkage_set((&before, &unset), &parent, false), None);
+    }
+
+    #[test]
+    fn the_identifiers_array_is_found_in_the_body_by_what_it_names() {
+        let held: HashMap<Key, Json> = [
+            (("/tasks", "11"), r#"{"type": "task", "id": "11"}"#),
+            (("/tasks", "12"), r#"{"type": "task", "id": "12"}"#),
+            (("/projects", "4"), r#"{"type": "project", "id": "4"}"#),
+        ]
+        .into_iter()
+        .map(|((entity_type, id), fields)| {
+            let key = (
+                entity_type.to_owned(),
+                entity_type.to_owned(),
+                id.to_owned(),
+            );
+            (key, json(fields))
+        })
+        .collect();
+        let mut views = Views::default();
+        for entity_type in ["/tasks", "/projects"] {
+            let info = crate::writes::TypeInfo {
+                template: entity_type.to_owned(),
+                identity: "id".to_owned(),
+                item: None,
+            };
+            views.types.insert(entity_type.to_owned(), info);
+        }
+        let body =
+            json(r#"{"data": [{"type": "task", "id": "11"}, {"type": "task", "id": "12"}]}"#);
+        let (pointer, keys) = identifier_array(&body, &held, &views).expect("an array");
+        assert_eq!(pointer, "/data");
+        let mut ids: Vec<&str> = keys.iter().map(|key| key.2.as_str()).collect();
+        ids.sort_unstable();
+        assert_eq!(ids, ["11", "12"]);
+        // An entry naming nothing held, or two types in one array: no identifiers.
+        for body in [
+            r#"{"data": [{"type": "task", "id": "99"}]}"#,
+            r#"{"data": [{"type": "task", "id": "11"}, {"type": "project", "id": "4"}]}"#,
+        ] {
+            assert!(
+                identifier_array(&json(body), &held, &views).is_none(),
+                "{body}"
+            );
+        }
+    }
+}
