@@ -711,9 +711,15 @@ mod tests {
         // An id in the link's query compares through the mapping too; another value does not.
         let live = "/tasks?filter%5Bproject%5D=gyDs1uK9iu2Ivm3&sort=title";
         for (env, differs) in [
-            ("/tasks?filter%5Bproject%5D=iSpbIaU3Sjihy6L&sort=title", false),
+            (
+                "/tasks?filter%5Bproject%5D=iSpbIaU3Sjihy6L&sort=title",
+                false,
+            ),
             ("/tasks?filter%5Bproject%5D=iSpbIaU3Sjihy6L&sort=name", true),
-            ("/tasks?filter%5Bassignee%5D=iSpbIaU3Sjihy6L&sort=title", true),
+            (
+                "/tasks?filter%5Bassignee%5D=iSpbIaU3Sjihy6L&sort=title",
+                true,
+            ),
         ] {
             let found = json_differences(
                 &ids,

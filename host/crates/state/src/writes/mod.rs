@@ -75,9 +75,9 @@ pub(crate) mod siblings;
 pub mod target;
 #[cfg(test)]
 mod tests;
+pub mod to_many;
 mod together;
 pub(crate) mod type_refusal;
-pub mod to_many;
 
 pub use confirm::arguments_for;
 
