@@ -507,6 +507,19 @@ impl RouteFormHandle {
         )
     }
 
+    /// [`Self::apply`] for a request the host holds in a shape of its own that serializes as the
+    /// [`RouteFormRequest`] it stands for (its answers kept as their JSON text between stages).
+    pub fn apply_held<Q: Serialize>(
+        &self,
+        request: &Q,
+    ) -> Result<RouteFormOutcome, StageCallError> {
+        self.name.exchange(
+            request,
+            ("route form request", "route form outcome"),
+            |text| self.stage.apply(text),
+        )
+    }
+
     /// Asks the form which write routes act on the entity a parameter segment names (a form
     /// built before the question recognises none).
     pub fn actions(

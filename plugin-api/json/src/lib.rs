@@ -25,6 +25,7 @@
 
 mod convert;
 mod deserialize;
+mod key;
 mod number;
 mod parse;
 mod text_deserializer;
@@ -32,6 +33,7 @@ mod write;
 
 pub use convert::{ConversionError, from_json};
 pub use deserialize::{NUMBER_TOKEN, TreeDeserializer, from_json_exact};
+use key::Key;
 pub use number::Number;
 pub use parse::{
     ItemStream, JsonError, JsonErrorKind, ParseOptions, Streamed, parse, parse_streaming,
@@ -70,9 +72,11 @@ pub enum Json {
 /// A JSON object: members in insertion order, keys unique.
 ///
 /// Equality is JSON's: the same members with equal values, in any order.
+///
+/// Keys are stored compactly (see the `key` module): most take no allocation of their own.
 #[derive(Debug, Clone, Default)]
 pub struct Object {
-    members: Vec<(String, Json)>,
+    members: Vec<(Key, Json)>,
 }
 
 impl PartialEq for Object {
@@ -80,12 +84,15 @@ impl PartialEq for Object {
         if self.members.len() != other.members.len() {
             return false;
         }
-        fn sorted(object: &Object) -> Vec<&(String, Json)> {
-            let mut members: Vec<&(String, Json)> = object.members.iter().collect();
-            members.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        fn sorted(object: &Object) -> Vec<&(Key, Json)> {
+            let mut members: Vec<&(Key, Json)> = object.members.iter().collect();
+            members.sort_unstable_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
             members
         }
-        sorted(self) == sorted(other)
+        sorted(self)
+            .into_iter()
+            .zip(sorted(other))
+            .all(|(a, b)| a.0.as_bytes() == b.0.as_bytes() && a.1 == b.1)
     }
 }
 
@@ -140,10 +147,10 @@ impl Object {
     pub fn insert(&mut self, key: impl Into<String>, value: impl Into<Json>) -> Option<Json> {
         let key = key.into();
         let value = value.into();
-        match self.members.iter_mut().find(|(name, _)| *name == key) {
+        match self.members.iter_mut().find(|(name, _)| *name == *key) {
             Some((_, slot)) => Some(std::mem::replace(slot, value)),
             None => {
-                self.members.push((key, value));
+                self.members.push((Key::from(key), value));
                 None
             }
         }
@@ -181,8 +188,8 @@ impl Object {
 
     /// Appends a member without checking that its key is new. Only for callers that know it is
     /// (the parser checks); a duplicate breaks the canonical form.
-    pub(crate) fn push_unique(&mut self, key: String, value: Json) {
-        self.members.push((key, value));
+    pub(crate) fn push_unique(&mut self, key: impl Into<Key>, value: Json) {
+        self.members.push((key.into(), value));
     }
 
     /// Gives back the room the members' list grew beyond them (the parser's objects are kept
@@ -191,19 +198,45 @@ impl Object {
         self.members.shrink_to_fit();
     }
 
-    pub(crate) fn members(&self) -> &[(String, Json)] {
+    pub(crate) fn members(&self) -> &[(Key, Json)] {
         &self.members
     }
 }
 
 impl IntoIterator for Object {
     type Item = (String, Json);
-    type IntoIter = std::vec::IntoIter<(String, Json)>;
+    type IntoIter = IntoMembers;
 
     fn into_iter(self) -> Self::IntoIter {
-        self.members.into_iter()
+        IntoMembers(self.members.into_iter())
     }
 }
+
+/// An object's members, taken in order (see [`Object`]'s `IntoIterator`).
+#[derive(Debug)]
+pub struct IntoMembers(std::vec::IntoIter<(Key, Json)>);
+
+impl Iterator for IntoMembers {
+    type Item = (String, Json);
+
+    fn next(&mut self) -> Option<(String, Json)> {
+        self.0.next().map(|(key, value)| (key.into_string(), value))
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.0.size_hint()
+    }
+}
+
+impl DoubleEndedIterator for IntoMembers {
+    fn next_back(&mut self) -> Option<(String, Json)> {
+        self.0
+            .next_back()
+            .map(|(key, value)| (key.into_string(), value))
+    }
+}
+
+impl ExactSizeIterator for IntoMembers {}
 
 impl FromIterator<(String, Json)> for Object {
     /// Collects members; a later duplicate key replaces the earlier value.

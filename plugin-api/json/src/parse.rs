@@ -7,6 +7,7 @@
 use std::collections::HashMap;
 use std::hash::{BuildHasher, RandomState};
 
+use super::key::Key;
 use super::number::scan_number;
 use super::write::escape_pointer_segment;
 use super::{BYTE_ORDER_MARK, DEFAULT_MAX_DEPTH, Json, Number, Object};
@@ -482,14 +483,12 @@ impl Parser<'_, '_> {
                 return Err(self.unexpected());
             }
             let key_offset = self.pos;
-            // Keys are always kept whole (the string limit is for values): two long keys must
-            // not read as one empty key.
-            let limit = std::mem::replace(&mut self.string_limit, usize::MAX);
-            let key = self.string();
-            self.string_limit = limit;
-            let key = key?;
-            if self.is_duplicate(&object, &mut index, &key) {
-                return Err(JsonError::new(JsonErrorKind::DuplicateKey, key_offset).within(&key));
+            let key = self.key()?;
+            let key_text = key.as_str();
+            if self.is_duplicate(&object, &mut index, key_text) {
+                return Err(
+                    JsonError::new(JsonErrorKind::DuplicateKey, key_offset).within(key_text)
+                );
             }
             if self.canonical
                 && object
@@ -501,14 +500,14 @@ impl Parser<'_, '_> {
             }
             self.skip_whitespace();
             if self.bytes.get(self.pos) != Some(&b':') {
-                return Err(self.unexpected().within(&key));
+                return Err(self.unexpected().within(key_text));
             }
             self.pos += 1;
             self.skip_whitespace();
-            let member_track = self.track_member(track, &key);
+            let member_track = self.track_member(track, key_text);
             let value = self
                 .value(depth, member_track)
-                .map_err(|error| error.within(&key))?;
+                .map_err(|error| error.within(key_text))?;
             object.push_unique(key, value);
             self.skip_whitespace();
             match self.bytes.get(self.pos) {
@@ -552,6 +551,22 @@ impl Parser<'_, '_> {
                 false
             }
         }
+    }
+
+    /// Reads an object key starting at its opening quote: a key without escapes is taken from the
+    /// text as it stands (a short one then needs no allocation, see [`Key`]). Keys are always kept
+    /// whole (the string limit is for values): two long keys must not read as one empty key.
+    fn key(&mut self) -> Result<Key, JsonError> {
+        let start = self.pos + 1;
+        let stop = find_special(self.bytes, start);
+        if self.bytes.get(stop) == Some(&b'"') {
+            self.pos = stop + 1;
+            return Ok(Key::from(&self.text[start..stop]));
+        }
+        let limit = std::mem::replace(&mut self.string_limit, usize::MAX);
+        let key = self.string();
+        self.string_limit = limit;
+        key.map(Key::from)
     }
 
     /// Reads a string starting at its opening quote.

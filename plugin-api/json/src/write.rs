@@ -63,18 +63,18 @@ fn write_value(value: &Json, out: &mut Vec<u8>, boundary: &mut dyn FnMut(&mut Ve
                     if index > 0 {
                         out.push(b',');
                     }
-                    write_canonical_string(key, out);
+                    write_canonical_string(key.as_str(), out);
                     out.push(b':');
                     write_value(value, out, boundary);
                 }
             } else {
-                let mut sorted: Vec<&(String, Json)> = members.iter().collect();
+                let mut sorted: Vec<&(_, Json)> = members.iter().collect();
                 sorted.sort_unstable_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
                 for (index, (key, value)) in sorted.into_iter().enumerate() {
                     if index > 0 {
                         out.push(b',');
                     }
-                    write_canonical_string(key, out);
+                    write_canonical_string(key.as_str(), out);
                     out.push(b':');
                     write_value(value, out, boundary);
                 }

@@ -159,7 +159,7 @@ pub struct RecordQuery {
     /// Decoded `[name, value]` pairs in request order (form-urlencoded decoding: `+` is a space,
     /// percent-escapes that are not UTF-8 become U+FFFD; the raw spelling stays exact). A pair
     /// holding a sensitive value is `null`.
-    #[serde(deserialize_with = "exact_list")]
+    #[serde(deserialize_with = "super::exact_list")]
     pub pairs: Vec<Option<(String, String)>>,
     /// The text after `?` exactly as recorded (may be empty for an explicit empty query); `None`
     /// when it holds a sensitive value.
@@ -238,18 +238,6 @@ impl Serialize for Body {
     }
 }
 
-/// A list read without the room it grew beyond its items: records are kept (the build's, a
-/// server's), and a list grown by doubling holds up to twice its size (a one-header list, four).
-fn exact_list<'de, D, T>(deserializer: D) -> Result<Vec<T>, D::Error>
-where
-    D: serde::Deserializer<'de>,
-    T: Deserialize<'de>,
-{
-    let mut items = Vec::<T>::deserialize(deserializer)?;
-    items.shrink_to_fit();
-    Ok(items)
-}
-
 /// A body's text read as a string and kept shared (the `rc` feature of serde is not used).
 fn shared_text<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Arc<str>, D::Error> {
     let text = <std::borrow::Cow<'de, str>>::deserialize(deserializer)?;
@@ -293,7 +281,7 @@ pub struct RecordRequest {
     /// The request body (`postData`).
     pub body: Body,
     /// Request headers in recorded order.
-    #[serde(deserialize_with = "exact_list")]
+    #[serde(deserialize_with = "super::exact_list")]
     pub headers: Vec<RecordHeader>,
     /// The HTTP version as recorded.
     pub http_version: Option<String>,
@@ -308,7 +296,7 @@ pub struct RecordResponse {
     /// The response body (`content.text`, decoded from base64 when so recorded).
     pub body: Body,
     /// Response headers in recorded order.
-    #[serde(deserialize_with = "exact_list")]
+    #[serde(deserialize_with = "super::exact_list")]
     pub headers: Vec<RecordHeader>,
     /// The HTTP version as recorded.
     pub http_version: Option<String>,

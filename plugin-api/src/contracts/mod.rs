@@ -38,3 +38,16 @@ pub(crate) use schema_versioned;
 pub fn current_schema_version() -> u32 {
     SCHEMA_VERSION
 }
+
+/// A list read without the room it grew beyond its items: a list grown by doubling holds up to
+/// twice its size (a one-header list, four). Records are kept (the build's, a server's), and a
+/// route form holds the whole route-form request while it works (issue 17).
+pub(crate) fn exact_list<'de, D, T>(deserializer: D) -> Result<Vec<T>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: serde::Deserialize<'de>,
+{
+    let mut items = <Vec<T> as serde::Deserialize>::deserialize(deserializer)?;
+    items.shrink_to_fit();
+    Ok(items)
+}

@@ -29,6 +29,7 @@ pub struct RouteFormRequest {
     #[serde(default)]
     pub options: Map<String, Value>,
     /// The origin's records, in capture order.
+    #[serde(deserialize_with = "super::exact_list")]
     pub routes: Vec<RecordedRoute>,
     /// Always [`super::SCHEMA_VERSION`].
     #[serde(default = "current_schema_version")]
@@ -41,10 +42,13 @@ pub struct RecordedRoute {
     /// The method as recorded.
     pub method: String,
     /// The path's segments as recorded, percent-encoding kept (`/a//b` is `["a", "", "b"]`).
+    #[serde(deserialize_with = "super::exact_list")]
     pub segments: Vec<String>,
     /// The same segments percent-decoded (as recorded where the decoded bytes are not UTF-8).
+    #[serde(deserialize_with = "super::exact_list")]
     pub decoded: Vec<String>,
     /// The form of each segment so far, `null` for a literal segment.
+    #[serde(deserialize_with = "super::exact_list")]
     pub forms: Vec<Option<SegmentForm>>,
     /// The recorded answer.
     pub answer: RecordedAnswer,
@@ -59,25 +63,25 @@ pub struct RecordedAnswer {
     /// (`object`, `array` or `scalar`); `null` for any other answer.
     pub json: Option<String>,
     /// The member names of a 2xx JSON object answer, sorted.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "super::exact_list")]
     pub members: Vec<String>,
     /// The member names of the objects a 2xx JSON answer lists, sorted: those of the root array,
     /// or of the longest array of objects a top-level member holds (the first of equal length);
     /// empty when it lists none. Sibling collections whose items share no shape are no family.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "super::exact_list")]
     pub item_members: Vec<String>,
     /// The scalars of a 2xx JSON answer, at most three levels below the root (object members
     /// and array items), whose text some path of the origin spells: a whole segment as recorded
     /// or decoded, or a run of a decoded segment's parts between separators (`.`, `:`, `,`, `-`,
     /// `_`, `@`, `~`, `+`, `=`, space). In document order, at most 256.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "super::exact_list")]
     pub values: Vec<AnswerValue>,
     /// The strings of a 2xx JSON answer, at most eight levels below the root, that spell a path
     /// run: two or more consecutive decoded segments of some path of the origin joined by `/`,
     /// or `/` and one or more of them (`notes/todo.md`, `/config/billing`), as a folder listing
     /// names what it holds. In document order, at most 256. Texts the route-form request of an
     /// older host leaves out (empty).
-    #[serde(default)]
+    #[serde(default, deserialize_with = "super::exact_list")]
     pub paths: Vec<AnswerValue>,
     /// The member names of a 2xx JSON answer's maps, at most two levels below the root, that a
     /// path of the origin spells as a whole decoded segment: the names of an object whose members
@@ -85,7 +89,11 @@ pub struct RecordedAnswer {
     /// `_attachments: {"cover.txt": {…}}`), as a document names its parts. `pointer` is the
     /// member's, `text` its name. In document order, at most 256. Names the route-form request of
     /// an older host leaves out (empty).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "super::exact_list",
+        skip_serializing_if = "Vec::is_empty"
+    )]
     pub keys: Vec<AnswerValue>,
 }
 

@@ -228,6 +228,10 @@ fn predicted(
         std::sync::Arc::clone(&request.rules),
         precompute,
     )?;
+    // The derivation's working set (the timeline's parsed answers, its lookups) is freed by now,
+    // leaving the heap holed; given back, what follows (the capture file's content, the files'
+    // buffers) is not mapped beside it (issue 17: the build's peak had moved past derivation).
+    rea_serve::memory::give_memory_back();
     let evidence = evidence_content(&request.pair, records)?;
     Ok((prediction, evidence))
 }

@@ -23,6 +23,7 @@
 //! stages propose (routes read with one query language) are merged where they overlap.
 
 use std::collections::BTreeSet;
+use std::convert::Infallible;
 use std::sync::Arc;
 
 use rea_evidence::Refusal;
@@ -34,6 +35,8 @@ use rea_plugin_api::contracts::route::{
     AnswerValue, RecordedAnswer, RecordedRoute, RouteFormRequest, SegmentForm,
 };
 use rea_plugin_api::route_fields::{format_rule, separated_runs};
+use serde::Serialize;
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use crate::responses::ParsedResponses;
@@ -65,7 +68,49 @@ pub fn route_form_request(records: &[&CaptureRecord], paths: &[&str]) -> RouteFo
                 .collect()
         })
         .collect();
-    request_with_forms(&responses, paths, forms)
+    let Ok(routes) = routes_with_forms(&responses, paths, forms, Ok::<_, Infallible>);
+    RouteFormRequest {
+        options: Map::new(),
+        routes,
+        schema_version: SCHEMA_VERSION,
+    }
+}
+
+/// A recorded route as [`apply_route_forms`] holds it between stages: its answer kept as the JSON
+/// text it is sent as, about a third of the typed answer's heap (issue 17: the request holds
+/// every recorded answer while each stage works). It serializes as the [`RecordedRoute`] it was
+/// made from (the same fields in the same order).
+#[derive(Serialize)]
+struct HeldRoute {
+    method: String,
+    segments: Vec<String>,
+    decoded: Vec<String>,
+    forms: Vec<Option<SegmentForm>>,
+    answer: Box<RawValue>,
+}
+
+impl HeldRoute {
+    fn of(route: RecordedRoute) -> Result<Self, Refusal> {
+        let answer = serde_json::value::to_raw_value(&route.answer).map_err(|error| {
+            Refusal::internal(format!("a recorded answer did not serialize: {error}"))
+        })?;
+        Ok(Self {
+            method: route.method,
+            segments: route.segments,
+            decoded: route.decoded,
+            forms: route.forms,
+            answer,
+        })
+    }
+}
+
+/// The route-form request as [`apply_route_forms`] holds it; it serializes as the
+/// [`RouteFormRequest`] it stands for.
+#[derive(Serialize)]
+struct HeldRequest {
+    options: Map<String, Value>,
+    routes: Vec<HeldRoute>,
+    schema_version: u32,
 }
 
 /// What the route-form stages learned of one origin's records.
@@ -117,9 +162,13 @@ pub(crate) fn apply_route_forms(
             query_families,
         });
     }
-    let mut request = request_with_forms(responses, paths, forms);
+    let mut request = HeldRequest {
+        options: Map::new(),
+        routes: routes_with_forms(responses, paths, forms, HeldRoute::of)?,
+        schema_version: SCHEMA_VERSION,
+    };
     for stage in stages {
-        let outcome = stage.apply(&request).map_err(|error| {
+        let outcome = stage.apply_held(&request).map_err(|error| {
             Refusal::internal(format!(
                 "route form `{}` of plugin `{}` failed: {error}",
                 stage.stage(),
@@ -150,7 +199,7 @@ pub(crate) fn apply_route_forms(
 }
 
 /// Whether a proposed form fits a still-literal segment of a route (see the module docs).
-fn fits(route: &RecordedRoute, segment: usize, form: &SegmentForm) -> bool {
+fn fits(route: &HeldRoute, segment: usize, form: &SegmentForm) -> bool {
     let (Some(raw), Some(decoded), Some(None)) = (
         route.segments.get(segment),
         route.decoded.get(segment),
@@ -187,12 +236,14 @@ pub(crate) fn is_argument_name(name: &str) -> bool {
             .all(|byte| byte.is_ascii_alphanumeric() || *byte == b'_')
 }
 
-/// The request for records (read through `responses`) whose segments have these forms so far.
-fn request_with_forms(
+/// The request's routes for records (read through `responses`) whose segments have these forms
+/// so far, each made into what the caller holds (`hold`) as soon as it is made.
+fn routes_with_forms<T, E>(
     responses: &ParsedResponses<'_>,
     paths: &[&str],
     mut forms: Vec<Vec<Option<SegmentForm>>>,
-) -> RouteFormRequest {
+    mut hold: impl FnMut(RecordedRoute) -> Result<T, E>,
+) -> Result<Vec<T>, E> {
     let records = responses.records();
     let segments: Vec<Vec<&str>> = paths.iter().map(|path| split_path(path)).collect();
     let decoded: Vec<Vec<String>> = segments
@@ -206,10 +257,9 @@ fn request_with_forms(
     let spelled = spelled_texts(&segments, &decoded);
     let runs = path_runs(&decoded);
     let whole: BTreeSet<&str> = decoded.iter().flatten().map(String::as_str).collect();
-    let routes = records
-        .iter()
-        .enumerate()
-        .map(|(index, record)| RecordedRoute {
+    let mut routes = Vec::with_capacity(records.len());
+    for (index, record) in records.iter().enumerate() {
+        let route = RecordedRoute {
             method: record.method.clone().unwrap_or_default(),
             segments: segments[index]
                 .iter()
@@ -228,13 +278,10 @@ fn request_with_forms(
                     },
                 )
             }),
-        })
-        .collect();
-    RouteFormRequest {
-        options: Map::new(),
-        routes,
-        schema_version: SCHEMA_VERSION,
+        };
+        routes.push(hold(route)?);
     }
+    Ok(routes)
 }
 
 /// Every text a path of the origin spells (see the module docs).
@@ -503,6 +550,45 @@ mod tests {
     }
 
     #[test]
+    fn the_held_request_is_sent_as_the_typed_request_it_stands_for() {
+        let listing = record(1, "GET", "http://app.test/api/items")
+            .json(
+                200,
+                r#"[{"id": 7, "title": "a \"quoted\" é"}, {"id": 8, "tags": ["x"]}]"#,
+            )
+            .build();
+        let item = record(2, "GET", "http://app.test/api/items/7")
+            .json(
+                200,
+                r#"{"id": 7, "path": "api/items", "versions": {"1.0": {}}}"#,
+            )
+            .build();
+        let missing = record(3, "DELETE", "http://app.test/api/items/9")
+            .json(404, "{}")
+            .build();
+        let records = [&listing, &item, &missing];
+        let paths = ["/api/items", "/api/items/7", "/api/items/9"];
+        let typed = route_form_request(&records, &paths);
+        let responses = ParsedResponses::new(&records);
+        let forms = typed
+            .routes
+            .iter()
+            .map(|route| route.forms.clone())
+            .collect();
+        let held = HeldRequest {
+            options: Map::new(),
+            routes: routes_with_forms(&responses, &paths, forms, HeldRoute::of).unwrap(),
+            schema_version: SCHEMA_VERSION,
+        };
+        let text = serde_json::to_string(&held).unwrap();
+        assert_eq!(text, serde_json::to_string(&typed).unwrap());
+        assert!(
+            text.contains(r#""text":"7""#),
+            "the answers are sent: {text}"
+        );
+    }
+
+    #[test]
     fn answers_keep_only_scalars_a_path_spells_and_format_rules_fill_forms() {
         let first = record(1, "GET", "http://app.test/t/projects/WEB.json")
             .json(
@@ -569,7 +655,8 @@ mod tests {
             .iter()
             .map(|route| route.forms.clone())
             .collect();
-        assert_eq!(request_with_forms(&shared, &paths, forms), fresh);
+        let routes = routes_with_forms(&shared, &paths, forms, Ok::<_, Infallible>);
+        assert_eq!(routes.as_ref(), Ok(&fresh.routes));
         assert_eq!(
             apply_route_forms(&shared, &paths, vec![vec![None; 2], vec![None; 3]], &[])
                 .expect("no stage")

@@ -203,8 +203,9 @@ async fn trim_when_idle(activity: Activity, shutdown: CancellationToken) {
     }
 }
 
-/// Returns the free heap at the top of every arena to the operating system (glibc).
-fn give_memory_back() {
+/// Returns the free heap of every arena to the operating system (glibc's `malloc_trim(0)`): a
+/// server going idle, and a build between its state stage and writing its files.
+pub fn give_memory_back() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     // SAFETY: malloc_trim only releases memory malloc holds free; it has no preconditions.
     unsafe {

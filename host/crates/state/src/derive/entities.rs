@@ -25,6 +25,30 @@ pub fn item_segments<T: AsRef<str>>(segments: &[T]) -> &[T] {
     }
 }
 
+/// The entities holding one id, as indexes into [`Entities::list`] in order of discovery: nearly
+/// always one, held without a list of its own.
+#[derive(Debug)]
+enum Holders {
+    One(usize),
+    Many(Vec<usize>),
+}
+
+impl Holders {
+    fn as_slice(&self) -> &[usize] {
+        match self {
+            Holders::One(index) => std::slice::from_ref(index),
+            Holders::Many(indexes) => indexes,
+        }
+    }
+
+    fn push(&mut self, index: usize) {
+        match self {
+            Holders::One(first) => *self = Holders::Many(vec![*first, index]),
+            Holders::Many(indexes) => indexes.push(index),
+        }
+    }
+}
+
 /// Entities and types under construction.
 #[derive(Debug, Default)]
 pub struct Entities {
@@ -34,8 +58,9 @@ pub struct Entities {
     pub list: Vec<Entity>,
     /// Per entity, the record position it was first seen at.
     first_seen: Vec<usize>,
-    index: HashMap<(String, String, String), usize>,
-    by_type_id: HashMap<(String, String), Vec<usize>>,
+    /// Per id, the entities holding it (of any type and collection): one copy of each id, where
+    /// lookups by type, collection and id kept three per entity (issue 17).
+    by_id: HashMap<String, Holders>,
     /// State order (indexes into `list`), once settled.
     order: Vec<usize>,
     /// Per (type, collection key), its entities in state order, once settled.
@@ -61,25 +86,30 @@ impl Entities {
 
     /// The entity `(type, collection, id)`.
     pub fn find(&self, entity_type: &str, collection: &str, id: &str) -> Option<usize> {
-        self.index
-            .get(&(
-                entity_type.to_owned(),
-                collection_key(collection).to_owned(),
-                id.to_owned(),
-            ))
-            .copied()
+        let key = collection_key(collection);
+        self.holders(entity_type, id).find(|index| {
+            let entity = &self.list[*index];
+            collection_key(&entity.collection) == key
+        })
     }
 
     /// The one entity of a type with that id, in any collection.
     pub fn find_unique(&self, entity_type: &str, id: &str) -> Option<usize> {
-        match self
-            .by_type_id
-            .get(&(entity_type.to_owned(), id.to_owned()))
-            .map(Vec::as_slice)
-        {
-            Some([only]) => Some(*only),
+        let mut holders = self.holders(entity_type, id);
+        match (holders.next(), holders.next()) {
+            (Some(only), None) => Some(only),
             _ => None,
         }
+    }
+
+    /// The entities of a type holding an id, in order of discovery.
+    fn holders<'a>(&'a self, entity_type: &'a str, id: &str) -> impl Iterator<Item = usize> + 'a {
+        self.by_id
+            .get(id)
+            .map_or(&[][..], Holders::as_slice)
+            .iter()
+            .copied()
+            .filter(move |index| self.list[*index].entity_type == entity_type)
     }
 
     /// Records an observed entity from the record `(ordinal, position)`. `replace` (item reads,
@@ -116,18 +146,12 @@ impl Entities {
                     record_ordinals: vec![ordinal],
                 });
                 self.first_seen.push(position);
-                self.index.insert(
-                    (
-                        entity_type.to_owned(),
-                        collection_key(collection).to_owned(),
-                        id.to_owned(),
-                    ),
-                    index,
-                );
-                self.by_type_id
-                    .entry((entity_type.to_owned(), id.to_owned()))
-                    .or_default()
-                    .push(index);
+                match self.by_id.get_mut(id) {
+                    Some(holders) => holders.push(index),
+                    None => {
+                        self.by_id.insert(id.to_owned(), Holders::One(index));
+                    }
+                }
                 index
             }
         }
@@ -233,5 +257,64 @@ impl Entities {
             .filter(|entity| !retired.contains(&entity.entity_type))
             .collect();
         (types, entities, documents)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn seeded() -> Entities {
+        let mut entities = Entities::default();
+        let fields = Json::parse(br#"{"id": 1}"#).expect("json");
+        let seen = [
+            ("/api/books", "/api/books", "1"),
+            ("/api/books", "/api/shelves/2/books", "1"),
+            ("/api/authors", "/api/authors/", "1"),
+            ("/api/books", "/api/books", "2"),
+        ];
+        for (ordinal, (entity_type, collection, id)) in seen.into_iter().enumerate() {
+            let at = (ordinal as u64, ordinal);
+            entities.observe(entity_type, collection, id, &fields, at, false);
+        }
+        entities
+    }
+
+    #[test]
+    fn an_entity_is_found_by_type_collection_and_id_a_trailing_slash_aside() {
+        let entities = seeded();
+        assert_eq!(entities.find("/api/books", "/api/books/", "1"), Some(0));
+        assert_eq!(
+            entities.find("/api/books", "/api/shelves/2/books", "1"),
+            Some(1)
+        );
+        assert_eq!(entities.find("/api/authors", "/api/authors", "1"), Some(2));
+        assert_eq!(entities.find("/api/books", "/api/books", "2"), Some(3));
+        assert_eq!(entities.find("/api/authors", "/api/books", "1"), None);
+        assert_eq!(entities.find("/api/books", "/api/books", "3"), None);
+    }
+
+    #[test]
+    fn an_id_is_unique_to_a_type_only_when_one_collection_holds_it() {
+        let entities = seeded();
+        assert_eq!(
+            entities.find_unique("/api/books", "1"),
+            None,
+            "two collections"
+        );
+        assert_eq!(entities.find_unique("/api/authors", "1"), Some(2));
+        assert_eq!(entities.find_unique("/api/books", "2"), Some(3));
+        assert_eq!(entities.find_unique("/api/books", "9"), None);
+    }
+
+    #[test]
+    fn observing_a_held_entity_again_cites_the_record_and_keeps_one_entity() {
+        let mut entities = seeded();
+        let fields = Json::parse(br#"{"id": 1, "title": "t"}"#).expect("json");
+        let index = entities.observe("/api/books", "/api/books/", "1", &fields, (9, 9), true);
+        assert_eq!(index, 0);
+        assert_eq!(entities.list.len(), 4);
+        assert_eq!(entities.list[0].record_ordinals, vec![0, 9]);
+        assert_eq!(entities.list[0].fields, fields);
     }
 }
