@@ -28,7 +28,7 @@ pub const LISTED_DEPTH: &str = "listed-depth";
 
 /// Gives each inferred read of a listed depth its source's folder entries and a recorded view
 /// (see the module docs).
-pub(crate) fn attach_reads(
+fn attach_reads(
     manifest: &Manifest,
     views: &mut Vec<ReadView>,
     folder_entries: &mut Vec<FolderEntries>,
@@ -72,6 +72,7 @@ pub(crate) fn attach_reads(
 /// Adds each inferred tool whose source is a tree's write tool to that tree, with a served,
 /// inferred plan (see the module docs).
 pub(crate) fn attach(manifest: &Manifest, state: &mut StateView) {
+    attach_reads(manifest, &mut state.views, &mut state.folder_entries);
     for tool in &manifest.tools {
         let Some(source) = tool.inferred_from.as_deref() else {
             continue;

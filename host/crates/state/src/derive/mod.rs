@@ -273,7 +273,7 @@ fn derive_pass(
     let mut views = read_views(manifest, details);
     mark_shared_queries(manifest, &mut views);
     generalize_views(manifest, timeline, (&types, &entities), &mut views, rules);
-    let mut folder_entries = crate::entries::derive(manifest, timeline, &views);
+    let folder_entries = crate::entries::derive(manifest, timeline, &views);
     let folder_listings = crate::listings::derive(timeline, &folder_entries);
     let tree_writes = crate::tree_writes::derive(
         manifest,
@@ -282,7 +282,6 @@ fn derive_pass(
         &folder_listings,
         &folder_entries,
     );
-    crate::tree_depths::attach_reads(manifest, &mut views, &mut folder_entries);
     let absent_answers = crate::absent::derive(manifest, timeline, (&types, &entities), &views);
     let sliced_members = crate::sliced::derive(manifest, timeline, &views);
     let created_reads = crate::created::derive(manifest, timeline, &views);
