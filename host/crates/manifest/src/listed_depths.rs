@@ -4,8 +4,10 @@
 //! listing of `/api/contents/reports/2026`, where only `notes/todo.md` was read as a document) has
 //! no tool. A folder read of a *query family* (the routes a route form learned read one tree with
 //! one query language) whose 2xx JSON answer names, inside an array, a path spelling the read's
-//! own decoded path and one more part (`notes/…` ends the path `/api/contents/notes`) shows the
-//! tree holds entries at the next depth. Where no read of the family reaches that depth, the
+//! own decoded path from the tree's root (its segments from the read's first parameter on) and one
+//! more part (`reports/2026/q4.md` in the listing of `/api/contents/reports/2026`, read through
+//! `/api/contents/{…}/{…}`) shows the tree holds entries at the next depth; a link relative to the
+//! origin (`/tasks/4` in a list of `/people/1/tasks`) spells no path of the tree. Where no read of the family reaches that depth, the
 //! family's entry read at the folder's depth (a `GET` whose last segment is a whole-segment
 //! parameter; the one citing the most records) is offered there, its template followed by one
 //! more whole-segment parameter (rule `folder-tree`), as an inferred read citing no record
@@ -51,10 +53,16 @@ pub fn inferred_listed_reads(
             .record_ordinals
             .iter()
             .filter_map(|ordinal| by_ordinal.get(ordinal).copied());
+        let root = tool
+            .path_parameters
+            .iter()
+            .map(|parameter| parameter.segment_index)
+            .min()
+            .unwrap_or_else(|| template_length(tool));
         listed
             .entry(family)
             .or_default()
-            .extend(cited.filter_map(listed_depth));
+            .extend(cited.filter_map(|record| listed_depth(record, root)));
     }
     let mut names: BTreeSet<String> = tools.iter().map(|tool| tool.name.clone()).collect();
     let mut offered = Vec::new();
@@ -86,8 +94,8 @@ pub fn inferred_listed_reads(
 
 /// The segment count of the entries a record's answer lists one level below its own path: its
 /// decoded path's segment count plus one, when a string inside an array of its 2xx JSON answer
-/// spells that path's last parts and one more (see the module docs).
-fn listed_depth(record: &CaptureRecord) -> Option<usize> {
+/// spells that path's segments from `root` on and one more (see the module docs).
+fn listed_depth(record: &CaptureRecord, root: usize) -> Option<usize> {
     if !(200..300).contains(&record.response.status) {
         return None;
     }
@@ -103,12 +111,12 @@ fn listed_depth(record: &CaptureRecord) -> Option<usize> {
     array_strings(&json, false, &mut strings);
     strings
         .into_iter()
-        .any(|text| names_child(&decoded, text))
+        .any(|text| names_child(decoded.get(root..).unwrap_or_default(), text))
         .then_some(decoded.len() + 1)
 }
 
-/// Whether `text` (a leading `/` dropped) is the last parts of `folder` (at least one) and one
-/// more non-empty part.
+/// Whether `text` (a leading `/` dropped) is the parts of `folder` (the folder's path below the
+/// tree's root, at least one part) and one more non-empty part.
 fn names_child(folder: &[String], text: &str) -> bool {
     let parts: Vec<&str> = text.trim_start_matches('/').split('/').collect();
     let Some((last, parents)) = parts.split_last() else {
@@ -116,8 +124,8 @@ fn names_child(folder: &[String], text: &str) -> bool {
     };
     !last.is_empty()
         && !parents.is_empty()
-        && parents.len() <= folder.len()
-        && folder[folder.len() - parents.len()..]
+        && parents.len() == folder.len()
+        && folder
             .iter()
             .zip(parents)
             .all(|(segment, part)| segment == part)
@@ -314,15 +322,29 @@ mod tests {
         ];
         let families = [Some(0), Some(0), Some(0)];
         assert!(inferred_listed_reads(&tools, &families, &records).is_empty());
+        // A link relative to the origin spells no path of the tree below the read's parameters.
+        let related = vec![listing(
+            1,
+            "/people/1/tasks",
+            r#"{"data": [{"links": {"self": "/tasks/4"}}]}"#,
+        )];
+        let tools = vec![tool("get_related", "/people/{numeric}/{folder-tree}", &[1])];
+        assert!(inferred_listed_reads(&tools, &[Some(0)], &related).is_empty());
     }
 
     #[test]
     fn a_child_is_the_folders_last_parts_and_one_more() {
-        let folder: Vec<String> = ["api", "contents", "reports", "2026"]
-            .map(str::to_owned)
-            .to_vec();
+        let folder: Vec<String> = ["reports", "2026"].map(str::to_owned).to_vec();
         assert!(names_child(&folder, "reports/2026/q4.md"));
-        assert!(names_child(&folder, "/2026/q4.md"));
+        assert!(names_child(&folder, "/reports/2026/q4.md"));
+        assert!(
+            !names_child(&folder, "/2026/q4.md"),
+            "a path from elsewhere"
+        );
+        assert!(
+            !names_child(&[], "q4.md"),
+            "the root's listing names its entries alone"
+        );
         assert!(!names_child(&folder, "q4.md"), "a name alone");
         assert!(!names_child(&folder, "reports/2026/"), "an empty last part");
         assert!(!names_child(&folder, "reports/2027/q4.md"));
