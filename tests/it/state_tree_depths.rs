@@ -8,20 +8,33 @@
 //! the tree's store index. A top-level call of no learned class (`DELETE …?dir=true`, never
 //! recorded) is refused, changing nothing. Only this recorded application shows it: Jupyter
 //! Server composes no folder listing, so no tree is learned there.
+//!
+//! Listed depths (`rea_manifest::listed_depths`, `rea_state::tree_depths::attach_reads`): a
+//! listing naming entries one level below every read of its tree offers the deepest read there.
+//! jupyter_server's build listed `reports/2026` (naming `reports/2026/q4.md`) but read documents
+//! two levels down only: the three-level read answers the listed entry (`content=0`) from the
+//! state and refuses what no listing shows. etcd's listings name no entry below a read depth
+//! (`/v2/keys/config/web/theme` is a leaf), so no read is offered there; no other corpus app
+//! lists a tree deeper than it reads.
 
 use std::sync::Arc;
 
 use rea_backends::fetch::FetchOptions;
+use rea_serve::ToolBackend;
 use serde_json::{Value, json};
 
 use crate::state_folder_entries::call_for;
 use crate::state_support::{Served, capture_file, serve_evidence, state_rules};
 
 fn etcd(transfer: bool) -> Served {
+    corpus_app("etcd", transfer)
+}
+
+fn corpus_app(app: &str, transfer: bool) -> Served {
     let build = rea_tests::fidelity::discover(&rea_tests::fidelity::default_roots())
         .into_iter()
-        .find(|found| found.name == "etcd")
-        .expect("the corpus holds etcd")
+        .find(|found| found.name == app)
+        .unwrap_or_else(|| panic!("the corpus holds {app}"))
         .dir
         .join("build.har");
     let rules = Arc::new((*state_rules()).clone().with_sibling_transfer(transfer));
@@ -121,4 +134,79 @@ fn etcd_a_top_level_directory_is_made_appended_to_read_and_emptied() {
     );
     assert_eq!(missing["status"], 404, "{missing}");
     assert_eq!(missing["body"]["index"], 19, "{missing}");
+}
+
+/// The reads a manifest infers (listed depths: no other inferred tool is a `GET`).
+fn inferred_reads(served: &Served) -> Vec<&rea_manifest::ManifestTool> {
+    served
+        .manifest
+        .tools
+        .iter()
+        .filter(|tool| tool.method == "GET" && tool.inferred_from.is_some())
+        .collect()
+}
+
+#[test]
+fn jupyter_an_entry_listed_below_every_read_depth_reads_as_its_listing_shows_it() {
+    assert!(
+        inferred_reads(&corpus_app("jupyter_server", false)).is_empty(),
+        "the default pipeline infers nothing"
+    );
+    let served = corpus_app("jupyter_server", true);
+    let reads = inferred_reads(&served);
+    assert_eq!(reads.len(), 1, "{reads:#?}");
+    let read = reads[0];
+    assert_eq!(
+        read.path_template,
+        "/api/contents/{prefix-variance}/{sibling-variance}/{folder-tree}"
+    );
+    assert_eq!(
+        read.inferred_from.as_deref(),
+        Some("get_api_contents_by_prefix_variance_and_sibling_variance"),
+        "the two-level read citing the most records"
+    );
+    assert!(read.record_ordinals.is_empty() && served.replay.is_inferred(&read.name));
+    assert!(
+        served
+            .backend
+            .tools()
+            .iter()
+            .any(|tool| tool.name == read.name),
+        "the state offers it"
+    );
+    let (tool, answer, is_error) = send(
+        &served,
+        "GET",
+        "/api/contents/reports/2026/q4.md?content=0",
+        None,
+    );
+    assert_eq!(tool, read.name);
+    assert!(!is_error, "{answer}");
+    assert_eq!(answer["status"], 200, "{answer}");
+    assert_eq!(answer["body"]["path"], "reports/2026/q4.md", "{answer}");
+    assert_eq!(answer["body"]["type"], "file", "{answer}");
+    assert_eq!(answer["body"]["content"], Value::Null, "{answer}");
+    // The content no read showed, and an entry no listing names: refused, never another
+    // document's answer.
+    for target in [
+        "/api/contents/reports/2026/q4.md",
+        "/api/contents/reports/2026/nope.md?content=0",
+    ] {
+        let (_, refused, is_error) = send(&served, "GET", target, None);
+        assert!(is_error, "{target}: {refused}");
+    }
+}
+
+#[test]
+fn etcd_no_read_is_offered_below_a_depth_no_listing_names() {
+    let served = etcd(true);
+    assert!(inferred_reads(&served).is_empty());
+    assert!(
+        !served
+            .manifest
+            .tools
+            .iter()
+            .any(|tool| tool.method == "GET" && tool.path_template.matches('/').count() == 6),
+        "no read below /v2/keys/{{a}}/{{b}}/{{c}}: the listings name no deeper key"
+    );
 }

@@ -43,6 +43,7 @@ pub mod display;
 pub mod environment;
 pub mod evidence;
 pub mod joined;
+pub mod listed_depths;
 pub mod manifest;
 pub mod media;
 pub mod naming;

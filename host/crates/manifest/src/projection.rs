@@ -71,6 +71,8 @@ pub fn project_manifest(
             tool_groups.iter().map(|group| group.query_family).collect();
         let deeper = crate::depths::inferred_depth_tools(&tools, &families);
         tools.extend(deeper);
+        let listed = crate::listed_depths::inferred_listed_reads(&tools, &families, records);
+        tools.extend(listed);
     }
     Ok(Manifest {
         excluded_groups,

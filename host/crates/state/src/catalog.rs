@@ -160,8 +160,9 @@ fn state_tools_worded(
         .iter()
         .filter_map(|tool| {
             let declared = manifest.tool(&tool.name)?;
-            if crate::derive::is_read_tool(declared)
-                || views.iter().any(|view| view.tool == tool.name)
+            let viewed = views.iter().any(|view| view.tool == tool.name);
+            // An inferred read (a listed depth) is offered only where the state answers it.
+            if viewed || (crate::derive::is_read_tool(declared) && declared.inferred_from.is_none())
             {
                 let mut tool = tool.clone();
                 tool.description = with_phrase(&tool.description, STATE_PHRASE);

@@ -369,7 +369,8 @@ impl StateService {
             self.replay().tool(tool),
             arguments,
         );
-        let replayed = if provenance {
+        // An inferred read (a listed depth) cites no recording to replay.
+        let replayed = if provenance && !self.replay().is_inferred(tool) {
             match self.replay().answer(tool, &recorded) {
                 Ok(answer) => Some(answer),
                 Err(error) => return ToolError::from(&error).into(),

@@ -7,15 +7,72 @@
 //! tree write's is. Its plan is its source's, served and inferred (`inferred_from`), confirmed
 //! by the reads that confirmed the tree's writes; it cites no recorded call. It joins only a tree
 //! whose prefix its template lies below and that learned at least one class of its method.
+//!
+//! **Reads at listed depths** ([`attach_reads`]): an inferred read one level below its source
+//! (`rea_manifest::listed_depths`: a depth the tree's listings name but no read reached) takes its
+//! source's folder entries, so a call naming an entry the listings show answers it as the source
+//! answers entries (the entry in the source's base answer, for the queries its reads agreed on,
+//! before any write; after writes, as the tree's reads are, see [`crate::tree_reads`]). Its view
+//! is a recorded view citing nothing: any other call is refused as not modelled, never another
+//! path's recording. A source with no folder entries lends nothing, and its inferred read keeps
+//! no view (it is not offered).
 
 use rea_manifest::Manifest;
 
-use crate::model::StateView;
+use crate::entries::FolderEntries;
+use crate::model::{ReadView, StateView, ViewDetail};
 use crate::tree_writes::TreeTool;
+
+/// The reason of an inferred read's view: it answers entries only.
+pub const LISTED_DEPTH: &str = "listed-depth";
+
+/// Gives each inferred read of a listed depth its source's folder entries and a recorded view
+/// (see the module docs).
+fn attach_reads(
+    manifest: &Manifest,
+    views: &mut Vec<ReadView>,
+    folder_entries: &mut Vec<FolderEntries>,
+) {
+    for tool in &manifest.tools {
+        let Some(source) = tool.inferred_from.as_deref() else {
+            continue;
+        };
+        let is_get = |method: &str| method.eq_ignore_ascii_case("GET");
+        let source_is_get = manifest
+            .tool(source)
+            .is_some_and(|declared| is_get(&declared.method));
+        if !is_get(&tool.method) || !source_is_get {
+            continue;
+        }
+        // The view the derivation gave a read citing no record shows nothing.
+        views.retain(|view| view.tool != tool.name);
+        let lent: Vec<FolderEntries> = folder_entries
+            .iter()
+            .filter(|entries| entries.tool == source)
+            .map(|entries| FolderEntries {
+                tool: tool.name.clone(),
+                ..entries.clone()
+            })
+            .collect();
+        if lent.is_empty() {
+            continue;
+        }
+        folder_entries.extend(lent);
+        views.push(ReadView {
+            tool: tool.name.clone(),
+            method: tool.method.clone(),
+            path_template: tool.path_template.clone(),
+            detail: ViewDetail::Recorded {
+                reason: LISTED_DEPTH.to_owned(),
+            },
+        });
+    }
+}
 
 /// Adds each inferred tool whose source is a tree's write tool to that tree, with a served,
 /// inferred plan (see the module docs).
 pub(crate) fn attach(manifest: &Manifest, state: &mut StateView) {
+    attach_reads(manifest, &mut state.views, &mut state.folder_entries);
     for tool in &manifest.tools {
         let Some(source) = tool.inferred_from.as_deref() else {
             continue;
