@@ -54,3 +54,26 @@ def send(rec: Recorder, method: str, path: str, why: str, body: dict, expect: in
 def rel(typ: str, id_) -> dict:
     """A to-one relationship object (`data: null` for no id)."""
     return {"data": None if id_ is None else {"type": typ, "id": str(id_)}}
+
+
+def rels(typ: str, *ids) -> dict:
+    """A to-many relationship object naming `ids` of `typ`."""
+    return {"data": [{"type": typ, "id": str(i)} for i in ids]}
+
+
+def resource(typ: str, attrs: dict, relationships: dict | None, id_: str | None = None) -> dict:
+    """A JSON:API write body: `{data: {type, id?, attributes?, relationships?}}`."""
+    data: dict = {"type": typ}
+    if id_ is not None:
+        data["id"] = id_
+    if attrs:
+        data["attributes"] = attrs
+    if relationships:
+        data["relationships"] = relationships
+    return {"data": data}
+
+
+def create(rec: Recorder, coll: str, typ: str, attrs: dict, why: str, relationships: dict | None = None,
+           expect: int = 201) -> httpx.Response:
+    """POST a new resource of `typ` to `coll`."""
+    return send(rec, "POST", coll, why, resource(typ, attrs, relationships), expect)

@@ -23,7 +23,7 @@ import httpx  # noqa: E402
 
 from appdriver import AppSpec, record_app  # noqa: E402
 from harlib import Recorder  # noqa: E402
-from jsonapi_client import JSONAPI, follow, read, rel, send, sqlite_app  # noqa: E402
+from jsonapi_client import JSONAPI, create, follow, read, rel, rels, resource, send, sqlite_app  # noqa: E402
 
 APP_PORT = 18855
 PROXY_PORT = 18955
@@ -44,26 +44,6 @@ def q(path: str, *pairs: tuple) -> str:
 def jf(*conditions: dict) -> tuple:
     """The package's JSON filter parameter (`filter=[{"name", "op", "val"}]`)."""
     return ("filter", json.dumps(list(conditions), separators=(",", ":")))
-
-
-def rels(typ: str, *ids) -> dict:
-    return {"data": [{"type": typ, "id": str(i)} for i in ids]}
-
-
-def resource(typ: str, attrs: dict, relationships: dict | None, id_: str | None = None) -> dict:
-    data: dict = {"type": typ}
-    if id_ is not None:
-        data["id"] = id_
-    if attrs:
-        data["attributes"] = attrs
-    if relationships:
-        data["relationships"] = relationships
-    return {"data": data}
-
-
-def create(rec: Recorder, coll: str, typ: str, attrs: dict, why: str, relationships: dict | None = None,
-           expect: int = 201) -> httpx.Response:
-    return send(rec, "POST", coll, why, resource(typ, attrs, relationships), expect)
 
 
 def update(rec: Recorder, coll: str, typ: str, id_: str, attrs: dict, why: str, relationships: dict | None = None,

@@ -25,7 +25,7 @@ import httpx  # noqa: E402
 
 from appdriver import AppSpec, npm_version, record_app  # noqa: E402
 from harlib import Recorder  # noqa: E402
-from jsonapi_client import JSONAPI, follow, read, rel, send  # noqa: E402
+from jsonapi_client import JSONAPI, create, follow, read, rel, rels, resource, send  # noqa: E402
 
 APP_PORT = 18857
 PROXY_PORT = 18957
@@ -40,26 +40,6 @@ def q(path: str, *pairs: tuple) -> str:
     if not pairs:
         return path
     return path + "?" + "&".join(f"{k}={quote(str(v), safe=',-')}" for k, v in pairs)
-
-
-def rels(typ: str, *ids) -> dict:
-    return {"data": [{"type": typ, "id": str(i)} for i in ids]}
-
-
-def resource(typ: str, attrs: dict, relationships: dict | None, id_: str | None = None) -> dict:
-    data: dict = {"type": typ}
-    if id_ is not None:
-        data["id"] = id_
-    if attrs:
-        data["attributes"] = attrs
-    if relationships:
-        data["relationships"] = relationships
-    return {"data": data}
-
-
-def create(rec: Recorder, coll: str, typ: str, attrs: dict, why: str, relationships: dict | None = None,
-           expect: int = 201) -> httpx.Response:
-    return send(rec, "POST", coll, why, resource(typ, attrs, relationships), expect)
 
 
 def update(rec: Recorder, coll: str, typ: str, id_: str, attrs: dict, why: str, relationships: dict | None = None,
