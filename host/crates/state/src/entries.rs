@@ -540,26 +540,9 @@ mod tests {
             .split('/')
             .map(str::to_owned)
             .collect();
-        let query: Vec<(String, String)> = query
-            .iter()
-            .map(|(name, value)| ((*name).to_owned(), (*value).to_owned()))
-            .collect();
         Observation {
-            ordinal,
-            tool: 0,
-            path: path.to_owned(),
             segments,
-            query: (!query.is_empty()).then_some(query),
-            query_withheld: false,
-            status: 200,
-            body: Some(parse(body)),
-            body_bytes: body.len(),
-            position: ordinal as usize,
-            method: "GET".to_owned(),
-            request: crate::observation::RequestBody::Missing,
-            started: None,
-            duration_ms: None,
-            window_end: usize::MAX,
+            ..crate::test_support::read_observation(ordinal, path, query, body)
         }
     }
 

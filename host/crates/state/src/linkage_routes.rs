@@ -333,23 +333,7 @@ mod tests {
     }
 
     fn read(ordinal: u64, path: &str, body: &str) -> Observation {
-        Observation {
-            ordinal,
-            tool: 0,
-            path: path.to_owned(),
-            segments: Vec::new(),
-            query: None,
-            query_withheld: false,
-            status: 200,
-            body: Some(json(body)),
-            body_bytes: body.len(),
-            position: ordinal as usize,
-            method: "GET".to_owned(),
-            request: crate::observation::RequestBody::Missing,
-            started: None,
-            duration_ms: None,
-            window_end: usize::MAX,
-        }
+        crate::test_support::read_observation(ordinal, path, &[], body)
     }
 
     fn rule() -> CompoundDocuments {

@@ -131,27 +131,7 @@ mod tests {
     use rea_plugin_api::json::parse;
 
     fn read(path: &str, query: &[(&str, &str)], body: &str) -> Observation {
-        let query: Vec<(String, String)> = query
-            .iter()
-            .map(|(name, value)| ((*name).to_owned(), (*value).to_owned()))
-            .collect();
-        Observation {
-            ordinal: 0,
-            tool: 0,
-            path: path.to_owned(),
-            segments: Vec::new(),
-            query: (!query.is_empty()).then_some(query),
-            query_withheld: false,
-            status: 200,
-            body: Some(parse(body.as_bytes()).expect("JSON")),
-            body_bytes: body.len(),
-            position: 0,
-            method: "GET".to_owned(),
-            request: crate::observation::RequestBody::Missing,
-            started: None,
-            duration_ms: None,
-            window_end: usize::MAX,
-        }
+        crate::test_support::read_observation(0, path, query, body)
     }
 
     #[test]

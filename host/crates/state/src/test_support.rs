@@ -3,6 +3,7 @@
 use rea_plugin_api::json::Json;
 
 use crate::model::Entity;
+use crate::observation::{Observation, RequestBody};
 
 /// An entity of `entity_type`, held in the collection of that name, with these JSON fields.
 pub(crate) fn entity(entity_type: &str, id: &str, fields: &str) -> Entity {
@@ -13,5 +14,36 @@ pub(crate) fn entity(entity_type: &str, id: &str, fields: &str) -> Entity {
         fields: Json::parse(fields.as_bytes()).expect("fixture JSON"),
         view_fields: Default::default(),
         record_ordinals: Vec::new(),
+    }
+}
+
+/// A recorded `GET` of `path` (with `query` pairs, none for an empty list) answering 200 with
+/// this JSON body, at position `ordinal`, its window open to the end.
+pub(crate) fn read_observation(
+    ordinal: u64,
+    path: &str,
+    query: &[(&str, &str)],
+    body: &str,
+) -> Observation {
+    let query: Vec<(String, String)> = query
+        .iter()
+        .map(|(name, value)| ((*name).to_owned(), (*value).to_owned()))
+        .collect();
+    Observation {
+        ordinal,
+        tool: 0,
+        path: path.to_owned(),
+        segments: Vec::new(),
+        query: (!query.is_empty()).then_some(query),
+        query_withheld: false,
+        status: 200,
+        body: Some(Json::parse(body.as_bytes()).expect("fixture JSON")),
+        body_bytes: body.len(),
+        position: ordinal as usize,
+        method: "GET".to_owned(),
+        request: RequestBody::Missing,
+        started: None,
+        duration_ms: None,
+        window_end: usize::MAX,
     }
 }
