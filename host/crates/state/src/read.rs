@@ -23,6 +23,7 @@ use crate::answer::{
     KeptRecord, StateAnswer, StateSource, ToolError, recording_answer, state_answer, tool_error,
 };
 use crate::call::Call;
+use crate::compound::CompoundDocuments;
 use crate::derive::entities::item_segments;
 use crate::missing::missing_answer;
 use crate::model::{
@@ -622,26 +623,12 @@ impl StateService {
         exact: bool,
     ) -> Option<StateAnswer> {
         let derived = self.derived();
-        let route = derived
-            .related_routes
-            .iter()
-            .find(|route| route.tool == tool)?;
-        let rule = derived.compound.as_ref()?;
-        if !call.query.is_empty() {
-            return None;
-        }
-        let envelope = self.kept(route.envelope_ordinal)?;
-        let path = format!("/{}", call.segments(template).join("/"));
-        let live = self.read();
-        let held: Vec<&Entity> = live.entities().collect();
-        let body = route.answer((rule, envelope.json()?), &path, &held)?;
-        Some(state_answer(
-            envelope,
-            body,
-            self.replay().evidence_id(),
-            exact,
-            StateSource::state(path, None),
-        ))
+        let route = (derived.related_routes.iter()).find(|route| route.tool == tool)?;
+        self.answer_envelope_route(
+            route.envelope_ordinal,
+            (template, call, exact),
+            |rule, path, held| route.answer(rule, path, held),
+        )
     }
 
     /// A call of a relationship linkage route ([`crate::linkage_routes`]) without a query: the
@@ -655,19 +642,32 @@ impl StateService {
         exact: bool,
     ) -> Option<StateAnswer> {
         let derived = self.derived();
-        let route = derived
-            .linkage_routes
-            .iter()
-            .find(|route| route.tool == tool)?;
-        let rule = derived.compound.as_ref()?;
+        let route = (derived.linkage_routes.iter()).find(|route| route.tool == tool)?;
+        self.answer_envelope_route(
+            route.envelope_ordinal,
+            (template, call, exact),
+            |rule, path, held| route.answer(rule, path, held),
+        )
+    }
+
+    /// A query-free call of a route answered in a recorded envelope (the record at
+    /// `envelope_ordinal`) from the live entities, by `answer` (given the compound documents'
+    /// rule with the envelope, the called path and the held entities).
+    fn answer_envelope_route(
+        &self,
+        envelope_ordinal: u64,
+        (template, call, exact): (&str, &Call, bool),
+        answer: impl FnOnce((&CompoundDocuments, &Json), &str, &[&Entity]) -> Option<Json>,
+    ) -> Option<StateAnswer> {
+        let rule = self.derived().compound.as_ref()?;
         if !call.query.is_empty() {
             return None;
         }
-        let envelope = self.kept(route.envelope_ordinal)?;
+        let envelope = self.kept(envelope_ordinal)?;
         let path = format!("/{}", call.segments(template).join("/"));
         let live = self.read();
         let held: Vec<&Entity> = live.entities().collect();
-        let body = route.answer((rule, envelope.json()?), &path, &held)?;
+        let body = answer((rule, envelope.json()?), &path, &held)?;
         Some(state_answer(
             envelope,
             body,
