@@ -459,3 +459,34 @@ fn a_second_app_relationship_read_follows_its_relationship_write() {
         ]
     );
 }
+
+#[test]
+fn a_second_app_to_many_route_answering_no_content_links_the_named_task() {
+    // Fortune.js answers its to-many relationship add `204` without a body (build entry 86).
+    let served = serve_corpus_app("fortune");
+    let plan = crate::state_support::write_plan(&served, TO_MANY);
+    assert!(plan.served, "{:?}", plan.reason);
+    let model = plan.to_many.as_ref().expect("a to-many model");
+    assert_eq!(model.named["tasks"].linkage, "/relationships/project/data");
+    let before = project_task_ids(&served, "1");
+    assert!(!before.contains(&"12".to_owned()), "{before:?}");
+    let sent = json!({"data": [{"type": "tasks", "id": "12"}]});
+    let (answer, is_error) =
+        served.call(TO_MANY, project_args("1", "relationships", "tasks", sent));
+    assert!(!is_error, "{answer:#}");
+    assert_eq!(answer["status"], 204, "{answer:#}");
+    let project = &tracker_task(&served, "12")["relationships"]["project"]["data"];
+    assert_eq!(*project, json!({"type": "projects", "id": "1"}));
+    assert_eq!(
+        project_task_ids(&served, "1").last(),
+        Some(&"12".to_owned())
+    );
+    // An identifier naming no held task changes nothing.
+    let unknown = json!({"data": [{"type": "tasks", "id": "99"}]});
+    let (_, is_error) = served.call(
+        TO_MANY,
+        project_args("2", "relationships", "tasks", unknown),
+    );
+    assert!(is_error);
+    assert!(!project_task_ids(&served, "2").contains(&"99".to_owned()));
+}

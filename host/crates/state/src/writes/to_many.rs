@@ -30,7 +30,7 @@ use super::observe::{Call, first_shown_after};
 use super::referenced::{Key, held_before};
 use super::relationship::{changed, holding, matches_members, wrapped_only};
 use super::{Draft, Views};
-use crate::answer::{StateAnswer, StateSource, state_answer, tool_error};
+use crate::answer::{StateAnswer, StateSource, recording_answer, state_answer, tool_error};
 use crate::model::{Entity, StateView};
 use crate::observation::{Observation, RequestBody, Timeline, decoded};
 use crate::render::scalar_text;
@@ -187,12 +187,14 @@ fn fixed_segments(successes: &[&Observation], parent: usize) -> Option<Vec<(usiz
         .collect()
 }
 
-/// Whether the recorded answer names none of the identifiers sent (a message only), so it is
-/// answered as recorded.
+/// Whether the recorded answer names none of the identifiers sent (a message only, or no body:
+/// `204 No Content`), so it is answered as recorded.
 fn answered_as_recorded(call: &Observation, identifiers: &str) -> Option<()> {
-    let answer = call.body.as_ref()?;
     let RequestBody::Json(body) = &call.request else {
         return None;
+    };
+    let Some(answer) = call.body.as_ref() else {
+        return (call.body_bytes == 0).then_some(());
     };
     let items = body.pointer(identifiers)?.as_array()?;
     items
@@ -459,12 +461,6 @@ pub(super) fn serve(
             "the relationship's recorded answer is not retained",
         );
     };
-    let Some(recorded) = base.json() else {
-        return tool_error(
-            "internal_error",
-            "the relationship's recorded answer is not JSON",
-        );
-    };
     let source = StateSource::Write {
         source: "state",
         view: "update",
@@ -472,13 +468,19 @@ pub(super) fn serve(
         id: written.first().map(|(_, after)| after.id.clone()),
         ids: Some(written.iter().map(|(_, after)| after.id.clone()).collect()),
     };
-    let answer = state_answer(
-        base,
-        recorded.clone(),
-        service.replay_evidence_id(),
-        false,
-        source,
-    );
+    let evidence_id = service.replay_evidence_id();
+    let answer = match base.json() {
+        Some(recorded) => state_answer(base, recorded.clone(), evidence_id, false, source),
+        None if base.body.bytes().is_none_or(|bytes| bytes.is_empty()) => {
+            recording_answer(base.replay_answer(evidence_id, false), source)
+        }
+        None => {
+            return tool_error(
+                "internal_error",
+                "the relationship's recorded answer is not JSON",
+            );
+        }
+    };
     let mut change = Change::of(Effect::Update);
     for (before, after) in written {
         change.entities.push((Some(before), Some(after)));
@@ -531,6 +533,31 @@ mod tests {
         );
         assert_eq!(linkage_set((&after, &before), &parent, true), None);
         assert_eq!(linkage_set((&before, &unset), &parent, false), None);
+    }
+
+    #[test]
+    fn an_answer_naming_no_sent_identifier_or_no_content_is_answered_as_recorded() {
+        let sent = r#"{"data": [{"type": "task", "id": "11"}]}"#;
+        let call = |answer: Option<&str>| {
+            let mut call = crate::test_support::read_observation(0, "/projects/4", &[], "{}");
+            call.method = "POST".to_owned();
+            call.request = RequestBody::Json(json(sent));
+            call.body = answer.map(json);
+            call.body_bytes = answer.map_or(0, str::len);
+            call
+        };
+        let message = r#"{"meta": {"message": "Relationship successfully created"}}"#;
+        assert_eq!(
+            answered_as_recorded(&call(Some(message)), "/data"),
+            Some(())
+        );
+        assert_eq!(answered_as_recorded(&call(None), "/data"), Some(()));
+        // An answer naming a sent identifier, or a body that is not JSON, is not learned.
+        let naming = r#"{"data": {"type": "task", "id": "11"}}"#;
+        assert_eq!(answered_as_recorded(&call(Some(naming)), "/data"), None);
+        let mut unreadable = call(None);
+        unreadable.body_bytes = 12;
+        assert_eq!(answered_as_recorded(&unreadable, "/data"), None);
     }
 
     #[test]
