@@ -90,24 +90,11 @@ pub fn learn(
     (entities, views): (&[Entity], &[ReadView]),
     rule: Option<&CompoundDocuments>,
 ) -> Vec<LinkageRoute> {
-    let Some(rule) = rule else {
-        return Vec::new();
-    };
-    let held: Vec<&Entity> = entities.iter().collect();
-    let mut routes = Vec::new();
-    for view in views {
-        let Some(index) = crate::derive::tool_index(manifest, &view.tool) else {
-            continue;
+    let per_tool =
+        |tool: &str, reads: &[&Observation], rule: &CompoundDocuments, held: &[&Entity]| {
+            (1..4).find_map(|collection| route_of(tool, reads, rule, (held, collection)))
         };
-        let reads: Vec<&Observation> = timeline
-            .all(index)
-            .filter(|read| read.is_success() && read.pairs().is_empty() && read.body.is_some())
-            .collect();
-        let route =
-            (1..4).find_map(|collection| route_of(&view.tool, &reads, rule, (&held, collection)));
-        routes.extend(route);
-    }
-    routes
+    crate::related_routes::learn_per_tool(manifest, timeline, (entities, views), rule, per_tool)
 }
 
 /// The route a tool's reads teach with `collection` segments naming the entity's collection,

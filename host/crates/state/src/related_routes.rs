@@ -86,6 +86,19 @@ pub fn learn(
     (entities, views): (&[Entity], &[ReadView]),
     rule: Option<&CompoundDocuments>,
 ) -> Vec<RelatedRoute> {
+    learn_per_tool(manifest, timeline, (entities, views), rule, route_of)
+}
+
+/// What `route_of` learns of each read tool from its successful query-free reads with a body,
+/// given the compound documents' rule and the held entities (nothing without the rule): the
+/// routes of [`learn`] and of [`crate::linkage_routes::learn`].
+pub(crate) fn learn_per_tool<R>(
+    manifest: &Manifest,
+    timeline: &Timeline,
+    (entities, views): (&[Entity], &[ReadView]),
+    rule: Option<&CompoundDocuments>,
+    route_of: impl Fn(&str, &[&Observation], &CompoundDocuments, &[&Entity]) -> Option<R>,
+) -> Vec<R> {
     let Some(rule) = rule else {
         return Vec::new();
     };
@@ -99,9 +112,7 @@ pub fn learn(
             .all(index)
             .filter(|read| read.is_success() && read.pairs().is_empty() && read.body.is_some())
             .collect();
-        if let Some(route) = route_of(&view.tool, &reads, rule, &held) {
-            routes.push(route);
-        }
+        routes.extend(route_of(&view.tool, &reads, rule, &held));
     }
     routes
 }
