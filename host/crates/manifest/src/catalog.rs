@@ -182,9 +182,13 @@ impl PropertySchema {
                 {"type": "array", "items": value.schema()}
             ]})),
             PropertyKind::Object(_) => extend(json!({"type": "object"})),
+            // Several types as `anyOf` branches of one `type` each, not a `type` array (the MCP
+            // Inspector warns on those: single-`type` dialects reject them).
             PropertyKind::Value(types) => extend(match types.as_slice() {
                 [one] => json!({ "type": one }),
-                several => json!({ "type": several }),
+                several => {
+                    json!({ "anyOf": several.iter().map(|kind| json!({ "type": kind })).collect::<Vec<_>>() })
+                }
             }),
         }
         if let Some(description) = &self.description {
@@ -1132,6 +1136,23 @@ mod tests {
         assert!(!secret.to_string().contains("s3cr3t"), "{secret}");
         // No `type` array anywhere (the MCP Inspector warns on them).
         assert!(!schema.to_string().contains(r#""type":["#), "{schema}");
+    }
+
+    #[test]
+    fn a_value_of_several_types_is_any_of_single_types() {
+        let several = PropertySchema {
+            kind: PropertyKind::Value(vec!["string".to_owned(), "number".to_owned()]),
+            description: None,
+        };
+        assert_eq!(
+            several.to_json(),
+            serde_json::json!({"anyOf": [{"type": "string"}, {"type": "number"}]})
+        );
+        let one = PropertySchema {
+            kind: PropertyKind::Value(vec!["string".to_owned()]),
+            description: None,
+        };
+        assert_eq!(one.to_json(), serde_json::json!({"type": "string"}));
     }
 
     #[test]
