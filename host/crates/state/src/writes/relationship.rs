@@ -117,11 +117,7 @@ pub(super) fn learn(
     serve: bool,
 ) {
     for draft in drafts.iter_mut() {
-        let untargeted = matches!(
-            draft.plan.reason.as_deref(),
-            Some("no-state-target" | "no-observation")
-        );
-        if draft.plan.served || !untargeted {
+        if !withheld_untargeted(draft) {
             continue;
         }
         if draft.plan.relationship.is_some() {
@@ -505,6 +501,16 @@ pub(super) fn holding(answer: &Json, sent: &Object, at: &str) -> Option<String> 
     keys.sort_unstable();
     keys.into_iter()
         .find_map(|key| holding(object.get(key)?, sent, &format!("{at}/{}", escape(key))))
+}
+
+/// Whether a draft is withheld because no target or observation explained it, the writes the
+/// relationship learners ([`learn`], [`super::to_many::learn`]) may model.
+pub(super) fn withheld_untargeted(draft: &Draft) -> bool {
+    !draft.plan.served
+        && matches!(
+            draft.plan.reason.as_deref(),
+            Some("no-state-target" | "no-observation")
+        )
 }
 
 /// Replays a recorded call of a relationship write on the simulated state (pass 4): the parent

@@ -79,11 +79,7 @@ pub(super) fn learn(
     serve: bool,
 ) {
     for draft in drafts.iter_mut() {
-        let untargeted = matches!(
-            draft.plan.reason.as_deref(),
-            Some("no-state-target" | "no-observation")
-        );
-        if draft.plan.served || !untargeted || draft.plan.relationship.is_some() {
+        if !super::relationship::withheld_untargeted(draft) || draft.plan.relationship.is_some() {
             continue;
         }
         if draft.plan.to_many.is_none() {
