@@ -20,8 +20,7 @@ use std::path::Path;
 use clap::Args;
 use rea_browser::{BrowserError, Problem, ValidatedScenario};
 use rea_evidence::capture::{
-    CaptureInputs, CaptureOrigin, CaptureOutput, ExtractorRef, SCENARIO_CAPTURE_OPERATION,
-    seal_capture_answer,
+    CaptureInputs, CaptureOrigin, CaptureOutput, SCENARIO_CAPTURE_OPERATION, seal_capture_answer,
 };
 use rea_evidence::{Refusal, read_bounded, sha256_hex};
 use rea_plugin_api::contracts::SCHEMA_VERSION;
@@ -31,7 +30,7 @@ use rea_plugin_api::json::{Json, Object};
 use rea_registry::Registry;
 
 use crate::commands::inspect_capture::{
-    EvidenceFormat, builtin_stage, plugin_refusal, text_summary,
+    EvidenceFormat, builtin_stage, capture_extractor, plugin_refusal, text_summary,
 };
 use crate::output::CommandFailure;
 
@@ -126,18 +125,7 @@ pub fn capture_evidence(
 ) -> Result<CaptureOutput, Refusal> {
     let session_bytes = serde_json::to_vec(session)
         .map_err(|error| Refusal::internal(format!("the session did not serialize: {error}")))?;
-    let handle = registry
-        .capture_stage(stage)
-        .map_err(|error| Refusal::configuration_invalid(error.to_string()))?;
-    let version = registry
-        .stage(stage)
-        .map(|(plugin, _)| plugin.version.clone())
-        .unwrap_or_default();
-    let extractor = ExtractorRef {
-        plugin: handle.plugin().to_owned(),
-        stage: handle.stage().to_owned(),
-        version,
-    };
+    let (handle, extractor) = capture_extractor(registry, stage)?;
     let request = ExtractRequest {
         input_kind: INPUT_KIND.to_owned(),
         sensitive_values: Vec::new(),

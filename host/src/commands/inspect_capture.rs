@@ -279,6 +279,26 @@ impl Extracted {
     }
 }
 
+/// The capture stage `stage` names and how Evidence cites it (plugin, stage, version).
+pub fn capture_extractor(
+    registry: &Registry,
+    stage: &str,
+) -> Result<(CaptureHandle, ExtractorRef), Refusal> {
+    let handle = registry
+        .capture_stage(stage)
+        .map_err(|error| Refusal::configuration_invalid(error.to_string()))?;
+    let version = registry
+        .stage(stage)
+        .map(|(plugin, _)| plugin.version.clone())
+        .unwrap_or_default();
+    let extractor = ExtractorRef {
+        plugin: handle.plugin().to_owned(),
+        stage: handle.stage().to_owned(),
+        version,
+    };
+    Ok((handle, extractor))
+}
+
 /// Reads the file within its budget, hashes it, and runs the extractor on it (`read` hears its
 /// progress through the file).
 fn run_extractor(
@@ -292,18 +312,7 @@ fn run_extractor(
             "a --sensitive-value must not be empty",
         ));
     }
-    let handle = registry
-        .capture_stage(stage)
-        .map_err(|error| Refusal::configuration_invalid(error.to_string()))?;
-    let version = registry
-        .stage(stage)
-        .map(|(plugin, _)| plugin.version.clone())
-        .unwrap_or_default();
-    let extractor = ExtractorRef {
-        plugin: handle.plugin().to_owned(),
-        stage: handle.stage().to_owned(),
-        version,
-    };
+    let (handle, extractor) = capture_extractor(registry, stage)?;
     let file = read_bounded(request.capture, CAPTURE_MAX_BYTES)?;
     // The digest does not depend on the extraction: compute both at once.
     let (sha256, answer) = std::thread::scope(|scope| {
