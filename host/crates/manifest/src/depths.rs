@@ -125,40 +125,10 @@ fn depth_name(source: &ManifestTool, read: &ManifestTool) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::manifest::PathParameter;
+    use crate::testing::templated_tool;
 
     fn tool(method: &str, name: &str, template: &str) -> ManifestTool {
-        let path_parameters = split_path(template)
-            .iter()
-            .enumerate()
-            .filter(|(_, segment)| segment.starts_with('{'))
-            .map(|(index, segment)| PathParameter {
-                name: format!("p{index}"),
-                observed_values: vec!["a".to_owned()],
-                prefix: String::new(),
-                rule: segment.trim_matches(|c| c == '{' || c == '}').to_owned(),
-                segment_index: index,
-                suffix: String::new(),
-            })
-            .collect();
-        ManifestTool {
-            method: method.to_owned(),
-            name: name.to_owned(),
-            path_parameters,
-            path_template: template.to_owned(),
-            query_parameters: vec![QueryParameter {
-                name: "prevValue".to_owned(),
-                records: 1,
-                repeated: false,
-            }],
-            record_ordinals: vec![1],
-            request_body: None,
-            request_media_types: Vec::new(),
-            response_body: None,
-            response_media_types: Vec::new(),
-            statuses: vec![200],
-            inferred_from: None,
-        }
+        templated_tool(method, name, template, "prevValue", &[1])
     }
 
     #[test]

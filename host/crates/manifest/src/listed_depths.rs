@@ -202,40 +202,10 @@ fn listed_read(source: &ManifestTool, taken: &BTreeSet<String>) -> ManifestTool 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::testing::record;
+    use crate::testing::{record, templated_tool};
 
     fn tool(name: &str, template: &str, ordinals: &[u64]) -> ManifestTool {
-        let path_parameters = split_path(template)
-            .iter()
-            .enumerate()
-            .filter(|(_, segment)| segment.starts_with('{'))
-            .map(|(index, segment)| PathParameter {
-                name: format!("p{index}"),
-                observed_values: vec!["a".to_owned()],
-                prefix: String::new(),
-                rule: segment.trim_matches(|c| c == '{' || c == '}').to_owned(),
-                segment_index: index,
-                suffix: String::new(),
-            })
-            .collect();
-        ManifestTool {
-            method: "GET".to_owned(),
-            name: name.to_owned(),
-            path_parameters,
-            path_template: template.to_owned(),
-            query_parameters: vec![QueryParameter {
-                name: "content".to_owned(),
-                records: 1,
-                repeated: false,
-            }],
-            record_ordinals: ordinals.to_vec(),
-            request_body: None,
-            request_media_types: Vec::new(),
-            response_body: None,
-            response_media_types: Vec::new(),
-            statuses: vec![200],
-            inferred_from: None,
-        }
+        templated_tool("GET", name, template, "content", ordinals)
     }
 
     fn listing(ordinal: u64, path: &str, body: &str) -> CaptureRecord {

@@ -5,6 +5,51 @@ use rea_plugin_api::contracts::capture::{
     Body, CaptureRecord, RecordHeader, RecordQuery, RecordRequest, RecordResponse,
 };
 
+use crate::manifest::{ManifestTool, PathParameter, QueryParameter};
+use crate::segments::split_path;
+
+/// A tool at a path template (each `{rule}` segment a parameter `p<index>` of that rule) taking
+/// one query parameter, recorded by the given records.
+pub fn templated_tool(
+    method: &str,
+    name: &str,
+    template: &str,
+    query: &str,
+    ordinals: &[u64],
+) -> ManifestTool {
+    let path_parameters = split_path(template)
+        .iter()
+        .enumerate()
+        .filter(|(_, segment)| segment.starts_with('{'))
+        .map(|(index, segment)| PathParameter {
+            name: format!("p{index}"),
+            observed_values: vec!["a".to_owned()],
+            prefix: String::new(),
+            rule: segment.trim_matches(|c| c == '{' || c == '}').to_owned(),
+            segment_index: index,
+            suffix: String::new(),
+        })
+        .collect();
+    ManifestTool {
+        method: method.to_owned(),
+        name: name.to_owned(),
+        path_parameters,
+        path_template: template.to_owned(),
+        query_parameters: vec![QueryParameter {
+            name: query.to_owned(),
+            records: 1,
+            repeated: false,
+        }],
+        record_ordinals: ordinals.to_vec(),
+        request_body: None,
+        request_media_types: Vec::new(),
+        response_body: None,
+        response_media_types: Vec::new(),
+        statuses: vec![200],
+        inferred_from: None,
+    }
+}
+
 /// A record builder: `record(0, "GET", "http://app/api/users/2?x=1")`.
 #[derive(Debug)]
 pub struct RecordBuilder(CaptureRecord);
