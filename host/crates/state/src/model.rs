@@ -947,7 +947,7 @@ pub struct QueryEcho {
 }
 
 impl QueryModel {
-    /// A model of these roles alone (a body query's terms, unit tests).
+    /// A model of these roles alone (a body query's terms, a grammar's start, unit tests).
     pub(crate) fn of_roles(roles: &[(&str, QueryRole)]) -> Self {
         QueryModel {
             parameters: roles

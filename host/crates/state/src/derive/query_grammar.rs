@@ -270,20 +270,7 @@ pub fn generalize(
             !asked.established.contains_key(name)
                 && asked.recorded_names.binary_search(name).is_err()
         });
-        let model = list.query.get_or_insert_with(|| QueryModel {
-            parameters: BTreeMap::new(),
-            totals: Vec::new(),
-            unfiltered_totals: Vec::new(),
-            complete_totals: Vec::new(),
-            collection_totals: Vec::new(),
-            paged_members: Vec::new(),
-            cursor_members: Vec::new(),
-            nulls_first: false,
-            record_ordinals: Vec::new(),
-            generalized: BTreeMap::new(),
-            families: None,
-            groups: None,
-        });
+        let model = list.query.get_or_insert_with(|| QueryModel::of_roles(&[]));
         model.generalized = generalized;
         model.families = (!proposals.families.is_empty()).then(|| Box::new(proposals.families));
         if model.parameters.is_empty() && model.generalized.is_empty() && model.families.is_none() {
