@@ -11,6 +11,8 @@
 //! the third, flask-rest-jsonapi-next, through a route whose `relationships` segment every
 //! recorded call fixed, answering only a message, with a `PATCH` merging a `relationships`
 //! member, a delete clearing the linkages naming it and the parents' lists following (below).
+//! The fourth, Fortune.js, answers its to-one and to-many relationship routes `204` without a
+//! body, each recorded once (below).
 
 use serde_json::{Map, Value, json};
 
@@ -489,4 +491,84 @@ fn a_second_app_to_many_route_answering_no_content_links_the_named_task() {
     );
     assert!(is_error);
     assert!(!project_task_ids(&served, "2").contains(&"99".to_owned()));
+}
+
+// Fortune.js's to-one relationship routes answer `204` without a body (build entries 54, 59:
+// `PATCH /tasks/{id}/relationships/project` on a created task, `…/assignee` on a seeded one),
+// templated `/tasks/{opaque-token}/{a}/{b}` and `/tasks/{numeric}/{a}/{b}`, one recorded call
+// each: the parent is placed by the `tasks` collection, so `relationships` is kept from one call;
+// served as the linkage set and answered as recorded, the projects' lists following.
+
+const TO_ONE_TOKEN: &str = "patch_tasks_by_opaque_token_and_folder_tree_and_folder_tree";
+const TO_ONE_NUMERIC: &str = "patch_tasks_by_numeric_and_folder_tree_and_folder_tree";
+
+#[test]
+fn a_to_one_route_answering_no_content_moves_the_task_between_the_projects_lists() {
+    let served = serve_corpus_app("fortune");
+    for tool in [TO_ONE_TOKEN, TO_ONE_NUMERIC] {
+        let plan = crate::state_support::write_plan(&served, tool);
+        assert!(plan.served, "{tool}: {:?}", plan.reason);
+        let model = plan.relationship.as_ref().expect("a relationship model");
+        assert!(model.linkage && model.answers_as_recorded, "{model:?}");
+        assert_eq!(model.fixed, [(2, "relationships".to_owned())]);
+    }
+    // Task 9 (project 4) moves to project 2 through the route learned on `project`.
+    assert!(project_task_ids(&served, "4").contains(&"9".to_owned()));
+    let sent = json!({"data": {"type": "projects", "id": "2"}});
+    let (answer, is_error) = served.call(
+        TO_ONE_TOKEN,
+        route_args("9", "relationships", "project", sent),
+    );
+    assert!(!is_error, "{answer:#}");
+    assert_eq!(answer["status"], 204, "{answer:#}");
+    let project = &tracker_task(&served, "9")["relationships"]["project"];
+    assert_eq!(project["data"], json!({"type": "projects", "id": "2"}));
+    assert_eq!(project["links"]["self"], "/tasks/9/relationships/project");
+    assert!(!project_task_ids(&served, "4").contains(&"9".to_owned()));
+    assert!(project_task_ids(&served, "2").contains(&"9".to_owned()));
+    // The same route sets another relationship (`assignee`, never recorded on it) of the type
+    // its current linkage names.
+    let sent = json!({"data": {"type": "people", "id": "2"}});
+    let (answer, is_error) = served.call(
+        TO_ONE_TOKEN,
+        route_args("9", "relationships", "assignee", sent),
+    );
+    assert!(!is_error, "{answer:#}");
+    assert_eq!(
+        tracker_task(&served, "9")["relationships"]["assignee"]["data"],
+        json!({"type": "people", "id": "2"})
+    );
+    assert!(person_tasks(&served, "2").contains(&"9".to_owned()));
+}
+
+#[test]
+fn a_to_one_route_answering_no_content_refuses_an_unknown_identifier_or_segment() {
+    let served = serve_corpus_app("fortune");
+    let before = tracker_task(&served, "3");
+    for (segment, name, sent) in [
+        (
+            "relationships",
+            "assignee",
+            json!({"data": {"type": "people", "id": "99"}}),
+        ),
+        (
+            "relationships",
+            "assignee",
+            json!({"data": {"type": "projects", "id": "1"}}),
+        ),
+        (
+            "links",
+            "assignee",
+            json!({"data": {"type": "people", "id": "1"}}),
+        ),
+        (
+            "relationships",
+            "reviewer",
+            json!({"data": {"type": "people", "id": "1"}}),
+        ),
+    ] {
+        let (answer, is_error) = served.call(TO_ONE_NUMERIC, route_args("3", segment, name, sent));
+        assert!(is_error, "{segment}/{name}: {answer:#}");
+    }
+    assert_eq!(tracker_task(&served, "3"), before);
 }
