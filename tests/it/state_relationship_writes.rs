@@ -572,3 +572,49 @@ fn a_to_one_route_answering_no_content_refuses_an_unknown_identifier_or_segment(
     }
     assert_eq!(tracker_task(&served, "3"), before);
 }
+
+// Fortune.js's task update of build entry 67 sends `relationships.assignee.data` (the created
+// person) and is read back by id only after that person's delete; the filtered list of entry 68
+// shows the task whole (every member the held task has), so the update is observed there
+// (`writes/observe.rs`) and its `relationships` member is merged member by member as
+// flask-rest-jsonapi-next's is (above); the person update of entry 65 is observed by the filtered
+// list of entry 66 the same way.
+
+#[test]
+fn a_fourth_app_patch_sending_relationships_sets_the_linkage_and_the_lists_follow() {
+    let served = serve_corpus_app("fortune");
+    for tool in ["patch_tasks_by_id", "patch_people_by_id"] {
+        let plan = crate::state_support::write_plan(&served, tool);
+        assert!(plan.served, "{tool}: {:?}", plan.reason);
+    }
+    // Task 4 (Lena's, person 3): done, nobody assigned; its title and project kept.
+    let before = tracker_task(&served, "4");
+    let sent = json!({"data": {"type": "tasks", "id": "4", "attributes": {"status": "done"},
+        "relationships": {"assignee": {"data": null}}}});
+    let mut arguments = crate::state_support::with_body(&served, "patch_tasks_by_id", sent);
+    arguments.insert("id".into(), json!("4"));
+    let (answer, is_error) = served.call("patch_tasks_by_id", arguments);
+    assert!(!is_error, "{answer:#}");
+    assert_eq!(answer["status"], 204, "{answer:#}");
+    let after = tracker_task(&served, "4");
+    assert_eq!(after["attributes"]["status"], "done");
+    assert_eq!(after["attributes"]["title"], before["attributes"]["title"]);
+    assert_eq!(after["relationships"]["assignee"]["data"], Value::Null);
+    assert_eq!(
+        after["relationships"]["assignee"]["links"],
+        before["relationships"]["assignee"]["links"]
+    );
+    assert_eq!(
+        after["relationships"]["project"],
+        before["relationships"]["project"]
+    );
+    assert_eq!(person_tasks(&served, "3"), ["7"]);
+    // Assigned to Kofi (person 2) by the same member.
+    let sent = json!({"data": {"type": "tasks", "id": "4",
+        "relationships": {"assignee": {"data": {"type": "people", "id": "2"}}}}});
+    let mut arguments = crate::state_support::with_body(&served, "patch_tasks_by_id", sent);
+    arguments.insert("id".into(), json!("4"));
+    let (answer, is_error) = served.call("patch_tasks_by_id", arguments);
+    assert!(!is_error, "{answer:#}");
+    assert!(person_tasks(&served, "2").contains(&"4".to_owned()));
+}
