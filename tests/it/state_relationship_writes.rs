@@ -618,3 +618,44 @@ fn a_fourth_app_patch_sending_relationships_sets_the_linkage_and_the_lists_follo
     assert!(!is_error, "{answer:#}");
     assert!(person_tasks(&served, "2").contains(&"4".to_owned()));
 }
+
+// Fortune.js keeps each parent's array and appends a joining child (build entry 60 lists person
+// 3's tasks `4, 7, 2` after task 2 joined), though every seeded array happened to list its
+// children in id order (`inverse.rs`, `appended`); so the created person's delete (entry 71) is
+// confirmed by the people read after it (entry 74) and served, clearing the assignee linkages
+// naming the person. flask-rest-jsonapi-next's arrays stay in id order (its reads after writes
+// show them so: `a_third_app_relationship_route_sets_the_linkage_and_the_parents_lists_follow`).
+
+#[test]
+fn a_fourth_app_appends_a_joining_task_and_a_person_delete_clears_their_tasks() {
+    let served = serve_corpus_app("fortune");
+    let appended: Vec<&str> = (served.state().appended_lists.iter())
+        .map(|list| list.parent_type.as_str())
+        .collect();
+    assert_eq!(appended, ["/people", "/projects"]);
+    let sorted = serve_corpus_app("flask-rest-jsonapi-next");
+    assert!(sorted.state().appended_lists.is_empty());
+    // Task 1 (Ines's, person 1) passes to Lena (person 3), whose tasks are 4 and 7: last.
+    let sent = json!({"data": {"type": "people", "id": "3"}});
+    let (answer, is_error) = served.call(
+        TO_ONE_NUMERIC,
+        route_args("1", "relationships", "assignee", sent),
+    );
+    assert!(!is_error, "{answer:#}");
+    assert_eq!(person_tasks(&served, "3"), ["4", "7", "1"]);
+    // Her delete clears the assignee of the tasks naming her, and only theirs.
+    let delete = crate::state_support::write_plan(&served, "delete_people_by_id");
+    assert!(delete.served, "{:?}", delete.reason);
+    let (answer, is_error) =
+        crate::state_support::call_with_strings(&served, "delete_people_by_id", &[("id", "3")]);
+    assert!(!is_error, "{answer:#}");
+    assert_eq!(answer["status"], 204, "{answer:#}");
+    for id in ["1", "4", "7"] {
+        let assignee = &tracker_task(&served, id)["relationships"]["assignee"];
+        assert_eq!(assignee["data"], Value::Null, "task {id}: {assignee:#}");
+    }
+    assert_eq!(
+        tracker_task(&served, "8")["relationships"]["assignee"]["data"],
+        json!({"type": "people", "id": "1"})
+    );
+}

@@ -365,10 +365,12 @@ pub(crate) fn observe(
 ) -> Vec<Call> {
     let mut calls = windowed_calls(manifest, timeline, views, drafts);
     counters_before(timeline, &state.store_counters, &mut calls);
+    let mut sim = LiveState::from_shared(state.entities.clone(), state.documents.clone());
+    sim.append_to(&state.appended_lists);
     let mut simulation = Simulation {
         timeline,
         views,
-        sim: LiveState::from_shared(state.entities.clone(), state.documents.clone()),
+        sim,
         tallies: Tallies::default(),
         unobserved: HashSet::new(),
     };
