@@ -325,6 +325,7 @@ fn derive_pass(
     state.related_writes = related;
     if rules.sibling_transfer() {
         crate::writes::siblings::borrow_missing_answers(&mut state, records);
+        crate::writes::siblings::borrow_missing_write_answers(&mut state, records);
     }
     state
 }
