@@ -11,6 +11,8 @@
 //! the third, flask-rest-jsonapi-next, through a route whose `relationships` segment every
 //! recorded call fixed, answering only a message, with a `PATCH` merging a `relationships`
 //! member, a delete clearing the linkages naming it and the parents' lists following (below).
+//! The fourth, Fortune.js, answers its to-one and to-many relationship routes `204` without a
+//! body, each recorded once (below).
 
 use serde_json::{Map, Value, json};
 
@@ -489,4 +491,171 @@ fn a_second_app_to_many_route_answering_no_content_links_the_named_task() {
     );
     assert!(is_error);
     assert!(!project_task_ids(&served, "2").contains(&"99".to_owned()));
+}
+
+// Fortune.js's to-one relationship routes answer `204` without a body (build entries 54, 59:
+// `PATCH /tasks/{id}/relationships/project` on a created task, `…/assignee` on a seeded one),
+// templated `/tasks/{opaque-token}/{a}/{b}` and `/tasks/{numeric}/{a}/{b}`, one recorded call
+// each: the parent is placed by the `tasks` collection, so `relationships` is kept from one call;
+// served as the linkage set and answered as recorded, the projects' lists following.
+
+const TO_ONE_TOKEN: &str = "patch_tasks_by_opaque_token_and_folder_tree_and_folder_tree";
+const TO_ONE_NUMERIC: &str = "patch_tasks_by_numeric_and_folder_tree_and_folder_tree";
+
+#[test]
+fn a_to_one_route_answering_no_content_moves_the_task_between_the_projects_lists() {
+    let served = serve_corpus_app("fortune");
+    for tool in [TO_ONE_TOKEN, TO_ONE_NUMERIC] {
+        let plan = crate::state_support::write_plan(&served, tool);
+        assert!(plan.served, "{tool}: {:?}", plan.reason);
+        let model = plan.relationship.as_ref().expect("a relationship model");
+        assert!(model.linkage && model.answers_as_recorded, "{model:?}");
+        assert_eq!(model.fixed, [(2, "relationships".to_owned())]);
+    }
+    // Task 9 (project 4) moves to project 2 through the route learned on `project`.
+    assert!(project_task_ids(&served, "4").contains(&"9".to_owned()));
+    let sent = json!({"data": {"type": "projects", "id": "2"}});
+    let (answer, is_error) = served.call(
+        TO_ONE_TOKEN,
+        route_args("9", "relationships", "project", sent),
+    );
+    assert!(!is_error, "{answer:#}");
+    assert_eq!(answer["status"], 204, "{answer:#}");
+    let project = &tracker_task(&served, "9")["relationships"]["project"];
+    assert_eq!(project["data"], json!({"type": "projects", "id": "2"}));
+    assert_eq!(project["links"]["self"], "/tasks/9/relationships/project");
+    assert!(!project_task_ids(&served, "4").contains(&"9".to_owned()));
+    assert!(project_task_ids(&served, "2").contains(&"9".to_owned()));
+    // The same route sets another relationship (`assignee`, never recorded on it) of the type
+    // its current linkage names.
+    let sent = json!({"data": {"type": "people", "id": "2"}});
+    let (answer, is_error) = served.call(
+        TO_ONE_TOKEN,
+        route_args("9", "relationships", "assignee", sent),
+    );
+    assert!(!is_error, "{answer:#}");
+    assert_eq!(
+        tracker_task(&served, "9")["relationships"]["assignee"]["data"],
+        json!({"type": "people", "id": "2"})
+    );
+    assert!(person_tasks(&served, "2").contains(&"9".to_owned()));
+}
+
+#[test]
+fn a_to_one_route_answering_no_content_refuses_an_unknown_identifier_or_segment() {
+    let served = serve_corpus_app("fortune");
+    let before = tracker_task(&served, "3");
+    for (segment, name, sent) in [
+        (
+            "relationships",
+            "assignee",
+            json!({"data": {"type": "people", "id": "99"}}),
+        ),
+        (
+            "relationships",
+            "assignee",
+            json!({"data": {"type": "projects", "id": "1"}}),
+        ),
+        (
+            "links",
+            "assignee",
+            json!({"data": {"type": "people", "id": "1"}}),
+        ),
+        (
+            "relationships",
+            "reviewer",
+            json!({"data": {"type": "people", "id": "1"}}),
+        ),
+    ] {
+        let (answer, is_error) = served.call(TO_ONE_NUMERIC, route_args("3", segment, name, sent));
+        assert!(is_error, "{segment}/{name}: {answer:#}");
+    }
+    assert_eq!(tracker_task(&served, "3"), before);
+}
+
+// Fortune.js's task update of build entry 67 sends `relationships.assignee.data` (the created
+// person) and is read back by id only after that person's delete; the filtered list of entry 68
+// shows the task whole (every member the held task has), so the update is observed there
+// (`writes/observe.rs`) and its `relationships` member is merged member by member as
+// flask-rest-jsonapi-next's is (above); the person update of entry 65 is observed by the filtered
+// list of entry 66 the same way.
+
+#[test]
+fn a_fourth_app_patch_sending_relationships_sets_the_linkage_and_the_lists_follow() {
+    let served = serve_corpus_app("fortune");
+    for tool in ["patch_tasks_by_id", "patch_people_by_id"] {
+        let plan = crate::state_support::write_plan(&served, tool);
+        assert!(plan.served, "{tool}: {:?}", plan.reason);
+    }
+    // Task 4 (Lena's, person 3): done, nobody assigned; its title and project kept.
+    let before = tracker_task(&served, "4");
+    let sent = json!({"data": {"type": "tasks", "id": "4", "attributes": {"status": "done"},
+        "relationships": {"assignee": {"data": null}}}});
+    let mut arguments = crate::state_support::with_body(&served, "patch_tasks_by_id", sent);
+    arguments.insert("id".into(), json!("4"));
+    let (answer, is_error) = served.call("patch_tasks_by_id", arguments);
+    assert!(!is_error, "{answer:#}");
+    assert_eq!(answer["status"], 204, "{answer:#}");
+    let after = tracker_task(&served, "4");
+    assert_eq!(after["attributes"]["status"], "done");
+    assert_eq!(after["attributes"]["title"], before["attributes"]["title"]);
+    assert_eq!(after["relationships"]["assignee"]["data"], Value::Null);
+    assert_eq!(
+        after["relationships"]["assignee"]["links"],
+        before["relationships"]["assignee"]["links"]
+    );
+    assert_eq!(
+        after["relationships"]["project"],
+        before["relationships"]["project"]
+    );
+    assert_eq!(person_tasks(&served, "3"), ["7"]);
+    // Assigned to Kofi (person 2) by the same member.
+    let sent = json!({"data": {"type": "tasks", "id": "4",
+        "relationships": {"assignee": {"data": {"type": "people", "id": "2"}}}}});
+    let mut arguments = crate::state_support::with_body(&served, "patch_tasks_by_id", sent);
+    arguments.insert("id".into(), json!("4"));
+    let (answer, is_error) = served.call("patch_tasks_by_id", arguments);
+    assert!(!is_error, "{answer:#}");
+    assert!(person_tasks(&served, "2").contains(&"4".to_owned()));
+}
+
+// Fortune.js keeps each parent's array and appends a joining child (build entry 60 lists person
+// 3's tasks `4, 7, 2` after task 2 joined), though every seeded array happened to list its
+// children in id order (`inverse.rs`, `appended`); so the created person's delete (entry 71) is
+// confirmed by the people read after it (entry 74) and served, clearing the assignee linkages
+// naming the person. flask-rest-jsonapi-next's arrays stay in id order (its reads after writes
+// show them so: `a_third_app_relationship_route_sets_the_linkage_and_the_parents_lists_follow`).
+
+#[test]
+fn a_fourth_app_appends_a_joining_task_and_a_person_delete_clears_their_tasks() {
+    let served = serve_corpus_app("fortune");
+    let appended: Vec<&str> = (served.state().appended_lists.iter())
+        .map(|list| list.parent_type.as_str())
+        .collect();
+    assert_eq!(appended, ["/people", "/projects"]);
+    let sorted = serve_corpus_app("flask-rest-jsonapi-next");
+    assert!(sorted.state().appended_lists.is_empty());
+    // Task 1 (Ines's, person 1) passes to Lena (person 3), whose tasks are 4 and 7: last.
+    let sent = json!({"data": {"type": "people", "id": "3"}});
+    let (answer, is_error) = served.call(
+        TO_ONE_NUMERIC,
+        route_args("1", "relationships", "assignee", sent),
+    );
+    assert!(!is_error, "{answer:#}");
+    assert_eq!(person_tasks(&served, "3"), ["4", "7", "1"]);
+    // Her delete clears the assignee of the tasks naming her, and only theirs.
+    let delete = crate::state_support::write_plan(&served, "delete_people_by_id");
+    assert!(delete.served, "{:?}", delete.reason);
+    let (answer, is_error) =
+        crate::state_support::call_with_strings(&served, "delete_people_by_id", &[("id", "3")]);
+    assert!(!is_error, "{answer:#}");
+    assert_eq!(answer["status"], 204, "{answer:#}");
+    for id in ["1", "4", "7"] {
+        let assignee = &tracker_task(&served, id)["relationships"]["assignee"];
+        assert_eq!(assignee["data"], Value::Null, "task {id}: {assignee:#}");
+    }
+    assert_eq!(
+        tracker_task(&served, "8")["relationships"]["assignee"]["data"],
+        json!({"type": "people", "id": "1"})
+    );
 }

@@ -616,3 +616,34 @@ fn json_server_v1_offers_no_update_on_a_document_it_wrote_with_both_methods() {
         vec![("PATCH".to_owned(), None), ("PUT".to_owned(), None)]
     );
 }
+
+#[test]
+fn a_write_without_its_own_missing_answer_answers_as_its_sibling_writes_did() {
+    // Fortune.js recorded a missing task's delete (build entry 98, `A record to be deleted could
+    // not be found.`, naming no collection), never a missing person's: the person delete answers
+    // it, not the people read's `No records match the request.` (entry 73).
+    let served = served("fortune", with_transfer());
+    let (answer, error) = missing_read(&served, "delete_people_by_id");
+    assert!(!error, "{answer}");
+    assert_eq!(answer["status"], 404, "{answer}");
+    let detail = &answer["body"]["errors"][0]["detail"];
+    assert_eq!(
+        detail, "A record to be deleted could not be found.",
+        "{answer}"
+    );
+    let (read, _) = missing_read(&served, "get_people_by_id");
+    assert_eq!(
+        read["body"]["errors"][0]["detail"],
+        "No records match the request."
+    );
+    // Off by default: the read's.
+    let (answer, _) = missing_read(&served_off("fortune"), "delete_people_by_id");
+    assert_eq!(
+        answer["body"]["errors"][0]["detail"], "No records match the request.",
+        "{answer}"
+    );
+}
+
+fn served_off(app: &str) -> Served {
+    served(app, state_rules())
+}

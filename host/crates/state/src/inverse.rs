@@ -4,7 +4,8 @@
 //! (`relationships.books.meta.count`), learned from the held entities when every parent and
 //! every child agree, and kept as children change: a child whose linkage moves, appears or goes
 //! leaves its old parent's array and joins its new parent's (in id order when every learned
-//! array listed its children in id order, else last), the count following the array.
+//! array listed its children in id order and no read after a write showed one out of it,
+//! [`appended`]; else last), the count following the array.
 //!
 //! An identifier names an entity when each of its members is a scalar equal, as text, to the
 //! entity's member of that name (`type`, `id`); a linkage is an object holding only such members.
@@ -14,6 +15,7 @@
 use std::collections::{BTreeMap, HashMap};
 
 use rea_plugin_api::json::{Json, Object, escape_pointer_segment};
+use serde::{Deserialize, Serialize};
 
 use crate::model::Entity;
 use crate::render::scalar_text;
@@ -44,6 +46,96 @@ pub(crate) enum EntryForm {
     /// The child's id itself, a JSON number when `numeric` (`[1, 3, 7]`), the linkage a scalar
     /// equal to the parent's id.
     Bare { numeric: bool },
+}
+
+/// A parents' array a read after a write showed out of id order, though every seeded array
+/// listed its children in id order: the application puts a joining child last, so the link
+/// learned there is not sorted (see [`appended`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AppendedList {
+    /// The parents' type.
+    pub parent_type: String,
+    /// The pointer of their identifier array.
+    pub list: String,
+}
+
+/// The links the held entities agree on, listed in id order there, whose array some object of
+/// the shown bodies (the answers of reads after a write, at any depth) holds naming held children
+/// out of id order (see [`AppendedList`]).
+pub(crate) fn appended<'a>(
+    entities: impl Iterator<Item = &'a Entity> + Clone,
+    shown: &[&Json],
+) -> Vec<AppendedList> {
+    let mut by_id: HashMap<&str, Vec<&Entity>> = HashMap::new();
+    for entity in entities.clone() {
+        by_id.entry(entity.id.as_str()).or_default().push(entity);
+    }
+    learn(entities)
+        .into_iter()
+        .filter(|link| link.sorted)
+        .filter(|link| {
+            let unsorted = |items: &[Json]| {
+                let ids: Vec<&str> = items
+                    .iter()
+                    .filter(|item| link.spelled(item))
+                    .filter_map(|item| link.entity_named(item, &by_id))
+                    .filter(|child| child.entity_type == link.child_type)
+                    .map(|child| child.id.as_str())
+                    .collect();
+                ids.len() == items.len()
+                    && !ids
+                        .windows(2)
+                        .all(|pair| id_order(pair[0]) < id_order(pair[1]))
+            };
+            shown
+                .iter()
+                .any(|body| holds_array(body, &link.list, &unsorted))
+        })
+        .map(|link| AppendedList {
+            parent_type: link.parent_type,
+            list: link.list,
+        })
+        .collect()
+}
+
+/// The [`appended`] lists the successful reads after the first write show.
+pub(crate) fn appended_after_writes(
+    timeline: &crate::observation::Timeline,
+    entities: &[std::sync::Arc<Entity>],
+) -> Vec<AppendedList> {
+    let shown: Vec<&Json> = timeline
+        .ordered
+        .iter()
+        .filter_map(|ordinal| timeline.get(*ordinal))
+        .filter(|read| {
+            read.position >= timeline.cutoff
+                && matches!(read.method.as_str(), "GET" | "HEAD")
+                && read.is_success()
+        })
+        .filter_map(|read| read.body.as_ref())
+        .collect();
+    if shown.is_empty() {
+        return Vec::new();
+    }
+    appended(entities.iter().map(|entity| &**entity), &shown)
+}
+
+/// Whether an object of `value` (itself, or one at any depth) holds an array at `list` that
+/// `test` accepts.
+fn holds_array(value: &Json, list: &str, test: &dyn Fn(&[Json]) -> bool) -> bool {
+    match value {
+        Json::Object(object) => {
+            value
+                .pointer(list)
+                .and_then(Json::as_array)
+                .is_some_and(|items| test(items))
+                || object
+                    .iter()
+                    .any(|(_, member)| holds_array(member, list, test))
+        }
+        Json::Array(items) => items.iter().any(|item| holds_array(item, list, test)),
+        _ => false,
+    }
 }
 
 /// The text of a number or a string (a bare id; never a boolean).
@@ -539,6 +631,28 @@ mod tests {
             book("2", "1"),
             book("3", "2"),
         ]
+    }
+
+    #[test]
+    fn an_array_shown_out_of_id_order_after_a_write_puts_joining_children_last() {
+        let entities = held();
+        let json = |text: &str| Json::parse(text.as_bytes()).expect("JSON");
+        // Book 1 moved to author 2 and listed after book 3: the application appends.
+        let moved = json(&format!(
+            r#"{{"data": [{}]}}"#,
+            author("2", &["3", "1"]).fields.to_canonical_string()
+        ));
+        assert_eq!(
+            appended(entities.iter(), &[&moved]),
+            [AppendedList {
+                parent_type: "/authors".to_owned(),
+                list: "/relationships/books/data".to_owned(),
+            }]
+        );
+        // Arrays in id order, or naming a child not held, show nothing.
+        let sorted = author("2", &["1", "3"]).fields;
+        let unknown = author("2", &["9", "3"]).fields;
+        assert!(appended(entities.iter(), &[&sorted, &unknown]).is_empty());
     }
 
     #[test]

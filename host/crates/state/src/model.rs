@@ -110,6 +110,10 @@ pub struct StateView {
     /// when none.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub linkage_routes: Vec<crate::linkage_routes::LinkageRoute>,
+    /// The inverse linkages' arrays a read after a write showed a joining child put last
+    /// ([`crate::inverse::appended`]); left out when none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub appended_lists: Vec<crate::inverse::AppendedList>,
     /// The item envelopes' member echoing a call's path and query ([`crate::request_echo`]), if
     /// any.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -202,6 +202,7 @@ impl StateService {
 /// The derived state indexed, its entities shared with it, not copied.
 fn initial_state(derived: &StateView) -> LiveState {
     let mut initial = LiveState::from_shared(derived.entities.clone(), derived.documents.clone());
+    initial.append_to(&derived.appended_lists);
     initial.seed_counters(&derived.store_counters);
     initial.hold_listed_rows();
     initial

@@ -132,6 +132,9 @@ pub struct LiveState {
     /// The inverse linkages the entities showed before the first change (see
     /// [`crate::inverse`]), learned then.
     inverse: Option<Arc<Vec<crate::inverse::InverseLink>>>,
+    /// The inverse linkages' arrays whose joining children go last (see
+    /// [`crate::inverse::AppendedList`]).
+    appended: Arc<Vec<crate::inverse::AppendedList>>,
 }
 
 /// The rows of the build's folder listings this state may still hold only as rows.
@@ -656,11 +659,23 @@ impl LiveState {
         self.place(entity, rank);
     }
 
+    /// Puts the joining children of these inverse linkages' arrays last (see
+    /// [`crate::inverse::AppendedList`]).
+    pub fn append_to(&mut self, lists: &[crate::inverse::AppendedList]) {
+        self.appended = Arc::new(lists.to_vec());
+    }
+
     /// Learns the inverse linkages before the first change (see [`crate::inverse`]).
     fn learn_inverse(&mut self) {
         if self.inverse.is_none() {
             let entities: Vec<&Entity> = self.entities().collect();
-            self.inverse = Some(Arc::new(crate::inverse::learn(entities.into_iter())));
+            let mut links = crate::inverse::learn(entities.into_iter());
+            for link in &mut links {
+                link.sorted &= !self.appended.iter().any(|appended| {
+                    appended.parent_type == link.parent_type && appended.list == link.list
+                });
+            }
+            self.inverse = Some(Arc::new(links));
         }
     }
 

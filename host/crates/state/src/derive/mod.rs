@@ -285,6 +285,7 @@ fn derive_pass(
         compound,
         related_routes,
         linkage_routes,
+        appended_lists: Vec::new(),
         request_echo: crate::request_echo::learn(manifest, timeline, &views),
         documents,
         entities: entities.into_iter().map(std::sync::Arc::new).collect(),
@@ -311,6 +312,7 @@ fn derive_pass(
         // Sealed once the state is whole (`crate::evidence::draw_seed`).
         draw_seed: String::new(),
     };
+    state.appended_lists = crate::inverse::appended_after_writes(timeline, &state.entities);
     let (plans, related, unmodelled) =
         crate::writes::derive_write_plans(manifest, timeline, &state, records, rules);
     let nested = nested_in_written(&state.types, &plans);
@@ -323,6 +325,7 @@ fn derive_pass(
     state.related_writes = related;
     if rules.sibling_transfer() {
         crate::writes::siblings::borrow_missing_answers(&mut state, records);
+        crate::writes::siblings::borrow_missing_write_answers(&mut state, records);
     }
     state
 }

@@ -10,7 +10,10 @@
 //! read of the written entity by id in its window (absent when it answers as the item view's
 //! missing entity: `404`/`410`, or another client error after a delete of its path; a body query
 //! whose body names the entity alone by the identity's name reads it too: absent when it lists
-//! nothing), else the entity its answer showed; the simulated state then takes that value, and the first whole list read in the window
+//! nothing), else the entity its answer showed, else (an update or delete) the entity as the first
+//! list read in the window listed it, filtered or not, when it holds the held entity's members at
+//! every depth (a filter selects; a sparse fieldset projects and is not the entity); the
+//! simulated state then takes that value, and the first whole list read in the window
 //! gives the collection's order, so the next call's entity before is what the application held.
 //! Nothing here depends on the rules: it gathers what they learn from.
 
@@ -362,10 +365,12 @@ pub(crate) fn observe(
 ) -> Vec<Call> {
     let mut calls = windowed_calls(manifest, timeline, views, drafts);
     counters_before(timeline, &state.store_counters, &mut calls);
+    let mut sim = LiveState::from_shared(state.entities.clone(), state.documents.clone());
+    sim.append_to(&state.appended_lists);
     let mut simulation = Simulation {
         timeline,
         views,
-        sim: LiveState::from_shared(state.entities.clone(), state.documents.clone()),
+        sim,
         tallies: Tallies::default(),
         unobserved: HashSet::new(),
     };
@@ -1293,6 +1298,8 @@ struct ReadsAfter {
     /// The entity as the first unfiltered list read listing it showed it (see
     /// [`unfiltered_list`]).
     listed: Option<Json>,
+    /// The entity as the first list read listing it showed it, filtered or not.
+    any_listed: Option<Json>,
 }
 
 impl ReadsAfter {
@@ -1385,6 +1392,9 @@ impl ReadsAfter {
             self.unlisted = Some(position.is_none());
         }
         let listed = position.and_then(|position| objects.get(position));
+        if self.any_listed.is_none() {
+            self.any_listed = listed.map(|object| (*object).clone());
+        }
         if self.listed.is_none() && unfiltered_list(read, &objects) {
             self.listed = listed.map(|object| (*object).clone());
         }
@@ -1599,7 +1609,7 @@ fn observe_after(
     let Some((entity_type, collection, id)) = call.key.clone() else {
         return;
     };
-    let seen = reads_after(timeline, views, info, call);
+    let mut seen = reads_after(timeline, views, info, call);
     let preferred = info
         .item
         .as_ref()
@@ -1618,6 +1628,13 @@ fn observe_after(
                 after = fuller_listed(after, seen.listed.as_ref());
             }
         }
+    }
+    if after == After::Unobserved
+        && let Some(before) = &call.before
+        && let Some(listed) = seen.any_listed.take()
+        && same_shape(&before.fields, &listed)
+    {
+        after = After::Present(listed);
     }
     if after == After::Unobserved && call.before.is_some() && seen.unlisted == Some(true) {
         after = After::Absent;
@@ -1643,6 +1660,22 @@ fn observe_after(
         sim.reorder_collection(&entity_type, &collection, &order);
     }
     call.after = after;
+}
+
+/// Whether two objects hold the same members, and each object member the same members in turn:
+/// an entity a list shows whole (its filter selecting, not projecting), as the held entity is, is
+/// the entity after an update no read by id showed.
+fn same_shape(held: &Json, shown: &Json) -> bool {
+    let (Json::Object(held), Json::Object(shown)) = (held, shown) else {
+        return held.as_object().is_none();
+    };
+    held.len() == shown.len()
+        && held.iter().all(|(key, value)| {
+            shown.get(key).is_some_and(|other| match other {
+                Json::Object(_) => value.as_object().is_none() || same_shape(value, other),
+                _ => true,
+            })
+        })
 }
 
 /// What a create's collection held: the largest integer of each integer field, and the values
@@ -1833,6 +1866,28 @@ mod tests {
 
     fn body(text: &str) -> RequestBody {
         RequestBody::Json(rea_plugin_api::json::parse(text.as_bytes()).expect("JSON"))
+    }
+
+    #[test]
+    fn a_list_shows_an_entity_whole_when_it_holds_the_held_members_at_every_depth() {
+        let of = |text: &str| rea_plugin_api::json::parse(text.as_bytes()).expect("JSON");
+        let held = of(
+            r#"{"id": "10", "attributes": {"title": "t", "status": "todo"},
+                "relationships": {"assignee": {"data": null, "links": {"self": "/x"}}}}"#,
+        );
+        // A linkage set from null is a value changed, not a shape.
+        let listed = of(
+            r#"{"id": "10", "attributes": {"title": "t", "status": "doing"},
+                "relationships": {"assignee": {"data": {"type": "people", "id": "5"},
+                "links": {"self": "/x"}}}}"#,
+        );
+        assert!(same_shape(&held, &listed));
+        // A sparse fieldset drops members: a projection, not the entity.
+        let sparse = of(r#"{"id": "10", "attributes": {"title": "t"},
+                "relationships": {"assignee": {"data": null, "links": {"self": "/x"}}}}"#);
+        assert!(!same_shape(&held, &sparse));
+        let fewer = of(r#"{"id": "10", "attributes": {"title": "t", "status": "todo"}}"#);
+        assert!(!same_shape(&held, &fewer));
     }
 
     #[test]

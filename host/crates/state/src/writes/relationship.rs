@@ -13,7 +13,10 @@
 //! (`/books/{id}/relationships/author`, one tool per relationship), or after parameter segments
 //! every recorded call (two or more) gave one value (`/tasks/{id}/{a}/{b}` recorded as
 //! `/tasks/13/relationships/project` and `/tasks/2/relationships/assignee`: the value is kept and
-//! a served call must give it too), and the member may be the
+//! a served call must give it too; or, the parent segment following a type's collection
+//! template, after parameter segments one recorded call gave their values:
+//! `/tasks/{token}/{a}/{b}` recorded once as `/tasks/s2Uk…/relationships/project`), and the member
+//! may be the
 //! relationship's linkage: an object the read after shows holding exactly the sent identifier
 //! (`/relationships/` + `author` + `/data`, set to `{"type": "Author", "id": "3"}`), set to the
 //! identifier as sent; an answer that held the identifier as sent answers the served one
@@ -21,14 +24,16 @@
 //! too, which applies the recorded calls with it ([`replay`]) rather than adopting them blind.
 //!
 //! Served as an update of that member of the parent (typed as the read after the calls showed
-//! it), answered as the recorded call was (as recorded when it names no related entity,
-//! flask-rest-jsonapi-next's `{"meta": {"message": …}}`): its status, and its body with the named entity where
-//! the recorded one stood, the strings repeating one of that entity's string members re-spelled
-//! from the served entity, and a string ending in the recorded call's path ending in the served
-//! call's. Refused, nothing changed: a body holding anything beside the identifier's wrapping,
-//! a parent the state does not hold, a segment naming no member the parent holds, an identifier
-//! no held entity matches (of the type the segment's recorded calls named; for another segment,
-//! of a type holding the member's current value).
+//! it), answered as the recorded call was: as recorded when it names no related entity
+//! (flask-rest-jsonapi-next's `{"meta": {"message": …}}`, or a `204` without a body:
+//! [`as_recorded`], which the to-many writes share); else its status, and its body with the named
+//! entity where the recorded one stood, the strings repeating one of that entity's string members
+//! re-spelled from the served entity, and a string ending in the recorded call's path ending in
+//! the served call's. Refused, nothing changed: a body holding anything beside the identifier's
+//! wrapping, a parent the state does not hold, a segment naming no member the parent holds, an
+//! identifier no held entity matches (of the type the segment's recorded calls named; for another
+//! segment, of a type holding an entity whose id is the member's current value or its current
+//! linkage's id).
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -42,7 +47,7 @@ use super::model::{Effect, WritePlan};
 use super::observe::{Call, first_shown_after};
 use super::referenced::{Key, held_before};
 use super::{Draft, Views};
-use crate::answer::{StateAnswer, StateSource, state_answer, tool_error};
+use crate::answer::{StateAnswer, StateSource, recording_answer, state_answer, tool_error};
 use crate::model::{Entity, StateView};
 use crate::observation::{Observation, RequestBody, Timeline, decoded};
 use crate::render::scalar_text;
@@ -134,19 +139,14 @@ pub(super) fn learn(
             .all(draft.tool)
             .filter(|call| call.is_success())
             .collect();
-        let fixed = fixed_segments(&successes);
-        let template = &draft.plan.path_template;
-        let Some((parent_type, parent_segment)) = parent_of(template, views, &BTreeMap::new())
-            .or_else(|| parent_of(template, views, &fixed))
+        let Some((parent_type, parent_segment, fixed)) =
+            parent_and_fixed(&draft.plan.path_template, views, &successes)
         else {
             continue;
         };
         let learned = (parent_type.as_str(), parent_segment);
         if let Some(mut model) = model_of(&successes, learned, (calls, views), state, timeline) {
-            model.fixed = fixed
-                .into_iter()
-                .filter(|(index, _)| *index > parent_segment)
-                .collect();
+            model.fixed = fixed;
             draft.plan.relationship = Some(model);
             if serve {
                 draft.plan.effect = super::model::Effect::Update;
@@ -154,6 +154,36 @@ pub(super) fn learn(
             }
         }
     }
+}
+
+/// Parameter segments every recorded call gave one value, by index, with that value.
+type Fixed = Vec<(usize, String)>;
+
+/// The parent's type and segment of a write's template, and the segments after the parent
+/// that every call gave one value: the template's own item path plus a named relationship
+/// ([`parent_of`]); else, the parent segment following a type's collection template and parameter
+/// segments only after it ([`super::to_many::parent_of`]: `/tasks/{opaque-token}/{a}/{b}`, the
+/// one recorded call `/tasks/s2Uk…/relationships/project`), the segments between it and the
+/// name keeping the values the calls gave them (one call is enough: the parent is placed by the
+/// collection, so no segment between can be its id).
+fn parent_and_fixed(
+    template: &str,
+    views: &Views,
+    successes: &[&Observation],
+) -> Option<(String, usize, Fixed)> {
+    let fixed = fixed_segments(successes);
+    let found =
+        parent_of(template, views, &BTreeMap::new()).or_else(|| parent_of(template, views, &fixed));
+    if let Some((parent_type, parent_segment)) = found {
+        let after = fixed
+            .into_iter()
+            .filter(|(index, _)| *index > parent_segment)
+            .collect();
+        return Some((parent_type, parent_segment, after));
+    }
+    let (parent_type, parent_segment) = super::to_many::parent_of(template, views)?;
+    let between = super::to_many::fixed_segments(successes, parent_segment)?;
+    Some((parent_type, parent_segment, between))
 }
 
 /// The segments but the last that every call gave one value, by index: none unless two calls
@@ -252,7 +282,12 @@ fn model_of(
         agreed = Some(shown);
     }
     let shown = agreed?;
-    let answer = first.body.as_ref()?;
+    // A call answered without a body (`204 No Content`) is answered as recorded too.
+    let answer = match first.body.as_ref() {
+        Some(answer) => answer,
+        None if first.body_bytes == 0 => &Json::Null,
+        None => return None,
+    };
     let sent = identifier_in(&first.request, &shown.identifier)?;
     let found = holding(answer, sent, "");
     let answers_as_recorded = found.is_none();
@@ -633,7 +668,7 @@ fn updated(
         .ok_or_else(|| format!("the identifier names no {:?}", model.id_member))?;
     let types: Vec<String> = match model.named.get(name) {
         Some(known) => vec![known.clone()],
-        None => holding_types(live, current),
+        None => holding_types(live, current, model),
     };
     let related = live
         .entities()
@@ -658,8 +693,17 @@ fn updated(
     Ok((parent.clone(), after, related.clone()))
 }
 
-/// The types holding an entity whose id is the member's current value (none for a null).
-fn holding_types(live: &crate::store::LiveState, current: &Json) -> Vec<String> {
+/// The types holding an entity whose id is the member's current value, or the current
+/// linkage's id member (none for a null).
+fn holding_types(
+    live: &crate::store::LiveState,
+    current: &Json,
+    model: &RelationshipModel,
+) -> Vec<String> {
+    let current = match current {
+        Json::Object(linkage) if model.linkage => linkage.get(&model.id_member).unwrap_or(current),
+        _ => current,
+    };
     let Some(text) = scalar_text(current) else {
         return Vec::new();
     };
@@ -680,6 +724,16 @@ fn answer(
     (parent, _, related): &(Entity, Entity, Entity),
     segments: &[String],
 ) -> StateAnswer {
+    let source = StateSource::Write {
+        source: "state",
+        view: "update",
+        collection: Some(parent.collection.clone()),
+        id: Some(parent.id.clone()),
+        ids: None,
+    };
+    if model.answers_as_recorded {
+        return as_recorded(service, model.answer_ordinal, source);
+    }
     let Some(base) = service.kept(model.answer_ordinal) else {
         return tool_error(
             "internal_error",
@@ -692,22 +746,6 @@ fn answer(
             "the relationship's recorded answer is not JSON",
         );
     };
-    let source = StateSource::Write {
-        source: "state",
-        view: "update",
-        collection: Some(parent.collection.clone()),
-        id: Some(parent.id.clone()),
-        ids: None,
-    };
-    if model.answers_as_recorded {
-        return state_answer(
-            base,
-            recorded.clone(),
-            service.replay_evidence_id(),
-            false,
-            source,
-        );
-    }
     let Some(was) = recorded.pointer(&model.answer_pointer).cloned() else {
         return tool_error(
             "internal_error",
@@ -729,6 +767,32 @@ fn answer(
         set_pointer(&mut body, &model.answer_pointer, shown);
     }
     state_answer(base, body, service.replay_evidence_id(), false, source)
+}
+
+/// A relationship write's recorded answer as recorded (a message, `{"meta": {"message": …}}`,
+/// or no body: `204 No Content`), shared by the to-one and to-many relationship writes.
+pub(super) fn as_recorded(
+    service: &StateService,
+    ordinal: u64,
+    source: StateSource,
+) -> StateAnswer {
+    let Some(base) = service.kept(ordinal) else {
+        return tool_error(
+            "internal_error",
+            "the relationship's recorded answer is not retained",
+        );
+    };
+    let evidence_id = service.replay_evidence_id();
+    match base.json() {
+        Some(recorded) => state_answer(base, recorded.clone(), evidence_id, false, source),
+        None if base.body.bytes().is_none_or(|bytes| bytes.is_empty()) => {
+            recording_answer(base.replay_answer(evidence_id, false), source)
+        }
+        None => tool_error(
+            "internal_error",
+            "the relationship's recorded answer is not JSON",
+        ),
+    }
 }
 
 /// The related entity's identifier as the recorded answer spelled one: each member the recorded
@@ -856,6 +920,42 @@ mod tests {
         assert_eq!(
             set_member(&flat, ("/attributes/assignee_id", &json("4")), sent, "3"),
             None
+        );
+    }
+
+    #[test]
+    fn a_parent_placed_by_its_collection_keeps_the_segments_between_from_one_call() {
+        let mut views = Views::default();
+        for entity_type in ["/tasks", "/projects"] {
+            let info = crate::writes::TypeInfo {
+                template: entity_type.to_owned(),
+                identity: "id".to_owned(),
+                item: None,
+            };
+            views.types.insert(entity_type.to_owned(), info);
+        }
+        let call = |path: &str| {
+            let mut call = crate::test_support::read_observation(0, path, &[], "{}");
+            call.segments = split_path(path).into_iter().map(str::to_owned).collect();
+            call
+        };
+        let one = call("/tasks/s2UkrBg-nlFk2kx/relationships/project");
+        let template = "/tasks/{opaque-token}/{folder-tree}/{folder-tree}";
+        assert_eq!(
+            parent_and_fixed(template, &views, &[&one]),
+            Some((
+                "/tasks".to_owned(),
+                1,
+                vec![(2, "relationships".to_owned())]
+            ))
+        );
+        // Two calls giving the segment between two values keep nothing fixed: no model.
+        let other = call("/tasks/2/links/assignee");
+        assert_eq!(parent_and_fixed(template, &views, &[&one, &other]), None);
+        // A literal route keeps its own reading: the item path plus the name.
+        assert_eq!(
+            parent_and_fixed("/tasks/{id}/relationships/project", &views, &[&one]),
+            Some(("/tasks".to_owned(), 1, Vec::new()))
         );
     }
 

@@ -83,8 +83,10 @@ pub(super) fn drop_unshown_shapes(
 }
 
 /// Whether a stored object holds every member a call sent in its object as sent, beside
-/// members it did not send (`{"code": "DOC"}` stored as `{"code": "DOC", "status": "active"}`):
-/// the sent object is part of the stored one, not a shape of its own.
+/// members it did not send (`{"code": "DOC"}` stored as `{"code": "DOC", "status": "active"}`),
+/// an object member in turn (`{"assignee": {"data": …}}` stored as
+/// `{"assignee": {"data": …, "links": …}, "project": …}`): the sent object is part of the stored
+/// one, not a shape of its own.
 fn holds_as_sent(stored: &Json, sent: Option<&Json>) -> bool {
     let (Some(stored), Some(sent)) = (stored.as_object(), sent.and_then(Json::as_object)) else {
         return false;
@@ -92,7 +94,10 @@ fn holds_as_sent(stored: &Json, sent: Option<&Json>) -> bool {
     !sent.is_empty()
         && sent
             .iter()
-            .all(|(key, value)| stored.get(key) == Some(value))
+            .all(|(key, value)| match (stored.get(key), value) {
+                (Some(held @ Json::Object(_)), Json::Object(_)) => holds_as_sent(held, Some(value)),
+                (held, _) => held == Some(value),
+            })
 }
 
 #[cfg(test)]
@@ -152,6 +157,19 @@ mod tests {
         let sent = Json::Object(object(r#"{"code": "DOC", "name": "Docs"}"#));
         assert!(holds_as_sent(&stored, Some(&sent)));
         // A sent member stored otherwise, or an empty object, is not held as sent.
+        // An object member is held as sent when the stored one holds its members as sent.
+        let linked = Json::Object(object(
+            r#"{"assignee": {"data": {"type": "people", "id": "5"}, "links": {"self": "/a"}},
+                "project": {"data": null}}"#,
+        ));
+        let sent_link = Json::Object(object(
+            r#"{"assignee": {"data": {"type": "people", "id": "5"}}}"#,
+        ));
+        assert!(holds_as_sent(&linked, Some(&sent_link)));
+        let other_link = Json::Object(object(
+            r#"{"assignee": {"data": {"type": "people", "id": "6"}}}"#,
+        ));
+        assert!(!holds_as_sent(&linked, Some(&other_link)));
         let renamed = Json::Object(object(r#"{"code": "DOC", "name": "Other"}"#));
         assert!(!holds_as_sent(&stored, Some(&renamed)));
         assert!(!holds_as_sent(&stored, Some(&Json::Object(object("{}")))));

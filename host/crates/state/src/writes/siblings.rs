@@ -17,6 +17,10 @@
 //! transfer), and an update or delete of a missing entity answers the sibling's own recorded
 //! absence where it has one.
 //!
+//! Write side ([`borrow_missing_write_answers`]): a served update or delete that recorded no
+//! missing-entity answer of its own answers a missing entity as its sibling write tools of the
+//! same method recorded (agreeing, their body naming no collection), not as its item view's read.
+//!
 //! Read side ([`borrow_missing_answers`]): an item view whose tool recorded no missing-entity
 //! answer answers a missing entity as its sibling item views do, when at least two of them
 //! recorded one and all of those agree (status, media type, body): one answer for every entity of
@@ -125,6 +129,76 @@ pub(crate) fn borrow_missing_answers(state: &mut StateView, records: &[CaptureRe
             item.missing_ordinal = Some(ordinal);
         }
     }
+}
+
+/// Gives each served update or delete whose missing entity answers another tool's refusal (its
+/// item view's: it recorded no `404`/`410` of its own) the one its sibling write tools of the same
+/// method recorded for a missing entity, when they agree (status, media type, body) and the body
+/// names no form of their collection (Fortune.js's delete `A record to be deleted could not be
+/// found.` beside the item read's `No records match the request.`; see the module docs).
+pub(crate) fn borrow_missing_write_answers(state: &mut StateView, records: &[CaptureRecord]) {
+    let record_of = |ordinal: u64| records.iter().find(|record| record.ordinal == ordinal);
+    let own = |plan: &WritePlan| {
+        plan.missing_ordinal.and_then(record_of).filter(|record| {
+            record.method.as_deref() == Some(plan.method.as_str())
+                && matches!(record.response.status, 404 | 410)
+        })
+    };
+    let answer_of = |record: &CaptureRecord| {
+        let response = &record.response;
+        let body = response.body.bytes().map(|bytes| bytes.into_owned());
+        (response.status, response.media_type.clone(), body)
+    };
+    let mut borrowed: Vec<(usize, u64)> = Vec::new();
+    for (index, plan) in state.write_plans.iter().enumerate() {
+        if !plan.served
+            || !matches!(plan.effect, Effect::Update | Effect::Delete)
+            || own(plan).is_some()
+        {
+            continue;
+        }
+        let template = split_path(&plan.path_template);
+        let answers: Vec<&CaptureRecord> = (state.write_plans.iter())
+            .filter(|other| other.method == plan.method && other.tool != plan.tool)
+            .filter(|other| item_siblings(&template, &split_path(&other.path_template)))
+            .filter_map(own)
+            .collect();
+        let Some(first) = answers.first() else {
+            continue;
+        };
+        let agreed = answers
+            .iter()
+            .all(|record| answer_of(record) == answer_of(first));
+        let collection = template.len() - 2;
+        if agreed
+            && answers
+                .iter()
+                .all(|record| names_no_collection(record, collection))
+        {
+            borrowed.push((index, first.ordinal));
+        }
+    }
+    for (index, ordinal) in borrowed {
+        state.write_plans[index].missing_ordinal = Some(ordinal);
+    }
+}
+
+/// Whether a recorded answer's body names no form of its collection (the path segment at
+/// `collection`, decoded): not the segment, nor a word it begins or one beginning with it.
+fn names_no_collection(record: &CaptureRecord, collection: usize) -> bool {
+    let Some(body) = record.response.body.bytes() else {
+        return false;
+    };
+    let text = String::from_utf8_lossy(&body).to_lowercase();
+    names_collection_as_segment(record, collection)
+        && split_path(record.path.as_deref().unwrap_or(""))
+            .get(collection)
+            .is_some_and(|segment| {
+                let segment = segment.to_lowercase();
+                !text
+                    .split(|c: char| !c.is_alphanumeric())
+                    .any(|word| word == segment)
+            })
 }
 
 /// Whether a recorded answer's body names its collection (the path segment at `collection`,
@@ -555,6 +629,23 @@ fn first_segment(pointer: &str) -> String {
 mod tests {
     use super::*;
     use rea_plugin_api::json::Json;
+
+    #[test]
+    fn a_missing_answer_naming_no_form_of_its_collection_is_borrowed_by_write_siblings() {
+        let refusal = |path: &str, detail: &str| {
+            let body = serde_json::json!({"errors": [{"detail": detail}]});
+            crate::derive::tests::record(98, "DELETE", path, 404, body)
+        };
+        let general = refusal("/tasks/99", "A record to be deleted could not be found.");
+        assert!(names_no_collection(&general, 0));
+        // The segment itself, or a form of it, names the collection.
+        for detail in ["No tasks record 99.", "No task 99."] {
+            assert!(
+                !names_no_collection(&refusal("/tasks/99", detail), 0),
+                "{detail}"
+            );
+        }
+    }
 
     fn known(name: &str) -> bool {
         ["id", "body", "postId", "createdAt"].contains(&name)

@@ -30,7 +30,7 @@ use super::observe::{Call, first_shown_after};
 use super::referenced::{Key, held_before};
 use super::relationship::{changed, holding, matches_members, wrapped_only};
 use super::{Draft, Views};
-use crate::answer::{StateAnswer, StateSource, recording_answer, state_answer, tool_error};
+use crate::answer::{StateAnswer, StateSource, tool_error};
 use crate::model::{Entity, StateView};
 use crate::observation::{Observation, RequestBody, Timeline, decoded};
 use crate::render::scalar_text;
@@ -145,7 +145,7 @@ fn model_of(
 /// The type whose collection template the write's path starts with, and the parameter segment
 /// after it naming the parent, at least one segment (the relationship's name) following: the
 /// one such type.
-fn parent_of(template: &str, views: &Views) -> Option<(String, usize)> {
+pub(super) fn parent_of(template: &str, views: &Views) -> Option<(String, usize)> {
     let write = split_path(template);
     let write = write.as_slice();
     let mut fitting = (1..write.len().saturating_sub(1))
@@ -169,7 +169,10 @@ fn parent_of(template: &str, views: &Views) -> Option<(String, usize)> {
 
 /// The segments between the parent and the relationship's name, each with the one value every
 /// call gave it; `None` when the calls gave one of them two values.
-fn fixed_segments(successes: &[&Observation], parent: usize) -> Option<Vec<(usize, String)>> {
+pub(super) fn fixed_segments(
+    successes: &[&Observation],
+    parent: usize,
+) -> Option<Vec<(usize, String)>> {
     let first = successes.first()?;
     let between = parent + 1..first.segments.len().saturating_sub(1);
     between
@@ -451,12 +454,6 @@ pub(super) fn serve(
         Ok(written) => written,
         Err(problem) => return tool_error("not_found", format!("{problem}; nothing was changed")),
     };
-    let Some(base) = service.kept(model.answer_ordinal) else {
-        return tool_error(
-            "internal_error",
-            "the relationship's recorded answer is not retained",
-        );
-    };
     let source = StateSource::Write {
         source: "state",
         view: "update",
@@ -464,19 +461,10 @@ pub(super) fn serve(
         id: written.first().map(|(_, after)| after.id.clone()),
         ids: Some(written.iter().map(|(_, after)| after.id.clone()).collect()),
     };
-    let evidence_id = service.replay_evidence_id();
-    let answer = match base.json() {
-        Some(recorded) => state_answer(base, recorded.clone(), evidence_id, false, source),
-        None if base.body.bytes().is_none_or(|bytes| bytes.is_empty()) => {
-            recording_answer(base.replay_answer(evidence_id, false), source)
-        }
-        None => {
-            return tool_error(
-                "internal_error",
-                "the relationship's recorded answer is not JSON",
-            );
-        }
-    };
+    let answer = super::relationship::as_recorded(service, model.answer_ordinal, source);
+    if answer.is_error() {
+        return answer;
+    }
     let mut change = Change::of(Effect::Update);
     for (before, after) in written {
         change.entities.push((Some(before), Some(after)));
