@@ -279,6 +279,7 @@ pub fn generalize(
             paged_members: Vec::new(),
             cursor_members: Vec::new(),
             nulls_first: false,
+            default_page_size: None,
             record_ordinals: Vec::new(),
             generalized: BTreeMap::new(),
             families: None,
