@@ -143,6 +143,7 @@ mod state_tree_depths;
 mod state_tree_writes;
 mod state_unlisted_documents;
 mod state_unmodelled_documents;
+mod state_update_types;
 mod state_where_filters;
 mod state_withheld;
 mod state_write_conflicts;
