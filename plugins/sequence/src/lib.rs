@@ -25,6 +25,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use rea_plugin_api::contracts::rule::{
     ApplyOutcome, ApplyRequest, Effect, HeldIndexKind, LearnOutcome, LearnRequest, NoOptions,
+    ObservedCall,
 };
 use rea_plugin_api::rule_fields::{self, FieldRules};
 use rea_plugin_api::{Plugin, PluginError, StageInfo, StateRule};
@@ -62,6 +63,34 @@ pub struct Spelling {
 /// One create's numbers skipped past the collection's largest (`value - largest - 1`) and the
 /// statuses of the tool's refusals just before it.
 type Gap<'a> = (i128, &'a [u16]);
+
+/// Notes a create's gap past the largest its collection held (`held_max`, else none: 1 is
+/// expected) in `gaps`, and past the largest it ever held (`given_max`, else the same) in
+/// `given_gaps`, each with the refusals before it; returns the largest held, when shown.
+fn note_gaps<'a>(
+    call: &'a ObservedCall,
+    (pointer, field, number): (&str, &str, i128),
+    gaps: &mut BTreeMap<String, Vec<Gap<'a>>>,
+    given_gaps: &mut BTreeMap<String, Vec<Gap<'a>>>,
+) -> Option<i128> {
+    let held = call
+        .held_max
+        .get(field)
+        .and_then(integer)
+        .map(|(held, _)| held);
+    let expected = held.map_or(1, |held| held + 1);
+    let refused = call.refused_before.as_slice();
+    gaps.entry(pointer.to_owned())
+        .or_default()
+        .push((number - expected, refused));
+    let given = call.given_max.get(field).and_then(integer);
+    let given = given.map_or(expected, |(given, _)| given + 1);
+    given_gaps
+        .entry(pointer.to_owned())
+        .or_default()
+        .push((number - given, refused));
+    held
+}
 
 /// The statuses whose refusals consumed a number, when one set explains every create's gap: a
 /// status consumes when a create after refusals of it alone skipped as many numbers, and none
@@ -175,21 +204,7 @@ impl StateRule for SequenceRule {
                     entry.0 = false;
                     continue;
                 };
-                let held = call
-                    .held_max
-                    .get(field)
-                    .and_then(integer)
-                    .map(|(held, _)| held);
-                let expected = held.map_or(1, |held| held + 1);
-                gaps.entry(pointer.clone())
-                    .or_default()
-                    .push((number - expected, &call.refused_before));
-                let given = call.given_max.get(field).and_then(integer);
-                let given = given.map_or(expected, |(given, _)| given + 1);
-                given_gaps
-                    .entry(pointer.clone())
-                    .or_default()
-                    .push((number - given, &call.refused_before));
+                let held = note_gaps(call, (pointer, field, number), &mut gaps, &mut given_gaps);
                 entry.1 |= held.is_some();
                 // A number (`None`), a plain digit string (`Some(0)`), or a zero-padded one of
                 // a width (`Some(width)`).
