@@ -6,7 +6,9 @@
 //! position by that cursor (the next page's cursor and link, the last position listed) minted
 //! from the state, or the call refused as not modelled when they cannot be, never another
 //! query's recorded value. On datasette (sorts, pages, cursors), pouchdb-server (a cursor and
-//! the last position) and json-server (search on a sibling list).
+//! the last position) and json-server (search on a sibling list); a sort name holding its field
+//! in brackets with the direction as the value (`$sort[title]=-1`, split by `field-affixes` into
+//! the sort term `-title`) on FeathersJS.
 
 use rea_state::model::QueryRole;
 use serde_json::{Map, Value};
@@ -147,4 +149,22 @@ fn change_seqs(answer: &Value) -> Vec<Value> {
         .iter()
         .map(|change| change["seq"].clone())
         .collect()
+}
+
+#[test]
+fn a_bracketed_sort_field_with_its_direction_sorts_any_field_from_the_state() {
+    // Recorded: `$sort[priority]=1`, `$sort[priority]=-1&$sort[title]=1`, `$sort[dueDate]=1`,
+    // `$sort[title]=1` paged, on tasks; `$sort[budget]=-1` on projects. Asked: other fields and
+    // directions (a null due date last descending), and pages of a descending sort.
+    assert_live_answers(
+        "feathers",
+        "get_tasks",
+        &[
+            "GET /tasks?$sort[estimate]=-1",
+            "GET /tasks?$sort[title]=1",
+            "GET /tasks?$sort[dueDate]=-1",
+            "GET /tasks?$sort[title]=-1&$limit=6&$skip=6",
+        ],
+    );
+    assert_live_answers("feathers", "get_projects", &["GET /projects?$sort[name]=1"]);
 }

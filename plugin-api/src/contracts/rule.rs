@@ -164,6 +164,12 @@ pub struct ObservedCall {
     /// collection held or had been given before the call (what a sequence continues from).
     #[serde(default)]
     pub held_max: BTreeMap<String, Value>,
+    /// Per top-level field, the largest integer the written collection held at any time before
+    /// the call, entities since deleted included, where that is more than `held_max` (a counter
+    /// that never gives a number twice continues from it: a create after the latest was
+    /// deleted). Empty otherwise, and from a host built before it.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub given_max: BTreeMap<String, Value>,
     /// The path parameters of the call, by template index.
     #[serde(default)]
     pub path_params: Vec<String>,

@@ -41,7 +41,7 @@ use rea_plugin_api::contracts::query::{
 };
 use rea_plugin_api::query_fields::{
     ARRAY_ITEM_OPERATORS, OPERATORS, ORDER_COMPARISONS, SET_OPERATORS, SORT_NAMES, is_role_name,
-    operator_word,
+    operator_word, spelled_in,
 };
 
 /// The stage's name.
@@ -76,7 +76,9 @@ impl QueryGrammar for FieldAffixes {
         request: &QueryExpressionRequest,
     ) -> Result<QueryExpressionOutcome, PluginError> {
         Ok(QueryExpressionOutcome::of(
-            descending_sort(&request.name, &request.value).map(|term| vec![term]),
+            descending_sort(&request.name, &request.value)
+                .or_else(|| bracket_sort(&request.name, &request.value))
+                .map(|term| vec![term]),
         ))
     }
 }
@@ -107,6 +109,23 @@ pub fn descending_sort(name: &str, value: &str) -> Option<QueryTerm> {
         descending.join(","),
         QueryRole::Sort,
     ))
+}
+
+/// A sort by the one field a sort name holds in brackets, the value its direction (`1` or `asc`
+/// ascending, `-1` or `desc` descending: Feathers' `$sort[title]=-1`), as one sort term (`-title`
+/// descending); several such parameters sort by each in turn. `None` for another name or value.
+pub fn bracket_sort(name: &str, value: &str) -> Option<QueryTerm> {
+    let (base, rest) = name.split_once('[')?;
+    let field = rest.strip_suffix(']')?;
+    if field.is_empty() || field.contains(['[', ']']) || !spelled_in(&SORT_NAMES, base) {
+        return None;
+    }
+    let key = match value.to_ascii_lowercase().as_str() {
+        "1" | "asc" => field.to_owned(),
+        "-1" | "desc" => format!("-{field}"),
+        _ => return None,
+    };
+    Some(QueryTerm::playing(name, key, QueryRole::Sort))
 }
 
 /// How a parameter name spells a field around it: the text before and the text after.
@@ -469,6 +488,27 @@ mod tests {
                 .extend(&list(&sibling, &["seats"], &["seats__gte"]))
                 .contains_key("seats__gte")
         );
+    }
+
+    #[test]
+    fn a_sort_name_holding_a_field_in_brackets_splits_into_a_sort_term_by_its_direction() {
+        let term = bracket_sort("$sort[title]", "-1").expect("a sort term");
+        assert_eq!(term.name, "$sort[title]");
+        assert_eq!(term.value, "-title");
+        assert_eq!(term.roles, vec![QueryRole::Sort]);
+        assert_eq!(
+            bracket_sort("sort[due]", "asc").map(|term| term.value),
+            Some("due".to_owned())
+        );
+        assert_eq!(
+            bracket_sort("$sort[priority]", "1").map(|term| term.value),
+            Some("priority".to_owned())
+        );
+        // Not a sort name, another direction, no field, or a deeper path.
+        assert!(bracket_sort("filter[title]", "1").is_none());
+        assert!(bracket_sort("$sort[title]", "2").is_none());
+        assert!(bracket_sort("$sort[]", "1").is_none());
+        assert!(bracket_sort("$sort[a][b]", "1").is_none());
     }
 
     #[test]

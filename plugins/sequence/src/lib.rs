@@ -6,7 +6,9 @@
 //! sequence when, in every recorded create (copy) that stored it, its value is an integer (a JSON
 //! number, or a string of digits) one past the largest value of that member the collection held
 //! before the call (`ObservedCall::held_max`), or `1` in a collection that held none, and at
-//! least one call showed a collection holding some. Its spelling (number or string, zero-padded
+//! least one call showed a collection holding some; or, in every such create, one past the
+//! largest it ever held (`ObservedCall::given_max`: a counter that never gives a number twice,
+//! FeathersJS's memory service numbering a create after the latest was deleted). Its spelling (number or string, zero-padded
 //! width) is kept. A create may also be one past that plus the refused calls of the tool just
 //! before it whose status consumed a number (`ObservedCall::refused_before`): a status consumes
 //! when a create right after refusals of that status alone skipped exactly as many numbers, and
@@ -23,6 +25,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use rea_plugin_api::contracts::rule::{
     ApplyOutcome, ApplyRequest, Effect, HeldIndexKind, LearnOutcome, LearnRequest, NoOptions,
+    ObservedCall,
 };
 use rea_plugin_api::rule_fields::{self, FieldRules};
 use rea_plugin_api::{Plugin, PluginError, StageInfo, StateRule};
@@ -60,6 +63,34 @@ pub struct Spelling {
 /// One create's numbers skipped past the collection's largest (`value - largest - 1`) and the
 /// statuses of the tool's refusals just before it.
 type Gap<'a> = (i128, &'a [u16]);
+
+/// Notes a create's gap past the largest its collection held (`held_max`, else none: 1 is
+/// expected) in `gaps`, and past the largest it ever held (`given_max`, else the same) in
+/// `given_gaps`, each with the refusals before it; returns the largest held, when shown.
+fn note_gaps<'a>(
+    call: &'a ObservedCall,
+    (pointer, field, number): (&str, &str, i128),
+    gaps: &mut BTreeMap<String, Vec<Gap<'a>>>,
+    given_gaps: &mut BTreeMap<String, Vec<Gap<'a>>>,
+) -> Option<i128> {
+    let held = call
+        .held_max
+        .get(field)
+        .and_then(integer)
+        .map(|(held, _)| held);
+    let expected = held.map_or(1, |held| held + 1);
+    let refused = call.refused_before.as_slice();
+    gaps.entry(pointer.to_owned())
+        .or_default()
+        .push((number - expected, refused));
+    let given = call.given_max.get(field).and_then(integer);
+    let given = given.map_or(expected, |(given, _)| given + 1);
+    given_gaps
+        .entry(pointer.to_owned())
+        .or_default()
+        .push((number - given, refused));
+    held
+}
 
 /// The statuses whose refusals consumed a number, when one set explains every create's gap: a
 /// status consumes when a create after refusals of it alone skipped as many numbers, and none
@@ -156,8 +187,10 @@ impl StateRule for SequenceRule {
         }
         // pointer → (fits every create, some create showed a held value, spelling)
         let mut found: BTreeMap<String, (bool, bool, Option<Option<usize>>)> = BTreeMap::new();
-        // pointer → each create's gap past the largest held, with the refusals before it
+        // pointer → each create's gap past the largest held, with the refusals before it; and
+        // past the largest ever held (a counter never giving a number twice)
         let mut gaps: BTreeMap<String, Vec<Gap>> = BTreeMap::new();
+        let mut given_gaps: BTreeMap<String, Vec<Gap>> = BTreeMap::new();
         for call in &request.calls {
             for (pointer, value) in &call.unexplained {
                 let field = pointer.trim_start_matches('/');
@@ -171,15 +204,7 @@ impl StateRule for SequenceRule {
                     entry.0 = false;
                     continue;
                 };
-                let held = call
-                    .held_max
-                    .get(field)
-                    .and_then(integer)
-                    .map(|(held, _)| held);
-                let expected = held.map_or(1, |held| held + 1);
-                gaps.entry(pointer.clone())
-                    .or_default()
-                    .push((number - expected, &call.refused_before));
+                let held = note_gaps(call, (pointer, field, number), &mut gaps, &mut given_gaps);
                 entry.1 |= held.is_some();
                 // A number (`None`), a plain digit string (`Some(0)`), or a zero-padded one of
                 // a width (`Some(width)`).
@@ -202,7 +227,10 @@ impl StateRule for SequenceRule {
             .filter(|(_, (fits, shown, _))| *fits && *shown)
             .filter(|(pointer, _)| !store_counted(&request.calls, pointer))
             .filter_map(|(pointer, (_, _, spelling))| {
-                let consumed = consumed_statuses(gaps.get(&pointer).map_or(&[], Vec::as_slice))?;
+                let consumed = consumed_statuses(gaps.get(&pointer).map_or(&[], Vec::as_slice))
+                    .or_else(|| {
+                        consumed_statuses(given_gaps.get(&pointer).map_or(&[], Vec::as_slice))
+                    })?;
                 let (string, width) = match spelling.flatten() {
                     None => (false, None),
                     Some(0) => (true, None),
@@ -307,6 +335,37 @@ mod tests {
             )
             .expect("applies");
         assert_eq!(applied.set["/id"], json!(10));
+    }
+
+    #[test]
+    fn a_counter_never_giving_a_number_twice_continues_past_a_deleted_one() {
+        // Created 15 over 14 held, deleted it, created 16 over 14 held again: one past the
+        // largest ever held (15), not the largest held.
+        let after_delete = ObservedCall {
+            given_max: [("id".to_owned(), json!(15))].into(),
+            ..create(Some(json!(14)), json!(16))
+        };
+        let outcome = learn(
+            Effect::Create,
+            vec![create(Some(json!(14)), json!(15)), after_delete.clone()],
+        );
+        let LearnOutcome::Learned { explains, .. } = outcome else {
+            panic!("{outcome:?}")
+        };
+        assert_eq!(explains, ["/id"]);
+        // Without the largest ever held, the gap is unexplained.
+        let unexplained = ObservedCall {
+            given_max: BTreeMap::new(),
+            ..after_delete
+        };
+        let outcome = learn(
+            Effect::Create,
+            vec![create(Some(json!(14)), json!(15)), unexplained],
+        );
+        assert!(
+            matches!(outcome, LearnOutcome::NoExplanation { .. }),
+            "{outcome:?}"
+        );
     }
 
     #[test]

@@ -738,6 +738,10 @@ pub struct QueryModel {
     /// learned where only that placement reproduces the recorded sorted lines.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub nulls_first: bool,
+    /// The page size a call naming none is cut at: the default page an argument-less read
+    /// showed (see [`crate::derive::default_page`]); `None` lists every match.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub default_page_size: Option<u64>,
     /// The lines the model reproduced.
     pub record_ordinals: Vec<u64>,
     /// Parameters no recorded line named that the application's query grammar, learned from the
@@ -934,6 +938,10 @@ pub struct PagedMember {
     /// Computed per call (the call's size, else the default), so it refuses no page size.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub size: bool,
+    /// For a size member: the largest size it shows, where a line asking for more showed it
+    /// (Feathers' `paginate.max`: `$limit=100` answers `limit: 50`); a call's size is cut to it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max: Option<u64>,
     /// Whether the member names the call itself, a prefix then its query as sent (see
     /// [`crate::query_echo`]). Computed per call, so it refuses no query.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -965,6 +973,7 @@ impl QueryModel {
             paged_members: Vec::new(),
             cursor_members: Vec::new(),
             nulls_first: false,
+            default_page_size: None,
             record_ordinals: Vec::new(),
             generalized: BTreeMap::new(),
             families: None,

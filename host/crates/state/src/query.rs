@@ -181,6 +181,9 @@ fn compare_text(left: &str, right: &str) -> Ordering {
     }
 }
 
+/// The text a query value names JSON null with in an equality (`assigneeId=null`).
+const NULL_TEXT: &str = "null";
+
 fn filter_matches(object: &Object, (field, op, argument): Filter<'_>, bytes: bool) -> bool {
     let value = field_value(object, field);
     if let Some(linked) = crate::link_filters::matches(field, value, op, argument) {
@@ -194,9 +197,12 @@ fn filter_matches(object: &Object, (field, op, argument): Filter<'_>, bytes: boo
             compare_text(left, right)
         }
     };
+    // `null` names a field holding JSON null (`assigneeId=null`), as a query string spells it.
+    let equal = text.as_deref() == Some(argument)
+        || (argument == NULL_TEXT && matches!(value, Some(Json::Null)));
     match op {
-        "eq" => text.as_deref() == Some(argument),
-        "ne" => text.as_deref() != Some(argument),
+        "eq" => equal,
+        "ne" => !equal,
         "in" => text
             .as_deref()
             .is_some_and(|text| argument.split(',').any(|item| item == text)),
@@ -606,6 +612,10 @@ impl<'a> Selection<'a> {
                 None if within.is_empty() => selection.add(role, value)?,
                 None => return None,
             }
+        }
+        // A call naming no page size (nor an end) is cut at the list's default page.
+        if selection.paging.page_size.is_none() && selection.paging.end.is_none() {
+            selection.paging.page_size = model.default_page_size;
         }
         Some(selection)
     }
@@ -1129,6 +1139,30 @@ mod tests {
             run(&model, &[("sort", "-id")], &data),
             Some(vec![3, 4, 1, 0, 2])
         );
+    }
+
+    #[test]
+    fn null_names_a_field_holding_null_in_an_equality() {
+        // Post 2's draft is null, post 3's "no", posts 1 and 4 have none.
+        let data = objects(POSTS);
+        let model = model_of_filters(&[("draft", "draft", "eq"), ("draft_ne", "draft", "ne")]);
+        assert_eq!(run(&model, &[("draft", "null")], &data), Some(vec![1]));
+        assert_eq!(
+            run(&model, &[("draft_ne", "null")], &data),
+            Some(vec![0, 2, 3])
+        );
+        assert_eq!(run(&model, &[("draft", "no")], &data), Some(vec![2]));
+    }
+
+    #[test]
+    fn a_call_naming_no_page_size_is_cut_at_the_default_page() {
+        let data = objects(POSTS);
+        let mut model = model(&[("limit", QueryRole::PageSize), ("skip", QueryRole::Offset)]);
+        model.default_page_size = Some(2);
+        assert_eq!(run(&model, &[], &data), Some(vec![0, 1]));
+        assert_eq!(run(&model, &[("skip", "1")], &data), Some(vec![1, 2]));
+        assert_eq!(run(&model, &[("limit", "3")], &data), Some(vec![0, 1, 2]));
+        assert_eq!(run(&model, &[("limit", "0")], &data), Some(vec![]));
     }
 
     #[test]

@@ -44,6 +44,7 @@ pub fn learn(lines: &[ShownLine<'_>], list_pointer: &str) -> Vec<PagedMember> {
                 complete: Vec::new(),
                 offset: false,
                 size: false,
+                max: None,
                 echo: Some(echo),
             });
         }

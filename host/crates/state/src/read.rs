@@ -2127,6 +2127,7 @@ impl StateService {
             match size {
                 Some((_, value)) => {
                     let size: usize = value.parse().map_err(|_| "unrecorded-request")?;
+                    let size = member.max.map_or(size, |max| size.min(max as usize));
                     crate::render::set_counter(body, &member.pointer, size);
                 }
                 None => {

@@ -55,6 +55,8 @@ struct Evaluator<'a> {
     memo: HashMap<String, Option<Vec<usize>>>,
     /// Whether sorts place null keys first (see [`QueryModel::nulls_first`]).
     nulls_first: bool,
+    /// The page size a line naming none is cut at (see [`QueryModel::default_page_size`]).
+    default_page_size: Option<u64>,
 }
 
 impl<'a> Evaluator<'a> {
@@ -73,6 +75,7 @@ impl<'a> Evaluator<'a> {
         let model = QueryModel {
             parameters: parameters.clone(),
             nulls_first: self.nulls_first,
+            default_page_size: self.default_page_size,
             ..QueryModel::of_roles(&[])
         };
         let (indexes, candidates) = self.collections.get(&line.collection)?;
@@ -165,8 +168,14 @@ pub(super) fn learn_query(
     let untestable: BTreeSet<usize> = (0..lines.len())
         .filter(|index| sorts_unheld_keys(&lines[*index].arguments, &options, &objects))
         .collect();
-    let (mut evaluator, (mut chosen, answered)) =
-        choose_with_null_placement(&lines, &options, &untestable, (&objects, &collections))?;
+    let default_page_size = super::default_page::learned(passing, plan, entities);
+    let (mut evaluator, (mut chosen, answered)) = choose_with_null_placement(
+        &lines,
+        &options,
+        &untestable,
+        (&objects, &collections),
+        default_page_size,
+    )?;
     let untested = crate::link_filters::untested_roles(&chosen, &untested);
     chosen.extend(untested);
     query_model(plan, counters, &lines, chosen, &answered, &mut evaluator)
@@ -183,6 +192,7 @@ fn choose_with_null_placement<'o>(
     options: &BTreeMap<String, Vec<QueryRole>>,
     untestable: &BTreeSet<usize>,
     (objects, collections): (&'o HashMap<usize, Object>, &HashMap<String, Vec<usize>>),
+    default_page_size: Option<u64>,
 ) -> Option<(Evaluator<'o>, ChosenRoles)> {
     let evaluator = |nulls_first: bool| Evaluator {
         collections: collections
@@ -194,6 +204,7 @@ fn choose_with_null_placement<'o>(
             .collect(),
         memo: HashMap::new(),
         nulls_first,
+        default_page_size,
     };
     let mut last = evaluator(false);
     let chosen = choose_roles(lines, options, untestable, &mut last);
@@ -841,6 +852,7 @@ fn query_model(
         paged_members,
         cursor_members,
         nulls_first: evaluator.nulls_first,
+        default_page_size: evaluator.default_page_size,
         record_ordinals,
         generalized: BTreeMap::new(),
         families: None,
@@ -947,6 +959,7 @@ fn offset_members(
             complete: Vec::new(),
             offset: true,
             size: false,
+            max: None,
             echo: None,
         })
         .collect()
@@ -1031,24 +1044,25 @@ fn size_members(
     let bodies = answered_bodies(lines, answered);
     size_pointers(&bodies, &sizes, list_pointer)
         .into_iter()
-        .map(|(pointer, default)| PagedMember {
+        .map(|(pointer, default, max)| PagedMember {
             pointer,
             complete: default.into_iter().collect(),
             offset: false,
             size: true,
+            max,
             echo: None,
         })
         .collect()
 }
 
 /// The scalar envelope pointers each body (beside the list at `list_pointer`) holds its line's
-/// page size at, those of lines giving none one default value (returned), when some line gave a
-/// size and the bodies show two values there.
+/// page size at, those of lines giving none one default value, when some line gave a size and
+/// the bodies show two values there; with each, its largest size (see [`size_cap`]).
 fn size_pointers(
     bodies: &[Option<&Json>],
     sizes: &[Option<usize>],
     list_pointer: &str,
-) -> Vec<(String, Option<Json>)> {
+) -> Vec<SizePointer> {
     if sizes.iter().all(Option::is_none) {
         return Vec::new();
     }
@@ -1065,7 +1079,7 @@ fn size_pointers(
             };
             values.push(value);
             match size {
-                Some(size) => counts_canonically(value, *size),
+                Some(_) => true,
                 None => match &default {
                     Some(known) => known == value,
                     None => {
@@ -1075,11 +1089,50 @@ fn size_pointers(
                 },
             }
         });
-        if holds && values.iter().any(|value| *value != values[0]) {
-            found.push((pointer, default));
+        let sized: Vec<(usize, &Json)> = sizes
+            .iter()
+            .zip(&values)
+            .filter_map(|(size, value)| size.map(|size| (size, *value)))
+            .collect();
+        if holds
+            && values.iter().any(|value| *value != values[0])
+            && let Some(max) = size_cap(&sized, default.as_ref())
+        {
+            found.push((pointer, default, max));
         }
     }
     found
+}
+
+/// A size member's pointer, the default its lines giving no size showed, and its largest size.
+type SizePointer = (String, Option<Json>, Option<u64>);
+
+/// Whether the lines giving a size (each with the value it showed) show it, or one largest size
+/// `M` where they asked for more, every size shown as itself and the default the lines giving
+/// none showed being at most `M`: `Some(None)` when each showed its own size, `Some(Some(M))`
+/// with a cap; `None` when neither holds.
+fn size_cap(sized: &[(usize, &Json)], default: Option<&Json>) -> Option<Option<u64>> {
+    let mut cap: Option<u64> = None;
+    let mut own: Vec<usize> = Vec::new();
+    for (size, value) in sized {
+        if crate::render::counts_canonically(value, *size) {
+            own.push(*size);
+            continue;
+        }
+        let capped = value
+            .as_number()
+            .and_then(|number| number.as_u64())
+            .filter(|shown| (*shown as usize) < *size)?;
+        if cap.is_some_and(|cap| cap != capped) {
+            return None;
+        }
+        cap = Some(capped);
+    }
+    let default = default.and_then(|value| value.as_number().and_then(|number| number.as_u64()));
+    cap.is_none_or(|max| {
+        own.iter().all(|size| *size as u64 <= max) && default.is_none_or(|size| size <= max)
+    })
+    .then_some(cap)
 }
 
 /// An answered line's page end: the line, the candidate position of the last member it listed,
@@ -1099,6 +1152,7 @@ fn cursor_members(
     let model = QueryModel {
         parameters: chosen.clone(),
         nulls_first: evaluator.nulls_first,
+        default_page_size: evaluator.default_page_size,
         ..QueryModel::of_roles(&[])
     };
     let value_of = |(index, last, remaining, matched): &LineEnd, form: &CursorForm| {
@@ -1299,6 +1353,7 @@ pub(crate) fn paged_members(
                 complete,
                 offset: false,
                 size: false,
+                max: None,
                 echo: None,
             })
         })
@@ -1473,18 +1528,39 @@ mod tests {
         let shown: Vec<Option<&Json>> = bodies.iter().map(Some).collect();
         assert_eq!(
             size_pointers(&shown, &[None, Some(4), Some(2)], "/data"),
-            vec![("/meta/limit".to_owned(), Some(parse("250")))]
+            vec![("/meta/limit".to_owned(), Some(parse("250")), None)]
         );
         // Every line gave a size: no default.
         assert_eq!(
             size_pointers(&shown[1..], &[Some(4), Some(2)], "/data"),
-            vec![("/meta/limit".to_owned(), None)]
+            vec![("/meta/limit".to_owned(), None, None)]
         );
         // A member showing another size than the line gave is none.
         assert!(size_pointers(&shown, &[None, Some(5), Some(2)], "/data").is_empty());
         // No line gave a size, or one value only: never told from a constant.
         assert!(size_pointers(&shown, &[None, None, None], "/data").is_empty());
         assert!(size_pointers(&shown[1..2], &[Some(4)], "/data").is_empty());
+    }
+
+    #[test]
+    fn a_size_member_showing_one_smaller_size_to_larger_asks_caps_them() {
+        let parse = |text: &str| rea_plugin_api::json::parse(text.as_bytes()).expect("json");
+        let bodies = [
+            parse(r#"{"total": 14, "limit": 10, "data": []}"#),
+            parse(r#"{"total": 14, "limit": 5, "data": []}"#),
+            parse(r#"{"total": 14, "limit": 50, "data": []}"#),
+        ];
+        let shown: Vec<Option<&Json>> = bodies.iter().map(Some).collect();
+        // Feathers' `paginate: {default: 10, max: 50}`: `$limit=100` answered `limit: 50`.
+        assert_eq!(
+            size_pointers(&shown, &[None, Some(5), Some(100)], "/data"),
+            vec![("/limit".to_owned(), Some(parse("10")), Some(50))]
+        );
+        // A size above the cap shown as itself contradicts it; two caps disagree.
+        assert!(size_pointers(&shown, &[None, Some(60), Some(100)], "/data").is_empty());
+        let other = parse(r#"{"total": 14, "limit": 40, "data": []}"#);
+        let two = [shown[0], shown[2], Some(&other)];
+        assert!(size_pointers(&two, &[None, Some(100), Some(200)], "/data").is_empty());
     }
 
     fn page(text: &str, partial: bool) -> (Json, bool) {

@@ -1364,8 +1364,11 @@ fn list_line(
         && listed_collection.is_some()
         && kept == *listed
         // Only a read asking for nothing but the list shows what the list leaves out (a page
-        // leaves out the entities after it).
-        && (excluded.is_empty() || (!listed.is_empty() && line.pairs().is_empty()));
+        // leaves out the entities after it, a default page too).
+        && (excluded.is_empty()
+            || (!listed.is_empty()
+                && line.pairs().is_empty()
+                && super::default_page::shown_size(line, plan, entities).is_none()));
     let member_ref = |index: &usize| MemberRef {
         collection: entities.list[*index].collection.clone(),
         id: entities.list[*index].id.clone(),

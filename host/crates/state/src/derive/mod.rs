@@ -45,6 +45,7 @@
 
 pub mod body_queries;
 pub(crate) mod created_mentions;
+pub(crate) mod default_page;
 pub mod documents;
 pub mod entities;
 pub mod items;

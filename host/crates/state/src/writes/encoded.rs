@@ -122,6 +122,7 @@ mod tests {
             entity_after: Some(json!({"id": ordinal, "title": "a \"quoted\" title"})),
             entity_before: None,
             held_max: BTreeMap::new(),
+            given_max: BTreeMap::new(),
             path_params: Vec::new(),
             reads_after: Vec::new(),
             record_ordinal: ordinal,

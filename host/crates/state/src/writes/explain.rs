@@ -1047,6 +1047,11 @@ fn observed_call(call: &Call, template: &[PathSlot]) -> ObservedCall {
             .iter()
             .map(|(field, value)| (field.clone(), to_value(value)))
             .collect(),
+        given_max: call
+            .given_max
+            .iter()
+            .map(|(field, value)| (field.clone(), to_value(value)))
+            .collect(),
         path_params: template
             .iter()
             .filter_map(|(position, pattern)| path_value(call, *position, pattern.as_deref()?))

@@ -99,6 +99,9 @@ pub(crate) struct Call {
     pub reads: Vec<ObservedRead>,
     /// Per top-level field, the largest integer the collection held before a create.
     pub held_max: BTreeMap<String, Json>,
+    /// Per top-level field, the largest integer the collection ever held before a create, when
+    /// more than `held_max` (see `ObservedCall::given_max`).
+    pub given_max: BTreeMap<String, Json>,
     /// The store counters the state keeps (answer pointer → value), as the recorded answers
     /// before the call left them (see [`crate::counters`]).
     pub counters_before: BTreeMap<String, Json>,
@@ -209,6 +212,8 @@ pub(crate) fn find_entity<'a>(
 struct Tallies {
     values: HashMap<(String, String), HashMap<String, (usize, Json)>>,
     integers: HashMap<(String, String), BTreeMap<i128, usize>>,
+    /// The largest integer each collection's field held since it was first tallied.
+    peaks: HashMap<(String, String), i128>,
     tracked: HashMap<String, Vec<String>>,
     sizes: HashMap<String, usize>,
 }
@@ -234,6 +239,9 @@ impl Tallies {
             }
         }
         self.sizes.insert(key.0.clone(), held.len());
+        if let Some(largest) = integers.keys().next_back() {
+            self.peaks.insert(key.clone(), *largest);
+        }
         self.values.insert(key.clone(), counts);
         self.integers.insert(key.clone(), integers);
         self.tracked
@@ -252,6 +260,23 @@ impl Tallies {
         self.ensure(sim, entity_type, collection, field);
         let key = (collection_key(collection).to_owned(), field.to_owned());
         self.integers[&key].keys().next_back().copied()
+    }
+
+    /// The largest integer the field held since the collection was first tallied, when more
+    /// than it holds now (a deleted entity held it).
+    fn given(
+        &mut self,
+        sim: &LiveState,
+        entity_type: &str,
+        collection: &str,
+        field: &str,
+    ) -> Option<i128> {
+        let largest = self.largest(sim, entity_type, collection, field);
+        let key = (collection_key(collection).to_owned(), field.to_owned());
+        self.peaks
+            .get(&key)
+            .copied()
+            .filter(|peak| largest.is_none_or(|largest| *peak > largest))
     }
 
     fn shared(
@@ -293,6 +318,8 @@ impl Tallies {
             if let (Some(number), Some(integers)) = (integer(value), self.integers.get_mut(&key)) {
                 if added {
                     *integers.entry(number).or_default() += 1;
+                    let peak = self.peaks.entry(key.clone()).or_insert(number);
+                    *peak = (*peak).max(number);
                 } else if let Some(count) = integers.get_mut(&number) {
                     *count -= 1;
                     if *count == 0 {
@@ -551,6 +578,7 @@ impl Call {
             response_pointer: None,
             reads: Vec::new(),
             held_max: BTreeMap::new(),
+            given_max: BTreeMap::new(),
             counters_before: BTreeMap::new(),
             shared: BTreeMap::new(),
             shared_by_chance: BTreeSet::new(),
@@ -1704,6 +1732,12 @@ fn note_held(
             call.held_max.insert(
                 field.to_owned(),
                 Json::Number(rea_plugin_api::json::Number::from(largest as i64)),
+            );
+        }
+        if let Some(given) = tallies.given(sim, entity_type, collection, field) {
+            call.given_max.insert(
+                field.to_owned(),
+                Json::Number(rea_plugin_api::json::Number::from(given as i64)),
             );
         }
     }

@@ -6,8 +6,13 @@
 //! the sent object as a create does, and the build showed the application accepting one without
 //! that member (json-server's `POST /posts {"title"}` beside its one `PUT /posts/5` sending every
 //! member). A member no create left out stays required, as every recorded call sent it.
+//!
+//! Every update of one entity also accepts each member with the JSON types its type's creates
+//! sent it with: it stores the sent members as a create does, so a member the recorded updates
+//! sent only as `null` takes the number a create sent there (FeathersJS's `PUT /tasks/15` clearing
+//! `assigneeId` beside `POST /tasks` sending `"assigneeId": 2`).
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use super::Draft;
 use super::model::{Effect, WritePlan};
@@ -29,6 +34,29 @@ fn optional_in_creates(drafts: &[Draft]) -> BTreeSet<(String, String)> {
         .collect()
 }
 
+/// The JSON types the successful creates of each entity type sent each body member with.
+fn types_in_creates(drafts: &[Draft]) -> BTreeMap<(String, String), Vec<String>> {
+    let mut types: BTreeMap<(String, String), Vec<String>> = BTreeMap::new();
+    let creates = drafts
+        .iter()
+        .map(|draft| &draft.plan)
+        .filter(|plan| plan.effect == Effect::Create && !plan.bulk)
+        .filter_map(|plan| Some((plan.entity_type()?, plan.body.as_ref()?)));
+    for (entity_type, body) in creates {
+        for (name, member) in &body.members {
+            let known = types
+                .entry((entity_type.to_owned(), name.clone()))
+                .or_default();
+            for kind in &member.types {
+                if !known.contains(kind) {
+                    known.push(kind.clone());
+                }
+            }
+        }
+    }
+    types
+}
+
 /// Whether a plan replaces its one entity with the sent object.
 fn replaces(plan: &WritePlan) -> bool {
     plan.effect == Effect::Update
@@ -36,13 +64,17 @@ fn replaces(plan: &WritePlan) -> bool {
         && plan.fields.as_ref().is_some_and(|fields| fields.replace)
 }
 
-/// Relaxes the required members of every replacing update to those its type's creates required.
+/// Relaxes the required members of every replacing update to those its type's creates required,
+/// and widens each member's types of every update of one entity by those its type's creates sent
+/// it with.
 pub(super) fn learn(drafts: &mut [Draft]) {
     let optional = optional_in_creates(drafts);
-    if optional.is_empty() {
-        return;
-    }
-    for draft in drafts.iter_mut().filter(|draft| replaces(&draft.plan)) {
+    let created_types = types_in_creates(drafts);
+    for draft in drafts
+        .iter_mut()
+        .filter(|draft| draft.plan.effect == Effect::Update && !draft.plan.bulk)
+    {
+        let replacing = replaces(&draft.plan);
         let Some(entity_type) = draft.plan.entity_type().map(str::to_owned) else {
             continue;
         };
@@ -50,8 +82,15 @@ pub(super) fn learn(drafts: &mut [Draft]) {
             continue;
         };
         for (name, member) in body.members.iter_mut() {
-            if optional.contains(&(entity_type.clone(), name.clone())) {
+            let key = (entity_type.clone(), name.clone());
+            if replacing && optional.contains(&key) {
                 member.required = false;
+            }
+            for kind in created_types.get(&key).into_iter().flatten() {
+                if !member.types.contains(kind) {
+                    member.types.push(kind.clone());
+                    member.types.sort();
+                }
             }
         }
     }
