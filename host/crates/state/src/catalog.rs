@@ -166,6 +166,10 @@ fn state_tools_worded(
             {
                 let mut tool = tool.clone();
                 tool.description = with_phrase(&tool.description, STATE_PHRASE);
+                if let Some(source) = &declared.inferred_from {
+                    tool.description =
+                        with_phrase(&tool.description, &inferred_read_phrase(source));
+                }
                 if let Some(view) = views.iter().find(|view| view.tool == tool.name) {
                     widen_union_filters(view, &mut tool.input_schema);
                     add_generalized_arguments(view, &mut tool.input_schema, wording);
@@ -660,6 +664,15 @@ fn write_phrase(plan: &WritePlan) -> String {
         ),
         None => format!("applied to the environment state: {what}"),
     }
+}
+
+/// The phrase of an inferred read (opt-in sibling transfer: a sibling collection's read, a folder
+/// tree's listed depth): what it is carried over from.
+fn inferred_read_phrase(source: &str) -> String {
+    format!(
+        "inferred: carried over from the recorded read {} on another path, never recorded on this one",
+        Json::String(source.to_owned()).to_canonical_string()
+    )
 }
 
 /// The state-mode card.

@@ -85,6 +85,7 @@ pub mod request_echo;
 pub mod rules;
 pub mod selection;
 pub mod service;
+pub mod sibling_reads;
 pub mod sliced;
 pub mod sparse;
 pub mod startup;

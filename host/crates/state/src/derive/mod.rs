@@ -320,6 +320,7 @@ fn derive_pass(
     state.write_plans = plans;
     mark_tree_writes(&mut state);
     crate::tree_depths::attach(manifest, &mut state);
+    crate::sibling_reads::attach(manifest, &mut state);
     state.related_writes = related;
     if rules.sibling_transfer() {
         crate::writes::siblings::borrow_missing_answers(&mut state, records);
