@@ -8,7 +8,8 @@
 //! parameter after it, with at least one segment below; the source collection's own item read
 //! (`GET /projects/{…}`, exactly the prefix) must be recorded. A sibling is a recorded item read
 //! equal to that prefix everywhere but the collection's literal (`GET /people/{…}`), answering the
-//! same body kinds. The inferred read takes the sibling's prefix (its id parameter's rule, so the
+//! same body kinds and one entity shape (the top-level members one item read's answers showed
+//! all among the other's: Jupyter Server's contents and sessions are two kinds of resource). The inferred read takes the sibling's prefix (its id parameter's rule, so the
 //! sibling's own ids route) and the source's segments below it, and is offered only where no read
 //! fits that template. Whether the state answers it (the source's route learned from the
 //! recording, the sibling's entities holding what it reads) is the state engine's decision
@@ -37,6 +38,7 @@ pub fn inferred_sibling_reads(tools: &[ManifestTool]) -> Vec<ManifestTool> {
                 is_recorded_get(tool)
                     && is_prefix_read(tool, source, position, true)
                     && same_kinds(own, tool)
+                    && nested_members(own, tool)
             }) {
                 let read = below(source, sibling, position);
                 let taken = tools
@@ -53,6 +55,20 @@ pub fn inferred_sibling_reads(tools: &[ManifestTool]) -> Vec<ManifestTool> {
         }
     }
     offered
+}
+
+/// Whether two item reads answer one entity shape: the top-level members one's answers showed are
+/// all among the other's (`{data, jsonapi, links}` beside `{data, included, jsonapi, links}`),
+/// not two kinds of resource (`{content, format, …}` beside `{id, kernel, notebook, …}`).
+fn nested_members(a: &ManifestTool, b: &ManifestTool) -> bool {
+    fn members(tool: &ManifestTool) -> BTreeSet<&str> {
+        (tool.response_body.iter())
+            .flat_map(|body| body.members.keys())
+            .map(String::as_str)
+            .collect()
+    }
+    let (left, right) = (members(a), members(b));
+    !left.is_empty() && !right.is_empty() && (left.is_subset(&right) || right.is_subset(&left))
 }
 
 fn is_get(tool: &ManifestTool) -> bool {
@@ -212,6 +228,7 @@ mod tests {
             request_media_types: Vec::new(),
             response_body: (!kind.is_empty()).then(|| BodyShape {
                 kinds: vec![kind.to_owned()],
+                members: [("data".to_owned(), vec!["object".to_owned()])].into(),
                 ..BodyShape::default()
             }),
             response_media_types: Vec::new(),
@@ -260,6 +277,12 @@ mod tests {
         assert!(offered(&taken).is_empty());
         // Without the source collection's own item read, nothing.
         assert!(offered(&tools[1..]).is_empty());
+        // Another kind of resource (other members) is no sibling.
+        let mut other = tools.to_vec();
+        if let Some(body) = other[1].response_body.as_mut() {
+            body.members = [("kernel".to_owned(), vec!["object".to_owned()])].into();
+        }
+        assert!(offered(&other).is_empty());
     }
 
     #[test]
