@@ -6,6 +6,11 @@
 //! them out and safrs keeps them (`state_jsonapi_second_app`, `state_jsonapi_queries`); the rule
 //! serves the list that recorded it, its sibling list by the sibling's type name and the item read.
 //!
+//! A query pair an item read showed adding to each reference its entity's label (Roundup's
+//! `@verbose=2`: a status's `name`, a user's `username`) is offered to the lists whose items hold
+//! such references (`rea_state::expansion`), not as a sibling list's argument carried over: the
+//! status and keyword lists read with it were never read without it.
+//!
 //! With the opt-in sibling transfer, a relationship route recorded below the projects' items
 //! (`GET /projects/{id}/relationships/tasks`) is offered below the people's
 //! (`rea_manifest::sibling_reads`) and answers the person's linkage the state holds, in the
@@ -219,4 +224,45 @@ fn a_relationship_route_below_sibling_items_takes_the_siblings_id_rule() {
     );
     let inferred = served.manifest.tool(&name).expect("the tool");
     assert_eq!(inferred.path_parameters[0].rule, "sibling-variance");
+}
+
+#[test]
+fn a_reference_expansion_an_item_read_showed_answers_on_the_list() {
+    let served = serve_corpus_app("roundup");
+    let rule = served
+        .state()
+        .expansion
+        .clone()
+        .expect("a reference expansion");
+    assert_eq!(
+        (rule.parameter.as_str(), rule.value.as_str()),
+        ("@verbose", "2")
+    );
+    assert_eq!(rule.members["/rt/rest/data/status"], ["name"]);
+    assert_eq!(rule.members["/rt/rest/data/user"], ["username"]);
+    assert!(rule.unknown.contains("/rt/rest/data/msg"), "{rule:?}");
+    let issues = "get_rt_rest_data_issue";
+    let answer = from_state(
+        &served,
+        issues,
+        &[("@verbose", "2"), ("@fields", "title,status")],
+    );
+    let collection = answer["body"]["data"]["collection"]
+        .as_array()
+        .expect("a collection");
+    assert!(!collection.is_empty(), "{answer:#}");
+    for issue in collection {
+        let status = issue["status"].as_object().expect("a status reference");
+        let names: Vec<&String> = status.keys().collect();
+        assert_eq!(names, ["id", "link", "name"], "{issue:#}");
+    }
+    let first = &collection[0];
+    assert_eq!(first["status"]["name"], "in-progress", "{answer:#}");
+    // Messages gained a member their read never showed: not modelled.
+    let (answer, _) = call_with_strings(
+        &served,
+        issues,
+        &[("@verbose", "2"), ("@fields", "title,messages")],
+    );
+    assert_ne!(answer["state"]["source"], "state", "{answer:#}");
 }

@@ -123,6 +123,8 @@ pub struct OfferedRules<'a> {
     pub sparse: Option<&'a crate::sparse::SparseFields>,
     /// The compound documents ([`crate::compound`]).
     pub compound: Option<&'a crate::compound::CompoundDocuments>,
+    /// The reference expansion ([`crate::expansion`]).
+    pub expansion: Option<&'a crate::expansion::ReferenceExpansion>,
     /// The lists' recorded refusals of a query naming a field their entities do not hold
     /// ([`crate::query_refusals`]).
     pub refusals: &'a [crate::query_refusals::QueryRefusal],
@@ -175,6 +177,7 @@ fn state_tools_worded(
                     add_generalized_arguments(view, &mut tool.input_schema, wording);
                     add_sparse_argument(&tool.name, offered.sparse, &mut tool.input_schema);
                     add_compound_argument(&tool.name, offered.compound, &mut tool.input_schema);
+                    add_expansion_argument(&tool.name, offered.expansion, &mut tool.input_schema);
                     add_refused_fields(&tool.name, offered.refusals, &mut tool.input_schema);
                 }
                 return Some(tool);
@@ -358,6 +361,23 @@ fn add_sparse_argument(
     };
     let description = "Query parameter: the properties to show (comma-separated), as the recorded sparse fieldsets of this application did";
     add_query_argument(name, description.to_owned(), schema);
+}
+
+/// The reference expansion's parameter the state offers a tool (see [`crate::expansion`]), as an
+/// optional string argument before the body, unless the tool takes it already.
+fn add_expansion_argument(
+    tool: &str,
+    expansion: Option<&crate::expansion::ReferenceExpansion>,
+    schema: &mut rea_manifest::InputSchema,
+) {
+    let Some(rule) = expansion.filter(|rule| rule.offered.contains(tool)) else {
+        return;
+    };
+    let description = format!(
+        "Query parameter: {} shows each referenced item's members beside its reference, as the recorded item reads of this application did",
+        Json::String(rule.value.clone()).to_canonical_string()
+    );
+    add_query_argument(&rule.parameter, description, schema);
 }
 
 /// The compound documents' parameter the state offers a tool (see [`crate::compound`]), as an

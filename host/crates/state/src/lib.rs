@@ -52,6 +52,7 @@ pub mod digests;
 pub mod entries;
 pub mod evidence;
 pub mod exact;
+pub mod expansion;
 pub mod families;
 pub mod folder_compose;
 pub mod held;

@@ -279,6 +279,7 @@ fn serve_state<'a>(
             &state.views,
             crate::catalog::OfferedRules {
                 sparse: state.sparse.as_ref(),
+                expansion: state.expansion.as_ref(),
                 compound: state.compound.as_ref(),
                 refusals: &state.query_refusals,
             },

@@ -282,6 +282,7 @@ fn derive_pass(
         relationship_rules(manifest, timeline, (&entities, &views));
     let mut state = StateView {
         sparse: crate::sparse::learn(manifest, timeline, &entities, &views),
+        expansion: crate::expansion::learn(manifest, timeline, &entities, &views),
         compound,
         related_routes,
         linkage_routes,
