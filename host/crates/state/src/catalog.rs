@@ -130,6 +130,18 @@ pub struct OfferedRules<'a> {
     pub refusals: &'a [crate::query_refusals::QueryRefusal],
 }
 
+impl<'a> OfferedRules<'a> {
+    /// The rules a derived state learned.
+    pub fn of(state: &'a crate::model::StateView) -> Self {
+        OfferedRules {
+            sparse: state.sparse.as_ref(),
+            compound: state.compound.as_ref(),
+            expansion: state.expansion.as_ref(),
+            refusals: &state.query_refusals,
+        }
+    }
+}
+
 /// [`state_tools_with_views`] with the state's offered rules (a sparse fieldset, see
 /// [`crate::sparse`]; compound documents, see [`crate::compound`]): each read tool a parameter
 /// is offered to takes it too.
