@@ -137,6 +137,7 @@ mod state_root_items;
 mod state_rpc_writes;
 mod state_sent_references;
 mod state_serve;
+mod state_sibling_reads;
 mod state_sibling_transfer;
 mod state_store_counter;
 mod state_tree_depths;

@@ -5,8 +5,11 @@
 //! `fields=*,tasks.*` on a project the build never read that way, `project.code`) and
 //! filtering on another field of the joined project (`filter[project][status][_eq]`, where the
 //! build filtered on `filter[project][code][_eq]`) are answered from the state with the live
-//! answers; `limit=-1` lists every match. One app: no other corpus application selects or
-//! filters through a relation.
+//! answers; `limit=-1` lists every match. Filters on another field of a joined resource are
+//! spelled as the recorded ones were: flask-rest-jsonapi-next filtered on `filter[project.code]`
+//! and `filter[assignee.name]`, so `filter[project.name]` and `filter[assignee.role]` (the
+//! related resources' attributes, named plainly) answer its live probes (two apps for joined
+//! filters; selections through a relation: one app).
 
 use rea_state::relations::Link;
 use serde_json::{Map, Value};
@@ -83,5 +86,25 @@ fn a_path_through_a_member_joining_nothing_or_to_a_field_not_held_is_refused() {
         arguments.insert("fields".to_owned(), Value::from(fields));
         let (answer, is_error) = directus.call(TASKS, arguments);
         assert_not_modelled(&answer, is_error);
+    }
+}
+
+#[test]
+fn a_dotted_filter_through_a_relation_reaches_the_joined_resources_other_attributes() {
+    let (flask, probes) = served_with_probes("flask-rest-jsonapi-next");
+    let ids = |body: &Value| -> Vec<Value> {
+        (body["data"].as_array().expect("a list"))
+            .iter()
+            .map(|resource| resource["id"].clone())
+            .collect()
+    };
+    for line in [
+        "GET /tasks?filter[project.name]=Lighthouse",
+        "GET /tasks?filter[assignee.role]=engineer",
+    ] {
+        let record = probe_with_line(&probes, line);
+        let (answer, live) = answer_probe(&flask, record, "get_tasks");
+        assert!(!ids(&live).is_empty(), "{line}: {live:#}");
+        assert_eq!(ids(&answer["body"]), ids(&live), "{line}: {answer:#}");
     }
 }

@@ -18,7 +18,10 @@
 //!   one for an operator it did, besides that word's case-insensitive `i` spelling where the
 //!   vocabulary has one (`][_icontains]` beside an established `][_contains]`).
 //! - Nested fields: a filter on a dotted field (`sla.hours`) extends the forms to the members of
-//!   object fields.
+//!   object fields. The fields of the entities a many-to-one member joins (`ListQueries::
+//!   joined_fields`) take the forms spelled as a recorded joined field was: dotted inside the
+//!   form (`filter[project.name]` beside a recorded `filter[project.code]`), else as a bracket
+//!   path (`filter[project][name][_eq]`).
 //! - Sorts, directions, searches, pages, page sizes, offsets and ends established by name on one
 //!   list are offered by that name on the application's other lists.
 //! - A sort name with a descending suffix (`_sort_desc=due`, `sortDesc=due`) is split
@@ -138,6 +141,9 @@ pub struct Grammar {
     equality: bool,
     /// Dotted names reach the members of object fields.
     nested: bool,
+    /// A dotted field was spelled whole inside a form (`filter[project.code]`): a joined
+    /// entity's field is spelled so, not as a bracket path.
+    dotted: bool,
     /// Operator forms: the spelling around the field → operator.
     forms: BTreeMap<Form, String>,
     /// Roles established by name that are not filters (sort, order, search, paging).
@@ -164,6 +170,7 @@ impl Grammar {
                             grammar.equality = true;
                         }
                         if let Some(key) = form_of(name, field) {
+                            grammar.dotted |= field.contains('.');
                             match grammar.forms.get(&key) {
                                 Some(known) if known != op => {
                                     conflicting_forms.insert(key);
@@ -285,11 +292,16 @@ impl Grammar {
                 offer(format!("{before}{field}{after}"), filter(field, op));
             }
         }
-        // A joined entity's field, through the bracket forms, spelled as a path of names.
+        // A joined entity's field, spelled dotted inside the forms where a recorded dotted field
+        // was (`filter[project.name]`), else through the bracket forms as a path of names.
         for field in &list.joined_fields {
-            for (form, op) in self.forms.iter().filter(|(form, _)| is_bracket_form(form)) {
-                let path = field.replace('.', "][");
-                offer(format!("{}{path}{}", form.0, form.1), filter(field, op));
+            for (form, op) in self.forms.iter() {
+                if self.dotted {
+                    offer(format!("{}{field}{}", form.0, form.1), filter(field, op));
+                } else if is_bracket_form(form) {
+                    let path = field.replace('.', "][");
+                    offer(format!("{}{path}{}", form.0, form.1), filter(field, op));
+                }
             }
         }
         // A field holding an array of scalars takes the forms of the operators that read it
@@ -413,6 +425,28 @@ mod tests {
         );
         // Not through a form that is no bracket form.
         assert!(!extended.keys().any(|name| name.starts_with("project")));
+    }
+
+    #[test]
+    fn a_dotted_joined_field_is_spelled_as_the_recorded_dotted_fields_were() {
+        // flask-rest-jsonapi-next: `filter[project.code]` recorded, the project's `name` joined.
+        let learned = roles(&[
+            ("filter[status]", filter("status", "in")),
+            ("filter[project.code]", filter("project.code", "in")),
+        ]);
+        let grammar = Grammar::learn([&learned]);
+        let mut tasks = list(&learned, &["status", "title"], &[]);
+        tasks.joined_fields = names(&["project.code", "project.name"]);
+        let extended = grammar.extend(&tasks);
+        assert_eq!(
+            extended.get("filter[project.name]"),
+            Some(&filter("project.name", "in"))
+        );
+        assert!(!extended.contains_key("filter[project][name]"));
+        assert!(
+            !extended.contains_key("filter[project.code]"),
+            "established"
+        );
     }
 
     #[test]

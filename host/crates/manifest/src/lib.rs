@@ -55,6 +55,7 @@ mod responses;
 pub mod route_forms;
 pub mod segments;
 mod shape;
+pub mod sibling_reads;
 pub mod siblings;
 pub mod template;
 #[cfg(any(test, feature = "testing"))]

@@ -110,8 +110,8 @@ pub struct ManifestTool {
     pub response_media_types: Vec<String>,
     /// The recorded statuses, sorted (a record without an answer, status 0, adds none).
     pub statuses: Vec<u16>,
-    /// The write tool this one is inferred from (opt-in sibling transfer, see
-    /// [`crate::siblings`]): offered on a sibling collection, citing no record.
+    /// The tool this one is inferred from (opt-in sibling transfer, see [`crate::siblings`],
+    /// [`crate::sibling_reads`]): offered on a sibling collection or depth, citing no record.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub inferred_from: Option<String>,
 }

@@ -185,7 +185,7 @@ fn collection_segment(tool: &ManifestTool) -> Option<usize> {
 
 /// Whether two templates have the same segments, parameters at the same places (whatever their
 /// rules) and equal literals, except at `differing` where both are literals that differ.
-fn same_route(a: &ManifestTool, b: &ManifestTool, differing: Option<usize>) -> bool {
+pub(crate) fn same_route(a: &ManifestTool, b: &ManifestTool, differing: Option<usize>) -> bool {
     let (left, right) = (split_path(&a.path_template), split_path(&b.path_template));
     left.len() == right.len()
         && (0..left.len()).all(
@@ -200,7 +200,7 @@ fn same_route(a: &ManifestTool, b: &ManifestTool, differing: Option<usize>) -> b
 
 /// Whether two reads answered the same JSON body kinds (object or array), the entity shape a
 /// transfer needs.
-fn same_kinds(a: &ManifestTool, b: &ManifestTool) -> bool {
+pub(crate) fn same_kinds(a: &ManifestTool, b: &ManifestTool) -> bool {
     let kinds = |tool: &ManifestTool| -> BTreeSet<String> {
         tool.response_body
             .iter()

@@ -123,9 +123,23 @@ pub struct OfferedRules<'a> {
     pub sparse: Option<&'a crate::sparse::SparseFields>,
     /// The compound documents ([`crate::compound`]).
     pub compound: Option<&'a crate::compound::CompoundDocuments>,
+    /// The reference expansion ([`crate::expansion`]).
+    pub expansion: Option<&'a crate::expansion::ReferenceExpansion>,
     /// The lists' recorded refusals of a query naming a field their entities do not hold
     /// ([`crate::query_refusals`]).
     pub refusals: &'a [crate::query_refusals::QueryRefusal],
+}
+
+impl<'a> OfferedRules<'a> {
+    /// The rules a derived state learned.
+    pub fn of(state: &'a crate::model::StateView) -> Self {
+        OfferedRules {
+            sparse: state.sparse.as_ref(),
+            compound: state.compound.as_ref(),
+            expansion: state.expansion.as_ref(),
+            refusals: &state.query_refusals,
+        }
+    }
 }
 
 /// [`state_tools_with_views`] with the state's offered rules (a sparse fieldset, see
@@ -166,11 +180,16 @@ fn state_tools_worded(
             {
                 let mut tool = tool.clone();
                 tool.description = with_phrase(&tool.description, STATE_PHRASE);
+                if let Some(source) = &declared.inferred_from {
+                    tool.description =
+                        with_phrase(&tool.description, &inferred_read_phrase(source));
+                }
                 if let Some(view) = views.iter().find(|view| view.tool == tool.name) {
                     widen_union_filters(view, &mut tool.input_schema);
                     add_generalized_arguments(view, &mut tool.input_schema, wording);
                     add_sparse_argument(&tool.name, offered.sparse, &mut tool.input_schema);
                     add_compound_argument(&tool.name, offered.compound, &mut tool.input_schema);
+                    add_expansion_argument(&tool.name, offered.expansion, &mut tool.input_schema);
                     add_refused_fields(&tool.name, offered.refusals, &mut tool.input_schema);
                 }
                 return Some(tool);
@@ -354,6 +373,23 @@ fn add_sparse_argument(
     };
     let description = "Query parameter: the properties to show (comma-separated), as the recorded sparse fieldsets of this application did";
     add_query_argument(name, description.to_owned(), schema);
+}
+
+/// The reference expansion's parameter the state offers a tool (see [`crate::expansion`]), as an
+/// optional string argument before the body, unless the tool takes it already.
+fn add_expansion_argument(
+    tool: &str,
+    expansion: Option<&crate::expansion::ReferenceExpansion>,
+    schema: &mut rea_manifest::InputSchema,
+) {
+    let Some(rule) = expansion.filter(|rule| rule.offered.contains(tool)) else {
+        return;
+    };
+    let description = format!(
+        "Query parameter: {} shows each referenced item's members beside its reference, as the recorded item reads of this application did",
+        Json::String(rule.value.clone()).to_canonical_string()
+    );
+    add_query_argument(&rule.parameter, description, schema);
 }
 
 /// The compound documents' parameter the state offers a tool (see [`crate::compound`]), as an
@@ -660,6 +696,15 @@ fn write_phrase(plan: &WritePlan) -> String {
         ),
         None => format!("applied to the environment state: {what}"),
     }
+}
+
+/// The phrase of an inferred read (opt-in sibling transfer: a sibling collection's read, a folder
+/// tree's listed depth): what it is carried over from.
+fn inferred_read_phrase(source: &str) -> String {
+    format!(
+        "inferred: carried over from the recorded read {} on another path, never recorded on this one",
+        Json::String(source.to_owned()).to_canonical_string()
+    )
 }
 
 /// The state-mode card.

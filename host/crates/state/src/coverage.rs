@@ -10,7 +10,9 @@
 //!
 //! A served write carried over from a sibling collection's confirmed write (opt-in sibling
 //! transfer) names its source: `{"tool": "post_comments", "effect": "create", "inferred_from":
-//! "post_posts"}`.
+//! "post_posts"}`; so does a read carried over from a sibling's, in `reads.inferred` (left out
+//! when none): `{"tool": "get_people_by_people_id_and_segment_2_and_id", "inferred_from":
+//! "get_projects_by_project_id_and_segment_2_and_id"}`.
 //!
 //! `HEAD`, `OPTIONS` and `TRACE` tools count as recorded reads (`method-replay`). The view
 //! summarizes the state as derived: serve-time admission (the discovery reservation, the
@@ -72,14 +74,36 @@ pub fn summary(state: &StateView) -> Value {
             })
         })
         .collect();
+    let mut reads = json!({
+        "state": backed,
+        "recorded": recorded,
+        "recorded_reasons": recorded_reasons,
+    });
+    let inferred = inferred_reads(state);
+    if !inferred.is_empty() {
+        reads["inferred"] = Value::Array(inferred);
+    }
     json!({
-        "reads": {
-            "state": backed,
-            "recorded": recorded,
-            "recorded_reasons": recorded_reasons,
-        },
+        "reads": reads,
         "writes": {"served": served, "withheld": withheld},
     })
+}
+
+/// The reads and query arguments the state offers carried over from a sibling's (opt-in sibling
+/// transfer), each naming its source: a sibling read's lent route ([`crate::sibling_reads`]).
+fn inferred_reads(state: &StateView) -> Vec<Value> {
+    let mut listed: Vec<&str> = Vec::new();
+    let mut inferred = Vec::new();
+    for route in &state.linkage_routes {
+        let Some(source) = &route.inferred_from else {
+            continue;
+        };
+        if !listed.contains(&route.tool.as_str()) {
+            listed.push(&route.tool);
+            inferred.push(json!({"tool": route.tool, "inferred_from": source}));
+        }
+    }
+    inferred
 }
 
 #[derive(Serialize)]
@@ -129,6 +153,17 @@ pub fn text_summary(evidence: &Evidence, state: &StateView) -> String {
         for (reason, count) in reasons {
             text.push_str(&format!("    recorded ({reason}): {count}\n"));
         }
+    }
+    for inferred in summary["reads"]["inferred"]
+        .as_array()
+        .into_iter()
+        .flatten()
+    {
+        text.push_str(&format!(
+            "  read {}: inferred from {}\n",
+            inferred["tool"].as_str().unwrap_or_default(),
+            inferred["inferred_from"].as_str().unwrap_or_default(),
+        ));
     }
     for plan in &state.write_plans {
         if plan.served {

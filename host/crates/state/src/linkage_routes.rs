@@ -56,6 +56,9 @@ pub struct LinkageRoute {
     /// The envelope members minted per call, by pointer.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub minted: Vec<(String, LinkageText)>,
+    /// The recorded read whose route an inferred sibling read took ([`crate::sibling_reads`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub inferred_from: Option<String>,
 }
 
 /// The segments of a path, empty ones left out.
@@ -147,6 +150,7 @@ fn route_of(
         numbered,
         envelope_ordinal: last.ordinal,
         minted,
+        inferred_from: None,
     })
 }
 
@@ -277,6 +281,13 @@ fn string_leaves<'a>(value: &'a Json, at: String, found: &mut Vec<(String, &'a s
 }
 
 impl LinkageRoute {
+    /// Whether an answer's linkage is of the kind the envelope's recorded one is: both arrays (to
+    /// many) or neither (to one: an identifier or `null`).
+    pub fn same_kind(&self, envelope: &Json, answer: &Json) -> bool {
+        let many = |body: &Json| matches!(body.pointer(&self.pointer), Some(Json::Array(_)));
+        many(envelope) == many(answer)
+    }
+
     /// The answer body for a call of `path`: the envelope with the linkage the state holds for
     /// the entity the path names and the minted members; `None` when the state holds no such
     /// entity, the segments between differ from the recorded ones, or a minted text is lacking.

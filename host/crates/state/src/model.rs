@@ -99,6 +99,9 @@ pub struct StateView {
     /// The sparse fieldset the list reads taught ([`crate::sparse`]), if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sparse: Option<crate::sparse::SparseFields>,
+    /// The reference expansion the item reads taught ([`crate::expansion`]), if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expansion: Option<crate::expansion::ReferenceExpansion>,
     /// The compound documents the list and item reads taught ([`crate::compound`]), if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub compound: Option<crate::compound::CompoundDocuments>,

@@ -541,6 +541,40 @@ impl StateService {
         Some(StateAnswer::Rendered(rendered))
     }
 
+    /// A list or item call naming the reference expansion the state learned
+    /// ([`crate::expansion`]) for a tool it offers it to: the call without it answered from the
+    /// state (through a field selection too), each reference gaining its entity's members;
+    /// `None` for any other call or answer.
+    fn answer_expanded(
+        &self,
+        tool: &str,
+        view: &crate::model::ReadView,
+        call: &Call,
+        stale: bool,
+    ) -> Option<StateAnswer> {
+        let rule =
+            (self.derived().expansion.as_ref()).filter(|rule| rule.offered.contains(tool))?;
+        let pointer = shown_pointer(view)?;
+        let pairs = call.pairs();
+        let (name, _) = pairs.iter().find(|(name, value)| rule.asked(name, value))?;
+        let query = call.query.iter().filter(|(sent, _)| sent != name);
+        let bare = call.reshaped(query.cloned().collect(), true);
+        let mut rendered = match self.answer_view(tool, view, &bare, false, stale) {
+            StateAnswer::Rendered(rendered) => rendered,
+            _ => match self.answer_selection(tool, view, &bare, stale)? {
+                StateAnswer::Rendered(rendered) => rendered,
+                _ => return None,
+            },
+        };
+        let live = self.read();
+        let held: Vec<&Entity> = live.entities().collect();
+        rule.apply(
+            crate::render::pointer_mut(&mut rendered.body, pointer)?,
+            &held,
+        )?;
+        Some(StateAnswer::Rendered(rendered))
+    }
+
     /// A call answered as a relationship linkage route ([`crate::linkage_routes`]), or a recorded
     /// or document view's call as a related route ([`crate::related_routes`]) or a folder tree's
     /// read; `None` for any other view or call.
@@ -579,7 +613,8 @@ impl StateService {
     ) -> Option<StateAnswer> {
         let answer = self
             .answer_compound(tool, view, call, stale)
-            .or_else(|| self.answer_sparse(tool, view, call, stale))?;
+            .or_else(|| self.answer_sparse(tool, view, call, stale))
+            .or_else(|| self.answer_expanded(tool, view, call, stale))?;
         Some(self.with_echo(tool, &view.path_template, (call, stale), answer))
     }
 
@@ -642,12 +677,32 @@ impl StateService {
         exact: bool,
     ) -> Option<StateAnswer> {
         let derived = self.derived();
-        let route = (derived.linkage_routes.iter()).find(|route| route.tool == tool)?;
-        self.answer_envelope_route(
-            route.envelope_ordinal,
-            (template, call, exact),
-            |rule, path, held| route.answer(rule, path, held),
-        )
+        let routes: Vec<&crate::linkage_routes::LinkageRoute> = (derived.linkage_routes.iter())
+            .filter(|route| route.tool == tool)
+            .collect();
+        // Several routes (an inferred sibling read's, see `sibling_reads`): the first whose
+        // recorded linkage is of the live one's kind, else the first.
+        let of_kind = routes
+            .iter()
+            .filter(|_| routes.len() > 1)
+            .find_map(|route| {
+                self.answer_envelope_route(
+                    route.envelope_ordinal,
+                    (template, call, exact),
+                    |(rule, envelope), path, held| {
+                        let body = route.answer((rule, envelope), path, held)?;
+                        route.same_kind(envelope, &body).then_some(body)
+                    },
+                )
+            });
+        let route = routes.first()?;
+        of_kind.or_else(|| {
+            self.answer_envelope_route(
+                route.envelope_ordinal,
+                (template, call, exact),
+                |rule, path, held| route.answer(rule, path, held),
+            )
+        })
     }
 
     /// A query-free call of a route answered in a recorded envelope (the record at
@@ -685,7 +740,12 @@ impl StateService {
         let compound = (derived.compound.as_ref())
             .filter(|rule| rule.offered.contains_key(tool))
             .map(|rule| &rule.parameter);
-        sparse.into_iter().chain(compound).cloned().collect()
+        let expansion = (derived.expansion.as_ref())
+            .filter(|rule| rule.offered.contains(tool))
+            .map(|rule| &rule.parameter);
+        (sparse.into_iter().chain(compound).chain(expansion))
+            .cloned()
+            .collect()
     }
 
     /// A list or item call naming relationships to include ([`crate::compound`]): the call

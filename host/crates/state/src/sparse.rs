@@ -1,19 +1,22 @@
 //! Sparse fieldsets: a query parameter named as a base with a type's name in brackets
 //! (`fields[Task]=title,status`) that keeps, in each shown entity whose type member holds that
 //! name, only the named properties of the one object member nesting them (`attributes`), leaves
-//! out whole the members the recorded selection left out (drf-jsonapi's `relationships`, none of
-//! whose relationships it named; safrs keeps them), every other member as the plain read shows
-//! it.
+//! out whole the members the recorded selection left out (drf-jsonapi's and
+//! flask-rest-jsonapi-next's `relationships`, none of whose relationships it named; safrs keeps
+//! them), strips from each entry of one object member the inner members the selection took from
+//! the entries it did not name (Fortune.js keeps each unnamed relationship's `links` and drops its
+//! `data`: [`SparseFields::unlisted`]), every other member as the plain read shows it.
 //!
 //! Learned from the successful list reads naming one such parameter alone with a plain list of
 //! fields: each member the read listed is a held entity of the list's type but for that object
-//! member, which holds exactly the entity's properties the value names (those it holds), and the
-//! members it lacks, none holding a property the value names; each member shows the bracketed
-//! name in one top-level member (the type member, `type: "Task"`). One rule per state (an
-//! application's sparse fieldsets are one language); a call of any list or item view naming the
-//! base with the type name its entities show is answered as the call without it, each entity
-//! pruned, unless it names a property of a member the recordings left out (no recording showed
-//! what that keeps).
+//! member, which holds exactly the entity's properties the value names (those it holds), at most
+//! one other object member whose entries lost the same inner members, and the members it lacks,
+//! none holding a property the value names; each member shows the bracketed name in one top-level
+//! member (the type member, `type: "Task"`). One rule per state (an application's sparse
+//! fieldsets are one language); a call of any list or item view naming the base with the type
+//! name its entities show is answered as the call without it, each entity pruned, unless it names
+//! a property of a member the recordings left out or an entry of the stripped member (no
+//! recording showed what that keeps).
 
 use std::collections::BTreeMap;
 
@@ -38,11 +41,29 @@ pub struct SparseFields {
     /// The top-level members a selection leaves out whole (`relationships`), in held order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub dropped: Vec<String>,
+    /// The top-level object member whose entries a selection does not name lose some inner
+    /// members (Fortune.js's `relationships`, each unnamed one keeping its `links`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unlisted: Option<Unlisted>,
     /// Per list or item tool whose entities all show one type name, the parameter naming it
     /// (`get_projects` → `fields[Project]`): what the state catalog offers the tool.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub offered: BTreeMap<String, String>,
 }
+
+/// The entries of an object member a selection strips when it does not name them (see
+/// [`SparseFields::unlisted`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Unlisted {
+    /// The top-level member holding the entries (`relationships`).
+    pub member: String,
+    /// The inner members an unnamed entry loses (`data`), in held order.
+    pub stripped: Vec<String>,
+}
+
+/// What one shown entity teaches: the nested member, the members left out whole and the member
+/// whose unnamed entries were stripped.
+type Pruning = (String, Vec<String>, Option<Unlisted>);
 
 /// A name of the form `base[name]` (one pair of brackets, both parts non-empty): its parts.
 pub fn bracketed(name: &str) -> Option<(&str, &str)> {
@@ -135,7 +156,7 @@ fn taught_by(name: &str, value: &str, shown: &[Json], held: &[&Entity]) -> Optio
         .iter()
         .find(|(_, value)| value.as_str() == Some(type_name))
         .map(|(key, _)| key.to_owned())?;
-    let mut learned: Option<(String, Vec<String>)> = None;
+    let mut learned: Option<Pruning> = None;
     for member in shown {
         let member = member.as_object()?;
         if member.get(&type_member).and_then(Json::as_str) != Some(type_name) {
@@ -149,24 +170,22 @@ fn taught_by(name: &str, value: &str, shown: &[Json], held: &[&Entity]) -> Optio
         }
         learned = Some(found);
     }
-    let (nested, dropped) = learned?;
+    let (nested, dropped, unlisted) = learned?;
     Some(SparseFields {
         base: base.to_owned(),
         type_member,
         nested,
         dropped,
+        unlisted,
         offered: BTreeMap::new(),
     })
 }
 
-/// The one object member in which `shown` differs from `held`, when `shown` holds there exactly
-/// the members of `held`'s that `requested` names and equals it everywhere else, with the
-/// members of `held` that `shown` lacks (none holding a requested property).
-fn pruned_member(
-    held: &Object,
-    shown: &Object,
-    requested: &[String],
-) -> Option<(String, Vec<String>)> {
+/// The one object member in which `shown` differs from `held` by holding exactly the members of
+/// `held`'s that `requested` names, at most one other object member whose unnamed entries lost
+/// some inner members ([`stripped_entries`]), equal everywhere else, with the members of `held`
+/// that `shown` lacks (none holding a requested property).
+fn pruned_member(held: &Object, shown: &Object, requested: &[String]) -> Option<Pruning> {
     if shown.iter().any(|(key, _)| held.get(key).is_none()) {
         return None;
     }
@@ -181,19 +200,82 @@ fn pruned_member(
     {
         return None;
     }
-    let mut differing = shown
+    let differing: Vec<(&str, &Json)> = shown
         .iter()
-        .filter(|(key, value)| held.get(key) != Some(*value));
-    let (key, _) = differing.next()?;
-    if differing.next().is_some() {
-        return None;
-    }
-    let Some(Json::Object(properties)) = held.get(key) else {
+        .filter(|(key, value)| held.get(key) != Some(*value))
+        .collect();
+    let is_nested = |(key, value): (&str, &Json)| {
+        let Some(Json::Object(properties)) = held.get(key) else {
+            return false;
+        };
+        *value == Json::Object(prune(properties, requested)) && kept_fewer(properties, requested)
+    };
+    let (nested, unlisted) = match differing.as_slice() {
+        [one] => (is_nested(*one).then_some(one.0)?, None),
+        [first, second] => {
+            let (nested, other) = if is_nested(*first) {
+                (first, second)
+            } else {
+                (is_nested(*second).then_some(second)?, first)
+            };
+            let stripped = stripped_entries(held.get(other.0)?, other.1, requested)?;
+            let unlisted = Unlisted {
+                member: other.0.to_owned(),
+                stripped,
+            };
+            (nested.0, Some(unlisted))
+        }
+        _ => return None,
+    };
+    Some((nested.to_owned(), dropped, unlisted))
+}
+
+/// The inner members each entry of `shown` (an object of objects, the entries of `held` in its
+/// order, none named by `requested`) lacks of the `held` entry, when that is the same non-empty
+/// set for every entry holding them and the entries agree otherwise.
+fn stripped_entries(held: &Json, shown: &Json, requested: &[String]) -> Option<Vec<String>> {
+    let (Json::Object(held), Json::Object(shown)) = (held, shown) else {
         return None;
     };
-    let kept = prune(properties, requested);
-    (shown.get(key) == Some(&Json::Object(kept)) && kept_fewer(properties, requested))
-        .then(|| (key.to_owned(), dropped))
+    let same_keys = held
+        .iter()
+        .map(|(key, _)| key)
+        .eq(shown.iter().map(|(key, _)| key));
+    if !same_keys || requested.iter().any(|field| held.get(field).is_some()) {
+        return None;
+    }
+    let mut stripped: Vec<String> = Vec::new();
+    for (key, entry) in held.iter() {
+        let (Json::Object(entry), Some(Json::Object(kept))) = (entry, shown.get(key)) else {
+            return None;
+        };
+        for (inner, value) in entry.iter() {
+            match kept.get(inner) {
+                Some(shown) if shown == value => {}
+                Some(_) => return None,
+                None if !stripped.iter().any(|known| known == inner) => {
+                    stripped.push(inner.to_owned())
+                }
+                None => {}
+            }
+        }
+    }
+    let consistent = held
+        .iter()
+        .zip(shown.iter())
+        .all(|((_, entry), (_, kept))| strip(entry, &stripped) == *kept);
+    (!stripped.is_empty() && consistent).then_some(stripped)
+}
+
+/// An entry without the `stripped` inner members.
+fn strip(entry: &Json, stripped: &[String]) -> Json {
+    let mut entry = entry.clone();
+    if let Json::Object(object) = &mut entry {
+        for inner in stripped {
+            object.remove(inner);
+        }
+    }
+    entry
 }
 
 /// Whether a member is an object holding a property `requested` names.
@@ -259,9 +341,31 @@ impl SparseFields {
                 }
                 object.remove(dropped);
             }
+            if let Some(unlisted) = &self.unlisted {
+                unlisted.apply(object, requested)?;
+            }
             pruned += 1;
         }
         (pruned > 0).then_some(())
+    }
+}
+
+impl Unlisted {
+    /// Strips the entries of the member (when the entity holds it as an object); `None` when the
+    /// selection names one of them (what a named entry keeps no recording showed).
+    fn apply(&self, entity: &mut Object, requested: &[String]) -> Option<()> {
+        let Some(Json::Object(entries)) = entity.get(&self.member) else {
+            return Some(());
+        };
+        if holds_requested(entity.get(&self.member), requested) {
+            return None;
+        }
+        let mut kept = Object::new();
+        for (key, entry) in entries.iter() {
+            kept.insert(key, strip(entry, &self.stripped));
+        }
+        entity.insert(self.member.as_str(), Json::Object(kept));
+        Some(())
     }
 }
 
@@ -304,6 +408,7 @@ mod tests {
                 type_member: "type".to_owned(),
                 nested: "attributes".to_owned(),
                 dropped: Vec::new(),
+                unlisted: None,
                 offered: BTreeMap::new(),
             }
         );
@@ -358,6 +463,64 @@ mod tests {
         let mut answer = held[0].fields.clone();
         assert_eq!(
             rule.apply(&mut answer, "Book", &["author".to_owned()]),
+            None
+        );
+    }
+
+    #[test]
+    fn unnamed_entries_of_one_member_lose_what_the_selection_stripped() {
+        // Fortune.js: each relationship the selection does not name keeps its `links` only.
+        let held = [entity(
+            r#"{"type": "tasks", "id": "1", "attributes": {"title": "a", "status": "x", "rank": 1}, "relationships": {"project": {"links": {"self": "/tasks/1/relationships/project"}, "data": {"type": "projects", "id": "1"}}, "assignee": {"links": {"self": "/tasks/1/relationships/assignee"}, "data": null}}, "links": {"self": "/tasks/1"}}"#,
+        )];
+        let held: Vec<&Entity> = held.iter().collect();
+        let shown = parse(
+            br#"[{"type": "tasks", "id": "1", "attributes": {"title": "a", "status": "x"}, "relationships": {"project": {"links": {"self": "/tasks/1/relationships/project"}}, "assignee": {"links": {"self": "/tasks/1/relationships/assignee"}}}, "links": {"self": "/tasks/1"}}]"#,
+        )
+        .expect("JSON");
+        let shown = shown.as_array().expect("array");
+        let rule = taught_by("fields[tasks]", "title,status", shown, &held).expect("a rule");
+        assert_eq!(rule.nested, "attributes");
+        assert!(rule.dropped.is_empty());
+        assert_eq!(
+            rule.unlisted,
+            Some(Unlisted {
+                member: "relationships".to_owned(),
+                stripped: vec!["data".to_owned()],
+            })
+        );
+        let mut answer = held[0].fields.clone();
+        assert_eq!(
+            rule.apply(&mut answer, "tasks", &["rank".to_owned()]),
+            Some(())
+        );
+        assert_eq!(
+            answer,
+            parse(br#"{"type": "tasks", "id": "1", "attributes": {"rank": 1}, "relationships": {"project": {"links": {"self": "/tasks/1/relationships/project"}}, "assignee": {"links": {"self": "/tasks/1/relationships/assignee"}}}, "links": {"self": "/tasks/1"}}"#)
+                .expect("JSON")
+        );
+        // What a named relationship keeps no recording showed.
+        let mut answer = held[0].fields.clone();
+        assert_eq!(
+            rule.apply(
+                &mut answer,
+                "tasks",
+                &["title".to_owned(), "project".to_owned()]
+            ),
+            None
+        );
+        // An entry that changed otherwise, or a selection naming an entry, teaches nothing.
+        let changed = parse(
+            br#"[{"type": "tasks", "id": "1", "attributes": {"title": "a", "status": "x"}, "relationships": {"project": {"links": {"self": "/elsewhere"}}, "assignee": {"links": {"self": "/tasks/1/relationships/assignee"}}}, "links": {"self": "/tasks/1"}}]"#,
+        )
+        .expect("JSON");
+        let changed = changed.as_array().expect("array");
+        assert_eq!(
+            taught_by("fields[tasks]", "title,status", changed, &held),
+            None
+        );
+        assert_eq!(
+            taught_by("fields[tasks]", "title,status,project", shown, &held),
             None
         );
     }

@@ -275,14 +275,7 @@ fn serve_state<'a>(
         environment,
         manifest,
         &state.write_plans,
-        (
-            &state.views,
-            crate::catalog::OfferedRules {
-                sparse: state.sparse.as_ref(),
-                compound: state.compound.as_ref(),
-                refusals: &state.query_refusals,
-            },
-        ),
+        (&state.views, crate::catalog::OfferedRules::of(&state)),
         (state_rules.withheld(), name),
     )?;
     Ok(Ready {

@@ -283,6 +283,7 @@ fn derive_pass(
         relationship_rules(manifest, timeline, (&entities, &views));
     let mut state = StateView {
         sparse: crate::sparse::learn(manifest, timeline, &entities, &views),
+        expansion: crate::expansion::learn(manifest, timeline, &entities, &views),
         compound,
         related_routes,
         linkage_routes,
@@ -323,6 +324,7 @@ fn derive_pass(
     state.write_plans = plans;
     mark_tree_writes(&mut state);
     crate::tree_depths::attach(manifest, &mut state);
+    crate::sibling_reads::attach(manifest, &mut state);
     state.related_writes = related;
     if rules.sibling_transfer() {
         crate::writes::siblings::borrow_missing_answers(&mut state, records);

@@ -173,7 +173,7 @@ pub fn list_queries(
         )
         .into_iter()
         .collect(),
-        joined_fields: joined_fields(list, entities, parameters),
+        joined_fields: joined_fields(list, entities, (parameters, nested_plainly)),
     }
 }
 
@@ -196,17 +196,32 @@ pub fn tool_parameters<'m>(manifest: &'m Manifest, tool: &str) -> Vec<&'m str> {
 /// The scalar fields of the entities each many-to-one join of a list reaches (see
 /// [`crate::joins`]), dotted through the member, sorted: those of a member some recorded
 /// parameter of the list's tool filters through (`filter[project][code][_eq]`, see
-/// [`bracket_path`]), the evidence that the application's filters reach through it.
+/// [`bracket_path`], or an established filter of a dotted field, `filter[project.code]`), the
+/// evidence that the application's filters reach through it; with the plain names of their nested
+/// members where the application's filters name those plainly (`nested_plainly`, see
+/// [`plain_nested_fields`]: `project.name` over the project's `attributes.name`).
 fn joined_fields(
     list: &crate::model::ListView,
     entities: &[Entity],
-    parameters: &[&str],
+    (parameters, nested_plainly): (&[&str], bool),
 ) -> Vec<String> {
-    let through: BTreeSet<String> = parameters
+    let mut through: BTreeSet<String> = parameters
         .iter()
         .filter_map(|name| bracket_path(name))
         .filter_map(|(path, _)| path.into_iter().next())
         .collect();
+    // A recorded filter on a dotted field through the member (`filter[project.code]`).
+    let established = list
+        .query
+        .iter()
+        .flat_map(|model| model.parameters.values());
+    for role in established {
+        if let crate::model::QueryRole::Filter { field, .. } = role
+            && let Some((member, _)) = field.split_once('.')
+        {
+            through.insert(member.to_owned());
+        }
+    }
     let mut fields = BTreeSet::new();
     for join in &list.joins {
         if !matches!(join.link, crate::relations::Link::Parent { .. })
@@ -214,10 +229,16 @@ fn joined_fields(
         {
             continue;
         }
-        let related = entities.iter().filter(|entity| {
-            entity.entity_type == join.entity_type && entity.collection == join.collection
-        });
-        for field in scalar_fields(related) {
+        let related = || {
+            entities.iter().filter(|entity| {
+                entity.entity_type == join.entity_type && entity.collection == join.collection
+            })
+        };
+        let mut reached = scalar_fields(related());
+        if nested_plainly {
+            reached.extend(plain_nested_fields(related()));
+        }
+        for field in reached {
             if !field.contains('.') {
                 fields.insert(format!("{}.{field}", join.member));
             }
