@@ -3,8 +3,9 @@
 # state and what it withholds, from `rea environment-build build.har DIR --dry-run --json`
 # (nothing is written). Prints a Markdown table (README.md's "Coverage" table is this output):
 # tools, reads answered from the state or from recordings, writes served or withheld, and the
-# withheld writes' reasons; and the writes an opt-in sibling transfer (`[manifest] sibling_transfer =
-# true`, a second dry run with the default pipeline plus that key) adds as inferred tools.
+# withheld writes' reasons; and the writes and reads an opt-in sibling transfer (`[manifest]
+# sibling_transfer = true`, a second dry run with the default pipeline plus that key) adds as
+# inferred tools.
 #
 #   tests/fidelity/coverage.sh [REA_BINARY]     # default: target/debug/rea (built)
 set -euo pipefail
@@ -45,6 +46,7 @@ for path in sorted(pathlib.Path(sys.argv[1]).glob("*.json")):
     inferred = [
         f"{item['tool']} (from {item['inferred_from']})"
         for item in sibling["coverage"]["writes"]["served"]
+        + sibling["coverage"]["reads"].get("inferred", [])
         if "inferred_from" in item
     ]
     rows.append(
