@@ -30,6 +30,17 @@ pub const REDACTED: &str = "[redacted]";
 /// segments are, which allocates).
 const FRAGMENTS: [&str; 7] = ["token", "secret", "pass", "auth", "session", "key", "jwt"];
 
+/// Whether a lower-case byte starts one of [`FRAGMENTS`] (most bytes of a name do not).
+const FRAGMENT_START: [bool; 256] = {
+    let mut starts = [false; 256];
+    let mut at = 0;
+    while at < FRAGMENTS.len() {
+        starts[FRAGMENTS[at].as_bytes()[0] as usize] = true;
+        at += 1;
+    }
+    starts
+};
+
 /// The answer with recorded credentials redacted (see the module documentation).
 pub fn redact_answer(mut answer: ToolAnswer) -> ToolAnswer {
     if !might_hold_a_credential(&answer.text) {
@@ -58,7 +69,7 @@ pub fn redact_answer(mut answer: ToolAnswer) -> ToolAnswer {
 fn might_hold_a_credential(text: &str) -> bool {
     let bytes = text.as_bytes();
     let mut index = 0;
-    while let Some(offset) = bytes[index..].iter().position(|&byte| byte == b'"') {
+    while let Some(offset) = memchr::memchr(b'"', &bytes[index..]) {
         let start = index + offset + 1;
         let Some((end, escaped)) = string_end(bytes, start) else {
             return true;
@@ -93,15 +104,13 @@ fn might_hold_a_credential(text: &str) -> bool {
 fn string_end(bytes: &[u8], start: usize) -> Option<(usize, bool)> {
     let mut escaped = false;
     let mut index = start;
-    while index < bytes.len() {
-        match bytes[index] {
-            b'"' => return Some((index, escaped)),
-            b'\\' => {
-                escaped = true;
-                index += 2;
-            }
-            _ => index += 1,
+    while let Some(offset) = memchr::memchr2(b'"', b'\\', bytes.get(index..)?) {
+        index += offset;
+        if bytes[index] == b'"' {
+            return Some((index, escaped));
         }
+        escaped = true;
+        index += 2;
     }
     None
 }
@@ -123,12 +132,13 @@ fn has_fragment(text: &str) -> bool {
     let bytes = text.as_bytes();
     bytes.iter().enumerate().any(|(at, byte)| {
         let first = byte.to_ascii_lowercase();
-        FRAGMENTS.iter().any(|fragment| {
-            fragment.as_bytes()[0] == first
-                && bytes
-                    .get(at..at + fragment.len())
-                    .is_some_and(|window| window.eq_ignore_ascii_case(fragment.as_bytes()))
-        })
+        FRAGMENT_START[usize::from(first)]
+            && FRAGMENTS.iter().any(|fragment| {
+                fragment.as_bytes()[0] == first
+                    && bytes
+                        .get(at..at + fragment.len())
+                        .is_some_and(|window| window.eq_ignore_ascii_case(fragment.as_bytes()))
+            })
     })
 }
 
