@@ -94,23 +94,33 @@ const ESCAPE: [u8; 256] = {
 pub fn escape_into(out: &mut Vec<u8>, text: &str) {
     const HEX: &[u8; 16] = b"0123456789abcdef";
     let bytes = text.as_bytes();
-    out.reserve(bytes.len() + bytes.len() / 4);
-    let mut run = 0;
-    for (at, &byte) in bytes.iter().enumerate() {
-        let escape = ESCAPE[usize::from(byte)];
-        if escape == 0 {
-            continue;
-        }
-        out.extend_from_slice(&bytes[run..at]);
-        run = at + 1;
-        if escape == b'u' {
-            let hex = [HEX[usize::from(byte >> 4)], HEX[usize::from(byte & 0xf)]];
-            out.extend_from_slice(&[b'\\', b'u', b'0', b'0', hex[0], hex[1]]);
-        } else {
-            out.extend_from_slice(&[b'\\', escape]);
+    let escaped: usize = bytes.iter().map(|&byte| escaped_len(byte)).sum();
+    out.reserve(escaped);
+    // Byte by byte into reserved room: the runs between a quoted JSON text's escapes are a few
+    // bytes long, too short to pay for a copy call each.
+    for &byte in bytes {
+        match ESCAPE[usize::from(byte)] {
+            0 => out.push(byte),
+            b'u' => out.extend_from_slice(&[
+                b'\\',
+                b'u',
+                b'0',
+                b'0',
+                HEX[usize::from(byte >> 4)],
+                HEX[usize::from(byte & 0xf)],
+            ]),
+            escape => out.extend_from_slice(&[b'\\', escape]),
         }
     }
-    out.extend_from_slice(&bytes[run..]);
+}
+
+/// How many bytes a byte takes escaped.
+fn escaped_len(byte: u8) -> usize {
+    match ESCAPE[usize::from(byte)] {
+        0 => 1,
+        b'u' => 6,
+        _ => 2,
+    }
 }
 
 #[cfg(test)]

@@ -223,8 +223,9 @@ struct Params<'a> {
 struct StatelessMeta<'a> {
     #[serde(rename = "io.modelcontextprotocol/protocolVersion", borrow)]
     protocol_version: Option<&'a str>,
-    #[serde(rename = "io.modelcontextprotocol/clientCapabilities")]
-    client_capabilities: Option<Map<String, Value>>,
+    /// Checked to be an object, not read.
+    #[serde(rename = "io.modelcontextprotocol/clientCapabilities", borrow)]
+    client_capabilities: Option<&'a RawValue>,
 }
 
 /// The `_meta` a call in a session may carry here: a progress token (a string or an integer).
@@ -258,7 +259,9 @@ fn recognise(
         Lane::Stateless => {
             let meta: StatelessMeta<'_> = serde_json::from_str(params.meta?.get()).ok()?;
             meta.protocol_version == Some(REVISION)
-                && meta.client_capabilities.is_some()
+                && meta
+                    .client_capabilities
+                    .is_some_and(|capabilities| capabilities.get().starts_with('{'))
                 && single(headers, "mcp-name") == Some(params.name)
         }
         Lane::Session { .. } => params

@@ -69,7 +69,7 @@ pub fn redact_answer(mut answer: ToolAnswer) -> ToolAnswer {
 fn might_hold_a_credential(text: &str) -> bool {
     let bytes = text.as_bytes();
     let mut index = 0;
-    while let Some(offset) = memchr::memchr(b'"', &bytes[index..]) {
+    while let Some(offset) = bytes[index..].iter().position(|&byte| byte == b'"') {
         let start = index + offset + 1;
         let Some((end, escaped)) = string_end(bytes, start) else {
             return true;
@@ -104,13 +104,15 @@ fn might_hold_a_credential(text: &str) -> bool {
 fn string_end(bytes: &[u8], start: usize) -> Option<(usize, bool)> {
     let mut escaped = false;
     let mut index = start;
-    while let Some(offset) = memchr::memchr2(b'"', b'\\', bytes.get(index..)?) {
-        index += offset;
-        if bytes[index] == b'"' {
-            return Some((index, escaped));
+    while index < bytes.len() {
+        match bytes[index] {
+            b'"' => return Some((index, escaped)),
+            b'\\' => {
+                escaped = true;
+                index += 2;
+            }
+            _ => index += 1,
         }
-        escaped = true;
-        index += 2;
     }
     None
 }
