@@ -29,9 +29,7 @@
 //! - the tool exists.
 //!
 //! The answer is built by the same [`McpSurface::call`] the SDK route uses and serialized through
-//! the SDK's own message types ([`answer_json`] writes it, escaping the result's text in one
-//! pass; cutting what a call costs beyond its answer is what keeps the session path at 10x
-//! json-server on two cores). A stateless call is answered as JSON, byte for byte the SDK's
+//! the SDK's own message types, into one buffer sized for it. A stateless call is answered as JSON, byte for byte the SDK's
 //! answer; a session call as an SSE stream of one event carrying the same message, framed as
 //! the SDK frames an event (a test compares them), without the SDK's event ids and priming
 //! event: those let a client resume a stream that broke before its answer, and this stream is
@@ -51,7 +49,6 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 use tower::ServiceExt;
 
-use crate::answer_json;
 use crate::mcp::McpSurface;
 use crate::mcp_intake::{self, Intake};
 use crate::sessions::{self, CappedSessions};
@@ -310,7 +307,7 @@ async fn answer(surface: &McpSurface, call: Call, lane: &Lane) -> Response {
         Err(error) => ServerJsonRpcMessage::error(error, Some(call.id)),
     };
     match lane {
-        Lane::Stateless => match answer_json::encode(message, b"", b"", size) {
+        Lane::Stateless => match encode(&message, b"", b"", size) {
             Ok(json) => (
                 StatusCode::OK,
                 [(header::CONTENT_TYPE, "application/json")],
@@ -319,7 +316,7 @@ async fn answer(surface: &McpSurface, call: Call, lane: &Lane) -> Response {
                 .into_response(),
             Err(_) => StatusCode::INTERNAL_SERVER_ERROR.into_response(),
         },
-        Lane::Session { .. } => match answer_json::encode(message, b"data: ", b"\n\n", size) {
+        Lane::Session { .. } => match encode(&message, b"data: ", b"\n\n", size) {
             Ok(event) => (
                 StatusCode::OK,
                 [
@@ -333,6 +330,23 @@ async fn answer(surface: &McpSurface, call: Call, lane: &Lane) -> Response {
             Err(_) => StatusCode::INTERNAL_SERVER_ERROR.into_response(),
         },
     }
+}
+
+/// The message's compact JSON between `prefix` and `suffix`, written into one buffer sized for it
+/// (`size`, a guess: it grows past it) rather than grown from 128 bytes by doubling. A session's
+/// answer is one SSE event framed as the SDK frames an event without an id: `data: `, the compact
+/// JSON (which holds no line break), then a blank line.
+fn encode(
+    message: &ServerJsonRpcMessage,
+    prefix: &[u8],
+    suffix: &[u8],
+    size: usize,
+) -> serde_json::Result<Vec<u8>> {
+    let mut out = Vec::with_capacity(size);
+    out.extend_from_slice(prefix);
+    serde_json::to_writer(&mut out, message)?;
+    out.extend_from_slice(suffix);
+    Ok(out)
 }
 
 /// About how many bytes a result's text takes in JSON (a quarter more for escapes: JSON text quoted again).

@@ -71,7 +71,6 @@
 //! for the checklist items this crate covers, differs on, or leaves to others.
 
 pub mod agentenv;
-pub mod answer_json;
 pub mod arguments;
 pub mod backend;
 pub mod budget;
