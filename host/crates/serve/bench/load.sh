@@ -133,7 +133,7 @@ run() {
   p99="$(to_ms "$(awk '$1 == "99%" { print $2 }' "$out")")"
   errors="$(awk '/Non-2xx/ { print "non-2xx:" $NF } /Socket errors/ { gsub(/ /, ""); print }' "$out" | tr '\n' ' ')"
   cpu="$(awk -v t="$((ticks_after - ticks_before))" -v hz="$ticks_per_second" -v n="$(awk '/requests in/ { print $1 }' "$out")" \
-    'BEGIN { printf "%.1f", n > 0 ? t / hz * 1e6 / n : 0 }')"
+    'BEGIN { printf "%.1f", (n > 0 ? t / hz * 1e6 / n : 0) }')"
   last_rps="$rps"
   printf '%-36s %4s %12s %10s %10s %6s %9s  %s\n' "$label" "$c" "$rps" "$p50" "$p99" "$(cut -d' ' -f1 /proc/loadavg)" "$cpu" "${errors:-none}"
   [ -z "$profile" ] || profiles+=("$profile")
