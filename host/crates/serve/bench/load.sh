@@ -23,7 +23,9 @@
 #    card) for BENCH_DURATION seconds; the server's peak RSS (VmHWM) is read from /proc.
 #
 # Prints a table (with the 1-minute load average when each run ended: other work on the machine
-# takes the cores the servers and wrk share) and the ratios; targets: rea tools/call, stateless and in a session, >= 10x
+# takes the cores the servers and wrk share, and the server's CPU time per answered request, its
+# user and system time over the run from /proc divided by wrk's request count: on a busy machine
+# the figure that moves least with the load) and the ratios; targets: rea tools/call, stateless and in a session, >= 10x
 # json-server's GET throughput at concurrency 8 and 64, p99 < 5 ms at concurrency 64, peak RSS
 # < 50 MiB. Everything binds 127.0.0.1.
 #
@@ -104,7 +106,12 @@ to_ms() { # wrk latency text (12.3us, 1.2ms, 1.1s) -> milliseconds
   awk -v v="$1" 'BEGIN { n = v + 0; if (v ~ /us$/) n /= 1000; else if (v ~ /ms$/) n = n; else if (v ~ /s$/) n *= 1000; printf "%.3f", n }'
 }
 
-# run LABEL CONCURRENCY URL [wrk args...]: prints "LABEL c rps p50 p99 errors"
+# cpu_ticks PID: the process's user and system time so far, in clock ticks
+cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
+ticks_per_second="$(getconf CLK_TCK)"
+
+# run LABEL CONCURRENCY URL [wrk args...]: prints "LABEL c rps p50 p99 load cpu-us/request errors"
+# for the server $server_pid
 run() {
   local label="$1" c="$2" url="$3"; shift 3
   local threads=$(( c < 2 ? 1 : 2 ))
@@ -115,15 +122,20 @@ run() {
     perf record -q -e cpu-clock -F 999 -p "$mcp_pid" -o "$profile" -- sleep "$duration" >/dev/null 2>&1 &
     perf_pid=$!
   fi
+  local ticks_before ticks_after
+  ticks_before="$(cpu_ticks "$server_pid")"
   nice -n "$nice_level" wrk -t"$threads" -c"$c" -d"${duration}s" --latency "$@" "$url" >"$out"
+  ticks_after="$(cpu_ticks "$server_pid")"
   [ -z "$perf_pid" ] || wait "$perf_pid" || true
-  local rps p50 p99 errors
+  local rps p50 p99 errors cpu
   rps="$(awk '/^Requests\/sec:/ { print $2 }' "$out")"
   p50="$(to_ms "$(awk '$1 == "50%" { print $2 }' "$out")")"
   p99="$(to_ms "$(awk '$1 == "99%" { print $2 }' "$out")")"
   errors="$(awk '/Non-2xx/ { print "non-2xx:" $NF } /Socket errors/ { gsub(/ /, ""); print }' "$out" | tr '\n' ' ')"
+  cpu="$(awk -v t="$((ticks_after - ticks_before))" -v hz="$ticks_per_second" -v n="$(awk '/requests in/ { print $1 }' "$out")" \
+    'BEGIN { printf "%.1f", (n > 0 ? t / hz * 1e6 / n : 0) }')"
   last_rps="$rps"
-  printf '%-36s %4s %12s %10s %10s %6s  %s\n' "$label" "$c" "$rps" "$p50" "$p99" "$(cut -d' ' -f1 /proc/loadavg)" "${errors:-none}"
+  printf '%-36s %4s %12s %10s %10s %6s %9s  %s\n' "$label" "$c" "$rps" "$p50" "$p99" "$(cut -d' ' -f1 /proc/loadavg)" "$cpu" "${errors:-none}"
   [ -z "$profile" ] || profiles+=("$profile")
 }
 profiles=()
@@ -173,21 +185,22 @@ chmod u+w "$work/json-server/"*
 js_port="$(free_port)"
 (cd "$work/json-server" && exec nice -n "$nice_level" node_modules/.bin/json-server db.json --host 127.0.0.1 --port "$js_port" --quiet) \
   >"$work/json-server.log" 2>&1 &
-pids+=("$!")
+js_pid="$!"; pids+=("$js_pid")
 for _ in $(seq 100); do curl -fs "http://127.0.0.1:$js_port/posts/1" >/dev/null && break; sleep 0.1; done
 curl -fs "http://127.0.0.1:$js_port/posts/1" | grep -q '"id": 1' || { echo "json-server did not start" >&2; exit 1; }
 
 echo
 echo "machine: $(nproc) cores, $(awk '/MemTotal/ { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo), load average $(cut -d' ' -f1-3 /proc/loadavg); wrk ${duration}s per run; nice $nice_level"
-printf '%-36s %4s %12s %10s %10s %6s  %s\n' "target" "c" "req/s" "p50 ms" "p99 ms" "load" "errors"
+printf '%-36s %4s %12s %10s %10s %6s %9s  %s\n' "target" "c" "req/s" "p50 ms" "p99 ms" "load" "cpu µs/req" "errors"
 declare -A rps_of
 for c in $concurrencies; do
+  server_pid="$mcp_pid"
   perf_name=stateless run "rea tools/call (2026-07-28)" "$c" "$mcp" -s "$work/call-2026.lua"; rps_of["rea-$c"]="$last_rps"
   for revision in $session_revisions; do
     perf_name="session-$revision" run "rea tools/call ($revision session)" "$c" "$mcp" -s "$work/call-$revision.lua"
     rps_of["session-$revision-$c"]="$last_rps"
   done
-  run "json-server GET /posts/1" "$c" "http://127.0.0.1:$js_port/posts/1"; rps_of["js-$c"]="$last_rps"
+  server_pid="$js_pid" run "json-server GET /posts/1" "$c" "http://127.0.0.1:$js_port/posts/1"; rps_of["js-$c"]="$last_rps"
 done
 for c in $concurrencies; do
   sessions=""
@@ -257,8 +270,8 @@ request = function()
   }, bodies[k])
 end
 EOF
-printf '%-36s %4s %12s %10s %10s %6s  %s\n' "target" "c" "req/s" "p50 ms" "p99 ms" "load" "errors"
-run "rea discovery, 1,500 query fields" 8 "$base/" -s "$work/discover.lua"
+printf '%-36s %4s %12s %10s %10s %6s %9s  %s\n' "target" "c" "req/s" "p50 ms" "p99 ms" "load" "cpu µs/req" "errors"
+server_pid="$wide_pid" run "rea discovery, 1,500 query fields" 8 "$base/" -s "$work/discover.lua"
 peak_kib="$(awk '/VmHWM/ { print $2 }' "/proc/$wide_pid/status")"
 echo "catalog: $fields input fields, card $card_bytes bytes"
 awk -v s="$startup_kib" -v p="$peak_kib" 'BEGIN { printf "rea RSS: %.1f MiB after startup, peak %.1f MiB under 8 concurrent discovery connections\n", s / 1024, p / 1024 }'

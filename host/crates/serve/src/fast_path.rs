@@ -29,7 +29,7 @@
 //! - the tool exists.
 //!
 //! The answer is built by the same [`McpSurface::call`] the SDK route uses and serialized through
-//! the SDK's own message types. A stateless call is answered as JSON, byte for byte the SDK's
+//! the SDK's own message types, into one buffer sized for it. A stateless call is answered as JSON, byte for byte the SDK's
 //! answer; a session call as an SSE stream of one event carrying the same message, framed as
 //! the SDK frames an event (a test compares them), without the SDK's event ids and priming
 //! event: those let a client resume a stream that broke before its answer, and this stream is
@@ -42,7 +42,7 @@ use axum::body::{Body, Bytes};
 use axum::extract::{Request, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use rmcp::model::{NumberOrString, ServerJsonRpcMessage, ServerResult};
+use rmcp::model::{CallToolResult, NumberOrString, ServerJsonRpcMessage, ServerResult};
 use rmcp::transport::streamable_http_server::StreamableHttpService;
 use serde::Deserialize;
 use serde_json::value::RawValue;
@@ -105,6 +105,15 @@ pub async fn handle(State(route): State<Arc<McpRoute>>, request: Request) -> Res
         Ok(bytes) => bytes,
         Err(response) => return response,
     };
+    // A recognised call is one JSON object, which the intake check passes: it reads only bodies
+    // the fast path leaves, so a call's body is parsed once.
+    if let Some(lane) = lane
+        && bytes.len() as u64 <= MAX_FAST_BODY
+        && headers_qualify(&lane, &parts.headers)
+        && let Some(call) = recognise(&bytes, &lane, &parts.headers, &route.surface)
+    {
+        return answer(&route.surface, call, &lane).await;
+    }
     match mcp_intake::classify(&bytes) {
         Intake::Refused(response) => return response,
         Intake::Batch(items) => {
@@ -112,13 +121,6 @@ pub async fn handle(State(route): State<Arc<McpRoute>>, request: Request) -> Res
             return mcp_intake::batch(&route.sessions, &parts, items, one).await;
         }
         Intake::Single => {}
-    }
-    if let Some(lane) = lane
-        && bytes.len() as u64 <= MAX_FAST_BODY
-        && headers_qualify(&lane, &parts.headers)
-        && let Some(call) = recognise(&bytes, &lane, &parts.headers, &route.surface)
-    {
-        return answer(&route.surface, call, &lane).await;
     }
     let response = delegate(
         &route,
@@ -158,14 +160,7 @@ fn headers_qualify(lane: &Lane, headers: &HeaderMap) -> bool {
         let essence = value.split(';').next().unwrap_or("").trim();
         essence.eq_ignore_ascii_case("application/json")
     });
-    let accept_ok = single(headers, header::ACCEPT.as_str()).is_some_and(|value| {
-        let mut essences: Vec<String> = value
-            .split(',')
-            .map(|part| part.trim().to_ascii_lowercase())
-            .collect();
-        essences.sort();
-        essences == ["application/json", "text/event-stream"]
-    });
+    let accept_ok = single(headers, header::ACCEPT.as_str()).is_some_and(accepts_json_and_sse);
     if !content_type_ok || !accept_ok {
         return false;
     }
@@ -180,6 +175,23 @@ fn headers_qualify(lane: &Lane, headers: &HeaderMap) -> bool {
                 && single(headers, "mcp-name").is_some()
         }
     }
+}
+
+/// Whether an `Accept` value names exactly `application/json` and `text/event-stream` (in either
+/// order, any case, no parameters), read in place.
+fn accepts_json_and_sse(value: &str) -> bool {
+    let (mut json, mut event_stream, mut parts) = (false, false, 0);
+    for part in value.split(',').map(str::trim) {
+        parts += 1;
+        if part.eq_ignore_ascii_case("application/json") {
+            json = true;
+        } else if part.eq_ignore_ascii_case("text/event-stream") {
+            event_stream = true;
+        } else {
+            return false;
+        }
+    }
+    parts == 2 && json && event_stream
 }
 
 #[derive(Deserialize)]
@@ -208,8 +220,9 @@ struct Params<'a> {
 struct StatelessMeta<'a> {
     #[serde(rename = "io.modelcontextprotocol/protocolVersion", borrow)]
     protocol_version: Option<&'a str>,
-    #[serde(rename = "io.modelcontextprotocol/clientCapabilities")]
-    client_capabilities: Option<Map<String, Value>>,
+    /// Checked to be an object, not read.
+    #[serde(rename = "io.modelcontextprotocol/clientCapabilities", borrow)]
+    client_capabilities: Option<&'a RawValue>,
 }
 
 /// The `_meta` a call in a session may carry here: a progress token (a string or an integer).
@@ -237,17 +250,15 @@ fn recognise(
     if message.jsonrpc != "2.0" || message.method != "tools/call" {
         return None;
     }
-    let id = match serde_json::from_str::<Value>(message.id.get()).ok()? {
-        Value::Number(number) => NumberOrString::Number(number.as_i64()?),
-        Value::String(text) => NumberOrString::String(text.into()),
-        _ => return None,
-    };
+    let id = request_id(message.id)?;
     let params = message.params;
     let meta_ok = match lane {
         Lane::Stateless => {
             let meta: StatelessMeta<'_> = serde_json::from_str(params.meta?.get()).ok()?;
             meta.protocol_version == Some(REVISION)
-                && meta.client_capabilities.is_some()
+                && meta
+                    .client_capabilities
+                    .is_some_and(|capabilities| capabilities.get().starts_with('{'))
                 && single(headers, "mcp-name") == Some(params.name)
         }
         Lane::Session { .. } => params
@@ -264,10 +275,26 @@ fn recognise(
     })
 }
 
+/// A JSON-RPC id this path echoes: a string, or a number that is an `i64` (a fraction, an
+/// exponent or a number past `i64` goes to the SDK).
+fn request_id(raw: &RawValue) -> Option<NumberOrString> {
+    let text = raw.get();
+    if text.starts_with('"') {
+        let text: String = serde_json::from_str(text).ok()?;
+        Some(NumberOrString::String(text.into()))
+    } else {
+        serde_json::from_str::<i64>(text)
+            .ok()
+            .map(NumberOrString::Number)
+    }
+}
+
 async fn answer(surface: &McpSurface, call: Call, lane: &Lane) -> Response {
     tracing::trace!(tool = %call.name, "tools/call answered on the fast path");
+    let mut size = 256;
     let message = match surface.call(&call.name, call.arguments).await {
         Ok(result) => {
+            size += encoded_size_hint(&result);
             let mut result = ServerResult::CallToolResult(result);
             if let Lane::Session { .. } = lane {
                 // What the SDK's handler does for a peer that negotiated a revision before
@@ -280,7 +307,7 @@ async fn answer(surface: &McpSurface, call: Call, lane: &Lane) -> Response {
         Err(error) => ServerJsonRpcMessage::error(error, Some(call.id)),
     };
     match lane {
-        Lane::Stateless => match serde_json::to_vec(&message) {
+        Lane::Stateless => match encode(&message, b"", b"", size) {
             Ok(json) => (
                 StatusCode::OK,
                 [(header::CONTENT_TYPE, "application/json")],
@@ -289,7 +316,7 @@ async fn answer(surface: &McpSurface, call: Call, lane: &Lane) -> Response {
                 .into_response(),
             Err(_) => StatusCode::INTERNAL_SERVER_ERROR.into_response(),
         },
-        Lane::Session { .. } => match sse_event(&message) {
+        Lane::Session { .. } => match encode(&message, b"data: ", b"\n\n", size) {
             Ok(event) => (
                 StatusCode::OK,
                 [
@@ -305,11 +332,30 @@ async fn answer(surface: &McpSurface, call: Call, lane: &Lane) -> Response {
     }
 }
 
-/// One SSE event carrying the message, framed as the SDK frames an event without an id
-/// (`data: ` and the compact JSON, which holds no line break, then a blank line).
-fn sse_event(message: &ServerJsonRpcMessage) -> serde_json::Result<Vec<u8>> {
-    let mut event = b"data: ".to_vec();
-    serde_json::to_writer(&mut event, message)?;
-    event.extend_from_slice(b"\n\n");
-    Ok(event)
+/// The message's compact JSON between `prefix` and `suffix`, written into one buffer sized for it
+/// (`size`, a guess: it grows past it) rather than grown from 128 bytes by doubling. A session's
+/// answer is one SSE event framed as the SDK frames an event without an id: `data: `, the compact
+/// JSON (which holds no line break), then a blank line.
+fn encode(
+    message: &ServerJsonRpcMessage,
+    prefix: &[u8],
+    suffix: &[u8],
+    size: usize,
+) -> serde_json::Result<Vec<u8>> {
+    let mut out = Vec::with_capacity(size);
+    out.extend_from_slice(prefix);
+    serde_json::to_writer(&mut out, message)?;
+    out.extend_from_slice(suffix);
+    Ok(out)
+}
+
+/// About how many bytes a result's text takes in JSON (a quarter more for escapes: JSON text quoted again).
+fn encoded_size_hint(result: &CallToolResult) -> usize {
+    let text: usize = result
+        .content
+        .iter()
+        .filter_map(|block| block.as_text())
+        .map(|text| text.text.len())
+        .sum();
+    text + text / 4
 }

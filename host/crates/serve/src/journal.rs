@@ -23,6 +23,7 @@ use std::time::Duration;
 
 use serde::Serialize;
 use serde_json::{Map, Value};
+use sha2::{Digest, Sha256};
 
 use crate::backend::{BoxFuture, DataCall, DataPlane, RpcError};
 
@@ -138,10 +139,16 @@ pub fn members_digest(arguments: Option<&Map<String, Value>>) -> String {
     }
 }
 
+/// The first 12 hex digits of the SHA-256 (only the six bytes they show are written out).
 fn digest_of_json(json: &[u8]) -> String {
-    let mut digest = rea_evidence::sha256_hex(json);
-    digest.truncate(12);
-    digest
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let digest = Sha256::digest(json);
+    let mut text = String::with_capacity(12);
+    for byte in &digest[..6] {
+        text.push(char::from(HEX[usize::from(byte >> 4)]));
+        text.push(char::from(HEX[usize::from(byte & 0xf)]));
+    }
+    text
 }
 
 /// How journal entries are echoed to stderr.
@@ -357,6 +364,13 @@ mod tests {
             arguments_digest(&members)
         );
         assert_eq!(members_digest(None), arguments_digest(&json!({})));
+    }
+
+    #[test]
+    fn a_digest_is_the_first_12_hex_digits_of_the_sha256() {
+        for json in [&b"{}"[..], br#"{"id":"1","q":[1,2.5]}"#] {
+            assert_eq!(digest_of_json(json), rea_evidence::sha256_hex(json)[..12]);
+        }
     }
 
     #[test]

@@ -30,6 +30,17 @@ pub const REDACTED: &str = "[redacted]";
 /// segments are, which allocates).
 const FRAGMENTS: [&str; 7] = ["token", "secret", "pass", "auth", "session", "key", "jwt"];
 
+/// Whether a lower-case byte starts one of [`FRAGMENTS`] (most bytes of a name do not).
+const FRAGMENT_START: [bool; 256] = {
+    let mut starts = [false; 256];
+    let mut at = 0;
+    while at < FRAGMENTS.len() {
+        starts[FRAGMENTS[at].as_bytes()[0] as usize] = true;
+        at += 1;
+    }
+    starts
+};
+
 /// The answer with recorded credentials redacted (see the module documentation).
 pub fn redact_answer(mut answer: ToolAnswer) -> ToolAnswer {
     if !might_hold_a_credential(&answer.text) {
@@ -123,12 +134,13 @@ fn has_fragment(text: &str) -> bool {
     let bytes = text.as_bytes();
     bytes.iter().enumerate().any(|(at, byte)| {
         let first = byte.to_ascii_lowercase();
-        FRAGMENTS.iter().any(|fragment| {
-            fragment.as_bytes()[0] == first
-                && bytes
-                    .get(at..at + fragment.len())
-                    .is_some_and(|window| window.eq_ignore_ascii_case(fragment.as_bytes()))
-        })
+        FRAGMENT_START[usize::from(first)]
+            && FRAGMENTS.iter().any(|fragment| {
+                fragment.as_bytes()[0] == first
+                    && bytes
+                        .get(at..at + fragment.len())
+                        .is_some_and(|window| window.eq_ignore_ascii_case(fragment.as_bytes()))
+            })
     })
 }
 
