@@ -202,25 +202,13 @@ fn renamed(name: &str, own: &str, other: &str) -> String {
 mod tests {
     use super::*;
     use crate::manifest::BodyShape;
+    use crate::testing::path_parameters;
 
     fn tool(method: &str, template: &str, kind: &str) -> ManifestTool {
-        let path_parameters = split_path(template)
-            .iter()
-            .enumerate()
-            .filter(|(_, segment)| segment.starts_with('{'))
-            .map(|(index, segment)| PathParameter {
-                name: format!("p{index}"),
-                observed_values: vec!["1".to_owned()],
-                prefix: String::new(),
-                rule: segment.trim_matches(|c| c == '{' || c == '}').to_owned(),
-                segment_index: index,
-                suffix: String::new(),
-            })
-            .collect();
         ManifestTool {
             method: method.to_owned(),
             name: format!("{}_{}", method.to_ascii_lowercase(), snake_case(template)),
-            path_parameters,
+            path_parameters: path_parameters(template, "1"),
             path_template: template.to_owned(),
             query_parameters: Vec::new(),
             record_ordinals: vec![0],

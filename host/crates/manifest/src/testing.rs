@@ -8,6 +8,24 @@ use rea_plugin_api::contracts::capture::{
 use crate::manifest::{ManifestTool, PathParameter, QueryParameter};
 use crate::segments::split_path;
 
+/// The parameters of a path template: each `{rule}` segment a parameter `p<index>` of that rule,
+/// observed with one value.
+pub fn path_parameters(template: &str, observed: &str) -> Vec<PathParameter> {
+    split_path(template)
+        .iter()
+        .enumerate()
+        .filter(|(_, segment)| segment.starts_with('{'))
+        .map(|(index, segment)| PathParameter {
+            name: format!("p{index}"),
+            observed_values: vec![observed.to_owned()],
+            prefix: String::new(),
+            rule: segment.trim_matches(|c| c == '{' || c == '}').to_owned(),
+            segment_index: index,
+            suffix: String::new(),
+        })
+        .collect()
+}
+
 /// A tool at a path template (each `{rule}` segment a parameter `p<index>` of that rule) taking
 /// one query parameter, recorded by the given records.
 pub fn templated_tool(
@@ -17,23 +35,10 @@ pub fn templated_tool(
     query: &str,
     ordinals: &[u64],
 ) -> ManifestTool {
-    let path_parameters = split_path(template)
-        .iter()
-        .enumerate()
-        .filter(|(_, segment)| segment.starts_with('{'))
-        .map(|(index, segment)| PathParameter {
-            name: format!("p{index}"),
-            observed_values: vec!["a".to_owned()],
-            prefix: String::new(),
-            rule: segment.trim_matches(|c| c == '{' || c == '}').to_owned(),
-            segment_index: index,
-            suffix: String::new(),
-        })
-        .collect();
     ManifestTool {
         method: method.to_owned(),
         name: name.to_owned(),
-        path_parameters,
+        path_parameters: path_parameters(template, "a"),
         path_template: template.to_owned(),
         query_parameters: vec![QueryParameter {
             name: query.to_owned(),
