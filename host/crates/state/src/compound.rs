@@ -465,15 +465,11 @@ mod tests {
 
     fn rule() -> CompoundDocuments {
         CompoundDocuments {
-            parameter: "include".to_owned(),
-            included: "included".to_owned(),
-            relationships: "relationships".to_owned(),
-            linkage: "data".to_owned(),
-            keyed: Vec::new(),
             offered: BTreeMap::from([(
                 "get_books".to_owned(),
                 vec!["author".to_owned(), "borrower".to_owned()],
             )]),
+            ..crate::test_support::json_api_compound()
         }
     }
 

@@ -324,7 +324,6 @@ mod tests {
     use super::*;
     use crate::test_support::entity;
     use rea_plugin_api::json::parse;
-    use std::collections::BTreeMap;
 
     fn json(text: &str) -> Json {
         parse(text.as_bytes()).expect("JSON")
@@ -335,14 +334,7 @@ mod tests {
     }
 
     fn rule() -> CompoundDocuments {
-        CompoundDocuments {
-            parameter: "include".to_owned(),
-            included: "included".to_owned(),
-            relationships: "relationships".to_owned(),
-            linkage: "data".to_owned(),
-            keyed: Vec::new(),
-            offered: BTreeMap::new(),
-        }
+        crate::test_support::json_api_compound()
     }
 
     /// A task linking its owner, or nobody.

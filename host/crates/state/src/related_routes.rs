@@ -230,7 +230,6 @@ mod tests {
     use super::*;
     use crate::test_support::entity;
     use rea_plugin_api::json::parse;
-    use std::collections::BTreeMap;
 
     fn json(text: &str) -> Json {
         parse(text.as_bytes()).expect("JSON")
@@ -251,14 +250,7 @@ mod tests {
     }
 
     fn rule() -> CompoundDocuments {
-        CompoundDocuments {
-            parameter: "include".to_owned(),
-            included: "included".to_owned(),
-            relationships: "relationships".to_owned(),
-            linkage: "data".to_owned(),
-            keyed: Vec::new(),
-            offered: BTreeMap::new(),
-        }
+        crate::test_support::json_api_compound()
     }
 
     #[test]

@@ -115,17 +115,9 @@ fn holds_linkage(rule: &CompoundDocuments, collection: &str, held: &[&Entity]) -
 mod tests {
     use super::*;
     use crate::test_support::entity;
-    use std::collections::BTreeMap;
 
     fn rule() -> CompoundDocuments {
-        CompoundDocuments {
-            parameter: "include".to_owned(),
-            included: "included".to_owned(),
-            relationships: "relationships".to_owned(),
-            linkage: "data".to_owned(),
-            keyed: Vec::new(),
-            offered: BTreeMap::new(),
-        }
+        crate::test_support::json_api_compound()
     }
 
     #[test]

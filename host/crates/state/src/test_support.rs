@@ -2,6 +2,7 @@
 
 use rea_plugin_api::json::Json;
 
+use crate::compound::CompoundDocuments;
 use crate::model::Entity;
 use crate::observation::{Observation, RequestBody};
 
@@ -45,5 +46,18 @@ pub(crate) fn read_observation(
         started: None,
         duration_ms: None,
         window_end: usize::MAX,
+    }
+}
+
+/// JSON:API's compound-document rule (`include`, `included`, `relationships`, `data`), offering
+/// no include names.
+pub fn json_api_compound() -> CompoundDocuments {
+    CompoundDocuments {
+        parameter: "include".to_owned(),
+        included: "included".to_owned(),
+        relationships: "relationships".to_owned(),
+        linkage: "data".to_owned(),
+        keyed: Vec::new(),
+        offered: std::collections::BTreeMap::new(),
     }
 }
