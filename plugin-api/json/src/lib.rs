@@ -26,19 +26,23 @@
 mod convert;
 mod deserialize;
 mod key;
+mod members;
 mod number;
 mod parse;
+mod shared;
 mod text_deserializer;
 mod write;
 
 pub use convert::{ConversionError, from_json};
 pub use deserialize::{NUMBER_TOKEN, TreeDeserializer, from_json_exact};
 use key::Key;
+use members::Members;
 pub use number::Number;
 pub use parse::{
-    ItemStream, JsonError, JsonErrorKind, ParseOptions, Streamed, parse, parse_streaming,
-    parse_streaming_text, parse_with,
+    ItemStream, JsonError, JsonErrorKind, ParseOptions, Streamed, parse, parse_sharing,
+    parse_streaming, parse_streaming_text, parse_with,
 };
+pub use shared::SharedObjects;
 pub use text_deserializer::from_slice_exact;
 pub use write::{
     CHUNK_BYTES, escape_pointer_segment, unescape_pointer_segment, write_canonical_chunks,
@@ -74,18 +78,32 @@ pub enum Json {
 /// Equality is JSON's: the same members with equal values, in any order.
 ///
 /// Keys are stored compactly (see the `key` module): most take no allocation of their own.
-#[derive(Debug, Clone, Default)]
+///
+/// A parsed object's members are shared (see the `members` module): a clone of it is a count,
+/// not a copy, until either side changes it.
+#[derive(Clone, Default)]
 pub struct Object {
-    members: Vec<(Key, Json)>,
+    members: Members,
+}
+
+impl std::fmt::Debug for Object {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Object")
+            .field("members", &self.members())
+            .finish()
+    }
 }
 
 impl PartialEq for Object {
     fn eq(&self, other: &Self) -> bool {
+        if self.members.same(&other.members) {
+            return true;
+        }
         if self.members.len() != other.members.len() {
             return false;
         }
         fn sorted(object: &Object) -> Vec<&(Key, Json)> {
-            let mut members: Vec<&(Key, Json)> = object.members.iter().collect();
+            let mut members: Vec<&(Key, Json)> = object.members().iter().collect();
             members.sort_unstable_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
             members
         }
@@ -107,7 +125,7 @@ impl Object {
     /// An empty object with room for `capacity` members.
     pub fn with_capacity(capacity: usize) -> Self {
         Self {
-            members: Vec::with_capacity(capacity),
+            members: Members::Owned(Vec::with_capacity(capacity)),
         }
     }
 
@@ -123,7 +141,7 @@ impl Object {
 
     /// The member's value.
     pub fn get(&self, key: &str) -> Option<&Json> {
-        self.members
+        self.members()
             .iter()
             .find(|(name, _)| name == key)
             .map(|(_, value)| value)
@@ -132,6 +150,7 @@ impl Object {
     /// The member's value, mutably.
     pub fn get_mut(&mut self, key: &str) -> Option<&mut Json> {
         self.members
+            .owned()
             .iter_mut()
             .find(|(name, _)| name == key)
             .map(|(_, value)| value)
@@ -147,10 +166,11 @@ impl Object {
     pub fn insert(&mut self, key: impl Into<String>, value: impl Into<Json>) -> Option<Json> {
         let key = key.into();
         let value = value.into();
-        match self.members.iter_mut().find(|(name, _)| *name == *key) {
+        let members = self.members.owned();
+        match members.iter_mut().find(|(name, _)| *name == *key) {
             Some((_, slot)) => Some(std::mem::replace(slot, value)),
             None => {
-                self.members.push((Key::from(key), value));
+                members.push((Key::from(key), value));
                 None
             }
         }
@@ -158,8 +178,8 @@ impl Object {
 
     /// Removes a member, keeping the order of the others. Returns its value.
     pub fn remove(&mut self, key: &str) -> Option<Json> {
-        let index = self.members.iter().position(|(name, _)| name == key)?;
-        Some(self.members.remove(index).1)
+        let index = self.members().iter().position(|(name, _)| name == key)?;
+        Some(self.members.owned().remove(index).1)
     }
 
     /// Takes a member's value out, leaving `null` in its place (cheap for large values).
@@ -169,7 +189,7 @@ impl Object {
 
     /// The members in order.
     pub fn iter(&self) -> impl ExactSizeIterator<Item = (&str, &Json)> {
-        self.members
+        self.members()
             .iter()
             .map(|(key, value)| (key.as_str(), value))
     }
@@ -177,29 +197,31 @@ impl Object {
     /// The members in order, values mutable.
     pub fn iter_mut(&mut self) -> impl ExactSizeIterator<Item = (&str, &mut Json)> {
         self.members
+            .owned()
             .iter_mut()
             .map(|(key, value)| (key.as_str(), value))
     }
 
     /// The keys in order.
     pub fn keys(&self) -> impl ExactSizeIterator<Item = &str> {
-        self.members.iter().map(|(key, _)| key.as_str())
+        self.members().iter().map(|(key, _)| key.as_str())
     }
 
     /// Appends a member without checking that its key is new. Only for callers that know it is
     /// (the parser checks); a duplicate breaks the canonical form.
     pub(crate) fn push_unique(&mut self, key: impl Into<Key>, value: Json) {
-        self.members.push((key.into(), value));
+        self.members.owned().push((key.into(), value));
     }
 
-    /// Gives back the room the members' list grew beyond them (the parser's objects are kept
-    /// whole, often for a program's lifetime: a list grown by doubling holds up to twice its size).
-    pub(crate) fn shrink_to_fit(&mut self) {
-        self.members.shrink_to_fit();
+    /// Makes the members shared, at their size (the parser's objects are kept whole, often for a
+    /// program's lifetime: a list grown by doubling holds up to twice its size, and a copy of a
+    /// shared object is a count).
+    pub(crate) fn share(&mut self) {
+        self.members.share();
     }
 
     pub(crate) fn members(&self) -> &[(Key, Json)] {
-        &self.members
+        self.members.as_slice()
     }
 }
 
@@ -208,7 +230,7 @@ impl IntoIterator for Object {
     type IntoIter = IntoMembers;
 
     fn into_iter(self) -> Self::IntoIter {
-        IntoMembers(self.members.into_iter())
+        IntoMembers(self.members.into_vec().into_iter())
     }
 }
 

@@ -10,7 +10,7 @@ use std::hash::{BuildHasher, RandomState};
 use super::key::Key;
 use super::number::scan_number;
 use super::write::escape_pointer_segment;
-use super::{BYTE_ORDER_MARK, DEFAULT_MAX_DEPTH, Json, Number, Object};
+use super::{BYTE_ORDER_MARK, DEFAULT_MAX_DEPTH, Json, Number, Object, SharedObjects};
 
 /// How strict the reader is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -165,7 +165,13 @@ pub fn parse(bytes: &[u8]) -> Result<Json, JsonError> {
 
 /// Parses one JSON document.
 pub fn parse_with(bytes: &[u8], options: &ParseOptions) -> Result<Json, JsonError> {
-    parse_document(bytes, options, None).map(|parsed| parsed.0)
+    parse_document(bytes, options, None, None).map(|parsed| parsed.0)
+}
+
+/// Parses one JSON document with [`ParseOptions::default`], sharing its objects with the earlier
+/// parses of `objects` that read the same text (see [`SharedObjects`]).
+pub fn parse_sharing(bytes: &[u8], objects: &mut SharedObjects) -> Result<Json, JsonError> {
+    parse_document(bytes, &ParseOptions::default(), None, Some(objects)).map(|parsed| parsed.0)
 }
 
 /// How [`parse_streaming`] hands over the items of one array.
@@ -208,7 +214,7 @@ pub fn parse_streaming(
     options: &ParseOptions,
     stream: ItemStream<'_>,
 ) -> Result<Streamed, JsonError> {
-    parse_document(bytes, options, Some(stream)).map(|(document, canonical)| Streamed {
+    parse_document(bytes, options, Some(stream), None).map(|(document, canonical)| Streamed {
         document,
         canonical,
     })
@@ -221,16 +227,17 @@ pub fn parse_streaming_text(
     options: &ParseOptions,
     stream: ItemStream<'_>,
 ) -> Result<Streamed, JsonError> {
-    parse_text(text, options, Some(stream)).map(|(document, canonical)| Streamed {
+    parse_text(text, options, Some(stream), None).map(|(document, canonical)| Streamed {
         document,
         canonical,
     })
 }
 
-fn parse_document(
+fn parse_document<'s>(
     bytes: &[u8],
     options: &ParseOptions,
-    stream: Option<ItemStream<'_>>,
+    stream: Option<ItemStream<'s>>,
+    objects: Option<&'s mut SharedObjects>,
 ) -> Result<(Json, bool), JsonError> {
     // A refused byte-order mark is reported before anything invalid after it.
     if bytes.starts_with(BYTE_ORDER_MARK) && !options.allow_byte_order_mark {
@@ -238,13 +245,14 @@ fn parse_document(
     }
     let text = std::str::from_utf8(bytes)
         .map_err(|error| JsonError::new(JsonErrorKind::InvalidUtf8, error.valid_up_to()))?;
-    parse_text(text, options, stream)
+    parse_text(text, options, stream, objects)
 }
 
-fn parse_text(
+fn parse_text<'s>(
     text: &str,
     options: &ParseOptions,
-    stream: Option<ItemStream<'_>>,
+    stream: Option<ItemStream<'s>>,
+    objects: Option<&'s mut SharedObjects>,
 ) -> Result<(Json, bool), JsonError> {
     let bytes = text.as_bytes();
     let mut start = 0;
@@ -263,6 +271,7 @@ fn parse_text(
         canonical: start == 0,
         string_limit: usize::MAX,
         stream,
+        objects,
     };
     parser.skip_whitespace();
     let track = parser.stream.as_ref().map(|_| 0);
@@ -291,6 +300,8 @@ pub(crate) struct Parser<'a, 's> {
     /// Strings longer than this are checked but kept empty (inside streamed items only).
     string_limit: usize,
     stream: Option<ItemStream<'s>>,
+    /// The table objects are shared through, when the caller gave one.
+    objects: Option<&'s mut SharedObjects>,
 }
 
 impl<'a> Parser<'a, 'static> {
@@ -306,6 +317,7 @@ impl<'a> Parser<'a, 'static> {
             canonical: false,
             string_limit: usize::MAX,
             stream: None,
+            objects: None,
         }
     }
 }
@@ -458,7 +470,7 @@ impl Parser<'_, '_> {
                 Some(b',') => self.pos += 1,
                 Some(b']') => {
                     self.pos += 1;
-                    // Without the room the list grew beyond its items (see `Object::shrink_to_fit`).
+                    // Without the room the list grew beyond its items (see `Object::share`).
                     items.shrink_to_fit();
                     return Ok(Json::Array(items));
                 }
@@ -469,6 +481,7 @@ impl Parser<'_, '_> {
 
     fn object(&mut self, depth: usize, track: Option<usize>) -> Result<Json, JsonError> {
         self.enter(depth)?;
+        let start = self.pos;
         self.pos += 1;
         let mut object = Object::new();
         let mut index: Option<HashMap<u64, usize>> = None;
@@ -514,7 +527,10 @@ impl Parser<'_, '_> {
                 Some(b',') => self.pos += 1,
                 Some(b'}') => {
                     self.pos += 1;
-                    object.shrink_to_fit();
+                    object.share();
+                    if let Some(objects) = self.objects.as_deref_mut() {
+                        objects.share(&self.bytes[start..self.pos], &mut object.members);
+                    }
                     return Ok(Json::Object(object));
                 }
                 _ => return Err(self.unexpected()),
@@ -784,8 +800,12 @@ mod tests {
         let value = parse(br#"{"a": [1, 2, 3, 4, 5], "b": 1, "c": 2, "d": 3, "e": 4}"#).unwrap();
         let items = value.get("a").unwrap().as_array().unwrap();
         assert_eq!(items.capacity(), items.len());
-        let members = value.as_object().unwrap().members.capacity();
-        assert_eq!(members, 5);
+        let members = &value.as_object().unwrap().members;
+        assert!(
+            members.is_shared(),
+            "parsed members are held at their size, shared"
+        );
+        assert_eq!(members.len(), 5);
     }
 
     #[test]

@@ -200,10 +200,12 @@ impl Timeline {
         let (order, ordered) = record_order(&cited);
         let mut observed = Vec::with_capacity(ordered.len());
         let mut by_tool: Vec<Vec<(usize, u64)>> = vec![Vec::new(); manifest.tools.len()];
+        // Answers repeat objects (a list shows what its items' reads answered): each is held once.
+        let mut objects = json::SharedObjects::new();
         for (position, index) in ordered.iter().enumerate() {
             let record = cited[*index];
             let tool = citing[&record.ordinal];
-            let Some(observation) = observe(record, tool, position) else {
+            let Some(observation) = observe(record, tool, position, &mut objects) else {
                 continue;
             };
             by_tool[tool].push((position, record.ordinal));
@@ -476,7 +478,12 @@ pub fn reading_posts(
     reading
 }
 
-fn observe(record: &CaptureRecord, tool: usize, position: usize) -> Option<Observation> {
+fn observe(
+    record: &CaptureRecord,
+    tool: usize,
+    position: usize,
+    objects: &mut json::SharedObjects,
+) -> Option<Observation> {
     let path = record.path.clone()?;
     let segments = split_path(&path).into_iter().map(str::to_owned).collect();
     let (query, query_withheld) = match &record.query {
@@ -489,8 +496,11 @@ fn observe(record: &CaptureRecord, tool: usize, position: usize) -> Option<Obser
             )
         }
     };
-    let (body, body_bytes) =
-        parse_body(&record.response.body, record.response.media_type.as_deref());
+    let (body, body_bytes) = parse_body(
+        &record.response.body,
+        record.response.media_type.as_deref(),
+        objects,
+    );
     Some(Observation {
         ordinal: record.ordinal,
         tool,
@@ -537,8 +547,13 @@ fn request_body(body: &Body, media_type: Option<&str>) -> RequestBody {
     }
 }
 
-/// The response body as exact JSON, when replay would answer it as JSON too.
-fn parse_body(body: &Body, media_type: Option<&str>) -> (Option<Json>, usize) {
+/// The response body as exact JSON, when replay would answer it as JSON too; its objects shared
+/// with the earlier answers that spelled them alike.
+fn parse_body(
+    body: &Body,
+    media_type: Option<&str>,
+    objects: &mut json::SharedObjects,
+) -> (Option<Json>, usize) {
     let Some(bytes) = body.bytes() else {
         return (None, 0);
     };
@@ -546,7 +561,7 @@ fn parse_body(body: &Body, media_type: Option<&str>) -> (Option<Json>, usize) {
     if !is_json_like(media_type) {
         return (None, size);
     }
-    let Ok(value) = json::parse(&bytes) else {
+    let Ok(value) = json::parse_sharing(&bytes, objects) else {
         return (None, size);
     };
     if first_inexact_number(&value).is_some() {
