@@ -30,6 +30,9 @@ use serde::de::DeserializeOwned;
 
 use crate::{LoadedPlugin, LoadedStage, RegistryError};
 
+/// How much unused room an encoded request may keep (past it the room is given back).
+const SLACK_KEPT_BYTES: usize = 1 << 20;
+
 /// A failed call into a stage.
 #[derive(Debug, thiserror::Error)]
 pub enum StageCallError {
@@ -128,12 +131,19 @@ impl StageName {
         value: &T,
         contract: &'static str,
     ) -> Result<String, StageCallError> {
-        serde_json::to_string(value).map_err(|error| StageCallError::InvalidAnswer {
-            plugin: self.plugin.clone(),
-            stage: self.stage.clone(),
-            contract,
-            reason: error.to_string(),
-        })
+        let mut text =
+            serde_json::to_string(value).map_err(|error| StageCallError::InvalidAnswer {
+                plugin: self.plugin.clone(),
+                stage: self.stage.clone(),
+                contract,
+                reason: error.to_string(),
+            })?;
+        // A large request grew by doubling: give the room it will not use back before the stage
+        // builds its own copy of it (the build's peak is such an exchange).
+        if text.capacity() - text.len() > SLACK_KEPT_BYTES {
+            text.shrink_to_fit();
+        }
+        Ok(text)
     }
 
     fn decode<T: DeserializeOwned>(
