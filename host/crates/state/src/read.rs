@@ -17,6 +17,7 @@
 
 use rea_manifest::segments::{percent_decode, split_path, template_value};
 use rea_plugin_api::json::{Json, Object};
+use rea_plugin_api::query_lists::{folded_list, list_base};
 use serde_json::{Map, Value};
 
 use crate::answer::{
@@ -329,6 +330,15 @@ fn split_generalized(
                         || crate::families::family_of(families, name).is_some()) =>
             {
                 extended.push((name.clone(), values));
+            }
+            // A generalized name spelled as a list name (see [`crate::catalog`]'s offered list
+            // names), its values folded as the recorded lines' are.
+            Some(values)
+                if !in_schema
+                    && list_base(name).is_some_and(|base| generalized.contains(base))
+                    && folded_list(name, &values).is_some() =>
+            {
+                extended.extend(folded_list(name, &values).map(|(base, list)| (base, vec![list])));
             }
             _ => {
                 recorded.insert(name.clone(), value.clone());
