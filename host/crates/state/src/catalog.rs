@@ -238,9 +238,15 @@ fn generalized_arguments(
     if let ViewDetail::List(list) = &view.detail
         && let Some(selection) = &list.selection
     {
-        names.entry(selection.parameter.clone()).or_insert_with(|| {
-            "Query parameter: the fields to show (comma-separated), as the recorded field selections of this application did".to_owned()
-        });
+        if selection.listed {
+            names.entry(format!("{}[]", selection.parameter)).or_insert_with(|| {
+                "Query parameter: the fields to show (a list, one field per value), as the recorded field selections of this application did".to_owned()
+            });
+        } else {
+            names.entry(selection.parameter.clone()).or_insert_with(|| {
+                "Query parameter: the fields to show (comma-separated), as the recorded field selections of this application did".to_owned()
+            });
+        }
     }
     for relation in relations {
         for (name, _) in &relation.query {
@@ -332,7 +338,10 @@ fn add_generalized_arguments(
         .map(
             |(name, description)| match listed_name(view, listed, &name) {
                 Some(list) => (list, true, description),
-                None => (name, false, description),
+                None => {
+                    let repeated = rea_plugin_api::query_lists::list_base(&name).is_some();
+                    (name, repeated, description)
+                }
             },
         )
         .filter(|(name, _, _)| {
