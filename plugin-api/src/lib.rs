@@ -24,6 +24,7 @@ pub mod date;
 pub mod export;
 pub mod options;
 pub mod query_fields;
+pub mod query_lists;
 pub mod route_fields;
 pub mod rule_fields;
 #[cfg(feature = "testing")]

@@ -3,7 +3,8 @@
 //! state learns from the recorded lines, so a probe naming other values, steps and combinations
 //! is answered from the state with the live body. On two recorded applications with two
 //! languages: TiddlyWiki's filter runs (`filter-steps`) and Directus's JSON filter objects
-//! (`json-filter`), whose `_or` groups hold by any branch
+//! (`json-filter`), whose `_or` groups hold by any branch, as FeathersJS's `$or` groups at the
+//! top of the query do (`$or[0][status]=doing`)
 //! (the Mango `$or` of PouchDB's `_find` bodies is checked in `state_body_queries`). An
 //! expression the grammar does not model is refused, never answered with another query's
 //! recording.
@@ -137,6 +138,28 @@ fn an_or_group_holds_by_any_branch() {
     let narrowed = answer.pointer("/body/data").and_then(Value::as_array);
     assert_eq!(narrowed, Some(&listed(&live)), "{answer}");
     assert!(!listed(&live).is_empty());
+}
+
+#[test]
+fn an_or_group_at_the_top_of_the_query_holds_by_any_branch() {
+    // Recorded: `$or[0][status]=doing&$or[1][priority]=1` (FeathersJS, a group with no filter
+    // base). Asked: other fields, an operator in a branch, and a term every match holds beside
+    // the group; the names are accepted by the family the recorded group implies.
+    let lines = [
+        "GET /tasks?$or[0][projectId]=3&$or[1][assigneeId]=2",
+        "GET /tasks?status=todo&$or[0][priority]=1&$or[1][estimate][$gte]=8",
+    ];
+    let (feathers, probes) = served_with_probes("feathers");
+    let schema = input_schema(&feathers, "get_tasks");
+    for line in lines {
+        let probe = crate::state_support::probe_with_line(&probes, line);
+        let arguments = probe_arguments(probe);
+        assert!(
+            rea_serve::arguments::check(&schema, &arguments).is_ok(),
+            "{line}: {schema:?}"
+        );
+    }
+    assert_live_answers("feathers", "get_tasks", &lines);
 }
 
 /// The input schema the served state catalog advertises for a tool.

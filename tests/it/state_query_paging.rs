@@ -8,7 +8,7 @@
 //! query's recorded value. On datasette (sorts, pages, cursors), pouchdb-server (a cursor and
 //! the last position) and json-server (search on a sibling list); a sort name holding its field
 //! in brackets with the direction as the value (`$sort[title]=-1`, split by `field-affixes` into
-//! the sort term `-title`) on FeathersJS.
+//! the sort term `-title`) on FeathersJS, on any field of each list's entities.
 
 use rea_state::model::QueryRole;
 use serde_json::{Map, Value};
@@ -167,4 +167,6 @@ fn a_bracketed_sort_field_with_its_direction_sorts_any_field_from_the_state() {
         ],
     );
     assert_live_answers("feathers", "get_projects", &["GET /projects?$sort[name]=1"]);
+    // Recorded on people: `$sort[name]` only. Asked: by email, a field no list sorted by.
+    assert_live_answers("feathers", "get_people", &["GET /people?$sort[email]=1"]);
 }

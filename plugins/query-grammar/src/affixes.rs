@@ -23,7 +23,10 @@
 //!   form (`filter[project.name]` beside a recorded `filter[project.code]`), else as a bracket
 //!   path (`filter[project][name][_eq]`).
 //! - Sorts, directions, searches, pages, page sizes, offsets and ends established by name on one
-//!   list are offered by that name on the application's other lists.
+//!   list are offered by that name on the application's other lists; a sort name holding its
+//!   field in brackets (`$sort[title]`, see [`bracket_sort`]) is a spelling instead, offered
+//!   around every field of each list's entities (`$sort[email]` on a list that sorted by
+//!   `$sort[name]` only).
 //! - A sort name with a descending suffix (`_sort_desc=due`, `sortDesc=due`) is split
 //!   (`split`) into one sort term descending by each field it names (`-due`), which the recorded
 //!   lines then teach like any sort.
@@ -131,6 +134,13 @@ pub fn bracket_sort(name: &str, value: &str) -> Option<QueryTerm> {
     Some(QueryTerm::playing(name, key, QueryRole::Sort))
 }
 
+/// The spelling around the field of a sort name holding it in brackets (`$sort[` and `]` for
+/// `$sort[title]`, see [`bracket_sort`]); `None` for another name.
+fn sort_form(name: &str) -> Option<Form> {
+    let term = bracket_sort(name, "1")?;
+    form_of(name, &term.value)
+}
+
 /// How a parameter name spells a field around it: the text before and the text after.
 type Form = (String, String);
 
@@ -148,6 +158,9 @@ pub struct Grammar {
     forms: BTreeMap<Form, String>,
     /// Roles established by name that are not filters (sort, order, search, paging).
     named: BTreeMap<String, QueryRole>,
+    /// Sort names holding their field in brackets (`$sort[title]`, see [`bracket_sort`]): the
+    /// spelling around the field, which sorts by any field so spelled.
+    sort_forms: BTreeSet<Form>,
 }
 
 /// A bracket form (`filter[`, `][_eq]`): a field between `[` and `]`.
@@ -188,6 +201,9 @@ impl Grammar {
                     | QueryRole::PageSize
                     | QueryRole::Offset
                     | QueryRole::End => match grammar.named.get(name) {
+                        _ if *role == QueryRole::Sort && sort_form(name).is_some() => {
+                            grammar.sort_forms.extend(sort_form(name));
+                        }
                         Some(known) if known != role => {
                             conflicting_names.insert(name.clone());
                         }
@@ -211,7 +227,10 @@ impl Grammar {
 
     /// Whether the grammar extends anything.
     pub fn is_empty(&self) -> bool {
-        !self.equality && self.forms.is_empty() && self.named.is_empty()
+        !self.equality
+            && self.forms.is_empty()
+            && self.named.is_empty()
+            && self.sort_forms.is_empty()
     }
 
     /// Completes every family of spellings (see the module docs): the order comparisons, or
@@ -290,6 +309,9 @@ impl Grammar {
             }
             for ((before, after), op) in &self.forms {
                 offer(format!("{before}{field}{after}"), filter(field, op));
+            }
+            for (before, after) in &self.sort_forms {
+                offer(format!("{before}{field}{after}"), QueryRole::Sort);
             }
         }
         // A joined entity's field, spelled dotted inside the forms where a recorded dotted field
@@ -543,6 +565,25 @@ mod tests {
         assert!(bracket_sort("$sort[title]", "2").is_none());
         assert!(bracket_sort("$sort[]", "1").is_none());
         assert!(bracket_sort("$sort[a][b]", "1").is_none());
+    }
+
+    #[test]
+    fn a_bracketed_sort_name_sorts_by_any_field_of_each_list() {
+        // Learned on tasks (`$sort[title]`, `$sort[priority]`) and on people (`$sort[name]`);
+        // `sort` is a plain sort name, lent by name.
+        let tasks = roles(&[
+            ("$sort[title]", QueryRole::Sort),
+            ("$sort[priority]", QueryRole::Sort),
+            ("sort", QueryRole::Sort),
+        ]);
+        let people = roles(&[("$sort[name]", QueryRole::Sort)]);
+        let grammar = Grammar::learn([&tasks, &people]);
+        let extended = grammar.extend(&list(&people, &["name", "email"], &["$sort[name]"]));
+        assert_eq!(extended.get("$sort[email]"), Some(&QueryRole::Sort));
+        assert_eq!(extended.get("sort"), Some(&QueryRole::Sort));
+        // Only the list's own fields: no sort by a task's field on people.
+        assert!(!extended.contains_key("$sort[title]"));
+        assert!(!extended.contains_key("$sort[name]"));
     }
 
     #[test]

@@ -13,7 +13,10 @@
 //! spelling through the group (`filter[_or][0][state][_eq]`) and playing the role its spelling
 //! outside the group has. A query pair already spelled in brackets through such groups
 //! (`filter[_or][1][priority][_eq]=5`, how a query string encodes the same object) is split into
-//! that one term.
+//! that one term. A group may also open the query itself, with no filter base (qs's spelling of
+//! FeathersJS's `$or`: `$or[0][status]=doing&$or[1][estimate][$gte]=8`): each branch's term is
+//! named as outside the group, a field's own name its equality; a recorded name of such a group
+//! implies the family of them.
 //!
 //! In the `$` dialect (a filter spelling no operator with `_`, as MongoDB's and Parse's `where=`)
 //! a field's bare value is its equality (`{"status": "open"}`: `where[status][$eq]`, `null`: its
@@ -157,8 +160,8 @@ impl Place {
     /// One member further down (an operator, or a typed value's member).
     fn member(&self, key: &str) -> Place {
         Place {
-            spelled: format!("{}[{key}]", self.spelled),
-            plain: format!("{}[{key}]", self.plain),
+            spelled: nested(&self.spelled, key),
+            plain: nested(&self.plain, key),
             within: self.within.clone(),
             field: self.field.clone(),
         }
@@ -195,7 +198,7 @@ impl Place {
     /// Into entry `index` of the conjunction `key` (spelled, not a branch).
     fn all_of(&self, key: &str, index: usize) -> Place {
         Place {
-            spelled: format!("{}[{key}][{index}]", self.spelled),
+            spelled: format!("{}[{index}]", nested(&self.spelled, key)),
             plain: self.plain.clone(),
             within: self.within.clone(),
             field: self.field.clone(),
@@ -204,7 +207,7 @@ impl Place {
 
     /// Into branch `index` of the disjunction `key`.
     fn any_of(&self, key: &str, index: usize) -> Option<Place> {
-        let group = format!("{}[{key}]", self.spelled);
+        let group = nested(&self.spelled, key);
         let mut within = self.within.clone();
         within.push(TermBranch::new(group.clone(), u32::try_from(index).ok()?));
         Some(Place {
@@ -216,12 +219,27 @@ impl Place {
     }
 }
 
+/// A name one key further down: `outer[key]`, or the key itself at the top of a query (a
+/// logical group spelled with no filter base, `$or[0][status]`).
+fn nested(outer: &str, key: &str) -> String {
+    if outer.is_empty() {
+        key.to_owned()
+    } else {
+        format!("{outer}[{key}]")
+    }
+}
+
 /// A leaf as its term: the role the grammar gave it, else the role of its plain spelling (a
 /// field and a known operator word) when it has one, else the roles the list learned for its
 /// name.
 fn term(leaf: Leaf) -> QueryTerm {
     let roles = match leaf.role {
         Some(role) => vec![role],
+        // A field's own name in a group at the top of the query (`$or[0][status]=doing`): its
+        // equality, as a field's bare value is in the `$` dialect.
+        None if !leaf.within.is_empty() && !leaf.plain.contains(['[', ']']) => {
+            vec![QueryRole::filter(&leaf.plain, "eq")]
+        }
         None => bracket_filter(&leaf.plain)
             .map(|(field, op)| vec![QueryRole::filter(&field, &op)])
             .unwrap_or_default(),
@@ -474,7 +492,13 @@ const LOGICAL: [&str; 4] = ["not", "nor", "some", "none"];
 /// no group, or a group's entry is not an index, or it names a word not modelled.
 fn bracket_term(name: &str, value: &str) -> Option<QueryTerm> {
     let (base, rest) = name.split_once('[')?;
-    let parts: Vec<&str> = rest.strip_suffix(']')?.split("][").collect();
+    let mut parts: Vec<&str> = rest.strip_suffix(']')?.split("][").collect();
+    // A group at the top of the query (`$or[0][status]`): its terms are the query's own names.
+    let top = is_or(base) || is_and(base);
+    if top {
+        parts.insert(0, base);
+    }
+    let base = if top { "" } else { base };
     let mut at = Place {
         spelled: base.to_owned(),
         plain: base.to_owned(),
@@ -517,6 +541,33 @@ fn bracket_term(name: &str, value: &str) -> Option<QueryTerm> {
 /// the sigil its operator word has), as the anchored pattern and what a name of it does; `None`
 /// for a name not of the form `base[field][op]`.
 fn group_family(name: &str) -> Option<(String, String)> {
+    top_group_family(name).or_else(|| filter_group_family(name))
+}
+
+/// The family of names through logical groups at the top of a query a recorded name of one
+/// implies (`$or[0][status]` → `$or[1][estimate][$gte]`, `$and[0][$or][1][title]`), with its
+/// sigil; `None` for a name not starting with such a group and its entry's index.
+fn top_group_family(name: &str) -> Option<(String, String)> {
+    let (base, rest) = name.split_once('[')?;
+    let (index, _) = rest.split_once(']')?;
+    if !(is_or(base) || is_and(base)) || index.parse::<u32>().is_err() {
+        return None;
+    }
+    let sigil = escaped(&base[..1]);
+    let pattern =
+        format!(r"^{sigil}(and|or)(\[[0-9]+\]\[{sigil}(and|or)\])*\[[0-9]+\](\[[^\[\]]+\])+$");
+    let s = &base[..1];
+    let description = format!(
+        "a query term inside {s}or/{s}and groups at the top of the query, each group and its \
+         entry's index in brackets before the term's own name ({s}or[0][field], \
+         {s}or[1][field][{s}gte]), keeping the members one branch of each {s}or group holds"
+    );
+    Some((pattern, description))
+}
+
+/// The family of bracket names through logical groups a bracket filter name implies (see
+/// [`group_family`]).
+fn filter_group_family(name: &str) -> Option<(String, String)> {
     bracket_filter(name)?;
     let (base, rest) = name.split_once('[')?;
     let parts: Vec<&str> = rest.strip_suffix(']')?.split("][").collect();
@@ -803,5 +854,28 @@ mod tests {
         ] {
             assert_eq!(split(value), None, "{value}");
         }
+    }
+}
+
+#[cfg(test)]
+mod top_groups {
+    use super::*;
+
+    #[test]
+    fn a_group_at_the_top_of_the_query_splits_into_its_terms_own_names() {
+        let term = bracket_term("$or[1][estimate][$gte]", "8").expect("a term");
+        assert_eq!(term.name, "$or[1][estimate][$gte]");
+        assert_eq!(term.roles, vec![QueryRole::filter("estimate", "gte")]);
+        assert_eq!(term.within, vec![TermBranch::new("$or", 1)]);
+        let plain = bracket_term("$or[0][projectId]", "3").expect("a term");
+        assert_eq!(plain.roles, vec![QueryRole::filter("projectId", "eq")]);
+        assert_eq!(plain.within, vec![TermBranch::new("$or", 0)]);
+        let (pattern, _) = group_family("$or[0][status]").expect("a family");
+        assert_eq!(
+            pattern,
+            r"^\$(and|or)(\[[0-9]+\]\[\$(and|or)\])*\[[0-9]+\](\[[^\[\]]+\])+$"
+        );
+        assert!(bracket_term("$or[x][status]", "1").is_none());
+        assert!(group_family("$sort[title]").is_none());
     }
 }

@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use rea_manifest::ToolDefinition;
 use rea_manifest::catalog::ArgumentTarget;
 use rea_manifest::segments::{fused_segment, split_path};
+use rea_plugin_api::query_lists::folded_list;
 use serde_json::{Map, Value};
 
 /// A tool call's arguments, resolved.
@@ -61,7 +62,12 @@ impl Call {
                 }
                 ArgumentTarget::Query { name } => {
                     let values = rea_manifest::replay::query_texts(value).unwrap_or_default();
-                    call.query.push((name.clone(), values));
+                    // A list name's values, as the recorded lines read them (one comma list).
+                    call.query.push(
+                        folded_list(name, &values)
+                            .map(|(base, list)| (base, vec![list]))
+                            .unwrap_or_else(|| (name.clone(), values)),
+                    );
                 }
                 ArgumentTarget::Body => call.body = Some(value.clone()),
             }

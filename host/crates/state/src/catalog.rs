@@ -238,9 +238,15 @@ fn generalized_arguments(
     if let ViewDetail::List(list) = &view.detail
         && let Some(selection) = &list.selection
     {
-        names.entry(selection.parameter.clone()).or_insert_with(|| {
-            "Query parameter: the fields to show (comma-separated), as the recorded field selections of this application did".to_owned()
-        });
+        if selection.listed {
+            names.entry(format!("{}[]", selection.parameter)).or_insert_with(|| {
+                "Query parameter: the fields to show (a list, one field per value), as the recorded field selections of this application did".to_owned()
+            });
+        } else {
+            names.entry(selection.parameter.clone()).or_insert_with(|| {
+                "Query parameter: the fields to show (comma-separated), as the recorded field selections of this application did".to_owned()
+            });
+        }
     }
     for relation in relations {
         for (name, _) in &relation.query {
@@ -326,21 +332,31 @@ fn add_generalized_arguments(
         .iter()
         .position(|argument| argument.target == ArgumentTarget::Body)
         .unwrap_or(schema.arguments.len());
+    let listed = set_filters_listed(view, schema);
     let added: Vec<Argument> = generalized_arguments(view, wording)
         .into_iter()
-        .filter(|(name, _)| {
+        .map(
+            |(name, description)| match listed_name(view, listed, &name) {
+                Some(list) => (list, true, description),
+                None => {
+                    let repeated = rea_plugin_api::query_lists::list_base(&name).is_some();
+                    (name, repeated, description)
+                }
+            },
+        )
+        .filter(|(name, _, _)| {
             !schema
                 .arguments
                 .iter()
                 .any(|argument| argument.name == *name)
         })
-        .map(|(name, description)| Argument {
+        .map(|(name, repeated, description)| Argument {
             name: name.clone(),
             target: ArgumentTarget::Query { name },
             schema: PropertySchema {
                 kind: PropertyKind::Query {
                     value: QueryType::String,
-                    repeated: false,
+                    repeated,
                 },
                 description: Some(description),
             },
@@ -359,6 +375,42 @@ fn add_generalized_arguments(
             },
         )
         .collect();
+}
+
+/// Whether a recorded argument of the schema is a list name (`status[$in][]`, see
+/// [`rea_plugin_api::query_lists`]) whose folded name the view's model reads as a filter by a set
+/// operator (`in`, `nin`): the application spells its value lists so.
+fn set_filters_listed(view: &crate::model::ReadView, schema: &rea_manifest::InputSchema) -> bool {
+    schema.arguments.iter().any(|argument| {
+        let ArgumentTarget::Query { name } = &argument.target else {
+            return false;
+        };
+        rea_plugin_api::query_lists::list_base(name)
+            .and_then(|base| list_model(view)?.parameters.get(base))
+            .is_some_and(is_set_filter)
+    })
+}
+
+/// The list name a generalized set filter is offered as (`projectId[$in][]` for
+/// `projectId[$in]`), where the application spells its value lists so (`listed`, see
+/// [`set_filters_listed`]); `None` for another name.
+fn listed_name(view: &crate::model::ReadView, listed: bool, name: &str) -> Option<String> {
+    let role = list_model(view)?.generalized.get(name)?;
+    (listed && is_set_filter(role)).then(|| format!("{name}[]"))
+}
+
+/// Whether a role filters by a set operator (`in`, `nin`: a list of values).
+fn is_set_filter(role: &crate::model::QueryRole) -> bool {
+    matches!(role, crate::model::QueryRole::Filter { op, .. }
+        if rea_plugin_api::query_fields::SET_OPERATORS.contains(&op.as_str()))
+}
+
+/// A list view's query model.
+fn list_model(view: &crate::model::ReadView) -> Option<&crate::model::QueryModel> {
+    match &view.detail {
+        crate::model::ViewDetail::List(list) => list.query.as_ref(),
+        _ => None,
+    }
 }
 
 /// The sparse fieldset parameter the state offers a tool (see [`crate::sparse`]), as an

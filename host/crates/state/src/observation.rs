@@ -29,6 +29,7 @@ use rea_manifest::segments::{percent_decode, split_path};
 use rea_manifest::{Manifest, ManifestTool};
 use rea_plugin_api::contracts::capture::{Body, CaptureRecord};
 use rea_plugin_api::json::{self, Json};
+use rea_plugin_api::query_lists::fold_list_names;
 use serde::{Deserialize, Serialize};
 
 use crate::exact::first_inexact_number;
@@ -57,7 +58,8 @@ pub struct Observation {
     pub path: String,
     /// The path's segments as written (see [`split_path`]).
     pub segments: Vec<String>,
-    /// The decoded query pairs; `None` when the URL had no `?`.
+    /// The decoded query pairs, each list name's values folded into one comma list
+    /// ([`fold_list_names`]); `None` when the URL had no `?`.
     pub query: Option<QueryPairs>,
     /// Whether some query pair was withheld (a sensitive value): such a line is never modelled.
     pub query_withheld: bool,
@@ -491,7 +493,9 @@ fn observe(
         Some(query) => {
             let withheld = query.pairs.iter().any(Option::is_none);
             (
-                Some(query.pairs.iter().flatten().cloned().collect()),
+                Some(fold_list_names(
+                    &query.pairs.iter().flatten().cloned().collect::<Vec<_>>(),
+                )),
                 withheld,
             )
         }

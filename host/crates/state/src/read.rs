@@ -17,6 +17,7 @@
 
 use rea_manifest::segments::{percent_decode, split_path, template_value};
 use rea_plugin_api::json::{Json, Object};
+use rea_plugin_api::query_lists::{folded_list, list_base};
 use serde_json::{Map, Value};
 
 use crate::answer::{
@@ -328,7 +329,16 @@ fn split_generalized(
                     && (generalized.contains(name)
                         || crate::families::family_of(families, name).is_some()) =>
             {
-                extended.push((name.clone(), values));
+                extended.push(folded_argument(name, values));
+            }
+            // A generalized name spelled as a list name (see [`crate::catalog`]'s offered list
+            // names), its values folded as the recorded lines' are.
+            Some(values)
+                if !in_schema
+                    && list_base(name).is_some_and(|base| generalized.contains(base))
+                    && folded_list(name, &values).is_some() =>
+            {
+                extended.push(folded_argument(name, values));
             }
             _ => {
                 recorded.insert(name.clone(), value.clone());
@@ -336,6 +346,15 @@ fn split_generalized(
         }
     }
     (recorded, extended)
+}
+
+/// A query argument as the state reads it: a list name's values folded into one comma list
+/// under its base name (see [`rea_plugin_api::query_lists`]), else as given.
+fn folded_argument(name: &str, values: Vec<String>) -> QueryArgument {
+    match folded_list(name, &values) {
+        Some((base, list)) => (base, vec![list]),
+        None => (name.to_owned(), values),
+    }
 }
 
 /// The relation a call's query asks for (see [`crate::relations`]): the first whose query pairs

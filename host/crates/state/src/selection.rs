@@ -23,6 +23,7 @@ use serde::{Deserialize, Serialize};
 
 use rea_manifest::Manifest;
 use rea_plugin_api::json::{Json, Object};
+use rea_plugin_api::query_lists::list_base;
 
 use crate::model::{Entity, ReadView, ViewDetail};
 use crate::observation::Timeline;
@@ -35,6 +36,11 @@ pub struct FieldSelection {
     pub parameter: String,
     /// The fields every recorded selection showed without naming them (in the recorded order).
     pub kept: Vec<String>,
+    /// Whether the application spells the parameter as a list name (`$select[]=title&$select[]=
+    /// status`, see [`rea_plugin_api::query_lists`]): some tool records it so, and the state
+    /// offers it so.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub listed: bool,
 }
 
 /// A selection a read made: its query pairs and the fields it showed.
@@ -109,6 +115,7 @@ pub fn learn(examples: &[SelectionExample<'_>]) -> Vec<FieldSelection> {
             agree.then(|| FieldSelection {
                 parameter: parameter.to_owned(),
                 kept,
+                listed: false,
             })
         })
         .collect()
@@ -155,9 +162,15 @@ pub fn generalize(
         .iter()
         .map(|(pairs, shown)| (*pairs, shown.as_slice()))
         .collect();
-    let learned = learn(&examples);
+    let mut learned = learn(&examples);
     if learned.is_empty() {
         return;
+    }
+    for rule in &mut learned {
+        rule.listed = manifest.tools.iter().any(|tool| {
+            (tool.query_parameters.iter())
+                .any(|parameter| list_base(&parameter.name) == Some(rule.parameter.as_str()))
+        });
     }
     for view in views.iter_mut() {
         let Some(tool) = manifest.tools.iter().find(|tool| tool.name == view.tool) else {
@@ -168,7 +181,7 @@ pub fn generalize(
             .find(|rule| {
                 tool.query_parameters
                     .iter()
-                    .any(|parameter| parameter.name == rule.parameter)
+                    .any(|parameter| folded_name(&parameter.name) == rule.parameter)
             })
             .or_else(|| offered(&learned, tool, &view.detail));
         match &mut view.detail {
@@ -177,6 +190,12 @@ pub fn generalize(
             _ => {}
         }
     }
+}
+
+/// A recorded parameter's name as the state reads it: a list name's base (`$select` for
+/// `$select[]`, see [`rea_plugin_api::query_lists`]), else the name.
+fn folded_name(name: &str) -> &str {
+    list_base(name).unwrap_or(name)
 }
 
 /// The top-level fields the entities of each type hold.
@@ -215,7 +234,7 @@ fn offered<'r>(
     let selects = tool
         .query_parameters
         .iter()
-        .any(|parameter| crate::query::is_projection(parameter.name.as_str()));
+        .any(|parameter| crate::query::is_projection(folded_name(&parameter.name)));
     (matches!(detail, ViewDetail::List(_)) && !selects).then_some(rule)
 }
 
@@ -420,6 +439,7 @@ mod tests {
             vec![FieldSelection {
                 parameter: "_fields".into(),
                 kept: names(&["id", "last_modified"]),
+                listed: false,
             }]
         );
         let held = |field: &str| ["title", "status", "assignee", "due", "id"].contains(&field);
@@ -468,6 +488,7 @@ mod tests {
             vec![FieldSelection {
                 parameter: "fields".into(),
                 kept: Vec::new(),
+                listed: false,
             }]
         );
         // A selection showing a field it did not ask for where another kept none disagrees.
