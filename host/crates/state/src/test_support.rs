@@ -61,3 +61,18 @@ pub fn json_api_compound() -> CompoundDocuments {
         offered: std::collections::BTreeMap::new(),
     }
 }
+
+/// The write learners' views of these types, each at its own collection template, identified by
+/// `id`, with no item view.
+pub fn views_of_types(templates: &[&str]) -> crate::writes::Views {
+    let mut views = crate::writes::Views::default();
+    for template in templates {
+        let info = crate::writes::TypeInfo {
+            template: (*template).to_owned(),
+            identity: "id".to_owned(),
+            item: None,
+        };
+        views.types.insert((*template).to_owned(), info);
+    }
+    views
+}

@@ -925,15 +925,7 @@ mod tests {
 
     #[test]
     fn a_parent_placed_by_its_collection_keeps_the_segments_between_from_one_call() {
-        let mut views = Views::default();
-        for entity_type in ["/tasks", "/projects"] {
-            let info = crate::writes::TypeInfo {
-                template: entity_type.to_owned(),
-                identity: "id".to_owned(),
-                item: None,
-            };
-            views.types.insert(entity_type.to_owned(), info);
-        }
+        let views = crate::test_support::views_of_types(&["/tasks", "/projects"]);
         let call = |path: &str| {
             let mut call = crate::test_support::read_observation(0, path, &[], "{}");
             call.segments = split_path(path).into_iter().map(str::to_owned).collect();

@@ -561,15 +561,7 @@ mod tests {
             (key, json(fields))
         })
         .collect();
-        let mut views = Views::default();
-        for entity_type in ["/tasks", "/projects"] {
-            let info = crate::writes::TypeInfo {
-                template: entity_type.to_owned(),
-                identity: "id".to_owned(),
-                item: None,
-            };
-            views.types.insert(entity_type.to_owned(), info);
-        }
+        let views = crate::test_support::views_of_types(&["/tasks", "/projects"]);
         let body =
             json(r#"{"data": [{"type": "task", "id": "11"}, {"type": "task", "id": "12"}]}"#);
         let (pointer, keys) = identifier_array(&body, &held, &views).expect("an array");
