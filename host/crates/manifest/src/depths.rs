@@ -59,17 +59,22 @@ pub fn inferred_depth_tools(
 /// The source write offered at the read's template, taking the source's query names.
 fn depth_tool(source: &ManifestTool, read: &ManifestTool, name: String) -> ManifestTool {
     ManifestTool {
-        query_parameters: source
-            .query_parameters
-            .iter()
-            .map(|parameter| QueryParameter {
-                name: parameter.name.clone(),
-                records: 0,
-                repeated: parameter.repeated,
-            })
-            .collect(),
+        query_parameters: unrecorded_names(&source.query_parameters),
         ..crate::siblings::inferred_on(source, read, name)
     }
+}
+
+/// The query names of a tool offered beyond its recordings: each name as the source takes it,
+/// recorded by no call of the new tool.
+pub(crate) fn unrecorded_names(parameters: &[QueryParameter]) -> Vec<QueryParameter> {
+    parameters
+        .iter()
+        .map(|parameter| QueryParameter {
+            name: parameter.name.clone(),
+            records: 0,
+            repeated: parameter.repeated,
+        })
+        .collect()
 }
 
 fn is_write(tool: &ManifestTool) -> bool {

@@ -21,7 +21,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use rea_plugin_api::contracts::capture::CaptureRecord;
 use rea_plugin_api::json::Json;
 
-use crate::manifest::{ManifestTool, PathParameter, QueryParameter};
+use crate::manifest::{ManifestTool, PathParameter};
 use crate::segments::{segment_value, split_path};
 use crate::siblings::unique_name;
 
@@ -180,15 +180,7 @@ fn listed_read(source: &ManifestTool, taken: &BTreeSet<String>) -> ManifestTool 
         name: unique_name(&format!("{}_and_segment_{index}", source.name), taken),
         path_parameters,
         path_template: format!("{}/{{{ENTRY_RULE}}}", source.path_template),
-        query_parameters: source
-            .query_parameters
-            .iter()
-            .map(|parameter| QueryParameter {
-                name: parameter.name.clone(),
-                records: 0,
-                repeated: parameter.repeated,
-            })
-            .collect(),
+        query_parameters: crate::depths::unrecorded_names(&source.query_parameters),
         record_ordinals: Vec::new(),
         request_body: None,
         request_media_types: Vec::new(),
