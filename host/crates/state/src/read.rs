@@ -699,27 +699,28 @@ impl StateService {
         let routes: Vec<&crate::linkage_routes::LinkageRoute> = (derived.linkage_routes.iter())
             .filter(|route| route.tool == tool)
             .collect();
+        let first = routes.first()?;
         // Several routes (an inferred sibling read's, see `sibling_reads`): the first whose
         // recorded linkage is of the live one's kind, else the first.
-        let of_kind = routes
-            .iter()
-            .filter(|_| routes.len() > 1)
-            .find_map(|route| {
-                self.answer_envelope_route(
-                    route.envelope_ordinal,
-                    (template, call, exact),
-                    |(rule, envelope), path, held| {
-                        let body = route.answer((rule, envelope), path, held)?;
-                        route.same_kind(envelope, &body).then_some(body)
-                    },
-                )
-            });
-        let route = routes.first()?;
+        let of_kind = (routes.len() > 1)
+            .then(|| {
+                routes.iter().find_map(|route| {
+                    self.answer_envelope_route(
+                        route.envelope_ordinal,
+                        (template, call, exact),
+                        |(rule, envelope), path, held| {
+                            let body = route.answer((rule, envelope), path, held)?;
+                            route.same_kind(envelope, &body).then_some(body)
+                        },
+                    )
+                })
+            })
+            .flatten();
         of_kind.or_else(|| {
             self.answer_envelope_route(
-                route.envelope_ordinal,
+                first.envelope_ordinal,
                 (template, call, exact),
-                |rule, path, held| route.answer(rule, path, held),
+                |rule, path, held| first.answer(rule, path, held),
             )
         })
     }
