@@ -100,6 +100,7 @@ mod state_key_ranges;
 mod state_limits;
 mod state_link_filters;
 mod state_listed_rows;
+mod state_made_whole;
 mod state_member_operators;
 mod state_member_views;
 mod state_member_writes;

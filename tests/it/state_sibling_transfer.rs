@@ -34,7 +34,7 @@ fn app_dir(name: &str) -> std::path::PathBuf {
 }
 
 /// An app's build served from the state, the manifest projected with these rule stages.
-fn served(app: &str, rules: Arc<RuleSet>) -> Served {
+pub(crate) fn served(app: &str, rules: Arc<RuleSet>) -> Served {
     let capture = capture_file(&app_dir(app).join("build.har"));
     let templating = rules.templating(&TemplateRules::parse(&RULES).expect("rules"));
     let (manifest, _) = project_manifest_evidence(&capture, &templating).expect("manifest");
@@ -59,7 +59,7 @@ fn served(app: &str, rules: Arc<RuleSet>) -> Served {
     }
 }
 
-fn with_transfer() -> Arc<RuleSet> {
+pub(crate) fn with_transfer() -> Arc<RuleSet> {
     Arc::new((*state_rules()).clone().with_sibling_transfer(true))
 }
 
@@ -74,7 +74,12 @@ fn listed(served: &Served, tool: &str) -> Option<String> {
 }
 
 /// A call's arguments: the path parameters by name, and the body.
-fn arguments(served: &Served, tool: &str, id: Option<&str>, body: Option<Value>) -> Value {
+pub(crate) fn arguments(
+    served: &Served,
+    tool: &str,
+    id: Option<&str>,
+    body: Option<Value>,
+) -> Value {
     let definition = served
         .replay
         .tool(tool)
@@ -94,7 +99,7 @@ fn arguments(served: &Served, tool: &str, id: Option<&str>, body: Option<Value>)
     Value::Object(arguments)
 }
 
-fn call(served: &Served, tool: &str, arguments: Value) -> Value {
+pub(crate) fn call(served: &Served, tool: &str, arguments: Value) -> Value {
     let Value::Object(arguments) = arguments else {
         unreachable!("arguments are an object")
     };
@@ -111,7 +116,7 @@ fn read_from_state(served: &Served, tool: &str, id: &str) -> Value {
 }
 
 /// The first entity the state holds of a type, as `(id, fields)`.
-fn held(served: &Served, entity_type: &str) -> (String, Map<String, Value>) {
+pub(crate) fn held(served: &Served, entity_type: &str) -> (String, Map<String, Value>) {
     let entity = served
         .state()
         .entities

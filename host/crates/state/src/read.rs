@@ -12,7 +12,8 @@
 //! (`projection`/`variant`) replay their recordings. A field selection (`_fields`, `exclude`, …)
 //! a checked read made renders the entity, or a checked line's members, with the fields that
 //! read showed (`projected_record_ordinals`); another selection replays (`projection`). An entity lacking a field every recording
-//! carried is a tool error, never a partial answer; a rendered body over 256 KiB is a
+//! carried is a tool error, never a partial answer, unless a served create made it and answered it
+//! whole without that field (`made_whole`); a rendered body over 256 KiB is a
 //! `resource_constraint` tool error.
 
 use rea_manifest::segments::{percent_decode, split_path, template_value};
@@ -40,6 +41,7 @@ use crate::render::{
 };
 use crate::service::StateService;
 use crate::store::LiveState;
+use crate::writes::model::{Effect, ResponseKind};
 
 /// A call's query pairs.
 type QueryPairs = [(String, String)];
@@ -1386,17 +1388,37 @@ impl StateService {
             .map(|entity| {
                 let rendered = render_entity(shape, view, entity);
                 match missing_required(shape, &rendered) {
-                    Some(field) => Err(tool_error(
+                    Some(field) if !self.made_whole(entity) => Err(tool_error(
                         "incomplete_entity",
                         format!(
                             "the state's entity {:?} of {} lacks the field {field:?} every recording of this view carried, so it cannot be rendered",
                             entity.id, entity.collection
                         ),
                     )),
-                    None => Ok(rendered),
+                    _ => Ok(rendered),
                 }
             })
             .collect()
+    }
+
+    /// Whether a served create made the entity and answered it whole: it holds no recorded value
+    /// and its type's served creates answer the written entity whole, so a member such a create
+    /// left out is one the application's own answer did not show either, and its views show the
+    /// entity without it rather than refuse it.
+    fn made_whole(&self, entity: &Entity) -> bool {
+        entity.record_ordinals.is_empty()
+            && self.derived().served_writes().any(|plan| {
+                plan.effect == Effect::Create
+                    && plan
+                        .target
+                        .as_ref()
+                        .and_then(|target| target.entity_type.as_deref())
+                        == Some(entity.entity_type.as_str())
+                    && plan
+                        .response
+                        .as_ref()
+                        .is_some_and(|response| response.kind == ResponseKind::Entity)
+            })
     }
 
     fn answer_item(
