@@ -42,6 +42,9 @@ pub struct WriteInput {
     /// The entity the state holds only as a row of its folder's listing at the call's path (see
     /// `listed.rs`): an update or delete of the path reaches it as the entity before.
     pub listed: Option<Entity>,
+    /// The query pairs a write selecting its entities by its query sent (see
+    /// [`super::selected`]); empty for any other write.
+    pub query: Vec<(String, String)>,
 }
 
 /// Where rule-explained values come from.
@@ -1149,12 +1152,24 @@ impl Applying<'_, '_> {
             }
             created
         });
-        let rows = bulk_ids(
-            plan,
-            self.input.body.as_ref(),
-            &target.identity,
-            created.is_some(),
-        )?;
+        let selected = plan
+            .body
+            .as_ref()
+            .and_then(|body| body.bulk_ids.as_ref()?.selected.as_deref());
+        let rows = match selected {
+            Some(selected) => super::selected::rows(
+                selected,
+                state,
+                (entity_type, collection),
+                &self.input.query,
+            )?,
+            None => bulk_ids(
+                plan,
+                self.input.body.as_ref(),
+                &target.identity,
+                created.is_some(),
+            )?,
+        };
         let missing: Vec<Option<&String>> = rows
             .iter()
             .filter(|(id, _)| {
@@ -1179,6 +1194,7 @@ impl Applying<'_, '_> {
                     segments: self.input.segments.clone(),
                     body: Some(row),
                     listed: None,
+                    query: Vec::new(),
                 };
                 let entity = Applying {
                     plan: created,
@@ -1199,6 +1215,7 @@ impl Applying<'_, '_> {
                 segments: self.input.segments.clone(),
                 body,
                 listed: None,
+                query: Vec::new(),
             };
             let entity = Applying {
                 input: &single,

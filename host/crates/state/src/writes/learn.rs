@@ -314,7 +314,12 @@ pub(super) fn learn_one(
     if draft.plan.bulk {
         match common_bulk_layout(&bodies) {
             Some(layout) => learn_bulk(draft, calls, views, rules, records, layout, query),
-            None => draft.plan.withhold("body-unusable"),
+            None => match super::selected::layout(draft, calls, views) {
+                Some(layout) => {
+                    super::selected::learn(draft, calls, (views, rules, records), layout)
+                }
+                None => draft.plan.withhold("body-unusable"),
+            },
         }
         return;
     }
@@ -1296,7 +1301,7 @@ fn missing_ordinal(
 /// A bulk write's plan: each entity its calls named is learned as one call of an update or
 /// delete of that entity (what it was sent: the members beside the id array, or its object in
 /// the array), and the plan keeps the calls' id layout.
-fn learn_bulk(
+pub(super) fn learn_bulk(
     draft: &mut Draft,
     calls: &mut [Call],
     views: &Views,
@@ -1366,10 +1371,14 @@ fn one_call_per_entity(draft: &Draft, calls: &[Call], layout: &BulkIds) -> Vec<C
         .and_then(|target| target.identity_field.clone())
         .unwrap_or_default();
     let mut one_by_one: Vec<Call> = Vec::new();
+    let nothing = Json::Object(Object::new());
     for call in &draft.calls {
         let call = &calls[*call];
-        let RequestBody::Json(sent) = &call.request else {
-            continue;
+        let sent = match &call.request {
+            RequestBody::Json(sent) => sent,
+            // A call selecting by its query may send no body (a delete): it sends each nothing.
+            RequestBody::Missing if layout.selected.is_some() => &nothing,
+            _ => continue,
         };
         for target in &call.bulk {
             let mut one = call.clone();

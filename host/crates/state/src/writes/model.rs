@@ -518,6 +518,20 @@ pub struct BulkIds {
     pub pointer: String,
     /// `true` when the array holds objects carrying the identity field.
     pub objects: bool,
+    /// A write naming no ids: the entities the call's query selects over the held entities,
+    /// evaluated with a list view's learned query model (see [`super::selected`]); the body
+    /// (`pointer` empty) is what it sends each of them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub selected: Option<Box<SelectedBy>>,
+}
+
+/// How a write selects its entities by a query (see [`super::selected`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SelectedBy {
+    /// The list tool of the write's collection whose learned query grammar selects.
+    pub list_tool: String,
+    /// That list's query model.
+    pub model: crate::model::QueryModel,
 }
 
 impl BulkIds {

@@ -1019,10 +1019,22 @@ impl Simulation<'_> {
                 bulk_layout(body).and_then(|layout| layout_ids(&layout, body, &info.identity))
             }
             _ => None,
-        }?;
-        let mut targets = Vec::with_capacity(ids.len());
-        for id in ids {
-            targets.push(self.observe_one_of(info, call, (entity_type, &collection), id, None));
+        };
+        // A call naming no ids but a query: the entities its answer lists as written (see
+        // [`super::selected`]), each observed with its listed object as its answer.
+        let named: Vec<(String, Option<Option<Json>>)> = match ids {
+            Some(ids) => ids.into_iter().map(|id| (id, None)).collect(),
+            None if call.query.as_ref().is_some_and(|query| !query.is_empty()) => {
+                super::selected::answered(call.response.as_ref(), &info.identity)?
+                    .into_iter()
+                    .map(|(id, item)| (id, Some(Some(item))))
+                    .collect()
+            }
+            None => return None,
+        };
+        let mut targets = Vec::with_capacity(named.len());
+        for (id, listed) in named {
+            targets.push(self.observe_one_of(info, call, (entity_type, &collection), id, listed));
         }
         call.bulk = targets;
         Some(())
@@ -1839,6 +1851,7 @@ pub(crate) fn bulk_layout(body: &Json) -> Option<super::model::BulkIds> {
         Json::Array(items) => Some(super::model::BulkIds {
             pointer: String::new(),
             objects: !items.is_empty() && objects(items),
+            selected: None,
         }),
         Json::Object(object) => {
             let arrays: Vec<(&str, &Vec<Json>)> = object
@@ -1849,6 +1862,7 @@ pub(crate) fn bulk_layout(body: &Json) -> Option<super::model::BulkIds> {
                 [(key, items)] => Some(super::model::BulkIds {
                     pointer: pointer_of(key),
                     objects: !items.is_empty() && objects(items),
+                    selected: None,
                 }),
                 _ => None,
             }
