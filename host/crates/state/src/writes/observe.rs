@@ -1852,6 +1852,7 @@ pub(crate) fn bulk_layout(body: &Json) -> Option<super::model::BulkIds> {
             pointer: String::new(),
             objects: !items.is_empty() && objects(items),
             selected: None,
+            data: None,
         }),
         Json::Object(object) => {
             let arrays: Vec<(&str, &Vec<Json>)> = object
@@ -1863,12 +1864,28 @@ pub(crate) fn bulk_layout(body: &Json) -> Option<super::model::BulkIds> {
                     pointer: pointer_of(key),
                     objects: !items.is_empty() && objects(items),
                     selected: None,
+                    data: data_member(object, key, items),
                 }),
                 _ => None,
             }
         }
         _ => None,
     }
+}
+
+/// The one member beside an array of bare ids (`array`, at `key`) holding a non-empty object:
+/// what the body sends each entity it names (see [`super::model::BulkIds::data`]).
+fn data_member(object: &rea_plugin_api::json::Object, key: &str, array: &[Json]) -> Option<String> {
+    if array
+        .iter()
+        .any(|item| matches!(item, Json::Object(_) | Json::Array(_)))
+    {
+        return None;
+    }
+    let mut beside = object.iter().filter(|(name, _)| *name != key);
+    let (name, value) = beside.next()?;
+    let holds = value.as_object().is_some_and(|members| !members.is_empty());
+    (holds && beside.next().is_none()).then(|| name.to_owned())
 }
 
 /// The ids a bulk body names, in body order (`None` when an entry names none).

@@ -53,6 +53,7 @@ pub(super) fn layout(draft: &Draft, calls: &[Call], views: &Views) -> Option<Bul
             list_tool: list_tool.to_owned(),
             model: model.clone(),
         })),
+        data: None,
     })
 }
 
