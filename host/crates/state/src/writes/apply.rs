@@ -1152,24 +1152,7 @@ impl Applying<'_, '_> {
             }
             created
         });
-        let selected = plan
-            .body
-            .as_ref()
-            .and_then(|body| body.bulk_ids.as_ref()?.selected.as_deref());
-        let rows = match selected {
-            Some(selected) => super::selected::rows(
-                selected,
-                state,
-                (entity_type, collection),
-                &self.input.query,
-            )?,
-            None => bulk_ids(
-                plan,
-                self.input.body.as_ref(),
-                &target.identity,
-                created.is_some(),
-            )?,
-        };
+        let rows = self.bulk_rows(target, created.is_some())?;
         let missing: Vec<Option<&String>> = rows
             .iter()
             .filter(|(id, _)| {
@@ -1234,6 +1217,29 @@ impl Applying<'_, '_> {
             }
         }
         Ok(())
+    }
+
+    /// The rows a bulk call writes: those its query selects (see [`super::selected`]), else the
+    /// entries of its body's id array (`keyed`: a keyed batch's, which may name none).
+    fn bulk_rows(
+        &self,
+        target: &Target,
+        keyed: bool,
+    ) -> Result<Vec<(Option<String>, Json)>, Refused> {
+        let selected = self
+            .plan
+            .body
+            .as_ref()
+            .and_then(|body| body.bulk_ids.as_ref()?.selected.as_deref());
+        match selected {
+            Some(selected) => super::selected::rows(
+                selected,
+                self.state,
+                (&target.entity_type, &target.collection),
+                &self.input.query,
+            ),
+            None => bulk_ids(self.plan, self.input.body.as_ref(), &target.identity, keyed),
+        }
     }
 
     /// A create: the entity from what was sent, the path, the collection's shared values and the

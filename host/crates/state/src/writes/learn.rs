@@ -280,6 +280,24 @@ pub(super) fn merge_upsert_body(body: &mut BodyModel, created: &BodyModel) {
     }
 }
 
+/// A bulk plan by the layout its calls share: an id array every body holds (`layout`), else
+/// the query every call selects by (see [`super::selected`]); neither withholds it `body-unusable`.
+fn learn_bulk_layout(
+    draft: &mut Draft,
+    calls: &mut [Call],
+    (views, rules, records): (&Views, &RuleSet, &[CaptureRecord]),
+    layout: Option<BulkIds>,
+    query: Vec<(String, String)>,
+) {
+    match layout {
+        Some(layout) => learn_bulk(draft, calls, views, rules, records, layout, query),
+        None => match super::selected::layout(draft, calls, views) {
+            Some(layout) => super::selected::learn(draft, calls, (views, rules, records), layout),
+            None => draft.plan.withhold("body-unusable"),
+        },
+    }
+}
+
 /// The calls and the exemplar a plan names, whatever is decided (a withheld write names its
 /// exemplar).
 pub(super) fn note_calls(draft: &mut Draft, calls: &[Call]) {
@@ -312,16 +330,8 @@ pub(super) fn learn_one(
     };
     let query = calls[draft.calls[0]].query.clone().unwrap_or_default();
     if draft.plan.bulk {
-        match common_bulk_layout(&bodies) {
-            Some(layout) => learn_bulk(draft, calls, views, rules, records, layout, query),
-            None => match super::selected::layout(draft, calls, views) {
-                Some(layout) => {
-                    super::selected::learn(draft, calls, (views, rules, records), layout)
-                }
-                None => draft.plan.withhold("body-unusable"),
-            },
-        }
-        return;
+        let layout = common_bulk_layout(&bodies);
+        return learn_bulk_layout(draft, calls, (views, rules, records), layout, query);
     }
     let calls: &[Call] = calls;
     let (mut body, sent) = match learn_body(draft, calls, &bodies, query, &written.preferred) {
