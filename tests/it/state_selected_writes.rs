@@ -97,10 +97,7 @@ fn a_multi_patch_and_delete_change_what_the_list_grammar_selects() {
     let answer = write(
         &served,
         "patch_tasks",
-        &[
-            ("status[$in][]", json!(["todo"])),
-            ("projectId", json!(3)),
-        ],
+        &[("status[$in][]", json!(["todo"])), ("projectId", json!(3))],
         Some(json!({"status": "doing"})),
     );
     let ids: Vec<&Value> = answer["body"]
@@ -128,6 +125,15 @@ fn a_multi_patch_and_delete_change_what_the_list_grammar_selects() {
 #[test]
 fn a_multi_write_naming_no_filter_is_refused_changing_nothing() {
     let served = serve_corpus_app("feathers");
+    let tools = rea_serve::ToolBackend::tools(served.backend.as_ref());
+    for tool in ["patch_tasks", "delete_tasks"] {
+        let descriptor = tools.iter().find(|descriptor| descriptor.name == tool);
+        let description = descriptor.map_or("", |descriptor| descriptor.description.as_str());
+        assert!(
+            description.contains("every entity its query selects"),
+            "{tool}: {description}"
+        );
+    }
     let (before, _) = call_with_strings(&served, "get_tasks", &[("$limit", "50")]);
     for arguments in [with_body(&served, "patch_tasks", json!({"priority": 1})), {
         let mut arguments = with_body(&served, "patch_tasks", json!({"priority": 1}));

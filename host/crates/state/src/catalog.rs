@@ -774,7 +774,21 @@ fn write_phrase(plan: &WritePlan) -> String {
         return "applied to the environment state: applies the sub-requests its body lists as the writes they name, when its guards hold".to_owned();
     }
     let target = plan.target.as_ref();
+    let selected = plan
+        .body
+        .as_ref()
+        .and_then(|body| body.bulk_ids.as_ref()?.selected.as_deref());
     let what = match (plan.effect, plan.bulk, &plan.action) {
+        (Effect::Update | Effect::Delete, true, _) if selected.is_some() => format!(
+            "{} every entity its query selects, its filters read as the list tool {} reads them (a query naming no filter is refused)",
+            if plan.effect == Effect::Delete {
+                "deletes"
+            } else {
+                "updates"
+            },
+            Json::String(selected.map_or_else(String::new, |by| by.list_tool.clone()))
+                .to_canonical_string()
+        ),
         (Effect::Create, _, _) => format!(
             "creates an entity in {}",
             target
