@@ -208,6 +208,7 @@ fn state_tools_worded(
                     served_body(plan, &mut argument.schema);
                 }
             }
+            add_selecting_arguments(plan, (environment, views), &mut tool.input_schema, wording);
             Some(tool)
         })
         .collect()
@@ -375,6 +376,57 @@ fn add_generalized_arguments(
             },
         )
         .collect();
+}
+
+/// The query arguments of a write selecting its entities by its query (see
+/// `writes/selected.rs`): its list tool's filter and search arguments, recorded or generalized
+/// as that tool offers them, each the write's tool does not take already, before the body.
+fn add_selecting_arguments(
+    plan: &WritePlan,
+    (environment, views): (&Environment, &[crate::model::ReadView]),
+    schema: &mut rea_manifest::InputSchema,
+    wording: Wording,
+) {
+    use crate::model::QueryRole;
+    let Some(selected) = plan
+        .body
+        .as_ref()
+        .and_then(|body| body.bulk_ids.as_ref()?.selected.as_deref())
+    else {
+        return;
+    };
+    let (Some(view), Some(list)) = (
+        views.iter().find(|view| view.tool == selected.list_tool),
+        environment
+            .tools()
+            .iter()
+            .find(|tool| tool.name == selected.list_tool),
+    ) else {
+        return;
+    };
+    let mut offered = list.input_schema.clone();
+    add_generalized_arguments(view, &mut offered, wording);
+    let selects = |name: &str| {
+        let base = rea_plugin_api::query_lists::list_base(name).unwrap_or(name);
+        matches!(
+            selected.model.role(base),
+            Some(QueryRole::Filter { .. } | QueryRole::Search)
+        )
+    };
+    let at = schema
+        .arguments
+        .iter()
+        .position(|argument| argument.target == ArgumentTarget::Body)
+        .unwrap_or(schema.arguments.len());
+    let added: Vec<rea_manifest::catalog::Argument> = offered
+        .arguments
+        .into_iter()
+        .filter(|argument| {
+            matches!(&argument.target, ArgumentTarget::Query { name } if selects(name))
+                && schema.argument(&argument.name).is_none()
+        })
+        .collect();
+    schema.arguments.splice(at..at, added);
 }
 
 /// Whether a recorded argument of the schema is a list name (`status[$in][]`, see
@@ -722,7 +774,21 @@ fn write_phrase(plan: &WritePlan) -> String {
         return "applied to the environment state: applies the sub-requests its body lists as the writes they name, when its guards hold".to_owned();
     }
     let target = plan.target.as_ref();
+    let selected = plan
+        .body
+        .as_ref()
+        .and_then(|body| body.bulk_ids.as_ref()?.selected.as_deref());
     let what = match (plan.effect, plan.bulk, &plan.action) {
+        (Effect::Update | Effect::Delete, true, _) if selected.is_some() => format!(
+            "{} every entity its query selects, its filters read as the list tool {} reads them (a query naming no filter is refused)",
+            if plan.effect == Effect::Delete {
+                "deletes"
+            } else {
+                "updates"
+            },
+            Json::String(selected.map_or_else(String::new, |by| by.list_tool.clone()))
+                .to_canonical_string()
+        ),
         (Effect::Create, _, _) => format!(
             "creates an entity in {}",
             target

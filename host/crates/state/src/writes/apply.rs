@@ -42,6 +42,9 @@ pub struct WriteInput {
     /// The entity the state holds only as a row of its folder's listing at the call's path (see
     /// `listed.rs`): an update or delete of the path reaches it as the entity before.
     pub listed: Option<Entity>,
+    /// The query pairs a write selecting its entities by its query sent (see
+    /// [`super::selected`]); empty for any other write.
+    pub query: Vec<(String, String)>,
 }
 
 /// Where rule-explained values come from.
@@ -1149,12 +1152,7 @@ impl Applying<'_, '_> {
             }
             created
         });
-        let rows = bulk_ids(
-            plan,
-            self.input.body.as_ref(),
-            &target.identity,
-            created.is_some(),
-        )?;
+        let rows = self.bulk_rows(target, created.is_some())?;
         let missing: Vec<Option<&String>> = rows
             .iter()
             .filter(|(id, _)| {
@@ -1179,6 +1177,7 @@ impl Applying<'_, '_> {
                     segments: self.input.segments.clone(),
                     body: Some(row),
                     listed: None,
+                    query: Vec::new(),
                 };
                 let entity = Applying {
                     plan: created,
@@ -1199,6 +1198,7 @@ impl Applying<'_, '_> {
                 segments: self.input.segments.clone(),
                 body,
                 listed: None,
+                query: Vec::new(),
             };
             let entity = Applying {
                 input: &single,
@@ -1217,6 +1217,29 @@ impl Applying<'_, '_> {
             }
         }
         Ok(())
+    }
+
+    /// The rows a bulk call writes: those its query selects (see [`super::selected`]), else the
+    /// entries of its body's id array (`keyed`: a keyed batch's, which may name none).
+    fn bulk_rows(
+        &self,
+        target: &Target,
+        keyed: bool,
+    ) -> Result<Vec<(Option<String>, Json)>, Refused> {
+        let selected = self
+            .plan
+            .body
+            .as_ref()
+            .and_then(|body| body.bulk_ids.as_ref()?.selected.as_deref());
+        match selected {
+            Some(selected) => super::selected::rows(
+                selected,
+                self.state,
+                (&target.entity_type, &target.collection),
+                &self.input.query,
+            ),
+            None => bulk_ids(self.plan, self.input.body.as_ref(), &target.identity, keyed),
+        }
     }
 
     /// A create: the entity from what was sent, the path, the collection's shared values and the

@@ -868,6 +868,7 @@ fn replay_planned(
 ) -> Result<(), &'static str> {
     let input = WriteInput {
         listed: None,
+        query: call.query.clone().unwrap_or_default(),
         segments: call.segments.clone(),
         body: match call.recorded_request.as_ref().unwrap_or(&call.request) {
             RequestBody::Json(body) => Some(body.clone()),

@@ -70,6 +70,7 @@ pub(super) fn learn(draft: &mut Draft, calls: &[Call], state: &StateView, timeli
                 .collect(),
             body: Some(body.clone()),
             listed: None,
+            query: Vec::new(),
         };
         let Some((collection, _)) = call_target(&draft.plan, &input) else {
             continue;

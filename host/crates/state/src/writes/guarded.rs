@@ -569,6 +569,7 @@ fn holds(
             .collect(),
         body: Some(Json::Object(key)),
         listed: None,
+        query: Vec::new(),
     };
     let entity_type = plan
         .target

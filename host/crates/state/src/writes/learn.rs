@@ -280,6 +280,24 @@ pub(super) fn merge_upsert_body(body: &mut BodyModel, created: &BodyModel) {
     }
 }
 
+/// A bulk plan by the layout its calls share: an id array every body holds (`layout`), else
+/// the query every call selects by (see [`super::selected`]); neither withholds it `body-unusable`.
+fn learn_bulk_layout(
+    draft: &mut Draft,
+    calls: &mut [Call],
+    (views, rules, records): (&Views, &RuleSet, &[CaptureRecord]),
+    layout: Option<BulkIds>,
+    query: Vec<(String, String)>,
+) {
+    match layout {
+        Some(layout) => learn_bulk(draft, calls, views, rules, records, layout, query),
+        None => match super::selected::layout(draft, calls, views) {
+            Some(layout) => super::selected::learn(draft, calls, (views, rules, records), layout),
+            None => draft.plan.withhold("body-unusable"),
+        },
+    }
+}
+
 /// The calls and the exemplar a plan names, whatever is decided (a withheld write names its
 /// exemplar).
 pub(super) fn note_calls(draft: &mut Draft, calls: &[Call]) {
@@ -312,11 +330,8 @@ pub(super) fn learn_one(
     };
     let query = calls[draft.calls[0]].query.clone().unwrap_or_default();
     if draft.plan.bulk {
-        match common_bulk_layout(&bodies) {
-            Some(layout) => learn_bulk(draft, calls, views, rules, records, layout, query),
-            None => draft.plan.withhold("body-unusable"),
-        }
-        return;
+        let layout = common_bulk_layout(&bodies);
+        return learn_bulk_layout(draft, calls, (views, rules, records), layout, query);
     }
     let calls: &[Call] = calls;
     let (mut body, sent) = match learn_body(draft, calls, &bodies, query, &written.preferred) {
@@ -1296,7 +1311,7 @@ fn missing_ordinal(
 /// A bulk write's plan: each entity its calls named is learned as one call of an update or
 /// delete of that entity (what it was sent: the members beside the id array, or its object in
 /// the array), and the plan keeps the calls' id layout.
-fn learn_bulk(
+pub(super) fn learn_bulk(
     draft: &mut Draft,
     calls: &mut [Call],
     views: &Views,
@@ -1366,10 +1381,14 @@ fn one_call_per_entity(draft: &Draft, calls: &[Call], layout: &BulkIds) -> Vec<C
         .and_then(|target| target.identity_field.clone())
         .unwrap_or_default();
     let mut one_by_one: Vec<Call> = Vec::new();
+    let nothing = Json::Object(Object::new());
     for call in &draft.calls {
         let call = &calls[*call];
-        let RequestBody::Json(sent) = &call.request else {
-            continue;
+        let sent = match &call.request {
+            RequestBody::Json(sent) => sent,
+            // A call selecting by its query may send no body (a delete): it sends each nothing.
+            RequestBody::Missing if layout.selected.is_some() => &nothing,
+            _ => continue,
         };
         for target in &call.bulk {
             let mut one = call.clone();

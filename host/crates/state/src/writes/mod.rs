@@ -68,6 +68,7 @@ pub mod references;
 pub mod relationship;
 mod replace_required;
 mod rows;
+mod selected;
 pub mod serve;
 mod shapes;
 mod sibling_dependents;
@@ -116,6 +117,11 @@ pub(crate) struct ListInfo {
     pub list_pointer: String,
     /// Envelope members (pointers) each answer minted (the view's `per_response_members`).
     pub minted: Vec<String>,
+    /// The list tool's name and path template, and its learned query model (what a write
+    /// selecting by a query evaluates, see [`selected`]).
+    pub tool: String,
+    pub path_template: String,
+    pub query: Option<crate::model::QueryModel>,
 }
 
 /// A type and the views that read it.
@@ -407,6 +413,9 @@ impl Views {
                         ListInfo {
                             list_pointer: list.list_pointer.clone(),
                             minted: list.per_response_members.clone(),
+                            tool: view.tool.clone(),
+                            path_template: view.path_template.clone(),
+                            query: list.query.clone(),
                         },
                     ),
                 );

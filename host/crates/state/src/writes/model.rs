@@ -518,12 +518,37 @@ pub struct BulkIds {
     pub pointer: String,
     /// `true` when the array holds objects carrying the identity field.
     pub objects: bool,
+    /// A write naming no ids: the entities the call's query selects over the held entities,
+    /// evaluated with a list view's learned query model (see [`super::selected`]); the body
+    /// (`pointer` empty) is what it sends each of them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub selected: Option<Box<SelectedBy>>,
+    /// The one object member beside an array of bare ids holding what each entity is sent
+    /// (`{"keys": [14, 15], "data": {"assignee": "bo"}}`): its name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data: Option<String>,
+}
+
+/// How a write selects its entities by a query (see [`super::selected`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SelectedBy {
+    /// The list tool of the write's collection whose learned query grammar selects.
+    pub list_tool: String,
+    /// That list's query model.
+    pub model: crate::model::QueryModel,
 }
 
 impl BulkIds {
     /// The members a body sends beside its id array (`{"IDs": […], "Read": true}` gives
-    /// `{"Read": true}`); empty when the body is not an object.
+    /// `{"Read": true}`), or inside its `data` member (see [`BulkIds::data`]); empty when the
+    /// body is not an object.
     pub fn members_beside(&self, body: &Json) -> Object {
+        if let Some(data) = &self.data {
+            return body
+                .as_object()
+                .and_then(|object| object.get(data)?.as_object().cloned())
+                .unwrap_or_default();
+        }
         let array_key = self
             .pointer
             .trim_start_matches('/')

@@ -1019,10 +1019,22 @@ impl Simulation<'_> {
                 bulk_layout(body).and_then(|layout| layout_ids(&layout, body, &info.identity))
             }
             _ => None,
-        }?;
-        let mut targets = Vec::with_capacity(ids.len());
-        for id in ids {
-            targets.push(self.observe_one_of(info, call, (entity_type, &collection), id, None));
+        };
+        // A call naming no ids but a query: the entities its answer lists as written (see
+        // [`super::selected`]), each observed with its listed object as its answer.
+        let named: Vec<(String, Option<Option<Json>>)> = match ids {
+            Some(ids) => ids.into_iter().map(|id| (id, None)).collect(),
+            None if call.query.as_ref().is_some_and(|query| !query.is_empty()) => {
+                super::selected::answered(call.response.as_ref(), &info.identity)?
+                    .into_iter()
+                    .map(|(id, item)| (id, Some(Some(item))))
+                    .collect()
+            }
+            None => return None,
+        };
+        let mut targets = Vec::with_capacity(named.len());
+        for (id, listed) in named {
+            targets.push(self.observe_one_of(info, call, (entity_type, &collection), id, listed));
         }
         call.bulk = targets;
         Some(())
@@ -1839,6 +1851,8 @@ pub(crate) fn bulk_layout(body: &Json) -> Option<super::model::BulkIds> {
         Json::Array(items) => Some(super::model::BulkIds {
             pointer: String::new(),
             objects: !items.is_empty() && objects(items),
+            selected: None,
+            data: None,
         }),
         Json::Object(object) => {
             let arrays: Vec<(&str, &Vec<Json>)> = object
@@ -1849,12 +1863,29 @@ pub(crate) fn bulk_layout(body: &Json) -> Option<super::model::BulkIds> {
                 [(key, items)] => Some(super::model::BulkIds {
                     pointer: pointer_of(key),
                     objects: !items.is_empty() && objects(items),
+                    selected: None,
+                    data: data_member(object, key, items),
                 }),
                 _ => None,
             }
         }
         _ => None,
     }
+}
+
+/// The one member beside an array of bare ids (`array`, at `key`) holding a non-empty object:
+/// what the body sends each entity it names (see [`super::model::BulkIds::data`]).
+fn data_member(object: &rea_plugin_api::json::Object, key: &str, array: &[Json]) -> Option<String> {
+    if array
+        .iter()
+        .any(|item| matches!(item, Json::Object(_) | Json::Array(_)))
+    {
+        return None;
+    }
+    let mut beside = object.iter().filter(|(name, _)| *name != key);
+    let (name, value) = beside.next()?;
+    let holds = value.as_object().is_some_and(|members| !members.is_empty());
+    (holds && beside.next().is_none()).then(|| name.to_owned())
 }
 
 /// The ids a bulk body names, in body order (`None` when an entry names none).

@@ -93,6 +93,7 @@ fn target_of(plan: &WritePlan, path: &str) -> Option<String> {
         segments: split_path(path).into_iter().map(str::to_owned).collect(),
         body: None,
         listed: None,
+        query: Vec::new(),
     };
     call_target(plan, &input)?.1
 }

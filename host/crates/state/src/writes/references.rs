@@ -335,6 +335,7 @@ pub(crate) fn respelled(
         segments: input.segments.clone(),
         body: Some(Json::Object(body)),
         listed: input.listed.clone(),
+        query: input.query.clone(),
     }))
 }
 
@@ -548,6 +549,7 @@ mod tests {
             segments: Vec::new(),
             body: Some(parsed(body)),
             listed: None,
+            query: Vec::new(),
         };
         let by_name = respelled(
             &references,
@@ -578,6 +580,7 @@ mod tests {
             segments: Vec::new(),
             body: Some(parsed(body)),
             listed: None,
+            query: Vec::new(),
         };
         respelled(references, state, &input)
             .expect("respelled")

@@ -48,6 +48,16 @@ struct Listed<'c> {
 /// [`Call::bulk`]), with the pointer of the listing; `None` when the answers list no rows at one
 /// pointer or no model fits every item.
 pub(super) fn learn_rows(calls: &[&Call], identity: &str) -> Option<(String, RowsModel)> {
+    learn_shown_rows(calls, identity, false)
+}
+
+/// [`learn_rows`], a row the call removed (`removed`: a delete's answer listing the records it
+/// removed) shown as its entity before the call.
+pub(super) fn learn_shown_rows(
+    calls: &[&Call],
+    identity: &str,
+    removed: bool,
+) -> Option<(String, RowsModel)> {
     let listed = calls
         .iter()
         .map(|call| {
@@ -55,8 +65,9 @@ pub(super) fn learn_rows(calls: &[&Call], identity: &str) -> Option<(String, Row
                 .bulk
                 .iter()
                 .map(|target| {
-                    let after = match &target.after {
-                        After::Present(Json::Object(after)) => Some(after),
+                    let after = match (&target.after, &target.before) {
+                        (After::Present(Json::Object(after)), _) if !removed => Some(after),
+                        (After::Absent, Some(before)) if removed => before.fields.as_object(),
                         _ => None,
                     };
                     let key = after

@@ -120,6 +120,9 @@ fn check(plan: &WritePlan, call: &Call) -> Result<Option<Json>, StateAnswer> {
         return Ok(None);
     }
     if let Some(layout) = &model.bulk_ids {
+        if layout.selected.is_some() {
+            return check_selecting(plan, model, body);
+        }
         return check_bulk(plan, model, layout, body).map(Some);
     }
     let body = body.unwrap_or_else(|| {
@@ -154,12 +157,36 @@ fn check(plan: &WritePlan, call: &Call) -> Result<Option<Json>, StateAnswer> {
     Ok(Some(body))
 }
 
-/// The call's query must be the exemplar's, each parameter once.
+/// The query selection of a write selecting its entities by its query (see
+/// [`super::selected`]); `None` for another write.
+fn selected_by(plan: &WritePlan) -> Option<&super::model::SelectedBy> {
+    plan.body.as_ref()?.bulk_ids.as_ref()?.selected.as_deref()
+}
+
+/// A selecting write's body: an object whose members are checked as one entity's (its query
+/// is checked where it selects).
+fn check_selecting(
+    plan: &WritePlan,
+    model: &super::model::BodyModel,
+    body: Option<Json>,
+) -> Result<Option<Json>, StateAnswer> {
+    let Some(Json::Object(members)) = &body else {
+        return Err(refuse(plan, "the body must be a JSON object"));
+    };
+    check_members(plan, model, members)?;
+    Ok(body)
+}
+
+/// The call's query must be the exemplar's, each parameter once (a selecting write's is read
+/// where it selects).
 fn check_query(
     plan: &WritePlan,
     model: &super::model::BodyModel,
     call: &Call,
 ) -> Result<(), StateAnswer> {
+    if selected_by(plan).is_some() {
+        return Ok(());
+    }
     if call.repeated() {
         return Err(refuse(
             plan,
@@ -398,6 +425,7 @@ pub fn withheld_conflict(
         segments: call.segments(&plan.path_template),
         body: call.body.as_ref().map(Json::from_serde_value),
         listed: None,
+        query: Vec::new(),
     };
     super::conflict::answer(service, plan, &input)
 }
@@ -455,6 +483,10 @@ pub(super) fn gated_write_call(
         segments: call.segments(&plan.path_template),
         body,
         listed: None,
+        query: match selected_by(plan) {
+            Some(_) => super::selected::served_query(definition, arguments),
+            None => Vec::new(),
+        },
     };
     if let Some(refused) = recorded_refusal(service, plan, &input) {
         return refused;
@@ -587,6 +619,7 @@ fn missing_delete(service: &StateService, plan: &WritePlan, call: &Call) -> Opti
         segments: call.segments(&plan.path_template),
         body: None,
         listed: None,
+        query: Vec::new(),
     };
     let missing = {
         let (_live, outcome) = prepared(service, plan, &input);

@@ -1,0 +1,149 @@
+//! Writes selected by a query (`rea_state::writes::selected`, issue 12): FeathersJS's multi
+//! `PATCH /tasks?projectId=4`, `PATCH /tasks?estimate[$gte]=8` and `DELETE
+//! /tasks?status=done&projectId=2` (build entries 70, 73, 75, each answering the array of the
+//! tasks it changed or removed) are learned as one merge (or delete) of every held task the
+//! call's query selects, evaluated with the tasks list's learned grammar. The write tools take
+//! the list's filters (`assigneeId`, `status[$in][]`, `status[$ne]`: never sent to a write), and
+//! answer what the live application answered the probe's multi writes (probe-crud entries 20, 21
+//! and 25), but for the `updatedAt` the served clock stamps. A query naming no filter is refused,
+//! nothing changed.
+
+use serde_json::{Map, Value, json};
+
+use crate::state_support::{Served, call_with_strings, serve_corpus_app, with_body};
+
+/// The status and JSON body the live application answered a feathers probe-crud entry with.
+fn live_answer(entry: usize) -> (u64, Value) {
+    let dir = rea_tests::fidelity::discover(&rea_tests::fidelity::default_roots())
+        .into_iter()
+        .find(|found| found.name == "feathers")
+        .expect("the corpus holds feathers")
+        .dir;
+    let har: Value =
+        serde_json::from_slice(&std::fs::read(dir.join("probe-crud.har")).expect("the probe HAR"))
+            .expect("the probe HAR is JSON");
+    let response = &har["log"]["entries"][entry]["response"];
+    let text = response["content"]["text"].as_str().expect("a kept body");
+    let body = serde_json::from_str(text).expect("a JSON body");
+    (response["status"].as_u64().expect("a status"), body)
+}
+
+/// A served tool's input schema, as MCP `tools/list` shows it.
+fn input_schema(served: &Served, tool: &str) -> Map<String, Value> {
+    rea_serve::ToolBackend::tools(served.backend.as_ref())
+        .iter()
+        .find(|descriptor| descriptor.name == tool)
+        .expect("the tool is served")
+        .input_schema
+        .clone()
+}
+
+/// A body with every task's `updatedAt` left out (the served clock's, not the live one's).
+fn unstamped(mut body: Value) -> Value {
+    let tasks = match &mut body {
+        Value::Array(tasks) => tasks,
+        Value::Object(page) => match page.get_mut("data") {
+            Some(Value::Array(tasks)) => tasks,
+            _ => return body,
+        },
+        _ => return body,
+    };
+    for task in tasks {
+        if let Value::Object(task) = task {
+            task.remove("updatedAt");
+        }
+    }
+    body
+}
+
+/// Calls a write tool with query arguments and a body, asserting the schema admits them.
+fn write(served: &Served, tool: &str, query: &[(&str, Value)], body: Option<Value>) -> Value {
+    let mut arguments = match body {
+        Some(body) => with_body(served, tool, body),
+        None => Map::new(),
+    };
+    for (name, value) in query {
+        arguments.insert((*name).to_owned(), value.clone());
+    }
+    let schema = input_schema(served, tool);
+    assert!(
+        rea_serve::arguments::check(&schema, &arguments).is_ok(),
+        "{tool} admits {arguments:?}: {schema:#?}"
+    );
+    let (answer, is_error) = served.call(tool, arguments);
+    assert!(!is_error, "{answer:#}");
+    answer
+}
+
+#[test]
+fn a_multi_patch_and_delete_change_what_the_list_grammar_selects() {
+    let served = serve_corpus_app("feathers");
+    // Lena's tasks (4 and 9) get priority 3, as the live application answered them.
+    let answer = write(
+        &served,
+        "patch_tasks",
+        &[("assigneeId", json!("3"))],
+        Some(json!({"priority": 3})),
+    );
+    let (status, live) = live_answer(20);
+    assert_eq!(answer["status"], json!(status));
+    assert_eq!(unstamped(answer["body"].clone()), unstamped(live));
+    let (read, _) = call_with_strings(&served, "get_tasks", &[("assigneeId", "3")]);
+    assert_eq!(
+        unstamped(read["body"].clone()),
+        unstamped(live_answer(21).1)
+    );
+    // A set filter the list learned, spelled as a list name, beside an equality.
+    let answer = write(
+        &served,
+        "patch_tasks",
+        &[("status[$in][]", json!(["todo"])), ("projectId", json!(3))],
+        Some(json!({"status": "doing"})),
+    );
+    let ids: Vec<&Value> = answer["body"]
+        .as_array()
+        .expect("rows")
+        .iter()
+        .map(|task| &task["id"])
+        .collect();
+    assert_eq!(ids, [&json!(8), &json!(14)], "{answer:#}");
+    // Project 1's tasks not todo are removed, answered as they were.
+    let answer = write(
+        &served,
+        "delete_tasks",
+        &[("projectId", json!(1)), ("status[$ne]", json!("todo"))],
+        None,
+    );
+    assert_eq!(answer["body"], live_answer(25).1);
+    let (read, _) = call_with_strings(&served, "get_tasks", &[("projectId", "1")]);
+    assert_eq!(
+        unstamped(read["body"].clone()),
+        unstamped(live_answer(26).1)
+    );
+}
+
+#[test]
+fn a_multi_write_naming_no_filter_is_refused_changing_nothing() {
+    let served = serve_corpus_app("feathers");
+    let tools = rea_serve::ToolBackend::tools(served.backend.as_ref());
+    for tool in ["patch_tasks", "delete_tasks"] {
+        let descriptor = tools.iter().find(|descriptor| descriptor.name == tool);
+        let description = descriptor.map_or("", |descriptor| descriptor.description.as_str());
+        assert!(
+            description.contains("every entity its query selects"),
+            "{tool}: {description}"
+        );
+    }
+    let (before, _) = call_with_strings(&served, "get_tasks", &[("$limit", "50")]);
+    for arguments in [with_body(&served, "patch_tasks", json!({"priority": 1})), {
+        let mut arguments = with_body(&served, "patch_tasks", json!({"priority": 1}));
+        arguments.insert("$sort[priority]".to_owned(), json!("1"));
+        arguments
+    }] {
+        let (answer, is_error) = served.call("patch_tasks", arguments);
+        assert!(is_error, "{answer:#}");
+        assert!(answer.to_string().contains("not_modelled"), "{answer:#}");
+    }
+    let (after, _) = call_with_strings(&served, "get_tasks", &[("$limit", "50")]);
+    assert_eq!(before["body"], after["body"]);
+}
