@@ -29,6 +29,9 @@ use crate::manifest::{ManifestTool, PathParameter};
 use crate::segments::{segment_value, split_path};
 use crate::siblings::unique_name;
 
+/// Entry reads with their depths.
+type DepthReads<'t> = Vec<(usize, &'t ManifestTool)>;
+
 /// One tree: its literal prefix's segment count and its entry read per depth.
 struct Tree<'t> {
     prefix: usize,
@@ -82,7 +85,7 @@ fn trees<'t>(tools: &'t [ManifestTool], records: &[CaptureRecord]) -> Vec<Tree<'
         .iter()
         .map(|record| (record.ordinal, record))
         .collect();
-    let mut grouped: BTreeMap<Vec<&str>, (usize, Vec<(usize, &ManifestTool)>)> = BTreeMap::new();
+    let mut grouped: BTreeMap<Vec<&str>, (usize, DepthReads<'t>)> = BTreeMap::new();
     for tool in tools {
         let Some((prefix, depth)) = entry_depth(tool) else {
             continue;
