@@ -14,7 +14,7 @@
 use rea_manifest::catalog::ArgumentTarget;
 use rea_plugin_api::contracts::capture::CaptureRecord;
 use rea_state::model::{BodyQueryView, DefaultOrder, EnvelopePresence, PageToken, ViewDetail};
-use serde_json::{Map, Value};
+use serde_json::{Map, Value, json};
 
 use crate::state_query_grammar::served_with_probes;
 use crate::state_support::{Served, assert_not_modelled, recorded_answer};
@@ -381,4 +381,53 @@ fn an_empty_listing_is_spelled_as_the_application_spells_it() {
     // nothing is spelled so (key_ranges_never_sent_answer_from_a_type_seeded_from_their_answers).
     let (etcd, _) = served_with_probes("etcd");
     assert!(view(&etcd, RANGE).omit_empty_list);
+}
+
+/// A write tool's arguments: its body argument alone.
+fn body_arguments(served: &Served, tool: &str, body: Value) -> Map<String, Value> {
+    let definition = served.replay.tool(tool).expect("the tool");
+    let argument = definition
+        .input_schema
+        .arguments
+        .iter()
+        .find(|argument| argument.target == ArgumentTarget::Body)
+        .expect("a body argument");
+    Map::from_iter([(argument.name.clone(), body)])
+}
+
+#[test]
+fn a_put_of_a_value_the_range_reads_as_base64_that_does_not_decode_is_refused() {
+    // The range grammar reads key and value as base64 bytes; the build only ever put base64.
+    // A value that does not decode (etcd answers 400) is not modelled and changes nothing, so
+    // the key keeps its value; a base64 value is stored.
+    let (etcd, _) = served_with_probes("etcd");
+    assert_eq!(
+        view(&etcd, RANGE).encoded_fields.keys().collect::<Vec<_>>(),
+        vec!["key", "value"]
+    );
+    let env_key = "YXBwL2Vudg==";
+    let put = |value: &str| {
+        etcd.call(
+            "post_kv_put",
+            body_arguments(
+                &etcd,
+                "post_kv_put",
+                json!({"key": env_key, "value": value}),
+            ),
+        )
+    };
+    let range = || {
+        let (answer, is_error) =
+            etcd.call(RANGE, body_arguments(&etcd, RANGE, json!({"key": env_key})));
+        assert!(!is_error, "{answer}");
+        answer.pointer("/body/kvs/0/value").cloned()
+    };
+    let before = range();
+    let (refused, is_error) = put("staging!");
+    assert!(is_error, "{refused}");
+    assert!(refused.to_string().contains("not_modelled"), "{refused}");
+    assert_eq!(range(), before, "nothing changed");
+    let (stored, is_error) = put("c3RhZ2luZw==");
+    assert!(!is_error, "{stored}");
+    assert_eq!(range(), Some(json!("c3RhZ2luZw==")));
 }

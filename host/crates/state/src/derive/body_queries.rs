@@ -121,6 +121,10 @@ pub fn derive(
         record_ordinals: read.iter().map(|call| call.observation.ordinal).collect(),
         omit_empty_list,
         whole_members: whole_members.clone(),
+        encoded_fields: read
+            .iter()
+            .flat_map(|call| call.terms.encodings.clone())
+            .collect(),
     };
     if !reproduces(&view, &read, &listed) {
         return recorded("body-differs");
