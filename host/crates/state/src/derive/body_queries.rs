@@ -106,7 +106,6 @@ pub fn derive(
         &mut envelope,
         &pool(entities, &entity_type, &first.observation.path),
     );
-    let omit_empty_list = recorded_omission || omitted;
     let listed = |call: &Recorded| listed_with(default_order, call);
     let page_token = learn_page_token(&read, &envelope, &listed);
     let view = BodyQueryView {
@@ -119,17 +118,22 @@ pub fn derive(
         page_token,
         record_ordinal: first.observation.ordinal,
         record_ordinals: read.iter().map(|call| call.observation.ordinal).collect(),
-        omit_empty_list,
+        omit_empty_list: recorded_omission || omitted,
         whole_members: whole_members.clone(),
-        encoded_fields: read
-            .iter()
-            .flat_map(|call| call.terms.encodings.clone())
-            .collect(),
+        encoded_fields: encoded_fields(&read),
     };
     if !reproduces(&view, &read, &listed) {
         return recorded("body-differs");
     }
     ViewDetail::BodyQuery(view)
+}
+
+/// The fields the grammars read as bytes in an encoding in any of the calls (field →
+/// encoding; see [`BodyQueryView::encoded_fields`]).
+fn encoded_fields(read: &[Recorded]) -> std::collections::BTreeMap<String, String> {
+    read.iter()
+        .flat_map(|call| call.terms.encodings.clone())
+        .collect()
 }
 
 /// What a body-query tool's calls show about empty answers.
