@@ -48,6 +48,7 @@ mod manifest_item_ids;
 mod manifest_list_rule;
 mod manifest_member_keys;
 mod manifest_route_forms;
+mod manifest_suffix_depths;
 mod security_build_signals;
 mod security_data_plane;
 mod security_faults;

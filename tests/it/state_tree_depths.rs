@@ -136,13 +136,15 @@ fn etcd_a_top_level_directory_is_made_appended_to_read_and_emptied() {
     assert_eq!(missing["body"]["index"], 19, "{missing}");
 }
 
-/// The reads a manifest infers (listed depths: no other inferred tool is a `GET`).
+/// The entry reads a manifest infers (listed depths: the other inferred `GET`s are suffix routes
+/// at another depth, `rea_manifest::suffix_depths`, whose templates end in a literal).
 fn inferred_reads(served: &Served) -> Vec<&rea_manifest::ManifestTool> {
     served
         .manifest
         .tools
         .iter()
         .filter(|tool| tool.method == "GET" && tool.inferred_from.is_some())
+        .filter(|tool| tool.path_template.ends_with('}'))
         .collect()
 }
 

@@ -57,6 +57,7 @@ pub mod segments;
 mod shape;
 pub mod sibling_reads;
 pub mod siblings;
+pub mod suffix_depths;
 pub mod template;
 #[cfg(any(test, feature = "testing"))]
 pub mod testing;

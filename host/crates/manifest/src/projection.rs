@@ -73,6 +73,8 @@ pub fn project_manifest(
         tools.extend(deeper);
         let listed = crate::listed_depths::inferred_listed_reads(&tools, &families, records);
         tools.extend(listed);
+        let suffixes = crate::suffix_depths::inferred_suffix_tools(&tools, records);
+        tools.extend(suffixes);
         let below = crate::sibling_reads::inferred_sibling_reads(&tools);
         tools.extend(below);
     }

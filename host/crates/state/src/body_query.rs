@@ -444,6 +444,7 @@ mod tests {
             record_ordinals: vec![0],
             omit_empty_list: false,
             whole_members: Vec::new(),
+            encoded_fields: Default::default(),
         }
     }
 

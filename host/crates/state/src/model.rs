@@ -582,6 +582,11 @@ pub struct BodyQueryView {
     /// ever seen projected, so the call is not modelled.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub whole_members: Vec<String>,
+    /// The fields the query grammars read as bytes in an encoding in the recorded bodies
+    /// (field → encoding, `base64`): a write storing a value there that does not decode is not
+    /// modelled (`writes/encoded_members.rs`).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub encoded_fields: BTreeMap<String, String>,
 }
 
 /// A page token learned from a body query's recorded pages: the standard base64 of `prefix`,

@@ -106,7 +106,6 @@ pub fn derive(
         &mut envelope,
         &pool(entities, &entity_type, &first.observation.path),
     );
-    let omit_empty_list = recorded_omission || omitted;
     let listed = |call: &Recorded| listed_with(default_order, call);
     let page_token = learn_page_token(&read, &envelope, &listed);
     let view = BodyQueryView {
@@ -119,13 +118,22 @@ pub fn derive(
         page_token,
         record_ordinal: first.observation.ordinal,
         record_ordinals: read.iter().map(|call| call.observation.ordinal).collect(),
-        omit_empty_list,
+        omit_empty_list: recorded_omission || omitted,
         whole_members: whole_members.clone(),
+        encoded_fields: encoded_fields(&read),
     };
     if !reproduces(&view, &read, &listed) {
         return recorded("body-differs");
     }
     ViewDetail::BodyQuery(view)
+}
+
+/// The fields the grammars read as bytes in an encoding in any of the calls (field →
+/// encoding; see [`BodyQueryView::encoded_fields`]).
+fn encoded_fields(read: &[Recorded]) -> std::collections::BTreeMap<String, String> {
+    read.iter()
+        .flat_map(|call| call.terms.encodings.clone())
+        .collect()
 }
 
 /// What a body-query tool's calls show about empty answers.
@@ -166,12 +174,14 @@ impl EmptyAnswers<'_, '_> {
 /// their own, its collection the parent of the tool's path (`/v3/kv` of `/v3/kv/range`), its
 /// identity the member a body names as the one listed object of its answer does (`{"key": k}`
 /// answering `[{"key": k, …}]`), each listed object its entity (the object listing the most
-/// members where answers differ only by leaving members out). Answers the members every object
-/// listed with all of them held (see [`BodyQueryView::whole_members`]); `None` when nothing is
-/// seeded.
+/// members where answers differ only by leaving members out), an object listed only projected
+/// completed from a later answer showing it unchanged and whole (`later_members.rs`; `writes`
+/// says which tools write). Answers the members every object listed with all of them held (see
+/// [`BodyQueryView::whole_members`]); `None` when nothing is seeded.
 pub fn seed(
     timeline: &Timeline,
     (template, index): (&str, usize),
+    writes: &dyn Fn(usize) -> bool,
     entities: &mut Entities,
 ) -> Option<Vec<String>> {
     let calls: Vec<&Observation> = timeline
@@ -204,7 +214,7 @@ pub fn seed(
         .max()?;
     entities.add_type(crate::model::EntityType::new(
         type_template.clone(),
-        identity,
+        identity.clone(),
         None,
     ));
     for (call, id, member) in listed {
@@ -218,6 +228,13 @@ pub fn seed(
         }
         observe_widest(entities, (&type_template, &collection), &id, member, call);
     }
+    let seeded = super::later_members::Seeded {
+        tool: index,
+        list_member: &list_member,
+        type_template: &type_template,
+        identity: &identity,
+    };
+    super::later_members::complete(timeline, &seeded, writes, entities);
     Some(whole?.into_iter().collect())
 }
 

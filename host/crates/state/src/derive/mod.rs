@@ -49,6 +49,7 @@ pub(crate) mod default_page;
 pub mod documents;
 pub mod entities;
 pub mod items;
+mod later_members;
 pub(crate) mod list_place;
 pub(crate) mod list_query;
 pub mod lists;
@@ -615,6 +616,7 @@ impl Builder<'_> {
                 && let Some(whole) = body_queries::seed(
                     self.timeline,
                     (&self.manifest.tools[index].path_template, index),
+                    &|tool| self.timeline.is_write(self.manifest, tool),
                     &mut self.entities,
                 )
             {

@@ -51,6 +51,7 @@ mod defaults;
 pub(crate) mod dependents;
 mod echoed;
 mod encoded;
+mod encoded_members;
 mod explain;
 pub mod guarded;
 mod keyed;

@@ -475,6 +475,9 @@ pub(super) fn gated_write_call(
     if let Some(refused) = super::type_refusal::answer(service, plan, &call) {
         return refused;
     }
+    if let Some(refused) = super::encoded_members::answer(service, plan, &call) {
+        return refused;
+    }
     let body = match check(plan, &call) {
         Ok(body) => body,
         Err(refusal) => return missing_delete(service, plan, &call).unwrap_or(refusal),
