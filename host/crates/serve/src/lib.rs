@@ -71,6 +71,7 @@
 //! for the checklist items this crate covers, differs on, or leaves to others.
 
 pub mod agentenv;
+pub mod answer_cache;
 pub mod arguments;
 pub mod backend;
 pub mod budget;
@@ -209,6 +210,7 @@ pub fn app(
     });
     let allowed = Arc::new(options.allowed_hosts);
     let mcp_route = Arc::new(fast_path::McpRoute {
+        answers: Arc::new(answer_cache::AnswerCache::new(surface.tool_count())),
         surface,
         sdk: mcp_service,
         sessions,
