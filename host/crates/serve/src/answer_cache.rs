@@ -43,11 +43,11 @@ pub enum Shape {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CallNote {
     /// The arguments' digest ([`crate::journal::members_digest`]).
-    pub digest: String,
+    pub digest: Arc<str>,
     /// Where the answer came from.
     pub source: AnswerSource,
     /// `ok`, or the error document's code.
-    pub status: String,
+    pub status: Arc<str>,
 }
 
 /// One kept answer.
@@ -144,9 +144,9 @@ mod tests {
             generation,
             tail: Bytes::from(tail.to_owned()),
             note: CallNote {
-                digest: "0123456789ab".to_owned(),
+                digest: "0123456789ab".into(),
                 source: AnswerSource::RecordingExact,
-                status: "ok".to_owned(),
+                status: "ok".into(),
             },
         }
     }

@@ -40,7 +40,7 @@ use std::sync::Arc;
 
 use axum::body::{Body, Bytes};
 use axum::extract::{Request, State};
-use axum::http::{HeaderMap, StatusCode, header};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use rmcp::model::{CallToolResult, NumberOrString, ServerJsonRpcMessage, ServerResult};
 use rmcp::transport::streamable_http_server::StreamableHttpService;
@@ -82,7 +82,7 @@ pub struct McpRoute {
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Lane {
     Stateless,
-    Session { revision: String },
+    Session { revision: Arc<str> },
 }
 
 /// The route handler: every request naming a session counts as its activity; every `POST` body
@@ -93,7 +93,7 @@ pub async fn handle(State(route): State<Arc<McpRoute>>, request: Request) -> Res
         Some(id) => route
             .sessions
             .touch(id)
-            .filter(|revision| revision.as_str() < REVISION)
+            .filter(|revision| &**revision < REVISION)
             .map(|revision| Lane::Session { revision }),
         None if request.headers().contains_key("mcp-session-id") => None,
         None => Some(Lane::Stateless),
@@ -169,7 +169,7 @@ fn headers_qualify(lane: &Lane, headers: &HeaderMap) -> bool {
         return false;
     }
     match lane {
-        Lane::Session { revision } => single(headers, "mcp-protocol-version") == Some(revision),
+        Lane::Session { revision } => single(headers, "mcp-protocol-version") == Some(&**revision),
         Lane::Stateless => {
             !headers
                 .keys()
@@ -348,7 +348,7 @@ async fn answer(route: &McpRoute, call: Call<'_>, lane: &Lane) -> Option<Respons
         tracing::trace!(tool = %call.name, "tools/call answered on the fast path from a kept answer");
         route
             .surface
-            .journal_reused(call.name, &reused.note, started);
+            .journal_reused(call.position, &reused.note, started);
         let encoded = reuse(&call.id, shape, &reused.tail);
         return Some(respond(shape, encoded));
     }
@@ -427,24 +427,29 @@ fn respond(shape: Shape, encoded: serde_json::Result<Vec<u8>>) -> Response {
     let Ok(encoded) = encoded else {
         return StatusCode::INTERNAL_SERVER_ERROR.into_response();
     };
+    // Header values made from static text, not copied per answer.
+    let mut response = Response::new(Body::from(encoded));
+    let headers = response.headers_mut();
     match shape {
-        Shape::Stateless => (
-            StatusCode::OK,
-            [(header::CONTENT_TYPE, "application/json")],
-            encoded,
-        )
-            .into_response(),
-        Shape::Legacy => (
-            StatusCode::OK,
-            [
-                (header::CONTENT_TYPE, "text/event-stream"),
-                (header::CACHE_CONTROL, "no-cache"),
-                (header::HeaderName::from_static("x-accel-buffering"), "no"),
-            ],
-            encoded,
-        )
-            .into_response(),
+        Shape::Stateless => {
+            headers.insert(
+                header::CONTENT_TYPE,
+                HeaderValue::from_static("application/json"),
+            );
+        }
+        Shape::Legacy => {
+            headers.insert(
+                header::CONTENT_TYPE,
+                HeaderValue::from_static("text/event-stream"),
+            );
+            headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+            headers.insert(
+                header::HeaderName::from_static("x-accel-buffering"),
+                HeaderValue::from_static("no"),
+            );
+        }
     }
+    response
 }
 
 /// The message's compact JSON between `prefix` and `suffix`, written into one buffer sized for it

@@ -54,6 +54,8 @@ struct Surface {
     /// Answers carry recorded credentials as recorded (`--keep-credentials`); else redacted.
     keep_credentials: bool,
     tools: Vec<Tool>,
+    /// Each tool's name, shared by its journal entries.
+    names: Vec<Arc<str>>,
     /// Each tool's input schema compiled, at its first call.
     checks: Vec<OnceLock<CompiledSchema>>,
     index: HashMap<String, usize>,
@@ -99,6 +101,7 @@ impl McpSurface {
                 backend,
                 keep_credentials: false,
                 checks: tools.iter().map(|_| OnceLock::new()).collect(),
+                names: tools.iter().map(|tool| Arc::from(&*tool.name)).collect(),
                 tools,
                 index,
                 info,
@@ -179,14 +182,14 @@ impl McpSurface {
     ) -> Result<(CallToolResult, CallNote), McpError> {
         let time = JournalTime::now();
         let started = std::time::Instant::now();
-        let digest = members_digest(arguments.as_ref());
+        let digest = Arc::from(members_digest(arguments.as_ref()));
         let Some(&position) = self.inner.index.get(name) else {
             let note = CallNote {
                 digest,
                 source: crate::journal::AnswerSource::Refused,
-                status: "unknown-tool".to_owned(),
+                status: Arc::from("unknown-tool"),
             };
-            self.journal(time, name, &note, started);
+            self.journal(time, Arc::from(name), &note, started);
             return Err(McpError::invalid_params(
                 format!("unknown tool: {}", Value::String(name.to_owned())),
                 None,
@@ -196,27 +199,40 @@ impl McpSurface {
         let note = CallNote {
             digest,
             source: answer.source,
-            status: answer_status(&answer),
+            status: Arc::from(answer_status(&answer)),
         };
-        self.journal(time, name, &note, started);
+        self.journal(
+            time,
+            Arc::clone(&self.inner.names[position]),
+            &note,
+            started,
+        );
         Ok((tool_result(answer), note))
     }
 
-    /// Records in the journal a call answered again from a kept answer ([`crate::answer_cache`])
-    /// as its first call was recorded, timed from `started`.
-    pub fn journal_reused(&self, name: &str, note: &CallNote, started: std::time::Instant) {
-        self.journal(JournalTime::now(), name, note, started);
+    /// Records in the journal a call of the tool at `position` answered again from a kept
+    /// answer ([`crate::answer_cache`]) as its first call was recorded, timed from `started`.
+    pub fn journal_reused(&self, position: usize, note: &CallNote, started: std::time::Instant) {
+        if let Some(name) = self.inner.names.get(position) {
+            self.journal(JournalTime::now(), Arc::clone(name), note, started);
+        }
     }
 
-    fn journal(&self, time: JournalTime, name: &str, note: &CallNote, started: std::time::Instant) {
+    fn journal(
+        &self,
+        time: JournalTime,
+        name: Arc<str>,
+        note: &CallNote,
+        started: std::time::Instant,
+    ) {
         if let Some(journal) = &self.inner.journal {
             journal.call(
                 time,
                 "mcp",
                 name,
-                &note.digest,
+                Arc::clone(&note.digest),
                 note.source,
-                note.status.clone(),
+                Arc::clone(&note.status),
                 started.elapsed(),
             );
         }
