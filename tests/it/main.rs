@@ -64,6 +64,7 @@ mod self_mcp_crate_server;
 mod self_mcp_crate_session;
 mod self_mcp_linked_results;
 mod self_mcp_plugin_tools;
+mod serve_answer_reuse;
 mod serve_command;
 mod serve_conformance;
 mod serve_journal_page;

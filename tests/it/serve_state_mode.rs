@@ -15,7 +15,7 @@ use support::process::{
 use support::synthetic::{catalog_charges, many_endpoints_har};
 
 /// `<name>.capture.json` and `<name>.manifest.json` for a shared capture (no opt-in rules).
-fn shared(name: &str) {
+pub(crate) fn shared(name: &str) {
     let dir = &inputs().dir;
     if !dir.join(format!("{name}.manifest.json")).is_file() {
         let shared = rea_tests::shared_dir().join("captures").join(name);
@@ -28,7 +28,7 @@ fn shared(name: &str) {
     }
 }
 
-fn serve(name: &str, replay_only: bool) -> (Server, String) {
+pub(crate) fn serve(name: &str, replay_only: bool) -> (Server, String) {
     shared(name);
     let manifest = format!("{name}.manifest.json");
     let capture = format!("{name}.capture.json");
@@ -49,7 +49,7 @@ fn stop(server: Server) -> Value {
 }
 
 /// One JSON-RPC call to `/agentenv`.
-fn data_call(url: &str, method: &str, params: Option<Value>) -> Value {
+pub(crate) fn data_call(url: &str, method: &str, params: Option<Value>) -> Value {
     let mut message = json!({"jsonrpc": "2.0", "id": 1, "method": method});
     if let Some(params) = params {
         message["params"] = params;

@@ -1,6 +1,7 @@
 //! The MCP backend of a state environment: the state catalog and card, and each tool call's
 //! [`StateAnswer`] carried as an MCP tool result.
 
+use std::collections::HashSet;
 use std::sync::Arc;
 
 use rea_manifest::ToolDefinition;
@@ -36,12 +37,29 @@ pub struct StateBackend {
     tools: Vec<ToolDescriptor>,
     card: Value,
     instructions: String,
+    /// The tools whose answers may be reused while the live state is unchanged: the read-only
+    /// ones no write plan or tree serves ([`StateBackend::answer_generation`]).
+    reusable: HashSet<String>,
 }
 
 impl StateBackend {
     /// The backend over a shared state service, with the state catalog under a served name.
     pub fn new(service: Arc<StateService>, tools: &[ToolDefinition], name: &str) -> Self {
+        let derived = service.derived();
+        let reusable = tools
+            .iter()
+            .filter(|tool| tool.annotations.read_only_hint == Some(true))
+            .filter(|tool| derived.write_plan(&tool.name).is_none())
+            .filter(|tool| {
+                !derived
+                    .tree_writes
+                    .iter()
+                    .any(|writes| writes.tool(&tool.name).is_some())
+            })
+            .map(|tool| tool.name.clone())
+            .collect();
         Self {
+            reusable,
             service,
             name: name.to_owned(),
             tools: tools.iter().map(crate::replay::descriptor).collect(),
@@ -90,5 +108,18 @@ impl ToolBackend for StateBackend {
             )))
         };
         Box::pin(std::future::ready(tool_answer(&answer)))
+    }
+
+    /// A read-only tool no write plan or tree serves changes nothing and answers from the live
+    /// state and the recordings alone, so its answers may be reused while nothing took the live
+    /// state for writing: the generation is how many times something did (a served write, a
+    /// refusal noted, `data/reset`, `data/add`), counted when the write lock is taken, before
+    /// any change is visible to a read.
+    fn answer_generation(&self, name: &str) -> Option<u64> {
+        if !self.reusable.contains(name) {
+            return None;
+        }
+        let (_live, taken) = self.service.read_counted();
+        Some(taken)
     }
 }

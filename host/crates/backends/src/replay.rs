@@ -92,4 +92,10 @@ impl ToolBackend for ReplayBackend {
         };
         Box::pin(std::future::ready(answer))
     }
+
+    /// Replay writes nothing: the same call always gives the same answer
+    /// ([`Environment::answer`]), so every answer may be reused, at one generation.
+    fn answer_generation(&self, _name: &str) -> Option<u64> {
+        Some(0)
+    }
 }

@@ -141,6 +141,17 @@ pub trait ToolBackend: Send + Sync + 'static {
         name: &'a str,
         arguments: Map<String, Value>,
     ) -> BoxFuture<'a, ToolAnswer>;
+
+    /// Whether the answers of the tool `name` may be reused, and until when: `Some(generation)`
+    /// vouches that, while this method keeps giving the same generation, a call of the tool with
+    /// equal arguments answers the same (text, error flag and source) and changes nothing, so the
+    /// server may answer it again without calling ([`crate::answer_cache`]). The generation must
+    /// change before any change a call could observe is visible to a call. `None` (the default):
+    /// every call is answered by [`ToolBackend::call_tool`].
+    fn answer_generation(&self, name: &str) -> Option<u64> {
+        let _ = name;
+        None
+    }
 }
 
 /// A JSON-RPC error object (`{code, message, data?}`).

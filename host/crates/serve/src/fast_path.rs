@@ -40,7 +40,7 @@ use std::sync::Arc;
 
 use axum::body::{Body, Bytes};
 use axum::extract::{Request, State};
-use axum::http::{HeaderMap, StatusCode, header};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use rmcp::model::{CallToolResult, NumberOrString, ServerJsonRpcMessage, ServerResult};
 use rmcp::transport::streamable_http_server::StreamableHttpService;
@@ -49,6 +49,7 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 use tower::ServiceExt;
 
+use crate::answer_cache::{AnswerCache, Reused, Shape};
 use crate::mcp::McpSurface;
 use crate::mcp_intake::{self, Intake};
 use crate::sessions::{self, CappedSessions};
@@ -68,6 +69,8 @@ pub struct McpRoute {
     /// The SDK's sessions (batches ask a session's revision; calls in a session count as its
     /// activity).
     pub sessions: Arc<CappedSessions>,
+    /// Answers kept to answer the same read again ([`crate::answer_cache`]).
+    pub answers: Arc<AnswerCache>,
     /// The request-body bound.
     pub max_body_bytes: usize,
     /// How long reading a body may take.
@@ -79,7 +82,7 @@ pub struct McpRoute {
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Lane {
     Stateless,
-    Session { revision: String },
+    Session { revision: Arc<str> },
 }
 
 /// The route handler: every request naming a session counts as its activity; every `POST` body
@@ -90,7 +93,7 @@ pub async fn handle(State(route): State<Arc<McpRoute>>, request: Request) -> Res
         Some(id) => route
             .sessions
             .touch(id)
-            .filter(|revision| revision.as_str() < REVISION)
+            .filter(|revision| &**revision < REVISION)
             .map(|revision| Lane::Session { revision }),
         None if request.headers().contains_key("mcp-session-id") => None,
         None => Some(Lane::Stateless),
@@ -111,8 +114,9 @@ pub async fn handle(State(route): State<Arc<McpRoute>>, request: Request) -> Res
         && bytes.len() as u64 <= MAX_FAST_BODY
         && headers_qualify(&lane, &parts.headers)
         && let Some(call) = recognise(&bytes, &lane, &parts.headers, &route.surface)
+        && let Some(response) = answer(&route, call, &lane).await
     {
-        return answer(&route.surface, call, &lane).await;
+        return response;
     }
     match mcp_intake::classify(&bytes) {
         Intake::Refused(response) => return response,
@@ -165,7 +169,7 @@ fn headers_qualify(lane: &Lane, headers: &HeaderMap) -> bool {
         return false;
     }
     match lane {
-        Lane::Session { revision } => single(headers, "mcp-protocol-version") == Some(revision),
+        Lane::Session { revision } => single(headers, "mcp-protocol-version") == Some(&**revision),
         Lane::Stateless => {
             !headers
                 .keys()
@@ -209,8 +213,8 @@ struct Message<'a> {
 #[serde(deny_unknown_fields)]
 struct Params<'a> {
     name: &'a str,
-    #[serde(default)]
-    arguments: Option<Map<String, Value>>,
+    #[serde(borrow, default)]
+    arguments: Option<&'a RawValue>,
     #[serde(rename = "_meta", borrow, default)]
     meta: Option<&'a RawValue>,
 }
@@ -234,18 +238,36 @@ struct SessionMeta {
 }
 
 /// A recognised call.
-struct Call {
+struct Call<'a> {
     id: NumberOrString,
-    name: String,
-    arguments: Option<Map<String, Value>>,
+    name: &'a str,
+    /// The tool's catalog position.
+    position: usize,
+    /// The arguments as written (`None` when absent or `null`).
+    arguments: Option<&'a RawValue>,
 }
 
-fn recognise(
-    bytes: &Bytes,
+impl Call<'_> {
+    /// The arguments' text, the key of a kept answer (empty when absent).
+    fn arguments_text(&self) -> &str {
+        self.arguments.map_or("", RawValue::get)
+    }
+
+    /// The arguments as members; `None` when they are not an object (the SDK answers that).
+    fn members(&self) -> Option<Option<Map<String, Value>>> {
+        match self.arguments {
+            None => Some(None),
+            Some(raw) => serde_json::from_str(raw.get()).ok().map(Some),
+        }
+    }
+}
+
+fn recognise<'a>(
+    bytes: &'a Bytes,
     lane: &Lane,
     headers: &HeaderMap,
     surface: &McpSurface,
-) -> Option<Call> {
+) -> Option<Call<'a>> {
     let message: Message<'_> = serde_json::from_slice(bytes).ok()?;
     if message.jsonrpc != "2.0" || message.method != "tools/call" {
         return None;
@@ -265,12 +287,17 @@ fn recognise(
             .meta
             .is_none_or(|meta| serde_json::from_str::<SessionMeta>(meta.get()).is_ok()),
     };
-    if !meta_ok || !surface.has_tool(params.name) {
+    if !meta_ok
+        || params
+            .arguments
+            .is_some_and(|raw| !raw.get().starts_with('{'))
+    {
         return None;
     }
     Some(Call {
         id,
-        name: params.name.to_owned(),
+        name: params.name,
+        position: surface.position(params.name)?,
         arguments: params.arguments,
     })
 }
@@ -289,47 +316,140 @@ fn request_id(raw: &RawValue) -> Option<NumberOrString> {
     }
 }
 
-async fn answer(surface: &McpSurface, call: Call, lane: &Lane) -> Response {
+/// How a lane's answer is shaped.
+fn shape(lane: &Lane) -> Shape {
+    match lane {
+        Lane::Stateless => Shape::Stateless,
+        Lane::Session { .. } => Shape::Legacy,
+    }
+}
+
+/// The framing around a shape's JSON message.
+fn framing(shape: Shape) -> (&'static [u8], &'static [u8]) {
+    match shape {
+        Shape::Stateless => (b"", b""),
+        Shape::Legacy => (b"data: ", b"\n\n"),
+    }
+}
+
+/// The answer to a recognised call: a kept answer while the backend's generation holds, else
+/// the surface's (kept when the generation did not move meanwhile). `None` (nothing done yet):
+/// the arguments are not an object, for the SDK to answer.
+async fn answer(route: &McpRoute, call: Call<'_>, lane: &Lane) -> Option<Response> {
+    let started = std::time::Instant::now();
+    let shape = shape(lane);
+    let generation = route.surface.answer_generation(call.name);
+    if let Some(generation) = generation
+        && let Some(reused) =
+            route
+                .answers
+                .get(call.position, shape, call.arguments_text(), generation)
+    {
+        tracing::trace!(tool = %call.name, "tools/call answered on the fast path from a kept answer");
+        route
+            .surface
+            .journal_reused(call.position, &reused.note, started);
+        let encoded = reuse(&call.id, shape, &reused.tail);
+        return Some(respond(shape, encoded));
+    }
+    let members = call.members()?;
     tracing::trace!(tool = %call.name, "tools/call answered on the fast path");
+    let answered = route.surface.call_noted(call.name, members).await;
     let mut size = 256;
-    let message = match surface.call(&call.name, call.arguments).await {
-        Ok(result) => {
+    let (message, note) = match answered {
+        Ok((result, note)) => {
             size += encoded_size_hint(&result);
             let mut result = ServerResult::CallToolResult(result);
-            if let Lane::Session { .. } = lane {
+            if shape == Shape::Legacy {
                 // What the SDK's handler does for a peer that negotiated a revision before
                 // 2026-07-28: the result keeps that revision's shape.
                 result.strip_result_type_for_legacy_peer();
                 result.strip_non_object_output_for_legacy_peer();
             }
-            ServerJsonRpcMessage::response(result, call.id)
+            (
+                ServerJsonRpcMessage::response(result, call.id.clone()),
+                Some(note),
+            )
         }
-        Err(error) => ServerJsonRpcMessage::error(error, Some(call.id)),
+        Err(error) => (
+            ServerJsonRpcMessage::error(error, Some(call.id.clone())),
+            None,
+        ),
     };
-    match lane {
-        Lane::Stateless => match encode(&message, b"", b"", size) {
-            Ok(json) => (
-                StatusCode::OK,
-                [(header::CONTENT_TYPE, "application/json")],
-                json,
-            )
-                .into_response(),
-            Err(_) => StatusCode::INTERNAL_SERVER_ERROR.into_response(),
-        },
-        Lane::Session { .. } => match encode(&message, b"data: ", b"\n\n", size) {
-            Ok(event) => (
-                StatusCode::OK,
-                [
-                    (header::CONTENT_TYPE, "text/event-stream"),
-                    (header::CACHE_CONTROL, "no-cache"),
-                    (header::HeaderName::from_static("x-accel-buffering"), "no"),
-                ],
-                event,
-            )
-                .into_response(),
-            Err(_) => StatusCode::INTERNAL_SERVER_ERROR.into_response(),
-        },
+    let (prefix, suffix) = framing(shape);
+    let encoded = encode(&message, prefix, suffix, size);
+    if let (Ok(encoded), Some(generation), Some(note)) = (&encoded, generation, note)
+        && route.surface.answer_generation(call.name) == Some(generation)
+        && let Some(tail) = tail_after_id(encoded, &call.id, shape)
+    {
+        let tail = Bytes::copy_from_slice(tail);
+        let reused = Reused {
+            generation,
+            tail,
+            note,
+        };
+        route
+            .answers
+            .put(call.position, shape, call.arguments_text(), reused);
     }
+    Some(respond(shape, encoded))
+}
+
+/// The head of an answer up to its id: the framing's prefix and `{"jsonrpc":"2.0","id":`.
+const fn head(shape: Shape) -> &'static [u8] {
+    match shape {
+        Shape::Stateless => b"{\"jsonrpc\":\"2.0\",\"id\":",
+        Shape::Legacy => b"data: {\"jsonrpc\":\"2.0\",\"id\":",
+    }
+}
+
+/// What follows the id in an encoded answer to a call of that id, when the answer is spelled
+/// [`head`], the id as [`reuse`] writes it, then `,"result":`: the part a kept answer reuses.
+fn tail_after_id<'a>(encoded: &'a [u8], id: &NumberOrString, shape: Shape) -> Option<&'a [u8]> {
+    let rest = encoded.strip_prefix(head(shape))?;
+    let id = serde_json::to_vec(id).ok()?;
+    let tail = rest.strip_prefix(id.as_slice())?;
+    tail.starts_with(b",\"result\":").then_some(tail)
+}
+
+/// A kept answer around a call's id.
+fn reuse(id: &NumberOrString, shape: Shape, tail: &[u8]) -> serde_json::Result<Vec<u8>> {
+    let head = head(shape);
+    let mut out = Vec::with_capacity(head.len() + 24 + tail.len());
+    out.extend_from_slice(head);
+    serde_json::to_writer(&mut out, id)?;
+    out.extend_from_slice(tail);
+    Ok(out)
+}
+
+/// The `200` carrying an encoded answer as its shape is sent.
+fn respond(shape: Shape, encoded: serde_json::Result<Vec<u8>>) -> Response {
+    let Ok(encoded) = encoded else {
+        return StatusCode::INTERNAL_SERVER_ERROR.into_response();
+    };
+    // Header values made from static text, not copied per answer.
+    let mut response = Response::new(Body::from(encoded));
+    let headers = response.headers_mut();
+    match shape {
+        Shape::Stateless => {
+            headers.insert(
+                header::CONTENT_TYPE,
+                HeaderValue::from_static("application/json"),
+            );
+        }
+        Shape::Legacy => {
+            headers.insert(
+                header::CONTENT_TYPE,
+                HeaderValue::from_static("text/event-stream"),
+            );
+            headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+            headers.insert(
+                header::HeaderName::from_static("x-accel-buffering"),
+                HeaderValue::from_static("no"),
+            );
+        }
+    }
+    response
 }
 
 /// The message's compact JSON between `prefix` and `suffix`, written into one buffer sized for it
@@ -358,4 +478,50 @@ fn encoded_size_hint(result: &CallToolResult) -> usize {
         .map(|text| text.text.len())
         .sum();
     text + text / 4
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rmcp::model::ContentBlock;
+
+    fn message(id: NumberOrString) -> ServerJsonRpcMessage {
+        let text = r#"{"status": 200, "body": {"title": "caf\u00e9 \"quoted\"\n"}}"#;
+        let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
+        result.meta = Some(crate::mcp::provenance());
+        ServerJsonRpcMessage::response(ServerResult::CallToolResult(result), id)
+    }
+
+    #[test]
+    fn a_kept_answer_around_another_id_is_the_sdks_answer_to_that_id() {
+        let ids = [
+            NumberOrString::Number(7),
+            NumberOrString::Number(-3),
+            NumberOrString::String("call \"1\" é".into()),
+        ];
+        for shape in [Shape::Stateless, Shape::Legacy] {
+            let (prefix, suffix) = framing(shape);
+            let first = encode(&message(NumberOrString::Number(1)), prefix, suffix, 0).unwrap();
+            let tail = tail_after_id(&first, &NumberOrString::Number(1), shape).unwrap();
+            for id in &ids {
+                let sdk = encode(&message(id.clone()), prefix, suffix, 0).unwrap();
+                assert_eq!(
+                    String::from_utf8(reuse(id, shape, tail).unwrap()).unwrap(),
+                    String::from_utf8(sdk).unwrap()
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn an_answer_spelled_otherwise_is_not_kept() {
+        let (prefix, suffix) = framing(Shape::Stateless);
+        let first = encode(&message(NumberOrString::Number(1)), prefix, suffix, 0).unwrap();
+        assert!(tail_after_id(&first, &NumberOrString::Number(2), Shape::Stateless).is_none());
+        assert!(tail_after_id(&first, &NumberOrString::Number(1), Shape::Legacy).is_none());
+        let reordered = br#"{"id":1,"jsonrpc":"2.0","result":{}}"#;
+        assert!(tail_after_id(reordered, &NumberOrString::Number(1), Shape::Stateless).is_none());
+        let error = br#"{"jsonrpc":"2.0","id":1,"error":{}}"#;
+        assert!(tail_after_id(error, &NumberOrString::Number(1), Shape::Stateless).is_none());
+    }
 }

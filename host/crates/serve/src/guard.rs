@@ -178,6 +178,14 @@ pub async fn protect(
     request: Request,
     next: Next,
 ) -> Response {
+    match admit(&allowlist, &request) {
+        Ok(()) => next.run(request).await,
+        Err(refusal) => refusal,
+    }
+}
+
+/// [`protect`]'s decision on a request: `Ok` to serve it, else the refusal to send (logged).
+pub fn admit(allowlist: &HostAllowlist, request: &Request) -> Result<(), Response> {
     if request
         .headers()
         .get_all(header::HOST)
@@ -189,22 +197,19 @@ pub async fn protect(
             path = request.uri().path(),
             "refused a request with more than one Host header"
         );
-        return refused(
+        return Err(refused(
             StatusCode::BAD_REQUEST,
             "bad request: more than one Host header",
+        ));
+    }
+    let authority = request.uri().authority().map(|a| a.as_str());
+    check(allowlist, request.headers(), authority).map_err(|message| {
+        tracing::warn!(
+            path = request.uri().path(),
+            "refused a request: {message} (possible DNS rebinding or cross-origin request)"
         );
-    }
-    let authority = request.uri().authority().map(|a| a.as_str().to_owned());
-    match check(&allowlist, request.headers(), authority.as_deref()) {
-        Ok(()) => next.run(request).await,
-        Err(message) => {
-            tracing::warn!(
-                path = request.uri().path(),
-                "refused a request: {message} (possible DNS rebinding or cross-origin request)"
-            );
-            forbidden(message)
-        }
-    }
+        forbidden(message)
+    })
 }
 
 #[cfg(test)]

@@ -18,7 +18,7 @@
 
 use std::collections::VecDeque;
 use std::io::Write;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde::Serialize;
@@ -93,13 +93,16 @@ pub struct JournalEntry {
     /// `mcp` (a tool call) or `data` (a data-plane call).
     pub kind: &'static str,
     /// The tool name or the data-plane method.
-    pub name: String,
+    #[serde(serialize_with = "shared_text")]
+    pub name: Arc<str>,
     /// The first 12 hex digits of the SHA-256 of the arguments' compact JSON.
-    pub arguments: String,
+    #[serde(serialize_with = "shared_text")]
+    pub arguments: Arc<str>,
     /// Where the answer came from.
     pub source: AnswerSource,
     /// `ok`, or the error's code (`invalid_arguments`, `-32602`, …).
-    pub status: String,
+    #[serde(serialize_with = "shared_text")]
+    pub status: Arc<str>,
     /// How long the call took, in microseconds.
     pub micros: u64,
 }
@@ -201,23 +204,24 @@ impl Journal {
         }
     }
 
-    /// Records a call from its parts (`arguments`: their digest, [`arguments_digest`]).
+    /// Records a call from its parts (`arguments`: their digest, [`arguments_digest`]); the
+    /// texts are shared, so a call repeated records no copy of them.
     #[allow(clippy::too_many_arguments)]
     pub fn call(
         &self,
         time: JournalTime,
         kind: &'static str,
-        name: &str,
-        arguments: &str,
+        name: Arc<str>,
+        arguments: Arc<str>,
         source: AnswerSource,
-        status: String,
+        status: Arc<str>,
         took: Duration,
     ) {
         self.record(JournalEntry {
             time,
             kind,
-            name: name.to_owned(),
-            arguments: arguments.to_owned(),
+            name,
+            arguments,
             source,
             status,
             micros: u64::try_from(took.as_micros()).unwrap_or(u64::MAX),
@@ -262,14 +266,14 @@ impl DataPlane for JournaledPlane {
             let digest = arguments_digest(call.params.as_ref().unwrap_or(&Value::Null));
             let result = self.inner.handle(call).await;
             let (source, status) = match &result {
-                Ok(_) => (AnswerSource::State, "ok".to_owned()),
-                Err(error) => (AnswerSource::Refused, error.code.to_string()),
+                Ok(_) => (AnswerSource::State, Arc::from("ok")),
+                Err(error) => (AnswerSource::Refused, Arc::from(error.code.to_string())),
             };
             self.journal.call(
                 time,
                 "data",
-                &method,
-                &digest,
+                method.into(),
+                digest.into(),
                 source,
                 status,
                 started.elapsed(),
@@ -281,6 +285,11 @@ impl DataPlane for JournaledPlane {
     fn state_report(&self) -> Value {
         self.inner.state_report()
     }
+}
+
+/// A shared text written as a JSON string.
+fn shared_text<S: serde::Serializer>(text: &Arc<str>, serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.serialize_str(text)
 }
 
 fn echo_line(line: &str) {
@@ -298,10 +307,10 @@ mod tests {
         JournalEntry {
             time: JournalTime("2026-05-04T10:12:03.417Z".parse().unwrap()),
             kind: "mcp",
-            name: name.to_owned(),
-            arguments: arguments_digest(&json!({"id": 1})),
+            name: name.into(),
+            arguments: arguments_digest(&json!({"id": 1})).into(),
             source: AnswerSource::State,
-            status: "ok".to_owned(),
+            status: "ok".into(),
             micros: 412,
         }
     }
@@ -343,7 +352,7 @@ mod tests {
         }
         let (recent, total) = journal.recent(3);
         assert_eq!(total, (JOURNAL_CAPACITY + 5) as u64);
-        let names: Vec<&str> = recent.iter().map(|entry| entry.name.as_str()).collect();
+        let names: Vec<&str> = recent.iter().map(|entry| &*entry.name).collect();
         let last = JOURNAL_CAPACITY + 4;
         assert_eq!(
             names,

@@ -71,6 +71,7 @@
 //! for the checklist items this crate covers, differs on, or leaves to others.
 
 pub mod agentenv;
+pub mod answer_cache;
 pub mod arguments;
 pub mod backend;
 pub mod budget;
@@ -209,6 +210,7 @@ pub fn app(
     });
     let allowed = Arc::new(options.allowed_hosts);
     let mcp_route = Arc::new(fast_path::McpRoute {
+        answers: Arc::new(answer_cache::AnswerCache::new(surface.tool_count())),
         surface,
         sdk: mcp_service,
         sessions,
@@ -242,13 +244,31 @@ pub fn app(
             }),
         )
         .layer(axum::middleware::from_fn_with_state(
-            allowed,
-            guard::protect,
+            Arc::new(Front { allowed, activity }),
+            front,
         ))
-        .layer(axum::middleware::from_fn_with_state(
-            activity,
-            memory::count_request,
-        ))
+}
+
+/// What the one middleware in front of every route reads.
+struct Front {
+    allowed: Arc<HostAllowlist>,
+    activity: memory::Activity,
+}
+
+/// The middleware in front of every route: the request counts as activity
+/// ([`memory::count_request`]), then passes the `Host`/`Origin` guard ([`guard::protect`]). One
+/// layer rather than one each: every `from_fn` layer costs each request a boxed future and a
+/// cloned service.
+async fn front(
+    axum::extract::State(front): axum::extract::State<Arc<Front>>,
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    memory::count(&front.activity, &request);
+    match guard::admit(&front.allowed, &request) {
+        Ok(()) => next.run(request).await,
+        Err(refusal) => refusal,
+    }
 }
 
 #[cfg(test)]

@@ -25,6 +25,7 @@ use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
 
+use crate::answer_cache::CallNote;
 use crate::arguments;
 use crate::backend::{ToolAnswer, ToolBackend};
 use crate::journal::{Journal, JournalTime, members_digest};
@@ -53,6 +54,8 @@ struct Surface {
     /// Answers carry recorded credentials as recorded (`--keep-credentials`); else redacted.
     keep_credentials: bool,
     tools: Vec<Tool>,
+    /// Each tool's name, shared by its journal entries.
+    names: Vec<Arc<str>>,
     /// Each tool's input schema compiled, at its first call.
     checks: Vec<OnceLock<CompiledSchema>>,
     index: HashMap<String, usize>,
@@ -98,6 +101,7 @@ impl McpSurface {
                 backend,
                 keep_credentials: false,
                 checks: tools.iter().map(|_| OnceLock::new()).collect(),
+                names: tools.iter().map(|tool| Arc::from(&*tool.name)).collect(),
                 tools,
                 index,
                 info,
@@ -142,6 +146,21 @@ impl McpSurface {
         StreamableHttpService::new(move || Ok(surface.clone()), sessions, config)
     }
 
+    /// Where the tool of that name is in the catalog, when it is served.
+    pub fn position(&self, name: &str) -> Option<usize> {
+        self.inner.index.get(name).copied()
+    }
+
+    /// How many tools are served.
+    pub fn tool_count(&self) -> usize {
+        self.inner.tools.len()
+    }
+
+    /// The backend's answer generation of a tool ([`ToolBackend::answer_generation`]).
+    pub fn answer_generation(&self, name: &str) -> Option<u64> {
+        self.inner.backend.answer_generation(name)
+    }
+
     /// Answers one `tools/call`: the argument check, the backend call, and the result with its
     /// provenance. An unknown tool is a JSON-RPC `-32602` error (MCP's "unknown tool"), not a
     /// tool result.
@@ -150,29 +169,83 @@ impl McpSurface {
         name: &str,
         arguments: Option<Map<String, Value>>,
     ) -> Result<CallToolResult, McpError> {
-        let time = self.inner.journal.as_ref().map(|_| JournalTime::now());
+        self.call_noted(name, arguments)
+            .await
+            .map(|(result, _)| result)
+    }
+
+    /// [`McpSurface::call`], with what the journal recorded of a served tool's call.
+    pub async fn call_noted(
+        &self,
+        name: &str,
+        arguments: Option<Map<String, Value>>,
+    ) -> Result<(CallToolResult, CallNote), McpError> {
+        let time = JournalTime::now();
         let started = std::time::Instant::now();
-        let digest_of = |arguments: &Option<Map<String, Value>>| members_digest(arguments.as_ref());
+        let digest = Arc::from(members_digest(arguments.as_ref()));
         let Some(&position) = self.inner.index.get(name) else {
-            if let (Some(journal), Some(time)) = (&self.inner.journal, time) {
-                let status = "unknown-tool".to_owned();
-                let source = crate::journal::AnswerSource::Refused;
-                journal.call(
-                    time,
-                    "mcp",
-                    name,
-                    &digest_of(&arguments),
-                    source,
-                    status,
-                    started.elapsed(),
-                );
-            }
+            let note = CallNote {
+                digest,
+                source: crate::journal::AnswerSource::Refused,
+                status: Arc::from("unknown-tool"),
+            };
+            self.journal(time, Arc::from(name), &note, started);
             return Err(McpError::invalid_params(
                 format!("unknown tool: {}", Value::String(name.to_owned())),
                 None,
             ));
         };
-        let journaled = time.map(|time| (time, digest_of(&arguments)));
+        let answer = self.answer(position, name, arguments).await;
+        let note = CallNote {
+            digest,
+            source: answer.source,
+            status: Arc::from(answer_status(&answer)),
+        };
+        self.journal(
+            time,
+            Arc::clone(&self.inner.names[position]),
+            &note,
+            started,
+        );
+        Ok((tool_result(answer), note))
+    }
+
+    /// Records in the journal a call of the tool at `position` answered again from a kept
+    /// answer ([`crate::answer_cache`]) as its first call was recorded, timed from `started`.
+    pub fn journal_reused(&self, position: usize, note: &CallNote, started: std::time::Instant) {
+        if let Some(name) = self.inner.names.get(position) {
+            self.journal(JournalTime::now(), Arc::clone(name), note, started);
+        }
+    }
+
+    fn journal(
+        &self,
+        time: JournalTime,
+        name: Arc<str>,
+        note: &CallNote,
+        started: std::time::Instant,
+    ) {
+        if let Some(journal) = &self.inner.journal {
+            journal.call(
+                time,
+                "mcp",
+                name,
+                Arc::clone(&note.digest),
+                note.source,
+                Arc::clone(&note.status),
+                started.elapsed(),
+            );
+        }
+    }
+
+    /// The backend's answer to a served tool's call whose arguments fit its schema, else the
+    /// `invalid_arguments` error; redacted unless credentials are kept.
+    async fn answer(
+        &self,
+        position: usize,
+        name: &str,
+        arguments: Option<Map<String, Value>>,
+    ) -> ToolAnswer {
         let schema = &self.inner.tools[position].input_schema;
         // Arguments that fit cost one validation; only others are checked again for the issues.
         let arguments = Value::Object(arguments.unwrap_or_default());
@@ -198,24 +271,11 @@ impl McpSurface {
                 "mistyped": error.mistyped,
             })),
         };
-        let answer = if self.inner.keep_credentials {
+        if self.inner.keep_credentials {
             answer
         } else {
             crate::redact::redact_answer(answer)
-        };
-        if let (Some(journal), Some((time, digest))) = (&self.inner.journal, journaled) {
-            let status = answer_status(&answer);
-            journal.call(
-                time,
-                "mcp",
-                name,
-                &digest,
-                answer.source,
-                status,
-                started.elapsed(),
-            );
         }
-        Ok(tool_result(answer))
     }
 }
 

@@ -166,11 +166,16 @@ pub async fn count_request(
     request: Request,
     next: Next,
 ) -> Response {
+    count(&activity, &request);
+    next.run(request).await
+}
+
+/// [`count_request`]'s work: the request is activity, and ties its connection to it.
+pub fn count(activity: &Activity, request: &Request) {
     if let Some(connection) = request.extensions().get::<Connection>() {
-        connection.attach(&activity);
+        connection.attach(activity);
     }
     activity.touch();
-    next.run(request).await
 }
 
 /// Trims once the activity count stood still for a whole interval after it last moved, and

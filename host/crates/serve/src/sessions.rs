@@ -140,8 +140,9 @@ pub struct CappedSessions {
 /// What rea keeps of an open session.
 #[derive(Debug)]
 struct Entry {
-    /// The protocol revision it negotiated, once its `initialize` was answered.
-    revision: Option<String>,
+    /// The protocol revision it negotiated, once its `initialize` was answered (shared with
+    /// each request's check rather than copied).
+    revision: Option<Arc<str>>,
     /// When a request last named it.
     last_active: Instant,
 }
@@ -171,12 +172,16 @@ impl CappedSessions {
 
     /// The protocol revision a session negotiated, while it is open.
     pub fn revision(&self, id: &str) -> Option<String> {
-        self.entries().get(id)?.revision.clone()
+        self.entries()
+            .get(id)?
+            .revision
+            .as_deref()
+            .map(str::to_owned)
     }
 
     /// Counts a request naming the session as its activity; answers the revision it negotiated
     /// while it is open and initialized.
-    pub fn touch(&self, id: &str) -> Option<String> {
+    pub fn touch(&self, id: &str) -> Option<Arc<str>> {
         let mut entries = self.entries();
         let entry = entries.get_mut(id)?;
         entry.last_active = Instant::now();
@@ -256,7 +261,7 @@ impl SessionManager for CappedSessions {
             value
                 .pointer("/result/protocolVersion")
                 .and_then(serde_json::Value::as_str)
-                .map(str::to_owned)
+                .map(Arc::from)
         });
         if let Some(entry) = self.entries().get_mut(id) {
             entry.revision = revision;

@@ -249,10 +249,10 @@ fn journal_section(journal: Option<&[crate::journal::JournalEntry]>) -> String {
         vec![
             entry.time.to_string(),
             entry.kind.to_owned(),
-            entry.name.clone(),
-            entry.arguments.clone(),
+            entry.name.to_string(),
+            entry.arguments.to_string(),
             entry.source.as_str().to_owned(),
-            entry.status.clone(),
+            entry.status.to_string(),
             format!("{} µs", entry.micros),
         ]
     });
