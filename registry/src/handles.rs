@@ -517,16 +517,13 @@ impl RouteFormHandle {
         )
     }
 
-    /// [`Self::apply`] for a request the host holds in a shape of its own that serializes as the
-    /// [`RouteFormRequest`] it stands for (its answers kept as their JSON text between stages).
-    pub fn apply_held<Q: Serialize>(
-        &self,
-        request: &Q,
-    ) -> Result<RouteFormOutcome, StageCallError> {
-        self.name.exchange(
-            request,
-            ("route form request", "route form outcome"),
-            |text| self.stage.apply(text),
+    /// [`Self::apply`] of a request already encoded as the contract's JSON text (what crosses the
+    /// ABI): a host asking several forms in turn holds the request once, as text.
+    pub fn apply_text(&self, request: &str) -> Result<RouteFormOutcome, StageCallError> {
+        self.name.decode_within(
+            self.stage.apply(RStr::from_str(request)),
+            "route form outcome",
+            MAX_RULE_ANSWER_BYTES,
         )
     }
 

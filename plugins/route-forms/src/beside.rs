@@ -106,10 +106,8 @@ fn members_agree(one: &[String], other: &[String]) -> bool {
 fn parameter_families<'a>(routes: &Routes<'a>) -> Families<'a> {
     let mut families: Families<'a> = BTreeMap::new();
     for (index, route) in routes.routes.iter().enumerate() {
-        for (position, form) in routes.forms[index].iter().enumerate() {
-            let whole = form
-                .as_ref()
-                .is_some_and(|form| form.prefix.is_empty() && form.suffix.is_empty());
+        for (position, form) in routes.forms_of(index).enumerate() {
+            let whole = form.is_some_and(|form| form.prefix.is_empty() && form.suffix.is_empty());
             if whole {
                 let key = (
                     route.segments.len(),
@@ -135,10 +133,7 @@ fn sibling_form(
         let mut counts: BTreeMap<SegmentForm, usize> = BTreeMap::new();
         for &sibling in siblings {
             let matches = routes.routes[sibling].method.eq_ignore_ascii_case(method);
-            if let (true, Some(form)) = (
-                matches || !same_method,
-                routes.forms[sibling][position].as_ref(),
-            ) {
+            if let (true, Some(form)) = (matches || !same_method, routes.form(sibling, position)) {
                 *counts.entry(form.clone()).or_default() += 1;
             }
         }

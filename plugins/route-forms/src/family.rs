@@ -89,7 +89,7 @@ fn fits(mine: &[Token<'_>], template: &[Token<'_>], open: &[usize]) -> bool {
 fn templates<'a>(routes: &Routes<'a>) -> Templates<'a> {
     let mut templates: Templates<'a> = BTreeMap::new();
     for (index, route) in routes.routes.iter().enumerate() {
-        if routes.forms[index].iter().all(Option::is_none) {
+        if routes.forms_of(index).all(|form| form.is_none()) {
             continue;
         }
         templates
@@ -107,7 +107,7 @@ fn tokens<'a>(routes: &Routes<'a>, index: usize) -> Vec<Token<'a>> {
     routes.routes[index]
         .segments
         .iter()
-        .zip(&routes.forms[index])
+        .zip(routes.forms_of(index))
         .map(|(segment, form)| match form {
             Some(form) => Token::Parameter(form.clone()),
             None => Token::Literal(segment),
@@ -129,11 +129,8 @@ impl<'a> Ids<'a> {
         let mut taken = BTreeSet::new();
         let mut keys: BTreeMap<&'a str, BTreeSet<(usize, &'a str)>> = BTreeMap::new();
         for (index, route) in routes.routes.iter().enumerate() {
-            for (position, form) in routes.forms[index].iter().enumerate() {
-                if form
-                    .as_ref()
-                    .is_some_and(|form| form.prefix.is_empty() && form.suffix.is_empty())
-                {
+            for (position, form) in routes.forms_of(index).enumerate() {
+                if form.is_some_and(|form| form.prefix.is_empty() && form.suffix.is_empty()) {
                     taken.insert((position, route.decoded[position].as_str()));
                 }
             }

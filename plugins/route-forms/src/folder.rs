@@ -202,9 +202,7 @@ pub(crate) fn sibling_form(
         if other == index || routes.routes[other].segments.len() != length {
             continue;
         }
-        if let Some(form) = routes.forms[other][position]
-            .as_ref()
-            .filter(|form| fits(form))
+        if let Some(form) = routes.form(other, position).filter(|form| fits(form))
             && routes.others(other, position) == others
         {
             *counts.entry(form.clone()).or_default() += 1;

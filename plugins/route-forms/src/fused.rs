@@ -126,9 +126,11 @@ fn echoes_a_parameter(
     };
     holders.iter().all(|&holder| {
         let route = &routes.routes[holder];
-        route.decoded.iter().enumerate().any(|(at, value)| {
-            at != position && value == name && routes.forms[holder][at].is_some()
-        })
+        route
+            .decoded
+            .iter()
+            .enumerate()
+            .any(|(at, value)| at != position && value == name && routes.form(holder, at).is_some())
     })
 }
 
@@ -228,7 +230,7 @@ fn names_collections(routes: &Routes<'_>, position: usize, ids: &[&str]) -> bool
         .iter()
         .enumerate()
         .filter(|(index, route)| {
-            route.segments.len() > position + 1 && routes.forms[*index][position].is_none()
+            route.segments.len() > position + 1 && routes.form(*index, position).is_none()
         })
         .map(|(_, route)| route.decoded[position].as_str())
         .collect();

@@ -42,6 +42,7 @@
 //! length equal elsewhere), as `folder-tree` does, and otherwise the whole-segment rule
 //! `listed-id`.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use rea_plugin_api::contracts::route::{
@@ -76,7 +77,7 @@ impl RouteForm for ListedId {
         for (index, position, form) in crate::family::joins_family(&routes) {
             routes.set(index, position, &form);
         }
-        let lookup = Lookup::new(routes.routes, &routes.forms);
+        let lookup = Lookup::new(&routes);
         let mut changes: Vec<(usize, usize, SegmentForm)> = Vec::new();
         for index in 0..routes.routes.len() {
             for position in 1..routes.routes[index].segments.len() {
@@ -110,7 +111,7 @@ struct Lookup<'a> {
     /// members array items hold it under.
     listed: HashMap<&'a [String], HashMap<&'a str, Vec<&'a str>>>,
     /// Per decoded route and method (upper case): the routes recorded so.
-    same_route: HashMap<(&'a [String], String), Vec<usize>>,
+    same_route: HashMap<(&'a [String], Cow<'a, str>), Vec<usize>>,
     /// Per segment count, position and decoded value there: the routes holding it as a parameter
     /// (the forms the stage was given; it changes none before its last check).
     at_position: HashMap<(usize, usize, &'a str), Vec<usize>>,
@@ -120,36 +121,49 @@ struct Lookup<'a> {
 }
 
 impl<'a> Lookup<'a> {
-    fn new(routes: &'a [RecordedRoute], forms: &[Vec<Option<SegmentForm>>]) -> Self {
+    fn new(routes: &Routes<'a>) -> Self {
         let mut lookup = Self {
             listed: HashMap::new(),
             same_route: HashMap::new(),
             at_position: HashMap::new(),
             item_values: HashMap::new(),
         };
-        for (index, route) in routes.iter().enumerate() {
+        for (index, route) in routes.routes.iter().enumerate() {
             if route.method.eq_ignore_ascii_case("GET") && route.answer.json.is_some() {
-                let listed = lookup.listed.entry(route.decoded.as_slice()).or_default();
-                for held in route.answer.values.iter().filter(|held| held.in_array) {
-                    if let Some(member) = item_member(&held.pointer) {
-                        listed.entry(held.text.as_str()).or_default().push(member);
-                    }
-                }
+                lookup.index_listing(route);
             }
-            let key = (route.decoded.as_slice(), route.method.to_ascii_uppercase());
+            let key = (route.decoded.as_slice(), upper_case(&route.method));
             lookup.same_route.entry(key).or_default().push(index);
-            let parameters = route.decoded.iter().zip(&forms[index]).enumerate();
-            for (position, (value, _)) in parameters.filter(|(_, (_, form))| form.is_some()) {
+            let parameters = route.decoded.iter().zip(routes.forms_of(index)).enumerate();
+            for (position, (value, form)) in parameters {
+                let Some(form) = form else {
+                    continue;
+                };
                 let key = (route.segments.len(), position, value.as_str());
                 lookup.at_position.entry(key).or_default().push(index);
-            }
-            for (position, form) in forms[index].iter().enumerate() {
-                if let Some(form) = form {
-                    lookup.index_item(route, form, position, index);
-                }
+                lookup.index_item(route, form, position, index);
             }
         }
         lookup
+    }
+
+    /// Indexes the values a listing's array items hold, by member (a listing holding none is not
+    /// indexed: an item's own answer holds no array).
+    fn index_listing(&mut self, route: &'a RecordedRoute) {
+        let mut held = route
+            .answer
+            .values
+            .iter()
+            .filter(|held| held.in_array)
+            .filter_map(|held| Some((held.text.as_str(), item_member(&held.pointer)?)))
+            .peekable();
+        if held.peek().is_none() {
+            return;
+        }
+        let listed = self.listed.entry(route.decoded.as_slice()).or_default();
+        for (text, member) in held {
+            listed.entry(text).or_default().push(member);
+        }
     }
 
     /// Indexes a route's parameter at `position` by the segment and the value it took.
@@ -170,6 +184,15 @@ impl<'a> Lookup<'a> {
             let values = self.item_values.entry((position, value)).or_default();
             values.push((index, false));
         }
+    }
+}
+
+/// A method in upper case, borrowed when it is spelled so (as recorded methods mostly are).
+fn upper_case(method: &str) -> Cow<'_, str> {
+    if method.bytes().any(|byte| byte.is_ascii_lowercase()) {
+        Cow::Owned(method.to_ascii_uppercase())
+    } else {
+        Cow::Borrowed(method)
     }
 }
 
@@ -201,7 +224,7 @@ fn listed_by_collection(
     else {
         return false;
     };
-    let key = (route.decoded.as_slice(), route.method.to_ascii_uppercase());
+    let key = (route.decoded.as_slice(), upper_case(&route.method));
     let same_route = lookup.same_route[&key]
         .iter()
         .map(|&other| &routes.routes[other]);
@@ -241,7 +264,7 @@ fn named_through_sibling(
     let mut counts: BTreeMap<SegmentForm, usize> = BTreeMap::new();
     let key = (route.segments.len(), position, value);
     for &other in lookup.at_position.get(&key).into_iter().flatten() {
-        let Some(form) = routes.forms[other][position].as_ref() else {
+        let Some(form) = routes.form(other, position) else {
             continue;
         };
         if form.value_in(value).is_some()
@@ -268,7 +291,7 @@ fn named_by_item_route(
     let mut counts: BTreeMap<SegmentForm, usize> = BTreeMap::new();
     let key = (position, route.decoded[position].as_str());
     for &(other, spelled) in lookup.item_values.get(&key).into_iter().flatten() {
-        let Some(form) = routes.forms[other][position].as_ref() else {
+        let Some(form) = routes.form(other, position) else {
             continue;
         };
         let theirs = routes.others(other, position);
@@ -291,8 +314,9 @@ fn ids_of_items_elsewhere(routes: &Routes<'_>) -> Vec<(usize, usize, SegmentForm
     // Per id, the forms (borrowed: one id per item, so a map, or a copy of a form, per id would
     // hold far more than the routes do) and how often each took it.
     let mut item_ids: HashMap<&str, Vec<(&SegmentForm, usize)>> = HashMap::new();
-    for (route, forms) in routes.routes.iter().zip(&routes.forms) {
-        let (Some(Some(form)), Some(value)) = (forms.last(), route.decoded.last()) else {
+    for (index, route) in routes.routes.iter().enumerate() {
+        let (Some(Some(form)), Some(value)) = (routes.forms_of(index).last(), route.decoded.last())
+        else {
             continue;
         };
         if form.prefix.is_empty() && form.suffix.is_empty() {

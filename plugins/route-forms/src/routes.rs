@@ -1,5 +1,6 @@
 //! The routes a form works on: the request's segments with the forms so far, changed in place, and
-//! the outcome listing what changed.
+//! the outcome listing what changed. The forms the request gave are borrowed, not copied (issue 17:
+//! a copy of every route's forms was a tenth of the build's peak, the route-form exchange).
 
 use std::collections::BTreeMap;
 
@@ -15,31 +16,63 @@ pub(crate) enum Token<'a> {
     Parameter(SegmentForm),
 }
 
+/// A segment's form: the one the request gave it, or one the stage made.
+#[derive(Debug, Clone)]
+enum Slot<'a> {
+    Given(&'a SegmentForm),
+    Made(Box<SegmentForm>),
+}
+
+impl Slot<'_> {
+    fn form(&self) -> &SegmentForm {
+        match self {
+            Slot::Given(form) => form,
+            Slot::Made(form) => form,
+        }
+    }
+}
+
 /// The request's routes and their forms as a form changes them.
 pub(crate) struct Routes<'a> {
     pub(crate) routes: &'a [RecordedRoute],
-    pub(crate) forms: Vec<Vec<Option<SegmentForm>>>,
+    /// Per route, per segment: its form so far.
+    slots: Vec<Vec<Option<Slot<'a>>>>,
 }
 
 impl<'a> Routes<'a> {
     pub(crate) fn new(request: &'a RouteFormRequest) -> Self {
         Self {
             routes: &request.routes,
-            forms: request
+            slots: request
                 .routes
                 .iter()
                 .map(|route| {
-                    let mut forms = route.forms.clone();
-                    forms.resize(route.segments.len(), None);
-                    forms
+                    (0..route.segments.len())
+                        .map(|position| route.forms.get(position)?.as_ref().map(Slot::Given))
+                        .collect()
                 })
                 .collect(),
         }
     }
 
+    /// The form of segment `position` of route `route` so far.
+    pub(crate) fn form(&self, route: usize, position: usize) -> Option<&SegmentForm> {
+        self.slots[route][position].as_ref().map(Slot::form)
+    }
+
+    /// The forms of route `route`'s segments so far, in order.
+    pub(crate) fn forms_of(
+        &self,
+        route: usize,
+    ) -> impl ExactSizeIterator<Item = Option<&SegmentForm>> + '_ {
+        self.slots[route]
+            .iter()
+            .map(|slot| slot.as_ref().map(Slot::form))
+    }
+
     /// Whether segment `position` of route `route` is still literal and not empty.
     pub(crate) fn open(&self, route: usize, position: usize) -> bool {
-        self.forms[route][position].is_none() && !self.routes[route].segments[position].is_empty()
+        self.slots[route][position].is_none() && !self.routes[route].segments[position].is_empty()
     }
 
     /// The route's tokens except at `skip`.
@@ -47,34 +80,33 @@ impl<'a> Routes<'a> {
         self.routes[route]
             .segments
             .iter()
-            .zip(&self.forms[route])
+            .zip(self.forms_of(route))
             .enumerate()
             .filter(|(index, _)| *index != skip)
-            .map(|(_, (segment, form))| token(segment, form.as_ref()))
+            .map(|(_, (segment, form))| token(segment, form))
             .collect()
     }
 
     /// Gives segment `position` of route `route` a form unless it has one; whether it changed.
     pub(crate) fn set(&mut self, route: usize, position: usize, form: &SegmentForm) -> bool {
-        let slot = &mut self.forms[route][position];
+        let slot = &mut self.slots[route][position];
         if slot.is_some() {
             return false;
         }
-        *slot = Some(form.clone());
+        *slot = Some(Slot::Made(Box::new(form.clone())));
         true
     }
 
     /// The outcome: every segment literal in the request that has a form now.
     pub(crate) fn outcome(self) -> RouteFormOutcome {
         let mut changes = Vec::new();
-        for (index, (route, forms)) in self.routes.iter().zip(self.forms).enumerate() {
-            for (segment, form) in forms.into_iter().enumerate() {
-                let was_literal = route.forms.get(segment).is_none_or(Option::is_none);
-                if let (true, Some(form)) = (was_literal, form) {
+        for (index, slots) in self.slots.iter().enumerate() {
+            for (segment, slot) in slots.iter().enumerate() {
+                if let Some(Slot::Made(form)) = slot {
                     changes.push(SegmentChange {
                         route: index,
                         segment,
-                        form,
+                        form: SegmentForm::clone(form),
                     });
                 }
             }

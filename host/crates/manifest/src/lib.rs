@@ -40,6 +40,7 @@ pub mod card;
 pub mod catalog;
 pub mod depths;
 pub mod display;
+mod encoded_request;
 pub mod environment;
 pub mod evidence;
 pub mod joined;

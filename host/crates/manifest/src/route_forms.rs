@@ -35,10 +35,9 @@ use rea_plugin_api::contracts::route::{
     AnswerValue, RecordedAnswer, RecordedRoute, RouteFormRequest, SegmentForm,
 };
 use rea_plugin_api::route_fields::{format_rule, separated_runs};
-use serde::Serialize;
-use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
+use crate::encoded_request::EncodedRequest;
 use crate::responses::ParsedResponses;
 use crate::segments::{segment_value, split_path};
 
@@ -74,43 +73,6 @@ pub fn route_form_request(records: &[&CaptureRecord], paths: &[&str]) -> RouteFo
         routes,
         schema_version: SCHEMA_VERSION,
     }
-}
-
-/// A recorded route as [`apply_route_forms`] holds it between stages: its answer kept as the JSON
-/// text it is sent as, about a third of the typed answer's heap (issue 17: the request holds
-/// every recorded answer while each stage works). It serializes as the [`RecordedRoute`] it was
-/// made from (the same fields in the same order).
-#[derive(Serialize)]
-struct HeldRoute {
-    method: String,
-    segments: Vec<String>,
-    decoded: Vec<String>,
-    forms: Vec<Option<SegmentForm>>,
-    answer: Box<RawValue>,
-}
-
-impl HeldRoute {
-    fn of(route: RecordedRoute) -> Result<Self, Refusal> {
-        let answer = serde_json::value::to_raw_value(&route.answer).map_err(|error| {
-            Refusal::internal(format!("a recorded answer did not serialize: {error}"))
-        })?;
-        Ok(Self {
-            method: route.method,
-            segments: route.segments,
-            decoded: route.decoded,
-            forms: route.forms,
-            answer,
-        })
-    }
-}
-
-/// The route-form request as [`apply_route_forms`] holds it; it serializes as the
-/// [`RouteFormRequest`] it stands for.
-#[derive(Serialize)]
-struct HeldRequest {
-    options: Map<String, Value>,
-    routes: Vec<HeldRoute>,
-    schema_version: u32,
 }
 
 /// What the route-form stages learned of one origin's records.
@@ -162,51 +124,51 @@ pub(crate) fn apply_route_forms(
             query_families,
         });
     }
-    let mut request = HeldRequest {
-        options: Map::new(),
-        routes: routes_with_forms(responses, paths, forms, HeldRoute::of)?,
-        schema_version: SCHEMA_VERSION,
-    };
+    let mut request = EncodedRequest::new();
+    let mut forms = routes_with_forms(responses, paths, forms, |route| request.push(route))?;
+    let mut request = request.finish()?;
     for stage in stages {
-        let outcome = stage.apply_held(&request).map_err(|error| {
+        let outcome = stage.apply_text(request.text()).map_err(|error| {
             Refusal::internal(format!(
                 "route form `{}` of plugin `{}` failed: {error}",
                 stage.stage(),
                 stage.plugin()
             ))
         })?;
+        let mut changed = false;
         for change in outcome.changes {
-            let Some(route) = request.routes.get(change.route) else {
+            let (Some(route_forms), Some(path)) =
+                (forms.get_mut(change.route), paths.get(change.route))
+            else {
                 continue;
             };
-            if fits(route, change.segment, &change.form) {
-                request.routes[change.route].forms[change.segment] = Some(change.form);
+            if fits(path, route_forms, change.segment, &change.form) {
+                route_forms[change.segment] = Some(change.form);
+                changed = true;
             }
         }
         for family in &outcome.query_families {
             merge_family(&mut query_families, family, responses.records().len());
         }
+        if changed {
+            request = request.with_forms(&forms)?;
+        }
     }
-    // The request's forms are the kept changes: each route's forms, held once.
+    drop(request);
     Ok(AppliedForms {
-        forms: request
-            .routes
-            .into_iter()
-            .map(|route| route.forms)
-            .collect(),
+        forms,
         query_families,
     })
 }
 
-/// Whether a proposed form fits a still-literal segment of a route (see the module docs).
-fn fits(route: &HeldRoute, segment: usize, form: &SegmentForm) -> bool {
-    let (Some(raw), Some(decoded), Some(None)) = (
-        route.segments.get(segment),
-        route.decoded.get(segment),
-        route.forms.get(segment),
-    ) else {
+/// Whether a proposed form fits a still-literal segment of a route (its path and its forms so
+/// far; see the module docs).
+fn fits(path: &str, forms: &[Option<SegmentForm>], segment: usize, form: &SegmentForm) -> bool {
+    let (Some(raw), Some(None)) = (split_path(path).get(segment).copied(), forms.get(segment))
+    else {
         return false;
     };
+    let decoded = segment_value(raw);
     let clean = |affix: &str| !affix.contains(['{', '}', '/']);
     let rule_ok = !form.rule.is_empty()
         && form
@@ -221,7 +183,7 @@ fn fits(route: &HeldRoute, segment: usize, form: &SegmentForm) -> bool {
         && clean(&form.suffix)
         && form.value_in(raw).is_some_and(|value| !value.is_empty())
         && form
-            .value_in(decoded)
+            .value_in(&decoded)
             .is_some_and(|value| !value.is_empty())
 }
 
@@ -575,12 +537,10 @@ mod tests {
             .iter()
             .map(|route| route.forms.clone())
             .collect();
-        let held = HeldRequest {
-            options: Map::new(),
-            routes: routes_with_forms(&responses, &paths, forms, HeldRoute::of).unwrap(),
-            schema_version: SCHEMA_VERSION,
-        };
-        let text = serde_json::to_string(&held).unwrap();
+        let mut held = EncodedRequest::new();
+        routes_with_forms(&responses, &paths, forms, |route| held.push(route)).unwrap();
+        let held = held.finish().unwrap();
+        let text = held.text();
         assert_eq!(text, serde_json::to_string(&typed).unwrap());
         assert!(
             text.contains(r#""text":"7""#),
