@@ -4,6 +4,9 @@
 //! (`status[$in][]=a&status[$in][]=b` as `status[$in]=a,b`): the same list a comma-separated value
 //! forms, so a learned `in`/`nin` filter or a field selection reads either spelling alike.
 //!
+//! qs's other array spelling, an indexed name (`status[inq][0]=a&status[inq][1]=b`,
+//! `order[0]=title`), folds the same way when its indexes run 0, 1, … in order, each once.
+//!
 //! A list holding a value with a comma cannot be told from the comma list and is left as it was
 //! (a repeated name, which the state never models).
 
@@ -22,9 +25,85 @@ pub fn folded_list(name: &str, values: &[String]) -> Option<(String, String)> {
         .then(|| (base.to_owned(), values.join(",")))
 }
 
+/// The name before an indexed name's trailing bracketed index, and the index (`order` and 1 for
+/// `order[1]`); `None` for another name (no trailing `[digits]`, or nothing before it).
+pub fn indexed_base(name: &str) -> Option<(&str, usize)> {
+    let (base, index) = name.strip_suffix(']')?.rsplit_once('[')?;
+    let plain = !index.is_empty() && index.bytes().all(|byte| byte.is_ascii_digit());
+    (plain && !base.is_empty())
+        .then(|| index.parse().ok().map(|index| (base, index)))
+        .flatten()
+}
+
+/// Arguments (name and values) with each indexed name's run folded into one argument at its
+/// first place (see the module docs): the base name holding the comma list of the values of
+/// `base[0]`, `base[1]`, … in index order, when the indexes run from 0 with none missing or twice
+/// and each holds one value with no comma. Every other argument, and a run that cannot fold, as
+/// it was.
+pub fn fold_indexed(arguments: Vec<(String, Vec<String>)>) -> Vec<(String, Vec<String>)> {
+    let mut runs: Vec<(&str, Vec<(usize, &str)>)> = Vec::new();
+    let mut broken: Vec<&str> = Vec::new();
+    for (name, values) in &arguments {
+        let Some((base, index)) = indexed_base(name) else {
+            continue;
+        };
+        match values.as_slice() {
+            [value] if !value.contains(',') => {
+                match runs.iter_mut().find(|(known, _)| *known == base) {
+                    Some((_, items)) => items.push((index, value)),
+                    None => runs.push((base, vec![(index, value.as_str())])),
+                }
+            }
+            _ => broken.push(base),
+        }
+    }
+    let lists: Vec<(&str, String)> = runs
+        .into_iter()
+        .filter(|(base, _)| !broken.contains(base))
+        .filter_map(|(base, mut items)| {
+            items.sort_by_key(|(index, _)| *index);
+            let counted = items
+                .iter()
+                .enumerate()
+                .all(|(at, (index, _))| at == *index);
+            counted.then(|| {
+                let values: Vec<&str> = items.iter().map(|(_, value)| *value).collect();
+                (base, values.join(","))
+            })
+        })
+        .collect();
+    let mut folded: Vec<(String, Vec<String>)> = Vec::with_capacity(arguments.len());
+    for (name, values) in &arguments {
+        let list =
+            indexed_base(name).and_then(|(base, _)| lists.iter().find(|(known, _)| *known == base));
+        match list {
+            Some((base, list)) if !folded.iter().any(|(known, _)| known == base) => {
+                folded.push(((*base).to_owned(), vec![list.clone()]));
+            }
+            Some(_) => {}
+            None => folded.push((name.clone(), values.clone())),
+        }
+    }
+    folded
+}
+
+/// Query pairs with each list name's values folded into one pair at its first place (see
+/// [`folded_list`]), and each indexed name's run (see [`fold_indexed`]); every other pair, and a
+/// list that cannot fold, as it was.
+pub fn fold_list_names(pairs: &[(String, String)]) -> Vec<(String, String)> {
+    let arguments = fold_repeated(pairs)
+        .into_iter()
+        .map(|(name, value)| (name, vec![value]))
+        .collect();
+    fold_indexed(arguments)
+        .into_iter()
+        .map(|(name, mut values)| (name, values.remove(0)))
+        .collect()
+}
+
 /// Query pairs with each list name's values folded into one pair at its first place (see
 /// [`folded_list`]); every other pair, and a list that cannot fold, as it was.
-pub fn fold_list_names(pairs: &[(String, String)]) -> Vec<(String, String)> {
+fn fold_repeated(pairs: &[(String, String)]) -> Vec<(String, String)> {
     let mut folded = Vec::with_capacity(pairs.len());
     let mut done: Vec<&str> = Vec::new();
     for (name, value) in pairs {
@@ -74,6 +153,39 @@ mod tests {
             fold_list_names(&pairs(&[("$select[]", "title")])),
             pairs(&[("$select", "title")])
         );
+    }
+
+    #[test]
+    fn an_indexed_run_folds_into_one_comma_list_when_its_indexes_count_from_zero() {
+        assert_eq!(
+            fold_list_names(&pairs(&[
+                ("filter[where][status][inq][0]", "todo"),
+                ("filter[limit]", "3"),
+                ("filter[where][status][inq][1]", "doing"),
+                ("filter[order][0]", "title DESC"),
+            ])),
+            pairs(&[
+                ("filter[where][status][inq]", "todo,doing"),
+                ("filter[limit]", "3"),
+                ("filter[order]", "title DESC"),
+            ])
+        );
+        // Taken in index order wherever they stand.
+        assert_eq!(
+            fold_list_names(&pairs(&[("a[1]", "x"), ("a[0]", "y")])),
+            pairs(&[("a", "y,x")])
+        );
+        // Not from zero, an index twice, or holding a comma: left as they were.
+        for kept in [
+            pairs(&[("a[0]", "x"), ("a[0]", "y")]),
+            pairs(&[("a[1]", "x")]),
+            pairs(&[("a[0]", "x,y"), ("a[1]", "z")]),
+            pairs(&[("$or[0][status]", "x"), ("[0]", "y")]),
+        ] {
+            assert_eq!(fold_list_names(&kept), kept);
+        }
+        assert_eq!(indexed_base("order[12]"), Some(("order", 12)));
+        assert_eq!(indexed_base("order[x]"), None);
     }
 
     #[test]

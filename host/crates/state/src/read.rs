@@ -17,7 +17,7 @@
 
 use rea_manifest::segments::{percent_decode, split_path, template_value};
 use rea_plugin_api::json::{Json, Object};
-use rea_plugin_api::query_lists::{folded_list, list_base};
+use rea_plugin_api::query_lists::{fold_indexed, folded_list, indexed_base, list_base};
 use serde_json::{Map, Value};
 
 use crate::answer::{
@@ -340,12 +340,20 @@ fn split_generalized(
             {
                 extended.push(folded_argument(name, values));
             }
+            // An indexed name of a generalized list name (`status[inq][0]`), its run folded
+            // below as the recorded lines' are.
+            Some(values)
+                if !in_schema
+                    && indexed_base(name).is_some_and(|(base, _)| generalized.contains(base)) =>
+            {
+                extended.push((name.clone(), values));
+            }
             _ => {
                 recorded.insert(name.clone(), value.clone());
             }
         }
     }
-    (recorded, extended)
+    (recorded, fold_indexed(extended))
 }
 
 /// A query argument as the state reads it: a list name's values folded into one comma list
