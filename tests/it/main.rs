@@ -122,6 +122,7 @@ mod state_query_expressions;
 mod state_query_grammar;
 mod state_query_grammar_stage;
 mod state_query_lists;
+mod state_query_nesting;
 mod state_query_paging;
 mod state_query_sort_keys;
 mod state_reads_bundle;
