@@ -7,6 +7,11 @@
 //! qs's other array spelling, an indexed name (`status[inq][0]=a&status[inq][1]=b`,
 //! `order[0]=title`), folds the same way when its indexes run 0, 1, … in order, each once.
 //!
+//! A field selection spelled as flags (`filter[fields][title]=true&filter[fields][status]=true`,
+//! each field a member set to `true`) folds into the selection's comma list
+//! (`filter[fields]=title,status`) where the caller reads the name before the flags as a
+//! selection ([`fold_flags`]).
+//!
 //! A list holding a value with a comma cannot be told from the comma list and is left as it was
 //! (a repeated name, which the state never models).
 
@@ -82,6 +87,53 @@ pub fn fold_indexed(arguments: Vec<(String, Vec<String>)>) -> Vec<(String, Vec<S
             }
             Some(_) => {}
             None => folded.push((name.clone(), values.clone())),
+        }
+    }
+    folded
+}
+
+/// The name before a flag name's last bracketed word, and the word (`filter[fields]` and
+/// `title` for `filter[fields][title]`); `None` for another name (no trailing bracketed word, an
+/// index, or nothing before it).
+pub fn flag_parts(name: &str) -> Option<(&str, &str)> {
+    let (base, word) = name.strip_suffix(']')?.rsplit_once('[')?;
+    let plain = !word.is_empty()
+        && !word.bytes().all(|byte| byte.is_ascii_digit())
+        && !word.contains(['[', ']', ',']);
+    (plain && !base.is_empty()).then_some((base, word))
+}
+
+/// Arguments with each field selection spelled as flags folded into one argument at its first
+/// place (see the module docs): every name `base[field]` whose base `selects` holds, each with
+/// the one value `true`, becomes `base` holding the comma list of the fields. A base one of whose
+/// flags holds another value is left as it was.
+pub fn fold_flags(
+    arguments: Vec<(String, Vec<String>)>,
+    selects: impl Fn(&str) -> bool,
+) -> Vec<(String, Vec<String>)> {
+    fn flag<'n>(name: &'n str, selects: &dyn Fn(&str) -> bool) -> Option<(&'n str, &'n str)> {
+        flag_parts(name).filter(|(base, _)| selects(base))
+    }
+    let selects: &dyn Fn(&str) -> bool = &selects;
+    let foldable = |base: &str| {
+        arguments.iter().all(|(name, values)| {
+            flag(name, selects).is_none_or(|(other, _)| other != base)
+                || values.as_slice() == ["true"]
+        })
+    };
+    let mut folded: Vec<(String, Vec<String>)> = Vec::with_capacity(arguments.len());
+    for (name, values) in &arguments {
+        match flag(name, selects) {
+            Some((base, field)) if foldable(base) => {
+                match folded.iter_mut().find(|(known, _)| known == base) {
+                    Some((_, list)) => {
+                        list[0].push(',');
+                        list[0].push_str(field);
+                    }
+                    None => folded.push((base.to_owned(), vec![field.to_owned()])),
+                }
+            }
+            _ => folded.push((name.clone(), values.clone())),
         }
     }
     folded
@@ -186,6 +238,39 @@ mod tests {
         }
         assert_eq!(indexed_base("order[12]"), Some(("order", 12)));
         assert_eq!(indexed_base("order[x]"), None);
+    }
+
+    #[test]
+    fn a_selection_spelled_as_flags_folds_into_its_comma_list() {
+        let arguments = |list: &[(&str, &str)]| -> Vec<(String, Vec<String>)> {
+            list.iter()
+                .map(|(name, value)| ((*name).to_owned(), vec![(*value).to_owned()]))
+                .collect()
+        };
+        let selects = |base: &str| base == "filter[fields]";
+        assert_eq!(
+            fold_flags(
+                arguments(&[
+                    ("filter[fields][title]", "true"),
+                    ("filter[where][status]", "todo"),
+                    ("filter[fields][status]", "true"),
+                ]),
+                selects
+            ),
+            arguments(&[
+                ("filter[fields]", "title,status"),
+                ("filter[where][status]", "todo")
+            ])
+        );
+        // A flag set to another value, or a base that selects nothing: as they were.
+        let kept = arguments(&[
+            ("filter[fields][title]", "false"),
+            ("filter[fields][id]", "true"),
+        ]);
+        assert_eq!(fold_flags(kept.clone(), selects), kept);
+        let other = arguments(&[("filter[active]", "true")]);
+        assert_eq!(fold_flags(other.clone(), selects), other);
+        assert_eq!(flag_parts("filter[fields][0]"), None);
     }
 
     #[test]

@@ -45,7 +45,7 @@ pub(crate) fn assert_state_answers(
 }
 
 /// [`assert_state_answers`], the call naming the item (`id`) when one is given.
-fn assert_item_answers(
+pub(crate) fn assert_item_answers(
     served: &Served,
     probes: &[CaptureRecord],
     (tool, id): (&str, Option<&str>),

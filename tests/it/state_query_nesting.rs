@@ -5,10 +5,15 @@
 //! `rea_plugin_api::query_lists::fold_indexed`) and sort keys with a direction word: learned
 //! from LoopBack's build and answered from the state for values, fields, operators and
 //! combinations it never sent; the bracketed operator words, `[]` lists and offsets FeathersJS
-//! established (`state_query_lists.rs`) read the same way on this second app.
+//! established (`state_query_lists.rs`) read the same way on this second app. A field selection
+//! nested so and spelled as flags (`filter[fields][title]=true`) or by index
+//! (`filter[fields][0]=code`) folds into the selection's comma list
+//! (`rea_plugin_api::query_lists::fold_flags`) and shows other fields on lists and items.
 
 use crate::state_query_grammar::served_with_probes;
-use crate::state_query_lists::{argument_schema, assert_state_answers, takes_a_list};
+use crate::state_query_lists::{
+    argument_schema, assert_item_answers, assert_state_answers, takes_a_list,
+};
 
 #[test]
 fn a_filter_nested_in_a_wrappers_brackets_answers_from_the_state() {
@@ -68,5 +73,34 @@ fn an_indexed_value_list_and_a_sort_with_direction_words_answer_from_the_state()
         &probes,
         "get_people",
         &["GET /people?filter[order]=name%20ASC&filter[limit]=2&filter[skip]=2"],
+    );
+}
+
+#[test]
+fn a_nested_selection_spelled_as_flags_or_by_index_shows_other_fields() {
+    // Recorded: `filter[fields][title]=true&filter[fields][status]=true` on tasks,
+    // `filter[fields][0]=name` on people, `/tasks/5?filter[fields][title]=true`. Asked: other
+    // fields (one recorded flag beside an unrecorded one), a sibling list, another item.
+    let (served, probes) = served_with_probes("loopback");
+    assert_state_answers(
+        &served,
+        &probes,
+        "get_tasks",
+        &[
+            "GET /tasks?filter[fields][title]=true&filter[fields][priority]=true",
+            "GET /tasks?filter[where][status]=todo&filter[order]=priority%20DESC&filter[fields][title]=true",
+        ],
+    );
+    assert_state_answers(
+        &served,
+        &probes,
+        "get_projects",
+        &["GET /projects?filter[fields][0]=code"],
+    );
+    assert_item_answers(
+        &served,
+        &probes,
+        ("get_tasks_by_id", Some("1")),
+        &["GET /tasks/1?filter[fields][status]=true"],
     );
 }

@@ -74,6 +74,11 @@ impl Call {
         }
         // An indexed name's run, as the recorded lines read it (one comma list).
         call.query = fold_indexed(std::mem::take(&mut call.query));
+        // A field selection spelled as flags, as the recorded lines read it.
+        call.query = rea_plugin_api::query_lists::fold_flags(
+            std::mem::take(&mut call.query),
+            crate::query::is_projection,
+        );
         call
     }
 

@@ -378,6 +378,33 @@ fn add_generalized_arguments(
     if set_filters_indexed(view, schema) {
         schema.families.extend(indexed_families(view));
     }
+    schema.families.extend(selection_members(view));
+}
+
+/// The member names of a field selection nested in a wrapper's brackets (`filter[fields]`:
+/// `filter[fields][title]=true` flags, `filter[fields][0]=title` indexes), as one family; none
+/// for another selection or view.
+fn selection_members(
+    view: &crate::model::ReadView,
+) -> Option<rea_manifest::catalog::ArgumentFamily> {
+    let selection = match &view.detail {
+        crate::model::ViewDetail::List(list) => list.selection.as_ref(),
+        crate::model::ViewDetail::Item(item) => item.selection.as_ref(),
+        _ => None,
+    }?;
+    rea_plugin_api::query_fields::unnested(&selection.parameter)?;
+    let name = &selection.parameter;
+    Some(rea_manifest::catalog::ArgumentFamily {
+        pattern: format!("^{}\\[[^\\[\\]]+\\]$", regex::escape(name)),
+        description: format!(
+            "Query parameters: the fields to show, each `{name}[field]=true` or `{name}[0]=field`, `[1]`, … (learned from the recorded field selections)"
+        ),
+        // A flag's `true` (a recorded flag's schema is a boolean), or a field's name.
+        value: Some(rea_manifest::catalog::PropertyKind::Value(vec![
+            "string".to_owned(),
+            "boolean".to_owned(),
+        ])),
+    })
 }
 
 /// Whether a recorded argument of the schema is an indexed name (`status[inq][0]`, see

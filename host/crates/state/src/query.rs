@@ -46,9 +46,13 @@ pub const PROJECTION_NAMES: [&str; 11] = [
     "keys",
 ];
 
-/// Whether a parameter selects fields (a [`PROJECTION_NAMES`] name, or one less a sigil).
+/// Whether a parameter selects fields (a [`PROJECTION_NAMES`] name, or one less a sigil, or one
+/// nested in a wrapper's brackets: `filter[fields]`, see
+/// [`rea_plugin_api::query_fields::unnested`]).
 pub fn is_projection(name: &str) -> bool {
     spelled_in(&PROJECTION_NAMES, name)
+        || rea_plugin_api::query_fields::unnested(name)
+            .is_some_and(|inner| spelled_in(&PROJECTION_NAMES, &inner))
 }
 
 /// Whether a parameter only pages a list (page size, or a position at its beginning).
