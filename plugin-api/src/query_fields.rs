@@ -101,10 +101,42 @@ pub fn spelled_in(names: &[&str], name: &str) -> bool {
 /// The roles a parameter might play, most likely first. `has_field` tells whether the entities
 /// hold a (dotted) field. A reserved name less a sigil plays the reserved name's roles.
 pub fn candidate_roles(name: &str, has_field: &dyn Fn(&str) -> bool) -> Vec<QueryRole> {
+    let roles = own_roles(name, has_field);
+    if !roles.is_empty() {
+        return roles;
+    }
+    match unnested(name) {
+        Some(inner) => own_roles(&inner, has_field),
+        None => roles,
+    }
+}
+
+/// The roles a name plays as it is spelled (see [`candidate_roles`]).
+fn own_roles(name: &str, has_field: &dyn Fn(&str) -> bool) -> Vec<QueryRole> {
     named_roles(name)
         .or_else(|| named_roles(unsigiled(name)))
         .or_else(|| paging_member_roles(name))
         .unwrap_or_else(|| filter_roles(name, has_field))
+}
+
+/// A name nesting a query parameter in a wrapper's brackets (`filter[where][status]`,
+/// `filter[limit]`, `filter[order]`: the whole query under one object, as qs spells a nested
+/// filter) less its wrapper: the first bracketed name opens the name (`where[status]`, `limit`,
+/// `order`). `None` for a name with no brackets, an empty part, or a first bracketed part that is
+/// a number, a logical group's sigil (`_or`, `$and`) or an operator word (`views[gte]`).
+pub fn unnested(name: &str) -> Option<String> {
+    let (base, rest) = name.split_once('[')?;
+    let (inner, after) = rest.split_once(']')?;
+    let plain = |part: &str| {
+        part.chars()
+            .next()
+            .is_some_and(|first| first.is_ascii_alphabetic())
+            && part
+                .chars()
+                .all(|character| character.is_ascii_alphanumeric() || character == '_')
+    };
+    (plain(base) && plain(inner) && operator_word(inner).is_none())
+        .then(|| format!("{inner}{after}"))
 }
 
 /// The roles of a paging name nested in a page name's brackets (`page[limit]`, `page[offset]`,
@@ -160,7 +192,8 @@ fn named_roles(name: &str) -> Option<Vec<QueryRole>> {
         return Some(vec![QueryRole::Sort]);
     }
     if ORDER_NAMES.contains(&name) {
-        return Some(vec![QueryRole::Order]);
+        // A direction, or (tried after it) the sort itself (`order=title DESC`).
+        return Some(vec![QueryRole::Order, QueryRole::Sort]);
     }
     if SEARCH_NAMES.contains(&name) {
         return Some(vec![QueryRole::Search]);
@@ -309,12 +342,14 @@ pub fn operator_word(word: &str) -> Option<&'static str> {
 /// Words read as an operator where a recording spells one so, but never offered where a family
 /// of spellings is completed (see [`OPERATORS`]): a range's bounds `min` and `max` (`gte`,
 /// `lte`), `fuzzy-match` (`like`) and `exists` (`nnull`: `true` holds a value, `false` is absent
-/// or null), as fortune-json-api's `filter[f][min]`, `[fuzzy-match]` and `[exists]` spell them.
-pub const OPERATOR_ALIASES: [(&str, &str); 4] = [
+/// or null), as fortune-json-api's `filter[f][min]`, `[fuzzy-match]` and `[exists]` spell them,
+/// and `inq` (`in`), as LoopBack's `filter[where][f][inq]` spells it.
+pub const OPERATOR_ALIASES: [(&str, &str); 5] = [
     ("min", "gte"),
     ("max", "lte"),
     ("fuzzy-match", "like"),
     ("exists", "nnull"),
+    ("inq", "in"),
 ];
 
 /// The operators a filter may apply, each with the words that spell it (lower case, without a
@@ -413,6 +448,49 @@ pub fn is_role_name(name: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_name_nested_in_a_wrappers_brackets_plays_the_roles_of_its_inner_name() {
+        let held = |field: &str| ["status", "priority"].contains(&field);
+        assert_eq!(
+            candidate_roles("filter[where][status]", &held),
+            vec![
+                QueryRole::filter("status", "in"),
+                QueryRole::filter("status", "eq")
+            ]
+        );
+        assert_eq!(
+            candidate_roles("filter[where][priority][gt]", &held),
+            vec![QueryRole::filter("priority", "gt")]
+        );
+        assert_eq!(
+            candidate_roles("filter[where][status][inq]", &held),
+            vec![QueryRole::filter("status", "in")]
+        );
+        assert_eq!(
+            candidate_roles("filter[limit]", &held),
+            vec![QueryRole::PageSize]
+        );
+        assert_eq!(
+            candidate_roles("filter[order]", &held),
+            vec![QueryRole::Order, QueryRole::Sort]
+        );
+        // A name with roles of its own keeps them; groups, indexes and operators never unnest.
+        assert_eq!(unnested("filter[status]"), Some("status".to_owned()));
+        assert!(
+            candidate_roles("filter[status]", &held).contains(&QueryRole::filter("status", "in"))
+        );
+        for name in [
+            "$or[0][status]",
+            "filter[_or][0][status]",
+            "views[gte]",
+            "a[0]",
+            "[x]",
+        ] {
+            assert_eq!(unnested(name), None, "{name}");
+        }
+        assert!(candidate_roles("filter[where][colour]", &held).is_empty());
+    }
 
     #[test]
     fn a_fields_own_name_is_equality_then_a_substring() {

@@ -15,7 +15,7 @@ use crate::state_query_grammar::served_with_probes;
 use crate::state_support::{Served, recorded_answer, request_line};
 
 /// A probe's query pairs as arguments: a repeated name as the array of its values, in order.
-fn list_arguments(probe: &CaptureRecord) -> Map<String, Value> {
+pub(crate) fn list_arguments(probe: &CaptureRecord) -> Map<String, Value> {
     let mut arguments = Map::new();
     for (name, value) in probe
         .query
@@ -35,12 +35,17 @@ fn list_arguments(probe: &CaptureRecord) -> Map<String, Value> {
 }
 
 /// Each probe line is answered from the state with the live body.
-fn assert_state_answers(served: &Served, probes: &[CaptureRecord], tool: &str, lines: &[&str]) {
+pub(crate) fn assert_state_answers(
+    served: &Served,
+    probes: &[CaptureRecord],
+    tool: &str,
+    lines: &[&str],
+) {
     assert_item_answers(served, probes, (tool, None), lines);
 }
 
 /// [`assert_state_answers`], the call naming the item (`id`) when one is given.
-fn assert_item_answers(
+pub(crate) fn assert_item_answers(
     served: &Served,
     probes: &[CaptureRecord],
     (tool, id): (&str, Option<&str>),
@@ -50,7 +55,7 @@ fn assert_item_answers(
         let probe = probes
             .iter()
             .find(|record| request_line(record, "") == *line)
-            .unwrap_or_else(|| panic!("feathers probes {line}"));
+            .unwrap_or_else(|| panic!("probes {line}"));
         let mut arguments = list_arguments(probe);
         if let Some(id) = id {
             arguments.insert("id".to_owned(), Value::String(id.to_owned()));
@@ -68,14 +73,14 @@ fn assert_item_answers(
 }
 
 /// The served input schema of one of a tool's arguments.
-fn argument_schema(served: &Served, tool: &str, argument: &str) -> Option<Value> {
+pub(crate) fn argument_schema(served: &Served, tool: &str, argument: &str) -> Option<Value> {
     (served.backend.tools().iter())
         .find(|descriptor| descriptor.name == tool)
         .and_then(|descriptor| descriptor.input_schema["properties"].get(argument).cloned())
 }
 
 /// Whether a schema takes an array of strings.
-fn takes_a_list(schema: &Value) -> bool {
+pub(crate) fn takes_a_list(schema: &Value) -> bool {
     schema["anyOf"]
         .as_array()
         .is_some_and(|branches| branches.iter().any(|branch| branch["type"] == "array"))

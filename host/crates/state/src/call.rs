@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use rea_manifest::ToolDefinition;
 use rea_manifest::catalog::ArgumentTarget;
 use rea_manifest::segments::{fused_segment, split_path};
-use rea_plugin_api::query_lists::folded_list;
+use rea_plugin_api::query_lists::{fold_indexed, folded_list};
 use serde_json::{Map, Value};
 
 /// A tool call's arguments, resolved.
@@ -72,6 +72,13 @@ impl Call {
                 ArgumentTarget::Body => call.body = Some(value.clone()),
             }
         }
+        // An indexed name's run, as the recorded lines read it (one comma list).
+        call.query = fold_indexed(std::mem::take(&mut call.query));
+        // A field selection spelled as flags, as the recorded lines read it.
+        call.query = rea_plugin_api::query_lists::fold_flags(
+            std::mem::take(&mut call.query),
+            crate::query::is_projection,
+        );
         call
     }
 

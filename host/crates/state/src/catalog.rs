@@ -376,6 +376,85 @@ fn add_generalized_arguments(
             },
         )
         .collect();
+    if set_filters_indexed(view, schema) {
+        schema.families.extend(indexed_families(view));
+    }
+    schema.families.extend(selection_members(view));
+}
+
+/// The member names of a field selection nested in a wrapper's brackets (`filter[fields]`:
+/// `filter[fields][title]=true` flags, `filter[fields][0]=title` indexes), as one family; none
+/// for another selection or view.
+fn selection_members(
+    view: &crate::model::ReadView,
+) -> Option<rea_manifest::catalog::ArgumentFamily> {
+    let selection = match &view.detail {
+        crate::model::ViewDetail::List(list) => list.selection.as_ref(),
+        crate::model::ViewDetail::Item(item) => item.selection.as_ref(),
+        _ => None,
+    }?;
+    rea_plugin_api::query_fields::unnested(&selection.parameter)?;
+    let name = &selection.parameter;
+    Some(rea_manifest::catalog::ArgumentFamily {
+        pattern: format!("^{}\\[[^\\[\\]]+\\]$", regex::escape(name)),
+        description: format!(
+            "Query parameters: the fields to show, each `{name}[field]=true` or `{name}[0]=field`, `[1]`, … (learned from the recorded field selections)"
+        ),
+        // A flag's `true` (a recorded flag's schema is a boolean), or a field's name.
+        value: Some(rea_manifest::catalog::PropertyKind::Value(vec![
+            "string".to_owned(),
+            "boolean".to_owned(),
+        ])),
+    })
+}
+
+/// Whether a recorded argument of the schema is an indexed name (`status[inq][0]`, see
+/// [`rea_plugin_api::query_lists::fold_indexed`]) whose folded name the view's model reads as a
+/// filter by a list of values (`in`, `nin`, `between`): the application spells its value lists
+/// so.
+fn set_filters_indexed(view: &crate::model::ReadView, schema: &rea_manifest::InputSchema) -> bool {
+    schema.arguments.iter().any(|argument| {
+        let ArgumentTarget::Query { name } = &argument.target else {
+            return false;
+        };
+        rea_plugin_api::query_lists::indexed_base(name)
+            .and_then(|(base, _)| list_model(view)?.parameters.get(base))
+            .is_some_and(reads_value_list)
+    })
+}
+
+/// The indexed names (`projectId[inq][0]`, `[1]`, …) of each generalized filter reading a list of
+/// values whose name spells its operator, as one family each.
+fn indexed_families(view: &crate::model::ReadView) -> Vec<rea_manifest::catalog::ArgumentFamily> {
+    let Some(model) = list_model(view) else {
+        return Vec::new();
+    };
+    model
+        .generalized
+        .iter()
+        .filter(|(name, role)| reads_value_list(role) && spells_operator(name))
+        .map(|(name, _)| rea_manifest::catalog::ArgumentFamily {
+            pattern: format!("^{}\\[[0-9]+\\]$", regex::escape(name)),
+            description: format!(
+                "Query parameters: the values of `{name}`, one per index from 0 (learned from the recorded queries)"
+            ),
+            value: None,
+        })
+        .collect()
+}
+
+/// Whether a role filters by a list of values (`in`, `nin`, `between`).
+fn reads_value_list(role: &crate::model::QueryRole) -> bool {
+    is_set_filter(role)
+        || matches!(role, crate::model::QueryRole::Filter { op, .. } if op == "between")
+}
+
+/// Whether a name ends in a bracketed operator word (`[inq]`, `[between]`).
+fn spells_operator(name: &str) -> bool {
+    name.strip_suffix(']')
+        .and_then(|inner| inner.rsplit_once('['))
+        .and_then(|(_, word)| rea_plugin_api::query_fields::operator_word(word))
+        .is_some()
 }
 
 /// The query arguments of a write selecting its entities by its query (see
@@ -448,7 +527,14 @@ fn set_filters_listed(view: &crate::model::ReadView, schema: &rea_manifest::Inpu
 /// [`set_filters_listed`]); `None` for another name.
 fn listed_name(view: &crate::model::ReadView, listed: bool, name: &str) -> Option<String> {
     let role = list_model(view)?.generalized.get(name)?;
-    (listed && is_set_filter(role)).then(|| format!("{name}[]"))
+    (listed && is_set_filter(role) && spells_set_operator(name)).then(|| format!("{name}[]"))
+}
+
+/// Whether a name ends in a bracketed set operator word (`projectId[$in]`,
+/// `filter[where][status][inq]`): a field's own name in brackets (`filter[where][status]`, which
+/// may read a comma list as well as one value) is no list name.
+fn spells_set_operator(name: &str) -> bool {
+    spells_operator(name)
 }
 
 /// Whether a role filters by a set operator (`in`, `nin`: a list of values).

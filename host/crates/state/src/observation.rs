@@ -34,6 +34,19 @@ use serde::{Deserialize, Serialize};
 
 use crate::exact::first_inexact_number;
 
+/// Query pairs with a field selection spelled as flags folded into its comma list (see
+/// [`rea_plugin_api::query_lists::fold_flags`]).
+fn fold_selection_flags(pairs: Vec<(String, String)>) -> Vec<(String, String)> {
+    let arguments = pairs
+        .into_iter()
+        .map(|(name, value)| (name, vec![value]))
+        .collect();
+    rea_plugin_api::query_lists::fold_flags(arguments, crate::query::is_projection)
+        .into_iter()
+        .map(|(name, mut values)| (name, values.remove(0)))
+        .collect()
+}
+
 /// How records are ordered in time.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -493,9 +506,9 @@ fn observe(
         Some(query) => {
             let withheld = query.pairs.iter().any(Option::is_none);
             (
-                Some(fold_list_names(
+                Some(fold_selection_flags(fold_list_names(
                     &query.pairs.iter().flatten().cloned().collect::<Vec<_>>(),
-                )),
+                ))),
                 withheld,
             )
         }

@@ -46,9 +46,13 @@ pub const PROJECTION_NAMES: [&str; 11] = [
     "keys",
 ];
 
-/// Whether a parameter selects fields (a [`PROJECTION_NAMES`] name, or one less a sigil).
+/// Whether a parameter selects fields (a [`PROJECTION_NAMES`] name, or one less a sigil, or one
+/// nested in a wrapper's brackets: `filter[fields]`, see
+/// [`rea_plugin_api::query_fields::unnested`]).
 pub fn is_projection(name: &str) -> bool {
     spelled_in(&PROJECTION_NAMES, name)
+        || rea_plugin_api::query_fields::unnested(name)
+            .is_some_and(|inner| spelled_in(&PROJECTION_NAMES, &inner))
 }
 
 /// Whether a parameter only pages a list (page size, or a position at its beginning).
@@ -585,6 +589,29 @@ impl Condition<'_> {
     }
 }
 
+/// One sort key of a sort value and whether it descends: `-field` descends, `field` ascends, and
+/// a field followed by a direction word (`title DESC`, `due asc`, as an SQL `ORDER BY` term
+/// spells it) takes that direction; `None` for a key with another word after its field.
+fn sort_key(key: &str) -> Option<(String, bool)> {
+    let mut words = key.split_whitespace();
+    let (field, direction) = (words.next()?, words.next());
+    if words.next().is_some() {
+        return None;
+    }
+    let descending = match direction.map(str::to_ascii_lowercase).as_deref() {
+        None => {
+            return Some(match field.strip_prefix('-') {
+                Some(field) => (field.to_owned(), true),
+                None => (field.to_owned(), false),
+            });
+        }
+        Some("asc") => false,
+        Some("desc") => true,
+        Some(_) => return None,
+    };
+    Some((field.to_owned(), descending))
+}
+
 impl<'a> Selection<'a> {
     /// Reads the arguments (each named once, each with a role); `None` when one cannot be read,
     /// or one lying in a disjunction does not select (a sort, a page).
@@ -641,11 +668,7 @@ impl<'a> Selection<'a> {
             QueryRole::Filter { .. } | QueryRole::Search => return None,
             QueryRole::Sort => {
                 for key in value.split(',').filter(|key| !key.is_empty()) {
-                    let (field, descending) = match key.strip_prefix('-') {
-                        Some(field) => (field, true),
-                        None => (key, false),
-                    };
-                    self.sort_keys.push((field.to_owned(), descending));
+                    self.sort_keys.push(sort_key(key)?);
                 }
             }
             QueryRole::Order => {
@@ -1086,6 +1109,22 @@ mod tests {
             run(&model, &[("sort_by", "show_name")], &data[..1]),
             Some(vec![0])
         );
+    }
+
+    #[test]
+    fn a_sort_key_takes_a_direction_word_after_its_field() {
+        let data = objects(POSTS);
+        let model = model(&[("order", QueryRole::Sort)]);
+        assert_eq!(
+            run(&model, &[("order", "views DESC,title ASC")], &data),
+            Some(vec![0, 1, 2, 3])
+        );
+        assert_eq!(
+            run(&model, &[("order", "views asc")], &data),
+            Some(vec![3, 1, 2, 0])
+        );
+        assert_eq!(run(&model, &[("order", "views sideways")], &data), None);
+        assert_eq!(sort_key("-views"), Some(("views".to_owned(), true)));
     }
 
     #[test]

@@ -18,7 +18,9 @@
 
 use rea_manifest::segments::{percent_decode, split_path, template_value};
 use rea_plugin_api::json::{Json, Object};
-use rea_plugin_api::query_lists::{folded_list, list_base};
+use rea_plugin_api::query_lists::{
+    flag_parts, fold_flags, fold_indexed, folded_list, indexed_base, list_base,
+};
 use serde_json::{Map, Value};
 
 use crate::answer::{
@@ -317,7 +319,11 @@ fn split_generalized(
     let mut generalized = crate::catalog::generalized_names(view);
     generalized.extend(offered.iter().cloned());
     let families = crate::catalog::argument_families(view);
-    if generalized.is_empty() && families.is_empty() {
+    let nested_selection = [view_selection(view)]
+        .into_iter()
+        .flatten()
+        .find(|parameter| rea_plugin_api::query_fields::unnested(parameter).is_some());
+    if generalized.is_empty() && families.is_empty() && nested_selection.is_none() {
         return (arguments.clone(), Vec::new());
     }
     let mut recorded = Map::new();
@@ -342,12 +348,62 @@ fn split_generalized(
             {
                 extended.push(folded_argument(name, values));
             }
+            // An indexed name of a generalized list name (`status[inq][0]`), its run folded
+            // below as the recorded lines' are.
+            Some(values)
+                if !in_schema
+                    && (indexed_base(name).is_some_and(|(base, _)| generalized.contains(base))
+                        || flag_parts(name).is_some_and(|(base, _)| {
+                            crate::query::is_projection(base)
+                                && (generalized.contains(base) || selects_by(view, base))
+                        })) =>
+            {
+                extended.push((name.clone(), values));
+            }
             _ => {
                 recorded.insert(name.clone(), value.clone());
             }
         }
     }
+    let extended = fold_flags(fold_indexed(extended), crate::query::is_projection);
     (recorded, extended)
+}
+
+/// Joins the field lists of a selection named twice into its first place: the members of a
+/// nested selection its tool recorded (`filter[fields][title]`) and those only its learned
+/// selection takes (`filter[fields][priority]`) fold apart, each into `filter[fields]`.
+fn merge_selection_members(query: &mut Vec<(String, Vec<String>)>) {
+    let mut merged: Vec<(String, Vec<String>)> = Vec::with_capacity(query.len());
+    for (name, values) in std::mem::take(query) {
+        let nested = crate::query::is_projection(&name)
+            && rea_plugin_api::query_fields::unnested(&name).is_some();
+        match merged
+            .iter_mut()
+            .find(|(known, _)| nested && *known == name)
+        {
+            Some((_, first)) if first.len() == 1 && values.len() == 1 => {
+                first[0] = format!("{},{}", first[0], values[0]);
+            }
+            _ => merged.push((name, values)),
+        }
+    }
+    *query = merged;
+}
+
+/// Whether a view learned a field selection by the parameter `name` (see
+/// [`crate::selection::FieldSelection`]).
+fn selects_by(view: &crate::model::ReadView, name: &str) -> bool {
+    view_selection(view) == Some(name)
+}
+
+/// The parameter of a view's learned field selection, when it has one.
+fn view_selection(view: &crate::model::ReadView) -> Option<&str> {
+    let selection = match &view.detail {
+        ViewDetail::List(list) => list.selection.as_ref(),
+        ViewDetail::Item(item) => item.selection.as_ref(),
+        _ => None,
+    };
+    selection.map(|selection| selection.parameter.as_str())
 }
 
 /// A query argument as the state reads it: a list name's values folded into one comma list
@@ -407,6 +463,7 @@ impl StateService {
         };
         let mut call = Call::resolve(definition, arguments);
         call.query.extend(generalized);
+        merge_selection_members(&mut call.query);
         let exact = replayed
             .as_ref()
             .is_some_and(|replayed| replayed.replay.exact_match);

@@ -450,7 +450,34 @@ pub fn generalize_lists(entities: &[Entity], views: &mut [ReadView]) {
             .collect();
         if let [parent] = &found[..] {
             list.parent = Some(parent.clone());
+            require_only_listable(list, entities);
         }
+    }
+}
+
+/// Keeps of a parent list's required fields (see [`crate::model::ViewShape`]) those every held
+/// entity it may list holds: each entity of its type and collection holding the parent field.
+/// Its checked lines listed one parent's children each, so a field all of them happened to hold
+/// (a due date) is no field the list requires of another parent's children (a task without
+/// one, listed by the collection's own list or its item).
+fn require_only_listable(list: &mut ListView, entities: &[Entity]) {
+    let Some(parent) = &list.parent else {
+        return;
+    };
+    let listable = entities.iter().filter(|entity| {
+        entity.entity_type == list.entity_type
+            && collection_key(&entity.collection) == collection_key(&parent.collection)
+    });
+    for entity in listable {
+        let Some(object) = entity.fields.as_object() else {
+            continue;
+        };
+        if matches!(object.get(&parent.field), None | Some(Json::Null)) {
+            continue;
+        }
+        list.shape
+            .required_fields
+            .retain(|field| object.contains_key(field));
     }
 }
 

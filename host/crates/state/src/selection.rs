@@ -193,9 +193,18 @@ pub fn generalize(
 }
 
 /// A recorded parameter's name as the state reads it: a list name's base (`$select` for
-/// `$select[]`, see [`rea_plugin_api::query_lists`]), else the name.
+/// `$select[]`, see [`rea_plugin_api::query_lists`]), an indexed name's (`filter[fields]` for
+/// `filter[fields][0]`), a selection flag's (`filter[fields]` for `filter[fields][title]`), else
+/// the name.
 fn folded_name(name: &str) -> &str {
-    list_base(name).unwrap_or(name)
+    list_base(name)
+        .or_else(|| rea_plugin_api::query_lists::indexed_base(name).map(|(base, _)| base))
+        .or_else(|| {
+            rea_plugin_api::query_lists::flag_parts(name)
+                .map(|(base, _)| base)
+                .filter(|base| crate::query::is_projection(base))
+        })
+        .unwrap_or(name)
 }
 
 /// The top-level fields the entities of each type hold.

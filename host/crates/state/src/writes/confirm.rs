@@ -485,6 +485,8 @@ impl Replay<'_> {
         for view in &self.state.views {
             let (shape, entity_type) = match &view.detail {
                 ViewDetail::Item(item) => (&item.shape, &item.entity_type),
+                // A parent's list never lists an entity naming no parent.
+                ViewDetail::List(list) if names_no_parent(list, entity) => continue,
                 ViewDetail::List(list) => (&list.shape, &list.entity_type),
                 _ => continue,
             };
@@ -497,6 +499,17 @@ impl Replay<'_> {
             }
         }
     }
+}
+
+/// Whether a list lists the children of a parent (see [`crate::relations::ParentSegment`]) and
+/// the entity holds no value in the field naming the parent.
+fn names_no_parent(list: &crate::model::ListView, entity: &Entity) -> bool {
+    list.parent.as_ref().is_some_and(|parent| {
+        entity
+            .fields
+            .as_object()
+            .is_none_or(|object| matches!(object.get(&parent.field), None | Some(Json::Null)))
+    })
 }
 
 fn json_of(value: &Value) -> Json {
