@@ -156,17 +156,7 @@ mod tests {
         ];
         let families = [Some(0), Some(0), Some(0), Some(0), Some(0), None];
         let offered = inferred_depth_tools(&tools, &families);
-        let lines: Vec<(&str, &str, &str, Option<&str>)> = offered
-            .iter()
-            .map(|tool| {
-                (
-                    tool.method.as_str(),
-                    tool.name.as_str(),
-                    tool.path_template.as_str(),
-                    tool.inferred_from.as_deref(),
-                )
-            })
-            .collect();
+        let lines = crate::testing::inferred_lines(&offered);
         // The root (no entry) gets none; POST is recorded at depth one, PUT at depth two; the
         // delete of another family transfers nowhere.
         assert_eq!(

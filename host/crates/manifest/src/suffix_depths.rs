@@ -293,17 +293,7 @@ mod tests {
     fn a_suffix_route_of_a_tree_is_offered_at_its_other_depths() {
         let tools = tree_tools();
         let offered = inferred_suffix_tools(&tools, &tree_records("notes/b.md"));
-        let lines: Vec<(&str, &str, &str, Option<&str>)> = offered
-            .iter()
-            .map(|tool| {
-                (
-                    tool.method.as_str(),
-                    tool.name.as_str(),
-                    tool.path_template.as_str(),
-                    tool.inferred_from.as_deref(),
-                )
-            })
-            .collect();
+        let lines = crate::testing::inferred_lines(&offered);
         // The GET at depth one is already there; the root listing is no entry.
         assert_eq!(
             lines,

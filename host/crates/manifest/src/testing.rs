@@ -156,6 +156,23 @@ impl RecordBuilder {
     }
 }
 
+/// Offered tools as `(method, name, path template, inferred from)`, what tests of inferred tools
+/// compare.
+#[cfg(test)]
+pub(crate) fn inferred_lines(tools: &[ManifestTool]) -> Vec<(&str, &str, &str, Option<&str>)> {
+    tools
+        .iter()
+        .map(|tool| {
+            (
+                tool.method.as_str(),
+                tool.name.as_str(),
+                tool.path_template.as_str(),
+                tool.inferred_from.as_deref(),
+            )
+        })
+        .collect()
+}
+
 /// Template rules with the built-in `fused-affix` route form, through the registry as a pipeline
 /// gives it.
 #[cfg(test)]
