@@ -11,23 +11,10 @@
 //! hang on reads that do not spell their paths (a database and its documents, a package and its
 //! versions), so nothing is offered there.
 
-use std::sync::Arc;
-
 use rea_compare::route::match_tool;
 use rea_manifest::ManifestTool;
 
-use crate::state_support::{Served, capture_file, serve_evidence, state_rules};
-
-fn corpus_app(app: &str) -> Served {
-    let build = rea_tests::fidelity::discover(&rea_tests::fidelity::default_roots())
-        .into_iter()
-        .find(|found| found.name == app)
-        .unwrap_or_else(|| panic!("the corpus holds {app}"))
-        .dir
-        .join("build.har");
-    let rules = Arc::new((*state_rules()).clone().with_sibling_transfer(true));
-    serve_evidence(capture_file(&build), rules, Default::default())
-}
+use crate::state_support::{Served, serve_corpus_app_transfer};
 
 /// The tools a suffix route offers at another depth: inferred from a tool whose template holds
 /// a literal after its parameters, at another length.
@@ -46,7 +33,7 @@ fn depth_tools(served: &Served) -> Vec<&ManifestTool> {
 
 #[test]
 fn jupyter_checkpoint_routes_are_offered_at_every_depth_of_the_contents_tree() {
-    let served = corpus_app("jupyter_server");
+    let served = serve_corpus_app_transfer("jupyter_server", true);
     let mut offered: Vec<(String, String)> = depth_tools(&served)
         .iter()
         .map(|tool| (tool.method.clone(), tool.path_template.clone()))
@@ -113,7 +100,7 @@ fn jupyter_checkpoint_routes_are_offered_at_every_depth_of_the_contents_tree() {
 #[test]
 fn trees_without_suffix_routes_and_suffix_routes_off_trees_offer_nothing() {
     for app in ["etcd", "pouchdb-server", "verdaccio"] {
-        let served = corpus_app(app);
+        let served = serve_corpus_app_transfer(app, true);
         assert!(depth_tools(&served).is_empty(), "{app}");
     }
 }

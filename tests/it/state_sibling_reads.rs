@@ -17,27 +17,12 @@
 //! envelope of the recorded route of the same linkage kind (`rea_state::sibling_reads`): on
 //! flask-rest-jsonapi-next and Fortune.js, marked inferred in the catalog and the coverage.
 
-use std::sync::Arc;
-
-use rea_backends::fetch::FetchOptions;
 use rea_serve::ToolBackend;
 use serde_json::{Value, json};
 
 use crate::state_support::{
-    Served, call_with_strings, capture_file, serve_corpus_app, serve_evidence, state_rules,
+    Served, call_with_strings, serve_corpus_app, serve_corpus_app_transfer,
 };
-
-/// A corpus app's build served from the state with the opt-in sibling transfer on or off.
-fn serve_transfer(app: &str, transfer: bool) -> Served {
-    let build = rea_tests::fidelity::discover(&rea_tests::fidelity::default_roots())
-        .into_iter()
-        .find(|found| found.name == app)
-        .unwrap_or_else(|| panic!("the corpus holds {app}"))
-        .dir
-        .join("build.har");
-    let rules = Arc::new((*state_rules()).clone().with_sibling_transfer(transfer));
-    serve_evidence(capture_file(&build), rules, FetchOptions::default())
-}
 
 /// The served catalog's description of a tool (`None`: not listed).
 fn listed(served: &Served, tool: &str) -> Option<String> {
@@ -129,7 +114,7 @@ fn a_sparse_fieldset_strips_the_linkage_of_the_relationships_it_does_not_name() 
 
 /// The inferred read below the people's items, its source and its answer for person 2's tasks.
 fn people_relationship(app: &str) -> (Served, String, Value) {
-    let served = serve_transfer(app, true);
+    let served = serve_corpus_app_transfer(app, true);
     let inferred = (served.manifest.tools.iter())
         .find(|tool| {
             tool.method == "GET"
@@ -208,7 +193,7 @@ fn a_relationship_route_is_offered_below_the_sibling_collections_items() {
         assert!(is_error, "{arguments:?}: {answer:#}");
     }
     // Off by default: no such tool.
-    let plain = serve_transfer("flask-rest-jsonapi-next", false);
+    let plain = serve_corpus_app_transfer("flask-rest-jsonapi-next", false);
     assert!(listed(&plain, &name).is_none());
 }
 

@@ -17,28 +17,14 @@
 //! (`/v2/keys/config/web/theme` is a leaf), so no read is offered there; no other corpus app
 //! lists a tree deeper than it reads.
 
-use std::sync::Arc;
-
-use rea_backends::fetch::FetchOptions;
 use rea_serve::ToolBackend;
 use serde_json::{Value, json};
 
 use crate::state_folder_entries::call_for;
-use crate::state_support::{Served, capture_file, serve_evidence, state_rules};
+use crate::state_support::{Served, serve_corpus_app_transfer};
 
 fn etcd(transfer: bool) -> Served {
-    corpus_app("etcd", transfer)
-}
-
-fn corpus_app(app: &str, transfer: bool) -> Served {
-    let build = rea_tests::fidelity::discover(&rea_tests::fidelity::default_roots())
-        .into_iter()
-        .find(|found| found.name == app)
-        .unwrap_or_else(|| panic!("the corpus holds {app}"))
-        .dir
-        .join("build.har");
-    let rules = Arc::new((*state_rules()).clone().with_sibling_transfer(transfer));
-    serve_evidence(capture_file(&build), rules, FetchOptions::default())
+    serve_corpus_app_transfer("etcd", transfer)
 }
 
 fn send(served: &Served, method: &str, target: &str, body: Option<Value>) -> (String, Value, bool) {
@@ -151,10 +137,10 @@ fn inferred_reads(served: &Served) -> Vec<&rea_manifest::ManifestTool> {
 #[test]
 fn jupyter_an_entry_listed_below_every_read_depth_reads_as_its_listing_shows_it() {
     assert!(
-        inferred_reads(&corpus_app("jupyter_server", false)).is_empty(),
+        inferred_reads(&serve_corpus_app_transfer("jupyter_server", false)).is_empty(),
         "the default pipeline infers nothing"
     );
-    let served = corpus_app("jupyter_server", true);
+    let served = serve_corpus_app_transfer("jupyter_server", true);
     let reads = inferred_reads(&served);
     assert_eq!(reads.len(), 1, "{reads:#?}");
     let read = reads[0];

@@ -168,16 +168,26 @@ pub fn capture_file(path: &Path) -> Evidence {
     Evidence::seal(evidence.operation(), body)
 }
 
-/// Serves a corpus app's build capture (`tests/corpus/apps/APP` or the shared captures) from the
-/// state with the default rule stages.
-pub fn serve_corpus_app(app: &str) -> Served {
-    let build = rea_tests::fidelity::discover(&rea_tests::fidelity::default_roots())
+/// A corpus app's folder: `tests/corpus/apps/APP` or the shared captures'.
+pub fn corpus_dir(app: &str) -> PathBuf {
+    rea_tests::fidelity::discover(&rea_tests::fidelity::default_roots())
         .into_iter()
         .find(|found| found.name == app)
         .unwrap_or_else(|| panic!("the corpus holds {app}"))
         .dir
-        .join("build.har");
+}
+
+/// Serves a corpus app's build capture from the state with the default rule stages.
+pub fn serve_corpus_app(app: &str) -> Served {
+    let build = corpus_dir(app).join("build.har");
     serve_evidence(capture_file(&build), state_rules(), FetchOptions::default())
+}
+
+/// Serves a corpus app's build capture from the state with the opt-in sibling transfer on or off.
+pub fn serve_corpus_app_transfer(app: &str, transfer: bool) -> Served {
+    let build = corpus_dir(app).join("build.har");
+    let rules = Arc::new((*state_rules()).clone().with_sibling_transfer(transfer));
+    serve_evidence(capture_file(&build), rules, FetchOptions::default())
 }
 
 /// The list view a served state derived for a tool.
