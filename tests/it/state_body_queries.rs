@@ -17,7 +17,7 @@ use rea_state::model::{BodyQueryView, DefaultOrder, EnvelopePresence, PageToken,
 use serde_json::{Map, Value, json};
 
 use crate::state_query_grammar::served_with_probes;
-use crate::state_support::{Served, assert_not_modelled, recorded_answer};
+use crate::state_support::{Served, assert_not_modelled, recorded_answer, with_body};
 
 const FIND: &str = "post_find_by_segment_0";
 const RUNS: &str = "post_mlflow_runs_search";
@@ -383,18 +383,6 @@ fn an_empty_listing_is_spelled_as_the_application_spells_it() {
     assert!(view(&etcd, RANGE).omit_empty_list);
 }
 
-/// A write tool's arguments: its body argument alone.
-fn body_arguments(served: &Served, tool: &str, body: Value) -> Map<String, Value> {
-    let definition = served.replay.tool(tool).expect("the tool");
-    let argument = definition
-        .input_schema
-        .arguments
-        .iter()
-        .find(|argument| argument.target == ArgumentTarget::Body)
-        .expect("a body argument");
-    Map::from_iter([(argument.name.clone(), body)])
-}
-
 #[test]
 fn a_put_of_a_value_the_range_reads_as_base64_that_does_not_decode_is_refused() {
     // The range grammar reads key and value as base64 bytes; the build only ever put base64.
@@ -409,7 +397,7 @@ fn a_put_of_a_value_the_range_reads_as_base64_that_does_not_decode_is_refused() 
     let put = |value: &str| {
         etcd.call(
             "post_kv_put",
-            body_arguments(
+            with_body(
                 &etcd,
                 "post_kv_put",
                 json!({"key": env_key, "value": value}),
@@ -417,8 +405,7 @@ fn a_put_of_a_value_the_range_reads_as_base64_that_does_not_decode_is_refused() 
         )
     };
     let range = || {
-        let (answer, is_error) =
-            etcd.call(RANGE, body_arguments(&etcd, RANGE, json!({"key": env_key})));
+        let (answer, is_error) = etcd.call(RANGE, with_body(&etcd, RANGE, json!({"key": env_key})));
         assert!(!is_error, "{answer}");
         answer.pointer("/body/kvs/0/value").cloned()
     };
