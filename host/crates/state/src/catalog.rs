@@ -508,9 +508,26 @@ fn add_selecting_arguments(
             |argument| matches!(&argument.target, ArgumentTarget::Query { name } if selects(name)),
         )
         .filter_map(|argument| unnested_argument(argument, selected.nesting.as_deref()))
+        .map(text_or_integer)
         .filter(|argument| schema.argument(&argument.name).is_none())
         .collect();
     schema.arguments.splice(at..at, added);
+}
+
+/// An offered query argument the list recorded as integers, taking its query text too: the
+/// write's own recordings never typed it, and a query value is text on the wire.
+fn text_or_integer(
+    mut argument: rea_manifest::catalog::Argument,
+) -> rea_manifest::catalog::Argument {
+    use rea_manifest::catalog::{PropertyKind, QueryType};
+    if let PropertyKind::Query {
+        value: QueryType::Integer,
+        repeated: false,
+    } = argument.schema.kind
+    {
+        argument.schema.kind = PropertyKind::StringOrInteger;
+    }
+    argument
 }
 
 /// A list's query argument as a selecting write whose names the list nests in `nesting`
