@@ -7,6 +7,12 @@
 //! answer what the live application answered the probe's multi writes (probe-crud entries 20, 21
 //! and 25), but for the `updatedAt` the served clock stamps. A query naming no filter is refused,
 //! nothing changed.
+//!
+//! LoopBack 4's `PATCH /tasks?where[projectId]=4` and `PATCH /tasks?where[estimate][gte]=8` (build
+//! entries 76, 79) spell the list's `filter[where][…]` names unnested and answer only how many
+//! tasks they changed (`{"count": 3}`): the write reads its query through the list's nesting and
+//! answers the number of tasks it selected, as the live application answered probe-crud entries
+//! 22 to 26.
 
 use serde_json::{Map, Value, json};
 
@@ -14,9 +20,14 @@ use crate::state_support::{Served, call_with_strings, serve_corpus_app, with_bod
 
 /// The status and JSON body the live application answered a feathers probe-crud entry with.
 fn live_answer(entry: usize) -> (u64, Value) {
+    live_answer_of("feathers", entry)
+}
+
+/// The status and JSON body the live application answered an app's probe-crud entry with.
+fn live_answer_of(app: &str, entry: usize) -> (u64, Value) {
     let dir = rea_tests::fidelity::discover(&rea_tests::fidelity::default_roots())
         .into_iter()
-        .find(|found| found.name == "feathers")
+        .find(|found| found.name == app)
         .expect("the corpus holds feathers")
         .dir;
     let har: Value =
@@ -146,4 +157,64 @@ fn a_multi_write_naming_no_filter_is_refused_changing_nothing() {
     }
     let (after, _) = call_with_strings(&served, "get_tasks", &[("$limit", "50")]);
     assert_eq!(before["body"], after["body"]);
+}
+
+/// Each listed task's id and `member`.
+fn shown(body: &Value, member: &str) -> Vec<(Value, Value)> {
+    body.as_array()
+        .expect("a list")
+        .iter()
+        .map(|task| (task["id"].clone(), task[member].clone()))
+        .collect()
+}
+
+#[test]
+fn a_loopback_patch_by_where_counts_what_the_nested_list_grammar_selects() {
+    let served = serve_corpus_app("loopback");
+    // Lena's tasks (4 and 9) get priority 3: `where[assigneeId]`, a filter the write never
+    // recorded, read as the list's `filter[where][assigneeId]`.
+    let answer = write(
+        &served,
+        "patch_tasks",
+        &[("where[assigneeId]", json!(3))],
+        Some(json!({"priority": 3})),
+    );
+    let (status, live) = live_answer_of("loopback", 22);
+    assert_eq!(answer["status"], json!(status));
+    assert_eq!(answer["body"], live, "{answer:#}");
+    // The reads after list what the live ones did (but for the writes the probe made before
+    // this one, which this test does not: their ids and the written member).
+    for (entry, query) in [
+        (23, ("filter[where][assigneeId]", "3")),
+        (24, ("filter[where][priority][gte]", "3")),
+    ] {
+        let (read, _) = call_with_strings(&served, "get_tasks", &[query]);
+        let live = live_answer_of("loopback", entry).1;
+        assert_eq!(shown(&read["body"], "priority"), shown(&live, "priority"));
+    }
+    // A set filter spelled indexed beside an equality: project 3's todo tasks become doing.
+    let answer = write(
+        &served,
+        "patch_tasks",
+        &[
+            ("where[status][inq][0]", json!("todo")),
+            ("where[projectId]", json!(3)),
+        ],
+        Some(json!({"status": "doing"})),
+    );
+    assert_eq!(
+        answer["body"],
+        live_answer_of("loopback", 25).1,
+        "{answer:#}"
+    );
+    let (read, _) = call_with_strings(&served, "get_tasks", &[("filter[where][projectId]", "3")]);
+    let live = live_answer_of("loopback", 26).1;
+    assert_eq!(shown(&read["body"], "status"), shown(&live, "status"));
+    // A query naming nothing the list filters by changes nothing.
+    let (answer, is_error) = served.call(
+        "patch_tasks",
+        with_body(&served, "patch_tasks", json!({"priority": 1})),
+    );
+    assert!(is_error, "{answer:#}");
+    assert!(answer.to_string().contains("not_modelled"), "{answer:#}");
 }

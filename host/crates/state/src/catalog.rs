@@ -485,8 +485,12 @@ fn add_selecting_arguments(
     };
     let mut offered = list.input_schema.clone();
     add_generalized_arguments(view, &mut offered, wording);
+    // A list name (`status[$in][]`) or an indexed one (`filter[where][status][inq][0]`)
+    // selects as its folded name.
     let selects = |name: &str| {
-        let base = rea_plugin_api::query_lists::list_base(name).unwrap_or(name);
+        let base = rea_plugin_api::query_lists::list_base(name)
+            .or_else(|| rea_plugin_api::query_lists::indexed_base(name).map(|(base, _)| base))
+            .unwrap_or(name);
         matches!(
             selected.model.role(base),
             Some(QueryRole::Filter { .. } | QueryRole::Search)
@@ -500,12 +504,54 @@ fn add_selecting_arguments(
     let added: Vec<rea_manifest::catalog::Argument> = offered
         .arguments
         .into_iter()
-        .filter(|argument| {
-            matches!(&argument.target, ArgumentTarget::Query { name } if selects(name))
-                && schema.argument(&argument.name).is_none()
-        })
+        .filter(
+            |argument| matches!(&argument.target, ArgumentTarget::Query { name } if selects(name)),
+        )
+        .filter_map(|argument| unnested_argument(argument, selected.nesting.as_deref()))
+        .map(text_or_integer)
+        .filter(|argument| schema.argument(&argument.name).is_none())
         .collect();
     schema.arguments.splice(at..at, added);
+}
+
+/// An offered query argument the list recorded as integers, taking its query text too: the
+/// write's own recordings never typed it, and a query value is text on the wire.
+fn text_or_integer(
+    mut argument: rea_manifest::catalog::Argument,
+) -> rea_manifest::catalog::Argument {
+    use rea_manifest::catalog::{PropertyKind, QueryType};
+    if let PropertyKind::Query {
+        value: QueryType::Integer,
+        repeated: false,
+    } = argument.schema.kind
+    {
+        argument.schema.kind = PropertyKind::StringOrInteger;
+    }
+    argument
+}
+
+/// A list's query argument as a selecting write whose names the list nests in `nesting`
+/// (`filter[where][assigneeId]` offered as `where[assigneeId]`, see `writes/selected.rs`) takes
+/// it: as it is when the write has no nesting; `None` for a name not nested in that wrapper.
+fn unnested_argument(
+    mut argument: rea_manifest::catalog::Argument,
+    nesting: Option<&str>,
+) -> Option<rea_manifest::catalog::Argument> {
+    let Some(base) = nesting else {
+        return Some(argument);
+    };
+    let inner = |name: &str| {
+        name.strip_prefix(base)
+            .filter(|rest| rest.starts_with('['))
+            .and_then(|_| rea_plugin_api::query_fields::unnested(name))
+    };
+    let ArgumentTarget::Query { name } = &argument.target else {
+        return None;
+    };
+    let query_name = inner(name)?;
+    argument.name = inner(&argument.name).unwrap_or_else(|| query_name.clone());
+    argument.target = ArgumentTarget::Query { name: query_name };
+    Some(argument)
 }
 
 /// Whether a recorded argument of the schema is a list name (`status[$in][]`, see

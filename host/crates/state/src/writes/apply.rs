@@ -2025,6 +2025,15 @@ fn render_written(plan: &WritePlan, recorded: Option<&Json>, change: &Change) ->
             render_recorded_members(response, recorded, change, written?)
         }
         ResponseKind::None | ResponseKind::Recorded => Some(recorded.clone()),
+        ResponseKind::Count => {
+            let count =
+                rea_plugin_api::json::Number::from_lexeme(&change.entities.len().to_string())?;
+            Some(with_value_at(
+                recorded.clone(),
+                pointer,
+                Json::Number(count),
+            ))
+        }
         ResponseKind::Rows => {
             let identity = plan.target.as_ref()?.identity_field.as_deref()?;
             let written: Vec<&Entity> = change

@@ -536,6 +536,11 @@ pub struct SelectedBy {
     pub list_tool: String,
     /// That list's query model.
     pub model: crate::model::QueryModel,
+    /// The wrapper the list nests the write's query names in (`filter`, when the write sends
+    /// `where[projectId]` and the list reads `filter[where][projectId]`; see
+    /// [`rea_plugin_api::query_fields::unnested`]); `None` when the list reads them as sent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nesting: Option<String>,
 }
 
 impl BulkIds {
@@ -718,6 +723,9 @@ pub enum ResponseKind {
     /// array), each item as the model's `rows` says (`{"ok": true, "rows": […]}`,
     /// `[{"ok": true, "id": …, "rev": …}, …]`).
     Rows,
+    /// The number of rows the write wrote, at `pointer` (`{"count": 3}`: a write selected by
+    /// its query answering how many entities it changed, see [`super::selected`]).
+    Count,
 }
 
 /// A write's recorded answer, which served calls answer in.

@@ -717,7 +717,7 @@ impl Simulation<'_> {
             TargetKind::Collection {
                 entity_type,
                 segments,
-            } => self.observe_bulk(entity_type, *segments, call)?,
+            } => self.observe_bulk((entity_type, *segments), &draft.plan.path_template, call)?,
             TargetKind::Linked { action_at, .. } => {
                 self.observe_linked(*action_at, &draft.plan.path_template, call)?;
             }
@@ -1008,7 +1008,12 @@ impl Simulation<'_> {
     }
 
     /// A bulk call: each entity its body names, observed in turn.
-    fn observe_bulk(&mut self, entity_type: &str, segments: usize, call: &mut Call) -> Option<()> {
+    fn observe_bulk(
+        &mut self,
+        (entity_type, segments): (&str, usize),
+        template: &str,
+        call: &mut Call,
+    ) -> Option<()> {
         let info = self.views.types.get(entity_type)?;
         let collection = format!(
             "/{}",
@@ -1021,14 +1026,24 @@ impl Simulation<'_> {
             _ => None,
         };
         // A call naming no ids but a query: the entities its answer lists as written (see
-        // [`super::selected`]), each observed with its listed object as its answer.
+        // [`super::selected`]), each observed with its listed object as its answer, or, when
+        // its answer only counts them, those its query selects over the state at the call.
         let named: Vec<(String, Option<Option<Json>>)> = match ids {
             Some(ids) => ids.into_iter().map(|id| (id, None)).collect(),
             None if call.query.as_ref().is_some_and(|query| !query.is_empty()) => {
-                super::selected::answered(call.response.as_ref(), &info.identity)?
-                    .into_iter()
-                    .map(|(id, item)| (id, Some(Some(item))))
-                    .collect()
+                match super::selected::answered(call.response.as_ref(), &info.identity) {
+                    Some(listed) => listed
+                        .into_iter()
+                        .map(|(id, item)| (id, Some(Some(item))))
+                        .collect(),
+                    None => {
+                        let place = (entity_type, collection.as_str());
+                        super::selected::counted(self.views, template, &self.sim, place, call)?
+                            .into_iter()
+                            .map(|id| (id, Some(None)))
+                            .collect()
+                    }
+                }
             }
             None => return None,
         };

@@ -19,6 +19,7 @@
 
 use rea_plugin_api::contracts::capture::CaptureRecord;
 use rea_plugin_api::json::Json;
+use rea_plugin_api::query_fields::unnested;
 use rea_plugin_api::query_lists::fold_list_names;
 use serde_json::{Map, Value};
 
@@ -37,13 +38,21 @@ pub(super) fn layout(draft: &Draft, calls: &[Call], views: &Views) -> Option<Bul
     let target = draft.plan.target.as_ref()?;
     let entity_type = target.entity_type.as_deref()?;
     let (list_tool, model) = list_model(views, entity_type, &draft.plan.path_template)?;
-    let selects = draft.calls.iter().all(|call| {
-        let call = &calls[*call];
+    let queries: Vec<Vec<(String, String)>> = draft
+        .calls
+        .iter()
+        .map(|call| fold_list_names(calls[*call].query.as_deref().unwrap_or_default()))
+        .collect();
+    let nesting = nesting(
+        model,
+        queries.iter().flatten().map(|(name, _)| name.as_str()),
+    )?;
+    let selects = draft.calls.iter().zip(queries).all(|(call, pairs)| {
         let sends_object = matches!(
-            &call.request,
+            &calls[*call].request,
             RequestBody::Missing | RequestBody::Json(Json::Object(_))
         );
-        let pairs = fold_list_names(call.query.as_deref().unwrap_or_default());
+        let pairs = list_spelled(model, nesting.as_deref(), pairs);
         sends_object && !pairs.is_empty() && selecting(model, &pairs).is_ok()
     });
     selects.then(|| BulkIds {
@@ -52,6 +61,7 @@ pub(super) fn layout(draft: &Draft, calls: &[Call], views: &Views) -> Option<Bul
         selected: Some(Box::new(SelectedBy {
             list_tool: list_tool.to_owned(),
             model: model.clone(),
+            nesting,
         })),
         data: None,
     })
@@ -135,17 +145,33 @@ pub(super) fn answered(response: Option<&Json>, identity: &str) -> Option<Vec<(S
 pub(super) fn rows(
     selected: &SelectedBy,
     state: &LiveState,
-    (entity_type, collection): (&str, &str),
+    place: (&str, &str),
     query: &[(String, String)],
 ) -> Result<Vec<(Option<String>, Json)>, Refused> {
-    let pairs = fold_list_names(query);
+    let pairs = list_spelled(
+        &selected.model,
+        selected.nesting.as_deref(),
+        fold_list_names(query),
+    );
     if pairs.is_empty() {
         return Err(not_modelled(
             "this write selects its entities by a query, and the call names none (every recorded call did)"
                 .to_owned(),
         ));
     }
-    selecting(&selected.model, &pairs)?;
+    let ids = selected_ids(&selected.model, state, place, &pairs)?;
+    Ok(ids.into_iter().map(|id| (Some(id), Json::Null)).collect())
+}
+
+/// The identities of the held entities of `collection` the (list-spelled) query selects, in
+/// the list's order.
+fn selected_ids(
+    model: &crate::model::QueryModel,
+    state: &LiveState,
+    (entity_type, collection): (&str, &str),
+    pairs: &[(String, String)],
+) -> Result<Vec<String>, Refused> {
+    selecting(model, pairs)?;
     let held = state.collection(entity_type, collection);
     let objects: Vec<&rea_plugin_api::json::Object> = held
         .iter()
@@ -156,15 +182,115 @@ pub(super) fn rows(
             "an entity of this collection is no object a query reads".to_owned(),
         ));
     }
-    let Some((matched, _)) = crate::query::order_matches(&selected.model, &pairs, &objects) else {
+    let Some((matched, _)) = crate::query::order_matches(model, pairs, &objects) else {
         return Err(not_modelled(
             "the list's learned query grammar cannot evaluate this query".to_owned(),
         ));
     };
     Ok(matched
         .into_iter()
-        .map(|index| (Some(held[index].id.clone()), Json::Null))
+        .map(|index| held[index].id.clone())
         .collect())
+}
+
+/// The wrapper the list nests the query names it gives no role in (`filter`, when the list
+/// reads `where[projectId]` as `filter[where][projectId]`, see
+/// [`rea_plugin_api::query_fields::unnested`]): `Some(None)` when it reads every name as sent,
+/// `None` when a name no wrapper (or more than one) gives a role, or two names need two wrappers.
+fn nesting<'n>(
+    model: &crate::model::QueryModel,
+    names: impl Iterator<Item = &'n str>,
+) -> Option<Option<String>> {
+    let wrappers: std::collections::BTreeSet<&str> = model
+        .parameters
+        .keys()
+        .filter(|name| unnested(name).is_some())
+        .filter_map(|name| name.split_once('[').map(|(base, _)| base))
+        .collect();
+    let mut found: Option<&str> = None;
+    for name in names {
+        if model.role(name).is_some() {
+            continue;
+        }
+        let mut reading = wrappers.iter().filter(|base| {
+            let candidate = wrapped_name(base, name);
+            unnested(&candidate).as_deref() == Some(name) && model.role(&candidate).is_some()
+        });
+        let (Some(base), None) = (reading.next(), reading.next()) else {
+            return None;
+        };
+        if found.is_some_and(|known| known != *base) {
+            return None;
+        }
+        found = Some(base);
+    }
+    Some(found.map(str::to_owned))
+}
+
+/// The pairs as the list reads them: a name the model gives no role nested in the write's
+/// `nesting` wrapper (see [`nesting`]); any other name as sent.
+fn list_spelled(
+    model: &crate::model::QueryModel,
+    nesting: Option<&str>,
+    pairs: Vec<(String, String)>,
+) -> Vec<(String, String)> {
+    let Some(base) = nesting else {
+        return pairs;
+    };
+    pairs
+        .into_iter()
+        .map(|(name, value)| match model.role(&name) {
+            Some(_) => (name, value),
+            None => (wrapped_name(base, &name), value),
+        })
+        .collect()
+}
+
+/// `name` nested in `base`'s brackets: `where[projectId]` in `filter` is
+/// `filter[where][projectId]`, `status` is `filter[status]`.
+fn wrapped_name(base: &str, name: &str) -> String {
+    match name.split_once('[') {
+        Some((first, rest)) => format!("{base}[{first}][{rest}"),
+        None => format!("{base}[{name}]"),
+    }
+}
+
+/// The entities a recorded call wrote when its answer only counts them (`{"count": 3}`, see
+/// [`count_answer`]): those the list of `entity_type` read through `template` selects by the
+/// call's query over the state at the call, when they are as many as the answer says; `None`
+/// otherwise (the call is then unobserved).
+pub(super) fn counted(
+    views: &Views,
+    template: &str,
+    state: &LiveState,
+    place: (&str, &str),
+    call: &Call,
+) -> Option<Vec<String>> {
+    let (_, model) = list_model(views, place.0, template)?;
+    let (_, count) = count_answer(call.response.as_ref()?)?;
+    let pairs = fold_list_names(call.query.as_deref()?);
+    let nesting = nesting(model, pairs.iter().map(|(name, _)| name.as_str()))?;
+    let pairs = list_spelled(model, nesting.as_deref(), pairs);
+    if pairs.is_empty() {
+        return None;
+    }
+    let ids = selected_ids(model, state, place, &pairs).ok()?;
+    (ids.len() as u64 == count).then_some(ids)
+}
+
+/// An answer that only counts: an object whose one member holds a non-negative integer, as
+/// that member and the number.
+pub(super) fn count_answer(response: &Json) -> Option<(&str, u64)> {
+    let object = response.as_object()?;
+    let mut members = object.iter();
+    let (name, value) = members.next()?;
+    if members.next().is_some() {
+        return None;
+    }
+    match value {
+        Json::Number(number) => Some((name, u64::try_from(number.as_i64()?).ok()?)),
+        _ => None,
+    }
 }
 
 /// A served call's query pairs: each argument the write tool's recorded schema targets at the
@@ -209,9 +335,31 @@ pub(super) fn learn(
     if let Some(body) = draft.plan.body.as_mut() {
         body.none = bodiless;
     }
-    if let Some(response) = rows_answer(draft, calls, records) {
+    if let Some(response) =
+        rows_answer(draft, calls, records).or_else(|| count_model(draft, calls, records))
+    {
         draft.plan.response = Some(response);
     }
+}
+
+/// The answer of a selecting plan whose recorded answers only count the entities written
+/// (`{"count": 3}`), each naming the number its call was observed to write under one member;
+/// `None` when one does not.
+fn count_model(draft: &Draft, calls: &[Call], records: &[CaptureRecord]) -> Option<ResponseModel> {
+    let mut member = None;
+    for call in draft.calls.iter().map(|call| &calls[*call]) {
+        let (name, count) = count_answer(call.response.as_ref()?)?;
+        if call.bulk.len() as u64 != count || member.is_some_and(|known| known != name) {
+            return None;
+        }
+        member = Some(name);
+    }
+    let pointer = format!("/{}", member?.replace('~', "~0").replace('/', "~1"));
+    let first = &calls[*draft.calls.first()?];
+    let record = records
+        .iter()
+        .find(|record| record.ordinal == first.ordinal)?;
+    Some(answer_model(record, ResponseKind::Count, pointer, None))
 }
 
 /// The answer of a selecting plan whose recorded answers list the entities written (an update's
@@ -225,20 +373,36 @@ fn rows_answer(draft: &Draft, calls: &[Call], records: &[CaptureRecord]) -> Opti
     let record = records
         .iter()
         .find(|record| record.ordinal == first.ordinal)?;
-    Some(ResponseModel {
+    Some(answer_model(
+        record,
+        ResponseKind::Rows,
+        pointer,
+        Some(rows),
+    ))
+}
+
+/// A selecting plan's answer of `kind` at `pointer`, in the exemplar record's status and media
+/// type.
+fn answer_model(
+    record: &CaptureRecord,
+    kind: ResponseKind,
+    pointer: String,
+    rows: Option<super::model::RowsModel>,
+) -> ResponseModel {
+    ResponseModel {
         ordinal: record.ordinal,
         status: record.response.status,
         media_type: record.response.media_type.clone(),
-        kind: ResponseKind::Rows,
+        kind,
         pointer: Some(pointer),
         required_members: Vec::new(),
         nulled_members: Vec::new(),
         shows_computed: false,
         renamed: Default::default(),
         by_options: Vec::new(),
-        rows: Some(rows),
+        rows,
         member: None,
         changed: None,
         echoed: Default::default(),
-    })
+    }
 }

@@ -726,6 +726,7 @@ fn written_answer(
         | ResponseKind::Identity
         | ResponseKind::Recorded
         | ResponseKind::Rows
+        | ResponseKind::Count
         | ResponseKind::None => {
             let Some(body) = render_response(plan, base.json(), change) else {
                 return tool_error(

@@ -1103,6 +1103,99 @@ fn a_selecting_write_whose_query_the_list_grammar_does_not_reproduce_is_withheld
     assert_eq!(plan.reason.as_deref(), Some("body-unusable"));
 }
 
+/// The chores of [`chores_written_by_query`] listed through a wrapper's brackets
+/// (`/chores?filter[where][status]=done`), written by `PATCH /chores?where[project]=1` (the
+/// list's names unnested) answering only how many it changed: `{"count": count}`.
+fn chores_counted_by_nested_query(count: u64) -> Vec<CaptureRecord> {
+    let all = |jobs: Vec<Value>| Value::Array(jobs);
+    vec![
+        get(
+            0,
+            "/chores",
+            200,
+            all(vec![
+                chore(1, "todo", 1),
+                chore(2, "todo", 1),
+                chore(3, "todo", 2),
+                chore(4, "done", 2),
+            ]),
+        ),
+        get(
+            1,
+            "/chores?filter[where][status]=done",
+            200,
+            all(vec![chore(4, "done", 2)]),
+        ),
+        get(
+            2,
+            "/chores?filter[where][project]=2",
+            200,
+            all(vec![chore(3, "todo", 2), chore(4, "done", 2)]),
+        ),
+        get(3, "/chores/1", 200, chore(1, "todo", 1)),
+        record(
+            4,
+            "PATCH",
+            "/chores?where[project]=1",
+            Some(json!({"status": "done"})),
+            200,
+            json!({"count": count}),
+        ),
+        get(
+            5,
+            "/chores?filter[where][project]=1",
+            200,
+            all(vec![chore(1, "done", 1), chore(2, "done", 1)]),
+        ),
+    ]
+}
+
+#[test]
+fn a_write_selecting_by_a_nested_query_answers_how_many_it_changed() {
+    let fixture = derive(chores_counted_by_nested_query(2));
+    let plan = fixture.plan("patch_chores");
+    assert!(plan.served, "{:?}", plan.reason);
+    let selected = plan
+        .body
+        .as_ref()
+        .and_then(|body| body.bulk_ids.as_ref()?.selected.as_deref());
+    assert_eq!(
+        selected.and_then(|selected| selected.nesting.as_deref()),
+        Some("filter")
+    );
+    assert_eq!(plan.confirmed_by, vec![5]);
+    // A filter the write never sent (`where[status]`, the list's `filter[where][status]`)
+    // beside one it did: the number of chores it changed, read back changed.
+    let (answer, error) = fixture.call(
+        "patch_chores",
+        json!({"where[project]": "2", "where[status]": "todo", "body": {"status": "doing"}}),
+    );
+    assert!(!error, "{answer}");
+    assert_eq!(answer["body"], json!({"count": 1}));
+    let (read, _) = fixture.call("get_chores_by_id", json!({"id": "3"}));
+    assert_eq!(read["body"], chore(3, "doing", 2));
+    let (answer, error) = fixture.call(
+        "patch_chores",
+        json!({"where[project]": "9", "body": {"status": "x"}}),
+    );
+    assert!(!error, "{answer}");
+    assert_eq!(answer["body"], json!({"count": 0}));
+    // No query is refused, nothing changed.
+    let (refused, error) = fixture.call("patch_chores", json!({"body": {"status": "x"}}));
+    assert!(error, "{refused}");
+    assert!(refused.to_string().contains("not_modelled"), "{refused}");
+    let (read, _) = fixture.call("get_chores_by_id", json!({"id": "1"}));
+    assert_eq!(read["body"], chore(1, "todo", 1));
+}
+
+#[test]
+fn a_count_answer_the_query_does_not_reproduce_is_not_served() {
+    // The query selects chores 1 and 2; the answer counts one: which one it changed is unknown.
+    let fixture = derive(chores_counted_by_nested_query(1));
+    let plan = fixture.plan("patch_chores");
+    assert!(!plan.served, "{plan:?}");
+}
+
 #[test]
 fn a_bulk_body_naming_ids_beside_one_data_object_sends_each_entity_that_object() {
     let fixture = derive(vec![
