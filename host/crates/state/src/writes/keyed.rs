@@ -162,22 +162,7 @@ fn rows_answer(
     let record = records
         .iter()
         .find(|record| record.ordinal == first.ordinal)?;
-    let response = ResponseModel {
-        ordinal: record.ordinal,
-        status: record.response.status,
-        media_type: record.response.media_type.clone(),
-        kind: ResponseKind::Rows,
-        pointer: Some(pointer),
-        required_members: Vec::new(),
-        nulled_members: Vec::new(),
-        shows_computed: false,
-        renamed: Default::default(),
-        by_options: Vec::new(),
-        rows: Some(rows),
-        member: None,
-        changed: None,
-        echoed: Default::default(),
-    };
+    let response = ResponseModel::recorded_at(record, ResponseKind::Rows, pointer, Some(rows));
     let mut by_options: Vec<OptionedAnswer> = Vec::new();
     for call in &listed {
         let options = match &call.request {

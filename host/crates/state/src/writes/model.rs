@@ -784,6 +784,34 @@ pub struct ResponseModel {
     pub echoed: std::collections::BTreeMap<String, String>,
 }
 
+impl ResponseModel {
+    /// An answer of `kind` at `pointer` in the status and media type of the exemplar record, with
+    /// nothing else learned yet (a bulk write's rows, a selecting write's count).
+    pub(crate) fn recorded_at(
+        record: &rea_plugin_api::contracts::capture::CaptureRecord,
+        kind: ResponseKind,
+        pointer: String,
+        rows: Option<RowsModel>,
+    ) -> Self {
+        ResponseModel {
+            ordinal: record.ordinal,
+            status: record.response.status,
+            media_type: record.response.media_type.clone(),
+            kind,
+            pointer: Some(pointer),
+            required_members: Vec::new(),
+            nulled_members: Vec::new(),
+            shows_computed: false,
+            renamed: Default::default(),
+            by_options: Vec::new(),
+            rows,
+            member: None,
+            changed: None,
+            echoed: Default::default(),
+        }
+    }
+}
+
 /// How a batch's answer lists the rows it wrote, one item per row (see [`ResponseKind::Rows`]),
 /// learned from the recorded answers.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -359,7 +359,12 @@ fn count_model(draft: &Draft, calls: &[Call], records: &[CaptureRecord]) -> Opti
     let record = records
         .iter()
         .find(|record| record.ordinal == first.ordinal)?;
-    Some(answer_model(record, ResponseKind::Count, pointer, None))
+    Some(ResponseModel::recorded_at(
+        record,
+        ResponseKind::Count,
+        pointer,
+        None,
+    ))
 }
 
 /// The answer of a selecting plan whose recorded answers list the entities written (an update's
@@ -373,36 +378,10 @@ fn rows_answer(draft: &Draft, calls: &[Call], records: &[CaptureRecord]) -> Opti
     let record = records
         .iter()
         .find(|record| record.ordinal == first.ordinal)?;
-    Some(answer_model(
+    Some(ResponseModel::recorded_at(
         record,
         ResponseKind::Rows,
         pointer,
         Some(rows),
     ))
-}
-
-/// A selecting plan's answer of `kind` at `pointer`, in the exemplar record's status and media
-/// type.
-fn answer_model(
-    record: &CaptureRecord,
-    kind: ResponseKind,
-    pointer: String,
-    rows: Option<super::model::RowsModel>,
-) -> ResponseModel {
-    ResponseModel {
-        ordinal: record.ordinal,
-        status: record.response.status,
-        media_type: record.response.media_type.clone(),
-        kind,
-        pointer: Some(pointer),
-        required_members: Vec::new(),
-        nulled_members: Vec::new(),
-        shows_computed: false,
-        renamed: Default::default(),
-        by_options: Vec::new(),
-        rows,
-        member: None,
-        changed: None,
-        echoed: Default::default(),
-    }
 }

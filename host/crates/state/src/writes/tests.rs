@@ -960,31 +960,8 @@ fn chore(id: u64, status: &str, project: u64) -> Value {
 /// `DELETE /jobs?status=done`, each answering the array of the chores it changed or removed.
 fn chores_written_by_query() -> Vec<CaptureRecord> {
     let all = |jobs: Vec<Value>| Value::Array(jobs);
-    vec![
-        get(
-            0,
-            "/chores",
-            200,
-            all(vec![
-                chore(1, "todo", 1),
-                chore(2, "todo", 1),
-                chore(3, "todo", 2),
-                chore(4, "done", 2),
-            ]),
-        ),
-        get(
-            1,
-            "/chores?status=done",
-            200,
-            all(vec![chore(4, "done", 2)]),
-        ),
-        get(
-            2,
-            "/chores?project=2",
-            200,
-            all(vec![chore(3, "todo", 2), chore(4, "done", 2)]),
-        ),
-        get(3, "/chores/1", 200, chore(1, "todo", 1)),
+    let mut records = chores_read(|name| name.to_owned());
+    records.extend([
         record(
             4,
             "PATCH",
@@ -1018,6 +995,39 @@ fn chores_written_by_query() -> Vec<CaptureRecord> {
                 chore(3, "todo", 2),
             ]),
         ),
+    ]);
+    records
+}
+
+/// Four chores listed whole, by status and by project (each filter's name spelled by `filter`),
+/// and one read by id: records 0 to 3.
+fn chores_read(filter: impl Fn(&str) -> String) -> Vec<CaptureRecord> {
+    let all = |jobs: Vec<Value>| Value::Array(jobs);
+    vec![
+        get(
+            0,
+            "/chores",
+            200,
+            all(vec![
+                chore(1, "todo", 1),
+                chore(2, "todo", 1),
+                chore(3, "todo", 2),
+                chore(4, "done", 2),
+            ]),
+        ),
+        get(
+            1,
+            &format!("/chores?{}=done", filter("status")),
+            200,
+            all(vec![chore(4, "done", 2)]),
+        ),
+        get(
+            2,
+            &format!("/chores?{}=2", filter("project")),
+            200,
+            all(vec![chore(3, "todo", 2), chore(4, "done", 2)]),
+        ),
+        get(3, "/chores/1", 200, chore(1, "todo", 1)),
     ]
 }
 
@@ -1108,31 +1118,8 @@ fn a_selecting_write_whose_query_the_list_grammar_does_not_reproduce_is_withheld
 /// list's names unnested) answering only how many it changed: `{"count": count}`.
 fn chores_counted_by_nested_query(count: u64) -> Vec<CaptureRecord> {
     let all = |jobs: Vec<Value>| Value::Array(jobs);
-    vec![
-        get(
-            0,
-            "/chores",
-            200,
-            all(vec![
-                chore(1, "todo", 1),
-                chore(2, "todo", 1),
-                chore(3, "todo", 2),
-                chore(4, "done", 2),
-            ]),
-        ),
-        get(
-            1,
-            "/chores?filter[where][status]=done",
-            200,
-            all(vec![chore(4, "done", 2)]),
-        ),
-        get(
-            2,
-            "/chores?filter[where][project]=2",
-            200,
-            all(vec![chore(3, "todo", 2), chore(4, "done", 2)]),
-        ),
-        get(3, "/chores/1", 200, chore(1, "todo", 1)),
+    let mut records = chores_read(|name| format!("filter[where][{name}]"));
+    records.extend([
         record(
             4,
             "PATCH",
@@ -1147,7 +1134,8 @@ fn chores_counted_by_nested_query(count: u64) -> Vec<CaptureRecord> {
             200,
             all(vec![chore(1, "done", 1), chore(2, "done", 1)]),
         ),
-    ]
+    ]);
+    records
 }
 
 #[test]
