@@ -16,41 +16,11 @@
 //! json-server, whose one recorded `PUT /posts/5` sent every member while its `POST /posts
 //! {"title"}` stored a post with the title alone.
 
-use std::path::PathBuf;
-
 use serde_json::{Map, Value, json};
 
-use crate::state_support::{Served, call_with_strings, id_arguments, serve_corpus_app, with_body};
-
-/// A corpus app's folder.
-fn app_dir(app: &str) -> PathBuf {
-    rea_tests::fidelity::discover(&rea_tests::fidelity::default_roots())
-        .into_iter()
-        .find(|found| found.name == app)
-        .unwrap_or_else(|| panic!("the corpus holds {app}"))
-        .dir
-}
-
-/// The status and JSON body the live application answered a probe's entry with.
-fn live_answer(app: &str, probe: &str, entry: usize) -> (u64, Value) {
-    let path = app_dir(app).join(format!("{probe}.har"));
-    let har: Value = serde_json::from_slice(&std::fs::read(&path).expect("the probe HAR"))
-        .expect("the probe HAR is JSON");
-    let response = &har["log"]["entries"][entry]["response"];
-    let text = response["content"]["text"].as_str().expect("a kept body");
-    let body = serde_json::from_str(text).expect("a JSON body");
-    (response["status"].as_u64().expect("a status"), body)
-}
-
-/// A served tool's input schema, as MCP `tools/list` shows it.
-fn input_schema(served: &Served, tool: &str) -> Map<String, Value> {
-    rea_serve::ToolBackend::tools(served.backend.as_ref())
-        .iter()
-        .find(|descriptor| descriptor.name == tool)
-        .expect("the tool is served")
-        .input_schema
-        .clone()
-}
+use crate::state_support::{
+    Served, call_with_strings, id_arguments, input_schema, live_answer, serve_corpus_app, with_body,
+};
 
 /// Whether the schema the MCP server checks admits the arguments.
 fn admits(schema: &Map<String, Value>, arguments: &Map<String, Value>) -> bool {

@@ -164,7 +164,7 @@ fn parse_keys_is_learned_and_offered_on_the_sibling_lists() {
     // The Member list never recorded `keys`: the one learned rule is offered there too, and its
     // catalog takes the argument.
     assert_eq!(selection_of(&parse, PARSE_MEMBERS), Some(keys));
-    let schema = crate::state_query_expressions::input_schema(&parse, PARSE_MEMBERS);
+    let schema = crate::state_support::input_schema(&parse, PARSE_MEMBERS);
     assert!(
         schema
             .get("properties")

@@ -13,7 +13,7 @@ use rea_plugin_api::contracts::query::QueryRole;
 use serde_json::{Map, Value};
 
 use crate::state_query_grammar::{assert_live_answers, probe_arguments, served_with_probes};
-use crate::state_support::{Served, list_view, recorded_answer};
+use crate::state_support::{Served, input_schema, list_view, recorded_answer};
 
 const TIDDLERS: &str = "get_recipes_default_tiddlers_json";
 const TASKS: &str = "get_items_tasks";
@@ -160,19 +160,6 @@ fn an_or_group_at_the_top_of_the_query_holds_by_any_branch() {
         );
     }
     assert_live_answers("feathers", "get_tasks", &lines);
-}
-
-/// The input schema the served state catalog advertises for a tool.
-pub(crate) fn input_schema(served: &Served, tool: &str) -> Map<String, Value> {
-    use rea_serve::backend::ToolBackend;
-    served
-        .backend
-        .tools()
-        .iter()
-        .find(|descriptor| descriptor.name == tool)
-        .expect("the tool is served")
-        .input_schema
-        .clone()
 }
 
 #[test]

@@ -16,38 +16,9 @@
 
 use serde_json::{Map, Value, json};
 
-use crate::state_support::{Served, call_with_strings, serve_corpus_app, with_body};
-
-/// The status and JSON body the live application answered a feathers probe-crud entry with.
-fn live_answer(entry: usize) -> (u64, Value) {
-    live_answer_of("feathers", entry)
-}
-
-/// The status and JSON body the live application answered an app's probe-crud entry with.
-fn live_answer_of(app: &str, entry: usize) -> (u64, Value) {
-    let dir = rea_tests::fidelity::discover(&rea_tests::fidelity::default_roots())
-        .into_iter()
-        .find(|found| found.name == app)
-        .expect("the corpus holds feathers")
-        .dir;
-    let har: Value =
-        serde_json::from_slice(&std::fs::read(dir.join("probe-crud.har")).expect("the probe HAR"))
-            .expect("the probe HAR is JSON");
-    let response = &har["log"]["entries"][entry]["response"];
-    let text = response["content"]["text"].as_str().expect("a kept body");
-    let body = serde_json::from_str(text).expect("a JSON body");
-    (response["status"].as_u64().expect("a status"), body)
-}
-
-/// A served tool's input schema, as MCP `tools/list` shows it.
-fn input_schema(served: &Served, tool: &str) -> Map<String, Value> {
-    rea_serve::ToolBackend::tools(served.backend.as_ref())
-        .iter()
-        .find(|descriptor| descriptor.name == tool)
-        .expect("the tool is served")
-        .input_schema
-        .clone()
-}
+use crate::state_support::{
+    Served, call_with_strings, input_schema, live_answer, serve_corpus_app, with_body,
+};
 
 /// A body with every task's `updatedAt` left out (the served clock's, not the live one's).
 fn unstamped(mut body: Value) -> Value {
@@ -96,13 +67,13 @@ fn a_multi_patch_and_delete_change_what_the_list_grammar_selects() {
         &[("assigneeId", json!("3"))],
         Some(json!({"priority": 3})),
     );
-    let (status, live) = live_answer(20);
+    let (status, live) = live_answer("feathers", "probe-crud", 20);
     assert_eq!(answer["status"], json!(status));
     assert_eq!(unstamped(answer["body"].clone()), unstamped(live));
     let (read, _) = call_with_strings(&served, "get_tasks", &[("assigneeId", "3")]);
     assert_eq!(
         unstamped(read["body"].clone()),
-        unstamped(live_answer(21).1)
+        unstamped(live_answer("feathers", "probe-crud", 21).1)
     );
     // A set filter the list learned, spelled as a list name, beside an equality.
     let answer = write(
@@ -125,11 +96,11 @@ fn a_multi_patch_and_delete_change_what_the_list_grammar_selects() {
         &[("projectId", json!(1)), ("status[$ne]", json!("todo"))],
         None,
     );
-    assert_eq!(answer["body"], live_answer(25).1);
+    assert_eq!(answer["body"], live_answer("feathers", "probe-crud", 25).1);
     let (read, _) = call_with_strings(&served, "get_tasks", &[("projectId", "1")]);
     assert_eq!(
         unstamped(read["body"].clone()),
-        unstamped(live_answer(26).1)
+        unstamped(live_answer("feathers", "probe-crud", 26).1)
     );
 }
 
@@ -179,7 +150,7 @@ fn a_loopback_patch_by_where_counts_what_the_nested_list_grammar_selects() {
         &[("where[assigneeId]", json!(3))],
         Some(json!({"priority": 3})),
     );
-    let (status, live) = live_answer_of("loopback", 22);
+    let (status, live) = live_answer("loopback", "probe-crud", 22);
     assert_eq!(answer["status"], json!(status));
     assert_eq!(answer["body"], live, "{answer:#}");
     // The reads after list what the live ones did (but for the writes the probe made before
@@ -189,7 +160,7 @@ fn a_loopback_patch_by_where_counts_what_the_nested_list_grammar_selects() {
         (24, ("filter[where][priority][gte]", "3")),
     ] {
         let (read, _) = call_with_strings(&served, "get_tasks", &[query]);
-        let live = live_answer_of("loopback", entry).1;
+        let live = live_answer("loopback", "probe-crud", entry).1;
         assert_eq!(shown(&read["body"], "priority"), shown(&live, "priority"));
     }
     // A set filter spelled indexed beside an equality: project 3's todo tasks become doing.
@@ -204,11 +175,11 @@ fn a_loopback_patch_by_where_counts_what_the_nested_list_grammar_selects() {
     );
     assert_eq!(
         answer["body"],
-        live_answer_of("loopback", 25).1,
+        live_answer("loopback", "probe-crud", 25).1,
         "{answer:#}"
     );
     let (read, _) = call_with_strings(&served, "get_tasks", &[("filter[where][projectId]", "3")]);
-    let live = live_answer_of("loopback", 26).1;
+    let live = live_answer("loopback", "probe-crud", 26).1;
     assert_eq!(shown(&read["body"], "status"), shown(&live, "status"));
     // A query naming nothing the list filters by changes nothing.
     let (answer, is_error) = served.call(

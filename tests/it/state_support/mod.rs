@@ -490,3 +490,24 @@ pub fn collection_ids(answer: &Value) -> Vec<String> {
         .map(|member| member["id"].as_str().expect("an id").to_owned())
         .collect()
 }
+
+/// The input schema the served state catalog advertises for a tool, as MCP `tools/list` shows it.
+pub fn input_schema(served: &Served, tool: &str) -> Map<String, Value> {
+    rea_serve::ToolBackend::tools(served.backend.as_ref())
+        .iter()
+        .find(|descriptor| descriptor.name == tool)
+        .expect("the tool is served")
+        .input_schema
+        .clone()
+}
+
+/// The status and JSON body the live application answered a corpus app's probe entry with.
+pub fn live_answer(app: &str, probe: &str, entry: usize) -> (u64, Value) {
+    let path = corpus_dir(app).join(format!("{probe}.har"));
+    let har: Value = serde_json::from_slice(&std::fs::read(&path).expect("the probe HAR"))
+        .expect("the probe HAR is JSON");
+    let response = &har["log"]["entries"][entry]["response"];
+    let text = response["content"]["text"].as_str().expect("a kept body");
+    let body = serde_json::from_str(text).expect("a JSON body");
+    (response["status"].as_u64().expect("a status"), body)
+}
