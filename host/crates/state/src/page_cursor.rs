@@ -1072,18 +1072,13 @@ pub fn candidate_forms(value: &Json) -> Vec<CursorForm> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_support::pairs;
 
     fn object(text: &str) -> Object {
         match rea_plugin_api::json::parse(text.as_bytes()).expect("json") {
             Json::Object(object) => object,
             _ => unreachable!(),
         }
-    }
-
-    fn pairs(list: &[(&str, &str)]) -> Vec<(String, String)> {
-        list.iter()
-            .map(|(name, value)| ((*name).to_owned(), (*value).to_owned()))
-            .collect()
     }
 
     #[test]

@@ -81,13 +81,8 @@ fn echoed(lines: &[ShownLine<'_>], pointer: &str, decoded: bool) -> Option<Query
 #[cfg(test)]
 mod tests {
     use super::{learn, render};
+    use crate::test_support::pairs;
     use rea_plugin_api::json::Json;
-
-    fn pairs(list: &[(&str, &str)]) -> Vec<(String, String)> {
-        list.iter()
-            .map(|(name, value)| ((*name).to_owned(), (*value).to_owned()))
-            .collect()
-    }
 
     fn body(link: &str) -> Json {
         serde_json::from_str(&format!(

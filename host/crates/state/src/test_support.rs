@@ -76,3 +76,10 @@ pub fn views_of_types(templates: &[&str]) -> crate::writes::Views {
     }
     views
 }
+
+/// Query pairs from `(name, value)` literals.
+pub(crate) fn pairs(list: &[(&str, &str)]) -> Vec<(String, String)> {
+    list.iter()
+        .map(|(name, value)| ((*name).to_owned(), (*value).to_owned()))
+        .collect()
+}
