@@ -38,7 +38,7 @@
 use std::collections::{BTreeMap, HashMap};
 
 use rea_manifest::segments::{split_path, template_affixes};
-use rea_plugin_api::json::{Json, Object};
+use rea_plugin_api::json::{Json, Object, escape_pointer_segment};
 use serde::{Deserialize, Serialize};
 
 use super::apply::{Change, commit, set_pointer};
@@ -443,7 +443,7 @@ pub(super) fn changed(before: &Json, after: &Json, at: &str) -> Vec<(String, Jso
             keys.dedup();
             keys.into_iter()
                 .flat_map(|key| {
-                    let pointer = format!("{at}/{}", escape(key));
+                    let pointer = format!("{at}/{}", escape_pointer_segment(key));
                     match (was.get(key), now.get(key)) {
                         (Some(was), Some(now)) => changed(was, now, &pointer),
                         (_, now) => vec![(pointer, now.cloned().unwrap_or(Json::Null))],
@@ -454,10 +454,6 @@ pub(super) fn changed(before: &Json, after: &Json, at: &str) -> Vec<(String, Jso
         _ if before == after => Vec::new(),
         _ => vec![(at.to_owned(), after.clone())],
     }
-}
-
-fn escape(key: &str) -> String {
-    key.replace('~', "~0").replace('/', "~1")
 }
 
 /// The body object at `pointer` as sent.
@@ -505,7 +501,10 @@ fn objects(value: &Json, at: String) -> Vec<(String, &Object)> {
     };
     let mut found = vec![(at.clone(), object)];
     for (key, member) in object.iter() {
-        found.extend(objects(member, format!("{at}/{}", escape(key))));
+        found.extend(objects(
+            member,
+            format!("{at}/{}", escape_pointer_segment(key)),
+        ));
     }
     found
 }
@@ -534,8 +533,13 @@ pub(super) fn holding(answer: &Json, sent: &Object, at: &str) -> Option<String> 
     }
     let mut keys: Vec<&str> = object.keys().collect();
     keys.sort_unstable();
-    keys.into_iter()
-        .find_map(|key| holding(object.get(key)?, sent, &format!("{at}/{}", escape(key))))
+    keys.into_iter().find_map(|key| {
+        holding(
+            object.get(key)?,
+            sent,
+            &format!("{at}/{}", escape_pointer_segment(key)),
+        )
+    })
 }
 
 /// Whether a draft is withheld because no target or observation explained it, the writes the
@@ -829,7 +833,11 @@ fn string_pointer(value: &Json, text: &str, at: &str) -> Option<String> {
             let mut keys: Vec<&str> = object.keys().collect();
             keys.sort_unstable();
             keys.into_iter().find_map(|key| {
-                string_pointer(object.get(key)?, text, &format!("{at}/{}", escape(key)))
+                string_pointer(
+                    object.get(key)?,
+                    text,
+                    &format!("{at}/{}", escape_pointer_segment(key)),
+                )
             })
         }
         _ => None,

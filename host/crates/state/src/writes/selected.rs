@@ -18,7 +18,7 @@
 //! nothing changed: the state never guesses which entities a query selects.
 
 use rea_plugin_api::contracts::capture::CaptureRecord;
-use rea_plugin_api::json::Json;
+use rea_plugin_api::json::{Json, escape_pointer_segment};
 use rea_plugin_api::query_fields::unnested;
 use rea_plugin_api::query_lists::fold_list_names;
 use serde_json::{Map, Value};
@@ -354,7 +354,7 @@ fn count_model(draft: &Draft, calls: &[Call], records: &[CaptureRecord]) -> Opti
         }
         member = Some(name);
     }
-    let pointer = format!("/{}", member?.replace('~', "~0").replace('/', "~1"));
+    let pointer = format!("/{}", escape_pointer_segment(member?));
     let first = &calls[*draft.calls.first()?];
     let record = records
         .iter()
