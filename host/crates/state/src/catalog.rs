@@ -333,7 +333,12 @@ fn add_generalized_arguments(
         .iter()
         .position(|argument| argument.target == ArgumentTarget::Body)
         .unwrap_or(schema.arguments.len());
-    let listed = set_filters_listed(view, schema);
+    let listed = spells_value_lists(
+        view,
+        schema,
+        rea_plugin_api::query_lists::list_base,
+        is_set_filter,
+    );
     let added: Vec<Argument> = generalized_arguments(view, wording)
         .into_iter()
         .map(
@@ -376,7 +381,12 @@ fn add_generalized_arguments(
             },
         )
         .collect();
-    if set_filters_indexed(view, schema) {
+    if spells_value_lists(
+        view,
+        schema,
+        |name| Some(rea_plugin_api::query_lists::indexed_base(name)?.0),
+        reads_value_list,
+    ) {
         schema.families.extend(indexed_families(view));
     }
     schema.families.extend(selection_members(view));
@@ -405,21 +415,6 @@ fn selection_members(
             "string".to_owned(),
             "boolean".to_owned(),
         ])),
-    })
-}
-
-/// Whether a recorded argument of the schema is an indexed name (`status[inq][0]`, see
-/// [`rea_plugin_api::query_lists::fold_indexed`]) whose folded name the view's model reads as a
-/// filter by a list of values (`in`, `nin`, `between`): the application spells its value lists
-/// so.
-fn set_filters_indexed(view: &crate::model::ReadView, schema: &rea_manifest::InputSchema) -> bool {
-    schema.arguments.iter().any(|argument| {
-        let ArgumentTarget::Query { name } = &argument.target else {
-            return false;
-        };
-        rea_plugin_api::query_lists::indexed_base(name)
-            .and_then(|(base, _)| list_model(view)?.parameters.get(base))
-            .is_some_and(reads_value_list)
     })
 }
 
@@ -554,33 +549,32 @@ fn unnested_argument(
     Some(argument)
 }
 
-/// Whether a recorded argument of the schema is a list name (`status[$in][]`, see
-/// [`rea_plugin_api::query_lists`]) whose folded name the view's model reads as a filter by a set
-/// operator (`in`, `nin`): the application spells its value lists so.
-fn set_filters_listed(view: &crate::model::ReadView, schema: &rea_manifest::InputSchema) -> bool {
+/// Whether a recorded query argument of the schema spells a value list (`base_of`: its list
+/// base, `status` of `status[$in][]`, or of an indexed run, `status[inq]` of `status[inq][0]`;
+/// see [`rea_plugin_api::query_lists`]) whose base the view's model reads with a role `reads`
+/// accepts: the application spells its value lists so.
+fn spells_value_lists(
+    view: &crate::model::ReadView,
+    schema: &rea_manifest::InputSchema,
+    base_of: impl Fn(&str) -> Option<&str>,
+    reads: impl Fn(&crate::model::QueryRole) -> bool,
+) -> bool {
     schema.arguments.iter().any(|argument| {
         let ArgumentTarget::Query { name } = &argument.target else {
             return false;
         };
-        rea_plugin_api::query_lists::list_base(name)
+        base_of(name)
             .and_then(|base| list_model(view)?.parameters.get(base))
-            .is_some_and(is_set_filter)
+            .is_some_and(&reads)
     })
 }
 
 /// The list name a generalized set filter is offered as (`projectId[$in][]` for
 /// `projectId[$in]`), where the application spells its value lists so (`listed`, see
-/// [`set_filters_listed`]); `None` for another name.
+/// [`spells_value_lists`]); `None` for another name.
 fn listed_name(view: &crate::model::ReadView, listed: bool, name: &str) -> Option<String> {
     let role = list_model(view)?.generalized.get(name)?;
-    (listed && is_set_filter(role) && spells_set_operator(name)).then(|| format!("{name}[]"))
-}
-
-/// Whether a name ends in a bracketed set operator word (`projectId[$in]`,
-/// `filter[where][status][inq]`): a field's own name in brackets (`filter[where][status]`, which
-/// may read a comma list as well as one value) is no list name.
-fn spells_set_operator(name: &str) -> bool {
-    spells_operator(name)
+    (listed && is_set_filter(role) && spells_operator(name)).then(|| format!("{name}[]"))
 }
 
 /// Whether a role filters by a set operator (`in`, `nin`: a list of values).
