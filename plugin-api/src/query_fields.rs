@@ -139,6 +139,23 @@ pub fn unnested(name: &str) -> Option<String> {
         .then(|| format!("{inner}{after}"))
 }
 
+/// `name` nested in a `wrapper`'s brackets, the inverse of [`unnested`]: `where[projectId]` in
+/// `filter` is `filter[where][projectId]`, `status` is `filter[status]`.
+pub fn nested_in(wrapper: &str, name: &str) -> String {
+    match name.split_once('[') {
+        Some((first, rest)) => format!("{wrapper}[{first}][{rest}"),
+        None => format!("{wrapper}[{name}]"),
+    }
+}
+
+/// A name nested in `wrapper`'s brackets less that wrapper (see [`unnested`]): `where[status]`
+/// for `filter[where][status]` in `filter`; `None` for a name another wrapper (or none) nests.
+pub fn unnested_from(wrapper: &str, name: &str) -> Option<String> {
+    name.strip_prefix(wrapper)
+        .filter(|rest| rest.starts_with('['))
+        .and_then(|_| unnested(name))
+}
+
 /// The roles of a paging name nested in a page name's brackets (`page[limit]`, `page[offset]`,
 /// `page[size]`, `page[number]`): the inner name's, when it is a page size, offset or end name,
 /// or a page number's when it is one of [`PAGE_MEMBER_NAMES`].
@@ -448,6 +465,21 @@ pub fn is_role_name(name: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_name_nested_in_a_wrapper_is_unnested_from_that_wrapper_alone() {
+        assert_eq!(
+            nested_in("filter", "where[projectId]"),
+            "filter[where][projectId]"
+        );
+        assert_eq!(nested_in("filter", "limit"), "filter[limit]");
+        for name in ["where[projectId]", "where[estimate][gte]", "limit"] {
+            let nested = nested_in("filter", name);
+            assert_eq!(unnested_from("filter", &nested).as_deref(), Some(name));
+            assert_eq!(unnested_from("query", &nested), None);
+        }
+        assert_eq!(unnested_from("filter", "filters[where][a]"), None);
+    }
 
     #[test]
     fn a_name_nested_in_a_wrappers_brackets_plays_the_roles_of_its_inner_name() {

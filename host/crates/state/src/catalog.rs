@@ -535,11 +535,7 @@ fn unnested_argument(
     let Some(base) = nesting else {
         return Some(argument);
     };
-    let inner = |name: &str| {
-        name.strip_prefix(base)
-            .filter(|rest| rest.starts_with('['))
-            .and_then(|_| rea_plugin_api::query_fields::unnested(name))
-    };
+    let inner = |name: &str| rea_plugin_api::query_fields::unnested_from(base, name);
     let ArgumentTarget::Query { name } = &argument.target else {
         return None;
     };

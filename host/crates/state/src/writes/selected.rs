@@ -19,7 +19,7 @@
 
 use rea_plugin_api::contracts::capture::CaptureRecord;
 use rea_plugin_api::json::{Json, escape_pointer_segment};
-use rea_plugin_api::query_fields::unnested;
+use rea_plugin_api::query_fields::{nested_in, unnested};
 use rea_plugin_api::query_lists::fold_list_names;
 use serde_json::{Map, Value};
 
@@ -213,7 +213,7 @@ fn nesting<'n>(
             continue;
         }
         let mut reading = wrappers.iter().filter(|base| {
-            let candidate = wrapped_name(base, name);
+            let candidate = nested_in(base, name);
             unnested(&candidate).as_deref() == Some(name) && model.role(&candidate).is_some()
         });
         let (Some(base), None) = (reading.next(), reading.next()) else {
@@ -241,18 +241,9 @@ fn list_spelled(
         .into_iter()
         .map(|(name, value)| match model.role(&name) {
             Some(_) => (name, value),
-            None => (wrapped_name(base, &name), value),
+            None => (nested_in(base, &name), value),
         })
         .collect()
-}
-
-/// `name` nested in `base`'s brackets: `where[projectId]` in `filter` is
-/// `filter[where][projectId]`, `status` is `filter[status]`.
-fn wrapped_name(base: &str, name: &str) -> String {
-    match name.split_once('[') {
-        Some((first, rest)) => format!("{base}[{first}][{rest}"),
-        None => format!("{base}[{name}]"),
-    }
 }
 
 /// The entities a recorded call wrote when its answer only counts them (`{"count": 3}`, see
