@@ -60,6 +60,7 @@ mod listed;
 mod member;
 mod merged;
 pub mod model;
+pub mod named_collection;
 mod numbered;
 mod observe;
 pub(crate) mod omitted;
@@ -638,9 +639,15 @@ pub(crate) fn derive_write_plans(
         }
     }
     learn_relationships(&mut drafts, (&observed, &views), state, timeline, true);
-    let related = related_writes(manifest, timeline, &drafts, &observed);
+    let mut related = related_writes(manifest, timeline, &drafts, &observed);
     let mut plans: Vec<WritePlan> = drafts.into_iter().map(|draft| draft.plan).collect();
-    borrowed_plans(manifest, timeline, (state, &views), records, &mut plans);
+    borrowed_plans(
+        manifest,
+        timeline,
+        (state, &views),
+        records,
+        (&mut plans, &mut related),
+    );
     (plans, related, unmodelled)
 }
 
@@ -661,19 +668,22 @@ fn learn_relationships(
 /// Not a pass: plans taken from served ones. A write withheld for want of a target whose calls
 /// are batches of served writes serves them (`batch`; `guarded`: sub-requests beside guards);
 /// the inferred tools of an opt-in sibling transfer take their source's plan; a withheld create
-/// below a served create's route takes its plan (`parent_create`).
+/// below a served create's route takes its plan (`parent_create`). Last, a withheld bodyless
+/// write whose reads show it adding its path's name to a names document serves that
+/// (`named_collection`), its calls related to the document.
 fn borrowed_plans(
     manifest: &Manifest,
     timeline: &Timeline,
     (state, views): (&StateView, &Views),
     records: &[CaptureRecord],
-    plans: &mut Vec<WritePlan>,
+    (plans, related): (&mut Vec<WritePlan>, &mut [RelatedWrite]),
 ) {
     batch::learn(manifest, timeline, plans);
     guarded::learn(manifest, timeline, plans);
     let inferred = siblings::transfer(manifest, state, views, plans, records);
     plans.extend(inferred);
     parent_create::borrow(state, plans);
+    named_collection::learn(manifest, timeline, state, records, (plans, related));
 }
 
 /// An RPC-style write whose verb names no known effect (`deleterange`) is a delete when every
