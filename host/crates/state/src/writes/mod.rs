@@ -630,7 +630,23 @@ pub(crate) fn derive_write_plans(
         rules,
         records,
     );
-    for draft in &mut drafts {
+    mark_served(&mut drafts);
+    learn_relationships(&mut drafts, (&observed, &views), state, timeline, true);
+    let mut related = related_writes(manifest, timeline, &drafts, &observed);
+    let mut plans: Vec<WritePlan> = drafts.into_iter().map(|draft| draft.plan).collect();
+    borrowed_plans(
+        manifest,
+        timeline,
+        (state, &views, records),
+        (&mut plans, &mut related),
+    );
+    (plans, related, unmodelled)
+}
+
+/// After the replay: each plan no pass withheld is served; a document write without a target
+/// is withheld `no-state-target`.
+fn mark_served(drafts: &mut [Draft]) {
+    for draft in drafts {
         if draft.plan.reason.is_none() {
             draft.plan.served = true;
         }
@@ -638,17 +654,6 @@ pub(crate) fn derive_write_plans(
             draft.plan.withhold("no-state-target");
         }
     }
-    learn_relationships(&mut drafts, (&observed, &views), state, timeline, true);
-    let mut related = related_writes(manifest, timeline, &drafts, &observed);
-    let mut plans: Vec<WritePlan> = drafts.into_iter().map(|draft| draft.plan).collect();
-    borrowed_plans(
-        manifest,
-        timeline,
-        (state, &views),
-        records,
-        (&mut plans, &mut related),
-    );
-    (plans, related, unmodelled)
 }
 
 /// The relationship writes among the drafts withheld for want of a target, to-one
@@ -674,8 +679,7 @@ fn learn_relationships(
 fn borrowed_plans(
     manifest: &Manifest,
     timeline: &Timeline,
-    (state, views): (&StateView, &Views),
-    records: &[CaptureRecord],
+    (state, views, records): (&StateView, &Views, &[CaptureRecord]),
     (plans, related): (&mut Vec<WritePlan>, &mut [RelatedWrite]),
 ) {
     batch::learn(manifest, timeline, plans);
