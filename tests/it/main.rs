@@ -109,6 +109,7 @@ mod state_member_writes;
 mod state_merge_writes;
 mod state_missing_answers;
 mod state_multi_segment_ids;
+mod state_named_collections;
 mod state_nested_creates;
 mod state_nested_entities;
 mod state_nested_list_query;
