@@ -612,6 +612,51 @@ fn sort_key(key: &str) -> Option<(String, bool)> {
     Some((field.to_owned(), descending))
 }
 
+/// The sort keys a sort value spells: comma-separated keys (see [`sort_key`]), or a JSON array
+/// of keys, each a key's text or a one-member object naming a field and its direction
+/// (`[{"priority":"DESC"},{"title":"ASC"}]`, as Waterline's `sort` spells it; `1`/`-1` too);
+/// `None` when one cannot be read.
+pub fn sort_keys(value: &str) -> Option<Vec<(String, bool)>> {
+    if !value.trim_start().starts_with('[') {
+        return value
+            .split(',')
+            .filter(|key| !key.is_empty())
+            .map(sort_key)
+            .collect();
+    }
+    let Ok(Json::Array(items)) = Json::parse(value.as_bytes()) else {
+        return None;
+    };
+    let keys: Option<Vec<(String, bool)>> = items.iter().map(json_sort_key).collect();
+    keys.filter(|keys| !keys.is_empty())
+}
+
+/// One item of a JSON sort array as its key (see [`sort_keys`]).
+fn json_sort_key(item: &Json) -> Option<(String, bool)> {
+    let Json::Object(members) = item else {
+        return sort_key(item.as_str()?);
+    };
+    let mut members = members.iter();
+    let (field, direction) = members.next()?;
+    if members.next().is_some() || field.is_empty() {
+        return None;
+    }
+    let descending = match direction {
+        Json::String(word) => match word.to_ascii_lowercase().as_str() {
+            "asc" => false,
+            "desc" => true,
+            _ => return None,
+        },
+        Json::Number(number) => match number.as_str() {
+            "1" => false,
+            "-1" => true,
+            _ => return None,
+        },
+        _ => return None,
+    };
+    Some((field.to_owned(), descending))
+}
+
 impl<'a> Selection<'a> {
     /// Reads the arguments (each named once, each with a role); `None` when one cannot be read,
     /// or one lying in a disjunction does not select (a sort, a page).
@@ -666,11 +711,7 @@ impl<'a> Selection<'a> {
     fn add(&mut self, role: &'a QueryRole, value: &'a str) -> Option<()> {
         match role {
             QueryRole::Filter { .. } | QueryRole::Search => return None,
-            QueryRole::Sort => {
-                for key in value.split(',').filter(|key| !key.is_empty()) {
-                    self.sort_keys.push(sort_key(key)?);
-                }
-            }
+            QueryRole::Sort => self.sort_keys.extend(sort_keys(value)?),
             QueryRole::Order => {
                 for direction in value.split(',') {
                     match direction.to_ascii_lowercase().as_str() {
@@ -1125,6 +1166,31 @@ mod tests {
         );
         assert_eq!(run(&model, &[("order", "views sideways")], &data), None);
         assert_eq!(sort_key("-views"), Some(("views".to_owned(), true)));
+    }
+
+    #[test]
+    fn a_json_array_of_keys_sorts_each_key_in_its_direction() {
+        let data = objects(
+            r#"[{"views": 2, "title": "b"}, {"views": 1, "title": "c"},
+                {"views": 2, "title": "a"}, {"views": 3, "title": "d"}]"#,
+        );
+        let model = model(&[("sort", QueryRole::Sort)]);
+        let sorted = |value: &str| run(&model, &[("sort", value)], &data);
+        assert_eq!(
+            sorted(r#"[{"views":"DESC"},{"title":"ASC"}]"#),
+            Some(vec![3, 2, 0, 1])
+        );
+        assert_eq!(sorted(r#"[{"views":1},"-title"]"#), Some(vec![1, 0, 2, 3]));
+        assert_eq!(sorted(r#"[{"views":"up"}]"#), None);
+        assert_eq!(sorted(r#"[{"views":"ASC","title":"ASC"}]"#), None);
+        assert_eq!(sorted("[]"), None);
+        assert_eq!(
+            sort_keys("views DESC,title"),
+            Some(vec![
+                ("views".to_owned(), true),
+                ("title".to_owned(), false)
+            ])
+        );
     }
 
     #[test]
