@@ -117,6 +117,20 @@ pub fn relation_identifier(value: &Json) -> Option<&Json> {
     }
 }
 
+/// The value a filter compares for a field's value: an embedded record (an object with a scalar
+/// `id`, as a to-one association populated into the record that names it, Waterline's
+/// `"project": {"id": 1, "name": …}`) as its id, which a filter on the association names
+/// (`project=1`, `where={"project": {"in": [1, 2]}}`); any other value as it is.
+pub fn embedded_identifier(value: &Json) -> &Json {
+    match value {
+        Json::Object(members) => match members.get("id") {
+            Some(id) if !matches!(id, Json::Object(_) | Json::Array(_) | Json::Null) => id,
+            _ => value,
+        },
+        other => other,
+    }
+}
+
 /// The linkage of a to-one relation object: its one member holding a resource identifier (an
 /// object with a scalar `id`, `{"type": "Author", "id": "2"}`) or `null`, when the object has no
 /// `id` of its own and its other members are objects of texts (its links); `None` for any other
@@ -193,6 +207,7 @@ fn filter_matches(object: &Object, (field, op, argument): Filter<'_>, bytes: boo
     if let Some(linked) = crate::link_filters::matches(field, value, op, argument) {
         return linked;
     }
+    let value = value.map(embedded_identifier);
     let text = value.and_then(scalar_text);
     let compare_text = |left: &str, right: &str| {
         if bytes {
@@ -1191,6 +1206,24 @@ mod tests {
                 ("title".to_owned(), false)
             ])
         );
+    }
+
+    #[test]
+    fn a_filter_on_an_embedded_record_compares_its_id() {
+        let data = objects(
+            r#"[{"t": "a", "project": {"id": 1, "name": "Harbour"}},
+                {"t": "b", "project": {"id": 3, "name": "Ferry"}},
+                {"t": "c", "project": null},
+                {"t": "d", "project": {"name": "no id"}}]"#,
+        );
+        let eq = model(&[("project", QueryRole::filter("project", "eq"))]);
+        assert_eq!(run(&eq, &[("project", "3")], &data), Some(vec![1]));
+        let among = model(&[("p", QueryRole::filter("project", "in"))]);
+        assert_eq!(run(&among, &[("p", "1,3")], &data), Some(vec![0, 1]));
+        let not = model(&[("p", QueryRole::filter("project", "ne"))]);
+        assert_eq!(run(&not, &[("p", "1")], &data), Some(vec![1, 2, 3]));
+        // A record without a scalar id is no identifier.
+        assert_eq!(run(&eq, &[("project", "no id")], &data), Some(vec![]));
     }
 
     #[test]
