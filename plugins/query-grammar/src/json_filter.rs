@@ -93,6 +93,9 @@ fn terms(name: &str, value: &str, fields: &[String]) -> Option<Vec<QueryTerm>> {
         return bracket_term(name, value).map(|term| vec![term]);
     }
     let filter = parse(value.as_bytes()).ok()?;
+    if let Some(terms) = clause_terms(name, &filter, fields) {
+        return Some(terms);
+    }
     let mut leaves: Vec<Leaf> = Vec::new();
     let at = Place {
         spelled: name.to_owned(),
@@ -112,6 +115,65 @@ fn terms(name: &str, value: &str, fields: &[String]) -> Option<Vec<QueryTerm>> {
             return None;
         }
         terms.push(term);
+    }
+    (!terms.is_empty()).then_some(terms)
+}
+
+/// The clause holding the conditions of a whole filter spelled as JSON.
+const WHERE: &str = "where";
+
+/// A whole filter spelled as JSON, its clauses beside the conditions (LoopBack's
+/// `filter={"where": {"projectId": 2}, "order": "estimate DESC", "limit": 4}`), as the terms its
+/// bracket spelling holds: each scalar clause the name nested in the filter's (`filter[order]`,
+/// `filter[limit]`, whose role is the one the list learned for that name), and each condition of
+/// `where` the filter of its field and operator, named through the clause
+/// (`filter[where][projectId][$eq]`, `filter[where][status][$inq]`). `None` for a filter without
+/// a `where` object, one naming a field the entities hold at its top, or one whose clauses are
+/// not all scalars or whose conditions do not all read as one field's (a group, a path).
+fn clause_terms(name: &str, filter: &Json, fields: &[String]) -> Option<Vec<QueryTerm>> {
+    let Json::Object(clauses) = filter else {
+        return None;
+    };
+    let conditions = clauses.get(WHERE)?;
+    if clauses
+        .keys()
+        .any(|clause| fields.iter().any(|field| field == clause))
+    {
+        return None;
+    }
+    let reading = Reading {
+        fields,
+        shorthand: !holds_underscore_operator(conditions),
+    };
+    let top = Place {
+        spelled: String::new(),
+        plain: String::new(),
+        within: Vec::new(),
+        field: Vec::new(),
+    };
+    let mut leaves: Vec<Leaf> = Vec::new();
+    flatten(&top, conditions, &mut leaves, &reading)?;
+    let mut terms: Vec<QueryTerm> = Vec::new();
+    for leaf in leaves {
+        let term = term(leaf);
+        if !term.within.is_empty() || term.roles.is_empty() {
+            return None;
+        }
+        terms.push(QueryTerm {
+            name: format!("{name}[{WHERE}][{}", term.name.replacen('[', "][", 1)),
+            ..term
+        });
+    }
+    for (clause, value) in clauses.iter().filter(|(clause, _)| *clause != WHERE) {
+        if matches!(value, Json::Array(_) | Json::Object(_) | Json::Null) {
+            return None;
+        }
+        terms.push(QueryTerm {
+            name: format!("{name}[{clause}]"),
+            value: operand(value)?,
+            roles: Vec::new(),
+            within: Vec::new(),
+        });
     }
     (!terms.is_empty()).then_some(terms)
 }
@@ -877,6 +939,65 @@ mod tests {
             split_named("filter", r#"{"state": {"in": ["a"]}, "n": {"_eq": 1}}"#),
             None
         );
+    }
+
+    #[test]
+    fn a_whole_filter_is_its_clauses_and_the_conditions_of_its_where() {
+        let terms = split_named(
+            "filter",
+            r#"{"where": {"projectId": 2, "status": {"inq": ["todo", "doing"]}},
+                "order": "estimate DESC", "limit": 4}"#,
+        )
+        .expect("a whole filter");
+        let read: Vec<(&str, &str, &[QueryRole])> = terms
+            .iter()
+            .map(|term| {
+                (
+                    term.name.as_str(),
+                    term.value.as_str(),
+                    term.roles.as_slice(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            read,
+            vec![
+                (
+                    "filter[where][projectId][$eq]",
+                    "2",
+                    &[QueryRole::filter("projectId", "eq")][..]
+                ),
+                (
+                    "filter[where][status][$inq]",
+                    "todo,doing",
+                    &[QueryRole::filter("status", "in")][..]
+                ),
+                ("filter[order]", "estimate DESC", &[][..]),
+                ("filter[limit]", "4", &[][..]),
+            ]
+        );
+        // A clause that is no scalar, or a condition in a group, is not split.
+        assert_eq!(
+            split_named(
+                "filter",
+                r#"{"where": {"a": 1}, "fields": {"title": true}}"#
+            ),
+            None
+        );
+        assert_eq!(
+            split_named("filter", r#"{"where": {"or": [{"a": 1}, {"b": 2}]}}"#),
+            None
+        );
+        // A field named `where` makes the object a filter of fields.
+        let request = QueryExpressionRequest {
+            name: "q".into(),
+            value: r#"{"where": "harbour"}"#.into(),
+            fields: vec!["where".into()],
+            call: Vec::new(),
+            schema_version: SCHEMA_VERSION,
+        };
+        let field = JsonFilter.split(&request).unwrap().terms.unwrap();
+        assert_eq!(field[0].name, "q[where][$eq]");
     }
 
     #[test]
