@@ -9,7 +9,6 @@ mod compare_support;
 mod self_mcp_crate_support;
 mod self_mcp_support;
 mod serve_support;
-mod state_sails_blueprints;
 mod state_support;
 
 mod browser_compare;
@@ -142,6 +141,7 @@ mod state_restated_list_query;
 mod state_restated_query;
 mod state_root_items;
 mod state_rpc_writes;
+mod state_sails_blueprints;
 mod state_selected_writes;
 mod state_sent_references;
 mod state_serve;
