@@ -142,6 +142,7 @@ mod state_restated_list_query;
 mod state_restated_query;
 mod state_root_items;
 mod state_rpc_writes;
+mod state_sails_blueprints;
 mod state_selected_writes;
 mod state_sent_references;
 mod state_serve;
