@@ -292,7 +292,7 @@ impl PageEnd<'_> {
         relations: &[PageRelation],
         (default_size, link_only, order): (Option<u64>, Option<&(String, String)>, &QueryOrder),
     ) -> Option<Option<Json>> {
-        let sent = order.arrange(self.sent);
+        let sent = order.repeat(self.sent);
         let (size_name, sent_size) = match link_only {
             // A page size the list's own calls never sent: a call sending it is not told.
             Some((_, size_name)) => match self.sent_value(size_name) {

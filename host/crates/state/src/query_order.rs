@@ -11,8 +11,16 @@
 //! repeated in the one order closest to the order they came in that keeps every such
 //! precedence; pairs no recorded call ordered keep the order they came in. Recorded calls that
 //! contradict each other teach no order, and a call is then repeated as it came.
+//!
+//! Where the caller's own order is known (the names of its arguments as it sent them, beside
+//! the argument object: see [`in_sent_order`]) and the build shows the application repeating a
+//! call as it was sent ([`shows_sent_order`]: a recorded call whose echo repeats an order that
+//! neither name order nor the order the other recorded calls teach gives it), a call is repeated
+//! in its own order; where it is not known, or the build shows no such call, by the rule above.
 
 use serde::{Deserialize, Serialize};
+
+use crate::model::{CursorForm, QueryModel};
 
 /// Which parameters precede which in the recorded calls (see the module docs); empty when none
 /// was learned.
@@ -24,12 +32,26 @@ pub struct QueryOrder {
     /// Names of one family a recorded call sent one before the other (before, after).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub names: Vec<(String, String)>,
+    /// Whether the recorded calls show the application repeating a call's query as it was sent
+    /// ([`shows_sent_order`]).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub as_sent: bool,
 }
 
 impl QueryOrder {
     /// The precedences the recorded calls' query pairs (each call's pairs as sent) show; none
     /// when they contradict each other.
     pub fn learn<'a>(calls: impl IntoIterator<Item = &'a [(String, String)]>) -> Self {
+        let calls: Vec<&[(String, String)]> = calls.into_iter().collect();
+        let as_sent = shows_sent_order(&calls);
+        QueryOrder {
+            as_sent,
+            ..Self::precedences(calls)
+        }
+    }
+
+    /// The precedences alone (see [`QueryOrder::learn`]).
+    fn precedences<'a>(calls: impl IntoIterator<Item = &'a [(String, String)]>) -> Self {
         let mut order = QueryOrder::default();
         for pairs in calls {
             for (at, (before, _)) in pairs.iter().enumerate() {
@@ -53,9 +75,18 @@ impl QueryOrder {
         order
     }
 
-    /// Whether no precedence was learned.
+    /// Whether nothing was learned (no precedence, no evidence of repeating calls as sent).
     pub fn is_empty(&self) -> bool {
-        self.families.is_empty() && self.names.is_empty()
+        self.families.is_empty() && self.names.is_empty() && !self.as_sent
+    }
+
+    /// A call's pairs as its links repeat them: as they come where the application repeats
+    /// calls as sent (the caller's order was applied before, [`repeated`]), else arranged.
+    pub fn repeat(&self, pairs: &[(String, String)]) -> Vec<(String, String)> {
+        if self.as_sent {
+            return pairs.to_vec();
+        }
+        self.arrange(pairs)
     }
 
     /// Whether a parameter named `a` must precede one named `b`.
@@ -71,7 +102,7 @@ impl QueryOrder {
     /// came first among those whose predecessors are placed, a pair that must precede an
     /// earlier one taking that one's turn.
     pub fn arrange(&self, pairs: &[(String, String)]) -> Vec<(String, String)> {
-        if self.is_empty() {
+        if self.families.is_empty() && self.names.is_empty() {
             return pairs.to_vec();
         }
         let count = pairs.len();
@@ -96,6 +127,90 @@ impl QueryOrder {
             placed.push(next);
         }
         placed.into_iter().map(|i| pairs[i].clone()).collect()
+    }
+}
+
+/// Whether the recorded calls (each call's pairs as sent, every one echoed as the learner
+/// checked) show the application repeating a call's query as it was sent: some call sent its
+/// names in an order that neither name order nor the order the calls sending other names teach
+/// gives it. Calls sending the same names in the same order count once (they teach each other
+/// nothing new), which also bounds the work by the distinct orders, not the calls.
+pub fn shows_sent_order(calls: &[&[(String, String)]]) -> bool {
+    let mut distinct: Vec<&[(String, String)]> = Vec::new();
+    for call in calls {
+        if !distinct.iter().any(|seen| same_names(seen, call)) {
+            distinct.push(call);
+        }
+    }
+    distinct.iter().enumerate().any(|(at, call)| {
+        let named = name_ordered(call);
+        if same_names(&named, call) {
+            return false;
+        }
+        let others = (distinct.iter().enumerate())
+            .filter(|(other, _)| *other != at)
+            .map(|(_, other)| *other);
+        !same_names(&QueryOrder::precedences(others).arrange(&named), call)
+    })
+}
+
+/// Whether two calls send the same names in the same order.
+fn same_names(a: &[(String, String)], b: &[(String, String)]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(a, b)| a.0 == b.0)
+}
+
+/// A call's pairs in name order (as its arguments arrive where their order is not known).
+fn name_ordered(pairs: &[(String, String)]) -> Vec<(String, String)> {
+    let mut named = pairs.to_vec();
+    named.sort_by(|a, b| a.0.cmp(&b.0));
+    named
+}
+
+/// A call's pairs in the order its caller sent them: `sent` names each pair's parameter (or, for
+/// a list folded under its base name, the base followed by `[`) in sent order; a pair `sent`
+/// does not name keeps its place after those it names.
+pub fn in_sent_order(pairs: &[(String, String)], sent: &[String]) -> Vec<(String, String)> {
+    let rank = |name: &str| {
+        sent.iter()
+            .position(|sent| {
+                sent == name
+                    || sent
+                        .strip_prefix(name)
+                        .is_some_and(|rest| rest.starts_with('['))
+            })
+            .unwrap_or(usize::MAX)
+    };
+    let mut ordered = pairs.to_vec();
+    ordered.sort_by_key(|(name, _)| rank(name));
+    ordered
+}
+
+/// The pairs a list answer's echoes repeat (the query echo of [`crate::query_echo`] and the
+/// links of [`crate::page_cursor`]), in the order they are handed on: the caller's order where
+/// it is known and `model` shows the application repeating calls as sent; where it shows that
+/// but the caller's order is not known, the order the recorded calls sent theirs; else as they
+/// came (each echo keeping its own rule).
+pub fn repeated(
+    model: Option<&QueryModel>,
+    pairs: Vec<(String, String)>,
+    sent: Option<&[String]>,
+) -> Vec<(String, String)> {
+    let Some(model) = model else {
+        return pairs;
+    };
+    let link_order = model
+        .cursor_members
+        .iter()
+        .find_map(|member| match &member.form {
+            CursorForm::PageLinks { order, .. } if order.as_sent => Some(order),
+            _ => None,
+        });
+    let echo_as_sent = (model.paged_members.iter())
+        .any(|member| member.echo.as_ref().is_some_and(|echo| echo.as_sent));
+    match (sent, link_order) {
+        (Some(sent), _) if echo_as_sent || link_order.is_some() => in_sent_order(&pairs, sent),
+        (None, Some(order)) => order.arrange(&pairs),
+        _ => pairs,
     }
 }
 
