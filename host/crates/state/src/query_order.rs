@@ -20,7 +20,11 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::model::{CursorForm, QueryModel};
+use rea_plugin_api::contracts::capture::url::decode_query;
+use rea_plugin_api::json::{Json, escape_pointer_segment};
+
+use crate::model::{CursorForm, QueryModel, QueryRole};
+use crate::observation::Observation;
 
 /// Which parameters precede which in the recorded calls (see the module docs); empty when none
 /// was learned.
@@ -212,6 +216,99 @@ pub fn repeated(
         (None, Some(order)) => order.arrange(&pairs),
         _ => pairs,
     }
+}
+
+/// Marks `model`'s echoes (its query echoes and page links) as repeating calls as sent where
+/// the view's recorded answers (`observations`, each with its body) show it beyond the lines the
+/// model learned from (a call its query model leaves to another answer, an inclusion, still
+/// echoes its query): every answer echoes its call's query, at each echo the model learned, in
+/// the order the call sent it (the position and page-size parameters aside, which a links
+/// spelling places itself), and those calls show the order as sent ([`shows_sent_order`]).
+pub fn mark_echoed(model: &mut QueryModel, observations: &[&Observation]) {
+    let sites = echo_sites(model);
+    if sites.is_empty() {
+        return;
+    }
+    let placed = placed_names(model);
+    let mut calls: Vec<Vec<(String, String)>> = Vec::new();
+    for observation in observations {
+        let sent: Vec<(String, String)> = (observation.pairs().iter())
+            .filter(|(name, _)| !placed.contains(name))
+            .cloned()
+            .collect();
+        let Some(body) = observation.body.as_ref().filter(|_| !sent.is_empty()) else {
+            continue;
+        };
+        for pointer in &sites {
+            let Some((_, query)) = (body.pointer(pointer).and_then(Json::as_str))
+                .and_then(|text| text.split_once('?'))
+            else {
+                continue;
+            };
+            let mut echoed: Vec<(String, String)> = decode_query(query);
+            echoed.retain(|(name, _)| sent.iter().any(|(sent, _)| sent == name));
+            echoed.dedup_by(|a, b| a.0 == b.0);
+            if !same_names(&echoed, &sent) {
+                return;
+            }
+            calls.push(sent.clone());
+        }
+    }
+    let calls: Vec<&[(String, String)]> = calls.iter().map(Vec::as_slice).collect();
+    if !shows_sent_order(&calls) {
+        return;
+    }
+    for member in &mut model.paged_members {
+        if let Some(echo) = &mut member.echo {
+            echo.as_sent = true;
+        }
+    }
+    for member in &mut model.cursor_members {
+        if let CursorForm::PageLinks { order, .. } = &mut member.form {
+            order.as_sent = true;
+        }
+    }
+}
+
+/// The pointers of a model's echoes: its query echo members and each relation of its page links.
+fn echo_sites(model: &QueryModel) -> Vec<String> {
+    let echoes = (model.paged_members.iter())
+        .filter(|member| member.echo.is_some())
+        .map(|member| member.pointer.clone());
+    let links = model.cursor_members.iter().flat_map(|member| {
+        let relations = match &member.form {
+            CursorForm::PageLinks { relations, .. } => relations.as_slice(),
+            _ => &[],
+        };
+        relations.iter().map(|relation| {
+            format!("{}/{}", member.pointer, escape_pointer_segment(&relation.key))
+        })
+    });
+    echoes.chain(links).collect()
+}
+
+/// The position and page-size parameters of a model, which a links spelling places itself.
+fn placed_names(model: &QueryModel) -> Vec<String> {
+    let roles = (model.parameters.iter()).chain(&model.generalized);
+    let mut placed: Vec<String> = roles
+        .filter(|(_, role)| {
+            matches!(
+                role,
+                QueryRole::Page { .. } | QueryRole::Offset | QueryRole::PageSize
+            )
+        })
+        .map(|(name, _)| name.clone())
+        .collect();
+    for member in &model.cursor_members {
+        if let CursorForm::PageLinks {
+            link_only: Some((position, size)),
+            ..
+        } = &member.form
+        {
+            placed.extend([position.clone(), size.clone()]);
+        }
+    }
+    placed
 }
 
 /// A parameter's family: its name up to its first `[`.

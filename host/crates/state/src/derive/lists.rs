@@ -800,13 +800,20 @@ pub fn verify(
         .filter(|observation| !timeline.is_checked(observation) && observation.is_success())
         .chain(matched.failing.iter().copied())
         .collect();
-    let query = learned_query(
+    let mut query = learned_query(
         (&plan, &view),
         (&matched, &undocumented),
         &counters,
         entities,
         (rules, &built.lines, &others),
     );
+    // Whether the tool's answers echo calls as sent, shown by any of them (an inclusion's too).
+    if let Some(model) = &mut query {
+        let answered: Vec<&Observation> = (timeline.all(plan.tool))
+            .filter(|observation| observation.is_success())
+            .collect();
+        crate::query_order::mark_echoed(model, &answered);
+    }
     let page_envelope = query
         .as_ref()
         .and_then(|model| page_envelope(timeline, &plan, model, entities, &built.lines))
