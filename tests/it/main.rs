@@ -85,6 +85,7 @@ mod state_created_mentions;
 mod state_created_reads;
 mod state_data_plane;
 mod state_default_page;
+mod state_echo_order;
 mod state_digest_conflicts;
 mod state_document_writes;
 mod state_error_answers;
