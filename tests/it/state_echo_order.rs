@@ -14,9 +14,7 @@ use rea_compare::adapter::Mode;
 use serde_json::{Value, json};
 
 use crate::serve_support::{legacy_session, mcp_messages, meta_2026, send};
-use crate::state_support::{
-    Served, call_with_strings, capture_file, corpus_dir, serve_corpus_app,
-};
+use crate::state_support::{Served, call_with_strings, capture_file, corpus_dir, serve_corpus_app};
 
 /// A stateless `tools/call` whose arguments are written as `arguments` (JSON text, its members
 /// in the order to send), answered on the `/mcp` route: the answer document.
@@ -61,7 +59,9 @@ fn self_query(answer: &Value) -> String {
     let link = answer["body"]["links"]["self"]
         .as_str()
         .unwrap_or_else(|| panic!("a self link: {answer:#}"));
-    link.split_once('?').map_or("", |(_, query)| query).to_owned()
+    link.split_once('?')
+        .map_or("", |(_, query)| query)
+        .to_owned()
 }
 
 /// One app's call, written in two orders, with the echo each order gets.
@@ -124,7 +124,11 @@ async fn an_mcp_client_gets_its_query_echoed_in_the_order_it_wrote_the_arguments
         // (`answer_cache.rs` keys by the arguments' text), never the other order's.
         for (arguments, echoed) in [case.sent, case.named, case.sent, case.named] {
             let answer = call_written(&app, case.tool, arguments).await;
-            assert_eq!(answer["state"]["source"], "state", "{}: {answer:#}", case.app);
+            assert_eq!(
+                answer["state"]["source"], "state",
+                "{}: {answer:#}",
+                case.app
+            );
             assert_eq!(self_query(&answer), echoed, "{}: {arguments}", case.app);
         }
     }
@@ -161,10 +165,9 @@ async fn a_call_the_sdk_answers_in_a_session_keeps_the_written_order_too() {
                 }
             });
             // `json!` keeps no order: the body is written with the arguments' text as given.
-            let text = message.to_string().replace(
-                &message["params"]["arguments"].to_string(),
-                arguments,
-            );
+            let text = message
+                .to_string()
+                .replace(&message["params"]["arguments"].to_string(), arguments);
             let reply = in_session_text(&app, &session, &text).await;
             let answer = answer_of(&reply);
             assert_eq!(self_query(&answer), echoed, "{}: {arguments}", case.app);

@@ -281,7 +281,11 @@ fn echo_sites(model: &QueryModel) -> Vec<String> {
             _ => &[],
         };
         relations.iter().map(|relation| {
-            format!("{}/{}", member.pointer, escape_pointer_segment(&relation.key))
+            format!(
+                "{}/{}",
+                member.pointer,
+                escape_pointer_segment(&relation.key)
+            )
         })
     });
     echoes.chain(links).collect()
@@ -406,17 +410,126 @@ mod tests {
     fn contradicting_calls_teach_no_order() {
         let calls = [pairs(&["sort", "filter[a]"]), pairs(&["filter[b]", "sort"])];
         let order = QueryOrder::learn(calls.iter().map(Vec::as_slice));
-        assert!(order.is_empty());
+        assert!(order.families.is_empty() && order.names.is_empty());
+        // (Each call echoed in its own order shows the application repeating calls as sent.)
+        assert!(order.as_sent);
         let arrived = pairs(&["filter[a]", "sort"]);
         assert_eq!(order.arrange(&arrived), arrived);
         // A family sent on both sides of another contradicts itself.
+        let unordered = |order: QueryOrder| order.families.is_empty() && order.names.is_empty();
         let split = [pairs(&["filter[a]", "sort", "filter[b]"])];
-        assert!(QueryOrder::learn(split.iter().map(Vec::as_slice)).is_empty());
+        assert!(unordered(QueryOrder::learn(
+            split.iter().map(Vec::as_slice)
+        )));
         // Names of one family in both orders.
         let swapped = [
             pairs(&["sort", "page[size]", "page[number]"]),
             pairs(&["page[number]", "page[size]"]),
         ];
-        assert!(QueryOrder::learn(swapped.iter().map(Vec::as_slice)).is_empty());
+        assert!(unordered(QueryOrder::learn(
+            swapped.iter().map(Vec::as_slice)
+        )));
+    }
+
+    #[test]
+    fn an_order_neither_name_order_nor_the_other_calls_give_shows_calls_echoed_as_sent() {
+        // `include` before `filter`: not name order, and no other call orders the two.
+        let calls = [
+            pairs(&["include", "filter[status]"]),
+            pairs(&["sort", "page[size]"]),
+        ];
+        let slices: Vec<&[(String, String)]> = calls.iter().map(Vec::as_slice).collect();
+        assert!(super::shows_sent_order(&slices));
+        assert!(QueryOrder::learn(slices.iter().copied()).as_sent);
+        // Name order, or an order another call teaches, shows nothing: a canonical order of
+        // the application's would repeat them alike.
+        let named = [pairs(&["filter[status]", "sort"]), pairs(&["include"])];
+        let slices: Vec<&[(String, String)]> = named.iter().map(Vec::as_slice).collect();
+        assert!(!super::shows_sent_order(&slices));
+        let taught = [
+            pairs(&["sort", "page[size]"]),
+            pairs(&["sort", "page[size]", "page[number]"]),
+            pairs(&["page[size]", "page[number]"]),
+        ];
+        let slices: Vec<&[(String, String)]> = taught.iter().map(Vec::as_slice).collect();
+        assert!(!super::shows_sent_order(&slices));
+        // The same order sent twice teaches itself nothing.
+        let twice = [
+            pairs(&["sort", "page[size]"]),
+            pairs(&["sort", "page[size]"]),
+        ];
+        let slices: Vec<&[(String, String)]> = twice.iter().map(Vec::as_slice).collect();
+        assert!(super::shows_sent_order(&slices));
+        // Calls in both orders (which teach no precedence) show it too.
+        let both = [pairs(&["sort", "filter[a]"]), pairs(&["filter[a]", "sort"])];
+        let slices: Vec<&[(String, String)]> = both.iter().map(Vec::as_slice).collect();
+        assert!(super::shows_sent_order(&slices));
+    }
+
+    #[test]
+    fn a_call_is_repeated_in_its_callers_order_where_known_else_arranged() {
+        let arrived = pairs(&["filter[b]", "include", "page[number]", "page[size]"]);
+        let sent = ["page[size]", "include", "filter"].map(str::to_owned);
+        // A pair its caller named keeps the caller's place (a folded list by its base); one it
+        // did not keeps its own after them.
+        assert_eq!(
+            names(&super::in_sent_order(&arrived, &sent)),
+            ["page[size]", "include", "filter[b]", "page[number]"]
+        );
+        let calls = [
+            pairs(&["page[size]", "page[number]", "sort"]),
+            pairs(&["page[size]", "page[number]"]),
+        ];
+        let mut order = QueryOrder::learn(calls.iter().map(Vec::as_slice));
+        assert!(!order.as_sent);
+        assert_eq!(
+            names(&order.repeat(&arrived)),
+            ["filter[b]", "include", "page[size]", "page[number]"]
+        );
+        order.as_sent = true;
+        assert_eq!(order.repeat(&arrived), arrived);
+    }
+
+    #[test]
+    fn answers_outside_the_model_evidence_the_echo_as_sent() {
+        use crate::model::{PagedMember, QueryEcho, QueryModel};
+        use crate::test_support::read_observation;
+        let mut model = QueryModel::of_roles(&[]);
+        model.paged_members.push(PagedMember {
+            pointer: "/links/self".to_owned(),
+            complete: Vec::new(),
+            offset: false,
+            size: false,
+            max: None,
+            echo: Some(QueryEcho {
+                prefix: "/t".to_owned(),
+                decoded: true,
+                as_sent: false,
+            }),
+        });
+        let body = |link: &str| format!(r#"{{"data": [], "links": {{"self": "{link}"}}}}"#);
+        let included = read_observation(
+            1,
+            "/t",
+            &[("include", "p"), ("filter[s]", "a")],
+            &body("/t?include=p&filter[s]=a&page[limit]=9"),
+        );
+        let plain = read_observation(2, "/t", &[("filter[s]", "a")], &body("/t?filter[s]=a"));
+        let echo_of = |model: &QueryModel| model.paged_members[0].echo.clone().expect("echo");
+        let mut sorted_only = model.clone();
+        super::mark_echoed(&mut sorted_only, &[&plain]);
+        assert!(!echo_of(&sorted_only).as_sent);
+        // An answer echoing its call in another order than sent: no evidence at all.
+        let resorted = read_observation(
+            3,
+            "/t",
+            &[("include", "p"), ("filter[s]", "a")],
+            &body("/t?filter[s]=a&include=p"),
+        );
+        let mut contradicted = model.clone();
+        super::mark_echoed(&mut contradicted, &[&plain, &included, &resorted]);
+        assert!(!echo_of(&contradicted).as_sent);
+        super::mark_echoed(&mut model, &[&plain, &included]);
+        assert!(echo_of(&model).as_sent);
     }
 }
