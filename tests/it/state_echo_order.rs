@@ -4,8 +4,9 @@
 //! order nor the other calls give it: `query_order::shows_sent_order`, `mark_echoed`). A tool
 //! call's arguments reach the state as a JSON object, which keeps no order; the MCP route reads
 //! the order from the arguments' text (`rea_serve::arguments::SentOrder`, on the fast path and,
-//! through the request's parts, on the SDK's) and environment-compare passes the probe URL's, so
-//! the echo follows the caller's order; with no order known it follows the recorded calls'.
+//! through the request's parts, on the SDK's, a batch's calls too) and environment-compare
+//! passes the probe URL's, so the echo follows the caller's order; with no order known it
+//! follows the recorded calls'.
 //! Served through the real `/mcp` router from the apps' recordings (a kept answer is keyed by the
 //! arguments' text, so one order's never answers the other), and measured through
 //! environment-compare on their probes.
@@ -172,6 +173,39 @@ async fn a_call_the_sdk_answers_in_a_session_keeps_the_written_order_too() {
             let answer = answer_of(&reply);
             assert_eq!(self_query(&answer), echoed, "{}: {arguments}", case.app);
         }
+    }
+}
+
+#[tokio::test]
+async fn a_call_in_a_batch_keeps_the_written_order_too() {
+    let case = &CASES[1];
+    let served = serve_corpus_app(case.app);
+    let app = router(&served);
+    let (session, _) = legacy_session(&app, "2025-03-26").await;
+    let call = |id: u64, arguments: &str| {
+        format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"{}","arguments":{arguments}}}}}"#,
+            case.tool
+        )
+    };
+    let body = format!("[{},{}]", call(1, case.sent.0), call(2, case.named.0));
+    let request = axum::http::Request::post("/mcp")
+        .header("host", "127.0.0.1:8765")
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-session-id", &session)
+        .header("mcp-protocol-version", "2025-03-26")
+        .body(axum::body::Body::from(body))
+        .expect("a request");
+    let (status, _, bytes) = send(&app, request).await;
+    assert_eq!(status, 200, "{}", String::from_utf8_lossy(&bytes));
+    let replies: Vec<Value> = serde_json::from_slice(&bytes).expect("a JSON array");
+    for (id, echoed) in [(1, case.sent.1), (2, case.named.1)] {
+        let reply = replies
+            .iter()
+            .find(|reply| reply["id"] == id)
+            .unwrap_or_else(|| panic!("reply {id}: {replies:?}"));
+        assert_eq!(self_query(&answer_of(reply)), echoed);
     }
 }
 
