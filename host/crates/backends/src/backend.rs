@@ -72,6 +72,26 @@ impl StateBackend {
     pub fn service(&self) -> &Arc<StateService> {
         &self.service
     }
+
+    /// A served tool's answer (`sent`: the order the caller wrote its arguments in, when known),
+    /// an unknown tool's error.
+    fn answer(
+        &self,
+        name: &str,
+        arguments: &Map<String, Value>,
+        sent: Option<&[String]>,
+    ) -> ToolAnswer {
+        let answer = if !self.tools.iter().any(|tool| tool.name == name) {
+            StateAnswer::Error(ToolError::from(&rea_manifest::ToolCallError::UnknownTool(
+                name.to_owned(),
+            )))
+        } else if let Some(sent) = sent {
+            self.service.answer_sent(name, arguments, sent)
+        } else {
+            self.service.answer(name, arguments)
+        };
+        tool_answer(&answer)
+    }
 }
 
 impl ToolBackend for StateBackend {
@@ -100,14 +120,22 @@ impl ToolBackend for StateBackend {
         name: &'a str,
         arguments: Map<String, Value>,
     ) -> BoxFuture<'a, ToolAnswer> {
-        let answer = if self.tools.iter().any(|tool| tool.name == name) {
-            self.service.answer(name, &arguments)
-        } else {
-            StateAnswer::Error(ToolError::from(&rea_manifest::ToolCallError::UnknownTool(
-                name.to_owned(),
-            )))
-        };
-        Box::pin(std::future::ready(tool_answer(&answer)))
+        Box::pin(std::future::ready(self.answer(name, &arguments, None)))
+    }
+
+    /// A call whose argument order is known: answers repeating the call repeat it so where the
+    /// build shows the application doing so ([`StateService::answer_sent`]).
+    fn call_tool_sent<'a>(
+        &'a self,
+        name: &'a str,
+        arguments: Map<String, Value>,
+        sent: rea_serve::arguments::SentOrder,
+    ) -> BoxFuture<'a, ToolAnswer> {
+        Box::pin(std::future::ready(self.answer(
+            name,
+            &arguments,
+            Some(&sent.0),
+        )))
     }
 
     /// A read-only tool no write plan or tree serves changes nothing and answers from the live

@@ -198,8 +198,22 @@ impl Served {
 
     /// Calls a tool as an MCP client would, through the server's argument check and backend.
     pub fn call(&self, tool: &str, arguments: Map<String, Value>) -> Answer {
+        self.call_sent(tool, arguments, None)
+    }
+
+    /// [`Served::call`] by a client that wrote its arguments in the order `sent` names them.
+    pub fn call_sent(
+        &self,
+        tool: &str,
+        arguments: Map<String, Value>,
+        sent: Option<Vec<String>>,
+    ) -> Answer {
         use futures_util::FutureExt as _;
-        let outcome = self.surface.call(tool, Some(arguments)).now_or_never();
+        let sent = sent.map(rea_serve::arguments::SentOrder);
+        let outcome = self
+            .surface
+            .call_sent(tool, Some(arguments), sent)
+            .now_or_never();
         let result = match outcome {
             Some(Ok(result)) => serde_json::to_value(result).unwrap_or(Value::Null),
             Some(Err(error)) => {

@@ -14,7 +14,7 @@
 //! globally; a query value unless its name pages a list (`limit`, `page`, `offset`, …); and the
 //! body's identifier fields and `ids` lists.
 
-use rea_manifest::catalog::ArgumentTarget;
+use rea_manifest::catalog::{Argument, ArgumentTarget};
 use rea_manifest::segments::{fused_value, percent_decode, split_path};
 use rea_manifest::template::format_rule;
 use rea_manifest::{ManifestTool, ToolDefinition};
@@ -158,6 +158,37 @@ pub struct Request<'r> {
     pub body: Option<Value>,
 }
 
+/// The tool argument a query parameter is sent as, when the schema declares one.
+fn query_argument<'d>(definition: &'d ToolDefinition, name: &str) -> Option<&'d Argument> {
+    definition.input_schema.arguments.iter().find(
+        |argument| matches!(&argument.target, ArgumentTarget::Query { name: captured } if captured == name),
+    )
+}
+
+/// The names of a call's `arguments` in the order an agent writing the request's query as it was
+/// sent would write them: the path's and the body's first, then the query's in the order of its
+/// pairs (a repeated parameter where it was first sent).
+pub fn sent_order(
+    definition: &ToolDefinition,
+    request: &Request<'_>,
+    arguments: &Map<String, Value>,
+) -> Vec<String> {
+    let mut query: Vec<String> = Vec::new();
+    for (name, _) in &request.pairs {
+        let argument = query_argument(definition, name)
+            .map_or_else(|| name.clone(), |argument| argument.name.clone());
+        if !query.contains(&argument) {
+            query.push(argument);
+        }
+    }
+    let mut order: Vec<String> = (arguments.keys())
+        .filter(|name| !query.contains(name))
+        .cloned()
+        .collect();
+    order.extend(query);
+    order
+}
+
 /// A call's arguments with live ids translated (see the module docs).
 pub fn arguments(
     definition: &ToolDefinition,
@@ -189,11 +220,7 @@ pub fn arguments(
     }
     let mut query: Vec<(String, Vec<Value>)> = Vec::new();
     for (name, value) in &request.pairs {
-        let declared = definition
-            .input_schema
-            .arguments
-            .iter()
-            .find(|argument| matches!(&argument.target, ArgumentTarget::Query { name: captured } if captured == name));
+        let declared = query_argument(definition, name);
         let argument = declared.map_or_else(|| name.clone(), |argument| argument.name.clone());
         let value = if pages(name) {
             value.clone()

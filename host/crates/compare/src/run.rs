@@ -228,7 +228,9 @@ impl ProbeRun<'_, '_> {
             })
             .map(|(_, body)| body.clone());
         let env_params = env_path_params(tool, definition, &call);
-        let answer = self.bench.served.call(&tool.name, call);
+        // Sent as the probe's query was: an answer repeating the call repeats that order.
+        let order = crate::route::sent_order(definition, &request, &call);
+        let answer = self.bench.served.call_sent(&tool.name, call, Some(order));
         if !answered {
             return self.unobserved(record, "no-answer");
         }

@@ -12,7 +12,8 @@
 //! ([`crate::fast_path`] checks that the first answer is spelled `{"jsonrpc":"2.0","id":<id>,`
 //! before keeping it). Arguments are keyed by their text as the caller wrote it (a text decides
 //! the arguments it parses to, so equal texts answer alike; other spellings of the same
-//! arguments are kept apart). An entry is answered only while the backend's generation is the one
+//! arguments are kept apart, among them the same members in another order, which an answer
+//! repeating the call as sent spells otherwise: [`crate::arguments::SentOrder`]). An entry is answered only while the backend's generation is the one
 //! it was answered at, and kept only when the generation did not move while it was answered (no
 //! write landed meanwhile). Bounded: an answer over [`MAX_ENTRY_BYTES`] is not kept, and the
 //! table is emptied when it would pass [`MAX_TABLE_BYTES`].

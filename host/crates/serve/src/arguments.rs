@@ -3,7 +3,14 @@
 //! lists: arguments the schema does not name, required ones missing, and ones whose value does not
 //! fit. A misspelled parameter is therefore refused as an invalid argument rather than silently
 //! ignored.
+//!
+//! It also reads the order a caller sent its arguments in ([`SentOrder`]), from their JSON text:
+//! the argument object keeps no order, and an answer repeating the call's query may repeat it
+//! as sent.
 
+use std::fmt;
+
+use serde::de::{Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde_json::{Map, Value};
 
 use crate::schema::{FieldIssue, validate_members};
@@ -140,6 +147,61 @@ fn accepted(properties: &Map<String, Value>) -> String {
     out
 }
 
+/// The names of a call's arguments in the order its caller wrote them, read from the arguments'
+/// JSON text by serde's own map walk (each value skipped unread).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SentOrder(pub Vec<String>);
+
+impl SentOrder {
+    /// The order of the members of a JSON object's text; `None` when the text is no object.
+    pub fn of_text(text: &str) -> Option<Self> {
+        serde_json::from_str(text).ok()
+    }
+
+    /// The order of the members of `params.arguments` in a JSON-RPC message's text; `None` when
+    /// the message holds no argument object.
+    pub fn of_message(text: &[u8]) -> Option<Self> {
+        #[derive(serde::Deserialize)]
+        struct Message<'a> {
+            #[serde(borrow)]
+            params: Option<Params<'a>>,
+        }
+        #[derive(serde::Deserialize)]
+        struct Params<'a> {
+            #[serde(borrow)]
+            arguments: Option<&'a serde_json::value::RawValue>,
+        }
+        let message: Message<'_> = serde_json::from_slice(text).ok()?;
+        Self::of_text(message.params?.arguments?.get())
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for SentOrder {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_map(KeysVisitor)
+    }
+}
+
+/// Visits an object's keys in order, skipping their values.
+struct KeysVisitor;
+
+impl<'de> Visitor<'de> for KeysVisitor {
+    type Value = SentOrder;
+
+    fn expecting(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        formatter.write_str("a JSON object")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut members: A) -> Result<SentOrder, A::Error> {
+        let mut names: Vec<String> = Vec::new();
+        while let Some(name) = members.next_key::<String>()? {
+            members.next_value::<IgnoredAny>()?;
+            names.push(name);
+        }
+        Ok(SentOrder(names))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -213,5 +275,22 @@ mod tests {
         let error = check(&schema, &object(json!({"nope": 1}))).unwrap_err();
         assert!(error.message.len() < 1024 + 200, "{}", error.message.len());
         assert!(error.message.ends_with("more)"), "{}", error.message);
+    }
+
+    #[test]
+    fn the_sent_order_is_read_from_the_arguments_text() {
+        use super::SentOrder;
+        let text = r#"{"sort": "-title", "page[number]": 2, "filter": {"a": [1, "}"]}, "b": null}"#;
+        let order = SentOrder::of_text(text).expect("an object");
+        assert_eq!(order.0, ["sort", "page[number]", "filter", "b"]);
+        assert_eq!(SentOrder::of_text("[1]"), None);
+        assert_eq!(SentOrder::of_text("{}"), Some(SentOrder::default()));
+        let message = br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","arguments":{"z":1,"a":2}}}"#;
+        assert_eq!(
+            SentOrder::of_message(message).expect("arguments").0,
+            ["z", "a"]
+        );
+        let bare = br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t"}}"#;
+        assert_eq!(SentOrder::of_message(bare), None);
     }
 }

@@ -142,6 +142,19 @@ pub trait ToolBackend: Send + Sync + 'static {
         arguments: Map<String, Value>,
     ) -> BoxFuture<'a, ToolAnswer>;
 
+    /// [`ToolBackend::call_tool`] for a caller whose argument order is known (`sent`: the
+    /// arguments' names as the caller wrote them; the object keeps no order), for answers that
+    /// repeat the call as sent. The default ignores the order.
+    fn call_tool_sent<'a>(
+        &'a self,
+        name: &'a str,
+        arguments: Map<String, Value>,
+        sent: crate::arguments::SentOrder,
+    ) -> BoxFuture<'a, ToolAnswer> {
+        let _ = sent;
+        self.call_tool(name, arguments)
+    }
+
     /// Whether the answers of the tool `name` may be reused, and until when: `Some(generation)`
     /// vouches that, while this method keeps giving the same generation, a call of the tool with
     /// equal arguments answers the same (text, error flag and source) and changes nothing, so the

@@ -34,7 +34,9 @@
 //! the SDK frames an event (a test compares them), without the SDK's event ids and priming
 //! event: those let a client resume a stream that broke before its answer, and this stream is
 //! its answer, written whole. Every request naming a session counts as its activity
-//! ([`CappedSessions::touch`]), whichever route answers it.
+//! ([`CappedSessions::touch`]), whichever route answers it. Either route hands on the order the
+//! call's arguments were written in ([`SentOrder`]; to the SDK's handler in the request's
+//! parts), which the argument object does not keep.
 
 use std::sync::Arc;
 
@@ -50,6 +52,7 @@ use serde_json::{Map, Value};
 use tower::ServiceExt;
 
 use crate::answer_cache::{AnswerCache, Reused, Shape};
+use crate::arguments::SentOrder;
 use crate::mcp::McpSurface;
 use crate::mcp_intake::{self, Intake};
 use crate::sessions::{self, CappedSessions};
@@ -103,7 +106,7 @@ pub async fn handle(State(route): State<Arc<McpRoute>>, request: Request) -> Res
         let response = delegate(&route, request).await;
         return crate::mcp::session_delete_status(&method, response);
     }
-    let (parts, body) = request.into_parts();
+    let (mut parts, body) = request.into_parts();
     let bytes = match mcp_intake::read_body(body, route.max_body_bytes, route.body_timeout).await {
         Ok(bytes) => bytes,
         Err(response) => return response,
@@ -125,6 +128,11 @@ pub async fn handle(State(route): State<Arc<McpRoute>>, request: Request) -> Res
             return mcp_intake::batch(&route.sessions, &parts, items, one).await;
         }
         Intake::Single => {}
+    }
+    // The order the call's arguments were written in, which the SDK's parse drops: the
+    // handler reads it from the request's parts ([`McpSurface`]'s `call_tool`).
+    if let Some(sent) = SentOrder::of_message(&bytes) {
+        parts.extensions.insert(sent);
     }
     let response = delegate(
         &route,
@@ -353,8 +361,9 @@ async fn answer(route: &McpRoute, call: Call<'_>, lane: &Lane) -> Option<Respons
         return Some(respond(shape, encoded));
     }
     let members = call.members()?;
+    let sent = call.arguments.and_then(|raw| SentOrder::of_text(raw.get()));
     tracing::trace!(tool = %call.name, "tools/call answered on the fast path");
-    let answered = route.surface.call_noted(call.name, members).await;
+    let answered = route.surface.call_noted(call.name, members, sent).await;
     let mut size = 256;
     let (message, note) = match answered {
         Ok((result, note)) => {

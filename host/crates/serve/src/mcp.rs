@@ -26,7 +26,7 @@ use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
 
 use crate::answer_cache::CallNote;
-use crate::arguments;
+use crate::arguments::{self, SentOrder};
 use crate::backend::{ToolAnswer, ToolBackend};
 use crate::journal::{Journal, JournalTime, members_digest};
 use crate::schema::CompiledSchema;
@@ -169,16 +169,28 @@ impl McpSurface {
         name: &str,
         arguments: Option<Map<String, Value>>,
     ) -> Result<CallToolResult, McpError> {
-        self.call_noted(name, arguments)
+        self.call_sent(name, arguments, None).await
+    }
+
+    /// [`McpSurface::call`] for a caller whose argument order is known (`sent`, read from the
+    /// arguments' text: [`SentOrder`]).
+    pub async fn call_sent(
+        &self,
+        name: &str,
+        arguments: Option<Map<String, Value>>,
+        sent: Option<SentOrder>,
+    ) -> Result<CallToolResult, McpError> {
+        self.call_noted(name, arguments, sent)
             .await
             .map(|(result, _)| result)
     }
 
-    /// [`McpSurface::call`], with what the journal recorded of a served tool's call.
+    /// [`McpSurface::call_sent`], with what the journal recorded of a served tool's call.
     pub async fn call_noted(
         &self,
         name: &str,
         arguments: Option<Map<String, Value>>,
+        sent: Option<SentOrder>,
     ) -> Result<(CallToolResult, CallNote), McpError> {
         let time = JournalTime::now();
         let started = std::time::Instant::now();
@@ -195,7 +207,7 @@ impl McpSurface {
                 None,
             ));
         };
-        let answer = self.answer(position, name, arguments).await;
+        let answer = self.answer(position, name, (arguments, sent)).await;
         let note = CallNote {
             digest,
             source: answer.source,
@@ -244,7 +256,7 @@ impl McpSurface {
         &self,
         position: usize,
         name: &str,
-        arguments: Option<Map<String, Value>>,
+        (arguments, sent): (Option<Map<String, Value>>, Option<SentOrder>),
     ) -> ToolAnswer {
         let schema = &self.inner.tools[position].input_schema;
         // Arguments that fit cost one validation; only others are checked again for the issues.
@@ -262,7 +274,15 @@ impl McpSurface {
             arguments::check(schema, &arguments)
         };
         let answer = match verdict {
-            Ok(()) => self.inner.backend.call_tool(name, arguments).await,
+            Ok(()) => match sent {
+                Some(sent) => {
+                    self.inner
+                        .backend
+                        .call_tool_sent(name, arguments, sent)
+                        .await
+                }
+                None => self.inner.backend.call_tool(name, arguments).await,
+            },
             Err(error) => ToolAnswer::error(json!({
                 "code": "invalid_arguments",
                 "message": error.message,
@@ -339,9 +359,15 @@ impl ServerHandler for McpSurface {
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
-        self.call(&request.name, request.arguments)
+        // The order the `/mcp` route read from the body's text ([`crate::fast_path`]).
+        let sent = context
+            .extensions
+            .get::<axum::http::request::Parts>()
+            .and_then(|parts| parts.extensions.get::<SentOrder>())
+            .cloned();
+        self.call_sent(&request.name, request.arguments, sent)
             .await
             .map(CallToolResponse::from)
     }

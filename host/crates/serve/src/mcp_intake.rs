@@ -12,8 +12,9 @@
 //!   its own request with the batch's headers, in order; the replies to its requests are answered
 //!   as one JSON array (`application/json`), or `202` with no body when it held only
 //!   notifications and responses. `initialize` is never batched (`-32600` for that message); a
-//!   batch is at most [`MAX_BATCH`] messages. Elsewhere a batch is `400` with `-32600` naming the
-//!   revision that allows them.
+//!   batch is at most [`MAX_BATCH`] messages; each call's argument order goes with it, as a
+//!   single call's ([`crate::arguments::SentOrder`]). Elsewhere a batch is `400` with `-32600`
+//!   naming the revision that allows them.
 
 use std::sync::Arc;
 
@@ -210,6 +211,24 @@ where
         .into_response()
 }
 
+/// One message of a batch as its own request, with the batch's headers and, for a call, the
+/// order its arguments were written in (as a single call's, for the SDK's handler).
+fn batched_request(parts: &Parts, item: &RawValue) -> Request {
+    let mut request = Request::new(Body::from(item.get().to_owned()));
+    *request.method_mut() = parts.method.clone();
+    *request.uri_mut() = parts.uri.clone();
+    *request.headers_mut() = parts.headers.clone();
+    request.headers_mut().remove(header::CONTENT_LENGTH);
+    request.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    if let Some(sent) = crate::arguments::SentOrder::of_message(item.get().as_bytes()) {
+        request.extensions_mut().insert(sent);
+    }
+    request
+}
+
 /// The replies to one message of a batch.
 async fn one_of_batch<F, Fut>(parts: &Parts, item: &RawValue, delegate: &F) -> Vec<Box<RawValue>>
 where
@@ -240,16 +259,7 @@ where
             "Invalid Request: initialize must not be part of a batch",
         );
     }
-    let mut request = Request::new(Body::from(item.get().to_owned()));
-    *request.method_mut() = parts.method.clone();
-    *request.uri_mut() = parts.uri.clone();
-    *request.headers_mut() = parts.headers.clone();
-    request.headers_mut().remove(header::CONTENT_LENGTH);
-    request.headers_mut().insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static("application/json"),
-    );
-    let response = delegate(request).await;
+    let response = delegate(batched_request(parts, item)).await;
     let status = response.status();
     let event_stream = response
         .headers()

@@ -16,7 +16,20 @@ impl StateService {
     /// Answers a tool call: a read from the state (or its recordings), a served write by
     /// changing the state.
     pub fn answer(&self, tool: &str, arguments: &Map<String, Value>) -> StateAnswer {
-        self.answer_with(tool, arguments, true)
+        self.answer_with(tool, (arguments, None), true)
+    }
+
+    /// [`StateService::answer`] for a caller that says the order it sent its arguments in
+    /// (`sent`: their names, as sent; the object keeps none): an answer repeating the call's
+    /// query repeats it in that order where the build shows the application doing so
+    /// ([`crate::query_order`]).
+    pub fn answer_sent(
+        &self,
+        tool: &str,
+        arguments: &Map<String, Value>,
+        sent: &[String],
+    ) -> StateAnswer {
+        self.answer_with(tool, (arguments, Some(sent)), true)
     }
 
     /// [`StateService::answer`]; without `provenance` a state answer's `replay.exact_match` is
@@ -25,7 +38,7 @@ impl StateService {
     pub(crate) fn answer_with(
         &self,
         tool: &str,
-        arguments: &Map<String, Value>,
+        (arguments, sent): (&Map<String, Value>, Option<&[String]>),
         provenance: bool,
     ) -> StateAnswer {
         if let Some(answer) = self.answer_tree_write(tool, arguments) {
@@ -52,7 +65,7 @@ impl StateService {
         if let Some(refused) = crate::query_refusals::answer(self, tool, arguments) {
             return refused;
         }
-        self.answer_read(tool, arguments, provenance)
+        self.answer_read(tool, (arguments, sent), provenance)
     }
 
     /// A withheld write's recording (the recorded call its arguments match best), changing

@@ -26,6 +26,9 @@ pub(crate) struct Call {
     /// as sent (a sparse fieldset, [`crate::sparse`]): a plain line's recorded links do not
     /// answer it.
     pub(crate) relink: bool,
+    /// The query names in the order the caller sent its arguments, when it is known (see
+    /// [`crate::query_order::in_sent_order`]).
+    pub(crate) order: Option<Vec<String>>,
 }
 
 impl Call {
@@ -39,6 +42,7 @@ impl Call {
             body: self.body.clone(),
             sent: Some(self.sent.clone().unwrap_or_else(|| self.pairs())),
             relink,
+            order: self.order.clone(),
         }
     }
 
@@ -80,6 +84,21 @@ impl Call {
             crate::query::is_projection,
         );
         call
+    }
+
+    /// The query names the arguments named in `sent` (in the order the caller sent them) stand
+    /// for: a query argument's parameter, an argument the schema does not name as itself; path
+    /// and body arguments name none.
+    pub(crate) fn sent_names(definition: &ToolDefinition, sent: &[String]) -> Vec<String> {
+        sent.iter()
+            .filter_map(|name| match definition.input_schema.argument(name) {
+                None => Some(name.clone()),
+                Some(argument) => match &argument.target {
+                    ArgumentTarget::Query { name } => Some(name.clone()),
+                    _ => None,
+                },
+            })
+            .collect()
     }
 
     /// The path the call names: the template with its parameters replaced.

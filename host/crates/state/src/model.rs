@@ -964,6 +964,10 @@ pub struct QueryEcho {
     /// Whether names and values are spelled as decoded (else form-encoded).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub decoded: bool,
+    /// Whether the answered lines show the application repeating a call's query as it was sent
+    /// ([`crate::query_order::shows_sent_order`]).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub as_sent: bool,
 }
 
 impl QueryModel {

@@ -292,7 +292,7 @@ impl PageEnd<'_> {
         relations: &[PageRelation],
         (default_size, link_only, order): (Option<u64>, Option<&(String, String)>, &QueryOrder),
     ) -> Option<Option<Json>> {
-        let sent = order.arrange(self.sent);
+        let sent = order.repeat(self.sent);
         let (size_name, sent_size) = match link_only {
             // A page size the list's own calls never sent: a call sending it is not told.
             Some((_, size_name)) => match self.sent_value(size_name) {
@@ -1701,9 +1701,10 @@ mod tests {
                 ("self", None, false, true),
             ]
         );
-        // Page 2 of 3 of 9 matched (the last page whole), the arguments in name order: the
-        // links repeat the query in the recorded order, `page[number]` last.
-        let model = QueryModel::of_roles(&[
+        // Page 2 of 3 of 9 matched (the last page whole), the arguments in name order and no
+        // caller's order known: handed on in the recorded order (`query_order::repeated`), the
+        // links repeat the query so, `page[number]` last.
+        let mut model = QueryModel::of_roles(&[
             ("page[number]", QueryRole::Page { base: 1 }),
             ("page[size]", QueryRole::PageSize),
             ("sort", QueryRole::Sort),
@@ -1714,7 +1715,12 @@ mod tests {
             ("page[size]", "3"),
             ("sort", "title"),
         ]);
-        let end = first_call(&model, &sent, 9);
+        model.cursor_members.push(crate::model::CursorMember {
+            pointer: "/links".to_owned(),
+            form: form.clone(),
+        });
+        let arrived = crate::query_order::repeated(Some(&model), sent.clone(), None);
+        let end = first_call(&model, &arrived, 9);
         let q = "http://h/t?sort=title&page%5Bsize%5D=3";
         let minted: Vec<String> = match end.minted(form) {
             Some(Some(Json::Object(links))) => links
@@ -1732,6 +1738,23 @@ mod tests {
                 format!("prev {q}&page%5Bnumber%5D=1"),
                 format!("self {q}&page%5Bnumber%5D=2"),
             ]
+        );
+        // The pages' calls show the links repeating a call as sent (the page number follows
+        // `page[size]` in no order the other calls teach): a caller's own order is kept, by the
+        // echo as it is, by the page links with the position appended as the form spells it.
+        let caller = ["page[size]", "page[number]", "sort"].map(str::to_owned);
+        let ordered = crate::query_order::repeated(Some(&model), sent.clone(), Some(&caller));
+        let end = first_call(&model, &ordered, 9);
+        let Some(Some(links)) = end.minted(form) else {
+            panic!("links")
+        };
+        assert_eq!(
+            links.pointer("/self").and_then(Json::as_str),
+            Some("http://h/t?page%5Bsize%5D=3&page%5Bnumber%5D=2&sort=title")
+        );
+        assert_eq!(
+            links.pointer("/next").and_then(Json::as_str),
+            Some("http://h/t?page%5Bsize%5D=3&sort=title&page%5Bnumber%5D=3")
         );
         // A call naming no page size: the echo alone.
         let plain = pairs(&[("filter[status]", "done")]);

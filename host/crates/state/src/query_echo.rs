@@ -7,7 +7,10 @@
 //! envelope member every line shows as one prefix, `?` and that line's pairs as sent, in one
 //! spelling (a line with a query showing its own query there is the evidence). Such a member is computed for every call
 //! the state evaluates from the pairs the call sent ([`PagedMember::echo`]), so a query no line
-//! made is answered with its own address rather than refused or given another query's.
+//! made is answered with its own address rather than refused or given another query's. Where
+//! some line repeats an order neither name order nor the other lines give it, the echo is
+//! marked as repeating calls as sent ([`QueryEcho::as_sent`]): a call whose order its caller
+//! named is then repeated in it ([`crate::query_order::repeated`]).
 
 use rea_plugin_api::json::Json;
 
@@ -66,16 +69,19 @@ fn echoed(lines: &[ShownLine<'_>], pointer: &str, decoded: bool) -> Option<Query
     if prefix.is_empty() || prefix.contains('?') {
         return None;
     }
-    let echo = QueryEcho { prefix, decoded };
+    let mut echo = QueryEcho {
+        prefix,
+        decoded,
+        as_sent: false,
+    };
     for (body, sent) in lines {
         if text(*body)? != render(&echo, sent) {
             return None;
         }
     }
-    lines
-        .iter()
-        .any(|(_, sent)| !sent.is_empty())
-        .then_some(echo)
+    let sent: Vec<&[(String, String)]> = lines.iter().map(|(_, sent)| *sent).collect();
+    echo.as_sent = crate::query_order::shows_sent_order(&sent);
+    sent.iter().any(|sent| !sent.is_empty()).then_some(echo)
 }
 
 #[cfg(test)]

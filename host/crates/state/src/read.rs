@@ -243,6 +243,7 @@ fn restated_off(list: &ListView, call: &Call) -> Call {
         body: call.body.clone(),
         sent: call.sent.clone(),
         relink: call.relink,
+        order: call.order.clone(),
     }
 }
 
@@ -439,7 +440,7 @@ impl StateService {
     pub(crate) fn answer_read(
         &self,
         tool: &str,
-        arguments: &Map<String, Value>,
+        (arguments, sent): (&Map<String, Value>, Option<&[String]>),
         provenance: bool,
     ) -> StateAnswer {
         let (recorded, generalized) = split_generalized(
@@ -462,6 +463,7 @@ impl StateService {
                 .into();
         };
         let mut call = Call::resolve(definition, arguments);
+        call.order = sent.map(|sent| Call::sent_names(definition, sent));
         call.query.extend(generalized);
         merge_selection_members(&mut call.query);
         let exact = replayed
@@ -1580,6 +1582,7 @@ impl StateService {
             body: call.body.clone(),
             sent: call.sent.clone(),
             relink: call.relink,
+            order: call.order.clone(),
         };
         if rest.projected(&item.projected_query_keys).is_some() {
             return None;
@@ -1653,6 +1656,7 @@ impl StateService {
         let expanded = self.expand_query(list, &pairs);
         let extended = list.query.as_ref().and_then(|model| expanded.extend(model));
         let model = extended.as_ref().or(list.query.as_ref());
+        let linked = crate::query_order::repeated(model, linked, call.order.as_deref());
         // A call a reshaping answer left every parameter out of links its pages as sent: no
         // plain line's recorded links answer it.
         let reshaped_bare = call.relink && pairs.is_empty();

@@ -759,6 +759,15 @@ impl<'a> OrderedLines<'a> {
     }
 }
 
+/// Marks whether the tool's answers echo calls as sent, shown by any of them (an inclusion's
+/// too): see [`crate::query_order::mark_echoed`].
+fn mark_echoed(model: &mut crate::model::QueryModel, timeline: &Timeline, plan: &ListPlan) {
+    let answered: Vec<&Observation> = (timeline.all(plan.tool))
+        .filter(|observation| observation.is_success())
+        .collect();
+    crate::query_order::mark_echoed(model, &answered);
+}
+
 /// Verifies a list view against its checked lines and learns its query model: the shape its
 /// plain lines show, the counters every line carries, each line matched against the entities
 /// (view values learned where a member shows more than the entity), each passing line's
@@ -800,13 +809,16 @@ pub fn verify(
         .filter(|observation| !timeline.is_checked(observation) && observation.is_success())
         .chain(matched.failing.iter().copied())
         .collect();
-    let query = learned_query(
+    let mut query = learned_query(
         (&plan, &view),
         (&matched, &undocumented),
         &counters,
         entities,
         (rules, &built.lines, &others),
     );
+    if let Some(model) = &mut query {
+        mark_echoed(model, timeline, &plan);
+    }
     let page_envelope = query
         .as_ref()
         .and_then(|model| page_envelope(timeline, &plan, model, entities, &built.lines))

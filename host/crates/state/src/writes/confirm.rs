@@ -1251,7 +1251,7 @@ fn state_answer(
 ) -> Option<StateAnswer> {
     let definition = service.replay().tool(tool)?;
     let arguments = arguments_for(definition, &observation.segments, observation.pairs());
-    let answer = service.answer_with(tool, &arguments, false);
+    let answer = service.answer_with(tool, (&arguments, None), false);
     (!answer.is_not_modelled() && (answer.is_error() || answer.is_from_state())).then_some(answer)
 }
 
