@@ -191,6 +191,12 @@ fn state_tools_worded(
                     add_compound_argument(&tool.name, offered.compound, &mut tool.input_schema);
                     add_expansion_argument(&tool.name, offered.expansion, &mut tool.input_schema);
                     add_refused_fields(&tool.name, offered.refusals, &mut tool.input_schema);
+                    add_count_arguments(
+                        view,
+                        (environment, views),
+                        &mut tool.input_schema,
+                        wording,
+                    );
                 }
                 return Some(tool);
             }
@@ -461,7 +467,6 @@ fn add_selecting_arguments(
     schema: &mut rea_manifest::InputSchema,
     wording: Wording,
 ) {
-    use crate::model::QueryRole;
     let Some(selected) = plan
         .body
         .as_ref()
@@ -469,12 +474,50 @@ fn add_selecting_arguments(
     else {
         return;
     };
+    let list = (
+        selected.list_tool.as_str(),
+        &selected.model,
+        selected.nesting.as_deref(),
+    );
+    add_listed_filters(list, (environment, views), schema, wording);
+}
+
+/// The query arguments of a count view (see [`crate::count_views`]): its list tool's filter and
+/// search arguments, as a selecting write takes them ([`add_listed_filters`]).
+fn add_count_arguments(
+    view: &crate::model::ReadView,
+    (environment, views): (&Environment, &[crate::model::ReadView]),
+    schema: &mut rea_manifest::InputSchema,
+    wording: Wording,
+) {
+    let crate::model::ViewDetail::Count(count) = &view.detail else {
+        return;
+    };
+    let list = (
+        count.list_tool.as_str(),
+        &count.model,
+        count.nesting.as_deref(),
+    );
+    add_listed_filters(list, (environment, views), schema, wording);
+}
+
+/// The filter and search arguments of the list tool `list_tool` (whose model is `model`),
+/// recorded or generalized as that tool offers them, each as a tool reading the list's names
+/// through `nesting` takes it (see [`unnested_argument`]) and the tool does not take already,
+/// before the body.
+fn add_listed_filters(
+    (list_tool, model, nesting): (&str, &crate::model::QueryModel, Option<&str>),
+    (environment, views): (&Environment, &[crate::model::ReadView]),
+    schema: &mut rea_manifest::InputSchema,
+    wording: Wording,
+) {
+    use crate::model::QueryRole;
     let (Some(view), Some(list)) = (
-        views.iter().find(|view| view.tool == selected.list_tool),
+        views.iter().find(|view| view.tool == list_tool),
         environment
             .tools()
             .iter()
-            .find(|tool| tool.name == selected.list_tool),
+            .find(|tool| tool.name == list_tool),
     ) else {
         return;
     };
@@ -487,7 +530,7 @@ fn add_selecting_arguments(
             .or_else(|| rea_plugin_api::query_lists::indexed_base(name).map(|(base, _)| base))
             .unwrap_or(name);
         matches!(
-            selected.model.role(base),
+            model.role(base),
             Some(QueryRole::Filter { .. } | QueryRole::Search)
         )
     };
@@ -502,7 +545,7 @@ fn add_selecting_arguments(
         .filter(
             |argument| matches!(&argument.target, ArgumentTarget::Query { name } if selects(name)),
         )
-        .filter_map(|argument| unnested_argument(argument, selected.nesting.as_deref()))
+        .filter_map(|argument| unnested_argument(argument, nesting))
         .map(text_or_integer)
         .filter(|argument| schema.argument(&argument.name).is_none())
         .collect();

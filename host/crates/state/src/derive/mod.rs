@@ -273,6 +273,7 @@ fn derive_pass(
     let mut views = read_views(manifest, details);
     mark_shared_queries(manifest, &mut views);
     generalize_views(manifest, timeline, (&types, &entities), &mut views, rules);
+    crate::count_views::derive(manifest, timeline, &entities, &mut views);
     let (folder_entries, folder_listings, tree_writes) =
         folder_rules(manifest, timeline, records, &views);
     let absent_answers = crate::absent::derive(manifest, timeline, (&types, &entities), &views);
@@ -670,7 +671,7 @@ fn renders(detail: &ViewDetail, template: &str) -> bool {
         ViewDetail::List(list) => list.entity_type == template,
         ViewDetail::BodyQuery(query) => query.entity_type == template,
         ViewDetail::Member(member) => member.entity_type == template,
-        ViewDetail::Document(_) | ViewDetail::Recorded { .. } => false,
+        ViewDetail::Document(_) | ViewDetail::Count(_) | ViewDetail::Recorded { .. } => false,
     }
 }
 

@@ -69,7 +69,7 @@ pub mod references;
 pub mod relationship;
 mod replace_required;
 mod rows;
-mod selected;
+pub(crate) mod selected;
 pub mod serve;
 mod shapes;
 mod sibling_dependents;
@@ -434,7 +434,7 @@ impl Views {
                 );
             }
             ViewDetail::Member(member) => self.add_member(tool, member),
-            ViewDetail::Recorded { .. } => {}
+            ViewDetail::Count(_) | ViewDetail::Recorded { .. } => {}
         }
     }
 }
