@@ -57,11 +57,18 @@ impl QueryGrammar for JsonFilter {
             .lists
             .iter()
             .map(|list| {
-                list.established
+                let mut families: BTreeMap<String, String> = list
+                    .established
                     .keys()
                     .chain(&list.recorded_names)
                     .filter_map(|name| group_family(name))
-                    .collect()
+                    .collect();
+                families.extend(
+                    list.recorded_names
+                        .iter()
+                        .filter_map(|name| recorded_group_family(name)),
+                );
+                families
             })
             .collect();
         if outcome.families.iter().all(BTreeMap::is_empty) {
@@ -254,6 +261,23 @@ fn term(leaf: Leaf) -> QueryTerm {
         value: leaf.value,
         roles,
         within: leaf.within,
+    }
+}
+
+/// A bracket name's part naming a logical group, `Some(true)` for a disjunction and
+/// `Some(false)` for a conjunction: `_or`/`$or`, `_and`/`$and`, or, where an entry's index
+/// follows it (`entry`: the group is an indexed list of condition objects, `where[or][0][status]`),
+/// the word with no sigil.
+fn group_word(part: &str, entry: bool) -> Option<bool> {
+    let word = match part.strip_prefix(['_', '$']) {
+        Some(word) => word,
+        None if entry => part,
+        None => return None,
+    };
+    match word {
+        "or" => Some(true),
+        "and" => Some(false),
+        _ => None,
     }
 }
 
@@ -506,12 +530,13 @@ fn bracket_term(name: &str, value: &str) -> Option<QueryTerm> {
         field: Vec::new(),
     };
     let mut grouped = false;
-    let mut parts = parts.into_iter();
+    let mut parts = parts.into_iter().peekable();
     while let Some(part) = parts.next() {
-        if is_or(part) || is_and(part) {
+        let entry = parts.peek().and_then(|next| next.parse::<usize>().ok());
+        if let Some(disjunction) = group_word(part, entry.is_some()) {
             let index: usize = parts.next()?.parse().ok()?;
             grouped = true;
-            at = if is_or(part) {
+            at = if disjunction {
                 at.any_of(part, index)?
             } else {
                 at.all_of(part, index)
@@ -584,6 +609,38 @@ fn filter_group_family(name: &str) -> Option<(String, String)> {
         "a filter term inside {sigil}or/{sigil}and groups, each group and its entry's index in \
          brackets before the field and operator ({base}[{sigil}or][0][field][{sigil}eq]), \
          keeping the members one branch of each {sigil}or group holds"
+    );
+    Some((pattern, description))
+}
+
+/// The family of bracket names through logical groups a recorded name through one implies
+/// (`filter[where][or][0][status]` → `filter[where][or][1][priority][gt]`,
+/// `filter[where][and][0][or][1][a]`): the name's base and members before its first group word
+/// followed by an entry's index (see [`group_word`]), then groups spelled with that word's sigil
+/// (or none), then the term's own members; `None` for a name through no such group, or one whose
+/// group opens the query (see [`top_group_family`]).
+fn recorded_group_family(name: &str) -> Option<(String, String)> {
+    let (base, rest) = name.split_once('[')?;
+    let parts: Vec<&str> = rest.strip_suffix(']')?.split("][").collect();
+    let at = (0..parts.len().saturating_sub(1)).find(|at| {
+        parts[at + 1].parse::<u32>().is_ok() && group_word(parts[*at], true).is_some()
+    })?;
+    if base.is_empty() || group_word(base, false).is_some() {
+        return None;
+    }
+    let word = parts[at];
+    let sigil = &word[..word.len() - word.trim_start_matches(['_', '$']).len()];
+    let prefix: String = parts[..at].iter().map(|part| format!("[{part}]")).collect();
+    let spelled = format!("{base}{prefix}");
+    let pattern = format!(
+        r"^{}(\[{s}(and|or)\]\[[0-9]+\])+(\[[^\[\]]+\])+$",
+        escaped(&spelled),
+        s = escaped(sigil)
+    );
+    let description = format!(
+        "a filter term inside {sigil}or/{sigil}and groups, each group and its entry's index in \
+         brackets after {spelled} ({spelled}[{sigil}or][0][field], as a recorded query spelled \
+         one), keeping the members one branch of each {sigil}or group holds"
     );
     Some((pattern, description))
 }

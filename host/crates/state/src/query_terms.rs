@@ -32,8 +32,9 @@ impl Expanded {
 
     /// The model extended by the roles a term names alone (one candidate, not `inert`) for the
     /// terms the model gives no role: what the grammar says such a term means wherever no
-    /// recording named it, and carrying the call's disjunction groups. `None` when nothing is
-    /// added.
+    /// recording named it, and carrying the call's disjunction groups; a term in a group the
+    /// grammar names no role for plays the role the model gives its name outside the groups
+    /// (see [`outside_groups`]). `None` when nothing is added.
     pub fn extend(&self, model: &QueryModel) -> Option<QueryModel> {
         let mut extended: Option<QueryModel> = None;
         if !self.groups.is_empty() {
@@ -53,8 +54,39 @@ impl Expanded {
                 .generalized
                 .insert(name.clone(), role.clone());
         }
+        for (name, branches) in &self.groups {
+            let named = self
+                .candidates
+                .get(name)
+                .is_some_and(|roles| !roles.is_empty());
+            if named || model.role(name).is_some() {
+                continue;
+            }
+            if let Some(role) = outside_groups(name, branches).and_then(|plain| model.role(&plain))
+            {
+                extended
+                    .get_or_insert_with(|| model.clone())
+                    .generalized
+                    .insert(name.clone(), role.clone());
+            }
+        }
         extended
     }
+}
+
+/// A grouped term's name outside its disjunction branches: each branch's group word and entry
+/// index taken out (`filter[where][or][1][priority][gt]` in branch 1 of `filter[where][or]` is
+/// `filter[where][priority][gt]`), innermost first; `None` when the name does not pass through
+/// a branch as named.
+pub fn outside_groups(name: &str, branches: &[TermBranch]) -> Option<String> {
+    let mut plain = name.to_owned();
+    for branch in branches.iter().rev() {
+        let entry = format!("{}[{}]", branch.group, branch.branch);
+        let rest = plain.strip_prefix(&entry)?;
+        let (outer, _) = branch.group.rsplit_once('[')?;
+        plain = format!("{outer}{rest}");
+    }
+    Some(plain)
 }
 
 /// Splits each pair a query grammar reads as an expression (given the fields the list's entity
