@@ -936,3 +936,52 @@ mod top_groups {
         assert!(group_family("$sort[title]").is_none());
     }
 }
+
+#[cfg(test)]
+mod plain_groups {
+    use super::*;
+
+    #[test]
+    fn a_group_word_with_no_sigil_before_an_entry_index_is_a_group() {
+        // LoopBack's `filter[where][or][1][priority][gt]=2`: the branch's term keeps its
+        // spelling; its role is left to what the list learned for the name outside the group.
+        let term = bracket_term("filter[where][or][1][priority][gt]", "2").expect("a term");
+        assert_eq!(term.name, "filter[where][or][1][priority][gt]");
+        assert!(term.roles.is_empty());
+        assert_eq!(term.within, vec![TermBranch::new("filter[where][or]", 1)]);
+        let and = bracket_term("filter[where][and][0][status]", "todo").expect("a term");
+        assert_eq!(and.name, "filter[where][status]");
+        assert!(and.within.is_empty());
+        // The plain word is a group only before an index: otherwise a member like any other.
+        for name in [
+            "filter[where][or][status]",
+            "filter[where][or][x][status]",
+            "filter[where][order][0][status]",
+            "filter[where][status]",
+        ] {
+            assert!(bracket_term(name, "1").is_none(), "{name}");
+        }
+    }
+
+    #[test]
+    fn a_recorded_name_through_a_plain_group_implies_the_family_of_them() {
+        let (pattern, _) = recorded_group_family("filter[where][or][0][status]").expect("a family");
+        assert_eq!(
+            pattern,
+            r"^filter\[where\](\[(and|or)\]\[[0-9]+\])+(\[[^\[\]]+\])+$"
+        );
+        // A sigil the recorded group spelled is kept.
+        let (sigiled, _) = recorded_group_family("filter[_or][0][state][_eq]").expect("a family");
+        assert_eq!(
+            sigiled,
+            r"^filter(\[_(and|or)\]\[[0-9]+\])+(\[[^\[\]]+\])+$"
+        );
+        for name in [
+            "filter[where][status]",
+            "$or[0][status]",
+            "filter[order][0]",
+        ] {
+            assert!(recorded_group_family(name).is_none(), "{name}");
+        }
+    }
+}

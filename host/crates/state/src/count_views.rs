@@ -218,3 +218,96 @@ impl StateService {
         )
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{Value, json};
+
+    use crate::derive::tests::{derive, posts, record, stand_in};
+    use crate::model::ViewDetail;
+
+    /// A build listing the posts (whole, and by one author through `list_query`) and counting
+    /// them at `/posts/count` with the queries of `counts` (`""`: none), each answering
+    /// `{"count": n}` with the number given.
+    fn counted(list_query: &str, counts: &[(&str, u64)]) -> crate::derive::tests::Fixture {
+        let mut records = vec![
+            record(0, "GET", "/posts", 200, posts()),
+            record(
+                1,
+                "GET",
+                &format!("/posts?{list_query}"),
+                200,
+                json!([posts()[0], posts()[2]]),
+            ),
+        ];
+        for (index, (query, count)) in counts.iter().enumerate() {
+            let target = match query {
+                &"" => "/posts/count".to_owned(),
+                query => format!("/posts/count?{query}"),
+            };
+            records.push(record(
+                2 + index as u64,
+                "GET",
+                &target,
+                200,
+                json!({"count": count}),
+            ));
+        }
+        derive(records)
+    }
+
+    fn count_of(answer: &Value) -> &Value {
+        assert_eq!(answer["state"]["source"], "state", "{answer}");
+        &answer["body"]["count"]
+    }
+
+    #[test]
+    fn a_read_counting_what_the_sibling_list_selects_answers_from_the_state() {
+        let fixture = counted("author=alice", &[("", 3), ("author=alice", 2)]);
+        let ViewDetail::Count(count) = fixture.view("get_posts_count") else {
+            panic!("a count view: {:?}", fixture.view("get_posts_count"))
+        };
+        assert_eq!(
+            (count.list_tool.as_str(), count.member.as_str()),
+            ("get_posts", "count")
+        );
+        assert_eq!(count.nesting, None);
+        // Another value, and none, counted over the held posts.
+        let bob = fixture.call("get_posts_count", json!({"author": "bob"}));
+        assert_eq!(count_of(&bob), &json!(1));
+        let all = fixture.call("get_posts_count", json!({}));
+        assert_eq!(count_of(&all), &json!(3));
+    }
+
+    #[test]
+    fn a_count_reads_the_lists_names_through_its_own_nesting() {
+        // The list nests its filters in `filter` (`filter[where][author]`); the count spells
+        // them without it (`where[author]`).
+        let fixture = counted("filter[where][author]=alice", &[("where[author]=alice", 2)]);
+        let ViewDetail::Count(count) = fixture.view("get_posts_count") else {
+            panic!("a count view: {:?}", fixture.view("get_posts_count"))
+        };
+        assert_eq!(count.nesting.as_deref(), Some("filter"));
+        let bob = fixture.call("get_posts_count", json!({"where[author]": "bob"}));
+        assert_eq!(count_of(&bob), &json!(1));
+    }
+
+    #[test]
+    fn a_count_the_list_does_not_reproduce_or_a_query_it_does_not_evaluate_is_no_count() {
+        // A recorded number the list's selection does not give: no count view.
+        let fixture = counted("author=alice", &[("author=alice", 5)]);
+        assert!(
+            !matches!(fixture.view("get_posts_count"), ViewDetail::Count(_)),
+            "{:?}",
+            fixture.view("get_posts_count")
+        );
+        // A parameter the list reads as no filter is refused, never another query's recording.
+        let fixture = counted("author=alice", &[("author=alice", 2)]);
+        let answer = fixture.call("get_posts_count", json!({"author": "bob", "sort": "views"}));
+        assert_eq!(
+            stand_in(&answer)["recording"],
+            json!("not-recorded"),
+            "{answer}"
+        );
+    }
+}

@@ -160,6 +160,62 @@ mod tests {
     }
 
     #[test]
+    fn a_grouped_term_with_no_role_plays_its_name_outside_the_groups() {
+        let model = QueryModel::of_roles(&[
+            ("filter[where][status]", QueryRole::filter("status", "eq")),
+            (
+                "filter[where][priority][gt]",
+                QueryRole::filter("priority", "gt"),
+            ),
+        ]);
+        let branch = |group: &str, index| TermBranch::new(group, index);
+        assert_eq!(
+            outside_groups(
+                "filter[where][or][1][priority][gt]",
+                &[branch("filter[where][or]", 1)]
+            )
+            .as_deref(),
+            Some("filter[where][priority][gt]")
+        );
+        assert_eq!(
+            outside_groups(
+                "f[or][0][and][1][or][1][a]",
+                &[branch("f[or]", 0), branch("f[or][0][and][1][or]", 1)]
+            )
+            .as_deref(),
+            Some("f[and][1][a]"),
+            "a conjunction's entry stays in the name"
+        );
+        assert_eq!(
+            outside_groups("f[or][0][a]", &[branch("f[_or]", 0)]),
+            None,
+            "a branch the name does not pass through"
+        );
+        let mut expanded = Expanded::default();
+        for (name, index) in [
+            ("filter[where][or][0][status]", 0),
+            ("filter[where][or][1][priority][gt]", 1),
+            ("filter[where][or][2][colour]", 2),
+        ] {
+            expanded.candidates.insert(name.into(), Vec::new());
+            expanded
+                .groups
+                .insert(name.into(), vec![branch("filter[where][or]", index)]);
+        }
+        let extended = expanded.extend(&model).expect("groups carried");
+        assert_eq!(
+            extended.role("filter[where][or][1][priority][gt]"),
+            Some(&QueryRole::filter("priority", "gt"))
+        );
+        assert_eq!(
+            extended.role("filter[where][or][0][status]"),
+            Some(&QueryRole::filter("status", "eq"))
+        );
+        // A field the model filters by under no name stays unknown.
+        assert_eq!(extended.role("filter[where][or][2][colour]"), None);
+    }
+
+    #[test]
     fn without_grammars_nothing_is_split() {
         let pairs = vec![("filter".to_owned(), "[tag[x]]".to_owned())];
         let expanded = expand(&RuleSet::empty(), &pairs, &[]);
