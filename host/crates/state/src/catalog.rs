@@ -347,6 +347,7 @@ fn add_generalized_arguments(
     );
     let added: Vec<Argument> = generalized_arguments(view, wording)
         .into_iter()
+        .chain(recorded_set_filters(view, listed, wording))
         .map(
             |(name, description)| match listed_name(view, listed, &name) {
                 Some(list) => (list, true, description),
@@ -608,12 +609,41 @@ fn spells_value_lists(
     })
 }
 
-/// The list name a generalized set filter is offered as (`projectId[$in][]` for
-/// `projectId[$in]`), where the application spells its value lists so (`listed`, see
-/// [`spells_value_lists`]); `None` for another name.
+/// The list name a generalized set filter, or one the recorded lines established (see
+/// [`recorded_set_filters`]), is offered as (`projectId[$in][]` for `projectId[$in]`), where the
+/// application spells its value lists so (`listed`, see [`spells_value_lists`]); `None` for
+/// another name.
 fn listed_name(view: &crate::model::ReadView, listed: bool, name: &str) -> Option<String> {
-    let role = list_model(view)?.generalized.get(name)?;
+    let role = list_model(view)?.role(name)?;
     (listed && is_set_filter(role) && spells_operator(name)).then(|| format!("{name}[]"))
+}
+
+/// The set filters spelling their operator that a list view's recorded lines established
+/// (`filter[where][status][inq]`, recorded by index), each with what it does, where the
+/// application spells its value lists as list names (`listed`): offered in that spelling too
+/// (see [`listed_name`]); none otherwise.
+fn recorded_set_filters(
+    view: &crate::model::ReadView,
+    listed: bool,
+    wording: Wording,
+) -> Vec<(String, String)> {
+    let Some(model) = list_model(view).filter(|_| listed) else {
+        return Vec::new();
+    };
+    model
+        .parameters
+        .iter()
+        .filter(|(name, role)| is_set_filter(role) && spells_operator(name))
+        .map(|(name, role)| (name.clone(), role_description(role, wording)))
+        .collect()
+}
+
+/// Whether `name` is a set filter spelling its operator that a list view's recorded lines
+/// established (its list name is offered, see [`recorded_set_filters`]).
+pub(crate) fn is_recorded_set_filter(view: &crate::model::ReadView, name: &str) -> bool {
+    list_model(view)
+        .and_then(|model| model.parameters.get(name))
+        .is_some_and(|role| is_set_filter(role) && spells_operator(name))
 }
 
 /// Whether a role filters by a set operator (`in`, `nin`: a list of values).

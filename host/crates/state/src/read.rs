@@ -347,7 +347,10 @@ fn split_generalized(
             // names), its values folded as the recorded lines' are.
             Some(values)
                 if !in_schema
-                    && list_base(name).is_some_and(|base| generalized.contains(base))
+                    && list_base(name).is_some_and(|base| {
+                        generalized.contains(base)
+                            || crate::catalog::is_recorded_set_filter(view, base)
+                    })
                     && folded_list(name, &values).is_some() =>
             {
                 extended.push(folded_argument(name, values));
