@@ -20,7 +20,11 @@
 //!
 //! In the `$` dialect (a filter spelling no operator with `_`, as MongoDB's and Parse's `where=`)
 //! a field's bare value is its equality (`{"status": "open"}`: `where[status][$eq]`, `null`: its
-//! absence). A typed value (an object with `__type`) is compared by what it names: a pointer
+//! absence). The same dialect may spell its operators and groups with no sigil (Waterline's
+//! `where={"priority": {">": 2}, "title": {"startsWith": "Order"}, "or": [...]}`): under a field
+//! an operator word or a comparison symbol (`>`, `>=`, `<`, `<=`, `!=`) is that operator, and
+//! `or`/`and` where no field is so named that group, each spelled as its `$` form
+//! (`where[priority][$gt]`, `where[$or][0][status][$eq]`). A typed value (an object with `__type`) is compared by what it names: a pointer
 //! (`{"__type": "Pointer", "className": …, "objectId": …}`) by the object id the held pointer
 //! holds (`project.objectId`), a date (`{"__type": "Date", "iso": …}`) by its ISO text, against
 //! the held typed date's `iso` where the entities hold one (else the field's own text). `$regex`
@@ -96,6 +100,9 @@ fn terms(name: &str, value: &str, fields: &[String]) -> Option<Vec<QueryTerm>> {
         return bracket_term(name, value).map(|term| vec![term]);
     }
     let filter = parse(value.as_bytes()).ok()?;
+    if let Some(terms) = clause_terms(name, &filter, fields) {
+        return Some(terms);
+    }
     let mut leaves: Vec<Leaf> = Vec::new();
     let at = Place {
         spelled: name.to_owned(),
@@ -115,6 +122,65 @@ fn terms(name: &str, value: &str, fields: &[String]) -> Option<Vec<QueryTerm>> {
             return None;
         }
         terms.push(term);
+    }
+    (!terms.is_empty()).then_some(terms)
+}
+
+/// The clause holding the conditions of a whole filter spelled as JSON.
+const WHERE: &str = "where";
+
+/// A whole filter spelled as JSON, its clauses beside the conditions (LoopBack's
+/// `filter={"where": {"projectId": 2}, "order": "estimate DESC", "limit": 4}`), as the terms its
+/// bracket spelling holds: each scalar clause the name nested in the filter's (`filter[order]`,
+/// `filter[limit]`, whose role is the one the list learned for that name), and each condition of
+/// `where` the filter of its field and operator, named through the clause
+/// (`filter[where][projectId][$eq]`, `filter[where][status][$inq]`). `None` for a filter without
+/// a `where` object, one naming a field the entities hold at its top, or one whose clauses are
+/// not all scalars or whose conditions do not all read as one field's (a group, a path).
+fn clause_terms(name: &str, filter: &Json, fields: &[String]) -> Option<Vec<QueryTerm>> {
+    let Json::Object(clauses) = filter else {
+        return None;
+    };
+    let conditions = clauses.get(WHERE)?;
+    if clauses
+        .keys()
+        .any(|clause| fields.iter().any(|field| field == clause))
+    {
+        return None;
+    }
+    let reading = Reading {
+        fields,
+        shorthand: !holds_underscore_operator(conditions),
+    };
+    let top = Place {
+        spelled: String::new(),
+        plain: String::new(),
+        within: Vec::new(),
+        field: Vec::new(),
+    };
+    let mut leaves: Vec<Leaf> = Vec::new();
+    flatten(&top, conditions, &mut leaves, &reading)?;
+    let mut terms: Vec<QueryTerm> = Vec::new();
+    for leaf in leaves {
+        let term = term(leaf);
+        if !term.within.is_empty() || term.roles.is_empty() {
+            return None;
+        }
+        terms.push(QueryTerm {
+            name: format!("{name}[{WHERE}][{}", term.name.replacen('[', "][", 1)),
+            ..term
+        });
+    }
+    for (clause, value) in clauses.iter().filter(|(clause, _)| *clause != WHERE) {
+        if matches!(value, Json::Array(_) | Json::Object(_) | Json::Null) {
+            return None;
+        }
+        terms.push(QueryTerm {
+            name: format!("{name}[{clause}]"),
+            value: operand(value)?,
+            roles: Vec::new(),
+            within: Vec::new(),
+        });
     }
     (!terms.is_empty()).then_some(terms)
 }
@@ -313,6 +379,8 @@ fn flatten(at: &Place, value: &Json, leaves: &mut Vec<Leaf>, reading: &Reading) 
         return None;
     }
     for (key, inner) in members.iter() {
+        let key = sigiled(at, key, reading);
+        let key = key.as_str();
         if is_and(key) || is_or(key) {
             let Json::Array(entries) = inner else {
                 return None;
@@ -340,6 +408,47 @@ fn flatten(at: &Place, value: &Json, leaves: &mut Vec<Leaf>, reading: &Reading) 
         }
     }
     Some(())
+}
+
+/// The comparison symbols Waterline's criteria spell (`{"priority": {">": 2}}`), as the operator
+/// words they mean.
+const SYMBOLS: [(&str, &str); 5] = [
+    (">", "gt"),
+    (">=", "gte"),
+    ("<", "lt"),
+    ("<=", "lte"),
+    ("!=", "ne"),
+];
+
+/// A member as the `$` dialect spells it, where the filter spells operators and groups with no
+/// sigil at all (Waterline's `where={"priority": {">": 2}, "or": [...]}`, LoopBack's
+/// `{"priority": {"gte": 3}}`): in the shorthand dialect, under a field an unsigiled operator
+/// word (`in`, `startsWith`) or comparison symbol ([`SYMBOLS`]) is that operator (`$in`,
+/// `$startsWith`, `$gt`), and outside one an unsigiled `or`/`and` the entities hold no field of
+/// is that group. Any other member is kept as written.
+fn sigiled(at: &Place, key: &str, reading: &Reading) -> String {
+    if !reading.shorthand || key.starts_with(['_', '$']) {
+        return key.to_owned();
+    }
+    if at.field.is_empty() {
+        let group = matches!(key, "or" | "and") && !reading.fields.iter().any(|f| f == key);
+        return if group {
+            format!("${key}")
+        } else {
+            key.to_owned()
+        };
+    }
+    if let Some((_, word)) = SYMBOLS.iter().find(|(symbol, _)| *symbol == key) {
+        return format!("${word}");
+    }
+    let operator = operator_word(key).is_some()
+        && !LOGICAL.contains(&key)
+        && key.chars().all(|character| character.is_ascii_alphabetic());
+    if operator {
+        format!("${key}")
+    } else {
+        key.to_owned()
+    }
 }
 
 /// A field's bare value as its condition: a scalar its equality (the `$` dialect's shorthand),
@@ -809,6 +918,143 @@ mod tests {
                 ),
             ]
         );
+    }
+
+    #[test]
+    fn unsigiled_operators_and_groups_are_their_dollar_spelling() {
+        let terms = split_named(
+            "where",
+            r#"{"priority": {">": 2}, "title": {"startsWith": "Order"},
+                "project": {"nin": [1, 2]}, "status": "todo"}"#,
+        )
+        .expect("operators without a sigil");
+        let read: Vec<(&str, &str, &[QueryRole])> = terms
+            .iter()
+            .map(|term| {
+                (
+                    term.name.as_str(),
+                    term.value.as_str(),
+                    term.roles.as_slice(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            read,
+            vec![
+                (
+                    "where[priority][$gt]",
+                    "2",
+                    &[QueryRole::filter("priority", "gt")][..]
+                ),
+                (
+                    "where[title][$startsWith]",
+                    "Order",
+                    &[QueryRole::filter("title", "starts")][..]
+                ),
+                (
+                    "where[project][$nin]",
+                    "1,2",
+                    &[QueryRole::filter("project", "nin")][..]
+                ),
+                (
+                    "where[status][$eq]",
+                    "todo",
+                    &[QueryRole::filter("status", "eq")][..]
+                ),
+            ]
+        );
+        let symbols = ["<=", "<", ">=", "!="].map(|symbol| {
+            split_named("where", &format!(r#"{{"priority": {{"{symbol}": 3}}}}"#))
+                .expect("a comparison symbol")
+                .remove(0)
+                .roles
+        });
+        let ops = ["lte", "lt", "gte", "ne"].map(|op| vec![QueryRole::filter("priority", op)]);
+        assert_eq!(symbols, ops);
+        let any = split_named("where", r#"{"or": [{"status": "doing"}, {"priority": 1}]}"#)
+            .expect("an or group without a sigil");
+        let names: Vec<&str> = any.iter().map(|term| term.name.as_str()).collect();
+        assert_eq!(
+            names,
+            vec!["where[$or][0][status][$eq]", "where[$or][1][priority][$eq]"]
+        );
+        assert_eq!(any[1].within, vec![TermBranch::new("where[$or]", 1)]);
+        // A word that is no operator under a field is a relational path, as before.
+        let path = split_named("where", r#"{"project": {"code": {"in": ["A"]}}}"#).unwrap();
+        assert_eq!(path[0].name, "where[project][code][$in]");
+        // A field named `or` is a field; the `_` dialect keeps unsigiled words as fields.
+        let request = QueryExpressionRequest {
+            name: "where".into(),
+            value: r#"{"or": "x"}"#.into(),
+            fields: vec!["or".into()],
+            call: Vec::new(),
+            schema_version: SCHEMA_VERSION,
+        };
+        let field = JsonFilter.split(&request).unwrap().terms.unwrap();
+        assert_eq!(field[0].name, "where[or][$eq]");
+        assert_eq!(
+            split_named("filter", r#"{"state": {"in": ["a"]}, "n": {"_eq": 1}}"#),
+            None
+        );
+    }
+
+    #[test]
+    fn a_whole_filter_is_its_clauses_and_the_conditions_of_its_where() {
+        let terms = split_named(
+            "filter",
+            r#"{"where": {"projectId": 2, "status": {"inq": ["todo", "doing"]}},
+                "order": "estimate DESC", "limit": 4}"#,
+        )
+        .expect("a whole filter");
+        let read: Vec<(&str, &str, &[QueryRole])> = terms
+            .iter()
+            .map(|term| {
+                (
+                    term.name.as_str(),
+                    term.value.as_str(),
+                    term.roles.as_slice(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            read,
+            vec![
+                (
+                    "filter[where][projectId][$eq]",
+                    "2",
+                    &[QueryRole::filter("projectId", "eq")][..]
+                ),
+                (
+                    "filter[where][status][$inq]",
+                    "todo,doing",
+                    &[QueryRole::filter("status", "in")][..]
+                ),
+                ("filter[order]", "estimate DESC", &[][..]),
+                ("filter[limit]", "4", &[][..]),
+            ]
+        );
+        // A clause that is no scalar, or a condition in a group, is not split.
+        assert_eq!(
+            split_named(
+                "filter",
+                r#"{"where": {"a": 1}, "fields": {"title": true}}"#
+            ),
+            None
+        );
+        assert_eq!(
+            split_named("filter", r#"{"where": {"or": [{"a": 1}, {"b": 2}]}}"#),
+            None
+        );
+        // A field named `where` makes the object a filter of fields.
+        let request = QueryExpressionRequest {
+            name: "q".into(),
+            value: r#"{"where": "harbour"}"#.into(),
+            fields: vec!["where".into()],
+            call: Vec::new(),
+            schema_version: SCHEMA_VERSION,
+        };
+        let field = JsonFilter.split(&request).unwrap().terms.unwrap();
+        assert_eq!(field[0].name, "q[where][$eq]");
     }
 
     #[test]

@@ -1000,6 +1000,15 @@ fn write_phrase(plan: &WritePlan) -> String {
         (Effect::Delete, _, None) | (Effect::Delete, _, Some(_)) => {
             "deletes the entity the path names".to_owned()
         }
+        (Effect::Document, _, _)
+            if plan
+                .fields
+                .as_ref()
+                .is_some_and(|fields| fields.adds_name.is_some()) =>
+        {
+            "adds the name its path gives to the names the document lists (a new collection)"
+                .to_owned()
+        }
         (Effect::Document, _, _) => "changes the document this path reads".to_owned(),
     };
     match &plan.inferred_from {

@@ -117,6 +117,20 @@ pub fn relation_identifier(value: &Json) -> Option<&Json> {
     }
 }
 
+/// The value a filter compares for a field's value: an embedded record (an object with a scalar
+/// `id`, as a to-one association populated into the record that names it, Waterline's
+/// `"project": {"id": 1, "name": …}`) as its id, which a filter on the association names
+/// (`project=1`, `where={"project": {"in": [1, 2]}}`); any other value as it is.
+pub fn embedded_identifier(value: &Json) -> &Json {
+    match value {
+        Json::Object(members) => match members.get("id") {
+            Some(id) if !matches!(id, Json::Object(_) | Json::Array(_) | Json::Null) => id,
+            _ => value,
+        },
+        other => other,
+    }
+}
+
 /// The linkage of a to-one relation object: its one member holding a resource identifier (an
 /// object with a scalar `id`, `{"type": "Author", "id": "2"}`) or `null`, when the object has no
 /// `id` of its own and its other members are objects of texts (its links); `None` for any other
@@ -193,6 +207,7 @@ fn filter_matches(object: &Object, (field, op, argument): Filter<'_>, bytes: boo
     if let Some(linked) = crate::link_filters::matches(field, value, op, argument) {
         return linked;
     }
+    let value = value.map(embedded_identifier);
     let text = value.and_then(scalar_text);
     let compare_text = |left: &str, right: &str| {
         if bytes {
@@ -612,6 +627,51 @@ fn sort_key(key: &str) -> Option<(String, bool)> {
     Some((field.to_owned(), descending))
 }
 
+/// The sort keys a sort value spells: comma-separated keys (see [`sort_key`]), or a JSON array
+/// of keys, each a key's text or a one-member object naming a field and its direction
+/// (`[{"priority":"DESC"},{"title":"ASC"}]`, as Waterline's `sort` spells it; `1`/`-1` too);
+/// `None` when one cannot be read.
+pub fn sort_keys(value: &str) -> Option<Vec<(String, bool)>> {
+    if !value.trim_start().starts_with('[') {
+        return value
+            .split(',')
+            .filter(|key| !key.is_empty())
+            .map(sort_key)
+            .collect();
+    }
+    let Ok(Json::Array(items)) = Json::parse(value.as_bytes()) else {
+        return None;
+    };
+    let keys: Option<Vec<(String, bool)>> = items.iter().map(json_sort_key).collect();
+    keys.filter(|keys| !keys.is_empty())
+}
+
+/// One item of a JSON sort array as its key (see [`sort_keys`]).
+fn json_sort_key(item: &Json) -> Option<(String, bool)> {
+    let Json::Object(members) = item else {
+        return sort_key(item.as_str()?);
+    };
+    let mut members = members.iter();
+    let (field, direction) = members.next()?;
+    if members.next().is_some() || field.is_empty() {
+        return None;
+    }
+    let descending = match direction {
+        Json::String(word) => match word.to_ascii_lowercase().as_str() {
+            "asc" => false,
+            "desc" => true,
+            _ => return None,
+        },
+        Json::Number(number) => match number.as_str() {
+            "1" => false,
+            "-1" => true,
+            _ => return None,
+        },
+        _ => return None,
+    };
+    Some((field.to_owned(), descending))
+}
+
 impl<'a> Selection<'a> {
     /// Reads the arguments (each named once, each with a role); `None` when one cannot be read,
     /// or one lying in a disjunction does not select (a sort, a page).
@@ -666,11 +726,7 @@ impl<'a> Selection<'a> {
     fn add(&mut self, role: &'a QueryRole, value: &'a str) -> Option<()> {
         match role {
             QueryRole::Filter { .. } | QueryRole::Search => return None,
-            QueryRole::Sort => {
-                for key in value.split(',').filter(|key| !key.is_empty()) {
-                    self.sort_keys.push(sort_key(key)?);
-                }
-            }
+            QueryRole::Sort => self.sort_keys.extend(sort_keys(value)?),
             QueryRole::Order => {
                 for direction in value.split(',') {
                     match direction.to_ascii_lowercase().as_str() {
@@ -1125,6 +1181,49 @@ mod tests {
         );
         assert_eq!(run(&model, &[("order", "views sideways")], &data), None);
         assert_eq!(sort_key("-views"), Some(("views".to_owned(), true)));
+    }
+
+    #[test]
+    fn a_json_array_of_keys_sorts_each_key_in_its_direction() {
+        let data = objects(
+            r#"[{"views": 2, "title": "b"}, {"views": 1, "title": "c"},
+                {"views": 2, "title": "a"}, {"views": 3, "title": "d"}]"#,
+        );
+        let model = model(&[("sort", QueryRole::Sort)]);
+        let sorted = |value: &str| run(&model, &[("sort", value)], &data);
+        assert_eq!(
+            sorted(r#"[{"views":"DESC"},{"title":"ASC"}]"#),
+            Some(vec![3, 2, 0, 1])
+        );
+        assert_eq!(sorted(r#"[{"views":1},"-title"]"#), Some(vec![1, 0, 2, 3]));
+        assert_eq!(sorted(r#"[{"views":"up"}]"#), None);
+        assert_eq!(sorted(r#"[{"views":"ASC","title":"ASC"}]"#), None);
+        assert_eq!(sorted("[]"), None);
+        assert_eq!(
+            sort_keys("views DESC,title"),
+            Some(vec![
+                ("views".to_owned(), true),
+                ("title".to_owned(), false)
+            ])
+        );
+    }
+
+    #[test]
+    fn a_filter_on_an_embedded_record_compares_its_id() {
+        let data = objects(
+            r#"[{"t": "a", "project": {"id": 1, "name": "Harbour"}},
+                {"t": "b", "project": {"id": 3, "name": "Ferry"}},
+                {"t": "c", "project": null},
+                {"t": "d", "project": {"name": "no id"}}]"#,
+        );
+        let eq = model(&[("project", QueryRole::filter("project", "eq"))]);
+        assert_eq!(run(&eq, &[("project", "3")], &data), Some(vec![1]));
+        let among = model(&[("p", QueryRole::filter("project", "in"))]);
+        assert_eq!(run(&among, &[("p", "1,3")], &data), Some(vec![0, 1]));
+        let not = model(&[("p", QueryRole::filter("project", "ne"))]);
+        assert_eq!(run(&not, &[("p", "1")], &data), Some(vec![1, 2, 3]));
+        // A record without a scalar id is no identifier.
+        assert_eq!(run(&eq, &[("project", "no id")], &data), Some(vec![]));
     }
 
     #[test]

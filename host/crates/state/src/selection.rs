@@ -124,16 +124,64 @@ pub fn learn(examples: &[SelectionExample<'_>]) -> Vec<FieldSelection> {
 /// Teaches every item and list view whose tool takes a learned selection parameter that rule,
 /// learned from every successful read of those views that selected fields (see the module
 /// docs). What a selection shows is the fields it names, whatever values they hold, so reads
-/// after a write teach it as well as those in the observation window.
+/// after a write teach it as well as those in the observation window. Where the selections of
+/// all types disagree about the fields kept but those of each type agree (an application that
+/// keeps a type's identity and its associations, Waterline's `select=title` showing `id`,
+/// `project` and `assignee` of a task but only `id` of a person), each type learns its own rule
+/// and only its views take it.
 pub fn generalize(
     manifest: &Manifest,
     timeline: &Timeline,
     entities: &[Entity],
     views: &mut [ReadView],
 ) {
+    let by_type = examples_by_type(manifest, timeline, entities, views);
+    let all: Vec<SelectionExample<'_>> = by_type
+        .values()
+        .flatten()
+        .map(|(pairs, shown)| (*pairs, shown.as_slice()))
+        .collect();
+    let mut common = learn(&all);
+    let mut learned: BTreeMap<&str, Vec<FieldSelection>> = BTreeMap::new();
+    if common.is_empty() {
+        for (entity_type, examples) in &by_type {
+            let examples: Vec<SelectionExample<'_>> = examples
+                .iter()
+                .map(|(pairs, shown)| (*pairs, shown.as_slice()))
+                .collect();
+            learned.insert(entity_type.as_str(), learn(&examples));
+        }
+    }
+    for rules in learned.values_mut() {
+        mark_listed(manifest, rules);
+    }
+    mark_listed(manifest, &mut common);
+    for view in views.iter_mut() {
+        let rules = if common.is_empty() {
+            let entity_type = match &view.detail {
+                ViewDetail::Item(item) => item.entity_type.as_str(),
+                ViewDetail::List(list) => list.entity_type.as_str(),
+                _ => continue,
+            };
+            learned.get(entity_type).map_or(&[][..], Vec::as_slice)
+        } else {
+            common.as_slice()
+        };
+        take_rule(manifest, rules, view);
+    }
+}
+
+/// The selections the successful reads of each type's item and list views made: their query
+/// pairs and the fields they showed (a read showing every field its type holds left out).
+fn examples_by_type<'t>(
+    manifest: &Manifest,
+    timeline: &'t Timeline,
+    entities: &[Entity],
+    views: &[ReadView],
+) -> BTreeMap<String, Vec<Shown<'t>>> {
     let held = held_fields(entities);
-    let mut examples: Vec<Shown<'_>> = Vec::new();
-    for view in views.iter() {
+    let mut examples: BTreeMap<String, Vec<Shown<'t>>> = BTreeMap::new();
+    for view in views {
         let Some(index) = crate::derive::tool_index(manifest, &view.tool) else {
             continue;
         };
@@ -154,41 +202,47 @@ pub fn generalize(
                 .and_then(|shown| shown_fields(shown, is_list))
                 .filter(|shown| leaves_out_some(shown, held));
             if let Some(shown) = shown {
-                examples.push((observation.pairs(), shown));
+                examples
+                    .entry(entity_type.clone())
+                    .or_default()
+                    .push((observation.pairs(), shown));
             }
         }
     }
-    let examples: Vec<SelectionExample<'_>> = examples
-        .iter()
-        .map(|(pairs, shown)| (*pairs, shown.as_slice()))
-        .collect();
-    let mut learned = learn(&examples);
-    if learned.is_empty() {
-        return;
-    }
-    for rule in &mut learned {
+    examples
+}
+
+/// Marks each rule whose parameter some tool records as a list name (see
+/// [`FieldSelection::listed`]).
+fn mark_listed(manifest: &Manifest, rules: &mut [FieldSelection]) {
+    for rule in rules {
         rule.listed = manifest.tools.iter().any(|tool| {
             (tool.query_parameters.iter())
                 .any(|parameter| list_base(&parameter.name) == Some(rule.parameter.as_str()))
         });
     }
-    for view in views.iter_mut() {
-        let Some(tool) = manifest.tools.iter().find(|tool| tool.name == view.tool) else {
-            continue;
-        };
-        let taken = learned
-            .iter()
-            .find(|rule| {
-                tool.query_parameters
-                    .iter()
-                    .any(|parameter| folded_name(&parameter.name) == rule.parameter)
-            })
-            .or_else(|| offered(&learned, tool, &view.detail));
-        match &mut view.detail {
-            ViewDetail::Item(item) => item.selection = taken.cloned(),
-            ViewDetail::List(list) => list.selection = taken.cloned(),
-            _ => {}
-        }
+}
+
+/// Gives a view the rule among `rules` its tool takes (or is offered, see [`offered`]).
+fn take_rule(manifest: &Manifest, rules: &[FieldSelection], view: &mut ReadView) {
+    if rules.is_empty() {
+        return;
+    }
+    let Some(tool) = manifest.tools.iter().find(|tool| tool.name == view.tool) else {
+        return;
+    };
+    let taken = rules
+        .iter()
+        .find(|rule| {
+            tool.query_parameters
+                .iter()
+                .any(|parameter| folded_name(&parameter.name) == rule.parameter)
+        })
+        .or_else(|| offered(rules, tool, &view.detail));
+    match &mut view.detail {
+        ViewDetail::Item(item) => item.selection = taken.cloned(),
+        ViewDetail::List(list) => list.selection = taken.cloned(),
+        _ => {}
     }
 }
 

@@ -20,7 +20,7 @@ use crate::page_cursor::{
     PageEnd, Position, ShownPage, candidate_forms, link_only_names, page_link_forms,
 };
 use crate::page_envelope::{PageEnvelope, PagedRead, shown_identity};
-use crate::query::{Evaluated, candidate_roles, field_value, order_matches};
+use crate::query::{Evaluated, candidate_roles, field_value, order_matches, sort_keys};
 use crate::query_terms::expand;
 use crate::render::counts_canonically;
 use crate::rules::RuleSet;
@@ -558,7 +558,8 @@ fn choose_roles(
 
 /// Whether a line sorts (by a parameter whose only candidate role is a sort) by a key no entity
 /// holds a scalar for (`-activity` where the state holds no activity, `priority` holding a
-/// link object): the state cannot order by it, so the line tests no role and is left
+/// link object; keys read as [`sort_keys`] reads them, `title DESC` the key `title`), or by a
+/// value that spells no sort keys: the state cannot order by it, so the line tests no role and is left
 /// unanswered rather than taking the sort role from the lines that can test it.
 fn sorts_unheld_keys(
     arguments: &[(String, String)],
@@ -573,10 +574,10 @@ fn sorts_unheld_keys(
     };
     arguments.iter().any(|(name, value)| {
         options.get(name).map(Vec::as_slice) == Some(&[QueryRole::Sort][..])
-            && value
-                .split(',')
-                .map(|key| key.strip_prefix('-').unwrap_or(key))
-                .any(|key| key.is_empty() || !scalar_held(key))
+            && sort_keys(value).is_none_or(|keys| {
+                keys.iter()
+                    .any(|(key, _)| key.is_empty() || !scalar_held(key))
+            })
     })
 }
 
@@ -1446,6 +1447,11 @@ mod tests {
         assert!(unheld("@sort", "-activity"));
         assert!(unheld("@sort", "status,title"));
         assert!(!unheld("title", "zzz"));
+        // A key with its direction word, or a JSON array of keys, names its field.
+        assert!(!unheld("@sort", "title DESC"));
+        assert!(!unheld("@sort", r#"[{"title":"DESC"},{"id":"ASC"}]"#));
+        assert!(unheld("@sort", r#"[{"activity":"DESC"}]"#));
+        assert!(unheld("@sort", "title sideways"));
     }
 
     #[test]

@@ -1048,6 +1048,9 @@ fn document_written(
     let Some(view) = target.and_then(|target| target.document.as_deref()) else {
         return Err(refused("internal_error", "the plan names no document"));
     };
+    if let Some(placement) = plan.fields.as_ref().and_then(|fields| fields.adds_name) {
+        return name_added(state, view, input, placement);
+    }
     let Some(held) = state.document_under(view, &input.segments) else {
         return Err(refused(
             "not_found",
@@ -1077,6 +1080,42 @@ fn document_written(
             write_document_members(plan.fields.as_ref(), object, &sent);
         }
     }
+    Ok(Document {
+        view: held.view.clone(),
+        path: held.path.clone(),
+        value,
+        record_ordinal: None,
+    })
+}
+
+/// A names document with the name the call's path gives added (see
+/// [`super::named_collection`]); a name it already lists is refused `conflict`.
+fn name_added(
+    state: &LiveState,
+    view: &str,
+    input: &WriteInput,
+    placement: super::named_collection::NamePlacement,
+) -> Result<Document, Refused> {
+    let Some(held) = state.documents().find(|document| document.view == view) else {
+        return Err(refused(
+            "not_found",
+            "the state holds no value for this document",
+        ));
+    };
+    let name = input
+        .segments
+        .last()
+        .map(|segment| crate::observation::decoded(segment))
+        .unwrap_or_default();
+    let Some(value) = super::named_collection::with_name(&held.value, &name, placement) else {
+        return Err(refused(
+            "conflict",
+            format!(
+                "the state already lists {}",
+                Json::String(name).to_canonical_string()
+            ),
+        ));
+    };
     Ok(Document {
         view: held.view.clone(),
         path: held.path.clone(),

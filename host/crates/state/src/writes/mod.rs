@@ -60,6 +60,7 @@ mod listed;
 mod member;
 mod merged;
 pub mod model;
+pub mod named_collection;
 mod numbered;
 mod observe;
 pub(crate) mod omitted;
@@ -629,7 +630,23 @@ pub(crate) fn derive_write_plans(
         rules,
         records,
     );
-    for draft in &mut drafts {
+    mark_served(&mut drafts);
+    learn_relationships(&mut drafts, (&observed, &views), state, timeline, true);
+    let mut related = related_writes(manifest, timeline, &drafts, &observed);
+    let mut plans: Vec<WritePlan> = drafts.into_iter().map(|draft| draft.plan).collect();
+    borrowed_plans(
+        manifest,
+        timeline,
+        (state, &views, records),
+        (&mut plans, &mut related),
+    );
+    (plans, related, unmodelled)
+}
+
+/// After the replay: each plan no pass withheld is served; a document write without a target
+/// is withheld `no-state-target`.
+fn mark_served(drafts: &mut [Draft]) {
+    for draft in drafts {
         if draft.plan.reason.is_none() {
             draft.plan.served = true;
         }
@@ -637,11 +654,6 @@ pub(crate) fn derive_write_plans(
             draft.plan.withhold("no-state-target");
         }
     }
-    learn_relationships(&mut drafts, (&observed, &views), state, timeline, true);
-    let related = related_writes(manifest, timeline, &drafts, &observed);
-    let mut plans: Vec<WritePlan> = drafts.into_iter().map(|draft| draft.plan).collect();
-    borrowed_plans(manifest, timeline, (state, &views), records, &mut plans);
-    (plans, related, unmodelled)
 }
 
 /// The relationship writes among the drafts withheld for want of a target, to-one
@@ -661,19 +673,21 @@ fn learn_relationships(
 /// Not a pass: plans taken from served ones. A write withheld for want of a target whose calls
 /// are batches of served writes serves them (`batch`; `guarded`: sub-requests beside guards);
 /// the inferred tools of an opt-in sibling transfer take their source's plan; a withheld create
-/// below a served create's route takes its plan (`parent_create`).
+/// below a served create's route takes its plan (`parent_create`). Last, a withheld bodyless
+/// write whose reads show it adding its path's name to a names document serves that
+/// (`named_collection`), its calls related to the document.
 fn borrowed_plans(
     manifest: &Manifest,
     timeline: &Timeline,
-    (state, views): (&StateView, &Views),
-    records: &[CaptureRecord],
-    plans: &mut Vec<WritePlan>,
+    (state, views, records): (&StateView, &Views, &[CaptureRecord]),
+    (plans, related): (&mut Vec<WritePlan>, &mut [RelatedWrite]),
 ) {
     batch::learn(manifest, timeline, plans);
     guarded::learn(manifest, timeline, plans);
     let inferred = siblings::transfer(manifest, state, views, plans, records);
     plans.extend(inferred);
     parent_create::borrow(state, plans);
+    named_collection::learn(manifest, timeline, state, records, (plans, related));
 }
 
 /// An RPC-style write whose verb names no known effect (`deleterange`) is a delete when every

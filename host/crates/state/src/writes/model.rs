@@ -18,7 +18,7 @@
 //! fields            {kept, removed, replace, constants, nested_constants (pointer → value),
 //!                   collection_constants, path_fields,
 //!                   order, soft_delete, null_removes, sent_as, document_pointer,
-//!                   document_element}
+//!                   document_element, adds_name}
 //! rules             [{stage, plugin, explains, needs_clock, rule}] in pipeline order
 //! response          {ordinal, status, media_type, kind, pointer, body}
 //! missing_ordinal   the recorded 400/404/410 an update or delete of a missing entity answers
@@ -666,6 +666,10 @@ pub struct FieldModel {
     /// the created entity's path below it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub below_parent: Option<BelowParent>,
+    /// Document writes adding the name their path gives to a document of names (see
+    /// `writes::named_collection`): where the name goes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub adds_name: Option<super::named_collection::NamePlacement>,
 }
 
 /// A create below a parent: the path segment naming the parent (an entity of `parent_type` in

@@ -108,7 +108,8 @@ pub struct Classified {
     pub key_member: Option<String>,
 }
 
-fn is_parameter(segment: &str) -> bool {
+/// Whether a template segment is (or holds) a parameter.
+pub(super) fn is_parameter(segment: &str) -> bool {
     rea_manifest::segments::template_affixes(segment).is_some()
 }
 

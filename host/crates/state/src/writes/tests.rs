@@ -4670,3 +4670,104 @@ fn a_to_many_route_adds_and_removes_linkages_learned_from_one_call_each() {
     let (_, error) = fixture.call(&add.name, arguments(&add, "2", "9"));
     assert!(error);
 }
+
+fn database(name: &str, docs: u64) -> Value {
+    json!({"db_name": name, "doc_count": docs})
+}
+
+/// A names document and the databases it names, read before the writes.
+fn databases_read() -> Vec<CaptureRecord> {
+    vec![
+        get(0, "/_all_dbs", 200, json!(["_users", "library", "members"])),
+        get(1, "/library", 200, database("library", 3)),
+        get(2, "/members", 200, database("members", 2)),
+    ]
+}
+
+#[test]
+fn a_bodyless_put_of_a_new_name_adds_it_to_the_names_document() {
+    // A `PUT /{db}` sending no body, each call followed by the names document listing its name
+    // last, is a served document write adding the name its path gives.
+    let mut records = databases_read();
+    records.extend([
+        record(3, "PUT", "/loans", None, 204, Value::Null),
+        get(
+            4,
+            "/_all_dbs",
+            200,
+            json!(["_users", "library", "members", "loans"]),
+        ),
+        record(5, "PUT", "/notes", None, 204, Value::Null),
+        get(
+            6,
+            "/_all_dbs",
+            200,
+            json!(["_users", "library", "members", "loans", "notes"]),
+        ),
+    ]);
+    let fixture = derive(records);
+    let plan = fixture
+        .state
+        .write_plans
+        .iter()
+        .find(|plan| plan.method == "PUT")
+        .expect("the PUT's plan");
+    assert!(plan.served, "{:?}", plan.reason);
+    assert_eq!(plan.effect, crate::writes::model::Effect::Document);
+    assert_eq!(plan.confirmed_by, vec![4, 6]);
+    let target = plan.target.as_ref().expect("a target");
+    assert_eq!(target.document.as_deref(), Some("get_all_dbs"));
+    let placement = plan.fields.as_ref().and_then(|fields| fields.adds_name);
+    assert_eq!(
+        placement,
+        Some(crate::writes::named_collection::NamePlacement::End)
+    );
+    // Served: the name is added last, the document view answers it from the state, and a name
+    // already listed is refused, changing nothing.
+    let (created, error) = fixture.call(&plan.tool, json!({"db_name": "reviews"}));
+    assert!(!error, "{created}");
+    assert_eq!(created["status"], 204);
+    let (read, _) = fixture.call("get_all_dbs", json!({}));
+    assert_eq!(
+        read["body"],
+        json!(["_users", "library", "members", "reviews"])
+    );
+    let (again, error) = fixture.call(&plan.tool, json!({"db_name": "reviews"}));
+    assert!(error, "{again}");
+    let (read, _) = fixture.call("get_all_dbs", json!({}));
+    assert_eq!(read["body"].as_array().map(Vec::len), Some(4));
+}
+
+#[test]
+fn a_bodyless_put_the_names_document_does_not_show_stays_withheld() {
+    // The read after the call lists another name besides, or no read follows: not learned.
+    let mut records = databases_read();
+    records.extend([
+        record(3, "PUT", "/loans", None, 204, Value::Null),
+        get(
+            4,
+            "/_all_dbs",
+            200,
+            json!(["_users", "library", "loans", "members", "extra"]),
+        ),
+        record(5, "PUT", "/notes", None, 204, Value::Null),
+    ]);
+    let fixture = derive(records);
+    let plan = fixture
+        .state
+        .write_plans
+        .iter()
+        .find(|plan| plan.method == "PUT")
+        .expect("the PUT's plan");
+    assert!(!plan.served);
+    assert!(
+        plan.fields
+            .as_ref()
+            .is_none_or(|fields| fields.adds_name.is_none())
+    );
+    let mut records = databases_read();
+    records.push(record(3, "PUT", "/loans", None, 204, Value::Null));
+    records.push(record(4, "PUT", "/notes", None, 204, Value::Null));
+    let fixture = derive(records);
+    assert!(fixture.state.write_plans.iter().all(|plan| !plan.served));
+}
