@@ -80,6 +80,7 @@ mod state_body_queries;
 mod state_compound_documents;
 mod state_consistency;
 mod state_copy_writes;
+mod state_count_views;
 mod state_counter_ids;
 mod state_created_mentions;
 mod state_created_reads;

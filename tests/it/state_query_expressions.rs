@@ -4,7 +4,8 @@
 //! is answered from the state with the live body. On two recorded applications with two
 //! languages: TiddlyWiki's filter runs (`filter-steps`) and Directus's JSON filter objects
 //! (`json-filter`), whose `_or` groups hold by any branch, as FeathersJS's `$or` groups at the
-//! top of the query do (`$or[0][status]=doing`)
+//! top of the query do (`$or[0][status]=doing`) and LoopBack's plain-word `or` groups inside its
+//! nested filter (`filter[where][or][0][status]=doing`)
 //! (the Mango `$or` of PouchDB's `_find` bodies is checked in `state_body_queries`). An
 //! expression the grammar does not model is refused, never answered with another query's
 //! recording.
@@ -163,6 +164,30 @@ fn an_or_group_at_the_top_of_the_query_holds_by_any_branch() {
 }
 
 #[test]
+fn an_or_group_spelled_with_no_sigil_inside_the_filter_holds_by_any_branch() {
+    // Recorded: `filter[where][or][0][status]=doing&filter[where][or][1][priority]=1` (LoopBack,
+    // the plain word `or` after the filter's `where`, entry 18). Asked: other fields, an
+    // operator in a branch, and an equality every match holds beside the group; the names are
+    // accepted by the family the recorded group implies, each term playing its name's role
+    // outside the group.
+    let lines = [
+        "GET /tasks?filter[where][or][0][projectId]=3&filter[where][or][1][assigneeId]=2",
+        "GET /tasks?filter[where][status]=todo&filter[where][or][0][priority]=1&filter[where][or][1][estimate][gte]=8",
+    ];
+    let (loopback, probes) = served_with_probes("loopback");
+    let schema = input_schema(&loopback, "get_tasks");
+    for line in lines {
+        let probe = crate::state_support::probe_with_line(&probes, line);
+        let arguments = probe_arguments(probe);
+        assert!(
+            rea_serve::arguments::check(&schema, &arguments).is_ok(),
+            "{line}: {schema:?}"
+        );
+    }
+    assert_live_answers("loopback", "get_tasks", &lines);
+}
+
+#[test]
 fn a_name_family_accepts_group_names_only() {
     // The family is the group spelling the bracket filters take; other bracket names, a group
     // entry that is no index, and a misspelled base stay unknown arguments.
@@ -239,14 +264,40 @@ fn an_expression_the_grammar_does_not_model_is_refused() {
     }
     let (directus, _) = served_with_probes("directus");
     for filter in [
-        // A negation, a quantifier over a relation inside a group, a relational path in a group
-        // (no role is known for its grouped name).
+        // A negation, a quantifier over a relation inside a group.
         r#"{"_not": {"state": {"_eq": "doing"}}}"#,
         r#"{"_or": [{"state": {"_eq": "doing"}}, {"tags": {"_some": {"_eq": "infra"}}}]}"#,
-        r#"{"_or": [{"state": {"_eq": "doing"}}, {"project": {"code": {"_eq": "MOB"}}}]}"#,
         r#"{"state": {"_eq": {"nested": 1}}}"#,
         "{state:",
     ] {
         assert_refused(&directus, TASKS, filter);
     }
+}
+
+#[test]
+fn a_relational_path_in_a_group_plays_its_role_outside_the_group() {
+    // The grammar names no role for `filter[_or][1][project][code][_eq]`; the list learned one
+    // for `filter[project][code][_eq]` (the join through the project), which the grouped term
+    // plays in its branch. The build's tasks: doing are 2 and 6; project 2 (code MOB) holds 2, 5
+    // and 6.
+    let (directus, _) = served_with_probes("directus");
+    let (answer, is_error) = call_filter(
+        &directus,
+        TASKS,
+        r#"{"_or": [{"state": {"_eq": "doing"}}, {"project": {"code": {"_eq": "MOB"}}}]}"#,
+    );
+    assert!(!is_error, "{answer}");
+    assert_eq!(
+        answer.pointer("/state/membership").and_then(Value::as_str),
+        Some("query"),
+        "{answer}"
+    );
+    let ids: Vec<&Value> = answer
+        .pointer("/body/data")
+        .and_then(Value::as_array)
+        .expect("a data list")
+        .iter()
+        .map(|task| &task["id"])
+        .collect();
+    assert_eq!(ids, [&Value::from(2), &Value::from(5), &Value::from(6)]);
 }

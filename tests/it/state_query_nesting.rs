@@ -59,6 +59,9 @@ fn an_indexed_value_list_and_a_sort_with_direction_words_answer_from_the_state()
         "get_tasks",
         &[
             "GET /tasks?filter[where][status][inq][0]=todo",
+            // The `[]` list spelling the build sent for assigneeId, asked of a set filter it
+            // established only by index.
+            "GET /tasks?filter[where][status][inq][]=todo&filter[where][status][inq][]=done",
             "GET /tasks?filter[where][projectId][inq][0]=3&filter[where][projectId][inq][1]=4",
             "GET /tasks?filter[where][status][nin][0]=todo&filter[where][status][nin][1]=doing",
             "GET /tasks?filter[where][priority][between][0]=1&filter[where][priority][between][1]=2",
@@ -103,4 +106,17 @@ fn a_nested_selection_spelled_as_flags_or_by_index_shows_other_fields() {
         ("get_tasks_by_id", Some("1")),
         &["GET /tasks/1?filter[fields][status]=true"],
     );
+}
+
+#[test]
+fn a_set_filter_recorded_by_index_is_offered_as_a_list_name_too() {
+    // `filter[where][status][inq]` was recorded as `[inq][0]`, `[inq][1]` (entry 7); the
+    // application spells value lists with `[]` too (assigneeId, entry 8), so the recorded set
+    // filter takes that spelling, as an array.
+    let (served, _) = served_with_probes("loopback");
+    let listed = argument_schema(&served, "get_tasks", "filter[where][status][inq][]")
+        .expect("the list name is offered");
+    assert!(takes_a_list(&listed), "{listed}");
+    // A field's own name (no set operator) is not.
+    assert!(argument_schema(&served, "get_tasks", "filter[where][status][]").is_none());
 }

@@ -61,11 +61,18 @@ impl QueryGrammar for JsonFilter {
             .lists
             .iter()
             .map(|list| {
-                list.established
+                let mut families: BTreeMap<String, String> = list
+                    .established
                     .keys()
                     .chain(&list.recorded_names)
                     .filter_map(|name| group_family(name))
-                    .collect()
+                    .collect();
+                families.extend(
+                    list.recorded_names
+                        .iter()
+                        .filter_map(|name| recorded_group_family(name)),
+                );
+                families
             })
             .collect();
         if outcome.families.iter().all(BTreeMap::is_empty) {
@@ -320,6 +327,23 @@ fn term(leaf: Leaf) -> QueryTerm {
         value: leaf.value,
         roles,
         within: leaf.within,
+    }
+}
+
+/// A bracket name's part naming a logical group, `Some(true)` for a disjunction and
+/// `Some(false)` for a conjunction: `_or`/`$or`, `_and`/`$and`, or, where an entry's index
+/// follows it (`entry`: the group is an indexed list of condition objects, `where[or][0][status]`),
+/// the word with no sigil.
+fn group_word(part: &str, entry: bool) -> Option<bool> {
+    let word = match part.strip_prefix(['_', '$']) {
+        Some(word) => word,
+        None if entry => part,
+        None => return None,
+    };
+    match word {
+        "or" => Some(true),
+        "and" => Some(false),
+        _ => None,
     }
 }
 
@@ -615,12 +639,13 @@ fn bracket_term(name: &str, value: &str) -> Option<QueryTerm> {
         field: Vec::new(),
     };
     let mut grouped = false;
-    let mut parts = parts.into_iter();
+    let mut parts = parts.into_iter().peekable();
     while let Some(part) = parts.next() {
-        if is_or(part) || is_and(part) {
+        let entry = parts.peek().and_then(|next| next.parse::<usize>().ok());
+        if let Some(disjunction) = group_word(part, entry.is_some()) {
             let index: usize = parts.next()?.parse().ok()?;
             grouped = true;
-            at = if is_or(part) {
+            at = if disjunction {
                 at.any_of(part, index)?
             } else {
                 at.all_of(part, index)
@@ -693,6 +718,38 @@ fn filter_group_family(name: &str) -> Option<(String, String)> {
         "a filter term inside {sigil}or/{sigil}and groups, each group and its entry's index in \
          brackets before the field and operator ({base}[{sigil}or][0][field][{sigil}eq]), \
          keeping the members one branch of each {sigil}or group holds"
+    );
+    Some((pattern, description))
+}
+
+/// The family of bracket names through logical groups a recorded name through one implies
+/// (`filter[where][or][0][status]` → `filter[where][or][1][priority][gt]`,
+/// `filter[where][and][0][or][1][a]`): the name's base and members before its first group word
+/// followed by an entry's index (see [`group_word`]), then groups spelled with that word's sigil
+/// (or none), then the term's own members; `None` for a name through no such group, or one whose
+/// group opens the query (see [`top_group_family`]).
+fn recorded_group_family(name: &str) -> Option<(String, String)> {
+    let (base, rest) = name.split_once('[')?;
+    let parts: Vec<&str> = rest.strip_suffix(']')?.split("][").collect();
+    let at = (0..parts.len().saturating_sub(1)).find(|at| {
+        parts[at + 1].parse::<u32>().is_ok() && group_word(parts[*at], true).is_some()
+    })?;
+    if base.is_empty() || group_word(base, false).is_some() {
+        return None;
+    }
+    let word = parts[at];
+    let sigil = &word[..word.len() - word.trim_start_matches(['_', '$']).len()];
+    let prefix: String = parts[..at].iter().map(|part| format!("[{part}]")).collect();
+    let spelled = format!("{base}{prefix}");
+    let pattern = format!(
+        r"^{}(\[{s}(and|or)\]\[[0-9]+\])+(\[[^\[\]]+\])+$",
+        escaped(&spelled),
+        s = escaped(sigil)
+    );
+    let description = format!(
+        "a filter term inside {sigil}or/{sigil}and groups, each group and its entry's index in \
+         brackets after {spelled} ({spelled}[{sigil}or][0][field], as a recorded query spelled \
+         one), keeping the members one branch of each {sigil}or group holds"
     );
     Some((pattern, description))
 }
@@ -1123,5 +1180,54 @@ mod top_groups {
         );
         assert!(bracket_term("$or[x][status]", "1").is_none());
         assert!(group_family("$sort[title]").is_none());
+    }
+}
+
+#[cfg(test)]
+mod plain_groups {
+    use super::*;
+
+    #[test]
+    fn a_group_word_with_no_sigil_before_an_entry_index_is_a_group() {
+        // LoopBack's `filter[where][or][1][priority][gt]=2`: the branch's term keeps its
+        // spelling; its role is left to what the list learned for the name outside the group.
+        let term = bracket_term("filter[where][or][1][priority][gt]", "2").expect("a term");
+        assert_eq!(term.name, "filter[where][or][1][priority][gt]");
+        assert!(term.roles.is_empty());
+        assert_eq!(term.within, vec![TermBranch::new("filter[where][or]", 1)]);
+        let and = bracket_term("filter[where][and][0][status]", "todo").expect("a term");
+        assert_eq!(and.name, "filter[where][status]");
+        assert!(and.within.is_empty());
+        // The plain word is a group only before an index: otherwise a member like any other.
+        for name in [
+            "filter[where][or][status]",
+            "filter[where][or][x][status]",
+            "filter[where][order][0][status]",
+            "filter[where][status]",
+        ] {
+            assert!(bracket_term(name, "1").is_none(), "{name}");
+        }
+    }
+
+    #[test]
+    fn a_recorded_name_through_a_plain_group_implies_the_family_of_them() {
+        let (pattern, _) = recorded_group_family("filter[where][or][0][status]").expect("a family");
+        assert_eq!(
+            pattern,
+            r"^filter\[where\](\[(and|or)\]\[[0-9]+\])+(\[[^\[\]]+\])+$"
+        );
+        // A sigil the recorded group spelled is kept.
+        let (sigiled, _) = recorded_group_family("filter[_or][0][state][_eq]").expect("a family");
+        assert_eq!(
+            sigiled,
+            r"^filter(\[_(and|or)\]\[[0-9]+\])+(\[[^\[\]]+\])+$"
+        );
+        for name in [
+            "filter[where][status]",
+            "$or[0][status]",
+            "filter[order][0]",
+        ] {
+            assert!(recorded_group_family(name).is_none(), "{name}");
+        }
     }
 }

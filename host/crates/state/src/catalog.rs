@@ -191,6 +191,12 @@ fn state_tools_worded(
                     add_compound_argument(&tool.name, offered.compound, &mut tool.input_schema);
                     add_expansion_argument(&tool.name, offered.expansion, &mut tool.input_schema);
                     add_refused_fields(&tool.name, offered.refusals, &mut tool.input_schema);
+                    add_count_arguments(
+                        view,
+                        (environment, views),
+                        &mut tool.input_schema,
+                        wording,
+                    );
                 }
                 return Some(tool);
             }
@@ -341,6 +347,7 @@ fn add_generalized_arguments(
     );
     let added: Vec<Argument> = generalized_arguments(view, wording)
         .into_iter()
+        .chain(recorded_set_filters(view, listed, wording))
         .map(
             |(name, description)| match listed_name(view, listed, &name) {
                 Some(list) => (list, true, description),
@@ -461,7 +468,6 @@ fn add_selecting_arguments(
     schema: &mut rea_manifest::InputSchema,
     wording: Wording,
 ) {
-    use crate::model::QueryRole;
     let Some(selected) = plan
         .body
         .as_ref()
@@ -469,12 +475,50 @@ fn add_selecting_arguments(
     else {
         return;
     };
+    let list = (
+        selected.list_tool.as_str(),
+        &selected.model,
+        selected.nesting.as_deref(),
+    );
+    add_listed_filters(list, (environment, views), schema, wording);
+}
+
+/// The query arguments of a count view (see [`crate::count_views`]): its list tool's filter and
+/// search arguments, as a selecting write takes them ([`add_listed_filters`]).
+fn add_count_arguments(
+    view: &crate::model::ReadView,
+    (environment, views): (&Environment, &[crate::model::ReadView]),
+    schema: &mut rea_manifest::InputSchema,
+    wording: Wording,
+) {
+    let crate::model::ViewDetail::Count(count) = &view.detail else {
+        return;
+    };
+    let list = (
+        count.list_tool.as_str(),
+        &count.model,
+        count.nesting.as_deref(),
+    );
+    add_listed_filters(list, (environment, views), schema, wording);
+}
+
+/// The filter and search arguments of the list tool `list_tool` (whose model is `model`),
+/// recorded or generalized as that tool offers them, each as a tool reading the list's names
+/// through `nesting` takes it (see [`unnested_argument`]) and the tool does not take already,
+/// before the body.
+fn add_listed_filters(
+    (list_tool, model, nesting): (&str, &crate::model::QueryModel, Option<&str>),
+    (environment, views): (&Environment, &[crate::model::ReadView]),
+    schema: &mut rea_manifest::InputSchema,
+    wording: Wording,
+) {
+    use crate::model::QueryRole;
     let (Some(view), Some(list)) = (
-        views.iter().find(|view| view.tool == selected.list_tool),
+        views.iter().find(|view| view.tool == list_tool),
         environment
             .tools()
             .iter()
-            .find(|tool| tool.name == selected.list_tool),
+            .find(|tool| tool.name == list_tool),
     ) else {
         return;
     };
@@ -487,7 +531,7 @@ fn add_selecting_arguments(
             .or_else(|| rea_plugin_api::query_lists::indexed_base(name).map(|(base, _)| base))
             .unwrap_or(name);
         matches!(
-            selected.model.role(base),
+            model.role(base),
             Some(QueryRole::Filter { .. } | QueryRole::Search)
         )
     };
@@ -502,7 +546,7 @@ fn add_selecting_arguments(
         .filter(
             |argument| matches!(&argument.target, ArgumentTarget::Query { name } if selects(name)),
         )
-        .filter_map(|argument| unnested_argument(argument, selected.nesting.as_deref()))
+        .filter_map(|argument| unnested_argument(argument, nesting))
         .map(text_or_integer)
         .filter(|argument| schema.argument(&argument.name).is_none())
         .collect();
@@ -565,12 +609,41 @@ fn spells_value_lists(
     })
 }
 
-/// The list name a generalized set filter is offered as (`projectId[$in][]` for
-/// `projectId[$in]`), where the application spells its value lists so (`listed`, see
-/// [`spells_value_lists`]); `None` for another name.
+/// The list name a generalized set filter, or one the recorded lines established (see
+/// [`recorded_set_filters`]), is offered as (`projectId[$in][]` for `projectId[$in]`), where the
+/// application spells its value lists so (`listed`, see [`spells_value_lists`]); `None` for
+/// another name.
 fn listed_name(view: &crate::model::ReadView, listed: bool, name: &str) -> Option<String> {
-    let role = list_model(view)?.generalized.get(name)?;
+    let role = list_model(view)?.role(name)?;
     (listed && is_set_filter(role) && spells_operator(name)).then(|| format!("{name}[]"))
+}
+
+/// The set filters spelling their operator that a list view's recorded lines established
+/// (`filter[where][status][inq]`, recorded by index), each with what it does, where the
+/// application spells its value lists as list names (`listed`): offered in that spelling too
+/// (see [`listed_name`]); none otherwise.
+fn recorded_set_filters(
+    view: &crate::model::ReadView,
+    listed: bool,
+    wording: Wording,
+) -> Vec<(String, String)> {
+    let Some(model) = list_model(view).filter(|_| listed) else {
+        return Vec::new();
+    };
+    model
+        .parameters
+        .iter()
+        .filter(|(name, role)| is_set_filter(role) && spells_operator(name))
+        .map(|(name, role)| (name.clone(), role_description(role, wording)))
+        .collect()
+}
+
+/// Whether `name` is a set filter spelling its operator that a list view's recorded lines
+/// established (its list name is offered, see [`recorded_set_filters`]).
+pub(crate) fn is_recorded_set_filter(view: &crate::model::ReadView, name: &str) -> bool {
+    list_model(view)
+        .and_then(|model| model.parameters.get(name))
+        .is_some_and(|role| is_set_filter(role) && spells_operator(name))
 }
 
 /// Whether a role filters by a set operator (`in`, `nin`: a list of values).

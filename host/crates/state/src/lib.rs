@@ -44,6 +44,7 @@ pub mod catalog;
 pub mod clock;
 pub mod compound;
 pub mod compound_keys;
+pub mod count_views;
 pub mod counters;
 pub mod coverage;
 pub mod created;

@@ -304,6 +304,7 @@ impl ReadView {
             ViewDetail::BodyQuery(_) => "body-query",
             ViewDetail::Document(_) => "document",
             ViewDetail::Member(_) => "member",
+            ViewDetail::Count(_) => "count",
             ViewDetail::Recorded { .. } => "recorded",
         }
     }
@@ -332,6 +333,7 @@ impl ReadView {
             ViewDetail::List(list) => Some(&list.entity_type),
             ViewDetail::BodyQuery(query) => Some(&query.entity_type),
             ViewDetail::Member(member) => Some(&member.entity_type),
+            ViewDetail::Count(count) => Some(&count.entity_type),
             _ => None,
         }
     }
@@ -351,6 +353,8 @@ pub enum ViewDetail {
     Document(DocumentView),
     /// Reads a member of a held entity (see [`MemberView`]).
     Member(MemberView),
+    /// Counts what a sibling list selects (see [`crate::count_views`]).
+    Count(Box<crate::count_views::CountView>),
     /// Answers from the recordings.
     Recorded {
         /// Why: `no-view`, `list-differs`, `item-differs`, `document-differs`,

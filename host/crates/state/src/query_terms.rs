@@ -32,8 +32,9 @@ impl Expanded {
 
     /// The model extended by the roles a term names alone (one candidate, not `inert`) for the
     /// terms the model gives no role: what the grammar says such a term means wherever no
-    /// recording named it, and carrying the call's disjunction groups. `None` when nothing is
-    /// added.
+    /// recording named it, and carrying the call's disjunction groups; a term in a group the
+    /// grammar names no role for plays the role the model gives its name outside the groups
+    /// (see [`outside_groups`]). `None` when nothing is added.
     pub fn extend(&self, model: &QueryModel) -> Option<QueryModel> {
         let mut extended: Option<QueryModel> = None;
         if !self.groups.is_empty() {
@@ -53,8 +54,39 @@ impl Expanded {
                 .generalized
                 .insert(name.clone(), role.clone());
         }
+        for (name, branches) in &self.groups {
+            let named = self
+                .candidates
+                .get(name)
+                .is_some_and(|roles| !roles.is_empty());
+            if named || model.role(name).is_some() {
+                continue;
+            }
+            if let Some(role) = outside_groups(name, branches).and_then(|plain| model.role(&plain))
+            {
+                extended
+                    .get_or_insert_with(|| model.clone())
+                    .generalized
+                    .insert(name.clone(), role.clone());
+            }
+        }
         extended
     }
+}
+
+/// A grouped term's name outside its disjunction branches: each branch's group word and entry
+/// index taken out (`filter[where][or][1][priority][gt]` in branch 1 of `filter[where][or]` is
+/// `filter[where][priority][gt]`), innermost first; `None` when the name does not pass through
+/// a branch as named.
+pub fn outside_groups(name: &str, branches: &[TermBranch]) -> Option<String> {
+    let mut plain = name.to_owned();
+    for branch in branches.iter().rev() {
+        let entry = format!("{}[{}]", branch.group, branch.branch);
+        let rest = plain.strip_prefix(&entry)?;
+        let (outer, _) = branch.group.rsplit_once('[')?;
+        plain = format!("{outer}{rest}");
+    }
+    Some(plain)
 }
 
 /// Splits each pair a query grammar reads as an expression (given the fields the list's entity
@@ -125,6 +157,62 @@ mod tests {
         );
         expanded.candidates.remove("filter:has:email");
         assert!(expanded.extend(&model).is_none());
+    }
+
+    #[test]
+    fn a_grouped_term_with_no_role_plays_its_name_outside_the_groups() {
+        let model = QueryModel::of_roles(&[
+            ("filter[where][status]", QueryRole::filter("status", "eq")),
+            (
+                "filter[where][priority][gt]",
+                QueryRole::filter("priority", "gt"),
+            ),
+        ]);
+        let branch = |group: &str, index| TermBranch::new(group, index);
+        assert_eq!(
+            outside_groups(
+                "filter[where][or][1][priority][gt]",
+                &[branch("filter[where][or]", 1)]
+            )
+            .as_deref(),
+            Some("filter[where][priority][gt]")
+        );
+        assert_eq!(
+            outside_groups(
+                "f[or][0][and][1][or][1][a]",
+                &[branch("f[or]", 0), branch("f[or][0][and][1][or]", 1)]
+            )
+            .as_deref(),
+            Some("f[and][1][a]"),
+            "a conjunction's entry stays in the name"
+        );
+        assert_eq!(
+            outside_groups("f[or][0][a]", &[branch("f[_or]", 0)]),
+            None,
+            "a branch the name does not pass through"
+        );
+        let mut expanded = Expanded::default();
+        for (name, index) in [
+            ("filter[where][or][0][status]", 0),
+            ("filter[where][or][1][priority][gt]", 1),
+            ("filter[where][or][2][colour]", 2),
+        ] {
+            expanded.candidates.insert(name.into(), Vec::new());
+            expanded
+                .groups
+                .insert(name.into(), vec![branch("filter[where][or]", index)]);
+        }
+        let extended = expanded.extend(&model).expect("groups carried");
+        assert_eq!(
+            extended.role("filter[where][or][1][priority][gt]"),
+            Some(&QueryRole::filter("priority", "gt"))
+        );
+        assert_eq!(
+            extended.role("filter[where][or][0][status]"),
+            Some(&QueryRole::filter("status", "eq"))
+        );
+        // A field the model filters by under no name stays unknown.
+        assert_eq!(extended.role("filter[where][or][2][colour]"), None);
     }
 
     #[test]

@@ -308,7 +308,9 @@ type QueryArgument = (String, Vec<String>);
 /// checks and matches them), and the query arguments only its list view's learned grammar extends
 /// to (see [`crate::derive::query_grammar`]: a name it proposed, or one of a family of names it
 /// reads as terms) or the parameters the state offers the tool (`offered`: a sparse fieldset,
-/// compound documents), as query name and values.
+/// compound documents), as query name and values. A count view takes every query argument its
+/// schema does not name (those the catalog offered from its sibling list, see
+/// [`crate::count_views`]): its model refuses one it does not evaluate.
 fn split_generalized(
     (view, offered): (Option<&crate::model::ReadView>, &[String]),
     definition: Option<&rea_manifest::ToolDefinition>,
@@ -324,7 +326,8 @@ fn split_generalized(
         .into_iter()
         .flatten()
         .find(|parameter| rea_plugin_api::query_fields::unnested(parameter).is_some());
-    if generalized.is_empty() && families.is_empty() && nested_selection.is_none() {
+    let counts = matches!(view.detail, ViewDetail::Count(_));
+    if generalized.is_empty() && families.is_empty() && nested_selection.is_none() && !counts {
         return (arguments.clone(), Vec::new());
     }
     let mut recorded = Map::new();
@@ -335,7 +338,8 @@ fn split_generalized(
         match rea_manifest::replay::query_texts(value) {
             Some(values)
                 if !in_schema
-                    && (generalized.contains(name)
+                    && (counts
+                        || generalized.contains(name)
                         || crate::families::family_of(families, name).is_some()) =>
             {
                 extended.push(folded_argument(name, values));
@@ -344,7 +348,10 @@ fn split_generalized(
             // names), its values folded as the recorded lines' are.
             Some(values)
                 if !in_schema
-                    && list_base(name).is_some_and(|base| generalized.contains(base))
+                    && list_base(name).is_some_and(|base| {
+                        generalized.contains(base)
+                            || crate::catalog::is_recorded_set_filter(view, base)
+                    })
                     && folded_list(name, &values).is_some() =>
             {
                 extended.push(folded_argument(name, values));
@@ -596,6 +603,7 @@ impl StateService {
                 self.answer_member(template, member, call, exact)
             }
             ViewDetail::Member(_) => recording("member-query"),
+            ViewDetail::Count(count) => self.answer_count(template, count, call, exact),
         }
     }
 

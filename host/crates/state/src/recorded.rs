@@ -280,6 +280,7 @@ pub(crate) fn call_scope(view: &ReadView, segments: &[String]) -> WriteScope {
             document: view.tool.clone(),
         },
         ViewDetail::Member(member) => member.scope(),
+        ViewDetail::Count(count) => count.scope(segments),
         ViewDetail::BodyQuery(_) | ViewDetail::Recorded { .. } => WriteScope::All,
     }
 }

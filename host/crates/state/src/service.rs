@@ -301,6 +301,9 @@ pub fn answered_ordinals(state: &StateView) -> std::collections::BTreeSet<u64> {
                 wanted.extend(member.missing_ordinal);
                 wanted.extend(member.missing_entity_ordinal);
             }
+            ViewDetail::Count(count) => {
+                wanted.insert(count.envelope_ordinal);
+            }
             ViewDetail::Recorded { .. } => {}
         }
     }

@@ -223,6 +223,7 @@ fn view_detail_text(view: &crate::model::ReadView) -> String {
         ),
         ViewDetail::Document(document) => format!("document {}", document.path),
         ViewDetail::Member(member) => format!("member of {}", member.entity_type),
+        ViewDetail::Count(count) => format!("count of {}", count.entity_type),
     }
 }
 

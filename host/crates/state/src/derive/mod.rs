@@ -233,7 +233,8 @@ fn mark_deleted_flags(state: &mut StateView, plans: &[WritePlan]) {
 /// Extends the read views beyond their recorded queries: field selections, relations, the
 /// joins relation paths read, and (after the joins, whose fields a grammar's filters reach) the
 /// query grammars, taking back the variant marks they read ([`variant_relief`]), then the page links a paged list lends its siblings; then a paging parameter
-/// a list's model plays loses its shared-query mark.
+/// a list's model plays loses its shared-query mark; last, the reads counting what a list selects
+/// become count views ([`crate::count_views`]).
 fn generalize_views(
     manifest: &Manifest,
     timeline: &Timeline,
@@ -250,6 +251,7 @@ fn generalize_views(
     variant_relief::relieve(manifest, timeline, views);
     sibling_pages::offer(manifest, timeline, views);
     unmark_paging_grammar(views);
+    crate::count_views::derive(manifest, timeline, entities, views);
 }
 
 /// One extraction pass over a timeline whose observation windows are given.
@@ -670,7 +672,7 @@ fn renders(detail: &ViewDetail, template: &str) -> bool {
         ViewDetail::List(list) => list.entity_type == template,
         ViewDetail::BodyQuery(query) => query.entity_type == template,
         ViewDetail::Member(member) => member.entity_type == template,
-        ViewDetail::Document(_) | ViewDetail::Recorded { .. } => false,
+        ViewDetail::Document(_) | ViewDetail::Count(_) | ViewDetail::Recorded { .. } => false,
     }
 }
 

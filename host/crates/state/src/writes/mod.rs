@@ -70,7 +70,7 @@ pub mod references;
 pub mod relationship;
 mod replace_required;
 mod rows;
-mod selected;
+pub(crate) mod selected;
 pub mod serve;
 mod shapes;
 mod sibling_dependents;
@@ -435,7 +435,7 @@ impl Views {
                 );
             }
             ViewDetail::Member(member) => self.add_member(tool, member),
-            ViewDetail::Recorded { .. } => {}
+            ViewDetail::Count(_) | ViewDetail::Recorded { .. } => {}
         }
     }
 }

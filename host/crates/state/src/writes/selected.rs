@@ -88,7 +88,10 @@ fn list_model<'v>(
 
 /// Whether every pair is one the model reads as a filter or a search, each named once; the
 /// refusal names the first that is not.
-fn selecting(model: &crate::model::QueryModel, pairs: &[(String, String)]) -> Result<(), Refused> {
+pub(crate) fn selecting(
+    model: &crate::model::QueryModel,
+    pairs: &[(String, String)],
+) -> Result<(), Refused> {
     for (index, (name, _)) in pairs.iter().enumerate() {
         if pairs[..index].iter().any(|(earlier, _)| earlier == name) {
             return Err(not_modelled(format!(
@@ -197,7 +200,7 @@ fn selected_ids(
 /// reads `where[projectId]` as `filter[where][projectId]`, see
 /// [`rea_plugin_api::query_fields::unnested`]): `Some(None)` when it reads every name as sent,
 /// `None` when a name no wrapper (or more than one) gives a role, or two names need two wrappers.
-fn nesting<'n>(
+pub(crate) fn nesting<'n>(
     model: &crate::model::QueryModel,
     names: impl Iterator<Item = &'n str>,
 ) -> Option<Option<String>> {
@@ -229,7 +232,7 @@ fn nesting<'n>(
 
 /// The pairs as the list reads them: a name the model gives no role nested in the write's
 /// `nesting` wrapper (see [`nesting`]); any other name as sent.
-fn list_spelled(
+pub(crate) fn list_spelled(
     model: &crate::model::QueryModel,
     nesting: Option<&str>,
     pairs: Vec<(String, String)>,
@@ -271,7 +274,7 @@ pub(super) fn counted(
 
 /// An answer that only counts: an object whose one member holds a non-negative integer, as
 /// that member and the number.
-pub(super) fn count_answer(response: &Json) -> Option<(&str, u64)> {
+pub(crate) fn count_answer(response: &Json) -> Option<(&str, u64)> {
     let object = response.as_object()?;
     let mut members = object.iter();
     let (name, value) = members.next()?;

@@ -1,0 +1,313 @@
+//! Count views: a read under a list's path (`GET /tasks/count?where[status]=todo`) answering one
+//! number member (`{"count": 5}`) that equals, at every checked recording, the number of
+//! entities its sibling list (the list tool reading the parent path, `/tasks`) selects with the
+//! same query, read through the count's own nesting of the list's names (`where[status]` for the
+//! list's `filter[where][status]`, see [`rea_plugin_api::query_fields::nested_in`]). Such a read
+//! answers, before and after served writes, the number of held entities the list's learned
+//! query model selects for any filter or search it evaluates; a parameter the list reads as
+//! anything else (a sort, a page), or one its grammar cannot evaluate, answers `not_modelled`.
+//!
+//! Learned once the lists' query grammars are (see [`crate::derive`]), from the tool's checked
+//! lines (those before a write related to the list's type): every one answers an object whose
+//! one member holds a non-negative integer, the same member on every line, and at least one
+//! line was checked.
+
+use rea_manifest::Manifest;
+use rea_plugin_api::json::{Json, Object};
+use rea_plugin_api::query_lists::fold_list_names;
+use serde::{Deserialize, Serialize};
+
+use crate::answer::{StateAnswer, StateSource, state_answer, tool_error};
+use crate::call::Call;
+use crate::derive::entities::collection_key;
+use crate::model::{Entity, QueryModel, ReadView, ViewDetail, WriteScope};
+use crate::observation::{Observation, Timeline};
+use crate::recorded::{NotModelled, RecordingUnusable};
+use crate::service::StateService;
+use crate::writes::selected::{count_answer, list_spelled, nesting, selecting};
+
+/// A count view (see the module docs).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CountView {
+    /// The entity type the sibling list shows.
+    #[serde(rename = "type")]
+    pub entity_type: String,
+    /// The sibling list tool.
+    pub list_tool: String,
+    /// The member holding the number.
+    pub member: String,
+    /// The wrapper the list nests the count's query names in (`filter`), when it does.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nesting: Option<String>,
+    /// The sibling list's query model, evaluated over the held entities.
+    pub model: QueryModel,
+    /// The record whose status and headers answers are given in (the latest checked line).
+    pub envelope_ordinal: u64,
+    /// The checked recordings the view reproduced.
+    pub record_ordinals: Vec<u64>,
+}
+
+impl CountView {
+    /// What a call on `segments` shows: the entities of its type in the collection it counts.
+    pub fn scope(&self, segments: &[String]) -> WriteScope {
+        WriteScope::Type {
+            entity_type: self.entity_type.clone(),
+            collection: parent_path(segments).map(|path| collection_key(&path).to_owned()),
+            entity: None,
+        }
+    }
+}
+
+/// Makes a count view of every read tool answering from its recordings or as a document whose
+/// checked lines count what its sibling list selects (see the module docs).
+pub(crate) fn derive(
+    manifest: &Manifest,
+    timeline: &Timeline,
+    entities: &[Entity],
+    views: &mut [ReadView],
+) {
+    for index in 0..views.len() {
+        let view = &views[index];
+        if !matches!(
+            view.detail,
+            ViewDetail::Recorded { .. } | ViewDetail::Document(_)
+        ) || !view.method.eq_ignore_ascii_case("GET")
+        {
+            continue;
+        }
+        let Some(tool) = crate::derive::tool_index(manifest, &view.tool) else {
+            continue;
+        };
+        let lines = crate::derive::latest_lines(timeline, tool);
+        if let Some(count) = learn(views, &view.path_template, &lines, entities) {
+            views[index].detail = ViewDetail::Count(Box::new(count));
+        }
+    }
+}
+
+/// The count view of a tool read under `template` whose checked `lines` each count what the
+/// sibling list selects; `None` when one does not.
+fn learn(
+    views: &[ReadView],
+    template: &str,
+    lines: &[&Observation],
+    entities: &[Entity],
+) -> Option<CountView> {
+    let (parent, last) = template.rsplit_once('/')?;
+    if last.is_empty() || last.contains('{') || parent.is_empty() {
+        return None;
+    }
+    let (list_tool, entity_type, model) = views.iter().find_map(|view| match &view.detail {
+        ViewDetail::List(list) if view.path_template == parent && list.parent.is_none() => {
+            Some((&view.tool, &list.entity_type, list.query.as_ref()?))
+        }
+        _ => None,
+    })?;
+    let mut member: Option<&str> = None;
+    let names: Vec<String> = lines
+        .iter()
+        .flat_map(|line| line.query.iter().flatten().map(|(name, _)| name.clone()))
+        .collect();
+    let nesting = nesting(model, names.iter().map(String::as_str))?;
+    for line in lines {
+        let (name, count) = count_answer(line.body.as_ref()?)?;
+        if member.is_some_and(|known| known != name) {
+            return None;
+        }
+        member = Some(name);
+        let pairs = list_spelled(
+            model,
+            nesting.as_deref(),
+            line.query.clone().unwrap_or_default(),
+        );
+        let collection = parent_path(&line.segments)?;
+        let held: Vec<&Object> = entities
+            .iter()
+            .filter(|entity| {
+                entity.entity_type == *entity_type
+                    && collection_key(&entity.collection) == collection
+            })
+            .filter_map(|entity| entity.fields.as_object())
+            .collect();
+        if matched(model, &pairs, &held).ok()? != count {
+            return None;
+        }
+    }
+    let last = lines.last()?;
+    Some(CountView {
+        entity_type: entity_type.clone(),
+        list_tool: list_tool.clone(),
+        member: member?.to_owned(),
+        nesting,
+        model: model.clone(),
+        envelope_ordinal: last.ordinal,
+        record_ordinals: lines.iter().map(|line| line.ordinal).collect(),
+    })
+}
+
+/// The collection a count path counts: its path less the last segment (`/tasks` of
+/// `/tasks/count`).
+fn parent_path(segments: &[String]) -> Option<String> {
+    let (_, parent) = segments.split_last()?;
+    Some(format!("/{}", parent.join("/")))
+}
+
+/// How many of `held` the (list-spelled) query selects; the refusal's reason when the list's
+/// model does not evaluate it.
+fn matched(
+    model: &QueryModel,
+    pairs: &[(String, String)],
+    held: &[&Object],
+) -> Result<u64, String> {
+    selecting(model, pairs).map_err(|refused| refused.message)?;
+    let (matched, _) = crate::query::order_matches(model, pairs, held)
+        .ok_or("the list's learned query grammar cannot evaluate this query")?;
+    Ok(matched.len() as u64)
+}
+
+impl StateService {
+    /// A count view's call: the number of held entities of the call's collection the sibling
+    /// list's model selects with the call's query, in the latest checked line's envelope;
+    /// `not_modelled` for a query the model does not evaluate.
+    pub(crate) fn answer_count(
+        &self,
+        template: &str,
+        count: &CountView,
+        call: &Call,
+        exact: bool,
+    ) -> StateAnswer {
+        let segments = call.segments(template);
+        let Some(collection) = parent_path(&segments) else {
+            return tool_error("internal_error", "a count view's path has no parent");
+        };
+        let pairs = list_spelled(
+            &count.model,
+            count.nesting.as_deref(),
+            fold_list_names(&call.pairs()),
+        );
+        let live = self.read();
+        let held = live.collection(&count.entity_type, &collection);
+        let objects: Vec<&Object> = held
+            .iter()
+            .filter_map(|entity| entity.fields.as_object())
+            .collect();
+        let number = match matched(&count.model, &pairs, &objects) {
+            Ok(number) => number,
+            Err(reason) => {
+                return NotModelled {
+                    reason,
+                    recording: RecordingUnusable::NotRecorded,
+                }
+                .into();
+            }
+        };
+        let Some(envelope) = self.kept(count.envelope_ordinal) else {
+            return tool_error(
+                "internal_error",
+                "the count view's envelope record is not retained",
+            );
+        };
+        let mut body = Object::new();
+        body.insert(count.member.clone(), Json::from(number));
+        state_answer(
+            envelope,
+            Json::Object(body),
+            self.replay().evidence_id(),
+            exact,
+            StateSource::state(collection, None),
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{Value, json};
+
+    use crate::derive::tests::{derive, posts, record, stand_in};
+    use crate::model::ViewDetail;
+
+    /// A build listing the posts (whole, and by one author through `list_query`) and counting
+    /// them at `/posts/count` with the queries of `counts` (`""`: none), each answering
+    /// `{"count": n}` with the number given.
+    fn counted(list_query: &str, counts: &[(&str, u64)]) -> crate::derive::tests::Fixture {
+        let mut records = vec![
+            record(0, "GET", "/posts", 200, posts()),
+            record(
+                1,
+                "GET",
+                &format!("/posts?{list_query}"),
+                200,
+                json!([posts()[0], posts()[2]]),
+            ),
+        ];
+        for (index, (query, count)) in counts.iter().enumerate() {
+            let target = match query {
+                &"" => "/posts/count".to_owned(),
+                query => format!("/posts/count?{query}"),
+            };
+            records.push(record(
+                2 + index as u64,
+                "GET",
+                &target,
+                200,
+                json!({"count": count}),
+            ));
+        }
+        derive(records)
+    }
+
+    fn count_of(answer: &Value) -> &Value {
+        assert_eq!(answer["state"]["source"], "state", "{answer}");
+        &answer["body"]["count"]
+    }
+
+    #[test]
+    fn a_read_counting_what_the_sibling_list_selects_answers_from_the_state() {
+        let fixture = counted("author=alice", &[("", 3), ("author=alice", 2)]);
+        let ViewDetail::Count(count) = fixture.view("get_posts_count") else {
+            panic!("a count view: {:?}", fixture.view("get_posts_count"))
+        };
+        assert_eq!(
+            (count.list_tool.as_str(), count.member.as_str()),
+            ("get_posts", "count")
+        );
+        assert_eq!(count.nesting, None);
+        // Another value, and none, counted over the held posts.
+        let bob = fixture.call("get_posts_count", json!({"author": "bob"}));
+        assert_eq!(count_of(&bob), &json!(1));
+        let all = fixture.call("get_posts_count", json!({}));
+        assert_eq!(count_of(&all), &json!(3));
+    }
+
+    #[test]
+    fn a_count_reads_the_lists_names_through_its_own_nesting() {
+        // The list nests its filters in `filter` (`filter[where][author]`); the count spells
+        // them without it (`where[author]`).
+        let fixture = counted("filter[where][author]=alice", &[("where[author]=alice", 2)]);
+        let ViewDetail::Count(count) = fixture.view("get_posts_count") else {
+            panic!("a count view: {:?}", fixture.view("get_posts_count"))
+        };
+        assert_eq!(count.nesting.as_deref(), Some("filter"));
+        let bob = fixture.call("get_posts_count", json!({"where[author]": "bob"}));
+        assert_eq!(count_of(&bob), &json!(1));
+    }
+
+    #[test]
+    fn a_count_the_list_does_not_reproduce_or_a_query_it_does_not_evaluate_is_no_count() {
+        // A recorded number the list's selection does not give: no count view.
+        let fixture = counted("author=alice", &[("author=alice", 5)]);
+        assert!(
+            !matches!(fixture.view("get_posts_count"), ViewDetail::Count(_)),
+            "{:?}",
+            fixture.view("get_posts_count")
+        );
+        // A parameter the list reads as no filter is refused, never another query's recording.
+        let fixture = counted("author=alice", &[("author=alice", 2)]);
+        let answer = fixture.call("get_posts_count", json!({"author": "bob", "sort": "views"}));
+        assert_eq!(
+            stand_in(&answer)["recording"],
+            json!("not-recorded"),
+            "{answer}"
+        );
+    }
+}
