@@ -69,6 +69,7 @@ mod serve_command;
 mod serve_conformance;
 mod serve_journal_page;
 mod serve_lifecycle;
+mod serve_mcp_lane;
 mod serve_one_command;
 mod serve_protocol;
 mod serve_socket;

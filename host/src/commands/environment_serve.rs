@@ -454,7 +454,7 @@ async fn serve(mut request: ServeRequest, env: &dyn EnvSource) -> Result<(), Com
         shutdown.clone(),
         Arc::clone(&journal),
     );
-    let app = rea_serve::app(bound.backend, bound.data_plane, options);
+    let app = rea_serve::app_with_mcp_lane(bound.backend, bound.data_plane, options);
     let signal = server::serve_with(
         listener,
         app,

@@ -38,7 +38,7 @@
 //! call's arguments were written in ([`SentOrder`]; to the SDK's handler in the request's
 //! parts), which the argument object does not keep.
 
-use std::sync::Arc;
+use std::sync::{Arc, LazyLock};
 
 use axum::body::{Body, Bytes};
 use axum::extract::{Request, State};
@@ -92,21 +92,22 @@ enum Lane {
 /// is read and checked first ([`mcp_intake`]); a batch is answered there, a recognised call here,
 /// anything else by the SDK.
 pub async fn handle(State(route): State<Arc<McpRoute>>, request: Request) -> Response {
-    let lane = match single(request.headers(), "mcp-session-id") {
+    let (mut parts, body) = request.into_parts();
+    let heads = Heads::read(&parts.headers);
+    let lane = match heads.session.single() {
         Some(id) => route
             .sessions
             .touch(id)
             .filter(|revision| &**revision < REVISION)
             .map(|revision| Lane::Session { revision }),
-        None if request.headers().contains_key("mcp-session-id") => None,
+        None if heads.session.present() => None,
         None => Some(Lane::Stateless),
     };
-    if request.method() != axum::http::Method::POST {
-        let method = request.method().clone();
-        let response = delegate(&route, request).await;
+    if parts.method != axum::http::Method::POST {
+        let method = parts.method.clone();
+        let response = delegate(&route, Request::from_parts(parts, body)).await;
         return crate::mcp::session_delete_status(&method, response);
     }
-    let (mut parts, body) = request.into_parts();
     let bytes = match mcp_intake::read_body(body, route.max_body_bytes, route.body_timeout).await {
         Ok(bytes) => bytes,
         Err(response) => return response,
@@ -115,8 +116,8 @@ pub async fn handle(State(route): State<Arc<McpRoute>>, request: Request) -> Res
     // the fast path leaves, so a call's body is parsed once.
     if let Some(lane) = lane
         && bytes.len() as u64 <= MAX_FAST_BODY
-        && headers_qualify(&lane, &parts.headers)
-        && let Some(call) = recognise(&bytes, &lane, &parts.headers, &route.surface)
+        && headers_qualify(&lane, &heads)
+        && let Some(call) = recognise(&bytes, &lane, &heads, &route.surface)
         && let Some(response) = answer(&route, call, &lane).await
     {
         return response;
@@ -157,34 +158,98 @@ async fn delegate(route: &McpRoute, request: Request) -> Response {
     }
 }
 
-/// The sole value of a header, as text.
-fn single<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
-    let mut values = headers.get_all(name).iter();
-    let value = values.next()?;
-    if values.next().is_some() {
-        return None;
-    }
-    value.to_str().ok()
+/// The values a header was sent with: none, one, or more than one.
+#[derive(Debug, Default, Clone, Copy)]
+enum Slot<'a> {
+    #[default]
+    Absent,
+    One(&'a HeaderValue),
+    Many,
 }
 
-fn headers_qualify(lane: &Lane, headers: &HeaderMap) -> bool {
-    let content_type_ok = single(headers, header::CONTENT_TYPE.as_str()).is_some_and(|value| {
-        let essence = value.split(';').next().unwrap_or("").trim();
-        essence.eq_ignore_ascii_case("application/json")
+impl<'a> Slot<'a> {
+    fn add(&mut self, value: &'a HeaderValue) {
+        *self = match self {
+            Self::Absent => Self::One(value),
+            _ => Self::Many,
+        };
+    }
+
+    /// The sole value, as text.
+    fn single(self) -> Option<&'a str> {
+        match self {
+            Self::One(value) => value.to_str().ok(),
+            _ => None,
+        }
+    }
+
+    fn present(self) -> bool {
+        !matches!(self, Self::Absent)
+    }
+}
+
+/// The request headers this path reads, gathered in one pass over the headers (a look-up by a
+/// name's text parses and hashes the name each time; six of them cost more than the pass).
+#[derive(Debug, Default)]
+struct Heads<'a> {
+    content_type: Slot<'a>,
+    accept: Slot<'a>,
+    session: Slot<'a>,
+    protocol_version: Slot<'a>,
+    method: Slot<'a>,
+    name: Slot<'a>,
+    /// Whether any `Mcp-Param-*` header was sent.
+    params: bool,
+}
+
+impl<'a> Heads<'a> {
+    fn read(headers: &'a HeaderMap) -> Self {
+        let mut heads = Self::default();
+        for (name, value) in headers {
+            let slot = if name == header::CONTENT_TYPE {
+                &mut heads.content_type
+            } else if name == header::ACCEPT {
+                &mut heads.accept
+            } else {
+                match name.as_str() {
+                    "mcp-session-id" => &mut heads.session,
+                    "mcp-protocol-version" => &mut heads.protocol_version,
+                    "mcp-method" => &mut heads.method,
+                    "mcp-name" => &mut heads.name,
+                    other => {
+                        heads.params |= other.starts_with("mcp-param-");
+                        continue;
+                    }
+                }
+            };
+            slot.add(value);
+        }
+        heads
+    }
+}
+
+fn headers_qualify(lane: &Lane, heads: &Heads<'_>) -> bool {
+    // A header value read as text holds no whitespace but spaces and tabs, which `trim_ascii`
+    // trims as `trim` would; its parts are split as bytes (all ASCII).
+    let content_type_ok = heads.content_type.single().is_some_and(|value| {
+        let essence = value.as_bytes().split(|&byte| byte == b';').next();
+        essence.is_some_and(|essence| {
+            essence
+                .trim_ascii()
+                .eq_ignore_ascii_case(b"application/json")
+        })
     });
-    let accept_ok = single(headers, header::ACCEPT.as_str()).is_some_and(accepts_json_and_sse);
+    let accept_ok = heads.accept.single().is_some_and(accepts_json_and_sse);
     if !content_type_ok || !accept_ok {
         return false;
     }
     match lane {
-        Lane::Session { revision } => single(headers, "mcp-protocol-version") == Some(&**revision),
+        Lane::Session { revision } => heads.protocol_version.single() == Some(&**revision),
         Lane::Stateless => {
-            !headers
-                .keys()
-                .any(|name| name.as_str().starts_with("mcp-param-"))
-                && single(headers, "mcp-protocol-version") == Some(REVISION)
-                && single(headers, "mcp-method") == Some("tools/call")
-                && single(headers, "mcp-name").is_some()
+            !heads.params
+                && heads.protocol_version.single() == Some(REVISION)
+                && heads.method.single() == Some("tools/call")
+                && heads.name.single().is_some()
         }
     }
 }
@@ -193,11 +258,12 @@ fn headers_qualify(lane: &Lane, headers: &HeaderMap) -> bool {
 /// order, any case, no parameters), read in place.
 fn accepts_json_and_sse(value: &str) -> bool {
     let (mut json, mut event_stream, mut parts) = (false, false, 0);
-    for part in value.split(',').map(str::trim) {
+    for part in value.as_bytes().split(|&byte| byte == b',') {
+        let part = part.trim_ascii();
         parts += 1;
-        if part.eq_ignore_ascii_case("application/json") {
+        if part.eq_ignore_ascii_case(b"application/json") {
             json = true;
-        } else if part.eq_ignore_ascii_case("text/event-stream") {
+        } else if part.eq_ignore_ascii_case(b"text/event-stream") {
             event_stream = true;
         } else {
             return false;
@@ -273,10 +339,11 @@ impl Call<'_> {
 fn recognise<'a>(
     bytes: &'a Bytes,
     lane: &Lane,
-    headers: &HeaderMap,
+    heads: &Heads<'_>,
     surface: &McpSurface,
 ) -> Option<Call<'a>> {
-    let message: Message<'_> = serde_json::from_slice(bytes).ok()?;
+    // Read as text once: parsing bytes checks each string's UTF-8 again (with the same verdict).
+    let message: Message<'_> = serde_json::from_str(std::str::from_utf8(bytes).ok()?).ok()?;
     if message.jsonrpc != "2.0" || message.method != "tools/call" {
         return None;
     }
@@ -289,7 +356,7 @@ fn recognise<'a>(
                 && meta
                     .client_capabilities
                     .is_some_and(|capabilities| capabilities.get().starts_with('{'))
-                && single(headers, "mcp-name") == Some(params.name)
+                && heads.name.single() == Some(params.name)
         }
         Lane::Session { .. } => params
             .meta
@@ -436,29 +503,37 @@ fn respond(shape: Shape, encoded: serde_json::Result<Vec<u8>>) -> Response {
     let Ok(encoded) = encoded else {
         return StatusCode::INTERNAL_SERVER_ERROR.into_response();
     };
-    // Header values made from static text, not copied per answer.
     let mut response = Response::new(Body::from(encoded));
-    let headers = response.headers_mut();
-    match shape {
-        Shape::Stateless => {
-            headers.insert(
-                header::CONTENT_TYPE,
-                HeaderValue::from_static("application/json"),
-            );
-        }
-        Shape::Legacy => {
-            headers.insert(
+    *response.headers_mut() = answer_headers(shape).clone();
+    response
+}
+
+/// The headers of an answer of this shape, made once (a copy of a made map costs less than
+/// hashing each name into a new one).
+fn answer_headers(shape: Shape) -> &'static HeaderMap {
+    static STATELESS: LazyLock<HeaderMap> = LazyLock::new(|| {
+        HeaderMap::from_iter([(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("application/json"),
+        )])
+    });
+    static LEGACY: LazyLock<HeaderMap> = LazyLock::new(|| {
+        HeaderMap::from_iter([
+            (
                 header::CONTENT_TYPE,
                 HeaderValue::from_static("text/event-stream"),
-            );
-            headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
-            headers.insert(
+            ),
+            (header::CACHE_CONTROL, HeaderValue::from_static("no-cache")),
+            (
                 header::HeaderName::from_static("x-accel-buffering"),
                 HeaderValue::from_static("no"),
-            );
-        }
+            ),
+        ])
+    });
+    match shape {
+        Shape::Stateless => &STATELESS,
+        Shape::Legacy => &LEGACY,
     }
-    response
 }
 
 /// The message's compact JSON between `prefix` and `suffix`, written into one buffer sized for it
@@ -520,6 +595,36 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn headers_are_read_in_one_pass_as_single_values() {
+        let mut headers = HeaderMap::new();
+        headers.insert(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("application/json"),
+        );
+        headers.append("mcp-name", HeaderValue::from_static("get_x"));
+        headers.append("mcp-name", HeaderValue::from_static("get_y"));
+        headers.insert(
+            "mcp-method",
+            HeaderValue::from_bytes(b"tools/\xffcall").unwrap(),
+        );
+        headers.insert("mcp-session-id", HeaderValue::from_static("s1"));
+        let heads = Heads::read(&headers);
+        assert_eq!(heads.content_type.single(), Some("application/json"));
+        assert_eq!(heads.session.single(), Some("s1"));
+        assert!(
+            heads.name.present() && heads.name.single().is_none(),
+            "sent twice"
+        );
+        assert!(
+            heads.method.present() && heads.method.single().is_none(),
+            "not text"
+        );
+        assert!(!heads.accept.present() && !heads.params);
+        headers.insert("mcp-param-id", HeaderValue::from_static("1"));
+        assert!(Heads::read(&headers).params);
     }
 
     #[test]

@@ -60,7 +60,10 @@ impl HostAllowlist {
             {
                 return Err(entry.to_owned());
             }
-            entries.push(AllowedHost { host, port });
+            entries.push(AllowedHost {
+                host: host.to_ascii_lowercase(),
+                port,
+            });
         }
         Ok(Self { entries })
     }
@@ -74,7 +77,8 @@ impl HostAllowlist {
     pub fn allows_authority(&self, authority: &str) -> bool {
         match split_authority(authority.trim()) {
             Some((host, port)) => self.entries.iter().any(|allowed| {
-                allowed.host == host && allowed.port.is_none_or(|p| Some(p) == port)
+                allowed.host.eq_ignore_ascii_case(host)
+                    && allowed.port.is_none_or(|p| Some(p) == port)
             }),
             None => false,
         }
@@ -95,15 +99,19 @@ impl HostAllowlist {
             return false;
         }
         match split_authority(authority) {
-            Some((host, _)) => self.entries.iter().any(|allowed| allowed.host == host),
+            Some((host, _)) => self
+                .entries
+                .iter()
+                .any(|allowed| allowed.host.eq_ignore_ascii_case(host)),
             None => false,
         }
     }
 }
 
-/// Splits `host[:port]` (IPv6 bracketed, or bare when it has several colons) into a normalized
-/// host and port.
-fn split_authority(text: &str) -> Option<(String, Option<u16>)> {
+/// Splits `host[:port]` (IPv6 bracketed, or bare when it has several colons) into its host,
+/// without a trailing dot (compared without regard to ASCII case: every request's `Host` is
+/// checked, so it is not copied to lowercase), and port.
+fn split_authority(text: &str) -> Option<(&str, Option<u16>)> {
     let (host, port) = if let Some(rest) = text.strip_prefix('[') {
         let (host, after) = rest.split_once(']')?;
         let port = match after {
@@ -111,14 +119,14 @@ fn split_authority(text: &str) -> Option<(String, Option<u16>)> {
             _ => Some(after.strip_prefix(':')?.parse::<u16>().ok()?),
         };
         (host, port)
-    } else if text.matches(':').count() > 1 {
+    } else if text.bytes().filter(|&byte| byte == b':').count() > 1 {
         (text, None)
     } else if let Some((host, port)) = text.split_once(':') {
         (host, Some(port.parse::<u16>().ok()?))
     } else {
         (text, None)
     };
-    let host = host.trim_end_matches('.').to_ascii_lowercase();
+    let host = host.trim_end_matches('.');
     if host.is_empty() {
         return None;
     }

@@ -13,7 +13,9 @@
 //! | `GET /agentenv/journal` | the last calls of the request journal (loopback callers only) |
 //!
 //! Every route first passes the `Host`/`Origin` guard ([`guard`]). [`server`] binds, announces,
-//! serves until a signal and reports; [`config`] resolves flags and environment variables.
+//! serves until a signal and reports; [`config`] resolves flags and environment variables. A
+//! served connection takes `POST /mcp` past the router, through the same guard to the same
+//! handler ([`connection`], built by [`app_with_mcp_lane`]).
 //!
 //! # Where the SDK ends and rea begins
 //!
@@ -76,6 +78,7 @@ pub mod arguments;
 pub mod backend;
 pub mod budget;
 pub mod config;
+pub mod connection;
 pub mod error;
 pub mod fast_path;
 pub mod guard;
@@ -108,6 +111,7 @@ pub use backend::{
     AnswerSource, BoxFuture, DataCall, DataPlane, ReplayDataPlane, RpcError, ToolAnswer,
     ToolBackend, ToolDescriptor,
 };
+pub use connection::App;
 pub use error::ServeError;
 pub use guard::HostAllowlist;
 pub use tokio_util::sync::CancellationToken as ShutdownToken;
@@ -183,6 +187,16 @@ pub fn app(
     data_plane: Arc<dyn DataPlane>,
     options: AppOptions,
 ) -> Router {
+    app_with_mcp_lane(backend, data_plane, options).router
+}
+
+/// [`app`], with the MCP lane a served connection takes for `POST /mcp` instead of the router
+/// ([`connection`]): what [`server::serve`] is given. Must be called within a tokio runtime.
+pub fn app_with_mcp_lane(
+    backend: Arc<dyn ToolBackend>,
+    data_plane: Arc<dyn DataPlane>,
+    options: AppOptions,
+) -> App {
     let card = Bytes::from(backend.card().to_string());
     let journal = Arc::clone(&options.journal);
     let surface = mcp::McpSurface::journaled(Arc::clone(&backend), Some(Arc::clone(&journal)))
@@ -217,9 +231,14 @@ pub fn app(
         max_body_bytes: options.limits.max_body_bytes,
         body_timeout: options.limits.body_timeout,
     });
+    let front = Arc::new(connection::Front { allowed, activity });
+    let lane = connection::McpLane {
+        front: Arc::clone(&front),
+        route: Arc::clone(&mcp_route),
+    };
     let mcp = Router::new().route("/mcp", any(fast_path::handle).with_state(mcp_route));
     let page = Arc::new(pages::Pages { backend, journal });
-    Router::new()
+    let router = Router::new()
         .merge(mcp)
         .route(
             "/.well-known/agent-env.json",
@@ -243,29 +262,22 @@ pub fn app(
                 )
             }),
         )
-        .layer(axum::middleware::from_fn_with_state(
-            Arc::new(Front { allowed, activity }),
-            front,
-        ))
+        .layer(axum::middleware::from_fn_with_state(front, self::front));
+    App {
+        router,
+        mcp: Some(lane),
+    }
 }
 
-/// What the one middleware in front of every route reads.
-struct Front {
-    allowed: Arc<HostAllowlist>,
-    activity: memory::Activity,
-}
-
-/// The middleware in front of every route: the request counts as activity
-/// ([`memory::count_request`]), then passes the `Host`/`Origin` guard ([`guard::protect`]). One
-/// layer rather than one each: every `from_fn` layer costs each request a boxed future and a
-/// cloned service.
+/// The middleware in front of every route: the request counts as activity, then passes the
+/// `Host`/`Origin` guard ([`connection::Front::admit`]). One layer rather than one each: every
+/// `from_fn` layer costs each request a boxed future and a cloned service.
 async fn front(
-    axum::extract::State(front): axum::extract::State<Arc<Front>>,
+    axum::extract::State(front): axum::extract::State<Arc<connection::Front>>,
     request: axum::extract::Request,
     next: axum::middleware::Next,
 ) -> axum::response::Response {
-    memory::count(&front.activity, &request);
-    match guard::admit(&front.allowed, &request) {
+    match front.admit(request.extensions().get::<memory::Connection>(), &request) {
         Ok(()) => next.run(request).await,
         Err(refusal) => refusal,
     }

@@ -70,10 +70,10 @@ pub async fn read_body(
     limit: usize,
     timeout: std::time::Duration,
 ) -> Result<Bytes, Response> {
-    let Ok(read) = tokio::time::timeout(timeout, axum::body::to_bytes(body, limit)).await else {
+    let Ok(read) = tokio::time::timeout(timeout, collect_within(body, limit)).await else {
         return Err(crate::agentenv::body_timed_out(timeout));
     };
-    read.map_err(|_| {
+    read.ok_or_else(|| {
         error_response(
             StatusCode::PAYLOAD_TOO_LARGE,
             null(),
@@ -81,6 +81,29 @@ pub async fn read_body(
             &format!("the request body is over {limit} bytes"),
         )
     })
+}
+
+/// The body's data when it holds at most `limit` bytes; `None` past it or when reading failed
+/// (what `axum::body::to_bytes` errs on). A body that arrives as one data frame, as a request
+/// sent with its length usually does, is taken as it is, without a list of frames to join.
+async fn collect_within(mut body: Body, limit: usize) -> Option<Bytes> {
+    use http_body_util::BodyExt;
+    let (mut first, mut joined, mut size) = (Bytes::new(), None::<Vec<u8>>, 0_usize);
+    while let Some(frame) = body.frame().await {
+        let Ok(data) = frame.ok()?.into_data() else {
+            continue;
+        };
+        size = size.saturating_add(data.len());
+        if size > limit {
+            return None;
+        }
+        match &mut joined {
+            Some(joined) => joined.extend_from_slice(&data),
+            None if first.is_empty() => first = data,
+            None => joined = Some([first.as_ref(), data.as_ref()].concat()),
+        }
+    }
+    Some(joined.map_or(first, Bytes::from))
 }
 
 /// Classifies a body (see the module documentation).
@@ -297,4 +320,43 @@ where
         return error(-32603, "Internal error: the request got no reply");
     }
     replies
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::VecDeque;
+    use std::convert::Infallible;
+    use std::pin::Pin;
+    use std::task::{Context, Poll};
+
+    /// A body arriving as these data frames.
+    struct Frames(VecDeque<&'static str>);
+
+    impl futures_core::Stream for Frames {
+        type Item = Result<Bytes, Infallible>;
+
+        fn poll_next(mut self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+            Poll::Ready(self.0.pop_front().map(|text| Ok(Bytes::from(text))))
+        }
+    }
+
+    fn body(frames: &[&'static str]) -> Body {
+        Body::from_stream(Frames(frames.iter().copied().collect()))
+    }
+
+    #[tokio::test]
+    async fn a_body_is_read_whole_within_its_bound_in_any_number_of_frames() {
+        for frames in [&[][..], &["{}"], &["", "{", "}"], &["[1,", "", "2", "]"]] {
+            let read = collect_within(body(frames), 5).await;
+            assert_eq!(
+                read.as_deref(),
+                Some(frames.concat().as_bytes()),
+                "{frames:?}"
+            );
+        }
+        assert_eq!(collect_within(body(&["abc", "def"]), 5).await, None);
+        assert_eq!(collect_within(body(&["abcdef"]), 5).await, None);
+        assert!(collect_within(body(&["abcde"]), 5).await.is_some());
+    }
 }

@@ -172,7 +172,12 @@ pub async fn count_request(
 
 /// [`count_request`]'s work: the request is activity, and ties its connection to it.
 pub fn count(activity: &Activity, request: &Request) {
-    if let Some(connection) = request.extensions().get::<Connection>() {
+    count_on(activity, request.extensions().get::<Connection>());
+}
+
+/// A request on this connection (when known) is activity, and ties the connection to it.
+pub fn count_on(activity: &Activity, connection: Option<&Connection>) {
+    if let Some(connection) = connection {
         connection.attach(activity);
     }
     activity.touch();

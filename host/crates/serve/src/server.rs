@@ -18,25 +18,24 @@
 //! request-head timeout (`REA_HEADER_TIMEOUT_SECONDS`, 10 s by default): axum's `serve` sets no
 //! timer, so a client sending its headers a byte at a time held a connection forever.
 //! Each connection carries a [`crate::memory::Connection`] to its requests, so its close counts
-//! as activity and the last one closing lets the server give freed heap back.
+//! as activity and the last one closing lets the server give freed heap back. A connection's
+//! `POST /mcp` goes to the MCP route past the router when the app has that lane
+//! ([`crate::connection`]).
 
 use std::future::Future;
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use axum::Router;
-use axum::extract::ConnectInfo;
 use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
 use hyper_util::server::conn::auto::Builder as ConnectionBuilder;
 use hyper_util::server::graceful::GracefulShutdown;
-use hyper_util::service::TowerToHyperService;
 use serde_json::{Value, json};
 use tokio::net::{TcpListener, TcpStream};
 use tokio_util::sync::CancellationToken;
-use tower::Layer;
 
 use crate::config::ListenConfig;
+use crate::connection::{App, ConnectionService};
 use crate::error::ServeError;
 
 /// How long in-flight requests may finish after a stop signal.
@@ -263,11 +262,11 @@ async fn hold_if_asked(stage: &str) {
     }
 }
 
-/// Serves `app` on the bound listener until `stop` resolves, then stops (see the module docs),
-/// with the default request-head timeout.
+/// Serves `app` (a router, or [`crate::app_with_mcp_lane`]'s app) on the bound listener until
+/// `stop` resolves, then stops (see the module docs), with the default request-head timeout.
 pub async fn serve(
     bound: Bound,
-    app: Router,
+    app: impl Into<App>,
     shutdown: CancellationToken,
     stop: impl Future<Output = StopSignal> + Send + 'static,
 ) -> Result<StopSignal, ServeError> {
@@ -281,12 +280,13 @@ pub async fn serve(
 /// listener failed or ended by itself (logged at `error`).
 pub async fn serve_with(
     bound: Bound,
-    app: Router,
+    app: impl Into<App>,
     shutdown: CancellationToken,
     stop: impl Future<Output = StopSignal> + Send + 'static,
     header_timeout: Duration,
 ) -> Result<StopSignal, ServeError> {
     tracing::info!(url = %bound.url, "MCP transport listening");
+    let app = app.into();
     let failure = ListenerFailure::default();
     let mut listener = WatchedListener {
         listener: bound.listener,
@@ -304,13 +304,9 @@ pub async fn serve_with(
             signal = &mut stop => break Some(signal),
             () = failure.failed.cancelled() => break None,
             (stream, peer) = listener.accept() => {
-                // The peer address reaches the handlers (`/agentenv/journal` answers loopback
-                // callers only).
-                let connect_info = axum::Extension(ConnectInfo(PeerAddress(peer)));
                 // Its close counts as activity: the server trims the heap it frees.
                 let life = crate::memory::Connection::default();
-                let with_life = axum::Extension(life.clone()).layer(app.clone());
-                let service = TowerToHyperService::new(connect_info.layer(with_life));
+                let service = ConnectionService::new(app.clone(), PeerAddress(peer), life.clone());
                 let connection = builder
                     .serve_connection_with_upgrades(TokioIo::new(stream), service)
                     .into_owned();
