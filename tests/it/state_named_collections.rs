@@ -12,7 +12,7 @@ use rea_state::writes::model::{Effect, WritePlan};
 use serde_json::{Map, Value, json};
 
 use crate::state_support::{
-    Served, capture_file, corpus_dir, serve_corpus_app, serve_evidence, state_rules,
+    Served, capture_file, corpus_dir, path_parameter, serve_corpus_app, serve_evidence, state_rules,
 };
 
 /// The plan of the `PUT` of a one-segment path.
@@ -36,14 +36,7 @@ fn names_tool(plan: &WritePlan) -> String {
 
 /// The arguments naming a path's one parameter.
 fn named(served: &Served, tool: &str, name: &str) -> Map<String, Value> {
-    let parameter = served
-        .manifest
-        .tools
-        .iter()
-        .find(|candidate| candidate.name == tool)
-        .and_then(|definition| definition.path_parameters.first())
-        .map(|parameter| parameter.name.clone())
-        .expect("a path parameter");
+    let parameter = path_parameter(served, tool);
     let mut arguments = Map::new();
     arguments.insert(parameter, Value::String(name.to_owned()));
     arguments

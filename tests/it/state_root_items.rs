@@ -9,7 +9,7 @@
 use rea_state::model::ViewDetail;
 use serde_json::{Map, Value};
 
-use crate::state_support::{Served, arguments_of, serve_corpus_app as served};
+use crate::state_support::{Served, arguments_of, path_parameter, serve_corpus_app as served};
 
 /// The item tool of one-segment paths, its identity field and the records it checked.
 fn root_item(served: &Served) -> (String, String, Vec<u64>) {
@@ -33,18 +33,6 @@ fn root_item(served: &Served) -> (String, String, Vec<u64>) {
         .collect();
     assert_eq!(found.len(), 1, "one root item view: {found:?}");
     found.into_iter().next().expect("one")
-}
-
-/// The argument name of a tool's path parameter.
-fn parameter_of(served: &Served, tool: &str) -> String {
-    served
-        .manifest
-        .tools
-        .iter()
-        .find(|candidate| candidate.name == tool)
-        .and_then(|definition| definition.path_parameters.first())
-        .map(|parameter| parameter.name.clone())
-        .expect("a path parameter")
 }
 
 fn check(app: &str, expected_names: &[&str]) -> Served {
@@ -87,7 +75,7 @@ fn check(app: &str, expected_names: &[&str]) -> Served {
     // A name the state does not hold is not answered with a held entity.
     let mut arguments = Map::new();
     arguments.insert(
-        parameter_of(&served, &tool),
+        path_parameter(&served, &tool),
         Value::String("no-such-name".to_owned()),
     );
     let (answer, _) = served.call(&tool, arguments);
@@ -119,7 +107,7 @@ fn a_registry_package_document_is_answered_from_the_state() {
     // and no package the build created by a publish.
     let (tool, _, _) = root_item(&served);
     let mut arguments = Map::new();
-    arguments.insert(parameter_of(&served, &tool), Value::from("date-helpers"));
+    arguments.insert(path_parameter(&served, &tool), Value::from("date-helpers"));
     let (answer, _) = served.call(&tool, arguments);
     let versions = answer
         .pointer("/body/versions")
@@ -130,7 +118,7 @@ fn a_registry_package_document_is_answered_from_the_state() {
         vec!["1.0.0", "1.1.0"]
     );
     let mut arguments = Map::new();
-    arguments.insert(parameter_of(&served, &tool), Value::from("@corp/icons"));
+    arguments.insert(path_parameter(&served, &tool), Value::from("@corp/icons"));
     let (answer, _) = served.call(&tool, arguments);
     assert_ne!(
         answer.pointer("/body/_id").and_then(Value::as_str),

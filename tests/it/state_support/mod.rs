@@ -501,6 +501,18 @@ pub fn input_schema(served: &Served, tool: &str) -> Map<String, Value> {
         .clone()
 }
 
+/// The argument name of a tool's first path parameter.
+pub fn path_parameter(served: &Served, tool: &str) -> String {
+    served
+        .manifest
+        .tools
+        .iter()
+        .find(|candidate| candidate.name == tool)
+        .and_then(|definition| definition.path_parameters.first())
+        .map(|parameter| parameter.name.clone())
+        .expect("a path parameter")
+}
+
 /// The status and JSON body the live application answered a corpus app's probe entry with.
 pub fn live_answer(app: &str, probe: &str, entry: usize) -> (u64, Value) {
     let path = corpus_dir(app).join(format!("{probe}.har"));
