@@ -125,3 +125,66 @@ fn a_whole_filter_as_json_with_its_clauses_answers_from_the_state() {
         ],
     );
 }
+
+/// Sails' projects embed their tasks whole (`tasks: [{"id": 1, "title": …, "project": 1,
+/// "assignee": 1}]`, the associations as ids) while a task's own reads populate them
+/// (`inverse.rs`, `EntryForm::Embedded`): a served task write refreshes, moves or drops the
+/// embedded copy, read back by the projects list and item reads.
+#[test]
+fn served_task_writes_keep_the_projects_embedded_tasks() {
+    use crate::state_support::{Served, request_arguments, serve_corpus_app};
+    use serde_json::{Value, json};
+    fn call(served: &Served, tool: &str, path: &[&str], body: Option<Value>) -> Value {
+        let arguments = request_arguments(served, tool, (path, &[]), body);
+        let (answer, is_error) = served.call(tool, arguments);
+        assert!(!is_error, "{tool}: {answer}");
+        assert_eq!(answer["state"]["source"], "state", "{tool}: {answer}");
+        answer
+    }
+    fn embedded(served: &Served, project: &str) -> Vec<(i64, String, Value)> {
+        let read = call(served, "get_project_by_id", &["project", project], None);
+        let tasks = read["body"]["tasks"].as_array().expect("embedded tasks");
+        let shown = tasks.iter().map(|task| {
+            let id = task["id"].as_i64().expect("an id");
+            (
+                id,
+                task["title"].as_str().unwrap_or("").to_owned(),
+                task["project"].clone(),
+            )
+        });
+        shown.collect()
+    }
+    let served = serve_corpus_app("sails");
+    let ids = |tasks: &[(i64, String, Value)]| tasks.iter().map(|task| task.0).collect::<Vec<_>>();
+    assert_eq!(ids(&embedded(&served, "1")), [1, 2, 3, 12]);
+    assert_eq!(ids(&embedded(&served, "2")), [4, 5, 6, 13]);
+    // Task 1 moves to project 2, retitled: it leaves project 1 and joins project 2 in id order,
+    // its embedded `project` the new project's bare id.
+    let body = json!({"title": "Survey the slipway again", "project": 2, "assignee": null});
+    let moved = call(&served, "put_task_by_id", &["task", "1"], Some(body));
+    assert_eq!(moved["body"]["project"]["id"], 2, "{moved}");
+    assert_eq!(ids(&embedded(&served, "1")), [2, 3, 12]);
+    let joined = embedded(&served, "2");
+    assert_eq!(ids(&joined), [1, 4, 5, 6, 13]);
+    assert_eq!(joined[0].1, "Survey the slipway again");
+    assert_eq!(joined[0].2, json!(2));
+    let listed = call(&served, "get_project", &["project"], None);
+    let second = &listed["body"][1]["tasks"][0];
+    assert_eq!(
+        (second["id"].clone(), second["assignee"].clone()),
+        (json!(1), Value::Null)
+    );
+    // A changed task stays where it stood; a deleted one leaves its project.
+    call(
+        &served,
+        "patch_task_by_id",
+        &["task", "2"],
+        Some(json!({"status": "done"})),
+    );
+    call(&served, "delete_task_by_id", &["task", "3"], None);
+    let kept = embedded(&served, "1");
+    assert_eq!(ids(&kept), [2, 12]);
+    assert_eq!(kept[0].1, "Order granite blocks");
+    let read = call(&served, "get_project_by_id", &["project", "1"], None);
+    assert_eq!(read["body"]["tasks"][0]["status"], "done", "{read}");
+}

@@ -46,6 +46,11 @@ pub(crate) enum EntryForm {
     /// The child's id itself, a JSON number when `numeric` (`[1, 3, 7]`), the linkage a scalar
     /// equal to the parent's id.
     Bare { numeric: bool },
+    /// The child's record itself, over these members, its identity member `id_key` and every
+    /// nested record the child holds spelled by that record's `id_key` member (a Sails
+    /// project's `tasks: [{"id": 1, "title": …, "project": 1}]` beside each task's populated
+    /// `project: {"id": 1, "name": …}`), the linkage an object or a bare id naming the parent.
+    Embedded { keys: Vec<String>, id_key: String },
 }
 
 /// A parents' array a read after a write showed out of id order, though every seeded array
@@ -174,10 +179,8 @@ fn identifier_arrays<'a>(
         }
         Json::Array(items)
             if !at.is_empty()
-                && (items.iter().all(|item| {
-                    item.as_object()
-                        .is_some_and(|entry| entry.iter().all(|(_, v)| scalar_text(v).is_some()))
-                }) || items.iter().all(|item| bare_id(item).is_some())) =>
+                && (items.iter().all(|item| matches!(item, Json::Object(_)))
+                    || items.iter().all(|item| bare_id(item).is_some())) =>
         {
             found.push((at, items.as_slice()));
         }
@@ -303,7 +306,7 @@ fn listed_children<'a>(
     let mut listed = Vec::new();
     if let Json::Object(entry) = first {
         let Some(child) = named_in(entry, by_id) else {
-            return listed;
+            return embedded_children(entry, parent, by_id);
         };
         let mut found = Vec::new();
         linkages(&child.fields, String::new(), 0, &parent.fields, &mut found);
@@ -317,6 +320,46 @@ fn listed_children<'a>(
         for child in others.filter(|child| !std::ptr::eq(**child, parent)) {
             let mut found = Vec::new();
             bare_linkages(&child.fields, String::new(), 0, &parent.id, &mut found);
+            listed.extend(found.into_iter().map(|at| (*child, at, form.clone())));
+        }
+    }
+    listed
+}
+
+/// The children an embedded record may be (see [`EntryForm::Embedded`]): every other entity
+/// whose member of some key equals the record's scalar member of that key, each with the
+/// pointer of a member of it naming `parent` (an object naming it, or its bare id).
+fn embedded_children<'a>(
+    entry: &Object,
+    parent: &Entity,
+    by_id: &HashMap<&str, Vec<&'a Entity>>,
+) -> Vec<(&'a Entity, String, EntryForm)> {
+    let mut listed = Vec::new();
+    let keys: Vec<String> = entry.keys().map(str::to_owned).collect();
+    for (key, value) in entry.iter() {
+        let Some(text) = bare_id(value) else {
+            continue;
+        };
+        let others = by_id.get(text.as_str()).into_iter().flatten();
+        for child in others.filter(|child| !std::ptr::eq(**child, parent)) {
+            if child.fields.get(key).and_then(bare_id).as_deref() != Some(text.as_str()) {
+                continue;
+            }
+            let mut found = Vec::new();
+            linkages(&child.fields, String::new(), 0, &parent.fields, &mut found);
+            let mut bare = Vec::new();
+            bare_linkages(&child.fields, String::new(), 0, &parent.id, &mut bare);
+            // An id inside a record naming the parent is that record's, not a linkage.
+            bare.retain(|at| {
+                !found
+                    .iter()
+                    .any(|record| at.starts_with(&format!("{record}/")))
+            });
+            found.extend(bare);
+            let form = EntryForm::Embedded {
+                keys: keys.clone(),
+                id_key: key.to_owned(),
+            };
             listed.extend(found.into_iter().map(|at| (*child, at, form.clone())));
         }
     }
@@ -355,7 +398,13 @@ impl InverseLink {
             let items = parent.fields.pointer(&self.list)?.as_array()?;
             let mut shown = Vec::new();
             for item in items.iter().filter(|item| self.spelled(item)) {
-                shown.push(self.entity_named(item, &children)?.id.as_str());
+                let child = self.entity_named(item, &children)?;
+                if matches!(self.entry, EntryForm::Embedded { .. })
+                    && self.entry_of(child).as_ref() != Some(item)
+                {
+                    return None;
+                }
+                shown.push(child.id.as_str());
             }
             if shown.len() != items.len() {
                 return None;
@@ -393,13 +442,25 @@ impl InverseLink {
                 [one] => Some(*one),
                 _ => None,
             },
+            EntryForm::Embedded { id_key, .. } => {
+                let id = match named {
+                    Json::Object(record) => record.get(id_key).and_then(bare_id)?,
+                    _ => bare_id(named)?,
+                };
+                match by_id.get(id.as_str())?.as_slice() {
+                    [one] => Some(*one),
+                    _ => None,
+                }
+            }
         }
     }
 
     /// Whether an array entry has the learned form (a bare id of the learned JSON type).
     fn spelled(&self, item: &Json) -> bool {
         match &self.entry {
-            EntryForm::Identifier(_) => matches!(item, Json::Object(_)),
+            EntryForm::Identifier(_) | EntryForm::Embedded { .. } => {
+                matches!(item, Json::Object(_))
+            }
             EntryForm::Bare { numeric } => {
                 bare_id(item).is_some() && matches!(item, Json::Number(_)) == *numeric
             }
@@ -412,6 +473,9 @@ impl InverseLink {
         match &self.entry {
             EntryForm::Identifier(_) => matches!(named, Json::Object(_)),
             EntryForm::Bare { .. } => bare_id(named).is_some(),
+            EntryForm::Embedded { .. } => {
+                matches!(named, Json::Object(_)) || bare_id(named).is_some()
+            }
         }
         .then_some(named)
     }
@@ -423,6 +487,13 @@ impl InverseLink {
                 .as_object()
                 .is_some_and(|named| names(named, &parent.fields)),
             EntryForm::Bare { .. } => bare_id(named).as_deref() == Some(parent.id.as_str()),
+            EntryForm::Embedded { id_key, .. } => match named {
+                Json::Object(record) => {
+                    record.get(id_key).and_then(bare_id).as_deref() == Some(parent.id.as_str())
+                        || names(record, &parent.fields)
+                }
+                _ => bare_id(named).as_deref() == Some(parent.id.as_str()),
+            },
         }
     }
 
@@ -440,6 +511,20 @@ impl InverseLink {
                 .ok()
                 .filter(|id| matches!(id, Json::Number(_))),
             EntryForm::Bare { numeric: false } => Some(Json::String(child.id.clone())),
+            EntryForm::Embedded { keys, id_key } => {
+                let mut entry = Object::new();
+                for key in keys {
+                    let value = match child.fields.get(key)? {
+                        Json::Object(record) => match record.get(id_key) {
+                            Some(id) if bare_id(id).is_some() => id.clone(),
+                            _ => Json::Object(record.clone()),
+                        },
+                        value => value.clone(),
+                    };
+                    entry.insert(key, value);
+                }
+                Some(Json::Object(entry))
+            }
         }
     }
 
@@ -449,6 +534,7 @@ impl InverseLink {
         match &self.entry {
             EntryForm::Identifier(_) => item.get(key?).and_then(scalar_text),
             EntryForm::Bare { .. } => bare_id(item),
+            EntryForm::Embedded { id_key, .. } => item.get(id_key).and_then(scalar_text),
         }
     }
 }
@@ -491,9 +577,21 @@ fn number_leaves(value: &Json, at: String, depth: usize, found: &mut Vec<String>
     }
 }
 
+/// How a child's change edits one parent's array.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Relist {
+    /// The child leaves the array.
+    Leave,
+    /// The child joins the array (in id order when it is sorted, else last).
+    Join,
+    /// The child's embedded record is replaced where it stands (its parent unchanged).
+    Refresh,
+}
+
 /// The parents a child's change moves it between, each as it is after the change: the child
 /// (`before` → `after`; `None` where it did not or no longer exists) leaves the array of the
-/// parent its old linkage named and joins that of the parent its new linkage names.
+/// parent its old linkage named and joins that of the parent its new linkage names; an array
+/// embedding the child's record is refreshed when the child stays with its parent.
 pub(crate) fn moved_parents<'a>(
     links: &[InverseLink],
     held: impl Fn(&str) -> Vec<&'a Entity>,
@@ -509,13 +607,10 @@ pub(crate) fn moved_parents<'a>(
     {
         let old = before.and_then(|before| link.parent_named(before));
         let new = after.and_then(|after| link.parent_named(after));
-        if old == new {
-            continue;
-        }
         let Some(entry) = link.entry_of(child) else {
             continue;
         };
-        let mut edit = |named: &Json, join: bool| {
+        let mut edit = |named: &Json, relist: Relist| {
             let found = changed.iter().position(|parent| {
                 parent.entity_type == link.parent_type && link.names_parent(named, parent)
             });
@@ -529,46 +624,82 @@ pub(crate) fn moved_parents<'a>(
                     None => return,
                 },
             };
-            link.relist(&mut parent, (&entry, &child.id), join);
+            link.relist(&mut parent, (&entry, &child.id), relist);
             changed.push(parent);
         };
-        if let Some(old) = old {
-            edit(old, false);
-        }
-        if let Some(new) = new {
-            edit(new, true);
+        match link.stays(old, new, &held) {
+            Some(true) => edit(new.unwrap_or(&Json::Null), Relist::Refresh),
+            Some(false) => {}
+            None => {
+                if let Some(old) = old {
+                    edit(old, Relist::Leave);
+                }
+                if let Some(new) = new {
+                    edit(new, Relist::Join);
+                }
+            }
         }
     }
     changed
 }
 
 impl InverseLink {
-    /// A parent's array with the child's entry taken out, then (when `join`) put in: before the
-    /// first entry of a greater id (the bare id, or the entry's member holding the child's id)
-    /// when the arrays are sorted, else last.
-    fn relist(&self, parent: &mut Entity, (entry, id): (&Json, &str), join: bool) {
+    /// Whether the child stays with its parent: `Some(true)` when an embedding array is to be
+    /// refreshed, `Some(false)` when nothing changes, `None` when it moves.
+    fn stays<'a>(
+        &self,
+        old: Option<&Json>,
+        new: Option<&Json>,
+        held: &impl Fn(&str) -> Vec<&'a Entity>,
+    ) -> Option<bool> {
+        let embedded = matches!(self.entry, EntryForm::Embedded { .. });
+        let (Some(old), Some(new)) = (old, new) else {
+            return (old == new).then_some(false);
+        };
+        let same = old == new
+            || (embedded
+                && held(&self.parent_type).into_iter().any(|parent| {
+                    self.names_parent(old, parent) && self.names_parent(new, parent)
+                }));
+        same.then_some(embedded)
+    }
+
+    /// A parent's array with the child's entry taken out, then (when joining) put in: before
+    /// the first entry of a greater id (the bare id, or the entry's member holding the child's
+    /// id) when the arrays are sorted, else last; or (when refreshing) put back where it stood.
+    fn relist(&self, parent: &mut Entity, (entry, id): (&Json, &str), relist: Relist) {
         let Some(Json::Array(items)) = pointer_mut(&mut parent.fields, &self.list) else {
             return;
         };
-        items.retain(|item| item != entry);
-        if join {
-            let id_key = match &self.entry {
-                EntryForm::Identifier(keys) => keys
-                    .iter()
-                    .find(|key| entry.get(key).and_then(scalar_text).as_deref() == Some(id)),
-                EntryForm::Bare { .. } => None,
-            };
-            let at = match self.sorted && self.shown_id(entry, id_key).is_some() {
-                true => items
+        let id_key = match &self.entry {
+            EntryForm::Identifier(keys) => keys
+                .iter()
+                .find(|key| entry.get(key).and_then(scalar_text).as_deref() == Some(id)),
+            EntryForm::Embedded { id_key, .. } => Some(id_key),
+            EntryForm::Bare { .. } => None,
+        };
+        let is_child = |item: &Json| match &self.entry {
+            EntryForm::Embedded { .. } => self.shown_id(item, id_key).as_deref() == Some(id),
+            _ => item == entry,
+        };
+        let stood = items.iter().position(is_child);
+        items.retain(|item| !is_child(item));
+        let at = match relist {
+            Relist::Leave => None,
+            Relist::Refresh => stood,
+            Relist::Join if self.sorted && self.shown_id(entry, id_key).is_some() => Some(
+                items
                     .iter()
                     .position(|item| {
                         self.shown_id(item, id_key)
                             .is_some_and(|other| id_order(&other) > id_order(id))
                     })
                     .unwrap_or(items.len()),
-                false => items.len(),
-            };
-            items.insert(at, entry.clone());
+            ),
+            Relist::Join => Some(items.len()),
+        };
+        if let Some(at) = at {
+            items.insert(at.min(items.len()), entry.clone());
         }
         let length = items.len();
         if let Some(count) = &self.count
@@ -806,5 +937,164 @@ mod tests {
         let adopted = moved_parents(&links, parents, (Some(&held[5]), Some(&task("4", "2"))));
         assert_eq!(tasks_of(&adopted), [("2", "[2,4]".to_owned())]);
         assert!(moved_parents(&links, parents, (None, Some(&task("8", "7")))).is_empty());
+    }
+}
+
+#[cfg(test)]
+mod embedded_tests {
+    use super::*;
+    use crate::test_support::entity;
+
+    /// A task as its own reads show it: its project and assignee populated.
+    fn task(id: u32, title: &str, project: Option<u32>) -> Entity {
+        let project = match project {
+            Some(project) => format!(r#"{{"id": {project}, "name": "P{project}"}}"#),
+            None => "null".to_owned(),
+        };
+        entity(
+            "/task",
+            &id.to_string(),
+            &format!(
+                r#"{{"id": {id}, "title": "{title}", "project": {project}, "assignee": {{"id": 1, "name": "Ines"}}}}"#
+            ),
+        )
+    }
+
+    /// A task as a project's `tasks` embeds it: its associations as ids.
+    fn embedded(task: &Entity) -> String {
+        let project = task
+            .fields
+            .pointer("/project/id")
+            .cloned()
+            .unwrap_or(Json::Null);
+        format!(
+            r#"{{"id": {}, "title": {}, "project": {}, "assignee": 1}}"#,
+            task.id,
+            task.fields
+                .get("title")
+                .expect("title")
+                .to_canonical_string(),
+            project.to_canonical_string()
+        )
+    }
+
+    fn project(id: u32, tasks: &[&Entity]) -> Entity {
+        let tasks: Vec<String> = tasks.iter().map(|task| embedded(task)).collect();
+        entity(
+            "/project",
+            &id.to_string(),
+            &format!(
+                r#"{{"tasks": [{}], "id": {id}, "name": "P{id}"}}"#,
+                tasks.join(", ")
+            ),
+        )
+    }
+
+    fn held() -> Vec<Entity> {
+        let tasks = [
+            task(1, "Survey", Some(1)),
+            task(2, "Order", Some(1)),
+            task(3, "Paint", Some(2)),
+            task(4, "Loose", None),
+        ];
+        let mut held = vec![
+            project(1, &[&tasks[0], &tasks[1]]),
+            project(2, &[&tasks[2]]),
+        ];
+        held.extend(tasks);
+        held
+    }
+
+    fn titles(parents: &[Entity]) -> Vec<(&str, Vec<String>)> {
+        parents
+            .iter()
+            .map(|parent| {
+                let tasks = parent.fields.pointer("/tasks").and_then(Json::as_array);
+                let shown = tasks.into_iter().flatten().map(|task| {
+                    let title = task.get("title").and_then(scalar_text).unwrap_or_default();
+                    let project = task.get("project").map(Json::to_canonical_string);
+                    format!("{title}@{}", project.unwrap_or_default())
+                });
+                (parent.id.as_str(), shown.collect())
+            })
+            .collect()
+    }
+
+    #[test]
+    fn an_array_embedding_the_children_records_is_learned() {
+        let held = held();
+        let links = learn(held.iter());
+        assert_eq!(
+            links,
+            [InverseLink {
+                child_type: "/task".into(),
+                linkage: "/project".into(),
+                parent_type: "/project".into(),
+                list: "/tasks".into(),
+                count: None,
+                entry: EntryForm::Embedded {
+                    keys: ["id", "title", "project", "assignee"]
+                        .map(String::from)
+                        .to_vec(),
+                    id_key: "id".into(),
+                },
+                sorted: true,
+            }]
+        );
+        // An embedded copy that disagrees with its child's record: no link.
+        let mut stale = held.clone();
+        stale[1] = project(2, &[&task(3, "Old title", Some(2))]);
+        assert!(learn(stale.iter()).is_empty());
+    }
+
+    #[test]
+    fn an_embedded_child_is_added_moved_refreshed_and_removed() {
+        let held = held();
+        let links = learn(held.iter());
+        let parents = |entity_type: &str| -> Vec<&Entity> {
+            held.iter()
+                .filter(|entity| entity.entity_type == entity_type)
+                .collect()
+        };
+        let made = task(9, "Fresh", Some(1));
+        let created = moved_parents(&links, parents, (None, Some(&made)));
+        assert_eq!(
+            titles(&created),
+            [(
+                "1",
+                vec!["Survey@1".into(), "Order@1".into(), "Fresh@1".into()]
+            )]
+        );
+        let moved = moved_parents(
+            &links,
+            parents,
+            (Some(&held[2]), Some(&task(1, "Survey", Some(2)))),
+        );
+        assert_eq!(
+            titles(&moved),
+            [
+                ("1", vec!["Order@1".to_owned()]),
+                ("2", vec!["Survey@2".to_owned(), "Paint@2".to_owned()])
+            ]
+        );
+        // A retitled child stays where it stood; its bare linkage names the same parent.
+        let mut renamed = task(1, "Resurvey", Some(1));
+        *pointer_mut(&mut renamed.fields, "/project").expect("project") =
+            Json::parse(b"1").expect("json");
+        let refreshed = moved_parents(&links, parents, (Some(&held[2]), Some(&renamed)));
+        assert_eq!(
+            titles(&refreshed),
+            [("1", vec!["Resurvey@1".into(), "Order@1".into()])]
+        );
+        let deleted = moved_parents(&links, parents, (Some(&held[4]), None));
+        assert_eq!(titles(&deleted), [("2", Vec::<String>::new())]);
+        assert!(
+            moved_parents(
+                &links,
+                parents,
+                (Some(&held[5]), Some(&task(4, "Still", None)))
+            )
+            .is_empty()
+        );
     }
 }

@@ -120,6 +120,7 @@ fn shown_references(
             }
             match shown_reference(&state.entities, member, value, stored) {
                 Some(found) => merge(&mut learned, found),
+                None if unheld_link(&state.entities, value, stored) => {}
                 None if stored != value && holds_links(stored) => refused.push(member.to_owned()),
                 None => {}
             }
@@ -168,6 +169,23 @@ fn merge(learned: &mut Vec<SentReference>, found: SentReference) {
         Some(_) => {}
         None => learned.push(found),
     }
+}
+
+/// Whether a stored value is a link object holding the sent scalar as a member, of an entity
+/// the state holds otherwise or not at all (changed or deleted later in the build: a task sent
+/// `"project": 5` shows project 5 as it was before a later `PATCH /project/5`): such a call
+/// shows nothing for or against a reference, which the other calls decide.
+fn unheld_link(entities: &[Arc<Entity>], sent: &Json, stored: &Json) -> bool {
+    let (Some(text), Json::Object(object)) = (scalar_text(sent), stored) else {
+        return false;
+    };
+    object.len() >= 2
+        && object
+            .iter()
+            .any(|(_, value)| scalar_text(value).as_deref() == Some(text.as_str()))
+        && !entities
+            .iter()
+            .any(|entity| entity.id == text && is_part_of(object, entity))
 }
 
 /// Whether a stored value is a link object or an array of them (objects holding an `id`-like
@@ -328,6 +346,8 @@ pub(crate) fn respelled(
                     .map(|value| link_of(reference, state, value))
                     .collect::<Result<_, _>>()?,
             ),
+            // A null clears the reference (the calls stored a sent null as null).
+            Json::Null => Json::Null,
             value => link_of(reference, state, value)?,
         };
     }
@@ -462,6 +482,21 @@ mod tests {
         .into_iter()
         .map(Arc::new)
         .collect()
+    }
+
+    #[test]
+    fn a_link_object_of_an_entity_held_otherwise_or_not_at_all_shows_nothing() {
+        let held = held();
+        // Status 5 as it was before a later change, and status 9 never held: no evidence.
+        let before = parsed(r#"{"id": "5", "link": "/status/5", "name": "open"}"#);
+        assert!(unheld_link(&held, &parsed(r#""5""#), &before));
+        let gone = parsed(r#"{"id": "9", "link": "/status/9"}"#);
+        assert!(unheld_link(&held, &parsed("9"), &gone));
+        // The link object of the held entity, or one not holding the sent value, does.
+        let current = parsed(r#"{"id": "5", "link": "/status/5"}"#);
+        assert!(!unheld_link(&held, &parsed(r#""5""#), &current));
+        assert!(!unheld_link(&held, &parsed(r#""4""#), &before));
+        assert!(!unheld_link(&held, &Json::Null, &before));
     }
 
     #[test]
