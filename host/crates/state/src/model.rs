@@ -367,8 +367,9 @@ pub enum ViewDetail {
 ///
 /// Rendering takes the entity's fields, drops `hidden_fields`, shows each `nested_fields` object
 /// with those keys only, lists each `sorted_arrays` string array sorted, respells each
-/// `clock_formats` clock, shows the members of each `lifted_fields` object at the top level, and
-/// finally sets the entity's `view_fields` for the view over the result.
+/// `clock_formats` clock, shows each `linked_ids` record as its key's value, shows the members
+/// of each `lifted_fields` object at the top level, and finally sets the entity's `view_fields`
+/// for the view over the result.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ViewShape {
     /// Fields the view does not show.
@@ -385,6 +386,11 @@ pub struct ViewShape {
     /// field of the same name is (a list flattening each member's `fields` object).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub lifted_fields: Vec<String>,
+    /// Link members the view shows as one scalar of the linked record where the entity stores
+    /// the whole record: field → the record's key shown (a relation list showing `"project": 5`
+    /// where the entity, as its own reads show it, embeds the project).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub linked_ids: BTreeMap<String, String>,
 }
 
 /// How an item view's calls name their entity.

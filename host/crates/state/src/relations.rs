@@ -391,20 +391,48 @@ fn array_link(
         {
             return None;
         }
-        let matching: Vec<usize> = entities
-            .iter()
-            .enumerate()
-            .filter(|(_, entity)| {
-                entity.entity_type == first.entity_type
-                    && collection_key(&entity.collection) == collection_key(&first.collection)
-                    && text_of(entity, field).as_deref() == Some(id)
-            })
-            .map(|(index, _)| index)
-            .collect();
-        (matching == indexes).then(|| Link::Children {
+        (children_by(field, first, id, entities) == indexes).then(|| Link::Children {
             field: field.to_owned(),
         })
     })
+}
+
+/// The indexes of the entities of `first`'s type and collection whose `field` holds `id`, in
+/// state order.
+fn children_by(field: &str, first: &Entity, id: &str, entities: &[Entity]) -> Vec<usize> {
+    entities
+        .iter()
+        .enumerate()
+        .filter(|(_, entity)| {
+            entity.entity_type == first.entity_type
+                && collection_key(&entity.collection) == collection_key(&first.collection)
+                && entity
+                    .fields
+                    .as_object()
+                    .and_then(|object| field_value(object, field))
+                    .and_then(scalar_text)
+                    .as_deref()
+                    == Some(id)
+        })
+        .map(|(index, _)| index)
+        .collect()
+}
+
+/// The parent field of a list showing a link member as the linked record's id where its
+/// entities hold the whole record (the shape's `linked_ids`): `project.id` of tasks holding
+/// `{"project": {"id": 5, …}}` listed by `/project/5/tasks` as `"project": 5`.
+fn linked_field(
+    list: &ListView,
+    indexes: &[usize],
+    id: &str,
+    entities: &[Entity],
+) -> Option<String> {
+    let first = &entities[*indexes.first()?];
+    list.shape
+        .linked_ids
+        .iter()
+        .map(|(member, key)| format!("{member}.{key}"))
+        .find(|field| children_by(field, first, id, entities) == indexes)
 }
 
 /// A list of the entities whose field holds the value a path segment names
@@ -531,8 +559,9 @@ fn parent_segment(list: &ListView, segment: usize, entities: &[Entity]) -> Optio
             // collection per parent, not one collection its members' field relates to parents.
             return None;
         }
-        let Some(Link::Children { field }) = array_link(None, &indexes, &value, entities) else {
-            return None;
+        let field = match array_link(None, &indexes, &value, entities) {
+            Some(Link::Children { field }) => field,
+            _ => linked_field(list, &indexes, &value, entities)?,
         };
         let parent = ParentSegment {
             segment,

@@ -96,6 +96,10 @@ pub fn project_fields(shape: &ViewShape, fields: &Object) -> Object {
                     .map(|(name, item)| (name.to_owned(), item.clone()))
                     .collect(),
             ),
+            (None, Json::Object(record)) => match shape.linked_ids.get(key) {
+                Some(id_key) => record.get(id_key).unwrap_or(value).clone(),
+                None => value.clone(),
+            },
             _ => value.clone(),
         };
         let value = if shape.sorted_arrays.iter().any(|sorted| sorted == key) {

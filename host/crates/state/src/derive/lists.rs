@@ -1592,8 +1592,9 @@ pub(crate) fn unhidden(shape: &ViewShape, selected: &[String]) -> ViewShape {
 
 /// Learns how the plain lines spell fields otherwise than the stored values, when they always
 /// do it the same way: a clock format (`clock_formats`), objects shown with fewer keys
-/// (`nested_fields`), string arrays listed sorted (`sorted_arrays`). A field is learned only
-/// when every member showing it fits the rule and at least one needed it.
+/// (`nested_fields`), string arrays listed sorted (`sorted_arrays`), stored records shown as one
+/// of their scalars (`linked_ids`). A field is learned only when every member showing it fits
+/// the rule and at least one needed it.
 fn learn_spellings(
     plan: &ListPlan,
     plain: &[&Observation],
@@ -1618,19 +1619,23 @@ fn learn_spellings(
             shape.nested_fields.insert(key.clone(), keys.clone());
         } else if spellings.sorted == Some(true) && spellings.needed.2 {
             shape.sorted_arrays.push(key);
+        } else if let Some(id_key) = spellings.linked_key() {
+            shape.linked_ids.insert(key, id_key);
         }
     }
 }
 
 /// How a list shows one field of its members against what the entities store: the clock format
 /// every member respells it in, the nested keys every member shows of it, whether every member
-/// lists it (a string array) sorted; and whether each spelling is needed (some member differs).
+/// lists it (a string array) sorted, the keys of a stored record every member shows the value
+/// of in its place; and whether each spelling is needed (some member differs).
 #[derive(Default)]
 struct Spellings {
     clock: Option<Option<String>>,
     nested: Option<Option<Vec<String>>>,
     sorted: Option<bool>,
-    needed: (bool, bool, bool),
+    linked: Option<Option<BTreeSet<String>>>,
+    needed: (bool, bool, bool, bool),
 }
 
 impl Spellings {
@@ -1681,6 +1686,41 @@ impl Spellings {
         };
         self.sorted = Some(self.sorted.unwrap_or(true) && sorted);
         self.needed.2 |= sorted && stored_value != shown_value;
+        self.note_linked(stored_value, shown_value);
+    }
+
+    /// Notes a stored record shown as one of its scalars: the keys holding the shown value narrow
+    /// the candidates; equal values (a `null` link, an id stored bare) fit without narrowing, and
+    /// any other difference (the record shown whole or otherwise) rules the spelling out.
+    fn note_linked(&mut self, stored_value: &Json, shown_value: &Json) {
+        let keys: BTreeSet<String> = match (stored_value, shown_value) {
+            (Json::Object(_), _) if stored_value == shown_value => {
+                self.linked = Some(None);
+                return;
+            }
+            (Json::Object(record), Json::String(_) | Json::Number(_)) => record
+                .iter()
+                .filter(|(_, value)| *value == shown_value)
+                .map(|(name, _)| name.to_owned())
+                .collect(),
+            _ if stored_value == shown_value => return,
+            _ => BTreeSet::new(),
+        };
+        self.needed.3 = true;
+        self.linked = Some(match self.linked.take() {
+            None => Some(keys),
+            Some(Some(previous)) => Some(previous.intersection(&keys).cloned().collect()),
+            Some(None) => None,
+        });
+    }
+
+    /// The one key of the stored records every member showing the field showed the value of,
+    /// when some member needed it.
+    fn linked_key(&self) -> Option<String> {
+        match (&self.linked, self.needed.3) {
+            (Some(Some(keys)), true) if keys.len() == 1 => keys.first().cloned(),
+            _ => None,
+        }
     }
 }
 
