@@ -188,3 +188,48 @@ fn served_task_writes_keep_the_projects_embedded_tasks() {
     let read = call(&served, "get_project_by_id", &["project", "1"], None);
     assert_eq!(read["body"]["tasks"][0]["status"], "done", "{read}");
 }
+
+/// A task's own reads embed its project and assignee records, while the association route
+/// `/project/{id}/tasks` shows them as bare ids: the route's shape learns that spelling from
+/// every task it recorded (`linked_ids`, `derive/lists.rs`) and reads the parent through the
+/// embedded record's id (`relations.rs`), so a served create shows in both forms, also under a
+/// project whose association route the build read only after writes.
+#[test]
+fn a_served_task_create_reads_back_whole_from_its_item_and_as_ids_from_its_project() {
+    use crate::state_support::{Served, request_arguments, serve_corpus_app};
+    use serde_json::{Value, json};
+    fn call(served: &Served, tool: &str, path: &[&str], body: Option<Value>) -> Value {
+        let arguments = request_arguments(served, tool, (path, &[]), body);
+        let (answer, is_error) = served.call(tool, arguments);
+        assert!(!is_error, "{tool}: {answer}");
+        assert_eq!(answer["state"]["source"], "state", "{tool}: {answer}");
+        answer
+    }
+    let served = serve_corpus_app("sails");
+    let body = json!({"title": "Oil the bell rope", "project": 2, "assignee": 3});
+    let created = call(&served, "post_task", &["task"], Some(body));
+    let id = created["body"]["id"].as_i64().expect("a created id");
+    let item = call(&served, "get_task_by_id", &["task", &id.to_string()], None);
+    assert_eq!(item["body"]["project"]["name"], "Signal Box", "{item}");
+    assert_eq!(item["body"]["assignee"]["name"], "Lena Brandt", "{item}");
+    let listed = call(
+        &served,
+        "get_project_tasks_by_project_id",
+        &["project", "2", "tasks"],
+        None,
+    );
+    let tasks = listed["body"].as_array().expect("a list");
+    let ids: Vec<i64> = tasks
+        .iter()
+        .filter_map(|task| task["id"].as_i64())
+        .collect();
+    assert_eq!(ids, [4, 5, 6, 13, id], "{listed}");
+    let shown = &tasks[4];
+    assert_eq!(
+        (shown["project"].clone(), shown["assignee"].clone()),
+        (json!(2), json!(3)),
+        "{listed}"
+    );
+    // A task without an assignee shows `null` there in both forms.
+    assert_eq!(tasks[2]["assignee"], Value::Null, "{listed}");
+}

@@ -422,14 +422,13 @@ fn children_by(field: &str, first: &Entity, id: &str, entities: &[Entity]) -> Ve
 /// entities hold the whole record (the shape's `linked_ids`): `project.id` of tasks holding
 /// `{"project": {"id": 5, …}}` listed by `/project/5/tasks` as `"project": 5`.
 fn linked_field(
-    list: &ListView,
+    linked_ids: &BTreeMap<String, String>,
     indexes: &[usize],
     id: &str,
     entities: &[Entity],
 ) -> Option<String> {
     let first = &entities[*indexes.first()?];
-    list.shape
-        .linked_ids
+    linked_ids
         .iter()
         .map(|(member, key)| format!("{member}.{key}"))
         .find(|field| children_by(field, first, id, entities) == indexes)
@@ -561,7 +560,7 @@ fn parent_segment(list: &ListView, segment: usize, entities: &[Entity]) -> Optio
         }
         let field = match array_link(None, &indexes, &value, entities) {
             Some(Link::Children { field }) => field,
-            _ => linked_field(list, &indexes, &value, entities)?,
+            _ => linked_field(&list.shape.linked_ids, &indexes, &value, entities)?,
         };
         let parent = ParentSegment {
             segment,
@@ -912,6 +911,42 @@ mod tests {
             })
         );
         assert_eq!(array_link(None, &[0], "2", &entities), None);
+    }
+
+    #[test]
+    fn a_parent_list_showing_the_embedded_parent_as_its_id_reads_the_parent_through_it() {
+        // Tasks embed their project's record; `/project/{id}/tasks` shows it as the id.
+        let entities = vec![
+            entity(
+                "/task",
+                "1",
+                r#"{"id": 1, "project": {"id": 1, "rank": 2}}"#,
+            ),
+            entity(
+                "/task",
+                "2",
+                r#"{"id": 2, "project": {"id": 2, "rank": 1}}"#,
+            ),
+            entity(
+                "/task",
+                "3",
+                r#"{"id": 3, "project": {"id": 1, "rank": 2}}"#,
+            ),
+            entity("/task", "4", r#"{"id": 4, "project": null}"#),
+        ];
+        // No top-level field names the parent: the plain rule finds none.
+        assert_eq!(array_link(None, &[0, 2], "1", &entities), None);
+        let linked: BTreeMap<String, String> = [("project".to_owned(), "id".to_owned())].into();
+        assert_eq!(
+            linked_field(&linked, &[0, 2], "1", &entities),
+            Some("project.id".to_owned())
+        );
+        // Members that are not exactly the parent's children teach nothing.
+        assert_eq!(linked_field(&linked, &[0], "1", &entities), None);
+        assert_eq!(
+            linked_field(&BTreeMap::new(), &[0, 2], "1", &entities),
+            None
+        );
     }
 
     #[test]

@@ -297,6 +297,37 @@ mod tests {
     }
 
     #[test]
+    fn a_linked_record_is_shown_as_its_id_and_a_null_link_as_null() {
+        let shape = ViewShape {
+            linked_ids: [("project".to_owned(), "id".to_owned())].into(),
+            ..ViewShape::default()
+        };
+        let entity = |fields: &str| Entity {
+            entity_type: "/t".into(),
+            collection: "/t".into(),
+            id: "1".into(),
+            fields: json(fields),
+            view_fields: std::collections::BTreeMap::new(),
+            record_ordinals: vec![],
+        };
+        let linked = entity(r#"{"id": 1, "project": {"id": 5, "name": "p"}, "owner": {"id": 2}}"#);
+        assert_eq!(
+            render_entity(&shape, "list", &linked).to_canonical_string(),
+            r#"{"id":1,"owner":{"id":2},"project":5}"#
+        );
+        let unlinked = entity(r#"{"id": 1, "project": null}"#);
+        assert_eq!(
+            render_entity(&shape, "list", &unlinked).to_canonical_string(),
+            r#"{"id":1,"project":null}"#
+        );
+        // Another view shows the record whole.
+        assert_eq!(
+            render_entity(&ViewShape::default(), "item", &linked).pointer("/project/name"),
+            Some(&Json::String("p".into()))
+        );
+    }
+
+    #[test]
     fn a_lifted_object_shows_its_members_at_the_top_level() {
         let shape = ViewShape {
             hidden_fields: vec!["fields".into(), "text".into()],

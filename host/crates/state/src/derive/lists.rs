@@ -1727,8 +1727,8 @@ impl Spellings {
 #[cfg(test)]
 mod tests {
     use super::{
-        ListPlan, list_pointer, listed_collection, row_documents, scalar_pointers, slash_joins,
-        unhidden,
+        ListPlan, Spellings, list_pointer, listed_collection, row_documents, scalar_pointers,
+        slash_joins, unhidden,
     };
     use crate::model::{EntityType, ViewShape};
     use rea_plugin_api::json::parse;
@@ -1792,6 +1792,30 @@ mod tests {
         assert_eq!(list_pointer(&folder), None);
         let top = parse(br#"{"data": [{"id": "1"}], "meta": {"items": [{}]}}"#).expect("json");
         assert_eq!(list_pointer(&top).as_deref(), Some("/data"));
+    }
+
+    #[test]
+    fn a_record_every_member_shows_as_one_of_its_scalars_is_a_linked_id() {
+        let value = |text: &str| parse(text.as_bytes()).expect("json");
+        let mut spellings = Spellings::default();
+        spellings.note(&value(r#"{"id": 1, "rank": 1}"#), &value("1"));
+        spellings.note(&value("null"), &value("null"));
+        // Only `id` holds the shown value in both records.
+        spellings.note(&value(r#"{"id": 4, "rank": 2}"#), &value("4"));
+        assert_eq!(spellings.linked_key(), Some("id".to_owned()));
+        // One member showing the record whole rules the spelling out.
+        spellings.note(
+            &value(r#"{"id": 3, "rank": 1}"#),
+            &value(r#"{"id": 3, "rank": 1}"#),
+        );
+        assert_eq!(spellings.linked_key(), None);
+        // Links that are all null need no spelling; two candidate keys are ambiguous.
+        let mut nulls = Spellings::default();
+        nulls.note(&value("null"), &value("null"));
+        assert_eq!(nulls.linked_key(), None);
+        let mut ambiguous = Spellings::default();
+        ambiguous.note(&value(r#"{"id": 1, "rank": 1}"#), &value("1"));
+        assert_eq!(ambiguous.linked_key(), None);
     }
 
     #[test]
