@@ -132,15 +132,8 @@ fn a_whole_filter_as_json_with_its_clauses_answers_from_the_state() {
 /// embedded copy, read back by the projects list and item reads.
 #[test]
 fn served_task_writes_keep_the_projects_embedded_tasks() {
-    use crate::state_support::{Served, request_arguments, serve_corpus_app};
+    use crate::state_support::{Served, serve_corpus_app};
     use serde_json::{Value, json};
-    fn call(served: &Served, tool: &str, path: &[&str], body: Option<Value>) -> Value {
-        let arguments = request_arguments(served, tool, (path, &[]), body);
-        let (answer, is_error) = served.call(tool, arguments);
-        assert!(!is_error, "{tool}: {answer}");
-        assert_eq!(answer["state"]["source"], "state", "{tool}: {answer}");
-        answer
-    }
     fn embedded(served: &Served, project: &str) -> Vec<(i64, String, Value)> {
         let read = call(served, "get_project_by_id", &["project", project], None);
         let tasks = read["body"]["tasks"].as_array().expect("embedded tasks");
@@ -196,15 +189,8 @@ fn served_task_writes_keep_the_projects_embedded_tasks() {
 /// project whose association route the build read only after writes.
 #[test]
 fn a_served_task_create_reads_back_whole_from_its_item_and_as_ids_from_its_project() {
-    use crate::state_support::{Served, request_arguments, serve_corpus_app};
-    use serde_json::{Value, json};
-    fn call(served: &Served, tool: &str, path: &[&str], body: Option<Value>) -> Value {
-        let arguments = request_arguments(served, tool, (path, &[]), body);
-        let (answer, is_error) = served.call(tool, arguments);
-        assert!(!is_error, "{tool}: {answer}");
-        assert_eq!(answer["state"]["source"], "state", "{tool}: {answer}");
-        answer
-    }
+    use crate::state_support::serve_corpus_app;
+    use serde_json::json;
     let served = serve_corpus_app("sails");
     let body = json!({"title": "Oil the bell rope", "project": 2, "assignee": 3});
     let created = call(&served, "post_task", &["task"], Some(body));
@@ -231,5 +217,20 @@ fn a_served_task_create_reads_back_whole_from_its_item_and_as_ids_from_its_proje
         "{listed}"
     );
     // A task without an assignee shows `null` there in both forms.
-    assert_eq!(tasks[2]["assignee"], Value::Null, "{listed}");
+    assert_eq!(tasks[2]["assignee"], serde_json::Value::Null, "{listed}");
+}
+
+/// Calls a tool with its path's segments and a body; the call is answered from the state, not
+/// refused.
+fn call(
+    served: &crate::state_support::Served,
+    tool: &str,
+    path: &[&str],
+    body: Option<serde_json::Value>,
+) -> serde_json::Value {
+    let arguments = crate::state_support::request_arguments(served, tool, (path, &[]), body);
+    let (answer, is_error) = served.call(tool, arguments);
+    assert!(!is_error, "{tool}: {answer}");
+    assert_eq!(answer["state"]["source"], "state", "{tool}: {answer}");
+    answer
 }
