@@ -723,6 +723,14 @@ fn pointer_mut<'a>(value: &'a mut Json, pointer: &str) -> Option<&'a mut Json> {
     Some(current)
 }
 
+/// The held entities of one type, as `moved_parents` asks for them (the tests' holder).
+#[cfg(test)]
+fn of_type<'a>(held: &'a [Entity], entity_type: &str) -> Vec<&'a Entity> {
+    held.iter()
+        .filter(|entity| entity.entity_type == entity_type)
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -815,11 +823,7 @@ mod tests {
     fn a_moved_child_leaves_its_old_parent_and_joins_the_new_one_in_id_order() {
         let held = held();
         let links = learn(held.iter());
-        let parents = |entity_type: &str| -> Vec<&Entity> {
-            held.iter()
-                .filter(|entity| entity.entity_type == entity_type)
-                .collect()
-        };
+        let parents = |entity_type: &str| of_type(&held, entity_type);
         let moved = moved_parents(&links, parents, (Some(&held[2]), Some(&book("1", "2"))));
         let shown: Vec<(&str, String)> = moved
             .iter()
@@ -919,11 +923,7 @@ mod tests {
     fn a_created_moved_or_deleted_child_relists_its_bare_id_in_id_order() {
         let held = bare_held();
         let links = learn(held.iter());
-        let parents = |entity_type: &str| -> Vec<&Entity> {
-            held.iter()
-                .filter(|entity| entity.entity_type == entity_type)
-                .collect()
-        };
+        let parents = |entity_type: &str| of_type(&held, entity_type);
         let created = moved_parents(&links, parents, (None, Some(&task("9", "1"))));
         assert_eq!(tasks_of(&created), [("1", "[1,3,9]".to_owned())]);
         let moved = moved_parents(&links, parents, (Some(&held[2]), Some(&task("1", "2"))));
@@ -1051,11 +1051,7 @@ mod embedded_tests {
     fn an_embedded_child_is_added_moved_refreshed_and_removed() {
         let held = held();
         let links = learn(held.iter());
-        let parents = |entity_type: &str| -> Vec<&Entity> {
-            held.iter()
-                .filter(|entity| entity.entity_type == entity_type)
-                .collect()
-        };
+        let parents = |entity_type: &str| of_type(&held, entity_type);
         let made = task(9, "Fresh", Some(1));
         let created = moved_parents(&links, parents, (None, Some(&made)));
         assert_eq!(
