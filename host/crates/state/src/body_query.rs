@@ -395,11 +395,8 @@ impl crate::service::StateService {
 mod tests {
     use super::*;
     use crate::model::BodyEnvelopeMember;
-    use rea_plugin_api::json::parse;
 
-    fn json(text: &str) -> Json {
-        parse(text.as_bytes()).unwrap()
-    }
+    use crate::test_support::parsed_json as json;
 
     fn entity(id: u64, title: &str) -> Entity {
         Entity {

@@ -451,11 +451,8 @@ impl CompoundDocuments {
 mod tests {
     use super::*;
     use crate::test_support::entity;
-    use rea_plugin_api::json::parse;
 
-    fn json(text: &str) -> Json {
-        parse(text.as_bytes()).expect("JSON")
-    }
+    use crate::test_support::parsed_json as json;
 
     fn book(id: &str, author: &str, borrower: &str) -> String {
         format!(

@@ -359,11 +359,8 @@ mod tests {
     use super::*;
     use crate::compound::CompoundDocuments;
     use crate::test_support::entity;
-    use rea_plugin_api::json::parse;
 
-    fn json(text: &str) -> Json {
-        parse(text.as_bytes()).expect("JSON")
-    }
+    use crate::test_support::parsed_json as json;
 
     fn task(id: &str, project: &str, data: &str) -> String {
         format!(

@@ -214,9 +214,7 @@ fn counter(
 mod tests {
     use super::*;
 
-    fn json(text: &str) -> Json {
-        rea_plugin_api::json::parse(text.as_bytes()).expect("JSON")
-    }
+    use crate::test_support::parsed_json as json;
 
     #[test]
     fn integers_are_found_in_objects_only_and_spelled_back_alike() {

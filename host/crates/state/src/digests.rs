@@ -174,9 +174,7 @@ fn digest_members(shown: &Json) -> Option<(String, String, (String, String))> {
 mod tests {
     use super::*;
 
-    fn parse(text: &str) -> Json {
-        rea_plugin_api::json::parse(text.as_bytes()).expect("JSON")
-    }
+    use crate::test_support::parsed_json as parse;
 
     #[test]
     fn an_answer_shows_a_digest_of_one_member_named_by_another() {

@@ -459,9 +459,7 @@ impl FolderEntries {
 mod tests {
     use super::*;
 
-    fn parse(text: &str) -> Json {
-        rea_plugin_api::json::parse(text.as_bytes()).expect("json")
-    }
+    use crate::test_support::parsed_json as parse;
 
     fn listed_of(bodies: &[&str]) -> Listed {
         let mut listed = Listed::new();

@@ -300,11 +300,8 @@ impl ReferenceExpansion {
 mod tests {
     use super::*;
     use crate::test_support::entity;
-    use rea_plugin_api::json::parse;
 
-    fn json(text: &str) -> Json {
-        parse(text.as_bytes()).expect("JSON")
-    }
+    use crate::test_support::parsed_json as json;
 
     fn held() -> Vec<Entity> {
         vec![

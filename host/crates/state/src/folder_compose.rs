@@ -566,9 +566,7 @@ fn changed_clocks(folder: &Entity, shown: &Object, stamps: &mut BTreeMap<String,
 mod tests {
     use super::*;
 
-    fn parse(text: &str) -> Json {
-        rea_plugin_api::json::parse(text.as_bytes()).expect("json")
-    }
+    use crate::test_support::parsed_json as parse;
 
     fn folder(fields: &str) -> Entity {
         Entity {

@@ -364,11 +364,8 @@ pub fn untested_roles(
 mod tests {
     use super::*;
     use crate::test_support::entity;
-    use rea_plugin_api::json::parse;
 
-    fn json(text: &str) -> Json {
-        parse(text.as_bytes()).unwrap()
-    }
+    use crate::test_support::parsed_json as json;
 
     fn held() -> Vec<Entity> {
         vec![

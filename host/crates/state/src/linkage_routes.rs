@@ -323,11 +323,8 @@ impl LinkageRoute {
 mod tests {
     use super::*;
     use crate::test_support::entity;
-    use rea_plugin_api::json::parse;
 
-    fn json(text: &str) -> Json {
-        parse(text.as_bytes()).expect("JSON")
-    }
+    use crate::test_support::parsed_json as json;
 
     fn read(ordinal: u64, path: &str, body: &str) -> Observation {
         crate::test_support::read_observation(ordinal, path, &[], body)

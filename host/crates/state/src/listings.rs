@@ -485,9 +485,7 @@ fn shown_by(listing: &FolderListing, read: &Observation, text: &str) -> Option<S
 mod tests {
     use super::*;
 
-    fn parse(text: &str) -> Json {
-        rea_plugin_api::json::parse(text.as_bytes()).expect("json")
-    }
+    use crate::test_support::parsed_json as parse;
 
     /// A tree: `/a` (a folder holding `/a/b` and the folder `/a/c`, which holds `/a/c/d`) and
     /// `/e`, as a recursive listing of `/a` and a flat root listing show them.

@@ -224,9 +224,7 @@ fn listed_keys(value: &Json, depth: usize, named: &mut BTreeSet<String>) {
 mod tests {
     use super::*;
 
-    fn parsed(text: &str) -> Json {
-        Json::parse(text.as_bytes()).expect("JSON")
-    }
+    use crate::test_support::parsed_json as parsed;
 
     fn nesting() -> Nesting {
         Nesting {

@@ -342,11 +342,8 @@ pub fn shown_identity(member: &Json, identity_field: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rea_plugin_api::json::parse;
 
-    fn json(text: &str) -> Json {
-        parse(text.as_bytes()).unwrap()
-    }
+    use crate::test_support::parsed_json as json;
 
     fn numbers(page: u64, size: u64, matched: usize) -> PageNumbers {
         PageNumbers {

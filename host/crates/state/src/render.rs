@@ -232,11 +232,8 @@ pub fn scalar_text(value: &Json) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rea_plugin_api::json::parse;
 
-    fn json(text: &str) -> Json {
-        parse(text.as_bytes()).unwrap()
-    }
+    use crate::test_support::parsed_json as json;
 
     #[test]
     fn counters_keep_their_representation() {

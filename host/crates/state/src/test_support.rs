@@ -6,6 +6,11 @@ use crate::compound::CompoundDocuments;
 use crate::model::Entity;
 use crate::observation::{Observation, RequestBody};
 
+/// A JSON text the test writes, parsed (the text is known to be JSON).
+pub(crate) fn parsed_json(text: &str) -> Json {
+    Json::parse(text.as_bytes()).expect("JSON")
+}
+
 /// An entity of `entity_type`, held in the collection of that name, with these JSON fields.
 pub(crate) fn entity(entity_type: &str, id: &str, fields: &str) -> Entity {
     Entity {

@@ -751,9 +751,7 @@ pub fn derive(
 mod tests {
     use super::*;
 
-    fn parse(text: &str) -> Json {
-        rea_plugin_api::json::parse(text.as_bytes()).expect("json")
-    }
+    use crate::test_support::parsed_json as parse;
 
     fn listing() -> FolderListing {
         let entries: BTreeMap<String, Json> = [

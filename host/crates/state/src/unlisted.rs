@@ -223,9 +223,7 @@ impl UnlistedAnswer {
 mod tests {
     use super::*;
 
-    fn parse(text: &str) -> Json {
-        rea_plugin_api::json::parse(text.as_bytes()).expect("json")
-    }
+    use crate::test_support::parsed_json as parse;
 
     #[test]
     fn the_counter_is_the_largest_number_of_an_object_naming_an_entry() {

@@ -158,9 +158,7 @@ fn named_by(identifier: &Object, created: &Object, identity: &str) -> bool {
 mod tests {
     use super::*;
 
-    fn json(text: &str) -> Json {
-        Json::parse(text.as_bytes()).expect("json")
-    }
+    use crate::test_support::parsed_json as json;
 
     #[test]
     fn an_identifier_of_the_created_object_names_it_and_others_do_not() {

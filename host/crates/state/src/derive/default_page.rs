@@ -55,9 +55,7 @@ pub(crate) fn learned(lines: &[&Observation], plan: &ListPlan, entities: &Entiti
 mod tests {
     use super::*;
 
-    fn json(text: &str) -> Json {
-        rea_plugin_api::json::parse(text.as_bytes()).expect("json")
-    }
+    use crate::test_support::parsed_json as json;
 
     #[test]
     fn only_a_top_level_number_beside_the_list_counts_the_collection() {

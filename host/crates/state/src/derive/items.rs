@@ -832,9 +832,7 @@ pub(crate) fn differing_envelope_members(pointer: &str, lines: &[&Observation]) 
 mod tests {
     use super::*;
 
-    fn parsed(text: &str) -> Json {
-        Json::parse(text.as_bytes()).expect("JSON")
-    }
+    use crate::test_support::parsed_json as parsed;
 
     #[test]
     fn an_entity_is_echoed_at_the_root_in_an_envelope_or_as_an_arrays_one_item() {

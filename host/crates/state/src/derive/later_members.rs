@@ -212,9 +212,7 @@ fn holds_string(value: &Json, text: &str) -> bool {
 mod tests {
     use super::*;
 
-    fn json(text: &str) -> Json {
-        Json::parse(text.as_bytes()).expect("json")
-    }
+    use crate::test_support::parsed_json as json;
 
     #[test]
     fn an_object_widens_only_with_every_held_member_equal() {

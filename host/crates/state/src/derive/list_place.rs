@@ -137,11 +137,8 @@ pub(crate) fn place_in(body: &Json, agreed: Option<&str>) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::{agreed_place, list_places, place_in};
-    use rea_plugin_api::json::{Json, parse};
 
-    fn body(text: &str) -> Json {
-        parse(text.as_bytes()).expect("json")
-    }
+    use crate::test_support::parsed_json as body;
 
     #[test]
     fn an_array_of_related_objects_beside_the_list_is_not_the_list() {

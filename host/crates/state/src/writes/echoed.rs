@@ -99,9 +99,7 @@ pub(super) fn render(mut answer: Json, pointer: &str, echoed: &BTreeMap<String, 
 mod tests {
     use super::*;
 
-    fn json(text: &str) -> Json {
-        Json::parse(text.as_bytes()).expect("JSON")
-    }
+    use crate::test_support::parsed_json as json;
 
     #[test]
     fn a_place_outside_the_entity_repeating_a_member_naming_it_echoes_that_member() {

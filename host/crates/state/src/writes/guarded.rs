@@ -630,9 +630,7 @@ fn refused_sub(position: usize, answer: &StateAnswer) -> StateAnswer {
 mod tests {
     use super::*;
 
-    fn json(text: &str) -> Json {
-        rea_plugin_api::json::parse(text.as_bytes()).expect("JSON")
-    }
+    use crate::test_support::parsed_json as json;
 
     fn items(text: &str) -> Vec<Json> {
         json(text).as_array().expect("a list").clone()

@@ -1486,9 +1486,7 @@ fn response_kind(call: &Call, effect: Effect) -> Option<(ResponseKind, Option<St
 mod tests {
     use super::*;
 
-    fn json(text: &str) -> Json {
-        Json::parse(text.as_bytes()).expect("JSON")
-    }
+    use crate::test_support::parsed_json as json;
 
     #[test]
     fn an_envelope_may_carry_scalar_options_beside_it() {

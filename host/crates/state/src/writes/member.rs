@@ -364,9 +364,7 @@ impl Views {
 mod tests {
     use super::*;
 
-    fn json(text: &str) -> Json {
-        Json::parse(text.as_bytes()).expect("JSON")
-    }
+    use crate::test_support::parsed_json as json;
 
     fn tag_write(remove: bool) -> MemberWrite {
         MemberWrite {

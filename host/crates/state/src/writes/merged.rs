@@ -382,9 +382,7 @@ fn top_member(pointer: &str) -> Option<String> {
 mod tests {
     use super::*;
 
-    fn json(text: &str) -> Json {
-        Json::parse(text.as_bytes()).expect("JSON")
-    }
+    use crate::test_support::parsed_json as json;
 
     fn object(text: &str) -> Object {
         json(text).as_object().expect("object").clone()

@@ -312,9 +312,7 @@ fn serve_plan(
 mod tests {
     use super::*;
 
-    fn json(text: &str) -> Json {
-        Json::parse(text.as_bytes()).expect("JSON")
-    }
+    use crate::test_support::parsed_json as json;
 
     #[test]
     fn a_name_is_appended_or_sorted_in_and_a_listed_name_is_refused() {

@@ -457,9 +457,7 @@ mod tests {
     use super::*;
     use crate::test_support::entity;
 
-    fn parsed(text: &str) -> Json {
-        Json::parse(text.as_bytes()).expect("JSON")
-    }
+    use crate::test_support::parsed_json as parsed;
 
     fn held() -> Vec<Arc<Entity>> {
         [

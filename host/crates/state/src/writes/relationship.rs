@@ -869,9 +869,7 @@ fn rewrite_strings(value: &Json, respell: &dyn Fn(&str) -> String) -> Json {
 mod tests {
     use super::*;
 
-    fn json(text: &str) -> Json {
-        Json::parse(text.as_bytes()).expect("json")
-    }
+    use crate::test_support::parsed_json as json;
 
     #[test]
     fn the_member_is_split_around_the_relationship_name_in_its_last_segment() {

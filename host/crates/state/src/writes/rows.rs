@@ -218,9 +218,7 @@ pub(crate) fn render_rows(model: &RowsModel, identity: &str, written: &[&Entity]
 mod tests {
     use super::*;
 
-    fn json(text: &str) -> Json {
-        Json::parse(text.as_bytes()).expect("JSON")
-    }
+    use crate::test_support::parsed_json as json;
 
     fn object(text: &str) -> Object {
         json(text).as_object().expect("an object").clone()

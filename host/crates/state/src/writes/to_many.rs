@@ -479,9 +479,7 @@ pub(super) fn serve(
 mod tests {
     use super::*;
 
-    fn json(text: &str) -> Json {
-        Json::parse(text.as_bytes()).expect("json")
-    }
+    use crate::test_support::parsed_json as json;
 
     #[test]
     fn an_add_sets_a_linkage_naming_the_parent_and_a_removal_clears_it() {
