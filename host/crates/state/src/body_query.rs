@@ -14,7 +14,7 @@ use crate::model::{
     BodyQueryView, DefaultOrder, Entity, EnvelopePresence, PageToken, QueryModel, QueryRole,
 };
 use crate::query::evaluate_over_bytes;
-use crate::render::{identity_value, project_to, scalar_text};
+use crate::render::project_to;
 use crate::rules::RuleSet;
 
 /// A body read into the terms the state evaluates.
@@ -135,7 +135,7 @@ pub fn default_ordered<'a>(
     members: &[&'a Entity],
 ) -> Vec<&'a Entity> {
     let mut ordered = members.to_vec();
-    let id = |entity: &Entity| identity_value(&entity.fields, identity).and_then(scalar_text);
+    let id = |entity: &Entity| crate::render::identity_text(&entity.fields, identity);
     match order {
         DefaultOrder::State => {}
         DefaultOrder::Reversed => ordered.reverse(),

@@ -340,11 +340,7 @@ fn read_fields<'a>(
         None => return refuse(pointer, "lacks its `fields` member"),
     };
     exact(fields, &format!("{pointer}/fields"), "`fields`")?;
-    if crate::render::identity_value(fields, &entity_type.identity_field)
-        .and_then(scalar_text)
-        .as_deref()
-        != Some(id)
-    {
+    if crate::render::identity_text(fields, &entity_type.identity_field).as_deref() != Some(id) {
         return refuse(
             format!("{pointer}/fields"),
             "`fields` must hold the type's identity field with the entity's `id` as its value",
@@ -383,7 +379,7 @@ fn read_view_fields(
             return refuse(at, "each view's values must be an object");
         };
         if let Some(identity) = crate::render::identity_value(shown, &entity_type.identity_field)
-            && scalar_text(identity).as_deref() != Some(id)
+            && scalar_text(&identity).as_deref() != Some(id)
         {
             return refuse(
                 at,

@@ -56,6 +56,7 @@ pub mod exact;
 pub mod expansion;
 pub mod families;
 pub mod folder_compose;
+pub mod fused_identity;
 pub mod held;
 pub mod instant;
 pub mod intake;

@@ -16,7 +16,6 @@ use rea_plugin_api::json::{Json, Object};
 use serde::{Deserialize, Serialize};
 
 use crate::observation::{Observation, RequestBody, Timeline};
-use crate::render::{identity_value, scalar_text};
 
 /// How an item view's entity object nests its properties.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -164,8 +163,7 @@ fn composed_members(objects: &[&Object], identity: &str, properties: &str) -> Ve
         .filter(|key| *key != identity && *key != properties)
         .filter(|key| {
             objects.iter().all(|object| {
-                let id = identity_value(&Json::Object((*object).clone()), identity)
-                    .and_then(scalar_text);
+                let id = crate::render::identity_text(&Json::Object((*object).clone()), identity);
                 let text = object.get(key).and_then(Json::as_str);
                 matches!((id, text), (Some(id), Some(text)) if spells_segment(text, &id))
             })

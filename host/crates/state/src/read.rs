@@ -38,8 +38,7 @@ use crate::page_envelope::{PageEnvelope, PageNumbers};
 use crate::query::evaluate;
 use crate::recorded::{NotModelled, RecordingUnusable, call_scope};
 use crate::render::{
-    identity_value, missing_required, project_to, render_entity, scalar_text, selects_fields,
-    set_counter, with_value_at,
+    missing_required, project_to, render_entity, selects_fields, set_counter, with_value_at,
 };
 use crate::service::StateService;
 use crate::store::LiveState;
@@ -169,9 +168,7 @@ fn find_item<'a>(
                     live.collection(&item.entity_type, held)
                         .into_iter()
                         .find(|entity| {
-                            identity_value(&entity.fields, field)
-                                .and_then(scalar_text)
-                                .as_deref()
+                            crate::render::identity_text(&entity.fields, field).as_deref()
                                 == Some(name.as_str())
                         })
                 }
@@ -1539,9 +1536,7 @@ impl StateService {
         // The envelope names the entity it was recorded for; it names this one.
         let mut body = envelope.json().cloned().unwrap_or_default();
         let id_of = |object: Option<&Json>| {
-            object
-                .and_then(|object| crate::render::identity_value(object, &item.identity_field))
-                .and_then(crate::render::scalar_text)
+            object.and_then(|object| crate::render::identity_text(object, &item.identity_field))
         };
         if let (Some(recorded), Some(called)) = (
             id_of(body.pointer(&item.entity_pointer)),

@@ -1,6 +1,8 @@
 //! Rendering: how views show the state. Extraction verifies views with these functions and
 //! serving answers with them, so a view kept by verification answers exactly what was checked.
 
+use std::borrow::Cow;
+
 use rea_plugin_api::json::{Json, Number, Object};
 
 use crate::model::{Entity, ViewShape};
@@ -24,12 +26,21 @@ pub fn pointer_mut<'a>(value: &'a mut Json, pointer: &str) -> Option<&'a mut Jso
 
 /// The value of an entity's identity field: a member (`id`), or, for an identity nested inside
 /// the entity, a JSON pointer into it (`/info/run_id`).
-pub fn identity_value<'a>(object: &'a Json, identity: &str) -> Option<&'a Json> {
+/// A fused identity (`{task_id},{tag}`, see [`crate::fused_identity`]) is its members' texts
+/// joined, as a JSON string.
+pub fn identity_value<'a>(object: &'a Json, identity: &str) -> Option<Cow<'a, Json>> {
     if identity.starts_with('/') {
-        object.pointer(identity)
+        object.pointer(identity).map(Cow::Borrowed)
+    } else if let Some(fused) = crate::fused_identity::value(object, identity) {
+        Some(fused)
     } else {
-        object.get(identity)
+        object.get(identity).map(Cow::Borrowed)
     }
+}
+
+/// The text of an entity's identity (see [`identity_value`]), when it is a scalar.
+pub fn identity_text(object: &Json, identity: &str) -> Option<String> {
+    scalar_text(identity_value(object, identity)?.as_ref())
 }
 
 /// The top-level member an identity field lives in (`info` for `/info/run_id`).

@@ -19,7 +19,7 @@ use crate::model::{
     ViewDetail,
 };
 use crate::observation::{Observation, RequestBody, Timeline};
-use crate::render::{identity_value, scalar_text};
+use crate::render::scalar_text;
 use crate::rules::RuleSet;
 
 /// The held collection of a type a call's path lies under: the longest collection key that is a
@@ -471,7 +471,7 @@ fn member_type(
                 continue;
             };
             for member in members {
-                let Some(id) = identity_value(member, identity).and_then(scalar_text) else {
+                let Some(id) = crate::render::identity_text(member, identity) else {
                     continue;
                 };
                 let collection = enclosing_collection(collections.iter().copied(), &call.path)?;

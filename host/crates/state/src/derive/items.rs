@@ -61,30 +61,47 @@ pub(crate) fn identity_preference(name: &str) -> u8 {
     }
 }
 
-/// `(pointer, field)` pairs where an object echoes `id`: at the root, one envelope level down, or
-/// as the one item of an envelope's array (a row page answering `{"rows": [{…}]}`: `/rows/0`).
-fn echo_candidates(body: &Json, id: &str) -> Vec<(String, String)> {
-    let mut found = Vec::new();
+/// The objects of a body an entity may sit in, with their pointers: the root, an envelope's
+/// object one level down, and the one item of an envelope's array (a row page answering
+/// `{"rows": [{…}]}`: `/rows/0`).
+fn entity_places(body: &Json) -> Vec<(String, &Object)> {
     let Some(object) = body.as_object() else {
-        return found;
+        return Vec::new();
     };
+    let mut places = vec![(String::new(), object)];
     for (key, value) in object.iter() {
-        if scalar_text(value).as_deref() == Some(id) {
-            found.push((String::new(), key.to_owned()));
+        match value {
+            Json::Object(inner) => {
+                places.push((format!("/{}", escape_pointer_segment(key)), inner))
+            }
+            Json::Array(items) => {
+                if let [Json::Object(inner)] = items.as_slice() {
+                    places.push((format!("/{}/0", escape_pointer_segment(key)), inner));
+                }
+            }
+            _ => {}
         }
     }
-    for (key, value) in object.iter() {
-        let (inner, pointer) = match value {
-            Json::Object(inner) => (inner, format!("/{}", escape_pointer_segment(key))),
-            Json::Array(items) => match items.as_slice() {
-                [Json::Object(inner)] => (inner, format!("/{}/0", escape_pointer_segment(key))),
-                _ => continue,
-            },
-            _ => continue,
-        };
-        for (field, item) in inner.iter() {
-            if scalar_text(item).as_deref() == Some(id) {
-                found.push((pointer.clone(), field.to_owned()));
+    places
+}
+
+/// `(pointer, field)` pairs where an object echoes `id` (see [`entity_places`]). Where no member
+/// echoes it, the fused identities an object shows it by ([`crate::fused_identity`]: a row page
+/// of a compound key, `5,release` of `{task_id},{tag}`).
+fn echo_candidates(body: &Json, id: &str) -> Vec<(String, String)> {
+    let places = entity_places(body);
+    let mut found = Vec::new();
+    for (pointer, object) in &places {
+        for (key, value) in object.iter() {
+            if scalar_text(value).as_deref() == Some(id) {
+                found.push((pointer.clone(), key.to_owned()));
+            }
+        }
+    }
+    if found.is_empty() {
+        for (pointer, object) in &places {
+            for fused in crate::fused_identity::candidates(object, id) {
+                found.push((pointer.clone(), fused));
             }
         }
     }
@@ -474,7 +491,7 @@ fn entity_of<'a>(plan: &ItemPlan, observation: &'a Observation) -> Option<(Cow<'
         Some(nesting) => Cow::Owned(nesting.flatten(&plan.identity_field, shown)?),
         None => Cow::Borrowed(shown),
     };
-    let id = scalar_text(identity_value(&object, &plan.identity_field)?)?;
+    let id = crate::render::identity_text(&object, &plan.identity_field)?;
     let (named, shown) = match &plan.key {
         ItemKey::Path => (
             decoded(template_value(
@@ -485,7 +502,7 @@ fn entity_of<'a>(plan: &ItemPlan, observation: &'a Observation) -> Option<(Cow<'
         ),
         ItemKey::Query { parameter, field } => (
             query_value(observation, parameter)?.to_owned(),
-            scalar_text(identity_value(&object, field)?)?,
+            crate::render::identity_text(&object, field)?,
         ),
     };
     (named == shown).then_some((object, id))
@@ -851,6 +868,12 @@ mod tests {
         // An array of several items, or of scalars, holds no one entity.
         let list = parsed(r#"{"rows": [{"id": 7}, {"id": 8}], "keys": ["7"]}"#);
         assert!(echo_candidates(&list, "7").is_empty());
+        // A compound key no one member echoes: the members it fuses.
+        let compound = parsed(r#"{"rows": [{"task_id": 5, "tag": "release"}], "ok": true}"#);
+        assert_eq!(
+            echo_candidates(&compound, "5,release"),
+            [("/rows/0".into(), "{task_id},{tag}".into())]
+        );
     }
 
     fn pairs(query: &[(&str, &str)]) -> Vec<(String, String)> {

@@ -226,10 +226,7 @@ fn resolve_line(
         if marked_deleted(member) {
             return None;
         }
-        let id = scalar_text(crate::render::identity_value(
-            member,
-            &entity_type.identity_field,
-        )?)?;
+        let id = crate::render::identity_text(member, &entity_type.identity_field)?;
         if !seen.insert(id.clone()) {
             return None;
         }
@@ -560,8 +557,7 @@ fn row_documents<'a>(
         .filter(|(_, value)| matches!(value, Json::Object(_)));
     for (name, document) in nested {
         for held in others {
-            let shows = crate::render::identity_value(document, &held.identity_field)
-                .and_then(scalar_text)
+            let shows = crate::render::identity_text(document, &held.identity_field)
                 .is_some_and(|nested_id| nested_id == id);
             if let Some(collection) = shows
                 .then(|| enclosing_fit(path, &held.collection_template))
@@ -602,9 +598,7 @@ impl ListPlan {
                 .get(&line.ordinal)
                 .map_or(&[][..], Vec::as_slice);
             for (position, row) in members_of(line, &self.list_pointer).iter().enumerate() {
-                let Some(id) = crate::render::identity_value(row, &row_type.identity_field)
-                    .and_then(scalar_text)
-                else {
+                let Some(id) = crate::render::identity_text(row, &row_type.identity_field) else {
                     continue;
                 };
                 for (name, document, held, collection) in

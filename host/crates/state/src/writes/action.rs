@@ -239,7 +239,7 @@ fn acts_on(
         }
         let other = call.body.as_ref().and_then(|answer| {
             let (_, shown) = find_entity(answer, &info.identity, None, &item.entity_pointer)?;
-            crate::render::identity_value(shown, &info.identity).and_then(scalar_text)
+            crate::render::identity_text(shown, &info.identity)
         });
         return other.is_none_or(|shown| shown == value);
     }

@@ -1312,7 +1312,8 @@ impl Applying<'_, '_> {
             other => other,
         };
         let id = self.new_identity(&fields, &identity, &entity_type, &collection)?;
-        let parent_id = crate::render::identity_value(&fields, &identity).cloned();
+        let parent_id =
+            crate::render::identity_value(&fields, &identity).map(std::borrow::Cow::into_owned);
         change.sequences = sequences_of(self.plan, &fields, &collection);
         change.history = self.history_charge(&entity_type, &collection, &change.sequences)?;
         let entity = Entity {
@@ -1477,7 +1478,7 @@ impl Applying<'_, '_> {
         else {
             return;
         };
-        let Some(id) = crate::render::identity_value(fields, identity).and_then(scalar_text) else {
+        let Some(id) = crate::render::identity_text(fields, identity) else {
             return;
         };
         let collection_segments = self
@@ -1501,7 +1502,7 @@ impl Applying<'_, '_> {
         entity_type: &str,
         collection: &str,
     ) -> Result<String, Refused> {
-        let Some(id) = crate::render::identity_value(fields, identity).and_then(scalar_text) else {
+        let Some(id) = crate::render::identity_text(fields, identity) else {
             return Err(refused(
                 "invalid_arguments",
                 format!(
@@ -1633,8 +1634,7 @@ impl Applying<'_, '_> {
             .as_ref()
             .and_then(|target| target.identity_field.as_deref())
             .unwrap_or_default();
-        let copy = crate::render::identity_value(&after.fields, identity)
-            .and_then(scalar_text)
+        let copy = crate::render::identity_text(&after.fields, identity)
             .ok_or_else(|| refused("not_modelled", "the copy was given no new identity"))?;
         let collection = moved_collection(&before, &after.fields, &copy)?;
         if copy == before.id && collection == before.collection {
@@ -1861,9 +1861,9 @@ fn bulk_ids(
             let value = if layout.objects {
                 crate::render::identity_value(item, identity)
             } else {
-                Some(item)
+                Some(std::borrow::Cow::Borrowed(item))
             };
-            match value.and_then(scalar_text) {
+            match value.as_deref().and_then(scalar_text) {
                 Some(id) => Ok((Some(id), item.clone())),
                 None if keyed && layout.objects && value.is_none() => Ok((None, item.clone())),
                 None => Err(refused(
@@ -2113,7 +2113,7 @@ fn render_written(plan: &WritePlan, recorded: Option<&Json>, change: &Change) ->
         ResponseKind::Identity => {
             let entity = written?;
             let identity = plan.target.as_ref()?.identity_field.as_deref()?;
-            let value = crate::render::identity_value(&entity.fields, identity)?.clone();
+            let value = crate::render::identity_value(&entity.fields, identity)?.into_owned();
             Some(with_value_at(recorded.clone(), pointer, value))
         }
         ResponseKind::Projection => render_projection(recorded, pointer, &generated, written?),

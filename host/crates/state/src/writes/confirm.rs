@@ -48,7 +48,7 @@ use crate::answer::{StateAnswer, StateSource};
 use crate::derive::entities::collection_key;
 use crate::model::{Entity, StateView, ViewDetail};
 use crate::observation::{Observation, RequestBody, Timeline, decoded};
-use crate::render::{missing_required, render_entity, scalar_text};
+use crate::render::{missing_required, render_entity};
 use crate::rules::RuleSet;
 use crate::service::StateService;
 use crate::store::{LiveState, Position};
@@ -1580,9 +1580,7 @@ fn check_list_read(
             .to_owned(),
         recorded_ids: members(observation, &list.list_pointer)
             .iter()
-            .filter_map(|member| {
-                crate::render::identity_value(member, &identity).and_then(scalar_text)
-            })
+            .filter_map(|member| crate::render::identity_text(member, &identity))
             .collect(),
     };
     let whole = matches!(
@@ -1720,8 +1718,7 @@ fn differing_members(
             continue;
         }
         for member in [left, right].into_iter().flatten() {
-            if let Some(id) = crate::render::identity_value(member, identity).and_then(scalar_text)
-            {
+            if let Some(id) = crate::render::identity_text(member, identity) {
                 let key = (
                     listed.entity_type.to_owned(),
                     listed.member_collection(&id),
@@ -1779,8 +1776,7 @@ fn membership_only(
     if answered.len() >= recorded.len() {
         return false;
     }
-    let id_of =
-        |member: &Json| crate::render::identity_value(member, identity).and_then(scalar_text);
+    let id_of = |member: &Json| crate::render::identity_text(member, identity);
     let mut shared = answered.iter().peekable();
     for member in recorded.iter() {
         if shared.peek().is_some_and(|next| *next == member) {

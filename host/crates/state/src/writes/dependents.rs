@@ -29,7 +29,7 @@ use crate::derive::lists::listed_collection;
 use crate::derive::marked_deleted;
 use crate::model::Entity;
 use crate::observation::{Observation, Timeline};
-use crate::render::{identity_value, scalar_text};
+use crate::render::scalar_text;
 use crate::store::LiveState;
 
 /// The members of `fields` (its identity left out) holding `id` as text: a top-level member by
@@ -257,7 +257,7 @@ impl Listing<'_> {
         let listed: Vec<(String, &Json)> = observe::members(read, self.list_pointer)
             .iter()
             .filter_map(|object| {
-                let listed_id = identity_value(object, self.identity).and_then(scalar_text)?;
+                let listed_id = crate::render::identity_text(object, self.identity)?;
                 Some((listed_id, object))
             })
             .collect();

@@ -89,9 +89,11 @@ pub(crate) fn learn(
     // A create tool whose calls send one object or an array of them (a batch) is learned from
     // the one-object calls: a served call sends one object, and the confirmation adopts what
     // each batch call was observed to leave.
-    let batches = batch_create_calls(draft, calls);
+    let mut batches = batch_create_calls(draft, calls);
     if !batches.is_empty() && batches.len() < draft.calls.len() {
         draft.calls.retain(|call| !batches.contains(call));
+    } else {
+        batches.clear();
     }
     // Likewise a create into a collection whose earlier content is unknown (an unmodelled write
     // made it) beside creates into held collections: the confirmation adopts it. Where every
@@ -113,6 +115,7 @@ pub(crate) fn learn(
     let creating = upsert_creating_calls(draft, calls);
     if creating.is_empty() {
         learn_one(draft, calls, views, rules, records);
+        adopt_batch_options(draft, calls, &batches);
     } else {
         learn_upsert(draft, calls, views, rules, records, creating);
     }
@@ -129,6 +132,21 @@ fn batch_create_calls(draft: &Draft, calls: &[Call]) -> Vec<usize> {
         .copied()
         .filter(|call| super::observe::batch_call(&calls[*call]))
         .collect()
+}
+
+/// The options the dropped batch calls sent beside their array, taken by the one-object body
+/// the plan learned (see [`super::batch_options`]).
+fn adopt_batch_options(draft: &mut Draft, calls: &[Call], batches: &[usize]) {
+    let bodies: Vec<&Json> = batches
+        .iter()
+        .filter_map(|call| match &calls[*call].request {
+            RequestBody::Json(body) => Some(body),
+            _ => None,
+        })
+        .collect();
+    if let Some(body) = draft.plan.body.as_mut() {
+        super::batch_options::adopt(body, &bodies);
+    }
 }
 
 /// The calls of an upsert (a `PUT` of an item path) that created their entity; none when the

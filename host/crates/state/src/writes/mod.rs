@@ -43,6 +43,7 @@
 mod action;
 pub mod apply;
 pub mod batch;
+mod batch_options;
 mod children;
 pub mod confirm;
 mod conflict;
@@ -94,7 +95,6 @@ use self::model::{Effect, WritePlan, WriteTarget};
 use self::target::{Classified, TargetKind};
 use crate::model::{ItemKey, RelatedWrite, StateView, ViewDetail, WriteScope};
 use crate::observation::{Observation, Timeline, decoded};
-use crate::render::{identity_value, scalar_text};
 use crate::rules::RuleSet;
 
 /// An item view of a type.
@@ -201,14 +201,12 @@ impl ItemScope {
                     value
                 } else {
                     let object = read.body.as_ref()?.pointer(&self.entity_pointer)?;
-                    if identity_value(object, field)
-                        .and_then(scalar_text)
-                        .as_deref()
+                    if crate::render::identity_text(object, field).as_deref()
                         != Some(value.as_str())
                     {
                         return None;
                     }
-                    identity_value(object, identity).and_then(scalar_text)?
+                    crate::render::identity_text(object, identity)?
                 }
             }
         };

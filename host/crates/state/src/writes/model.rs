@@ -577,12 +577,7 @@ impl BulkIds {
             .pointer(&self.pointer)?
             .as_array()?
             .iter()
-            .find(|item| {
-                crate::render::identity_value(item, identity)
-                    .and_then(crate::render::scalar_text)
-                    .as_deref()
-                    == Some(id)
-            })?;
+            .find(|item| crate::render::identity_text(item, identity).as_deref() == Some(id))?;
         let mut members = object.as_object()?.clone();
         members.remove(identity);
         Some(members)

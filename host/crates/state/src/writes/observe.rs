@@ -180,8 +180,7 @@ pub(crate) fn find_entity<'a>(
     preferred: &str,
 ) -> Option<(String, &'a Json)> {
     let fits = |object: &Json| {
-        crate::render::identity_value(object, identity)
-            .and_then(scalar_text)
+        crate::render::identity_text(object, identity)
             .is_some_and(|found| id.is_none_or(|id| id == found))
     };
     let mut candidates: Vec<String> = vec![preferred.to_owned(), String::new()];
@@ -820,9 +819,7 @@ impl Simulation<'_> {
         let Some((pointer, object)) = find_entity(response, &info.identity, None, preferred) else {
             return;
         };
-        let Some(copy) =
-            crate::render::identity_value(object, &info.identity).and_then(scalar_text)
-        else {
+        let Some(copy) = crate::render::identity_text(object, &info.identity) else {
             return;
         };
         let shown = kept_where_left_null(object, &before.fields);
@@ -883,7 +880,7 @@ impl Simulation<'_> {
             let (pointer, object) = find_entity(response, &info.identity, None, preferred)?;
             Some((
                 pointer,
-                crate::render::identity_value(object, &info.identity).and_then(scalar_text)?,
+                crate::render::identity_text(object, &info.identity)?,
             ))
         });
         let id = match from_response {
@@ -1261,9 +1258,7 @@ pub(crate) fn batch_targets(
     response: Option<&Json>,
     identity: &str,
 ) -> Option<Vec<(String, Option<Json>)>> {
-    let id_of = |object: &Json, member: &str| {
-        crate::render::identity_value(object, member).and_then(scalar_text)
-    };
+    let id_of = |object: &Json, member: &str| crate::render::identity_text(object, member);
     let listing = response.and_then(answer_listing).filter(|items| {
         items.len() == sent.len() && items.iter().all(|item| item.as_object().is_some())
     });
@@ -1293,7 +1288,7 @@ fn naming_member(sent: &[Json], items: &[Json], identity: &str) -> Option<String
         .iter()
         .zip(items)
         .filter_map(|(object, item)| {
-            let id = crate::render::identity_value(object, identity).and_then(scalar_text)?;
+            let id = crate::render::identity_text(object, identity)?;
             Some((id, item))
         })
         .collect();
@@ -1396,8 +1391,7 @@ impl ReadsAfter {
         let shown = match listed {
             [] => None,
             [object]
-                if crate::render::identity_value(object, identity)
-                    .and_then(scalar_text)
+                if crate::render::identity_text(object, identity)
                     .is_some_and(|found| found == id) =>
             {
                 Some(object)
@@ -1421,9 +1415,7 @@ impl ReadsAfter {
         let objects: Vec<&Json> = members(read, &list.list_pointer).iter().collect();
         let order: Vec<String> = objects
             .iter()
-            .filter_map(|object| {
-                crate::render::identity_value(object, identity).and_then(scalar_text)
-            })
+            .filter_map(|object| crate::render::identity_text(object, identity))
             .collect();
         let query_sorted = read.pairs().iter().any(|(name, _)| is_sort_parameter(name));
         // The read lists its collection (the caller checked); the whole of it when it asks for
@@ -1913,12 +1905,11 @@ pub(crate) fn layout_ids(
         .as_array()?
         .iter()
         .map(|item| {
-            let value = if layout.objects {
-                crate::render::identity_value(item, identity)?
+            if layout.objects {
+                crate::render::identity_text(item, identity)
             } else {
-                item
-            };
-            scalar_text(value)
+                scalar_text(item)
+            }
         })
         .collect()
 }

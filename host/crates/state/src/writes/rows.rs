@@ -87,7 +87,7 @@ pub(super) fn learn_shown_rows(
 
 /// An object's identity value (a member, or a JSON pointer).
 fn identity_value_of(object: &Object, identity: &str) -> Option<Json> {
-    identity_value(&Json::Object(object.clone()), identity).cloned()
+    identity_value(&Json::Object(object.clone()), identity).map(std::borrow::Cow::into_owned)
 }
 
 /// [`learn_rows`] over the recorded answers: the first order (the body's, else the
@@ -189,8 +189,8 @@ pub(crate) fn render_rows(model: &RowsModel, identity: &str, written: &[&Entity]
     if model.order == RowOrder::Identity {
         written.sort_by(|left, right| {
             compare_values(
-                identity_value(&left.fields, identity),
-                identity_value(&right.fields, identity),
+                identity_value(&left.fields, identity).as_deref(),
+                identity_value(&right.fields, identity).as_deref(),
             )
         });
     }

@@ -136,8 +136,7 @@ pub(super) fn answered(response: Option<&Json>, identity: &str) -> Option<Vec<(S
     items
         .iter()
         .map(|item| {
-            let id = crate::render::identity_value(item, identity)
-                .and_then(crate::render::scalar_text)?;
+            let id = crate::render::identity_text(item, identity)?;
             Some((id, item.clone()))
         })
         .collect()
