@@ -95,6 +95,7 @@ mod state_field_selection;
 mod state_folder_entries;
 mod state_folder_listings;
 mod state_folder_writes;
+mod state_fused_identity;
 mod state_golden;
 mod state_guarded_batches;
 mod state_inverse_bare_ids;

@@ -67,6 +67,19 @@ pub fn value(object: &Json, identity: &str) -> Option<Cow<'static, Json>> {
     Some(Cow::Owned(Json::String(text)))
 }
 
+/// The texts naming an entity in an envelope: its identity's text, then, for a fused identity,
+/// each member's (`["5,release", "5", "release"]`); `None` when the object shows no identity.
+pub fn names(object: &Json, identity: &str) -> Option<Vec<String>> {
+    let mut names = vec![crate::render::identity_text(object, identity)?];
+    if let Some((members, _)) = parts(identity) {
+        let fields = object.as_object()?;
+        for member in members {
+            names.push(scalar_text(fields.get(member)?)?);
+        }
+    }
+    Some(names)
+}
+
 /// The fused identity an entity `object` shows `id` by, if one: `id` split at one separator (a
 /// character neither letter nor digit, tried in order of appearance) into parts that are, in
 /// order, the texts of distinct scalar members (the first such member for each part).
@@ -112,6 +125,15 @@ mod tests {
         // A member missing, or an identity naming one member: no fused value.
         assert!(super::value(&parsed_json(r#"{"task_id": 5}"#), "{task_id},{tag}").is_none());
         assert!(super::value(&row, "task_id").is_none());
+    }
+
+    #[test]
+    fn an_entity_is_named_by_its_identity_and_each_member_it_fuses() {
+        let row = parsed_json(r#"{"task_id": 5, "tag": "release"}"#);
+        let fused = names(&row, "{task_id},{tag}").expect("names");
+        assert_eq!(fused, vec!["5,release", "5", "release"]);
+        let plain = names(&parsed_json(r#"{"id": 7}"#), "id").expect("names");
+        assert_eq!(plain, vec!["7"]);
     }
 
     #[test]

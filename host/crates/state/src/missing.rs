@@ -112,20 +112,22 @@ fn rename_in(value: &mut Json, renamed: &[(String, String)]) {
 /// as a missing answer renames the recorded request's values in strings (see the module docs); a
 /// number is left alone (an envelope's count or status may equal an id).
 pub(crate) fn rename_entity(envelope: &mut Json, recorded: &str, called: &str) {
-    if recorded == called || recorded.is_empty() {
+    rename_entity_values(envelope, &[(recorded.to_owned(), called.to_owned())]);
+}
+
+/// [`rename_entity`] of several values at once, `(recorded, called)`: a fused identity's whole
+/// text and each of its members' (`["5", "release"]` of `5,release` beside the row).
+pub(crate) fn rename_entity_values(envelope: &mut Json, pairs: &[(String, String)]) {
+    let mut renamed: Vec<(String, String)> = pairs
+        .iter()
+        .filter(|(recorded, called)| recorded != called && !recorded.is_empty())
+        .cloned()
+        .collect();
+    if renamed.is_empty() {
         return;
     }
-    let renamed = [(recorded.to_owned(), called.to_owned())];
-    match envelope {
-        Json::String(_) => rename_in(envelope, &renamed),
-        Json::Array(items) => items
-            .iter_mut()
-            .for_each(|item| rename_entity(item, recorded, called)),
-        Json::Object(object) => object
-            .iter_mut()
-            .for_each(|(_, item)| rename_entity(item, recorded, called)),
-        _ => {}
-    }
+    renamed.sort_by(|a, b| b.0.len().cmp(&a.0.len()).then_with(|| a.cmp(b)));
+    rename_strings(envelope, &renamed);
 }
 
 /// A write's answer recorded as is (it shows no written entity) for a call naming `segments`:

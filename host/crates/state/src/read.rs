@@ -1535,14 +1535,15 @@ impl StateService {
         };
         // The envelope names the entity it was recorded for; it names this one.
         let mut body = envelope.json().cloned().unwrap_or_default();
-        let id_of = |object: Option<&Json>| {
-            object.and_then(|object| crate::render::identity_text(object, &item.identity_field))
+        let names_of = |object: Option<&Json>| {
+            object.and_then(|object| crate::fused_identity::names(object, &item.identity_field))
         };
         if let (Some(recorded), Some(called)) = (
-            id_of(body.pointer(&item.entity_pointer)),
-            id_of(Some(&rendered)),
+            names_of(body.pointer(&item.entity_pointer)),
+            names_of(Some(&rendered)),
         ) {
-            crate::missing::rename_entity(&mut body, &recorded, &called);
+            let pairs: Vec<(String, String)> = recorded.into_iter().zip(called).collect();
+            crate::missing::rename_entity_values(&mut body, &pairs);
         }
         let rendered = match (&item.nesting, body.pointer(&item.entity_pointer)) {
             (Some(nesting), Some(shell)) => nesting.nest(&item.identity_field, shell, &rendered),
