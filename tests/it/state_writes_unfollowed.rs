@@ -5,7 +5,8 @@
 //! entry lists read after it, which had withheld the series `DELETE` (call 54); Datasette's
 //! `POST /tracker/task_tags/{key}/-/delete` (call 56) changes the task tags read after it, which
 //! had withheld the row delete action (call 53). Both deletes are served now, confirmed by their
-//! own reads; the writes the replay cannot follow stay withheld.
+//! own reads; the writes the replay cannot follow stay withheld (FlexGet's task run; Datasette's
+//! tag delete is followed now, its compound key a fused identity).
 
 use crate::state_support::{corpus_write_plans, plan_of as plan};
 use serde_json::Value;
@@ -37,9 +38,13 @@ fn a_row_delete_is_not_charged_with_what_the_tag_delete_after_it_changed() {
         &plans,
         "post_tracker_delete_by_tracker_id_and_segment_2",
     ));
-    // The tag delete stays withheld: its `/-/delete` after the row family's key segment reads
-    // as a verb route of that family, a bulk delete whose calls name no ids in a body.
+    // The tag delete is followed now: task_tags rows are named by their compound key fused
+    // from two members (`{task_id},{tag}`, `tests/it/state_fused_identity.rs`), so the delete
+    // on that key is served, confirmed by the missing-row read after it.
     let tags = plan(&plans, "post_tracker_task_tags_delete_by_task_tag_id");
-    assert_eq!(tags["served"], false, "{tags:#}");
-    assert_eq!(tags["reason"], "body-unusable", "{tags:#}");
+    assert_served_and_confirmed(tags);
+    assert_eq!(
+        tags["target"]["identity_field"], "{task_id},{tag}",
+        "{tags:#}"
+    );
 }
