@@ -1095,6 +1095,7 @@ mod tests {
             recorded_names: recorded.iter().map(|name| (*name).to_owned()).collect(),
             array_fields: Vec::new(),
             joined_fields: Vec::new(),
+            many_joined_fields: Vec::new(),
         };
         let request = QueryGrammarRequest {
             options: Default::default(),

@@ -2167,6 +2167,7 @@ impl StateService {
         }
         let live = self.read();
         let (collection, mut objects) = Self::query_candidates(&live, tool, list, base);
+        crate::quantified::join_many(&live, list, model, pairs, &mut objects);
         Self::link_objects(&live, model, pairs, &mut objects)?;
         let candidates: Vec<&Object> = objects.iter().collect();
         let Some(evaluated) = evaluate(model, pairs, &candidates) else {
