@@ -297,21 +297,16 @@ fn filters_through_relations(manifest: &Manifest, views: &[ReadView]) -> bool {
     })
 }
 
-/// Asks the pipeline's query grammars about the list views and extends each by what they
-/// propose: a view with a model gets the parameters proposed for it, a view without one a model
-/// of them alone (answering no recorded line).
-pub fn generalize(
+/// The query evidence of every list view, in view order: what [`generalize`] asks the grammars
+/// (see [`list_queries`]; [`many_joined_fields`] where [`filters_through_relations`]).
+pub fn request_lists(
     manifest: &Manifest,
-    views: &mut [ReadView],
+    views: &[ReadView],
     entities: &[Entity],
-    rules: &RuleSet,
-) {
-    if rules.query_grammars().is_empty() {
-        return;
-    }
+) -> Vec<ListQueries> {
     let nested_plainly = names_nested_plainly(views, entities);
     let through = filters_through_relations(manifest, views);
-    let lists: Vec<ListQueries> = views
+    views
         .iter()
         .filter_map(|view| match &view.detail {
             ViewDetail::List(list) => {
@@ -328,7 +323,22 @@ pub fn generalize(
             }
             _ => None,
         })
-        .collect();
+        .collect()
+}
+
+/// Asks the pipeline's query grammars about the list views and extends each by what they
+/// propose: a view with a model gets the parameters proposed for it, a view without one a model
+/// of them alone (answering no recorded line).
+pub fn generalize(
+    manifest: &Manifest,
+    views: &mut [ReadView],
+    entities: &[Entity],
+    rules: &RuleSet,
+) {
+    if rules.query_grammars().is_empty() {
+        return;
+    }
+    let lists = request_lists(manifest, views, entities);
     if lists.is_empty() {
         return;
     }
