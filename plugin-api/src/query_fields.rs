@@ -356,6 +356,11 @@ pub fn operator_word(word: &str) -> Option<&'static str> {
         })
 }
 
+/// The word (without its `_` or `$` sigil) that quantifies a filter over the entities a member
+/// names many of, spelled after the member in a bracket path (`filter[tasks][_some][assignee]
+/// [_eq]`): the filter holds when some of them holds it. Its complement (`none`) is not modelled.
+pub const QUANTIFIER_WORDS: [&str; 1] = ["some"];
+
 /// Words read as an operator where a recording spells one so, but never offered where a family
 /// of spellings is completed (see [`OPERATORS`]): a range's bounds `min` and `max` (`gte`,
 /// `lte`), `fuzzy-match` (`like`) and `exists` (`nnull`: `true` holds a value, `false` is absent

@@ -182,22 +182,17 @@ fn the_stage_asked_through_the_registry_answers_what_the_state_holds() {
             .iter()
             .map(|entity| (**entity).clone())
             .collect();
-        let nested_plainly =
-            rea_state::derive::query_grammar::names_nested_plainly(&state.views, &entities);
-        let mut tools = Vec::new();
-        let mut lists = Vec::new();
-        for view in &state.views {
-            let ViewDetail::List(list) = &view.detail else {
-                continue;
-            };
-            tools.push(view.tool.clone());
-            lists.push(rea_state::derive::query_grammar::list_queries(
-                list,
-                &entities,
-                &rea_state::derive::query_grammar::tool_parameters(&served.manifest, &view.tool),
-                nested_plainly,
-            ));
-        }
+        let tools: Vec<String> = state
+            .views
+            .iter()
+            .filter(|view| matches!(view.detail, ViewDetail::List(_)))
+            .map(|view| view.tool.clone())
+            .collect();
+        let lists = rea_state::derive::query_grammar::request_lists(
+            &served.manifest,
+            &state.views,
+            &entities,
+        );
         let outcome = stage
             .apply(&QueryGrammarRequest {
                 options: Default::default(),

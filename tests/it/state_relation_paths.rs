@@ -108,3 +108,35 @@ fn a_dotted_filter_through_a_relation_reaches_the_joined_resources_other_attribu
         assert_eq!(ids(&answer["body"]), ids(&live), "{line}: {answer:#}");
     }
 }
+
+/// The `_some` quantifier over a one-to-many member (`rea_state::quantified`): the build
+/// filtered through a relation only as `filter[project][code][_eq]` and joined a project's tasks
+/// through field selections, so the projects some task of which holds a filter are answered
+/// from the state (the live probe, another field and operator, a value no task holds). One app:
+/// no other recorded application quantifies over a relation a build shows.
+#[test]
+fn a_filter_quantified_over_a_members_related_entities_keeps_the_entities_one_of_which_holds_it() {
+    let (directus, probes) = served_with_probes("directus");
+    let line = "GET /items/projects?filter%5Btasks%5D%5B_some%5D%5Bassignee%5D%5B_eq%5D=chen&fields=id%2Ccode";
+    let record = probe_with_line(&probes, line);
+    let (answer, live) = answer_probe(&directus, record, PROJECTS);
+    assert_eq!(answer.get("body"), Some(&live), "{line}");
+    let ids = |name: &str, value: &str| {
+        let mut arguments = Map::new();
+        arguments.insert(name.to_owned(), Value::from(value));
+        arguments.insert("fields".to_owned(), Value::from("id"));
+        let (answer, is_error) = directus.call(PROJECTS, arguments);
+        assert!(!is_error, "{name}={value}: {answer}");
+        answer["body"]["data"]
+            .as_array()
+            .expect("a list")
+            .iter()
+            .map(|project| project["id"].as_i64().expect("an id"))
+            .collect::<Vec<_>>()
+    };
+    // The tasks in progress (2 and 6) are both of project 2.
+    assert_eq!(ids("filter[tasks][_some][state][_eq]", "doing"), [2]);
+    // Tasks of priority 5: 8 (project 4) and 9 (no project).
+    assert_eq!(ids("filter[tasks][_some][priority][_gte]", "5"), [4]);
+    assert!(ids("filter[tasks][_some][assignee][_eq]", "nobody").is_empty());
+}

@@ -129,6 +129,15 @@ pub struct ListQueries {
     /// Added after `array_fields`: an older host sends none.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub joined_fields: Vec<String>,
+    /// The fields of related entities the state reaches through a member naming many of them
+    /// (`tasks.assignee` where the tasks holding a project's id are its `tasks`), dotted, sorted:
+    /// a filter quantifies over them, holding when some related entity holds it; the bracket
+    /// spelling puts the quantifier word after the member (`filter[tasks][_some][assignee][_eq]`,
+    /// see [`crate::query_fields::QUANTIFIER_WORDS`]). Given only where the application's
+    /// recorded filters reach through a relation. Added after `joined_fields`: an older host
+    /// sends none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub many_joined_fields: Vec<String>,
 }
 
 /// What a query grammar proposes: for each list of the request (same order), the parameters it

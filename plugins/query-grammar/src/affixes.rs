@@ -21,7 +21,10 @@
 //!   object fields. The fields of the entities a many-to-one member joins (`ListQueries::
 //!   joined_fields`) take the forms spelled as a recorded joined field was: dotted inside the
 //!   form (`filter[project.name]` beside a recorded `filter[project.code]`), else as a bracket
-//!   path (`filter[project][name][_eq]`).
+//!   path (`filter[project][name][_eq]`). Through a member naming many related entities
+//!   (`ListQueries::many_joined_fields`) the bracket path carries the quantifier word
+//!   (`filter[tasks][_some][assignee][_eq]`), filtering the dotted field: some related entity
+//!   holds it.
 //! - Sorts, directions, searches, pages, page sizes, offsets and ends established by name on one
 //!   list are offered by that name on the application's other lists; a sort name holding its
 //!   field in brackets (`$sort[title]`, see [`bracket_sort`]) is a spelling instead, offered
@@ -46,8 +49,8 @@ use rea_plugin_api::contracts::query::{
     QueryGrammarRequest, QueryRole, QueryTerm,
 };
 use rea_plugin_api::query_fields::{
-    ARRAY_ITEM_OPERATORS, OPERATORS, ORDER_COMPARISONS, SET_OPERATORS, SORT_NAMES, is_role_name,
-    operator_word, spelled_in,
+    ARRAY_ITEM_OPERATORS, OPERATORS, ORDER_COMPARISONS, QUANTIFIER_WORDS, SET_OPERATORS,
+    SORT_NAMES, is_role_name, operator_word, spelled_in,
 };
 
 /// The stage's name.
@@ -326,6 +329,9 @@ impl Grammar {
                 }
             }
         }
+        for (name, role) in self.quantified(list) {
+            offer(name, role);
+        }
         // A field holding an array of scalars takes the forms of the operators that read it
         // item by item.
         for field in &list.array_fields {
@@ -336,6 +342,43 @@ impl Grammar {
             }
         }
         extended
+    }
+}
+
+impl Grammar {
+    /// The bracket paths quantified over a member naming many related entities (`ListQueries::
+    /// many_joined_fields`): each bracket form spelled through the member, the quantifier word
+    /// with the operator word's sigil, then the related entity's field
+    /// (`filter[tasks][_some][assignee][_eq]` beside a recorded `filter[state][_eq]`), filtering
+    /// the dotted field (`tasks.assignee`), which holds when some related entity holds it.
+    fn quantified(&self, list: &ListQueries) -> Vec<(String, QueryRole)> {
+        let mut offered = Vec::new();
+        if self.dotted {
+            return offered;
+        }
+        for field in &list.many_joined_fields {
+            let Some((member, rest)) = field.split_once('.') else {
+                continue;
+            };
+            let path = rest.replace('.', "][");
+            // A form with its operator word after the field (`][_eq]`, not `]` alone).
+            let operator_forms = self
+                .forms
+                .iter()
+                .filter(|(form, _)| is_bracket_form(form) && form.1.len() > 1);
+            for (form, op) in operator_forms {
+                let sigil: String = form.1[1..]
+                    .trim_start_matches('[')
+                    .chars()
+                    .take_while(|character| matches!(character, '_' | '$'))
+                    .collect();
+                for word in QUANTIFIER_WORDS {
+                    let name = format!("{}{member}][{sigil}{word}][{path}{}", form.0, form.1);
+                    offered.push((name, filter(field, op)));
+                }
+            }
+        }
+        offered
     }
 }
 
@@ -413,6 +456,7 @@ mod tests {
             recorded_names: names(recorded),
             array_fields: Vec::new(),
             joined_fields: Vec::new(),
+            many_joined_fields: Vec::new(),
         }
     }
 
@@ -447,6 +491,43 @@ mod tests {
         );
         // Not through a form that is no bracket form.
         assert!(!extended.keys().any(|name| name.starts_with("project")));
+    }
+
+    #[test]
+    fn a_field_joined_through_a_member_naming_many_is_quantified_in_the_bracket_path() {
+        // directus: `filter[state][_eq]` and `filter[priority][_lte]` recorded on the tasks; the
+        // projects join their tasks (`tasks.assignee`).
+        let learned = roles(&[
+            ("filter[state][_eq]", filter("state", "eq")),
+            ("filter[priority][_lte]", filter("priority", "lte")),
+            ("filter[assignee][_in]", filter("assignee", "in")),
+        ]);
+        let grammar = Grammar::learn([&learned]);
+        let mut projects = list(&BTreeMap::new(), &["code", "status"], &[]);
+        projects.many_joined_fields = names(&["tasks.assignee"]);
+        let extended = grammar.extend(&projects);
+        assert_eq!(
+            extended.get("filter[tasks][_some][assignee][_eq]"),
+            Some(&filter("tasks.assignee", "eq"))
+        );
+        assert_eq!(
+            extended.get("filter[tasks][_some][assignee][_in]"),
+            Some(&filter("tasks.assignee", "in"))
+        );
+        // Never unquantified, nor through the complement the host does not model.
+        assert!(!extended.contains_key("filter[tasks][assignee][_eq]"));
+        assert!(!extended.keys().any(|name| name.contains("_none")));
+        // A grammar spelling joined fields dotted inside its forms quantifies none.
+        let dotted = Grammar::learn([&roles(&[(
+            "filter[project.code]",
+            filter("project.code", "in"),
+        )])]);
+        assert!(
+            !dotted
+                .extend(&projects)
+                .keys()
+                .any(|name| name.contains("some"))
+        );
     }
 
     #[test]

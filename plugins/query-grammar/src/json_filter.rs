@@ -30,8 +30,10 @@
 //! the held typed date's `iso` where the entities hold one (else the field's own text). `$regex`
 //! is a regular expression the text matches anywhere, made case-insensitive by `$options: "i"`
 //! (another option is not modelled); `$exists` is the field's presence; `$all` an array field
-//! holding every item. A negation (`_not`, `_nor`), a quantifier over a relation (`_some`, `_none`),
-//! an operator over an object, a field with no operator under it, an empty group, or the same
+//! holding every item. A quantifier over a relation's entities under a field (`{"tasks": {"_some":
+//! {"assignee": {"_eq": "chen"}}}}`) is a step of the term's bracket path
+//! (`filter[tasks][_some][assignee][_eq]`), whose role the list's grammar gives. A negation
+//! (`_not`, `_nor`), the complement quantifier (`_none`), a quantifier at the top, an operator over an object, a field with no operator under it, an empty group, or the same
 //! term twice is not split, and the call is not evaluated through this grammar.
 
 use std::collections::BTreeMap;
@@ -41,7 +43,7 @@ use rea_plugin_api::contracts::query::{
     QueryRole, QueryTerm, TermBranch,
 };
 use rea_plugin_api::json::{Json, Object, parse};
-use rea_plugin_api::query_fields::{bracket_filter, operator_word};
+use rea_plugin_api::query_fields::{QUANTIFIER_WORDS, bracket_filter, operator_word};
 use rea_plugin_api::{PluginError, QueryGrammar};
 
 /// The stage's name.
@@ -396,6 +398,11 @@ fn flatten(at: &Place, value: &Json, leaves: &mut Vec<Leaf>, reading: &Reading) 
                 };
                 flatten(&place, entry, leaves, reading)?;
             }
+        } else if is_quantifier(key) {
+            if at.field.is_empty() {
+                return None;
+            }
+            flatten(&at.member(key), inner, leaves, reading)?;
         } else if key.starts_with(['_', '$']) {
             if LOGICAL.contains(&key.trim_start_matches(['_', '$'])) {
                 return None;
@@ -617,8 +624,16 @@ fn items(value: &Json) -> Option<String> {
 }
 
 /// The logical and relational words (without `_` or `$`) this grammar does not model: a
-/// negation, and the quantifiers over a relation's list (`_some`, `_none`).
-const LOGICAL: [&str; 4] = ["not", "nor", "some", "none"];
+/// negation, and the complement quantifier over a relation's list (`_none`; `_some` is a step of
+/// the term's path, see [`QUANTIFIER_WORDS`]).
+const LOGICAL: [&str; 3] = ["not", "nor", "none"];
+
+/// Whether a member is a quantifier over the related entities of the field it lies under
+/// (`_some`, see [`QUANTIFIER_WORDS`]): a step of the term's spelled path, whose role the list's
+/// grammar gives (`filter[tasks][_some][assignee][_eq]`).
+fn is_quantifier(key: &str) -> bool {
+    key.starts_with(['_', '$']) && QUANTIFIER_WORDS.contains(&key.trim_start_matches(['_', '$']))
+}
 
 /// One query pair in the bracket spelling through logical groups (`filter[_or][0][state][_eq]`,
 /// `filter[_and][1][_or][0][priority][_gte]`) as its term; `None` when its name passes through
@@ -849,6 +864,25 @@ mod tests {
         );
     }
 
+    #[test]
+    fn a_quantifier_under_a_field_is_a_step_of_the_terms_path() {
+        // Directus's `_some` over a project's tasks: the role is the list's grammar's.
+        assert_eq!(
+            split(r#"{"tasks": {"_some": {"assignee": {"_eq": "chen"}}}}"#),
+            Some(vec![(
+                "filter[tasks][_some][assignee][_eq]".into(),
+                "chen".into(),
+                vec![]
+            )])
+        );
+        let [term] = &split_named("filter[_or][0][tasks][_some][a][_eq]", "1").expect("a term")[..]
+        else {
+            panic!("one term")
+        };
+        assert_eq!(term.within, vec![TermBranch::new("filter[_or]", 0)]);
+        assert!(term.roles.is_empty());
+    }
+
     fn split_named(name: &str, value: &str) -> Option<Vec<QueryTerm>> {
         let request = QueryExpressionRequest {
             name: name.into(),
@@ -1074,7 +1108,7 @@ mod tests {
             "filter[state][_eq]",
             "filter[_or][x][state][_eq]",
             "filter[_or][state][_eq]",
-            "filter[_or][0][tasks][_some][a][_eq]",
+            "filter[_or][0][tasks][_none][a][_eq]",
             "filter[_not][0][a][_eq]",
             "filter[_or][0][]",
             "filter",
@@ -1095,6 +1129,7 @@ mod tests {
             recorded_names: recorded.iter().map(|name| (*name).to_owned()).collect(),
             array_fields: Vec::new(),
             joined_fields: Vec::new(),
+            many_joined_fields: Vec::new(),
         };
         let request = QueryGrammarRequest {
             options: Default::default(),
@@ -1134,7 +1169,8 @@ mod tests {
             r#"{"_not": {"a": {"_eq": 1}}}"#,
             r#"{"_or": []}"#,
             r#"{"_or": {"a": {"_eq": 1}}}"#,
-            r#"{"_or": [{"a": {"_eq": 1}}, {"tasks": {"_some": {"b": {"_eq": 2}}}}]}"#,
+            r#"{"_or": [{"a": {"_eq": 1}}, {"tasks": {"_none": {"b": {"_eq": 2}}}}]}"#,
+            r#"{"_some": {"b": {"_eq": 2}}}"#,
             r#"{"a": 1, "b": {"_eq": 2}}"#,
             r#"{"a": {"_eq": {"b": 1}}}"#,
             r#"{"a": {"$regex": "x", "$options": "m"}}"#,

@@ -290,6 +290,7 @@ mod tests {
             recorded_names: Vec::new(),
             array_fields: Vec::new(),
             joined_fields: Vec::new(),
+            many_joined_fields: Vec::new(),
         };
         let request = |lists: Vec<ListQueries>| QueryGrammarRequest {
             options: Default::default(),

@@ -74,6 +74,7 @@ pub mod page_envelope;
 pub mod path_echo;
 pub mod plane;
 pub mod precomputed;
+pub mod quantified;
 pub mod query;
 pub mod query_echo;
 pub mod query_order;

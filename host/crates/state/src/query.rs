@@ -589,6 +589,9 @@ enum Condition<'a> {
 impl Condition<'_> {
     /// Whether an object passes it (`byte_fields` compared as byte strings).
     fn holds(&self, object: &Object, byte_fields: &BTreeSet<String>) -> bool {
+        if let Some(held) = self.holds_for_some(object, byte_fields) {
+            return held;
+        }
         match self {
             Condition::Filter(filter) => {
                 filter_matches(object, *filter, byte_fields.contains(filter.0))
@@ -601,6 +604,30 @@ impl Condition<'_> {
                 .iter()
                 .any(|(key, value)| !key.starts_with(JOINED) && contains_text(value, needle)),
         }
+    }
+}
+
+impl Condition<'_> {
+    /// Whether a filter on a field through a member joined to many related entities holds for
+    /// one of them (see [`crate::quantified`]); `None` for another condition or field.
+    fn holds_for_some(&self, object: &Object, byte_fields: &BTreeSet<String>) -> Option<bool> {
+        let field = match self {
+            Condition::Filter((field, ..)) | Condition::Pattern(field, ..) => *field,
+            Condition::Search(_) => return None,
+        };
+        let (items, rest) = crate::quantified::related_items(object, field)?;
+        Some(items.into_iter().any(|item| {
+            match self {
+                Condition::Filter((_, op, argument)) => {
+                    filter_matches(item, (rest, op, argument), byte_fields.contains(field))
+                }
+                Condition::Pattern(_, pattern, text_only) => field_value(item, rest)
+                    .filter(|value| !*text_only || matches!(value, Json::String(_)))
+                    .and_then(scalar_text)
+                    .is_some_and(|text| pattern.is_match(&text)),
+                Condition::Search(_) => false,
+            }
+        }))
     }
 }
 

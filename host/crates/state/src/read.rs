@@ -2162,8 +2162,7 @@ impl StateService {
             return Err("unrecorded-request");
         }
         let live = self.read();
-        let (collection, mut objects) = Self::query_candidates(&live, tool, list, base);
-        Self::link_objects(&live, model, pairs, &mut objects)?;
+        let (collection, objects) = Self::query_objects(&live, (tool, list, base), model, pairs)?;
         let candidates: Vec<&Object> = objects.iter().collect();
         let Some(evaluated) = evaluate(model, pairs, &candidates) else {
             return Err("unrecorded-request");
@@ -2307,6 +2306,21 @@ impl StateService {
             }
         }
         Ok(())
+    }
+
+    /// The candidates of a query (see [`Self::query_candidates`]) with the related entities its
+    /// filters read through a one-to-many member ([`crate::quantified::join_many`]) and the
+    /// entities its link filters name ([`Self::link_objects`]).
+    fn query_objects<'a>(
+        live: &'a crate::store::LiveState,
+        (tool, list, base): (&str, &ListView, &ListLine),
+        model: &QueryModel,
+        pairs: &QueryPairs,
+    ) -> Result<(Vec<&'a Entity>, Vec<Object>), &'static str> {
+        let (collection, mut objects) = Self::query_candidates(live, tool, list, base);
+        crate::quantified::join_many(live, list, model, pairs, &mut objects);
+        Self::link_objects(live, model, pairs, &mut objects)?;
+        Ok((collection, objects))
     }
 
     /// The entities of the collection `base` reads, less those the lines left out, and the

@@ -174,6 +174,7 @@ pub fn list_queries(
         .into_iter()
         .collect(),
         joined_fields: joined_fields(list, entities, (parameters, nested_plainly)),
+        many_joined_fields: Vec::new(),
     }
 }
 
@@ -247,6 +248,84 @@ fn joined_fields(
     fields.into_iter().collect()
 }
 
+/// The scalar fields of the entities each one-to-many join of a list reaches (see
+/// [`crate::joins`]: a member showing the entities holding the entity's identity, or those its
+/// array of ids names), dotted through the member, sorted: a filter quantifies over them (see
+/// `ListQueries::many_joined_fields`). The evidence is the application's, not the list's: the
+/// caller asks only where some recorded parameter of any list filters through a relation as a
+/// bracket path (`filter[project][code][_eq]`).
+pub fn many_joined_fields(
+    list: &crate::model::ListView,
+    entities: &[Entity],
+    nested_plainly: bool,
+) -> Vec<String> {
+    let mut fields = BTreeSet::new();
+    for join in &list.joins {
+        if !matches!(
+            join.link,
+            crate::relations::Link::Children { .. } | crate::relations::Link::Ids
+        ) || join.enclosing
+        {
+            continue;
+        }
+        let related = || {
+            entities.iter().filter(|entity| {
+                entity.entity_type == join.entity_type && entity.collection == join.collection
+            })
+        };
+        let mut reached = scalar_fields(related());
+        if nested_plainly {
+            reached.extend(plain_nested_fields(related()));
+        }
+        for field in reached.into_iter().filter(|field| !field.contains('.')) {
+            fields.insert(format!("{}.{field}", join.member));
+        }
+    }
+    fields.into_iter().collect()
+}
+
+/// Whether some recorded parameter of a list view's tool filters through a relation as a
+/// bracket path (`filter[project][code][_eq]`, see [`bracket_path`]): the evidence that the
+/// application's filters reach related entities, which [`many_joined_fields`] extends to the
+/// members naming many.
+fn filters_through_relations(manifest: &Manifest, views: &[ReadView]) -> bool {
+    views.iter().any(|view| {
+        matches!(view.detail, ViewDetail::List(_))
+            && tool_parameters(manifest, &view.tool)
+                .iter()
+                .any(|name| bracket_path(name).is_some())
+    })
+}
+
+/// The query evidence of every list view, in view order: what [`generalize`] asks the grammars
+/// (see [`list_queries`]; [`many_joined_fields`] where [`filters_through_relations`]).
+pub fn request_lists(
+    manifest: &Manifest,
+    views: &[ReadView],
+    entities: &[Entity],
+) -> Vec<ListQueries> {
+    let nested_plainly = names_nested_plainly(views, entities);
+    let through = filters_through_relations(manifest, views);
+    views
+        .iter()
+        .filter_map(|view| match &view.detail {
+            ViewDetail::List(list) => {
+                let mut queries = list_queries(
+                    list,
+                    entities,
+                    &tool_parameters(manifest, &view.tool),
+                    nested_plainly,
+                );
+                if through {
+                    queries.many_joined_fields = many_joined_fields(list, entities, nested_plainly);
+                }
+                Some(queries)
+            }
+            _ => None,
+        })
+        .collect()
+}
+
 /// Asks the pipeline's query grammars about the list views and extends each by what they
 /// propose: a view with a model gets the parameters proposed for it, a view without one a model
 /// of them alone (answering no recorded line).
@@ -259,19 +338,7 @@ pub fn generalize(
     if rules.query_grammars().is_empty() {
         return;
     }
-    let nested_plainly = names_nested_plainly(views, entities);
-    let lists: Vec<ListQueries> = views
-        .iter()
-        .filter_map(|view| match &view.detail {
-            ViewDetail::List(list) => Some(list_queries(
-                list,
-                entities,
-                &tool_parameters(manifest, &view.tool),
-                nested_plainly,
-            )),
-            _ => None,
-        })
-        .collect();
+    let lists = request_lists(manifest, views, entities);
     if lists.is_empty() {
         return;
     }
