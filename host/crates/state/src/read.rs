@@ -2479,7 +2479,9 @@ impl StateService {
             None => (self.argument_free_line(tool, document, call), false),
         };
         let Some((path, record_ordinal)) = named else {
-            return Err("unrecorded-request");
+            return self
+                .answer_composed(tool, template, document, call)
+                .ok_or("unrecorded-request");
         };
         if document.unmodelled_after_writes && self.written_any() {
             return Ok(self.recording(tool, template, call, "unmodelled-after-write", true));
@@ -2501,6 +2503,32 @@ impl StateService {
             self.replay().evidence_id(),
             exact,
             StateSource::state(path.to_owned(), None),
+        ))
+    }
+
+    /// A keyed document view's document a served create composed for the entity it made (see
+    /// [`crate::writes::composed`]), at the call's path, read without a query; `None` when the
+    /// state holds none there.
+    fn answer_composed(
+        &self,
+        tool: &str,
+        template: &str,
+        document: &DocumentView,
+        call: &Call,
+    ) -> Option<StateAnswer> {
+        if !document.is_keyed() || !call.pairs().is_empty() {
+            return None;
+        }
+        let path = format!("/{}", call.segments(template).join("/"));
+        let value = self.read().document(tool, &path)?.value.clone();
+        let base = self.kept(document.record_ordinal)?;
+        let body = with_recorded_members(document, value, base.json());
+        Some(state_answer(
+            base,
+            body,
+            self.replay().evidence_id(),
+            false,
+            StateSource::state(path, None),
         ))
     }
 
