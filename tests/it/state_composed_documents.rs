@@ -61,6 +61,14 @@ fn optuna_composes_a_created_studys_detail_as_the_live_app_answers_it() {
     let (status, live) = live_answer("optuna_dashboard", "probe-crud", 1);
     assert_eq!(detail["status"], status, "{detail}");
     assert_eq!(detail["body"], live, "{detail}");
+    // Its trials sliced from an index (`after`, learned on study 1) answer from the same
+    // document: none yet.
+    let mut after = study(&served, DETAIL_TOOL, Some("4"), None);
+    after.insert("after".to_owned(), json!("0"));
+    let (sliced, is_error) = served.call(DETAIL_TOOL, after);
+    assert!(!is_error, "{sliced}");
+    assert_eq!(sliced["body"]["name"], "latency-vs-cost", "{sliced}");
+    assert_eq!(sliced["body"]["trials"], json!([]), "{sliced}");
     // A copy's detail is not composed: its trials would be the original's, which no read shows.
     let (copied, is_error) = served.call(
         RENAME_TOOL,

@@ -2533,9 +2533,10 @@ impl StateService {
     }
 
     /// A keyed document view's call giving a parameter that slices a member of it (see
-    /// [`crate::sliced`]): the live document of the call's path, that member from the given
-    /// index on; `None` when the call's other pairs are not the view's query, the state holds no
-    /// such document, or the view answers its recordings after a write.
+    /// [`crate::sliced`]): the live document of the call's path (a recorded line's, or one a
+    /// served create composed), that member from the given index on; `None` when the call's
+    /// other pairs are not the view's query, the state holds no such document, or the view
+    /// answers its recordings after a write.
     fn answer_sliced_document(
         &self,
         tool: &str,
@@ -2550,10 +2551,19 @@ impl StateService {
             return None;
         }
         let segments = call.segments(template);
-        let (path, record_ordinal) = document
+        let (path, record_ordinal, exact) = match document
             .lines()
-            .find(|(path, _)| segments_match(&split_path(path), &segments))?;
-        let value = self.read().document(tool, path)?.value.clone();
+            .find(|(path, _)| segments_match(&split_path(path), &segments))
+        {
+            Some((path, record_ordinal)) => (path.to_owned(), record_ordinal, true),
+            // A document a served create composed (see `crate::writes::composed`).
+            None => (
+                format!("/{}", segments.join("/")),
+                document.record_ordinal,
+                false,
+            ),
+        };
+        let value = self.read().document(tool, &path)?.value.clone();
         let base = self.kept(record_ordinal)?;
         let whole = with_recorded_members(document, value, base.json());
         let body = crate::sliced::slice(&whole, &sliced.member, start)?;
@@ -2561,8 +2571,8 @@ impl StateService {
             base,
             body,
             self.replay().evidence_id(),
-            true,
-            StateSource::state(path.to_owned(), None),
+            exact,
+            StateSource::state(path, None),
         ))
     }
 
