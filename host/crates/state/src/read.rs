@@ -2489,7 +2489,9 @@ impl StateService {
             None => (self.argument_free_line(tool, document, call), false),
         };
         let Some((path, record_ordinal)) = named else {
-            return Err("unrecorded-request");
+            return self
+                .answer_composed(tool, template, document, call)
+                .ok_or("unrecorded-request");
         };
         if document.unmodelled_after_writes && self.written_any() {
             return Ok(self.recording(tool, template, call, "unmodelled-after-write", true));
@@ -2514,10 +2516,37 @@ impl StateService {
         ))
     }
 
+    /// A keyed document view's document a served create composed for the entity it made (see
+    /// [`crate::writes::composed`]), at the call's path, read without a query; `None` when the
+    /// state holds none there.
+    fn answer_composed(
+        &self,
+        tool: &str,
+        template: &str,
+        document: &DocumentView,
+        call: &Call,
+    ) -> Option<StateAnswer> {
+        if !document.is_keyed() || !call.pairs().is_empty() {
+            return None;
+        }
+        let path = format!("/{}", call.segments(template).join("/"));
+        let value = self.read().document(tool, &path)?.value.clone();
+        let base = self.kept(document.record_ordinal)?;
+        let body = with_recorded_members(document, value, base.json());
+        Some(state_answer(
+            base,
+            body,
+            self.replay().evidence_id(),
+            false,
+            StateSource::state(path, None),
+        ))
+    }
+
     /// A keyed document view's call giving a parameter that slices a member of it (see
-    /// [`crate::sliced`]): the live document of the call's path, that member from the given
-    /// index on; `None` when the call's other pairs are not the view's query, the state holds no
-    /// such document, or the view answers its recordings after a write.
+    /// [`crate::sliced`]): the live document of the call's path (a recorded line's, or one a
+    /// served create composed), that member from the given index on; `None` when the call's
+    /// other pairs are not the view's query, the state holds no such document, or the view
+    /// answers its recordings after a write.
     fn answer_sliced_document(
         &self,
         tool: &str,
@@ -2532,10 +2561,19 @@ impl StateService {
             return None;
         }
         let segments = call.segments(template);
-        let (path, record_ordinal) = document
+        let (path, record_ordinal, exact) = match document
             .lines()
-            .find(|(path, _)| segments_match(&split_path(path), &segments))?;
-        let value = self.read().document(tool, path)?.value.clone();
+            .find(|(path, _)| segments_match(&split_path(path), &segments))
+        {
+            Some((path, record_ordinal)) => (path.to_owned(), record_ordinal, true),
+            // A document a served create composed (see `crate::writes::composed`).
+            None => (
+                format!("/{}", segments.join("/")),
+                document.record_ordinal,
+                false,
+            ),
+        };
+        let value = self.read().document(tool, &path)?.value.clone();
         let base = self.kept(record_ordinal)?;
         let whole = with_recorded_members(document, value, base.json());
         let body = crate::sliced::slice(&whole, &sliced.member, start)?;
@@ -2543,8 +2581,8 @@ impl StateService {
             base,
             body,
             self.replay().evidence_id(),
-            true,
-            StateSource::state(path.to_owned(), None),
+            exact,
+            StateSource::state(path, None),
         ))
     }
 

@@ -1030,7 +1030,14 @@ fn prepare_effect(
         return Ok(change);
     }
     match plan.effect {
-        Effect::Create => applying.prepare_create(target, &mut change)?,
+        Effect::Create => {
+            applying.prepare_create(target, &mut change)?;
+            // The document the create composes for its entity (see `super::composed`).
+            change.document = plan.composed.as_ref().and_then(|composed| {
+                let (_, created) = change.entities.first()?;
+                composed.document(created.as_ref()?)
+            });
+        }
         Effect::Update | Effect::Delete => return applying.prepare_update(target, change),
         Effect::Document => {}
     }

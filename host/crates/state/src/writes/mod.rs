@@ -45,6 +45,7 @@ pub mod apply;
 pub mod batch;
 mod batch_options;
 mod children;
+pub mod composed;
 pub mod confirm;
 mod conflict;
 mod constant_refusal;
@@ -629,6 +630,8 @@ pub(crate) fn derive_write_plans(
         records,
     );
     mark_served(&mut drafts);
+    let mut served: Vec<&mut WritePlan> = drafts.iter_mut().map(|draft| &mut draft.plan).collect();
+    composed::learn(manifest, timeline, state, &mut served);
     learn_relationships(&mut drafts, (&observed, &views), state, timeline, true);
     let mut related = related_writes(manifest, timeline, &drafts, &observed);
     let mut plans: Vec<WritePlan> = drafts.into_iter().map(|draft| draft.plan).collect();
@@ -773,6 +776,7 @@ impl Draft {
                 relationship: None,
                 to_many: None,
                 references: Vec::new(),
+                composed: None,
             },
             classified,
             calls: Vec::new(),

@@ -219,6 +219,10 @@ pub struct WritePlan {
     /// link objects (see [`super::references`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub references: Vec<super::references::SentReference>,
+    /// The document a served create holds for the entity it made, in its type's keyed document
+    /// view (see [`super::composed`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub composed: Option<super::composed::ComposedDocument>,
 }
 
 /// A create body's member whose objects the application created as entities of another type,

@@ -78,6 +78,8 @@ fn borrowed_plan(state: &StateView, source: &WritePlan, below: &WritePlan) -> Op
     plan.path_template = below.path_template.clone();
     plan.target = below.target.clone();
     plan.record_ordinals = Vec::new();
+    // The composed document is at the source's collection's item path (see `super::composed`).
+    plan.composed = None;
     plan.inferred_from = Some(source.tool.clone());
     let parent_type = from.entity_type.clone()?;
     let fields = plan.fields.get_or_insert_with(Default::default);

@@ -289,6 +289,8 @@ fn transferred(
     plan.record_ordinals = Vec::new();
     plan.confirmed_by = Vec::new();
     plan.upsert = None;
+    // The composed document is the source type's view's (see `super::composed`).
+    plan.composed = None;
     plan.inferred_from = Some(source.tool.clone());
     plan.body = source
         .body
@@ -363,6 +365,7 @@ fn document_transferred(
     let mut plan = own.clone();
     plan.tool = tool.name.clone();
     plan.method = tool.method.clone();
+    plan.composed = None;
     plan.record_ordinals = Vec::new();
     plan.confirmed_by = Vec::new();
     plan.inferred_from = Some(source.tool.clone());
