@@ -90,6 +90,7 @@ mod state_data_plane;
 mod state_default_page;
 mod state_digest_conflicts;
 mod state_document_writes;
+mod state_drf_plain;
 mod state_echo_order;
 mod state_error_answers;
 mod state_field_selection;

@@ -55,6 +55,7 @@ pub mod evidence;
 pub mod exact;
 pub mod expansion;
 pub mod families;
+pub mod flat_links;
 pub mod folder_compose;
 pub mod fused_identity;
 pub mod held;

@@ -791,6 +791,11 @@ pub struct CursorMember {
     pub pointer: String,
     /// How it names the position.
     pub form: CursorForm,
+    /// Whether a links form's relations are members of the envelope object at `pointer` beside
+    /// its other members (`{count, next, previous, results}`) rather than the whole object there
+    /// (see [`crate::flat_links`]).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub flat: bool,
 }
 
 /// How a cursor member names a page's position.

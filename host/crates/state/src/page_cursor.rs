@@ -539,7 +539,18 @@ pub fn page_link_forms(
     position: Position<'_>,
     size_name: &str,
 ) -> Vec<CursorForm> {
-    let forms = forms_beside(shown, (position, size_name), Vec::new());
+    page_link_forms_sized(shown, (position, size_name), None)
+}
+
+/// The forms of [`page_link_forms`], a call naming no page size listing `fallback` items a page
+/// where its links never name the size (the list's default page size, which the evaluated
+/// lines showed: Django REST framework's `next` repeats only the parameters sent).
+pub fn page_link_forms_sized(
+    shown: &[ShownPage<'_>],
+    (position, size_name): (Position<'_>, &str),
+    fallback: Option<u64>,
+) -> Vec<CursorForm> {
+    let forms = forms_beside(shown, (position, size_name, fallback), Vec::new());
     if !forms.is_empty() {
         return forms;
     }
@@ -547,20 +558,20 @@ pub fn page_link_forms(
     if echoes.is_empty() {
         return forms;
     }
-    forms_beside(shown, (position, size_name), echoes)
+    forms_beside(shown, (position, size_name, fallback), echoes)
 }
 
 /// The forms of [`page_link_forms`] whose echo relations are `echoes`.
 fn forms_beside(
     shown: &[ShownPage<'_>],
-    (position, size_name): (Position<'_>, &str),
+    (position, size_name, fallback): (Position<'_>, &str, Option<u64>),
     echoes: Vec<ShownEcho>,
 ) -> Vec<CursorForm> {
     let stripped: Vec<Json> = shown
         .iter()
         .map(|page| without_keys(page.links, &echoes))
         .collect();
-    let Some(default_size) = default_size(shown, size_name) else {
+    let Some(default_size) = default_size(shown, size_name).map(|found| found.or(fallback)) else {
         return Vec::new();
     };
     let Some((pages, places)) = placed_pages(
@@ -1718,6 +1729,7 @@ mod tests {
         model.cursor_members.push(crate::model::CursorMember {
             pointer: "/links".to_owned(),
             form: form.clone(),
+            flat: false,
         });
         let arrived = crate::query_order::repeated(Some(&model), sent.clone(), None);
         let end = first_call(&model, &arrived, 9);

@@ -2410,8 +2410,7 @@ impl StateService {
     ) -> Result<Json, &'static str> {
         for member in &model.cursor_members {
             let value = end.minted(&member.form).ok_or("unrecorded-request")?;
-            body = crate::render::with_member_at(body, &member.pointer, value)
-                .ok_or("unrecorded-request")?;
+            body = crate::flat_links::set(body, member, value).ok_or("unrecorded-request")?;
         }
         Ok(body)
     }

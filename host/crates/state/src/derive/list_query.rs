@@ -18,6 +18,7 @@ use crate::model::{CursorForm, CursorMember, ListLine, PagedMember, QueryModel, 
 use crate::observation::Observation;
 use crate::page_cursor::{
     PageEnd, Position, ShownPage, candidate_forms, link_only_names, page_link_forms,
+    page_link_forms_sized,
 };
 use crate::page_envelope::{PageEnvelope, PagedRead, shown_identity};
 use crate::query::{Evaluated, candidate_roles, field_value, order_matches, sort_keys};
@@ -832,11 +833,9 @@ fn query_model(
             .chain(&complete_totals)
             .chain(&collection_totals)
             .any(|known| known == pointer)
-            || cursor_members.iter().any(|member| {
-                pointer
-                    .strip_prefix(member.pointer.as_str())
-                    .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
-            })
+            || cursor_members
+                .iter()
+                .any(|member| crate::flat_links::covers(member, pointer))
             || offset_members
                 .iter()
                 .any(|member| member.pointer == pointer)
@@ -1169,15 +1168,21 @@ fn cursor_members(
         }
         .minted(form)
     };
-    let mut found: Vec<CursorMember> = page_links(chosen, lines, (ends, pages), list_pointer)
-        .into_iter()
-        .find(|member| {
-            ends.iter().zip(pages).all(|(end, (shown, _))| {
-                value_of(end, &member.form) == Some(shown.pointer(&member.pointer).cloned())
-            })
+    let mut found: Vec<CursorMember> = page_links(
+        (chosen, evaluator.default_page_size),
+        lines,
+        (ends, pages),
+        list_pointer,
+    )
+    .into_iter()
+    .find(|member| {
+        ends.iter().zip(pages).all(|(end, (shown, _))| {
+            value_of(end, &member.form).map(|value| crate::flat_links::expected(member, value))
+                == Some(crate::flat_links::shown(member, shown))
         })
-        .into_iter()
-        .collect();
+    })
+    .into_iter()
+    .collect();
     if !chosen
         .values()
         .any(|role| matches!(role, QueryRole::After { .. }))
@@ -1196,7 +1201,11 @@ fn cursor_members(
                     .all(|(end, (shown, _))| value_of(end, form) == Some(Some(held(shown))))
             });
             if let Some(form) = form {
-                found.push(CursorMember { pointer, form });
+                found.push(CursorMember {
+                    pointer,
+                    form,
+                    flat: false,
+                });
             }
         }
     }
@@ -1208,7 +1217,7 @@ fn cursor_members(
 /// the position (page or offset) and page-size parameters the list's roles name, or, when they
 /// name neither, the two its links name though no call sent them.
 fn page_links(
-    chosen: &BTreeMap<String, QueryRole>,
+    (chosen, default_size): (&BTreeMap<String, QueryRole>, Option<u64>),
     lines: &[QueryLine<'_>],
     (ends, pages): (&[LineEnd], &[(Json, bool)]),
     list_pointer: &str,
@@ -1231,6 +1240,12 @@ fn page_links(
                 .iter()
                 .any(|line| line.arguments.iter().any(|(sent, _)| sent == name))
     };
+    let forms_of = |values: &[ShownPage<'_>]| match named {
+        Some((position, size_name)) => {
+            page_link_forms_sized(values, (position, size_name), default_size)
+        }
+        None => link_only_forms(values, &sent, size_name),
+    };
     let shown = shown_pages(
         lines,
         (ends, pages),
@@ -1239,13 +1254,19 @@ fn page_links(
     );
     let mut found = Vec::new();
     for (pointer, values) in shown {
-        let forms = match named {
-            Some((position, size_name)) => page_link_forms(&values, position, size_name),
-            None => link_only_forms(&values, &sent, size_name),
-        };
-        found.extend(forms.into_iter().map(|form| CursorMember {
+        found.extend(forms_of(&values).into_iter().map(|form| CursorMember {
             pointer: pointer.clone(),
             form,
+            flat: false,
+        }));
+    }
+    let bodies: Vec<&Json> = pages.iter().map(|(body, _)| body).collect();
+    if let Some(flat) = crate::flat_links::virtual_links(&bodies, (parent, list_pointer)) {
+        let values = shown_flat_pages(lines, ends, &flat, (named, size_name));
+        found.extend(forms_of(&values).into_iter().map(|form| CursorMember {
+            pointer: parent.to_owned(),
+            form,
+            flat: true,
         }));
     }
     found
@@ -1270,49 +1291,77 @@ fn link_only_forms(
     forms
 }
 
+/// The position and page size an answered line's call sent (when the list's roles name them)
+/// and how many members matched, as a page showing `links`; `None` when its size is no number.
+fn shown_page<'a>(
+    lines: &'a [QueryLine<'_>],
+    (index, matched): (usize, usize),
+    (named, size_name): (Option<(Position<'_>, &str)>, Option<&str>),
+    links: &'a Json,
+) -> Option<ShownPage<'a>> {
+    let arguments = &lines[index].arguments;
+    let value_of = |wanted: &str| {
+        arguments
+            .iter()
+            .find(|(sent, _)| sent == wanted)
+            .map(|(_, value)| value.as_str())
+    };
+    let position = named.and_then(|(position, _)| value_of(position.name()));
+    let size = match size_name.and_then(value_of).map(str::parse) {
+        Some(Ok(size)) => Some(size),
+        Some(Err(_)) => return None,
+        None => None,
+    };
+    Some(ShownPage {
+        links,
+        position,
+        size,
+        matched: u64::try_from(matched).ok()?,
+        sent: lines[index].observation.pairs(),
+    })
+}
+
 /// Per object member beside the list, the pages showing it (with the position and page size
 /// their calls sent, when the list's roles name them).
 fn shown_pages<'a>(
     lines: &'a [QueryLine<'_>],
     (ends, pages): (&[LineEnd], &'a [(Json, bool)]),
     (parent, list_pointer): (&str, &str),
-    (named, size_name): (Option<(Position<'_>, &str)>, Option<&str>),
+    named: (Option<(Position<'_>, &str)>, Option<&str>),
 ) -> BTreeMap<String, Vec<ShownPage<'a>>> {
     let mut shown: BTreeMap<String, Vec<ShownPage<'a>>> = BTreeMap::new();
     for ((index, _, _, matched), (body, _)) in ends.iter().zip(pages) {
         let Some(envelope) = body.pointer(parent).and_then(Json::as_object) else {
             continue;
         };
-        let arguments = &lines[*index].arguments;
-        let value_of = |wanted: &str| {
-            arguments
-                .iter()
-                .find(|(sent, _)| sent == wanted)
-                .map(|(_, value)| value.as_str())
-        };
-        let position = named.and_then(|(position, _)| value_of(position.name()));
-        let size = match size_name.and_then(value_of).map(str::parse) {
-            Some(Ok(size)) => Some(size),
-            Some(Err(_)) => continue,
-            None => None,
-        };
-        let Ok(matched) = u64::try_from(*matched) else {
-            continue;
-        };
         for (key, member) in envelope.iter() {
             let pointer = format!("{parent}/{}", escape_pointer_segment(key));
-            if pointer != list_pointer && matches!(member, Json::Object(_)) {
-                shown.entry(pointer).or_default().push(ShownPage {
-                    links: member,
-                    position,
-                    size,
-                    matched,
-                    sent: lines[*index].observation.pairs(),
-                });
+            if pointer != list_pointer
+                && matches!(member, Json::Object(_))
+                && let Some(page) = shown_page(lines, (*index, *matched), named, member)
+            {
+                shown.entry(pointer).or_default().push(page);
             }
         }
     }
     shown
+}
+
+/// The pages showing the envelope's own link members (see [`crate::flat_links`]), each as
+/// its virtual links object (`flat`, one per page).
+fn shown_flat_pages<'a>(
+    lines: &'a [QueryLine<'_>],
+    ends: &[LineEnd],
+    flat: &'a [Json],
+    named: (Option<(Position<'_>, &str)>, Option<&str>),
+) -> Vec<ShownPage<'a>> {
+    ends.iter()
+        .zip(flat)
+        .filter(|(_, links)| links.as_object().is_some())
+        .filter_map(|((index, _, _, matched), links)| {
+            shown_page(lines, (*index, *matched), named, links)
+        })
+        .collect()
 }
 
 /// The envelope members the answered lines' bodies (each with whether its page left matches

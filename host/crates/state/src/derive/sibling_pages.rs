@@ -68,13 +68,14 @@ fn lender(view: &ReadView) -> Option<Lender> {
     };
     let model = list.query.as_ref()?;
     let member = model.cursor_members.iter().find(|member| {
-        matches!(
-            &member.form,
-            CursorForm::PageLinks {
-                link_only: None,
-                ..
-            }
-        )
+        !member.flat
+            && matches!(
+                &member.form,
+                CursorForm::PageLinks {
+                    link_only: None,
+                    ..
+                }
+            )
     })?;
     let position = Position::of(model.parameters.iter())?;
     let size = model
@@ -193,6 +194,7 @@ fn with_members(
     borrowed.cursor_members.push(CursorMember {
         pointer: pointer.clone(),
         form,
+        flat: false,
     });
     let counters: Vec<PagedMember> = lender
         .counters
