@@ -855,6 +855,13 @@ fn served_body(plan: &WritePlan, schema: &mut rea_manifest::catalog::PropertySch
         schema.kind = rea_manifest::catalog::PropertyKind::Object(Default::default());
         return;
     }
+    if let Some(links) = &plan.links {
+        schema.description = Some(crate::writes::collection_links::described(links));
+        if links.form == crate::writes::collection_links::LinkForm::Replace {
+            schema.kind = rea_manifest::catalog::PropertyKind::Value(vec!["array".to_owned()]);
+        }
+        return;
+    }
     let Some(body) = plan.body.as_ref() else {
         return;
     };

@@ -44,6 +44,7 @@ mod action;
 pub mod apply;
 pub mod batch;
 mod children;
+pub mod collection_links;
 pub mod confirm;
 mod conflict;
 mod constant_refusal;
@@ -668,6 +669,7 @@ fn learn_relationships(
 ) {
     relationship::learn(drafts, (calls, views), state, timeline, serve);
     to_many::learn(drafts, (calls, views), state, timeline, serve);
+    collection_links::learn(drafts, (calls, views), state, timeline, serve);
 }
 
 /// Not a pass: plans taken from served ones. A write withheld for want of a target whose calls
@@ -774,6 +776,7 @@ impl Draft {
                 guarded: None,
                 relationship: None,
                 to_many: None,
+                links: None,
                 references: Vec::new(),
             },
             classified,

@@ -469,6 +469,9 @@ pub(super) fn gated_write_call(
     if let Some(to_many) = &plan.to_many {
         return super::to_many::serve(service, plan, to_many, &call);
     }
+    if let Some(links) = &plan.links {
+        return super::collection_links::serve(service, plan, links, &call);
+    }
     if let Some(refused) = super::omitted::answer(service, plan, &call) {
         return refused;
     }
@@ -546,7 +549,7 @@ fn recorded_refusal(
 
 /// A call's change, prepared with its rules' answers, and the write lock to commit it under
 /// (see the module's doc).
-fn prepared<'s>(
+pub(super) fn prepared<'s>(
     service: &'s StateService,
     plan: &WritePlan,
     input: &WriteInput,
