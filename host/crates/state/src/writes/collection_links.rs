@@ -529,7 +529,7 @@ fn served_changes(
         &by_id,
         (&parent_id, &parent_identity),
     )
-    .map_err(|problem| missing(problem))?;
+    .map_err(missing)?;
     Ok(changes
         .into_iter()
         .map(|(id, links)| (id, if links { link.clone() } else { Json::Null }))
@@ -579,4 +579,147 @@ pub(super) fn serve(
     let parent_path = &segments[..segments.len().min(model.parent_segment + 1)];
     let arguments = super::confirm::arguments_for(definition, parent_path, &[]);
     service.answer_with(&model.parent_view, (&arguments, None), true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    use crate::test_support::parsed_json as json;
+
+    fn model(form: LinkForm, shown: &[&str]) -> LinksModel {
+        LinksModel {
+            form,
+            parent_type: "/project".to_owned(),
+            parent_segment: 1,
+            parent_view: "get_project_by_id".to_owned(),
+            child_type: "/task".to_owned(),
+            member: "project".to_owned(),
+            through: "patch_task_by_id".to_owned(),
+            shown: shown.iter().map(|member| (*member).to_owned()).collect(),
+        }
+    }
+
+    fn segments(path: &str) -> Vec<String> {
+        path.split('/').skip(1).map(str::to_owned).collect()
+    }
+
+    #[test]
+    fn a_member_names_the_parent_by_its_id_or_an_object_holding_it() {
+        assert!(names(&json("2"), "2", "id"));
+        assert!(names(&json(r#""2""#), "2", "id"));
+        assert!(names(
+            &json(r#"{"id": 2, "name": "Signal Box"}"#),
+            "2",
+            "id"
+        ));
+        assert!(!names(&json(r#"{"id": 3}"#), "2", "id"));
+        assert!(!names(&Json::Null, "2", "id"));
+        assert!(!names(&json(r#"{"key": 2}"#), "2", "id"));
+    }
+
+    #[test]
+    fn the_path_names_one_member_and_a_replace_body_lists_ids() {
+        let path = segments("/project/2/tasks/8");
+        assert_eq!(
+            named_ids(LinkForm::Add, &path, None),
+            Ok(vec!["8".to_owned()])
+        );
+        assert_eq!(
+            named_ids(LinkForm::Remove, &path, None),
+            Ok(vec!["8".to_owned()])
+        );
+        let listed = json(r#"[9, 10, "6", 9]"#);
+        assert_eq!(
+            named_ids(LinkForm::Replace, &path, Some(&listed)),
+            Ok(vec!["9".to_owned(), "10".to_owned(), "6".to_owned()])
+        );
+        // A body that is no array of ids is refused.
+        for body in [r#"{"ids": [9]}"#, r#"[{"id": 9}]"#, "[null]"] {
+            assert!(
+                named_ids(LinkForm::Replace, &path, Some(&json(body))).is_err(),
+                "{body}"
+            );
+        }
+        assert!(named_ids(LinkForm::Replace, &path, None).is_err());
+    }
+
+    #[test]
+    fn each_form_links_or_unlinks_the_children_it_names() {
+        let held = [
+            ("6", json(r#"{"id": 6, "project": {"id": 2}}"#)),
+            ("8", json(r#"{"id": 8, "project": {"id": 3}}"#)),
+            ("9", json(r#"{"id": 9, "project": {"id": 4}}"#)),
+            ("11", json(r#"{"id": 11, "project": {"id": 4}}"#)),
+            ("12", json(r#"{"id": 12, "project": null}"#)),
+        ];
+        let children: Vec<(&str, &Json)> = held.iter().map(|(id, fields)| (*id, fields)).collect();
+        let plan = |form, path: &str, body: Option<&str>, parent: &str| {
+            let body = body.map(json);
+            planned(
+                &model(form, &[]),
+                (&segments(path), body.as_ref()),
+                &children,
+                (parent, "id"),
+            )
+        };
+        // An add moves a child out of another parent.
+        let moved = plan(LinkForm::Add, "/project/2/tasks/8", None, "2");
+        assert_eq!(moved, Ok(vec![("8".to_owned(), true)]));
+        // A removal unlinks a child of the parent, and changes none of another's.
+        let removed = plan(LinkForm::Remove, "/project/2/tasks/6", None, "2");
+        assert_eq!(removed, Ok(vec![("6".to_owned(), false)]));
+        assert_eq!(
+            plan(LinkForm::Remove, "/project/2/tasks/8", None, "2"),
+            Ok(vec![])
+        );
+        // A replace links those it lists and unlinks the parent's others.
+        let replaced = plan(LinkForm::Replace, "/project/4/tasks", Some("[9, 6]"), "4");
+        let expected = [("9", true), ("6", true), ("11", false)];
+        let expected: Vec<(String, bool)> = expected
+            .iter()
+            .map(|(id, links)| ((*id).to_owned(), *links))
+            .collect();
+        assert_eq!(replaced, Ok(expected));
+        // A child the state does not hold is refused.
+        assert!(plan(LinkForm::Add, "/project/2/tasks/99", None, "2").is_err());
+    }
+
+    #[test]
+    fn a_link_is_spelled_as_the_update_shows_it() {
+        let parent = json(r#"{"tasks": [], "id": 2, "name": "Signal Box", "code": "SGB"}"#);
+        assert_eq!(
+            link_value(&model(LinkForm::Add, &[]), &parent, "id"),
+            Some(json("2"))
+        );
+        let shown = link_value(&model(LinkForm::Add, &["id", "name"]), &parent, "id");
+        assert_eq!(shown, Some(json(r#"{"id": 2, "name": "Signal Box"}"#)));
+        assert_eq!(
+            link_value(&model(LinkForm::Add, &["budget"]), &parent, "id"),
+            None
+        );
+    }
+
+    #[test]
+    fn the_answer_shows_a_child_where_it_holds_its_id_beside_the_member() {
+        let answer = json(
+            r#"{"tasks": [{"id": 4, "project": 2, "updatedAt": 1}, {"id": 8, "project": 2, "updatedAt": 7}], "id": 8}"#,
+        );
+        let shown = shown_child(&answer, ("id", "8", "project"));
+        assert_eq!(
+            shown.and_then(|child| child.get("updatedAt")),
+            Some(&json("7"))
+        );
+        assert!(shown_child(&answer, ("id", "5", "project")).is_none());
+    }
+
+    #[test]
+    fn the_update_is_called_on_the_childs_own_path() {
+        assert_eq!(child_segments("/task/{numeric}", "8"), ["task", "8"]);
+        // A template's trailing slash stays an empty last segment, as its calls' paths split.
+        assert_eq!(
+            child_segments("/api/tasks/{id}/", "8"),
+            ["api", "tasks", "8", ""]
+        );
+    }
 }
