@@ -54,6 +54,7 @@ pub(crate) mod list_place;
 pub(crate) mod list_query;
 pub mod lists;
 pub mod members;
+mod null_placement;
 pub mod query_grammar;
 pub(crate) mod sibling_body_pages;
 pub(crate) mod sibling_pages;
@@ -275,6 +276,7 @@ fn derive_pass(
     let mut views = read_views(manifest, details);
     mark_shared_queries(manifest, &mut views);
     generalize_views(manifest, timeline, (&types, &entities), &mut views, rules);
+    null_placement::share(&entities, &mut views);
     let (folder_entries, folder_listings, tree_writes) =
         folder_rules(manifest, timeline, records, &views);
     let absent_answers = crate::absent::derive(manifest, timeline, (&types, &entities), &views);
