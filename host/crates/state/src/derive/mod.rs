@@ -253,6 +253,7 @@ fn generalize_views(
     sibling_pages::offer(manifest, timeline, views);
     unmark_paging_grammar(views);
     crate::count_views::derive(manifest, timeline, entities, views);
+    null_placement::share(entities, views);
 }
 
 /// One extraction pass over a timeline whose observation windows are given.
@@ -276,7 +277,6 @@ fn derive_pass(
     let mut views = read_views(manifest, details);
     mark_shared_queries(manifest, &mut views);
     generalize_views(manifest, timeline, (&types, &entities), &mut views, rules);
-    null_placement::share(&entities, &mut views);
     let (folder_entries, folder_listings, tree_writes) =
         folder_rules(manifest, timeline, records, &views);
     let absent_answers = crate::absent::derive(manifest, timeline, (&types, &entities), &views);
