@@ -220,6 +220,81 @@ fn a_served_task_create_reads_back_whole_from_its_item_and_as_ids_from_its_proje
     assert_eq!(tasks[2]["assignee"], serde_json::Value::Null, "{listed}");
 }
 
+/// The association routes' writes (`writes/collection_links.rs`): `PUT /project/{id}/tasks/{fk}`
+/// adds a task to the project (moving it out of its old one), `DELETE` of the same path removes
+/// it (its `project` cleared), and `PUT /project/{id}/tasks` with an array of ids replaces the
+/// collection; each is applied as the task's served update of `project` (its embedded record and
+/// its clock as that update stores them) and answers the project with its tasks. Asked on other
+/// projects and tasks than the build's.
+#[test]
+fn association_routes_add_remove_and_replace_a_projects_tasks() {
+    use crate::state_support::serve_corpus_app;
+    use serde_json::{Value, json};
+    let served = serve_corpus_app("sails");
+    let project_of = |task: &str| {
+        let read = call(&served, "get_task_by_id", &["task", task], None);
+        read["body"]["project"]["id"].clone()
+    };
+    let listed = |project: &str| {
+        let read = call(
+            &served,
+            "get_project_tasks_by_project_id",
+            &["project", project, "tasks"],
+            None,
+        );
+        let ids = read["body"].as_array().expect("a list").iter();
+        ids.filter_map(|task| task["id"].as_i64())
+            .collect::<Vec<_>>()
+    };
+    let path = |project, task| ["project", project, "tasks", task];
+    let added = call(
+        &served,
+        "put_project_tasks_by_project_id_and_id",
+        &path("1", "14"),
+        None,
+    );
+    assert_eq!(added["body"]["id"], 1, "{added}");
+    let embedded: Vec<Value> = added["body"]["tasks"]
+        .as_array()
+        .expect("tasks")
+        .iter()
+        .map(|task| task["id"].clone())
+        .collect();
+    assert_eq!(
+        embedded,
+        [json!(1), json!(2), json!(3), json!(12), json!(14)]
+    );
+    assert_eq!(project_of("14"), 1);
+    assert_eq!(listed("3"), [7, 8]);
+    call(
+        &served,
+        "delete_project_tasks_by_project_id_and_id",
+        &path("1", "3"),
+        None,
+    );
+    assert_eq!(project_of("3"), Value::Null);
+    assert_eq!(listed("1"), [1, 2, 12, 14]);
+    let replaced = call(
+        &served,
+        "put_project_tasks_by_project_id",
+        &["project", "3", "tasks"],
+        Some(json!([7, 3])),
+    );
+    assert_eq!(replaced["body"]["tasks"][0]["id"], 3, "{replaced}");
+    assert_eq!(listed("3"), [3, 7]);
+    assert_eq!((project_of("3"), project_of("8")), (json!(3), Value::Null));
+    // A task the state does not hold is refused, changing nothing.
+    let arguments = crate::state_support::request_arguments(
+        &served,
+        "put_project_tasks_by_project_id",
+        (&["project", "3", "tasks"], &[]),
+        Some(json!([8, 99])),
+    );
+    let (refused, is_error) = served.call("put_project_tasks_by_project_id", arguments);
+    assert!(is_error, "{refused}");
+    assert_eq!(listed("3"), [3, 7]);
+}
+
 /// Calls a tool with its path's segments and a body; the call is answered from the state, not
 /// refused.
 fn call(

@@ -842,6 +842,22 @@ fn with_phrase(description: &str, phrase: &str) -> String {
     }
 }
 
+/// The body of a write its own model serves, described (and typed, where the model says): a
+/// guarded batch's object, a collection replace's array of ids.
+fn modelled_body(
+    plan: &WritePlan,
+) -> Option<(String, Option<rea_manifest::catalog::PropertyKind>)> {
+    use rea_manifest::catalog::PropertyKind;
+    if let Some(guarded) = &plan.guarded {
+        let kind = PropertyKind::Object(Default::default());
+        return Some((crate::writes::guarded::described(guarded), Some(kind)));
+    }
+    let links = plan.links.as_ref()?;
+    let replace = links.form == crate::writes::collection_links::LinkForm::Replace;
+    let kind = replace.then(|| PropertyKind::Value(vec!["array".to_owned()]));
+    Some((crate::writes::collection_links::described(links), kind))
+}
+
 /// A served write's body schema: the accepted members with their types, the required ones, and
 /// no other member (the state refuses others); a body whose members sit in an envelope or that
 /// lists a bulk write's entities is described, not typed.
@@ -850,9 +866,9 @@ fn served_body(plan: &WritePlan, schema: &mut rea_manifest::catalog::PropertySch
         "Request body, applied to the environment state; accepted members: {}",
         crate::writes::serve::accepted_members(plan)
     ));
-    if let Some(guarded) = &plan.guarded {
-        schema.description = Some(crate::writes::guarded::described(guarded));
-        schema.kind = rea_manifest::catalog::PropertyKind::Object(Default::default());
+    if let Some((description, kind)) = modelled_body(plan) {
+        schema.description = Some(description);
+        schema.kind = kind.unwrap_or_else(|| schema.kind.clone());
         return;
     }
     let Some(body) = plan.body.as_ref() else {

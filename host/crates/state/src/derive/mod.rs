@@ -54,6 +54,7 @@ pub(crate) mod list_place;
 pub(crate) mod list_query;
 pub mod lists;
 pub mod members;
+mod null_placement;
 pub mod query_grammar;
 pub(crate) mod sibling_body_pages;
 pub(crate) mod sibling_pages;
@@ -252,6 +253,7 @@ fn generalize_views(
     sibling_pages::offer(manifest, timeline, views);
     unmark_paging_grammar(views);
     crate::count_views::derive(manifest, timeline, entities, views);
+    null_placement::share(entities, views);
 }
 
 /// One extraction pass over a timeline whose observation windows are given.

@@ -1004,7 +1004,16 @@ fn adopt_observed_call(
         let request = call.recorded_request.as_ref().unwrap_or(&call.request);
         super::to_many::replay(&mut live, model, (&call.segments, request))
     });
-    if let Some(key) = related {
+    let links =
+        draft.plan.links.as_ref().and_then(|model| {
+            super::collection_links::replay(&mut live, (model, replay.views), call)
+        });
+    if let Some(keys) = links {
+        for key in keys {
+            let key = (key.0, collection_key(&key.1).to_owned(), key.2);
+            replay.record_event(None, key, false);
+        }
+    } else if let Some(key) = related {
         let key = (key.0, collection_key(&key.1).to_owned(), key.2);
         replay.record_event(None, key, false);
     } else if let Some(keys) = linked {

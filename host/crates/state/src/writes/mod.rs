@@ -45,6 +45,7 @@ pub mod apply;
 pub mod batch;
 mod batch_options;
 mod children;
+pub mod collection_links;
 pub mod composed;
 pub mod confirm;
 mod conflict;
@@ -669,6 +670,7 @@ fn learn_relationships(
 ) {
     relationship::learn(drafts, (calls, views), state, timeline, serve);
     to_many::learn(drafts, (calls, views), state, timeline, serve);
+    collection_links::learn(drafts, (calls, views), state, timeline, serve);
 }
 
 /// Not a pass: plans taken from served ones. A write withheld for want of a target whose calls
@@ -775,6 +777,7 @@ impl Draft {
                 guarded: None,
                 relationship: None,
                 to_many: None,
+                links: None,
                 references: Vec::new(),
                 composed: None,
             },

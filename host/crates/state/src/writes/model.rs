@@ -215,6 +215,10 @@ pub struct WritePlan {
     /// set to the parent the path names or cleared (see [`super::to_many`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub to_many: Option<super::to_many::ToManyModel>,
+    /// A collection link write: each child the path or body names linked to the parent the
+    /// path names, or unlinked (see [`super::collection_links`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub links: Option<super::collection_links::LinksModel>,
     /// Members the calls send as ids or key names of another type's entities, stored as their
     /// link objects (see [`super::references`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

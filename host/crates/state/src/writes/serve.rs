@@ -457,17 +457,8 @@ pub(super) fn gated_write_call(
     };
     // (The server checked the arguments against the tool's input schema before this runs.)
     let call = Call::resolve(definition, arguments);
-    if let Some(batch) = &plan.batch {
-        return super::batch::serve(service, batch, &call);
-    }
-    if let Some(guarded) = &plan.guarded {
-        return super::guarded::serve(service, guarded, &call);
-    }
-    if let Some(relationship) = &plan.relationship {
-        return super::relationship::serve(service, plan, relationship, &call);
-    }
-    if let Some(to_many) = &plan.to_many {
-        return super::to_many::serve(service, plan, to_many, &call);
+    if let Some(answer) = served_by_model(service, plan, &call) {
+        return answer;
     }
     if let Some(refused) = super::omitted::answer(service, plan, &call) {
         return refused;
@@ -528,6 +519,30 @@ pub(super) fn gated_write_call(
     answer
 }
 
+/// A call of a write its own model serves (a batch, a guarded batch, a relationship or
+/// collection link write), answered by that model; `None` for any other plan.
+fn served_by_model(service: &StateService, plan: &WritePlan, call: &Call) -> Option<StateAnswer> {
+    if let Some(batch) = &plan.batch {
+        return Some(super::batch::serve(service, batch, call));
+    }
+    if let Some(guarded) = &plan.guarded {
+        return Some(super::guarded::serve(service, guarded, call));
+    }
+    if let Some(relationship) = &plan.relationship {
+        return Some(super::relationship::serve(
+            service,
+            plan,
+            relationship,
+            call,
+        ));
+    }
+    if let Some(to_many) = &plan.to_many {
+        return Some(super::to_many::serve(service, plan, to_many, call));
+    }
+    let links = plan.links.as_ref()?;
+    Some(super::collection_links::serve(service, plan, links, call))
+}
+
 /// The recorded refusal a call gets for a constant refusal, a taken value or a referenced
 /// entity, noted as a refusal of the tool (what a sequence learned consumes a number reads).
 fn recorded_refusal(
@@ -546,7 +561,7 @@ fn recorded_refusal(
 
 /// A call's change, prepared with its rules' answers, and the write lock to commit it under
 /// (see the module's doc).
-fn prepared<'s>(
+pub(super) fn prepared<'s>(
     service: &'s StateService,
     plan: &WritePlan,
     input: &WriteInput,

@@ -1,0 +1,166 @@
+//! Where a state's sorts place null keys, shared across its lists: a list learns
+//! [`QueryModel::nulls_first`] only where a recorded sorted line shows it (a sort by a field some
+//! entity of the list's type holds `null` at or lacks). Null placement is the store's, not one
+//! list's, so a list whose recorded sorts never met a null key takes the placement every list
+//! that showed one learned (Sails.js's people sorted by `email` place the null first, as its
+//! tasks sorted by `dueDate` showed). Lists that showed placements that differ keep their own,
+//! and so do the others.
+
+use rea_plugin_api::json::Json;
+
+use crate::model::{Entity, ListView, QueryModel, QueryRole, ReadView, ViewDetail};
+
+/// Gives the lists whose recorded sorts met no null key the placement every list whose sorts
+/// met one learned, when they all learned nulls first.
+pub(super) fn share(entities: &[Entity], views: &mut [ReadView]) {
+    let mut shown = Vec::new();
+    for (index, view) in views.iter().enumerate() {
+        if let Some((list, model)) = sorted_list(view)
+            && meets_null(list, model, entities)
+        {
+            shown.push((index, model.nulls_first));
+        }
+    }
+    if shown.is_empty() || !shown.iter().all(|(_, first)| *first) {
+        return;
+    }
+    for (index, view) in views.iter_mut().enumerate() {
+        if shown.iter().any(|(at, _)| *at == index) || sorted_list(view).is_none() {
+            continue;
+        }
+        if let ViewDetail::List(list) = &mut view.detail
+            && let Some(model) = list.query.as_mut()
+        {
+            model.nulls_first = true;
+        }
+    }
+}
+
+/// A list view whose learned query model sorts.
+fn sorted_list(view: &ReadView) -> Option<(&ListView, &QueryModel)> {
+    let ViewDetail::List(list) = &view.detail else {
+        return None;
+    };
+    let model = list.query.as_ref()?;
+    let sorts = model
+        .parameters
+        .values()
+        .any(|role| matches!(role, QueryRole::Sort));
+    sorts.then_some((list, model))
+}
+
+/// Whether a recorded line of the list sorts by a field some entity of its type holds `null`
+/// at or lacks.
+fn meets_null(list: &ListView, model: &QueryModel, entities: &[Entity]) -> bool {
+    let sorted_by = list
+        .lines
+        .iter()
+        .filter_map(|line| line.query.as_ref())
+        .flatten()
+        .filter(|(name, _)| matches!(model.parameters.get(name), Some(QueryRole::Sort)))
+        .filter_map(|(_, value)| crate::query::sort_keys(value))
+        .flatten();
+    let held = |field: &str| {
+        entities
+            .iter()
+            .filter(|entity| entity.entity_type == list.entity_type)
+            .any(|entity| {
+                entity
+                    .fields
+                    .get(field)
+                    .is_none_or(|value| *value == Json::Null)
+            })
+    };
+    sorted_by.into_iter().any(|(field, _)| held(&field))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    use crate::model::{ListLine, Membership};
+    use crate::test_support::entity;
+
+    fn list(entity_type: &str, sorted: &[&str], nulls_first: bool) -> ReadView {
+        let lines = sorted
+            .iter()
+            .enumerate()
+            .map(|(ordinal, value)| ListLine {
+                record_ordinal: ordinal as u64,
+                path: entity_type.to_owned(),
+                query: Some(vec![("sort".to_owned(), (*value).to_owned())]),
+                membership: Membership::Recorded,
+                members: Vec::new(),
+                excluded: Vec::new(),
+                page_size: None,
+                whole: false,
+                projection: None,
+            })
+            .collect();
+        let mut query = QueryModel::of_roles(&[("sort", QueryRole::Sort)]);
+        query.nulls_first = nulls_first;
+        ReadView {
+            tool: format!("get{}", entity_type.replace('/', "_")),
+            method: "GET".to_owned(),
+            path_template: entity_type.to_owned(),
+            detail: ViewDetail::List(ListView {
+                entity_type: entity_type.to_owned(),
+                list_pointer: String::new(),
+                lines,
+                counters: Vec::new(),
+                query: Some(query),
+                per_response_members: Vec::new(),
+                projected_query_keys: Default::default(),
+                projected_record_ordinals: Vec::new(),
+                restated_query: Vec::new(),
+                selection: None,
+                relations: Vec::new(),
+                joins: Vec::new(),
+                parent: None,
+                page_envelope: None,
+                shape: Default::default(),
+            }),
+        }
+    }
+
+    fn nulls_first(views: &[ReadView]) -> Vec<bool> {
+        views
+            .iter()
+            .filter_map(|view| sorted_list(view).map(|(_, model)| model.nulls_first))
+            .collect()
+    }
+
+    #[test]
+    fn a_list_whose_sorts_met_no_null_takes_the_placement_the_others_showed() {
+        let entities = [
+            entity("/task", "1", r#"{"id": 1, "due": null}"#),
+            entity("/task", "2", r#"{"id": 2, "due": "2026-12-01"}"#),
+            entity(
+                "/person",
+                "1",
+                r#"{"id": 1, "name": "Ines", "email": null}"#,
+            ),
+        ];
+        // The tasks sorted by a field holding null learned nulls first; the people, sorted only
+        // by a name every person holds, take it.
+        let mut views = vec![
+            list("/task", &["due ASC"], true),
+            list("/person", &["name DESC"], false),
+        ];
+        share(&entities, &mut views);
+        assert_eq!(nulls_first(&views), [true, true]);
+        // A list whose own sorts met a null keeps what it learned, and then nothing is shared
+        // unless every such list placed nulls first.
+        let mut views = vec![
+            list("/task", &["due ASC"], true),
+            list("/person", &["email ASC"], false),
+            list("/project", &["name ASC"], false),
+        ];
+        share(&entities, &mut views);
+        assert_eq!(nulls_first(&views), [true, false, false]);
+        // Nothing learned first: nothing changes.
+        let mut views = vec![list("/person", &["name DESC"], false)];
+        share(&entities, &mut views);
+        assert_eq!(nulls_first(&views), [false]);
+    }
+}
