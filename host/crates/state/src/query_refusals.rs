@@ -25,7 +25,7 @@
 //! Learned from the recordings only (the words a failed and a successful read named and the
 //! members the state's entities hold), never from names.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use rea_manifest::Manifest;
 use rea_plugin_api::json::Json;
@@ -64,9 +64,14 @@ pub enum RefusedForm {
 /// The operators comparing a field with one value.
 const COMPARISONS: [&str; 6] = ["eq", "ne", "gt", "gte", "lt", "lte"];
 
-/// The number field a parameter of a list's query model compares with one value, if any.
+/// The number field a parameter of a list's query model (its roles) compares with one value.
 fn compared_field<'m>(model: Option<&'m QueryModel>, name: &str) -> Option<&'m str> {
-    match model?.parameters.get(name)? {
+    compared_by(&model?.parameters, name)
+}
+
+/// The field a parameter's role compares with one value, if any.
+fn compared_by<'m>(roles: &'m BTreeMap<String, QueryRole>, name: &str) -> Option<&'m str> {
+    match roles.get(name)? {
         QueryRole::Filter { field, op } if COMPARISONS.contains(&op.as_str()) => Some(field),
         _ => None,
     }
@@ -605,6 +610,42 @@ mod tests {
         assert!(spells_word(&answer, "colour"));
         assert!(!spells_word(&answer, "colours"));
         assert!(!spells_word(&answer, "attrib"));
+    }
+
+    #[test]
+    fn a_number_compared_with_no_number_is_the_typed_form() {
+        let roles: BTreeMap<String, QueryRole> = [
+            ("priority__gte".into(), QueryRole::filter("priority", "gte")),
+            (
+                "title__icontains".into(),
+                QueryRole::filter("title", "like"),
+            ),
+        ]
+        .into();
+        assert_eq!(compared_by(&roles, "priority__gte"), Some("priority"));
+        assert_eq!(compared_by(&roles, "title__icontains"), None);
+        assert_eq!(compared_field(None, "priority__gte"), None);
+        let tasks = [
+            crate::test_support::entity("/t", "1", r#"{"id": 1, "priority": 2}"#),
+            crate::test_support::entity("/t", "2", r#"{"id": 2, "priority": null}"#),
+        ];
+        assert!(holds_numbers(tasks.iter(), "priority"));
+        assert!(!holds_numbers(tasks.iter(), "title"));
+        let text = [crate::test_support::entity(
+            "/t",
+            "3",
+            r#"{"priority": "high"}"#,
+        )];
+        assert!(!holds_numbers(tasks.iter().chain(&text), "priority"));
+        assert!(is_number("2.5") && !is_number("high"));
+        let mut answer = Json::parse(br#"{"priority__gte": ["Enter a number."]}"#).expect("json");
+        assert!(names_parameter(&answer, "priority__gte"));
+        assert!(!names_parameter(&answer, "priority"));
+        rename_members(&mut answer, "priority__gte", "priority__lt");
+        assert_eq!(
+            answer,
+            Json::parse(br#"{"priority__lt": ["Enter a number."]}"#).expect("json")
+        );
     }
 
     #[test]

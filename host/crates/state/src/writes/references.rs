@@ -671,6 +671,47 @@ mod tests {
         assert!(matches!(untouched, Ok(None)));
     }
 
+    #[test]
+    fn an_id_stored_under_another_name_is_a_reference_there() {
+        let entities = vec![Arc::new(entity(
+            "/people",
+            "2",
+            r#"{"id": 2, "name": "Kofi", "role": "engineer"}"#,
+        ))];
+        let sent = parsed(r#"{"title": "a", "assignee_id": 2}"#);
+        let sent = sent.as_object().expect("object");
+        let after = parsed(r#"{"id": 9, "title": "a", "assignee": {"id": 2, "name": "Kofi"}}"#);
+        let found = renamed_reference(&entities, "assignee_id", &parsed("2"), sent, &after)
+            .expect("a reference");
+        assert_eq!(found.stored_as.as_deref(), Some("assignee"));
+        assert_eq!(found.target_type, "/people");
+        assert_eq!(found.shown, vec!["id".to_owned(), "name".to_owned()]);
+        // A null shows nothing; an object no held entity holds is no reference.
+        assert_eq!(
+            renamed_reference(&entities, "assignee_id", &Json::Null, sent, &after),
+            None
+        );
+        let other = parsed(r#"{"id": 9, "assignee": {"id": 3, "name": "Lena"}}"#);
+        assert_eq!(
+            renamed_reference(&entities, "assignee_id", &parsed("3"), sent, &other),
+            None
+        );
+        // Served: the id (or null) is sent as the member the entity stores.
+        let state = LiveState::new(
+            entities.into_iter().map(Arc::unwrap_or_clone).collect(),
+            Vec::new(),
+        );
+        let references = [found];
+        assert_eq!(
+            respelled_body(&references, &state, r#"{"assignee_id": 2, "t": 1}"#),
+            parsed(r#"{"t": 1, "assignee": {"id": 2, "name": "Kofi"}}"#)
+        );
+        assert_eq!(
+            respelled_body(&references, &state, r#"{"assignee_id": null}"#),
+            parsed(r#"{"assignee": null}"#)
+        );
+    }
+
     fn respelled_body(references: &[SentReference], state: &LiveState, body: &str) -> Json {
         let input = WriteInput {
             segments: Vec::new(),
