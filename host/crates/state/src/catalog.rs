@@ -760,6 +760,9 @@ fn add_refused_fields(
                     with_phrase(&described, REFUSED_FIELD_PHRASE)
                 });
             }
+            // The compared parameters keep their arguments; a value that is no number answers
+            // the recorded refusal.
+            RefusedForm::Typed => {}
         }
     }
 }

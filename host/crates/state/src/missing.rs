@@ -211,6 +211,19 @@ pub(crate) fn renamed_answer(
     state_answer(base, body, evidence_id, false, source)
 }
 
+/// A recorded answer's JSON `body` (already changed by the caller) rendered with each
+/// `(recorded, called)` value renamed in its strings as [`renamed_answer`] renames them.
+pub(crate) fn renamed_json(
+    base: &KeptRecord,
+    mut body: Json,
+    renamed: &[(String, String)],
+    evidence_id: &str,
+    source: StateSource,
+) -> StateAnswer {
+    rename_in(&mut body, renamed);
+    state_answer(base, body, evidence_id, false, source)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

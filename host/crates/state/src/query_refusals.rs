@@ -14,10 +14,18 @@
 //! operator suffix) leaves the call to the view. The catalog admits the name form as an argument
 //! family (`^filter\[[A-Za-z0-9_]+\]$`), described as answering that refusal.
 //!
+//! A third form refuses a value, not a name (`priority__gte=high`, answered `400`
+//! `{"priority__gte": ["Enter a number."]}`): the failed call's one parameter is a comparison
+//! filter of the list's query model (`eq`, `ne`, `gt`, `gte`, `lt`, `lte`) over a field every
+//! entity of the listed type holding it holds as a number, its value is no number, and the
+//! answer names the parameter (as a member or a word). Served for any such filter of the tool
+//! given a value that is no number, the recorded parameter renamed to the called one (members
+//! and words), where the view would otherwise compare the texts.
+//!
 //! Learned from the recordings only (the words a failed and a successful read named and the
 //! members the state's entities hold), never from names.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use rea_manifest::Manifest;
 use rea_plugin_api::json::Json;
@@ -25,7 +33,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::answer::{StateAnswer, StateSource};
-use crate::model::{Entity, ReadView, ViewDetail};
+use crate::model::{Entity, QueryModel, QueryRole, ReadView, ViewDetail};
 use crate::observation::{Observation, Timeline};
 use crate::service::StateService;
 
@@ -48,6 +56,74 @@ pub enum RefusedForm {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         descending: Option<String>,
     },
+    /// A comparison filter of a number field given a value that is no number (the refusal's
+    /// `field` is the refused parameter's name).
+    Typed,
+}
+
+/// The operators comparing a field with one value.
+const COMPARISONS: [&str; 6] = ["eq", "ne", "gt", "gte", "lt", "lte"];
+
+/// The number field a parameter of a list's query model (its roles) compares with one value.
+fn compared_field<'m>(model: Option<&'m QueryModel>, name: &str) -> Option<&'m str> {
+    compared_by(&model?.parameters, name)
+}
+
+/// The field a parameter's role compares with one value, if any.
+fn compared_by<'m>(roles: &'m BTreeMap<String, QueryRole>, name: &str) -> Option<&'m str> {
+    match roles.get(name)? {
+        QueryRole::Filter { field, op } if COMPARISONS.contains(&op.as_str()) => Some(field),
+        _ => None,
+    }
+}
+
+/// Whether the entities holding `field` (a dotted path) hold it as a number, one at least.
+fn holds_numbers<'e>(entities: impl Iterator<Item = &'e Entity>, field: &str) -> bool {
+    let pointer = format!("/{}", field.replace('.', "/"));
+    let mut shown = false;
+    for entity in entities {
+        match entity.fields.pointer(&pointer) {
+            None | Some(Json::Null) => {}
+            Some(Json::Number(_)) => shown = true,
+            Some(_) => return false,
+        }
+    }
+    shown
+}
+
+/// Whether a query value reads as a number.
+fn is_number(value: &str) -> bool {
+    rea_plugin_api::json::Number::from_lexeme(value.trim()).is_some()
+}
+
+/// Whether an answer names a parameter: as a member's name, or whole in a string.
+fn names_parameter(answer: &Json, name: &str) -> bool {
+    spells_word(answer, name)
+        || match answer {
+            Json::Object(members) => members
+                .iter()
+                .any(|(key, value)| key == name || names_parameter(value, name)),
+            Json::Array(items) => items.iter().any(|item| names_parameter(item, name)),
+            _ => false,
+        }
+}
+
+/// An answer with each member named `from` renamed `to`, at any depth.
+fn rename_members(answer: &mut Json, from: &str, to: &str) {
+    match answer {
+        Json::Object(members) => {
+            if let Some(value) = members.remove(from) {
+                members.insert(to, value);
+            }
+            members
+                .iter_mut()
+                .for_each(|(_, value)| rename_members(value, from, to));
+        }
+        Json::Array(items) => items
+            .iter_mut()
+            .for_each(|item| rename_members(item, from, to)),
+        _ => {}
+    }
 }
 
 /// A list tool's recorded refusal of a query naming a field its entities do not hold.
@@ -151,6 +227,8 @@ fn named_field(
                 .into_iter()
                 .find(|field| !held.contains(field))
         }
+        // A value refusal names no field (see [`typed_answer`]).
+        RefusedForm::Typed => None,
     }
 }
 
@@ -202,6 +280,7 @@ fn shown_form(
             .flat_map(|observation| observation.query.iter().flatten())
     };
     let form = match form {
+        RefusedForm::Typed => return None,
         RefusedForm::Name { .. } => form,
         RefusedForm::Value { parameter, .. } => {
             let marked = pairs()
@@ -225,6 +304,7 @@ fn shown_form(
             } => (name == parameter)
                 .then(|| value_fields(value, descending.as_deref()))
                 .flatten(),
+            RefusedForm::Typed => None,
         };
         match fields {
             Some(fields) if fields.iter().all(|field| held.contains(field)) => shown = true,
@@ -233,6 +313,21 @@ fn shown_form(
         }
     }
     shown.then_some(form)
+}
+
+/// The refused parameter a failed pair shows in the typed form (see the module docs).
+fn typed_refusal(
+    list: &crate::model::ListView,
+    entities: &[Entity],
+    (name, value): (&str, &str),
+    answer: &Json,
+) -> Option<String> {
+    let field = compared_field(list.query.as_ref(), name)?;
+    let of_type = entities
+        .iter()
+        .filter(|entity| entity.entity_type == list.entity_type);
+    (!is_number(value) && holds_numbers(of_type, field) && names_parameter(answer, name))
+        .then(|| name.to_owned())
 }
 
 /// The refusals one list view's failed reads teach (see the module docs).
@@ -260,6 +355,18 @@ fn derive_one(
             continue;
         };
         if !matches!(failed.status, 400 | 422) || held.is_empty() {
+            continue;
+        }
+        if let Some(typed) = typed_refusal(list, entities, (name, value), answer)
+            && !learned.iter().any(|known| known.form == RefusedForm::Typed)
+        {
+            learned.push(QueryRefusal {
+                tool: view.tool.clone(),
+                entity_type: list.entity_type.clone(),
+                form: RefusedForm::Typed,
+                field: typed,
+                ordinal: failed.ordinal,
+            });
             continue;
         }
         let shown: Vec<(RefusedForm, String)> = candidate_forms((name, value))
@@ -349,6 +456,12 @@ pub(crate) fn answer(
             continue;
         };
         for refusal in &refusals {
+            if refusal.form == RefusedForm::Typed {
+                if let Some(refused) = typed_answer(service, refusal, (name, value)) {
+                    return Some(refused);
+                }
+                continue;
+            }
             if matches!(refusal.form, RefusedForm::Name { .. }) && known(name) {
                 continue;
             }
@@ -370,6 +483,59 @@ pub(crate) fn answer(
         }
     }
     None
+}
+
+/// The typed refusal a call's pair answers: a comparison filter of the tool's query model over
+/// a field the live entities of the type hold as numbers, given a value that is no number.
+fn typed_answer(
+    service: &StateService,
+    refusal: &QueryRefusal,
+    (name, value): (&str, &str),
+) -> Option<StateAnswer> {
+    if is_number(value) {
+        return None;
+    }
+    let view = service.derived().view(&refusal.tool)?;
+    let ViewDetail::List(list) = &view.detail else {
+        return None;
+    };
+    let field = compared_field(list.query.as_ref(), name)?;
+    let numbers = {
+        let live = service.read();
+        let collections = live.collections_of(&refusal.entity_type);
+        holds_numbers(
+            collections
+                .iter()
+                .flat_map(|collection| live.collection(&refusal.entity_type, collection)),
+            field,
+        )
+    };
+    if !numbers {
+        return None;
+    }
+    let base = service.kept(refusal.ordinal)?;
+    let source = StateSource::state("query-refused", None);
+    match base.json() {
+        Some(json) if name != refusal.field => {
+            let mut body = json.clone();
+            rename_members(&mut body, &refusal.field, name);
+            let renamed = [(refusal.field.clone(), name.to_owned())];
+            Some(crate::missing::renamed_json(
+                base,
+                body,
+                &renamed,
+                service.replay_evidence_id(),
+                source,
+            ))
+        }
+        _ => Some(crate::missing::renamed_answer(
+            base,
+            &[],
+            service.replay_evidence_id(),
+            false,
+            source,
+        )),
+    }
 }
 
 #[cfg(test)]
@@ -444,6 +610,42 @@ mod tests {
         assert!(spells_word(&answer, "colour"));
         assert!(!spells_word(&answer, "colours"));
         assert!(!spells_word(&answer, "attrib"));
+    }
+
+    #[test]
+    fn a_number_compared_with_no_number_is_the_typed_form() {
+        let roles: BTreeMap<String, QueryRole> = [
+            ("priority__gte".into(), QueryRole::filter("priority", "gte")),
+            (
+                "title__icontains".into(),
+                QueryRole::filter("title", "like"),
+            ),
+        ]
+        .into();
+        assert_eq!(compared_by(&roles, "priority__gte"), Some("priority"));
+        assert_eq!(compared_by(&roles, "title__icontains"), None);
+        assert_eq!(compared_field(None, "priority__gte"), None);
+        let tasks = [
+            crate::test_support::entity("/t", "1", r#"{"id": 1, "priority": 2}"#),
+            crate::test_support::entity("/t", "2", r#"{"id": 2, "priority": null}"#),
+        ];
+        assert!(holds_numbers(tasks.iter(), "priority"));
+        assert!(!holds_numbers(tasks.iter(), "title"));
+        let text = [crate::test_support::entity(
+            "/t",
+            "3",
+            r#"{"priority": "high"}"#,
+        )];
+        assert!(!holds_numbers(tasks.iter().chain(&text), "priority"));
+        assert!(is_number("2.5") && !is_number("high"));
+        let mut answer = Json::parse(br#"{"priority__gte": ["Enter a number."]}"#).expect("json");
+        assert!(names_parameter(&answer, "priority__gte"));
+        assert!(!names_parameter(&answer, "priority"));
+        rename_members(&mut answer, "priority__gte", "priority__lt");
+        assert_eq!(
+            answer,
+            Json::parse(br#"{"priority__lt": ["Enter a number."]}"#).expect("json")
+        );
     }
 
     #[test]

@@ -931,6 +931,25 @@ fn accept_stored_members(
     };
     let generated = rule_members(plan);
     for (field, types) in stored {
+        // A reference stored under another name is sent under its own, as an id (or null).
+        if let Some(reference) = plan
+            .references
+            .iter()
+            .find(|reference| reference.stored_as.as_ref() == Some(field))
+        {
+            let mut kinds = vec!["number".to_owned(), "string".to_owned()];
+            if types.iter().any(|kind| kind == "null") {
+                kinds.insert(0, "null".to_owned());
+            }
+            body.members
+                .entry(reference.member.clone())
+                .or_insert(MemberModel {
+                    types: kinds,
+                    required: false,
+                    fixed: None,
+                });
+            continue;
+        }
         if body.members.contains_key(field)
             || generated.contains(field)
             || (plan.effect == Effect::Update && *field == written.identity)

@@ -3,6 +3,11 @@
 //! array of them), and the entity read after the write holds it as that entity's link object
 //! (`{"id": "5", "link": "…/status/5"}`, each member besides the id the linked entity's own).
 //!
+//! A member the entity does not store at all may be stored under another name: `assignee_id: 2`
+//! read back as `assignee: {"id": 2, "name": "Kofi"}` (a write-only id beside a read-only nested
+//! record), when exactly one member the call did not send holds the named entity's link object;
+//! the plan keeps that name, and the re-spelled body sends the link object there instead.
+//!
 //! Learned from the build's write → read pairs (pass 2's observed calls): a member every call
 //! that sent it shows read back as the link objects of the entities its values name, the linked
 //! type pinned by the objects being parts of its held entities; the plan keeps the member, the
@@ -28,8 +33,11 @@ use crate::store::LiveState;
 /// A member a plan's calls send as ids or key names of another type's entities.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SentReference {
-    /// The sent (and stored) member.
+    /// The sent (and, unless `stored_as` names another, stored) member.
     pub member: String,
+    /// The member the entity stores the link object in, when not the sent one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stored_as: Option<String>,
     /// The linked entities' type.
     pub target_type: String,
     /// The link object's members, each the linked entity's own (`id`, `link`).
@@ -72,6 +80,11 @@ pub(crate) fn learn(drafts: &mut [Draft], observed: &mut [Call], state: &StateVi
                 .any(|own| own.member == reference.member);
             if *of_type == entity_type && !held && !refused.contains(&reference.member) {
                 draft.plan.references.push(reference.clone());
+                // A renamed member is stored nowhere under its sent name: the calls sending it
+                // (`null` too) are re-spelled as the member the entity stores.
+                if reference.stored_as.is_some() {
+                    respell_calls(draft, observed, std::slice::from_ref(reference));
+                }
             }
         }
     }
@@ -112,12 +125,16 @@ fn shown_references(
             continue;
         };
         for (member, value) in sent.iter() {
-            let Some(stored) = after.get(member) else {
-                continue;
-            };
             if refused.iter().any(|known| known == member) {
                 continue;
             }
+            let Some(stored) = after.get(member) else {
+                if let Some(found) = renamed_reference(&state.entities, member, value, sent, after)
+                {
+                    merge(&mut learned, found);
+                }
+                continue;
+            };
             match shown_reference(&state.entities, member, value, stored) {
                 Some(found) => merge(&mut learned, found),
                 None if unheld_link(&state.entities, value, stored) => {}
@@ -142,15 +159,48 @@ fn respell_calls(draft: &Draft, observed: &mut [Call], learned: &[SentReference]
             continue;
         };
         for reference in learned {
-            if let (Some(slot), Some(stored)) = (
-                sent.get_mut(&reference.member),
-                after.get(&reference.member),
-            ) {
+            let stored_in = reference.stored_as.as_ref().unwrap_or(&reference.member);
+            let Some(stored) = after.get(stored_in) else {
+                continue;
+            };
+            if reference.stored_as.is_some() {
+                if sent.remove(&reference.member).is_some() {
+                    sent.insert(stored_in.as_str(), stored.clone());
+                }
+            } else if let Some(slot) = sent.get_mut(&reference.member) {
                 *slot = stored.clone();
             }
         }
-        call.recorded_request = Some(recorded);
+        call.recorded_request.get_or_insert(recorded);
     }
+}
+
+/// The reference a sent member stored nowhere under its own name shows (see the module doc):
+/// exactly one member of the entity after the call, not sent, holds the link object of the held
+/// entity its value names.
+fn renamed_reference(
+    entities: &[Arc<Entity>],
+    member: &str,
+    value: &Json,
+    sent: &Object,
+    after: &Json,
+) -> Option<SentReference> {
+    if matches!(value, Json::Null | Json::Object(_)) {
+        return None;
+    }
+    let mut found = after
+        .as_object()?
+        .iter()
+        .filter(|(name, stored)| !sent.contains_key(name) && holds_links(stored))
+        .filter_map(|(name, stored)| {
+            let reference = shown_reference(entities, member, value, stored)?;
+            Some(SentReference {
+                stored_as: Some(name.to_owned()),
+                ..reference
+            })
+        });
+    let reference = found.next()?;
+    found.next().is_none().then_some(reference)
 }
 
 /// Adds a call's finding, widening the keys of one already learned for the member.
@@ -159,7 +209,11 @@ fn merge(learned: &mut Vec<SentReference>, found: SentReference) {
         .iter_mut()
         .find(|known| known.member == found.member)
     {
-        Some(known) if known.target_type == found.target_type && known.shown == found.shown => {
+        Some(known)
+            if known.target_type == found.target_type
+                && known.shown == found.shown
+                && known.stored_as == found.stored_as =>
+        {
             for key in found.keys {
                 if !known.keys.contains(&key) {
                     known.keys.push(key);
@@ -236,6 +290,7 @@ fn shown_reference(
     }
     Some(SentReference {
         member: member.to_owned(),
+        stored_as: None,
         target_type: target?,
         shown,
         keys,
@@ -339,7 +394,7 @@ pub(crate) fn respelled(
         let Some(slot) = body.get_mut(&reference.member) else {
             continue;
         };
-        *slot = match &*slot {
+        let link = match &*slot {
             Json::Array(values) => Json::Array(
                 values
                     .iter()
@@ -350,6 +405,13 @@ pub(crate) fn respelled(
             Json::Null => Json::Null,
             value => link_of(reference, state, value)?,
         };
+        match &reference.stored_as {
+            Some(stored_as) => {
+                body.remove(&reference.member);
+                body.insert(stored_as.as_str(), link);
+            }
+            None => *slot = link,
+        }
     }
     Ok(Some(WriteInput {
         segments: input.segments.clone(),
@@ -574,6 +636,7 @@ mod tests {
         );
         let references = [SentReference {
             member: "status".into(),
+            stored_as: None,
             target_type: "/status".into(),
             shown: vec!["id".into(), "link".into()],
             keys: vec!["name".into()],
@@ -606,6 +669,47 @@ mod tests {
         assert!(refused.is_err());
         let untouched = respelled(&references, &state, &input(r#"{"title": "x"}"#));
         assert!(matches!(untouched, Ok(None)));
+    }
+
+    #[test]
+    fn an_id_stored_under_another_name_is_a_reference_there() {
+        let entities = vec![Arc::new(entity(
+            "/people",
+            "2",
+            r#"{"id": 2, "name": "Kofi", "role": "engineer"}"#,
+        ))];
+        let sent = parsed(r#"{"title": "a", "assignee_id": 2}"#);
+        let sent = sent.as_object().expect("object");
+        let after = parsed(r#"{"id": 9, "title": "a", "assignee": {"id": 2, "name": "Kofi"}}"#);
+        let found = renamed_reference(&entities, "assignee_id", &parsed("2"), sent, &after)
+            .expect("a reference");
+        assert_eq!(found.stored_as.as_deref(), Some("assignee"));
+        assert_eq!(found.target_type, "/people");
+        assert_eq!(found.shown, vec!["id".to_owned(), "name".to_owned()]);
+        // A null shows nothing; an object no held entity holds is no reference.
+        assert_eq!(
+            renamed_reference(&entities, "assignee_id", &Json::Null, sent, &after),
+            None
+        );
+        let other = parsed(r#"{"id": 9, "assignee": {"id": 3, "name": "Lena"}}"#);
+        assert_eq!(
+            renamed_reference(&entities, "assignee_id", &parsed("3"), sent, &other),
+            None
+        );
+        // Served: the id (or null) is sent as the member the entity stores.
+        let state = LiveState::new(
+            entities.into_iter().map(Arc::unwrap_or_clone).collect(),
+            Vec::new(),
+        );
+        let references = [found];
+        assert_eq!(
+            respelled_body(&references, &state, r#"{"assignee_id": 2, "t": 1}"#),
+            parsed(r#"{"t": 1, "assignee": {"id": 2, "name": "Kofi"}}"#)
+        );
+        assert_eq!(
+            respelled_body(&references, &state, r#"{"assignee_id": null}"#),
+            parsed(r#"{"assignee": null}"#)
+        );
     }
 
     fn respelled_body(references: &[SentReference], state: &LiveState, body: &str) -> Json {
